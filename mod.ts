@@ -1,0 +1,102 @@
+/**
+ * Thaw: Spring-style REST controllers for the fetch API, wired by a small IoC container and
+ * compiled into a Hono app. Runs unchanged on Deno, Bun, Node and edge runtimes.
+ *
+ * @example
+ * ```ts
+ * import { Autowired, bootstrap, GetMapping, PathVariable, RestController, Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Greeter {
+ *   greet(name: string): string {
+ *     return `Hello, ${name}!`;
+ *   }
+ * }
+ *
+ * @RestController()
+ * class GreetingController {
+ *   @Autowired(Greeter)
+ *   private greeter!: Greeter;
+ *
+ *   @GetMapping("/hello/{name}", PathVariable("name"))
+ *   hello(name: string) {
+ *     return { message: this.greeter.greet(name) };
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [GreetingController], components: [Greeter] });
+ * export default app; // or: await app.listen({ port: 8080 })
+ * ```
+ *
+ * @module
+ */
+import "./src/context/symbol_metadata.ts";
+
+export {
+  type Application,
+  bootstrap,
+  type BootstrapOptions,
+  type ExecutionContext,
+} from "./src/application.ts";
+export type { ListenOptions, Server } from "./src/runtime/serve.ts";
+
+export type { ConfigValues } from "./src/config/application_config.ts";
+export { ConfigError } from "./src/config/config_error.ts";
+
+export { Autowired, type InjectionDecorator } from "./src/context/autowired.ts";
+export {
+  Bean,
+  type BeanClassDecorator,
+  type BeanMethodDecorator,
+  Component,
+  Configuration,
+  Service,
+} from "./src/context/stereotypes.ts";
+export type { Class } from "./src/context/class_record.ts";
+export {
+  CircularDependencyError,
+  DefinitionError,
+  DuplicateBeanError,
+  NoSuchBeanError,
+} from "./src/context/errors.ts";
+
+export {
+  RequestMapping,
+  RestController,
+  type RestControllerOptions,
+} from "./src/web/controller.ts";
+export {
+  DeleteMapping,
+  GetMapping,
+  type MappingDecorator,
+  PatchMapping,
+  PostMapping,
+  PutMapping,
+} from "./src/web/mapping.ts";
+export {
+  type Binder,
+  type ParameterBinder,
+  PathVariable,
+  RequestBody,
+  RequestHeader,
+  RequestParam,
+  type ScalarType,
+  type ValueOptions,
+} from "./src/web/binder.ts";
+export type { ErrorController } from "./src/web/error_controller.ts";
+export type { Logger } from "./src/web/error_responder.ts";
+export type {
+  StandardSchemaV1,
+  StandardSchemaV1Issue,
+  StandardSchemaV1Props,
+  StandardSchemaV1Result,
+} from "./src/web/standard_schema.ts";
+
+export { HttpStatus, type HttpStatusSeries } from "./src/http/http_status.ts";
+export { HttpRequest, type HttpRequestOptions } from "./src/http/http_request.ts";
+export {
+  HttpException,
+  ValidationException,
+  type ValidationIssue,
+} from "./src/http/http_exception.ts";
+export { type CookieOptions, ResponseEntity } from "./src/http/response_entity.ts";

@@ -1,0 +1,156 @@
+import type { Hono } from "hono";
+import {
+  configInteger,
+  configStrings,
+  configValue,
+  type ConfigValues,
+  loadConfig,
+} from "./config/application_config.ts";
+import { ConfigError } from "./config/config_error.ts";
+import type { EnvLookup } from "./config/env.ts";
+import { runtimeEnv } from "./config/env.ts";
+import { ApplicationContext } from "./context/application_context.ts";
+import type { Class } from "./context/class_record.ts";
+import { scanComponents } from "./context/component_scan.ts";
+import { DefinitionError } from "./context/errors.ts";
+import { DEFAULT_MAX_BODY_SIZE } from "./http/http_request.ts";
+import { type ListenOptions, serve, type Server } from "./runtime/serve.ts";
+import { compileControllers } from "./web/compile.ts";
+import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
+import { createErrorResponder, type Logger } from "./web/error_responder.ts";
+
+/** Options of {@linkcode bootstrap}. */
+export interface BootstrapOptions {
+  /** Controller classes (`@RestController`). */
+  readonly controllers?: readonly Class[];
+  /** Other bean classes (`@Component`, `@Service`, `@Configuration`). */
+  readonly components?: readonly Class[];
+  /**
+   * Directories whose modules are imported to find exported bean classes (component scanning;
+   * needs a file system). Relative paths resolve against the working directory; a file URL
+   * (`new URL("./src", import.meta.url)`) does not depend on it.
+   */
+  readonly scan?: readonly (string | URL)[];
+  /**
+   * `application.yml` as a path or file URL, or the configuration as an object. Its
+   * `app.component-scan` directories resolve against the file's directory.
+   */
+  readonly config?: string | URL | ConfigValues;
+  /** Where `${VAR}` placeholders are read; the runtime's environment by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The largest request body in bytes; `server.max-body-size`, else 1 MiB. */
+  readonly maxBodySize?: number;
+  /** Where unexpected errors are reported; `console` by default. */
+  readonly logger?: Logger;
+}
+
+/** What edge runtimes (Cloudflare Workers, workerd) pass as a fetch handler's third argument. */
+export interface ExecutionContext {
+  /** Keeps the worker alive until the promise settles. */
+  waitUntil(promise: Promise<unknown>): void;
+  /** Lets the runtime forward the request to the origin if the handler throws. */
+  passThroughOnException(): void;
+  /** Values the worker's binding passes along (Wrangler 4). */
+  props?: unknown;
+}
+
+/** A wired, compiled application. */
+export interface Application {
+  /**
+   * Answers a request. Bound, so `Deno.serve(app.fetch)` works, and shaped as the edge runtimes
+   * expect, so `export default app` serves on Deno Deploy, Bun and Cloudflare Workers.
+   */
+  readonly fetch: (request: Request, env?: unknown, ctx?: ExecutionContext) => Promise<Response>;
+  /** The compiled Hono app: add middleware or mount it elsewhere. */
+  readonly hono: Hono;
+  /** The configuration, after `${VAR}` substitution. */
+  readonly config: Readonly<ConfigValues>;
+  /** The bean of a class (an instance of it) or of a name; throws `NoSuchBeanError`. */
+  getBean<T>(token: Class<T> | string): T;
+  /** Serves the app on the current runtime (Deno, Bun or Node). */
+  listen(options?: ListenOptions): Promise<Server>;
+}
+
+function checkMaxBodySize(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigError(`maxBodySize must be a whole number of bytes, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * Loads the configuration, registers and wires every bean, compiles the controllers into a Hono
+ * app and returns the application. Everything that can be checked is checked here: a missing
+ * bean, a dependency cycle, two beans of one name, a bad route or two handlers for one route
+ * reject the promise before any request is served.
+ *
+ * @example
+ * ```ts
+ * import { bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
+ *
+ * @RestController()
+ * class GreetingController {
+ *   @GetMapping("/hello/{name}", PathVariable("name"))
+ *   hello(name: string): string {
+ *     return `Hello, ${name}!`;
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [GreetingController] });
+ * const response = await app.fetch(new Request("http://localhost/hello/Ada"));
+ * await response.text(); // "Hello, Ada!"
+ * ```
+ */
+export async function bootstrap(options: BootstrapOptions = {}): Promise<Application> {
+  const envValues = options.env;
+  const env: EnvLookup = envValues === undefined
+    ? runtimeEnv()
+    : (name) => Object.hasOwn(envValues, name) ? envValues[name] : undefined;
+  const config = await loadConfig(options.config, env);
+  const maxBodySize = checkMaxBodySize(
+    options.maxBodySize ??
+      configInteger(config, "server.max-body-size", 0, Number.MAX_SAFE_INTEGER) ??
+      DEFAULT_MAX_BODY_SIZE,
+  );
+  const defaultPort = configInteger(config, "server.port", 0, 65535) ?? 8080;
+  const hostnameSetting = configValue(config.values, "server.hostname");
+  const defaultHostname = typeof hostnameSetting === "string" ? hostnameSetting : "0.0.0.0";
+
+  const classes: Class[] = [...(options.controllers ?? []), ...(options.components ?? [])];
+  if (options.scan !== undefined && options.scan.length > 0) {
+    classes.push(...await scanComponents(options.scan));
+  }
+  const configured = configStrings(config, "app.component-scan");
+  if (configured.length > 0) classes.push(...await scanComponents(configured, config.dir));
+
+  const context = new ApplicationContext();
+  for (const cls of classes) context.register(cls);
+  await context.refresh();
+
+  const custom = context.findBean("errorController");
+  if (custom !== undefined && typeof (custom as ErrorController).handleError !== "function") {
+    throw new DefinitionError(
+      `The errorController bean (${context.sourceOf("errorController")}) has no ` +
+        `handleError(request, response, status, error) method`,
+    );
+  }
+  const errorController = (custom as ErrorController | undefined) ?? new DefaultErrorController();
+  const errors = createErrorResponder(errorController, options.logger ?? console, maxBodySize);
+  const controllers = context.beans()
+    .filter((bean) => bean.stereotype === "controller" && bean.type !== undefined)
+    .map((bean) => ({ type: bean.type as Class, instance: bean.instance }));
+  const hono = compileControllers(controllers, errors, maxBodySize);
+
+  const fetch = (request: Request, env?: unknown, ctx?: ExecutionContext): Promise<Response> => {
+    const response = hono.fetch(request, env, ctx as Parameters<Hono["fetch"]>[2]);
+    return response instanceof Promise ? response : Promise.resolve(response);
+  };
+  return {
+    fetch,
+    hono,
+    config: config.values,
+    getBean: <T>(token: Class<T> | string): T => context.getBean(token),
+    listen: (listen: ListenOptions = {}) =>
+      serve(fetch, listen.port ?? defaultPort, listen.hostname ?? defaultHostname),
+  };
+}

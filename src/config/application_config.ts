@@ -1,0 +1,105 @@
+import { load, YAMLException } from "js-yaml";
+import { ConfigError } from "./config_error.ts";
+import { type EnvLookup, runtimeEnv, substituteAll } from "./env.ts";
+
+/** Configuration as parsed from `application.yml` (or given as an object). */
+export type ConfigValues = Record<string, unknown>;
+
+/** A loaded configuration and where it came from. */
+export interface LoadedConfig {
+  readonly values: ConfigValues;
+  /** The file, for messages; `"config"` when given as an object. */
+  readonly source: string;
+  /** The file's directory: relative paths in it resolve against this. */
+  readonly dir: string | undefined;
+}
+
+/** Parses YAML text; a syntax error names the file, the line and the column. */
+export function parseYaml(text: string, file: string): ConfigValues {
+  let doc: unknown;
+  try {
+    doc = load(text, { filename: file });
+  } catch (error) {
+    if (error instanceof YAMLException && error.mark) {
+      throw new ConfigError(
+        `${file}:${error.mark.line + 1}:${error.mark.column + 1}: ${error.reason}`,
+        { cause: error },
+      );
+    }
+    throw new ConfigError(`${file}: ${(error as Error).message}`, { cause: error });
+  }
+  if (doc === undefined || doc === null) return {};
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    throw new ConfigError(`${file}: the document must be a mapping of keys`);
+  }
+  return doc as ConfigValues;
+}
+
+/** Reads `application.yml` (a path or file URL) or takes an object, and substitutes `${VAR}`. */
+export async function loadConfig(
+  source: string | URL | ConfigValues | undefined,
+  env: EnvLookup = runtimeEnv(),
+): Promise<LoadedConfig> {
+  if (source === undefined) return { values: {}, source: "config", dir: undefined };
+  if (typeof source !== "string" && !(source instanceof URL)) {
+    return {
+      values: substituteAll(source, env, "config") as ConfigValues,
+      source: "config",
+      dir: undefined,
+    };
+  }
+  // Loaded only for a file, so an app configured by object needs no file system.
+  const { readFile } = await import("node:fs/promises");
+  const { dirname, resolve } = await import("node:path");
+  const { fileURLToPath } = await import("node:url");
+  const file = resolve(typeof source === "string" ? source : fileURLToPath(source));
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  const values = substituteAll(parseYaml(text, file), env, file) as ConfigValues;
+  return { values, source: file, dir: dirname(file) };
+}
+
+/** The value at a dotted key (`server.port`), or `undefined`. */
+export function configValue(values: ConfigValues, key: string): unknown {
+  let node: unknown = values;
+  for (const part of key.split(".")) {
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, part)) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+/** An integer setting within bounds; numeric strings (from `${VAR}`) are accepted. */
+export function configInteger(
+  config: LoadedConfig,
+  key: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const value = configValue(config.values, key);
+  if (value === undefined || value === null) return undefined;
+  const n = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(
+      `${config.source}: ${key} must be an integer from ${min} to ${max}, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return n;
+}
+
+/** A list of strings; a single string counts as a list of one. */
+export function configStrings(config: LoadedConfig, key: string): string[] {
+  const value = configValue(config.values, key);
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  if (!list.every((v) => typeof v === "string" && v !== "")) {
+    throw new ConfigError(`${config.source}: ${key} must be a path or a list of paths`);
+  }
+  return list as string[];
+}

@@ -1,0 +1,69 @@
+import type { Class } from "./class_record.ts";
+import { recordOf } from "./class_record.ts";
+import { DefinitionError } from "./errors.ts";
+import { messageOf } from "./application_context.ts";
+
+const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
+const NOT_SOURCE = /(?:[._](?:test|spec|bench)|\.d)\.(?:[cm]?[jt]s|[jt]sx)$/;
+
+/**
+ * Imports every module under the given directories and returns the exported classes that carry a
+ * Thaw stereotype (`@RestController`, `@Component`, `@Service`, `@Configuration`).
+ *
+ * Files are visited in byte order of their path; tests (`*_test.ts`, `*.spec.ts`, ...),
+ * declaration files, dot-folders and `node_modules` are passed over. Only exported classes are
+ * found. Relative directories resolve against `base` (a directory path or file URL), or the
+ * working directory when none is given. This needs a file system: on an edge runtime, list the
+ * classes instead (or import a generated manifest).
+ */
+export async function scanComponents(
+  directories: readonly (string | URL)[],
+  base?: string | URL,
+): Promise<Class[]> {
+  // Loaded only when scanning, so the library itself imports nothing that needs a file system.
+  const { readdir, stat } = await import("node:fs/promises");
+  const { resolve, join } = await import("node:path");
+  const { fileURLToPath, pathToFileURL } = await import("node:url");
+  const toPath = (p: string | URL) => typeof p === "string" ? p : fileURLToPath(p);
+  const root = base === undefined ? undefined : toPath(base);
+
+  const files: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    const entries = await readdir(dir, { withFileTypes: true });
+    for (const entry of entries) {
+      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile() && SOURCE.test(entry.name) && !NOT_SOURCE.test(entry.name)) {
+        files.push(path);
+      }
+    }
+  }
+  for (const directory of directories) {
+    const dir = root === undefined ? resolve(toPath(directory)) : resolve(root, toPath(directory));
+    const info = await stat(dir).catch(() => undefined);
+    if (!info?.isDirectory()) {
+      throw new DefinitionError(`Component scan: ${dir} is not a directory`);
+    }
+    await walk(dir);
+  }
+  files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  const found: Class[] = [];
+  for (const file of new Set(files)) {
+    let module: Record<string, unknown>;
+    try {
+      module = await import(pathToFileURL(file).href);
+    } catch (error) {
+      throw new DefinitionError(`Component scan could not import ${file}: ${messageOf(error)}`, {
+        cause: error,
+      });
+    }
+    for (const value of Object.values(module)) {
+      if (typeof value === "function" && recordOf(value as Class)?.stereotype !== undefined) {
+        if (!found.includes(value as Class)) found.push(value as Class);
+      }
+    }
+  }
+  return found;
+}

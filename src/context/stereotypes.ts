@@ -1,0 +1,121 @@
+import { type Class, ownRecord, type Stereotype } from "./class_record.ts";
+
+/** A decorator for a class that Thaw registers as a bean. */
+export type BeanClassDecorator = (value: Class, context: ClassDecoratorContext) => void;
+
+/** A decorator for a method that produces a bean. */
+export type BeanMethodDecorator = (
+  value: (...args: never[]) => unknown,
+  context: ClassMethodDecoratorContext,
+) => void;
+
+/** Records the stereotype; shared by every class-level bean decorator. */
+export function stereotype(kind: Stereotype, name: string | undefined, decorator: string) {
+  if (name !== undefined && (typeof name !== "string" || name === "")) {
+    throw new TypeError(`@${decorator}: a bean name must be a non-empty string`);
+  }
+  return (_value: Class, context: ClassDecoratorContext): void => {
+    if (context.kind !== "class") throw new TypeError(`@${decorator} decorates classes only`);
+    const record = ownRecord(context.metadata);
+    if (record.stereotype !== undefined) {
+      throw new TypeError(
+        `@${decorator} on class ${String(context.name)}: it is already a ${record.stereotype.kind}`,
+      );
+    }
+    record.stereotype = { kind, name };
+  };
+}
+
+/**
+ * Registers a class as a bean. The bean name defaults to the class name with a lower-case first
+ * letter (`UserRepository` -> `userRepository`).
+ *
+ * @example A custom error controller
+ * ```ts
+ * import { Component, type ErrorController, type HttpRequest, type HttpStatus, type ResponseEntity } from "@thaw/thaw";
+ *
+ * @Component("errorController")
+ * class AppErrors implements ErrorController {
+ *   handleError(_req: HttpRequest, res: ResponseEntity, status: HttpStatus): void {
+ *     res.withJson({ ok: false, status: status.getValue() });
+ *   }
+ * }
+ * ```
+ */
+export function Component(name?: string): BeanClassDecorator {
+  return stereotype("component", name, "Component");
+}
+
+/**
+ * Registers a service class as a bean; the same as {@linkcode Component}, named for intent.
+ *
+ * @example
+ * ```ts
+ * import { Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Clock {
+ *   now(): Date {
+ *     return new Date();
+ *   }
+ * }
+ * ```
+ */
+export function Service(name?: string): BeanClassDecorator {
+  return stereotype("service", name, "Service");
+}
+
+/**
+ * Registers a class whose {@linkcode Bean} methods produce beans. The class is a bean too, so its
+ * own fields can be `@Autowired`.
+ *
+ * @example
+ * ```ts
+ * import { Bean, Configuration } from "@thaw/thaw";
+ *
+ * @Configuration()
+ * class AppConfig {
+ *   @Bean("clock")
+ *   clock(): () => Date {
+ *     return () => new Date();
+ *   }
+ * }
+ * ```
+ */
+export function Configuration(name?: string): BeanClassDecorator {
+  return stereotype("configuration", name, "Configuration");
+}
+
+/**
+ * Marks a method of a {@linkcode Configuration} class as a bean factory. It is called once, at
+ * startup, and may be `async`; its result is the bean. The name defaults to the method name.
+ *
+ * @example
+ * ```ts
+ * import { Bean, Configuration } from "@thaw/thaw";
+ *
+ * @Configuration()
+ * class Storage {
+ *   @Bean()
+ *   async cache(): Promise<Map<string, string>> {
+ *     return new Map();
+ *   }
+ * }
+ * ```
+ */
+export function Bean(name?: string): BeanMethodDecorator {
+  if (name !== undefined && (typeof name !== "string" || name === "")) {
+    throw new TypeError("@Bean: a bean name must be a non-empty string");
+  }
+  return (_value, context) => {
+    if (context.kind !== "method" || context.static) {
+      throw new TypeError(`@Bean on ${String(context.name)}: it decorates instance methods only`);
+    }
+    const methodName = String(context.name);
+    ownRecord(context.metadata).beanMethods.push({
+      beanName: name ?? methodName,
+      methodName,
+      get: context.access.get as (instance: unknown) => unknown,
+    });
+  };
+}

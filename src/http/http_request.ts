@@ -1,0 +1,201 @@
+import { readBodyText } from "./read_body.ts";
+
+/** The default limit on a request body: 1 MiB. */
+export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
+
+/** Options of {@linkcode HttpRequest}. */
+export interface HttpRequestOptions {
+  /** The `{var}` segments the route matched, decoded. */
+  readonly pathVariables?: Readonly<Record<string, string>>;
+  /** The most bytes `text()` and `json()` read; defaults to 1 MiB. */
+  readonly maxBodySize?: number;
+}
+
+/**
+ * The request a handler serves: the web `Request` with its path variables, query and a body
+ * reader that honours the body limit.
+ *
+ * Pass the class itself as a binder to receive it in a handler, and an `errorController` receives
+ * one with every error.
+ *
+ * @example In a handler
+ * ```ts
+ * import { GetMapping, HttpRequest, RestController } from "@thaw/thaw";
+ *
+ * @RestController()
+ * class EchoController {
+ *   @GetMapping("/echo/{word}", HttpRequest)
+ *   echo(request: HttpRequest) {
+ *     return { word: request.getPathVariable("word"), agent: request.getHeader("user-agent") };
+ *   }
+ * }
+ * ```
+ */
+export class HttpRequest {
+  readonly #raw: Request;
+  readonly #pathVariables: Readonly<Record<string, string>>;
+  readonly #maxBodySize: number;
+  #url: URL | undefined;
+  #text: Promise<string> | undefined;
+
+  /**
+   * Wraps a web request.
+   *
+   * @param request the web request
+   * @param options path variables and the body limit
+   */
+  constructor(request: Request, options: HttpRequestOptions = {}) {
+    this.#raw = request;
+    this.#pathVariables = options.pathVariables ?? {};
+    this.#maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE;
+  }
+
+  /**
+   * The web `Request` underneath.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * new HttpRequest(new Request("http://localhost/")).getRaw().method; // "GET"
+   * ```
+   */
+  getRaw(): Request {
+    return this.#raw;
+  }
+
+  /**
+   * The method, upper-case.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * new HttpRequest(new Request("http://localhost/", { method: "POST" })).getMethod(); // "POST"
+   * ```
+   */
+  getMethod(): string {
+    return this.#raw.method;
+  }
+
+  /**
+   * The parsed URL.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * new HttpRequest(new Request("http://localhost/a?b=1")).getUrl().search; // "?b=1"
+   * ```
+   */
+  getUrl(): URL {
+    return this.#url ??= new URL(this.#raw.url);
+  }
+
+  /**
+   * The path, without the query.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * new HttpRequest(new Request("http://localhost/users/1?x=2")).getPath(); // "/users/1"
+   * ```
+   */
+  getPath(): string {
+    return this.getUrl().pathname;
+  }
+
+  /**
+   * A header's value (several values joined by `, `), or `null`.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * const r = new HttpRequest(new Request("http://localhost/", { headers: { "X-Id": "7" } }));
+   * r.getHeader("x-id"); // "7"
+   * ```
+   */
+  getHeader(name: string): string | null {
+    return this.#raw.headers.get(name);
+  }
+
+  /**
+   * All headers.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * new HttpRequest(new Request("http://localhost/")).getHeaders().has("accept"); // false
+   * ```
+   */
+  getHeaders(): Headers {
+    return this.#raw.headers;
+  }
+
+  /**
+   * The first value of a query parameter, or `undefined`.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * new HttpRequest(new Request("http://localhost/?q=tea")).getQueryParam("q"); // "tea"
+   * ```
+   */
+  getQueryParam(name: string): string | undefined {
+    return this.getUrl().searchParams.get(name) ?? undefined;
+  }
+
+  /**
+   * Every value of a query parameter, in order.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * new HttpRequest(new Request("http://localhost/?t=a&t=b")).getQueryParams("t"); // ["a", "b"]
+   * ```
+   */
+  getQueryParams(name: string): string[] {
+    return this.getUrl().searchParams.getAll(name);
+  }
+
+  /**
+   * A `{var}` segment the route matched, decoded, or `undefined`.
+   *
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * const r = new HttpRequest(new Request("http://localhost/u/7"), { pathVariables: { id: "7" } });
+   * r.getPathVariable("id"); // "7"
+   * ```
+   */
+  getPathVariable(name: string): string | undefined {
+    return Object.hasOwn(this.#pathVariables, name) ? this.#pathVariables[name] : undefined;
+  }
+
+  /**
+   * The body as text, read once (later calls return the same text) and limited to the body size.
+   *
+   * @throws {HttpException} 413 over the limit, 400 for bytes that are not UTF-8.
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * const r = new HttpRequest(new Request("http://localhost/", { method: "POST", body: "hi" }));
+   * await r.text(); // "hi"
+   * ```
+   */
+  text(): Promise<string> {
+    return this.#text ??= readBodyText(this.#raw, this.#maxBodySize);
+  }
+
+  /**
+   * The body parsed as JSON (see {@linkcode HttpRequest.text} for the limits).
+   *
+   * @throws {SyntaxError} for malformed JSON.
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * const r = new HttpRequest(new Request("http://localhost/", { method: "POST", body: "[1]" }));
+   * await r.json(); // [1]
+   * ```
+   */
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+}

@@ -1,0 +1,50 @@
+import { HttpException } from "./http_exception.ts";
+import { HttpStatus } from "./http_status.ts";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function tooLarge(limit: number): HttpException {
+  return new HttpException(HttpStatus.CONTENT_TOO_LARGE, `Request body exceeds ${limit} bytes`);
+}
+
+/**
+ * Reads a request body as UTF-8 text, refusing more than `limit` bytes.
+ *
+ * A declared `Content-Length` over the limit is refused before reading; otherwise the stream is
+ * counted as it arrives and cancelled at the first byte over the limit, so a large or endless
+ * body is never buffered.
+ */
+export async function readBodyText(request: Request, limit: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  const stream = request.body;
+  if (stream === null) return "";
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  let bytes: Uint8Array;
+  if (chunks.length === 1) bytes = chunks[0];
+  else {
+    bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new HttpException(HttpStatus.BAD_REQUEST, "Request body is not valid UTF-8");
+  }
+}

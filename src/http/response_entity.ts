@@ -1,0 +1,392 @@
+import { generateCookie } from "hono/cookie";
+import { isBodyInit } from "./body.ts";
+import type { HttpStatus } from "./http_status.ts";
+import { isJsonMediaType } from "./media_type.ts";
+import { toXml } from "./xml.ts";
+
+/** Attributes of a cookie set by {@linkcode ResponseEntity.withCookie} (Hono's cookie options). */
+export interface CookieOptions {
+  /** `Domain`. */
+  domain?: string;
+  /** `Expires`. */
+  expires?: Date;
+  /** `HttpOnly`. */
+  httpOnly?: boolean;
+  /** `Max-Age`, in seconds. */
+  maxAge?: number;
+  /** `Path`. */
+  path?: string;
+  /** `Secure`; required by `partitioned` and by the `__Secure-` and `__Host-` prefixes. */
+  secure?: boolean;
+  /** `SameSite`. */
+  sameSite?: "Strict" | "Lax" | "None" | "strict" | "lax" | "none";
+  /** `Partitioned` (CHIPS). */
+  partitioned?: boolean;
+  /** `Priority`. */
+  priority?: "Low" | "Medium" | "High" | "low" | "medium" | "high";
+  /** Adds the `__Host-` or `__Secure-` prefix to the name. */
+  prefix?: "host" | "secure";
+}
+
+type BodyFormat = "json" | "xml" | undefined;
+
+const JSON_TYPE = "application/json";
+const TEXT_TYPE = "text/plain; charset=utf-8";
+const XML_TYPE = "application/xml";
+// Statuses the fetch API refuses to give a body.
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+function checkStatusCode(code: number): number {
+  if (!Number.isInteger(code) || code < 200 || code > 599) {
+    throw new RangeError(`A response status must be an integer from 200 to 599, got ${code}`);
+  }
+  return code;
+}
+
+/**
+ * A response under construction: status, headers and body, built fluently.
+ *
+ * Return one from a handler for full control of the response; an `errorController` receives one
+ * to fill.
+ *
+ * @example Created with a location and a JSON body
+ * ```ts
+ * import { ResponseEntity } from "@thaw/thaw";
+ *
+ * const entity = ResponseEntity.created("/users/7")
+ *   .withJson({ id: 7, name: "Ada" })
+ *   .withHeader("Cache-Control", "no-store");
+ * const response: Response = entity.toResponse(); // 201, Location: /users/7
+ * ```
+ */
+export class ResponseEntity {
+  #status: number;
+  readonly #headers: Headers = new Headers();
+  #body: unknown = undefined;
+  #format: BodyFormat = undefined;
+
+  private constructor(status: number) {
+    this.#status = status;
+  }
+
+  /**
+   * 200, with an optional body (serialised as {@linkcode ResponseEntity.setBody} describes).
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok({ up: true });
+   * ```
+   */
+  static ok(body?: unknown): ResponseEntity {
+    return new ResponseEntity(200).setBody(body);
+  }
+
+  /**
+   * 201 with a `Location` header.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.created("/users/1").withJson({ id: 1 });
+   * ```
+   */
+  static created(location: string): ResponseEntity {
+    return new ResponseEntity(201).withHeader("Location", location);
+  }
+
+  /**
+   * 202.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.accepted().withJson({ job: "42" });
+   * ```
+   */
+  static accepted(): ResponseEntity {
+    return new ResponseEntity(202);
+  }
+
+  /**
+   * 204, no body.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.noContent();
+   * ```
+   */
+  static noContent(): ResponseEntity {
+    return new ResponseEntity(204);
+  }
+
+  /**
+   * 400.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.badRequest().withJson({ message: "name is required" });
+   * ```
+   */
+  static badRequest(): ResponseEntity {
+    return new ResponseEntity(400);
+  }
+
+  /**
+   * 401.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.unauthorized().withHeader("WWW-Authenticate", 'Bearer realm="api"');
+   * ```
+   */
+  static unauthorized(): ResponseEntity {
+    return new ResponseEntity(401);
+  }
+
+  /**
+   * 404.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.notFound().withJson({ message: "User not found" });
+   * ```
+   */
+  static notFound(): ResponseEntity {
+    return new ResponseEntity(404);
+  }
+
+  /**
+   * 422.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.unprocessableEntity().withJson({ message: "end is before start" });
+   * ```
+   */
+  static unprocessableEntity(): ResponseEntity {
+    return new ResponseEntity(422);
+  }
+
+  /**
+   * Any status from 200 to 599, by {@linkcode HttpStatus} or by code.
+   *
+   * @throws {RangeError} for a code outside 200-599 (the fetch API cannot send 1xx).
+   * @example
+   * ```ts
+   * import { HttpStatus, ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.status(HttpStatus.CONFLICT).withJson({ message: "taken" });
+   * ```
+   */
+  static status(status: HttpStatus | number): ResponseEntity {
+    return new ResponseEntity(
+      checkStatusCode(typeof status === "number" ? status : status.getValue()),
+    );
+  }
+
+  /**
+   * Sets the body, sent as JSON with `Content-Type: application/json`.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok().withJson([1, 2, 3]);
+   * ```
+   */
+  withJson(body: unknown): this {
+    this.#body = body;
+    this.#format = "json";
+    this.#headers.set("Content-Type", JSON_TYPE);
+    return this;
+  }
+
+  /**
+   * Sets the body, sent as XML with `Content-Type: application/xml`. An object with one key gives
+   * the root element; other values are wrapped in `<response>`; a string is sent as it is.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok().withXml({ user: { id: 1, name: "Ada" } });
+   * // <?xml version="1.0" encoding="UTF-8"?><user><id>1</id><name>Ada</name></user>
+   * ```
+   */
+  withXml(body: unknown): this {
+    this.#body = body;
+    this.#format = "xml";
+    this.#headers.set("Content-Type", XML_TYPE);
+    return this;
+  }
+
+  /**
+   * Appends a header; an existing header of that name is kept (as `Set-Cookie` needs).
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok().withHeader("Vary", "Accept").withHeader("Vary", "Origin");
+   * ```
+   */
+  withHeader(name: string, value: string): this {
+    this.#headers.append(name, value);
+    return this;
+  }
+
+  /**
+   * Replaces the status.
+   *
+   * @example
+   * ```ts
+   * import { HttpStatus, ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok().withStatus(HttpStatus.ACCEPTED);
+   * ```
+   */
+  withStatus(status: HttpStatus): this {
+    this.#status = checkStatusCode(status.getValue());
+    return this;
+  }
+
+  /**
+   * Replaces the status by numeric code (200-599; unregistered codes are allowed).
+   *
+   * @throws {RangeError} for a code outside 200-599.
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok().withStatusCode(299);
+   * ```
+   */
+  withStatusCode(code: number): this {
+    this.#status = checkStatusCode(code);
+    return this;
+  }
+
+  /**
+   * Sets `Content-Type`, replacing any earlier one.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok("a,b\n1,2").withContentType("text/csv");
+   * ```
+   */
+  withContentType(type: string): this {
+    this.#headers.set("Content-Type", type);
+    return this;
+  }
+
+  /**
+   * Appends a `Set-Cookie` header, serialised by Hono's cookie helper (which also enforces the
+   * `__Secure-` and `__Host-` prefix rules).
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok().withCookie("session", "abc", { httpOnly: true, path: "/" });
+   * ```
+   */
+  withCookie(name: string, value: string, options?: CookieOptions): this {
+    return this.withHeader(
+      "Set-Cookie",
+      generateCookie(name, value, options as Parameters<typeof generateCookie>[2]),
+    );
+  }
+
+  /**
+   * Sets the body without touching `Content-Type`. When the response is built, a string is sent
+   * as text (`text/plain; charset=utf-8` unless a type was set), bytes and streams as they are,
+   * and anything else as JSON.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok().setBody("plain words");
+   * ```
+   */
+  setBody(body: unknown): this {
+    this.#body = body;
+    return this;
+  }
+
+  /**
+   * The status code.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.notFound().getStatusCode(); // 404
+   * ```
+   */
+  getStatusCode(): number {
+    return this.#status;
+  }
+
+  /**
+   * The headers, live: changing them changes the response.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.created("/a").getHeaders().get("Location"); // "/a"
+   * ```
+   */
+  getHeaders(): Headers {
+    return this.#headers;
+  }
+
+  /**
+   * The body as it was given, before serialisation.
+   *
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * ResponseEntity.ok({ a: 1 }).getBody(); // { a: 1 }
+   * ```
+   */
+  getBody(): unknown {
+    return this.#body;
+  }
+
+  /**
+   * Builds the web `Response`.
+   *
+   * @throws {TypeError} when the body cannot be sent: a body on a 204, 205 or 304, an object with a
+   * non-JSON `Content-Type`, or a value JSON cannot represent.
+   * @example
+   * ```ts
+   * import { ResponseEntity } from "@thaw/thaw";
+   * const response = ResponseEntity.ok("hi").toResponse();
+   * await response.text(); // "hi"
+   * ```
+   */
+  toResponse(): Response {
+    const body = this.#serialiseBody();
+    if (body !== null && NULL_BODY_STATUSES.has(this.#status)) {
+      throw new TypeError(`A ${this.#status} response cannot have a body`);
+    }
+    return new Response(body, { status: this.#status, headers: this.#headers });
+  }
+
+  #serialiseBody(): BodyInit | null {
+    const body = this.#body;
+    if (this.#format === "json") return body === undefined ? null : JSON.stringify(body);
+    if (this.#format === "xml") return body === undefined ? null : toXml(body);
+    if (body === undefined || body === null) return null;
+    const type = this.#headers.get("Content-Type");
+    if (typeof body === "string") {
+      if (type === null) this.#headers.set("Content-Type", TEXT_TYPE);
+      return body;
+    }
+    if (isBodyInit(body)) return body;
+    if (type === null) this.#headers.set("Content-Type", JSON_TYPE);
+    else if (!isJsonMediaType(type)) {
+      throw new TypeError(`Cannot send a ${typeof body} body as ${type}; give a string or bytes`);
+    }
+    return JSON.stringify(body);
+  }
+}

@@ -1,0 +1,54 @@
+import { type Class, ownRecord } from "../context/class_record.ts";
+import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
+
+/** Options of {@linkcode RestController}. */
+export interface RestControllerOptions {
+  /** The bean name; defaults to the class name with a lower-case first letter. */
+  readonly name?: string;
+}
+
+/**
+ * Registers a class as a controller bean whose mapped methods serve HTTP requests.
+ *
+ * @example
+ * ```ts
+ * import { GetMapping, RestController } from "@thaw/thaw";
+ *
+ * @RestController()
+ * class HealthController {
+ *   @GetMapping("/health")
+ *   health() {
+ *     return { up: true };
+ *   }
+ * }
+ * ```
+ */
+export function RestController(options: RestControllerOptions = {}): BeanClassDecorator {
+  return stereotype("controller", options.name, "RestController");
+}
+
+/**
+ * Prefixes every route of a class: `@RequestMapping("/users")` with `@GetMapping("/{id}")` serves
+ * `/users/{id}`.
+ *
+ * @example
+ * ```ts
+ * import { GetMapping, RequestMapping, RestController } from "@thaw/thaw";
+ *
+ * @RestController()
+ * @RequestMapping("/api/v1")
+ * class VersionController {
+ *   @GetMapping("/version")
+ *   version(): string {
+ *     return "1.0.0";
+ *   }
+ * }
+ * ```
+ */
+export function RequestMapping(prefix: string): BeanClassDecorator {
+  if (typeof prefix !== "string") throw new TypeError("@RequestMapping takes a path prefix");
+  return (_value: Class, context: ClassDecoratorContext): void => {
+    if (context.kind !== "class") throw new TypeError("@RequestMapping decorates classes only");
+    ownRecord(context.metadata).prefix = prefix;
+  };
+}

@@ -1,0 +1,46 @@
+import { HttpException } from "../http/http_exception.ts";
+import { HttpStatus } from "../http/http_status.ts";
+import type { ScalarType } from "./binder.ts";
+
+const INTEGER = /^[+-]?\d+$/;
+
+/** A 400 whose message is shown to the client. */
+export function badRequest(message: string): HttpException {
+  return new HttpException(HttpStatus.BAD_REQUEST, message);
+}
+
+// Echoed input is cut short: a message is no place for a client's megabyte.
+function quote(text: string): string {
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}...` : text);
+}
+
+/** Compiles the conversion of a path variable, parameter or header; `label` names it. */
+export function compileConverter(type: ScalarType, label: string): (text: string) => unknown {
+  if (type === String) return (text) => text;
+  if (type === Number) {
+    return (text) => {
+      const n = Number(text);
+      if (!INTEGER.test(text) || !Number.isSafeInteger(n)) {
+        throw badRequest(`${label} must be an integer, got ${quote(text)}`);
+      }
+      return n;
+    };
+  }
+  if (type === Boolean) {
+    return (text) => {
+      const lower = text.toLowerCase();
+      if (lower === "true" || lower === "1") return true;
+      if (lower === "false" || lower === "0") return false;
+      throw badRequest(`${label} must be true or false, got ${quote(text)}`);
+    };
+  }
+  const convert = type as (text: string) => unknown;
+  return (text) => {
+    try {
+      return convert(text);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw badRequest(`${label} is invalid (${quote(text)}): ${why}`);
+    }
+  };
+}

@@ -1,0 +1,82 @@
+import type { HttpRequest } from "../http/http_request.ts";
+import { HttpException, ValidationException } from "../http/http_exception.ts";
+import type { HttpStatus } from "../http/http_status.ts";
+import type { ResponseEntity } from "../http/response_entity.ts";
+
+/**
+ * Receives every error a request ends in: unhandled errors from handlers (500, or an
+ * `HttpException`'s own status) and the framework's own (400, 404, 405, 413, 415). It fills the
+ * response it is given; the status is already set. Register one bean named `errorController`,
+ * with `@Component("errorController")` or `@Bean("errorController")`.
+ *
+ * @example
+ * ```ts
+ * import { Component, type ErrorController, type HttpRequest, type HttpStatus, type ResponseEntity } from "@thaw/thaw";
+ *
+ * @Component("errorController")
+ * class JsonErrors implements ErrorController {
+ *   handleError(request: HttpRequest, response: ResponseEntity, status: HttpStatus, error?: unknown): void {
+ *     response.withJson({
+ *       path: request.getPath(),
+ *       status: status.getValue(),
+ *       reason: status.getReasonPhrase(),
+ *       message: status.getValue() < 500 && error instanceof Error ? error.message : undefined,
+ *     });
+ *   }
+ * }
+ * ```
+ */
+export interface ErrorController {
+  /**
+   * Fills `response` for a request that failed.
+   *
+   * @param request the request that failed
+   * @param response the response to fill; its status is `status` already
+   * @param status the status the error maps to
+   * @param error what was thrown: any value, not only an `Error`
+   */
+  handleError(
+    request: HttpRequest,
+    response: ResponseEntity,
+    status: HttpStatus,
+    error?: unknown,
+  ): void | Promise<void>;
+}
+
+/** The body the default error controller writes. */
+export interface DefaultErrorBody {
+  timestamp: string;
+  status: number;
+  message: string;
+  error: string | null;
+  issues?: readonly { message: string; path: readonly PropertyKey[] }[];
+}
+
+/** Used when no `errorController` bean exists. */
+export class DefaultErrorController implements ErrorController {
+  handleError(
+    _request: HttpRequest,
+    response: ResponseEntity,
+    status: HttpStatus,
+    error?: unknown,
+  ): void {
+    response.withJson(defaultErrorBody(status, error));
+  }
+}
+
+/**
+ * `{timestamp, status, message, error}`. `error` carries an `HttpException`'s message, which is
+ * meant for the client; any other error's message is internal and never sent.
+ */
+export function defaultErrorBody(status: HttpStatus, error: unknown): DefaultErrorBody {
+  const body: DefaultErrorBody = {
+    timestamp: new Date().toISOString(),
+    status: status.getValue(),
+    message: status.getReasonPhrase(),
+    error: error instanceof HttpException ? error.message : null,
+  };
+  if (error instanceof ValidationException) {
+    body.issues = error.issues.map((i) => ({ message: i.message, path: i.path }));
+  }
+  return body;
+}

@@ -1,0 +1,90 @@
+import type { Context } from "hono";
+import { HttpRequest } from "../http/http_request.ts";
+import type { ArgumentResolver } from "./arguments.ts";
+import type { ErrorResponder } from "./error_responder.ts";
+import { toResponse } from "./return_value.ts";
+
+/** A Hono handler that answers with a response (Thaw's never call `next`). */
+export type RouteHandler = (c: Context) => Response | Promise<Response>;
+
+/** What a route's handler is compiled from. */
+export interface HandlerSpec {
+  readonly bean: unknown;
+  readonly method: (...args: unknown[]) => unknown;
+  readonly resolvers: readonly ArgumentResolver[];
+  readonly errors: ErrorResponder;
+  /** `UserController.get (GET /users/{id})`, for logs. */
+  readonly label: string;
+  readonly maxBodySize: number;
+}
+
+/**
+ * Compiles a route's handler. Everything that does not depend on the request is decided here, so
+ * that a request only reads its arguments, calls the method and converts the result: no `await`
+ * unless an argument or the method is asynchronous, and no `HttpRequest` unless an argument
+ * needs one.
+ */
+export function compileHandler(spec: HandlerSpec): RouteHandler {
+  const { bean, method, resolvers, errors, label, maxBodySize } = spec;
+  const count = resolvers.length;
+  const resolve = resolvers.map((r) => r.resolve);
+  const needsRequest = resolvers.some((r) => r.needsRequest);
+  const makeRequest = (c: Context): HttpRequest | undefined =>
+    needsRequest
+      ? new HttpRequest(c.req.raw, { pathVariables: c.req.param(), maxBodySize })
+      : undefined;
+
+  if (resolvers.some((r) => r.async)) {
+    return async (c) => {
+      let request: HttpRequest | undefined;
+      try {
+        request = makeRequest(c);
+        const args = new Array(count);
+        for (let i = 0; i < count; i++) {
+          const value = resolve[i](c, request);
+          args[i] = resolvers[i].async ? await value : value;
+        }
+        return toResponse(await method.apply(bean, args));
+      } catch (error) {
+        return errors(error, c, request, label);
+      }
+    };
+  }
+
+  const settle = (c: Context, request: HttpRequest | undefined, result: unknown) => {
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => {
+          try {
+            return toResponse(value);
+          } catch (error) {
+            return errors(error, c, request, label);
+          }
+        },
+        (error) => errors(error, c, request, label),
+      );
+    }
+    return toResponse(result);
+  };
+
+  if (count === 0) {
+    return (c) => {
+      try {
+        return settle(c, undefined, method.call(bean));
+      } catch (error) {
+        return errors(error, c, undefined, label);
+      }
+    };
+  }
+  return (c) => {
+    let request: HttpRequest | undefined;
+    try {
+      request = makeRequest(c);
+      const args = new Array(count);
+      for (let i = 0; i < count; i++) args[i] = resolve[i](c, request);
+      return settle(c, request, method.apply(bean, args));
+    } catch (error) {
+      return errors(error, c, request, label);
+    }
+  };
+}

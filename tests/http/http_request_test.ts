@@ -1,0 +1,58 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { HttpException, HttpRequest } from "../../mod.ts";
+
+function post(body: BodyInit, headers: Record<string, string> = {}): Request {
+  return new Request("http://localhost/p?a=1&a=2", { method: "POST", body, headers });
+}
+
+describe("HttpRequest", () => {
+  it("reads method, path, query, headers and path variables", () => {
+    const r = new HttpRequest(post("x", { "X-Id": "7" }), { pathVariables: { id: "7" } });
+    assert.equal(r.getMethod(), "POST");
+    assert.equal(r.getPath(), "/p");
+    assert.equal(r.getQueryParam("a"), "1");
+    assert.deepEqual(r.getQueryParams("a"), ["1", "2"]);
+    assert.equal(r.getQueryParam("missing"), undefined);
+    assert.equal(r.getHeader("x-id"), "7");
+    assert.equal(r.getPathVariable("id"), "7");
+    assert.equal(r.getPathVariable("toString"), undefined);
+  });
+
+  it("reads the body once and gives the same text again", async () => {
+    const r = new HttpRequest(post('{"a":1}'));
+    assert.deepEqual(await r.json(), { a: 1 });
+    assert.equal(await r.text(), '{"a":1}');
+  });
+
+  it("refuses a body over the limit, declared or streamed", async () => {
+    const declared = new HttpRequest(post("x".repeat(11), { "content-length": "11" }), {
+      maxBodySize: 10,
+    });
+    await assert.rejects(
+      declared.text(),
+      (e: unknown) => e instanceof HttpException && e.getStatusCode() === 413,
+    );
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(1024));
+      },
+    });
+    const streamed = new HttpRequest(
+      new Request(
+        "http://localhost/",
+        { method: "POST", body: endless, duplex: "half" } as RequestInit,
+      ),
+      { maxBodySize: 4096 },
+    );
+    await assert.rejects(streamed.text(), /exceeds 4096 bytes/);
+    assert.ok(pulled < 10, `read ${pulled} chunks of an endless body`);
+  });
+
+  it("refuses bytes that are not UTF-8", async () => {
+    const r = new HttpRequest(post(new Uint8Array([0x7b, 0xff, 0x7d])));
+    await assert.rejects(r.text(), /not valid UTF-8/);
+  });
+});
