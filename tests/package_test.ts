@@ -1,0 +1,23 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+
+async function json(name: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(new URL(`../${name}`, import.meta.url), "utf8"));
+}
+
+describe("package metadata", () => {
+  it("jsr.json, deno.json and package.json agree", async () => {
+    const [jsr, deno, npm] = await Promise.all([json("jsr.json"), json("deno.json"), json("package.json")]);
+    for (const key of ["name", "version", "license", "exports", "publish"]) {
+      assert.deepEqual(deno[key], jsr[key], `deno.json and jsr.json differ on ${key}`);
+    }
+    assert.equal(npm.name, jsr.name);
+    assert.equal(npm.version, jsr.version);
+    const imports = deno.imports as Record<string, string>;
+    const dependencies = npm.dependencies as Record<string, string>;
+    for (const [name, range] of Object.entries(dependencies)) {
+      assert.equal(imports[name], `npm:${name}@${range}`, `deno.json imports ${name} at another range`);
+    }
+  });
+});
