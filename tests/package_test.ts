@@ -8,7 +8,11 @@ async function json(name: string): Promise<Record<string, unknown>> {
 
 describe("package metadata", () => {
   it("jsr.json, deno.json and package.json agree", async () => {
-    const [jsr, deno, npm] = await Promise.all([json("jsr.json"), json("deno.json"), json("package.json")]);
+    const [jsr, deno, npm] = await Promise.all([
+      json("jsr.json"),
+      json("deno.json"),
+      json("package.json"),
+    ]);
     for (const key of ["name", "version", "license", "exports", "publish"]) {
       assert.deepEqual(deno[key], jsr[key], `deno.json and jsr.json differ on ${key}`);
     }
@@ -17,7 +21,11 @@ describe("package metadata", () => {
     const imports = deno.imports as Record<string, string>;
     const dependencies = npm.dependencies as Record<string, string>;
     for (const [name, range] of Object.entries(dependencies)) {
-      assert.equal(imports[name], `npm:${name}@${range}`, `deno.json imports ${name} at another range`);
+      assert.equal(
+        imports[name],
+        `npm:${name}@${range}`,
+        `deno.json imports ${name} at another range`,
+      );
     }
   });
 });
