@@ -10,15 +10,20 @@ function tooLarge(limit: number): HttpException {
 /**
  * Reads a request body as UTF-8 text, refusing more than `limit` bytes.
  *
- * A declared `Content-Length` over the limit is refused before reading; otherwise the stream is
- * counted as it arrives and cancelled at the first byte over the limit, so a large or endless
- * body is never buffered.
+ * A declared `Content-Length` over the limit is refused before reading; a chunked body (no
+ * length) is counted as it arrives and cancelled at the first byte over the limit, so a large or
+ * endless body is never buffered.
  */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   const stream = request.body;
   if (stream === null) return "";
+  if (declared !== null) {
+    if (Number(declared) > limit) throw tooLarge(limit);
+    // The server's HTTP parser holds the body to its declared length, so a native read is both
+    // bounded and faster than counting chunks in JavaScript.
+    return decode(new Uint8Array(await request.arrayBuffer()));
+  }
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -42,6 +47,10 @@ export async function readBodyText(request: Request, limit: number): Promise<str
       offset += chunk.byteLength;
     }
   }
+  return decode(bytes);
+}
+
+function decode(bytes: Uint8Array): string {
   try {
     return decoder.decode(bytes);
   } catch {

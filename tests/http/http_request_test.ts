@@ -51,8 +51,15 @@ describe("HttpRequest", () => {
     assert.ok(pulled < 10, `read ${pulled} chunks of an endless body`);
   });
 
-  it("refuses bytes that are not UTF-8", async () => {
-    const r = new HttpRequest(post(new Uint8Array([0x7b, 0xff, 0x7d])));
-    await assert.rejects(r.text(), /not valid UTF-8/);
+  it("reads a body of declared length within the limit", async () => {
+    const r = new HttpRequest(post("héllo", { "content-length": "6" }), { maxBodySize: 6 });
+    assert.equal(await r.text(), "héllo");
+  });
+
+  it("refuses bytes that are not UTF-8, with or without a declared length", async () => {
+    const bytes = new Uint8Array([0x7b, 0xff, 0x7d]);
+    await assert.rejects(new HttpRequest(post(bytes)).text(), /not valid UTF-8/);
+    const declared = new HttpRequest(post(bytes, { "content-length": "3" }));
+    await assert.rejects(declared.text(), /not valid UTF-8/);
   });
 });

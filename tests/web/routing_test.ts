@@ -12,6 +12,7 @@ import {
   RequestMapping,
   RestController,
 } from "../../mod.ts";
+import { Hono } from "hono";
 import { call } from "../helpers.ts";
 
 @RestController()
@@ -177,5 +178,26 @@ describe("routing", () => {
     assert.equal(await (await call(app, "GET", "/p/a")).text(), "a");
     assert.equal(await (await call(app, "GET", "/c/b")).text(), "child b");
     assert.equal((await call(app, "GET", "/p/b")).status, 404);
+  });
+
+  it("exposes the compiled Hono app for middleware", async () => {
+    @RestController({ name: "things" })
+    class Named {
+      @GetMapping("/named")
+      get(): string {
+        return "named";
+      }
+    }
+    const app = await bootstrap({ controllers: [Named] });
+    assert.ok(app.getBean("things") instanceof Named);
+    const wrapped = new Hono();
+    wrapped.use(async (c, next) => {
+      await next();
+      c.res.headers.set("x-wrapped", "yes");
+    });
+    wrapped.route("/api", app.hono);
+    const res = await wrapped.fetch(new Request("http://localhost/api/named"));
+    assert.equal(await res.text(), "named");
+    assert.equal(res.headers.get("x-wrapped"), "yes");
   });
 });
