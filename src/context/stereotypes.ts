@@ -10,7 +10,11 @@ export type BeanMethodDecorator = (
 ) => void;
 
 /** Records the stereotype; shared by every class-level bean decorator. */
-export function stereotype(kind: Stereotype, name: string | undefined, decorator: string) {
+export function stereotype(
+  kind: Stereotype,
+  name: string | undefined,
+  decorator: string,
+): BeanClassDecorator {
   if (name !== undefined && (typeof name !== "string" || name === "")) {
     throw new TypeError(`@${decorator}: a bean name must be a non-empty string`);
   }
