@@ -18,7 +18,8 @@ export async function readBodyText(request: Request, limit: number): Promise<str
   const declared = request.headers.get("content-length");
   const stream = request.body;
   if (stream === null) return "";
-  if (declared !== null) {
+  // Only a well-formed length is trusted; anything else is counted like a chunked body.
+  if (declared !== null && /^\d+$/.test(declared)) {
     if (Number(declared) > limit) throw tooLarge(limit);
     // The server's HTTP parser holds the body to its declared length, so a native read is both
     // bounded and faster than counting chunks in JavaScript.

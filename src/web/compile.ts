@@ -90,6 +90,7 @@ function compileRoute(
       errors,
       label,
       maxBodySize,
+      hasPathVariables: pattern.variables.length > 0,
     }),
   };
 }
@@ -130,10 +131,11 @@ export function compileControllers(
   // For 405 and OPTIONS: which methods each path shape allows.
   const shapes = new Map<string, { matcher: RegExp; methods: Set<string> }>();
   for (const { pattern, httpMethod } of routes) {
-    const shape = shapes.get(pattern.shape) ??
-      shapes.set(pattern.shape, { matcher: pattern.matcher, methods: new Set() }).get(
-        pattern.shape,
-      )!;
+    let shape = shapes.get(pattern.shape);
+    if (shape === undefined) {
+      shape = { matcher: pattern.matcher, methods: new Set() };
+      shapes.set(pattern.shape, shape);
+    }
     shape.methods.add(httpMethod);
     if (httpMethod === "GET") shape.methods.add("HEAD");
   }

@@ -16,6 +16,8 @@ export interface HandlerSpec {
   /** `UserController.get (GET /users/{id})`, for logs. */
   readonly label: string;
   readonly maxBodySize: number;
+  /** The route has `{var}` segments, so an `HttpRequest` needs them. */
+  readonly hasPathVariables: boolean;
 }
 
 /**
@@ -25,16 +27,20 @@ export interface HandlerSpec {
  * needs one.
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
-  const { bean, method, resolvers, errors, label, maxBodySize } = spec;
+  const { bean, method, resolvers, errors, label, maxBodySize, hasPathVariables } = spec;
   const count = resolvers.length;
   const resolve = resolvers.map((r) => r.resolve);
+  const isAsync = resolvers.map((r) => r.async);
   const needsRequest = resolvers.some((r) => r.needsRequest);
   const makeRequest = (c: Context): HttpRequest | undefined =>
     needsRequest
-      ? new HttpRequest(c.req.raw, { pathVariables: c.req.param(), maxBodySize })
+      ? new HttpRequest(c.req.raw, {
+        pathVariables: hasPathVariables ? c.req.param() : undefined,
+        maxBodySize,
+      })
       : undefined;
 
-  if (resolvers.some((r) => r.async)) {
+  if (isAsync.includes(true)) {
     return async (c) => {
       let request: HttpRequest | undefined;
       try {
@@ -42,7 +48,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
         const args = new Array(count);
         for (let i = 0; i < count; i++) {
           const value = resolve[i](c, request);
-          args[i] = resolvers[i].async ? await value : value;
+          args[i] = isAsync[i] ? await value : value;
         }
         return toResponse(await method.apply(bean, args));
       } catch (error) {

@@ -51,6 +51,15 @@ describe("HttpRequest", () => {
     assert.ok(pulled < 10, `read ${pulled} chunks of an endless body`);
   });
 
+  it("counts the body when the declared length is not a number", async () => {
+    for (const length of ["abc", "-1", "1e9", ""]) {
+      const r = new HttpRequest(post("x".repeat(50), { "content-length": length }), {
+        maxBodySize: 10,
+      });
+      await assert.rejects(r.text(), /exceeds 10 bytes/, `content-length: "${length}"`);
+    }
+  });
+
   it("reads a body of declared length within the limit", async () => {
     const r = new HttpRequest(post("héllo", { "content-length": "6" }), { maxBodySize: 6 });
     assert.equal(await r.text(), "héllo");
