@@ -1,21 +1,31 @@
 /**
- * Thaw's command line. The migration runners (search and SQL) are not built yet; until they are,
- * this prints the usage they will have and exits with 2 (usage error).
+ * Thaw's migration command line:
+ * `deno run -A cli.ts -m search -c <config_dir> --sqlPath <migrations_root> [migrate|status|unlock]`.
+ * Run it with `--help` for every option; the exit codes are 0 (success), 1 (a migration failed),
+ * 2 (usage or configuration error) and 3 (lock not acquired).
  *
  * @module
  */
+import { hostname } from "node:os";
 import process from "node:process";
-
-const USAGE = `Usage: deno run -A cli.ts [-m search|sql] -c <config_dir> --sqlPath <migrations_root>
-
-Applies versioned migration files to the connections configured in <config_dir>/application.yml.
-  -m search     JSON migrations on OpenSearch connections (alias: -m opensearch)
-  -m sql        SQL migrations (the default)
-
-Not implemented yet in this version: the runners arrive with the migration issues.`;
+import { runtimeEnv } from "./src/config/env.ts";
+import { runCli } from "./src/migrate/cli_main.ts";
 
 if (import.meta.main) {
-  const help = process.argv.includes("--help") || process.argv.includes("-h");
-  (help ? console.log : console.error)(USAGE);
-  process.exit(help ? 0 : 2);
+  const interrupt = new AbortController();
+  // The first Ctrl-C stops after the current file and releases the lock; the second one exits.
+  const stop = () => {
+    if (interrupt.signal.aborted) process.exit(130);
+    interrupt.abort();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  const code = await runCli(process.argv.slice(2), {
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    env: runtimeEnv(),
+    identity: { host: hostname(), pid: process.pid },
+    signal: interrupt.signal,
+  });
+  process.exit(code);
 }

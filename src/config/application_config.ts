@@ -1,6 +1,7 @@
 import { load, YAMLException } from "js-yaml";
 import { ConfigError } from "./config_error.ts";
 import { type EnvLookup, runtimeEnv, substituteAll } from "./env.ts";
+import { yamlLines } from "./yaml_lines.ts";
 
 /** Configuration as parsed from `application.yml` (or given as an object). */
 export type ConfigValues = Record<string, unknown>;
@@ -12,6 +13,8 @@ export interface LoadedConfig {
   readonly source: string;
   /** The file's directory: relative paths in it resolve against this. */
   readonly dir: string | undefined;
+  /** The line of each key (dotted path, `list[0]` for items), when read from a file. */
+  readonly lines?: ReadonlyMap<string, number>;
 }
 
 /** Parses YAML text; a syntax error names the file, the line and the column. */
@@ -59,8 +62,31 @@ export async function loadConfig(
   } catch (error) {
     throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
+  return parseConfigText(text, file, dirname(file), env);
+}
+
+/** Parses and substitutes the text of a configuration file, keeping the line of each key. */
+export function parseConfigText(
+  text: string,
+  file: string,
+  dir: string | undefined,
+  env: EnvLookup,
+): LoadedConfig {
   const values = substituteAll(parseYaml(text, file), env, file) as ConfigValues;
-  return { values, source: file, dir: dirname(file) };
+  return { values, source: file, dir, lines: yamlLines(text) };
+}
+
+/**
+ * Where a key is, for an error message: `file:line: key`, or `file: key` when the line is not
+ * known (the key is missing: then its parent's line is used, if known).
+ */
+export function configLocation(config: LoadedConfig, key: string): string {
+  for (let k = key; k !== ""; k = k.replace(/(\.[^.[]*|\[\d+\])$/, "")) {
+    const line = config.lines?.get(k);
+    if (line !== undefined) return `${config.source}:${line}: ${key}`;
+    if (!/[.[]/.test(k)) break;
+  }
+  return `${config.source}: ${key}`;
 }
 
 /** The value at a dotted key (`server.port`), or `undefined`. */

@@ -1,0 +1,116 @@
+import { parseArgs } from "node:util";
+
+/** The commands of `cli.ts`. */
+export type Command = "migrate" | "status" | "unlock";
+
+/** A parsed command line. */
+export interface CommandLine {
+  readonly help: boolean;
+  readonly mode: "search" | "sql";
+  readonly command: Command;
+  readonly configDir: string;
+  readonly migrationsRoot: string;
+  readonly connection?: string;
+  readonly dryRun: boolean;
+  readonly json: boolean;
+  readonly lockTimeoutMs: number;
+}
+
+/** The command line is wrong: the CLI prints the message and the usage, and exits with 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Seconds to wait for another runner's lock, unless `--lock-timeout` says otherwise. */
+export const DEFAULT_LOCK_TIMEOUT_SECONDS = 60;
+
+export const USAGE =
+  `Usage: cli.ts [migrate|status|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
+
+Applies versioned migration files to the connections configured in <config_dir>.
+
+Commands:
+  migrate              apply new and changed files (the default)
+  status               show each file as applied, pending or changed; sends only reads
+  unlock               remove a connection's migration lock left by a runner that died
+
+Options:
+  -m, --mode <type>    search: JSON files on OpenSearch connections (alias: opensearch)
+                       sql: SQL files (the default)
+  -c, --config <dir>   the folder of application.yml / search-config.yml (default: .)
+  --sqlPath <dir>      the migrations root: one folder per connection (default: migrations)
+  --connection <name>  only this connection
+  --dry-run            print what would be applied and the requests; sends only reads
+  --json               print one JSON report on stdout instead of the human output
+  --lock-timeout <s>   seconds to wait while another runner holds the lock (default: ${DEFAULT_LOCK_TIMEOUT_SECONDS})
+  -h, --help           this text
+
+Exit codes: 0 success, 1 a migration failed, 2 usage or configuration error, 3 lock not acquired.`;
+
+/** Parses the arguments (without the runtime and script), or throws a {@linkcode UsageError}. */
+export function parseCommandLine(args: readonly string[]): CommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        mode: { type: "string", short: "m" },
+        config: { type: "string", short: "c" },
+        sqlPath: { type: "string" },
+        connection: { type: "string" },
+        "dry-run": { type: "boolean" },
+        json: { type: "boolean" },
+        "lock-timeout": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) {
+    throw new UsageError(`one command expected, got: ${positionals.join(" ")}`);
+  }
+  const command = positionals[0] ?? "migrate";
+  if (command !== "migrate" && command !== "status" && command !== "unlock") {
+    throw new UsageError(`unknown command "${command}" (migrate, status, unlock)`);
+  }
+  const modeName = (values.mode ?? "sql").toLowerCase();
+  const mode = modeName === "search" || modeName === "opensearch"
+    ? "search"
+    : modeName === "sql"
+    ? "sql"
+    : undefined;
+  if (mode === undefined) {
+    throw new UsageError(`-m ${values.mode}: expected search, opensearch or sql`);
+  }
+  const lockTimeout = values["lock-timeout"] ?? String(DEFAULT_LOCK_TIMEOUT_SECONDS);
+  const seconds = /^\d+(\.\d+)?$/.test(lockTimeout) ? Number(lockTimeout) : NaN;
+  if (!(seconds <= 86_400)) {
+    throw new UsageError(
+      `--lock-timeout ${lockTimeout}: expected a number of seconds from 0 to 86400`,
+    );
+  }
+  for (const key of ["config", "sqlPath", "connection"] as const) {
+    if (values[key] === "") throw new UsageError(`--${key} needs a value`);
+  }
+  if (values["dry-run"] && command !== "migrate") {
+    throw new UsageError(`--dry-run applies to migrate, not to ${command}`);
+  }
+  return {
+    help: values.help ?? false,
+    mode,
+    command,
+    configDir: values.config ?? ".",
+    migrationsRoot: values.sqlPath ?? "migrations",
+    ...(values.connection === undefined ? {} : { connection: values.connection }),
+    dryRun: values["dry-run"] ?? false,
+    json: values.json ?? false,
+    lockTimeoutMs: Math.round(seconds * 1000),
+  };
+}

@@ -1,0 +1,27 @@
+/** Where and how a migration run failed, for the message and for `--json`. */
+export interface FailureDetail {
+  readonly connection: string;
+  readonly file?: string;
+  /** `METHOD /path`. */
+  readonly request?: string;
+  readonly status?: number;
+  /** The server's error type and reason, or what went wrong. */
+  readonly reason: string;
+}
+
+/** A migration request failed: the run stops here, and the CLI exits with 1. */
+export class MigrationFailure extends Error {
+  readonly detail: FailureDetail;
+
+  constructor(detail: FailureDetail, options?: ErrorOptions) {
+    const where = [
+      `connection "${detail.connection}"`,
+      detail.file && `file ${detail.file}`,
+      detail.request,
+      detail.status !== undefined && `HTTP ${detail.status}`,
+    ].filter(Boolean).join(", ");
+    super(`${where}: ${detail.reason}`, options);
+    this.name = "MigrationFailure";
+    this.detail = detail;
+  }
+}

@@ -1,0 +1,66 @@
+import { lstat, readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { contentHash } from "./content_hash.ts";
+import { MigrationFileError } from "./migration_error.ts";
+
+/** A migration file as read from disk. */
+export interface MigrationFile {
+  /** Its identity: the path relative to the connection's folder, with `/` separators. */
+  readonly path: string;
+  readonly bytes: Uint8Array;
+  /** SHA-256 of the raw bytes, hex. */
+  readonly hash: string;
+}
+
+const encoder = new TextEncoder();
+
+/** Byte order of the UTF-8 paths, the same on every runtime and locale. */
+export function compareBytes(a: string, b: string): number {
+  const x = encoder.encode(a), y = encoder.encode(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/**
+ * Every file ending in `extension` under `dir`, sub-folders included, ordered by relative path
+ * (byte order). A missing folder has no files. Symbolic links are refused, not followed, so that
+ * a migration folder cannot reach outside itself or loop.
+ */
+export async function readMigrationFiles(
+  dir: string,
+  extension: string,
+): Promise<MigrationFile[]> {
+  const paths: string[] = [];
+  try {
+    if (!(await lstat(dir)).isDirectory()) {
+      throw new MigrationFileError(dir, "is not a folder");
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const walk = async (rel: string) => {
+    const entries = await readdir(join(dir, rel), { withFileTypes: true });
+    for (const entry of entries) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isSymbolicLink()) {
+        throw new MigrationFileError(
+          path,
+          "is a symbolic link; migration files must be real files",
+        );
+      }
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile() && entry.name.endsWith(extension)) paths.push(path);
+    }
+  };
+  await walk("");
+  paths.sort(compareBytes);
+  // One at a time: thousands of files at once would run out of file descriptors.
+  const files: MigrationFile[] = [];
+  for (const path of paths) {
+    const bytes = new Uint8Array(await readFile(join(dir, path)));
+    files.push({ path, bytes, hash: await contentHash(bytes) });
+  }
+  return files;
+}

@@ -1,0 +1,76 @@
+import { MigrationFailure } from "../migration_failure.ts";
+import { errorDetail, type SearchClient, type SearchResponse } from "./search_client.ts";
+import type { SearchRequest } from "./search_request.ts";
+
+/** What applying a file did. */
+export interface ApplyOutcome {
+  /** `created`, `updated`, `exists` (an index already there) or `sent`. */
+  readonly result: "created" | "updated" | "exists" | "sent";
+  readonly status: number;
+  /** Something the user should know (a policy update not reaching managed indices). */
+  readonly notice?: string;
+}
+
+/**
+ * Sends the request(s) a planned file stands for. Index creation checks existence first; an ISM
+ * policy is read and then written with its sequence numbers, so a changed file really updates it.
+ */
+export async function applyRequest(
+  client: SearchClient,
+  request: SearchRequest,
+  where: { connection: string; file: string },
+): Promise<ApplyOutcome> {
+  const fail = (method: string, path: string, response: SearchResponse): never => {
+    throw new MigrationFailure({
+      ...where,
+      request: `${method} ${path}`,
+      status: response.status,
+      reason: errorDetail(response.body),
+    });
+  };
+  const ok = (r: SearchResponse) => r.status >= 200 && r.status < 300;
+
+  switch (request.kind) {
+    case "index": {
+      const head = await client.send("HEAD", request.path);
+      if (head.status === 200) return { result: "exists", status: 200 };
+      if (head.status !== 404) fail("HEAD", request.path, head);
+      const put = await client.send("PUT", request.path, request.body);
+      if (!ok(put)) fail("PUT", request.path, put);
+      return { result: "created", status: put.status };
+    }
+    case "policy": {
+      // Read right before writing: ISM updates its own metadata after a create.
+      for (let attempt = 0;; attempt++) {
+        const current = await client.send("GET", request.path);
+        let path = request.path;
+        if (current.status === 200) {
+          const { _seq_no, _primary_term } = current.body as {
+            _seq_no: number;
+            _primary_term: number;
+          };
+          path += `?if_seq_no=${_seq_no}&if_primary_term=${_primary_term}`;
+        } else if (current.status !== 404) {
+          fail("GET", request.path, current);
+        }
+        const put = await client.send("PUT", path, request.body);
+        // A concurrent write between our read and write: read again, once.
+        if (put.status === 409 && attempt === 0) continue;
+        if (!ok(put)) fail("PUT", path, put);
+        if (current.status === 404) return { result: "created", status: put.status };
+        return {
+          result: "updated",
+          status: put.status,
+          notice:
+            `policy "${request.name}" updated: indices it already manages keep the previous ` +
+            `version until you apply it with POST /_plugins/_ism/change_policy`,
+        };
+      }
+    }
+    default: {
+      const response = await client.send(request.method, request.path, request.body);
+      if (!ok(response)) fail(request.method, request.path, response);
+      return { result: "sent", status: response.status };
+    }
+  }
+}

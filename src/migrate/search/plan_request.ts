@@ -1,0 +1,190 @@
+import { JsonSyntaxError, parseJsonBytes } from "../json_text.ts";
+import { MigrationFileError } from "../migration_error.ts";
+import type { SearchRequest } from "./search_request.ts";
+
+type Json = Record<string, unknown>;
+
+const METHODS = new Set(["GET", "PUT", "POST", "DELETE", "HEAD", "PATCH"]);
+const ENVELOPE_KEYS = new Set(["method", "path", "body", "name"]);
+const INDEX_KEYS = ["settings", "mappings", "aliases"] as const;
+// Top-level keys of a composable index template that stay outside `template` when wrapping.
+const TEMPLATE_KEYS = new Set([
+  "index_patterns",
+  "priority",
+  "composed_of",
+  "version",
+  "_meta",
+  "data_stream",
+]);
+const SUFFIX = /-(template|policy|index)$/;
+// OpenSearch refuses these in index names; `..`-style names would also be path tricks.
+const BAD_INDEX_NAME = /[\\/*?"<>| ,#:]|^[_\-+]|^\.\.?$/;
+
+/**
+ * Decides the request a migration file becomes (seed 4.4), without any I/O: an explicit envelope
+ * first, then the `-template` / `-policy` file name, then the content. Throws a
+ * {@linkcode MigrationFileError} naming the file for anything malformed or matching no rule.
+ *
+ * @param path the file's path relative to its connection's folder
+ * @param bytes the file's raw content
+ */
+export function planRequest(path: string, bytes: Uint8Array): SearchRequest {
+  let doc: unknown;
+  try {
+    doc = parseJsonBytes(bytes);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) {
+      throw new MigrationFileError(path, `is not valid JSON: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+  if (!isObject(doc)) {
+    throw new MigrationFileError(path, "must hold a JSON object");
+  }
+  const file = path.slice(path.lastIndexOf("/") + 1);
+  const stem = file.replace(/\.json$/, "");
+  const fail = (message: string): never => {
+    throw new MigrationFileError(path, message);
+  };
+
+  if (Object.hasOwn(doc, "method") || Object.hasOwn(doc, "path")) return envelope(doc, fail);
+
+  const name = stem.replace(SUFFIX, "");
+  if (name === "" || name === "." || name === "..") {
+    fail(`derives the name "${name}", which cannot name a template, policy or index`);
+  }
+  if (stem.endsWith("-template")) return template(doc, name, fail);
+  if (stem.endsWith("-policy")) return policy(doc, name, fail);
+  if (Object.hasOwn(doc, "index_patterns")) return template(doc, name, fail);
+  if (Object.hasOwn(doc, "policy")) return policy(doc, name, fail);
+  if (INDEX_KEYS.some((k) => Object.hasOwn(doc, k))) return index(doc, name, fail);
+  return fail(
+    "matches no rule: expected an envelope (method, path), a template (index_patterns), " +
+      "a policy (policy) or an index (settings, mappings, aliases)",
+  );
+}
+
+function envelope(doc: Json, fail: (m: string) => never): SearchRequest {
+  for (const k of Object.keys(doc)) {
+    if (!ENVELOPE_KEYS.has(k)) {
+      fail(`envelope has an unknown key "${k}" (method, path, body, name)`);
+    }
+  }
+  const { method, path, body, name } = doc;
+  if (typeof method !== "string" || method === "") fail("envelope has no method");
+  if (typeof path !== "string" || path === "") fail("envelope has no path");
+  const m = (method as string).toUpperCase();
+  if (!METHODS.has(m)) fail(`envelope method "${method}" is not one of ${[...METHODS].join(", ")}`);
+  checkPath(path as string, fail);
+  if (body !== undefined && !isObject(body)) fail("envelope body must be a JSON object");
+  if (name !== undefined && (typeof name !== "string" || name === "")) {
+    fail("envelope name must be a non-empty string");
+  }
+  if (body !== undefined && (m === "GET" || m === "HEAD")) {
+    fail(`a ${m} request cannot have a body`);
+  }
+  return {
+    kind: "request",
+    method: m,
+    path: path as string,
+    ...(body === undefined ? {} : { body: body as Json }),
+    ...(name === undefined ? {} : { name: name as string }),
+  };
+}
+
+// The path must be a path on the configured host: one leading slash, no scheme or host, no dot
+// segments or backslashes that a server or proxy could resolve elsewhere.
+function checkPath(path: string, fail: (m: string) => never): void {
+  if (!path.startsWith("/") || path.startsWith("//")) {
+    fail(`envelope path "${path}" must start with a single "/" (no scheme or host)`);
+  }
+  // deno-lint-ignore no-control-regex -- control characters are exactly what is refused here
+  if (/[\\\s\u0000-\u001f\u007f]/.test(path)) {
+    fail(`envelope path "${path}" must not hold backslashes, spaces or control characters`);
+  }
+  if (path.includes("#")) fail(`envelope path "${path}" must not hold a fragment (#)`);
+  const pathname = path.split("?", 1)[0];
+  for (const segment of pathname.split("/")) {
+    let decoded = segment;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      fail(`envelope path "${path}" has a malformed %-escape`);
+    }
+    if (decoded === "." || decoded === ".." || decoded.includes("/")) {
+      fail(`envelope path "${path}" must not hold "." or ".." segments or encoded slashes`);
+    }
+  }
+}
+
+function template(doc: Json, name: string, fail: (m: string) => never): SearchRequest {
+  const patterns = doc.index_patterns;
+  if (patterns !== undefined) {
+    const list = typeof patterns === "string" ? [patterns] : patterns;
+    if (
+      !Array.isArray(list) || list.length === 0 || !list.every((p) => typeof p === "string" && p)
+    ) {
+      fail("index_patterns must be a non-empty list of strings");
+    }
+  }
+  const raw = INDEX_KEYS.filter((k) => Object.hasOwn(doc, k));
+  let body: Json;
+  if (raw.length === 0) {
+    if (patterns === undefined) {
+      fail("is a template without index_patterns, settings, mappings or aliases");
+    }
+    body = doc; // rule 1: a full composable template, sent as it is
+  } else {
+    // Rule 2: a raw definition is wrapped; template-level keys stay on top.
+    const inner: Json = {};
+    body = { index_patterns: [`${name}*`] };
+    for (const [k, v] of Object.entries(doc)) {
+      if ((INDEX_KEYS as readonly string[]).includes(k)) inner[k] = v;
+      else if (TEMPLATE_KEYS.has(k)) body[k] = v;
+      else if (k === "template") fail(`has both "template" and top-level ${raw.join(", ")}`);
+      else fail(`has an unknown key "${k}" for an index template`);
+    }
+    body.template = inner;
+  }
+  return { kind: "template", method: "PUT", path: `/_index_template/${segment(name)}`, body, name };
+}
+
+function policy(doc: Json, name: string, fail: (m: string) => never): SearchRequest {
+  let body: Json;
+  if (Object.hasOwn(doc, "policy")) {
+    if (!isObject(doc.policy)) fail(`"policy" must be a JSON object`);
+    body = doc;
+  } else if (Object.hasOwn(doc, "states")) {
+    body = { policy: doc }; // a bare policy definition
+  } else {
+    return fail(`is a policy file without a "policy" object`);
+  }
+  return {
+    kind: "policy",
+    method: "PUT",
+    path: `/_plugins/_ism/policies/${segment(name)}`,
+    body,
+    name,
+  };
+}
+
+function index(doc: Json, name: string, fail: (m: string) => never): SearchRequest {
+  const lower = name.toLowerCase();
+  if (BAD_INDEX_NAME.test(lower) || new TextEncoder().encode(lower).length > 255) {
+    fail(`"${lower}" is not a valid index name`);
+  }
+  for (const k of Object.keys(doc)) {
+    if (!(INDEX_KEYS as readonly string[]).includes(k)) {
+      fail(`has an unknown key "${k}" for an index (settings, mappings, aliases)`);
+    }
+  }
+  return { kind: "index", method: "PUT", path: `/${segment(lower)}`, body: doc, name: lower };
+}
+
+function segment(name: string): string {
+  return encodeURIComponent(name);
+}
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

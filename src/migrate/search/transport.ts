@@ -1,0 +1,66 @@
+/** How requests reach a cluster: the runtime's `fetch` with its TLS and proxy settings. */
+export interface Transport {
+  fetch(url: URL, init: RequestInit): Promise<Response>;
+  /** Frees the connection pool. */
+  close(): void;
+}
+
+/** The connection settings a transport needs. */
+export interface TransportOptions {
+  readonly sslVerification: boolean;
+  /** A proxy URL, `false` to ignore `HTTP(S)_PROXY`, `undefined` for the runtime's default. */
+  readonly proxy: URL | false | undefined;
+  readonly connectTimeoutMs: number;
+}
+
+/** Creates the transport of one connection. */
+export type TransportFactory = (options: TransportOptions) => Promise<Transport>;
+
+interface DenoHttp {
+  createHttpClient(options: { proxy?: { url: string } }): { close(): void };
+}
+
+/**
+ * The transport for the runtime this runs on. Each runtime exposes TLS and proxy settings
+ * differently: Deno through `Deno.createHttpClient`, Bun through `fetch` options, Node through
+ * undici dispatchers (undici is loaded only on Node).
+ */
+export const runtimeTransport: TransportFactory = async (options) => {
+  const g = globalThis as { Deno?: DenoHttp; Bun?: unknown };
+  if (g.Bun !== undefined) return bunTransport(options);
+  if (g.Deno !== undefined) return denoTransport(g.Deno, options);
+  if (
+    typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions
+      ?.node === "string"
+  ) {
+    const { nodeTransport } = await import("./node_transport.ts");
+    return nodeTransport(options);
+  }
+  if (!options.sslVerification || options.proxy) {
+    throw new Error("this runtime's fetch cannot turn off TLS verification or use a proxy");
+  }
+  return { fetch: (url, init) => fetch(url, init), close() {} };
+};
+
+function denoTransport(deno: DenoHttp, options: TransportOptions): Transport {
+  if (!options.sslVerification) {
+    // Deno has no per-client switch: only the --unsafely-ignore-certificate-errors flag.
+    throw new Error(
+      "ssl_verification: false needs Deno's --unsafely-ignore-certificate-errors=<host> flag " +
+        "(Deno cannot turn verification off per connection); add the flag and set " +
+        "ssl_verification: true, or give the cluster a trusted certificate",
+    );
+  }
+  const client = deno.createHttpClient(options.proxy ? { proxy: { url: options.proxy.href } } : {});
+  return {
+    fetch: (url, init) => fetch(url, { ...init, client } as RequestInit),
+    close: () => client.close(),
+  };
+}
+
+function bunTransport(options: TransportOptions): Transport {
+  const extra: Record<string, unknown> = {};
+  if (!options.sslVerification) extra.tls = { rejectUnauthorized: false };
+  if (options.proxy) extra.proxy = options.proxy.href;
+  return { fetch: (url, init) => fetch(url, { ...init, ...extra } as RequestInit), close() {} };
+}
