@@ -61,7 +61,8 @@ export class RecordStore {
             ],
           },
         },
-        sort: [{ migration_path: "asc" }],
+        // unmapped_type: an index made by hand (or a lock written first) may lack the mapping.
+        sort: [{ migration_path: { order: "asc", unmapped_type: "keyword" } }],
         track_total_hits: false,
         ...(after ? { search_after: after } : {}),
       });

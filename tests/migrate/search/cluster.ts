@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { runCli } from "../../../src/migrate/cli_main.ts";
+import type { RunReport } from "../../../src/migrate/run_report.ts";
+import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
+
+/** The node `tools/opensearch.sh start` runs (the README's test command starts it). */
+export const OPENSEARCH_URL: string = process.env.OPENSEARCH_URL ?? "http://127.0.0.1:9200";
+
+/** Calls the cluster directly, to check what the runner did there. */
+// deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests read freely
+export async function os(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  let response: Response;
+  try {
+    response = await fetch(OPENSEARCH_URL + path, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    // Never skip: a missing node is a failed run.
+    throw new Error(
+      `OpenSearch is not reachable at ${OPENSEARCH_URL}: start it with tools/opensearch.sh start ` +
+        `(npm test does this) (${(error as Error).message})`,
+    );
+  }
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** One request as the transport saw it. */
+export interface Sent {
+  readonly method: string;
+  readonly path: string;
+}
+
+/** A transport that records every request it sends, around the runtime's real one. */
+export function recording(sent: Sent[], inner: TransportFactory = runtimeTransport): TransportFactory {
+  return async (options) => {
+    const transport = await inner(options);
+    return {
+      fetch: (url, init) => {
+        sent.push({ method: init.method ?? "GET", path: url.pathname + url.search });
+        return transport.fetch(url, init);
+      },
+      close: () => transport.close(),
+    };
+  };
+}
+
+/** Requests that change something on the cluster (searches are reads). */
+export function writes(sent: readonly Sent[]): Sent[] {
+  return sent.filter((s) => s.method !== "GET" && s.method !== "HEAD" && !s.path.endsWith("/_search"));
+}
+
+/** The result of one CLI run. */
+export interface Run {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+  readonly sent: Sent[];
+  /** The `--json` report, when asked for. */
+  readonly report?: RunReport;
+}
+
+/** A temporary config folder and migrations root for one connection with its own records index. */
+export class Workspace {
+  readonly id: string = `t${crypto.randomUUID().slice(0, 8)}`;
+  readonly root: string;
+  readonly configDir: string;
+  readonly recordsIndex: string;
+
+  private constructor(base: string, recordsIndex: string) {
+    this.root = join(base, "migrations");
+    this.configDir = join(base, "config");
+    this.recordsIndex = recordsIndex;
+  }
+
+  /** Creates the folders and an application.yml for connection `id` on the test node. */
+  static async create(settings = "", recordsIndex?: string): Promise<Workspace> {
+    const base = await mkdtemp(join(tmpdir(), "thaw-search-"));
+    const ws = new Workspace(base, "");
+    (ws as { recordsIndex: string }).recordsIndex = recordsIndex ?? `fm_${ws.id}`;
+    await mkdir(ws.configDir, { recursive: true });
+    await writeFile(
+      join(ws.configDir, "application.yml"),
+      `search:\n  - name: ${ws.id}\n    hosts: ["${OPENSEARCH_URL}"]\n${settings}` +
+        `    migrations:\n      enabled: true\n      index: ${ws.recordsIndex}\n`,
+    );
+    return ws;
+  }
+
+  /** Writes a migration file of the connection (JSON values are serialised). */
+  async file(path: string, content: unknown): Promise<void> {
+    const file = join(this.root, this.id, path);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, typeof content === "string" ? content : JSON.stringify(content, null, 2));
+  }
+
+  /** Runs the CLI in-process with `-m search -c <config> --sqlPath <root>` and `args`. */
+  async run(...args: string[]): Promise<Run> {
+    const sent: Sent[] = [];
+    const out: string[] = [], err: string[] = [];
+    const code = await runCli(["-m", "search", "-c", this.configDir, "--sqlPath", this.root, ...args], {
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      env: (name) => process.env[name],
+      identity: { host: "test", pid: process.pid },
+      transport: recording(sent),
+    });
+    const result: Run = { code, out: out.join("\n"), err: err.join("\n"), sent };
+    if (args.includes("--json")) return { ...result, report: JSON.parse(result.out) };
+    return result;
+  }
+
+  /** Runs and expects exit code 0. */
+  async ok(...args: string[]): Promise<Run> {
+    const run = await this.run(...args);
+    assert.equal(run.code, 0, `exit ${run.code}\n${run.out}\n${run.err}`);
+    return run;
+  }
+}

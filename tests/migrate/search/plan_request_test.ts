@@ -1,0 +1,179 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { planRequest } from "../../../src/migrate/search/plan_request.ts";
+import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
+
+const bytes = (value: unknown) => new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
+const plan = (path: string, value: unknown) => planRequest(path, bytes(value));
+const rejects = (path: string, value: unknown, pattern: RegExp) =>
+  assert.throws(() => plan(path, value), (e: unknown) => {
+    assert.ok(e instanceof MigrationFileError, `not a MigrationFileError: ${e}`);
+    assert.equal(e.file, path);
+    assert.ok(e.message.startsWith(`${path}: `), e.message);
+    assert.match(e.message, pattern);
+    return true;
+  });
+
+describe("planRequest: envelopes", () => {
+  it("sends an envelope as a raw request, whatever the file name", () => {
+    const r = plan("x/logs-template.json", { method: "put", path: "/users/_mapping", body: { a: 1 } });
+    assert.deepEqual(r, { kind: "request", method: "PUT", path: "/users/_mapping", body: { a: 1 } });
+  });
+
+  it("keeps the envelope's name and allows a query string", () => {
+    const r = plan("a.json", { method: "POST", path: "/_aliases?timeout=5s", name: "aliases" });
+    assert.equal(r.name, "aliases");
+    assert.equal(r.path, "/_aliases?timeout=5s");
+    assert.equal(r.body, undefined);
+  });
+
+  it("refuses an envelope without method or path", () => {
+    rejects("a.json", { path: "/x" }, /no method/);
+    rejects("a.json", { method: "PUT" }, /no path/);
+    rejects("a.json", { method: "", path: "/x" }, /no method/);
+    rejects("a.json", { method: 1, path: "/x" }, /no method/);
+  });
+
+  it("refuses an unknown method and an unknown key", () => {
+    rejects("a.json", { method: "TRACE", path: "/x" }, /method "TRACE" is not one of/);
+    rejects("a.json", { method: "PUT", path: "/x", bdoy: {} }, /unknown key "bdoy"/);
+  });
+
+  it("refuses paths with a scheme, a host, or tricks", () => {
+    for (const path of ["http://evil/x", "//evil/x", "x", "", "/a/../b", "/a/%2e%2e/b", "/a%2Fb", "/a\\b", "/a b", "/a\nb", "/a#b", "/%zz"]) {
+      assert.throws(() => plan("a.json", { method: "GET", path }), MigrationFileError, path);
+    }
+    rejects("a.json", { method: "GET", path: "https://h/x" }, /single "\/"/);
+  });
+
+  it("refuses a body that is not an object, and a body on GET", () => {
+    rejects("a.json", { method: "PUT", path: "/x", body: [1] }, /body must be a JSON object/);
+    rejects("a.json", { method: "PUT", path: "/x", body: "s" }, /body must be a JSON object/);
+    rejects("a.json", { method: "GET", path: "/x", body: {} }, /cannot have a body/);
+    rejects("a.json", { method: "PUT", path: "/x", name: 3 }, /name must be/);
+  });
+});
+
+describe("planRequest: templates", () => {
+  it("sends a full composable template (-template.json) as it is", () => {
+    const doc = { index_patterns: ["logs-*"], template: { settings: {} }, priority: 5 };
+    assert.deepEqual(plan("logs-template.json", doc), {
+      kind: "template",
+      method: "PUT",
+      path: "/_index_template/logs",
+      body: doc,
+      name: "logs",
+    });
+  });
+
+  it("wraps a raw definition with index_patterns [name*], keeping template-level keys on top", () => {
+    const r = plan("dir/Metrics-template.json", { settings: { a: 1 }, mappings: { b: 2 }, aliases: { c: {} }, priority: 3 });
+    assert.equal(r.path, "/_index_template/Metrics");
+    assert.deepEqual(r.body, {
+      index_patterns: ["Metrics*"],
+      priority: 3,
+      template: { settings: { a: 1 }, mappings: { b: 2 }, aliases: { c: {} } },
+    });
+  });
+
+  it("lets an explicit index_patterns override the default when wrapping", () => {
+    const r = plan("logs-template.json", { index_patterns: ["app-*"], mappings: {} });
+    assert.deepEqual(r.body, { index_patterns: ["app-*"], template: { mappings: {} } });
+  });
+
+  it("classifies a document with index_patterns as a template by content", () => {
+    const r = plan("shared.json", { index_patterns: ["s-*"], template: {} });
+    assert.equal(r.kind, "template");
+    assert.equal(r.path, "/_index_template/shared");
+  });
+
+  it("refuses bad index_patterns and templates that define nothing", () => {
+    rejects("a-template.json", { index_patterns: [] }, /non-empty list/);
+    rejects("a-template.json", { index_patterns: [1] }, /non-empty list/);
+    rejects("a-template.json", { priority: 1 }, /without index_patterns/);
+    rejects("a-template.json", { settings: {}, template: {} }, /both "template"/);
+    rejects("a-template.json", { settings: {}, oops: 1 }, /unknown key "oops"/);
+  });
+});
+
+describe("planRequest: policies", () => {
+  it("sends a -policy.json with a policy object to the ISM API", () => {
+    const doc = { policy: { description: "d", states: [] } };
+    assert.deepEqual(plan("hot-warm-policy.json", doc), {
+      kind: "policy",
+      method: "PUT",
+      path: "/_plugins/_ism/policies/hot-warm",
+      body: doc,
+      name: "hot-warm",
+    });
+  });
+
+  it("wraps a bare policy definition, and classifies {policy} by content", () => {
+    assert.deepEqual(plan("p-policy.json", { states: [] }).body, { policy: { states: [] } });
+    assert.equal(plan("retention.json", { policy: {} }).kind, "policy");
+  });
+
+  it("refuses a policy file without a policy", () => {
+    rejects("p-policy.json", { settings: {} }, /without a "policy" object/);
+    rejects("p-policy.json", { policy: [] }, /"policy" must be a JSON object/);
+  });
+});
+
+describe("planRequest: indices", () => {
+  it("creates an index named after the file, lowercased, one -index suffix removed", () => {
+    const doc = { settings: { number_of_shards: 1 }, mappings: {} };
+    assert.deepEqual(plan("r1/Users-index.json", doc), {
+      kind: "index",
+      method: "PUT",
+      path: "/users",
+      body: doc,
+      name: "users",
+    });
+    assert.equal(plan("orders-index-index.json", { aliases: {} }).path, "/orders-index");
+    assert.equal(plan("products.json", { mappings: {} }).path, "/products");
+  });
+
+  it("refuses invalid index names and unknown keys", () => {
+    rejects("_private.json", { mappings: {} }, /not a valid index name/);
+    rejects("a,b.json", { mappings: {} }, /not a valid index name/);
+    rejects(`${"x".repeat(256)}.json`, { mappings: {} }, /not a valid index name/);
+    rejects("a.json", { mappings: {}, settigns: {} }, /unknown key "settigns"/);
+  });
+
+  it("refuses a name that is only a suffix or a dot segment", () => {
+    rejects("-index.json", { mappings: {} }, /derives the name ""/);
+    rejects("..-template.json", { settings: {} }, /derives the name "\.\."/);
+  });
+});
+
+describe("planRequest: malformed files", () => {
+  it("names the line and column of a JSON syntax error", () => {
+    rejects("bad.json", '{\n  "settings": {}\n  "mappings": {}\n}', /not valid JSON: line 3, column 3/);
+    rejects("bad.json", "", /not valid JSON/);
+    rejects("bad.json", '{"a":1,}', /not valid JSON: line 1/);
+  });
+
+  it("refuses bytes that are not UTF-8, but accepts a BOM", () => {
+    assert.throws(() => planRequest("b.json", new Uint8Array([0x7b, 0xff, 0x7d])), /not valid UTF-8/);
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...bytes({ mappings: {} })]);
+    assert.equal(planRequest("b.json", bom).kind, "index");
+  });
+
+  it("refuses documents that are not objects or match no rule", () => {
+    rejects("a.json", [1, 2], /must hold a JSON object/);
+    rejects("a.json", "null", /must hold a JSON object/);
+    rejects("a.json", "42", /must hold a JSON object/);
+    rejects("a.json", {}, /matches no rule/);
+    rejects("a.json", { title: "x" }, /matches no rule/);
+  });
+
+  it("treats a __proto__ key as data, never as a prototype", () => {
+    // Inherited keys must not make a file look like an envelope or an index.
+    rejects("a.json", '{"__proto__": {"method": "DELETE", "path": "/x"}}', /matches no rule/);
+    rejects("a.json", '{"__proto__": {"settings": {}}}', /matches no rule/);
+    rejects("a.json", '{"__proto__": {}, "mappings": {}}', /unknown key "__proto__"/);
+    const r = plan("a.json", '{"method": "PUT", "path": "/x", "body": {"__proto__": {"a": 1}}}');
+    assert.deepEqual(Object.keys(r.body!), ["__proto__"]);
+    assert.equal(Object.getPrototypeOf(r.body), Object.prototype);
+  });
+});

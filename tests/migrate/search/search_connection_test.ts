@@ -1,0 +1,107 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError } from "../../../src/config/config_error.ts";
+import { loadSearchConnections } from "../../../src/migrate/search/search_config.ts";
+
+const env = (vars: Record<string, string>) => (name: string) => vars[name];
+
+async function load(files: Record<string, string>, vars: Record<string, string> = {}) {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-config-"));
+  try {
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+    return { dir, connections: await loadSearchConnections(dir, env(vars)) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function fails(files: Record<string, string>, pattern: RegExp, vars = {}) {
+  await assert.rejects(load(files, vars), (e: unknown) => {
+    assert.ok(e instanceof ConfigError, String(e));
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+describe("search connections config", () => {
+  it("reads the search key of application.yml with defaults and ${VAR} substitution", async () => {
+    const { connections } = await load({
+      "application.yml": "server:\n  port: 1\nsearch:\n  - name: main\n    hosts: [\"${HOST}\"]\n" +
+        "    username: u\n    password: ${PASS}\n    migrations:\n      enabled: true\n",
+    }, { HOST: "http://127.0.0.1:9200", PASS: "s3cret" });
+    assert.equal(connections.length, 1);
+    const c = connections[0];
+    assert.equal(c.name, "main");
+    assert.equal(c.hosts[0].href, "http://127.0.0.1:9200/");
+    assert.equal(c.password, "s3cret");
+    assert.equal(c.timeoutMs, 10_000);
+    assert.equal(c.connectTimeoutMs, 5_000);
+    assert.equal(c.sslVerification, true);
+    assert.equal(c.proxy, undefined);
+    assert.equal(c.migrationsEnabled, true);
+    assert.equal(c.recordsIndex, "framework_migrations");
+  });
+
+  it("prefers search-config.yml, accepts the opensearch aliases, and reads every setting", async () => {
+    const { connections } = await load({
+      "application.yml": "search:\n  - name: ignored\n    hosts: [http://x]\n",
+      "opensearch-config.yml": "opensearch:\n  - name: logs\n    hosts: https://a:9200\n" +
+        "    ssl_verification: false\n    timeout: 2.5\n    connect_timeout: 0\n    proxy: http://proxy:3128\n" +
+        "    migrations: { enabled: \"true\", index: my_migrations }\n  - name: off\n    hosts: [http://b]\n    proxy: false\n",
+    });
+    assert.deepEqual(connections.map((c) => c.name), ["logs", "off"]);
+    const [logs, off] = connections;
+    assert.equal(logs.sslVerification, false);
+    assert.equal(logs.timeoutMs, 2500);
+    assert.equal(logs.connectTimeoutMs, 5000, "values <= 0 fall back to the default");
+    assert.equal((logs.proxy as URL).href, "http://proxy:3128/");
+    assert.equal(logs.recordsIndex, "my_migrations");
+    assert.equal(off.proxy, false);
+    assert.equal(off.migrationsEnabled, false);
+  });
+
+  it("names the file, the line and the key of a missing or wrong setting", async () => {
+    await fails({ "application.yml": "search:\n  - name: main\n    username: u\n" }, /application\.yml:2: search\[0\]\.hosts is missing/);
+    await fails({ "application.yml": "search:\n  - name: main\n    hosts:\n      - http://ok\n      - not a url\n" }, /application\.yml:5: search\[0\]\.hosts\[1\] must be an http/);
+    await fails({ "application.yml": "search:\n  - name: main\n    hosts: [ftp://x]\n" }, /:3: search\[0\]\.hosts\[0\]/);
+    await fails({ "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    timeout: soon\n" }, /:4: search\[0\]\.timeout must be a number/);
+    await fails({ "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    ssl_verification: maybe\n" }, /:4: search\[0\]\.ssl_verification must be true or false/);
+    await fails({ "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    hostz: 1\n" }, /:4: search\[0\]\.hostz is not a connection setting/);
+    await fails({ "application.yml": "search:\n  - name: ../etc\n    hosts: [http://x]\n" }, /:2: search\[0\]\.name must be a folder name/);
+    await fails({ "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n  - name: a\n    hosts: [http://y]\n" }, /:4: search\[1\]\.name: "a" is used twice/);
+    await fails({ "application.yml": "search: main\n" }, /:1: search must be a list/);
+    await fails({ "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n    migrations: {index: Bad}\n" }, /migrations\.index must be a lowercase index name/);
+  });
+
+  it("names the line and column of a YAML syntax error", async () => {
+    await fails({ "application.yml": "search:\n  - name: main\n   hosts: [\n" }, /application\.yml:3:\d+: /);
+  });
+
+  it("never shows credentials given in a host URL", async () => {
+    await assert.rejects(
+      load({ "application.yml": "search:\n  - name: a\n    hosts: [\"http://admin:hunter2@x\"]\n    password: hunter2\n" }),
+      (e: Error) => !e.message.includes("hunter2") && /credentials in username and password/.test(e.message),
+    );
+    await assert.rejects(
+      load({ "application.yml": "search:\n  - name: a\n    hosts: [\"ftp://admin:hunter2@x\"]\n" }),
+      (e: Error) => !e.message.includes("hunter2") && /\*\*\*@x/.test(e.message),
+    );
+  });
+
+  it("says which variable is missing, and which files it looked at", async () => {
+    await fails({ "application.yml": "search:\n  - name: a\n    hosts: [\"${NOPE}\"]\n" }, /\$\{NOPE\}, which is not set/);
+    await fails({ "application.yml": "server: {}\n" }, /none of .*application\.yml has a "search" key/);
+    await fails({}, /No configuration in/);
+  });
+
+  it("drops a __proto__ key instead of treating it as a prototype or a setting", async () => {
+    const { connections } = await load({
+      "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n    __proto__: {timeout: 1}\n",
+    });
+    assert.equal(connections[0].timeoutMs, 10_000);
+    assert.equal(({} as Record<string, unknown>).timeout, undefined);
+  });
+});
