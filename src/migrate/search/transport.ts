@@ -23,10 +23,18 @@ interface DenoHttp {
 /**
  * The transport for the runtime this runs on. Each runtime exposes TLS and proxy settings
  * differently: Deno through `Deno.createHttpClient`, Bun through `fetch` options, Node through
- * undici dispatchers (undici is loaded only on Node).
+ * undici dispatchers (undici is loaded only on Node). Where Deno's or Bun's `fetch` cannot skip
+ * certificate checks or ignore `HTTP(S)_PROXY` for one connection, `node:http(s)` does it.
  */
 export const runtimeTransport: TransportFactory = async (options) => {
   const g = globalThis as { Deno?: DenoHttp; Bun?: unknown };
+  if (
+    (g.Bun !== undefined || g.Deno !== undefined) &&
+    (!options.sslVerification || options.proxy === false)
+  ) {
+    const { nodeHttpTransport } = await import("./node_http_transport.ts");
+    return nodeHttpTransport(options);
+  }
   if (g.Bun !== undefined) return bunTransport(options);
   if (g.Deno !== undefined) return denoTransport(g.Deno, options);
   if (
@@ -43,14 +51,6 @@ export const runtimeTransport: TransportFactory = async (options) => {
 };
 
 function denoTransport(deno: DenoHttp, options: TransportOptions): Transport {
-  if (!options.sslVerification) {
-    // Deno has no per-client switch: only the --unsafely-ignore-certificate-errors flag.
-    throw new Error(
-      "ssl_verification: false needs Deno's --unsafely-ignore-certificate-errors=<host> flag " +
-        "(Deno cannot turn verification off per connection); add the flag and set " +
-        "ssl_verification: true, or give the cluster a trusted certificate",
-    );
-  }
   const client = deno.createHttpClient(options.proxy ? { proxy: { url: options.proxy.href } } : {});
   return {
     fetch: (url, init) => fetch(url, { ...init, client } as RequestInit),
@@ -60,7 +60,6 @@ function denoTransport(deno: DenoHttp, options: TransportOptions): Transport {
 
 function bunTransport(options: TransportOptions): Transport {
   const extra: Record<string, unknown> = {};
-  if (!options.sslVerification) extra.tls = { rejectUnauthorized: false };
   if (options.proxy) extra.proxy = options.proxy.href;
   return { fetch: (url, init) => fetch(url, { ...init, ...extra } as RequestInit), close() {} };
 }

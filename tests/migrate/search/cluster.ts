@@ -12,7 +12,11 @@ export const OPENSEARCH_URL: string = process.env.OPENSEARCH_URL ?? "http://127.
 
 /** Calls the cluster directly, to check what the runner did there. */
 // deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests read freely
-export async function os(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function os(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   let response: Response;
   try {
     response = await fetch(OPENSEARCH_URL + path, {
@@ -38,7 +42,10 @@ export interface Sent {
 }
 
 /** A transport that records every request it sends, around the runtime's real one. */
-export function recording(sent: Sent[], inner: TransportFactory = runtimeTransport): TransportFactory {
+export function recording(
+  sent: Sent[],
+  inner: TransportFactory = runtimeTransport,
+): TransportFactory {
   return async (options) => {
     const transport = await inner(options);
     return {
@@ -53,7 +60,9 @@ export function recording(sent: Sent[], inner: TransportFactory = runtimeTranspo
 
 /** Requests that change something on the cluster (searches are reads). */
 export function writes(sent: readonly Sent[]): Sent[] {
-  return sent.filter((s) => s.method !== "GET" && s.method !== "HEAD" && !s.path.endsWith("/_search"));
+  return sent.filter((s) =>
+    s.method !== "GET" && s.method !== "HEAD" && !s.path.endsWith("/_search")
+  );
 }
 
 /** The result of one CLI run. */
@@ -104,7 +113,15 @@ export class Workspace {
   async run(...args: string[]): Promise<Run> {
     const sent: Sent[] = [];
     const out: string[] = [], err: string[] = [];
-    const code = await runCli(["-m", "search", "-c", this.configDir, "--sqlPath", this.root, ...args], {
+    const code = await runCli([
+      "-m",
+      "search",
+      "-c",
+      this.configDir,
+      "--sqlPath",
+      this.root,
+      ...args,
+    ], {
       out: (l) => out.push(l),
       err: (l) => err.push(l),
       env: (name) => process.env[name],

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { planRequest } from "../../../src/migrate/search/plan_request.ts";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
 
-const bytes = (value: unknown) => new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
+const bytes = (value: unknown) =>
+  new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
 const plan = (path: string, value: unknown) => planRequest(path, bytes(value));
 const rejects = (path: string, value: unknown, pattern: RegExp) =>
   assert.throws(() => plan(path, value), (e: unknown) => {
@@ -16,8 +17,17 @@ const rejects = (path: string, value: unknown, pattern: RegExp) =>
 
 describe("planRequest: envelopes", () => {
   it("sends an envelope as a raw request, whatever the file name", () => {
-    const r = plan("x/logs-template.json", { method: "put", path: "/users/_mapping", body: { a: 1 } });
-    assert.deepEqual(r, { kind: "request", method: "PUT", path: "/users/_mapping", body: { a: 1 } });
+    const r = plan("x/logs-template.json", {
+      method: "put",
+      path: "/users/_mapping",
+      body: { a: 1 },
+    });
+    assert.deepEqual(r, {
+      kind: "request",
+      method: "PUT",
+      path: "/users/_mapping",
+      body: { a: 1 },
+    });
   });
 
   it("keeps the envelope's name and allows a query string", () => {
@@ -40,7 +50,22 @@ describe("planRequest: envelopes", () => {
   });
 
   it("refuses paths with a scheme, a host, or tricks", () => {
-    for (const path of ["http://evil/x", "//evil/x", "x", "", "/a/../b", "/a/%2e%2e/b", "/a%2Fb", "/a\\b", "/a b", "/a\nb", "/a#b", "/%zz"]) {
+    for (
+      const path of [
+        "http://evil/x",
+        "//evil/x",
+        "x",
+        "",
+        "/a/../b",
+        "/a/%2e%2e/b",
+        "/a%2Fb",
+        "/a\\b",
+        "/a b",
+        "/a\nb",
+        "/a#b",
+        "/%zz",
+      ]
+    ) {
       assert.throws(() => plan("a.json", { method: "GET", path }), MigrationFileError, path);
     }
     rejects("a.json", { method: "GET", path: "https://h/x" }, /single "\/"/);
@@ -67,7 +92,12 @@ describe("planRequest: templates", () => {
   });
 
   it("wraps a raw definition with index_patterns [name*], keeping template-level keys on top", () => {
-    const r = plan("dir/Metrics-template.json", { settings: { a: 1 }, mappings: { b: 2 }, aliases: { c: {} }, priority: 3 });
+    const r = plan("dir/Metrics-template.json", {
+      settings: { a: 1 },
+      mappings: { b: 2 },
+      aliases: { c: {} },
+      priority: 3,
+    });
     assert.equal(r.path, "/_index_template/Metrics");
     assert.deepEqual(r.body, {
       index_patterns: ["Metrics*"],
@@ -148,13 +178,20 @@ describe("planRequest: indices", () => {
 
 describe("planRequest: malformed files", () => {
   it("names the line and column of a JSON syntax error", () => {
-    rejects("bad.json", '{\n  "settings": {}\n  "mappings": {}\n}', /not valid JSON: line 3, column 3/);
+    rejects(
+      "bad.json",
+      '{\n  "settings": {}\n  "mappings": {}\n}',
+      /not valid JSON: line 3, column 3/,
+    );
     rejects("bad.json", "", /not valid JSON/);
     rejects("bad.json", '{"a":1,}', /not valid JSON: line 1/);
   });
 
   it("refuses bytes that are not UTF-8, but accepts a BOM", () => {
-    assert.throws(() => planRequest("b.json", new Uint8Array([0x7b, 0xff, 0x7d])), /not valid UTF-8/);
+    assert.throws(
+      () => planRequest("b.json", new Uint8Array([0x7b, 0xff, 0x7d])),
+      /not valid UTF-8/,
+    );
     const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...bytes({ mappings: {} })]);
     assert.equal(planRequest("b.json", bom).kind, "index");
   });

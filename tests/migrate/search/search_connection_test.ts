@@ -29,7 +29,7 @@ async function fails(files: Record<string, string>, pattern: RegExp, vars = {}) 
 describe("search connections config", () => {
   it("reads the search key of application.yml with defaults and ${VAR} substitution", async () => {
     const { connections } = await load({
-      "application.yml": "server:\n  port: 1\nsearch:\n  - name: main\n    hosts: [\"${HOST}\"]\n" +
+      "application.yml": 'server:\n  port: 1\nsearch:\n  - name: main\n    hosts: ["${HOST}"]\n' +
         "    username: u\n    password: ${PASS}\n    migrations:\n      enabled: true\n",
     }, { HOST: "http://127.0.0.1:9200", PASS: "s3cret" });
     assert.equal(connections.length, 1);
@@ -50,7 +50,7 @@ describe("search connections config", () => {
       "application.yml": "search:\n  - name: ignored\n    hosts: [http://x]\n",
       "opensearch-config.yml": "opensearch:\n  - name: logs\n    hosts: https://a:9200\n" +
         "    ssl_verification: false\n    timeout: 2.5\n    connect_timeout: 0\n    proxy: http://proxy:3128\n" +
-        "    migrations: { enabled: \"true\", index: my_migrations }\n  - name: off\n    hosts: [http://b]\n    proxy: false\n",
+        '    migrations: { enabled: "true", index: my_migrations }\n  - name: off\n    hosts: [http://b]\n    proxy: false\n',
     });
     assert.deepEqual(connections.map((c) => c.name), ["logs", "off"]);
     const [logs, off] = connections;
@@ -64,42 +64,81 @@ describe("search connections config", () => {
   });
 
   it("names the file, the line and the key of a missing or wrong setting", async () => {
-    await fails({ "application.yml": "search:\n  - name: main\n    username: u\n" }, /application\.yml:2: search\[0\]\.hosts is missing/);
-    await fails({ "application.yml": "search:\n  - name: main\n    hosts:\n      - http://ok\n      - not a url\n" }, /application\.yml:5: search\[0\]\.hosts\[1\] must be an http/);
-    await fails({ "application.yml": "search:\n  - name: main\n    hosts: [ftp://x]\n" }, /:3: search\[0\]\.hosts\[0\]/);
-    await fails({ "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    timeout: soon\n" }, /:4: search\[0\]\.timeout must be a number/);
-    await fails({ "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    ssl_verification: maybe\n" }, /:4: search\[0\]\.ssl_verification must be true or false/);
-    await fails({ "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    hostz: 1\n" }, /:4: search\[0\]\.hostz is not a connection setting/);
-    await fails({ "application.yml": "search:\n  - name: ../etc\n    hosts: [http://x]\n" }, /:2: search\[0\]\.name must be a folder name/);
-    await fails({ "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n  - name: a\n    hosts: [http://y]\n" }, /:4: search\[1\]\.name: "a" is used twice/);
+    await fails(
+      { "application.yml": "search:\n  - name: main\n    username: u\n" },
+      /application\.yml:2: search\[0\]\.hosts is missing/,
+    );
+    await fails({
+      "application.yml":
+        "search:\n  - name: main\n    hosts:\n      - http://ok\n      - not a url\n",
+    }, /application\.yml:5: search\[0\]\.hosts\[1\] must be an http/);
+    await fails(
+      { "application.yml": "search:\n  - name: main\n    hosts: [ftp://x]\n" },
+      /:3: search\[0\]\.hosts\[0\]/,
+    );
+    await fails({
+      "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    timeout: soon\n",
+    }, /:4: search\[0\]\.timeout must be a number/);
+    await fails({
+      "application.yml":
+        "search:\n  - name: main\n    hosts: [http://x]\n    ssl_verification: maybe\n",
+    }, /:4: search\[0\]\.ssl_verification must be true or false/);
+    await fails({
+      "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    hostz: 1\n",
+    }, /:4: search\[0\]\.hostz is not a connection setting/);
+    await fails(
+      { "application.yml": "search:\n  - name: ../etc\n    hosts: [http://x]\n" },
+      /:2: search\[0\]\.name must be a folder name/,
+    );
+    await fails({
+      "application.yml":
+        "search:\n  - name: a\n    hosts: [http://x]\n  - name: a\n    hosts: [http://y]\n",
+    }, /:4: search\[1\]\.name: "a" is used twice/);
     await fails({ "application.yml": "search: main\n" }, /:1: search must be a list/);
-    await fails({ "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n    migrations: {index: Bad}\n" }, /migrations\.index must be a lowercase index name/);
+    await fails({
+      "application.yml":
+        "search:\n  - name: a\n    hosts: [http://x]\n    migrations: {index: Bad}\n",
+    }, /migrations\.index must be a lowercase index name/);
   });
 
   it("names the line and column of a YAML syntax error", async () => {
-    await fails({ "application.yml": "search:\n  - name: main\n   hosts: [\n" }, /application\.yml:3:\d+: /);
+    await fails(
+      { "application.yml": "search:\n  - name: main\n   hosts: [\n" },
+      /application\.yml:3:\d+: /,
+    );
   });
 
   it("never shows credentials given in a host URL", async () => {
     await assert.rejects(
-      load({ "application.yml": "search:\n  - name: a\n    hosts: [\"http://admin:hunter2@x\"]\n    password: hunter2\n" }),
-      (e: Error) => !e.message.includes("hunter2") && /credentials in username and password/.test(e.message),
+      load({
+        "application.yml":
+          'search:\n  - name: a\n    hosts: ["http://admin:hunter2@x"]\n    password: hunter2\n',
+      }),
+      (e: Error) =>
+        !e.message.includes("hunter2") && /credentials in username and password/.test(e.message),
     );
     await assert.rejects(
-      load({ "application.yml": "search:\n  - name: a\n    hosts: [\"ftp://admin:hunter2@x\"]\n" }),
+      load({ "application.yml": 'search:\n  - name: a\n    hosts: ["ftp://admin:hunter2@x"]\n' }),
       (e: Error) => !e.message.includes("hunter2") && /\*\*\*@x/.test(e.message),
     );
   });
 
   it("says which variable is missing, and which files it looked at", async () => {
-    await fails({ "application.yml": "search:\n  - name: a\n    hosts: [\"${NOPE}\"]\n" }, /\$\{NOPE\}, which is not set/);
-    await fails({ "application.yml": "server: {}\n" }, /none of .*application\.yml has a "search" key/);
+    await fails(
+      { "application.yml": 'search:\n  - name: a\n    hosts: ["${NOPE}"]\n' },
+      /\$\{NOPE\}, which is not set/,
+    );
+    await fails(
+      { "application.yml": "server: {}\n" },
+      /none of .*application\.yml has a "search" key/,
+    );
     await fails({}, /No configuration in/);
   });
 
   it("drops a __proto__ key instead of treating it as a prototype or a setting", async () => {
     const { connections } = await load({
-      "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n    __proto__: {timeout: 1}\n",
+      "application.yml":
+        "search:\n  - name: a\n    hosts: [http://x]\n    __proto__: {timeout: 1}\n",
     });
     assert.equal(connections[0].timeoutMs, 10_000);
     assert.equal(({} as Record<string, unknown>).timeout, undefined);

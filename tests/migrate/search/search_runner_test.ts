@@ -12,22 +12,42 @@ describe("search runner against a real OpenSearch node", () => {
   it("applies templates, indices and envelopes, with the content of the files", async () => {
     const ws = await Workspace.create();
     const id = ws.id;
-    await ws.file(`r1/${id}-logs-template.json`, { settings: { number_of_shards: 1 }, ...mappings({ level: { type: "keyword" } }) });
-    await ws.file(`r1/${id}-full-template.json`, { index_patterns: [`${id}-full-a*`], priority: 7, template: mappings({ n: { type: "long" } }) });
-    await ws.file(`r1/${id}-Users-index.json`, { settings: { number_of_replicas: 0 }, ...mappings({ email: { type: "keyword" } }) });
-    await ws.file(`r2/add-field.json`, { method: "PUT", path: `/${id}-users/_mapping`, body: { properties: { age: { type: "integer" } } } });
+    await ws.file(`r1/${id}-logs-template.json`, {
+      settings: { number_of_shards: 1 },
+      ...mappings({ level: { type: "keyword" } }),
+    });
+    await ws.file(`r1/${id}-full-template.json`, {
+      index_patterns: [`${id}-full-a*`],
+      priority: 7,
+      template: mappings({ n: { type: "long" } }),
+    });
+    await ws.file(`r1/${id}-Users-index.json`, {
+      settings: { number_of_replicas: 0 },
+      ...mappings({ email: { type: "keyword" } }),
+    });
+    await ws.file(`r2/add-field.json`, {
+      method: "PUT",
+      path: `/${id}-users/_mapping`,
+      body: { properties: { age: { type: "integer" } } },
+    });
     const run = await ws.ok("--json");
     assert.equal(run.report!.connections[0].applied, 4);
 
-    const logs = (await os("GET", `/_index_template/${id}-logs`)).body.index_templates[0].index_template;
+    const logs =
+      (await os("GET", `/_index_template/${id}-logs`)).body.index_templates[0].index_template;
     assert.deepEqual(logs.index_patterns, [`${id}-logs*`]);
     assert.equal(logs.template.mappings.properties.level.type, "keyword");
-    const full = (await os("GET", `/_index_template/${id}-full`)).body.index_templates[0].index_template;
+    const full =
+      (await os("GET", `/_index_template/${id}-full`)).body.index_templates[0].index_template;
     assert.deepEqual(full.index_patterns, [`${id}-full-a*`]);
     assert.equal(full.priority, 7);
     const users = (await os("GET", `/${id}-users`)).body[`${id}-users`];
     assert.equal(users.mappings.properties.email.type, "keyword");
-    assert.equal(users.mappings.properties.age.type, "integer", "the _mapping envelope added a field to the live index");
+    assert.equal(
+      users.mappings.properties.age.type,
+      "integer",
+      "the _mapping envelope added a field to the live index",
+    );
     assert.equal(users.settings.index.number_of_replicas, "0");
   });
 
@@ -36,7 +56,10 @@ describe("search runner against a real OpenSearch node", () => {
     await ws.file("a/x-index.json", mappings({}));
     await ws.ok();
     const bytes = await readFile(join(ws.root, ws.id, "a/x-index.json"));
-    const doc = await os("GET", `/${ws.recordsIndex}/_doc/${encodeURIComponent(recordId(ws.id, "a/x-index.json"))}`);
+    const doc = await os(
+      "GET",
+      `/${ws.recordsIndex}/_doc/${encodeURIComponent(recordId(ws.id, "a/x-index.json"))}`,
+    );
     assert.equal(doc.status, 200);
     const r = doc.body._source;
     assert.equal(r.migration_path, "a/x-index.json");
@@ -46,7 +69,8 @@ describe("search runner against a real OpenSearch node", () => {
     assert.equal(typeof r.execution_ms, "number");
     assert.deepEqual(r.request, { method: "PUT", path: "/x" });
     assert.match(r.runner_version, /^\d+\.\d+\.\d+/);
-    const settings = (await os("GET", `/${ws.recordsIndex}/_settings`)).body[ws.recordsIndex].settings.index;
+    const settings =
+      (await os("GET", `/${ws.recordsIndex}/_settings`)).body[ws.recordsIndex].settings.index;
     assert.equal(settings.number_of_shards, "1");
     assert.equal(settings.number_of_replicas, "0");
     await os("DELETE", "/x");
@@ -54,7 +78,9 @@ describe("search runner against a real OpenSearch node", () => {
 
   it("sends no write on a re-run, and one request to read the records", async () => {
     const ws = await Workspace.create();
-    for (let i = 0; i < 5; i++) await ws.file(`f${i}-template.json`, { index_patterns: [`${ws.id}-${i}*`] });
+    for (let i = 0; i < 5; i++) {
+      await ws.file(`f${i}-template.json`, { index_patterns: [`${ws.id}-${i}*`] });
+    }
     await ws.ok();
     const again = await ws.ok("--json");
     assert.deepEqual(writes(again.sent), []);
@@ -80,23 +106,44 @@ describe("search runner against a real OpenSearch node", () => {
     assert.equal((await os("DELETE", `/${ws.recordsIndex}`)).status, 200);
     const run = await ws.ok("--json");
     assert.equal(run.report!.connections[0].files[0].result, "exists");
-    assert.equal(writes(run.sent).filter((s) => s.path === `/${ws.id}`).length, 0, "no PUT of the index");
+    assert.equal(
+      writes(run.sent).filter((s) => s.path === `/${ws.id}`).length,
+      0,
+      "no PUT of the index",
+    );
     assert.equal((await ws.ok("--json")).report!.connections[0].skipped, 1);
   });
 
   it("stops at a failing file: exit 1 with the details, no record for it, later files absent", async () => {
     const ws = await Workspace.create();
     await ws.file("1-ok-template.json", { index_patterns: [`${ws.id}-ok*`] });
-    await ws.file("2-bad.json", { method: "PUT", path: `/${ws.id}-bad`, body: { settings: { number_of_shards: "many" } } });
+    await ws.file("2-bad.json", {
+      method: "PUT",
+      path: `/${ws.id}-bad`,
+      body: { settings: { number_of_shards: "many" } },
+    });
     await ws.file(`3-${ws.id}-later-index.json`, mappings({}));
     const run = await ws.run();
     assert.equal(run.code, 1);
-    assert.match(run.err, new RegExp(`connection "${ws.id}", file 2-bad\\.json, PUT /${ws.id}-bad, HTTP 400: \\w+_exception: `));
+    assert.match(
+      run.err,
+      new RegExp(
+        `connection "${ws.id}", file 2-bad\\.json, PUT /${ws.id}-bad, HTTP 400: \\w+_exception: `,
+      ),
+    );
     assert.equal((await os("HEAD", `/3-${ws.id}-later`)).status, 404);
     const status = await ws.ok("status", "--json");
-    assert.deepEqual(status.report!.connections[0].files.map((f) => f.action), ["skip", "apply", "apply"]);
+    assert.deepEqual(status.report!.connections[0].files.map((f) => f.action), [
+      "skip",
+      "apply",
+      "apply",
+    ]);
     // Fixed, the run resumes at the failed file.
-    await ws.file("2-bad.json", { method: "PUT", path: `/${ws.id}-bad`, body: { settings: { number_of_shards: 1 } } });
+    await ws.file("2-bad.json", {
+      method: "PUT",
+      path: `/${ws.id}-bad`,
+      body: { settings: { number_of_shards: 1 } },
+    });
     const resumed = await ws.ok("--json");
     assert.equal(resumed.report!.connections[0].applied, 2);
     assert.equal((await os("HEAD", `/3-${ws.id}-later`)).status, 200);
@@ -126,7 +173,10 @@ describe("search runner against a real OpenSearch node", () => {
     assert.match(dry.out, /apply +c-template\.json -> PUT \/_index_template\/c/);
     const status = await ws.ok("status");
     assert.deepEqual(writes(status.sent), []);
-    assert.match(status.out, /applied +a-template\.json\n +changed +b-template\.json\n +pending +c-template\.json/);
+    assert.match(
+      status.out,
+      /applied +a-template\.json\n +changed +b-template\.json\n +pending +c-template\.json/,
+    );
     await os("DELETE", "/_index_template/a,b");
   });
 
@@ -136,7 +186,9 @@ describe("search runner against a real OpenSearch node", () => {
     const [a, b] = await Promise.all([ws.run("--json"), ws.run("--json")]);
     assert.equal(a.code, 0, a.err);
     assert.equal(b.code, 0, b.err);
-    const creates = [...a.sent, ...b.sent].filter((s) => s.method === "PUT" && /^\/\d-t\w+-\d$/.test(s.path));
+    const creates = [...a.sent, ...b.sent].filter((s) =>
+      s.method === "PUT" && /^\/\d-t\w+-\d$/.test(s.path)
+    );
     assert.equal(creates.length, 6, JSON.stringify(creates));
     assert.equal(a.report!.connections[0].applied + b.report!.connections[0].applied, 6);
     const lock = await os("GET", `/${ws.recordsIndex}/_doc/lock-${ws.id}`);
@@ -149,8 +201,17 @@ describe("search runner lock", () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     await os("PUT", `/${ws.recordsIndex}`, { settings: { number_of_replicas: 0 } });
-    const holder = { owner: "other", host: "elsewhere", pid: 42, acquired_at: new Date().toISOString(), expires_at: new Date(Date.now() + 600_000).toISOString() };
-    assert.equal((await os("PUT", `/${ws.recordsIndex}/_create/lock-${ws.id}`, holder)).status, 201);
+    const holder = {
+      owner: "other",
+      host: "elsewhere",
+      pid: 42,
+      acquired_at: new Date().toISOString(),
+      expires_at: new Date(Date.now() + 600_000).toISOString(),
+    };
+    assert.equal(
+      (await os("PUT", `/${ws.recordsIndex}/_create/lock-${ws.id}`, holder)).status,
+      201,
+    );
     const locked = await ws.run("--lock-timeout", "0.3");
     assert.equal(locked.code, 3);
     assert.match(locked.err, /locked by elsewhere pid 42/);
@@ -163,7 +224,13 @@ describe("search runner lock", () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     await os("PUT", `/${ws.recordsIndex}`, { settings: { number_of_replicas: 0 } });
-    const stale = { owner: "dead", host: "gone", pid: 1, acquired_at: "2020-01-01T00:00:00Z", expires_at: "2020-01-01T00:02:00Z" };
+    const stale = {
+      owner: "dead",
+      host: "gone",
+      pid: 1,
+      acquired_at: "2020-01-01T00:00:00Z",
+      expires_at: "2020-01-01T00:02:00Z",
+    };
     await os("PUT", `/${ws.recordsIndex}/_create/lock-${ws.id}`, stale);
     const run = await ws.ok("--json", "--lock-timeout", "0");
     assert.equal(run.report!.connections[0].applied, 1);

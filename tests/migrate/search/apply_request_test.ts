@@ -1,0 +1,148 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { applyRequest } from "../../../src/migrate/search/apply_request.ts";
+import { planRequest } from "../../../src/migrate/search/plan_request.ts";
+import { SearchClient } from "../../../src/migrate/search/search_client.ts";
+import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
+import type { Transport } from "../../../src/migrate/search/transport.ts";
+import { MigrationFailure } from "../../../src/migrate/migration_failure.ts";
+import { os, Workspace } from "./cluster.ts";
+
+const connection: SearchConnection = {
+  name: "fake",
+  hosts: [new URL("http://ism.test")],
+  sslVerification: true,
+  timeoutMs: 1000,
+  connectTimeoutMs: 1000,
+  proxy: undefined,
+  migrationsEnabled: true,
+  recordsIndex: "framework_migrations",
+};
+
+/**
+ * The ISM policy API as reference-notes section 2 records it: a PUT without sequence numbers only
+ * creates (409 on an existing policy); with them it updates when they match. The Maven Central
+ * node has no ISM plugin, so this fake stands in for the cluster here (see the README).
+ */
+function fakeIsm(
+  log: string[],
+): Transport & { policies: Map<string, { seq: number; policy: unknown }> } {
+  const policies = new Map<string, { seq: number; policy: unknown }>();
+  let seq = 0;
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
+  return {
+    policies,
+    close() {},
+    fetch: async (url, init) => {
+      const id = decodeURIComponent(url.pathname.replace("/_plugins/_ism/policies/", ""));
+      log.push(`${init.method} ${url.pathname}${url.search}`);
+      const current = policies.get(id);
+      if (init.method === "GET") {
+        return current
+          ? json(200, { _id: id, _seq_no: current.seq, _primary_term: 1, policy: current.policy })
+          : json(404, { error: { type: "status_exception", reason: "Policy not found" } });
+      }
+      const ifSeq = url.searchParams.get("if_seq_no");
+      const body = JSON.parse(String(init.body)) as { policy: unknown };
+      if (
+        current &&
+        (ifSeq === null || Number(ifSeq) !== current.seq ||
+          url.searchParams.get("if_primary_term") !== "1")
+      ) {
+        return json(409, {
+          error: { type: "version_conflict_engine_exception", reason: "conflict" },
+        });
+      }
+      policies.set(id, { seq: seq++, policy: body.policy });
+      return json(current ? 200 : 201, { _id: id });
+    },
+  };
+}
+
+const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+
+describe("applyRequest: ISM policies", () => {
+  it("creates a policy, then really updates it with the sequence numbers it read", async () => {
+    const log: string[] = [];
+    const ism = fakeIsm(log);
+    const client = new SearchClient(connection, ism);
+    const where = { connection: "fake", file: "p-policy.json" };
+    const v1 = planRequest("p-policy.json", bytes({ policy: { description: "v1", states: [] } }));
+    assert.equal((await applyRequest(client, v1, where)).result, "created");
+    await applyRequest(
+      client,
+      planRequest("other-policy.json", bytes({ policy: { description: "o", states: [] } })),
+      where,
+    );
+    const v2 = planRequest("p-policy.json", bytes({ policy: { description: "v2", states: [] } }));
+    const updated = await applyRequest(client, v2, where);
+    assert.equal(updated.result, "updated");
+    assert.match(updated.notice!, /keep the previous version until .*change_policy/);
+    assert.deepEqual(ism.policies.get("p")!.policy, { description: "v2", states: [] });
+    assert.deepEqual(log.slice(-2), [
+      "GET /_plugins/_ism/policies/p",
+      "PUT /_plugins/_ism/policies/p?if_seq_no=0&if_primary_term=1",
+    ]);
+  });
+
+  it("reads again once when another writer changed the policy in between", async () => {
+    const log: string[] = [];
+    const ism = fakeIsm(log);
+    const client = new SearchClient(connection, ism);
+    const where = { connection: "fake", file: "p-policy.json" };
+    await applyRequest(
+      client,
+      planRequest("p-policy.json", bytes({ policy: { states: [] } })),
+      where,
+    );
+    const inner = ism.fetch;
+    let raced = false;
+    ism.fetch = async (url, init) => {
+      if (init.method === "PUT" && !raced) {
+        raced = true; // someone else updates first: our sequence numbers are stale
+        ism.policies.set("p", { seq: 99, policy: { other: true } });
+      }
+      return await inner(url, init);
+    };
+    const result = await applyRequest(
+      client,
+      planRequest("p-policy.json", bytes({ policy: { v: 3, states: [] } })),
+      where,
+    );
+    assert.equal(result.result, "updated");
+    assert.equal(log.filter((l) => l.startsWith("GET")).length, 3);
+  });
+
+  it("fails with the cluster's answer on the real node, which has no ISM plugin", async () => {
+    const ws = await Workspace.create();
+    await ws.file("p-policy.json", { policy: { description: "d", states: [] } });
+    const run = await ws.run();
+    assert.equal(run.code, 1);
+    assert.match(
+      run.err,
+      /file p-policy\.json, GET \/_plugins\/_ism\/policies\/p, HTTP 400: no handler found/,
+    );
+    assert.equal((await os("GET", "/_cat/plugins?format=json")).status, 200);
+  });
+
+  it("reports a failure as a MigrationFailure naming the file and request", async () => {
+    const client = new SearchClient(connection, {
+      close() {},
+      fetch: () =>
+        Promise.resolve(
+          new Response(JSON.stringify({ error: { type: "x_exception", reason: "why" } }), {
+            status: 500,
+          }),
+        ),
+    });
+    await assert.rejects(
+      applyRequest(client, planRequest("i-index.json", bytes({ mappings: {} })), {
+        connection: "fake",
+        file: "i-index.json",
+      }),
+      (e: unknown) =>
+        e instanceof MigrationFailure &&
+        e.message === 'connection "fake", file i-index.json, HEAD /i, HTTP 500: x_exception: why',
+    );
+  });
+});

@@ -1,0 +1,175 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+/** A port nothing listens on (bound, then released). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitForPort(
+  port: number,
+  process: ChildProcess,
+  name: string,
+  log: string,
+): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (process.exitCode !== null) break;
+    const open = await new Promise<boolean>((resolve) => {
+      const s = connect(port, "127.0.0.1");
+      s.once("connect", () => (s.destroy(), resolve(true)));
+      s.once("error", () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(
+    `${name} did not start (is it installed? .ci/run installs it): ${await readFile(log, "utf8")
+      .catch(() => "")}`,
+  );
+}
+
+/** A running helper server and how to stop it. */
+export interface Helper {
+  readonly url: string;
+  readonly dir: string;
+  stop(): Promise<void>;
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  };
+}
+
+/**
+ * nginx from Debian as a TLS reverse proxy with basic auth in front of `upstream`, with a
+ * self-signed certificate for 127.0.0.1 made by openssl for this run.
+ */
+export async function startTlsProxy(
+  upstream: string,
+  user: string,
+  password: string,
+): Promise<Helper & { cert: string }> {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-nginx-"));
+  await promisify(execFile)("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+    "-addext",
+    "basicConstraints=critical,CA:FALSE",
+    "-keyout",
+    join(dir, "key.pem"),
+    "-out",
+    join(dir, "cert.pem"),
+  ]);
+  await writeFile(join(dir, "htpasswd"), `${user}:{PLAIN}${password}\n`, { mode: 0o644 });
+  // nginx's workers run as an unprivileged user: they must be able to read the folder.
+  await chmod(dir, 0o755);
+  const port = await freePort();
+  await writeFile(
+    join(dir, "nginx.conf"),
+    `
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log;
+events {}
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  server {
+    listen 127.0.0.1:${port} ssl;
+    ssl_certificate ${dir}/cert.pem;
+    ssl_certificate_key ${dir}/key.pem;
+    auth_basic "search";
+    auth_basic_user_file ${dir}/htpasswd;
+    location / { proxy_pass ${upstream}; }
+  }
+}
+`,
+  );
+  const child = spawn("nginx", [
+    "-c",
+    join(dir, "nginx.conf"),
+    "-p",
+    dir,
+    "-e",
+    join(dir, "error.log"),
+  ], { stdio: "ignore" });
+  child.on("error", () => {});
+  await waitForPort(port, child, "nginx", join(dir, "error.log"));
+  return {
+    url: `https://127.0.0.1:${port}`,
+    dir,
+    cert: await readFile(join(dir, "cert.pem"), "utf8"),
+    stop: stopper(child),
+  };
+}
+
+/** tinyproxy from Debian as a forward proxy; its log shows which requests went through it. */
+export async function startForwardProxy(): Promise<Helper & { log(): Promise<string> }> {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-tinyproxy-"));
+  const port = await freePort();
+  const logFile = join(dir, "tinyproxy.log");
+  await writeFile(
+    join(dir, "tinyproxy.conf"),
+    [
+      `Port ${port}`,
+      "Listen 127.0.0.1",
+      "Allow 127.0.0.1",
+      "Timeout 30",
+      "MaxClients 20",
+      `LogFile "${logFile}"`,
+      "LogLevel Info",
+      "DisableViaHeader Yes",
+      "",
+    ].join("\n"),
+  );
+  const child = spawn("tinyproxy", ["-d", "-c", join(dir, "tinyproxy.conf")], { stdio: "ignore" });
+  child.on("error", () => {});
+  await waitForPort(port, child, "tinyproxy", logFile);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dir,
+    stop: stopper(child),
+    log: () => readFile(logFile, "utf8"),
+  };
+}
+
+/** A server that accepts connections and never answers. */
+export async function startSilentServer(): Promise<Helper> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((s) => {
+    sockets.add(s);
+    s.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dir: "",
+    stop: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import process from "node:process";
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Workspace } from "./cluster.ts";
+import { OPENSEARCH_URL } from "./cluster.ts";
+import {
+  freePort,
+  type Helper,
+  startForwardProxy,
+  startSilentServer,
+  startTlsProxy,
+} from "./servers.ts";
+
+const PASSWORD = "s3cr3t-Pa55";
+
+describe("search transport on real servers", () => {
+  let tls: Helper & { cert: string };
+  let proxy: Helper & { log(): Promise<string> };
+  let silent: Helper;
+  before(async () => {
+    tls = await startTlsProxy(OPENSEARCH_URL, "admin", PASSWORD);
+    proxy = await startForwardProxy();
+    silent = await startSilentServer();
+  });
+  after(async () => {
+    await Promise.all([tls?.stop(), proxy?.stop(), silent?.stop()]);
+  });
+
+  const hosts = (...urls: string[]) =>
+    `    hosts: [${urls.map((u) => JSON.stringify(u)).join(", ")}]\n`;
+  async function workspace(settings: string): Promise<Workspace> {
+    const ws = await Workspace.create();
+    // The connection's own hosts line replaces the default one.
+    const { readFile, writeFile } = await import("node:fs/promises");
+    const file = `${ws.configDir}/application.yml`;
+    const text = (await readFile(file, "utf8")).replace(/    hosts: .*\n/, settings);
+    await writeFile(file, text);
+    await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
+    return ws;
+  }
+
+  it("moves past a host that refuses connections to the next one", async () => {
+    const ws = await workspace(hosts(`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL));
+    const run = await ws.ok("--json");
+    assert.equal(run.report!.connections[0].applied, 1);
+  });
+
+  it("gives up on a host that never answers after the timeout, then uses the next", async () => {
+    const ws = await workspace(hosts(silent.url, OPENSEARCH_URL) + "    timeout: 1\n");
+    const started = Date.now();
+    const run = await ws.ok("--json");
+    assert.equal(run.report!.connections[0].applied, 1);
+    assert.ok(Date.now() - started >= 1000, "waited for the timeout");
+  });
+
+  it("fails with every host's cause when none answers, and sends nothing else", async () => {
+    const ws = await workspace(
+      hosts(silent.url, `http://127.0.0.1:${await freePort()}`) + "    timeout: 0.5\n",
+    );
+    const run = await ws.run();
+    assert.equal(run.code, 1);
+    assert.match(
+      run.err,
+      /no host of "t\w+" answered \(http:\/\/127\.0\.0\.1:\d+: no answer within 0\.5 s; http:\/\/127\.0\.0\.1:\d+: /,
+    );
+  });
+
+  it("refuses a self-signed certificate by default, and accepts it with ssl_verification: false", async () => {
+    const auth = `    username: admin\n    password: ${PASSWORD}\n`;
+    const strict = await workspace(hosts(tls.url) + auth);
+    const refused = await strict.run();
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /certificate|self.signed|UnknownIssuer|unable to verify/i);
+    const relaxed = await workspace(hosts(tls.url) + auth + "    ssl_verification: false\n");
+    assert.equal((await relaxed.ok("--json")).report!.connections[0].applied, 1);
+  });
+
+  it("authenticates with username and password, and never prints the password", async () => {
+    const wrong = await workspace(
+      hosts(tls.url) +
+        `    username: admin\n    password: wrong-${PASSWORD}\n    ssl_verification: false\n`,
+    );
+    const denied = await wrong.run("--json");
+    assert.equal(denied.code, 1);
+    assert.equal(denied.report!.error!.status, 401);
+    for (const run of [denied, await wrong.run(), await wrong.run("status")]) {
+      assert.ok(!run.out.includes(PASSWORD) && !run.err.includes(PASSWORD), "password printed");
+    }
+  });
+
+  it("sends through a forward proxy when proxy is set", async () => {
+    const ws = await workspace(hosts(OPENSEARCH_URL) + `    proxy: ${proxy.url}\n`);
+    await ws.ok();
+    assert.match(await proxy.log(), new RegExp(`/${ws.recordsIndex}/_search`));
+  });
+
+  it("bypasses HTTP_PROXY with proxy: false", async () => {
+    const ws = await workspace(hosts(OPENSEARCH_URL) + "    proxy: false\n");
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const saved = { http: process.env.HTTP_PROXY, lower: process.env.http_proxy };
+    process.env.HTTP_PROXY = process.env.http_proxy = dead;
+    try {
+      await ws.ok();
+    } finally {
+      for (const [k, v] of [["HTTP_PROXY", saved.http], ["http_proxy", saved.lower]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+});
