@@ -33,7 +33,10 @@ function fakeIsm(
   return {
     policies,
     close() {},
-    fetch: async (url, init) => {
+    fetch: (url, init) => Promise.resolve(answer(url, init)),
+  };
+  function answer(url: URL, init: RequestInit): Response {
+    {
       const id = decodeURIComponent(url.pathname.replace("/_plugins/_ism/policies/", ""));
       log.push(`${init.method} ${url.pathname}${url.search}`);
       const current = policies.get(id);
@@ -55,8 +58,8 @@ function fakeIsm(
       }
       policies.set(id, { seq: seq++, policy: body.policy });
       return json(current ? 200 : 201, { _id: id });
-    },
-  };
+    }
+  }
 }
 
 const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));

@@ -10,13 +10,15 @@ import { runtimeTransport, type TransportFactory } from "../../../src/migrate/se
 /** The node `tools/opensearch.sh start` runs (the README's test command starts it). */
 export const OPENSEARCH_URL: string = process.env.OPENSEARCH_URL ?? "http://127.0.0.1:9200";
 
-/** Calls the cluster directly, to check what the runner did there. */
 // deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests read freely
+type Json = any;
+
+/** Calls the cluster directly, to check what the runner did there. */
 export async function os(
   method: string,
   path: string,
   body?: unknown,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: Json }> {
   let response: Response;
   try {
     response = await fetch(OPENSEARCH_URL + path, {

@@ -33,7 +33,7 @@ describe("search transport on real servers", () => {
     // The connection's own hosts line replaces the default one.
     const { readFile, writeFile } = await import("node:fs/promises");
     const file = `${ws.configDir}/application.yml`;
-    const text = (await readFile(file, "utf8")).replace(/    hosts: .*\n/, settings);
+    const text = (await readFile(file, "utf8")).replace(/ {4}hosts: .*\n/, settings);
     await writeFile(file, text);
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     return ws;

@@ -1,0 +1,68 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { cp, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { os } from "./migrate/search/cluster.ts";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+
+/** Runs `deno run -A cli.ts ...` as a user would, and returns its exit code and output. */
+function cli(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, ["run", "-A", "cli.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1", ...env },
+    }, (error, stdout, stderr) => {
+      resolve({ code: error ? (error as { code?: number }).code ?? 1 : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("cli.ts as a process", () => {
+  it("prints the usage with every flag and exit code on --help, and exits 2 on a bad flag", async () => {
+    const help = await cli(["--help"]);
+    assert.equal(help.code, 0);
+    for (const flag of ["-m", "-c", "--sqlPath", "--dry-run", "--json", "--connection", "--lock-timeout", "status", "unlock"]) {
+      assert.ok(help.stdout.includes(flag), flag);
+    }
+    assert.match(help.stdout, /0 success, 1 a migration failed, 2 usage or configuration error, 3 lock not acquired/);
+    const bad = await cli(["-m", "search", "--nope"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /Unknown option '--nope'/);
+    assert.equal((await cli(["-m", "elastic"])).code, 2);
+  });
+
+  it("runs the worked example against the test node, then skips it all on a second run", async () => {
+    // A copy, so the example's own folder stays untouched; the index names are the example's.
+    const dir = await mkdtemp(join(tmpdir(), "thaw-example-"));
+    await cp(join(root, "examples/migrations"), dir, { recursive: true });
+    await os("DELETE", "/users,framework_migrations?ignore_unavailable=true");
+    await os("DELETE", "/_index_template/logs");
+    const args = ["-m", "search", "-c", join(dir, "config"), "--sqlPath", join(dir, "files")];
+    const first = await cli(args, { OPENSEARCH_PASSWORD: "not-used-by-the-node" });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /main \[3\/3\] apply release-1\.1\/users-add-created-at\.json -> PUT \/users\/_mapping/);
+    assert.match(first.stdout, /main: 3 applied, 0 unchanged/);
+    assert.ok(!(first.stdout + first.stderr).includes("not-used-by-the-node"));
+    const mapping = await os("GET", "/users/_mapping");
+    assert.equal(mapping.body.users.mappings.properties.created_at.type, "date");
+    const second = await cli([...args, "--json"]);
+    assert.equal(second.code, 0);
+    const report = JSON.parse(second.stdout);
+    assert.equal(report.connections[0].skipped, 3);
+    assert.equal(report.connections[0].requests, 1);
+  });
+
+  it("exits 2 with the file, line and key of a config error", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-badconfig-"));
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(join(dir, "search-config.yml"), "search:\n  - name: main\n    hosts: [\"not a url\"]\n");
+    const run = await cli(["-m", "opensearch", "-c", dir, "--sqlPath", dir]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /search-config\.yml:3: search\[0\]\.hosts\[0\] must be an http/);
+  });
+});
