@@ -26,10 +26,25 @@ describe("cli.ts as a process", () => {
   it("prints the usage with every flag and exit code on --help, and exits 2 on a bad flag", async () => {
     const help = await cli(["--help"]);
     assert.equal(help.code, 0);
-    for (const flag of ["-m", "-c", "--sqlPath", "--dry-run", "--json", "--connection", "--lock-timeout", "status", "unlock"]) {
+    for (
+      const flag of [
+        "-m",
+        "-c",
+        "--sqlPath",
+        "--dry-run",
+        "--json",
+        "--connection",
+        "--lock-timeout",
+        "status",
+        "unlock",
+      ]
+    ) {
       assert.ok(help.stdout.includes(flag), flag);
     }
-    assert.match(help.stdout, /0 success, 1 a migration failed, 2 usage or configuration error, 3 lock not acquired/);
+    assert.match(
+      help.stdout,
+      /0 success, 1 a migration failed, 2 usage or configuration error, 3 lock not acquired/,
+    );
     const bad = await cli(["-m", "search", "--nope"]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /Unknown option '--nope'/);
@@ -45,7 +60,10 @@ describe("cli.ts as a process", () => {
     const args = ["-m", "search", "-c", join(dir, "config"), "--sqlPath", join(dir, "files")];
     const first = await cli(args, { OPENSEARCH_PASSWORD: "not-used-by-the-node" });
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stderr, /main \[3\/3\] apply release-1\.1\/users-add-created-at\.json -> PUT \/users\/_mapping/);
+    assert.match(
+      first.stderr,
+      /main \[3\/3\] apply release-1\.1\/users-add-created-at\.json -> PUT \/users\/_mapping/,
+    );
     assert.match(first.stdout, /main: 3 applied, 0 unchanged/);
     assert.ok(!(first.stdout + first.stderr).includes("not-used-by-the-node"));
     const mapping = await os("GET", "/users/_mapping");
@@ -60,7 +78,10 @@ describe("cli.ts as a process", () => {
   it("exits 2 with the file, line and key of a config error", async () => {
     const dir = await mkdtemp(join(tmpdir(), "thaw-badconfig-"));
     const { writeFile } = await import("node:fs/promises");
-    await writeFile(join(dir, "search-config.yml"), "search:\n  - name: main\n    hosts: [\"not a url\"]\n");
+    await writeFile(
+      join(dir, "search-config.yml"),
+      'search:\n  - name: main\n    hosts: ["not a url"]\n',
+    );
     const run = await cli(["-m", "opensearch", "-c", dir, "--sqlPath", dir]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /search-config\.yml:3: search\[0\]\.hosts\[0\] must be an http/);

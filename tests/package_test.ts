@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
+import { VERSION } from "../src/version.ts";
 
 async function json(name: string): Promise<Record<string, unknown>> {
   return JSON.parse(await readFile(new URL(`../${name}`, import.meta.url), "utf8"));
@@ -18,6 +19,7 @@ describe("package metadata", () => {
     }
     assert.equal(npm.name, jsr.name);
     assert.equal(npm.version, jsr.version);
+    assert.equal(VERSION, jsr.version, "src/version.ts (stored in migration records) is stale");
     const imports = deno.imports as Record<string, string>;
     const dependencies = npm.dependencies as Record<string, string>;
     for (const [name, range] of Object.entries(dependencies)) {

@@ -21,7 +21,9 @@ export interface LoadedConfig {
 export function parseYaml(text: string, file: string): ConfigValues {
   let doc: unknown;
   try {
-    doc = load(text, { filename: file });
+    // Aliases are capped: a few nested ones ("billion laughs") expand exponentially when the
+    // document is walked for ${VAR} substitution.
+    doc = load(text, { filename: file, maxAliases: 100 });
   } catch (error) {
     if (error instanceof YAMLException && error.mark) {
       throw new ConfigError(

@@ -14,6 +14,9 @@ export interface MigrationFile {
 
 const encoder = new TextEncoder();
 
+/** Larger files are refused before they are read: no migration needs this much, a mistake might. */
+export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
+
 /** Byte order of the UTF-8 paths, the same on every runtime and locale. */
 export function compareBytes(a: string, b: string): number {
   const x = encoder.encode(a), y = encoder.encode(b);
@@ -51,7 +54,16 @@ export async function readMigrationFiles(
         );
       }
       if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile() && entry.name.endsWith(extension)) paths.push(path);
+      else if (entry.isFile() && entry.name.endsWith(extension)) {
+        const { size } = await lstat(join(dir, path));
+        if (size > MAX_MIGRATION_FILE_BYTES) {
+          throw new MigrationFileError(
+            path,
+            `is ${size} bytes, over the limit of ${MAX_MIGRATION_FILE_BYTES} bytes for a migration file`,
+          );
+        }
+        paths.push(path);
+      }
     }
   };
   await walk("");

@@ -44,6 +44,8 @@ export class SearchLock {
   readonly #owner = crypto.randomUUID();
   readonly #identity: { host: string; pid: number };
   #held: Versioned | undefined;
+  #renewedAt = 0;
+  #acquiredAt = "";
 
   constructor(
     client: SearchClient,
@@ -60,12 +62,14 @@ export class SearchLock {
   /** Takes the lock, waiting up to `timeoutMs` while another runner holds it. */
   async acquire(timeoutMs: number, onWait?: (holder: LockHolder) => void): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    this.#acquiredAt = new Date().toISOString();
     let told = false;
     const create = this.#path.replace("/_doc/", "/_create/");
     for (;;) {
       const created = await this.#client.send("PUT", create, this.#document());
       if (created.status === 201 || created.status === 200) {
         this.#held = versioned(created.body);
+        this.#renewedAt = Date.now();
         return;
       }
       if (created.status !== 409) this.#fail(`PUT ${create}`, created.status, created.body);
@@ -97,15 +101,20 @@ export class SearchLock {
     }
   }
 
-  /** Extends the lease; fails the run when the lock was lost (taken over after expiry). */
+  /**
+   * Extends the lease once a quarter of it has passed (so not a request per file); fails the run
+   * when the lock was lost (taken over after expiry).
+   */
   async renew(): Promise<void> {
     const held = this.#requireHeld();
+    if (Date.now() - this.#renewedAt < LOCK_LEASE_MS / 4) return;
     const path = `${this.#path}?if_seq_no=${held.seqNo}&if_primary_term=${held.primaryTerm}`;
     const response = await this.#client.send("PUT", path, this.#document());
     if (response.status !== 200) {
       this.#fail(`PUT ${this.#path}`, response.status, response.body, "lost the lock");
     }
     this.#held = versioned(response.body);
+    this.#renewedAt = Date.now();
   }
 
   /** Lets go of the lock if this runner holds it. Never throws: it runs on every exit path. */
@@ -141,7 +150,7 @@ export class SearchLock {
       owner: this.#owner,
       host: this.#identity.host,
       pid: this.#identity.pid,
-      acquired_at: new Date(now).toISOString(),
+      acquired_at: this.#acquiredAt || new Date(now).toISOString(),
       expires_at: new Date(now + LOCK_LEASE_MS).toISOString(),
     };
   }

@@ -4,7 +4,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { contentHash } from "../../../src/migrate/content_hash.ts";
 import { recordId } from "../../../src/migrate/search/migration_record.ts";
-import { os, Workspace, writes } from "./cluster.ts";
+import { OPENSEARCH_URL as OPENSEARCH, os, Workspace, writes } from "./cluster.ts";
 
 const mappings = (properties: Record<string, unknown>) => ({ mappings: { properties } });
 
@@ -247,5 +247,49 @@ describe("search runner command line", () => {
     assert.deepEqual(run.sent, []);
     assert.equal((await ws.run("--bogus")).code, 2);
     assert.equal((await ws.run("--connection", "nope")).code, 2);
+  });
+});
+
+describe("search runner records past one page", () => {
+  it("reads 10,001 records in two requests, and skips every recorded file", async () => {
+    const ws = await Workspace.create();
+    const { RecordStore } = await import("../../../src/migrate/search/record_store.ts");
+    const { SearchClient } = await import("../../../src/migrate/search/search_client.ts");
+    const { runtimeTransport } = await import("../../../src/migrate/search/transport.ts");
+    const { recording } = await import("./cluster.ts");
+    const connection = {
+      name: ws.id,
+      hosts: [new URL(OPENSEARCH)],
+      sslVerification: true,
+      timeoutMs: 30_000,
+      connectTimeoutMs: 5_000,
+      proxy: undefined,
+      migrationsEnabled: true,
+      recordsIndex: ws.recordsIndex,
+    };
+    const sent: { method: string; path: string }[] = [];
+    const client = new SearchClient(
+      connection,
+      await recording(sent, runtimeTransport)(connection),
+    );
+    const store = new RecordStore(client, ws.recordsIndex, ws.id);
+    await store.ensureIndex();
+    const lines: string[] = [];
+    for (let i = 0; i < 10_001; i++) {
+      const path = `p/${String(i).padStart(5, "0")}.json`;
+      lines.push(JSON.stringify({ index: { _id: recordId(ws.id, path) } }));
+      lines.push(JSON.stringify({ migration_path: path, connection: ws.id, content_hash: "h" }));
+    }
+    const bulk = await fetch(`${OPENSEARCH}/${ws.recordsIndex}/_bulk?refresh=true`, {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson" },
+      body: lines.join("\n") + "\n",
+    });
+    assert.equal((await bulk.json()).errors, false);
+    sent.length = 0;
+    const records = await store.readAll();
+    assert.equal(records.size, 10_001);
+    assert.equal(sent.length, 2);
+    assert.equal(records.get("p/10000.json")?.content_hash, "h");
   });
 });
