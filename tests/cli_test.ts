@@ -1,12 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cp, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { os } from "./migrate/search/cluster.ts";
+import { OPENSEARCH_URL, os } from "./migrate/search/cluster.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
@@ -85,5 +85,56 @@ describe("cli.ts as a process", () => {
     const run = await cli(["-m", "opensearch", "-c", dir, "--sqlPath", dir]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /search-config\.yml:3: search\[0\]\.hosts\[0\] must be an http/);
+  });
+
+  it("stops after the current file on Ctrl-C, exits 1 and releases the lock", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-sigint-"));
+    const { mkdir, writeFile } = await import("node:fs/promises");
+    const name = `sig${crypto.randomUUID().slice(0, 6)}`;
+    await mkdir(join(dir, "files", name), { recursive: true });
+    await writeFile(
+      join(dir, "application.yml"),
+      `search:\n  - name: ${name}\n    hosts: ["${OPENSEARCH_URL}"]\n    migrations: {enabled: true, index: fm_${name}}\n`,
+    );
+    for (let i = 0; i < 40; i++) {
+      await writeFile(
+        join(dir, "files", name, `${String(i).padStart(3, "0")}.json`),
+        JSON.stringify({ method: "PUT", path: `/${name}/_doc/${i}`, body: { i } }),
+      );
+    }
+    const child = spawn(process.execPath, [
+      "run",
+      "-A",
+      "cli.ts",
+      "-m",
+      "search",
+      "-c",
+      dir,
+      "--sqlPath",
+      join(dir, "files"),
+    ], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    let stderr = "";
+    const interrupted = new Promise<void>((resolve) => {
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+        if (stderr.includes("[2/40]")) resolve();
+      });
+    });
+    const exited = new Promise<number>((resolve) =>
+      child.once("exit", (code) => resolve(code ?? -1))
+    );
+    await interrupted;
+    // process.kill, not child.kill: Deno's child_process then reports the signal, not the exit code.
+    process.kill(child.pid!, "SIGINT");
+    const code = await exited;
+    assert.equal(code, 1, `exit ${code}: ${stderr}`);
+    assert.match(stderr, /interrupted before this file/);
+    assert.equal((await os("GET", `/fm_${name}/_doc/lock-${name}`)).status, 404, "lock released");
+    const count = (await os("GET", `/fm_${name}/_count`)).body.count;
+    assert.ok(count >= 2 && count < 40, `records: ${count}`);
+    await os("DELETE", `/${name},fm_${name}`);
   });
 });
