@@ -22,7 +22,7 @@ import { loadSearchConnections } from "./search_config.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { describeHolder, SearchLock } from "./search_lock.ts";
 import type { SearchRequest } from "./search_request.ts";
-import { runtimeTransport, type TransportFactory } from "./transport.ts";
+import { runtimeTransport, type Transport, type TransportFactory } from "./transport.ts";
 
 /** What to run. */
 export interface SearchRunOptions {
@@ -63,6 +63,7 @@ export async function runSearchMigrations(options: SearchRunOptions): Promise<Ru
   );
   const plans = new Map<string, PlannedFile[]>();
   for (const connection of connections) {
+    if (options.command === "unlock") break; // removing a lock must not depend on the files
     const files = await readMigrationFiles(join(options.migrationsRoot, connection.name), ".json");
     plans.set(
       connection.name,
@@ -71,17 +72,23 @@ export async function runSearchMigrations(options: SearchRunOptions): Promise<Ru
   }
   const command = options.dryRun ? "dry-run" : options.command;
   const report: RunReport = { command, connections: [], ms: 0 };
+  // Every transport is made before the first request: a setting the runtime cannot honour is a
+  // configuration error, found before anything is sent.
   const factory = options.transport ?? runtimeTransport;
+  const transports: Transport[] = [];
   for (const connection of connections) {
-    if (options.signal?.aborted) break;
-    let transport;
     try {
-      transport = await factory(connection);
+      transports.push(await factory(connection));
     } catch (error) {
+      for (const t of transports) t.close();
       throw new ConfigError(`connection "${connection.name}": ${(error as Error).message}`, {
         cause: error,
       });
     }
+  }
+  for (const [i, connection] of connections.entries()) {
+    const transport = transports[i];
+    if (options.signal?.aborted) break;
     const client = new SearchClient(connection, transport);
     const connectionStarted = Date.now();
     const entry: ConnectionReport = {
@@ -144,6 +151,7 @@ export async function runSearchMigrations(options: SearchRunOptions): Promise<Ru
       transport.close();
     }
   }
+  for (const t of transports.slice(report.connections.length)) t.close();
   report.ms = Date.now() - started;
   return report;
 }

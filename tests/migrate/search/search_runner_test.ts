@@ -4,6 +4,9 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { contentHash } from "../../../src/migrate/content_hash.ts";
 import { recordId } from "../../../src/migrate/search/migration_record.ts";
+import { RecordStore } from "../../../src/migrate/search/record_store.ts";
+import { SearchClient } from "../../../src/migrate/search/search_client.ts";
+import { runtimeTransport } from "../../../src/migrate/search/transport.ts";
 import { OPENSEARCH_URL as OPENSEARCH, os, Workspace, writes } from "./cluster.ts";
 
 const mappings = (properties: Record<string, unknown>) => ({ mappings: { properties } });
@@ -253,10 +256,6 @@ describe("search runner command line", () => {
 describe("search runner records past one page", () => {
   it("reads 10,001 records in two requests, and skips every recorded file", async () => {
     const ws = await Workspace.create();
-    const { RecordStore } = await import("../../../src/migrate/search/record_store.ts");
-    const { SearchClient } = await import("../../../src/migrate/search/search_client.ts");
-    const { runtimeTransport } = await import("../../../src/migrate/search/transport.ts");
-    const { recording } = await import("./cluster.ts");
     const connection = {
       name: ws.id,
       hosts: [new URL(OPENSEARCH)],

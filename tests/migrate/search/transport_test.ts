@@ -108,4 +108,21 @@ describe("search transport on real servers", () => {
       }
     }
   });
+
+  it("refuses, before any request, settings the runtime's transport cannot honour together", async () => {
+    const ws = await workspace(
+      hosts(OPENSEARCH_URL) + `    ssl_verification: false\n    proxy: ${proxy.url}\n`,
+    );
+    const run = await ws.run();
+    // Node's undici does both; Deno's and Bun's node:https path cannot use a proxy.
+    const node = !("Deno" in globalThis) && !("Bun" in globalThis);
+    assert.equal(run.code, node ? 0 : 2, run.err);
+    if (!node) {
+      assert.match(
+        run.err,
+        /connection "t\w+": proxy cannot be combined with ssl_verification: false/,
+      );
+      assert.deepEqual(run.sent, []);
+    }
+  });
 });
