@@ -7,7 +7,7 @@ import { recordId } from "../../../src/migrate/search/migration_record.ts";
 import { RecordStore } from "../../../src/migrate/search/record_store.ts";
 import { SearchClient } from "../../../src/migrate/search/search_client.ts";
 import { runtimeTransport } from "../../../src/migrate/search/transport.ts";
-import { OPENSEARCH_URL as OPENSEARCH, os, Workspace, writes } from "./cluster.ts";
+import { OPENSEARCH_URL as OPENSEARCH, os, recording, Workspace, writes } from "./cluster.ts";
 
 const mappings = (properties: Record<string, unknown>) => ({ mappings: { properties } });
 
