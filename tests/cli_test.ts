@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { cp, mkdtemp } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -77,7 +77,6 @@ describe("cli.ts as a process", () => {
 
   it("exits 2 with the file, line and key of a config error", async () => {
     const dir = await mkdtemp(join(tmpdir(), "thaw-badconfig-"));
-    const { writeFile } = await import("node:fs/promises");
     await writeFile(
       join(dir, "search-config.yml"),
       'search:\n  - name: main\n    hosts: ["not a url"]\n',
@@ -89,7 +88,6 @@ describe("cli.ts as a process", () => {
 
   it("stops after the current file on Ctrl-C, exits 1 and releases the lock", async () => {
     const dir = await mkdtemp(join(tmpdir(), "thaw-sigint-"));
-    const { mkdir, writeFile } = await import("node:fs/promises");
     const name = `sig${crypto.randomUUID().slice(0, 6)}`;
     await mkdir(join(dir, "files", name), { recursive: true });
     await writeFile(

@@ -80,28 +80,39 @@ export interface Run {
 /** A temporary config folder and migrations root for one connection with its own records index. */
 export class Workspace {
   readonly id: string = `t${crypto.randomUUID().slice(0, 8)}`;
+  readonly recordsIndex: string = `fm_${this.id}`;
   readonly root: string;
   readonly configDir: string;
-  readonly recordsIndex: string;
 
-  private constructor(base: string, recordsIndex: string) {
+  private constructor(base: string) {
     this.root = join(base, "migrations");
     this.configDir = join(base, "config");
-    this.recordsIndex = recordsIndex;
   }
 
-  /** Creates the folders and an application.yml for connection `id` on the test node. */
-  static async create(settings = "", recordsIndex?: string): Promise<Workspace> {
-    const base = await mkdtemp(join(tmpdir(), "thaw-search-"));
-    const ws = new Workspace(base, "");
-    (ws as { recordsIndex: string }).recordsIndex = recordsIndex ?? `fm_${ws.id}`;
+  /**
+   * Creates the folders and an application.yml for connection `id`: on the test node unless
+   * `hosts` says otherwise, with `settings` (YAML lines of the connection) added.
+   */
+  static async create(
+    options: { hosts?: readonly string[]; settings?: string } = {},
+  ): Promise<Workspace> {
+    const ws = new Workspace(await mkdtemp(join(tmpdir(), "thaw-search-")));
+    const hosts = (options.hosts ?? [OPENSEARCH_URL]).map((h) => JSON.stringify(h)).join(", ");
     await mkdir(ws.configDir, { recursive: true });
     await writeFile(
       join(ws.configDir, "application.yml"),
-      `search:\n  - name: ${ws.id}\n    hosts: ["${OPENSEARCH_URL}"]\n${settings}` +
+      `search:\n  - name: ${ws.id}\n    hosts: [${hosts}]\n${options.settings ?? ""}` +
         `    migrations:\n      enabled: true\n      index: ${ws.recordsIndex}\n`,
     );
     return ws;
+  }
+
+  /** Plants a lock as another runner would hold it (its records index created first). */
+  async plantLock(holder: { host: string; pid: number; expires_at: string }): Promise<void> {
+    await os("PUT", `/${this.recordsIndex}`, { settings: { number_of_replicas: 0 } });
+    const doc = { owner: "other", acquired_at: new Date().toISOString(), ...holder };
+    const created = await os("PUT", `/${this.recordsIndex}/_create/lock-${this.id}`, doc);
+    assert.equal(created.status, 201);
   }
 
   /** Writes a migration file of the connection (JSON values are serialised). */

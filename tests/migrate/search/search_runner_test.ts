@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { contentHash } from "../../../src/migrate/content_hash.ts";
 import { recordId } from "../../../src/migrate/search/migration_record.ts";
@@ -203,18 +203,11 @@ describe("search runner lock", () => {
   it("exits 3 while another runner holds the lock, and unlock clears it", async () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
-    await os("PUT", `/${ws.recordsIndex}`, { settings: { number_of_replicas: 0 } });
-    const holder = {
-      owner: "other",
+    await ws.plantLock({
       host: "elsewhere",
       pid: 42,
-      acquired_at: new Date().toISOString(),
       expires_at: new Date(Date.now() + 600_000).toISOString(),
-    };
-    assert.equal(
-      (await os("PUT", `/${ws.recordsIndex}/_create/lock-${ws.id}`, holder)).status,
-      201,
-    );
+    });
     const locked = await ws.run("--lock-timeout", "0.3");
     assert.equal(locked.code, 3);
     assert.match(locked.err, /locked by elsewhere pid 42/);
@@ -226,15 +219,7 @@ describe("search runner lock", () => {
   it("takes over an expired lock", async () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
-    await os("PUT", `/${ws.recordsIndex}`, { settings: { number_of_replicas: 0 } });
-    const stale = {
-      owner: "dead",
-      host: "gone",
-      pid: 1,
-      acquired_at: "2020-01-01T00:00:00Z",
-      expires_at: "2020-01-01T00:02:00Z",
-    };
-    await os("PUT", `/${ws.recordsIndex}/_create/lock-${ws.id}`, stale);
+    await ws.plantLock({ host: "gone", pid: 1, expires_at: "2020-01-01T00:02:00Z" });
     const run = await ws.ok("--json", "--lock-timeout", "0");
     assert.equal(run.report!.connections[0].applied, 1);
     assert.equal((await os("GET", `/${ws.recordsIndex}/_doc/lock-${ws.id}`)).status, 404);
@@ -250,6 +235,22 @@ describe("search runner command line", () => {
     assert.deepEqual(run.sent, []);
     assert.equal((await ws.run("--bogus")).code, 2);
     assert.equal((await ws.run("--connection", "nope")).code, 2);
+  });
+
+  it("runs only enabled connections, and refuses --connection on a disabled one", async () => {
+    const ws = await Workspace.create();
+    await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
+    const file = join(ws.configDir, "application.yml");
+    await writeFile(
+      file,
+      (await readFile(file, "utf8")).replace("enabled: true", "enabled: false"),
+    );
+    const all = await ws.ok("--json");
+    assert.deepEqual(all.report!.connections, []);
+    assert.deepEqual(all.sent, []);
+    const one = await ws.run("--connection", ws.id);
+    assert.equal(one.code, 2);
+    assert.match(one.err, /set migrations\.enabled: true on it first/);
   });
 });
 

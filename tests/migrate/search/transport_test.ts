@@ -26,27 +26,20 @@ describe("search transport on real servers", () => {
     await Promise.all([tls?.stop(), proxy?.stop(), silent?.stop()]);
   });
 
-  const hosts = (...urls: string[]) =>
-    `    hosts: [${urls.map((u) => JSON.stringify(u)).join(", ")}]\n`;
-  async function workspace(settings: string): Promise<Workspace> {
-    const ws = await Workspace.create();
-    // The connection's own hosts line replaces the default one.
-    const { readFile, writeFile } = await import("node:fs/promises");
-    const file = `${ws.configDir}/application.yml`;
-    const text = (await readFile(file, "utf8")).replace(/ {4}hosts: .*\n/, settings);
-    await writeFile(file, text);
+  async function workspace(hosts: string[], settings = ""): Promise<Workspace> {
+    const ws = await Workspace.create({ hosts, settings });
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     return ws;
   }
 
   it("moves past a host that refuses connections to the next one", async () => {
-    const ws = await workspace(hosts(`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL));
+    const ws = await workspace([`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL]);
     const run = await ws.ok("--json");
     assert.equal(run.report!.connections[0].applied, 1);
   });
 
   it("gives up on a host that never answers after the timeout, then uses the next", async () => {
-    const ws = await workspace(hosts(silent.url, OPENSEARCH_URL) + "    timeout: 1\n");
+    const ws = await workspace([silent.url, OPENSEARCH_URL], "    timeout: 1\n");
     const started = Date.now();
     const run = await ws.ok("--json");
     assert.equal(run.report!.connections[0].applied, 1);
@@ -55,7 +48,8 @@ describe("search transport on real servers", () => {
 
   it("fails with every host's cause when none answers, and sends nothing else", async () => {
     const ws = await workspace(
-      hosts(silent.url, `http://127.0.0.1:${await freePort()}`) + "    timeout: 0.5\n",
+      [silent.url, `http://127.0.0.1:${await freePort()}`],
+      "    timeout: 0.5\n",
     );
     const run = await ws.run();
     assert.equal(run.code, 1);
@@ -67,18 +61,18 @@ describe("search transport on real servers", () => {
 
   it("refuses a self-signed certificate by default, and accepts it with ssl_verification: false", async () => {
     const auth = `    username: admin\n    password: ${PASSWORD}\n`;
-    const strict = await workspace(hosts(tls.url) + auth);
+    const strict = await workspace([tls.url], auth);
     const refused = await strict.run();
     assert.equal(refused.code, 1);
     assert.match(refused.err, /certificate|self.signed|UnknownIssuer|unable to verify/i);
-    const relaxed = await workspace(hosts(tls.url) + auth + "    ssl_verification: false\n");
+    const relaxed = await workspace([tls.url], auth + "    ssl_verification: false\n");
     assert.equal((await relaxed.ok("--json")).report!.connections[0].applied, 1);
   });
 
   it("authenticates with username and password, and never prints the password", async () => {
     const wrong = await workspace(
-      hosts(tls.url) +
-        `    username: admin\n    password: wrong-${PASSWORD}\n    ssl_verification: false\n`,
+      [tls.url],
+      `    username: admin\n    password: wrong-${PASSWORD}\n    ssl_verification: false\n`,
     );
     const denied = await wrong.run("--json");
     assert.equal(denied.code, 1);
@@ -89,13 +83,13 @@ describe("search transport on real servers", () => {
   });
 
   it("sends through a forward proxy when proxy is set", async () => {
-    const ws = await workspace(hosts(OPENSEARCH_URL) + `    proxy: ${proxy.url}\n`);
+    const ws = await workspace([OPENSEARCH_URL], `    proxy: ${proxy.url}\n`);
     await ws.ok();
     assert.match(await proxy.log(), new RegExp(`/${ws.recordsIndex}/_search`));
   });
 
   it("bypasses HTTP_PROXY with proxy: false", async () => {
-    const ws = await workspace(hosts(OPENSEARCH_URL) + "    proxy: false\n");
+    const ws = await workspace([OPENSEARCH_URL], "    proxy: false\n");
     const dead = `http://127.0.0.1:${await freePort()}`;
     const saved = { http: process.env.HTTP_PROXY, lower: process.env.http_proxy };
     process.env.HTTP_PROXY = process.env.http_proxy = dead;
@@ -111,7 +105,8 @@ describe("search transport on real servers", () => {
 
   it("refuses, before any request, settings the runtime's transport cannot honour together", async () => {
     const ws = await workspace(
-      hosts(OPENSEARCH_URL) + `    ssl_verification: false\n    proxy: ${proxy.url}\n`,
+      [OPENSEARCH_URL],
+      `    ssl_verification: false\n    proxy: ${proxy.url}\n`,
     );
     const run = await ws.run();
     // Node's undici does both; Deno's and Bun's node:https path cannot use a proxy.

@@ -1,0 +1,74 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  DEFAULT_LOCK_TIMEOUT_SECONDS,
+  parseCommandLine,
+  UsageError,
+} from "../../src/migrate/command_line.ts";
+
+const bad = (args: string[], pattern: RegExp) =>
+  assert.throws(() => parseCommandLine(args), (e: unknown) => {
+    assert.ok(e instanceof UsageError, String(e));
+    assert.match(e.message, pattern);
+    return true;
+  });
+
+describe("parseCommandLine", () => {
+  it("takes the seed's flags as written, with defaults for the rest", () => {
+    assert.deepEqual(
+      parseCommandLine(["-m", "search", "-c", "config", "--sqlPath", "migrations"]),
+      {
+        help: false,
+        mode: "search",
+        command: "migrate",
+        configDir: "config",
+        migrationsRoot: "migrations",
+        dryRun: false,
+        json: false,
+        lockTimeoutMs: DEFAULT_LOCK_TIMEOUT_SECONDS * 1000,
+      },
+    );
+    const sql = parseCommandLine([]);
+    assert.equal(sql.mode, "sql");
+    assert.equal(sql.configDir, ".");
+  });
+
+  it("accepts opensearch as an alias, the commands, and every option", () => {
+    const line = parseCommandLine([
+      "status",
+      "-m",
+      "OpenSearch",
+      "--connection",
+      "logs",
+      "--json",
+      "--lock-timeout",
+      "2.5",
+    ]);
+    assert.equal(line.mode, "search");
+    assert.equal(line.command, "status");
+    assert.equal(line.connection, "logs");
+    assert.equal(line.json, true);
+    assert.equal(line.lockTimeoutMs, 2500);
+    assert.equal(parseCommandLine(["unlock"]).command, "unlock");
+    assert.equal(parseCommandLine(["--dry-run"]).dryRun, true);
+    assert.equal(parseCommandLine(["-h"]).help, true);
+  });
+
+  it("refuses unknown flags, modes and commands, and missing or empty values", () => {
+    bad(["--nope"], /Unknown option '--nope'/);
+    bad(["-m", "elastic"], /-m elastic: expected search, opensearch or sql/);
+    bad(["rollback"], /unknown command "rollback"/);
+    bad(["status", "unlock"], /one command expected/);
+    bad(["-c"], /argument missing/);
+    bad(["-c", ""], /--config needs a value/);
+    bad(["--connection="], /--connection needs a value/);
+    bad(["status", "--dry-run"], /--dry-run applies to migrate/);
+  });
+
+  it("refuses a lock timeout that is not a number of seconds within a day", () => {
+    for (const value of ["-1", "abc", "1e3", "0x10", "86401", " 5", "Infinity", ""]) {
+      bad(["--lock-timeout", value], /--lock-timeout/);
+    }
+    assert.equal(parseCommandLine(["--lock-timeout", "0"]).lockTimeoutMs, 0);
+  });
+});
