@@ -1,7 +1,9 @@
 import { parseArgs } from "node:util";
 
 /** The commands of `cli.ts`. */
-export type Command = "migrate" | "status" | "unlock";
+export type Command = "migrate" | "status" | "validate" | "unlock";
+
+const COMMANDS: readonly Command[] = ["migrate", "status", "validate", "unlock"];
 
 /** A parsed command line. */
 export interface CommandLine {
@@ -28,21 +30,23 @@ export class UsageError extends Error {
 export const DEFAULT_LOCK_TIMEOUT_SECONDS = 60;
 
 export const USAGE =
-  `Usage: cli.ts [migrate|status|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
+  `Usage: cli.ts [migrate|status|validate|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
 
 Applies versioned migration files to the connections configured in <config_dir>.
 
 Commands:
-  migrate              apply new and changed files (the default)
+  migrate              apply new files (and, on search connections, changed ones): the default
   status               show each file as applied, pending or changed; sends only reads
-  unlock               remove a connection's migration lock left by a runner that died
+  validate             like status, but exits with 1 when an applied SQL file was changed
+  unlock               remove a search connection's lock left by a runner that died
 
 Options:
   -m, --mode <type>    search: JSON files on OpenSearch connections (alias: opensearch)
                        sql: SQL files (the default)
-  -c, --config <dir>   the folder of application.yml / search-config.yml (default: .)
+  -c, --config <dir>   the folder of application.yml, search-config.yml or
+                       datasource-config.yml (default: .)
   --sqlPath <dir>      the migrations root: one folder per connection (default: migrations)
-  --connection <name>  only this connection
+  --connection <name>  only this connection (or datasource)
   --dry-run            print what would be applied and the requests; sends only reads
   --json               print one JSON report on stdout instead of the human output
   --lock-timeout <s>   seconds to wait while another runner holds the lock (default: ${DEFAULT_LOCK_TIMEOUT_SECONDS})
@@ -77,8 +81,8 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     throw new UsageError(`one command expected, got: ${positionals.join(" ")}`);
   }
   const command = positionals[0] ?? "migrate";
-  if (command !== "migrate" && command !== "status" && command !== "unlock") {
-    throw new UsageError(`unknown command "${command}" (migrate, status, unlock)`);
+  if (!COMMANDS.includes(command as Command)) {
+    throw new UsageError(`unknown command "${command}" (${COMMANDS.join(", ")})`);
   }
   const modeName = (values.mode ?? "sql").toLowerCase();
   const mode = modeName === "search" || modeName === "opensearch"
@@ -105,7 +109,7 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   return {
     help: values.help ?? false,
     mode,
-    command,
+    command: command as Command,
     configDir: values.config ?? ".",
     migrationsRoot: values.sqlPath ?? "migrations",
     ...(values.connection === undefined ? {} : { connection: values.connection }),

@@ -1,9 +1,19 @@
 import type { FileReport, Progress, RunReport } from "./run_report.ts";
 
-const LABEL: Record<string, string> = { apply: "apply", skip: "skip", reapply: "re-apply" };
-const STATE: Record<string, string> = { apply: "pending", skip: "applied", reapply: "changed" };
+const LABEL: Record<string, string> = {
+  apply: "apply",
+  skip: "skip",
+  reapply: "re-apply",
+  changed: "changed",
+};
+const STATE: Record<string, string> = {
+  apply: "pending",
+  skip: "applied",
+  reapply: "changed",
+  changed: "changed",
+};
 
-/** Progress lines for a person: `main [2/5] apply a.json -> PUT /a (201, 14 ms)`. */
+/** Progress lines for a person: `main [2/5] apply a.json -> PUT /a (created, HTTP 201, 14 ms)`. */
 export function humanProgress(write: (line: string) => void): Progress {
   return {
     start: (connection, pending, total) =>
@@ -16,32 +26,41 @@ export function humanProgress(write: (line: string) => void): Progress {
 function line(file: FileReport): string {
   const done = file.result === undefined
     ? ""
-    : ` (${file.result}, HTTP ${file.status}, ${file.ms} ms)`;
-  return `${LABEL[file.action]} ${file.path} -> ${file.request}${done}`;
+    : ` (${
+      [file.result, file.status !== undefined && `HTTP ${file.status}`, `${file.ms} ms`]
+        .filter(Boolean).join(", ")
+    })`;
+  return `${LABEL[file.action]} ${file.path}${target(file)}${done}`;
+}
+
+function target(file: FileReport): string {
+  return file.request === undefined ? "" : ` -> ${file.request}`;
 }
 
 /** The closing lines: the plan or status table when asked for, then one summary per connection. */
 export function humanSummary(report: RunReport): string[] {
   const lines: string[] = [];
+  const listing = report.command === "status" || report.command === "validate";
   for (const c of report.connections) {
-    if (report.command === "status" || report.command === "dry-run") {
+    if (listing || report.command === "dry-run") {
       lines.push(`${c.name}:`);
       if (c.files.length === 0) lines.push("  (no files)");
       for (const f of c.files) {
         lines.push(
-          report.command === "status"
+          listing
             ? `  ${STATE[f.action].padEnd(8)} ${f.path}`
-            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${
-              f.action === "skip" ? "" : ` -> ${f.request}`
-            }`,
+            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${f.action === "skip" ? "" : target(f)}`,
         );
       }
     }
     if (report.command === "unlock") continue;
-    const pending = c.files.filter((f) => f.action !== "skip").length;
-    const counts = report.command === "migrate"
-      ? `${c.applied} applied, ${c.skipped} unchanged`
-      : `${pending} to apply, ${c.skipped} unchanged`;
+    const pending = c.files.filter((f) => f.action === "apply" || f.action === "reapply").length;
+    const changed = c.files.filter((f) => f.action === "changed").length;
+    const counts = [
+      report.command === "migrate" ? `${c.applied} applied` : `${pending} to apply`,
+      `${c.skipped} unchanged`,
+      changed > 0 && `${changed} changed since applied`,
+    ].filter(Boolean).join(", ");
     lines.push(`${c.name}: ${counts}, ${c.requests} request(s), ${seconds(c.ms)}`);
   }
   if (report.error) lines.push(`failed: ${report.error.message}`);

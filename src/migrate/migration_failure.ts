@@ -5,18 +5,22 @@ export interface FailureDetail {
   /** `METHOD /path`. */
   readonly request?: string;
   readonly status?: number;
+  /** SQL: the line of the failing statement in the file. */
+  readonly line?: number;
+  /** SQL: the database's own error code (SQLSTATE, or MySQL's error name). */
+  readonly code?: string;
   /** The server's error type and reason, or what went wrong. */
   readonly reason: string;
 }
 
-/** A migration request failed: the run stops here, and the CLI exits with 1. */
+/** A migration file failed: the run stops here, and the CLI exits with 1. */
 export class MigrationFailure extends Error {
   readonly detail: FailureDetail;
 
   constructor(detail: FailureDetail, options?: ErrorOptions) {
     const where = [
       `connection "${detail.connection}"`,
-      detail.file && `file ${detail.file}`,
+      detail.file && `file ${detail.file}${detail.line === undefined ? "" : `:${detail.line}`}`,
       detail.request,
       detail.status !== undefined && `HTTP ${detail.status}`,
     ].filter(Boolean).join(", ");

@@ -4,16 +4,19 @@ export type FileAction =
   | "apply"
   /** Recorded with the same hash: nothing to do. */
   | "skip"
-  /** Recorded with another hash: the file changed, apply it again. */
-  | "reapply";
+  /** Recorded with another hash, on a search connection: apply it again. */
+  | "reapply"
+  /** Recorded with another hash, on a SQL datasource: reported, not run again. */
+  | "changed";
 
 /** One file in a report. */
 export interface FileReport {
   readonly path: string;
-  readonly action: FileAction;
-  /** `METHOD /path` of the main request. */
-  readonly request: string;
-  /** After applying: `created`, `updated`, `exists`, `sent`; or `failed`. */
+  /** `skip` too when another runner applied the file while this one waited for it. */
+  action: FileAction;
+  /** `METHOD /path` of the main request (search files). */
+  readonly request?: string;
+  /** After applying: `created`, `updated`, `exists`, `sent`, `applied`; or `failed`. */
   result?: string;
   status?: number;
   ms?: number;
@@ -40,11 +43,15 @@ export interface RunError {
   readonly file?: string;
   readonly request?: string;
   readonly status?: number;
+  /** SQL: the line of the failing statement in the file. */
+  readonly line?: number;
+  /** SQL: the database's own error code (SQLSTATE, or MySQL's error name). */
+  readonly code?: string;
 }
 
 /** The whole run, as `--json` prints it. */
 export interface RunReport {
-  readonly command: "migrate" | "status" | "unlock" | "dry-run";
+  readonly command: "migrate" | "status" | "validate" | "unlock" | "dry-run";
   readonly connections: ConnectionReport[];
   ms: number;
   /** Set when the run stopped early; later connections and files were not run. */

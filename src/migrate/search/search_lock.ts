@@ -1,3 +1,4 @@
+import { LockNotAcquiredError } from "../lock_not_acquired.ts";
 import { MigrationFailure } from "../migration_failure.ts";
 import { errorDetail, type SearchClient } from "./search_client.ts";
 
@@ -8,17 +9,6 @@ export interface LockHolder {
   readonly pid: number;
   readonly acquired_at: string;
   readonly expires_at: string;
-}
-
-/** Another runner holds the lock and did not let go in time: the CLI exits with 3. */
-export class LockNotAcquiredError extends Error {
-  readonly holder: LockHolder | undefined;
-
-  constructor(message: string, holder?: LockHolder) {
-    super(message);
-    this.name = "LockNotAcquiredError";
-    this.holder = holder;
-  }
 }
 
 /** How long a lock lives without renewal: a crashed runner blocks others at most this long. */
@@ -90,7 +80,6 @@ export class SearchLock {
         throw new LockNotAcquiredError(
           `connection "${this.#connection}" is locked by ${describeHolder(holder)}; ` +
             `waited ${timeoutMs / 1000} s (--lock-timeout). If that runner is gone, run "unlock".`,
-          holder,
         );
       }
       if (!told) onWait?.(holder);

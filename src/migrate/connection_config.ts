@@ -1,0 +1,40 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type LoadedConfig, parseConfigText } from "../config/application_config.ts";
+import { ConfigError } from "../config/config_error.ts";
+import type { EnvLookup } from "../config/env.ts";
+
+const APPLICATION_FILES = ["application.yml", "application.yaml"];
+
+/** Where a runner's connection list was found, or which files were looked at in vain. */
+export type FoundConfig =
+  | { readonly config: LoadedConfig; readonly key: string }
+  | { readonly config: undefined; readonly looked: readonly string[] };
+
+/**
+ * Finds a runner's connection list in a config folder: under one of `keys` in the first module
+ * file (`search-config.yml`, `datasource-config.yml`...) that has one, else in `application.yml`.
+ */
+export async function findConnectionList(
+  configDir: string,
+  env: EnvLookup,
+  moduleFiles: readonly string[],
+  keys: readonly string[],
+): Promise<FoundConfig> {
+  const looked: string[] = [];
+  for (const name of [...moduleFiles, ...APPLICATION_FILES]) {
+    const file = join(configDir, name);
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    }
+    looked.push(file);
+    const config = parseConfigText(text, file, configDir, env);
+    const key = keys.find((k) => Object.hasOwn(config.values, k));
+    if (key !== undefined) return { config, key };
+  }
+  return { config: undefined, looked };
+}

@@ -1,0 +1,106 @@
+import { configLocation, configValue, type LoadedConfig } from "../config/application_config.ts";
+import { ConfigError } from "../config/config_error.ts";
+
+/** One entry of a connection list, checked for its shape, its keys and its name. */
+export interface ConnectionEntry {
+  readonly name: string;
+  readonly values: Readonly<Record<string, unknown>>;
+  /** The entry's `migrations` mapping (`{}` when absent). */
+  readonly migrations: Readonly<Record<string, unknown>>;
+  readonly migrationsEnabled: boolean;
+  /** `file:line: key` of a key of this entry, for messages. */
+  at(key: string): string;
+}
+
+/** What a connection list accepts. */
+export interface EntryRules {
+  readonly keys: ReadonlySet<string>;
+  readonly migrationKeys: ReadonlySet<string>;
+  /** What an entry is, for messages: `connection`, `datasource`. */
+  readonly kind: string;
+  /** What an entry needs, for messages: `name and hosts`. */
+  readonly needs: string;
+}
+
+// The name is a folder under the migrations root and part of record ids: no path tricks.
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/**
+ * Reads the list under `key`: every item a mapping of known keys with a unique folder-safe
+ * `name`. Every error names the file, the line and the key, so it can be fixed without guessing.
+ */
+export function connectionEntries(
+  config: LoadedConfig,
+  key: string,
+  rules: EntryRules,
+): ConnectionEntry[] {
+  const list = configValue(config.values, key);
+  if (!Array.isArray(list)) {
+    throw new ConfigError(
+      `${configLocation(config, key)} must be a list (- name: ..., with ${rules.needs})`,
+    );
+  }
+  const seen = new Set<string>();
+  return list.map((item: unknown, i) => {
+    const at = (k: string) =>
+      configLocation(config, k === "" ? `${key}[${i}]` : `${key}[${i}].${k}`);
+    if (!isMapping(item)) throw new ConfigError(`${at("")} must be a mapping with ${rules.needs}`);
+    for (const k of Object.keys(item)) {
+      if (!rules.keys.has(k)) throw new ConfigError(`${at(k)} is not a ${rules.kind} setting`);
+    }
+    const name = item.name;
+    if (typeof name !== "string" || !NAME.test(name)) {
+      throw new ConfigError(
+        `${at("name")} must be a folder name (letters, digits, _ . -), got ${JSON.stringify(name)}`,
+      );
+    }
+    if (seen.has(name)) throw new ConfigError(`${at("name")}: "${name}" is used twice`);
+    seen.add(name);
+    const migrations = item.migrations ?? {};
+    if (!isMapping(migrations)) {
+      throw new ConfigError(
+        `${at("migrations")} must be a mapping (${[...rules.migrationKeys].join(", ")})`,
+      );
+    }
+    for (const k of Object.keys(migrations)) {
+      if (!rules.migrationKeys.has(k)) {
+        throw new ConfigError(`${at(`migrations.${k}`)} is not a migrations setting`);
+      }
+    }
+    return {
+      name,
+      values: item,
+      migrations,
+      migrationsEnabled: booleanSetting(migrations.enabled, false, at("migrations.enabled")),
+      at,
+    };
+  });
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A value for a message; a URL's credentials are masked, so a password is never printed. */
+export function shown(value: unknown): string {
+  if (typeof value !== "string") return JSON.stringify(value) ?? String(value);
+  return JSON.stringify(value.replace(/\/\/[^@/]*@/, "//***@"));
+}
+
+/** An optional string; a secret's value never appears in the message. */
+export function optionalString(value: unknown, where: string, secret = false): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "number" && !secret) return String(value);
+  if (typeof value !== "string") {
+    throw new ConfigError(`${where} must be a string${secret ? "" : `, got ${shown(value)}`}`);
+  }
+  return value;
+}
+
+/** `true`/`false`, also as strings (from `${VAR}`). */
+export function booleanSetting(value: unknown, fallback: boolean, where: string): boolean {
+  if (value === undefined || value === null) return fallback;
+  if (value === true || value === "true") return true;
+  if (value === false || value === "false") return false;
+  throw new ConfigError(`${where} must be true or false, got ${shown(value)}`);
+}

@@ -1,0 +1,259 @@
+import type { Command } from "./command_line.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { LockNotAcquiredError } from "./lock_not_acquired.ts";
+import { MigrationFailure } from "./migration_failure.ts";
+import type {
+  ConnectionReport,
+  FileAction,
+  FileReport,
+  Progress,
+  RunError,
+  RunReport,
+} from "./run_report.ts";
+
+/** A file ready to run: its path under the connection's folder, its SHA-256, what it becomes. */
+export interface PlannedFile {
+  readonly path: string;
+  readonly hash: string;
+  /** What is sent, for the report: `PUT /logs` (search). SQL files leave it out. */
+  readonly request?: string;
+}
+
+/** What applying one file did. */
+export interface Applied {
+  /** `created`, `updated`, `exists`, `sent`, `applied`. */
+  readonly result: string;
+  readonly ms: number;
+  readonly status?: number;
+  readonly notice?: string;
+  /** Another runner recorded the file first (seen under the file's own lock): nothing was run. */
+  readonly alreadyRecorded?: boolean;
+}
+
+/**
+ * One connection or datasource as the runner drives it. The search and SQL runners implement it;
+ * everything else (deciding, locking order, progress, the report, stopping) is shared.
+ */
+export interface MigrationTarget<F extends PlannedFile> {
+  readonly name: string;
+  /** What a changed applied file means: run again (search requests are upserts) or reported. */
+  readonly onChange: "reapply" | "report";
+  /** Requests or queries sent so far, reads included. */
+  readonly requests: number;
+  /** The applied files, path to content hash; empty when nothing was recorded yet. */
+  readRecords(): Promise<ReadonlyMap<string, string>>;
+  /** Creates the records index or table when missing. */
+  prepare(): Promise<void>;
+  /** Takes the migration lock, waiting up to `timeoutMs`, else throws LockNotAcquiredError. */
+  lock(timeoutMs: number, onWait: (holder: string) => void): Promise<void>;
+  /** Called after each file: a lock with a lease extends it. */
+  renew(): Promise<void>;
+  release(): Promise<void>;
+  /** `unlock`: removes a lock left by a runner that died, and says what it did. */
+  forceUnlock(): Promise<string>;
+  /** Runs the file and writes its record; throws a MigrationFailure naming what failed. */
+  apply(file: F, executedAt: Date): Promise<Applied>;
+  /** This target's own I/O errors (a refused connection, a rejected login) as a message. */
+  failure(error: unknown): string | undefined;
+  close(): Promise<void>;
+}
+
+/** What the shared runner is asked to do. */
+export interface RunnerOptions {
+  readonly command: Command;
+  /** Print the plan, send only reads. */
+  readonly dryRun: boolean;
+  readonly lockTimeoutMs: number;
+  readonly progress: Progress;
+  /** Stops the run between two files (Ctrl-C); the lock is still released. */
+  readonly signal?: AbortSignal;
+}
+
+/** Picks the connections to run: all enabled ones, or the one `--connection` names. */
+export function selectEnabled<C extends { name: string; migrationsEnabled: boolean }>(
+  all: readonly C[],
+  name: string | undefined,
+  kind: string,
+): C[] {
+  if (name === undefined) return all.filter((c) => c.migrationsEnabled);
+  const found = all.find((c) => c.name === name);
+  if (found === undefined) {
+    throw new ConfigError(
+      `--connection ${name}: no such ${kind} (configured: ${all.map((c) => c.name).join(", ")})`,
+    );
+  }
+  if (!found.migrationsEnabled) {
+    throw new ConfigError(`--connection ${name}: set migrations.enabled: true on it first`);
+  }
+  return [found];
+}
+
+/**
+ * Runs planned files on their targets, one target after the other: reads the records, decides
+ * per file, stops there for `status`, `validate` and `--dry-run`; otherwise creates the records
+ * store, takes the lock, reads the records again (another runner may have applied files while
+ * this one waited) and applies the pending files in order. The first failure stops the run;
+ * every target is closed.
+ */
+export async function runTargets<F extends PlannedFile>(
+  work: readonly { readonly target: MigrationTarget<F>; readonly files: readonly F[] }[],
+  options: RunnerOptions,
+): Promise<RunReport> {
+  const started = Date.now();
+  const report: RunReport = {
+    command: options.dryRun ? "dry-run" : options.command,
+    connections: [],
+    ms: 0,
+  };
+  let next = 0;
+  try {
+    for (; next < work.length && !options.signal?.aborted; next++) {
+      const { target, files } = work[next];
+      const entry: ConnectionReport = {
+        name: target.name,
+        files: [],
+        applied: 0,
+        skipped: 0,
+        requests: 0,
+        ms: 0,
+      };
+      report.connections.push(entry);
+      const connectionStarted = Date.now();
+      try {
+        await runTarget(target, files, entry, options);
+      } catch (error) {
+        report.error = runError(error, target);
+        break;
+      } finally {
+        entry.requests = target.requests;
+        entry.ms = Date.now() - connectionStarted;
+      }
+    }
+  } finally {
+    for (const { target } of work) await target.close();
+  }
+  report.ms = Date.now() - started;
+  return report;
+}
+
+async function runTarget<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  files: readonly F[],
+  entry: ConnectionReport,
+  options: RunnerOptions,
+): Promise<void> {
+  if (options.command === "unlock") {
+    options.progress.notice(`${target.name}: ${await target.forceUnlock()}`);
+    return;
+  }
+  const decideAll = (records: ReadonlyMap<string, string>) => {
+    entry.files.splice(0, entry.files.length, ...decide(target, files, records));
+    entry.skipped = entry.files.filter((f) => f.action === "skip").length;
+  };
+  decideAll(await target.readRecords());
+  if (options.command !== "migrate" || options.dryRun || !entry.files.some(isPending)) {
+    if (options.command === "migrate") warnChanged(target, entry, options.progress);
+    return;
+  }
+  await target.prepare();
+  await target.lock(
+    options.lockTimeoutMs,
+    (holder) => options.progress.notice(`${target.name}: waiting for the lock of ${holder}`),
+  );
+  try {
+    decideAll(await target.readRecords());
+    warnChanged(target, entry, options.progress);
+    await apply(target, files, entry, options);
+  } finally {
+    await target.release();
+  }
+}
+
+function decide<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  files: readonly F[],
+  records: ReadonlyMap<string, string>,
+): FileReport[] {
+  return files.map((file) => {
+    const hash = records.get(file.path);
+    const action: FileAction = hash === undefined
+      ? "apply"
+      : hash === file.hash
+      ? "skip"
+      : target.onChange === "reapply"
+      ? "reapply"
+      : "changed";
+    return { path: file.path, action, ...(file.request ? { request: file.request } : {}) };
+  });
+}
+
+function isPending(file: FileReport): boolean {
+  return file.action === "apply" || file.action === "reapply";
+}
+
+function warnChanged<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  entry: ConnectionReport,
+  progress: Progress,
+): void {
+  for (const f of entry.files) {
+    if (f.action !== "changed") continue;
+    progress.notice(
+      `${target.name}: ${f.path} changed after it was applied; it is not run again ` +
+        `(put the change in a new file; "validate" fails until then)`,
+    );
+  }
+}
+
+async function apply<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  files: readonly F[],
+  entry: ConnectionReport,
+  options: RunnerOptions,
+): Promise<void> {
+  const pending = entry.files.filter(isPending);
+  options.progress.start(target.name, pending.length, files.length);
+  let n = 0;
+  for (const [i, file] of files.entries()) {
+    const report = entry.files[i];
+    if (!isPending(report)) continue;
+    if (options.signal?.aborted) {
+      throw new MigrationFailure({
+        connection: target.name,
+        file: file.path,
+        reason: "interrupted before this file",
+      });
+    }
+    let outcome: Applied;
+    try {
+      outcome = await target.apply(file, new Date());
+    } catch (error) {
+      report.result = "failed";
+      throw error;
+    }
+    if (outcome.alreadyRecorded) {
+      report.action = "skip";
+      entry.skipped++;
+    } else entry.applied++;
+    report.result = outcome.result;
+    report.ms = outcome.ms;
+    if (outcome.status !== undefined) report.status = outcome.status;
+    if (outcome.notice) report.notice = outcome.notice;
+    options.progress.file(target.name, ++n, pending.length, report);
+    if (report.notice) options.progress.notice(`${target.name}: ${report.notice}`);
+    await target.renew();
+  }
+}
+
+// Failures of the run are reported; anything else is a bug and propagates.
+function runError<F extends PlannedFile>(error: unknown, target: MigrationTarget<F>): RunError {
+  if (error instanceof MigrationFailure) {
+    return { kind: "failure", message: error.message, ...error.detail };
+  }
+  if (error instanceof LockNotAcquiredError) {
+    return { kind: "lock", message: error.message, connection: target.name };
+  }
+  const message = target.failure(error);
+  if (message !== undefined) return { kind: "failure", message, connection: target.name };
+  throw error;
+}
