@@ -1,6 +1,7 @@
 /**
  * Thaw's migration command line:
- * `deno run -A cli.ts -m search -c <config_dir> --sqlPath <migrations_root> [migrate|status|unlock]`.
+ * `deno run -A cli.ts [-m search] -c <config_dir> --sqlPath <migrations_root> [command]`: SQL
+ * migrations by default, search-cluster migrations with `-m search`.
  * Run it with `--help` for every option; the exit codes are 0 (success), 1 (a migration failed),
  * 2 (usage or configuration error) and 3 (lock not acquired).
  *
@@ -24,7 +25,11 @@ if (import.meta.main) {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
     env: runtimeEnv(),
-    identity: { host: hostname(), pid: process.pid },
+    identity: {
+      host: hostname(),
+      pid: process.pid,
+      user: process.env.USER ?? process.env.LOGNAME ?? process.env.USERNAME,
+    },
     signal: interrupt.signal,
   });
   process.exit(code);

@@ -6,6 +6,7 @@ import { humanProgress, humanSummary } from "./human_output.ts";
 import { MigrationFileError } from "./migration_error.ts";
 import { silentProgress } from "./run_report.ts";
 import { runSearchMigrations } from "./search/search_runner.ts";
+import { runSqlMigrations } from "./sql/sql_runner.ts";
 import type { TransportFactory } from "./search/transport.ts";
 
 /** What the CLI talks to: its output streams and the process it runs in. */
@@ -13,7 +14,8 @@ export interface CliContext {
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
   readonly env: EnvLookup;
-  readonly identity: { host: string; pid: number };
+  /** Who runs: shown to runners waiting for the lock; SQL records `user@host` as executed_by. */
+  readonly identity: { host: string; pid: number; user?: string };
   readonly transport?: TransportFactory;
   readonly signal?: AbortSignal;
 }
@@ -32,29 +34,40 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
     context.out(USAGE);
     return ExitCode.ok;
   }
-  if (line.mode === "sql") {
-    context.err("error: SQL migrations are not available in this version yet; use -m search");
-    return ExitCode.usage;
-  }
-  const progress = line.json ? silentProgress : humanProgress(context.err);
+  const options = {
+    configDir: line.configDir,
+    migrationsRoot: line.migrationsRoot,
+    command: line.command,
+    dryRun: line.dryRun,
+    ...(line.connection === undefined ? {} : { connection: line.connection }),
+    lockTimeoutMs: line.lockTimeoutMs,
+    env: context.env,
+    progress: line.json ? silentProgress : humanProgress(context.err),
+    identity: context.identity,
+    ...(context.signal ? { signal: context.signal } : {}),
+  };
   try {
-    const report = await runSearchMigrations({
-      configDir: line.configDir,
-      migrationsRoot: line.migrationsRoot,
-      command: line.command,
-      dryRun: line.dryRun,
-      ...(line.connection === undefined ? {} : { connection: line.connection }),
-      lockTimeoutMs: line.lockTimeoutMs,
-      env: context.env,
-      progress,
-      identity: context.identity,
-      ...(context.transport ? { transport: context.transport } : {}),
-      ...(context.signal ? { signal: context.signal } : {}),
-    });
+    const report = line.mode === "search"
+      ? await runSearchMigrations({
+        ...options,
+        ...(context.transport ? { transport: context.transport } : {}),
+      })
+      : await runSqlMigrations(options);
+    const invalid = line.command === "validate" &&
+      report.connections.some((c) => c.files.some((f) => f.action === "changed"));
     if (line.json) context.out(JSON.stringify(report, null, 2));
-    else for (const l of humanSummary(report)) (report.error ? context.err : context.out)(l);
+    else {
+      for (const l of humanSummary(report)) {
+        (report.error || invalid ? context.err : context.out)(l);
+      }
+      if (invalid) {
+        context.err(
+          "invalid: applied files were changed; restore them and put changes in new files",
+        );
+      }
+    }
     if (report.error?.kind === "lock") return ExitCode.locked;
-    return report.error ? ExitCode.failed : ExitCode.ok;
+    return report.error || invalid ? ExitCode.failed : ExitCode.ok;
   } catch (error) {
     if (error instanceof ConfigError) {
       report(context, line.json, "config", error.message);

@@ -1,3 +1,5 @@
+import { decodeFileText } from "./file_text.ts";
+
 /** A JSON document that could not be parsed, with the 1-based line and column of the fault. */
 export class JsonSyntaxError extends SyntaxError {
   readonly line: number | undefined;
@@ -11,20 +13,13 @@ export class JsonSyntaxError extends SyntaxError {
   }
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * Parses UTF-8 JSON bytes (a BOM is allowed). Errors carry the line and column where the engine
  * reports a position (V8: Deno and Node).
  */
 export function parseJsonBytes(bytes: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    throw new JsonSyntaxError("the file is not valid UTF-8");
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const text = decodeFileText(bytes);
+  if (text === undefined) throw new JsonSyntaxError("the file is not valid UTF-8");
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -1,0 +1,116 @@
+import { isAbsolute, resolve } from "node:path";
+import type { LoadedConfig } from "../../config/application_config.ts";
+import { ConfigError } from "../../config/config_error.ts";
+import {
+  connectionEntries,
+  type EntryRules,
+  optionalString,
+  shown,
+} from "../connection_settings.ts";
+
+/** The databases the SQL runner speaks to. */
+export type DatabaseKind = "sqlite" | "postgres" | "mysql";
+
+/** Where the records go unless `migrations.table` says otherwise. */
+export const DEFAULT_RECORDS_TABLE = "framework_migrations";
+
+/** One SQL datasource, validated. */
+export interface Datasource {
+  readonly name: string;
+  readonly kind: DatabaseKind;
+  /**
+   * SQLite: the database file (absolute) or `:memory:`. Others: the URL without credentials,
+   * safe to print.
+   */
+  readonly location: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly migrationsEnabled: boolean;
+  readonly table: string;
+}
+
+const RULES: EntryRules = {
+  keys: new Set(["name", "url", "username", "password", "migrations"]),
+  migrationKeys: new Set(["enabled", "table"]),
+  kind: "datasource",
+  needs: "name and url",
+};
+// Interpolated into SQL: a plain identifier, within every database's length limit.
+const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const SCHEMES: Record<string, DatabaseKind> = {
+  "postgres:": "postgres",
+  "postgresql:": "postgres",
+  "mysql:": "mysql",
+  "mariadb:": "mysql",
+};
+
+/**
+ * Reads the `datasource` list of a loaded configuration. SQLite paths are relative to the
+ * working directory, as every SQLite tool takes them. Credentials may sit in the URL or in
+ * `username`/`password` (which win); the password never appears in a message.
+ */
+export function datasources(config: LoadedConfig, key: string, cwd: string): Datasource[] {
+  return connectionEntries(config, key, RULES).map((entry) => {
+    const { name, values, migrations, at } = entry;
+    const table = migrations.table ?? DEFAULT_RECORDS_TABLE;
+    if (typeof table !== "string" || !TABLE.test(table)) {
+      throw new ConfigError(
+        `${at("migrations.table")} must be a table name (letters, digits, _; up to 63), got ${
+          shown(table)
+        }`,
+      );
+    }
+    const base = {
+      name,
+      migrationsEnabled: entry.migrationsEnabled,
+      table,
+      ...credentials(optionalString(values.username, at("username")), "username"),
+      ...credentials(optionalString(values.password, at("password"), true), "password"),
+    };
+    const url = values.url;
+    if (typeof url !== "string" || url === "") {
+      throw new ConfigError(
+        `${at("url")} is missing: give sqlite:<file>, postgres://host/db or mysql://host/db`,
+      );
+    }
+    if (url.startsWith("sqlite:")) {
+      const path = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
+      if (path === "" || path.includes("\0")) {
+        throw new ConfigError(`${at("url")} must name a file: sqlite:./data/app.db`);
+      }
+      const location = path === ":memory:" ? path : isAbsolute(path) ? path : resolve(cwd, path);
+      return { ...base, kind: "sqlite", location };
+    }
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    const kind = parsed && SCHEMES[parsed.protocol];
+    if (parsed === undefined || kind === undefined || parsed.hostname === "") {
+      throw new ConfigError(
+        `${at("url")} must be sqlite:<file>, postgres://host/db or mysql://host/db, got ${
+          shown(url)
+        }`,
+      );
+    }
+    if (kind === "mysql" && parsed.pathname.length <= 1) {
+      throw new ConfigError(`${at("url")} must name the database: mysql://host:3306/<database>`);
+    }
+    const fromUrl = {
+      ...credentials(parsed.username ? decodeURIComponent(parsed.username) : undefined, "username"),
+      ...credentials(parsed.password ? decodeURIComponent(parsed.password) : undefined, "password"),
+    };
+    parsed.username = "";
+    parsed.password = "";
+    return { ...fromUrl, ...base, kind, location: parsed.href };
+  });
+}
+
+function credentials(
+  value: string | undefined,
+  key: "username" | "password",
+): { username?: string } | { password?: string } {
+  return value === undefined ? {} : { [key]: value };
+}

@@ -1,0 +1,169 @@
+import mysql from "mysql2";
+import { LockNotAcquiredError } from "../lock_not_acquired.ts";
+import type { Datasource } from "./datasource.ts";
+import { DatabaseError, ScriptError, type SqlDatabase, type SqlRecord } from "./sql_database.ts";
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+interface MysqlError extends Error {
+  code?: string;
+  errno?: number;
+  sqlState?: string;
+}
+
+/**
+ * MySQL and MariaDB through `mysql2`: one connection with multi-statement queries (the server
+ * splits a file); the lock is `GET_LOCK`, released when the connection ends. DDL commits
+ * implicitly there, so a failing file may leave its earlier statements applied.
+ */
+export class MysqlDatabase implements SqlDatabase {
+  readonly kind = "mysql" as const;
+  readonly transactionalDdl = false;
+  queries = 0;
+  readonly #datasource: Datasource;
+  #connection: mysql.Connection | undefined;
+  #lockName: string | undefined;
+
+  constructor(datasource: Datasource) {
+    this.#datasource = datasource;
+  }
+
+  async readRecords(table: string): Promise<Map<string, string>> {
+    const exists = await this.#query<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+      [table],
+    );
+    if (Number(exists[0].n) === 0) return new Map();
+    const rows = await this.#query<{ migration_path: string; content_hash: string }>(
+      `SELECT migration_path, content_hash FROM \`${table}\``,
+    );
+    return new Map(rows.map((r) => [r.migration_path, r.content_hash]));
+  }
+
+  async lock(table: string, timeoutMs: number, onWait: (holder: string) => void): Promise<void> {
+    // Lock names are server-wide: the database's name keeps two databases apart.
+    const [{ name }] = await this.#query<{ name: string }>(
+      "SELECT LEFT(CONCAT('thaw:', DATABASE(), '.', ?), 64) AS name",
+      [table],
+    );
+    const take = async (seconds: number) =>
+      Number(
+        (await this.#query<{ got: number }>("SELECT GET_LOCK(?, ?) AS got", [name, seconds]))[0]
+          .got,
+      ) === 1;
+    if (!await take(0)) {
+      const [{ id }] = await this.#query<{ id: number | null }>(
+        "SELECT IS_USED_LOCK(?) AS id",
+        [name],
+      );
+      const holder = id === null ? "another session" : `connection ${id}`;
+      onWait(holder);
+      if (!await take(timeoutMs / 1000)) {
+        throw new LockNotAcquiredError(
+          `datasource "${this.#datasource.name}" is locked by ${holder}; waited ${
+            timeoutMs / 1000
+          } s (--lock-timeout). The lock ends with that runner's connection.`,
+        );
+      }
+    }
+    this.#lockName = name;
+    await this.#query(`CREATE TABLE IF NOT EXISTS \`${table}\` (
+      id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+      migration_path VARCHAR(768) NOT NULL,
+      content_hash CHAR(64) NOT NULL,
+      executed_at DATETIME(3) NOT NULL,
+      executed_by VARCHAR(255) NOT NULL,
+      execution_ms INT NOT NULL,
+      UNIQUE KEY uq_migration_path (migration_path)
+    ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`);
+  }
+
+  async unlock(): Promise<void> {
+    if (this.#lockName === undefined) return;
+    await this.#query("SELECT RELEASE_LOCK(?)", [this.#lockName]);
+    this.#lockName = undefined;
+  }
+
+  async runFile(
+    table: string,
+    path: string,
+    text: string,
+    record: () => SqlRecord,
+  ): Promise<boolean> {
+    const connection = await this.#connect();
+    this.queries++;
+    await new Promise<void>((resolve, reject) => {
+      // Every completed statement reports its fields (undefined for a statement without rows)
+      // once: their count says which statement failed.
+      let completed = 0;
+      connection.query(text)
+        .on("fields", () => completed++)
+        .on("error", (error: MysqlError) =>
+          reject(
+            new ScriptError(describe(error), { code: error.code, completed }, { cause: error }),
+          ))
+        .on("end", () => resolve());
+    });
+    const r = record();
+    await this.#query(
+      `INSERT INTO \`${table}\` (migration_path, content_hash, executed_at, executed_by, execution_ms)
+       VALUES (?, ?, ?, ?, ?)`,
+      [r.path, r.hash, r.executedAt, r.executedBy, r.ms],
+    );
+    return true;
+  }
+
+  async close(): Promise<void> {
+    const connection = this.#connection;
+    this.#connection = undefined;
+    if (connection) await new Promise<void>((resolve) => connection.end(() => resolve()));
+  }
+
+  async #connect(): Promise<mysql.Connection> {
+    if (this.#connection) return this.#connection;
+    const d = this.#datasource;
+    const connection = mysql.createConnection({
+      uri: d.location,
+      ...(d.username === undefined ? {} : { user: d.username }),
+      ...(d.password === undefined ? {} : { password: d.password }),
+      multipleStatements: true,
+      timezone: "Z",
+      connectTimeout: CONNECT_TIMEOUT_MS,
+    });
+    // A dropped connection surfaces on the next query instead.
+    connection.on("error", () => {});
+    try {
+      await new Promise<void>((resolve, reject) =>
+        connection.connect((error) => error ? reject(error) : resolve())
+      );
+    } catch (error) {
+      connection.destroy();
+      throw new DatabaseError(
+        `cannot connect to ${d.location}: ${describe(error as MysqlError)}`,
+        { cause: error },
+      );
+    }
+    this.#connection = connection;
+    return connection;
+  }
+
+  async #query<R>(text: string, values?: unknown[]): Promise<R[]> {
+    const connection = await this.#connect();
+    this.queries++;
+    try {
+      return await new Promise<R[]>((resolve, reject) =>
+        connection.query(
+          text,
+          values,
+          (error, rows) => error ? reject(error) : resolve(rows as R[]),
+        )
+      );
+    } catch (error) {
+      throw new DatabaseError(describe(error as MysqlError), { cause: error });
+    }
+  }
+}
+
+function describe(error: MysqlError): string {
+  return `${error.message || String(error)}${error.code ? ` (${error.code})` : ""}`;
+}

@@ -1,0 +1,208 @@
+import pg from "pg";
+import { parseIntoClientConfig } from "pg-connection-string";
+import { LockNotAcquiredError } from "../lock_not_acquired.ts";
+import type { Datasource } from "./datasource.ts";
+import { DatabaseError, ScriptError, type SqlDatabase, type SqlRecord } from "./sql_database.ts";
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const POLL_MS = 250;
+
+// `handleCommandComplete` is the per-statement hook of pg's Query (its protocol handlers are what
+// submittables such as pg-cursor implement); the published types leave it out.
+const QueryWithHooks = pg.Query as unknown as new (text: string) => pg.Query & {
+  handleCommandComplete(message: unknown, connection: unknown): void;
+};
+
+// Counts the statements that completed, so a failure without a position still has a line.
+class CountingQuery extends QueryWithHooks {
+  completed = 0;
+
+  override handleCommandComplete(message: unknown, connection: unknown): void {
+    this.completed++;
+    super.handleCommandComplete(message, connection);
+  }
+}
+
+interface PgError extends Error {
+  code?: string;
+  position?: string;
+  detail?: string;
+  hint?: string;
+}
+
+/**
+ * PostgreSQL through `pg`: one connection; a file is one simple-protocol query (the server runs
+ * its statements in order) inside the runner's transaction; the lock is a session advisory lock,
+ * so a runner that dies releases it with its connection.
+ */
+export class PostgresDatabase implements SqlDatabase {
+  readonly kind = "postgres" as const;
+  readonly transactionalDdl = true;
+  queries = 0;
+  readonly #datasource: Datasource;
+  readonly #applicationName: string;
+  #client: pg.Client | undefined;
+  #lockKey: string | undefined;
+
+  constructor(datasource: Datasource, identity: { host: string; pid: number }) {
+    this.#datasource = datasource;
+    this.#applicationName = `thaw migrate ${identity.host} ${identity.pid}`.slice(0, 63);
+  }
+
+  async readRecords(table: string): Promise<Map<string, string>> {
+    const exists = await this.#query<{ t: string | null }>("SELECT to_regclass($1) AS t", [table]);
+    if (exists[0].t === null) return new Map();
+    const rows = await this.#query<{ migration_path: string; content_hash: string }>(
+      `SELECT migration_path, content_hash FROM "${table}"`,
+    );
+    return new Map(rows.map((r) => [r.migration_path, r.content_hash]));
+  }
+
+  async lock(table: string, timeoutMs: number, onWait: (holder: string) => void): Promise<void> {
+    const key = await lockKey(table);
+    const deadline = Date.now() + timeoutMs;
+    for (let told = false;; told = true) {
+      const [{ locked }] = await this.#query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_lock($1::bigint) AS locked",
+        [key],
+      );
+      if (locked) break;
+      const holder = await this.#holder(key);
+      if (Date.now() >= deadline) {
+        throw new LockNotAcquiredError(
+          `datasource "${this.#datasource.name}" is locked by ${holder}; waited ${
+            timeoutMs / 1000
+          } s (--lock-timeout). The lock ends with that runner's connection.`,
+        );
+      }
+      if (!told) onWait(holder);
+      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, deadline - Date.now())));
+    }
+    this.#lockKey = key;
+    await this.#query(`CREATE TABLE IF NOT EXISTS "${table}" (
+      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      migration_path VARCHAR(1024) NOT NULL UNIQUE,
+      content_hash CHAR(64) NOT NULL,
+      executed_at TIMESTAMPTZ NOT NULL,
+      executed_by VARCHAR(255) NOT NULL,
+      execution_ms INTEGER NOT NULL
+    )`);
+  }
+
+  async unlock(): Promise<void> {
+    if (this.#lockKey === undefined) return;
+    await this.#query("SELECT pg_advisory_unlock($1::bigint)", [this.#lockKey]);
+    this.#lockKey = undefined;
+  }
+
+  async runFile(
+    table: string,
+    path: string,
+    text: string,
+    record: () => SqlRecord,
+  ): Promise<boolean> {
+    const client = await this.#connect();
+    await this.#query("BEGIN");
+    try {
+      const query = new CountingQuery(text);
+      this.queries++;
+      await new Promise<void>((resolve, reject) => {
+        query.on("end", () => resolve());
+        query.on("error", (error: PgError) =>
+          reject(
+            new ScriptError(describe(error), {
+              code: error.code,
+              position: error.position ? Number(error.position) : undefined,
+              completed: query.completed,
+            }, { cause: error }),
+          ));
+        client.query(query);
+      });
+      const r = record();
+      await this.#query(
+        `INSERT INTO "${table}" (migration_path, content_hash, executed_at, executed_by, execution_ms)
+         VALUES ($1, $2, $3, $4, $5)`,
+        [r.path, r.hash, r.executedAt, r.executedBy, r.ms],
+      );
+      await this.#query("COMMIT");
+      return true;
+    } catch (error) {
+      await this.#query("ROLLBACK").catch(() => {});
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#client?.end().catch(() => {});
+    this.#client = undefined;
+  }
+
+  async #holder(key: string): Promise<string> {
+    const rows = await this.#query<{ application_name: string; pid: number; addr: string | null }>(
+      `SELECT a.application_name, a.pid, host(a.client_addr) AS addr
+         FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted
+          AND l.classid = (($1::bigint >> 32) & 4294967295)::oid
+          AND l.objid = ($1::bigint & 4294967295)::oid AND l.objsubid = 1`,
+      [key],
+    );
+    const h = rows[0];
+    if (h === undefined) return "another session";
+    return `"${h.application_name || "a session"}" (server pid ${h.pid}${
+      h.addr ? `, from ${h.addr}` : ""
+    })`;
+  }
+
+  async #connect(): Promise<pg.Client> {
+    if (this.#client) return this.#client;
+    const d = this.#datasource;
+    const client = new pg.Client({
+      // Parsed here rather than passed as connectionString, which would override user/password.
+      ...parseIntoClientConfig(d.location),
+      ...(d.username === undefined ? {} : { user: d.username }),
+      ...(d.password === undefined ? {} : { password: d.password }),
+      application_name: this.#applicationName,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // An error on an idle connection (the server went away) surfaces on the next query instead.
+    client.on("error", () => {});
+    try {
+      await client.connect();
+    } catch (error) {
+      throw new DatabaseError(
+        `cannot connect to ${d.location}: ${describe(error as PgError)}`,
+        { cause: error },
+      );
+    }
+    this.#client = client;
+    return client;
+  }
+
+  async #query<R>(text: string, values?: unknown[]): Promise<R[]> {
+    const client = await this.#connect();
+    this.queries++;
+    try {
+      return (await client.query(text, values)).rows as R[];
+    } catch (error) {
+      throw new DatabaseError(describe(error as PgError), { cause: error });
+    }
+  }
+}
+
+function describe(error: PgError): string {
+  const code = error.code && /^[0-9A-Z]{5}$/.test(error.code) ? ` (SQLSTATE ${error.code})` : "";
+  return [
+    `${error.message || error.code || String(error)}${code}`,
+    error.detail && `detail: ${error.detail}`,
+    error.hint && `hint: ${error.hint}`,
+  ].filter(Boolean).join("; ");
+}
+
+// One advisory-lock key per records table: the first 8 bytes of a SHA-256, as a signed bigint.
+async function lockKey(table: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(`thaw-migrations:${table}`),
+  );
+  return new DataView(digest).getBigInt64(0).toString();
+}

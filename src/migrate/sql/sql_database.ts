@@ -1,0 +1,64 @@
+import type { DatabaseKind } from "./datasource.ts";
+
+/** One applied file, as the records table holds it. */
+export interface SqlRecord {
+  readonly path: string;
+  readonly hash: string;
+  readonly executedAt: Date;
+  readonly executedBy: string;
+  readonly ms: number;
+}
+
+/**
+ * One datasource's database, as the SQL runner needs it. Each implementation owns its driver, its
+ * SQL types and its lock; all of them run a file through the driver's own multi-statement support.
+ */
+export interface SqlDatabase {
+  readonly kind: DatabaseKind;
+  /** Whether a file and its record commit together (PostgreSQL, SQLite); not on MySQL/MariaDB. */
+  readonly transactionalDdl: boolean;
+  /** Queries sent so far. */
+  readonly queries: number;
+  /** The records, path to hash; empty when the table does not exist yet (nothing is created). */
+  readRecords(table: string): Promise<Map<string, string>>;
+  /** Takes the run's lock (waiting up to `timeoutMs`), then creates the table when missing. */
+  lock(table: string, timeoutMs: number, onWait: (holder: string) => void): Promise<void>;
+  unlock(): Promise<void>;
+  /**
+   * Runs `text` and inserts its record, in one transaction where the database allows. Returns
+   * `false`, running nothing, when the record is already there (another runner was first).
+   * Throws {@linkcode ScriptError} when a statement fails.
+   */
+  runFile(table: string, path: string, text: string, record: () => SqlRecord): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** A statement of a file failed; what the driver could tell about where. */
+export class ScriptError extends Error {
+  /** The database's own code: SQLSTATE, or MySQL's error name. */
+  readonly code: string | undefined;
+  /** 1-based character offset in the file, when the database gives one. */
+  readonly position: number | undefined;
+  /** Statements that completed before the failing one, when the driver can count them. */
+  readonly completed: number | undefined;
+
+  constructor(
+    message: string,
+    where: { code?: string; position?: number; completed?: number },
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "ScriptError";
+    this.code = where.code;
+    this.position = where.position;
+    this.completed = where.completed;
+  }
+}
+
+/** The database could not be reached or refused a runner's own query: the run fails (exit 1). */
+export class DatabaseError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "DatabaseError";
+  }
+}

@@ -1,0 +1,99 @@
+import type { Applied, MigrationTarget, PlannedFile } from "../migration_runner.ts";
+import { MigrationFailure } from "../migration_failure.ts";
+import type { Datasource } from "./datasource.ts";
+import { DatabaseError, ScriptError, type SqlDatabase } from "./sql_database.ts";
+import { locateStatement } from "./statement_locator.ts";
+
+/** A planned SQL migration file: its text, sent as it is. */
+export interface SqlFile extends PlannedFile {
+  readonly text: string;
+}
+
+/** One SQL datasource for the shared runner. */
+export class SqlTarget implements MigrationTarget<SqlFile> {
+  readonly name: string;
+  /** A SQL file is not idempotent: a changed applied file is reported, never run again. */
+  readonly onChange = "report" as const;
+  readonly #datasource: Datasource;
+  readonly #db: SqlDatabase;
+  readonly #executedBy: string;
+
+  constructor(datasource: Datasource, db: SqlDatabase, executedBy: string) {
+    this.name = datasource.name;
+    this.#datasource = datasource;
+    this.#db = db;
+    this.#executedBy = executedBy;
+  }
+
+  get requests(): number {
+    return this.#db.queries;
+  }
+
+  readRecords(): Promise<ReadonlyMap<string, string>> {
+    return this.#db.readRecords(this.#datasource.table);
+  }
+
+  // The table is created under the lock (see lock): two runners must not race to create it.
+  prepare(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  lock(timeoutMs: number, onWait: (holder: string) => void): Promise<void> {
+    return this.#db.lock(this.#datasource.table, timeoutMs, onWait);
+  }
+
+  renew(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  release(): Promise<void> {
+    return this.#db.unlock();
+  }
+
+  forceUnlock(): Promise<string> {
+    return Promise.resolve(
+      "nothing to remove: a SQL lock ends with the runner's connection (or, on SQLite, " +
+        "with its transaction)",
+    );
+  }
+
+  async apply(file: SqlFile, executedAt: Date): Promise<Applied> {
+    let ms = 0;
+    let ran: boolean;
+    try {
+      ran = await this.#db.runFile(this.#datasource.table, file.path, file.text, () => {
+        ms = Date.now() - executedAt.getTime();
+        return {
+          path: file.path,
+          hash: file.hash,
+          executedAt,
+          executedBy: this.#executedBy,
+          ms,
+        };
+      });
+    } catch (error) {
+      if (!(error instanceof ScriptError)) throw error;
+      const at = locateStatement(file.text, this.#db.kind, error);
+      const partial = this.#db.transactionalDdl
+        ? ""
+        : "; statements before it may have been committed (MySQL/MariaDB commit DDL " +
+          "implicitly), and the file is not recorded: fix the database or the file, then re-run";
+      throw new MigrationFailure({
+        connection: this.name,
+        file: file.path,
+        ...(at ? { line: at.line } : {}),
+        ...(error.code ? { code: error.code } : {}),
+        reason: `${at ? `in \`${at.excerpt}\`: ` : ""}${error.message}${partial}`,
+      }, { cause: error });
+    }
+    return ran ? { result: "applied", ms } : { result: "applied", ms: 0, alreadyRecorded: true };
+  }
+
+  failure(error: unknown): string | undefined {
+    return error instanceof DatabaseError ? error.message : undefined;
+  }
+
+  close(): Promise<void> {
+    return this.#db.close();
+  }
+}

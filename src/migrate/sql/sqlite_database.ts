@@ -1,0 +1,245 @@
+import { mkdir } from "node:fs/promises";
+import { stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { LockNotAcquiredError } from "../lock_not_acquired.ts";
+import type { Datasource } from "./datasource.ts";
+import { DatabaseError, ScriptError, type SqlDatabase, type SqlRecord } from "./sql_database.ts";
+import { statementStarts } from "./statement_locator.ts";
+
+/** What the runner needs of `node:sqlite` (Deno, Node 22.13+) and `bun:sqlite` alike. */
+interface SqliteHandle {
+  exec(sql: string): void;
+  all(sql: string, params: readonly (string | number)[]): Record<string, unknown>[];
+  close(): void;
+}
+
+interface Statement {
+  all(...params: (string | number)[]): Record<string, unknown>[];
+}
+
+// Specifiers in variables: each runtime has only one of the two modules, and neither type
+// package knows both.
+const BUN_SQLITE = "bun:sqlite";
+const NODE_SQLITE = "node:sqlite";
+
+/** Opens a SQLite file with the runtime's built-in driver: no native package to install. */
+async function openSqlite(path: string): Promise<SqliteHandle> {
+  if ("Bun" in globalThis) {
+    const { Database } = await import(BUN_SQLITE);
+    const db = new Database(path, { create: true, strict: true });
+    return {
+      exec: (sql) => db.run(sql),
+      all: (sql, params) => (db.query(sql) as Statement).all(...params),
+      close: () => db.close(),
+    };
+  }
+  let DatabaseSync;
+  try {
+    ({ DatabaseSync } = await import(NODE_SQLITE));
+  } catch (error) {
+    throw new DatabaseError(
+      "SQLite needs a runtime with a built-in driver: Deno, Bun, or Node 22.13 or later " +
+        "(node:sqlite)",
+      { cause: error },
+    );
+  }
+  const db = new DatabaseSync(path);
+  return {
+    exec: (sql) => db.exec(sql),
+    all: (sql, params) => (db.prepare(sql) as Statement).all(...params),
+    close: () => db.close(),
+  };
+}
+
+/**
+ * SQLite through the runtime's driver. There is no server to hold a lock for the run: each file
+ * runs in its own `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to the lock
+ * timeout) that first checks the file was not recorded meanwhile, so two runners apply each
+ * file once, and a file commits together with its record.
+ */
+export class SqliteDatabase implements SqlDatabase {
+  readonly kind = "sqlite" as const;
+  readonly transactionalDdl = true;
+  queries = 0;
+  readonly #datasource: Datasource;
+  #db: SqliteHandle | undefined;
+  #timeoutMs = 0;
+
+  constructor(datasource: Datasource) {
+    this.#datasource = datasource;
+  }
+
+  async readRecords(table: string): Promise<Map<string, string>> {
+    // Reading must not create the file: status and --dry-run write nothing.
+    if (this.#db === undefined && !await this.#exists()) return new Map();
+    const db = await this.#open();
+    const exists = this.#all(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [
+      table,
+    ]);
+    if (exists.length === 0) return new Map();
+    const rows = this.#all(db, `SELECT migration_path, content_hash FROM "${table}"`, []);
+    return new Map(rows.map((r) => [String(r.migration_path), String(r.content_hash)]));
+  }
+
+  async lock(table: string, timeoutMs: number): Promise<void> {
+    const location = this.#datasource.location;
+    if (location !== ":memory:") await mkdir(dirname(location), { recursive: true });
+    const db = await this.#open();
+    this.#timeoutMs = timeoutMs;
+    this.#exec(db, `PRAGMA busy_timeout = ${Math.round(timeoutMs)}`);
+    this.#exec(
+      db,
+      `CREATE TABLE IF NOT EXISTS "${table}" (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        migration_path TEXT NOT NULL UNIQUE,
+        content_hash TEXT NOT NULL,
+        executed_at TEXT NOT NULL,
+        executed_by TEXT NOT NULL,
+        execution_ms INTEGER NOT NULL
+      )`,
+    );
+  }
+
+  unlock(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async runFile(
+    table: string,
+    path: string,
+    text: string,
+    record: () => SqlRecord,
+  ): Promise<boolean> {
+    const db = await this.#open();
+    this.#exec(db, "BEGIN IMMEDIATE");
+    try {
+      const done = this.#all(db, `SELECT 1 FROM "${table}" WHERE migration_path = ?`, [path]);
+      if (done.length > 0) {
+        this.#exec(db, "COMMIT");
+        return false;
+      }
+      this.#exec(db, "SAVEPOINT thaw_file");
+      try {
+        this.queries++;
+        db.exec(text);
+      } catch (error) {
+        throw new ScriptError(message(error), {
+          completed: this.#replay(db, text),
+        }, { cause: error });
+      }
+      this.#exec(db, "RELEASE thaw_file");
+      const r = record();
+      this.#all(
+        db,
+        `INSERT INTO "${table}" (migration_path, content_hash, executed_at, executed_by, execution_ms)
+         VALUES (?, ?, ?, ?, ?) RETURNING id`,
+        [r.path, r.hash, r.executedAt.toISOString(), r.executedBy, r.ms],
+      );
+      this.#exec(db, "COMMIT");
+      return true;
+    } catch (error) {
+      try {
+        db.exec("ROLLBACK");
+      } catch {
+        // Some errors (a full disk) end the transaction themselves.
+      }
+      throw error;
+    }
+  }
+
+  close(): Promise<void> {
+    this.#db?.close();
+    this.#db = undefined;
+    return Promise.resolve();
+  }
+
+  /**
+   * `exec` does not say which statement failed. The file's effects are undone to the savepoint,
+   * then its statements run one by one, still inside the transaction, until one fails: that
+   * count locates the failure. Everything is rolled back afterwards, so nothing runs twice.
+   */
+  #replay(db: SqliteHandle, text: string): number | undefined {
+    try {
+      db.exec("ROLLBACK TO thaw_file");
+      const statements = statementStarts(text, "sqlite");
+      let completed: number | undefined;
+      for (const [i, statement] of statements.entries()) {
+        try {
+          db.exec(statement.text);
+        } catch {
+          completed = i;
+          break;
+        }
+      }
+      db.exec("ROLLBACK TO thaw_file");
+      return completed;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #exists(): Promise<boolean> {
+    const location = this.#datasource.location;
+    if (location === ":memory:") return false;
+    try {
+      await stat(location);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #open(): Promise<SqliteHandle> {
+    if (this.#db) return this.#db;
+    try {
+      this.#db = await openSqlite(this.#datasource.location);
+    } catch (error) {
+      if (error instanceof DatabaseError) throw error;
+      throw new DatabaseError(
+        `cannot open ${this.#datasource.location}: ${message(error)}`,
+        { cause: error },
+      );
+    }
+    return this.#db;
+  }
+
+  #exec(db: SqliteHandle, sql: string): void {
+    this.queries++;
+    try {
+      db.exec(sql);
+    } catch (error) {
+      throw this.#error(error);
+    }
+  }
+
+  #all(
+    db: SqliteHandle,
+    sql: string,
+    params: readonly (string | number)[],
+  ): Record<string, unknown>[] {
+    this.queries++;
+    try {
+      return db.all(sql, params);
+    } catch (error) {
+      throw this.#error(error);
+    }
+  }
+
+  #error(error: unknown): Error {
+    const text = message(error);
+    if (/database is locked|SQLITE_BUSY/i.test(text)) {
+      return new LockNotAcquiredError(
+        `datasource "${this.#datasource.name}": another process kept ${this.#datasource.location} ` +
+          `locked for writing; waited ${this.#timeoutMs / 1000} s (--lock-timeout)`,
+      );
+    }
+    return new DatabaseError(text, { cause: error });
+  }
+}
+
+// Deno appends the rest of the script to a syntax error ("... in <sql> at offset 3"): the
+// runner reports the line instead.
+function message(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/ in [\s\S]* at offset \d+$/, "");
+}

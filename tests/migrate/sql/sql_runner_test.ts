@@ -1,0 +1,214 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { after, describe, it } from "node:test";
+import { DB_PASSWORD, type Kind, KINDS, SqlWorkspace } from "./databases.ts";
+
+// Per kind: the same behaviour on SQLite, PostgreSQL and MariaDB, against the real databases.
+const ID_COLUMN: Record<Kind, string> = {
+  sqlite: "id INTEGER PRIMARY KEY",
+  postgres: "id SERIAL PRIMARY KEY",
+  mysql: "id INT AUTO_INCREMENT PRIMARY KEY",
+};
+const SLEEP: Record<Kind, string> = {
+  sqlite: "",
+  postgres: "SELECT pg_sleep(1.5);",
+  mysql: "SELECT SLEEP(1.5);",
+};
+
+for (const kind of KINDS) {
+  describe(`SQL runner on ${kind}`, () => {
+    const workspaces: SqlWorkspace[] = [];
+    const workspace = async (options?: { password?: string }) => {
+      const ws = await SqlWorkspace.create(kind, options);
+      workspaces.push(ws);
+      return ws;
+    };
+    after(async () => {
+      for (const ws of workspaces) {
+        // The password goes in through ${VAR} only; no line of any run may show it.
+        for (const line of ws.printed) assert.ok(!line.includes(DB_PASSWORD), line);
+        await ws.db.close();
+      }
+    });
+
+    it("applies files in path order, sub-folders included, and records each with its hash", async () => {
+      const ws = await workspace();
+      const users =
+        `-- users\nCREATE TABLE users (${ID_COLUMN[kind]}, email VARCHAR(200) NOT NULL);\n` +
+        `INSERT INTO users (email) VALUES ('a@example.com');\n`;
+      await ws.file("001-users.sql", users);
+      await ws.file("release-1/002-orders.sql", "CREATE TABLE orders (user_id INT);\n");
+      await ws.file("release-1/notes.txt", "not a migration");
+      const run = await ws.ok("--json");
+      assert.deepEqual(run.report!.connections[0].files.map((f) => [f.path, f.result]), [
+        ["001-users.sql", "applied"],
+        ["release-1/002-orders.sql", "applied"],
+      ]);
+      assert.equal(await ws.count("users"), 1);
+      assert.equal(await ws.count("orders"), 0);
+      const records = await ws.query(
+        "SELECT migration_path, content_hash, executed_at, executed_by, execution_ms " +
+          "FROM framework_migrations ORDER BY id",
+      );
+      assert.deepEqual(records.map((r) => r.migration_path), [
+        "001-users.sql",
+        "release-1/002-orders.sql",
+      ]);
+      assert.equal(records[0].content_hash, createHash("sha256").update(users).digest("hex"));
+      assert.equal(records[0].executed_by, "tester@test");
+      assert.ok(Number(records[0].execution_ms) >= 0);
+      const executedAt = new Date(
+        String(
+          records[0].executed_at instanceof Date
+            ? records[0].executed_at.toISOString()
+            : records[0].executed_at,
+        ),
+      );
+      assert.ok(Math.abs(Date.now() - executedAt.getTime()) < 600_000, String(executedAt));
+    });
+
+    it("runs nothing on a re-run", async () => {
+      const ws = await workspace();
+      await ws.file(
+        "001.sql",
+        `CREATE TABLE log (v VARCHAR(10));\nINSERT INTO log VALUES ('x');\n`,
+      );
+      await ws.ok();
+      const again = await ws.ok("--json");
+      assert.equal(again.report!.connections[0].applied, 0);
+      assert.equal(again.report!.connections[0].skipped, 1);
+      assert.equal(await ws.count("log"), 1);
+    });
+
+    it("does not re-run a changed file: a warning, changed in status, validate fails", async () => {
+      const ws = await workspace();
+      await ws.file(
+        "001.sql",
+        `CREATE TABLE log (v VARCHAR(10));\nINSERT INTO log VALUES ('x');\n`,
+      );
+      await ws.ok();
+      assert.equal((await ws.ok("validate")).code, 0);
+      await ws.file(
+        "001.sql",
+        `CREATE TABLE log (v VARCHAR(10));\nINSERT INTO log VALUES ('y');\n`,
+      );
+      await ws.file("002.sql", `INSERT INTO log VALUES ('z');\n`);
+      const run = await ws.ok();
+      assert.match(run.err, /001\.sql changed after it was applied; it is not run again/);
+      assert.deepEqual(
+        (await ws.query("SELECT v FROM log ORDER BY v")).map((r) => r.v),
+        ["x", "z"],
+      );
+      const status = await ws.ok("status");
+      assert.match(status.out, /changed +001\.sql/);
+      const validate = await ws.run("validate");
+      assert.equal(validate.code, 1);
+      assert.match(validate.err, /changed +001\.sql/);
+    });
+
+    it("stops at a failing file with the file, the line and the database's error", async () => {
+      const ws = await workspace();
+      await ws.file("001.sql", `CREATE TABLE a (v INT);\n`);
+      await ws.file(
+        "002.sql",
+        `CREATE TABLE b (v INT);\nINSERT INTO b VALUES (1);\n\n-- the next one fails\n` +
+          `INSERT INTO missing_table VALUES (1);\nCREATE TABLE c (v INT);\n`,
+      );
+      await ws.file("003.sql", `CREATE TABLE d (v INT);\n`);
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1);
+      const error = run.report!.error!;
+      assert.equal(error.file, "002.sql");
+      assert.equal(error.line, 5);
+      assert.match(error.message, /002\.sql:5: in `INSERT INTO missing_table VALUES \(1\);`/);
+      assert.match(error.message, /missing_table/);
+      assert.equal(await ws.count("a"), 0);
+      assert.equal(await ws.count("c"), undefined);
+      assert.equal(await ws.count("d"), undefined, "later files must not run");
+      const recorded = await ws.query("SELECT migration_path FROM framework_migrations");
+      assert.deepEqual(recorded.map((r) => r.migration_path), ["001.sql"]);
+      if (kind === "mysql") {
+        // DDL commits implicitly there: the earlier statements stay, and the message says so.
+        assert.equal(await ws.count("b"), 1);
+        assert.match(error.message, /may have been committed/);
+      } else {
+        // One transaction for the file and its record: nothing of it remains.
+        assert.equal(await ws.count("b"), undefined);
+      }
+    });
+
+    it("names the line of a statement that fails at run time, after others completed", async () => {
+      const ws = await workspace();
+      await ws.file(
+        "001.sql",
+        `CREATE TABLE u (v INT PRIMARY KEY);\nINSERT INTO u VALUES (1);\n` +
+          `SELECT 'a;b' AS x;\n/* ; */ INSERT INTO u VALUES (1);\n`,
+      );
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1);
+      assert.equal(run.report!.error!.line, 4);
+    });
+
+    it("applies each file once when two runners start together", async () => {
+      const ws = await workspace();
+      await ws.file("001.sql", `CREATE TABLE log (v VARCHAR(10));\n${SLEEP[kind]}\n`);
+      for (let i = 2; i <= 6; i++) {
+        await ws.file(`00${i}.sql`, `INSERT INTO log VALUES ('${i}');\n`);
+      }
+      const [a, b] = await Promise.all([ws.run(), ws.run()]);
+      assert.deepEqual([a.code, b.code], [0, 0], a.err + b.err);
+      assert.deepEqual(
+        (await ws.query("SELECT v FROM log ORDER BY v")).map((r) => r.v),
+        ["2", "3", "4", "5", "6"],
+      );
+      assert.equal(await ws.count("framework_migrations"), 6);
+    });
+
+    it("exits 3 when the lock is not free within --lock-timeout", async () => {
+      const ws = await workspace();
+      if (kind === "sqlite") {
+        await ws.file("001.sql", `CREATE TABLE a (v INT);\n`);
+        await ws.query("CREATE TABLE held (v INT)");
+        await ws.query("BEGIN IMMEDIATE");
+        try {
+          const run = await ws.run("--lock-timeout", "0.2");
+          assert.equal(run.code, 3, run.err);
+          assert.match(run.err, /locked for writing; waited 0\.2 s/);
+        } finally {
+          await ws.query("ROLLBACK");
+        }
+        return;
+      }
+      await ws.file("001.sql", `${SLEEP[kind]}\n`);
+      const first = ws.run();
+      await new Promise((r) => setTimeout(r, 500));
+      const second = await ws.run("--lock-timeout", "0");
+      assert.equal(second.code, 3, second.err);
+      assert.match(
+        second.err,
+        kind === "postgres" ? /locked by "thaw migrate test \d+"/ : /locked by connection \d+/,
+      );
+      assert.equal((await first).code, 0);
+    });
+
+    it("lists the plan on --dry-run and runs nothing", async () => {
+      const ws = await workspace();
+      await ws.file("001.sql", `CREATE TABLE a (v INT);\n`);
+      const run = await ws.ok("--dry-run");
+      assert.match(run.out, /apply +001\.sql/);
+      assert.equal(await ws.count("a"), undefined);
+      assert.equal(await ws.count("framework_migrations"), undefined);
+    });
+
+    if (kind !== "sqlite") {
+      it("fails with the server's reason on a wrong password, without printing it", async () => {
+        const ws = await workspace({ password: "wrong-Pa55word" });
+        await ws.file("001.sql", `CREATE TABLE a (v INT);\n`);
+        const run = await ws.run();
+        assert.equal(run.code, 1);
+        assert.match(run.err, /cannot connect to .*(password authentication failed|Access denied)/);
+        assert.ok(!run.err.includes("wrong-Pa55word"));
+      });
+    }
+  });
+}
