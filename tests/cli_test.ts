@@ -5,16 +5,17 @@ import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { OPENSEARCH_URL, os } from "./migrate/search/cluster.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
 /** Runs `deno run -A cli.ts ...` as a user would, and returns its exit code and output. */
-function cli(args: string[], env: Record<string, string> = {}) {
+function cli(args: string[], env: Record<string, string> = {}, cwd = root) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ["run", "-A", "cli.ts", ...args], {
-      cwd: root,
+    execFile(process.execPath, ["run", "-A", join(root, "cli.ts"), ...args], {
+      cwd,
       env: { ...process.env, NO_COLOR: "1", ...env },
     }, (error, stdout, stderr) => {
       resolve({ code: error ? (error as { code?: number }).code ?? 1 : 0, stdout, stderr });
@@ -49,6 +50,32 @@ describe("cli.ts as a process", () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /Unknown option '--nope'/);
     assert.equal((await cli(["-m", "elastic"])).code, 2);
+  });
+
+  it("runs the SQL worked example on SQLite with one command, then skips it all", async () => {
+    // SQLite paths are relative to the working directory: the database lands in a temp folder.
+    const cwd = await mkdtemp(join(tmpdir(), "thaw-sql-example-"));
+    const args = [
+      "-c",
+      join(root, "examples/migrations/config"),
+      "--sqlPath",
+      join(root, "examples/migrations/files"),
+    ];
+    const first = await cli(args, {}, cwd);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /app: 2 applied, 0 unchanged/);
+    const second = await cli([...args, "--json"], {}, cwd);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(JSON.parse(second.stdout).connections[0].skipped, 2);
+    const db = new DatabaseSync(join(cwd, "data/example.db"));
+    try {
+      assert.deepEqual(
+        db.prepare("SELECT name, created_at FROM users").all().map((r) => ({ ...r })),
+        [{ name: "Ada Lovelace", created_at: null }],
+      );
+    } finally {
+      db.close();
+    }
   });
 
   it("runs the worked example against the test node, then skips it all on a second run", async () => {

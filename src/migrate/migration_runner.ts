@@ -1,5 +1,6 @@
 import type { Command } from "./command_line.ts";
 import { ConfigError } from "../config/config_error.ts";
+import type { EnvLookup } from "../config/env.ts";
 import { LockNotAcquiredError } from "./lock_not_acquired.ts";
 import { MigrationFailure } from "./migration_failure.ts";
 import type {
@@ -56,6 +57,24 @@ export interface MigrationTarget<F extends PlannedFile> {
   /** This target's own I/O errors (a refused connection, a rejected login) as a message. */
   failure(error: unknown): string | undefined;
   close(): Promise<void>;
+}
+
+/** What either runner is asked to run, as the command line gives it. */
+export interface MigrationRunOptions {
+  readonly configDir: string;
+  readonly migrationsRoot: string;
+  readonly command: Command;
+  /** Print the plan, send only reads. */
+  readonly dryRun?: boolean;
+  /** Only this connection (or datasource). */
+  readonly connection?: string;
+  readonly lockTimeoutMs: number;
+  readonly env: EnvLookup;
+  readonly progress: Progress;
+  /** Who runs, for whoever waits on the lock; SQL records `user@host` as `executed_by`. */
+  readonly identity: { host: string; pid: number; user?: string };
+  /** Stops the run between two files (Ctrl-C); the lock is still released. */
+  readonly signal?: AbortSignal;
 }
 
 /** What the shared runner is asked to do. */

@@ -1,32 +1,16 @@
 import { join } from "node:path";
-import type { EnvLookup } from "../../config/env.ts";
 import { ConfigError } from "../../config/config_error.ts";
-import type { Command } from "../command_line.ts";
 import { readMigrationFiles } from "../migration_files.ts";
-import { runTargets, selectEnabled } from "../migration_runner.ts";
-import type { Progress, RunReport } from "../run_report.ts";
+import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
+import type { RunReport } from "../run_report.ts";
 import { planRequest } from "./plan_request.ts";
 import { loadSearchConnections } from "./search_config.ts";
 import { type SearchFile, SearchTarget } from "./search_target.ts";
 import { runtimeTransport, type Transport, type TransportFactory } from "./transport.ts";
 
-/** What to run. */
-export interface SearchRunOptions {
-  readonly configDir: string;
-  readonly migrationsRoot: string;
-  readonly command: Command;
-  /** Print the plan, send only reads. */
-  readonly dryRun?: boolean;
-  /** Only this connection. */
-  readonly connection?: string;
-  readonly lockTimeoutMs: number;
-  readonly env: EnvLookup;
-  readonly progress: Progress;
-  /** Who takes the lock, for whoever waits on it. */
-  readonly identity: { host: string; pid: number };
+/** What to run: the command line's options, and the transport (tests record requests). */
+export interface SearchRunOptions extends MigrationRunOptions {
   readonly transport?: TransportFactory;
-  /** Stops the run between two files (Ctrl-C); the lock is still released. */
-  readonly signal?: AbortSignal;
 }
 
 /**

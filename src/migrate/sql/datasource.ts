@@ -112,5 +112,6 @@ function credentials(
   value: string | undefined,
   key: "username" | "password",
 ): { username?: string } | { password?: string } {
-  return value === undefined ? {} : { [key]: value };
+  // An empty value (`${DB_PASSWORD:}` unset) means none.
+  return value === undefined || value === "" ? {} : { [key]: value };
 }

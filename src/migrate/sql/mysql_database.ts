@@ -86,7 +86,7 @@ export class MysqlDatabase implements SqlDatabase {
 
   async runFile(
     table: string,
-    path: string,
+    _path: string,
     text: string,
     record: () => SqlRecord,
   ): Promise<boolean> {

@@ -97,7 +97,7 @@ export class PostgresDatabase implements SqlDatabase {
 
   async runFile(
     table: string,
-    path: string,
+    _path: string,
     text: string,
     record: () => SqlRecord,
   ): Promise<boolean> {

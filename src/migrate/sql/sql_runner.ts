@@ -1,12 +1,10 @@
 import { join } from "node:path";
 import process from "node:process";
-import type { EnvLookup } from "../../config/env.ts";
-import type { Command } from "../command_line.ts";
 import { decodeFileText } from "../file_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import { readMigrationFiles } from "../migration_files.ts";
-import { runTargets, selectEnabled } from "../migration_runner.ts";
-import type { Progress, RunReport } from "../run_report.ts";
+import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
+import type { RunReport } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import { MysqlDatabase } from "./mysql_database.ts";
 import { PostgresDatabase } from "./postgres_database.ts";
@@ -15,24 +13,10 @@ import type { SqlDatabase } from "./sql_database.ts";
 import { SqliteDatabase } from "./sqlite_database.ts";
 import { type SqlFile, SqlTarget } from "./sql_target.ts";
 
-/** What to run. */
-export interface SqlRunOptions {
-  readonly configDir: string;
-  readonly migrationsRoot: string;
-  readonly command: Command;
-  /** List what would run; only reads. */
-  readonly dryRun?: boolean;
-  /** Only this datasource. */
-  readonly connection?: string;
-  readonly lockTimeoutMs: number;
-  readonly env: EnvLookup;
-  readonly progress: Progress;
-  /** Who runs: `executed_by` is `user@host`; PostgreSQL shows host and pid to waiting runners. */
-  readonly identity: { host: string; pid: number; user?: string };
-  /** Where relative SQLite paths start (default: the working directory). */
+/** What to run: the command line's options, and where relative SQLite paths start. */
+export interface SqlRunOptions extends MigrationRunOptions {
+  /** Default: the working directory. */
   readonly cwd?: string;
-  /** Stops the run between two files (Ctrl-C); the lock is still released. */
-  readonly signal?: AbortSignal;
 }
 
 /**

@@ -6,53 +6,38 @@ import type { Datasource } from "./datasource.ts";
 import { DatabaseError, ScriptError, type SqlDatabase, type SqlRecord } from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
 
-/** What the runner needs of `node:sqlite` (Deno, Node 22.13+) and `bun:sqlite` alike. */
+/** What the runner needs of `node:sqlite`. */
 interface SqliteHandle {
   exec(sql: string): void;
   all(sql: string, params: readonly (string | number)[]): Record<string, unknown>[];
   close(): void;
 }
 
-interface Statement {
-  all(...params: (string | number)[]): Record<string, unknown>[];
-}
-
-// Specifiers in variables: each runtime has only one of the two modules, and neither type
-// package knows both.
-const BUN_SQLITE = "bun:sqlite";
-const NODE_SQLITE = "node:sqlite";
-
-/** Opens a SQLite file with the runtime's built-in driver: no native package to install. */
+/**
+ * Opens a SQLite file with the runtime's built-in `node:sqlite` (Deno, Bun, Node 22.13+): no
+ * native package to install. Imported on first use, so the search runner still loads on a Node
+ * without it.
+ */
 async function openSqlite(path: string): Promise<SqliteHandle> {
-  if ("Bun" in globalThis) {
-    const { Database } = await import(BUN_SQLITE);
-    const db = new Database(path, { create: true, strict: true });
-    return {
-      exec: (sql) => db.run(sql),
-      all: (sql, params) => (db.query(sql) as Statement).all(...params),
-      close: () => db.close(),
-    };
-  }
-  let DatabaseSync;
+  let sqlite: typeof import("node:sqlite");
   try {
-    ({ DatabaseSync } = await import(NODE_SQLITE));
+    sqlite = await import("node:sqlite");
   } catch (error) {
     throw new DatabaseError(
-      "SQLite needs a runtime with a built-in driver: Deno, Bun, or Node 22.13 or later " +
-        "(node:sqlite)",
+      "SQLite needs a runtime with node:sqlite: Deno, Bun, or Node 22.13 or later",
       { cause: error },
     );
   }
-  const db = new DatabaseSync(path);
+  const db = new sqlite.DatabaseSync(path);
   return {
     exec: (sql) => db.exec(sql),
-    all: (sql, params) => (db.prepare(sql) as Statement).all(...params),
+    all: (sql, params) => db.prepare(sql).all(...params) as Record<string, unknown>[],
     close: () => db.close(),
   };
 }
 
 /**
- * SQLite through the runtime's driver. There is no server to hold a lock for the run: each file
+ * SQLite through `node:sqlite`. There is no server to hold a lock for the run: each file
  * runs in its own `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to the lock
  * timeout) that first checks the file was not recorded meanwhile, so two runners apply each
  * file once, and a file commits together with its record.

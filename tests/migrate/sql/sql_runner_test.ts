@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { DB_PASSWORD, type Kind, KINDS, SqlWorkspace } from "./databases.ts";
 
@@ -212,3 +214,43 @@ for (const kind of KINDS) {
     }
   });
 }
+
+describe("SQL runner command line", () => {
+  it("exits 2 with the file, line and key of a bad datasource, before connecting", async () => {
+    const ws = await SqlWorkspace.create("sqlite");
+    await writeFile(
+      join(ws.configDir, "application.yml"),
+      "datasource:\n  - name: main\n    url: postgres:///nohost\n    migrations: { enabled: true }\n",
+    );
+    const run = await ws.run();
+    assert.equal(run.code, 2);
+    assert.match(run.err, /application\.yml:3: datasource\[0\]\.url must be sqlite:<file>/);
+  });
+
+  it("exits 2 and explains what to add when no datasource is configured", async () => {
+    const ws = await SqlWorkspace.create("sqlite");
+    await writeFile(join(ws.configDir, "application.yml"), "server:\n  port: 8080\n");
+    const run = await ws.run();
+    assert.equal(run.code, 2);
+    assert.match(
+      run.err,
+      /No SQL datasource[\s\S]*datasource:\n {2}- name: main\n {4}url: sqlite:/,
+    );
+  });
+
+  it("runs nothing while a file is not UTF-8, and names it", async () => {
+    const ws = await SqlWorkspace.create("sqlite");
+    await ws.file("001.sql", "CREATE TABLE a (v INT);\n");
+    await ws.file("002.sql", new Uint8Array([0x53, 0x45, 0xff, 0x3b]));
+    const run = await ws.run();
+    assert.equal(run.code, 1);
+    assert.match(run.err, /002\.sql: is not valid UTF-8 \(nothing was sent\)/);
+    assert.equal(await ws.count("a"), undefined);
+  });
+
+  it("has no lock to remove on unlock: SQL locks end with their connection", async () => {
+    const ws = await SqlWorkspace.create("sqlite");
+    const run = await ws.ok("unlock");
+    assert.match(run.err, /main: nothing to remove/);
+  });
+});

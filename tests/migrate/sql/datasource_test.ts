@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { ConfigError } from "../../../src/config/config_error.ts";
+import { loadDatasources } from "../../../src/migrate/sql/sql_config.ts";
+
+async function load(yaml: string, file = "application.yml", env: Record<string, string> = {}) {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-ds-"));
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, file), yaml);
+  return { dir, list: () => loadDatasources(dir, "migrations", (n) => env[n], "/work") };
+}
+
+async function fails(yaml: string, pattern: RegExp) {
+  const { list } = await load(yaml);
+  await assert.rejects(list(), (e: Error) => {
+    assert.ok(e instanceof ConfigError, String(e));
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+describe("SQL datasources config", () => {
+  it("reads sqlite, postgres and mysql URLs; credentials leave the URL; keys win over it", async () => {
+    const { list } = await load(
+      `datasource:
+  - name: main
+    url: sqlite:./data/app.db
+    migrations: { enabled: true }
+  - name: mem
+    url: "sqlite::memory:"
+  - name: pg
+    url: postgresql://app:url-secret@db.internal:5433/shop?sslmode=require
+    password: \${PG_PASSWORD}
+    migrations: { enabled: "true", table: schema_history }
+  - name: my
+    url: mariadb://root@10.0.0.5/shop
+`,
+      "application.yml",
+      { PG_PASSWORD: "key-secret" },
+    );
+    const [main, mem, pg, my] = await list();
+    assert.deepEqual(
+      [main.kind, main.location, main.migrationsEnabled, main.table],
+      ["sqlite", "/work/data/app.db", true, "framework_migrations"],
+    );
+    assert.equal(mem.location, ":memory:");
+    assert.equal(pg.kind, "postgres");
+    assert.equal(pg.location, "postgresql://db.internal:5433/shop?sslmode=require");
+    assert.deepEqual([pg.username, pg.password, pg.table], ["app", "key-secret", "schema_history"]);
+    assert.deepEqual([my.kind, my.username, my.password], ["mysql", "root", undefined]);
+  });
+
+  it("prefers datasource-config.yml to application.yml", async () => {
+    const { dir, list } = await load("datasource:\n  - name: a\n    url: sqlite:a.db\n");
+    await writeFile(
+      join(dir, "datasource-config.yml"),
+      "datasource:\n  - name: b\n    url: sqlite:b.db\n",
+    );
+    assert.deepEqual((await list()).map((d) => d.name), ["b"]);
+  });
+
+  it("explains what to add when no datasource is configured", async () => {
+    await fails(
+      "search: []\n",
+      /No SQL datasource: .* has a "datasource" key[\s\S]*url: sqlite:\.\/data\/app\.db[\s\S]*migrations\/main\//,
+    );
+  });
+
+  it("names the file, line and key of a wrong setting", async () => {
+    await fails(
+      "datasource:\n  - name: main\n    url: oracle://x/y\n",
+      /application\.yml:3: datasource\[0\]\.url must be sqlite:<file>/,
+    );
+    await fails("datasource:\n  - name: main\n", /datasource\[0\]\.url is missing/);
+    await fails("datasource:\n  - name: main\n    url: mysql://host\n", /must name the database/);
+    await fails("datasource:\n  - name: main\n    url: 'sqlite:'\n", /must name a file/);
+    await fails(
+      "datasource:\n  - name: main\n    url: sqlite:a.db\n    pasword: x\n",
+      /:4: datasource\[0\]\.pasword is not a datasource setting/,
+    );
+    await fails(
+      "datasource:\n  - name: main\n    url: sqlite:a.db\n    migrations: { table: 'x; DROP TABLE y' }\n",
+      /migrations\.table must be a table name/,
+    );
+    await fails("datasource: { name: main }\n", /datasource must be a list/);
+  });
+
+  it("refuses names that are not plain folder names, and ignores __proto__ keys", async () => {
+    for (const name of ["../up", "a/b", ".hidden", "", "__proto__/x"]) {
+      await fails(
+        `datasource:\n  - name: "${name}"\n    url: sqlite:a.db\n`,
+        /must be a folder name/,
+      );
+    }
+    // js-yaml drops a __proto__ key: it neither pollutes prototypes nor becomes a setting.
+    const { list } = await load(
+      "datasource:\n  - name: a\n    url: sqlite:a.db\n    __proto__: { polluted: true }\n",
+    );
+    const [a] = await list();
+    assert.equal((a as unknown as Record<string, unknown>).polluted, undefined);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
+  it("never shows a password, from a key or from the URL", async () => {
+    const { list } = await load(
+      "datasource:\n  - name: main\n    url: postgres://u:hunter2@/db\n    password: [not, a, string]\n",
+    );
+    await assert.rejects(list(), (e: Error) => {
+      assert.ok(!e.message.includes("hunter2"), e.message);
+      return true;
+    });
+    await fails(
+      "datasource:\n  - name: main\n    url: 'ftp://u:hunter2@host/x'\n",
+      /"ftp:\/\/\*\*\*@host\/x"/,
+    );
+  });
+});
