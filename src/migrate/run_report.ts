@@ -1,3 +1,5 @@
+import type { FailureDetail } from "./migration_failure.ts";
+
 /** What the runner decides for a file after comparing it with its record. */
 export type FileAction =
   /** No record: apply it. */
@@ -34,19 +36,11 @@ export interface ConnectionReport {
   ms: number;
 }
 
-/** Why a run stopped early. */
-export interface RunError {
-  /** `failure`: a request failed (exit 1); `lock`: the lock was not acquired (exit 3). */
+/** Why a run stopped early: where (as a failure names it), and the whole message. */
+export interface RunError extends Omit<FailureDetail, "reason"> {
+  /** `failure`: a migration failed (exit 1); `lock`: the lock was not acquired (exit 3). */
   readonly kind: "failure" | "lock";
   readonly message: string;
-  readonly connection: string;
-  readonly file?: string;
-  readonly request?: string;
-  readonly status?: number;
-  /** SQL: the line of the failing statement in the file. */
-  readonly line?: number;
-  /** SQL: the database's own error code (SQLSTATE, or MySQL's error name). */
-  readonly code?: string;
 }
 
 /** The whole run, as `--json` prints it. */
