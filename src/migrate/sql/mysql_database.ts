@@ -1,7 +1,14 @@
 import mysql from "mysql2";
 import { LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { Datasource } from "./datasource.ts";
-import { DatabaseError, ScriptError, type SqlDatabase, type SqlRecord } from "./sql_database.ts";
+import {
+  DatabaseError,
+  RECORD_COLUMNS,
+  recordRow,
+  ScriptError,
+  type SqlDatabase,
+  type SqlRecord,
+} from "./sql_database.ts";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -84,12 +91,7 @@ export class MysqlDatabase implements SqlDatabase {
     this.#lockName = undefined;
   }
 
-  async runFile(
-    table: string,
-    _path: string,
-    text: string,
-    record: () => SqlRecord,
-  ): Promise<boolean> {
+  async runFile(table: string, text: string, record: SqlRecord): Promise<number> {
     const connection = await this.#connect();
     this.queries++;
     await new Promise<void>((resolve, reject) => {
@@ -104,13 +106,9 @@ export class MysqlDatabase implements SqlDatabase {
           ))
         .on("end", () => resolve());
     });
-    const r = record();
-    await this.#query(
-      `INSERT INTO \`${table}\` (migration_path, content_hash, executed_at, executed_by, execution_ms)
-       VALUES (?, ?, ?, ?, ?)`,
-      [r.path, r.hash, r.executedAt, r.executedBy, r.ms],
-    );
-    return true;
+    const row = recordRow(record);
+    await this.#query(`INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)`, row);
+    return row[4];
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,14 @@ import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { Datasource } from "./datasource.ts";
-import { DatabaseError, ScriptError, type SqlDatabase, type SqlRecord } from "./sql_database.ts";
+import {
+  DatabaseError,
+  RECORD_COLUMNS,
+  recordRow,
+  ScriptError,
+  type SqlDatabase,
+  type SqlRecord,
+} from "./sql_database.ts";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const POLL_MS = 250;
@@ -61,13 +68,18 @@ export class PostgresDatabase implements SqlDatabase {
   async lock(table: string, timeoutMs: number, onWait: (holder: string) => void): Promise<void> {
     const key = await lockKey(table);
     const deadline = Date.now() + timeoutMs;
-    for (let told = false;; told = true) {
-      const [{ locked }] = await this.#query<{ locked: boolean }>(
+    let holder: string | undefined;
+    const tryLock = async () =>
+      (await this.#query<{ locked: boolean }>(
         "SELECT pg_try_advisory_lock($1::bigint) AS locked",
         [key],
-      );
-      if (locked) break;
-      const holder = await this.#holder(key);
+      ))[0].locked;
+    while (!await tryLock()) {
+      // The holder is looked up once, to tell the user, not on every poll.
+      if (holder === undefined) {
+        holder = await this.#holder(key);
+        onWait(holder);
+      }
       if (Date.now() >= deadline) {
         throw new LockNotAcquiredError(
           `datasource "${this.#datasource.name}" is locked by ${holder}; waited ${
@@ -75,7 +87,6 @@ export class PostgresDatabase implements SqlDatabase {
           } s (--lock-timeout). The lock ends with that runner's connection.`,
         );
       }
-      if (!told) onWait(holder);
       await new Promise((r) => setTimeout(r, Math.min(POLL_MS, deadline - Date.now())));
     }
     this.#lockKey = key;
@@ -95,12 +106,7 @@ export class PostgresDatabase implements SqlDatabase {
     this.#lockKey = undefined;
   }
 
-  async runFile(
-    table: string,
-    _path: string,
-    text: string,
-    record: () => SqlRecord,
-  ): Promise<boolean> {
+  async runFile(table: string, text: string, record: SqlRecord): Promise<number> {
     const client = await this.#connect();
     await this.#query("BEGIN");
     try {
@@ -118,14 +124,13 @@ export class PostgresDatabase implements SqlDatabase {
           ));
         client.query(query);
       });
-      const r = record();
+      const row = recordRow(record);
       await this.#query(
-        `INSERT INTO "${table}" (migration_path, content_hash, executed_at, executed_by, execution_ms)
-         VALUES ($1, $2, $3, $4, $5)`,
-        [r.path, r.hash, r.executedAt, r.executedBy, r.ms],
+        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`,
+        row,
       );
       await this.#query("COMMIT");
-      return true;
+      return row[4];
     } catch (error) {
       await this.#query("ROLLBACK").catch(() => {});
       throw error;

@@ -1,12 +1,21 @@
 import type { DatabaseKind } from "./datasource.ts";
 
-/** One applied file, as the records table holds it. */
+/** The record of a file being applied; `execution_ms` is measured when it is inserted. */
 export interface SqlRecord {
   readonly path: string;
   readonly hash: string;
   readonly executedAt: Date;
   readonly executedBy: string;
-  readonly ms: number;
+}
+
+/** The records table's columns, in the order of {@linkcode recordRow}. */
+export const RECORD_COLUMNS =
+  "migration_path, content_hash, executed_at, executed_by, execution_ms";
+
+/** A record's values for an INSERT, right after its file ran: `execution_ms` is the time since. */
+export function recordRow(record: SqlRecord): [string, string, Date, string, number] {
+  const ms = Date.now() - record.executedAt.getTime();
+  return [record.path, record.hash, record.executedAt, record.executedBy, ms];
 }
 
 /**
@@ -25,11 +34,11 @@ export interface SqlDatabase {
   lock(table: string, timeoutMs: number, onWait: (holder: string) => void): Promise<void>;
   unlock(): Promise<void>;
   /**
-   * Runs `text` and inserts its record, in one transaction where the database allows. Returns
-   * `false`, running nothing, when the record is already there (another runner was first).
-   * Throws {@linkcode ScriptError} when a statement fails.
+   * Runs `text` and inserts its record, in one transaction where the database allows, and returns
+   * the recorded `execution_ms`. Returns `undefined`, running nothing, when the record is already
+   * there (another runner was first). Throws {@linkcode ScriptError} when a statement fails.
    */
-  runFile(table: string, path: string, text: string, record: () => SqlRecord): Promise<boolean>;
+  runFile(table: string, text: string, record: SqlRecord): Promise<number | undefined>;
   close(): Promise<void>;
 }
 

@@ -36,6 +36,7 @@ export async function runSqlMigrations(options: SqlRunOptions): Promise<RunRepor
     options.connection,
     "datasource",
   );
+  const executedBy = `${options.identity.user || "unknown"}@${options.identity.host}`;
   const work = [];
   for (const datasource of selected) {
     const files = options.command === "unlock"
@@ -46,7 +47,6 @@ export async function runSqlMigrations(options: SqlRunOptions): Promise<RunRepor
       if (text === undefined) throw new MigrationFileError(f.path, "is not valid UTF-8");
       return { path: f.path, hash: f.hash, text };
     });
-    const executedBy = `${options.identity.user || "unknown"}@${options.identity.host}`;
     work.push({
       target: new SqlTarget(datasource, open(datasource, options.identity), executedBy),
       files: planned,

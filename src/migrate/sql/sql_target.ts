@@ -58,18 +58,13 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
   }
 
   async apply(file: SqlFile, executedAt: Date): Promise<Applied> {
-    let ms = 0;
-    let ran: boolean;
+    let ms: number | undefined;
     try {
-      ran = await this.#db.runFile(this.#datasource.table, file.path, file.text, () => {
-        ms = Date.now() - executedAt.getTime();
-        return {
-          path: file.path,
-          hash: file.hash,
-          executedAt,
-          executedBy: this.#executedBy,
-          ms,
-        };
+      ms = await this.#db.runFile(this.#datasource.table, file.text, {
+        path: file.path,
+        hash: file.hash,
+        executedAt,
+        executedBy: this.#executedBy,
       });
     } catch (error) {
       if (!(error instanceof ScriptError)) throw error;
@@ -86,7 +81,9 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
         reason: `${at ? `in \`${at.excerpt}\`: ` : ""}${error.message}${partial}`,
       }, { cause: error });
     }
-    return ran ? { result: "applied", ms } : { result: "applied", ms: 0, alreadyRecorded: true };
+    return ms === undefined
+      ? { result: "applied", ms: 0, alreadyRecorded: true }
+      : { result: "applied", ms };
   }
 
   failure(error: unknown): string | undefined {

@@ -1,9 +1,15 @@
-import { mkdir } from "node:fs/promises";
-import { stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { Datasource } from "./datasource.ts";
-import { DatabaseError, ScriptError, type SqlDatabase, type SqlRecord } from "./sql_database.ts";
+import {
+  DatabaseError,
+  RECORD_COLUMNS,
+  recordRow,
+  ScriptError,
+  type SqlDatabase,
+  type SqlRecord,
+} from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
 
 /** What the runner needs of `node:sqlite`. */
@@ -89,19 +95,16 @@ export class SqliteDatabase implements SqlDatabase {
     return Promise.resolve();
   }
 
-  async runFile(
-    table: string,
-    path: string,
-    text: string,
-    record: () => SqlRecord,
-  ): Promise<boolean> {
+  async runFile(table: string, text: string, record: SqlRecord): Promise<number | undefined> {
     const db = await this.#open();
     this.#exec(db, "BEGIN IMMEDIATE");
     try {
-      const done = this.#all(db, `SELECT 1 FROM "${table}" WHERE migration_path = ?`, [path]);
+      const done = this.#all(db, `SELECT 1 FROM "${table}" WHERE migration_path = ?`, [
+        record.path,
+      ]);
       if (done.length > 0) {
         this.#exec(db, "COMMIT");
-        return false;
+        return undefined;
       }
       this.#exec(db, "SAVEPOINT thaw_file");
       try {
@@ -113,15 +116,14 @@ export class SqliteDatabase implements SqlDatabase {
         }, { cause: error });
       }
       this.#exec(db, "RELEASE thaw_file");
-      const r = record();
+      const [path, hash, executedAt, executedBy, ms] = recordRow(record);
       this.#all(
         db,
-        `INSERT INTO "${table}" (migration_path, content_hash, executed_at, executed_by, execution_ms)
-         VALUES (?, ?, ?, ?, ?) RETURNING id`,
-        [r.path, r.hash, r.executedAt.toISOString(), r.executedBy, r.ms],
+        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
+        [path, hash, executedAt.toISOString(), executedBy, ms],
       );
       this.#exec(db, "COMMIT");
-      return true;
+      return ms;
     } catch (error) {
       try {
         db.exec("ROLLBACK");

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { runCli } from "../../../src/migrate/cli_main.ts";
+import { runCaptured } from "../run_cli.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
 
@@ -125,23 +125,11 @@ export class Workspace {
   /** Runs the CLI in-process with `-m search -c <config> --sqlPath <root>` and `args`. */
   async run(...args: string[]): Promise<Run> {
     const sent: Sent[] = [];
-    const out: string[] = [], err: string[] = [];
-    const code = await runCli([
-      "-m",
-      "search",
-      "-c",
-      this.configDir,
-      "--sqlPath",
-      this.root,
-      ...args,
-    ], {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      env: (name) => process.env[name],
-      identity: { host: "test", pid: process.pid },
-      transport: recording(sent),
-    });
-    const result: Run = { code, out: out.join("\n"), err: err.join("\n"), sent };
+    const captured = await runCaptured(
+      ["-m", "search", "-c", this.configDir, "--sqlPath", this.root, ...args],
+      { transport: recording(sent) },
+    );
+    const result: Run = { ...captured, sent };
     if (args.includes("--json")) return { ...result, report: JSON.parse(result.out) };
     return result;
   }

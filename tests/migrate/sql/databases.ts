@@ -6,7 +6,7 @@ import process from "node:process";
 import { DatabaseSync } from "node:sqlite";
 import mysql from "mysql2/promise";
 import pg from "pg";
-import { runCli } from "../../../src/migrate/cli_main.ts";
+import { runCaptured } from "../run_cli.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 
 /** The servers `tools/databases.sh start` runs (the README's test command starts them). */
@@ -156,15 +156,11 @@ export class SqlWorkspace {
 
   /** Runs the CLI in-process (SQL is the default mode) with `args`. */
   async run(...args: string[]): Promise<Run> {
-    const out: string[] = [], err: string[] = [];
-    const code = await runCli(["-c", this.configDir, "--sqlPath", this.root, ...args], {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
+    const result: Run = await runCaptured(["-c", this.configDir, "--sqlPath", this.root, ...args], {
       env: (name) => name === "THAW_TEST_DB_PASSWORD" ? this.#password : process.env[name],
       identity: { host: "test", pid: process.pid, user: "tester" },
     });
-    this.printed.push(...out, ...err);
-    const result: Run = { code, out: out.join("\n"), err: err.join("\n") };
+    this.printed.push(result.out, result.err);
     if (args.includes("--json")) return { ...result, report: JSON.parse(result.out) };
     return result;
   }

@@ -53,6 +53,15 @@ describe("SQL datasources config", () => {
     assert.deepEqual([my.kind, my.username, my.password], ["mysql", "root", undefined]);
   });
 
+  it("takes an empty username or password (an unset ${VAR:}) as none", async () => {
+    const { list } = await load(
+      "datasource:\n  - name: pg\n    url: postgres://u:p@h/db\n    username: ${U:}\n" +
+        "    password: ${P:}\n",
+    );
+    const [pg] = await list();
+    assert.deepEqual([pg.username, pg.password], ["u", "p"]);
+  });
+
   it("prefers datasource-config.yml to application.yml", async () => {
     const { dir, list } = await load("datasource:\n  - name: a\n    url: sqlite:a.db\n");
     await writeFile(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { DB_PASSWORD, type Kind, KINDS, SqlWorkspace } from "./databases.ts";
@@ -198,6 +198,12 @@ for (const kind of KINDS) {
       await ws.file("001.sql", `CREATE TABLE a (v INT);\n`);
       const run = await ws.ok("--dry-run");
       assert.match(run.out, /apply +001\.sql/);
+      await ws.ok("status");
+      await ws.ok("validate");
+      if (kind === "sqlite") {
+        // Reading creates nothing, not even the database file.
+        await assert.rejects(stat(new URL(ws.db.url.replace(/^sqlite:/, "file://"))));
+      }
       assert.equal(await ws.count("a"), undefined);
       assert.equal(await ws.count("framework_migrations"), undefined);
     });
@@ -246,6 +252,32 @@ describe("SQL runner command line", () => {
     assert.equal(run.code, 1);
     assert.match(run.err, /002\.sql: is not valid UTF-8 \(nothing was sent\)/);
     assert.equal(await ws.count("a"), undefined);
+  });
+
+  it("runs only enabled datasources, and refuses --connection on a disabled one", async () => {
+    const ws = await SqlWorkspace.create("sqlite");
+    const other = join(ws.configDir, "other.db");
+    const yml = join(ws.configDir, "application.yml");
+    await writeFile(
+      yml,
+      (await readFile(yml, "utf8")) +
+        `  - name: off\n    url: sqlite:${other}\n  - name: other\n    url: sqlite:${other}\n` +
+        `    migrations: { enabled: true }\n`,
+    );
+    await ws.file("001.sql", "CREATE TABLE a (v INT);\n");
+    await mkdir(join(ws.root, "other"), { recursive: true });
+    await writeFile(join(ws.root, "other", "001.sql"), "CREATE TABLE b (v INT);\n");
+    const only = await ws.ok("--connection", "other", "--json");
+    assert.deepEqual(only.report!.connections.map((c) => c.name), ["other"]);
+    assert.equal(await ws.count("a"), undefined);
+    const all = await ws.ok("--json");
+    assert.deepEqual(all.report!.connections.map((c) => [c.name, c.applied]), [
+      ["main", 1],
+      ["other", 0],
+    ]);
+    const off = await ws.run("--connection", "off");
+    assert.equal(off.code, 2);
+    assert.match(off.err, /--connection off: set migrations\.enabled: true on it first/);
   });
 
   it("has no lock to remove on unlock: SQL locks end with their connection", async () => {
