@@ -7,12 +7,26 @@
  *
  * @module
  */
+import { realpathSync } from "node:fs";
 import { hostname } from "node:os";
 import process from "node:process";
+import { pathToFileURL } from "node:url";
 import { runtimeEnv } from "./src/config/env.ts";
 import { runCli } from "./src/migrate/cli_main.ts";
 
-if (import.meta.main) {
+/**
+ * Whether this module is the program's entry point. Deno, Bun and Node 24.2+ say so in
+ * `import.meta.main`; older Node is asked through `argv[1]`, resolved through the symlink npm
+ * puts in `node_modules/.bin`.
+ */
+function isEntryPoint(): boolean {
+  const main = (import.meta as ImportMeta & { main?: boolean }).main;
+  if (typeof main === "boolean") return main;
+  const entry = process.argv[1];
+  return entry !== undefined && pathToFileURL(realpathSync(entry)).href === import.meta.url;
+}
+
+if (isEntryPoint()) {
   const interrupt = new AbortController();
   // The first Ctrl-C stops after the current file and releases the lock; the second one exits.
   const stop = () => {

@@ -1,20 +1,21 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { OPENSEARCH_URL, os } from "./migrate/search/cluster.ts";
+import { scriptCommand, SQLITE } from "./runtime.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
-/** Runs `deno run -A cli.ts ...` as a user would, and returns its exit code and output. */
+/** Runs `cli.ts ...` as a user of this runtime would, and returns its exit code and output. */
 function cli(args: string[], env: Record<string, string> = {}, cwd = root) {
+  const [command, argv] = scriptCommand(join(root, "cli.ts"), args);
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ["run", "-A", join(root, "cli.ts"), ...args], {
+    execFile(command, argv, {
       cwd,
       env: { ...process.env, NO_COLOR: "1", ...env },
     }, (error, stdout, stderr) => {
@@ -62,12 +63,19 @@ describe("cli.ts as a process", () => {
       join(root, "examples/migrations/files"),
     ];
     const first = await cli(args, {}, cwd);
+    if (SQLITE === undefined) {
+      // Node before 22.13 has no built-in SQLite: the runner says so and changes nothing.
+      assert.equal(first.code, 1, first.stderr);
+      assert.match(first.stderr, /SQLite needs a runtime with node:sqlite/);
+      await assert.rejects(stat(join(cwd, "data")));
+      return;
+    }
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /app: 2 applied, 0 unchanged/);
     const second = await cli([...args, "--json"], {}, cwd);
     assert.equal(second.code, 0, second.stderr);
     assert.equal(JSON.parse(second.stdout).connections[0].skipped, 2);
-    const db = new DatabaseSync(join(cwd, "data/example.db"));
+    const db = new SQLITE.DatabaseSync(join(cwd, "data/example.db"));
     try {
       assert.deepEqual(
         db.prepare("SELECT name, created_at FROM users").all().map((r) => ({ ...r })),
@@ -127,20 +135,13 @@ describe("cli.ts as a process", () => {
         JSON.stringify({ method: "PUT", path: `/${name}/_doc/${i}`, body: { i } }),
       );
     }
-    const child = spawn(process.execPath, [
-      "run",
-      "-A",
-      "cli.ts",
-      "-m",
-      "search",
-      "-c",
-      dir,
-      "--sqlPath",
-      join(dir, "files"),
-    ], {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
+    const child = spawn(
+      ...scriptCommand("cli.ts", ["-m", "search", "-c", dir, "--sqlPath", join(dir, "files")]),
+      {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: "1" },
+      },
+    );
     let stderr = "";
     const interrupted = new Promise<void>((resolve) => {
       child.stderr.on("data", (chunk) => {

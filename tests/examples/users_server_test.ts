@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { bootstrap } from "../../mod.ts";
+import { scriptCommand } from "../runtime.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -36,8 +37,12 @@ describe("sample users app on a real port", () => {
   it("starts examples/users/main.ts as a process, on the port application.yml gives", async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     const child = spawn(
-      process.execPath,
-      ["run", "--allow-net", "--allow-read", "--allow-env=PORT", "examples/users/main.ts"],
+      // On Deno, with exactly the permissions the README's `npm start` grants.
+      ...scriptCommand("examples/users/main.ts", [], [
+        "--allow-net",
+        "--allow-read",
+        "--allow-env=PORT",
+      ]),
       {
         cwd: root,
         env: { ...process.env, PORT: String(port), NO_COLOR: "1" },

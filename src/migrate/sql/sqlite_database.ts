@@ -34,6 +34,8 @@ async function openSqlite(path: string): Promise<SqliteHandle> {
       { cause: error },
     );
   }
+  // Only now, so a runtime without SQLite leaves no folder behind.
+  if (path !== ":memory:") await mkdir(dirname(path), { recursive: true });
   const db = new sqlite.DatabaseSync(path);
   return {
     exec: (sql) => db.exec(sql),
@@ -73,8 +75,6 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   async lock(table: string, timeoutMs: number): Promise<void> {
-    const location = this.#datasource.location;
-    if (location !== ":memory:") await mkdir(dirname(location), { recursive: true });
     const db = await this.#open();
     this.#timeoutMs = timeoutMs;
     this.#exec(db, `PRAGMA busy_timeout = ${Math.round(timeoutMs)}`);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Workspace } from "./cluster.ts";
 import { OPENSEARCH_URL } from "./cluster.ts";
+import { RUNTIME } from "../../runtime.ts";
 import {
   freePort,
   type Helper,
@@ -85,7 +86,12 @@ describe("search transport on real servers", () => {
   it("sends through a forward proxy when proxy is set", async () => {
     const ws = await workspace([OPENSEARCH_URL], `    proxy: ${proxy.url}\n`);
     await ws.ok();
-    assert.match(await proxy.log(), new RegExp(`/${ws.recordsIndex}/_search`));
+    // Deno and Bun forward plain-HTTP requests by absolute URL; Node's undici always tunnels.
+    const { host } = new URL(OPENSEARCH_URL);
+    const through = RUNTIME === "node"
+      ? new RegExp(`CONNECT ${host.replaceAll(".", "\\.")} `)
+      : new RegExp(`/${ws.recordsIndex}/_search`);
+    assert.match(await proxy.log(), through);
   });
 
   it("bypasses HTTP_PROXY with proxy: false", async () => {
@@ -110,7 +116,7 @@ describe("search transport on real servers", () => {
     );
     const run = await ws.run();
     // Node's undici does both; Deno's and Bun's node:https path cannot use a proxy.
-    const node = !("Deno" in globalThis) && !("Bun" in globalThis);
+    const node = RUNTIME === "node";
     assert.equal(run.code, node ? 0 : 2, run.err);
     if (!node) {
       assert.match(

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
+import { after } from "node:test";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { DatabaseSync } from "node:sqlite";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { runCaptured } from "../run_cli.ts";
+import { SQLITE } from "../../runtime.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 
 /** The servers `tools/databases.sh start` runs (the README's test command starts them). */
@@ -17,7 +18,13 @@ export const DB_USER = "thaw";
 export const DB_PASSWORD: string = process.env.THAW_TEST_DB_PASSWORD ?? "thaw-secret";
 
 export type Kind = "sqlite" | "postgres" | "mysql";
-export const KINDS: readonly Kind[] = ["sqlite", "postgres", "mysql"];
+/**
+ * The kinds this runtime can run: all three, except SQLite on Node before 22.13, which has no
+ * built-in SQLite (sql_runner_test checks the runner's refusal there instead).
+ */
+export const KINDS: readonly Kind[] = SQLITE === undefined
+  ? ["postgres", "mysql"]
+  : ["sqlite", "postgres", "mysql"];
 
 type Row = Record<string, unknown>;
 
@@ -48,10 +55,12 @@ function unreachable(what: string, error: unknown): Error {
 export async function createDatabase(kind: Kind, dir: string, id: string): Promise<TestDatabase> {
   if (kind === "sqlite") {
     const file = join(dir, "data", "app.db");
-    let db: DatabaseSync | undefined;
+    const sqlite = SQLITE;
+    if (sqlite === undefined) throw new Error("this runtime has no node:sqlite");
+    let db: InstanceType<typeof sqlite.DatabaseSync> | undefined;
     const open = async () => {
       await mkdir(dirname(file), { recursive: true });
-      return db ??= new DatabaseSync(file);
+      return db ??= new sqlite.DatabaseSync(file);
     };
     return {
       url: `sqlite:${file}`,
@@ -133,19 +142,25 @@ export class SqlWorkspace {
     const id = `t${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const ws = new SqlWorkspace(base, await createDatabase(kind, base, id));
     await mkdir(ws.configDir, { recursive: true });
-    const credentials = kind === "sqlite"
-      ? ""
-      : `    username: ${DB_USER}\n    password: \${THAW_TEST_DB_PASSWORD}\n`;
+    ws.kind = kind;
     await writeFile(
       join(ws.configDir, "application.yml"),
-      `datasource:\n  - name: main\n    url: ${ws.db.url}\n${credentials}` +
-        `    migrations:\n      enabled: true\n`,
+      `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n`,
     );
     ws.#password = options.password ?? DB_PASSWORD;
     return ws;
   }
 
   #password = DB_PASSWORD;
+  kind: Kind = "sqlite";
+
+  /** A `datasource:` list entry named `name` on this workspace's database, without `migrations`. */
+  datasource(name: string): string {
+    const credentials = this.kind === "sqlite"
+      ? ""
+      : `    username: ${DB_USER}\n    password: \${THAW_TEST_DB_PASSWORD}\n`;
+    return `  - name: ${name}\n    url: ${this.db.url}\n${credentials}`;
+  }
 
   /** Writes a migration file of datasource `main`. */
   async file(path: string, content: string | Uint8Array): Promise<void> {
@@ -185,4 +200,24 @@ export class SqlWorkspace {
       return undefined;
     }
   }
+}
+
+/**
+ * Makes workspaces of one kind for the suite it is called in, and after the suite closes their
+ * databases (an open connection would keep Node's test process alive) and checks that no run
+ * printed the password, which goes in through `${VAR}` only.
+ */
+export function workspaces(kind: Kind): (options?: { password?: string }) => Promise<SqlWorkspace> {
+  const opened: SqlWorkspace[] = [];
+  after(async () => {
+    for (const ws of opened) {
+      for (const line of ws.printed) assert.ok(!line.includes(DB_PASSWORD), line);
+      await ws.db.close();
+    }
+  });
+  return async (options) => {
+    const ws = await SqlWorkspace.create(kind, options);
+    opened.push(ws);
+    return ws;
+  };
 }

@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("../", import.meta.url));
+const root = fileURLToPath(new URL("../../", import.meta.url));
 
 describe("permissions (Deno)", () => {
   it("an app configured in code needs no permission at all", async () => {

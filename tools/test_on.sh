@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the test suite on one runtime: `deno`, `bun`, or `node <binary>`. The same files run on all
+# three; tests/deno/ holds the part that is Deno's alone (its permission flags), tests/fixtures/
+# holds no tests. Deno and Bun run TypeScript as it is; Node runs it through tsx, which lowers the
+# TC39 decorators Node cannot parse.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runtime=$1
+mapfile -t files < <(find tests -name '*_test.ts' -not -path 'tests/fixtures/*' \
+  -not -path 'tests/deno/*' | sort)
+case "$runtime" in
+deno)
+  exec deno test --allow-read --allow-write --allow-net --allow-env --allow-run --allow-sys \
+    "${files[@]}" tests/deno/
+  ;;
+bun)
+  # Bun's default of 5 s per test is shorter than the process tests' own deadlines.
+  exec bun test --timeout 120000 "${files[@]/#/./}"
+  ;;
+node)
+  node=${2:?usage: tools/test_on.sh node <node binary>}
+  if [ ! -x "$node" ] && ! command -v "$node" >/dev/null; then
+    echo "test_on.sh: no Node binary at $node (npm install puts Node LTS in node_modules)" >&2
+    exit 1
+  fi
+  echo "Node $("$node" --version) ($node)"
+  exec "$node" --import tsx --test --test-reporter=spec "${files[@]}"
+  ;;
+*)
+  echo "usage: tools/test_on.sh deno | bun | node <node binary>" >&2
+  exit 2
+  ;;
+esac
