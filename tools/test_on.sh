@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs the test suite on one runtime: `deno`, `bun`, or `node <binary>`. The same files run on all
-# three; tests/deno/ holds the part that is Deno's alone (its permission flags), tests/fixtures/
-# holds no tests. Deno and Bun run TypeScript as it is; Node runs it through tsx, which lowers the
+# three, plus each runtime's own part: tests/deno/ (Deno's permission flags) and tests/npm/ (the
+# packed npm package under plain Node). tests/fixtures/ holds no tests. Deno and Bun run TypeScript as it is; Node runs it through tsx, which lowers the
 # TC39 decorators Node cannot parse.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runtime=$1
 mapfile -t files < <(find tests -name '*_test.ts' -not -path 'tests/fixtures/*' \
-  -not -path 'tests/deno/*' | sort)
+  -not -path 'tests/deno/*' -not -path 'tests/npm/*' | sort)
 case "$runtime" in
 deno)
   exec deno test --allow-read --allow-write --allow-net --allow-env --allow-run --allow-sys \
@@ -24,7 +24,7 @@ node)
     exit 1
   fi
   echo "Node $("$node" --version) ($node)"
-  exec "$node" --import tsx --test --test-reporter=spec "${files[@]}"
+  exec "$node" --import tsx --test --test-reporter=spec "${files[@]}" tests/npm/*_test.ts
   ;;
 *)
   echo "usage: tools/test_on.sh deno | bun | node <node binary>" >&2

@@ -1,0 +1,184 @@
+// The npm package, as a Node user gets it: packed, installed into a fresh project, compiled by
+// that project's TypeScript and run by plain Node, with no loader. Node's part of the suite only.
+import { before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { SQLITE } from "../runtime.ts";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const exec = promisify(execFile);
+// Whatever `node` the package's bin and npx start is the Node running this test.
+const env = {
+  ...process.env,
+  NO_COLOR: "1",
+  PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH}`,
+};
+
+async function sh(command: string, args: string[], cwd: string) {
+  try {
+    return await exec(command, args, { cwd, env });
+  } catch (error) {
+    const e = error as Error & { stdout?: string; stderr?: string; code?: number };
+    return { stdout: e.stdout ?? "", stderr: e.stderr ?? e.message, code: e.code ?? 1 };
+  }
+}
+
+const CONSUMER = `import {
+  Autowired,
+  bootstrap,
+  GetMapping,
+  HttpStatus,
+  PathVariable,
+  PostMapping,
+  RequestBody,
+  RequestMapping,
+  ResponseEntity,
+  RestController,
+  Service,
+} from "@thaw/thaw";
+
+@Service()
+class Names {
+  readonly #names = new Map<number, string>([[1, "Ada"]]);
+  get(id: number): string | undefined {
+    return this.#names.get(id);
+  }
+}
+
+@RestController()
+@RequestMapping("/names")
+class NameController {
+  @Autowired(Names)
+  private names!: Names;
+
+  @GetMapping("/{id}", PathVariable("id", Number))
+  get(id: number): ResponseEntity {
+    const name = this.names.get(id);
+    return name === undefined
+      ? ResponseEntity.status(HttpStatus.NOT_FOUND).withJson({ error: "no such name" })
+      : ResponseEntity.ok({ id, name });
+  }
+
+  @PostMapping("/echo", RequestBody())
+  echo(body: unknown): unknown {
+    return body;
+  }
+}
+
+const app = await bootstrap({ controllers: [NameController], components: [Names] });
+const answers = [];
+for (const [method, path, body] of [
+  ["GET", "/names/1"],
+  ["GET", "/names/2"],
+  ["GET", "/names/x"],
+  ["POST", "/names/echo", '{"a":[1]}'],
+]) {
+  const res = await app.fetch(
+    new Request("http://localhost" + path, {
+      method,
+      body,
+      headers: body ? { "content-type": "application/json" } : {},
+    }),
+  );
+  answers.push([res.status, await res.json()]);
+}
+console.log(JSON.stringify(answers));
+`;
+
+describe("npm package on Node (no loader)", () => {
+  let project = "";
+
+  before(async () => {
+    const build = await sh(process.execPath, ["--import", "tsx", "tools/build_npm.ts"], root);
+    assert.ok("stdout" in build && !("code" in build), `build failed: ${build.stderr}`);
+    const tarball = build.stdout.trim();
+    project = await mkdtemp(join(tmpdir(), "thaw-npm-"));
+    const types = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
+      .devDependencies["@types/node"];
+    await writeFile(
+      join(project, "package.json"),
+      JSON.stringify({
+        name: "consumer",
+        private: true,
+        type: "module",
+        dependencies: { "@thaw/thaw": `file:${tarball}` },
+        devDependencies: { "@types/node": types },
+      }),
+    );
+    // Everything the package needs is in npm's cache since the repository's own install.
+    const install = await sh(
+      "npm",
+      ["install", "--prefer-offline", "--no-audit", "--no-fund"],
+      project,
+    );
+    assert.ok(!("code" in install), `npm install failed: ${install.stderr}`);
+  });
+
+  it("type-checks against the package's .d.ts files and serves a decorated controller", async () => {
+    await writeFile(join(project, "app.ts"), CONSUMER);
+    // A strict consumer that checks library declarations too (no skipLibCheck).
+    await writeFile(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "es2022",
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          strict: true,
+          lib: ["es2023", "dom", "esnext.decorators"],
+          types: ["node"],
+        },
+        files: ["app.ts"],
+      }),
+    );
+    const tsc = await sh(join(root, "node_modules", ".bin", "tsc"), ["-p", "."], project);
+    assert.ok(!("code" in tsc), `tsc: ${tsc.stdout}${tsc.stderr}`);
+    const run = await sh(process.execPath, ["app.js"], project);
+    assert.ok(!("code" in run), run.stderr);
+    const [found, missing, invalid, echoed] = JSON.parse(run.stdout);
+    assert.deepEqual(found, [200, { id: 1, name: "Ada" }]);
+    assert.deepEqual(missing, [404, { error: "no such name" }]);
+    assert.equal(invalid[0], 400);
+    assert.match(JSON.stringify(invalid[1]), /Path variable 'id' must be an integer/);
+    assert.deepEqual(echoed, [200, { a: [1] }]);
+  });
+
+  it("runs the migration CLI as `npx thaw`", async () => {
+    const help = await sh("npx", ["--no-install", "thaw", "--help"], project);
+    assert.ok(!("code" in help), help.stderr);
+    assert.match(help.stdout, /Usage: .*-c <config_dir> --sqlPath <migrations_root>/);
+    const config = join(project, "config");
+    const files = join(project, "migrations");
+    await mkdir(join(files, "app"), { recursive: true });
+    await mkdir(config, { recursive: true });
+    await writeFile(
+      join(config, "application.yml"),
+      "datasource:\n  - name: app\n    url: sqlite:./data/app.db\n    migrations: { enabled: true }\n",
+    );
+    await writeFile(join(files, "app", "001-notes.sql"), "CREATE TABLE notes (body TEXT);\n");
+    const migrate = await sh(
+      "npx",
+      ["--no-install", "thaw", "-c", config, "--sqlPath", files],
+      project,
+    );
+    if (SQLITE === undefined) {
+      assert.equal((migrate as { code?: number }).code, 1);
+      assert.match(migrate.stderr, /SQLite needs a runtime with node:sqlite/);
+      return;
+    }
+    assert.ok(!("code" in migrate), migrate.stderr);
+    assert.match(migrate.stdout, /app: 1 applied, 0 unchanged/);
+    const again = await sh(
+      "npx",
+      ["--no-install", "thaw", "-c", config, "--sqlPath", files],
+      project,
+    );
+    assert.match(again.stdout, /app: 0 applied, 1 unchanged/);
+  });
+});
