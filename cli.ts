@@ -1,7 +1,9 @@
 /**
- * Thaw's migration command line:
+ * Thaw's command line (`npx thaw` from npm):
  * `deno run -A cli.ts [-m search] -c <config_dir> --sqlPath <migrations_root> [command]`: SQL
- * migrations by default, search-cluster migrations with `-m search`.
+ * migrations by default, search-cluster migrations with `-m search`;
+ * `deno run -A cli.ts manifest <dir>... --out <file>`: writes the module that lists the bean
+ * classes for runtimes without a file system.
  * Run it with `--help` for every option; the exit codes are 0 (success), 1 (a migration failed),
  * 2 (usage or configuration error) and 3 (lock not acquired).
  *
@@ -12,6 +14,7 @@ import { hostname } from "node:os";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { runtimeEnv } from "./src/config/env.ts";
+import { runManifestCommand } from "./src/context/manifest.ts";
 import { runCli } from "./src/migrate/cli_main.ts";
 
 /**
@@ -35,9 +38,15 @@ if (isEntryPoint()) {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  const code = await runCli(process.argv.slice(2), {
-    out: (line) => console.log(line),
-    err: (line) => console.error(line),
+  const args = process.argv.slice(2);
+  const out = (line: string) => console.log(line);
+  const err = (line: string) => console.error(line);
+  if (args[0] === "manifest") {
+    process.exit(await runManifestCommand(args.slice(1), { out, err, cwd: process.cwd() }));
+  }
+  const code = await runCli(args, {
+    out,
+    err,
     env: runtimeEnv(),
     identity: {
       host: hostname(),

@@ -20,6 +20,27 @@ export async function scanComponents(
   directories: readonly (string | URL)[],
   base?: string | URL,
 ): Promise<Class[]> {
+  const found: Class[] = [];
+  for (const { cls } of await scanExports(directories, base)) {
+    if (!found.includes(cls)) found.push(cls);
+  }
+  return found;
+}
+
+/** A bean class found by scanning, and where it is exported. */
+export interface ScannedClass {
+  /** The absolute path of the module. */
+  readonly file: string;
+  /** The name it is exported under. */
+  readonly exportName: string;
+  readonly cls: Class;
+}
+
+/** Like {@linkcode scanComponents}, but says where each class is exported (once per export). */
+export async function scanExports(
+  directories: readonly (string | URL)[],
+  base?: string | URL,
+): Promise<ScannedClass[]> {
   // Loaded only when scanning, so the library itself imports nothing that needs a file system.
   const { readdir, stat } = await import("node:fs/promises");
   const { resolve, join } = await import("node:path");
@@ -49,7 +70,7 @@ export async function scanComponents(
   }
   files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-  const found: Class[] = [];
+  const found: ScannedClass[] = [];
   for (const file of new Set(files)) {
     let module: Record<string, unknown>;
     try {
@@ -59,9 +80,9 @@ export async function scanComponents(
         cause: error,
       });
     }
-    for (const value of Object.values(module)) {
+    for (const [exportName, value] of Object.entries(module)) {
       if (typeof value === "function" && recordOf(value as Class)?.stereotype !== undefined) {
-        if (!found.includes(value as Class)) found.push(value as Class);
+        found.push({ file, exportName, cls: value as Class });
       }
     }
   }

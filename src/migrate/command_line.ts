@@ -40,6 +40,9 @@ Commands:
   validate             like status, but exits with 1 when an applied SQL file was changed
   unlock               remove a search connection's lock left by a runner that died
 
+  cli.ts manifest <dir>... --out <file>: writes the module that lists the bean classes under
+  <dir>... for runtimes without a file system (cli.ts manifest --help)
+
 Options:
   -m, --mode <type>    search: JSON files on OpenSearch connections (alias: opensearch)
                        sql: SQL files (the default)

@@ -1,0 +1,7 @@
+// The sample users app on workerd / Cloudflare Workers with the bean classes listed by hand: no
+// generated file, at the cost of keeping the list up to date.
+import { bootstrap } from "../../mod.ts";
+import { UserController } from "./src/user_controller.ts";
+import { UserService } from "./src/user_service.ts";
+
+export default await bootstrap({ controllers: [UserController], components: [UserService] });

@@ -1,0 +1,25 @@
+# workerd serving the two bundles of the sample users app (`npm run bundle:worker` writes them
+# to dist/workerd/ beside a copy of this file): `workerd serve dist/workerd/config.capnp`.
+# No nodejs_compat flag: Thaw needs nothing beyond the fetch API there.
+using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "users", worker = .users),
+    (name = "usersExplicit", worker = .usersExplicit),
+  ],
+  sockets = [
+    (name = "users", address = "127.0.0.1:8787", http = (), service = "users"),
+    (name = "usersExplicit", address = "127.0.0.1:8788", http = (), service = "usersExplicit"),
+  ],
+);
+
+const users :Workerd.Worker = (
+  modules = [(name = "worker", esModule = embed "users.js")],
+  compatibilityDate = "2026-11-01",
+);
+
+const usersExplicit :Workerd.Worker = (
+  modules = [(name = "worker", esModule = embed "users_explicit.js")],
+  compatibilityDate = "2026-11-01",
+);

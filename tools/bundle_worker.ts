@@ -1,0 +1,50 @@
+/**
+ * Bundles the sample users app for workerd / Cloudflare Workers with esbuild, into
+ * `dist/workerd/` beside a copy of `examples/users/workerd/config.capnp`:
+ * `npm run bundle:worker`, then `workerd serve dist/workerd/config.capnp`.
+ *
+ * @module
+ */
+import { copyFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+
+/**
+ * One ES module per entry: esbuild lowers the TC39 decorators (workerd parses none) and drops
+ * nothing but what the worker cannot load. The file-system paths of the library (component
+ * scanning, application.yml, the Node server) are dynamic `node:` imports that an app configured
+ * in code never reaches, so they stay outside the bundle.
+ */
+export async function bundleWorkers(outDir: string): Promise<string> {
+  await mkdir(outDir, { recursive: true });
+  await esbuild.build({
+    entryPoints: [
+      { in: join(root, "examples/users/worker.ts"), out: "users" },
+      { in: join(root, "examples/users/worker_explicit.ts"), out: "users_explicit" },
+    ],
+    outdir: outDir,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    external: ["node:*", "@hono/node-server"],
+    minify: true,
+    logLevel: "warning",
+  });
+  const config = join(outDir, "config.capnp");
+  await copyFile(join(root, "examples/users/workerd/config.capnp"), config);
+  return config;
+}
+
+if (import.meta.main) {
+  const config = await bundleWorkers(join(root, "dist", "workerd"));
+  console.log(`wrote ${config} and its bundles: workerd serve ${config}`);
+  await esbuild.stop();
+  process.exit(0);
+}
