@@ -28,6 +28,8 @@ async function manifest(cwd: string, ...args: string[]) {
 async function beans(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "thaw-manifest-"));
   await mkdir(join(dir, "src", "admin"), { recursive: true });
+  // An ES module project, as on Node a TypeScript project with decorators is.
+  await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
   await writeFile(
     join(dir, "src", "names.ts"),
     `import { Service } from ${JSON.stringify(mod)};\n` +
