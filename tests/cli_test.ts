@@ -110,6 +110,19 @@ describe("cli.ts as a process", () => {
     assert.equal(report.connections[0].requests, 1);
   });
 
+  it("writes the bean manifest with the manifest sub-command, and exits 2 on a bad one", async () => {
+    const run = await cli(["manifest", "examples/users/src"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /import \{ UserController \} from "\.\/examples\/users\/src\/user_controller\.ts";/,
+    );
+    assert.match(run.stdout, /export const controllers = \[\n {2}UserController,\n\];/);
+    const bad = await cli(["manifest", "--out", "x.ts"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /no directory given[\s\S]*Usage: cli\.ts manifest/);
+  });
+
   it("exits 2 with the file, line and key of a config error", async () => {
     const dir = await mkdtemp(join(tmpdir(), "thaw-badconfig-"));
     await writeFile(

@@ -20,12 +20,13 @@ const env = {
   PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH}`,
 };
 
+/** Runs a command; `code` is its exit code (0 on success), never a thrown error. */
 async function sh(command: string, args: string[], cwd: string) {
   try {
-    return await exec(command, args, { cwd, env });
+    return { code: 0, ...await exec(command, args, { cwd, env }) };
   } catch (error) {
     const e = error as Error & { stdout?: string; stderr?: string; code?: number };
-    return { stdout: e.stdout ?? "", stderr: e.stderr ?? e.message, code: e.code ?? 1 };
+    return { code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? e.message };
   }
 }
 
@@ -96,7 +97,7 @@ describe("npm package on Node (no loader)", () => {
 
   before(async () => {
     const build = await sh(process.execPath, ["--import", "tsx", "tools/build_npm.ts"], root);
-    assert.ok("stdout" in build && !("code" in build), `build failed: ${build.stderr}`);
+    assert.equal(build.code, 0, `build failed: ${build.stderr}`);
     const tarball = build.stdout.trim();
     project = await mkdtemp(join(tmpdir(), "thaw-npm-"));
     const types = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
@@ -117,7 +118,7 @@ describe("npm package on Node (no loader)", () => {
       ["install", "--prefer-offline", "--no-audit", "--no-fund"],
       project,
     );
-    assert.ok(!("code" in install), `npm install failed: ${install.stderr}`);
+    assert.equal(install.code, 0, `npm install failed: ${install.stderr}`);
   });
 
   it("type-checks against the package's .d.ts files and serves a decorated controller", async () => {
@@ -138,9 +139,9 @@ describe("npm package on Node (no loader)", () => {
       }),
     );
     const tsc = await sh(join(root, "node_modules", ".bin", "tsc"), ["-p", "."], project);
-    assert.ok(!("code" in tsc), `tsc: ${tsc.stdout}${tsc.stderr}`);
+    assert.equal(tsc.code, 0, `tsc: ${tsc.stdout}${tsc.stderr}`);
     const run = await sh(process.execPath, ["app.js"], project);
-    assert.ok(!("code" in run), run.stderr);
+    assert.equal(run.code, 0, run.stderr);
     const [found, missing, invalid, echoed] = JSON.parse(run.stdout);
     assert.deepEqual(found, [200, { id: 1, name: "Ada" }]);
     assert.deepEqual(missing, [404, { error: "no such name" }]);
@@ -151,7 +152,7 @@ describe("npm package on Node (no loader)", () => {
 
   it("runs the migration CLI as `npx thaw`", async () => {
     const help = await sh("npx", ["--no-install", "thaw", "--help"], project);
-    assert.ok(!("code" in help), help.stderr);
+    assert.equal(help.code, 0, help.stderr);
     assert.match(help.stdout, /Usage: .*-c <config_dir> --sqlPath <migrations_root>/);
     const config = join(project, "config");
     const files = join(project, "migrations");
@@ -168,17 +169,18 @@ describe("npm package on Node (no loader)", () => {
       project,
     );
     if (SQLITE === undefined) {
-      assert.equal((migrate as { code?: number }).code, 1);
+      assert.equal(migrate.code, 1);
       assert.match(migrate.stderr, /SQLite needs a runtime with node:sqlite/);
       return;
     }
-    assert.ok(!("code" in migrate), migrate.stderr);
+    assert.equal(migrate.code, 0, migrate.stderr);
     assert.match(migrate.stdout, /app: 1 applied, 0 unchanged/);
     const again = await sh(
       "npx",
       ["--no-install", "thaw", "-c", config, "--sqlPath", files],
       project,
     );
+    assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /app: 0 applied, 1 unchanged/);
   });
 });

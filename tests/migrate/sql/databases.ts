@@ -142,7 +142,6 @@ export class SqlWorkspace {
     const id = `t${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const ws = new SqlWorkspace(base, await createDatabase(kind, base, id));
     await mkdir(ws.configDir, { recursive: true });
-    ws.kind = kind;
     await writeFile(
       join(ws.configDir, "application.yml"),
       `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n`,
@@ -152,11 +151,10 @@ export class SqlWorkspace {
   }
 
   #password = DB_PASSWORD;
-  kind: Kind = "sqlite";
 
   /** A `datasource:` list entry named `name` on this workspace's database, without `migrations`. */
   datasource(name: string): string {
-    const credentials = this.kind === "sqlite"
+    const credentials = this.db.url.startsWith("sqlite:")
       ? ""
       : `    username: ${DB_USER}\n    password: \${THAW_TEST_DB_PASSWORD}\n`;
     return `  - name: ${name}\n    url: ${this.db.url}\n${credentials}`;
