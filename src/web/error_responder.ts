@@ -29,8 +29,6 @@ export type ErrorResponder = (
   route: string | undefined,
 ) => Promise<Response>;
 
-const JSON_HEADERS = { "content-type": "application/json" };
-
 function pathVariablesOf(c: Context): Record<string, string> {
   try {
     return c.req.param();
@@ -49,7 +47,8 @@ export function createErrorResponder(
   const lastResort = (): Response =>
     new Response(JSON.stringify(defaultErrorBody(HttpStatus.INTERNAL_SERVER_ERROR, undefined)), {
       status: 500,
-      headers: JSON_HEADERS,
+      // A fresh object: @hono/node-server writes Content-Length into the one it is given.
+      headers: { "content-type": "application/json" },
     });
 
   return async (error, c, request, route) => {
