@@ -151,6 +151,6 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     config: config.values,
     getBean: <T>(token: Class<T> | string): T => context.getBean(token),
     listen: (listen: ListenOptions = {}) =>
-      serve(fetch, listen.port ?? defaultPort, listen.hostname ?? defaultHostname),
+      serve(fetch, listen.port ?? defaultPort, listen.hostname ?? defaultHostname, maxBodySize),
   };
 }

@@ -9,6 +9,11 @@ export interface HttpRequestOptions {
   readonly pathVariables?: Readonly<Record<string, string>>;
   /** The most bytes `text()` and `json()` read; defaults to 1 MiB. */
   readonly maxBodySize?: number;
+  /**
+   * The body's bytes when the server has read them already (Node's `incoming.rawBody`); the
+   * request's own stream is then left alone.
+   */
+  readonly rawBody?: Uint8Array;
 }
 
 /**
@@ -35,6 +40,7 @@ export class HttpRequest {
   readonly #raw: Request;
   readonly #pathVariables: Readonly<Record<string, string>>;
   readonly #maxBodySize: number;
+  readonly #rawBody: Uint8Array | undefined;
   #url: URL | undefined;
   #text: Promise<string> | undefined;
 
@@ -48,6 +54,7 @@ export class HttpRequest {
     this.#raw = request;
     this.#pathVariables = options.pathVariables ?? {};
     this.#maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE;
+    this.#rawBody = options.rawBody;
   }
 
   /**
@@ -181,7 +188,7 @@ export class HttpRequest {
    * ```
    */
   text(): Promise<string> {
-    return this.#text ??= readBodyText(this.#raw, this.#maxBodySize);
+    return this.#text ??= readBodyText(this.#raw, this.#maxBodySize, this.#rawBody);
   }
 
   /**

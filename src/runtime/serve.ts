@@ -33,11 +33,6 @@ interface BunLike {
     stop(closeActive?: boolean): Promise<void> | void;
   };
 }
-interface NodeServerLike {
-  address(): { port: number; address: string } | string | null;
-  once(event: "listening" | "error", listener: (error?: Error) => void): void;
-  close(callback: (error?: Error) => void): void;
-}
 
 function server(hostname: string, port: number, close: () => Promise<void>): Server {
   const host = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
@@ -49,11 +44,15 @@ function server(hostname: string, port: number, close: () => Promise<void>): Ser
   };
 }
 
-/** Serves `fetch` on the runtime it runs on: `Deno.serve`, `Bun.serve`, or Node's `http`. */
+/**
+ * Serves `fetch` on the runtime it runs on: `Deno.serve`, `Bun.serve`, or Node's `http` (where
+ * bodies up to `maxBodySize` are read before the handler runs; see node_listener.ts).
+ */
 export async function serve(
   fetch: FetchHandler,
   port: number,
   hostname: string,
+  maxBodySize: number,
 ): Promise<Server> {
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
   if (g.Deno !== undefined) {
@@ -66,12 +65,16 @@ export async function serve(
       await s.stop();
     });
   }
-  // Hono's own adapter for node:http; loaded only here, so other runtimes never import it.
-  const { serve: nodeServe } = await import("@hono/node-server");
-  const s = nodeServe({ fetch, port, hostname }) as unknown as NodeServerLike;
+  // Loaded only here, so other runtimes never import node:http or Hono's adapter for it.
+  const [{ createServer }, { nodeRequestListener }] = await Promise.all([
+    import("node:http"),
+    import("./node_listener.ts"),
+  ]);
+  const s = createServer(await nodeRequestListener(fetch, hostname, maxBodySize));
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());
     s.once("error", (error) => reject(error));
+    s.listen(port, hostname);
   });
   const address = s.address();
   const bound = typeof address === "object" && address !== null ? address.port : port;

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HttpRequest } from "../http/http_request.ts";
+import { rawBodyOf } from "../runtime/raw_body.ts";
 import type { ArgumentResolver } from "./arguments.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { toResponse } from "./return_value.ts";
@@ -37,6 +38,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       ? new HttpRequest(c.req.raw, {
         pathVariables: hasPathVariables ? c.req.param() : undefined,
         maxBodySize,
+        rawBody: rawBodyOf(c.env),
       })
       : undefined;
 
@@ -50,7 +52,8 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
           const value = resolve[i](c, request);
           args[i] = isAsync[i] ? await value : value;
         }
-        return toResponse(await method.apply(bean, args));
+        const result = method.apply(bean, args);
+        return toResponse(result instanceof Promise ? await result : result);
       } catch (error) {
         return errors(error, c, request, label);
       }

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { HttpException, HttpRequest } from "../../mod.ts";
+import { rawBodyOf } from "../../src/runtime/raw_body.ts";
 
 function post(body: BodyInit, headers: Record<string, string> = {}): Request {
   return new Request("http://localhost/p?a=1&a=2", { method: "POST", body, headers });
@@ -70,5 +71,40 @@ describe("HttpRequest", () => {
     await assert.rejects(new HttpRequest(post(bytes)).text(), /not valid UTF-8/);
     const declared = new HttpRequest(post(bytes, { "content-length": "3" }));
     await assert.rejects(declared.text(), /not valid UTF-8/);
+  });
+
+  it("reads rawBody, the bytes a server read already, with the same limit and UTF-8 check", async () => {
+    const bytes = new TextEncoder().encode("héllo");
+    // The request's own stream says something else: rawBody wins and the stream is left alone.
+    const request = post("ignored");
+    const r = new HttpRequest(request, { rawBody: bytes, maxBodySize: 6 });
+    assert.equal(await r.text(), "héllo");
+    assert.equal(request.bodyUsed, false);
+    const over = new HttpRequest(post(""), { rawBody: bytes, maxBodySize: 5 });
+    await assert.rejects(over.text(), /exceeds 5 bytes/);
+    const bad = new HttpRequest(post(""), { rawBody: new Uint8Array([0xc3]) });
+    await assert.rejects(bad.text(), /not valid UTF-8/);
+  });
+});
+
+describe("rawBodyOf", () => {
+  it("finds Node's incoming.rawBody bytes in the env, and nothing in anything else", () => {
+    const bytes = new Uint8Array([1]);
+    assert.equal(rawBodyOf({ incoming: { rawBody: bytes } }), bytes);
+    for (
+      const env of [
+        undefined,
+        null,
+        "x",
+        {},
+        { incoming: null },
+        { incoming: "x" },
+        { incoming: { rawBody: "text" } },
+        { incoming: { rawBody: [1, 2] } },
+        JSON.parse('{"__proto__": {"incoming": {"rawBody": [1]}}}'),
+      ]
+    ) {
+      assert.equal(rawBodyOf(env), undefined, JSON.stringify(env));
+    }
   });
 });
