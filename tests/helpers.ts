@@ -20,7 +20,9 @@ export function call(
     body = JSON.stringify(options.json);
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   }
-  return app.fetch(new Request(`http://localhost${path}`, { method, headers, body }));
+  return Promise.resolve(
+    app.fetch(new Request(`http://localhost${path}`, { method, headers, body })),
+  );
 }
 
 /** A logger that keeps what it is told, so tests can check it and keep the output clean. */

@@ -11,6 +11,9 @@ import { ResponseEntity } from "../http/response_entity.ts";
  */
 export function toResponse(value: unknown): Response {
   if (typeof value === "object" && value !== null) {
+    // A plain object or array, the common case, is JSON without asking the classes below.
+    const proto = Object.getPrototypeOf(value);
+    if (proto === Object.prototype || proto === Array.prototype) return json(value);
     if (value instanceof ResponseEntity) return value.toResponse();
     if (value instanceof Response) return value;
     if (isBodyInit(value)) return new Response(value);
@@ -20,5 +23,9 @@ export function toResponse(value: unknown): Response {
   else if (typeof value === "function" || typeof value === "symbol") {
     throw new TypeError(`A handler returned a ${typeof value}, which cannot be sent`);
   }
+  return json(value);
+}
+
+function json(value: unknown): Response {
   return new Response(JSON.stringify(value), { headers: { "content-type": "application/json" } });
 }

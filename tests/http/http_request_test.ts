@@ -73,6 +73,13 @@ describe("HttpRequest", () => {
     await assert.rejects(declared.text(), /not valid UTF-8/);
   });
 
+  it("keeps a U+FFFD the client sent, beside refusing bytes that only decode to one", async () => {
+    const sent = new TextEncoder().encode('{"s":"a\uFFFDb"}');
+    assert.equal(await new HttpRequest(post(sent)).text(), '{"s":"a\uFFFDb"}');
+    const mixed = new Uint8Array([...sent, 0xff]);
+    await assert.rejects(new HttpRequest(post(mixed)).text(), /not valid UTF-8/);
+  });
+
   it("reads rawBody, the bytes a server read already, with the same limit and UTF-8 check", async () => {
     const bytes = new TextEncoder().encode("héllo");
     // The request's own stream says something else: rawBody wins and the stream is left alone.

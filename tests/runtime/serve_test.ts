@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "node:net";
+import { serve as nodeServe } from "@hono/node-server";
 import {
   bootstrap,
   Component,
@@ -115,90 +116,115 @@ function bodyOf(answer: string): unknown {
   return JSON.parse(/^[0-9a-f]+\r\n/.test(text) ? text.split("\r\n")[1] : text);
 }
 
-describe("request bodies through app.listen on this runtime", () => {
-  const head = (path: string, headers: string) =>
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`;
+type WithServer = (run: (port: number) => Promise<void>) => Promise<void>;
 
-  async function withServer(run: (port: number) => Promise<void>): Promise<void> {
-    const app = await bootstrap({ controllers: [Bodies], maxBodySize: 64, logger: memoryLogger() });
-    const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
-    try {
-      await run(server.port);
-    } finally {
-      await server.close();
-    }
+const bodyApp = () => bootstrap({ controllers: [Bodies], maxBodySize: 64, logger: memoryLogger() });
+
+// app.listen: Deno.serve, Bun.serve, or on Node node:http with bodies read before the handler.
+const throughListen: WithServer = async (run) => {
+  const server = await (await bodyApp()).listen({ port: 0, hostname: "127.0.0.1" });
+  try {
+    await run(server.port);
+  } finally {
+    await server.close();
   }
+};
 
-  it("reads a JSON body of declared length, in one or several packets", async () => {
-    await withServer(async (port) => {
-      const body = '{"name":"Zoë","n":[1,2]}';
-      const length = new TextEncoder().encode(body).byteLength;
-      const json = `Content-Type: application/json\r\nContent-Length: ${length}\r\n`;
-      const whole = await exchange(port, head("/json", json), [body]);
-      assert.equal(statusOf(whole), 200, whole);
-      assert.deepEqual(bodyOf(whole), { body: { name: "Zoë", n: [1, 2] } });
-      const split = await exchange(port, head("/json", json), [body.slice(0, 5), body.slice(5)]);
-      assert.deepEqual(bodyOf(split), { body: { name: "Zoë", n: [1, 2] } });
-    });
+// What the README shows Node users who serve app.fetch themselves: the request reaches Thaw as
+// the adapter's stand-in for a web Request, its body still on the socket.
+const throughNodeServer: WithServer = async (run) => {
+  const fetch = (await bodyApp()).fetch;
+  const server = await new Promise<ReturnType<typeof nodeServe>>((resolve) => {
+    const s = nodeServe({ fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
+  try {
+    await run((server.address() as { port: number }).port);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+};
 
-  it("reads a chunked body, and a body for HttpRequest.text()", async () => {
-    await withServer(async (port) => {
-      const chunked = await exchange(
-        port,
-        head("/json", "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"),
-        ['4\r\n{"a"\r\n', "3\r\n:1}\r\n", "0\r\n\r\n"],
-      );
-      assert.equal(statusOf(chunked), 200, chunked);
-      assert.deepEqual(bodyOf(chunked), { body: { a: 1 } });
-      const text = await exchange(port, head("/text", "Content-Length: 5\r\n"), ["héll"]);
-      assert.deepEqual(bodyOf(text), { text: "héll" });
-    });
-  });
+for (
+  const [how, withServer] of [
+    ["app.listen", throughListen],
+    ["@hono/node-server's serve(app.fetch)", throughNodeServer],
+  ] as const
+) {
+  describe(`request bodies through ${how} on this runtime`, () => {
+    const head = (path: string, headers: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`;
 
-  it("answers 413 over the limit, declared or chunked, and 400 for bytes that are not UTF-8", async () => {
-    await withServer(async (port) => {
-      const big = "x".repeat(65);
-      const declared = await exchange(
-        port,
-        head("/json", "Content-Type: application/json\r\nContent-Length: 65\r\n"),
-        [big],
-      );
-      assert.equal(statusOf(declared), 413, declared);
-      const chunked = await exchange(
-        port,
-        head("/text", "Transfer-Encoding: chunked\r\n"),
-        [`41\r\n${big}\r\n`, "0\r\n\r\n"],
-      );
-      assert.equal(statusOf(chunked), 413, chunked);
-      const latin1 = await exchange(
-        port,
-        head("/json", "Content-Type: application/json\r\nContent-Length: 7\r\n"),
-        [new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d])],
-      );
-      assert.equal(statusOf(latin1), 400, latin1);
-    });
-  });
-
-  it("goes on serving after a client leaves in the middle of its body", async () => {
-    await withServer(async (port) => {
-      await new Promise<void>((resolve, reject) => {
-        const socket = connect(port, "127.0.0.1", () => {
-          socket.write(head("/json", "Content-Type: application/json\r\nContent-Length: 40\r\n"));
-          socket.write('{"half":');
-          setTimeout(() => {
-            socket.destroy();
-            resolve();
-          }, 50);
-        });
-        socket.on("error", reject);
+    it("reads a JSON body of declared length, in one or several packets", async () => {
+      await withServer(async (port) => {
+        const body = '{"name":"Zoë","n":[1,2]}';
+        const length = new TextEncoder().encode(body).byteLength;
+        const json = `Content-Type: application/json\r\nContent-Length: ${length}\r\n`;
+        const whole = await exchange(port, head("/json", json), [body]);
+        assert.equal(statusOf(whole), 200, whole);
+        assert.deepEqual(bodyOf(whole), { body: { name: "Zoë", n: [1, 2] } });
+        const split = await exchange(port, head("/json", json), [body.slice(0, 5), body.slice(5)]);
+        assert.deepEqual(bodyOf(split), { body: { name: "Zoë", n: [1, 2] } });
       });
-      const after = await exchange(
-        port,
-        head("/json", "Content-Type: application/json\r\nContent-Length: 7\r\n"),
-        ['{"a":1}'],
-      );
-      assert.deepEqual(bodyOf(after), { body: { a: 1 } });
+    });
+
+    it("reads a chunked body, and a body for HttpRequest.text()", async () => {
+      await withServer(async (port) => {
+        const chunked = await exchange(
+          port,
+          head("/json", "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"),
+          ['4\r\n{"a"\r\n', "3\r\n:1}\r\n", "0\r\n\r\n"],
+        );
+        assert.equal(statusOf(chunked), 200, chunked);
+        assert.deepEqual(bodyOf(chunked), { body: { a: 1 } });
+        const text = await exchange(port, head("/text", "Content-Length: 5\r\n"), ["héll"]);
+        assert.deepEqual(bodyOf(text), { text: "héll" });
+      });
+    });
+
+    it("answers 413 over the limit, declared or chunked, and 400 for bytes that are not UTF-8", async () => {
+      await withServer(async (port) => {
+        const big = "x".repeat(65);
+        const declared = await exchange(
+          port,
+          head("/json", "Content-Type: application/json\r\nContent-Length: 65\r\n"),
+          [big],
+        );
+        assert.equal(statusOf(declared), 413, declared);
+        const chunked = await exchange(
+          port,
+          head("/text", "Transfer-Encoding: chunked\r\n"),
+          [`41\r\n${big}\r\n`, "0\r\n\r\n"],
+        );
+        assert.equal(statusOf(chunked), 413, chunked);
+        const latin1 = await exchange(
+          port,
+          head("/json", "Content-Type: application/json\r\nContent-Length: 7\r\n"),
+          [new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d])],
+        );
+        assert.equal(statusOf(latin1), 400, latin1);
+      });
+    });
+
+    it("goes on serving after a client leaves in the middle of its body", async () => {
+      await withServer(async (port) => {
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect(port, "127.0.0.1", () => {
+            socket.write(head("/json", "Content-Type: application/json\r\nContent-Length: 40\r\n"));
+            socket.write('{"half":');
+            setTimeout(() => {
+              socket.destroy();
+              resolve();
+            }, 50);
+          });
+          socket.on("error", reject);
+        });
+        const after = await exchange(
+          port,
+          head("/json", "Content-Type: application/json\r\nContent-Length: 7\r\n"),
+          ['{"a":1}'],
+        );
+        assert.deepEqual(bodyOf(after), { body: { a: 1 } });
+      });
     });
   });
-});
+}
