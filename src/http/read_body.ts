@@ -16,28 +16,35 @@ function tooLarge(limit: number): HttpException {
  * endless body is never buffered. `rawBody`, the bytes a server read already, is used instead of
  * the stream.
  */
-export async function readBodyText(
+export function readBodyText(
   request: Request,
   limit: number,
   rawBody?: Uint8Array,
 ): Promise<string> {
-  if (rawBody !== undefined) {
-    if (rawBody.byteLength > limit) throw tooLarge(limit);
-    return decode(rawBody);
-  }
-  const declared = request.headers.get("content-length");
-  // Only a well-formed length is trusted; anything else is counted like a chunked body.
-  if (declared !== null && /^\d+$/.test(declared)) {
+  // Not async: a body of known length costs one promise, the runtime's own read.
+  try {
+    if (rawBody !== undefined) {
+      if (rawBody.byteLength > limit) throw tooLarge(limit);
+      return Promise.resolve(decode(rawBody));
+    }
+    const declared = request.headers.get("content-length");
+    // Only a well-formed length is trusted; anything else is counted like a chunked body.
+    if (declared === null || !/^\d+$/.test(declared)) return readCounting(request, limit);
     if (Number(declared) > limit) throw tooLarge(limit);
     // The server's HTTP parser holds the body to its declared length, so a native read is both
     // bounded and faster than counting chunks in JavaScript. `bytes()` spares a copy, but only a
     // real Request has it: @hono/node-server's stand-in inherits a `bytes` that throws on it.
-    return decode(
-      Object.getPrototypeOf(request) === Request.prototype && typeof request.bytes === "function"
-        ? await request.bytes()
-        : new Uint8Array(await request.arrayBuffer()),
-    );
+    return Object.getPrototypeOf(request) === Request.prototype &&
+        typeof request.bytes === "function"
+      ? request.bytes().then(decode)
+      : request.arrayBuffer().then((buffer) => decode(new Uint8Array(buffer)));
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
+
+// A body without a declared length, counted as it arrives.
+async function readCounting(request: Request, limit: number): Promise<string> {
   // Asked only here: `Request.body` makes a stream on Bun even when the body is read natively.
   const stream = request.body;
   if (stream === null) return "";

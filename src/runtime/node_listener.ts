@@ -24,11 +24,13 @@ export async function nodeRequestListener(
   ]);
   const listener = getRequestListener(fetch, { hostname });
   return (incoming, outgoing) => {
+    if (incoming.method === "GET" || incoming.method === "HEAD") {
+      void listener(incoming, outgoing);
+      return;
+    }
+    // Node builds `incoming.headers` on first use (the adapter reads rawHeaders): only here.
     const declared = incoming.headers["content-length"];
-    if (
-      incoming.method === "GET" || incoming.method === "HEAD" || declared === undefined ||
-      !/^\d+$/.test(declared) || Number(declared) > maxBodySize
-    ) {
+    if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) > maxBodySize) {
       void listener(incoming, outgoing);
       return;
     }

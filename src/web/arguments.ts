@@ -67,7 +67,8 @@ export function compileArgument(binder: ParameterBinder): ArgumentResolver {
       return {
         async: true,
         needsRequest: true,
-        resolve: async (c, request) => {
+        // Not async: the body's own promise is the only one a request waits on.
+        resolve: (c, request) => {
           const raw = c.req.raw;
           const type = raw.headers.get("content-type");
           if (type === null || !isJsonMediaType(type)) {
@@ -81,9 +82,10 @@ export function compileArgument(binder: ParameterBinder): ArgumentResolver {
               `Content-Type must be application/json, got ${type === null ? "none" : `"${type}"`}`,
             );
           }
-          const text = await (request as HttpRequest).text();
-          if (!NOTHING.test(text)) throw badRequest("Required request body is missing");
-          return finish(parseJsonBody(text));
+          return (request as HttpRequest).text().then((text) => {
+            if (!NOTHING.test(text)) throw badRequest("Required request body is missing");
+            return finish(parseJsonBody(text));
+          });
         },
       };
     }

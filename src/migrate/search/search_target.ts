@@ -57,8 +57,10 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     return this.#lock.renew();
   }
 
-  release(): Promise<void> {
-    return this.#lock.release();
+  async release(): Promise<void> {
+    // Records first: a runner waiting for the lock reads them as soon as it has it.
+    await this.#store.publish();
+    await this.#lock.release();
   }
 
   async forceUnlock(): Promise<string> {

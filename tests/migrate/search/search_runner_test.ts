@@ -79,6 +79,27 @@ describe("search runner against a real OpenSearch node", () => {
     await os("DELETE", "/x");
   });
 
+  it("publishes its records with one refresh before it lets go of the lock, not a wait per record", async () => {
+    const ws = await Workspace.create();
+    for (let i = 0; i < 3; i++) {
+      await ws.file(`f${i}-template.json`, { index_patterns: [`${ws.id}-${i}*`] });
+    }
+    const run = await ws.ok();
+    const sent = run.sent.map((s) => `${s.method} ${s.path}`);
+    const records = `/${ws.recordsIndex}/_doc/`;
+    const lastRecord = sent.findLastIndex((s) =>
+      s.startsWith(`PUT ${records}`) && !s.includes("lock-")
+    );
+    const refresh = sent.indexOf(`POST /${ws.recordsIndex}/_refresh`);
+    const unlock = sent.findIndex((s) => s.startsWith(`DELETE ${records}lock-`));
+    assert.equal(sent.filter((s) => s.includes("refresh")).length, 1, sent.join("\n"));
+    assert.ok(lastRecord < refresh && refresh < unlock, sent.join("\n"));
+    const found = await os("POST", `/${ws.recordsIndex}/_search`, {
+      query: { exists: { field: "migration_path" } },
+    });
+    assert.equal(found.body.hits.hits.length, 3);
+  });
+
   it("sends no write on a re-run, and one request to read the records", async () => {
     const ws = await Workspace.create();
     for (let i = 0; i < 5; i++) {

@@ -1,0 +1,49 @@
+// Serves one of the benchmark's apps on the runtime running this file, the way a user of that
+// runtime serves a fetch handler, and prints `ready` once it takes connections:
+//   deno run --allow-net --allow-read --allow-env bench/http/serve.ts thaw|hono|bare <port>
+//   bun bench/http/serve.ts …        node --import tsx bench/http/serve.ts …
+// Each app is served as its users serve it: Thaw with `app.listen`, Hono with `Deno.serve`,
+// `Bun.serve` or @hono/node-server. On Deno and Bun both come down to the same call, so their
+// difference is the framework's alone; on Node it includes Thaw's own listener.
+import process from "node:process";
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+interface DenoServe {
+  serve(options: { port: number; hostname: string; onListen(): void }, handler: Fetch): unknown;
+}
+interface BunServe {
+  serve(options: { port: number; hostname: string; fetch: Fetch }): unknown;
+}
+
+const [app, portText] = process.argv.slice(2);
+const port = Number(portText);
+if (!["thaw", "hono", "bare"].includes(app) || !Number.isInteger(port)) {
+  console.error("usage: serve.ts thaw|hono|bare <port>");
+  process.exit(2);
+}
+const hostname = "127.0.0.1";
+const g = globalThis as { Deno?: DenoServe; Bun?: BunServe };
+
+if (app === "thaw") {
+  // As a Thaw user serves: Deno.serve and Bun.serve as below; on Node, node:http with Hono's
+  // adapter and bodies read before the handler (src/runtime/node_listener.ts).
+  const { app } = await import("./thaw_app.ts");
+  await app.listen({ port, hostname });
+  console.log("ready");
+} else if (app === "bare" && g.Deno === undefined && g.Bun === undefined) {
+  const { bareNodeServer } = await import("./bare_node.ts");
+  bareNodeServer().listen(port, hostname, () => console.log("ready"));
+} else {
+  const { fetch } = (await import(app === "bare" ? "./bare_fetch.ts" : "./hono_app.ts")) as {
+    fetch: Fetch;
+  };
+  if (g.Deno !== undefined) {
+    g.Deno.serve({ port, hostname, onListen: () => console.log("ready") }, fetch);
+  } else if (g.Bun !== undefined) {
+    g.Bun.serve({ port, hostname, fetch });
+    console.log("ready");
+  } else {
+    const { serve } = await import("@hono/node-server");
+    serve({ fetch, port, hostname }, () => console.log("ready"));
+  }
+}

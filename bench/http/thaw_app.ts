@@ -1,0 +1,27 @@
+// (a) Thaw: the route as a user writes it, a controller compiled by the container.
+import {
+  type Application,
+  bootstrap,
+  GetMapping,
+  PathVariable,
+  PostMapping,
+  RequestBody,
+  RestController,
+} from "../../mod.ts";
+import { user } from "./users.ts";
+
+@RestController()
+class UserController {
+  @GetMapping("/users/{id}", PathVariable("id", Number))
+  get(id: number) {
+    return user(id);
+  }
+
+  @PostMapping("/users", RequestBody())
+  create(body: Record<string, unknown>) {
+    return { ...body, id: 1 };
+  }
+}
+
+/** The app; serve.ts serves it with `app.listen`, as a Thaw user does. */
+export const app: Application = await bootstrap({ controllers: [UserController] });
