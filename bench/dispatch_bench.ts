@@ -1,7 +1,7 @@
-// In-process cost of Thaw's dispatch over the same handler written in bare Hono: `deno bench`
-// runs both in one process and prints Thaw's time relative to the Hono baseline. No sockets: this
-// isolates routing, binding and response building. The load-generator benchmark comes with the
-// benchmark issue.
+// In-process cost of Thaw's dispatch over the same handler written in bare Hono
+// (`npm run bench:dispatch`): `deno bench` runs both in one process and prints Thaw's time relative
+// to the Hono baseline. No sockets: this isolates routing, binding and response building, for
+// profiling; the figures that count come from bench/http/run.ts, over real sockets.
 import { Hono } from "hono";
 import {
   bootstrap,

@@ -3,13 +3,13 @@
  * bare Hono and by the runtime's bare server, on Deno, Bun and Node, plus NestJS on express and on
  * fastify on Node, each loaded over real sockets by wrk.
  *
- *   deno run -A bench/http/run.ts [--duration 4] [--rounds 3] [--warmup 2] [--connections 64]
+ *   deno run -A bench/http/run.ts [--duration 3] [--rounds 3] [--warmup 2] [--connections 64]
  *                                 [--runtimes deno,bun,node]
  *
- * Per runtime, its servers are started together and checked to answer both routes correctly;
- * each server and route is warmed up once, then measured in rounds that alternate between the
- * servers (each round in another order), so that a slow spell of the machine is spread over all
- * of them. The server runs on one core and wrk on the other (taskset). Reported per server and
+ * Per runtime, the measure goes in rounds. Each round starts every server afresh, checks that it
+ * answers both routes correctly, warms each server and route up, then measures each in turn (each
+ * round in another order), so that a slow spell of the machine, or a lucky process, is spread over
+ * all of them. The server runs on one core and wrk on the other (taskset). Reported per server and
  * route: the median requests/s of the rounds with their range, the median p50 and p99 latency,
  * every error wrk saw (sockets, timeouts, non-2xx answers), the server's CPU time per request
  * (from /proc: unlike requests/s, it does not move when the virtual machine's host takes the CPU
@@ -62,7 +62,7 @@ function positive(name: string, text: string): number {
 
 const { values } = parseArgs({
   options: {
-    duration: { type: "string", default: "4" },
+    duration: { type: "string", default: "3" },
     rounds: { type: "string", default: "3" },
     warmup: { type: "string", default: "2" },
     connections: { type: "string", default: "64" },
@@ -283,25 +283,29 @@ requireTools();
 const versions = Object.fromEntries(runtimes.map((r) => [r, version(r)]));
 const cells = runtimes.length * 3 + (runtimes.includes("node") ? 2 : 0);
 console.log(
-  `HTTP: ${rounds} rounds of ${duration} s per server and route after a ${warmup} s warm-up, ` +
+  `HTTP: ${rounds} rounds, each of fresh servers, ${warmup} s warm-up and ${duration} s measured ` +
+    `per server and route, ` +
     `wrk -t1 -c${connections}; ${cells} servers x 2 routes, about ` +
-    `${Math.ceil((cells * 2 * (warmup + rounds * duration)) / 60)} min`,
+    `${Math.ceil((cells * 2 * rounds * (warmup + duration)) / 60)} min`,
 );
 const rows: string[] = [];
 const verdicts: string[] = [];
 let port = 18_100;
 for (const runtime of runtimes) {
-  const specs = servers(runtime, port);
-  port += 10;
-  const children: ChildProcess[] = [];
   const samples = new Map<string, Sample[]>();
-  try {
-    for (const spec of specs) children.push(await start(spec));
-    for (const spec of specs) await check(spec);
-    for (const [i, spec] of specs.entries()) {
-      for (const route of ROUTES) load(spec, children[i].pid!, route, warmup);
-    }
-    for (let round = 0; round < rounds; round++) {
+  let specs: ServerSpec[] = [];
+  for (let round = 0; round < rounds; round++) {
+    // Fresh processes each round: one process can be luckier than another in what the JIT and
+    // the memory layout give it, and that luck must average out like the machine's.
+    specs = servers(runtime, port);
+    port += 10;
+    const children: ChildProcess[] = [];
+    try {
+      for (const spec of specs) children.push(await start(spec));
+      for (const spec of specs) await check(spec);
+      for (const [i, spec] of specs.entries()) {
+        for (const route of ROUTES) load(spec, children[i].pid!, route, warmup);
+      }
       for (let i = 0; i < specs.length; i++) {
         const at = (i + round) % specs.length;
         const spec = specs[at];
@@ -311,10 +315,10 @@ for (const runtime of runtimes) {
           samples.set(key, [...(samples.get(key) ?? []), sample]);
         }
       }
-      process.stdout.write(`  ${runtime}: round ${round + 1}/${rounds} done\n`);
+    } finally {
+      for (const child of children) await stop(child);
     }
-  } finally {
-    for (const child of children) await stop(child);
+    process.stdout.write(`  ${runtime}: round ${round + 1}/${rounds} done\n`);
   }
   for (const route of ROUTES) {
     const rpsOf = (name: string) => median(samples.get(`${name}|${route}`)!.map((s) => s.rps));
