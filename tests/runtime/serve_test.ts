@@ -135,7 +135,12 @@ const throughListen: WithServer = async (run) => {
 const throughNodeServer: WithServer = async (run) => {
   const fetch = (await bodyApp()).fetch;
   const server = await new Promise<ReturnType<typeof nodeServe>>((resolve) => {
-    const s = nodeServe({ fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    // Without replacing the global Request and Response, which Bun and Deno would keep for every
+    // later test file of the run; the stand-in Request is the same either way.
+    const s = nodeServe(
+      { fetch, port: 0, hostname: "127.0.0.1", overrideGlobalObjects: false },
+      () => resolve(s),
+    );
   });
   try {
     await run((server.address() as { port: number }).port);
