@@ -37,6 +37,10 @@ function timing(waited: { ms: number }, inner: TransportFactory): TransportFacto
 }
 
 const count = Number(process.argv[2] ?? 1000);
+if (!Number.isInteger(count) || count < 1) {
+  console.error(`search_runner_scale.ts: the file count must be a positive whole number`);
+  process.exit(2);
+}
 const url = process.env.OPENSEARCH_URL ?? "http://127.0.0.1:9200";
 const id = `scale${crypto.randomUUID().slice(0, 6)}`;
 const base = await mkdtemp(join(tmpdir(), "thaw-scale-"));

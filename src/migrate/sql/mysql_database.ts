@@ -1,11 +1,11 @@
 import mysql from "mysql2";
-import { LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
   RECORD_COLUMNS,
   recordRow,
   ScriptError,
+  serverLockTimeout,
   type SqlDatabase,
   type SqlRecord,
 } from "./sql_database.ts";
@@ -66,11 +66,7 @@ export class MysqlDatabase implements SqlDatabase {
       const holder = id === null ? "another session" : `connection ${id}`;
       onWait(holder);
       if (!await take(timeoutMs / 1000)) {
-        throw new LockNotAcquiredError(
-          `datasource "${this.#datasource.name}" is locked by ${holder}; waited ${
-            timeoutMs / 1000
-          } s (--lock-timeout). The lock ends with that runner's connection.`,
-        );
+        throw serverLockTimeout(this.#datasource.name, holder, timeoutMs);
       }
     }
     this.#lockName = name;

@@ -1,12 +1,12 @@
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
-import { LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
   RECORD_COLUMNS,
   recordRow,
   ScriptError,
+  serverLockTimeout,
   type SqlDatabase,
   type SqlRecord,
 } from "./sql_database.ts";
@@ -81,11 +81,7 @@ export class PostgresDatabase implements SqlDatabase {
         onWait(holder);
       }
       if (Date.now() >= deadline) {
-        throw new LockNotAcquiredError(
-          `datasource "${this.#datasource.name}" is locked by ${holder}; waited ${
-            timeoutMs / 1000
-          } s (--lock-timeout). The lock ends with that runner's connection.`,
-        );
+        throw serverLockTimeout(this.#datasource.name, holder, timeoutMs);
       }
       await new Promise((r) => setTimeout(r, Math.min(POLL_MS, deadline - Date.now())));
     }

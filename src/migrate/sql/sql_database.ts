@@ -1,3 +1,4 @@
+import { LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { DatabaseKind } from "./datasource.ts";
 
 /** The record of a file being applied; `execution_ms` is measured when it is inserted. */
@@ -16,6 +17,18 @@ export const RECORD_COLUMNS =
 export function recordRow(record: SqlRecord): [string, string, Date, string, number] {
   const ms = Date.now() - record.executedAt.getTime();
   return [record.path, record.hash, record.executedAt, record.executedBy, ms];
+}
+
+/** A server-side lock (PostgreSQL, MySQL/MariaDB) that another runner's connection kept too long. */
+export function serverLockTimeout(
+  datasource: string,
+  holder: string,
+  timeoutMs: number,
+): LockNotAcquiredError {
+  return new LockNotAcquiredError(
+    `datasource "${datasource}" is locked by ${holder}; waited ${timeoutMs / 1000} s ` +
+      `(--lock-timeout). The lock ends with that runner's connection.`,
+  );
 }
 
 /**
