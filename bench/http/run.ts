@@ -1,7 +1,9 @@
 /**
  * The HTTP benchmark: `GET /users/{id}` and `POST /users` served by Thaw, by the same handlers in
  * bare Hono and by the runtime's bare server, on Deno, Bun and Node, plus NestJS on express and on
- * fastify on Node, each loaded over real sockets by wrk.
+ * fastify on Node, each loaded over real sockets by wrk. `POST /users` is also served by bare Hono
+ * reading its body with the checks of Thaw's `RequestBody()` (checked_app.ts), which splits
+ * Thaw's distance to Hono into what those checks cost and what the controller layer costs.
  *
  *   deno run -A bench/http/run.ts [--duration 3] [--rounds 3] [--warmup 2] [--connections 64]
  *                                 [--runtimes deno,bun,node]
@@ -33,6 +35,8 @@ interface ServerSpec {
   readonly command: string;
   readonly args: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** The routes it serves and is measured on. */
+  readonly routes: readonly Route[];
 }
 
 interface Sample {
@@ -82,22 +86,31 @@ for (const r of runtimes) {
 }
 
 function servers(runtime: Runtime, firstPort: number): ServerSpec[] {
-  const apps = ["thaw", "hono", "bare"];
+  const apps = ["thaw", "hono", "checked", "bare"] as const;
   const specs: ServerSpec[] = apps.map((app, i) => {
     const port = String(firstPort + i);
-    const name = app === "bare" ? BARE[runtime] : app === "thaw" ? "Thaw" : "Hono";
+    const name = { thaw: "Thaw", hono: "Hono", checked: CHECKED, bare: BARE[runtime] }[app];
+    // The checks concern a body: GET would measure bare Hono twice.
+    const routes = app === "checked" ? ROUTES.filter((r) => r.startsWith("POST")) : ROUTES;
     switch (runtime) {
       case "deno":
         return {
           runtime,
           name,
+          routes,
           command: "deno",
           args: ["run", "--allow-net", "--allow-read", "--allow-env", SERVE, app, port],
         };
       case "bun":
-        return { runtime, name, command: "bun", args: [SERVE, app, port] };
+        return { runtime, name, routes, command: "bun", args: [SERVE, app, port] };
       case "node":
-        return { runtime, name, command: "node", args: ["--import", "tsx", SERVE, app, port] };
+        return {
+          runtime,
+          name,
+          routes,
+          command: "node",
+          args: ["--import", "tsx", SERVE, app, port],
+        };
     }
   });
   if (runtime === "node") {
@@ -106,7 +119,8 @@ function servers(runtime: Runtime, firstPort: number): ServerSpec[] {
         runtime,
         name: `NestJS (${platform})`,
         command: "node",
-        args: ["--import", "tsx", NEST, platform, String(firstPort + 3 + i)],
+        routes: ROUTES,
+        args: ["--import", "tsx", NEST, platform, String(firstPort + apps.length + i)],
         // Nest needs TypeScript's legacy decorators: its folder's tsconfig turns them on.
         env: { TSX_TSCONFIG_PATH: join(here, "..", "nest", "tsconfig.json") },
       });
@@ -114,6 +128,7 @@ function servers(runtime: Runtime, firstPort: number): ServerSpec[] {
   }
   return specs;
 }
+const CHECKED = "Hono + Thaw's body checks";
 const BARE: Record<Runtime, string> = {
   deno: "Deno.serve",
   bun: "Bun.serve",
@@ -171,7 +186,7 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** The server answers both routes as the others do, or the benchmark stops. */
+/** The server answers its routes as the others do, or the benchmark stops. */
 async function check(spec: ServerSpec): Promise<void> {
   const base = `http://127.0.0.1:${portOf(spec)}`;
   const cases: [Route, RequestInit, unknown][] = [
@@ -187,6 +202,7 @@ async function check(spec: ServerSpec): Promise<void> {
     ],
   ];
   for (const [route, init, expected] of cases) {
+    if (!spec.routes.includes(route)) continue;
     const response = await fetch(
       `${base}${route.startsWith("GET") ? "/users/42" : "/users"}`,
       init,
@@ -281,12 +297,13 @@ function requireTools(): void {
 
 requireTools();
 const versions = Object.fromEntries(runtimes.map((r) => [r, version(r)]));
-const cells = runtimes.length * 3 + (runtimes.includes("node") ? 2 : 0);
+// Server-routes: Thaw, Hono and the bare server serve both routes, the checked Hono POST only.
+const cells = runtimes.length * 7 + (runtimes.includes("node") ? 4 : 0);
 console.log(
   `HTTP: ${rounds} rounds, each of fresh servers, ${warmup} s warm-up and ${duration} s measured ` +
     `per server and route, ` +
-    `wrk -t1 -c${connections}; ${cells} servers x 2 routes, about ` +
-    `${Math.ceil((cells * 2 * rounds * (warmup + duration)) / 60)} min`,
+    `wrk -t1 -c${connections}; ${cells} server-routes, about ` +
+    `${Math.ceil((cells * rounds * (warmup + duration)) / 60)} min`,
 );
 const rows: string[] = [];
 const verdicts: string[] = [];
@@ -304,12 +321,12 @@ for (const runtime of runtimes) {
       for (const spec of specs) children.push(await start(spec));
       for (const spec of specs) await check(spec);
       for (const [i, spec] of specs.entries()) {
-        for (const route of ROUTES) load(spec, children[i].pid!, route, warmup);
+        for (const route of spec.routes) load(spec, children[i].pid!, route, warmup);
       }
       for (let i = 0; i < specs.length; i++) {
         const at = (i + round) % specs.length;
         const spec = specs[at];
-        for (const route of ROUTES) {
+        for (const route of spec.routes) {
           const key = `${spec.name}|${route}`;
           const sample = load(spec, children[at].pid!, route, duration);
           samples.set(key, [...(samples.get(key) ?? []), sample]);
@@ -325,6 +342,7 @@ for (const runtime of runtimes) {
     const cpuOf = (name: string) => median(samples.get(`${name}|${route}`)!.map((s) => s.cpuUs));
     const hono = rpsOf("Hono");
     for (const spec of specs) {
+      if (!spec.routes.includes(route)) continue;
       const s = samples.get(`${spec.name}|${route}`)!;
       const rps = s.map((x) => x.rps);
       rows.push(
@@ -348,6 +366,15 @@ for (const runtime of runtimes) {
         }), ${errors} errors; ` +
         `${(cpuOf("Thaw") / cpuOf("Hono")).toFixed(3)}x Hono's CPU per request`,
     );
+    if (samples.has(`${CHECKED}|${route}`)) {
+      const checked = rpsOf(CHECKED);
+      verdicts.push(
+        `${runtime} ${route}: ${CHECKED} at ${(100 * checked / hono).toFixed(1)}% of Hono's ` +
+          `req/s, ${(cpuOf(CHECKED) / cpuOf("Hono")).toFixed(3)}x its CPU per request; Thaw at ` +
+          `${(100 * thaw / checked).toFixed(1)}% of this server's req/s, ` +
+          `${(cpuOf("Thaw") / cpuOf(CHECKED)).toFixed(3)}x its CPU per request`,
+      );
+    }
     if (runtime === "node") {
       for (const nest of ["NestJS (express)", "NestJS (fastify)"]) {
         const other = rpsOf(nest);

@@ -1,6 +1,6 @@
 // Serves one of the benchmark's apps on the runtime running this file, the way a user of that
 // runtime serves a fetch handler, and prints `ready` once it takes connections:
-//   deno run --allow-net --allow-read --allow-env bench/http/serve.ts thaw|hono|bare <port>
+//   deno run --allow-net --allow-read --allow-env bench/http/serve.ts thaw|hono|checked|bare <port>
 //   bun bench/http/serve.ts …        node --import tsx bench/http/serve.ts …
 // Each app is served as its users serve it: Thaw with `app.listen`, Hono with `Deno.serve`,
 // `Bun.serve` or @hono/node-server. On Deno and Bun both come down to the same call, so their
@@ -17,8 +17,8 @@ interface BunServe {
 
 const [app, portText] = process.argv.slice(2);
 const port = Number(portText);
-if (!["thaw", "hono", "bare"].includes(app) || !Number.isInteger(port)) {
-  console.error("usage: serve.ts thaw|hono|bare <port>");
+if (!["thaw", "hono", "checked", "bare"].includes(app) || !Number.isInteger(port)) {
+  console.error("usage: serve.ts thaw|hono|checked|bare <port>");
   process.exit(2);
 }
 const hostname = "127.0.0.1";
@@ -30,13 +30,22 @@ if (app === "thaw") {
   const { app } = await import("./thaw_app.ts");
   await app.listen({ port, hostname });
   console.log("ready");
+} else if (app === "checked") {
+  // Served as app.listen serves Thaw, so that the two differ by the controller layer alone.
+  const [{ fetch }, { serve }, { DEFAULT_MAX_BODY_SIZE }] = await Promise.all([
+    import("./checked_app.ts"),
+    import("../../src/runtime/serve.ts"),
+    import("../../src/http/http_request.ts"),
+  ]);
+  await serve(fetch, port, hostname, DEFAULT_MAX_BODY_SIZE);
+  console.log("ready");
 } else if (app === "bare" && g.Deno === undefined && g.Bun === undefined) {
   const { bareNodeServer } = await import("./bare_node.ts");
   bareNodeServer().listen(port, hostname, () => console.log("ready"));
 } else {
-  const { fetch } = (await import(app === "bare" ? "./bare_fetch.ts" : "./hono_app.ts")) as {
-    fetch: Fetch;
-  };
+  const { fetch }: { fetch: Fetch } = app === "bare"
+    ? await import("./bare_fetch.ts")
+    : await import("./hono_app.ts");
   if (g.Deno !== undefined) {
     g.Deno.serve({ port, hostname, onListen: () => console.log("ready") }, fetch);
   } else if (g.Bun !== undefined) {

@@ -8,7 +8,7 @@ import type { ParameterBinder } from "./binder.ts";
 import { badRequest, compileConverter } from "./convert.ts";
 import { parseJsonBody, toInstance, validateBody } from "./json_body.ts";
 import { isStandardSchema } from "./standard_schema.ts";
-import { rawBodyOf } from "../runtime/raw_body.ts";
+import { rawBodyOf, requestHeader } from "../runtime/node_incoming.ts";
 
 /** Produces one argument of a handler for a request. */
 export interface ArgumentResolver {
@@ -70,7 +70,7 @@ export function compileArgument(binder: ParameterBinder): ArgumentResolver {
         // Not async: the body's own promise is the only one a request waits on.
         resolve: (c, request) => {
           const raw = c.req.raw;
-          const type = raw.headers.get("content-type");
+          const type = requestHeader(raw, c.env, "content-type");
           if (type === null || !isJsonMediaType(type)) {
             // Asked only here: `Request.body` makes a stream on Bun, and a whole web Request on
             // Node's adapter, which a JSON body read from `rawBody` never needs.

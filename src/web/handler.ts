@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HttpRequest } from "../http/http_request.ts";
-import { rawBodyOf } from "../runtime/raw_body.ts";
+import { rawBodyOf } from "../runtime/node_incoming.ts";
 import type { ArgumentResolver } from "./arguments.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { toResponse } from "./return_value.ts";
@@ -23,9 +23,9 @@ export interface HandlerSpec {
 
 /**
  * Compiles a route's handler. Everything that does not depend on the request is decided here, so
- * that a request only reads its arguments, calls the method and converts the result: no `await`
- * unless an argument or the method is asynchronous, and no `HttpRequest` unless an argument
- * needs one.
+ * that a request only reads its arguments, calls the method and converts the result: one promise
+ * for a body, one for a method that returns one, none otherwise, and no `HttpRequest` unless an
+ * argument needs one.
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
   const { bean, method, resolvers, errors, label, maxBodySize, hasPathVariables } = spec;
@@ -41,24 +41,6 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
         rawBody: rawBodyOf(c.env),
       })
       : undefined;
-
-  if (isAsync.includes(true)) {
-    return async (c) => {
-      let request: HttpRequest | undefined;
-      try {
-        request = makeRequest(c);
-        const args = new Array(count);
-        for (let i = 0; i < count; i++) {
-          const value = resolve[i](c, request);
-          args[i] = isAsync[i] ? await value : value;
-        }
-        const result = method.apply(bean, args);
-        return toResponse(result instanceof Promise ? await result : result);
-      } catch (error) {
-        return errors(error, c, request, label);
-      }
-    };
-  }
 
   const settle = (c: Context, request: HttpRequest | undefined, result: unknown) => {
     if (result instanceof Promise) {
@@ -76,6 +58,35 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
     return toResponse(result);
   };
 
+  // The body is the one argument that is read asynchronously (a route has at most one), so a
+  // route with a body waits on that one promise and nothing else: no async function, no await.
+  const bodyIndex = isAsync.indexOf(true);
+  if (isAsync.lastIndexOf(true) !== bodyIndex) {
+    throw new TypeError(`${label}: only one argument can be read asynchronously`);
+  }
+  if (bodyIndex >= 0) {
+    return (c) => {
+      let request: HttpRequest | undefined;
+      try {
+        request = makeRequest(c);
+        const args = new Array(count);
+        for (let i = 0; i < count; i++) if (i !== bodyIndex) args[i] = resolve[i](c, request);
+        return (resolve[bodyIndex](c, request) as Promise<unknown>).then(
+          (body) => {
+            try {
+              args[bodyIndex] = body;
+              return settle(c, request, method.apply(bean, args));
+            } catch (error) {
+              return errors(error, c, request, label);
+            }
+          },
+          (error) => errors(error, c, request, label),
+        );
+      } catch (error) {
+        return errors(error, c, request, label);
+      }
+    };
+  }
   if (count === 0) {
     return (c) => {
       try {

@@ -210,6 +210,25 @@ for (
       });
     });
 
+    it("takes a JSON media type in any spelling, and answers 415 for another or none", async () => {
+      await withServer(async (port) => {
+        const send = (type: string) =>
+          exchange(port, head("/json", `${type}Content-Length: 7\r\n`), ['{"a":1}']);
+        const types = ["application/json", "Application/JSON; charset=utf-8", "application/x+json"];
+        for (const type of types) {
+          const answer = await send(`Content-Type: ${type}\r\n`);
+          assert.equal(statusOf(answer), 200, answer);
+          assert.deepEqual(bodyOf(answer), { body: { a: 1 } });
+        }
+        const text = await send("Content-Type: text/plain\r\n");
+        assert.equal(statusOf(text), 415, text);
+        assert.match(text, /got \\"text\/plain\\"/);
+        const none = await send("");
+        assert.equal(statusOf(none), 415, none);
+        assert.match(none, /got none/);
+      });
+    });
+
     it("goes on serving after a client leaves in the middle of its body", async () => {
       await withServer(async (port) => {
         await new Promise<void>((resolve, reject) => {
