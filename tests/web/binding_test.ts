@@ -81,6 +81,10 @@ class BindingController {
   schema(person: z.infer<typeof PersonSchema>) {
     return person;
   }
+  @PostMapping("/numbered/{id}", RequestBody(), PathVariable("id", Number))
+  numbered(body: unknown, id: number) {
+    return { body, id };
+  }
   @PostMapping("/request/{id}", HttpRequest, PathVariable("id"), RequestBody())
   request(request: HttpRequest, id: string, body: unknown) {
     return {
@@ -359,6 +363,23 @@ describe("RequestBody", () => {
       ),
     );
     assert.equal(res.status, 413);
+  });
+
+  it("binds the body in any position, and reads no body for a request refused on its path", async () => {
+    const a = await theApp();
+    const ok = await call(a, "POST", "/numbered/7", { json: { a: 1 } });
+    assert.deepEqual(await ok.json(), { body: { a: 1 }, id: 7 });
+    const request = new Request("http://localhost/numbered/x", {
+      method: "POST",
+      body: '{"a":',
+      headers: json,
+    });
+    const refused = await a.fetch(request);
+    assert.deepEqual(await errorOf(refused), {
+      status: 400,
+      error: "Path variable 'id' must be an integer, got \"x\"",
+    });
+    assert.equal(request.bodyUsed, false);
   });
 
   it("gives the whole request as HttpRequest, sharing the body", async () => {
