@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { getPath } from "hono/utils/url";
 import { type Class, recordChain, type RouteRecord } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpException } from "../http/http_exception.ts";
@@ -6,7 +7,13 @@ import { HttpStatus } from "../http/http_status.ts";
 import { compileArgument } from "./arguments.ts";
 import { type ErrorResponder, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
-import { bySpecificity, joinPaths, parsePathPattern, type PathPattern } from "./path_pattern.ts";
+import {
+  joinPaths,
+  parsePathPattern,
+  type PathPattern,
+  removeDotSegments,
+} from "./path_pattern.ts";
+import { type MappedMethod, routeTable, STANDARD_METHODS } from "./route_table.ts";
 
 /** A controller bean to compile. */
 export interface ControllerBean {
@@ -15,7 +22,7 @@ export interface ControllerBean {
 }
 
 interface CompiledRoute {
-  readonly httpMethod: string;
+  readonly httpMethod: MappedMethod;
   readonly pattern: PathPattern;
   readonly label: string;
   readonly handler: RouteHandler;
@@ -80,7 +87,7 @@ function compileRoute(
   }
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
   return {
-    httpMethod: route.httpMethod,
+    httpMethod: route.httpMethod as MappedMethod,
     pattern,
     label,
     handler: compileHandler({
@@ -93,6 +100,11 @@ function compileRoute(
       hasPathVariables: pattern.variables.length > 0,
     }),
   };
+}
+
+// A client's path or method is echoed in an error message only this far.
+function clip(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}...` : text;
 }
 
 /**
@@ -123,45 +135,35 @@ export function compileControllers(
       routes.push(route);
     }
   }
-  routes.sort((a, b) => bySpecificity(a.pattern, b.pattern));
-
-  const hono = new Hono();
-  for (const route of routes) hono.on(route.httpMethod, route.pattern.honoPath, route.handler);
-
-  // For 405 and OPTIONS: which methods each path shape allows.
-  const shapes = new Map<string, { matcher: RegExp; methods: Set<string> }>();
-  for (const { pattern, httpMethod } of routes) {
-    let shape = shapes.get(pattern.shape);
-    if (shape === undefined) {
-      shape = { matcher: pattern.matcher, methods: new Set() };
-      shapes.set(pattern.shape, shape);
-    }
-    shape.methods.add(httpMethod);
-    if (httpMethod === "GET") shape.methods.add("HEAD");
+  const table = routeTable(routes);
+  // Hono tries routes in the order they were added: most specific first.
+  const hono = new Hono({ getPath: (request) => removeDotSegments(getPath(request)) });
+  for (const route of table.routes) {
+    hono.on(route.httpMethod, route.pattern.honoPath, route.handler);
   }
-  const allowed = (path: string): string | undefined => {
-    const methods = new Set<string>();
-    for (const { matcher, methods: m } of shapes.values()) {
-      if (matcher.test(path)) { for (const method of m) methods.add(method); }
-    }
-    return methods.size === 0 ? undefined : [...methods, "OPTIONS"].join(", ");
-  };
 
   hono.notFound((c) => {
-    const allow = allowed(c.req.path);
-    if (allow === undefined) {
+    const { method, path } = c.req;
+    if (!STANDARD_METHODS.has(method)) {
       return errors(
-        new HttpException(HttpStatus.NOT_FOUND, `No route for ${c.req.method} ${c.req.path}`),
+        new HttpException(HttpStatus.NOT_IMPLEMENTED, `Method ${clip(method)} is not implemented`),
         c,
         undefined,
         undefined,
       );
     }
-    if (c.req.method === "OPTIONS") {
-      return new Response(null, { status: 204, headers: { Allow: allow } });
+    const allow = table.allowed(path);
+    if (allow === undefined) {
+      return errors(
+        new HttpException(HttpStatus.NOT_FOUND, `No route for ${method} ${clip(path)}`),
+        c,
+        undefined,
+        undefined,
+      );
     }
+    if (method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
     return errors(
-      new MethodNotAllowedException(c.req.method, c.req.path, allow),
+      new MethodNotAllowedException(method, clip(path), allow),
       c,
       undefined,
       undefined,

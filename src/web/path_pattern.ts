@@ -13,17 +13,11 @@ export interface PathPattern {
   /** Equal for paths that match the same requests (`/a/{x}` and `/a/{y}`). */
   readonly shape: string;
   readonly variables: readonly string[];
-  /** Matches a request path, for finding the methods a path allows (405). */
-  readonly matcher: RegExp;
 }
 
 const VARIABLE = /^\{([A-Za-z_$][\w$]*)\}$/;
 // Characters that Hono's router gives a meaning to, or that only make sense inside `{}`.
 const RESERVED = /[{}*?:()]/;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 /**
  * Joins a class prefix and a method path at their boundary: `/api/` + `users` -> `/api/users`.
@@ -72,21 +66,28 @@ export function parsePathPattern(source: string): PathPattern {
     variables,
     honoPath: "/" + each((s) => s, (v) => `:${v}`).join("/"),
     shape: "/" + each((s) => s, () => "{}").join("/"),
-    matcher: new RegExp(`^/${each(escapeRegExp, () => "[^/]+").join("/")}$`),
   };
 }
 
 /**
- * Orders paths so that, segment by segment, text comes before a variable: `/users/search` is tried
- * before `/users/{id}` whatever order they were declared in. Hono tries routes in the order they
- * were added, so routes are added in this order.
+ * Removes `.` and `..` segments from a request path as RFC 3986 (5.2.4) and the WHATWG URL parser
+ * do: `/x/../health` is `/health`, and no path climbs above `/`. Bun and Node's adapter hand over
+ * URLs already resolved this way, Deno the request target as sent; resolving here makes every
+ * runtime route the same path. `path` is decoded, so `%2e%2e` arrives as `..`.
  */
-export function bySpecificity(a: PathPattern, b: PathPattern): number {
-  const n = Math.min(a.segments.length, b.segments.length);
-  for (let i = 0; i < n; i++) {
-    const av = a.segments[i].variable !== undefined;
-    const bv = b.segments[i].variable !== undefined;
-    if (av !== bv) return av ? 1 : -1;
+export function removeDotSegments(path: string): string {
+  if (!path.includes("/.")) return path;
+  const input = path.split("/");
+  const output: string[] = [];
+  for (let i = 1; i < input.length; i++) {
+    const segment = input[i];
+    const last = i === input.length - 1;
+    if (segment === ".") {
+      if (last) output.push("");
+    } else if (segment === "..") {
+      output.pop();
+      if (last) output.push("");
+    } else output.push(segment);
   }
-  return 0;
+  return "/" + output.join("/");
 }

@@ -201,3 +201,126 @@ describe("routing", () => {
     assert.equal(res.headers.get("x-wrapped"), "yes");
   });
 });
+
+// The outside review's controllers: routes whose patterns are prefixes of each other made the old
+// comparator call `/acc` and `/acc/{id}` equal, so the sort could leave `/{id}` before a literal.
+describe("routing order is total: ordinary CRUD controllers", () => {
+  @RestController()
+  @RequestMapping("/acc")
+  class Accounts {
+    @GetMapping("/{id}", PathVariable("id", Number))
+    get(id: number): string {
+      return `get:${id}`;
+    }
+    @GetMapping("/search")
+    search(): string {
+      return "search";
+    }
+    @GetMapping("")
+    list(): string {
+      return "list";
+    }
+    @PostMapping("")
+    create(): string {
+      return "create";
+    }
+    @PutMapping("/{id}", PathVariable("id", Number))
+    put(id: number): string {
+      return `put:${id}`;
+    }
+    @PatchMapping("/{id}", PathVariable("id", Number))
+    patch(id: number): string {
+      return `patch:${id}`;
+    }
+    @DeleteMapping("/{id}", PathVariable("id", Number))
+    del(id: number): string {
+      return `delete:${id}`;
+    }
+    @DeleteMapping("/all")
+    deleteAll(): string {
+      return "delete-all";
+    }
+    @GetMapping("/conflict")
+    conflict(): string {
+      return "conflict";
+    }
+  }
+
+  it("sends every literal to its own handler, not to /{id}", async () => {
+    const app = await bootstrap({ controllers: [Accounts] });
+    const expect: [string, string, string][] = [
+      ["GET", "/acc/conflict", "conflict"],
+      ["GET", "/acc/search", "search"],
+      ["DELETE", "/acc/all", "delete-all"],
+      ["GET", "/acc", "list"],
+      ["POST", "/acc", "create"],
+      ["GET", "/acc/7", "get:7"],
+      ["PUT", "/acc/7", "put:7"],
+      ["PATCH", "/acc/7", "patch:7"],
+      ["DELETE", "/acc/7", "delete:7"],
+    ];
+    for (const [method, path, body] of expect) {
+      const res = await call(app, method, path);
+      assert.equal(res.status, 200, `${method} ${path}`);
+      assert.equal(await res.text(), body, `${method} ${path}`);
+    }
+  });
+
+  it("decides segment by segment, at any depth", async () => {
+    @RestController()
+    class Deep {
+      @GetMapping("/a/{x}/b/{y}", PathVariable("x"), PathVariable("y"))
+      vars(x: string, y: string): string {
+        return `vars:${x}:${y}`;
+      }
+      @GetMapping("/a/{x}/b/lit", PathVariable("x"))
+      lit(x: string): string {
+        return `lit:${x}`;
+      }
+      @GetMapping("/health")
+      health(): string {
+        return "health";
+      }
+      @GetMapping("/")
+      root(): string {
+        return "root";
+      }
+    }
+    const app = await bootstrap({ controllers: [Deep] });
+    assert.equal(await (await call(app, "GET", "/a/1/b/lit")).text(), "lit:1");
+    assert.equal(await (await call(app, "GET", "/a/1/b/2")).text(), "vars:1:2");
+    assert.equal(await (await call(app, "GET", "/")).text(), "root");
+    assert.equal(await (await call(app, "GET", "/health")).text(), "health");
+  });
+
+  it("whatever controller declares the literal", async () => {
+    @RestController()
+    @RequestMapping("/u")
+    class ById {
+      @GetMapping("/{id}", PathVariable("id"))
+      get(id: string): string {
+        return `id:${id}`;
+      }
+    }
+    @RestController()
+    class Health {
+      @GetMapping("/health")
+      health(): string {
+        return "health";
+      }
+    }
+    @RestController()
+    @RequestMapping("/u")
+    class Me {
+      @GetMapping("/me")
+      me(): string {
+        return "me";
+      }
+    }
+    for (const order of [[ById, Health, Me], [Me, Health, ById], [Health, ById, Me]]) {
+      const app = await bootstrap({ controllers: order });
+      assert.equal(await (await call(app, "GET", "/u/me")).text(), "me");
+      assert.equal(await (await call(app, "GET", "/u/42")).text(), "id:42");
+    }
+  });
+});

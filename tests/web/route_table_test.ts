@@ -1,0 +1,94 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { parsePathPattern } from "../../src/web/path_pattern.ts";
+import { compareSpecificity, routeTable } from "../../src/web/route_table.ts";
+import { propertyOptions } from "../property.ts";
+import { expected, METHODS, pathOf, probesArb, segmentArb, tableArb } from "./route_model.ts";
+
+const patternArb = fc.array(segmentArb, { maxLength: 5 }).map((s) => parsePathPattern(pathOf(s)));
+
+describe("route order (property)", () => {
+  it("is a total order: antisymmetric, transitive, and equal only for one shape", () => {
+    fc.assert(
+      fc.property(patternArb, patternArb, patternArb, (a, b, c) => {
+        assert.equal(Math.sign(compareSpecificity(a, b)) + Math.sign(compareSpecificity(b, a)), 0);
+        if (compareSpecificity(a, b) <= 0 && compareSpecificity(b, c) <= 0) {
+          assert.ok(compareSpecificity(a, c) <= 0, `${a.source} <= ${b.source} <= ${c.source}`);
+        }
+        assert.equal(compareSpecificity(a, b) === 0, a.shape === b.shape);
+      }),
+      propertyOptions(500),
+    );
+  });
+
+  it("sorts a table to the same order whatever the declaration order", () => {
+    fc.assert(
+      fc.property(
+        tableArb.chain((t) =>
+          fc.tuple(fc.constant(t), fc.shuffledSubarray(t, { minLength: t.length }))
+        ),
+        ([table, shuffled]) => {
+          const routes = (t: typeof table) =>
+            t.map((r) => ({ httpMethod: r.method, pattern: parsePathPattern(pathOf(r.segments)) }));
+          const order = (t: typeof table) =>
+            routeTable(routes(t)).routes.map((r) => `${r.httpMethod} ${r.pattern.source}`)
+              .filter((_, i, all) => all.indexOf(_) === i);
+          assert.deepEqual(
+            order(table).map((r) => r.split(" ")[1]),
+            order(shuffled).map((r) => r.split(" ")[1]),
+          );
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+
+  it("the first route in table order that matches is the model's, and Allow is the model's", () => {
+    fc.assert(
+      fc.property(
+        tableArb.chain((t) => fc.tuple(fc.constant(t), probesArb(t), fc.constantFrom(...METHODS))),
+        ([table, probes, method]) => {
+          const table_ = routeTable(table.map((r) => ({
+            id: r.id,
+            httpMethod: r.method,
+            pattern: parsePathPattern(pathOf(r.segments)),
+            regex: new RegExp(
+              "^/" + r.segments.map((s) => s === null ? "[^/]+" : s).join("/") + "$",
+            ),
+          })));
+          for (const path of probes) {
+            const want = expected(table, method, path);
+            const first = table_.routes.find((r) => r.httpMethod === method && r.regex.test(path));
+            if (want.kind === "route") assert.equal(first?.id, want.id, `${method} ${path}`);
+            else {
+              assert.equal(first, undefined, `${method} ${path}`);
+              const allow = table_.allowed(path);
+              assert.equal(
+                allow,
+                want.kind === "404" ? undefined : want.allow,
+                `${method} ${path}`,
+              );
+            }
+          }
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+});
+
+describe("route table", () => {
+  it("lists Allow in a fixed order, with HEAD for GET and OPTIONS always", () => {
+    const table = routeTable(
+      (["DELETE", "GET", "POST"] as const).map((m) => ({
+        httpMethod: m,
+        pattern: parsePathPattern("/a/{id}"),
+      })),
+    );
+    assert.equal(table.allowed("/a/1"), "GET, HEAD, POST, DELETE, OPTIONS");
+    assert.equal(table.allowed("/a/"), undefined);
+    assert.equal(table.allowed("/a"), undefined);
+    assert.equal(table.allowed("a/1"), undefined);
+  });
+});
