@@ -14,10 +14,12 @@ import type { Class } from "./context/class_record.ts";
 import { scanComponents } from "./context/component_scan.ts";
 import { DefinitionError } from "./context/errors.ts";
 import { DEFAULT_MAX_BODY_SIZE } from "./http/http_request.ts";
+import { nodeServerRequest } from "./runtime/node_incoming.ts";
 import { type ListenOptions, serve, type Server } from "./runtime/serve.ts";
 import { compileControllers } from "./web/compile.ts";
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
-import { createErrorResponder, type Logger } from "./web/error_responder.ts";
+import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
+import { HttpStatus } from "./http/http_status.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -144,7 +146,8 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   const controllers = context.beans()
     .filter((bean) => bean.stereotype === "controller" && bean.type !== undefined)
     .map((bean) => ({ type: bean.type as Class, instance: bean.instance }));
-  const hono = compileControllers(controllers, errors, maxBodySize);
+  // Node's parsed request where the app runs behind Hono's Node adapter; the web Request elsewhere.
+  const hono = compileControllers(controllers, { errors, maxBodySize, server: nodeServerRequest });
 
   // Hono's own: already bound, and answering synchronously when the handler does, which spares
   // the server a promise per request.
@@ -155,6 +158,11 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     config: config.values,
     getBean: <T>(token: Class<T> | string): T => context.getBean(token),
     listen: (listen: ListenOptions = {}) =>
-      serve(fetch, listen.port ?? defaultPort, listen.hostname ?? defaultHostname, maxBodySize),
+      serve(fetch, {
+        port: listen.port ?? defaultPort,
+        hostname: listen.hostname ?? defaultHostname,
+        maxBodySize,
+        refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
+      }),
   };
 }

@@ -7,15 +7,15 @@ import { Hono } from "hono";
 import { isJsonMediaType } from "../../src/http/media_type.ts";
 import { DEFAULT_MAX_BODY_SIZE } from "../../src/http/http_request.ts";
 import { readBodyText } from "../../src/http/read_body.ts";
-import { rawBodyOf, requestHeader } from "../../src/runtime/node_incoming.ts";
-import { parseJsonBody } from "../../src/web/json_body.ts";
+import { nodeServerRequest } from "../../src/runtime/node_incoming.ts";
+import { parseJson } from "../../src/http/parse_json.ts";
 
 const app = new Hono();
 app.post("/users", async (c) => {
-  const type = requestHeader(c.req.raw, c.env, "content-type");
+  const type = nodeServerRequest.header(c.req.raw, c.env, "content-type");
   if (type === null || !isJsonMediaType(type)) return c.text("Unsupported Media Type", 415);
-  const text = await readBodyText(c.req.raw, DEFAULT_MAX_BODY_SIZE, rawBodyOf(c.env));
-  const body = parseJsonBody(text);
+  const text = await readBodyText(c.req.raw, DEFAULT_MAX_BODY_SIZE, nodeServerRequest.body(c.env));
+  const body = parseJson(text);
   return c.json({ ...(body as object), id: 1 });
 });
 

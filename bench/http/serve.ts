@@ -37,7 +37,12 @@ if (app === "thaw") {
     import("../../src/runtime/serve.ts"),
     import("../../src/http/http_request.ts"),
   ]);
-  await serve(fetch, port, hostname, DEFAULT_MAX_BODY_SIZE);
+  await serve(fetch, {
+    port,
+    hostname,
+    maxBodySize: DEFAULT_MAX_BODY_SIZE,
+    refuse: (status) => new Response(null, { status }),
+  });
   console.log("ready");
 } else if (app === "bare" && g.Deno === undefined && g.Bun === undefined) {
   const { bareNodeServer } = await import("./bare_node.ts");

@@ -1,5 +1,4 @@
 import "./symbol_metadata.ts";
-import type { ParameterBinder } from "../web/binder.ts";
 
 /** A class's constructor, as the container and decorators see it. */
 // deno-lint-ignore no-explicit-any
@@ -7,16 +6,6 @@ export type Class<T = unknown> = abstract new (...args: any[]) => T;
 
 /** What kind of bean a decorated class is. */
 export type Stereotype = "component" | "service" | "controller" | "configuration";
-
-/** A handler method and the route it serves, as its decorator recorded it. */
-export interface RouteRecord {
-  readonly httpMethod: string;
-  readonly path: string;
-  readonly binders: readonly ParameterBinder[];
-  readonly methodName: string;
-  readonly isStatic: boolean;
-  readonly get: (instance: unknown) => unknown;
-}
 
 /** An `@Autowired` field: `key` is how its initializer finds the value at construction. */
 export interface InjectionRecord {
@@ -32,11 +21,9 @@ export interface BeanMethodRecord {
   readonly get: (instance: unknown) => unknown;
 }
 
-/** Everything Thaw's decorators say about one class (not its superclasses). */
+/** What the container's decorators say about one class (not its superclasses). */
 export interface ClassRecord {
   stereotype?: { readonly kind: Stereotype; readonly name?: string };
-  prefix?: string;
-  readonly routes: RouteRecord[];
   readonly injections: InjectionRecord[];
   readonly beanMethods: BeanMethodRecord[];
 }
@@ -46,16 +33,17 @@ const RECORD = Symbol("thaw.record");
 type Metadata = Record<PropertyKey, unknown>;
 
 /**
- * The record of the class whose decorators receive `metadata`. The metadata object inherits from
- * the superclass's, so the record is looked up as an own property: a subclass must never append to
- * its parent's lists.
+ * The entry under `key` of the class whose decorators receive `metadata`, made by `create` on
+ * first use. The metadata object inherits from the superclass's, so the entry is looked up as an
+ * own property: a subclass must never append to its parent's lists. Each layer keeps its own key
+ * (the container this file's, the web layer its routes'), so neither knows the other's entries.
  */
-export function ownRecord(metadata: DecoratorMetadataObject): ClassRecord {
+export function ownEntry<T>(metadata: DecoratorMetadataObject, key: symbol, create: () => T): T {
   const md = metadata as Metadata;
-  if (Object.hasOwn(md, RECORD)) return md[RECORD] as ClassRecord;
-  const record: ClassRecord = { routes: [], injections: [], beanMethods: [] };
-  Object.defineProperty(md, RECORD, { value: record });
-  return record;
+  if (Object.hasOwn(md, key)) return md[key] as T;
+  const entry = create();
+  Object.defineProperty(md, key, { value: entry });
+  return entry;
 }
 
 function metadataOf(cls: Class): Metadata | undefined {
@@ -66,21 +54,36 @@ function metadataOf(cls: Class): Metadata | undefined {
     : undefined;
 }
 
+/** The entry under `key` that a class's own decorators made, if any. */
+export function entryOf<T>(cls: Class, key: symbol): T | undefined {
+  const md = metadataOf(cls);
+  return md !== undefined && Object.hasOwn(md, key) ? md[key] as T : undefined;
+}
+
+/** The entries under `key` of a class and its superclasses, the most basic first. */
+export function entryChain<T>(cls: Class, key: symbol): T[] {
+  const chain: T[] = [];
+  for (let c: unknown = cls; typeof c === "function" && c !== Function.prototype;) {
+    const entry = entryOf<T>(c as Class, key);
+    if (entry !== undefined) chain.unshift(entry);
+    c = Object.getPrototypeOf(c);
+  }
+  return chain;
+}
+
+/** The container's record of the class whose decorators receive `metadata`. */
+export function ownRecord(metadata: DecoratorMetadataObject): ClassRecord {
+  return ownEntry(metadata, RECORD, () => ({ injections: [], beanMethods: [] }));
+}
+
 /** The record a class's own decorators made, if any. */
 export function recordOf(cls: Class): ClassRecord | undefined {
-  const md = metadataOf(cls);
-  return md !== undefined && Object.hasOwn(md, RECORD) ? md[RECORD] as ClassRecord : undefined;
+  return entryOf(cls, RECORD);
 }
 
 /** The records of a class and its superclasses, the most basic first. */
 export function recordChain(cls: Class): ClassRecord[] {
-  const chain: ClassRecord[] = [];
-  for (let c: unknown = cls; typeof c === "function" && c !== Function.prototype;) {
-    const record = recordOf(c as Class);
-    if (record !== undefined) chain.unshift(record);
-    c = Object.getPrototypeOf(c);
-  }
-  return chain;
+  return entryChain(cls, RECORD);
 }
 
 /** Spring's bean naming: `UserService` -> `userService`, but `URLMapper` stays as it is. */

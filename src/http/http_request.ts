@@ -1,3 +1,4 @@
+import { parseJson } from "./parse_json.ts";
 import { readBodyText } from "./read_body.ts";
 
 /** The default limit on a request body: 1 MiB. */
@@ -192,9 +193,11 @@ export class HttpRequest {
   }
 
   /**
-   * The body parsed as JSON (see {@linkcode HttpRequest.text} for the limits).
+   * The body parsed as JSON (see {@linkcode HttpRequest.text} for the limits), with the same
+   * protections as `RequestBody()`: `__proto__` keys are dropped at any depth, and nesting deeper
+   * than 512 levels is refused.
    *
-   * @throws {SyntaxError} for malformed JSON.
+   * @throws {HttpException} 400 for malformed or too deeply nested JSON.
    * @example
    * ```ts
    * import { HttpRequest } from "@thaw/thaw";
@@ -203,6 +206,6 @@ export class HttpRequest {
    * ```
    */
   async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
+    return parseJson(await this.text());
   }
 }

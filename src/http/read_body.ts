@@ -4,6 +4,14 @@ import { HttpStatus } from "./http_status.ts";
 const lenient = new TextDecoder();
 const strict = new TextDecoder("utf-8", { fatal: true });
 
+// A read that fails is the client's doing: it closed, reset or aborted the connection before the
+// body's declared end. It is a 400 that no log needs a stack for; where the connection can still
+// carry an answer, the client gets it.
+function cutShort(error: unknown): never {
+  if (error instanceof HttpException) throw error;
+  throw new HttpException(HttpStatus.BAD_REQUEST, "Request body ended before it was complete");
+}
+
 function tooLarge(limit: number): HttpException {
   return new HttpException(HttpStatus.CONTENT_TOO_LARGE, `Request body exceeds ${limit} bytes`);
 }
@@ -29,15 +37,17 @@ export function readBodyText(
     }
     const declared = request.headers.get("content-length");
     // Only a well-formed length is trusted; anything else is counted like a chunked body.
-    if (declared === null || !/^\d+$/.test(declared)) return readCounting(request, limit);
+    if (declared === null || !/^\d+$/.test(declared)) {
+      return readCounting(request, limit).catch(cutShort);
+    }
     if (Number(declared) > limit) throw tooLarge(limit);
     // The server's HTTP parser holds the body to its declared length, so a native read is both
     // bounded and faster than counting chunks in JavaScript. `bytes()` spares a copy, but only a
     // real Request has it: @hono/node-server's stand-in inherits a `bytes` that throws on it.
     return Object.getPrototypeOf(request) === Request.prototype &&
         typeof request.bytes === "function"
-      ? request.bytes().then(decode)
-      : request.arrayBuffer().then((buffer) => decode(new Uint8Array(buffer)));
+      ? request.bytes().then(decode, cutShort)
+      : request.arrayBuffer().then((buffer) => decode(new Uint8Array(buffer)), cutShort);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -2,9 +2,10 @@
 // what Node parsed already. Reading it spares the adapter work it does lazily for the web
 // `Request`: a `Headers` built from `rawHeaders` on first use, and a web stream to hand over bytes
 // that are already in memory.
+import type { ServerRequest } from "../http/server_request.ts";
 
 interface Incoming {
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly rawHeaders: readonly string[];
   readonly rawBody?: unknown;
 }
 
@@ -12,7 +13,9 @@ interface Incoming {
 // named anything, `incoming` included.
 function incomingOf(env: unknown): Incoming | undefined {
   if (typeof env !== "object" || env === null) return undefined;
-  const incoming = (env as { incoming?: unknown }).incoming;
+  const incoming = Object.hasOwn(env, "incoming")
+    ? (env as { incoming?: unknown }).incoming
+    : undefined;
   if (typeof incoming !== "object" || incoming === null) return undefined;
   const { headers, rawHeaders } = incoming as { headers?: unknown; rawHeaders?: unknown };
   return typeof headers === "object" && headers !== null && Array.isArray(rawHeaders)
@@ -30,15 +33,24 @@ export function rawBodyOf(env: unknown): Uint8Array | undefined {
 }
 
 /**
- * A request header, from Node's parsed headers when the request came through Hono's Node adapter
+ * A request header, from Node's raw header list when the request came through Hono's Node adapter
  * (asking the web `Request` would make the adapter build a `Headers` for it), else from the
- * request. Node joins repeated headers with `, ` as `Headers.get` does, except for the few it
- * keeps the first of (`content-type`, `content-length`, ...), which have one value anyway.
+ * request. Every field of the name is joined by `, `, as `Headers.get` does: `incoming.headers`
+ * keeps only the first `Content-Type`, which would hide a second one.
  */
 export function requestHeader(request: Request, env: unknown, name: string): string | null {
   const incoming = incomingOf(env);
   if (incoming === undefined) return request.headers.get(name);
-  const value = incoming.headers[name];
-  if (value === undefined) return null;
-  return typeof value === "string" ? value : value.join(", ");
+  const raw = incoming.rawHeaders;
+  let value: string | null = null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const field = raw[i];
+    if (field.length === name.length && field.toLowerCase() === name) {
+      value = value === null ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+    }
+  }
+  return value;
 }
+
+/** Node's parsed request where there is one, the web `Request` otherwise. */
+export const nodeServerRequest: ServerRequest = { header: requestHeader, body: rawBodyOf };

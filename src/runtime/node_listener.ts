@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 
 type Fetch = (request: Request) => Response | Promise<Response>;
 type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
@@ -17,12 +18,13 @@ export async function nodeRequestListener(
   fetch: Fetch,
   hostname: string,
   maxBodySize: number,
+  onError: () => Response,
 ): Promise<Listener> {
   const [{ getRequestListener }, { Buffer }] = await Promise.all([
     import("@hono/node-server"),
     import("node:buffer"),
   ]);
-  const listener = getRequestListener(fetch, { hostname });
+  const listener = getRequestListener(fetch, { hostname, errorHandler: onError });
   return (incoming, outgoing) => {
     if (incoming.method === "GET" || incoming.method === "HEAD") {
       void listener(incoming, outgoing);
@@ -45,4 +47,44 @@ export async function nodeRequestListener(
     // The client went away before its body arrived: there is nobody to answer.
     incoming.on("error", () => outgoing.destroy());
   };
+}
+
+/**
+ * Gives the requests Node's HTTP parser refuses before any listener runs the answers the other
+ * runtimes give: a method Node does not know is 501 (as Thaw answers it on Deno), `CONNECT` is 501
+ * (Node would close the connection without a word), an oversized head 431, a timed-out one 408,
+ * anything else malformed 400; each with the default error body, then the connection closes.
+ */
+export async function refuseOnNode(
+  server: Server,
+  refuse: (status: number) => Response,
+): Promise<void> {
+  const { STATUS_CODES } = await import("node:http");
+  const answer = (socket: Duplex, status: number): void => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    void refuse(status).text().then((body) => {
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${new TextEncoder().encode(body).byteLength}\r\n` +
+          `connection: close\r\n\r\n${body}`,
+      );
+    }, () => socket.destroy());
+  };
+  server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === "ECONNRESET") return void socket.destroy();
+    answer(
+      socket,
+      error.code === "HPE_INVALID_METHOD"
+        ? 501
+        : error.code === "HPE_HEADER_OVERFLOW"
+        ? 431
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? 408
+        : 400,
+    );
+  });
+  server.on("connect", (_request: IncomingMessage, socket: Duplex) => answer(socket, 501));
 }

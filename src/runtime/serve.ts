@@ -20,14 +20,38 @@ export interface Server {
 
 type FetchHandler = (request: Request) => Response | Promise<Response>;
 
+/** What `serve` needs beside the handler. */
+export interface ServeOptions {
+  readonly port: number;
+  readonly hostname: string;
+  /** The largest body Node's listener reads before the handler runs. */
+  readonly maxBodySize: number;
+  /**
+   * The answer, with no application code involved, to a request the server itself must refuse
+   * (status 400-599), or to a handler that failed in a way the app could not answer (500).
+   */
+  readonly refuse: (status: number) => Response;
+}
+
 interface DenoLike {
   serve(
-    options: { port: number; hostname: string; onListen: () => void },
+    options: {
+      port: number;
+      hostname: string;
+      onListen: () => void;
+      onError: (error: unknown) => Response;
+    },
     handler: FetchHandler,
   ): { addr: { port: number; hostname: string }; shutdown(): Promise<void> };
 }
 interface BunLike {
-  serve(options: { port: number; hostname: string; fetch: FetchHandler }): {
+  serve(options: {
+    port: number;
+    hostname: string;
+    fetch: FetchHandler;
+    development: boolean;
+    error: (error: unknown) => Response;
+  }): {
     port: number;
     hostname: string;
     stop(closeActive?: boolean): Promise<void> | void;
@@ -46,31 +70,31 @@ function server(hostname: string, port: number, close: () => Promise<void>): Ser
 
 /**
  * Serves `fetch` on the runtime it runs on: `Deno.serve`, `Bun.serve`, or Node's `http` (where
- * bodies up to `maxBodySize` are read before the handler runs; see node_listener.ts).
+ * bodies up to `maxBodySize` are read before the handler runs; see node_listener.ts). No server
+ * answers with a page of its own: Bun's development error page (HTML with paths, stack and
+ * source lines) is off, and a handler that fails anyway gets `refuse(500)` on every runtime.
  */
-export async function serve(
-  fetch: FetchHandler,
-  port: number,
-  hostname: string,
-  maxBodySize: number,
-): Promise<Server> {
+export async function serve(fetch: FetchHandler, options: ServeOptions): Promise<Server> {
+  const { port, hostname, maxBodySize, refuse } = options;
+  const onError = () => refuse(500);
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
   if (g.Deno !== undefined) {
-    const s = g.Deno.serve({ port, hostname, onListen: () => {} }, fetch);
+    const s = g.Deno.serve({ port, hostname, onListen: () => {}, onError }, fetch);
     return server(hostname, s.addr.port, () => s.shutdown());
   }
   if (g.Bun !== undefined) {
-    const s = g.Bun.serve({ port, hostname, fetch });
+    const s = g.Bun.serve({ port, hostname, fetch, development: false, error: onError });
     return server(hostname, s.port, async () => {
       await s.stop();
     });
   }
   // Loaded only here, so other runtimes never import node:http or Hono's adapter for it.
-  const [{ createServer }, { nodeRequestListener }] = await Promise.all([
+  const [{ createServer }, { nodeRequestListener, refuseOnNode }] = await Promise.all([
     import("node:http"),
     import("./node_listener.ts"),
   ]);
-  const s = createServer(await nodeRequestListener(fetch, hostname, maxBodySize));
+  const s = createServer(await nodeRequestListener(fetch, hostname, maxBodySize, onError));
+  await refuseOnNode(s, refuse);
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());
     s.once("error", (error) => reject(error));

@@ -3,12 +3,13 @@ import type { Class } from "../context/class_record.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
-import { isJsonMediaType } from "../http/media_type.ts";
+import { isJsonMediaType, isSingleValue } from "../http/media_type.ts";
+import type { ServerRequest } from "../http/server_request.ts";
 import type { ParameterBinder } from "./binder.ts";
 import { badRequest, compileConverter } from "./convert.ts";
-import { parseJsonBody, toInstance, validateBody } from "./json_body.ts";
+import { toInstance, validateBody } from "./json_body.ts";
+import { parseJson } from "../http/parse_json.ts";
 import { isStandardSchema } from "./standard_schema.ts";
-import { rawBodyOf, requestHeader } from "../runtime/node_incoming.ts";
 
 /** Produces one argument of a handler for a request. */
 export interface ArgumentResolver {
@@ -25,8 +26,39 @@ function sync(resolve: ArgumentResolver["resolve"], needsRequest = false): Argum
   return { resolve, async: false, needsRequest };
 }
 
-/** Compiles a binder into the closure that reads its argument from each request. */
-export function compileArgument(binder: ParameterBinder): ArgumentResolver {
+// Whether a request without a Content-Type has no body. The framing headers decide (RFC 9112:
+// neither Content-Length nor Transfer-Encoding means none), except for a request built in code,
+// which has neither even with a body, and a server that hands every request a stream (Deno): then
+// the first chunk decides. Only a refused request gets here.
+async function hasNoBody(c: Context, server: ServerRequest): Promise<boolean> {
+  const length = server.header(c.req.raw, c.env, "content-length");
+  if (length !== null) return /^\s*0+\s*$/.test(length);
+  if (server.header(c.req.raw, c.env, "transfer-encoding") !== null) return false;
+  const stream = c.req.raw.body;
+  if (stream === null) return true;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return true;
+    if (value.byteLength > 0) {
+      reader.cancel().catch(() => {});
+      return false;
+    }
+  }
+}
+
+function unsupported(type: string | null): HttpException {
+  return new HttpException(
+    HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+    `Content-Type must be application/json, got ${type === null ? "none" : `"${type}"`}`,
+  );
+}
+
+/**
+ * Compiles a binder into the closure that reads its argument from each request; `server` is how
+ * the body binding reads what the server parsed already.
+ */
+export function compileArgument(binder: ParameterBinder, server: ServerRequest): ArgumentResolver {
   if (binder === HttpRequest) return sync((_c, request) => request, true);
   if (typeof binder !== "object" || binder === null || !("kind" in binder)) {
     throw new TypeError(
@@ -69,22 +101,21 @@ export function compileArgument(binder: ParameterBinder): ArgumentResolver {
         needsRequest: true,
         // Not async: the body's own promise is the only one a request waits on.
         resolve: (c, request) => {
-          const raw = c.req.raw;
-          const type = requestHeader(raw, c.env, "content-type");
-          if (type === null || !isJsonMediaType(type)) {
-            // Asked only here: `Request.body` makes a stream on Bun, and a whole web Request on
-            // Node's adapter, which a JSON body read from `rawBody` never needs.
-            if (rawBodyOf(c.env) === undefined && raw.body === null) {
-              throw badRequest("Required request body is missing");
-            }
-            throw new HttpException(
-              HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-              `Content-Type must be application/json, got ${type === null ? "none" : `"${type}"`}`,
-            );
+          const type = server.header(c.req.raw, c.env, "content-type");
+          // `Content-Type` is one field: two of them, joined by a comma, make a malformed request
+          // whichever comes first.
+          if (type !== null && !isSingleValue(type)) {
+            throw badRequest(`Content-Type must be given once, got "${type}"`);
           }
+          if (type === null) {
+            return hasNoBody(c, server).then((none) => {
+              throw none ? badRequest("Required request body is missing") : unsupported(type);
+            });
+          }
+          if (!isJsonMediaType(type)) throw unsupported(type);
           return (request as HttpRequest).text().then((text) => {
             if (!NOTHING.test(text)) throw badRequest("Required request body is missing");
-            return finish(parseJsonBody(text));
+            return finish(parseJson(text));
           });
         },
       };

@@ -1,9 +1,11 @@
 import { Hono } from "hono";
 import { getPath } from "hono/utils/url";
-import { type Class, recordChain, type RouteRecord } from "../context/class_record.ts";
+import type { Class } from "../context/class_record.ts";
+import { controllerRecordChain, type RouteRecord } from "./route_record.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
+import type { ServerRequest } from "../http/server_request.ts";
 import { compileArgument } from "./arguments.ts";
 import { type ErrorResponder, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
@@ -13,7 +15,7 @@ import {
   type PathPattern,
   removeDotSegments,
 } from "./path_pattern.ts";
-import { type MappedMethod, routeTable, STANDARD_METHODS } from "./route_table.ts";
+import { IMPLEMENTED_METHODS, type MappedMethod, routeTable } from "./route_table.ts";
 
 /** A controller bean to compile. */
 export interface ControllerBean {
@@ -32,7 +34,7 @@ interface CompiledRoute {
 function routesOf(type: Class): { prefix: string; routes: RouteRecord[] } {
   let prefix = "";
   const byMethod = new Map<string, RouteRecord[]>();
-  for (const record of recordChain(type)) {
+  for (const record of controllerRecordChain(type)) {
     if (record.prefix !== undefined) prefix = record.prefix;
     const own = new Map<string, RouteRecord[]>();
     for (const route of record.routes) {
@@ -43,12 +45,21 @@ function routesOf(type: Class): { prefix: string; routes: RouteRecord[] } {
   return { prefix, routes: [...byMethod.values()].flat() };
 }
 
+/** What every route is compiled with. */
+export interface CompileOptions {
+  /** Where every failed request goes. */
+  readonly errors: ErrorResponder;
+  /** The largest request body in bytes. */
+  readonly maxBodySize: number;
+  /** How the body binding reads what the server parsed already. */
+  readonly server: ServerRequest;
+}
+
 function compileRoute(
   controller: ControllerBean,
   route: RouteRecord,
   prefix: string,
-  errors: ErrorResponder,
-  maxBodySize: number,
+  options: CompileOptions,
 ): CompiledRoute {
   const where = `${controller.type.name}.${route.methodName}`;
   const fail = (why: string): never => {
@@ -71,7 +82,7 @@ function compileRoute(
       fail(`PathVariable("${binder.name}") has no {${binder.name}} in path "${pattern.source}"`);
     }
     try {
-      return compileArgument(binder);
+      return compileArgument(binder, options.server);
     } catch (error) {
       return fail(`argument ${i + 1}: ${(error as Error).message}`);
     }
@@ -87,16 +98,17 @@ function compileRoute(
   }
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
   return {
-    httpMethod: route.httpMethod as MappedMethod,
+    httpMethod: route.httpMethod,
     pattern,
     label,
     handler: compileHandler({
       bean: controller.instance,
       method: method as (...args: unknown[]) => unknown,
       resolvers,
-      errors,
+      errors: options.errors,
       label,
-      maxBodySize,
+      maxBodySize: options.maxBodySize,
+      server: options.server,
       hasPathVariables: pattern.variables.length > 0,
     }),
   };
@@ -115,15 +127,15 @@ function clip(text: string): string {
  */
 export function compileControllers(
   controllers: readonly ControllerBean[],
-  errors: ErrorResponder,
-  maxBodySize: number,
+  options: CompileOptions,
 ): Hono {
+  const { errors } = options;
   const routes: CompiledRoute[] = [];
   const seen = new Map<string, string>();
   for (const controller of controllers) {
     const { prefix, routes: records } = routesOf(controller.type);
     for (const record of records) {
-      const route = compileRoute(controller, record, prefix, errors, maxBodySize);
+      const route = compileRoute(controller, record, prefix, options);
       const key = `${route.httpMethod} ${route.pattern.shape}`;
       const other = seen.get(key);
       if (other !== undefined) {
@@ -144,7 +156,7 @@ export function compileControllers(
 
   hono.notFound((c) => {
     const { method, path } = c.req;
-    if (!STANDARD_METHODS.has(method)) {
+    if (!IMPLEMENTED_METHODS.has(method)) {
       return errors(
         new HttpException(HttpStatus.NOT_IMPLEMENTED, `Method ${clip(method)} is not implemented`),
         c,

@@ -1,4 +1,5 @@
-import { type Class, ownRecord } from "../context/class_record.ts";
+import type { Class } from "../context/class_record.ts";
+import { ownControllerRecord } from "./route_record.ts";
 import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
 
 /** Options of {@linkcode RestController}. */
@@ -49,6 +50,6 @@ export function RequestMapping(prefix: string): BeanClassDecorator {
   if (typeof prefix !== "string") throw new TypeError("@RequestMapping takes a path prefix");
   return (_value: Class, context: ClassDecoratorContext): void => {
     if (context.kind !== "class") throw new TypeError("@RequestMapping decorates classes only");
-    ownRecord(context.metadata).prefix = prefix;
+    ownControllerRecord(context.metadata).prefix = prefix;
   };
 }

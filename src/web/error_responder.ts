@@ -37,36 +37,60 @@ function pathVariablesOf(c: Context): Record<string, string> {
   }
 }
 
-/** Builds the one place every failed request goes through. */
+/**
+ * The default error body as a response, with no error controller involved: the answer when the
+ * error path itself fails (500), and a server's own answer to a request it refuses before the app
+ * runs. Built from constants, so that building it cannot fail.
+ */
+export function lastResortResponse(
+  status: HttpStatus = HttpStatus.INTERNAL_SERVER_ERROR,
+): Response {
+  return new Response(JSON.stringify(defaultErrorBody(status, undefined)), {
+    status: status.getValue(),
+    // A fresh object: @hono/node-server writes Content-Length into the one it is given.
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/**
+ * Builds the one place every failed request goes through. Its promise never rejects: a logger or
+ * an errorController that throws (or answers with what cannot be sent) ends in
+ * {@linkcode lastResortResponse}, so nothing escapes `app.fetch` for a server to answer with a
+ * page of its own.
+ */
 export function createErrorResponder(
   controller: ErrorController,
   logger: Logger,
   maxBodySize: number,
 ): ErrorResponder {
-  // A broken error controller must not leave the client without an answer.
-  const lastResort = (): Response =>
-    new Response(JSON.stringify(defaultErrorBody(HttpStatus.INTERNAL_SERVER_ERROR, undefined)), {
-      status: 500,
-      // A fresh object: @hono/node-server writes Content-Length into the one it is given.
-      headers: { "content-type": "application/json" },
-    });
+  // A logger that throws must not turn one failure into two.
+  const log = (message: string, detail: unknown): void => {
+    try {
+      logger.error(message, detail);
+    } catch {
+      // Nowhere left to report it.
+    }
+  };
 
   return async (error, c, request, route) => {
-    const status = error instanceof HttpException ? error.status : HttpStatus.INTERNAL_SERVER_ERROR;
-    const where = route ?? `${c.req.method} ${c.req.path}`;
-    if (!(error instanceof HttpException)) logger.error(`[thaw] ${where} failed:`, error);
-    const req = request ??
-      new HttpRequest(c.req.raw, { pathVariables: pathVariablesOf(c), maxBodySize });
-    const response = ResponseEntity.status(status);
+    let where = "a request";
     try {
+      const status = error instanceof HttpException
+        ? error.status
+        : HttpStatus.INTERNAL_SERVER_ERROR;
+      where = route ?? `${c.req.method} ${c.req.path}`;
+      if (!(error instanceof HttpException)) log(`[thaw] ${where} failed:`, error);
+      const req = request ??
+        new HttpRequest(c.req.raw, { pathVariables: pathVariablesOf(c), maxBodySize });
+      const response = ResponseEntity.status(status);
       await controller.handleError(req, response, status, error);
       if (error instanceof MethodNotAllowedException && !response.getHeaders().has("Allow")) {
         response.withHeader("Allow", error.allow);
       }
       return response.toResponse();
     } catch (failure) {
-      logger.error(`[thaw] the errorController failed while handling ${where}:`, failure);
-      return lastResort();
+      log(`[thaw] the errorController failed while handling ${where}:`, failure);
+      return lastResortResponse();
     }
   };
 }

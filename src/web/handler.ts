@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HttpRequest } from "../http/http_request.ts";
-import { rawBodyOf } from "../runtime/node_incoming.ts";
+import type { ServerRequest } from "../http/server_request.ts";
 import type { ArgumentResolver } from "./arguments.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { toResponse } from "./return_value.ts";
@@ -17,6 +17,8 @@ export interface HandlerSpec {
   /** `UserController.get (GET /users/{id})`, for logs. */
   readonly label: string;
   readonly maxBodySize: number;
+  /** How to read what the server parsed already (Node's pre-read body). */
+  readonly server: ServerRequest;
   /** The route has `{var}` segments, so an `HttpRequest` needs them. */
   readonly hasPathVariables: boolean;
 }
@@ -28,7 +30,7 @@ export interface HandlerSpec {
  * argument needs one.
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
-  const { bean, method, resolvers, errors, label, maxBodySize, hasPathVariables } = spec;
+  const { bean, method, resolvers, errors, label, maxBodySize, server, hasPathVariables } = spec;
   const count = resolvers.length;
   const resolve = resolvers.map((r) => r.resolve);
   const isAsync = resolvers.map((r) => r.async);
@@ -38,7 +40,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       ? new HttpRequest(c.req.raw, {
         pathVariables: hasPathVariables ? c.req.param() : undefined,
         maxBodySize,
-        rawBody: rawBodyOf(c.env),
+        rawBody: server.body(c.env),
       })
       : undefined;
 

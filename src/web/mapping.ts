@@ -1,4 +1,5 @@
-import { ownRecord } from "../context/class_record.ts";
+import { ownControllerRecord } from "./route_record.ts";
+import type { MappedMethod } from "./route_table.ts";
 import type { ParameterBinder } from "./binder.ts";
 
 /** A decorator that maps a method to a route. */
@@ -8,7 +9,11 @@ export type MappingDecorator = (
   context: ClassMethodDecoratorContext,
 ) => void;
 
-function mapping(httpMethod: string, path: string, binders: ParameterBinder[]): MappingDecorator {
+function mapping(
+  httpMethod: MappedMethod,
+  path: string,
+  binders: ParameterBinder[],
+): MappingDecorator {
   if (typeof path !== "string") {
     throw new TypeError(`@${httpMethod} mapping: the path must be a string, got ${typeof path}`);
   }
@@ -17,7 +22,7 @@ function mapping(httpMethod: string, path: string, binders: ParameterBinder[]): 
     if (context.kind !== "method") {
       throw new TypeError(`@${httpMethod} mapping on ${String(context.name)}: methods only`);
     }
-    ownRecord(context.metadata).routes.push({
+    ownControllerRecord(context.metadata).routes.push({
       httpMethod,
       path,
       binders: frozen,

@@ -3,14 +3,16 @@ import type { PathPattern } from "./path_pattern.ts";
 /** The methods a mapping can serve. */
 export type MappedMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
 
-/** The methods of RFC 9110, and PATCH: any other method is not implemented (501). */
-export const STANDARD_METHODS: ReadonlySet<string> = new Set([
+/**
+ * The methods Thaw answers: RFC 9110's and PATCH, less CONNECT (a proxy's method). Any other
+ * method is not implemented (501), whatever the path.
+ */
+export const IMPLEMENTED_METHODS: ReadonlySet<string> = new Set([
   "GET",
   "HEAD",
   "POST",
   "PUT",
   "DELETE",
-  "CONNECT",
   "OPTIONS",
   "TRACE",
   "PATCH",

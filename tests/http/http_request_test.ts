@@ -1,7 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { HttpException, HttpRequest } from "../../mod.ts";
-import { rawBodyOf, requestHeader } from "../../src/runtime/node_incoming.ts";
 
 function post(body: BodyInit, headers: Record<string, string> = {}): Request {
   return new Request("http://localhost/p?a=1&a=2", { method: "POST", body, headers });
@@ -91,64 +90,5 @@ describe("HttpRequest", () => {
     await assert.rejects(over.text(), /exceeds 5 bytes/);
     const bad = new HttpRequest(post(""), { rawBody: new Uint8Array([0xc3]) });
     await assert.rejects(bad.text(), /not valid UTF-8/);
-  });
-});
-
-describe("rawBodyOf", () => {
-  it("finds Node's incoming.rawBody bytes in the env, and nothing in anything else", () => {
-    const bytes = new Uint8Array([1]);
-    const node = (extra: object) => ({ incoming: { headers: {}, rawHeaders: [], ...extra } });
-    assert.equal(rawBodyOf(node({ rawBody: bytes })), bytes);
-    for (
-      const env of [
-        undefined,
-        null,
-        "x",
-        {},
-        { incoming: null },
-        { incoming: "x" },
-        node({ rawBody: "text" }),
-        node({ rawBody: [1, 2] }),
-        // Not a Node request: an edge runtime's binding that happens to be called `incoming`.
-        { incoming: { rawBody: bytes } },
-        JSON.parse(
-          '{"__proto__": {"incoming": {"headers": {}, "rawHeaders": [], "rawBody": [1]}}}',
-        ),
-      ]
-    ) {
-      assert.equal(rawBodyOf(env), undefined, JSON.stringify(env));
-    }
-  });
-});
-
-describe("requestHeader", () => {
-  const request = new Request("http://localhost/", { headers: { "content-type": "text/plain" } });
-
-  it("reads Node's parsed headers when the env holds a Node request", () => {
-    const env = {
-      incoming: {
-        headers: { "content-type": "application/json", accept: ["a", "b"] },
-        rawHeaders: ["Content-Type", "application/json", "Accept", "a", "Accept", "b"],
-      },
-    };
-    assert.equal(requestHeader(request, env, "content-type"), "application/json");
-    assert.equal(requestHeader(request, env, "accept"), "a, b");
-    assert.equal(requestHeader(request, env, "x-missing"), null);
-  });
-
-  it("reads the request's own headers with any other env", () => {
-    for (
-      const env of [
-        undefined,
-        {},
-        { incoming: { headers: { "content-type": "application/json" } } },
-        { incoming: { headers: null, rawHeaders: [] } },
-        JSON.parse(
-          '{"__proto__": {"incoming": {"headers": {"content-type": "x/y"}, "rawHeaders": []}}}',
-        ),
-      ]
-    ) {
-      assert.equal(requestHeader(request, env, "content-type"), "text/plain", JSON.stringify(env));
-    }
   });
 });

@@ -244,4 +244,46 @@ describe("a custom errorController", () => {
     assert.equal((await res.json()).error, null);
     assert.ok(logger.lines.some(([m]) => /errorController failed/.test(String(m))));
   });
+
+  it("a logger that throws still yields an answer: nothing escapes app.fetch", async () => {
+    const throwing = {
+      error(): void {
+        throw new Error("log sink is down");
+      },
+    };
+    @Component("errorController")
+    class Broken implements ErrorController {
+      handleError(): void {
+        throw new Error("broken handler");
+      }
+    }
+    for (const components of [[], [Broken]]) {
+      const app = await bootstrap({ controllers: [Failing], components, logger: throwing });
+      for (const path of ["/boom", "/async-boom", "/http", "/nowhere"]) {
+        const res = await call(app, "GET", path);
+        if (components.length === 0 && path === "/http") assert.equal(res.status, 409);
+        else if (components.length === 0 && path === "/nowhere") assert.equal(res.status, 404);
+        else assert.equal(res.status, 500, path);
+        const body = await res.json();
+        assert.equal(body.status, res.status, path);
+        assert.doesNotMatch(JSON.stringify(body), /secret|log sink|broken handler/);
+      }
+    }
+  });
+
+  it("an errorController that answers with something unserialisable still yields a bare 500", async () => {
+    @Component("errorController")
+    class Cyclic implements ErrorController {
+      handleError(_r: HttpRequest, response: ResponseEntity): void {
+        const loop: Record<string, unknown> = {};
+        loop.self = loop;
+        response.withJson(loop);
+      }
+    }
+    const logger = memoryLogger();
+    const app = await bootstrap({ controllers: [Failing], components: [Cyclic], logger });
+    const res = await call(app, "GET", "/boom");
+    assert.equal(res.status, 500);
+    assert.equal((await res.json()).error, null);
+  });
 });
