@@ -4,13 +4,40 @@ import fc from "fast-check";
 import { joinPaths, parsePathPattern, removeDotSegments } from "../../src/web/path_pattern.ts";
 import { propertyOptions } from "../property.ts";
 
+// RFC 3986, 5.2.4, step by step as the RFC writes it: the model the function is held to. (Node
+// 20's own URL parser is no oracle: it leaves `/a/.e/.` as it is.)
+function rfc3986RemoveDotSegments(path: string): string {
+  let input = path;
+  let output = "";
+  const popLast = () => (output = output.slice(0, Math.max(0, output.lastIndexOf("/"))));
+  while (input.length > 0) {
+    if (input.startsWith("../")) input = input.slice(3);
+    else if (input.startsWith("./")) input = input.slice(2);
+    else if (input.startsWith("/./")) input = "/" + input.slice(3);
+    else if (input === "/.") input = "/";
+    else if (input.startsWith("/../")) {
+      input = "/" + input.slice(4);
+      popLast();
+    } else if (input === "/..") {
+      input = "/";
+      popLast();
+    } else if (input === "." || input === "..") input = "";
+    else {
+      const segment = /^\/?[^/]*/.exec(input)![0];
+      output += segment;
+      input = input.slice(segment.length);
+    }
+  }
+  return output;
+}
+
 describe("removeDotSegments", () => {
-  it("resolves . and .. as the WHATWG URL parser does (property)", () => {
+  it("resolves . and .. as RFC 3986 (5.2.4) does (property)", () => {
     const path = fc.array(fc.constantFrom("a", "b", ".", "..", "", "c.d", ".e"), { maxLength: 8 })
       .map((parts) => "/" + parts.join("/"));
     fc.assert(
       fc.property(path, (p) => {
-        assert.equal(removeDotSegments(p), new URL(`http://host${p}`).pathname, p);
+        assert.equal(removeDotSegments(p), rfc3986RemoveDotSegments(p), p);
       }),
       propertyOptions(500),
     );
