@@ -131,10 +131,12 @@ export function RequestHeader(name: string, options: ValueOptions = {}): Binder 
 }
 
 /**
- * Binds the JSON body. With a class, the class is instantiated and given the body's own
- * properties; with a Standard Schema (zod, valibot, arktype), the body is validated and the
- * schema's output is passed, its issues answering 400. `__proto__` keys are dropped at every
- * depth. No body: 400. Not `application/json` (or `+json`): 415. Over the body limit: 413.
+ * Binds the JSON body. With a class, the class is instantiated and each body key that names a
+ * field it declares is assigned, each that names a setter is called; a key naming a method or a
+ * read-only accessor is a 400, and unknown keys are ignored. With a Standard Schema (zod,
+ * valibot, arktype), the body is validated and the schema's output is passed, its issues
+ * answering 400. `__proto__` keys are dropped at every depth; nesting deeper than 512 levels is a
+ * 400. No body: 400. Not `application/json` (or `+json`): 415. Over the body limit: 413.
  * Malformed JSON: 400.
  *
  * @example
