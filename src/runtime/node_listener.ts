@@ -61,10 +61,18 @@ export async function refuseOnNode(
 ): Promise<void> {
   const { STATUS_CODES } = await import("node:http");
   const answer = (socket: Duplex, status: number): void => {
-    if (!socket.writable) {
+    // As Node's own handler: no answer once a response to an earlier request on this connection
+    // has begun, only the close.
+    const current = (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
+    if (!socket.writable || current?._headerSent === true) {
       socket.destroy();
       return;
     }
+    // A client that never reads its answer must not keep the socket.
+    (socket as Duplex & { setTimeout?: (ms: number, done: () => void) => void }).setTimeout?.(
+      10_000,
+      () => socket.destroy(),
+    );
     void refuse(status).text().then((body) => {
       socket.end(
         `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\ncontent-type: application/json\r\n` +

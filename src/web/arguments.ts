@@ -37,13 +37,17 @@ async function hasNoBody(c: Context, server: ServerRequest): Promise<boolean> {
   const stream = c.req.raw.body;
   if (stream === null) return true;
   const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return true;
-    if (value.byteLength > 0) {
-      reader.cancel().catch(() => {});
-      return false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      if (value.byteLength > 0) {
+        reader.cancel().catch(() => {});
+        return false;
+      }
     }
+  } catch {
+    return false; // bytes were on their way: a body, cut short
   }
 }
 

@@ -31,8 +31,19 @@ class Account {
   }
 }
 
+// Fields declared without an initializer exist on the instance under ES2022 class fields (Deno,
+// Bun, tsx and tsc from target ES2022 alike), so they bind like any other.
+class Declared {
+  name!: string;
+  age?: number;
+}
+
 @RestController()
 class Hostile {
+  @PostMapping("/declared", RequestBody(Declared))
+  declared(d: Declared) {
+    return { name: d.name, age: d.age ?? null, own: Object.keys(d) };
+  }
   @PostMapping("/user", RequestBody(User))
   user(user: User) {
     return { email: user.getEmail(), name: user.name };
@@ -114,6 +125,8 @@ describe("RequestBody(Class): what a body may set", () => {
       onSave: "saved",
       own: ["name", "onSave"],
     });
+    const declared = await call(app, "POST", "/declared", { json: { name: "Cy", age: 3, x: 1 } });
+    assert.deepEqual(await declared.json(), { name: "Cy", age: 3, own: ["name", "age"] });
     const user = await call(app, "POST", "/user", { json: { name: "Bo", email: "bo@x" } });
     assert.deepEqual(await user.json(), { email: "bo@x", name: "Bo" });
   });
