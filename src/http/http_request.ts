@@ -1,6 +1,18 @@
 import { parseJson } from "./parse_json.ts";
 import { readBodyText } from "./read_body.ts";
 
+// A server may hand over a URL that does not parse: relative (Bun, when `Host` is missing or
+// invalid) or with an invalid host (Deno pastes `Host` in as sent). The path and query still
+// count; the host is then `localhost`.
+function parseUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    const start = url.charCodeAt(0) === 0x2f ? 0 : url.indexOf("/", url.indexOf(":") + 3);
+    return new URL(start === -1 ? "/" : url.slice(start), "http://localhost");
+  }
+}
+
 /** The default limit on a request body: 1 MiB. */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
 
@@ -94,7 +106,7 @@ export class HttpRequest {
    * ```
    */
   getUrl(): URL {
-    return this.#url ??= new URL(this.#raw.url);
+    return this.#url ??= parseUrl(this.#raw.url);
   }
 
   /**

@@ -7,8 +7,9 @@ export function isJsonMediaType(type: string): boolean {
 }
 
 /**
- * Whether a header value is one value, not a list: no comma outside a quoted string
- * (`application/json; p="a,b"` is one; `application/json, text/plain` is two fields joined).
+ * Whether a header value is one value, not a list: no comma outside a quoted string, and no quote
+ * left open (`application/json; p="a,b"` is one; `application/json, text/plain` is two fields
+ * joined, and so is `application/json; a=", text/html`).
  */
 export function isSingleValue(value: string): boolean {
   if (!value.includes(",")) return true;
@@ -19,5 +20,5 @@ export function isSingleValue(value: string): boolean {
     else if (c === '"') quoted = !quoted;
     else if (c === "," && !quoted) return false;
   }
-  return true;
+  return !quoted; // an unclosed quote hides whatever follows it
 }

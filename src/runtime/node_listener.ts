@@ -18,13 +18,17 @@ export async function nodeRequestListener(
   fetch: Fetch,
   hostname: string,
   maxBodySize: number,
-  onError: () => Response,
+  onError: (status: 400 | 500) => Response,
 ): Promise<Listener> {
-  const [{ getRequestListener }, { Buffer }] = await Promise.all([
+  const [{ getRequestListener, RequestError }, { Buffer }] = await Promise.all([
     import("@hono/node-server"),
     import("node:buffer"),
   ]);
-  const listener = getRequestListener(fetch, { hostname, errorHandler: onError });
+  // The adapter's own refusals (an invalid Host, a `\` in the path) are client errors: 400.
+  const listener = getRequestListener(fetch, {
+    hostname,
+    errorHandler: (error) => (error instanceof RequestError ? onError(400) : onError(500)),
+  });
   return (incoming, outgoing) => {
     if (incoming.method === "GET" || incoming.method === "HEAD") {
       void listener(incoming, outgoing);

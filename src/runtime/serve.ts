@@ -93,7 +93,7 @@ export async function serve(fetch: FetchHandler, options: ServeOptions): Promise
     import("node:http"),
     import("./node_listener.ts"),
   ]);
-  const s = createServer(await nodeRequestListener(fetch, hostname, maxBodySize, onError));
+  const s = createServer(await nodeRequestListener(fetch, hostname, maxBodySize, refuse));
   await refuseOnNode(s, refuse);
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());

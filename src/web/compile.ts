@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { getPath } from "hono/utils/url";
 import type { Class } from "../context/class_record.ts";
 import { controllerRecordChain, type RouteRecord } from "./route_record.ts";
 import { DefinitionError } from "../context/errors.ts";
@@ -9,12 +8,8 @@ import type { ServerRequest } from "../http/server_request.ts";
 import { compileArgument } from "./arguments.ts";
 import { type ErrorResponder, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
-import {
-  joinPaths,
-  parsePathPattern,
-  type PathPattern,
-  removeDotSegments,
-} from "./path_pattern.ts";
+import { joinPaths, parsePathPattern, type PathPattern } from "./path_pattern.ts";
+import { INVALID_TARGET, requestPath } from "./request_path.ts";
 import { IMPLEMENTED_METHODS, type MappedMethod, routeTable } from "./route_table.ts";
 
 /** A controller bean to compile. */
@@ -149,7 +144,7 @@ export function compileControllers(
   }
   const table = routeTable(routes);
   // Hono tries routes in the order they were added: most specific first.
-  const hono = new Hono({ getPath: (request) => removeDotSegments(getPath(request)) });
+  const hono = new Hono({ getPath: requestPath });
   for (const route of table.routes) {
     hono.on(route.httpMethod, route.pattern.honoPath, route.handler);
   }
@@ -159,6 +154,14 @@ export function compileControllers(
     if (!IMPLEMENTED_METHODS.has(method)) {
       return errors(
         new HttpException(HttpStatus.NOT_IMPLEMENTED, `Method ${clip(method)} is not implemented`),
+        c,
+        undefined,
+        undefined,
+      );
+    }
+    if (path === INVALID_TARGET) {
+      return errors(
+        new HttpException(HttpStatus.BAD_REQUEST, "Invalid request target or Host header"),
         c,
         undefined,
         undefined,

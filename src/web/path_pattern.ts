@@ -16,8 +16,10 @@ export interface PathPattern {
 }
 
 const VARIABLE = /^\{([A-Za-z_$][\w$]*)\}$/;
-// Characters that Hono's router gives a meaning to, or that only make sense inside `{}`.
-const RESERVED = /[{}*?:()]/;
+// Characters that Hono's router gives a meaning to, that only make sense inside `{}`, or that no
+// decoded request path holds in a route: `%` (declare paths decoded: `/a b`, not `/a%20b`) and
+// `\` (refused in requests).
+const RESERVED = /[{}*?:()%\\]/;
 
 /**
  * Joins a class prefix and a method path at their boundary: `/api/` + `users` -> `/api/users`.

@@ -137,6 +137,8 @@ describe("routing", () => {
       ["/a/{id}/{id}", /names \{id\} twice/],
       ["/a/../b", /"\.\." segment/],
       ["/a//b", /empty/],
+      ["/pct%41/{id}", /neither plain text/], // declared decoded, or it could never match
+      ["/a\\b", /neither plain text/],
     ];
     for (const [path, why] of bad) {
       @RestController()

@@ -1,0 +1,57 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { INVALID_TARGET, requestPath } from "../../src/web/request_path.ts";
+import { removeDotSegments } from "../../src/web/path_pattern.ts";
+import { propertyOptions } from "../property.ts";
+
+// A request whose `url` is exactly what a server handed over, however malformed: `new Request`
+// would normalise it, so the URL is given by a stand-in.
+function handed(url: string, headers: Record<string, string> = {}): Request {
+  return { url, headers: new Headers(headers) } as unknown as Request;
+}
+
+describe("requestPath", () => {
+  it("is the decoded path with dot segments resolved, for a valid URL (property)", () => {
+    const host = fc.constantFrom("x", "localhost:8080", "127.0.0.1:1", "[::1]:9", "a-b.example");
+    const segment = fc.constantFrom("a", "b", ".", "..", "%20c", "d%2Fe", "");
+    fc.assert(
+      fc.property(host, fc.array(segment, { maxLength: 6 }), fc.boolean(), (h, parts, q) => {
+        const path = "/" + parts.join("/");
+        const url = `http://${h}${path}${q ? "?x=/y" : ""}`;
+        assert.equal(
+          requestPath(handed(url)),
+          removeDotSegments(decodeURI(path)), // decodeURI leaves %2F encoded, as routing must
+          url,
+        );
+      }),
+      propertyOptions(300),
+    );
+  });
+
+  it("refuses a Host that moves the path (Deno pastes Host in as sent)", () => {
+    for (
+      const url of [
+        "http://h?n=5&/q?n=1", // `Host: h?n=5&`
+        "http://h/health#/anything", // `Host: h/health#`
+        "http://a b/p", // `Host: a b`
+        "http:///p", // `Host:` (empty)
+        "http://x<script>/p",
+        "http://x",
+      ]
+    ) {
+      assert.equal(requestPath(handed(url)), INVALID_TARGET, url);
+    }
+  });
+
+  it("reads a relative URL (Bun, no Host) as the path, and refuses one with a Host", () => {
+    assert.equal(requestPath(handed("/zz/health?x=1")), "/zz/health");
+    assert.equal(requestPath(handed("/a%20b/../c")), "/c");
+    assert.equal(requestPath(handed("/zz/health", { host: "a b" })), INVALID_TARGET);
+  });
+
+  it("refuses a backslash, plain or encoded", () => {
+    assert.equal(requestPath(handed("http://x/a\\..\\health")), INVALID_TARGET);
+    assert.equal(requestPath(handed("http://x/a%5Cb")), INVALID_TARGET);
+  });
+});
