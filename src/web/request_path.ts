@@ -48,7 +48,7 @@ export function requestPath(request: Request): string {
     if (request.headers.get("host") !== null) return INVALID_TARGET;
     const end = url.search(/[?#]/);
     path = end === -1 ? url : url.slice(0, end);
-    if (path.includes("%")) path = getPath(new Request(`http://invalid${path}`));
+    if (path.includes("%")) path = getPath({ url: `http://invalid${path}` } as Request);
   } else {
     // A `?` or `#` before the path is no authority character, so this check covers both.
     const from = url.indexOf(":") + 3;
@@ -56,7 +56,9 @@ export function requestPath(request: Request): string {
     if (start === -1 || !isAuthority(url, from, start) || url.includes("#", start)) {
       return INVALID_TARGET;
     }
-    path = getPath(request);
+    // Hono's reading of the same string: `request.url` is a getter that some servers (Bun,
+    // Node's adapter) build anew on each call, so it is read once.
+    path = getPath({ url } as Request);
   }
   if (path.includes("\\")) return INVALID_TARGET;
   return removeDotSegments(path);
