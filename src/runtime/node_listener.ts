@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { HttpStatus } from "../http/http_status.ts";
 
 type Fetch = (request: Request) => Response | Promise<Response>;
 type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
@@ -59,11 +60,7 @@ export async function nodeRequestListener(
  * (Node would close the connection without a word), an oversized head 431, a timed-out one 408,
  * anything else malformed 400; each with the default error body, then the connection closes.
  */
-export async function refuseOnNode(
-  server: Server,
-  refuse: (status: number) => Response,
-): Promise<void> {
-  const { STATUS_CODES } = await import("node:http");
+export function refuseOnNode(server: Server, refuse: (status: number) => Response): void {
   const answer = (socket: Duplex, status: number): void => {
     // As Node's own handler: no answer once a response to an earlier request on this connection
     // has begun, only the close.
@@ -79,7 +76,8 @@ export async function refuseOnNode(
     );
     void refuse(status).text().then((body) => {
       socket.end(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\ncontent-type: application/json\r\n` +
+        `HTTP/1.1 ${status} ${HttpStatus.valueOf(status).getReasonPhrase()}\r\n` +
+          "content-type: application/json\r\n" +
           `content-length: ${new TextEncoder().encode(body).byteLength}\r\n` +
           `connection: close\r\n\r\n${body}`,
       );

@@ -94,7 +94,7 @@ export async function serve(fetch: FetchHandler, options: ServeOptions): Promise
     import("./node_listener.ts"),
   ]);
   const s = createServer(await nodeRequestListener(fetch, hostname, maxBodySize, refuse));
-  await refuseOnNode(s, refuse);
+  refuseOnNode(s, refuse);
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());
     s.once("error", (error) => reject(error));

@@ -7,7 +7,7 @@ import { isJsonMediaType, isSingleValue } from "../http/media_type.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import type { ParameterBinder } from "./binder.ts";
 import { badRequest, compileConverter } from "./convert.ts";
-import { toInstance, validateBody } from "./json_body.ts";
+import { classBinding, validateBody } from "./json_body.ts";
 import { parseJson } from "../http/parse_json.ts";
 import { isStandardSchema } from "./standard_schema.ts";
 
@@ -99,7 +99,7 @@ export function compileArgument(binder: ParameterBinder, server: ServerRequest):
         ? (value) => value
         : isStandardSchema(target)
         ? (value) => validateBody(target, value)
-        : (value) => toInstance(target as Class, value);
+        : classBinding(target as Class);
       return {
         async: true,
         needsRequest: true,

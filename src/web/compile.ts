@@ -6,6 +6,7 @@ import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import { compileArgument } from "./arguments.ts";
+import { clip } from "./convert.ts";
 import { type ErrorResponder, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
 import { joinPaths, parsePathPattern, type PathPattern } from "./path_pattern.ts";
@@ -109,11 +110,6 @@ function compileRoute(
   };
 }
 
-// A client's path or method is echoed in an error message only this far.
-function clip(text: string): string {
-  return text.length > 100 ? `${text.slice(0, 100)}...` : text;
-}
-
 /**
  * Compiles controllers into a Hono app: every route table, binder closure and header set is
  * built here, once. Routes are added most specific first; unknown paths answer 404, known paths
@@ -149,36 +145,25 @@ export function compileControllers(
     hono.on(route.httpMethod, route.pattern.honoPath, route.handler);
   }
 
+  // A client's path or method is echoed in an error message only this far.
+  const echo = (text: string) => clip(text, 100);
   hono.notFound((c) => {
     const { method, path } = c.req;
+    const refuse = (status: HttpStatus, message: string) =>
+      errors(new HttpException(status, message), c, undefined, undefined);
     if (!IMPLEMENTED_METHODS.has(method)) {
-      return errors(
-        new HttpException(HttpStatus.NOT_IMPLEMENTED, `Method ${clip(method)} is not implemented`),
-        c,
-        undefined,
-        undefined,
-      );
+      return refuse(HttpStatus.NOT_IMPLEMENTED, `Method ${echo(method)} is not implemented`);
     }
     if (path === INVALID_TARGET) {
-      return errors(
-        new HttpException(HttpStatus.BAD_REQUEST, "Invalid request target or Host header"),
-        c,
-        undefined,
-        undefined,
-      );
+      return refuse(HttpStatus.BAD_REQUEST, "Invalid request target or Host header");
     }
     const allow = table.allowed(path);
     if (allow === undefined) {
-      return errors(
-        new HttpException(HttpStatus.NOT_FOUND, `No route for ${method} ${clip(path)}`),
-        c,
-        undefined,
-        undefined,
-      );
+      return refuse(HttpStatus.NOT_FOUND, `No route for ${method} ${echo(path)}`);
     }
     if (method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
     return errors(
-      new MethodNotAllowedException(method, clip(path), allow),
+      new MethodNotAllowedException(method, echo(path), allow),
       c,
       undefined,
       undefined,

@@ -9,9 +9,13 @@ export function badRequest(message: string): HttpException {
   return new HttpException(HttpStatus.BAD_REQUEST, message);
 }
 
-// Echoed input is cut short: a message is no place for a client's megabyte.
+/** Cuts a client's text to `max` characters for an error message: no place for a megabyte. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}...` : text;
+}
+
 function quote(text: string): string {
-  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}...` : text);
+  return JSON.stringify(clip(text, 64));
 }
 
 /** Compiles the conversion of a path variable, parameter or header; `label` names it. */

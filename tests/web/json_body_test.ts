@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { HttpException } from "../../mod.ts";
 import { parseJson } from "../../src/http/parse_json.ts";
-import { toInstance } from "../../src/web/json_body.ts";
+import { classBinding } from "../../src/web/json_body.ts";
 import { propertyOptions } from "../property.ts";
 
 class Target {
@@ -37,7 +37,9 @@ const KEYS = [
   "unknown",
 ];
 
-describe("toInstance (property)", () => {
+describe("classBinding (property)", () => {
+  const toTarget = classBinding(Target);
+
   it("never throws but a 400, never pollutes a prototype, never replaces a method", () => {
     const body = fc.dictionary(fc.constantFrom(...KEYS), fc.jsonValue({ maxDepth: 2 }), {
       maxKeys: 6,
@@ -48,7 +50,7 @@ describe("toInstance (property)", () => {
         const parsed = parseJson(JSON.stringify(value));
         let instance: Target | undefined;
         try {
-          instance = toInstance(Target, parsed) as Target;
+          instance = toTarget(parsed) as Target;
         } catch (error) {
           assert.ok(error instanceof HttpException, String(error));
           assert.equal(error.status.getValue(), 400);
