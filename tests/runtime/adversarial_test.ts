@@ -361,15 +361,17 @@ describe(`a hostile client against app.listen on ${RUNTIME}`, () => {
   });
 
   it("a Content-Type with an open quote cannot hide a second one", async () => {
-    const answer = await exchange(
-      port,
-      request("POST", "/json", [
-        'Content-Type: application/json; a="',
-        "Content-Type: text/html",
-        "Content-Length: 7",
-      ], '{"a":1}'),
-    );
-    assert.equal(answer.status, 400);
+    for (const second of ["text/html", 'text/html; b="']) {
+      const answer = await exchange(
+        port,
+        request("POST", "/json", [
+          'Content-Type: application/json; a="',
+          `Content-Type: ${second}`,
+          "Content-Length: 7",
+        ], '{"a":1}'),
+      );
+      assert.equal(answer.status, 400, second);
+    }
     await stillServes();
   });
 });
