@@ -37,6 +37,11 @@ git archive "$base" | tar -x -C "$old"
 ln -s "$PWD/node_modules" "$old/node_modules"
 
 start() { # dir port
+  # A port something else answers on would be measured in place of this server.
+  if curl -s -o /dev/null -m 1 "http://127.0.0.1:$2/"; then
+    echo "ab.sh: port $2 is in use (another ab.sh run?)" >&2
+    exit 1
+  fi
   (cd "$1" && exec taskset -c 0 "${run[@]}" bench/http/serve.ts thaw "$2" >/dev/null 2>&1) &
   pids+=($!)
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$2/users/1" && return; sleep 0.1; done

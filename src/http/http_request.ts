@@ -1,15 +1,22 @@
 import { parseJson } from "./parse_json.ts";
 import { readBodyText } from "./read_body.ts";
 
-// A server may hand over a URL that does not parse: relative (Bun, when `Host` is missing or
-// invalid) or with an invalid host (Deno pastes `Host` in as sent). The path and query still
-// count; the host is then `localhost`.
+// A server may hand over a URL that does not parse: relative (Bun, without `Host`) or with a host
+// no parser takes (Deno pastes `Host` in as sent; routing refuses such requests, but an error
+// controller still gets them). The path and query count as sent; the host is then the reserved
+// `unknown.invalid` (RFC 6761), which no code can take for a real one. The path is set, not
+// parsed, so that `//evil/x` stays a path.
 function parseUrl(url: string): URL {
   try {
     return new URL(url);
   } catch {
     const start = url.charCodeAt(0) === 0x2f ? 0 : url.indexOf("/", url.indexOf(":") + 3);
-    return new URL(start === -1 ? "/" : url.slice(start), "http://localhost");
+    const target = start === -1 ? "/" : url.slice(start).split("#", 1)[0];
+    const query = target.indexOf("?");
+    const parsed = new URL("http://unknown.invalid/");
+    parsed.pathname = query === -1 ? target : target.slice(0, query);
+    if (query !== -1) parsed.search = target.slice(query);
+    return parsed;
   }
 }
 

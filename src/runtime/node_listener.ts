@@ -61,19 +61,20 @@ export async function nodeRequestListener(
  * anything else malformed 400; each with the default error body, then the connection closes.
  */
 export function refuseOnNode(server: Server, refuse: (status: number) => Response): void {
-  const answer = (socket: Duplex, status: number): void => {
-    // As Node's own handler: no answer once a response to an earlier request on this connection
-    // has begun, only the close.
-    const current = (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
-    if (!socket.writable || current?._headerSent === true) {
+  // `pending`: whether an answer to an earlier request on this connection may still be written,
+  // in which case a refusal written now would be taken for it: only the close is left.
+  const answer = (socket: Duplex, status: number, pending: boolean): void => {
+    // Node takes its own listener off a socket it hands over (`connect`): a reset while the
+    // answer is written must not become an uncaught error that ends the process.
+    socket.on("error", () => socket.destroy());
+    if (!socket.writable || pending) {
       socket.destroy();
       return;
     }
-    // A client that never reads its answer must not keep the socket.
-    (socket as Duplex & { setTimeout?: (ms: number, done: () => void) => void }).setTimeout?.(
-      10_000,
-      () => socket.destroy(),
-    );
+    // A client that never reads its answer, or trickles bytes to keep an idle timer young, must
+    // not keep the socket, nor the server's close() waiting: a deadline, not an idle timeout.
+    const deadline = setTimeout(() => socket.destroy(), 10_000);
+    socket.once("close", () => clearTimeout(deadline));
     void refuse(status).text().then((body) => {
       socket.end(
         `HTTP/1.1 ${status} ${HttpStatus.valueOf(status).getReasonPhrase()}\r\n` +
@@ -83,8 +84,12 @@ export function refuseOnNode(server: Server, refuse: (status: number) => Respons
       );
     }, () => socket.destroy());
   };
+  const current = (socket: Duplex) =>
+    (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
   server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
     if (error.code === "ECONNRESET") return void socket.destroy();
+    // As Node's own handler: no answer once a response has begun.
+    const pending = current(socket)?._headerSent === true;
     answer(
       socket,
       error.code === "HPE_INVALID_METHOD"
@@ -94,7 +99,13 @@ export function refuseOnNode(server: Server, refuse: (status: number) => Respons
         : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? 408
         : 400,
+      pending,
     );
   });
-  server.on("connect", (_request: IncomingMessage, socket: Duplex) => answer(socket, 501));
+  // A CONNECT pipelined behind a request whose answer is not out yet: no answer of its own.
+  server.on(
+    "connect",
+    (_request: IncomingMessage, socket: Duplex) =>
+      answer(socket, 501, current(socket) !== undefined),
+  );
 }

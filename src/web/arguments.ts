@@ -32,12 +32,13 @@ function sync(resolve: ArgumentResolver["resolve"], needsRequest = false): Argum
 // the first chunk decides. Only a refused request gets here.
 async function hasNoBody(c: Context, server: ServerRequest): Promise<boolean> {
   const length = server.header(c.req.raw, c.env, "content-length");
-  if (length !== null) return /^\s*0+\s*$/.test(length);
+  // `0`, or `0, 0` where a server joined two fields of the same length.
+  if (length !== null) return /^\s*0+\s*(,\s*0+\s*)*$/.test(length);
   if (server.header(c.req.raw, c.env, "transfer-encoding") !== null) return false;
   const stream = c.req.raw.body;
   if (stream === null) return true;
-  const reader = stream.getReader();
   try {
+    const reader = stream.getReader(); // throws when the body was read already
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return true;

@@ -1,4 +1,5 @@
 import { getPath } from "hono/utils/url";
+import { isAuthority } from "../http/authority.ts";
 import { removeDotSegments } from "./path_pattern.ts";
 
 /**
@@ -7,24 +8,6 @@ import { removeDotSegments } from "./path_pattern.ts";
  */
 export const INVALID_TARGET = "\u0000invalid-target";
 
-// RFC 3986's authority characters (userinfo, reg-name or IP literal, port), as a table: checked on
-// every request, so without a regular expression or a slice.
-const AUTHORITY = new Uint8Array(128);
-for (
-  const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@%[]"
-) {
-  AUTHORITY[c.charCodeAt(0)] = 1;
-}
-
-function isAuthority(url: string, from: number, to: number): boolean {
-  if (to <= from) return false;
-  for (let i = from; i < to; i++) {
-    const c = url.charCodeAt(i);
-    if (c > 127 || AUTHORITY[c] === 0) return false;
-  }
-  return true;
-}
-
 /**
  * The path a request is routed by: Hono's decoded path, with `.` and `..` resolved, or
  * {@linkcode INVALID_TARGET}. Servers build `request.url` from the `Host` header and the request
@@ -32,9 +15,9 @@ function isAuthority(url: string, from: number, to: number): boolean {
  * - Bun hands over a relative URL (`/a/b`) when `Host` is missing or invalid; Hono's own reading
  *   would drop its first segment. It is read as the path it is.
  * - Deno pastes `Host` in front of the target as it is: a `Host` with `?` or `#` puts the real
- *   path into the query or the fragment, one with a space or other such character makes a URL
- *   that does not parse. A URL with a `?` before its path, any `#` (no client sends a fragment)
- *   or a character no authority holds is refused.
+ *   path into the query or the fragment, one with a space, a second `:` or a port over 65535
+ *   makes a URL that does not parse. A URL that is not http(s), whose authority is not one
+ *   ({@linkcode isAuthority}), or with any `#` (no client sends a fragment) is refused.
  * - A `\` in the path is refused (Node's adapter refuses it too; Bun turns it into `/` first).
  *
  * A `Host` with `/` in it cannot be told from the URL on Deno (see the README).
@@ -50,9 +33,10 @@ export function requestPath(request: Request): string {
     path = end === -1 ? url : url.slice(0, end);
     if (path.includes("%")) path = getPath({ url: `http://invalid${path}` } as Request);
   } else {
-    // A `?` or `#` before the path is no authority character, so this check covers both.
-    const from = url.indexOf(":") + 3;
-    const start = url.indexOf("/", from);
+    // Only http(s): Deno passes an absolute-form target (`ftp://e/x`, `*`) through as it is. A `?`
+    // or `#` before the path is no authority character, so the authority check covers both.
+    const from = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : -1;
+    const start = from === -1 ? -1 : url.indexOf("/", from);
     if (start === -1 || !isAuthority(url, from, start) || url.includes("#", start)) {
       return INVALID_TARGET;
     }

@@ -92,3 +92,27 @@ describe("HttpRequest", () => {
     await assert.rejects(bad.text(), /not valid UTF-8/);
   });
 });
+
+describe("HttpRequest.getUrl on URLs a server hands over as they are", () => {
+  // `new Request` would normalise the URL, so a stand-in carries it as the server gave it.
+  const handed = (url: string) =>
+    new HttpRequest({ url, headers: new Headers() } as unknown as Request);
+
+  it("never throws, keeps the path as sent, and names no real host it was not given", () => {
+    for (
+      const [url, path] of [
+        ["//[/../../x", "/x"], // dot segments resolved, as routing resolves them
+        ["//evil/x", "//evil/x"],
+        ["//", "//"],
+        ["/a?b=1", "/a"],
+        ["http://a b/p?q=1", "/p"],
+      ]
+    ) {
+      const parsed = handed(url).getUrl();
+      assert.equal(parsed.pathname, path, url);
+      assert.notEqual(parsed.hostname, "evil", url);
+      assert.notEqual(parsed.hostname, "localhost", url);
+    }
+    assert.equal(handed("/a?b=1").getQueryParam("b"), "1");
+  });
+});

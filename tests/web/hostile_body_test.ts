@@ -275,4 +275,13 @@ describe("requests without a usable body", () => {
     });
     assert.deepEqual(logger.lines, []);
   });
+
+  it("a body already read, without Content-Type, is 415, not a 500", async () => {
+    const app = await bootstrap({ controllers: [Hostile], logger: memoryLogger() });
+    const request = new Request("http://x/any", { method: "POST", body: "{}" });
+    request.headers.delete("content-type");
+    await request.text();
+    const res = await app.fetch(request);
+    assert.equal(res.status, 415);
+  });
 });

@@ -54,4 +54,22 @@ describe("requestPath", () => {
     assert.equal(requestPath(handed("http://x/a\\..\\health")), INVALID_TARGET);
     assert.equal(requestPath(handed("http://x/a%5Cb")), INVALID_TARGET);
   });
+
+  it("a Host without '/' never moves the path: Deno's URL is 'http://' + Host + target (property)", () => {
+    const host = fc.array(fc.constantFrom("a", "1", ":", "@", "[", "]", "?", "#", " ", "%", "."), {
+      maxLength: 6,
+    }).map((p) => p.join(""));
+    const target = fc.array(fc.constantFrom("a", "b", "x"), { minLength: 1, maxLength: 3 })
+      .map((p) => "/" + p.join("/"));
+    fc.assert(
+      fc.property(host, target, (h, t) => {
+        const routed = requestPath(handed(`http://${h}${t}?q=1`));
+        assert.ok(
+          routed === INVALID_TARGET || routed === t,
+          `Host ${JSON.stringify(h)}: ${routed}`,
+        );
+      }),
+      propertyOptions(1000),
+    );
+  });
 });
