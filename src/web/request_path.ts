@@ -8,6 +8,8 @@ import { removeDotSegments } from "./path_pattern.ts";
  */
 export const INVALID_TARGET = "\u0000invalid-target";
 
+let lastAuthority = "\u0000"; // no URL holds it
+
 /**
  * The path a request is routed by: Hono's decoded path, with `.` and `..` resolved, or
  * {@linkcode INVALID_TARGET}. Servers build `request.url` from the `Host` header and the request
@@ -37,8 +39,12 @@ export function requestPath(request: Request): string {
     // or `#` before the path is no authority character, so the authority check covers both.
     const from = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : -1;
     const start = from === -1 ? -1 : url.indexOf("/", from);
-    if (start === -1 || !isAuthority(url, from, start) || url.includes("#", start)) {
-      return INVALID_TARGET;
+    if (start === -1 || url.includes("#", start)) return INVALID_TARGET;
+    // Requests to one server name it the same way: the last authority that passed is taken again
+    // without the full check (a hostile client that varies it only pays the check each time).
+    if (start - from !== lastAuthority.length || !url.startsWith(lastAuthority, from)) {
+      if (!isAuthority(url, from, start)) return INVALID_TARGET;
+      lastAuthority = url.slice(from, start);
     }
     // Hono's reading of the same string: `request.url` is a getter that some servers (Bun,
     // Node's adapter) build anew on each call, so it is read once.
