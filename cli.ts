@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { runtimeEnv } from "./src/config/env.ts";
 import { runManifestCommand } from "./src/context/manifest.ts";
 import { runCli } from "./src/migrate/cli_main.ts";
+import { processGone } from "./src/migrate/local_process.ts";
 
 /**
  * Whether this module is the program's entry point. Deno, Bun and Node 24.2+ say so in
@@ -52,6 +53,7 @@ if (isEntryPoint()) {
       host: hostname(),
       pid: process.pid,
       user: process.env.USER ?? process.env.LOGNAME ?? process.env.USERNAME,
+      processGone,
     },
     signal: interrupt.signal,
   });

@@ -10,10 +10,16 @@ home="$PWD/target/os-home"
 pidfile="$PWD/target/opensearch.pid"
 
 healthy() { curl -fs -m 5 "$url/_cluster/health?wait_for_status=yellow&timeout=5s" >/dev/null 2>&1; }
+# Every test makes its own indices and the suite runs four times (Deno, Bun, two Nodes) against one
+# node: the default of 1,000 shards per node would run out before the end.
+roomy() {
+  curl -fs -m 10 -X PUT "$url/_cluster/settings" -H 'content-type: application/json' \
+    -d '{"persistent":{"cluster.max_shards_per_node":20000}}' >/dev/null
+}
 
 case "${1:-start}" in
   start)
-    if healthy; then echo "opensearch: already up at $url"; exit 0; fi
+    if healthy; then roomy; echo "opensearch: already up at $url"; exit 0; fi
     mkdir -p target
     # The runner's own Maven classpath; exec:java does not work (the node closes at once under it).
     mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
@@ -25,7 +31,7 @@ case "${1:-start}" in
       >target/opensearch.log 2>&1 &
     echo $! >"$pidfile"
     for _ in $(seq 1 120); do
-      if healthy; then echo "opensearch: up at $url"; exit 0; fi
+      if healthy; then roomy; echo "opensearch: up at $url"; exit 0; fi
       if ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then break; fi
       sleep 1
     done

@@ -1,7 +1,7 @@
 import { load, YAMLException } from "js-yaml";
 import { ConfigError } from "./config_error.ts";
 import { type EnvLookup, runtimeEnv, substituteAll } from "./env.ts";
-import { yamlLines } from "./yaml_lines.ts";
+import { keyLine, yamlLines } from "./yaml_lines.ts";
 
 /** Configuration as parsed from `application.yml` (or given as an object). */
 export type ConfigValues = Record<string, unknown>;
@@ -74,8 +74,11 @@ export function parseConfigText(
   dir: string | undefined,
   env: EnvLookup,
 ): LoadedConfig {
-  const values = substituteAll(parseYaml(text, file), env, file) as ConfigValues;
-  return { values, source: file, dir, lines: yamlLines(text) };
+  const doc = parseYaml(text, file);
+  // Lines first, so that an unset ${VAR} is reported at its line like any other mistake.
+  const lines = yamlLines(text);
+  const values = substituteAll(doc, env, file, "", lines) as ConfigValues;
+  return { values, source: file, dir, lines };
 }
 
 /**
@@ -83,12 +86,8 @@ export function parseConfigText(
  * known (the key is missing: then its parent's line is used, if known).
  */
 export function configLocation(config: LoadedConfig, key: string): string {
-  for (let k = key; k !== ""; k = k.replace(/(\.[^.[]*|\[\d+\])$/, "")) {
-    const line = config.lines?.get(k);
-    if (line !== undefined) return `${config.source}:${line}: ${key}`;
-    if (!/[.[]/.test(k)) break;
-  }
-  return `${config.source}: ${key}`;
+  const line = keyLine(config.lines, key);
+  return line === undefined ? `${config.source}: ${key}` : `${config.source}:${line}: ${key}`;
 }
 
 /** The value at a dotted key (`server.port`), or `undefined`. */

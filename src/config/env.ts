@@ -1,4 +1,5 @@
 import { ConfigError } from "./config_error.ts";
+import { keyLine } from "./yaml_lines.ts";
 
 /** Reads one environment variable; `undefined` when it is not set. */
 export type EnvLookup = (name: string) => string | undefined;
@@ -42,20 +43,35 @@ export function substitute(text: string, env: EnvLookup, where: string): string 
   });
 }
 
-/** Substitutes every string of a parsed document; `file` names it in errors. */
-export function substituteAll(value: unknown, env: EnvLookup, file: string, key = ""): unknown {
+/**
+ * Substitutes every string of a parsed document. Errors name the file, the key, and its line when
+ * `lines` (from `yamlLines`) knows it: `application.yml:7: search[0].password uses ${PW}, ...`.
+ */
+export function substituteAll(
+  value: unknown,
+  env: EnvLookup,
+  file: string,
+  key = "",
+  lines?: ReadonlyMap<string, number>,
+): unknown {
   if (typeof value === "string") {
-    return value.includes("${") ? substitute(value, env, `${file}: ${key || "(root)"}`) : value;
+    if (!value.includes("${")) return value;
+    const line = keyLine(lines, key);
+    return substitute(
+      value,
+      env,
+      `${file}${line === undefined ? "" : `:${line}`}: ${key || "(root)"}`,
+    );
   }
   if (Array.isArray(value)) {
-    return value.map((item, i) => substituteAll(item, env, file, `${key}[${i}]`));
+    return value.map((item, i) => substituteAll(item, env, file, `${key}[${i}]`, lines));
   }
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // An own "__proto__" from YAML would become the prototype if assigned: skip it.
       if (k === "__proto__") continue;
-      out[k] = substituteAll(v, env, file, key ? `${key}.${k}` : k);
+      out[k] = substituteAll(v, env, file, key ? `${key}.${k}` : k, lines);
     }
     return out;
   }

@@ -1,10 +1,19 @@
 import { ConfigError } from "../config/config_error.ts";
+import type { RunnerIdentity } from "./runner_identity.ts";
 import type { EnvLookup } from "../config/env.ts";
-import { parseCommandLine, USAGE, UsageError } from "./command_line.ts";
+import {
+  type CommandLine,
+  commandNamed,
+  jsonRequested,
+  parseCommandLine,
+  USAGE,
+  UsageError,
+} from "./command_line.ts";
 import { ExitCode } from "./exit_code.ts";
 import { humanProgress, humanSummary } from "./human_output.ts";
 import { MigrationFileError } from "./migration_error.ts";
-import { silentProgress } from "./run_report.ts";
+import { PlanError } from "./plan_error.ts";
+import { type ErrorKind, type RunError, type RunReport, silentProgress } from "./run_report.ts";
 import { runSearchMigrations } from "./search/search_runner.ts";
 import { runSqlMigrations } from "./sql/sql_runner.ts";
 import type { TransportFactory } from "./search/transport.ts";
@@ -15,25 +24,69 @@ export interface CliContext {
   readonly err: (line: string) => void;
   readonly env: EnvLookup;
   /** Who runs: shown to runners waiting for the lock; SQL records `user@host` as executed_by. */
-  readonly identity: { host: string; pid: number; user?: string };
+  readonly identity: RunnerIdentity;
   readonly transport?: TransportFactory;
   readonly signal?: AbortSignal;
 }
 
-/** Runs the command line and returns the exit code; never throws for a user's mistake. */
+const EXIT: Record<ErrorKind, number> = {
+  usage: ExitCode.usage,
+  config: ExitCode.usage,
+  plan: ExitCode.failed,
+  failure: ExitCode.failed,
+  invalid: ExitCode.failed,
+  interrupted: ExitCode.failed,
+  lock: ExitCode.locked,
+};
+
+/**
+ * Runs the command line and returns the exit code; never throws for a user's mistake. Every
+ * outcome ends in one {@linkcode RunReport}: with `--json` (seen in the raw arguments, so even a
+ * refused command line) it is printed on stdout, else as lines for a person.
+ */
 export async function runCli(args: readonly string[], context: CliContext): Promise<number> {
-  let line;
+  const started = Date.now();
+  let line: CommandLine;
   try {
     line = parseCommandLine(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    context.err(`error: ${error.message}\n\n${USAGE}`);
-    return ExitCode.usage;
+    if (!jsonRequested(args)) {
+      context.err(`error: ${error.message}\n\n${USAGE}`);
+      return ExitCode.usage;
+    }
+    return print(context, true, {
+      command: commandNamed(args) ?? null,
+      connections: [],
+      ms: Date.now() - started,
+      error: { kind: "usage", message: error.message },
+    });
   }
   if (line.help) {
     context.out(USAGE);
     return ExitCode.ok;
   }
+  let report: RunReport;
+  try {
+    report = await run(line, context);
+  } catch (error) {
+    const stopped = stoppedBefore(error);
+    if (stopped === undefined) throw error;
+    report = {
+      command: line.dryRun ? "dry-run" : line.command,
+      connections: [],
+      ms: Date.now() - started,
+      error: stopped,
+    };
+  }
+  if (line.command === "validate" && report.error === undefined) {
+    const invalid = changedFiles(report);
+    if (invalid !== undefined) report.error = invalid;
+  }
+  return print(context, line.json, report);
+}
+
+function run(line: CommandLine, context: CliContext): Promise<RunReport> {
   const options = {
     configDir: line.configDir,
     migrationsRoot: line.migrationsRoot,
@@ -46,42 +99,49 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
     identity: context.identity,
     ...(context.signal ? { signal: context.signal } : {}),
   };
-  try {
-    const report = line.mode === "search"
-      ? await runSearchMigrations({
-        ...options,
-        ...(context.transport ? { transport: context.transport } : {}),
-      })
-      : await runSqlMigrations(options);
-    const invalid = line.command === "validate" &&
-      report.connections.some((c) => c.files.some((f) => f.action === "changed"));
-    if (line.json) context.out(JSON.stringify(report, null, 2));
-    else {
-      for (const l of humanSummary(report)) {
-        (report.error || invalid ? context.err : context.out)(l);
-      }
-      if (invalid) {
-        context.err(
-          "invalid: applied files were changed; restore them and put changes in new files",
-        );
-      }
-    }
-    if (report.error?.kind === "lock") return ExitCode.locked;
-    return report.error || invalid ? ExitCode.failed : ExitCode.ok;
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      report(context, line.json, "config", error.message);
-      return ExitCode.usage;
-    }
-    if (error instanceof MigrationFileError) {
-      report(context, line.json, "plan", `${error.message} (nothing was sent)`);
-      return ExitCode.failed;
-    }
-    throw error;
-  }
+  return line.mode === "search"
+    ? runSearchMigrations({
+      ...options,
+      ...(context.transport ? { transport: context.transport } : {}),
+    })
+    : runSqlMigrations(options);
 }
 
-function report(context: CliContext, json: boolean, kind: string, message: string): void {
-  if (json) context.out(JSON.stringify({ error: { kind, message } }, null, 2));
-  else context.err(`error: ${message}`);
+// The user's mistakes found before anything was sent; anything else is a bug and propagates.
+function stoppedBefore(error: unknown): RunError | undefined {
+  if (error instanceof ConfigError) return { kind: "config", message: error.message };
+  if (error instanceof PlanError) {
+    return {
+      kind: "plan",
+      message: `${error.message} (nothing was sent)`,
+      connection: error.connection,
+      file: error.file,
+    };
+  }
+  if (error instanceof MigrationFileError) {
+    return { kind: "plan", message: `${error.message} (nothing was sent)`, file: error.file };
+  }
+  return undefined;
+}
+
+// `validate` fails on applied SQL files that were changed, naming them all.
+function changedFiles(report: RunReport): RunError | undefined {
+  const changed = report.connections.flatMap((c) =>
+    c.files.filter((f) => f.action === "changed").map((f) => ({ connection: c.name, file: f.path }))
+  );
+  if (changed.length === 0) return undefined;
+  const list = changed.map((c) => `${c.connection}: ${c.file}`).join(", ");
+  return {
+    kind: "invalid",
+    message: `applied files were changed (${list}); restore them and put changes in new files`,
+    ...changed[0],
+  };
+}
+
+function print(context: CliContext, json: boolean, report: RunReport): number {
+  if (json) context.out(JSON.stringify(report, null, 2));
+  else {
+    for (const l of humanSummary(report)) (report.error ? context.err : context.out)(l);
+  }
+  return report.error ? EXIT[report.error.kind] : ExitCode.ok;
 }

@@ -51,31 +51,60 @@ Options:
   --sqlPath <dir>      the migrations root: one folder per connection (default: migrations)
   --connection <name>  only this connection (or datasource)
   --dry-run            print what would be applied and the requests; sends only reads
-  --json               print one JSON report on stdout instead of the human output
+  --json               print one JSON report on stdout instead of the human output, whatever
+                       the outcome (errors too)
   --lock-timeout <s>   seconds to wait while another runner holds the lock (default: ${DEFAULT_LOCK_TIMEOUT_SECONDS})
   -h, --help           this text
 
 Exit codes: 0 success, 1 a migration failed, 2 usage or configuration error, 3 lock not acquired.`;
 
+const OPTIONS = {
+  mode: { type: "string", short: "m" },
+  config: { type: "string", short: "c" },
+  sqlPath: { type: "string" },
+  connection: { type: "string" },
+  "dry-run": { type: "boolean" },
+  json: { type: "boolean" },
+  "lock-timeout": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/**
+ * Whether `--json` was asked for, read from the raw arguments (up to `--`): a command line that
+ * {@linkcode parseCommandLine} refuses still gets its report as JSON. Where the parser accepts the
+ * line, this is its `json`.
+ */
+export function jsonRequested(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === "--") return false;
+    if (arg === "--json" || arg.startsWith("--json=")) return true;
+  }
+  return false;
+}
+
+/**
+ * The command a refused command line was about, for its report: its one positional when that
+ * names a command, `migrate` when there is none, else `undefined`.
+ */
+export function commandNamed(args: readonly string[]): Command | undefined {
+  const { positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: false,
+    options: OPTIONS,
+  });
+  if (positionals.length === 0) return "migrate";
+  const [command] = positionals;
+  return positionals.length === 1 && COMMANDS.includes(command as Command)
+    ? command as Command
+    : undefined;
+}
+
 /** Parses the arguments (without the runtime and script), or throws a {@linkcode UsageError}. */
 export function parseCommandLine(args: readonly string[]): CommandLine {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        mode: { type: "string", short: "m" },
-        config: { type: "string", short: "c" },
-        sqlPath: { type: "string" },
-        connection: { type: "string" },
-        "dry-run": { type: "boolean" },
-        json: { type: "boolean" },
-        "lock-timeout": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
+    parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

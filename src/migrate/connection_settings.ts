@@ -1,5 +1,6 @@
 import { configLocation, configValue, type LoadedConfig } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { redactUrl, redactUrlText } from "../config/redact.ts";
 
 /** One entry of a connection list, checked for its shape, its keys and its name. */
 export interface ConnectionEntry {
@@ -51,7 +52,7 @@ export function connectionEntries(
     const name = item.name;
     if (typeof name !== "string" || !NAME.test(name)) {
       throw new ConfigError(
-        `${at("name")} must be a folder name (letters, digits, _ . -), got ${JSON.stringify(name)}`,
+        `${at("name")} must be a folder name (letters, digits, _ . -), got ${shown(name)}`,
       );
     }
     if (seen.has(name)) throw new ConfigError(`${at("name")}: "${name}" is used twice`);
@@ -81,10 +82,17 @@ function isMapping(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** A value for a message; a URL's credentials are masked, so a password is never printed. */
+/**
+ * A value for a message. Secrets are masked before the text is built (see `redactUrl`): every
+ * userinfo and password-like URL parameter, whatever the shape of the URL, so no password is
+ * printed. Each string is masked whole, also inside a list or a mapping.
+ */
 export function shown(value: unknown): string {
-  if (typeof value !== "string") return JSON.stringify(value) ?? String(value);
-  return JSON.stringify(value.replace(/\/\/[^@/]*@/, "//***@"));
+  if (typeof value === "string") return JSON.stringify(redactUrl(value));
+  const text = JSON.stringify(value, (_key, v) => typeof v === "string" ? redactUrl(v) : v) ??
+    String(value);
+  // Keys too: YAML splits `https://admin: pw@host` (a space after the colon) into a mapping.
+  return redactUrlText(text);
 }
 
 /** An optional string; a secret's value never appears in the message. */

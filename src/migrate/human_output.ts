@@ -1,4 +1,4 @@
-import type { FileReport, Progress, RunReport } from "./run_report.ts";
+import type { ConnectionReport, ErrorKind, FileReport, Progress, RunReport } from "./run_report.ts";
 
 const LABEL: Record<string, string> = {
   apply: "apply",
@@ -37,11 +37,33 @@ function target(file: FileReport): string {
   return file.request === undefined ? "" : ` -> ${file.request}`;
 }
 
-/** The closing lines: the plan or status table when asked for, then one summary per connection. */
+const ERROR_PREFIX: Record<ErrorKind, string> = {
+  usage: "error",
+  config: "error",
+  plan: "error",
+  failure: "failed",
+  lock: "failed",
+  invalid: "invalid",
+  interrupted: "interrupted",
+};
+
+/**
+ * The closing lines: the plan or status table when asked for, then one line per configured
+ * connection (its summary, what `unlock` removed, or why it was skipped), the error, and the time.
+ * Never only the time: a run where nothing ran says so.
+ */
 export function humanSummary(report: RunReport): string[] {
   const lines: string[] = [];
   const listing = report.command === "status" || report.command === "validate";
   for (const c of report.connections) {
+    if (c.state !== "ran") {
+      lines.push(`${c.name}: ${c.state === "not-reached" ? "not run" : "skipped"} (${c.reason})`);
+      continue;
+    }
+    if (report.command === "unlock") {
+      lines.push(`${c.name}: ${unlocked(c)}`);
+      continue;
+    }
     if (listing || report.command === "dry-run") {
       lines.push(`${c.name}:`);
       if (c.files.length === 0) lines.push("  (no files)");
@@ -53,7 +75,6 @@ export function humanSummary(report: RunReport): string[] {
         );
       }
     }
-    if (report.command === "unlock") continue;
     const pending = c.files.filter((f) => f.action === "apply" || f.action === "reapply").length;
     const changed = c.files.filter((f) => f.action === "changed").length;
     const counts = [
@@ -63,9 +84,26 @@ export function humanSummary(report: RunReport): string[] {
     ].filter(Boolean).join(", ");
     lines.push(`${c.name}: ${counts}, ${c.requests} request(s), ${seconds(c.ms)}`);
   }
-  if (report.error) lines.push(`failed: ${report.error.message}`);
+  if (report.error) lines.push(`${ERROR_PREFIX[report.error.kind]}: ${report.error.message}`);
+  else if (!report.connections.some((c) => c.state === "ran")) {
+    lines.push(
+      report.connections.length === 0
+        ? "nothing ran: no connection is configured"
+        : "nothing ran: every configured connection was skipped",
+    );
+  }
   lines.push(`${report.error ? "stopped" : "done"} in ${seconds(report.ms)}`);
   return lines;
+}
+
+function unlocked(c: ConnectionReport): string {
+  if (c.unlocked === undefined || c.unlocked === "nothing") {
+    return `nothing to remove${c.note ? `: ${c.note}` : ""}`;
+  }
+  const { host, pid, owner, expires_at } = c.unlocked;
+  return `removed the lock of ${host} pid ${pid} (owner ${owner})${
+    expires_at ? `, expiring ${expires_at}` : ""
+  }`;
 }
 
 function seconds(ms: number): string {

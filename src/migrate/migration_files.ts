@@ -1,5 +1,6 @@
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { ConfigError } from "../config/config_error.ts";
 import { contentHash } from "./content_hash.ts";
 import { MigrationFileError } from "./migration_error.ts";
 
@@ -26,21 +27,41 @@ export function compareBytes(a: string, b: string): number {
 }
 
 /**
+ * Checks that the migrations root (`--sqlPath`) is a folder. A mistyped root would otherwise look
+ * like a root where no connection has files, and the run would succeed having done nothing.
+ */
+export async function requireMigrationsRoot(root: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    throw new ConfigError(
+      `the migrations root ${root} does not exist (--sqlPath; it holds one folder per connection)`,
+    );
+  }
+  if (!info.isDirectory()) {
+    throw new ConfigError(`the migrations root ${root} is not a folder (--sqlPath)`);
+  }
+}
+
+/**
  * Every file ending in `extension` under `dir`, sub-folders included, ordered by relative path
- * (byte order). A missing folder has no files. Symbolic links are refused, not followed, so that
- * a migration folder cannot reach outside itself or loop.
+ * (byte order); `undefined` when `dir` does not exist, which the caller reports (it is not the
+ * same as a folder without files). Symbolic links are refused, not followed, so that a migration
+ * folder cannot reach outside itself or loop.
  */
 export async function readMigrationFiles(
   dir: string,
   extension: string,
-): Promise<MigrationFile[]> {
+): Promise<MigrationFile[] | undefined> {
   const paths: string[] = [];
   try {
     if (!(await lstat(dir)).isDirectory()) {
       throw new MigrationFileError(dir, "is not a folder");
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
   const walk = async (rel: string) => {

@@ -1,6 +1,9 @@
 import type { Command } from "./command_line.ts";
+import type { RunnerIdentity } from "./runner_identity.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { notRun } from "./connection_outcomes.ts";
 import type { EnvLookup } from "../config/env.ts";
+import { RunInterrupted } from "./interruption.ts";
 import { LockNotAcquiredError } from "./lock_not_acquired.ts";
 import { MigrationFailure } from "./migration_failure.ts";
 import type {
@@ -10,6 +13,7 @@ import type {
   Progress,
   RunError,
   RunReport,
+  UnlockOutcome,
 } from "./run_report.ts";
 
 /** A file ready to run: its path under the connection's folder, its SHA-256, what it becomes. */
@@ -45,13 +49,15 @@ export interface MigrationTarget<F extends PlannedFile> {
   readRecords(): Promise<ReadonlyMap<string, string>>;
   /** Creates the records index or table when missing. */
   prepare(): Promise<void>;
-  /** Takes the migration lock, waiting up to `timeoutMs`, else throws LockNotAcquiredError. */
-  lock(timeoutMs: number, onWait: (holder: string) => void): Promise<void>;
-  /** Called after each file: a lock with a lease extends it. */
-  renew(): Promise<void>;
+  /**
+   * Takes the migration lock, waiting up to `timeoutMs`, else throws LockNotAcquiredError; a lock
+   * with a lease renews it on its own until {@linkcode MigrationTarget.release}. `signal` (Ctrl-C)
+   * ends the wait with a RunInterrupted.
+   */
+  lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void>;
   release(): Promise<void>;
-  /** `unlock`: removes a lock left by a runner that died, and says what it did. */
-  forceUnlock(): Promise<string>;
+  /** `unlock`: removes a lock left by a runner that died, and says what it removed. */
+  forceUnlock(): Promise<UnlockOutcome>;
   /** Runs the file and writes its record; throws a MigrationFailure naming what failed. */
   apply(file: F, executedAt: Date): Promise<Applied>;
   /** This target's own I/O errors (a refused connection, a rejected login) as a message. */
@@ -72,7 +78,7 @@ export interface MigrationRunOptions {
   readonly env: EnvLookup;
   readonly progress: Progress;
   /** Who runs, for whoever waits on the lock; SQL records `user@host` as `executed_by`. */
-  readonly identity: { host: string; pid: number; user?: string };
+  readonly identity: RunnerIdentity;
   /** Stops the run between two files (Ctrl-C); the lock is still released. */
   readonly signal?: AbortSignal;
 }
@@ -88,23 +94,44 @@ export interface RunnerOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Picks the connections to run: all enabled ones, or the one `--connection` names. */
+/** The connections a run selected, and a report entry for each configured one it left out. */
+export interface Selection<C> {
+  /** The connections to run, in configuration order. */
+  readonly selected: C[];
+  /** The others, each with its state and reason; the runners add the ones without a folder. */
+  readonly skipped: ConnectionReport[];
+}
+
+/**
+ * Picks the connections to run: all enabled ones, or the one `--connection` names (which must be
+ * enabled). Every other configured connection is reported as skipped, with the reason.
+ */
 export function selectEnabled<C extends { name: string; migrationsEnabled: boolean }>(
   all: readonly C[],
   name: string | undefined,
   kind: string,
-): C[] {
-  if (name === undefined) return all.filter((c) => c.migrationsEnabled);
-  const found = all.find((c) => c.name === name);
-  if (found === undefined) {
-    throw new ConfigError(
-      `--connection ${name}: no such ${kind} (configured: ${all.map((c) => c.name).join(", ")})`,
-    );
+): Selection<C> {
+  if (name !== undefined) {
+    const found = all.find((c) => c.name === name);
+    if (found === undefined) {
+      throw new ConfigError(
+        `--connection ${name}: no such ${kind} (configured: ${all.map((c) => c.name).join(", ")})`,
+      );
+    }
+    if (!found.migrationsEnabled) {
+      throw new ConfigError(`--connection ${name}: set migrations.enabled: true on it first`);
+    }
   }
-  if (!found.migrationsEnabled) {
-    throw new ConfigError(`--connection ${name}: set migrations.enabled: true on it first`);
+  const selected: C[] = [];
+  const skipped: ConnectionReport[] = [];
+  for (const c of all) {
+    if (name !== undefined && c.name !== name) {
+      skipped.push(notRun(c.name, "not-selected", `--connection ${name} was given`));
+    } else if (!c.migrationsEnabled) {
+      skipped.push(notRun(c.name, "disabled", "migrations.enabled is not true"));
+    } else selected.push(c);
   }
-  return [found];
+  return { selected, skipped };
 }
 
 /**
@@ -130,6 +157,7 @@ export async function runTargets<F extends PlannedFile>(
       const { target, files } = work[next];
       const entry: ConnectionReport = {
         name: target.name,
+        state: "ran",
         files: [],
         applied: 0,
         skipped: 0,
@@ -141,7 +169,7 @@ export async function runTargets<F extends PlannedFile>(
       try {
         await runTarget(target, files, entry, options);
       } catch (error) {
-        report.error = runError(error, target);
+        report.error = runError(error, target, options.signal);
         break;
       } finally {
         entry.requests = target.requests;
@@ -149,10 +177,21 @@ export async function runTargets<F extends PlannedFile>(
       }
     }
   } finally {
-    for (const { target } of work) await target.close();
+    await closeAll(work.map((w) => w.target), report.error !== undefined);
   }
   report.ms = Date.now() - started;
   return report;
+}
+
+// Every target is closed, even when closing another one fails; the first such error is thrown
+// once all are closed, unless the run already stopped for a better reason.
+async function closeAll<F extends PlannedFile>(
+  targets: readonly MigrationTarget<F>[],
+  stopped: boolean,
+): Promise<void> {
+  const closing = await Promise.allSettled(targets.map((target) => target.close()));
+  const failed = closing.find((c): c is PromiseRejectedResult => c.status === "rejected");
+  if (failed && !stopped) throw failed.reason;
 }
 
 async function runTarget<F extends PlannedFile>(
@@ -162,7 +201,9 @@ async function runTarget<F extends PlannedFile>(
   options: RunnerOptions,
 ): Promise<void> {
   if (options.command === "unlock") {
-    options.progress.notice(`${target.name}: ${await target.forceUnlock()}`);
+    const outcome = await target.forceUnlock();
+    entry.unlocked = outcome.unlocked;
+    if (outcome.note !== undefined) entry.note = outcome.note;
     return;
   }
   const decideAll = (records: ReadonlyMap<string, string>) => {
@@ -178,13 +219,19 @@ async function runTarget<F extends PlannedFile>(
   await target.lock(
     options.lockTimeoutMs,
     (holder) => options.progress.notice(`${target.name}: waiting for the lock of ${holder}`),
+    options.signal,
   );
+  let done = false;
   try {
     decideAll(await target.readRecords());
     warnChanged(target, entry, options.progress);
     await apply(target, files, entry, options);
+    done = true;
   } finally {
-    await target.release();
+    // A failing release must not hide why the run stopped.
+    await target.release().catch((error) => {
+      if (done) throw error;
+    });
   }
 }
 
@@ -237,11 +284,9 @@ async function apply<F extends PlannedFile>(
     const report = entry.files[i];
     if (!isPending(report)) continue;
     if (options.signal?.aborted) {
-      throw new MigrationFailure({
-        connection: target.name,
-        file: file.path,
-        reason: "interrupted before this file",
-      });
+      throw new RunInterrupted(
+        `connection "${target.name}": interrupted before ${file.path}; it and later files did not run`,
+      );
     }
     let outcome: Applied;
     try {
@@ -260,19 +305,29 @@ async function apply<F extends PlannedFile>(
     if (outcome.notice) report.notice = outcome.notice;
     options.progress.file(target.name, ++n, pending.length, report);
     if (report.notice) options.progress.notice(`${target.name}: ${report.notice}`);
-    await target.renew();
   }
 }
 
 // Failures of the run are reported; anything else is a bug and propagates.
-function runError<F extends PlannedFile>(error: unknown, target: MigrationTarget<F>): RunError {
+function runError<F extends PlannedFile>(
+  error: unknown,
+  target: MigrationTarget<F>,
+  signal: AbortSignal | undefined,
+): RunError {
   if (error instanceof MigrationFailure) {
     return { kind: "failure", message: error.message, ...error.detail };
   }
   if (error instanceof LockNotAcquiredError) {
     return { kind: "lock", message: error.message, connection: target.name };
   }
+  if (error instanceof RunInterrupted) {
+    return { kind: "interrupted", message: error.message, connection: target.name };
+  }
   const message = target.failure(error);
   if (message !== undefined) return { kind: "failure", message, connection: target.name };
+  // A driver's own abort error, from a request Ctrl-C cut short.
+  if (signal?.aborted) {
+    return { kind: "interrupted", message: "interrupted", connection: target.name };
+  }
   throw error;
 }

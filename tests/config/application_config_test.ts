@@ -24,17 +24,24 @@ describe("application.yml", () => {
     });
   });
 
-  it("names the variable, the file and the key when a variable is missing", async () => {
-    await withYaml("db:\n  password: ${DB_PASSWORD}\n", async (file) => {
+  it("names the variable, the file, the line and the key when a variable is missing", async () => {
+    await withYaml("db:\n  user: x\n  password: ${DB_PASSWORD}\n", async (file) => {
       await assert.rejects(bootstrap({ config: file, env: {} }), (e: unknown) => {
         assert.ok(e instanceof ConfigError);
-        assert.match(
+        assert.ok(
+          e.message.startsWith(
+            `${file}:3: db.password uses \${DB_PASSWORD}, which is not set`,
+          ),
           e.message,
-          /application\.yml: db\.password uses \$\{DB_PASSWORD\}, which is not set/,
         );
         return true;
       });
     });
+    // Given as an object there is no file, hence no line.
+    await assert.rejects(
+      bootstrap({ config: { db: { password: "${DB_PASSWORD}" } }, env: {} }),
+      (e: Error) => e.message.startsWith("config: db.password uses ${DB_PASSWORD}, which is not"),
+    );
   });
 
   it("names the file, line and column of a YAML syntax error", async () => {

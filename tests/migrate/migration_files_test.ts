@@ -33,7 +33,7 @@ describe("readMigrationFiles", () => {
       "é.json": "{}",
       "z.json": "{}",
     });
-    const files = await readMigrationFiles(dir, ".json");
+    const files = (await readMigrationFiles(dir, ".json"))!;
     assert.deepEqual(files.map((f) => f.path), [
       "B.json",
       "a/z.json",
@@ -51,7 +51,7 @@ describe("readMigrationFiles", () => {
       "crlf.json": '{\r\n"a": 1\r\n}',
       "bom.json": '\ufeff{\n"a": 1\n}',
     });
-    const files = await readMigrationFiles(dir, ".json");
+    const files = (await readMigrationFiles(dir, ".json"))!;
     const hash = (p: string) => files.find((f) => f.path === p)!.hash;
     assert.equal(hash("lf.json"), await contentHash(new TextEncoder().encode('{\n"a": 1\n}')));
     assert.match(hash("lf.json"), /^[0-9a-f]{64}$/);
@@ -59,9 +59,11 @@ describe("readMigrationFiles", () => {
     assert.notEqual(hash("lf.json"), hash("bom.json"));
   });
 
-  it("has no files for a missing folder, and refuses a file in place of the folder", async () => {
+  it("tells a missing folder from an empty one, and refuses a file in place of the folder", async () => {
     const dir = await folder({ "file.json": "{}" });
-    assert.deepEqual(await readMigrationFiles(join(dir, "absent"), ".json"), []);
+    assert.equal(await readMigrationFiles(join(dir, "absent"), ".json"), undefined);
+    await mkdir(join(dir, "empty"));
+    assert.deepEqual(await readMigrationFiles(join(dir, "empty"), ".json"), []);
     await assert.rejects(readMigrationFiles(join(dir, "file.json"), ".json"), MigrationFileError);
   });
 

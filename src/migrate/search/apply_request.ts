@@ -14,11 +14,14 @@ export interface ApplyOutcome {
 /**
  * Sends the request(s) a planned file stands for. Index creation checks existence first; an ISM
  * policy is read and then written with its sequence numbers, so a changed file really updates it.
+ * A template or policy upsert is safe to repeat on another host; an index creation or an
+ * envelope other than GET/HEAD is not. `signal` aborts the request in flight.
  */
 export async function applyRequest(
   client: SearchClient,
   request: SearchRequest,
   where: { connection: string; file: string },
+  signal?: AbortSignal,
 ): Promise<ApplyOutcome> {
   const fail = (method: string, path: string, response: SearchResponse): never => {
     throw new MigrationFailure({
@@ -32,17 +35,17 @@ export async function applyRequest(
 
   switch (request.kind) {
     case "index": {
-      const head = await client.send("HEAD", request.path);
+      const head = await client.send("HEAD", request.path, undefined, { signal });
       if (head.status === 200) return { result: "exists", status: 200 };
       if (head.status !== 404) fail("HEAD", request.path, head);
-      const put = await client.send("PUT", request.path, request.body);
+      const put = await client.send("PUT", request.path, request.body, { signal });
       if (!ok(put)) fail("PUT", request.path, put);
       return { result: "created", status: put.status };
     }
     case "policy": {
       // Read right before writing: ISM updates its own metadata after a create.
       for (let attempt = 0;; attempt++) {
-        const current = await client.send("GET", request.path);
+        const current = await client.send("GET", request.path, undefined, { signal });
         let path = request.path;
         if (current.status === 200) {
           const { _seq_no, _primary_term } = current.body as {
@@ -53,7 +56,8 @@ export async function applyRequest(
         } else if (current.status !== 404) {
           fail("GET", request.path, current);
         }
-        const put = await client.send("PUT", path, request.body);
+        // Sent twice, it writes the same policy again: the 409 below reads and writes once more.
+        const put = await client.send("PUT", path, request.body, { repeatable: true, signal });
         // A concurrent write between our read and write: read again, once.
         if (put.status === 409 && attempt === 0) continue;
         if (!ok(put)) fail("PUT", path, put);
@@ -68,7 +72,11 @@ export async function applyRequest(
       }
     }
     default: {
-      const response = await client.send(request.method, request.path, request.body);
+      const response = await client.send(request.method, request.path, request.body, {
+        // A template PUT replaces the whole template with the same body each time.
+        ...(request.kind === "template" ? { repeatable: true } : {}),
+        signal,
+      });
       if (!ok(response)) fail(request.method, request.path, response);
       return { result: "sent", status: response.status };
     }

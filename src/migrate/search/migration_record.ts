@@ -13,7 +13,17 @@ export interface MigrationRecord {
   readonly runner_version: string;
 }
 
-/** The record's document id: the url-encoded `connection/path`. */
-export function recordId(connection: string, path: string): string {
-  return encodeURIComponent(`${connection}/${path}`);
+/**
+ * The id of a new record: the SHA-256 (lowercase hex, 64 bytes) of `connection/path` in UTF-8.
+ * The url-encoded `connection/path` that earlier versions used outgrows OpenSearch's 512-byte id
+ * limit on a long or non-ASCII path; a hash never does. Connection names hold no `/`, so distinct
+ * pairs give distinct ids, and 64 hex digits never equal a lock's id (`lock-<connection>`).
+ * Records under the old ids stay valid: the store reads records by search, not by id.
+ */
+export async function recordId(connection: string, path: string): Promise<string> {
+  const bytes = new TextEncoder().encode(`${connection}/${path}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  let hex = "";
+  for (const b of digest) hex += b.toString(16).padStart(2, "0");
+  return hex;
 }

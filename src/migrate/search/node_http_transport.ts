@@ -1,5 +1,6 @@
 import { request } from "node:https";
 import { request as httpRequest } from "node:http";
+import { CONNECT_TIMEOUT_CODE } from "./send_failure.ts";
 import type { Transport, TransportOptions } from "./transport.ts";
 
 /**
@@ -39,11 +40,21 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
             resolve(new Response(body, { status: res.statusCode ?? 500, headers }));
           });
         });
-        // No socket activity for connect_timeout while connecting counts as unreachable.
-        req.on("timeout", () =>
-          req.destroy(new Error(`no connection within ${options.connectTimeoutMs / 1000} s`)));
-        req.on("socket", (socket) =>
-          socket.once("connect", () => req.setTimeout(0)));
+        // No connection within connect_timeout counts as unreachable: the request never left. A
+        // socket reused from the pool is connected already, and gets no such deadline (the
+        // request's own timeout still applies): its silence says nothing about the request.
+        req.on("socket", (socket) => {
+          if (!socket.connecting) return req.setTimeout(0);
+          socket.once("connect", () => req.setTimeout(0));
+        });
+        req.on("timeout", () => {
+          const connecting = req.socket?.connecting === true;
+          req.destroy(
+            Object.assign(new Error(`no connection within ${options.connectTimeoutMs / 1000} s`), {
+              ...(connecting ? { code: CONNECT_TIMEOUT_CODE } : {}),
+            }),
+          );
+        });
         req.on("error", reject);
         req.end(init.body as string | undefined);
       }),

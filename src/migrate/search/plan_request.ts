@@ -1,5 +1,6 @@
 import { JsonSyntaxError, parseJsonBytes } from "../json_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
+import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
 import type { SearchRequest } from "./search_request.ts";
 
 type Json = Record<string, unknown>;
@@ -17,13 +18,13 @@ const TEMPLATE_KEYS = new Set([
   "data_stream",
 ]);
 const SUFFIX = /-(template|policy|index)$/;
-// OpenSearch refuses these in index names; `..`-style names would also be path tricks.
-const BAD_INDEX_NAME = /[\\/*?"<>| ,#:]|^[_\-+]|^\.\.?$/;
 
 /**
  * Decides the request a migration file becomes (seed 4.4), without any I/O: an explicit envelope
- * first, then the `-template` / `-policy` file name, then the content. Throws a
- * {@linkcode MigrationFileError} naming the file for anything malformed or matching no rule.
+ * first, then the `-template` / `-policy` file name, then the content. Index and template names
+ * are lowercased (the cluster takes no other); a name the cluster would still refuse is refused
+ * here, before anything is sent. Throws a {@linkcode MigrationFileError} naming the file for
+ * anything malformed, matching no rule, or naming what the cluster refuses.
  *
  * @param path the file's path relative to its connection's folder
  * @param bytes the file's raw content
@@ -117,7 +118,12 @@ function checkPath(path: string, fail: (m: string) => never): void {
   }
 }
 
-function template(doc: Json, name: string, fail: (m: string) => never): SearchRequest {
+function template(doc: Json, stem: string, fail: (m: string) => never): SearchRequest {
+  const name = stem.toLowerCase();
+  const problem = templateNameProblem(name);
+  if (problem !== undefined) {
+    fail(`derives the template name "${name}", which OpenSearch refuses: it ${problem}`);
+  }
   const patterns = doc.index_patterns;
   if (patterns !== undefined) {
     const list = typeof patterns === "string" ? [patterns] : patterns;
@@ -150,6 +156,10 @@ function template(doc: Json, name: string, fail: (m: string) => never): SearchRe
 }
 
 function policy(doc: Json, name: string, fail: (m: string) => never): SearchRequest {
+  const problem = policyIdProblem(name);
+  if (problem !== undefined) {
+    fail(`derives the policy id "${name}", which OpenSearch refuses: it ${problem}`);
+  }
   let body: Json;
   if (Object.hasOwn(doc, "policy")) {
     if (!isObject(doc.policy)) fail(`"policy" must be a JSON object`);
@@ -170,9 +180,8 @@ function policy(doc: Json, name: string, fail: (m: string) => never): SearchRequ
 
 function index(doc: Json, name: string, fail: (m: string) => never): SearchRequest {
   const lower = name.toLowerCase();
-  if (BAD_INDEX_NAME.test(lower) || new TextEncoder().encode(lower).length > 255) {
-    fail(`"${lower}" is not a valid index name`);
-  }
+  const problem = indexNameProblem(lower);
+  if (problem !== undefined) fail(`"${lower}" is not a valid index name: it ${problem}`);
   for (const k of Object.keys(doc)) {
     if (!(INDEX_KEYS as readonly string[]).includes(k)) {
       fail(`has an unknown key "${k}" for an index (settings, mappings, aliases)`);

@@ -1,4 +1,5 @@
 import type { SearchConnection } from "./search_connection.ts";
+import { neverSent } from "./send_failure.ts";
 import type { Transport } from "./transport.ts";
 
 /** A cluster's answer: the status and the parsed JSON body (`undefined` when there is none). */
@@ -7,7 +8,10 @@ export interface SearchResponse {
   readonly body: unknown;
 }
 
-/** No host of a connection could be reached; names each host and the last cause. */
+/**
+ * A request got no answer: no host could be reached, or the one that took it gave no answer and
+ * the request was not safe to send elsewhere (the message then says it may have been applied).
+ */
 export class SearchTransportError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -15,14 +19,58 @@ export class SearchTransportError extends Error {
   }
 }
 
-/** The `type` and `reason` of an OpenSearch error body, or a short form of whatever came back. */
+/** How one request may be sent. */
+export interface SendOptions {
+  /**
+   * Whether sending it twice does no harm (a read, an upsert of the same body, a write guarded by
+   * sequence numbers): then a host that took it and gave no answer is left for the next one.
+   * Default: true for GET and HEAD only.
+   */
+  readonly repeatable?: boolean;
+  /** Aborts the request (the lock was lost, the run was interrupted); never retried elsewhere. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The `type` and `reason` of an OpenSearch error body, with the cause the cluster gives beneath
+ * them when the reason does not already say it, or a short form of whatever came back. A search's
+ * reason is often only "all shards failed": the shard's own reason is in `root_cause`,
+ * `failed_shards` or `caused_by`, and an empty `failed_shards` means no shard could be searched.
+ */
 export function errorDetail(body: unknown): string {
-  if (body !== null && typeof body === "object" && "error" in body) {
+  type Cause = { type?: unknown; reason?: unknown; caused_by?: unknown };
+  const isCause = (x: unknown): x is Cause =>
+    x !== null && typeof x === "object" && !Array.isArray(x);
+  const text = (c: Cause): string =>
+    [c.type, c.reason].filter((x) => typeof x === "string" && x !== "").join(": ");
+  if (isCause(body) && "error" in body) {
     const error = (body as { error: unknown }).error;
-    if (typeof error === "string") return error;
-    if (error !== null && typeof error === "object") {
-      const { type, reason } = error as { type?: unknown; reason?: unknown };
-      return [type, reason].filter((x) => typeof x === "string").join(": ");
+    if (typeof error === "string" && error !== "") return error;
+    if (isCause(error)) {
+      const top = text(error);
+      const { root_cause: roots, failed_shards: shards } = error as {
+        root_cause?: unknown;
+        failed_shards?: unknown;
+      };
+      let deepest: Cause | undefined;
+      // Bounded: a body is untrusted input, however unlikely a very deep chain is.
+      for (let c = error.caused_by, n = 0; isCause(c) && n < 32; c = c.caused_by, n++) deepest = c;
+      const cause = [
+        Array.isArray(roots) ? roots[0] : undefined,
+        Array.isArray(shards) && isCause(shards[0]) ? shards[0].reason : undefined,
+        deepest,
+      ].find((c): c is Cause => isCause(c) && text(c) !== "");
+      let extra: string | undefined;
+      if (cause !== undefined) {
+        const said = typeof cause.reason === "string" && cause.reason !== ""
+          ? cause.reason
+          : text(cause);
+        if (!top.includes(said)) extra = text(cause);
+      } else if (Array.isArray(shards) && shards.length === 0) {
+        extra = "no shard of the index was available";
+      }
+      if (extra !== undefined) return top === "" ? extra : `${top} (${extra})`;
+      if (top !== "") return top;
     }
   }
   if (body === undefined) return "no body";
@@ -30,9 +78,12 @@ export function errorDetail(body: unknown): string {
 }
 
 /**
- * Sends JSON requests to one connection: hosts in order, moving on only when a host cannot be
- * reached (refused, reset, DNS, timeout); an HTTP error status is an answer, returned as it is.
- * Credentials go only into the `Authorization` header, never into a message.
+ * Sends JSON requests to one connection. All hosts are nodes of one cluster, so a request a host
+ * took and did not answer may have been applied: the next host gets it only when it provably never
+ * left (connection refused, DNS, connect timeout) or is {@linkcode SendOptions.repeatable}.
+ * Otherwise the run stops, saying that the request may or may not have been applied. An HTTP
+ * error status is an answer, returned as it is. Credentials go only into the `Authorization`
+ * header, never into a message.
  */
 export class SearchClient {
   /** Requests sent so far, host retries included. */
@@ -54,34 +105,54 @@ export class SearchClient {
   }
 
   /** Sends one request; `path` starts with `/` and may carry a query. */
-  async send(method: string, path: string, body?: unknown): Promise<SearchResponse> {
+  async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: SendOptions = {},
+  ): Promise<SearchResponse> {
     const hosts = this.#connection.hosts;
+    const repeatable = options.repeatable ?? (method === "GET" || method === "HEAD");
     const headers = { ...this.#headers };
     let payload: string | undefined;
     if (body !== undefined) {
       payload = JSON.stringify(body);
       headers["content-type"] = "application/json";
     }
+    const request = `${method} ${path.split("?", 1)[0]}`;
     const causes: string[] = [];
     for (let i = 0; i < hosts.length; i++) {
       const index = (this.#preferred + i) % hosts.length;
       const url = join(hosts[index], path);
+      const timeout = AbortSignal.timeout(this.#connection.timeoutMs);
       this.requests++;
       let response: Response;
+      let text: string;
       try {
+        options.signal?.throwIfAborted();
         response = await this.#transport.fetch(url, {
           method,
           headers,
           body: payload,
           redirect: "manual",
-          signal: AbortSignal.timeout(this.#connection.timeoutMs),
+          signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
         });
+        // An answer cut off mid-body is no answer: the request was sent all the same.
+        text = await response.text();
       } catch (error) {
-        causes.push(`${hosts[index].origin}: ${describe(error, this.#connection.timeoutMs)}`);
+        if (options.signal?.aborted) throw options.signal.reason;
+        const cause = `${hosts[index].origin}: ${describe(error, this.#connection.timeoutMs)}`;
+        if (!repeatable && !neverSent(error)) {
+          throw new SearchTransportError(
+            `${request}: ${cause}; the request may or may not have been applied (it is not ` +
+              `sent to another host, where it could be applied twice)`,
+            { cause: error },
+          );
+        }
+        causes.push(cause);
         continue;
       }
       this.#preferred = index;
-      const text = await response.text();
       let parsed: unknown;
       if (text !== "") {
         try {
@@ -93,9 +164,7 @@ export class SearchClient {
       return { status: response.status, body: parsed };
     }
     throw new SearchTransportError(
-      `${method} ${path.split("?", 1)[0]}: no host of "${this.#connection.name}" answered (${
-        causes.join("; ")
-      })`,
+      `${request}: no host of "${this.#connection.name}" answered (${causes.join("; ")})`,
     );
   }
 }

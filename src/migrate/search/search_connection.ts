@@ -11,6 +11,8 @@ import {
 /** Seconds a request may take, and a connection may take to open, unless configured. */
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 5;
+/** Seconds a migration lock lives without renewal, unless `migrations.lock_lease` says otherwise. */
+export const DEFAULT_LOCK_LEASE_SECONDS = 120;
 /** Where the runner keeps its records (and its lock) on the cluster, unless configured. */
 export const DEFAULT_RECORDS_INDEX = "framework_migrations";
 
@@ -28,6 +30,8 @@ export interface SearchConnection {
   readonly proxy: URL | false | undefined;
   readonly migrationsEnabled: boolean;
   readonly recordsIndex: string;
+  /** How long the lock lives without renewal (`migrations.lock_lease`, seconds). */
+  readonly lockLeaseMs: number;
 }
 
 const RULES: EntryRules = {
@@ -42,7 +46,7 @@ const RULES: EntryRules = {
     "proxy",
     "migrations",
   ]),
-  migrationKeys: new Set(["enabled", "index"]),
+  migrationKeys: new Set(["enabled", "index", "lock_lease"]),
   kind: "connection",
   needs: "name and hosts",
 };
@@ -64,9 +68,7 @@ export function searchConnections(config: LoadedConfig, key: string): SearchConn
       const recordsIndex = migrations.index ?? DEFAULT_RECORDS_INDEX;
       if (typeof recordsIndex !== "string" || !INDEX_NAME.test(recordsIndex)) {
         throw new ConfigError(
-          `${at("migrations.index")} must be a lowercase index name, got ${
-            JSON.stringify(recordsIndex)
-          }`,
+          `${at("migrations.index")} must be a lowercase index name, got ${shown(recordsIndex)}`,
         );
       }
       let proxy: URL | false | undefined;
@@ -89,6 +91,7 @@ export function searchConnections(config: LoadedConfig, key: string): SearchConn
         proxy,
         migrationsEnabled: rest.migrationsEnabled,
         recordsIndex,
+        lockLeaseMs: lockLease(migrations.lock_lease, at("migrations.lock_lease")),
       };
     },
   );
@@ -113,6 +116,18 @@ function httpUrl(value: unknown, where: string, host: boolean): URL {
     throw new ConfigError(`${where} must not carry a query or a fragment`);
   }
   return url;
+}
+
+// A lease under a second could not be renewed in time by a runner on a slow network.
+function lockLease(value: unknown, where: string): number {
+  if (value === undefined || value === null) return DEFAULT_LOCK_LEASE_SECONDS * 1000;
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isFinite(n) || n < 1 || n > 86_400) {
+    throw new ConfigError(
+      `${where} must be a number of seconds from 1 to 86400, got ${shown(value)}`,
+    );
+  }
+  return Math.round(n * 1000);
 }
 
 // Values <= 0 fall back to the default, as in the original.

@@ -1,6 +1,8 @@
-import { LockNotAcquiredError } from "../lock_not_acquired.ts";
+import { pause, RunInterrupted } from "../interruption.ts";
+import { LOCK_POLL_MS, LockNotAcquiredError } from "../lock_not_acquired.ts";
 import { MigrationFailure } from "../migration_failure.ts";
-import { errorDetail, type SearchClient } from "./search_client.ts";
+import type { RunnerIdentity } from "../runner_identity.ts";
+import { errorDetail, type SearchClient, type SearchResponse } from "./search_client.ts";
 
 /** Who holds a lock, as stored in its document. */
 export interface LockHolder {
@@ -11,157 +13,404 @@ export interface LockHolder {
   readonly expires_at: string;
 }
 
-/** How long a lock lives without renewal: a crashed runner blocks others at most this long. */
-export const LOCK_LEASE_MS = 120_000;
-const POLL_MS = 250;
-
 interface Versioned {
   readonly seqNo: number;
   readonly primaryTerm: number;
+}
+
+/** What the lock document says, read with its version. */
+interface Observed extends Versioned {
+  readonly holder: Partial<Record<keyof LockHolder, unknown>>;
 }
 
 /**
  * One connection's migration lock: the document `lock-<connection>` in the records index,
  * created atomically with `_create` (409 when it exists), so two runners cannot both hold it.
  * Lock documents are only ever read by id, which is real-time: no request here waits for a refresh.
- * It names its owner and expires unless renewed; an expired lock is deleted with the sequence
- * numbers it was read with, so only one waiting runner can take it over.
+ *
+ * The holder renews its lease in the background every third of it, while files run; when a
+ * renewal finds the lock taken over (or the lease about to run out unrenewed), {@linkcode lost}
+ * aborts, and the runner stops without recording the file in flight. A waiting runner takes over a
+ * lock whose lease ran out, one whose document is malformed once it has stayed unchanged for a
+ * lease, and at once one whose holder ran on this host under a pid that is gone. A takeover
+ * deletes the document with the sequence numbers it was read with, so only one runner wins.
  */
 export class SearchLock {
   readonly #client: SearchClient;
   readonly #path: string;
   readonly #connection: string;
   readonly #owner = crypto.randomUUID();
-  readonly #identity: { host: string; pid: number };
+  readonly #identity: RunnerIdentity;
+  readonly #leaseMs: number;
   #held: Versioned | undefined;
-  #renewedAt = 0;
+  // When the document that holds the lock now was built: its expiry is this plus the lease.
+  #writtenAt = 0;
   #acquiredAt = "";
+  // The next renewal, and the moment this runner gives up the lock unless renewed before.
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #deadline: ReturnType<typeof setTimeout> | undefined;
+  // Aborts the renewal in flight (on release, or when the deadline passes).
+  #renewal: AbortController | undefined;
+  #lost = new AbortController();
 
   constructor(
     client: SearchClient,
     index: string,
     connection: string,
-    identity: { host: string; pid: number },
+    identity: RunnerIdentity,
+    leaseMs: number,
   ) {
     this.#client = client;
     this.#connection = connection;
     this.#path = `/${index}/_doc/${encodeURIComponent(`lock-${connection}`)}`;
     this.#identity = identity;
+    this.#leaseMs = leaseMs;
   }
 
-  /** Takes the lock, waiting up to `timeoutMs` while another runner holds it. */
-  async acquire(timeoutMs: number, onWait?: (holder: LockHolder) => void): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    this.#acquiredAt = new Date().toISOString();
-    let told = false;
-    const create = this.#path.replace("/_doc/", "/_create/");
-    for (;;) {
-      const created = await this.#client.send("PUT", create, this.#document());
-      if (created.status === 201 || created.status === 200) {
-        this.#held = versioned(created.body);
-        this.#renewedAt = Date.now();
-        return;
-      }
-      if (created.status !== 409) this.#fail(`PUT ${create}`, created.status, created.body);
-      const current = await this.#client.send("GET", this.#path);
-      if (current.status === 404) continue; // released in between: try again at once
-      if (current.status !== 200) this.#fail(`GET ${this.#path}`, current.status, current.body);
-      const holder = (current.body as { _source: LockHolder })._source;
-      if (Date.parse(holder.expires_at) < Date.now()) {
-        const v = versioned(current.body);
-        // Only the runner whose delete matches the version read takes over; others see 409.
-        await this.#client.send(
-          "DELETE",
-          `${this.#path}?if_seq_no=${v.seqNo}&if_primary_term=${v.primaryTerm}`,
-        );
-        continue;
-      }
-      if (Date.now() >= deadline) {
-        throw new LockNotAcquiredError(
-          `connection "${this.#connection}" is locked by ${describeHolder(holder)}; ` +
-            `waited ${timeoutMs / 1000} s (--lock-timeout). If that runner is gone, run "unlock".`,
-        );
-      }
-      if (!told) onWait?.(holder);
-      told = true;
-      await new Promise((r) =>
-        setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - Date.now())))
-      );
-    }
+  /** Aborts, with a {@linkcode MigrationFailure} as its reason, when the lock was lost. */
+  get lost(): AbortSignal {
+    return this.#lost.signal;
   }
 
   /**
-   * Extends the lease once a quarter of it has passed (so not a request per file); fails the run
-   * when the lock was lost (taken over after expiry).
+   * Takes the lock, waiting up to `timeoutMs` while another runner holds it, one look every
+   * {@linkcode LOCK_POLL_MS}. `signal` (Ctrl-C) ends the wait at once. Resolves to true when
+   * this runner took over the lock of another one (which may have died mid-run).
    */
-  async renew(): Promise<void> {
-    const held = this.#requireHeld();
-    if (Date.now() - this.#renewedAt < LOCK_LEASE_MS / 4) return;
-    const path = `${this.#path}?if_seq_no=${held.seqNo}&if_primary_term=${held.primaryTerm}`;
-    const response = await this.#client.send("PUT", path, this.#document());
-    if (response.status !== 200) {
-      this.#fail(`PUT ${this.#path}`, response.status, response.body, "lost the lock");
+  async acquire(
+    timeoutMs: number,
+    onWait?: (holder: LockHolder) => void,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    try {
+      return await this.#acquire(timeoutMs, onWait, signal);
+    } catch (error) {
+      // A request cut short by Ctrl-C ends the wait like the pause between two looks.
+      if (signal?.aborted) throw new RunInterrupted("interrupted while waiting for the lock");
+      throw error;
     }
-    this.#held = versioned(response.body);
-    this.#renewedAt = Date.now();
+  }
+
+  async #acquire(
+    timeoutMs: number,
+    onWait: ((holder: LockHolder) => void) | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    this.#acquiredAt = new Date().toISOString();
+    const create = this.#path.replace("/_doc/", "/_create/");
+    // A malformed lock, and since when it has not changed.
+    let malformed: { version: string; since: number } | undefined;
+    let told = false;
+    let again = false; // one immediate retry after a takeover or a release seen in between
+    let tookOver = false;
+    for (;;) {
+      signal?.throwIfAborted();
+      // Repeatable: a second _create after a lost answer gets 409 and finds its own owner below.
+      const writtenAt = Date.now();
+      const created = await this.#client.send("PUT", create, this.#document(writtenAt), {
+        repeatable: true,
+        signal,
+      });
+      let busy: string | undefined;
+      if (created.status === 201 || created.status === 200) {
+        this.#hold(this.#versioned(created, `PUT ${create}`), writtenAt);
+        return tookOver;
+      } else if (created.status === 409) {
+        const current = await this.#read(signal);
+        if (current === undefined) {
+          // Released in between: try again at once, but only once in a row.
+          if (!again) {
+            again = true;
+            continue;
+          }
+        } else if (current.holder.owner === this.#owner) {
+          this.#hold(current, writtenAt); // our own _create, answered on another host
+          return tookOver;
+        } else {
+          const expired = this.#expired(current, malformed);
+          if (expired === "malformed") {
+            const version = `${current.seqNo}/${current.primaryTerm}`;
+            if (malformed?.version !== version) malformed = { version, since: Date.now() };
+          }
+          if (expired === true) {
+            if (await this.#takeOver(current, signal)) {
+              tookOver = true;
+              if (!again) {
+                again = true;
+                continue;
+              }
+            }
+          } else if (!told) {
+            told = true;
+            onWait?.(holderOf(current.holder));
+          }
+          busy = describeHolder(holderOf(current.holder));
+        }
+      } else if (!transient(created.status)) {
+        this.#fail(`PUT ${create}`, created.status, created.body);
+      } else {
+        busy = `the cluster (HTTP ${created.status}: ${errorDetail(created.body)})`;
+      }
+      again = false;
+      if (Date.now() >= deadline) {
+        throw new LockNotAcquiredError(
+          `connection "${this.#connection}" is locked by ${busy ?? "another runner"}; ` +
+            `waited ${timeoutMs / 1000} s (--lock-timeout). If that runner is gone, run "unlock".`,
+        );
+      }
+      await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), signal, "waiting for the lock");
+    }
   }
 
   /** Lets go of the lock if this runner holds it. Never throws: it runs on every exit path. */
   async release(): Promise<void> {
+    this.#stopTimers();
+    this.#renewal?.abort();
     const held = this.#held;
     if (held === undefined) return;
     this.#held = undefined;
     try {
-      await this.#client.send(
-        "DELETE",
-        `${this.#path}?if_seq_no=${held.seqNo}&if_primary_term=${held.primaryTerm}`,
-      );
+      const deleted = await this.#client.send("DELETE", this.#conditional(held), undefined, {
+        repeatable: true,
+      });
+      if (deleted.status !== 409) return;
+      // A renewal that was in flight landed first: the lock is still ours, one version on.
+      const current = await this.#read();
+      if (current?.holder.owner !== this.#owner) return;
+      await this.#client.send("DELETE", this.#conditional(current), undefined, {
+        repeatable: true,
+      });
     } catch {
       // The lease runs out on its own.
     }
   }
 
-  /** Deletes the lock whoever holds it (the `unlock` command); returns the holder, if any. */
+  /**
+   * Deletes the lock whoever holds it (the `unlock` command), with the version it read, so the
+   * holder it returns is the one it removed; `undefined` when there was none.
+   */
   async forceRelease(): Promise<LockHolder | undefined> {
-    const current = await this.#client.send("GET", this.#path);
-    if (current.status === 404) return undefined;
-    if (current.status !== 200) this.#fail(`GET ${this.#path}`, current.status, current.body);
-    const response = await this.#client.send("DELETE", this.#path);
-    if (response.status !== 200 && response.status !== 404) {
-      this.#fail(`DELETE ${this.#path}`, response.status, response.body);
+    for (;;) {
+      const current = await this.#read();
+      if (current === undefined) return undefined;
+      const path = this.#conditional(current);
+      const response = await this.#client.send("DELETE", path, undefined, { repeatable: true });
+      if (response.status === 200) return holderOf(current.holder);
+      if (response.status === 404) return undefined;
+      // 409: renewed or taken over since it was read; remove what is there now.
+      if (response.status !== 409) {
+        this.#fail(`DELETE ${this.#path}`, response.status, response.body);
+      }
     }
-    return (current.body as { _source: LockHolder })._source;
   }
 
-  #document(): LockHolder {
-    const now = Date.now();
+  /** The lock document with its version, `undefined` when there is none. */
+  async #read(signal?: AbortSignal): Promise<Observed | undefined> {
+    const response = await this.#client.send("GET", this.#path, undefined, { signal });
+    if (response.status === 404) return undefined;
+    if (response.status !== 200) this.#fail(`GET ${this.#path}`, response.status, response.body);
+    const source = (response.body as { _source?: unknown })._source;
+    return {
+      ...this.#versioned(response, `GET ${this.#path}`),
+      holder: source !== null && typeof source === "object" ? source : {},
+    };
+  }
+
+  /**
+   * Whether the lock may be taken over: `true`, `false`, or `"malformed"` while a lock without a
+   * readable expiry has not yet stayed unchanged for a lease.
+   */
+  #expired(
+    current: Observed,
+    malformed: { version: string; since: number } | undefined,
+  ): boolean | "malformed" {
+    const { host, pid, expires_at } = current.holder;
+    if (
+      host === this.#identity.host && typeof pid === "number" && pid !== this.#identity.pid &&
+      this.#identity.processGone?.(pid) === true
+    ) {
+      return true;
+    }
+    const expires = typeof expires_at === "string" ? Date.parse(expires_at) : NaN;
+    if (!Number.isNaN(expires)) return expires < Date.now();
+    const version = `${current.seqNo}/${current.primaryTerm}`;
+    if (malformed?.version === version && Date.now() - malformed.since >= this.#leaseMs) {
+      return true;
+    }
+    return "malformed";
+  }
+
+  /** Deletes an expired lock as read; true when this runner's delete removed it. */
+  async #takeOver(current: Observed, signal: AbortSignal | undefined): Promise<boolean> {
+    const path = this.#conditional(current);
+    const deleted = await this.#client.send("DELETE", path, undefined, {
+      repeatable: true,
+      signal,
+    });
+    if (deleted.status === 200) return true;
+    // Another runner took it over (or released it) first.
+    if (deleted.status === 404 || deleted.status === 409 || transient(deleted.status)) return false;
+    this.#fail(
+      `DELETE ${this.#path}`,
+      deleted.status,
+      deleted.body,
+      `the lock of ${describeHolder(holderOf(current.holder))} has expired, but removing it ` +
+        `was refused (this user needs the right to delete documents of the records index)`,
+    );
+  }
+
+  #hold(version: Versioned, writtenAt: number): void {
+    this.#held = version;
+    this.#lost = new AbortController();
+    this.#renewed(version, writtenAt);
+  }
+
+  // A renewal every third of the lease; the lock is given up at three quarters of it unless a
+  // renewal succeeded by then, whatever a renewal in flight is still waiting for, so that this
+  // runner stops before another one may take the lock over.
+  #renewed(version: Versioned, writtenAt: number): void {
+    this.#held = version;
+    this.#writtenAt = writtenAt;
+    if (this.#deadline !== undefined) clearTimeout(this.#deadline);
+    this.#deadline = unref(setTimeout(
+      () =>
+        this.#lose(
+          this.#failure(
+            `PUT ${this.#path}`,
+            undefined,
+            `could not renew the lock within ${(this.#leaseMs * 3) / 4000} s (3/4 of ` +
+              `migrations.lock_lease); another runner may take it over`,
+          ),
+        ),
+      writtenAt + (this.#leaseMs * 3) / 4 - Date.now(),
+    ));
+    this.#scheduleRenewal();
+  }
+
+  #scheduleRenewal(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = unref(setTimeout(() => void this.#renew(), this.#leaseMs / 3));
+  }
+
+  #stopTimers(): void {
+    clearTimeout(this.#timer);
+    clearTimeout(this.#deadline);
+    this.#timer = this.#deadline = undefined;
+  }
+
+  #lose(reason: MigrationFailure): void {
+    if (this.#held === undefined) return;
+    this.#held = undefined;
+    this.#stopTimers();
+    this.#renewal?.abort();
+    this.#lost.abort(reason);
+  }
+
+  // Runs in the background while files run; never throws. A failed renewal is tried again a
+  // third of the lease later, until the deadline gives the lock up.
+  async #renew(): Promise<void> {
+    const held = this.#held;
+    if (held === undefined) return;
+    const request = `PUT ${this.#path}`;
+    const controller = new AbortController();
+    this.#renewal = controller;
+    const writtenAt = Date.now();
+    try {
+      const response = await this.#client.send(
+        "PUT",
+        this.#conditional(held),
+        this.#document(writtenAt),
+        { repeatable: true, signal: controller.signal },
+      );
+      if (this.#held !== held) return; // released or given up meanwhile
+      if (response.status === 200 || response.status === 201) {
+        return this.#renewed(this.#versioned(response, request), writtenAt);
+      }
+      if (response.status === 409 || response.status === 404) {
+        // Our own renewal may have gone through on a host that did not answer: look.
+        const current = await this.#read(controller.signal);
+        if (this.#held !== held) return;
+        if (current?.holder.owner === this.#owner) return this.#renewed(current, writtenAt);
+        return this.#lose(this.#failure(
+          request,
+          response.status,
+          current === undefined
+            ? 'lost the lock: its document was deleted ("unlock", or a runner that took it over)'
+            : `lost the lock: it was taken over by ${describeHolder(holderOf(current.holder))}`,
+        ));
+      }
+    } catch {
+      // Unreachable or cut short: tried again below, until the deadline.
+    } finally {
+      if (this.#renewal === controller) this.#renewal = undefined;
+    }
+    if (this.#held === held) this.#scheduleRenewal();
+  }
+
+  #conditional(v: Versioned): string {
+    return `${this.#path}?if_seq_no=${v.seqNo}&if_primary_term=${v.primaryTerm}`;
+  }
+
+  #document(now: number): LockHolder {
     return {
       owner: this.#owner,
       host: this.#identity.host,
       pid: this.#identity.pid,
       acquired_at: this.#acquiredAt || new Date(now).toISOString(),
-      expires_at: new Date(now + LOCK_LEASE_MS).toISOString(),
+      expires_at: new Date(now + this.#leaseMs).toISOString(),
     };
   }
 
-  #requireHeld(): Versioned {
-    if (this.#held === undefined) throw new Error("the lock is not held");
-    return this.#held;
+  #failure(request: string, status: number | undefined, reason: string): MigrationFailure {
+    return new MigrationFailure({
+      connection: this.#connection,
+      request,
+      ...(status === undefined ? {} : { status }),
+      reason,
+    });
+  }
+
+  #versioned(response: SearchResponse, request: string): Versioned {
+    const b = response.body as { _seq_no?: unknown; _primary_term?: unknown } | undefined;
+    if (typeof b?._seq_no !== "number" || typeof b._primary_term !== "number") {
+      this.#fail(request, response.status, response.body, "the answer has no _seq_no");
+    }
+    return { seqNo: b._seq_no, primaryTerm: b._primary_term };
   }
 
   #fail(request: string, status: number, body: unknown, what = "could not take the lock"): never {
-    throw new MigrationFailure({
-      connection: this.#connection,
-      request,
-      status,
-      reason: `${what}: ${errorDetail(body)}`,
-    });
+    throw this.#failure(request, status, `${what}: ${errorDetail(body)}`);
   }
 }
 
-function versioned(body: unknown): Versioned {
-  const b = body as { _seq_no: number; _primary_term: number };
-  return { seqNo: b._seq_no, primaryTerm: b._primary_term };
+// Overloaded or starting up: worth another look at the next poll.
+function transient(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+function holderOf(source: Partial<Record<keyof LockHolder, unknown>>): LockHolder {
+  const text = (v: unknown) => typeof v === "string" ? v : "?";
+  return {
+    owner: text(source.owner),
+    host: text(source.host),
+    pid: typeof source.pid === "number" ? source.pid : -1,
+    acquired_at: text(source.acquired_at),
+    expires_at: text(source.expires_at),
+  };
+}
+
+// A forgotten renewal timer must not keep the process alive.
+function unref(
+  timer: ReturnType<typeof setTimeout>,
+): ReturnType<typeof setTimeout> {
+  const t = timer as unknown as { unref?: () => void };
+  if (typeof t.unref === "function") t.unref();
+  else {
+    const deno = (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno;
+    deno?.unrefTimer(timer as unknown as number);
+  }
+  return timer;
 }
 
 /** `host pid N (owner …), expires at …`. */

@@ -1,10 +1,13 @@
 import { join } from "node:path";
 import { ConfigError } from "../../config/config_error.ts";
-import { readMigrationFiles } from "../migration_files.ts";
+import { completeReport, notRun } from "../connection_outcomes.ts";
+import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
 import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
+import { planFor } from "../plan_error.ts";
 import type { RunReport } from "../run_report.ts";
 import { planRequest } from "./plan_request.ts";
 import { loadSearchConnections } from "./search_config.ts";
+import type { SearchConnection } from "./search_connection.ts";
 import { type SearchFile, SearchTarget } from "./search_target.ts";
 import { runtimeTransport, type Transport, type TransportFactory } from "./transport.ts";
 
@@ -14,29 +17,42 @@ export interface SearchRunOptions extends MigrationRunOptions {
 }
 
 /**
- * Runs the search migrations: reads the config, plans every file of every selected connection
- * (nothing is sent while any file is malformed), makes every transport, then hands the
- * connections to the shared runner, which applies files in order and writes each record as soon
- * as its file succeeded.
+ * Runs the search migrations: reads the config, checks the migrations root, plans every file of
+ * every selected connection (nothing is sent while any file is malformed; a connection without a
+ * folder is reported and not contacted), makes every transport, then hands the connections to the
+ * shared runner, which applies files in order and writes each record as soon as its file
+ * succeeded. The report lists every configured connection.
  */
 export async function runSearchMigrations(options: SearchRunOptions): Promise<RunReport> {
-  const connections = selectEnabled(
-    await loadSearchConnections(options.configDir, options.env),
-    options.connection,
-    "connection",
-  );
+  const configured = await loadSearchConnections(options.configDir, options.env);
+  // Removing a lock must not depend on the files; anything else needs the migrations root.
+  const unlock = options.command === "unlock";
+  if (!unlock) await requireMigrationsRoot(options.migrationsRoot);
+  const { selected, skipped } = selectEnabled(configured, options.connection, "connection");
+  const connections: SearchConnection[] = [];
   const plans = new Map<string, SearchFile[]>();
-  for (const connection of connections) {
-    if (options.command === "unlock") break; // removing a lock must not depend on the files
-    const files = await readMigrationFiles(join(options.migrationsRoot, connection.name), ".json");
-    plans.set(
+  for (const connection of selected) {
+    if (unlock) {
+      connections.push(connection);
+      continue;
+    }
+    const folder = join(options.migrationsRoot, connection.name);
+    const planned = await planFor(
       connection.name,
-      files.map((f) => {
-        const searchRequest = planRequest(f.path, f.bytes);
-        const request = `${searchRequest.method} ${searchRequest.path}`;
-        return { path: f.path, hash: f.hash, request, searchRequest };
-      }),
+      async () =>
+        (await readMigrationFiles(folder, ".json"))?.map((f): SearchFile => {
+          const searchRequest = planRequest(f.path, f.bytes);
+          const request = `${searchRequest.method} ${searchRequest.path}`;
+          return { path: f.path, hash: f.hash, request, searchRequest };
+        }),
     );
+    // No folder: nothing to apply, so nothing is sent to it (not even a read).
+    if (planned === undefined) {
+      skipped.push(notRun(connection.name, "no-folder", `no folder ${folder}`));
+    } else {
+      connections.push(connection);
+      plans.set(connection.name, planned);
+    }
   }
   // Every transport is made before the first request: a setting the runtime cannot honour is a
   // configuration error, found before anything is sent.
@@ -52,11 +68,12 @@ export async function runSearchMigrations(options: SearchRunOptions): Promise<Ru
       });
     }
   }
-  return await runTargets(
+  const report = await runTargets(
     connections.map((connection, i) => ({
       target: new SearchTarget(connection, transports[i], options.identity),
       files: plans.get(connection.name) ?? [],
     })),
     { ...options, dryRun: options.dryRun ?? false },
   );
+  return completeReport(report, configured.map((c) => c.name), skipped, options.signal);
 }

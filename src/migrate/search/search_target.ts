@@ -1,6 +1,7 @@
 import { VERSION } from "../../version.ts";
 import type { Applied, MigrationTarget, PlannedFile } from "../migration_runner.ts";
 import { MigrationFailure } from "../migration_failure.ts";
+import type { UnlockOutcome } from "../run_report.ts";
 import { applyRequest } from "./apply_request.ts";
 import { RecordStore } from "./record_store.ts";
 import { SearchClient, SearchTransportError } from "./search_client.ts";
@@ -8,6 +9,7 @@ import type { SearchConnection } from "./search_connection.ts";
 import { describeHolder, SearchLock } from "./search_lock.ts";
 import type { SearchRequest } from "./search_request.ts";
 import type { Transport } from "./transport.ts";
+import type { RunnerIdentity } from "../runner_identity.ts";
 
 /** A planned search migration file: the request it becomes. */
 export interface SearchFile extends PlannedFile {
@@ -24,16 +26,23 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly #lock: SearchLock;
   readonly #transport: Transport;
 
-  constructor(
-    connection: SearchConnection,
-    transport: Transport,
-    identity: { host: string; pid: number },
-  ) {
+  constructor(connection: SearchConnection, transport: Transport, identity: RunnerIdentity) {
     this.name = connection.name;
     this.#transport = transport;
     this.#client = new SearchClient(connection, transport);
-    this.#store = new RecordStore(this.#client, connection.recordsIndex, connection.name);
-    this.#lock = new SearchLock(this.#client, connection.recordsIndex, connection.name, identity);
+    this.#store = new RecordStore(
+      this.#client,
+      connection.recordsIndex,
+      connection.name,
+      connection.timeoutMs,
+    );
+    this.#lock = new SearchLock(
+      this.#client,
+      connection.recordsIndex,
+      connection.name,
+      identity,
+      connection.lockLeaseMs,
+    );
   }
 
   get requests(): number {
@@ -49,12 +58,18 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     return this.#store.ensureIndex();
   }
 
-  lock(timeoutMs: number, onWait: (holder: string) => void): Promise<void> {
-    return this.#lock.acquire(timeoutMs, (holder) => onWait(describeHolder(holder)));
-  }
-
-  renew(): Promise<void> {
-    return this.#lock.renew();
+  async lock(
+    timeoutMs: number,
+    onWait: (holder: string) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const tookOver = await this.#lock.acquire(
+      timeoutMs,
+      (holder) => onWait(describeHolder(holder)),
+      signal,
+    );
+    // The records are read again next: a runner that died may have written some unrefreshed.
+    if (tookOver) await this.#store.refresh();
   }
 
   async release(): Promise<void> {
@@ -63,25 +78,35 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     await this.#lock.release();
   }
 
-  async forceUnlock(): Promise<string> {
+  async forceUnlock(): Promise<UnlockOutcome> {
     const holder = await this.#lock.forceRelease();
-    return holder ? `removed the lock of ${describeHolder(holder)}` : "no lock to remove";
+    if (holder === undefined) return { unlocked: "nothing" };
+    // The documented fields only: the report keeps its shape whatever else the document holds.
+    const { owner, host, pid, acquired_at, expires_at } = holder;
+    return { unlocked: { owner, host, pid, acquired_at, expires_at } };
   }
 
   async apply(file: SearchFile, executedAt: Date): Promise<Applied> {
+    // Aborts the request in flight when a background renewal finds the lock lost.
+    const lost = this.#lock.lost;
     let outcome;
     try {
-      outcome = await applyRequest(this.#client, file.searchRequest, {
-        connection: this.name,
-        file: file.path,
-      });
+      outcome = await applyRequest(
+        this.#client,
+        file.searchRequest,
+        { connection: this.name, file: file.path },
+        lost,
+      );
     } catch (error) {
+      if (lost.aborted) throw this.#lockLost(file, lost.reason);
       if (!(error instanceof SearchTransportError)) throw error;
       throw new MigrationFailure(
         { connection: this.name, file: file.path, request: file.request, reason: error.message },
         { cause: error },
       );
     }
+    // Another runner may hold the lock now: recording the file could hide that it ran twice.
+    if (lost.aborted) throw this.#lockLost(file, lost.reason);
     const ms = Date.now() - executedAt.getTime();
     await this.#store.write({
       migration_path: file.path,
@@ -93,6 +118,17 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       runner_version: VERSION,
     });
     return { ...outcome, ms };
+  }
+
+  #lockLost(file: SearchFile, reason: unknown): MigrationFailure {
+    const why = reason instanceof MigrationFailure ? reason.detail.reason : String(reason);
+    return new MigrationFailure({
+      connection: this.name,
+      file: file.path,
+      request: file.request,
+      reason: `${why}; stopped at once: this file may or may not have been applied, and it is ` +
+        `not recorded (the next run applies it again)`,
+    }, { cause: reason });
   }
 
   failure(error: unknown): string | undefined {

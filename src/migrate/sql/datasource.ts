@@ -19,8 +19,9 @@ export interface Datasource {
   readonly name: string;
   readonly kind: DatabaseKind;
   /**
-   * SQLite: the database file (absolute) or `:memory:`. Others: the URL without credentials,
-   * safe to print.
+   * SQLite: the database file (absolute) or `:memory:`. Others: the URL without credentials
+   * (userinfo, `?user=`, `?password=`); printed through `redactUrl` all the same, for any other
+   * secret parameter a driver takes.
    */
   readonly location: string;
   readonly username?: string;
@@ -46,8 +47,9 @@ const SCHEMES: Record<string, DatabaseKind> = {
 
 /**
  * Reads the `datasource` list of a loaded configuration. SQLite paths are relative to the
- * working directory, as every SQLite tool takes them. Credentials may sit in the URL or in
- * `username`/`password` (which win); the password never appears in a message.
+ * working directory, as every SQLite tool takes them. Credentials may sit in the URL (userinfo,
+ * `?user=`, `?password=`) or in `username`/`password` (which win); the password never appears in
+ * a message.
  */
 export function datasources(config: LoadedConfig, key: string, cwd: string): Datasource[] {
   return connectionEntries(config, key, RULES).map((entry) => {
@@ -98,12 +100,30 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
     if (kind === "mysql" && parsed.pathname.length <= 1) {
       throw new ConfigError(`${at("url")} must name the database: mysql://host:3306/<database>`);
     }
+    // `?user=` and `?password=` are credentials as much as a userinfo is (and win over it, as in
+    // node-postgres). All leave the URL: it is printed ("cannot connect to <location>"), and
+    // mysql2 would ignore them there anyway.
+    const query = parsed.searchParams;
+    const decoded = (part: string) => {
+      try {
+        return part ? decodeURIComponent(part) : undefined;
+      } catch (error) {
+        throw new ConfigError(
+          `${at("url")}: the user name or password is not valid percent-encoding (write % as %25)`,
+          { cause: error },
+        );
+      }
+    };
     const fromUrl = {
-      ...credentials(parsed.username ? decodeURIComponent(parsed.username) : undefined, "username"),
-      ...credentials(parsed.password ? decodeURIComponent(parsed.password) : undefined, "password"),
+      ...credentials(decoded(parsed.username), "username"),
+      ...credentials(decoded(parsed.password), "password"),
+      ...credentials(query.get("user") ?? undefined, "username"),
+      ...credentials(query.get("password") ?? undefined, "password"),
     };
     parsed.username = "";
     parsed.password = "";
+    // Only when present: deleting re-encodes the whole query.
+    for (const k of ["user", "password"]) if (query.has(k)) query.delete(k);
     return { ...fromUrl, ...base, kind, location: parsed.href };
   });
 }

@@ -1,4 +1,7 @@
 import mysql from "mysql2";
+import { pause } from "../interruption.ts";
+import { LOCK_POLL_MS } from "../lock_not_acquired.ts";
+import { redactUrl, redactUrlText } from "../../config/redact.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
@@ -47,7 +50,12 @@ export class MysqlDatabase implements SqlDatabase {
     return new Map(rows.map((r) => [r.migration_path, r.content_hash]));
   }
 
-  async lock(table: string, timeoutMs: number, onWait: (holder: string) => void): Promise<void> {
+  async lock(
+    table: string,
+    timeoutMs: number,
+    onWait: (holder: string) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
     // Lock names are server-wide: the database's name keeps two databases apart.
     const [{ name }] = await this.#query<{ name: string }>(
       "SELECT LEFT(CONCAT('thaw:', DATABASE(), '.', ?), 64) AS name",
@@ -58,16 +66,22 @@ export class MysqlDatabase implements SqlDatabase {
         (await this.#query<{ got: number }>("SELECT GET_LOCK(?, ?) AS got", [name, seconds]))[0]
           .got,
       ) === 1;
-    if (!await take(0)) {
-      const [{ id }] = await this.#query<{ id: number | null }>(
-        "SELECT IS_USED_LOCK(?) AS id",
-        [name],
-      );
-      const holder = id === null ? "another session" : `connection ${id}`;
-      onWait(holder);
-      if (!await take(timeoutMs / 1000)) {
+    const deadline = Date.now() + timeoutMs;
+    let holder: string | undefined;
+    // Polled rather than one GET_LOCK(name, timeout): a server-side wait cannot be interrupted.
+    while (!await take(0)) {
+      if (holder === undefined) {
+        const [{ id }] = await this.#query<{ id: number | null }>(
+          "SELECT IS_USED_LOCK(?) AS id",
+          [name],
+        );
+        holder = id === null ? "another session" : `connection ${id}`;
+        onWait(holder);
+      }
+      if (Date.now() >= deadline) {
         throw serverLockTimeout(this.#datasource.name, holder, timeoutMs);
       }
+      await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), signal, "waiting for the lock");
     }
     this.#lockName = name;
     await this.#query(`CREATE TABLE IF NOT EXISTS \`${table}\` (
@@ -132,8 +146,11 @@ export class MysqlDatabase implements SqlDatabase {
       );
     } catch (error) {
       connection.destroy();
+      // The driver's text may quote the connection settings: masked, the password too.
       throw new DatabaseError(
-        `cannot connect to ${d.location}: ${describe(error as MysqlError)}`,
+        `cannot connect to ${redactUrl(d.location)}: ${
+          describe(error as MysqlError, [d.password])
+        }`,
         { cause: error },
       );
     }
@@ -158,6 +175,10 @@ export class MysqlDatabase implements SqlDatabase {
   }
 }
 
-function describe(error: MysqlError): string {
-  return `${error.message || String(error)}${error.code ? ` (${error.code})` : ""}`;
+/** The driver's error for a message, with any URL credentials and the given secrets masked. */
+function describe(error: MysqlError, secrets: readonly (string | undefined)[] = []): string {
+  return redactUrlText(
+    `${error.message || String(error)}${error.code ? ` (${error.code})` : ""}`,
+    secrets,
+  );
 }

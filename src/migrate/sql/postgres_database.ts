@@ -1,5 +1,8 @@
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
+import { pause } from "../interruption.ts";
+import { LOCK_POLL_MS } from "../lock_not_acquired.ts";
+import { redactUrl, redactUrlText } from "../../config/redact.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
@@ -12,7 +15,6 @@ import {
 } from "./sql_database.ts";
 
 const CONNECT_TIMEOUT_MS = 10_000;
-const POLL_MS = 250;
 
 // `handleCommandComplete` is the per-statement hook of pg's Query (its protocol handlers are what
 // submittables such as pg-cursor implement); the published types leave it out.
@@ -57,7 +59,12 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async readRecords(table: string): Promise<Map<string, string>> {
-    const exists = await this.#query<{ t: string | null }>("SELECT to_regclass($1) AS t", [table]);
+    // Quoted as CREATE TABLE quotes it: unquoted, to_regclass folds Audit_Migrations to lower case
+    // and never finds the table, which the next run then fails to create again.
+    const exists = await this.#query<{ t: string | null }>(
+      "SELECT to_regclass(quote_ident($1)) AS t",
+      [table],
+    );
     if (exists[0].t === null) return new Map();
     const rows = await this.#query<{ migration_path: string; content_hash: string }>(
       `SELECT migration_path, content_hash FROM "${table}"`,
@@ -65,7 +72,12 @@ export class PostgresDatabase implements SqlDatabase {
     return new Map(rows.map((r) => [r.migration_path, r.content_hash]));
   }
 
-  async lock(table: string, timeoutMs: number, onWait: (holder: string) => void): Promise<void> {
+  async lock(
+    table: string,
+    timeoutMs: number,
+    onWait: (holder: string) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const key = await lockKey(table);
     const deadline = Date.now() + timeoutMs;
     let holder: string | undefined;
@@ -83,7 +95,7 @@ export class PostgresDatabase implements SqlDatabase {
       if (Date.now() >= deadline) {
         throw serverLockTimeout(this.#datasource.name, holder, timeoutMs);
       }
-      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, deadline - Date.now())));
+      await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), signal, "waiting for the lock");
     }
     this.#lockKey = key;
     await this.#query(`CREATE TABLE IF NOT EXISTS "${table}" (
@@ -170,8 +182,9 @@ export class PostgresDatabase implements SqlDatabase {
     try {
       await client.connect();
     } catch (error) {
+      // The driver's text may quote the connection settings: masked, the password too.
       throw new DatabaseError(
-        `cannot connect to ${d.location}: ${describe(error as PgError)}`,
+        `cannot connect to ${redactUrl(d.location)}: ${describe(error as PgError, [d.password])}`,
         { cause: error },
       );
     }
@@ -190,13 +203,17 @@ export class PostgresDatabase implements SqlDatabase {
   }
 }
 
-function describe(error: PgError): string {
+/** The driver's error for a message, with any URL credentials and the given secrets masked. */
+function describe(error: PgError, secrets: readonly (string | undefined)[] = []): string {
   const code = error.code && /^[0-9A-Z]{5}$/.test(error.code) ? ` (SQLSTATE ${error.code})` : "";
-  return [
-    `${error.message || error.code || String(error)}${code}`,
-    error.detail && `detail: ${error.detail}`,
-    error.hint && `hint: ${error.hint}`,
-  ].filter(Boolean).join("; ");
+  return redactUrlText(
+    [
+      `${error.message || error.code || String(error)}${code}`,
+      error.detail && `detail: ${error.detail}`,
+      error.hint && `hint: ${error.hint}`,
+    ].filter(Boolean).join("; "),
+    secrets,
+  );
 }
 
 // One advisory-lock key per records table: the first 8 bytes of a SHA-256, as a signed bigint.

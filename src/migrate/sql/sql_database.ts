@@ -43,8 +43,16 @@ export interface SqlDatabase {
   readonly queries: number;
   /** The records, path to hash; empty when the table does not exist yet (nothing is created). */
   readRecords(table: string): Promise<Map<string, string>>;
-  /** Takes the run's lock (waiting up to `timeoutMs`), then creates the table when missing. */
-  lock(table: string, timeoutMs: number, onWait: (holder: string) => void): Promise<void>;
+  /**
+   * Takes the run's lock (waiting up to `timeoutMs`; `signal` ends the wait with a
+   * RunInterrupted), then creates the table when missing.
+   */
+  lock(
+    table: string,
+    timeoutMs: number,
+    onWait: (holder: string) => void,
+    signal?: AbortSignal,
+  ): Promise<void>;
   unlock(): Promise<void>;
   /**
    * Runs `text` and inserts its record, in one transaction where the database allows, and returns

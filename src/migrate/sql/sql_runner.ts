@@ -2,8 +2,10 @@ import { join } from "node:path";
 import process from "node:process";
 import { decodeFileText } from "../file_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
-import { readMigrationFiles } from "../migration_files.ts";
+import { completeReport, notRun } from "../connection_outcomes.ts";
+import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
 import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
+import { planFor } from "../plan_error.ts";
 import type { RunReport } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import { MysqlDatabase } from "./mysql_database.ts";
@@ -20,39 +22,49 @@ export interface SqlRunOptions extends MigrationRunOptions {
 }
 
 /**
- * Runs the SQL migrations: reads the datasources, reads every `.sql` file of every selected
- * datasource (nothing runs while one is not UTF-8), then hands the datasources to the shared
- * runner. Each file runs once, through the driver's multi-statement support; its record is
- * written in the same transaction where the database has transactional DDL.
+ * Runs the SQL migrations: reads the datasources, checks the migrations root, reads every `.sql`
+ * file of every selected datasource (nothing runs while one is not UTF-8; a datasource without a
+ * folder is reported and not opened), then hands the datasources to the shared runner; the report
+ * lists every configured datasource. Each file runs once, through the driver's multi-statement
+ * support; its record is written in the same transaction where the database has transactional DDL.
  */
 export async function runSqlMigrations(options: SqlRunOptions): Promise<RunReport> {
-  const selected = selectEnabled(
-    await loadDatasources(
-      options.configDir,
-      options.migrationsRoot,
-      options.env,
-      options.cwd ?? process.cwd(),
-    ),
-    options.connection,
-    "datasource",
+  const configured = await loadDatasources(
+    options.configDir,
+    options.migrationsRoot,
+    options.env,
+    options.cwd ?? process.cwd(),
   );
+  // `unlock` reads no files; anything else needs the migrations root.
+  const unlock = options.command === "unlock";
+  if (!unlock) await requireMigrationsRoot(options.migrationsRoot);
+  const { selected, skipped } = selectEnabled(configured, options.connection, "datasource");
   const executedBy = `${options.identity.user || "unknown"}@${options.identity.host}`;
-  const work = [];
+  const plans: { datasource: Datasource; files: SqlFile[] }[] = [];
   for (const datasource of selected) {
-    const files = options.command === "unlock"
+    const folder = join(options.migrationsRoot, datasource.name);
+    const planned = unlock
       ? []
-      : await readMigrationFiles(join(options.migrationsRoot, datasource.name), ".sql");
-    const planned: SqlFile[] = files.map((f) => {
-      const text = decodeFileText(f.bytes);
-      if (text === undefined) throw new MigrationFileError(f.path, "is not valid UTF-8");
-      return { path: f.path, hash: f.hash, text };
-    });
-    work.push({
-      target: new SqlTarget(datasource, open(datasource, options.identity), executedBy),
-      files: planned,
-    });
+      : await planFor(datasource.name, async () =>
+        (await readMigrationFiles(folder, ".sql"))?.map((f): SqlFile => {
+          const text = decodeFileText(f.bytes);
+          if (text === undefined) {
+            throw new MigrationFileError(f.path, "is not valid UTF-8");
+          }
+          return { path: f.path, hash: f.hash, text };
+        }));
+    // No folder: nothing to apply, so the database is not even opened.
+    if (planned === undefined) {
+      skipped.push(notRun(datasource.name, "no-folder", `no folder ${folder}`));
+    } else plans.push({ datasource, files: planned });
   }
-  return await runTargets(work, { ...options, dryRun: options.dryRun ?? false });
+  // Made once every file is planned: nothing is opened for a run that stops at a bad file.
+  const work = plans.map(({ datasource, files }) => ({
+    target: new SqlTarget(datasource, open(datasource, options.identity), executedBy),
+    files,
+  }));
+  const report = await runTargets(work, { ...options, dryRun: options.dryRun ?? false });
+  return completeReport(report, configured.map((d) => d.name), skipped, options.signal);
 }
 
 // Opening is lazy: nothing connects before the first query.

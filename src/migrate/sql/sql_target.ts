@@ -1,5 +1,6 @@
 import type { Applied, MigrationTarget, PlannedFile } from "../migration_runner.ts";
 import { MigrationFailure } from "../migration_failure.ts";
+import type { UnlockOutcome } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import { DatabaseError, ScriptError, type SqlDatabase } from "./sql_database.ts";
 import { locateStatement } from "./statement_locator.ts";
@@ -38,23 +39,19 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
     return Promise.resolve();
   }
 
-  lock(timeoutMs: number, onWait: (holder: string) => void): Promise<void> {
-    return this.#db.lock(this.#datasource.table, timeoutMs, onWait);
-  }
-
-  renew(): Promise<void> {
-    return Promise.resolve();
+  lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void> {
+    return this.#db.lock(this.#datasource.table, timeoutMs, onWait, signal);
   }
 
   release(): Promise<void> {
     return this.#db.unlock();
   }
 
-  forceUnlock(): Promise<string> {
-    return Promise.resolve(
-      "nothing to remove: a SQL lock ends with the runner's connection (or, on SQLite, " +
-        "with its transaction)",
-    );
+  forceUnlock(): Promise<UnlockOutcome> {
+    return Promise.resolve({
+      unlocked: "nothing",
+      note: "a SQL lock ends with the runner's connection (or, on SQLite, with its transaction)",
+    });
   }
 
   async apply(file: SqlFile, executedAt: Date): Promise<Applied> {

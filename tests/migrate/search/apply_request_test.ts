@@ -17,6 +17,7 @@ const connection: SearchConnection = {
   proxy: undefined,
   migrationsEnabled: true,
   recordsIndex: "framework_migrations",
+  lockLeaseMs: 120_000,
 };
 
 /**

@@ -91,10 +91,11 @@ export class Workspace {
 
   /**
    * Creates the folders and an application.yml for connection `id`: on the test node unless
-   * `hosts` says otherwise, with `settings` (YAML lines of the connection) added.
+   * `hosts` says otherwise, with `settings` (YAML lines of the connection) and `migrations`
+   * (YAML lines under its `migrations:`) added.
    */
   static async create(
-    options: { hosts?: readonly string[]; settings?: string } = {},
+    options: { hosts?: readonly string[]; settings?: string; migrations?: string } = {},
   ): Promise<Workspace> {
     const ws = new Workspace(await mkdtemp(join(tmpdir(), "thaw-search-")));
     const hosts = (options.hosts ?? [OPENSEARCH_URL]).map((h) => JSON.stringify(h)).join(", ");
@@ -102,13 +103,17 @@ export class Workspace {
     await writeFile(
       join(ws.configDir, "application.yml"),
       `search:\n  - name: ${ws.id}\n    hosts: [${hosts}]\n${options.settings ?? ""}` +
-        `    migrations:\n      enabled: true\n      index: ${ws.recordsIndex}\n`,
+        `    migrations:\n      enabled: true\n      index: ${ws.recordsIndex}\n` +
+        (options.migrations ?? ""),
     );
     return ws;
   }
 
-  /** Plants a lock as another runner would hold it (its records index created first). */
-  async plantLock(holder: { host: string; pid: number; expires_at: string }): Promise<void> {
+  /**
+   * Plants a lock as another runner would hold it (its records index created first); `holder`
+   * may leave fields out, as a malformed lock would.
+   */
+  async plantLock(holder: Record<string, unknown>): Promise<void> {
     await os("PUT", `/${this.recordsIndex}`, { settings: { number_of_replicas: 0 } });
     const doc = { owner: "other", acquired_at: new Date().toISOString(), ...holder };
     const created = await os("PUT", `/${this.recordsIndex}/_create/lock-${this.id}`, doc);

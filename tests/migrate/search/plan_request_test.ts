@@ -2,6 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { planRequest } from "../../../src/migrate/search/plan_request.ts";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
+import fc from "fast-check";
+import { propertyOptions } from "../../property.ts";
 
 const bytes = (value: unknown) =>
   new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
@@ -98,9 +100,12 @@ describe("planRequest: templates", () => {
       aliases: { c: {} },
       priority: 3,
     });
-    assert.equal(r.path, "/_index_template/Metrics");
+    // Lowercased like index names: the cluster refuses upper case in a template name, and an
+    // upper-case pattern would match no index.
+    assert.equal(r.path, "/_index_template/metrics");
+    assert.equal(r.name, "metrics");
     assert.deepEqual(r.body, {
-      index_patterns: ["Metrics*"],
+      index_patterns: ["metrics*"],
       priority: 3,
       template: { settings: { a: 1 }, mappings: { b: 2 }, aliases: { c: {} } },
     });
@@ -126,6 +131,90 @@ describe("planRequest: templates", () => {
   });
 });
 
+describe("planRequest: template names", () => {
+  it("lowercases a template name, as the cluster takes only lower case", () => {
+    const r = plan("Logs-Template.json", { index_patterns: ["logs-*"] });
+    assert.equal(r.kind, "template");
+    assert.equal(r.path, "/_index_template/logs-template");
+    assert.equal(plan("ÉTÉ-template.json", { index_patterns: ["e*"] }).name, "été");
+  });
+
+  it("refuses, naming the file and the rule, a name the cluster refuses", () => {
+    const doc = { index_patterns: ["x*"] };
+    rejects("My Logs-template.json", doc, /template name "my logs".*must not contain a space/);
+    rejects("a#b-template.json", doc, /template name "a#b".*must not contain "#"/);
+    rejects("a*b-template.json", doc, /must not contain "\*"/);
+    rejects("a,b-template.json", doc, /must not contain ","/);
+    rejects("_a-template.json", doc, /template name "_a".*must not start with "_"/);
+    rejects("a b.json", doc, /template name "a b"/); // a template by content
+  });
+});
+
+describe("planRequest: names (property)", () => {
+  // Letters that cannot spell a suffix (-template, -policy, -index), with every character the
+  // cluster treats specially in some name.
+  const stemArb = fc.string({
+    unit: fc.constantFrom(...'aZéÉ0-+_. #*,?:"<>|\\'.split("")),
+    minLength: 1,
+    maxLength: 12,
+  });
+  const SPECIAL = /[ ,#*]/;
+  // The cluster's rules (MetadataIndexTemplateService.validate; MetadataCreateIndexService),
+  // stated apart from the planner's: checked against the real node in plan_names_test.ts.
+  const templateOk = (n: string) =>
+    n !== "." && n !== ".." && !SPECIAL.test(n) && !n.startsWith("_") && n === n.toLowerCase();
+  const indexOk = (n: string) =>
+    n !== "." && n !== ".." && !/[\\/*?"<>| ,#:]/.test(n) && !/^[_\-+]/.test(n) &&
+    n === n.toLowerCase() && new TextEncoder().encode(n).length <= 255;
+  const outcome = (path: string, doc: unknown) => {
+    try {
+      return plan(path, doc);
+    } catch (error) {
+      assert.ok(error instanceof MigrationFileError, String(error));
+      assert.ok(error.message.startsWith(`${path}: `), error.message);
+      return undefined;
+    }
+  };
+
+  it("plans a template exactly when the cluster takes its lowercased name", () => {
+    fc.assert(
+      fc.property(stemArb, (stem) => {
+        const r = outcome(`${stem}-template.json`, { index_patterns: ["x*"] });
+        const name = stem.toLowerCase();
+        assert.equal(r !== undefined, templateOk(name), `"${stem}" -> ${r?.path}`);
+        if (r) {
+          assert.equal(r.name, name);
+          assert.equal(r.path, `/_index_template/${encodeURIComponent(name)}`);
+        }
+      }),
+      propertyOptions(500),
+    );
+  });
+
+  it("plans an index exactly when the cluster takes its lowercased name", () => {
+    fc.assert(
+      fc.property(stemArb, (stem) => {
+        const r = outcome(`${stem}-index.json`, { mappings: {} });
+        const name = stem.toLowerCase();
+        assert.equal(r !== undefined, indexOk(name), `"${stem}" -> ${r?.path}`);
+        if (r) assert.equal(r.path, `/${encodeURIComponent(name)}`);
+      }),
+      propertyOptions(500),
+    );
+  });
+
+  it("keeps a policy id as it is: any name but a dot segment, up to 512 bytes", () => {
+    fc.assert(
+      fc.property(stemArb, (stem) => {
+        const r = outcome(`${stem}-policy.json`, { policy: {} });
+        assert.equal(r !== undefined, stem !== "." && stem !== "..", stem);
+        if (r) assert.equal(r.path, `/_plugins/_ism/policies/${encodeURIComponent(stem)}`);
+      }),
+      propertyOptions(500),
+    );
+  });
+});
+
 describe("planRequest: policies", () => {
   it("sends a -policy.json with a policy object to the ISM API", () => {
     const doc = { policy: { description: "d", states: [] } };
@@ -141,6 +230,20 @@ describe("planRequest: policies", () => {
   it("wraps a bare policy definition, and classifies {policy} by content", () => {
     assert.deepEqual(plan("p-policy.json", { states: [] }).body, { policy: { states: [] } });
     assert.equal(plan("retention.json", { policy: {} }).kind, "policy");
+  });
+
+  it("refuses a policy id longer than the 512 bytes of a document id", () => {
+    // The ISM plugin stores a policy as a document whose id is the policy id.
+    const long = "é".repeat(257);
+    rejects(`${long}-policy.json`, { policy: {} }, /policy id .* is 514 bytes; at most 512/);
+    assert.equal(plan(`${"é".repeat(256)}-policy.json`, { policy: {} }).name, "é".repeat(256));
+  });
+
+  it("keeps the case of a policy id: the cluster takes it, and indices refer to it", () => {
+    assert.equal(
+      plan("Hot Warm-policy.json", { policy: {} }).path,
+      "/_plugins/_ism/policies/Hot%20Warm",
+    );
   });
 
   it("refuses a policy file without a policy", () => {

@@ -126,7 +126,14 @@ describe("search connections config", () => {
   it("says which variable is missing, and which files it looked at", async () => {
     await fails(
       { "application.yml": 'search:\n  - name: a\n    hosts: ["${NOPE}"]\n' },
-      /\$\{NOPE\}, which is not set/,
+      /application\.yml:3: search\[0\]\.hosts\[0\] uses \$\{NOPE\}, which is not set/,
+    );
+    await fails(
+      {
+        "search-config.yml":
+          "search:\n  - name: a\n    hosts: [http://x]\n\n    password: >-\n      ${PW}\n",
+      },
+      /search-config\.yml:5: search\[0\]\.password uses \$\{PW\}, which is not set/,
     );
     await fails(
       { "application.yml": "server: {}\n" },

@@ -152,6 +152,11 @@ export class SqlWorkspace {
 
   #password = DB_PASSWORD;
 
+  /** The password runs pass to the datasource through `${THAW_TEST_DB_PASSWORD}`. */
+  get password(): string {
+    return this.#password;
+  }
+
   /** A `datasource:` list entry named `name` on this workspace's database, without `migrations`. */
   datasource(name: string): string {
     const credentials = this.db.url.startsWith("sqlite:")

@@ -53,6 +53,33 @@ describe("SQL datasources config", () => {
     assert.deepEqual([my.kind, my.username, my.password], ["mysql", "root", undefined]);
   });
 
+  it("takes ?user= and ?password= as credentials, out of the printed location", async () => {
+    const { list } = await load(
+      "datasource:\n  - name: pg\n    url: postgres://u:p@db/shop?sslmode=require&user=app&password=p%40ss%26\n" +
+        "  - name: my\n    url: mysql://db/shop?password=x\n    password: key-wins\n",
+    );
+    const [pg, my] = await list();
+    assert.deepEqual([pg.location, pg.username, pg.password], [
+      "postgres://db/shop?sslmode=require",
+      "app",
+      "p@ss&",
+    ]);
+    assert.deepEqual([my.location, my.username, my.password], [
+      "mysql://db/shop",
+      undefined,
+      "key-wins",
+    ]);
+  });
+
+  it("refuses credentials in the URL that are not valid percent-encoding, without showing them", async () => {
+    for (const url of ["postgres://u:p%zzHid7@h/db", "mysql://u%E0Hid7:p@h/db"]) {
+      await fails(
+        `datasource:\n  - name: main\n    url: '${url}'\n`,
+        /^[^\n]*application\.yml:3: datasource\[0\]\.url: the user name or password is not valid percent-encoding(?![\s\S]*Hid7)/,
+      );
+    }
+  });
+
   it("takes an empty username or password (an unset ${VAR:}) as none", async () => {
     const { list } = await load(
       "datasource:\n  - name: pg\n    url: postgres://u:p@h/db\n    username: ${U:}\n" +
@@ -95,6 +122,14 @@ describe("SQL datasources config", () => {
       /migrations\.table must be a table name/,
     );
     await fails("datasource: { name: main }\n", /datasource must be a list/);
+  });
+
+  it("names the file, line and key of a variable that is not set", async () => {
+    await fails(
+      "datasource:\n  - name: main\n    url: sqlite:a.db\n    migrations:\n" +
+        "      table: ${RECORDS_TABLE}\n",
+      /application\.yml:5: datasource\[0\]\.migrations\.table uses \$\{RECORDS_TABLE\}, which is not set/,
+    );
   });
 
   it("refuses names that are not plain folder names, and ignores __proto__ keys", async () => {

@@ -1,0 +1,145 @@
+import assert from "node:assert/strict";
+import type { Captured } from "./run_cli.ts";
+
+// The documented `--json` report (README "Command line"), written out here independently of the
+// types in src/migrate/run_report.ts: a field added there without being documented fails here.
+const COMMANDS = ["migrate", "status", "validate", "unlock", "dry-run"];
+const STATES = ["ran", "disabled", "not-selected", "no-folder", "not-reached"];
+const ACTIONS = ["apply", "skip", "reapply", "changed"];
+const KINDS = ["usage", "config", "plan", "failure", "lock", "invalid", "interrupted"];
+const EXIT: Record<string, number> = {
+  usage: 2,
+  config: 2,
+  plan: 1,
+  failure: 1,
+  lock: 3,
+  invalid: 1,
+  interrupted: 1,
+};
+
+type Json = Record<string, unknown>;
+
+/** A `--json` report as a test reads it (already checked against the shape). */
+export interface Report {
+  readonly command: string | null;
+  readonly connections: {
+    readonly name: string;
+    readonly state: string;
+    readonly reason?: string;
+    readonly files: { path: string; action: string; result?: string }[];
+    readonly applied: number;
+    readonly skipped: number;
+    readonly requests: number;
+    readonly ms: number;
+    readonly unlocked?: "nothing" | Json;
+    readonly note?: string;
+  }[];
+  readonly ms: number;
+  readonly error?: {
+    readonly kind: string;
+    readonly message: string;
+    readonly connection?: string;
+    readonly file?: string;
+    readonly line?: number;
+  };
+}
+
+function keys(value: unknown, where: string, required: string[], optional: string[]): Json {
+  assert.ok(
+    typeof value === "object" && value !== null && !Array.isArray(value),
+    `${where}: an object`,
+  );
+  const object = value as Json;
+  for (const k of required) assert.ok(k in object, `${where}: "${k}" missing`);
+  for (const k of Object.keys(object)) {
+    assert.ok(required.includes(k) || optional.includes(k), `${where}: unexpected "${k}"`);
+  }
+  return object;
+}
+
+function count(object: Json, key: string, where: string): void {
+  const n = object[key];
+  assert.ok(typeof n === "number" && Number.isInteger(n) && n >= 0, `${where}.${key}: ${n}`);
+}
+
+function text(object: Json, key: string, where: string, required = false): void {
+  if (!required && object[key] === undefined) return;
+  assert.ok(typeof object[key] === "string" && object[key] !== "", `${where}.${key}`);
+}
+
+/**
+ * Checks that `value` is a report of the documented shape, with nothing else in it, and returns
+ * it typed.
+ */
+export function checkReport(value: unknown): Report {
+  const report = keys(value, "report", ["command", "connections", "ms"], ["error"]);
+  assert.ok(report.command === null || COMMANDS.includes(report.command as string), "command");
+  count(report, "ms", "report");
+  assert.ok(Array.isArray(report.connections), "connections: an array");
+  for (const [i, c] of (report.connections as unknown[]).entries()) {
+    const where = `connections[${i}]`;
+    const connection = keys(
+      c,
+      where,
+      ["name", "state", "files", "applied", "skipped", "requests", "ms"],
+      ["reason", "unlocked", "note"],
+    );
+    text(connection, "name", where, true);
+    assert.ok(STATES.includes(connection.state as string), `${where}.state: ${connection.state}`);
+    // A connection not run always says why; one that ran has no reason.
+    assert.equal(connection.reason === undefined, connection.state === "ran", `${where}.reason`);
+    text(connection, "reason", where);
+    text(connection, "note", where);
+    for (const k of ["applied", "skipped", "requests", "ms"]) count(connection, k, where);
+    if (connection.unlocked !== undefined) {
+      assert.equal(report.command, "unlock", `${where}.unlocked outside unlock`);
+      if (connection.unlocked !== "nothing") {
+        const holder = keys(
+          connection.unlocked,
+          `${where}.unlocked`,
+          ["owner", "host", "pid"],
+          ["acquired_at", "expires_at"],
+        );
+        count(holder, "pid", `${where}.unlocked`);
+      }
+    }
+    assert.ok(Array.isArray(connection.files), `${where}.files: an array`);
+    for (const [j, f] of (connection.files as unknown[]).entries()) {
+      const at = `${where}.files[${j}]`;
+      const file = keys(f, at, ["path", "action"], ["request", "result", "status", "ms", "notice"]);
+      text(file, "path", at, true);
+      assert.ok(ACTIONS.includes(file.action as string), `${at}.action`);
+    }
+  }
+  if (report.error !== undefined) {
+    const error = keys(report.error, "error", ["kind", "message"], [
+      "connection",
+      "file",
+      "request",
+      "status",
+      "line",
+      "code",
+      "reason",
+    ]);
+    assert.ok(KINDS.includes(error.kind as string), `error.kind: ${error.kind}`);
+    text(error, "message", "error", true);
+  }
+  return value as Report;
+}
+
+/**
+ * Parses a `--json` run: stdout holds exactly one report of the documented shape, and the exit
+ * code is the one its error kind (or its absence) stands for.
+ */
+export function jsonRun(run: Captured): Report {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(run.out);
+  } catch (error) {
+    assert.fail(`stdout is not one JSON document (${error}):\n${run.out}\nstderr:\n${run.err}`);
+  }
+  const report = checkReport(parsed);
+  const expected = report.error === undefined ? 0 : EXIT[report.error.kind];
+  assert.equal(run.code, expected, `exit code for ${report.error?.kind ?? "success"}`);
+  return report;
+}

@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
+import { type FaultServer, startFaultServer } from "./fault_server.ts";
+import { freePort } from "./servers.ts";
+
+// Two hosts of one cluster: a request the first host forwarded may be applied even though its
+// answer never came back. Only what provably never left, or what is safe to repeat, goes to the
+// next host.
+describe("failover between the hosts of one cluster", () => {
+  let swallowing: FaultServer;
+  before(async () => {
+    // Forwards every request to the node; never answers a write to a name with "-lost" in it.
+    swallowing = await startFaultServer(OPENSEARCH_URL, (r) => {
+      const read = r.method === "GET" || r.method === "HEAD" || r.path.includes("/_search");
+      return !read && r.path.includes("-lost") ? "swallow" : "forward";
+    });
+  });
+  after(() => swallowing.close());
+
+  // One file: a POST of a document without id, which applied twice makes two documents.
+  async function postWorkspace(hosts: string[]): Promise<Workspace> {
+    const ws = await Workspace.create({ hosts, settings: "    timeout: 1\n" });
+    await os("PUT", `/${ws.id}-lost-docs`, { settings: { number_of_replicas: 0 } });
+    await ws.file("001-doc.json", { method: "POST", path: `/${ws.id}-lost-docs/_doc`, body: {} });
+    return ws;
+  }
+
+  async function docCount(index: string): Promise<number> {
+    await os("POST", `/${index}/_refresh`);
+    return (await os("GET", `/${index}/_count`)).body.count;
+  }
+
+  it("does not send a POST again to the next host after the first timed out: exit 1, applied once, said so", async () => {
+    const ws = await postWorkspace([swallowing.url, OPENSEARCH_URL]);
+    const run = await ws.run("--json");
+    assert.equal(run.code, 1, run.out);
+    const error = run.report!.error!;
+    assert.equal(error.file, "001-doc.json");
+    assert.match(error.message, new RegExp(`${swallowing.url.replaceAll(".", "\\.")}`));
+    assert.match(error.message, /may or may not have been applied/);
+    assert.equal(await docCount(`${ws.id}-lost-docs`), 1);
+    // Not recorded: the next run sends it again, and says which file is in doubt.
+    assert.equal(run.report!.connections[0].files[0].result, "failed");
+  });
+
+  it("does not create an index twice: a PUT of an index is not repeated", async () => {
+    const ws = await Workspace.create({
+      hosts: [swallowing.url, OPENSEARCH_URL],
+      settings: "    timeout: 1\n",
+    });
+    await ws.file(`${ws.id}-lost-users-index.json`, { settings: { number_of_replicas: 0 } });
+    const run = await ws.run("--json");
+    assert.equal(run.code, 1, run.out);
+    assert.match(run.report!.error!.message, /may or may not have been applied/);
+    // The first host forwarded the PUT: the index is there, made once.
+    assert.equal((await os("HEAD", `/${ws.id}-lost-users`)).status, 200);
+  });
+
+  it("repeats on the next host what is safe to repeat: a template upsert and the records", async () => {
+    const ws = await Workspace.create({
+      hosts: [swallowing.url, OPENSEARCH_URL],
+      settings: "    timeout: 1\n",
+    });
+    await ws.file(`${ws.id}-lost-a-template.json`, { index_patterns: [`${ws.id}-lost-a*`] });
+    const run = await ws.run("--json");
+    assert.equal(run.code, 0, run.out + run.err);
+    assert.equal(run.report!.connections[0].applied, 1);
+    assert.equal((await os("GET", `/_index_template/${ws.id}-lost-a`)).status, 200);
+  });
+
+  it("sends a POST to the next host when the first refused the connection (it never left)", async () => {
+    const ws = await postWorkspace([`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL]);
+    const run = await ws.run("--json");
+    assert.equal(run.code, 0, run.out + run.err);
+    assert.equal(await docCount(`${ws.id}-lost-docs`), 1);
+  });
+
+  it("does not take a slow answer on a kept-alive connection for a connect timeout (proxy: false)", async () => {
+    // proxy: false sends through node:http on Deno and Bun, where connect_timeout is the socket's
+    // idle timeout until it connects. A socket reused from the pool never emits "connect".
+    const slow = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) =>
+        r.method === "POST" && r.path.includes("-late")
+          ? { after: new Promise((resolve) => setTimeout(resolve, 2_500)) }
+          : "forward",
+    );
+    try {
+      const ws = await Workspace.create({
+        hosts: [slow.url, OPENSEARCH_URL],
+        settings: "    connect_timeout: 1\n    timeout: 10\n    proxy: false\n",
+      });
+      await os("PUT", `/${ws.id}-late`, { settings: { number_of_replicas: 0 } });
+      await ws.file("001-doc.json", { method: "POST", path: `/${ws.id}-late/_doc`, body: {} });
+      const run = await ws.run("--json");
+      assert.equal(run.code, 0, run.out);
+      assert.equal(await docCount(`${ws.id}-late`), 1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("takes an answer cut off mid-body like no answer: a read moves on, a POST stops, said so", async () => {
+    let cutReads = false;
+    const cutting = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) =>
+        r.path.includes("-cut") || (cutReads && r.path.endsWith("/_search")) ? "cut" : "forward",
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [cutting.url, OPENSEARCH_URL] });
+      await os("PUT", `/${ws.id}-cut`, { settings: { number_of_replicas: 0 } });
+      await ws.file("001-doc.json", { method: "POST", path: `/${ws.id}-cut/_doc`, body: {} });
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1, run.out);
+      assert.equal(run.report!.error!.file, "001-doc.json");
+      assert.match(run.report!.error!.message, /may or may not have been applied/);
+      assert.equal(await docCount(`${ws.id}-cut`), 1);
+
+      cutReads = true;
+      const reads = await Workspace.create({ hosts: [cutting.url, OPENSEARCH_URL] });
+      await reads.file(`${reads.id}-a-template.json`, { index_patterns: [`${reads.id}-a*`] });
+      assert.equal((await reads.run("--json")).code, 0);
+    } finally {
+      await cutting.close();
+    }
+  });
+});

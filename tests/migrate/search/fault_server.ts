@@ -1,0 +1,147 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { Buffer } from "node:buffer";
+
+/** One request as a fault server received it. */
+export interface Received {
+  readonly method: string;
+  /** Path and query. */
+  readonly path: string;
+  /** 1 for the first request the server received. */
+  readonly n: number;
+}
+
+/**
+ * What a fault server does with one request:
+ * - `forward`: passes it to the upstream node and returns the answer;
+ * - `swallow`: passes it to the upstream node (so the cluster applies it) and never answers;
+ * - `cut`: passes it to the upstream node, then sends half of the answer and closes the connection;
+ * - `hang`: never forwards it and never answers;
+ * - `reset`: closes the connection without an answer, the request not forwarded;
+ * - `{ status, body }`: answers that, the request not forwarded;
+ * - `{ after }`: forwards it once `after` settles (a slow host the test controls), unless the
+ *   client closed the connection meanwhile.
+ */
+export type Fault =
+  | "forward"
+  | "swallow"
+  | "cut"
+  | "hang"
+  | "reset"
+  | { readonly status: number; readonly body?: unknown }
+  | { readonly after: Promise<unknown> };
+
+/** A loopback host in front of a real node that misbehaves as its rule says. */
+export interface FaultServer {
+  readonly url: string;
+  /** Every request received, in order. */
+  readonly received: readonly Received[];
+  /** Resolves once a request matching `test` arrives (at once when one already did). */
+  waitFor(test: (r: Received) => boolean): Promise<Received>;
+  /** Resolves once the upstream node answered a forwarded request matching `test`. */
+  waitForUpstream(test: (r: Received) => boolean): Promise<Received>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a fault server on 127.0.0.1 in front of `upstream` (the real OpenSearch node). The same
+ * server serves the fault tests of every runtime: it uses only `node:http` and `fetch`.
+ */
+export async function startFaultServer(
+  upstream: string,
+  rule: (request: Received) => Fault,
+): Promise<FaultServer> {
+  const received = new Watched();
+  const forwarded = new Watched();
+  const sockets = new Set<Socket>();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of req) chunks.push(chunk as Uint8Array);
+    const request = {
+      method: req.method ?? "GET",
+      path: req.url ?? "/",
+      n: received.all.length + 1,
+    };
+    received.add(request);
+    const fault = rule(request);
+    if (fault === "hang") return;
+    if (fault === "reset") {
+      req.socket.destroy();
+      return;
+    }
+    if (typeof fault === "object" && "status" in fault) {
+      const body = fault.body === undefined ? "" : JSON.stringify(fault.body);
+      res.writeHead(fault.status, { "content-type": "application/json" }).end(body);
+      return;
+    }
+    if (typeof fault === "object") {
+      await fault.after;
+      // The client gave up meanwhile: a host that had not sent it yet drops it.
+      if (req.socket.destroyed) return;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of ["content-type", "authorization"]) {
+      const value = req.headers[name];
+      if (typeof value === "string") headers[name] = value;
+    }
+    const answer = await fetch(upstream + request.path, {
+      method: request.method,
+      headers,
+      body: chunks.length === 0 ? undefined : Buffer.concat(chunks),
+    });
+    const text = await answer.text();
+    forwarded.add(request);
+    if (fault === "swallow") return;
+    if (fault === "cut") {
+      const bytes = new TextEncoder().encode(text);
+      res.writeHead(answer.status, {
+        "content-type": "application/json",
+        "content-length": String(bytes.length),
+      });
+      res.write(bytes.subarray(0, bytes.length >> 1), () => req.socket.destroy());
+      return;
+    }
+    res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => req.socket.destroy());
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received: received.all,
+    waitFor: (test) => received.waitFor(test),
+    waitForUpstream: (test) => forwarded.waitFor(test),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+// Requests seen so far, and who waits for one.
+class Watched {
+  readonly all: Received[] = [];
+  readonly #waiters = new Set<{ test: (r: Received) => boolean; resolve(r: Received): void }>();
+
+  add(request: Received): void {
+    this.all.push(request);
+    for (const w of this.#waiters) {
+      if (!w.test(request)) continue;
+      this.#waiters.delete(w);
+      w.resolve(request);
+    }
+  }
+
+  waitFor(test: (r: Received) => boolean): Promise<Received> {
+    const seen = this.all.find(test);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.#waiters.add({ test, resolve }));
+  }
+}

@@ -1,0 +1,411 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import fc from "fast-check";
+import { contentHash } from "../../../src/migrate/content_hash.ts";
+import { recordId } from "../../../src/migrate/search/migration_record.ts";
+import { propertyOptions } from "../../property.ts";
+import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
+import { runCaptured } from "../run_cli.ts";
+import {
+  OPENSEARCH_URL,
+  os,
+  recording,
+  type Run,
+  type Sent,
+  Workspace,
+  writes,
+} from "./cluster.ts";
+
+const utf8 = (s: string) => new TextEncoder().encode(s).length;
+// What versions before the hashed ids used: the url-encoded `connection/path`.
+const legacyId = (connection: string, path: string) => encodeURIComponent(`${connection}/${path}`);
+// Connection names as the config allows them (connection_settings.ts): no `/`.
+const connectionArb = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,20}$/);
+// Long ones too: a path of 200 graphemes url-encodes to well over 512 bytes.
+const pathArb = fc.string({ unit: "grapheme", minLength: 1, maxLength: 300, size: "max" });
+
+// Every records index the tests make, deleted at the end: the node is shared and has a shard limit.
+const made: string[] = [];
+async function workspace(options?: Parameters<typeof Workspace.create>[0]): Promise<Workspace> {
+  const ws = await Workspace.create(options);
+  made.push(ws.recordsIndex);
+  return ws;
+}
+after(async () => {
+  for (const index of made.splice(0)) await os("DELETE", `/${index}`);
+});
+
+/** Every record document of the workspace's connection, with its id (real-time, by search). */
+async function records(ws: Workspace): Promise<{ _id: string; _source: Record<string, string> }[]> {
+  await os("POST", `/${ws.recordsIndex}/_refresh`);
+  const found = await os("POST", `/${ws.recordsIndex}/_search`, {
+    size: 100,
+    query: { exists: { field: "migration_path" } },
+  });
+  assert.equal(found.status, 200, JSON.stringify(found.body));
+  return found.body.hits.hits;
+}
+
+/** The `--json` report's error, which must exist: the run failed and said why. */
+function failure(run: Run): { message: string; reason?: string } {
+  assert.equal(run.code, 1, `exit ${run.code}\n${run.out}\n${run.err}`);
+  const error = run.report!.error as { message: string; reason?: string } | undefined;
+  assert.ok(error, run.out);
+  return error;
+}
+
+describe("recordId (property)", () => {
+  it("is at most 512 bytes, deterministic, and distinct for distinct paths", async () => {
+    await fc.assert(
+      fc.asyncProperty(connectionArb, pathArb, pathArb, async (connection, a, b) => {
+        const id = await recordId(connection, a);
+        assert.ok(utf8(id) <= 512, `${utf8(id)} bytes`);
+        assert.equal(await recordId(connection, a), id);
+        assert.ok(!id.startsWith("lock-"), "never the id of a lock document");
+        if (a !== b) assert.notEqual(await recordId(connection, b), id);
+      }),
+      propertyOptions(),
+    );
+  });
+
+  it("differs between connections for the same path", async () => {
+    await fc.assert(
+      fc.asyncProperty(connectionArb, connectionArb, pathArb, async (c1, c2, path) => {
+        fc.pre(c1 !== c2);
+        assert.notEqual(await recordId(c1, path), await recordId(c2, path));
+      }),
+      propertyOptions(),
+    );
+  });
+});
+
+describe("records of long paths", () => {
+  it("applies and records a file whose url-encoded path exceeds 512 bytes, once", async () => {
+    const ws = await workspace();
+    // Each folder stays under the 255 bytes a file system allows for one name.
+    const dirs = ["ü".repeat(100), "données-".repeat(20), "日本語".repeat(20)];
+    const path = `${dirs.join("/")}/${ws.id}-${"é".repeat(60)}-template.json`;
+    assert.ok(utf8(legacyId(ws.id, path)) > 512);
+    await ws.file(path, { index_patterns: [`${ws.id}-long*`] });
+    const first = await ws.ok("--json");
+    assert.equal(first.report!.connections[0].applied, 1);
+    const stored = await records(ws);
+    assert.equal(stored.length, 1);
+    assert.equal(stored[0]._source.migration_path, path);
+    assert.equal(stored[0]._id, await recordId(ws.id, path));
+    const second = await ws.ok("--json");
+    assert.equal(second.report!.connections[0].skipped, 1);
+    assert.deepEqual(writes(second.sent), []);
+    await os("DELETE", `/_index_template/${encodeURIComponent(`${ws.id}-${"é".repeat(60)}`)}`);
+  });
+});
+
+describe("records written by earlier versions (url-encoded ids)", () => {
+  /**
+   * A workspace whose file `<id>-old-template.json` (holding `content`) is recorded the way earlier
+   * versions did: under the url-encoded id, with the hash of `recorded`.
+   */
+  async function withLegacyRecord(
+    content: (id: string) => unknown,
+    recorded: (id: string) => unknown,
+  ): Promise<{ ws: Workspace; path: string }> {
+    const ws = await workspace();
+    const path = `${ws.id}-old-template.json`;
+    await ws.file(path, content(ws.id));
+    // The first run creates the records index; its record is then replaced by a legacy one.
+    await ws.ok();
+    for (const hit of await records(ws)) {
+      const id = encodeURIComponent(hit._id);
+      assert.equal((await os("DELETE", `/${ws.recordsIndex}/_doc/${id}`)).status, 200);
+    }
+    const bytes = new TextEncoder().encode(JSON.stringify(recorded(ws.id), null, 2));
+    const id = encodeURIComponent(legacyId(ws.id, path));
+    const put = await os("PUT", `/${ws.recordsIndex}/_doc/${id}?refresh=true`, {
+      migration_path: path,
+      connection: ws.id,
+      content_hash: await contentHash(bytes),
+      executed_at: "2024-01-01T00:00:00.000Z",
+      execution_ms: 1,
+      request: { method: "PUT", path: `/_index_template/${ws.id}-old` },
+      runner_version: "0.0.1",
+    });
+    assert.equal(put.status, 201);
+    return { ws, path };
+  }
+
+  it("skips an unchanged file recorded under its old id", async () => {
+    const content = (id: string) => ({ index_patterns: [`${id}-old*`] });
+    const { ws } = await withLegacyRecord(content, content);
+    const run = await ws.ok("--json");
+    assert.deepEqual(run.report!.connections[0].files.map((f) => f.action), ["skip"]);
+    assert.deepEqual(writes(run.sent), []);
+    await os("DELETE", `/_index_template/${ws.id}-old`);
+  });
+
+  it("updates the old record in place when the file changed: one record per path", async () => {
+    const { ws, path } = await withLegacyRecord(
+      (id) => ({ index_patterns: [`${id}-new*`], priority: 3 }),
+      (id) => ({ index_patterns: [`${id}-old*`] }),
+    );
+    const run = await ws.ok("--json");
+    assert.deepEqual(run.report!.connections[0].files.map((f) => f.action), ["reapply"]);
+    const stored = await records(ws);
+    assert.equal(stored.length, 1, JSON.stringify(stored));
+    assert.equal(stored[0]._id, legacyId(ws.id, path));
+    assert.notEqual(stored[0]._source.executed_at, "2024-01-01T00:00:00.000Z");
+    assert.equal((await ws.ok("--json")).report!.connections[0].skipped, 1);
+    await os("DELETE", `/_index_template/${ws.id}-old`);
+  });
+});
+
+describe("concurrent first runs on a fresh records index", () => {
+  /**
+   * Runs 5 runners on a fresh records index, each next one started at a moment of its creation:
+   * the second when the first asks the node to create it, each later one when the one before saw
+   * that the index exists (its creation refused, a search answered 503, its mapping read), so
+   * that its first read reaches the node while the index's shard may still be starting.
+   */
+  async function runners(ws: Workspace): Promise<Run[]> {
+    const args = ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root, "--json"];
+    const index = `/${ws.recordsIndex}`;
+    const runs: Promise<Run>[] = [];
+    const start = (n: number): void => {
+      if (n >= 5 || runs.length > n) return;
+      const sent: Sent[] = [];
+      const transport: TransportFactory = recording(sent, async (options) => {
+        const inner = await runtimeTransport(options);
+        return {
+          fetch: async (url, init) => {
+            const [method, path] = [init.method, url.pathname];
+            if (n === 0 && method === "PUT" && path === index) start(1);
+            const response = await inner.fetch(url, init);
+            const status = response.status;
+            if (
+              (method === "PUT" && path === index && status === 400) ||
+              (path === `${index}/_search` && status === 503) ||
+              (path === `${index}/_mapping` && status === 200)
+            ) start(n + 1);
+            return response;
+          },
+          close: () => inner.close(),
+        };
+      });
+      runs.push(
+        runCaptured(args, { transport }).then((c) => {
+          start(n + 1); // it ended without seeing the index made: the next one starts now
+          return { ...c, sent, report: JSON.parse(c.out) };
+        }),
+      );
+    };
+    start(0);
+    // Each run starts the next at the latest when it ends.
+    for (let i = 0; i < 5; i++) await runs[i];
+    return await Promise.all(runs);
+  }
+
+  it("lets 5 runners all finish, each file applied exactly once", async () => {
+    for (let round = 0; round < 8; round++) {
+      const ws = await workspace();
+      const files = 3;
+      for (let i = 0; i < files; i++) {
+        await ws.file(`${i}-${ws.id}-${i}-index.json`, { settings: { number_of_replicas: 0 } });
+      }
+      const runs = await runners(ws);
+      for (const run of runs) assert.equal(run.code, 0, `round ${round}: ${run.out}\n${run.err}`);
+      const creates = runs.flatMap((r) => r.sent).filter((s) =>
+        s.method === "PUT" && /^\/\d-t\w+-\d$/.test(s.path)
+      );
+      assert.equal(creates.length, files, JSON.stringify(creates));
+      const applied = runs.reduce((n, r) => n + r.report!.connections[0].applied, 0);
+      assert.equal(applied, files);
+      assert.equal((await records(ws)).length, files);
+      for (let i = 0; i < files; i++) await os("DELETE", `/${i}-${ws.id}-${i}`);
+    }
+  });
+});
+
+/**
+ * A stand-in for the node: passes every request on to the real one, except that it answers the
+ * next `failNext` searches of the records index with the 503 a search of an index whose primary
+ * is not started yet gets.
+ */
+class UnreadyRecords {
+  failNext = 0;
+  failed = 0;
+  readonly #server: Server = createServer((req, res) => void this.#handle(req, res));
+  #index = "";
+
+  private constructor() {}
+
+  static async start(): Promise<UnreadyRecords> {
+    const node = new UnreadyRecords();
+    await new Promise<void>((resolve) => node.#server.listen(0, "127.0.0.1", resolve));
+    return node;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.#server.address() as { port: number }).port}`;
+  }
+
+  watch(index: string): void {
+    this.#index = index;
+  }
+
+  stop(): Promise<void> {
+    this.#server.closeAllConnections();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of req) chunks.push(chunk as Uint8Array);
+    const body = Buffer.concat(chunks);
+    if (req.url?.startsWith(`/${this.#index}/_search`) && this.failNext > 0) {
+      this.failNext--;
+      this.failed++;
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(JSON.stringify({
+        error: {
+          root_cause: [],
+          type: "search_phase_execution_exception",
+          reason: "all shards failed",
+          phase: "query",
+          grouped: true,
+          failed_shards: [],
+        },
+        status: 503,
+      }));
+      return;
+    }
+    const type = req.headers["content-type"];
+    const upstream = await fetch(OPENSEARCH_URL + req.url, {
+      method: req.method,
+      headers: type ? { "content-type": type } : {},
+      body: body.length > 0 ? body : undefined,
+    });
+    const text = await upstream.text();
+    res.writeHead(upstream.status, { "content-type": "application/json" });
+    res.end(req.method === "HEAD" ? undefined : text);
+  }
+}
+
+describe("records index not ready (a stand-in node answers 503 to searches)", () => {
+  let node: UnreadyRecords;
+  before(async () => {
+    node = await UnreadyRecords.start();
+  });
+  after(() => node?.stop());
+
+  async function behindStandIn(): Promise<Workspace> {
+    const ws = await workspace({ hosts: [node.url] });
+    node.watch(ws.recordsIndex);
+    node.failNext = 0;
+    await ws.file(`${ws.id}-a-template.json`, { index_patterns: [`${ws.id}-a*`] });
+    await ws.ok();
+    await ws.file(`${ws.id}-b-template.json`, { index_patterns: [`${ws.id}-b*`] });
+    return ws;
+  }
+
+  it("waits for the index to be usable and reads again", async () => {
+    const ws = await behindStandIn();
+    node.failNext = 2;
+    node.failed = 0;
+    const run = await ws.ok("--json");
+    assert.equal(node.failed, 2);
+    assert.deepEqual(run.report!.connections[0].files.map((f) => f.action), ["skip", "apply"]);
+    assert.ok(
+      run.sent.some((s) => s.path.startsWith(`/_cluster/health/${ws.recordsIndex}?`)),
+      "asked the cluster for the index's health",
+    );
+  });
+
+  it("gives up with the cluster's answer when the searches keep failing", async () => {
+    const ws = await behindStandIn();
+    node.failNext = 1_000;
+    const run = await ws.run("--json");
+    node.failNext = 0;
+    const error = failure(run);
+    assert.match(error.message, new RegExp(`POST /${ws.recordsIndex}/_search, HTTP 503`));
+    assert.match(error.message, /all shards failed/);
+    assert.match(error.message, /no shard/);
+    assert.ok(run.sent.length < 20, `a bounded number of tries: ${run.sent.length}`);
+  });
+});
+
+describe("records index made by hand", () => {
+  async function handMade(body: unknown): Promise<Workspace> {
+    const ws = await workspace();
+    const created = await os("PUT", `/${ws.recordsIndex}`, body);
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    await ws.file(`${ws.id}-a-template.json`, { index_patterns: [`${ws.id}-a*`] });
+    return ws;
+  }
+  const settings = { number_of_shards: 1, number_of_replicas: 0 };
+  const keywords = {
+    migration_path: { type: "keyword" },
+    connection: { type: "keyword" },
+  };
+
+  it("refuses an index that stores no _source before applying anything", async () => {
+    const ws = await handMade({
+      settings,
+      mappings: { _source: { enabled: false }, properties: keywords },
+    });
+    const error = failure(await ws.run("--json"));
+    assert.match(error.message, new RegExp(`"${ws.recordsIndex}"`));
+    assert.match(error.message, /_source/);
+    assert.equal((await os("GET", `/_index_template/${ws.id}-a`)).status, 404, "nothing applied");
+  });
+
+  it("reports a record without _source as an error, with --json as JSON", async () => {
+    const ws = await handMade({
+      settings,
+      mappings: { _source: { enabled: false }, properties: keywords },
+    });
+    const put = await os("PUT", `/${ws.recordsIndex}/_doc/x?refresh=true`, {
+      migration_path: "a-template.json",
+      connection: ws.id,
+      content_hash: "h",
+    });
+    assert.equal(put.status, 201);
+    const error = failure(await ws.run("--json"));
+    assert.match(error.message, new RegExp(`"${ws.recordsIndex}"`));
+    assert.match(error.message, /_source/);
+    const human = await ws.run();
+    assert.equal(human.code, 1);
+    assert.doesNotMatch(human.err, /TypeError|\n {4}at /);
+  });
+
+  it("gives the cluster's root cause when migration_path is mapped as text", async () => {
+    const ws = await handMade({
+      settings,
+      mappings: { properties: { migration_path: { type: "text" } } },
+    });
+    const error = failure(await ws.run("--json"));
+    assert.match(error.message, /all shards failed/);
+    assert.match(error.message, /Text fields are not optimised/);
+    assert.match(error.message, new RegExp(`POST /${ws.recordsIndex}/_search`));
+  });
+
+  it("refuses an index that maps connection as text, naming the field", async () => {
+    const ws = await handMade({
+      settings,
+      mappings: { properties: { connection: { type: "text" } } },
+    });
+    const error = failure(await ws.run("--json"));
+    assert.match(error.message, new RegExp(`"${ws.recordsIndex}"`));
+    assert.match(error.message, /connection.*text.*keyword/);
+    assert.equal((await os("GET", `/_index_template/${ws.id}-a`)).status, 404, "nothing applied");
+  });
+
+  it("adds the mapping to an index made without one, so the next run reads its records", async () => {
+    const ws = await handMade({ settings });
+    await ws.ok();
+    const mapping = await os("GET", `/${ws.recordsIndex}/_mapping`);
+    const properties = mapping.body[ws.recordsIndex].mappings.properties;
+    assert.equal(properties.migration_path.type, "keyword");
+    const again = await ws.ok("--json");
+    assert.equal(again.report!.connections[0].skipped, 1);
+  });
+});

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { KINDS, workspaces } from "./databases.ts";
+
+// Issue 17, point 5: a records table named with upper case letters is created and looked up
+// under the same name, so a second run finds the records instead of creating the table again.
+for (const kind of KINDS) {
+  describe(`migrations.table with upper case on ${kind}`, () => {
+    const workspace = workspaces(kind);
+
+    it("finds its records on the next run: nothing applied twice, no error", async () => {
+      const ws = await workspace();
+      await writeFile(
+        join(ws.configDir, "application.yml"),
+        `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n` +
+          "      table: Audit_Migrations\n",
+      );
+      await ws.file("001.sql", "CREATE TABLE audited (v INT);\n");
+      const first = await ws.ok("--json");
+      assert.equal(first.report!.connections[0].applied, 1);
+      const second = await ws.ok("--json");
+      assert.equal(second.report!.connections[0].applied, 0);
+      assert.equal(second.report!.connections[0].skipped, 1);
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => [f.path, f.action]),
+        [["001.sql", "skip"]],
+      );
+      const quoted = kind === "mysql" ? "`Audit_Migrations`" : '"Audit_Migrations"';
+      const rows = await ws.query(`SELECT migration_path FROM ${quoted}`);
+      assert.deepEqual(rows.map((r) => r.migration_path), ["001.sql"]);
+    });
+  });
+}
