@@ -1,12 +1,12 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import fc from "fast-check";
 import { contentHash } from "../../../src/migrate/content_hash.ts";
 import { recordId } from "../../../src/migrate/search/migration_record.ts";
 import { propertyOptions } from "../../property.ts";
 import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
 import { runCaptured } from "../run_cli.ts";
+import { type FaultServer, startFaultServer } from "./fault_server.ts";
 import {
   OPENSEARCH_URL,
   os,
@@ -225,81 +225,37 @@ describe("concurrent first runs on a fresh records index", () => {
   });
 });
 
-/**
- * A stand-in for the node: passes every request on to the real one, except that it answers the
- * next `failNext` searches of the records index with the 503 a search of an index whose primary
- * is not started yet gets.
- */
-class UnreadyRecords {
-  failNext = 0;
-  failed = 0;
-  readonly #server: Server = createServer((req, res) => void this.#handle(req, res));
-  #index = "";
-
-  private constructor() {}
-
-  static async start(): Promise<UnreadyRecords> {
-    const node = new UnreadyRecords();
-    await new Promise<void>((resolve) => node.#server.listen(0, "127.0.0.1", resolve));
-    return node;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.#server.address() as { port: number }).port}`;
-  }
-
-  watch(index: string): void {
-    this.#index = index;
-  }
-
-  stop(): Promise<void> {
-    this.#server.closeAllConnections();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of req) chunks.push(chunk as Uint8Array);
-    const body = Buffer.concat(chunks);
-    if (req.url?.startsWith(`/${this.#index}/_search`) && this.failNext > 0) {
-      this.failNext--;
-      this.failed++;
-      res.writeHead(503, { "content-type": "application/json" });
-      res.end(JSON.stringify({
-        error: {
-          root_cause: [],
-          type: "search_phase_execution_exception",
-          reason: "all shards failed",
-          phase: "query",
-          grouped: true,
-          failed_shards: [],
-        },
-        status: 503,
-      }));
-      return;
-    }
-    const type = req.headers["content-type"];
-    const upstream = await fetch(OPENSEARCH_URL + req.url, {
-      method: req.method,
-      headers: type ? { "content-type": type } : {},
-      body: body.length > 0 ? body : undefined,
-    });
-    const text = await upstream.text();
-    res.writeHead(upstream.status, { "content-type": "application/json" });
-    res.end(req.method === "HEAD" ? undefined : text);
-  }
-}
+// What a search of an index whose primary is not started yet gets.
+const NOT_STARTED = {
+  error: {
+    root_cause: [],
+    type: "search_phase_execution_exception",
+    reason: "all shards failed",
+    phase: "query",
+    grouped: true,
+    failed_shards: [],
+  },
+  status: 503,
+};
 
 describe("records index not ready (a stand-in node answers 503 to searches)", () => {
-  let node: UnreadyRecords;
+  // The fault server passes every request on to the real node, except the next `failNext`
+  // searches of the watched records index.
+  const node = { failNext: 0, failed: 0, index: "" };
+  let server: FaultServer;
   before(async () => {
-    node = await UnreadyRecords.start();
+    server = await startFaultServer(OPENSEARCH_URL, (r) => {
+      if (!r.path.startsWith(`/${node.index}/_search`) || node.failNext <= 0) return "forward";
+      node.failNext--;
+      node.failed++;
+      return { status: 503, body: NOT_STARTED };
+    });
   });
-  after(() => node?.stop());
+  after(() => server?.close());
 
   async function behindStandIn(): Promise<Workspace> {
-    const ws = await workspace({ hosts: [node.url] });
-    node.watch(ws.recordsIndex);
+    const ws = await workspace({ hosts: [server.url] });
+    node.index = ws.recordsIndex;
     node.failNext = 0;
     await ws.file(`${ws.id}-a-template.json`, { index_patterns: [`${ws.id}-a*`] });
     await ws.ok();
