@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts a PostgreSQL and a MariaDB server for the integration tests, unless they already answer.
-# Both come from Debian (.ci/run installs postgresql and mariadb-server) and keep their data in a
-# private folder, on ports of their own, so a system server is never touched:
+# Both come from Debian (tools/system_packages.sh, run by npm test, installs them) and keep their
+# data in a private folder, on ports of their own, so a system server is never touched:
 #   PostgreSQL  postgres://thaw:thaw-secret@127.0.0.1:54329/thaw
 #   MariaDB     mysql://thaw:thaw-secret@127.0.0.1:33069/thaw
 # The user thaw may create databases (the tests make one each).
