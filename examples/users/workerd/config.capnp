@@ -16,10 +16,10 @@ const config :Workerd.Config = (
 
 const users :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed "users.js")],
-  compatibilityDate = "2026-11-01",
+  compatibilityDate = "2026-10-23",
 );
 
 const usersExplicit :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed "users_explicit.js")],
-  compatibilityDate = "2026-11-01",
+  compatibilityDate = "2026-10-23",
 );
