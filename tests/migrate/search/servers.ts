@@ -31,7 +31,7 @@ async function waitForPort(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(
-    `${name} did not start (is it installed? .ci/run installs it): ${await readFile(log, "utf8")
+    `${name} did not start (is it installed? npm test installs it): ${await readFile(log, "utf8")
       .catch(() => "")}`,
   );
 }
