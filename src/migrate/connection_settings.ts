@@ -1,3 +1,4 @@
+import { isJsonObject } from "./json_object.ts";
 import { configLocation, configValue, type LoadedConfig } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { redactUrl, redactUrlText } from "../config/redact.ts";
@@ -45,7 +46,9 @@ export function connectionEntries(
   return list.map((item: unknown, i) => {
     const at = (k: string) =>
       configLocation(config, k === "" ? `${key}[${i}]` : `${key}[${i}].${k}`);
-    if (!isMapping(item)) throw new ConfigError(`${at("")} must be a mapping with ${rules.needs}`);
+    if (!isJsonObject(item)) {
+      throw new ConfigError(`${at("")} must be a mapping with ${rules.needs}`);
+    }
     for (const k of Object.keys(item)) {
       if (!rules.keys.has(k)) throw new ConfigError(`${at(k)} is not a ${rules.kind} setting`);
     }
@@ -58,7 +61,7 @@ export function connectionEntries(
     if (seen.has(name)) throw new ConfigError(`${at("name")}: "${name}" is used twice`);
     seen.add(name);
     const migrations = item.migrations ?? {};
-    if (!isMapping(migrations)) {
+    if (!isJsonObject(migrations)) {
       throw new ConfigError(
         `${at("migrations")} must be a mapping (${[...rules.migrationKeys].join(", ")})`,
       );
@@ -76,10 +79,6 @@ export function connectionEntries(
       at,
     };
   });
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isJsonObject } from "../json_object.ts";
 import { JsonSyntaxError, parseJsonBytes } from "../json_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
@@ -39,7 +40,7 @@ export function planRequest(path: string, bytes: Uint8Array): SearchRequest {
     }
     throw error;
   }
-  if (!isObject(doc)) {
+  if (!isJsonObject(doc)) {
     throw new MigrationFileError(path, "must hold a JSON object");
   }
   const file = path.slice(path.lastIndexOf("/") + 1);
@@ -77,7 +78,7 @@ function envelope(doc: Json, fail: (m: string) => never): SearchRequest {
   const m = (method as string).toUpperCase();
   if (!METHODS.has(m)) fail(`envelope method "${method}" is not one of ${[...METHODS].join(", ")}`);
   checkPath(path as string, fail);
-  if (body !== undefined && !isObject(body)) fail("envelope body must be a JSON object");
+  if (body !== undefined && !isJsonObject(body)) fail("envelope body must be a JSON object");
   if (name !== undefined && (typeof name !== "string" || name === "")) {
     fail("envelope name must be a non-empty string");
   }
@@ -162,7 +163,7 @@ function policy(doc: Json, name: string, fail: (m: string) => never): SearchRequ
   }
   let body: Json;
   if (Object.hasOwn(doc, "policy")) {
-    if (!isObject(doc.policy)) fail(`"policy" must be a JSON object`);
+    if (!isJsonObject(doc.policy)) fail(`"policy" must be a JSON object`);
     body = doc;
   } else if (Object.hasOwn(doc, "states")) {
     body = { policy: doc }; // a bare policy definition
@@ -192,8 +193,4 @@ function index(doc: Json, name: string, fail: (m: string) => never): SearchReque
 
 function segment(name: string): string {
   return encodeURIComponent(name);
-}
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

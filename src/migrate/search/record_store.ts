@@ -1,3 +1,4 @@
+import { isJsonObject } from "../json_object.ts";
 import { MigrationFailure } from "../migration_failure.ts";
 import type { MigrationRecord } from "./migration_record.ts";
 import { recordId } from "./migration_record.ts";
@@ -132,9 +133,11 @@ export class RecordStore {
     const current = await this.#client.send("GET", `/${this.#index}/_mapping`);
     if (current.status === 404) return await this.#create();
     this.#expect(current, "read the mapping of the records index", request);
-    if (!isObject(current.body)) this.#malformed(current, request, "answered without a mapping");
+    if (!isJsonObject(current.body)) {
+      this.#malformed(current, request, "answered without a mapping");
+    }
     for (const [name, index] of Object.entries(current.body as Json)) {
-      const mappings = isObject(index) && isObject(index.mappings) ? index.mappings : {};
+      const mappings = isJsonObject(index) && isJsonObject(index.mappings) ? index.mappings : {};
       await this.#checkMapping(name, mappings, current.status, request);
     }
   }
@@ -202,7 +205,7 @@ export class RecordStore {
       `&wait_for_no_initializing_shards=true&timeout=${ms}ms`;
     const request = `GET /_cluster/health/${this.#index}`;
     const response = await this.#client.send("GET", path);
-    const body = isObject(response.body) ? response.body : {};
+    const body = isJsonObject(response.body) ? response.body : {};
     if (response.status === 408 || body.timed_out === true) {
       throw new MigrationFailure({
         connection: this.#connection,
@@ -233,14 +236,14 @@ export class RecordStore {
           `set migrations.index to a new index, or delete this one to have it made again`,
       });
     };
-    if (isObject(mappings._source) && mappings._source.enabled === false) {
+    if (isJsonObject(mappings._source) && mappings._source.enabled === false) {
       fail(`stores no _source ("_source": {"enabled": false}), and records are read from it`);
     }
-    const properties = isObject(mappings.properties) ? mappings.properties : {};
+    const properties = isJsonObject(mappings.properties) ? mappings.properties : {};
     for (const field of QUERIED) {
       const actual = properties[field];
       if (actual === undefined) continue;
-      const type = isObject(actual) && typeof actual.type === "string" ? actual.type : "object";
+      const type = isJsonObject(actual) && typeof actual.type === "string" ? actual.type : "object";
       if (type !== PROPERTIES[field].type) {
         fail(`maps ${field} as ${type}; it must be ${PROPERTIES[field].type}`);
       }
@@ -259,14 +262,14 @@ export class RecordStore {
   // The hits of a search of the records, each checked for what the runner reads.
   #hits(response: SearchResponse, request: string): Hit[] {
     const body = response.body;
-    const outer = isObject(body) && isObject(body.hits) ? body.hits : undefined;
+    const outer = isJsonObject(body) && isJsonObject(body.hits) ? body.hits : undefined;
     if (!outer || !Array.isArray(outer.hits)) this.#malformed(response, request, "has no hits");
     return (outer!.hits as unknown[]).map((hit) => {
-      if (!isObject(hit) || typeof hit._id !== "string") {
+      if (!isJsonObject(hit) || typeof hit._id !== "string") {
         return this.#malformed(response, request, "has a hit without an _id");
       }
       const source = hit._source;
-      if (!isObject(source)) {
+      if (!isJsonObject(source)) {
         return this.#malformed(
           response,
           request,
@@ -305,8 +308,4 @@ export class RecordStore {
       reason: `could not ${what}: ${errorDetail(response.body)}`,
     });
   }
-}
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

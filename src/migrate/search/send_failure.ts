@@ -1,3 +1,6 @@
+/** The code the `node:http` transport gives its connect timeout: undici's own. */
+export const CONNECT_TIMEOUT_CODE = "UND_ERR_CONNECT_TIMEOUT";
+
 /**
  * Error codes that mean the connection was never made, so no byte of the request reached the host:
  * refused, no route, DNS, and a connect timeout (undici's, and the `node:http` transport's own).
@@ -10,13 +13,10 @@ const NOT_CONNECTED = new Set([
   "EHOSTUNREACH",
   "ENETUNREACH",
   "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
+  CONNECT_TIMEOUT_CODE,
   "ConnectionRefused",
   "FailedToOpenSocket",
 ]);
-
-/** The code the `node:http` transport gives its connect timeout. */
-export const CONNECT_TIMEOUT_CODE = "UND_ERR_CONNECT_TIMEOUT";
 
 /**
  * Whether a failed `fetch` provably never sent the request: the connection itself failed. A reset,

@@ -1,14 +1,12 @@
 import mysql from "mysql2";
-import { pause } from "../interruption.ts";
-import { LOCK_POLL_MS } from "../lock_not_acquired.ts";
 import { redactUrl, redactUrlText } from "../../config/redact.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
+  pollServerLock,
   RECORD_COLUMNS,
   recordRow,
   ScriptError,
-  serverLockTimeout,
   type SqlDatabase,
   type SqlRecord,
 } from "./sql_database.ts";
@@ -61,28 +59,21 @@ export class MysqlDatabase implements SqlDatabase {
       "SELECT LEFT(CONCAT('thaw:', DATABASE(), '.', ?), 64) AS name",
       [table],
     );
-    const take = async (seconds: number) =>
-      Number(
-        (await this.#query<{ got: number }>("SELECT GET_LOCK(?, ?) AS got", [name, seconds]))[0]
-          .got,
-      ) === 1;
-    const deadline = Date.now() + timeoutMs;
-    let holder: string | undefined;
     // Polled rather than one GET_LOCK(name, timeout): a server-side wait cannot be interrupted.
-    while (!await take(0)) {
-      if (holder === undefined) {
+    await pollServerLock(
+      async () =>
+        Number(
+          (await this.#query<{ got: number }>("SELECT GET_LOCK(?, 0) AS got", [name]))[0].got,
+        ) === 1,
+      async () => {
         const [{ id }] = await this.#query<{ id: number | null }>(
           "SELECT IS_USED_LOCK(?) AS id",
           [name],
         );
-        holder = id === null ? "another session" : `connection ${id}`;
-        onWait(holder);
-      }
-      if (Date.now() >= deadline) {
-        throw serverLockTimeout(this.#datasource.name, holder, timeoutMs);
-      }
-      await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), signal, "waiting for the lock");
-    }
+        return id === null ? "another session" : `connection ${id}`;
+      },
+      { datasource: this.#datasource.name, timeoutMs, onWait, signal },
+    );
     this.#lockName = name;
     await this.#query(`CREATE TABLE IF NOT EXISTS \`${table}\` (
       id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,

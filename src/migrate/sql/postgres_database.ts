@@ -1,15 +1,13 @@
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
-import { pause } from "../interruption.ts";
-import { LOCK_POLL_MS } from "../lock_not_acquired.ts";
 import { redactUrl, redactUrlText } from "../../config/redact.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
+  pollServerLock,
   RECORD_COLUMNS,
   recordRow,
   ScriptError,
-  serverLockTimeout,
   type SqlDatabase,
   type SqlRecord,
 } from "./sql_database.ts";
@@ -79,24 +77,15 @@ export class PostgresDatabase implements SqlDatabase {
     signal?: AbortSignal,
   ): Promise<void> {
     const key = await lockKey(table);
-    const deadline = Date.now() + timeoutMs;
-    let holder: string | undefined;
-    const tryLock = async () =>
-      (await this.#query<{ locked: boolean }>(
-        "SELECT pg_try_advisory_lock($1::bigint) AS locked",
-        [key],
-      ))[0].locked;
-    while (!await tryLock()) {
-      // The holder is looked up once, to tell the user, not on every poll.
-      if (holder === undefined) {
-        holder = await this.#holder(key);
-        onWait(holder);
-      }
-      if (Date.now() >= deadline) {
-        throw serverLockTimeout(this.#datasource.name, holder, timeoutMs);
-      }
-      await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), signal, "waiting for the lock");
-    }
+    await pollServerLock(
+      async () =>
+        (await this.#query<{ locked: boolean }>(
+          "SELECT pg_try_advisory_lock($1::bigint) AS locked",
+          [key],
+        ))[0].locked,
+      () => this.#holder(key),
+      { datasource: this.#datasource.name, timeoutMs, onWait, signal },
+    );
     this.#lockKey = key;
     await this.#query(`CREATE TABLE IF NOT EXISTS "${table}" (
       id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

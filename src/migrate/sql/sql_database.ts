@@ -1,4 +1,5 @@
-import { LockNotAcquiredError } from "../lock_not_acquired.ts";
+import { pause } from "../interruption.ts";
+import { LOCK_POLL_MS, LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { DatabaseKind } from "./datasource.ts";
 
 /** The record of a file being applied; `execution_ms` is measured when it is inserted. */
@@ -19,16 +20,41 @@ export function recordRow(record: SqlRecord): [string, string, Date, string, num
   return [record.path, record.hash, record.executedAt, record.executedBy, ms];
 }
 
-/** A server-side lock (PostgreSQL, MySQL/MariaDB) that another runner's connection kept too long. */
-export function serverLockTimeout(
-  datasource: string,
-  holder: string,
-  timeoutMs: number,
-): LockNotAcquiredError {
-  return new LockNotAcquiredError(
-    `datasource "${datasource}" is locked by ${holder}; waited ${timeoutMs / 1000} s ` +
-      `(--lock-timeout). The lock ends with that runner's connection.`,
-  );
+/** How a server-side lock is waited for: whose it is, how long, and what may interrupt. */
+export interface ServerLockWait {
+  readonly datasource: string;
+  readonly timeoutMs: number;
+  /** Told the holder once, when the lock is busy. */
+  readonly onWait: (holder: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Takes a server-side lock (PostgreSQL advisory lock, MySQL/MariaDB `GET_LOCK`) by calling
+ * `attempt` every {@linkcode LOCK_POLL_MS} until it succeeds or `timeoutMs` passed, then throws a
+ * LockNotAcquiredError. A wait inside the server could not be cut short by Ctrl-C; this one ends
+ * with a RunInterrupted when `signal` aborts. `holder` is asked once, to tell the user.
+ */
+export async function pollServerLock(
+  attempt: () => Promise<boolean>,
+  holder: () => Promise<string>,
+  wait: ServerLockWait,
+): Promise<void> {
+  const deadline = Date.now() + wait.timeoutMs;
+  let busy: string | undefined;
+  while (!await attempt()) {
+    if (busy === undefined) {
+      busy = await holder();
+      wait.onWait(busy);
+    }
+    if (Date.now() >= deadline) {
+      throw new LockNotAcquiredError(
+        `datasource "${wait.datasource}" is locked by ${busy}; waited ${wait.timeoutMs / 1000} s ` +
+          `(--lock-timeout). The lock ends with that runner's connection.`,
+      );
+    }
+    await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), wait.signal, "waiting for the lock");
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { errorDetail } from "../../../src/migrate/search/search_client.ts";
 import { propertyOptions } from "../../property.ts";
+import { SHARDS_NOT_STARTED } from "./fault_server.ts";
 
 // Bodies as OpenSearch 2.19 answers them (captured from the test node).
 const TEXT_SORT =
@@ -24,18 +25,6 @@ const textSort = {
   },
   status: 400,
 };
-const notStarted = {
-  error: {
-    root_cause: [],
-    type: "search_phase_execution_exception",
-    reason: "all shards failed",
-    phase: "query",
-    grouped: true,
-    failed_shards: [],
-  },
-  status: 503,
-};
-
 describe("errorDetail", () => {
   it("adds the root cause to a generic reason", () => {
     assert.equal(
@@ -68,7 +57,7 @@ describe("errorDetail", () => {
 
   it("says that no shard answered when the cluster names no cause", () => {
     assert.equal(
-      errorDetail(notStarted),
+      errorDetail(SHARDS_NOT_STARTED),
       "search_phase_execution_exception: all shards failed (no shard of the index was available)",
     );
   });

@@ -2,6 +2,22 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import { Buffer } from "node:buffer";
 
+/**
+ * What OpenSearch answers to a search of an index whose primary shard is not started yet (captured
+ * from the test node): the 503 a fault server gives to play a records index being created.
+ */
+export const SHARDS_NOT_STARTED = {
+  error: {
+    root_cause: [],
+    type: "search_phase_execution_exception",
+    reason: "all shards failed",
+    phase: "query",
+    grouped: true,
+    failed_shards: [],
+  },
+  status: 503,
+} as const;
+
 /** One request as a fault server received it. */
 export interface Received {
   readonly method: string;
@@ -16,6 +32,8 @@ export interface Received {
  * - `forward`: passes it to the upstream node and returns the answer;
  * - `swallow`: passes it to the upstream node (so the cluster applies it) and never answers;
  * - `cut`: passes it to the upstream node, then sends half of the answer and closes the connection;
+ * - `{ resetAfter }`: passes it to the upstream node, then closes the connection without an answer
+ *   once `resetAfter` settles (an answer lost late);
  * - `hang`: never forwards it and never answers;
  * - `reset`: closes the connection without an answer, the request not forwarded;
  * - `{ status, body }`: answers that, the request not forwarded;
@@ -29,6 +47,7 @@ export type Fault =
   | "hang"
   | "reset"
   | { readonly status: number; readonly body?: unknown }
+  | { readonly resetAfter: Promise<unknown> }
   | { readonly after: Promise<unknown> };
 
 /** A loopback host in front of a real node that misbehaves as its rule says. */
@@ -74,7 +93,7 @@ export async function startFaultServer(
       res.writeHead(fault.status, { "content-type": "application/json" }).end(body);
       return;
     }
-    if (typeof fault === "object") {
+    if (typeof fault === "object" && "after" in fault) {
       await fault.after;
       // The client gave up meanwhile: a host that had not sent it yet drops it.
       if (req.socket.destroyed) return;
@@ -92,6 +111,11 @@ export async function startFaultServer(
     const text = await answer.text();
     forwarded.add(request);
     if (fault === "swallow") return;
+    if (typeof fault === "object" && "resetAfter" in fault) {
+      await fault.resetAfter;
+      req.socket.destroy();
+      return;
+    }
     if (fault === "cut") {
       const bytes = new TextEncoder().encode(text);
       res.writeHead(answer.status, {

@@ -6,7 +6,7 @@ import { recordId } from "../../../src/migrate/search/migration_record.ts";
 import { propertyOptions } from "../../property.ts";
 import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
 import { runCaptured } from "../run_cli.ts";
-import { type FaultServer, startFaultServer } from "./fault_server.ts";
+import { type FaultServer, SHARDS_NOT_STARTED, startFaultServer } from "./fault_server.ts";
 import {
   OPENSEARCH_URL,
   os,
@@ -225,19 +225,6 @@ describe("concurrent first runs on a fresh records index", () => {
   });
 });
 
-// What a search of an index whose primary is not started yet gets.
-const NOT_STARTED = {
-  error: {
-    root_cause: [],
-    type: "search_phase_execution_exception",
-    reason: "all shards failed",
-    phase: "query",
-    grouped: true,
-    failed_shards: [],
-  },
-  status: 503,
-};
-
 describe("records index not ready (a stand-in node answers 503 to searches)", () => {
   // The fault server passes every request on to the real node, except the next `failNext`
   // searches of the watched records index.
@@ -248,7 +235,7 @@ describe("records index not ready (a stand-in node answers 503 to searches)", ()
       if (!r.path.startsWith(`/${node.index}/_search`) || node.failNext <= 0) return "forward";
       node.failNext--;
       node.failed++;
-      return { status: 503, body: NOT_STARTED };
+      return { status: 503, body: SHARDS_NOT_STARTED };
     });
   });
   after(() => server?.close());
