@@ -15,8 +15,13 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
     throw new Error("proxy cannot be combined with ssl_verification: false on this runtime");
   }
   return {
-    fetch: (url, init) =>
-      new Promise<Response>((resolve, reject) => {
+    fetch: async (url, init) => {
+      // A body given as a stream is one that must not be sent twice (see search_client.ts): it
+      // goes on a connection of its own, which Deno's node:http never replays (a reused one it
+      // may, denoland/deno#36786).
+      const once = init.body instanceof ReadableStream;
+      const body = once ? await new Response(init.body).text() : init.body as string | undefined;
+      return await new Promise<Response>((resolve, reject) => {
         const signal = init.signal ?? undefined;
         const send = url.protocol === "https:" ? request : httpRequest;
         const req = send(url, {
@@ -25,6 +30,7 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
           rejectUnauthorized: options.sslVerification,
           signal,
           timeout: options.connectTimeoutMs,
+          ...(once ? { agent: false } : {}),
         }, (res) => {
           const chunks: Uint8Array[] = [];
           res.on("data", (chunk: Uint8Array) => chunks.push(chunk));
@@ -56,8 +62,9 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
           );
         });
         req.on("error", reject);
-        req.end(init.body as string | undefined);
-      }),
+        req.end(body);
+      });
+    },
     close() {},
   };
 }

@@ -1,3 +1,4 @@
+import { isJsonObject } from "../json_object.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { neverSent } from "./send_failure.ts";
 import type { Transport } from "./transport.ts";
@@ -39,8 +40,7 @@ export interface SendOptions {
  */
 export function errorDetail(body: unknown): string {
   type Cause = { type?: unknown; reason?: unknown; caused_by?: unknown };
-  const isCause = (x: unknown): x is Cause =>
-    x !== null && typeof x === "object" && !Array.isArray(x);
+  const isCause = (x: unknown): x is Cause => isJsonObject(x);
   const text = (c: Cause): string =>
     [c.type, c.reason].filter((x) => typeof x === "string" && x !== "").join(": ");
   if (isCause(body) && "error" in body) {
@@ -133,7 +133,7 @@ export class SearchClient {
         response = await this.#transport.fetch(url, {
           method,
           headers,
-          body: payload,
+          ...(repeatable ? { body: payload } : sentOnce(payload)),
           redirect: "manual",
           signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
         });
@@ -167,6 +167,19 @@ export class SearchClient {
       `${request}: no host of "${this.#connection.name}" answered (${causes.join("; ")})`,
     );
   }
+}
+
+/**
+ * The body of a request that must not be sent twice, as a stream. Deno's fetch sends a request
+ * again, once, when the host closes the connection without answering, but only when it can copy
+ * the body (denoland/deno#35610): a stream it cannot copy, so it never does. An empty stream
+ * stands for no body.
+ */
+function sentOnce(payload: string | undefined): RequestInit {
+  return {
+    body: new Blob(payload === undefined ? [] : [payload]).stream(),
+    duplex: "half",
+  } as RequestInit;
 }
 
 function join(host: URL, path: string): URL {

@@ -43,8 +43,6 @@ export class SearchLock {
   readonly #identity: RunnerIdentity;
   readonly #leaseMs: number;
   #held: Versioned | undefined;
-  // When the document that holds the lock now was built: its expiry is this plus the lease.
-  #writtenAt = 0;
   #acquiredAt = "";
   // The next renewal, and the moment this runner gives up the lock unless renewed before.
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -74,20 +72,36 @@ export class SearchLock {
 
   /**
    * Takes the lock, waiting up to `timeoutMs` while another runner holds it, one look every
-   * {@linkcode LOCK_POLL_MS}. `signal` (Ctrl-C) ends the wait at once. Resolves to true when
-   * this runner took over the lock of another one (which may have died mid-run).
+   * {@linkcode LOCK_POLL_MS}. `signal` (Ctrl-C) ends the wait at once. When it fails, a lock of
+   * its own that landed unanswered is removed.
    */
   async acquire(
     timeoutMs: number,
     onWait?: (holder: LockHolder) => void,
     signal?: AbortSignal,
-  ): Promise<boolean> {
+  ): Promise<void> {
     try {
       return await this.#acquire(timeoutMs, onWait, signal);
     } catch (error) {
+      // A _create whose answer was lost (a silent host, Ctrl-C) may have landed: a lock of ours
+      // left there would block every other runner for a lease.
+      await this.#removeOwn();
       // A request cut short by Ctrl-C ends the wait like the pause between two looks.
       if (signal?.aborted) throw new RunInterrupted("interrupted while waiting for the lock");
       throw error;
+    }
+  }
+
+  // Never throws: it runs while another error is on its way out.
+  async #removeOwn(): Promise<void> {
+    try {
+      const current = await this.#read();
+      if (current?.holder.owner !== this.#owner) return;
+      await this.#client.send("DELETE", this.#conditional(current), undefined, {
+        repeatable: true,
+      });
+    } catch {
+      // The lease runs out on its own.
     }
   }
 
@@ -95,38 +109,37 @@ export class SearchLock {
     timeoutMs: number,
     onWait: ((holder: LockHolder) => void) | undefined,
     signal: AbortSignal | undefined,
-  ): Promise<boolean> {
+  ): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    this.#acquiredAt = new Date().toISOString();
     const create = this.#path.replace("/_doc/", "/_create/");
     // A malformed lock, and since when it has not changed.
     let malformed: { version: string; since: number } | undefined;
     let told = false;
     let again = false; // one immediate retry after a takeover or a release seen in between
-    let tookOver = false;
     for (;;) {
       signal?.throwIfAborted();
       // Repeatable: a second _create after a lost answer gets 409 and finds its own owner below.
       const writtenAt = Date.now();
+      this.#acquiredAt = new Date(writtenAt).toISOString();
       const created = await this.#client.send("PUT", create, this.#document(writtenAt), {
         repeatable: true,
         signal,
       });
       let busy: string | undefined;
       if (created.status === 201 || created.status === 200) {
-        this.#hold(this.#versioned(created, `PUT ${create}`), writtenAt);
-        return tookOver;
+        return this.#hold(this.#versioned(created, `PUT ${create}`), writtenAt);
       } else if (created.status === 409) {
-        const current = await this.#read(signal);
-        if (current === undefined) {
+        const current = await this.#readUnlessBusy(signal);
+        if (typeof current === "string") {
+          busy = current;
+        } else if (current === undefined) {
           // Released in between: try again at once, but only once in a row.
           if (!again) {
             again = true;
             continue;
           }
         } else if (current.holder.owner === this.#owner) {
-          this.#hold(current, writtenAt); // our own _create, answered on another host
-          return tookOver;
+          return this.#hold(current, this.#writtenBy(current)); // our own _create, answered elsewhere
         } else {
           const expired = this.#expired(current, malformed);
           if (expired === "malformed") {
@@ -134,12 +147,9 @@ export class SearchLock {
             if (malformed?.version !== version) malformed = { version, since: Date.now() };
           }
           if (expired === true) {
-            if (await this.#takeOver(current, signal)) {
-              tookOver = true;
-              if (!again) {
-                again = true;
-                continue;
-              }
+            if (await this.#takeOver(current, signal) && !again) {
+              again = true;
+              continue;
             }
           } else if (!told) {
             told = true;
@@ -150,7 +160,7 @@ export class SearchLock {
       } else if (!transient(created.status)) {
         this.#fail(`PUT ${create}`, created.status, created.body);
       } else {
-        busy = `the cluster (HTTP ${created.status}: ${errorDetail(created.body)})`;
+        busy = busyCluster(created);
       }
       again = false;
       if (Date.now() >= deadline) {
@@ -217,6 +227,17 @@ export class SearchLock {
     };
   }
 
+  /** As {@linkcode SearchLock.#read}, but a busy cluster (429, 5xx) is said, not thrown. */
+  async #readUnlessBusy(signal?: AbortSignal): Promise<Observed | undefined | string> {
+    try {
+      return await this.#read(signal);
+    } catch (error) {
+      const status = error instanceof MigrationFailure ? error.detail.status : undefined;
+      if (status === undefined || !transient(status)) throw error;
+      return `the cluster (${(error as MigrationFailure).detail.reason}, HTTP ${status})`;
+    }
+  }
+
   /**
    * Whether the lock may be taken over: `true`, `false`, or `"malformed"` while a lock without a
    * readable expiry has not yet stayed unchanged for a lease.
@@ -269,9 +290,8 @@ export class SearchLock {
   // A renewal every third of the lease; the lock is given up at three quarters of it unless a
   // renewal succeeded by then, whatever a renewal in flight is still waiting for, so that this
   // runner stops before another one may take the lock over.
-  #renewed(version: Versioned, writtenAt: number): void {
+  #renewed(version: Versioned, writtenAt: number, soon = false): void {
     this.#held = version;
-    this.#writtenAt = writtenAt;
     if (this.#deadline !== undefined) clearTimeout(this.#deadline);
     this.#deadline = unref(setTimeout(
       () =>
@@ -285,12 +305,14 @@ export class SearchLock {
         ),
       writtenAt + (this.#leaseMs * 3) / 4 - Date.now(),
     ));
-    this.#scheduleRenewal();
+    this.#scheduleRenewal(soon);
   }
 
-  #scheduleRenewal(): void {
+  // A third of the lease after a renewal; a twelfth after a failed one, or after one that found
+  // an older document of its own, so that there are more tries before the deadline.
+  #scheduleRenewal(soon = false): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = unref(setTimeout(() => void this.#renew(), this.#leaseMs / 3));
+    this.#timer = unref(setTimeout(() => void this.#renew(), this.#leaseMs / (soon ? 12 : 3)));
   }
 
   #stopTimers(): void {
@@ -331,7 +353,10 @@ export class SearchLock {
         // Our own renewal may have gone through on a host that did not answer: look.
         const current = await this.#read(controller.signal);
         if (this.#held !== held) return;
-        if (current?.holder.owner === this.#owner) return this.#renewed(current, writtenAt);
+        // Its lease runs from when that document was written, perhaps by an earlier renewal.
+        if (current?.holder.owner === this.#owner) {
+          return this.#renewed(current, this.#writtenBy(current), true);
+        }
         return this.#lose(this.#failure(
           request,
           response.status,
@@ -345,7 +370,13 @@ export class SearchLock {
     } finally {
       if (this.#renewal === controller) this.#renewal = undefined;
     }
-    if (this.#held === held) this.#scheduleRenewal();
+    if (this.#held === held) this.#scheduleRenewal(true);
+  }
+
+  // When a document of ours was written, from its expiry: our own clock wrote both.
+  #writtenBy(current: Observed): number {
+    const expires = Date.parse(String(current.holder.expires_at));
+    return Number.isNaN(expires) ? Date.now() : expires - this.#leaseMs;
   }
 
   #conditional(v: Versioned): string {
@@ -357,7 +388,7 @@ export class SearchLock {
       owner: this.#owner,
       host: this.#identity.host,
       pid: this.#identity.pid,
-      acquired_at: this.#acquiredAt || new Date(now).toISOString(),
+      acquired_at: this.#acquiredAt,
       expires_at: new Date(now + this.#leaseMs).toISOString(),
     };
   }
@@ -382,6 +413,11 @@ export class SearchLock {
   #fail(request: string, status: number, body: unknown, what = "could not take the lock"): never {
     throw this.#failure(request, status, `${what}: ${errorDetail(body)}`);
   }
+}
+
+/** How a busy cluster is named while the runner waits for the lock. */
+function busyCluster(response: SearchResponse): string {
+  return `the cluster (HTTP ${response.status}: ${errorDetail(response.body)})`;
 }
 
 // Overloaded or starting up: worth another look at the next poll.

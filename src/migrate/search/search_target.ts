@@ -63,13 +63,9 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     onWait: (holder: string) => void,
     signal?: AbortSignal,
   ): Promise<void> {
-    const tookOver = await this.#lock.acquire(
-      timeoutMs,
-      (holder) => onWait(describeHolder(holder)),
-      signal,
-    );
+    await this.#lock.acquire(timeoutMs, (holder) => onWait(describeHolder(holder)), signal);
     // The records are read again next: a runner that died may have written some unrefreshed.
-    if (tookOver) await this.#store.refresh();
+    await this.#store.refresh();
   }
 
   async release(): Promise<void> {

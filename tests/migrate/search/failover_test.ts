@@ -126,4 +126,42 @@ describe("failover between the hosts of one cluster", () => {
       await cutting.close();
     }
   });
+
+  it("sends a POST once to a host that takes it and closes the connection unanswered", async () => {
+    // Deno's fetch and its node:http replay such a request once on their own
+    // (denoland/deno#35610, #36786): the runner must not let them.
+    const closing = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) => r.path.includes("-reset") ? { resetAfter: Promise.resolve() } : "forward",
+    );
+    try {
+      for (const settings of ["", "    proxy: false\n"]) {
+        const ws = await Workspace.create({ hosts: [closing.url], settings });
+        await os("PUT", `/${ws.id}-reset`, { settings: { number_of_replicas: 0 } });
+        await ws.file("001-doc.json", { method: "POST", path: `/${ws.id}-reset/_doc`, body: {} });
+        await ws.file("002-refresh.json", { method: "POST", path: `/${ws.id}-reset/_refresh` });
+        const run = await ws.run("--json");
+        assert.equal(run.code, 1, run.out);
+        assert.match(run.report!.error!.message, /may or may not have been applied/);
+        const posts = closing.received.filter((r) => r.path === `/${ws.id}-reset/_doc`);
+        assert.equal(
+          posts.length,
+          1,
+          `settings ${JSON.stringify(settings)}: sent ${posts.length}x`,
+        );
+        assert.equal(await docCount(`${ws.id}-reset`), 1);
+      }
+    } finally {
+      await closing.close();
+    }
+  });
+
+  it("sends a body-less envelope POST as well, once it gets through", async () => {
+    const ws = await Workspace.create();
+    await os("PUT", `/${ws.id}-plain`, { settings: { number_of_replicas: 0 } });
+    await ws.file("001-refresh.json", { method: "POST", path: `/${ws.id}-plain/_refresh` });
+    await ws.file("002-delete.json", { method: "DELETE", path: `/${ws.id}-plain` });
+    await ws.ok();
+    assert.equal((await os("HEAD", `/${ws.id}-plain`)).status, 404);
+  });
 });

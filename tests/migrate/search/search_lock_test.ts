@@ -9,7 +9,12 @@ import { processGone } from "../../../src/migrate/local_process.ts";
 import { startCli } from "../cli_process.ts";
 import { runCaptured } from "../run_cli.ts";
 import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
-import { type FaultServer, type Received, startFaultServer } from "./fault_server.ts";
+import {
+  type FaultServer,
+  type Received,
+  SHARDS_NOT_STARTED,
+  startFaultServer,
+} from "./fault_server.ts";
 
 const future = () => new Date(Date.now() + 3_600_000).toISOString();
 const past = () => new Date(Date.now() - 60_000).toISOString();
@@ -55,14 +60,14 @@ async function configWith(ws: Workspace, hosts: string): Promise<string> {
 }
 
 /**
- * A workspace on `host` with a 2 s lease and one file, a PUT of a document into "<id>-slow",
+ * A workspace on `host` with a `lease` (2 s) and one file, a PUT of a document into "<id>-slow",
  * which the fault servers here hold.
  */
-async function slowFileWorkspace(host: string, settings = ""): Promise<Workspace> {
+async function slowFileWorkspace(host: string, settings = "", lease = 2): Promise<Workspace> {
   const ws = await Workspace.create({
     hosts: [host],
     settings,
-    migrations: "      lock_lease: 2\n",
+    migrations: `      lock_lease: ${lease}\n`,
   });
   await os("PUT", `/${ws.id}-slow`, { settings: { number_of_replicas: 0 } });
   await ws.file("001-doc.json", { method: "PUT", path: `/${ws.id}-slow/_doc/1`, body: {} });
@@ -266,6 +271,79 @@ describe("the search lock against a real node", () => {
       const run = await ws.run("--json");
       assert.equal(run.code, 0, run.out);
       assert.equal((await lockDoc(ws)).status, 404, "the lock is gone");
+    } finally {
+      fileGate.open();
+      await racing.close();
+    }
+  });
+
+  it("removes its own lock when the _create landed but its answer never came", async () => {
+    // The only host forwards the _create and never answers it: the run fails, and the lock
+    // that did land must not block the next runner for a lease.
+    const swallowing = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) => r.path.includes("/_create/lock-") ? "swallow" : "forward",
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [swallowing.url], settings: "    timeout: 1\n" });
+      await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1, run.out);
+      assert.equal((await lockDoc(ws)).status, 404, "no lock left behind");
+    } finally {
+      await swallowing.close();
+    }
+  });
+
+  it("waits, as for any busy cluster, when reading the lock answers 503", async () => {
+    const busy = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) =>
+        r.method === "GET" && r.path.includes("/_doc/lock-")
+          ? { status: 503, body: SHARDS_NOT_STARTED }
+          : "forward",
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [busy.url] });
+      await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
+      await ws.plantLock({ host: "elsewhere", pid: 1, expires_at: future() });
+      const run = await ws.run("--json", "--lock-timeout", "0.5");
+      assert.equal(run.code, 3, run.out);
+      assert.match(run.report!.error!.message, /HTTP 503/);
+      const reads = busy.received.filter((r) => r.method === "GET").length;
+      assert.ok(reads >= 2, `looked again after the 503 (${reads} reads)`);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it("counts the lease from its own document when a renewal landed unanswered: it stops before that lease ends", async () => {
+    // Renewal 1 lands and its answer is lost; renewal 2 gets 409 and reads its own document
+    // (written by renewal 1); every later renewal hangs. The file never ends.
+    let renewals = 0;
+    const fileGate = gate();
+    const racing = await startFaultServer(OPENSEARCH_URL, (r) => {
+      if (r.method === "PUT" && r.path.includes("/_doc/lock-") && r.path.includes("if_seq_no")) {
+        renewals++;
+        // Lease 4 s: renewal 1 (at 1.33 s) loses its answer 1 s later, so renewal 2 (a twelfth
+        // of the lease after that) reads a document written more than a quarter lease before;
+        // counting from that read would run past the document's expiry.
+        if (renewals === 1) return { resetAfter: new Promise((r) => setTimeout(r, 1_000)) };
+        return renewals === 2 ? "forward" : "hang";
+      }
+      return r.path.includes("-slow") ? { after: fileGate.promise } : "forward";
+    });
+    try {
+      const ws = await slowFileWorkspace(racing.url, "", 4);
+      const run = await ws.run("--json");
+      const stopped = Date.now();
+      assert.equal(run.code, 1, run.out);
+      assert.match(run.report!.error!.message, /could not renew the lock/);
+      assert.ok(renewals >= 2, `renewals: ${renewals}`);
+      // The document renewal 1 wrote is still there: the runner gave up before it expired.
+      const lock = await lockDoc(ws);
+      assert.ok(stopped < Date.parse(lock.body._source.expires_at), JSON.stringify(lock.body));
+      assert.deepEqual(await records(ws), []);
     } finally {
       fileGate.open();
       await racing.close();
