@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import fc from "fast-check";
+import { createServer, type Server, type Socket } from "node:net";
+import { CONNECT_TIMEOUT_CODE, neverSent } from "../../../src/migrate/search/send_failure.ts";
+import { propertyOptions } from "../../property.ts";
+import { freePort, type Helper, startSilentServer } from "./servers.ts";
+
+/** What this runtime's fetch throws for `url`, with a 300 ms timeout. */
+async function fetchError(url: string): Promise<unknown> {
+  try {
+    await fetch(url, { method: "POST", body: "{}", signal: AbortSignal.timeout(300) });
+  } catch (error) {
+    return error;
+  }
+  throw new Error(`${url} answered`);
+}
+
+describe("neverSent, on this runtime's own fetch errors", () => {
+  let silent: Helper;
+  let resetting: Server;
+  let resetUrl: string;
+  before(async () => {
+    silent = await startSilentServer();
+    // Reads the request, then resets the connection: the request was sent.
+    resetting = createServer((s: Socket) => {
+      s.on("error", () => {});
+      s.once("data", () => s.resetAndDestroy());
+    });
+    await new Promise<void>((r) => resetting.listen(0, "127.0.0.1", r));
+    resetUrl = `http://127.0.0.1:${(resetting.address() as { port: number }).port}/`;
+  });
+  after(async () => {
+    await silent.stop();
+    await new Promise((r) => resetting.close(r));
+  });
+
+  it("is true for a refused connection", async () => {
+    assert.equal(neverSent(await fetchError(`http://127.0.0.1:${await freePort()}/`)), true);
+  });
+
+  it("is false for a host that took the request and went silent, or reset the connection", async () => {
+    assert.equal(neverSent(await fetchError(silent.url)), false);
+    assert.equal(neverSent(await fetchError(resetUrl)), false);
+  });
+});
+
+const NOT_CONNECTED = ["ECONNREFUSED", "ENOTFOUND", CONNECT_TIMEOUT_CODE, "ConnectionRefused"];
+const OTHER = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ETIMEDOUT", "ABORT_ERR", "23"];
+
+describe("neverSent (property)", () => {
+  it("is true exactly when a not-connected code or Deno's connect phase is within 4 causes", () => {
+    const error = fc.letrec((tie) => ({
+      node: fc.record({
+        code: fc.option(fc.constantFrom(...NOT_CONNECTED, ...OTHER), { nil: undefined }),
+        message: fc.constantFrom("fetch failed", "client error (Connect): refused", "reset"),
+        cause: fc.option(tie("node"), { nil: undefined, depthSize: "small" }),
+      }),
+    })).node;
+    fc.assert(
+      fc.property(error, (e) => {
+        let expected = false;
+        let at: unknown = e;
+        for (let depth = 0; depth < 4 && at !== undefined; depth++) {
+          const { code, message, cause } = at as {
+            code?: string;
+            message: string;
+            cause?: unknown;
+          };
+          if (
+            (code !== undefined && NOT_CONNECTED.includes(code)) || message.includes("(Connect)")
+          ) {
+            expected = true;
+            break;
+          }
+          at = cause;
+        }
+        assert.equal(neverSent(e), expected);
+      }),
+      propertyOptions(),
+    );
+  });
+
+  it("ends on a cause that loops, and is false for what is not an error object", () => {
+    const looping: { code: string; cause?: unknown } = { code: "ECONNRESET" };
+    looping.cause = looping;
+    assert.equal(neverSent(looping), false);
+    for (const value of [undefined, null, "ECONNREFUSED", 42]) {
+      assert.equal(neverSent(value), false);
+    }
+  });
+});
