@@ -11,11 +11,10 @@ import type { EnvLookup } from "./config/env.ts";
 import { runtimeEnv } from "./config/env.ts";
 import { ApplicationContext } from "./context/application_context.ts";
 import type { Class } from "./context/class_record.ts";
-import { scanComponents } from "./context/component_scan.ts";
 import { DefinitionError } from "./context/errors.ts";
 import { DEFAULT_MAX_BODY_SIZE } from "./http/http_request.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
-import { type ListenOptions, serve, type Server } from "./runtime/serve.ts";
+import type { ListenOptions, Server } from "./runtime/serve.ts";
 import { compileControllers } from "./web/compile.ts";
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
 import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
@@ -124,11 +123,14 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   const defaultHostname = typeof hostnameSetting === "string" ? hostnameSetting : "0.0.0.0";
 
   const classes: Class[] = [...(options.controllers ?? []), ...(options.components ?? [])];
-  if (options.scan !== undefined && options.scan.length > 0) {
-    classes.push(...await scanComponents(options.scan));
-  }
   const configured = configStrings(config, "app.component-scan");
-  if (configured.length > 0) classes.push(...await scanComponents(configured, config.dir));
+  if ((options.scan?.length ?? 0) > 0 || configured.length > 0) {
+    // Loaded only to scan, like the server below: an app that lists its classes (every edge
+    // worker) neither evaluates these modules nor, bundled in chunks, carries them.
+    const { scanComponents } = await import("./context/component_scan.ts");
+    if (options.scan !== undefined) classes.push(...await scanComponents(options.scan));
+    if (configured.length > 0) classes.push(...await scanComponents(configured, config.dir));
+  }
 
   const context = new ApplicationContext();
   for (const cls of classes) context.register(cls);
@@ -157,12 +159,14 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     hono,
     config: config.values,
     getBean: <T>(token: Class<T> | string): T => context.getBean(token),
-    listen: (listen: ListenOptions = {}) =>
-      serve(fetch, {
+    listen: async (listen: ListenOptions = {}) => {
+      const { serve } = await import("./runtime/serve.ts");
+      return serve(fetch, {
         port: listen.port ?? defaultPort,
         hostname: listen.hostname ?? defaultHostname,
         maxBodySize,
         refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
-      }),
+      });
+    },
   };
 }

@@ -26,6 +26,8 @@ interface PackageJson {
   description: string;
   license: string;
   dependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -74,6 +76,11 @@ async function main(): Promise<void> {
     engines: { node: ">=20" },
     sideEffects: ["./mod.js", "./src/context/symbol_metadata.js"],
     dependencies: pkg.dependencies,
+    // The database drivers and undici: loaded only by a datasource of their kind (or a proxy on
+    // Node), so a web-only install brings none of them. In the repository they are dev
+    // dependencies too, for the tests.
+    ...(pkg.peerDependencies ? { peerDependencies: pkg.peerDependencies } : {}),
+    ...(pkg.peerDependenciesMeta ? { peerDependenciesMeta: pkg.peerDependenciesMeta } : {}),
   };
   await writeFile(join(out, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await copyFile(join(root, "README.md"), join(out, "README.md"));

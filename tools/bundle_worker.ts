@@ -10,6 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
+import type { Metafile } from "esbuild";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
@@ -40,6 +41,25 @@ export async function bundleWorkers(outDir: string): Promise<string> {
   const config = join(outDir, "config.capnp");
   await copyFile(join(root, "examples/users/workerd/config.capnp"), config);
   return config;
+}
+
+/**
+ * The output files an entry loads before it runs, in a build with `splitting`: the entry's chunk
+ * and, transitively, the chunks it imports statically. Chunks reached only by `import()` are left
+ * out: an app loads them only when it takes that path.
+ */
+export function loadedChunks(metafile: Metafile): Set<string> {
+  const { outputs } = metafile;
+  const chunks = new Set<string>();
+  const visit = (path: string) => {
+    if (chunks.has(path)) return;
+    chunks.add(path);
+    for (const i of outputs[path].imports) {
+      if (i.kind === "import-statement" && outputs[i.path] !== undefined) visit(i.path);
+    }
+  };
+  visit(Object.keys(outputs).find((path) => outputs[path].entryPoint !== undefined)!);
+  return chunks;
 }
 
 if (import.meta.main) {

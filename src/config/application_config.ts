@@ -1,7 +1,6 @@
-import { load, YAMLException } from "js-yaml";
 import { ConfigError } from "./config_error.ts";
 import { type EnvLookup, runtimeEnv, substituteAll } from "./env.ts";
-import { keyLine, yamlLines } from "./yaml_lines.ts";
+import { keyLine } from "./key_line.ts";
 
 /** Configuration as parsed from `application.yml` (or given as an object). */
 export type ConfigValues = Record<string, unknown>;
@@ -17,29 +16,6 @@ export interface LoadedConfig {
   readonly lines?: ReadonlyMap<string, number>;
 }
 
-/** Parses YAML text; a syntax error names the file, the line and the column. */
-export function parseYaml(text: string, file: string): ConfigValues {
-  let doc: unknown;
-  try {
-    // Aliases are capped: a few nested ones ("billion laughs") expand exponentially when the
-    // document is walked for ${VAR} substitution.
-    doc = load(text, { filename: file, maxAliases: 100 });
-  } catch (error) {
-    if (error instanceof YAMLException && error.mark) {
-      throw new ConfigError(
-        `${file}:${error.mark.line + 1}:${error.mark.column + 1}: ${error.reason}`,
-        { cause: error },
-      );
-    }
-    throw new ConfigError(`${file}: ${(error as Error).message}`, { cause: error });
-  }
-  if (doc === undefined || doc === null) return {};
-  if (typeof doc !== "object" || Array.isArray(doc)) {
-    throw new ConfigError(`${file}: the document must be a mapping of keys`);
-  }
-  return doc as ConfigValues;
-}
-
 /** Reads `application.yml` (a path or file URL) or takes an object, and substitutes `${VAR}`. */
 export async function loadConfig(
   source: string | URL | ConfigValues | undefined,
@@ -53,7 +29,8 @@ export async function loadConfig(
       dir: undefined,
     };
   }
-  // Loaded only for a file, so an app configured by object needs no file system.
+  // Loaded only for a file, so an app configured by object needs no file system and no YAML
+  // parser: neither is evaluated, and a bundle split into chunks leaves both out of its entry.
   const { readFile } = await import("node:fs/promises");
   const { dirname, resolve } = await import("node:path");
   const { fileURLToPath } = await import("node:url");
@@ -64,21 +41,8 @@ export async function loadConfig(
   } catch (error) {
     throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
+  const { parseConfigText } = await import("./yaml_config.ts");
   return parseConfigText(text, file, dirname(file), env);
-}
-
-/** Parses and substitutes the text of a configuration file, keeping the line of each key. */
-export function parseConfigText(
-  text: string,
-  file: string,
-  dir: string | undefined,
-  env: EnvLookup,
-): LoadedConfig {
-  const doc = parseYaml(text, file);
-  // Lines first, so that an unset ${VAR} is reported at its line like any other mistake.
-  const lines = yamlLines(text);
-  const values = substituteAll(doc, env, file, "", lines) as ConfigValues;
-  return { values, source: file, dir, lines };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ConfigError } from "./config_error.ts";
-import { keyLine } from "./yaml_lines.ts";
+import { keyLine } from "./key_line.ts";
 
 /** Reads one environment variable; `undefined` when it is not set. */
 export type EnvLookup = (name: string) => string | undefined;

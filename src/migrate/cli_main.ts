@@ -12,6 +12,7 @@ import {
 import { ExitCode } from "./exit_code.ts";
 import { humanProgress, humanSummary } from "./human_output.ts";
 import { MigrationFileError } from "./migration_error.ts";
+import { MissingPackageError } from "./optional_module.ts";
 import { PlanError } from "./plan_error.ts";
 import { type ErrorKind, type RunError, type RunReport, silentProgress } from "./run_report.ts";
 import { runSearchMigrations } from "./search/search_runner.ts";
@@ -110,6 +111,14 @@ function run(line: CommandLine, context: CliContext): Promise<RunReport> {
 // The user's mistakes found before anything was sent; anything else is a bug and propagates.
 function stoppedBefore(error: unknown): RunError | undefined {
   if (error instanceof ConfigError) return { kind: "config", message: error.message };
+  // An optional package a datasource of the configuration needs (a driver) is not installed.
+  if (error instanceof MissingPackageError) {
+    return {
+      kind: "config",
+      message: error.message,
+      ...(error.connection === undefined ? {} : { connection: error.connection }),
+    };
+  }
   if (error instanceof PlanError) {
     return {
       kind: "plan",

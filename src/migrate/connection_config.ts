@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type LoadedConfig, parseConfigText } from "../config/application_config.ts";
+import type { LoadedConfig } from "../config/application_config.ts";
+import { parseConfigText } from "../config/yaml_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { EnvLookup } from "../config/env.ts";
 

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { yamlLines } from "../../src/config/yaml_lines.ts";
-import { parseYaml } from "../../src/config/application_config.ts";
+import { parseYaml } from "../../src/config/yaml_config.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 
 describe("yamlLines", () => {

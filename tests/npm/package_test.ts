@@ -3,16 +3,19 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { SQLITE } from "../runtime.ts";
+import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const exec = promisify(execFile);
+// The optional peer dependencies: what a web-only install must not bring.
+const DRIVERS = ["pg", "pg-connection-string", "mysql2", "undici"];
 // Whatever `node` the package's bin and npx start is the Node running this test.
 const env = {
   ...process.env,
@@ -183,4 +186,96 @@ describe("npm package on Node (no loader)", () => {
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /app: 0 applied, 1 unchanged/);
   });
+
+  it("installs no database driver and no undici: they are optional peer dependencies", async () => {
+    const installed = JSON.parse(
+      await readFile(join(project, "node_modules", "@thaw", "thaw", "package.json"), "utf8"),
+    );
+    for (const name of DRIVERS) {
+      assert.equal(installed.dependencies?.[name], undefined, `${name} is a dependency`);
+      assert.ok(installed.peerDependencies?.[name], `${name} is not a peer dependency`);
+      assert.equal(installed.peerDependenciesMeta?.[name]?.optional, true, `${name} not optional`);
+      await assert.rejects(
+        access(join(project, "node_modules", name)),
+        `${name} was installed by a web-only npm install`,
+      );
+    }
+    // What SQLite and the search runner need comes with the package.
+    for (const name of ["jsonc-parser", "dbgate-query-splitter"]) {
+      await access(join(project, "node_modules", name));
+    }
+  });
+
+  /** `npx thaw <args>` in the project, with `files` (path -> text) written into it first. */
+  async function thaw(args: string[], files: Record<string, string>) {
+    const dir = await mkdtemp(join(project, "run-"));
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), text);
+    }
+    return await sh(
+      "npx",
+      ["--no-install", "thaw", "-c", join(dir, "config"), "--sqlPath", join(dir, "files"), ...args],
+      project,
+    );
+  }
+
+  it("runs search migrations with `npx thaw -m search` on the real node, with no extra install", async () => {
+    const id = `npm${crypto.randomUUID().slice(0, 8)}`;
+    const files = {
+      "config/application.yml": `search:\n  - name: main\n    hosts: [${OPENSEARCH_URL}]\n` +
+        `    migrations: { enabled: true, index: fm_${id} }\n`,
+      [`files/main/${id}-template.json`]: JSON.stringify({ index_patterns: [`${id}*`] }),
+    };
+    try {
+      const run = await thaw(["-m", "search"], files);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /main: 1 applied, 0 unchanged/);
+      assert.equal((await os("GET", `/_index_template/${id}`)).status, 200);
+    } finally {
+      // The node is shared and has a shard limit.
+      await os("DELETE", `/fm_${id}`);
+      await os("DELETE", `/_index_template/${id}`);
+    }
+  });
+
+  it("asks for undici only for a search connection with a proxy: exit 2, nothing sent", async () => {
+    const run = await thaw(["-m", "search"], {
+      "config/application.yml":
+        `search:\n  - name: main\n    hosts: [${OPENSEARCH_URL}]\n    proxy: http://127.0.0.1:9\n` +
+        `    migrations: { enabled: true }\n`,
+      "files/main/a-template.json": JSON.stringify({ index_patterns: ["npm-proxy*"] }),
+    });
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, /connection "main": .*needs undici.*: npm install undici$/m);
+  });
+
+  for (
+    const [kind, url, install] of [
+      ["postgres", "postgres://127.0.0.1:54329/thaw", "npm install pg pg-connection-string"],
+      ["mysql", "mysql://127.0.0.1:33069/thaw", "npm install mysql2"],
+    ]
+  ) {
+    it(`exits 2 with the install line for a ${kind} datasource without its driver`, async () => {
+      const files = {
+        "config/application.yml":
+          `datasource:\n  - name: main\n    url: ${url}\n    migrations: { enabled: true }\n`,
+        "files/main/001-notes.sql": "CREATE TABLE notes (body TEXT);\n",
+      };
+      const run = await thaw([], files);
+      assert.equal(run.code, 2, run.stdout + run.stderr);
+      const line = new RegExp(
+        `application\\.yml:3: datasource\\[0\\]\\.url: datasource "main" \\(kind ${kind}\\) ` +
+          `needs the \\w+ driver: ${install}$`,
+        "m",
+      );
+      assert.match(run.stderr, line);
+      const json = await thaw(["--json"], files);
+      assert.equal(json.code, 2, json.stdout + json.stderr);
+      const report = JSON.parse(json.stdout);
+      assert.equal(report.error.kind, "config");
+      assert.equal(report.error.connection, "main");
+      assert.match(report.error.message, line);
+    });
+  }
 });

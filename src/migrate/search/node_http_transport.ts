@@ -1,19 +1,27 @@
-import { request } from "node:https";
-import { request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request } from "node:https";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { CONNECT_TIMEOUT_CODE } from "./send_failure.ts";
 import type { Transport, TransportOptions } from "./transport.ts";
 
 /**
- * A transport on `node:http` / `node:https`, for what the runtime's `fetch` cannot do for one
- * connection alone: `Deno.createHttpClient` has no switch to skip certificate checks (only the
- * process-wide `--unsafely-ignore-certificate-errors` flag) and always honours `HTTP(S)_PROXY`;
- * Deno's and Bun's `fetch` give no connect timeout. This transport does all three and never
- * reads the proxy variables. It cannot go through a proxy itself.
+ * A transport on `node:http` / `node:https`: Node's for every connection without a proxy, and on
+ * Deno and Bun for what their `fetch` cannot do for one connection alone:
+ * `Deno.createHttpClient` has no switch to skip certificate checks (only the process-wide
+ * `--unsafely-ignore-certificate-errors` flag) and always honours `HTTP(S)_PROXY`; Deno's and
+ * Bun's `fetch` give no connect timeout. This transport does all three and never reads the proxy
+ * variables. It cannot go through a proxy itself.
  */
 export function nodeHttpTransport(options: TransportOptions): Transport {
   if (options.proxy) {
     throw new Error("proxy cannot be combined with ssl_verification: false on this runtime");
   }
+  // Pools of its own: Node's global agents go through HTTP(S)_PROXY when the process was started
+  // with NODE_USE_ENV_PROXY=1 (Node 24 and later), which `proxy: false` must not, and which the
+  // requests sent on a connection of their own (`agent: false`) would not either.
+  const pools = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+  };
   return {
     fetch: async (url, init) => {
       // A body given as a stream is one that must not be sent twice (see search_client.ts): it
@@ -23,14 +31,15 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
       const body = once ? await new Response(init.body).text() : init.body as string | undefined;
       return await new Promise<Response>((resolve, reject) => {
         const signal = init.signal ?? undefined;
-        const send = url.protocol === "https:" ? request : httpRequest;
+        const https = url.protocol === "https:";
+        const send = https ? request : httpRequest;
         const req = send(url, {
           method: init.method,
           headers: init.headers as Record<string, string>,
           rejectUnauthorized: options.sslVerification,
           signal,
           timeout: options.connectTimeoutMs,
-          ...(once ? { agent: false } : {}),
+          agent: once ? false : https ? pools.https : pools.http,
         }, (res) => {
           const chunks: Uint8Array[] = [];
           res.on("data", (chunk: Uint8Array) => chunks.push(chunk));
@@ -65,6 +74,9 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
         req.end(body);
       });
     },
-    close() {},
+    close() {
+      pools.http.destroy();
+      pools.https.destroy();
+    },
   };
 }

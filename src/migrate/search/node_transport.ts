@@ -1,20 +1,19 @@
-import { Agent, fetch as undiciFetch, ProxyAgent } from "undici";
+import { fetch as undiciFetch, ProxyAgent } from "undici";
 import type { Transport, TransportOptions } from "./transport.ts";
 
 /**
- * Node's transport: undici's own `fetch` with a dispatcher per connection. Node's global `fetch`
- * is undici too, but its bundled copy cannot be handed a dispatcher from the npm package safely.
- * `ProxyAgent` is used only for an explicit proxy, so `proxy: false` and no proxy behave alike
- * (Node 20's fetch never reads `HTTP_PROXY`).
+ * Node's transport for a connection with a proxy: undici's own `fetch` through a `ProxyAgent`
+ * (which tunnels with `CONNECT`, and checks the proxy's and the cluster's certificates as
+ * `ssl_verification` says). Node's global `fetch` is undici too, but its bundled copy cannot be
+ * handed a dispatcher from the npm package safely. undici is an optional peer dependency, loaded
+ * only for such a connection: without a proxy, Node goes through `node:http(s)`.
  */
-export function nodeTransport(options: TransportOptions): Transport {
+export function nodeProxyTransport(proxy: URL, options: TransportOptions): Transport {
   const connect = {
     timeout: options.connectTimeoutMs,
     rejectUnauthorized: options.sslVerification,
   };
-  const dispatcher = options.proxy
-    ? new ProxyAgent({ uri: options.proxy.href, requestTls: connect, proxyTls: connect })
-    : new Agent({ connect });
+  const dispatcher = new ProxyAgent({ uri: proxy.href, requestTls: connect, proxyTls: connect });
   return {
     fetch: (url, init) =>
       undiciFetch(

@@ -1,3 +1,5 @@
+import { importOptional } from "../optional_module.ts";
+
 /** How requests reach a cluster: the runtime's `fetch` with its TLS and proxy settings. */
 export interface Transport {
   fetch(url: URL, init: RequestInit): Promise<Response>;
@@ -22,9 +24,11 @@ interface DenoHttp {
 
 /**
  * The transport for the runtime this runs on. Each runtime exposes TLS and proxy settings
- * differently: Deno through `Deno.createHttpClient`, Bun through `fetch` options, Node through
- * undici dispatchers (undici is loaded only on Node). Where Deno's or Bun's `fetch` cannot skip
- * certificate checks or ignore `HTTP(S)_PROXY` for one connection, `node:http(s)` does it.
+ * differently: Deno through `Deno.createHttpClient`, Bun through `fetch` options. Where Deno's or
+ * Bun's `fetch` cannot skip certificate checks or ignore `HTTP(S)_PROXY` for one connection,
+ * `node:http(s)` does it. On Node, `node:http(s)` carries every connection without a proxy (it
+ * checks certificates or not, applies the connect timeout, and reads no proxy variable); only a
+ * connection with a proxy needs undici's `ProxyAgent`, an optional peer dependency loaded then.
  */
 export const runtimeTransport: TransportFactory = async (options) => {
   const g = globalThis as { Deno?: DenoHttp; Bun?: unknown };
@@ -32,8 +36,7 @@ export const runtimeTransport: TransportFactory = async (options) => {
     (g.Bun !== undefined || g.Deno !== undefined) &&
     (!options.sslVerification || options.proxy === false)
   ) {
-    const { nodeHttpTransport } = await import("./node_http_transport.ts");
-    return nodeHttpTransport(options);
+    return await nodeHttp(options);
   }
   if (g.Bun !== undefined) return bunTransport(options);
   if (g.Deno !== undefined) return denoTransport(g.Deno, options);
@@ -41,14 +44,24 @@ export const runtimeTransport: TransportFactory = async (options) => {
     typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions
       ?.node === "string"
   ) {
-    const { nodeTransport } = await import("./node_transport.ts");
-    return nodeTransport(options);
+    if (!options.proxy) return await nodeHttp(options);
+    const { nodeProxyTransport } = await importOptional(() => import("./node_transport.ts"), {
+      packages: ["undici"],
+      neededBy: "a proxy on Node",
+      what: "undici",
+    });
+    return nodeProxyTransport(options.proxy, options);
   }
   if (!options.sslVerification || options.proxy) {
     throw new Error("this runtime's fetch cannot turn off TLS verification or use a proxy");
   }
   return { fetch: (url, init) => fetch(url, init), close() {} };
 };
+
+async function nodeHttp(options: TransportOptions): Promise<Transport> {
+  const { nodeHttpTransport } = await import("./node_http_transport.ts");
+  return nodeHttpTransport(options);
+}
 
 function denoTransport(deno: DenoHttp, options: TransportOptions): Transport {
   const client = deno.createHttpClient(options.proxy ? { proxy: { url: options.proxy.href } } : {});

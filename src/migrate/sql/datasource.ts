@@ -28,6 +28,8 @@ export interface Datasource {
   readonly password?: string;
   readonly migrationsEnabled: boolean;
   readonly table: string;
+  /** Where its `url` is configured, for messages: `file:line: key`. */
+  readonly source?: string;
 }
 
 const RULES: EntryRules = {
@@ -66,6 +68,7 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
       name,
       migrationsEnabled: entry.migrationsEnabled,
       table,
+      source: at("url"),
       ...credentials(optionalString(values.username, at("username")), "username"),
       ...credentials(optionalString(values.password, at("password"), true), "password"),
     };

@@ -5,11 +5,10 @@ import { MigrationFileError } from "../migration_error.ts";
 import { completeReport, notRun } from "../connection_outcomes.ts";
 import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
 import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
+import { importOptional } from "../optional_module.ts";
 import { planFor } from "../plan_error.ts";
 import type { RunReport } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
-import { MysqlDatabase } from "./mysql_database.ts";
-import { PostgresDatabase } from "./postgres_database.ts";
 import { loadDatasources } from "./sql_config.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 import { SqliteDatabase } from "./sqlite_database.ts";
@@ -58,22 +57,52 @@ export async function runSqlMigrations(options: SqlRunOptions): Promise<RunRepor
       skipped.push(notRun(datasource.name, "no-folder", `no folder ${folder}`));
     } else plans.push({ datasource, files: planned });
   }
-  // Made once every file is planned: nothing is opened for a run that stops at a bad file.
-  const work = plans.map(({ datasource, files }) => ({
-    target: new SqlTarget(datasource, open(datasource, options.identity), executedBy),
-    files,
-  }));
+  // Made once every file is planned: nothing is opened for a run that stops at a bad file. Every
+  // driver is loaded before the first query: a missing one is a configuration error, found
+  // before anything is sent.
+  const work = [];
+  for (const { datasource, files } of plans) {
+    const db = await open(datasource, options.identity);
+    work.push({ target: new SqlTarget(datasource, db, executedBy), files });
+  }
   const report = await runTargets(work, { ...options, dryRun: options.dryRun ?? false });
   return completeReport(report, configured.map((d) => d.name), skipped, options.signal);
 }
 
-// Opening is lazy: nothing connects before the first query.
-function open(datasource: Datasource, identity: { host: string; pid: number }): SqlDatabase {
+/**
+ * The database class of a datasource. The PostgreSQL and MariaDB drivers are optional peer
+ * dependencies: their module (which imports the driver) is loaded only for a datasource of that
+ * kind, and a driver that is not installed is a `MissingPackageError` naming the datasource and
+ * the line that installs it. SQLite is built into the runtime. Opening is lazy: nothing connects
+ * before the first query.
+ */
+async function open(
+  datasource: Datasource,
+  identity: { host: string; pid: number },
+): Promise<SqlDatabase> {
+  const need = (packages: string[], what: string) => ({
+    packages,
+    what,
+    neededBy:
+      `${datasource.source ? `${datasource.source}: ` : ""}datasource "${datasource.name}" ` +
+      `(kind ${datasource.kind})`,
+    connection: datasource.name,
+  });
   switch (datasource.kind) {
-    case "postgres":
+    case "postgres": {
+      const { PostgresDatabase } = await importOptional(
+        () => import("./postgres_database.ts"),
+        need(["pg", "pg-connection-string"], "the pg driver"),
+      );
       return new PostgresDatabase(datasource, identity);
-    case "mysql":
+    }
+    case "mysql": {
+      const { MysqlDatabase } = await importOptional(
+        () => import("./mysql_database.ts"),
+        need(["mysql2"], "the mysql2 driver"),
+      );
       return new MysqlDatabase(datasource);
+    }
     case "sqlite":
       return new SqliteDatabase(datasource);
   }

@@ -1,0 +1,42 @@
+import { load, YAMLException } from "js-yaml";
+import type { ConfigValues, LoadedConfig } from "./application_config.ts";
+import { ConfigError } from "./config_error.ts";
+import { type EnvLookup, substituteAll } from "./env.ts";
+import { yamlLines } from "./yaml_lines.ts";
+
+/** Parses YAML text; a syntax error names the file, the line and the column. */
+export function parseYaml(text: string, file: string): ConfigValues {
+  let doc: unknown;
+  try {
+    // Aliases are capped: a few nested ones ("billion laughs") expand exponentially when the
+    // document is walked for ${VAR} substitution.
+    doc = load(text, { filename: file, maxAliases: 100 });
+  } catch (error) {
+    if (error instanceof YAMLException && error.mark) {
+      throw new ConfigError(
+        `${file}:${error.mark.line + 1}:${error.mark.column + 1}: ${error.reason}`,
+        { cause: error },
+      );
+    }
+    throw new ConfigError(`${file}: ${(error as Error).message}`, { cause: error });
+  }
+  if (doc === undefined || doc === null) return {};
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    throw new ConfigError(`${file}: the document must be a mapping of keys`);
+  }
+  return doc as ConfigValues;
+}
+
+/** Parses and substitutes the text of a configuration file, keeping the line of each key. */
+export function parseConfigText(
+  text: string,
+  file: string,
+  dir: string | undefined,
+  env: EnvLookup,
+): LoadedConfig {
+  const doc = parseYaml(text, file);
+  // Lines first, so that an unset ${VAR} is reported at its line like any other mistake.
+  const lines = yamlLines(text);
+  const values = substituteAll(doc, env, file, "", lines) as ConfigValues;
+  return { values, source: file, dir, lines };
+}
