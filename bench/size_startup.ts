@@ -169,6 +169,8 @@ const BUNDLE = {
 async function bundleSize(contents: string, split: boolean): Promise<{ min: number; gz: number }> {
   const result = await esbuild.build({
     stdin: { contents, resolveDir: root, loader: "ts", sourcefile: "entry.ts" },
+    // Output paths in the metafile are relative to this, wherever the benchmark is run from.
+    absWorkingDir: root,
     ...BUNDLE,
     conditions: ["workerd", "worker", "browser"],
     minify: true,

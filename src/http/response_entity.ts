@@ -209,8 +209,9 @@ export class ResponseEntity {
    * Sets the body, sent as XML with `Content-Type: application/xml`. An object with one key (not
    * a list) gives the root element; other values are wrapped in `<response>`, so the document has
    * one root; a string is sent as it is. A list under a key repeats that key's element, any other
-   * list gets `<item>` elements; values are read as `JSON.stringify` reads them. A key that is not
-   * an XML name, a character XML 1.0 cannot hold, or a cycle makes `toResponse` throw.
+   * list gets `<item>` elements; values are read as `JSON.stringify` reads them (a `bigint` is
+   * written as its digits). A key that is not an XML name (or holds a colon), a character XML 1.0
+   * cannot hold, or a cycle makes `toResponse` throw.
    *
    * @example
    * ```ts

@@ -29,7 +29,9 @@ function parseWritten(xml: string): { root: string; leaves: string[] } {
   for (const m of body.matchAll(/<(\/?)([^<>/\s]+)(\/?)>/g)) {
     const between = body.slice(last, m.index);
     assert.doesNotMatch(between, /[<>]/, `markup outside a tag in ${xml}`);
-    assert.doesNotMatch(between.replace(/&(amp|lt|gt|quot|apos);/g, ""), /&/, xml);
+    assert.doesNotMatch(between.replace(/&(amp|lt|gt|quot|apos|#13);/g, ""), /&/, xml);
+    // A raw CR would read back as LF.
+    assert.doesNotMatch(between, /\r/, xml);
     if (between !== "") assert.ok(stack.length > 0, `text outside the root in ${xml}`);
     last = m.index + m[0].length;
     const [, close, name, empty] = m;
@@ -38,8 +40,9 @@ function parseWritten(xml: string): { root: string; leaves: string[] } {
       if (openedLast === name) {
         leaves.push(
           between.replace(
-            /&(amp|lt|gt|quot|apos);/g,
-            (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[e]!,
+            /&(amp|lt|gt|quot|apos|#13);/g,
+            (_, e: string) =>
+              ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#13": "\r" })[e]!,
           ),
         );
       } else {
@@ -93,6 +96,33 @@ describe("toXml", () => {
     assert.equal(toXml({ a: [undefined, 1] }), `${DECLARATION}<response><a/><a>1</a></response>`);
   });
 
+  it("gives one root even when nothing is written: a skipped root or only skipped properties", () => {
+    assert.equal(toXml({ a: { toJSON: () => undefined } }), `${DECLARATION}<response></response>`);
+    assert.equal(toXml(() => 1), `${DECLARATION}<response/>`);
+    assert.equal(toXml(Symbol("s")), `${DECLARATION}<response/>`);
+    assert.equal(toXml({ toJSON: () => undefined }), `${DECLARATION}<response/>`);
+  });
+
+  it("follows JSON further: non-finite numbers are null, boxed values unboxed, skipped items null", () => {
+    assert.equal(toXml({ r: { a: NaN, b: -Infinity } }), `${DECLARATION}<r><a/><b/></r>`);
+    assert.equal(
+      toXml({ r: { n: new Number(5), s: new String("x"), b: new Boolean(false) } }),
+      `${DECLARATION}<r><n>5</n><s>x</s><b>false</b></r>`,
+    );
+    assert.equal(toXml({ a: [() => 1, 2] }), `${DECLARATION}<response><a/><a>2</a></response>`);
+    // toJSON giving a list under a key: the key's element repeats, as for a list given directly.
+    assert.equal(
+      toXml({ r: { a: { toJSON: () => [1, 2] } } }),
+      `${DECLARATION}<r><a>1</a><a>2</a></r>`,
+    );
+    // Where JSON throws, XML writes the digits.
+    assert.equal(toXml({ n: 12345678901234567890n }), `${DECLARATION}<n>12345678901234567890</n>`);
+  });
+
+  it("writes a CR as a reference, so that it reads back as a CR", () => {
+    assert.equal(toXml({ s: "a\rb\r\n" }), `${DECLARATION}<s>a&#13;b&#13;\n</s>`);
+  });
+
   it("escapes markup and quotes in text", () => {
     assert.equal(
       toXml({ n: `<a href="x">Tom & 'Jerry'</a>` }),
@@ -101,7 +131,8 @@ describe("toXml", () => {
   });
 
   it("refuses what would not parse: bad names, forbidden characters, cycles", () => {
-    for (const name of ["bad name", "1a", "", "a<b", "@_id", "#text"]) {
+    // A colon would name an undeclared namespace prefix.
+    for (const name of ["bad name", "1a", "", "a<b", "@_id", "#text", "a:b", "xmlns:a"]) {
       assert.throws(() => toXml({ a: { [name]: 1 } }), /XML element name/, name);
     }
     for (const s of ["\0", "a\x01b", "\x1B[31m", "\uFFFE", "\uD800", "x\uDC00"]) {
@@ -142,26 +173,38 @@ describe("toXml", () => {
     );
   });
 
-  it("property: any JSON value gives a well-formed document with one root", () => {
-    const key = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,8}$/);
+  it("property: any JSON value gives a well-formed document with one root, or is refused for a character", () => {
+    const key = fc.stringMatching(/^[A-Za-z_\u00C0-\u00D6\u4E00-\u4E20][\w.\u00B7-]{0,8}$/);
     const json = fc.letrec((tie) => ({
       value: fc.oneof(
         { depthSize: "small" },
         fc.constantFrom(null, true, false),
         fc.integer(),
-        fc.string(),
+        fc.double(),
+        fc.string({ unit: "binary" }),
         fc.array(tie("value"), { maxLength: 4 }),
         fc.dictionary(key, tie("value"), { maxKeys: 4 }),
       ),
     })).value;
+    const strings = (v: unknown): string[] =>
+      typeof v === "string"
+        ? [v]
+        : v !== null && typeof v === "object"
+        ? Object.values(v).flatMap(strings)
+        : [];
     fc.assert(
       fc.property(json.filter((v) => typeof v !== "string"), (value) => {
+        const bad = strings(value).some((t) => [...t].some((c) => !isXmlChar(c.codePointAt(0)!)));
+        if (bad) {
+          assert.throws(() => toXml(value), /XML 1\.0 forbids/);
+          return;
+        }
         const { root } = parseWritten(toXml(value));
         const single = value !== null && typeof value === "object" && !Array.isArray(value) &&
           Object.keys(value).length === 1 && !Array.isArray(Object.values(value)[0]);
         assert.equal(root, single ? Object.keys(value)[0] : "response");
       }),
-      propertyOptions(200),
+      propertyOptions(300),
     );
   });
 });

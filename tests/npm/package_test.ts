@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { SQLITE } from "../runtime.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
+import { DB_PASSWORD, DB_USER, MARIADB_URL, POSTGRES_URL } from "../migrate/sql/databases.ts";
+import { startForwardProxy } from "../migrate/search/servers.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const exec = promisify(execFile);
@@ -97,11 +99,12 @@ console.log(JSON.stringify(answers));
 
 describe("npm package on Node (no loader)", () => {
   let project = "";
+  let tarball = "";
 
   before(async () => {
     const build = await sh(process.execPath, ["--import", "tsx", "tools/build_npm.ts"], root);
     assert.equal(build.code, 0, `build failed: ${build.stderr}`);
-    const tarball = build.stdout.trim();
+    tarball = build.stdout.trim();
     project = await mkdtemp(join(tmpdir(), "thaw-npm-"));
     const types = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
       .devDependencies["@types/node"];
@@ -207,8 +210,8 @@ describe("npm package on Node (no loader)", () => {
   });
 
   /** `npx thaw <args>` in the project, with `files` (path -> text) written into it first. */
-  async function thaw(args: string[], files: Record<string, string>) {
-    const dir = await mkdtemp(join(project, "run-"));
+  async function thaw(args: string[], files: Record<string, string>, where = project) {
+    const dir = await mkdtemp(join(where, "run-"));
     for (const [path, text] of Object.entries(files)) {
       await mkdir(dirname(join(dir, path)), { recursive: true });
       await writeFile(join(dir, path), text);
@@ -216,7 +219,7 @@ describe("npm package on Node (no loader)", () => {
     return await sh(
       "npx",
       ["--no-install", "thaw", "-c", join(dir, "config"), "--sqlPath", join(dir, "files"), ...args],
-      project,
+      where,
     );
   }
 
@@ -240,14 +243,22 @@ describe("npm package on Node (no loader)", () => {
   });
 
   it("asks for undici only for a search connection with a proxy: exit 2, nothing sent", async () => {
-    const run = await thaw(["-m", "search"], {
+    const files = {
       "config/application.yml":
         `search:\n  - name: main\n    hosts: [${OPENSEARCH_URL}]\n    proxy: http://127.0.0.1:9\n` +
         `    migrations: { enabled: true }\n`,
       "files/main/a-template.json": JSON.stringify({ index_patterns: ["npm-proxy*"] }),
-    });
+    };
+    const line = /connection "main" \(a proxy on Node\) needs undici: npm install undici$/m;
+    const run = await thaw(["-m", "search"], files);
     assert.equal(run.code, 2, run.stdout + run.stderr);
-    assert.match(run.stderr, /connection "main": .*needs undici.*: npm install undici$/m);
+    assert.match(run.stderr, line);
+    const json = await thaw(["-m", "search", "--json"], files);
+    assert.equal(json.code, 2, json.stdout + json.stderr);
+    const report = JSON.parse(json.stdout);
+    assert.equal(report.error.kind, "config");
+    assert.equal(report.error.connection, "main");
+    assert.match(report.error.message, line);
   });
 
   for (
@@ -278,4 +289,65 @@ describe("npm package on Node (no loader)", () => {
       assert.match(report.error.message, line);
     });
   }
+
+  it("installs beside the oldest peers its ranges admit, and runs PostgreSQL, MariaDB and a search cluster behind a proxy with them", async () => {
+    // An app that pinned older drivers must not get ERESOLVE, and what the ranges admit must work.
+    const peers = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
+      .peerDependencies as Record<string, string>;
+    const oldest = (name: string) => /^\^(\d+\.\d+\.\d+)/.exec(peers[name])![1];
+    const app = await mkdtemp(join(tmpdir(), "thaw-npm-old-"));
+    await writeFile(
+      join(app, "package.json"),
+      JSON.stringify({
+        name: "old-drivers",
+        private: true,
+        type: "module",
+        dependencies: {
+          "@thaw/thaw": `file:${tarball}`,
+          ...Object.fromEntries(
+            ["pg", "pg-connection-string", "mysql2", "undici"].map((n) => [n, oldest(n)]),
+          ),
+        },
+      }),
+    );
+    const install = await sh("npm", ["install", "--no-audit", "--no-fund"], app);
+    assert.equal(install.code, 0, `npm install failed: ${install.stderr}`);
+    const id = `old${crypto.randomUUID().slice(0, 8)}`;
+    const sql = `CREATE TABLE ${id} (id INT);\nINSERT INTO ${id} VALUES (1);\n`;
+    const files = {
+      "config/application.yml": `datasource:\n` +
+        [["my", MARIADB_URL], ["pg", POSTGRES_URL]].map(([name, url]) =>
+          `  - name: ${name}\n    url: ${url}\n    username: ${DB_USER}\n` +
+          `    password: \${THAW_TEST_DB_PASSWORD:${DB_PASSWORD}}\n` +
+          `    migrations: { enabled: true, table: ${id}_records }\n`
+        ).join(""),
+      "files/pg/001-a.sql": sql,
+      "files/my/001-a.sql": sql,
+      // The failing statement is located through pg's per-statement hook.
+      "files/pg/002-bad.sql": `SELECT 1;\nSELECT nope FROM ${id}_missing;\n`,
+    };
+    const run = await thaw([], files, app);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout + run.stderr, /002-bad\.sql:2/);
+    // MariaDB runs first, then PostgreSQL applies one file and stops at the located failure.
+    assert.match(run.stdout + run.stderr, /my: 1 applied/, run.stdout + run.stderr);
+    assert.match(run.stdout + run.stderr, /pg: 1 applied/);
+
+    const proxy = await startForwardProxy();
+    try {
+      const search = await thaw(["-m", "search"], {
+        "config/application.yml": `search:\n  - name: main\n    hosts: [${OPENSEARCH_URL}]\n` +
+          `    proxy: ${proxy.url}\n    migrations: { enabled: true, index: fm_${id} }\n`,
+        [`files/main/${id}-template.json`]: JSON.stringify({ index_patterns: [`${id}*`] }),
+      }, app);
+      assert.equal(search.code, 0, search.stdout + search.stderr);
+      assert.match(search.stdout, /main: 1 applied/);
+      // undici tunnels every request through the proxy.
+      assert.match(await proxy.log(), new RegExp(`CONNECT ${new URL(OPENSEARCH_URL).host}`));
+    } finally {
+      await proxy.stop();
+      await os("DELETE", `/fm_${id}`);
+      await os("DELETE", `/_index_template/${id}`);
+    }
+  });
 });

@@ -30,6 +30,16 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
       const once = init.body instanceof ReadableStream;
       const body = once ? await new Response(init.body).text() : init.body as string | undefined;
       return await new Promise<Response>((resolve, reject) => {
+        // Settled once: node:http can end a request with neither "response" nor "error" (a 101
+        // answer with no upgrade listener destroys the socket and only emits "close").
+        let settled = false;
+        const settle = (fn: () => void) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(deadline);
+          fn();
+        };
+        const fail = (error: unknown) => settle(() => reject(error));
         const signal = init.signal ?? undefined;
         const https = url.protocol === "https:";
         const send = https ? request : httpRequest;
@@ -38,39 +48,60 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
           headers: init.headers as Record<string, string>,
           rejectUnauthorized: options.sslVerification,
           signal,
-          timeout: options.connectTimeoutMs,
           agent: once ? false : https ? pools.https : pools.http,
         }, (res) => {
           const chunks: Uint8Array[] = [];
           res.on("data", (chunk: Uint8Array) => chunks.push(chunk));
-          res.on("error", reject);
+          res.on("error", fail);
           res.on("end", () => {
-            const headers = new Headers();
-            for (const [k, v] of Object.entries(res.headers)) {
-              if (typeof v === "string") headers.set(k, v);
+            const status = res.statusCode ?? 0;
+            try {
+              // Response() takes 200-599 only: anything else is not an answer this client reads.
+              if (status < 200 || status > 599) {
+                throw new Error(`HTTP status ${status} from the host`);
+              }
+              const headers = new Headers();
+              for (const [k, v] of Object.entries(res.headers)) {
+                if (typeof v === "string") headers.set(k, v);
+              }
+              const body = [204, 205, 304].includes(status) || init.method === "HEAD"
+                ? null
+                : new Blob(chunks as BlobPart[]);
+              const response = new Response(body, { status, headers });
+              settle(() => resolve(response));
+            } catch (error) {
+              fail(error);
             }
-            const body = res.statusCode === 204 || init.method === "HEAD"
-              ? null
-              : new Blob(chunks as BlobPart[]);
-            resolve(new Response(body, { status: res.statusCode ?? 500, headers }));
           });
         });
-        // No connection within connect_timeout counts as unreachable: the request never left. A
-        // socket reused from the pool is connected already, and gets no such deadline (the
-        // request's own timeout still applies): its silence says nothing about the request.
-        req.on("socket", (socket) => {
-          if (!socket.connecting) return req.setTimeout(0);
-          socket.once("connect", () => req.setTimeout(0));
-        });
-        req.on("timeout", () => {
-          const connecting = req.socket?.connecting === true;
+        // No connection within connect_timeout counts as unreachable: the request never left. For
+        // https the connection is made when the TLS handshake is done, since the TLS socket holds
+        // the request back until then. A socket reused from the pool is connected already and
+        // gets no such deadline: its silence says nothing about the request (the request's own
+        // timeout still applies). A timer of its own, not the socket's idle timeout, which Bun
+        // never fires on a TLS socket whose handshake stalls.
+        let connected = false;
+        const deadline = setTimeout(() => {
+          if (connected) return;
           req.destroy(
             Object.assign(new Error(`no connection within ${options.connectTimeoutMs / 1000} s`), {
-              ...(connecting ? { code: CONNECT_TIMEOUT_CODE } : {}),
+              code: CONNECT_TIMEOUT_CODE,
             }),
           );
+        }, options.connectTimeoutMs);
+        const made = () => {
+          connected = true;
+          clearTimeout(deadline);
+        };
+        req.on("socket", (socket) => {
+          if (req.reusedSocket || (!https && !socket.connecting)) return made();
+          socket.once(https ? "secureConnect" : "connect", made);
         });
-        req.on("error", reject);
+        req.on("error", fail);
+        // After any "end" still queued (a body delimited by the close itself ends after "close").
+        req.on("close", () => {
+          setImmediate(() => fail(new Error("the connection closed without an answer")));
+        });
         req.end(body);
       });
     },

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { ConfigError } from "../../config/config_error.ts";
+import { MissingPackageError } from "../optional_module.ts";
 import { completeReport, notRun } from "../connection_outcomes.ts";
 import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
 import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
@@ -63,6 +64,8 @@ export async function runSearchMigrations(options: SearchRunOptions): Promise<Ru
       transports.push(await factory(connection));
     } catch (error) {
       for (const t of transports) t.close();
+      // Names the connection and the install line already; its kind is kept for the report.
+      if (error instanceof MissingPackageError) throw error;
       throw new ConfigError(`connection "${connection.name}": ${(error as Error).message}`, {
         cause: error,
       });

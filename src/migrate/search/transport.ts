@@ -13,6 +13,8 @@ export interface TransportOptions {
   /** A proxy URL, `false` to ignore `HTTP(S)_PROXY`, `undefined` for the runtime's default. */
   readonly proxy: URL | false | undefined;
   readonly connectTimeoutMs: number;
+  /** The connection's name, for messages. */
+  readonly name?: string;
 }
 
 /** Creates the transport of one connection. */
@@ -47,8 +49,9 @@ export const runtimeTransport: TransportFactory = async (options) => {
     if (!options.proxy) return await nodeHttp(options);
     const { nodeProxyTransport } = await importOptional(() => import("./node_transport.ts"), {
       packages: ["undici"],
-      neededBy: "a proxy on Node",
+      neededBy: `connection "${options.name ?? "?"}" (a proxy on Node)`,
       what: "undici",
+      ...(options.name === undefined ? {} : { connection: options.name }),
     });
     return nodeProxyTransport(options.proxy, options);
   }
