@@ -93,6 +93,7 @@ function run(line: CommandLine, context: CliContext): Promise<RunReport> {
     migrationsRoot: line.migrationsRoot,
     command: line.command,
     dryRun: line.dryRun,
+    strictOrder: line.strictOrder,
     ...(line.connection === undefined ? {} : { connection: line.connection }),
     lockTimeoutMs: line.lockTimeoutMs,
     env: context.env,

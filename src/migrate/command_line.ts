@@ -14,6 +14,8 @@ export interface CommandLine {
   readonly migrationsRoot: string;
   readonly connection?: string;
   readonly dryRun: boolean;
+  /** `--strict-order`: a pending file that sorts before an applied one is an error. */
+  readonly strictOrder: boolean;
   readonly json: boolean;
   readonly lockTimeoutMs: number;
 }
@@ -51,6 +53,7 @@ Options:
   --sqlPath <dir>      the migrations root: one folder per connection (default: migrations)
   --connection <name>  only this connection (or datasource)
   --dry-run            print what would be applied and the requests; sends only reads
+  --strict-order       refuse a pending file that sorts before an applied one (else: a warning)
   --json               print one JSON report on stdout instead of the human output, whatever
                        the outcome (errors too)
   --lock-timeout <s>   seconds to wait while another runner holds the lock (default: ${DEFAULT_LOCK_TIMEOUT_SECONDS})
@@ -64,6 +67,7 @@ const OPTIONS = {
   sqlPath: { type: "string" },
   connection: { type: "string" },
   "dry-run": { type: "boolean" },
+  "strict-order": { type: "boolean" },
   json: { type: "boolean" },
   "lock-timeout": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -146,6 +150,7 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     migrationsRoot: values.sqlPath ?? "migrations",
     ...(values.connection === undefined ? {} : { connection: values.connection }),
     dryRun: values["dry-run"] ?? false,
+    strictOrder: values["strict-order"] ?? false,
     json: values.json ?? false,
     lockTimeoutMs: Math.round(seconds * 1000),
   };

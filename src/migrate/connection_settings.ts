@@ -10,6 +10,8 @@ export interface ConnectionEntry {
   /** The entry's `migrations` mapping (`{}` when absent). */
   readonly migrations: Readonly<Record<string, unknown>>;
   readonly migrationsEnabled: boolean;
+  /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
+  readonly strictOrder: boolean;
   /** `file:line: key` of a key of this entry, for messages. */
   at(key: string): string;
 }
@@ -76,6 +78,7 @@ export function connectionEntries(
       values: item,
       migrations,
       migrationsEnabled: booleanSetting(migrations.enabled, false, at("migrations.enabled")),
+      strictOrder: booleanSetting(migrations.strict_order, false, at("migrations.strict_order")),
       at,
     };
   });

@@ -33,6 +33,14 @@ function line(file: FileReport): string {
   return `${LABEL[file.action]} ${file.path}${target(file)}${done}`;
 }
 
+function state(file: FileReport): string {
+  return file.outOfOrder === undefined ? STATE[file.action] : "out of order";
+}
+
+function late(file: FileReport): string {
+  return file.outOfOrder === undefined ? "" : ` (sorts before ${file.outOfOrder}, applied)`;
+}
+
 function target(file: FileReport): string {
   return file.request === undefined ? "" : ` -> ${file.request}`;
 }
@@ -70,8 +78,10 @@ export function humanSummary(report: RunReport): string[] {
       for (const f of c.files) {
         lines.push(
           listing
-            ? `  ${STATE[f.action].padEnd(8)} ${f.path}`
-            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${f.action === "skip" ? "" : target(f)}`,
+            ? `  ${state(f).padEnd(8)} ${f.path}${late(f)}`
+            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${f.action === "skip" ? "" : target(f)}${
+              late(f)
+            }`,
         );
       }
     }

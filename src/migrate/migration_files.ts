@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { ConfigError } from "../config/config_error.ts";
 import { contentHash } from "./content_hash.ts";
 import { MigrationFileError } from "./migration_error.ts";
+import { compareVersionPaths } from "./version_order.ts";
 
 /** A migration file as read from disk. */
 export interface MigrationFile {
@@ -13,18 +14,8 @@ export interface MigrationFile {
   readonly hash: string;
 }
 
-const encoder = new TextEncoder();
-
 /** Larger files are refused before they are read: no migration needs this much, a mistake might. */
 export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
-
-/** Byte order of the UTF-8 paths, the same on every runtime and locale. */
-export function compareBytes(a: string, b: string): number {
-  const x = encoder.encode(a), y = encoder.encode(b);
-  const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i] - y[i];
-  return x.length - y.length;
-}
 
 /**
  * Checks that the migrations root (`--sqlPath`) is a folder. A mistyped root would otherwise look
@@ -47,7 +38,7 @@ export async function requireMigrationsRoot(root: string): Promise<void> {
 
 /**
  * Every file ending in `extension` under `dir`, sub-folders included, ordered by relative path
- * (byte order); `undefined` when `dir` does not exist, which the caller reports (it is not the
+ * in version order (`compareVersionPaths`); `undefined` when `dir` does not exist, which the caller reports (it is not the
  * same as a folder without files). Symbolic links are refused, not followed, so that a migration
  * folder cannot reach outside itself or loop.
  */
@@ -88,7 +79,7 @@ export async function readMigrationFiles(
     }
   };
   await walk("");
-  paths.sort(compareBytes);
+  paths.sort(compareVersionPaths);
   // One at a time: thousands of files at once would run out of file descriptors.
   const files: MigrationFile[] = [];
   for (const path of paths) {

@@ -5,7 +5,9 @@ import { notRun } from "./connection_outcomes.ts";
 import type { EnvLookup } from "../config/env.ts";
 import { RunInterrupted } from "./interruption.ts";
 import { LockNotAcquiredError } from "./lock_not_acquired.ts";
+import { MigrationFileError } from "./migration_error.ts";
 import { MigrationFailure } from "./migration_failure.ts";
+import { PlanError } from "./plan_error.ts";
 import type {
   ConnectionReport,
   FileAction,
@@ -43,6 +45,8 @@ export interface MigrationTarget<F extends PlannedFile> {
   readonly name: string;
   /** What a changed applied file means: run again (search requests are upserts) or reported. */
   readonly onChange: "reapply" | "report";
+  /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
+  readonly strictOrder: boolean;
   /** Requests or queries sent so far, reads included. */
   readonly requests: number;
   /** The applied files, path to content hash; empty when nothing was recorded yet. */
@@ -72,6 +76,8 @@ export interface MigrationRunOptions {
   readonly command: Command;
   /** Print the plan, send only reads. */
   readonly dryRun?: boolean;
+  /** `--strict-order`, for every connection. */
+  readonly strictOrder?: boolean;
   /** Only this connection (or datasource). */
   readonly connection?: string;
   readonly lockTimeoutMs: number;
@@ -88,6 +94,8 @@ export interface RunnerOptions {
   readonly command: Command;
   /** Print the plan, send only reads. */
   readonly dryRun: boolean;
+  /** `--strict-order`, for every connection. */
+  readonly strictOrder?: boolean;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
   /** Stops the run between two files (Ctrl-C); the lock is still released. */
@@ -206,13 +214,17 @@ async function runTarget<F extends PlannedFile>(
     if (outcome.note !== undefined) entry.note = outcome.note;
     return;
   }
+  const strict = target.strictOrder || options.strictOrder === true;
   const decideAll = (records: ReadonlyMap<string, string>) => {
     entry.files.splice(0, entry.files.length, ...decide(target, files, records));
     entry.skipped = entry.files.filter((f) => f.action === "skip").length;
+    // Before anything is written: the first check needs no lock, the second sees what another
+    // runner applied while this one waited.
+    if (strict && options.command !== "status") refuseOutOfOrder(target, entry);
   };
   decideAll(await target.readRecords());
   if (options.command !== "migrate" || options.dryRun || !entry.files.some(isPending)) {
-    if (options.command === "migrate") warnChanged(target, entry, options.progress);
+    if (options.command === "migrate") warn(target, entry, options.progress);
     return;
   }
   await target.prepare();
@@ -224,7 +236,7 @@ async function runTarget<F extends PlannedFile>(
   let done = false;
   try {
     decideAll(await target.readRecords());
-    warnChanged(target, entry, options.progress);
+    warn(target, entry, options.progress);
     await apply(target, files, entry, options);
     done = true;
   } finally {
@@ -235,12 +247,20 @@ async function runTarget<F extends PlannedFile>(
   }
 }
 
+/**
+ * What to do with each file (`files` are in run order). A file with no record that sorts before
+ * the last recorded one is out of order: it is still applied, but said so.
+ */
 function decide<F extends PlannedFile>(
   target: MigrationTarget<F>,
   files: readonly F[],
   records: ReadonlyMap<string, string>,
 ): FileReport[] {
-  return files.map((file) => {
+  let lastApplied = -1;
+  files.forEach((file, i) => {
+    if (records.has(file.path)) lastApplied = i;
+  });
+  return files.map((file, i) => {
     const hash = records.get(file.path);
     const action: FileAction = hash === undefined
       ? "apply"
@@ -249,20 +269,50 @@ function decide<F extends PlannedFile>(
       : target.onChange === "reapply"
       ? "reapply"
       : "changed";
-    return { path: file.path, action, ...(file.request ? { request: file.request } : {}) };
+    return {
+      path: file.path,
+      action,
+      ...(file.request ? { request: file.request } : {}),
+      ...(action === "apply" && i < lastApplied ? { outOfOrder: files[lastApplied].path } : {}),
+    };
   });
+}
+
+/** `--strict-order`: the first out-of-order file stops the connection before anything is written. */
+function refuseOutOfOrder<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  entry: ConnectionReport,
+): void {
+  const late = entry.files.filter((f) => f.outOfOrder !== undefined);
+  if (late.length === 0) return;
+  throw new PlanError(
+    target.name,
+    new MigrationFileError(
+      late[0].path,
+      `sorts before ${late[0].outOfOrder}, which is applied already` +
+        (late.length > 1 ? ` (and ${late.length - 1} more file(s) like it)` : "") +
+        `; strict order refuses to apply it out of order (rename it to sort after, ` +
+        `or run without --strict-order / migrations.strict_order)`,
+    ),
+  );
 }
 
 function isPending(file: FileReport): boolean {
   return file.action === "apply" || file.action === "reapply";
 }
 
-function warnChanged<F extends PlannedFile>(
+function warn<F extends PlannedFile>(
   target: MigrationTarget<F>,
   entry: ConnectionReport,
   progress: Progress,
 ): void {
   for (const f of entry.files) {
+    if (f.outOfOrder !== undefined) {
+      progress.notice(
+        `${target.name}: ${f.path} sorts before ${f.outOfOrder}, which is applied already; ` +
+          `it is applied out of order (--strict-order refuses this)`,
+      );
+    }
     if (f.action !== "changed") continue;
     progress.notice(
       `${target.name}: ${f.path} changed after it was applied; it is not run again ` +
@@ -316,6 +366,14 @@ function runError<F extends PlannedFile>(
 ): RunError {
   if (error instanceof MigrationFailure) {
     return { kind: "failure", message: error.message, ...error.detail };
+  }
+  if (error instanceof PlanError) {
+    return {
+      kind: "plan",
+      message: `${error.message} (nothing was written on this connection)`,
+      connection: error.connection,
+      file: error.file,
+    };
   }
   if (error instanceof LockNotAcquiredError) {
     return { kind: "lock", message: error.message, connection: target.name };

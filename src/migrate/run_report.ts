@@ -19,6 +19,11 @@ export interface FileReport {
   action: FileAction;
   /** `METHOD /path` of the main request (search files). */
   readonly request?: string;
+  /**
+   * A pending file that sorts before a file applied already: the path of the last applied one.
+   * `migrate` applies it with a warning; `--strict-order` refuses it.
+   */
+  outOfOrder?: string;
   /** After applying: `created`, `updated`, `exists`, `sent`, `applied`; or `failed`. */
   result?: string;
   status?: number;

@@ -22,6 +22,7 @@ import { propertyOptions } from "../property.ts";
 class MemoryTarget implements MigrationTarget<PlannedFile> {
   readonly name: string;
   readonly onChange: "reapply" | "report";
+  strictOrder = false;
   requests = 0;
   readonly records = new Map<string, string>();
   readonly calls: string[] = [];
@@ -121,6 +122,59 @@ describe("runTargets, the engine both runners share", () => {
       }
       assert.equal(report.connections[0].skipped, 1);
       assert.equal(report.error, undefined);
+    }
+  });
+
+  it("applies a pending file that sorts before an applied one, saying so with both names", async () => {
+    const target = new MemoryTarget("main");
+    target.records.set("b", "h-b");
+    const notes: string[] = [];
+    const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
+    const report = await runTargets(
+      [{ target, files: [file("a"), file("b"), file("c")] }],
+      options({ progress }),
+    );
+    const [a, b, c] = report.connections[0].files;
+    assert.equal(a.outOfOrder, "b");
+    assert.equal(b.outOfOrder, undefined);
+    assert.equal(c.outOfOrder, undefined, "a file after the applied ones is in order");
+    assert.deepEqual(target.calls.filter((x) => x.startsWith("apply")), ["apply a", "apply c"]);
+    assert.match(notes.join("\n"), /main: a sorts before b, which is applied already/);
+    assert.equal(report.error, undefined);
+  });
+
+  it("with strict order, refuses before anything is written, also when found under the lock", async () => {
+    for (const how of ["flag", "setting"] as const) {
+      const target = new MemoryTarget("main");
+      target.strictOrder = how === "setting";
+      target.records.set("b", "h-b");
+      const report = await runTargets(
+        [{ target, files: [file("a"), file("b")] }],
+        options(how === "flag" ? { strictOrder: true } : {}),
+      );
+      assert.equal(report.error?.kind, "plan");
+      assert.match(report.error!.message, /a: sorts before b, which is applied already/);
+      assert.equal(report.error?.file, "a");
+      assert.deepEqual(target.calls, ["read", "close"], how);
+    }
+    // In order when this runner looked; out of order once another one applied "b" meanwhile.
+    const raced = new MemoryTarget("main");
+    raced.strictOrder = true;
+    raced.whileLocking = () => raced.records.set("b", "h-b");
+    const report = await runTargets([{ target: raced, files: [file("a"), file("b")] }], options());
+    assert.equal(report.error?.kind, "plan");
+    assert.deepEqual(raced.calls, ["read", "prepare", "lock", "read", "release", "close"]);
+    // status lists it and does not fail; validate fails under strict order.
+    for (const command of ["status", "validate"] as const) {
+      const t = new MemoryTarget("main");
+      t.strictOrder = true;
+      t.records.set("b", "h-b");
+      const r = await runTargets(
+        [{ target: t, files: [file("a"), file("b")] }],
+        options({ command }),
+      );
+      assert.equal(r.connections[0].files[0].outOfOrder, "b");
+      assert.equal(r.error?.kind, command === "status" ? undefined : "plan", command);
     }
   });
 

@@ -26,7 +26,7 @@ export interface Report {
     readonly name: string;
     readonly state: string;
     readonly reason?: string;
-    readonly files: { path: string; action: string; result?: string }[];
+    readonly files: { path: string; action: string; outOfOrder?: string; result?: string }[];
     readonly applied: number;
     readonly skipped: number;
     readonly requests: number;
@@ -106,8 +106,16 @@ export function checkReport(value: unknown): Report {
     assert.ok(Array.isArray(connection.files), `${where}.files: an array`);
     for (const [j, f] of (connection.files as unknown[]).entries()) {
       const at = `${where}.files[${j}]`;
-      const file = keys(f, at, ["path", "action"], ["request", "result", "status", "ms", "notice"]);
+      const file = keys(f, at, ["path", "action"], [
+        "request",
+        "outOfOrder",
+        "result",
+        "status",
+        "ms",
+        "notice",
+      ]);
       text(file, "path", at, true);
+      if (file.outOfOrder !== undefined) text(file, "outOfOrder", at, true);
       assert.ok(ACTIONS.includes(file.action as string), `${at}.action`);
     }
   }

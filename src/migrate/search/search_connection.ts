@@ -29,6 +29,8 @@ export interface SearchConnection {
   /** A proxy URL, `false` to ignore `HTTP(S)_PROXY`, `undefined` for the runtime's default. */
   readonly proxy: URL | false | undefined;
   readonly migrationsEnabled: boolean;
+  /** `migrations.strict_order` (see `ConnectionEntry`). */
+  readonly strictOrder: boolean;
   readonly recordsIndex: string;
   /** How long the lock lives without renewal (`migrations.lock_lease`, seconds). */
   readonly lockLeaseMs: number;
@@ -46,7 +48,7 @@ const RULES: EntryRules = {
     "proxy",
     "migrations",
   ]),
-  migrationKeys: new Set(["enabled", "index", "lock_lease"]),
+  migrationKeys: new Set(["enabled", "index", "lock_lease", "strict_order"]),
   kind: "connection",
   needs: "name and hosts",
 };
@@ -90,6 +92,7 @@ export function searchConnections(config: LoadedConfig, key: string): SearchConn
         ),
         proxy,
         migrationsEnabled: rest.migrationsEnabled,
+        strictOrder: rest.strictOrder,
         recordsIndex,
         lockLeaseMs: lockLease(migrations.lock_lease, at("migrations.lock_lease")),
       };

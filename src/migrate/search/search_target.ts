@@ -21,6 +21,7 @@ export interface SearchFile extends PlannedFile {
 export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly name: string;
   readonly onChange = "reapply" as const;
+  readonly strictOrder: boolean;
   readonly #client: SearchClient;
   readonly #store: RecordStore;
   readonly #lock: SearchLock;
@@ -28,6 +29,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
 
   constructor(connection: SearchConnection, transport: Transport, identity: RunnerIdentity) {
     this.name = connection.name;
+    this.strictOrder = connection.strictOrder;
     this.#transport = transport;
     this.#client = new SearchClient(connection, transport);
     this.#store = new RecordStore(

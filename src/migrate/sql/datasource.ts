@@ -27,6 +27,8 @@ export interface Datasource {
   readonly username?: string;
   readonly password?: string;
   readonly migrationsEnabled: boolean;
+  /** `migrations.strict_order` (see `ConnectionEntry`). */
+  readonly strictOrder: boolean;
   readonly table: string;
   /** Where its `url` is configured, for messages: `file:line: key`. */
   readonly source?: string;
@@ -34,7 +36,7 @@ export interface Datasource {
 
 const RULES: EntryRules = {
   keys: new Set(["name", "url", "username", "password", "migrations"]),
-  migrationKeys: new Set(["enabled", "table"]),
+  migrationKeys: new Set(["enabled", "table", "strict_order"]),
   kind: "datasource",
   needs: "name and url",
 };
@@ -67,6 +69,7 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
     const base = {
       name,
       migrationsEnabled: entry.migrationsEnabled,
+      strictOrder: entry.strictOrder,
       table,
       source: at("url"),
       ...credentials(optionalString(values.username, at("username")), "username"),

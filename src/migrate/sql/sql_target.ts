@@ -15,12 +15,14 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
   readonly name: string;
   /** A SQL file is not idempotent: a changed applied file is reported, never run again. */
   readonly onChange = "report" as const;
+  readonly strictOrder: boolean;
   readonly #datasource: Datasource;
   readonly #db: SqlDatabase;
   readonly #executedBy: string;
 
   constructor(datasource: Datasource, db: SqlDatabase, executedBy: string) {
     this.name = datasource.name;
+    this.strictOrder = datasource.strictOrder;
     this.#datasource = datasource;
     this.#db = db;
     this.#executedBy = executedBy;

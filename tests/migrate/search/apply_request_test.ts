@@ -16,6 +16,7 @@ const connection: SearchConnection = {
   connectTimeoutMs: 1000,
   proxy: undefined,
   migrationsEnabled: true,
+  strictOrder: false,
   recordsIndex: "framework_migrations",
   lockLeaseMs: 120_000,
 };

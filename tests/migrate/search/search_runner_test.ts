@@ -292,6 +292,7 @@ describe("search runner records past one page", () => {
       connectTimeoutMs: 5_000,
       proxy: undefined,
       migrationsEnabled: true,
+      strictOrder: false,
       recordsIndex: ws.recordsIndex,
       lockLeaseMs: 120_000,
     };

@@ -1,0 +1,93 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { compareVersionPaths } from "../../src/migrate/version_order.ts";
+import { propertyOptions } from "../property.ts";
+
+const sorted = (paths: string[]) => [...paths].sort(compareVersionPaths);
+
+describe("compareVersionPaths", () => {
+  it("sorts versions as people read them", () => {
+    assert.deepEqual(sorted(["10.0", "2.0", "1.10", "1.9", "1.0.1", "1.0"]), [
+      "1.0",
+      "1.0.1",
+      "1.9",
+      "1.10",
+      "2.0",
+      "10.0",
+    ]);
+    assert.deepEqual(sorted(["V10__b.sql", "V2__a.sql", "V1_1__c.sql"]), [
+      "V1_1__c.sql",
+      "V2__a.sql",
+      "V10__b.sql",
+    ]);
+  });
+
+  it("compares folder by folder, so a version folder runs before its point releases", () => {
+    assert.deepEqual(
+      sorted([
+        "release-1.10/a.json",
+        "release-1.0.1/a.json",
+        "release-1.9/a.json",
+        "release-1.0/b.json",
+      ]),
+      ["release-1.0/b.json", "release-1.0.1/a.json", "release-1.9/a.json", "release-1.10/a.json"],
+    );
+    // A folder's files come before a file named like the folder with more after it.
+    assert.ok(compareVersionPaths("a/x.json", "a.json") < 0);
+  });
+
+  it("compares other characters by code point, not by UTF-16 unit", () => {
+    // U+FF5E is one UTF-16 unit above a surrogate pair's first unit, but below it as a code point.
+    assert.ok(compareVersionPaths("\uff5e", "\u{1f600}") < 0);
+    assert.ok(compareVersionPaths("B.json", "a.json") < 0);
+    assert.ok(compareVersionPaths("z.json", "é.json") < 0);
+  });
+
+  it("orders digit runs of any length by value, and equal values by code point", () => {
+    assert.ok(compareVersionPaths("v99999999999999999999999", "v100000000000000000000000") < 0);
+    assert.ok(compareVersionPaths("v1", "v01") > 0);
+    assert.ok(compareVersionPaths("v01", "v1") < 0);
+    assert.ok(compareVersionPaths("v01.x", "v1.y") < 0);
+    assert.equal(compareVersionPaths("v1", "v1"), 0);
+  });
+
+  const segment = fc.string({
+    unit: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom("0", "1", "2", "9", "00", "10") },
+      { weight: 3, arbitrary: fc.constantFrom(".", "-", "_", "a", "B", "é", "!", "\u{1f600}") },
+    ),
+    minLength: 1,
+    maxLength: 6,
+  });
+  const path = fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join("/"));
+
+  it("property: a total order (antisymmetric, transitive, equal only for the same path)", () => {
+    fc.assert(
+      fc.property(path, path, path, (a, b, c) => {
+        const ab = Math.sign(compareVersionPaths(a, b));
+        assert.equal(ab, 0 - Math.sign(compareVersionPaths(b, a)) || 0);
+        assert.equal(ab === 0, a === b);
+        if (ab <= 0 && compareVersionPaths(b, c) <= 0) {
+          assert.ok(compareVersionPaths(a, c) <= 0, `${a} <= ${b} <= ${c}`);
+        }
+      }),
+      propertyOptions(2000),
+    );
+  });
+
+  it("property: agrees with numeric order on version-like names", () => {
+    const version = fc.array(fc.nat({ max: 10_000 }), { minLength: 1, maxLength: 4 });
+    const numeric = (x: number[], y: number[]) => {
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+      return x.length - y.length;
+    };
+    fc.assert(
+      fc.property(version, version, fc.constantFrom("", "release-", "V"), (x, y, prefix) => {
+        const a = `${prefix}${x.join(".")}/m.json`, b = `${prefix}${y.join(".")}/m.json`;
+        assert.equal(Math.sign(compareVersionPaths(a, b)), Math.sign(numeric(x, y)), `${a} ${b}`);
+      }),
+      propertyOptions(1000),
+    );
+  });
+});
