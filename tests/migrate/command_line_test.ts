@@ -24,6 +24,7 @@ describe("parseCommandLine", () => {
         configDir: "config",
         migrationsRoot: "migrations",
         dryRun: false,
+        strictOrder: false,
         json: false,
         lockTimeoutMs: DEFAULT_LOCK_TIMEOUT_SECONDS * 1000,
       },
@@ -51,6 +52,7 @@ describe("parseCommandLine", () => {
     assert.equal(line.lockTimeoutMs, 2500);
     assert.equal(parseCommandLine(["unlock"]).command, "unlock");
     assert.equal(parseCommandLine(["--dry-run"]).dryRun, true);
+    assert.equal(parseCommandLine(["validate", "--strict-order"]).strictOrder, true);
     assert.equal(parseCommandLine(["-h"]).help, true);
   });
 
