@@ -250,11 +250,7 @@ describe("search outcomes as one report", () => {
   it("reports a lock not acquired, and what unlock removed", async () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
-    await ws.plantLock({
-      host: "elsewhere",
-      pid: 42,
-      expires_at: new Date(Date.now() + 600_000).toISOString(),
-    });
+    await ws.plantLiveLock();
     const locked = jsonRun(await ws.run("--lock-timeout", "0.2", "--json"));
     assert.equal(locked.error?.kind, "lock");
     assert.equal(locked.error?.connection, ws.id);

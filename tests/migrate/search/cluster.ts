@@ -120,6 +120,15 @@ export class Workspace {
     assert.equal(created.status, 201);
   }
 
+  /** Plants the lock of a live runner on another host, which holds it for ten more minutes. */
+  plantLiveLock(): Promise<void> {
+    return this.plantLock({
+      host: "elsewhere",
+      pid: 42,
+      expires_at: new Date(Date.now() + 600_000).toISOString(),
+    });
+  }
+
   /** Writes a migration file of the connection (JSON values are serialised). */
   async file(path: string, content: unknown): Promise<void> {
     const file = join(this.root, this.id, path);

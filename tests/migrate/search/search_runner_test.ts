@@ -230,11 +230,7 @@ describe("search runner lock", () => {
   it("exits 3 while another runner holds the lock, and unlock clears it", async () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
-    await ws.plantLock({
-      host: "elsewhere",
-      pid: 42,
-      expires_at: new Date(Date.now() + 600_000).toISOString(),
-    });
+    await ws.plantLiveLock();
     const locked = await ws.run("--lock-timeout", "0.3");
     assert.equal(locked.code, 3);
     assert.match(locked.err, /locked by elsewhere pid 42/);

@@ -17,7 +17,7 @@ async function fetchError(url: string): Promise<unknown> {
   throw new Error(`${url} answered`);
 }
 
-describe("neverSent, on this runtime's own fetch errors", () => {
+describe("neverSent on real errors", () => {
   let silent: Helper;
   let resetting: Server;
   let resetUrl: string;
@@ -36,74 +36,60 @@ describe("neverSent, on this runtime's own fetch errors", () => {
     await new Promise((r) => resetting.close(r));
   });
 
-  it("is true for a refused connection", async () => {
-    assert.equal(neverSent(await fetchError(`http://127.0.0.1:${await freePort()}/`)), true);
-  });
-
-  it("is false for a host that took the request and went silent, or reset the connection", async () => {
-    assert.equal(neverSent(await fetchError(silent.url)), false);
-    assert.equal(neverSent(await fetchError(resetUrl)), false);
-  });
-});
-
-describe("neverSent, on the errors of the transport the runner uses on this runtime", () => {
-  // Node sends through node:http(s) unless a proxy is set; Deno and Bun through fetch, and
-  // through node:http(s) with proxy: false. A body given as a stream is one sent only once.
-  let silent: Helper;
-  let resetting: Server;
-  let resetUrl: string;
-  before(async () => {
-    silent = await startSilentServer();
-    resetting = createServer((s: Socket) => {
-      s.on("error", () => {});
-      s.once("data", () => s.resetAndDestroy());
+  describe("on this runtime's own fetch", () => {
+    it("is true for a refused connection", async () => {
+      assert.equal(neverSent(await fetchError(`http://127.0.0.1:${await freePort()}/`)), true);
     });
-    await new Promise<void>((r) => resetting.listen(0, "127.0.0.1", r));
-    resetUrl = `http://127.0.0.1:${(resetting.address() as { port: number }).port}/`;
-  });
-  after(async () => {
-    await silent.stop();
-    await new Promise((r) => resetting.close(r));
-  });
 
-  async function transportError(url: string, proxy: false | undefined, stream: boolean) {
-    const transport = await runtimeTransport({
-      sslVerification: true,
-      proxy,
-      connectTimeoutMs: 1000,
+    it("is false for a host that took the request and went silent, or reset the connection", async () => {
+      assert.equal(neverSent(await fetchError(silent.url)), false);
+      assert.equal(neverSent(await fetchError(resetUrl)), false);
     });
-    try {
-      const body = stream ? new Blob(["{}"]).stream() : "{}";
-      await transport.fetch(new URL(url), {
-        method: "POST",
-        body,
-        duplex: "half",
-        signal: AbortSignal.timeout(300),
-      } as RequestInit);
-    } catch (error) {
-      return error;
-    } finally {
-      transport.close();
-    }
-    throw new Error(`${url} answered`);
-  }
+  });
 
-  for (const proxy of [undefined, false] as const) {
-    for (const stream of [false, true]) {
-      it(`proxy: ${proxy}, ${stream ? "stream" : "text"} body: refused is never sent; silence and a reset are not`, async () => {
-        const refused = await transportError(
-          `http://127.0.0.1:${await freePort()}/`,
-          proxy,
-          stream,
-        );
-        assert.equal(neverSent(refused), true, String(refused));
-        const silence = await transportError(silent.url, proxy, stream);
-        assert.equal(neverSent(silence), false, String(silence));
-        const reset = await transportError(resetUrl, proxy, stream);
-        assert.equal(neverSent(reset), false, String(reset));
+  describe("on the errors of the transport the runner uses on this runtime", () => {
+    // Node sends through node:http(s) unless a proxy is set; Deno and Bun through fetch, and
+    // through node:http(s) with proxy: false. A body given as a stream is one sent only once.
+
+    async function transportError(url: string, proxy: false | undefined, stream: boolean) {
+      const transport = await runtimeTransport({
+        sslVerification: true,
+        proxy,
+        connectTimeoutMs: 1000,
       });
+      try {
+        const body = stream ? new Blob(["{}"]).stream() : "{}";
+        await transport.fetch(new URL(url), {
+          method: "POST",
+          body,
+          duplex: "half",
+          signal: AbortSignal.timeout(300),
+        } as RequestInit);
+      } catch (error) {
+        return error;
+      } finally {
+        transport.close();
+      }
+      throw new Error(`${url} answered`);
     }
-  }
+
+    for (const proxy of [undefined, false] as const) {
+      for (const stream of [false, true]) {
+        it(`proxy: ${proxy}, ${stream ? "stream" : "text"} body: refused is never sent; silence and a reset are not`, async () => {
+          const refused = await transportError(
+            `http://127.0.0.1:${await freePort()}/`,
+            proxy,
+            stream,
+          );
+          assert.equal(neverSent(refused), true, String(refused));
+          const silence = await transportError(silent.url, proxy, stream);
+          assert.equal(neverSent(silence), false, String(silence));
+          const reset = await transportError(resetUrl, proxy, stream);
+          assert.equal(neverSent(reset), false, String(reset));
+        });
+      }
+    }
+  });
 });
 
 const NOT_CONNECTED = ["ECONNREFUSED", "ENOTFOUND", CONNECT_TIMEOUT_CODE, "ConnectionRefused"];
