@@ -81,7 +81,7 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
     };
   }
   if (line.command === "validate" && report.error === undefined) {
-    const invalid = changedFiles(report);
+    const invalid = invalidFiles(report);
     if (invalid !== undefined) report.error = invalid;
   }
   return print(context, line.json, report);
@@ -93,7 +93,7 @@ function run(line: CommandLine, context: CliContext): Promise<RunReport> {
     migrationsRoot: line.migrationsRoot,
     command: line.command,
     dryRun: line.dryRun,
-    strictOrder: line.strictOrder,
+    ...(line.strictOrder === undefined ? {} : { strictOrder: line.strictOrder }),
     ...(line.connection === undefined ? {} : { connection: line.connection }),
     lockTimeoutMs: line.lockTimeoutMs,
     env: context.env,
@@ -134,18 +134,34 @@ function stoppedBefore(error: unknown): RunError | undefined {
   return undefined;
 }
 
-// `validate` fails on applied SQL files that were changed, naming them all.
-function changedFiles(report: RunReport): RunError | undefined {
-  const changed = report.connections.flatMap((c) =>
-    c.files.filter((f) => f.action === "changed").map((f) => ({ connection: c.name, file: f.path }))
-  );
-  if (changed.length === 0) return undefined;
-  const list = changed.map((c) => `${c.connection}: ${c.file}`).join(", ");
-  return {
-    kind: "invalid",
-    message: `applied files were changed (${list}); restore them and put changes in new files`,
-    ...changed[0],
-  };
+// `validate` fails on applied SQL files that were changed and, under strict order, on files out
+// of order, naming them all, on every connection.
+function invalidFiles(report: RunReport): RunError | undefined {
+  const named = (kind: "changed" | "late") =>
+    report.connections.flatMap((c) =>
+      c.files.filter((f) =>
+        kind === "changed" ? f.action === "changed" : c.strictOrder && f.outOfOrder !== undefined
+      ).map((f) => ({
+        connection: c.name,
+        file: f.path,
+        text: kind === "changed"
+          ? `${c.name}: ${f.path}`
+          : `${c.name}: ${f.path} before ${f.outOfOrder}`,
+      }))
+    );
+  const changed = named("changed"), late = named("late");
+  const first = changed[0] ?? late[0];
+  if (first === undefined) return undefined;
+  const list = (items: { text: string }[]) => items.map((i) => i.text).join(", ");
+  const why = [
+    changed.length > 0 &&
+    `applied files were changed (${list(changed)}); restore them and put changes in new files`,
+    late.length > 0 &&
+    `files are out of order under strict order (${
+      list(late)
+    }); rename them to sort after the applied ones`,
+  ].filter(Boolean).join("; ");
+  return { kind: "invalid", message: why, connection: first.connection, file: first.file };
 }
 
 function print(context: CliContext, json: boolean, report: RunReport): number {

@@ -14,8 +14,11 @@ export interface CommandLine {
   readonly migrationsRoot: string;
   readonly connection?: string;
   readonly dryRun: boolean;
-  /** `--strict-order`: a pending file that sorts before an applied one is an error. */
-  readonly strictOrder: boolean;
+  /**
+   * `--strict-order` (true) or `--no-strict-order` (false): whether a pending file that sorts
+   * before an applied one is an error, over each connection's `migrations.strict_order`.
+   */
+  readonly strictOrder?: boolean;
   readonly json: boolean;
   readonly lockTimeoutMs: number;
 }
@@ -38,8 +41,9 @@ Applies versioned migration files to the connections configured in <config_dir>.
 
 Commands:
   migrate              apply new files (and, on search connections, changed ones): the default
-  status               show each file as applied, pending or changed; sends only reads
-  validate             like status, but exits with 1 when an applied SQL file was changed
+  status               show each file as applied, pending, changed or out of order; sends only reads
+  validate             like status, but exits with 1 when an applied SQL file was changed, or
+                       under strict order when a file is out of order
   unlock               remove a search connection's lock left by a runner that died
 
   cli.ts manifest <dir>... --out <file>: writes the module that lists the bean classes under
@@ -54,6 +58,7 @@ Options:
   --connection <name>  only this connection (or datasource)
   --dry-run            print what would be applied and the requests; sends only reads
   --strict-order       refuse a pending file that sorts before an applied one (else: a warning)
+  --no-strict-order    only warn, whatever migrations.strict_order says
   --json               print one JSON report on stdout instead of the human output, whatever
                        the outcome (errors too)
   --lock-timeout <s>   seconds to wait while another runner holds the lock (default: ${DEFAULT_LOCK_TIMEOUT_SECONDS})
@@ -68,6 +73,7 @@ const OPTIONS = {
   connection: { type: "string" },
   "dry-run": { type: "boolean" },
   "strict-order": { type: "boolean" },
+  "no-strict-order": { type: "boolean" },
   json: { type: "boolean" },
   "lock-timeout": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -139,6 +145,9 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   for (const key of ["config", "sqlPath", "connection"] as const) {
     if (values[key] === "") throw new UsageError(`--${key} needs a value`);
   }
+  if (values["strict-order"] && values["no-strict-order"]) {
+    throw new UsageError("--strict-order and --no-strict-order contradict each other");
+  }
   if (values["dry-run"] && command !== "migrate") {
     throw new UsageError(`--dry-run applies to migrate, not to ${command}`);
   }
@@ -150,7 +159,9 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     migrationsRoot: values.sqlPath ?? "migrations",
     ...(values.connection === undefined ? {} : { connection: values.connection }),
     dryRun: values["dry-run"] ?? false,
-    strictOrder: values["strict-order"] ?? false,
+    ...(values["strict-order"] || values["no-strict-order"]
+      ? { strictOrder: values["strict-order"] === true }
+      : {}),
     json: values.json ?? false,
     lockTimeoutMs: Math.round(seconds * 1000),
   };

@@ -78,7 +78,7 @@ export function humanSummary(report: RunReport): string[] {
       for (const f of c.files) {
         lines.push(
           listing
-            ? `  ${state(f).padEnd(8)} ${f.path}${late(f)}`
+            ? `  ${state(f).padEnd(12)} ${f.path}${late(f)}`
             : `  ${LABEL[f.action].padEnd(8)} ${f.path}${f.action === "skip" ? "" : target(f)}${
               late(f)
             }`,

@@ -8,6 +8,7 @@ import { LockNotAcquiredError } from "./lock_not_acquired.ts";
 import { MigrationFileError } from "./migration_error.ts";
 import { MigrationFailure } from "./migration_failure.ts";
 import { PlanError } from "./plan_error.ts";
+import { compareVersionPaths } from "./version_order.ts";
 import type {
   ConnectionReport,
   FileAction,
@@ -76,7 +77,7 @@ export interface MigrationRunOptions {
   readonly command: Command;
   /** Print the plan, send only reads. */
   readonly dryRun?: boolean;
-  /** `--strict-order`, for every connection. */
+  /** `--strict-order` (true) or `--no-strict-order` (false), over each connection's setting. */
   readonly strictOrder?: boolean;
   /** Only this connection (or datasource). */
   readonly connection?: string;
@@ -94,7 +95,7 @@ export interface RunnerOptions {
   readonly command: Command;
   /** Print the plan, send only reads. */
   readonly dryRun: boolean;
-  /** `--strict-order`, for every connection. */
+  /** `--strict-order` (true) or `--no-strict-order` (false), over each connection's setting. */
   readonly strictOrder?: boolean;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
@@ -214,13 +215,14 @@ async function runTarget<F extends PlannedFile>(
     if (outcome.note !== undefined) entry.note = outcome.note;
     return;
   }
-  const strict = target.strictOrder || options.strictOrder === true;
+  const strict = options.strictOrder ?? target.strictOrder;
+  if (strict) entry.strictOrder = true;
   const decideAll = (records: ReadonlyMap<string, string>) => {
     entry.files.splice(0, entry.files.length, ...decide(target, files, records));
     entry.skipped = entry.files.filter((f) => f.action === "skip").length;
     // Before anything is written: the first check needs no lock, the second sees what another
-    // runner applied while this one waited.
-    if (strict && options.command !== "status") refuseOutOfOrder(target, entry);
+    // runner applied while this one waited. `validate` reports them with the changed files.
+    if (strict && options.command === "migrate") refuseOutOfOrder(target, entry);
   };
   decideAll(await target.readRecords());
   if (options.command !== "migrate" || options.dryRun || !entry.files.some(isPending)) {
@@ -249,18 +251,19 @@ async function runTarget<F extends PlannedFile>(
 
 /**
  * What to do with each file (`files` are in run order). A file with no record that sorts before
- * the last recorded one is out of order: it is still applied, but said so.
+ * the last recorded one is out of order: it is still applied, but said so. The last recorded one
+ * is taken from the records, not the files: one applied elsewhere may be missing here.
  */
 function decide<F extends PlannedFile>(
   target: MigrationTarget<F>,
   files: readonly F[],
   records: ReadonlyMap<string, string>,
 ): FileReport[] {
-  let lastApplied = -1;
-  files.forEach((file, i) => {
-    if (records.has(file.path)) lastApplied = i;
-  });
-  return files.map((file, i) => {
+  let lastApplied: string | undefined;
+  for (const path of records.keys()) {
+    if (lastApplied === undefined || compareVersionPaths(path, lastApplied) > 0) lastApplied = path;
+  }
+  return files.map((file) => {
     const hash = records.get(file.path);
     const action: FileAction = hash === undefined
       ? "apply"
@@ -273,7 +276,10 @@ function decide<F extends PlannedFile>(
       path: file.path,
       action,
       ...(file.request ? { request: file.request } : {}),
-      ...(action === "apply" && i < lastApplied ? { outOfOrder: files[lastApplied].path } : {}),
+      ...(action === "apply" && lastApplied !== undefined &&
+          compareVersionPaths(file.path, lastApplied) < 0
+        ? { outOfOrder: lastApplied }
+        : {}),
     };
   });
 }
@@ -346,6 +352,8 @@ async function apply<F extends PlannedFile>(
       throw error;
     }
     if (outcome.alreadyRecorded) {
+      // Another runner applied it meanwhile: it is no longer a pending file, late or not.
+      delete report.outOfOrder;
       report.action = "skip";
       entry.skipped++;
     } else entry.applied++;

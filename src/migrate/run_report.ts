@@ -72,6 +72,11 @@ export interface ConnectionReport {
   unlocked?: LockOwner | "nothing";
   /** `unlock` only: why there was nothing to remove. */
   note?: string;
+  /**
+   * Strict order was in force (`--strict-order` or `migrations.strict_order`): an out-of-order
+   * file stops `migrate` and fails `validate`.
+   */
+  strictOrder?: true;
 }
 
 /**

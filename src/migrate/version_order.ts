@@ -1,8 +1,11 @@
 /**
- * The order migration files run in: by path, folder by folder, comparing runs of ASCII digits as
- * numbers and everything else by code point, so that versions sort as people read them:
- * `1.0 < 1.0.1 < 1.9 < 1.10 < 2.0 < 10.0`, `V2__x.sql < V10__x.sql`, and `release-1.0/` runs
- * before `release-1.0.1/` (byte order puts `.` before `/`, and would not).
+ * The order migration files run in: by path, folder by folder. In each name, a leading version
+ * (digits joined by `.` or `_`, after any text) compares as a list of numbers, a shorter list first;
+ * the text before it and everything after it compare with runs of digits as numbers and other
+ * characters by code point. So versions sort as people read them: `1.0 < 1.0.1 < 1.9 < 1.10 <
+ * 2.0 < 10.0`, `1.0.json` before `1.0.1.json`, Flyway's `V1__init.sql < V1_1__fix.sql <
+ * V2__x.sql < V10__x.sql`, and `release-1.0/` runs before `release-1.0.1/` (byte order puts `.`
+ * before `/`, and would not).
  *
  * Paths that read as the same version (`01` and `1`) fall back to code point order, so the order
  * is total: no two different paths compare equal.
@@ -11,15 +14,43 @@ export function compareVersionPaths(a: string, b: string): number {
   const x = a.split("/"), y = b.split("/");
   const n = Math.min(x.length, y.length);
   for (let i = 0; i < n; i++) {
-    const c = compareNatural(x[i], y[i]);
+    const c = compareSegments(x[i], y[i]);
     if (c !== 0) return c;
   }
   return x.length - y.length || compareCodePoints(a, b);
 }
 
+// Text without digits, then a version (`1`, `1.0.1`, `2_1`), then the rest of the name.
+const SEGMENT = /^(\D*)(\d+(?:[._]\d+)*)?([\s\S]*)$/;
+
+/** One name: the text before its version, the version as numbers, then the rest; 0 for `01`/`1`. */
+function compareSegments(a: string, b: string): number {
+  const [, headA, versionA = "", restA] = SEGMENT.exec(a)!;
+  const [, headB, versionB = "", restB] = SEGMENT.exec(b)!;
+  const head = compareCodePoints(headA, headB);
+  if (head !== 0) return head;
+  const partsA = versionA === "" ? [] : versionA.split(/[._]/);
+  const partsB = versionB === "" ? [] : versionB.split(/[._]/);
+  for (let i = 0; i < Math.min(partsA.length, partsB.length); i++) {
+    const c = compareDigits(partsA[i], partsB[i]);
+    if (c !== 0) return c;
+  }
+  return partsA.length - partsB.length || compareNatural(restA, restB);
+}
+
+/**
+ * Two runs of ASCII digits by value without a number type: leading zeros off, then the longer run
+ * is larger, then digit by digit. No length limit, no precision lost.
+ */
+function compareDigits(a: string, b: string): number {
+  const da = a.replace(/^0+/, ""), db = b.replace(/^0+/, "");
+  if (da.length !== db.length) return da.length - db.length;
+  return da === db ? 0 : da < db ? -1 : 1;
+}
+
 const isDigit = (code: number) => code >= 48 && code <= 57;
 
-/** One path segment: digit runs by value, other characters by code point; 0 for `01` and `1`. */
+/** Text after a version: digit runs by value, other characters by code point; 0 for `01` and `1`. */
 function compareNatural(a: string, b: string): number {
   let i = 0, j = 0;
   while (i < a.length && j < b.length) {
@@ -28,11 +59,8 @@ function compareNatural(a: string, b: string): number {
       let ei = i, ej = j;
       while (ei < a.length && isDigit(a.charCodeAt(ei))) ei++;
       while (ej < b.length && isDigit(b.charCodeAt(ej))) ej++;
-      // By value without a number type: leading zeros off, then the longer run is larger, then
-      // digit by digit. No length limit, no precision lost.
-      const da = a.slice(i, ei).replace(/^0+/, ""), db = b.slice(j, ej).replace(/^0+/, "");
-      if (da.length !== db.length) return da.length - db.length;
-      if (da !== db) return da < db ? -1 : 1;
+      const c = compareDigits(a.slice(i, ei), b.slice(j, ej));
+      if (c !== 0) return c;
       i = ei, j = ej;
       continue;
     }

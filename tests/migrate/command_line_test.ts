@@ -24,7 +24,6 @@ describe("parseCommandLine", () => {
         configDir: "config",
         migrationsRoot: "migrations",
         dryRun: false,
-        strictOrder: false,
         json: false,
         lockTimeoutMs: DEFAULT_LOCK_TIMEOUT_SECONDS * 1000,
       },
@@ -53,6 +52,8 @@ describe("parseCommandLine", () => {
     assert.equal(parseCommandLine(["unlock"]).command, "unlock");
     assert.equal(parseCommandLine(["--dry-run"]).dryRun, true);
     assert.equal(parseCommandLine(["validate", "--strict-order"]).strictOrder, true);
+    assert.equal(parseCommandLine(["--no-strict-order"]).strictOrder, false);
+    assert.equal(parseCommandLine([]).strictOrder, undefined, "each connection's setting");
     assert.equal(parseCommandLine(["-h"]).help, true);
   });
 
@@ -60,6 +61,7 @@ describe("parseCommandLine", () => {
     bad(["--nope"], /Unknown option '--nope'/);
     bad(["-m", "elastic"], /-m elastic: expected search, opensearch or sql/);
     bad(["rollback"], /unknown command "rollback"/);
+    bad(["--strict-order", "--no-strict-order"], /contradict each other/);
     bad(["status", "unlock"], /one command expected/);
     bad(["-c"], /argument missing/);
     bad(["-c", ""], /--config needs a value/);

@@ -143,6 +143,18 @@ describe("runTargets, the engine both runners share", () => {
     assert.equal(report.error, undefined);
   });
 
+  it("counts an applied file that is no longer on disk: a file sorting before it is out of order", async () => {
+    // An older checkout without V3, which is applied: V2 must not slip in after it unnoticed.
+    const target = new MemoryTarget("main");
+    target.strictOrder = true;
+    target.records.set("V1", "h-V1");
+    target.records.set("V3", "h-V3");
+    const report = await runTargets([{ target, files: [file("V1"), file("V2")] }], options());
+    assert.equal(report.connections[0].files[1].outOfOrder, "V3");
+    assert.equal(report.error?.kind, "plan");
+    assert.deepEqual(target.calls, ["read", "close"]);
+  });
+
   it("with strict order, refuses before anything is written, also when found under the lock", async () => {
     for (const how of ["flag", "setting"] as const) {
       const target = new MemoryTarget("main");
@@ -164,7 +176,9 @@ describe("runTargets, the engine both runners share", () => {
     const report = await runTargets([{ target: raced, files: [file("a"), file("b")] }], options());
     assert.equal(report.error?.kind, "plan");
     assert.deepEqual(raced.calls, ["read", "prepare", "lock", "read", "release", "close"]);
-    // status lists it and does not fail; validate fails under strict order.
+    // status and validate list it and say strict order was in force, and go on to the next
+    // connection (the CLI fails validate on it, with the changed files); the flag overrides the
+    // setting either way.
     for (const command of ["status", "validate"] as const) {
       const t = new MemoryTarget("main");
       t.strictOrder = true;
@@ -174,8 +188,40 @@ describe("runTargets, the engine both runners share", () => {
         options({ command }),
       );
       assert.equal(r.connections[0].files[0].outOfOrder, "b");
-      assert.equal(r.error?.kind, command === "status" ? undefined : "plan", command);
+      assert.equal(r.connections[0].strictOrder, true);
+      assert.equal(r.error, undefined, command);
     }
+  });
+
+  it("--no-strict-order overrides the setting, --strict-order sets it", async () => {
+    for (const [setting, flag, refused] of [[true, false, false], [false, true, true]] as const) {
+      const target = new MemoryTarget("main");
+      target.strictOrder = setting;
+      target.records.set("b", "h-b");
+      const report = await runTargets(
+        [{ target, files: [file("a"), file("b")] }],
+        options({ strictOrder: flag }),
+      );
+      assert.equal(report.error?.kind, refused ? "plan" : undefined);
+      assert.equal(report.connections[0].strictOrder, refused ? true : undefined);
+    }
+  });
+
+  it("drops the out-of-order mark of a file another runner applied meanwhile", async () => {
+    const target = new MemoryTarget("main");
+    target.records.set("b", "h-b");
+    // Another runner records "a" while this one applies "a0", after this one planned both.
+    target.afterApply = (path) => {
+      if (path === "a0") target.records.set("a", "h-a");
+    };
+    const report = await runTargets(
+      [{ target, files: [file("a0"), file("a"), file("b")] }],
+      options(),
+    );
+    const [a0, a] = report.connections[0].files;
+    assert.equal(a0.outOfOrder, "b");
+    assert.equal(a.action, "skip");
+    assert.equal(a.outOfOrder, undefined);
   });
 
   it("takes the lock only when something is pending, then reads the records again", async () => {

@@ -82,8 +82,11 @@ export function checkReport(value: unknown): Report {
       c,
       where,
       ["name", "state", "files", "applied", "skipped", "requests", "ms"],
-      ["reason", "unlocked", "note"],
+      ["reason", "unlocked", "note", "strictOrder"],
     );
+    if (connection.strictOrder !== undefined) {
+      assert.equal(connection.strictOrder, true, `${where}.strictOrder: true or absent`);
+    }
     text(connection, "name", where, true);
     assert.ok(STATES.includes(connection.state as string), `${where}.state: ${connection.state}`);
     // A connection not run always says why; one that ran has no reason.

@@ -2,8 +2,8 @@
 // node and the SQL runner on SQLite, PostgreSQL and MariaDB.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { appendFile } from "node:fs/promises";
-import { join } from "node:path";
+import { appendFile, mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { os, Workspace } from "./search/cluster.ts";
 import { KINDS, workspaces } from "./sql/databases.ts";
 
@@ -43,13 +43,18 @@ describe("version order on the search runner (real node)", () => {
       ),
     );
 
-    for (const args of [["--strict-order"], ["validate", "--strict-order"]]) {
+    for (
+      const [args, kind, said] of [
+        [["--strict-order"], "plan", "-a-template\\.json: sorts before 2\\.0/"],
+        [["validate", "--strict-order"], "invalid", "-a-template\\.json before 2\\.0/"],
+      ] as const
+    ) {
       const refused = await ws.run(...args, "--json");
       assert.equal(refused.code, 1, refused.out);
-      assert.equal(refused.report!.error!.kind, "plan");
+      assert.equal(refused.report!.error!.kind, kind);
       assert.match(
         refused.report!.error!.message,
-        new RegExp(`${ws.id}-a-template\\.json: sorts before 2\\.0/${ws.id}-b-template\\.json`),
+        new RegExp(`${ws.id}${said}${ws.id}-b-template`),
       );
       const writes = refused.sent.filter((s) =>
         s.method !== "GET" && s.method !== "HEAD" && !s.path.includes("/_search")
@@ -62,7 +67,14 @@ describe("version order on the search runner (real node)", () => {
     await strictWs.file(`2.0/${strictWs.id}-b-template.json`, template(strictWs, "b"));
     await strictWs.ok();
     await strictWs.file(`1.5/${strictWs.id}-a-template.json`, template(strictWs, "a"));
-    assert.equal((await strictWs.run()).code, 1);
+    const bySetting = await strictWs.run("--json");
+    assert.equal(bySetting.code, 1);
+    assert.equal(bySetting.report!.error!.kind, "plan");
+    assert.equal(bySetting.report!.connections[0].strictOrder, true);
+    // --no-strict-order overrides the setting: applied, with the warning.
+    const overridden = await strictWs.ok("--no-strict-order");
+    assert.match(overridden.err, /sorts before .*, which is applied already/);
+    assert.equal((await os("GET", `/_index_template/${strictWs.id}-a`)).status, 200);
 
     const applied = await ws.ok();
     assert.match(
@@ -101,6 +113,30 @@ for (const kind of KINDS) {
       const applied = await ws.ok();
       assert.match(applied.err, /V3__late\.sql sorts before V10__b\.sql, which is applied already/);
       assert.equal(await ws.count("v3"), 0);
+    });
+
+    it("validate under strict order names a late file and a changed file of a later datasource", async () => {
+      const ws = await workspace();
+      await appendFile(
+        join(ws.configDir, "application.yml"),
+        ws.datasource("other") + "    migrations: { enabled: true, table: other_records }\n",
+      );
+      const other = join(ws.root, "other", "V1__o.sql");
+      await mkdir(dirname(other), { recursive: true });
+      await writeFile(other, "CREATE TABLE o1 (id INT);\n");
+      await ws.file("V10__b.sql", "CREATE TABLE x10 (id INT);\n");
+      await ws.ok();
+      await ws.file("V3__late.sql", "CREATE TABLE x3 (id INT);\n");
+      await writeFile(other, "CREATE TABLE o1 (id INT, changed INT);\n");
+      const run = await ws.run("validate", "--strict-order", "--json");
+      assert.equal(run.code, 1);
+      assert.equal(run.report!.error!.kind, "invalid");
+      assert.match(run.report!.error!.message, /applied files were changed \(other: V1__o\.sql\)/);
+      assert.match(
+        run.report!.error!.message,
+        /out of order .*\(main: V3__late\.sql before V10__b\.sql\)/,
+      );
+      assert.deepEqual(run.report!.connections.map((c) => c.state), ["ran", "ran"]);
     });
 
     it("refuses a late file when the datasource sets migrations.strict_order", async () => {

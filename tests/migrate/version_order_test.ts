@@ -16,6 +16,19 @@ describe("compareVersionPaths", () => {
       "2.0",
       "10.0",
     ]);
+    // Flyway's names: a version's point releases come after it, whatever follows the version.
+    assert.deepEqual(sorted(["V2__x.sql", "V1_1__patch.sql", "V1__init.sql", "V1.1__dot.sql"]), [
+      "V1__init.sql",
+      "V1.1__dot.sql",
+      "V1_1__patch.sql",
+      "V2__x.sql",
+    ]);
+    assert.deepEqual(sorted(["1.10.json", "1.0.1.json", "1.9.json", "1.0.json"]), [
+      "1.0.json",
+      "1.0.1.json",
+      "1.9.json",
+      "1.10.json",
+    ]);
     assert.deepEqual(sorted(["V10__b.sql", "V2__a.sql", "V1_1__c.sql"]), [
       "V1_1__c.sql",
       "V2__a.sql",
@@ -52,6 +65,27 @@ describe("compareVersionPaths", () => {
     assert.equal(compareVersionPaths("v1", "v1"), 0);
   });
 
+  it("is consistent on every short path over a small alphabet (exhaustive)", () => {
+    const alphabet = ["0", "1", "/", "a", ".", "_"];
+    let all = [""];
+    const paths: string[] = [];
+    for (let length = 1; length <= 4; length++) {
+      all = all.flatMap((p) => alphabet.map((c) => p + c));
+      paths.push(...all);
+    }
+    const order = sorted(paths);
+    for (let i = 0; i < order.length; i++) {
+      for (let j = i + 1; j < order.length; j++) {
+        if (compareVersionPaths(order[i], order[j]) >= 0) {
+          assert.fail(`${order[i]} sorts before ${order[j]} but does not compare below it`);
+        }
+      }
+    }
+    // A cycle a version comparison once had: 01/b < 1 < 1/a < 01/b.
+    const three = ["01/b", "1", "1/a"];
+    assert.deepEqual(sorted(three), sorted([...three].reverse()));
+  });
+
   const segment = fc.string({
     unit: fc.oneof(
       { weight: 4, arbitrary: fc.constantFrom("0", "1", "2", "9", "00", "10") },
@@ -77,16 +111,28 @@ describe("compareVersionPaths", () => {
   });
 
   it("property: agrees with numeric order on version-like names", () => {
-    const version = fc.array(fc.nat({ max: 10_000 }), { minLength: 1, maxLength: 4 });
+    // Small numbers, so that one version is often a prefix of the other (1.0 and 1.0.1).
+    const version = fc.array(fc.oneof(fc.nat({ max: 3 }), fc.nat({ max: 10_000 })), {
+      minLength: 1,
+      maxLength: 4,
+    });
     const numeric = (x: number[], y: number[]) => {
       for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
       return x.length - y.length;
     };
     fc.assert(
-      fc.property(version, version, fc.constantFrom("", "release-", "V"), (x, y, prefix) => {
-        const a = `${prefix}${x.join(".")}/m.json`, b = `${prefix}${y.join(".")}/m.json`;
-        assert.equal(Math.sign(compareVersionPaths(a, b)), Math.sign(numeric(x, y)), `${a} ${b}`);
-      }),
+      fc.property(
+        version,
+        version,
+        fc.constantFrom("", "release-", "V"),
+        fc.constantFrom(".", "_"),
+        fc.constantFrom("/m.json", ".json", "__name.sql", ""),
+        (x, y, prefix, separator, suffix) => {
+          const a = `${prefix}${x.join(separator)}${suffix}`;
+          const b = `${prefix}${y.join(separator)}${suffix}`;
+          assert.equal(Math.sign(compareVersionPaths(a, b)), Math.sign(numeric(x, y)), `${a} ${b}`);
+        },
+      ),
       propertyOptions(1000),
     );
   });
