@@ -284,6 +284,13 @@ function decide<F extends PlannedFile>(
   });
 }
 
+/** Says when the applied file a late one sorts before is recorded but not in this checkout. */
+function elsewhere(entry: ConnectionReport, late: FileReport): string {
+  return entry.files.some((f) => f.path === late.outOfOrder)
+    ? ""
+    : " (recorded, not in this checkout)";
+}
+
 /** `--strict-order`: the first out-of-order file stops the connection before anything is written. */
 function refuseOutOfOrder<F extends PlannedFile>(
   target: MigrationTarget<F>,
@@ -295,10 +302,10 @@ function refuseOutOfOrder<F extends PlannedFile>(
     target.name,
     new MigrationFileError(
       late[0].path,
-      `sorts before ${late[0].outOfOrder}, which is applied already` +
+      `sorts before ${late[0].outOfOrder}, which is applied already${elsewhere(entry, late[0])}` +
         (late.length > 1 ? ` (and ${late.length - 1} more file(s) like it)` : "") +
-        `; strict order refuses to apply it out of order (rename it to sort after, ` +
-        `or run without --strict-order / migrations.strict_order)`,
+        `; strict order refuses to apply it out of order (rename it to sort after it, run ` +
+        `with --no-strict-order, or set migrations.strict_order: false)`,
     ),
   );
 }
@@ -315,7 +322,8 @@ function warn<F extends PlannedFile>(
   for (const f of entry.files) {
     if (f.outOfOrder !== undefined) {
       progress.notice(
-        `${target.name}: ${f.path} sorts before ${f.outOfOrder}, which is applied already; ` +
+        `${target.name}: ${f.path} sorts before ${f.outOfOrder}, which is applied ` +
+          `already${elsewhere(entry, f)}; ` +
           `it is applied out of order (--strict-order refuses this)`,
       );
     }

@@ -27,7 +27,8 @@ const SEGMENT = /^(\D*)(\d+(?:[._]\d+)*)?([\s\S]*)$/;
 function compareSegments(a: string, b: string): number {
   const [, headA, versionA = "", restA] = SEGMENT.exec(a)!;
   const [, headB, versionB = "", restB] = SEGMENT.exec(b)!;
-  const head = compareCodePoints(headA, headB);
+  // A version starts like a digit would: `logs-x` still sorts before `logs2-x`, as in byte order.
+  const head = compareCodePoints(headA + (versionA ? "0" : ""), headB + (versionB ? "0" : ""));
   if (head !== 0) return head;
   const partsA = versionA === "" ? [] : versionA.split(/[._]/);
   const partsB = versionB === "" ? [] : versionB.split(/[._]/);

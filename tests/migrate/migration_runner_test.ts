@@ -152,6 +152,11 @@ describe("runTargets, the engine both runners share", () => {
     const report = await runTargets([{ target, files: [file("V1"), file("V2")] }], options());
     assert.equal(report.connections[0].files[1].outOfOrder, "V3");
     assert.equal(report.error?.kind, "plan");
+    assert.match(
+      report.error!.message,
+      /sorts before V3, which is applied already \(recorded, not in this checkout\)/,
+    );
+    assert.match(report.error!.message, /run with --no-strict-order/);
     assert.deepEqual(target.calls, ["read", "close"]);
   });
 

@@ -109,6 +109,9 @@ for (const kind of KINDS) {
         /V3__late\.sql: sorts before V10__b\.sql, which is applied already/,
       );
       assert.equal(await ws.count("v3"), undefined, "nothing ran");
+      // Without strict order, validate lists the late file and passes.
+      const listed = await ws.ok("validate");
+      assert.match(listed.out, /out of order +V3__late\.sql \(sorts before V10__b\.sql, applied\)/);
 
       const applied = await ws.ok();
       assert.match(applied.err, /V3__late\.sql sorts before V10__b\.sql, which is applied already/);
@@ -150,6 +153,11 @@ for (const kind of KINDS) {
       assert.equal(refused.report!.error!.kind, "plan");
       assert.equal(refused.report!.error!.file, "V3__late.sql");
       assert.equal(await ws.count("w3"), undefined);
+      // The setting alone fails validate too, naming the file.
+      const invalid = await ws.run("validate", "--json");
+      assert.equal(invalid.code, 1);
+      assert.equal(invalid.report!.error!.kind, "invalid");
+      assert.equal(invalid.report!.error!.file, "V3__late.sql");
     });
   });
 }

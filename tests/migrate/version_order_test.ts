@@ -29,6 +29,13 @@ describe("compareVersionPaths", () => {
       "1.9.json",
       "1.10.json",
     ]);
+    // A name followed by text sorts where byte order put it, before the same name with a number.
+    assert.deepEqual(sorted(["logs2-template.json", "logs-template.json", "a1", "a-1"]), [
+      "a-1",
+      "a1",
+      "logs-template.json",
+      "logs2-template.json",
+    ]);
     assert.deepEqual(sorted(["V10__b.sql", "V2__a.sql", "V1_1__c.sql"]), [
       "V1_1__c.sql",
       "V2__a.sql",
