@@ -313,11 +313,7 @@ describe("search outcomes as one report", () => {
   it("lists a disabled connection as skipped, and a run of nothing is not silent", async () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
-    const file = join(ws.configDir, "application.yml");
-    await writeFile(
-      file,
-      (await readFile(file, "utf8")).replace("enabled: true", "enabled: false"),
-    );
+    await ws.disable();
     const report = jsonRun(await ws.run("--json"));
     assert.deepEqual(report.connections.map((c) => [c.name, c.state, c.reason]), [
       [ws.id, "disabled", "migrations.enabled is not true"],

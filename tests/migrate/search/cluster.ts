@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -118,6 +118,15 @@ export class Workspace {
     const doc = { owner: "other", acquired_at: new Date().toISOString(), ...holder };
     const created = await os("PUT", `/${this.recordsIndex}/_create/lock-${this.id}`, doc);
     assert.equal(created.status, 201);
+  }
+
+  /** Sets `migrations.enabled: false` on the connection. */
+  async disable(): Promise<void> {
+    const file = join(this.configDir, "application.yml");
+    await writeFile(
+      file,
+      (await readFile(file, "utf8")).replace("enabled: true", "enabled: false"),
+    );
   }
 
   /** Plants the lock of a live runner on another host, which holds it for ten more minutes. */

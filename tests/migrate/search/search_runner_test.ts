@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { contentHash } from "../../../src/migrate/content_hash.ts";
 import { recordId } from "../../../src/migrate/search/migration_record.ts";
@@ -263,11 +263,7 @@ describe("search runner command line", () => {
   it("runs only enabled connections, and refuses --connection on a disabled one", async () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
-    const file = join(ws.configDir, "application.yml");
-    await writeFile(
-      file,
-      (await readFile(file, "utf8")).replace("enabled: true", "enabled: false"),
-    );
+    await ws.disable();
     const all = await ws.ok("--json");
     assert.deepEqual(all.report!.connections.map((c) => [c.name, c.state]), [[ws.id, "disabled"]]);
     assert.deepEqual(all.sent, []);
