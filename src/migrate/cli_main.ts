@@ -14,7 +14,14 @@ import { humanProgress, humanSummary } from "./human_output.ts";
 import { MigrationFileError } from "./migration_error.ts";
 import { MissingPackageError } from "./optional_module.ts";
 import { PlanError } from "./plan_error.ts";
-import { type ErrorKind, type RunError, type RunReport, silentProgress } from "./run_report.ts";
+import {
+  type ConnectionReport,
+  type ErrorKind,
+  type FileReport,
+  type RunError,
+  type RunReport,
+  silentProgress,
+} from "./run_report.ts";
 import { runSearchMigrations } from "./search/search_runner.ts";
 import { runSqlMigrations } from "./sql/sql_runner.ts";
 import type { TransportFactory } from "./search/transport.ts";
@@ -94,6 +101,7 @@ function run(line: CommandLine, context: CliContext): Promise<RunReport> {
     command: line.command,
     dryRun: line.dryRun,
     ...(line.strictOrder === undefined ? {} : { strictOrder: line.strictOrder }),
+    force: line.force,
     ...(line.connection === undefined ? {} : { connection: line.connection }),
     lockTimeoutMs: line.lockTimeoutMs,
     env: context.env,
@@ -125,7 +133,7 @@ function stoppedBefore(error: unknown): RunError | undefined {
       kind: "plan",
       message: `${error.message} (nothing was sent)`,
       connection: error.connection,
-      file: error.file,
+      ...(error.file === undefined ? {} : { file: error.file }),
     };
   }
   if (error instanceof MigrationFileError) {
@@ -134,32 +142,43 @@ function stoppedBefore(error: unknown): RunError | undefined {
   return undefined;
 }
 
-// `validate` fails on applied SQL files that were changed and, under strict order, on files out
-// of order, naming them all, on every connection.
+// `validate` fails on run-once files changed after they ran and, under strict order, on files out
+// of order and on two files of one resource, naming them all, on every connection.
 function invalidFiles(report: RunReport): RunError | undefined {
-  const named = (kind: "changed" | "late") =>
+  const found = (
+    test: (f: FileReport, c: ConnectionReport) => boolean,
+    text: (f: FileReport) => string,
+  ) =>
     report.connections.flatMap((c) =>
-      c.files.filter((f) =>
-        kind === "changed" ? f.action === "changed" : c.strictOrder && f.outOfOrder !== undefined
-      ).map((f) => ({
+      c.files.filter((f) => test(f, c)).map((f) => ({
         connection: c.name,
         file: f.path,
-        text: kind === "changed"
-          ? `${c.name}: ${f.path}`
-          : `${c.name}: ${f.path} before ${f.outOfOrder}`,
+        text: `${c.name}: ${text(f)}`,
       }))
     );
-  const changed = named("changed"), late = named("late");
-  const first = changed[0] ?? late[0];
+  const changed = found((f) => f.action === "changed", (f) => f.path);
+  const late = found(
+    (f, c) => c.strictOrder === true && f.outOfOrder !== undefined,
+    (f) => `${f.path} before ${f.outOfOrder}`,
+  );
+  const twice = found(
+    (f, c) => c.strictOrder === true && f.sameResourceAs !== undefined,
+    (f) => `${f.path} and ${f.sameResourceAs}`,
+  );
+  const first = changed[0] ?? late[0] ?? twice[0];
   if (first === undefined) return undefined;
   const list = (items: { text: string }[]) => items.map((i) => i.text).join(", ");
   const why = [
     changed.length > 0 &&
-    `applied files were changed (${list(changed)}); restore them and put changes in new files`,
+    `run-once files were changed after they ran (${list(changed)}); restore them and put ` +
+      `changes in new files, or record them as they are with "repair"`,
     late.length > 0 &&
-    `files are out of order under strict order (${
-      list(late)
-    }); rename them to sort after the applied ones`,
+    `files are out of order under strict order (${list(late)}); rename them to sort after the ` +
+      `applied ones`,
+    twice.length > 0 &&
+    `files define one resource twice under strict order (${
+      list(twice)
+    }); keep one file per resource`,
   ].filter(Boolean).join("; ");
   return { kind: "invalid", message: why, connection: first.connection, file: first.file };
 }

@@ -1,9 +1,18 @@
 import { parseArgs } from "node:util";
 
 /** The commands of `cli.ts`. */
-export type Command = "migrate" | "status" | "validate" | "unlock";
+export type Command = "migrate" | "status" | "validate" | "baseline" | "repair" | "unlock";
 
-const COMMANDS: readonly Command[] = ["migrate", "status", "validate", "unlock"];
+const COMMANDS: readonly Command[] = [
+  "migrate",
+  "status",
+  "validate",
+  "baseline",
+  "repair",
+  "unlock",
+];
+// The commands that write, and so take `--dry-run`.
+const WRITERS: readonly Command[] = ["migrate", "baseline", "repair"];
 
 /** A parsed command line. */
 export interface CommandLine {
@@ -19,6 +28,8 @@ export interface CommandLine {
    * before an applied one is an error, over each connection's `migrations.strict_order`.
    */
   readonly strictOrder?: boolean;
+  /** `baseline --force`: record the current files even where records exist. */
+  readonly force: boolean;
   readonly json: boolean;
   readonly lockTimeoutMs: number;
 }
@@ -35,15 +46,21 @@ export class UsageError extends Error {
 export const DEFAULT_LOCK_TIMEOUT_SECONDS = 60;
 
 export const USAGE =
-  `Usage: cli.ts [migrate|status|validate|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
+  `Usage: cli.ts [migrate|status|validate|baseline|repair|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
 
 Applies versioned migration files to the connections configured in <config_dir>.
 
 Commands:
   migrate              apply new files (and, on search connections, changed ones): the default
-  status               show each file as applied, pending, changed or out of order; sends only reads
-  validate             like status, but exits with 1 when an applied SQL file was changed, or
-                       under strict order when a file is out of order
+  status               show each file as applied, pending, changed, missing, renamed or out of
+                       order; sends only reads
+  validate             like status, but exits with 1 when a run-once file (SQL, a POST, DELETE or
+                       PATCH request) was changed after it was applied, or under strict order when
+                       a file is out of order or two files define one resource
+  baseline             record every file as applied without running it (adopting a database or
+                       cluster built by hand); refused where records exist, unless --force
+  repair               record changed files at their current checksum, drop the records of
+                       missing files and move those of renamed ones; runs no file
   unlock               remove a search connection's lock left by a runner that died
 
   cli.ts manifest <dir>... --out <file>: writes the module that lists the bean classes under
@@ -56,7 +73,8 @@ Options:
                        datasource-config.yml (default: .)
   --sqlPath <dir>      the migrations root: one folder per connection (default: migrations)
   --connection <name>  only this connection (or datasource)
-  --dry-run            print what would be applied and the requests; sends only reads
+  --dry-run            migrate, baseline, repair: print what would be done; sends only reads
+  --force              baseline: record the files even where records exist
   --strict-order       refuse a pending file that sorts before an applied one (else: a warning)
   --no-strict-order    only warn, whatever migrations.strict_order says
   --json               print one JSON report on stdout instead of the human output, whatever
@@ -74,6 +92,7 @@ const OPTIONS = {
   "dry-run": { type: "boolean" },
   "strict-order": { type: "boolean" },
   "no-strict-order": { type: "boolean" },
+  force: { type: "boolean" },
   json: { type: "boolean" },
   "lock-timeout": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -148,8 +167,11 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   if (values["strict-order"] && values["no-strict-order"]) {
     throw new UsageError("--strict-order and --no-strict-order contradict each other");
   }
-  if (values["dry-run"] && command !== "migrate") {
-    throw new UsageError(`--dry-run applies to migrate, not to ${command}`);
+  if (values["dry-run"] && !WRITERS.includes(command as Command)) {
+    throw new UsageError(`--dry-run applies to ${WRITERS.join(", ")}, not to ${command}`);
+  }
+  if (values.force && command !== "baseline") {
+    throw new UsageError(`--force applies to baseline, not to ${command}`);
   }
   return {
     help: values.help ?? false,
@@ -162,6 +184,7 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     ...(values["strict-order"] || values["no-strict-order"]
       ? { strictOrder: values["strict-order"] === true }
       : {}),
+    force: values.force ?? false,
     json: values.json ?? false,
     lockTimeoutMs: Math.round(seconds * 1000),
   };

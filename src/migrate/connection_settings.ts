@@ -2,6 +2,7 @@ import { isJsonObject } from "./json_object.ts";
 import { configLocation, configValue, type LoadedConfig } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { redactUrl, redactUrlText } from "../config/redact.ts";
+import { PLACEHOLDER_NAME, type Placeholders } from "./placeholders.ts";
 
 /** One entry of a connection list, checked for its shape, its keys and its name. */
 export interface ConnectionEntry {
@@ -12,6 +13,11 @@ export interface ConnectionEntry {
   readonly migrationsEnabled: boolean;
   /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
   readonly strictOrder: boolean;
+  /**
+   * `migrations.placeholders`: what replaces `${name}` in its migration files. Absent (or empty
+   * of entries), files are taken as written: upgrading changes no file that holds a `${`.
+   */
+  readonly placeholders?: Placeholders;
   /** `file:line: key` of a key of this entry, for messages. */
   at(key: string): string;
 }
@@ -79,9 +85,54 @@ export function connectionEntries(
       migrations,
       migrationsEnabled: booleanSetting(migrations.enabled, false, at("migrations.enabled")),
       strictOrder: booleanSetting(migrations.strict_order, false, at("migrations.strict_order")),
+      placeholders: placeholderSetting(migrations.placeholders, at),
       at,
     };
   });
+}
+
+/**
+ * `migrations.placeholders`: a mapping of name to text; a number or a boolean stands for its text
+ * (`shards: 2` is "2"). A value is never shown in a message: it may be a secret (a password for a
+ * CREATE USER).
+ */
+function placeholderSetting(
+  value: unknown,
+  at: (key: string) => string,
+): Placeholders | undefined {
+  // `placeholders:` with every entry commented out is none, as other empty settings are.
+  if (value === undefined || value === null) return undefined;
+  const placeholders = new Map<string, string>();
+  if (!isJsonObject(value)) {
+    throw new ConfigError(
+      `${at("migrations.placeholders")} must be a mapping of name: value (prefix: dev_), got ${
+        kind(value)
+      }`,
+    );
+  }
+  for (const [name, v] of Object.entries(value)) {
+    const where = at(`migrations.placeholders.${name}`);
+    if (!PLACEHOLDER_NAME.test(name)) {
+      throw new ConfigError(
+        `${where} is not a placeholder name: letters, digits, _ . -, starting with a letter or _`,
+      );
+    }
+    if (typeof v === "string") placeholders.set(name, v);
+    else if (typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) {
+      placeholders.set(name, String(v));
+    } else {
+      throw new ConfigError(`${where} must be a string, a number or true/false, got ${kind(v)}`);
+    }
+  }
+  return placeholders;
+}
+
+/** What a value is, without showing it. */
+function kind(value: unknown): string {
+  if (value === undefined || value === null) return 'nothing (write "" for an empty value)';
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "number") return "a number that is not finite";
+  return typeof value === "object" ? "a mapping" : `a ${typeof value}`;
 }
 
 /**

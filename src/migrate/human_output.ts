@@ -1,16 +1,32 @@
-import type { ConnectionReport, ErrorKind, FileReport, Progress, RunReport } from "./run_report.ts";
+import type {
+  ConnectionReport,
+  ErrorKind,
+  FileAction,
+  FileReport,
+  Progress,
+  RunReport,
+} from "./run_report.ts";
 
-const LABEL: Record<string, string> = {
+const LABEL: Record<FileAction, string> = {
   apply: "apply",
   skip: "skip",
   reapply: "re-apply",
   changed: "changed",
+  missing: "missing",
+  rename: "rename",
+  record: "record",
+  drop: "drop",
 };
-const STATE: Record<string, string> = {
+// The states `status` lists (README "Status"): `record` and `drop` are baseline's and repair's.
+const STATE: Record<FileAction, string> = {
   apply: "pending",
   skip: "applied",
   reapply: "changed",
   changed: "changed",
+  missing: "missing",
+  rename: "renamed",
+  record: "record",
+  drop: "drop",
 };
 
 /** Progress lines for a person: `main [2/5] apply a.json -> PUT /a (created, HTTP 201, 14 ms)`. */
@@ -37,8 +53,13 @@ function state(file: FileReport): string {
   return file.outOfOrder === undefined ? STATE[file.action] : "out of order";
 }
 
-function late(file: FileReport): string {
-  return file.outOfOrder === undefined ? "" : ` (sorts before ${file.outOfOrder}, applied)`;
+// What a listing adds after a file's path.
+function remarks(file: FileReport): string {
+  return [
+    file.outOfOrder !== undefined && ` (sorts before ${file.outOfOrder}, applied)`,
+    file.renamedFrom !== undefined && ` (renamed from ${file.renamedFrom})`,
+    file.sameResourceAs !== undefined && ` (${file.resource} also in ${file.sameResourceAs})`,
+  ].filter(Boolean).join("");
 }
 
 function target(file: FileReport): string {
@@ -63,6 +84,8 @@ const ERROR_PREFIX: Record<ErrorKind, string> = {
 export function humanSummary(report: RunReport): string[] {
   const lines: string[] = [];
   const listing = report.command === "status" || report.command === "validate";
+  const plan = report.command === "dry-run" || report.command === "baseline" ||
+    report.command === "repair";
   for (const c of report.connections) {
     if (c.state !== "ran") {
       lines.push(`${c.name}: ${c.state === "not-reached" ? "not run" : "skipped"} (${c.reason})`);
@@ -72,25 +95,40 @@ export function humanSummary(report: RunReport): string[] {
       lines.push(`${c.name}: ${unlocked(c)}`);
       continue;
     }
-    if (listing || report.command === "dry-run") {
+    if (listing || plan) {
       lines.push(`${c.name}:`);
       if (c.files.length === 0) lines.push("  (no files)");
       for (const f of c.files) {
         lines.push(
           listing
-            ? `  ${state(f).padEnd(12)} ${f.path}${late(f)}`
-            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${f.action === "skip" ? "" : target(f)}${
-              late(f)
-            }`,
+            ? `  ${state(f).padEnd(12)} ${f.path}${remarks(f)}`
+            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${
+              f.action === "apply" || f.action === "reapply" ? target(f) : ""
+            }${remarks(f)}`,
         );
       }
     }
-    const pending = c.files.filter((f) => f.action === "apply" || f.action === "reapply").length;
-    const changed = c.files.filter((f) => f.action === "changed").length;
+    const n = (...actions: FileAction[]) =>
+      c.files.filter((f) => actions.includes(f.action)).length;
+    const done = (result: string) => c.files.filter((f) => f.result === result).length;
+    const writes = !report.dryRun &&
+      (report.command === "migrate" || report.command === "baseline" ||
+        report.command === "repair");
     const counts = [
-      report.command === "migrate" ? `${c.applied} applied` : `${pending} to apply`,
+      report.command === "migrate"
+        ? `${c.applied} applied`
+        : report.command === "baseline" || report.command === "repair"
+        ? undefined
+        : `${n("apply", "reapply")} to apply`,
       `${c.skipped} unchanged`,
-      changed > 0 && `${changed} changed since applied`,
+      n("changed") > 0 && `${n("changed")} changed since applied`,
+      n("record") > 0 &&
+      `${writes ? done("recorded") : n("record")} ${writes ? "recorded" : "to record"}`,
+      n("rename") > 0 &&
+      `${writes ? done("moved") : n("rename")} ${writes ? "renamed" : "to rename"}`,
+      n("drop") > 0 && `${writes ? done("dropped") : n("drop")} ${writes ? "dropped" : "to drop"}`,
+      n("missing") > 0 && `${n("missing")} missing`,
+      report.command === "repair" && n("apply") > 0 && `${n("apply")} pending (repair runs none)`,
     ].filter(Boolean).join(", ");
     lines.push(`${c.name}: ${counts}, ${c.requests} request(s), ${seconds(c.ms)}`);
   }

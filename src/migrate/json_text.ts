@@ -1,4 +1,4 @@
-import { parse, type ParseError } from "jsonc-parser";
+import { createScanner, parse, type ParseError, type SyntaxKind } from "jsonc-parser";
 import { decodeFileText } from "./file_text.ts";
 
 /** A JSON document that could not be parsed, with the 1-based line and column of the fault. */
@@ -51,4 +51,80 @@ function fail(message: string, line?: number, column?: number): never {
   const reason = message.replace(/\s*(in JSON )?at position \d+.*$/s, "")
     .replace(/^(JSON\.parse|JSON Parse error): /, "");
   throw new JsonSyntaxError(reason, line, column);
+}
+
+// jsonc-parser's token kinds are a const enum, which isolated modules cannot read: its values.
+const NUMERIC_LITERAL = 11 satisfies SyntaxKind.NumericLiteral;
+const EOF = 17 satisfies SyntaxKind.EOF;
+
+/** OpenSearch's parser refuses documents nested deeper than this (Jackson's `maxNestingDepth`). */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * What makes a parsed document differ from its text, or unreadable by OpenSearch, as a message;
+ * `undefined` when nothing does. `JSON.parse` reads numbers as 64-bit floats, so a number that
+ * does not survive that (a 20-digit id, `1e400`) would be sent, and hashed, as another value; a
+ * lone surrogate has no UTF-8 form; deep nesting is refused by the cluster.
+ */
+export function jsonValueProblem(text: string, value: unknown): string | undefined {
+  return numberProblem(text) ?? treeProblem(value);
+}
+
+function numberProblem(text: string): string | undefined {
+  // Only 16 or more digits, or a three-digit exponent, can lose anything: most files skip the scan.
+  if (!/\d{16}|[eE][+-]?\d{3}/.test(text)) return undefined;
+  const scanner = createScanner(text, true);
+  for (let token = scanner.scan(); token !== EOF; token = scanner.scan()) {
+    if (token !== NUMERIC_LITERAL) continue;
+    const literal = scanner.getTokenValue();
+    const read = Number(literal);
+    const line = `line ${scanner.getTokenStartLine() + 1}: `;
+    if (!Number.isFinite(read)) {
+      return `${line}the number ${literal} is out of range for a JSON number (a 64-bit float)`;
+    }
+    if (decimal(literal) !== decimal(String(read))) {
+      return `${line}the number ${literal} cannot be sent exactly: JSON numbers are read as ` +
+        `64-bit floats, and it becomes ${read}; write it as a string`;
+    }
+  }
+  return undefined;
+}
+
+/** A number's exact decimal value as `digits e exponent`, without leading or trailing zeros. */
+function decimal(literal: string): string {
+  const m = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
+  if (m === null) return literal;
+  const fraction = m[2] ?? "";
+  let digits = (m[1] + fraction).replace(/^0+/, "");
+  let exponent = Number(m[3] ?? 0) - fraction.length;
+  if (digits === "") return "0"; // -0 is sent as 0
+  while (digits.endsWith("0")) {
+    digits = digits.slice(0, -1);
+    exponent++;
+  }
+  return `${literal.startsWith("-") ? "-" : ""}${digits}e${exponent}`;
+}
+
+// Iterative: a hostile file's depth must not overflow the stack here.
+function treeProblem(value: unknown): string | undefined {
+  const stack: { value: unknown; depth: number; at: string }[] = [{ value, depth: 0, at: "" }];
+  while (stack.length > 0) {
+    const { value, depth, at } = stack.pop()!;
+    if (typeof value === "string") {
+      if (!value.isWellFormed()) {
+        return `${at || "the document"} holds a lone surrogate (no UTF-8 form)`;
+      }
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      return `nests deeper than ${MAX_JSON_DEPTH} levels at ${at}, which OpenSearch refuses`;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      const where = Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key;
+      if (!key.isWellFormed()) return `the key at ${where} holds a lone surrogate (no UTF-8 form)`;
+      stack.push({ value: child, depth: depth + 1, at: where });
+    }
+  }
+  return undefined;
 }

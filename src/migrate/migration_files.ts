@@ -1,7 +1,7 @@
-import { lstat, readdir, readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { lstat, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ConfigError } from "../config/config_error.ts";
-import { contentHash } from "./content_hash.ts";
+import { rawContentHash } from "./content_hash.ts";
 import { MigrationFileError } from "./migration_error.ts";
 import { compareVersionPaths } from "./version_order.ts";
 
@@ -10,7 +10,7 @@ export interface MigrationFile {
   /** Its identity: the path relative to the connection's folder, with `/` separators. */
   readonly path: string;
   readonly bytes: Uint8Array;
-  /** SHA-256 of the raw bytes, hex. */
+  /** SHA-256 of the raw bytes, hex: what records of earlier versions hold (see `PlannedFile.rawHash`). */
   readonly hash: string;
 }
 
@@ -37,54 +37,151 @@ export async function requireMigrationsRoot(root: string): Promise<void> {
 }
 
 /**
- * Every file ending in `extension` under `dir`, sub-folders included, ordered by relative path
- * in version order (`compareVersionPaths`); `undefined` when `dir` does not exist, which the caller reports (it is not the
- * same as a folder without files). Symbolic links are refused, not followed, so that a migration
- * folder cannot reach outside itself or loop.
+ * Every file ending in `extension` under the connection's folder `<root>/<connection>`,
+ * sub-folders included, ordered by relative path in version order (`compareVersionPaths`);
+ * `undefined` when that folder does not exist, which the caller reports (it is not the same as a
+ * folder without files).
+ *
+ * Entries whose name starts with `.` (files and folders) are skipped: a Kubernetes ConfigMap or
+ * Secret mount keeps its real files in `..<timestamp>/` behind `..data`, and reaching them there
+ * as well as through the per-key links would make each file two migrations.
+ *
+ * Symbolic links (the connection folder itself included) are followed when their real target
+ * lies inside the real path of `root`, so a mounted or linked folder works but a migration folder
+ * cannot reach outside the root. A link leaving the root, a dangling link, a link loop, and one
+ * real file or folder reached under two names (it would be recorded twice) are each refused with
+ * a {@link MigrationFileError} naming the path. A file keeps the path it has under the connection
+ * folder (the link's name, not its target's) as its identity, and the size limit applies to the
+ * target.
  */
 export async function readMigrationFiles(
-  dir: string,
+  root: string,
+  connection: string,
   extension: string,
 ): Promise<MigrationFile[] | undefined> {
-  const paths: string[] = [];
+  const dir = join(root, connection);
+  let linked;
   try {
-    if (!(await lstat(dir)).isDirectory()) {
-      throw new MigrationFileError(dir, "is not a folder");
-    }
+    linked = (await lstat(dir)).isSymbolicLink();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
-  const walk = async (rel: string) => {
-    const entries = await readdir(join(dir, rel), { withFileTypes: true });
+  const rootReal = await realpath(root);
+  const dirReal = await resolveInside(dir, dir, rootReal, linked);
+  if (!(await stat(dirReal)).isDirectory()) {
+    throw new MigrationFileError(dir, "is not a folder");
+  }
+  // Real path -> the name it was first reached under: a real file or folder is read once only.
+  const seen = new Map<string, string>();
+  const found: { path: string; real: string }[] = [];
+  const walk = async (rel: string, real: string, ancestors: readonly string[]) => {
+    seen.set(real, rel);
+    const entries = (await readdir(real, { withFileTypes: true }))
+      .filter((entry) => !entry.name.startsWith("."))
+      // Sorted, so that of two names for one file the same one is refused on every machine.
+      .sort((a, b) => compareVersionPaths(a.name, b.name));
     for (const entry of entries) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
+      let target = join(real, entry.name);
+      let kind: { isDirectory(): boolean; isFile(): boolean } = entry;
       if (entry.isSymbolicLink()) {
+        target = await resolveInside(target, path, rootReal, true);
+        kind = await stat(target);
+      }
+      const isFolder = kind.isDirectory();
+      // Sockets, FIFOs and devices, linked or not, are no migrations (a FIFO would block a read).
+      if (!isFolder && !kind.isFile()) continue;
+      if (isFolder && ancestors.includes(target)) {
         throw new MigrationFileError(
           path,
-          "is a symbolic link; migration files must be real files",
+          `leads back to ${target}, a folder that contains it: a symbolic link loop`,
         );
       }
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile() && entry.name.endsWith(extension)) {
-        const { size } = await lstat(join(dir, path));
-        if (size > MAX_MIGRATION_FILE_BYTES) {
-          throw new MigrationFileError(
-            path,
-            `is ${size} bytes, over the limit of ${MAX_MIGRATION_FILE_BYTES} bytes for a migration file`,
-          );
-        }
-        paths.push(path);
+      if (!isFolder && !entry.name.endsWith(extension)) continue;
+      const first = seen.get(target);
+      if (first !== undefined) {
+        throw new MigrationFileError(
+          path,
+          `is the same ${isFolder ? "folder" : "file"} as ${first || "the connection folder"} ` +
+            `(${target}), reached through a symbolic link; each migration file must be reachable ` +
+            "under one name only, or it would be recorded twice",
+        );
       }
+      if (isFolder) {
+        await walk(path, target, [...ancestors, target]);
+        continue;
+      }
+      // stat, not lstat: a link's own size says nothing about the file it stands for.
+      const { size } = await stat(target);
+      if (size > MAX_MIGRATION_FILE_BYTES) {
+        throw new MigrationFileError(
+          path,
+          `is ${size} bytes, over the limit of ${MAX_MIGRATION_FILE_BYTES} bytes for a migration file`,
+        );
+      }
+      seen.set(target, path);
+      found.push({ path, real: target });
     }
   };
-  await walk("");
-  paths.sort(compareVersionPaths);
-  // One at a time: thousands of files at once would run out of file descriptors.
+  await walk("", dirReal, [dirReal]);
+  found.sort((a, b) => compareVersionPaths(a.path, b.path));
+  // One at a time: thousands of files at once would run out of file descriptors. Read through the
+  // real path that was checked, not the link, which may have been re-pointed since.
   const files: MigrationFile[] = [];
-  for (const path of paths) {
-    const bytes = new Uint8Array(await readFile(join(dir, path)));
-    files.push({ path, bytes, hash: await contentHash(bytes) });
+  for (const { path, real } of found) {
+    let bytes;
+    try {
+      bytes = new Uint8Array(await readFile(real));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      // A ConfigMap update removes the old timestamped folder once `..data` points at the new one.
+      throw new MigrationFileError(
+        path,
+        `was removed (${real}) while the folder was being read; run again`,
+        { cause: error },
+      );
+    }
+    files.push({ path, bytes, hash: await rawContentHash(bytes) });
   }
   return files;
+}
+
+/**
+ * The real path of `file` (`name` in errors; `linked` when it is a symbolic link), refused unless
+ * it exists and lies inside `rootReal`. Checked before anything else is done with the target, so
+ * nothing outside the root is even stat'ed.
+ */
+async function resolveInside(
+  file: string,
+  name: string,
+  rootReal: string,
+  linked: boolean,
+): Promise<string> {
+  let real;
+  try {
+    real = await realpath(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!linked || (code !== "ENOENT" && code !== "ELOOP")) throw error;
+    const pointsAt = resolve(dirname(file), await readlink(file));
+    throw new MigrationFileError(
+      name,
+      code === "ENOENT"
+        ? `is a symbolic link to ${pointsAt}, which does not exist`
+        : `is a symbolic link to ${pointsAt}, which loops back on itself (a symbolic link loop)`,
+      { cause: error },
+    );
+  }
+  const rel = relative(rootReal, real);
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new MigrationFileError(
+      name,
+      linked
+        ? `is a symbolic link to ${real}, outside the migrations root ${rootReal}; links are ` +
+          "followed only inside it"
+        : `is ${real}, outside the migrations root ${rootReal}`,
+    );
+  }
+  return real;
 }

@@ -8,10 +8,9 @@ import { LockNotAcquiredError } from "./lock_not_acquired.ts";
 import { MigrationFileError } from "./migration_error.ts";
 import { MigrationFailure } from "./migration_failure.ts";
 import { PlanError } from "./plan_error.ts";
-import { compareVersionPaths } from "./version_order.ts";
+import { decideFiles, isWork } from "./file_decisions.ts";
 import type {
   ConnectionReport,
-  FileAction,
   FileReport,
   Progress,
   RunError,
@@ -19,10 +18,24 @@ import type {
   UnlockOutcome,
 } from "./run_report.ts";
 
-/** A file ready to run: its path under the connection's folder, its SHA-256, what it becomes. */
+/** A file ready to run: its path under the connection's folder, its checksum, what it becomes. */
 export interface PlannedFile {
   readonly path: string;
+  /** Its checksum (`content_hash.ts`): what a new record holds. */
   readonly hash: string;
+  /**
+   * The SHA-256 of its raw bytes, where that differs from `hash`: a record an earlier version
+   * wrote holds it, and still counts as unchanged.
+   */
+  readonly rawHash?: string;
+  /**
+   * Not idempotent (SQL, `POST`/`DELETE`/`PATCH` requests): runs once, and a change after it ran
+   * is reported, never run. A declarative file (templates, policies, indices, `PUT`) is applied
+   * again when it changes.
+   */
+  readonly runOnce: boolean;
+  /** What it defines, where two files could define the same: `template logs`. */
+  readonly resource?: string;
   /** What is sent, for the report: `PUT /logs` (search). SQL files leave it out. */
   readonly request?: string;
 }
@@ -44,8 +57,6 @@ export interface Applied {
  */
 export interface MigrationTarget<F extends PlannedFile> {
   readonly name: string;
-  /** What a changed applied file means: run again (search requests are upserts) or reported. */
-  readonly onChange: "reapply" | "report";
   /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
   readonly strictOrder: boolean;
   /** Requests or queries sent so far, reads included. */
@@ -65,6 +76,10 @@ export interface MigrationTarget<F extends PlannedFile> {
   forceUnlock(): Promise<UnlockOutcome>;
   /** Runs the file and writes its record; throws a MigrationFailure naming what failed. */
   apply(file: F, executedAt: Date): Promise<Applied>;
+  /** Writes the file's record at its checksum without running it (`baseline`, `repair`, renames). */
+  record(file: F, executedAt: Date): Promise<void>;
+  /** Removes the record of `path` (`repair`, renames); no record is fine. */
+  dropRecord(path: string): Promise<void>;
   /** This target's own I/O errors (a refused connection, a rejected login) as a message. */
   failure(error: unknown): string | undefined;
   close(): Promise<void>;
@@ -79,6 +94,8 @@ export interface MigrationRunOptions {
   readonly dryRun?: boolean;
   /** `--strict-order` (true) or `--no-strict-order` (false), over each connection's setting. */
   readonly strictOrder?: boolean;
+  /** `baseline --force`: record the files even where records exist. */
+  readonly force?: boolean;
   /** Only this connection (or datasource). */
   readonly connection?: string;
   readonly lockTimeoutMs: number;
@@ -97,6 +114,8 @@ export interface RunnerOptions {
   readonly dryRun: boolean;
   /** `--strict-order` (true) or `--no-strict-order` (false), over each connection's setting. */
   readonly strictOrder?: boolean;
+  /** `baseline --force`: record the files even where records exist. */
+  readonly force?: boolean;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
   /** Stops the run between two files (Ctrl-C); the lock is still released. */
@@ -156,7 +175,8 @@ export async function runTargets<F extends PlannedFile>(
 ): Promise<RunReport> {
   const started = Date.now();
   const report: RunReport = {
-    command: options.dryRun ? "dry-run" : options.command,
+    command: options.dryRun && options.command === "migrate" ? "dry-run" : options.command,
+    ...(options.dryRun ? { dryRun: true as const } : {}),
     connections: [],
     ms: 0,
   };
@@ -209,7 +229,8 @@ async function runTarget<F extends PlannedFile>(
   entry: ConnectionReport,
   options: RunnerOptions,
 ): Promise<void> {
-  if (options.command === "unlock") {
+  const { command } = options;
+  if (command === "unlock") {
     const outcome = await target.forceUnlock();
     entry.unlocked = outcome.unlocked;
     if (outcome.note !== undefined) entry.note = outcome.note;
@@ -218,15 +239,23 @@ async function runTarget<F extends PlannedFile>(
   const strict = options.strictOrder ?? target.strictOrder;
   if (strict) entry.strictOrder = true;
   const decideAll = (records: ReadonlyMap<string, string>) => {
-    entry.files.splice(0, entry.files.length, ...decide(target, files, records));
+    entry.files.splice(0, entry.files.length, ...decideFiles(files, records, command));
     entry.skipped = entry.files.filter((f) => f.action === "skip").length;
     // Before anything is written: the first check needs no lock, the second sees what another
-    // runner applied while this one waited. `validate` reports them with the changed files.
-    if (strict && options.command === "migrate") refuseOutOfOrder(target, entry);
+    // runner wrote while this one waited. `validate` reports them with the changed files.
+    if (strict && command === "migrate") refuseUnderStrictOrder(target, entry);
+    if (command === "baseline" && records.size > 0 && !options.force) {
+      throw new PlanError(
+        target.name,
+        `has ${records.size} record(s) already; baseline adopts a connection without records ` +
+          `(--force records the current files over them; "repair" fixes single records)`,
+      );
+    }
   };
   decideAll(await target.readRecords());
-  if (options.command !== "migrate" || options.dryRun || !entry.files.some(isPending)) {
-    if (options.command === "migrate") warn(target, entry, options.progress);
+  const work = entry.files.filter((f) => isWork(command, f.action));
+  if (options.dryRun || work.length === 0) {
+    if (command === "migrate") warn(target, entry, options.progress);
     return;
   }
   await target.prepare();
@@ -238,8 +267,8 @@ async function runTarget<F extends PlannedFile>(
   let done = false;
   try {
     decideAll(await target.readRecords());
-    warn(target, entry, options.progress);
-    await apply(target, files, entry, options);
+    if (command === "migrate") warn(target, entry, options.progress);
+    await run(target, files, entry, options);
     done = true;
   } finally {
     // A failing release must not hide why the run stopped.
@@ -249,69 +278,50 @@ async function runTarget<F extends PlannedFile>(
   }
 }
 
-/**
- * What to do with each file (`files` are in run order). A file with no record that sorts before
- * the last recorded one is out of order: it is still applied, but said so. The last recorded one
- * is taken from the records, not the files: one applied elsewhere may be missing here.
- */
-function decide<F extends PlannedFile>(
-  target: MigrationTarget<F>,
-  files: readonly F[],
-  records: ReadonlyMap<string, string>,
-): FileReport[] {
-  let lastApplied: string | undefined;
-  for (const path of records.keys()) {
-    if (lastApplied === undefined || compareVersionPaths(path, lastApplied) > 0) lastApplied = path;
-  }
-  return files.map((file) => {
-    const hash = records.get(file.path);
-    const action: FileAction = hash === undefined
-      ? "apply"
-      : hash === file.hash
-      ? "skip"
-      : target.onChange === "reapply"
-      ? "reapply"
-      : "changed";
-    return {
-      path: file.path,
-      action,
-      ...(file.request ? { request: file.request } : {}),
-      ...(action === "apply" && lastApplied !== undefined &&
-          compareVersionPaths(file.path, lastApplied) < 0
-        ? { outOfOrder: lastApplied }
-        : {}),
-    };
-  });
-}
-
 /** Says when the applied file a late one sorts before is recorded but not in this checkout. */
 function elsewhere(entry: ConnectionReport, late: FileReport): string {
-  return entry.files.some((f) => f.path === late.outOfOrder)
+  return entry.files.some((f) => f.path === late.outOfOrder && f.action !== "missing")
     ? ""
     : " (recorded, not in this checkout)";
 }
 
-/** `--strict-order`: the first out-of-order file stops the connection before anything is written. */
-function refuseOutOfOrder<F extends PlannedFile>(
+/**
+ * `--strict-order`: the first out-of-order file, or the first file defining a resource an earlier
+ * one defines, stops the connection before anything is written.
+ */
+function refuseUnderStrictOrder<F extends PlannedFile>(
   target: MigrationTarget<F>,
   entry: ConnectionReport,
 ): void {
   const late = entry.files.filter((f) => f.outOfOrder !== undefined);
-  if (late.length === 0) return;
-  throw new PlanError(
-    target.name,
-    new MigrationFileError(
-      late[0].path,
-      `sorts before ${late[0].outOfOrder}, which is applied already${elsewhere(entry, late[0])}` +
-        (late.length > 1 ? ` (and ${late.length - 1} more file(s) like it)` : "") +
-        `; strict order refuses to apply it out of order (rename it to sort after it, run ` +
-        `with --no-strict-order, or set migrations.strict_order: false)`,
-    ),
-  );
+  if (late.length > 0) {
+    throw new PlanError(
+      target.name,
+      new MigrationFileError(
+        late[0].path,
+        `sorts before ${late[0].outOfOrder}, which is applied already${elsewhere(entry, late[0])}` +
+          (late.length > 1 ? ` (and ${late.length - 1} more file(s) like it)` : "") +
+          `; strict order refuses to apply it out of order (rename it to sort after it, run ` +
+          `with --no-strict-order, or set migrations.strict_order: false)`,
+      ),
+    );
+  }
+  const twice = entry.files.find((f) => f.sameResourceAs !== undefined);
+  if (twice !== undefined) {
+    throw new PlanError(
+      target.name,
+      new MigrationFileError(
+        twice.path,
+        `${sameResource(twice)}; strict order refuses it (keep one file per resource: delete ` +
+          `the older one and run "repair", or run with --no-strict-order)`,
+      ),
+    );
+  }
 }
 
-function isPending(file: FileReport): boolean {
-  return file.action === "apply" || file.action === "reapply";
+function sameResource(file: FileReport): string {
+  const what = file.resource ?? "the same resource";
+  return `${file.path} and ${file.sameResourceAs} both define ${what}`;
 }
 
 function warn<F extends PlannedFile>(
@@ -319,59 +329,91 @@ function warn<F extends PlannedFile>(
   entry: ConnectionReport,
   progress: Progress,
 ): void {
+  const note = (text: string) => progress.notice(`${target.name}: ${text}`);
   for (const f of entry.files) {
     if (f.outOfOrder !== undefined) {
-      progress.notice(
-        `${target.name}: ${f.path} sorts before ${f.outOfOrder}, which is applied ` +
-          `already${elsewhere(entry, f)}; ` +
+      note(
+        `${f.path} sorts before ${f.outOfOrder}, which is applied already${elsewhere(entry, f)}; ` +
           `it is applied out of order (--strict-order refuses this)`,
       );
     }
-    if (f.action !== "changed") continue;
-    progress.notice(
-      `${target.name}: ${f.path} changed after it was applied; it is not run again ` +
-        `(put the change in a new file; "validate" fails until then)`,
-    );
+    if (f.sameResourceAs !== undefined) {
+      note(
+        `${sameResource(f)}: whichever changes is applied again, over the other ` +
+          `(--strict-order refuses this)`,
+      );
+    }
+    if (f.action === "changed") {
+      note(
+        `${f.path} changed after it was applied; it runs once and is not run again (put the ` +
+          `change in a new file, or record it with "repair"; "validate" fails until then)`,
+      );
+    }
+    if (f.action === "missing") {
+      note(`${f.path} is recorded as applied, but its file is gone ("repair" drops the record)`);
+    }
+    if (f.action === "rename") {
+      note(`${f.path} was renamed from ${f.renamedFrom}: its record moves, nothing is run`);
+    }
   }
 }
 
-async function apply<F extends PlannedFile>(
+// Runs each file's work, in order: applying it, or writing, moving or dropping its record.
+async function run<F extends PlannedFile>(
   target: MigrationTarget<F>,
   files: readonly F[],
   entry: ConnectionReport,
   options: RunnerOptions,
 ): Promise<void> {
-  const pending = entry.files.filter(isPending);
-  options.progress.start(target.name, pending.length, files.length);
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const work = entry.files.filter((f) => isWork(options.command, f.action));
+  options.progress.start(target.name, work.length, entry.files.length);
   let n = 0;
-  for (const [i, file] of files.entries()) {
-    const report = entry.files[i];
-    if (!isPending(report)) continue;
+  for (const report of work) {
     if (options.signal?.aborted) {
       throw new RunInterrupted(
-        `connection "${target.name}": interrupted before ${file.path}; it and later files did not run`,
+        `connection "${target.name}": interrupted before ${report.path}; it and later files ` +
+          `did not run`,
       );
     }
-    let outcome: Applied;
+    const file = byPath.get(report.path);
     try {
-      outcome = await target.apply(file, new Date());
+      if (report.action === "drop") {
+        await target.dropRecord(report.path);
+        report.result = "dropped";
+      } else if (report.action === "record" || report.action === "rename") {
+        // The new record first: a run stopped in between leaves both, and the next run reads
+        // the file as applied and the old path as missing; nothing runs twice.
+        await target.record(file!, new Date());
+        if (report.action === "rename") await target.dropRecord(report.renamedFrom!);
+        report.result = report.action === "rename" ? "moved" : "recorded";
+      } else await applyOne(target, file!, report, entry);
     } catch (error) {
       report.result = "failed";
       throw error;
     }
-    if (outcome.alreadyRecorded) {
-      // Another runner applied it meanwhile: it is no longer a pending file, late or not.
-      delete report.outOfOrder;
-      report.action = "skip";
-      entry.skipped++;
-    } else entry.applied++;
-    report.result = outcome.result;
-    report.ms = outcome.ms;
-    if (outcome.status !== undefined) report.status = outcome.status;
-    if (outcome.notice) report.notice = outcome.notice;
-    options.progress.file(target.name, ++n, pending.length, report);
+    options.progress.file(target.name, ++n, work.length, report);
     if (report.notice) options.progress.notice(`${target.name}: ${report.notice}`);
   }
+}
+
+async function applyOne<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  file: F,
+  report: FileReport,
+  entry: ConnectionReport,
+): Promise<void> {
+  const outcome = await target.apply(file, new Date());
+  if (outcome.alreadyRecorded) {
+    // Another runner applied it meanwhile: it is no longer a pending file, late or not.
+    delete report.outOfOrder;
+    report.action = "skip";
+    entry.skipped++;
+  } else entry.applied++;
+  report.result = outcome.result;
+  report.ms = outcome.ms;
+  if (outcome.status !== undefined) report.status = outcome.status;
+  if (outcome.notice) report.notice = outcome.notice;
 }
 
 // Failures of the run are reported; anything else is a bug and propagates.
@@ -388,7 +430,7 @@ function runError<F extends PlannedFile>(
       kind: "plan",
       message: `${error.message} (nothing was written on this connection)`,
       connection: error.connection,
-      file: error.file,
+      ...(error.file === undefined ? {} : { file: error.file }),
     };
   }
   if (error instanceof LockNotAcquiredError) {

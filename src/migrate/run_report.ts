@@ -1,16 +1,27 @@
 import type { Command } from "./command_line.ts";
 import type { FailureDetail } from "./migration_failure.ts";
 
-/** What the runner decides for a file after comparing it with its record. */
+/**
+ * What a command does, or would do, with a file (or a record without its file), once the file is
+ * compared with the records. Its state, as `status` lists it, follows from it.
+ */
 export type FileAction =
-  /** No record: apply it. */
+  /** No record: apply it (state `pending`). */
   | "apply"
-  /** Recorded with the same hash: nothing to do. */
+  /** Recorded with the same checksum: nothing to do (`applied`). */
   | "skip"
-  /** Recorded with another hash, on a search connection: apply it again. */
+  /** Recorded with another checksum, declarative (templates, policies, indices, `PUT`): apply it again (`changed`). */
   | "reapply"
-  /** Recorded with another hash, on a SQL datasource: reported, not run again. */
-  | "changed";
+  /** Recorded with another checksum, run once (SQL, `POST`/`DELETE`/`PATCH`): reported, not run again (`changed`). */
+  | "changed"
+  /** A record whose file is gone (`missing`); `repair` drops it. */
+  | "missing"
+  /** No record, but a missing record holds its checksum: the record moves to it, nothing runs (`renamed`). */
+  | "rename"
+  /** `baseline` and `repair`: the file's record is written at its checksum; nothing runs. */
+  | "record"
+  /** `repair`: the record of a missing file is dropped. */
+  | "drop";
 
 /** One file in a report. */
 export interface FileReport {
@@ -24,7 +35,19 @@ export interface FileReport {
    * `migrate` applies it with a warning; `--strict-order` refuses it.
    */
   outOfOrder?: string;
-  /** After applying: `created`, `updated`, `exists`, `sent`, `applied`; or `failed`. */
+  /** What the file defines, where two files could define the same: `template logs`. */
+  readonly resource?: string;
+  /** `rename`: the missing record's path, whose checksum this file has. */
+  renamedFrom?: string;
+  /**
+   * An earlier file (in run order) derives the same template, policy or index: its path. Each
+   * run warns; `--strict-order` refuses it.
+   */
+  sameResourceAs?: string;
+  /**
+   * What was done: `created`, `updated`, `exists`, `sent`, `applied`; `recorded`, `moved`,
+   * `dropped` (records only); or `failed`.
+   */
   result?: string;
   status?: number;
   ms?: number;
@@ -74,7 +97,7 @@ export interface ConnectionReport {
   note?: string;
   /**
    * Strict order was in force (`--strict-order` or `migrations.strict_order`): an out-of-order
-   * file stops `migrate` and fails `validate`.
+   * file, and two files of one resource, stop `migrate` and fail `validate`.
    */
   strictOrder?: true;
 }
@@ -110,6 +133,8 @@ export type ReportCommand = Command | "dry-run";
  */
 export interface RunReport {
   readonly command: ReportCommand | null;
+  /** `--dry-run` was given: only reads were sent (`migrate --dry-run` is also command `dry-run`). */
+  readonly dryRun?: true;
   /** Every configured connection (none before the configuration was read). */
   readonly connections: ConnectionReport[];
   ms: number;

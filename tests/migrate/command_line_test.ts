@@ -24,6 +24,7 @@ describe("parseCommandLine", () => {
         configDir: "config",
         migrationsRoot: "migrations",
         dryRun: false,
+        force: false,
         json: false,
         lockTimeoutMs: DEFAULT_LOCK_TIMEOUT_SECONDS * 1000,
       },
@@ -57,6 +58,23 @@ describe("parseCommandLine", () => {
     assert.equal(parseCommandLine(["-h"]).help, true);
   });
 
+  it("takes baseline and repair, with --dry-run, and --force on baseline only", () => {
+    const baseline = parseCommandLine(["baseline", "--force", "--dry-run", "--json"]);
+    assert.equal(baseline.command, "baseline");
+    assert.equal(baseline.force, true);
+    assert.equal(baseline.dryRun, true);
+    const repair = parseCommandLine(["repair", "--dry-run"]);
+    assert.equal(repair.command, "repair");
+    assert.equal(repair.dryRun, true);
+    assert.equal(repair.force, false);
+    bad(["repair", "--force"], /--force applies to baseline, not to repair/);
+    bad(["--force"], /--force applies to baseline, not to migrate/);
+    bad(
+      ["validate", "--dry-run"],
+      /--dry-run applies to migrate, baseline, repair, not to validate/,
+    );
+  });
+
   it("refuses unknown flags, modes and commands, and missing or empty values", () => {
     bad(["--nope"], /Unknown option '--nope'/);
     bad(["-m", "elastic"], /-m elastic: expected search, opensearch or sql/);
@@ -66,7 +84,7 @@ describe("parseCommandLine", () => {
     bad(["-c"], /argument missing/);
     bad(["-c", ""], /--config needs a value/);
     bad(["--connection="], /--connection needs a value/);
-    bad(["status", "--dry-run"], /--dry-run applies to migrate/);
+    bad(["status", "--dry-run"], /--dry-run applies to migrate, baseline, repair/);
   });
 
   it("refuses a lock timeout that is not a number of seconds within a day", () => {

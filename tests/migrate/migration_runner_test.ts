@@ -21,7 +21,6 @@ import { propertyOptions } from "../property.ts";
  */
 class MemoryTarget implements MigrationTarget<PlannedFile> {
   readonly name: string;
-  readonly onChange: "reapply" | "report";
   strictOrder = false;
   requests = 0;
   readonly records = new Map<string, string>();
@@ -34,9 +33,8 @@ class MemoryTarget implements MigrationTarget<PlannedFile> {
   closeError?: Error;
   afterApply?: (path: string) => void;
 
-  constructor(name: string, onChange: "reapply" | "report" = "reapply") {
+  constructor(name: string) {
     this.name = name;
-    this.onChange = onChange;
   }
 
   readRecords(): Promise<ReadonlyMap<string, string>> {
@@ -79,6 +77,20 @@ class MemoryTarget implements MigrationTarget<PlannedFile> {
     return Promise.resolve({ result: "sent", ms: 1, status: 200 });
   }
 
+  record(file: PlannedFile): Promise<void> {
+    this.calls.push(`record ${file.path}`);
+    this.requests++;
+    this.records.set(file.path, file.hash);
+    return Promise.resolve();
+  }
+
+  dropRecord(path: string): Promise<void> {
+    this.calls.push(`drop ${path}`);
+    this.requests++;
+    this.records.delete(path);
+    return Promise.resolve();
+  }
+
   failure(error: unknown): string | undefined {
     return error instanceof TypeError ? `io: ${error.message}` : undefined;
   }
@@ -89,7 +101,15 @@ class MemoryTarget implements MigrationTarget<PlannedFile> {
   }
 }
 
-const file = (path: string, hash = `h-${path}`): PlannedFile => ({ path, hash });
+const file = (path: string, hash = `h-${path}`, extra: Partial<PlannedFile> = {}): PlannedFile => ({
+  path,
+  hash,
+  runOnce: false,
+  ...extra,
+});
+const once = (path: string, hash = `h-${path}`) => file(path, hash, { runOnce: true });
+const writes = (target: MemoryTarget) =>
+  target.calls.filter((c) => /^(apply|record|drop|lock)/.test(c));
 const options = (extra: Partial<RunnerOptions> = {}): RunnerOptions => ({
   command: "migrate",
   dryRun: false,
@@ -99,19 +119,19 @@ const options = (extra: Partial<RunnerOptions> = {}): RunnerOptions => ({
 });
 
 describe("runTargets, the engine both runners share", () => {
-  it("decides apply, skip, reapply (search) and changed (SQL) from the records", async () => {
-    for (const onChange of ["reapply", "report"] as const) {
-      const target = new MemoryTarget("main", onChange);
+  it("decides apply, skip, reapply (declarative) and changed (run once) from the records", async () => {
+    for (const runOnce of [false, true]) {
+      const target = new MemoryTarget("main");
       target.records.set("a", "h-a");
       target.records.set("b", "old");
       const notes: string[] = [];
       const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
       const report = await runTargets(
-        [{ target, files: [file("a"), file("b"), file("c")] }],
+        [{ target, files: [file("a"), file("b", "h-b", { runOnce }), file("c")] }],
         options({ progress }),
       );
       const actions = report.connections[0].files.map((f) => `${f.path}:${f.action}`);
-      if (onChange === "reapply") {
+      if (!runOnce) {
         assert.deepEqual(actions, ["a:skip", "b:reapply", "c:apply"]);
         assert.deepEqual(target.calls.filter((c) => c.startsWith("apply")), ["apply b", "apply c"]);
         assert.equal(report.connections[0].applied, 2);
@@ -119,10 +139,193 @@ describe("runTargets, the engine both runners share", () => {
         assert.deepEqual(actions, ["a:skip", "b:changed", "c:apply"]);
         assert.deepEqual(target.calls.filter((c) => c.startsWith("apply")), ["apply c"]);
         assert.match(notes.join("\n"), /b changed after it was applied/);
+        assert.equal(target.records.get("b"), "old", "a changed run-once file keeps its record");
       }
       assert.equal(report.connections[0].skipped, 1);
       assert.equal(report.error, undefined);
     }
+  });
+
+  it("counts a record of the raw bytes as unchanged, and writes nothing on a run with nothing to do", async () => {
+    // Records of earlier versions hold the hash of the raw bytes.
+    const target = new MemoryTarget("main");
+    target.records.set("a", "raw-a");
+    target.records.set("b", "h-b");
+    const report = await runTargets(
+      [{
+        target,
+        files: [file("a", "h-a", { rawHash: "raw-a" }), file("b", "h-b", { rawHash: "raw-b" })],
+      }],
+      options(),
+    );
+    assert.deepEqual(report.connections[0].files.map((f) => f.action), ["skip", "skip"]);
+    assert.deepEqual(target.calls, ["read", "close"]);
+    assert.equal(target.records.get("a"), "raw-a", "the old record is left as it is");
+  });
+
+  it("lists a record without its file as missing, and warns in migrate without writing", async () => {
+    const target = new MemoryTarget("main");
+    target.records.set("V1", "h-V1");
+    target.records.set("V2", "h-gone");
+    const notes: string[] = [];
+    const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
+    const status = await runTargets(
+      [{ target, files: [file("V1"), file("V3")] }],
+      options({ command: "status" }),
+    );
+    assert.deepEqual(
+      status.connections[0].files.map((f) => `${f.path}:${f.action}`),
+      ["V1:skip", "V2:missing", "V3:apply"],
+    );
+    const migrate = await runTargets(
+      [{ target, files: [file("V1"), file("V3")] }],
+      options({ progress }),
+    );
+    assert.deepEqual(writes(target), ["lock", "apply V3"]);
+    assert.equal(target.records.get("V2"), "h-gone", "migrate never drops a record");
+    assert.match(notes.join("\n"), /main: V2 is recorded as applied, but its file is gone/);
+    assert.equal(migrate.error, undefined);
+  });
+
+  it("moves the record of a renamed file instead of running it again", async () => {
+    for (const runOnce of [false, true]) {
+      const target = new MemoryTarget("main");
+      target.records.set("old/seed.json", "h-seed");
+      const notes: string[] = [];
+      const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
+      const files = [file("new/seed.json", "h-seed", { runOnce }), file("z", "h-seed")];
+      const status = await runTargets([{ target, files }], options({ command: "status" }));
+      const [renamed, copy] = status.connections[0].files;
+      assert.equal(renamed.action, "rename");
+      assert.equal(renamed.renamedFrom, "old/seed.json");
+      assert.equal(copy.action, "apply", "one missing record moves to one file only");
+      assert.equal(status.connections[0].files.length, 2, "the moved record is not also missing");
+
+      const report = await runTargets([{ target, files }], options({ progress }));
+      assert.deepEqual(writes(target), [
+        "lock",
+        "record new/seed.json",
+        "drop old/seed.json",
+        "apply z",
+      ]);
+      assert.equal(report.connections[0].files[0].result, "moved");
+      assert.equal(report.connections[0].applied, 1);
+      assert.match(notes.join("\n"), /new\/seed.json was renamed from old\/seed.json/);
+      assert.deepEqual([...target.records.keys()].sort(), ["new/seed.json", "z"]);
+    }
+    // A legacy raw-bytes record matches a renamed file too.
+    const legacy = new MemoryTarget("main");
+    legacy.records.set("a", "raw");
+    const r = await runTargets(
+      [{ target: legacy, files: [file("b", "h-b", { rawHash: "raw" })] }],
+      options(),
+    );
+    assert.equal(r.connections[0].files[0].action, "rename");
+    assert.deepEqual(writes(legacy), ["lock", "record b", "drop a"]);
+  });
+
+  it("baseline records every file without running it; refuses where records exist unless forced", async () => {
+    const target = new MemoryTarget("main");
+    const files = [file("a"), once("b"), file("c")];
+    const dry = await runTargets(
+      [{ target, files }],
+      options({ command: "baseline", dryRun: true }),
+    );
+    assert.deepEqual(dry.connections[0].files.map((f) => f.action), ["record", "record", "record"]);
+    assert.deepEqual(target.calls, ["read", "close"]);
+
+    const report = await runTargets([{ target, files }], options({ command: "baseline" }));
+    assert.equal(report.error, undefined);
+    assert.deepEqual(writes(target), ["lock", "record a", "record b", "record c"]);
+    assert.deepEqual(report.connections[0].files.map((f) => f.result), [
+      "recorded",
+      "recorded",
+      "recorded",
+    ]);
+    assert.ok(!target.calls.some((c) => c.startsWith("apply")));
+
+    const again = new MemoryTarget("main");
+    again.records.set("a", "old");
+    const refused = await runTargets([{ target: again, files }], options({ command: "baseline" }));
+    assert.equal(refused.error?.kind, "plan");
+    assert.match(refused.error!.message, /has 1 record\(s\) already.*--force/);
+    assert.deepEqual(again.calls, ["read", "close"]);
+
+    const forced = await runTargets(
+      [{ target: again, files }],
+      options({ command: "baseline", force: true }),
+    );
+    assert.equal(forced.error, undefined);
+    assert.deepEqual(writes(again), ["lock", "record a", "record b", "record c"]);
+    assert.equal(again.records.get("a"), "h-a");
+  });
+
+  it("repair re-records changed files and raw-hash records, drops missing records, moves renamed ones, runs nothing", async () => {
+    const target = new MemoryTarget("main");
+    target.records.set("a", "h-a");
+    target.records.set("b", "old-b");
+    target.records.set("c", "old-c");
+    target.records.set("gone", "h-gone");
+    target.records.set("was", "h-moved");
+    target.records.set("e", "raw-e");
+    const files = [
+      file("a"),
+      file("b"),
+      once("c"),
+      file("d"),
+      file("e", "h-e", { rawHash: "raw-e" }),
+      file("moved", "h-moved"),
+    ];
+    const dry = await runTargets([{ target, files }], options({ command: "repair", dryRun: true }));
+    assert.deepEqual(
+      dry.connections[0].files.map((f) => `${f.path}:${f.action}`),
+      ["a:skip", "b:record", "c:record", "d:apply", "e:record", "gone:drop", "moved:rename"],
+    );
+    assert.deepEqual(target.calls, ["read", "close"]);
+    const report = await runTargets([{ target, files }], options({ command: "repair" }));
+    assert.equal(report.error, undefined);
+    assert.deepEqual(writes(target), [
+      "lock",
+      "record b",
+      "record c",
+      "record e",
+      "drop gone",
+      "record moved",
+      "drop was",
+    ]);
+    assert.deepEqual(
+      Object.fromEntries(target.records),
+      { a: "h-a", b: "h-b", c: "h-c", e: "h-e", moved: "h-moved" },
+      "d stays pending: repair runs no file",
+    );
+  });
+
+  it("names two files of one resource: a warning, or under strict order a refusal before anything is written", async () => {
+    const files = [
+      file("1/logs-template.json", "h1", { resource: "template logs" }),
+      file("2/logs-template.json", "h2", { resource: "template logs" }),
+      file("2/other-template.json", "h3", { resource: "template other" }),
+    ];
+    const notes: string[] = [];
+    const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
+    const target = new MemoryTarget("main");
+    const report = await runTargets([{ target, files }], options({ progress }));
+    assert.equal(report.error, undefined);
+    assert.deepEqual(report.connections[0].files.map((f) => f.sameResourceAs), [
+      undefined,
+      "1/logs-template.json",
+      undefined,
+    ]);
+    assert.match(
+      notes.join("\n"),
+      /main: 2\/logs-template.json and 1\/logs-template.json both define template logs/,
+    );
+    const strict = new MemoryTarget("main");
+    const refused = await runTargets([{ target: strict, files }], options({ strictOrder: true }));
+    assert.equal(refused.error?.kind, "plan");
+    assert.equal(refused.error?.file, "2/logs-template.json");
+    assert.match(refused.error!.message, /both define template logs/);
+    assert.deepEqual(strict.calls, ["read", "close"]);
   });
 
   it("applies a pending file that sorts before an applied one, saying so with both names", async () => {
@@ -380,41 +583,57 @@ describe("runTargets, the engine both runners share", () => {
     assert.equal(report.connections[0].unlocked, "nothing");
   });
 
-  it("property: actions follow a model of the records; applying them leaves every file recorded", async () => {
-    const paths = fc.uniqueArray(fc.stringMatching(/^[a-d]{1,3}$/), { maxLength: 8 });
+  it("property: actions follow a model of the records; migrate leaves every file recorded once", async () => {
+    const paths = fc.uniqueArray(fc.stringMatching(/^[a-d]{1,3}$/), { minLength: 1, maxLength: 8 });
     await fc.assert(
       fc.asyncProperty(
         paths,
-        fc.func(fc.constantFrom("none", "same", "other")),
-        fc.constantFrom("reapply" as const, "report" as const),
-        async (files, recordOf, onChange) => {
-          const target = new MemoryTarget("p", onChange);
-          const expected: string[] = [];
-          for (const path of files) {
-            const record = recordOf(path);
-            if (record !== "none") target.records.set(path, record === "same" ? `h-${path}` : "x");
-            expected.push(
-              record === "none"
+        fc.func(fc.constantFrom("none", "same", "other", "gone", "renamed")),
+        fc.func(fc.boolean()),
+        async (all, fate, runOnce) => {
+          // Files fated "gone" have a record and no file; "renamed" ones a record under another path.
+          const target = new MemoryTarget("p");
+          const files: PlannedFile[] = [];
+          const model = new Map<string, string>();
+          for (const path of all) {
+            const f = fate(path);
+            const hash = `h-${path}`;
+            if (f === "gone") {
+              target.records.set(path, hash);
+              model.set(path, "missing");
+              continue;
+            }
+            files.push(file(path, hash, { runOnce: runOnce(path) }));
+            if (f === "same") target.records.set(path, hash);
+            if (f === "other") target.records.set(path, "x");
+            if (f === "renamed") target.records.set(`old-${path}`, hash);
+            model.set(
+              path,
+              f === "none"
                 ? "apply"
-                : record === "same"
+                : f === "same"
                 ? "skip"
-                : onChange === "reapply"
-                ? "reapply"
-                : "changed",
+                : f === "renamed"
+                ? "rename"
+                : runOnce(path)
+                ? "changed"
+                : "reapply",
             );
           }
-          const report = await runTargets(
-            [{ target, files: files.map((p) => file(p)) }],
-            options(),
-          );
-          assert.deepEqual(report.connections[0].files.map((f) => f.action), expected);
-          for (const [i, path] of files.entries()) {
-            const wanted = expected[i] === "changed" ? "x" : `h-${path}`;
-            assert.equal(target.records.get(path), wanted);
+          const status = await runTargets([{ target, files }], options({ command: "status" }));
+          const actions = new Map(status.connections[0].files.map((f) => [f.path, f.action]));
+          assert.deepEqual(actions, model);
+
+          const report = await runTargets([{ target, files }], options());
+          assert.equal(report.error, undefined);
+          for (const f of files) {
+            const wanted = model.get(f.path) === "changed" ? "x" : f.hash;
+            assert.equal(target.records.get(f.path), wanted, f.path);
+            assert.ok(!target.records.has(`old-${f.path}`), "a renamed file's old record is gone");
           }
-          const applied = expected.filter((a) => a === "apply" || a === "reapply").length;
-          assert.equal(report.connections[0].applied, applied);
-          assert.equal(target.calls.includes("lock"), applied > 0);
+          const sent = [...model.values()].filter((a) => a === "apply" || a === "reapply").length;
+          assert.equal(report.connections[0].applied, sent);
+          assert.equal(target.calls.filter((c) => c.startsWith("apply")).length, sent);
         },
       ),
       propertyOptions(),

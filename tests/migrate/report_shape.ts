@@ -3,9 +3,18 @@ import type { Captured } from "./run_cli.ts";
 
 // The documented `--json` report (README "Command line"), written out here independently of the
 // types in src/migrate/run_report.ts: a field added there without being documented fails here.
-const COMMANDS = ["migrate", "status", "validate", "unlock", "dry-run"];
+const COMMANDS = ["migrate", "status", "validate", "baseline", "repair", "unlock", "dry-run"];
 const STATES = ["ran", "disabled", "not-selected", "no-folder", "not-reached"];
-const ACTIONS = ["apply", "skip", "reapply", "changed"];
+const ACTIONS = [
+  "apply",
+  "skip",
+  "reapply",
+  "changed",
+  "missing",
+  "rename",
+  "record",
+  "drop",
+];
 const KINDS = ["usage", "config", "plan", "failure", "lock", "invalid", "interrupted"];
 const EXIT: Record<string, number> = {
   usage: 2,
@@ -22,11 +31,21 @@ type Json = Record<string, unknown>;
 /** A `--json` report as a test reads it (already checked against the shape). */
 export interface Report {
   readonly command: string | null;
+  readonly dryRun?: true;
   readonly connections: {
     readonly name: string;
     readonly state: string;
     readonly reason?: string;
-    readonly files: { path: string; action: string; outOfOrder?: string; result?: string }[];
+    readonly files: {
+      path: string;
+      action: string;
+      outOfOrder?: string;
+      renamedFrom?: string;
+      sameResourceAs?: string;
+      resource?: string;
+      request?: string;
+      result?: string;
+    }[];
     readonly applied: number;
     readonly skipped: number;
     readonly requests: number;
@@ -72,7 +91,8 @@ function text(object: Json, key: string, where: string, required = false): void 
  * it typed.
  */
 export function checkReport(value: unknown): Report {
-  const report = keys(value, "report", ["command", "connections", "ms"], ["error"]);
+  const report = keys(value, "report", ["command", "connections", "ms"], ["dryRun", "error"]);
+  if (report.dryRun !== undefined) assert.equal(report.dryRun, true, "dryRun: true or absent");
   assert.ok(report.command === null || COMMANDS.includes(report.command as string), "command");
   count(report, "ms", "report");
   assert.ok(Array.isArray(report.connections), "connections: an array");
@@ -111,14 +131,20 @@ export function checkReport(value: unknown): Report {
       const at = `${where}.files[${j}]`;
       const file = keys(f, at, ["path", "action"], [
         "request",
+        "resource",
         "outOfOrder",
+        "renamedFrom",
+        "sameResourceAs",
         "result",
         "status",
         "ms",
         "notice",
       ]);
       text(file, "path", at, true);
-      if (file.outOfOrder !== undefined) text(file, "outOfOrder", at, true);
+      for (const k of ["outOfOrder", "renamedFrom", "sameResourceAs", "resource"]) {
+        if (file[k] !== undefined) text(file, k, at, true);
+      }
+      assert.equal(file.renamedFrom !== undefined, file.action === "rename", `${at}.renamedFrom`);
       assert.ok(ACTIONS.includes(file.action as string), `${at}.action`);
     }
   }

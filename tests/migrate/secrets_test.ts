@@ -46,6 +46,12 @@ describe("no password is printed, whatever the shape of the URL", () => {
         "Hid23-index",
         /migrations\.index must be/,
       ],
+      // A placeholder's value may be a secret (a password in CREATE USER): never shown.
+      [
+        host("[http://127.0.0.1:9200]", ", placeholders: { pw: [Hid25-placeholder] }"),
+        "Hid25-placeholder",
+        /migrations\.placeholders\.pw must be a string, a number or true\/false, got a list/,
+      ],
       [
         "search:\n  - name: 'admin:Hid24-name@h'\n    hosts: [http://127.0.0.1:9200]\n",
         "Hid24-name",

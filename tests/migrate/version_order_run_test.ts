@@ -134,7 +134,10 @@ for (const kind of KINDS) {
       const run = await ws.run("validate", "--strict-order", "--json");
       assert.equal(run.code, 1);
       assert.equal(run.report!.error!.kind, "invalid");
-      assert.match(run.report!.error!.message, /applied files were changed \(other: V1__o\.sql\)/);
+      assert.match(
+        run.report!.error!.message,
+        /run-once files were changed after they ran \(other: V1__o\.sql\)/,
+      );
       assert.match(
         run.report!.error!.message,
         /out of order .*\(main: V3__late\.sql before V10__b\.sql\)/,

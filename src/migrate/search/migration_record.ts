@@ -3,7 +3,7 @@ export interface MigrationRecord {
   /** The file's path relative to its connection's folder. */
   readonly migration_path: string;
   readonly connection: string;
-  /** SHA-256 of the file's raw bytes, hex. */
+  /** The file's checksum (`content_hash.ts`), hex; a raw-bytes SHA-256 from earlier versions. */
   readonly content_hash: string;
   /** ISO 8601, UTC. */
   readonly executed_at: string;

@@ -1,5 +1,6 @@
 import { isJsonObject } from "../json_object.ts";
-import { JsonSyntaxError, parseJsonBytes } from "../json_text.ts";
+import { decodeFileText } from "../file_text.ts";
+import { JsonSyntaxError, jsonValueProblem, parseJsonBytes } from "../json_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
 import type { SearchRequest } from "./search_request.ts";
@@ -7,7 +8,9 @@ import type { SearchRequest } from "./search_request.ts";
 type Json = Record<string, unknown>;
 
 const METHODS = new Set(["GET", "PUT", "POST", "DELETE", "HEAD", "PATCH"]);
-const ENVELOPE_KEYS = new Set(["method", "path", "body", "name"]);
+const ENVELOPE_KEYS = new Set(["method", "path", "body", "name", "repeatable"]);
+// Not idempotent: sent again, they would seed a document twice or delete what came after.
+const RUN_ONCE = new Set(["POST", "DELETE", "PATCH"]);
 const INDEX_KEYS = ["settings", "mappings", "aliases"] as const;
 // Top-level keys of a composable index template that stay outside `template` when wrapping.
 const TEMPLATE_KEYS = new Set([
@@ -20,26 +23,56 @@ const TEMPLATE_KEYS = new Set([
 ]);
 const SUFFIX = /-(template|policy|index)$/;
 
+/** A migration file's JSON: the parsed value, and the text it was read from (for line numbers). */
+export interface MigrationJson {
+  readonly value: unknown;
+  readonly text: string;
+}
+
 /**
- * Decides the request a migration file becomes (seed 4.4), without any I/O: an explicit envelope
- * first, then the `-template` / `-policy` file name, then the content. Index and template names
- * are lowercased (the cluster takes no other); a name the cluster would still refuse is refused
- * here, before anything is sent. Throws a {@linkcode MigrationFileError} naming the file for
- * anything malformed, matching no rule, or naming what the cluster refuses.
- *
- * @param path the file's path relative to its connection's folder
- * @param bytes the file's raw content
+ * Reads a JSON migration file: strict UTF-8, one JSON value, and nothing `JSON.parse` would read
+ * as another value than the text says (see `jsonValueProblem`). Throws a
+ * {@linkcode MigrationFileError} naming the file, and the line where it can.
  */
-export function planRequest(path: string, bytes: Uint8Array): SearchRequest {
-  let doc: unknown;
+export function parseMigrationJson(path: string, bytes: Uint8Array): MigrationJson {
+  let value: unknown;
   try {
-    doc = parseJsonBytes(bytes);
+    value = parseJsonBytes(bytes);
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
       throw new MigrationFileError(path, `is not valid JSON: ${error.message}`, { cause: error });
     }
     throw error;
   }
+  // parseJsonBytes decoded it already: this cannot fail.
+  const text = decodeFileText(bytes)!;
+  const problem = jsonValueProblem(text, value);
+  if (problem !== undefined) throw new MigrationFileError(path, problem);
+  return { value, text };
+}
+
+/**
+ * Decides the request a migration file becomes (seed 4.4): {@linkcode parseMigrationJson}, then
+ * {@linkcode planDocument}.
+ *
+ * @param path the file's path relative to its connection's folder
+ * @param bytes the file's raw content
+ */
+export function planRequest(path: string, bytes: Uint8Array): SearchRequest {
+  return planDocument(path, parseMigrationJson(path, bytes).value);
+}
+
+/**
+ * Decides the request a parsed migration file becomes (seed 4.4), without any I/O: an explicit
+ * envelope first, then the `-template` / `-policy` file name, then the content. Index and template
+ * names are lowercased (the cluster takes no other); a name the cluster would still refuse is
+ * refused here, before anything is sent. Throws a {@linkcode MigrationFileError} naming the file
+ * for anything malformed, matching no rule, or naming what the cluster refuses.
+ *
+ * @param path the file's path relative to its connection's folder
+ * @param doc the file's parsed content (placeholders replaced)
+ */
+export function planDocument(path: string, doc: unknown): SearchRequest {
   if (!isJsonObject(doc)) {
     throw new MigrationFileError(path, "must hold a JSON object");
   }
@@ -69,10 +102,10 @@ export function planRequest(path: string, bytes: Uint8Array): SearchRequest {
 function envelope(doc: Json, fail: (m: string) => never): SearchRequest {
   for (const k of Object.keys(doc)) {
     if (!ENVELOPE_KEYS.has(k)) {
-      fail(`envelope has an unknown key "${k}" (method, path, body, name)`);
+      fail(`envelope has an unknown key "${k}" (method, path, body, name, repeatable)`);
     }
   }
-  const { method, path, body, name } = doc;
+  const { method, path, body, name, repeatable } = doc;
   if (typeof method !== "string" || method === "") fail("envelope has no method");
   if (typeof path !== "string" || path === "") fail("envelope has no path");
   const m = (method as string).toUpperCase();
@@ -85,12 +118,16 @@ function envelope(doc: Json, fail: (m: string) => never): SearchRequest {
   if (body !== undefined && (m === "GET" || m === "HEAD")) {
     fail(`a ${m} request cannot have a body`);
   }
+  if (repeatable !== undefined && typeof repeatable !== "boolean") {
+    fail("envelope repeatable must be true or false");
+  }
   return {
     kind: "request",
     method: m,
     path: path as string,
     ...(body === undefined ? {} : { body: body as Json }),
     ...(name === undefined ? {} : { name: name as string }),
+    ...(RUN_ONCE.has(m) && repeatable !== true ? { runOnce: true as const } : {}),
   };
 }
 

@@ -51,9 +51,11 @@ export class RecordStore {
   readonly #connection: string;
   readonly #waitMs: number;
   #unpublished = false;
-  // The document id of each record read, by path: a record written under an earlier version's
-  // id is updated there, so a path never gets a second record.
-  #ids = new Map<string, string>();
+  // The document ids of each path's records, the one that counts first: a record written under an
+  // earlier version's id is updated there, so a path never gets a second record; and a path may
+  // have both (a version that wrote under the new id beside an old record), so a removal must
+  // delete each.
+  #ids = new Map<string, string[]>();
 
   /**
    * @param waitMs how long to wait for the index to become usable (the connection's timeout)
@@ -78,7 +80,7 @@ export class RecordStore {
    */
   async readAll(): Promise<Map<string, MigrationRecord>> {
     const records = new Map<string, MigrationRecord>();
-    const ids = new Map<string, string>();
+    const ids = new Map<string, string[]>();
     const request = `POST /${this.#index}/_search`;
     let after: unknown[] | undefined;
     let retries = 0;
@@ -107,10 +109,16 @@ export class RecordStore {
       this.#expect(response, "read the migration records", request);
       const hits = this.#hits(response, request);
       for (const { id, record } of hits) {
-        const seen = records.get(record.migration_path);
-        if (seen !== undefined && seen.executed_at >= record.executed_at) continue;
-        records.set(record.migration_path, record);
-        ids.set(record.migration_path, id);
+        const path = record.migration_path;
+        const seen = records.get(path);
+        const known = ids.get(path) ?? [];
+        ids.set(path, known);
+        if (seen !== undefined && seen.executed_at >= record.executed_at) {
+          known.push(id);
+          continue;
+        }
+        records.set(path, record);
+        known.unshift(id);
       }
       if (hits.length < PAGE) break;
       after = hits[hits.length - 1].sort;
@@ -149,14 +157,39 @@ export class RecordStore {
    * record (`refresh=wait_for`) would cost a refresh interval per file: 100 s for 1,000 files.
    */
   async write(record: MigrationRecord): Promise<void> {
-    const id = this.#ids.get(record.migration_path) ??
-      await recordId(this.#connection, record.migration_path);
+    const known = this.#ids.get(record.migration_path);
+    const id = known?.[0] ?? await recordId(this.#connection, record.migration_path);
     const path = `/${this.#index}/_doc/${encodeURIComponent(id)}`;
     this.#unpublished = true;
     // Repeatable: the same document under the same id.
     const response = await this.#client.send("PUT", path, record, { repeatable: true });
     this.#expect(response, `record ${record.migration_path}`, `PUT ${path}`);
-    this.#ids.set(record.migration_path, id);
+    if (known === undefined) this.#ids.set(record.migration_path, [id]);
+  }
+
+  /**
+   * Deletes every record document of `path` on this connection: each one the last
+   * {@linkcode RecordStore.readAll} found (under an earlier version's id, under
+   * {@linkcode recordId}, or both), and the one {@linkcode RecordStore.write} would write. A
+   * document that is not there is fine. Durable when this returns; gone for searches after the
+   * next refresh, which {@linkcode RecordStore.publish} then does.
+   */
+  async remove(path: string): Promise<void> {
+    const ids = new Set(this.#ids.get(path));
+    // Also when readAll did not see the path: a record written since the last refresh is not
+    // searchable yet, and a record of this version is under this id.
+    ids.add(await recordId(this.#connection, path));
+    // Set first: the deletes that did land must reach the next reader even when a later one fails.
+    this.#unpublished = true;
+    for (const id of ids) {
+      const doc = `/${this.#index}/_doc/${encodeURIComponent(id)}`;
+      // Repeatable: a second delete of the same document finds nothing, which is fine.
+      const response = await this.#client.send("DELETE", doc, undefined, { repeatable: true });
+      // No such document, or no records index at all: nothing to delete.
+      if (response.status === 404) continue;
+      this.#expect(response, `delete the record of ${path}`, `DELETE ${doc}`, path);
+    }
+    this.#ids.delete(path);
   }
 
   /**
@@ -299,10 +332,11 @@ export class RecordStore {
     });
   }
 
-  #expect(response: SearchResponse, what: string, request: string): void {
+  #expect(response: SearchResponse, what: string, request: string, file?: string): void {
     if (response.status >= 200 && response.status < 300) return;
     throw new MigrationFailure({
       connection: this.#connection,
+      ...(file === undefined ? {} : { file }),
       request,
       status: response.status,
       reason: `could not ${what}: ${errorDetail(response.body)}`,

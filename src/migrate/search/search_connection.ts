@@ -7,6 +7,7 @@ import {
   optionalString,
   shown,
 } from "../connection_settings.ts";
+import type { Placeholders } from "../placeholders.ts";
 
 /** Seconds a request may take, and a connection may take to open, unless configured. */
 export const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -31,6 +32,8 @@ export interface SearchConnection {
   readonly migrationsEnabled: boolean;
   /** `migrations.strict_order` (see `ConnectionEntry`). */
   readonly strictOrder: boolean;
+  /** `migrations.placeholders` (see `ConnectionEntry`); absent: files are taken as written. */
+  readonly placeholders?: Placeholders;
   readonly recordsIndex: string;
   /** How long the lock lives without renewal (`migrations.lock_lease`, seconds). */
   readonly lockLeaseMs: number;
@@ -48,7 +51,7 @@ const RULES: EntryRules = {
     "proxy",
     "migrations",
   ]),
-  migrationKeys: new Set(["enabled", "index", "lock_lease", "strict_order"]),
+  migrationKeys: new Set(["enabled", "index", "lock_lease", "strict_order", "placeholders"]),
   kind: "connection",
   needs: "name and hosts",
 };
@@ -93,6 +96,7 @@ export function searchConnections(config: LoadedConfig, key: string): SearchConn
         proxy,
         migrationsEnabled: rest.migrationsEnabled,
         strictOrder: rest.strictOrder,
+        placeholders: rest.placeholders,
         recordsIndex,
         lockLeaseMs: lockLease(migrations.lock_lease, at("migrations.lock_lease")),
       };

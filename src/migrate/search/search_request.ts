@@ -18,4 +18,9 @@ export interface SearchRequest {
   readonly body?: Readonly<Record<string, unknown>>;
   /** The template, policy or index name, for messages. */
   readonly name?: string;
+  /**
+   * A `POST`, `DELETE` or `PATCH` envelope without `"repeatable": true`: it runs once, and a
+   * change after it ran is reported, not sent.
+   */
+  readonly runOnce?: true;
 }

@@ -4,9 +4,9 @@ import { MissingPackageError } from "../optional_module.ts";
 import { completeReport, notRun } from "../connection_outcomes.ts";
 import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
 import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
-import { planFor } from "../plan_error.ts";
+import { planAll, planFor } from "../plan_error.ts";
 import type { RunReport } from "../run_report.ts";
-import { planRequest } from "./plan_request.ts";
+import { planSearchFile } from "./plan_search_file.ts";
 import { loadSearchConnections } from "./search_config.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { type SearchFile, SearchTarget } from "./search_target.ts";
@@ -41,11 +41,10 @@ export async function runSearchMigrations(options: SearchRunOptions): Promise<Ru
     const planned = await planFor(
       connection.name,
       async () =>
-        (await readMigrationFiles(folder, ".json"))?.map((f): SearchFile => {
-          const searchRequest = planRequest(f.path, f.bytes);
-          const request = `${searchRequest.method} ${searchRequest.path}`;
-          return { path: f.path, hash: f.hash, request, searchRequest };
-        }),
+        planAll(
+          await readMigrationFiles(options.migrationsRoot, connection.name, ".json"),
+          (f) => planSearchFile(f, connection.placeholders),
+        ),
     );
     // No folder: nothing to apply, so nothing is sent to it (not even a read).
     if (planned === undefined) {

@@ -20,7 +20,6 @@ export interface SearchFile extends PlannedFile {
 /** One search connection for the shared runner: records index, lock document, requests. */
 export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly name: string;
-  readonly onChange = "reapply" as const;
   readonly strictOrder: boolean;
   readonly #client: SearchClient;
   readonly #store: RecordStore;
@@ -116,6 +115,44 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       runner_version: VERSION,
     });
     return { ...outcome, ms };
+  }
+
+  /**
+   * Writes the record of `file` at its current hash without sending its request (baseline,
+   * repair, a renamed file): the fields {@linkcode SearchTarget.apply} writes, `execution_ms` 0.
+   * Under the lock.
+   */
+  async record(file: SearchFile, executedAt: Date): Promise<void> {
+    this.#holdingLock(file.path, "recorded");
+    await this.#store.write({
+      migration_path: file.path,
+      connection: this.name,
+      content_hash: file.hash,
+      executed_at: executedAt.toISOString(),
+      execution_ms: 0,
+      request: { method: file.searchRequest.method, path: file.searchRequest.path },
+      runner_version: VERSION,
+    });
+  }
+
+  /** Deletes every record of `path` on this connection, if it has any. Under the lock. */
+  async dropRecord(path: string): Promise<void> {
+    this.#holdingLock(path, "dropped");
+    await this.#store.remove(path);
+  }
+
+  // Another runner may hold the lock now and be reading the records: they are left as they are.
+  #holdingLock(path: string, what: string): void {
+    const lost = this.#lock.lost;
+    if (!lost.aborted) return;
+    const why = lost.reason instanceof MigrationFailure
+      ? lost.reason.detail.reason
+      : String(lost.reason);
+    throw new MigrationFailure({
+      connection: this.name,
+      file: path,
+      reason: `${why}; stopped at once: its record was not ${what}`,
+    }, { cause: lost.reason });
   }
 
   #lockLost(file: SearchFile, reason: unknown): MigrationFailure {

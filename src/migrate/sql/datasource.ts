@@ -7,6 +7,7 @@ import {
   optionalString,
   shown,
 } from "../connection_settings.ts";
+import type { Placeholders } from "../placeholders.ts";
 
 /** The databases the SQL runner speaks to. */
 export type DatabaseKind = "sqlite" | "postgres" | "mysql";
@@ -29,6 +30,8 @@ export interface Datasource {
   readonly migrationsEnabled: boolean;
   /** `migrations.strict_order` (see `ConnectionEntry`). */
   readonly strictOrder: boolean;
+  /** `migrations.placeholders` (see `ConnectionEntry`); absent: files are taken as written. */
+  readonly placeholders?: Placeholders;
   readonly table: string;
   /** Where its `url` is configured, for messages: `file:line: key`. */
   readonly source?: string;
@@ -36,7 +39,7 @@ export interface Datasource {
 
 const RULES: EntryRules = {
   keys: new Set(["name", "url", "username", "password", "migrations"]),
-  migrationKeys: new Set(["enabled", "table", "strict_order"]),
+  migrationKeys: new Set(["enabled", "table", "strict_order", "placeholders"]),
   kind: "datasource",
   needs: "name and url",
 };
@@ -70,6 +73,7 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
       name,
       migrationsEnabled: entry.migrationsEnabled,
       strictOrder: entry.strictOrder,
+      placeholders: entry.placeholders,
       table,
       source: at("url"),
       ...credentials(optionalString(values.username, at("username")), "username"),

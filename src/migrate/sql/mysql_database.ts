@@ -4,6 +4,7 @@ import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
   pollServerLock,
+  putRow,
   RECORD_COLUMNS,
   recordRow,
   ScriptError,
@@ -110,6 +111,26 @@ export class MysqlDatabase implements SqlDatabase {
     const row = recordRow(record);
     await this.#query(`INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)`, row);
     return row[4];
+  }
+
+  async putRecord(table: string, record: SqlRecord): Promise<void> {
+    const [path, hash, executedAt, executedBy, ms] = putRow(record);
+    // The new values given twice, not as VALUES(column): MySQL 8.0.20 deprecates that, and the
+    // row alias it suggests instead is not MariaDB syntax.
+    await this.#query(
+      `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)
+        ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?`,
+      [path, hash, executedAt, executedBy, ms, hash, executedAt, executedBy],
+    );
+  }
+
+  async deleteRecord(table: string, path: string): Promise<boolean> {
+    // A statement without rows answers mysql2's result header in place of the rows.
+    const result = await this.#query(
+      `DELETE FROM \`${table}\` WHERE migration_path = ?`,
+      [path],
+    ) as unknown as { affectedRows: number };
+    return result.affectedRows > 0;
   }
 
   async close(): Promise<void> {

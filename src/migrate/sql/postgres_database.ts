@@ -5,6 +5,7 @@ import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
   pollServerLock,
+  putRow,
   RECORD_COLUMNS,
   recordRow,
   ScriptError,
@@ -132,6 +133,24 @@ export class PostgresDatabase implements SqlDatabase {
       await this.#query("ROLLBACK").catch(() => {});
       throw error;
     }
+  }
+
+  async putRecord(table: string, record: SqlRecord): Promise<void> {
+    await this.#query(
+      `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (migration_path) DO UPDATE SET content_hash = EXCLUDED.content_hash,
+          executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by`,
+      putRow(record),
+    );
+  }
+
+  async deleteRecord(table: string, path: string): Promise<boolean> {
+    // RETURNING: #query gives rows, not the number of rows changed.
+    const rows = await this.#query(
+      `DELETE FROM "${table}" WHERE migration_path = $1 RETURNING 1`,
+      [path],
+    );
+    return rows.length > 0;
   }
 
   async close(): Promise<void> {

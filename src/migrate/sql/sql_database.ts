@@ -2,7 +2,10 @@ import { pause } from "../interruption.ts";
 import { LOCK_POLL_MS, LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { DatabaseKind } from "./datasource.ts";
 
-/** The record of a file being applied; `execution_ms` is measured when it is inserted. */
+/**
+ * The record of a file: being applied (`execution_ms` is measured when it is inserted), or written
+ * without running it ({@linkcode SqlDatabase.putRecord}, `execution_ms` 0).
+ */
 export interface SqlRecord {
   readonly path: string;
   readonly hash: string;
@@ -18,6 +21,14 @@ export const RECORD_COLUMNS =
 export function recordRow(record: SqlRecord): [string, string, Date, string, number] {
   const ms = Date.now() - record.executedAt.getTime();
   return [record.path, record.hash, record.executedAt, record.executedBy, ms];
+}
+
+/**
+ * A record's values for an INSERT of a file that did not run (baseline, repair, a renamed file):
+ * nothing was executed, so `execution_ms` is 0.
+ */
+export function putRow(record: SqlRecord): [string, string, Date, string, number] {
+  return [record.path, record.hash, record.executedAt, record.executedBy, 0];
 }
 
 /** How a server-side lock is waited for: whose it is, how long, and what may interrupt. */
@@ -86,6 +97,15 @@ export interface SqlDatabase {
    * there (another runner was first). Throws {@linkcode ScriptError} when a statement fails.
    */
   runFile(table: string, text: string, record: SqlRecord): Promise<number | undefined>;
+  /**
+   * Writes the record of `record.path` without running anything, in one statement: inserted with
+   * `execution_ms` 0, or, where the path has a record already, its hash, `executed_at` and
+   * `executed_by` replaced (its `execution_ms` stays what the run measured). Never a second row
+   * for a path. Called under the run's lock only, so the table exists.
+   */
+  putRecord(table: string, record: SqlRecord): Promise<void>;
+  /** Deletes the record of `path`; whether there was one. Called under the run's lock only. */
+  deleteRecord(table: string, path: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

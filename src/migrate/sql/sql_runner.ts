@@ -1,12 +1,11 @@
 import { join } from "node:path";
 import process from "node:process";
-import { decodeFileText } from "../file_text.ts";
-import { MigrationFileError } from "../migration_error.ts";
 import { completeReport, notRun } from "../connection_outcomes.ts";
 import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
 import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
 import { importOptional } from "../optional_module.ts";
-import { planFor } from "../plan_error.ts";
+import { planAll, planFor } from "../plan_error.ts";
+import { planSqlFile } from "./plan_sql_file.ts";
 import type { RunReport } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import { loadDatasources } from "./sql_config.ts";
@@ -42,16 +41,11 @@ export async function runSqlMigrations(options: SqlRunOptions): Promise<RunRepor
   const plans: { datasource: Datasource; files: SqlFile[] }[] = [];
   for (const datasource of selected) {
     const folder = join(options.migrationsRoot, datasource.name);
-    const planned = unlock
-      ? []
-      : await planFor(datasource.name, async () =>
-        (await readMigrationFiles(folder, ".sql"))?.map((f): SqlFile => {
-          const text = decodeFileText(f.bytes);
-          if (text === undefined) {
-            throw new MigrationFileError(f.path, "is not valid UTF-8");
-          }
-          return { path: f.path, hash: f.hash, text };
-        }));
+    const planned = unlock ? [] : await planFor(datasource.name, async () =>
+      planAll(
+        await readMigrationFiles(options.migrationsRoot, datasource.name, ".sql"),
+        (f) => planSqlFile(f, datasource.placeholders),
+      ));
     // No folder: nothing to apply, so the database is not even opened.
     if (planned === undefined) {
       skipped.push(notRun(datasource.name, "no-folder", `no folder ${folder}`));

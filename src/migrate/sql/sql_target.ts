@@ -13,8 +13,6 @@ export interface SqlFile extends PlannedFile {
 /** One SQL datasource for the shared runner. */
 export class SqlTarget implements MigrationTarget<SqlFile> {
   readonly name: string;
-  /** A SQL file is not idempotent: a changed applied file is reported, never run again. */
-  readonly onChange = "report" as const;
   readonly strictOrder: boolean;
   readonly #datasource: Datasource;
   readonly #db: SqlDatabase;
@@ -83,6 +81,47 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
     return ms === undefined
       ? { result: "applied", ms: 0, alreadyRecorded: true }
       : { result: "applied", ms };
+  }
+
+  /**
+   * Writes the record of `file` at its current hash without running it (baseline, repair, a
+   * renamed file): inserted with `execution_ms` 0, or replacing the path's record. Under the lock.
+   */
+  async record(file: SqlFile, executedAt: Date): Promise<void> {
+    await this.#recordWrite(
+      file.path,
+      "record it",
+      () =>
+        this.#db.putRecord(this.#datasource.table, {
+          path: file.path,
+          hash: file.hash,
+          executedAt,
+          executedBy: this.#executedBy,
+        }),
+    );
+  }
+
+  /** Deletes the record of `path`, if it has one, running nothing. Under the lock. */
+  async dropRecord(path: string): Promise<void> {
+    await this.#recordWrite(
+      path,
+      "delete its record",
+      () => this.#db.deleteRecord(this.#datasource.table, path),
+    );
+  }
+
+  // A driver's error says nothing of which record was being written: the failure names it.
+  async #recordWrite(path: string, what: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (!(error instanceof DatabaseError)) throw error;
+      throw new MigrationFailure({
+        connection: this.name,
+        file: path,
+        reason: `could not ${what} in table ${this.#datasource.table}: ${error.message}`,
+      }, { cause: error });
+    }
   }
 
   failure(error: unknown): string | undefined {

@@ -4,6 +4,7 @@ import { LockNotAcquiredError } from "../lock_not_acquired.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
+  putRow,
   RECORD_COLUMNS,
   recordRow,
   ScriptError,
@@ -132,6 +133,27 @@ export class SqliteDatabase implements SqlDatabase {
       }
       throw error;
     }
+  }
+
+  async putRecord(table: string, record: SqlRecord): Promise<void> {
+    const db = await this.#open();
+    const [path, hash, executedAt, executedBy, ms] = putRow(record);
+    // One statement is its own transaction: it waits for another writer as runFile's BEGIN
+    // IMMEDIATE does (busy_timeout), and the UNIQUE path makes a second row impossible.
+    this.#all(
+      db,
+      `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (migration_path) DO UPDATE SET content_hash = excluded.content_hash,
+          executed_at = excluded.executed_at, executed_by = excluded.executed_by`,
+      [path, hash, executedAt.toISOString(), executedBy, ms],
+    );
+  }
+
+  async deleteRecord(table: string, path: string): Promise<boolean> {
+    const db = await this.#open();
+    // RETURNING: the handle gives rows, not the number of rows changed.
+    return this.#all(db, `DELETE FROM "${table}" WHERE migration_path = ? RETURNING 1`, [path])
+      .length > 0;
   }
 
   close(): Promise<void> {

@@ -17,6 +17,36 @@ const rejects = (path: string, value: unknown, pattern: RegExp) =>
     return true;
   });
 
+describe("planRequest: values JSON.parse would change", () => {
+  it("refuses an integer it cannot send exactly, naming it and its line", () => {
+    rejects(
+      "a.json",
+      '{"method": "POST", "path": "/x/_doc/1",\n "body": {"id": 9007199254740993}}',
+      /line 2: the number 9007199254740993 cannot be sent exactly.*write it as a string/,
+    );
+    rejects("a.json", '{"settings": {"n": 1e400}}', /line 1: the number 1e400 is out of range/);
+    rejects("a.json", '{"settings": {"n": -1E+309}}', /the number -1E\+309 is out of range/);
+    // Exact ones pass: the largest safe integer, decimals, exponents in range, digits in strings.
+    const r = plan(
+      "a.json",
+      '{"settings": {"a": 9007199254740991, "b": 0.1, "c": 1e300, "d": "12345678901234567890"}}',
+    );
+    assert.deepEqual(r.body, {
+      settings: { a: 9007199254740991, b: 0.1, c: 1e300, d: "12345678901234567890" },
+    });
+  });
+
+  it("refuses a lone surrogate and nesting deeper than OpenSearch reads", () => {
+    rejects("a.json", '{"settings": {"a": "\\ud800"}}', /lone surrogate/);
+    rejects(
+      "a.json",
+      `{"settings": ${"[".repeat(1001)}${"]".repeat(1001)}}`,
+      /nests deeper than 1000/,
+    );
+    plan("a.json", `{"settings": {"a": ${"[".repeat(990)}${"]".repeat(990)}}}`);
+  });
+});
+
 describe("planRequest: envelopes", () => {
   it("sends an envelope as a raw request, whatever the file name", () => {
     const r = plan("x/logs-template.json", {
@@ -37,6 +67,28 @@ describe("planRequest: envelopes", () => {
     assert.equal(r.name, "aliases");
     assert.equal(r.path, "/_aliases?timeout=5s");
     assert.equal(r.body, undefined);
+  });
+
+  it("marks POST, DELETE and PATCH envelopes run-once, unless repeatable", () => {
+    for (const method of ["POST", "delete", "PATCH"]) {
+      assert.equal(plan("a.json", { method, path: "/x/_doc/1" }).runOnce, true, method);
+      const repeatable = plan("a.json", { method, path: "/x/_doc/1", repeatable: true });
+      assert.equal(repeatable.runOnce, undefined, method);
+      assert.equal(
+        plan("a.json", { method, path: "/x", repeatable: false }).runOnce,
+        true,
+        "repeatable: false is the default",
+      );
+    }
+    for (const method of ["PUT", "GET", "HEAD"]) {
+      assert.equal(plan("a.json", { method, path: "/x" }).runOnce, undefined, method);
+    }
+    assert.equal(plan("logs-template.json", { index_patterns: ["l*"] }).runOnce, undefined);
+    rejects(
+      "a.json",
+      { method: "POST", path: "/x", repeatable: "yes" },
+      /repeatable must be true or false/,
+    );
   });
 
   it("refuses an envelope without method or path", () => {

@@ -1,8 +1,16 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { contentHash } from "../../../src/migrate/content_hash.ts";
+import { rawContentHash } from "../../../src/migrate/content_hash.ts";
+import { MigrationFailure } from "../../../src/migrate/migration_failure.ts";
 import { recordId } from "../../../src/migrate/search/migration_record.ts";
+import type { MigrationRecord } from "../../../src/migrate/search/migration_record.ts";
+import { RecordStore } from "../../../src/migrate/search/record_store.ts";
+import { SearchClient } from "../../../src/migrate/search/search_client.ts";
+import { SearchTarget } from "../../../src/migrate/search/search_target.ts";
+import { planRequest } from "../../../src/migrate/search/plan_request.ts";
+import { VERSION } from "../../../src/version.ts";
+import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
 import { propertyOptions } from "../../property.ts";
 import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
 import { runCaptured } from "../run_cli.ts";
@@ -124,7 +132,7 @@ describe("records written by earlier versions (url-encoded ids)", () => {
     const put = await os("PUT", `/${ws.recordsIndex}/_doc/${id}?refresh=true`, {
       migration_path: path,
       connection: ws.id,
-      content_hash: await contentHash(bytes),
+      content_hash: await rawContentHash(bytes),
       executed_at: "2024-01-01T00:00:00.000Z",
       execution_ms: 1,
       request: { method: "PUT", path: `/_index_template/${ws.id}-old` },
@@ -350,5 +358,237 @@ describe("records index made by hand", () => {
     assert.equal(properties.migration_path.type, "keyword");
     const again = await ws.ok("--json");
     assert.equal(again.report!.connections[0].skipped, 1);
+  });
+});
+
+describe("RecordStore.remove", () => {
+  const transports: { close(): void }[] = [];
+  after(() => {
+    for (const t of transports.splice(0)) t.close();
+  });
+
+  /** A store of the workspace's connection, reached through `host` (the test node by default). */
+  async function storeOf(ws: Workspace, host = OPENSEARCH_URL): Promise<RecordStore> {
+    const connection = connectionOf(ws, host);
+    const transport = await runtimeTransport(connection);
+    transports.push(transport);
+    return new RecordStore(new SearchClient(connection, transport), ws.recordsIndex, ws.id);
+  }
+
+  function connectionOf(ws: Workspace, host: string): SearchConnection {
+    return {
+      name: ws.id,
+      hosts: [new URL(host)],
+      sslVerification: true,
+      timeoutMs: 30_000,
+      connectTimeoutMs: 5_000,
+      proxy: undefined,
+      migrationsEnabled: true,
+      strictOrder: false,
+      placeholders: new Map(),
+      recordsIndex: ws.recordsIndex,
+      lockLeaseMs: 120_000,
+    };
+  }
+
+  const record = (ws: Workspace, path: string, executedAt: string): MigrationRecord => ({
+    migration_path: path,
+    connection: ws.id,
+    content_hash: `hash of ${path}`,
+    executed_at: executedAt,
+    execution_ms: 1,
+    request: { method: "PUT", path: "/_index_template/x" },
+    runner_version: "0.0.1",
+  });
+
+  /** The paths the next runner reads: a new store, as another process would have. */
+  async function nextReader(ws: Workspace): Promise<string[]> {
+    return [...(await (await storeOf(ws)).readAll()).keys()];
+  }
+
+  it("deletes a record: gone for the next reader once published", async () => {
+    const ws = await workspace();
+    const store = await storeOf(ws);
+    await store.ensureIndex();
+    await store.write(record(ws, "a.json", "2024-01-01T00:00:00.000Z"));
+    await store.write(record(ws, "b.json", "2024-01-01T00:00:00.000Z"));
+    await store.publish();
+    assert.deepEqual(await nextReader(ws), ["a.json", "b.json"]);
+    await store.remove("a.json");
+    await store.publish();
+    assert.deepEqual(await nextReader(ws), ["b.json"]);
+    assert.deepEqual([...(await store.readAll()).keys()], ["b.json"]);
+    // Written again after its removal: one record, under the new id.
+    await store.write(record(ws, "a.json", "2024-02-01T00:00:00.000Z"));
+    await store.publish();
+    assert.deepEqual(await nextReader(ws), ["a.json", "b.json"]);
+    assert.deepEqual(
+      (await records(ws)).map((r) => r._id).sort(),
+      [await recordId(ws.id, "a.json"), await recordId(ws.id, "b.json")].sort(),
+    );
+  });
+
+  it("deletes a record it wrote in this run, before any read or refresh", async () => {
+    const ws = await workspace();
+    const store = await storeOf(ws);
+    await store.ensureIndex();
+    await store.write(record(ws, "a.json", "2024-01-01T00:00:00.000Z"));
+    await store.remove("a.json");
+    await store.publish();
+    assert.deepEqual(await nextReader(ws), []);
+    assert.deepEqual(await records(ws), []);
+  });
+
+  for (const newer of ["the old id", "recordId"]) {
+    it(`deletes both documents of a path (old id and recordId; ${newer} newer)`, async () => {
+      const ws = await workspace();
+      const store = await storeOf(ws);
+      await store.ensureIndex();
+      const path = "données/it's 100%_done.json";
+      const [early, late] = ["2024-01-01T00:00:00.000Z", "2024-06-01T00:00:00.000Z"];
+      const ids = [legacyId(ws.id, path), await recordId(ws.id, path)];
+      const dates = newer === "recordId" ? [early, late] : [late, early];
+      for (const [i, id] of ids.entries()) {
+        const put = await os(
+          "PUT",
+          `/${ws.recordsIndex}/_doc/${encodeURIComponent(id)}?refresh=true`,
+          record(ws, path, dates[i]),
+        );
+        assert.equal(put.status, 201, JSON.stringify(put.body));
+      }
+      await store.write(record(ws, "other.json", early));
+      await store.publish();
+      assert.equal((await records(ws)).length, 3);
+      const read = await store.readAll();
+      assert.equal(read.get(path)?.executed_at, late);
+      await store.remove(path);
+      await store.publish();
+      assert.deepEqual(await nextReader(ws), ["other.json"]);
+      assert.deepEqual((await records(ws)).map((r) => r._source.migration_path), ["other.json"]);
+      // Written again: under recordId only, not under the old id it no longer has.
+      await store.write(record(ws, path, late));
+      await store.publish();
+      const stored = (await records(ws)).filter((r) => r._source.migration_path === path);
+      assert.deepEqual(stored.map((r) => r._id), [ids[1]]);
+    });
+  }
+
+  it("is fine with a path that has no record, and with no records index at all", async () => {
+    const ws = await workspace();
+    const store = await storeOf(ws);
+    await store.remove("never-recorded.json");
+    assert.equal((await os("HEAD", `/${ws.recordsIndex}`)).status, 404, "no index made");
+    await store.ensureIndex();
+    await store.write(record(ws, "a.json", "2024-01-01T00:00:00.000Z"));
+    await store.readAll();
+    await store.remove("never-recorded.json");
+    await store.publish();
+    assert.deepEqual(await nextReader(ws), ["a.json"]);
+  });
+
+  describe("a node that refuses deletes (403)", () => {
+    let server: FaultServer;
+    before(async () => {
+      server = await startFaultServer(OPENSEARCH_URL, (r) =>
+        r.method === "DELETE"
+          ? {
+            status: 403,
+            body: {
+              error: {
+                type: "security_exception",
+                reason: "no permissions for [indices:data/write/delete]",
+              },
+              status: 403,
+            },
+          }
+          : "forward");
+    });
+    after(() => server?.close());
+
+    it("fails with a MigrationFailure naming the connection, the path and the status", async () => {
+      const ws = await workspace();
+      const store = await storeOf(ws, server.url);
+      await store.ensureIndex();
+      await store.write(record(ws, "a.json", "2024-01-01T00:00:00.000Z"));
+      await store.publish();
+      await store.readAll();
+      const refreshes = () =>
+        server.received.filter((r) => r.path.startsWith(`/${ws.recordsIndex}/_refresh`)).length;
+      const published = refreshes();
+      await assert.rejects(store.remove("a.json"), (error: unknown) => {
+        assert.ok(error instanceof MigrationFailure, String(error));
+        assert.equal(error.detail.connection, ws.id);
+        assert.equal(error.detail.status, 403);
+        assert.match(error.message, /a\.json/);
+        assert.match(error.message, /security_exception/);
+        assert.match(error.message, new RegExp(`DELETE /${ws.recordsIndex}/_doc/`));
+        return true;
+      });
+      // Whatever the delete did, the next reader must see it.
+      await store.publish();
+      assert.equal(refreshes(), published + 1);
+      assert.deepEqual(await nextReader(ws), ["a.json"]);
+    });
+  });
+});
+
+describe("SearchTarget.record and dropRecord", () => {
+  it("records a file without sending its request, and drops a record, under the lock", async () => {
+    const ws = await workspace();
+    const connection: SearchConnection = {
+      name: ws.id,
+      hosts: [new URL(OPENSEARCH_URL)],
+      sslVerification: true,
+      timeoutMs: 30_000,
+      connectTimeoutMs: 5_000,
+      proxy: undefined,
+      migrationsEnabled: true,
+      strictOrder: false,
+      placeholders: new Map(),
+      recordsIndex: ws.recordsIndex,
+      lockLeaseMs: 120_000,
+    };
+    const target = async () =>
+      new SearchTarget(connection, await runtimeTransport(connection), { host: "test", pid: 1 });
+    const path = `${ws.id}-baseline-template.json`;
+    const bytes = new TextEncoder().encode(JSON.stringify({ index_patterns: [`${ws.id}-b*`] }));
+    const searchRequest = planRequest(path, bytes);
+    const file = {
+      path,
+      hash: await rawContentHash(bytes),
+      runOnce: false,
+      request: `${searchRequest.method} ${searchRequest.path}`,
+      searchRequest,
+    };
+    const first = await target();
+    try {
+      await first.prepare();
+      await first.lock(5_000, () => {});
+      await first.record(file, new Date("2024-03-04T05:06:07.089Z"));
+      await first.record({ ...file, path: "gone.json" }, new Date());
+      await first.dropRecord("gone.json");
+      await first.dropRecord("never-recorded.json");
+      await first.release();
+    } finally {
+      await first.close();
+    }
+    const second = await target();
+    try {
+      assert.deepEqual(await second.readRecords(), new Map([[path, file.hash]]));
+    } finally {
+      await second.close();
+    }
+    const [stored] = await records(ws);
+    assert.deepEqual(stored._source, {
+      migration_path: path,
+      connection: ws.id,
+      content_hash: file.hash,
+      executed_at: "2024-03-04T05:06:07.089Z",
+      execution_ms: 0,
+      request: { method: searchRequest.method, path: searchRequest.path },
+      runner_version: VERSION,
+    });
+    const template = await os("GET", `/_index_template/${ws.id}-baseline`);
+    assert.equal(template.status, 404, "the file's request was not sent");
   });
 });

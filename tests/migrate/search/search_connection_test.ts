@@ -142,6 +142,76 @@ describe("search connections config", () => {
     await fails({}, /No configuration in/);
   });
 
+  it("reads migrations.placeholders: strings as they are, numbers and booleans as text", async () => {
+    const { connections } = await load({
+      "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n    migrations:\n" +
+        "      placeholders:\n        prefix: dev_\n        shards: 2\n        ratio: 1.5\n" +
+        '        flag: true\n        empty: ""\n        "dotted.name-1": x\n' +
+        "  - name: b\n    hosts: [http://y]\n",
+    });
+    assert.deepEqual([...connections[0].placeholders!], [
+      ["prefix", "dev_"],
+      ["shards", "2"],
+      ["ratio", "1.5"],
+      ["flag", "true"],
+      ["empty", ""],
+      ["dotted.name-1", "x"],
+    ]);
+    assert.equal(connections[1].placeholders, undefined, "none unless configured");
+  });
+
+  it("substitutes ${VAR:default} in placeholder values, and names the line of an unset one", async () => {
+    const yaml = "search:\n  - name: a\n    hosts: [http://x]\n    migrations:\n" +
+      "      placeholders:\n        prefix: ${INDEX_PREFIX:dev_}\n        env: ${ENV}-x\n";
+    const set = await load({ "application.yml": yaml }, { INDEX_PREFIX: "prod_", ENV: "prod" });
+    assert.deepEqual([...set.connections[0].placeholders!], [["prefix", "prod_"], [
+      "env",
+      "prod-x",
+    ]]);
+    const fallback = await load({ "application.yml": yaml }, { ENV: "test" });
+    assert.equal(fallback.connections[0].placeholders?.get("prefix"), "dev_");
+    await fails(
+      { "application.yml": yaml },
+      /application\.yml:7: search\[0\]\.migrations\.placeholders\.env uses \$\{ENV\}, which is not set/,
+    );
+  });
+
+  it("refuses a placeholders setting that is not a mapping of names to plain values", async () => {
+    const at = (placeholders: string) =>
+      "search:\n  - name: a\n    hosts: [http://x]\n    migrations:\n      placeholders:" +
+      placeholders;
+    await fails(
+      { "application.yml": at(" [a, b]\n") },
+      /application\.yml:5: search\[0\]\.migrations\.placeholders must be a mapping of name: value/,
+    );
+    await fails(
+      { "application.yml": at(" prefix\n") },
+      /:5: search\[0\]\.migrations\.placeholders must be a mapping/,
+    );
+    for (const name of ["1x", "a b", "-x", ".x", "x:y", "é"]) {
+      await fails(
+        { "application.yml": at(`\n        ok: 1\n        "${name}": v\n`) },
+        /application\.yml:7: search\[0\]\.migrations\.placeholders\..* is not a placeholder name/,
+      );
+    }
+    await fails(
+      { "application.yml": at("\n        prefix:\n          nested: https://u:Hid-nested@h\n") },
+      /^(?![\s\S]*Hid-nested)[\s\S]*application\.yml:6: search\[0\]\.migrations\.placeholders\.prefix must be a string, a number or true\/false, got a mapping/,
+    );
+    await fails(
+      { "application.yml": at("\n        prefix: [a]\n") },
+      /:6: search\[0\]\.migrations\.placeholders\.prefix must be .*, got a list/,
+    );
+    await fails(
+      { "application.yml": at("\n        prefix:\n") },
+      /:6: search\[0\]\.migrations\.placeholders\.prefix must be .*, got nothing \(write "" for an empty value\)/,
+    );
+    await fails(
+      { "application.yml": at("\n        prefix: .nan\n") },
+      /:6: search\[0\]\.migrations\.placeholders\.prefix must be .*, got a number that is not finite/,
+    );
+  });
+
   it("drops a __proto__ key instead of treating it as a prototype or a setting", async () => {
     const { connections } = await load({
       "application.yml":

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { contentHash } from "../../../src/migrate/content_hash.ts";
+import { jsonContentHash } from "../../../src/migrate/content_hash.ts";
 import { recordId } from "../../../src/migrate/search/migration_record.ts";
 import { RecordStore } from "../../../src/migrate/search/record_store.ts";
 import { SearchClient } from "../../../src/migrate/search/search_client.ts";
@@ -67,7 +67,11 @@ describe("search runner against a real OpenSearch node", () => {
     const r = doc.body._source;
     assert.equal(r.migration_path, "a/x-index.json");
     assert.equal(r.connection, ws.id);
-    assert.equal(r.content_hash, await contentHash(new Uint8Array(bytes)));
+    // The checksum of the canonical JSON, not of the bytes (README "Checksums").
+    assert.equal(
+      r.content_hash,
+      await jsonContentHash(JSON.parse(new TextDecoder().decode(bytes))),
+    );
     assert.ok(Date.parse(r.executed_at) > Date.now() - 60_000);
     assert.equal(typeof r.execution_ms, "number");
     assert.deepEqual(r.request, { method: "PUT", path: "/x" });

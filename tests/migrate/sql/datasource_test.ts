@@ -148,6 +148,34 @@ describe("SQL datasources config", () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
+  it("reads migrations.placeholders, with ${VAR:default} in its values", async () => {
+    const yaml = "datasource:\n  - name: main\n    url: sqlite:a.db\n    migrations:\n" +
+      "      placeholders: { schema: '${SCHEMA:app}', size: 10, on: false }\n" +
+      "  - name: other\n    url: sqlite:b.db\n";
+    const [main, other] = await (await load(yaml)).list();
+    assert.deepEqual([...main.placeholders!], [["schema", "app"], ["size", "10"], ["on", "false"]]);
+    assert.equal(other.placeholders, undefined);
+    const [fromEnv] = await (await load(yaml, "application.yml", { SCHEMA: "tenant_1" })).list();
+    assert.equal(fromEnv.placeholders?.get("schema"), "tenant_1");
+  });
+
+  it("names the file, line and key of a wrong placeholders setting", async () => {
+    await fails(
+      "datasource:\n  - name: main\n    url: sqlite:a.db\n    migrations:\n      placeholders: x\n",
+      /application\.yml:5: datasource\[0\]\.migrations\.placeholders must be a mapping of name: value/,
+    );
+    await fails(
+      "datasource:\n  - name: main\n    url: sqlite:a.db\n    migrations:\n      placeholders:\n" +
+        "        ${x}: 1\n",
+      /application\.yml:6: datasource\[0\]\.migrations\.placeholders\.\$\{x\} is not a placeholder name/,
+    );
+    await fails(
+      "datasource:\n  - name: main\n    url: sqlite:a.db\n    migrations:\n      placeholders:\n" +
+        "        a: 1\n        b: { c: 1 }\n",
+      /application\.yml:7: datasource\[0\]\.migrations\.placeholders\.b must be a string, a number or true\/false, got a mapping/,
+    );
+  });
+
   it("never shows a password, from a key or from the URL", async () => {
     const { list } = await load(
       "datasource:\n  - name: main\n    url: postgres://u:hunter2@/db\n    password: [not, a, string]\n",

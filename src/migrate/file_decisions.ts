@@ -1,0 +1,136 @@
+import type { Command } from "./command_line.ts";
+import type { FileAction, FileReport } from "./run_report.ts";
+import { compareVersionPaths } from "./version_order.ts";
+
+/** What the decision needs of a planned file (see `PlannedFile`). */
+export interface DecidedFile {
+  readonly path: string;
+  readonly hash: string;
+  readonly rawHash?: string;
+  readonly runOnce: boolean;
+  readonly resource?: string;
+  readonly request?: string;
+}
+
+/**
+ * What `command` does with each file, given the records (path to checksum), in run order: the
+ * files in their order, and the records whose file is gone placed among them by version order.
+ * No I/O: the engine runs it on the records it read, and again on those it reads under the lock.
+ *
+ * - A record with the file's checksum (or, from an earlier version, its raw-bytes hash): `skip`.
+ * - Another checksum: `reapply` (declarative file) or `changed` (run once: reported, not run).
+ * - No record: `apply`; but where a record whose file is gone holds the same checksum, the file
+ *   was renamed: `rename`, and that record is not listed as `missing`. Each missing record is
+ *   claimed by one file at most, the first in run order.
+ * - A pending file that sorts before the greatest recorded path is `outOfOrder`, naming it (taken
+ *   from the records: the applied file may be missing from this checkout).
+ * - A file that defines the same resource as an earlier one is `sameResourceAs` that one.
+ *
+ * `baseline` turns every file it would write a record for into `record`; `repair` turns changed
+ * files, and records holding an earlier version's raw-bytes hash, into `record` and missing
+ * records into `drop`, and leaves pending files pending.
+ */
+export function decideFiles(
+  files: readonly DecidedFile[],
+  records: ReadonlyMap<string, string>,
+  command: Command,
+): FileReport[] {
+  const onDisk = new Set(files.map((f) => f.path));
+  // The records without a file, by checksum, in version order: a rename claims the first.
+  const gone = [...records.keys()].filter((path) => !onDisk.has(path)).sort(compareVersionPaths);
+  const goneByHash = new Map<string, string[]>();
+  for (const path of gone) {
+    const hash = records.get(path)!;
+    goneByHash.set(hash, [...goneByHash.get(hash) ?? [], path]);
+  }
+  const claimed = new Set<string>();
+  const claim = (hash: string | undefined): string | undefined => {
+    const path = hash === undefined
+      ? undefined
+      : goneByHash.get(hash)?.find((p) => !claimed.has(p));
+    if (path !== undefined) claimed.add(path);
+    return path;
+  };
+  let lastApplied: string | undefined;
+  for (const path of records.keys()) {
+    if (lastApplied === undefined || compareVersionPaths(path, lastApplied) > 0) lastApplied = path;
+  }
+  const definedBy = new Map<string, string>();
+  const decided: FileReport[] = files.map((file) => {
+    const recorded = records.get(file.path);
+    let action: FileAction;
+    let renamedFrom: string | undefined;
+    if (recorded === undefined) {
+      // baseline records every file as it is; it moves no record.
+      if (command !== "baseline") renamedFrom = claim(file.hash) ?? claim(file.rawHash);
+      action = renamedFrom === undefined ? "apply" : "rename";
+    } else if (recorded === file.hash) action = "skip";
+    else if (recorded === file.rawHash) {
+      // An earlier version's raw-bytes hash: unchanged; repair moves it to the checksum.
+      action = command === "repair" ? "record" : "skip";
+    } else action = file.runOnce ? "changed" : "reapply";
+    const earlier = file.resource === undefined ? undefined : definedBy.get(file.resource);
+    if (file.resource !== undefined && earlier === undefined) {
+      definedBy.set(file.resource, file.path);
+    }
+    return {
+      path: file.path,
+      action: forCommand(command, action),
+      ...(file.request ? { request: file.request } : {}),
+      ...(file.resource === undefined ? {} : { resource: file.resource }),
+      ...(action === "apply" && lastApplied !== undefined &&
+          compareVersionPaths(file.path, lastApplied) < 0
+        ? { outOfOrder: lastApplied }
+        : {}),
+      ...(renamedFrom === undefined ? {} : { renamedFrom }),
+      ...(earlier === undefined ? {} : { sameResourceAs: earlier }),
+    };
+  });
+  const missing: FileReport[] = gone.filter((path) => !claimed.has(path))
+    .map((path) => ({ path, action: forCommand(command, "missing") }));
+  return merge(decided, missing);
+}
+
+/** What `command` does with a file whose state is `action`. */
+function forCommand(command: Command, action: FileAction): FileAction {
+  if (command === "baseline") {
+    return action === "apply" || action === "reapply" || action === "changed" ? "record" : action;
+  }
+  if (command === "repair") {
+    return action === "reapply" || action === "changed"
+      ? "record"
+      : action === "missing"
+      ? "drop"
+      : action;
+  }
+  return action;
+}
+
+/** Whether `command` writes anything for a file it decided `action` for. */
+export function isWork(command: Command, action: FileAction): boolean {
+  switch (command) {
+    case "migrate":
+      return action === "apply" || action === "reapply" || action === "rename";
+    case "baseline":
+      return action === "record";
+    case "repair":
+      return action === "record" || action === "drop" || action === "rename";
+    default:
+      return false;
+  }
+}
+
+// Both lists are in version order already (files are read sorted); a missing record goes before
+// the first file that sorts after it.
+function merge(files: FileReport[], missing: FileReport[]): FileReport[] {
+  if (missing.length === 0) return files;
+  const out: FileReport[] = [];
+  let m = 0;
+  for (const file of files) {
+    while (m < missing.length && compareVersionPaths(missing[m].path, file.path) < 0) {
+      out.push(missing[m++]);
+    }
+    out.push(file);
+  }
+  return out.concat(missing.slice(m));
+}

@@ -1,0 +1,34 @@
+import { jsonContentHash } from "../content_hash.ts";
+import type { MigrationFile } from "../migration_files.ts";
+import { type Placeholders, replaceInJson } from "../placeholders.ts";
+import { parseMigrationJson, planDocument } from "./plan_request.ts";
+import type { SearchFile } from "./search_target.ts";
+
+/**
+ * Plans a search migration file: reads its JSON, takes its checksum (of the canonical form, before
+ * placeholders are replaced: a placeholder's value is configuration, not a change of the file),
+ * replaces the placeholders (where the connection configures any), and decides the request. Throws a `MigrationFileError` naming the
+ * file for anything it cannot plan.
+ */
+export async function planSearchFile(
+  file: MigrationFile,
+  placeholders: Placeholders | undefined,
+): Promise<SearchFile> {
+  const { value, text } = parseMigrationJson(file.path, file.bytes);
+  const hash = await jsonContentHash(value);
+  const searchRequest = planDocument(
+    file.path,
+    placeholders === undefined ? value : replaceInJson(value, placeholders, file.path, text),
+  );
+  const { kind, name, method, path } = searchRequest;
+  return {
+    path: file.path,
+    hash,
+    ...(file.hash === hash ? {} : { rawHash: file.hash }),
+    runOnce: searchRequest.runOnce === true,
+    // Envelopes name no resource the runner knows: their paths can address anything.
+    ...(kind !== "request" && name !== undefined ? { resource: `${kind} ${name}` } : {}),
+    request: `${method} ${path}`,
+    searchRequest,
+  };
+}

@@ -1,0 +1,27 @@
+import { sqlContentHash } from "../content_hash.ts";
+import { decodeFileText } from "../file_text.ts";
+import { MigrationFileError } from "../migration_error.ts";
+import type { MigrationFile } from "../migration_files.ts";
+import { type Placeholders, replaceInText } from "../placeholders.ts";
+import type { SqlFile } from "./sql_target.ts";
+
+/**
+ * Plans a SQL migration file: strict UTF-8 text, its checksum (line endings normalised, before
+ * placeholders are replaced), and the text with placeholders replaced where the datasource
+ * configures any. A SQL file runs once.
+ */
+export async function planSqlFile(
+  file: MigrationFile,
+  placeholders: Placeholders | undefined,
+): Promise<SqlFile> {
+  const text = decodeFileText(file.bytes);
+  if (text === undefined) throw new MigrationFileError(file.path, "is not valid UTF-8");
+  const hash = await sqlContentHash(file.bytes);
+  return {
+    path: file.path,
+    hash,
+    ...(file.hash === hash ? {} : { rawHash: file.hash }),
+    runOnce: true,
+    text: placeholders === undefined ? text : replaceInText(text, placeholders, file.path),
+  };
+}

@@ -1,0 +1,120 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { Command } from "../../src/migrate/command_line.ts";
+import { type DecidedFile, decideFiles, isWork } from "../../src/migrate/file_decisions.ts";
+import { compareVersionPaths } from "../../src/migrate/version_order.ts";
+import { propertyOptions } from "../property.ts";
+
+const file = (path: string, hash: string, extra: Partial<DecidedFile> = {}): DecidedFile => ({
+  path,
+  hash,
+  runOnce: false,
+  ...extra,
+});
+
+describe("decideFiles", () => {
+  it("places missing records among the files by version order", () => {
+    const decided = decideFiles(
+      [file("1.0/a", "a"), file("1.10/c", "c")],
+      new Map([["1.0/a", "a"], ["1.9/b", "b"], ["2.0/d", "d"]]),
+      "status",
+    );
+    assert.deepEqual(decided.map((f) => `${f.path}:${f.action}`), [
+      "1.0/a:skip",
+      "1.9/b:missing",
+      "1.10/c:apply",
+      "2.0/d:missing",
+    ]);
+    assert.equal(decided[2].outOfOrder, "2.0/d", "a missing record still counts as applied");
+  });
+
+  it("renames to the first missing record of the checksum, by version order; baseline moves none", () => {
+    const records = new Map([["9/old", "h"], ["10/old", "h"]]);
+    const files = [file("a", "h"), file("b", "h"), file("c", "h")];
+    const decided = decideFiles(files, records, "status");
+    assert.deepEqual(decided.map((f) => `${f.path}:${f.action}:${f.renamedFrom ?? ""}`), [
+      "a:rename:9/old",
+      "b:rename:10/old",
+      "c:apply:",
+    ]);
+    const baseline = decideFiles(files, records, "baseline");
+    assert.deepEqual(baseline.map((f) => `${f.path}:${f.action}`), [
+      "9/old:missing",
+      "10/old:missing",
+      "a:record",
+      "b:record",
+      "c:record",
+    ]);
+  });
+
+  it("says which earlier file defines the same resource", () => {
+    const decided = decideFiles(
+      [
+        file("1/x", "1", { resource: "template x" }),
+        file("2/y", "2", { resource: "template y" }),
+        file("3/x", "3", { resource: "template x" }),
+        file("4/x", "4", { resource: "index x" }),
+      ],
+      new Map(),
+      "migrate",
+    );
+    assert.deepEqual(decided.map((f) => f.sameResourceAs), [
+      undefined,
+      undefined,
+      "1/x",
+      undefined,
+    ]);
+  });
+
+  it("property: every file once, every record once (its file, a rename, or missing), in version order", () => {
+    const path = fc.stringMatching(/^[1-3](\.[0-9]{1,2})?\/[a-c]$/);
+    const hash = fc.constantFrom("h1", "h2", "h3", "h4");
+    const command = fc.constantFrom<Command>("migrate", "status", "validate", "baseline", "repair");
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(path, hash, fc.boolean()), { selector: ([p]) => p, maxLength: 8 }),
+        fc.uniqueArray(fc.tuple(path, hash), { selector: ([p]) => p, maxLength: 8 }),
+        command,
+        (fileSpecs, recordSpecs, command) => {
+          const files = fileSpecs.map(([p, h, runOnce]) => file(p, h, { runOnce }))
+            .sort((a, b) => compareVersionPaths(a.path, b.path));
+          const records = new Map(recordSpecs);
+          const decided = decideFiles(files, records, command);
+          const paths = decided.map((f) => f.path);
+          assert.deepEqual(paths, [...paths].sort(compareVersionPaths), "run order");
+          assert.equal(new Set(paths).size, paths.length, "nothing twice");
+          for (const f of files) assert.ok(paths.includes(f.path), `file ${f.path} listed`);
+          const moved = decided.flatMap((f) => f.renamedFrom === undefined ? [] : [f.renamedFrom]);
+          for (const [p] of records) {
+            const listed = paths.includes(p) ? 1 : 0;
+            const renamed = moved.filter((m) => m === p).length;
+            assert.equal(listed + renamed, 1, `record ${p}: listed or moved, once`);
+          }
+          for (const f of decided) {
+            const source = files.find((x) => x.path === f.path);
+            const recorded = records.get(f.path);
+            if (f.action === "rename") {
+              assert.equal(recorded, undefined);
+              assert.equal(records.get(f.renamedFrom!), source!.hash);
+              assert.ok(
+                !files.some((x) => x.path === f.renamedFrom),
+                "moved from a missing record",
+              );
+            }
+            if (f.action === "skip") assert.equal(recorded, source!.hash);
+            if (f.action === "changed") assert.ok(source!.runOnce && recorded !== source!.hash);
+            if (f.action === "reapply") assert.ok(!source!.runOnce && recorded !== source!.hash);
+            if (f.action === "missing" || f.action === "drop") assert.equal(source, undefined);
+            // Only the writing commands have work, and status/validate see only states.
+            if (command === "status" || command === "validate") {
+              assert.ok(!isWork(command, f.action));
+              assert.ok(!["record", "drop"].includes(f.action));
+            }
+          }
+        },
+      ),
+      propertyOptions(300),
+    );
+  });
+});
