@@ -118,8 +118,13 @@ function placeholderSetting(
       );
     }
     if (typeof v === "string") placeholders.set(name, v);
-    else if (typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) {
-      placeholders.set(name, String(v));
+    else if (typeof v === "boolean" || Number.isSafeInteger(v)) placeholders.set(name, String(v));
+    else if (typeof v === "number" && Number.isFinite(v)) {
+      // YAML read `1.10` as 1.1 and `123456789012345678` as ...680: the text is gone.
+      throw new ConfigError(
+        `${where} is a number YAML may not keep as written (only whole numbers up to 2^53 are): ` +
+          `write it in quotes`,
+      );
     } else {
       throw new ConfigError(`${where} must be a string, a number or true/false, got ${kind(v)}`);
     }

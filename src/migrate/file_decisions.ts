@@ -21,7 +21,8 @@ export interface DecidedFile {
  * - Another checksum: `reapply` (declarative file) or `changed` (run once: reported, not run).
  * - No record: `apply`; but where a record whose file is gone holds the same checksum, the file
  *   was renamed: `rename`, and that record is not listed as `missing`. Each missing record is
- *   claimed by one file at most, the first in run order.
+ *   claimed by one file at most, the first in run order. A file that defines a resource (named
+ *   after its file) is renamed only from a record of the same file name, in another folder.
  * - A pending file that sorts before the greatest recorded path is `outOfOrder`, naming it (taken
  *   from the records: the applied file may be missing from this checkout).
  * - A file that defines the same resource as an earlier one is `sameResourceAs` that one.
@@ -44,10 +45,14 @@ export function decideFiles(
     goneByHash.set(hash, [...goneByHash.get(hash) ?? [], path]);
   }
   const claimed = new Set<string>();
-  const claim = (hash: string | undefined): string | undefined => {
+  // A file that defines a resource takes its name from its file name: under another name it
+  // defines another resource, which must be created, so only a move keeps the record.
+  const claim = (file: DecidedFile, hash: string | undefined): string | undefined => {
     const path = hash === undefined
       ? undefined
-      : goneByHash.get(hash)?.find((p) => !claimed.has(p));
+      : goneByHash.get(hash)?.find((p) =>
+        !claimed.has(p) && (file.resource === undefined || baseName(p) === baseName(file.path))
+      );
     if (path !== undefined) claimed.add(path);
     return path;
   };
@@ -62,7 +67,7 @@ export function decideFiles(
     let renamedFrom: string | undefined;
     if (recorded === undefined) {
       // baseline records every file as it is; it moves no record.
-      if (command !== "baseline") renamedFrom = claim(file.hash) ?? claim(file.rawHash);
+      if (command !== "baseline") renamedFrom = claim(file, file.hash) ?? claim(file, file.rawHash);
       action = renamedFrom === undefined ? "apply" : "rename";
     } else if (recorded === file.hash) action = "skip";
     else if (recorded === file.rawHash) {
@@ -133,4 +138,8 @@ function merge(files: FileReport[], missing: FileReport[]): FileReport[] {
     out.push(file);
   }
   return out.concat(missing.slice(m));
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
 }

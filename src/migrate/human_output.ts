@@ -32,21 +32,22 @@ const STATE: Record<FileAction, string> = {
 /** Progress lines for a person: `main [2/5] apply a.json -> PUT /a (created, HTTP 201, 14 ms)`. */
 export function humanProgress(write: (line: string) => void): Progress {
   return {
-    start: (connection, pending, total) =>
-      write(`${connection}: ${pending} of ${total} file(s) to apply`),
+    start: (connection, pending, total, verb) =>
+      write(`${connection}: ${pending} of ${total} file(s) to ${verb}`),
     file: (connection, n, pending, file) => write(`${connection} [${n}/${pending}] ${line(file)}`),
     notice: (message) => write(`note: ${message}`),
   };
 }
 
 function line(file: FileReport): string {
-  const done = file.result === undefined
-    ? ""
-    : ` (${
-      [file.result, file.status !== undefined && `HTTP ${file.status}`, `${file.ms} ms`]
-        .filter(Boolean).join(", ")
-    })`;
-  return `${LABEL[file.action]} ${file.path}${target(file)}${done}`;
+  const done = file.result === undefined ? "" : ` (${
+    [
+      file.result,
+      file.status !== undefined && `HTTP ${file.status}`,
+      file.ms !== undefined && `${file.ms} ms`,
+    ].filter(Boolean).join(", ")
+  })`;
+  return `${LABEL[file.action]} ${file.path}${sent(file)}${remarks(file)}${done}`;
 }
 
 function state(file: FileReport): string {
@@ -62,8 +63,11 @@ function remarks(file: FileReport): string {
   ].filter(Boolean).join("");
 }
 
-function target(file: FileReport): string {
-  return file.request === undefined ? "" : ` -> ${file.request}`;
+// The request, for the files a command sends: records alone send none to the resource.
+function sent(file: FileReport): string {
+  return file.request === undefined || (file.action !== "apply" && file.action !== "reapply")
+    ? ""
+    : ` -> ${file.request}`;
 }
 
 const ERROR_PREFIX: Record<ErrorKind, string> = {
@@ -102,9 +106,9 @@ export function humanSummary(report: RunReport): string[] {
         lines.push(
           listing
             ? `  ${state(f).padEnd(12)} ${f.path}${remarks(f)}`
-            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${
-              f.action === "apply" || f.action === "reapply" ? target(f) : ""
-            }${remarks(f)}`,
+            : report.command === "repair" && f.action === "apply"
+            ? `  ${"pending".padEnd(8)} ${f.path}${remarks(f)}`
+            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${sent(f)}${remarks(f)}`,
         );
       }
     }

@@ -71,8 +71,9 @@ export function jsonValueProblem(text: string, value: unknown): string | undefin
 }
 
 function numberProblem(text: string): string | undefined {
-  // Only 16 or more digits, or a three-digit exponent, can lose anything: most files skip the scan.
-  if (!/\d{16}|[eE][+-]?\d{3}/.test(text)) return undefined;
+  // A double keeps any 15 significant digits: only 16 or more (a dot may sit among them), or a
+  // three-digit exponent, can lose anything, so most files skip the scan.
+  if (!/\d(?:\.?\d){15}|[eE][+-]?\d{3}/.test(text)) return undefined;
   const scanner = createScanner(text, true);
   for (let token = scanner.scan(); token !== EOF; token = scanner.scan()) {
     if (token !== NUMERIC_LITERAL) continue;

@@ -367,7 +367,12 @@ async function run<F extends PlannedFile>(
 ): Promise<void> {
   const byPath = new Map(files.map((f) => [f.path, f]));
   const work = entry.files.filter((f) => isWork(options.command, f.action));
-  options.progress.start(target.name, work.length, entry.files.length);
+  options.progress.start(
+    target.name,
+    work.length,
+    entry.files.length,
+    options.command === "migrate" ? "apply" : "record",
+  );
   let n = 0;
   for (const report of work) {
     if (options.signal?.aborted) {

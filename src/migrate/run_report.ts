@@ -144,8 +144,11 @@ export interface RunReport {
 
 /** Receives progress while a run goes on (the human output); `--json` ignores it. */
 export interface Progress {
-  /** Applying begins on a connection: `pending` files of `total`. */
-  start(connection: string, pending: number, total: number): void;
+  /**
+   * Work begins on a connection: `pending` files of `total` to apply (`migrate`) or to record
+   * (`baseline`, `repair`: records only).
+   */
+  start(connection: string, pending: number, total: number, verb: "apply" | "record"): void;
   /** File `n` of `pending` is done. */
   file(connection: string, n: number, pending: number, file: FileReport): void;
   /** A note for the user (a lock being waited for, a policy update). */

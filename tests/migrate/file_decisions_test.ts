@@ -48,6 +48,30 @@ describe("decideFiles", () => {
     ]);
   });
 
+  it("moves the record of a file that defines a resource only to a file of the same name", () => {
+    // Its name is the resource's: renamed, it defines another one, which must be created.
+    const records = new Map([["1.0/logs-template.json", "h"], ["1.0/seed.json", "s"]]);
+    const decided = decideFiles(
+      [
+        file("1.1/events-template.json", "h", { resource: "template events" }),
+        file("2.0/seed-users.json", "s"),
+      ],
+      records,
+      "status",
+    );
+    assert.deepEqual(decided.map((f) => `${f.path}:${f.action}:${f.renamedFrom ?? ""}`), [
+      "1.0/logs-template.json:missing:",
+      "1.1/events-template.json:apply:",
+      "2.0/seed-users.json:rename:1.0/seed.json",
+    ]);
+    const moved = decideFiles(
+      [file("2.0/logs-template.json", "h", { resource: "template logs" })],
+      records,
+      "status",
+    );
+    assert.equal(moved[1].renamedFrom, "1.0/logs-template.json", "moved to another folder");
+  });
+
   it("says which earlier file defines the same resource", () => {
     const decided = decideFiles(
       [

@@ -59,7 +59,7 @@ const SCHEMES: Record<string, DatabaseKind> = {
  * a message.
  */
 export function datasources(config: LoadedConfig, key: string, cwd: string): Datasource[] {
-  return connectionEntries(config, key, RULES).map((entry) => {
+  const list = connectionEntries(config, key, RULES).map((entry): Datasource => {
     const { name, values, migrations, at } = entry;
     const table = migrations.table ?? DEFAULT_RECORDS_TABLE;
     if (typeof table !== "string" || !TABLE.test(table)) {
@@ -136,6 +136,40 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
     for (const k of ["user", "password"]) if (query.has(k)) query.delete(k);
     return { ...fromUrl, ...base, kind, location: parsed.href };
   });
+  refuseSharedRecords(list);
+  return list;
+}
+
+const DEFAULT_PORTS: Record<DatabaseKind, string> = { postgres: "5432", mysql: "3306", sqlite: "" };
+
+/**
+ * Two datasources keeping their records in one table of one database would each read the other's
+ * records as their own: its files as missing (which `repair` drops, so they run again), a file of
+ * the same path as applied. Each database is told apart by what names it in the URL (host, port,
+ * database; the SQLite file), so two spellings of one server are not caught: one check, not proof.
+ */
+function refuseSharedRecords(list: readonly Datasource[]): void {
+  const seen = new Map<string, Datasource>();
+  for (const d of list) {
+    if (d.location === ":memory:") continue; // each opens a database of its own
+    let database = d.location;
+    if (d.kind !== "sqlite") {
+      const u = new URL(d.location);
+      database = `${u.hostname.toLowerCase()}:${u.port || DEFAULT_PORTS[d.kind]}${u.pathname}`;
+    }
+    const key = `${d.kind} ${database} ${d.table}`;
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, d);
+      continue;
+    }
+    const line = /:(\d+):/.exec(first.source ?? "")?.[1];
+    throw new ConfigError(
+      `${d.source}: datasource "${d.name}" keeps its records in ${d.table} of the same database ` +
+        `as datasource "${first.name}"${line ? ` (line ${line})` : ""}; give one of them its own ` +
+        `migrations.table`,
+    );
+  }
 }
 
 function credentials(

@@ -101,10 +101,11 @@ export interface SqlDatabase {
    * Writes the record of `record.path` without running anything, in one statement: inserted with
    * `execution_ms` 0, or, where the path has a record already, its hash, `executed_at` and
    * `executed_by` replaced (its `execution_ms` stays what the run measured). Never a second row
-   * for a path. Called under the run's lock only, so the table exists.
+   * for a path. Called after {@linkcode SqlDatabase.lock}, so the table exists (SQLite has no
+   * run-wide lock: each write is a statement of its own).
    */
   putRecord(table: string, record: SqlRecord): Promise<void>;
-  /** Deletes the record of `path`; whether there was one. Called under the run's lock only. */
+  /** Deletes the record of `path`; whether there was one. Called after `lock`. */
   deleteRecord(table: string, path: string): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { checkReport } from "../report_shape.ts";
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -153,7 +154,12 @@ export class Workspace {
       { transport: recording(sent) },
     );
     const result: Run = { ...captured, sent };
-    if (args.includes("--json")) return { ...result, report: JSON.parse(result.out) };
+    // Every report a test reads is checked against the documented shape first.
+    if (args.includes("--json")) {
+      const report = JSON.parse(result.out);
+      checkReport(report);
+      return { ...result, report };
+    }
     return result;
   }
 

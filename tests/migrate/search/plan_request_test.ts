@@ -25,6 +25,13 @@ describe("planRequest: values JSON.parse would change", () => {
       /line 2: the number 9007199254740993 cannot be sent exactly.*write it as a string/,
     );
     rejects("a.json", '{"settings": {"n": 1e400}}', /line 1: the number 1e400 is out of range/);
+    rejects(
+      "a.json",
+      '{"a": 123456789.123456789}',
+      /the number 123456789\.123456789 cannot be sent exactly/,
+    );
+    rejects("a.json", '{"a": 900719925474099.3}', /cannot be sent exactly/);
+    rejects("a.json", '{"a": 1e-400}', /the number 1e-400 cannot be sent exactly.*becomes 0/);
     rejects("a.json", '{"settings": {"n": -1E+309}}', /the number -1E\+309 is out of range/);
     // Exact ones pass: the largest safe integer, decimals, exponents in range, digits in strings.
     const r = plan(

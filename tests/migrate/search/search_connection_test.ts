@@ -145,14 +145,14 @@ describe("search connections config", () => {
   it("reads migrations.placeholders: strings as they are, numbers and booleans as text", async () => {
     const { connections } = await load({
       "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n    migrations:\n" +
-        "      placeholders:\n        prefix: dev_\n        shards: 2\n        ratio: 1.5\n" +
+        "      placeholders:\n        prefix: dev_\n        shards: 2\n        ratio: '1.50'\n" +
         '        flag: true\n        empty: ""\n        "dotted.name-1": x\n' +
         "  - name: b\n    hosts: [http://y]\n",
     });
     assert.deepEqual([...connections[0].placeholders!], [
       ["prefix", "dev_"],
       ["shards", "2"],
-      ["ratio", "1.5"],
+      ["ratio", "1.50"],
       ["flag", "true"],
       ["empty", ""],
       ["dotted.name-1", "x"],
@@ -174,6 +174,19 @@ describe("search connections config", () => {
       { "application.yml": yaml },
       /application\.yml:7: search\[0\]\.migrations\.placeholders\.env uses \$\{ENV\}, which is not set/,
     );
+  });
+
+  it("refuses a number whose text YAML would not keep: write it in quotes", async () => {
+    for (const value of ["1.10", "123456789012345678", "0.5", "-9007199254740993"]) {
+      await assert.rejects(
+        load({
+          "application.yml": "search:\n  - name: a\n    hosts: [http://x]\n    migrations:\n" +
+            `      placeholders:\n        v: ${value}\n`,
+        }),
+        /application\.yml:6: search\[0\]\.migrations\.placeholders\.v is a number YAML may not keep as written \(only whole numbers up to 2\^53 are\): write it in quotes/,
+        value,
+      );
+    }
   });
 
   it("refuses a placeholders setting that is not a mapping of names to plain values", async () => {

@@ -1,3 +1,4 @@
+import { checkReport } from "../report_shape.ts";
 import assert from "node:assert/strict";
 import { after } from "node:test";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
@@ -179,7 +180,12 @@ export class SqlWorkspace {
       identity: { host: "test", pid: process.pid, user: "tester" },
     });
     this.printed.push(result.out, result.err);
-    if (args.includes("--json")) return { ...result, report: JSON.parse(result.out) };
+    // Every report a test reads is checked against the documented shape first.
+    if (args.includes("--json")) {
+      const report = JSON.parse(result.out);
+      checkReport(report);
+      return { ...result, report };
+    }
     return result;
   }
 
