@@ -106,13 +106,17 @@ function decimal(literal: string): string {
   return `${literal.startsWith("-") ? "-" : ""}${digits}e${exponent}`;
 }
 
+// With the u flag a surrogate pair is one code point: only a lone surrogate is of category Cs.
+// (String#isWellFormed says the same, but the npm build's library target predates it.)
+const LONE_SURROGATE = /\p{Cs}/u;
+
 // Iterative: a hostile file's depth must not overflow the stack here.
 function treeProblem(value: unknown): string | undefined {
   const stack: { value: unknown; depth: number; at: string }[] = [{ value, depth: 0, at: "" }];
   while (stack.length > 0) {
     const { value, depth, at } = stack.pop()!;
     if (typeof value === "string") {
-      if (!value.isWellFormed()) {
+      if (LONE_SURROGATE.test(value)) {
         return `${at || "the document"} holds a lone surrogate (no UTF-8 form)`;
       }
       continue;
@@ -123,7 +127,9 @@ function treeProblem(value: unknown): string | undefined {
     }
     for (const [key, child] of Object.entries(value)) {
       const where = Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key;
-      if (!key.isWellFormed()) return `the key at ${where} holds a lone surrogate (no UTF-8 form)`;
+      if (LONE_SURROGATE.test(key)) {
+        return `the key at ${where} holds a lone surrogate (no UTF-8 form)`;
+      }
       stack.push({ value: child, depth: depth + 1, at: where });
     }
   }

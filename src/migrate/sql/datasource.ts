@@ -143,7 +143,7 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
 const DEFAULT_PORTS: Record<DatabaseKind, string> = { postgres: "5432", mysql: "3306", sqlite: "" };
 
 /**
- * Two datasources keeping their records in one table of one database would each read the other's
+ * Two enabled datasources keeping their records in one table of one database would each read the other's
  * records as their own: its files as missing (which `repair` drops, so they run again), a file of
  * the same path as applied. Each database is told apart by what names it in the URL (host, port,
  * database; the SQLite file), so two spellings of one server are not caught: one check, not proof.
@@ -151,7 +151,9 @@ const DEFAULT_PORTS: Record<DatabaseKind, string> = { postgres: "5432", mysql: "
 function refuseSharedRecords(list: readonly Datasource[]): void {
   const seen = new Map<string, Datasource>();
   for (const d of list) {
-    if (d.location === ":memory:") continue; // each opens a database of its own
+    // A disabled entry runs nothing (an app may list one database twice); each `:memory:` is a
+    // database of its own.
+    if (!d.migrationsEnabled || d.location === ":memory:") continue;
     let database = d.location;
     if (d.kind !== "sqlite") {
       const u = new URL(d.location);

@@ -151,24 +151,27 @@ describe("SQL datasources config", () => {
   it("refuses two datasources that share one records table on one database", async () => {
     // Each would read the other's records as its own: missing, renamed, or skipped files.
     await fails(
-      "datasource:\n  - name: core\n    url: sqlite:./shared.db\n  - name: seed\n" +
-        "    url: sqlite:shared.db\n",
-      /application\.yml:5: datasource\[1\]\.url: datasource "seed" keeps its records in framework_migrations of the same database as datasource "core" \(line 3\); give one of them its own migrations\.table/,
+      "datasource:\n  - name: core\n    url: sqlite:./shared.db\n    migrations: { enabled: true }\n" +
+        "  - name: seed\n    url: sqlite:shared.db\n    migrations: { enabled: true }\n",
+      /application\.yml:6: datasource\[1\]\.url: datasource "seed" keeps its records in framework_migrations of the same database as datasource "core" \(line 3\); give one of them its own migrations\.table/,
     );
     await fails(
       "datasource:\n  - name: a\n    url: postgres://u:p@DB.example:5432/shop\n" +
-        "    migrations: { table: hist }\n  - name: b\n    url: postgresql://db.example/shop?sslmode=require\n" +
-        "    migrations: { table: hist }\n",
+        "    migrations: { enabled: true, table: hist }\n  - name: b\n" +
+        "    url: postgresql://db.example/shop?sslmode=require\n" +
+        "    migrations: { enabled: true, table: hist }\n",
       /datasource "b" keeps its records in hist of the same database as datasource "a"/,
     );
-    // Another table, another database, or two in-memory databases are fine.
+    // Another table, another database, two in-memory databases, or a disabled entry are fine.
+    const on = "    migrations: { enabled: true }\n";
     const { list } = await load(
-      "datasource:\n  - name: a\n    url: sqlite:x.db\n  - name: b\n    url: sqlite:x.db\n" +
-        "    migrations: { table: b_history }\n  - name: c\n    url: mysql://h/one\n" +
-        "  - name: d\n    url: mysql://h/two\n  - name: m1\n    url: 'sqlite::memory:'\n" +
-        "  - name: m2\n    url: 'sqlite::memory:'\n",
+      `datasource:\n  - name: a\n    url: sqlite:x.db\n${on}  - name: b\n    url: sqlite:x.db\n` +
+        "    migrations: { enabled: true, table: b_history }\n" +
+        `  - name: off\n    url: sqlite:x.db\n  - name: c\n    url: mysql://h/one\n${on}` +
+        `  - name: d\n    url: mysql://h/two\n${on}  - name: m1\n    url: 'sqlite::memory:'\n${on}` +
+        `  - name: m2\n    url: 'sqlite::memory:'\n${on}`,
     );
-    assert.equal((await list()).length, 6);
+    assert.equal((await list()).length, 7);
   });
 
   it("reads migrations.placeholders, with ${VAR:default} in its values", async () => {
