@@ -3,7 +3,7 @@
 // run-once requests, renamed and missing files, two files of one resource, baseline and repair.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { appendFile, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { rawContentHash } from "../../src/migrate/content_hash.ts";
 import { os, Workspace, writes } from "./search/cluster.ts";
@@ -280,6 +280,28 @@ for (const kind of KINDS) {
       await ws.ok("validate");
       await ws.ok();
       assert.equal(await ws.count("fresh"), 0);
+    });
+
+    it("follows the links of a ConfigMap-shaped folder inside the root, by their names", async () => {
+      const ws = await workspace();
+      const main = join(ws.root, "main");
+      const real = join(main, "..2026_11_22_10_00_00.1");
+      await mkdir(real, { recursive: true });
+      await writeFile(join(real, "V1__links.sql"), "CREATE TABLE linked (id INT);\n");
+      await symlink("..2026_11_22_10_00_00.1", join(main, "..data"));
+      await symlink("..data/V1__links.sql", join(main, "V1__links.sql"));
+      const run = await ws.ok("--json");
+      assert.deepEqual(run.report!.connections[0].files.map((f) => f.path), ["V1__links.sql"]);
+      assert.equal(await ws.count("linked"), 0);
+      // A link leaving the root is refused, naming it; nothing runs.
+      await symlink("/etc/hostname", join(main, "V2__out.sql"));
+      const refused = await ws.run("--json");
+      assert.equal(refused.code, 1);
+      assert.equal(refused.report!.error!.kind, "plan");
+      assert.match(
+        refused.report!.error!.message,
+        /V2__out\.sql: is a symbolic link to .*outside the migrations root/,
+      );
     });
 
     it("replaces placeholders in SQL text; $${ stays literal", async () => {
