@@ -4,8 +4,8 @@ const CR = 0x0d;
 const LF = 0x0a;
 
 /**
- * The SHA-256 of raw bytes, in lowercase hex. Records written before checksums were taken of
- * content hold this hash of the whole file; a file still matching it counts as unchanged.
+ * The SHA-256 of raw bytes, in lowercase hex: a record's id, and the checksum records written
+ * before checksums were taken of content hold for a whole file (still matching, it is unchanged).
  */
 export async function rawContentHash(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));

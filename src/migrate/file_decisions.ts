@@ -1,16 +1,7 @@
 import type { Command } from "./command_line.ts";
+import type { PlannedFile } from "./planned_file.ts";
 import type { FileAction, FileReport } from "./run_report.ts";
 import { compareVersionPaths } from "./version_order.ts";
-
-/** What the decision needs of a planned file (see `PlannedFile`). */
-export interface DecidedFile {
-  readonly path: string;
-  readonly hash: string;
-  readonly rawHash?: string;
-  readonly runOnce: boolean;
-  readonly resource?: string;
-  readonly request?: string;
-}
 
 /**
  * What `command` does with each file, given the records (path to checksum), in run order: the
@@ -32,7 +23,7 @@ export interface DecidedFile {
  * records into `drop`, and leaves pending files pending.
  */
 export function decideFiles(
-  files: readonly DecidedFile[],
+  files: readonly PlannedFile[],
   records: ReadonlyMap<string, string>,
   command: Command,
 ): FileReport[] {
@@ -47,7 +38,7 @@ export function decideFiles(
   const claimed = new Set<string>();
   // A file that defines a resource takes its name from its file name: under another name it
   // defines another resource, which must be created, so only a move keeps the record.
-  const claim = (file: DecidedFile, hash: string | undefined): string | undefined => {
+  const claim = (file: PlannedFile, hash: string | undefined): string | undefined => {
     const path = hash === undefined
       ? undefined
       : goneByHash.get(hash)?.find((p) =>

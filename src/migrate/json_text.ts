@@ -15,15 +15,15 @@ export class JsonSyntaxError extends SyntaxError {
 }
 
 /**
- * Parses UTF-8 JSON bytes (a BOM is allowed). Errors carry the line and column of the fault: the
- * engine's own where it reports one (V8: Deno and Node), else where a second, positional parser
- * stops (JavaScriptCore, in Bun, reports none).
+ * Parses UTF-8 JSON bytes (a BOM is allowed), and returns the value with the text it was read from.
+ * Errors carry the line and column of the fault: the engine's own where it reports one (V8: Deno
+ * and Node), else where a second, positional parser stops (JavaScriptCore, in Bun, reports none).
  */
-export function parseJsonBytes(bytes: Uint8Array): unknown {
+export function parseJsonBytes(bytes: Uint8Array): { value: unknown; text: string } {
   const text = decodeFileText(bytes);
   if (text === undefined) throw new JsonSyntaxError("the file is not valid UTF-8");
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text), text };
   } catch (error) {
     const message = (error as Error).message;
     const lc = /line (\d+) column (\d+)/.exec(message);

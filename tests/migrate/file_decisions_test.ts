@@ -2,11 +2,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Command } from "../../src/migrate/command_line.ts";
-import { type DecidedFile, decideFiles, isWork } from "../../src/migrate/file_decisions.ts";
+import { decideFiles, isWork } from "../../src/migrate/file_decisions.ts";
+import type { PlannedFile } from "../../src/migrate/planned_file.ts";
 import { compareVersionPaths } from "../../src/migrate/version_order.ts";
 import { propertyOptions } from "../property.ts";
 
-const file = (path: string, hash: string, extra: Partial<DecidedFile> = {}): DecidedFile => ({
+const file = (path: string, hash: string, extra: Partial<PlannedFile> = {}): PlannedFile => ({
   path,
   hash,
   runOnce: false,

@@ -1,3 +1,5 @@
+import { rawContentHash } from "../content_hash.ts";
+
 /** What the runner stores on the cluster for each applied file. */
 export interface MigrationRecord {
   /** The file's path relative to its connection's folder. */
@@ -20,10 +22,6 @@ export interface MigrationRecord {
  * pairs give distinct ids, and 64 hex digits never equal a lock's id (`lock-<connection>`).
  * Records under the old ids stay valid: the store reads records by search, not by id.
  */
-export async function recordId(connection: string, path: string): Promise<string> {
-  const bytes = new TextEncoder().encode(`${connection}/${path}`);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  let hex = "";
-  for (const b of digest) hex += b.toString(16).padStart(2, "0");
-  return hex;
+export function recordId(connection: string, path: string): Promise<string> {
+  return rawContentHash(new TextEncoder().encode(`${connection}/${path}`));
 }

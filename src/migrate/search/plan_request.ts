@@ -1,5 +1,4 @@
 import { isJsonObject } from "../json_object.ts";
-import { decodeFileText } from "../file_text.ts";
 import { JsonSyntaxError, jsonValueProblem, parseJsonBytes } from "../json_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
@@ -35,20 +34,18 @@ export interface MigrationJson {
  * {@linkcode MigrationFileError} naming the file, and the line where it can.
  */
 export function parseMigrationJson(path: string, bytes: Uint8Array): MigrationJson {
-  let value: unknown;
+  let parsed: MigrationJson;
   try {
-    value = parseJsonBytes(bytes);
+    parsed = parseJsonBytes(bytes);
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
       throw new MigrationFileError(path, `is not valid JSON: ${error.message}`, { cause: error });
     }
     throw error;
   }
-  // parseJsonBytes decoded it already: this cannot fail.
-  const text = decodeFileText(bytes)!;
-  const problem = jsonValueProblem(text, value);
+  const problem = jsonValueProblem(parsed.text, parsed.value);
   if (problem !== undefined) throw new MigrationFileError(path, problem);
-  return { value, text };
+  return parsed;
 }
 
 /**

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { runCaptured } from "../run_cli.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
+import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
 import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
 
 /** The node `tools/opensearch.sh start` runs (the README's test command starts it). */
@@ -119,6 +120,25 @@ export class Workspace {
     const doc = { owner: "other", acquired_at: new Date().toISOString(), ...holder };
     const created = await os("PUT", `/${this.recordsIndex}/_create/lock-${this.id}`, doc);
     assert.equal(created.status, 201);
+  }
+
+  /**
+   * The connection as the configuration would give it, reached through `host` (the test node by
+   * default), for tests that drive a store, a client or a target directly.
+   */
+  connection(host: string = OPENSEARCH_URL): SearchConnection {
+    return {
+      name: this.id,
+      hosts: [new URL(host)],
+      sslVerification: true,
+      timeoutMs: 30_000,
+      connectTimeoutMs: 5_000,
+      proxy: undefined,
+      migrationsEnabled: true,
+      strictOrder: false,
+      recordsIndex: this.recordsIndex,
+      lockLeaseMs: 120_000,
+    };
   }
 
   /** Sets `migrations.enabled: false` on the connection. */

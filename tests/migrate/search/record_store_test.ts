@@ -10,7 +10,6 @@ import { SearchClient } from "../../../src/migrate/search/search_client.ts";
 import { SearchTarget } from "../../../src/migrate/search/search_target.ts";
 import { planRequest } from "../../../src/migrate/search/plan_request.ts";
 import { VERSION } from "../../../src/version.ts";
-import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
 import { propertyOptions } from "../../property.ts";
 import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
 import { runCaptured } from "../run_cli.ts";
@@ -369,26 +368,10 @@ describe("RecordStore.remove", () => {
 
   /** A store of the workspace's connection, reached through `host` (the test node by default). */
   async function storeOf(ws: Workspace, host = OPENSEARCH_URL): Promise<RecordStore> {
-    const connection = connectionOf(ws, host);
+    const connection = ws.connection(host);
     const transport = await runtimeTransport(connection);
     transports.push(transport);
     return new RecordStore(new SearchClient(connection, transport), ws.recordsIndex, ws.id);
-  }
-
-  function connectionOf(ws: Workspace, host: string): SearchConnection {
-    return {
-      name: ws.id,
-      hosts: [new URL(host)],
-      sslVerification: true,
-      timeoutMs: 30_000,
-      connectTimeoutMs: 5_000,
-      proxy: undefined,
-      migrationsEnabled: true,
-      strictOrder: false,
-      placeholders: new Map(),
-      recordsIndex: ws.recordsIndex,
-      lockLeaseMs: 120_000,
-    };
   }
 
   const record = (ws: Workspace, path: string, executedAt: string): MigrationRecord => ({
@@ -535,19 +518,7 @@ describe("RecordStore.remove", () => {
 describe("SearchTarget.record and dropRecord", () => {
   it("records a file without sending its request, and drops a record, under the lock", async () => {
     const ws = await workspace();
-    const connection: SearchConnection = {
-      name: ws.id,
-      hosts: [new URL(OPENSEARCH_URL)],
-      sslVerification: true,
-      timeoutMs: 30_000,
-      connectTimeoutMs: 5_000,
-      proxy: undefined,
-      migrationsEnabled: true,
-      strictOrder: false,
-      placeholders: new Map(),
-      recordsIndex: ws.recordsIndex,
-      lockLeaseMs: 120_000,
-    };
+    const connection = ws.connection();
     const target = async () =>
       new SearchTarget(connection, await runtimeTransport(connection), { host: "test", pid: 1 });
     const path = `${ws.id}-baseline-template.json`;

@@ -280,18 +280,7 @@ describe("search runner command line", () => {
 describe("search runner records past one page", () => {
   it("reads 10,001 records in two requests, and skips every recorded file", async () => {
     const ws = await Workspace.create();
-    const connection = {
-      name: ws.id,
-      hosts: [new URL(OPENSEARCH)],
-      sslVerification: true,
-      timeoutMs: 30_000,
-      connectTimeoutMs: 5_000,
-      proxy: undefined,
-      migrationsEnabled: true,
-      strictOrder: false,
-      recordsIndex: ws.recordsIndex,
-      lockLeaseMs: 120_000,
-    };
+    const connection = ws.connection();
     const sent: { method: string; path: string }[] = [];
     const client = new SearchClient(
       connection,

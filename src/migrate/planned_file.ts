@@ -1,0 +1,21 @@
+/** A file ready to run: its path under the connection's folder, its checksum, what it becomes. */
+export interface PlannedFile {
+  readonly path: string;
+  /** Its checksum (`content_hash.ts`): what a new record holds. */
+  readonly hash: string;
+  /**
+   * The SHA-256 of its raw bytes, where that differs from `hash`: a record an earlier version
+   * wrote holds it, and still counts as unchanged.
+   */
+  readonly rawHash?: string;
+  /**
+   * Not idempotent (SQL, `POST`/`DELETE`/`PATCH` requests): runs once, and a change after it ran
+   * is reported, never run. A declarative file (templates, policies, indices, `PUT`) is applied
+   * again when it changes.
+   */
+  readonly runOnce: boolean;
+  /** What it defines, where two files could define the same: `template logs`. */
+  readonly resource?: string;
+  /** What is sent, for the report: `PUT /logs` (search). SQL files leave it out. */
+  readonly request?: string;
+}
