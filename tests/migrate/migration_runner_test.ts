@@ -30,6 +30,7 @@ class MemoryTarget implements MigrationTarget<PlannedFile> {
   failOn?: { path: string; error: Error };
   lockError?: Error;
   releaseError?: Error;
+  dropError?: Error;
   closeError?: Error;
   afterApply?: (path: string) => void;
 
@@ -87,6 +88,7 @@ class MemoryTarget implements MigrationTarget<PlannedFile> {
   dropRecord(path: string): Promise<void> {
     this.calls.push(`drop ${path}`);
     this.requests++;
+    if (this.dropError) return Promise.reject(this.dropError);
     this.records.delete(path);
     return Promise.resolve();
   }
@@ -222,6 +224,26 @@ describe("runTargets, the engine both runners share", () => {
     );
     assert.equal(r.connections[0].files[0].action, "rename");
     assert.deepEqual(writes(legacy), ["lock", "record b", "drop a"]);
+  });
+
+  it("a rename stopped between its two writes runs nothing twice: the file reads as applied, the old path as missing", async () => {
+    const target = new MemoryTarget("main");
+    target.records.set("old/seed.json", "h-seed");
+    const files = [once("new/seed.json", "h-seed")];
+    // The cluster refuses the delete of the old record (or the runner dies right before it).
+    target.dropError = new MigrationFailure({ connection: "main", reason: "403 on delete" });
+    const failed = await runTargets([{ target, files }], options());
+    assert.equal(failed.error?.kind, "failure");
+    assert.equal(failed.connections[0].files[0].result, "failed");
+    assert.ok(target.calls.includes("release"));
+    target.dropError = undefined;
+    const status = await runTargets([{ target, files }], options({ command: "status" }));
+    assert.deepEqual(status.connections[0].files.map((f) => `${f.path}:${f.action}`), [
+      "new/seed.json:skip",
+      "old/seed.json:missing",
+    ]);
+    await runTargets([{ target, files }], options());
+    assert.ok(!target.calls.some((c) => c.startsWith("apply")), "never sent");
   });
 
   it("baseline records every file without running it; refuses where records exist unless forced", async () => {
