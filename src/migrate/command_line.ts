@@ -28,7 +28,10 @@ export interface CommandLine {
    * before an applied one is an error, over each connection's `migrations.strict_order`.
    */
   readonly strictOrder?: boolean;
-  /** `baseline --force`: record the current files even where records exist. */
+  /**
+   * `baseline --force`: record the current files even where records exist; `repair --force`:
+   * also drop missing records that sort after every file of this checkout.
+   */
   readonly force: boolean;
   readonly json: boolean;
   readonly lockTimeoutMs: number;
@@ -74,7 +77,8 @@ Options:
   --sqlPath <dir>      the migrations root: one folder per connection (default: migrations)
   --connection <name>  only this connection (or datasource)
   --dry-run            migrate, baseline, repair: print what would be done; sends only reads
-  --force              baseline: record the files even where records exist
+  --force              baseline: record the files even where records exist; repair: also drop
+                       missing records that sort after every file here
   --strict-order       refuse a pending file that sorts before an applied one (else: a warning)
   --no-strict-order    only warn, whatever migrations.strict_order says
   --json               print one JSON report on stdout instead of the human output, whatever
@@ -170,8 +174,8 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   if (values["dry-run"] && !WRITERS.includes(command as Command)) {
     throw new UsageError(`--dry-run applies to ${WRITERS.join(", ")}, not to ${command}`);
   }
-  if (values.force && command !== "baseline") {
-    throw new UsageError(`--force applies to baseline, not to ${command}`);
+  if (values.force && command !== "baseline" && command !== "repair") {
+    throw new UsageError(`--force applies to baseline and repair, not to ${command}`);
   }
   return {
     help: values.help ?? false,

@@ -129,7 +129,8 @@ function placeholderSetting(
       throw new ConfigError(`${where} must be a string, a number or true/false, got ${kind(v)}`);
     }
   }
-  return placeholders;
+  // An empty mapping is none, as the absent key is: files are taken as written.
+  return placeholders.size === 0 ? undefined : placeholders;
 }
 
 /** What a value is, without showing it. */

@@ -14,18 +14,21 @@ import { compareVersionPaths } from "./version_order.ts";
  *   was renamed: `rename`, and that record is not listed as `missing`. Each missing record is
  *   claimed by one file at most, the first in run order. A file that defines a resource (named
  *   after its file) is renamed only from a record of the same file name, in another folder.
- * - A pending file that sorts before the greatest recorded path is `outOfOrder`, naming it (taken
- *   from the records: the applied file may be missing from this checkout).
+ * - A pending file that sorts before the greatest applied path is `outOfOrder`, naming it (taken
+ *   from the records, a moved record under its new path: the applied file may be missing from
+ *   this checkout).
  * - A file that defines the same resource as an earlier one is `sameResourceAs` that one.
  *
  * `baseline` turns every file it would write a record for into `record`; `repair` turns changed
  * files, and records holding an earlier version's raw-bytes hash, into `record` and missing
- * records into `drop`, and leaves pending files pending.
+ * records into `drop` (those sorting after every file here only with `force`: an older checkout
+ * lacks the newest files), and leaves pending files pending.
  */
 export function decideFiles(
   files: readonly PlannedFile[],
   records: ReadonlyMap<string, string>,
   command: Command,
+  force = false,
 ): FileReport[] {
   const onDisk = new Set(files.map((f) => f.path));
   // The records without a file, by checksum, in version order: a rename claims the first.
@@ -47,12 +50,8 @@ export function decideFiles(
     if (path !== undefined) claimed.add(path);
     return path;
   };
-  let lastApplied: string | undefined;
-  for (const path of records.keys()) {
-    if (lastApplied === undefined || compareVersionPaths(path, lastApplied) > 0) lastApplied = path;
-  }
-  const definedBy = new Map<string, string>();
-  const decided: FileReport[] = files.map((file) => {
+  // First what each file is, claiming the records of renamed files; then what counts as applied.
+  const states = files.map((file) => {
     const recorded = records.get(file.path);
     let action: FileAction;
     let renamedFrom: string | undefined;
@@ -65,6 +64,16 @@ export function decideFiles(
       // An earlier version's raw-bytes hash: unchanged; repair moves it to the checksum.
       action = command === "repair" ? "record" : "skip";
     } else action = file.runOnce ? "changed" : "reapply";
+    return { file, action, renamedFrom };
+  });
+  // A record moved to a renamed file counts under its new path, not its old one.
+  const applied = [
+    ...[...records.keys()].filter((path) => !claimed.has(path)),
+    ...states.filter((s) => s.action === "rename").map((s) => s.file.path),
+  ];
+  const lastApplied = greatest(applied);
+  const definedBy = new Map<string, string>();
+  const decided: FileReport[] = states.map(({ file, action, renamedFrom }) => {
     const earlier = file.resource === undefined ? undefined : definedBy.get(file.resource);
     if (file.resource !== undefined && earlier === undefined) {
       definedBy.set(file.resource, file.path);
@@ -82,8 +91,16 @@ export function decideFiles(
       ...(earlier === undefined ? {} : { sameResourceAs: earlier }),
     };
   });
-  const missing: FileReport[] = gone.filter((path) => !claimed.has(path))
-    .map((path) => ({ path, action: forCommand(command, "missing") }));
+  // A record that sorts after every file here may be one a newer checkout applied: repair drops
+  // it only when forced, or the next migrate from that checkout would run its file again.
+  const lastFile = greatest(files.map((f) => f.path));
+  const missing: FileReport[] = gone.filter((path) => !claimed.has(path)).map((path) => ({
+    path,
+    action: command === "repair" && !force &&
+        (lastFile === undefined || compareVersionPaths(path, lastFile) > 0)
+      ? "missing"
+      : forCommand(command, "missing"),
+  }));
   return merge(decided, missing);
 }
 
@@ -133,4 +150,12 @@ function merge(files: FileReport[], missing: FileReport[]): FileReport[] {
 
 function baseName(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function greatest(paths: readonly string[]): string | undefined {
+  let last: string | undefined;
+  for (const path of paths) {
+    if (last === undefined || compareVersionPaths(path, last) > 0) last = path;
+  }
+  return last;
 }

@@ -75,7 +75,7 @@ export interface MigrationRunOptions {
   readonly dryRun?: boolean;
   /** `--strict-order` (true) or `--no-strict-order` (false), over each connection's setting. */
   readonly strictOrder?: boolean;
-  /** `baseline --force`: record the files even where records exist. */
+  /** `--force`: see {@linkcode RunnerOptions.force}. */
   readonly force?: boolean;
   /** Only this connection (or datasource). */
   readonly connection?: string;
@@ -95,7 +95,10 @@ export interface RunnerOptions {
   readonly dryRun: boolean;
   /** `--strict-order` (true) or `--no-strict-order` (false), over each connection's setting. */
   readonly strictOrder?: boolean;
-  /** `baseline --force`: record the files even where records exist. */
+  /**
+   * `baseline --force`: record the files even where records exist; `repair --force`: also drop
+   * missing records that sort after every file here.
+   */
   readonly force?: boolean;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
@@ -220,7 +223,11 @@ async function runTarget<F extends PlannedFile>(
   const strict = options.strictOrder ?? target.strictOrder;
   if (strict) entry.strictOrder = true;
   const decideAll = (records: ReadonlyMap<string, string>) => {
-    entry.files.splice(0, entry.files.length, ...decideFiles(files, records, command));
+    entry.files.splice(
+      0,
+      entry.files.length,
+      ...decideFiles(files, records, command, options.force),
+    );
     entry.skipped = entry.files.filter((f) => f.action === "skip").length;
     // Before anything is written: the first check needs no lock, the second sees what another
     // runner wrote while this one waited. `validate` reports them with the changed files.

@@ -67,8 +67,8 @@ describe("parseCommandLine", () => {
     assert.equal(repair.command, "repair");
     assert.equal(repair.dryRun, true);
     assert.equal(repair.force, false);
-    bad(["repair", "--force"], /--force applies to baseline, not to repair/);
-    bad(["--force"], /--force applies to baseline, not to migrate/);
+    assert.equal(parseCommandLine(["repair", "--force"]).force, true);
+    bad(["--force"], /--force applies to baseline and repair, not to migrate/);
     bad(
       ["validate", "--dry-run"],
       /--dry-run applies to migrate, baseline, repair, not to validate/,

@@ -73,6 +73,34 @@ describe("decideFiles", () => {
     assert.equal(moved[1].renamedFrom, "1.0/logs-template.json", "moved to another folder");
   });
 
+  it("does not count a record this run moves away as applied: no file is out of order because of it", () => {
+    const decided = decideFiles(
+      [file("1.0/seed.json", "s"), file("2.0/new.json", "n")],
+      new Map([["3.0/seed.json", "s"]]),
+      "migrate",
+    );
+    assert.deepEqual(decided.map((f) => `${f.path}:${f.action}:${f.outOfOrder ?? ""}`), [
+      "1.0/seed.json:rename:",
+      "2.0/new.json:apply:",
+    ]);
+  });
+
+  it("repair drops a missing record only when it sorts before the last file here, unless forced", () => {
+    // An older checkout lacks the newest files: their records are not missing, only not here yet.
+    const records = new Map([["V1", "a"], ["V2", "gone"], ["V3", "newer"]]);
+    const files = [file("V1", "a"), file("V2b", "b")];
+    assert.deepEqual(decideFiles(files, records, "repair").map((f) => `${f.path}:${f.action}`), [
+      "V1:skip",
+      "V2:drop",
+      "V2b:apply",
+      "V3:missing",
+    ]);
+    assert.deepEqual(
+      decideFiles(files, records, "repair", true).map((f) => `${f.path}:${f.action}`),
+      ["V1:skip", "V2:drop", "V2b:apply", "V3:drop"],
+    );
+  });
+
   it("says which earlier file defines the same resource", () => {
     const decided = decideFiles(
       [

@@ -4,6 +4,7 @@ import type { UnlockOutcome } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import { DatabaseError, ScriptError, type SqlDatabase } from "./sql_database.ts";
 import { locateStatement } from "./statement_locator.ts";
+import { maskPlaceholderValues } from "../placeholders.ts";
 
 /** A planned SQL migration file: its text, sent as it is. */
 export interface SqlFile extends PlannedFile {
@@ -75,7 +76,11 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
         file: file.path,
         ...(at ? { line: at.line } : {}),
         ...(error.code ? { code: error.code } : {}),
-        reason: `${at ? `in \`${at.excerpt}\`: ` : ""}${error.message}${partial}`,
+        // The statement and the database's message may quote a placeholder's value.
+        reason: maskPlaceholderValues(
+          `${at ? `in \`${at.excerpt}\`: ` : ""}${error.message}${partial}`,
+          this.#datasource.placeholders,
+        ),
       }, { cause: error });
     }
     return ms === undefined

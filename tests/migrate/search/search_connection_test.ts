@@ -158,6 +158,11 @@ describe("search connections config", () => {
       ["dotted.name-1", "x"],
     ]);
     assert.equal(connections[1].placeholders, undefined, "none unless configured");
+    const empty = await load({
+      "application.yml":
+        "search:\n  - name: a\n    hosts: [http://x]\n    migrations:\n      placeholders: {}\n",
+    });
+    assert.equal(empty.connections[0].placeholders, undefined, "an empty mapping is none");
   });
 
   it("substitutes ${VAR:default} in placeholder values, and names the line of an unset one", async () => {
