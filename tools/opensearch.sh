@@ -19,8 +19,12 @@ roomy() {
 
 case "${1:-start}" in
   start)
-    if healthy; then roomy; echo "opensearch: already up at $url"; exit 0; fi
     mkdir -p target
+    # Two starts at once (two test runs, two shells) would each wipe the data folder under the
+    # other's node: the second waits for the first, then finds the node up.
+    exec 9>target/start.lock
+    flock 9
+    if healthy; then roomy; echo "opensearch: already up at $url"; exit 0; fi
     # The runner's own Maven classpath; exec:java does not work (the node closes at once under it).
     mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
     rm -rf "$home"
