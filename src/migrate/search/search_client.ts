@@ -1,4 +1,5 @@
 import { isJsonObject } from "../json_object.ts";
+import { authorize, authSecrets, maskJson, maskSecrets, type SearchAuth } from "./search_auth.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { neverSent } from "./send_failure.ts";
 import type { Transport } from "./transport.ts";
@@ -30,6 +31,12 @@ export interface SendOptions {
   readonly repeatable?: boolean;
   /** Aborts the request (the lock was lost, the run was interrupted); never retried elsewhere. */
   readonly signal?: AbortSignal;
+}
+
+/** What a client may be given beside its connection and transport. */
+export interface SearchClientOptions {
+  /** The clock of SigV4 signatures (tests give a fixed one). Default: the system clock. */
+  readonly now?: () => Date;
 }
 
 /**
@@ -73,6 +80,13 @@ export function errorDetail(body: unknown): string {
       if (top !== "") return top;
     }
   }
+  // AWS answers for itself before the cluster does: {"message": "The security token included
+  // in the request is invalid."} (a 403 of SigV4).
+  if (isCause(body) && !("error" in body)) {
+    const message = (body as { message?: unknown; Message?: unknown }).message ??
+      (body as { Message?: unknown }).Message;
+    if (typeof message === "string" && message !== "") return message;
+  }
   if (body === undefined) return "no body";
   return JSON.stringify(body).slice(0, 300);
 }
@@ -82,26 +96,36 @@ export function errorDetail(body: unknown): string {
  * took and did not answer may have been applied: the next host gets it only when it provably never
  * left (connection refused, DNS, connect timeout) or is {@linkcode SendOptions.repeatable}.
  * Otherwise the run stops, saying that the request may or may not have been applied. An HTTP
- * error status is an answer, returned as it is. Credentials go only into the `Authorization`
- * header, never into a message.
+ * error status is an answer, returned as it is, with the connection's secrets masked in its body.
+ * Credentials go only into headers (see search_auth.ts), made again for each attempt on each host,
+ * and never into a message.
  */
 export class SearchClient {
   /** Requests sent so far, host retries included. */
   requests = 0;
   readonly #connection: SearchConnection;
   readonly #transport: Transport;
-  readonly #headers: Record<string, string>;
+  readonly #auth: SearchAuth | undefined;
+  readonly #secrets: readonly string[];
+  readonly #now: () => Date;
   // The host that answered last: later requests start there instead of retrying dead hosts.
   #preferred = 0;
 
-  constructor(connection: SearchConnection, transport: Transport) {
+  constructor(
+    connection: SearchConnection,
+    transport: Transport,
+    options: SearchClientOptions = {},
+  ) {
     this.#connection = connection;
     this.#transport = transport;
-    this.#headers = { accept: "application/json" };
-    if (connection.username !== undefined) {
-      const pair = new TextEncoder().encode(`${connection.username}:${connection.password ?? ""}`);
-      this.#headers.authorization = `Basic ${btoa(String.fromCharCode(...pair))}`;
-    }
+    // A connection made in code with only username/password authenticates as it always did.
+    this.#auth = connection.auth ?? (connection.username === undefined ? undefined : {
+      method: "basic",
+      username: connection.username,
+      password: connection.password ?? "",
+    });
+    this.#secrets = authSecrets(this.#auth);
+    this.#now = options.now ?? (() => new Date());
   }
 
   /** Sends one request; `path` starts with `/` and may carry a query. */
@@ -113,7 +137,7 @@ export class SearchClient {
   ): Promise<SearchResponse> {
     const hosts = this.#connection.hosts;
     const repeatable = options.repeatable ?? (method === "GET" || method === "HEAD");
-    const headers = { ...this.#headers };
+    const headers: Record<string, string> = { accept: "application/json" };
     let payload: string | undefined;
     if (body !== undefined) {
       payload = JSON.stringify(body);
@@ -123,7 +147,23 @@ export class SearchClient {
     const causes: string[] = [];
     for (let i = 0; i < hosts.length; i++) {
       const index = (this.#preferred + i) % hosts.length;
-      const url = join(hosts[index], path);
+      const origin = hosts[index].origin;
+      // Signed for this host and this attempt: a signature covers the host and the time.
+      let url: URL;
+      let auth: Readonly<Record<string, string>>;
+      try {
+        ({ url, headers: auth } = await authorize(
+          this.#auth,
+          { method, url: join(hosts[index], path), body: payload },
+          this.#now,
+        ));
+      } catch (error) {
+        throw new SearchTransportError(
+          `${request}: not sent: its authentication for ${origin} failed (${
+            this.#mask(String((error as Error)?.message ?? error))
+          })`,
+        );
+      }
       const timeout = AbortSignal.timeout(this.#connection.timeoutMs);
       this.requests++;
       let response: Response;
@@ -132,7 +172,7 @@ export class SearchClient {
         options.signal?.throwIfAborted();
         response = await this.#transport.fetch(url, {
           method,
-          headers,
+          headers: { ...headers, ...auth },
           ...(repeatable ? { body: payload } : sentOnce(payload)),
           redirect: "manual",
           signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
@@ -141,7 +181,7 @@ export class SearchClient {
         text = await response.text();
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
-        const cause = `${hosts[index].origin}: ${describe(error, this.#connection.timeoutMs)}`;
+        const cause = `${origin}: ${this.#mask(describe(error, this.#connection.timeoutMs))}`;
         if (!repeatable && !neverSent(error)) {
           throw new SearchTransportError(
             `${request}: ${cause}; the request may or may not have been applied (it is not ` +
@@ -153,12 +193,16 @@ export class SearchClient {
         continue;
       }
       this.#preferred = index;
+      // An error may echo the request's headers: masked before anything reads it (and before it
+      // is cut short, which could leave part of a secret). A success is returned as it came.
+      const failed = response.status >= 300;
       let parsed: unknown;
       if (text !== "") {
         try {
           parsed = JSON.parse(text);
+          if (failed) parsed = maskJson(parsed, this.#secrets);
         } catch {
-          parsed = { error: text.slice(0, 300) };
+          parsed = { error: (failed ? this.#mask(text) : text).slice(0, 300) };
         }
       }
       return { status: response.status, body: parsed };
@@ -166,6 +210,10 @@ export class SearchClient {
     throw new SearchTransportError(
       `${request}: no host of "${this.#connection.name}" answered (${causes.join("; ")})`,
     );
+  }
+
+  #mask(text: string): string {
+    return maskSecrets(text, this.#secrets);
   }
 }
 

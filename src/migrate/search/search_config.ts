@@ -21,7 +21,7 @@ export async function loadSearchConnections(
   env: EnvLookup,
 ): Promise<SearchConnection[]> {
   const found = await findConnectionList(configDir, env, MODULE_FILES, KEYS);
-  if (found.config !== undefined) return searchConnections(found.config, found.key);
+  if (found.config !== undefined) return searchConnections(found.config, found.key, env);
   throw new ConfigError(
     found.looked.length === 0
       ? `No configuration in ${configDir}: expected application.yml or search-config.yml`

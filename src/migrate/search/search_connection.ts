@@ -1,5 +1,6 @@
 import type { LoadedConfig } from "../../config/application_config.ts";
 import { ConfigError } from "../../config/config_error.ts";
+import type { EnvLookup } from "../../config/env.ts";
 import {
   booleanSetting,
   connectionEntries,
@@ -8,6 +9,7 @@ import {
   shown,
 } from "../connection_settings.ts";
 import type { Placeholders } from "../placeholders.ts";
+import { AUTH_KEYS, authSetting, type SearchAuth } from "./search_auth.ts";
 
 /** Seconds a request may take, and a connection may take to open, unless configured. */
 export const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -22,8 +24,14 @@ export interface SearchConnection {
   readonly name: string;
   /** Tried in this order; only a transport failure moves on to the next. */
   readonly hosts: readonly URL[];
+  /** Basic authentication's user (also in {@linkcode SearchConnection.auth}). */
   readonly username?: string;
   readonly password?: string;
+  /**
+   * How requests authenticate: basic, `api_key`, `bearer_token` or `aws_sigv4`, at most one.
+   * Absent: none, or basic from `username`/`password` for a connection made in code.
+   */
+  readonly auth?: SearchAuth;
   readonly sslVerification: boolean;
   readonly timeoutMs: number;
   readonly connectTimeoutMs: number;
@@ -45,6 +53,7 @@ const RULES: EntryRules = {
     "hosts",
     "username",
     "password",
+    ...AUTH_KEYS,
     "ssl_verification",
     "timeout",
     "connect_timeout",
@@ -60,9 +69,14 @@ const INDEX_NAME = /^[a-z0-9][a-z0-9_.-]*$/;
 
 /**
  * Reads the list of connections under `key` (`search` or `opensearch`) of a loaded configuration.
- * Every error names the file, the line and the key, so it can be fixed without guessing.
+ * Every error names the file, the line and the key, so it can be fixed without guessing. `env` is
+ * where `aws_sigv4` credentials come from when the configuration gives none.
  */
-export function searchConnections(config: LoadedConfig, key: string): SearchConnection[] {
+export function searchConnections(
+  config: LoadedConfig,
+  key: string,
+  env?: EnvLookup,
+): SearchConnection[] {
   return connectionEntries(config, key, RULES).map(
     ({ name, values: e, migrations, at, ...rest }) => {
       const hostList = typeof e.hosts === "string" ? [e.hosts] : e.hosts;
@@ -81,11 +95,13 @@ export function searchConnections(config: LoadedConfig, key: string): SearchConn
       else if (e.proxy !== undefined && e.proxy !== null && e.proxy !== "") {
         proxy = httpUrl(e.proxy, at("proxy"), false);
       }
+      const auth = authSetting(e, at, env);
       return {
         name,
         hosts,
         username: optionalString(e.username, at("username")),
         password: optionalString(e.password, at("password"), true),
+        ...(auth === undefined ? {} : { auth }),
         sslVerification: booleanSetting(e.ssl_verification, true, at("ssl_verification")),
         timeoutMs: seconds(e.timeout, DEFAULT_TIMEOUT_SECONDS, at("timeout")),
         connectTimeoutMs: seconds(
