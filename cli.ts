@@ -32,7 +32,8 @@ function isEntryPoint(): boolean {
 
 if (isEntryPoint()) {
   const interrupt = new AbortController();
-  // The first Ctrl-C stops after the current file and releases the lock; the second one exits.
+  // The first Ctrl-C stops after the current file (a reindex at once, its write block lifted) and
+  // releases the lock; the second one exits.
   const stop = () => {
     if (interrupt.signal.aborted) process.exit(130);
     interrupt.abort();

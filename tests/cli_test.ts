@@ -90,23 +90,31 @@ describe("cli.ts as a process", () => {
     // A copy, so the example's own folder stays untouched; the index names are the example's.
     const dir = await mkdtemp(join(tmpdir(), "thaw-example-"));
     await cp(join(root, "examples/migrations"), dir, { recursive: true });
-    await os("DELETE", "/users,framework_migrations?ignore_unavailable=true");
+    await os("DELETE", "/users,users-v2,framework_migrations?ignore_unavailable=true");
     await os("DELETE", "/_index_template/logs");
     const args = ["-m", "search", "-c", join(dir, "config"), "--sqlPath", join(dir, "files")];
     const first = await cli(args, { OPENSEARCH_PASSWORD: "not-used-by-the-node" });
     assert.equal(first.code, 0, first.stderr);
     assert.match(
       first.stderr,
-      /main \[3\/3\] apply release-1\.1\/users-add-created-at\.json -> PUT \/users\/_mapping/,
+      /main \[3\/4\] apply release-1\.1\/users-add-created-at\.json -> PUT \/users\/_mapping/,
     );
-    assert.match(first.stdout, /main: 3 applied, 0 unchanged/);
+    assert.match(
+      first.stderr,
+      /main \[4\/4\] apply release-1\.2\/people-reindex\.json -> POST \/_reindex \(alias people: users -> users-v2, 0 document\(s\)/,
+    );
+    assert.match(first.stdout, /main: 4 applied, 0 unchanged/);
     assert.ok(!(first.stdout + first.stderr).includes("not-used-by-the-node"));
     const mapping = await os("GET", "/users/_mapping");
     assert.equal(mapping.body.users.mappings.properties.created_at.type, "date");
+    const people = await os("GET", "/_alias/people");
+    assert.deepEqual(people.body, {
+      "users-v2": { aliases: { people: { is_write_index: true } } },
+    });
     const second = await cli([...args, "--json"]);
     assert.equal(second.code, 0);
     const report = JSON.parse(second.stdout);
-    assert.equal(report.connections[0].skipped, 3);
+    assert.equal(report.connections[0].skipped, 4);
     assert.equal(report.connections[0].requests, 1);
   });
 

@@ -102,6 +102,7 @@ function run(line: CommandLine, context: CliContext): Promise<RunReport> {
     dryRun: line.dryRun,
     ...(line.strictOrder === undefined ? {} : { strictOrder: line.strictOrder }),
     force: line.force,
+    ...(line.drift ? { drift: true } : {}),
     ...(line.connection === undefined ? {} : { connection: line.connection }),
     lockTimeoutMs: line.lockTimeoutMs,
     env: context.env,
@@ -143,7 +144,8 @@ function stoppedBefore(error: unknown): RunError | undefined {
 }
 
 // `validate` fails on run-once files changed after they ran and, under strict order, on files out
-// of order and on two files of one resource, naming them all, on every connection.
+// of order and on two files of one resource, and with `--drift` on resources that differ from
+// their files, naming them all, on every connection.
 function invalidFiles(report: RunReport): RunError | undefined {
   const found = (
     test: (f: FileReport, c: ConnectionReport) => boolean,
@@ -165,7 +167,17 @@ function invalidFiles(report: RunReport): RunError | undefined {
     (f, c) => c.strictOrder === true && f.sameResourceAs !== undefined,
     (f) => `${f.path} and ${f.sameResourceAs}`,
   );
-  const first = changed[0] ?? late[0] ?? twice[0];
+  // `--drift`: each resource that differs from its file, with its first difference.
+  const drifted = report.connections.flatMap((c) =>
+    (c.drift?.resources ?? []).map((r) => ({
+      connection: c.name,
+      file: r.file,
+      text: `${c.name}: ${r.resource} (${r.differences[0]}${
+        r.differences.length > 1 ? `, and ${r.differences.length - 1} more` : ""
+      })`,
+    }))
+  );
+  const first = changed[0] ?? late[0] ?? twice[0] ?? drifted[0];
   if (first === undefined) return undefined;
   const list = (items: { text: string }[]) => items.map((i) => i.text).join(", ");
   const why = [
@@ -179,6 +191,9 @@ function invalidFiles(report: RunReport): RunError | undefined {
     `files define one resource twice under strict order (${
       list(twice)
     }); keep one file per resource`,
+    drifted.length > 0 &&
+    `the cluster differs from the applied files (${list(drifted)}); apply the files again with ` +
+      `"migrate --drift", or put the change in a new file`,
   ].filter(Boolean).join("; ");
   return { kind: "invalid", message: why, connection: first.connection, file: first.file };
 }

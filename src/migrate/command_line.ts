@@ -13,6 +13,8 @@ const COMMANDS: readonly Command[] = [
 ];
 // The commands that write, and so take `--dry-run`.
 const WRITERS: readonly Command[] = ["migrate", "baseline", "repair"];
+// The commands that take `--drift`.
+const DRIFT_COMMANDS: readonly Command[] = ["status", "validate", "migrate"];
 
 /** A parsed command line. */
 export interface CommandLine {
@@ -33,6 +35,12 @@ export interface CommandLine {
    * also drop missing records that sort after every file of this checkout.
    */
   readonly force: boolean;
+  /**
+   * `--drift` (search; `status`, `validate`, `migrate`): compare the resources of applied files
+   * with the cluster; `validate` fails on a difference, `migrate` applies the files again. Absent
+   * when not given.
+   */
+  readonly drift?: true;
   readonly json: boolean;
   readonly lockTimeoutMs: number;
 }
@@ -81,6 +89,9 @@ Options:
                        missing records that sort after every file here
   --strict-order       refuse a pending file that sorts before an applied one (else: a warning)
   --no-strict-order    only warn, whatever migrations.strict_order says
+  --drift              search: status, validate, migrate also compare each template, policy,
+                       index and alias of the applied files with the cluster; validate fails
+                       when one differs, migrate applies its file again
   --json               print one JSON report on stdout instead of the human output, whatever
                        the outcome (errors too)
   --lock-timeout <s>   seconds to wait while another runner holds the lock (default: ${DEFAULT_LOCK_TIMEOUT_SECONDS})
@@ -96,6 +107,7 @@ const OPTIONS = {
   "dry-run": { type: "boolean" },
   "strict-order": { type: "boolean" },
   "no-strict-order": { type: "boolean" },
+  drift: { type: "boolean" },
   force: { type: "boolean" },
   json: { type: "boolean" },
   "lock-timeout": { type: "string" },
@@ -174,6 +186,14 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   if (values["dry-run"] && !WRITERS.includes(command as Command)) {
     throw new UsageError(`--dry-run applies to ${WRITERS.join(", ")}, not to ${command}`);
   }
+  if (values.drift && mode !== "search") {
+    throw new UsageError(
+      `--drift applies to search connections (-m search), not to -m ${modeName}`,
+    );
+  }
+  if (values.drift && !DRIFT_COMMANDS.includes(command as Command)) {
+    throw new UsageError(`--drift applies to ${DRIFT_COMMANDS.join(", ")}, not to ${command}`);
+  }
   if (values.force && command !== "baseline" && command !== "repair") {
     throw new UsageError(`--force applies to baseline and repair, not to ${command}`);
   }
@@ -189,6 +209,7 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
       ? { strictOrder: values["strict-order"] === true }
       : {}),
     force: values.force ?? false,
+    ...(values.drift ? { drift: true as const } : {}),
     json: values.json ?? false,
     lockTimeoutMs: Math.round(seconds * 1000),
   };

@@ -1,9 +1,11 @@
 import type {
+  ConnectionDrift,
   ConnectionReport,
   ErrorKind,
   FileAction,
   FileReport,
   Progress,
+  ReindexReport,
   RunReport,
 } from "./run_report.ts";
 
@@ -36,6 +38,7 @@ export function humanProgress(write: (line: string) => void): Progress {
       write(`${connection}: ${pending} of ${total} file(s) to ${verb}`),
     file: (connection, n, pending, file) => write(`${connection} [${n}/${pending}] ${line(file)}`),
     notice: (message) => write(`note: ${message}`),
+    step: (connection, message) => write(`${connection}   ${message}`),
   };
 }
 
@@ -60,7 +63,20 @@ function remarks(file: FileReport): string {
     file.outOfOrder !== undefined && ` (sorts before ${file.outOfOrder}, applied)`,
     file.renamedFrom !== undefined && ` (renamed from ${file.renamedFrom})`,
     file.sameResourceAs !== undefined && ` (${file.resource} also in ${file.sameResourceAs})`,
+    file.reindex !== undefined && ` (${moved(file.reindex)})`,
   ].filter(Boolean).join("");
+}
+
+// `alias products: products-v1 -> products-v2, 50000 document(s), 31000/s, writes blocked 1.8 s`
+function moved(r: ReindexReport): string {
+  return [
+    `alias ${r.alias}: ${r.source} -> ${r.index}`,
+    r.resumed && "resumed",
+    r.documents !== undefined && `${r.documents} document(s)`,
+    r.documentsPerSecond !== undefined && `${r.documentsPerSecond}/s`,
+    r.writeBlockedMs !== undefined && `writes blocked ${(r.writeBlockedMs / 1000).toFixed(1)} s`,
+    r.deletedSource && `${r.source} deleted`,
+  ].filter(Boolean).join(", ");
 }
 
 // The request, for the files a command sends: records alone send none to the resource.
@@ -134,6 +150,7 @@ export function humanSummary(report: RunReport): string[] {
       n("missing") > 0 && `${n("missing")} missing`,
       report.command === "repair" && n("apply") > 0 && `${n("apply")} pending (repair runs none)`,
     ].filter(Boolean).join(", ");
+    if (c.drift) lines.push(...driftLines(c.name, c.drift, report.command === "migrate"));
     lines.push(`${c.name}: ${counts}, ${c.requests} request(s), ${seconds(c.ms)}`);
   }
   if (report.error) lines.push(`${ERROR_PREFIX[report.error.kind]}: ${report.error.message}`);
@@ -145,6 +162,33 @@ export function humanSummary(report: RunReport): string[] {
     );
   }
   lines.push(`${report.error ? "stopped" : "done"} in ${seconds(report.ms)}`);
+  return lines;
+}
+
+// `--drift`: each resource that differs from its file, a difference a line; after `migrate`, what
+// applying the file again did and what still differs.
+function driftLines(name: string, drift: ConnectionDrift, migrate: boolean): string[] {
+  const { checked, resources } = drift;
+  if (resources.length === 0) {
+    return [`${name}: no drift: the ${checked} resource(s) of the applied files match them`];
+  }
+  const lines = [
+    `${name}: drift: ${resources.length} of ${checked} resource(s) differ from their files`,
+  ];
+  for (const r of resources) {
+    for (const d of r.differences) lines.push(`  ${r.resource}: ${d}`);
+    if (r.result === undefined) {
+      if (migrate && r.note) lines.push(`  ${r.resource}: not applied again: ${r.note}`);
+      continue;
+    }
+    const remaining = r.remaining ?? [];
+    lines.push(
+      `  ${r.resource}: ${
+        r.result === "reapplied" ? `applied ${r.file} again` : `${r.file} refused by the cluster`
+      }${remaining.length === 0 ? "; it matches its file now" : "; still differs:"}`,
+    );
+    for (const d of remaining) lines.push(`    ${d}`);
+  }
   return lines;
 }
 

@@ -11,9 +11,11 @@ import { PlanError } from "./plan_error.ts";
 import { decideFiles, isWork } from "./file_decisions.ts";
 import type { PlannedFile } from "./planned_file.ts";
 import type {
+  ConnectionDrift,
   ConnectionReport,
   FileReport,
   Progress,
+  ReindexReport,
   RunError,
   RunReport,
   UnlockOutcome,
@@ -30,6 +32,8 @@ export interface Applied {
   readonly notice?: string;
   /** Another runner recorded the file first (seen under the file's own lock): nothing was run. */
   readonly alreadyRecorded?: boolean;
+  /** A reindex file: what it moved. */
+  readonly reindex?: ReindexReport;
 }
 
 /**
@@ -61,6 +65,22 @@ export interface MigrationTarget<F extends PlannedFile> {
   record(file: F, executedAt: Date): Promise<void>;
   /** Removes the record of `path` (`repair`, renames); no record is fine. */
   dropRecord(path: string): Promise<void>;
+  /**
+   * `--drift` (search only): compares what the applied files define (`decided`: the runner's
+   * decisions) with the live system. Sends only reads.
+   */
+  readDrift?(files: readonly F[], decided: readonly FileReport[]): Promise<ConnectionDrift>;
+  /**
+   * `migrate --drift`, under the lock: applies again the declarative files of `found` whose
+   * resources drifted, rewrites their records at the same checksum, and says what still differs.
+   * `signal` (Ctrl-C) stops it between two resources.
+   */
+  repairDrift?(
+    files: readonly F[],
+    decided: readonly FileReport[],
+    found: ConnectionDrift,
+    signal?: AbortSignal,
+  ): Promise<ConnectionDrift>;
   /** This target's own I/O errors (a refused connection, a rejected login) as a message. */
   failure(error: unknown): string | undefined;
   close(): Promise<void>;
@@ -77,6 +97,8 @@ export interface MigrationRunOptions {
   readonly strictOrder?: boolean;
   /** `--force`: see {@linkcode RunnerOptions.force}. */
   readonly force?: boolean;
+  /** `--drift`: see {@linkcode RunnerOptions.drift}. */
+  readonly drift?: boolean;
   /** Only this connection (or datasource). */
   readonly connection?: string;
   readonly lockTimeoutMs: number;
@@ -100,6 +122,11 @@ export interface RunnerOptions {
    * missing records that sort after every file here.
    */
   readonly force?: boolean;
+  /**
+   * `--drift` (`status`, `validate`, `migrate`; targets with `readDrift`): compare the resources
+   * of applied files with the live system; `migrate` also applies drifted files again.
+   */
+  readonly drift?: boolean;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
   /** Stops the run between two files (Ctrl-C); the lock is still released. */
@@ -241,8 +268,14 @@ async function runTarget<F extends PlannedFile>(
     }
   };
   decideAll(await target.readRecords());
+  const drift = options.drift === true && target.readDrift !== undefined &&
+    (command === "status" || command === "validate" || command === "migrate");
+  if (drift) entry.drift = await target.readDrift!(files, entry.files);
   const work = entry.files.filter((f) => isWork(command, f.action));
-  if (options.dryRun || work.length === 0) {
+  // `migrate --drift` takes the lock for drifted files too, even with nothing pending.
+  const repair = drift && command === "migrate" && !options.dryRun &&
+    target.repairDrift !== undefined && entry.drift!.resources.some((r) => r.reapply);
+  if (options.dryRun || (work.length === 0 && !repair)) {
     if (command === "migrate") warn(target, entry, options.progress);
     return;
   }
@@ -256,13 +289,39 @@ async function runTarget<F extends PlannedFile>(
   try {
     decideAll(await target.readRecords());
     if (command === "migrate") warn(target, entry, options.progress);
-    await run(target, files, entry, options);
+    if (work.length > 0 || !repair) await run(target, files, entry, options);
+    if (drift && command === "migrate") await repairDrift(target, files, entry, options);
     done = true;
   } finally {
     // A failing release must not hide why the run stopped.
     await target.release().catch((error) => {
       if (done) throw error;
     });
+  }
+}
+
+/**
+ * `migrate --drift`, under the lock, once the pending files ran: compares again (the files just
+ * applied, and another runner, may have changed what is live), then applies again the files whose
+ * resources drifted.
+ */
+async function repairDrift<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  files: readonly F[],
+  entry: ConnectionReport,
+  options: RunnerOptions,
+): Promise<void> {
+  const found = await target.readDrift!(files, entry.files);
+  entry.drift = found;
+  if (!found.resources.some((r) => r.reapply) || target.repairDrift === undefined) return;
+  entry.drift = await target.repairDrift(files, entry.files, found, options.signal);
+  for (const r of entry.drift.resources) {
+    if (r.result === undefined) continue;
+    options.progress.notice(
+      `${target.name}: ${r.resource} had drifted: ${r.file} ${
+        r.result === "reapplied" ? "applied again" : "refused by the cluster"
+      }${r.remaining?.length ? `; ${r.remaining.length} difference(s) remain` : ""}`,
+    );
   }
 }
 
@@ -407,6 +466,7 @@ async function applyOne<F extends PlannedFile>(
   report.ms = outcome.ms;
   if (outcome.status !== undefined) report.status = outcome.status;
   if (outcome.notice) report.notice = outcome.notice;
+  if (outcome.reindex) report.reindex = outcome.reindex;
 }
 
 // Failures of the run are reported; anything else is a bug and propagates.

@@ -52,6 +52,27 @@ export interface FileReport {
   status?: number;
   ms?: number;
   notice?: string;
+  /** A reindex file that ran: what it moved, and the figures of the move. */
+  reindex?: ReindexReport;
+}
+
+/** What a reindex file did (search). */
+export interface ReindexReport {
+  readonly source: string;
+  readonly index: string;
+  readonly alias: string;
+  /** A run of the same file had stopped halfway: this one finished it. */
+  readonly resumed: boolean;
+  /** Documents in the new index once the counts matched; absent when no copy ran. */
+  readonly documents?: number;
+  /** How long the `_reindex` task ran (the last one, when a resumed run started another). */
+  readonly copyMs?: number;
+  /** Documents the task went through per second. */
+  readonly documentsPerSecond?: number;
+  /** How long writes to the source were blocked in this run, from the block to its lifting. */
+  readonly writeBlockedMs?: number;
+  /** The source was deleted (`delete_source: true`). */
+  readonly deletedSource: boolean;
 }
 
 /**
@@ -100,6 +121,44 @@ export interface ConnectionReport {
    * file, and two files of one resource, stop `migrate` and fail `validate`.
    */
   strictOrder?: true;
+  /** `--drift` (search): the resources of applied files compared with the cluster. */
+  drift?: ConnectionDrift;
+}
+
+/** `--drift` on one connection: how many resources were compared, and those that differ. */
+export interface ConnectionDrift {
+  /** Templates, policies, indices and aliases compared with their files. */
+  readonly checked: number;
+  /** The ones that differ from their files, in run order of their files; empty: none. */
+  readonly resources: DriftReport[];
+}
+
+/** One resource whose live state differs from the applied file that defines it. */
+export interface DriftReport {
+  /** `template logs`, `policy hot`, `index orders`, `alias orders`. */
+  readonly resource: string;
+  /** The file it is compared with: the last in run order that defines it. */
+  readonly file: string;
+  /**
+   * Each difference, as first read: `template.settings.index.number_of_shards: file "1",
+   * cluster "2"`, `mappings.properties.note: in the cluster, not in the file (...)`,
+   * `absent from the cluster`.
+   */
+  readonly differences: string[];
+  /**
+   * Whether `migrate --drift` applies the file again for it: a declarative file, and a difference
+   * that a re-apply can change.
+   */
+  readonly reapply: boolean;
+  /** Why it is not applied again, when `reapply` is false. */
+  readonly note?: string;
+  /**
+   * `migrate --drift`: `reapplied` (the file was applied again and its record rewritten), or
+   * `refused` (the cluster took none of it).
+   */
+  result?: "reapplied" | "refused";
+  /** `migrate --drift`, after applying the file again: what still differs, and why. */
+  remaining?: string[];
 }
 
 /**
@@ -153,7 +212,9 @@ export interface Progress {
   file(connection: string, n: number, pending: number, file: FileReport): void;
   /** A note for the user (a lock being waited for, a policy update). */
   notice(message: string): void;
+  /** A step within a long file (a reindex: created, blocked, copying 40%, moved). */
+  step(connection: string, message: string): void;
 }
 
 /** Progress that goes nowhere. */
-export const silentProgress: Progress = { start() {}, file() {}, notice() {} };
+export const silentProgress: Progress = { start() {}, file() {}, notice() {}, step() {} };

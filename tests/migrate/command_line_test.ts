@@ -93,4 +93,24 @@ describe("parseCommandLine", () => {
     }
     assert.equal(parseCommandLine(["--lock-timeout", "0"]).lockTimeoutMs, 0);
   });
+
+  it("takes --drift on search status, validate and migrate only", () => {
+    for (const command of ["status", "validate", "migrate"]) {
+      assert.equal(parseCommandLine([command, "-m", "search", "--drift"]).drift, true, command);
+    }
+    assert.equal(parseCommandLine(["-m", "opensearch", "--drift", "--dry-run"]).drift, true);
+    assert.equal(parseCommandLine(["-m", "search"]).drift, undefined, "absent when not given");
+    for (const command of ["baseline", "repair", "unlock"]) {
+      bad(
+        [command, "-m", "search", "--drift"],
+        new RegExp(`--drift applies to status, validate, migrate, not to ${command}`),
+      );
+    }
+    bad(
+      ["status", "--drift"],
+      /--drift applies to search connections \(-m search\), not to -m sql/,
+    );
+    bad(["validate", "-m", "SQL", "--drift"], /not to -m sql/);
+    bad(["-m", "search", "--drift=yes"], /--drift/);
+  });
 });

@@ -30,6 +30,37 @@ describe("human output", () => {
     ]);
   });
 
+  it("gives a reindex's move and figures, and its steps under the connection", () => {
+    const lines: string[] = [];
+    const progress = humanProgress((l) => lines.push(l));
+    progress.step("main", "reindex: created users-v2");
+    progress.file("main", 1, 1, {
+      path: "people-reindex.json",
+      action: "apply",
+      request: "POST /_reindex",
+      result: "reindexed",
+      status: 200,
+      ms: 2100,
+      reindex: {
+        source: "users",
+        index: "users-v2",
+        alias: "people",
+        resumed: true,
+        documents: 50000,
+        copyMs: 1400,
+        documentsPerSecond: 35714,
+        writeBlockedMs: 1650,
+        deletedSource: true,
+      },
+    });
+    assert.deepEqual(lines, [
+      "main   reindex: created users-v2",
+      "main [1/1] apply people-reindex.json -> POST /_reindex (alias people: users -> users-v2, " +
+      "resumed, 50000 document(s), 35714/s, writes blocked 1.6 s, users deleted) " +
+      "(reindexed, HTTP 200, 2100 ms)",
+    ]);
+  });
+
   it("lists repair's pending files as pending: repair runs none", () => {
     const lines = humanSummary({
       command: "repair",

@@ -45,6 +45,17 @@ export interface Report {
       resource?: string;
       request?: string;
       result?: string;
+      reindex?: {
+        source: string;
+        index: string;
+        alias: string;
+        resumed: boolean;
+        deletedSource: boolean;
+        documents?: number;
+        copyMs?: number;
+        documentsPerSecond?: number;
+        writeBlockedMs?: number;
+      };
     }[];
     readonly applied: number;
     readonly skipped: number;
@@ -52,6 +63,18 @@ export interface Report {
     readonly ms: number;
     readonly unlocked?: "nothing" | Json;
     readonly note?: string;
+    readonly drift?: {
+      readonly checked: number;
+      readonly resources: {
+        readonly resource: string;
+        readonly file: string;
+        readonly differences: string[];
+        readonly reapply: boolean;
+        readonly note?: string;
+        readonly result?: "reapplied" | "refused";
+        readonly remaining?: string[];
+      }[];
+    };
   }[];
   readonly ms: number;
   readonly error?: {
@@ -86,6 +109,50 @@ function text(object: Json, key: string, where: string, required = false): void 
   assert.ok(typeof object[key] === "string" && object[key] !== "", `${where}.${key}`);
 }
 
+// `--drift` (README "Drift"): how many resources were compared, and each that differs.
+function checkDrift(value: unknown, where: string, report: Json): void {
+  assert.ok(
+    ["status", "validate", "migrate"].includes(report.command as string),
+    `${where} outside status, validate, migrate`,
+  );
+  const drift = keys(value, where, ["checked", "resources"], []);
+  count(drift, "checked", where);
+  assert.ok(Array.isArray(drift.resources), `${where}.resources: an array`);
+  const resources = drift.resources as unknown[];
+  assert.ok(resources.length <= (drift.checked as number), `${where}: more drifted than checked`);
+  for (const [i, r] of resources.entries()) {
+    const at = `${where}.resources[${i}]`;
+    const resource = keys(r, at, ["resource", "file", "differences", "reapply"], [
+      "note",
+      "result",
+      "remaining",
+    ]);
+    assert.match(resource.resource as string, /^(template|policy|index|alias) ./, `${at}.resource`);
+    text(resource, "file", at, true);
+    text(resource, "note", at);
+    assert.equal(typeof resource.reapply, "boolean", `${at}.reapply`);
+    for (const k of ["differences", "remaining"]) {
+      if (resource[k] === undefined) continue;
+      assert.ok(Array.isArray(resource[k]), `${at}.${k}: an array`);
+      for (const d of resource[k] as unknown[]) {
+        assert.ok(typeof d === "string" && d !== "", `${at}.${k}: strings`);
+      }
+    }
+    assert.ok((resource.differences as unknown[]).length > 0, `${at}.differences: not empty`);
+    if (resource.result !== undefined) {
+      assert.ok(["reapplied", "refused"].includes(resource.result as string), `${at}.result`);
+      assert.equal(report.command, "migrate", `${at}.result outside migrate`);
+      assert.equal(resource.reapply, true, `${at}.result without reapply`);
+      assert.ok(Array.isArray(resource.remaining), `${at}.remaining with result`);
+    } else assert.equal(resource.remaining, undefined, `${at}.remaining without result`);
+    assert.equal(
+      resource.note === undefined,
+      resource.reapply,
+      `${at}.note: exactly when not reapplied`,
+    );
+  }
+}
+
 /**
  * Checks that `value` is a report of the documented shape, with nothing else in it, and returns
  * it typed.
@@ -102,8 +169,9 @@ export function checkReport(value: unknown): Report {
       c,
       where,
       ["name", "state", "files", "applied", "skipped", "requests", "ms"],
-      ["reason", "unlocked", "note", "strictOrder"],
+      ["reason", "unlocked", "note", "strictOrder", "drift"],
     );
+    if (connection.drift !== undefined) checkDrift(connection.drift, `${where}.drift`, report);
     if (connection.strictOrder !== undefined) {
       assert.equal(connection.strictOrder, true, `${where}.strictOrder: true or absent`);
     }
@@ -139,8 +207,23 @@ export function checkReport(value: unknown): Report {
         "status",
         "ms",
         "notice",
+        "reindex",
       ]);
       text(file, "path", at, true);
+      if (file.reindex !== undefined) {
+        const r = keys(file.reindex, `${at}.reindex`, [
+          "source",
+          "index",
+          "alias",
+          "resumed",
+          "deletedSource",
+        ], ["documents", "copyMs", "documentsPerSecond", "writeBlockedMs"]);
+        for (const k of ["source", "index", "alias"]) text(r, k, `${at}.reindex`, true);
+        for (const k of ["documents", "copyMs", "documentsPerSecond", "writeBlockedMs"]) {
+          if (r[k] !== undefined) count(r, k, `${at}.reindex`);
+        }
+        assert.equal(file.result === "reindexed" || file.result === "exists", true, `${at}.result`);
+      }
       for (const k of ["outOfOrder", "renamedFrom", "sameResourceAs", "resource"]) {
         if (file[k] !== undefined) text(file, k, at, true);
       }

@@ -4,8 +4,11 @@ import type { SearchRequest } from "./search_request.ts";
 
 /** What applying a file did. */
 export interface ApplyOutcome {
-  /** `created`, `updated`, `exists` (an index already there) or `sent`. */
-  readonly result: "created" | "updated" | "exists" | "sent";
+  /**
+   * `created`, `updated`, `exists` (an index already there, an alias moved already), `sent`, or
+   * `reindexed` (the documents copied and the alias moved).
+   */
+  readonly result: "created" | "updated" | "exists" | "sent" | "reindexed";
   readonly status: number;
   /** Something the user should know (a policy update not reaching managed indices). */
   readonly notice?: string;

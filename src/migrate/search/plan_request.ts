@@ -2,7 +2,7 @@ import { isJsonObject } from "../json_object.ts";
 import { JsonSyntaxError, jsonValueProblem, parseJsonBytes } from "../json_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
-import type { SearchRequest } from "./search_request.ts";
+import type { ReindexSpec, SearchRequest } from "./search_request.ts";
 
 type Json = Record<string, unknown>;
 
@@ -21,6 +21,15 @@ const TEMPLATE_KEYS = new Set([
   "data_stream",
 ]);
 const SUFFIX = /-(template|policy|index)$/;
+const REINDEX_KEYS = new Set([
+  "alias",
+  "index",
+  "source",
+  "settings",
+  "mappings",
+  "script",
+  "delete_source",
+]);
 
 /** A migration file's JSON: the parsed value, and the text it was read from (for line numbers). */
 export interface MigrationJson {
@@ -80,6 +89,8 @@ export function planDocument(path: string, doc: unknown): SearchRequest {
   };
 
   if (Object.hasOwn(doc, "method") || Object.hasOwn(doc, "path")) return envelope(doc, fail);
+  // Its names are in the file, not the file name: `products-v2` is written where it is read.
+  if (stem.endsWith("-reindex")) return reindex(doc, fail);
 
   const name = stem.replace(SUFFIX, "");
   if (name === "" || name === "." || name === "..") {
@@ -224,6 +235,69 @@ function index(doc: Json, name: string, fail: (m: string) => never): SearchReque
   }
   return { kind: "index", method: "PUT", path: `/${segment(lower)}`, body: doc, name: lower };
 }
+
+// A reindex moves documents and an alias: sent again after it changed, it would move them again,
+// so it runs once, like a POST.
+function reindex(doc: Json, fail: (m: string) => never): SearchRequest {
+  for (const k of Object.keys(doc)) {
+    if (!REINDEX_KEYS.has(k)) {
+      fail(`has an unknown key "${k}" for a reindex (${[...REINDEX_KEYS].join(", ")})`);
+    }
+  }
+  const name = (key: string, required: boolean): string | undefined => {
+    const value = doc[key];
+    if (value === undefined && !required) return undefined;
+    if (typeof value !== "string" || value === "") {
+      return fail(`reindex needs "${key}": the name of ${REINDEX_NAMES[key]}`);
+    }
+    const problem = indexNameProblem(value);
+    if (problem !== undefined) fail(`"${key}": "${value}" is not a valid name: it ${problem}`);
+    return value;
+  };
+  const alias = name("alias", true)!;
+  const index = name("index", true)!;
+  const source = name("source", false);
+  if (index === alias) {
+    fail(`"index" and "alias" are both "${index}": an alias cannot name an index`);
+  }
+  if (source !== undefined && (source === index || source === alias)) {
+    fail(`"source" is "${source}": it must be another index than "index", and not the alias`);
+  }
+  const body: Json = {};
+  for (const k of ["settings", "mappings"] as const) {
+    if (doc[k] === undefined) continue;
+    if (!isJsonObject(doc[k])) fail(`"${k}" must be a JSON object`);
+    body[k] = doc[k];
+  }
+  const script = doc.script;
+  if (script !== undefined && (!isJsonObject(script) || typeof script.source !== "string")) {
+    fail(`"script" must be an object with a "source" string (and optionally "lang", "params")`);
+  }
+  const deleteSource = doc.delete_source ?? false;
+  if (typeof deleteSource !== "boolean") fail(`"delete_source" must be true or false`);
+  const spec: ReindexSpec = {
+    alias,
+    index,
+    ...(source === undefined ? {} : { source }),
+    ...(script === undefined ? {} : { script: script as Json }),
+    deleteSource: deleteSource as boolean,
+  };
+  return {
+    kind: "reindex",
+    method: "POST",
+    path: "/_reindex",
+    body,
+    name: index,
+    runOnce: true,
+    reindex: spec,
+  };
+}
+
+const REINDEX_NAMES: Record<string, string> = {
+  alias: "the alias that moves to the new index",
+  index: "the new index",
+  source: "the index to copy from (default: the alias's index)",
+};
 
 function segment(name: string): string {
   return encodeURIComponent(name);

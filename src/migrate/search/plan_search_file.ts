@@ -27,7 +27,10 @@ export async function planSearchFile(
     ...(file.hash === hash ? {} : { rawHash: file.hash }),
     runOnce: searchRequest.runOnce === true,
     // Envelopes name no resource the runner knows: their paths can address anything.
-    ...(kind !== "request" && name !== undefined ? { resource: `${kind} ${name}` } : {}),
+    // A reindex defines its new index: an index file of the same name defines it too.
+    ...(kind !== "request" && name !== undefined
+      ? { resource: `${kind === "reindex" ? "index" : kind} ${name}` }
+      : {}),
     request: `${method} ${path}`,
     searchRequest,
   };

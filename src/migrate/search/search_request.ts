@@ -7,7 +7,26 @@ export type SearchRequestKind =
   /** ISM policy: read it, then create or update it with the sequence numbers read. */
   | "policy"
   /** `HEAD /{name}`, then `PUT /{name}` only when the index is absent. */
-  | "index";
+  | "index"
+  /**
+   * A `*-reindex.json` file: a new index, the documents of the alias's index copied into it by
+   * `_reindex`, then the alias moved to it (see {@linkcode ReindexSpec}).
+   */
+  | "reindex";
+
+/** What a `*-reindex.json` file asks for: move `alias` to a new index holding the documents. */
+export interface ReindexSpec {
+  /** The alias readers and writers use; it ends on {@linkcode ReindexSpec.index}. */
+  readonly alias: string;
+  /** The new index (lowercase), created with the file's `settings` and `mappings`. */
+  readonly index: string;
+  /** The index to copy from; absent: the alias's write index (or only index) at run time. */
+  readonly source?: string;
+  /** `_reindex`'s `script` (e.g. `{ "source": "...", "lang": "painless" }`), as written. */
+  readonly script?: Readonly<Record<string, unknown>>;
+  /** Delete the source index once the alias is on the new one (default: kept). */
+  readonly deleteSource: boolean;
+}
 
 /** The request a migration file becomes. */
 export interface SearchRequest {
@@ -23,4 +42,9 @@ export interface SearchRequest {
    * change after it ran is reported, not sent.
    */
   readonly runOnce?: true;
+  /**
+   * `reindex` only: what to move. `body` is then the new index's `{ settings, mappings }`, as
+   * `PUT /{index}` sends it; `method` and `path` are `POST /_reindex`.
+   */
+  readonly reindex?: ReindexSpec;
 }

@@ -72,7 +72,10 @@ export async function runSearchMigrations(options: SearchRunOptions): Promise<Ru
   }
   const report = await runTargets(
     connections.map((connection, i) => ({
-      target: new SearchTarget(connection, transports[i], options.identity),
+      target: new SearchTarget(connection, transports[i], options.identity, {
+        progress: options.progress,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      }),
       files: plans.get(connection.name) ?? [],
     })),
     { ...options, dryRun: options.dryRun ?? false },

@@ -1,9 +1,21 @@
 import { VERSION } from "../../version.ts";
 import type { Applied, MigrationTarget, PlannedFile } from "../migration_runner.ts";
 import { MigrationFailure } from "../migration_failure.ts";
-import type { UnlockOutcome } from "../run_report.ts";
+import { RunInterrupted } from "../interruption.ts";
+import {
+  type ConnectionDrift,
+  type FileReport,
+  type Progress,
+  silentProgress,
+  type UnlockOutcome,
+} from "../run_report.ts";
 import { applyRequest } from "./apply_request.ts";
+import { driftChecks } from "./drift_plan.ts";
+import { redactUrlText } from "../../config/redact.ts";
+import { maskPlaceholderValues } from "../placeholders.ts";
+import { readDrift as readLiveDrift, repairDrift as repairLiveDrift } from "./live_resources.ts";
 import { RecordStore } from "./record_store.ts";
+import { runReindex } from "./reindex.ts";
 import { SearchClient, SearchTransportError } from "./search_client.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { describeHolder, SearchLock } from "./search_lock.ts";
@@ -25,10 +37,28 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly #store: RecordStore;
   readonly #lock: SearchLock;
   readonly #transport: Transport;
+  readonly #mask: (text: string) => string;
+  readonly #recordsIndex: string;
+  readonly #progress: Progress;
+  readonly #interrupt: AbortSignal | undefined;
 
-  constructor(connection: SearchConnection, transport: Transport, identity: RunnerIdentity) {
+  /**
+   * @param options `progress` hears the steps of a long file (a reindex); `signal` (Ctrl-C) stops
+   * one midway, undoing what must not stay (a write block)
+   */
+  constructor(
+    connection: SearchConnection,
+    transport: Transport,
+    identity: RunnerIdentity,
+    options: { progress?: Progress; signal?: AbortSignal } = {},
+  ) {
     this.name = connection.name;
+    this.#recordsIndex = connection.recordsIndex;
+    this.#progress = options.progress ?? silentProgress;
+    this.#interrupt = options.signal;
     this.strictOrder = connection.strictOrder;
+    // Drift quotes values of the files: a placeholder's may be a secret, and a URL's password is.
+    this.#mask = (text) => redactUrlText(maskPlaceholderValues(text, connection.placeholders));
     this.#transport = transport;
     this.#client = new SearchClient(connection, transport);
     this.#store = new RecordStore(
@@ -88,12 +118,24 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     const lost = this.#lock.lost;
     let outcome;
     try {
-      outcome = await applyRequest(
-        this.#client,
-        file.searchRequest,
-        { connection: this.name, file: file.path },
-        lost,
-      );
+      const { reindex, body } = file.searchRequest;
+      outcome = reindex === undefined
+        ? await applyRequest(
+          this.#client,
+          file.searchRequest,
+          { connection: this.name, file: file.path },
+          lost,
+        )
+        : await runReindex(reindex, body ?? {}, {
+          client: this.#client,
+          connection: this.name,
+          file: file.path,
+          hash: file.hash,
+          recordsIndex: this.#recordsIndex,
+          lost,
+          ...(this.#interrupt === undefined ? {} : { interrupt: this.#interrupt }),
+          say: (message) => this.#progress.step(this.name, message),
+        });
     } catch (error) {
       if (lost.aborted) throw this.#lockLost(file, lost.reason);
       if (!(error instanceof SearchTransportError)) throw error;
@@ -164,6 +206,51 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       reason: `${why}; stopped at once: this file may or may not have been applied, and it is ` +
         `not recorded (the next run applies it again)`,
     }, { cause: reason });
+  }
+
+  /** `--drift`: compares the resources of the applied files with the cluster; sends only reads. */
+  readDrift(
+    files: readonly SearchFile[],
+    decided: readonly FileReport[],
+  ): Promise<ConnectionDrift> {
+    return readLiveDrift(this.#client, driftChecks(files, decided), this.name, this.#mask);
+  }
+
+  /**
+   * `migrate --drift`, under the lock: applies again the files whose resources drifted, rewriting
+   * their records at the same checksum, and says what still differs (`repairDrift`).
+   */
+  async repairDrift(
+    files: readonly SearchFile[],
+    decided: readonly FileReport[],
+    found: ConnectionDrift,
+    signal?: AbortSignal,
+  ): Promise<ConnectionDrift> {
+    const lost = this.#lock.lost;
+    try {
+      return await repairLiveDrift(this.#client, driftChecks(files, decided), found, {
+        connection: this.name,
+        signal: lost,
+        mask: this.#mask,
+        record: (file) => this.record(file, new Date()),
+        stopping: (file) => {
+          if (!signal?.aborted) return;
+          throw new RunInterrupted(
+            `connection "${this.name}": interrupted before applying ${file.path} again for drift`,
+          );
+        },
+      });
+    } catch (error) {
+      if (!lost.aborted) throw error;
+      const why = lost.reason instanceof MigrationFailure
+        ? lost.reason.detail.reason
+        : String(lost.reason);
+      throw new MigrationFailure({
+        connection: this.name,
+        reason: `${why}; stopped at once while applying drifted files again: the request in ` +
+          `flight may or may not have been applied`,
+      }, { cause: lost.reason });
+    }
   }
 
   failure(error: unknown): string | undefined {

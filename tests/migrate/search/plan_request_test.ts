@@ -376,3 +376,72 @@ describe("planRequest: malformed files", () => {
     assert.equal(Object.getPrototypeOf(r.body), Object.prototype);
   });
 });
+
+describe("planRequest: reindex files", () => {
+  it("plans a -reindex.json as a run-once move of an alias to a new index", () => {
+    const planned = plan("2/products-reindex.json", {
+      alias: "products",
+      index: "products-v2",
+      settings: { number_of_shards: 1 },
+      mappings: { properties: { price: { type: "double" } } },
+      script: { source: "ctx._source.price = Double.parseDouble(ctx._source.price)" },
+    });
+    assert.deepEqual(planned, {
+      kind: "reindex",
+      method: "POST",
+      path: "/_reindex",
+      body: {
+        settings: { number_of_shards: 1 },
+        mappings: { properties: { price: { type: "double" } } },
+      },
+      name: "products-v2",
+      runOnce: true,
+      reindex: {
+        alias: "products",
+        index: "products-v2",
+        script: { source: "ctx._source.price = Double.parseDouble(ctx._source.price)" },
+        deleteSource: false,
+      },
+    });
+    const minimal = plan("x-reindex.json", {
+      alias: "a",
+      index: "b",
+      source: "c",
+      delete_source: true,
+    });
+    assert.deepEqual(minimal.reindex, { alias: "a", index: "b", source: "c", deleteSource: true });
+    assert.deepEqual(minimal.body, {});
+  });
+
+  it("refuses, naming the key, what the cluster or the move cannot take", () => {
+    const ok = { alias: "a", index: "b" };
+    rejects("r-reindex.json", { index: "b" }, /needs "alias"/);
+    rejects("r-reindex.json", { alias: "a" }, /needs "index": the name of the new index/);
+    rejects(
+      "r-reindex.json",
+      { ...ok, index: "B" },
+      /"index": "B" is not a valid name: it must be lower case/,
+    );
+    rejects("r-reindex.json", { ...ok, alias: "_x" }, /"alias": "_x" is not a valid name/);
+    rejects("r-reindex.json", { alias: "a", index: "a" }, /"index" and "alias" are both "a"/);
+    rejects("r-reindex.json", { ...ok, source: "b" }, /"source" is "b": it must be another index/);
+    rejects("r-reindex.json", { ...ok, source: 1 }, /needs "source"/);
+    rejects(
+      "r-reindex.json",
+      { ...ok, script: "ctx" },
+      /"script" must be an object with a "source"/,
+    );
+    rejects("r-reindex.json", { ...ok, mappings: [] }, /"mappings" must be a JSON object/);
+    rejects(
+      "r-reindex.json",
+      { ...ok, delete_source: "yes" },
+      /"delete_source" must be true or false/,
+    );
+    rejects("r-reindex.json", { ...ok, aliases: {} }, /unknown key "aliases" for a reindex/);
+    rejects(
+      "r-reindex.json",
+      '{"alias": "a", "index": "b", "__proto__": {"x": 1}}',
+      /unknown key "__proto__"/,
+    );
+  });
+});

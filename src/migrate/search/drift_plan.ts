@@ -1,0 +1,312 @@
+import { isJsonObject } from "../json_object.ts";
+import type { FileReport } from "../run_report.ts";
+import { flattenSettings, type IndexDefinition } from "./drift.ts";
+import type { SearchFile } from "./search_target.ts";
+
+type Json = Record<string, unknown>;
+
+/** One resource `--drift` compares with the cluster, and the file it is compared with. */
+export type DriftCheck =
+  | {
+    readonly kind: "template";
+    /** `template logs`: the report's name for it. */
+    readonly resource: string;
+    readonly file: SearchFile;
+    readonly name: string;
+    readonly body: unknown;
+  }
+  | {
+    readonly kind: "policy";
+    readonly resource: string;
+    readonly file: SearchFile;
+    readonly id: string;
+    readonly body: unknown;
+  }
+  | {
+    readonly kind: "index";
+    readonly resource: string;
+    readonly file: SearchFile;
+    readonly name: string;
+    /** The file's settings, mappings and aliases, with what later envelopes add merged in. */
+    readonly definition: IndexDefinition;
+  }
+  | {
+    /** The alias a reindex file moves: it must have the file's new index as write index. */
+    readonly kind: "alias";
+    readonly resource: string;
+    readonly file: SearchFile;
+    readonly alias: string;
+    readonly index: string;
+  };
+
+/** What an applied envelope does to the resources of files before it. */
+type Effect =
+  /** Writes or deletes this template or policy itself: it is no longer the file's alone. */
+  | { readonly kind: "replaces"; readonly resource: "template" | "policy"; readonly names: string }
+  /** Deletes (`DELETE /{names}`) or creates (`PUT /{names}`) indices. */
+  | { readonly kind: "replaces"; readonly resource: "index"; readonly names: string }
+  /** `PUT /{names}/_mapping`: fields added to these indices. */
+  | { readonly kind: "mappings"; readonly names: string; readonly body: Json }
+  /** `PUT /{names}/_settings`. */
+  | { readonly kind: "settings"; readonly names: string; readonly body: Json }
+  /** `_aliases` or `/{index}/_alias/{names}`: these aliases are moved by hand-written requests. */
+  | { readonly kind: "aliases"; readonly names: readonly string[] };
+
+/** Whether the report says the file was applied: recorded before this run, or applied in it. */
+function applied(report: FileReport | undefined): boolean {
+  if (report === undefined) return false;
+  if (["skip", "changed", "reapply", "rename"].includes(report.action)) {
+    return report.result !== "failed";
+  }
+  return report.action === "apply" && report.result !== undefined && report.result !== "failed";
+}
+
+/**
+ * The resources `--drift` compares, each with the file it is compared with (pure; the files in
+ * run order, `decided` as the runner decided them):
+ *
+ * - Files of kind template, policy, index and reindex whose record matches (action `skip`); per
+ *   resource only the last file in run order, and only when that one is such a file (a pending or
+ *   changed last file is about to change the resource anyway).
+ * - An index file whose `aliases` name an alias that a later applied reindex file moves is not
+ *   checked, nor one a later applied reindex deletes (`delete_source`): its index may be gone.
+ *   Only the last reindex file of an alias is checked: its new index, and that the alias has it as
+ *   write index.
+ * - Envelopes are not checked (their paths can address anything), but an applied envelope after a
+ *   file adds to what the file's resource should be (`PUT /{index}/_mapping`, `/_settings`), or
+ *   takes the resource out of the check (`DELETE /{index}`, `PUT /_index_template/{name}`, a
+ *   policy write, `_aliases`: the aliases it names are not checked).
+ */
+export function driftChecks(
+  files: readonly SearchFile[],
+  decided: readonly FileReport[],
+): DriftCheck[] {
+  const reports = new Map(decided.map((d) => [d.path, d]));
+  const unchanged = (f: SearchFile) => reports.get(f.path)?.action === "skip";
+  const keysOf = (f: SearchFile): string[] => {
+    const r = f.searchRequest;
+    if (r.kind === "reindex" && r.reindex !== undefined) {
+      return [`index ${r.reindex.index}`, `alias ${r.reindex.alias}`];
+    }
+    if (r.kind === "template" || r.kind === "policy" || r.kind === "index") {
+      return r.name === undefined ? [] : [`${r.kind} ${r.name}`];
+    }
+    return [];
+  };
+  const last = new Map<string, number>();
+  files.forEach((f, i) => keysOf(f).forEach((k) => last.set(k, i)));
+  const effects: { at: number; effect: Effect }[] = [];
+  const reindexes: { at: number; alias: string; source?: string; deleteSource: boolean }[] = [];
+  files.forEach((f, at) => {
+    if (!applied(reports.get(f.path))) return;
+    const r = f.searchRequest;
+    if (r.kind === "request") {
+      for (const effect of envelopeEffects(r.method, r.path, r.body)) effects.push({ at, effect });
+    } else if (r.kind === "reindex" && r.reindex !== undefined) {
+      reindexes.push({ at, ...r.reindex });
+    }
+  });
+  const after = (at: number) => effects.filter((e) => e.at > at).map((e) => e.effect);
+  const replaced = (at: number, resource: "template" | "policy" | "index", name: string) =>
+    after(at).some((e) =>
+      e.kind === "replaces" && e.resource === resource && matches(e.names, name, [])
+    );
+
+  const checks: DriftCheck[] = [];
+  files.forEach((file, at) => {
+    const r = file.searchRequest;
+    const isLast = (key: string) => last.get(key) === at;
+    if (!unchanged(file)) return;
+    if ((r.kind === "template" || r.kind === "policy") && r.name !== undefined) {
+      const resource = `${r.kind} ${r.name}`;
+      if (!isLast(resource) || replaced(at, r.kind, r.name)) return;
+      checks.push(
+        r.kind === "template"
+          ? { kind: "template", resource, file, name: r.name, body: r.body }
+          : { kind: "policy", resource, file, id: r.name, body: r.body },
+      );
+    } else if (r.kind === "index" && r.name !== undefined) {
+      const name = r.name;
+      const resource = `index ${name}`;
+      const body = r.body ?? {};
+      const aliases = isJsonObject(body.aliases) ? Object.keys(body.aliases) : [];
+      const moved = reindexes.some((x) =>
+        x.at > at && (aliases.includes(x.alias) || (x.deleteSource && x.source === name))
+      );
+      if (!isLast(resource) || moved || replaced(at, "index", name)) return;
+      checks.push({
+        kind: "index",
+        resource,
+        file,
+        name,
+        definition: amend(body, name, aliases, after(at)),
+      });
+    } else if (r.kind === "reindex" && r.reindex !== undefined) {
+      const { alias, index } = r.reindex;
+      // A later reindex of the same alias may have deleted this one's index.
+      if (reindexes.some((x) => x.at > at && (x.alias === alias || x.source === index))) return;
+      const resource = `index ${index}`;
+      if (isLast(resource) && !replaced(at, "index", index)) {
+        checks.push({
+          kind: "index",
+          resource,
+          file,
+          name: index,
+          definition: amend(r.body ?? {}, index, [], after(at)),
+        });
+      }
+      const touched = after(at).some((e) =>
+        e.kind === "aliases" && e.names.some((n) => matches(n, alias, []))
+      );
+      if (isLast(`alias ${alias}`) && !touched) {
+        checks.push({ kind: "alias", resource: `alias ${alias}`, file, alias, index });
+      }
+    }
+  });
+  return checks;
+}
+
+// The file's definition of an index, with the mappings and settings later envelopes send to it,
+// and without the aliases later envelopes move.
+function amend(
+  body: Readonly<Json>,
+  name: string,
+  aliases: readonly string[],
+  effects: readonly Effect[],
+): IndexDefinition {
+  let mappings: unknown = body.mappings;
+  let settings: Map<string, unknown> | undefined = body.settings === undefined
+    ? undefined
+    : flattenSettings(body.settings);
+  let fileAliases: unknown = body.aliases;
+  for (const e of effects) {
+    if (e.kind === "mappings" && matches(e.names, name, aliases)) {
+      mappings = merge(mappings ?? {}, e.body);
+    } else if (e.kind === "settings" && matches(e.names, name, aliases)) {
+      const inner = isJsonObject(e.body.settings) ? e.body.settings : e.body;
+      settings = new Map([...settings ?? [], ...flattenSettings(inner)]);
+    } else if (e.kind === "aliases" && isJsonObject(fileAliases)) {
+      const kept = Object.entries(fileAliases).filter(([alias]) =>
+        !e.names.some((n) => matches(n, alias, []))
+      );
+      fileAliases = Object.fromEntries(kept);
+    }
+  }
+  return {
+    ...(settings === undefined ? {} : { settings: Object.fromEntries(settings) }),
+    ...(mappings === undefined ? {} : { mappings }),
+    ...(fileAliases === undefined ? {} : { aliases: fileAliases }),
+  };
+}
+
+// Objects merge key by key (what `PUT _mapping` does with fields); anything else is replaced.
+function merge(base: unknown, patch: unknown): unknown {
+  if (!isJsonObject(base) || !isJsonObject(patch)) return patch;
+  const entries = new Map<string, unknown>(Object.entries(base));
+  for (const [k, v] of Object.entries(patch)) {
+    entries.set(k, entries.has(k) ? merge(entries.get(k), v) : v);
+  }
+  return Object.fromEntries(entries);
+}
+
+/**
+ * Whether an index expression of a request path (`logs,orders`, `logs-*`, `_all`) names `name`,
+ * directly or through one of `aliases`. Exclusions (`-x`) and date math are not resolved: they
+ * match nothing.
+ */
+export function matches(expression: string, name: string, aliases: readonly string[]): boolean {
+  return expression.split(",").some((item) => {
+    if (item === "" || item.startsWith("-") || item.startsWith("<")) return false;
+    if (item === "_all") return true;
+    return glob(item, name) || aliases.some((a) => glob(item, a));
+  });
+}
+
+// `*` matches any run of characters; nothing else is special. Linear backtracking on the last
+// star only, so no pattern takes more than length × length steps.
+function glob(pattern: string, text: string): boolean {
+  let p = 0, t = 0, star = -1, mark = 0;
+  while (t < text.length) {
+    if (p < pattern.length && pattern[p] !== "*" && pattern[p] === text[t]) {
+      p++;
+      t++;
+    } else if (p < pattern.length && pattern[p] === "*") {
+      star = p++;
+      mark = t;
+    } else if (star >= 0) {
+      p = star + 1;
+      t = ++mark;
+    } else return false;
+  }
+  while (p < pattern.length && pattern[p] === "*") p++;
+  return p === pattern.length;
+}
+
+/** What an applied envelope does to the resources `--drift` checks (see {@linkcode Effect}). */
+export function envelopeEffects(method: string, path: string, body: unknown): Effect[] {
+  const parts = path.split("?", 1)[0].split("/").slice(1);
+  // `/users/` is `/users`.
+  if (parts.length > 1 && parts.at(-1) === "") parts.pop();
+  const segments = parts.map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  const [first = "", second, third, fourth] = segments;
+  const writes = method === "PUT" || method === "POST" || method === "DELETE" ||
+    method === "PATCH";
+  const json = isJsonObject(body) ? body : {};
+  if (!writes) return [];
+  if (first === "_index_template" && second !== undefined) {
+    return [{ kind: "replaces", resource: "template", names: second }];
+  }
+  if (first === "_plugins" && second === "_ism" && third === "policies" && fourth !== undefined) {
+    return [{ kind: "replaces", resource: "policy", names: fourth }];
+  }
+  if (first === "_aliases") return [{ kind: "aliases", names: aliasNames(json) }];
+  if (first === "_mapping" || first === "_mappings") {
+    return [{ kind: "mappings", names: "_all", body: json }];
+  }
+  if (first === "_settings") return [{ kind: "settings", names: "_all", body: json }];
+  if (first === "" || first.startsWith("_")) return [];
+  if (second === undefined) {
+    return method === "DELETE" || method === "PUT"
+      ? [{ kind: "replaces", resource: "index", names: first }]
+      : [];
+  }
+  if ((second === "_mapping" || second === "_mappings") && method !== "DELETE") {
+    return [{ kind: "mappings", names: first, body: json }];
+  }
+  if (second === "_settings" && method !== "DELETE") {
+    return [{ kind: "settings", names: first, body: json }];
+  }
+  if (second === "_alias" || second === "_aliases") {
+    return [{ kind: "aliases", names: third === undefined ? aliasNames(json) : third.split(",") }];
+  }
+  return [];
+}
+
+// The aliases an `_aliases` body (or an alias body) names; `*` when it names them otherwise.
+function aliasNames(body: Json): string[] {
+  const names: string[] = [];
+  const take = (x: unknown) => {
+    if (typeof x === "string") names.push(x);
+    else if (Array.isArray(x)) { for (const n of x) if (typeof n === "string") names.push(n); }
+  };
+  take(body.alias);
+  take(body.aliases);
+  if (Array.isArray(body.actions)) {
+    for (const action of body.actions) {
+      if (!isJsonObject(action)) continue;
+      for (const inner of Object.values(action)) {
+        if (isJsonObject(inner)) {
+          take(inner.alias);
+          take(inner.aliases);
+        }
+      }
+    }
+  }
+  return names.length === 0 ? ["*"] : names;
+}

@@ -1,0 +1,190 @@
+// The shared runner with `--drift`: when it reads the drift, when it takes the lock to repair it,
+// and in which order (a target in memory that logs its calls).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  type Applied,
+  type MigrationTarget,
+  type PlannedFile,
+  type RunnerOptions,
+  runTargets,
+} from "../../src/migrate/migration_runner.ts";
+import type {
+  ConnectionDrift,
+  FileReport,
+  Progress,
+  UnlockOutcome,
+} from "../../src/migrate/run_report.ts";
+import { silentProgress } from "../../src/migrate/run_report.ts";
+
+class DriftTarget implements MigrationTarget<PlannedFile> {
+  readonly name = "main";
+  readonly strictOrder = false;
+  requests = 0;
+  readonly calls: string[] = [];
+  readonly records = new Map<string, string>();
+  /** What readDrift answers, in turn (the last one again once used up). */
+  drift: ConnectionDrift[] = [{ checked: 0, resources: [] }];
+
+  readRecords(): Promise<ReadonlyMap<string, string>> {
+    this.calls.push("read");
+    return Promise.resolve(new Map(this.records));
+  }
+  prepare(): Promise<void> {
+    this.calls.push("prepare");
+    return Promise.resolve();
+  }
+  lock(): Promise<void> {
+    this.calls.push("lock");
+    return Promise.resolve();
+  }
+  release(): Promise<void> {
+    this.calls.push("release");
+    return Promise.resolve();
+  }
+  forceUnlock(): Promise<UnlockOutcome> {
+    return Promise.resolve({ unlocked: "nothing" });
+  }
+  apply(file: PlannedFile): Promise<Applied> {
+    this.calls.push(`apply ${file.path}`);
+    this.records.set(file.path, file.hash);
+    return Promise.resolve({ result: "sent", ms: 1 });
+  }
+  record(): Promise<void> {
+    return Promise.resolve();
+  }
+  dropRecord(): Promise<void> {
+    return Promise.resolve();
+  }
+  readDrift(_files: readonly PlannedFile[], decided: readonly FileReport[]) {
+    this.calls.push(`readDrift ${decided.map((f) => `${f.path}:${f.action}`).join(",")}`);
+    return Promise.resolve(this.drift.length > 1 ? this.drift.shift()! : this.drift[0]);
+  }
+  repairDrift(
+    _files: readonly PlannedFile[],
+    _decided: readonly FileReport[],
+    found: ConnectionDrift,
+    signal?: AbortSignal,
+  ): Promise<ConnectionDrift> {
+    this.calls.push(`repairDrift${signal?.aborted ? " (interrupted)" : ""}`);
+    return Promise.resolve({
+      checked: found.checked,
+      resources: found.resources.map((r) =>
+        r.reapply ? { ...r, result: "reapplied" as const, remaining: [] } : r
+      ),
+    });
+  }
+  failure(): string | undefined {
+    return undefined;
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const files: PlannedFile[] = [
+  { path: "a.json", hash: "a", runOnce: false, resource: "template a" },
+  { path: "b.json", hash: "b", runOnce: false },
+];
+const drifted = (reapply: boolean): ConnectionDrift => ({
+  checked: 1,
+  resources: [{
+    resource: "template a",
+    file: "a.json",
+    differences: ["priority: file 1, cluster 2"],
+    reapply,
+    ...(reapply ? {} : { note: "applying the file again cannot change this" }),
+  }],
+});
+
+function options(extra: Partial<RunnerOptions> & Pick<RunnerOptions, "command">): RunnerOptions {
+  return { dryRun: false, lockTimeoutMs: 1000, progress: silentProgress, drift: true, ...extra };
+}
+
+describe("runner with --drift", () => {
+  it("status and validate read the drift once, after the records, and take no lock", async () => {
+    for (const command of ["status", "validate"] as const) {
+      const target = new DriftTarget();
+      target.records.set("a.json", "a");
+      target.drift = [drifted(true)];
+      const report = await runTargets([{ target, files }], options({ command }));
+      assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:apply"]);
+      assert.deepEqual(report.connections[0].drift, drifted(true));
+    }
+  });
+
+  it("is not read without --drift, nor by the other commands", async () => {
+    for (const command of ["migrate", "baseline", "repair", "unlock"] as const) {
+      const target = new DriftTarget();
+      target.records.set("a.json", "a").set("b.json", "b");
+      const report = await runTargets(
+        [{ target, files }],
+        options({ command, drift: command !== "migrate" }),
+      );
+      assert.ok(!target.calls.some((c) => c.startsWith("readDrift")), command);
+      assert.equal(report.connections[0].drift, undefined);
+    }
+  });
+
+  it("migrate --drift with nothing pending and nothing to repair takes no lock", async () => {
+    const target = new DriftTarget();
+    target.records.set("a.json", "a").set("b.json", "b");
+    target.drift = [drifted(false)];
+    const report = await runTargets([{ target, files }], options({ command: "migrate" }));
+    assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:skip"]);
+    assert.deepEqual(report.connections[0].drift, drifted(false));
+  });
+
+  it("migrate --drift repairs under the lock, after reading again, with no file to apply", async () => {
+    const target = new DriftTarget();
+    target.records.set("a.json", "a").set("b.json", "b");
+    target.drift = [drifted(true)];
+    const notes: string[] = [];
+    const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
+    const report = await runTargets(
+      [{ target, files }],
+      options({ command: "migrate", progress }),
+    );
+    assert.deepEqual(target.calls, [
+      "read",
+      "readDrift a.json:skip,b.json:skip",
+      "prepare",
+      "lock",
+      "read",
+      "readDrift a.json:skip,b.json:skip",
+      "repairDrift",
+      "release",
+    ]);
+    assert.equal(report.connections[0].drift!.resources[0].result, "reapplied");
+    assert.deepEqual(notes, ["main: template a had drifted: a.json applied again"]);
+  });
+
+  it("migrate --drift applies pending files first, then reads the drift again", async () => {
+    const target = new DriftTarget();
+    target.records.set("a.json", "a");
+    target.drift = [drifted(false), drifted(true)];
+    await runTargets([{ target, files }], options({ command: "migrate" }));
+    assert.deepEqual(target.calls, [
+      "read",
+      "readDrift a.json:skip,b.json:apply",
+      "prepare",
+      "lock",
+      "read",
+      "apply b.json",
+      "readDrift a.json:skip,b.json:apply",
+      "repairDrift",
+      "release",
+    ]);
+  });
+
+  it("migrate --dry-run --drift only reads", async () => {
+    const target = new DriftTarget();
+    target.drift = [drifted(true)];
+    const report = await runTargets(
+      [{ target, files }],
+      options({ command: "migrate", dryRun: true }),
+    );
+    assert.deepEqual(target.calls, ["read", "readDrift a.json:apply,b.json:apply"]);
+    assert.equal(report.connections[0].drift!.resources[0].result, undefined);
+  });
+});

@@ -1,0 +1,510 @@
+// `--drift` end to end on the real node (tools/opensearch.sh start): hand edits to a template and
+// an index are found, fail `validate`, and `migrate --drift` applies the files again. Policies go
+// through an in-process stand-in of the ISM API (the Maven Central node has no ISM plugin).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import process from "node:process";
+import { checkReport } from "../report_shape.ts";
+import type { ConnectionDrift } from "../../../src/migrate/run_report.ts";
+import { runCaptured } from "../run_cli.ts";
+import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
+import { os, recording, type Sent, Workspace, writes } from "./cluster.ts";
+
+type Json = Record<string, unknown>;
+
+/**
+ * The ISM policy API as the plugin answers it: a PUT without sequence numbers only creates, with
+ * them it updates when they match; a GET answers the policy with what ISM adds (policy_id,
+ * last_updated_time, schema_version, error_notification, each action's retry, ism_template as a
+ * list). Everything else goes to the real node.
+ */
+function withIsm(
+  policies: Map<string, Json>,
+  inner: TransportFactory = runtimeTransport,
+): TransportFactory {
+  let seq = 0;
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
+  return async (options) => {
+    const transport = await inner(options);
+    return {
+      close: () => transport.close(),
+      fetch: async (url, init) => {
+        if (!url.pathname.startsWith("/_plugins/_ism/policies/")) return transport.fetch(url, init);
+        const id = decodeURIComponent(url.pathname.slice("/_plugins/_ism/policies/".length));
+        const current = policies.get(id);
+        if (init.method === "GET") {
+          return current
+            ? json(200, {
+              _id: id,
+              _version: 1,
+              _seq_no: current._seq_no,
+              _primary_term: 1,
+              policy: current.policy,
+            })
+            : json(404, { error: { type: "status_exception", reason: "Policy not found" } });
+        }
+        const text = await new Response(init.body as BodyInit).text();
+        const body = JSON.parse(text) as { policy: Json };
+        const ifSeq = url.searchParams.get("if_seq_no");
+        if (current && (ifSeq === null || Number(ifSeq) !== current._seq_no)) {
+          return json(409, {
+            error: { type: "version_conflict_engine_exception", reason: "conflict" },
+          });
+        }
+        policies.set(id, { _seq_no: seq++, policy: stored(id, body.policy) });
+        return json(current ? 200 : 201, { _id: id });
+      },
+    };
+  };
+}
+
+// What ISM keeps of a policy it was sent.
+function stored(id: string, policy: Json): Json {
+  const states = (policy.states as Json[] ?? []).map((s) => ({
+    ...s,
+    actions: (s.actions as Json[] ?? []).map((a) => ({
+      retry: { count: 3, backoff: "exponential", delay: "1m" },
+      ...a,
+    })),
+    transitions: s.transitions ?? [],
+  }));
+  return {
+    policy_id: id,
+    description: policy.description,
+    last_updated_time: Date.now(),
+    schema_version: 21,
+    error_notification: null,
+    default_state: policy.default_state,
+    states,
+    ism_template: null,
+  };
+}
+
+/** Runs the CLI like `Workspace.run`, with its own transport. */
+async function run(ws: Workspace, transport: TransportFactory, ...args: string[]) {
+  const sent: Sent[] = [];
+  const captured = await runCaptured(
+    ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root, ...args],
+    { transport: recording(sent, transport) },
+  );
+  const report = args.includes("--json") ? checkReport(JSON.parse(captured.out)) : undefined;
+  return { ...captured, sent, report };
+}
+
+const driftOf = (
+  report: { readonly connections: readonly { readonly drift?: unknown }[] } | undefined,
+) => report!.connections[0].drift as ConnectionDrift;
+
+async function records(ws: Workspace): Promise<Map<string, Json>> {
+  await os("POST", `/${ws.recordsIndex}/_refresh`);
+  const found = await os("POST", `/${ws.recordsIndex}/_search`, {
+    size: 100,
+    query: { exists: { field: "migration_path" } },
+  });
+  const hits = found.body.hits.hits as { _source: Json }[];
+  return new Map(hits.map((h) => [h._source.migration_path as string, h._source]));
+}
+
+describe("--drift against a real OpenSearch node", () => {
+  it("finds hand edits, fails validate, and migrate --drift applies the files again", async () => {
+    const ws = await Workspace.create();
+    const logs = `${ws.id}_logs`;
+    const orders = `${ws.id}_orders`;
+    await ws.file(`1.0/${logs}-template.json`, {
+      settings: { number_of_shards: 1 },
+      mappings: { properties: { message: { type: "text" } } },
+    });
+    await ws.file(`1.0/${orders}-index.json`, {
+      settings: { number_of_shards: 1, number_of_replicas: 0 },
+      mappings: { properties: { note: { type: "keyword", ignore_above: 10 } } },
+    });
+    // The documented way to add a field: it is part of what the index should be.
+    await ws.file(`1.1/orders-created-at.json`, {
+      method: "PUT",
+      path: `/${orders}/_mapping`,
+      body: { properties: { created_at: { type: "date" } } },
+    });
+    await ws.ok();
+
+    const clean = await ws.ok("status", "--drift", "--json");
+    assert.deepEqual(driftOf(clean.report), { checked: 2, resources: [] });
+    assert.deepEqual(writes(clean.sent), [], "status --drift sends only reads");
+    const cleanText = await ws.ok("validate", "--drift");
+    assert.match(cleanText.out, /: no drift: the 2 resource\(s\) of the applied files match them/);
+
+    // By hand: other shards in the template, a changed ignore_above, a field added.
+    const live = (await os("GET", `/_index_template/${logs}`)).body.index_templates[0];
+    live.index_template.template.settings.index.number_of_shards = "2";
+    assert.equal((await os("PUT", `/_index_template/${logs}`, live.index_template)).status, 200);
+    const edited = await os("PUT", `/${orders}/_mapping`, {
+      properties: { note: { type: "keyword", ignore_above: 20 }, extra: { type: "integer" } },
+    });
+    assert.equal(edited.status, 200);
+
+    const status = await ws.ok("status", "--drift");
+    const lines = status.out.split("\n");
+    const at = lines.findIndex((l) => l.includes("drift: 2 of 2 resource(s) differ"));
+    assert.ok(at > 0, status.out);
+    assert.deepEqual(lines.slice(at + 1, at + 4), [
+      `  template ${logs}: template.settings.index.number_of_shards: file "1", cluster "2"`,
+      `  index ${orders}: mappings.properties.note.ignore_above: file 10, cluster 20`,
+      `  index ${orders}: mappings.properties.extra: in the cluster, not in the file (needs a ` +
+      `reindex migration: a field cannot be removed from a live index)`,
+    ]);
+    if (process.env.DRIFT_SAMPLE) console.log(status.out);
+
+    const json = await ws.ok("status", "--drift", "--json");
+    assert.deepEqual(driftOf(json.report), {
+      checked: 2,
+      resources: [
+        {
+          resource: `template ${logs}`,
+          file: `1.0/${logs}-template.json`,
+          differences: [`template.settings.index.number_of_shards: file "1", cluster "2"`],
+          reapply: true,
+        },
+        {
+          resource: `index ${orders}`,
+          file: `1.0/${orders}-index.json`,
+          differences: [
+            "mappings.properties.note.ignore_above: file 10, cluster 20",
+            "mappings.properties.extra: in the cluster, not in the file (needs a reindex " +
+            "migration: a field cannot be removed from a live index)",
+          ],
+          reapply: true,
+        },
+      ],
+    });
+
+    const validate = await ws.run("validate", "--drift", "--json");
+    assert.equal(validate.code, 1);
+    const error = validate.report!.error!;
+    assert.equal(error.kind, "invalid");
+    assert.equal(error.file, `1.0/${logs}-template.json`);
+    assert.match(error.message, new RegExp(`${ws.id}: template ${logs} \\(template\\.settings`));
+    assert.match(error.message, new RegExp(`${ws.id}: index ${orders} \\(mappings.*and 1 more\\)`));
+    assert.match(error.message, /"migrate --drift"/);
+    // Without --drift, validate looks at the files only.
+    await ws.ok("validate");
+
+    const before = await records(ws);
+    const migrate = await ws.ok("migrate", "--drift", "--json");
+    const fixed = driftOf(migrate.report);
+    assert.deepEqual(fixed.resources.map((r) => [r.resource, r.result, r.remaining]), [
+      [`template ${logs}`, "reapplied", []],
+      [`index ${orders}`, "reapplied", [
+        "mappings.properties.extra: in the cluster, not in the file (needs a reindex " +
+        "migration: a field cannot be removed from a live index)",
+      ]],
+    ]);
+    assert.equal(migrate.report!.connections[0].applied, 0, "no file counts as newly applied");
+    const resourceWrites = writes(migrate.sent).filter((s) =>
+      !s.path.startsWith(`/${ws.recordsIndex}`)
+    );
+    assert.deepEqual(resourceWrites.map((s) => `${s.method} ${s.path}`), [
+      `PUT /_index_template/${logs}`,
+      `PUT /${orders}/_mapping`,
+    ]);
+    const template = (await os("GET", `/_index_template/${logs}`)).body.index_templates[0];
+    assert.equal(template.index_template.template.settings.index.number_of_shards, "1");
+    const mapping = (await os("GET", `/${orders}/_mapping`)).body[orders].mappings;
+    assert.equal(mapping.properties.note.ignore_above, 10);
+    // Same checksum, written again; the lock is gone.
+    const after = await records(ws);
+    for (const path of [`1.0/${logs}-template.json`, `1.0/${orders}-index.json`]) {
+      assert.equal(after.get(path)!.content_hash, before.get(path)!.content_hash);
+      assert.notEqual(after.get(path)!.executed_at, before.get(path)!.executed_at, path);
+    }
+    assert.equal(
+      after.get("1.1/orders-created-at.json")!.executed_at,
+      before.get("1.1/orders-created-at.json")!.executed_at,
+    );
+    assert.equal((await os("GET", `/${ws.recordsIndex}/_doc/lock-${ws.id}`)).status, 404);
+
+    const human = await ws.ok("status", "--drift");
+    assert.match(human.out, /drift: 1 of 2 resource\(s\) differ/);
+    assert.match(
+      human.out,
+      /mappings\.properties\.extra: in the cluster, not in the file \(needs a reindex migration/,
+    );
+    const remaining = await ws.ok("status", "--drift", "--json");
+    assert.deepEqual(driftOf(remaining.report).resources.map((r) => [r.resource, r.reapply]), [
+      [`index ${orders}`, false],
+    ]);
+    // Nothing a re-apply can change: migrate --drift takes no lock and writes nothing.
+    const again = await ws.ok("migrate", "--drift", "--json");
+    assert.deepEqual(writes(again.sent), []);
+    assert.match(driftOf(again.report).resources[0].note!, /cannot change this/);
+  });
+
+  it("a clean cluster: no drift, validate exits 0, migrate --drift writes nothing", async () => {
+    const ws = await Workspace.create();
+    await ws.file(`${ws.id}_a-template.json`, { index_patterns: [`${ws.id}_a*`], priority: "3" });
+    await ws.file(`${ws.id}_b-index.json`, {
+      settings: { index: { number_of_replicas: 0, refresh_interval: "5s" }, "index.hidden": false },
+      mappings: { dynamic: "strict", properties: { k: { type: "keyword", index: "false" } } },
+      aliases: { [`${ws.id}_people`]: { routing: "1" } },
+    });
+    await ws.ok();
+    const validate = await ws.ok("validate", "--drift", "--json");
+    assert.deepEqual(driftOf(validate.report), { checked: 2, resources: [] });
+    const migrate = await ws.ok("migrate", "--drift", "--json");
+    assert.deepEqual(writes(migrate.sent), []);
+    assert.deepEqual(driftOf(migrate.report), { checked: 2, resources: [] });
+    // Without --drift, nothing is read beyond the records.
+    const plain = await ws.ok("status", "--json");
+    assert.equal(plain.report!.connections[0].drift, undefined);
+    assert.ok(plain.sent.every((s) => s.path.startsWith(`/${ws.recordsIndex}`)), "records only");
+  });
+
+  it("settings: a dynamic one is set again, a static one stays with its reason; a gone index is created", async () => {
+    const ws = await Workspace.create();
+    const name = `${ws.id}_s`;
+    await ws.file(`${name}-index.json`, {
+      settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: "5s" },
+      mappings: { properties: { a: { type: "keyword" } } },
+    });
+    await ws.ok();
+    // Made again by hand, with two shards and another refresh interval.
+    await os("DELETE", `/${name}`);
+    await os("PUT", `/${name}`, {
+      settings: { number_of_shards: 2, number_of_replicas: 0, refresh_interval: "1s" },
+      mappings: { properties: { a: { type: "keyword" } } },
+    });
+    const status = await ws.ok("status", "--drift", "--json");
+    assert.deepEqual(driftOf(status.report).resources[0].differences, [
+      `settings.index.number_of_shards: file "1", cluster "2" (a static setting: it cannot ` +
+      `change on a live index; needs a reindex migration)`,
+      `settings.index.refresh_interval: file "5s", cluster "1s"`,
+    ]);
+    const migrate = await ws.ok("migrate", "--drift", "--json");
+    assert.deepEqual(driftOf(migrate.report).resources[0].remaining, [
+      `settings.index.number_of_shards: file "1", cluster "2" (a static setting: it cannot ` +
+      `change on a live index; needs a reindex migration)`,
+    ]);
+    const settings = (await os("GET", `/${name}/_settings`)).body[name].settings.index;
+    assert.equal(settings.refresh_interval, "5s");
+
+    await os("DELETE", `/${name}`);
+    const gone = await ws.ok("status", "--drift", "--json");
+    assert.deepEqual(driftOf(gone.report).resources[0].differences, ["absent from the cluster"]);
+    const created = await ws.ok("migrate", "--drift", "--json");
+    assert.deepEqual(driftOf(created.report).resources[0].remaining, []);
+    assert.equal((await os("HEAD", `/${name}`)).status, 200);
+    assert.deepEqual(driftOf((await ws.ok("status", "--drift", "--json")).report).resources, []);
+  });
+
+  it("an index whose name became an alias or a data stream is named as such, not repaired", async () => {
+    const ws = await Workspace.create();
+    const name = `${ws.id}_n`;
+    await ws.file(`${name}-index.json`, { settings: { number_of_replicas: 0 } });
+    await ws.ok();
+    await os("DELETE", `/${name}`);
+    await os("PUT", `/${name}_v2`, {
+      aliases: { [name]: {} },
+      settings: { number_of_replicas: 0 },
+    });
+    const alias = await ws.ok("status", "--drift", "--json");
+    assert.deepEqual(driftOf(alias.report).resources[0], {
+      resource: `index ${name}`,
+      file: `${name}-index.json`,
+      differences: [`is no longer an index: the name is an alias of "${name}_v2"`],
+      reapply: false,
+      note: "applying the file again cannot change this",
+    });
+    const migrate = await ws.ok("migrate", "--drift", "--json");
+    assert.deepEqual(writes(migrate.sent), []);
+
+    await os("DELETE", `/${name}_v2`);
+    await os("PUT", `/_index_template/${name}_ds`, {
+      index_patterns: [name],
+      data_stream: {},
+      priority: 500,
+    });
+    assert.equal((await os("PUT", `/_data_stream/${name}`)).status, 200);
+    const stream = await ws.ok("status", "--drift", "--json");
+    assert.deepEqual(driftOf(stream.report).resources[0].differences, [
+      "is no longer an index: the name is a data stream",
+    ]);
+    await os("DELETE", `/_data_stream/${name}`);
+    await os("DELETE", `/_index_template/${name}_ds`);
+  });
+
+  it("a reindex file: its new index and the alias's write index are checked, never re-applied", async () => {
+    const ws = await Workspace.create();
+    const v1 = `${ws.id}_orders_v1`, v2 = `${ws.id}_orders_v2`, alias = `${ws.id}_orders`;
+    // The index file names the alias the reindex moves: it is left out (its index may be gone).
+    await ws.file(`1.0/${v1}-index.json`, {
+      settings: { number_of_replicas: 0 },
+      aliases: { [alias]: {} },
+      mappings: { properties: { a: { type: "keyword" } } },
+    });
+    await ws.file(`2.0/orders-reindex.json`, {
+      alias,
+      index: v2,
+      settings: { number_of_replicas: 0 },
+      mappings: { properties: { a: { type: "keyword" }, b: { type: "long" } } },
+    });
+    await ws.ok();
+    const clean = await ws.ok("status", "--drift", "--json");
+    assert.deepEqual(driftOf(clean.report), { checked: 2, resources: [] });
+    // By hand: writes go back to the old index, and a field is added to the new one.
+    await os("POST", "/_aliases", {
+      actions: [
+        { add: { index: v1, alias, is_write_index: true } },
+        { add: { index: v2, alias, is_write_index: false } },
+      ],
+    });
+    await os("PUT", `/${v2}/_mapping`, { properties: { c: { type: "keyword" } } });
+    const status = await ws.ok("status", "--drift", "--json");
+    const note = "2.0/orders-reindex.json runs once (put the change in a new file)";
+    assert.deepEqual(driftOf(status.report).resources, [
+      {
+        resource: `index ${v2}`,
+        file: "2.0/orders-reindex.json",
+        differences: [
+          "mappings.properties.c: in the cluster, not in the file (needs a reindex migration: a " +
+          "field cannot be removed from a live index)",
+        ],
+        reapply: false,
+        note,
+      },
+      {
+        resource: `alias ${alias}`,
+        file: "2.0/orders-reindex.json",
+        differences: [`writes to "${v1}", not to "${v2}" (the file's new index)`],
+        reapply: false,
+        note,
+      },
+    ]);
+    const migrate = await ws.ok("migrate", "--drift");
+    assert.match(
+      migrate.out,
+      new RegExp(`alias ${alias}: not applied again: ${note.replace(/[()]/g, "\\$&")}`),
+    );
+    assert.deepEqual(writes(migrate.sent), []);
+    assert.equal((await ws.run("validate", "--drift")).code, 1);
+  });
+
+  it("prints no placeholder value and no password it quotes", async () => {
+    const ws = await Workspace.create({
+      migrations: "      placeholders:\n        token: s3cr3t-t0ken\n",
+    });
+    const name = `${ws.id}_m`;
+    await ws.file(`${name}-template.json`, {
+      index_patterns: [`${name}*`],
+      // A password longer than a line shows: cut, it would lose the "@" that marks it.
+      _meta: {
+        token: "${token}",
+        hook: `https://bot:hunter2${"x".repeat(100)}@h.example/?api_key=k3y`,
+      },
+    });
+    await ws.ok();
+    await os("PUT", `/_index_template/${name}`, {
+      index_patterns: [`${name}*`],
+      _meta: { token: "other-s3cr3t-t0ken", hook: "https://bot:hunter3@hooks.example/x" },
+    });
+    for (const args of [["status", "--drift"], ["status", "--drift", "--json"]]) {
+      const run = await ws.ok(...args);
+      const all = run.out + run.err;
+      for (const secret of ["s3cr3t-t0ken", "hunter2", "hunter3", "k3y"]) {
+        assert.ok(!all.includes(secret), `${args.join(" ")} prints ${secret}:\n${all}`);
+      }
+      const expected = `_meta.token: file "\${token}", cluster "other-\${token}"`;
+      if (run.report) {
+        assert.ok(driftOf(run.report).resources[0].differences.includes(expected));
+      } else assert.ok(all.includes(expected), all);
+    }
+  });
+
+  it("a read the cluster refuses stops the run, naming the resource; nothing is written", async () => {
+    const ws = await Workspace.create();
+    await ws.file(`${ws.id}_r-template.json`, { index_patterns: [`${ws.id}_r*`] });
+    await ws.ok();
+    for (const status of [403, 503]) {
+      const refusing: TransportFactory = async (options) => {
+        const transport = await runtimeTransport(options);
+        return {
+          close: () => transport.close(),
+          fetch: (url, init) =>
+            url.pathname.startsWith("/_index_template/")
+              ? Promise.resolve(
+                new Response(
+                  JSON.stringify({ error: { type: "security_exception", reason: "no" } }),
+                  { status },
+                ),
+              )
+              : transport.fetch(url, init),
+        };
+      };
+      const result = await run(ws, refusing, "migrate", "--drift", "--json");
+      assert.equal(result.code, 1);
+      assert.equal(result.report!.error!.kind, "failure");
+      assert.match(
+        result.report!.error!.message,
+        new RegExp(
+          `GET /_index_template/${ws.id}_r, HTTP ${status}: --drift cannot read ` +
+            `template ${ws.id}_r: security_exception: no`,
+        ),
+      );
+      assert.deepEqual(writes(result.sent), []);
+    }
+  });
+
+  it("policies: ISM's own keys and defaults are no drift; a hand edit is, and is applied again", async () => {
+    const ws = await Workspace.create();
+    const ism = new Map<string, Json>();
+    const transport = withIsm(ism);
+    const policy = {
+      policy: {
+        description: "hot then delete",
+        default_state: "hot",
+        states: [
+          {
+            name: "hot",
+            actions: [{ rollover: { min_doc_count: 5 } }],
+            transitions: [{ state_name: "delete", conditions: { min_index_age: "30d" } }],
+          },
+          { name: "delete", actions: [{ delete: {} }] },
+        ],
+      },
+    };
+    await ws.file("hot-policy.json", policy);
+    assert.equal((await run(ws, transport)).code, 0);
+    const clean = await run(ws, transport, "status", "--drift", "--json");
+    assert.deepEqual(driftOf(clean.report), { checked: 1, resources: [] });
+
+    // By hand: the transition now waits 7 days.
+    const live = ism.get("hot")!;
+    const states = (live.policy as Json).states as Json[];
+    ((states[0].transitions as Json[])[0].conditions as Json).min_index_age = "7d";
+    const status = await run(ws, transport, "status", "--drift", "--json");
+    assert.deepEqual(driftOf(status.report).resources, [{
+      resource: "policy hot",
+      file: "hot-policy.json",
+      differences: [
+        `policy.states[0].transitions[0].conditions.min_index_age: file "30d", cluster "7d"`,
+      ],
+      reapply: true,
+    }]);
+    const validate = await run(ws, transport, "validate", "--drift");
+    assert.equal(validate.code, 1);
+    assert.match(
+      validate.err,
+      /invalid: the cluster differs from the applied files \(.*policy hot/,
+    );
+
+    const migrate = await run(ws, transport, "migrate", "--drift", "--json");
+    assert.equal(migrate.code, 0, migrate.out);
+    assert.deepEqual(driftOf(migrate.report).resources[0].remaining, []);
+    assert.ok(
+      writes(migrate.sent).some((s) => s.path.startsWith("/_plugins/_ism/policies/hot?if_seq_no=")),
+    );
+    const after = (ism.get("hot")!.policy as Json).states as Json[];
+    assert.equal(((after[0].transitions as Json[])[0].conditions as Json).min_index_age, "30d");
+    assert.deepEqual(
+      driftOf((await run(ws, transport, "status", "--drift", "--json")).report).resources,
+      [],
+    );
+  });
+});

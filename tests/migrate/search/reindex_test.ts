@@ -1,0 +1,433 @@
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { describe, it } from "node:test";
+import { processGone } from "../../../src/migrate/local_process.ts";
+import { recordId } from "../../../src/migrate/search/migration_record.ts";
+import { startCli } from "../cli_process.ts";
+import { runCaptured } from "../run_cli.ts";
+import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
+import { type Fault, type Received, startFaultServer } from "./fault_server.ts";
+
+// deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests read freely
+type Json = any;
+
+/** Creates `index` with `count` documents whose `price` is a string, and `alias` on it. */
+async function seed(index: string, alias: string, count: number): Promise<void> {
+  const created = await os("PUT", `/${index}`, {
+    settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: "1s" },
+    mappings: { properties: { seq: { type: "long" }, price: { type: "keyword" } } },
+    aliases: { [alias]: { is_write_index: true } },
+  });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  for (let start = 0; start < count; start += 10_000) {
+    const lines: string[] = [];
+    for (let seq = start; seq < Math.min(count, start + 10_000); seq++) {
+      lines.push(JSON.stringify({ create: { _id: `s${seq}` } }));
+      lines.push(JSON.stringify({ seq, price: `${seq % 1000}.5` }));
+    }
+    const response = await fetch(
+      `${OPENSEARCH_URL}/${index}/_bulk`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/x-ndjson" },
+        body: lines.join("\n") + "\n",
+      },
+    );
+    const body = await response.json();
+    assert.equal(body.errors, false, JSON.stringify(body.items?.find((i: Json) => i.create.error)));
+  }
+  await os("POST", `/${index}/_refresh`);
+}
+
+/**
+ * A client that keeps writing through the alias, as an application would: each document under an
+ * id of its own (`_create`), retried while the index refuses writes. `acked` are the writes the
+ * cluster said succeeded.
+ */
+function startWriter(alias: string) {
+  const acked: number[] = [];
+  let refused = 0, failed = 0, stopped = false;
+  const done = (async () => {
+    for (let seq = 1_000_000; !stopped; seq++) {
+      for (;;) {
+        const r = await os("PUT", `/${alias}/_create/w${seq}`, { seq, price: "1.5" });
+        // 409: an earlier try landed although its answer said otherwise: it is there, once.
+        if (r.status === 201 || r.status === 409) {
+          acked.push(seq);
+          break;
+        }
+        if (r.status === 403 && JSON.stringify(r.body).includes("cluster_block_exception")) {
+          refused++;
+        } else failed++;
+        if (stopped) return;
+        // A client's back-off before it tries again; nothing in the test waits on it.
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  })();
+  return {
+    acked,
+    get refused() {
+      return refused;
+    },
+    get failed() {
+      return failed;
+    },
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+/** Checks the guarantees: the alias on `index` only, as its write index; every document once. */
+async function assertMoved(
+  alias: string,
+  source: string,
+  index: string,
+  seeded: number,
+  acked: readonly number[],
+): Promise<void> {
+  const members = await os("GET", `/_alias/${alias}`);
+  assert.deepEqual(members.body, { [index]: { aliases: { [alias]: { is_write_index: true } } } });
+  await os("POST", `/${index}/_refresh`);
+  const total = await os("GET", `/${index}/_count`);
+  assert.equal(total.body.count, seeded + acked.length, "a document lost, or copied twice");
+  const dup = await os("POST", `/${index}/_search`, {
+    size: 0,
+    aggs: { dup: { terms: { field: "seq", min_doc_count: 2, size: 1 } } },
+  });
+  assert.deepEqual(dup.body.aggregations.dup.buckets, [], "a document twice");
+  if (acked.length > 0) {
+    const found = await os("POST", `/${index}/_count`, { query: { terms: { seq: acked } } });
+    assert.equal(found.body.count, acked.length, "an acknowledged write is missing");
+  }
+  const blocks = await os("GET", `/${source}/_settings/index.blocks.*`);
+  if (blocks.status === 200) {
+    assert.equal(blocks.body[source]?.settings?.index?.blocks?.write, undefined, "still blocked");
+  }
+}
+
+const file = (ws: Workspace, alias: string, index: string, extra: Record<string, unknown> = {}) =>
+  ws.file("2-products-reindex.json", {
+    alias,
+    index,
+    mappings: { properties: { seq: { type: "long" }, price: { type: "double" } } },
+    // The field changes its type across the copy: keyword text becomes a number.
+    script: { source: "ctx._source.price = Double.parseDouble(ctx._source.price)" },
+    ...extra,
+  });
+
+const takeOver = { identity: { host: hostname(), pid: process.pid, processGone } };
+
+describe("a reindex file on the real node", () => {
+  it("moves 50,000 documents while a writer keeps writing, losing none and copying none twice", async () => {
+    const ws = await Workspace.create();
+    const [alias, v1, v2] = [`${ws.id}-products`, `${ws.id}-products-v1`, `${ws.id}-products-v2`];
+    await seed(v1, alias, 50_000);
+    await file(ws, alias, v2);
+    const writer = startWriter(alias);
+    // The writer is writing before the run starts.
+    while (writer.acked.length < 20) await new Promise((r) => setTimeout(r, 10));
+    const started = Date.now();
+    const run = await ws.run("--json");
+    const wall = Date.now() - started;
+    // A few writes after the move, through the alias, to the new index.
+    const moved = writer.acked.length;
+    while (writer.acked.length < moved + 20) await new Promise((r) => setTimeout(r, 10));
+    await writer.stop();
+    assert.equal(run.code, 0, run.out);
+    const reindex = run.report!.connections[0].files[0].reindex!;
+    assert.equal(run.report!.connections[0].files[0].result, "reindexed");
+    assert.equal(reindex.source, v1);
+    // The seeded documents and the writes acknowledged before the block.
+    assert.ok(
+      reindex.documents! >= 50_000 && reindex.documents! <= 50_000 + moved,
+      `${reindex.documents} documents copied`,
+    );
+    await assertMoved(alias, v1, v2, 50_000, writer.acked);
+    const price = await os("GET", `/${v2}/_mapping/field/price`);
+    assert.equal(price.body[v2].mappings.price.mapping.price.type, "double");
+    const range = await os("POST", `/${v2}/_count`, { query: { range: { price: { gte: 0 } } } });
+    assert.equal(range.body.count, 50_000 + writer.acked.length, "every price is a number now");
+    // The figures the README and the issue quote.
+    console.log(
+      `reindex of 50,000 documents: ${wall} ms wall, copy ${reindex.copyMs} ms, ` +
+        `${reindex.documentsPerSecond} documents/s, writes blocked ${reindex.writeBlockedMs} ms; ` +
+        `writer: ${writer.acked.length} acknowledged, ${writer.refused} refused by the block and ` +
+        `retried, ${writer.failed} failed otherwise`,
+    );
+    assert.equal(writer.failed, 0);
+    // Run again: recorded, nothing sent but reads.
+    const again = await ws.ok("--json");
+    assert.equal(again.report!.connections[0].files[0].action, "skip");
+  });
+});
+
+describe("a reindex runner killed with SIGKILL at a step", () => {
+  const steps: [string, (r: Received) => boolean][] = [
+    [
+      "after the new index was created",
+      (r) => r.method === "PUT" && r.path.endsWith("/_block/write"),
+    ],
+    ["while the copy task runs", (r) => r.method === "GET" && r.path.startsWith("/_tasks/")],
+    ["before the swap", (r) => r.method === "POST" && r.path === "/_aliases"],
+  ];
+  for (const [when, held] of steps) {
+    it(`is finished by the next run, no document lost or copied twice (killed ${when})`, async () => {
+      let holding = true;
+      const fault = await startFaultServer(
+        OPENSEARCH_URL,
+        (r): Fault => (holding && held(r) ? "hang" : "forward"),
+      );
+      try {
+        const ws = await Workspace.create({ hosts: [fault.url] });
+        const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+        await seed(v1, alias, 5_000);
+        await file(ws, alias, v2);
+        const writer = startWriter(alias);
+        const runner = startCli(["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root]);
+        // The runner sent the request and waits for its answer, which never comes.
+        await fault.waitFor(held);
+        runner.signal("SIGKILL");
+        await runner.closed;
+        assert.equal((await os("HEAD", `/${v2}`)).status, 200, "the new index was created");
+        assert.ok(
+          (await os("GET", `/_alias/${alias}`)).body[v1],
+          "the alias is still on the source",
+        );
+        const id = await recordId(ws.id, "2-products-reindex.json");
+        const noted = await os("GET", `/${ws.recordsIndex}/_doc/reindex-${id}`);
+        assert.equal(noted.body._source.source, v1, "the progress names the source");
+        holding = false;
+        const rerun = await runCaptured(
+          [
+            "-m",
+            "search",
+            "-c",
+            ws.configDir,
+            "--sqlPath",
+            ws.root,
+            "--json",
+            "--lock-timeout",
+            "0",
+          ],
+          takeOver,
+        );
+        assert.equal(rerun.code, 0, rerun.out);
+        const reindex = JSON.parse(rerun.out).connections[0].files[0].reindex;
+        assert.equal(reindex.resumed, true);
+        // Writes land on the new index after the move.
+        const moved = writer.acked.length;
+        while (writer.acked.length < moved + 5) await new Promise((r) => setTimeout(r, 10));
+        await writer.stop();
+        await assertMoved(alias, v1, v2, 5_000, writer.acked);
+        assert.equal(writer.failed, 0);
+        const progress = await os("GET", `/${ws.recordsIndex}/_doc/reindex-${id}`);
+        assert.equal(progress.status, 404, "the progress document is gone");
+      } finally {
+        await fault.close();
+      }
+    });
+  }
+});
+
+describe("a reindex step that fails", () => {
+  it("leaves the alias on the source with writes unblocked, names the step, and a fixed file starts over", async () => {
+    const ws = await Workspace.create();
+    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    await seed(v1, alias, 2_000);
+    // One price the script cannot read: the copy fails on it.
+    await os("PUT", `/${v1}/_doc/bad?refresh=true`, { seq: -1, price: "n/a" });
+    await file(ws, alias, v2);
+    const failed = await ws.run("--json");
+    assert.equal(failed.code, 1, failed.out);
+    const error = failed.report!.error!;
+    assert.equal(error.kind, "failure");
+    assert.equal(error.file, "2-products-reindex.json");
+    assert.match(error.message, /GET \/_tasks\/.*reindex step copy: script_exception: .*"n\/a"/);
+    assert.match(error.message, /stays on .*-p-v1; writes to it are unblocked/);
+    assert.ok((await os("GET", `/_alias/${alias}`)).body[v1]);
+    const write = await os("PUT", `/${alias}/_doc/after?refresh=true`, { seq: -2, price: "2.5" });
+    assert.equal(write.status, 201, "the source takes writes again");
+
+    // The fixed file is another version: its new index is made again from scratch.
+    await file(ws, alias, v2, {
+      script: {
+        source: "try { ctx._source.price = Double.parseDouble(ctx._source.price) } " +
+          "catch (NumberFormatException e) { ctx._source.price = null }",
+      },
+    });
+    const fixed = await ws.ok("--json");
+    assert.equal(fixed.report!.connections[0].files[0].reindex!.resumed, false);
+    await assertMoved(alias, v1, v2, 2_002, []);
+  });
+
+  it("moves the alias once although the answer to the swap was lost", async () => {
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault => (r.method === "POST" && r.path === "/_aliases" ? "swallow" : "forward"),
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [fault.url], settings: "    timeout: 1\n" });
+      const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+      await seed(v1, alias, 1_000);
+      await file(ws, alias, v2);
+      const run = await ws.ok("--json");
+      assert.equal(run.report!.connections[0].files[0].result, "reindexed");
+      await assertMoved(alias, v1, v2, 1_000, []);
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it("refused by a host at the swap, leaves the alias and the source as they were; the next run finishes", async () => {
+    let refuse = true;
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault =>
+        refuse && r.method === "POST" && r.path === "/_aliases"
+          ? { status: 503, body: { error: { type: "unavailable", reason: "try later" } } }
+          : "forward",
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [fault.url] });
+      const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+      await seed(v1, alias, 1_000);
+      await file(ws, alias, v2);
+      const failed = await ws.run("--json");
+      assert.equal(failed.code, 1);
+      assert.match(failed.report!.error!.message, /reindex step swap: unavailable: try later/);
+      assert.equal(failed.report!.error!.status, 503);
+      assert.ok((await os("GET", `/_alias/${alias}`)).body[v1]);
+      const write = await os("PUT", `/${alias}/_doc/x?refresh=true`, { seq: -3, price: "1" });
+      assert.equal(write.status, 201);
+      refuse = false;
+      const rerun = await ws.ok("--json");
+      assert.equal(rerun.report!.connections[0].files[0].reindex!.resumed, true);
+      await assertMoved(alias, v1, v2, 1_001, []);
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it("does not start when the new index exists already, and changes nothing", async () => {
+    const ws = await Workspace.create();
+    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    await seed(v1, alias, 10);
+    await os("PUT", `/${v2}`, { settings: { number_of_replicas: 0 } });
+    await file(ws, alias, v2);
+    const run = await ws.run("--json");
+    assert.equal(run.code, 1);
+    assert.match(
+      run.report!.error!.message,
+      /reindex not started: the index ".*-p-v2" exists already/,
+    );
+    const writes = run.sent.filter((s) => s.method !== "GET" && s.method !== "HEAD");
+    assert.ok(
+      writes.every((s) => s.path.startsWith(`/${ws.recordsIndex}`) || s.path.endsWith("/_search")),
+      JSON.stringify(writes),
+    );
+  });
+});
+
+describe("a reindex while the copy runs", () => {
+  it("shows the task's progress, read from _tasks", async () => {
+    let slow = 1;
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault =>
+        r.path.includes("wait_for_completion=true") && slow-- > 0
+          ? { status: 500, body: { error: { type: "timeout_exception", reason: "Timed out" } } }
+          : "forward",
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [fault.url] });
+      const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+      await seed(v1, alias, 1_000);
+      await file(ws, alias, v2);
+      const run = await ws.ok();
+      assert.match(run.err, new RegExp(`reindex ${v1} -> ${v2}: \\d+ of \\d+ document\\(s\\)`));
+      assert.match(run.err, new RegExp(`writes to ${v1} unblocked after \\d+\\.\\d s`));
+      assert.match(run.err, new RegExp(`alias ${alias}: ${v1} -> ${v2}, 1000 document\\(s\\)`));
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it("stopped by Ctrl-C, cancels the copy and lifts the block; the next run resumes", async () => {
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault => (r.method === "GET" && r.path.startsWith("/_tasks/") ? "hang" : "forward"),
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [fault.url] });
+      const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+      await seed(v1, alias, 2_000);
+      await file(ws, alias, v2);
+      const interrupt = new AbortController();
+      const running = runCaptured(
+        ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root, "--json"],
+        { signal: interrupt.signal },
+      );
+      const waiting = await fault.waitFor((r) => r.path.startsWith("/_tasks/"));
+      interrupt.abort();
+      const run = await running;
+      assert.equal(run.code, 1, run.out);
+      const error = JSON.parse(run.out).error;
+      assert.equal(error.kind, "interrupted");
+      assert.match(error.message, /reindex step copy: interrupted; .* writes to it are unblocked/);
+      const task = waiting.path.split("?")[0];
+      await fault.waitFor((r) => r.method === "POST" && r.path === `${task}/_cancel`);
+      const write = await os("PUT", `/${alias}/_doc/late?refresh=true`, { seq: -4, price: "3" });
+      assert.equal(write.status, 201, "the source takes writes again");
+      await fault.close();
+      // The next run, straight to the node: it copies again, the late write with the rest.
+      await writeFile(
+        join(ws.configDir, "application.yml"),
+        (await readFile(join(ws.configDir, "application.yml"), "utf8")).replace(
+          fault.url,
+          OPENSEARCH_URL,
+        ),
+      );
+      const rerun = await ws.ok("--json");
+      assert.equal(rerun.report!.connections[0].files[0].reindex!.resumed, true);
+      await assertMoved(alias, v1, v2, 2_001, []);
+    } finally {
+      await fault.close();
+    }
+  });
+});
+
+describe("a reindex from an index outside any alias", () => {
+  it("creates the alias on the new index, and deletes the source when asked", async () => {
+    const ws = await Workspace.create();
+    const [alias, legacy, v2] = [`${ws.id}-p`, `${ws.id}-legacy`, `${ws.id}-p-v2`];
+    await seed(legacy, `${ws.id}-unrelated`, 300);
+    await os("POST", "/_aliases", {
+      actions: [{ remove: { index: legacy, alias: `${ws.id}-unrelated` } }],
+    });
+    await file(ws, alias, v2, { source: legacy, delete_source: true });
+    const run = await ws.ok("--json");
+    const reindex = run.report!.connections[0].files[0].reindex!;
+    assert.deepEqual(
+      { ...reindex, copyMs: 0, documentsPerSecond: 0, writeBlockedMs: 0 },
+      {
+        source: legacy,
+        index: v2,
+        alias,
+        resumed: false,
+        documents: 300,
+        copyMs: 0,
+        documentsPerSecond: 0,
+        writeBlockedMs: 0,
+        deletedSource: true,
+      },
+    );
+    assert.equal((await os("HEAD", `/${legacy}`)).status, 404, "the source is deleted");
+    await assertMoved(alias, legacy, v2, 300, []);
+  });
+});
