@@ -1,14 +1,19 @@
+import { jsonContentHash } from "../content_hash.ts";
 import { isJsonObject } from "../json_object.ts";
 import { RunInterrupted } from "../interruption.ts";
 import { MigrationFailure } from "../migration_failure.ts";
+import type { ReindexReport } from "../run_report.ts";
 import type { ApplyOutcome } from "./apply_request.ts";
 import { recordId } from "./migration_record.ts";
 import {
   type AliasMember,
   decideReindex,
   namesToCheck,
+  type ReindexObservation,
   type ReindexProgress,
   type ReindexStep,
+  sourceCandidate,
+  type SourceFacts,
 } from "./reindex_plan.ts";
 import {
   errorDetail,
@@ -16,7 +21,6 @@ import {
   type SearchResponse,
   SearchTransportError,
 } from "./search_client.ts";
-import type { ReindexReport } from "../run_report.ts";
 import type { ReindexSpec } from "./search_request.ts";
 
 /** What applying a reindex file did. */
@@ -30,10 +34,10 @@ export interface ReindexContext {
   readonly connection: string;
   /** The file's path, which names its progress document. */
   readonly file: string;
-  /** The file's checksum. */
-  readonly hash: string;
   /** The records index, where the progress document lives. */
   readonly recordsIndex: string;
+  /** The connection's request timeout: the cluster is asked to answer the swap well within it. */
+  readonly timeoutMs: number;
   /** Aborts when the lock was lost: everything is left as it is, for the runner that has it. */
   readonly lost: AbortSignal;
   /** Ctrl-C: the copy is cancelled, the block lifted, and the next run resumes. */
@@ -48,12 +52,19 @@ export interface ReindexContext {
 const SAY_EVERY_MS = 5_000;
 
 type Json = Record<string, unknown>;
+type Send = (
+  method: string,
+  path: string,
+  body?: unknown,
+  options?: { ok?: readonly number[]; repeatable?: boolean },
+) => Promise<SearchResponse>;
 
 /**
  * Runs a reindex file: observes the cluster, decides the steps ({@linkcode decideReindex}), and
- * runs them in order. A step that fails before the swap lifts the write block (the alias is still
- * on the source) and cancels the copy; the run stops naming the step. The progress document and
- * the new index stay, so the next run of the same file resumes where this one stopped.
+ * runs them in order. A step that fails before the swap cancels the copy and lifts the write block
+ * (the alias is still on the source); the run stops naming the step. The progress document and
+ * the new index stay, so the next run resumes: it copies again from scratch when the source took
+ * a write meanwhile (its fence moved), else it goes on from what is copied.
  */
 export async function runReindex(
   spec: ReindexSpec,
@@ -62,45 +73,75 @@ export async function runReindex(
 ): Promise<ReindexOutcome> {
   const { client, lost } = ctx;
   const signal = ctx.interrupt ? AbortSignal.any([lost, ctx.interrupt]) : lost;
+  // Of what is sent, placeholders replaced: other values for them are another reindex.
+  const hash = await jsonContentHash({ reindex: spec, body });
   const progressPath = `/${ctx.recordsIndex}/_doc/${
     encodeURIComponent(`reindex-${await recordId(ctx.connection, ctx.file)}`)
   }`;
   let request = "";
-  // Sends one request; `ok` lists the statuses that count as done besides 2xx.
-  const send = async (
-    method: string,
-    path: string,
-    body?: unknown,
-    ok: readonly number[] = [],
-  ): Promise<SearchResponse> => {
+  // Sends one request of a step; `ok` lists the statuses that count as done besides 2xx.
+  const sender = (signal?: AbortSignal): Send => async (method, path, body, options = {}) => {
     request = `${method} ${path.split("?", 1)[0]}`;
-    // Every request of a reindex is safe to repeat: see the steps in reindex_plan.ts.
-    const response = await client.send(method, path, body, { repeatable: true, signal });
-    if ((response.status < 200 || response.status >= 300) && !ok.includes(response.status)) {
+    const response = await client.send(method, path, body, {
+      repeatable: options.repeatable ?? true,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    if (
+      (response.status < 200 || response.status >= 300) &&
+      !(options.ok ?? []).includes(response.status)
+    ) {
       throw new StepError(errorDetail(response.body), response.status);
     }
     return response;
   };
+  let send = sender(signal);
+  // Cleaning up runs after Ctrl-C too, and never throws: it says what it could not do.
+  const quiet = (method: string, path: string, body?: unknown) =>
+    client.send(method, path, body, { repeatable: true }).catch(() => undefined);
+  const failure = (step: string, error: unknown, state: string) => {
+    const detail = error instanceof StepError || error instanceof SearchTransportError
+      ? error.message
+      : ctx.interrupt?.aborted
+      ? "interrupted"
+      : undefined;
+    if (detail === undefined) return error;
+    const reason = `reindex step ${step}: ${detail}; ${state}`;
+    if (ctx.interrupt?.aborted) {
+      return new RunInterrupted(`connection "${ctx.connection}": ${reason}`);
+    }
+    return new MigrationFailure({
+      connection: ctx.connection,
+      file: ctx.file,
+      ...(request === "" ? {} : { request }),
+      ...(error instanceof StepError && error.status !== undefined ? { status: error.status } : {}),
+      reason,
+    }, { cause: error });
+  };
 
-  const progress = await readProgress(send, progressPath);
-  const members = await aliasMembers(send, spec.alias);
-  const found = new Set<string>();
-  for (const name of namesToCheck(spec, progress)) {
-    const head = await send("HEAD", `/${encodeURIComponent(name)}`, undefined, [404]);
-    if (head.status === 200) found.add(name);
+  let observation: ReindexObservation & { definitions: Map<string, Json> };
+  try {
+    observation = await observe(send, spec, hash, progressPath);
+  } catch (error) {
+    if (lost.aborted) throw error;
+    throw failure("observe", error, "nothing was changed");
   }
-  const decision = decideReindex({
-    spec,
-    hash: ctx.hash,
-    ...(progress === undefined ? {} : { progress }),
-    members,
-    exists: (name) => found.has(name),
-  });
+  const { progress } = observation;
+  const decision = decideReindex(observation);
   if (decision.kind === "refuse") {
+    let released = "nothing was changed";
+    if (decision.release !== undefined) {
+      // A copy stopped halfway, which this run will not follow: the source takes writes again.
+      await cancelCopies(quiet, decision.release.index, decision.release.task);
+      const lifted = await unblockQuietly(quiet, decision.release.source);
+      released = lifted
+        ? `the write block an unfinished run left on ${decision.release.source} was lifted`
+        : `the write block an unfinished run left on ${decision.release.source} could not be ` +
+          `lifted: PUT /${decision.release.source}/_settings {"index.blocks.write": null}`;
+    }
     throw new MigrationFailure({
       connection: ctx.connection,
       file: ctx.file,
-      reason: `reindex not started: ${decision.reason} (nothing was changed)`,
+      reason: `reindex not started: ${decision.reason} (${released})`,
     });
   }
   const summary = {
@@ -114,65 +155,109 @@ export async function runReindex(
     ctx.say(`reindex: alias ${spec.alias} is on ${spec.index} already; nothing to do`);
     return { result: "exists", status: 200, reindex: summary };
   }
-  const { source, steps } = decision;
+  const { source, steps, earlier } = decision;
   const from = `/${encodeURIComponent(source)}`;
   const to = `/${encodeURIComponent(spec.index)}`;
-  let task = decision.resumed ? progress?.task : undefined;
+  const resumed = decision.resumed ? progress : undefined;
+  let uuid = resumed?.uuid;
+  let fence = resumed?.fence;
+  let task = resumed?.task;
+  // The copy in the new index is not a copy of the source's present state: start it over.
+  let restart = false;
+  let noted = resumed !== undefined;
+  // Set before the block is asked for: an answer lost on the way back may hide that it landed.
+  let mayBeBlocked = resumed !== undefined;
   let blockedAt: number | undefined;
   let copy: { documents: number; ms: number } | undefined;
   let documents: number | undefined;
   let writeBlockedMs: number | undefined;
-  if (decision.resumed) {
+  if (resumed !== undefined) {
     ctx.say(`reindex ${source} -> ${spec.index}: resuming a run that stopped halfway`);
   }
-  // The progress document as it stands: the task only while it is the copy to follow.
+  const startedAt = resumed?.started_at ?? new Date().toISOString();
   const progressDoc = () => ({
     source,
     index: spec.index,
     alias: spec.alias,
-    hash: ctx.hash,
-    started_at: progress?.started_at ?? new Date().toISOString(),
+    hash,
+    started_at: startedAt,
     connection: ctx.connection,
     file: ctx.file,
+    ...(uuid === undefined ? {} : { uuid }),
+    ...(fence === undefined ? {} : { fence }),
     ...(task === undefined ? {} : { task }),
   });
-  let noted = decision.resumed;
   const note = async () => {
     await send("PUT", progressPath, progressDoc());
     noted = true;
   };
-  const unblock = (index: string) =>
-    send("PUT", `/${encodeURIComponent(index)}/_settings`, { "index.blocks.write": null }, [404]);
+  const create = async () => {
+    const created = await send("PUT", to, body, { ok: [400] });
+    // Made by this reindex already: a resumed run (the planner checked its uuid), or an answer
+    // lost and the request repeated (this run saw no such index a moment before).
+    if (
+      created.status === 400 && !errorDetail(created.body).startsWith("resource_already_exists")
+    ) {
+      throw new StepError(errorDetail(created.body), 400);
+    }
+    uuid = await indexUuid(send, spec.index);
+    await note();
+  };
 
   const run: Record<ReindexStep, () => Promise<void>> = {
     "unblock-earlier": async () => {
-      await unblock(decision.earlier!.source);
+      await cancelCopies(quiet, earlier!.index, earlier!.task);
+      await send("PUT", `/${encodeURIComponent(earlier!.source)}/_settings`, UNBLOCK, {
+        ok: [404],
+      });
+    },
+    "forget-earlier": async () => {
+      await send("DELETE", progressPath, undefined, { ok: [404] });
     },
     discard: async () => {
-      await send("DELETE", `/${encodeURIComponent(decision.earlier!.index)}`, undefined, [404]);
-      ctx.say(
-        `reindex: deleted ${decision.earlier!.index}, made by an earlier version of the file`,
-      );
+      await send("DELETE", `/${encodeURIComponent(earlier!.index)}`, undefined, { ok: [404] });
+      ctx.say(`reindex: deleted ${earlier!.index}, made by an earlier version of the file`);
     },
-    note: async () => {
-      await note();
-    },
+    note,
     create: async () => {
-      const created = await send("PUT", to, body, [400]);
-      // Made by this reindex already (a resumed run, or an answer lost and the request repeated).
-      if (created.status === 400 && !errorDetail(created.body).startsWith("resource_already")) {
-        throw new StepError(errorDetail(created.body), 400);
-      }
+      await create();
       ctx.say(`reindex: created ${spec.index}`);
     },
     block: async () => {
-      await send("PUT", `${from}/_block/write`);
+      mayBeBlocked = true;
+      const blocked = await send("PUT", `${from}/_block/write`);
+      // A block in place already (a resumed run) is acknowledged with no index listed.
+      if (!isJsonObject(blocked.body) || blocked.body.acknowledged !== true) {
+        throw new StepError(`the block was not acknowledged: ${JSON.stringify(blocked.body)}`);
+      }
+      if (!(await sourceFacts(send, source, spec.alias)).blocked) {
+        throw new StepError(`${source} is not write-blocked after the block was acknowledged`);
+      }
       blockedAt = Date.now();
       // The copy reads what a refresh made visible: every acknowledged write must be.
       await send("POST", `${from}/_refresh`);
+      const now = await readFence(send, source);
+      // A copy made from another state of the source (writes came after a rollback, or after a
+      // block lifted by hand) may lack updates and deletes the counts cannot show.
+      restart = resumed !== undefined && fence !== now;
+      if (restart) task = undefined;
+      fence = now;
+      await note();
       ctx.say(`reindex: writes to ${source} blocked`);
     },
     copy: async () => {
+      if (restart) {
+        await cancelCopies(quiet, spec.index, task);
+        await send("DELETE", to, undefined, { ok: [404] });
+        uuid = undefined;
+        await create();
+        ctx.say(
+          `reindex: ${source} changed since the copy began; copying again into a new ${spec.index}`,
+        );
+      }
+      // A copy into the new index that this run does not follow (its answer lost, its runner
+      // killed before noting it, an earlier version's) would write into it after the swap.
+      await cancelCopies(quiet, spec.index, undefined, task);
       copy = await copyDocuments();
     },
     verify: async () => {
@@ -188,24 +273,43 @@ export async function runReindex(
       ctx.say(`reindex: ${spec.index} holds all ${after} document(s) of ${source}`);
     },
     swap: async () => {
+      const swapRequest = `POST /_aliases`;
+      // The cluster answers within half the request's time: a swap still queued when the client
+      // gives up could land after a rollback lifted the block.
+      const wait = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
       try {
-        await send("POST", "/_aliases", {
-          actions: [
-            // must_exist: false makes it safe to repeat, and lets a source outside the alias be.
-            { remove: { index: source, alias: spec.alias, must_exist: false } },
-            { add: { index: spec.index, alias: spec.alias, is_write_index: true } },
-          ],
-        });
+        await send(
+          "POST",
+          `/_aliases?cluster_manager_timeout=${wait}ms&timeout=${wait}ms`,
+          {
+            actions: [
+              // must_exist: false makes it safe to repeat, and lets a source outside the alias be.
+              { remove: { index: source, alias: spec.alias, must_exist: false } },
+              {
+                add: {
+                  // The alias keeps its filter and routing on the new index.
+                  ...observation.definitions.get(source),
+                  index: spec.index,
+                  alias: spec.alias,
+                  is_write_index: true,
+                },
+              },
+            ],
+          },
+        );
       } catch (error) {
-        if (signal.aborted) throw error;
-        // An answer lost on the way back: the alias itself says whether it moved.
-        const now = await aliasMembers(send, spec.alias).catch(() => []);
-        if (!now.some((m) => m.index === spec.index && m.write)) throw error;
+        // An answer lost on the way back, or Ctrl-C: the alias itself says whether it moved.
+        const now = await aliasMembers(sender(), spec.alias).catch(() => undefined);
+        request = swapRequest;
+        if (now?.members.some((m) => m.index === spec.index && m.write)) return;
+        // Only an answer says the swap did not happen; without one it may still land.
+        if (!(error instanceof StepError)) throw new SwapUnknown(error);
+        throw error;
       }
       ctx.say(`reindex: alias ${spec.alias} moved to ${spec.index}`);
     },
     unblock: async () => {
-      await unblock(source);
+      await send("PUT", `${from}/_settings`, UNBLOCK, { ok: [404] });
       if (blockedAt !== undefined) writeBlockedMs = Date.now() - blockedAt;
       ctx.say(
         `reindex: writes to ${source} unblocked` +
@@ -213,28 +317,30 @@ export async function runReindex(
       );
     },
     "delete-source": async () => {
-      await send("DELETE", from, undefined, [404]);
+      await send("DELETE", from, undefined, { ok: [404] });
       summary.deletedSource = true;
       ctx.say(`reindex: deleted ${source}`);
     },
     forget: async () => {
-      await send("DELETE", progressPath, undefined, [404]);
+      await send("DELETE", progressPath, undefined, { ok: [404] });
     },
   };
 
-  // Starts the copy, or follows the task an earlier run started, until it ends.
+  // Starts the copy, or follows the task noted for this fence, until it ends.
   async function copyDocuments(): Promise<{ documents: number; ms: number }> {
     // The first wait that times out says where the copy stands; later ones every few seconds.
     let saidAt = 0;
     const wait = ctx.waitMs ?? 1_000;
     for (;;) {
       if (task === undefined) {
+        // Not repeatable: sent twice, two copies would run, one of them followed by nobody.
         const started = await send("POST", "/_reindex?wait_for_completion=false", {
           source: { index: source },
+          // create: a document copied already (by a copy this one resumes) is skipped.
           dest: { index: spec.index, op_type: "create" },
           conflicts: "proceed",
           ...(spec.script === undefined ? {} : { script: spec.script }),
-        });
+        }, { repeatable: false });
         const id = isJsonObject(started.body) ? started.body.task : undefined;
         if (typeof id !== "string") throw new StepError("_reindex answered without a task id");
         task = id;
@@ -248,13 +354,11 @@ export async function runReindex(
         "GET",
         `${path}?wait_for_completion=true&timeout=${wait}ms`,
         undefined,
-        [
-          404,
-          500,
-        ],
+        { ok: [404, 500] },
       );
       if (waited.status === 404) {
-        // The node that ran it restarted, and it stored no result: copy again, skipping what is there.
+        // The node that ran it restarted, and it stored no result: copy again, skipping what is
+        // there (the fence says the source did not change).
         ctx.say(`reindex: task ${task} is gone; starting the copy again`);
         task = undefined;
         continue;
@@ -265,7 +369,8 @@ export async function runReindex(
         }
         if (Date.now() - saidAt >= SAY_EVERY_MS) {
           saidAt = Date.now();
-          const { counts, done, ms } = taskStatus((await send("GET", path, undefined, [404])).body);
+          const status = await send("GET", path, undefined, { ok: [404] });
+          const { counts, done, ms } = taskStatus(status.body);
           const total = typeof counts.total === "number" ? counts.total : 0;
           ctx.say(
             `reindex ${source} -> ${spec.index}: ${done} of ${total} document(s)` +
@@ -275,55 +380,72 @@ export async function runReindex(
         }
         continue;
       }
-      const body = isJsonObject(waited.body) ? waited.body : {};
-      const failure = taskFailure(body);
-      if (failure !== undefined) throw new StepError(failure);
-      const { done, ms } = taskStatus(body);
+      const answer = isJsonObject(waited.body) ? waited.body : {};
+      const failed = taskFailure(answer);
+      if (failed !== undefined) throw new StepError(failed);
+      const { done, ms } = taskStatus(answer);
       return { documents: done, ms };
     }
   }
 
   async function count(index: string): Promise<number> {
     const response = await send("GET", `${index}/_count`);
-    const n = isJsonObject(response.body) ? response.body.count : undefined;
-    if (typeof n !== "number") throw new StepError("_count answered without a count");
-    return n;
+    const answer = isJsonObject(response.body) ? response.body : {};
+    const shards = isJsonObject(answer._shards) ? answer._shards : {};
+    if (typeof shards.failed === "number" && shards.failed > 0) {
+      throw new StepError(`_count of ${index.slice(1)} failed on ${shards.failed} shard(s)`);
+    }
+    if (typeof answer.count !== "number") throw new StepError("_count answered without a count");
+    return answer.count;
+  }
+
+  // Before the swap: the copy is stopped and the source takes writes again. Says what it did.
+  async function rollBack(): Promise<string> {
+    await cancelCopies(quiet, spec.index, task);
+    task = undefined;
+    // Before the block is lifted: the next run must not follow a copy that ended. The fence stays:
+    // a write after the block is lifted moves it, and the next run copies from scratch.
+    if (noted) await quiet("PUT", progressPath, progressDoc());
+    if (!mayBeBlocked) return "writes to it were not blocked";
+    return await unblockQuietly(quiet, source)
+      ? "writes to it are unblocked"
+      : `the write block on ${source} could not be lifted (the next run lifts it; or ` +
+        `PUT /${source}/_settings {"index.blocks.write": null})`;
   }
 
   const swapAt = steps.indexOf("swap");
   for (const [i, current] of steps.entries()) {
+    // Once the alias moved, what is left is quick and only tidies up: Ctrl-C lets it finish.
+    if (i > swapAt && swapAt >= 0) send = sender(lost);
     try {
       await run[current]();
     } catch (error) {
       if (lost.aborted) throw error; // another runner has the lock now: it finishes the job
       const swapped = swapAt >= 0 && i > swapAt;
-      const undone = swapped ? "" : await rollBack();
-      const detail = error instanceof StepError
-        ? error.message
-        : error instanceof SearchTransportError
-        ? error.message
-        : ctx.interrupt?.aborted
-        ? "interrupted"
-        : undefined;
-      if (detail === undefined) throw error;
+      if (error instanceof SwapUnknown) {
+        throw failure(
+          current,
+          error.cause,
+          `whether the alias ${spec.alias} moved is unknown (no answer, and it is not on ` +
+            `${spec.index} yet): writes to ${source} stay blocked, since a swap still queued ` +
+            `could land after they were lifted; the next run finds where the alias is, and ` +
+            `finishes or resumes`,
+        );
+      }
       const state = swapped
         ? `the alias ${spec.alias} is on ${spec.index} already; the next run finishes the rest`
-        : `the alias ${spec.alias} stays on ${source}; ${undone}; ${spec.index} and the ` +
-          `progress are kept, so the next run resumes (or starts again if the file changed)`;
-      const what = {
-        connection: ctx.connection,
-        file: ctx.file,
-        ...(request === "" ? {} : { request }),
-        ...(error instanceof StepError && error.status !== undefined
-          ? { status: error.status }
-          : {}),
-        reason: `reindex step ${current}: ${detail}; ${state}`,
-      };
-      if (ctx.interrupt?.aborted) {
-        throw new RunInterrupted(`connection "${ctx.connection}": ${what.reason}`);
-      }
-      throw new MigrationFailure(what, { cause: error });
+        : `the alias ${spec.alias} stays on ${source}; ${await rollBack()}; ${spec.index} and ` +
+          `the progress are kept: the next run resumes (it copies again from scratch if ` +
+          `${source} took writes meanwhile, and starts over if the file changed)`;
+      throw failure(current, error, state);
     }
+  }
+  if (decision.thenRefuse !== undefined) {
+    throw new MigrationFailure({
+      connection: ctx.connection,
+      file: ctx.file,
+      reason: `reindex not applied: ${decision.thenRefuse}`,
+    });
   }
   return {
     result: "reindexed",
@@ -338,28 +460,9 @@ export async function runReindex(
       ...(writeBlockedMs === undefined ? {} : { writeBlockedMs }),
     },
   };
-
-  // Before the swap: the copy is stopped and the source takes writes again. Says what it did.
-  async function rollBack(): Promise<string> {
-    // Not signal: the rollback must run after Ctrl-C too.
-    const quiet = (method: string, path: string, body?: unknown) =>
-      client.send(method, path, body, { repeatable: true }).catch(() => undefined);
-    if (task !== undefined) {
-      await quiet("POST", `/_tasks/${encodeURIComponent(task)}/_cancel`);
-      task = undefined;
-    }
-    // Before the block is lifted: the source takes writes again, which a copy that ended now
-    // lacks, so the next run must copy again, not trust this task.
-    if (noted) await quiet("PUT", progressPath, progressDoc());
-    const mayBeBlocked = blockedAt !== undefined || decision.kind === "run" && decision.resumed;
-    if (!mayBeBlocked) return "writes to it were not blocked";
-    const lifted = await quiet("PUT", `${from}/_settings`, { "index.blocks.write": null });
-    return lifted !== undefined && lifted.status < 300
-      ? "writes to it are unblocked"
-      : `the write block on ${source} could not be lifted (the next run lifts it; or ` +
-        `PUT /${source}/_settings {"index.blocks.write": null})`;
-  }
 }
+
+const UNBLOCK = { "index.blocks.write": null };
 
 /** A step's request was answered with an error, or with what the step cannot use. */
 class StepError extends Error {
@@ -371,11 +474,55 @@ class StepError extends Error {
   }
 }
 
-async function readProgress(
-  send: (m: string, p: string, b?: unknown, ok?: readonly number[]) => Promise<SearchResponse>,
-  path: string,
-): Promise<ReindexProgress | undefined> {
-  const response = await send("GET", path, undefined, [404]);
+/** The swap got no answer, and the alias has not moved (yet). */
+class SwapUnknown extends Error {
+  constructor(cause: unknown) {
+    super("the swap got no answer", { cause });
+    this.name = "SwapUnknown";
+  }
+}
+
+/** Reads what {@linkcode decideReindex} needs, and the alias's definitions for the swap. */
+async function observe(
+  send: Send,
+  spec: ReindexSpec,
+  hash: string,
+  progressPath: string,
+): Promise<ReindexObservation & { definitions: Map<string, Json> }> {
+  const progress = await readProgress(send, progressPath);
+  const { members, definitions } = await aliasMembers(send, spec.alias);
+  const found = new Set<string>();
+  const uuids = new Map<string, string>();
+  for (const name of namesToCheck(spec, progress)) {
+    const head = await send("HEAD", `/${encodeURIComponent(name)}`, undefined, { ok: [404] });
+    if (head.status !== 200) continue;
+    found.add(name);
+    if (name === spec.index || name === progress?.index) {
+      const uuid = await indexUuid(send, name);
+      if (uuid !== undefined) uuids.set(name, uuid);
+    }
+  }
+  const candidate = sourceCandidate(spec, members);
+  let source: SourceFacts | undefined;
+  if (
+    candidate !== undefined && (found.has(candidate) || members.some((m) => m.index === candidate))
+  ) {
+    source = await sourceFacts(send, candidate, spec.alias);
+  }
+  return {
+    spec,
+    hash,
+    ...(progress === undefined ? {} : { progress }),
+    members,
+    exists: (name) => found.has(name),
+    uuid: (name) => uuids.get(name),
+    ...(source === undefined ? {} : { source }),
+    definitions,
+  };
+}
+
+async function readProgress(send: Send, path: string): Promise<ReindexProgress | undefined> {
+  const response = await send("GET", path, undefined, { ok: [404] });
   const body = isJsonObject(response.body) ? response.body : {};
   if (response.status === 404 || body.found !== true || !isJsonObject(body._source)) {
     return undefined;
@@ -384,32 +531,144 @@ async function readProgress(
   if (
     typeof p.source !== "string" || typeof p.index !== "string" || typeof p.hash !== "string"
   ) {
-    throw new StepError(`the progress document ${path} is malformed: delete it by hand`);
+    throw new StepError(
+      `the progress document ${path} is malformed (no source, index or hash): delete it by hand`,
+    );
   }
+  const text = (key: string) => typeof p[key] === "string" ? { [key]: p[key] as string } : {};
   return {
     source: p.source,
     index: p.index,
     alias: typeof p.alias === "string" ? p.alias : "",
     hash: p.hash,
-    ...(typeof p.task === "string" ? { task: p.task } : {}),
+    ...text("uuid"),
+    ...text("fence"),
+    ...text("task"),
     started_at: typeof p.started_at === "string" ? p.started_at : "",
   };
 }
 
+// The alias's indices, and its definition on each (filter, routing) without `is_write_index`.
 async function aliasMembers(
-  send: (m: string, p: string, b?: unknown, ok?: readonly number[]) => Promise<SearchResponse>,
+  send: Send,
   alias: string,
-): Promise<AliasMember[]> {
-  const response = await send("GET", `/_alias/${encodeURIComponent(alias)}`, undefined, [404]);
-  if (response.status === 404 || !isJsonObject(response.body)) return [];
+): Promise<{ members: AliasMember[]; definitions: Map<string, Json> }> {
+  const response = await send("GET", `/_alias/${encodeURIComponent(alias)}`, undefined, {
+    ok: [404],
+  });
   const members: AliasMember[] = [];
+  const definitions = new Map<string, Json>();
+  if (response.status === 404 || !isJsonObject(response.body)) return { members, definitions };
   for (const [index, value] of Object.entries(response.body)) {
     const aliases = isJsonObject(value) && isJsonObject(value.aliases) ? value.aliases : {};
-    const entry = aliases[alias];
     if (!Object.hasOwn(aliases, alias)) continue;
-    members.push({ index, write: isJsonObject(entry) && entry.is_write_index === true });
+    const entry = isJsonObject(aliases[alias]) ? aliases[alias] as Json : {};
+    members.push({ index, write: entry.is_write_index === true });
+    const kept: Json = {};
+    for (const key of ["filter", "index_routing", "search_routing", "is_hidden"]) {
+      if (entry[key] !== undefined) kept[key] = entry[key];
+    }
+    definitions.set(index, kept);
   }
-  return members;
+  return { members, definitions };
+}
+
+async function indexUuid(send: Send, name: string): Promise<string | undefined> {
+  const response = await send(
+    "GET",
+    `/${encodeURIComponent(name)}/_settings/index.uuid?flat_settings=true`,
+    undefined,
+    { ok: [404] },
+  );
+  const body = isJsonObject(response.body) ? response.body : {};
+  // Keyed by the concrete index: another key means the name is an alias.
+  const entry = Object.hasOwn(body, name) && isJsonObject(body[name]) ? body[name] as Json : {};
+  const settings = isJsonObject(entry.settings) ? entry.settings : {};
+  return typeof settings["index.uuid"] === "string" ? settings["index.uuid"] : undefined;
+}
+
+async function sourceFacts(send: Send, name: string, alias: string): Promise<SourceFacts> {
+  const path = `/${encodeURIComponent(name)}`;
+  const settings = await send(
+    "GET",
+    // index.uuid is always there: the answer's key is then the concrete index behind the name.
+    `${path}/_settings/index.uuid,index.blocks.write?flat_settings=true`,
+  );
+  const body = isJsonObject(settings.body) ? settings.body : {};
+  const concrete = Object.keys(body).length === 1 && Object.hasOwn(body, name);
+  const entry = concrete && isJsonObject(body[name]) ? body[name] as Json : {};
+  const values = isJsonObject(entry.settings) ? entry.settings : {};
+  const aliases = await send("GET", `${path}/_alias`);
+  const own = isJsonObject(aliases.body) && isJsonObject(aliases.body[name])
+    ? aliases.body[name] as Json
+    : {};
+  const names = isJsonObject(own.aliases) ? Object.keys(own.aliases) : [];
+  return {
+    concrete,
+    blocked: values["index.blocks.write"] === "true",
+    otherAliases: names.filter((a) => a !== alias),
+  };
+}
+
+// `0:41,1:40`: each primary shard's highest sequence number, which every write moves.
+async function readFence(send: Send, index: string): Promise<string> {
+  const response = await send(
+    "GET",
+    `/${encodeURIComponent(index)}/_stats/docs?level=shards`,
+  );
+  const body = isJsonObject(response.body) ? response.body : {};
+  const indices = isJsonObject(body.indices) ? body.indices : {};
+  const stats = isJsonObject(indices[index]) ? indices[index] as Json : {};
+  const shards = isJsonObject(stats.shards) ? stats.shards : {};
+  const parts: string[] = [];
+  for (const [shard, copies] of Object.entries(shards)) {
+    const primary = Array.isArray(copies)
+      ? copies.find((c) => isJsonObject(c) && isJsonObject(c.routing) && c.routing.primary === true)
+      : undefined;
+    const seq = isJsonObject(primary) && isJsonObject(primary.seq_no)
+      ? primary.seq_no.max_seq_no
+      : undefined;
+    if (typeof seq !== "number") {
+      throw new StepError(`the shard stats of ${index} have no max_seq_no for shard ${shard}`);
+    }
+    parts.push(`${shard}:${seq}`);
+  }
+  if (parts.length === 0) throw new StepError(`the shard stats of ${index} list no shard`);
+  return parts.sort((a, b) => Number(a.split(":")[0]) - Number(b.split(":")[0])).join(",");
+}
+
+// Cancels every running `_reindex` into `index` (and `task`) but `keep`, waiting until each has
+// stopped.
+async function cancelCopies(
+  quiet: (method: string, path: string, body?: unknown) => Promise<SearchResponse | undefined>,
+  index: string,
+  task?: string,
+  keep?: string,
+): Promise<void> {
+  const ids = new Set<string>(task === undefined ? [] : [task]);
+  const listed = await quiet("GET", "/_tasks?actions=*reindex&detailed=true");
+  const nodes = isJsonObject(listed?.body) && isJsonObject(listed.body.nodes)
+    ? listed.body.nodes
+    : {};
+  for (const node of Object.values(nodes)) {
+    const tasks = isJsonObject(node) && isJsonObject(node.tasks) ? node.tasks : {};
+    for (const [id, info] of Object.entries(tasks)) {
+      const description = isJsonObject(info) ? info.description : undefined;
+      if (typeof description === "string" && description.endsWith(` to [${index}]`)) ids.add(id);
+    }
+  }
+  if (keep !== undefined) ids.delete(keep);
+  for (const id of ids) {
+    await quiet("POST", `/_tasks/${encodeURIComponent(id)}/_cancel?wait_for_completion=true`);
+  }
+}
+
+async function unblockQuietly(
+  quiet: (method: string, path: string, body?: unknown) => Promise<SearchResponse | undefined>,
+  index: string,
+): Promise<boolean> {
+  const lifted = await quiet("PUT", `/${encodeURIComponent(index)}/_settings`, UNBLOCK);
+  return lifted !== undefined && (lifted.status < 300 || lifted.status === 404);
 }
 
 // What a `_tasks` answer says of a reindex task: its counts, documents gone through, and run time.
@@ -424,10 +683,12 @@ function taskStatus(body: unknown): { counts: Json; done: number; ms: number } {
   return { counts, done, ms };
 }
 
-// Why a finished `_reindex` task failed, if it did.
+// Why a finished `_reindex` task did not copy everything, if it did not.
 function taskFailure(body: Json): string | undefined {
   if (body.error !== undefined) return errorDetail({ error: body.error });
   const response = isJsonObject(body.response) ? body.response : {};
+  if (typeof response.canceled === "string") return `the copy was cancelled (${response.canceled})`;
+  if (response.timed_out === true) return "the copy timed out";
   const failures = Array.isArray(response.failures) ? response.failures : [];
   if (failures.length === 0) return undefined;
   const first = isJsonObject(failures[0]) ? failures[0] : {};

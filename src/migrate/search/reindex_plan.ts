@@ -3,7 +3,7 @@ import type { ReindexSpec } from "./search_request.ts";
 /**
  * Where a reindex stands, kept as a document of the records index from its first write until its
  * last step: a runner killed halfway leaves it for the next run, which finds in it the source it
- * copied from (the alias may have moved since) and the `_reindex` task it started.
+ * copied from (the alias may have moved since), the new index it made, and the copy it started.
  */
 export interface ReindexProgress {
   /** The index copied from. */
@@ -11,24 +11,45 @@ export interface ReindexProgress {
   /** The new index. */
   readonly index: string;
   readonly alias: string;
-  /** The checksum of the file that started it: another one means an earlier version did. */
+  /**
+   * The checksum of what the file asked for, placeholders replaced: another one means an earlier
+   * version (or other placeholder values) started it.
+   */
   readonly hash: string;
-  /** The `_reindex` task (`node:id`), once started. */
+  /** The new index's `index.uuid`, once created: only that index is adopted or deleted. */
+  readonly uuid?: string;
+  /**
+   * The source's shards' `max_seq_no` once it was blocked and refreshed (`0:41,1:40`): the copy
+   * in the new index is a copy of that state. Any write since (after a rollback lifted the block,
+   * or a block lifted by hand) changes it, and the copy starts over from an empty index.
+   */
+  readonly fence?: string;
+  /** The `_reindex` task (`node:id`) copying that state, once started. */
   readonly task?: string;
   readonly started_at: string;
 }
 
-/** One index an alias points at. */
+/** One index an alias points at, with the alias's own settings there. */
 export interface AliasMember {
   readonly index: string;
   /** `is_write_index: true`. */
   readonly write: boolean;
 }
 
+/** What the cluster says of the index a fresh reindex would copy from. */
+export interface SourceFacts {
+  /** The name is an alias (or a data stream), not a concrete index. */
+  readonly concrete: boolean;
+  /** `index.blocks.write` is set on it already. */
+  readonly blocked: boolean;
+  /** Aliases other than the file's on it. */
+  readonly otherAliases: readonly string[];
+}
+
 /** What the cluster holds when a reindex file starts, or starts again after a runner died. */
 export interface ReindexObservation {
   readonly spec: ReindexSpec;
-  /** The file's checksum. */
+  /** The checksum of what the file asks for (see {@linkcode ReindexProgress.hash}). */
   readonly hash: string;
   readonly progress?: ReindexProgress;
   /** The indices `spec.alias` points at; none when there is no such alias. */
@@ -38,28 +59,36 @@ export interface ReindexObservation {
    * the names {@linkcode namesToCheck} lists; the alias's members exist without asking.
    */
   readonly exists: (name: string) => boolean;
+  /** The `index.uuid` of an index {@linkcode namesToCheck} lists, when it exists. */
+  readonly uuid: (name: string) => string | undefined;
+  /** Facts about {@linkcode sourceCandidate}'s index, when there is one and it exists. */
+  readonly source?: SourceFacts;
 }
 
 /**
  * The steps of a reindex, in the order they run:
- * - `unblock-earlier`: lifts the write block an earlier version of the file left on its source;
- * - `discard`: deletes the new index an earlier version of the file created (the alias never
- *   pointed at it, so nothing was written to it but copies);
+ * - `unblock-earlier`: cancels the copy an earlier version of the file started and lifts the
+ *   write block it left on its source;
+ * - `forget-earlier`: deletes that earlier version's progress document;
+ * - `discard`: deletes the new index that earlier version created (the alias never pointed at it,
+ *   and its `index.uuid` proves it is that index);
  * - `note`: writes the {@linkcode ReindexProgress} document;
- * - `create`: creates the new index (one that exists already is the one this reindex created);
- * - `block`: blocks writes on the source (`_block/write`, which waits for writes in flight), then
- *   refreshes it so the copy sees every write that was acknowledged;
- * - `copy`: `_reindex` as a task (`op_type: create`, `conflicts: proceed`: a document copied
- *   already is skipped, never copied twice), or waits for the task an earlier run started;
+ * - `create`: creates the new index, and notes its uuid;
+ * - `block`: blocks writes on the source (`_block/write`, which waits for writes in flight),
+ *   refreshes it so the copy sees every acknowledged write, and notes the fence. A fence that
+ *   differs from the one noted means the source changed since: the copy starts over;
+ * - `copy`: `_reindex` as a task into the new index, or waits for the task noted for this fence;
+ *   any other copy into the new index is cancelled first;
  * - `verify`: the new index holds as many documents as the source;
  * - `swap`: one `_aliases` call removes the source from the alias and adds the new index as its
- *   write index;
+ *   write index, with the alias's filter and routing;
  * - `unblock`: lifts the block on the source;
  * - `delete-source`: deletes the source (`delete_source: true` only);
  * - `forget`: deletes the progress document.
  */
 export type ReindexStep =
   | "unblock-earlier"
+  | "forget-earlier"
   | "discard"
   | "note"
   | "create"
@@ -75,23 +104,46 @@ export type ReindexStep =
 export type ReindexDecision =
   /** The alias is on the new index and nothing is left to do: only the record is written. */
   | { readonly kind: "done" }
-  /** Nothing can safely be done: the run stops with this reason, nothing sent. */
-  | { readonly kind: "refuse"; readonly reason: string }
+  | {
+    /** Nothing can safely be done: the run stops with this reason. */
+    readonly kind: "refuse";
+    readonly reason: string;
+    /**
+     * An unfinished run's progress whose block is still on its source: its copy is cancelled and
+     * the block lifted before the run stops (the alias is still on that source).
+     */
+    readonly release?: ReindexProgress;
+  }
   | {
     readonly kind: "run";
     /** The index copied from. */
     readonly source: string;
-    /** A run of this very file stopped halfway: its source may be blocked, its task running. */
+    /** A run of this very version stopped halfway: its source may be blocked, its task running. */
     readonly resumed: boolean;
     readonly steps: readonly ReindexStep[];
-    /** The progress of an earlier version of the file, which `unblock-earlier` and `discard` undo. */
+    /** The progress of an earlier version of the file, which the `*-earlier` steps undo. */
     readonly earlier?: ReindexProgress;
+    /** Once the steps ran, the run stops with this reason (an earlier version moved the alias). */
+    readonly thenRefuse?: string;
   };
 
-/** The names whose existence {@linkcode decideReindex} needs: ask the cluster about these. */
+/** The index a fresh reindex would copy from: `spec.source`, else the alias's write index. */
+export function sourceCandidate(
+  spec: ReindexSpec,
+  members: readonly AliasMember[],
+): string | undefined {
+  return spec.source ?? writeIndexOf(members);
+}
+
+/** The names whose existence and uuid {@linkcode decideReindex} needs: ask the cluster about these. */
 export function namesToCheck(spec: ReindexSpec, progress?: ReindexProgress): string[] {
   const names = [spec.alias, spec.index, spec.source, progress?.source, progress?.index];
   return [...new Set(names.filter((n): n is string => n !== undefined))];
+}
+
+function writeIndexOf(members: readonly AliasMember[]): string | undefined {
+  return members.find((m) => m.write)?.index ??
+    (members.length === 1 ? members[0].index : undefined);
 }
 
 /**
@@ -102,19 +154,19 @@ export function namesToCheck(spec: ReindexSpec, progress?: ReindexProgress): str
  * - The alias's write index is the new index: the swap happened. What follows it (unblock, delete
  *   the source, forget) runs again, each harmless when done already; without a progress document
  *   everything was done, and only the record is missing.
- * - A progress document of this file (same checksum, same new index): resume from creating the
- *   index (each step up to the swap is safe to repeat: the copy skips what it copied already).
- * - A progress document of an earlier version of the file: lift its block and delete its new index
- *   (the alias never pointed at it), then start as new.
+ * - A progress document of this version: resume from creating the index. Each step up to the swap
+ *   is safe to repeat, and the block step finds out, from the fence, whether the copy made so far
+ *   is still a copy of the source.
+ * - A progress document of an earlier version: cancel its copy, lift its block, delete its new
+ *   index (the alias never pointed at it) or, when its swap happened, start from its new index;
+ *   then start as new.
  * - Otherwise start as new: the source is `spec.source`, else the alias's write index (or its only
- *   index); the new index must not exist (this file did not create it).
+ *   index); it must be a concrete index that nothing else blocks, and the new index must not exist.
  */
 export function decideReindex(o: ReindexObservation): ReindexDecision {
   const { spec, progress } = o;
-  const refuse = (reason: string): ReindexDecision => ({ kind: "refuse", reason });
   const alias = `alias "${spec.alias}"`;
-  const writeIndex = o.members.find((m) => m.write)?.index ??
-    (o.members.length === 1 ? o.members[0].index : undefined);
+  const writeIndex = writeIndexOf(o.members);
   const after: ReindexStep[] = [
     "unblock",
     ...(spec.deleteSource ? ["delete-source" as const] : []),
@@ -123,24 +175,35 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
   const known = (name: string) => o.exists(name) || o.members.some((m) => m.index === name);
   const own = progress !== undefined && progress.hash === o.hash && progress.index === spec.index;
   const earlier = progress !== undefined && !own ? progress : undefined;
+  // An unfinished run that did not swap may have left its source blocked: a refusal releases it.
+  const pending = progress !== undefined && writeIndex !== progress.index ? progress : undefined;
+  const refuse = (reason: string): ReindexDecision => ({
+    kind: "refuse",
+    reason,
+    ...(pending === undefined ? {} : { release: pending }),
+  });
+  // The new index a progress names is the one its run created: same uuid. Without a uuid noted
+  // (killed between the create and the note) it may be adopted, never deleted.
+  const ours = (p: ReindexProgress, adopt: boolean) =>
+    !known(p.index) || (p.uuid === undefined ? adopt : o.uuid(p.index) === p.uuid);
 
   if (writeIndex === spec.index) {
     if (own) {
-      return {
-        kind: "run",
-        source: progress!.source,
-        resumed: true,
-        steps: [...after, "forget"],
-      };
+      return { kind: "run", source: progress!.source, resumed: true, steps: [...after, "forget"] };
     }
     if (earlier === undefined) return { kind: "done" };
-    // The alias is where this version wants it: only what the earlier version left is undone.
+    // The alias is where this file wants it, moved by an earlier version (or by hand): what that
+    // version left is undone, and this version's changes cannot be applied to an index in use.
     return {
       kind: "run",
       source: earlier.source,
       resumed: false,
-      steps: ["unblock-earlier", "forget"],
+      steps: ["unblock-earlier", "forget-earlier"],
       earlier,
+      thenRefuse: `${alias} is on "${spec.index}" already, moved there by an earlier version of ` +
+        `this file: this version's settings, mappings or script are not applied to an index in ` +
+        `use; restore the file as it was, or move the alias again with a new reindex file (a ` +
+        `new index name)`,
     };
   }
 
@@ -158,6 +221,12 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
           `writes to "${writeIndex}" would not be copied; sort the alias out by hand first`,
       );
     }
+    if (!ours(progress!, true)) {
+      return refuse(
+        `"${spec.index}" is not the index this reindex created (another index.uuid): delete it, ` +
+          `or give the new index another name`,
+      );
+    }
     return {
       kind: "run",
       source,
@@ -170,16 +239,25 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
   const discarded = new Set<string>();
   if (earlier !== undefined) {
     first.push("unblock-earlier");
-    if (o.members.some((m) => m.index === earlier.index)) {
+    const swapped = writeIndex === earlier.index;
+    if (!swapped && o.members.some((m) => m.index === earlier.index)) {
       return refuse(
         `an earlier version of this file created "${earlier.index}", which ${alias} points at ` +
           `already without it being its write index: sort the alias out by hand first`,
       );
     }
-    if (known(earlier.index)) {
+    if (!swapped && known(earlier.index)) {
+      if (!ours(earlier, false)) {
+        return refuse(
+          `an earlier version of this file was creating "${earlier.index}", and the index of ` +
+            `that name is not the one it created (or it cannot tell): delete "${earlier.index}" ` +
+            `by hand if it is unused`,
+        );
+      }
       first.push("discard");
       discarded.add(earlier.index);
     }
+    first.push("forget-earlier");
   }
   const exists = (name: string) => !discarded.has(name) && known(name);
   if (o.members.length === 0 && exists(spec.alias)) {
@@ -217,10 +295,30 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
     }
   }
   if (!exists(source)) return refuse(`the source index "${source}" does not exist`);
+  const facts = o.source;
+  if (facts !== undefined && !facts.concrete) {
+    return refuse(`"source" "${source}" is an alias or a data stream: name the index behind it`);
+  }
+  // The run lifts the block it sets: one set by someone else would be lifted with it.
+  if (facts?.blocked && earlier?.source !== source) {
+    return refuse(
+      `writes to "${source}" are blocked already (index.blocks.write), by someone else: a ` +
+        `reindex would lift that block at its end; lift it first, or wait for whoever set it`,
+    );
+  }
+  if (spec.deleteSource && facts !== undefined && facts.otherAliases.length > 0) {
+    return refuse(
+      `delete_source would delete "${source}" under its other alias(es) ` +
+        `${
+          facts.otherAliases.map((a) => `"${a}"`).join(", ")
+        }: move them first, or keep the source`,
+    );
+  }
   if (exists(spec.index)) {
     return refuse(
       `the index "${spec.index}" exists already, and this file did not create it: give the new ` +
-        `index another name, or delete "${spec.index}"`,
+        `index another name, or delete "${spec.index}" (if a run of this reindex under another ` +
+        `file name stopped halfway, give the file that name back and run again)`,
     );
   }
   return {

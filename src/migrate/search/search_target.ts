@@ -39,6 +39,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly #transport: Transport;
   readonly #mask: (text: string) => string;
   readonly #recordsIndex: string;
+  readonly #timeoutMs: number;
   readonly #progress: Progress;
   readonly #interrupt: AbortSignal | undefined;
 
@@ -54,6 +55,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   ) {
     this.name = connection.name;
     this.#recordsIndex = connection.recordsIndex;
+    this.#timeoutMs = connection.timeoutMs;
     this.#progress = options.progress ?? silentProgress;
     this.#interrupt = options.signal;
     this.strictOrder = connection.strictOrder;
@@ -130,8 +132,8 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
           client: this.#client,
           connection: this.name,
           file: file.path,
-          hash: file.hash,
           recordsIndex: this.#recordsIndex,
+          timeoutMs: this.#timeoutMs,
           lost,
           ...(this.#interrupt === undefined ? {} : { interrupt: this.#interrupt }),
           say: (message) => this.#progress.step(this.name, message),

@@ -8,6 +8,7 @@ import {
   type ReindexObservation,
   type ReindexProgress,
   type ReindexStep,
+  type SourceFacts,
 } from "../../../src/migrate/search/reindex_plan.ts";
 import type { ReindexSpec } from "../../../src/migrate/search/search_request.ts";
 import { propertyOptions } from "../../property.ts";
@@ -20,7 +21,10 @@ const spec = (extra: Partial<ReindexSpec> = {}): ReindexSpec => ({
 });
 
 const observe = (
-  o: Partial<Omit<ReindexObservation, "exists">> & { indices?: string[] },
+  o: Partial<Omit<ReindexObservation, "exists" | "uuid">> & {
+    indices?: string[];
+    uuids?: Record<string, string>;
+  },
 ): ReindexObservation => {
   const indices = new Set(o.indices ?? []);
   return {
@@ -29,6 +33,8 @@ const observe = (
     ...(o.progress === undefined ? {} : { progress: o.progress }),
     members: o.members ?? [],
     exists: (name) => indices.has(name),
+    uuid: (name) => o.uuids?.[name],
+    ...(o.source === undefined ? {} : { source: o.source }),
   };
 };
 
@@ -160,19 +166,90 @@ describe("decideReindex", () => {
   });
 
   it("undoes an earlier version's unfinished run before starting this one", () => {
-    const earlier = progress({ hash: "h0" });
+    const earlier = progress({ hash: "h0", uuid: "u1" });
     const d = decideReindex(observe({
       progress: earlier,
       members: [{ index: "products-v1", write: true }],
       indices: ["products-v2"],
+      uuids: { "products-v2": "u1" },
     }));
     assert.deepEqual(d, {
       kind: "run",
       source: "products-v1",
       resumed: false,
-      steps: ["unblock-earlier", "discard", ...FULL],
+      steps: ["unblock-earlier", "discard", "forget-earlier", ...FULL],
       earlier,
     });
+  });
+
+  it("deletes only the index the earlier version created, proven by its uuid", () => {
+    for (const earlier of [progress({ hash: "h0", uuid: "u1" }), progress({ hash: "h0" })]) {
+      const d = decideReindex(observe({
+        progress: earlier,
+        members: [{ index: "products-v1", write: true }],
+        indices: ["products-v2"],
+        uuids: { "products-v2": "someone-elses" },
+      }));
+      assert.equal(d.kind, "refuse");
+      assert.match(
+        d.kind === "refuse" ? d.reason : "",
+        /not the one it created \(or it cannot tell\)/,
+      );
+      // The earlier run's block is lifted all the same: the alias is still on its source.
+      assert.deepEqual(d.kind === "refuse" && d.release, earlier);
+    }
+  });
+
+  it("adopts its own new index only when the uuid it noted matches", () => {
+    const d = decideReindex(observe({
+      progress: progress({ uuid: "u1" }),
+      members: [{ index: "products-v1", write: true }],
+      indices: ["products-v2"],
+      uuids: { "products-v2": "u2" },
+    }));
+    assert.match(d.kind === "refuse" ? d.reason : "", /not the index this reindex created/);
+  });
+
+  it("starts from the earlier version's new index when that version's swap happened", () => {
+    const earlier = progress({ hash: "h0", index: "products-v2" });
+    const d = decideReindex(observe({
+      spec: spec({ index: "products-v3" }),
+      progress: earlier,
+      members: [{ index: "products-v2", write: true }],
+    }));
+    assert.deepEqual(d, {
+      kind: "run",
+      source: "products-v2",
+      resumed: false,
+      steps: ["unblock-earlier", "forget-earlier", ...FULL],
+      earlier,
+    });
+    // The same index name, changed after its own swap: cleaned up, then refused.
+    const same = decideReindex(observe({
+      progress: earlier,
+      members: [{ index: "products-v2", write: true }],
+    }));
+    assert.equal(same.kind === "run" && same.thenRefuse?.includes("earlier version"), true);
+    assert.deepEqual(same.kind === "run" && same.steps, ["unblock-earlier", "forget-earlier"]);
+  });
+
+  it("refuses a source that is an alias, blocked by someone else, or that would be deleted under another alias", () => {
+    const reason = (facts: SourceFacts, extra: Partial<ReindexSpec> = {}) => {
+      const d = decideReindex(observe({
+        spec: spec(extra),
+        members: [{ index: "products-v1", write: true }],
+        source: facts,
+      }));
+      return d.kind === "refuse" ? d.reason : "";
+    };
+    const plain = { concrete: true, blocked: false, otherAliases: [] };
+    assert.match(reason({ ...plain, concrete: false }), /is an alias or a data stream/);
+    assert.match(reason({ ...plain, blocked: true }), /blocked already/);
+    assert.match(
+      reason({ ...plain, otherAliases: ["reports"] }, { deleteSource: true }),
+      /delete_source would delete "products-v1" under its other alias\(es\) "reports"/,
+    );
+    assert.equal(reason({ ...plain, otherAliases: ["reports"] }), "");
   });
 
   it("asks about every name it decides on, once each", () => {
@@ -183,125 +260,176 @@ describe("decideReindex", () => {
   });
 });
 
-// A model cluster: indices with document ids, write blocks, one alias, the progress document.
+// A model cluster: indices holding documents (id -> version) and a sequence number every write
+// moves, write blocks, one alias, and the progress document.
+interface ModelIndex {
+  uuid: string;
+  docs: Map<number, number>;
+  seq: number;
+}
 interface Model {
-  indices: Map<string, Set<number>>;
+  indices: Map<string, ModelIndex>;
   blocked: Set<string>;
   members: AliasMember[];
   progress?: ReindexProgress;
-  acked: Set<number>;
+  // The last version of each document the cluster acknowledged to the writer.
+  acked: Map<number, number>;
   next: number;
+  uuids: number;
 }
 
+const newIndex = (m: Model): ModelIndex => ({ uuid: `u${m.uuids++}`, docs: new Map(), seq: 0 });
+
 // What each step does to the model, as reindex.ts does it to the cluster.
-function runStep(
+function runSteps(
   m: Model,
-  step: ReindexStep,
-  source: string,
+  d: Extract<ReturnType<typeof decideReindex>, { kind: "run" }>,
   s: ReindexSpec,
   hash: string,
-  earlier?: ReindexProgress,
+  kill: number,
+  writes: () => void,
 ) {
-  switch (step) {
-    case "unblock-earlier":
-      m.blocked.delete(earlier!.source);
-      break;
-    case "discard":
-      m.indices.delete(earlier!.index);
-      break;
-    case "note":
-      m.progress = { source, index: s.index, alias: s.alias, hash, started_at: "" };
-      break;
-    case "create":
-      if (!m.indices.has(s.index)) m.indices.set(s.index, new Set());
-      break;
-    case "block":
-      m.blocked.add(source);
-      break;
-    case "copy":
-      for (const id of m.indices.get(source)!) m.indices.get(s.index)!.add(id);
-      break;
-    case "verify":
-      assert.equal(m.indices.get(s.index)!.size, m.indices.get(source)!.size, "verify");
-      break;
-    case "swap":
-      m.members = [
-        ...m.members.filter((x) => x.index !== source && x.index !== s.index),
-        { index: s.index, write: true },
-      ];
-      break;
-    case "unblock":
-      m.blocked.delete(source);
-      break;
-    case "delete-source":
-      m.indices.delete(source);
-      break;
-    case "forget":
-      m.progress = undefined;
+  const { source, earlier } = d;
+  let restart = false;
+  for (const [i, step] of d.steps.entries()) {
+    if (i >= kill) return;
+    writes();
+    switch (step) {
+      case "unblock-earlier":
+        m.blocked.delete(earlier!.source);
+        break;
+      case "forget-earlier":
+        m.progress = undefined;
+        break;
+      case "discard":
+        m.indices.delete(earlier!.index);
+        break;
+      case "note":
+        m.progress = { source, index: s.index, alias: s.alias, hash, started_at: "" };
+        break;
+      case "create":
+        if (!m.indices.has(s.index)) m.indices.set(s.index, newIndex(m));
+        m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid };
+        break;
+      case "block": {
+        m.blocked.add(source);
+        const fence = `${m.indices.get(source)!.uuid}:${m.indices.get(source)!.seq}`;
+        restart = d.resumed && m.progress!.fence !== fence;
+        m.progress = { ...m.progress!, fence };
+        break;
+      }
+      case "copy": {
+        if (restart) {
+          m.indices.set(s.index, newIndex(m));
+          m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid };
+        }
+        const to = m.indices.get(s.index)!;
+        // op_type create: a document there already is skipped.
+        for (const [id, v] of m.indices.get(source)!.docs) if (!to.docs.has(id)) to.docs.set(id, v);
+        break;
+      }
+      case "verify":
+        assert.equal(
+          m.indices.get(s.index)!.docs.size,
+          m.indices.get(source)!.docs.size,
+          "counts differ at verify",
+        );
+        break;
+      case "swap":
+        m.members = [
+          ...m.members.filter((x) => x.index !== source && x.index !== s.index),
+          { index: s.index, write: true },
+        ];
+        break;
+      case "unblock":
+        m.blocked.delete(source);
+        break;
+      case "delete-source":
+        m.indices.delete(source);
+        break;
+      case "forget":
+        m.progress = undefined;
+    }
+    writes();
   }
 }
 
-// A client writing through the alias between any two steps: acknowledged only when not blocked.
-function write(m: Model) {
+// A client writing through the alias: a new document, or a new version of one it wrote;
+// acknowledged only when the write index is not blocked.
+function write(m: Model, update: boolean) {
   const target = m.members.find((x) => x.write)?.index;
   if (target === undefined || m.blocked.has(target)) return;
-  const id = m.next++;
-  m.indices.get(target)!.add(id);
-  m.acked.add(id);
+  const index = m.indices.get(target)!;
+  const id = update && m.acked.size > 0 ? m.next % m.acked.size : m.next;
+  const version = (m.acked.get(id) ?? 0) + 1;
+  m.next++;
+  index.docs.set(id, version);
+  index.seq++;
+  m.acked.set(id, version);
 }
 
 describe("decideReindex under runners killed at any step (model)", () => {
   it("ends with the alias on the new index holding every acknowledged write, nothing blocked", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.nat(12), { maxLength: 4 }),
+        fc.array(fc.record({ kill: fc.nat(14), handUnblock: fc.boolean() }), { maxLength: 4 }),
         fc.boolean(),
         fc.boolean(),
         fc.nat(4),
-        (kills, deleteSource, changeFile, changeAt) => {
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
+        (runs, deleteSource, changeFile, changeAt, updates) => {
           const m: Model = {
-            indices: new Map([["products-v1", new Set([0, 1, 2])]]),
+            indices: new Map(),
             blocked: new Set(),
             members: [{ index: "products-v1", write: true }],
-            acked: new Set([0, 1, 2]),
-            next: 3,
+            acked: new Map(),
+            next: 0,
+            uuids: 0,
           };
+          m.indices.set("products-v1", newIndex(m));
+          let w = 0;
+          const writes = () => write(m, updates[w++ % updates.length]);
+          for (let i = 0; i < 3; i++) writes();
           let s = spec({ deleteSource });
           let hash = "h1";
           // Each run stops after its kill's number of steps; the last run is never killed.
-          for (const [run, kill] of [...kills, Infinity].entries()) {
+          const all = [...runs, { kill: Infinity, handUnblock: false }];
+          for (const [n, { kill, handUnblock }] of all.entries()) {
             // A new version of the file (another index name) replaces one that did not finish.
             const swapped = m.members.some((x) => x.write && x.index === s.index);
-            if (changeFile && run === changeAt && m.progress !== undefined && !swapped) {
+            if (changeFile && n === changeAt && m.progress !== undefined && !swapped) {
               s = spec({ deleteSource, index: "products-v3" });
               hash = "h2";
             }
+            const candidate = s.source ?? m.members.find((x) => x.write)?.index;
             const d = decideReindex({
               spec: s,
               hash,
               ...(m.progress ? { progress: m.progress } : {}),
               members: m.members,
-              exists: (n) => m.indices.has(n),
+              exists: (name) => m.indices.has(name),
+              uuid: (name) => m.indices.get(name)?.uuid,
+              ...(candidate === undefined ? {} : {
+                source: { concrete: true, blocked: m.blocked.has(candidate), otherAliases: [] },
+              }),
             });
             assert.notEqual(d.kind, "refuse", JSON.stringify(d));
-            if (d.kind !== "run") continue;
-            for (const [i, step] of d.steps.entries()) {
-              if (i >= kill) break;
-              write(m);
-              runStep(m, step, d.source, s, hash, d.earlier);
-              write(m);
-            }
+            if (d.kind === "run") runSteps(m, d, s, hash, kill, writes);
+            // An operator lifts the block a killed runner left (as the rollback does too).
+            if (handUnblock && m.progress !== undefined) m.blocked.delete(m.progress.source);
+            writes();
           }
-          const writeIndex = m.members.find((x) => x.write)?.index;
-          assert.equal(writeIndex, s.index);
-          const docs = m.indices.get(s.index)!;
-          for (const id of m.acked) assert.ok(docs.has(id), `acknowledged write ${id} lost`);
+          assert.equal(m.members.find((x) => x.write)?.index, s.index);
+          const docs = m.indices.get(s.index)!.docs;
+          for (const [id, v] of m.acked) {
+            assert.equal(docs.get(id), v, `acknowledged write ${id}@${v} lost`);
+          }
           assert.deepEqual([...m.blocked], []);
           assert.equal(m.progress, undefined);
           assert.equal(m.indices.has("products-v1"), !deleteSource);
         },
       ),
-      propertyOptions(300),
+      propertyOptions(500),
     );
   });
 });

@@ -121,6 +121,21 @@ const file = (ws: Workspace, alias: string, index: string, extra: Record<string,
     ...extra,
   });
 
+/**
+ * A workspace whose alias `<id>-p` is on `<id>-p-v1`, seeded with `count` documents, and a reindex
+ * file moving it to `<id>-p-v2`.
+ */
+async function moving(count: number, options: Parameters<typeof Workspace.create>[0] = {}) {
+  const ws = await Workspace.create(options);
+  const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+  await seed(v1, alias, count);
+  await file(ws, alias, v2);
+  return { ws, alias, v1, v2 };
+}
+
+/** The swap: `POST /_aliases?cluster_manager_timeout=...`. */
+const isSwap = (r: Received) => r.method === "POST" && r.path.startsWith("/_aliases?");
+
 const takeOver = { identity: { host: hostname(), pid: process.pid, processGone } };
 
 describe("a reindex file on the real node", () => {
@@ -174,7 +189,7 @@ describe("a reindex runner killed with SIGKILL at a step", () => {
       (r) => r.method === "PUT" && r.path.endsWith("/_block/write"),
     ],
     ["while the copy task runs", (r) => r.method === "GET" && r.path.startsWith("/_tasks/")],
-    ["before the swap", (r) => r.method === "POST" && r.path === "/_aliases"],
+    ["before the swap", isSwap],
   ];
   for (const [when, held] of steps) {
     it(`is finished by the next run, no document lost or copied twice (killed ${when})`, async () => {
@@ -184,14 +199,14 @@ describe("a reindex runner killed with SIGKILL at a step", () => {
         (r): Fault => (holding && held(r) ? "hang" : "forward"),
       );
       try {
-        const ws = await Workspace.create({ hosts: [fault.url] });
-        const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
-        await seed(v1, alias, 5_000);
-        await file(ws, alias, v2);
+        const { ws, alias, v1, v2 } = await moving(5_000, { hosts: [fault.url] });
         const writer = startWriter(alias);
         const runner = startCli(["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root]);
         // The runner sent the request and waits for its answer, which never comes.
-        await fault.waitFor(held);
+        await Promise.race([
+          fault.waitFor(held),
+          runner.closed.then(() => assert.fail(`cli.ts ended first:\n${runner.stderr()}`)),
+        ]);
         runner.signal("SIGKILL");
         await runner.closed;
         assert.equal((await os("HEAD", `/${v2}`)).status, 200, "the new index was created");
@@ -269,13 +284,13 @@ describe("a reindex step that fails", () => {
   it("moves the alias once although the answer to the swap was lost", async () => {
     const fault = await startFaultServer(
       OPENSEARCH_URL,
-      (r): Fault => (r.method === "POST" && r.path === "/_aliases" ? "swallow" : "forward"),
+      (r): Fault => (isSwap(r) ? "swallow" : "forward"),
     );
     try {
-      const ws = await Workspace.create({ hosts: [fault.url], settings: "    timeout: 1\n" });
-      const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
-      await seed(v1, alias, 1_000);
-      await file(ws, alias, v2);
+      const { ws, alias, v1, v2 } = await moving(1_000, {
+        hosts: [fault.url],
+        settings: "    timeout: 1\n",
+      });
       const run = await ws.ok("--json");
       assert.equal(run.report!.connections[0].files[0].result, "reindexed");
       await assertMoved(alias, v1, v2, 1_000, []);
@@ -289,26 +304,30 @@ describe("a reindex step that fails", () => {
     const fault = await startFaultServer(
       OPENSEARCH_URL,
       (r): Fault =>
-        refuse && r.method === "POST" && r.path === "/_aliases"
+        refuse && isSwap(r)
           ? { status: 503, body: { error: { type: "unavailable", reason: "try later" } } }
           : "forward",
     );
     try {
-      const ws = await Workspace.create({ hosts: [fault.url] });
-      const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
-      await seed(v1, alias, 1_000);
-      await file(ws, alias, v2);
+      const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
       const failed = await ws.run("--json");
       assert.equal(failed.code, 1);
       assert.match(failed.report!.error!.message, /reindex step swap: unavailable: try later/);
       assert.equal(failed.report!.error!.status, 503);
       assert.ok((await os("GET", `/_alias/${alias}`)).body[v1]);
+      // The source takes writes again, as promised: a new document, an update and a delete,
+      // none of which the copy made so far holds (and the counts alone would not show two).
       const write = await os("PUT", `/${alias}/_doc/x?refresh=true`, { seq: -3, price: "1" });
       assert.equal(write.status, 201);
+      const update = await os("PUT", `/${alias}/_doc/s5?refresh=true`, { seq: 5, price: "777.25" });
+      assert.equal(update.status, 200);
+      assert.equal((await os("DELETE", `/${alias}/_doc/s6?refresh=true`)).status, 200);
       refuse = false;
       const rerun = await ws.ok("--json");
       assert.equal(rerun.report!.connections[0].files[0].reindex!.resumed, true);
-      await assertMoved(alias, v1, v2, 1_001, []);
+      await assertMoved(alias, v1, v2, 1_000, []);
+      assert.equal((await os("GET", `/${v2}/_doc/s5`)).body._source.price, 777.25, "lost update");
+      assert.equal((await os("GET", `/${v2}/_doc/s6`)).status, 404, "a deleted document is back");
     } finally {
       await fault.close();
     }
@@ -345,10 +364,7 @@ describe("a reindex while the copy runs", () => {
           : "forward",
     );
     try {
-      const ws = await Workspace.create({ hosts: [fault.url] });
-      const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
-      await seed(v1, alias, 1_000);
-      await file(ws, alias, v2);
+      const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
       const run = await ws.ok();
       assert.match(run.err, new RegExp(`reindex ${v1} -> ${v2}: \\d+ of \\d+ document\\(s\\)`));
       assert.match(run.err, new RegExp(`writes to ${v1} unblocked after \\d+\\.\\d s`));
@@ -364,16 +380,16 @@ describe("a reindex while the copy runs", () => {
       (r): Fault => (r.method === "GET" && r.path.startsWith("/_tasks/") ? "hang" : "forward"),
     );
     try {
-      const ws = await Workspace.create({ hosts: [fault.url] });
-      const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
-      await seed(v1, alias, 2_000);
-      await file(ws, alias, v2);
+      const { ws, alias, v1, v2 } = await moving(2_000, { hosts: [fault.url] });
       const interrupt = new AbortController();
       const running = runCaptured(
         ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root, "--json"],
         { signal: interrupt.signal },
       );
-      const waiting = await fault.waitFor((r) => r.path.startsWith("/_tasks/"));
+      const waiting = await Promise.race([
+        fault.waitFor((r) => r.path.startsWith("/_tasks/")),
+        running.then((r) => assert.fail(`the run ended first:\n${r.out}`)),
+      ]);
       interrupt.abort();
       const run = await running;
       assert.equal(run.code, 1, run.out);
@@ -381,7 +397,7 @@ describe("a reindex while the copy runs", () => {
       assert.equal(error.kind, "interrupted");
       assert.match(error.message, /reindex step copy: interrupted; .* writes to it are unblocked/);
       const task = waiting.path.split("?")[0];
-      await fault.waitFor((r) => r.method === "POST" && r.path === `${task}/_cancel`);
+      await fault.waitFor((r) => r.method === "POST" && r.path.startsWith(`${task}/_cancel`));
       const write = await os("PUT", `/${alias}/_doc/late?refresh=true`, { seq: -4, price: "3" });
       assert.equal(write.status, 201, "the source takes writes again");
       await fault.close();
@@ -429,5 +445,162 @@ describe("a reindex from an index outside any alias", () => {
     );
     assert.equal((await os("HEAD", `/${legacy}`)).status, 404, "the source is deleted");
     await assertMoved(alias, legacy, v2, 300, []);
+  });
+});
+
+describe("a reindex against hostile states and faults", () => {
+  it("keeps the alias's filter and routing on the new index", async () => {
+    const ws = await Workspace.create();
+    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    await seed(v1, `${ws.id}-other`, 100);
+    const filter = { range: { seq: { lt: 50 } } };
+    await os("POST", "/_aliases", {
+      actions: [{ remove: { index: v1, alias: `${ws.id}-other` } }, {
+        add: { index: v1, alias, filter, index_routing: "1", search_routing: "1,2" },
+      }],
+    });
+    await file(ws, alias, v2);
+    await ws.ok("--json");
+    const after = await os("GET", `/_alias/${alias}`);
+    assert.deepEqual(after.body, {
+      [v2]: {
+        aliases: {
+          [alias]: { filter, index_routing: "1", search_routing: "1,2", is_write_index: true },
+        },
+      },
+    });
+  });
+
+  it("leaves writes blocked when the swap got no answer and the alias did not move, and the next run finishes", async () => {
+    let hang = true;
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault => {
+        return hang && isSwap(r) ? "hang" : "forward";
+      },
+    );
+    try {
+      const { ws, alias, v1, v2 } = await moving(200, {
+        hosts: [fault.url],
+        settings: "    timeout: 1\n",
+      });
+      const failed = await ws.run("--json");
+      assert.equal(failed.code, 1, failed.out);
+      assert.match(
+        failed.report!.error!.message,
+        /reindex step swap: .*whether the alias .* moved is unknown .*writes to .*-p-v1 stay blocked/,
+      );
+      // A swap still queued could land later: a write acknowledged by the source now would be lost.
+      const refused = await os("PUT", `/${alias}/_doc/late`, { seq: -5, price: "1" });
+      assert.equal(refused.status, 403);
+      hang = false;
+      await ws.ok("--json");
+      await assertMoved(alias, v1, v2, 200, []);
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it("lifts the block when the answer to the block itself was lost", async () => {
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault => (r.path.endsWith("/_block/write") ? "swallow" : "forward"),
+    );
+    try {
+      const { ws, alias } = await moving(50, {
+        hosts: [fault.url],
+        settings: "    timeout: 1\n",
+      });
+      const failed = await ws.run("--json");
+      assert.equal(failed.code, 1, failed.out);
+      assert.match(
+        failed.report!.error!.message,
+        /reindex step block: .*writes to it are unblocked/,
+      );
+      const write = await os("PUT", `/${alias}/_doc/after?refresh=true`, { seq: -6, price: "1" });
+      assert.equal(write.status, 201, "the source takes writes again");
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it("cancels a copy into the new index that nobody follows before copying", async () => {
+    let holding = true;
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault => {
+        const waiting = r.method === "GET" && r.path.startsWith("/_tasks/");
+        return holding && waiting ? "hang" : "forward";
+      },
+    );
+    try {
+      const { ws, alias, v1, v2 } = await moving(500, { hosts: [fault.url] });
+      const runner = startCli(["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root]);
+      await Promise.race([
+        fault.waitFor((r) => r.path.startsWith("/_tasks/")),
+        runner.closed.then(() => assert.fail(`cli.ts ended first:\n${runner.stderr()}`)),
+      ]);
+      runner.signal("SIGKILL");
+      await runner.closed;
+      // A copy of an earlier run that is still going, one document a second.
+      const rogue = await os(
+        "POST",
+        "/_reindex?wait_for_completion=false&requests_per_second=1",
+        {
+          source: { index: v1, size: 1 },
+          dest: { index: v2, op_type: "create" },
+          conflicts: "proceed",
+        },
+      );
+      holding = false;
+      const rerun = await runCaptured(
+        ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root, "--json", "--lock-timeout", "0"],
+        takeOver,
+      );
+      assert.equal(rerun.code, 0, rerun.out);
+      const task = await os("GET", `/_tasks/${rogue.body.task}`);
+      assert.equal(task.body.completed, true);
+      assert.equal(task.body.response.canceled, "by user request", "the rogue copy was cancelled");
+      await assertMoved(alias, v1, v2, 500, []);
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it("stops with a failure naming the step, not a crash, on a malformed progress document", async () => {
+    const { ws } = await moving(10);
+    await os("PUT", `/${ws.recordsIndex}`, { settings: { number_of_replicas: 0 } });
+    const id = await recordId(ws.id, "2-products-reindex.json");
+    await os("PUT", `/${ws.recordsIndex}/_doc/reindex-${id}?refresh=true`, { source: 1 });
+    const run = await ws.run("--json");
+    assert.equal(run.code, 1, run.out);
+    assert.equal(run.report!.error!.kind, "failure");
+    assert.match(
+      run.report!.error!.message,
+      /reindex step observe: the progress document .* is malformed/,
+    );
+  });
+
+  it("refuses a source that is an alias, or that someone else blocked, and leaves that block", async () => {
+    const ws = await Workspace.create();
+    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    await seed(v1, `${ws.id}-indirect`, 10);
+    await file(ws, alias, v2, { source: `${ws.id}-indirect` });
+    const viaAlias = await ws.run("--json");
+    assert.match(
+      viaAlias.report!.error!.message,
+      /is an alias or a data stream: name the index behind it/,
+    );
+    await file(ws, alias, v2, { source: v1 });
+    await os("PUT", `/${v1}/_block/write`);
+    const blocked = await ws.run("--json");
+    assert.match(blocked.report!.error!.message, /writes to ".*-p-v1" are blocked already/);
+    const settings = await os("GET", `/${v1}/_settings/index.blocks.write`);
+    assert.equal(
+      settings.body[v1].settings.index.blocks.write,
+      "true",
+      "someone else's block stays",
+    );
+    assert.equal((await os("HEAD", `/${v2}`)).status, 404);
   });
 });
