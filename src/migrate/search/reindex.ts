@@ -98,6 +98,7 @@ export async function runReindex(
   // Cleaning up runs after Ctrl-C too, and never throws: it says what it could not do.
   const quiet = (method: string, path: string, body?: unknown) =>
     client.send(method, path, body, { repeatable: true }).catch(() => undefined);
+  const unsignalled = () => sender();
   const failure = (step: string, error: unknown, state: string) => {
     const detail = error instanceof StepError || error instanceof SearchTransportError
       ? error.message
@@ -131,7 +132,7 @@ export async function runReindex(
     let released = "nothing was changed";
     if (decision.release !== undefined) {
       // A copy stopped halfway, which this run will not follow: the source takes writes again.
-      await cancelCopies(quiet, decision.release.index, decision.release.task);
+      await cancelCopies(unsignalled(), decision.release.index);
       const lifted = await unblockQuietly(quiet, decision.release.source);
       released = lifted
         ? `the write block an unfinished run left on ${decision.release.source} was lifted`
@@ -164,6 +165,8 @@ export async function runReindex(
   let task = resumed?.task;
   // The copy in the new index is not a copy of the source's present state: start it over.
   let restart = false;
+  // The fence the restarted copy will be a copy of, noted once its new index exists.
+  let freshFence: string | undefined;
   let noted = resumed !== undefined;
   // Set before the block is asked for: an answer lost on the way back may hide that it landed.
   let mayBeBlocked = resumed !== undefined;
@@ -191,8 +194,8 @@ export async function runReindex(
     await send("PUT", progressPath, progressDoc());
     noted = true;
   };
-  const create = async () => {
-    const created = await send("PUT", to, body, { ok: [400] });
+  const create = async (adopt = true) => {
+    const created = await send("PUT", to, body, { ok: adopt ? [400] : [] });
     // Made by this reindex already: a resumed run (the planner checked its uuid), or an answer
     // lost and the request repeated (this run saw no such index a moment before).
     if (
@@ -206,7 +209,9 @@ export async function runReindex(
 
   const run: Record<ReindexStep, () => Promise<void>> = {
     "unblock-earlier": async () => {
-      await cancelCopies(quiet, earlier!.index, earlier!.task);
+      // The earlier run's block is on this run's source: lifted by a rollback if this step fails.
+      if (earlier!.source === source) mayBeBlocked = true;
+      await cancelCopies(send, earlier!.index, { strict: true });
       await send("PUT", `/${encodeURIComponent(earlier!.source)}/_settings`, UNBLOCK, {
         ok: [404],
       });
@@ -240,24 +245,32 @@ export async function runReindex(
       // A copy made from another state of the source (writes came after a rollback, or after a
       // block lifted by hand) may lack updates and deletes the counts cannot show.
       restart = resumed !== undefined && fence !== now;
-      if (restart) task = undefined;
-      fence = now;
+      if (restart) {
+        // Noted before the stale index goes: a run stopped from here on finds no fence, and
+        // starts the copy over again, whatever the source does meanwhile.
+        task = undefined;
+        fence = undefined;
+        freshFence = now;
+      } else fence = now;
       await note();
       ctx.say(`reindex: writes to ${source} blocked`);
     },
     copy: async () => {
       if (restart) {
-        await cancelCopies(quiet, spec.index, task);
+        await cancelCopies(send, spec.index, { strict: true });
         await send("DELETE", to, undefined, { ok: [404] });
-        uuid = undefined;
-        await create();
+        // Made again here: an index of that name now was made by someone else (or by a copy
+        // still writing into it), never by this run.
+        await create(false);
+        fence = freshFence;
+        await note();
         ctx.say(
           `reindex: ${source} changed since the copy began; copying again into a new ${spec.index}`,
         );
       }
       // A copy into the new index that this run does not follow (its answer lost, its runner
       // killed before noting it, an earlier version's) would write into it after the swap.
-      await cancelCopies(quiet, spec.index, undefined, task);
+      await cancelCopies(send, spec.index, { keep: task, strict: true });
       copy = await copyDocuments();
     },
     verify: async () => {
@@ -274,6 +287,8 @@ export async function runReindex(
     },
     swap: async () => {
       const swapRequest = `POST /_aliases`;
+      // Not sent yet: Ctrl-C now rolls back, with nothing queued that could land later.
+      if (ctx.interrupt?.aborted) throw new StepError("interrupted before the swap was sent");
       // The cluster answers within half the request's time: a swap still queued when the client
       // gives up could land after a rollback lifted the block.
       const wait = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
@@ -302,8 +317,11 @@ export async function runReindex(
         const now = await aliasMembers(sender(), spec.alias).catch(() => undefined);
         request = swapRequest;
         if (now?.members.some((m) => m.index === spec.index && m.write)) return;
-        // Only an answer says the swap did not happen; without one it may still land.
-        if (!(error instanceof StepError)) throw new SwapUnknown(error);
+        // Only a refusal (4xx) says the swap did not happen; without an answer, or with a 5xx (a
+        // proxy's 502, a cluster manager that timed out), it may still be queued and land later.
+        const refused = error instanceof StepError && error.status !== undefined &&
+          error.status >= 400 && error.status < 500;
+        if (!refused) throw new SwapUnknown(error);
         throw error;
       }
       ctx.say(`reindex: alias ${spec.alias} moved to ${spec.index}`);
@@ -333,6 +351,8 @@ export async function runReindex(
     const wait = ctx.waitMs ?? 1_000;
     for (;;) {
       if (task === undefined) {
+        // A copy that is gone may have been restarted by nobody; one still going is stopped.
+        await cancelCopies(send, spec.index, { strict: true });
         // Not repeatable: sent twice, two copies would run, one of them followed by nobody.
         const started = await send("POST", "/_reindex?wait_for_completion=false", {
           source: { index: source },
@@ -401,7 +421,7 @@ export async function runReindex(
 
   // Before the swap: the copy is stopped and the source takes writes again. Says what it did.
   async function rollBack(): Promise<string> {
-    await cancelCopies(quiet, spec.index, task);
+    await cancelCopies(unsignalled(), spec.index);
     task = undefined;
     // Before the block is lifted: the next run must not follow a copy that ended. The fence stays:
     // a write after the block is lifted moves it, and the next run copies from scratch.
@@ -422,6 +442,8 @@ export async function runReindex(
     } catch (error) {
       if (lost.aborted) throw error; // another runner has the lock now: it finishes the job
       const swapped = swapAt >= 0 && i > swapAt;
+      // The request that failed, not one the rollback sent after it.
+      const failed = request;
       if (error instanceof SwapUnknown) {
         throw failure(
           current,
@@ -437,6 +459,7 @@ export async function runReindex(
         : `the alias ${spec.alias} stays on ${source}; ${await rollBack()}; ${spec.index} and ` +
           `the progress are kept: the next run resumes (it copies again from scratch if ` +
           `${source} took writes meanwhile, and starts over if the file changed)`;
+      request = failed;
       throw failure(current, error, state);
     }
   }
@@ -610,7 +633,7 @@ async function sourceFacts(send: Send, name: string, alias: string): Promise<Sou
   };
 }
 
-// `0:41,1:40`: each primary shard's highest sequence number, which every write moves.
+// `<uuid>/0:41,1:40`: each primary shard's highest sequence number, which every write moves.
 async function readFence(send: Send, index: string): Promise<string> {
   const response = await send(
     "GET",
@@ -634,32 +657,51 @@ async function readFence(send: Send, index: string): Promise<string> {
     parts.push(`${shard}:${seq}`);
   }
   if (parts.length === 0) throw new StepError(`the shard stats of ${index} list no shard`);
-  return parts.sort((a, b) => Number(a.split(":")[0]) - Number(b.split(":")[0])).join(",");
+  // The index's uuid too: an index deleted and made again may reach the same sequence numbers.
+  const uuid = typeof stats.uuid === "string" ? stats.uuid : "";
+  return `${uuid}/` +
+    parts.sort((a, b) => Number(a.split(":")[0]) - Number(b.split(":")[0])).join(",");
 }
 
-// Cancels every running `_reindex` into `index` (and `task`) but `keep`, waiting until each has
-// stopped.
+/**
+ * Cancels every running `_reindex` into `index` but `keep`, waiting until each has stopped. Only
+ * listed copies whose description names `index` are cancelled: a noted task id may belong to
+ * another task after a node restart. `strict`: then lists again, and fails if one is still going.
+ */
 async function cancelCopies(
-  quiet: (method: string, path: string, body?: unknown) => Promise<SearchResponse | undefined>,
+  send: Send,
   index: string,
-  task?: string,
-  keep?: string,
+  options: { keep?: string; strict?: boolean } = {},
 ): Promise<void> {
-  const ids = new Set<string>(task === undefined ? [] : [task]);
-  const listed = await quiet("GET", "/_tasks?actions=*reindex&detailed=true");
-  const nodes = isJsonObject(listed?.body) && isJsonObject(listed.body.nodes)
-    ? listed.body.nodes
-    : {};
-  for (const node of Object.values(nodes)) {
-    const tasks = isJsonObject(node) && isJsonObject(node.tasks) ? node.tasks : {};
-    for (const [id, info] of Object.entries(tasks)) {
-      const description = isJsonObject(info) ? info.description : undefined;
-      if (typeof description === "string" && description.endsWith(` to [${index}]`)) ids.add(id);
+  const running = async () => {
+    const listed = await send("GET", "/_tasks?actions=*reindex&detailed=true");
+    const nodes = isJsonObject(listed.body) && isJsonObject(listed.body.nodes)
+      ? listed.body.nodes
+      : {};
+    const ids: string[] = [];
+    for (const node of Object.values(nodes)) {
+      const tasks = isJsonObject(node) && isJsonObject(node.tasks) ? node.tasks : {};
+      for (const [id, info] of Object.entries(tasks)) {
+        const description = isJsonObject(info) ? info.description : undefined;
+        if (
+          id !== options.keep && typeof description === "string" &&
+          description.endsWith(` to [${index}]`)
+        ) ids.push(id);
+      }
     }
-  }
-  if (keep !== undefined) ids.delete(keep);
-  for (const id of ids) {
-    await quiet("POST", `/_tasks/${encodeURIComponent(id)}/_cancel?wait_for_completion=true`);
+    return ids;
+  };
+  try {
+    for (const id of await running()) {
+      await send("POST", `/_tasks/${encodeURIComponent(id)}/_cancel?wait_for_completion=true`);
+    }
+    if (!options.strict) return;
+    const left = await running();
+    if (left.length > 0) {
+      throw new StepError(`a copy into ${index} could not be stopped (task ${left.join(", ")})`);
+    }
+  } catch (error) {
+    if (options.strict) throw error;
   }
 }
 

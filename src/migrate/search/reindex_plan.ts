@@ -194,11 +194,12 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
     if (earlier === undefined) return { kind: "done" };
     // The alias is where this file wants it, moved by an earlier version (or by hand): what that
     // version left is undone, and this version's changes cannot be applied to an index in use.
+    // Its progress stays, so every run says so until the file is restored (which finishes it).
     return {
       kind: "run",
       source: earlier.source,
       resumed: false,
-      steps: ["unblock-earlier", "forget-earlier"],
+      steps: ["unblock-earlier"],
       earlier,
       thenRefuse: `${alias} is on "${spec.index}" already, moved there by an earlier version of ` +
         `this file: this version's settings, mappings or script are not applied to an index in ` +

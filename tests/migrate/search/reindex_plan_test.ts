@@ -230,7 +230,7 @@ describe("decideReindex", () => {
       members: [{ index: "products-v2", write: true }],
     }));
     assert.equal(same.kind === "run" && same.thenRefuse?.includes("earlier version"), true);
-    assert.deepEqual(same.kind === "run" && same.steps, ["unblock-earlier", "forget-earlier"]);
+    assert.deepEqual(same.kind === "run" && same.steps, ["unblock-earlier"]);
   });
 
   it("refuses a source that is an alias, blocked by someone else, or that would be deleted under another alias", () => {
@@ -291,6 +291,7 @@ function runSteps(
 ) {
   const { source, earlier } = d;
   let restart = false;
+  let freshFence = "";
   for (const [i, step] of d.steps.entries()) {
     if (i >= kill) return;
     writes();
@@ -315,13 +316,16 @@ function runSteps(
         m.blocked.add(source);
         const fence = `${m.indices.get(source)!.uuid}:${m.indices.get(source)!.seq}`;
         restart = d.resumed && m.progress!.fence !== fence;
-        m.progress = { ...m.progress!, fence };
+        // A restart notes no fence until the new index is made again.
+        const { fence: _f, ...rest } = m.progress!;
+        m.progress = restart ? rest : { ...m.progress!, fence };
+        freshFence = fence;
         break;
       }
       case "copy": {
         if (restart) {
           m.indices.set(s.index, newIndex(m));
-          m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid };
+          m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid, fence: freshFence };
         }
         const to = m.indices.get(s.index)!;
         // op_type create: a document there already is skipped.

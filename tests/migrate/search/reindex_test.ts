@@ -299,21 +299,24 @@ describe("a reindex step that fails", () => {
     }
   });
 
-  it("refused by a host at the swap, leaves the alias and the source as they were; the next run finishes", async () => {
+  it("refused (4xx) at the swap, leaves the alias and the source as they were; the next run copies anew what changed", async () => {
     let refuse = true;
     const fault = await startFaultServer(
       OPENSEARCH_URL,
       (r): Fault =>
         refuse && isSwap(r)
-          ? { status: 503, body: { error: { type: "unavailable", reason: "try later" } } }
+          ? { status: 400, body: { error: { type: "illegal_argument", reason: "not now" } } }
           : "forward",
     );
     try {
       const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
       const failed = await ws.run("--json");
       assert.equal(failed.code, 1);
-      assert.match(failed.report!.error!.message, /reindex step swap: unavailable: try later/);
-      assert.equal(failed.report!.error!.status, 503);
+      assert.match(
+        failed.report!.error!.message,
+        /POST \/_aliases, HTTP 400: reindex step swap: illegal_argument: not now/,
+      );
+      assert.equal(failed.report!.error!.status, 400);
       assert.ok((await os("GET", `/_alias/${alias}`)).body[v1]);
       // The source takes writes again, as promised: a new document, an update and a delete,
       // none of which the copy made so far holds (and the counts alone would not show two).
@@ -471,35 +474,39 @@ describe("a reindex against hostile states and faults", () => {
     });
   });
 
-  it("leaves writes blocked when the swap got no answer and the alias did not move, and the next run finishes", async () => {
-    let hang = true;
-    const fault = await startFaultServer(
-      OPENSEARCH_URL,
-      (r): Fault => {
-        return hang && isSwap(r) ? "hang" : "forward";
-      },
-    );
-    try {
-      const { ws, alias, v1, v2 } = await moving(200, {
-        hosts: [fault.url],
-        settings: "    timeout: 1\n",
-      });
-      const failed = await ws.run("--json");
-      assert.equal(failed.code, 1, failed.out);
-      assert.match(
-        failed.report!.error!.message,
-        /reindex step swap: .*whether the alias .* moved is unknown .*writes to .*-p-v1 stay blocked/,
+  const unknown: [string, Fault][] = [
+    ["got no answer", "hang"],
+    ["got a 502 from a proxy", { status: 502, body: { error: "bad gateway" } }],
+  ];
+  for (const [what, swapFault] of unknown) {
+    it(`leaves writes blocked when the swap ${what} and the alias did not move; the next run finishes`, async () => {
+      let faulty = true;
+      const fault = await startFaultServer(
+        OPENSEARCH_URL,
+        (r): Fault => (faulty && isSwap(r) ? swapFault : "forward"),
       );
-      // A swap still queued could land later: a write acknowledged by the source now would be lost.
-      const refused = await os("PUT", `/${alias}/_doc/late`, { seq: -5, price: "1" });
-      assert.equal(refused.status, 403);
-      hang = false;
-      await ws.ok("--json");
-      await assertMoved(alias, v1, v2, 200, []);
-    } finally {
-      await fault.close();
-    }
-  });
+      try {
+        const { ws, alias, v1, v2 } = await moving(200, {
+          hosts: [fault.url],
+          settings: "    timeout: 1\n",
+        });
+        const failed = await ws.run("--json");
+        assert.equal(failed.code, 1, failed.out);
+        assert.match(
+          failed.report!.error!.message,
+          /reindex step swap: .*whether the alias .* moved is unknown .*writes to .*-p-v1 stay blocked/,
+        );
+        // A swap still queued could land later: a write the source acknowledged now would be lost.
+        const refused = await os("PUT", `/${alias}/_doc/late`, { seq: -5, price: "1" });
+        assert.equal(refused.status, 403);
+        faulty = false;
+        await ws.ok("--json");
+        await assertMoved(alias, v1, v2, 200, []);
+      } finally {
+        await fault.close();
+      }
+    });
+  }
 
   it("lifts the block when the answer to the block itself was lost", async () => {
     const fault = await startFaultServer(
