@@ -21,7 +21,8 @@ case "${1:-start}" in
   start)
     mkdir -p target
     # Two starts at once (two test runs, two shells) would each wipe the data folder under the
-    # other's node: the second waits for the first, then finds the node up.
+    # other's node: the second waits for the first, then finds the node up. The node does not
+    # inherit the lock (9>&- below), or no later start could take it while the node runs.
     exec 9>target/start.lock
     flock 9
     if healthy; then roomy; echo "opensearch: already up at $url"; exit 0; fi
@@ -32,7 +33,7 @@ case "${1:-start}" in
     nohup bash -c 'exec java -Xms1g -Xmx1g -cp "$(cat target/classpath.txt)" \
       org.codelibs.opensearch.runner.OpenSearchRunner \
       -basePath "$0" -numOfNode 1 -baseHttpPort 9199 < <(sleep infinity)' "$home" \
-      >target/opensearch.log 2>&1 &
+      >target/opensearch.log 2>&1 9>&- &
     echo $! >"$pidfile"
     for _ in $(seq 1 120); do
       if healthy; then roomy; echo "opensearch: up at $url"; exit 0; fi

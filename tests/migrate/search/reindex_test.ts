@@ -336,6 +336,46 @@ describe("a reindex step that fails", () => {
     }
   });
 
+  it("killed after noting that the copy must start over, the next run still starts it over", async () => {
+    let mode: "refuse-swap" | "hold-delete" | "forward" = "refuse-swap";
+    let v2 = "";
+    const fault = await startFaultServer(OPENSEARCH_URL, (r): Fault => {
+      if (mode === "refuse-swap" && isSwap(r)) {
+        return { status: 400, body: { error: { type: "illegal_argument", reason: "not now" } } };
+      }
+      if (mode === "hold-delete" && r.method === "DELETE" && r.path === `/${v2}`) return "hang";
+      return "forward";
+    });
+    try {
+      const moved = await moving(1_000, { hosts: [fault.url] });
+      const { ws, alias, v1 } = moved;
+      v2 = moved.v2;
+      assert.equal((await ws.run("--json")).code, 1, "the swap is refused: rolled back");
+      // The source takes an update, which the copy in v2 lacks.
+      const update = await os("PUT", `/${alias}/_doc/s7?refresh=true`, { seq: 7, price: "55.5" });
+      assert.equal(update.status, 200);
+      // The next run sees the fence moved and notes it; it is killed before the stale v2 goes.
+      mode = "hold-delete";
+      const runner = startCli(["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root]);
+      await Promise.race([
+        fault.waitFor((r) => r.method === "DELETE" && r.path === `/${v2}`),
+        runner.closed.then(() => assert.fail(`cli.ts ended first:\n${runner.stderr()}`)),
+      ]);
+      runner.signal("SIGKILL");
+      await runner.closed;
+      mode = "forward";
+      const rerun = await runCaptured(
+        ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root, "--json", "--lock-timeout", "0"],
+        takeOver,
+      );
+      assert.equal(rerun.code, 0, rerun.out);
+      await assertMoved(alias, v1, v2, 1_000, []);
+      assert.equal((await os("GET", `/${v2}/_doc/s7`)).body._source.price, 55.5, "lost update");
+    } finally {
+      await fault.close();
+    }
+  });
+
   it("does not start when the new index exists already, and changes nothing", async () => {
     const ws = await Workspace.create();
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
