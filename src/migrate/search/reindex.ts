@@ -235,7 +235,7 @@ export async function runReindex(
       if (!isJsonObject(blocked.body) || blocked.body.acknowledged !== true) {
         throw new StepError(`the block was not acknowledged: ${JSON.stringify(blocked.body)}`);
       }
-      if (!(await sourceFacts(send, source, spec.alias)).blocked) {
+      if (!(await writeBlocked(send, source)).blocked) {
         throw new StepError(`${source} is not write-blocked after the block was acknowledged`);
       }
       blockedAt = Date.now();
@@ -610,17 +610,26 @@ async function indexUuid(send: Send, name: string): Promise<string | undefined> 
   return typeof settings["index.uuid"] === "string" ? settings["index.uuid"] : undefined;
 }
 
-async function sourceFacts(send: Send, name: string, alias: string): Promise<SourceFacts> {
-  const path = `/${encodeURIComponent(name)}`;
+// Whether `name` is a concrete index, and whether its writes are blocked.
+async function writeBlocked(
+  send: Send,
+  name: string,
+): Promise<{ concrete: boolean; blocked: boolean }> {
   const settings = await send(
     "GET",
     // index.uuid is always there: the answer's key is then the concrete index behind the name.
-    `${path}/_settings/index.uuid,index.blocks.write?flat_settings=true`,
+    `/${encodeURIComponent(name)}/_settings/index.uuid,index.blocks.write?flat_settings=true`,
   );
   const body = isJsonObject(settings.body) ? settings.body : {};
   const concrete = Object.keys(body).length === 1 && Object.hasOwn(body, name);
   const entry = concrete && isJsonObject(body[name]) ? body[name] as Json : {};
   const values = isJsonObject(entry.settings) ? entry.settings : {};
+  return { concrete, blocked: values["index.blocks.write"] === "true" };
+}
+
+async function sourceFacts(send: Send, name: string, alias: string): Promise<SourceFacts> {
+  const path = `/${encodeURIComponent(name)}`;
+  const { concrete, blocked } = await writeBlocked(send, name);
   const aliases = await send("GET", `${path}/_alias`);
   const own = isJsonObject(aliases.body) && isJsonObject(aliases.body[name])
     ? aliases.body[name] as Json
@@ -628,7 +637,7 @@ async function sourceFacts(send: Send, name: string, alias: string): Promise<Sou
   const names = isJsonObject(own.aliases) ? Object.keys(own.aliases) : [];
   return {
     concrete,
-    blocked: values["index.blocks.write"] === "true",
+    blocked,
     otherAliases: names.filter((a) => a !== alias),
   };
 }

@@ -19,6 +19,12 @@ import { freePort } from "./servers.ts";
 
 const KEY_ID = "AKIATHAWTESTKEY00001";
 const SECRET = "thaw/Test+Secret0000000000000000000000000";
+/** The standard AWS variables of the run, holding the test's key pair. */
+const AWS_ENV_KEYS = {
+  AWS_REGION: "eu-west-1",
+  AWS_ACCESS_KEY_ID: KEY_ID,
+  AWS_SECRET_ACCESS_KEY: SECRET,
+};
 const TOKEN = "IQoJb3JpZ2luX2VjTHAWtestSESSIONtoken/+==";
 const OTHER_ID = "AKIATHAWTESTKEY00002";
 const OTHER_SECRET = "other/Test+Secret000000000000000000000000";
@@ -136,13 +142,8 @@ describe("aws_sigv4 through a server that checks every signature", () => {
       const server = servers.get(service)!;
       const ws = await Workspace.create({ hosts: [server.url], settings: sigv4Settings(service) });
       const { docPath } = await files(ws);
-      const env = {
-        AWS_REGION: "eu-west-1",
-        AWS_ACCESS_KEY_ID: KEY_ID,
-        AWS_SECRET_ACCESS_KEY: SECRET,
-      };
       const from = server.received.length;
-      const first = await run(ws, env);
+      const first = await run(ws, AWS_ENV_KEYS);
       assert.equal(first.code, 0, `${first.out}\n${first.err}`);
       const mine = assertAllVerified(server.received, from);
       const post = mine.find((r) =>
@@ -158,7 +159,7 @@ describe("aws_sigv4 through a server that checks every signature", () => {
       assert.ok(mine.every((r) => r.headers["x-amz-security-token"] === undefined));
       await assertApplied(ws);
       // Unchanged: one verified read of the records, nothing applied.
-      const again = await run(ws, env, "--json");
+      const again = await run(ws, AWS_ENV_KEYS, "--json");
       assert.equal(again.code, 0, again.out);
       assert.equal(again.report!.connections[0].applied, 0);
       assertAllVerified(server.received, from);
@@ -277,13 +278,8 @@ describe("aws_sigv4 through a server that checks every signature", () => {
       settings: sigv4Settings("es"),
     });
     await files(ws);
-    const env = {
-      AWS_REGION: "eu-west-1",
-      AWS_ACCESS_KEY_ID: KEY_ID,
-      AWS_SECRET_ACCESS_KEY: SECRET,
-    };
     const from = server.received.length;
-    const r = await run(ws, env);
+    const r = await run(ws, AWS_ENV_KEYS);
     assert.equal(r.code, 0, `${r.out}\n${r.err}`);
     assertAllVerified(server.received, from);
     const live = new URL(server.url).host;

@@ -133,6 +133,12 @@ async function moving(count: number, options: Parameters<typeof Workspace.create
   return { ws, alias, v1, v2 };
 }
 
+/** A 4xx refusal of a request, as a fault server answers it. */
+const REFUSED: Fault = {
+  status: 400,
+  body: { error: { type: "illegal_argument", reason: "not now" } },
+};
+
 /** The swap: `POST /_aliases?cluster_manager_timeout=...`. */
 const isSwap = (r: Received) => r.method === "POST" && r.path.startsWith("/_aliases?");
 
@@ -303,10 +309,7 @@ describe("a reindex step that fails", () => {
     let refuse = true;
     const fault = await startFaultServer(
       OPENSEARCH_URL,
-      (r): Fault =>
-        refuse && isSwap(r)
-          ? { status: 400, body: { error: { type: "illegal_argument", reason: "not now" } } }
-          : "forward",
+      (r): Fault => refuse && isSwap(r) ? REFUSED : "forward",
     );
     try {
       const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
@@ -341,7 +344,7 @@ describe("a reindex step that fails", () => {
     let v2 = "";
     const fault = await startFaultServer(OPENSEARCH_URL, (r): Fault => {
       if (mode === "refuse-swap" && isSwap(r)) {
-        return { status: 400, body: { error: { type: "illegal_argument", reason: "not now" } } };
+        return REFUSED;
       }
       if (mode === "hold-delete" && r.method === "DELETE" && r.path === `/${v2}`) return "hang";
       return "forward";
