@@ -1,4 +1,5 @@
 import { isJsonObject } from "../json_object.ts";
+import { renderValue } from "./drift.ts";
 import { authorize, authSecrets, maskJson, maskSecrets, type SearchAuth } from "./search_auth.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { neverSent } from "./send_failure.ts";
@@ -88,7 +89,12 @@ export function errorDetail(body: unknown): string {
     if (typeof message === "string" && message !== "") return message;
   }
   if (body === undefined) return "no body";
-  return JSON.stringify(body).slice(0, 300);
+  try {
+    return JSON.stringify(body).slice(0, 300);
+  } catch {
+    // A body nested 100,000 deep, which JSON.parse takes, overflows JSON.stringify's stack.
+    return renderValue(body, 300).slice(0, 300);
+  }
 }
 
 /**

@@ -126,3 +126,14 @@ describe("errorDetail (property)", () => {
     );
   });
 });
+
+describe("errorDetail on hostile bodies", () => {
+  it("gives a short text, never a stack overflow, for an error body nested 100,000 deep", () => {
+    const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000));
+    const detail = errorDetail(deep);
+    assert.ok(detail.length <= 300, `${detail.length} characters`);
+    assert.ok(detail.startsWith("[[["), detail.slice(0, 20));
+    const wrapped = errorDetail({ error: { type: "x", reason: "y", caused_by: deep } });
+    assert.equal(wrapped, "x: y");
+  });
+});
