@@ -289,7 +289,9 @@ async function runTarget<F extends PlannedFile>(
   try {
     decideAll(await target.readRecords());
     if (command === "migrate") warn(target, entry, options.progress);
-    if (work.length > 0 || !repair) await run(target, files, entry, options);
+    // Decided again under the lock: another runner may have changed the records meanwhile.
+    const pending = entry.files.some((f) => isWork(command, f.action));
+    if (pending || !repair) await run(target, files, entry, options);
     if (drift && command === "migrate") await repairDrift(target, files, entry, options);
     done = true;
   } finally {

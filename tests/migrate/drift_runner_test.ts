@@ -159,6 +159,21 @@ describe("runner with --drift", () => {
     assert.deepEqual(notes, ["main: template a had drifted: a.json applied again"]);
   });
 
+  it("migrate --drift applies a file that became pending while it waited for the lock", async () => {
+    const target = new DriftTarget();
+    target.records.set("a.json", "a").set("b.json", "b");
+    target.drift = [drifted(true)];
+    // Another runner's repair dropped b's record while this one waited.
+    target.lock = () => {
+      target.calls.push("lock");
+      target.records.delete("b.json");
+      return Promise.resolve();
+    };
+    const report = await runTargets([{ target, files }], options({ command: "migrate" }));
+    assert.ok(target.calls.includes("apply b.json"), target.calls.join(", "));
+    assert.equal(report.connections[0].applied, 1);
+  });
+
   it("migrate --drift applies pending files first, then reads the drift again", async () => {
     const target = new DriftTarget();
     target.records.set("a.json", "a");
