@@ -10,13 +10,12 @@
  * @module
  */
 import { realpathSync } from "node:fs";
-import { hostname } from "node:os";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { runtimeEnv } from "./src/config/env.ts";
 import { runManifestCommand } from "./src/context/manifest.ts";
 import { runCli } from "./src/migrate/cli_main.ts";
-import { processGone } from "./src/migrate/local_process.ts";
+import { localIdentity } from "./src/migrate/local_process.ts";
 
 /**
  * Whether this module is the program's entry point. Deno, Bun and Node 24.2+ say so in
@@ -50,12 +49,7 @@ if (isEntryPoint()) {
     out,
     err,
     env: runtimeEnv(),
-    identity: {
-      host: hostname(),
-      pid: process.pid,
-      user: process.env.USER ?? process.env.LOGNAME ?? process.env.USERNAME,
-      processGone,
-    },
+    identity: localIdentity(),
     signal: interrupt.signal,
   });
   process.exit(code);

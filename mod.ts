@@ -83,6 +83,17 @@ export {
   type ScalarType,
   type ValueOptions,
 } from "./src/web/binder.ts";
+export {
+  type ApiDocDecorator,
+  ApiOperation,
+  type ApiOperationOptions,
+  ApiResponse,
+  type ApiResponseOptions,
+  ApiTags,
+} from "./src/openapi/api_docs.ts";
+export type { OpenApiDocument } from "./src/openapi/openapi_document.ts";
+export type { OpenApiOptions } from "./src/openapi/openapi_options.ts";
+export type { JsonSchema, SchemaSource } from "./src/openapi/json_schema.ts";
 export type { ErrorController } from "./src/web/error_controller.ts";
 export type { Logger } from "./src/web/error_responder.ts";
 export type {

@@ -93,8 +93,14 @@ import { UserController } from ${
       JSON.stringify(join(root, "examples/users/src/user_controller.ts"))
     };
 import { UserService } from ${JSON.stringify(join(root, "examples/users/src/user_service.ts"))};
+import { MemoryUserRepository } from ${
+      JSON.stringify(join(root, "examples/users/storage/memory_user_repository.ts"))
+    };
 const FIRST = "/users/search?email=none@example.com";
-const app = await bootstrap({ controllers: [UserController], components: [UserService] });
+const app = await bootstrap({
+  controllers: [UserController],
+  components: [UserService, MemoryUserRepository],
+});
 ${FIRST_ANSWER.replace("if (res.status !== 200)", "if (res.status !== 404)")}`,
     "users app (Hono)": `import { Hono } from "hono";
 const FIRST = "/users/search?email=none@example.com";

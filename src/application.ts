@@ -15,7 +15,9 @@ import { DefinitionError } from "./context/errors.ts";
 import { DEFAULT_MAX_BODY_SIZE } from "./http/http_request.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
 import type { ListenOptions, Server } from "./runtime/serve.ts";
-import { compileControllers } from "./web/compile.ts";
+import { buildApp, compileRoutes } from "./web/compile.ts";
+import type { OpenApiDocument } from "./openapi/openapi_document.ts";
+import { type OpenApiOptions, openApiSettings } from "./openapi/openapi_options.ts";
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
 import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
 import { HttpStatus } from "./http/http_status.ts";
@@ -43,6 +45,11 @@ export interface BootstrapOptions {
   readonly maxBodySize?: number;
   /** Where unexpected errors are reported; `console` by default. */
   readonly logger?: Logger;
+  /**
+   * Serves the OpenAPI document and its docs page (`true`: at `/openapi.json` and `/docs`), over
+   * the `app.openapi` keys of the configuration; `false` serves neither, whatever they say.
+   */
+  readonly openapi?: OpenApiOptions | boolean;
 }
 
 /** What edge runtimes (Cloudflare Workers, workerd) pass as a fetch handler's third argument. */
@@ -75,6 +82,11 @@ export interface Application {
   getBean<T>(token: Class<T> | string): T;
   /** Serves the app on the current runtime (Deno, Bun or Node). */
   listen(options?: ListenOptions): Promise<Server>;
+  /**
+   * The OpenAPI 3.1 document of the app's routes, built once: at startup when the app serves it
+   * (`app.openapi` / the `openapi` option), else on the first call, which loads the generator.
+   */
+  openapi(): Promise<OpenApiDocument>;
 }
 
 function checkMaxBodySize(value: number): number {
@@ -149,7 +161,26 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     .filter((bean) => bean.stereotype === "controller" && bean.type !== undefined)
     .map((bean) => ({ type: bean.type as Class, instance: bean.instance }));
   // Node's parsed request where the app runs behind Hono's Node adapter; the web Request elsewhere.
-  const hono = compileControllers(controllers, { errors, maxBodySize, server: nodeServerRequest });
+  const routes = compileRoutes(controllers, { errors, maxBodySize, server: nodeServerRequest });
+
+  const openapiSettings = openApiSettings(config, options.openapi);
+  const documented = routes.map((route) => ({
+    httpMethod: route.httpMethod,
+    path: route.pattern.source,
+    variables: route.pattern.variables,
+    method: route.method,
+  }));
+  let document: Promise<OpenApiDocument> | undefined;
+  const openapi = (): Promise<OpenApiDocument> =>
+    document ??= import("./openapi/openapi_document.ts").then(({ openApiDocument }) =>
+      openApiDocument(documented, { ...openapiSettings, defaultErrorBody: custom === undefined })
+    );
+  if (openapiSettings.path !== undefined) {
+    // Loaded only to serve the document, like the server below.
+    const { openApiRoutes } = await import("./openapi/openapi_routes.ts");
+    routes.push(...await openApiRoutes(await openapi(), openapiSettings));
+  }
+  const hono = buildApp(routes, errors);
 
   // Hono's own: already bound, and answering synchronously when the handler does, which spares
   // the server a promise per request.
@@ -168,5 +199,6 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
         refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
       });
     },
+    openapi,
   };
 }

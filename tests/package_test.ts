@@ -35,13 +35,19 @@ describe("package metadata", () => {
     }
   });
 
-  it("the drivers and undici are optional peer dependencies, installed here for the tests", async () => {
+  it("the drivers, undici and swagger-ui-dist are optional peer dependencies, installed here for the tests", async () => {
     const npm = await json("package.json");
     const peers = npm.peerDependencies as Record<string, string>;
     const meta = npm.peerDependenciesMeta as Record<string, { optional?: boolean }>;
     const dev = npm.devDependencies as Record<string, string>;
     const dependencies = npm.dependencies as Record<string, string>;
-    assert.deepEqual(Object.keys(peers).sort(), ["mysql2", "pg", "pg-connection-string", "undici"]);
+    assert.deepEqual(Object.keys(peers).sort(), [
+      "mysql2",
+      "pg",
+      "pg-connection-string",
+      "swagger-ui-dist",
+      "undici",
+    ]);
     for (const [name, range] of Object.entries(peers)) {
       assert.equal(meta[name]?.optional, true, `${name} is not optional`);
       // The peer range is wider than the tested one (tests/npm runs its lowest versions), and

@@ -1,6 +1,7 @@
 /**
  * Builds the npm package into `dist/npm` and packs it into `dist/`: ESM JavaScript with `.d.ts`
- * files that Node 20+ imports without a loader, and the migration CLI as the `thaw` bin.
+ * files that Node 20+ imports without a loader, the migration CLI as the `thaw` bin, and the
+ * runners from code as `@thaw/thaw/migrate`.
  * TypeScript does both the JavaScript (lowering the TC39 decorators no engine runs yet) and the
  * declarations, from the same sources JSR publishes.
  *
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
     exports: {
       ".": { types: "./mod.d.ts", default: "./mod.js" },
       "./cli": { types: "./cli.d.ts", default: "./cli.js" },
+      "./migrate": { types: "./migrate.d.ts", default: "./migrate.js" },
     },
     bin: { thaw: "./cli.js" },
     engines: { node: ">=20" },

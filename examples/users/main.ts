@@ -1,6 +1,32 @@
-// The sample users app: `deno task users` from the repository root.
+// The sample users app: `npm start` (or `deno task users`) from the repository root. It brings its
+// SQLite database up to date from migrations/ first, then serves on server.port of application.yml.
+import process from "node:process";
 import { bootstrap } from "../../mod.ts";
+import { migrate, MigrationRunError, readDatasource, summaryLines } from "../../migrate.ts";
+import { sqliteStorage } from "./storage/sqlite_storage.ts";
 
-const app = await bootstrap({ config: new URL("./application.yml", import.meta.url) });
+const here = new URL(".", import.meta.url);
+
+try {
+  // SQL mode, the datasources of application.yml, the files of migrations/<datasource>/.
+  const report = await migrate({
+    config: here,
+    migrations: new URL("migrations/", here),
+    onProgress: (line) => console.log(line),
+  });
+  for (const line of summaryLines(report)) console.log(line);
+} catch (error) {
+  if (!(error instanceof MigrationRunError)) throw error;
+  // The file and the database's reason (or why nothing ran); no stack trace, the run is reported.
+  console.error(`users app not started: ${error.message}`);
+  process.exit(error.exitCode);
+}
+
+// The file the migrations went to, read from application.yml the same way.
+const users = await readDatasource({ config: here, name: "users" });
+const app = await bootstrap({
+  config: new URL("application.yml", here),
+  components: [sqliteStorage(users.location)],
+});
 const server = await app.listen();
 console.log(`users app listening on ${server.url}`);

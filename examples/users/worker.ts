@@ -2,7 +2,14 @@
 // the bean classes come from the generated manifest. Regenerate it after adding a bean class:
 //   deno run -A cli.ts manifest examples/users/src --out examples/users/thaw_manifest.ts
 // Bundle with `npm run bundle:worker`, serve with workerd (workerd/config.capnp) or Wrangler.
+// workerd has no SQLite: the users are kept in memory, per isolate. It serves the OpenAPI document
+// at /openapi.json, without the docs page, whose files are read from disk.
 import { bootstrap } from "../../mod.ts";
+import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 import { components, controllers } from "./thaw_manifest.ts";
 
-export default await bootstrap({ controllers, components });
+export default await bootstrap({
+  controllers,
+  components: [...components, MemoryUserRepository],
+  openapi: { docs: false, title: "Users", version: "1.0.0" },
+});

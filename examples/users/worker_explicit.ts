@@ -1,7 +1,11 @@
 // The sample users app on workerd / Cloudflare Workers with the bean classes listed by hand: no
-// generated file, at the cost of keeping the list up to date.
+// generated file, at the cost of keeping the list up to date. The users are kept in memory.
 import { bootstrap } from "../../mod.ts";
 import { UserController } from "./src/user_controller.ts";
 import { UserService } from "./src/user_service.ts";
+import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 
-export default await bootstrap({ controllers: [UserController], components: [UserService] });
+export default await bootstrap({
+  controllers: [UserController],
+  components: [UserService, MemoryUserRepository],
+});

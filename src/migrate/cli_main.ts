@@ -1,4 +1,3 @@
-import { ConfigError } from "../config/config_error.ts";
 import type { RunnerIdentity } from "./runner_identity.ts";
 import type { EnvLookup } from "../config/env.ts";
 import {
@@ -11,19 +10,8 @@ import {
 } from "./command_line.ts";
 import { ExitCode } from "./exit_code.ts";
 import { humanProgress, humanSummary } from "./human_output.ts";
-import { MigrationFileError } from "./migration_error.ts";
-import { MissingPackageError } from "./optional_module.ts";
-import { PlanError } from "./plan_error.ts";
-import {
-  type ConnectionReport,
-  type ErrorKind,
-  type FileReport,
-  type RunError,
-  type RunReport,
-  silentProgress,
-} from "./run_report.ts";
-import { runSearchMigrations } from "./search/search_runner.ts";
-import { runSqlMigrations } from "./sql/sql_runner.ts";
+import { type RunReport, silentProgress } from "./run_report.ts";
+import { exitCodeOf, runMigrations } from "./run_migrations.ts";
 import type { TransportFactory } from "./search/transport.ts";
 
 /** What the CLI talks to: its output streams and the process it runs in. */
@@ -36,16 +24,6 @@ export interface CliContext {
   readonly transport?: TransportFactory;
   readonly signal?: AbortSignal;
 }
-
-const EXIT: Record<ErrorKind, number> = {
-  usage: ExitCode.usage,
-  config: ExitCode.usage,
-  plan: ExitCode.failed,
-  failure: ExitCode.failed,
-  invalid: ExitCode.failed,
-  interrupted: ExitCode.failed,
-  lock: ExitCode.locked,
-};
 
 /**
  * Runs the command line and returns the exit code; never throws for a user's mistake. Every
@@ -74,128 +52,15 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
     context.out(USAGE);
     return ExitCode.ok;
   }
-  let report: RunReport;
-  try {
-    report = await run(line, context);
-  } catch (error) {
-    const stopped = stoppedBefore(error);
-    if (stopped === undefined) throw error;
-    report = {
-      command: line.dryRun ? "dry-run" : line.command,
-      connections: [],
-      ms: Date.now() - started,
-      error: stopped,
-    };
-  }
-  if (line.command === "validate" && report.error === undefined) {
-    const invalid = invalidFiles(report);
-    if (invalid !== undefined) report.error = invalid;
-  }
-  return print(context, line.json, report);
-}
-
-function run(line: CommandLine, context: CliContext): Promise<RunReport> {
-  const options = {
-    configDir: line.configDir,
-    migrationsRoot: line.migrationsRoot,
-    command: line.command,
-    dryRun: line.dryRun,
-    ...(line.strictOrder === undefined ? {} : { strictOrder: line.strictOrder }),
-    force: line.force,
-    ...(line.drift ? { drift: true } : {}),
-    ...(line.connection === undefined ? {} : { connection: line.connection }),
-    lockTimeoutMs: line.lockTimeoutMs,
+  const report = await runMigrations({
+    line,
     env: context.env,
-    progress: line.json ? silentProgress : humanProgress(context.err),
     identity: context.identity,
+    progress: line.json ? silentProgress : humanProgress(context.err),
+    ...(context.transport ? { transport: context.transport } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
-  };
-  return line.mode === "search"
-    ? runSearchMigrations({
-      ...options,
-      ...(context.transport ? { transport: context.transport } : {}),
-    })
-    : runSqlMigrations(options);
-}
-
-// The user's mistakes found before anything was sent; anything else is a bug and propagates.
-function stoppedBefore(error: unknown): RunError | undefined {
-  if (error instanceof ConfigError) return { kind: "config", message: error.message };
-  // An optional package a datasource of the configuration needs (a driver) is not installed.
-  if (error instanceof MissingPackageError) {
-    return {
-      kind: "config",
-      message: error.message,
-      ...(error.connection === undefined ? {} : { connection: error.connection }),
-    };
-  }
-  if (error instanceof PlanError) {
-    return {
-      kind: "plan",
-      message: `${error.message} (nothing was sent)`,
-      connection: error.connection,
-      ...(error.file === undefined ? {} : { file: error.file }),
-    };
-  }
-  if (error instanceof MigrationFileError) {
-    return { kind: "plan", message: `${error.message} (nothing was sent)`, file: error.file };
-  }
-  return undefined;
-}
-
-// `validate` fails on run-once files changed after they ran and, under strict order, on files out
-// of order and on two files of one resource, and with `--drift` on resources that differ from
-// their files, naming them all, on every connection.
-function invalidFiles(report: RunReport): RunError | undefined {
-  const found = (
-    test: (f: FileReport, c: ConnectionReport) => boolean,
-    text: (f: FileReport) => string,
-  ) =>
-    report.connections.flatMap((c) =>
-      c.files.filter((f) => test(f, c)).map((f) => ({
-        connection: c.name,
-        file: f.path,
-        text: `${c.name}: ${text(f)}`,
-      }))
-    );
-  const changed = found((f) => f.action === "changed", (f) => f.path);
-  const late = found(
-    (f, c) => c.strictOrder === true && f.outOfOrder !== undefined,
-    (f) => `${f.path} before ${f.outOfOrder}`,
-  );
-  const twice = found(
-    (f, c) => c.strictOrder === true && f.sameResourceAs !== undefined,
-    (f) => `${f.path} and ${f.sameResourceAs}`,
-  );
-  // `--drift`: each resource that differs from its file, with its first difference.
-  const drifted = report.connections.flatMap((c) =>
-    (c.drift?.resources ?? []).map((r) => ({
-      connection: c.name,
-      file: r.file,
-      text: `${c.name}: ${r.resource} (${r.differences[0]}${
-        r.differences.length > 1 ? `, and ${r.differences.length - 1} more` : ""
-      })`,
-    }))
-  );
-  const first = changed[0] ?? late[0] ?? twice[0] ?? drifted[0];
-  if (first === undefined) return undefined;
-  const list = (items: { text: string }[]) => items.map((i) => i.text).join(", ");
-  const why = [
-    changed.length > 0 &&
-    `run-once files were changed after they ran (${list(changed)}); restore them and put ` +
-      `changes in new files, or record them as they are with "repair"`,
-    late.length > 0 &&
-    `files are out of order under strict order (${list(late)}); rename them to sort after the ` +
-      `applied ones`,
-    twice.length > 0 &&
-    `files define one resource twice under strict order (${
-      list(twice)
-    }); keep one file per resource`,
-    drifted.length > 0 &&
-    `the cluster differs from the applied files (${list(drifted)}); apply the files again with ` +
-      `"migrate --drift", or put the change in a new file`,
-  ].filter(Boolean).join("; ");
-  return { kind: "invalid", message: why, connection: first.connection, file: first.file };
+  });
+  return print(context, line.json, report);
 }
 
 function print(context: CliContext, json: boolean, report: RunReport): number {
@@ -203,5 +68,5 @@ function print(context: CliContext, json: boolean, report: RunReport): number {
   else {
     for (const l of humanSummary(report)) (report.error ? context.err : context.out)(l);
   }
-  return report.error ? EXIT[report.error.kind] : ExitCode.ok;
+  return exitCodeOf(report);
 }

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { LoadedConfig } from "../config/application_config.ts";
 import { parseConfigText } from "../config/yaml_config.ts";
@@ -37,5 +37,23 @@ export async function findConnectionList(
     const key = keys.find((k) => Object.hasOwn(config.values, k));
     if (key !== undefined) return { config, key };
   }
+  if (looked.length === 0) await requireConfigDir(configDir);
   return { config: undefined, looked };
+}
+
+// A config folder that is not there is named as such, not as a folder without the files.
+async function requireConfigDir(configDir: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(configDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return;
+    throw new ConfigError(
+      `the config folder ${configDir} does not exist (-c; it holds application.yml)`,
+      { cause: error },
+    );
+  }
+  if (!info.isDirectory()) {
+    throw new ConfigError(`the config folder ${configDir} is not a folder (-c)`);
+  }
 }

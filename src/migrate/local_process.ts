@@ -1,4 +1,6 @@
+import { hostname } from "node:os";
 import process from "node:process";
+import type { RunnerIdentity } from "./runner_identity.ts";
 
 /**
  * Whether no process `pid` runs on this machine: `kill(pid, 0)` sends nothing and fails with
@@ -13,4 +15,18 @@ export function processGone(pid: number): boolean {
   } catch (error) {
     return (error as { code?: unknown }).code === "ESRCH";
   }
+}
+
+/**
+ * This process as a runner: the machine's host name, the pid and the user (`$USER`, `$LOGNAME` or
+ * `$USERNAME`), which SQL records as `user@host`. Under Deno it needs `--allow-sys=hostname` and
+ * `--allow-env` for those variables.
+ */
+export function localIdentity(): RunnerIdentity {
+  return {
+    host: hostname(),
+    pid: process.pid,
+    user: process.env.USER ?? process.env.LOGNAME ?? process.env.USERNAME,
+    processGone,
+  };
 }

@@ -1,9 +1,12 @@
 /** Where and how a migration run failed, for the message and for `--json`. */
 export interface FailureDetail {
+  /** The connection or datasource. */
   readonly connection: string;
+  /** The file, relative to the connection's folder. */
   readonly file?: string;
   /** `METHOD /path`. */
   readonly request?: string;
+  /** Search: the HTTP status of the failed request. */
   readonly status?: number;
   /** SQL: the line of the failing statement in the file. */
   readonly line?: number;

@@ -25,6 +25,7 @@ export type FileAction =
 
 /** One file in a report. */
 export interface FileReport {
+  /** The file, relative to its connection's folder, with `/` separators. */
   readonly path: string;
   /** `skip` too when another runner applied the file while this one waited for it. */
   action: FileAction;
@@ -49,8 +50,11 @@ export interface FileReport {
    * `dropped` (records only); or `failed`.
    */
   result?: string;
+  /** Search: the HTTP status of the main request. */
   status?: number;
+  /** How long the file took, in milliseconds. */
   ms?: number;
+  /** A remark on what was done (a policy updated at a new sequence number...). */
   notice?: string;
   /** A reindex file that ran: what it moved, and the figures of the move. */
   reindex?: ReindexReport;
@@ -58,8 +62,11 @@ export interface FileReport {
 
 /** What a reindex file did (search). */
 export interface ReindexReport {
+  /** The index the documents were copied from. */
   readonly source: string;
+  /** The new index they were copied to. */
   readonly index: string;
+  /** The alias moved from the source to the new index. */
   readonly alias: string;
   /** A run of the same file had stopped halfway: this one finished it. */
   readonly resumed: boolean;
@@ -85,10 +92,15 @@ export type ConnectionState = "ran" | "disabled" | "not-selected" | "no-folder" 
 
 /** Who held a lock that `unlock` removed, as the lock document names it. */
 export interface LockOwner {
+  /** Who held it: `user@host`. */
   readonly owner: string;
+  /** The holder's host name. */
   readonly host: string;
+  /** The holder's process id. */
   readonly pid: number;
+  /** When it was taken (ISO 8601). */
   readonly acquired_at?: string;
+  /** When its lease ends unless renewed (ISO 8601). */
   readonly expires_at?: string;
 }
 
@@ -102,15 +114,21 @@ export interface UnlockOutcome {
 
 /** One configured connection in a report, in the order of the configuration. */
 export interface ConnectionReport {
+  /** The connection's or datasource's `name`. */
   readonly name: string;
+  /** Whether it ran, and if not why (see {@linkcode ConnectionState}). */
   state: ConnectionState;
   /** Why a connection was not run, for a person: `migrations.enabled is not true`. */
   reason?: string;
+  /** Each file (and record without its file), in run order, with what was done. */
   readonly files: FileReport[];
+  /** Files run. */
   applied: number;
+  /** Files unchanged since they ran: not run again. */
   skipped: number;
   /** Requests sent to this connection, reads included. */
   requests: number;
+  /** How long this connection took, in milliseconds. */
   ms: number;
   /** `unlock` only: what it removed. */
   unlocked?: LockOwner | "nothing";
@@ -178,7 +196,9 @@ export type ErrorKind =
 
 /** Why a run stopped, the whole message, and where (the connection, file, line... it names). */
 export interface RunError extends Partial<FailureDetail> {
+  /** Why, as a kind: it decides the exit code. */
   readonly kind: ErrorKind;
+  /** The whole message, its location included. */
   readonly message: string;
 }
 
@@ -191,11 +211,13 @@ export type ReportCommand = Command | "dry-run";
  * no known command.
  */
 export interface RunReport {
+  /** The command run; `null` only when a refused command line named none. */
   readonly command: ReportCommand | null;
   /** `--dry-run` was given: only reads were sent (`migrate --dry-run` is also command `dry-run`). */
   readonly dryRun?: true;
   /** Every configured connection (none before the configuration was read). */
   readonly connections: ConnectionReport[];
+  /** How long the run took, in milliseconds. */
   ms: number;
   /** Set when the run did not succeed; later connections and files were not run. */
   error?: RunError;

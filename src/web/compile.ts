@@ -7,6 +7,7 @@ import { HttpStatus } from "../http/http_status.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import { compileArgument } from "./arguments.ts";
 import { clip } from "./convert.ts";
+import type { ParameterBinder } from "./binder.ts";
 import { type ErrorResponder, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
 import { joinPaths, parsePathPattern, type PathPattern } from "./path_pattern.ts";
@@ -19,11 +20,22 @@ export interface ControllerBean {
   readonly instance: unknown;
 }
 
-interface CompiledRoute {
+/** A route ready for the router: its method, pattern, handler, and what declared it. */
+export interface CompiledRoute {
   readonly httpMethod: MappedMethod;
   readonly pattern: PathPattern;
+  /** `UserController.get (GET /users/{id})`, for errors and logs. */
   readonly label: string;
   readonly handler: RouteHandler;
+  /** The controller method it calls; absent for a route the framework serves itself. */
+  readonly method?: RouteMethod;
+}
+
+/** The controller method behind a route, as its decorators declared it. */
+export interface RouteMethod {
+  readonly type: Class;
+  readonly methodName: string;
+  readonly binders: readonly ParameterBinder[];
 }
 
 /** The routes of a class and its superclasses; a subclass's mapping of a method replaces its parent's. */
@@ -97,6 +109,7 @@ function compileRoute(
     httpMethod: route.httpMethod,
     pattern,
     label,
+    method: { type: controller.type, methodName: route.methodName, binders: route.binders },
     handler: compileHandler({
       bean: controller.instance,
       method: method as (...args: unknown[]) => unknown,
@@ -111,32 +124,38 @@ function compileRoute(
 }
 
 /**
- * Compiles controllers into a Hono app: every route table, binder closure and header set is
- * built here, once. Routes are added most specific first; unknown paths answer 404, known paths
- * with another method 405 with `Allow`, `OPTIONS` on a known path 204 with `Allow`; every error
- * goes through `errors`.
+ * Compiles the mapped methods of controllers into routes: every binder closure and handler is
+ * built here, once. Throws a `DefinitionError` naming the method for a bad mapping.
  */
-export function compileControllers(
+export function compileRoutes(
   controllers: readonly ControllerBean[],
   options: CompileOptions,
-): Hono {
-  const { errors } = options;
+): CompiledRoute[] {
   const routes: CompiledRoute[] = [];
-  const seen = new Map<string, string>();
   for (const controller of controllers) {
     const { prefix, routes: records } = routesOf(controller.type);
-    for (const record of records) {
-      const route = compileRoute(controller, record, prefix, options);
-      const key = `${route.httpMethod} ${route.pattern.shape}`;
-      const other = seen.get(key);
-      if (other !== undefined) {
-        throw new DefinitionError(
-          `Two handlers for ${route.httpMethod} ${route.pattern.source}: ${other} and ${route.label}`,
-        );
-      }
-      seen.set(key, route.label);
-      routes.push(route);
+    for (const record of records) routes.push(compileRoute(controller, record, prefix, options));
+  }
+  return routes;
+}
+
+/**
+ * Builds the Hono app that serves `routes`. Routes are added most specific first; unknown paths
+ * answer 404, known paths with another method 405 with `Allow`, `OPTIONS` on a known path 204
+ * with `Allow`; every error goes through `errors`. Two routes for one method and path shape are a
+ * `DefinitionError` naming both.
+ */
+export function buildApp(routes: readonly CompiledRoute[], errors: ErrorResponder): Hono {
+  const seen = new Map<string, string>();
+  for (const route of routes) {
+    const key = `${route.httpMethod} ${route.pattern.shape}`;
+    const other = seen.get(key);
+    if (other !== undefined) {
+      throw new DefinitionError(
+        `Two handlers for ${route.httpMethod} ${route.pattern.source}: ${other} and ${route.label}`,
+      );
     }
+    seen.set(key, route.label);
   }
   const table = routeTable(routes);
   // Hono tries routes in the order they were added: most specific first.

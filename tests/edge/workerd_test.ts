@@ -123,6 +123,13 @@ describe("sample users app on workerd", () => {
       const malformed = await raw("{");
       assert.equal(malformed.status, 400);
       await malformed.body?.cancel();
+      // The zod schema runs on workerd too (where eval is refused): its issues, nothing stored.
+      const invalid = await raw('{"name":1}');
+      assert.equal(invalid.status, 400);
+      assert.deepEqual(
+        (await invalid.json()).issues.map((i: { path: string[] }) => i.path),
+        [["name"], ["email"]],
+      );
       const wrongType = await raw("name=x", "text/plain");
       assert.equal(wrongType.status, 415);
       await wrongType.body?.cancel();
@@ -141,4 +148,19 @@ describe("sample users app on workerd", () => {
       await wrongMethod.body?.cancel();
     });
   }
+
+  it("serves the OpenAPI document on workerd, without the docs page (worker.ts)", async () => {
+    const document = await fetch(`${urls.manifest}/openapi.json`);
+    assert.equal(document.status, 200);
+    const body = await document.json();
+    assert.equal(body.openapi, "3.1.0");
+    assert.deepEqual(Object.keys(body.paths).sort(), ["/users", "/users/search", "/users/{id}"]);
+    const page = await fetch(`${urls.manifest}/docs`);
+    assert.equal(page.status, 404);
+    await page.body?.cancel();
+    // worker_explicit.ts asks for neither.
+    const none = await fetch(`${urls.explicit}/openapi.json`);
+    assert.equal(none.status, 404);
+    await none.body?.cancel();
+  });
 });

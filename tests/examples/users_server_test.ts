@@ -1,77 +1,199 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { bootstrap } from "../../mod.ts";
-import { scriptCommand } from "../runtime.ts";
+import { scriptCommand, SQLITE } from "../runtime.ts";
+import { STORAGES, usersApps } from "./users_storage.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
+const main = join(root, "examples/users/main.ts");
 
-describe("sample users app on a real port", () => {
-  it("serves through app.listen on a free port", async () => {
-    const app = await bootstrap({
-      config: new URL("../../examples/users/application.yml", import.meta.url),
-      env: {},
-    });
-    const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
-    try {
-      assert.ok(server.port > 0);
-      const created = await fetch(`${server.url}/users`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "Ada", email: "ada@example.com" }),
-      });
-      assert.equal(created.status, 201);
-      await created.body?.cancel();
-      const res = await fetch(`${server.url}/users/1`);
-      assert.deepEqual(await res.json(), {
-        success: true,
-        data: { id: 1, name: "Ada", email: "ada@example.com" },
-      });
-    } finally {
-      await server.close();
-    }
+/** The Deno flags of `npm start`, read from package.json: the test grants exactly those. */
+async function startFlags(): Promise<string[]> {
+  const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
+  const words = (pkg.scripts.start as string).split(/\s+/);
+  assert.deepEqual(words.slice(0, 2), ["deno", "run"]);
+  assert.equal(words.at(-1), "examples/users/main.ts");
+  return words.slice(2, -1);
+}
+
+interface Started {
+  readonly url: string;
+  /** Everything it printed until it listened. */
+  readonly output: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts main.ts as `npm start` does (on Deno with its permissions; Bun and Node as their users
+ * would), in `cwd`, so the default database `./data/users.db` lands there.
+ */
+async function start(cwd: string, port: number): Promise<Started> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(port),
+    NO_COLOR: "1",
+  };
+  delete env.USERS_DB;
+  const child = spawn(...scriptCommand(main, [], await startFlags()), {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
   });
-
-  it("starts examples/users/main.ts as a process, on the port application.yml gives", async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const child = spawn(
-      // On Deno, with exactly the permissions the README's `npm start` grants.
-      ...scriptCommand("examples/users/main.ts", [], [
-        "--allow-net",
-        "--allow-read",
-        "--allow-env=PORT",
-      ]),
-      {
-        cwd: root,
-        env: { ...process.env, PORT: String(port), NO_COLOR: "1" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        const timer = setTimeout(() => reject(new Error(`no start within 20 s: ${out}`)), 20_000);
-        const read = (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /listening on (http:\/\/\S+)/.exec(out);
-          if (match) {
-            clearTimeout(timer);
-            resolve(match[1]);
-          }
-        };
-        child.stdout.on("data", read);
-        child.stderr.on("data", read);
-        child.on("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
-      });
-      assert.equal(url, `http://localhost:${port}`);
-      const res = await fetch(`${url}/users`);
-      assert.equal(res.status, 200);
-      assert.deepEqual(await res.json(), { success: true, data: [] });
-    } finally {
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 20 s: ${out}`)), 20_000);
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on("data", read);
+    child.stderr.on("data", read);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}: ${out}`));
+    });
+  }).catch((error) => {
+    child.kill("SIGTERM");
+    throw error;
+  });
+  return {
+    url,
+    output: out,
+    stop: async () => {
+      const closed = new Promise((resolve) => child.once("close", resolve));
       child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("close", resolve));
+      await closed;
+    },
+  };
+}
+
+/** Runs main.ts to its end (it is expected to stop), as start() would start it. */
+function runToEnd(cwd: string): Promise<{ code: number | null; out: string; err: string }> {
+  return startFlags().then((flags) =>
+    new Promise((resolve) => {
+      const child = spawn(...scriptCommand(main, [], flags), {
+        cwd,
+        env: { ...process.env, NO_COLOR: "1", PORT: "0" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "", err = "";
+      child.stdout.on("data", (chunk) => out += chunk);
+      child.stderr.on("data", (chunk) => err += chunk);
+      child.on("close", (code) => resolve({ code, out, err }));
+    })
+  );
+}
+
+const freePort = () => 20000 + Math.floor(Math.random() * 20000);
+
+for (const storage of STORAGES) {
+  describe(`sample users app on a real port, users in ${storage}`, () => {
+    const open = usersApps();
+
+    it("serves through app.listen on a free port", async () => {
+      const { app } = await open(storage);
+      const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+      try {
+        assert.ok(server.port > 0);
+        const created = await fetch(`${server.url}/users`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: "Ada", email: "ada@example.com" }),
+        });
+        assert.equal(created.status, 201);
+        await created.body?.cancel();
+        const res = await fetch(`${server.url}/users/1`);
+        assert.deepEqual(await res.json(), {
+          success: true,
+          data: { id: 1, name: "Ada", email: "ada@example.com" },
+        });
+        const invalid = await fetch(`${server.url}/users`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: '{"name":1}',
+        });
+        assert.equal(invalid.status, 400);
+        assert.equal((await invalid.json()).issues.length, 2);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}
+
+describe("examples/users/main.ts as a process (npm start)", () => {
+  if (SQLITE === undefined) {
+    it("exits 1 with the runner's SQLite message, no stack trace, on a Node without node:sqlite", async () => {
+      const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
+      try {
+        const run = await runToEnd(cwd);
+        assert.equal(run.code, 1, run.out + run.err);
+        assert.equal(
+          run.err.trim(),
+          "users app not started: SQLite needs a runtime with node:sqlite: Deno, Bun, or Node " +
+            "22.13 or later",
+        );
+        assert.doesNotMatch(run.out + run.err, /^\s+at /m);
+        await assert.rejects(stat(join(cwd, "data")), "nothing was created");
+      } finally {
+        await rm(cwd, { recursive: true, force: true });
+      }
+    });
+    return;
+  }
+
+  it("migrates, then serves on the port application.yml gives; a restart skips the migration and keeps the users", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
+    try {
+      const port = freePort();
+      const first = await start(cwd, port);
+      try {
+        assert.match(first.output, /users \[1\/1\] apply 001-create-users\.sql \(applied/);
+        assert.match(first.output, /users: 1 applied, 0 unchanged/);
+        assert.equal(first.url, `http://localhost:${port}`);
+        const res = await fetch(`${first.url}/users`);
+        assert.equal(res.status, 200);
+        assert.deepEqual(await res.json(), { success: true, data: [] });
+        const created = await fetch(`${first.url}/users`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: "Ada", email: "ada@example.com" }),
+        });
+        assert.equal(created.status, 201);
+        await created.body?.cancel();
+        // The document and its docs page, on with the permissions of npm start.
+        const document = await fetch(`${first.url}/openapi.json`);
+        assert.equal((await document.json()).info.title, "Users");
+        const page = await fetch(`${first.url}/docs/swagger-ui-bundle.js`);
+        assert.equal(page.status, 200);
+        await page.body?.cancel();
+      } finally {
+        await first.stop();
+      }
+      // The database is the default one, relative to the working directory.
+      assert.ok((await stat(join(cwd, "data", "users.db"))).isFile());
+      const second = await start(cwd, freePort());
+      try {
+        assert.match(second.output, /users: 0 applied, 1 unchanged/);
+        assert.doesNotMatch(second.output, /apply 001/);
+        assert.deepEqual(await (await fetch(`${second.url}/users/1`)).json(), {
+          success: true,
+          data: { id: 1, name: "Ada", email: "ada@example.com" },
+        });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
     }
   });
 });

@@ -97,6 +97,42 @@ for (const [method, path, body] of [
 console.log(JSON.stringify(answers));
 `;
 
+// A Node program that runs migrations from code: `node migrate_app.js <dir>` with `<dir>/config`
+// and `<dir>/files`; prints what happened as JSON.
+const MIGRATE_CONSUMER = `import { join } from "node:path";
+import { migrate, MigrationRunError, type RunReport, summaryLines } from "@thaw/thaw/migrate";
+
+const dir = process.argv[2];
+try {
+  const report: RunReport = await migrate({
+    config: join(dir, "config"),
+    migrations: join(dir, "files"),
+    cwd: dir,
+  });
+  const summary = summaryLines(report)[0].replace(/, \\d+ request.*/, "");
+  console.log(JSON.stringify({ applied: report.connections[0].applied, summary }));
+} catch (error) {
+  if (!(error instanceof MigrationRunError)) throw error;
+  const { kind, file, exitCode, message } = error;
+  console.log(JSON.stringify({ kind, file, exitCode, message }));
+}
+`;
+
+/** The tsconfig.json of a strict consumer that checks library declarations too (no skipLibCheck). */
+function strictConsumer(file: string, lib: string[]): string {
+  return JSON.stringify({
+    compilerOptions: {
+      target: "es2022",
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      strict: true,
+      lib,
+      types: ["node"],
+    },
+    files: [file],
+  });
+}
+
 describe("npm package on Node (no loader)", () => {
   let project = "";
   let tarball = "";
@@ -132,17 +168,7 @@ describe("npm package on Node (no loader)", () => {
     // A strict consumer that checks library declarations too (no skipLibCheck).
     await writeFile(
       join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "es2022",
-          module: "nodenext",
-          moduleResolution: "nodenext",
-          strict: true,
-          lib: ["es2023", "dom", "esnext.decorators"],
-          types: ["node"],
-        },
-        files: ["app.ts"],
-      }),
+      strictConsumer("app.ts", ["es2023", "dom", "esnext.decorators"]),
     );
     const tsc = await sh(join(root, "node_modules", ".bin", "tsc"), ["-p", "."], project);
     assert.equal(tsc.code, 0, `tsc: ${tsc.stdout}${tsc.stderr}`);
@@ -188,6 +214,50 @@ describe("npm package on Node (no loader)", () => {
     );
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /app: 0 applied, 1 unchanged/);
+  });
+
+  it("runs migrations from code through @thaw/thaw/migrate, type-checked against its .d.ts", async () => {
+    const dir = await mkdtemp(join(project, "api-"));
+    await mkdir(join(dir, "config"));
+    await mkdir(join(dir, "files", "app"), { recursive: true });
+    await writeFile(
+      join(dir, "config", "application.yml"),
+      "datasource:\n  - name: app\n    url: sqlite:./data/app.db\n    migrations: { enabled: true }\n",
+    );
+    await writeFile(
+      join(dir, "files", "app", "001-notes.sql"),
+      "CREATE TABLE notes (body TEXT);\n",
+    );
+    await writeFile(join(project, "migrate_app.ts"), MIGRATE_CONSUMER);
+    await writeFile(
+      join(project, "tsconfig.migrate.json"),
+      strictConsumer("migrate_app.ts", ["es2023", "dom"]),
+    );
+    const tsc = await sh(
+      join(root, "node_modules", ".bin", "tsc"),
+      ["-p", "tsconfig.migrate.json"],
+      project,
+    );
+    assert.equal(tsc.code, 0, `tsc: ${tsc.stdout}${tsc.stderr}`);
+    const run = async () => {
+      const result = await sh(process.execPath, [join(project, "migrate_app.js"), dir], project);
+      assert.equal(result.code, 0, result.stderr);
+      return JSON.parse(result.stdout);
+    };
+    if (SQLITE === undefined) {
+      const refused = await run();
+      assert.equal(refused.kind, "failure");
+      assert.match(refused.message, /SQLite needs a runtime with node:sqlite/);
+      return;
+    }
+    assert.deepEqual(await run(), { applied: 1, summary: "app: 1 applied, 0 unchanged" });
+    assert.deepEqual(await run(), { applied: 0, summary: "app: 0 applied, 1 unchanged" });
+    await writeFile(join(dir, "files", "app", "002-bad.sql"), "INSERT INTO nope VALUES (1);\n");
+    const failed = await run();
+    assert.equal(failed.kind, "failure");
+    assert.equal(failed.file, "002-bad.sql");
+    assert.equal(failed.exitCode, 1);
+    assert.match(failed.message, /file 002-bad\.sql:1: .*no such table: nope/);
   });
 
   it("installs no database driver and no undici: they are optional peer dependencies", async () => {

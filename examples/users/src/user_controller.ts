@@ -1,4 +1,8 @@
+import { z } from "zod";
 import {
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
   Autowired,
   DeleteMapping,
   GetMapping,
@@ -12,10 +16,20 @@ import {
   ResponseEntity,
   RestController,
 } from "../../../mod.ts";
-import { User } from "./user.ts";
-import { DuplicateEmailError, UserService } from "./user_service.ts";
+import { UserInput, UserRecord } from "./user.ts";
+import { DuplicateEmailError } from "./user_repository.ts";
+import { UserService } from "./user_service.ts";
 
 const NOT_FOUND = "User not found";
+
+// The envelopes the answers come in, for the OpenAPI document.
+const Found = z.object({ success: z.literal(true), data: UserRecord });
+const Listed = z.object({ success: z.literal(true), data: z.array(UserRecord) });
+const Saved = Found.extend({ message: z.string() });
+const Done = z.object({ success: z.literal(true), message: z.string() });
+const Failed = z.object({ success: z.literal(false), message: z.string() });
+const notFound = ApiResponse(404, { description: "No user has this id", schema: Failed });
+const taken = ApiResponse(409, { description: "Another user has this email", schema: Failed });
 
 function envelope(status: HttpStatus, body: Record<string, unknown>): ResponseEntity {
   return ResponseEntity.status(status).withJson({ success: status.getValue() < 400, ...body });
@@ -31,42 +45,55 @@ function failure(action: string, error: unknown): ResponseEntity {
   });
 }
 
-/** The sample controller of seed section 4.2, with the statuses of reference-notes section 1. */
+/**
+ * The sample controller of seed section 4.2, with the statuses of reference-notes section 1.
+ * Bodies are checked by the `UserInput` schema before a handler runs: a body it refuses is a 400
+ * whose `issues` say what is wrong, and nothing is stored.
+ */
 @RestController()
 @RequestMapping("/users")
+@ApiTags("users")
 export class UserController {
   @Autowired(UserService)
   private users!: UserService;
 
+  @ApiOperation({ summary: "List every user" })
+  @ApiResponse(200, { description: "The users, oldest first", schema: Listed })
   @GetMapping("")
-  list(): ResponseEntity {
-    return envelope(HttpStatus.OK, { data: this.users.findAll() });
+  async list(): Promise<ResponseEntity> {
+    return envelope(HttpStatus.OK, { data: await this.users.findAll() });
   }
 
   // Declared before /search on purpose: a literal segment still wins.
+  @ApiOperation({ summary: "Find a user by id" })
+  @ApiResponse(200, { description: "The user", schema: Found })
+  @notFound
   @GetMapping("/{id}", PathVariable("id", Number))
-  get(id: number): ResponseEntity {
-    const user = this.users.findById(id);
+  async get(id: number): Promise<ResponseEntity> {
+    const user = await this.users.findById(id);
     return user === undefined
       ? envelope(HttpStatus.NOT_FOUND, { message: NOT_FOUND })
       : envelope(HttpStatus.OK, { data: user });
   }
 
+  @ApiOperation({ summary: "Find a user by email" })
+  @ApiResponse(200, { description: "The user", schema: Found })
+  @ApiResponse(404, { description: "No user has this email", schema: Failed })
   @GetMapping("/search", RequestParam("email"))
-  search(email: string): ResponseEntity {
-    const user = this.users.findByEmail(email);
+  async search(email: string): Promise<ResponseEntity> {
+    const user = await this.users.findByEmail(email);
     return user === undefined
       ? envelope(HttpStatus.NOT_FOUND, { message: NOT_FOUND })
       : envelope(HttpStatus.OK, { data: user });
   }
 
-  @PostMapping("", RequestBody(User))
-  create(user: User): ResponseEntity {
-    if (this.users.findByEmail(user.getEmail()) !== undefined) {
-      return envelope(HttpStatus.CONFLICT, { message: "Email already exists" });
-    }
+  @ApiOperation({ summary: "Create a user", description: "`Location` names the new user." })
+  @ApiResponse(201, { description: "Created", schema: Saved })
+  @taken
+  @PostMapping("", RequestBody(UserInput))
+  async create(input: UserInput): Promise<ResponseEntity> {
     try {
-      const created = this.users.create(user);
+      const created = await this.users.create(input);
       return ResponseEntity.created(`/users/${created.id}`).withJson({
         success: true,
         data: created,
@@ -77,24 +104,30 @@ export class UserController {
     }
   }
 
-  @PutMapping("/{id}", PathVariable("id", Number), RequestBody(User))
-  update(id: number, user: User): ResponseEntity {
-    if (this.users.findById(id) === undefined) {
-      return envelope(HttpStatus.NOT_FOUND, { message: NOT_FOUND });
-    }
-    user.setId(id);
+  // The id is the path's: an `id` in the body is dropped by the schema.
+  @ApiOperation({ summary: "Replace a user's name and email" })
+  @ApiResponse(200, { description: "Updated", schema: Saved })
+  @notFound
+  @taken
+  @PutMapping("/{id}", PathVariable("id", Number), RequestBody(UserInput))
+  async update(id: number, input: UserInput): Promise<ResponseEntity> {
     try {
-      const updated = this.users.update(user);
-      return envelope(HttpStatus.OK, { data: updated, message: "User updated successfully" });
+      const updated = await this.users.update(id, input);
+      return updated === undefined
+        ? envelope(HttpStatus.NOT_FOUND, { message: NOT_FOUND })
+        : envelope(HttpStatus.OK, { data: updated, message: "User updated successfully" });
     } catch (error) {
       return failure("update", error);
     }
   }
 
+  @ApiOperation({ summary: "Delete a user" })
+  @ApiResponse(200, { description: "Deleted", schema: Done })
+  @notFound
   @DeleteMapping("/{id}", PathVariable("id", Number))
-  remove(id: number): ResponseEntity {
+  async remove(id: number): Promise<ResponseEntity> {
     try {
-      return this.users.delete(id)
+      return await this.users.delete(id)
         ? envelope(HttpStatus.OK, { message: "User deleted successfully" })
         : envelope(HttpStatus.NOT_FOUND, { message: NOT_FOUND });
     } catch (error) {

@@ -1,63 +1,39 @@
-import { Service } from "../../../mod.ts";
-import { User } from "./user.ts";
+import { Autowired, Service } from "../../../mod.ts";
+import type { User, UserInput } from "./user.ts";
+import { UserRepository } from "./user_repository.ts";
 
-/** The email is taken by another user. */
-export class DuplicateEmailError extends Error {
-  constructor(email: string) {
-    super(`Email ${email} already exists`);
-    this.name = "DuplicateEmailError";
-  }
-}
-
-/** In-memory storage of users; ids count up from 1. */
+/**
+ * The users of the app. The bodies reaching it were checked by the `UserInput` schema already;
+ * the repository keeps emails unique.
+ */
 @Service()
 export class UserService {
-  readonly #users = new Map<number, User>();
-  #nextId = 1;
+  @Autowired(UserRepository)
+  private repository!: UserRepository;
 
-  findAll(): User[] {
-    return [...this.#users.values()];
+  findAll(): Promise<User[]> {
+    return this.repository.findAll();
   }
 
-  findById(id: number): User | undefined {
-    return this.#users.get(id);
+  findById(id: number): Promise<User | undefined> {
+    return this.repository.findById(id);
   }
 
-  findByEmail(email: string): User | undefined {
-    for (const user of this.#users.values()) if (user.getEmail() === email) return user;
-    return undefined;
+  findByEmail(email: string): Promise<User | undefined> {
+    return this.repository.findByEmail(email);
   }
 
-  create(user: User): User {
-    validate(user);
-    if (this.findByEmail(user.getEmail()) !== undefined) {
-      throw new DuplicateEmailError(user.getEmail());
-    }
-    const created = Object.assign(new User(), user, { id: this.#nextId++ });
-    this.#users.set(created.id, created);
-    return created;
+  /** A `DuplicateEmailError` when the email is taken. */
+  create(input: UserInput): Promise<User> {
+    return this.repository.insert(input);
   }
 
-  update(user: User): User | undefined {
-    if (!this.#users.has(user.id)) return undefined;
-    validate(user);
-    const owner = this.findByEmail(user.getEmail());
-    if (owner !== undefined && owner.id !== user.id) throw new DuplicateEmailError(user.getEmail());
-    const updated = Object.assign(new User(), user);
-    this.#users.set(updated.id, updated);
-    return updated;
+  /** `undefined` when there is no such user; a `DuplicateEmailError` when the email is taken. */
+  update(id: number, input: UserInput): Promise<User | undefined> {
+    return this.repository.update(id, input);
   }
 
-  delete(id: number): boolean {
-    return this.#users.delete(id);
-  }
-}
-
-function validate(user: User): void {
-  if (typeof user.name !== "string" || user.name.trim() === "") {
-    throw new TypeError("name must be a non-empty string");
-  }
-  if (typeof user.email !== "string" || !/^[^@\s]+@[^@\s]+$/.test(user.email)) {
-    throw new TypeError("email must be an email address");
+  delete(id: number): Promise<boolean> {
+    return this.repository.delete(id);
   }
 }

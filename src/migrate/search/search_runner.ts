@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ConfigError } from "../../config/config_error.ts";
-import { MissingPackageError } from "../optional_module.ts";
+import { MissingPackageError } from "../../runtime/optional_module.ts";
 import { completeReport, notRun } from "../connection_outcomes.ts";
 import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
 import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";

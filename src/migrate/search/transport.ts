@@ -1,4 +1,4 @@
-import { importOptional } from "../optional_module.ts";
+import { importOptional } from "../../runtime/optional_module.ts";
 
 /** How requests reach a cluster: the runtime's `fetch` with its TLS and proxy settings. */
 export interface Transport {

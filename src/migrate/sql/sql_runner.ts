@@ -3,7 +3,7 @@ import process from "node:process";
 import { completeReport, notRun } from "../connection_outcomes.ts";
 import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
 import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
-import { importOptional } from "../optional_module.ts";
+import { importOptional } from "../../runtime/optional_module.ts";
 import { planAll, planFor } from "../plan_error.ts";
 import { planSqlFile } from "./plan_sql_file.ts";
 import type { RunReport } from "../run_report.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { importOptional, MissingPackageError } from "../../src/migrate/optional_module.ts";
+import { importOptional, MissingPackageError } from "../../src/runtime/optional_module.ts";
 
 // Held in variables, so no type checker or bundler tries to resolve them ahead of the import.
 const MISSING = "thaw-no-such-package";

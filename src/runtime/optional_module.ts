@@ -1,7 +1,8 @@
 /**
- * An optional package that is not installed: a database driver for a datasource of its kind, or
- * undici for a proxy on Node. Nothing was sent; the CLI exits with 2 (a configuration error) and
- * prints the message, which ends with the line that installs what is missing.
+ * An optional package that is not installed: a database driver for a datasource of its kind,
+ * undici for a proxy on Node, swagger-ui-dist for the docs page. Nothing was sent; the CLI exits
+ * with 2 (a configuration error), `bootstrap` rejects; the message ends with the line that
+ * installs what is missing.
  */
 export class MissingPackageError extends Error {
   /** The packages to install, in the order of the install line. */

@@ -1,0 +1,126 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { Bean, type Class, Configuration } from "../../../mod.ts";
+import type { User, UserInput } from "../src/user.ts";
+import { DuplicateEmailError, toUser, UserRepository } from "../src/user_repository.ts";
+
+// SQLite's extended result code for a UNIQUE constraint (the users.email index).
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+
+/**
+ * Users in the `users` table of a SQLite database (migrations/users/), through the runtime's
+ * built-in `node:sqlite` (Deno, Bun, Node 22.13+) and prepared statements. The unique index on
+ * `email` decides a taken email, so two requests racing for one email cannot both win.
+ */
+export class SqliteUserRepository extends UserRepository {
+  readonly #db: DatabaseSync;
+  readonly #all: StatementSync;
+  readonly #byId: StatementSync;
+  readonly #byEmail: StatementSync;
+  readonly #insert: StatementSync;
+  readonly #update: StatementSync;
+  readonly #delete: StatementSync;
+  #open = true;
+
+  /**
+   * Opens the database file, which the migrations have made already. `node:sqlite` is imported
+   * here, on first use, so a runtime without it fails with a message rather than at load time.
+   */
+  static async open(file: string): Promise<SqliteUserRepository> {
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(file);
+    try {
+      return new SqliteUserRepository(db);
+    } catch (error) {
+      db.close();
+      if (/no such table/.test(String(error))) {
+        throw new Error(`${file} has no users table: run the migrations first (main.ts does)`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private constructor(db: DatabaseSync) {
+    super();
+    this.#db = db;
+    // A writer that holds the file (a migration run) is waited for, not failed at once.
+    db.exec("PRAGMA busy_timeout = 5000");
+    const columns = "id, name, email";
+    this.#all = db.prepare(`SELECT ${columns} FROM users ORDER BY id`);
+    this.#byId = db.prepare(`SELECT ${columns} FROM users WHERE id = ?`);
+    this.#byEmail = db.prepare(`SELECT ${columns} FROM users WHERE email = ?`);
+    this.#insert = db.prepare(
+      `INSERT INTO users (name, email) VALUES (?, ?) RETURNING ${columns}`,
+    );
+    this.#update = db.prepare(
+      `UPDATE users SET name = ?, email = ? WHERE id = ? RETURNING ${columns}`,
+    );
+    this.#delete = db.prepare("DELETE FROM users WHERE id = ?");
+  }
+
+  findAll(): Promise<User[]> {
+    return Promise.resolve(this.#all.all().map((row) => toUser(row as Row)));
+  }
+
+  findById(id: number): Promise<User | undefined> {
+    return Promise.resolve(found(this.#byId.get(id)));
+  }
+
+  findByEmail(email: string): Promise<User | undefined> {
+    return Promise.resolve(found(this.#byEmail.get(email)));
+  }
+
+  insert(input: UserInput): Promise<User> {
+    return write(input.email, () => toUser(this.#insert.get(input.name, input.email) as Row));
+  }
+
+  update(id: number, input: UserInput): Promise<User | undefined> {
+    return write(input.email, () => found(this.#update.get(input.name, input.email, id)));
+  }
+
+  delete(id: number): Promise<boolean> {
+    return Promise.resolve(Number(this.#delete.run(id).changes) > 0);
+  }
+
+  override close(): void {
+    if (this.#open) this.#db.close();
+    this.#open = false;
+  }
+}
+
+type Row = { id: unknown; name: unknown; email: unknown };
+
+function found(row: unknown): User | undefined {
+  return row === undefined ? undefined : toUser(row as Row);
+}
+
+// A write, with the unique index's refusal as the app's own error.
+function write<T>(email: string, run: () => T): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    const { errcode, message } = error as { errcode?: unknown; message?: unknown };
+    if (errcode === SQLITE_CONSTRAINT_UNIQUE && /users\.email/.test(String(message))) {
+      return Promise.reject(new DuplicateEmailError(email));
+    }
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * The storage `main.ts` registers: a configuration whose bean `userRepository` is the users of the
+ * SQLite database `file` (the `users` datasource's, as `readDatasource` reads it from
+ * application.yml). Kept out of `src/`, so component scanning never registers it next to the
+ * memory storage of the workers.
+ */
+export function sqliteStorage(file: string): Class {
+  @Configuration()
+  class SqliteStorage {
+    @Bean("userRepository")
+    userRepository(): Promise<UserRepository> {
+      return SqliteUserRepository.open(file);
+    }
+  }
+  return SqliteStorage;
+}

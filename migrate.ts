@@ -1,0 +1,343 @@
+/**
+ * The migration runners from code: what `cli.ts` (`npx thaw`) does, as a function that returns
+ * the run's report and throws {@linkcode MigrationRunError} when the run did not succeed. An app
+ * can bring its database up to date before it serves:
+ *
+ * ```ts ignore
+ * import { bootstrap } from "@thaw/thaw";
+ * import { migrate } from "@thaw/thaw/migrate";
+ *
+ * await migrate({ config: "./config", migrations: "./migrations" });
+ * const app = await bootstrap({ config: "./config/application.yml" });
+ * await app.listen();
+ * ```
+ *
+ * Kept apart from `@thaw/thaw` on purpose: an app that only serves HTTP never loads the runners.
+ *
+ * @example
+ * ```ts
+ * import { mkdtemp, writeFile } from "node:fs/promises";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { migrate } from "@thaw/thaw/migrate";
+ *
+ * const dir = await mkdtemp(join(tmpdir(), "thaw-doc-"));
+ * await writeFile(
+ *   join(dir, "application.yml"),
+ *   'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
+ * );
+ * const report = await migrate({ config: dir, migrations: dir });
+ * report.connections[0].state; // "no-folder": there is no folder main/ of files to run
+ * ```
+ *
+ * @module
+ */
+import { isAbsolute, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "./src/config/config_error.ts";
+import { redactUrl } from "./src/config/redact.ts";
+import { type EnvLookup, runtimeEnv } from "./src/config/env.ts";
+import {
+  type Command,
+  commandNamed,
+  parseCommandLine,
+  UsageError,
+} from "./src/migrate/command_line.ts";
+import { humanProgress, humanSummary } from "./src/migrate/human_output.ts";
+import { localIdentity } from "./src/migrate/local_process.ts";
+import type { RunError, RunReport } from "./src/migrate/run_report.ts";
+import { silentProgress } from "./src/migrate/run_report.ts";
+import { exitCodeOf, runMigrations } from "./src/migrate/run_migrations.ts";
+import type { DatabaseKind } from "./src/migrate/sql/datasource.ts";
+import { loadDatasources } from "./src/migrate/sql/sql_config.ts";
+
+export { ConfigError };
+export type { Command, DatabaseKind };
+export type {
+  ConnectionDrift,
+  ConnectionReport,
+  ConnectionState,
+  DriftReport,
+  ErrorKind,
+  FileAction,
+  FileReport,
+  LockOwner,
+  ReindexReport,
+  ReportCommand,
+  RunError,
+  RunReport,
+} from "./src/migrate/run_report.ts";
+export type { FailureDetail } from "./src/migrate/migration_failure.ts";
+
+/**
+ * What {@linkcode migrate} runs: the options of the command line, by name. Paths are folders,
+ * as strings (relative ones start at `cwd`) or file URLs.
+ *
+ * @example
+ * ```ts
+ * import type { MigrateOptions } from "@thaw/thaw/migrate";
+ *
+ * const options: MigrateOptions = {
+ *   config: new URL("./config/", import.meta.url),
+ *   migrations: new URL("./migrations/", import.meta.url),
+ *   command: "status",
+ *   onProgress: (line) => console.error(line),
+ * };
+ * ```
+ */
+export interface MigrateOptions {
+  /** The config folder: the one holding `application.yml` (`-c`). */
+  readonly config: string | URL;
+  /** The migrations root: one folder per connection or datasource (`--sqlPath`). */
+  readonly migrations: string | URL;
+  /** `sql` (the default): SQL files on the datasources; `search`: JSON files on the clusters. */
+  readonly mode?: "sql" | "search";
+  /** `migrate` (the default), `status`, `validate`, `baseline`, `repair` or `unlock`. */
+  readonly command?: Command;
+  /** Only this connection or datasource (`--connection`). */
+  readonly connection?: string;
+  /** `migrate`, `baseline`, `repair`: work out what would be done, send only reads. */
+  readonly dryRun?: boolean;
+  /** Over each connection's `migrations.strict_order` (`--strict-order`, `--no-strict-order`). */
+  readonly strictOrder?: boolean;
+  /** `baseline` and `repair` (`--force`). */
+  readonly force?: boolean;
+  /** Search: compare the applied files with the cluster (`--drift`). */
+  readonly drift?: boolean;
+  /** How long to wait for another runner's lock, in milliseconds; 60,000 by default. */
+  readonly lockTimeoutMs?: number;
+  /** Where `${VAR}` placeholders are read; the runtime's environment by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Stops the run after the current file (the lock is still released), as Ctrl-C does. */
+  readonly signal?: AbortSignal;
+  /** Where relative paths start (these options', and SQLite files'); the working directory by default. */
+  readonly cwd?: string;
+  /**
+   * Receives each progress line the command line prints while it runs (`main [1/2] apply
+   * 001-users.sql (applied, 1 ms)`); nothing is printed without it. {@linkcode summaryLines}
+   * gives the closing lines.
+   */
+  readonly onProgress?: (line: string) => void;
+}
+
+/**
+ * A run did not succeed: a file failed, the lock was not acquired, the configuration or a file is
+ * wrong, `validate` found changed files, or the run was stopped. The message is the report's
+ * (`connection "main", file 002-orders.sql:3: ...: no such table: nope`); the report is kept
+ * whole, and where it names them the connection, file, line and reason are copied here.
+ *
+ * @example
+ * ```ts
+ * import { migrate, MigrationRunError } from "@thaw/thaw/migrate";
+ *
+ * try {
+ *   await migrate({ config: "/no/such/folder", migrations: "/no/such/folder" });
+ * } catch (error) {
+ *   if (!(error instanceof MigrationRunError)) throw error;
+ *   error.kind; // "config"
+ *   error.exitCode; // 2, as the command line would exit
+ * }
+ * ```
+ */
+export class MigrationRunError extends Error {
+  /** The whole report of the run, as `--json` prints it. */
+  readonly report: RunReport;
+  /** Why the run stopped: `failure`, `lock`, `config`, `plan`, `invalid`, `interrupted`, `usage`. */
+  readonly kind: RunError["kind"];
+  /** The command line's exit code for it: 1 (failed), 2 (usage or configuration), 3 (lock). */
+  readonly exitCode: number;
+  /** The connection or datasource, where known. */
+  readonly connection?: string;
+  /** The file, relative to its connection's folder, where known. */
+  readonly file?: string;
+  /** SQL: the line of the failing statement in the file. */
+  readonly line?: number;
+  /** The reason without its location (the database's or the cluster's own message). */
+  readonly reason?: string;
+
+  /**
+   * Creates the error from a report that holds one.
+   *
+   * @param report the run's report, with its `error`
+   */
+  constructor(report: RunReport & { readonly error: RunError }) {
+    super(report.error.message);
+    this.name = "MigrationRunError";
+    this.report = report;
+    this.kind = report.error.kind;
+    this.exitCode = exitCodeOf(report);
+    const { connection, file, line, reason } = report.error;
+    if (connection !== undefined) this.connection = connection;
+    if (file !== undefined) this.file = file;
+    if (line !== undefined) this.line = line;
+    if (reason !== undefined) this.reason = reason;
+  }
+}
+
+const folder = (path: string | URL, cwd: string): string => {
+  const text = path instanceof URL ? fileURLToPath(path) : path;
+  return isAbsolute(text) ? text : resolve(cwd, text);
+};
+
+const lookup = (env: MigrateOptions["env"]): EnvLookup =>
+  env === undefined ? runtimeEnv() : (name) => Object.hasOwn(env, name) ? env[name] : undefined;
+
+/**
+ * Runs the migrations of a config folder, as `cli.ts -c <config> --sqlPath <migrations>
+ * [command]` does (the same checks, the same records, the same lock), and returns its report:
+ * what ran, what was skipped, per connection. A run that does not succeed throws a
+ * {@linkcode MigrationRunError} carrying the report; with a failed file, the files before it stay
+ * applied, the failed one is not recorded (and, on PostgreSQL and SQLite, left no trace).
+ *
+ * SQL records name the runner as `user@host` (`$USER`, `$LOGNAME` or `$USERNAME`, and the host
+ * name): under Deno that needs `--allow-env` for those variables and `--allow-sys=hostname`.
+ *
+ * @example
+ * ```ts
+ * import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { migrate } from "@thaw/thaw/migrate";
+ *
+ * const dir = await mkdtemp(join(tmpdir(), "thaw-doc-"));
+ * await writeFile(
+ *   join(dir, "application.yml"),
+ *   "datasource:\n  - name: main\n    url: sqlite:./data/app.db\n    migrations: { enabled: true }\n",
+ * );
+ * await mkdir(join(dir, "migrations", "main"), { recursive: true });
+ * await writeFile(join(dir, "migrations", "main", "001-notes.sql"), "CREATE TABLE notes (body TEXT);\n");
+ *
+ * const first = await migrate({ config: dir, migrations: "migrations", cwd: dir });
+ * first.connections[0].applied; // 1
+ * const second = await migrate({ config: dir, migrations: "migrations", cwd: dir });
+ * second.connections[0].skipped; // 1: unchanged, not run again
+ * ```
+ */
+export async function migrate(options: MigrateOptions): Promise<RunReport> {
+  const cwd = options.cwd ?? process.cwd();
+  const command = options.command ?? "migrate";
+  // The command line's own checks (a dry run of `status`, `--drift` on SQL...), on the same
+  // arguments the CLI would be given; `--` keeps a command that looks like a flag a command.
+  const args = [
+    `--mode=${options.mode ?? "sql"}`,
+    `--config=${folder(options.config, cwd)}`,
+    `--sqlPath=${folder(options.migrations, cwd)}`,
+    ...(options.connection === undefined ? [] : [`--connection=${options.connection}`]),
+    ...(options.dryRun ? ["--dry-run"] : []),
+    ...(options.strictOrder === undefined
+      ? []
+      : [options.strictOrder ? "--strict-order" : "--no-strict-order"]),
+    ...(options.force ? ["--force"] : []),
+    ...(options.drift ? ["--drift"] : []),
+    ...(options.lockTimeoutMs === undefined
+      ? []
+      : [`--lock-timeout=${options.lockTimeoutMs / 1000}`]),
+    "--",
+    command,
+  ];
+  let report: RunReport;
+  try {
+    report = await runMigrations({
+      line: parseCommandLine(args),
+      env: lookup(options.env),
+      identity: localIdentity(),
+      progress: options.onProgress ? humanProgress(options.onProgress) : silentProgress,
+      cwd,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    report = {
+      command: commandNamed(["--", command]) ?? null,
+      connections: [],
+      ms: 0,
+      error: { kind: "usage", message: error.message },
+    };
+  }
+  if (report.error !== undefined) {
+    throw new MigrationRunError(report as RunReport & { error: RunError });
+  }
+  return report;
+}
+
+/**
+ * The closing lines the command line prints for a report: per connection what was applied and
+ * skipped (`main: 1 applied, 0 unchanged, 5 request(s), 0.01 s`), the listing of `status`, the
+ * error, and the time.
+ *
+ * @example
+ * ```ts
+ * import { summaryLines } from "@thaw/thaw/migrate";
+ *
+ * summaryLines({ command: "migrate", connections: [], ms: 3 });
+ * // ["nothing ran: no connection is configured", "done in 0.00 s"]
+ * ```
+ */
+export function summaryLines(report: RunReport): string[] {
+  return humanSummary(report);
+}
+
+/** One SQL datasource of a config folder, as the runner reads it. */
+export interface DatasourceInfo {
+  /** Its `name`: the folder of its files under the migrations root. */
+  readonly name: string;
+  /** `sqlite`, `postgres` or `mysql`. */
+  readonly kind: DatabaseKind;
+  /**
+   * SQLite: the database file as an absolute path (a relative `url` starts at `cwd`), or
+   * `:memory:`. Others: the URL without its credentials, password-like parameters as `***`.
+   */
+  readonly location: string;
+  /** `migrations.enabled: true`. */
+  readonly migrationsEnabled: boolean;
+}
+
+/**
+ * Reads one datasource of a config folder exactly as {@linkcode migrate} does (`${VAR}`
+ * placeholders, a relative SQLite path resolved against `cwd`), so an app opens the database its
+ * migrations went to. Credentials are left out. Throws a {@linkcode ConfigError} when the
+ * configuration is wrong or has no datasource of that name.
+ *
+ * @example
+ * ```ts
+ * import { mkdtemp, writeFile } from "node:fs/promises";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { readDatasource } from "@thaw/thaw/migrate";
+ *
+ * const dir = await mkdtemp(join(tmpdir(), "thaw-doc-"));
+ * await writeFile(join(dir, "application.yml"), "datasource:\n  - name: main\n    url: sqlite:${DB:./app.db}\n");
+ * const main = await readDatasource({ config: dir, name: "main", env: {}, cwd: dir });
+ * main.location === join(dir, "app.db"); // true
+ * ```
+ */
+export async function readDatasource(options: {
+  /** The config folder, as for {@linkcode migrate}. */
+  readonly config: string | URL;
+  /** The datasource's `name`. */
+  readonly name: string;
+  /** Where `${VAR}` placeholders are read; the runtime's environment by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where relative paths start; the working directory by default. */
+  readonly cwd?: string;
+}): Promise<DatasourceInfo> {
+  const cwd = options.cwd ?? process.cwd();
+  const configDir = folder(options.config, cwd);
+  const all = await loadDatasources(configDir, "migrations", lookup(options.env), cwd);
+  const found = all.find((d) => d.name === options.name);
+  if (found === undefined) {
+    throw new ConfigError(
+      `${configDir} has no datasource named "${options.name}" (configured: ${
+        all.map((d) => d.name).join(", ")
+      })`,
+    );
+  }
+  return {
+    name: found.name,
+    kind: found.kind,
+    // A secret can also sit in a query parameter (`sslpassword=`): masked, as in every report.
+    location: found.kind === "sqlite" ? found.location : redactUrl(found.location),
+    migrationsEnabled: found.migrationsEnabled,
+  };
+}

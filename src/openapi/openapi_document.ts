@@ -1,0 +1,312 @@
+import { DefinitionError } from "../context/errors.ts";
+import { HttpStatus } from "../http/http_status.ts";
+import type { Binder, ParameterBinder } from "../web/binder.ts";
+import type { RouteMethod } from "../web/compile.ts";
+import type { MappedMethod } from "../web/route_table.ts";
+import { type ApiResponseOptions, docsOf } from "./api_docs.ts";
+import {
+  type JsonSchema,
+  scalarSchema,
+  type SchemaSource,
+  type SharedSchemas,
+  sourceSchema,
+} from "./json_schema.ts";
+
+/** An OpenAPI 3.1 document, as `app.openapi()` returns it and `/openapi.json` serves it. */
+export interface OpenApiDocument {
+  /** The version of the OpenAPI specification. */
+  readonly openapi: "3.1.0";
+  /** `app.openapi.title`, `version` and `description`. */
+  readonly info: {
+    readonly title: string;
+    readonly version: string;
+    readonly description?: string;
+  };
+  /** The operations' tags, in the order they first appear. */
+  readonly tags?: readonly { readonly name: string }[];
+  /** Path (`/users/{id}`) -> lower-case method -> operation. */
+  readonly paths: Readonly<Record<string, Readonly<Record<string, JsonSchema>>>>;
+  /** Shared schemas (`Error`, schemas' `$defs`) and the error answers Thaw gives by itself. */
+  readonly components: {
+    readonly schemas: Readonly<Record<string, JsonSchema>>;
+    readonly responses: Readonly<Record<string, JsonSchema>>;
+  };
+}
+
+/** A route as the document sees it. */
+export interface DocumentedRoute {
+  readonly httpMethod: MappedMethod;
+  /** The declared path, prefix included: `/users/{id}`. */
+  readonly path: string;
+  /** Its variables, in order. */
+  readonly variables: readonly string[];
+  /** The controller method; routes the framework serves itself have none and are left out. */
+  readonly method?: RouteMethod;
+}
+
+/** What the document says of itself, and of the error bodies. */
+export interface DocumentOptions {
+  readonly title: string;
+  readonly version: string;
+  readonly description?: string;
+  /**
+   * The error answers have the default error controller's body. With an `errorController` bean
+   * of the app's own, they are documented without a body schema: only that bean knows it.
+   */
+  readonly defaultErrorBody: boolean;
+}
+
+/** The answers Thaw gives by itself, as shared responses. */
+const FRAMEWORK_RESPONSES = {
+  BadRequest: [400, "A path variable, parameter, header or body that could not be read"],
+  NotFound: [404, "No route for the path (any operation's path with unknown segments)"],
+  MethodNotAllowed: [405, "The path exists, not with this method; `Allow` lists the methods"],
+  ContentTooLarge: [413, "The body is larger than `server.max-body-size`"],
+  UnsupportedMediaType: [415, "The body is not `application/json` (or `+json`)"],
+  InternalServerError: [500, "The handler failed; the error is logged, not sent"],
+} as const satisfies Record<string, readonly [number, string]>;
+
+type FrameworkResponse = keyof typeof FRAMEWORK_RESPONSES;
+
+/** `{timestamp, status, message, error, issues?}`: what `DefaultErrorController` writes. */
+const ERROR_SCHEMA: JsonSchema = {
+  type: "object",
+  required: ["timestamp", "status", "message", "error"],
+  properties: {
+    timestamp: { type: "string", format: "date-time" },
+    status: { type: "integer" },
+    message: { type: "string", description: "The status's reason phrase" },
+    error: {
+      type: ["string", "null"],
+      description: "An `HttpException`'s message; `null` for any other error",
+    },
+    issues: {
+      type: "array",
+      description: "A body's schema validation issues",
+      items: {
+        type: "object",
+        required: ["message", "path"],
+        properties: {
+          message: { type: "string" },
+          path: { type: "array", items: { type: ["string", "integer"] } },
+        },
+      },
+    },
+  },
+};
+
+/**
+ * Builds the OpenAPI 3.1 document of an app's routes: one operation per mapping, with its
+ * parameters, body, declared answers and the error answers Thaw gives by itself. Pure: it reads
+ * only the routes' decorator records.
+ */
+export function openApiDocument(
+  routes: readonly DocumentedRoute[],
+  options: DocumentOptions,
+): OpenApiDocument {
+  const shared: SharedSchemas = new Map();
+  // First, so that a schema of the app's own named `Error` gets another name.
+  if (options.defaultErrorBody) shared.set("Error", structuredClone(ERROR_SCHEMA));
+  // One schema used for several bodies or answers is converted once, and so shared once.
+  const converted = new WeakMap<object, Partial<Record<"input" | "output", JsonSchema>>>();
+  const schemaOf = (source: SchemaSource | undefined, side: "input" | "output", hint: string) => {
+    if (source === undefined) return {};
+    const sides = converted.get(source) ?? {};
+    converted.set(source, sides);
+    return sides[side] ??= sourceSchema(source, side, shared, hint);
+  };
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const tags: string[] = [];
+  const operationIds = new Set<string>();
+  for (const route of routes) {
+    if (route.method === undefined) continue;
+    const { type, methodName } = route.method;
+    let operation: Record<string, unknown>;
+    try {
+      operation = describeOperation(route, schemaOf, operationIds, tags);
+      // What `/openapi.json` will send: a value JSON cannot carry fails here, named.
+      JSON.stringify(operation);
+    } catch (error) {
+      throw new DefinitionError(
+        `${type.name}.${methodName} (${route.httpMethod} ${route.path}): cannot be documented: ` +
+          `${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    (paths[route.path] ??= {})[route.httpMethod.toLowerCase()] = operation;
+  }
+
+  const responses: Record<string, JsonSchema> = {};
+  for (const [name, [, description]] of Object.entries(FRAMEWORK_RESPONSES)) {
+    responses[name] = options.defaultErrorBody
+      ? {
+        description,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      }
+      : { description };
+  }
+  const info: { title: string; version: string; description?: string } = {
+    title: options.title,
+    version: options.version,
+  };
+  if (options.description !== undefined) info.description = options.description;
+  // Frozen: it is built once and handed to every caller of `app.openapi()`.
+  return deepFreeze({
+    openapi: "3.1.0",
+    info,
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: { schemas: Object.fromEntries(shared), responses },
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+type SchemaOf = (
+  source: SchemaSource | undefined,
+  side: "input" | "output",
+  hint: string,
+) => JsonSchema;
+
+function describeOperation(
+  route: DocumentedRoute,
+  schemaOf: SchemaOf,
+  operationIds: Set<string>,
+  tags: string[],
+): Record<string, unknown> {
+  const { type, methodName, binders } = route.method as RouteMethod;
+  const { tags: declaredTags, docs } = docsOf(type, methodName);
+  const operationId = unique(`${type.name}.${methodName}`, operationIds);
+  const operationTags = declaredTags ?? [type.name];
+  for (const tag of operationTags) if (!tags.includes(tag)) tags.push(tag);
+
+  const operation: Record<string, unknown> = { operationId, tags: operationTags };
+  if (docs?.operation?.summary !== undefined) operation.summary = docs.operation.summary;
+  if (docs?.operation?.description !== undefined) {
+    operation.description = docs.operation.description;
+  }
+  if (docs?.operation?.deprecated === true) operation.deprecated = true;
+  const parameters = parametersOf(route, binders);
+  if (parameters.length > 0) operation.parameters = parameters;
+  const body = binders.find(isBody);
+  if (body !== undefined) {
+    operation.requestBody = {
+      required: true,
+      content: {
+        "application/json": {
+          schema: schemaOf(body.target, "input", `${operationId}.body`),
+        },
+      },
+    };
+  }
+  operation.responses = responsesOf(
+    operationId,
+    docs?.responses ?? new Map(),
+    frameworkAnswers(binders),
+    schemaOf,
+  );
+  return operation;
+}
+
+function unique(wanted: string, taken: Set<string>): string {
+  let id = wanted;
+  for (let n = 2; taken.has(id); n++) id = `${wanted}_${n}`;
+  taken.add(id);
+  return id;
+}
+
+function isBody(binder: ParameterBinder): binder is Extract<Binder, { kind: "body" }> {
+  return typeof binder === "object" && binder !== null && binder.kind === "body";
+}
+
+function isValue(binder: ParameterBinder): binder is Exclude<Binder, { kind: "body" }> {
+  return typeof binder === "object" && binder !== null && binder.kind !== "body";
+}
+
+function parametersOf(route: DocumentedRoute, binders: readonly ParameterBinder[]): JsonSchema[] {
+  const values = binders.filter(isValue);
+  const parameters: JsonSchema[] = route.variables.map((name) => {
+    const binder = values.find((b) => b.kind === "path" && b.name === name);
+    return {
+      name,
+      in: "path",
+      required: true,
+      schema: binder === undefined ? { type: "string" } : scalarSchema(binder.type),
+    };
+  });
+  const seen = new Set<string>();
+  for (const binder of values) {
+    if (binder.kind === "path") continue;
+    const place = binder.kind === "param" ? "query" : "header";
+    // Header names are case-insensitive; two binders of one value are one parameter.
+    const key = `${place} ${place === "header" ? binder.name.toLowerCase() : binder.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const schema: Record<string, unknown> = { ...scalarSchema(binder.type) };
+    if (binder.hasDefault && isJsonScalar(binder.default)) schema.default = binder.default;
+    parameters.push({
+      name: binder.name,
+      in: place,
+      required: binder.required && !binder.hasDefault,
+      schema,
+    });
+  }
+  return parameters;
+}
+
+function isJsonScalar(value: unknown): boolean {
+  return typeof value === "string" || typeof value === "boolean" ||
+    (typeof value === "number" && Number.isFinite(value));
+}
+
+/** The answers Thaw itself may give to a request of this operation. */
+function frameworkAnswers(binders: readonly ParameterBinder[]): FrameworkResponse[] {
+  const answers: FrameworkResponse[] = [];
+  const canRefuse = binders.some((b) =>
+    isBody(b) ||
+    (isValue(b) && (b.type !== String || (b.kind !== "path" && b.required && !b.hasDefault)))
+  );
+  if (canRefuse) answers.push("BadRequest");
+  if (binders.some(isBody)) answers.push("ContentTooLarge", "UnsupportedMediaType");
+  answers.push("InternalServerError");
+  return answers;
+}
+
+function responsesOf(
+  operationId: string,
+  declared: ReadonlyMap<number, ApiResponseOptions>,
+  framework: readonly FrameworkResponse[],
+  schemaOf: SchemaOf,
+): Record<string, JsonSchema> {
+  const responses: Record<string, JsonSchema> = {};
+  if (declared.size === 0) responses["200"] = { description: "OK" };
+  for (const [status, options] of [...declared].sort(([a], [b]) => a - b)) {
+    const response: Record<string, unknown> = {
+      description: options.description ?? reasonPhrase(status),
+    };
+    if (options.schema !== undefined) {
+      const schema = schemaOf(options.schema, "output", `${operationId}.${status}`);
+      response.content = { [options.contentType ?? "application/json"]: { schema } };
+    }
+    responses[String(status)] = response;
+  }
+  for (const name of framework) {
+    const status = String(FRAMEWORK_RESPONSES[name][0]);
+    responses[status] ??= { $ref: `#/components/responses/${name}` };
+  }
+  return responses;
+}
+
+function reasonPhrase(status: number): string {
+  try {
+    return HttpStatus.valueOf(status).getReasonPhrase();
+  } catch {
+    return `Status ${status}`;
+  }
+}

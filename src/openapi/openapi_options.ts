@@ -1,0 +1,147 @@
+import { configLocation, configValue, type LoadedConfig } from "../config/application_config.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { parsePathPattern } from "../web/path_pattern.ts";
+
+/**
+ * Options of the OpenAPI document and its docs page: `bootstrap({ openapi })`, or the
+ * `app.openapi` keys of `application.yml` (the option's keys win over the file's).
+ */
+export interface OpenApiOptions {
+  /** Whether to serve anything; `true` when options are given. `false` turns off the file's keys. */
+  readonly enabled?: boolean;
+  /** Where the JSON document is served; `/openapi.json` by default; `false`: not served. */
+  readonly path?: string | false;
+  /** Where the Swagger UI page is served; `/docs` by default; `false`: not served. */
+  readonly docs?: string | false;
+  /** `info.title`; `OpenAPI definition` by default (springdoc's). */
+  readonly title?: string;
+  /** `info.version`; `v0` by default (springdoc's). */
+  readonly version?: string;
+  /** `info.description`, in CommonMark. */
+  readonly description?: string;
+}
+
+/** The options resolved: what to serve, and what the document says of itself. */
+export interface OpenApiSettings {
+  /** Where to serve the document; `undefined`: nowhere. */
+  readonly path: string | undefined;
+  /** Where to serve the docs page; `undefined`: nowhere. */
+  readonly docs: string | undefined;
+  readonly title: string;
+  readonly version: string;
+  readonly description: string | undefined;
+}
+
+/** `true`/`false`, also as the text a `${VAR}` placeholder gives; anything else: `undefined`. */
+function asFlag(value: unknown): boolean | undefined {
+  if (value === true || value === "true") return true;
+  if (value === false || value === "false") return false;
+  return undefined;
+}
+
+const KEYS = ["enabled", "path", "docs", "title", "version", "description"] as const;
+
+/**
+ * Resolves the `openapi` bootstrap option over the `app.openapi` keys. Nothing in either: nothing
+ * served (`app.openapi()` still builds the document). Throws a `ConfigError` naming the key and
+ * its line for a wrong type, an unknown key or a path that is not a plain literal path.
+ */
+export function openApiSettings(
+  config: LoadedConfig,
+  option: OpenApiOptions | boolean | undefined,
+): OpenApiSettings {
+  const raw = configValue(config.values, "app.openapi");
+  const where = (key?: string) =>
+    key === undefined
+      ? configLocation(config, "app.openapi")
+      : configLocation(config, `app.openapi.${key}`);
+  // `app.openapi: false` (or `${OPENAPI:true}` set to false) is `enabled: false`, so that options
+  // given in code do not turn back on what the file turned off.
+  let file: Record<string, unknown> = {};
+  const fileFlag = asFlag(raw);
+  if (fileFlag !== undefined) file = { enabled: fileFlag };
+  else if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+    file = raw as Record<string, unknown>;
+    for (const key of Object.keys(file)) {
+      if (!(KEYS as readonly string[]).includes(key)) {
+        throw new ConfigError(`${where(key)}: unknown key; the keys are ${KEYS.join(", ")}`);
+      }
+    }
+  } else if (raw !== undefined && raw !== null) {
+    throw new ConfigError(`${where()} must be true, false or a map of ${KEYS.join(", ")}`);
+  }
+  // Checked, not trusted: `openapi: isProduction ? null : {...}` must not serve in production.
+  if (
+    option !== undefined && typeof option !== "boolean" &&
+    (typeof option !== "object" || option === null || Array.isArray(option))
+  ) {
+    throw new ConfigError(
+      `bootstrap option openapi must be true, false or an object, got ${
+        option === null ? "null" : JSON.stringify(option)
+      }`,
+    );
+  }
+  const code: Record<string, unknown> = typeof option === "object" ? { ...option } : {};
+  const pick = (key: (typeof KEYS)[number]): [unknown, string] =>
+    code[key] !== undefined
+      ? [code[key], `bootstrap option openapi.${key}`]
+      : [file[key], where(key)];
+
+  const [enabledValue, enabledAt] = pick("enabled");
+  const enabledFlag = asFlag(enabledValue);
+  if (enabledValue !== undefined && enabledFlag === undefined) {
+    throw new ConfigError(`${enabledAt} must be true or false`);
+  }
+  const enabled = option === false
+    ? false
+    : enabledFlag ?? (option !== undefined || (raw !== undefined && raw !== null));
+
+  const text = (key: "title" | "version" | "description"): string | undefined => {
+    const [value, at] = pick(key);
+    if (value === undefined || value === null) return undefined;
+    // YAML reads `version: 1.10` as the number 1.1: the text is gone before it gets here.
+    if (typeof value === "number") {
+      throw new ConfigError(`${at} must be text: quote it (${key}: "${value}")`);
+    }
+    if (typeof value !== "string") throw new ConfigError(`${at} must be text`);
+    return value;
+  };
+  const route = (key: "path" | "docs", fallback: string): string | undefined => {
+    const [value, at] = pick(key);
+    if (asFlag(value) === false) return undefined;
+    if (value === undefined || value === null) return fallback;
+    if (typeof value !== "string") throw new ConfigError(`${at} must be a path or false`);
+    // A trailing `/` is dropped, as in mappings.
+    const path = value.length > 1 && value.endsWith("/") ? value.slice(0, -1) : value;
+    let variables: readonly string[];
+    try {
+      variables = parsePathPattern(path).variables;
+    } catch (error) {
+      throw new ConfigError(`${at}: ${(error as Error).message}`);
+    }
+    if (variables.length > 0 || path === "/") {
+      throw new ConfigError(`${at} must be a fixed path like /docs, got "${value}"`);
+    }
+    return path;
+  };
+
+  const path = route("path", "/openapi.json");
+  // No document, no page: unless the page's path is given too, which cannot work.
+  const docsAsked = typeof pick("docs")[0] === "string" && asFlag(pick("docs")[0]) === undefined;
+  const docs = path === undefined && !docsAsked ? undefined : route("docs", "/docs");
+  if (enabled && docs !== undefined && path === undefined) {
+    throw new ConfigError(
+      `${pick("docs")[1]}: the docs page loads the document, so openapi.path cannot be false`,
+    );
+  }
+  if (enabled && docs !== undefined && docs === path) {
+    throw new ConfigError(`${pick("docs")[1]}: the docs page and the document need two paths`);
+  }
+  return {
+    path: enabled ? path : undefined,
+    docs: enabled ? docs : undefined,
+    title: text("title") ?? "OpenAPI definition",
+    version: text("version") ?? "v0",
+    description: text("description"),
+  };
+}

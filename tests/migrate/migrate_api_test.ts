@@ -1,0 +1,246 @@
+// `migrate()` of migrate.ts: the runners from code, on a real SQLite file where the runtime has
+// node:sqlite (on Node before 22.13, its clear refusal instead).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import {
+  ConfigError,
+  migrate,
+  type MigrateOptions,
+  MigrationRunError,
+  readDatasource,
+  summaryLines,
+} from "../../migrate.ts";
+import { SQLITE } from "../runtime.ts";
+
+/** A config folder with datasource `main` on `./data/app.db` (relative to `cwd`), and its files. */
+async function workspace() {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-api-"));
+  await writeFile(
+    join(dir, "application.yml"),
+    "datasource:\n  - name: main\n    url: sqlite:${APP_DB:./data/app.db}\n" +
+      "    migrations:\n      enabled: true\n",
+  );
+  const file = async (path: string, text: string) => {
+    const full = join(dir, "migrations", "main", path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, text);
+  };
+  const options: MigrateOptions = { config: dir, migrations: "migrations", cwd: dir, env: {} };
+  return { dir, file, options, db: join(dir, "data", "app.db") };
+}
+
+/** Runs `migrate`, expecting it to throw a MigrationRunError, and returns that. */
+async function failing(options: MigrateOptions): Promise<MigrationRunError> {
+  try {
+    await migrate(options);
+  } catch (error) {
+    if (error instanceof MigrationRunError) return error;
+    throw error;
+  }
+  assert.fail("migrate() did not throw");
+}
+
+function rows(file: string, sql: string): Record<string, unknown>[] {
+  const db = new SQLITE!.DatabaseSync(file);
+  try {
+    return db.prepare(sql).all().map((r) => ({ ...r }));
+  } finally {
+    db.close();
+  }
+}
+
+const tables = (file: string) =>
+  rows(file, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((r) =>
+    r.name
+  );
+
+describe("migrate() from code", () => {
+  it("names a missing config folder, and a missing migrations root, as configuration errors", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-api-"));
+    const missing = await failing({ config: join(dir, "nope"), migrations: dir, env: {} });
+    assert.equal(missing.kind, "config");
+    assert.equal(missing.exitCode, 2);
+    assert.equal(
+      missing.message,
+      `the config folder ${join(dir, "nope")} does not exist (-c; it holds application.yml)`,
+    );
+    assert.deepEqual(missing.report.connections, []);
+    assert.equal(missing.report.error?.kind, "config");
+    await writeFile(
+      join(dir, "application.yml"),
+      "datasource:\n  - name: main\n    url: sqlite:x.db\n",
+    );
+    const noRoot = await failing({ config: dir, migrations: join(dir, "files"), env: {} });
+    assert.equal(noRoot.kind, "config");
+    assert.match(noRoot.message, /the migrations root .*files does not exist/);
+    await rm(dir, { recursive: true });
+  });
+
+  it("refuses options the command line would refuse, as a usage error", async () => {
+    const { options } = await workspace();
+    const dryStatus = await failing({ ...options, command: "status", dryRun: true });
+    assert.equal(dryStatus.kind, "usage");
+    assert.equal(dryStatus.exitCode, 2);
+    assert.match(dryStatus.message, /--dry-run applies to migrate, baseline, repair/);
+    const bogus = await failing({ ...options, command: "--help" as never });
+    assert.equal(bogus.kind, "usage");
+    assert.match(bogus.message, /unknown command "--help"/);
+    const negative = await failing({ ...options, lockTimeoutMs: -1 });
+    assert.equal(negative.kind, "usage");
+  });
+
+  it("reads a datasource as the runner does, without its credentials", async () => {
+    const { dir } = await workspace();
+    const main = await readDatasource({ config: dir, name: "main", env: {}, cwd: dir });
+    assert.deepEqual(main, {
+      name: "main",
+      kind: "sqlite",
+      location: join(dir, "data", "app.db"),
+      migrationsEnabled: true,
+    });
+    const elsewhere = await readDatasource({
+      config: pathToFileURL(`${dir}/`),
+      name: "main",
+      env: { APP_DB: "/srv/app.db" },
+    });
+    assert.equal(elsewhere.location, "/srv/app.db");
+    await assert.rejects(
+      readDatasource({ config: dir, name: "other", env: {} }),
+      (error) =>
+        error instanceof ConfigError && /has no datasource named "other" \(configured: main\)/
+          .test(error.message),
+    );
+    // A password in a query parameter is masked as in every report.
+    await writeFile(
+      join(dir, "application.yml"),
+      "datasource:\n  - name: pg\n    url: postgres://u:p@db.example/app?sslpassword=TOPSECRET&sslmode=require\n",
+    );
+    const pg = await readDatasource({ config: dir, name: "pg", env: {}, cwd: dir });
+    assert.ok(!pg.location.includes("TOPSECRET"), pg.location);
+    assert.ok(!pg.location.includes("u:p"), pg.location);
+  });
+
+  if (SQLITE === undefined) {
+    it("refuses SQLite on a Node without node:sqlite, with the runner's message", async () => {
+      const { file, options, dir } = await workspace();
+      await file("001-notes.sql", "CREATE TABLE notes (body TEXT);\n");
+      const error = await failing(options);
+      assert.equal(error.kind, "failure");
+      assert.equal(error.exitCode, 1);
+      assert.equal(error.connection, "main");
+      assert.match(error.message, /SQLite needs a runtime with node:sqlite/);
+      await assert.rejects(stat(join(dir, "data")), "nothing was created");
+    });
+    return;
+  }
+
+  it("applies new files, skips them on the next run, and records user@host", async () => {
+    const { file, options, db } = await workspace();
+    await file("001-notes.sql", "CREATE TABLE notes (body TEXT);\n");
+    await file("release-1/002-tags.sql", "CREATE TABLE tags (name TEXT);\n");
+    const progress: string[] = [];
+    const first = await migrate({ ...options, onProgress: (line) => progress.push(line) });
+    assert.equal(first.command, "migrate");
+    assert.equal(first.error, undefined);
+    assert.equal(first.connections[0].applied, 2);
+    assert.deepEqual(first.connections[0].files.map((f) => [f.path, f.result]), [
+      ["001-notes.sql", "applied"],
+      ["release-1/002-tags.sql", "applied"],
+    ]);
+    assert.equal(progress[0], "main: 2 of 2 file(s) to apply");
+    assert.match(progress[2], /^main \[2\/2\] apply release-1\/002-tags\.sql \(applied, \d+ ms\)$/);
+    assert.deepEqual(tables(db), ["framework_migrations", "notes", "sqlite_sequence", "tags"]);
+    const user = process.env.USER ?? process.env.LOGNAME ?? process.env.USERNAME;
+    assert.deepEqual(
+      rows(db, "SELECT DISTINCT executed_by FROM framework_migrations").map((r) => r.executed_by),
+      [`${user || "unknown"}@${hostname()}`],
+    );
+    const second = await migrate(options);
+    assert.equal(second.connections[0].applied, 0);
+    assert.equal(second.connections[0].skipped, 2);
+    assert.match(summaryLines(second)[0], /^main: 0 applied, 2 unchanged, \d+ request\(s\)/);
+    const status = await migrate({ ...options, command: "status" });
+    assert.deepEqual(status.connections[0].files.map((f) => f.action), ["skip", "skip"]);
+  });
+
+  it("reports a changed file: migrate warns and goes on, validate throws naming it", async () => {
+    const { file, options } = await workspace();
+    await file("001-notes.sql", "CREATE TABLE notes (body TEXT);\n");
+    await migrate(options);
+    await file("001-notes.sql", "CREATE TABLE notes (body TEXT, at TEXT);\n");
+    const again = await migrate(options);
+    assert.deepEqual(again.connections[0].files.map((f) => [f.path, f.action]), [
+      ["001-notes.sql", "changed"],
+    ]);
+    const invalid = await failing({ ...options, command: "validate" });
+    assert.equal(invalid.kind, "invalid");
+    assert.equal(invalid.exitCode, 1);
+    assert.equal(invalid.file, "001-notes.sql");
+    assert.match(
+      invalid.message,
+      /run-once files were changed after they ran \(main: 001-notes\.sql\)/,
+    );
+  });
+
+  it("throws on a failing file, naming it and the reason, and records nothing of it", async () => {
+    const { file, options, db } = await workspace();
+    await file("001-notes.sql", "CREATE TABLE notes (body TEXT);\n");
+    await file("002-bad.sql", "CREATE TABLE half (x INT);\nINSERT INTO nope VALUES (1);\n");
+    await file("003-later.sql", "CREATE TABLE later (x INT);\n");
+    const error = await failing(options);
+    assert.equal(error.name, "MigrationRunError");
+    assert.equal(error.kind, "failure");
+    assert.equal(error.exitCode, 1);
+    assert.equal(error.connection, "main");
+    assert.equal(error.file, "002-bad.sql");
+    assert.equal(error.line, 2);
+    assert.match(error.reason ?? "", /no such table: nope/);
+    assert.match(error.message, /^connection "main", file 002-bad\.sql:2: .*no such table: nope/);
+    assert.deepEqual(error.report.connections[0].files.map((f) => [f.path, f.result]), [
+      ["001-notes.sql", "applied"],
+      ["002-bad.sql", "failed"],
+      ["003-later.sql", undefined],
+    ]);
+    // The file before it stays applied; of the failed one, neither its table nor a record.
+    assert.deepEqual(tables(db), ["framework_migrations", "notes", "sqlite_sequence"]);
+    assert.deepEqual(
+      rows(db, "SELECT migration_path FROM framework_migrations").map((r) => r.migration_path),
+      ["001-notes.sql"],
+    );
+  });
+
+  it("throws a lock error (exit code 3) when another writer holds the database too long", async () => {
+    const { file, options, db } = await workspace();
+    await file("001-notes.sql", "CREATE TABLE notes (body TEXT);\n");
+    await mkdir(dirname(db), { recursive: true });
+    const holder = new SQLITE!.DatabaseSync(db);
+    try {
+      holder.exec("BEGIN IMMEDIATE");
+      const error = await failing({ ...options, lockTimeoutMs: 200 });
+      assert.equal(error.kind, "lock");
+      assert.equal(error.exitCode, 3);
+      holder.exec("ROLLBACK");
+    } finally {
+      holder.close();
+    }
+    assert.equal((await migrate(options)).connections[0].applied, 1);
+  });
+
+  it("takes file URLs, and a datasource's URL from env", async () => {
+    const { file, dir } = await workspace();
+    await file("001-notes.sql", "CREATE TABLE notes (body TEXT);\n");
+    const target = join(dir, "elsewhere", "x.db");
+    const report = await migrate({
+      config: pathToFileURL(`${dir}/`),
+      migrations: pathToFileURL(join(dir, "migrations")),
+      env: { APP_DB: target },
+    });
+    assert.equal(report.connections[0].applied, 1);
+    assert.deepEqual(tables(target), ["framework_migrations", "notes", "sqlite_sequence"]);
+  });
+});

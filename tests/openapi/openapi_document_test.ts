@@ -1,0 +1,473 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { z } from "zod";
+import {
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  bootstrap,
+  Component,
+  DeleteMapping,
+  type ErrorController,
+  GetMapping,
+  HttpRequest,
+  HttpStatus,
+  type OpenApiDocument,
+  PatchMapping,
+  PathVariable,
+  PostMapping,
+  PutMapping,
+  RequestBody,
+  RequestHeader,
+  RequestMapping,
+  RequestParam,
+  type ResponseEntity,
+  RestController,
+} from "../../mod.ts";
+import { openApiDocument } from "../../src/openapi/openapi_document.ts";
+import { parsePathPattern } from "../../src/web/path_pattern.ts";
+import { propertyOptions } from "../property.ts";
+import { assertValidOpenApi, resolvePointer, schemaValidator } from "./openapi_validator.ts";
+
+class Address {
+  street = "";
+  zip = 0;
+  verified = false;
+  lines: string[] = [];
+  meta: Record<string, unknown> | null = null;
+  #secret = "never documented";
+  set nickname(value: string) {
+    this.#secret = value;
+  }
+  label(): string {
+    return this.#secret;
+  }
+}
+
+const Tree: z.ZodType<{ name: string; children: unknown[] }> = z.object({
+  name: z.string(),
+  get children() {
+    return z.array(Tree);
+  },
+});
+
+const NewItem = z.object({ name: z.string().min(1), price: z.number().nonnegative() });
+const Item = NewItem.extend({ id: z.number().int() });
+
+/** One route for every binder kind and every documentation decorator. */
+@RestController()
+@RequestMapping("/api")
+class EveryBinderController {
+  @ApiOperation({ summary: "Reads an item", description: "By **id**.", deprecated: true })
+  @ApiResponse(200, { description: "The item", schema: Item })
+  @ApiResponse(HttpStatus.NOT_FOUND, { description: "No such item" })
+  @GetMapping(
+    "/items/{id}/{slug}/{flag}/{day}",
+    PathVariable("id", Number),
+    PathVariable("slug"),
+    PathVariable("flag", Boolean),
+    PathVariable("day", (text: string) => new Date(text)),
+    RequestParam("q"),
+    RequestParam("page", { type: Number, default: 1 }),
+    RequestParam("exact", { type: Boolean, required: false }),
+    RequestHeader("x-request-id", { required: false }),
+    RequestHeader("X-Tenant", { type: Number }),
+    HttpRequest,
+  )
+  read(..._args: unknown[]) {
+    return {};
+  }
+
+  @ApiResponse(201, { schema: Item })
+  @PostMapping("/items", RequestBody(NewItem))
+  create(item: unknown) {
+    return item;
+  }
+
+  @PutMapping("/addresses/{id}", PathVariable("id", Number), RequestBody(Address))
+  replace(_id: number, address: Address) {
+    return address;
+  }
+
+  @PatchMapping("/anything", RequestBody())
+  patch(body: unknown) {
+    return body;
+  }
+
+  @ApiResponse(200, { schema: Tree })
+  @PostMapping("/trees", RequestBody(Tree))
+  tree(body: unknown) {
+    return body;
+  }
+
+  @ApiResponse(200, {
+    contentType: "text/plain",
+    schema: { type: "string", description: "A raw JSON Schema" },
+  })
+  @DeleteMapping("/items/{id}", PathVariable("id"))
+  remove(_id: string) {
+    return "gone";
+  }
+
+  // Mapped twice: two operations, two ids.
+  @GetMapping("/ping")
+  @GetMapping("/health")
+  ping() {
+    return "pong";
+  }
+}
+
+@RestController()
+@ApiTags("plain", "undocumented")
+class PlainController {
+  @GetMapping("/plain")
+  plain() {
+    return "text";
+  }
+}
+
+function operation(doc: OpenApiDocument, path: string, method: string): Record<string, unknown> {
+  const op = doc.paths[path]?.[method];
+  assert.ok(op !== undefined, `no ${method} ${path} in ${Object.keys(doc.paths).join(", ")}`);
+  return op as Record<string, unknown>;
+}
+
+describe("the OpenAPI document of a test app with every binder kind", () => {
+  it("is valid OpenAPI 3.1, with one operation per mapping", async () => {
+    const app = await bootstrap({ controllers: [EveryBinderController, PlainController] });
+    const doc = await app.openapi();
+    await assertValidOpenApi(doc);
+    assert.equal(doc.openapi, "3.1.0");
+    assert.deepEqual(doc.info, { title: "OpenAPI definition", version: "v0" });
+    const ids = Object.values(doc.paths).flatMap((ops) =>
+      Object.values(ops).map((op) => op.operationId)
+    );
+    assert.deepEqual(ids.sort(), [
+      "EveryBinderController.create",
+      "EveryBinderController.patch",
+      "EveryBinderController.ping",
+      "EveryBinderController.ping_2",
+      "EveryBinderController.read",
+      "EveryBinderController.remove",
+      "EveryBinderController.replace",
+      "EveryBinderController.tree",
+      "PlainController.plain",
+    ]);
+    assert.deepEqual(doc.tags, [
+      { name: "EveryBinderController" },
+      { name: "plain" },
+      { name: "undocumented" },
+    ]);
+    // The same object each call: built once.
+    assert.equal(await app.openapi(), doc);
+  });
+
+  it("documents path variables, parameters and headers with their types and defaults", async () => {
+    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const op = operation(doc, "/api/items/{id}/{slug}/{flag}/{day}", "get");
+    assert.equal(op.summary, "Reads an item");
+    assert.equal(op.description, "By **id**.");
+    assert.equal(op.deprecated, true);
+    assert.deepEqual(op.tags, ["EveryBinderController"]);
+    assert.deepEqual(op.parameters, [
+      { name: "id", in: "path", required: true, schema: { type: "integer" } },
+      { name: "slug", in: "path", required: true, schema: { type: "string" } },
+      { name: "flag", in: "path", required: true, schema: { type: "boolean" } },
+      { name: "day", in: "path", required: true, schema: { type: "string" } },
+      { name: "q", in: "query", required: true, schema: { type: "string" } },
+      { name: "page", in: "query", required: false, schema: { type: "integer", default: 1 } },
+      { name: "exact", in: "query", required: false, schema: { type: "boolean" } },
+      { name: "x-request-id", in: "header", required: false, schema: { type: "string" } },
+      { name: "X-Tenant", in: "header", required: true, schema: { type: "integer" } },
+    ]);
+    assert.equal(op.requestBody, undefined);
+  });
+
+  it("documents declared answers, and adds the errors Thaw gives by itself", async () => {
+    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const read = operation(doc, "/api/items/{id}/{slug}/{flag}/{day}", "get");
+    const responses = read.responses as Record<string, Record<string, unknown>>;
+    assert.deepEqual(Object.keys(responses), ["200", "400", "404", "500"]);
+    assert.equal(responses["404"].description, "No such item");
+    assert.equal(responses["404"].content, undefined);
+    assert.deepEqual(responses["400"], { $ref: "#/components/responses/BadRequest" });
+    const create = operation(doc, "/api/items", "post").responses as Record<string, unknown>;
+    assert.deepEqual(Object.keys(create), ["201", "400", "413", "415", "500"]);
+    // An operation that cannot be refused: no 400.
+    const plain = operation(doc, "/api/ping", "get").responses as Record<string, unknown>;
+    assert.deepEqual(plain, {
+      "200": { description: "OK" },
+      "500": { $ref: "#/components/responses/InternalServerError" },
+    });
+    const remove = operation(doc, "/api/items/{id}", "delete").responses as Record<
+      string,
+      Record<string, unknown>
+    >;
+    assert.deepEqual(remove["200"].content, {
+      "text/plain": { schema: { type: "string", description: "A raw JSON Schema" } },
+    });
+    for (const status of ["400", "404", "405", "413", "415", "500"]) {
+      const shared = Object.values(doc.components.responses).find((r) =>
+        String(r.description).length > 0 &&
+        Object.entries(FRAMEWORK).some(([name, code]) =>
+          code === status && doc.components.responses[name] === r
+        )
+      );
+      assert.ok(shared, `no shared response for ${status}`);
+    }
+  });
+
+  it("takes body schemas from zod (input side), classes and raw JSON Schema", async () => {
+    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const body = (path: string, method: string) =>
+      ((operation(doc, path, method).requestBody as Record<string, unknown>).content as Record<
+        string,
+        { schema: Record<string, unknown> }
+      >)["application/json"].schema;
+    const zodBody = body("/api/items", "post");
+    assert.deepEqual(zodBody.required, ["name", "price"]);
+    // The input side: zod's output form forbids extra keys, the input form does not.
+    assert.equal(zodBody.additionalProperties, undefined);
+    assert.equal(zodBody.$schema, undefined);
+    assert.deepEqual(body("/api/addresses/{id}", "put"), {
+      type: "object",
+      title: "Address",
+      properties: {
+        street: { type: "string" },
+        zip: { type: "number" },
+        verified: { type: "boolean" },
+        lines: { type: "array" },
+        meta: {},
+        nickname: {},
+      },
+    });
+    assert.deepEqual(body("/api/anything", "patch"), {});
+    const created = (operation(doc, "/api/items", "post").responses as Record<
+      string,
+      { content: Record<string, { schema: Record<string, unknown> }> }
+    >)["201"].content["application/json"].schema;
+    assert.equal(created.additionalProperties, false);
+  });
+
+  it("moves a recursive schema's definitions to components, so its $refs resolve", async () => {
+    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const schema = ((operation(doc, "/api/trees", "post").requestBody as Record<string, unknown>)
+      .content as Record<string, { schema: unknown }>)["application/json"].schema;
+    const check = schemaValidator(doc);
+    const tree = { name: "a", children: [{ name: "b", children: [] }] };
+    assert.equal(check(schema, tree).valid, true);
+    assert.equal(check(schema, { name: "a", children: [{ name: 1, children: [] }] }).valid, false);
+    assert.ok(JSON.stringify(doc).includes("#/components/schemas/"));
+    assert.ok(!JSON.stringify(doc).includes("#/$defs"));
+  });
+
+  it("validates real answers against the declared schema", async () => {
+    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const check = schemaValidator(doc);
+    const error = doc.components.schemas.Error;
+    assert.equal(
+      check(error, {
+        timestamp: new Date().toISOString(),
+        status: 400,
+        message: "Bad Request",
+        error: "x",
+        issues: [{ message: "m", path: ["a", 0] }],
+      }).valid,
+      true,
+    );
+    assert.equal(check(error, { status: "400" }).valid, false);
+  });
+
+  it("leaves the error bodies without a schema when the app has an errorController of its own", async () => {
+    @Component("errorController")
+    class TextErrors implements ErrorController {
+      handleError(_req: HttpRequest, response: ResponseEntity, status: HttpStatus): void {
+        response.withXml({ error: status.getReasonPhrase() });
+      }
+    }
+    const doc = await (await bootstrap({
+      controllers: [PlainController],
+      components: [TextErrors],
+    })).openapi();
+    await assertValidOpenApi(doc);
+    assert.equal(doc.components.schemas.Error, undefined);
+    for (const response of Object.values(doc.components.responses)) {
+      assert.equal(response.content, undefined);
+    }
+  });
+
+  it("documents a subclass's own mapping and documentation over its parent's", async () => {
+    @RestController()
+    class Base {
+      @ApiOperation({ summary: "base" })
+      @GetMapping("/base")
+      get() {
+        return "base";
+      }
+    }
+    @RestController()
+    @RequestMapping("/child")
+    class Child extends Base {
+      @ApiOperation({ summary: "child" })
+      @GetMapping("/own")
+      override get() {
+        return "child";
+      }
+    }
+    const doc = await (await bootstrap({ controllers: [Child] })).openapi();
+    assert.deepEqual(Object.keys(doc.paths), ["/child/own"]);
+    assert.equal(operation(doc, "/child/own", "get").summary, "child");
+  });
+
+  it("hands out a frozen document, so no caller changes what another app documents", async () => {
+    const doc = await (await bootstrap({ controllers: [PlainController] })).openapi();
+    const status = (doc.components.schemas.Error.properties as Record<string, object>).status;
+    assert.throws(() => Object.assign(status, { type: "string" }), TypeError);
+    const other = await (await bootstrap({ controllers: [PlainController] })).openapi();
+    assert.deepEqual(
+      (other.components.schemas.Error.properties as Record<string, object>).status,
+      { type: "integer" },
+    );
+  });
+
+  it("names the operation whose schema cannot be written as JSON", async () => {
+    @RestController()
+    class Broken {
+      @ApiResponse(200, { schema: { type: "integer", maximum: 10n } })
+      @GetMapping("/broken")
+      broken() {
+        return 1;
+      }
+    }
+    await assert.rejects(
+      (await bootstrap({ controllers: [Broken] })).openapi(),
+      /Broken\.broken \(GET \/broken\): cannot be documented: .*BigInt/,
+    );
+  });
+
+  it("writes a schema used for several answers once", async () => {
+    @RestController()
+    class Reused {
+      @ApiResponse(200, { schema: Tree })
+      @ApiResponse(201, { schema: Tree })
+      @GetMapping("/a")
+      a() {}
+      @ApiResponse(200, { schema: Tree })
+      @GetMapping("/b")
+      b() {}
+    }
+    const doc = await (await bootstrap({ controllers: [Reused] })).openapi();
+    await assertValidOpenApi(doc);
+    assert.deepEqual(Object.keys(doc.components.schemas), ["Error", "Reused.a.200"]);
+  });
+
+  it("refuses a documentation decorator in the wrong place, naming it", () => {
+    assert.throws(() => ApiResponse(99), /status must be 100 to 599, got 99/);
+    assert.throws(() => ApiTags(), /one or more non-empty names/);
+    assert.throws(
+      () => ApiOperation(null as unknown as { summary: string }),
+      /@ApiOperation takes/,
+    );
+    assert.throws(() => {
+      class Twice {
+        @ApiResponse(200)
+        @ApiResponse(200)
+        m() {}
+      }
+      return Twice;
+    }, /@ApiResponse\(200\) given twice on m/);
+  });
+});
+
+const FRAMEWORK: Record<string, string> = {
+  BadRequest: "400",
+  NotFound: "404",
+  MethodNotAllowed: "405",
+  ContentTooLarge: "413",
+  UnsupportedMediaType: "415",
+  InternalServerError: "500",
+};
+
+describe("the document of generated apps (property)", () => {
+  const segment = fc.oneof(
+    fc.constantFrom("users", "items", "a", "b-c", "x.y"),
+    fc.constantFrom("{id}", "{name}", "{n}"),
+  );
+  const binder = fc.oneof(
+    fc.record({
+      kind: fc.constantFrom("param" as const, "header" as const),
+      name: fc.constantFrom("q", "page", "x-id", "__proto__", "constructor"),
+      type: fc.constantFrom<unknown>(String, Number, Boolean, (t: string) => t),
+      required: fc.boolean(),
+      hasDefault: fc.boolean(),
+      default: fc.oneof(fc.integer(), fc.string(), fc.constant(undefined), fc.constant({})),
+    }),
+    fc.record({
+      kind: fc.constant("body" as const),
+      target: fc.constantFrom<unknown>(undefined, Address, NewItem, Tree),
+    }),
+  );
+  const route = fc.record({
+    httpMethod: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH"),
+    segments: fc.array(segment, { maxLength: 4 }),
+    binders: fc.array(binder, { maxLength: 4 }),
+    methodName: fc.constantFrom("get", "list", "__proto__", "toString"),
+    className: fc.constantFrom("A", "B", "Error"),
+  });
+
+  it("is valid OpenAPI 3.1 for any set of routes, with every path variable a parameter", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(route, { maxLength: 6 }), async (spec) => {
+        const seen = new Set<string>();
+        const routes = [];
+        for (const r of spec) {
+          // Names are unique within a path, and one route per method and path.
+          const names = new Set<string>();
+          const parts = r.segments.filter((s) =>
+            !s.startsWith("{") || !names.has(s) && names.add(s)
+          );
+          const pattern = parsePathPattern("/" + parts.join("/"));
+          const key = `${r.httpMethod} ${pattern.source}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          const type = { [r.className]: class {} }[r.className];
+          const binders = [
+            ...pattern.variables.map((name) => ({ kind: "path" as const, name, type: Number })),
+            ...r.binders,
+          ];
+          routes.push({
+            httpMethod: r.httpMethod as "GET",
+            path: pattern.source,
+            variables: pattern.variables,
+            method: { type, methodName: r.methodName, binders: binders as never },
+          });
+        }
+        const doc = openApiDocument(routes, {
+          title: "t",
+          version: "1",
+          defaultErrorBody: true,
+        });
+        await assertValidOpenApi(doc);
+        const count = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
+        assert.equal(count, routes.length);
+        for (const r of routes) {
+          const op = doc.paths[r.path][r.httpMethod.toLowerCase()] as Record<string, unknown>;
+          const params = (op.parameters ?? []) as { name: string; in: string }[];
+          assert.deepEqual(
+            params.filter((p) => p.in === "path").map((p) => p.name),
+            [...r.variables],
+          );
+          const keys = params.map((p) =>
+            `${p.in} ${p.in === "header" ? p.name.toLowerCase() : p.name}`
+          );
+          assert.equal(new Set(keys).size, keys.length, "a parameter listed twice");
+          for (const ref of JSON.stringify(op).match(/#\/components\/[^"]+/g) ?? []) {
+            assert.notEqual(resolvePointer(doc, ref), undefined);
+          }
+        }
+      }),
+      propertyOptions(40),
+    );
+  });
+});
