@@ -192,6 +192,17 @@ async function bundleSize(contents: string, split: boolean): Promise<{ min: numb
   return { min: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
 }
 
+const ONE_CONTROLLER =
+  `import { bootstrap, GetMapping, PathVariable, RestController } from "./mod.ts";
+@RestController()
+class A {
+  @GetMapping("/a/{id}", PathVariable("id", Number))
+  a(id: number) {
+    return { id };
+  }
+}
+export default await bootstrap({ controllers: [A] });`;
+
 async function sizes(): Promise<void> {
   const hono = await bundleSize(`export { Hono } from "hono";`, false);
   const worker = `export { default } from "./examples/users/worker_explicit.ts";`;
@@ -207,6 +218,12 @@ async function sizes(): Promise<void> {
     [
       "users worker, explicit lists, split: entry and its static chunks",
       await bundleSize(worker, true),
+    ],
+    // What an app that never asks for OpenAPI carries: the generator only in the one file.
+    ["one controller, no OpenAPI, one file", await bundleSize(ONE_CONTROLLER, false)],
+    [
+      "one controller, no OpenAPI, split: entry and its static chunks",
+      await bundleSize(ONE_CONTROLLER, true),
     ],
   ];
   console.log("\nSize (esbuild --minify, then gzip -9)");

@@ -17,7 +17,7 @@ import { nodeServerRequest } from "./runtime/node_incoming.ts";
 import type { ListenOptions, Server } from "./runtime/serve.ts";
 import { buildApp, compileRoutes } from "./web/compile.ts";
 import type { OpenApiDocument } from "./openapi/openapi_document.ts";
-import { type OpenApiOptions, openApiSettings } from "./openapi/openapi_options.ts";
+import type { OpenApiOptions, OpenApiSettings } from "./openapi/openapi_options.ts";
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
 import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
 import { HttpStatus } from "./http/http_status.ts";
@@ -163,22 +163,32 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   // Node's parsed request where the app runs behind Hono's Node adapter; the web Request elsewhere.
   const routes = compileRoutes(controllers, { errors, maxBodySize, server: nodeServerRequest });
 
-  const openapiSettings = openApiSettings(config, options.openapi);
   const documented = routes.map((route) => ({
     httpMethod: route.httpMethod,
     path: route.pattern.source,
     variables: route.pattern.variables,
     method: route.method,
   }));
+  // The keys are read, the generator loaded, only for an app that asks for OpenAPI in one way or
+  // another, as the YAML parser and the server are: the others neither evaluate nor (bundled in
+  // chunks) carry them.
+  let settings: Promise<OpenApiSettings> | undefined;
+  const openapiSettings = (): Promise<OpenApiSettings> =>
+    settings ??= import("./openapi/openapi_options.ts").then(({ openApiSettings }) =>
+      openApiSettings(config, options.openapi)
+    );
   let document: Promise<OpenApiDocument> | undefined;
   const openapi = (): Promise<OpenApiDocument> =>
-    document ??= import("./openapi/openapi_document.ts").then(({ openApiDocument }) =>
-      openApiDocument(documented, { ...openapiSettings, defaultErrorBody: custom === undefined })
-    );
-  if (openapiSettings.path !== undefined) {
-    // Loaded only to serve the document, like the server below.
-    const { openApiRoutes } = await import("./openapi/openapi_routes.ts");
-    routes.push(...await openApiRoutes(await openapi(), openapiSettings));
+    document ??= Promise.all([import("./openapi/openapi_document.ts"), openapiSettings()])
+      .then(([{ openApiDocument }, s]) =>
+        openApiDocument(documented, { ...s, defaultErrorBody: custom === undefined })
+      );
+  if (options.openapi !== undefined || configValue(config.values, "app.openapi") !== undefined) {
+    const served = await openapiSettings();
+    if (served.path !== undefined) {
+      const { openApiRoutes } = await import("./openapi/openapi_routes.ts");
+      routes.push(...await openApiRoutes(await openapi(), served));
+    }
   }
   const hono = buildApp(routes, errors);
 

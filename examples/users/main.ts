@@ -24,6 +24,14 @@ try {
 
 // The file the migrations went to, read from application.yml the same way.
 const users = await readDatasource({ config: here, name: "users" });
+if (users.location === ":memory:") {
+  // Each connection to :memory: is a database of its own: the app's would have no table.
+  console.error(
+    "users app not started: USERS_DB=:memory: gives the migrations and the app two different " +
+      "in-memory databases; give a file",
+  );
+  process.exit(2);
+}
 const app = await bootstrap({
   config: new URL("application.yml", here),
   components: [sqliteStorage(users.location)],

@@ -118,12 +118,18 @@ export function openApiDocument(
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const tags: string[] = [];
   const operationIds = new Set<string>();
+  // OpenAPI allows one template per path: `/a/{x}` and `/a/{y}` are written as the first one,
+  // each route's variables renamed by position.
+  const templates = new Map<string, DocumentedRoute>();
   for (const route of routes) {
     if (route.method === undefined) continue;
     const { type, methodName } = route.method;
+    const shape = route.path.replace(/\{[^}]*\}/g, "{}");
+    const template = templates.get(shape) ?? route;
+    templates.set(shape, template);
     let operation: Record<string, unknown>;
     try {
-      operation = describeOperation(route, schemaOf, operationIds, tags);
+      operation = describeOperation(route, template.variables, schemaOf, operationIds, tags);
       // What `/openapi.json` will send: a value JSON cannot carry fails here, named.
       JSON.stringify(operation);
     } catch (error) {
@@ -133,7 +139,7 @@ export function openApiDocument(
         { cause: error },
       );
     }
-    (paths[route.path] ??= {})[route.httpMethod.toLowerCase()] = operation;
+    (paths[template.path] ??= {})[route.httpMethod.toLowerCase()] = operation;
   }
 
   const responses: Record<string, JsonSchema> = {};
@@ -176,6 +182,7 @@ type SchemaOf = (
 
 function describeOperation(
   route: DocumentedRoute,
+  names: readonly string[],
   schemaOf: SchemaOf,
   operationIds: Set<string>,
   tags: string[],
@@ -192,7 +199,7 @@ function describeOperation(
     operation.description = docs.operation.description;
   }
   if (docs?.operation?.deprecated === true) operation.deprecated = true;
-  const parameters = parametersOf(route, binders);
+  const parameters = parametersOf(route, names, binders);
   if (parameters.length > 0) operation.parameters = parameters;
   const body = binders.find(isBody);
   if (body !== undefined) {
@@ -229,12 +236,17 @@ function isValue(binder: ParameterBinder): binder is Exclude<Binder, { kind: "bo
   return typeof binder === "object" && binder !== null && binder.kind !== "body";
 }
 
-function parametersOf(route: DocumentedRoute, binders: readonly ParameterBinder[]): JsonSchema[] {
+/** `names`: the path template's variable names, position by position. */
+function parametersOf(
+  route: DocumentedRoute,
+  names: readonly string[],
+  binders: readonly ParameterBinder[],
+): JsonSchema[] {
   const values = binders.filter(isValue);
-  const parameters: JsonSchema[] = route.variables.map((name) => {
+  const parameters: JsonSchema[] = route.variables.map((name, i) => {
     const binder = values.find((b) => b.kind === "path" && b.name === name);
     return {
-      name,
+      name: names[i],
       in: "path",
       required: true,
       schema: binder === undefined ? { type: "string" } : scalarSchema(binder.type),

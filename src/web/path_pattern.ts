@@ -17,9 +17,9 @@ export interface PathPattern {
 
 const VARIABLE = /^\{([A-Za-z_$][\w$]*)\}$/;
 // Characters that Hono's router gives a meaning to, that only make sense inside `{}`, or that no
-// decoded request path holds in a route: `%` (declare paths decoded: `/a b`, not `/a%20b`) and
-// `\` (refused in requests).
-const RESERVED = /[{}*?:()%\\]/;
+// decoded request path holds in a route: `%` (declare paths decoded: `/a b`, not `/a%20b`), `\`
+// (refused in requests) and `#` (a fragment, which clients never send).
+const RESERVED = /[{}*?:()%\\#]/;
 
 /**
  * Joins a class prefix and a method path at their boundary: `/api/` + `users` -> `/api/users`.

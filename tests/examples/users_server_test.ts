@@ -7,6 +7,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { scriptCommand, SQLITE } from "../runtime.ts";
+import { freePort } from "../migrate/search/servers.ts";
 import { STORAGES, usersApps } from "./users_storage.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -77,12 +78,15 @@ async function start(cwd: string, port: number): Promise<Started> {
 }
 
 /** Runs main.ts to its end (it is expected to stop), as start() would start it. */
-function runToEnd(cwd: string): Promise<{ code: number | null; out: string; err: string }> {
+function runToEnd(
+  cwd: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   return startFlags().then((flags) =>
     new Promise((resolve) => {
       const child = spawn(...scriptCommand(main, [], flags), {
         cwd,
-        env: { ...process.env, NO_COLOR: "1", PORT: "0" },
+        env: { ...process.env, NO_COLOR: "1", PORT: "0", ...extraEnv },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let out = "", err = "";
@@ -92,8 +96,6 @@ function runToEnd(cwd: string): Promise<{ code: number | null; out: string; err:
     })
   );
 }
-
-const freePort = () => 20000 + Math.floor(Math.random() * 20000);
 
 for (const storage of STORAGES) {
   describe(`sample users app on a real port, users in ${storage}`, () => {
@@ -151,10 +153,22 @@ describe("examples/users/main.ts as a process (npm start)", () => {
     return;
   }
 
+  it("refuses USERS_DB=:memory:, which the migrations would reach and the app would not", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
+    try {
+      const { code, err } = await runToEnd(cwd, { USERS_DB: ":memory:" });
+      assert.equal(code, 2, err);
+      assert.match(err, /users app not started: USERS_DB=:memory: /);
+      assert.doesNotMatch(err, /\n\s+at /, "no stack trace");
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
   it("migrates, then serves on the port application.yml gives; a restart skips the migration and keeps the users", async () => {
     const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
     try {
-      const port = freePort();
+      const port = await freePort();
       const first = await start(cwd, port);
       try {
         assert.match(first.output, /users \[1\/1\] apply 001-create-users\.sql \(applied/);
@@ -181,7 +195,7 @@ describe("examples/users/main.ts as a process (npm start)", () => {
       }
       // The database is the default one, relative to the working directory.
       assert.ok((await stat(join(cwd, "data", "users.db"))).isFile());
-      const second = await start(cwd, freePort());
+      const second = await start(cwd, await freePort());
       try {
         assert.match(second.output, /users: 0 applied, 1 unchanged/);
         assert.doesNotMatch(second.output, /apply 001/);

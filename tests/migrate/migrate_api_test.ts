@@ -1,6 +1,6 @@
 // `migrate()` of migrate.ts: the runners from code, on a real SQLite file where the runtime has
 // node:sqlite (on Node before 22.13, its clear refusal instead).
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
@@ -17,9 +17,19 @@ import {
 } from "../../migrate.ts";
 import { SQLITE } from "../runtime.ts";
 
+// Every folder a test makes, removed after the suite.
+const folders: string[] = [];
+after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-api-"));
+  folders.push(dir);
+  return dir;
+}
+
 /** A config folder with datasource `main` on `./data/app.db` (relative to `cwd`), and its files. */
 async function workspace() {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-api-"));
+  const dir = await tempDir();
   await writeFile(
     join(dir, "application.yml"),
     "datasource:\n  - name: main\n    url: sqlite:${APP_DB:./data/app.db}\n" +
@@ -61,7 +71,7 @@ const tables = (file: string) =>
 
 describe("migrate() from code", () => {
   it("names a missing config folder, and a missing migrations root, as configuration errors", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-api-"));
+    const dir = await tempDir();
     const missing = await failing({ config: join(dir, "nope"), migrations: dir, env: {} });
     assert.equal(missing.kind, "config");
     assert.equal(missing.exitCode, 2);

@@ -346,6 +346,23 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
     );
   });
 
+  it("writes one path for routes that differ only in their variables' names", async () => {
+    @RestController()
+    class Named {
+      @GetMapping("/a/{x}/b/{z}", PathVariable("x", Number))
+      get(_x: number) {}
+      @PostMapping("/a/{y}/b/{w}", PathVariable("y", Boolean), PathVariable("w"))
+      post(_y: boolean, _w: string) {}
+    }
+    const doc = await (await bootstrap({ controllers: [Named] })).openapi();
+    await assertValidOpenApi(doc);
+    assert.deepEqual(Object.keys(doc.paths), ["/a/{x}/b/{z}"]);
+    assert.deepEqual(operation(doc, "/a/{x}/b/{z}", "post").parameters, [
+      { name: "x", in: "path", required: true, schema: { type: "boolean" } },
+      { name: "z", in: "path", required: true, schema: { type: "string" } },
+    ]);
+  });
+
   it("writes a schema used for several answers once", async () => {
     @RestController()
     class Reused {
@@ -422,13 +439,14 @@ describe("the document of generated apps (property)", () => {
         const seen = new Set<string>();
         const routes = [];
         for (const r of spec) {
-          // Names are unique within a path, and one route per method and path.
+          // Names are unique within a path, and one route per method and path shape (bootstrap
+          // refuses two handlers for `/a/{x}` and `/a/{y}`).
           const names = new Set<string>();
           const parts = r.segments.filter((s) =>
             !s.startsWith("{") || !names.has(s) && names.add(s)
           );
           const pattern = parsePathPattern("/" + parts.join("/"));
-          const key = `${r.httpMethod} ${pattern.source}`;
+          const key = `${r.httpMethod} ${pattern.shape}`;
           if (seen.has(key)) continue;
           seen.add(key);
           const type = { [r.className]: class {} }[r.className];
@@ -451,12 +469,17 @@ describe("the document of generated apps (property)", () => {
         await assertValidOpenApi(doc);
         const count = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
         assert.equal(count, routes.length);
+        // One path per shape; each route's operation under it, its variables named as the path.
+        const shapes = Object.keys(doc.paths).map((path) => parsePathPattern(path).shape);
+        assert.equal(new Set(shapes).size, shapes.length, "two paths of one shape");
         for (const r of routes) {
-          const op = doc.paths[r.path][r.httpMethod.toLowerCase()] as Record<string, unknown>;
+          const shape = parsePathPattern(r.path).shape;
+          const path = Object.keys(doc.paths).find((p) => parsePathPattern(p).shape === shape)!;
+          const op = doc.paths[path][r.httpMethod.toLowerCase()] as Record<string, unknown>;
           const params = (op.parameters ?? []) as { name: string; in: string }[];
           assert.deepEqual(
             params.filter((p) => p.in === "path").map((p) => p.name),
-            [...r.variables],
+            [...parsePathPattern(path).variables],
           );
           const keys = params.map((p) =>
             `${p.in} ${p.in === "header" ? p.name.toLowerCase() : p.name}`

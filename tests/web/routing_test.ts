@@ -139,6 +139,7 @@ describe("routing", () => {
       ["/a//b", /empty/],
       ["/pct%41/{id}", /neither plain text/], // declared decoded, or it could never match
       ["/a\\b", /neither plain text/],
+      ["/a#b", /neither plain text/], // a fragment never reaches the server
     ];
     for (const [path, why] of bad) {
       @RestController()
