@@ -151,6 +151,10 @@ export class SearchClient {
     }
     const request = `${method} ${path.split("?", 1)[0]}`;
     const causes: string[] = [];
+    // A repeatable request whose connection dropped unanswered is sent once more to the same
+    // host before the next: a proxy or balancer may have closed the idle kept-alive connection it
+    // went out on. Where the runtime does that itself, it is not done twice.
+    let droppedOnce = this.#transport.replaysDropped === true;
     for (let i = 0; i < hosts.length; i++) {
       const index = (this.#preferred + i) % hosts.length;
       const origin = hosts[index].origin;
@@ -196,6 +200,10 @@ export class SearchClient {
           );
         }
         causes.push(cause);
+        if (repeatable && !droppedOnce && !neverSent(error) && !timeout.aborted) {
+          droppedOnce = true;
+          i--;
+        }
         continue;
       }
       this.#preferred = index;

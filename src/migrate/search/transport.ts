@@ -5,6 +5,12 @@ export interface Transport {
   fetch(url: URL, init: RequestInit): Promise<Response>;
   /** Frees the connection pool. */
   close(): void;
+  /**
+   * The runtime sends a request once more by itself when its connection closes unanswered and
+   * the body is not a stream (Deno's fetch: denoland/deno#35610), so the client does not add a
+   * try of its own.
+   */
+  readonly replaysDropped?: boolean;
 }
 
 /** The connection settings a transport needs. */
@@ -71,6 +77,7 @@ function denoTransport(deno: DenoHttp, options: TransportOptions): Transport {
   return {
     fetch: (url, init) => fetch(url, { ...init, client } as RequestInit),
     close: () => client.close(),
+    replaysDropped: true,
   };
 }
 

@@ -58,6 +58,10 @@ export function recording(
         return transport.fetch(url, init);
       },
       close: () => transport.close(),
+      // The runtime's own replay, which the client must know of to add none.
+      ...(transport.replaysDropped === undefined
+        ? {}
+        : { replaysDropped: transport.replaysDropped }),
     };
   };
 }

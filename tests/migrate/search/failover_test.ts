@@ -69,6 +69,36 @@ describe("failover between the hosts of one cluster", () => {
     assert.equal((await os("GET", `/_index_template/${ws.id}-lost-a`)).status, 200);
   });
 
+  it("sends a read once more to the only host when its connection dropped unanswered (a stale kept-alive one)", async () => {
+    // A proxy or a load balancer that closed an idle kept-alive connection: the pooled socket is
+    // reset when the next request goes out on it (Bun through tinyproxy, seen in CI).
+    let resets = 1;
+    const dropping = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) => r.path.endsWith("/_search") && resets-- > 0 ? "reset" : "forward",
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [dropping.url] });
+      await ws.file(`${ws.id}-a-template.json`, { index_patterns: [`${ws.id}-a*`] });
+      const run = await ws.run("--json");
+      assert.equal(run.code, 0, run.out + run.err);
+      assert.equal(run.report!.connections[0].applied, 1);
+
+      // Once more, not again and again: a host that drops every read fails after two tries.
+      resets = Infinity;
+      const searches = () => dropping.received.filter((r) => r.path.endsWith("/_search")).length;
+      const before = searches();
+      const dead = await Workspace.create({ hosts: [dropping.url] });
+      await dead.file(`${dead.id}-a-template.json`, { index_patterns: [`${dead.id}-a*`] });
+      const failed = await dead.run("--json");
+      assert.equal(failed.code, 1, failed.out);
+      assert.match(failed.report!.error!.message, /no host of .* answered/);
+      assert.equal(searches() - before, 2);
+    } finally {
+      await dropping.close();
+    }
+  });
+
   it("sends a POST to the next host when the first refused the connection (it never left)", async () => {
     const ws = await postWorkspace([`http://127.0.0.1:${await freePort()}`, OPENSEARCH_URL]);
     const run = await ws.run("--json");
