@@ -2,7 +2,7 @@ import { isJsonObject } from "../json_object.ts";
 import { renderValue } from "./drift.ts";
 import { authorize, authSecrets, maskJson, maskSecrets, type SearchAuth } from "./search_auth.ts";
 import type { SearchConnection } from "./search_connection.ts";
-import { neverSent } from "./send_failure.ts";
+import { connectionDropped, neverSent } from "./send_failure.ts";
 import type { Transport } from "./transport.ts";
 
 /** A cluster's answer: the status and the parsed JSON body (`undefined` when there is none). */
@@ -200,7 +200,7 @@ export class SearchClient {
           );
         }
         causes.push(cause);
-        if (repeatable && !droppedOnce && !neverSent(error) && !timeout.aborted) {
+        if (repeatable && !droppedOnce && connectionDropped(error)) {
           droppedOnce = true;
           i--;
         }

@@ -25,15 +25,43 @@ const NOT_CONNECTED = new Set([
  * message (`client error (Connect)`: refused, DNS, TLS handshake) instead of a code.
  */
 export function neverSent(error: unknown): boolean {
+  return anyCause(
+    error,
+    ({ code, message }) =>
+      (typeof code === "string" && NOT_CONNECTED.has(code)) ||
+      (typeof message === "string" && message.includes("client error (Connect)")),
+  );
+}
+
+/**
+ * Error codes of a connection that closed under a request: reset by the peer, a write to a
+ * closed socket, undici's "other side closed", an aborted connection.
+ */
+const DROPPED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ECONNABORTED"]);
+
+/**
+ * Whether a failed `fetch` ended because its connection was closed under it, without an answer:
+ * what a kept-alive connection that a proxy or load balancer closed while idle gives the next
+ * request sent on it. Not a timeout, a refused connection, a TLS or an HTTP-level error. Node's
+ * `node:http` and Bun say `ECONNRESET`, undici `UND_ERR_SOCKET`; Deno's fetch, which sends such a
+ * request again by itself, is not read here.
+ */
+export function connectionDropped(error: unknown): boolean {
+  return anyCause(error, ({ code }) => typeof code === "string" && DROPPED.has(code));
+}
+
+/** Whether `test` holds for the error or one of its first causes (4 at most: causes may loop). */
+function anyCause(
+  error: unknown,
+  test: (e: { code?: unknown; message?: unknown }) => boolean,
+): boolean {
   for (
     let e: unknown = error, depth = 0;
     e !== null && typeof e === "object" && depth < 4;
     depth++
   ) {
-    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof code === "string" && NOT_CONNECTED.has(code)) return true;
-    if (typeof message === "string" && message.includes("client error (Connect)")) return true;
-    e = cause;
+    if (test(e as { code?: unknown; message?: unknown })) return true;
+    e = (e as { cause?: unknown }).cause;
   }
   return false;
 }

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { createServer, type Server, type Socket } from "node:net";
-import { CONNECT_TIMEOUT_CODE, neverSent } from "../../../src/migrate/search/send_failure.ts";
+import {
+  CONNECT_TIMEOUT_CODE,
+  connectionDropped,
+  neverSent,
+} from "../../../src/migrate/search/send_failure.ts";
 import { runtimeTransport } from "../../../src/migrate/search/transport.ts";
 import { propertyOptions } from "../../property.ts";
 import { freePort, type Helper, startSilentServer } from "./servers.ts";
@@ -51,12 +55,16 @@ describe("neverSent on real errors", () => {
     // Node sends through node:http(s) unless a proxy is set; Deno and Bun through fetch, and
     // through node:http(s) with proxy: false. A body given as a stream is one sent only once.
 
+    // Whether the transport sends a dropped request again by itself (Deno's fetch).
+    let replays = false;
+
     async function transportError(url: string, proxy: false | undefined, stream: boolean) {
       const transport = await runtimeTransport({
         sslVerification: true,
         proxy,
         connectTimeoutMs: 1000,
       });
+      replays = transport.replaysDropped === true;
       try {
         const body = stream ? new Blob(["{}"]).stream() : "{}";
         await transport.fetch(new URL(url), {
@@ -86,6 +94,10 @@ describe("neverSent on real errors", () => {
           assert.equal(neverSent(silence), false, String(silence));
           const reset = await transportError(resetUrl, proxy, stream);
           assert.equal(neverSent(reset), false, String(reset));
+          // A dropped connection, which the client tries once more (where the runtime does not).
+          assert.equal(connectionDropped(refused), false, String(refused));
+          assert.equal(connectionDropped(silence), false, String(silence));
+          if (!replays) assert.equal(connectionDropped(reset), true, String(reset));
         });
       }
     }
@@ -123,6 +135,41 @@ describe("neverSent (property)", () => {
           at = cause;
         }
         assert.equal(neverSent(e), expected);
+      }),
+      propertyOptions(),
+    );
+  });
+
+  it("connectionDropped: true exactly when a reset, broken pipe or closed socket code is within 4 causes", () => {
+    const DROPPED = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ECONNABORTED"];
+    const error = fc.letrec((tie) => ({
+      node: fc.record({
+        code: fc.option(
+          fc.constantFrom(
+            ...NOT_CONNECTED,
+            ...OTHER,
+            "ECONNABORTED",
+            "DEPTH_ZERO_SELF_SIGNED_CERT",
+          ),
+          { nil: undefined },
+        ),
+        message: fc.constantFrom("fetch failed", "socket hang up", "HTTP status 101 from the host"),
+        cause: fc.option(tie("node"), { nil: undefined, depthSize: "small" }),
+      }),
+    })).node;
+    fc.assert(
+      fc.property(error, (e) => {
+        let expected = false;
+        let at: unknown = e;
+        for (let depth = 0; depth < 4 && at !== undefined; depth++) {
+          const { code, cause } = at as { code?: string; cause?: unknown };
+          if (code !== undefined && DROPPED.includes(code)) {
+            expected = true;
+            break;
+          }
+          at = cause;
+        }
+        assert.equal(connectionDropped(e), expected);
       }),
       propertyOptions(),
     );
