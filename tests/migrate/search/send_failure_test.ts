@@ -107,33 +107,46 @@ describe("neverSent on real errors", () => {
 const NOT_CONNECTED = ["ECONNREFUSED", "ENOTFOUND", CONNECT_TIMEOUT_CODE, "ConnectionRefused"];
 const OTHER = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ETIMEDOUT", "ABORT_ERR", "23"];
 
+/** One error as a runtime nests them: a code, a message, a cause. */
+interface ErrorNode {
+  code?: string;
+  message: string;
+  cause?: ErrorNode;
+}
+
+/** Errors of random codes and messages, nested a few causes deep. */
+function errorChains(codes: readonly string[], messages: readonly string[]) {
+  return fc.letrec((tie) => ({
+    node: fc.record({
+      code: fc.option(fc.constantFrom(...codes), { nil: undefined }),
+      message: fc.constantFrom(...messages),
+      cause: fc.option(tie("node"), { nil: undefined, depthSize: "small" }),
+    }),
+  })).node as fc.Arbitrary<ErrorNode>;
+}
+
+/** The reference: whether `test` holds for the error or one of its first 4 causes. */
+function withinFourCauses(e: ErrorNode, test: (node: ErrorNode) => boolean): boolean {
+  let at: ErrorNode | undefined = e;
+  for (let depth = 0; depth < 4 && at !== undefined; depth++, at = at.cause) {
+    if (test(at)) return true;
+  }
+  return false;
+}
+
 describe("neverSent (property)", () => {
   it("is true exactly when a not-connected code or Deno's connect phase is within 4 causes", () => {
-    const error = fc.letrec((tie) => ({
-      node: fc.record({
-        code: fc.option(fc.constantFrom(...NOT_CONNECTED, ...OTHER), { nil: undefined }),
-        message: fc.constantFrom("fetch failed", "client error (Connect): refused", "reset"),
-        cause: fc.option(tie("node"), { nil: undefined, depthSize: "small" }),
-      }),
-    })).node;
+    const errors = errorChains(
+      [...NOT_CONNECTED, ...OTHER],
+      ["fetch failed", "client error (Connect): refused", "reset"],
+    );
     fc.assert(
-      fc.property(error, (e) => {
-        let expected = false;
-        let at: unknown = e;
-        for (let depth = 0; depth < 4 && at !== undefined; depth++) {
-          const { code, message, cause } = at as {
-            code?: string;
-            message: string;
-            cause?: unknown;
-          };
-          if (
-            (code !== undefined && NOT_CONNECTED.includes(code)) || message.includes("(Connect)")
-          ) {
-            expected = true;
-            break;
-          }
-          at = cause;
-        }
+      fc.property(errors, (e) => {
+        const expected = withinFourCauses(
+          e,
+          ({ code, message }) =>
+            (code !== undefined && NOT_CONNECTED.includes(code)) || message.includes("(Connect)"),
+        );
         assert.equal(neverSent(e), expected);
       }),
       propertyOptions(),
@@ -142,33 +155,16 @@ describe("neverSent (property)", () => {
 
   it("connectionDropped: true exactly when a reset, broken pipe or closed socket code is within 4 causes", () => {
     const DROPPED = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ECONNABORTED"];
-    const error = fc.letrec((tie) => ({
-      node: fc.record({
-        code: fc.option(
-          fc.constantFrom(
-            ...NOT_CONNECTED,
-            ...OTHER,
-            "ECONNABORTED",
-            "DEPTH_ZERO_SELF_SIGNED_CERT",
-          ),
-          { nil: undefined },
-        ),
-        message: fc.constantFrom("fetch failed", "socket hang up", "HTTP status 101 from the host"),
-        cause: fc.option(tie("node"), { nil: undefined, depthSize: "small" }),
-      }),
-    })).node;
+    const errors = errorChains(
+      [...NOT_CONNECTED, ...OTHER, "ECONNABORTED", "DEPTH_ZERO_SELF_SIGNED_CERT"],
+      ["fetch failed", "socket hang up", "HTTP status 101 from the host"],
+    );
     fc.assert(
-      fc.property(error, (e) => {
-        let expected = false;
-        let at: unknown = e;
-        for (let depth = 0; depth < 4 && at !== undefined; depth++) {
-          const { code, cause } = at as { code?: string; cause?: unknown };
-          if (code !== undefined && DROPPED.includes(code)) {
-            expected = true;
-            break;
-          }
-          at = cause;
-        }
+      fc.property(errors, (e) => {
+        const expected = withinFourCauses(
+          e,
+          ({ code }) => code !== undefined && DROPPED.includes(code),
+        );
         assert.equal(connectionDropped(e), expected);
       }),
       propertyOptions(),
