@@ -3,63 +3,28 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
-  type Applied,
-  type MigrationTarget,
   type PlannedFile,
   type RunnerOptions,
   runTargets,
 } from "../../src/migrate/migration_runner.ts";
-import type {
-  ConnectionDrift,
-  FileReport,
-  Progress,
-  UnlockOutcome,
-} from "../../src/migrate/run_report.ts";
+import type { ConnectionDrift, FileReport, Progress } from "../../src/migrate/run_report.ts";
 import { silentProgress } from "../../src/migrate/run_report.ts";
+import { MemoryTarget } from "./memory_target.ts";
 
-class DriftTarget implements MigrationTarget<PlannedFile> {
-  readonly name = "main";
-  readonly strictOrder = false;
-  requests = 0;
-  readonly calls: string[] = [];
-  readonly records = new Map<string, string>();
+/** A target in memory that also reads and repairs drift, as it is told. */
+class DriftTarget extends MemoryTarget {
   /** What readDrift answers, in turn (the last one again once used up). */
   drift: ConnectionDrift[] = [{ checked: 0, resources: [] }];
 
-  readRecords(): Promise<ReadonlyMap<string, string>> {
-    this.calls.push("read");
-    return Promise.resolve(new Map(this.records));
+  constructor() {
+    super("main");
   }
-  prepare(): Promise<void> {
-    this.calls.push("prepare");
-    return Promise.resolve();
-  }
-  lock(): Promise<void> {
-    this.calls.push("lock");
-    return Promise.resolve();
-  }
-  release(): Promise<void> {
-    this.calls.push("release");
-    return Promise.resolve();
-  }
-  forceUnlock(): Promise<UnlockOutcome> {
-    return Promise.resolve({ unlocked: "nothing" });
-  }
-  apply(file: PlannedFile): Promise<Applied> {
-    this.calls.push(`apply ${file.path}`);
-    this.records.set(file.path, file.hash);
-    return Promise.resolve({ result: "sent", ms: 1 });
-  }
-  record(): Promise<void> {
-    return Promise.resolve();
-  }
-  dropRecord(): Promise<void> {
-    return Promise.resolve();
-  }
+
   readDrift(_files: readonly PlannedFile[], decided: readonly FileReport[]) {
     this.calls.push(`readDrift ${decided.map((f) => `${f.path}:${f.action}`).join(",")}`);
     return Promise.resolve(this.drift.length > 1 ? this.drift.shift()! : this.drift[0]);
   }
+
   repairDrift(
     _files: readonly PlannedFile[],
     _decided: readonly FileReport[],
@@ -73,12 +38,6 @@ class DriftTarget implements MigrationTarget<PlannedFile> {
         r.reapply ? { ...r, result: "reapplied" as const, remaining: [] } : r
       ),
     });
-  }
-  failure(): string | undefined {
-    return undefined;
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
 
@@ -108,7 +67,7 @@ describe("runner with --drift", () => {
       target.records.set("a.json", "a");
       target.drift = [drifted(true)];
       const report = await runTargets([{ target, files }], options({ command }));
-      assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:apply"]);
+      assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:apply", "close"]);
       assert.deepEqual(report.connections[0].drift, drifted(true));
     }
   });
@@ -131,7 +90,7 @@ describe("runner with --drift", () => {
     target.records.set("a.json", "a").set("b.json", "b");
     target.drift = [drifted(false)];
     const report = await runTargets([{ target, files }], options({ command: "migrate" }));
-    assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:skip"]);
+    assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:skip", "close"]);
     assert.deepEqual(report.connections[0].drift, drifted(false));
   });
 
@@ -154,6 +113,7 @@ describe("runner with --drift", () => {
       "readDrift a.json:skip,b.json:skip",
       "repairDrift",
       "release",
+      "close",
     ]);
     assert.equal(report.connections[0].drift!.resources[0].result, "reapplied");
     assert.deepEqual(notes, ["main: template a had drifted: a.json applied again"]);
@@ -189,6 +149,7 @@ describe("runner with --drift", () => {
       "readDrift a.json:skip,b.json:apply",
       "repairDrift",
       "release",
+      "close",
     ]);
   });
 
@@ -199,7 +160,7 @@ describe("runner with --drift", () => {
       [{ target, files }],
       options({ command: "migrate", dryRun: true }),
     );
-    assert.deepEqual(target.calls, ["read", "readDrift a.json:apply,b.json:apply"]);
+    assert.deepEqual(target.calls, ["read", "readDrift a.json:apply,b.json:apply", "close"]);
     assert.equal(report.connections[0].drift!.resources[0].result, undefined);
   });
 });

@@ -1,8 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
-import { createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
-import type { Socket } from "node:net";
-import { Buffer } from "node:buffer";
+import type { IncomingHttpHeaders } from "node:http";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { forward, serveLoopback } from "./loopback_server.ts";
 
 /** Credentials a SigV4 checking server knows, by access key id. */
 export interface KnownKey {
@@ -185,17 +184,13 @@ export async function startAuthServer(
   options: { sigv4?: SigV4Check; answer?: (r: AuthReceived) => AuthAnswer } = {},
 ): Promise<AuthServer> {
   const received: AuthReceived[] = [];
-  const sockets = new Set<Socket>();
   let host = "";
-  const handle = async (req: IncomingMessage, res: import("node:http").ServerResponse) => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of req) chunks.push(chunk as Uint8Array);
-    const body = Buffer.concat(chunks).toString("utf8");
+  const server = await serveLoopback(async (req, res, raw) => {
     const request = {
       method: req.method ?? "GET",
       path: req.url ?? "/",
       headers: req.headers,
-      body,
+      body: raw.toString("utf8"),
     };
     const refused = options.sigv4 === undefined
       ? undefined
@@ -223,31 +218,10 @@ export async function startAuthServer(
       if (AUTH_HEADERS.includes(name) || typeof value !== "string") continue;
       if (name === "content-type" || name === "accept") headers[name] = value;
     }
-    const forwarded = await fetch(upstream + request.path, {
-      method: request.method,
-      headers,
-      body: chunks.length === 0 ? undefined : Buffer.concat(chunks),
-    });
-    const text = await forwarded.text();
-    res.writeHead(forwarded.status, { "content-type": "application/json" }).end(text);
-  };
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
+    const forwarded = await forward(upstream, req, raw, headers);
+    res.writeHead(forwarded.status, { "content-type": "application/json" }).end(forwarded.text);
   });
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {});
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  host = `127.0.0.1:${port}`;
-  return {
-    url: `http://${host}`,
-    received,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
+  // Read by the signature check, which runs only once requests come.
+  host = server.host;
+  return { url: server.url, received, close: () => server.close() };
 }

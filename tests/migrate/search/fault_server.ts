@@ -1,6 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import { Buffer } from "node:buffer";
+import { forward, serveLoopback } from "./loopback_server.ts";
 
 /**
  * What OpenSearch answers to a search of an index whose primary shard is not started yet (captured
@@ -72,10 +70,7 @@ export async function startFaultServer(
 ): Promise<FaultServer> {
   const received = new Watched();
   const forwarded = new Watched();
-  const sockets = new Set<Socket>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of req) chunks.push(chunk as Uint8Array);
+  const server = await serveLoopback(async (req, res, body) => {
     const request = {
       method: req.method ?? "GET",
       path: req.url ?? "/",
@@ -89,8 +84,8 @@ export async function startFaultServer(
       return;
     }
     if (typeof fault === "object" && "status" in fault) {
-      const body = fault.body === undefined ? "" : JSON.stringify(fault.body);
-      res.writeHead(fault.status, { "content-type": "application/json" }).end(body);
+      const text = fault.body === undefined ? "" : JSON.stringify(fault.body);
+      res.writeHead(fault.status, { "content-type": "application/json" }).end(text);
       return;
     }
     if (typeof fault === "object" && "after" in fault) {
@@ -103,12 +98,7 @@ export async function startFaultServer(
       const value = req.headers[name];
       if (typeof value === "string") headers[name] = value;
     }
-    const answer = await fetch(upstream + request.path, {
-      method: request.method,
-      headers,
-      body: chunks.length === 0 ? undefined : Buffer.concat(chunks),
-    });
-    const text = await answer.text();
+    const answer = await forward(upstream, req, body, headers);
     forwarded.add(request);
     if (fault === "swallow") return;
     if (typeof fault === "object" && "resetAfter" in fault) {
@@ -117,7 +107,7 @@ export async function startFaultServer(
       return;
     }
     if (fault === "cut") {
-      const bytes = new TextEncoder().encode(text);
+      const bytes = new TextEncoder().encode(answer.text);
       res.writeHead(answer.status, {
         "content-type": "application/json",
         "content-length": String(bytes.length),
@@ -125,27 +115,14 @@ export async function startFaultServer(
       res.write(bytes.subarray(0, bytes.length >> 1), () => req.socket.destroy());
       return;
     }
-    res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
-  };
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
+    res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.text);
   });
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {});
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     received: received.all,
     waitFor: (test) => received.waitFor(test),
     waitForUpstream: (test) => forwarded.waitFor(test),
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => server.close(),
   };
 }
 

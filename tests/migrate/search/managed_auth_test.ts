@@ -28,6 +28,13 @@ const AWS_ENV_KEYS = {
 const TOKEN = "IQoJb3JpZ2luX2VjTHAWtestSESSIONtoken/+==";
 const OTHER_ID = "AKIATHAWTESTKEY00002";
 const OTHER_SECRET = "other/Test+Secret000000000000000000000000";
+/** Temporary credentials from the environment, as an AWS role gives them. */
+const SESSION_ENV = {
+  AWS_REGION: "eu-west-1",
+  AWS_ACCESS_KEY_ID: OTHER_ID,
+  AWS_SECRET_ACCESS_KEY: OTHER_SECRET,
+  AWS_SESSION_TOKEN: TOKEN,
+};
 const API_KEY = "VGhhd0FwaUtleTpzM2NyM3QtdmFsdWU=";
 const BEARER = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0aGF3In0.ThawBearerSig-_";
 
@@ -199,12 +206,7 @@ describe("aws_sigv4 through a server that checks every signature", () => {
       settings: `    ssl_verification: false\n${sigv4Settings("es")}`,
     });
     await files(ws);
-    const env = {
-      AWS_REGION: "eu-west-1",
-      AWS_ACCESS_KEY_ID: OTHER_ID,
-      AWS_SECRET_ACCESS_KEY: OTHER_SECRET,
-      AWS_SESSION_TOKEN: TOKEN,
-    };
+    const env = SESSION_ENV;
     const from = server.received.length;
     const r = await run(ws, env);
     assert.equal(r.code, 0, `${r.out}\n${r.err}`);
@@ -250,12 +252,7 @@ describe("aws_sigv4 through a server that checks every signature", () => {
     try {
       const ws = await Workspace.create({ hosts: [echo.url], settings: sigv4Settings("es") });
       await files(ws);
-      const env = {
-        AWS_REGION: "eu-west-1",
-        AWS_ACCESS_KEY_ID: OTHER_ID,
-        AWS_SECRET_ACCESS_KEY: OTHER_SECRET,
-        AWS_SESSION_TOKEN: TOKEN,
-      };
+      const env = SESSION_ENV;
       for (const r of [await run(ws, env), await run(ws, env, "--json")]) {
         assert.equal(r.code, 1, r.out);
         assert.match(
