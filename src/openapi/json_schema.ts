@@ -1,5 +1,6 @@
 import type { Class } from "../context/class_record.ts";
 import type { ScalarType } from "../web/binder.ts";
+import { fieldKind, prototypeMembers } from "../web/json_body.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../web/standard_schema.ts";
 
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as a plain JSON object. */
@@ -33,17 +34,13 @@ export function classSchema(cls: Class): JsonSchema {
   } catch {
     return { type: "object" };
   }
+  // What the body binding sets (json_body.ts): the instance's own fields, then the setters the
+  // nearest prototype declares.
   for (const key of Object.keys(instance)) {
-    const d = Object.getOwnPropertyDescriptor(instance, key);
-    if (d === undefined || typeof d.value === "function" || d.writable === false) continue;
-    properties[key] = valueSchema(d.value);
+    if (fieldKind(instance, key) === true) properties[key] = valueSchema(instance[key]);
   }
-  for (let o: object | null = cls.prototype; o !== null && o !== Object.prototype;) {
-    for (const key of Object.getOwnPropertyNames(o)) {
-      if (Object.hasOwn(properties, key) || key in Object.prototype) continue;
-      if (Object.getOwnPropertyDescriptor(o, key)?.set !== undefined) properties[key] = {};
-    }
-    o = Object.getPrototypeOf(o);
+  for (const [key, settable] of prototypeMembers(cls)) {
+    if (settable && !Object.hasOwn(instance, key)) properties[key] = {};
   }
   return { type: "object", title: cls.name, properties };
 }

@@ -4,6 +4,35 @@ import { badRequest } from "./convert.ts";
 import type { StandardSchemaV1 } from "./standard_schema.ts";
 
 /**
+ * The members a class's prototypes declare, by name: `true` for a setter, `false` for a method or
+ * a getter without a setter. The nearest prototype wins; the names every object has from
+ * `Object.prototype` are left out.
+ */
+export function prototypeMembers(cls: Class): Map<string, boolean> {
+  const members = new Map<string, boolean>();
+  for (let o: object | null = cls.prototype; o !== null && o !== Object.prototype;) {
+    for (const key of Object.getOwnPropertyNames(o)) {
+      if (members.has(key) || key in Object.prototype) continue;
+      members.set(key, Object.getOwnPropertyDescriptor(o, key)?.set !== undefined);
+    }
+    o = Object.getPrototypeOf(o);
+  }
+  return members;
+}
+
+/**
+ * Whether an instance's own property `key` is a field a body may set: an own, writable data
+ * property not holding a function (an arrow-function field is behaviour too); an own accessor
+ * counts by its setter. `undefined`: no own property of that name.
+ */
+export function fieldKind(instance: object, key: string): boolean | undefined {
+  const d = Object.getOwnPropertyDescriptor(instance, key);
+  if (d === undefined) return undefined;
+  if (d.get !== undefined || d.set !== undefined) return d.set !== undefined;
+  return typeof d.value !== "function" && d.writable === true;
+}
+
+/**
  * Compiles the binding of a JSON object onto a new instance of `cls`, as Spring's Jackson binding
  * does: a field is assigned, a setter is called (its throw is a 400). A key naming a method or a
  * read-only accessor is a 400; a key the class does not declare is ignored (Spring Boot's default,
@@ -14,23 +43,7 @@ import type { StandardSchemaV1 } from "./standard_schema.ts";
  * makes, are looked at per instance.
  */
 export function classBinding(cls: Class): (body: unknown) => unknown {
-  // `true`: a setter; `false`: a method or a getter without a setter. The nearest prototype wins.
-  const members = new Map<string, boolean>();
-  for (let o: object | null = cls.prototype; o !== null && o !== Object.prototype;) {
-    for (const key of Object.getOwnPropertyNames(o)) {
-      if (members.has(key) || key in Object.prototype) continue;
-      members.set(key, Object.getOwnPropertyDescriptor(o, key)?.set !== undefined);
-    }
-    o = Object.getPrototypeOf(o);
-  }
-  // A field: an own, writable data property not holding a function (an arrow-function field is
-  // behaviour too). An own accessor counts by its setter.
-  const fieldKind = (instance: object, key: string): boolean | undefined => {
-    const d = Object.getOwnPropertyDescriptor(instance, key);
-    if (d === undefined) return undefined;
-    if (d.get !== undefined || d.set !== undefined) return d.set !== undefined;
-    return typeof d.value !== "function" && d.writable === true;
-  };
+  const members = prototypeMembers(cls);
   return (body) => {
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw badRequest(`Request body must be a JSON object for ${cls.name}`);

@@ -3,12 +3,13 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Application, bootstrap, DuplicateBeanError } from "../../mod.ts";
+import { type Application, bootstrap, Component, DuplicateBeanError } from "../../mod.ts";
 import { UserInput } from "../../examples/users/src/user.ts";
 import { UserService } from "../../examples/users/src/user_service.ts";
 import { MemoryUserRepository } from "../../examples/users/storage/memory_user_repository.ts";
 import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
 import { call } from "../helpers.ts";
+import { schemaValidator } from "../openapi/openapi_validator.ts";
 import { STORAGES, USERS_CONFIG, usersApps } from "./users_storage.ts";
 
 async function create(app: Application, name: unknown, email: unknown) {
@@ -315,5 +316,31 @@ describe("sample users app: storage and schema", () => {
     assert.equal(schema.title, "UserInput");
     assert.deepEqual(schema.required, ["name", "email"]);
     assert.deepEqual(Object.keys(schema.properties as object), ["name", "email"]);
+  });
+});
+
+describe("sample users app: a storage that fails", () => {
+  it("answers 500 with the failure text and the exception's message (seed 4.2), as its document declares", async () => {
+    @Component("userRepository")
+    class FullDisk extends MemoryUserRepository {
+      override insert(): Promise<never> {
+        return Promise.reject(new Error("disk full"));
+      }
+    }
+    const app = await bootstrap({ config: USERS_CONFIG, env: {}, components: [FullDisk] });
+    const res = await call(app, "POST", "/users", {
+      json: { name: "Ada", email: "ada@example.com" },
+    });
+    const body = await res.json();
+    assert.equal(res.status, 500);
+    assert.deepEqual(body, { success: false, message: "Failed to create user: disk full" });
+    const doc = await app.openapi();
+    const declared = (doc.paths["/users"].post.responses as Record<
+      string,
+      { content?: Record<string, { schema: unknown }> }
+    >)["500"];
+    const schema = declared.content?.["application/json"].schema;
+    assert.ok(schema !== undefined, "the 500 has no body schema");
+    assert.ok(schemaValidator(doc)(schema, body).valid, JSON.stringify(declared));
   });
 });

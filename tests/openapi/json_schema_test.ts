@@ -10,6 +10,7 @@ import {
   type SharedSchemas,
   sourceSchema,
 } from "../../src/openapi/json_schema.ts";
+import { classBinding } from "../../src/web/json_body.ts";
 import { propertyOptions } from "../property.ts";
 import { schemaValidator } from "./openapi_validator.ts";
 
@@ -81,6 +82,29 @@ describe("JSON Schemas for the document", () => {
       }
     }
     assert.deepEqual(classSchema(NeedsArgs), { type: "object" });
+  });
+
+  it("documents exactly the keys the body binding sets: the nearest prototype decides", async () => {
+    class Parent {
+      #nick = "";
+      get nick(): string {
+        return this.#nick;
+      }
+      set nick(value: string) {
+        this.#nick = value;
+      }
+    }
+    class Child extends Parent {
+      // A getter alone here hides the parent's setter: the binding refuses "nick".
+      override get nick(): string {
+        return "fixed";
+      }
+      name = "";
+    }
+    const schema = classSchema(Child);
+    assert.deepEqual(Object.keys(schema.properties as object), ["name"]);
+    const bind = classBinding(Child);
+    assert.throws(() => bind({ nick: "x" }), /"nick" is not a settable property of Child/);
   });
 
   it("says what it does not know instead of failing: no converter, or one that throws", () => {

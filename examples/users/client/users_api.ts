@@ -224,7 +224,19 @@ export interface operations {
             };
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            500: components["responses"]["InternalServerError"];
+            /** @description The storage failed: the failure text and the exception's message */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
         };
     };
     "UserController.get": {
@@ -340,7 +352,19 @@ export interface operations {
             };
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            500: components["responses"]["InternalServerError"];
+            /** @description The storage failed: the failure text and the exception's message */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
         };
     };
     "UserController.remove": {
@@ -381,7 +405,19 @@ export interface operations {
                     };
                 };
             };
-            500: components["responses"]["InternalServerError"];
+            /** @description The storage failed: the failure text and the exception's message */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
         };
     };
     "UserController.search": {

@@ -30,6 +30,11 @@ const Done = z.object({ success: z.literal(true), message: z.string() });
 const Failed = z.object({ success: z.literal(false), message: z.string() });
 const notFound = ApiResponse(404, { description: "No user has this id", schema: Failed });
 const taken = ApiResponse(409, { description: "Another user has this email", schema: Failed });
+// Seed 4.2: a caught failure answers the envelope, its message the failure text and the cause's.
+const storageFailed = ApiResponse(500, {
+  description: "The storage failed: the failure text and the exception's message",
+  schema: Failed,
+});
 
 function envelope(status: HttpStatus, body: Record<string, unknown>): ResponseEntity {
   return ResponseEntity.status(status).withJson({ success: status.getValue() < 400, ...body });
@@ -90,6 +95,7 @@ export class UserController {
   @ApiOperation({ summary: "Create a user", description: "`Location` names the new user." })
   @ApiResponse(201, { description: "Created", schema: Saved })
   @taken
+  @storageFailed
   @PostMapping("", RequestBody(UserInput))
   async create(input: UserInput): Promise<ResponseEntity> {
     try {
@@ -109,6 +115,7 @@ export class UserController {
   @ApiResponse(200, { description: "Updated", schema: Saved })
   @notFound
   @taken
+  @storageFailed
   @PutMapping("/{id}", PathVariable("id", Number), RequestBody(UserInput))
   async update(id: number, input: UserInput): Promise<ResponseEntity> {
     try {
@@ -124,6 +131,7 @@ export class UserController {
   @ApiOperation({ summary: "Delete a user" })
   @ApiResponse(200, { description: "Deleted", schema: Done })
   @notFound
+  @storageFailed
   @DeleteMapping("/{id}", PathVariable("id", Number))
   async remove(id: number): Promise<ResponseEntity> {
     try {

@@ -1,4 +1,5 @@
 import { isJsonObject } from "../json_object.ts";
+import { asIs, type Redact, renderValue } from "./render_value.ts";
 
 /**
  * Drift: how a live template, policy, index or alias differs from the file that defines it. Pure
@@ -168,55 +169,6 @@ function pathText(step: Step | undefined, redact: Redact = asIs): string {
   }
   const text = parts.reverse().join("");
   return text.startsWith(".") ? text.slice(1) : text;
-}
-
-/**
- * Masks what a message must not show (a placeholder's value, a URL's password). Applied to each
- * string and key whole, before it is cut: a cut could split a password from what marks it.
- */
-export type Redact = (text: string) => string;
-
-const asIs: Redact = (text) => text;
-
-/**
- * A value in a message: JSON, cut at about `budget` characters, whatever its size or depth; each
- * string and key through `redact` first.
- */
-export function renderValue(value: unknown, budget = 80, redact: Redact = asIs): string {
-  let out = "";
-  const visit = (v: unknown, depth: number): void => {
-    if (out.length > budget) return;
-    if (typeof v === "string") {
-      const t = redact(v);
-      out += JSON.stringify(t.length > budget ? `${t.slice(0, budget)}…` : t);
-    } else if (v === null || typeof v !== "object") {
-      out += String(v);
-    } else if (depth >= 8) {
-      out += Array.isArray(v) ? "[…]" : "{…}";
-    } else if (Array.isArray(v)) {
-      out += "[";
-      for (let i = 0; i < v.length && out.length <= budget; i++) {
-        if (i > 0) out += ", ";
-        visit(v[i], depth + 1);
-      }
-      out += "]";
-    } else {
-      out += "{";
-      let first = true;
-      for (const k in v) {
-        if (!Object.hasOwn(v, k)) continue;
-        if (out.length > budget) break;
-        if (!first) out += ", ";
-        first = false;
-        const key = redact(k);
-        out += `${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key)}: `;
-        visit((v as Json)[k], depth + 1);
-      }
-      out += "}";
-    }
-  };
-  visit(value, 0);
-  return out.length > budget ? `${out.slice(0, budget)}…` : out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ import {
   differingSettings,
   flattenSettings,
   isStaticSetting,
-  renderValue,
 } from "./drift.ts";
+import { renderValue } from "./render_value.ts";
 import type { DriftCheck } from "./drift_plan.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "./search_client.ts";
 import type { SearchFile } from "./search_target.ts";

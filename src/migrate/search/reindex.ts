@@ -22,6 +22,7 @@ import {
   SearchTransportError,
 } from "./search_client.ts";
 import type { ReindexSpec } from "./search_request.ts";
+import { renderValue } from "./render_value.ts";
 
 /** What applying a reindex file did. */
 export interface ReindexOutcome extends ApplyOutcome {
@@ -233,7 +234,7 @@ export async function runReindex(
       const blocked = await send("PUT", `${from}/_block/write`);
       // A block in place already (a resumed run) is acknowledged with no index listed.
       if (!isJsonObject(blocked.body) || blocked.body.acknowledged !== true) {
-        throw new StepError(`the block was not acknowledged: ${JSON.stringify(blocked.body)}`);
+        throw new StepError(`the block was not acknowledged: ${renderValue(blocked.body, 300)}`);
       }
       if (!(await writeBlocked(send, source)).blocked) {
         throw new StepError(`${source} is not write-blocked after the block was acknowledged`);

@@ -1,5 +1,5 @@
 import { isJsonObject } from "../json_object.ts";
-import { renderValue } from "./drift.ts";
+import { renderValue } from "./render_value.ts";
 import { authorize, authSecrets, maskJson, maskSecrets, type SearchAuth } from "./search_auth.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { connectionDropped, neverSent } from "./send_failure.ts";

@@ -15,8 +15,8 @@ import {
   flattenSettings,
   isStaticSetting,
   MAX_DIFFERENCES,
-  renderValue,
 } from "../../../src/migrate/search/drift.ts";
+import { renderValue } from "../../../src/migrate/search/render_value.ts";
 import { propertyOptions } from "../../property.ts";
 
 type Json = Record<string, unknown>;

@@ -34,7 +34,7 @@ export interface Received {
  *   once `resetAfter` settles (an answer lost late);
  * - `hang`: never forwards it and never answers;
  * - `reset`: closes the connection without an answer, the request not forwarded;
- * - `{ status, body }`: answers that, the request not forwarded;
+ * - `{ status, body }`: answers that (`text`: a body sent as it is), the request not forwarded;
  * - `{ after }`: forwards it once `after` settles (a slow host the test controls), unless the
  *   client closed the connection meanwhile.
  */
@@ -44,7 +44,7 @@ export type Fault =
   | "cut"
   | "hang"
   | "reset"
-  | { readonly status: number; readonly body?: unknown }
+  | { readonly status: number; readonly body?: unknown; readonly text?: string }
   | { readonly resetAfter: Promise<unknown> }
   | { readonly after: Promise<unknown> };
 
@@ -84,7 +84,7 @@ export async function startFaultServer(
       return;
     }
     if (typeof fault === "object" && "status" in fault) {
-      const text = fault.body === undefined ? "" : JSON.stringify(fault.body);
+      const text = fault.text ?? (fault.body === undefined ? "" : JSON.stringify(fault.body));
       res.writeHead(fault.status, { "content-type": "application/json" }).end(text);
       return;
     }

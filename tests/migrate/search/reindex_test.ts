@@ -574,6 +574,29 @@ describe("a reindex against hostile states and faults", () => {
     }
   });
 
+  it("reports an answer to the block nested 200,000 deep as a failed step, bounded, and lifts the block", async () => {
+    const depth = 200_000;
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault =>
+        r.path.endsWith("/_block/write")
+          ? { status: 200, text: `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}` }
+          : "forward",
+    );
+    try {
+      const { ws, alias } = await moving(50, { hosts: [fault.url] });
+      const failed = await ws.run("--json");
+      assert.equal(failed.code, 1, failed.out);
+      const message = failed.report!.error!.message;
+      assert.match(message, /reindex step block: the block was not acknowledged/);
+      assert.ok(message.length < 2_000, `a message of ${message.length} characters`);
+      const write = await os("PUT", `/${alias}/_doc/after?refresh=true`, { seq: -7, price: "1" });
+      assert.equal(write.status, 201, "the source takes writes again");
+    } finally {
+      await fault.close();
+    }
+  });
+
   it("cancels a copy into the new index that nobody follows before copying", async () => {
     let holding = true;
     const fault = await startFaultServer(
