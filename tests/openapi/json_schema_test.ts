@@ -84,7 +84,7 @@ describe("JSON Schemas for the document", () => {
     assert.deepEqual(classSchema(NeedsArgs), { type: "object" });
   });
 
-  it("documents exactly the keys the body binding sets: the nearest prototype decides", async () => {
+  it("documents exactly the keys the body binding sets: the nearest prototype decides", () => {
     class Parent {
       #nick = "";
       get nick(): string {
