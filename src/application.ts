@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import {
+  configBoolean,
   configInteger,
   configStrings,
   configValue,
@@ -43,6 +44,12 @@ export interface BootstrapOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The largest request body in bytes; `server.max-body-size`, else 1 MiB. */
   readonly maxBodySize?: number;
+  /**
+   * Takes a `%2F` in a request path, so that a path variable can hold `/` (`/files/a%2Fb` binds
+   * `a/b`); `server.allow-encoded-slash`, else `false`: such a path is a 400, as Spring's
+   * firewall has it, since `..%2F` would reach a file path as `../`.
+   */
+  readonly allowEncodedSlash?: boolean;
   /** Where unexpected errors are reported; `console` by default. */
   readonly logger?: Logger;
   /**
@@ -130,6 +137,8 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
       configInteger(config, "server.max-body-size", 0, Number.MAX_SAFE_INTEGER) ??
       DEFAULT_MAX_BODY_SIZE,
   );
+  const allowEncodedSlash = options.allowEncodedSlash ??
+    configBoolean(config, "server.allow-encoded-slash") ?? false;
   const defaultPort = configInteger(config, "server.port", 0, 65535) ?? 8080;
   const hostnameSetting = configValue(config.values, "server.hostname");
   const defaultHostname = typeof hostnameSetting === "string" ? hostnameSetting : "0.0.0.0";
@@ -190,7 +199,7 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
       routes.push(...await openApiRoutes(await openapi(), served));
     }
   }
-  const hono = buildApp(routes, errors);
+  const hono = buildApp(routes, errors, { allowEncodedSlash });
 
   // Hono's own: already bound, and answering synchronously when the handler does, which spares
   // the server a promise per request.

@@ -58,7 +58,16 @@ export function loadedChunks(metafile: Metafile): Set<string> {
       if (i.kind === "import-statement" && outputs[i.path] !== undefined) visit(i.path);
     }
   };
-  visit(Object.keys(outputs).find((path) => outputs[path].entryPoint !== undefined)!);
+  // esbuild names an `entryPoint` for the entry and for every module an `import()` reaches: the
+  // entry is the one no output imports.
+  const imported = new Set(
+    Object.values(outputs).flatMap((output) => output.imports.map((i) => i.path)),
+  );
+  visit(
+    Object.keys(outputs).find((path) =>
+      outputs[path].entryPoint !== undefined && !imported.has(path)
+    )!,
+  );
   return chunks;
 }
 

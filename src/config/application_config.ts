@@ -84,6 +84,18 @@ export function configInteger(
   return n;
 }
 
+/** A `true`/`false` setting; the strings `true` and `false` (from `${VAR}`) are accepted. */
+export function configBoolean(config: LoadedConfig, key: string): boolean | undefined {
+  const value = configValue(config.values, key);
+  if (value === undefined || value === null) return undefined;
+  const text = typeof value === "string" ? value.trim() : undefined;
+  if (typeof value === "boolean") return value;
+  if (text === "true" || text === "false") return text === "true";
+  throw new ConfigError(
+    `${config.source}: ${key} must be true or false, got ${JSON.stringify(value)}`,
+  );
+}
+
 /** A list of strings; a single string counts as a list of one. */
 export function configStrings(config: LoadedConfig, key: string): string[] {
   const value = configValue(config.values, key);

@@ -1,4 +1,8 @@
+import { HttpException } from "./http_exception.ts";
+import { HttpStatus } from "./http_status.ts";
+import { unsupportedJsonEncoding } from "./media_type.ts";
 import { parseJson } from "./parse_json.ts";
+import { queryValues } from "./query_string.ts";
 import { readBodyText } from "./read_body.ts";
 
 // A server may hand over a URL that does not parse: relative (Bun, without `Host`) or with a host
@@ -157,8 +161,10 @@ export class HttpRequest {
   }
 
   /**
-   * The first value of a query parameter, or `undefined`.
+   * The first value of a query parameter, or `undefined`. Read as `RequestParam` reads it: `+` is
+   * a space, and percent-encoded bytes that are not UTF-8 are a 400.
    *
+   * @throws {HttpException} 400 when the value's percent-encoded bytes are not UTF-8.
    * @example
    * ```ts
    * import { HttpRequest } from "@thaw/thaw";
@@ -166,12 +172,14 @@ export class HttpRequest {
    * ```
    */
   getQueryParam(name: string): string | undefined {
-    return this.getUrl().searchParams.get(name) ?? undefined;
+    return queryValues(this.getUrl().search, name, true)[0];
   }
 
   /**
-   * Every value of a query parameter, in order.
+   * Every value of a query parameter, in order, read as {@linkcode HttpRequest.getQueryParam}
+   * reads one.
    *
+   * @throws {HttpException} 400 when a value's percent-encoded bytes are not UTF-8.
    * @example
    * ```ts
    * import { HttpRequest } from "@thaw/thaw";
@@ -179,7 +187,7 @@ export class HttpRequest {
    * ```
    */
   getQueryParams(name: string): string[] {
-    return this.getUrl().searchParams.getAll(name);
+    return queryValues(this.getUrl().search, name);
   }
 
   /**
@@ -213,10 +221,11 @@ export class HttpRequest {
 
   /**
    * The body parsed as JSON (see {@linkcode HttpRequest.text} for the limits), with the same
-   * protections as `RequestBody()`: `__proto__` keys are dropped at any depth, and nesting deeper
-   * than 512 levels is refused.
+   * protections as `RequestBody()`: `__proto__` keys, and `constructor` keys holding a
+   * `prototype`, are dropped at any depth, and nesting deeper than 512 levels is refused.
    *
-   * @throws {HttpException} 400 for malformed or too deeply nested JSON.
+   * @throws {HttpException} 400 for malformed or too deeply nested JSON; 415 for a `charset`
+   * other than UTF-8 or a `Content-Encoding` other than `identity`.
    * @example
    * ```ts
    * import { HttpRequest } from "@thaw/thaw";
@@ -225,6 +234,13 @@ export class HttpRequest {
    * ```
    */
   async json(): Promise<unknown> {
+    const encoding = unsupportedJsonEncoding(
+      this.getHeader("content-type") ?? "application/json",
+      this.getHeader("content-encoding"),
+    );
+    if (encoding !== undefined) {
+      throw new HttpException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, encoding);
+    }
     return parseJson(await this.text());
   }
 }

@@ -4,7 +4,21 @@ import { HttpStatus } from "./http_status.ts";
 /** The deepest nesting of arrays and objects a request body may have. */
 export const MAX_JSON_DEPTH = 512;
 
-const dropProto = (key: string, value: unknown) => key === "__proto__" ? undefined : value;
+// `__proto__` reaches a prototype through any assignment; `constructor.prototype` through the
+// usual recursive merge (`target.constructor` is `Object`, its `prototype` the one every object
+// has). Both are dropped, as secure-json-parse (Fastify's parser) refuses them by default: the
+// `constructor` key only when its value holds a `prototype`, so a body's own `constructor` field
+// of any other shape is kept.
+function dropPrototypeKeys(key: string, value: unknown): unknown {
+  if (key === "__proto__") return undefined;
+  if (
+    key === "constructor" && typeof value === "object" && value !== null &&
+    Object.hasOwn(value, "prototype")
+  ) {
+    return undefined;
+  }
+  return value;
+}
 
 function malformed(why: string): HttpException {
   return new HttpException(HttpStatus.BAD_REQUEST, `Malformed JSON in request body: ${why}`);
@@ -31,8 +45,9 @@ function tooDeep(text: string): boolean {
 
 /**
  * Parses a request body as JSON, for `RequestBody()` and `HttpRequest.json()` alike:
- * - every `__proto__` key is removed, at any depth and however it is spelled (`\u005f_proto__`),
- *   so no later merge or assignment can reach a prototype;
+ * - every `__proto__` key is removed, and every `constructor` key whose value holds a `prototype`
+ *   key, at any depth and however they are spelled (`\u005f_proto__`), so no later merge or
+ *   assignment can reach a prototype;
  * - nesting deeper than {@linkcode MAX_JSON_DEPTH} is refused before parsing, so that neither
  *   the parser, the key filter nor the application's own recursion can overflow the stack.
  *
@@ -43,8 +58,8 @@ export function parseJson(text: string): unknown {
   try {
     // The reviver is slow, so it runs only when the text could hold such a key (spelled out, or
     // hidden behind a `\u` escape).
-    return text.includes("__proto__") || text.includes("\\u")
-      ? JSON.parse(text, dropProto)
+    return text.includes("__proto__") || text.includes("constructor") || text.includes("\\u")
+      ? JSON.parse(text, dropPrototypeKeys)
       : JSON.parse(text);
   } catch (error) {
     throw malformed((error as Error).message);

@@ -12,6 +12,15 @@ function cutShort(error: unknown): never {
   throw new HttpException(HttpStatus.BAD_REQUEST, "Request body ended before it was complete");
 }
 
+// Requests whose body a read gave up on before its end (over the limit while counting): the server
+// must not read the rest either (see src/runtime/unread_body.ts).
+const abandoned = new WeakSet<Request>();
+
+/** Whether a read of this request's body stopped before the body's end. */
+export function bodyAbandoned(request: Request): boolean {
+  return abandoned.has(request);
+}
+
 function tooLarge(limit: number): HttpException {
   return new HttpException(HttpStatus.CONTENT_TOO_LARGE, `Request body exceeds ${limit} bytes`);
 }
@@ -66,6 +75,7 @@ async function readCounting(request: Request, limit: number): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
+      abandoned.add(request);
       await reader.cancel();
       throw tooLarge(limit);
     }

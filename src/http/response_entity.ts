@@ -2,6 +2,7 @@ import { generateCookie } from "hono/cookie";
 import { isBodyInit } from "./body.ts";
 import type { HttpStatus } from "./http_status.ts";
 import { isJsonMediaType } from "./media_type.ts";
+import { checkResponseHeaders } from "./response_headers.ts";
 import { toXml } from "./xml.ts";
 
 /** Attributes of a cookie set by {@linkcode ResponseEntity.withCookie} (Hono's cookie options). */
@@ -359,8 +360,12 @@ export class ResponseEntity {
   /**
    * Builds the web `Response`.
    *
+   * The framing headers (`Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`,
+   * `Proxy-Connection`, `Upgrade`) are dropped: the server writes them from the body it sends.
+   *
    * @throws {TypeError} when the body cannot be sent: a body on a 204, 205 or 304, an object with a
-   * non-JSON `Content-Type`, or a value JSON cannot represent.
+   * non-JSON `Content-Type`, or a value JSON cannot represent; or when a header value holds a
+   * character HTTP does not allow (a control character other than tab, or DEL).
    * @example
    * ```ts
    * import { ResponseEntity } from "@thaw/thaw";
@@ -373,6 +378,7 @@ export class ResponseEntity {
     if (body !== null && NULL_BODY_STATUSES.has(this.#status)) {
       throw new TypeError(`A ${this.#status} response cannot have a body`);
     }
+    checkResponseHeaders(this.#headers);
     return new Response(body, { status: this.#status, headers: this.#headers });
   }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { HttpStatus } from "../http/http_status.ts";
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
 /**
@@ -26,20 +26,35 @@ export async function nodeRequestListener(
     import("node:buffer"),
   ]);
   // The adapter's own refusals (an invalid Host, a `\` in the path) are client errors: 400.
-  const listener = getRequestListener(fetch, {
+  const options = {
     hostname,
-    errorHandler: (error) => (error instanceof RequestError ? onError(400) : onError(500)),
-  });
+    errorHandler: (error: unknown) => error instanceof RequestError ? onError(400) : onError(500),
+  };
+  const listener = getRequestListener(fetch, options);
+  // The adapter answers HEAD through Hono, which builds `new Response(null, response)` from the
+  // GET answer; the adapter's own Response class throws there for a response made without init
+  // (bytes, a stream), so HEAD is served as GET here and the body dropped.
+  const head = getRequestListener((request: Request, env?: unknown) => {
+    const get = new Request(request.url, { method: "GET", headers: request.headers });
+    const answer = fetch(get, env);
+    return answer instanceof Promise ? answer.then(withoutBody) : withoutBody(answer);
+  }, options);
+  // Whatever escapes the adapter (Node's `writeHead` refusing a header, a socket gone) must not
+  // become an unhandled rejection, which ends the process: the default 500 if nothing was sent,
+  // else the connection is closed.
+  const run = (serve: Listener, incoming: IncomingMessage, outgoing: ServerResponse): void => {
+    const answered = serve(incoming, outgoing) as unknown as Promise<void>;
+    answered.catch(() => lastResort(outgoing, onError));
+  };
   return (incoming, outgoing) => {
-    if (incoming.method === "GET" || incoming.method === "HEAD") {
-      void listener(incoming, outgoing);
-      return;
-    }
+    if (incoming.method === "GET") return run(listener, incoming, outgoing);
+    if (incoming.method === "HEAD") return run(head, incoming, outgoing);
     // Node builds `incoming.headers` on first use (the adapter reads rawHeaders): only here.
     const declared = incoming.headers["content-length"];
     if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) > maxBodySize) {
-      void listener(incoming, outgoing);
-      return;
+      // The adapter reads what an answer left unread for at most 500 ms or 64 MiB after it,
+      // then closes: a lingering close, so that a client still sending gets the answer.
+      return run(listener, incoming, outgoing);
     }
     const chunks: Uint8Array[] = [];
     incoming.on("data", (chunk: Uint8Array) => chunks.push(chunk));
@@ -47,11 +62,33 @@ export async function nodeRequestListener(
       (incoming as IncomingMessage & { rawBody?: Uint8Array }).rawBody = chunks.length === 1
         ? chunks[0]
         : Buffer.concat(chunks);
-      void listener(incoming, outgoing);
+      run(listener, incoming, outgoing);
     });
     // The client went away before its body arrived: there is nobody to answer.
     incoming.on("error", () => outgoing.destroy());
   };
+}
+
+function withoutBody(response: Response): Response {
+  if (response.body === null) return response;
+  response.body.cancel().catch(() => {});
+  return new Response(null, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+function lastResort(outgoing: ServerResponse, onError: (status: 500) => Response): void {
+  if (outgoing.headersSent) return void outgoing.destroy();
+  onError(500).text().then((body) => {
+    outgoing.writeHead(500, {
+      "content-type": "application/json",
+      "content-length": new TextEncoder().encode(body).byteLength,
+      connection: "close",
+    });
+    outgoing.end(body);
+  }).catch(() => outgoing.destroy());
 }
 
 /**

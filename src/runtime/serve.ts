@@ -18,7 +18,7 @@ export interface Server {
   close(): Promise<void>;
 }
 
-type FetchHandler = (request: Request) => Response | Promise<Response>;
+type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 /** What `serve` needs beside the handler. */
 export interface ServeOptions {
@@ -58,6 +58,16 @@ interface BunLike {
   };
 }
 
+function closing(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set("connection", "close");
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}
+
 function server(hostname: string, port: number, close: () => Promise<void>): Server {
   const host = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
   return {
@@ -79,11 +89,25 @@ export async function serve(fetch: FetchHandler, options: ServeOptions): Promise
   const onError = () => refuse(500);
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
   if (g.Deno !== undefined) {
+    // Deno.serve reads a body an answer left unread to its end before the connection goes on or
+    // closes, and gives its handler no way to close it without losing the answer (see README).
     const s = g.Deno.serve({ port, hostname, onListen: () => {}, onError }, fetch);
     return server(hostname, s.addr.port, () => s.shutdown());
   }
   if (g.Bun !== undefined) {
-    const s = g.Bun.serve({ port, hostname, fetch, development: false, error: onError });
+    const { unreadChunkedBody } = await import("./unread_body.ts");
+    // Bun reads a chunked body left unread to its end (a declared length over its own 128 MiB it
+    // refuses itself), unless the answer says it closes. A client still sending then may get a
+    // reset before it reads the answer, which is better than a core busy for as long as it sends.
+    const settle = (request: Request, response: Response) =>
+      unreadChunkedBody(request) ? closing(response) : response;
+    const handler = (request: Request) => {
+      const answer = fetch(request);
+      return answer instanceof Promise
+        ? answer.then((response) => settle(request, response))
+        : settle(request, answer);
+    };
+    const s = g.Bun.serve({ port, hostname, fetch: handler, development: false, error: onError });
     return server(hostname, s.port, async () => {
       await s.stop();
     });

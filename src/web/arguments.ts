@@ -3,12 +3,13 @@ import type { Class } from "../context/class_record.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
-import { isJsonMediaType } from "../http/media_type.ts";
+import { isJsonMediaType, unsupportedJsonEncoding } from "../http/media_type.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import type { ParameterBinder } from "./binder.ts";
-import { badRequest, compileConverter } from "./convert.ts";
+import { badRequest, compileConverter, quote } from "./convert.ts";
 import { classBinding, validateBody } from "./json_body.ts";
 import { parseJson } from "../http/parse_json.ts";
+import { queryValues } from "../http/query_string.ts";
 import { isStandardSchema } from "./standard_schema.ts";
 
 /** Produces one argument of a handler for a request. */
@@ -55,7 +56,7 @@ async function hasNoBody(c: Context, server: ServerRequest): Promise<boolean> {
 function unsupported(type: string | null): HttpException {
   return new HttpException(
     HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-    `Content-Type must be application/json, got ${type === null ? "none" : `"${type}"`}`,
+    `Content-Type must be application/json, got ${type === null ? "none" : quote(type)}`,
   );
 }
 
@@ -84,7 +85,7 @@ export function compileArgument(binder: ParameterBinder, server: ServerRequest):
       const convert = compileConverter(binder.type, label);
       const fallback = binder.default;
       const read = binder.kind === "param"
-        ? (c: Context) => c.req.query(name)
+        ? (c: Context) => queryValues(c.req.url, name, true)[0]
         : (c: Context) => c.req.raw.headers.get(name) ?? undefined;
       return sync((c) => {
         const text = read(c);
@@ -111,7 +112,7 @@ export function compileArgument(binder: ParameterBinder, server: ServerRequest):
           // a comma could be a parameter's, but `a/b; p="` + `, c/d; q="` joins into a value
           // that parses as one type either way: any comma is refused, so no second type hides.
           if (type !== null && type.includes(",")) {
-            throw badRequest(`Content-Type must be given once, got "${type}"`);
+            throw badRequest(`Content-Type must be given once, got ${quote(type)}`);
           }
           if (type === null) {
             return hasNoBody(c, server).then((none) => {
@@ -119,6 +120,13 @@ export function compileArgument(binder: ParameterBinder, server: ServerRequest):
             });
           }
           if (!isJsonMediaType(type)) throw unsupported(type);
+          const encoding = unsupportedJsonEncoding(
+            type,
+            server.header(c.req.raw, c.env, "content-encoding"),
+          );
+          if (encoding !== undefined) {
+            throw new HttpException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, encoding);
+          }
           return (request as HttpRequest).text().then((text) => {
             if (!NOTHING.test(text)) throw badRequest("Required request body is missing");
             return finish(parseJson(text));

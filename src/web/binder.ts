@@ -135,8 +135,9 @@ export function RequestHeader(name: string, options: ValueOptions = {}): Binder 
  * field it declares is assigned, each that names a setter is called; a key naming a method or a
  * read-only accessor is a 400, and unknown keys are ignored. With a Standard Schema (zod,
  * valibot, arktype), the body is validated and the schema's output is passed, its issues
- * answering 400. `__proto__` keys are dropped at every depth; nesting deeper than 512 levels is a
- * 400. No body: 400. Not `application/json` (or `+json`): 415. Over the body limit: 413.
+ * answering 400. `__proto__` keys, and `constructor` keys holding a `prototype`, are dropped at
+ * every depth; nesting deeper than 512 levels is a 400. No body: 400. Not `application/json` (or
+ * `+json`), a `charset` other than UTF-8 or any `Content-Encoding`: 415. Over the body limit: 413.
  * Malformed JSON: 400.
  *
  * @example

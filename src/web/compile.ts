@@ -11,7 +11,7 @@ import type { ParameterBinder } from "./binder.ts";
 import { type ErrorResponder, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
 import { joinPaths, parsePathPattern, type PathPattern } from "./path_pattern.ts";
-import { INVALID_TARGET, requestPath } from "./request_path.ts";
+import { REFUSED_PATHS, requestPath, requestPathAllowingEncodedSlash } from "./request_path.ts";
 import { IMPLEMENTED_METHODS, type MappedMethod, routeTable } from "./route_table.ts";
 
 /** A controller bean to compile. */
@@ -145,7 +145,11 @@ export function compileRoutes(
  * with `Allow`; every error goes through `errors`. Two routes for one method and path shape are a
  * `DefinitionError` naming both.
  */
-export function buildApp(routes: readonly CompiledRoute[], errors: ErrorResponder): Hono {
+export function buildApp(
+  routes: readonly CompiledRoute[],
+  errors: ErrorResponder,
+  options: { readonly allowEncodedSlash?: boolean } = {},
+): Hono {
   const seen = new Map<string, string>();
   for (const route of routes) {
     const key = `${route.httpMethod} ${route.pattern.shape}`;
@@ -159,7 +163,9 @@ export function buildApp(routes: readonly CompiledRoute[], errors: ErrorResponde
   }
   const table = routeTable(routes);
   // Hono tries routes in the order they were added: most specific first.
-  const hono = new Hono({ getPath: requestPath });
+  const hono = new Hono({
+    getPath: options.allowEncodedSlash === true ? requestPathAllowingEncodedSlash : requestPath,
+  });
   for (const route of table.routes) {
     hono.on(route.httpMethod, route.pattern.honoPath, route.handler);
   }
@@ -173,9 +179,8 @@ export function buildApp(routes: readonly CompiledRoute[], errors: ErrorResponde
     if (!IMPLEMENTED_METHODS.has(method)) {
       return refuse(HttpStatus.NOT_IMPLEMENTED, `Method ${echo(method)} is not implemented`);
     }
-    if (path === INVALID_TARGET) {
-      return refuse(HttpStatus.BAD_REQUEST, "Invalid request target or Host header");
-    }
+    const refused = REFUSED_PATHS.get(path);
+    if (refused !== undefined) return refuse(HttpStatus.BAD_REQUEST, refused);
     const allow = table.allowed(path);
     if (allow === undefined) {
       return refuse(HttpStatus.NOT_FOUND, `No route for ${method} ${echo(path)}`);

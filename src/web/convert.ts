@@ -14,7 +14,8 @@ export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
-function quote(text: string): string {
+/** A client's text for an error message: at most 64 characters of it, in JSON quotes. */
+export function quote(text: string): string {
   return JSON.stringify(clip(text, 64));
 }
 
@@ -27,7 +28,9 @@ export function compileConverter(type: ScalarType, label: string): (text: string
       if (!INTEGER.test(text) || !Number.isSafeInteger(n)) {
         throw badRequest(`${label} must be an integer, got ${quote(text)}`);
       }
-      return n;
+      // As Spring's Integer.parseInt: `+5` and `007` are 5 and 7, and `-0` is 0 (not -0, which
+      // `Object.is` and a division would tell from 0).
+      return n === 0 ? 0 : n;
     };
   }
   if (type === Boolean) {
@@ -43,7 +46,8 @@ export function compileConverter(type: ScalarType, label: string): (text: string
     try {
       return convert(text);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      // A converter's message may repeat the text it was given: it is clipped too.
+      const why = clip(error instanceof Error ? error.message : String(error), 200);
       throw badRequest(`${label} is invalid (${quote(text)}): ${why}`);
     }
   };

@@ -8,6 +8,40 @@ import { removeDotSegments } from "./path_pattern.ts";
  */
 export const INVALID_TARGET = "\u0000invalid-target";
 
+/**
+ * The paths {@linkcode requestPath} gives instead of one it refuses, each with the message of the
+ * 400 the not-found handler answers: none is a path a request can have (they start with NUL).
+ */
+export const REFUSED_PATHS: ReadonlyMap<string, string> = new Map([
+  [INVALID_TARGET, "Invalid request target or Host header"],
+  ["\u0000not-utf8", "Request path is not valid UTF-8 (its percent-encoded bytes)"],
+  [
+    "\u0000encoded-slash",
+    "Request path holds an encoded '/' (%2F); see server.allow-encoded-slash",
+  ],
+  ["\u0000encoded-control", "Request path holds an encoded control character"],
+]);
+
+const ENCODED_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
+const ENCODED_SLASH = /%2f/i;
+const ENCODED_CONTROL = /%(?:[01][0-9a-f]|7f)/i;
+
+// Spring's firewall refuses the same: a path variable must not hold a `/` the router did not see
+// (`..%2F` would reach a file path as `../`), nor a NUL or line break that would reach a log or a
+// file name; and bytes that are not UTF-8 would reach the handler still encoded (Hono keeps them).
+function refusedEncoding(path: string, allowEncodedSlash: boolean): string | undefined {
+  for (const run of path.match(ENCODED_RUN) ?? []) {
+    if (!allowEncodedSlash && ENCODED_SLASH.test(run)) return "\u0000encoded-slash";
+    if (ENCODED_CONTROL.test(run)) return "\u0000encoded-control";
+    try {
+      decodeURIComponent(run);
+    } catch {
+      return "\u0000not-utf8";
+    }
+  }
+  return undefined;
+}
+
 let lastAuthority = "\u0000"; // no URL holds it
 
 /**
@@ -25,6 +59,15 @@ let lastAuthority = "\u0000"; // no URL holds it
  * A `Host` with `/` in it cannot be told from the URL on Deno (see the README).
  */
 export function requestPath(request: Request): string {
+  return readPath(request, false);
+}
+
+/** {@linkcode requestPath}, but a `%2F` in the path is taken (a path variable then holds `/`). */
+export function requestPathAllowingEncodedSlash(request: Request): string {
+  return readPath(request, true);
+}
+
+function readPath(request: Request, allowEncodedSlash: boolean): string {
   const url = request.url;
   let path: string;
   if (url.charCodeAt(0) === 0x2f) {
@@ -33,7 +76,11 @@ export function requestPath(request: Request): string {
     if (request.headers.get("host") !== null) return INVALID_TARGET;
     const end = url.search(/[?#]/);
     path = end === -1 ? url : url.slice(0, end);
-    if (path.includes("%")) path = getPath({ url: `http://invalid${path}` } as Request);
+    if (path.includes("%")) {
+      const refused = refusedEncoding(path, allowEncodedSlash);
+      if (refused !== undefined) return refused;
+      path = getPath({ url: `http://invalid${path}` } as Request);
+    }
   } else {
     // Only http(s): Deno passes an absolute-form target (`ftp://e/x`, `*`) through as it is. A `?`
     // or `#` before the path is no authority character, so the authority check covers both.
@@ -45,6 +92,17 @@ export function requestPath(request: Request): string {
     if (start - from !== lastAuthority.length || !url.startsWith(lastAuthority, from)) {
       if (!isAuthority(url, from, start)) return INVALID_TARGET;
       lastAuthority = url.slice(from, start);
+    }
+    const percent = url.indexOf("%", start);
+    if (percent !== -1) {
+      const query = url.indexOf("?", start);
+      if (query === -1 || percent < query) {
+        const refused = refusedEncoding(
+          url.slice(start, query === -1 ? undefined : query),
+          allowEncodedSlash,
+        );
+        if (refused !== undefined) return refused;
+      }
     }
     // Hono's reading of the same string: `request.url` is a getter that some servers (Bun,
     // Node's adapter) build anew on each call, so it is read once.

@@ -1,13 +1,15 @@
 import { isBodyInit } from "../http/body.ts";
 import { ResponseEntity } from "../http/response_entity.ts";
+import { sendableResponse } from "../http/response_headers.ts";
 
 // Each response gets headers of its own: @hono/node-server's Response keeps the object it is given
 // and writes Content-Length into it, so a shared object would give every later response the first
 // one's length (honojs/node-server#400).
 
 /**
- * A handler's return value as a response: a `ResponseEntity` as it says, a `Response` as it is,
- * a string as text, `undefined` as 204, bytes and streams as they are, anything else as JSON.
+ * A handler's return value as a response: a `ResponseEntity` as it says, a `Response` as it is
+ * (less the framing headers the server writes), a string as text, `undefined` as 204, bytes and
+ * streams as they are, anything else as JSON. A header value HTTP does not allow throws.
  */
 export function toResponse(value: unknown): Response {
   if (typeof value === "object" && value !== null) {
@@ -15,7 +17,7 @@ export function toResponse(value: unknown): Response {
     const proto = Object.getPrototypeOf(value);
     if (proto === Object.prototype || proto === Array.prototype) return json(value);
     if (value instanceof ResponseEntity) return value.toResponse();
-    if (value instanceof Response) return value;
+    if (value instanceof Response) return sendableResponse(value);
     if (isBodyInit(value)) return new Response(value);
   } else if (typeof value === "string") {
     return new Response(value, { headers: { "content-type": "text/plain; charset=utf-8" } });

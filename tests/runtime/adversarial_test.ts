@@ -3,7 +3,6 @@
 // the server still answers an ordinary request.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "node:net";
 import {
   bootstrap,
   GetMapping,
@@ -19,6 +18,7 @@ import {
 import { User } from "../../examples/users/src/user.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
+import { errorOf, exchange, jsonPost, request } from "./raw_client.ts";
 
 @RestController()
 @RequestMapping("/acc")
@@ -68,69 +68,6 @@ class Targets {
     }
     return { polluted: ({} as Record<string, unknown>).polluted ?? null };
   }
-}
-
-interface Answer {
-  /** 0 when the server closed the connection without answering. */
-  readonly status: number;
-  readonly head: string;
-  readonly body: string;
-}
-
-type Ending = "keep" | "half-close" | "reset";
-
-/**
- * Sends `text` (then `parts`, each after the previous one was written) and reads until the
- * server closes the connection. `ending` says what the client does after writing.
- */
-function exchange(
-  port: number,
-  text: string,
-  ending: Ending = "keep",
-  parts: string[] = [],
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    const chunks: Uint8Array[] = [];
-    const deadline = setTimeout(() => {
-      socket.destroy();
-      reject(
-        new Error(`no answer and no close within 10 s for ${JSON.stringify(text.slice(0, 60))}`),
-      );
-    }, 10_000);
-    socket.on("data", (chunk: Uint8Array) => chunks.push(chunk));
-    socket.on("error", () => {}); // a reset is one of the outcomes; "close" reports it
-    socket.on("close", () => {
-      clearTimeout(deadline);
-      const all = new TextDecoder().decode(
-        chunks.reduce((a, b) => new Uint8Array([...a, ...b]), new Uint8Array()),
-      );
-      const split = all.indexOf("\r\n\r\n");
-      resolve({
-        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(all)?.[1] ?? 0),
-        head: split < 0 ? all : all.slice(0, split),
-        body: split < 0 ? "" : all.slice(split + 4),
-      });
-    });
-    socket.on("connect", async () => {
-      const write = (data: string) => new Promise<void>((done) => socket.write(data, () => done()));
-      await write(text);
-      for (const part of parts) await write(part);
-      if (ending === "half-close") socket.end();
-      if (ending === "reset") socket.resetAndDestroy();
-    });
-  });
-}
-
-const request = (method: string, path: string, headers: string[] = [], body = "") =>
-  `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n` +
-  headers.map((h) => `${h}\r\n`).join("") + "\r\n" + body;
-
-const jsonPost = (path: string, body: string) =>
-  request("POST", path, ["Content-Type: application/json", `Content-Length: ${body.length}`], body);
-
-function errorOf(answer: Answer): { status: number; error: unknown } {
-  return { status: answer.status, error: JSON.parse(answer.body).error };
 }
 
 describe(`a hostile client against app.listen on ${RUNTIME}`, () => {

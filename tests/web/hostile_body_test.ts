@@ -226,7 +226,7 @@ describe("requests without a usable body", () => {
       });
       assert.deepEqual(await errorOf(joined), {
         status: 400,
-        error: `Content-Type must be given once, got "${type}"`,
+        error: `Content-Type must be given once, got ${JSON.stringify(type)}`,
       });
     }
   });

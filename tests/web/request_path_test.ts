@@ -1,7 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { INVALID_TARGET, requestPath } from "../../src/web/request_path.ts";
+import {
+  INVALID_TARGET,
+  REFUSED_PATHS,
+  requestPath,
+  requestPathAllowingEncodedSlash,
+} from "../../src/web/request_path.ts";
 import { removeDotSegments } from "../../src/web/path_pattern.ts";
 import { propertyOptions } from "../property.ts";
 
@@ -20,12 +25,48 @@ describe("requestPath", () => {
         const path = "/" + parts.join("/");
         const url = `http://${h}${path}${q ? "?x=/y" : ""}`;
         assert.equal(
-          requestPath(handed(url)),
+          requestPathAllowingEncodedSlash(handed(url)),
           removeDotSegments(decodeURI(path)), // decodeURI leaves %2F encoded, as routing must
           url,
         );
+        const refusedSlash = REFUSED_PATHS.get(requestPath(handed(url)))?.includes("%2F");
+        assert.equal(refusedSlash ?? false, path.includes("%2F"), url);
       }),
       propertyOptions(300),
+    );
+  });
+
+  it("refuses encoded bytes that are no UTF-8, an encoded slash and encoded controls (property)", () => {
+    const byte = fc.integer({ min: 0, max: 255 }).map((b) => `%${b.toString(16).padStart(2, "0")}`);
+    const piece = fc.oneof(fc.constantFrom("a", "%", "%zz", "é"), byte);
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 6 }), fc.boolean(), (pieces, allowSlash) => {
+        const path = "/p/" + pieces.join("");
+        const target = `${path}?q=%ff`; // the query is no part of the check
+        // The reference: each maximal run of %XX decodes as UTF-8 or the path is refused, first
+        // for a slash (when not allowed), then a control character, then the bytes.
+        let expected: string | undefined;
+        for (const run of path.match(/(?:%[0-9a-fA-F]{2})+/g) ?? []) {
+          const bytes = run.slice(1).split("%").map((h) => parseInt(h, 16));
+          if (!allowSlash && bytes.includes(0x2f)) expected = "\u0000encoded-slash";
+          else if (bytes.some((b) => b < 0x20 || b === 0x7f)) expected = "\u0000encoded-control";
+          else {
+            try {
+              new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes));
+            } catch {
+              expected = "\u0000not-utf8";
+            }
+          }
+          if (expected !== undefined) break;
+        }
+        const read = allowSlash ? requestPathAllowingEncodedSlash : requestPath;
+        for (const url of [`http://x${target}`, target]) {
+          const got = read(handed(url));
+          if (expected !== undefined) assert.equal(got, expected, url);
+          else assert.ok(!REFUSED_PATHS.has(got) || got === INVALID_TARGET, `${url}: ${got}`);
+        }
+      }),
+      propertyOptions(400),
     );
   });
 

@@ -1,0 +1,60 @@
+import { HttpException } from "./http_exception.ts";
+import { HttpStatus } from "./http_status.ts";
+
+// Runs of percent-encoded bytes: a multi-byte character is decoded as one run. A `%` that starts
+// no such triple stays as it was sent, as URLSearchParams and Hono keep it.
+const ENCODED_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/**
+ * Decodes one name or value of a query (`application/x-www-form-urlencoded`): `+` is a space,
+ * percent-encoded bytes are UTF-8. Bytes that are not UTF-8 throw a `URIError` (URLSearchParams
+ * would put U+FFFD in their place, and Hono would leave them encoded: either way the handler
+ * would get text the client never sent).
+ */
+export function decodeFormComponent(text: string): string {
+  const spaced = text.includes("+") ? text.replaceAll("+", " ") : text;
+  return spaced.includes("%") ? spaced.replace(ENCODED_RUN, decodeURIComponent) : spaced;
+}
+
+function notUtf8(name: string): HttpException {
+  return new HttpException(
+    HttpStatus.BAD_REQUEST,
+    `Request parameter '${name}' is not valid UTF-8 (its percent-encoded bytes)`,
+  );
+}
+
+/**
+ * The values of the query parameter `name` in a request URL, in order: at most the first when
+ * `first`. Read from the text after the first `?` (up to a `#`), so a relative URL (Bun's, for a
+ * request without `Host`) reads as an absolute one does. A value whose percent-encoded bytes are
+ * not UTF-8 is a 400 naming the parameter; a name that is not UTF-8 matches no name.
+ */
+export function queryValues(url: string, name: string, first = false): string[] {
+  const values: string[] = [];
+  const start = url.indexOf("?");
+  if (start === -1) return values;
+  let end = url.indexOf("#", start);
+  if (end === -1) end = url.length;
+  for (let from = start + 1; from <= end;) {
+    let to = url.indexOf("&", from);
+    if (to === -1 || to > end) to = end;
+    const equals = url.indexOf("=", from);
+    const split = equals !== -1 && equals < to ? equals : to;
+    let key: string | undefined;
+    try {
+      key = decodeFormComponent(url.slice(from, split));
+    } catch {
+      key = undefined;
+    }
+    if (key === name) {
+      try {
+        values.push(split === to ? "" : decodeFormComponent(url.slice(split + 1, to)));
+      } catch {
+        throw notUtf8(name);
+      }
+      if (first) return values;
+    }
+    from = to + 1;
+  }
+  return values;
+}

@@ -1,0 +1,71 @@
+// What a response may carry in its head. `Headers` takes values no HTTP peer may send: C0
+// control characters (but tab, CR, LF and NUL) and DEL. Deno's server panics on them (the process
+// is gone), Node's `writeHead` throws, Bun writes them raw; a handler that echoes a client's text
+// into a header would hand a client any of the three. Characters from U+0080 to U+00FF (RFC 9110's
+// obs-text) are refused too: Deno writes them as one byte each, Node as two (UTF-8, whenever the
+// body is text) and Bun either way, so no value outside ASCII means the same on every runtime.
+// What is left is tab, space and visible ASCII: RFC 9110 (5.5) asks new fields for no more.
+const INVALID_FIELD_VALUE = /[^\t\x20-\x7e]/;
+
+// The headers that frame the message on the connection. The server writes them from the body it
+// sends; an app's own would contradict it (Node sends an app's `Content-Length: 0` before a
+// 1-byte body, and the byte is read as the start of the next response) or close what the server
+// keeps open. RFC 9110 (7.6.1) lists the connection-specific fields.
+const FRAMING = new Set([
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "upgrade",
+]);
+
+/** A header value HTTP does not allow: the error names the header and the character, not the value. */
+function invalidValue(name: string, value: string): TypeError {
+  const at = value.search(INVALID_FIELD_VALUE);
+  const code = value.charCodeAt(at).toString(16).toUpperCase().padStart(4, "0");
+  return new TypeError(
+    `Response header "${name}" holds U+${code} at index ${at}; a header value may hold tab, ` +
+      "space and visible ASCII only (encode anything else), so the response was not sent",
+  );
+}
+
+/**
+ * Checks the headers a response is about to be sent with, in place: a value HTTP does not allow
+ * throws a `TypeError` naming the header (never quoting the value, which may be a client's), and
+ * the framing headers (`Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`,
+ * `Proxy-Connection`, `Upgrade`) are removed, for the server to write. Returns whether any was
+ * removed.
+ */
+export function checkResponseHeaders(headers: Headers): boolean {
+  let framing: string[] | undefined;
+  for (const [name, value] of headers) {
+    if (INVALID_FIELD_VALUE.test(value)) throw invalidValue(name, value);
+    if (FRAMING.has(name)) (framing ??= []).push(name);
+  }
+  if (framing === undefined) return false;
+  for (const name of framing) headers.delete(name);
+  return true;
+}
+
+/**
+ * A `Response` a handler returned, as it may be sent: itself when its headers are fine, a copy
+ * without the framing headers when it has any (a returned response's headers may be immutable),
+ * and a `TypeError` when a header value is one HTTP does not allow (see
+ * {@linkcode checkResponseHeaders}).
+ */
+export function sendableResponse(response: Response): Response {
+  let framing = false;
+  for (const [name, value] of response.headers) {
+    if (INVALID_FIELD_VALUE.test(value)) throw invalidValue(name, value);
+    if (FRAMING.has(name)) framing = true;
+  }
+  if (!framing) return response;
+  const headers = new Headers(response.headers);
+  checkResponseHeaders(headers);
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}

@@ -1,0 +1,86 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { HttpException } from "../../mod.ts";
+import { decodeFormComponent, queryValues } from "../../src/http/query_string.ts";
+import { propertyOptions } from "../property.ts";
+
+// Names and values of any Unicode text (well-formed: a lone surrogate has no UTF-8).
+const text = fc.string({ unit: "grapheme", maxLength: 8 });
+
+describe("queryValues (property)", () => {
+  it("reads what URLSearchParams reads from a query of valid UTF-8, absolute or relative", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(text, text), { maxLength: 6 }),
+        text,
+        fc.boolean(),
+        (pairs, name, relative) => {
+          fc.pre(name !== "");
+          const query = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+            .join("&");
+          const url = `${relative ? "" : "http://x"}/p?${query}#f=1`;
+          const reference = new URLSearchParams(query);
+          for (const key of [name, ...pairs.map(([k]) => k)].filter((k) => k !== "")) {
+            assert.deepEqual(queryValues(url, key), reference.getAll(key), url);
+            assert.deepEqual(queryValues(url, key, true), reference.getAll(key).slice(0, 1));
+          }
+        },
+      ),
+      propertyOptions(300),
+    );
+  });
+
+  it("refuses a value whose encoded bytes are no UTF-8 with a 400 naming it, and nothing else", () => {
+    const byte = fc.integer({ min: 0, max: 255 }).map((b) => `%${b.toString(16).padStart(2, "0")}`);
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(byte, fc.constantFrom("a", "+", "%", "%g")), { maxLength: 5 }),
+        (parts) => {
+          const value = parts.join("");
+          let valid = true;
+          try {
+            new TextDecoder("utf-8", { fatal: true }).decode(
+              new Uint8Array(
+                (value.match(/(?:%[0-9a-f]{2})+/gi) ?? []).flatMap((run) =>
+                  run.slice(1).split("%").map((h) => parseInt(h, 16))
+                ),
+              ),
+            );
+          } catch {
+            valid = false;
+          }
+          // Each run must decode alone; joined runs are checked run by run below.
+          for (const run of value.match(/(?:%[0-9a-f]{2})+/gi) ?? []) {
+            try {
+              decodeURIComponent(run);
+            } catch {
+              valid = false;
+            }
+          }
+          const url = `/p?a=${value}`;
+          if (valid) {
+            assert.deepEqual(queryValues(url, "a"), [decodeFormComponent(value)]);
+          } else {
+            assert.throws(
+              () => queryValues(url, "a"),
+              (error: unknown) =>
+                error instanceof HttpException && error.status.getValue() === 400 &&
+                error.message ===
+                  "Request parameter 'a' is not valid UTF-8 (its percent-encoded bytes)",
+            );
+            // Another parameter of the same query is read as ever.
+            assert.deepEqual(queryValues(`${url}&b=1`, "b"), ["1"]);
+          }
+        },
+      ),
+      propertyOptions(400),
+    );
+  });
+
+  it("keeps a % that starts no triple, and reads + as a space", () => {
+    assert.deepEqual(queryValues("/p?a=100%&a=%zz+%2B", "a"), ["100%", "%zz +"]);
+    assert.deepEqual(queryValues("/p?a&b=&a=", "a"), ["", ""]);
+    assert.deepEqual(queryValues("/p", "a"), []);
+  });
+});

@@ -1,0 +1,136 @@
+// A client that writes HTTP/1.1 as bytes over a real socket and reads what the server sends back,
+// as it is: the tests of what `app.listen` does with hostile or careless clients, on whichever
+// runtime runs the suite.
+import { Buffer } from "node:buffer";
+import { connect } from "node:net";
+
+/** What came back on one connection. */
+export interface Answer {
+  /** The status of the first response; 0 when the server closed without answering. */
+  readonly status: number;
+  /** The first response's head, decoded as UTF-8. */
+  readonly head: string;
+  /** Everything after the first head, decoded as UTF-8. */
+  readonly body: string;
+  /** Every byte received, one character per byte (latin1), for checks byte by byte. */
+  readonly bytes: string;
+}
+
+/** What the client does after writing: keep the connection, half-close it, or reset it. */
+export type Ending = "keep" | "half-close" | "reset";
+
+/**
+ * Sends `text` (then `parts`, each after the previous one was written; one byte per character,
+ * latin1) and reads until the server closes the connection. `ending` says what the client does
+ * after writing.
+ */
+export function exchange(
+  port: number,
+  text: string,
+  ending: Ending = "keep",
+  parts: string[] = [],
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    const chunks: Uint8Array[] = [];
+    const deadline = setTimeout(() => {
+      socket.destroy();
+      reject(
+        new Error(`no answer and no close within 10 s for ${JSON.stringify(text.slice(0, 60))}`),
+      );
+    }, 10_000);
+    socket.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+    socket.on("error", () => {}); // a reset is one of the outcomes; "close" reports it
+    socket.on("close", () => {
+      clearTimeout(deadline);
+      const received = Buffer.concat(chunks);
+      const all = new TextDecoder().decode(received);
+      const split = all.indexOf("\r\n\r\n");
+      resolve({
+        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(all)?.[1] ?? 0),
+        head: split < 0 ? all : all.slice(0, split),
+        body: split < 0 ? "" : all.slice(split + 4),
+        bytes: received.toString("latin1"),
+      });
+    });
+    socket.on("connect", async () => {
+      const write = (data: string) =>
+        new Promise<void>((done) => socket.write(Buffer.from(data, "latin1"), () => done()));
+      await write(text);
+      for (const part of parts) await write(part);
+      if (ending === "half-close") socket.end();
+      if (ending === "reset") socket.resetAndDestroy();
+    });
+  });
+}
+
+/** A request with `Host: x` and `Connection: close`, then `headers` and `body`. */
+export const request = (method: string, path: string, headers: string[] = [], body = "") =>
+  `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n` +
+  headers.map((h) => `${h}\r\n`).join("") + "\r\n" + body;
+
+/** A JSON POST of `body` (ASCII) to `path`. */
+export const jsonPost = (path: string, body: string) =>
+  request("POST", path, ["Content-Type: application/json", `Content-Length: ${body.length}`], body);
+
+/** The status and the `error` field of a default error body. */
+export function errorOf(answer: Answer): { status: number; error: unknown } {
+  return { status: answer.status, error: JSON.parse(answer.body).error };
+}
+
+/** What {@linkcode sendEndlessBody} saw. */
+export interface Flood {
+  /** The first bytes the server answered with (latin1); empty when it closed without a word. */
+  readonly answer: string;
+  /** Whether the server closed the connection before the client had written `cap` bytes. */
+  readonly closed: boolean;
+  /** The body bytes the client had handed to its socket when the connection closed. */
+  readonly written: number;
+}
+
+/**
+ * Sends `head`, then body bytes (chunked when `chunked`, else as they are) as fast as the server
+ * takes them, until the server closes the connection or `cap` bytes are written. A server that
+ * reads and discards the rest of a body it answered early lets the client reach `cap`.
+ */
+export function sendEndlessBody(
+  port: number,
+  head: string,
+  cap: number,
+  chunked = false,
+): Promise<Flood> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    const received: Uint8Array[] = [];
+    let written = 0;
+    let settled = false;
+    const finish = (closed: boolean) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      resolve({ answer: Buffer.concat(received).toString("latin1"), closed, written });
+    };
+    socket.on("data", (chunk: Uint8Array) => received.push(chunk));
+    socket.on("error", () => finish(true)); // EPIPE or a reset: the server is gone
+    socket.on("close", () => finish(true));
+    const payload = Buffer.alloc(1 << 20, 0x20);
+    const piece = chunked
+      ? Buffer.concat([
+        Buffer.from(`${payload.length.toString(16)}\r\n`),
+        payload,
+        Buffer.from("\r\n"),
+      ])
+      : payload;
+    const pump = () => {
+      while (!settled) {
+        if (written >= cap) return finish(false);
+        written += payload.length;
+        if (!socket.write(piece)) return void socket.once("drain", pump);
+      }
+    };
+    socket.on("connect", () => {
+      socket.write(head);
+      pump();
+    });
+  });
+}
