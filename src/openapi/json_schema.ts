@@ -14,7 +14,14 @@ export type SharedSchemas = Map<string, JsonSchema>;
 
 /** The schema of a path variable, parameter or header: what its conversion accepts. */
 export function scalarSchema(type: ScalarType): JsonSchema {
-  if (type === Number) return { type: "integer" };
+  // The conversion takes only what `Number.isSafeInteger` does: beyond, a number is not exact.
+  if (type === Number) {
+    return {
+      type: "integer",
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+    };
+  }
   if (type === Boolean) return { type: "boolean" };
   // A converter function takes the text as sent; what it accepts only it knows.
   return { type: "string" };
@@ -23,26 +30,42 @@ export function scalarSchema(type: ScalarType): JsonSchema {
 /**
  * The JSON Schema of a class's declared fields, as the body binding sees them: each own field of
  * a new instance (typed by its initial value) and each setter. No field is required (a body may
- * leave any out) and other keys are allowed (the binding ignores them). A class whose constructor
- * needs arguments, or throws, gives only `{type: "object"}`.
+ * leave any out) and other keys are allowed (the binding ignores them), except the names the
+ * binding refuses with a 400 (a method, a getter without a setter, a function-valued or read-only
+ * field), which `propertyNames` forbids. A class whose constructor needs arguments, or throws,
+ * gives only `{type: "object"}`.
  */
 export function classSchema(cls: Class): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
+  const forbidden: string[] = [];
   let instance: Record<string, unknown>;
   try {
     instance = new (cls as new () => Record<string, unknown>)();
   } catch {
     return { type: "object" };
   }
-  // What the body binding sets (json_body.ts): the instance's own fields, then the setters the
-  // nearest prototype declares.
-  for (const key of Object.keys(instance)) {
-    if (fieldKind(instance, key) === true) properties[key] = valueSchema(instance[key]);
+  // What the body binding decides (json_body.ts): an own property of the instance by its kind,
+  // any other name by the nearest prototype that declares it. All own names, not only the
+  // enumerable ones: the binding reads each key's descriptor. `__proto__` never reaches it (the
+  // body parser drops that key), so the schema says nothing of it.
+  for (const key of Object.getOwnPropertyNames(instance)) {
+    if (key === "__proto__") continue;
+    const settable = fieldKind(instance, key);
+    if (settable === false) forbidden.push(key);
+    else if (Object.prototype.propertyIsEnumerable.call(instance, key)) {
+      properties[key] = valueSchema(instance[key]);
+    }
   }
   for (const [key, settable] of prototypeMembers(cls)) {
-    if (settable && !Object.hasOwn(instance, key)) properties[key] = {};
+    if (Object.hasOwn(instance, key)) continue;
+    if (settable) properties[key] = {};
+    else forbidden.push(key);
   }
-  return { type: "object", title: cls.name, properties };
+  const schema: Record<string, unknown> = { type: "object", title: cls.name, properties };
+  // `propertyNames`, not `false` under `properties`: tools that write sample bodies (Swagger UI's
+  // "Try it out") fill in every listed property, forbidden or not.
+  if (forbidden.length > 0) schema.propertyNames = { not: { enum: forbidden } };
+  return schema;
 }
 
 function valueSchema(value: unknown): JsonSchema {

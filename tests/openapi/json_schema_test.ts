@@ -42,7 +42,12 @@ function documentOf(schema: JsonSchema, shared: SharedSchemas): OpenApiDocument 
 
 describe("JSON Schemas for the document", () => {
   it("types path variables, parameters and headers by their conversion", () => {
-    assert.deepEqual(scalarSchema(Number), { type: "integer" });
+    // What `Number.isSafeInteger` lets through, and no more.
+    assert.deepEqual(scalarSchema(Number), {
+      type: "integer",
+      minimum: -9007199254740991,
+      maximum: 9007199254740991,
+    });
     assert.deepEqual(scalarSchema(Boolean), { type: "boolean" });
     assert.deepEqual(scalarSchema(String), { type: "string" });
     assert.deepEqual(scalarSchema((t: string) => t.length), { type: "string" });
@@ -75,6 +80,8 @@ describe("JSON Schemas for the document", () => {
         },
         viaSetter: {},
       },
+      // What the binding refuses with a 400: an arrow-function field, a getter alone, a method.
+      propertyNames: { not: { enum: ["handler", "computed", "method"] } },
     });
     class NeedsArgs {
       constructor(readonly id: { value: number }) {
@@ -103,8 +110,45 @@ describe("JSON Schemas for the document", () => {
     }
     const schema = classSchema(Child);
     assert.deepEqual(Object.keys(schema.properties as object), ["name"]);
+    assert.deepEqual(schema.propertyNames, { not: { enum: ["nick"] } });
     const bind = classBinding(Child);
     assert.throws(() => bind({ nick: "x" }), /"nick" is not a settable property of Child/);
+  });
+
+  it("forbids the names the binding refuses, and only those: Object.prototype's are ignored", () => {
+    class User {
+      id = 0;
+      email = "";
+      // A field of the constructor's own counts, even under a name every object has.
+      toString = () => "user";
+      setId(id: number): void {
+        this.id = id;
+      }
+      getEmail(): string {
+        return this.email;
+      }
+      // Declared by the class, yet one of the names every object has: the binding ignores it.
+      valueOf(): number {
+        return this.id;
+      }
+    }
+    const schema = classSchema(User);
+    assert.deepEqual(schema.propertyNames, { not: { enum: ["toString", "setId", "getEmail"] } });
+    const bind = classBinding(User);
+    for (const name of ["toString", "setId", "getEmail"]) {
+      assert.throws(() => bind({ [name]: 1 }), /is not a settable property of User/);
+    }
+    // Ignored, not refused: no name of these is forbidden.
+    bind(JSON.parse('{"constructor":1,"valueOf":1,"hasOwnProperty":1,"__proto__":1}'));
+    const validate = new Ajv2020({ strict: false }).compile(structuredClone(schema));
+    assert.equal(validate({ id: 1, email: "a@b.c", constructor: 1, valueOf: 1 }), true);
+    assert.equal(validate({ getEmail: "x" }), false);
+    assert.equal(validate({ toString: "x" }), false);
+    // A class with nothing to refuse says nothing more than before.
+    class Plain {
+      name = "";
+    }
+    assert.equal(classSchema(Plain).propertyNames, undefined);
   });
 
   it("says what it does not know instead of failing: no converter, or one that throws", () => {

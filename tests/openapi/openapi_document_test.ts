@@ -127,6 +127,13 @@ class PlainController {
   }
 }
 
+/** What `Number` as a path variable, parameter or header type accepts: a safe integer. */
+const INTEGER = {
+  type: "integer",
+  minimum: -Number.MAX_SAFE_INTEGER,
+  maximum: Number.MAX_SAFE_INTEGER,
+};
+
 function operation(doc: OpenApiDocument, path: string, method: string): Record<string, unknown> {
   const op = doc.paths[path]?.[method];
   assert.ok(op !== undefined, `no ${method} ${path} in ${Object.keys(doc.paths).join(", ")}`);
@@ -171,15 +178,15 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
     assert.equal(op.deprecated, true);
     assert.deepEqual(op.tags, ["EveryBinderController"]);
     assert.deepEqual(op.parameters, [
-      { name: "id", in: "path", required: true, schema: { type: "integer" } },
+      { name: "id", in: "path", required: true, schema: INTEGER },
       { name: "slug", in: "path", required: true, schema: { type: "string" } },
       { name: "flag", in: "path", required: true, schema: { type: "boolean" } },
       { name: "day", in: "path", required: true, schema: { type: "string" } },
       { name: "q", in: "query", required: true, schema: { type: "string" } },
-      { name: "page", in: "query", required: false, schema: { type: "integer", default: 1 } },
+      { name: "page", in: "query", required: false, schema: { ...INTEGER, default: 1 } },
       { name: "exact", in: "query", required: false, schema: { type: "boolean" } },
       { name: "x-request-id", in: "header", required: false, schema: { type: "string" } },
-      { name: "X-Tenant", in: "header", required: true, schema: { type: "integer" } },
+      { name: "X-Tenant", in: "header", required: true, schema: INTEGER },
     ]);
     assert.equal(op.requestBody, undefined);
   });
@@ -241,6 +248,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
         meta: {},
         nickname: {},
       },
+      propertyNames: { not: { enum: ["label"] } },
     });
     assert.deepEqual(body("/api/anything", "patch"), {});
     const created = (operation(doc, "/api/items", "post").responses as Record<

@@ -33,7 +33,15 @@ export function schemaValidator(document: OpenApiDocument): (schema: unknown, va
   valid: boolean;
   errors: unknown;
 } {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  // `ownProperties`: without it ajv reads `constructor` or `toString` through the prototype and
+  // refuses `{}` against `properties: {constructor: {type: "string"}}`, which JSON Schema calls
+  // valid (a class may declare such a field).
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateFormats: false,
+    ownProperties: true,
+  });
   ajv.addSchema({ ...document, $id: "doc" } as Record<string, unknown>, "doc");
   return (schema, value) => {
     const rebased = JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/', '"$ref":"doc#/'));
