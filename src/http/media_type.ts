@@ -11,7 +11,8 @@ export function isJsonMediaType(type: string): boolean {
  * (RFC 8259 has JSON in UTF-8, and a body in another charset would be read wrong, or refused as
  * "not valid UTF-8" without saying why), or a `Content-Encoding` other than `identity` (the bytes
  * are compressed, and Thaw does not inflate request bodies, whose size after inflating no limit
- * declared up front would bound). The reason quotes at most 64 characters of the client's text.
+ * declared up front would bound). Any label of UTF-8 is UTF-8 (`utf8`, `unicode-1-1-utf-8`), as
+ * the Encoding standard lists them. The reason quotes at most 64 characters of the client's text.
  */
 export function unsupportedJsonEncoding(
   contentType: string,
@@ -24,16 +25,54 @@ export function unsupportedJsonEncoding(
     }
   }
   if (contentType === "application/json") return undefined;
-  for (const parameter of contentType.split(";").slice(1)) {
-    const equals = parameter.indexOf("=");
-    if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
-    const charset = parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, "$1");
-    const name = charset.toLowerCase();
-    if (name !== "utf-8" && name !== "utf8") {
-      return `charset ${quoted(charset)} is not supported; JSON bodies are read as UTF-8`;
+  for (const [name, value] of parameters(contentType)) {
+    if (name === "charset" && !isUtf8Label(value)) {
+      return `charset ${quoted(value)} is not supported; JSON bodies are read as UTF-8`;
     }
   }
   return undefined;
+}
+
+// The parameters of a media type (RFC 9110, 5.6.6): `;`-separated `name=value`, a value a token or
+// a quoted string with `\` escapes, in which a `;` is no separator. Names are lower-cased.
+function parameters(type: string): [string, string][] {
+  const found: [string, string][] = [];
+  let i = type.indexOf(";");
+  while (i !== -1) {
+    const equals = type.indexOf("=", i + 1);
+    const next = type.indexOf(";", i + 1);
+    if (equals === -1 || (next !== -1 && next < equals)) {
+      i = next;
+      continue;
+    }
+    const name = type.slice(i + 1, equals).trim().toLowerCase();
+    let j = equals + 1;
+    while (type[j] === " " || type[j] === "\t") j++;
+    if (type[j] === '"') {
+      let value = "";
+      for (j++; j < type.length && type[j] !== '"'; j++) {
+        if (type[j] === "\\") j++;
+        value += type[j] ?? "";
+      }
+      found.push([name, value]);
+      i = type.indexOf(";", j);
+    } else {
+      const end = type.indexOf(";", j);
+      found.push([name, type.slice(j, end === -1 ? undefined : end).trim()]);
+      i = end;
+    }
+  }
+  return found;
+}
+
+function isUtf8Label(label: string): boolean {
+  const lower = label.toLowerCase();
+  if (lower === "utf-8" || lower === "utf8") return true;
+  try {
+    return new TextDecoder(label).encoding === "utf-8";
+  } catch {
+    return false; // a label the Encoding standard does not know
+  }
 }
 
 function quoted(text: string): string {

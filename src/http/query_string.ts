@@ -38,17 +38,19 @@ export function queryValues(url: string, name: string, first = false): string[] 
   for (let from = start + 1; from <= end;) {
     let to = url.indexOf("&", from);
     if (to === -1 || to > end) to = end;
-    const equals = url.indexOf("=", from);
-    const split = equals !== -1 && equals < to ? equals : to;
+    // The pair alone is searched for its `=`: a search to the end of the URL would read a query
+    // of many pairs once per pair.
+    const pair = url.slice(from, to);
+    const equals = pair.indexOf("=");
     let key: string | undefined;
     try {
-      key = decodeFormComponent(url.slice(from, split));
+      key = decodeFormComponent(equals === -1 ? pair : pair.slice(0, equals));
     } catch {
       key = undefined;
     }
     if (key === name) {
       try {
-        values.push(split === to ? "" : decodeFormComponent(url.slice(split + 1, to)));
+        values.push(equals === -1 ? "" : decodeFormComponent(pair.slice(equals + 1)));
       } catch {
         throw notUtf8(name);
       }

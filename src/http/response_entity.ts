@@ -44,6 +44,15 @@ function checkStatusCode(code: number): number {
   return code;
 }
 
+// `Headers` refuses NUL, CR and LF (and names that are no token) with a message that quotes the
+// value on some runtimes: a client's text, CR and LF included, would reach the log as it is.
+function refusedHeader(name: string): TypeError {
+  return new TypeError(
+    `Response header ${JSON.stringify(name)} is not a valid header name, or its value holds ` +
+      "NUL, CR or LF; the response was not sent",
+  );
+}
+
 /**
  * A response under construction: status, headers and body, built fluently.
  *
@@ -238,7 +247,11 @@ export class ResponseEntity {
    * ```
    */
   withHeader(name: string, value: string): this {
-    this.#headers.append(name, value);
+    try {
+      this.#headers.append(name, value);
+    } catch {
+      throw refusedHeader(name);
+    }
     return this;
   }
 
@@ -281,7 +294,11 @@ export class ResponseEntity {
    * ```
    */
   withContentType(type: string): this {
-    this.#headers.set("Content-Type", type);
+    try {
+      this.#headers.set("Content-Type", type);
+    } catch {
+      throw refusedHeader("Content-Type");
+    }
     return this;
   }
 
@@ -379,6 +396,8 @@ export class ResponseEntity {
       throw new TypeError(`A ${this.#status} response cannot have a body`);
     }
     checkResponseHeaders(this.#headers);
+    // A Blob's length is known: Deno would otherwise stream it without one.
+    if (body instanceof Blob) this.#headers.set("Content-Length", String(body.size));
     return new Response(body, { status: this.#status, headers: this.#headers });
   }
 

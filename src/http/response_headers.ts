@@ -11,6 +11,9 @@ const INVALID_FIELD_VALUE = /[^\t\x20-\x7e]/;
 // sends; an app's own would contradict it (Node sends an app's `Content-Length: 0` before a
 // 1-byte body, and the byte is read as the start of the next response) or close what the server
 // keeps open. RFC 9110 (7.6.1) lists the connection-specific fields.
+// `Trailer` announces trailers a fetch `Response` cannot carry (Node refuses it beside a length);
+// `X-Hono-Already-Sent` is the Node adapter's private signal that the app wrote the answer itself,
+// after which it waits for an answer no one writes.
 const FRAMING = new Set([
   "content-length",
   "transfer-encoding",
@@ -18,6 +21,8 @@ const FRAMING = new Set([
   "keep-alive",
   "proxy-connection",
   "upgrade",
+  "trailer",
+  "x-hono-already-sent",
 ]);
 
 /** A header value HTTP does not allow: the error names the header and the character, not the value. */
@@ -33,9 +38,9 @@ function invalidValue(name: string, value: string): TypeError {
 /**
  * Checks the headers a response is about to be sent with, in place: a value HTTP does not allow
  * throws a `TypeError` naming the header (never quoting the value, which may be a client's), and
- * the framing headers (`Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`,
- * `Proxy-Connection`, `Upgrade`) are removed, for the server to write. Returns whether any was
- * removed.
+ * the headers only a server may write (`Content-Length`, `Transfer-Encoding`, `Connection`,
+ * `Keep-Alive`, `Proxy-Connection`, `Upgrade`, `Trailer`, and the Node adapter's
+ * `X-Hono-Already-Sent`) are removed. Returns whether any was removed.
  */
 export function checkResponseHeaders(headers: Headers): boolean {
   let framing: string[] | undefined;
@@ -49,23 +54,39 @@ export function checkResponseHeaders(headers: Headers): boolean {
 }
 
 /**
- * A `Response` a handler returned, as it may be sent: itself when its headers are fine, a copy
- * without the framing headers when it has any (a returned response's headers may be immutable),
- * and a `TypeError` when a header value is one HTTP does not allow (see
- * {@linkcode checkResponseHeaders}).
+ * Whether a value is a fetch `Response`. `instanceof Response` is not enough: on Node, Hono's
+ * adapter replaces the global `Response` once a server starts, and a response the runtime made
+ * (`Response.json`, `Response.redirect`, a `fetch` answer) is no instance of the replacement.
+ */
+export function isResponse(value: object): value is Response {
+  return value instanceof Response || Object.prototype.toString.call(value) === "[object Response]";
+}
+
+/**
+ * A `Response` a handler returned, as it may be sent: itself, less the headers only a server may
+ * write (removed in place; from a copy when its headers are immutable, as a redirect's are). A
+ * header value HTTP does not allow (see {@linkcode checkResponseHeaders}), or a status outside
+ * 200-599 (Node and Bun would send a 1xx as the answer, and the real one after it), throws a
+ * `TypeError`.
  */
 export function sendableResponse(response: Response): Response {
+  const status = response.status;
+  if (!(status >= 200 && status <= 599)) {
+    throw new TypeError(`A handler returned a Response with status ${status}; give 200-599`);
+  }
   let framing = false;
   for (const [name, value] of response.headers) {
     if (INVALID_FIELD_VALUE.test(value)) throw invalidValue(name, value);
     if (FRAMING.has(name)) framing = true;
   }
   if (!framing) return response;
-  const headers = new Headers(response.headers);
-  checkResponseHeaders(headers);
-  return new Response(response.body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers,
-  });
+  // In place, the body stays what it was (a Blob keeps the length the server writes from it).
+  try {
+    checkResponseHeaders(response.headers);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    checkResponseHeaders(headers);
+    return new Response(response.body, { status, statusText: response.statusText, headers });
+  }
 }

@@ -28,7 +28,11 @@ function checkName(name: string): string {
   // Property names become element names; an invalid one would make the document unparseable, so
   // it is refused rather than written. A colon is refused too: it would name a namespace prefix
   // that nothing declares, which namespace-aware parsers (browsers, Java, ElementTree) reject.
-  if (!ncName(name)) throw new TypeError(`Cannot write "${name}" as an XML element name`);
+  // JSON-quoted and cut: the name may be a client's key, on its way to a log.
+  if (!ncName(name)) {
+    const shown = name.length > 64 ? `${name.slice(0, 64)}...` : name;
+    throw new TypeError(`Cannot write ${jsonQuoted(shown)} as an XML element name`);
+  }
   return name;
 }
 
@@ -121,4 +125,12 @@ export function toXml(body: unknown): string {
     element("response", value, new Set(), out);
   }
   return out.join("");
+}
+
+// JSON.stringify, with the line and paragraph separators it leaves raw escaped too.
+function jsonQuoted(text: string): string {
+  return JSON.stringify(text).replace(
+    /[\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16)}`,
+  );
 }

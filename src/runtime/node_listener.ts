@@ -31,14 +31,6 @@ export async function nodeRequestListener(
     errorHandler: (error: unknown) => error instanceof RequestError ? onError(400) : onError(500),
   };
   const listener = getRequestListener(fetch, options);
-  // The adapter answers HEAD through Hono, which builds `new Response(null, response)` from the
-  // GET answer; the adapter's own Response class throws there for a response made without init
-  // (bytes, a stream), so HEAD is served as GET here and the body dropped.
-  const head = getRequestListener((request: Request, env?: unknown) => {
-    const get = new Request(request.url, { method: "GET", headers: request.headers });
-    const answer = fetch(get, env);
-    return answer instanceof Promise ? answer.then(withoutBody) : withoutBody(answer);
-  }, options);
   // Whatever escapes the adapter (Node's `writeHead` refusing a header, a socket gone) must not
   // become an unhandled rejection, which ends the process: the default 500 if nothing was sent,
   // else the connection is closed.
@@ -47,8 +39,10 @@ export async function nodeRequestListener(
     answered.catch(() => lastResort(outgoing, onError));
   };
   return (incoming, outgoing) => {
-    if (incoming.method === "GET") return run(listener, incoming, outgoing);
-    if (incoming.method === "HEAD") return run(head, incoming, outgoing);
+    if (incoming.method === "GET" || incoming.method === "HEAD") {
+      if (declaresBody(incoming.rawHeaders)) boundUnreadBody(incoming, outgoing);
+      return run(listener, incoming, outgoing);
+    }
     // Node builds `incoming.headers` on first use (the adapter reads rawHeaders): only here.
     const declared = incoming.headers["content-length"];
     if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) > maxBodySize) {
@@ -69,20 +63,51 @@ export async function nodeRequestListener(
   };
 }
 
-function withoutBody(response: Response): Response {
-  if (response.body === null) return response;
-  response.body.cancel().catch(() => {});
-  return new Response(null, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
+// Whether the head declares a body (RFC 9112, 6.3): a non-zero length, or any transfer coding.
+// Read from the raw list: `incoming.headers` is built on first use, and a GET rarely needs it.
+function declaresBody(raw: readonly string[]): boolean {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 17 && name.toLowerCase() === "transfer-encoding") return true;
+    if (
+      name.length === 14 && name.toLowerCase() === "content-length" &&
+      !/^\s*0*\s*$/.test(raw[i + 1])
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const LINGER_MS = 500;
+const LINGER_BYTES = 64 * 1024 * 1024;
+
+// The adapter reads no body of a GET or HEAD, and Node reads one left unread to its end after the
+// answer. As the adapter does for other methods: at most 500 ms or 64 MiB more, then the close, so
+// that a client still sending reads its answer before the connection goes.
+function boundUnreadBody(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  outgoing.once("finish", () => {
+    if (incoming.complete) return;
+    let read = 0;
+    const close = () => {
+      clearTimeout(timer);
+      incoming.socket?.destroySoon();
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    incoming.on("data", (chunk: Uint8Array) => {
+      read += chunk.byteLength;
+      if (read > LINGER_BYTES) close();
+    });
+    incoming.once("end", () => clearTimeout(timer));
+    incoming.resume();
   });
 }
 
 function lastResort(outgoing: ServerResponse, onError: (status: 500) => Response): void {
   if (outgoing.headersSent) return void outgoing.destroy();
   onError(500).text().then((body) => {
-    outgoing.writeHead(500, {
+    // The reason phrase is given: a writeHead that failed may have left the app's own.
+    outgoing.writeHead(500, "Internal Server Error", {
       "content-type": "application/json",
       "content-length": new TextEncoder().encode(body).byteLength,
       connection: "close",

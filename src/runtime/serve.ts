@@ -51,6 +51,7 @@ interface BunLike {
     fetch: FetchHandler;
     development: boolean;
     error: (error: unknown) => Response;
+    maxRequestBodySize: number;
   }): {
     port: number;
     hostname: string;
@@ -95,19 +96,27 @@ export async function serve(fetch: FetchHandler, options: ServeOptions): Promise
     return server(hostname, s.addr.port, () => s.shutdown());
   }
   if (g.Bun !== undefined) {
-    const { unreadChunkedBody } = await import("./unread_body.ts");
-    // Bun reads a chunked body left unread to its end (a declared length over its own 128 MiB it
-    // refuses itself), unless the answer says it closes. A client still sending then may get a
-    // reset before it reads the answer, which is better than a core busy for as long as it sends.
+    const { BUN_MAX_BODY, unboundedBodyLeft } = await import("./unread_body.ts");
+    // Bun reads a body left unread to its end, unless the answer says it closes: a chunked one,
+    // or a GET's of any declared length (a larger one on other methods it refuses itself). A
+    // client still sending may then get the reset before it reads the answer, which is better
+    // than a core busy for as long as it sends.
     const settle = (request: Request, response: Response) =>
-      unreadChunkedBody(request) ? closing(response) : response;
+      unboundedBodyLeft(request) ? closing(response) : response;
     const handler = (request: Request) => {
       const answer = fetch(request);
       return answer instanceof Promise
         ? answer.then((response) => settle(request, response))
         : settle(request, answer);
     };
-    const s = g.Bun.serve({ port, hostname, fetch: handler, development: false, error: onError });
+    const s = g.Bun.serve({
+      port,
+      hostname,
+      fetch: handler,
+      development: false,
+      error: onError,
+      maxRequestBodySize: BUN_MAX_BODY,
+    });
     return server(hostname, s.port, async () => {
       await s.stop();
     });

@@ -78,7 +78,7 @@ export function createErrorResponder(
       const status = error instanceof HttpException
         ? error.status
         : HttpStatus.INTERNAL_SERVER_ERROR;
-      where = route ?? `${c.req.method} ${c.req.path}`;
+      where = route ?? loggable(`${c.req.method} ${c.req.path}`);
       if (!(error instanceof HttpException)) log(`[thaw] ${where} failed:`, error);
       const req = request ??
         new HttpRequest(c.req.raw, { pathVariables: pathVariablesOf(c), maxBodySize });
@@ -89,8 +89,24 @@ export function createErrorResponder(
       }
       return response.toResponse();
     } catch (failure) {
+      // The errorController read what the client sent and found it unusable (a query parameter
+      // that is not UTF-8): the client's error, answered as such, and nothing to log.
+      if (failure instanceof HttpException && failure.status.getValue() < 500) {
+        return lastResortResponse(failure.status);
+      }
       log(`[thaw] the errorController failed while handling ${where}:`, failure);
       return lastResortResponse();
     }
   };
+}
+
+// A request's method and path as a log line may quote them: a path decodes to any character, and
+// a line break or terminal escape in it would forge or hide log lines. Those are escaped as
+// JSON escapes them, and a long path is cut.
+function loggable(text: string): string {
+  const clipped = text.length > 200 ? `${text.slice(0, 200)}...` : text;
+  return clipped.replace(
+    /[\p{Cc}\u2028\u2029]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

@@ -3,7 +3,7 @@ import { HttpRequest } from "../http/http_request.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import type { ArgumentResolver } from "./arguments.ts";
 import type { ErrorResponder } from "./error_responder.ts";
-import { toResponse } from "./return_value.ts";
+import { headAnswer, toResponse } from "./return_value.ts";
 
 /** A Hono handler that answers with a response (Thaw's never call `next`). */
 export type RouteHandler = (c: Context) => Response | Promise<Response>;
@@ -44,12 +44,17 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       })
       : undefined;
 
+  // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.
+  const answer = (c: Context, value: unknown): Response => {
+    const response = toResponse(value);
+    return c.req.method === "HEAD" ? headAnswer(response) : response;
+  };
   const settle = (c: Context, request: HttpRequest | undefined, result: unknown) => {
     if (result instanceof Promise) {
       return result.then(
         (value) => {
           try {
-            return toResponse(value);
+            return answer(c, value);
           } catch (error) {
             return errors(error, c, request, label);
           }
@@ -57,7 +62,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
         (error) => errors(error, c, request, label),
       );
     }
-    return toResponse(result);
+    return answer(c, result);
   };
 
   // The body is the one argument read asynchronously (compile.ts refuses a second RequestBody()),

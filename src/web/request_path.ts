@@ -24,20 +24,24 @@ export const REFUSED_PATHS: ReadonlyMap<string, string> = new Map([
 
 const ENCODED_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
 const ENCODED_SLASH = /%2f/i;
-const ENCODED_CONTROL = /%(?:[01][0-9a-f]|7f)/i;
+// C0 and C1 controls, DEL, and the line and paragraph separators: each can break or forge a log
+// line or a terminal's output.
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
 
 // Spring's firewall refuses the same: a path variable must not hold a `/` the router did not see
-// (`..%2F` would reach a file path as `../`), nor a NUL or line break that would reach a log or a
-// file name; and bytes that are not UTF-8 would reach the handler still encoded (Hono keeps them).
+// (`..%2F` would reach a file path as `../`), nor a NUL, line break or terminal escape that would
+// reach a log or a file name; and bytes that are not UTF-8 would reach the handler still encoded
+// (Hono keeps them).
 function refusedEncoding(path: string, allowEncodedSlash: boolean): string | undefined {
   for (const run of path.match(ENCODED_RUN) ?? []) {
     if (!allowEncodedSlash && ENCODED_SLASH.test(run)) return "\u0000encoded-slash";
-    if (ENCODED_CONTROL.test(run)) return "\u0000encoded-control";
+    let decoded: string;
     try {
-      decodeURIComponent(run);
+      decoded = decodeURIComponent(run);
     } catch {
       return "\u0000not-utf8";
     }
+    if (CONTROL.test(decoded)) return "\u0000encoded-control";
   }
   return undefined;
 }

@@ -78,6 +78,15 @@ describe("queryValues (property)", () => {
     );
   });
 
+  it("reads a query of 2,000,000 empty pairs in one pass (each pair is read up to its own end)", () => {
+    // Searching each pair's `=` to the end of the URL made this 2,000,000^2 / 2 steps a name:
+    // minutes (seen: 400,000 pairs took 10 s).
+    const url = "/p?" + "&".repeat(2_000_000) + "a=1";
+    for (const name of ["a", "b", "c", "d", "e", "f", "g", "h"]) {
+      assert.deepEqual(queryValues(url, name), name === "a" ? ["1"] : []);
+    }
+  });
+
   it("keeps a % that starts no triple, and reads + as a space", () => {
     assert.deepEqual(queryValues("/p?a=100%&a=%zz+%2B", "a"), ["100%", "%zz +"]);
     assert.deepEqual(queryValues("/p?a&b=&a=", "a"), ["", ""]);

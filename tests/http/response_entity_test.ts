@@ -61,6 +61,25 @@ describe("ResponseEntity builders", () => {
     );
   });
 
+  it("a header value Headers refuses (NUL, CR, LF) throws naming the header, never the value", () => {
+    const bad = "x\r\n[thaw] admin login succeeded";
+    for (
+      const build of [
+        () => ResponseEntity.ok().withHeader("X-Echo", bad),
+        () => ResponseEntity.ok().withContentType(bad),
+        () => ResponseEntity.created(bad),
+        () => ResponseEntity.ok().withHeader("X-Echo", "a\0b"),
+      ]
+    ) {
+      assert.throws(
+        build,
+        (error: unknown) =>
+          error instanceof TypeError && /"(X-Echo|Content-Type|Location)"/.test(error.message) &&
+          !/admin|a\0b/.test(error.message),
+      );
+    }
+  });
+
   it("withHeader appends, withContentType replaces", () => {
     const res = ResponseEntity.ok("x")
       .withHeader("Vary", "Accept").withHeader("Vary", "Origin")

@@ -135,6 +135,11 @@ describe("toXml", () => {
     for (const name of ["bad name", "1a", "", "a<b", "@_id", "#text", "a:b", "xmlns:a"]) {
       assert.throws(() => toXml({ a: { [name]: 1 } }), /XML element name/, name);
     }
+    // A refused name is quoted escaped: it may be a client's, on its way to a log.
+    assert.throws(
+      () => toXml({ a: { "a\nb\u2028": 1 } }),
+      (error: unknown) => error instanceof TypeError && error.message.includes('"a\\nb\\u2028"'),
+    );
     for (const s of ["\0", "a\x01b", "\x1B[31m", "\uFFFE", "\uD800", "x\uDC00"]) {
       assert.throws(() => toXml({ s }), /XML 1\.0 forbids/, JSON.stringify(s));
     }

@@ -25,6 +25,7 @@ import { propertyOptions } from "../property.ts";
 import { RUNTIME } from "../runtime.ts";
 import {
   type Answer,
+  assertStillServes,
   errorOf,
   exchange,
   jsonPost,
@@ -105,6 +106,37 @@ class Echoes {
   fail(v: string): never {
     throw new Error(`failed for ${v}`);
   }
+  @GetMapping("/status", RequestParam("s", { type: Number }))
+  status(s: number): Response {
+    return new Response("x", { status: s });
+  }
+  @GetMapping("/native")
+  native(): Response {
+    return Response.json({ native: true }, { status: 202 });
+  }
+  @GetMapping("/redirect")
+  redirect(): Response {
+    return Response.redirect("http://example.test/elsewhere", 307);
+  }
+  @GetMapping("/method", HttpRequest)
+  method(request: HttpRequest): ResponseEntity {
+    return ResponseEntity.ok(new TextEncoder().encode("m")).withHeader(
+      "X-Method",
+      request.getMethod(),
+    );
+  }
+  @GetMapping("/adapter-header", RequestParam("name"))
+  adapterHeader(name: string): ResponseEntity {
+    return ResponseEntity.noContent().withHeader(name, "1");
+  }
+  @GetMapping("/blob")
+  blob(): ResponseEntity {
+    return ResponseEntity.ok(new Blob(["12345"])).withHeader("Content-Length", "3");
+  }
+  @GetMapping("/bare-blob")
+  bareBlob(): Blob {
+    return new Blob(["123456"]);
+  }
 }
 
 // Echoes the path of every failed request into a header, as a careless error page would.
@@ -144,11 +176,7 @@ describe(`a handler's answer over a real socket on ${RUNTIME}`, () => {
   });
   after(() => server.close());
 
-  async function stillServes(): Promise<void> {
-    const answer = await exchange(port, request("GET", "/health"));
-    assert.equal(answer.status, 200, "the next request");
-    assert.equal(answer.body, "up");
-  }
+  const stillServes = () => assertStillServes(port);
 
   function assertDefault500(answer: Answer, bad: string): void {
     assert.equal(answer.status, 500, answer.head);
@@ -346,6 +374,95 @@ describe(`a handler's answer over a real socket on ${RUNTIME}`, () => {
       const answer = await exchange(port, request("GET", `/n/${spelling}`));
       assert.equal(answer.status, 400, spelling);
     }
+  });
+
+  it("a returned Response with a status outside 200-599 is the default 500, in step", async () => {
+    for (const status of [100, 101, 103, 199, 600]) {
+      const keepAlive = `GET /status?s=${status} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const answer = await exchange(port, keepAlive + request("GET", "/health"));
+      assert.equal(answer.status, 500, `${status}: ${answer.head}`);
+      assert.match(answer.bytes, /\r\n\r\nup$/, String(status));
+    }
+  });
+
+  it("a Response made by the runtime (Response.json, Response.redirect) is sent as it is", async () => {
+    const json = await exchange(port, request("GET", "/native"));
+    assert.equal(json.status, 202, json.head);
+    assert.deepEqual(JSON.parse(json.body), { native: true });
+    const redirect = await exchange(port, request("GET", "/redirect"));
+    assert.equal(redirect.status, 307, redirect.head);
+    assert.equal(headerOf(redirect, "location"), "http://example.test/elsewhere");
+  });
+
+  it("HEAD reaches the GET handler as HEAD, whatever the target's form", async () => {
+    const answer = await exchange(port, request("HEAD", "/method"));
+    assert.equal(answer.status, 200, answer.head);
+    assert.equal(headerOf(answer, "x-method"), "HEAD");
+    assert.equal(answer.body, "");
+    const absolute = await exchange(port, request("HEAD", "http://u:p@x/health"));
+    assert.equal(absolute.status, 200, absolute.head);
+  });
+
+  it("headers only a server may set (Trailer, the Node adapter's own) are dropped", async () => {
+    for (const name of ["X-Hono-Already-Sent", "Trailer"]) {
+      const answer = await exchange(port, request("GET", `/adapter-header?name=${name}`));
+      assert.equal(answer.status, 204, `${name}: ${answer.head}`);
+      assert.equal(headerOf(answer, name.toLowerCase()), undefined, name);
+    }
+  });
+
+  it("a Blob goes with its own length, whatever length the app set", async () => {
+    const answer = await exchange(port, request("GET", "/blob"));
+    assert.equal(headerOf(answer, "content-length"), "5", answer.head);
+    assert.equal(answer.body, "12345");
+    const bare = await exchange(port, request("GET", "/bare-blob"));
+    assert.equal(headerOf(bare, "content-length"), "6", bare.head);
+    assert.equal(bare.body, "123456");
+    const head = await exchange(port, request("HEAD", "/blob"));
+    assert.equal(headerOf(head, "content-length"), "5", head.head);
+    assert.equal(head.body, "");
+  });
+
+  it("a GET or HEAD carrying a body it does not read is bounded too (not on Deno)", async () => {
+    const cap = RUNTIME === "deno" ? 64 * 1024 * 1024 : 512 * 1024 * 1024;
+    for (const method of ["GET", "HEAD"]) {
+      for (const framing of ["Content-Length: 10000000000", "Transfer-Encoding: chunked"]) {
+        const head = `${method} /health HTTP/1.1\r\nHost: x\r\n${framing}\r\n\r\n`;
+        const flood = await sendEndlessBody(port, head, cap, framing.includes("chunked"));
+        assert.equal(flood.closed, RUNTIME !== "deno", `${method} ${framing}: ${flood.written}`);
+      }
+    }
+    await stillServes();
+  });
+
+  it("C1 controls and line separators, encoded in a path, are 400 too", async () => {
+    for (const path of ["/p/%C2%85x", "/p/%C2%9B31m", "/p/%E2%80%A8x", "/p/%E2%80%A9x"]) {
+      const answer = await exchange(port, request("GET", path));
+      assert.equal(answer.status, 400, path);
+    }
+  });
+
+  it("every label of UTF-8 is UTF-8, however the parameter is written", async () => {
+    for (
+      const type of [
+        "application/json; charset=unicode-1-1-utf-8",
+        'application/json; charset="utf\\-8"',
+        'application/json; foo="a;charset=latin1"; charset=utf-8',
+        "application/json; Charset = UTF-8",
+      ]
+    ) {
+      const headers = [`Content-Type: ${type}`, "Content-Length: 2"];
+      const answer = await exchange(port, request("POST", "/json", headers, "{}"));
+      assert.equal(answer.status, 200, `${type}: ${answer.body}`);
+    }
+    const latin = await exchange(
+      port,
+      request("POST", "/json", [
+        'Content-Type: application/json; x="utf-8"; charset=latin1',
+        "Content-Length: 2",
+      ], "{}"),
+    );
+    assert.equal(latin.status, 415);
   });
 
   it("error messages quote at most a bounded part of the client's text", async () => {

@@ -1,6 +1,7 @@
 // A client that writes HTTP/1.1 as bytes over a real socket and reads what the server sends back,
 // as it is: the tests of what `app.listen` does with hostile or careless clients, on whichever
 // runtime runs the suite.
+import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { connect } from "node:net";
 
@@ -133,4 +134,11 @@ export function sendEndlessBody(
       pump();
     });
   });
+}
+
+/** Asserts that the server on `port` still answers `GET /health` with `up`. */
+export async function assertStillServes(port: number): Promise<void> {
+  const answer = await exchange(port, request("GET", "/health"));
+  assert.equal(answer.status, 200, "the next request");
+  assert.equal(answer.body, "up");
 }

@@ -245,6 +245,43 @@ describe("a custom errorController", () => {
     assert.ok(logger.lines.some(([m]) => /errorController failed/.test(String(m))));
   });
 
+  it("an errorController tripping over a client's bad query answers its 400, unlogged", async () => {
+    @Component("errorController")
+    class Localised implements ErrorController {
+      handleError(request: HttpRequest, response: ResponseEntity, status: HttpStatus): void {
+        response.withJson({ status: status.getValue(), lang: request.getQueryParam("lang") });
+      }
+    }
+    const logger = memoryLogger();
+    const app = await bootstrap({ controllers: [Failing], components: [Localised], logger });
+    const fine = await call(app, "GET", "/nowhere?lang=de");
+    assert.deepEqual(await fine.json(), { status: 404, lang: "de" });
+    const bad = await call(app, "GET", "/nowhere?lang=%FF");
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).status, 400);
+    assert.deepEqual(logger.lines, []);
+  });
+
+  it("a log line names the request without a control character or line break of the client's", async () => {
+    @Component("errorController")
+    class Broken implements ErrorController {
+      handleError(): void {
+        throw new Error("broken handler");
+      }
+    }
+    const logger = memoryLogger();
+    const app = await bootstrap({ controllers: [Failing], components: [Broken], logger });
+    for (const path of ["/a%C2%85b%E2%80%A8c", "/a%00b", "/" + "x".repeat(5000)]) {
+      await call(app, "GET", path);
+    }
+    const messages = logger.lines.map(([m]) => String(m));
+    assert.equal(messages.length, 3);
+    for (const message of messages) {
+      assert.doesNotMatch(message, /[\p{Cc}\u2028\u2029]/u, JSON.stringify(message));
+      assert.ok(message.length < 400, `${message.length} characters`);
+    }
+  });
+
   it("a logger that throws still yields an answer: nothing escapes app.fetch", async () => {
     const throwing = {
       error(): void {
