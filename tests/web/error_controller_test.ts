@@ -83,6 +83,14 @@ let cached: Application | undefined;
 const appOf = async () =>
   cached ??= await bootstrap({ controllers: [Failing], logger, maxBodySize: 10 });
 
+// An errorController that fails on every error.
+@Component("errorController")
+class Broken implements ErrorController {
+  handleError(): void {
+    throw new Error("broken handler");
+  }
+}
+
 describe("the default error controller", () => {
   it("answers {timestamp, status, message, error} and hides internal 5xx messages", async () => {
     const app = await appOf();
@@ -231,12 +239,6 @@ describe("a custom errorController", () => {
   });
 
   it("a failing errorController still yields a bare 500, and is logged", async () => {
-    @Component("errorController")
-    class Broken implements ErrorController {
-      handleError(): void {
-        throw new Error("broken handler");
-      }
-    }
     const logger = memoryLogger();
     const app = await bootstrap({ controllers: [Failing], components: [Broken], logger });
     const res = await call(app, "GET", "/http");
@@ -263,12 +265,6 @@ describe("a custom errorController", () => {
   });
 
   it("a log line names the request without a control character or line break of the client's", async () => {
-    @Component("errorController")
-    class Broken implements ErrorController {
-      handleError(): void {
-        throw new Error("broken handler");
-      }
-    }
     const logger = memoryLogger();
     const app = await bootstrap({ controllers: [Failing], components: [Broken], logger });
     for (const path of ["/a%C2%85b%E2%80%A8c", "/a%00b", "/" + "x".repeat(5000)]) {
@@ -288,12 +284,6 @@ describe("a custom errorController", () => {
         throw new Error("log sink is down");
       },
     };
-    @Component("errorController")
-    class Broken implements ErrorController {
-      handleError(): void {
-        throw new Error("broken handler");
-      }
-    }
     for (const components of [[], [Broken]]) {
       const app = await bootstrap({ controllers: [Failing], components, logger: throwing });
       for (const path of ["/boom", "/async-boom", "/http", "/nowhere"]) {
