@@ -2,7 +2,7 @@ import { generateCookie } from "hono/cookie";
 import { isBodyInit } from "./body.ts";
 import type { HttpStatus } from "./http_status.ts";
 import { isJsonMediaType } from "./media_type.ts";
-import { checkResponseHeaders } from "./response_headers.ts";
+import { checkHeaderValue, checkResponseHeaders } from "./response_headers.ts";
 import { toXml } from "./xml.ts";
 
 /** Attributes of a cookie set by {@linkcode ResponseEntity.withCookie} (Hono's cookie options). */
@@ -44,13 +44,10 @@ function checkStatusCode(code: number): number {
   return code;
 }
 
-// `Headers` refuses NUL, CR and LF (and names that are no token) with a message that quotes the
-// value on some runtimes: a client's text, CR and LF included, would reach the log as it is.
+// `Headers` refuses a name that is no token with a message that may quote the value as well: a
+// client's text would reach the log as it is.
 function refusedHeader(name: string): TypeError {
-  return new TypeError(
-    `Response header ${JSON.stringify(name)} is not a valid header name, or its value holds ` +
-      "NUL, CR or LF; the response was not sent",
-  );
+  return new TypeError(`${JSON.stringify(name)} is not a valid header name`);
 }
 
 /**
@@ -247,6 +244,7 @@ export class ResponseEntity {
    * ```
    */
   withHeader(name: string, value: string): this {
+    checkHeaderValue(name, value);
     try {
       this.#headers.append(name, value);
     } catch {
@@ -294,6 +292,7 @@ export class ResponseEntity {
    * ```
    */
   withContentType(type: string): this {
+    checkHeaderValue("Content-Type", type);
     try {
       this.#headers.set("Content-Type", type);
     } catch {

@@ -36,6 +36,18 @@ function invalidValue(name: string, value: string): TypeError {
 }
 
 /**
+ * Checks one header value as `Headers` would store it (trimmed of tab, space, CR and LF at both
+ * ends, as the fetch standard has it): a character other than tab, space and visible ASCII throws
+ * the `TypeError` {@linkcode checkResponseHeaders} throws. Checked before `Headers` sees the value,
+ * so that every runtime refuses the same values: Deno's `Headers` stores `"\t\0\n\0"` as an
+ * empty value where the others throw.
+ */
+export function checkHeaderValue(name: string, value: string): void {
+  const stored = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  if (INVALID_FIELD_VALUE.test(stored)) throw invalidValue(name, stored);
+}
+
+/**
  * Checks the headers a response is about to be sent with, in place: a value HTTP does not allow
  * throws a `TypeError` naming the header (never quoting the value, which may be a client's), and
  * the headers only a server may write (`Content-Length`, `Transfer-Encoding`, `Connection`,

@@ -69,6 +69,8 @@ describe("ResponseEntity builders", () => {
         () => ResponseEntity.ok().withContentType(bad),
         () => ResponseEntity.created(bad),
         () => ResponseEntity.ok().withHeader("X-Echo", "a\0b"),
+        // Deno's Headers stores this one as "" where Bun's and Node's throw: Thaw refuses it first.
+        () => ResponseEntity.ok().withHeader("X-Echo", "\t\0\n\0"),
       ]
     ) {
       assert.throws(

@@ -213,8 +213,17 @@ describe(`a handler's answer over a real socket on ${RUNTIME}`, () => {
           port,
           request("GET", `${path}?v=${encodeURIComponent(v)}`),
         );
-        const sent = trimmed(v);
-        if (/[\0\r\n]/.test(sent) || !sendable(sent)) {
+        // A ResponseEntity checks the value as sent; a Response built by the handler holds what
+        // the runtime's own `Headers` made of it (Deno's turns "\t\0\n\0" into "").
+        let sent: string | undefined = trimmed(v);
+        if (path === "/response") {
+          try {
+            sent = new Headers([["x", v]]).get("x") ?? "";
+          } catch {
+            sent = undefined;
+          }
+        }
+        if (sent === undefined || !sendable(sent)) {
           assertDefault500(answer, v);
         } else {
           assert.equal(answer.status, path === "/created" ? 201 : 200, answer.head);
