@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** A user as the API answers with it (seed 2.4). */
+/** A user as the API answers with it. */
 export class User {
   id = 0;
   name = "";

@@ -51,7 +51,7 @@ function failure(action: string, error: unknown): ResponseEntity {
 }
 
 /**
- * The sample controller of seed section 4.2, with the statuses of reference-notes section 1.
+ * The users API: create, read, search, update and delete, each answering the usual statuses.
  * Bodies are checked by the `UserInput` schema before a handler runs: a body it refuses is a 400
  * whose `issues` say what is wrong, and nothing is stored.
  */
