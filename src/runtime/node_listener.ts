@@ -46,8 +46,7 @@ export async function nodeRequestListener(
     // Node builds `incoming.headers` on first use (the adapter reads rawHeaders): only here.
     const declared = incoming.headers["content-length"];
     if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) > maxBodySize) {
-      // The adapter reads what an answer left unread for at most 500 ms or 64 MiB after it,
-      // then closes: a lingering close, so that a client still sending gets the answer.
+      boundUnreadBody(incoming, outgoing);
       return run(listener, incoming, outgoing);
     }
     const chunks: Uint8Array[] = [];
@@ -82,22 +81,27 @@ function declaresBody(raw: readonly string[]): boolean {
 const LINGER_MS = 500;
 const LINGER_BYTES = 64 * 1024 * 1024;
 
-// The adapter reads no body of a GET or HEAD, and Node reads one left unread to its end after the
-// answer. As the adapter does for other methods: at most 500 ms or 64 MiB more, then the close, so
-// that a client still sending reads its answer before the connection goes.
+// What an answer left unread is read for at most 500 ms or 64 MiB more, then the connection
+// closes: a lingering close, so that a client still sending reads its answer before it goes. The
+// adapter means to do so for a body it streams, and reads none of a GET or HEAD; but both it and
+// Node's own listener, which dumps a body nobody reads, run on `finish` after this one, and a
+// dumped body never reaches `data`: the 500 ms alone let half a gigabyte through on loopback.
 function boundUnreadBody(incoming: IncomingMessage, outgoing: ServerResponse): void {
-  outgoing.once("finish", () => {
+  outgoing.prependOnceListener("finish", () => {
     if (incoming.complete) return;
     let read = 0;
+    // Chunks already parsed keep coming after the close is asked for: it is asked once.
+    const count = (chunk: Uint8Array) => {
+      read += chunk.byteLength;
+      if (read > LINGER_BYTES) close();
+    };
     const close = () => {
       clearTimeout(timer);
+      incoming.off("data", count);
       incoming.socket?.destroySoon();
     };
     const timer = setTimeout(close, LINGER_MS);
-    incoming.on("data", (chunk: Uint8Array) => {
-      read += chunk.byteLength;
-      if (read > LINGER_BYTES) close();
-    });
+    incoming.on("data", count);
     incoming.once("end", () => clearTimeout(timer));
     incoming.resume();
   });

@@ -25,9 +25,11 @@ describe("response headers (property)", () => {
       fc.property(fc.array(fc.tuple(name, value), { maxLength: 5 }), (fields) => {
         const headers = new Headers();
         for (const [n, v] of fields) headers.append(n, v);
-        const expected = [...headers];
-        const bad = expected.find(([, v]) => /[^\t\x20-\x7e]/.test(v));
+        // Copying normalises a combined value again (two empty values: ", " becomes ","): what
+        // is checked is what the copy holds.
         const copy = new Headers(headers);
+        const expected = [...copy];
+        const bad = expected.find(([, v]) => /[^\t\x20-\x7e]/.test(v));
         if (bad !== undefined) {
           assert.throws(
             () => checkResponseHeaders(copy),
@@ -43,12 +45,10 @@ describe("response headers (property)", () => {
         assert.deepEqual([...copy], expected.filter(([n]) => !FRAMING.includes(n)));
         // Mutable headers are cleaned in place: the same response, its body untouched.
         const original = new Response("x", { headers });
+        const before = [...original.headers];
         const sent = sendableResponse(original);
         assert.equal(sent, original);
-        assert.deepEqual(
-          [...sent.headers].filter(([n]) => n !== "content-type"),
-          expected.filter(([n]) => !FRAMING.includes(n) && n !== "content-type"),
-        );
+        assert.deepEqual([...sent.headers], before.filter(([n]) => !FRAMING.includes(n)));
       }),
       propertyOptions(300),
     );
