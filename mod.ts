@@ -76,10 +76,13 @@ export {
 export {
   type Binder,
   type ParameterBinder,
+  type PartOptions,
+  type PartType,
   PathVariable,
   RequestBody,
   RequestHeader,
   RequestParam,
+  RequestPart,
   type ScalarType,
   type ValueOptions,
 } from "./src/web/binder.ts";
@@ -94,6 +97,17 @@ export {
 export type { OpenApiDocument } from "./src/openapi/openapi_document.ts";
 export type { OpenApiOptions } from "./src/openapi/openapi_options.ts";
 export type { JsonSchema, SchemaSource } from "./src/openapi/json_schema.ts";
+export {
+  type Middleware,
+  type MiddlewareItem,
+  UseMiddleware,
+  type UseMiddlewareDecorator,
+} from "./src/web/middleware.ts";
+export {
+  ControllerAdvice,
+  ExceptionHandler,
+  type ExceptionHandlerDecorator,
+} from "./src/web/exception_handler.ts";
 export type { ErrorController } from "./src/web/error_controller.ts";
 export type { Logger } from "./src/web/error_responder.ts";
 export type {

@@ -17,6 +17,14 @@ import { DEFAULT_MAX_BODY_SIZE } from "./http/http_request.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
 import type { ListenOptions, Server } from "./runtime/serve.ts";
 import { buildApp, compileRoutes } from "./web/compile.ts";
+import { exceptionResolver, exceptionScope } from "./web/exception_resolver.ts";
+import {
+  guardMiddleware,
+  type MiddlewareItem,
+  resolveMiddleware,
+  sendableAnswer,
+} from "./web/middleware.ts";
+import { webBeans } from "./web/web_beans.ts";
 import type { OpenApiDocument } from "./openapi/openapi_document.ts";
 import type { OpenApiOptions, OpenApiSettings } from "./openapi/openapi_options.ts";
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
@@ -50,6 +58,12 @@ export interface BootstrapOptions {
    * firewall has it, since `..%2F` would reach a file path as `../`.
    */
   readonly allowEncodedSlash?: boolean;
+  /**
+   * Middleware run around every request, in this order: controller routes, the framework's own
+   * answers (404, 405, `OPTIONS`, 413, 415) and the OpenAPI routes. Hono middleware (`cors()`,
+   * `secureHeaders()`) or `Middleware` bean classes.
+   */
+  readonly middleware?: readonly MiddlewareItem[];
   /** Where unexpected errors are reported; `console` by default. */
   readonly logger?: Logger;
   /**
@@ -81,7 +95,11 @@ export interface Application {
     env?: unknown,
     ctx?: ExecutionContext,
   ) => Response | Promise<Response>;
-  /** The compiled Hono app: add middleware or mount it elsewhere. */
+  /**
+   * The compiled Hono app, to mount in another (`parent.route("/api", app.hono)`). Its `use` throws:
+   * middleware added after `bootstrap` would not run ahead of the controllers' routes; give it to
+   * `bootstrap({ middleware })` or `@UseMiddleware` instead.
+   */
   readonly hono: Hono;
   /** The configuration, after `${VAR}` substitution. */
   readonly config: Readonly<ConfigValues>;
@@ -165,12 +183,29 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     );
   }
   const errorController = (custom as ErrorController | undefined) ?? new DefaultErrorController();
-  const errors = createErrorResponder(errorController, options.logger ?? console, maxBodySize);
-  const controllers = context.beans()
-    .filter((bean) => bean.stereotype === "controller" && bean.type !== undefined)
-    .map((bean) => ({ type: bean.type as Class, instance: bean.instance }));
+  const fallback = createErrorResponder(errorController, options.logger ?? console, maxBodySize);
+  const { controllers, advice } = webBeans(context);
+  const adviceScope = exceptionScope(advice);
+  // The path of errors that belong to no controller: a 404, global middleware.
+  const errors = exceptionResolver(new Map(), adviceScope, fallback, maxBodySize);
+  const beanOf = (type: Class): unknown => context.getBean(type);
   // Node's parsed request where the app runs behind Hono's Node adapter; the web Request elsewhere.
-  const routes = compileRoutes(controllers, { errors, maxBodySize, server: nodeServerRequest });
+  const routes = compileRoutes(controllers, {
+    errors: fallback,
+    maxBodySize,
+    server: nodeServerRequest,
+    beanOf,
+    advice: adviceScope,
+    answersChecked: (options.middleware?.length ?? 0) > 0,
+  });
+  const middleware = (options.middleware ?? []).map((item, i) =>
+    guardMiddleware(
+      resolveMiddleware(item, beanOf, `bootstrap({ middleware }) item ${i + 1}`),
+      errors,
+      undefined,
+    )
+  );
+  if (middleware.length > 0) middleware.unshift(sendableAnswer(errors, undefined));
 
   const documented = routes.map((route) => ({
     httpMethod: route.httpMethod,
@@ -199,7 +234,13 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
       routes.push(...await openApiRoutes(await openapi(), served));
     }
   }
-  const hono = buildApp(routes, errors, { allowEncodedSlash });
+  const hono = buildApp(routes, errors, { allowEncodedSlash, middleware });
+  hono.use = () => {
+    throw new TypeError(
+      "app.hono.use(): middleware added after bootstrap would not run ahead of the controllers' " +
+        "routes; give it to bootstrap({ middleware: [...] }) or to @UseMiddleware(...)",
+    );
+  };
 
   // Hono's own: already bound, and answering synchronously when the handler does, which spares
   // the server a promise per request.

@@ -30,3 +30,39 @@ export function memoryLogger(): Logger & { lines: unknown[][] } {
   const lines: unknown[][] = [];
   return { lines, error: (message, ...details) => void lines.push([message, ...details]) };
 }
+
+/** How a test reaches an app: through `app.fetch`, or over a real socket to `app.listen`. */
+export type Transport = "app.fetch" | "socket";
+
+/** Both transports, for suites that must hold on each. */
+export const TRANSPORTS: readonly Transport[] = ["app.fetch", "socket"];
+
+/** Sends requests to an app over a transport; `close` stops the server a socket needed. */
+export interface Client {
+  send(method: string, path: string, options?: CallOptions): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A client of `app` over `transport`: `app.fetch` as it is, or a server on a free port. */
+export async function reach(app: Application, transport: Transport): Promise<Client> {
+  if (transport === "app.fetch") {
+    return {
+      send: (method, path, options) => call(app, method, path, options),
+      close: async () => {},
+    };
+  }
+  const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+  const origin = `http://127.0.0.1:${server.port}`;
+  return {
+    send: async (method, path, options = {}) => {
+      const headers = new Headers(options.headers);
+      let body = options.body;
+      if (options.json !== undefined) {
+        body = JSON.stringify(options.json);
+        if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      }
+      return await fetch(`${origin}${path}`, { method, headers, body });
+    },
+    close: () => server.close(),
+  };
+}

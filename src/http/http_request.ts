@@ -3,7 +3,7 @@ import { HttpStatus } from "./http_status.ts";
 import { unsupportedJsonEncoding } from "./media_type.ts";
 import { parseJson } from "./parse_json.ts";
 import { queryValues } from "./query_string.ts";
-import { readBodyText } from "./read_body.ts";
+import { decodeBodyText, readBodyBytes, readBodyText } from "./read_body.ts";
 
 // A server may hand over a URL that does not parse: relative (Bun, without `Host`) or with a host
 // no parser takes (Deno pastes `Host` in as sent; routing refuses such requests, but an error
@@ -24,6 +24,8 @@ function parseUrl(url: string): URL {
   }
 }
 
+const encoder = new TextEncoder();
+
 /** The default limit on a request body: 1 MiB. */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
 
@@ -31,7 +33,7 @@ export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
 export interface HttpRequestOptions {
   /** The `{var}` segments the route matched, decoded. */
   readonly pathVariables?: Readonly<Record<string, string>>;
-  /** The most bytes `text()` and `json()` read; defaults to 1 MiB. */
+  /** The most bytes `text()`, `bytes()` and `json()` read; defaults to 1 MiB. */
   readonly maxBodySize?: number;
   /**
    * The body's bytes when the server has read them already (Node's `incoming.rawBody`); the
@@ -67,6 +69,7 @@ export class HttpRequest {
   readonly #rawBody: Uint8Array | undefined;
   #url: URL | undefined;
   #text: Promise<string> | undefined;
+  #bytes: Promise<Uint8Array> | undefined;
 
   /**
    * Wraps a web request.
@@ -216,7 +219,32 @@ export class HttpRequest {
    * ```
    */
   text(): Promise<string> {
-    return this.#text ??= readBodyText(this.#raw, this.#maxBodySize, this.#rawBody);
+    // The body is read once, whichever of `text()` and `bytes()` asks first.
+    return this.#text ??= this.#bytes === undefined
+      ? readBodyText(this.#raw, this.#maxBodySize, this.#rawBody)
+      : this.#bytes.then(decodeBodyText);
+  }
+
+  /**
+   * The body's bytes, read once (later calls return the same bytes, and `text()` decodes them)
+   * and limited to the body size. After `text()`, they are that text's UTF-8, so a body that was
+   * refused as not UTF-8 is refused here too.
+   *
+   * @throws {HttpException} 413 over the limit.
+   * @example
+   * ```ts
+   * import { HttpRequest } from "@thaw/thaw";
+   * import assert from "node:assert/strict";
+   *
+   * const body = new Uint8Array([0, 255]);
+   * const r = new HttpRequest(new Request("http://localhost/", { method: "POST", body }));
+   * assert.deepEqual([...await r.bytes()], [0, 255]);
+   * ```
+   */
+  bytes(): Promise<Uint8Array> {
+    return this.#bytes ??= this.#text === undefined
+      ? readBodyBytes(this.#raw, this.#maxBodySize, this.#rawBody)
+      : this.#text.then((text) => encoder.encode(text));
   }
 
   /**

@@ -1,7 +1,21 @@
+/** The type and subtype of a `Content-Type` value, lower-case: `multipart/form-data`. */
+export function mediaTypeEssence(type: string): string {
+  return type.split(";", 1)[0].trim().toLowerCase();
+}
+
+/**
+ * The value of a `Content-Type` parameter (`boundary`, `charset`): the first of that name, a
+ * quoted string unquoted; `undefined` when there is none. Names are compared case-insensitively.
+ */
+export function mediaTypeParameter(type: string, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  return parameters(type).find(([key]) => key === wanted)?.[1];
+}
+
 /** Whether a `Content-Type` value is JSON: `application/json` or any `+json` type. */
 export function isJsonMediaType(type: string): boolean {
   if (type === "application/json") return true;
-  const essence = type.split(";", 1)[0].trim().toLowerCase();
+  const essence = mediaTypeEssence(type);
   return essence === "application/json" ||
     (essence.startsWith("application/") && essence.endsWith("+json"));
 }
@@ -18,16 +32,31 @@ export function unsupportedJsonEncoding(
   contentType: string,
   contentEncoding: string | null,
 ): string | undefined {
-  if (contentEncoding !== null) {
-    const coding = contentEncoding.trim().toLowerCase();
-    if (coding !== "" && coding !== "identity") {
-      return `Content-Encoding ${quoted(contentEncoding)} is not supported; send the body as it is`;
-    }
-  }
+  const coding = unsupportedContentEncoding(contentEncoding);
+  if (coding !== undefined) return coding;
   if (contentType === "application/json") return undefined;
+  return unsupportedCharset(contentType, "JSON bodies");
+}
+
+/**
+ * Why a body sent with this `Content-Encoding` cannot be read, or `undefined` for none or
+ * `identity`: Thaw does not inflate request bodies (see {@linkcode unsupportedJsonEncoding}).
+ */
+export function unsupportedContentEncoding(contentEncoding: string | null): string | undefined {
+  if (contentEncoding === null) return undefined;
+  const coding = contentEncoding.trim().toLowerCase();
+  if (coding === "" || coding === "identity") return undefined;
+  return `Content-Encoding ${quoted(contentEncoding)} is not supported; send the body as it is`;
+}
+
+/**
+ * Why a body of this `Content-Type` cannot be read as UTF-8, or `undefined`: its `charset` names
+ * another encoding. `what` names the bodies in the reason (`form bodies`).
+ */
+export function unsupportedCharset(contentType: string, what: string): string | undefined {
   for (const [name, value] of parameters(contentType)) {
     if (name === "charset" && !isUtf8Label(value)) {
-      return `charset ${quoted(value)} is not supported; JSON bodies are read as UTF-8`;
+      return `charset ${quoted(value)} is not supported; ${what} are read as UTF-8`;
     }
   }
   return undefined;

@@ -30,17 +30,35 @@ function notUtf8(name: string): HttpException {
  * not UTF-8 is a 400 naming the parameter; a name that is not UTF-8 matches no name.
  */
 export function queryValues(url: string, name: string, first = false): string[] {
-  const values: string[] = [];
   const start = url.indexOf("?");
-  if (start === -1) return values;
-  let end = url.indexOf("#", start);
-  if (end === -1) end = url.length;
-  for (let from = start + 1; from <= end;) {
-    let to = url.indexOf("&", from);
+  if (start === -1) return [];
+  const end = url.indexOf("#", start);
+  return pairValues(url, start + 1, end === -1 ? url.length : end, name, first);
+}
+
+/**
+ * The values of the field `name` in an `application/x-www-form-urlencoded` text (a form body), read
+ * as {@linkcode queryValues} reads a query: the same decoding, the same 400.
+ */
+export function formValues(text: string, name: string, first = false): string[] {
+  return pairValues(text, 0, text.length, name, first);
+}
+
+// The `&`-separated pairs of `text` from `start` to `end`.
+function pairValues(
+  text: string,
+  start: number,
+  end: number,
+  name: string,
+  first: boolean,
+): string[] {
+  const values: string[] = [];
+  for (let from = start; from <= end;) {
+    let to = text.indexOf("&", from);
     if (to === -1 || to > end) to = end;
-    // The pair alone is searched for its `=`: a search to the end of the URL would read a query
+    // The pair alone is searched for its `=`: a search to the end of the text would read a query
     // of many pairs once per pair.
-    const pair = url.slice(from, to);
+    const pair = text.slice(from, to);
     const equals = pair.indexOf("=");
     let key: string | undefined;
     try {

@@ -38,16 +38,34 @@ export function readBodyText(
   limit: number,
   rawBody?: Uint8Array,
 ): Promise<string> {
+  return readBody(request, limit, rawBody, decodeBodyText);
+}
+
+/** Reads a request body's bytes as {@linkcode readBodyText} reads its text: the same limit. */
+export function readBodyBytes(
+  request: Request,
+  limit: number,
+  rawBody?: Uint8Array,
+): Promise<Uint8Array> {
+  return readBody(request, limit, rawBody, (bytes) => bytes);
+}
+
+function readBody<T>(
+  request: Request,
+  limit: number,
+  rawBody: Uint8Array | undefined,
+  finish: (bytes: Uint8Array) => T,
+): Promise<T> {
   // Not async: a body of known length costs one promise, the runtime's own read.
   try {
     if (rawBody !== undefined) {
       if (rawBody.byteLength > limit) throw tooLarge(limit);
-      return Promise.resolve(decode(rawBody));
+      return Promise.resolve(finish(rawBody));
     }
     const declared = request.headers.get("content-length");
     // Only a well-formed length is trusted; anything else is counted like a chunked body.
     if (declared === null || !/^\d+$/.test(declared)) {
-      return readCounting(request, limit).catch(cutShort);
+      return readCounting(request, limit).then(finish, cutShort);
     }
     if (Number(declared) > limit) throw tooLarge(limit);
     // The server's HTTP parser holds the body to its declared length, so a native read is both
@@ -55,18 +73,18 @@ export function readBodyText(
     // real Request has it: @hono/node-server's stand-in inherits a `bytes` that throws on it.
     return Object.getPrototypeOf(request) === Request.prototype &&
         typeof request.bytes === "function"
-      ? request.bytes().then(decode, cutShort)
-      : request.arrayBuffer().then((buffer) => decode(new Uint8Array(buffer)), cutShort);
+      ? request.bytes().then(finish, cutShort)
+      : request.arrayBuffer().then((buffer) => finish(new Uint8Array(buffer)), cutShort);
   } catch (error) {
     return Promise.reject(error);
   }
 }
 
 // A body without a declared length, counted as it arrives.
-async function readCounting(request: Request, limit: number): Promise<string> {
+async function readCounting(request: Request, limit: number): Promise<Uint8Array> {
   // Asked only here: `Request.body` makes a stream on Bun even when the body is read natively.
   const stream = request.body;
-  if (stream === null) return "";
+  if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -81,23 +99,21 @@ async function readCounting(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  let bytes: Uint8Array;
-  if (chunks.length === 1) bytes = chunks[0];
-  else {
-    bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
   }
-  return decode(bytes);
+  return bytes;
 }
 
-// Bytes that are not UTF-8 are refused, not replaced. The lenient decoder is much faster on Deno,
-// and only a text with U+FFFD in it can hide a replaced byte, so only such a text is decoded again
-// strictly, to tell a U+FFFD the client sent from bytes that are not UTF-8.
-function decode(bytes: Uint8Array): string {
+/** Decodes a body's bytes as UTF-8; bytes that are not UTF-8 are a 400. */
+export function decodeBodyText(bytes: Uint8Array): string {
+  // Bytes that are not UTF-8 are refused, not replaced. The lenient decoder is much faster on
+  // Deno, and only a text with U+FFFD in it can hide a replaced byte, so only such a text is
+  // decoded again strictly, to tell a U+FFFD the client sent from bytes that are not UTF-8.
   const text = lenient.decode(bytes);
   if (!text.includes("\uFFFD")) return text;
   try {

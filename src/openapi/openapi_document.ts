@@ -1,8 +1,9 @@
 import { DefinitionError } from "../context/errors.ts";
 import { HttpStatus } from "../http/http_status.ts";
-import type { Binder, ParameterBinder } from "../web/binder.ts";
+import type { Binder, ParameterBinder, ScalarType } from "../web/binder.ts";
 import type { RouteMethod } from "../web/compile.ts";
 import type { MappedMethod } from "../web/route_table.ts";
+import { MAX_MULTIPART_PARTS } from "../http/multipart.ts";
 import { type ApiResponseOptions, docsOf } from "./api_docs.ts";
 import {
   type JsonSchema,
@@ -66,7 +67,38 @@ const FRAMEWORK_RESPONSES = {
   InternalServerError: [500, "The handler failed; the error is logged, not sent"],
 } as const satisfies Record<string, readonly [number, string]>;
 
-type FrameworkResponse = keyof typeof FRAMEWORK_RESPONSES;
+/**
+ * The answers Thaw gives only to operations that read a form body, in the document only when one
+ * does (so an app without such operations has the document it always had).
+ */
+const FORM_RESPONSES = {
+  MultipartTooLarge: [
+    413,
+    `The body is larger than \`server.max-body-size\`, or has more than ${MAX_MULTIPART_PARTS} parts`,
+  ],
+  UnsupportedMultipartType: [
+    415,
+    "The body is not `multipart/form-data`, or has a `Content-Encoding`",
+  ],
+  UnsupportedFormEncoding: [
+    415,
+    "The form body has a `Content-Encoding`, or a `charset` other than UTF-8",
+  ],
+} as const satisfies Record<string, readonly [number, string]>;
+
+type FrameworkResponse = keyof typeof FRAMEWORK_RESPONSES | keyof typeof FORM_RESPONSES;
+
+const ALL_RESPONSES: Record<FrameworkResponse, readonly [number, string]> = {
+  ...FRAMEWORK_RESPONSES,
+  ...FORM_RESPONSES,
+};
+
+/**
+ * The methods whose form body `RequestParam` reads and the document describes. The server reads
+ * a DELETE's too, as Spring Boot does, but OpenAPI 3.1 says a DELETE body SHOULD be avoided, so
+ * the document does not offer one.
+ */
+const FORM_BODY_METHODS: ReadonlySet<MappedMethod> = new Set(["POST", "PUT", "PATCH"]);
 
 /** `{timestamp, status, message, error, issues?}`: what `DefaultErrorController` writes. */
 const ERROR_SCHEMA: JsonSchema = {
@@ -121,6 +153,7 @@ export function openApiDocument(
   // OpenAPI allows one template per path: `/a/{x}` and `/a/{y}` are written as the first one,
   // each route's variables renamed by position.
   const templates = new Map<string, DocumentedRoute>();
+  const used = new Set<FrameworkResponse>();
   for (const route of routes) {
     if (route.method === undefined) continue;
     const { type, methodName } = route.method;
@@ -129,7 +162,7 @@ export function openApiDocument(
     templates.set(shape, template);
     let operation: Record<string, unknown>;
     try {
-      operation = describeOperation(route, template.variables, schemaOf, operationIds, tags);
+      operation = describeOperation(route, template.variables, schemaOf, operationIds, tags, used);
       // What `/openapi.json` will send: a value JSON cannot carry fails here, named.
       JSON.stringify(operation);
     } catch (error) {
@@ -143,7 +176,12 @@ export function openApiDocument(
   }
 
   const responses: Record<string, JsonSchema> = {};
-  for (const [name, [, description]] of Object.entries(FRAMEWORK_RESPONSES)) {
+  const listed = [
+    ...Object.keys(FRAMEWORK_RESPONSES),
+    ...Object.keys(FORM_RESPONSES).filter((name) => used.has(name as FrameworkResponse)),
+  ] as FrameworkResponse[];
+  for (const name of listed) {
+    const description = ALL_RESPONSES[name][1];
     responses[name] = options.defaultErrorBody
       ? {
         description,
@@ -186,6 +224,7 @@ function describeOperation(
   schemaOf: SchemaOf,
   operationIds: Set<string>,
   tags: string[],
+  used: Set<FrameworkResponse>,
 ): Record<string, unknown> {
   const { type, methodName, binders } = route.method as RouteMethod;
   const { tags: declaredTags, docs } = docsOf(type, methodName);
@@ -202,6 +241,7 @@ function describeOperation(
   const parameters = parametersOf(route, names, binders);
   if (parameters.length > 0) operation.parameters = parameters;
   const body = binders.find(isBody);
+  const form = body === undefined ? formBodyOf(route.httpMethod, binders) : undefined;
   if (body !== undefined) {
     operation.requestBody = {
       required: true,
@@ -211,11 +251,17 @@ function describeOperation(
         },
       },
     };
-  }
+  } else if (form !== undefined) operation.requestBody = form;
+  // The server reads a DELETE's form body too, and answers as for any other.
+  const readsForm = form !== undefined ||
+    (body === undefined && route.httpMethod === "DELETE" &&
+      binders.some((b) => isValue(b) && b.kind === "param"));
+  const answers = frameworkAnswers(binders, readsForm);
+  for (const answer of answers) used.add(answer);
   operation.responses = responsesOf(
     operationId,
     docs?.responses ?? new Map(),
-    frameworkAnswers(binders),
+    answers,
     schemaOf,
   );
   return operation;
@@ -232,8 +278,66 @@ function isBody(binder: ParameterBinder): binder is Extract<Binder, { kind: "bod
   return typeof binder === "object" && binder !== null && binder.kind === "body";
 }
 
-function isValue(binder: ParameterBinder): binder is Exclude<Binder, { kind: "body" }> {
-  return typeof binder === "object" && binder !== null && binder.kind !== "body";
+function isValue(
+  binder: ParameterBinder,
+): binder is Exclude<Binder, { kind: "body" } | { kind: "part" }> {
+  return typeof binder === "object" && binder !== null && binder.kind !== "body" &&
+    binder.kind !== "part";
+}
+
+function isPart(binder: ParameterBinder): binder is Extract<Binder, { kind: "part" }> {
+  return typeof binder === "object" && binder !== null && binder.kind === "part";
+}
+
+type ParamBinder = Extract<Binder, { kind: "param" | "header" }>;
+
+/** A parameter's schema: what its conversion accepts, and its default. */
+function valueSchema(binder: ParamBinder): JsonSchema {
+  const schema: Record<string, unknown> = { ...scalarSchema(binder.type) };
+  if (binder.hasDefault && isJsonScalar(binder.default)) schema.default = binder.default;
+  return schema;
+}
+
+/**
+ * The form body an operation without `RequestBody()` reads: with `RequestPart`s, a
+ * `multipart/form-data` body of those parts (a `File` part a binary string) and, optional, its
+ * parameters (text parts are parameters too); else, on POST, PUT and PATCH, an optional
+ * `application/x-www-form-urlencoded` body of its parameters. Parameters stay query parameters as
+ * well, and none is required in a body: the query may carry it. `undefined`: no form body.
+ */
+function formBodyOf(
+  httpMethod: MappedMethod,
+  binders: readonly ParameterBinder[],
+): JsonSchema | undefined {
+  const parts = binders.filter(isPart);
+  const params = binders.filter((b): b is ParamBinder => isValue(b) && b.kind === "param");
+  if (parts.length === 0 && (params.length === 0 || !FORM_BODY_METHODS.has(httpMethod))) {
+    return undefined;
+  }
+  // Entries, not assignments: a part or parameter may be named `__proto__`.
+  const properties = new Map<string, JsonSchema>();
+  for (const part of parts) {
+    if (properties.has(part.name)) continue;
+    properties.set(
+      part.name,
+      part.type === File
+        ? { type: "string", format: "binary" }
+        : part.type === undefined
+        ? { type: "string" }
+        : scalarSchema(part.type as ScalarType),
+    );
+  }
+  for (const param of params) {
+    if (!properties.has(param.name)) properties.set(param.name, valueSchema(param));
+  }
+  const required = [...new Set(parts.filter((p) => p.required).map((p) => p.name))];
+  const schema: Record<string, unknown> = {
+    type: "object",
+    properties: Object.fromEntries(properties),
+  };
+  if (required.length > 0) schema.required = required;
+  const type = parts.length > 0 ? "multipart/form-data" : "application/x-www-form-urlencoded";
+  return { required: required.length > 0, content: { [type]: { schema } } };
 }
 
 /** `names`: the path template's variable names, position by position. */
@@ -260,13 +364,11 @@ function parametersOf(
     const key = `${place} ${place === "header" ? binder.name.toLowerCase() : binder.name}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const schema: Record<string, unknown> = { ...scalarSchema(binder.type) };
-    if (binder.hasDefault && isJsonScalar(binder.default)) schema.default = binder.default;
     parameters.push({
       name: binder.name,
       in: place,
       required: binder.required && !binder.hasDefault,
-      schema,
+      schema: valueSchema(binder),
     });
   }
   return parameters;
@@ -278,14 +380,21 @@ function isJsonScalar(value: unknown): boolean {
 }
 
 /** The answers Thaw itself may give to a request of this operation. */
-function frameworkAnswers(binders: readonly ParameterBinder[]): FrameworkResponse[] {
+function frameworkAnswers(
+  binders: readonly ParameterBinder[],
+  readsForm: boolean,
+): FrameworkResponse[] {
   const answers: FrameworkResponse[] = [];
   const canRefuse = binders.some((b) =>
-    isBody(b) ||
+    isBody(b) || isPart(b) ||
     (isValue(b) && (b.type !== String || (b.kind !== "path" && b.required && !b.hasDefault)))
   );
-  if (canRefuse) answers.push("BadRequest");
+  // A form body, even of optional parameters, can be malformed (a part without a name) or hold
+  // bytes that are not UTF-8.
+  if (canRefuse || readsForm) answers.push("BadRequest");
   if (binders.some(isBody)) answers.push("ContentTooLarge", "UnsupportedMediaType");
+  else if (binders.some(isPart)) answers.push("MultipartTooLarge", "UnsupportedMultipartType");
+  else if (readsForm) answers.push("ContentTooLarge", "UnsupportedFormEncoding");
   answers.push("InternalServerError");
   return answers;
 }
@@ -309,7 +418,7 @@ function responsesOf(
     responses[String(status)] = response;
   }
   for (const name of framework) {
-    const status = String(FRAMEWORK_RESPONSES[name][0]);
+    const status = String(ALL_RESPONSES[name][0]);
     responses[status] ??= { $ref: `#/components/responses/${name}` };
   }
   return responses;

@@ -5,12 +5,15 @@ import { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
 import { isJsonMediaType, unsupportedJsonEncoding } from "../http/media_type.ts";
 import type { ServerRequest } from "../http/server_request.ts";
-import type { ParameterBinder } from "./binder.ts";
+import type { ParameterBinder, ScalarType } from "./binder.ts";
 import { badRequest, compileConverter, quote } from "./convert.ts";
 import { classBinding, validateBody } from "./json_body.ts";
 import { parseJson } from "../http/parse_json.ts";
 import { queryValues } from "../http/query_string.ts";
 import { isStandardSchema } from "./standard_schema.ts";
+import { hasNoBody } from "./body_presence.ts";
+import type { FormBody } from "../http/form_body.ts";
+import { mayHoldForm } from "./form_reader.ts";
 
 /** Produces one argument of a handler for a request. */
 export interface ArgumentResolver {
@@ -19,38 +22,32 @@ export interface ArgumentResolver {
   readonly async: boolean;
   /** `resolve` needs the request's `HttpRequest` (it is made once per request and shared). */
   readonly needsRequest: boolean;
+  /**
+   * For an argument a form body may hold (`RequestParam`, `RequestPart`): its reading from that
+   * body, when `resolve` returned {@linkcode FROM_BODY}.
+   */
+  readonly fromBody?: FormArgument;
 }
+
+/** How an argument is read from a form body, which the handler reads once for all of them. */
+export interface FormArgument {
+  readonly resolve: (form: FormBody) => unknown;
+  /** Only a `multipart/form-data` body will do (a `RequestPart`). */
+  readonly partsOnly: boolean;
+}
+
+/**
+ * What `resolve` returns for an argument that waits for the form body: the handler then reads the
+ * body once and asks `fromBody`. A request that needs no body gets its arguments synchronously.
+ */
+export const FROM_BODY: unique symbol = Symbol("from the form body");
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 const NOTHING = /\S/;
 
 function sync(resolve: ArgumentResolver["resolve"], needsRequest = false): ArgumentResolver {
   return { resolve, async: false, needsRequest };
-}
-
-// Whether a request without a Content-Type has no body. The framing headers decide (RFC 9112:
-// neither Content-Length nor Transfer-Encoding means none), except for a request built in code,
-// which has neither even with a body, and a server that hands every request a stream (Deno): then
-// the first chunk decides. Only a refused request gets here.
-async function hasNoBody(c: Context, server: ServerRequest): Promise<boolean> {
-  const length = server.header(c.req.raw, c.env, "content-length");
-  // `0`, or `0, 0` where a server joined two fields of the same length.
-  if (length !== null) return /^\s*0+\s*(,\s*0+\s*)*$/.test(length);
-  if (server.header(c.req.raw, c.env, "transfer-encoding") !== null) return false;
-  const stream = c.req.raw.body;
-  if (stream === null) return true;
-  try {
-    const reader = stream.getReader(); // throws when the body was read already
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return true;
-      if (value.byteLength > 0) {
-        reader.cancel().catch(() => {});
-        return false;
-      }
-    }
-  } catch {
-    return false; // bytes were on their way: a body, cut short
-  }
 }
 
 function unsupported(type: string | null): HttpException {
@@ -68,8 +65,8 @@ export function compileArgument(binder: ParameterBinder, server: ServerRequest):
   if (binder === HttpRequest) return sync((_c, request) => request, true);
   if (typeof binder !== "object" || binder === null || !("kind" in binder)) {
     throw new TypeError(
-      "a binder must be PathVariable(), RequestParam(), RequestHeader(), RequestBody() or " +
-        "HttpRequest",
+      "a binder must be PathVariable(), RequestParam(), RequestHeader(), RequestBody(), " +
+        "RequestPart() or HttpRequest",
     );
   }
   switch (binder.kind) {
@@ -78,22 +75,83 @@ export function compileArgument(binder: ParameterBinder, server: ServerRequest):
       const convert = compileConverter(binder.type, `Path variable '${name}'`);
       return sync((c) => convert(c.req.param(name) as string));
     }
-    case "param":
-    case "header": {
+    case "param": {
       const { name, required, hasDefault } = binder;
-      const label = binder.kind === "param" ? `Request parameter '${name}'` : `Header '${name}'`;
+      const label = `Request parameter '${name}'`;
       const convert = compileConverter(binder.type, label);
       const fallback = binder.default;
-      const read = binder.kind === "param"
-        ? (c: Context) => queryValues(c.req.url, name, true)[0]
-        : (c: Context) => c.req.raw.headers.get(name) ?? undefined;
+      const absent = () => {
+        if (hasDefault) return fallback;
+        if (required) throw badRequest(`${label} is required`);
+        return undefined;
+      };
+      return {
+        async: false,
+        needsRequest: false,
+        // The query first; a form body only when the query lacks the parameter.
+        resolve: (c) => {
+          const text = queryValues(c.req.url, name, true)[0];
+          if (text !== undefined) return convert(text);
+          return mayHoldForm(c, server) ? FROM_BODY : absent();
+        },
+        fromBody: {
+          partsOnly: false,
+          resolve: (form) => {
+            const text = form.param(name);
+            return text !== undefined ? convert(text) : absent();
+          },
+        },
+      };
+    }
+    case "header": {
+      const { name, required, hasDefault } = binder;
+      const label = `Header '${name}'`;
+      const convert = compileConverter(binder.type, label);
+      const fallback = binder.default;
       return sync((c) => {
-        const text = read(c);
+        const text = c.req.raw.headers.get(name) ?? undefined;
         if (text !== undefined) return convert(text);
         if (hasDefault) return fallback;
         if (required) throw badRequest(`${label} is required`);
         return undefined;
       });
+    }
+    case "part": {
+      const { name, required, type } = binder;
+      const label = `Request part '${name}'`;
+      const convert = type === undefined || type === File
+        ? undefined
+        : compileConverter(type as ScalarType, label);
+      return {
+        async: false,
+        needsRequest: false,
+        resolve: () => FROM_BODY,
+        fromBody: {
+          partsOnly: true,
+          resolve: (form) => {
+            const part = form.part(name);
+            if (part === undefined) {
+              if (required) throw badRequest(`${label} is required`);
+              return undefined;
+            }
+            if (part.filename !== undefined) {
+              if (convert !== undefined) throw badRequest(`${label} must be a value, not a file`);
+              // RFC 7578, 4.4: a part without a Content-Type is text/plain.
+              return new File([part.body.slice()], part.filename, {
+                type: part.contentType ?? "text/plain",
+              });
+            }
+            if (type === File) throw badRequest(`${label} must be a file (a part with a filename)`);
+            let text: string;
+            try {
+              text = strictUtf8.decode(part.body);
+            } catch {
+              throw badRequest(`${label} is not valid UTF-8`);
+            }
+            return convert === undefined ? text : convert(text);
+          },
+        },
+      };
     }
     case "body": {
       const { target } = binder;

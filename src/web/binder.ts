@@ -34,7 +34,29 @@ export type Binder =
     readonly hasDefault: boolean;
     readonly default: unknown;
   }
-  | { readonly kind: "body"; readonly target: Class | StandardSchemaV1 | undefined };
+  | { readonly kind: "body"; readonly target: Class | StandardSchemaV1 | undefined }
+  | {
+    readonly kind: "part";
+    readonly name: string;
+    /** `File` for a file part, a conversion for a text part, `undefined` for either. */
+    readonly type: PartType | undefined;
+    readonly required: boolean;
+  };
+
+/** What a {@linkcode RequestPart} takes: `File` for a file part, or a text part's conversion. */
+export type PartType = ScalarType | typeof File;
+
+/** Options of {@linkcode RequestPart}. */
+export interface PartOptions {
+  /**
+   * `File` for a file part (one sent with a filename), or the conversion of a text part (as
+   * {@linkcode RequestParam}'s); without it, a file part binds as a `File` and a text part as its
+   * text.
+   */
+  readonly type?: PartType;
+  /** Whether a request without the part is a 400; `true` by default. */
+  readonly required?: boolean;
+}
 
 /** One argument of a handler: a binder, or the `HttpRequest` class for the whole request. */
 export type ParameterBinder = Binder | typeof HttpRequest;
@@ -90,7 +112,11 @@ export function PathVariable(name: string, type: ScalarType = String): Binder {
 }
 
 /**
- * Binds a query parameter (its first value). Missing and required, or not convertible: 400.
+ * Binds a request parameter (its first value): from the query, or when the query does not carry
+ * it, from an `application/x-www-form-urlencoded` or `multipart/form-data` body (its text parts)
+ * of a POST, PUT, PATCH or DELETE, read once for all the route's parameters and under the body
+ * limit. On a route with `RequestBody()`, from the query alone. Missing and required, or not
+ * convertible: 400.
  *
  * @example
  * ```ts
@@ -166,4 +192,51 @@ export function RequestBody(typeOrSchema?: Class | StandardSchemaV1): Binder {
     throw new TypeError("RequestBody takes a class or a Standard Schema");
   }
   return Object.freeze({ kind: "body", target: typeOrSchema });
+}
+
+/**
+ * Binds one part of a `multipart/form-data` body: a `File` for a file part (one sent with a
+ * filename), else the part's text, converted by `type` as {@linkcode RequestParam} converts. With
+ * `type: File` a text part is a 400, and with a conversion a file part is. Missing and required:
+ * 400 naming the part. The body is read once for all the route's parts, whole and under the body
+ * limit (over it: 413, before any parsing); more than 1000 parts is a 413; a malformed body (no
+ * boundary, no closing boundary, a part without a name, line ends other than CRLF) is a 400 saying
+ * what is wrong; text that is not UTF-8 is a 400. Not `multipart/form-data`, or any
+ * `Content-Encoding`: 415. A route may not have both `RequestBody()` and `RequestPart()`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, PostMapping, RequestPart, RestController } from "@thaw/thaw";
+ *
+ * @RestController()
+ * class AvatarController {
+ *   @PostMapping(
+ *     "/avatars",
+ *     RequestPart("image", { type: File }),
+ *     RequestPart("size", { type: Number, required: false }),
+ *   )
+ *   async upload(image: File, size: number | undefined) {
+ *     return { name: image.name, bytes: (await image.arrayBuffer()).byteLength, size };
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [AvatarController] });
+ * const form = new FormData();
+ * form.append("image", new File(["abc"], "me.png", { type: "image/png" }));
+ * form.append("size", "64");
+ * const res = await app.fetch(
+ *   new Request("http://localhost/avatars", { method: "POST", body: form }),
+ * );
+ * assert.deepEqual(await res.json(), { name: "me.png", bytes: 3, size: 64 });
+ * ```
+ */
+export function RequestPart(name: string, options: PartOptions = {}): Binder {
+  const label = `RequestPart("${name}")`;
+  return Object.freeze({
+    kind: "part",
+    name: checkName(name, label),
+    type: options.type === undefined ? undefined : checkType(options.type, label) as PartType,
+    required: options.required ?? true,
+  });
 }

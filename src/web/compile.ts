@@ -1,6 +1,8 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { Class } from "../context/class_record.ts";
-import { controllerRecordChain, type RouteRecord } from "./route_record.ts";
+import { controllerRecordChain, type MiddlewareEntry, type RouteRecord } from "./route_record.ts";
+import { exceptionResolver, type ExceptionScope, exceptionScope } from "./exception_resolver.ts";
+import { guardMiddleware, resolveMiddleware, sendableAnswer } from "./middleware.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
@@ -29,6 +31,8 @@ export interface CompiledRoute {
   readonly handler: RouteHandler;
   /** The controller method it calls; absent for a route the framework serves itself. */
   readonly method?: RouteMethod;
+  /** Its class's then its method's `@UseMiddleware`, ready to run ahead of `handler`. */
+  readonly middleware?: readonly MiddlewareHandler[];
 }
 
 /** The controller method behind a route, as its decorators declared it. */
@@ -38,19 +42,44 @@ export interface RouteMethod {
   readonly binders: readonly ParameterBinder[];
 }
 
-/** The routes of a class and its superclasses; a subclass's mapping of a method replaces its parent's. */
-function routesOf(type: Class): { prefix: string; routes: RouteRecord[] } {
+/** A mapping and the `@UseMiddleware` items of its method, from the class that declared it. */
+interface MappedRoute {
+  readonly record: RouteRecord;
+  readonly middleware: readonly MiddlewareEntry[];
+}
+
+/**
+ * The routes of a class and its superclasses (a subclass's mapping of a method replaces its
+ * parent's) and the class-level middleware, the most basic class's first.
+ */
+function routesOf(
+  type: Class,
+): { prefix: string; routes: MappedRoute[]; middleware: MiddlewareEntry[] } {
   let prefix = "";
-  const byMethod = new Map<string, RouteRecord[]>();
+  const byMethod = new Map<string, MappedRoute[]>();
+  const middleware: MiddlewareEntry[] = [];
   for (const record of controllerRecordChain(type)) {
     if (record.prefix !== undefined) prefix = record.prefix;
-    const own = new Map<string, RouteRecord[]>();
+    middleware.push(...record.middleware);
+    const own = new Map<string, MappedRoute[]>();
     for (const route of record.routes) {
-      own.set(route.methodName, [...(own.get(route.methodName) ?? []), route]);
+      const mapped = {
+        record: route,
+        middleware: record.methodMiddleware.get(route.methodName) ?? [],
+      };
+      own.set(route.methodName, [...(own.get(route.methodName) ?? []), mapped]);
+    }
+    for (const name of record.methodMiddleware.keys()) {
+      if (!own.has(name)) {
+        throw new DefinitionError(
+          `${type.name}.${name}: @UseMiddleware on a method without a mapping would never run; ` +
+            "give it to a mapped method or to the class",
+        );
+      }
     }
     for (const [name, routes] of own) byMethod.set(name, routes);
   }
-  return { prefix, routes: [...byMethod.values()].flat() };
+  return { prefix, routes: [...byMethod.values()].flat(), middleware };
 }
 
 /** What every route is compiled with. */
@@ -61,14 +90,28 @@ export interface CompileOptions {
   readonly maxBodySize: number;
   /** How the body binding reads what the server parsed already. */
   readonly server: ServerRequest;
+  /** The bean of a middleware class; throws when there is none. */
+  readonly beanOf: (type: Class) => unknown;
+  /** The `@ControllerAdvice` beans' exception handlers. */
+  readonly advice: ExceptionScope;
+  /** Whether global middleware checks every answer already (see `sendableAnswer`). */
+  readonly answersChecked: boolean;
+}
+
+/** What a controller's routes share: its prefix, its middleware, its error path. */
+interface ControllerScope {
+  readonly prefix: string;
+  readonly middleware: readonly MiddlewareEntry[];
+  readonly errors: ErrorResponder;
 }
 
 function compileRoute(
   controller: ControllerBean,
-  route: RouteRecord,
-  prefix: string,
+  { record: route, middleware: methodMiddleware }: MappedRoute,
+  scope: ControllerScope,
   options: CompileOptions,
 ): CompiledRoute {
+  const { prefix, errors } = scope;
   const where = `${controller.type.name}.${route.methodName}`;
   const fail = (why: string): never => {
     throw new DefinitionError(`${where} (@${route.httpMethod} "${route.path}"): ${why}`);
@@ -95,8 +138,10 @@ function compileRoute(
       return fail(`argument ${i + 1}: ${(error as Error).message}`);
     }
   });
-  if (route.binders.filter((b) => typeof b === "object" && b?.kind === "body").length > 1) {
-    fail("a request has one body; only one RequestBody() binder may be given");
+  const bodies = route.binders.filter((b) => typeof b === "object" && b?.kind === "body").length;
+  if (bodies > 1) fail("a request has one body; only one RequestBody() binder may be given");
+  if (bodies > 0 && route.binders.some((b) => typeof b === "object" && b?.kind === "part")) {
+    fail("a request has one body; RequestBody() and RequestPart() cannot both read it");
   }
   if (method.length > resolvers.length) {
     fail(
@@ -105,16 +150,23 @@ function compileRoute(
     );
   }
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
+  const middleware = [...scope.middleware, ...methodMiddleware].map((item) =>
+    guardMiddleware(resolveMiddleware(item, options.beanOf, label), errors, label)
+  );
+  if (middleware.length > 0 && !options.answersChecked) {
+    middleware.unshift(sendableAnswer(errors, label));
+  }
   return {
     httpMethod: route.httpMethod,
     pattern,
     label,
     method: { type: controller.type, methodName: route.methodName, binders: route.binders },
+    middleware,
     handler: compileHandler({
       bean: controller.instance,
       method: method as (...args: unknown[]) => unknown,
       resolvers,
-      errors: options.errors,
+      errors,
       label,
       maxBodySize: options.maxBodySize,
       server: options.server,
@@ -133,10 +185,21 @@ export function compileRoutes(
 ): CompiledRoute[] {
   const routes: CompiledRoute[] = [];
   for (const controller of controllers) {
-    const { prefix, routes: records } = routesOf(controller.type);
-    for (const record of records) routes.push(compileRoute(controller, record, prefix, options));
+    const { prefix, routes: records, middleware } = routesOf(controller.type);
+    const own = exceptionScope([controller]);
+    const errors = exceptionResolver(own, options.advice, options.errors, options.maxBodySize);
+    const scope = { prefix, middleware, errors };
+    for (const record of records) routes.push(compileRoute(controller, record, scope, options));
   }
   return routes;
+}
+
+/** How {@linkcode buildApp} builds the app. */
+export interface BuildOptions {
+  /** Takes `%2F` in a path (`bootstrap`'s `allowEncodedSlash`). */
+  readonly allowEncodedSlash?: boolean;
+  /** Runs around every request, the framework's own answers included, in this order. */
+  readonly middleware?: readonly MiddlewareHandler[];
 }
 
 /**
@@ -148,7 +211,7 @@ export function compileRoutes(
 export function buildApp(
   routes: readonly CompiledRoute[],
   errors: ErrorResponder,
-  options: { readonly allowEncodedSlash?: boolean } = {},
+  options: BuildOptions = {},
 ): Hono {
   const seen = new Map<string, string>();
   for (const route of routes) {
@@ -166,8 +229,11 @@ export function buildApp(
   const hono = new Hono({
     getPath: options.allowEncodedSlash === true ? requestPathAllowingEncodedSlash : requestPath,
   });
+  // Added first, so that Hono runs them ahead of every route and of the answers below.
+  if ((options.middleware?.length ?? 0) > 0) hono.use("*", ...options.middleware!);
   for (const route of table.routes) {
-    hono.on(route.httpMethod, route.pattern.honoPath, route.handler);
+    const handlers = [...(route.middleware ?? []), route.handler] as [RouteHandler];
+    hono.on(route.httpMethod, route.pattern.honoPath, ...handlers);
   }
 
   // A client's path or method is echoed in an error message only this far.
@@ -193,7 +259,7 @@ export function buildApp(
       undefined,
     );
   });
-  // Thaw's handlers catch their own errors; this serves middleware added to `app.hono`.
+  // Thaw's handlers and middleware catch their own errors; this serves what is mounted by hand.
   hono.onError((error, c) => errors(error, c, undefined, undefined));
   return hono;
 }

@@ -1,3 +1,4 @@
+import { HTTPException } from "hono/http-exception";
 import type { HttpRequest } from "../http/http_request.ts";
 import { HttpException, ValidationException } from "../http/http_exception.ts";
 import type { HttpStatus } from "../http/http_status.ts";
@@ -64,16 +65,30 @@ export class DefaultErrorController implements ErrorController {
   }
 }
 
+// An `HttpException`'s message is meant for the client, as is that of Hono's `HTTPException` of
+// an error status (what its middleware throws); any other error's message is internal.
+function clientMessage(error: unknown): string | null {
+  if (error instanceof HttpException) return error.message;
+  if (
+    error instanceof HTTPException && error.status >= 400 && error.status <= 599 &&
+    error.message !== ""
+  ) {
+    return error.message;
+  }
+  return null;
+}
+
 /**
- * `{timestamp, status, message, error}`. `error` carries an `HttpException`'s message, which is
- * meant for the client; any other error's message is internal and never sent.
+ * `{timestamp, status, message, error}`. `error` carries an `HttpException`'s message (or that of
+ * a Hono `HTTPException`), which is meant for the client; any other error's message is internal
+ * and never sent.
  */
 export function defaultErrorBody(status: HttpStatus, error: unknown): DefaultErrorBody {
   const body: DefaultErrorBody = {
     timestamp: new Date().toISOString(),
     status: status.getValue(),
     message: status.getReasonPhrase(),
-    error: error instanceof HttpException ? error.message : null,
+    error: clientMessage(error),
   };
   if (error instanceof ValidationException) {
     body.issues = error.issues.map((i) => ({ message: i.message, path: i.path }));

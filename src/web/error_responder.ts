@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
@@ -34,6 +35,38 @@ function pathVariablesOf(c: Context): Record<string, string> {
     return c.req.param();
   } catch {
     return {}; // no route matched
+  }
+}
+
+/** The `HttpRequest` an error path hands on: the route's own, or one made for the failure. */
+export function requestOf(c: Context, maxBodySize: number): HttpRequest {
+  return new HttpRequest(c.req.raw, { pathVariables: pathVariablesOf(c), maxBodySize });
+}
+
+/** `GET /path` as a log line may quote it. */
+export function requestLabel(c: Context): string {
+  return loggable(`${c.req.method} ${c.req.path}`);
+}
+
+/**
+ * The status an error maps to: an `HttpException`'s, that of Hono's `HTTPException` (what
+ * `bearerAuth`, `jwt` and other Hono middleware throw) when it is an error status, else 500.
+ */
+export function statusOf(error: unknown): HttpStatus {
+  if (error instanceof HttpException) return error.status;
+  if (error instanceof HTTPException && error.status >= 400 && error.status <= 599) {
+    return HttpStatus.valueOf(error.status);
+  }
+  return HttpStatus.INTERNAL_SERVER_ERROR;
+}
+
+// Headers of Hono's own answer to an HTTPException that the errorController's answer keeps
+// (`WWW-Authenticate` from bearerAuth): all but those describing its body.
+function challengeHeaders(error: HTTPException, response: ResponseEntity): void {
+  const own = response.getHeaders();
+  for (const [name, value] of error.getResponse().headers) {
+    if (name === "content-type" || name === "content-length" || own.has(name)) continue;
+    response.withHeader(name, value);
   }
 }
 
@@ -75,18 +108,17 @@ export function createErrorResponder(
   return async (error, c, request, route) => {
     let where = "a request";
     try {
-      const status = error instanceof HttpException
-        ? error.status
-        : HttpStatus.INTERNAL_SERVER_ERROR;
-      where = route ?? loggable(`${c.req.method} ${c.req.path}`);
-      if (!(error instanceof HttpException)) log(`[thaw] ${where} failed:`, error);
-      const req = request ??
-        new HttpRequest(c.req.raw, { pathVariables: pathVariablesOf(c), maxBodySize });
+      const status = statusOf(error);
+      where = route ?? requestLabel(c);
+      const hono = error instanceof HTTPException;
+      if (!(error instanceof HttpException) && !hono) log(`[thaw] ${where} failed:`, error);
+      const req = request ?? requestOf(c, maxBodySize);
       const response = ResponseEntity.status(status);
       await controller.handleError(req, response, status, error);
       if (error instanceof MethodNotAllowedException && !response.getHeaders().has("Allow")) {
         response.withHeader("Allow", error.allow);
       }
+      if (hono) challengeHeaders(error, response);
       return response.toResponse();
     } catch (failure) {
       // The errorController read what the client sent and found it unusable (a query parameter

@@ -1,7 +1,9 @@
 import type { Context } from "hono";
 import { HttpRequest } from "../http/http_request.ts";
 import type { ServerRequest } from "../http/server_request.ts";
-import type { ArgumentResolver } from "./arguments.ts";
+import { type ArgumentResolver, type FormArgument, FROM_BODY } from "./arguments.ts";
+import { EMPTY_FORM_BODY } from "../http/form_body.ts";
+import { readFormBody } from "./form_reader.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { headAnswer, toResponse } from "./return_value.ts";
 
@@ -26,23 +28,35 @@ export interface HandlerSpec {
 /**
  * Compiles a route's handler. Everything that does not depend on the request is decided here, so
  * that a request only reads its arguments, calls the method and converts the result: one promise
- * for a body, one for a method that returns one, none otherwise, and no `HttpRequest` unless an
- * argument needs one.
+ * for a body (JSON, or a form body some argument turned out to need), one for a method that
+ * returns one, none otherwise, and no `HttpRequest` unless an argument or a body needs one.
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
   const { bean, method, resolvers, errors, label, maxBodySize, server, hasPathVariables } = spec;
   const count = resolvers.length;
-  const resolve = resolvers.map((r) => r.resolve);
   const isAsync = resolvers.map((r) => r.async);
+  const fromBody = resolvers.map((r) => r.fromBody);
+  const bodyIndex = isAsync.indexOf(true);
+  // On a route with RequestBody() the body is JSON: a parameter the query lacks is missing.
+  const resolve = resolvers.map(({ resolve, fromBody }) =>
+    bodyIndex >= 0 && fromBody !== undefined
+      ? (c: Context, request: HttpRequest | undefined) => {
+        const value = resolve(c, request);
+        return value === FROM_BODY ? fromBody.resolve(EMPTY_FORM_BODY) : value;
+      }
+      : resolve
+  );
+  const readsForm = bodyIndex < 0 && fromBody.some((f) => f !== undefined);
+  const partsOnly = fromBody.some((f) => f?.partsOnly === true);
   const needsRequest = resolvers.some((r) => r.needsRequest);
+  const newRequest = (c: Context): HttpRequest =>
+    new HttpRequest(c.req.raw, {
+      pathVariables: hasPathVariables ? c.req.param() : undefined,
+      maxBodySize,
+      rawBody: server.body(c.env),
+    });
   const makeRequest = (c: Context): HttpRequest | undefined =>
-    needsRequest
-      ? new HttpRequest(c.req.raw, {
-        pathVariables: hasPathVariables ? c.req.param() : undefined,
-        maxBodySize,
-        rawBody: server.body(c.env),
-      })
-      : undefined;
+    needsRequest ? newRequest(c) : undefined;
 
   // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.
   const answer = (c: Context, value: unknown): Response => {
@@ -67,7 +81,6 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
 
   // The body is the one argument read asynchronously (compile.ts refuses a second RequestBody()),
   // so a route with a body waits on that one promise and nothing else: no async function.
-  const bodyIndex = isAsync.indexOf(true);
   if (bodyIndex >= 0) {
     return (c) => {
       let request: HttpRequest | undefined;
@@ -85,6 +98,45 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
             }
           },
           (error) => errors(error, c, request, label),
+        );
+      } catch (error) {
+        return errors(error, c, request, label);
+      }
+    };
+  }
+  // Arguments a form body may hold (RequestParam, RequestPart) say so by returning FROM_BODY; only
+  // then is the body read, once for all of them, and the request waits on that one promise. A
+  // request whose arguments all came from elsewhere (every GET, a query holding every parameter)
+  // is answered synchronously, as on a route without them.
+  if (readsForm) {
+    return (c) => {
+      let request: HttpRequest | undefined;
+      try {
+        request = makeRequest(c);
+        const args = new Array(count);
+        let waiting = false;
+        for (let i = 0; i < count; i++) {
+          const value = resolve[i](c, request);
+          if (value === FROM_BODY) waiting = true;
+          args[i] = value;
+        }
+        if (!waiting) return settle(c, request, method.apply(bean, args));
+        // The form is read through the request's own reader, so that a handler given the
+        // HttpRequest reads the same bytes again.
+        const withBody = request ?? newRequest(c);
+        request = withBody;
+        return readFormBody(c, server, withBody, partsOnly).then(
+          (form) => {
+            try {
+              for (let i = 0; i < count; i++) {
+                if (args[i] === FROM_BODY) args[i] = (fromBody[i] as FormArgument).resolve(form);
+              }
+              return settle(c, withBody, method.apply(bean, args));
+            } catch (error) {
+              return errors(error, c, withBody, label);
+            }
+          },
+          (error) => errors(error, c, withBody, label),
         );
       } catch (error) {
         return errors(error, c, request, label);

@@ -12,10 +12,31 @@ export interface RouteRecord {
   readonly get: (instance: unknown) => unknown;
 }
 
+/** An `@ExceptionHandler` method and the error classes it takes. */
+export interface ExceptionHandlerRecord {
+  readonly types: readonly Class[];
+  readonly methodName: string;
+  readonly isStatic: boolean;
+  readonly get: (instance: unknown) => unknown;
+}
+
+/**
+ * What `@UseMiddleware` gave, in the order written: a Hono middleware function or a bean class
+ * with a `handle(c, next)` method.
+ */
+export type MiddlewareEntry = Class | ((...args: never[]) => unknown);
+
 /** What the web layer's decorators say about one class (not its superclasses). */
 export interface ControllerRecord {
   prefix?: string;
   readonly routes: RouteRecord[];
+  /** `@UseMiddleware` on the class. */
+  readonly middleware: MiddlewareEntry[];
+  /** `@UseMiddleware` on methods, by method name. */
+  readonly methodMiddleware: Map<string, MiddlewareEntry[]>;
+  readonly exceptionHandlers: ExceptionHandlerRecord[];
+  /** Whether the class is a `@ControllerAdvice`. */
+  advice?: boolean;
 }
 
 // The web layer's own key in a class's decorator metadata; the container never reads it.
@@ -23,7 +44,12 @@ const ROUTES = Symbol("thaw.routes");
 
 /** The web record of the class whose decorators receive `metadata`. */
 export function ownControllerRecord(metadata: DecoratorMetadataObject): ControllerRecord {
-  return ownEntry(metadata, ROUTES, () => ({ routes: [] }));
+  return ownEntry(metadata, ROUTES, () => ({
+    routes: [],
+    middleware: [],
+    methodMiddleware: new Map(),
+    exceptionHandlers: [],
+  }));
 }
 
 /** The web records of a class and its superclasses, the most basic first. */

@@ -116,3 +116,21 @@ describe("HttpRequest.getUrl on URLs a server hands over as they are", () => {
     assert.equal(handed("/a?b=1").getQueryParam("b"), "1");
   });
 });
+
+describe("HttpRequest.bytes", () => {
+  it("reads the body once, shared with text() whichever asks first, under the same limit", async () => {
+    const bytesFirst = new HttpRequest(post("héllo"));
+    assert.deepEqual([...await bytesFirst.bytes()], [...new TextEncoder().encode("héllo")]);
+    assert.equal(await bytesFirst.text(), "héllo");
+    assert.equal(await bytesFirst.bytes(), await bytesFirst.bytes());
+    const textFirst = new HttpRequest(post("héllo"));
+    assert.equal(await textFirst.text(), "héllo");
+    assert.deepEqual([...await textFirst.bytes()], [...new TextEncoder().encode("héllo")]);
+    const binary = new HttpRequest(post(new Uint8Array([0xff, 0])));
+    assert.deepEqual([...await binary.bytes()], [0xff, 0]);
+    await assert.rejects(binary.text(), /not valid UTF-8/);
+    await assert.rejects(new HttpRequest(post("123456"), { maxBodySize: 5 }).bytes(), /exceeds 5/);
+    const raw = new HttpRequest(post(""), { rawBody: new Uint8Array([1, 2]) });
+    assert.deepEqual([...await raw.bytes()], [1, 2]);
+  });
+});

@@ -1,0 +1,108 @@
+import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
+import type { Class } from "../context/class_record.ts";
+import { ownControllerRecord } from "./route_record.ts";
+
+/** A decorator for a method that handles errors. */
+export type ExceptionHandlerDecorator = (
+  // deno-lint-ignore no-explicit-any
+  value: (...args: any[]) => unknown,
+  context: ClassMethodDecoratorContext,
+) => void;
+
+/**
+ * Makes a method the handler of errors of the given classes (and their subclasses): on a
+ * controller, for that controller's routes; on a {@linkcode ControllerAdvice} bean, for every
+ * request. It is called with `(error, request: HttpRequest)` and returns what a mapping method may
+ * return. The handler of the nearest class in the error's prototype chain wins, and a controller's
+ * own handler beats an advice's. Errors thrown by middleware, by argument binding (a 400) and by
+ * the route all come here; what no handler takes, and what a handler throws, goes to the
+ * `errorController`.
+ *
+ * @example A domain error answered as 409 by the controller that throws it
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, ExceptionHandler, PostMapping, ResponseEntity, RestController } from "@thaw/thaw";
+ *
+ * class AlreadyBooked extends Error {}
+ *
+ * @RestController()
+ * class Bookings {
+ *   @PostMapping("/bookings")
+ *   book(): string {
+ *     throw new AlreadyBooked("seat 4A is taken");
+ *   }
+ *
+ *   @ExceptionHandler(AlreadyBooked)
+ *   booked(error: AlreadyBooked): ResponseEntity {
+ *     return ResponseEntity.status(409).withJson({ reason: error.message });
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [Bookings] });
+ * const response = await app.fetch(new Request("http://x/bookings", { method: "POST" }));
+ * assert.equal(response.status, 409);
+ * assert.deepEqual(await response.json(), { reason: "seat 4A is taken" });
+ * ```
+ */
+export function ExceptionHandler(...types: Class[]): ExceptionHandlerDecorator {
+  if (types.length === 0) {
+    throw new TypeError("@ExceptionHandler needs the error classes it handles");
+  }
+  types.forEach((type, i) => {
+    if (typeof type !== "function" || typeof type.prototype !== "object") {
+      throw new TypeError(`@ExceptionHandler: argument ${i + 1} is not a class`);
+    }
+  });
+  const frozen = Object.freeze([...types]);
+  return (_value, context) => {
+    if (context.kind !== "method") {
+      throw new TypeError(`@ExceptionHandler on ${String(context.name)}: methods only`);
+    }
+    ownControllerRecord(context.metadata).exceptionHandlers.push({
+      types: frozen,
+      methodName: String(context.name),
+      isStatic: context.static,
+      get: context.access.get as (instance: unknown) => unknown,
+    });
+  };
+}
+
+/**
+ * Registers a bean whose {@linkcode ExceptionHandler} methods handle errors of every request, not
+ * only one controller's. Several advice beans make one scope: two handlers for one error class
+ * among them are a startup error.
+ *
+ * @example Every `RangeError` as a 400
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, ControllerAdvice, ExceptionHandler, GetMapping, type HttpRequest, ResponseEntity, RestController } from "@thaw/thaw";
+ *
+ * @ControllerAdvice()
+ * class ApiErrors {
+ *   @ExceptionHandler(RangeError)
+ *   outOfRange(error: RangeError, request: HttpRequest): ResponseEntity {
+ *     return ResponseEntity.badRequest().withJson({ path: request.getPath(), error: error.message });
+ *   }
+ * }
+ *
+ * @RestController()
+ * class Pages {
+ *   @GetMapping("/pages")
+ *   pages(): never {
+ *     throw new RangeError("page 0 does not exist");
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [Pages], components: [ApiErrors] });
+ * const response = await app.fetch(new Request("http://x/pages"));
+ * assert.equal(response.status, 400);
+ * assert.deepEqual(await response.json(), { path: "/pages", error: "page 0 does not exist" });
+ * ```
+ */
+export function ControllerAdvice(name?: string): BeanClassDecorator {
+  const register = stereotype("component", name, "ControllerAdvice");
+  return (value, context) => {
+    register(value, context);
+    ownControllerRecord(context.metadata).advice = true;
+  };
+}

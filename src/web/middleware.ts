@@ -1,0 +1,227 @@
+import type { Context, MiddlewareHandler, Next } from "hono";
+import type { Class } from "../context/class_record.ts";
+import { DefinitionError } from "../context/errors.ts";
+import { sendableResponse } from "../http/response_headers.ts";
+import type { ErrorResponder } from "./error_responder.ts";
+import { type MiddlewareEntry, ownControllerRecord } from "./route_record.ts";
+
+/**
+ * A middleware bean: a class the container builds, so that it can use `@Autowired` beans (an auth
+ * guard reading a token store). `handle` runs as a Hono middleware does: it may answer early by
+ * returning a response without calling `next`, or change the answer after `await next()`.
+ *
+ * @example An auth guard bean
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Component, GetMapping, type Middleware, RestController, UseMiddleware } from "@thaw/thaw";
+ * import type { Context, Next } from "hono";
+ *
+ * @Component()
+ * class ApiKeyGuard implements Middleware {
+ *   async handle(c: Context, next: Next): Promise<Response | void> {
+ *     if (c.req.header("x-api-key") !== "secret") return c.json({ error: "no key" }, 401);
+ *     await next();
+ *   }
+ * }
+ *
+ * @RestController()
+ * @UseMiddleware(ApiKeyGuard)
+ * class Reports {
+ *   @GetMapping("/reports")
+ *   list(): string[] {
+ *     return ["q1"];
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [Reports], components: [ApiKeyGuard] });
+ * assert.equal((await app.fetch(new Request("http://x/reports"))).status, 401);
+ * const ok = await app.fetch(new Request("http://x/reports", { headers: { "x-api-key": "secret" } }));
+ * assert.deepEqual(await ok.json(), ["q1"]);
+ * ```
+ */
+export interface Middleware {
+  /** Runs around the rest of the chain: answer early, or `await next()` and change the answer. */
+  handle(c: Context, next: Next): Promise<Response | void>;
+}
+
+/** What `@UseMiddleware` and `bootstrap({ middleware })` take: a Hono middleware or a bean class. */
+export type MiddlewareItem = MiddlewareHandler | Class<Middleware>;
+
+/** `@UseMiddleware`: a class decorator for a controller, or a method decorator for a mapping. */
+export type UseMiddlewareDecorator = (
+  value: unknown,
+  context: ClassDecoratorContext | ClassMethodDecoratorContext,
+) => void;
+
+/**
+ * Runs middleware around the routes of a controller (on the class) or of one mapped method. An
+ * item is a Hono `MiddlewareHandler` (`cors()`, `bearerAuth(...)`, or your own function) or a
+ * bean class implementing {@linkcode Middleware}, which the container builds. The order: the
+ * `bootstrap({ middleware })` list, then the class's items as written (top to bottom), then the
+ * method's. A bean class that is not registered is a startup error naming the route.
+ *
+ * @example A header on every route of a controller, and a guard on one method
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, PostMapping, RestController, UseMiddleware } from "@thaw/thaw";
+ * import type { Context, Next } from "hono";
+ *
+ * const tagged = async (c: Context, next: Next) => {
+ *   await next();
+ *   c.header("x-served-by", "notes");
+ * };
+ * const writersOnly = async (c: Context, next: Next) => {
+ *   if (c.req.header("x-role") !== "writer") return c.text("Forbidden", 403);
+ *   await next();
+ * };
+ *
+ * @RestController()
+ * @UseMiddleware(tagged)
+ * class Notes {
+ *   @GetMapping("/notes")
+ *   list(): string[] {
+ *     return [];
+ *   }
+ *   @PostMapping("/notes")
+ *   @UseMiddleware(writersOnly)
+ *   create(): string {
+ *     return "made";
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [Notes] });
+ * const list = await app.fetch(new Request("http://x/notes"));
+ * assert.equal(list.headers.get("x-served-by"), "notes");
+ * const refused = await app.fetch(new Request("http://x/notes", { method: "POST" }));
+ * assert.equal(refused.status, 403);
+ * assert.equal(refused.headers.get("x-served-by"), "notes");
+ * ```
+ */
+export function UseMiddleware(...items: MiddlewareItem[]): UseMiddlewareDecorator {
+  if (items.length === 0) throw new TypeError("@UseMiddleware needs at least one middleware");
+  items.forEach((item, i) => {
+    if (typeof item !== "function") {
+      throw new TypeError(
+        `@UseMiddleware: item ${i + 1} is a ${item === null ? "null" : typeof item}, not a ` +
+          "middleware function or a Middleware bean class",
+      );
+    }
+  });
+  const given = [...items] as MiddlewareEntry[];
+  return (_value, context) => {
+    const record = ownControllerRecord(context.metadata);
+    // Decorators apply bottom-up: each one goes in front, so that the list reads as written.
+    if (context.kind === "class") record.middleware.unshift(...given);
+    else if (context.kind === "method" && !context.static) {
+      const name = String(context.name);
+      record.methodMiddleware.set(name, [...given, ...(record.methodMiddleware.get(name) ?? [])]);
+    } else {
+      throw new TypeError(
+        `@UseMiddleware on ${String(context.name)}: it decorates a controller class or an ` +
+          "instance method with a mapping",
+      );
+    }
+  };
+}
+
+// A class, not a function: calling it as a middleware would fail on every request. A class
+// compiled down to a function still shows itself by the `handle` on its prototype.
+function isClass(item: MiddlewareEntry): item is Class {
+  return /^class\b/.test(Function.prototype.toString.call(item)) ||
+    typeof (item.prototype as Partial<Middleware> | undefined)?.handle === "function";
+}
+
+function describe(item: MiddlewareEntry): string {
+  return item.name === "" ? "an anonymous function" : item.name;
+}
+
+/**
+ * A middleware item as the Hono handler that runs it: a bean class's `handle`, bound to the bean
+ * `beanOf` gives, or the function as it is. `where` names the route or option for an error.
+ */
+export function resolveMiddleware(
+  item: MiddlewareEntry,
+  beanOf: (type: Class) => unknown,
+  where: string,
+): MiddlewareHandler {
+  if (!isClass(item)) return item as MiddlewareHandler;
+  if (typeof (item.prototype as Partial<Middleware>).handle !== "function") {
+    throw new DefinitionError(
+      `${where}: middleware class ${describe(item)} has no handle(c, next) method`,
+    );
+  }
+  let bean: unknown;
+  try {
+    bean = beanOf(item);
+  } catch {
+    throw new DefinitionError(
+      `${where}: middleware ${describe(item)} is not a registered bean; mark it @Component() ` +
+        "and list it in components (or scan its directory)",
+    );
+  }
+  const handle = (bean as Middleware).handle;
+  return (c, next) => handle.call(bean, c, next);
+}
+
+/**
+ * Runs a middleware so that whatever it throws becomes the answer `errors` makes (an exception
+ * handler's or the errorController's) rather than escaping to Hono, which drops any thrown value
+ * that is not an `Error`. Headers it set with `c.header()` before calling `next` stay on the
+ * answer whatever response the route returns.
+ */
+export function guardMiddleware(
+  middleware: MiddlewareHandler,
+  errors: ErrorResponder,
+  route: string | undefined,
+): MiddlewareHandler {
+  const fail = async (error: unknown, c: Context): Promise<Response> => {
+    const response = await errors(error, c, undefined, route);
+    // Thrown after `next()`: the route's answer is set already, and the error's replaces it
+    // without inheriting its headers.
+    if (c.finalized) {
+      c.res = undefined;
+      c.res = response;
+    }
+    return response;
+  };
+  return (c, next) => {
+    // Hono keeps `c.header()` values in a list of its own that only its response helpers read;
+    // making the placeholder response now lets them reach a `Response` the route returns.
+    const downstream = (): Promise<void> => {
+      void c.res;
+      return next();
+    };
+    try {
+      const result = middleware(c, downstream);
+      return result instanceof Promise ? result.catch((error) => fail(error, c)) : result;
+    } catch (error) {
+      return fail(error, c);
+    }
+  };
+}
+
+/**
+ * The outermost middleware wherever there is middleware: what the chain made of the route's answer
+ * is held to what the route's own answer is held to (a header value HTTP allows, a status from 200
+ * to 599, no framing headers), since middleware may echo a client's text into a header and Deno
+ * would end the process on it. What fails becomes the answer `errors` makes.
+ */
+export function sendableAnswer(
+  errors: ErrorResponder,
+  route: string | undefined,
+): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const answer = c.res;
+    let sendable: Response;
+    try {
+      sendable = sendableResponse(answer);
+    } catch (error) {
+      sendable = await errors(error, c, undefined, route);
+    }
+    if (sendable !== answer) {
+      c.res = undefined;
+      c.res = sendable;
+    }
+  };
+}
