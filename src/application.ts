@@ -21,6 +21,7 @@ import { exceptionResolver, exceptionScope } from "./web/exception_resolver.ts";
 import {
   guardMiddleware,
   type MiddlewareItem,
+  middlewareName,
   resolveMiddleware,
   sendableAnswer,
 } from "./web/middleware.ts";
@@ -114,6 +115,37 @@ export interface Application {
   openapi(): Promise<OpenApiDocument>;
 }
 
+// What is added to the app after bootstrap runs after the controllers' routes have answered, or
+// replaces Thaw's 404, 405 and error path: refused, each with where it goes instead.
+function refuseLateRegistration(hono: Hono): void {
+  const refuse = (method: string) => () => {
+    throw new TypeError(
+      `app.hono.${method}(): the app is compiled; middleware added after bootstrap would not run ` +
+        "ahead of the controllers' routes, nor routes and handlers take their place: give " +
+        "middleware to bootstrap({ middleware: [...] }) or to @UseMiddleware(...), errors to " +
+        "@ExceptionHandler or the errorController, and routes to a controller",
+    );
+  };
+  const methods = [
+    "use",
+    "on",
+    "all",
+    "get",
+    "post",
+    "put",
+    "delete",
+    "patch",
+    "options",
+    "route",
+    "mount",
+    "notFound",
+    "onError",
+  ] as const;
+  for (const method of methods) {
+    Object.defineProperty(hono, method, { value: refuse(method), configurable: true });
+  }
+}
+
 function checkMaxBodySize(value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new ConfigError(`maxBodySize must be a whole number of bytes, got ${value}`);
@@ -203,6 +235,7 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
       resolveMiddleware(item, beanOf, `bootstrap({ middleware }) item ${i + 1}`),
       errors,
       undefined,
+      middlewareName(item),
     )
   );
   if (middleware.length > 0) middleware.unshift(sendableAnswer(errors, undefined));
@@ -235,12 +268,7 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     }
   }
   const hono = buildApp(routes, errors, { allowEncodedSlash, middleware });
-  hono.use = () => {
-    throw new TypeError(
-      "app.hono.use(): middleware added after bootstrap would not run ahead of the controllers' " +
-        "routes; give it to bootstrap({ middleware: [...] }) or to @UseMiddleware(...)",
-    );
-  };
+  refuseLateRegistration(hono);
 
   // Hono's own: already bound, and answering synchronously when the handler does, which spares
   // the server a promise per request.

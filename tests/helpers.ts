@@ -61,7 +61,8 @@ export async function reach(app: Application, transport: Transport): Promise<Cli
         body = JSON.stringify(options.json);
         if (!headers.has("content-type")) headers.set("content-type", "application/json");
       }
-      return await fetch(`${origin}${path}`, { method, headers, body });
+      // The answer as the server gave it: a redirect is not followed.
+      return await fetch(`${origin}${path}`, { method, headers, body, redirect: "manual" });
     },
     close: () => server.close(),
   };

@@ -1,8 +1,14 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Class } from "../context/class_record.ts";
 import { controllerRecordChain, type MiddlewareEntry, type RouteRecord } from "./route_record.ts";
 import { exceptionResolver, type ExceptionScope, exceptionScope } from "./exception_resolver.ts";
-import { guardMiddleware, resolveMiddleware, sendableAnswer } from "./middleware.ts";
+import {
+  adoptAnswer,
+  guardMiddleware,
+  middlewareName,
+  resolveMiddleware,
+  sendableAnswer,
+} from "./middleware.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
@@ -56,30 +62,37 @@ function routesOf(
   type: Class,
 ): { prefix: string; routes: MappedRoute[]; middleware: MiddlewareEntry[] } {
   let prefix = "";
-  const byMethod = new Map<string, MappedRoute[]>();
+  const byMethod = new Map<string, RouteRecord[]>();
   const middleware: MiddlewareEntry[] = [];
+  // A method's middleware adds up along the chain, the parent's first, as the class's does: a
+  // subclass that maps a method again keeps its parent's guard, and may add one to an inherited
+  // mapping without mapping it again.
+  const methodMiddleware = new Map<string, MiddlewareEntry[]>();
   for (const record of controllerRecordChain(type)) {
     if (record.prefix !== undefined) prefix = record.prefix;
     middleware.push(...record.middleware);
-    const own = new Map<string, MappedRoute[]>();
-    for (const route of record.routes) {
-      const mapped = {
-        record: route,
-        middleware: record.methodMiddleware.get(route.methodName) ?? [],
-      };
-      own.set(route.methodName, [...(own.get(route.methodName) ?? []), mapped]);
+    for (const [name, items] of record.methodMiddleware) {
+      methodMiddleware.set(name, [...(methodMiddleware.get(name) ?? []), ...items]);
     }
-    for (const name of record.methodMiddleware.keys()) {
-      if (!own.has(name)) {
-        throw new DefinitionError(
-          `${type.name}.${name}: @UseMiddleware on a method without a mapping would never run; ` +
-            "give it to a mapped method or to the class",
-        );
-      }
+    const own = new Map<string, RouteRecord[]>();
+    for (const route of record.routes) {
+      own.set(route.methodName, [...(own.get(route.methodName) ?? []), route]);
     }
     for (const [name, routes] of own) byMethod.set(name, routes);
   }
-  return { prefix, routes: [...byMethod.values()].flat(), middleware };
+  for (const name of methodMiddleware.keys()) {
+    if (!byMethod.has(name)) {
+      throw new DefinitionError(
+        `${type.name}.${name}: @UseMiddleware on a method without a mapping would never run; ` +
+          "give it to a mapped method or to the class",
+      );
+    }
+  }
+  const routes = [...byMethod.values()].flat().map((record) => ({
+    record,
+    middleware: methodMiddleware.get(record.methodName) ?? [],
+  }));
+  return { prefix, routes, middleware };
 }
 
 /** What every route is compiled with. */
@@ -151,7 +164,12 @@ function compileRoute(
   }
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
   const middleware = [...scope.middleware, ...methodMiddleware].map((item) =>
-    guardMiddleware(resolveMiddleware(item, options.beanOf, label), errors, label)
+    guardMiddleware(
+      resolveMiddleware(item, options.beanOf, label),
+      errors,
+      label,
+      middlewareName(item),
+    )
   );
   if (middleware.length > 0 && !options.answersChecked) {
     middleware.unshift(sendableAnswer(errors, label));
@@ -230,15 +248,18 @@ export function buildApp(
     getPath: options.allowEncodedSlash === true ? requestPathAllowingEncodedSlash : requestPath,
   });
   // Added first, so that Hono runs them ahead of every route and of the answers below.
-  if ((options.middleware?.length ?? 0) > 0) hono.use("*", ...options.middleware!);
+  const global = (options.middleware?.length ?? 0) > 0;
+  if (global) hono.use("*", ...options.middleware!);
   for (const route of table.routes) {
-    const handlers = [...(route.middleware ?? []), route.handler] as [RouteHandler];
+    const own = route.middleware ?? [];
+    const handler = global || own.length > 0 ? adoptAnswer(route.handler) : route.handler;
+    const handlers = [...own, handler] as [RouteHandler];
     hono.on(route.httpMethod, route.pattern.honoPath, ...handlers);
   }
 
   // A client's path or method is echoed in an error message only this far.
   const echo = (text: string) => clip(text, 100);
-  hono.notFound((c) => {
+  const notFound = (c: Context): Response | Promise<Response> => {
     const { method, path } = c.req;
     const refuse = (status: HttpStatus, message: string) =>
       errors(new HttpException(status, message), c, undefined, undefined);
@@ -258,7 +279,8 @@ export function buildApp(
       undefined,
       undefined,
     );
-  });
+  };
+  hono.notFound(global ? adoptAnswer(notFound) : notFound);
   // Thaw's handlers and middleware catch their own errors; this serves what is mounted by hand.
   hono.onError((error, c) => errors(error, c, undefined, undefined));
   return hono;

@@ -50,12 +50,15 @@ export function requestLabel(c: Context): string {
 
 /**
  * The status an error maps to: an `HttpException`'s, that of Hono's `HTTPException` (what
- * `bearerAuth`, `jwt` and other Hono middleware throw) when it is an error status, else 500.
+ * `bearerAuth`, `jwt` and other Hono middleware throw) when it is an error status (400 or 500 for
+ * a code without a name), else 500.
  */
 export function statusOf(error: unknown): HttpStatus {
   if (error instanceof HttpException) return error.status;
   if (error instanceof HTTPException && error.status >= 400 && error.status <= 599) {
-    return HttpStatus.valueOf(error.status);
+    // A code Thaw has no name for (499) answers as its class does.
+    return HttpStatus.resolve(error.status) ??
+      (error.status < 500 ? HttpStatus.BAD_REQUEST : HttpStatus.INTERNAL_SERVER_ERROR);
   }
   return HttpStatus.INTERNAL_SERVER_ERROR;
 }
@@ -108,8 +111,8 @@ export function createErrorResponder(
   return async (error, c, request, route) => {
     let where = "a request";
     try {
-      const status = statusOf(error);
       where = route ?? requestLabel(c);
+      const status = statusOf(error);
       const hono = error instanceof HTTPException;
       if (!(error instanceof HttpException) && !hono) log(`[thaw] ${where} failed:`, error);
       const req = request ?? requestOf(c, maxBodySize);

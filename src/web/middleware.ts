@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import type { Class } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
-import { sendableResponse } from "../http/response_headers.ts";
+import { isResponse, sendableResponse } from "../http/response_headers.ts";
+import { withDefaultHeaders } from "./default_headers.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { type MiddlewareEntry, ownControllerRecord } from "./route_record.ts";
 
@@ -131,7 +132,8 @@ function isClass(item: MiddlewareEntry): item is Class {
     typeof (item.prototype as Partial<Middleware> | undefined)?.handle === "function";
 }
 
-function describe(item: MiddlewareEntry): string {
+/** How a middleware item is named in errors: its class's or function's name. */
+export function middlewareName(item: MiddlewareEntry): string {
   return item.name === "" ? "an anonymous function" : item.name;
 }
 
@@ -147,7 +149,7 @@ export function resolveMiddleware(
   if (!isClass(item)) return item as MiddlewareHandler;
   if (typeof (item.prototype as Partial<Middleware>).handle !== "function") {
     throw new DefinitionError(
-      `${where}: middleware class ${describe(item)} has no handle(c, next) method`,
+      `${where}: middleware class ${middlewareName(item)} has no handle(c, next) method`,
     );
   }
   let bean: unknown;
@@ -155,7 +157,9 @@ export function resolveMiddleware(
     bean = beanOf(item);
   } catch {
     throw new DefinitionError(
-      `${where}: middleware ${describe(item)} is not a registered bean; mark it @Component() ` +
+      `${where}: middleware ${
+        middlewareName(item)
+      } is not a registered bean; mark it @Component() ` +
         "and list it in components (or scan its directory)",
     );
   }
@@ -163,48 +167,82 @@ export function resolveMiddleware(
   return (c, next) => handle.call(bean, c, next);
 }
 
+// The headers middleware set before the route answered, by request: an error thrown after `next()`
+// keeps them (CORS, so that a browser can read the error) and drops the route's own.
+const defaultsOf = new WeakMap<Context, Headers>();
+
 /**
- * Runs a middleware so that whatever it throws becomes the answer `errors` makes (an exception
- * handler's or the errorController's) rather than escaping to Hono, which drops any thrown value
- * that is not an `Error`. Headers it set with `c.header()` before calling `next` stay on the
- * answer whatever response the route returns.
+ * A route's answer (or Thaw's 404, 405, `OPTIONS`) where middleware runs around it: set on the
+ * context with the headers middleware set before `next()` as defaults (see
+ * {@linkcode withDefaultHeaders}), rather than by Hono's merge, in which they would win.
+ */
+export function adoptAnswer(handler: (c: Context) => Response | Promise<Response>) {
+  const adopt = (c: Context, answer: Response): Response => {
+    // The placeholder Hono makes holds what `c.header()` set before `next()`.
+    const defaults = c.res.headers;
+    defaultsOf.set(c, defaults);
+    const adopted = withDefaultHeaders(answer, defaults);
+    c.res = undefined;
+    c.res = adopted;
+    return adopted;
+  };
+  return (c: Context): Response | Promise<Response> => {
+    const answer = handler(c);
+    return answer instanceof Promise ? answer.then((a) => adopt(c, a)) : adopt(c, answer);
+  };
+}
+
+/**
+ * Runs a middleware so that whatever it throws, or answers with that is not a `Response`, becomes
+ * the answer `errors` makes (an exception handler's or the errorController's) rather than escaping
+ * to Hono, which drops any thrown value that is not an `Error`. The error's answer keeps the
+ * headers middleware set before the route ran, never the route's own.
  */
 export function guardMiddleware(
   middleware: MiddlewareHandler,
   errors: ErrorResponder,
   route: string | undefined,
+  name: string,
 ): MiddlewareHandler {
   const fail = async (error: unknown, c: Context): Promise<Response> => {
     const response = await errors(error, c, undefined, route);
-    // Thrown after `next()`: the route's answer is set already, and the error's replaces it
-    // without inheriting its headers.
-    if (c.finalized) {
-      c.res = undefined;
-      c.res = response;
-    }
-    return response;
+    // Thrown after `next()`: the route's answer is set, and what middleware set before it is
+    // kept aside; before: the placeholder holds it.
+    const defaults = c.finalized ? defaultsOf.get(c) : c.res.headers;
+    const answer = defaults === undefined ? response : withDefaultHeaders(response, defaults);
+    c.res = undefined;
+    c.res = answer;
+    return answer;
   };
-  return (c, next) => {
-    // Hono keeps `c.header()` values in a list of its own that only its response helpers read;
-    // making the placeholder response now lets them reach a `Response` the route returns.
-    const downstream = (): Promise<void> => {
-      void c.res;
-      return next();
-    };
+  const checked = (c: Context, value: unknown): Response | void | Promise<Response> =>
+    value === undefined || (typeof value === "object" && value !== null && isResponse(value))
+      ? value as Response | undefined
+      : fail(
+        new TypeError(`Middleware ${name} answered with a ${kindOf(value)}, not a Response`),
+        c,
+      );
+  return async (c, next) => {
+    let value: unknown;
     try {
-      const result = middleware(c, downstream);
-      return result instanceof Promise ? result.catch((error) => fail(error, c)) : result;
+      value = await middleware(c, next);
     } catch (error) {
       return fail(error, c);
     }
+    return checked(c, value);
   };
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value !== "object") return typeof value;
+  return Object.getPrototypeOf(value)?.constructor?.name ?? "object";
 }
 
 /**
  * The outermost middleware wherever there is middleware: what the chain made of the route's answer
- * is held to what the route's own answer is held to (a header value HTTP allows, a status from 200
- * to 599, no framing headers), since middleware may echo a client's text into a header and Deno
- * would end the process on it. What fails becomes the answer `errors` makes.
+ * is held to what the route's own answer is held to (a `Response`, a header value HTTP allows, a
+ * status from 200 to 599, no framing headers), since middleware may echo a client's text into a
+ * header and Deno would end the process on it. What fails becomes the answer `errors` makes.
  */
 export function sendableAnswer(
   errors: ErrorResponder,
@@ -212,9 +250,12 @@ export function sendableAnswer(
 ): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    const answer = c.res;
+    const answer: unknown = c.res;
     let sendable: Response;
     try {
+      if (typeof answer !== "object" || answer === null || !isResponse(answer)) {
+        throw new TypeError(`Middleware left a ${kindOf(answer)} as the answer, not a Response`);
+      }
       sendable = sendableResponse(answer);
     } catch (error) {
       sendable = await errors(error, c, undefined, route);

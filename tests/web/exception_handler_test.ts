@@ -280,6 +280,25 @@ describe("exception handlers: Hono's HTTPException", () => {
     assert.deepEqual(await response.json(), { hono: 403 });
   });
 
+  it("a code without a name answers as its class: 400 or 500", async () => {
+    for (const [code, expected] of [[499, 400], [420, 400], [599, 500]]) {
+      @RestController()
+      @UseMiddleware(throwing(new HTTPException(code as never, { message: "odd code" })))
+      class Coded {
+        @GetMapping("/c")
+        c(): string {
+          return "c";
+        }
+      }
+      const logger = memoryLogger();
+      const app = await bootstrap({ controllers: [Coded], logger });
+      const response = await app.fetch(new Request("http://x/c"));
+      assert.equal(response.status, expected, String(code));
+      assert.equal((await response.json()).error, "odd code");
+      assert.deepEqual(logger.lines, []);
+    }
+  });
+
   it("a status outside 400-599 is a 500", async () => {
     @RestController()
     @UseMiddleware(throwing(new HTTPException(302 as never, { message: "odd" })))

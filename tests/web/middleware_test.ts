@@ -3,6 +3,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Context, Next } from "hono";
+import { cors } from "hono/cors";
 import {
   Autowired,
   bootstrap,
@@ -13,6 +14,7 @@ import {
   PostMapping,
   RequestBody,
   RequestMapping,
+  ResponseEntity,
   RestController,
   UseMiddleware,
 } from "../../mod.ts";
@@ -113,7 +115,117 @@ class Echoed {
   }
 }
 
+// Headers a middleware sets before the route answers are defaults: the route's own win, cookies
+// add up, Vary lists both.
+const defaults = async (c: Context, next: Next): Promise<void> => {
+  c.header("set-cookie", "csrf=tok; Path=/", { append: true });
+  c.header("cache-control", "no-store");
+  c.header("vary", "Origin");
+  c.header("x-default", "from middleware");
+  await next();
+};
+
+@RestController()
+@UseMiddleware(defaults)
+class Login {
+  @GetMapping("/login")
+  login(): ResponseEntity {
+    return ResponseEntity.ok().withHeader("Set-Cookie", "session=abc; HttpOnly")
+      .withHeader("Cache-Control", "max-age=60").withHeader("Vary", "Accept, origin")
+      .withJson({ ok: true });
+  }
+  @GetMapping("/plain")
+  plain(): Response {
+    const headers = new Headers([["set-cookie", "a=1"], ["set-cookie", "b=2"]]);
+    return new Response("plain", { headers });
+  }
+  @GetMapping("/redirect")
+  redirect(): Response {
+    return Response.redirect("http://example.test/elsewhere", 303);
+  }
+  @GetMapping("/late")
+  @UseMiddleware(async (_c: Context, next: Next) => {
+    await next();
+    throw new Error("late failure");
+  })
+  late(): ResponseEntity {
+    return ResponseEntity.ok("x").withHeader("x-route", "1");
+  }
+  @GetMapping("/fake")
+  @UseMiddleware(async () => ({ status: 200, headers: new Headers() }) as unknown as Response)
+  fake(): string {
+    return "never";
+  }
+}
+
 for (const transport of TRANSPORTS) {
+  describe(`headers a middleware sets before next() over ${transport}`, () => {
+    const logger = memoryLogger();
+    let client: Client;
+    before(async () => {
+      const app = await bootstrap({
+        controllers: [Login],
+        logger,
+        middleware: [cors({ origin: "https://a.test" })],
+      });
+      client = await reach(app, transport);
+    });
+    after(() => client.close());
+
+    it("give way to the route's own, add cookies and merge Vary", async () => {
+      const response = await client.send("GET", "/login", {
+        headers: { origin: "https://a.test" },
+      });
+      assert.equal(response.status, 200);
+      assert.deepEqual(response.headers.getSetCookie().sort(), [
+        "csrf=tok; Path=/",
+        "session=abc; HttpOnly",
+      ]);
+      assert.equal(response.headers.get("cache-control"), "max-age=60");
+      // cors() appends its own `Origin` after the route: the tokens are what matters.
+      const vary = (response.headers.get("vary") ?? "").split(",").map((t) =>
+        t.trim().toLowerCase()
+      );
+      assert.deepEqual([...new Set(vary)].sort(), ["accept", "origin"]);
+      assert.ok(vary.indexOf("accept") < vary.indexOf("origin"), "the route's own come first");
+      assert.equal(response.headers.get("x-default"), "from middleware");
+      assert.equal(response.headers.get("access-control-allow-origin"), "https://a.test");
+      assert.deepEqual(await response.json(), { ok: true });
+    });
+
+    it("reach a returned Response, its cookies kept, and a redirect's immutable headers", async () => {
+      const plain = await client.send("GET", "/plain");
+      assert.deepEqual(plain.headers.getSetCookie().sort(), ["a=1", "b=2", "csrf=tok; Path=/"]);
+      assert.equal(plain.headers.get("cache-control"), "no-store");
+      assert.equal(await plain.text(), "plain");
+      const redirect = await client.send("GET", "/redirect");
+      assert.equal(redirect.status, 303);
+      assert.equal(redirect.headers.get("location"), "http://example.test/elsewhere");
+      assert.equal(redirect.headers.get("x-default"), "from middleware");
+      await redirect.arrayBuffer();
+    });
+
+    it("stay on an error thrown after next(), the route's own do not", async () => {
+      logger.lines.length = 0;
+      const response = await client.send("GET", "/late", { headers: { origin: "https://a.test" } });
+      assert.equal(response.status, 500);
+      assert.equal(response.headers.get("access-control-allow-origin"), "https://a.test");
+      assert.equal(response.headers.get("x-default"), "from middleware");
+      assert.equal(response.headers.get("x-route"), null);
+      assert.equal((await response.json()).status, 500);
+      assert.equal(logger.lines.length, 1);
+    });
+
+    it("a middleware answering with what is not a Response is a 500 naming it", async () => {
+      logger.lines.length = 0;
+      const response = await client.send("GET", "/fake");
+      assert.equal(response.status, 500);
+      assert.equal((await response.json()).status, 500);
+      assert.equal(logger.lines.length, 1);
+      assert.match(String((logger.lines[0][1] as Error).message), /not a Response/);
+    });
+  });
+
   describe(`a header a middleware sets over ${transport}`, () => {
     const logger = memoryLogger();
     let client: Client;
@@ -273,14 +385,68 @@ for (const transport of TRANSPORTS) {
 }
 
 describe("middleware: what would silently not run is refused", () => {
-  it("app.hono.use throws and says where middleware goes", async () => {
+  it("app.hono refuses what would be added after bootstrap, and says where it goes", async () => {
     const app = await bootstrap({ controllers: [Ordered] });
-    assert.throws(
-      () => app.hono.use("*", recorder("late")),
-      (error: unknown) =>
-        error instanceof TypeError && error.message.includes("bootstrap({ middleware") &&
-        error.message.includes("@UseMiddleware"),
-    );
+    const late = recorder("late");
+    const attempts: [string, () => unknown][] = [
+      ["use", () => app.hono.use("*", late)],
+      ["all", () => app.hono.all("*", late)],
+      ["on", () => app.hono.on("GET", "/x", late)],
+      ["get", () => app.hono.get("/x", late)],
+      ["post", () => app.hono.post("/x", late)],
+      ["notFound", () => app.hono.notFound((c) => c.text("mine", 404))],
+      ["onError", () => app.hono.onError((_e, c) => c.text("mine", 500))],
+    ];
+    for (const [method, attempt] of attempts) {
+      assert.throws(
+        attempt,
+        (error: unknown) =>
+          error instanceof TypeError && error.message.includes(`app.hono.${method}()`) &&
+          error.message.includes("bootstrap({ middleware") &&
+          error.message.includes("@UseMiddleware"),
+        method,
+      );
+    }
+    // The app still serves, and mounts in another as it is.
+    const { Hono } = await import("hono");
+    const parent = new Hono().route("/api", app.hono);
+    const events0 = events.length;
+    const mounted = await parent.fetch(new Request("http://x/api/ordered/one"));
+    assert.equal(mounted.status, 200);
+    assert.ok(events.length > events0);
+  });
+
+  it("a subclass that maps a method again keeps its parent's method middleware, and adds its own", async () => {
+    class BaseController {
+      @GetMapping("/secret")
+      @UseMiddleware(recorder("parent-guard"))
+      secret(): string {
+        return "s";
+      }
+      @GetMapping("/inherited")
+      inherited(): string {
+        return "i";
+      }
+    }
+    @RestController()
+    class Sub extends BaseController {
+      @GetMapping("/secret2")
+      @UseMiddleware(recorder("child"))
+      override secret(): string {
+        return "s2";
+      }
+      @UseMiddleware(recorder("added"))
+      override inherited(): string {
+        return "i2";
+      }
+    }
+    const app = await bootstrap({ controllers: [Sub] });
+    events.length = 0;
+    assert.equal(await (await app.fetch(new Request("http://x/secret2"))).text(), "s2");
+    assert.deepEqual(events, ["parent-guard>", "child>", "<child", "<parent-guard"]);
+    events.length = 0;
+    assert.equal((await app.fetch(new Request("http://x/inherited"))).status, 200);
+    assert.deepEqual(events, ["added>", "<added"]);
   });
 
   it("a middleware bean that is not registered is a startup error naming the route", async () => {

@@ -1,0 +1,41 @@
+/**
+ * An answer with the headers middleware set before the route ran (`c.header()` ahead of
+ * `next()`, or CORS on `c.res`), taken as defaults: the answer's own value of a header wins,
+ * `Set-Cookie` values add up (a session cookie and a CSRF cookie both go), and `Vary` lists the
+ * tokens of both. Hono's own merge does the opposite (middleware values replace the route's,
+ * cookies included), which would let a global `Cache-Control` default override a route's
+ * `no-store`.
+ */
+export function withDefaultHeaders(answer: Response, defaults: Headers): Response {
+  let headers: Headers | undefined;
+  for (const [name, value] of defaults) {
+    if (name !== "set-cookie" && name !== "vary" && answer.headers.has(name)) continue;
+    headers ??= new Headers(answer.headers);
+    if (name === "set-cookie") headers.append(name, value);
+    else if (name === "vary") headers.set(name, mergeVary(headers.get(name), value));
+    else headers.set(name, value);
+  }
+  if (headers === undefined) return answer;
+  // A new response, not the answer's headers changed in place: on Node, Hono's adapter answers
+  // with a response of its own whose copies (Hono makes one for every later `c.header()`) are
+  // built from the headers it was made with, so a change in place would be lost.
+  return new Response(answer.body, {
+    status: answer.status,
+    statusText: answer.statusText,
+    headers,
+  });
+}
+
+// `Vary` is a list of field names, compared without case; `*` stands for all of them.
+function mergeVary(own: string | null, extra: string): string {
+  const tokens: string[] = [];
+  const seen = new Set<string>();
+  for (const token of `${own ?? ""},${extra}`.split(",").map((t) => t.trim())) {
+    if (token === "*") return "*";
+    if (token !== "" && !seen.has(token.toLowerCase())) {
+      seen.add(token.toLowerCase());
+      tokens.push(token);
+    }
+  }
+  return tokens.join(", ");
+}

@@ -1,0 +1,74 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { withDefaultHeaders } from "../../src/web/default_headers.ts";
+import { propertyOptions } from "../property.ts";
+
+const name = fc.constantFrom("set-cookie", "vary", "cache-control", "x-a", "x-b", "location");
+const token = fc.constantFrom("Origin", "origin", "Accept", "Accept-Encoding", "*", "");
+const value = (n: string) =>
+  n === "vary"
+    ? fc.array(token, { maxLength: 3 }).map((t) => t.join(", "))
+    : fc.stringMatching(/^[a-z0-9=;]{1,8}$/);
+const fields = fc.array(name.chain((n) => value(n).map((v) => [n, v] as [string, string])), {
+  maxLength: 6,
+});
+const varyTokens = (text: string | null) =>
+  (text ?? "").split(",").map((t) => t.trim().toLowerCase()).filter((t) => t !== "");
+
+describe("withDefaultHeaders (property)", () => {
+  it("keeps the answer's own values, adds the missing defaults, adds up cookies and Vary", async () => {
+    await fc.assert(
+      fc.asyncProperty(fields, fields, async (own, defaults) => {
+        const answerHeaders = new Headers();
+        for (const [n, v] of own) answerHeaders.append(n, v);
+        const defaultHeaders = new Headers();
+        for (const [n, v] of defaults) defaultHeaders.append(n, v);
+        const answer = new Response("body", { status: 201, headers: answerHeaders });
+        const merged = withDefaultHeaders(answer, defaultHeaders);
+        assert.equal(merged.status, 201);
+        assert.equal(await merged.text(), "body");
+        for (const [n, v] of answer.headers) {
+          if (n === "set-cookie" || n === "vary") continue;
+          assert.equal(merged.headers.get(n), v, `the answer's own ${n}`);
+        }
+        for (const [n, v] of defaultHeaders) {
+          if (n === "set-cookie" || n === "vary" || answer.headers.has(n)) continue;
+          assert.equal(merged.headers.get(n), v, `the default ${n}`);
+        }
+        assert.deepEqual(
+          merged.headers.getSetCookie(),
+          [...answer.headers.getSetCookie(), ...defaultHeaders.getSetCookie()],
+        );
+        const all = [
+          ...varyTokens(answer.headers.get("vary")),
+          ...varyTokens(defaultHeaders.get("vary")),
+        ];
+        const vary = varyTokens(merged.headers.get("vary"));
+        if (!defaultHeaders.has("vary")) {
+          // Untouched, as far as a copy of Headers keeps a value (Deno trims a combined one).
+          assert.deepEqual(vary, varyTokens(answer.headers.get("vary")), "Vary untouched");
+        } else if (all.includes("*")) assert.deepEqual(vary, ["*"]);
+        else {
+          assert.deepEqual(new Set(vary), new Set(all));
+          assert.equal(new Set(vary).size, vary.length, "no token twice");
+        }
+      }),
+      propertyOptions(100),
+    );
+  });
+
+  it("gives the answer back untouched when there is nothing to add", () => {
+    const answer = new Response("x", { headers: { "x-a": "1" } });
+    assert.equal(withDefaultHeaders(answer, new Headers({ "x-a": "2" })), answer);
+    assert.equal(withDefaultHeaders(answer, new Headers()), answer);
+  });
+
+  it("copies a redirect, whose headers are immutable", () => {
+    const redirect = Response.redirect("http://example.test/", 303);
+    const merged = withDefaultHeaders(redirect, new Headers({ "x-a": "1" }));
+    assert.equal(merged.status, 303);
+    assert.equal(merged.headers.get("location"), "http://example.test/");
+    assert.equal(merged.headers.get("x-a"), "1");
+  });
+});
