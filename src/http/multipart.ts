@@ -33,13 +33,16 @@ const BOUNDARY = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
 // RFC 9110, 5.6.2.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const TOKEN_AT = /[!#$%&'*+\-.^_`|~0-9A-Za-z]+/y;
+// The optional whitespace around a header's value (RFC 9110, 5.6.3): spaces and tabs, nothing else.
+const SPACE_AROUND = /^[ \t]+|[ \t]+$/g;
 
 // One character per byte, so that a string index is a byte index and the ASCII of the framing can
 // be searched with the engine's own `indexOf`. WHATWG's `latin1` is windows-1252, which maps some
 // bytes past ASCII elsewhere (Node 20 maps none): either way ASCII stays ASCII and nothing else
-// becomes ASCII, which is all the search needs. Text is decoded from the bytes, as UTF-8.
+// becomes ASCII, which is all the search needs. Text is decoded from the bytes, as UTF-8, a
+// byte-order mark kept as the character it is: a decoder drops a leading one unless told not to.
 const latin1 = new TextDecoder("latin1");
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function badRequest(message: string): HttpException {
   return new HttpException(HttpStatus.BAD_REQUEST, message);
@@ -180,7 +183,7 @@ function partHeaders(
         throw malformed(`part ${n}'s ${label} is not valid UTF-8`);
       }
       if (/[\r\n]/.test(value)) throw malformed(`part ${n}'s ${label} holds a bare CR or LF`);
-      found[key] = value.replace(/^[ \t]+|[ \t]+$/g, "");
+      found[key] = value.replace(SPACE_AROUND, "");
     }
     line = eol + 2;
   }
@@ -191,7 +194,9 @@ function partHeaders(
 // Other parameters (`filename*`, which RFC 7578 says not to send) are ignored.
 function parseDisposition(value: string, n: number): { name: string; filename?: string } {
   const semicolon = value.indexOf(";");
-  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase();
+  // Spaces and tabs alone are trimmed: `trim()` would take a U+FEFF sent before `form-data` too.
+  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).replace(SPACE_AROUND, "")
+    .toLowerCase();
   if (type !== "form-data") throw malformed(`part ${n} is not form-data`);
   const unreadable = () => malformed(`part ${n}'s Content-Disposition cannot be read`);
   const params: { name?: string; filename?: string } = {};

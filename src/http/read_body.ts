@@ -114,6 +114,9 @@ export function decodeBodyText(bytes: Uint8Array): string {
   // Bytes that are not UTF-8 are refused, not replaced. The lenient decoder is much faster on
   // Deno, and only a text with U+FFFD in it can hide a replaced byte, so only such a text is
   // decoded again strictly, to tell a U+FFFD the client sent from bytes that are not UTF-8.
+  // A leading byte-order mark is dropped, on purpose: RequestBody parses this text as JSON, which
+  // RFC 8259 (8.1) lets ignore one, and the platform's `Request.text()` drops it too. (A form's
+  // fields are read from the bytes, and keep theirs.)
   const text = lenient.decode(bytes);
   if (!text.includes("\uFFFD")) return text;
   try {

@@ -42,7 +42,8 @@ export interface FormArgument {
  */
 export const FROM_BODY: unique symbol = Symbol("from the form body");
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+// A part's text as sent: a leading byte-order mark is kept, not dropped.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const NOTHING = /\S/;
 

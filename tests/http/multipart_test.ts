@@ -363,6 +363,23 @@ describe("parseMultipart (examples)", () => {
     );
   });
 
+  it("a byte-order mark is kept: before form-data it is no form-data, in a name it is the name's", () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    assert.throws(
+      () =>
+        parseMultipart(
+          concat(["--b\r\nContent-Disposition:", bom, 'form-data; name="a"\r\n\r\nv\r\n--b--']),
+          "b",
+        ),
+      refused(400, "Malformed multipart body: part 1 is not form-data"),
+    );
+    const named = parseMultipart(
+      concat(['--b\r\nContent-Disposition: form-data; name="', bom, 'a"\r\n\r\nv\r\n--b--']),
+      "b",
+    );
+    assert.equal(named[0].name, "\ufeffa");
+  });
+
   it("a file part is one with a filename, an empty one included", () => {
     const [file, empty, text] = read(
       part(

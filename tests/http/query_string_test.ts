@@ -87,6 +87,36 @@ describe("queryValues (property)", () => {
     }
   });
 
+  it("tells UTF-8 as a fatal TextDecoder does: every byte, every pair after a lead byte, the edges of the rest", () => {
+    const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    const hex = (b: number) => `%${b.toString(16).padStart(2, "0")}`;
+    const check = (bytes: number[]) => {
+      let expected: string | undefined;
+      try {
+        expected = fatal.decode(Uint8Array.from(bytes));
+      } catch {
+        expected = undefined;
+      }
+      const run = bytes.map(hex).join("");
+      if (decodeFormComponent(run) !== expected) assert.fail(`${run}: expected ${expected}`);
+    };
+    // Where the bounds of a continuation byte lie (E0, ED, F0 and F4 narrow the first one).
+    const edges = [0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff];
+    for (let b0 = 0; b0 < 256; b0++) {
+      check([b0]);
+      // Every second byte after a lead byte; a byte before C0 starts no longer sequence.
+      if (b0 >= 0xc0) { for (let b1 = 0; b1 < 256; b1++) check([b0, b1]); }
+      else for (const b1 of edges) check([b0, b1]);
+      if (b0 < 0xe0 || b0 > 0xf7) continue;
+      for (const b1 of edges) {
+        for (const b2 of edges) {
+          check([b0, b1, b2]);
+          if (b0 >= 0xf0) { for (const b3 of edges) check([b0, b1, b2, b3]); }
+        }
+      }
+    }
+  });
+
   it("keeps a % that starts no triple, and reads + as a space", () => {
     assert.deepEqual(queryValues("/p?a=100%&a=%zz+%2B", "a"), ["100%", "%zz +"]);
     assert.deepEqual(queryValues("/p?a&b=&a=", "a"), ["", ""]);

@@ -18,6 +18,8 @@ import {
   RequestPart,
   RestController,
 } from "../../mod.ts";
+import { formBodyWork } from "../../src/http/query_string.ts";
+import { countDecodes } from "../decoder_spy.ts";
 import { call, memoryLogger } from "../helpers.ts";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
@@ -264,6 +266,14 @@ describe("RequestParam from a form body", () => {
         error: "Request parameter 'v' is not valid UTF-8 (its percent-encoded bytes)",
       }, String(bytes));
     }
+    // A leading byte-order mark, raw or encoded, is part of the first name: no `v` is sent.
+    for (const body of [new Uint8Array([0xef, 0xbb, 0xbf, 0x76, 0x3d, 0x31]), "%EF%BB%BFv=1"]) {
+      const res = await call(app, "POST", "/one", { body, headers: FORM });
+      assert.deepEqual(await errorOf(res), {
+        status: 400,
+        error: "Request parameter 'v' is required",
+      }, String(body));
+    }
     // Another parameter's bad bytes do not matter.
     const other = await call(app, "POST", "/one", { body: "x=%FF&v=ok", headers: FORM });
     assert.equal(await other.text(), "ok");
@@ -298,6 +308,56 @@ describe("RequestParam from a form body", () => {
       new Request("http://localhost/form", { method: "POST", body: form }),
     );
     assert.deepEqual(await res.json(), { a: "from part", n: 5, opt: null });
+  });
+});
+
+// A body's cost is counted in work, not time: split once per request, whatever the number of
+// parameters; bad bytes told without an exception; no decode once a byte.
+describe("the cost of a urlencoded body", () => {
+  @RestController()
+  class Login {
+    @PostMapping("/login", RequestParam("user"), RequestParam("password"))
+    login(user: string, password: string) {
+      return { user, password };
+    }
+    @PostMapping(
+      "/many",
+      ...["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"].map((name) =>
+        RequestParam(name, { required: false })
+      ),
+    )
+    many(...values: unknown[]) {
+      return values;
+    }
+  }
+  const loginApp = () => bootstrap({ controllers: [Login], logger: memoryLogger() });
+
+  it("every parameter of a request reads one split of its body", async () => {
+    const app = await loginApp();
+    const body = Array.from({ length: 1000 }, (_, i) => `x%5F${i}=${i}`).join("&") + "&p7=7";
+    const before = formBodyWork.pairs;
+    const res = await call(app, "POST", "/many", { body, headers: FORM });
+    assert.deepEqual(await res.json(), [null, null, null, null, null, null, null, "7"]);
+    assert.equal(formBodyWork.pairs - before, 1001);
+  });
+
+  it("a 1 MiB body of &%FF or of raw &\\xff: one split, no exception, no decode a byte", async () => {
+    const app = await loginApp();
+    const raw = new Uint8Array(1 << 20).map((_, i) => i % 2 === 0 ? 0x26 : 0xff);
+    for (const [body, pairs] of [["&%FF".repeat(1 << 18), (1 << 18) + 1], [raw, (1 << 19) + 1]]) {
+      const before = formBodyWork.pairs;
+      let res: Response | undefined;
+      const counts = await countDecodes(async () => {
+        res = await call(app, "POST", "/login?user=a", { body: body as BodyInit, headers: FORM });
+      });
+      assert.deepEqual(await errorOf(res as Response), {
+        status: 400,
+        error: "Request parameter 'password' is required",
+      });
+      assert.equal(formBodyWork.pairs - before, pairs);
+      assert.equal(counts.throws, 0);
+      assert.ok(counts.calls <= 4, `${counts.calls} decodes`);
+    }
   });
 });
 

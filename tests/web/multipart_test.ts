@@ -385,4 +385,31 @@ describe("hostile multipart bodies", () => {
     const utf8 = await post(app, "/text", multipart([field("t", "é😀\u2028")]));
     assert.deepEqual(await utf8.json(), { t: "é😀\u2028" });
   });
+
+  it("a leading byte-order mark is text the client sent: a part keeps it, as a parameter too", async () => {
+    const app = await theApp();
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, 0x78]); // U+FEFF x
+    const part = await post(app, "/text", multipart([field("t", bom)]));
+    assert.deepEqual(await part.json(), { t: "\ufeffx" });
+    const param = await post(
+      app,
+      "/upload",
+      multipart([
+        ['Content-Disposition: form-data; name="avatar"; filename="a"', "x"],
+        field("name", "n"),
+        field("note", bom),
+      ]),
+    );
+    assert.equal((await param.json()).note, "\ufeffx");
+    // Nor is one dropped before a header's value.
+    const header = await post(
+      app,
+      "/text",
+      multipart([['Content-Disposition:\ufeffform-data; name="t"', "x"]]),
+    );
+    assert.deepEqual(await errorOf(header), {
+      status: 400,
+      error: "Malformed multipart body: part 1 is not form-data",
+    });
+  });
 });
