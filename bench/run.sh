@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every benchmark of bench/README.md in one run (`npm run bench`):
-#   1. HTTP: Thaw, bare Hono and the runtime's own server on Deno, Bun and Node, NestJS on express
-#      and fastify on Node, under wrk (bench/http/run.ts; its options pass through, e.g.
-#      `npm run bench -- --rounds 5`);
+#   1. HTTP: Thaw, bare Hono and the runtime's own server on Deno, Bun and Node, Thaw and Hono
+#      again with cors() and secureHeaders(), NestJS on express and fastify on Node, under wrk
+#      (bench/http/run.ts; its options pass through, e.g. `npm run bench -- --rounds 5`);
 #   2. the search runner, 1,000 files and an unchanged re-run, against the OpenSearch node of the
 #      tests (tools/opensearch.sh);
 #   3. the SQL runner, 1,000 files and an unchanged re-run, on SQLite.

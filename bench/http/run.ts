@@ -3,7 +3,10 @@
  * bare Hono and by the runtime's bare server, on Deno, Bun and Node, plus NestJS on express and on
  * fastify on Node, each loaded over real sockets by wrk. `POST /users` is also served by bare Hono
  * reading its body with the checks of Thaw's `RequestBody()` (checked_app.ts), which splits
- * Thaw's distance to Hono into what those checks cost and what the controller layer costs.
+ * Thaw's distance to Hono into what those checks cost and what the controller layer costs. Thaw and
+ * Hono are served a second time with the same two Hono middlewares, `cors()` and `secureHeaders()`
+ * (middleware.ts: `bootstrap({ middleware })` and `app.use("*", ...)`), so that what Thaw's
+ * middleware path costs shows as the ratio of those two next to the ratio without.
  *
  *   deno run -A bench/http/run.ts [--duration 3] [--rounds 3] [--warmup 2] [--connections 64]
  *                                 [--runtimes deno,bun,node]
@@ -15,7 +18,8 @@
  * route: the median requests/s of the rounds with their range, the median p50 and p99 latency,
  * every error wrk saw (sockets, timeouts, non-2xx answers), the server's CPU time per request
  * (from /proc: unlike requests/s, it does not move when the virtual machine's host takes the CPU
- * away), and the ratio of requests/s to bare Hono on the same runtime. `deno`, `bun` and `node` are the ones on PATH (npm run puts the project's first).
+ * away), and the ratio of requests/s to bare Hono (without middleware) on the same runtime; the
+ * verdicts put Thaw with middleware against Hono with middleware, next to the ratio without. `deno`, `bun` and `node` are the ones on PATH (npm run puts the project's first).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -34,6 +38,7 @@ interface ServerSpec {
   readonly name: string;
   readonly command: string;
   readonly args: readonly string[];
+  readonly port: number;
   readonly env?: Readonly<Record<string, string>>;
   /** The routes it serves and is measured on. */
   readonly routes: readonly Route[];
@@ -85,11 +90,23 @@ for (const r of runtimes) {
   }
 }
 
+/** The servers each runtime runs: the app served.ts serves, its name, and whether `--middleware`. */
+function apps(runtime: Runtime) {
+  return [
+    { app: "thaw", name: "Thaw", middleware: false },
+    { app: "hono", name: "Hono", middleware: false },
+    { app: "checked", name: CHECKED, middleware: false },
+    { app: "bare", name: BARE[runtime], middleware: false },
+    { app: "thaw", name: THAW_MIDDLEWARE, middleware: true },
+    { app: "hono", name: HONO_MIDDLEWARE, middleware: true },
+  ] as const;
+}
+
 function servers(runtime: Runtime, firstPort: number): ServerSpec[] {
-  const apps = ["thaw", "hono", "checked", "bare"] as const;
-  const specs: ServerSpec[] = apps.map((app, i) => {
-    const port = String(firstPort + i);
-    const name = { thaw: "Thaw", hono: "Hono", checked: CHECKED, bare: BARE[runtime] }[app];
+  const list = apps(runtime);
+  const specs: ServerSpec[] = list.map(({ app, name, middleware }, i) => {
+    const port = firstPort + i;
+    const served = [SERVE, app, String(port), ...(middleware ? ["--middleware"] : [])];
     // The checks concern a body: GET would measure bare Hono twice.
     const routes = app === "checked" ? ROUTES.filter((r) => r.startsWith("POST")) : ROUTES;
     switch (runtime) {
@@ -98,29 +115,33 @@ function servers(runtime: Runtime, firstPort: number): ServerSpec[] {
           runtime,
           name,
           routes,
+          port,
           command: "deno",
-          args: ["run", "--allow-net", "--allow-read", "--allow-env", SERVE, app, port],
+          args: ["run", "--allow-net", "--allow-read", "--allow-env", ...served],
         };
       case "bun":
-        return { runtime, name, routes, command: "bun", args: [SERVE, app, port] };
+        return { runtime, name, routes, port, command: "bun", args: served };
       case "node":
         return {
           runtime,
           name,
           routes,
+          port,
           command: "node",
-          args: ["--import", "tsx", SERVE, app, port],
+          args: ["--import", "tsx", ...served],
         };
     }
   });
   if (runtime === "node") {
     for (const [i, platform] of ["express", "fastify"].entries()) {
+      const port = firstPort + list.length + i;
       specs.push({
         runtime,
         name: `NestJS (${platform})`,
         command: "node",
         routes: ROUTES,
-        args: ["--import", "tsx", NEST, platform, String(firstPort + apps.length + i)],
+        port,
+        args: ["--import", "tsx", NEST, platform, String(port)],
         // Nest needs TypeScript's legacy decorators: its folder's tsconfig turns them on.
         env: { TSX_TSCONFIG_PATH: join(here, "..", "nest", "tsconfig.json") },
       });
@@ -129,6 +150,9 @@ function servers(runtime: Runtime, firstPort: number): ServerSpec[] {
   return specs;
 }
 const CHECKED = "Hono + Thaw's body checks";
+const THAW_MIDDLEWARE = "Thaw + cors + secureHeaders";
+const HONO_MIDDLEWARE = "Hono + cors + secureHeaders";
+const WITH_MIDDLEWARE: readonly string[] = [THAW_MIDDLEWARE, HONO_MIDDLEWARE];
 const BARE: Record<Runtime, string> = {
   deno: "Deno.serve",
   bun: "Bun.serve",
@@ -136,7 +160,7 @@ const BARE: Record<Runtime, string> = {
 };
 
 function portOf(spec: ServerSpec): number {
-  return Number(spec.args[spec.args.length - 1]);
+  return spec.port;
 }
 
 /** `Deno 2.9.6`, `Bun 1.4.5`, `Node 26.10.0`: the runtime on PATH that the servers run on. */
@@ -215,6 +239,16 @@ async function check(spec: ServerSpec): Promise<void> {
     ) {
       throw new Error(
         `${spec.name} on ${spec.runtime}, ${route}: answered ${response.status} ${type} ${text}`,
+      );
+    }
+    // The middleware servers must run both middlewares, and the others neither.
+    const middleware = WITH_MIDDLEWARE.includes(spec.name);
+    const cors = response.headers.get("access-control-allow-origin");
+    const secure = response.headers.get("x-content-type-options");
+    if (middleware ? cors !== "*" || secure !== "nosniff" : cors !== null || secure !== null) {
+      throw new Error(
+        `${spec.name} on ${spec.runtime}, ${route}: Access-Control-Allow-Origin ${cors}, ` +
+          `X-Content-Type-Options ${secure}; expected ${middleware ? "* and nosniff" : "neither"}`,
       );
     }
   }
@@ -297,8 +331,9 @@ function requireTools(): void {
 
 requireTools();
 const versions = Object.fromEntries(runtimes.map((r) => [r, version(r)]));
-// Server-routes: Thaw, Hono and the bare server serve both routes, the checked Hono POST only.
-const cells = runtimes.length * 7 + (runtimes.includes("node") ? 4 : 0);
+// Server-routes: Thaw, Hono, the bare server and the two middleware servers serve both routes,
+// the checked Hono POST only.
+const cells = runtimes.length * 11 + (runtimes.includes("node") ? 4 : 0);
 console.log(
   `HTTP: ${rounds} rounds, each of fresh servers, ${warmup} s warm-up and ${duration} s measured ` +
     `per server and route, ` +
@@ -365,6 +400,22 @@ for (const runtime of runtimes) {
           thaw / hono >= 0.97 && errors === 0 ? "met" : "NOT met"
         }), ${errors} errors; ` +
         `${(cpuOf("Thaw") / cpuOf("Hono")).toFixed(3)}x Hono's CPU per request`,
+    );
+    const thawWith = rpsOf(THAW_MIDDLEWARE);
+    const honoWith = rpsOf(HONO_MIDDLEWARE);
+    const errorsWith = WITH_MIDDLEWARE.map((name) =>
+      samples.get(`${name}|${route}`)!.reduce((a, x) => a + x.errors, 0)
+    );
+    verdicts.push(
+      `${runtime} ${route}: with cors() and secureHeaders(), Thaw at ` +
+        `${(100 * thawWith / honoWith).toFixed(1)}% of Hono's req/s (without: ` +
+        `${(100 * thaw / hono).toFixed(1)}%), ` +
+        `${(cpuOf(THAW_MIDDLEWARE) / cpuOf(HONO_MIDDLEWARE)).toFixed(3)}x its CPU per request ` +
+        `(without: ${(cpuOf("Thaw") / cpuOf("Hono")).toFixed(3)}x); the middleware costs Thaw ` +
+        `${(100 * (1 - thawWith / thaw)).toFixed(1)}% of its req/s and Hono ` +
+        `${(100 * (1 - honoWith / hono)).toFixed(1)}%; ${errorsWith[0]} and ${
+          errorsWith[1]
+        } errors`,
     );
     if (samples.has(`${CHECKED}|${route}`)) {
       const checked = rpsOf(CHECKED);

@@ -1,10 +1,12 @@
 // Serves one of the benchmark's apps on the runtime running this file, the way a user of that
 // runtime serves a fetch handler, and prints `ready` once it takes connections:
 //   deno run --allow-net --allow-read --allow-env bench/http/serve.ts thaw|hono|checked|bare <port>
+//                                                                     [--middleware]
 //   bun bench/http/serve.ts …        node --import tsx bench/http/serve.ts …
 // Each app is served as its users serve it: Thaw with `app.listen`, Hono with `Deno.serve`,
 // `Bun.serve` or @hono/node-server. On Deno and Bun both come down to the same call, so their
-// difference is the framework's alone; on Node it includes Thaw's own listener.
+// difference is the framework's alone; on Node it includes Thaw's own listener. `--middleware`
+// (Thaw and Hono only) runs `cors()` and `secureHeaders()` around every request (middleware.ts).
 import process from "node:process";
 
 type Fetch = (request: Request) => Response | Promise<Response>;
@@ -15,10 +17,16 @@ interface BunServe {
   serve(options: { port: number; hostname: string; fetch: Fetch }): unknown;
 }
 
-const [app, portText] = process.argv.slice(2);
+const [app, portText, flag] = process.argv.slice(2);
 const port = Number(portText);
-if (!["thaw", "hono", "checked", "bare"].includes(app) || !Number.isInteger(port)) {
-  console.error("usage: serve.ts thaw|hono|checked|bare <port>");
+const middleware = flag === "--middleware";
+if (
+  !["thaw", "hono", "checked", "bare"].includes(app) || !Number.isInteger(port) ||
+  (flag !== undefined && !middleware) || (middleware && app !== "thaw" && app !== "hono")
+) {
+  console.error(
+    "usage: serve.ts thaw|hono|checked|bare <port>, or serve.ts thaw|hono <port> --middleware",
+  );
   process.exit(2);
 }
 const hostname = "127.0.0.1";
@@ -27,8 +35,8 @@ const g = globalThis as { Deno?: DenoServe; Bun?: BunServe };
 if (app === "thaw") {
   // As a Thaw user serves: Deno.serve and Bun.serve as below; on Node, node:http with Hono's
   // adapter and bodies read before the handler (src/runtime/node_listener.ts).
-  const { app } = await import("./thaw_app.ts");
-  await app.listen({ port, hostname });
+  const { thawApp } = await import("./thaw_app.ts");
+  await (await thawApp(middleware)).listen({ port, hostname });
   console.log("ready");
 } else if (app === "checked") {
   // Served as app.listen serves Thaw, so that the two differ by the controller layer alone.
@@ -48,9 +56,9 @@ if (app === "thaw") {
   const { bareNodeServer } = await import("./bare_node.ts");
   bareNodeServer().listen(port, hostname, () => console.log("ready"));
 } else {
-  const { fetch }: { fetch: Fetch } = app === "bare"
-    ? await import("./bare_fetch.ts")
-    : await import("./hono_app.ts");
+  const fetch: Fetch = app === "bare"
+    ? (await import("./bare_fetch.ts")).fetch
+    : (await import("./hono_app.ts")).honoFetch(middleware);
   if (g.Deno !== undefined) {
     g.Deno.serve({ port, hostname, onListen: () => console.log("ready") }, fetch);
   } else if (g.Bun !== undefined) {

@@ -8,6 +8,7 @@ import {
   RequestBody,
   RestController,
 } from "../../mod.ts";
+import { benchMiddleware } from "./middleware.ts";
 import { user } from "./users.ts";
 
 @RestController()
@@ -23,5 +24,13 @@ class UserController {
   }
 }
 
-/** The app; serve.ts serves it with `app.listen`, as a Thaw user does. */
-export const app: Application = await bootstrap({ controllers: [UserController] });
+/** The app; with `middleware`, `cors()` and `secureHeaders()` run around every request. */
+export function thawApp(middleware = false): Promise<Application> {
+  return bootstrap({
+    controllers: [UserController],
+    middleware: middleware ? benchMiddleware() : [],
+  });
+}
+
+/** The app without middleware; serve.ts serves it with `app.listen`, as a Thaw user does. */
+export const app: Application = await thawApp();

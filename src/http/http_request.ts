@@ -40,6 +40,11 @@ export interface HttpRequestOptions {
    * request's own stream is then left alone.
    */
   readonly rawBody?: Uint8Array;
+  /**
+   * Where the body is read from when something read the request's own stream first (Hono keeps
+   * what its `c.req.json()` read, for a later reader).
+   */
+  readonly readEarlier?: () => Promise<Uint8Array>;
 }
 
 /**
@@ -67,6 +72,7 @@ export class HttpRequest {
   readonly #pathVariables: Readonly<Record<string, string>>;
   readonly #maxBodySize: number;
   readonly #rawBody: Uint8Array | undefined;
+  readonly #readEarlier: (() => Promise<Uint8Array>) | undefined;
   #url: URL | undefined;
   #text: Promise<string> | undefined;
   #bytes: Promise<Uint8Array> | undefined;
@@ -82,6 +88,7 @@ export class HttpRequest {
     this.#pathVariables = options.pathVariables ?? {};
     this.#maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE;
     this.#rawBody = options.rawBody;
+    this.#readEarlier = options.readEarlier;
   }
 
   /**
@@ -221,7 +228,7 @@ export class HttpRequest {
   text(): Promise<string> {
     // The body is read once, whichever of `text()` and `bytes()` asks first.
     return this.#text ??= this.#bytes === undefined
-      ? readBodyText(this.#raw, this.#maxBodySize, this.#rawBody)
+      ? readBodyText(this.#raw, this.#maxBodySize, this.#rawBody, this.#readEarlier)
       : this.#bytes.then(decodeBodyText);
   }
 
@@ -243,7 +250,7 @@ export class HttpRequest {
    */
   bytes(): Promise<Uint8Array> {
     return this.#bytes ??= this.#text === undefined
-      ? readBodyBytes(this.#raw, this.#maxBodySize, this.#rawBody)
+      ? readBodyBytes(this.#raw, this.#maxBodySize, this.#rawBody, this.#readEarlier)
       : this.#text.then((text) => encoder.encode(text));
   }
 

@@ -37,8 +37,9 @@ export function readBodyText(
   request: Request,
   limit: number,
   rawBody?: Uint8Array,
+  readEarlier?: () => Promise<Uint8Array>,
 ): Promise<string> {
-  return readBody(request, limit, rawBody, decodeBodyText);
+  return readBody(request, limit, rawBody, decodeBodyText, readEarlier);
 }
 
 /** Reads a request body's bytes as {@linkcode readBodyText} reads its text: the same limit. */
@@ -46,8 +47,9 @@ export function readBodyBytes(
   request: Request,
   limit: number,
   rawBody?: Uint8Array,
+  readEarlier?: () => Promise<Uint8Array>,
 ): Promise<Uint8Array> {
-  return readBody(request, limit, rawBody, (bytes) => bytes);
+  return readBody(request, limit, rawBody, (bytes) => bytes, readEarlier);
 }
 
 function readBody<T>(
@@ -55,12 +57,21 @@ function readBody<T>(
   limit: number,
   rawBody: Uint8Array | undefined,
   finish: (bytes: Uint8Array) => T,
+  readEarlier?: () => Promise<Uint8Array>,
 ): Promise<T> {
   // Not async: a body of known length costs one promise, the runtime's own read.
   try {
     if (rawBody !== undefined) {
       if (rawBody.byteLength > limit) throw tooLarge(limit);
       return Promise.resolve(finish(rawBody));
+    }
+    // A middleware read the body first (Hono's `validator` with `c.req.json()`): what it read is
+    // kept by Hono, and read from there, under the same limit.
+    if (readEarlier !== undefined && request.bodyUsed) {
+      return readEarlier().then((bytes) => {
+        if (bytes.byteLength > limit) throw tooLarge(limit);
+        return finish(bytes);
+      }, cutShort);
     }
     const declared = request.headers.get("content-length");
     // Only a well-formed length is trusted; anything else is counted like a chunked body.

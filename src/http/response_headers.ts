@@ -56,10 +56,12 @@ export function checkHeaderValue(name: string, value: string): void {
  */
 export function checkResponseHeaders(headers: Headers): boolean {
   let framing: string[] | undefined;
-  for (const [name, value] of headers) {
+  // `forEach`, not `for...of`: Deno's iterator sorts the list again at every step (about ten
+  // times the cost with the dozen headers `secureHeaders()` adds).
+  headers.forEach((value, name) => {
     if (INVALID_FIELD_VALUE.test(value)) throw invalidValue(name, value);
     if (FRAMING.has(name)) (framing ??= []).push(name);
-  }
+  });
   if (framing === undefined) return false;
   for (const name of framing) headers.delete(name);
   return true;
@@ -87,10 +89,10 @@ export function sendableResponse(response: Response): Response {
     throw new TypeError(`A handler returned a Response with status ${status}; give 200-599`);
   }
   let framing = false;
-  for (const [name, value] of response.headers) {
+  response.headers.forEach((value, name) => {
     if (INVALID_FIELD_VALUE.test(value)) throw invalidValue(name, value);
     if (FRAMING.has(name)) framing = true;
-  }
+  });
   if (!framing) return response;
   // In place, the body stays what it was (a Blob keeps the length the server writes from it).
   try {

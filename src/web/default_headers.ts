@@ -8,13 +8,14 @@
  */
 export function withDefaultHeaders(answer: Response, defaults: Headers): Response {
   let headers: Headers | undefined;
-  for (const [name, value] of defaults) {
-    if (name !== "set-cookie" && name !== "vary" && answer.headers.has(name)) continue;
+  // `forEach`: Deno's `for...of` over Headers sorts the list again at every step.
+  defaults.forEach((value, name) => {
+    if (name !== "set-cookie" && name !== "vary" && answer.headers.has(name)) return;
     headers ??= new Headers(answer.headers);
     if (name === "set-cookie") headers.append(name, value);
     else if (name === "vary") headers.set(name, mergeVary(headers.get(name), value));
     else headers.set(name, value);
-  }
+  });
   if (headers === undefined) return answer;
   // A new response, not the answer's headers changed in place: on Node, Hono's adapter answers
   // with a response of its own whose copies (Hono makes one for every later `c.header()`) are

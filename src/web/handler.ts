@@ -23,6 +23,11 @@ export interface HandlerSpec {
   readonly server: ServerRequest;
   /** The route has `{var}` segments, so an `HttpRequest` needs them. */
   readonly hasPathVariables: boolean;
+  /**
+   * Middleware runs around the route: a HEAD answer keeps its body for it (`etag` hashes it) and
+   * loses it at the end of the chain.
+   */
+  readonly headBodyKept?: boolean;
 }
 
 /**
@@ -33,6 +38,7 @@ export interface HandlerSpec {
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
   const { bean, method, resolvers, errors, label, maxBodySize, server, hasPathVariables } = spec;
+  const headBodyKept = spec.headBodyKept === true;
   const count = resolvers.length;
   const isAsync = resolvers.map((r) => r.async);
   const fromBody = resolvers.map((r) => r.fromBody);
@@ -54,6 +60,8 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       pathVariables: hasPathVariables ? c.req.param() : undefined,
       maxBodySize,
       rawBody: server.body(c.env),
+      // Only middleware reads a body ahead of the route: no question asked without it.
+      readEarlier: headBodyKept ? earlierBody(c) : undefined,
     });
   const makeRequest = (c: Context): HttpRequest | undefined =>
     needsRequest ? newRequest(c) : undefined;
@@ -61,7 +69,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
   // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.
   const answer = (c: Context, value: unknown): Response => {
     const response = toResponse(value);
-    return c.req.method === "HEAD" ? headAnswer(response) : response;
+    return c.req.method === "HEAD" && !headBodyKept ? headAnswer(response) : response;
   };
   const settle = (c: Context, request: HttpRequest | undefined, result: unknown) => {
     if (result instanceof Promise) {
@@ -163,4 +171,11 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       return errors(error, c, request, label);
     }
   };
+}
+
+// What Hono kept of a body a middleware read through `c.req` (json, text, arrayBuffer).
+function earlierBody(c: Context): (() => Promise<Uint8Array>) | undefined {
+  return c.req.raw.bodyUsed
+    ? () => c.req.arrayBuffer().then((buffer) => new Uint8Array(buffer))
+    : undefined;
 }

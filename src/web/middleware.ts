@@ -3,6 +3,7 @@ import type { Class } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { isResponse, sendableResponse } from "../http/response_headers.ts";
 import { withDefaultHeaders } from "./default_headers.ts";
+import { headAnswer } from "./return_value.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { type MiddlewareEntry, ownControllerRecord } from "./route_record.ts";
 
@@ -214,13 +215,13 @@ export function guardMiddleware(
     c.res = answer;
     return answer;
   };
-  const checked = (c: Context, value: unknown): Response | void | Promise<Response> =>
-    value === undefined || (typeof value === "object" && value !== null && isResponse(value))
-      ? value as Response | undefined
-      : fail(
-        new TypeError(`Middleware ${name} answered with a ${kindOf(value)}, not a Response`),
-        c,
-      );
+  // `return next()` answers with the context, as Hono's own middleware does: nothing to set.
+  const checked = (c: Context, value: unknown): Response | void | Promise<Response> => {
+    if (value === undefined || value === c) return undefined;
+    if (typeof value === "object" && value !== null && isResponse(value)) return value;
+    const why = `Middleware ${name} answered with a ${kindOf(value)}, not a Response`;
+    return fail(new TypeError(why), c);
+  };
   return async (c, next) => {
     let value: unknown;
     try {
@@ -257,6 +258,8 @@ export function sendableAnswer(
         throw new TypeError(`Middleware left a ${kindOf(answer)} as the answer, not a Response`);
       }
       sendable = sendableResponse(answer);
+      // The route kept a HEAD answer's body for the middleware; it goes no further.
+      if (c.req.method === "HEAD" && sendable.body !== null) sendable = headAnswer(sendable);
     } catch (error) {
       sendable = await errors(error, c, undefined, route);
     }
