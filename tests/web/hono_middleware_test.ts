@@ -509,9 +509,9 @@ for (const transport of TRANSPORTS) {
       assert.deepEqual(await posted.json(), { created: { name: "new" } });
     });
 
-    // Bare Hono gives HEAD the GET's tag and answers a conditional HEAD 304 (Hono's fetch runs
-    // HEAD as GET and drops the body after every middleware has run). Thaw's route strips the
-    // body itself, so the middleware sees an empty body.
+    // Bare Hono gives HEAD the GET's tag and answers a conditional HEAD 304: its fetch runs HEAD
+    // as GET and drops the body once every middleware has run. A route that drops it itself
+    // leaves etag() an empty body to hash (no ETag, and 200 to If-None-Match).
     it("HEAD carries the GET's tag, and a conditional HEAD is 304", async () => {
       const tag = await tagOf("/items");
       const head = await reach().send("HEAD", "/items");
@@ -1046,10 +1046,11 @@ for (const transport of TRANSPORTS) {
       assert.deepEqual(await response.json(), { invalid: true });
     });
 
-    // Hono's validator ends in `return await next()` (see the test of that below), and reads the
-    // body with c.req.json(), which Hono keeps for the handler to read again; RequestBody() reads
-    // the consumed c.req.raw instead ("Request body ended before it was complete", a 400), except
-    // over a socket on Node, where app.listen hands the route the bytes Node read beforehand.
+    // Hono's validator reads the body with c.req.json(), which Hono keeps for a later read, and
+    // ends in `return await next()`. RequestBody() must still get the body on every transport: on
+    // Node, app.listen hands the route the bytes it read beforehand; elsewhere the route has only
+    // what Hono kept (reading the consumed c.req.raw was a 400, "Request body ended before it was
+    // complete").
     it("a body the validator takes still binds to RequestBody()", async () => {
       const response = await post('{"name":"ok"}');
       const text = await response.text();
