@@ -189,7 +189,7 @@ function compileRoute(
       maxBodySize: options.maxBodySize,
       server: options.server,
       hasPathVariables: pattern.variables.length > 0,
-      headBodyKept: middleware.length > 0 || options.answersChecked,
+      behindMiddleware: middleware.length > 0 || options.answersChecked,
     }),
   };
 }

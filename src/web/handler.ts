@@ -24,10 +24,10 @@ export interface HandlerSpec {
   /** The route has `{var}` segments, so an `HttpRequest` needs them. */
   readonly hasPathVariables: boolean;
   /**
-   * Middleware runs around the route: a HEAD answer keeps its body for it (`etag` hashes it) and
-   * loses it at the end of the chain.
+   * Middleware runs around the route: a HEAD answer keeps its body for it (`etag` hashes it; the
+   * end of the chain drops it), and a body a middleware read through `c.req` is read from Hono.
    */
-  readonly headBodyKept?: boolean;
+  readonly behindMiddleware?: boolean;
 }
 
 /**
@@ -38,7 +38,7 @@ export interface HandlerSpec {
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
   const { bean, method, resolvers, errors, label, maxBodySize, server, hasPathVariables } = spec;
-  const headBodyKept = spec.headBodyKept === true;
+  const behindMiddleware = spec.behindMiddleware === true;
   const count = resolvers.length;
   const isAsync = resolvers.map((r) => r.async);
   const fromBody = resolvers.map((r) => r.fromBody);
@@ -61,7 +61,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       maxBodySize,
       rawBody: server.body(c.env),
       // Only middleware reads a body ahead of the route: no question asked without it.
-      readEarlier: headBodyKept ? earlierBody(c) : undefined,
+      readEarlier: behindMiddleware ? earlierBody(c) : undefined,
     });
   const makeRequest = (c: Context): HttpRequest | undefined =>
     needsRequest ? newRequest(c) : undefined;
@@ -69,7 +69,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
   // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.
   const answer = (c: Context, value: unknown): Response => {
     const response = toResponse(value);
-    return c.req.method === "HEAD" && !headBodyKept ? headAnswer(response) : response;
+    return c.req.method === "HEAD" && !behindMiddleware ? headAnswer(response) : response;
   };
   const settle = (c: Context, request: HttpRequest | undefined, result: unknown) => {
     if (result instanceof Promise) {
