@@ -1,5 +1,7 @@
 import type { Context } from "hono";
+import { HttpException } from "../http/http_exception.ts";
 import { HttpRequest } from "../http/http_request.ts";
+import { HttpStatus } from "../http/http_status.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import { type ArgumentResolver, type FormArgument, FROM_BODY } from "./arguments.ts";
 import { EMPTY_FORM_BODY } from "../http/form_body.ts";
@@ -173,9 +175,24 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
   };
 }
 
-// What Hono kept of a body a middleware read through `c.req` (json, text, arrayBuffer).
+// What Hono kept of a body a middleware read through `c.req`. Its bytes when it kept them; else
+// bytes made again from the text it decoded leniently, where a U+FFFD may stand for bytes that were
+// not UTF-8, so such a text is refused as those bytes would have been.
 function earlierBody(c: Context): (() => Promise<Uint8Array>) | undefined {
-  return c.req.raw.bodyUsed
-    ? () => c.req.arrayBuffer().then((buffer) => new Uint8Array(buffer))
-    : undefined;
+  if (!c.req.raw.bodyUsed) return undefined;
+  return async () => {
+    const kept = c.req.bodyCache.arrayBuffer;
+    if (kept !== undefined) return new Uint8Array(await kept);
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    if (lenient.decode(bytes).includes("\uFFFD")) {
+      throw new HttpException(
+        HttpStatus.BAD_REQUEST,
+        "Request body is not valid UTF-8 (a middleware read it as text first, so a U+FFFD in it " +
+          "cannot be told from bytes that were not UTF-8)",
+      );
+    }
+    return bytes;
+  };
 }
+
+const lenient = new TextDecoder();

@@ -386,6 +386,45 @@ for (const transport of TRANSPORTS) {
   });
 }
 
+describe("a body a middleware read first", () => {
+  const reader = (how: "text" | "json" | "arrayBuffer") => async (c: Context, next: Next) => {
+    await c.req[how]().catch(() => undefined);
+    await next();
+  };
+  @RestController()
+  class Echo {
+    @PostMapping("/echo", RequestBody())
+    echo(body: unknown): unknown {
+      return { body };
+    }
+  }
+  const post = (app: { fetch: (r: Request) => Response | Promise<Response> }, bytes: number[]) =>
+    app.fetch(
+      new Request("http://x/echo", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new Uint8Array(bytes),
+      }),
+    );
+
+  it("binds as it would have, and bytes that are not UTF-8 stay a 400 however it was read", async () => {
+    for (const how of ["text", "json", "arrayBuffer"] as const) {
+      const app = await bootstrap({ controllers: [Echo], middleware: [reader(how)] });
+      const fine = await post(app, [...new TextEncoder().encode('"caf\u00e9"')]);
+      assert.equal(fine.status, 200, how);
+      assert.deepEqual(await fine.json(), { body: "caf\u00e9" }, how);
+      // Read as text first, a U+FFFD the client sent cannot be told from bytes that were not
+      // UTF-8: refused too. Kept as bytes, it binds.
+      const replacement = await post(app, [...new TextEncoder().encode('"\ufffd"')]);
+      assert.equal(replacement.status, how === "arrayBuffer" ? 200 : 400, how);
+      await replacement.arrayBuffer();
+      const bad = await post(app, [0x22, 0xff, 0x22]);
+      assert.equal(bad.status, 400, how);
+      assert.match((await bad.json()).error, /not valid UTF-8/, how);
+    }
+  });
+});
+
 describe("middleware: what would silently not run is refused", () => {
   it("app.hono refuses what would be added after bootstrap, and says where it goes", async () => {
     const app = await bootstrap({ controllers: [Ordered] });
