@@ -7,16 +7,14 @@
  * `no-store`.
  */
 export function withDefaultHeaders(answer: Response, defaults: Headers): Response {
-  let headers: Headers | undefined;
+  let adds = false;
   // `forEach`: Deno's `for...of` over Headers sorts the list again at every step.
-  defaults.forEach((value, name) => {
-    if (name !== "set-cookie" && name !== "vary" && answer.headers.has(name)) return;
-    headers ??= new Headers(answer.headers);
-    if (name === "set-cookie") headers.append(name, value);
-    else if (name === "vary") headers.set(name, mergeVary(headers.get(name), value));
-    else headers.set(name, value);
+  defaults.forEach((_value, name) => {
+    adds ||= name === "set-cookie" || name === "vary" || !answer.headers.has(name);
   });
-  if (headers === undefined) return answer;
+  if (!adds) return answer;
+  const headers = new Headers(answer.headers);
+  addDefaultHeaders(headers, defaults);
   // A new response, not the answer's headers changed in place: on Node, Hono's adapter answers
   // with a response of its own whose copies (Hono makes one for every later `c.header()`) are
   // built from the headers it was made with, so a change in place would be lost.
@@ -24,6 +22,18 @@ export function withDefaultHeaders(answer: Response, defaults: Headers): Respons
     status: answer.status,
     statusText: answer.statusText,
     headers,
+  });
+}
+
+/**
+ * Adds `defaults` to `headers` (an answer's own, about to be sent) under the rules of
+ * {@linkcode withDefaultHeaders}, in place.
+ */
+export function addDefaultHeaders(headers: Headers, defaults: Headers): void {
+  defaults.forEach((value, name) => {
+    if (name === "set-cookie") headers.append(name, value);
+    else if (name === "vary") headers.set(name, mergeVary(headers.get(name), value));
+    else if (!headers.has(name)) headers.set(name, value);
   });
 }
 

@@ -7,6 +7,7 @@ import { type ArgumentResolver, type FormArgument, FROM_BODY } from "./arguments
 import { EMPTY_FORM_BODY } from "../http/form_body.ts";
 import { readFormBody } from "./form_reader.ts";
 import type { ErrorResponder } from "./error_responder.ts";
+import { answerWithDefaults } from "./middleware.ts";
 import { headAnswer, toResponse } from "./return_value.ts";
 
 /** A Hono handler that answers with a response (Thaw's never call `next`). */
@@ -63,15 +64,16 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       maxBodySize,
       rawBody: server.body(c.env),
       // Only middleware reads a body ahead of the route: no question asked without it.
-      readEarlier: behindMiddleware ? earlierBody(c) : undefined,
+      readEarlier: behindMiddleware ? () => earlierBody(c) : undefined,
     });
   const makeRequest = (c: Context): HttpRequest | undefined =>
     needsRequest ? newRequest(c) : undefined;
 
   // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.
   const answer = (c: Context, value: unknown): Response => {
+    if (behindMiddleware) return answerWithDefaults(c, value);
     const response = toResponse(value);
-    return c.req.method === "HEAD" && !behindMiddleware ? headAnswer(response) : response;
+    return c.req.method === "HEAD" ? headAnswer(response) : response;
   };
   const settle = (c: Context, request: HttpRequest | undefined, result: unknown) => {
     if (result instanceof Promise) {
@@ -177,22 +179,20 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
 
 // What Hono kept of a body a middleware read through `c.req`. Its bytes when it kept them; else
 // bytes made again from the text it decoded leniently, where a U+FFFD may stand for bytes that were
-// not UTF-8, so such a text is refused as those bytes would have been.
-function earlierBody(c: Context): (() => Promise<Uint8Array>) | undefined {
-  if (!c.req.raw.bodyUsed) return undefined;
-  return async () => {
-    const kept = c.req.bodyCache.arrayBuffer;
-    if (kept !== undefined) return new Uint8Array(await kept);
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (lenient.decode(bytes).includes("\uFFFD")) {
-      throw new HttpException(
-        HttpStatus.BAD_REQUEST,
-        "Request body is not valid UTF-8 (a middleware read it as text first, so a U+FFFD in it " +
-          "cannot be told from bytes that were not UTF-8)",
-      );
-    }
-    return bytes;
-  };
+// not UTF-8, so such a text is refused as those bytes would have been. Asked only once the request
+// shows its body used: on Node, asking `bodyUsed` of the adapter's request makes a web Request.
+async function earlierBody(c: Context): Promise<Uint8Array> {
+  const kept = c.req.bodyCache.arrayBuffer;
+  if (kept !== undefined) return new Uint8Array(await kept);
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  if (lenient.decode(bytes).includes("\uFFFD")) {
+    throw new HttpException(
+      HttpStatus.BAD_REQUEST,
+      "Request body is not valid UTF-8 (a middleware read it as text first, so a U+FFFD in it " +
+        "cannot be told from bytes that were not UTF-8)",
+    );
+  }
+  return bytes;
 }
 
 const lenient = new TextDecoder();

@@ -3,7 +3,7 @@ import type { Class } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { isResponse, sendableResponse } from "../http/response_headers.ts";
 import { withDefaultHeaders } from "./default_headers.ts";
-import { headAnswer } from "./return_value.ts";
+import { headAnswer, toResponse } from "./return_value.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { type MiddlewareEntry, ownControllerRecord } from "./route_record.ts";
 
@@ -172,6 +172,20 @@ export function resolveMiddleware(
 // keeps them (CORS, so that a browser can read the error) and drops the route's own.
 const defaultsOf = new WeakMap<Context, Headers>();
 
+// The answers a route made with those headers in (see `answerWithDefaults`): taken as they are.
+const madeWithDefaults = new WeakSet<Response>();
+
+/**
+ * A route's return value as its answer where middleware runs around it: made with the headers
+ * middleware set before `next()` in, as {@linkcode withDefaultHeaders} adds them, rather than
+ * copied with them after.
+ */
+export function answerWithDefaults(c: Context, value: unknown): Response {
+  const answer = toResponse(value, c.res.headers);
+  madeWithDefaults.add(answer);
+  return answer;
+}
+
 /**
  * A route's answer (or Thaw's 404, 405, `OPTIONS`) where middleware runs around it: set on the
  * context with the headers middleware set before `next()` as defaults (see
@@ -182,7 +196,7 @@ export function adoptAnswer(handler: (c: Context) => Response | Promise<Response
     // The placeholder Hono makes holds what `c.header()` set before `next()`.
     const defaults = c.res.headers;
     defaultsOf.set(c, defaults);
-    const adopted = withDefaultHeaders(answer, defaults);
+    const adopted = madeWithDefaults.delete(answer) ? answer : withDefaultHeaders(answer, defaults);
     c.res = undefined;
     c.res = adopted;
     return adopted;

@@ -1,6 +1,7 @@
 import { isBodyInit } from "../http/body.ts";
 import { ResponseEntity } from "../http/response_entity.ts";
 import { isResponse, sendableResponse } from "../http/response_headers.ts";
+import { addDefaultHeaders, withDefaultHeaders } from "./default_headers.ts";
 
 // Each response gets headers of its own: @hono/node-server's Response keeps the object it is given
 // and writes Content-Length into it, so a shared object would give every later response the first
@@ -10,30 +11,52 @@ import { isResponse, sendableResponse } from "../http/response_headers.ts";
  * A handler's return value as a response: a `ResponseEntity` as it says, a `Response` as it is
  * (less the framing headers the server writes), a string as text, `undefined` as 204, bytes and
  * streams as they are, anything else as JSON. A header value HTTP does not allow throws.
+ *
+ * `defaults` are the headers middleware set before the route ran, added as
+ * {@linkcode withDefaultHeaders} adds them. A response this function makes is made with them
+ * rather than copied: on Node, copying Hono's adapter's response turns a text body into a stream.
  */
-export function toResponse(value: unknown): Response {
+export function toResponse(value: unknown, defaults?: Headers): Response {
   if (typeof value === "object" && value !== null) {
     // A plain object or array, the common case, is JSON without asking the classes below.
     const proto = Object.getPrototypeOf(value);
-    if (proto === Object.prototype || proto === Array.prototype) return json(value);
-    if (value instanceof ResponseEntity) return value.toResponse();
-    if (isResponse(value)) return sendableResponse(value);
+    if (proto === Object.prototype || proto === Array.prototype) {
+      return made(JSON.stringify(value), JSON_TYPE, defaults);
+    }
+    if (value instanceof ResponseEntity) return adopted(value.toResponse(), defaults);
+    if (isResponse(value)) return adopted(sendableResponse(value), defaults);
     if (value instanceof Blob) {
       // Its length is known: Deno would otherwise stream it without one.
-      return new Response(value, { headers: { "content-length": String(value.size) } });
+      return made(value, { "content-length": String(value.size) }, defaults);
     }
-    if (isBodyInit(value)) return new Response(value);
-  } else if (typeof value === "string") {
-    return new Response(value, { headers: { "content-type": "text/plain; charset=utf-8" } });
-  } else if (value === undefined) return new Response(null, { status: 204 });
+    if (isBodyInit(value)) return made(value, undefined, defaults);
+  } else if (typeof value === "string") return made(value, TEXT_TYPE, defaults);
+  else if (value === undefined) return made(null, undefined, defaults, 204);
   else if (typeof value === "function" || typeof value === "symbol") {
     throw new TypeError(`A handler returned a ${typeof value}, which cannot be sent`);
   }
-  return json(value);
+  return made(JSON.stringify(value), JSON_TYPE, defaults);
 }
 
-function json(value: unknown): Response {
-  return new Response(JSON.stringify(value), { headers: { "content-type": "application/json" } });
+const JSON_TYPE = { "content-type": "application/json" } as const;
+const TEXT_TYPE = { "content-type": "text/plain; charset=utf-8" } as const;
+
+function made(
+  body: BodyInit | null,
+  own: Readonly<Record<string, string>> | undefined,
+  defaults: Headers | undefined,
+  status?: number,
+): Response {
+  if (defaults === undefined) {
+    return new Response(body, { status, headers: own === undefined ? undefined : { ...own } });
+  }
+  const headers = new Headers(own);
+  addDefaultHeaders(headers, defaults);
+  return new Response(body, { status, headers });
+}
+
+function adopted(response: Response, defaults: Headers | undefined): Response {
+  return defaults === undefined ? response : withDefaultHeaders(response, defaults);
 }
 
 /**

@@ -2,6 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { withDefaultHeaders } from "../../src/web/default_headers.ts";
+import { toResponse } from "../../src/web/return_value.ts";
+import { ResponseEntity } from "../../mod.ts";
 import { propertyOptions } from "../property.ts";
 
 const name = fc.constantFrom("set-cookie", "vary", "cache-control", "x-a", "x-b", "location");
@@ -70,5 +72,44 @@ describe("withDefaultHeaders (property)", () => {
     assert.equal(merged.status, 303);
     assert.equal(merged.headers.get("location"), "http://example.test/");
     assert.equal(merged.headers.get("x-a"), "1");
+  });
+});
+
+// What a route may return, each made afresh: a response is read once.
+const returned = fc.constantFrom<[string, () => unknown]>(
+  ["an object", () => ({ a: 1 })],
+  ["an array", () => [1, 2]],
+  ["a string", () => "text"],
+  ["undefined", () => undefined],
+  ["a number", () => 7],
+  ["a Blob", () => new Blob(["blob"])],
+  ["bytes", () => new Uint8Array([104, 105])],
+  [
+    "a ResponseEntity",
+    () =>
+      ResponseEntity.status(201).withHeader("Set-Cookie", "own=1").withHeader("Vary", "Accept")
+        .withHeader("Cache-Control", "no-store").withJson({ b: 2 }),
+  ],
+  ["a Response", () => new Response("raw", { status: 202, headers: { "x-a": "own" } })],
+);
+
+describe("toResponse with defaults (property)", () => {
+  it("makes what withDefaultHeaders makes of the answer made without them", async () => {
+    await fc.assert(
+      fc.asyncProperty(returned, fields, async ([, make], defaults) => {
+        const defaultHeaders = new Headers();
+        for (const [n, v] of defaults) defaultHeaders.append(n, v);
+        const made = toResponse(make(), defaultHeaders);
+        const copied = withDefaultHeaders(toResponse(make()), defaultHeaders);
+        assert.equal(made.status, copied.status);
+        assert.deepEqual([...made.headers], [...copied.headers]);
+        assert.deepEqual(made.headers.getSetCookie(), copied.headers.getSetCookie());
+        assert.deepEqual(
+          new Uint8Array(await made.arrayBuffer()),
+          new Uint8Array(await copied.arrayBuffer()),
+        );
+      }),
+      propertyOptions(200),
+    );
   });
 });
