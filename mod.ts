@@ -44,6 +44,8 @@ export type { ConfigValues } from "./src/config/application_config.ts";
 export { ConfigError } from "./src/config/config_error.ts";
 
 export { Autowired, type InjectionDecorator } from "./src/context/autowired.ts";
+export { type ConfigValueOptions, Value } from "./src/context/value.ts";
+export { type LifecycleDecorator, PostConstruct, PreDestroy } from "./src/context/lifecycle.ts";
 export {
   Bean,
   type BeanClassDecorator,
@@ -109,6 +111,12 @@ export {
   type ExceptionHandlerDecorator,
 } from "./src/web/exception_handler.ts";
 export type { ErrorController } from "./src/web/error_controller.ts";
+export {
+  type HealthCheck,
+  type HealthCheckAnswer,
+  HealthIndicator,
+} from "./src/actuator/health_indicator.ts";
+export type { HealthOptions } from "./src/actuator/health_settings.ts";
 export type { Logger } from "./src/web/error_responder.ts";
 export type {
   StandardSchemaV1,

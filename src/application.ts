@@ -31,6 +31,9 @@ import type { OpenApiOptions, OpenApiSettings } from "./openapi/openapi_options.
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
 import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
 import { HttpStatus } from "./http/http_status.ts";
+import { healthIndicators } from "./actuator/health_beans.ts";
+import type { HealthOptions } from "./actuator/health_settings.ts";
+import type { DocumentedRoute } from "./openapi/openapi_document.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -38,6 +41,14 @@ export interface BootstrapOptions {
   readonly controllers?: readonly Class[];
   /** Other bean classes (`@Component`, `@Service`, `@Configuration`). */
   readonly components?: readonly Class[];
+  /**
+   * Beans to replace before wiring, as `[token, instance]` pairs (a test's fake repository): the
+   * beans that use one get the instance. A class names the one bean `@Autowired(Class)` would
+   * find (the class or a subclass), a string the bean of that name (a `@Bean` method's bean is
+   * named so). The replaced class is not constructed, and the instance's own `@PostConstruct` and
+   * `@PreDestroy` hooks do not run. A token that names no bean, or several, stops `bootstrap`.
+   */
+  readonly overrides?: readonly (readonly [Class | string, unknown])[];
   /**
    * Directories whose modules are imported to find exported bean classes (component scanning;
    * needs a file system). Relative paths resolve against the working directory; a file URL
@@ -61,8 +72,8 @@ export interface BootstrapOptions {
   readonly allowEncodedSlash?: boolean;
   /**
    * Middleware run around every request, in this order: controller routes, the framework's own
-   * answers (404, 405, `OPTIONS`, 413, 415) and the OpenAPI routes. Hono middleware (`cors()`,
-   * `secureHeaders()`) or `Middleware` bean classes.
+   * answers (404, 405, `OPTIONS`, 413, 415), the OpenAPI and the health routes. Hono middleware
+   * (`cors()`, `secureHeaders()`) or `Middleware` bean classes.
    */
   readonly middleware?: readonly MiddlewareItem[];
   /** Where unexpected errors are reported; `console` by default. */
@@ -72,6 +83,13 @@ export interface BootstrapOptions {
    * the `app.openapi` keys of the configuration; `false` serves neither, whatever they say.
    */
   readonly openapi?: OpenApiOptions | boolean;
+  /**
+   * Serves the health endpoints, `/actuator/health`, `/actuator/health/liveness` and
+   * `/actuator/health/readiness` (`true`: with the `management.*` keys of the configuration, or
+   * their defaults), as `management.health.enabled: true` does; `false` serves none of them,
+   * whatever the configuration says.
+   */
+  readonly health?: HealthOptions | boolean;
 }
 
 /** What edge runtimes (Cloudflare Workers, workerd) pass as a fetch handler's third argument. */
@@ -113,6 +131,14 @@ export interface Application {
    * (`app.openapi` / the `openapi` option), else on the first call, which loads the generator.
    */
   openapi(): Promise<OpenApiDocument>;
+  /**
+   * Stops the beans: runs every `@PreDestroy` hook once, the beans in the reverse of the order
+   * they started, each bounded by `server.shutdown-timeout` seconds (30 by default). A hook that
+   * fails or runs over does not stop the others; the promise rejects at the end with an
+   * `AggregateError` naming each, and resolves when all succeeded. A second call returns the
+   * same promise. A plain function: `const { close } = app` works.
+   */
+  close(): Promise<void>;
 }
 
 // What is added to the app after bootstrap runs after the controllers' routes have answered, or
@@ -190,6 +216,8 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   const allowEncodedSlash = options.allowEncodedSlash ??
     configBoolean(config, "server.allow-encoded-slash") ?? false;
   const defaultPort = configInteger(config, "server.port", 0, 65535) ?? 8080;
+  // Seconds: how long requests in flight, then each `@PreDestroy`, may take once shutdown starts.
+  const shutdownTimeout = configInteger(config, "server.shutdown-timeout", 0, 86400) ?? 30;
   const hostnameSetting = configValue(config.values, "server.hostname");
   const defaultHostname = typeof hostnameSetting === "string" ? hostnameSetting : "0.0.0.0";
 
@@ -203,8 +231,12 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     if (configured.length > 0) classes.push(...await scanComponents(configured, config.dir));
   }
 
-  const context = new ApplicationContext();
+  const context = new ApplicationContext({
+    config: config.values,
+    shutdownTimeoutMs: shutdownTimeout * 1000,
+  });
   for (const cls of classes) context.register(cls);
+  for (const [token, instance] of options.overrides ?? []) context.override(token, instance);
   await context.refresh();
 
   const custom = context.findBean("errorController");
@@ -215,8 +247,10 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     );
   }
   const errorController = (custom as ErrorController | undefined) ?? new DefaultErrorController();
-  const fallback = createErrorResponder(errorController, options.logger ?? console, maxBodySize);
+  const logger = options.logger ?? console;
+  const fallback = createErrorResponder(errorController, logger, maxBodySize);
   const { controllers, advice } = webBeans(context);
+  const indicators = healthIndicators(context.beans());
   const adviceScope = exceptionScope(advice);
   // The path of errors that belong to no controller: a 404, global middleware.
   const errors = exceptionResolver(new Map(), adviceScope, fallback, maxBodySize);
@@ -240,12 +274,31 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   );
   if (middleware.length > 0) middleware.unshift(sendableAnswer(errors, undefined));
 
-  const documented = routes.map((route) => ({
+  const documented: DocumentedRoute[] = routes.map((route) => ({
     httpMethod: route.httpMethod,
     path: route.pattern.source,
     variables: route.pattern.variables,
     method: route.method,
   }));
+  // Turned off when a server's shutdown starts, so that readiness answers DOWN (and a load
+  // balancer stops sending) while the requests in flight finish.
+  let accepting = true;
+  // Off unless asked for, like OpenAPI; the option wins over `management.health.enabled`. The
+  // settings, the checks' runner and the routes are loaded only for an app that serves health.
+  if (
+    options.health !== undefined
+      ? options.health !== false
+      : configBoolean(config, "management.health.enabled") === true
+  ) {
+    const [{ healthSettings }, { healthRoutes }] = await Promise.all([
+      import("./actuator/health_settings.ts"),
+      import("./actuator/health_routes.ts"),
+    ]);
+    const resolved = healthSettings(config, options.health);
+    const health = healthRoutes(indicators, resolved, () => accepting);
+    routes.push(...health.routes);
+    documented.push(...health.documented);
+  }
   // The keys are read, the generator loaded, only for an app that asks for OpenAPI in one way or
   // another, as the YAML parser and the server are: the others neither evaluate nor (bundled in
   // chunks) carry them.
@@ -273,6 +326,7 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   // Hono's own: already bound, and answering synchronously when the handler does, which spares
   // the server a promise per request.
   const fetch = hono.fetch as Application["fetch"];
+  const close = () => context.close(shutdownTimeout * 1000);
   return {
     fetch,
     hono,
@@ -285,8 +339,16 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
         hostname: listen.hostname ?? defaultHostname,
         maxBodySize,
         refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
+        signals: listen.signals ?? true,
+        shutdownTimeoutMs: shutdownTimeout * 1000,
+        logger,
+        shutdownStarting: () => {
+          accepting = false;
+        },
+        closed: close,
       });
     },
     openapi,
+    close,
   };
 }

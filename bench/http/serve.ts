@@ -50,6 +50,9 @@ if (app === "thaw") {
     hostname,
     maxBodySize: DEFAULT_MAX_BODY_SIZE,
     refuse: (status) => new Response(null, { status }),
+    signals: true,
+    shutdownTimeoutMs: 30_000,
+    logger: console,
   });
   console.log("ready");
 } else if (app === "bare" && g.Deno === undefined && g.Bun === undefined) {

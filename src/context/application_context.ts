@@ -1,4 +1,4 @@
-import { constructWith } from "./autowired.ts";
+import type { ConfigValues } from "../config/application_config.ts";
 import {
   type Class,
   defaultBeanName,
@@ -12,6 +12,9 @@ import {
   DuplicateBeanError,
   NoSuchBeanError,
 } from "./errors.ts";
+import { constructWith } from "./field_injection.ts";
+import { lifecycleHooks } from "./lifecycle.ts";
+import { configuredFields } from "./value.ts";
 
 interface BeanDefinition {
   readonly name: string;
@@ -23,7 +26,32 @@ interface BeanDefinition {
   readonly create: () => Promise<unknown>;
   state: "idle" | "creating" | "ready";
   instance: unknown;
+  /** The instance an override gives: used as it is, neither created nor started. */
+  given?: { readonly instance: unknown };
 }
+
+/** A bean whose `@PostConstruct` hooks have all run, in the order they ran. */
+interface StartedBean {
+  readonly definition: BeanDefinition;
+  readonly instance: unknown;
+}
+
+/** What the container is given besides its classes. */
+export interface ContextOptions {
+  /** The loaded configuration (after `${VAR}` substitution), where `@Value` fields are read. */
+  readonly config?: ConfigValues;
+  /**
+   * How long each `@PreDestroy` hook may run, in milliseconds: when `refresh` fails and stops the
+   * beans it started, and by default for `close`. 30 seconds unless given.
+   */
+  readonly shutdownTimeoutMs?: number;
+}
+
+/** How long a `@PreDestroy` hook may run when nothing else is said: Spring Boot's default. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
+
+// The longest delay setTimeout takes (a signed 32-bit count): runtimes fire a longer one at once.
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 interface StackEntry {
   readonly definition: BeanDefinition;
@@ -47,6 +75,27 @@ export class ApplicationContext {
   readonly #byName = new Map<string, BeanDefinition>();
   readonly #classes = new Set<Class>();
   readonly #stack: StackEntry[] = [];
+  readonly #config: ConfigValues;
+  readonly #shutdownTimeoutMs: number;
+  readonly #started: StartedBean[] = [];
+  // An object started once stays started, though two beans hold it (a `@Bean` method returning
+  // another bean): its hooks run once each way.
+  readonly #startedInstances = new Set<unknown>();
+  #closing: Promise<void> | undefined;
+
+  /**
+   * An empty container.
+   *
+   * @param options the configuration `@Value` fields read, and the `@PreDestroy` time limit
+   */
+  constructor(options: ContextOptions = {}) {
+    this.#config = options.config ?? {};
+    const timeout = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    if (!isTimeout(timeout)) {
+      throw new RangeError(`ApplicationContext: shutdownTimeoutMs ${timeoutRule(timeout)}`);
+    }
+    this.#shutdownTimeoutMs = timeout;
+  }
 
   /** Registers a decorated class (and its `@Bean` methods); a class seen before is ignored. */
   register(cls: Class): void {
@@ -101,14 +150,76 @@ export class ApplicationContext {
     }
   }
 
-  /** Creates every bean, in registration order; the first failure rejects. */
-  async refresh(): Promise<void> {
-    for (const definition of this.#definitions) await this.#get(definition);
+  /**
+   * Uses `instance` as the bean that `token` names, instead of creating it: its dependents get the
+   * instance, its class is not constructed and its own lifecycle hooks do not run. A class finds
+   * the one bean definition `@Autowired(token)` would (the class, or a subclass of it); a `@Bean`
+   * method's bean, whose class shows only once it has run, is overridden by its name. Call it
+   * after `register` and before `refresh`.
+   */
+  override(token: Class | string, instance: unknown): void {
+    const definition = this.#overridden(token);
+    const what = `bean '${definition.name}' (${definition.source})`;
+    if (instance === undefined || instance === null) {
+      throw new DefinitionError(`The override of ${what} is ${instance}; give the instance to use`);
+    }
+    if (definition.given !== undefined) {
+      throw new DefinitionError(`The ${what} is overridden twice; give one instance`);
+    }
+    if (definition.state !== "idle") {
+      throw new DefinitionError(`The ${what} is already created; override it before refresh`);
+    }
+    definition.given = { instance };
   }
 
   /**
-   * The bean of a name, or of a class (the one bean that is an instance of it).
-   * Only beans created by `refresh` are seen.
+   * Creates every bean, in registration order, each after the beans it uses, and runs each one's
+   * `@PostConstruct` hooks before handing it to any other. The first failure rejects, once the
+   * `@PreDestroy` hooks of the beans already started have run, the latest first.
+   */
+  async refresh(): Promise<void> {
+    try {
+      for (const definition of this.#definitions) await this.#get(definition);
+    } catch (error) {
+      // An application that never starts must not keep what its first beans opened.
+      const failures = await this.#stop(this.#shutdownTimeoutMs);
+      if (failures.length > 0 && error instanceof Error) {
+        error.message += `; then, stopping the beans already started: ${
+          failures.map((f) => f.message).join("; ")
+        }`;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Runs the `@PreDestroy` hooks of every started bean once, the latest started first, each
+   * bounded by `timeoutMs` (one still running then counts as failed and is not waited for). A
+   * failure does not stop the others; the promise rejects at the end with an `AggregateError` of
+   * every failure. Calling it again returns the same promise.
+   */
+  close(timeoutMs: number = this.#shutdownTimeoutMs): Promise<void> {
+    if (!isTimeout(timeoutMs)) {
+      return Promise.reject(
+        new RangeError(`close(timeoutMs): timeoutMs ${timeoutRule(timeoutMs)}`),
+      );
+    }
+    return this.#closing ??= this.#stop(timeoutMs).then((failures) => {
+      if (failures.length > 0) {
+        const count = `${failures.length} @PreDestroy hook${failures.length === 1 ? "" : "s"}`;
+        throw new AggregateError(
+          failures,
+          `Closing the application context: ${count} failed: ${
+            failures.map((f) => f.message).join("; ")
+          }`,
+        );
+      }
+    });
+  }
+
+  /**
+   * The bean of a name, or of a class (the one bean that is an instance of it, or that an
+   * override gave for it). Only beans created by `refresh` are seen.
    */
   getBean<T>(token: Class<T> | string): T {
     if (typeof token === "string") {
@@ -118,8 +229,10 @@ export class ApplicationContext {
       }
       return definition.instance as T;
     }
+    // An override's instance need not be of its class (a plain object standing in for a
+    // repository): the class it stands for counts too.
     const found = this.#definitions.filter((d) =>
-      d.state === "ready" && d.instance instanceof token
+      d.state === "ready" && (d.instance instanceof token || isSubclass(d.type, token))
     );
     if (found.length === 1) return found[0].instance as T;
     if (found.length === 0) {
@@ -162,6 +275,11 @@ export class ApplicationContext {
 
   async #get(definition: BeanDefinition, via?: string): Promise<unknown> {
     if (definition.state === "ready") return definition.instance;
+    if (definition.given !== undefined) {
+      definition.instance = definition.given.instance;
+      definition.state = "ready";
+      return definition.instance;
+    }
     const top = this.#stack.at(-1);
     if (top !== undefined && via !== undefined) top.via = via;
     if (definition.state === "creating") {
@@ -176,9 +294,11 @@ export class ApplicationContext {
     definition.state = "creating";
     this.#stack.push({ definition });
     try {
-      definition.instance = await definition.create();
+      const instance = await definition.create();
+      await this.#start(definition, instance);
+      definition.instance = instance;
       definition.state = "ready";
-      return definition.instance;
+      return instance;
     } catch (error) {
       definition.state = "idle";
       throw error;
@@ -187,8 +307,70 @@ export class ApplicationContext {
     }
   }
 
+  async #start(definition: BeanDefinition, instance: unknown): Promise<void> {
+    if (this.#startedInstances.has(instance)) return;
+    for (const hook of lifecycleHooks(instance, "postConstruct")) {
+      try {
+        await hook.run();
+      } catch (error) {
+        throw new DefinitionError(
+          `@PostConstruct ${hookName(definition, instance, hook.methodName)} threw: ${
+            messageOf(error)
+          }`,
+          { cause: error },
+        );
+      }
+    }
+    this.#started.push({ definition, instance });
+    if (typeof instance === "object" || typeof instance === "function") {
+      this.#startedInstances.add(instance);
+    }
+  }
+
+  /** Runs the `@PreDestroy` hooks of the started beans, latest first; resolves to the failures. */
+  async #stop(timeoutMs: number): Promise<Error[]> {
+    const failures: Error[] = [];
+    for (const { definition, instance } of this.#started.splice(0).reverse()) {
+      for (const hook of lifecycleHooks(instance, "preDestroy")) {
+        const name = `@PreDestroy ${hookName(definition, instance, hook.methodName)}`;
+        const failure = await within(hook.run, timeoutMs, name);
+        if (failure !== undefined) failures.push(failure);
+      }
+    }
+    return failures;
+  }
+
+  #overridden(token: Class | string): BeanDefinition {
+    if (typeof token === "string") {
+      const definition = this.#byName.get(token);
+      if (definition === undefined) {
+        throw new DefinitionError(`No bean named '${token}' to override. ${this.#known()}`);
+      }
+      return definition;
+    }
+    if (typeof token !== "function") {
+      throw new TypeError(
+        `An override names its bean by a class or a bean name, got ${String(token)}`,
+      );
+    }
+    const typed = this.#definitions.filter((d) => isSubclass(d.type, token));
+    if (typed.length === 1) return typed[0];
+    const exact = typed.filter((d) => d.type === token);
+    if (exact.length === 1) return exact[0];
+    if (typed.length > 1) {
+      throw new DefinitionError(
+        `Several beans fit the override of ${token.name}: ` +
+          `${typed.map((d) => `${d.name} (${d.source})`).join(", ")}; override one by its name`,
+      );
+    }
+    throw new DefinitionError(
+      `No bean of class ${token.name} to override (a @Bean method's bean is overridden by its ` +
+        `name). ${this.#known()}`,
+    );
+  }
+
   async #instantiate(cls: Class): Promise<unknown> {
-    const values = new Map<symbol, unknown>();
+    const values = configuredFields(cls, this.#config);
     for (const record of recordChain(cls)) {
       for (const injection of record.injections) {
         const where = `field '${injection.fieldName}' of class ${cls.name}`;
@@ -216,9 +398,7 @@ export class ApplicationContext {
       }
       return this.#get(definition, via);
     }
-    const typed = this.#definitions.filter((d) =>
-      d.type !== undefined && (d.type === token || d.type.prototype instanceof token)
-    );
+    const typed = this.#definitions.filter((d) => isSubclass(d.type, token));
     if (typed.length === 1) return this.#get(typed[0], via);
     if (typed.length > 1) {
       const exact = typed.filter((d) => d.type === token);
@@ -255,6 +435,58 @@ function ambiguous(token: Class, where: string, found: BeanDefinition[]): Defini
     `Several beans fit @Autowired(${token.name}) on ${where}: ` +
       `${found.map((d) => `${d.name} (${d.source})`).join(", ")}; name one with @Autowired("name")`,
   );
+}
+
+/** Whether `type` is `token` or a subclass of it. */
+function isSubclass(type: Class | undefined, token: Class): boolean {
+  return type !== undefined && (type === token || type.prototype instanceof token);
+}
+
+/**
+ * A hook as messages name it: `UserRepository.open()`, with the bean's name when it is not the
+ * one the class would give (a named bean, or a `@Bean` method's).
+ */
+function hookName(definition: BeanDefinition, instance: unknown, methodName: string): string {
+  const ctor: unknown = Object.getPrototypeOf(instance)?.constructor;
+  const cls = typeof ctor === "function" && ctor.name !== "" ? ctor as Class : undefined;
+  const method = `${cls?.name ?? "(anonymous)"}.${methodName}()`;
+  return cls !== undefined && defaultBeanName(cls) === definition.name
+    ? method
+    : `${method} of bean '${definition.name}'`;
+}
+
+/**
+ * Runs a hook, bounded by `timeoutMs`; resolves to its failure, if any. A hook still running then
+ * is left to itself: waiting for it is what the bound is there to prevent.
+ */
+async function within(
+  run: () => unknown,
+  timeoutMs: number,
+  name: string,
+): Promise<Error | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timed out">((resolve) => {
+    timer = setTimeout(() => resolve("timed out"), timeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([
+      Promise.resolve().then(run).then(() => "done" as const),
+      timedOut,
+    ]);
+    return outcome === "done" ? undefined : new Error(`${name} timed out after ${timeoutMs} ms`);
+  } catch (error) {
+    return new Error(`${name} threw: ${messageOf(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isTimeout(ms: unknown): ms is number {
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 && ms <= MAX_TIMEOUT_MS;
+}
+
+function timeoutRule(ms: unknown): string {
+  return `must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, got ${String(ms)}`;
 }
 
 /** An error's message, or the thrown value as text when it is not an Error. */

@@ -1,26 +1,11 @@
 import { type Class, ownRecord } from "./class_record.ts";
+import { injectedOr } from "./field_injection.ts";
 
 /** A decorator for a field the container fills. */
 export type InjectionDecorator = <This, Value>(
   value: undefined,
   context: ClassFieldDecoratorContext<This, Value>,
 ) => (this: This, initial: Value) => Value;
-
-// The values for the instance under construction, keyed by field. The container resolves a class's
-// dependencies first and then constructs it with this set, so the field initializers below pick
-// them up: injected fields are usable in the constructor, and `#private` fields work too.
-let pending: ReadonlyMap<symbol, unknown> | undefined;
-
-/** Constructs `cls` with its `@Autowired` fields set from `values`. */
-export function constructWith<T>(cls: new () => T, values: ReadonlyMap<symbol, unknown>): T {
-  const outer = pending;
-  pending = values;
-  try {
-    return new cls();
-  } finally {
-    pending = outer;
-  }
-}
 
 /**
  * Injects a bean into a field before any request is served: the bean of a class (or a subclass of
@@ -66,7 +51,7 @@ export function Autowired(token: Class | string): InjectionDecorator {
     const key = Symbol(String(context.name));
     ownRecord(context.metadata).injections.push({ key, fieldName: String(context.name), token });
     return function (this: This, initial: Value): Value {
-      return pending !== undefined && pending.has(key) ? pending.get(key) as Value : initial;
+      return injectedOr(key, initial);
     };
   };
 }

@@ -41,8 +41,24 @@ export interface DocumentedRoute {
   readonly path: string;
   /** Its variables, in order. */
   readonly variables: readonly string[];
-  /** The controller method; routes the framework serves itself have none and are left out. */
+  /** The controller method; routes the framework serves itself have none. */
   readonly method?: RouteMethod;
+  /**
+   * How a route the framework serves itself is documented (the health endpoints); a route with
+   * neither this nor a method is left out (the document itself, the docs page).
+   */
+  readonly operation?: FrameworkOperation;
+}
+
+/** The operation of a route the framework serves itself, as what serves it describes it. */
+export interface FrameworkOperation {
+  /** Made unique like a controller method's (`_2`). */
+  readonly operationId: string;
+  readonly tags: readonly string[];
+  readonly summary: string;
+  readonly description?: string;
+  /** Its answers by status, as `@ApiResponse` declares them. */
+  readonly responses: ReadonlyMap<number, ApiResponseOptions>;
 }
 
 /** What the document says of itself, and of the error bodies. */
@@ -155,19 +171,24 @@ export function openApiDocument(
   const templates = new Map<string, DocumentedRoute>();
   const used = new Set<FrameworkResponse>();
   for (const route of routes) {
-    if (route.method === undefined) continue;
-    const { type, methodName } = route.method;
+    const { method, operation: framework } = route;
+    if (method === undefined && framework === undefined) continue;
     const shape = route.path.replace(/\{[^}]*\}/g, "{}");
     const template = templates.get(shape) ?? route;
     templates.set(shape, template);
     let operation: Record<string, unknown>;
     try {
-      operation = describeOperation(route, template.variables, schemaOf, operationIds, tags, used);
+      operation = method !== undefined
+        ? describeOperation(route, template.variables, schemaOf, operationIds, tags, used)
+        : describeFrameworkOperation(framework as FrameworkOperation, schemaOf, operationIds, tags);
       // What `/openapi.json` will send: a value JSON cannot carry fails here, named.
       JSON.stringify(operation);
     } catch (error) {
+      const where = method !== undefined
+        ? `${method.type.name}.${method.methodName}`
+        : framework?.operationId;
       throw new DefinitionError(
-        `${type.name}.${methodName} (${route.httpMethod} ${route.path}): cannot be documented: ` +
+        `${where} (${route.httpMethod} ${route.path}): cannot be documented: ` +
           `${error instanceof Error ? error.message : String(error)}`,
         { cause: error },
       );
@@ -264,6 +285,25 @@ function describeOperation(
     answers,
     schemaOf,
   );
+  return operation;
+}
+
+/** A framework route's operation: only what it declares, no parameters, no body. */
+function describeFrameworkOperation(
+  framework: FrameworkOperation,
+  schemaOf: SchemaOf,
+  operationIds: Set<string>,
+  tags: string[],
+): Record<string, unknown> {
+  const operationId = unique(framework.operationId, operationIds);
+  for (const tag of framework.tags) if (!tags.includes(tag)) tags.push(tag);
+  const operation: Record<string, unknown> = {
+    operationId,
+    tags: [...framework.tags],
+    summary: framework.summary,
+  };
+  if (framework.description !== undefined) operation.description = framework.description;
+  operation.responses = responsesOf(operationId, framework.responses, [], schemaOf);
   return operation;
 }
 

@@ -4,6 +4,11 @@ export interface ListenOptions {
   readonly port?: number;
   /** The address to bind; defaults to `server.hostname` of the config, else `0.0.0.0`. */
   readonly hostname?: string;
+  /**
+   * Whether SIGTERM and SIGINT shut the server down gracefully and end the process (0 when
+   * everything ended cleanly, else 1; a second signal ends it at once with 1). `true` by default.
+   */
+  readonly signals?: boolean;
 }
 
 /** A running server. */
@@ -14,9 +19,23 @@ export interface Server {
   readonly port: number;
   /** `http://host:port`, with `localhost` for an address bound on every interface. */
   readonly url: string;
-  /** Stops accepting connections and waits for open requests to finish. */
+  /**
+   * Shuts down gracefully, as a signal does without ending the process: stops accepting
+   * connections, lets requests in flight finish within `server.shutdown-timeout` (answers on
+   * kept-alive connections say `Connection: close`), cuts and names those still running then, and
+   * runs the app's `close()`. Calling it again returns the same promise.
+   */
   close(): Promise<void>;
 }
+
+import {
+  closing,
+  exitOnSignals,
+  gracefulClose,
+  InFlight,
+  type ServerStop,
+  type ShutdownLogger,
+} from "./shutdown.ts";
 
 type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -31,6 +50,16 @@ export interface ServeOptions {
    * (status 400-599), or to a handler that failed in a way the app could not answer (500).
    */
   readonly refuse: (status: number) => Response;
+  /** Whether SIGTERM and SIGINT shut down and end the process. */
+  readonly signals: boolean;
+  /** How long requests in flight may take once shutdown starts, in milliseconds. */
+  readonly shutdownTimeoutMs: number;
+  /** Where shutdown names what it cut. */
+  readonly logger: ShutdownLogger;
+  /** Runs as shutdown starts (readiness turns DOWN). */
+  readonly shutdownStarting?: () => void;
+  /** Runs once the server is stopped (the app's `close()`). */
+  readonly closed?: () => Promise<void>;
 }
 
 interface DenoLike {
@@ -59,23 +88,34 @@ interface BunLike {
   };
 }
 
-function closing(response: Response): Response {
-  const headers = new Headers(response.headers);
-  headers.set("connection", "close");
-  return new Response(response.body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers,
-  });
-}
-
-function server(hostname: string, port: number, close: () => Promise<void>): Server {
+function server(
+  hostname: string,
+  port: number,
+  stop: ServerStop,
+  inFlight: InFlight,
+  options: ServeOptions,
+): Server {
   const host = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
+  let closing: Promise<boolean> | undefined;
+  const shutdown = () =>
+    closing ??= gracefulClose(stop, {
+      timeoutMs: options.shutdownTimeoutMs,
+      inFlight,
+      logger: options.logger,
+      starting: options.shutdownStarting,
+      closed: options.closed,
+    });
+  const unlisten = options.signals ? exitOnSignals(shutdown) : () => {};
+  let closed: Promise<void> | undefined;
   return {
     hostname,
     port,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
-    close,
+    close: () => {
+      // Closed by code: a later signal ends the process as it would without a server.
+      unlisten();
+      return closed ??= shutdown().then(() => {});
+    },
   };
 }
 
@@ -85,15 +125,19 @@ function server(hostname: string, port: number, close: () => Promise<void>): Ser
  * answers with a page of its own: Bun's development error page (HTML with paths, stack and
  * source lines) is off, and a handler that fails anyway gets `refuse(500)` on every runtime.
  */
-export async function serve(fetch: FetchHandler, options: ServeOptions): Promise<Server> {
+export async function serve(app: FetchHandler, options: ServeOptions): Promise<Server> {
   const { port, hostname, maxBodySize, refuse } = options;
   const onError = () => refuse(500);
+  const inFlight = new InFlight();
+  const fetch = inFlight.track(app);
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
   if (g.Deno !== undefined) {
     // Deno.serve reads a body an answer left unread to its end before the connection goes on or
     // closes, and gives its handler no way to close it without losing the answer (see README).
     const s = g.Deno.serve({ port, hostname, onListen: () => {}, onError }, fetch);
-    return server(hostname, s.addr.port, () => s.shutdown());
+    // `shutdown` waits for every request however long it runs: Deno has no way to cut one short
+    // but the process's end, which a signal brings.
+    return server(hostname, s.addr.port, { graceful: () => s.shutdown() }, inFlight, options);
   }
   if (g.Bun !== undefined) {
     const { BUN_MAX_BODY, unboundedBodyLeft } = await import("./unread_body.ts");
@@ -117,9 +161,13 @@ export async function serve(fetch: FetchHandler, options: ServeOptions): Promise
       error: onError,
       maxRequestBodySize: BUN_MAX_BODY,
     });
-    return server(hostname, s.port, async () => {
-      await s.stop();
-    });
+    const stop: ServerStop = {
+      graceful: async () => {
+        await s.stop(false);
+      },
+      cut: () => void s.stop(true),
+    };
+    return server(hostname, s.port, stop, inFlight, options);
   }
   // Loaded only here, so other runtimes never import node:http or Hono's adapter for it.
   const [{ createServer }, { nodeRequestListener, refuseOnNode }] = await Promise.all([
@@ -135,9 +183,14 @@ export async function serve(fetch: FetchHandler, options: ServeOptions): Promise
   });
   const address = s.address();
   const bound = typeof address === "object" && address !== null ? address.port : port;
-  return server(
-    hostname,
-    bound,
-    () => new Promise<void>((resolve, reject) => s.close((e) => (e ? reject(e) : resolve()))),
-  );
+  const stop: ServerStop = {
+    graceful: () =>
+      new Promise<void>((resolve, reject) => {
+        s.close((e) => (e ? reject(e) : resolve()));
+        // Node 18 leaves idle kept-alive connections open on close(); they would hold it.
+        s.closeIdleConnections();
+      }),
+    cut: () => s.closeAllConnections(),
+  };
+  return server(hostname, bound, stop, inFlight, options);
 }

@@ -66,6 +66,11 @@ describe("an edge worker with explicit class lists, bundled in chunks", () => {
         "src/openapi/json_schema.ts",
         "src/openapi/openapi_routes.ts",
         "src/openapi/docs_page.ts",
+        // Nor health: its settings, the checks' runner, the aggregation and the routes.
+        "src/actuator/health_settings.ts",
+        "src/actuator/health_check.ts",
+        "src/actuator/health.ts",
+        "src/actuator/health_routes.ts",
       ]
     ) {
       assert.ok(!has(loaded, part), `${part} is loaded by a worker that never uses it`);
@@ -76,6 +81,7 @@ describe("an edge worker with explicit class lists, bundled in chunks", () => {
         "node_modules/js-yaml/",
         "src/context/component_scan.ts",
         "src/openapi/openapi_document.ts",
+        "src/actuator/health_routes.ts",
       ]
     ) {
       assert.ok(has(lazy, part), `${part} should be in a chunk of its own`);

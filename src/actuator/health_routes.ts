@@ -1,0 +1,139 @@
+// Loaded by `bootstrap` only for an app that serves health: an app without it never evaluates this
+// module, the checks' runner or the aggregation, nor (bundled in chunks) carries them.
+import type { ApiResponseOptions } from "../openapi/api_docs.ts";
+import type { JsonSchema } from "../openapi/json_schema.ts";
+import type { DocumentedRoute, FrameworkOperation } from "../openapi/openapi_document.ts";
+import type { CompiledRoute } from "../web/compile.ts";
+import { parsePathPattern } from "../web/path_pattern.ts";
+import {
+  aggregateHealth,
+  type ComponentHealth,
+  type HealthAnswer,
+  statusAnswer,
+} from "./health.ts";
+import type { IndicatorBean } from "./health_beans.ts";
+import { runCheck } from "./health_check.ts";
+import type { HealthSettings } from "./health_settings.ts";
+
+/** Spring Boot's paths, so that probes and dashboards written for Spring work as they are. */
+export const HEALTH_PATH = "/actuator/health";
+export const LIVENESS_PATH = "/actuator/health/liveness";
+export const READINESS_PATH = "/actuator/health/readiness";
+
+/** The health routes, and how the OpenAPI document describes them. */
+export interface HealthRoutes {
+  readonly routes: CompiledRoute[];
+  readonly documented: DocumentedRoute[];
+}
+
+// One source object for the three operations: the document converts it once, so its definitions
+// are shared once (`components.schemas.Health`).
+const BODY_SCHEMA: JsonSchema = {
+  $defs: {
+    Health: {
+      type: "object",
+      required: ["status"],
+      properties: {
+        status: { $ref: "#/$defs/HealthStatus" },
+        components: {
+          type: "object",
+          description: "Each component by name: only at `/actuator/health`, with show-details " +
+            "`always`",
+          additionalProperties: { $ref: "#/$defs/HealthComponent" },
+        },
+      },
+    },
+    HealthComponent: {
+      type: "object",
+      required: ["status"],
+      properties: {
+        status: { $ref: "#/$defs/HealthStatus" },
+        details: {
+          type: "object",
+          description: "What the check reported; `error` says why it is DOWN",
+        },
+      },
+    },
+    HealthStatus: { type: "string", enum: ["UP", "DOWN"] },
+  },
+  $ref: "#/$defs/Health",
+};
+
+function respond(answer: HealthAnswer): Response {
+  return new Response(JSON.stringify(answer.body), {
+    status: answer.httpStatus,
+    // A probe's answer is of this moment: no cache may hand it to the next probe.
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+  });
+}
+
+function operation(
+  operationId: string,
+  summary: string,
+  responses: [number, string][],
+): FrameworkOperation {
+  return {
+    operationId,
+    tags: ["Actuator"],
+    summary,
+    responses: new Map<number, ApiResponseOptions>(
+      responses.map(([status, description]) => [status, { description, schema: BODY_SCHEMA }]),
+    ),
+  };
+}
+
+/**
+ * The routes of `/actuator/health` (every indicator's check, at once, each given
+ * `settings.timeout`), `/actuator/health/liveness` (UP while the process answers at all) and
+ * `/actuator/health/readiness` (UP while `accepting()` says the app takes traffic).
+ */
+export function healthRoutes(
+  indicators: readonly IndicatorBean[],
+  settings: HealthSettings,
+  accepting: () => boolean,
+): HealthRoutes {
+  const { showDetails, timeout } = settings;
+  const health = async (): Promise<Response> => {
+    const results = await Promise.all(indicators.map((i) => runCheck(i.check, timeout)));
+    const components = new Map<string, ComponentHealth>(
+      indicators.map((indicator, i) => [indicator.name, results[i]]),
+    );
+    return respond(aggregateHealth(components, showDetails));
+  };
+  const endpoints: [string, CompiledRoute["handler"], FrameworkOperation][] = [
+    [
+      HEALTH_PATH,
+      health,
+      operation("health", "The app's health: DOWN when any health indicator is DOWN", [
+        [200, "UP"],
+        [503, "DOWN: a health indicator is DOWN"],
+      ]),
+    ],
+    [
+      LIVENESS_PATH,
+      () => respond(statusAnswer("UP")),
+      operation("healthLiveness", "Liveness: UP while the process answers", [[200, "UP"]]),
+    ],
+    [
+      READINESS_PATH,
+      () => respond(statusAnswer(accepting() ? "UP" : "DOWN")),
+      operation("healthReadiness", "Readiness: UP while the app takes traffic", [
+        [200, "UP"],
+        [503, "DOWN: the app is shutting down"],
+      ]),
+    ],
+  ];
+  const routes: CompiledRoute[] = [];
+  const documented: DocumentedRoute[] = [];
+  for (const [path, handler, described] of endpoints) {
+    const pattern = parsePathPattern(path);
+    routes.push({
+      httpMethod: "GET",
+      pattern,
+      label: `the health endpoint (bootstrap({ health }), management.health.enabled: GET ${path})`,
+      handler,
+    });
+    documented.push({ httpMethod: "GET", path, variables: [], operation: described });
+  }
+  return { routes, documented };
+}

@@ -1,0 +1,123 @@
+import {
+  configInteger,
+  configLocation,
+  configValue,
+  type LoadedConfig,
+} from "../config/application_config.ts";
+import { ConfigError } from "../config/config_error.ts";
+import type { ShowDetails } from "./health.ts";
+
+/**
+ * Options of the health endpoints: `bootstrap({ health })`, over the `management.*` keys of
+ * `application.yml` (an option's key wins over the file's).
+ *
+ * @example Details shown, and a check that hangs given 50 ms
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, type HealthCheck, HealthIndicator, type HealthOptions } from "@thaw/thaw";
+ *
+ * @HealthIndicator("mail")
+ * class MailHealth implements HealthCheck {
+ *   check(): Promise<undefined> {
+ *     return new Promise(() => {}); // the mail server never answers
+ *   }
+ * }
+ *
+ * const health: HealthOptions = { showDetails: "always", timeout: 50 };
+ * const app = await bootstrap({ components: [MailHealth], health });
+ * const response = await app.fetch(new Request("http://x/actuator/health"));
+ * assert.equal(response.status, 503);
+ * assert.deepEqual(await response.json(), {
+ *   status: "DOWN",
+ *   components: {
+ *     mail: { status: "DOWN", details: { error: "check() did not answer within 50 ms" } },
+ *   },
+ * });
+ * ```
+ */
+export interface HealthOptions {
+  /**
+   * `always`: the body lists every component, its status and details (an error's message
+   * included); `never`: the status alone. `management.endpoint.health.show-details`, else `never`.
+   */
+  readonly showDetails?: "always" | "never";
+  /**
+   * How long an async `check()` may take, in milliseconds, before its component is DOWN;
+   * `management.health.timeout`, else 5000.
+   */
+  readonly timeout?: number;
+}
+
+/** The options resolved. */
+export interface HealthSettings {
+  readonly showDetails: ShowDetails;
+  readonly timeout: number;
+}
+
+/** The default of `management.health.timeout`, in milliseconds. */
+export const DEFAULT_HEALTH_TIMEOUT = 5000;
+
+// Timers take at most a signed 32-bit count of milliseconds; beyond it they fire at once.
+const MAX_TIMEOUT = 2 ** 31 - 1;
+const SHOW_DETAILS_KEY = "management.endpoint.health.show-details";
+const TIMEOUT_KEY = "management.health.timeout";
+const OPTION_KEYS = ["showDetails", "timeout"] as const;
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "undefined";
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}
+
+/**
+ * Resolves the `health` bootstrap option over the `management.*` keys, for an app that serves
+ * health. Throws a `ConfigError` naming the option or key for a value of the wrong kind.
+ */
+export function healthSettings(
+  config: LoadedConfig,
+  option: HealthOptions | boolean | undefined,
+): HealthSettings {
+  // Checked, not trusted: `health: isProduction ? null : {...}` must not serve by mistake.
+  if (
+    option !== undefined && typeof option !== "boolean" &&
+    (typeof option !== "object" || option === null || Array.isArray(option))
+  ) {
+    throw new ConfigError(
+      `bootstrap option health must be true, false or an object, got ${describeValue(option)}`,
+    );
+  }
+  const code: Record<string, unknown> = typeof option === "object" ? { ...option } : {};
+  for (const key of Object.keys(code)) {
+    if (!(OPTION_KEYS as readonly string[]).includes(key)) {
+      throw new ConfigError(
+        `bootstrap option health.${key}: unknown key; the keys are ${OPTION_KEYS.join(", ")}`,
+      );
+    }
+  }
+
+  let showDetails: ShowDetails = "never";
+  const [shown, shownAt]: [unknown, string] = code.showDetails !== undefined
+    ? [code.showDetails, "bootstrap option health.showDetails"]
+    : [configValue(config.values, SHOW_DETAILS_KEY), configLocation(config, SHOW_DETAILS_KEY)];
+  if (shown === "always" || shown === "never") showDetails = shown;
+  else if (shown !== undefined && shown !== null) {
+    throw new ConfigError(`${shownAt} must be always or never, got ${describeValue(shown)}`);
+  }
+
+  const given = code.timeout;
+  if (
+    given !== undefined &&
+    (typeof given !== "number" || !Number.isInteger(given) || given < 1 || given > MAX_TIMEOUT)
+  ) {
+    throw new ConfigError(
+      `bootstrap option health.timeout must be a whole number of milliseconds from 1 to ` +
+        `${MAX_TIMEOUT}, got ${describeValue(given)}`,
+    );
+  }
+  const timeout = (given as number | undefined) ??
+    configInteger(config, TIMEOUT_KEY, 1, MAX_TIMEOUT) ?? DEFAULT_HEALTH_TIMEOUT;
+  return { showDetails, timeout };
+}

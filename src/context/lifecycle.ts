@@ -1,0 +1,213 @@
+import { type Class, entryOf, ownEntry } from "./class_record.ts";
+
+/**
+ * What {@linkcode PostConstruct} and {@linkcode PreDestroy} return: a decorator for an instance
+ * method the container calls without arguments, once the bean is built or when it stops.
+ *
+ * @example One decorator kept for several classes
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, type LifecycleDecorator, PostConstruct, Service } from "@thaw/thaw";
+ *
+ * const onStart: LifecycleDecorator = PostConstruct();
+ *
+ * @Service()
+ * class Cache {
+ *   loaded = false;
+ *   @onStart
+ *   load(): void {
+ *     this.loaded = true;
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Cache] });
+ * assert.equal(app.getBean(Cache).loaded, true);
+ * ```
+ */
+export type LifecycleDecorator = <This>(
+  value: (this: This) => unknown,
+  context: ClassMethodDecoratorContext<This, (this: This) => unknown>,
+) => void;
+
+/** When a lifecycle hook runs. */
+export type LifecyclePhase = "postConstruct" | "preDestroy";
+
+/** A hook method found on a bean, ready to call. */
+export interface LifecycleHook {
+  /** As written in the class: `open`, `#close`. */
+  readonly methodName: string;
+  /** Calls the hook on the bean it was found on; a promise when the hook is async. */
+  readonly run: () => unknown;
+}
+
+interface HookRecord {
+  readonly methodName: string;
+  // What makes two records the same hook: a public method's name (a subclass's override replaces
+  // its parent's), or a symbol of its own for a `#private` method, which nothing overrides.
+  readonly identity: unknown;
+  readonly get: (instance: unknown) => unknown;
+}
+
+type LifecycleEntry = Record<LifecyclePhase, HookRecord[]>;
+
+const LIFECYCLE = Symbol("thaw.lifecycle");
+
+function lifecycleDecorator(phase: LifecyclePhase, decorator: string): LifecycleDecorator {
+  return <This>(
+    _value: (this: This) => unknown,
+    context: ClassMethodDecoratorContext<This, (this: This) => unknown>,
+  ): void => {
+    if (context.kind !== "method" || context.static) {
+      throw new TypeError(
+        `@${decorator} on ${String(context.name)}: it decorates instance methods only`,
+      );
+    }
+    const entry = ownEntry<LifecycleEntry>(
+      context.metadata,
+      LIFECYCLE,
+      () => ({ postConstruct: [], preDestroy: [] }),
+    );
+    const methodName = String(context.name);
+    const name = context.name;
+    entry[phase].push(
+      context.private
+        ? {
+          methodName,
+          identity: Symbol(methodName),
+          get: context.access.get as (instance: unknown) => unknown,
+        }
+        // Looked up on the instance, not through `access.get`, which on Deno gives the decorating
+        // class's own function: a subclass's override must be the one called.
+        : {
+          methodName,
+          identity: name,
+          get: (instance) => (instance as Record<PropertyKey, unknown>)[name as string | symbol],
+        },
+    );
+  };
+}
+
+/**
+ * Marks a method that the container calls once a bean is constructed and its fields are set, and
+ * before the bean is given to any bean that uses it: so a bean's hook runs after the hooks of the
+ * beans it uses. It may be `async`; `bootstrap` waits for it. One that throws stops `bootstrap`,
+ * naming the class and the method, after the `@PreDestroy` hooks of the beans already started have
+ * run (the latest first).
+ *
+ * It works on any bean whose class (or a superclass) declares it, `@Bean` methods' results
+ * included: a superclass's hooks run first, and a method a subclass overrides runs once, as the
+ * subclass has it. A bean given by `bootstrap({ overrides })` is not started.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Autowired, bootstrap, PostConstruct, Service } from "@thaw/thaw";
+ *
+ * const started: string[] = [];
+ *
+ * @Service()
+ * class Database {
+ *   @PostConstruct()
+ *   async connect(): Promise<void> {
+ *     await Promise.resolve();
+ *     started.push("database");
+ *   }
+ * }
+ *
+ * @Service()
+ * class Users {
+ *   @Autowired(Database)
+ *   db!: Database;
+ *   @PostConstruct()
+ *   warmUp(): void {
+ *     started.push("users");
+ *   }
+ * }
+ *
+ * await bootstrap({ components: [Users, Database] });
+ * assert.deepEqual(started, ["database", "users"]);
+ * ```
+ */
+export function PostConstruct(): LifecycleDecorator {
+  return lifecycleDecorator("postConstruct", "PostConstruct");
+}
+
+/**
+ * Marks a method that `app.close()` calls once, to release what the bean holds (connections,
+ * timers, files). Beans stop in the reverse of the order they started, so a bean stops before the
+ * beans it uses. It may be `async`; each is bounded by `server.shutdown-timeout` (seconds, 30 by
+ * default), and one that fails or times out does not stop the others: `app.close()` rejects at the
+ * end with an `AggregateError` naming each.
+ *
+ * Within one bean, the subclass's hooks run before its superclass's (the reverse of
+ * {@linkcode PostConstruct}), so that a subclass lets go of what it built on its parent first.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Autowired, bootstrap, PreDestroy, Service } from "@thaw/thaw";
+ *
+ * const stopped: string[] = [];
+ *
+ * @Service()
+ * class Pool {
+ *   @PreDestroy()
+ *   async end(): Promise<void> {
+ *     await Promise.resolve();
+ *     stopped.push("pool");
+ *   }
+ * }
+ *
+ * @Service()
+ * class Jobs {
+ *   @Autowired(Pool)
+ *   pool!: Pool;
+ *   @PreDestroy()
+ *   cancel(): void {
+ *     stopped.push("jobs");
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Pool, Jobs] });
+ * await app.close();
+ * assert.deepEqual(stopped, ["jobs", "pool"]);
+ * ```
+ */
+export function PreDestroy(): LifecycleDecorator {
+  return lifecycleDecorator("preDestroy", "PreDestroy");
+}
+
+/**
+ * The hooks of one phase that a bean's class chain declares, in the order they run: for
+ * `postConstruct` the most basic class's first, for `preDestroy` the most derived class's first;
+ * within a class, as written. A public method declared more than once (overridden) appears once.
+ */
+export function lifecycleHooks(instance: unknown, phase: LifecyclePhase): LifecycleHook[] {
+  if (instance === null || (typeof instance !== "object" && typeof instance !== "function")) {
+    return [];
+  }
+  // Walked from the instance's prototypes, not its `constructor` property: the bean may be any
+  // object a `@Bean` method returned.
+  const entries: LifecycleEntry[] = [];
+  for (let p = Object.getPrototypeOf(instance); p !== null; p = Object.getPrototypeOf(p)) {
+    const ctor: unknown = Object.hasOwn(p, "constructor") ? p.constructor : undefined;
+    const entry = typeof ctor === "function"
+      ? entryOf<LifecycleEntry>(ctor as Class, LIFECYCLE)
+      : undefined;
+    if (entry !== undefined) entries.push(entry);
+  }
+  if (phase === "postConstruct") entries.reverse();
+  const seen = new Set<unknown>();
+  const hooks: LifecycleHook[] = [];
+  for (const entry of entries) {
+    for (const record of entry[phase]) {
+      if (seen.has(record.identity)) continue;
+      seen.add(record.identity);
+      hooks.push({
+        methodName: record.methodName,
+        run: () => (record.get(instance) as (this: unknown) => unknown).call(instance),
+      });
+    }
+  }
+  return hooks;
+}

@@ -1,0 +1,105 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type ConfigValues, loadConfig } from "../../src/config/application_config.ts";
+import { ConfigError } from "../../src/config/config_error.ts";
+import { type HealthOptions, healthSettings } from "../../src/actuator/health_settings.ts";
+
+async function settings(values: ConfigValues, option: HealthOptions | boolean | undefined) {
+  return healthSettings(await loadConfig(values), option);
+}
+
+function management(showDetails?: unknown, timeout?: unknown): ConfigValues {
+  return {
+    management: {
+      health: { enabled: true, timeout },
+      endpoint: { health: { "show-details": showDetails } },
+    },
+  };
+}
+
+describe("the health settings", () => {
+  it("default to no details and 5000 ms", async () => {
+    assert.deepEqual(await settings({}, true), { showDetails: "never", timeout: 5000 });
+    assert.deepEqual(await settings({}, {}), { showDetails: "never", timeout: 5000 });
+  });
+
+  it("read the management keys, a placeholder's text included", async () => {
+    assert.deepEqual(await settings(management("always", 250), true), {
+      showDetails: "always",
+      timeout: 250,
+    });
+    const fromEnv = healthSettings(
+      await loadConfig(
+        management("${DETAILS}", "${TIMEOUT}"),
+        (name) => (({ DETAILS: "always", TIMEOUT: "40" }) as Record<string, string>)[name],
+      ),
+      undefined,
+    );
+    assert.deepEqual(fromEnv, { showDetails: "always", timeout: 40 });
+  });
+
+  it("take the option's keys over the file's, each on its own", async () => {
+    assert.deepEqual(await settings(management("always", 250), { showDetails: "never" }), {
+      showDetails: "never",
+      timeout: 250,
+    });
+    assert.deepEqual(await settings(management("always", 250), { timeout: 7 }), {
+      showDetails: "always",
+      timeout: 7,
+    });
+    // A file value the option replaces is not read.
+    assert.deepEqual(
+      await settings(management("sometimes", "soon"), { showDetails: "always", timeout: 9 }),
+      {
+        showDetails: "always",
+        timeout: 9,
+      },
+    );
+  });
+
+  it("refuse values of the wrong kind, naming the key or option", async () => {
+    const refused: [ConfigValues, HealthOptions | boolean | undefined, RegExp][] = [
+      [
+        management("sometimes"),
+        true,
+        /management\.endpoint\.health\.show-details must be always or never, got "sometimes"/,
+      ],
+      [
+        management(undefined, 0),
+        true,
+        /management\.health\.timeout must be an integer from 1 to 2147483647, got 0/,
+      ],
+      [management(undefined, "5s"), true, /management\.health\.timeout must be an integer/],
+      [
+        {},
+        { timeout: 0 },
+        /bootstrap option health\.timeout must be a whole number of milliseconds from 1 to 2147483647, got 0/,
+      ],
+      [{}, { timeout: 1.5 }, /health\.timeout .* got 1\.5/],
+      [
+        {},
+        { showDetails: "ALWAYS" as "always" },
+        /bootstrap option health\.showDetails must be always or never, got "ALWAYS"/,
+      ],
+      [
+        {},
+        { showdetails: "always" } as HealthOptions,
+        /bootstrap option health\.showdetails: unknown key; the keys are showDetails, timeout/,
+      ],
+      [
+        {},
+        null as unknown as HealthOptions,
+        /bootstrap option health must be true, false or an object, got null/,
+      ],
+      [{}, "false" as unknown as HealthOptions, /got "false"/],
+      [{}, [] as unknown as HealthOptions, /got \[\]/],
+    ];
+    for (const [values, option, message] of refused) {
+      await assert.rejects(
+        settings(values, option),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+        String(message),
+      );
+    }
+  });
+});

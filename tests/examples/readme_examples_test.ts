@@ -1,0 +1,55 @@
+// Every TypeScript block of the README that asserts what it shows (it imports node:assert) runs
+// here, as a user would paste it, with `@thaw/thaw` pointing at this checkout: a README example
+// that stops matching the library fails the suite on every runtime.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const root = new URL("../../", import.meta.url);
+const readme = readFileSync(new URL("README.md", root), "utf8");
+// Inside the checkout (and ignored by git), so that the blocks' own imports (hono/cors, zod)
+// resolve as in an app.
+const dir = new URL(".tmp/readme-examples/", root);
+
+interface Block {
+  readonly heading: string;
+  readonly line: number;
+  readonly code: string;
+}
+
+function assertingBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = text.split("\n");
+  let heading = "";
+  for (let i = 0; i < lines.length; i++) {
+    if (/^#{2,4} /.test(lines[i])) heading = lines[i].replace(/^#+ /, "");
+    if (lines[i] !== "```ts") continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end] !== "```") end++;
+    const code = lines.slice(start, end).join("\n");
+    if (code.includes('import assert from "node:assert/strict"')) {
+      blocks.push({ heading, line: start + 1, code });
+    }
+    i = end;
+  }
+  return blocks;
+}
+
+describe("the README's asserting examples", () => {
+  const blocks = assertingBlocks(readme);
+
+  it("are there", () => {
+    assert.ok(blocks.length >= 5, `found ${blocks.length}`);
+  });
+
+  for (const block of blocks) {
+    it(`run: "${block.heading}", README.md line ${block.line}`, async () => {
+      mkdirSync(dir, { recursive: true });
+      const file = new URL(`line_${block.line}.ts`, dir);
+      writeFileSync(file, block.code.replaceAll('"@thaw/thaw"', '"../../mod.ts"'));
+      await import(pathToFileURL(file.pathname).href);
+    });
+  }
+});

@@ -1,0 +1,282 @@
+// Graceful shutdown over real sockets and real signals, on the runtime running the suite: a
+// child process serves tests/fixtures/shutdown_app.ts, and the test sends it SIGTERM.
+import { afterEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { connect } from "node:net";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { bootstrap, Component, GetMapping, PreDestroy, RestController } from "../../mod.ts";
+import { scriptCommand } from "../runtime.ts";
+
+const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
+
+interface Service {
+  readonly child: ChildProcess;
+  readonly port: number;
+  /** Resolves with the first stdout line that matches. */
+  line(pattern: RegExp): Promise<string>;
+  stdout(): string;
+  stderr(): string;
+  /** The exit code, once the process has ended. */
+  readonly exited: Promise<number | null>;
+}
+
+let running: ChildProcess | undefined;
+afterEach(() => {
+  running?.kill("SIGKILL");
+  running = undefined;
+});
+
+async function start(shutdownTimeout: number): Promise<Service> {
+  const [command, args] = scriptCommand(APP, [String(shutdownTimeout)]);
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+  running = child;
+  let out = "";
+  let err = "";
+  const waiting: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code))
+  );
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    out += chunk;
+    for (const w of [...waiting]) {
+      const found = out.split("\n").find((l) => w.pattern.test(l));
+      if (found !== undefined) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.resolve(found);
+      }
+    }
+  });
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => err += chunk);
+  const line = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const found = out.split("\n").find((l) => pattern.test(l));
+      if (found !== undefined) return resolve(found);
+      waiting.push({ pattern, resolve });
+      exited.then((code) =>
+        reject(new Error(`exited (${code}) before printing ${pattern}:\n${out}\n${err}`))
+      );
+    });
+  const listening = await line(/^listening \d+$/);
+  return {
+    child,
+    port: Number(listening.split(" ")[1]),
+    line,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+  };
+}
+
+// Sent by pid: Deno's `ChildProcess.kill` reports the child as ended by the signal it sent,
+// whatever code the child then exits with.
+function signal(service: Service): void {
+  process.kill(service.child.pid!, "SIGTERM");
+}
+
+/** Whether a new connection to `port` is refused now. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", () => resolve(true));
+  });
+}
+
+/** Waits until new connections are refused: the server has stopped listening. */
+async function untilRefused(port: number): Promise<void> {
+  for (let i = 0; i < 1000; i++) if (await refused(port)) return;
+  throw new Error("the server still accepts connections");
+}
+
+/** A kept-alive connection: requests written as asked, answers read as they come. */
+function keptAlive(port: number) {
+  const socket = connect(port, "127.0.0.1");
+  let received = "";
+  let closed = false;
+  const listeners: (() => void)[] = [];
+  const changed = () => listeners.forEach((l) => l());
+  socket.setEncoding("latin1").on("data", (chunk: string) => {
+    received += chunk;
+    changed();
+  });
+  socket.on("close", () => {
+    closed = true;
+    changed();
+  });
+  socket.on("error", () => {});
+  const until = (test: () => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (test()) resolve();
+        else if (closed) reject(new Error(`closed; received:\n${received}`));
+      };
+      listeners.push(check);
+      check();
+    });
+  // The complete answers received so far: a head and a body of its Content-Length, or chunked
+  // (a copied answer's body is a stream), each given back with its body decoded.
+  const answers = (): string[] => {
+    const list: string[] = [];
+    let rest = received;
+    for (;;) {
+      const end = rest.indexOf("\r\n\r\n");
+      if (end < 0) return list;
+      const head = rest.slice(0, end + 4);
+      const length = /content-length: *(\d+)/i.exec(head);
+      let body = "";
+      let at = end + 4;
+      if (length !== null) {
+        if (rest.length < at + Number(length[1])) return list;
+        body = rest.slice(at, at + Number(length[1]));
+        at += Number(length[1]);
+      } else {
+        for (;;) {
+          const line = rest.indexOf("\r\n", at);
+          if (line < 0) return list;
+          const size = parseInt(rest.slice(at, line), 16);
+          if (rest.length < line + 2 + size + 2) return list;
+          body += rest.slice(line + 2, line + 2 + size);
+          at = line + 2 + size + 2;
+          if (size === 0) break;
+        }
+      }
+      list.push(head + body);
+      rest = rest.slice(at);
+    }
+  };
+  return {
+    connected: new Promise<void>((resolve) => socket.once("connect", () => resolve())),
+    send(path: string): void {
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`);
+    },
+    /** Resolves with the first `count` answers once they are all in. */
+    async answers(count: number): Promise<string[]> {
+      await until(() => answers().length >= count);
+      return answers().slice(0, count);
+    },
+    closedByServer: () => until(() => closed),
+    destroy: () => socket.destroy(),
+  };
+}
+
+describe("graceful shutdown on SIGTERM", () => {
+  it("finishes the request in flight, refuses new connections, closes idle ones, exits 0", async () => {
+    const service = await start(30);
+    const idle = keptAlive(service.port);
+    await idle.connected;
+    idle.send("/fast");
+    assert.match((await idle.answers(1))[0], /^HTTP\/1\.1 200/);
+    const slow = fetch(`http://127.0.0.1:${service.port}/slow`);
+    await service.line(/^slow started$/);
+    signal(service);
+    await untilRefused(service.port);
+    service.child.stdin!.write("release\n");
+    const answer = await slow;
+    assert.equal(answer.status, 200);
+    assert.equal(await answer.text(), "slow done");
+    assert.equal(await service.exited, 0, service.stderr());
+    await idle.closedByServer();
+    assert.equal(service.stderr(), "");
+    assert.equal(service.stdout().match(/^pool closed$/gm)?.length, 1, "@PreDestroy ran once");
+  });
+
+  it("answers on a kept-alive connection busy at the signal with Connection: close, then closes it", async () => {
+    const service = await start(30);
+    const busy = keptAlive(service.port);
+    await busy.connected;
+    busy.send("/fast");
+    assert.doesNotMatch((await busy.answers(1))[0], /\r\nconnection: close\r\n/i);
+    busy.send("/slow");
+    await service.line(/^slow started$/);
+    signal(service);
+    await untilRefused(service.port);
+    service.child.stdin!.write("release\n");
+    const slow = (await busy.answers(2))[1];
+    assert.match(slow, /^HTTP\/1\.1 200/);
+    assert.match(slow, /\r\nconnection: close\r\n/i);
+    assert.match(slow, /\r\n\r\nslow done$/);
+    await busy.closedByServer();
+    assert.equal(await service.exited, 0, service.stderr());
+  });
+
+  it("cuts a request that outlives server.shutdown-timeout, names it, and exits 1", async () => {
+    const service = await start(1);
+    const hung = fetch(`http://127.0.0.1:${service.port}/hang`).then(
+      (response) => response.text(),
+      (error: Error) => error,
+    );
+    await service.line(/^hang started$/);
+    signal(service);
+    assert.equal(await service.exited, 1);
+    assert.match(service.stderr(), /requests still running after 1000 ms were cut: GET \/hang/);
+    assert.equal(service.stdout().match(/^pool closed$/gm)?.length, 1, "@PreDestroy ran once");
+    assert.ok(await hung instanceof Error, "the hung request was cut");
+  });
+
+  it("ends at once with 1 on a second signal", async () => {
+    const service = await start(30);
+    const hung = fetch(`http://127.0.0.1:${service.port}/hang`).catch((error: Error) => error);
+    await service.line(/^hang started$/);
+    signal(service);
+    await untilRefused(service.port);
+    signal(service);
+    assert.equal(await service.exited, 1);
+    assert.ok(await hung instanceof Error);
+  });
+});
+
+describe("server.close()", () => {
+  it("turns readiness DOWN, lets the request in flight finish, then runs @PreDestroy once", async () => {
+    const events: string[] = [];
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => entered = resolve);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => release = resolve);
+
+    @Component()
+    class Store {
+      @PreDestroy()
+      close(): void {
+        events.push("store closed");
+      }
+    }
+
+    @RestController()
+    class Slow {
+      @GetMapping("/slow")
+      async slow(): Promise<string> {
+        entered();
+        await released;
+        events.push("slow answered");
+        return "done";
+      }
+    }
+
+    const app = await bootstrap({ controllers: [Slow], components: [Store], health: true });
+    const server = await app.listen({ port: 0, hostname: "127.0.0.1", signals: false });
+    const readiness = () => app.fetch(new Request("http://x/actuator/health/readiness"));
+    assert.equal((await readiness()).status, 200);
+    const slow = fetch(`${server.url}/slow`);
+    await inside;
+    const closed = server.close();
+    const down = await readiness();
+    assert.equal(down.status, 503);
+    assert.deepEqual(await down.json(), { status: "DOWN" });
+    await untilRefused(server.port);
+    assert.deepEqual(events, [], "nothing stopped while the request runs");
+    release();
+    const answer = await slow;
+    assert.equal(await answer.text(), "done");
+    assert.equal(answer.headers.get("connection"), "close");
+    await closed;
+    assert.deepEqual(events, ["slow answered", "store closed"]);
+    assert.equal(server.close(), server.close(), "the same promise again");
+    await server.close();
+    assert.deepEqual(events, ["slow answered", "store closed"]);
+  });
+});

@@ -1,0 +1,150 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { closing, gracefulClose, InFlight } from "../../src/runtime/shutdown.ts";
+import { propertyOptions } from "../property.ts";
+
+function logger() {
+  const lines: string[] = [];
+  return { lines, error: (message: string) => void lines.push(message) };
+}
+
+describe("InFlight", () => {
+  it("names the requests whose handler has not answered, and only those", async () => {
+    const inFlight = new InFlight();
+    let release!: (r: Response) => void;
+    const fetch = inFlight.track((request) =>
+      new URL(request.url).pathname === "/slow"
+        ? new Promise<Response>((resolve) => release = resolve)
+        : new Response("fast")
+    );
+    const slow = fetch(new Request("http://x/slow?q=secret"));
+    await fetch(new Request("http://x/fast"));
+    assert.deepEqual(inFlight.running(), ["GET /slow"]);
+    release(new Response("done"));
+    await slow;
+    assert.deepEqual(inFlight.running(), []);
+  });
+
+  it("forgets a request whose handler rejected", async () => {
+    const inFlight = new InFlight();
+    const fetch = inFlight.track(() => Promise.reject(new Error("boom")));
+    await assert.rejects(Promise.resolve(fetch(new Request("http://x/a"))), /boom/);
+    assert.deepEqual(inFlight.running(), []);
+  });
+
+  it("answers with Connection: close once draining, sync and async alike", async () => {
+    const inFlight = new InFlight();
+    const sync = inFlight.track(() => new Response("a", { headers: { "x-a": "1" } }));
+    const async = inFlight.track(() => Promise.resolve(new Response("b", { status: 201 })));
+    assert.equal((await sync(new Request("http://x/"))).headers.get("connection"), null);
+    inFlight.drain();
+    const a = await sync(new Request("http://x/"));
+    assert.equal(a.headers.get("connection"), "close");
+    assert.equal(a.headers.get("x-a"), "1");
+    assert.equal(await a.text(), "a");
+    const b = await async(new Request("http://x/"));
+    assert.equal(b.headers.get("connection"), "close");
+    assert.equal(b.status, 201);
+  });
+
+  it("writes a client's path into the log as printable ASCII only, whatever its bytes", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 0x10ffff }), { maxLength: 300 }),
+        (codes) => {
+          const inFlight = new InFlight();
+          const path = String.fromCodePoint(...codes.filter((c) => c < 0xd800 || c > 0xdfff));
+          const fetch = inFlight.track(() => new Promise<Response>(() => {}));
+          let request: Request;
+          try {
+            request = new Request(`http://x/${path}`);
+          } catch {
+            return;
+          }
+          void fetch(request);
+          const [line] = inFlight.running();
+          assert.match(line, /^GET \/[\x21-\x7e]*$/);
+          assert.ok(line.length <= 4 + 100 + 3 + 3 * 100);
+        },
+      ),
+      propertyOptions(300),
+    );
+  });
+});
+
+describe("gracefulClose", () => {
+  it("stops, then closes the app, and reports a clean end", async () => {
+    const order: string[] = [];
+    const log = logger();
+    const clean = await gracefulClose({
+      graceful: () => {
+        order.push("stop");
+        return Promise.resolve();
+      },
+      cut: () => order.push("cut"),
+    }, {
+      timeoutMs: 60_000,
+      inFlight: new InFlight(),
+      logger: log,
+      starting: () => order.push("starting"),
+      closed: () => {
+        order.push("closed");
+        return Promise.resolve();
+      },
+    });
+    assert.equal(clean, true);
+    assert.deepEqual(order, ["starting", "stop", "closed"]);
+    assert.deepEqual(log.lines, []);
+  });
+
+  it("cuts what outlives the timeout, names the requests, still closes the app", async () => {
+    const order: string[] = [];
+    const log = logger();
+    const inFlight = new InFlight();
+    void inFlight.track(() => new Promise<Response>(() => {}))(new Request("http://x/hang"));
+    const clean = await gracefulClose({
+      graceful: () => new Promise<void>(() => {}),
+      cut: () => order.push("cut"),
+    }, {
+      timeoutMs: 1,
+      inFlight,
+      logger: log,
+      closed: () => {
+        order.push("closed");
+        return Promise.resolve();
+      },
+    });
+    assert.equal(clean, false);
+    assert.deepEqual(order, ["cut", "closed"]);
+    assert.deepEqual(log.lines, [
+      "Shutdown: requests still running after 1 ms were cut: GET /hang",
+    ]);
+  });
+
+  it("reports a failing app close as an unclean end, logged", async () => {
+    const log = logger();
+    const clean = await gracefulClose({ graceful: () => Promise.resolve() }, {
+      timeoutMs: 60_000,
+      inFlight: new InFlight(),
+      logger: log,
+      closed: () => Promise.reject(new AggregateError([new Error("x")], "one hook failed")),
+    });
+    assert.equal(clean, false);
+    assert.deepEqual(log.lines, ["Shutdown: closing the application failed"]);
+  });
+});
+
+describe("closing", () => {
+  it("keeps status, headers and body, and adds Connection: close", async () => {
+    const cookies = new Headers([["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x-a", "1"]]);
+    const copy = closing(
+      new Response("body", { status: 418, statusText: "Teapot", headers: cookies }),
+    );
+    assert.equal(copy.status, 418);
+    assert.equal(copy.statusText, "Teapot");
+    assert.deepEqual(copy.headers.getSetCookie(), ["a=1", "b=2"]);
+    assert.equal(copy.headers.get("connection"), "close");
+    assert.equal(await copy.text(), "body");
+  });
+});
