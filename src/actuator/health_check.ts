@@ -115,8 +115,9 @@ export function runCheck(
       clearTimeout(timer);
       resolve(health);
     };
-    // `Promise.resolve` adopts any thenable, and turns a `then` that throws into a rejection.
-    Promise.resolve(pending).then(
+    // Resolving a promise with the answer adopts any thenable, and turns a `then` that throws
+    // (or a `constructor` getter that does, which `Promise.resolve` would read) into a rejection.
+    new Promise((adopt) => adopt(pending)).then(
       (value) => settle(answerHealth(value)),
       (error) => settle(down(thrownMessage(error))),
     );

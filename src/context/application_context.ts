@@ -415,10 +415,21 @@ export class ApplicationContext {
     if (made.length > 1) {
       throw ambiguous(token, where, made);
     }
+    // A @Bean method's bean replaced by a stand-in is known by its name only: its class is what
+    // the instance shows, and a plain object shows none.
+    const standIns = this.#definitions.filter((d) =>
+      d.type === undefined && d.given !== undefined && !(d.given.instance instanceof token)
+    );
+    const hint = standIns.length === 0
+      ? ""
+      : ` The override of ${
+        standIns.map((d) => `'${d.name}'`).join(", ")
+      } is not an instance of ${token.name}: a @Bean method's bean found by class must be replaced ` +
+        `by an instance of that class, or asked for by name (@Autowired("${standIns[0].name}")).`;
     throw new NoSuchBeanError(
       `No bean of class ${token.name} for @Autowired(${token.name}) on ${where}: decorate ` +
         `${token.name} with @Service() or @Component() (or return one from a @Bean method) and ` +
-        `register it. ${this.#known()}`,
+        `register it.${hint} ${this.#known()}`,
     );
   }
 
@@ -491,5 +502,11 @@ function timeoutRule(ms: unknown): string {
 
 /** An error's message, or the thrown value as text when it is not an Error. */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  // Whatever was thrown: a value without a way to be text (`Object.create(null)`) must not turn
+  // the report of one failure into a failure that stops the others.
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return "a thrown value that cannot be shown as text";
+  }
 }

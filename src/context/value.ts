@@ -74,9 +74,17 @@ export function convertValue(
 ): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly found: string } {
   if (type === undefined) return { ok: true, value };
   if (type === Number) {
-    if (typeof value === "number") return { ok: true, value };
+    // `1e309` is decimal text, and YAML has `.inf` and `.nan`: none is a number a setting means.
+    if (typeof value === "number") {
+      return Number.isFinite(value)
+        ? { ok: true, value }
+        : { ok: false, found: "a number that is not finite" };
+    }
     if (typeof value === "string" && DECIMAL.test(value.trim())) {
-      return { ok: true, value: Number(value.trim()) };
+      const number = Number(value.trim());
+      return Number.isFinite(number)
+        ? { ok: true, value: number }
+        : { ok: false, found: "a string that is not a finite number" };
     }
     return { ok: false, found: kindOf(value, "a string that is not a number") };
   }
@@ -198,7 +206,7 @@ function configuredField(field: ValueField, values: ConfigValues, className: str
   const value = found === undefined || found === null ? fallback : found;
   if (value === undefined) {
     throw new DefinitionError(
-      `${where}: the configuration has no key ${key}; set it, or give a default ` +
+      `${where}: the configuration has no value at key ${key}; set it, or give a default ` +
         `(\${${key}:default})`,
     );
   }

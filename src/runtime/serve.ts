@@ -186,8 +186,15 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
   const stop: ServerStop = {
     graceful: () =>
       new Promise<void>((resolve, reject) => {
-        s.close((e) => (e ? reject(e) : resolve()));
-        // Node 18 leaves idle kept-alive connections open on close(); they would hold it.
+        // close() closes the kept-alive connections idle now, not those that go idle later: an
+        // answer whose head went out before the drain (a stream) leaves its connection open, and
+        // close() would wait for the client to hang up. So again, until the server is closed.
+        const idle = setInterval(() => s.closeIdleConnections(), 100);
+        s.close((e) => {
+          clearInterval(idle);
+          if (e) reject(e);
+          else resolve();
+        });
         s.closeIdleConnections();
       }),
     cut: () => s.closeAllConnections(),

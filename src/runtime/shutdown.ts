@@ -87,6 +87,8 @@ export interface ServerStop {
   readonly cut?: () => void;
 }
 
+const LOGGED_REQUESTS = 20;
+
 /** What {@linkcode gracefulClose} does around the server's own stop. */
 export interface ShutdownOptions {
   /** How long requests in flight may take, in milliseconds. */
@@ -117,9 +119,12 @@ export async function gracefulClose(stop: ServerStop, options: ShutdownOptions):
   let clean = outcome === "stopped";
   if (!clean) {
     const running = inFlight.running();
+    // One line whatever the load: the first ones, and how many more.
+    const named = running.slice(0, LOGGED_REQUESTS).join(", ") +
+      (running.length > LOGGED_REQUESTS ? ` and ${running.length - LOGGED_REQUESTS} more` : "");
     logger.error(
       `Shutdown: requests still running after ${timeoutMs} ms were cut` +
-        (running.length > 0 ? `: ${running.join(", ")}` : " (answers still being sent)"),
+        (running.length > 0 ? `: ${named}` : " (answers still being sent)"),
     );
     stop.cut?.();
   }

@@ -26,8 +26,15 @@ export function toResponse(value: unknown, defaults?: Headers): Response {
     if (value instanceof ResponseEntity) return adopted(value.toResponse(), defaults);
     if (isResponse(value)) return adopted(sendableResponse(value), defaults);
     if (value instanceof Blob) {
-      // Its length is known: Deno would otherwise stream it without one.
-      return made(value, { "content-length": String(value.size) }, defaults);
+      // Its length is known: Deno would otherwise stream it without one. Its type is its own
+      // header, which a middleware's default must not replace.
+      const own: Record<string, string> = { "content-length": String(value.size) };
+      if (value.type !== "" && defaults !== undefined) own["content-type"] = value.type;
+      return made(value, own, defaults);
+    }
+    // A form's type (a multipart boundary) is known only once the response is made.
+    if (value instanceof FormData || value instanceof URLSearchParams) {
+      return adopted(new Response(value), defaults);
     }
     if (isBodyInit(value)) return made(value, undefined, defaults);
   } else if (typeof value === "string") return made(value, TEXT_TYPE, defaults);

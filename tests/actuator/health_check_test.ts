@@ -164,6 +164,17 @@ describe("asking one check", () => {
       status: "DOWN",
       details: { error: "then failed" },
     });
+    // A promise whose `constructor` getter throws: `Promise.resolve` reads it before adopting.
+    const odd = new Promise<void>(() => {});
+    Object.defineProperty(odd, "constructor", {
+      get() {
+        throw new Error("no constructor");
+      },
+    });
+    assert.deepEqual(await runCheck(() => odd, 5000), {
+      status: "DOWN",
+      details: { error: "no constructor" },
+    });
   });
 
   it("is DOWN once the timeout passes, naming it, when the check never settles", async () => {

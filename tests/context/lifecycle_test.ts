@@ -330,6 +330,45 @@ describe("close()", () => {
     assert.match(error.message, /2 @PreDestroy hooks failed: @PreDestroy Third\.stop\(\) threw/);
   });
 
+  it("goes on past a thrown value that cannot be made text, at start and at stop", async () => {
+    const calls: string[] = [];
+    const opaque = Object.create(null);
+    @Service()
+    class Kept {
+      @PreDestroy()
+      stop(): void {
+        calls.push("kept");
+      }
+    }
+    @Service()
+    class Opaque {
+      @PreDestroy()
+      stop(): void {
+        calls.push("opaque");
+        throw opaque;
+      }
+    }
+    const app = await bootstrap({ components: [Kept, Opaque] });
+    const error = await aggregateOf(app.close());
+    assert.deepEqual(calls, ["opaque", "kept"]);
+    assert.equal(error.errors.length, 1);
+    assert.match(error.errors[0].message, /^@PreDestroy Opaque\.stop\(\) threw: /);
+    assert.equal(error.errors[0].cause, opaque);
+
+    @Service()
+    class Failing {
+      @PostConstruct()
+      start(): void {
+        throw opaque;
+      }
+    }
+    await assert.rejects(
+      bootstrap({ components: [Failing] }),
+      (e: Error) =>
+        /^@PostConstruct Failing\.start\(\) threw: /.test(e.message) && e.cause === opaque,
+    );
+  });
+
   it("counts a hook still running after the timeout as failed, and does not wait for it", async () => {
     const calls: string[] = [];
     @Service()

@@ -155,6 +155,31 @@ describe("bootstrap({ overrides })", () => {
     assert.equal(called, false);
   });
 
+  it("says why a @Bean method's bean replaced by a stand-in is not found by class", async () => {
+    class Client {
+      name = "real";
+    }
+    @Configuration()
+    class Clients {
+      @Bean()
+      client(): Client {
+        return new Client();
+      }
+    }
+    @Service()
+    class User {
+      @Autowired(Client)
+      client!: Client;
+    }
+    await assert.rejects(
+      bootstrap({ components: [User, Clients], overrides: [["client", { name: "fake" }]] }),
+      /The override of 'client' is not an instance of Client: .*@Autowired\("client"\)/,
+    );
+    const fake = Object.assign(Object.create(Client.prototype), { name: "fake" }) as Client;
+    const app = await bootstrap({ components: [User, Clients], overrides: [["client", fake]] });
+    assert.equal(app.getBean(User).client.name, "fake");
+  });
+
   it("refuses a token that names no bean, naming the token", async () => {
     class Mailer {}
     await assert.rejects(

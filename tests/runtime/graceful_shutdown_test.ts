@@ -204,6 +204,22 @@ describe("graceful shutdown on SIGTERM", () => {
     assert.equal(await service.exited, 0, service.stderr());
   });
 
+  it("ends cleanly when an answer being streamed at the signal finishes within the timeout", async () => {
+    const service = await start(5);
+    // A client that keeps its connection: the server must close it once the answer is done.
+    const streaming = keptAlive(service.port);
+    await streaming.connected;
+    streaming.send("/stream");
+    await service.line(/^stream started$/);
+    signal(service);
+    await untilRefused(service.port);
+    service.child.stdin!.write("release\n");
+    assert.match((await streaming.answers(1))[0], /\r\n\r\nfirst last$/);
+    await streaming.closedByServer();
+    assert.equal(await service.exited, 0, service.stderr());
+    assert.equal(service.stderr(), "");
+  });
+
   it("cuts a request that outlives server.shutdown-timeout, names it, and exits 1", async () => {
     const service = await start(1);
     const hung = fetch(`http://127.0.0.1:${service.port}/hang`).then(

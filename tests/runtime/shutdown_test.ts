@@ -122,6 +122,22 @@ describe("gracefulClose", () => {
     ]);
   });
 
+  it("names at most twenty cut requests, and counts the rest", async () => {
+    const log = logger();
+    const inFlight = new InFlight();
+    const hang = inFlight.track(() => new Promise<Response>(() => {}));
+    for (let i = 0; i < 25; i++) void hang(new Request(`http://x/r${i}`));
+    await gracefulClose({ graceful: () => new Promise<void>(() => {}) }, {
+      timeoutMs: 1,
+      inFlight,
+      logger: log,
+    });
+    const named = Array.from({ length: 20 }, (_, i) => `GET /r${i}`).join(", ");
+    assert.deepEqual(log.lines, [
+      `Shutdown: requests still running after 1 ms were cut: ${named} and 5 more`,
+    ]);
+  });
+
   it("reports a failing app close as an unclean end, logged", async () => {
     const log = logger();
     const clean = await gracefulClose({ graceful: () => Promise.resolve() }, {
