@@ -1,5 +1,7 @@
 // The sample users app: `npm start` (or `deno task users`) from the repository root. It brings its
-// SQLite database up to date from migrations/ first, then serves on server.port of application.yml.
+// SQLite database up to date from migrations/ first, then serves on server.port of application.yml
+// until SIGTERM or Ctrl-C, which app.listen() turns into a graceful shutdown: the requests in
+// flight finish, app.close() closes the database (its @PreDestroy), and the process exits 0.
 import process from "node:process";
 import { bootstrap } from "../../mod.ts";
 import { migrate, MigrationRunError, readDatasource, summaryLines } from "../../migrate.ts";
@@ -37,4 +39,5 @@ const app = await bootstrap({
   components: [sqliteStorage(users.location)],
 });
 const server = await app.listen();
-console.log(`users app listening on ${server.url}`);
+// The pid is where SIGTERM goes: under `npm start` it is not npm's, which does not pass it on.
+console.log(`users app listening on ${server.url} (pid ${process.pid})`);

@@ -3,7 +3,9 @@
 //   deno run -A cli.ts manifest examples/users/src --out examples/users/thaw_manifest.ts
 // Bundle with `npm run bundle:worker`, serve with workerd (workerd/config.capnp) or Wrangler.
 // workerd has no SQLite: the users are kept in memory, per isolate. It serves the OpenAPI document
-// at /openapi.json, without the docs page, whose files are read from disk.
+// at /openapi.json, without the docs page, whose files are read from disk. The db health indicator
+// comes with the manifest, but no health endpoint is served here: there is no application.yml to
+// turn it on, and `health: true` would.
 import { bootstrap } from "../../mod.ts";
 import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 import { components, controllers } from "./thaw_manifest.ts";

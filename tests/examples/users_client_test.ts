@@ -162,6 +162,18 @@ for (const storage of STORAGES) {
       conforms("/users/{id}", "delete", deletedAgain.response, deletedAgain.error);
       assert.equal(deletedAgain.response.status, 404);
 
+      // application.yml serves health: its three paths are in the document, typed like the rest.
+      const paths = [
+        "/actuator/health",
+        "/actuator/health/liveness",
+        "/actuator/health/readiness",
+      ] as const;
+      for (const path of paths) {
+        const health = await users.GET(path);
+        conforms(path, "get", health.response, health.data);
+        assert.deepEqual(health.data, { status: "UP" });
+      }
+
       const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
         Object.keys(methods).map((method) => `${method} ${path}`)
       );

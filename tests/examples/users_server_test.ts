@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { connect, type Socket } from "node:net";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { scriptCommand, SQLITE } from "../runtime.ts";
 import { freePort } from "../migrate/search/servers.ts";
 import { STORAGES, usersApps } from "./users_storage.ts";
+import { refused } from "../runtime/raw_client.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const main = join(root, "examples/users/main.ts");
@@ -22,11 +24,22 @@ async function startFlags(): Promise<string[]> {
   return words.slice(2, -1);
 }
 
+interface Ended {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
 interface Started {
   readonly url: string;
+  readonly port: number;
   /** Everything it printed until it listened. */
   readonly output: string;
-  stop(): Promise<void>;
+  /** Sends SIGTERM, as a process manager stops a service. */
+  terminate(): void;
+  /** How the process ended, once it has. */
+  readonly ended: Promise<Ended>;
+  /** SIGTERM, then the end, which must be exit code 0; what it printed after it listened. */
+  stop(): Promise<string>;
 }
 
 /**
@@ -46,14 +59,21 @@ async function start(cwd: string, port: number): Promise<Started> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
+  let over = false;
+  const ended = new Promise<Ended>((resolve) =>
+    child.once("close", (code, signal) => {
+      over = true;
+      resolve({ code, signal });
+    })
+  );
+  const [url, pid] = await new Promise<[string, number]>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 20 s: ${out}`)), 20_000);
     const read = (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
+      const match = /listening on (http:\/\/\S+) \(pid (\d+)\)\n/.exec(out);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve([match[1], Number(match[2])]);
       }
     };
     child.stdout.on("data", read);
@@ -66,14 +86,58 @@ async function start(cwd: string, port: number): Promise<Started> {
     child.kill("SIGTERM");
     throw error;
   });
+  // What the README has users signal: the process that serves, not a wrapper around it.
+  assert.equal(pid, child.pid, out);
+  const listened = out.length;
+  // By pid: Deno's `ChildProcess.kill` reports the child as ended by the signal it sent,
+  // whatever code the child then exits with.
+  const terminate = () => {
+    if (!over) process.kill(child.pid!, "SIGTERM");
+  };
   return {
     url,
+    port: Number(new URL(url).port),
     output: out,
+    terminate,
+    ended,
     stop: async () => {
-      const closed = new Promise((resolve) => child.once("close", resolve));
-      child.kill("SIGTERM");
-      await closed;
+      terminate();
+      // app.listen() turns SIGTERM into a graceful shutdown, which ends the process itself.
+      assert.deepEqual(await ended, { code: 0, signal: null }, out);
+      return out.slice(listened);
     },
+  };
+}
+
+/** What a raw connection receives, and a way to wait for it. */
+function received(socket: Socket) {
+  let text = "";
+  let closed = false;
+  const waiting: (() => void)[] = [];
+  const changed = () => waiting.splice(0).forEach((w) => w());
+  socket.setEncoding("latin1").on("data", (chunk: string) => {
+    text += chunk;
+    changed();
+  });
+  socket.on("close", () => {
+    closed = true;
+    changed();
+  });
+  socket.on("error", () => {});
+  const until = (done: () => boolean, what: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        if (done()) resolve(text);
+        else if (closed) reject(new Error(`closed before ${what}; received:\n${text}`));
+        else waiting.push(check);
+      };
+      check();
+    });
+  return {
+    /** Resolves with everything received once it matches `pattern`. */
+    match: (pattern: RegExp) => until(() => pattern.test(text), String(pattern)),
+    /** Resolves with everything received once the server has closed the connection. */
+    closed: () => until(() => closed, "the end"),
   };
 }
 
@@ -205,6 +269,64 @@ describe("examples/users/main.ts as a process (npm start)", () => {
         });
       } finally {
         await second.stop();
+      }
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it("serves the health endpoints of application.yml, and SIGTERM stops it cleanly with exit code 0", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
+    try {
+      const app = await start(cwd, await freePort());
+      let stopped = false;
+      try {
+        for (const path of ["", "/liveness", "/readiness"]) {
+          const res = await fetch(`${app.url}/actuator/health${path}`);
+          assert.equal(res.status, 200, path);
+          assert.equal(await res.text(), '{"status":"UP"}', path);
+        }
+        // The fetches leave kept-alive connections idle: the shutdown closes them, not waits.
+        stopped = true;
+        assert.equal(await app.stop(), "", "a clean shutdown prints nothing");
+      } finally {
+        if (!stopped) await app.stop();
+      }
+      await assert.rejects(fetch(`${app.url}/actuator/health`), "nothing listens any more");
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it("lets a POST in flight at SIGTERM finish (201, Connection: close), then exits 0", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
+    try {
+      const app = await start(cwd, await freePort());
+      const socket = connect(app.port, "127.0.0.1");
+      try {
+        const answer = received(socket);
+        const body = JSON.stringify({ name: "Ada", email: "ada@example.com" });
+        socket.write(
+          "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" +
+            `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+        );
+        // Asked for its body, the request is the server's: in flight when the signal comes.
+        await answer.match(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
+        app.terminate();
+        // Stopped accepting: the shutdown has begun, with the request still waiting for its body.
+        for (let i = 0; !await refused(app.port); i++) {
+          assert.ok(i < 1000, "still accepting connections after SIGTERM");
+        }
+        socket.write(body);
+        const text = await answer.closed();
+        assert.match(text, /\r\n\r\nHTTP\/1\.1 201 Created\r\n/, text);
+        assert.match(text, /\r\nconnection: close\r\n/i, text);
+        assert.match(text, /"data":\{"id":1,"name":"Ada","email":"ada@example\.com"\}/, text);
+        assert.deepEqual(await app.ended, { code: 0, signal: null }, app.output);
+      } finally {
+        socket.destroy();
+        app.terminate();
+        await app.ended;
       }
     } finally {
       await rm(cwd, { recursive: true, force: true });

@@ -3,11 +3,11 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { connect } from "node:net";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { bootstrap, Component, GetMapping, PreDestroy, RestController } from "../../mod.ts";
 import { scriptCommand } from "../runtime.ts";
+import { keptAlive, untilRefused } from "./raw_client.ts";
 
 const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
 
@@ -73,95 +73,6 @@ async function start(shutdownTimeout: number): Promise<Service> {
 // whatever code the child then exits with.
 function signal(service: Service): void {
   process.kill(service.child.pid!, "SIGTERM");
-}
-
-/** Whether a new connection to `port` is refused now. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once("error", () => resolve(true));
-  });
-}
-
-/** Waits until new connections are refused: the server has stopped listening. */
-async function untilRefused(port: number): Promise<void> {
-  for (let i = 0; i < 1000; i++) if (await refused(port)) return;
-  throw new Error("the server still accepts connections");
-}
-
-/** A kept-alive connection: requests written as asked, answers read as they come. */
-function keptAlive(port: number) {
-  const socket = connect(port, "127.0.0.1");
-  let received = "";
-  let closed = false;
-  const listeners: (() => void)[] = [];
-  const changed = () => listeners.forEach((l) => l());
-  socket.setEncoding("latin1").on("data", (chunk: string) => {
-    received += chunk;
-    changed();
-  });
-  socket.on("close", () => {
-    closed = true;
-    changed();
-  });
-  socket.on("error", () => {});
-  const until = (test: () => boolean) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (test()) resolve();
-        else if (closed) reject(new Error(`closed; received:\n${received}`));
-      };
-      listeners.push(check);
-      check();
-    });
-  // The complete answers received so far: a head and a body of its Content-Length, or chunked
-  // (a copied answer's body is a stream), each given back with its body decoded.
-  const answers = (): string[] => {
-    const list: string[] = [];
-    let rest = received;
-    for (;;) {
-      const end = rest.indexOf("\r\n\r\n");
-      if (end < 0) return list;
-      const head = rest.slice(0, end + 4);
-      const length = /content-length: *(\d+)/i.exec(head);
-      let body = "";
-      let at = end + 4;
-      if (length !== null) {
-        if (rest.length < at + Number(length[1])) return list;
-        body = rest.slice(at, at + Number(length[1]));
-        at += Number(length[1]);
-      } else {
-        for (;;) {
-          const line = rest.indexOf("\r\n", at);
-          if (line < 0) return list;
-          const size = parseInt(rest.slice(at, line), 16);
-          if (rest.length < line + 2 + size + 2) return list;
-          body += rest.slice(line + 2, line + 2 + size);
-          at = line + 2 + size + 2;
-          if (size === 0) break;
-        }
-      }
-      list.push(head + body);
-      rest = rest.slice(at);
-    }
-  };
-  return {
-    connected: new Promise<void>((resolve) => socket.once("connect", () => resolve())),
-    send(path: string): void {
-      socket.write(`GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`);
-    },
-    /** Resolves with the first `count` answers once they are all in. */
-    async answers(count: number): Promise<string[]> {
-      await until(() => answers().length >= count);
-      return answers().slice(0, count);
-    },
-    closedByServer: () => until(() => closed),
-    destroy: () => socket.destroy(),
-  };
 }
 
 describe("graceful shutdown on SIGTERM", () => {

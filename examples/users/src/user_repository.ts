@@ -27,6 +27,11 @@ export abstract class UserRepository {
   abstract update(id: number, input: UserInput): Promise<User | undefined>;
   /** Whether there was such a user. */
   abstract delete(id: number): Promise<boolean>;
+  /**
+   * Resolves when the storage answers a trivial query, rejects with its reason when it does not
+   * (a closed database): what the `db` health indicator asks at every probe, so it must stay cheap.
+   */
+  abstract ping(): Promise<void>;
   /** Lets go of the storage (closes the database file). */
   close(): void {}
 }

@@ -50,6 +50,11 @@ export class MemoryUserRepository extends UserRepository {
     return Promise.resolve(this.#users.delete(id));
   }
 
+  // Memory cannot stop answering while the isolate runs.
+  ping(): Promise<void> {
+    return Promise.resolve();
+  }
+
   #byEmail(email: string): User | undefined {
     for (const user of this.#users.values()) if (user.email === email) return toUser(user);
     return undefined;

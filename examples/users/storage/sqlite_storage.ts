@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { Bean, type Class, Configuration } from "../../../mod.ts";
+import { Bean, type Class, Configuration, PreDestroy, Value } from "../../../mod.ts";
 import type { User, UserInput } from "../src/user.ts";
 import { DuplicateEmailError, toUser, UserRepository } from "../src/user_repository.ts";
 
@@ -24,11 +24,14 @@ export class SqliteUserRepository extends UserRepository {
   /**
    * Opens the database file, which the migrations have made already. `node:sqlite` is imported
    * here, on first use, so a runtime without it fails with a message rather than at load time.
+   * A write that finds the file locked by another connection (a migration run) waits up to
+   * `busyTimeoutMs` (a whole number, 0 or more) for it before it fails with `database is locked`.
    */
-  static async open(file: string): Promise<SqliteUserRepository> {
+  static async open(file: string, busyTimeoutMs: number): Promise<SqliteUserRepository> {
     const { DatabaseSync } = await import("node:sqlite");
     const db = new DatabaseSync(file);
     try {
+      db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
       return new SqliteUserRepository(db);
     } catch (error) {
       db.close();
@@ -44,8 +47,6 @@ export class SqliteUserRepository extends UserRepository {
   private constructor(db: DatabaseSync) {
     super();
     this.#db = db;
-    // A writer that holds the file (a migration run) is waited for, not failed at once.
-    db.exec("PRAGMA busy_timeout = 5000");
     const columns = "id, name, email";
     this.#all = db.prepare(`SELECT ${columns} FROM users ORDER BY id`);
     this.#byId = db.prepare(`SELECT ${columns} FROM users WHERE id = ?`);
@@ -83,6 +84,20 @@ export class SqliteUserRepository extends UserRepository {
     return Promise.resolve(Number(this.#delete.run(id).changes) > 0);
   }
 
+  // Not a prepared statement: on a closed database SQLite's own reason is "database is not open",
+  // which is what the health details should say.
+  ping(): Promise<void> {
+    try {
+      this.#db.exec("SELECT 1");
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  // Run by `app.close()` (after a graceful shutdown, too): the repository is the result of a
+  // @Bean method, and the container stops those as it stops the beans it builds itself.
+  @PreDestroy()
   override close(): void {
     if (this.#open) this.#db.close();
     this.#open = false;
@@ -111,15 +126,25 @@ function write<T>(email: string, run: () => T): Promise<T> {
 /**
  * The storage `main.ts` registers: a configuration whose bean `userRepository` is the users of the
  * SQLite database `file` (the `users` datasource's, as `readDatasource` reads it from
- * application.yml). Kept out of `src/`, so component scanning never registers it next to the
- * memory storage of the workers.
+ * application.yml), waiting `app.users.busy-timeout-ms` for a locked file. Kept out of `src/`, so
+ * component scanning never registers it next to the memory storage of the workers.
  */
 export function sqliteStorage(file: string): Class {
   @Configuration()
   class SqliteStorage {
+    @Value("${app.users.busy-timeout-ms:5000}", { type: Number })
+    private busyTimeoutMs!: number;
+
     @Bean("userRepository")
     userRepository(): Promise<UserRepository> {
-      return SqliteUserRepository.open(file);
+      // @Value has made it a number; a PRAGMA takes no bound parameter, so it must be an integer.
+      if (!Number.isSafeInteger(this.busyTimeoutMs) || this.busyTimeoutMs < 0) {
+        throw new RangeError(
+          "app.users.busy-timeout-ms must be a whole number of milliseconds, 0 or more, got " +
+            this.busyTimeoutMs,
+        );
+      }
+      return SqliteUserRepository.open(file, this.busyTimeoutMs);
     }
   }
   return SqliteStorage;
