@@ -3,9 +3,8 @@
 //   deno run -A cli.ts manifest examples/users/src --out examples/users/thaw_manifest.ts
 // Bundle with `npm run bundle:worker`, serve with workerd (workerd/config.capnp) or Wrangler.
 // workerd has no SQLite: the users are kept in memory, per isolate. It serves the OpenAPI document
-// at /openapi.json, without the docs page, whose files are read from disk. The db health indicator
-// comes with the manifest, but no health endpoint is served here: there is no application.yml to
-// turn it on, and `health: true` would.
+// at /openapi.json, without the docs page, whose files are read from disk, and /actuator/health
+// with the db indicator of the manifest (`health: true`: there is no application.yml here).
 import { bootstrap } from "../../mod.ts";
 import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 import { components, controllers } from "./thaw_manifest.ts";
@@ -14,4 +13,6 @@ export default await bootstrap({
   controllers,
   components: [...components, MemoryUserRepository],
   openapi: { docs: false, title: "Users", version: "1.0.0" },
+  // /actuator/health with the `db` indicator: UP once the store's @PostConstruct has run.
+  health: true,
 });

@@ -57,6 +57,15 @@ describe("sample users app on workerd", () => {
     child?.kill();
   });
 
+  it("manifest: serves /actuator/health, UP once the store's @PostConstruct has run", async () => {
+    const response = await fetch(`${urls.manifest}/actuator/health`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("cache-control"), "no-store");
+    assert.deepEqual(await response.json(), { status: "UP" });
+    const readiness = await fetch(`${urls.manifest}/actuator/health/readiness`);
+    assert.deepEqual(await readiness.json(), { status: "UP" });
+  });
+
   for (const variant of ["manifest", "explicit"]) {
     it(`answers every route of seed 4.2 (bean classes from the ${variant})`, async () => {
       const base = urls[variant];
@@ -154,7 +163,14 @@ describe("sample users app on workerd", () => {
     assert.equal(document.status, 200);
     const body = await document.json();
     assert.equal(body.openapi, "3.1.0");
-    assert.deepEqual(Object.keys(body.paths).sort(), ["/users", "/users/search", "/users/{id}"]);
+    assert.deepEqual(Object.keys(body.paths).sort(), [
+      "/actuator/health",
+      "/actuator/health/liveness",
+      "/actuator/health/readiness",
+      "/users",
+      "/users/search",
+      "/users/{id}",
+    ]);
     const page = await fetch(`${urls.manifest}/docs`);
     assert.equal(page.status, 404);
     await page.body?.cancel();

@@ -1,4 +1,4 @@
-import { Component } from "../../../mod.ts";
+import { Component, PostConstruct, PreDestroy } from "../../../mod.ts";
 import type { User, UserInput } from "../src/user.ts";
 import { DuplicateEmailError, toUser, UserRepository } from "../src/user_repository.ts";
 
@@ -12,6 +12,18 @@ import { DuplicateEmailError, toUser, UserRepository } from "../src/user_reposit
 export class MemoryUserRepository extends UserRepository {
   readonly #users = new Map<number, User>();
   #nextId = 1;
+  #open = false;
+
+  /** Takes requests from the start of the app (on workerd too) to its `close()`. */
+  @PostConstruct()
+  open(): void {
+    this.#open = true;
+  }
+
+  @PreDestroy()
+  override close(): void {
+    this.#open = false;
+  }
 
   findAll(): Promise<User[]> {
     return Promise.resolve([...this.#users.values()].map(toUser));
@@ -50,9 +62,9 @@ export class MemoryUserRepository extends UserRepository {
     return Promise.resolve(this.#users.delete(id));
   }
 
-  // Memory cannot stop answering while the isolate runs.
+  // What the `db` health indicator asks: down before the app started it and after it closed it.
   ping(): Promise<void> {
-    return Promise.resolve();
+    return this.#open ? Promise.resolve() : Promise.reject(new Error("the user store is closed"));
   }
 
   #byEmail(email: string): User | undefined {
