@@ -129,12 +129,11 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
   const { port, hostname, maxBodySize, refuse } = options;
   const onError = () => refuse(500);
   const inFlight = new InFlight();
-  const fetch = inFlight.track(app);
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
   if (g.Deno !== undefined) {
     // Deno.serve reads a body an answer left unread to its end before the connection goes on or
     // closes, and gives its handler no way to close it without losing the answer (see README).
-    const s = g.Deno.serve({ port, hostname, onListen: () => {}, onError }, fetch);
+    const s = g.Deno.serve({ port, hostname, onListen: () => {}, onError }, inFlight.track(app));
     // `shutdown` waits for every request however long it runs: Deno has no way to cut one short
     // but the process's end, which a signal brings.
     return server(hostname, s.addr.port, { graceful: () => s.shutdown() }, inFlight, options);
@@ -145,14 +144,11 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
     // or a GET's of any declared length (a larger one on other methods it refuses itself). A
     // client still sending may then get the reset before it reads the answer, which is better
     // than a core busy for as long as it sends.
-    const settle = (request: Request, response: Response) =>
-      unboundedBodyLeft(request) ? closing(response) : response;
-    const handler = (request: Request) => {
-      const answer = fetch(request);
-      return answer instanceof Promise
-        ? answer.then((response) => settle(request, response))
-        : settle(request, answer);
-    };
+    // Checked where the tracking settles the answer: one promise per answer, not two.
+    const handler = inFlight.track(
+      app,
+      (request, response) => unboundedBodyLeft(request) ? closing(response) : response,
+    );
     const s = g.Bun.serve({
       port,
       hostname,
@@ -174,7 +170,8 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
     import("node:http"),
     import("./node_listener.ts"),
   ]);
-  const s = createServer(await nodeRequestListener(fetch, hostname, maxBodySize, refuse));
+  const listener = await nodeRequestListener(inFlight.track(app), hostname, maxBodySize, refuse);
+  const s = createServer(listener);
   refuseOnNode(s, refuse);
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());

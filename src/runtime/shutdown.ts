@@ -23,15 +23,22 @@ export class InFlight {
   readonly #running = new Set<Request>();
   #draining = false;
 
-  /** `fetch`, counted. */
-  track(fetch: FetchHandler): FetchHandler {
+  /** `fetch`, counted; `finish` sees each answer on its way out (the server's own last word). */
+  track(
+    fetch: FetchHandler,
+    finish: (request: Request, response: Response) => Response = (_request, response) => response,
+  ): FetchHandler {
+    const done = (request: Request, response: Response): Response => {
+      const answer = finish(request, response);
+      return this.#draining ? closing(answer) : answer;
+    };
     const settle = (request: Request, response: Response): Response => {
       this.#running.delete(request);
-      return this.#draining ? closing(response) : response;
+      return done(request, response);
     };
     return (request, env) => {
       const answer = fetch(request, env);
-      if (!(answer instanceof Promise)) return this.#draining ? closing(answer) : answer;
+      if (!(answer instanceof Promise)) return done(request, answer);
       this.#running.add(request);
       return answer.then(
         (response) => settle(request, response),

@@ -26,6 +26,29 @@ describe("InFlight", () => {
     assert.deepEqual(inFlight.running(), []);
   });
 
+  it("passes every answer, sync and async, through finish before the drain's close", async () => {
+    const inFlight = new InFlight();
+    const finish = (request: Request, response: Response) => {
+      const headers = new Headers(response.headers);
+      headers.set("x-finished", new URL(request.url).pathname);
+      return new Response(response.body, { status: response.status, headers });
+    };
+    const fetch = inFlight.track(
+      (request) =>
+        request.method === "POST" ? Promise.resolve(new Response("a")) : new Response("s"),
+      finish,
+    );
+    assert.equal((await fetch(new Request("http://x/s"))).headers.get("x-finished"), "/s");
+    const post = await fetch(new Request("http://x/a", { method: "POST" }));
+    assert.equal(post.headers.get("x-finished"), "/a");
+    assert.equal(await post.text(), "a");
+    inFlight.drain();
+    const drained = await fetch(new Request("http://x/a", { method: "POST" }));
+    assert.equal(drained.headers.get("x-finished"), "/a");
+    assert.equal(drained.headers.get("connection"), "close");
+    assert.deepEqual(inFlight.running(), []);
+  });
+
   it("forgets a request whose handler rejected", async () => {
     const inFlight = new InFlight();
     const fetch = inFlight.track(() => Promise.reject(new Error("boom")));
