@@ -43,8 +43,13 @@ export type { ListenOptions, Server } from "./src/runtime/serve.ts";
 export type { ConfigValues } from "./src/config/application_config.ts";
 export { ConfigError } from "./src/config/config_error.ts";
 
-export { Autowired, type InjectionDecorator } from "./src/context/autowired.ts";
-export { type ConfigValueOptions, Value } from "./src/context/value.ts";
+export {
+  Autowired,
+  type BeanOf,
+  type FieldCheck,
+  type InjectionDecorator,
+} from "./src/context/autowired.ts";
+export { type ConfiguredValue, type ConfigValueOptions, Value } from "./src/context/value.ts";
 export { type LifecycleDecorator, PostConstruct, PreDestroy } from "./src/context/lifecycle.ts";
 export {
   Bean,
@@ -71,23 +76,41 @@ export {
   DeleteMapping,
   GetMapping,
   type MappingDecorator,
+  type MappingFor,
   PatchMapping,
   PostMapping,
   PutMapping,
 } from "./src/web/mapping.ts";
 export {
   type Binder,
+  type BinderDescriptor,
+  type BinderValue,
+  type BodyValue,
+  type OptionalValue,
   type ParameterBinder,
   type PartOptions,
   type PartType,
+  type PartValue,
+  type PathBinder,
   PathVariable,
   RequestBody,
   RequestHeader,
   RequestParam,
   RequestPart,
   type ScalarType,
+  type ScalarValue,
+  type ValueOf,
   type ValueOptions,
 } from "./src/web/binder.ts";
+export {
+  type HandlerArguments,
+  type ParameterMismatch,
+  type PathBinderNames,
+  type PathCheck,
+  type PathVariableName,
+  type PathVariableNames,
+  type SignatureCheck,
+} from "./src/web/handler_signature.ts";
 export {
   type ApiDocDecorator,
   ApiOperation,
@@ -108,6 +131,7 @@ export {
 export {
   ControllerAdvice,
   ExceptionHandler,
+  type ExceptionHandlerCheck,
   type ExceptionHandlerDecorator,
 } from "./src/web/exception_handler.ts";
 export type { ErrorController } from "./src/web/error_controller.ts";

@@ -19,8 +19,8 @@ class UserController {
   }
 
   @PostMapping("/users", RequestBody())
-  create(body: Record<string, unknown>) {
-    return { ...body, id: 1 };
+  create(body: unknown) {
+    return { ...(body as Record<string, unknown>), id: 1 };
   }
 }
 

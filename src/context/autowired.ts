@@ -1,23 +1,45 @@
 import { type Class, ownRecord } from "./class_record.ts";
 import { injectedOr } from "./field_injection.ts";
 
-/** A decorator for a field the container fills. */
-export type InjectionDecorator = <This, Value>(
+/**
+ * `unknown` when a value of type `T` may be stored in a field of type `V`, else an error type
+ * naming both. A conditional type, so that the check is strict in both directions' sense.
+ */
+export type FieldCheck<T, V> = [T] extends [V] ? unknown : {
+  readonly "Thaw: the injected value's type is not assignable to the field's": {
+    readonly injected: T;
+    readonly field: V;
+  };
+};
+
+/** The bean a token gives: an instance of a class; `any` for a name, which only run time knows. */
+// deno-lint-ignore no-explicit-any
+export type BeanOf<K> = K extends Class<infer T> ? T : any;
+
+/**
+ * A decorator for a field the container fills with a value of type `T`: it compiles only on a
+ * field that a `T` may be stored in. `any` when the type is only known at run time (a bean name).
+ */
+// deno-lint-ignore no-explicit-any
+export type InjectionDecorator<T = any> = <This, Value>(
   value: undefined,
-  context: ClassFieldDecoratorContext<This, Value>,
+  context: ClassFieldDecoratorContext<This, Value> & FieldCheck<T, Value>,
 ) => (this: This, initial: Value) => Value;
 
 /**
  * Injects a bean into a field before any request is served: the bean of a class (or a subclass of
  * it) when given a class, the bean of that name when given a string. A missing bean stops
- * `bootstrap` with an error that names the bean, the class and the field.
+ * `bootstrap` with an error that names the bean, the class and the field. Given a class, it only
+ * compiles on a field its instances may be stored in; given a name, the compiler cannot know the
+ * bean's type, so the field's type is yours to get right.
  *
  * The field is set as the instance is constructed, so the constructor can already use it. A class
  * constructed with `new` outside the container keeps the field's own initial value.
  *
  * @example
  * ```ts
- * import { Autowired, GetMapping, RestController, Service } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { Autowired, bootstrap, GetMapping, RestController, Service } from "@thaw/thaw";
  *
  * @Service()
  * class Greeter {
@@ -31,14 +53,22 @@ export type InjectionDecorator = <This, Value>(
  *   @Autowired(Greeter)
  *   private greeter!: Greeter;
  *
+ *   // @ts-expect-error A Greeter cannot be stored in a string field.
+ *   @Autowired(Greeter)
+ *   private mistyped!: string;
+ *
  *   @GetMapping("/hello")
  *   hello(): string {
  *     return this.greeter.greet("world");
  *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [HelloController], components: [Greeter] });
+ * const res = await app.fetch(new Request("http://localhost/hello"));
+ * assert.equal(await res.text(), "Hello, world");
  * ```
  */
-export function Autowired(token: Class | string): InjectionDecorator {
+export function Autowired<K extends Class | string>(token: K): InjectionDecorator<BeanOf<K>> {
   if (typeof token !== "function" && (typeof token !== "string" || token === "")) {
     throw new TypeError("@Autowired takes a class or a non-empty bean name");
   }

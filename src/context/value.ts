@@ -33,6 +33,15 @@ export interface ConfigValueOptions {
   readonly type?: NumberConstructor | BooleanConstructor;
 }
 
+/**
+ * The type a {@linkcode Value} field receives: `number` or `boolean` with `type`, else whatever
+ * the configuration holds (`any`: the compiler cannot see the configuration).
+ */
+export type ConfiguredValue<O> = O extends { readonly type: NumberConstructor } ? number
+  : O extends { readonly type: BooleanConstructor } ? boolean
+  // deno-lint-ignore no-explicit-any
+  : any;
+
 /** `${key}` or `${key:default}`, taken apart. */
 export interface ValueExpression {
   /** The dotted configuration key. */
@@ -143,6 +152,10 @@ function needed(type: NumberConstructor | BooleanConstructor): string {
  * assert.deepEqual(mailer.tags, ["a", "b"]);
  * ```
  */
+export function Value<const O extends ConfigValueOptions = Record<never, never>>(
+  expression: string,
+  options?: O,
+): InjectionDecorator<ConfiguredValue<O>>;
 export function Value(expression: string, options: ConfigValueOptions = {}): InjectionDecorator {
   const parsed = typeof expression === "string" ? parseValueExpression(expression) : undefined;
   if (parsed === undefined) {

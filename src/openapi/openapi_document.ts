@@ -3,6 +3,8 @@ import { HttpStatus } from "../http/http_status.ts";
 import type { Binder, ParameterBinder, ScalarType } from "../web/binder.ts";
 import type { RouteMethod } from "../web/compile.ts";
 import type { MappedMethod } from "../web/route_table.ts";
+import { parsePathPattern, type PathPattern } from "../web/path_pattern.ts";
+import type { PathRegex } from "../web/path_regex.ts";
 import { MAX_MULTIPART_PARTS } from "../http/multipart.ts";
 import { type ApiResponseOptions, docsOf } from "./api_docs.ts";
 import {
@@ -167,26 +169,44 @@ export function openApiDocument(
   const tags: string[] = [];
   const operationIds = new Set<string>();
   // OpenAPI allows one template per path: `/a/{x}` and `/a/{y}` are written as the first one,
-  // each route's variables renamed by position.
-  const templates = new Map<string, DocumentedRoute>();
+  // each route's variables renamed by position. A regex is no part of the template (`/a/{x:\d+}`
+  // is `/a/{x}`, the regex its parameter's `pattern`), nor is a catch-all's `*`.
+  const templates = new Map<string, { path: string; variables: readonly string[] }>();
+  // Which route each operation documents: OpenAPI has one per method and path.
+  const documents = new Map<string, string>();
   const used = new Set<FrameworkResponse>();
   for (const route of routes) {
     const { method, operation: framework } = route;
     if (method === undefined && framework === undefined) continue;
-    const shape = route.path.replace(/\{[^}]*\}/g, "{}");
-    const template = templates.get(shape) ?? route;
+    const pattern = parsePathPattern(route.path);
+    const shape = "/" +
+      pattern.segments.map((s) => s.kind === "literal" ? s.text : "{}").join("/");
+    const template = templates.get(shape) ?? {
+      path: "/" + pattern.segments.map((s) => s.kind === "literal" ? s.text : `{${s.name}}`)
+        .join("/"),
+      variables: pattern.variables,
+    };
     templates.set(shape, template);
+    const where = method !== undefined
+      ? `${method.type.name}.${method.methodName}`
+      : framework?.operationId;
     let operation: Record<string, unknown>;
     try {
+      const key = `${route.httpMethod} ${template.path}`;
+      const other = documents.get(key);
+      if (other !== undefined) {
+        throw new Error(
+          `OpenAPI has one ${route.httpMethod} operation per path, and ${other} is documented ` +
+            `as ${key} already (OpenAPI paths hold no regex nor catch-all)`,
+        );
+      }
+      documents.set(key, `${where} (${route.httpMethod} ${route.path})`);
       operation = method !== undefined
-        ? describeOperation(route, template.variables, schemaOf, operationIds, tags, used)
+        ? describeOperation(route, pattern, template.variables, schemaOf, operationIds, tags, used)
         : describeFrameworkOperation(framework as FrameworkOperation, schemaOf, operationIds, tags);
       // What `/openapi.json` will send: a value JSON cannot carry fails here, named.
       JSON.stringify(operation);
     } catch (error) {
-      const where = method !== undefined
-        ? `${method.type.name}.${method.methodName}`
-        : framework?.operationId;
       throw new DefinitionError(
         `${where} (${route.httpMethod} ${route.path}): cannot be documented: ` +
           `${error instanceof Error ? error.message : String(error)}`,
@@ -241,6 +261,7 @@ type SchemaOf = (
 
 function describeOperation(
   route: DocumentedRoute,
+  pattern: PathPattern,
   names: readonly string[],
   schemaOf: SchemaOf,
   operationIds: Set<string>,
@@ -259,7 +280,7 @@ function describeOperation(
     operation.description = docs.operation.description;
   }
   if (docs?.operation?.deprecated === true) operation.deprecated = true;
-  const parameters = parametersOf(route, names, binders);
+  const parameters = parametersOf(pattern, names, binders);
   if (parameters.length > 0) operation.parameters = parameters;
   const body = binders.find(isBody);
   const form = body === undefined ? formBodyOf(route.httpMethod, binders) : undefined;
@@ -382,19 +403,31 @@ function formBodyOf(
 
 /** `names`: the path template's variable names, position by position. */
 function parametersOf(
-  route: DocumentedRoute,
+  pattern: PathPattern,
   names: readonly string[],
   binders: readonly ParameterBinder[],
 ): JsonSchema[] {
   const values = binders.filter(isValue);
-  const parameters: JsonSchema[] = route.variables.map((name, i) => {
-    const binder = values.find((b) => b.kind === "path" && b.name === name);
-    return {
-      name: names[i],
-      in: "path",
-      required: true,
-      schema: binder === undefined ? { type: "string" } : scalarSchema(binder.type),
-    };
+  const variables = pattern.segments.filter((s) => s.kind !== "literal");
+  const parameters: JsonSchema[] = variables.map((segment, i) => {
+    const binder = values.find((b) => b.kind === "path" && b.name === segment.name);
+    const schema: Record<string, unknown> = binder === undefined
+      ? { type: "string" }
+      : { ...scalarSchema(binder.type) };
+    const parameter: Record<string, unknown> = { name: names[i], in: "path", required: true };
+    if (segment.kind === "rest") {
+      const before = pattern.source.slice(0, pattern.source.length - `/{*${segment.name}}`.length);
+      parameter.description = (before === ""
+        ? "The whole path, from its leading `/` (`/a/b`; `/` for the root)"
+        : `The rest of the path after \`${before}\`, from its \`/\` on (\`/a/b\`; empty for ` +
+          `\`${before}\` itself)`) +
+        ". An OpenAPI path parameter cannot hold `/`: a client that fills one in sends `%2F`, " +
+        "which the server takes only with `server.allow-encoded-slash`";
+    } else if (segment.constraint !== undefined) {
+      schema.pattern = openApiPattern(segment.constraint);
+    }
+    parameter.schema = schema;
+    return parameter;
   });
   const seen = new Set<string>();
   for (const binder of values) {
@@ -412,6 +445,21 @@ function parametersOf(
     });
   }
   return parameters;
+}
+
+/**
+ * A `{name:regex}` as a JSON Schema `pattern`, anchored: the regex as declared, or, where JSON
+ * Schema's validators (which compile patterns with the `u` flag) would refuse its spelling
+ * (`\-` outside a class), the same regex as Thaw runs it.
+ */
+function openApiPattern(constraint: PathRegex): string {
+  const declared = `^(?:${constraint.source})$`;
+  try {
+    new RegExp(declared, "u");
+    return declared;
+  } catch {
+    return constraint.regex.source;
+  }
 }
 
 function isJsonScalar(value: unknown): boolean {

@@ -14,6 +14,7 @@ import { isStandardSchema } from "./standard_schema.ts";
 import { hasNoBody } from "./body_presence.ts";
 import type { FormBody } from "../http/form_body.ts";
 import { mayHoldForm } from "./form_reader.ts";
+import type { PathReader } from "./path_variables.ts";
 
 /** Produces one argument of a handler for a request. */
 export interface ArgumentResolver {
@@ -60,9 +61,14 @@ function unsupported(type: string | null): HttpException {
 
 /**
  * Compiles a binder into the closure that reads its argument from each request; `server` is how
- * the body binding reads what the server parsed already.
+ * the body binding reads what the server parsed already, `rest` the route's `{*name}`, whose
+ * value Hono does not give.
  */
-export function compileArgument(binder: ParameterBinder, server: ServerRequest): ArgumentResolver {
+export function compileArgument(
+  binder: ParameterBinder,
+  server: ServerRequest,
+  rest?: PathReader["rest"],
+): ArgumentResolver {
   if (binder === HttpRequest) return sync((_c, request) => request, true);
   if (typeof binder !== "object" || binder === null || !("kind" in binder)) {
     throw new TypeError(
@@ -74,6 +80,10 @@ export function compileArgument(binder: ParameterBinder, server: ServerRequest):
     case "path": {
       const { name } = binder;
       const convert = compileConverter(binder.type, `Path variable '${name}'`);
+      if (name === rest?.name) {
+        const read = rest.read;
+        return sync((c) => convert(read(c)));
+      }
       return sync((c) => convert(c.req.param(name) as string));
     }
     case "param": {

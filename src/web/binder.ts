@@ -13,18 +13,36 @@ export type ScalarType =
   | BooleanConstructor
   | ((text: string) => unknown);
 
+/**
+ * What a conversion gives: `number` for `Number`, `string` for `String`, `boolean` for `Boolean`,
+ * what the function returns for a function.
+ */
+export type ScalarValue<T> = T extends NumberConstructor ? number
+  : T extends StringConstructor ? string
+  : T extends BooleanConstructor ? boolean
+  : T extends (text: string) => infer R ? R
+  : unknown;
+
 /** Options of {@linkcode RequestParam} and {@linkcode RequestHeader}. */
-export interface ValueOptions {
+export interface ValueOptions<T extends ScalarType = ScalarType> {
   /** The conversion; `String` by default. */
-  readonly type?: ScalarType;
+  readonly type?: T;
   /** Whether a request without it is a 400; `true` by default, ignored when `default` is given. */
   readonly required?: boolean;
   /** The value to use when the request does not carry it. */
   readonly default?: unknown;
 }
 
-/** What a binder gives a handler's argument: its descriptor, read when the app is compiled. */
-export type Binder =
+/**
+ * What a binder gives a handler's argument: its descriptor, read when the app is compiled. `T` is
+ * the type of the argument it gives, so that a mapping only compiles on a method whose parameters
+ * take those types. `~binds` exists for the compiler only; it is a function type so that
+ * inferring `T` keeps an `undefined` it holds.
+ */
+export type Binder<T = unknown> = BinderDescriptor & { readonly "~binds"?: () => T };
+
+/** The run time part of a {@linkcode Binder}. */
+export type BinderDescriptor =
   | { readonly kind: "path"; readonly name: string; readonly type: ScalarType }
   | {
     readonly kind: "param" | "header";
@@ -47,19 +65,53 @@ export type Binder =
 export type PartType = ScalarType | typeof File;
 
 /** Options of {@linkcode RequestPart}. */
-export interface PartOptions {
+export interface PartOptions<T extends PartType = PartType> {
   /**
    * `File` for a file part (one sent with a filename), or the conversion of a text part (as
    * {@linkcode RequestParam}'s); without it, a file part binds as a `File` and a text part as its
    * text.
    */
-  readonly type?: PartType;
+  readonly type?: T;
   /** Whether a request without the part is a 400; `true` by default. */
   readonly required?: boolean;
 }
 
 /** One argument of a handler: a binder, or the `HttpRequest` class for the whole request. */
 export type ParameterBinder = Binder | typeof HttpRequest;
+
+/** The argument a binder gives: `HttpRequest` for the `HttpRequest` class, `T` for a `Binder<T>`. */
+export type BinderValue<B> = B extends typeof HttpRequest ? HttpRequest
+  : B extends Binder<infer T> ? T
+  : never;
+
+/** A `PathVariable`'s binder, which carries its name for the mapping's path check. */
+export type PathBinder<N extends string, T> = Binder<T> & { readonly "~path"?: N };
+
+/**
+ * `V` as options `O` leave it: `required: false` without a `default` adds `undefined`, and a
+ * `default` adds its own type.
+ */
+export type OptionalValue<O, V> = O extends { readonly default: infer D } ? V | D
+  : O extends { readonly required: false } ? V | undefined
+  : V;
+
+/** What {@linkcode RequestParam} or {@linkcode RequestHeader} with options `O` gives. */
+export type ValueOf<O> = OptionalValue<
+  O,
+  O extends { readonly type: infer T } ? ScalarValue<T> : string
+>;
+
+/** What {@linkcode RequestPart} with options `O` gives. */
+export type PartValue<O> = OptionalValue<
+  O,
+  O extends { readonly type: infer T } ? T extends typeof File ? File : ScalarValue<T>
+    : File | string
+>;
+
+/** What {@linkcode RequestBody} with a class or schema gives. */
+export type BodyValue<S> = S extends StandardSchemaV1<unknown, infer O> ? O
+  : S extends Class<infer I> ? I
+  : unknown;
 
 function checkName(name: unknown, binder: string): string {
   if (typeof name !== "string" || name === "") {
@@ -73,7 +125,11 @@ function checkType(type: unknown, binder: string): ScalarType {
   return type as ScalarType;
 }
 
-function valueBinder(kind: "param" | "header", name: string, options: ValueOptions): Binder {
+function valueBinder(
+  kind: "param" | "header",
+  name: string,
+  options: ValueOptions,
+): BinderDescriptor {
   const label = `${kind === "param" ? "RequestParam" : "RequestHeader"}("${name}")`;
   return Object.freeze({
     kind,
@@ -102,12 +158,15 @@ function valueBinder(kind: "param" | "header", name: string, options: ValueOptio
  * }
  * ```
  */
-export function PathVariable(name: string, type: ScalarType = String): Binder {
+export function PathVariable<const N extends string, T extends ScalarType = StringConstructor>(
+  name: N,
+  type?: T,
+): PathBinder<N, ScalarValue<T>> {
   const label = `PathVariable("${name}")`;
   return Object.freeze({
     kind: "path",
     name: checkName(name, label),
-    type: checkType(type, label),
+    type: checkType(type ?? String, label),
   });
 }
 
@@ -131,8 +190,11 @@ export function PathVariable(name: string, type: ScalarType = String): Binder {
  * }
  * ```
  */
-export function RequestParam(name: string, options: ValueOptions = {}): Binder {
-  return valueBinder("param", name, options);
+export function RequestParam<const O extends ValueOptions = Record<never, never>>(
+  name: string,
+  options?: O,
+): Binder<ValueOf<O>> {
+  return valueBinder("param", name, options ?? {});
 }
 
 /**
@@ -152,8 +214,11 @@ export function RequestParam(name: string, options: ValueOptions = {}): Binder {
  * }
  * ```
  */
-export function RequestHeader(name: string, options: ValueOptions = {}): Binder {
-  return valueBinder("header", name, options);
+export function RequestHeader<const O extends ValueOptions = Record<never, never>>(
+  name: string,
+  options?: O,
+): Binder<ValueOf<O>> {
+  return valueBinder("header", name, options ?? {});
 }
 
 /**
@@ -184,7 +249,9 @@ export function RequestHeader(name: string, options: ValueOptions = {}): Binder 
  * }
  * ```
  */
-export function RequestBody(typeOrSchema?: Class | StandardSchemaV1): Binder {
+export function RequestBody<S extends StandardSchemaV1 | Class | undefined = undefined>(
+  typeOrSchema?: S,
+): Binder<BodyValue<S>> {
   if (
     typeOrSchema !== undefined && typeof typeOrSchema !== "function" &&
     !isStandardSchema(typeOrSchema)
@@ -231,6 +298,10 @@ export function RequestBody(typeOrSchema?: Class | StandardSchemaV1): Binder {
  * assert.deepEqual(await res.json(), { name: "me.png", bytes: 3, size: 64 });
  * ```
  */
+export function RequestPart<const O extends PartOptions = Record<never, never>>(
+  name: string,
+  options?: O,
+): Binder<PartValue<O>>;
 export function RequestPart(name: string, options: PartOptions = {}): Binder {
   const label = `RequestPart("${name}")`;
   return Object.freeze({

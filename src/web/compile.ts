@@ -1,4 +1,4 @@
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import type { Class } from "../context/class_record.ts";
 import { controllerRecordChain, type MiddlewareEntry, type RouteRecord } from "./route_record.ts";
 import { exceptionResolver, type ExceptionScope, exceptionScope } from "./exception_resolver.ts";
@@ -19,6 +19,8 @@ import type { ParameterBinder } from "./binder.ts";
 import { type ErrorResponder, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
 import { joinPaths, parsePathPattern, type PathPattern } from "./path_pattern.ts";
+import { pathReader } from "./path_variables.ts";
+import { HttpRequest } from "../http/http_request.ts";
 import { REFUSED_PATHS, requestPath, requestPathAllowingEncodedSlash } from "./request_path.ts";
 import { IMPLEMENTED_METHODS, type MappedMethod, routeTable } from "./route_table.ts";
 
@@ -124,7 +126,7 @@ function compileRoute(
   scope: ControllerScope,
   options: CompileOptions,
 ): CompiledRoute {
-  const { prefix, errors } = scope;
+  const { prefix } = scope;
   const where = `${controller.type.name}.${route.methodName}`;
   const fail = (why: string): never => {
     throw new DefinitionError(`${where} (@${route.httpMethod} "${route.path}"): ${why}`);
@@ -138,6 +140,10 @@ function compileRoute(
   }
   const method = route.get(controller.instance);
   if (typeof method !== "function") return fail("is not a method");
+  const reader = pathReader(pattern);
+  const errors = reader?.rest === undefined
+    ? scope.errors
+    : withPathVariables(scope.errors, reader.all, options.maxBodySize);
   const resolvers = route.binders.map((binder, i) => {
     if (
       typeof binder === "object" && binder?.kind === "path" &&
@@ -146,7 +152,7 @@ function compileRoute(
       fail(`PathVariable("${binder.name}") has no {${binder.name}} in path "${pattern.source}"`);
     }
     try {
-      return compileArgument(binder, options.server);
+      return compileArgument(binder, options.server, reader?.rest);
     } catch (error) {
       return fail(`argument ${i + 1}: ${(error as Error).message}`);
     }
@@ -189,9 +195,26 @@ function compileRoute(
       maxBodySize: options.maxBodySize,
       server: options.server,
       hasPathVariables: pattern.variables.length > 0,
+      pathVariables: reader?.rest === undefined ? undefined : reader.all,
       behindMiddleware: middleware.length > 0 || options.answersChecked,
     }),
   };
+}
+
+// A route whose `{*name}` Hono does not name: an error path that makes its own `HttpRequest` gets
+// the catch-all's value too.
+function withPathVariables(
+  errors: ErrorResponder,
+  all: (c: Context) => Record<string, string>,
+  maxBodySize: number,
+): ErrorResponder {
+  return (error, c, request, route) =>
+    errors(
+      error,
+      c,
+      request ?? new HttpRequest(c.req.raw, { pathVariables: all(c), maxBodySize }),
+      route,
+    );
 }
 
 /**
@@ -255,7 +278,16 @@ export function buildApp(
     const own = route.middleware ?? [];
     const handler = global || own.length > 0 ? adoptAnswer(route.handler) : route.handler;
     const handlers = [...own, handler] as [RouteHandler];
-    hono.on(route.httpMethod, route.pattern.honoPath, ...handlers);
+    // A `{name:regex}` is a plain `:name` to Hono; a request whose value fails the regex passes,
+    // through each of the route's own handlers, to the next route that matches (else to the 404
+    // or 405 below). Routes without constraints are added as they are, and cost nothing more.
+    const holds = pathReader(route.pattern)?.holds;
+    const guarded = holds === undefined
+      ? handlers
+      : handlers.map((h: (c: Context, next: Next) => unknown) => (c: Context, next: Next) =>
+        holds(c) ? h(c, next) : next()
+      ) as unknown as [RouteHandler];
+    hono.on(route.httpMethod, route.pattern.honoPath, ...guarded);
   }
 
   // A client's path or method is echoed in an error message only this far.

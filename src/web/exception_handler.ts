@@ -1,12 +1,38 @@
 import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
 import type { Class } from "../context/class_record.ts";
+import type { HttpRequest } from "../http/http_request.ts";
 import { ownControllerRecord } from "./route_record.ts";
 
-/** A decorator for a method that handles errors. */
-export type ExceptionHandlerDecorator = (
+/**
+ * `unknown` when a handler with parameters `P` takes an error `E` first and an `HttpRequest`
+ * second (each when it has them), else an error type saying which does not.
+ */
+export type ExceptionHandlerCheck<P extends readonly unknown[], E> = P extends [] ? unknown
+  : [E] extends [P[0]] ? P extends [unknown] | [unknown?] ? unknown
+    : [HttpRequest] extends [P[1]] ? unknown
+    : {
+      readonly "Thaw: an exception handler's second parameter takes the HttpRequest": {
+        readonly parameterTakes: P[1];
+      };
+    }
+  : {
+    readonly "Thaw: an exception handler's first parameter does not take the errors it handles": {
+      readonly handles: E;
+      readonly parameterTakes: P[0];
+    };
+  };
+
+/**
+ * A decorator for a method that handles errors of type `E`: it compiles only on a method whose
+ * first parameter takes an `E`.
+ */
+export type ExceptionHandlerDecorator<E = unknown> = <
+  This,
   // deno-lint-ignore no-explicit-any
-  value: (...args: any[]) => unknown,
-  context: ClassMethodDecoratorContext,
+  M extends (this: This, ...args: any) => unknown,
+>(
+  value: M & ExceptionHandlerCheck<Parameters<M>, E>,
+  context: ClassMethodDecoratorContext<This, M>,
 ) => void;
 
 /**
@@ -44,6 +70,9 @@ export type ExceptionHandlerDecorator = (
  * assert.deepEqual(await response.json(), { reason: "seat 4A is taken" });
  * ```
  */
+export function ExceptionHandler<const C extends readonly Class[]>(
+  ...types: C
+): ExceptionHandlerDecorator<InstanceType<C[number]>>;
 export function ExceptionHandler(...types: Class[]): ExceptionHandlerDecorator {
   if (types.length === 0) {
     throw new TypeError("@ExceptionHandler needs the error classes it handles");

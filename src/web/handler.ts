@@ -26,6 +26,8 @@ export interface HandlerSpec {
   readonly server: ServerRequest;
   /** The route has `{var}` segments, so an `HttpRequest` needs them. */
   readonly hasPathVariables: boolean;
+  /** How to read them when `c.req.param()` lacks one (a `{*name}`); else `c.req.param()`. */
+  readonly pathVariables?: (c: Context) => Record<string, string>;
   /**
    * Middleware runs around the route: a HEAD answer keeps its body for it (`etag` hashes it; the
    * end of the chain drops it), and a body a middleware read through `c.req` is read from Hono.
@@ -42,6 +44,7 @@ export interface HandlerSpec {
 export function compileHandler(spec: HandlerSpec): RouteHandler {
   const { bean, method, resolvers, errors, label, maxBodySize, server, hasPathVariables } = spec;
   const behindMiddleware = spec.behindMiddleware === true;
+  const readVariables = spec.pathVariables;
   const count = resolvers.length;
   const isAsync = resolvers.map((r) => r.async);
   const fromBody = resolvers.map((r) => r.fromBody);
@@ -60,7 +63,11 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
   const needsRequest = resolvers.some((r) => r.needsRequest);
   const newRequest = (c: Context): HttpRequest =>
     new HttpRequest(c.req.raw, {
-      pathVariables: hasPathVariables ? c.req.param() : undefined,
+      pathVariables: !hasPathVariables
+        ? undefined
+        : readVariables === undefined
+        ? c.req.param()
+        : readVariables(c),
       maxBodySize,
       rawBody: server.body(c.env),
       // Only middleware reads a body ahead of the route: no question asked without it.

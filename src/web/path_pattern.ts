@@ -1,21 +1,37 @@
-/** A path segment: text to match as it is, or a `{name}` variable. */
+import { parsePathRegex, type PathRegex } from "./path_regex.ts";
+
+/**
+ * A path segment: text to match as it is, a `{name}` or `{name:regex}` variable (one non-empty
+ * segment; the regex tests its decoded value), or the `{*name}` that ends a pattern and takes the
+ * rest of the path.
+ */
 export type Segment =
-  | { readonly literal: string; readonly variable?: undefined }
-  | { readonly variable: string; readonly literal?: undefined };
+  | { readonly kind: "literal"; readonly text: string }
+  | { readonly kind: "variable"; readonly name: string; readonly constraint?: PathRegex }
+  | { readonly kind: "rest"; readonly name: string };
 
 /** A route path, parsed once when the app is compiled. */
 export interface PathPattern {
   /** The path as declared (prefix included). */
   readonly source: string;
   readonly segments: readonly Segment[];
-  /** The same path in Hono's syntax (`/users/:id`). */
+  /**
+   * The same path in Hono's syntax (`/users/:id`, `/files/*`). A constrained variable is a plain
+   * `:name` there: Thaw tests the regex on the decoded value (see `path_variables.ts`).
+   */
   readonly honoPath: string;
-  /** Equal for paths that match the same requests (`/a/{x}` and `/a/{y}`). */
+  /**
+   * Equal for paths that match the same requests: `/a/{x}` and `/a/{y}`, `/a/{x:\d+}` and
+   * `/a/{y:\d+}`, but not `/a/{x:\d+}` and `/a/{y}`.
+   */
   readonly shape: string;
+  /** Every variable's name in path order, the catch-all's included. */
   readonly variables: readonly string[];
+  /** The `{*name}` that ends the pattern, if one does. */
+  readonly rest?: string;
 }
 
-const VARIABLE = /^\{([A-Za-z_$][\w$]*)\}$/;
+const NAME = /^[A-Za-z_$][\w$]*$/;
 // Characters that Hono's router gives a meaning to, that only make sense inside `{}`, or that no
 // decoded request path holds in a route: `%` (declare paths decoded: `/a b`, not `/a%20b`), `\`
 // (refused in requests) and `#` (a fragment, which clients never send).
@@ -35,40 +51,128 @@ export function joinPaths(prefix: string, path: string): string {
 }
 
 /**
- * Parses `/users/{id}/orders`. Throws a plain Error saying what is wrong; the caller adds which
- * route it is.
+ * Parses `/users/{id}/orders`, `/users/{id:\d+}`, `/files/{*path}`. Throws a plain Error saying
+ * what is wrong; the caller adds which route it is.
  */
 export function parsePathPattern(source: string): PathPattern {
   if (!source.startsWith("/")) throw new Error(`path "${source}" must start with "/"`);
+  const fail = (why: string): never => {
+    throw new Error(`path "${source}"${why}`);
+  };
   const segments: Segment[] = [];
   const variables: string[] = [];
-  for (const part of source === "/" ? [] : source.slice(1).split("/")) {
-    const variable = VARIABLE.exec(part)?.[1];
-    if (variable !== undefined) {
-      if (variables.includes(variable)) {
-        throw new Error(`path "${source}" names {${variable}} twice`);
+  const parts = source === "/" ? [] : splitSegments(source, fail);
+  for (const [i, part] of parts.entries()) {
+    const segment = parseSegment(part, fail);
+    if (segment.kind !== "literal") {
+      if (variables.includes(segment.name)) fail(` names {${segment.name}} twice`);
+      variables.push(segment.name);
+      if (segment.kind === "rest" && i !== parts.length - 1) {
+        fail(`: {*${segment.name}} takes the rest of the path, so it must be the last segment`);
       }
-      variables.push(variable);
-      segments.push({ variable });
-    } else if (RESERVED.test(part)) {
-      throw new Error(
-        `path "${source}": segment "${part}" is neither plain text nor a whole {name} variable`,
-      );
-    } else if (part === "" || part === "." || part === "..") {
-      throw new Error(`path "${source}" has an empty, "." or ".." segment`);
-    } else {
-      segments.push({ literal: part });
     }
+    segments.push(segment);
   }
-  const each = (literal: (s: string) => string, variable: (s: string) => string) =>
-    segments.map((s) => s.variable === undefined ? literal(s.literal) : variable(s.variable));
+  const last = segments[segments.length - 1];
   return {
     source,
     segments,
     variables,
-    honoPath: "/" + each((s) => s, (v) => `:${v}`).join("/"),
-    shape: "/" + each((s) => s, () => "{}").join("/"),
+    rest: last?.kind === "rest" ? last.name : undefined,
+    honoPath: "/" +
+      segments.map((s) => s.kind === "literal" ? s.text : s.kind === "rest" ? "*" : `:${s.name}`)
+        .join("/"),
+    shape: "/" +
+      segments.map((s) =>
+        s.kind === "literal"
+          ? s.text
+          : s.kind === "rest"
+          ? "{*}"
+          : s.constraint === undefined
+          ? "{}"
+          : `{:${s.constraint.source}}`
+      ).join("/"),
   };
+}
+
+// Splits at each `/` outside braces: a regex may hold one (`[^/.]`, refused later with a reason).
+function splitSegments(source: string, fail: (why: string) => never): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let from = 1;
+  for (let i = 1; i < source.length; i++) {
+    const c = source[i];
+    if (c === "{") depth++;
+    else if (c === "}" && --depth < 0) fail(`: "}" at ${i} closes no "{"`);
+    else if (c === "/" && depth === 0) {
+      parts.push(source.slice(from, i));
+      from = i + 1;
+    }
+  }
+  if (depth > 0) fail(`: a "{" is not closed`);
+  parts.push(source.slice(from));
+  return parts;
+}
+
+function parseSegment(part: string, fail: (why: string) => never): Segment {
+  if (part === "*" || part === "**") {
+    fail(
+      `: "${part}" is not supported; write {name} for one segment, or {*name} as the last ` +
+        "segment for the rest of the path",
+    );
+  }
+  if (part === "" || part === "." || part === "..") fail(` has an empty, "." or ".." segment`);
+  if (!RESERVED.test(part)) return { kind: "literal", text: part };
+  if (isWholeVariable(part)) {
+    const inner = part.slice(1, -1);
+    if (inner.startsWith("*")) {
+      const name = inner.slice(1);
+      if (NAME.test(name)) return { kind: "rest", name };
+      if (name.includes(":") && NAME.test(name.slice(0, name.indexOf(":")))) {
+        fail(`: {*${name.slice(0, name.indexOf(":"))}} takes the rest of the path, with no regex`);
+      }
+    } else {
+      const colon = inner.indexOf(":");
+      const name = colon === -1 ? inner : inner.slice(0, colon);
+      if (NAME.test(name)) {
+        if (colon === -1) return { kind: "variable", name };
+        try {
+          return { kind: "variable", name, constraint: parsePathRegex(inner.slice(colon + 1)) };
+        } catch (error) {
+          return fail(`: the regex of {${name}}: ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+  return fail(
+    `: segment "${part}" is neither plain text nor a whole {name} variable ` +
+      "(a variable, {name}, {name:regex} or {*name}, is a whole segment)",
+  );
+}
+
+// `{...}` whose first brace closes at its end: `{a}{b}` is two, which no segment may be.
+function isWholeVariable(part: string): boolean {
+  if (!part.startsWith("{") || !part.endsWith("}")) return false;
+  let depth = 0;
+  for (let i = 0; i < part.length; i++) {
+    if (part[i] === "{") depth++;
+    else if (part[i] === "}" && --depth === 0) return i === part.length - 1;
+  }
+  return false;
+}
+
+/**
+ * Where a catch-all's value starts in `path`: after its first `segments` segments. The value is
+ * the rest, its leading `/` kept as Spring keeps it: `/files/{*path}` gives `""` for `/files`,
+ * `"/"` for `/files/` and `"/a/b.png"` for `/files/a/b.png`.
+ */
+export function restOfPath(path: string, segments: number): string {
+  let at = 0;
+  for (let i = 0; i < segments; i++) {
+    at = path.indexOf("/", at + 1);
+    if (at === -1) return "";
+  }
+  return path.slice(at);
 }
 
 /**

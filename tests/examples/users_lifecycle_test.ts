@@ -166,7 +166,9 @@ describe("the README's sample users app section", () => {
   const block = (section: string, after: string, lang: string) => {
     const at = section.indexOf(after);
     assert.ok(at >= 0, `no ${JSON.stringify(after)} in the section`);
-    const found = new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``).exec(section.slice(at))?.[1];
+    // A quoted file's block is fenced `ts fragment`: it is checked here, word for word.
+    const fence = new RegExp(`\`\`\`${lang}(?: fragment)?\n([\\s\\S]*?)\`\`\``);
+    const found = fence.exec(section.slice(at))?.[1];
     assert.ok(found !== undefined, `no ${lang} block after ${after}`);
     return found;
   };

@@ -297,6 +297,95 @@ describe("the document and the server agree on Number path variables, parameters
   });
 });
 
+// One route per regex, alone under its prefix: a value the regex refuses finds no route.
+const REGEXES = ["\\d+", "[a-f0-9]{4}", "[a-z]+(?:-[a-z]+)*", "(json|xml)", "v\\d{1,3}"];
+
+@RestController()
+class ConstrainedController {
+  @GetMapping("/c0/{v:\\d+}", PathVariable("v"))
+  c0(v: string): string {
+    return v;
+  }
+  @GetMapping("/c1/{v:[a-f0-9]{4}}", PathVariable("v"))
+  c1(v: string): string {
+    return v;
+  }
+  @GetMapping("/c2/{v:[a-z]+(?:-[a-z]+)*}", PathVariable("v"))
+  c2(v: string): string {
+    return v;
+  }
+  @GetMapping("/c3/{v:(json|xml)}", PathVariable("v"))
+  c3(v: string): string {
+    return v;
+  }
+  @GetMapping("/c4/{v:v\\d{1,3}}", PathVariable("v"))
+  c4(v: string): string {
+    return v;
+  }
+}
+
+describe("the document and the server agree on {name:regex} path variables (property)", () => {
+  it("routes a value exactly when the parameter's pattern takes it", async () => {
+    const app = await bootstrap({ controllers: [ConstrainedController] });
+    const document = await app.openapi();
+    await assertValidOpenApi(document);
+    const check = schemaValidator(document);
+    const schemaOf = (i: number) =>
+      (document.paths[`/c${i}/{v}`].get as { parameters: { schema: unknown }[] }).parameters[0]
+        .schema;
+    const text = fc.array(
+      fc.constantFrom(
+        "0",
+        "7",
+        "a",
+        "f",
+        "z",
+        "-",
+        "v",
+        "j",
+        "s",
+        "o",
+        "n",
+        "x",
+        "m",
+        "l",
+        " ",
+        "é",
+        ";",
+      ),
+      { maxLength: 8 },
+    ).map((c) => c.join(""));
+    // Near misses and hits of each regex, which random text seldom spells.
+    const near = fc.constantFrom(
+      "json",
+      "xml",
+      "jsonx",
+      "a0f7",
+      "a0f",
+      "v12",
+      "v1234",
+      "go-on",
+      "-a",
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: REGEXES.length - 1 }),
+        fc.oneof(text, near),
+        async (i, value) => {
+          const documentValid = check(schemaOf(i), value).valid;
+          const res = await app.fetch(
+            new Request(`http://localhost/c${i}/${encodeURIComponent(value)}`),
+          );
+          const answer = await res.text();
+          assert.equal(res.status, documentValid ? 200 : 404, `${REGEXES[i]} ${value}: ${answer}`);
+          if (documentValid) assert.equal(answer, value);
+        },
+      ),
+      propertyOptions(300),
+    );
+  });
+});
+
 describe("the sample app's body: the document states what the server checks (property)", () => {
   it("accepts a name exactly when the document does: blank, padded, astral, around 100", async () => {
     const { app, schema, document } = await bodyApp(UserInput);

@@ -29,14 +29,20 @@ class FormController {
     RequestPart("public", { type: Boolean }),
     RequestParam("note", { required: false }),
   )
-  upload(_image: File, _size: number, _caption: unknown, _public: boolean, _note: string) {}
+  upload(
+    _image: File,
+    _size: number | undefined,
+    _caption: unknown,
+    _public: boolean,
+    _note: string | undefined,
+  ) {}
   @PostMapping(
     "/login",
     RequestParam("user"),
     RequestParam("remember", { type: Boolean, default: false }),
     RequestParam("__proto__", { required: false }),
   )
-  login(_user: string, _remember: boolean, _proto: string) {}
+  login(_user: string, _remember: boolean, _proto: string | undefined) {}
   @PutMapping("/put", RequestParam("n", { type: Number }))
   put(_n: number) {}
   @PatchMapping("/patch", RequestParam("n", { type: Number }))

@@ -371,6 +371,67 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
     ]);
   });
 
+  it("writes a regex as its parameter's pattern, a catch-all as a parameter for the rest", async () => {
+    @RestController()
+    class Patterned {
+      @GetMapping("/n/{id:\\d+}", PathVariable("id", Number))
+      get(_id: number) {}
+      @PutMapping("/n/{key:[a-f0-9]{24}}/v/{v:\\d{1,3}\\-[a-z]+}")
+      put() {}
+      @GetMapping("/files/{*path}", PathVariable("path"))
+      files(_path: string) {}
+      @GetMapping("/{*all}")
+      spa() {}
+    }
+    const doc = await (await bootstrap({ controllers: [Patterned] })).openapi();
+    await assertValidOpenApi(doc);
+    assert.deepEqual(Object.keys(doc.paths), [
+      "/n/{id}",
+      "/n/{key}/v/{v}",
+      "/files/{path}",
+      "/{all}",
+    ]);
+    const [id] = operation(doc, "/n/{id}", "get").parameters as { schema: object }[];
+    assert.deepEqual(id.schema, {
+      type: "integer",
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+      pattern: "^(?:\\d+)$",
+    });
+    // `\-` outside a class is no pattern a `u`-flag validator compiles: written as Thaw runs it.
+    const [key, v] = operation(doc, "/n/{key}/v/{v}", "put").parameters as {
+      schema: { pattern: string };
+    }[];
+    assert.equal(key.schema.pattern, "^(?:[a-f0-9]{24})$");
+    assert.equal(v.schema.pattern, "^(?:[0-9]{1,3}\\u002d[a-z]+)$");
+    for (const { schema: { pattern } } of [key, v]) new RegExp(pattern, "u");
+    const [files] = operation(doc, "/files/{path}", "get").parameters as Record<string, unknown>[];
+    assert.equal(files.name, "path");
+    assert.deepEqual(files.schema, { type: "string" });
+    assert.match(
+      files.description as string,
+      /^The rest of the path after `\/files`, from its `\/` on/,
+    );
+    assert.match(files.description as string, /cannot hold `\/`.*server\.allow-encoded-slash/);
+    const [all] = operation(doc, "/{all}", "get").parameters as Record<string, unknown>[];
+    assert.match(all.description as string, /^The whole path, from its leading `\/`/);
+  });
+
+  it("refuses two routes of one method that OpenAPI writes as one path, naming both", async () => {
+    @RestController()
+    class Overlapping {
+      @GetMapping("/n/{id:\\d+}")
+      number() {}
+      @GetMapping("/n/{name}")
+      name() {}
+    }
+    const app = await bootstrap({ controllers: [Overlapping] });
+    await assert.rejects(
+      async () => await app.openapi(),
+      /Overlapping\.name \(GET \/n\/\{name\}\): cannot be documented: OpenAPI has one GET operation per path, and Overlapping\.number \(GET \/n\/\{id:\\d\+\}\) is documented as GET \/n\/\{id\} already/,
+    );
+  });
+
   it("writes a schema used for several answers once", async () => {
     @RestController()
     class Reused {
@@ -417,8 +478,12 @@ const FRAMEWORK: Record<string, string> = {
 describe("the document of generated apps (property)", () => {
   const segment = fc.oneof(
     fc.constantFrom("users", "items", "a", "b-c", "x.y"),
-    fc.constantFrom("{id}", "{name}", "{n}"),
+    fc.constantFrom("{id}", "{name}", "{n}", "{id:\\d+}", "{n:[a-z]+(?:-[a-z]+)*}"),
   );
+  // The path OpenAPI writes: variables of any kind are `{}` there.
+  const openShape = (path: string) =>
+    "/" + parsePathPattern(path).segments.map((s) => s.kind === "literal" ? s.text : "{}")
+      .join("/");
   const binder = fc.oneof(
     fc.record({
       kind: fc.constantFrom("param" as const, "header" as const),
@@ -436,6 +501,7 @@ describe("the document of generated apps (property)", () => {
   const route = fc.record({
     httpMethod: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH"),
     segments: fc.array(segment, { maxLength: 4 }),
+    rest: fc.boolean(),
     binders: fc.array(binder, { maxLength: 4 }),
     methodName: fc.constantFrom("get", "list", "__proto__", "toString"),
     className: fc.constantFrom("A", "B", "Error"),
@@ -450,11 +516,14 @@ describe("the document of generated apps (property)", () => {
           // Names are unique within a path, and one route per method and path shape (bootstrap
           // refuses two handlers for `/a/{x}` and `/a/{y}`).
           const names = new Set<string>();
-          const parts = r.segments.filter((s) =>
-            !s.startsWith("{") || !names.has(s) && names.add(s)
+          const nameOf = (s: string) => s.slice(1, s.includes(":") ? s.indexOf(":") : -1);
+          const parts: string[] = r.segments.filter((s) =>
+            !s.startsWith("{") || !names.has(nameOf(s)) && names.add(nameOf(s))
           );
+          if (r.rest) parts.push("{*rest}");
           const pattern = parsePathPattern("/" + parts.join("/"));
-          const key = `${r.httpMethod} ${pattern.shape}`;
+          // OpenAPI has one operation per method and path (the document refuses two).
+          const key = `${r.httpMethod} ${openShape(pattern.source)}`;
           if (seen.has(key)) continue;
           seen.add(key);
           const type = { [r.className]: class {} }[r.className];
@@ -478,17 +547,33 @@ describe("the document of generated apps (property)", () => {
         const count = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
         assert.equal(count, routes.length);
         // One path per shape; each route's operation under it, its variables named as the path.
-        const shapes = Object.keys(doc.paths).map((path) => parsePathPattern(path).shape);
+        const shapes = Object.keys(doc.paths).map(openShape);
         assert.equal(new Set(shapes).size, shapes.length, "two paths of one shape");
         for (const r of routes) {
-          const shape = parsePathPattern(r.path).shape;
-          const path = Object.keys(doc.paths).find((p) => parsePathPattern(p).shape === shape)!;
+          const shape = openShape(r.path);
+          const path = Object.keys(doc.paths).find((p) => openShape(p) === shape)!;
           const op = doc.paths[path][r.httpMethod.toLowerCase()] as Record<string, unknown>;
           const params = (op.parameters ?? []) as { name: string; in: string }[];
           assert.deepEqual(
             params.filter((p) => p.in === "path").map((p) => p.name),
             [...parsePathPattern(path).variables],
           );
+          // A regex is the parameter's pattern; the catch-all says what it spans.
+          const own = parsePathPattern(r.path).segments.filter((s) => s.kind !== "literal");
+          for (const [i, p] of params.filter((p) => p.in === "path").entries()) {
+            const segment = own[i];
+            const { schema, description } = p as {
+              schema?: { pattern?: string };
+              description?: string;
+            };
+            assert.equal(
+              schema?.pattern,
+              segment.kind === "variable" && segment.constraint !== undefined
+                ? `^(?:${segment.constraint.source})$`
+                : undefined,
+            );
+            assert.equal(segment.kind === "rest", description?.includes("path") ?? false);
+          }
           const keys = params.map((p) =>
             `${p.in} ${p.in === "header" ? p.name.toLowerCase() : p.name}`
           );

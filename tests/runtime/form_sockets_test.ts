@@ -32,7 +32,7 @@ class Forms {
     return { a, b, polluted: ({} as Record<string, unknown>).p ?? null };
   }
   @PostMapping("/part", RequestPart("t"))
-  part(t: string): string {
+  part(t: File | string): string {
     return JSON.stringify(t);
   }
   @PostMapping("/upload", RequestPart("f", { type: File }), RequestPart("n", { type: Number }))

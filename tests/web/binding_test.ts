@@ -129,6 +129,7 @@ describe("PathVariable", () => {
   it("a PathVariable without its {var} is a startup error", async () => {
     @RestController()
     class Wrong {
+      // @ts-expect-error The compiler refuses it too; JavaScript has only the startup check.
       @GetMapping("/u/{id}", PathVariable("uid"))
       get(uid: string): string {
         return uid;
@@ -143,6 +144,7 @@ describe("PathVariable", () => {
   it("a method with more arguments than binders is a startup error", async () => {
     @RestController()
     class Short {
+      // @ts-expect-error The compiler refuses it too; JavaScript has only the startup check.
       @GetMapping("/s/{id}")
       get(id: string): string {
         return id;

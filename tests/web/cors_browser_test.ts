@@ -67,8 +67,9 @@ class PageController {
 @RestController()
 class GreetingController {
   @PostMapping("/greetings", RequestBody(), RequestHeader("X-Custom"))
-  greet(body: { name: string }, custom: string): ResponseEntity {
-    return ResponseEntity.ok({ greeting: `Hello, ${body.name}`, custom })
+  greet(body: unknown, custom: string): ResponseEntity {
+    const { name } = body as { name: string };
+    return ResponseEntity.ok({ greeting: `Hello, ${name}`, custom })
       .withHeader("X-Greeted-By", "thaw");
   }
 }

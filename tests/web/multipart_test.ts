@@ -25,7 +25,12 @@ class UploadController {
     RequestPart("age", { type: Number, required: false }),
     RequestParam("note", { required: false }),
   )
-  async upload(avatar: File, name: string, age: number | undefined, note: string | undefined) {
+  async upload(
+    avatar: File,
+    name: File | string,
+    age: number | undefined,
+    note: string | undefined,
+  ) {
     return {
       file: [avatar instanceof File, avatar.name, avatar.type, avatar.size],
       bytes: [...new Uint8Array(await avatar.arrayBuffer())],
@@ -56,7 +61,7 @@ class UploadController {
     return { a, b, polluted: ({} as Record<string, unknown>).polluted ?? null };
   }
   @PostMapping("/request", RequestPart("p"), HttpRequest)
-  async request(p: string, request: HttpRequest) {
+  async request(p: File | string, request: HttpRequest) {
     return { p, length: (await request.bytes()).byteLength };
   }
 }

@@ -4,9 +4,18 @@ import fc from "fast-check";
 import { parsePathPattern } from "../../src/web/path_pattern.ts";
 import { compareSpecificity, routeTable } from "../../src/web/route_table.ts";
 import { propertyOptions } from "../property.ts";
-import { expected, METHODS, pathOf, probesArb, segmentArb, tableArb } from "./route_model.ts";
+import {
+  expected,
+  matches,
+  METHODS,
+  pathOf,
+  probesArb,
+  segmentArb,
+  tableArb,
+} from "./route_model.ts";
 
-const patternArb = fc.array(segmentArb, { maxLength: 5 }).map((s) => parsePathPattern(pathOf(s)));
+const patternArb = fc.tuple(fc.array(segmentArb, { maxLength: 5 }), fc.boolean())
+  .map(([s, rest]) => parsePathPattern(pathOf(s, rest)));
 
 describe("route order (property)", () => {
   it("is a total order: antisymmetric, transitive, and equal only for one shape", () => {
@@ -30,7 +39,10 @@ describe("route order (property)", () => {
         ),
         ([table, shuffled]) => {
           const routes = (t: typeof table) =>
-            t.map((r) => ({ httpMethod: r.method, pattern: parsePathPattern(pathOf(r.segments)) }));
+            t.map((r) => ({
+              httpMethod: r.method,
+              pattern: parsePathPattern(pathOf(r.segments, r.rest)),
+            }));
           const order = (t: typeof table) =>
             routeTable(routes(t)).routes.map((r) => `${r.httpMethod} ${r.pattern.source}`)
               .filter((_, i, all) => all.indexOf(_) === i);
@@ -52,18 +64,19 @@ describe("route order (property)", () => {
           const table_ = routeTable(table.map((r) => ({
             id: r.id,
             httpMethod: r.method,
-            pattern: parsePathPattern(pathOf(r.segments)),
-            regex: new RegExp(
-              "^/" + r.segments.map((s) => s === null ? "[^/]+" : s).join("/") + "$",
-            ),
+            pattern: parsePathPattern(pathOf(r.segments, r.rest)),
+            route: r,
           })));
           for (const path of probes) {
             const want = expected(table, method, path);
-            const first = table_.routes.find((r) => r.httpMethod === method && r.regex.test(path));
+            const first = table_.routes.find((r) =>
+              r.httpMethod === method && matches(r.route, path)
+            );
             if (want.kind === "route") assert.equal(first?.id, want.id, `${method} ${path}`);
             else {
               assert.equal(first, undefined, `${method} ${path}`);
-              const allow = table_.allowed(path);
+              // The table is given the path as routed: decoded (the probes encode no `/`).
+              const allow = table_.allowed(decodeURI(path));
               assert.equal(
                 allow,
                 want.kind === "404" ? undefined : want.allow,
@@ -90,5 +103,51 @@ describe("route table", () => {
     assert.equal(table.allowed("/a/"), undefined);
     assert.equal(table.allowed("/a"), undefined);
     assert.equal(table.allowed("a/1"), undefined);
+  });
+
+  it("orders kinds segment by segment, then prefixes, then regexes as text", () => {
+    const sources = [
+      "/a/{*rest}",
+      "/a/{x}/b",
+      "/a/{x:\\d+}",
+      "/a/lit",
+      "/a",
+      "/a/{x:[ab]+}",
+      "/a/{x}",
+      "/{*rest}",
+      "/",
+      "/a/{x:\\d+}/{*rest}",
+    ];
+    const ordered = routeTable(
+      sources.map((source) => ({ httpMethod: "GET" as const, pattern: parsePathPattern(source) })),
+    ).routes.map((r) => r.pattern.source);
+    assert.deepEqual(ordered, [
+      "/",
+      "/a",
+      "/a/lit",
+      "/a/{x:[ab]+}",
+      "/a/{x:\\d+}",
+      "/a/{x:\\d+}/{*rest}",
+      "/a/{x}",
+      "/a/{x}/b",
+      "/a/{*rest}",
+      "/{*rest}",
+    ]);
+  });
+
+  it("allows what a constraint or a catch-all matches, testing the decoded segment", () => {
+    const table = routeTable([
+      { httpMethod: "GET" as const, pattern: parsePathPattern("/n/{id:\\d+}") },
+      { httpMethod: "PUT" as const, pattern: parsePathPattern("/n/{id:[a;]+}") },
+      { httpMethod: "DELETE" as const, pattern: parsePathPattern("/f/{*path}") },
+    ]);
+    assert.equal(table.allowed("/n/7"), "GET, HEAD, OPTIONS");
+    assert.equal(table.allowed("/n/x"), undefined);
+    assert.equal(table.allowed("/n/a%3Ba"), "PUT, OPTIONS"); // as routed: `%3B` stays encoded
+    assert.equal(table.allowed("/n/"), undefined);
+    for (const path of ["/f", "/f/", "/f/a/b", "/f//"]) {
+      assert.equal(table.allowed(path), "DELETE, OPTIONS", path);
+    }
+    assert.equal(table.allowed("/fx"), undefined);
   });
 });

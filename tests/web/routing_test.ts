@@ -2,18 +2,22 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   bootstrap,
+  Component,
   DefinitionError,
   DeleteMapping,
+  type ErrorController,
   GetMapping,
+  HttpRequest,
   PatchMapping,
   PathVariable,
   PostMapping,
   PutMapping,
   RequestMapping,
   RestController,
+  UseMiddleware,
 } from "../../mod.ts";
-import { Hono } from "hono";
-import { call } from "../helpers.ts";
+import { type Context, Hono, type Next } from "hono";
+import { call, memoryLogger } from "../helpers.ts";
 
 @RestController()
 @RequestMapping("/items")
@@ -131,9 +135,14 @@ describe("routing", () => {
 
   it("refuses malformed paths, naming the method", async () => {
     const bad: [string, RegExp][] = [
-      ["/a/{id", /neither plain text nor a whole \{name\} variable/],
+      ["/a/{id", /a "\{" is not closed/],
       ["/a/x{id}", /neither plain text/],
-      ["/a/*", /neither plain text/],
+      ["/a/*", /"\*" is not supported; write \{name\} for one segment, or \{\*name\} as the last/],
+      ["/a/**", /"\*\*" is not supported/],
+      ["/a/{*rest}/b", /must be the last segment/],
+      ["/a/{id:(a+)+}", /the regex of \{id\}: "\(a\+\)\+" repeats "a\+".*backtracks badly/],
+      ["/a/{id:[^a]+}", /the regex of \{id\}: the class "\[\^a\]" matches "\/"/],
+      ["/a/{id:\\d*}", /the regex of \{id\}: the regex matches an empty segment/],
       ["/a/{id}/{id}", /names \{id\} twice/],
       ["/a/../b", /"\.\." segment/],
       ["/a//b", /empty/],
@@ -325,5 +334,343 @@ describe("routing order is total: ordinary CRUD controllers", () => {
       assert.equal(await (await call(app, "GET", "/u/me")).text(), "me");
       assert.equal(await (await call(app, "GET", "/u/42")).text(), "id:42");
     }
+  });
+});
+
+// `{name:regex}` and `{*name}`: what each takes, what it gives the handler, and how they rank.
+@RestController()
+class Patterned {
+  @GetMapping("/n/{id:\\d+}", PathVariable("id", Number))
+  number(id: number): string {
+    return `number:${id}`;
+  }
+  @GetMapping("/n/{name}", PathVariable("name"))
+  name(name: string): string {
+    return `name:${name}`;
+  }
+  @GetMapping("/n/{word:[ab]+}", PathVariable("word"))
+  word(word: string): string {
+    return `word:${word}`;
+  }
+  @GetMapping("/n/new")
+  fresh(): string {
+    return "new";
+  }
+  @GetMapping("/d/{date:\\d{4}-\\d{2}-\\d{2}}", PathVariable("date"))
+  date(date: string): string {
+    return `date:${date}`;
+  }
+  @GetMapping("/files/{*path}", PathVariable("path"))
+  files(path: string): string {
+    return `files:${JSON.stringify(path)}`;
+  }
+  @GetMapping("/files/{name}/meta", PathVariable("name"))
+  meta(name: string): string {
+    return `meta:${name}`;
+  }
+  @PostMapping("/files/{*path}", HttpRequest)
+  upload(request: HttpRequest): string {
+    return `upload:${JSON.stringify(request.getPathVariable("path"))}`;
+  }
+  @GetMapping("/m/{id}", PathVariable("id"))
+  matrix(id: string): string {
+    return `matrix:${id}`;
+  }
+}
+
+@RestController()
+class Fallback {
+  @GetMapping("/{*path}", PathVariable("path"))
+  spa(path: string): string {
+    return `spa:${JSON.stringify(path)}`;
+  }
+  @GetMapping("/api/health")
+  health(): string {
+    return "health";
+  }
+}
+
+async function text(app: { fetch: (r: Request) => Response | Promise<Response> }, path: string) {
+  const res = await app.fetch(new Request(`http://localhost${path}`));
+  return `${res.status} ${res.status === 200 ? await res.text() : ""}`.trim();
+}
+
+describe("path patterns: {name:regex} and {*name}", () => {
+  it("a literal beats a constrained variable beats a plain one, whatever the order", async () => {
+    for (const controllers of [[Patterned], [Patterned, Fallback], [Fallback, Patterned]]) {
+      const app = await bootstrap({ controllers });
+      assert.equal(await text(app, "/n/new"), "200 new");
+      assert.equal(await text(app, "/n/42"), "200 number:42");
+      assert.equal(await text(app, "/n/ab"), "200 word:ab");
+      assert.equal(await text(app, "/n/x7"), "200 name:x7");
+      assert.equal(await text(app, "/d/2024-02-29"), "200 date:2024-02-29");
+    }
+  });
+
+  it("tests a regex on the decoded segment, and finds no route when none holds", async () => {
+    const app = await bootstrap({ controllers: [Patterned] });
+    assert.equal(await text(app, "/n/%34%32"), "200 number:42");
+    assert.equal(await text(app, "/n/%61b"), "200 word:ab");
+    assert.equal(await text(app, "/d/2024-2-29"), "404");
+    assert.equal(await text(app, "/d/%32024%2D02-29"), "200 date:2024-02-29");
+    const post = await call(app, "POST", "/d/2024-02-29");
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get("allow"), "GET, HEAD, OPTIONS");
+    assert.equal((await call(app, "POST", "/d/2024")).status, 404);
+    assert.equal((await call(app, "OPTIONS", "/d/x")).status, 404);
+  });
+
+  it("a catch-all takes the rest of the path, its leading '/' kept, as Spring's does", async () => {
+    const app = await bootstrap({ controllers: [Patterned] });
+    assert.equal(await text(app, "/files"), '200 files:""');
+    assert.equal(await text(app, "/files/"), '200 files:"/"');
+    assert.equal(await text(app, "/files/a/b.png"), '200 files:"/a/b.png"');
+    assert.equal(await text(app, "/files//a"), '200 files:"//a"');
+    assert.equal(await text(app, "/files/a%20b/c%3Fd%25"), '200 files:"/a b/c?d%"');
+    assert.equal(await text(app, "/files/x/meta"), "200 meta:x"); // a variable beats it
+    assert.equal(await text(app, "/filesx"), "404");
+    // Dot segments are resolved before routing: what the catch-all gets has none.
+    assert.equal(await text(app, "/files/a/../b"), '200 files:"/b"');
+    assert.equal(await text(app, "/files/a/%2e%2e/%2E/b"), '200 files:"/b"');
+    assert.equal(await text(app, "/files/.."), "404");
+    // HttpRequest sees it too.
+    assert.equal(await (await call(app, "POST", "/files/a/b")).text(), 'upload:"/a/b"');
+    const other = await call(app, "PUT", "/files/a");
+    assert.equal(other.status, 405);
+    assert.equal(other.headers.get("allow"), "GET, HEAD, POST, OPTIONS");
+  });
+
+  it("a catch-all at the root is a fallback: every route more specific goes first", async () => {
+    const app = await bootstrap({ controllers: [Fallback] });
+    assert.equal(await text(app, "/"), '200 spa:"/"');
+    assert.equal(await text(app, "/app/settings"), '200 spa:"/app/settings"');
+    assert.equal(await text(app, "/api/health"), "200 health");
+    assert.equal((await call(app, "POST", "/x")).headers.get("allow"), "GET, HEAD, OPTIONS");
+  });
+
+  it("keeps matrix parameters (;x=y) in the segment: a variable gets them, a regex sees them", async () => {
+    const app = await bootstrap({ controllers: [Patterned] });
+    assert.equal(await text(app, "/m/7;x=1;y=2"), "200 matrix:7;x=1;y=2");
+    assert.equal(await text(app, "/m/7%3Bx=1"), "200 matrix:7;x=1");
+    assert.equal(await text(app, "/n/7;x=1"), "200 name:7;x=1"); // not \d+
+    assert.equal(await text(app, "/files/a;v=1/b"), '200 files:"/a;v=1/b"');
+  });
+
+  it("passes through a constrained route's own middleware only when its regex holds", async () => {
+    const seen: string[] = [];
+    const mark = (name: string) => async (_c: Context, next: Next) => {
+      seen.push(name);
+      await next();
+    };
+    @RestController()
+    @UseMiddleware(mark("class"))
+    class Guarded {
+      @GetMapping("/g/{id:\\d+}", PathVariable("id"))
+      @UseMiddleware(mark("digits"))
+      digits(id: string): string {
+        return `digits:${id}`;
+      }
+      @GetMapping("/g/{id}", PathVariable("id"))
+      any(id: string): string {
+        return `any:${id}`;
+      }
+    }
+    const app = await bootstrap({ controllers: [Guarded] });
+    assert.equal(await text(app, "/g/1"), "200 digits:1");
+    assert.deepEqual(seen.splice(0), ["class", "digits"]);
+    assert.equal(await text(app, "/g/x"), "200 any:x");
+    assert.deepEqual(seen.splice(0), ["class"]);
+  });
+
+  it("with global middleware too: a regex that holds nowhere is a 404, or a 405", async () => {
+    const seen: string[] = [];
+    const app = await bootstrap({
+      controllers: [Patterned],
+      middleware: [async (_c: Context, next: Next) => {
+        seen.push("global");
+        await next();
+      }],
+    });
+    assert.equal(await text(app, "/n/42"), "200 number:42");
+    assert.equal(await text(app, "/d/2024-2-29"), "404");
+    const post = await call(app, "POST", "/d/2024-02-29");
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get("allow"), "GET, HEAD, OPTIONS");
+    assert.equal((await call(app, "HEAD", "/d/x")).status, 404);
+    assert.deepEqual(seen, ["global", "global", "global", "global"]);
+  });
+
+  it("answers alike on Hono's RegExpRouter and TrieRouter", async () => {
+    // Alone, these routes leave RegExpRouter nothing ambiguous; with a literal beside a variable it
+    // gives up and the app's SmartRouter takes TrieRouter.
+    @RestController()
+    class Unambiguous {
+      @GetMapping("/n/{id:\\d+}", PathVariable("id"))
+      get(id: string): string {
+        return `id:${id}`;
+      }
+      @GetMapping("/f/{*path}", PathVariable("path"))
+      file(path: string): string {
+        return `f:${path}`;
+      }
+    }
+    @RestController()
+    class Beside {
+      @GetMapping("/n/all")
+      all(): string {
+        return "all";
+      }
+    }
+    for (
+      const [controllers, router] of [
+        [[Unambiguous], "SmartRouter + RegExpRouter"],
+        [[Unambiguous, Beside], "SmartRouter + TrieRouter"],
+      ] as const
+    ) {
+      const app = await bootstrap({ controllers: [...controllers] });
+      assert.equal(await text(app, "/n/12"), "200 id:12");
+      assert.equal(app.hono.router.name, router);
+      assert.equal(await text(app, "/n/1a"), "404");
+      assert.equal(await text(app, "/f"), "200 f:");
+      assert.equal(await text(app, "/f/a/b"), "200 f:/a/b");
+    }
+  });
+
+  it("refuses two handlers for one shape, regexes compared as written", async () => {
+    @RestController()
+    class Same {
+      @GetMapping("/a/{x:\\d+}", PathVariable("x"))
+      x(x: string): string {
+        return x;
+      }
+      @GetMapping("/a/{y:\\d+}", PathVariable("y"))
+      y(y: string): string {
+        return y;
+      }
+    }
+    await assert.rejects(
+      bootstrap({ controllers: [Same] }),
+      /Two handlers for GET \/a\/\{y:\\d\+\}: Same\.x \(GET \/a\/\{x:\\d\+\}\) and Same\.y/,
+    );
+    @RestController()
+    class Different {
+      @GetMapping("/a/{x:\\d+}", PathVariable("x"))
+      x(x: string): string {
+        return `x:${x}`;
+      }
+      @GetMapping("/a/{y:[0-9]+}", PathVariable("y"))
+      y(y: string): string {
+        return `y:${y}`;
+      }
+      @GetMapping("/a/{z}", PathVariable("z"))
+      z(z: string): string {
+        return `z:${z}`;
+      }
+    }
+    const app = await bootstrap({ controllers: [Different] });
+    // Two regexes that both hold: the one that sorts first as text, `[0-9]+` before `\d+`.
+    assert.equal(await text(app, "/a/1"), "200 y:1");
+    assert.equal(await text(app, "/a/b"), "200 z:b");
+  });
+
+  it("names a catch-all in PathVariable and refuses a name the path lacks", async () => {
+    @RestController()
+    class Missing {
+      // @ts-expect-error The compiler refuses it too; JavaScript has only the startup check.
+      @GetMapping("/files/{*path}", PathVariable("file"))
+      get(file: string): string {
+        return file;
+      }
+    }
+    await assert.rejects(
+      bootstrap({ controllers: [Missing] }),
+      /Missing\.get \(@GET "\/files\/\{\*path\}"\): PathVariable\("file"\) has no \{file\}/,
+    );
+  });
+
+  it("gives the catch-all to an errorController and to a mounting app", async () => {
+    const paths: unknown[] = [];
+    @Component("errorController")
+    class Errors implements ErrorController {
+      handleError(...[request]: Parameters<ErrorController["handleError"]>): void {
+        paths.push(request.getPathVariable("path"));
+      }
+    }
+    @RestController()
+    class Failing {
+      @GetMapping("/boom/{*path}")
+      boom(): string {
+        throw new Error("boom");
+      }
+    }
+    const app = await bootstrap({
+      controllers: [Failing, Patterned],
+      components: [Errors],
+      logger: memoryLogger(),
+    });
+    await call(app, "GET", "/boom/a/b");
+    assert.deepEqual(paths, ["/a/b"]);
+    const parent = new Hono();
+    parent.route("/api", app.hono);
+    const res = await parent.fetch(new Request("http://localhost/api/files/a/b"));
+    assert.equal(await res.text(), 'files:"/a/b"');
+  });
+});
+
+describe("path patterns: hostile segments", () => {
+  @RestController()
+  class Hostile {
+    @GetMapping("/c/{*rest}", PathVariable("rest"))
+    rest(rest: string): string {
+      return JSON.stringify(rest);
+    }
+    @GetMapping("/v/{v:[^/]+}", PathVariable("v"))
+    variable(v: string): string {
+      return JSON.stringify(v);
+    }
+  }
+
+  it("every byte, plain or percent-encoded: no '/' the router did not see, no dot segment", async () => {
+    const app = await bootstrap({ controllers: [Hostile] });
+    for (let byte = 0; byte < 256; byte++) {
+      const hex = `%${byte.toString(16).padStart(2, "0").toUpperCase()}`;
+      const char = String.fromCharCode(byte);
+      // As sent: printable ASCII but what ends a segment or the path (`\\` is `/` to the URL parser).
+      const raw = byte > 0x20 && byte < 0x7f && !"/?#\\".includes(char) ? [`a${char}b`] : [];
+      for (const segment of [hex, `a${hex}b`, `${hex}${hex}`, `${hex}.`, ...raw]) {
+        for (const prefix of ["/c/x/", "/v/"]) {
+          const path = prefix + segment;
+          const res = await call(app, "GET", path);
+          if (res.status !== 200) {
+            // Refused before routing (controls, %2F, bytes that are not UTF-8), or a path that
+            // resolved to no route.
+            assert.ok([400, 404].includes(res.status), `${path}: ${res.status}`);
+            if (byte === 0x2f || byte < 0x20 || byte === 0x7f || byte >= 0x80) {
+              assert.equal(res.status, 400, path);
+            }
+            continue;
+          }
+          const value = JSON.parse(await res.text()) as string;
+          const decoded = decodeURIComponent(segment.replace(/%(?![0-9A-F]{2})/g, "%25"));
+          const dots = decoded === "." || decoded === "..";
+          if (prefix === "/v/") {
+            assert.ok(!dots, `${path}: resolved, it matches no variable`);
+            assert.equal(value, decoded, path);
+          } else {
+            const parts = value.split("/");
+            assert.ok(!parts.some((s) => s === "." || s === ".."), `${path}: ${value}`);
+            // Nothing but the router's own `/`: the segment as it was, or resolved away.
+            assert.equal(value, dots ? (decoded === "." ? "/x/" : "/") : `/x/${decoded}`, path);
+          }
+        }
+      }
+    }
+  });
+
+  it("with allowEncodedSlash, a %2F reaches the catch-all's value as '/', as a variable's", async () => {
+    const app = await bootstrap({ controllers: [Hostile], allowEncodedSlash: true });
+    assert.equal(await text(app, "/c/a%2Fb/c"), '200 "/a/b/c"');
+    assert.equal(await text(app, "/c/a%2F..%2Fb"), '200 "/a/../b"'); // as the README warns
+    assert.equal(await text(app, "/v/a%2Fb"), "404"); // no regex matches "/"
   });
 });
