@@ -105,6 +105,7 @@ export {
 export {
   type HandlerArguments,
   type ParameterMismatch,
+  type ParametersRefusing,
   type PathBinderNames,
   type PathCheck,
   type PathVariableName,
@@ -131,6 +132,7 @@ export {
 export {
   ControllerAdvice,
   ExceptionHandler,
+  type ExceptionHandlerArguments,
   type ExceptionHandlerCheck,
   type ExceptionHandlerDecorator,
 } from "./src/web/exception_handler.ts";

@@ -263,6 +263,7 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     beanOf,
     advice: adviceScope,
     answersChecked: (options.middleware?.length ?? 0) > 0,
+    allowEncodedSlash,
   });
   const middleware = (options.middleware ?? []).map((item, i) =>
     guardMiddleware(
@@ -320,7 +321,7 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
       routes.push(...await openApiRoutes(await openapi(), served));
     }
   }
-  const hono = buildApp(routes, errors, { allowEncodedSlash, middleware });
+  const hono = buildApp(routes, errors, { allowEncodedSlash, middleware, maxBodySize });
   refuseLateRegistration(hono);
 
   // Hono's own: already bound, and answering synchronously when the handler does, which spares

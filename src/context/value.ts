@@ -37,8 +37,8 @@ export interface ConfigValueOptions {
  * The type a {@linkcode Value} field receives: `number` or `boolean` with `type`, else whatever
  * the configuration holds (`any`: the compiler cannot see the configuration).
  */
-export type ConfiguredValue<O> = O extends { readonly type: NumberConstructor } ? number
-  : O extends { readonly type: BooleanConstructor } ? boolean
+export type ConfiguredValue<O> = O extends { readonly type: infer T }
+  ? T extends NumberConstructor ? number : T extends BooleanConstructor ? boolean : never
   // deno-lint-ignore no-explicit-any
   : any;
 

@@ -2,7 +2,7 @@ import { DefinitionError } from "../context/errors.ts";
 import { HttpStatus } from "../http/http_status.ts";
 import type { Binder, ParameterBinder, ScalarType } from "../web/binder.ts";
 import type { RouteMethod } from "../web/compile.ts";
-import type { MappedMethod } from "../web/route_table.ts";
+import { compareSpecificity, type MappedMethod } from "../web/route_table.ts";
 import { parsePathPattern, type PathPattern } from "../web/path_pattern.ts";
 import type { PathRegex } from "../web/path_regex.ts";
 import { MAX_MULTIPART_PARTS } from "../http/multipart.ts";
@@ -172,38 +172,58 @@ export function openApiDocument(
   // each route's variables renamed by position. A regex is no part of the template (`/a/{x:\d+}`
   // is `/a/{x}`, the regex its parameter's `pattern`), nor is a catch-all's `*`.
   const templates = new Map<string, { path: string; variables: readonly string[] }>();
-  // Which route each operation documents: OpenAPI has one per method and path.
-  const documents = new Map<string, string>();
+  // OpenAPI has one operation per method and path, and `/n/{id:\d+}` and `/n/{name}` are one path
+  // there: the route tried first documents it, and its description names the others, in the
+  // order they are tried.
+  const documented = routes.flatMap((route) =>
+    route.method === undefined && route.operation === undefined
+      ? []
+      : [{ route, pattern: parsePathPattern(route.path) }]
+  );
+  const shapeOf = (pattern: PathPattern) =>
+    "/" + pattern.segments.map((s) => s.kind === "literal" ? s.text : "{}").join("/");
+  const sharing = new Map<string, (typeof documented)[number][]>();
+  for (const entry of documented) {
+    const { pattern } = entry;
+    const shape = shapeOf(pattern);
+    const key = `${entry.route.httpMethod} ${shape}`;
+    sharing.set(key, [...(sharing.get(key) ?? []), entry]);
+    if (!templates.has(shape)) {
+      const path = "/" +
+        pattern.segments.map((s) => s.kind === "literal" ? s.text : `{${s.name}}`).join("/");
+      templates.set(shape, { path, variables: pattern.variables });
+      paths[path] = {}; // in the order routes are declared, whichever documents it
+    }
+  }
+  for (const entries of sharing.values()) {
+    entries.sort((a, b) => compareSpecificity(a.pattern, b.pattern));
+  }
+  const nameOf = (route: DocumentedRoute) =>
+    route.method !== undefined
+      ? `${route.method.type.name}.${route.method.methodName}`
+      : route.operation?.operationId;
   const used = new Set<FrameworkResponse>();
-  for (const route of routes) {
+  for (const { route, pattern } of documented) {
     const { method, operation: framework } = route;
-    if (method === undefined && framework === undefined) continue;
-    const pattern = parsePathPattern(route.path);
-    const shape = "/" +
-      pattern.segments.map((s) => s.kind === "literal" ? s.text : "{}").join("/");
-    const template = templates.get(shape) ?? {
-      path: "/" + pattern.segments.map((s) => s.kind === "literal" ? s.text : `{${s.name}}`)
-        .join("/"),
-      variables: pattern.variables,
-    };
-    templates.set(shape, template);
-    const where = method !== undefined
-      ? `${method.type.name}.${method.methodName}`
-      : framework?.operationId;
+    const shape = shapeOf(pattern);
+    const [first, ...others] = sharing.get(`${route.httpMethod} ${shape}`)!;
+    if (first.route !== route) continue;
+    const template = templates.get(shape)!;
+    const where = nameOf(route);
     let operation: Record<string, unknown>;
     try {
-      const key = `${route.httpMethod} ${template.path}`;
-      const other = documents.get(key);
-      if (other !== undefined) {
-        throw new Error(
-          `OpenAPI has one ${route.httpMethod} operation per path, and ${other} is documented ` +
-            `as ${key} already (OpenAPI paths hold no regex nor catch-all)`,
-        );
-      }
-      documents.set(key, `${where} (${route.httpMethod} ${route.path})`);
       operation = method !== undefined
         ? describeOperation(route, pattern, template.variables, schemaOf, operationIds, tags, used)
         : describeFrameworkOperation(framework as FrameworkOperation, schemaOf, operationIds, tags);
+      if (others.length > 0) {
+        const also = `Also served, where ${route.httpMethod} ${route.path} does not match: ` +
+          others.map((o) => `${o.route.httpMethod} ${o.route.path} (${nameOf(o.route)})`)
+            .join(", then ") +
+          ".";
+        operation.description = typeof operation.description === "string"
+          ? `${operation.description}\n\n${also}`
+          : also;
+      }
       // What `/openapi.json` will send: a value JSON cannot carry fails here, named.
       JSON.stringify(operation);
     } catch (error) {
@@ -213,7 +233,7 @@ export function openApiDocument(
         { cause: error },
       );
     }
-    (paths[template.path] ??= {})[route.httpMethod.toLowerCase()] = operation;
+    paths[template.path][route.httpMethod.toLowerCase()] = operation;
   }
 
   const responses: Record<string, JsonSchema> = {};

@@ -88,23 +88,31 @@ export type BinderValue<B> = B extends typeof HttpRequest ? HttpRequest
 export type PathBinder<N extends string, T> = Binder<T> & { readonly "~path"?: N };
 
 /**
- * `V` as options `O` leave it: `required: false` without a `default` adds `undefined`, and a
- * `default` adds its own type.
+ * `V` as options `O` leave it: a `default` adds its own type; without one, anything but
+ * `required: true` or no `required` at all (options held in a variable may say `false`) adds
+ * `undefined`.
  */
 export type OptionalValue<O, V> = O extends { readonly default: infer D } ? V | D
-  : O extends { readonly required: false } ? V | undefined
+  : O extends { readonly required: true } ? V
+  : "required" extends keyof O ? V | undefined
   : V;
 
-/** What {@linkcode RequestParam} or {@linkcode RequestHeader} with options `O` gives. */
+/**
+ * What {@linkcode RequestParam} or {@linkcode RequestHeader} with options `O` gives; `unknown`
+ * when only run time knows the conversion (options held in a variable).
+ */
 export type ValueOf<O> = OptionalValue<
   O,
-  O extends { readonly type: infer T } ? ScalarValue<T> : string
+  O extends { readonly type: infer T } ? ScalarValue<T>
+    : "type" extends keyof O ? unknown
+    : string
 >;
 
-/** What {@linkcode RequestPart} with options `O` gives. */
+/** What {@linkcode RequestPart} with options `O` gives, as {@linkcode ValueOf} does. */
 export type PartValue<O> = OptionalValue<
   O,
   O extends { readonly type: infer T } ? T extends typeof File ? File : ScalarValue<T>
+    : "type" extends keyof O ? unknown
     : File | string
 >;
 
@@ -118,6 +126,13 @@ function checkName(name: unknown, binder: string): string {
     throw new TypeError(`${binder} needs a non-empty name`);
   }
   return name;
+}
+
+function checkOptions<O>(options: O, label: string): O {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`${label}: options must be an object`);
+  }
+  return options;
 }
 
 function checkType(type: unknown, binder: string): ScalarType {
@@ -134,7 +149,7 @@ function valueBinder(
   return Object.freeze({
     kind,
     name: checkName(name, label),
-    type: checkType(options.type ?? String, label),
+    type: checkType(checkOptions(options, label).type ?? String, label),
     required: options.required ?? true,
     hasDefault: "default" in options,
     default: options.default,
@@ -166,7 +181,8 @@ export function PathVariable<const N extends string, T extends ScalarType = Stri
   return Object.freeze({
     kind: "path",
     name: checkName(name, label),
-    type: checkType(type ?? String, label),
+    // Only a missing type defaults: JavaScript may pass a null, which is a mistake to report.
+    type: checkType(type === undefined ? String : type, label),
   });
 }
 
@@ -194,7 +210,7 @@ export function RequestParam<const O extends ValueOptions = Record<never, never>
   name: string,
   options?: O,
 ): Binder<ValueOf<O>> {
-  return valueBinder("param", name, options ?? {});
+  return valueBinder("param", name, options === undefined ? {} : options);
 }
 
 /**
@@ -218,7 +234,7 @@ export function RequestHeader<const O extends ValueOptions = Record<never, never
   name: string,
   options?: O,
 ): Binder<ValueOf<O>> {
-  return valueBinder("header", name, options ?? {});
+  return valueBinder("header", name, options === undefined ? {} : options);
 }
 
 /**
@@ -304,6 +320,7 @@ export function RequestPart<const O extends PartOptions = Record<never, never>>(
 ): Binder<PartValue<O>>;
 export function RequestPart(name: string, options: PartOptions = {}): Binder {
   const label = `RequestPart("${name}")`;
+  checkOptions(options, label);
   return Object.freeze({
     kind: "part",
     name: checkName(name, label),

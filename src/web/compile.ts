@@ -111,6 +111,8 @@ export interface CompileOptions {
   readonly advice: ExceptionScope;
   /** Whether global middleware checks every answer already (see `sendableAnswer`). */
   readonly answersChecked: boolean;
+  /** Takes `%2F` in a path (`bootstrap`'s `allowEncodedSlash`): a catch-all checks paths so. */
+  readonly allowEncodedSlash?: boolean;
 }
 
 /** What a controller's routes share: its prefix, its middleware, its error path. */
@@ -140,7 +142,7 @@ function compileRoute(
   }
   const method = route.get(controller.instance);
   if (typeof method !== "function") return fail("is not a method");
-  const reader = pathReader(pattern);
+  const reader = pathReader(pattern, options.allowEncodedSlash);
   const errors = reader?.rest === undefined
     ? scope.errors
     : withPathVariables(scope.errors, reader.all, options.maxBodySize);
@@ -208,11 +210,18 @@ function withPathVariables(
   all: (c: Context) => Record<string, string>,
   maxBodySize: number,
 ): ErrorResponder {
+  const variables = (c: Context): Record<string, string> => {
+    try {
+      return all(c);
+    } catch {
+      return c.req.param(); // a refused rest: the others, without it
+    }
+  };
   return (error, c, request, route) =>
     errors(
       error,
       c,
-      request ?? new HttpRequest(c.req.raw, { pathVariables: all(c), maxBodySize }),
+      request ?? new HttpRequest(c.req.raw, { pathVariables: variables(c), maxBodySize }),
       route,
     );
 }
@@ -242,6 +251,8 @@ export interface BuildOptions {
   readonly allowEncodedSlash?: boolean;
   /** Runs around every request, the framework's own answers included, in this order. */
   readonly middleware?: readonly MiddlewareHandler[];
+  /** The largest request body in bytes, for the `HttpRequest` of a 404 or 405. */
+  readonly maxBodySize?: number;
 }
 
 /**
@@ -292,10 +303,14 @@ export function buildApp(
 
   // A client's path or method is echoed in an error message only this far.
   const echo = (text: string) => clip(text, 100);
+  const maxBodySize = options.maxBodySize;
   const notFound = (c: Context): Response | Promise<Response> => {
     const { method, path } = c.req;
+    // No route answers, so none has path variables; but after a route whose regex did not hold
+    // passed the request on, `c.req.param()` still reads that route's.
+    const request = () => new HttpRequest(c.req.raw, { maxBodySize });
     const refuse = (status: HttpStatus, message: string) =>
-      errors(new HttpException(status, message), c, undefined, undefined);
+      errors(new HttpException(status, message), c, request(), undefined);
     if (!IMPLEMENTED_METHODS.has(method)) {
       return refuse(HttpStatus.NOT_IMPLEMENTED, `Method ${echo(method)} is not implemented`);
     }
@@ -309,7 +324,7 @@ export function buildApp(
     return errors(
       new MethodNotAllowedException(method, echo(path), allow),
       c,
-      undefined,
+      request(),
       undefined,
     );
   };

@@ -5,9 +5,19 @@ import { ownControllerRecord } from "./route_record.ts";
 
 /**
  * `unknown` when a handler with parameters `P` takes an error `E` first and an `HttpRequest`
- * second (each when it has them), else an error type saying which does not.
+ * second (each when it has them) and nothing more, else an error type saying what is wrong.
  */
-export type ExceptionHandlerCheck<P extends readonly unknown[], E> = P extends [] ? unknown
+export type ExceptionHandlerCheck<P extends readonly unknown[], E> = number extends
+  Required<P>["length"] ? ExceptionHandlerArguments<P, E>
+  : [Required<P>["length"]] extends [0 | 1 | 2] ? ExceptionHandlerArguments<P, E>
+  : {
+    readonly "Thaw: an exception handler takes the error and the HttpRequest, nothing more": {
+      readonly parameters: P;
+    };
+  };
+
+/** {@linkcode ExceptionHandlerCheck} of a handler with one or two parameters. */
+export type ExceptionHandlerArguments<P extends readonly unknown[], E> = P extends [] ? unknown
   : [E] extends [P[0]] ? P extends [unknown] | [unknown?] ? unknown
     : [HttpRequest] extends [P[1]] ? unknown
     : {

@@ -6,9 +6,11 @@ import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_sign
 /**
  * A decorator that maps a method to a route. It compiles only on a method whose parameters take
  * the arguments `A` its binders give, one parameter per binder, and only where `Check` is
- * `unknown` (the path's check); otherwise the error names what is wrong.
+ * `unknown` (the path's check); otherwise the error names what is wrong. Without `A`, a decorator
+ * of unknown binders, it takes any method.
  */
-export type MappingDecorator<A extends readonly unknown[] = unknown[], Check = unknown> = <
+// deno-lint-ignore no-explicit-any
+export type MappingDecorator<A extends readonly unknown[] = any[], Check = unknown> = <
   This,
   // deno-lint-ignore no-explicit-any
   M extends (this: This, ...args: any) => unknown,

@@ -96,13 +96,16 @@ export function parsePathPattern(source: string): PathPattern {
 }
 
 // Splits at each `/` outside braces: a regex may hold one (`[^/.]`, refused later with a reason).
+// Inside braces, `\{` and `\}` are the regex's characters, not braces (outside, a `\` is refused
+// later as any reserved character).
 function splitSegments(source: string, fail: (why: string) => never): string[] {
   const parts: string[] = [];
   let depth = 0;
   let from = 1;
   for (let i = 1; i < source.length; i++) {
     const c = source[i];
-    if (c === "{") depth++;
+    if (c === "\\" && depth > 0) i++;
+    else if (c === "{") depth++;
     else if (c === "}" && --depth < 0) fail(`: "}" at ${i} closes no "{"`);
     else if (c === "/" && depth === 0) {
       parts.push(source.slice(from, i));
@@ -155,7 +158,8 @@ function isWholeVariable(part: string): boolean {
   if (!part.startsWith("{") || !part.endsWith("}")) return false;
   let depth = 0;
   for (let i = 0; i < part.length; i++) {
-    if (part[i] === "{") depth++;
+    if (part[i] === "\\" && depth > 0) i++;
+    else if (part[i] === "{") depth++;
     else if (part[i] === "}" && --depth === 0) return i === part.length - 1;
   }
   return false;

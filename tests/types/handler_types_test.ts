@@ -11,12 +11,14 @@ import {
   Autowired,
   type BinderValue,
   bootstrap,
+  type Class,
   Component,
   DeleteMapping,
   ExceptionHandler,
   GetMapping,
   HttpRequest,
   type Middleware,
+  type PartOptions,
   PatchMapping,
   PathVariable,
   PostMapping,
@@ -29,6 +31,7 @@ import {
   Service,
   UseMiddleware,
   Value,
+  type ValueOptions,
 } from "../../mod.ts";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
@@ -91,7 +94,27 @@ describe("binder types", () => {
     yes<Equal<Gives<typeof optionalFile>, File | undefined>>();
     yes<Equal<Gives<typeof HttpRequest>, HttpRequest>>();
   });
+
+  it("options held in a variable give what they may give at run time", () => {
+    const widened: ValueOptions = { required: false };
+    const fromVariable = RequestParam("q", widened);
+    yes<Equal<Gives<typeof fromVariable>, unknown>>();
+    const flag = Math.random() > 2;
+    const maybeRequired = RequestParam("q", { required: flag });
+    yes<Equal<Gives<typeof maybeRequired>, string | undefined>>();
+    const required = RequestParam("q", { required: true });
+    yes<Equal<Gives<typeof required>, string>>();
+    const noDefault = RequestParam("q", { default: undefined });
+    yes<Equal<Gives<typeof noDefault>, string | undefined>>();
+    const partWidened: PartOptions = {};
+    const part = RequestPart("p", partWidened);
+    yes<Equal<Gives<typeof part>, unknown>>();
+  });
 });
+
+const widenedOptions: ValueOptions = { required: false };
+const spreadBinders = [PathVariable("id", Number)];
+const base: string = "/orgs/{org}";
 
 @RestController()
 class Typed {
@@ -135,6 +158,37 @@ class Typed {
   @GetMapping("/none")
   none(): string {
     return "none";
+  }
+
+  // An optional parameter, or one with a default, that a binder fills.
+  @GetMapping("/page", RequestParam("page", { type: Number, required: false }))
+  withDefault(page = 1): number {
+    return page;
+  }
+  @GetMapping("/maybe", RequestParam("q", { required: false }))
+  optional(q?: string): string {
+    return q ?? "none";
+  }
+
+  // Binders in an array: each parameter takes every binder's type.
+  @GetMapping("/spread/{id}", ...spreadBinders)
+  spread(id: number): number {
+    return id;
+  }
+
+  // A path built from a string the compiler cannot read is left to the startup check.
+  @GetMapping(`${base}/members/{id}`, PathVariable("org"), PathVariable("id"))
+  member(org: string, id: string): string {
+    return `${org}:${id}`;
+  }
+
+  // A long path stays within the compiler's depth limit.
+  @GetMapping(
+    "/{v0}/{v1}/{v2}/{v3}/{v4}/{v5}/{v6}/{v7}/{v8}/{v9}/{v10}/{v11}/{v12}/{v13}/{v14}/{v15}/{v16}/{v17}/{v18}/{v19}/{v20}/{v21}/{v22}/{v23}/{v24}/{v25}/{v26}/{v27}/{v28}/{v29}/{v30}/{v31}/{v32}/{v33}/{v34}/{v35}/{v36}/{v37}/{v38}/{v39}/{v40}/{v41}/{v42}/{v43}/{v44}/{v45}/{v46}/{v47}/{v48}/{v49}/{v50}/{v51}/{v52}/{v53}/{v54}/{v55}/{v56}/{v57}/{v58}/{v59}",
+    PathVariable("v59"),
+  )
+  long(v: string): string {
+    return v;
   }
 
   // A name the compiler cannot see (a variable of the class's prefix) is left to startup.
@@ -196,6 +250,22 @@ class Wrong {
   @DeleteMapping("/l/{a}", PathVariable("a"))
   l(..._all: number[]): void {}
 
+  // @ts-expect-error Options in a variable may say `required: false`: the value may be undefined.
+  @GetMapping("/n", RequestParam("q", widenedOptions))
+  n(q: string): string {
+    return q.toUpperCase();
+  }
+
+  // @ts-expect-error Binders in an array (not a tuple): each parameter must take every binder's type.
+  @GetMapping("/o/{id}", ...spreadBinders)
+  o(id: string): string {
+    return id.padStart(5, "0");
+  }
+
+  // @ts-expect-error A third parameter of an exception handler is always undefined.
+  @ExceptionHandler(Error)
+  p(_error: Error, _request: HttpRequest, _extra: string): void {}
+
   // @ts-expect-error A constrained variable is named without its regex.
   @GetMapping("/m/{id:\\d+}", PathVariable("id:\\d+"))
   m(_id: string): void {}
@@ -215,6 +285,11 @@ interface Stopwatch extends Clock {
 }
 
 @Service()
+class Cache<T> {
+  items: T[] = [];
+}
+
+@Service()
 class Injected {
   @Autowired(Clock)
   clock!: Clock;
@@ -229,10 +304,19 @@ class Injected {
   @Autowired(Clock)
   narrower!: Stopwatch;
 
+  // A generic class's bean has `unknown` type arguments; a cast states the ones meant.
+  @Autowired(Cache as Class<Cache<string>>)
+  names!: Cache<string>;
+  // @ts-expect-error Without the cast, a Cache<unknown> is not a Cache<string>.
+  @Autowired(Cache)
+  uncast!: Cache<string>;
+
   @Value("${app.port:8080}", { type: Number })
   port!: number;
   @Value("${app.debug:false}", { type: Boolean })
   debug!: boolean;
+  @Value("${app.flag:true}", { type: Math.random() > 2 ? Number : Boolean })
+  either!: number | boolean;
   @Value("${app.name:thaw}")
   name!: string; // without a type: as the configuration holds it
   // @ts-expect-error `type: Number` gives a number.
@@ -299,7 +383,7 @@ class NotGuarded {}
 
 describe("typed handlers at run time", () => {
   it("each argument arrives with the type its binder declares", async () => {
-    const app = await bootstrap({ controllers: [Typed], components: [Clock, Injected] });
+    const app = await bootstrap({ controllers: [Typed], components: [Clock, Cache, Injected] });
     const json = async (method: string, path: string, body?: unknown) => {
       const init: RequestInit = { method };
       if (body !== undefined) {
@@ -327,6 +411,11 @@ describe("typed handlers at run time", () => {
     assert.deepEqual(await json("PATCH", "/q"), { page: 1, path: "/q" });
     assert.deepEqual(await json("DELETE", "/rest/x/2"), { all: ["x", 2] });
     assert.equal(await json("GET", "/runtime/y"), "y");
+    assert.equal(await json("GET", "/page"), 1);
+    assert.equal(await json("GET", "/page?page=3"), 3);
+    assert.equal(await json("GET", "/maybe"), "none");
+    assert.equal(await json("GET", "/spread/9"), 9);
+    assert.equal(await json("GET", "/orgs/o1/members/m2"), "o1:m2");
     const injected = app.getBean(Injected);
     assert.equal(injected.clock, app.getBean(Clock));
     assert.equal(injected.port, 8080);

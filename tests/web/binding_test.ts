@@ -12,6 +12,7 @@ import {
   RequestBody,
   RequestHeader,
   RequestParam,
+  RequestPart,
   RestController,
   type StandardSchemaV1,
 } from "../../mod.ts";
@@ -139,6 +140,20 @@ describe("PathVariable", () => {
       bootstrap({ controllers: [Wrong] }),
       /PathVariable\("uid"\) has no \{uid\} in path "\/u\/\{id\}"/,
     );
+  });
+
+  it("a null type or options is refused where the binder is made, not taken as the default", () => {
+    // As JavaScript may call them: no compiler stops the null.
+    const untyped = (binder: unknown, ...args: unknown[]) => () =>
+      (binder as (...args: unknown[]) => unknown)(...args);
+    assert.throws(
+      untyped(PathVariable, "id", null),
+      /PathVariable\("id"\): type must be a function/,
+    );
+    for (const binder of [RequestParam, RequestHeader]) {
+      assert.throws(untyped(binder, "q", null), /\("q"\): options must be an object/);
+    }
+    assert.throws(untyped(RequestPart, "p", null), /RequestPart\("p"\): options must be an object/);
   });
 
   it("a method with more arguments than binders is a startup error", async () => {

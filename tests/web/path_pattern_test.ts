@@ -116,6 +116,26 @@ describe("parsePathPattern", () => {
     assert.equal(parsePathPattern("/files/{*path}").shape, "/files/{*}");
   });
 
+  it("takes an escaped brace in a regex as the character, as the regex's own error says", () => {
+    for (
+      const [source, matches, not] of [
+        ["/x/{x:v\\}}", "v}", "v"],
+        ["/x/{x:a\\{}", "a{", "a"],
+        ["/x/{x:\\{\\d+\\}}", "{42}", "42"],
+        ["/x/{x:[a-z]\\}{2}}/y", "a}}", "a}"],
+      ]
+    ) {
+      const pattern = parsePathPattern(source);
+      const [, variable] = pattern.segments;
+      assert.equal(variable.kind, "variable", source);
+      const regex = (variable as { constraint: { regex: RegExp } }).constraint.regex;
+      assert.ok(regex.test(matches), `${source}: ${matches}`);
+      assert.ok(!regex.test(not), `${source}: ${not}`);
+    }
+    // Outside braces, a "\\" escapes nothing: it is refused as any reserved character.
+    assert.throws(() => parsePathPattern("/a\\}"), /"\}" at 3 closes no "\{"/);
+  });
+
   it("refuses what is not a pattern, saying why", () => {
     const bad: [string, RegExp][] = [
       ["/a/*", /"\*" is not supported; write \{name\} for one segment, or \{\*name\} as the last/],

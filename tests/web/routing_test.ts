@@ -17,7 +17,9 @@ import {
   UseMiddleware,
 } from "../../mod.ts";
 import { type Context, Hono, type Next } from "hono";
-import { call, memoryLogger } from "../helpers.ts";
+import { call, memoryLogger, TRANSPORTS } from "../helpers.ts";
+import { serve } from "../../src/runtime/serve.ts";
+import { requestPath } from "../../src/web/request_path.ts";
 
 @RestController()
 @RequestMapping("/items")
@@ -641,25 +643,31 @@ describe("path patterns: hostile segments", () => {
         for (const prefix of ["/c/x/", "/v/"]) {
           const path = prefix + segment;
           const res = await call(app, "GET", path);
-          if (res.status !== 200) {
-            // Refused before routing (controls, %2F, bytes that are not UTF-8), or a path that
-            // resolved to no route.
-            assert.ok([400, 404].includes(res.status), `${path}: ${res.status}`);
-            if (byte === 0x2f || byte < 0x20 || byte === 0x7f || byte >= 0x80) {
-              assert.equal(res.status, 400, path);
-            }
+          // Refused before routing, whatever the route: a '/' (or '\\') the router did not see,
+          // controls, and bytes that are not UTF-8 (alone, or one byte twice, none is).
+          const refused = segment !== `a${char}b` &&
+            (byte === 0x2f || byte === 0x5c || byte < 0x20 || byte === 0x7f || byte >= 0x80);
+          if (refused) {
+            assert.equal(res.status, 400, path);
+            await res.arrayBuffer();
             continue;
           }
-          const value = JSON.parse(await res.text()) as string;
           const decoded = decodeURIComponent(segment.replace(/%(?![0-9A-F]{2})/g, "%25"));
           const dots = decoded === "." || decoded === "..";
           if (prefix === "/v/") {
-            assert.ok(!dots, `${path}: resolved, it matches no variable`);
-            assert.equal(value, decoded, path);
+            // Resolved, `/v/` and `/` match no route; anything else is the variable's value.
+            if (dots) {
+              assert.equal(res.status, 404, path);
+              await res.arrayBuffer();
+              continue;
+            }
+            assert.equal(res.status, 200, path);
+            assert.equal(JSON.parse(await res.text()), decoded, path);
           } else {
-            const parts = value.split("/");
-            assert.ok(!parts.some((s) => s === "." || s === ".."), `${path}: ${value}`);
-            // Nothing but the router's own `/`: the segment as it was, or resolved away.
+            // The catch-all takes every path under `/c`: the segment as it was, or resolved away,
+            // and never a '/' but the router's own.
+            assert.equal(res.status, 200, path);
+            const value = JSON.parse(await res.text()) as string;
             assert.equal(value, dots ? (decoded === "." ? "/x/" : "/") : `/x/${decoded}`, path);
           }
         }
@@ -672,5 +680,168 @@ describe("path patterns: hostile segments", () => {
     assert.equal(await text(app, "/c/a%2Fb/c"), '200 "/a/b/c"');
     assert.equal(await text(app, "/c/a%2F..%2Fb"), '200 "/a/../b"'); // as the README warns
     assert.equal(await text(app, "/v/a%2Fb"), "404"); // no regex matches "/"
+  });
+});
+
+// A parent app routes by its own reading of the path, which lacks Thaw's checks: a catch-all's
+// value, a path of its own, is checked where it is read. Over a socket too, as a client sends it.
+async function mounted(parent: Hono, transport: string) {
+  if (transport === "app.fetch") {
+    return {
+      send: (path: string) => Promise.resolve(parent.fetch(new Request(`http://localhost${path}`))),
+      close: async () => {},
+    };
+  }
+  const server = await serve(parent.fetch, {
+    port: 0,
+    hostname: "127.0.0.1",
+    maxBodySize: 1024,
+    refuse: (status) => new Response(null, { status }),
+    signals: false,
+    shutdownTimeoutMs: 1000,
+    logger: memoryLogger(),
+  });
+  return {
+    send: (path: string) => fetch(`http://127.0.0.1:${server.port}${path}`),
+    close: () => server.close(),
+  };
+}
+
+// A request whose target is what the server handed over, unresolved (`Deno.serve` gives
+// `/a/../b` as sent), which a `Request` built from a string never is.
+function rawTarget(url: string): Request {
+  const request = new Request("http://localhost/");
+  Object.defineProperty(request, "url", { value: url });
+  return request;
+}
+
+const REFUSED: readonly (readonly [string, RegExp])[] = [
+  ["/files/a/..%2F..%2Fsecret", /encoded '\/' \(%2F\)/],
+  ["/files/..%2F", /encoded '\/' \(%2F\)/],
+  ["/files/a%FF", /not valid UTF-8/],
+  ["/files/a%0Ab", /encoded control character/],
+  ["/files/a%5Cb", /Invalid request target/],
+];
+
+for (const transport of TRANSPORTS) {
+  describe(`a catch-all in an app mounted under another, over ${transport}`, () => {
+    it("refuses what Thaw refuses unmounted, with the same 400", async () => {
+      const app = await bootstrap({ controllers: [Patterned] });
+      const client = await mounted(new Hono().route("/api", app.hono), transport);
+      try {
+        for (const [path, message] of REFUSED) {
+          const direct = await call(app, "GET", path);
+          assert.equal(direct.status, 400, path);
+          const expected = (await direct.json()).error;
+          assert.match(expected, message);
+          const res = await client.send(`/api${path}`);
+          assert.equal(res.status, 400, `/api${path}`);
+          assert.equal((await res.json()).error, expected, path);
+        }
+        const fine = await client.send("/api/files/a/b%20c");
+        assert.equal(await fine.text(), 'files:"/a/b c"');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("a parent that reads paths as Thaw does refuses them on every route", async () => {
+      const app = await bootstrap({ controllers: [Patterned] });
+      assert.equal(app.hono.getPath, requestPath);
+      const parent = new Hono({ getPath: app.hono.getPath }).route("/api", app.hono);
+      const client = await mounted(parent, transport);
+      try {
+        for (const path of ["/api/files/..%2F", "/api/files/a%FF", "/api/n/..%2Fx"]) {
+          const res = await client.send(path);
+          assert.equal(res.status, 404, path); // the parent's own answer: no route for that path
+          await res.arrayBuffer();
+        }
+        assert.equal(await (await client.send("/api/n/x")).text(), "name:x");
+      } finally {
+        await client.close();
+      }
+    });
+  });
+}
+
+describe("a catch-all in an app mounted under another: what the parent did not resolve", () => {
+  it("refuses a '.' or '..' segment in the rest, which Thaw's own reading resolves", async () => {
+    const app = await bootstrap({ controllers: [Patterned] });
+    const parent = new Hono().route("/api", app.hono);
+    for (
+      const target of [
+        "/api/files/a/../../secret",
+        "/api/files/a/%2e%2e/%2E%2E/secret",
+        "/api/files/./x",
+        "/api/files/a/..",
+      ]
+    ) {
+      const res = await parent.fetch(rawTarget(`http://localhost${target}`));
+      assert.equal(res.status, 400, target);
+      assert.match((await res.json()).error, /'\.' or '\.\.' segment/, target);
+    }
+    // Unmounted, the same target is resolved before routing.
+    const direct = await app.fetch(rawTarget("http://localhost/files/a/../b"));
+    assert.equal(await direct.text(), 'files:"/b"');
+  });
+
+  it("with allowEncodedSlash, takes a %2F as unmounted, refuses the rest as unmounted", async () => {
+    const app = await bootstrap({ controllers: [Patterned], allowEncodedSlash: true });
+    const parent = new Hono().route("/api", app.hono);
+    for (const path of ["/files/a%2F..%2Fb", "/files/a%FF"]) {
+      const direct = await call(app, "GET", path);
+      const res = await parent.fetch(new Request(`http://localhost/api${path}`));
+      assert.equal(res.status, direct.status, path);
+      const body = (r: Response) => r.status === 200 ? r.text() : r.json().then((b) => b.error);
+      assert.equal(await body(res), await body(direct), path);
+    }
+  });
+
+  it("gives a refused rest to no error controller", async () => {
+    const seen: unknown[] = [];
+    @Component("errorController")
+    class Errors implements ErrorController {
+      handleError(...[request, , status]: Parameters<ErrorController["handleError"]>): void {
+        seen.push([status.getValue(), request.getPathVariable("path")]);
+      }
+    }
+    const app = await bootstrap({ controllers: [Patterned], components: [Errors] });
+    const parent = new Hono().route("/api", app.hono);
+    const res = await parent.fetch(new Request("http://localhost/api/files/..%2Fx"));
+    assert.equal(res.status, 400);
+    assert.deepEqual(seen, [[400, undefined]]);
+  });
+});
+
+describe("the error path of a route whose regex did not hold", () => {
+  it("gets no path variable in a 404 nor a 405", async () => {
+    const seen: unknown[] = [];
+    @Component("errorController")
+    class Errors implements ErrorController {
+      handleError(...[request, , status]: Parameters<ErrorController["handleError"]>): void {
+        seen.push([status.getValue(), request.getPathVariable("id")]);
+      }
+    }
+    @RestController()
+    class Orders {
+      @GetMapping("/orders/{id:\\d+}", PathVariable("id"))
+      get(id: string): string {
+        return id;
+      }
+      @PostMapping("/items/{id}", PathVariable("id"))
+      post(id: string): string {
+        return id;
+      }
+      @GetMapping("/items/{id:\\d+}", PathVariable("id"))
+      item(id: string): string {
+        return id;
+      }
+    }
+    for (const middleware of [[], [async (_c: Context, next: Next) => await next()]]) {
+      const app = await bootstrap({ controllers: [Orders], components: [Errors], middleware });
+      assert.equal((await call(app, "GET", "/orders/abc")).status, 404);
+      assert.equal((await call(app, "GET", "/items/abc")).status, 405);
+      assert.deepEqual(seen.splice(0), [[404, undefined], [405, undefined]]);
+    }
   });
 });
