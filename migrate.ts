@@ -5,11 +5,13 @@
  *
  * ```ts ignore
  * import { bootstrap } from "@thaw/thaw";
+ * import { loadConfig } from "@thaw/thaw/config";
  * import { migrate } from "@thaw/thaw/migrate";
+ * import { listen } from "@thaw/thaw/server";
  *
  * await migrate({ config: "./config", migrations: "./migrations" });
- * const app = await bootstrap({ config: "./config/application.yml" });
- * await app.listen();
+ * const app = await bootstrap({ config: await loadConfig("./config/application.yml") });
+ * await listen(app);
  * ```
  *
  * Kept apart from `@thaw/thaw` on purpose: an app that only serves HTTP never loads the runners.

@@ -25,7 +25,7 @@
  * }
  *
  * const app = await bootstrap({ controllers: [GreetingController], components: [Greeter] });
- * export default app; // or: await app.listen({ port: 8080 })
+ * export default app; // or, on Deno, Bun or Node: await listen(app, { port: 8080 }) of "@thaw/thaw/server"
  * ```
  *
  * @module
@@ -38,9 +38,8 @@ export {
   type BootstrapOptions,
   type ExecutionContext,
 } from "./src/application.ts";
-export type { ListenOptions, Server } from "./src/runtime/serve.ts";
 
-export type { ConfigValues } from "./src/config/application_config.ts";
+export type { ConfigValues, LoadedConfig } from "./src/config/application_config.ts";
 export { ConfigError } from "./src/config/config_error.ts";
 
 export {
@@ -120,8 +119,7 @@ export {
   type ApiResponseOptions,
   ApiTags,
 } from "./src/openapi/api_docs.ts";
-export type { OpenApiDocument } from "./src/openapi/openapi_document.ts";
-export type { OpenApiOptions } from "./src/openapi/openapi_options.ts";
+export type { OpenApiFeature } from "./src/openapi/openapi_feature.ts";
 export type { JsonSchema, SchemaSource } from "./src/openapi/json_schema.ts";
 export {
   type Middleware,

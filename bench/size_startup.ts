@@ -102,18 +102,31 @@ const app = await bootstrap({
   components: [UserService, MemoryUserRepository],
 });
 ${FIRST_ANSWER.replace("if (res.status !== 200)", "if (res.status !== 404)")}`,
+    // The same routes in Hono, checking bodies with the same zod schema, as a Hono user of zod
+    // writes them: the schema's module (and zod) load in both apps.
     "users app (Hono)": `import { Hono } from "hono";
+import { UserInput } from ${JSON.stringify(join(root, "examples/users/src/user.ts"))};
 const FIRST = "/users/search?email=none@example.com";
 const users = new Map();
 const app = new Hono();
+const input = async (c) => {
+  const parsed = UserInput.safeParse(await c.req.json());
+  return parsed.success ? parsed.data : undefined;
+};
 app.get("/users", (c) => c.json({ success: true, data: [...users.values()] }));
 app.get("/users/search", (c) => {
   const u = [...users.values()].find((u) => u.email === c.req.query("email"));
   return u ? c.json({ success: true, data: u }) : c.json({ success: false, message: "User not found" }, 404);
 });
 app.get("/users/:id", (c) => c.json({ success: true, data: users.get(Number(c.req.param("id"))) }));
-app.post("/users", async (c) => c.json({ success: true, data: await c.req.json() }, 201));
-app.put("/users/:id", async (c) => c.json({ success: true, data: await c.req.json() }));
+app.post("/users", async (c) => {
+  const body = await input(c);
+  return body ? c.json({ success: true, data: body }, 201) : c.json({ success: false }, 400);
+});
+app.put("/users/:id", async (c) => {
+  const body = await input(c);
+  return body ? c.json({ success: true, data: body }) : c.json({ success: false }, 400);
+});
 app.delete("/users/:id", (c) => c.json({ success: users.delete(Number(c.req.param("id"))) }));
 ${FIRST_ANSWER.replace("if (res.status !== 200)", "if (res.status !== 404)")}`,
     [`${CONTROLLERS} controllers (Thaw)`]: `import { bootstrap } from ${mod};
@@ -192,16 +205,57 @@ async function bundleSize(contents: string, split: boolean): Promise<{ min: numb
   return { min: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
 }
 
-const ONE_CONTROLLER =
-  `import { bootstrap, GetMapping, PathVariable, RestController } from "./mod.ts";
-@RestController()
-class A {
-  @GetMapping("/a/{id}", PathVariable("id", Number))
-  a(id: number) {
-    return { id };
+// The small worker of tests/fixtures/small_worker.ts: one controller, a path variable, a class
+// body and a ResponseEntity, configured in code, importing the default entry point alone.
+const SMALL_WORKER = `export { default } from "./tests/fixtures/small_worker.ts";`;
+
+/** What each input module is for, in the breakdown of the small worker's bundle. */
+const FEATURES: [string, RegExp][] = [
+  ["Hono (router, context, request)", /^node_modules\/hono\//],
+  ["`{name:regex}` constraints (the checked regex subset)", /^src\/web\/path_regex\.ts$/],
+  ["path patterns and the route table", /^src\/web\/(path_|route_table|request_path)/],
+  ["IoC container, stereotypes, `@Value`, lifecycle", /^src\/context\//],
+  ["configuration objects, `${VAR}`", /^src\/config\//],
+  [
+    "bodies: multipart, forms, XML",
+    /^(src\/http\/(multipart|form_body|xml)|src\/web\/form_reader|node_modules\/xml-naming\/)/,
+  ],
+  ["the HTTP status table (`HttpStatus`)", /^src\/http\/http_status\.ts$/],
+  ["requests, answers, `ResponseEntity`, JSON", /^src\/http\//],
+  ["controllers: binders, handlers, errors, middleware", /^src\/web\//],
+  ["health (`/actuator/health`)", /^src\/actuator\//],
+  ["bootstrap, the OpenAPI and Node hooks", /^src\/(application|openapi|runtime)/],
+];
+
+/** The one-file bundle of the small worker, with the share of each feature. */
+async function breakdown(): Promise<void> {
+  const result = await esbuild.build({
+    stdin: { contents: SMALL_WORKER, resolveDir: root, loader: "ts", sourcefile: "entry.ts" },
+    absWorkingDir: root,
+    ...BUNDLE,
+    conditions: ["workerd", "worker", "browser"],
+    minify: true,
+    write: false,
+    metafile: true,
+  });
+  const [output] = Object.values(result.metafile.outputs);
+  const gz = gzipSync(result.outputFiles[0].contents, { level: 9 }).length;
+  const total = Object.values(output.inputs).reduce((a, i) => a + i.bytesInOutput, 0);
+  const shares = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const feature = FEATURES.find(([, pattern]) => pattern.test(input))?.[0] ?? "the app itself";
+    shares.set(feature, (shares.get(feature) ?? 0) + bytesInOutput);
+  }
+  console.log(
+    "\nThe small worker in one file, by feature (minified bytes of each module; min+gzip is the " +
+      "bundle's, shared out in proportion to the minified bytes)",
+  );
+  console.log("| feature | minified | min+gzip (share) |");
+  console.log("|---|---|---|");
+  for (const [feature, bytes] of [...shares].sort((a, b) => b[1] - a[1])) {
+    console.log(`| ${feature} | ${kb(bytes)} | ${kb((gz * bytes) / total)} |`);
   }
 }
-export default await bootstrap({ controllers: [A] });`;
 
 async function sizes(): Promise<void> {
   const hono = await bundleSize(`export { Hono } from "hono";`, false);
@@ -219,11 +273,13 @@ async function sizes(): Promise<void> {
       "users worker, explicit lists, split: entry and its static chunks",
       await bundleSize(worker, true),
     ],
-    // What an app that never asks for OpenAPI carries: the generator only in the one file.
-    ["one controller, no OpenAPI, one file", await bundleSize(ONE_CONTROLLER, false)],
     [
-      "one controller, no OpenAPI, split: entry and its static chunks",
-      await bundleSize(ONE_CONTROLLER, true),
+      "small worker (one controller, `{id}`, a class body, `ResponseEntity`), one file",
+      await bundleSize(SMALL_WORKER, false),
+    ],
+    [
+      "small worker, split: entry and its static chunks",
+      await bundleSize(SMALL_WORKER, true),
     ],
   ];
   console.log("\nSize (esbuild --minify, then gzip -9)");
@@ -240,6 +296,7 @@ async function sizes(): Promise<void> {
 
 async function main(): Promise<void> {
   await sizes();
+  await breakdown();
   const dir = await mkdtemp(join(tmpdir(), "thaw-startup-"));
   await mkdir(join(dir, "generated"));
   const sources = await appSources(dir);

@@ -2,10 +2,14 @@ import type { Hono } from "hono";
 import {
   configBoolean,
   configInteger,
+  configLocation,
   configStrings,
   configValue,
   type ConfigValues,
-  loadConfig,
+  isLoadedConfig,
+  type LoadedConfig,
+  resolveConfig,
+  wasScanned,
 } from "./config/application_config.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { EnvLookup } from "./config/env.ts";
@@ -15,7 +19,6 @@ import type { Class } from "./context/class_record.ts";
 import { DefinitionError } from "./context/errors.ts";
 import { DEFAULT_MAX_BODY_SIZE } from "./http/http_request.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
-import type { ListenOptions, Server } from "./runtime/serve.ts";
 import { buildApp, compileRoutes } from "./web/compile.ts";
 import { exceptionResolver, exceptionScope } from "./web/exception_resolver.ts";
 import {
@@ -27,13 +30,15 @@ import {
 } from "./web/middleware.ts";
 import { webBeans } from "./web/web_beans.ts";
 import type { OpenApiDocument } from "./openapi/openapi_document.ts";
-import type { OpenApiOptions, OpenApiSettings } from "./openapi/openapi_options.ts";
+import { openApiConfigured, type OpenApiFeature, openApiSetup } from "./openapi/openapi_feature.ts";
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
 import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
 import { HttpStatus } from "./http/http_status.ts";
 import { healthIndicators } from "./actuator/health_beans.ts";
-import type { HealthOptions } from "./actuator/health_settings.ts";
+import { type HealthOptions, healthSettings } from "./actuator/health_settings.ts";
+import { healthRoutes } from "./actuator/health_routes.ts";
 import type { DocumentedRoute } from "./openapi/openapi_document.ts";
+import { registerApplication } from "./application_internals.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -50,17 +55,14 @@ export interface BootstrapOptions {
    */
   readonly overrides?: readonly (readonly [Class | string, unknown])[];
   /**
-   * Directories whose modules are imported to find exported bean classes (component scanning;
-   * needs a file system). Relative paths resolve against the working directory; a file URL
-   * (`new URL("./src", import.meta.url)`) does not depend on it.
+   * The configuration: `application.yml` as `loadConfig` of `@thaw/thaw/config` read it, or an
+   * object of the same keys.
    */
-  readonly scan?: readonly (string | URL)[];
+  readonly config?: ConfigValues | LoadedConfig;
   /**
-   * `application.yml` as a path or file URL, or the configuration as an object. Its
-   * `app.component-scan` directories resolve against the file's directory.
+   * Where the `${VAR}` placeholders of a configuration object are read; the runtime's environment
+   * by default. (`loadConfig` substitutes a file's when it reads it.)
    */
-  readonly config?: string | URL | ConfigValues;
-  /** Where `${VAR}` placeholders are read; the runtime's environment by default. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The largest request body in bytes; `server.max-body-size`, else 1 MiB. */
   readonly maxBodySize?: number;
@@ -79,10 +81,11 @@ export interface BootstrapOptions {
   /** Where unexpected errors are reported; `console` by default. */
   readonly logger?: Logger;
   /**
-   * Serves the OpenAPI document and its docs page (`true`: at `/openapi.json` and `/docs`), over
-   * the `app.openapi` keys of the configuration; `false` serves neither, whatever they say.
+   * Serves the OpenAPI document and its docs page: `openApi()` of `@thaw/thaw/openapi` (at
+   * `/openapi.json` and `/docs` by default), over the `app.openapi` keys of the configuration;
+   * `false` serves neither, whatever they say.
    */
-  readonly openapi?: OpenApiOptions | boolean;
+  readonly openapi?: OpenApiFeature | false;
   /**
    * Serves the health endpoints, `/actuator/health`, `/actuator/health/liveness` and
    * `/actuator/health/readiness` (`true`: with the `management.*` keys of the configuration, or
@@ -115,22 +118,15 @@ export interface Application {
     ctx?: ExecutionContext,
   ) => Response | Promise<Response>;
   /**
-   * The compiled Hono app, to mount in another (`parent.route("/api", app.hono)`). Its `use` throws:
-   * middleware added after `bootstrap` would not run ahead of the controllers' routes; give it to
-   * `bootstrap({ middleware })` or `@UseMiddleware` instead.
+   * The compiled Hono app, to mount in another (`parent.route("/api", app.hono)`). Its `use`
+   * throws: middleware added after `bootstrap` would not run ahead of the controllers' routes;
+   * give it to `bootstrap({ middleware })` or `@UseMiddleware` instead.
    */
   readonly hono: Hono;
   /** The configuration, after `${VAR}` substitution. */
   readonly config: Readonly<ConfigValues>;
   /** The bean of a class (an instance of it) or of a name; throws `NoSuchBeanError`. */
   getBean<T>(token: Class<T> | string): T;
-  /** Serves the app on the current runtime (Deno, Bun or Node). */
-  listen(options?: ListenOptions): Promise<Server>;
-  /**
-   * The OpenAPI 3.1 document of the app's routes, built once: at startup when the app serves it
-   * (`app.openapi` / the `openapi` option), else on the first call, which loads the generator.
-   */
-  openapi(): Promise<OpenApiDocument>;
   /**
    * Stops the beans: runs every `@PreDestroy` hook once, the beans in the reverse of the order
    * they started, each bounded by `server.shutdown-timeout` seconds (30 by default). A hook that
@@ -207,7 +203,15 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   const env: EnvLookup = envValues === undefined
     ? runtimeEnv()
     : (name) => Object.hasOwn(envValues, name) ? envValues[name] : undefined;
-  const config = await loadConfig(options.config, env);
+  if (envValues !== undefined && isLoadedConfig(options.config)) {
+    // A file's placeholders were substituted when it was read: this env would change nothing.
+    throw new ConfigError(
+      `bootstrap({ env }) substitutes the placeholders of a configuration object; ` +
+        `${options.config.source} was read by loadConfig, which takes them: ` +
+        `loadConfig(path, { env })`,
+    );
+  }
+  const config = resolveConfig(options.config, env);
   const maxBodySize = checkMaxBodySize(
     options.maxBodySize ??
       configInteger(config, "server.max-body-size", 0, Number.MAX_SAFE_INTEGER) ??
@@ -222,13 +226,17 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   const defaultHostname = typeof hostnameSetting === "string" ? hostnameSetting : "0.0.0.0";
 
   const classes: Class[] = [...(options.controllers ?? []), ...(options.components ?? [])];
-  const configured = configStrings(config, "app.component-scan");
-  if ((options.scan?.length ?? 0) > 0 || configured.length > 0) {
-    // Loaded only to scan, like the server below: an app that lists its classes (every edge
-    // worker) neither evaluates these modules nor, bundled in chunks, carries them.
-    const { scanComponents } = await import("./context/component_scan.ts");
-    if (options.scan !== undefined) classes.push(...await scanComponents(options.scan));
-    if (configured.length > 0) classes.push(...await scanComponents(configured, config.dir));
+  // Scanning needs a file system: `scanComponents(config)` of `@thaw/thaw/scan` reads the key, and
+  // what it found comes in `components`. Left unscanned, the key would be ignored without a word.
+  if (
+    configStrings(config, "app.component-scan").length > 0 && !wasScanned(config) &&
+    !wasScanned(options.config)
+  ) {
+    throw new ConfigError(
+      `${configLocation(config, "app.component-scan")}: scanning needs a file system, so it ` +
+        `lives in its own entry point: import { scanComponents } from "@thaw/thaw/scan" and ` +
+        `pass components: await scanComponents(config)`,
+    );
   }
 
   const context = new ApplicationContext({
@@ -291,35 +299,29 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
       ? options.health !== false
       : configBoolean(config, "management.health.enabled") === true
   ) {
-    const [{ healthSettings }, { healthRoutes }] = await Promise.all([
-      import("./actuator/health_settings.ts"),
-      import("./actuator/health_routes.ts"),
-    ]);
     const resolved = healthSettings(config, options.health);
     const health = healthRoutes(indicators, resolved, () => accepting);
     routes.push(...health.routes);
     documented.push(...health.documented);
   }
-  // The keys are read, the generator loaded, only for an app that asks for OpenAPI in one way or
-  // another, as the YAML parser and the server are: the others neither evaluate nor (bundled in
-  // chunks) carry them.
-  let settings: Promise<OpenApiSettings> | undefined;
-  const openapiSettings = (): Promise<OpenApiSettings> =>
-    settings ??= import("./openapi/openapi_options.ts").then(({ openApiSettings }) =>
-      openApiSettings(config, options.openapi)
+  // The generator comes from its own entry point, as the YAML reader and the server do: an app
+  // that does not ask for OpenAPI neither evaluates nor carries it.
+  let openapi: (() => Promise<OpenApiDocument>) | undefined;
+  const openapiKeys = configValue(config.values, "app.openapi");
+  if (options.openapi !== undefined && options.openapi !== false) {
+    const served = await openApiSetup(options.openapi)({
+      documented,
+      config,
+      defaultErrorBody: custom === undefined,
+    });
+    routes.push(...served.routes);
+    openapi = served.document;
+  } else if (options.openapi === undefined && openApiConfigured(openapiKeys)) {
+    throw new ConfigError(
+      `${configLocation(config, "app.openapi")}: serving OpenAPI needs the generator, which ` +
+        `lives in its own entry point: import { openApi } from "@thaw/thaw/openapi" and pass ` +
+        `bootstrap({ openapi: openApi() })`,
     );
-  let document: Promise<OpenApiDocument> | undefined;
-  const openapi = (): Promise<OpenApiDocument> =>
-    document ??= Promise.all([import("./openapi/openapi_document.ts"), openapiSettings()])
-      .then(([{ openApiDocument }, s]) =>
-        openApiDocument(documented, { ...s, defaultErrorBody: custom === undefined })
-      );
-  if (options.openapi !== undefined || configValue(config.values, "app.openapi") !== undefined) {
-    const served = await openapiSettings();
-    if (served.path !== undefined) {
-      const { openApiRoutes } = await import("./openapi/openapi_routes.ts");
-      routes.push(...await openApiRoutes(await openapi(), served));
-    }
   }
   const hono = buildApp(routes, errors, { allowEncodedSlash, middleware, maxBodySize });
   refuseLateRegistration(hono);
@@ -328,28 +330,30 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   // the server a promise per request.
   const fetch = hono.fetch as Application["fetch"];
   const close = () => context.close(shutdownTimeout * 1000);
-  return {
+  const app: Application = {
     fetch,
     hono,
     config: config.values,
     getBean: <T>(token: Class<T> | string): T => context.getBean(token),
-    listen: async (listen: ListenOptions = {}) => {
-      const { serve } = await import("./runtime/serve.ts");
-      return serve(fetch, {
-        port: listen.port ?? defaultPort,
-        hostname: listen.hostname ?? defaultHostname,
-        maxBodySize,
-        refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
-        signals: listen.signals ?? true,
-        shutdownTimeoutMs: shutdownTimeout * 1000,
-        logger,
-        shutdownStarting: () => {
-          accepting = false;
-        },
-        closed: close,
-      });
-    },
-    openapi,
     close,
   };
+  registerApplication(app, {
+    config,
+    documented,
+    defaultErrorBody: custom === undefined,
+    openapi,
+    defaultPort,
+    defaultHostname,
+    serve: {
+      maxBodySize,
+      refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
+      shutdownTimeoutMs: shutdownTimeout * 1000,
+      logger,
+      shutdownStarting: () => {
+        accepting = false;
+      },
+      closed: close,
+    },
+  });
+  return app;
 }

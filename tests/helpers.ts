@@ -1,4 +1,5 @@
 import type { Application, Logger } from "../mod.ts";
+import { listen } from "../server.ts";
 
 /** Options of {@linkcode call}. */
 export interface CallOptions {
@@ -31,7 +32,7 @@ export function memoryLogger(): Logger & { lines: unknown[][] } {
   return { lines, error: (message, ...details) => void lines.push([message, ...details]) };
 }
 
-/** How a test reaches an app: through `app.fetch`, or over a real socket to `app.listen`. */
+/** How a test reaches an app: through `app.fetch`, or over a real socket to `listen(app)`. */
 export type Transport = "app.fetch" | "socket";
 
 /** Both transports, for suites that must hold on each. */
@@ -51,7 +52,7 @@ export async function reach(app: Application, transport: Transport): Promise<Cli
       close: async () => {},
     };
   }
-  const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+  const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
   const origin = `http://127.0.0.1:${server.port}`;
   return {
     send: async (method, path, options = {}) => {

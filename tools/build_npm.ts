@@ -54,6 +54,9 @@ async function rewriteDeclarationImports(): Promise<void> {
 
 async function main(): Promise<void> {
   const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as PackageJson;
+  const deno = JSON.parse(await readFile(join(root, "deno.json"), "utf8")) as {
+    exports: Record<string, string>;
+  };
   await rm(out, { recursive: true, force: true });
   const tsc = join(root, "node_modules", ".bin", "tsc");
   await run(tsc, ["-p", join(root, "tsconfig.build.json")], { cwd: root }).catch((error) => {
@@ -69,11 +72,13 @@ async function main(): Promise<void> {
     description: pkg.description,
     license: pkg.license,
     type: "module",
-    exports: {
-      ".": { types: "./mod.d.ts", default: "./mod.js" },
-      "./cli": { types: "./cli.d.ts", default: "./cli.js" },
-      "./migrate": { types: "./migrate.d.ts", default: "./migrate.js" },
-    },
+    // The entry points JSR publishes, each with its declarations.
+    exports: Object.fromEntries(
+      Object.entries(deno.exports).map(([name, file]) => {
+        const js = file.replace(/\.ts$/, ".js");
+        return [name, { types: js.replace(/\.js$/, ".d.ts"), default: js }];
+      }),
+    ),
     bin: { thaw: "./cli.js" },
     engines: { node: ">=20" },
     sideEffects: ["./mod.js", "./src/context/symbol_metadata.js"],

@@ -9,6 +9,16 @@ const dir = new URL(".tmp/doc-blocks/", root);
 await Deno.remove(dir, { recursive: true }).catch(() => {});
 await Deno.mkdir(dir, { recursive: true });
 
+// Every entry point of deno.json, as a user's import names it.
+const { exports } = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))) as {
+  exports: Record<string, string>;
+};
+const local = (code: string) =>
+  code.replace(/"@thaw\/thaw(\/[a-z]+)?"/g, (specifier, sub: string | undefined) => {
+    const file = exports[`.${sub ?? ""}`];
+    return file === undefined ? specifier : JSON.stringify(`../..${file.slice(1)}`);
+  });
+
 const written: string[] = [];
 let fragments = 0;
 for (const doc of Deno.args.length > 0 ? Deno.args : ["README.md"]) {
@@ -20,9 +30,7 @@ for (const doc of Deno.args.length > 0 ? Deno.args : ["README.md"]) {
     while (end < lines.length && !lines[end].startsWith("```")) end++;
     if (fence[2] === "fragment") fragments++;
     else {
-      const code = lines.slice(i + 1, end).join("\n")
-        .replaceAll('"@thaw/thaw"', '"../../mod.ts"')
-        .replaceAll('"@thaw/thaw/migrate"', '"../../migrate.ts"');
+      const code = local(lines.slice(i + 1, end).join("\n"));
       const name = `${doc.replace(/\W/g, "_")}_line_${i + 2}.ts`;
       await Deno.writeTextFile(new URL(name, dir), code + "\n");
       written.push(`.tmp/doc-blocks/${name}`);

@@ -17,6 +17,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bootstrap } from "../mod.ts";
+import { loadConfig } from "../config.ts";
+import { openApi } from "../openapi.ts";
+import { scanComponents } from "../scan.ts";
+import { listen } from "../server.ts";
 import { migrate, readDatasource } from "../migrate.ts";
 import { UserRepository } from "../examples/users/src/user_repository.ts";
 import { sqliteStorage } from "../examples/users/storage/sqlite_storage.ts";
@@ -31,12 +35,13 @@ try {
   const env = { USERS_DB: join(dir, "users.db") };
   await migrate({ config: users, migrations: new URL("migrations/", users), env });
   const { location } = await readDatasource({ config: users, name: "users", env });
+  const config = await loadConfig(new URL("application.yml", users), { env });
   const app = await bootstrap({
-    config: new URL("application.yml", users),
-    env,
-    components: [sqliteStorage(location)],
+    config,
+    components: [...await scanComponents(config), sqliteStorage(location)],
+    openapi: openApi(),
   });
-  const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+  const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
   try {
     for (
       const user of [

@@ -3,7 +3,9 @@
  * bare Hono and by the runtime's bare server, on Deno, Bun and Node, plus NestJS on express and on
  * fastify on Node, each loaded over real sockets by wrk. `POST /users` is also served by bare Hono
  * reading its body with the checks of Thaw's `RequestBody()` (checked_app.ts), which splits
- * Thaw's distance to Hono into what those checks cost and what the controller layer costs. Thaw and
+ * Thaw's distance to Hono into what those checks cost and what the controller layer costs, and
+ * by bare Hono with its own `bodyLimit` and `validator("json")` (careful_app.ts), what a careful
+ * Hono user writes, so that what body checks cost in Hono itself shows beside it. Thaw and
  * Hono are served a second time with the same two Hono middlewares, `cors()` and `secureHeaders()`
  * (middleware.ts: `bootstrap({ middleware })` and `app.use("*", ...)`), so that what Thaw's
  * middleware path costs shows as the ratio of those two next to the ratio without.
@@ -96,6 +98,7 @@ function apps(runtime: Runtime) {
     { app: "thaw", name: "Thaw", middleware: false },
     { app: "hono", name: "Hono", middleware: false },
     { app: "checked", name: CHECKED, middleware: false },
+    { app: "careful", name: CAREFUL, middleware: false },
     { app: "bare", name: BARE[runtime], middleware: false },
     { app: "thaw", name: THAW_MIDDLEWARE, middleware: true },
     { app: "hono", name: HONO_MIDDLEWARE, middleware: true },
@@ -108,7 +111,9 @@ function servers(runtime: Runtime, firstPort: number): ServerSpec[] {
     const port = firstPort + i;
     const served = [SERVE, app, String(port), ...(middleware ? ["--middleware"] : [])];
     // The checks concern a body: GET would measure bare Hono twice.
-    const routes = app === "checked" ? ROUTES.filter((r) => r.startsWith("POST")) : ROUTES;
+    const routes = app === "checked" || app === "careful"
+      ? ROUTES.filter((r) => r.startsWith("POST"))
+      : ROUTES;
     switch (runtime) {
       case "deno":
         return {
@@ -150,6 +155,7 @@ function servers(runtime: Runtime, firstPort: number): ServerSpec[] {
   return specs;
 }
 const CHECKED = "Hono + Thaw's body checks";
+const CAREFUL = "Hono + bodyLimit + validator";
 const THAW_MIDDLEWARE = "Thaw + cors + secureHeaders";
 const HONO_MIDDLEWARE = "Hono + cors + secureHeaders";
 const WITH_MIDDLEWARE: readonly string[] = [THAW_MIDDLEWARE, HONO_MIDDLEWARE];
@@ -332,8 +338,8 @@ function requireTools(): void {
 requireTools();
 const versions = Object.fromEntries(runtimes.map((r) => [r, version(r)]));
 // Server-routes: Thaw, Hono, the bare server and the two middleware servers serve both routes,
-// the checked Hono POST only.
-const cells = runtimes.length * 11 + (runtimes.includes("node") ? 4 : 0);
+// the checked and the careful Hono POST only.
+const cells = runtimes.length * 12 + (runtimes.includes("node") ? 4 : 0);
 console.log(
   `HTTP: ${rounds} rounds, each of fresh servers, ${warmup} s warm-up and ${duration} s measured ` +
     `per server and route, ` +
@@ -424,6 +430,15 @@ for (const runtime of runtimes) {
           `req/s, ${(cpuOf(CHECKED) / cpuOf("Hono")).toFixed(3)}x its CPU per request; Thaw at ` +
           `${(100 * thaw / checked).toFixed(1)}% of this server's req/s, ` +
           `${(cpuOf("Thaw") / cpuOf(CHECKED)).toFixed(3)}x its CPU per request`,
+      );
+    }
+    if (samples.has(`${CAREFUL}|${route}`)) {
+      const careful = rpsOf(CAREFUL);
+      verdicts.push(
+        `${runtime} ${route}: ${CAREFUL} at ${(100 * careful / hono).toFixed(1)}% of Hono's ` +
+          `req/s, ${(cpuOf(CAREFUL) / cpuOf("Hono")).toFixed(3)}x its CPU per request; Thaw at ` +
+          `${(100 * thaw / careful).toFixed(1)}% of this server's req/s, ` +
+          `${(cpuOf("Thaw") / cpuOf(CAREFUL)).toFixed(3)}x its CPU per request`,
       );
     }
     if (runtime === "node") {

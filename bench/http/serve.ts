@@ -1,9 +1,9 @@
 // Serves one of the benchmark's apps on the runtime running this file, the way a user of that
 // runtime serves a fetch handler, and prints `ready` once it takes connections:
-//   deno run --allow-net --allow-read --allow-env bench/http/serve.ts thaw|hono|checked|bare <port>
+//   deno run --allow-net --allow-read --allow-env bench/http/serve.ts thaw|hono|checked|careful|bare <port>
 //                                                                     [--middleware]
 //   bun bench/http/serve.ts …        node --import tsx bench/http/serve.ts …
-// Each app is served as its users serve it: Thaw with `app.listen`, Hono with `Deno.serve`,
+// Each app is served as its users serve it: Thaw with `listen(app)`, Hono with `Deno.serve`,
 // `Bun.serve` or @hono/node-server. On Deno and Bun both come down to the same call, so their
 // difference is the framework's alone; on Node it includes Thaw's own listener. `--middleware`
 // (Thaw and Hono only) runs `cors()` and `secureHeaders()` around every request (middleware.ts).
@@ -21,11 +21,12 @@ const [app, portText, flag] = process.argv.slice(2);
 const port = Number(portText);
 const middleware = flag === "--middleware";
 if (
-  !["thaw", "hono", "checked", "bare"].includes(app) || !Number.isInteger(port) ||
+  !["thaw", "hono", "checked", "careful", "bare"].includes(app) || !Number.isInteger(port) ||
   (flag !== undefined && !middleware) || (middleware && app !== "thaw" && app !== "hono")
 ) {
   console.error(
-    "usage: serve.ts thaw|hono|checked|bare <port>, or serve.ts thaw|hono <port> --middleware",
+    "usage: serve.ts thaw|hono|checked|careful|bare <port>, or serve.ts thaw|hono <port> " +
+      "--middleware",
   );
   process.exit(2);
 }
@@ -35,11 +36,14 @@ const g = globalThis as { Deno?: DenoServe; Bun?: BunServe };
 if (app === "thaw") {
   // As a Thaw user serves: Deno.serve and Bun.serve as below; on Node, node:http with Hono's
   // adapter and bodies read before the handler (src/runtime/node_listener.ts).
-  const { thawApp } = await import("./thaw_app.ts");
-  await (await thawApp(middleware)).listen({ port, hostname });
+  const [{ thawApp }, { listen }] = await Promise.all([
+    import("./thaw_app.ts"),
+    import("../../server.ts"),
+  ]);
+  await listen(await thawApp(middleware), { port, hostname });
   console.log("ready");
 } else if (app === "checked") {
-  // Served as app.listen serves Thaw, so that the two differ by the controller layer alone.
+  // Served as listen(app) serves Thaw, so that the two differ by the controller layer alone.
   const [{ fetch }, { serve }, { DEFAULT_MAX_BODY_SIZE }] = await Promise.all([
     import("./checked_app.ts"),
     import("../../src/runtime/serve.ts"),
@@ -61,6 +65,8 @@ if (app === "thaw") {
 } else {
   const fetch: Fetch = app === "bare"
     ? (await import("./bare_fetch.ts")).fetch
+    : app === "careful"
+    ? (await import("./careful_app.ts")).fetch
     : (await import("./hono_app.ts")).honoFetch(middleware);
   if (g.Deno !== undefined) {
     g.Deno.serve({ port, hostname, onListen: () => console.log("ready") }, fetch);

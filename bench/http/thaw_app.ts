@@ -32,5 +32,5 @@ export function thawApp(middleware = false): Promise<Application> {
   });
 }
 
-/** The app without middleware; serve.ts serves it with `app.listen`, as a Thaw user does. */
+/** The app without middleware; serve.ts serves it with `listen(app)`, as a Thaw user does. */
 export const app: Application = await thawApp();

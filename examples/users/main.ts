@@ -1,9 +1,13 @@
 // The sample users app: `npm start` (or `deno task users`) from the repository root. It brings its
 // SQLite database up to date from migrations/ first, then serves on server.port of application.yml
-// until SIGTERM or Ctrl-C, which app.listen() turns into a graceful shutdown: the requests in
+// until SIGTERM or Ctrl-C, which listen() turns into a graceful shutdown: the requests in
 // flight finish, app.close() closes the database (its @PreDestroy), and the process exits 0.
 import process from "node:process";
 import { bootstrap } from "../../mod.ts";
+import { loadConfig } from "../../config.ts";
+import { openApi } from "../../openapi.ts";
+import { scanComponents } from "../../scan.ts";
+import { listen } from "../../server.ts";
 import { migrate, MigrationRunError, readDatasource, summaryLines } from "../../migrate.ts";
 import { sqliteStorage } from "./storage/sqlite_storage.ts";
 
@@ -34,10 +38,14 @@ if (users.location === ":memory:") {
   );
   process.exit(2);
 }
+const config = await loadConfig(new URL("application.yml", here));
 const app = await bootstrap({
-  config: new URL("application.yml", here),
-  components: [sqliteStorage(users.location)],
+  config,
+  // app.component-scan of application.yml: src/.
+  components: [...await scanComponents(config), sqliteStorage(users.location)],
+  // app.openapi of application.yml says where (and whether: OPENAPI=false turns it off).
+  openapi: openApi(),
 });
-const server = await app.listen();
+const server = await listen(app);
 // The pid is where SIGTERM goes: under `npm start` it is not npm's, which does not pass it on.
 console.log(`users app listening on ${server.url} (pid ${process.pid})`);

@@ -6,13 +6,14 @@
 // at /openapi.json, without the docs page, whose files are read from disk, and /actuator/health
 // with the db indicator of the manifest (`health: true`: there is no application.yml here).
 import { bootstrap } from "../../mod.ts";
+import { openApi } from "../../openapi.ts";
 import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 import { components, controllers } from "./thaw_manifest.ts";
 
 export default await bootstrap({
   controllers,
   components: [...components, MemoryUserRepository],
-  openapi: { docs: false, title: "Users", version: "1.0.0" },
+  openapi: openApi({ docs: false, title: "Users", version: "1.0.0" }),
   // /actuator/health with the `db` indicator: UP once the store's @PostConstruct has run.
   health: true,
 });

@@ -5,8 +5,9 @@ import { keyLine } from "./key_line.ts";
 /** Configuration as parsed from `application.yml` (or given as an object). */
 export type ConfigValues = Record<string, unknown>;
 
-/** A loaded configuration and where it came from. */
+/** A configuration file as `loadConfig` read it, with where each key came from. */
 export interface LoadedConfig {
+  /** The keys, after `${VAR}` substitution. */
   readonly values: ConfigValues;
   /** The file, for messages; `"config"` when given as an object. */
   readonly source: string;
@@ -16,33 +17,73 @@ export interface LoadedConfig {
   readonly lines?: ReadonlyMap<string, number>;
 }
 
-/** Reads `application.yml` (a path or file URL) or takes an object, and substitutes `${VAR}`. */
-export async function loadConfig(
-  source: string | URL | ConfigValues | undefined,
+// What `loadConfig` returned, so that `bootstrap` tells a loaded file from a configuration object
+// that happens to have a `values` key; and the loaded files whose `app.component-scan` has been
+// scanned, so that `bootstrap` does not ignore the key when nothing scanned it.
+const loaded = new WeakSet<LoadedConfig>();
+const scanned = new WeakSet<object>();
+
+/** Marks a configuration as read from a file by `loadConfig`. */
+export function registerLoadedConfig(config: LoadedConfig): LoadedConfig {
+  // Deeply: one loaded file may configure several apps, and `app.config` is its `values`, so a
+  // change made through one app would otherwise show in the others.
+  deepFreeze(config.values);
+  loaded.add(config);
+  return Object.freeze(config);
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/** Whether `value` is a configuration `loadConfig` read. */
+export function isLoadedConfig(value: unknown): value is LoadedConfig {
+  return typeof value === "object" && value !== null && loaded.has(value as LoadedConfig);
+}
+
+/** Records that the `app.component-scan` directories of a configuration were scanned. */
+export function markScanned(config: object): void {
+  scanned.add(config);
+}
+
+/** Whether the `app.component-scan` directories of a configuration were scanned. */
+export function wasScanned(config: unknown): boolean {
+  return typeof config === "object" && config !== null && scanned.has(config);
+}
+
+/**
+ * The configuration `bootstrap` was given: a file `loadConfig` read, or an object, whose `${VAR}`
+ * placeholders are substituted here.
+ */
+export function resolveConfig(
+  source: ConfigValues | LoadedConfig | undefined,
   env: EnvLookup = runtimeEnv(),
-): Promise<LoadedConfig> {
+): LoadedConfig {
   if (source === undefined) return { values: {}, source: "config", dir: undefined };
-  if (typeof source !== "string" && !(source instanceof URL)) {
-    return {
-      values: substituteAll(source, env, "config") as ConfigValues,
-      source: "config",
-      dir: undefined,
-    };
+  if (isLoadedConfig(source)) return source;
+  if (typeof source === "string" || source instanceof URL) {
+    // The one mistake an edge-sized entry point has to explain: reading a file lives elsewhere.
+    throw new ConfigError(
+      `bootstrap({ config: ${JSON.stringify(String(source))} }): a path is read by loadConfig, ` +
+        `which lives in its own entry point so that an edge worker carries no file system and ` +
+        `no YAML parser: import { loadConfig } from "@thaw/thaw/config" and pass ` +
+        `config: await loadConfig(${JSON.stringify(String(source))})`,
+    );
   }
-  // Loaded only for a file, so an app configured by object needs no file system and no YAML
-  // parser: neither is evaluated, and a bundle split into chunks leaves both out of its entry.
-  const { readFile } = await import("node:fs/promises");
-  const { dirname, resolve } = await import("node:path");
-  const { fileURLToPath } = await import("node:url");
-  const file = resolve(typeof source === "string" ? source : fileURLToPath(source));
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  if (typeof source !== "object" || source === null || Array.isArray(source)) {
+    throw new ConfigError(
+      `bootstrap({ config }) takes an object of keys or what loadConfig returns, got ${
+        Array.isArray(source) ? "an array" : source === null ? "null" : typeof source
+      }`,
+    );
   }
-  const { parseConfigText } = await import("./yaml_config.ts");
-  return parseConfigText(text, file, dirname(file), env);
+  return {
+    values: substituteAll(source, env, "config") as ConfigValues,
+    source: "config",
+    dir: undefined,
+  };
 }
 
 /**

@@ -2,24 +2,88 @@ import type { Class } from "./class_record.ts";
 import { recordOf } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
 import { messageOf } from "./application_context.ts";
+import {
+  configStrings,
+  type ConfigValues,
+  isLoadedConfig,
+  type LoadedConfig,
+  markScanned,
+} from "../config/application_config.ts";
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const NOT_SOURCE = /(?:[._](?:test|spec|bench)|\.d)\.(?:[cm]?[jt]s|[jt]sx)$/;
 
 /**
  * Imports every module under the given directories and returns the exported classes that carry a
- * Thaw stereotype (`@RestController`, `@Component`, `@Service`, `@Configuration`).
+ * Thaw stereotype (`@RestController`, `@Component`, `@Service`, `@Configuration`), for
+ * `bootstrap({ components })`. Given what `loadConfig` read, scans the directories of its
+ * `app.component-scan` key, relative to the file; given a configuration object, the same key's,
+ * relative to `base`.
  *
  * Files are visited in byte order of their path; tests (`*_test.ts`, `*.spec.ts`, ...),
  * declaration files, dot-folders and `node_modules` are passed over. Only exported classes are
  * found. Relative directories resolve against `base` (a directory path or file URL), or the
  * working directory when none is given. This needs a file system: on an edge runtime, list the
  * classes instead (or import a generated manifest).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { pathToFileURL } from "node:url";
+ * import { bootstrap } from "@thaw/thaw";
+ * import { scanComponents } from "@thaw/thaw/scan";
+ *
+ * const dir = await mkdtemp(join(tmpdir(), "thaw-"));
+ * await mkdir(join(dir, "src"));
+ * const thaw = JSON.stringify(import.meta.resolve("@thaw/thaw"));
+ * await writeFile(
+ *   join(dir, "src", "ping_controller.ts"),
+ *   `import { GetMapping, RestController } from ${thaw};
+ * @RestController()
+ * export class PingController {
+ *   @GetMapping("/ping")
+ *   ping() { return "pong"; }
+ * }
+ * `,
+ * );
+ *
+ * const components = await scanComponents([pathToFileURL(join(dir, "src"))]);
+ * assert.deepEqual(components.map((c) => c.name), ["PingController"]);
+ * const app = await bootstrap({ components });
+ * const res = await app.fetch(new Request("http://localhost/ping"));
+ * assert.equal(await res.text(), "pong");
+ * ```
  */
 export async function scanComponents(
-  directories: readonly (string | URL)[],
+  source: readonly (string | URL)[] | LoadedConfig | ConfigValues,
   base?: string | URL,
 ): Promise<Class[]> {
+  let directories: readonly (string | URL)[];
+  if (Array.isArray(source)) {
+    directories = source;
+  } else if (isLoadedConfig(source)) {
+    directories = configStrings(source, "app.component-scan");
+    base = source.dir;
+    markScanned(source);
+  } else if (
+    typeof source === "object" && source !== null && !(source instanceof URL)
+  ) {
+    // A configuration object: its directories resolve against `base`, else the working directory.
+    const config = { values: source as ConfigValues, source: "config", dir: undefined };
+    directories = configStrings(config, "app.component-scan");
+    markScanned(source);
+  } else {
+    throw new TypeError(
+      "scanComponents takes a list of directories, what loadConfig returns or a configuration " +
+        "object, got " +
+        (typeof source === "string" || source instanceof URL
+          ? "one directory: put it in a list"
+          : String(source)),
+    );
+  }
   const found: Class[] = [];
   for (const { cls } of await scanExports(directories, base)) {
     if (!found.includes(cls)) found.push(cls);

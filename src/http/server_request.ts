@@ -1,7 +1,7 @@
 /**
  * What the server running the app parsed of a request before the app saw it. The body binding
  * reads headers and pre-read bytes through this interface, so it depends on no server adapter:
- * `app.listen` on Node hands in Node's parsed request (src/runtime/node_incoming.ts), every other
+ * `listen(app)` on Node hands in Node's parsed request (src/runtime/node_incoming.ts), every other
  * server the web `Request` itself.
  */
 export interface ServerRequest {

@@ -15,7 +15,7 @@ import {
   sourceSchema,
 } from "./json_schema.ts";
 
-/** An OpenAPI 3.1 document, as `app.openapi()` returns it and `/openapi.json` serves it. */
+/** An OpenAPI 3.1 document, as `openApiDocument(app)` returns it and `/openapi.json` serves it. */
 export interface OpenApiDocument {
   /** The version of the OpenAPI specification. */
   readonly openapi: "3.1.0";
@@ -150,7 +150,7 @@ const ERROR_SCHEMA: JsonSchema = {
  * parameters, body, declared answers and the error answers Thaw gives by itself. Pure: it reads
  * only the routes' decorator records.
  */
-export function openApiDocument(
+export function buildOpenApiDocument(
   routes: readonly DocumentedRoute[],
   options: DocumentOptions,
 ): OpenApiDocument {
@@ -255,7 +255,7 @@ export function openApiDocument(
     version: options.version,
   };
   if (options.description !== undefined) info.description = options.description;
-  // Frozen: it is built once and handed to every caller of `app.openapi()`.
+  // Frozen: it is built once and handed to every caller of `openApiDocument(app)`.
   return deepFreeze({
     openapi: "3.1.0",
     info,

@@ -3,11 +3,11 @@ import { ConfigError } from "../config/config_error.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
 
 /**
- * Options of the OpenAPI document and its docs page: `bootstrap({ openapi })`, or the
- * `app.openapi` keys of `application.yml` (the option's keys win over the file's).
+ * Options of the OpenAPI document and its docs page: `openApi(options)`, or the `app.openapi`
+ * keys of `application.yml` (the option's keys win over the file's).
  */
 export interface OpenApiOptions {
-  /** Whether to serve anything; `true` when options are given. `false` turns off the file's keys. */
+  /** Whether to serve anything; `true` by default. `false` turns off the file's keys. */
   readonly enabled?: boolean;
   /** Where the JSON document is served; `/openapi.json` by default; `false`: not served. */
   readonly path?: string | false;
@@ -42,13 +42,15 @@ function asFlag(value: unknown): boolean | undefined {
 const KEYS = ["enabled", "path", "docs", "title", "version", "description"] as const;
 
 /**
- * Resolves the `openapi` bootstrap option over the `app.openapi` keys. Nothing in either: nothing
- * served (`app.openapi()` still builds the document). Throws a `ConfigError` naming the key and
- * its line for a wrong type, an unknown key or a path that is not a plain literal path.
+ * Resolves the options of `openApi()` (or `openApiDocument(app, options)`: `caller`) over the
+ * `app.openapi` keys; `true` is `openApi()` without options. Nothing in either: nothing served.
+ * Throws a `ConfigError` naming the key and its line for a wrong type, an unknown key or a path
+ * that is not a plain literal path.
  */
 export function openApiSettings(
   config: LoadedConfig,
   option: OpenApiOptions | boolean | undefined,
+  caller = "openApi()",
 ): OpenApiSettings {
   const raw = configValue(config.values, "app.openapi");
   const where = (key?: string) =>
@@ -76,16 +78,14 @@ export function openApiSettings(
     (typeof option !== "object" || option === null || Array.isArray(option))
   ) {
     throw new ConfigError(
-      `bootstrap option openapi must be true, false or an object, got ${
+      `${caller} takes an object of options, got ${
         option === null ? "null" : JSON.stringify(option)
       }`,
     );
   }
   const code: Record<string, unknown> = typeof option === "object" ? { ...option } : {};
   const pick = (key: (typeof KEYS)[number]): [unknown, string] =>
-    code[key] !== undefined
-      ? [code[key], `bootstrap option openapi.${key}`]
-      : [file[key], where(key)];
+    code[key] !== undefined ? [code[key], `${caller} option ${key}`] : [file[key], where(key)];
 
   const [enabledValue, enabledAt] = pick("enabled");
   const enabledFlag = asFlag(enabledValue);

@@ -24,7 +24,7 @@ function incomingOf(env: unknown): Incoming | undefined {
 }
 
 /**
- * The body a Node server read before the request reached Hono, `incoming.rawBody`: `app.listen`
+ * The body a Node server read before the request reached Hono, `incoming.rawBody`: `listen(app)`
  * on Node reads it (node_listener.ts), as do hosts like Cloud Functions.
  */
 export function rawBodyOf(env: unknown): Uint8Array | undefined {

@@ -6,7 +6,7 @@ type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
 /**
- * The node:http request listener of `app.listen` on Node: Hono's adapter, with one change. A body
+ * The node:http request listener of `listen(app)` on Node: Hono's adapter, with one change. A body
  * of declared length within the limit is read into `incoming.rawBody` before the request goes on,
  * as Node hosts such as Cloud Functions do; the adapter and Thaw's body binding then take the
  * bytes as they are, instead of wrapping the socket in a web stream to read the same bytes back

@@ -1,4 +1,4 @@
-/** Options of `Application.listen`. */
+/** Options of `listen(app, options)`. */
 export interface ListenOptions {
   /** The port; `0` picks a free one. Defaults to `server.port` of the config, else 8080. */
   readonly port?: number;

@@ -1,4 +1,4 @@
-// Graceful shutdown: what `app.listen()` does between the last request it takes and the process's
+// Graceful shutdown: what `listen(app)` does between the last request it takes and the process's
 // end, the same on Deno, Bun and Node. The runtime's own server does the draining (each one stops
 // accepting, lets answers being written finish and closes idle keep-alive connections); this file
 // bounds it in time, names what the bound cut, and turns a signal into that sequence.

@@ -20,6 +20,8 @@ import {
   LIVENESS_PATH,
   READINESS_PATH,
 } from "../../src/actuator/health_routes.ts";
+import { openApi, openApiDocument } from "../../openapi.ts";
+import { scanComponents } from "../../scan.ts";
 import { call, reach } from "../helpers.ts";
 import { assertValidOpenApi, schemaValidator } from "../openapi/openapi_validator.ts";
 
@@ -347,7 +349,7 @@ describe("health indicators at startup", () => {
 
   it("find indicators by scanning, as any bean", async () => {
     const app = await bootstrap({
-      scan: [new URL("../fixtures/health_scan/", import.meta.url)],
+      components: await scanComponents([new URL("../fixtures/health_scan/", import.meta.url)]),
       health: { showDetails: "always" },
     });
     assert.deepEqual((await probe(app, HEALTH_PATH)).json, {
@@ -405,9 +407,9 @@ describe("the health endpoints in the OpenAPI document", () => {
     const without = await bootstrap({
       controllers: [HelloController],
       components: [DatabaseHealth],
-      openapi: { docs: false },
+      openapi: openApi({ docs: false }),
     });
-    const plain = await without.openapi();
+    const plain = await openApiDocument(without);
     assert.deepEqual(Object.keys(plain.paths), ["/hello"]);
     assert.ok(!(plain.tags ?? []).some((t) => t.name === "Actuator"));
     assert.ok(!Object.hasOwn(plain.components.schemas, "Health"));
@@ -416,9 +418,9 @@ describe("the health endpoints in the OpenAPI document", () => {
       controllers: [HelloController],
       components: [DatabaseHealth, ThrowingHealth],
       health: { showDetails: "always" },
-      openapi: { docs: false },
+      openapi: openApi({ docs: false }),
     });
-    const doc = await app.openapi();
+    const doc = await openApiDocument(app);
     await assertValidOpenApi(doc);
     assert.deepEqual(Object.keys(doc.paths), ["/hello", ...PATHS]);
     assert.deepEqual(
@@ -426,7 +428,7 @@ describe("the health endpoints in the OpenAPI document", () => {
       [["200", "503"], ["200"], ["200", "503"]],
     );
     assert.ok((doc.tags ?? []).some((t) => t.name === "Actuator"));
-    // The document served is the one app.openapi() returns.
+    // The document served is the one openApiDocument(app) returns.
     const served = await call(app, "GET", "/openapi.json");
     assert.deepEqual(await served.json(), JSON.parse(JSON.stringify(doc)));
 

@@ -1,11 +1,19 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ConfigValues, loadConfig } from "../../src/config/application_config.ts";
+import { type ConfigValues, resolveConfig } from "../../src/config/application_config.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
-import { type HealthOptions, healthSettings } from "../../src/actuator/health_settings.ts";
+import {
+  type HealthOptions,
+  type HealthSettings,
+  healthSettings,
+} from "../../src/actuator/health_settings.ts";
 
-async function settings(values: ConfigValues, option: HealthOptions | boolean | undefined) {
-  return healthSettings(await loadConfig(values), option);
+/** The settings of `values` and `option`; a rejected promise for what they refuse. */
+function settings(
+  values: ConfigValues,
+  option: HealthOptions | boolean | undefined,
+): Promise<HealthSettings> {
+  return Promise.resolve().then(() => healthSettings(resolveConfig(values), option));
 }
 
 function management(showDetails?: unknown, timeout?: unknown): ConfigValues {
@@ -29,7 +37,7 @@ describe("the health settings", () => {
       timeout: 250,
     });
     const fromEnv = healthSettings(
-      await loadConfig(
+      resolveConfig(
         management("${DETAILS}", "${TIMEOUT}"),
         (name) => (({ DETAILS: "always", TIMEOUT: "40" }) as Record<string, string>)[name],
       ),

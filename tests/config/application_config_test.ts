@@ -3,7 +3,12 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { bootstrap, ConfigError } from "../../mod.ts";
+import { loadConfig } from "../../config.ts";
+import { isLoadedConfig, resolveConfig } from "../../src/config/application_config.ts";
+import { propertyOptions } from "../property.ts";
+import { configTree, envOf, expectedValues, missingPlaceholders, render } from "./config_trees.ts";
 
 async function withYaml(text: string, run: (file: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "thaw-config-"));
@@ -19,14 +24,15 @@ async function withYaml(text: string, run: (file: string) => Promise<void>): Pro
 describe("application.yml", () => {
   it("substitutes ${VAR} and ${VAR:default}", async () => {
     await withYaml("server:\n  port: ${P}\nname: ${NAME:thaw}-${ENV_X:dev}\n", async (file) => {
-      const app = await bootstrap({ config: file, env: { P: "9000", ENV_X: "prod" } });
+      const config = await loadConfig(file, { env: { P: "9000", ENV_X: "prod" } });
+      const app = await bootstrap({ config });
       assert.deepEqual(app.config, { server: { port: "9000" }, name: "thaw-prod" });
     });
   });
 
   it("names the variable, the file, the line and the key when a variable is missing", async () => {
     await withYaml("db:\n  user: x\n  password: ${DB_PASSWORD}\n", async (file) => {
-      await assert.rejects(bootstrap({ config: file, env: {} }), (e: unknown) => {
+      await assert.rejects(loadConfig(file, { env: {} }), (e: unknown) => {
         assert.ok(e instanceof ConfigError);
         assert.ok(
           e.message.startsWith(
@@ -46,7 +52,7 @@ describe("application.yml", () => {
 
   it("names the file, line and column of a YAML syntax error", async () => {
     await withYaml("server:\n  port: 1\n bad: [\n", async (file) => {
-      await assert.rejects(bootstrap({ config: file }), (e: unknown) => {
+      await assert.rejects(loadConfig(file), (e: unknown) => {
         assert.ok(e instanceof ConfigError);
         assert.ok(e.message.startsWith(`${file}:3:`), e.message);
         return true;
@@ -56,11 +62,11 @@ describe("application.yml", () => {
 
   it("refuses a document that is not a mapping, and a bad port", async () => {
     await withYaml("- a\n- b\n", async (file) => {
-      await assert.rejects(bootstrap({ config: file }), /must be a mapping/);
+      await assert.rejects(loadConfig(file), /must be a mapping/);
     });
     await withYaml("server:\n  port: eighty\n", async (file) => {
       await assert.rejects(
-        bootstrap({ config: file }),
+        bootstrap({ config: await loadConfig(file) }),
         /server\.port must be an integer from 0 to 65535, got "eighty"/,
       );
     });
@@ -69,7 +75,7 @@ describe("application.yml", () => {
 
   it("names a file that cannot be read", async () => {
     await assert.rejects(
-      bootstrap({ config: "/no/such/application.yml" }),
+      loadConfig("/no/such/application.yml"),
       /Cannot read \/no\/such\/application\.yml/,
     );
   });
@@ -78,11 +84,133 @@ describe("application.yml", () => {
     await withYaml(
       "__proto__:\n  polluted: yes\nserver:\n  __proto__:\n    port: 1\n",
       async (file) => {
-        const app = await bootstrap({ config: file });
+        const app = await bootstrap({ config: await loadConfig(file) });
         assert.equal(({} as Record<string, unknown>).polluted, undefined);
         assert.equal(Object.getPrototypeOf(app.config), Object.prototype);
         assert.deepEqual(app.config, { server: {} });
       },
     );
+  });
+});
+
+describe("bootstrap({ config })", () => {
+  /** Asserts that `promise` rejects with a ConfigError whose message contains every part. */
+  async function rejectsNaming(promise: Promise<unknown>, ...parts: string[]): Promise<void> {
+    await assert.rejects(promise, (e: unknown) => {
+      assert.ok(e instanceof ConfigError, String(e));
+      for (const part of parts) assert.ok(e.message.includes(part), `${part} in: ${e.message}`);
+      return true;
+    });
+  }
+
+  it("refuses a path, pointing at loadConfig of @thaw/thaw/config", async () => {
+    await rejectsNaming(
+      bootstrap({ config: "application.yml" as never }),
+      'bootstrap({ config: "application.yml" })',
+      'import { loadConfig } from "@thaw/thaw/config"',
+      'config: await loadConfig("application.yml")',
+    );
+  });
+
+  it("refuses a file URL, pointing at loadConfig of @thaw/thaw/config", async () => {
+    const url = new URL("file:///srv/app/application.yml");
+    await rejectsNaming(
+      bootstrap({ config: url as never }),
+      'bootstrap({ config: "file:///srv/app/application.yml" })',
+      'import { loadConfig } from "@thaw/thaw/config"',
+      'config: await loadConfig("file:///srv/app/application.yml")',
+    );
+  });
+
+  it("refuses what is neither an object of keys nor a loaded file", async () => {
+    await rejectsNaming(bootstrap({ config: ["a"] as never }), "got an array");
+    await rejectsNaming(bootstrap({ config: 8080 as never }), "got number");
+    await rejectsNaming(bootstrap({ config: true as never }), "got boolean");
+    await rejectsNaming(
+      bootstrap({ config: null as never }),
+      "bootstrap({ config }) takes an object of keys or what loadConfig returns",
+    );
+  });
+
+  it("takes an object shaped like a loaded file as keys: only what loadConfig returns is one", async () => {
+    await withYaml("a: 1\n", async (file) => {
+      const loaded = await loadConfig(file);
+      assert.equal(isLoadedConfig(loaded), true);
+      const { values, source, dir } = loaded;
+      const lookalike = { values, source, dir };
+      assert.equal(isLoadedConfig(lookalike), false);
+      assert.equal(isLoadedConfig({ ...loaded }), false);
+      const app = await bootstrap({ config: lookalike });
+      assert.deepEqual(app.config, { values: { a: 1 }, source: file, dir });
+      assert.deepEqual((await bootstrap({ config: loaded })).config, { a: 1 });
+    });
+    const shaped = { values: { a: "${A}" }, source: "x.yml", dir: "/" };
+    const app = await bootstrap({ config: shaped, env: { A: "1" } });
+    assert.deepEqual(app.config, { values: { a: "1" }, source: "x.yml", dir: "/" });
+  });
+
+  it("applies its env option to an object, and refuses it beside a file loadConfig read", async () => {
+    await withYaml("name: ${NAME:file}\n", async (file) => {
+      const config = await loadConfig(file, { env: { NAME: "loaded" } });
+      // The file's placeholders are already substituted: an env here would change nothing.
+      await assert.rejects(
+        bootstrap({ config, env: { NAME: "bootstrap" } }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.includes(`${file} was read by loadConfig`) &&
+          error.message.includes("loadConfig(path, { env })"),
+      );
+      assert.deepEqual((await bootstrap({ config })).config, { name: "loaded" });
+    });
+    const app = await bootstrap({ config: { name: "${NAME:object}" }, env: { NAME: "given" } });
+    assert.deepEqual(app.config, { name: "given" });
+    // The option stands for the whole environment: a variable it leaves out is unset.
+    const unset = await bootstrap({ config: { p: "${PATH:none}" }, env: {} });
+    assert.deepEqual(unset.config, { p: "none" });
+  });
+});
+
+describe("resolveConfig (property)", () => {
+  it("substitutes every ${VAR} of an object as the environment has it, or names one unset", () => {
+    fc.assert(
+      fc.property(configTree, (tree) => {
+        const env = envOf(tree.env);
+        const missing = missingPlaceholders(tree.spec, tree.env);
+        if (missing.length === 0) {
+          const resolved = resolveConfig(tree.config, env);
+          assert.deepEqual(resolved, {
+            values: expectedValues(tree.spec, tree.env),
+            source: "config",
+            dir: undefined,
+          });
+          assert.equal(isLoadedConfig(resolved), false);
+          // The object given is left as it was.
+          assert.deepEqual(tree.config, render(tree.spec));
+        } else {
+          assert.throws(
+            () => resolveConfig(tree.config, env),
+            (e: unknown) => {
+              assert.ok(e instanceof ConfigError, String(e));
+              const named = e.message.match(/^config: (.+) uses \$\{([^}]+)\}, which is not set/);
+              assert.ok(named, e.message);
+              assert.ok(
+                missing.some((m) => m.key === named[1] && m.name === named[2]),
+                `${e.message} names none of ${JSON.stringify(missing)}`,
+              );
+              return true;
+            },
+          );
+        }
+      }),
+      propertyOptions(300),
+    );
+  });
+
+  it("returns what loadConfig read as it is", async () => {
+    await withYaml("a: ${A:1}\n", async (file) => {
+      const loaded = await loadConfig(file, { env: {} });
+      assert.equal(resolveConfig(loaded, () => "2"), loaded);
+      assert.deepEqual(resolveConfig(undefined), { values: {}, source: "config", dir: undefined });
+    });
   });
 });

@@ -13,6 +13,7 @@ import {
   Service,
   Value,
 } from "../../mod.ts";
+import { loadConfig } from "../../config.ts";
 import { ApplicationContext } from "../../src/context/application_context.ts";
 import { convertValue, parseValueExpression } from "../../src/context/value.ts";
 import { propertyOptions } from "../property.ts";
@@ -68,7 +69,8 @@ describe("@Value reads the configuration", () => {
           @Value("${mail.servers.1}")
           second!: string;
         }
-        const mailer = (await bootstrap({ components: [Mailer], config: file })).getBean(Mailer);
+        const config = await loadConfig(file);
+        const mailer = (await bootstrap({ components: [Mailer], config })).getBean(Mailer);
         assert.equal(mailer.host, "smtp.example.com");
         assert.equal(mailer.port, 587);
         assert.equal(mailer.tls, true);
@@ -85,7 +87,8 @@ describe("@Value reads the configuration", () => {
         @Value("${db.url}")
         url!: string;
       }
-      const app = await bootstrap({ components: [Db], config: file, env: { DB_HOST: "db1" } });
+      const config = await loadConfig(file, { env: { DB_HOST: "db1" } });
+      const app = await bootstrap({ components: [Db], config });
       assert.equal(app.getBean(Db).url, "postgres://db1:5432/app");
     });
   });

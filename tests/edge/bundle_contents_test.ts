@@ -1,7 +1,6 @@
-// What an app configured in code carries when a bundler splits what is only reached by `import()`
-// into chunks of its own (Vite, Rollup, `esbuild --splitting`): the modules its entry loads before
-// running must not include the YAML parser, component scanning or the server, which such an app
-// never uses. The sizes themselves are a benchmark (`npm run bench:startup`), not a test.
+// What an edge worker carries. The default entry point reaches no YAML parser, scanner, server or
+// OpenAPI generator, statically or by `import()`: each has an entry point of its own that only the
+// apps using it import. The sizes themselves are a benchmark (`npm run bench:startup`), not a test.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -46,45 +45,111 @@ async function loadedInputs(
 
 const has = (inputs: Set<string>, part: string) => [...inputs].some((i) => i.includes(part));
 
-describe("an edge worker with explicit class lists, bundled in chunks", () => {
+/** An entry bundled into one file, as Wrangler bundles a worker: its inputs and its code. */
+async function oneFile(entry: string): Promise<{ inputs: Set<string>; code: string }> {
+  const result = await build({
+    entryPoints: [join(root, entry)],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    external: ["node:*", "@hono/node-server"],
+    // Minified, so that what is left is code: the JSDoc examples name node: modules too.
+    minify: true,
+    write: false,
+    metafile: true,
+    outdir: join(root, "dist", "bundle-contents"),
+    logLevel: "silent",
+  });
+  const [output] = Object.values(result.metafile.outputs);
+  return {
+    inputs: new Set(Object.keys(output.inputs)),
+    code: new TextDecoder().decode(result.outputFiles[0].contents),
+  };
+}
+
+// What only a server or a tool needs, each behind an entry point of its own: none of it may reach
+// the bundle of a worker that imports the default entry alone.
+const SERVER_ONLY = [
+  // @thaw/thaw/config: the file and the YAML parser.
+  "node_modules/js-yaml/",
+  "src/config/load_config.ts",
+  "src/config/yaml_config.ts",
+  "src/config/yaml_lines.ts",
+  // @thaw/thaw/scan.
+  "src/context/component_scan.ts",
+  // @thaw/thaw/server: the listeners and graceful shutdown.
+  "src/runtime/listen.ts",
+  "src/runtime/serve.ts",
+  "src/runtime/node_listener.ts",
+  "src/runtime/shutdown.ts",
+  "src/runtime/unread_body.ts",
+];
+// @thaw/thaw/openapi: the generator, its settings and the docs page.
+const OPENAPI = [
+  "src/openapi/open_api.ts",
+  "src/openapi/openapi_options.ts",
+  "src/openapi/openapi_document.ts",
+  "src/openapi/json_schema.ts",
+  "src/openapi/openapi_routes.ts",
+  "src/openapi/docs_page.ts",
+];
+
+describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
   after(() => stop());
 
-  it("loads no YAML parser, component scanner or server before it runs", async () => {
-    const { loaded, lazy } = await loadedInputs("examples/users/worker_explicit.ts");
-    for (const part of ["src/web/compile.ts", "node_modules/hono/"]) {
-      assert.ok(has(loaded, part), `${part} should be in the entry's chunks`);
+  for (const entry of ["tests/fixtures/small_worker.ts", "examples/users/worker_explicit.ts"]) {
+    it(`${entry}: carries no YAML parser, scanner or server, and no node: import`, async () => {
+      const { inputs, code } = await oneFile(entry);
+      for (const part of ["src/web/compile.ts", "node_modules/hono/"]) {
+        assert.ok(has(inputs, part), `${part} should be in the bundle`);
+      }
+      for (const part of SERVER_ONLY) {
+        assert.ok(!has(inputs, part), `${part} is in the bundle of ${entry}`);
+      }
+      // Not even `import("node:...")`: a worker without nodejs_compat cannot load one.
+      const nodeImports = [...code.matchAll(/["'](node:[^"']+)["']/g)].map((m) => m[1]);
+      assert.deepEqual(nodeImports, [], `${entry} names ${nodeImports.join(", ")}`);
+      // No `import()` at all: whatever one names, esbuild inlines into the one file.
+      assert.ok(!/\bimport\s*\(/.test(code), `${entry} has an import() left`);
+    });
+  }
+
+  it("the generator is in the bundle of the worker that serves OpenAPI only", async () => {
+    const [small, explicit, served] = await Promise.all([
+      oneFile("tests/fixtures/small_worker.ts"),
+      oneFile("examples/users/worker_explicit.ts"),
+      oneFile("examples/users/worker.ts"),
+    ]);
+    for (const part of OPENAPI) {
+      assert.ok(!has(small.inputs, part), `${part} is in the small worker's bundle`);
+      assert.ok(!has(explicit.inputs, part), `${part} is in worker_explicit's bundle`);
+      assert.ok(has(served.inputs, part), `${part} is missing from worker.ts's bundle`);
     }
-    for (
-      const part of [
-        "node_modules/js-yaml/",
-        "src/config/yaml_config.ts",
-        "src/context/component_scan.ts",
-        "src/runtime/serve.ts",
-        // It serves no OpenAPI document: its keys, the generator and the page stay unloaded.
-        "src/openapi/openapi_options.ts",
-        "src/openapi/openapi_document.ts",
-        "src/openapi/json_schema.ts",
-        "src/openapi/openapi_routes.ts",
-        "src/openapi/docs_page.ts",
-        // Nor health: its settings, the checks' runner, the aggregation and the routes.
-        "src/actuator/health_settings.ts",
-        "src/actuator/health_check.ts",
-        "src/actuator/health.ts",
-        "src/actuator/health_routes.ts",
-      ]
-    ) {
-      assert.ok(!has(loaded, part), `${part} is loaded by a worker that never uses it`);
+    for (const part of SERVER_ONLY) {
+      assert.ok(!has(served.inputs, part), `${part} is in worker.ts's bundle`);
     }
-    // Still in the bundle, for the apps that take those paths.
-    for (
-      const part of [
-        "node_modules/js-yaml/",
-        "src/context/component_scan.ts",
-        "src/openapi/openapi_document.ts",
-        "src/actuator/health_routes.ts",
-      ]
-    ) {
-      assert.ok(has(lazy, part), `${part} should be in a chunk of its own`);
+  });
+
+  it("each entry point alone carries what it is for, and the default one nothing of the others", async () => {
+    const { exports } = JSON.parse(await readFile(join(root, "deno.json"), "utf8")) as {
+      exports: Record<string, string>;
+    };
+    const main = await oneFile(exports["."]);
+    for (const part of [...SERVER_ONLY, ...OPENAPI, "src/migrate/"]) {
+      assert.ok(!has(main.inputs, part), `${part} is reachable from the default entry point`);
+    }
+    assert.ok(!/\bimport\s*\(/.test(main.code), "the default entry point has an import() left");
+    assert.doesNotMatch(main.code, /["']node:/, "the default entry point names a node: module");
+    const own: Record<string, string> = {
+      "./config": "node_modules/js-yaml/",
+      "./scan": "src/context/component_scan.ts",
+      "./openapi": "src/openapi/openapi_document.ts",
+      "./server": "src/runtime/serve.ts",
+    };
+    for (const [name, part] of Object.entries(own)) {
+      assert.ok(has((await oneFile(exports[name])).inputs, part), `${name} lacks ${part}`);
     }
   });
 
@@ -108,10 +173,10 @@ describe("an edge worker with explicit class lists, bundled in chunks", () => {
     });
   }
 
-  it("the one-file worker bundles (as Wrangler builds) import no node: module at load", async () => {
-    // Without splitting, esbuild inlines what `import()` reaches and hoists its static imports of
-    // external modules to the top of the file: a `node:` import there is evaluated at load, and
-    // fails on workerd without `nodejs_compat`, whether or not the app takes that path.
+  it("the one-file worker bundles of the sample app import no node: module at load", async () => {
+    // users.js serves OpenAPI: the docs page, which it turns off, reads its files with `import()`
+    // of node:fs; hoisted to the top of the file, a `node:` import would be evaluated at load and
+    // fail on workerd without `nodejs_compat`, whether or not the app takes that path.
     const dir = await mkdtemp(join(tmpdir(), "thaw-bundle-"));
     try {
       await bundleWorkers(dir);
@@ -120,6 +185,8 @@ describe("an edge worker with explicit class lists, bundled in chunks", () => {
         const hoisted = [...code.matchAll(/from\s*"(node:[^"]+)"/g)].map((m) => m[1]);
         assert.deepEqual(hoisted, [], `${file} imports ${hoisted.join(", ")} at load`);
       }
+      const explicit = await readFile(join(dir, "users_explicit.js"), "utf8");
+      assert.doesNotMatch(explicit, /["']node:/, "users_explicit.js names a node: module");
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

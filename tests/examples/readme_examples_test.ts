@@ -11,6 +11,16 @@ const readme = readFileSync(new URL("README.md", root), "utf8");
 // Inside the checkout (and ignored by git), so that the blocks' own imports (hono/cors, zod)
 // resolve as in an app.
 const dir = new URL(".tmp/readme-examples/", root);
+// Every entry point of deno.json, as a user's import names it ("@thaw/thaw", "@thaw/thaw/server"),
+// to its file in this checkout, relative to `dir`.
+const { exports } = JSON.parse(readFileSync(new URL("deno.json", root), "utf8")) as {
+  exports: Record<string, string>;
+};
+const local = (code: string) =>
+  code.replace(/"@thaw\/thaw(\/[a-z]+)?"/g, (specifier, sub: string | undefined) => {
+    const file = exports[`.${sub ?? ""}`];
+    return file === undefined ? specifier : JSON.stringify(`../../${file.replace(/^\.\//, "")}`);
+  });
 
 interface Block {
   readonly heading: string;
@@ -48,7 +58,7 @@ describe("the README's asserting examples", () => {
     it(`run: "${block.heading}", README.md line ${block.line}`, async () => {
       mkdirSync(dir, { recursive: true });
       const file = new URL(`line_${block.line}.ts`, dir);
-      writeFileSync(file, block.code.replaceAll('"@thaw/thaw"', '"../../mod.ts"'));
+      writeFileSync(file, local(block.code));
       await import(pathToFileURL(file.pathname).href);
     });
   }

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { OpenApiDocument, Server } from "../../mod.ts";
+import type { OpenApiDocument } from "../../openapi.ts";
+import { listen, type Server } from "../../server.ts";
 import { usersClient } from "../../examples/users/client/users_client.ts";
 import { resolvePointer, schemaValidator } from "../openapi/openapi_validator.ts";
 import { STORAGES, usersApps } from "./users_storage.ts";
@@ -48,7 +49,7 @@ for (const storage of STORAGES) {
 
     before(async () => {
       const { app } = await open(storage);
-      server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+      server = await listen(app, { port: 0, hostname: "127.0.0.1" });
       document = await (await fetch(`${server.url}/openapi.json`)).json();
       check = schemaValidator(document);
     });

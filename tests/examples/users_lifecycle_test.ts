@@ -17,7 +17,7 @@ import { MemoryUserRepository } from "../../examples/users/storage/memory_user_r
 import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
 import { call } from "../helpers.ts";
 import { SQLITE } from "../runtime.ts";
-import { type Storage, STORAGES, USERS_CONFIG, USERS_DIR } from "./users_storage.ts";
+import { bootstrapUsers, type Storage, STORAGES, USERS_DIR } from "./users_storage.ts";
 
 const apps: Application[] = [];
 const folders: string[] = [];
@@ -37,11 +37,9 @@ async function migratedFile(): Promise<string> {
 
 /** The users app on application.yml, as its entry points bootstrap it, in environment `env`. */
 async function usersApp(storage: Storage, env: Record<string, string> = {}): Promise<Application> {
-  const app = await bootstrap({
-    config: USERS_CONFIG,
-    env,
-    components: [storage === "memory" ? MemoryUserRepository : sqliteStorage(await migratedFile())],
-  });
+  const app = await bootstrapUsers(env, [
+    storage === "memory" ? MemoryUserRepository : sqliteStorage(await migratedFile()),
+  ]);
   apps.push(app);
   return app;
 }

@@ -11,6 +11,7 @@ import { scriptCommand, SQLITE } from "../runtime.ts";
 import { freePort } from "../migrate/search/servers.ts";
 import { STORAGES, usersApps } from "./users_storage.ts";
 import { refused } from "../runtime/raw_client.ts";
+import { listen } from "../../server.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const main = join(root, "examples/users/main.ts");
@@ -102,7 +103,7 @@ async function start(cwd: string, port: number): Promise<Started> {
     ended,
     stop: async () => {
       terminate();
-      // app.listen() turns SIGTERM into a graceful shutdown, which ends the process itself.
+      // listen() turns SIGTERM into a graceful shutdown, which ends the process itself.
       assert.deepEqual(await ended, { code: 0, signal: null }, out);
       return out.slice(listened);
     },
@@ -165,9 +166,9 @@ for (const storage of STORAGES) {
   describe(`sample users app on a real port, users in ${storage}`, () => {
     const open = usersApps();
 
-    it("serves through app.listen on a free port", async () => {
+    it("serves through listen(app) on a free port", async () => {
       const { app } = await open(storage);
-      const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+      const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
       try {
         assert.ok(server.port > 0);
         const created = await fetch(`${server.url}/users`, {

@@ -5,7 +5,10 @@ import { after } from "node:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Application, bootstrap } from "../../mod.ts";
+import { type Application, bootstrap, type Class } from "../../mod.ts";
+import { loadConfig } from "../../config.ts";
+import { openApi } from "../../openapi.ts";
+import { scanComponents } from "../../scan.ts";
 import { migrate, readDatasource } from "../../migrate.ts";
 import { UserRepository } from "../../examples/users/src/user_repository.ts";
 import { MemoryUserRepository } from "../../examples/users/storage/memory_user_repository.ts";
@@ -23,6 +26,23 @@ export const USERS_DIR: URL = new URL("../../examples/users/", import.meta.url);
 export const USERS_CONFIG: URL = new URL("application.yml", USERS_DIR);
 
 /**
+ * Bootstraps the users app as main.ts does: application.yml read in environment `env`, the
+ * directories of its `app.component-scan` (src/) scanned, OpenAPI served as its `app.openapi` keys
+ * say; with `components` (a storage) besides.
+ */
+export async function bootstrapUsers(
+  env: Readonly<Record<string, string | undefined>>,
+  components: readonly Class[],
+): Promise<Application> {
+  const config = await loadConfig(USERS_CONFIG, { env });
+  return await bootstrap({
+    config,
+    components: [...await scanComponents(config), ...components],
+    openapi: openApi(),
+  });
+}
+
+/**
  * Opens the users app on a storage, as its entry points do. SQLite: migrates the database of
  * `$USERS_DB` (`file`, else a new one in a temporary folder) as main.ts does, then bootstraps on
  * it. Every app is closed, and every temporary folder removed, after the suite.
@@ -36,11 +56,7 @@ export function usersApps(): (storage: Storage, file?: string) => Promise<UsersA
   });
   return async (storage, file) => {
     if (storage === "memory") {
-      const app = await bootstrap({
-        config: USERS_CONFIG,
-        env: {},
-        components: [MemoryUserRepository],
-      });
+      const app = await bootstrapUsers({}, [MemoryUserRepository]);
       opened.push(app);
       return { app, close: () => app.getBean(UserRepository).close() };
     }
@@ -52,11 +68,7 @@ export function usersApps(): (storage: Storage, file?: string) => Promise<UsersA
     const env = { USERS_DB: file };
     await migrate({ config: USERS_DIR, migrations: new URL("migrations/", USERS_DIR), env });
     const users = await readDatasource({ config: USERS_DIR, name: "users", env });
-    const app = await bootstrap({
-      config: USERS_CONFIG,
-      env,
-      components: [sqliteStorage(users.location)],
-    });
+    const app = await bootstrapUsers(env, [sqliteStorage(users.location)]);
     opened.push(app);
     return { app, file, close: () => app.getBean(UserRepository).close() };
   };

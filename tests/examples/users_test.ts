@@ -3,14 +3,15 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Application, bootstrap, Component, DuplicateBeanError } from "../../mod.ts";
+import { type Application, Component, DuplicateBeanError } from "../../mod.ts";
+import { openApiDocument } from "../../openapi.ts";
 import { UserInput } from "../../examples/users/src/user.ts";
 import { UserService } from "../../examples/users/src/user_service.ts";
 import { MemoryUserRepository } from "../../examples/users/storage/memory_user_repository.ts";
 import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
 import { call } from "../helpers.ts";
 import { schemaValidator } from "../openapi/openapi_validator.ts";
-import { STORAGES, USERS_CONFIG, usersApps } from "./users_storage.ts";
+import { bootstrapUsers, STORAGES, usersApps } from "./users_storage.ts";
 
 async function create(app: Application, name: unknown, email: unknown) {
   const res = await call(app, "POST", "/users", { json: { name, email } });
@@ -280,11 +281,7 @@ for (const storage of STORAGES) {
         const dir = await mkdtemp(join(tmpdir(), "thaw-users-"));
         try {
           await assert.rejects(
-            bootstrap({
-              config: USERS_CONFIG,
-              env: {},
-              components: [sqliteStorage(join(dir, "empty.db"))],
-            }),
+            bootstrapUsers({}, [sqliteStorage(join(dir, "empty.db"))]),
             /@Bean SqliteStorage\.userRepository\(\) threw: .*empty\.db has no users table: run the migrations first/,
           );
         } finally {
@@ -298,11 +295,7 @@ for (const storage of STORAGES) {
 describe("sample users app: storage and schema", () => {
   it("refuses both storages at once: one bean name, userRepository", async () => {
     await assert.rejects(
-      bootstrap({
-        config: USERS_CONFIG,
-        env: {},
-        components: [MemoryUserRepository, sqliteStorage("unused.db")],
-      }),
+      bootstrapUsers({}, [MemoryUserRepository, sqliteStorage("unused.db")]),
       (error) => error instanceof DuplicateBeanError && /userRepository/.test(error.message),
     );
   });
@@ -327,14 +320,14 @@ describe("sample users app: a storage that fails", () => {
         return Promise.reject(new Error("disk full"));
       }
     }
-    const app = await bootstrap({ config: USERS_CONFIG, env: {}, components: [FullDisk] });
+    const app = await bootstrapUsers({}, [FullDisk]);
     const res = await call(app, "POST", "/users", {
       json: { name: "Ada", email: "ada@example.com" },
     });
     const body = await res.json();
     assert.equal(res.status, 500);
     assert.deepEqual(body, { success: false, message: "Failed to create user: disk full" });
-    const doc = await app.openapi();
+    const doc = await openApiDocument(app);
     const declared = (doc.paths["/users"].post.responses as Record<
       string,
       { content?: Record<string, { schema: unknown }> }

@@ -5,6 +5,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import type { ConsoleMessage, HTTPRequest } from "puppeteer-core";
 import { launchChromium, STEP_TIMEOUT_MS, tryOperation } from "../../tools/chromium.ts";
+import { listen } from "../../server.ts";
 import { RUNTIME } from "../runtime.ts";
 import { type Storage, STORAGES, usersApps } from "../examples/users_storage.ts";
 
@@ -21,7 +22,7 @@ async function serveUsersApp(
 ): Promise<{ url: string; storage: Storage; close(): Promise<void> }> {
   const storage = STORAGES.at(-1)!;
   const users = await open(storage);
-  const server = await users.app.listen({ port: 0, hostname: "127.0.0.1" });
+  const server = await listen(users.app, { port: 0, hostname: "127.0.0.1" });
   return {
     url: server.url,
     storage,

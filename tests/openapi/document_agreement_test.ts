@@ -9,7 +9,6 @@ import {
   bootstrap,
   type Class,
   GetMapping,
-  type OpenApiDocument,
   PathVariable,
   PostMapping,
   RequestBody,
@@ -18,6 +17,7 @@ import {
   RestController,
   type StandardSchemaV1,
 } from "../../mod.ts";
+import { type OpenApiDocument, openApiDocument } from "../../openapi.ts";
 import { UserInput } from "../../examples/users/src/user.ts";
 import { propertyOptions } from "../property.ts";
 import { assertValidOpenApi, schemaValidator } from "./openapi_validator.ts";
@@ -145,7 +145,7 @@ async function bodyApp(
     }
   }
   const app = await bootstrap({ controllers: [BodyController] });
-  const document = await app.openapi();
+  const document = await openApiDocument(app);
   const operation = document.paths["/body"].post as {
     requestBody: { content: Record<string, { schema: unknown }> };
   };
@@ -264,7 +264,7 @@ describe("the document and the server agree on Number path variables, parameters
 
   it("accepts a value exactly when the document does", async () => {
     const app = await bootstrap({ controllers: [NumberController] });
-    const document = await app.openapi();
+    const document = await openApiDocument(app);
     await assertValidOpenApi(document);
     const check = schemaValidator(document);
     const schemaOf = (path: string) =>
@@ -327,7 +327,7 @@ class ConstrainedController {
 describe("the document and the server agree on {name:regex} path variables (property)", () => {
   it("routes a value exactly when the parameter's pattern takes it", async () => {
     const app = await bootstrap({ controllers: [ConstrainedController] });
-    const document = await app.openapi();
+    const document = await openApiDocument(app);
     await assertValidOpenApi(document);
     const check = schemaValidator(document);
     const schemaOf = (i: number) =>

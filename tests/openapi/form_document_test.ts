@@ -8,7 +8,6 @@ import {
   bootstrap,
   DeleteMapping,
   GetMapping,
-  type OpenApiDocument,
   PatchMapping,
   PostMapping,
   PutMapping,
@@ -16,6 +15,7 @@ import {
   RequestPart,
   RestController,
 } from "../../mod.ts";
+import { type OpenApiDocument, openApiDocument } from "../../openapi.ts";
 import { propertyOptions } from "../property.ts";
 import { assertValidOpenApi, schemaValidator } from "./openapi_validator.ts";
 
@@ -64,7 +64,7 @@ const operation = (document: OpenApiDocument, path: string, method: string) =>
 
 describe("the document of form bodies", () => {
   it("documents RequestPart as a multipart/form-data body, a File part as binary", async () => {
-    const document = await (await bootstrap({ controllers: [FormController] })).openapi();
+    const document = await openApiDocument(await bootstrap({ controllers: [FormController] }));
     await assertValidOpenApi(document);
     const upload = operation(document, "/avatars", "post");
     assert.deepEqual(upload.requestBody, {
@@ -104,7 +104,7 @@ describe("the document of form bodies", () => {
   });
 
   it("documents RequestParam on POST, PUT and PATCH as a query parameter and an optional form body", async () => {
-    const document = await (await bootstrap({ controllers: [FormController] })).openapi();
+    const document = await openApiDocument(await bootstrap({ controllers: [FormController] }));
     const login = operation(document, "/login", "post");
     assert.deepEqual(login.parameters?.map((p) => [p.name, p.in, p.required]), [
       ["user", "query", true],
@@ -140,7 +140,7 @@ describe("the document of form bodies", () => {
       @GetMapping("/q", RequestParam("q"))
       q(_q: string) {}
     }
-    const document = await (await bootstrap({ controllers: [Plain] })).openapi();
+    const document = await openApiDocument(await bootstrap({ controllers: [Plain] }));
     assert.deepEqual(Object.keys(document.components.responses), [
       "BadRequest",
       "NotFound",
@@ -175,7 +175,7 @@ describe("the document and the server agree on form bodies (property)", () => {
 
   it("accepts a field or a part exactly when the document's body schema does", async () => {
     const app = await bootstrap({ controllers: [Numbers] });
-    const document = await app.openapi();
+    const document = await openApiDocument(app);
     await assertValidOpenApi(document);
     const check = schemaValidator(document);
     const schemaOf = (path: string, type: string) =>

@@ -2,7 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import type { OpenApiDocument, StandardSchemaV1 } from "../../mod.ts";
+import type { StandardSchemaV1 } from "../../mod.ts";
+import type { OpenApiDocument } from "../../openapi.ts";
 import {
   classSchema,
   type JsonSchema,

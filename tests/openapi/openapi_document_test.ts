@@ -8,12 +8,12 @@ import {
   ApiTags,
   bootstrap,
   Component,
+  ConfigError,
   DeleteMapping,
   type ErrorController,
   GetMapping,
   HttpRequest,
   HttpStatus,
-  type OpenApiDocument,
   PatchMapping,
   PathVariable,
   PostMapping,
@@ -25,7 +25,8 @@ import {
   type ResponseEntity,
   RestController,
 } from "../../mod.ts";
-import { openApiDocument } from "../../src/openapi/openapi_document.ts";
+import { openApi, type OpenApiDocument, openApiDocument } from "../../openapi.ts";
+import { buildOpenApiDocument } from "../../src/openapi/openapi_document.ts";
 import { parsePathPattern } from "../../src/web/path_pattern.ts";
 import { propertyOptions } from "../property.ts";
 import { assertValidOpenApi, resolvePointer, schemaValidator } from "./openapi_validator.ts";
@@ -143,7 +144,7 @@ function operation(doc: OpenApiDocument, path: string, method: string): Record<s
 describe("the OpenAPI document of a test app with every binder kind", () => {
   it("is valid OpenAPI 3.1, with one operation per mapping", async () => {
     const app = await bootstrap({ controllers: [EveryBinderController, PlainController] });
-    const doc = await app.openapi();
+    const doc = await openApiDocument(app);
     await assertValidOpenApi(doc);
     assert.equal(doc.openapi, "3.1.0");
     assert.deepEqual(doc.info, { title: "OpenAPI definition", version: "v0" });
@@ -167,11 +168,11 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
       { name: "undocumented" },
     ]);
     // The same object each call: built once.
-    assert.equal(await app.openapi(), doc);
+    assert.equal(await openApiDocument(app), doc);
   });
 
   it("documents path variables, parameters and headers with their types and defaults", async () => {
-    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [EveryBinderController] }));
     const op = operation(doc, "/api/items/{id}/{slug}/{flag}/{day}", "get");
     assert.equal(op.summary, "Reads an item");
     assert.equal(op.description, "By **id**.");
@@ -192,7 +193,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
   });
 
   it("documents declared answers, and adds the errors Thaw gives by itself", async () => {
-    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [EveryBinderController] }));
     const read = operation(doc, "/api/items/{id}/{slug}/{flag}/{day}", "get");
     const responses = read.responses as Record<string, Record<string, unknown>>;
     assert.deepEqual(Object.keys(responses), ["200", "400", "404", "500"]);
@@ -226,7 +227,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
   });
 
   it("takes body schemas from zod (input side), classes and raw JSON Schema", async () => {
-    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [EveryBinderController] }));
     const body = (path: string, method: string) =>
       ((operation(doc, path, method).requestBody as Record<string, unknown>).content as Record<
         string,
@@ -259,7 +260,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
   });
 
   it("moves a recursive schema's definitions to components, so its $refs resolve", async () => {
-    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [EveryBinderController] }));
     const schema = ((operation(doc, "/api/trees", "post").requestBody as Record<string, unknown>)
       .content as Record<string, { schema: unknown }>)["application/json"].schema;
     const check = schemaValidator(doc);
@@ -271,7 +272,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
   });
 
   it("validates real answers against the declared schema", async () => {
-    const doc = await (await bootstrap({ controllers: [EveryBinderController] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [EveryBinderController] }));
     const check = schemaValidator(doc);
     const error = doc.components.schemas.Error;
     assert.equal(
@@ -294,10 +295,12 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
         response.withXml({ error: status.getReasonPhrase() });
       }
     }
-    const doc = await (await bootstrap({
-      controllers: [PlainController],
-      components: [TextErrors],
-    })).openapi();
+    const doc = await openApiDocument(
+      await bootstrap({
+        controllers: [PlainController],
+        components: [TextErrors],
+      }),
+    );
     await assertValidOpenApi(doc);
     assert.equal(doc.components.schemas.Error, undefined);
     for (const response of Object.values(doc.components.responses)) {
@@ -323,16 +326,16 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
         return "child";
       }
     }
-    const doc = await (await bootstrap({ controllers: [Child] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [Child] }));
     assert.deepEqual(Object.keys(doc.paths), ["/child/own"]);
     assert.equal(operation(doc, "/child/own", "get").summary, "child");
   });
 
   it("hands out a frozen document, so no caller changes what another app documents", async () => {
-    const doc = await (await bootstrap({ controllers: [PlainController] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [PlainController] }));
     const status = (doc.components.schemas.Error.properties as Record<string, object>).status;
     assert.throws(() => Object.assign(status, { type: "string" }), TypeError);
-    const other = await (await bootstrap({ controllers: [PlainController] })).openapi();
+    const other = await openApiDocument(await bootstrap({ controllers: [PlainController] }));
     assert.deepEqual(
       (other.components.schemas.Error.properties as Record<string, object>).status,
       { type: "integer" },
@@ -349,7 +352,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
       }
     }
     await assert.rejects(
-      (await bootstrap({ controllers: [Broken] })).openapi(),
+      openApiDocument(await bootstrap({ controllers: [Broken] })),
       /Broken\.broken \(GET \/broken\): cannot be documented: .*BigInt/,
     );
   });
@@ -362,7 +365,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
       @PostMapping("/a/{y}/b/{w}", PathVariable("y", Boolean), PathVariable("w"))
       post(_y: boolean, _w: string) {}
     }
-    const doc = await (await bootstrap({ controllers: [Named] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [Named] }));
     await assertValidOpenApi(doc);
     assert.deepEqual(Object.keys(doc.paths), ["/a/{x}/b/{z}"]);
     assert.deepEqual(operation(doc, "/a/{x}/b/{z}", "post").parameters, [
@@ -383,7 +386,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
       @GetMapping("/{*all}")
       spa() {}
     }
-    const doc = await (await bootstrap({ controllers: [Patterned] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [Patterned] }));
     await assertValidOpenApi(doc);
     assert.deepEqual(Object.keys(doc.paths), [
       "/n/{id}",
@@ -434,7 +437,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
       @PostMapping("/n/{name}")
       post() {}
     }
-    const doc = await (await bootstrap({ controllers: [Overlapping] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [Overlapping] }));
     await assertValidOpenApi(doc);
     assert.deepEqual(Object.keys(doc.paths), ["/n/{name}", "/files/{path}"]);
     const n = operation(doc, "/n/{name}", "get");
@@ -470,7 +473,7 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
       @GetMapping("/b")
       b() {}
     }
-    const doc = await (await bootstrap({ controllers: [Reused] })).openapi();
+    const doc = await openApiDocument(await bootstrap({ controllers: [Reused] }));
     await assertValidOpenApi(doc);
     assert.deepEqual(Object.keys(doc.components.schemas), ["Error", "Reused.a.200"]);
   });
@@ -490,6 +493,88 @@ describe("the OpenAPI document of a test app with every binder kind", () => {
       }
       return Twice;
     }, /@ApiResponse\(200\) given twice on m/);
+  });
+});
+
+describe("openApiDocument(app)", () => {
+  it("takes only an application that bootstrap() returned", async () => {
+    const app = await bootstrap({ controllers: [PlainController] });
+    for (const other of [{}, null, undefined, "app", { ...app }, app.hono]) {
+      await assert.rejects(
+        // A promise that rejects, not a throw: `.catch()` sees it.
+        openApiDocument(other as object),
+        (error: unknown) =>
+          error instanceof TypeError &&
+          error.message === "openApiDocument(app) takes an application that bootstrap() returned",
+        String(other),
+      );
+    }
+  });
+
+  it("builds the document of an app that serves none from its keys and the options given", async () => {
+    const fromOptions = await bootstrap({ controllers: [PlainController] });
+    const doc = await openApiDocument(fromOptions, {
+      title: "Plain",
+      version: "3",
+      description: "All *plain*.",
+    });
+    await assertValidOpenApi(doc);
+    assert.deepEqual(doc.info, { title: "Plain", version: "3", description: "All *plain*." });
+    assert.deepEqual(Object.keys(doc.paths), ["/plain"]);
+    // Nothing is served for options that would serve.
+    const asked = await bootstrap({ controllers: [PlainController] });
+    await openApiDocument(asked, { enabled: true, path: "/spec.json" });
+    for (const path of ["/spec.json", "/openapi.json", "/docs"]) {
+      const res = await asked.fetch(new Request(`http://localhost${path}`));
+      assert.equal(res.status, 404, path);
+      await res.body?.cancel();
+    }
+
+    // The options win over the keys, each on its own.
+    const config = { app: { openapi: { enabled: false, title: "From the file", version: "2" } } };
+    const both = await bootstrap({ controllers: [PlainController], config });
+    assert.deepEqual((await openApiDocument(both, { title: "From code" })).info, {
+      title: "From code",
+      version: "2",
+    });
+    // A bad option is named as such.
+    await assert.rejects(
+      openApiDocument(await bootstrap({ controllers: [PlainController] }), {
+        version: 1.1 as unknown as string,
+      }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.startsWith(
+          `openApiDocument(app, options) option version must be text: quote it`,
+        ),
+    );
+  });
+
+  it("hands out the document an app serves, the same object each call", async () => {
+    const app = await bootstrap({
+      controllers: [PlainController],
+      openapi: openApi({ title: "Served", docs: false }),
+    });
+    const doc = await openApiDocument(app);
+    assert.equal(doc.info.title, "Served");
+    assert.equal(await openApiDocument(app), doc);
+    const served = await app.fetch(new Request("http://localhost/openapi.json"));
+    assert.deepEqual(await served.json(), JSON.parse(JSON.stringify(doc)));
+    // Options would describe another document than the one served: refused, not ignored.
+    await assert.rejects(
+      openApiDocument(app, { title: "Other" }),
+      (error: unknown) =>
+        error instanceof TypeError && error.message.includes("this app serves its document"),
+    );
+  });
+
+  it("builds a document per call with options, once per app without", async () => {
+    const app = await bootstrap({ controllers: [PlainController] });
+    assert.equal(await openApiDocument(app), await openApiDocument(app));
+    const one = await openApiDocument(app, { title: "One" });
+    const two = await openApiDocument(app, { title: "Two" });
+    assert.deepEqual([one.info.title, two.info.title], ["One", "Two"]);
+    assert.equal((await openApiDocument(app)).info.title, "OpenAPI definition");
   });
 });
 
@@ -565,7 +650,7 @@ describe("the document of generated apps (property)", () => {
             method: { type, methodName: r.methodName, binders: binders as never },
           });
         }
-        const doc = openApiDocument(routes, {
+        const doc = buildOpenApiDocument(routes, {
           title: "t",
           version: "1",
           defaultErrorBody: true,

@@ -4,13 +4,16 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { ConfigError, type OpenApiOptions } from "../../mod.ts";
-import { loadConfig } from "../../src/config/application_config.ts";
+import { ConfigError } from "../../mod.ts";
+import type { OpenApiOptions } from "../../openapi.ts";
+import { loadConfig } from "../../config.ts";
+import { resolveConfig } from "../../src/config/application_config.ts";
 import { openApiSettings } from "../../src/openapi/openapi_options.ts";
 import { propertyOptions } from "../property.ts";
 
-const settingsOf = async (values: Record<string, unknown>, option?: OpenApiOptions | boolean) =>
-  openApiSettings(await loadConfig(values, () => undefined), option);
+/** The settings of a configuration object and an option; a rejected promise for what they refuse. */
+const settingsOf = (values: Record<string, unknown>, option?: OpenApiOptions | boolean) =>
+  Promise.resolve().then(() => openApiSettings(resolveConfig(values, () => undefined), option));
 
 describe("app.openapi settings", () => {
   it("serves nothing without keys or option, with springdoc's title and version", async () => {
@@ -59,7 +62,7 @@ describe("app.openapi settings", () => {
       for (const [yaml, expected] of cases) {
         const file = join(dir, "application.yml");
         await writeFile(file, `app:\n${yaml}`);
-        const config = await loadConfig(file, () => undefined);
+        const config = await loadConfig(file, { env: {} });
         assert.throws(
           () => openApiSettings(config, undefined),
           (error: unknown) => error instanceof ConfigError && expected.test(error.message),
@@ -71,10 +74,10 @@ describe("app.openapi settings", () => {
     }
   });
 
-  it("names the bootstrap option for a bad option", async () => {
+  it("names the openApi() option for a bad option", async () => {
     await assert.rejects(
       settingsOf({}, { docs: 42 as unknown as string }),
-      /bootstrap option openapi\.docs must be a path or false/,
+      /openApi\(\) option docs must be a path or false/,
     );
   });
 
@@ -90,7 +93,7 @@ describe("app.openapi settings", () => {
     for (const option of [null, "false", 0, "", []]) {
       await assert.rejects(
         settingsOf({}, option as unknown as boolean),
-        /bootstrap option openapi must be true, false or an object/,
+        /openApi\(\) takes an object of options, got /,
         String(option),
       );
     }

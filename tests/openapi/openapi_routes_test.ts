@@ -1,13 +1,19 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type Application,
   bootstrap,
+  ConfigError,
   DefinitionError,
   GetMapping,
   PathVariable,
   RestController,
 } from "../../mod.ts";
+import { loadConfig } from "../../config.ts";
+import { openApi, openApiDocument, type OpenApiOptions } from "../../openapi.ts";
 import { call } from "../helpers.ts";
 import { assertValidOpenApi } from "./openapi_validator.ts";
 
@@ -33,28 +39,28 @@ function app(openapi: Parameters<typeof bootstrap>[0] = {}): Promise<Application
 }
 
 describe("serving the OpenAPI document and the docs page", () => {
-  it("serves nothing unless asked, and app.openapi() still builds the document", async () => {
+  it("serves nothing unless asked, and openApiDocument(app) still builds the document", async () => {
     const plain = await app();
     assert.equal((await call(plain, "GET", "/openapi.json")).status, 404);
     assert.equal((await call(plain, "GET", "/docs")).status, 404);
-    const doc = await plain.openapi();
+    const doc = await openApiDocument(plain);
     await assertValidOpenApi(doc);
     assert.deepEqual(Object.keys(doc.paths), ["/hello/{name}"]);
   });
 
-  it("serves the document at /openapi.json: the same as app.openapi(), without its own routes", async () => {
-    const served = await app({ openapi: true });
+  it("serves the document at /openapi.json: the same as openApiDocument(app), without its own routes", async () => {
+    const served = await app({ openapi: openApi() });
     const res = await call(served, "GET", "/openapi.json");
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "application/json");
     assert.equal(res.headers.get("x-content-type-options"), "nosniff");
     const body = await res.json();
-    assert.deepEqual(body, JSON.parse(JSON.stringify(await served.openapi())));
+    assert.deepEqual(body, JSON.parse(JSON.stringify(await openApiDocument(served))));
     assert.deepEqual(Object.keys(body.paths), ["/hello/{name}"]);
   });
 
   it("serves the Swagger UI page and its files from the app, under a policy of 'self'", async () => {
-    const served = await app({ openapi: { title: `<script>alert("x")</script>` } });
+    const served = await app({ openapi: openApi({ title: `<script>alert("x")</script>` }) });
     const page = await call(served, "GET", "/docs");
     assert.equal(page.status, 200);
     assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
@@ -87,7 +93,7 @@ describe("serving the OpenAPI document and the docs page", () => {
   });
 
   it("answers 304 to a request that has the file already, and HEAD without a body", async () => {
-    const served = await app({ openapi: true });
+    const served = await app({ openapi: openApi() });
     const first = await call(served, "GET", "/docs/swagger-ui.css");
     const etag = first.headers.get("etag");
     assert.match(etag ?? "", /^"[0-9a-f]{32}"$/);
@@ -116,7 +122,7 @@ describe("serving the OpenAPI document and the docs page", () => {
   });
 
   it("treats its paths like any route: 405 with Allow, OPTIONS, no file outside the fixed ones", async () => {
-    const served = await app({ openapi: true });
+    const served = await app({ openapi: openApi() });
     const post = await call(served, "POST", "/openapi.json");
     assert.equal(post.status, 405);
     assert.equal(post.headers.get("allow"), "GET, HEAD, OPTIONS");
@@ -140,7 +146,7 @@ describe("serving the OpenAPI document and the docs page", () => {
   });
 
   it("serves at the configured paths, or only the document", async () => {
-    const custom = await app({ openapi: { path: "/api/spec.json", docs: "/api/docs/" } });
+    const custom = await app({ openapi: openApi({ path: "/api/spec.json", docs: "/api/docs/" }) });
     assert.equal((await call(custom, "GET", "/api/spec.json")).status, 200);
     const page = await (await call(custom, "GET", "/api/docs")).text();
     assert.ok(page.includes(`src="/api/docs/swagger-ui-bundle.js"`));
@@ -148,21 +154,27 @@ describe("serving the OpenAPI document and the docs page", () => {
     assert.match(init, /"url":"\/api\/spec\.json"/);
     assert.equal((await call(custom, "GET", "/openapi.json")).status, 404);
 
-    const documentOnly = await app({ openapi: { docs: false } });
+    const documentOnly = await app({ openapi: openApi({ docs: false }) });
     assert.equal((await call(documentOnly, "GET", "/openapi.json")).status, 200);
     assert.equal((await call(documentOnly, "GET", "/docs")).status, 404);
   });
 
-  it("reads app.openapi from the configuration; the bootstrap option wins", async () => {
+  it("reads app.openapi from the configuration; the openApi() options win", async () => {
     const config = { app: { openapi: { title: "From the file", version: "2", docs: false } } };
-    const fromFile = await app({ config });
+    const fromFile = await app({ config, openapi: openApi() });
     assert.equal((await call(fromFile, "GET", "/openapi.json")).status, 200);
     assert.equal((await call(fromFile, "GET", "/docs")).status, 404);
-    assert.deepEqual((await fromFile.openapi()).info, { title: "From the file", version: "2" });
+    assert.deepEqual((await openApiDocument(fromFile)).info, {
+      title: "From the file",
+      version: "2",
+    });
 
-    const overridden = await app({ config, openapi: { title: "From code", docs: "/docs" } });
+    const overridden = await app({
+      config,
+      openapi: openApi({ title: "From code", docs: "/docs" }),
+    });
     assert.equal((await call(overridden, "GET", "/docs")).status, 200);
-    assert.equal((await overridden.openapi()).info.title, "From code");
+    assert.equal((await openApiDocument(overridden)).info.title, "From code");
 
     const off = await app({ config, openapi: false });
     assert.equal((await call(off, "GET", "/openapi.json")).status, 404);
@@ -170,8 +182,122 @@ describe("serving the OpenAPI document and the docs page", () => {
     assert.equal((await call(disabled, "GET", "/openapi.json")).status, 404);
   });
 
+  it("refuses app.openapi keys that turn serving on without openApi(), naming the key and the import", async () => {
+    const refused = (where: string) => (error: unknown) =>
+      error instanceof ConfigError &&
+      error.message.startsWith(`${where}: serving OpenAPI needs the generator`) &&
+      error.message.includes(`import { openApi } from "@thaw/thaw/openapi"`) &&
+      error.message.includes("bootstrap({ openapi: openApi() })");
+    const on: [unknown, Record<string, string>][] = [
+      [true, {}],
+      ["true", {}],
+      [{ title: "From the file" }, {}],
+      [{ docs: false }, {}],
+      [{ enabled: true }, {}],
+      [{ enabled: "${OPENAPI:false}" }, { OPENAPI: "true" }],
+      [{ enabled: "${OPENAPI:true}" }, {}],
+    ];
+    for (const [keys, env] of on) {
+      await assert.rejects(
+        app({ config: { app: { openapi: keys } }, env }),
+        refused("config: app.openapi"),
+        JSON.stringify(keys),
+      );
+    }
+    // A file's key is named with its line.
+    const dir = await mkdtemp(join(tmpdir(), "thaw-openapi-"));
+    try {
+      const file = join(dir, "application.yml");
+      await writeFile(file, "server:\n  port: 8080\napp:\n  openapi:\n    title: From the file\n");
+      const config = await loadConfig(file, { env: {} });
+      await assert.rejects(app({ config }), refused(`${file}:4: app.openapi`));
+      // With openApi() the file's keys apply.
+      const served = await app({ config, openapi: openApi() });
+      assert.equal((await call(served, "GET", "/openapi.json")).status, 200);
+      assert.equal((await openApiDocument(served)).info.title, "From the file");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+
+    // Keys that serve nothing need no generator; nor do keys that openapi: false turns off.
+    const off: [unknown, Record<string, string>, number][] = [
+      // What openApi() then serves: a file's `enabled: false` holds; a null key is no key.
+      [false, {}, 404],
+      ["false", {}, 404],
+      [{ enabled: false, title: "Off" }, {}, 404],
+      [{ enabled: "${OPENAPI:true}" }, { OPENAPI: "false" }, 404],
+      [null, {}, 200],
+    ];
+    for (const [keys, env, withOpenApi] of off) {
+      const quiet = await app({ config: { app: { openapi: keys } }, env });
+      assert.equal((await call(quiet, "GET", "/openapi.json")).status, 404, JSON.stringify(keys));
+      const given = await app({ config: { app: { openapi: keys } }, env, openapi: openApi() });
+      const status = (await call(given, "GET", "/openapi.json")).status;
+      assert.equal(status, withOpenApi, JSON.stringify(keys));
+    }
+    const config = { app: { openapi: { title: "From the file", version: "2" } } };
+    const turnedOff = await app({ config, openapi: false });
+    assert.equal((await call(turnedOff, "GET", "/openapi.json")).status, 404);
+    assert.equal((await call(turnedOff, "GET", "/docs")).status, 404);
+    // The document is still built from the keys.
+    assert.deepEqual((await openApiDocument(turnedOff)).info, {
+      title: "From the file",
+      version: "2",
+    });
+  });
+
+  it("refuses at startup what openApi() did not make, and openApi() options that are not an object", async () => {
+    const notMade: [unknown, string][] = [
+      [true, "got true"],
+      [{}, "got an object"],
+      [{ docs: false }, "got an object"],
+      [null, "got null"],
+      ["true", `got "true"`],
+    ];
+    for (const [openapi, got] of notMade) {
+      await assert.rejects(
+        app({ openapi: openapi as false }),
+        (error: unknown) =>
+          error instanceof TypeError &&
+          error.message.startsWith("bootstrap({ openapi }) takes what openApi() returns") &&
+          error.message.includes(`import { openApi } from "@thaw/thaw/openapi"`) &&
+          error.message.endsWith(got),
+        JSON.stringify(openapi),
+      );
+    }
+    // Refused by openApi() itself, before bootstrap: `openApi(false)` must not serve nothing
+    // without a word.
+    const wrong: [unknown, string][] = [
+      [null, "null"],
+      [true, "true"],
+      [false, "false"],
+      ["false", `"false"`],
+      [0, "0"],
+      ["", `""`],
+      [[], "an array"],
+    ];
+    for (const [options, got] of wrong) {
+      assert.throws(
+        () => openApi(options as OpenApiOptions),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message ===
+            `openApi() takes an object of options, got ${got}; to serve nothing, pass ` +
+              "bootstrap({ openapi: false })",
+        got,
+      );
+    }
+    // A bad option is named as openApi()'s.
+    await assert.rejects(
+      app({ openapi: openApi({ path: "/{id}" }) }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.startsWith("openApi() option path must be a fixed path like /docs"),
+    );
+  });
+
   it("wins over a controller's variable route, and refuses a controller's route on its path", async () => {
-    const served = await bootstrap({ controllers: [CatchAllController], openapi: true });
+    const served = await bootstrap({ controllers: [CatchAllController], openapi: openApi() });
     assert.equal(
       (await call(served, "GET", "/docs")).headers.get("content-type"),
       "text/html; charset=utf-8",
@@ -186,7 +312,7 @@ describe("serving the OpenAPI document and the docs page", () => {
       }
     }
     await assert.rejects(
-      bootstrap({ controllers: [DocsController], openapi: true }),
+      bootstrap({ controllers: [DocsController], openapi: openApi() }),
       (error: unknown) =>
         error instanceof DefinitionError &&
         error.message.includes("Two handlers for GET /openapi.json") &&

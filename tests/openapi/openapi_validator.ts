@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import type { OpenApiDocument } from "../../mod.ts";
+import type { OpenApiDocument } from "../../openapi.ts";
 
 /** The value a local `$ref` (`#/components/schemas/User`) points at, or `undefined`. */
 export function resolvePointer(document: unknown, ref: string): unknown {

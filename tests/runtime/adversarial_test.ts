@@ -1,4 +1,4 @@
-// Hostile and careless clients against `app.listen` over a real socket, on whichever runtime runs
+// Hostile and careless clients against `listen(app)` over a real socket, on whichever runtime runs
 // the suite (Deno, Bun, Node). Each case asserts the answer the README documents and then that
 // the server still answers an ordinary request.
 import { after, before, describe, it } from "node:test";
@@ -13,8 +13,8 @@ import {
   RequestHeader,
   RequestMapping,
   RestController,
-  type Server,
 } from "../../mod.ts";
+import { listen, type Server } from "../../server.ts";
 import { User } from "../../examples/users/src/user.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
@@ -70,14 +70,14 @@ class Targets {
   }
 }
 
-describe(`a hostile client against app.listen on ${RUNTIME}`, () => {
+describe(`a hostile client against listen(app) on ${RUNTIME}`, () => {
   const logger = memoryLogger();
   let server: Server;
   let port: number;
 
   before(async () => {
     const app = await bootstrap({ controllers: [Accounts, Targets], logger });
-    server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+    server = await listen(app, { port: 0, hostname: "127.0.0.1" });
     port = server.port;
   });
   after(() => server.close());
@@ -97,7 +97,7 @@ describe(`a hostile client against app.listen on ${RUNTIME}`, () => {
       },
     };
     const app = await bootstrap({ controllers: [Targets], logger: throwing });
-    const own = await app.listen({ port: 0, hostname: "127.0.0.1" });
+    const own = await listen(app, { port: 0, hostname: "127.0.0.1" });
     try {
       const answer = await exchange(own.port, request("GET", "/boom"));
       assert.equal(answer.status, 500);

@@ -11,8 +11,8 @@ import {
   RequestParam,
   RequestPart,
   RestController,
-  type Server,
 } from "../../mod.ts";
+import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
 import { assertStillServes, errorOf, exchange, request } from "./raw_client.ts";
@@ -102,7 +102,7 @@ describe(`form bodies and multipart parts over a real socket on ${RUNTIME}`, () 
       logger: memoryLogger(),
       maxBodySize: LIMIT,
     });
-    server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+    server = await listen(app, { port: 0, hostname: "127.0.0.1" });
     port = server.port;
   });
   after(() => server.close());

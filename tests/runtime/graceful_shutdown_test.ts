@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { bootstrap, Component, GetMapping, PreDestroy, RestController } from "../../mod.ts";
+import { listen } from "../../server.ts";
 import { scriptCommand } from "../runtime.ts";
 import { keptAlive, untilRefused } from "./raw_client.ts";
 
@@ -185,7 +186,7 @@ describe("server.close()", () => {
     }
 
     const app = await bootstrap({ controllers: [Slow], components: [Store], health: true });
-    const server = await app.listen({ port: 0, hostname: "127.0.0.1", signals: false });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
     const readiness = () => app.fetch(new Request("http://x/actuator/health/readiness"));
     assert.equal((await readiness()).status, 200);
     const slow = fetch(`${server.url}/slow`);

@@ -19,8 +19,8 @@ import {
   RequestParam,
   ResponseEntity,
   RestController,
-  type Server,
 } from "../../mod.ts";
+import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 import { propertyOptions } from "../property.ts";
 import { RUNTIME } from "../runtime.ts";
@@ -172,7 +172,7 @@ describe(`a handler's answer over a real socket on ${RUNTIME}`, () => {
 
   before(async () => {
     const app = await bootstrap({ controllers: [Echoes], logger, maxBodySize: 1024 });
-    server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+    server = await listen(app, { port: 0, hostname: "127.0.0.1" });
     port = server.port;
   });
   after(() => server.close());
@@ -244,7 +244,7 @@ describe(`a handler's answer over a real socket on ${RUNTIME}`, () => {
 
   it("an errorController echoing a control character ends in the default 500", async () => {
     const app = await bootstrap({ controllers: [Echoes], components: [EchoingErrors], logger });
-    const own = await app.listen({ port: 0, hostname: "127.0.0.1" });
+    const own = await listen(app, { port: 0, hostname: "127.0.0.1" });
     try {
       const answer = await exchange(own.port, request("GET", "/fail?v=x%7Fy"));
       assertDefault500(answer, "x\x7fy");
@@ -337,7 +337,7 @@ describe(`a handler's answer over a real socket on ${RUNTIME}`, () => {
     const fine = await exchange(port, request("GET", "/p/caf%C3%A9%20%25"));
     assert.equal(fine.body, '"café %"');
     const app = await bootstrap({ controllers: [Echoes], logger, allowEncodedSlash: true });
-    const allowing = await app.listen({ port: 0, hostname: "127.0.0.1" });
+    const allowing = await listen(app, { port: 0, hostname: "127.0.0.1" });
     try {
       const slash = await exchange(allowing.port, request("GET", "/p/..%2Fb"));
       assert.equal(slash.body, '"../b"');

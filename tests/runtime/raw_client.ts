@@ -1,5 +1,5 @@
 // A client that writes HTTP/1.1 as bytes over a real socket and reads what the server sends back,
-// as it is: the tests of what `app.listen` does with hostile or careless clients, on whichever
+// as it is: the tests of what `listen(app)` does with hostile or careless clients, on whichever
 // runtime runs the suite.
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";

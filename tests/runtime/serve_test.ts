@@ -13,6 +13,7 @@ import {
   type ResponseEntity,
   RestController,
 } from "../../mod.ts";
+import { listen } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 
 @RestController()
@@ -42,13 +43,13 @@ class BrokenErrorController {
 
 // Each answer must carry its own length: a server adapter that keeps the headers object it is
 // given (as @hono/node-server does) must not get one object shared by several responses.
-describe("app.listen on this runtime, over a real socket", () => {
+describe("listen(app) on this runtime, over a real socket", () => {
   it("gives each response the Content-Length of its own body, response after response", async () => {
     const app = await bootstrap({
       controllers: [Sizes, BrokenErrorController],
       logger: memoryLogger(),
     });
-    const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
     try {
       const paths = [
         "/json/a",
@@ -120,9 +121,9 @@ type WithServer = (run: (port: number) => Promise<void>) => Promise<void>;
 
 const bodyApp = () => bootstrap({ controllers: [Bodies], maxBodySize: 64, logger: memoryLogger() });
 
-// app.listen: Deno.serve, Bun.serve, or on Node node:http with bodies read before the handler.
+// listen(app): Deno.serve, Bun.serve, or on Node node:http with bodies read before the handler.
 const throughListen: WithServer = async (run) => {
-  const server = await (await bodyApp()).listen({ port: 0, hostname: "127.0.0.1" });
+  const server = await listen(await bodyApp(), { port: 0, hostname: "127.0.0.1" });
   try {
     await run(server.port);
   } finally {
@@ -151,7 +152,7 @@ const throughNodeServer: WithServer = async (run) => {
 
 for (
   const [how, withServer] of [
-    ["app.listen", throughListen],
+    ["listen(app)", throughListen],
     ["@hono/node-server's serve(app.fetch)", throughNodeServer],
   ] as const
 ) {

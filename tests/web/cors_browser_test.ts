@@ -17,8 +17,8 @@ import {
   RequestHeader,
   ResponseEntity,
   RestController,
-  type Server,
 } from "../../mod.ts";
+import { listen, type Server } from "../../server.ts";
 
 // The page: on load it calls the app named by its `?api=` query, and reports what happened in
 // `#result` as JSON, `data-done` set once it is there. Its icon is inline, so that Chromium asks
@@ -109,7 +109,7 @@ async function run(
   let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
   try {
     const pages = await bootstrap({ controllers: [PageController] });
-    const pageServer = await pages.listen({ port: 0, hostname: "127.0.0.1" });
+    const pageServer = await listen(pages, { port: 0, hostname: "127.0.0.1" });
     servers.push(pageServer);
     const pageOrigin = `http://127.0.0.1:${pageServer.port}`;
 
@@ -118,7 +118,7 @@ async function run(
       controllers: [GreetingController],
       middleware: [recorder(seen), ...middleware(pageOrigin)],
     });
-    const apiServer = await api.listen({ port: 0, hostname: "127.0.0.1" });
+    const apiServer = await listen(api, { port: 0, hostname: "127.0.0.1" });
     servers.push(apiServer);
     const apiOrigin = `http://127.0.0.1:${apiServer.port}`;
     assert.notEqual(apiOrigin, pageOrigin);

@@ -31,6 +31,8 @@ import {
   RestController,
   UseMiddleware,
 } from "../../mod.ts";
+import { openApi } from "../../openapi.ts";
+import { listen } from "../../server.ts";
 import { memoryLogger, type Transport, TRANSPORTS } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
 
@@ -186,7 +188,7 @@ async function target(app: Application, transport: Transport): Promise<Target> {
       close: async () => {},
     };
   }
-  const server = await app.listen({ port: 0, hostname: "127.0.0.1" });
+  const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
   return {
     transport,
     send: (method, path, init = {}) =>
@@ -354,7 +356,7 @@ for (const transport of TRANSPORTS) {
     const reach = withApp(transport, () => ({
       controllers: [Catalog, Framed],
       logger: memoryLogger(),
-      openapi: true,
+      openapi: openApi(),
       middleware: [secureHeaders()],
     }));
     const EXPECTED: Record<string, string> = {
@@ -475,7 +477,7 @@ for (const transport of TRANSPORTS) {
         });
         assert.equal(response.status, 304, condition);
         assert.equal(response.headers.get("etag"), tag);
-        // Node's server (@hono/node-server, under app.listen) gives every answer without a
+        // Node's server (@hono/node-server, under listen(app)) gives every answer without a
         // Content-Type one of its own, a 304 included; bare Hono on it does the same.
         assert.equal(
           response.headers.get("content-type"),
@@ -1048,7 +1050,7 @@ for (const transport of TRANSPORTS) {
 
     // Hono's validator reads the body with c.req.json(), which Hono keeps for a later read, and
     // ends in `return await next()`. RequestBody() must still get the body on every transport: on
-    // Node, app.listen hands the route the bytes it read beforehand; elsewhere the route has only
+    // Node, listen(app) hands the route the bytes it read beforehand; elsewhere the route has only
     // what Hono kept (reading the consumed c.req.raw was a 400, "Request body ended before it was
     // complete").
     it("a body the validator takes still binds to RequestBody()", async () => {

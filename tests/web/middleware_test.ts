@@ -18,6 +18,7 @@ import {
   RestController,
   UseMiddleware,
 } from "../../mod.ts";
+import { openApi } from "../../openapi.ts";
 import { type Client, memoryLogger, reach, TRANSPORTS } from "../helpers.ts";
 
 const events: string[] = [];
@@ -289,7 +290,7 @@ for (const transport of TRANSPORTS) {
         middleware: [recorder("global-1"), recorder("global-2")],
         maxBodySize: 64,
         logger,
-        openapi: true,
+        openapi: openApi(),
       });
       client = await reach(app, transport);
     });

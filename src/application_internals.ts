@@ -1,0 +1,35 @@
+// What the entry points beside the default one (the server, the OpenAPI generator) need of an
+// application, kept off its public shape: `listen(app)` and `openApiDocument(app)` read it here.
+import type { LoadedConfig } from "./config/application_config.ts";
+import type { DocumentedRoute, OpenApiDocument } from "./openapi/openapi_document.ts";
+import type { ServeOptions } from "./runtime/serve.ts";
+
+/** An application's own settings and routes, as `bootstrap` resolved them. */
+export interface ApplicationInternals {
+  readonly config: LoadedConfig;
+  readonly documented: readonly DocumentedRoute[];
+  /** Whether errors are answered by the default error controller. */
+  readonly defaultErrorBody: boolean;
+  /** The served OpenAPI document, when the app serves one. */
+  readonly openapi: (() => Promise<OpenApiDocument>) | undefined;
+  /** What `listen` passes to the server, port and address aside. */
+  readonly serve: Omit<ServeOptions, "port" | "hostname" | "signals">;
+  readonly defaultPort: number;
+  readonly defaultHostname: string;
+}
+
+const registry = new WeakMap<object, ApplicationInternals>();
+
+/** Records what `bootstrap` resolved for an application. */
+export function registerApplication(app: object, internals: ApplicationInternals): void {
+  registry.set(app, internals);
+}
+
+/** What `bootstrap` resolved for `app`; a `TypeError` naming `caller` for anything else. */
+export function internalsOf(app: unknown, caller: string): ApplicationInternals {
+  const internals = typeof app === "object" && app !== null ? registry.get(app) : undefined;
+  if (internals === undefined) {
+    throw new TypeError(`${caller} takes an application that bootstrap() returned`);
+  }
+  return internals;
+}

@@ -1,0 +1,130 @@
+import { internalsOf } from "../application_internals.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { type OpenApiFeature, openApiFeature } from "./openapi_feature.ts";
+import { buildOpenApiDocument, type OpenApiDocument } from "./openapi_document.ts";
+import { type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
+import { openApiRoutes } from "./openapi_routes.ts";
+
+/**
+ * Serves the OpenAPI 3.1 document of the app's routes and its Swagger UI docs page, at
+ * `/openapi.json` and `/docs` unless the options or the `app.openapi` keys of the configuration
+ * say otherwise (the options win). Give it to `bootstrap({ openapi })`. Throws a `ConfigError`
+ * at startup naming the key (and its line) for a wrong type, an unknown key or a path that is not
+ * a plain literal path.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
+ * import { openApi } from "@thaw/thaw/openapi";
+ *
+ * @RestController()
+ * class PingController {
+ *   @GetMapping("/ping")
+ *   ping(): string {
+ *     return "pong";
+ *   }
+ * }
+ *
+ * const app = await bootstrap({
+ *   controllers: [PingController],
+ *   openapi: openApi({ title: "Ping", version: "1.0.0", docs: false }),
+ * });
+ * const res = await app.fetch(new Request("http://localhost/openapi.json"));
+ * const doc = await res.json();
+ * assert.equal(doc.info.title, "Ping");
+ * assert.deepEqual(Object.keys(doc.paths), ["/ping"]);
+ * ```
+ */
+export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
+  // Checked here, not at startup: `openApi(false)` would otherwise serve nothing without a word.
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new ConfigError(
+      `openApi() takes an object of options, got ${
+        options === null ? "null" : Array.isArray(options) ? "an array" : JSON.stringify(options)
+      }; to serve nothing, pass bootstrap({ openapi: false })`,
+    );
+  }
+  return openApiFeature(async ({ documented, config, defaultErrorBody }) => {
+    const settings = openApiSettings(config, options);
+    let document: Promise<OpenApiDocument> | undefined;
+    const build = () =>
+      document ??= Promise.resolve().then(() =>
+        buildOpenApiDocument(documented, { ...settings, defaultErrorBody })
+      );
+    const routes = settings.path === undefined ? [] : await openApiRoutes(await build(), settings);
+    return { routes, document: build };
+  });
+}
+
+/**
+ * The OpenAPI 3.1 document of an application's routes. An app that serves one gets the one it
+ * serves (then `options` are refused: they would describe another document); any other app a
+ * document built from the `app.openapi` keys of its configuration and `options` (the options win),
+ * once per app when no options are given. Rejects with a `TypeError` for anything `bootstrap` did
+ * not return, and with a `ConfigError` for a bad option.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
+ * import { openApiDocument } from "@thaw/thaw/openapi";
+ *
+ * @RestController()
+ * class UserController {
+ *   @GetMapping("/users/{id}", PathVariable("id", Number))
+ *   get(id: number) {
+ *     return { id };
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [UserController] });
+ * const doc = await openApiDocument(app, { title: "Users" });
+ * assert.equal(doc.openapi, "3.1.0");
+ * assert.equal(doc.info.title, "Users");
+ * assert.deepEqual(Object.keys(doc.paths), ["/users/{id}"]);
+ * ```
+ */
+export async function openApiDocument(
+  app: object,
+  options?: OpenApiOptions,
+): Promise<OpenApiDocument> {
+  const internals = internalsOf(app, "openApiDocument(app)");
+  if (internals.openapi !== undefined) {
+    if (options !== undefined) {
+      throw new TypeError(
+        "openApiDocument(app, options): this app serves its document (bootstrap({ openapi })), " +
+          "which the options would not describe; call openApiDocument(app)",
+      );
+    }
+    return await internals.openapi();
+  }
+  const build = () =>
+    buildOpenApiDocument(internals.documented, {
+      ...openApiSettings(
+        internals.config,
+        { ...(options ?? {}), enabled: false },
+        "openApiDocument(app, options)",
+      ),
+      defaultErrorBody: internals.defaultErrorBody,
+    });
+  if (options !== undefined) {
+    if (typeof options !== "object" || options === null || Array.isArray(options)) {
+      throw new ConfigError(
+        `openApiDocument(app, options) takes an object of options, got ${
+          options === null ? "null" : JSON.stringify(options)
+        }`,
+      );
+    }
+    return build();
+  }
+  let built = documents.get(app);
+  if (built === undefined) {
+    built = Promise.resolve().then(build);
+    documents.set(app, built);
+  }
+  return await built;
+}
+
+// Built once per app, on the first call without options.
+const documents = new WeakMap<object, Promise<OpenApiDocument>>();

@@ -1,0 +1,44 @@
+import { internalsOf } from "../application_internals.ts";
+import { type ListenOptions, serve, type Server } from "./serve.ts";
+
+/**
+ * Serves an application on the runtime it runs on (`Deno.serve`, `Bun.serve`, or Node's `http`),
+ * on `server.port` and `server.hostname` of its configuration unless `options` say otherwise
+ * (8080 and `0.0.0.0` by default). SIGTERM and SIGINT shut it down gracefully: readiness turns
+ * DOWN, the requests in flight finish within `server.shutdown-timeout`, the app's `close()` runs
+ * its `@PreDestroy` hooks, and the process exits. Edge runtimes serve `app.fetch` themselves
+ * (`export default app`) and need none of this.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
+ * import { listen } from "@thaw/thaw/server";
+ *
+ * @RestController()
+ * class PingController {
+ *   @GetMapping("/ping")
+ *   ping(): string {
+ *     return "pong";
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ controllers: [PingController] });
+ * const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+ * const res = await fetch(`${server.url}/ping`);
+ * assert.equal(await res.text(), "pong");
+ * await server.close();
+ * ```
+ */
+export function listen(
+  app: { readonly fetch: (request: Request) => Response | Promise<Response> },
+  options: ListenOptions = {},
+): Promise<Server> {
+  const internals = internalsOf(app, "listen(app)");
+  return serve(app.fetch, {
+    ...internals.serve,
+    port: options.port ?? internals.defaultPort,
+    hostname: options.hostname ?? internals.defaultHostname,
+    signals: options.signals ?? true,
+  });
+}

@@ -1,0 +1,244 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import fc from "fast-check";
+import { dump } from "js-yaml";
+import { ConfigError, loadConfig } from "../../config.ts";
+import { bootstrap } from "../../mod.ts";
+import { isLoadedConfig } from "../../src/config/application_config.ts";
+import { propertyOptions } from "../property.ts";
+import { configTree, expectedValues, missingPlaceholders } from "./config_trees.ts";
+
+async function withYaml(text: string, run: (file: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-load-config-"));
+  try {
+    const file = join(dir, "application.yml");
+    await writeFile(file, text);
+    await run(file);
+  } finally {
+    await rm(dir, { recursive: true });
+  }
+}
+
+/** Asserts that `promise` rejects with a ConfigError whose message starts with `start`. */
+async function rejectsStarting(promise: Promise<unknown>, start: string): Promise<void> {
+  await assert.rejects(promise, (e: unknown) => {
+    assert.ok(e instanceof ConfigError, String(e));
+    assert.ok(e.message.startsWith(start), `${JSON.stringify(start)} starts: ${e.message}`);
+    return true;
+  });
+}
+
+describe("loadConfig", () => {
+  it("reads a path or a file URL, and keeps the file, its directory and each key's line", async () => {
+    await withYaml("server:\n  port: 8081\nsearch:\n  - name: main\n", async (file) => {
+      for (const path of [file, pathToFileURL(file), relative(process.cwd(), file)]) {
+        const config = await loadConfig(path, { env: {} });
+        assert.deepEqual(config.values, { server: { port: 8081 }, search: [{ name: "main" }] });
+        assert.equal(config.source, file);
+        assert.equal(config.dir, dirname(file));
+        assert.equal(config.lines?.get("server.port"), 2);
+        assert.equal(config.lines?.get("search[0].name"), 4);
+        assert.equal(isLoadedConfig(config), true);
+      }
+    });
+  });
+
+  it("returns a frozen configuration, and reads an empty document as no keys", async () => {
+    for (const text of ["---\n", "~\n", "{}\n"]) {
+      await withYaml(text, async (file) => {
+        const config = await loadConfig(file);
+        assert.deepEqual(config.values, {});
+        assert.equal(Object.isFrozen(config), true);
+        assert.throws(() => {
+          (config as { values: unknown }).values = { a: 1 };
+        }, TypeError);
+        assert.deepEqual(config.values, {});
+      });
+    }
+  });
+
+  it("freezes the values deeply: apps started from one loaded file cannot change each other's", async () => {
+    await withYaml("app:\n  mail:\n    relays: [a, b]\n", async (file) => {
+      const config = await loadConfig(file, { env: {} });
+      const [one, two] = [await bootstrap({ config }), await bootstrap({ config })];
+      const mail = (one.config.app as { mail: { relays: string[] } }).mail;
+      assert.throws(() => mail.relays.push("c"), TypeError);
+      assert.throws(() => {
+        (one.config.app as Record<string, unknown>).extra = 1;
+      }, TypeError);
+      assert.deepEqual(two.config, { app: { mail: { relays: ["a", "b"] } } });
+    });
+  });
+
+  it("names the file it cannot read, as an absolute path", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-load-config-"));
+    try {
+      const missing = join(dir, "missing.yml");
+      await rejectsStarting(loadConfig(missing), `Cannot read ${missing}: `);
+      await rejectsStarting(loadConfig(pathToFileURL(missing)), `Cannot read ${missing}: `);
+      // A relative path is resolved against the working directory before it is named.
+      await rejectsStarting(
+        loadConfig(relative(process.cwd(), missing)),
+        `Cannot read ${missing}: `,
+      );
+      await rejectsStarting(
+        loadConfig("no-such-dir/application.yml"),
+        `Cannot read ${resolve("no-such-dir/application.yml")}: `,
+      );
+      // A directory is not a file.
+      await mkdir(join(dir, "folder.yml"));
+      await rejectsStarting(loadConfig(join(dir, "folder.yml")), `Cannot read ${dir}`);
+    } finally {
+      await rm(dir, { recursive: true });
+    }
+  });
+
+  it("names the file, the line and the column of malformed YAML", async () => {
+    await withYaml("app:\n  name: x\n  tags: [a, b\nserver:\n  port: 1\n", async (file) => {
+      await assert.rejects(loadConfig(file), (e: unknown) => {
+        assert.ok(e instanceof ConfigError, String(e));
+        // The unclosed flow sequence is found where the next key starts.
+        assert.ok(e.message.startsWith(`${file}:4:1: `), e.message);
+        assert.ok(e.cause instanceof Error);
+        return true;
+      });
+    });
+    await withYaml("a: 1\na: 2\n", async (file) => {
+      await rejectsStarting(loadConfig(file), `${file}:2:`);
+    });
+  });
+
+  it("refuses a document that is not a mapping, naming the file", async () => {
+    for (const text of ["- a\n- b\n", "just text\n", "42\n"]) {
+      await withYaml(text, async (file) => {
+        await rejectsStarting(loadConfig(file), `${file}: the document must be a mapping of keys`);
+      });
+    }
+  });
+
+  it("names the file, the line and the key of a ${VAR} that is unset and has no default", async () => {
+    await withYaml(
+      "search:\n  - name: main\n    password: ${PW}\n  - name: two\n    password: ${PW:x}\n",
+      async (file) => {
+        await rejectsStarting(
+          loadConfig(file, { env: {} }),
+          `${file}:3: search[0].password uses \${PW}, which is not set; set it or write ` +
+            `\${PW:default}`,
+        );
+        const config = await loadConfig(file, { env: { PW: "s3cret" } });
+        assert.deepEqual(config.values, {
+          search: [{ name: "main", password: "s3cret" }, { name: "two", password: "s3cret" }],
+        });
+      },
+    );
+    await withYaml("a:\n  b: [x, '${B}']\n", async (file) => {
+      await rejectsStarting(loadConfig(file, { env: {} }), `${file}:2: a.b[1] uses \${B}`);
+    });
+  });
+
+  it("refuses what is neither a path nor a URL", async () => {
+    for (
+      const [value, type] of [
+        [42, "number"],
+        [{ server: { port: 1 } }, "object"],
+        [undefined, "undefined"],
+        [null, "object"],
+        [true, "boolean"],
+      ] as const
+    ) {
+      await rejectsStarting(
+        loadConfig(value as never),
+        `loadConfig takes a path or a file URL, got ${type}`,
+      );
+    }
+  });
+});
+
+describe("loadConfig({ env })", () => {
+  it("reads ${VAR} from the object given, and nothing else", async () => {
+    assert.notEqual(process.env.PATH, undefined, "the test needs PATH set");
+    await withYaml(
+      "path: ${PATH:none}\nctor: ${constructor:none}\nproto: ${__proto__:none}\n" +
+        "str: ${toString:none}\nempty: ${EMPTY:fallback}\nraw: <${RAW}>\n",
+      async (file) => {
+        const config = await loadConfig(file, { env: { EMPTY: "", RAW: "$& $1 ${PATH}" } });
+        assert.deepEqual(config.values, {
+          // Set in the runtime's environment, but not in the object given.
+          path: "none",
+          // An object's inherited keys are not variables.
+          ctor: "none",
+          proto: "none",
+          str: "none",
+          // Set to the empty string is set.
+          empty: "",
+          // A value is inserted as it is, not read again.
+          raw: "<$& $1 ${PATH}>",
+        });
+        const unset = await loadConfig(file, { env: { RAW: "r", PATH: undefined } });
+        assert.equal(unset.values.path, "none");
+      },
+    );
+  });
+
+  it("reads the runtime's environment when none is given", async () => {
+    await withYaml("path: ${PATH}\n", async (file) => {
+      assert.deepEqual((await loadConfig(file)).values, { path: process.env.PATH });
+    });
+  });
+});
+
+describe("loadConfig of a YAML dump (property)", () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "thaw-load-config-"));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true });
+  });
+
+  it("reads back the values dumped, ${VAR} substituted, or names a missing one at its line", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(configTree, async ({ spec, config, env }) => {
+        // Unlimited width: a long string is not folded onto lines of its own.
+        const text = dump(config, { lineWidth: -1 });
+        const file = join(dir, `application-${run++}.yml`);
+        await writeFile(file, text);
+        const missing = missingPlaceholders(spec, env);
+        if (missing.length === 0) {
+          const loaded = await loadConfig(file, { env });
+          assert.deepEqual(loaded.values, expectedValues(spec, env), text);
+          assert.equal(loaded.source, file);
+          assert.equal(loaded.dir, dir);
+          assert.equal(isLoadedConfig(loaded), true);
+          return;
+        }
+        await assert.rejects(loadConfig(file, { env }), (e: unknown) => {
+          assert.ok(e instanceof ConfigError, String(e));
+          const at = e.message.match(/^(.+):(\d+): (.+) uses \$\{([^}]+)\}, which is not set/);
+          assert.ok(at, e.message);
+          const [, source, line, key, name] = at;
+          assert.equal(source, file);
+          const found = missing.find((m) => m.key === key && m.name === name);
+          assert.ok(found, `${e.message} names none of ${JSON.stringify(missing)}`);
+          // The line is where the value is written: the placeholder is on it, or (a string of
+          // several lines, written as a block) on one of the lines the string takes from there.
+          const lines = text.split("\n");
+          const from = Number(line) - 1;
+          const taken = lines.slice(from, from + found.text.split("\n").length + 1);
+          assert.ok(
+            from >= 0 && taken.some((l) => l.includes(`\${${name}`)),
+            `line ${line} of\n${text}`,
+          );
+          return true;
+        });
+      }),
+      propertyOptions(200),
+    );
+  });
+});
