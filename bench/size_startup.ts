@@ -294,9 +294,11 @@ async function sizes(): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  await sizes();
-  await breakdown();
+/**
+ * Writes and bundles the start-up apps (Thaw and Hono, the users app and the generated
+ * controllers) into a temporary folder: each name to its one-file ES module.
+ */
+export async function buildApps(): Promise<{ dir: string; files: Record<string, string> }> {
   const dir = await mkdtemp(join(tmpdir(), "thaw-startup-"));
   await mkdir(join(dir, "generated"));
   const sources = await appSources(dir);
@@ -317,6 +319,13 @@ async function main(): Promise<void> {
     files[name] = out;
   }
   await esbuild.stop();
+  return { dir, files };
+}
+
+async function main(): Promise<void> {
+  await sizes();
+  await breakdown();
+  const { dir, files } = await buildApps();
 
   console.log(
     `\nStart-up: median of ${ROUNDS} runs, ms (load to first answer / process wall); ` +
@@ -392,7 +401,9 @@ async function workerd(dir: string): Promise<void> {
   );
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (import.meta.main) {
+  main().then(() => process.exit(0), (error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -35,6 +35,88 @@ async function sh(command: string, args: string[], cwd: string) {
   }
 }
 
+// A controller for ENTRY_ALONE, in a module of its own: imported after the entry under test.
+const ENTRY_PING = `import { GetMapping, RestController } from "@thaw/thaw";
+
+@RestController()
+export class Ping {
+  @GetMapping("/ping")
+  ping(): string {
+    return "pong";
+  }
+}
+`;
+
+// One entry point imported alone (\`node main.js <entry>\`) and used for what it is for.
+const ENTRY_ALONE = `import assert from "node:assert/strict";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const entry = process.argv[2];
+const dir = await mkdtemp(join(tmpdir(), "thaw-entry-"));
+switch (entry) {
+  case ".": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { Ping } = await import("./ping.js");
+    const app = await bootstrap({ controllers: [Ping] });
+    assert.equal(await (await app.fetch(new Request("http://localhost/ping"))).text(), "pong");
+    break;
+  }
+  case "./config": {
+    const { loadConfig } = await import("@thaw/thaw/config");
+    await writeFile(join(dir, "application.yml"), "server:\\n  port: \${PORT:8081}\\n");
+    const config = await loadConfig(join(dir, "application.yml"), { env: {} });
+    assert.deepEqual(config.values, { server: { port: "8081" } });
+    break;
+  }
+  case "./scan": {
+    const { scanComponents } = await import("@thaw/thaw/scan");
+    await mkdir(join(dir, "src"));
+    const ping = new URL("./ping.js", import.meta.url).href;
+    await writeFile(join(dir, "src", "ping.mjs"), \`export { Ping } from \${JSON.stringify(ping)};\`);
+    const found = await scanComponents([pathToFileURL(join(dir, "src"))]);
+    assert.deepEqual(found.map((c) => c.name), ["Ping"]);
+    break;
+  }
+  case "./openapi": {
+    const { openApi, openApiDocument } = await import("@thaw/thaw/openapi");
+    const { bootstrap } = await import("@thaw/thaw");
+    const { Ping } = await import("./ping.js");
+    const app = await bootstrap({ controllers: [Ping], openapi: openApi({ docs: false }) });
+    const doc = await (await app.fetch(new Request("http://localhost/openapi.json"))).json();
+    assert.deepEqual(Object.keys(doc.paths), ["/ping"]);
+    assert.equal((await openApiDocument(app)).openapi, "3.1.0");
+    break;
+  }
+  case "./server": {
+    const { listen } = await import("@thaw/thaw/server");
+    const { bootstrap } = await import("@thaw/thaw");
+    const { Ping } = await import("./ping.js");
+    const app = await bootstrap({ controllers: [Ping] });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+    assert.equal(await (await fetch(\`\${server.url}/ping\`)).text(), "pong");
+    await server.close();
+    break;
+  }
+  case "./migrate": {
+    const { readDatasource } = await import("@thaw/thaw/migrate");
+    await writeFile(join(dir, "application.yml"), 'datasource:\\n  - name: main\\n    url: "sqlite:./main.db"\\n');
+    const main = await readDatasource({ config: dir, name: "main", env: {} });
+    assert.equal(main.location, join(process.cwd(), "main.db"));
+    break;
+  }
+  case "./cli":
+    // Imported, not run: the CLI acts only as the main module.
+    await import("@thaw/thaw/cli");
+    break;
+  default:
+    throw new Error("no use written for entry " + entry);
+}
+console.log("ok " + entry);
+`;
+
 const CONSUMER = `import {
   Autowired,
   bootstrap,
@@ -180,6 +262,43 @@ describe("npm package on Node (no loader)", () => {
     assert.equal(invalid[0], 400);
     assert.match(JSON.stringify(invalid[1]), /Path variable 'id' must be an integer/);
     assert.deepEqual(echoed, [200, { a: [1] }]);
+  });
+
+  it("each entry point of the installed package works imported alone, type-checked against its .d.ts", async () => {
+    await mkdir(join(project, "entries"), { recursive: true });
+    await writeFile(join(project, "entries", "ping.ts"), ENTRY_PING);
+    await writeFile(join(project, "entries", "main.ts"), ENTRY_ALONE);
+    await writeFile(
+      join(project, "entries", "tsconfig.json"),
+      strictConsumer("main.ts", ["es2023", "dom", "esnext.decorators"]).replace(
+        '"files":["main.ts"]',
+        '"files":["main.ts","ping.ts"]',
+      ),
+    );
+    const tsc = await sh(
+      join(root, "node_modules", ".bin", "tsc"),
+      ["-p", "entries"],
+      project,
+    );
+    assert.equal(tsc.code, 0, `tsc: ${tsc.stdout}${tsc.stderr}`);
+    const { exports } = JSON.parse(
+      await readFile(join(project, "node_modules", "@thaw", "thaw", "package.json"), "utf8"),
+    ) as { exports: Record<string, unknown> };
+    assert.deepEqual(Object.keys(exports).sort(), [
+      ".",
+      "./cli",
+      "./config",
+      "./migrate",
+      "./openapi",
+      "./scan",
+      "./server",
+    ]);
+    for (const name of Object.keys(exports)) {
+      // A process per entry point: nothing of the package is loaded before it.
+      const run = await sh(process.execPath, [join("entries", "main.js"), name], project);
+      assert.equal(run.code, 0, `${name}: ${run.stderr}`);
+      assert.equal(run.stdout.trim(), `ok ${name}`);
+    }
   });
 
   it("runs the migration CLI as `npx thaw`", async () => {
