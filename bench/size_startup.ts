@@ -210,21 +210,26 @@ async function bundleSize(contents: string, split: boolean): Promise<{ min: numb
 const SMALL_WORKER = `export { default } from "./tests/fixtures/small_worker.ts";`;
 
 /** What each input module is for, in the breakdown of the small worker's bundle. */
+// Matched anywhere in the input's path: a worktree whose node_modules is a link sees the packages
+// under the link's target.
 const FEATURES: [string, RegExp][] = [
-  ["Hono (router, context, request)", /^node_modules\/hono\//],
+  ["Hono (router, context, request)", /node_modules\/hono\//],
+  ["the YAML parser (js-yaml)", /node_modules\/js-yaml\//],
   ["`{name:regex}` constraints (the checked regex subset)", /^src\/web\/path_regex\.ts$/],
   ["path patterns and the route table", /^src\/web\/(path_|route_table|request_path)/],
   ["IoC container, stereotypes, `@Value`, lifecycle", /^src\/context\//],
   ["configuration objects, `${VAR}`", /^src\/config\//],
   [
     "bodies: multipart, forms, XML",
-    /^(src\/http\/(multipart|form_body|xml)|src\/web\/form_reader|node_modules\/xml-naming\/)/,
+    /^src\/http\/(multipart|form_body|xml)|^src\/web\/form_reader|node_modules\/xml-naming\//,
   ],
   ["the HTTP status table (`HttpStatus`)", /^src\/http\/http_status\.ts$/],
   ["requests, answers, `ResponseEntity`, JSON", /^src\/http\//],
   ["controllers: binders, handlers, errors, middleware", /^src\/web\//],
   ["health (`/actuator/health`)", /^src\/actuator\//],
-  ["bootstrap, the OpenAPI and Node hooks", /^src\/(application|openapi|runtime)/],
+  ["the OpenAPI generator and its settings", /^src\/openapi\//],
+  ["bootstrap, the server and Node hooks", /^src\/(application|runtime)/],
+  ["the app itself", /^(tests|examples)\//],
 ];
 
 /** The one-file bundle of the small worker, with the share of each feature. */
@@ -243,7 +248,7 @@ async function breakdown(): Promise<void> {
   const total = Object.values(output.inputs).reduce((a, i) => a + i.bytesInOutput, 0);
   const shares = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-    const feature = FEATURES.find(([, pattern]) => pattern.test(input))?.[0] ?? "the app itself";
+    const feature = FEATURES.find(([, pattern]) => pattern.test(input))?.[0] ?? input;
     shares.set(feature, (shares.get(feature) ?? 0) + bytesInOutput);
   }
   console.log(

