@@ -50,7 +50,7 @@ async function moduleLines(file: string): Promise<(line: number) => string> {
   }
   return (line) => {
     // Before the first module: esbuild's helpers, the lowered decorators among them.
-    let module = "(esbuild's helpers: lowered decorators)";
+    let module = "(esbuild's helpers: lowered decorators, module wrappers)";
     for (const [start, name] of starts) {
       if (start > line) break;
       module = name;
