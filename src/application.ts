@@ -9,7 +9,7 @@ import {
   isLoadedConfig,
   type LoadedConfig,
   resolveConfig,
-  wasScanned,
+  scanRecord,
 } from "./config/application_config.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { EnvLookup } from "./config/env.ts";
@@ -168,6 +168,35 @@ function refuseLateRegistration(hono: Hono): void {
   }
 }
 
+const OPTIONS = new Set([
+  "controllers",
+  "components",
+  "overrides",
+  "config",
+  "env",
+  "maxBodySize",
+  "allowEncodedSlash",
+  "middleware",
+  "logger",
+  "openapi",
+  "health",
+]);
+
+// An option bootstrap does not know would be ignored without a word: `scan`, which moved to its
+// own entry point, above all.
+function checkOptions(options: BootstrapOptions): void {
+  for (const key of Object.keys(options)) {
+    if (OPTIONS.has(key)) continue;
+    throw new TypeError(
+      key === "scan"
+        ? `bootstrap({ scan }): component scanning lives in its own entry point: import ` +
+          `{ scanComponents } from "@thaw/thaw/scan" and pass ` +
+          `components: await scanComponents([...directories])`
+        : `bootstrap({ ${key} }): no such option; the options are ${[...OPTIONS].join(", ")}`,
+    );
+  }
+}
+
 function checkMaxBodySize(value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new ConfigError(`maxBodySize must be a whole number of bytes, got ${value}`);
@@ -199,6 +228,7 @@ function checkMaxBodySize(value: number): number {
  * ```
  */
 export async function bootstrap(options: BootstrapOptions = {}): Promise<Application> {
+  checkOptions(options);
   const envValues = options.env;
   const env: EnvLookup = envValues === undefined
     ? runtimeEnv()
@@ -227,16 +257,33 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
 
   const classes: Class[] = [...(options.controllers ?? []), ...(options.components ?? [])];
   // Scanning needs a file system: `scanComponents(config)` of `@thaw/thaw/scan` reads the key, and
-  // what it found comes in `components`. Left unscanned, the key would be ignored without a word.
-  if (
-    configStrings(config, "app.component-scan").length > 0 && !wasScanned(config) &&
-    !wasScanned(options.config)
-  ) {
-    throw new ConfigError(
-      `${configLocation(config, "app.component-scan")}: scanning needs a file system, so it ` +
-        `lives in its own entry point: import { scanComponents } from "@thaw/thaw/scan" and ` +
-        `pass components: await scanComponents(config)`,
-    );
+  // what it found comes in `components`. Left unscanned, the key would be ignored without a word;
+  // scanned with other directories than it holds now, or its classes left out, as good as.
+  const scanDirectories = configStrings(config, "app.component-scan");
+  if (scanDirectories.length > 0) {
+    const where = configLocation(config, "app.component-scan");
+    const scan = scanRecord(config) ?? scanRecord(options.config);
+    if (scan === undefined) {
+      throw new ConfigError(
+        `${where}: scanning needs a file system, so it lives in its own entry point: ` +
+          `import { scanComponents } from "@thaw/thaw/scan" and pass ` +
+          `components: await scanComponents(config)`,
+      );
+    }
+    if (scan.directories !== JSON.stringify(scanDirectories)) {
+      throw new ConfigError(
+        `${where}: the directories changed after scanComponents(config) scanned them ` +
+          `(${scan.directories}, now ${JSON.stringify(scanDirectories)}): scan again`,
+      );
+    }
+    const missing = scan.classes.filter((cls) => !classes.includes(cls as Class));
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `${where}: scanComponents(config) found ${
+          missing.map((cls) => (cls as Class).name).join(", ")
+        }, which bootstrap was not given: pass components: await scanComponents(config)`,
+      );
+    }
   }
 
   const context = new ApplicationContext({

@@ -29,7 +29,16 @@ export function registerApplication(app: object, internals: ApplicationInternals
 export function internalsOf(app: unknown, caller: string): ApplicationInternals {
   const internals = typeof app === "object" && app !== null ? registry.get(app) : undefined;
   if (internals === undefined) {
-    throw new TypeError(`${caller} takes an application that bootstrap() returned`);
+    // An app of another copy of the package (npm and JSR, two versions) has the same shape.
+    const looksLikeOne = typeof app === "object" && app !== null && "getBean" in app &&
+      "hono" in app;
+    throw new TypeError(
+      looksLikeOne
+        ? `${caller} takes an application that bootstrap() of this copy of @thaw/thaw returned; ` +
+          "this one comes from another copy (npm and JSR, or two versions): import every entry " +
+          "point from one"
+        : `${caller} takes an application that bootstrap() returned`,
+    );
   }
   return internals;
 }

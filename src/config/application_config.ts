@@ -17,22 +17,23 @@ export interface LoadedConfig {
   readonly lines?: ReadonlyMap<string, number>;
 }
 
-// What `loadConfig` returned, so that `bootstrap` tells a loaded file from a configuration object
-// that happens to have a `values` key; and the loaded files whose `app.component-scan` has been
-// scanned, so that `bootstrap` does not ignore the key when nothing scanned it.
-const loaded = new WeakSet<LoadedConfig>();
-const scanned = new WeakSet<object>();
+// What `loadConfig` returned carries this, so that `bootstrap` tells a loaded file from a
+// configuration object that happens to have a `values` key. A registered symbol, not a WeakSet:
+// a file loaded by another copy of the package (npm and JSR, two versions) is recognised too. Not
+// enumerable, so a copy (`{ ...loaded }`, `structuredClone`) does not carry it.
+const LOADED: unique symbol = Symbol.for("@thaw/thaw.loadedConfig") as never;
 
 /** Marks a configuration as read from a file by `loadConfig`. */
 export function registerLoadedConfig(config: LoadedConfig): LoadedConfig {
   // Deeply: one loaded file may configure several apps, and `app.config` is its `values`, so a
   // change made through one app would otherwise show in the others.
   deepFreeze(config.values);
-  loaded.add(config);
+  Object.defineProperty(config, LOADED, { value: true });
   return Object.freeze(config);
 }
 
-function deepFreeze(value: unknown): void {
+/** Freezes an object and everything it holds. */
+export function deepFreeze(value: unknown): void {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
@@ -40,18 +41,34 @@ function deepFreeze(value: unknown): void {
 
 /** Whether `value` is a configuration `loadConfig` read. */
 export function isLoadedConfig(value: unknown): value is LoadedConfig {
-  return typeof value === "object" && value !== null && loaded.has(value as LoadedConfig);
+  return typeof value === "object" && value !== null &&
+    (value as { [LOADED]?: unknown })[LOADED] === true;
 }
+
+/** What `scanComponents(config)` scanned: the key's value then, and the classes it found. */
+export interface ScanRecord {
+  /** `app.component-scan` as it was scanned, as JSON. */
+  readonly directories: string;
+  readonly classes: readonly unknown[];
+}
+
+// The configurations whose `app.component-scan` was scanned, so that `bootstrap` neither ignores
+// the key when nothing scanned it nor takes a scan of other directories, or a scan whose classes
+// were left out, for it.
+const scanned = new WeakMap<object, ScanRecord>();
 
 /** Records that the `app.component-scan` directories of a configuration were scanned. */
-export function markScanned(config: object): void {
-  scanned.add(config);
+export function markScanned(config: object, record: ScanRecord): void {
+  scanned.set(config, record);
 }
 
-/** Whether the `app.component-scan` directories of a configuration were scanned. */
-export function wasScanned(config: unknown): boolean {
-  return typeof config === "object" && config !== null && scanned.has(config);
+/** What was scanned for a configuration, if anything. */
+export function scanRecord(config: unknown): ScanRecord | undefined {
+  return typeof config === "object" && config !== null ? scanned.get(config) : undefined;
 }
+
+// The own keys of a loaded configuration: an object made of them alone is a copy of one.
+const LOADED_KEYS = new Set(["values", "source", "dir", "lines"]);
 
 /**
  * The configuration `bootstrap` was given: a file `loadConfig` read, or an object, whose `${VAR}`
@@ -65,11 +82,14 @@ export function resolveConfig(
   if (isLoadedConfig(source)) return source;
   if (typeof source === "string" || source instanceof URL) {
     // The one mistake an edge-sized entry point has to explain: reading a file lives elsewhere.
+    const given = source instanceof URL
+      ? `new URL(${JSON.stringify(source.href)})`
+      : JSON.stringify(source);
     throw new ConfigError(
-      `bootstrap({ config: ${JSON.stringify(String(source))} }): a path is read by loadConfig, ` +
-        `which lives in its own entry point so that an edge worker carries no file system and ` +
-        `no YAML parser: import { loadConfig } from "@thaw/thaw/config" and pass ` +
-        `config: await loadConfig(${JSON.stringify(String(source))})`,
+      `bootstrap({ config: ${given} }): a path is read by loadConfig, which lives in its own ` +
+        `entry point so that an edge worker carries no file system and no YAML parser: ` +
+        `import { loadConfig } from "@thaw/thaw/config" and pass ` +
+        `config: await loadConfig(${given})`,
     );
   }
   if (typeof source !== "object" || source === null || Array.isArray(source)) {
@@ -79,11 +99,24 @@ export function resolveConfig(
       }`,
     );
   }
-  return {
-    values: substituteAll(source, env, "config") as ConfigValues,
-    source: "config",
-    dir: undefined,
-  };
+  const keys = Object.keys(source);
+  if (
+    keys.length > 0 && keys.every((key) => LOADED_KEYS.has(key)) &&
+    typeof source.values === "object" && typeof source.source === "string"
+  ) {
+    // `{ ...loaded, values: {...} }` reads as the keys `values`, `source`, ...: every setting
+    // would be ignored without a word.
+    throw new ConfigError(
+      `bootstrap({ config }) got a copy of what loadConfig returned (${source.source}), which ` +
+        `is no longer marked as read from a file and would be taken as the keys ` +
+        `${keys.join(", ")}: pass what loadConfig returned itself, or its keys as an object ` +
+        `(config: { ...loaded.values, ... })`,
+    );
+  }
+  const values = substituteAll(source, env, "config") as ConfigValues;
+  // As a loaded file's: `app.config` cannot be changed behind the beans that read it.
+  deepFreeze(values);
+  return { values, source: "config", dir: undefined };
 }
 
 /**

@@ -44,11 +44,31 @@ export async function loadConfig(
   if (typeof path !== "string" && !(path instanceof URL)) {
     throw new ConfigError(`loadConfig takes a path or a file URL, got ${typeof path}`);
   }
+  // An option loadConfig does not know, or an env that is not an object, would leave the
+  // placeholders to the process's environment without a word.
+  if (typeof options !== "object" || options === null) {
+    throw new ConfigError(`loadConfig(path, options) takes an object of options, got ${options}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== "env") {
+      throw new ConfigError(`loadConfig(path, { ${key} }): no such option; the one option is env`);
+    }
+  }
   const values = options.env;
+  if (values !== undefined && (typeof values !== "object" || values === null)) {
+    throw new ConfigError(
+      `loadConfig(path, { env }) takes an object of variables ({ PORT: "8080" }), got ${
+        values === null ? "null" : typeof values
+      }`,
+    );
+  }
   const env = values === undefined
     ? runtimeEnv()
     : (name: string) => Object.hasOwn(values, name) ? values[name] : undefined;
-  const file = resolve(typeof path === "string" ? path : fileURLToPath(path));
+  // A `file:` URL given as text is read as the URL it is, not as a relative path.
+  const file = resolve(
+    typeof path === "string" && !path.startsWith("file:") ? path : fileURLToPath(path),
+  );
   let text: string;
   try {
     text = await readFile(file, "utf8");

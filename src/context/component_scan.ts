@@ -8,6 +8,7 @@ import {
   isLoadedConfig,
   type LoadedConfig,
   markScanned,
+  resolveConfig,
 } from "../config/application_config.ts";
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
@@ -62,19 +63,26 @@ export async function scanComponents(
   base?: string | URL,
 ): Promise<Class[]> {
   let directories: readonly (string | URL)[];
+  let scannedConfig: object | undefined;
   if (Array.isArray(source)) {
     directories = source;
   } else if (isLoadedConfig(source)) {
+    if (base !== undefined) {
+      throw new TypeError(
+        "scanComponents(config, base): a loaded file's directories resolve against its own " +
+          `folder (${source.dir}); give no base`,
+      );
+    }
     directories = configStrings(source, "app.component-scan");
     base = source.dir;
-    markScanned(source);
+    scannedConfig = source;
   } else if (
     typeof source === "object" && source !== null && !(source instanceof URL)
   ) {
-    // A configuration object: its directories resolve against `base`, else the working directory.
-    const config = { values: source as ConfigValues, source: "config", dir: undefined };
-    directories = configStrings(config, "app.component-scan");
-    markScanned(source);
+    // A configuration object: its `${VAR}` placeholders substituted as bootstrap substitutes
+    // them, its directories resolved against `base`, else the working directory.
+    directories = configStrings(resolveConfig(source as ConfigValues), "app.component-scan");
+    scannedConfig = source;
   } else {
     throw new TypeError(
       "scanComponents takes a list of directories, what loadConfig returns or a configuration " +
@@ -87,6 +95,9 @@ export async function scanComponents(
   const found: Class[] = [];
   for (const { cls } of await scanExports(directories, base)) {
     if (!found.includes(cls)) found.push(cls);
+  }
+  if (scannedConfig !== undefined) {
+    markScanned(scannedConfig, { directories: JSON.stringify(directories), classes: found });
   }
   return found;
 }

@@ -2,7 +2,7 @@ import { internalsOf } from "../application_internals.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { type OpenApiFeature, openApiFeature } from "./openapi_feature.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi_document.ts";
-import { type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
+import { checkOptionKeys, type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
 import { openApiRoutes } from "./openapi_routes.ts";
 
 /**
@@ -45,6 +45,7 @@ export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
       }; to serve nothing, pass bootstrap({ openapi: false })`,
     );
   }
+  checkOptionKeys(options, "openApi()");
   return openApiFeature(async ({ documented, config, defaultErrorBody }) => {
     const settings = openApiSettings(config, options);
     let document: Promise<OpenApiDocument> | undefined;
@@ -93,8 +94,8 @@ export async function openApiDocument(
   if (internals.openapi !== undefined) {
     if (options !== undefined) {
       throw new TypeError(
-        "openApiDocument(app, options): this app serves its document (bootstrap({ openapi })), " +
-          "which the options would not describe; call openApiDocument(app)",
+        "openApiDocument(app, options): this app was given openApi() at bootstrap, whose " +
+          "options and keys make its document; call openApiDocument(app)",
       );
     }
     return await internals.openapi();

@@ -43,11 +43,22 @@ export function openApiSetup(feature: unknown): Setup {
     ? setups.get(feature as OpenApiFeature)
     : undefined;
   if (setup === undefined) {
+    if ((feature as { feature?: unknown } | null)?.feature === "openapi") {
+      throw new TypeError(
+        "bootstrap({ openapi }) takes what openApi() of this copy of @thaw/thaw returns; this " +
+          "one comes from another copy (npm and JSR, or two versions): import every entry point " +
+          "from one",
+      );
+    }
     throw new TypeError(
       `bootstrap({ openapi }) takes what openApi() returns (import { openApi } from ` +
         `"@thaw/thaw/openapi"), or false; got ${
           feature === null
             ? "null"
+            : typeof feature === "function"
+            ? `the function ${feature.name || "(anonymous)"}: call it, ${
+              feature.name || "openApi"
+            }()`
             : typeof feature === "object"
             ? "an object"
             : JSON.stringify(feature)

@@ -42,6 +42,18 @@ function asFlag(value: unknown): boolean | undefined {
 const KEYS = ["enabled", "path", "docs", "title", "version", "description"] as const;
 
 /**
+ * Refuses a key of the options that is not one of the file's: `openApi({ titel })` must not serve
+ * the default title without a word.
+ */
+export function checkOptionKeys(options: object, caller: string): void {
+  for (const key of Object.keys(options)) {
+    if (!(KEYS as readonly string[]).includes(key)) {
+      throw new ConfigError(`${caller} option ${key}: unknown; the keys are ${KEYS.join(", ")}`);
+    }
+  }
+}
+
+/**
  * Resolves the options of `openApi()` (or `openApiDocument(app, options)`: `caller`) over the
  * `app.openapi` keys; `true` is `openApi()` without options. Nothing in either: nothing served.
  * Throws a `ConfigError` naming the key and its line for a wrong type, an unknown key or a path
@@ -84,6 +96,7 @@ export function openApiSettings(
     );
   }
   const code: Record<string, unknown> = typeof option === "object" ? { ...option } : {};
+  checkOptionKeys(code, caller);
   const pick = (key: (typeof KEYS)[number]): [unknown, string] =>
     code[key] !== undefined ? [code[key], `${caller} option ${key}`] : [file[key], where(key)];
 

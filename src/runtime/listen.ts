@@ -1,3 +1,4 @@
+import type { Application } from "../application.ts";
 import { internalsOf } from "../application_internals.ts";
 import { type ListenOptions, serve, type Server } from "./serve.ts";
 
@@ -30,12 +31,16 @@ import { type ListenOptions, serve, type Server } from "./serve.ts";
  * await server.close();
  * ```
  */
-export function listen(
-  app: { readonly fetch: (request: Request) => Response | Promise<Response> },
-  options: ListenOptions = {},
-): Promise<Server> {
+export async function listen(app: Application, options: ListenOptions = {}): Promise<Server> {
   const internals = internalsOf(app, "listen(app)");
-  return serve(app.fetch, {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(
+      `listen(app, options) takes an object of options (listen(app, { port: 8080 })), got ${
+        JSON.stringify(options) ?? typeof options
+      }`,
+    );
+  }
+  return await serve(app.fetch, {
     ...internals.serve,
     port: options.port ?? internals.defaultPort,
     hostname: options.hostname ?? internals.defaultHostname,

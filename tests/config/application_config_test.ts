@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { pathToFileURL } from "node:url";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,10 +117,19 @@ describe("bootstrap({ config })", () => {
     const url = new URL("file:///srv/app/application.yml");
     await rejectsNaming(
       bootstrap({ config: url as never }),
-      'bootstrap({ config: "file:///srv/app/application.yml" })',
+      'bootstrap({ config: new URL("file:///srv/app/application.yml") })',
       'import { loadConfig } from "@thaw/thaw/config"',
-      'config: await loadConfig("file:///srv/app/application.yml")',
+      'config: await loadConfig(new URL("file:///srv/app/application.yml"))',
     );
+  });
+
+  it("the fix it suggests for a file URL works, and loadConfig reads a file: URL given as text", async () => {
+    await withYaml("a: 1\n", async (file) => {
+      const url = pathToFileURL(file);
+      for (const given of [url, url.href]) {
+        assert.deepEqual((await bootstrap({ config: await loadConfig(given) })).config, { a: 1 });
+      }
+    });
   });
 
   it("refuses what is neither an object of keys nor a loaded file", async () => {
@@ -132,21 +142,56 @@ describe("bootstrap({ config })", () => {
     );
   });
 
-  it("takes an object shaped like a loaded file as keys: only what loadConfig returns is one", async () => {
+  it("refuses a copy of a loaded file, which would be read as the keys values, source, ...", async () => {
     await withYaml("a: 1\n", async (file) => {
       const loaded = await loadConfig(file);
       assert.equal(isLoadedConfig(loaded), true);
-      const { values, source, dir } = loaded;
-      const lookalike = { values, source, dir };
-      assert.equal(isLoadedConfig(lookalike), false);
-      assert.equal(isLoadedConfig({ ...loaded }), false);
-      const app = await bootstrap({ config: lookalike });
-      assert.deepEqual(app.config, { values: { a: 1 }, source: file, dir });
+      const copies = [
+        { ...loaded },
+        { ...loaded, values: { ...loaded.values, b: 2 } },
+        structuredClone(loaded),
+        { values: loaded.values, source: loaded.source, dir: loaded.dir },
+      ];
+      for (const copy of copies) {
+        assert.equal(isLoadedConfig(copy), false);
+        await rejectsNaming(
+          bootstrap({ config: copy }),
+          `bootstrap({ config }) got a copy of what loadConfig returned (${file})`,
+          "config: { ...loaded.values, ... }",
+        );
+      }
+      // What the message says to do instead.
+      const app = await bootstrap({ config: { ...loaded.values, b: 2 } });
+      assert.deepEqual(app.config, { a: 1, b: 2 });
       assert.deepEqual((await bootstrap({ config: loaded })).config, { a: 1 });
     });
-    const shaped = { values: { a: "${A}" }, source: "x.yml", dir: "/" };
+    // Keys of an app that happen to be called so, beside others, are keys.
+    const shaped = { values: { a: "${A}" }, source: "x.yml", other: 1 };
     const app = await bootstrap({ config: shaped, env: { A: "1" } });
-    assert.deepEqual(app.config, { values: { a: "1" }, source: "x.yml", dir: "/" });
+    assert.deepEqual(app.config, { values: { a: "1" }, source: "x.yml", other: 1 });
+  });
+
+  it("recognises a file loaded by another copy of the package by its registered mark", async () => {
+    await withYaml("server:\n  port: 7\n", async (file) => {
+      const loaded = await loadConfig(file);
+      // As another copy's loadConfig leaves it: the mark, and nothing of this copy's.
+      const foreign = Object.defineProperty(
+        { values: loaded.values, source: loaded.source, dir: loaded.dir },
+        Symbol.for("@thaw/thaw.loadedConfig"),
+        { value: true },
+      );
+      assert.equal(isLoadedConfig(foreign), true);
+      assert.deepEqual((await bootstrap({ config: foreign })).config, { server: { port: 7 } });
+    });
+  });
+
+  it("freezes a configuration object's values, as a loaded file's", async () => {
+    const given = { app: { relays: ["a"] } };
+    const app = await bootstrap({ config: given });
+    assert.throws(() => (app.config.app as { relays: string[] }).relays.push("b"), TypeError);
+    // The caller's own object is not frozen: the app has a copy.
+    given.app.relays.push("b");
+    assert.deepEqual(app.config, { app: { relays: ["a"] } });
   });
 
   it("applies its env option to an object, and refuses it beside a file loadConfig read", async () => {

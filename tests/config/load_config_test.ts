@@ -160,6 +160,22 @@ describe("loadConfig", () => {
 });
 
 describe("loadConfig({ env })", () => {
+  it("refuses an option it does not know, and an env that is not an object", async () => {
+    await withYaml("a: ${A:x}\n", async (file) => {
+      for (
+        const [options, message] of [
+          [{ A: "1" }, "loadConfig(path, { A }): no such option; the one option is env"],
+          [{ envs: {} }, "loadConfig(path, { envs }): no such option"],
+          [{ env: "A=1" }, "loadConfig(path, { env }) takes an object of variables"],
+          [{ env: null }, "loadConfig(path, { env }) takes an object of variables"],
+          [null, "loadConfig(path, options) takes an object of options"],
+        ] as const
+      ) {
+        await rejectsStarting(loadConfig(file, options as never), message);
+      }
+    });
+  });
+
   it("reads ${VAR} from the object given, and nothing else", async () => {
     assert.notEqual(process.env.PATH, undefined, "the test needs PATH set");
     await withYaml(

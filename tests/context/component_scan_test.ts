@@ -174,6 +174,44 @@ describe("bootstrap with app.component-scan", () => {
     await bootstrap({ config, components: listed });
   });
 
+  it("refuses a scan whose classes were left out, or whose directories changed since", async () => {
+    const config = await loadConfig(fixtureConfig);
+    const found = await scanComponents(config);
+    assert.ok(found.length > 0);
+    // Scanned, but what it found was not given: the key would be as good as ignored.
+    await rejectsNaming(
+      bootstrap({ config }),
+      ConfigError,
+      `${fixtureConfig}:4: app.component-scan: scanComponents(config) found ${
+        found.map((c) => c.name).join(", ")
+      }, which bootstrap was not given`,
+    );
+    await bootstrap({ config, components: found });
+    // An object whose directories were changed after the scan.
+    const object = { app: { "component-scan": ["scan"] } };
+    const classes = await scanComponents(object, fileURLToPath(new URL("..", fixtures)));
+    object.app["component-scan"].push("other");
+    await rejectsNaming(
+      bootstrap({ config: object, components: classes }),
+      ConfigError,
+      'config: app.component-scan: the directories changed after scanComponents(config) scanned them (["scan"], now ["scan","other"])',
+    );
+  });
+
+  it("substitutes ${VAR} in an object's directories, and takes no base beside a loaded file", async () => {
+    const object = { app: { "component-scan": ["${SCAN_DIR:scan}"] } };
+    const classes = await scanComponents(object, fileURLToPath(new URL("..", fixtures)));
+    assert.deepEqual(
+      classes.map((c) => c.name).sort(),
+      (await scanComponents([fixtures])).map((c) => c.name).sort(),
+    );
+    await rejectsNaming(
+      scanComponents(await loadConfig(fixtureConfig), "/elsewhere"),
+      TypeError,
+      "a loaded file's directories resolve against its own folder",
+    );
+  });
+
   it("refuses the key in an object, which cannot be scanned relative to a file", async () => {
     await rejectsNaming(
       bootstrap({ config: { app: { "component-scan": ["src"] } } }),

@@ -287,6 +287,26 @@ describe("serving the OpenAPI document and the docs page", () => {
         got,
       );
     }
+    // The value of another copy of the package: the same shape, not this copy's.
+    await assert.rejects(
+      app({ openapi: { feature: "openapi" } as never }),
+      (error: unknown) =>
+        error instanceof TypeError && error.message.includes("comes from another copy"),
+    );
+    // openApi passed without calling it.
+    await assert.rejects(
+      app({ openapi: openApi as never }),
+      (error: unknown) =>
+        error instanceof TypeError &&
+        error.message.endsWith("got the function openApi: call it, openApi()"),
+    );
+    // A key openApi() does not know is refused, as the file's are, not ignored.
+    assert.throws(
+      () => openApi({ titel: "Users" } as OpenApiOptions),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.startsWith("openApi() option titel: unknown; the keys are enabled, path"),
+    );
     // A bad option is named as openApi()'s.
     await assert.rejects(
       app({ openapi: openApi({ path: "/{id}" }) }),

@@ -1,0 +1,60 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { bootstrap, type BootstrapOptions, GetMapping, RestController } from "../mod.ts";
+
+@RestController()
+class PingController {
+  @GetMapping("/ping")
+  ping(): string {
+    return "pong";
+  }
+}
+
+describe("bootstrap options", () => {
+  it("refuses scan, which moved to @thaw/thaw/scan, naming the call to make instead", async () => {
+    await assert.rejects(
+      bootstrap({ controllers: [PingController], scan: ["src"] } as BootstrapOptions),
+      (error: unknown) =>
+        error instanceof TypeError &&
+        error.message ===
+          "bootstrap({ scan }): component scanning lives in its own entry point: import " +
+            '{ scanComponents } from "@thaw/thaw/scan" and pass ' +
+            "components: await scanComponents([...directories])",
+    );
+  });
+
+  it("refuses an option it does not know, rather than ignoring it", async () => {
+    for (const key of ["controler", "listen", "port", "Config", "__proto__x"]) {
+      await assert.rejects(
+        bootstrap({ [key]: 1 } as BootstrapOptions),
+        (error: unknown) =>
+          error instanceof TypeError &&
+          error.message.startsWith(`bootstrap({ ${key} }): no such option; the options are `) &&
+          error.message.endsWith("openapi, health"),
+        key,
+      );
+    }
+  });
+
+  it("takes every option it documents", async () => {
+    const app = await bootstrap({
+      controllers: [PingController],
+      components: [],
+      overrides: [],
+      config: {},
+      env: {},
+      maxBodySize: 10,
+      allowEncodedSlash: false,
+      middleware: [],
+      logger: console,
+      openapi: false,
+      health: false,
+    });
+    assert.equal(await (await app.fetch(new Request("http://localhost/ping"))).text(), "pong");
+  });
+
+  it("has no listen or openapi method: they live in @thaw/thaw/server and @thaw/thaw/openapi", async () => {
+    const app = await bootstrap({ controllers: [PingController] });
+    assert.deepEqual(Object.keys(app).sort(), ["close", "config", "fetch", "getBean", "hono"]);
+  });
+});
