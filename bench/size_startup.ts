@@ -179,14 +179,9 @@ const BUNDLE = {
   external: ["node:*", "@hono/node-server"],
 } as const satisfies esbuild.BuildOptions;
 
-/**
- * The minified bytes of an entry and of every chunk it loads before running (its static imports),
- * gzipped as one. With `split`, what is only reached by `import()` lands in chunks of its own that
- * an app never loads unless it takes that path (as Vite, Rollup and `esbuild --splitting` build);
- * without, in one file, as Wrangler bundles a worker.
- */
-async function bundleSize(contents: string, split: boolean): Promise<{ min: number; gz: number }> {
-  const result = await esbuild.build({
+/** An entry's minified bundle for an edge runtime, in memory, with its metafile. */
+function minified(contents: string, split: boolean) {
+  return esbuild.build({
     stdin: { contents, resolveDir: root, loader: "ts", sourcefile: "entry.ts" },
     // Output paths in the metafile are relative to this, wherever the benchmark is run from.
     absWorkingDir: root,
@@ -197,6 +192,16 @@ async function bundleSize(contents: string, split: boolean): Promise<{ min: numb
     metafile: true,
     ...(split ? { splitting: true, outdir: join(root, "dist", "size") } : {}),
   });
+}
+
+/**
+ * The minified bytes of an entry and of every chunk it loads before running (its static imports),
+ * gzipped as one. With `split`, what is only reached by `import()` lands in chunks of its own that
+ * an app never loads unless it takes that path (as Vite, Rollup and `esbuild --splitting` build);
+ * without, in one file, as Wrangler bundles a worker.
+ */
+async function bundleSize(contents: string, split: boolean): Promise<{ min: number; gz: number }> {
+  const result = await minified(contents, split);
   const bytesOf = (path: string) =>
     result.outputFiles.find((f) => f.path === join(root, path))!.contents;
   const bytes = split
@@ -234,15 +239,7 @@ const FEATURES: [string, RegExp][] = [
 
 /** The one-file bundle of the small worker, with the share of each feature. */
 async function breakdown(): Promise<void> {
-  const result = await esbuild.build({
-    stdin: { contents: SMALL_WORKER, resolveDir: root, loader: "ts", sourcefile: "entry.ts" },
-    absWorkingDir: root,
-    ...BUNDLE,
-    conditions: ["workerd", "worker", "browser"],
-    minify: true,
-    write: false,
-    metafile: true,
-  });
+  const result = await minified(SMALL_WORKER, false);
   const [output] = Object.values(result.metafile.outputs);
   const gz = gzipSync(result.outputFiles[0].contents, { level: 9 }).length;
   const total = Object.values(output.inputs).reduce((a, i) => a + i.bytesInOutput, 0);
@@ -258,6 +255,8 @@ async function breakdown(): Promise<void> {
   console.log("| feature | minified | min+gzip (share) |");
   console.log("|---|---|---|");
   for (const [feature, bytes] of [...shares].sort((a, b) => b[1] - a[1])) {
+    // The entry files that only re-export: nothing to show.
+    if (bytes < 50) continue;
     console.log(`| ${feature} | ${kb(bytes)} | ${kb((gz * bytes) / total)} |`);
   }
 }

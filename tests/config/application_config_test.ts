@@ -1,26 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { bootstrap, ConfigError } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
 import { isLoadedConfig, resolveConfig } from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
 import { configTree, envOf, expectedValues, missingPlaceholders, render } from "./config_trees.ts";
-
-async function withYaml(text: string, run: (file: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-config-"));
-  try {
-    const file = join(dir, "application.yml");
-    await writeFile(file, text);
-    await run(file);
-  } finally {
-    await rm(dir, { recursive: true });
-  }
-}
+import { withYaml } from "./yaml_file.ts";
 
 describe("application.yml", () => {
   it("substitutes ${VAR} and ${VAR:default}", async () => {

@@ -12,17 +12,7 @@ import { bootstrap } from "../../mod.ts";
 import { isLoadedConfig } from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
 import { configTree, expectedValues, missingPlaceholders } from "./config_trees.ts";
-
-async function withYaml(text: string, run: (file: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-load-config-"));
-  try {
-    const file = join(dir, "application.yml");
-    await writeFile(file, text);
-    await run(file);
-  } finally {
-    await rm(dir, { recursive: true });
-  }
-}
+import { withYaml } from "./yaml_file.ts";
 
 /** Asserts that `promise` rejects with a ConfigError whose message starts with `start`. */
 async function rejectsStarting(promise: Promise<unknown>, start: string): Promise<void> {

@@ -1,8 +1,5 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import {
   Autowired,
@@ -17,17 +14,7 @@ import { loadConfig } from "../../config.ts";
 import { ApplicationContext } from "../../src/context/application_context.ts";
 import { convertValue, parseValueExpression } from "../../src/context/value.ts";
 import { propertyOptions } from "../property.ts";
-
-async function withYaml(text: string, run: (file: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-value-"));
-  try {
-    const file = join(dir, "application.yml");
-    await writeFile(file, text);
-    await run(file);
-  } finally {
-    await rm(dir, { recursive: true });
-  }
-}
+import { withYaml } from "../config/yaml_file.ts";
 
 /** Asserts that `promise` rejects with a DefinitionError whose message contains every part. */
 async function rejectsNaming(promise: Promise<unknown>, ...parts: string[]): Promise<string> {
