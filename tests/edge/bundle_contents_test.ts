@@ -7,29 +7,30 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, stop } from "esbuild";
+import { build, type BuildOptions, stop } from "esbuild";
 import { bundleWorkers, loadedChunks } from "../../tools/bundle_worker.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
+
+// As for an edge runtime: ES modules, Node's modules and the Node adapter left outside.
+const EDGE = {
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  conditions: ["workerd", "worker", "browser"],
+  mainFields: ["module", "main"],
+  external: ["node:*", "@hono/node-server"],
+  outdir: join(root, "dist", "bundle-contents"),
+  write: false,
+  metafile: true,
+  logLevel: "silent",
+} as const satisfies BuildOptions;
 
 /** The input files of the chunks an entry loads before it runs (its static imports, transitively). */
 async function loadedInputs(
   entry: string,
 ): Promise<{ loaded: Set<string>; lazy: Set<string>; external: Set<string> }> {
-  const result = await build({
-    entryPoints: [join(root, entry)],
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["node:*", "@hono/node-server"],
-    outdir: join(root, "dist", "bundle-contents"),
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-  });
+  const result = await build({ ...EDGE, entryPoints: [join(root, entry)], splitting: true });
   const outputs = result.metafile.outputs;
   const chunks = loadedChunks(result.metafile);
   const loaded = new Set<string>();
@@ -48,19 +49,10 @@ const has = (inputs: Set<string>, part: string) => [...inputs].some((i) => i.inc
 /** An entry bundled into one file, as Wrangler bundles a worker: its inputs and its code. */
 async function oneFile(entry: string): Promise<{ inputs: Set<string>; code: string }> {
   const result = await build({
+    ...EDGE,
     entryPoints: [join(root, entry)],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["node:*", "@hono/node-server"],
     // Minified, so that what is left is code: the JSDoc examples name node: modules too.
     minify: true,
-    write: false,
-    metafile: true,
-    outdir: join(root, "dist", "bundle-contents"),
-    logLevel: "silent",
   });
   const [output] = Object.values(result.metafile.outputs);
   return {
