@@ -4,19 +4,9 @@
 // profiling; the figures that count come from bench/http/run.ts, over real sockets.
 import { fetch as hono, honoFetch } from "./http/hono_app.ts";
 import { app as thaw, thawApp } from "./http/thaw_app.ts";
-import { NEW_USER } from "./http/users.ts";
+import { getRequest, postRequest } from "./http/users.ts";
 
 // The apps of the HTTP benchmark, called without a server.
-const getRequest = () => new Request("http://localhost/users/42");
-const body = JSON.stringify(NEW_USER);
-const postRequest = () =>
-  new Request("http://localhost/users", {
-    method: "POST",
-    body,
-    // As over HTTP/1.1: a body of known size is sent with its length.
-    headers: { "content-type": "application/json", "content-length": String(body.length) },
-  });
-
 Deno.bench("GET /users/{id}: bare Hono", { group: "get", baseline: true }, async () => {
   await (await hono(getRequest())).text();
 });
