@@ -1,4 +1,4 @@
-import { load, YAMLException } from "js-yaml";
+import { loadAll, YAMLException } from "js-yaml";
 import type { ConfigValues, LoadedConfig } from "./application_config.ts";
 import { ConfigError } from "./config_error.ts";
 import { type EnvLookup, substituteAll } from "./env.ts";
@@ -6,11 +6,12 @@ import { yamlLines } from "./yaml_lines.ts";
 
 /** Parses YAML text; a syntax error names the file, the line and the column. */
 export function parseYaml(text: string, file: string): ConfigValues {
-  let doc: unknown;
+  let docs: unknown[];
   try {
     // Aliases are capped: a few nested ones ("billion laughs") expand exponentially when the
-    // document is walked for ${VAR} substitution.
-    doc = load(text, { filename: file, maxAliases: 100 });
+    // document is walked for ${VAR} substitution. `loadAll`, because js-yaml's `load` refuses a
+    // file with no document, which is what an empty or all-comments file is.
+    docs = loadAll(text, null, { filename: file, maxAliases: 100 });
   } catch (error) {
     if (error instanceof YAMLException && error.mark) {
       throw new ConfigError(
@@ -20,6 +21,12 @@ export function parseYaml(text: string, file: string): ConfigValues {
     }
     throw new ConfigError(`${file}: ${(error as Error).message}`, { cause: error });
   }
+  if (docs.length > 1) {
+    throw new ConfigError(
+      `${file}: holds ${docs.length} YAML documents (separated by "---"); put every key in one`,
+    );
+  }
+  const doc = docs[0];
   if (doc === undefined || doc === null) return {};
   if (typeof doc !== "object" || Array.isArray(doc)) {
     throw new ConfigError(`${file}: the document must be a mapping of keys`);

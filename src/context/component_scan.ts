@@ -3,6 +3,7 @@ import { recordOf } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
 import { messageOf } from "./application_context.ts";
 import {
+  configLocation,
   configStrings,
   type ConfigValues,
   isLoadedConfig,
@@ -64,6 +65,8 @@ export async function scanComponents(
 ): Promise<Class[]> {
   let directories: readonly (string | URL)[];
   let scannedConfig: object | undefined;
+  // For a loaded file, where its key is: a missing folder is a mistake in that line.
+  let where: string | undefined;
   if (Array.isArray(source)) {
     directories = source;
   } else if (isLoadedConfig(source)) {
@@ -76,6 +79,7 @@ export async function scanComponents(
     directories = configStrings(source, "app.component-scan");
     base = source.dir;
     scannedConfig = source;
+    where = configLocation(source, "app.component-scan");
   } else if (
     typeof source === "object" && source !== null && !(source instanceof URL)
   ) {
@@ -93,7 +97,11 @@ export async function scanComponents(
     );
   }
   const found: Class[] = [];
-  for (const { cls } of await scanExports(directories, base)) {
+  const exports = await scanExports(directories, base).catch((error) => {
+    if (where === undefined || !(error instanceof DefinitionError)) throw error;
+    throw new DefinitionError(`${where}: ${error.message}`, { cause: error.cause ?? error });
+  });
+  for (const { cls } of exports) {
     if (!found.includes(cls)) found.push(cls);
   }
   if (scannedConfig !== undefined) {

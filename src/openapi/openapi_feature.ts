@@ -68,7 +68,8 @@ export function openApiSetup(feature: unknown): Setup {
   return setup;
 }
 
-function asFlag(value: unknown): boolean | undefined {
+/** `true`/`false`, also as the text a `${VAR}` placeholder gives; anything else: `undefined`. */
+export function asFlag(value: unknown): boolean | undefined {
   if (value === true || value === "true") return true;
   if (value === false || value === "false") return false;
   return undefined;

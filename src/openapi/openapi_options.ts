@@ -1,6 +1,7 @@
 import { configLocation, configValue, type LoadedConfig } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
+import { asFlag } from "./openapi_feature.ts";
 
 /**
  * Options of the OpenAPI document and its docs page: `openApi(options)`, or the `app.openapi`
@@ -30,13 +31,6 @@ export interface OpenApiSettings {
   readonly title: string;
   readonly version: string;
   readonly description: string | undefined;
-}
-
-/** `true`/`false`, also as the text a `${VAR}` placeholder gives; anything else: `undefined`. */
-function asFlag(value: unknown): boolean | undefined {
-  if (value === true || value === "true") return true;
-  if (value === false || value === "false") return false;
-  return undefined;
 }
 
 const KEYS = ["enabled", "path", "docs", "title", "version", "description"] as const;

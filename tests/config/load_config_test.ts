@@ -39,7 +39,10 @@ describe("loadConfig", () => {
   });
 
   it("returns a frozen configuration, and reads an empty document as no keys", async () => {
-    for (const text of ["---\n", "~\n", "{}\n"]) {
+    // An empty file, or one left with only comments, is what `touch` or commenting out gives.
+    for (
+      const text of ["---\n", "~\n", "{}\n", "", "\n", "# server:\n#   port: 8081\n", "\uFEFF"]
+    ) {
       await withYaml(text, async (file) => {
         const config = await loadConfig(file);
         assert.deepEqual(config.values, {});
@@ -109,6 +112,12 @@ describe("loadConfig", () => {
         await rejectsStarting(loadConfig(file), `${file}: the document must be a mapping of keys`);
       });
     }
+  });
+
+  it("refuses a file of several YAML documents, which one configuration cannot be", async () => {
+    await withYaml("server:\n  port: 8081\n---\nserver:\n  port: 9090\n", async (file) => {
+      await rejectsStarting(loadConfig(file), `${file}: holds 2 YAML documents`);
+    });
   });
 
   it("names the file, the line and the key of a ${VAR} that is unset and has no default", async () => {

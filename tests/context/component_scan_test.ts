@@ -115,6 +115,17 @@ describe("scanComponents(config)", () => {
     });
   });
 
+  it("names the file and line of an app.component-scan directory that is missing", async () => {
+    await project("server:\n  port: 1\napp:\n  component-scan: [beans, gone]\n", async (dir) => {
+      const file = join(dir, "application.yml");
+      await rejectsNaming(
+        scanComponents(await loadConfig(file)),
+        DefinitionError,
+        `${file}:4: app.component-scan: Component scan: ${join(dir, "gone")} is not a directory`,
+      );
+    });
+  });
+
   it("refuses a bare string or URL, and what is neither a list nor a configuration", async () => {
     for (const one of ["src", pathToFileURL("src")]) {
       await rejectsNaming(
