@@ -56,7 +56,7 @@ export async function runSqlMigrations(options: SqlRunOptions): Promise<RunRepor
   // before anything is sent.
   const work = [];
   for (const { datasource, files } of plans) {
-    const db = await open(datasource, options.identity);
+    const db = await open(datasource, options.identity, options.lockTimeoutMs);
     work.push({ target: new SqlTarget(datasource, db, executedBy), files });
   }
   const report = await runTargets(work, { ...options, dryRun: options.dryRun ?? false });
@@ -73,6 +73,7 @@ export async function runSqlMigrations(options: SqlRunOptions): Promise<RunRepor
 async function open(
   datasource: Datasource,
   identity: { host: string; pid: number },
+  lockTimeoutMs: number,
 ): Promise<SqlDatabase> {
   const need = (packages: string[], what: string) => ({
     packages,
@@ -98,6 +99,6 @@ async function open(
       return new MysqlDatabase(datasource);
     }
     case "sqlite":
-      return new SqliteDatabase(datasource);
+      return new SqliteDatabase(datasource, lockTimeoutMs);
   }
 }

@@ -57,10 +57,16 @@ export class SqliteDatabase implements SqlDatabase {
   queries = 0;
   readonly #datasource: Datasource;
   #db: SqliteHandle | undefined;
-  #timeoutMs = 0;
+  readonly #timeoutMs: number;
 
-  constructor(datasource: Datasource) {
+  /**
+   * `lockTimeoutMs` bounds every wait for another process's write lock, from the first read on:
+   * a runner reads the records before it locks, and a second runner committing meanwhile holds
+   * the file's exclusive lock for a moment.
+   */
+  constructor(datasource: Datasource, lockTimeoutMs: number) {
     this.#datasource = datasource;
+    this.#timeoutMs = lockTimeoutMs;
   }
 
   async readRecords(table: string): Promise<Map<string, string>> {
@@ -75,10 +81,10 @@ export class SqliteDatabase implements SqlDatabase {
     return new Map(rows.map((r) => [String(r.migration_path), String(r.content_hash)]));
   }
 
-  async lock(table: string, timeoutMs: number): Promise<void> {
+  // SQLite's lock is its write lock, taken per file by runFile and waited for up to the timeout
+  // given to the constructor: here, only the table.
+  async lock(table: string): Promise<void> {
     const db = await this.#open();
-    this.#timeoutMs = timeoutMs;
-    this.#exec(db, `PRAGMA busy_timeout = ${Math.round(timeoutMs)}`);
     this.#exec(
       db,
       `CREATE TABLE IF NOT EXISTS "${table}" (
@@ -200,8 +206,9 @@ export class SqliteDatabase implements SqlDatabase {
 
   async #open(): Promise<SqliteHandle> {
     if (this.#db) return this.#db;
+    let db: SqliteHandle;
     try {
-      this.#db = await openSqlite(this.#datasource.location);
+      db = await openSqlite(this.#datasource.location);
     } catch (error) {
       if (error instanceof DatabaseError) throw error;
       throw new DatabaseError(
@@ -209,7 +216,10 @@ export class SqliteDatabase implements SqlDatabase {
         { cause: error },
       );
     }
-    return this.#db;
+    // Before any statement: each one waits for a writer up to the lock timeout.
+    this.#exec(db, `PRAGMA busy_timeout = ${Math.round(this.#timeoutMs)}`);
+    this.#db = db;
+    return db;
   }
 
   #exec(db: SqliteHandle, sql: string): void {

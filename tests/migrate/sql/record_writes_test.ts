@@ -63,7 +63,7 @@ for (const kind of KINDS) {
         table: TABLE,
       };
       const db = kind === "sqlite"
-        ? new SqliteDatabase(datasource)
+        ? new SqliteDatabase(datasource, 5_000)
         : kind === "postgres"
         ? new PostgresDatabase(datasource, { host: "test", pid: 1 })
         : new MysqlDatabase(datasource);

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, readlink, realpath, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { type Kind, KINDS, workspaces } from "./databases.ts";
+import { startCli } from "../cli_process.ts";
 
 // Per kind: the same behaviour on SQLite, PostgreSQL and MariaDB, against the real databases.
 const ID_COLUMN: Record<Kind, string> = {
@@ -172,6 +173,59 @@ for (const kind of KINDS) {
           await ws.query("ROLLBACK");
         }
       });
+
+      // A runner reads the records before it takes the lock; a writer committing then (another
+      // runner) holds SQLite's exclusive lock for a moment. The read waits for it as the write does.
+      it("waits for a writer before reading the records too, up to --lock-timeout", async () => {
+        const ws = await workspace();
+        await ws.file("001.sql", `CREATE TABLE a (v INT);\n`);
+        await ws.query("CREATE TABLE held (v INT)");
+        await ws.query("BEGIN EXCLUSIVE");
+        try {
+          const run = await ws.run("--lock-timeout", "0.3");
+          assert.equal(run.code, 3, run.err);
+          assert.match(run.err, /locked for writing; waited 0\.3 s/);
+        } finally {
+          await ws.query("ROLLBACK");
+        }
+        assert.equal(await ws.count("a"), undefined);
+      });
+
+      it("goes on once the writer it waits for commits", async () => {
+        const ws = await workspace();
+        await ws.file("001.sql", `CREATE TABLE a (v INT);\n`);
+        await ws.query("CREATE TABLE held (v INT)");
+        const file = ws.db.url.replace(/^sqlite:/, "");
+        await ws.query("BEGIN EXCLUSIVE");
+        const cli = startCli(["-c", ws.configDir, "--sqlPath", ws.root, "--lock-timeout", "60"]);
+        try {
+          // Waiting on the real condition: the runner has the database open (it reads it next).
+          await hasOpen(cli.child.pid!, file, cli.closed);
+        } finally {
+          await ws.query("COMMIT");
+        }
+        assert.equal(await cli.closed, 0, cli.stderr());
+        assert.equal(await ws.count("a"), 0);
+        assert.equal(await ws.count("framework_migrations"), 1);
+      });
+
+      it("five runner processes started together each exit 0 and apply each file once", async () => {
+        const ws = await workspace();
+        for (let i = 1; i <= 9; i++) {
+          await ws.file(
+            `00${i}.sql`,
+            `CREATE TABLE t${i} (v INT);\nINSERT INTO t${i} VALUES (${i});\n`,
+          );
+        }
+        const runners = Array.from(
+          { length: 5 },
+          () => startCli(["-c", ws.configDir, "--sqlPath", ws.root, "--lock-timeout", "60"]),
+        );
+        const codes = await Promise.all(runners.map((r) => r.closed));
+        assert.deepEqual(codes, [0, 0, 0, 0, 0], runners.map((r) => r.stderr()).join("\n"));
+        for (let i = 1; i <= 9; i++) assert.equal(await ws.count(`t${i}`), 1);
+        assert.equal(await ws.count("framework_migrations"), 9);
+      });
     }
 
     it("lists the plan on --dry-run and runs nothing", async () => {
@@ -274,3 +328,18 @@ describe("SQL runner command line", () => {
     assert.match(run.out, /main: nothing to remove/);
   });
 });
+
+/** Resolves once process `pid` has `file` open (Linux's /proc); rejects if it ends first. */
+async function hasOpen(pid: number, file: string, ended: Promise<unknown>): Promise<void> {
+  let gone = false;
+  void ended.then(() => (gone = true));
+  const want = await realpath(file);
+  while (!gone) {
+    const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+    for (const fd of fds) {
+      if (await readlink(`/proc/${pid}/fd/${fd}`).catch(() => "") === want) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`process ${pid} ended before it opened ${file}`);
+}
