@@ -1,4 +1,4 @@
-import { createScanner, parse, type ParseError, type SyntaxKind } from "jsonc-parser";
+import { createScanner, parse, type ParseError, type SyntaxKind, visit } from "jsonc-parser";
 import { decodeFileText } from "./file_text.ts";
 
 /** A JSON document that could not be parsed, with the 1-based line and column of the fault. */
@@ -64,10 +64,31 @@ export const MAX_JSON_DEPTH = 1000;
  * What makes a parsed document differ from its text, or unreadable by OpenSearch, as a message;
  * `undefined` when nothing does. `JSON.parse` reads numbers as 64-bit floats, so a number that
  * does not survive that (a 20-digit id, `1e400`) would be sent, and hashed, as another value; a
- * lone surrogate has no UTF-8 form; deep nesting is refused by the cluster.
+ * lone surrogate has no UTF-8 form; deep nesting is refused by the cluster; of a key written
+ * twice in one object `JSON.parse` keeps the last, where a reader sees the first.
  */
 export function jsonValueProblem(text: string, value: unknown): string | undefined {
-  return numberProblem(text) ?? treeProblem(value);
+  // The depth first: the key check reads the text recursively, and must not meet 200,000 levels.
+  return numberProblem(text) ?? treeProblem(value) ?? keyProblem(text);
+}
+
+/** The first key written twice in one object (compared decoded, as `JSON.parse` does). */
+function keyProblem(text: string): string | undefined {
+  const open: Set<string>[] = [];
+  let problem: string | undefined;
+  visit(text, {
+    onObjectBegin: () => void open.push(new Set()),
+    onObjectEnd: () => void open.pop(),
+    onObjectProperty: (key, _offset, _length, line) => {
+      const keys = open[open.length - 1];
+      if (problem === undefined && keys.has(key)) {
+        problem = `line ${line + 1}: the key ${JSON.stringify(key)} appears twice in one ` +
+          "object (JSON.parse would keep the last one)";
+      }
+      keys.add(key);
+    },
+  }, { disallowComments: true });
+  return problem;
 }
 
 function numberProblem(text: string): string | undefined {

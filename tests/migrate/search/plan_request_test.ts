@@ -33,6 +33,13 @@ describe("planRequest: values JSON.parse would change", () => {
     rejects("a.json", '{"a": 900719925474099.3}', /cannot be sent exactly/);
     rejects("a.json", '{"a": 1e-400}', /the number 1e-400 cannot be sent exactly.*becomes 0/);
     rejects("a.json", '{"settings": {"n": -1E+309}}', /the number -1E\+309 is out of range/);
+    // Of a key written twice JSON.parse keeps the last: the file would go where its reader does
+    // not look.
+    rejects(
+      "a.json",
+      '{"method": "PUT",\n "path": "/bad-a",\n "path": "/_cluster/settings", "body": {}}',
+      /^a\.json: line 3: the key "path" appears twice in one object/,
+    );
     // Exact ones pass: the largest safe integer, decimals, exponents in range, digits in strings.
     const r = plan(
       "a.json",
