@@ -15,7 +15,8 @@ export function parseYaml(text: string, file: string): ConfigValues {
   } catch (error) {
     if (error instanceof YAMLException && error.mark) {
       throw new ConfigError(
-        `${file}:${error.mark.line + 1}:${error.mark.column + 1}: ${error.reason}`,
+        `${file}:${error.mark.line + 1}:${error.mark.column + 1}: ${error.reason}` +
+          bareVariableHint(text.split("\n")[error.mark.line] ?? ""),
         { cause: error },
       );
     }
@@ -32,6 +33,13 @@ export function parseYaml(text: string, file: string): ConfigValues {
     throw new ConfigError(`${file}: the document must be a mapping of keys`);
   }
   return doc as ConfigValues;
+}
+
+// In a flow collection `{` opens a mapping, so `[${URL}]` is no placeholder to YAML: a syntax
+// error whose line holds one says what to write instead.
+function bareVariableHint(line: string): string {
+  const bare = /[[{,]\s*(\$\{[^}\s]*\})/.exec(line);
+  return bare === null ? "" : `; a \${VAR} inside [ ] or { } must be quoted: ["${bare[1]}"]`;
 }
 
 /** Parses and substitutes the text of a configuration file, keeping the line of each key. */

@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { LoadedConfig } from "../config/application_config.ts";
+import { configLocation, type LoadedConfig } from "../config/application_config.ts";
+import { keyLine } from "../config/key_line.ts";
 import { parseConfigText } from "../config/yaml_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { EnvLookup } from "../config/env.ts";
@@ -34,7 +35,14 @@ export async function findConnectionList(
     }
     looked.push(file);
     const config = parseConfigText(text, file, configDir, env);
-    const key = keys.find((k) => Object.hasOwn(config.values, k));
+    const [key, other] = keys.filter((k) => Object.hasOwn(config.values, k));
+    // Aliases of one list: reading one and ignoring the other would drop connections unseen.
+    if (other !== undefined) {
+      throw new ConfigError(
+        `${configLocation(config, other)}: is another name for ${key}:, which is set too ` +
+          `(line ${keyLine(config.lines, key)}); keep one`,
+      );
+    }
     if (key !== undefined) return { config, key };
   }
   if (looked.length === 0) await requireConfigDir(configDir);

@@ -216,7 +216,15 @@ export class SearchClient {
           parsed = JSON.parse(text);
           if (failed) parsed = maskJson(parsed, this.#secrets);
         } catch {
-          parsed = { error: (failed ? this.#mask(text) : text).slice(0, 300) };
+          const page = htmlPage(this.#mask(text));
+          // A proxy's page, or a login form in front of the cluster: never a found resource.
+          if (page !== undefined && !failed) {
+            throw new SearchTransportError(
+              `${request}: ${origin} answered ${response.status} with ${page}, not the ` +
+                "cluster's JSON (a proxy or a login page in front of it?)",
+            );
+          }
+          parsed = { error: page ?? (failed ? this.#mask(text) : text).slice(0, 300) };
         }
       }
       return { status: response.status, body: parsed };
@@ -229,6 +237,18 @@ export class SearchClient {
   #mask(text: string): string {
     return maskSecrets(text, this.#secrets);
   }
+}
+
+/**
+ * `an HTML page titled "..."` for a body that is an HTML document, else `undefined`: the page
+ * itself (markup, a server's version) says nothing more, and a title from an untrusted host is
+ * clipped and kept to one printable line.
+ */
+function htmlPage(text: string): string | undefined {
+  if (!/^\s*<(?:!doctype\s+html|html|head|body)[\s>]/i.test(text)) return undefined;
+  const title = (/<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] ?? "")
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, " ").replace(/ {2,}/g, " ").trim().slice(0, 100);
+  return title === "" ? "an HTML page" : `an HTML page titled ${JSON.stringify(title)}`;
 }
 
 /**

@@ -108,6 +108,29 @@ describe("search connections config", () => {
     );
   });
 
+  it("says to quote a ${VAR} written bare inside [ ] or { }, where YAML reads { as a mapping", async () => {
+    await fails(
+      { "application.yml": "search:\n  - name: main\n    hosts: [${URL}]\n" },
+      /application\.yml:3:\d+: .*; a \$\{VAR\} inside \[ \] or \{ \} must be quoted: \["\$\{URL\}"\]/,
+    );
+    // Quoted, it is read.
+    const { connections } = await load(
+      { "application.yml": 'search:\n  - name: main\n    hosts: ["${URL}"]\n' },
+      { URL: "http://127.0.0.1:9200" },
+    );
+    assert.equal(connections[0].hosts[0].href, "http://127.0.0.1:9200/");
+  });
+
+  it("refuses search: and opensearch: in one file, naming the line of the second", async () => {
+    await fails(
+      {
+        "application.yml": "search:\n  - name: main\n    hosts: http://a:9200\n" +
+          "opensearch:\n  - name: logs\n    hosts: http://b:9200\n",
+      },
+      /application\.yml:4: opensearch: is another name for search:, which is set too \(line 1\); keep one/,
+    );
+  });
+
   it("never shows credentials given in a host URL", async () => {
     await assert.rejects(
       load({

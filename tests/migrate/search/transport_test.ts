@@ -11,6 +11,7 @@ import {
   startSilentServer,
   startTlsProxy,
 } from "./servers.ts";
+import { type LoopbackServer, serveLoopback } from "./loopback_server.ts";
 
 const PASSWORD = "s3cr3t-Pa55";
 
@@ -106,6 +107,50 @@ describe("search transport on real servers", () => {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
+    }
+  });
+
+  // What a proxy in front of the cluster answers with: nginx's own pages, a single sign-on form.
+  const NGINX_401 =
+    "<html>\r\n<head><title>401 Authorization Required</title></head>\r\n<body>\r\n" +
+    "<center><h1>401 Authorization Required</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n" +
+    "</body>\r\n</html>\r\n";
+  const LOGIN = '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Sign in \u2013 Corp SSO' +
+    '</title></head><body><form method="post"><input name="user"></form></body></html>';
+  async function htmlHost(status: number, page: string): Promise<LoopbackServer> {
+    return await serveLoopback(async (_req, res) => {
+      res.writeHead(status, { "content-type": "text/html" });
+      res.end(page);
+    });
+  }
+
+  it("names an HTML error page by its title, without pasting the page", async () => {
+    const host = await htmlHost(401, NGINX_401);
+    try {
+      const ws = await workspace([host.url]);
+      const run = await ws.run();
+      assert.equal(run.code, 1, run.err);
+      assert.match(run.err, /HTTP 401: .*: an HTML page titled "401 Authorization Required"$/m);
+      assert.ok(!/<|nginx\/1/.test(run.err), run.err);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("takes an HTML page answered with 200 for a failure, not for the cluster's answer", async () => {
+    const host = await htmlHost(200, LOGIN);
+    try {
+      const ws = await workspace([host.url]);
+      const run = await ws.run();
+      assert.equal(run.code, 1, run.err);
+      assert.match(
+        run.err,
+        /answered 200 with an HTML page titled "Sign in \u2013 Corp SSO", not the cluster's JSON/,
+      );
+      assert.match(run.err, / 0 applied/);
+      assert.ok(!run.err.includes("<"), run.err);
+    } finally {
+      await host.close();
     }
   });
 
