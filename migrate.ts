@@ -103,7 +103,7 @@ export interface MigrateOptions {
   readonly dryRun?: boolean;
   /** Over each connection's `migrations.strict_order` (`--strict-order`, `--no-strict-order`). */
   readonly strictOrder?: boolean;
-  /** `baseline` and `repair` (`--force`). */
+  /** `baseline`, `repair` and `unlock` (`--force`). */
   readonly force?: boolean;
   /** Search: compare the applied files with the cluster (`--drift`). */
   readonly drift?: boolean;

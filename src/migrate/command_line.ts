@@ -72,7 +72,8 @@ Commands:
                        cluster built by hand); refused where records exist, unless --force
   repair               record changed files at their current checksum, drop the records of
                        missing files and move those of renamed ones; runs no file
-  unlock               remove a search connection's lock left by a runner that died
+  unlock               remove a search connection's lock left by a runner that died (its
+                       lease ran out, or its process is gone from this host)
 
   cli.ts manifest <dir>... --out <file>: writes the module that lists the bean classes under
   <dir>... for runtimes without a file system (cli.ts manifest --help)
@@ -86,7 +87,8 @@ Options:
   --connection <name>  only this connection (or datasource)
   --dry-run            migrate, baseline, repair: print what would be done; sends only reads
   --force              baseline: record the files even where records exist; repair: also drop
-                       missing records that sort after every file here
+                       missing records that sort after every file here; unlock: remove a lock
+                       whose lease is still renewed (its runner looks alive)
   --strict-order       refuse a pending file that sorts before an applied one (else: a warning)
   --no-strict-order    only warn, whatever migrations.strict_order says
   --drift              search: status, validate, migrate also compare each template, policy,
@@ -194,8 +196,8 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   if (values.drift && !DRIFT_COMMANDS.includes(command as Command)) {
     throw new UsageError(`--drift applies to ${DRIFT_COMMANDS.join(", ")}, not to ${command}`);
   }
-  if (values.force && command !== "baseline" && command !== "repair") {
-    throw new UsageError(`--force applies to baseline and repair, not to ${command}`);
+  if (values.force && command !== "baseline" && command !== "repair" && command !== "unlock") {
+    throw new UsageError(`--force applies to baseline, repair and unlock, not to ${command}`);
   }
   return {
     help: values.help ?? false,

@@ -57,8 +57,11 @@ export interface MigrationTarget<F extends PlannedFile> {
    */
   lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void>;
   release(): Promise<void>;
-  /** `unlock`: removes a lock left by a runner that died, and says what it removed. */
-  forceUnlock(): Promise<UnlockOutcome>;
+  /**
+   * `unlock`: removes a lock left by a runner that died, and says what it removed. A lock whose
+   * lease is still renewed is refused (a LockHeldError naming its holder) unless `force`.
+   */
+  unlock(force: boolean): Promise<UnlockOutcome>;
   /** Runs the file and writes its record; throws a MigrationFailure naming what failed. */
   apply(file: F, executedAt: Date): Promise<Applied>;
   /** Writes the file's record at its checksum without running it (`baseline`, `repair`, renames). */
@@ -242,7 +245,7 @@ async function runTarget<F extends PlannedFile>(
 ): Promise<void> {
   const { command } = options;
   if (command === "unlock") {
-    const outcome = await target.forceUnlock();
+    const outcome = await target.unlock(options.force === true);
     entry.unlocked = outcome.unlocked;
     if (outcome.note !== undefined) entry.note = outcome.note;
     return;

@@ -254,7 +254,9 @@ describe("search outcomes as one report", () => {
     const locked = jsonRun(await ws.run("--lock-timeout", "0.2", "--json"));
     assert.equal(locked.error?.kind, "lock");
     assert.equal(locked.error?.connection, ws.id);
-    const unlock = jsonRun(await ws.run("unlock", "--json"));
+    const live = jsonRun(await ws.run("unlock", "--json"));
+    assert.equal(live.error?.kind, "lock");
+    const unlock = jsonRun(await ws.run("unlock", "--force", "--json"));
     assert.equal(unlock.command, "unlock");
     const removed = unlock.connections[0].unlocked as Record<string, unknown>;
     assert.equal(removed.host, "elsewhere");

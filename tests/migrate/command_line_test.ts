@@ -68,7 +68,8 @@ describe("parseCommandLine", () => {
     assert.equal(repair.dryRun, true);
     assert.equal(repair.force, false);
     assert.equal(parseCommandLine(["repair", "--force"]).force, true);
-    bad(["--force"], /--force applies to baseline and repair, not to migrate/);
+    bad(["--force"], /--force applies to baseline, repair and unlock, not to migrate/);
+    assert.equal(parseCommandLine(["unlock", "--force"]).force, true);
     bad(
       ["validate", "--dry-run"],
       /--dry-run applies to migrate, baseline, repair, not to validate/,

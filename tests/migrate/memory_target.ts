@@ -48,7 +48,7 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     return this.releaseError ? Promise.reject(this.releaseError) : Promise.resolve();
   }
 
-  forceUnlock(): Promise<UnlockOutcome> {
+  unlock(): Promise<UnlockOutcome> {
     this.calls.push("unlock");
     return Promise.resolve({ unlocked: "nothing" });
   }

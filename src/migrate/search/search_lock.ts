@@ -166,7 +166,8 @@ export class SearchLock {
       if (Date.now() >= deadline) {
         throw new LockNotAcquiredError(
           `connection "${this.#connection}" is locked by ${busy ?? "another runner"}; ` +
-            `waited ${timeoutMs / 1000} s (--lock-timeout). If that runner is gone, run "unlock".`,
+            `waited ${timeoutMs / 1000} s (--lock-timeout). If that runner is gone, run ` +
+            `"unlock --force".`,
         );
       }
       await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), signal, "waiting for the lock");
@@ -197,13 +198,24 @@ export class SearchLock {
   }
 
   /**
-   * Deletes the lock whoever holds it (the `unlock` command), with the version it read, so the
-   * holder it returns is the one it removed; `undefined` when there was none.
+   * Deletes the lock (the `unlock` command), with the version it read, so the holder it returns
+   * is the one it removed; `undefined` when there was none. A lock whose lease has not run out,
+   * held by a process not known gone, is a live runner's: removing it would let a second runner
+   * drive the same files (a reindex among them), so it throws a LockNotAcquiredError naming the
+   * holder, unless `force`. A lock without a readable expiry is removed: nothing says it is live.
    */
-  async forceRelease(): Promise<LockHolder | undefined> {
+  async remove(force: boolean): Promise<LockHolder | undefined> {
     for (;;) {
       const current = await this.#read();
       if (current === undefined) return undefined;
+      if (!force && this.#expired(current, undefined) === false) {
+        throw new LockNotAcquiredError(
+          `connection "${this.#connection}": the lock of ` +
+            `${describeHolder(holderOf(current.holder))} is live (its runner renews the lease); ` +
+            `"unlock" removes only a lock whose runner is gone. Wait for it to finish, or run ` +
+            `"unlock --force" if you know that runner is gone.`,
+        );
+      }
       const path = this.#conditional(current);
       const response = await this.#client.send("DELETE", path, undefined, { repeatable: true });
       if (response.status === 200) return holderOf(current.holder);

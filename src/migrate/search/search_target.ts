@@ -107,8 +107,8 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     await this.#lock.release();
   }
 
-  async forceUnlock(): Promise<UnlockOutcome> {
-    const holder = await this.#lock.forceRelease();
+  async unlock(force: boolean): Promise<UnlockOutcome> {
+    const holder = await this.#lock.remove(force);
     if (holder === undefined) return { unlocked: "nothing" };
     // The documented fields only: the report keeps its shape whatever else the document holds.
     const { owner, host, pid, acquired_at, expires_at } = holder;

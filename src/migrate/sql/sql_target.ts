@@ -48,7 +48,7 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
     return this.#db.unlock();
   }
 
-  forceUnlock(): Promise<UnlockOutcome> {
+  unlock(): Promise<UnlockOutcome> {
     return Promise.resolve({
       unlocked: "nothing",
       note: "a SQL lock ends with the runner's connection (or, on SQLite, with its transaction)",

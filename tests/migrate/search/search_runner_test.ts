@@ -231,16 +231,37 @@ describe("search runner against a real OpenSearch node", () => {
 });
 
 describe("search runner lock", () => {
-  it("exits 3 while another runner holds the lock, and unlock clears it", async () => {
+  it("exits 3 while another runner holds the lock; unlock refuses a live one unless --force", async () => {
     const ws = await Workspace.create();
     await ws.file("a-template.json", { index_patterns: [`${ws.id}*`] });
     await ws.plantLiveLock();
     const locked = await ws.run("--lock-timeout", "0.3");
     assert.equal(locked.code, 3);
-    assert.match(locked.err, /locked by elsewhere pid 42/);
-    const unlock = await ws.ok("unlock");
+    assert.match(
+      locked.err,
+      /locked by elsewhere pid 42 .*If that runner is gone, run "unlock --force"/,
+    );
+    // Its runner renews the lease: removing it would let two runners drive the same files.
+    const refused = await ws.run("unlock");
+    assert.equal(refused.code, 3, refused.err);
+    assert.match(
+      refused.err,
+      /the lock of elsewhere pid 42 \(owner other\), expiring \S+ is live .*"unlock --force"/,
+    );
+    assert.equal((await os("GET", `/${ws.recordsIndex}/_doc/lock-${ws.id}`)).status, 200);
+    const unlock = await ws.ok("unlock", "--force");
     assert.match(unlock.out, /removed the lock of elsewhere pid 42/);
     await ws.ok();
+  });
+
+  it("unlock removes, without --force, a lock whose lease ran out or that has no expiry", async () => {
+    for (const holder of [{ expires_at: "2020-01-01T00:02:00Z" }, { expires_at: "never" }]) {
+      const ws = await Workspace.create();
+      await ws.plantLock({ host: "gone", pid: 1, ...holder });
+      const unlock = await ws.ok("unlock");
+      assert.match(unlock.out, /removed the lock of gone pid 1/);
+      assert.equal((await os("GET", `/${ws.recordsIndex}/_doc/lock-${ws.id}`)).status, 404);
+    }
   });
 
   it("takes over an expired lock", async () => {
