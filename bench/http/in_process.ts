@@ -19,6 +19,8 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { fetch as checked } from "./checked_app.ts";
+import { closing, InFlight } from "../../src/runtime/shutdown.ts";
+import { unboundedBodyLeft } from "../../src/runtime/unread_body.ts";
 import { fetch as hono } from "./hono_app.ts";
 import { app as thaw } from "./thaw_app.ts";
 import { getRequest, postRequest } from "./users.ts";
@@ -44,9 +46,21 @@ const requests = { "GET /users/{id}": getRequest, "POST /users": postRequest };
 type Route = keyof typeof requests;
 
 const thawFetch: Fetch = (request) => thaw.fetch(request);
-const comparisons: [Route, string, Fetch][] = [
-  ["GET /users/{id}", "Hono", hono],
-  ["POST /users", "Hono + Thaw's body checks", checked],
+// What `listen(app)` runs around `app.fetch` on Deno and Bun (src/runtime/serve.ts): every request
+// tracked for a graceful shutdown, and on Bun each answer checked for a body left unread. The
+// `GET` baseline is served by `Deno.serve`/`Bun.serve` directly, so over sockets Thaw pays both
+// comparisons below; the `POST` baseline is served through the same `serve()`.
+const isBun = "Bun" in globalThis;
+const listened: Fetch = new InFlight().track(
+  thawFetch,
+  isBun
+    ? (request, response) => unboundedBodyLeft(request) ? closing(response) : response
+    : undefined,
+);
+const comparisons: [Route, string, Fetch, string, Fetch][] = [
+  ["GET /users/{id}", "Thaw's app.fetch", thawFetch, "Hono's", hono],
+  ["GET /users/{id}", "listen()'s wrapping of it", listened, "app.fetch alone", thawFetch],
+  ["POST /users", "Thaw's app.fetch", thawFetch, "Hono + Thaw's body checks's", checked],
 ];
 
 /** CPU µs per request of `n` requests, each answered and its body read, one after the other. */
@@ -74,26 +88,26 @@ const runtime = "Deno" in globalThis
   ? `Bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}`
   : `Node ${process.versions.node}`;
 
-for (const [route, name, baseline] of comparisons) {
+for (const [route, name, measured, baselineName, baseline] of comparisons) {
   const make = requests[route];
   // Warm-up: both through the optimizing compiler before anything counts.
   for (let i = 0; i < 3; i++) {
-    await cpuPerRequest(thawFetch, make, batch);
+    await cpuPerRequest(measured, make, batch);
     await cpuPerRequest(baseline, make, batch);
   }
   const differences: number[] = [];
   const base: number[] = [];
   for (let pair = 0; pair < batches; pair++) {
-    const thawFirst = pair % 2 === 0;
-    const first = await cpuPerRequest(thawFirst ? thawFetch : baseline, make, batch);
-    const second = await cpuPerRequest(thawFirst ? baseline : thawFetch, make, batch);
-    const [t, b] = thawFirst ? [first, second] : [second, first];
-    differences.push(t - b);
+    const measuredFirst = pair % 2 === 0;
+    const first = await cpuPerRequest(measuredFirst ? measured : baseline, make, batch);
+    const second = await cpuPerRequest(measuredFirst ? baseline : measured, make, batch);
+    const [m, b] = measuredFirst ? [first, second] : [second, first];
+    differences.push(m - b);
     base.push(b);
   }
   console.log(
-    `${runtime} ${route}: Thaw's app.fetch costs ${quantile(differences, 0.5).toFixed(2)} µs ` +
-      `per request more than ${name}'s (middle half ${quantile(differences, 0.25).toFixed(2)} to ` +
+    `${runtime} ${route}: ${name} costs ${quantile(differences, 0.5).toFixed(2)} µs per request ` +
+      `more than ${baselineName} (middle half ${quantile(differences, 0.25).toFixed(2)} to ` +
       `${quantile(differences, 0.75).toFixed(2)}; ${batches} pairs of ${batch} requests), whose ` +
       `own is ${quantile(base, 0.5).toFixed(2)} µs`,
   );

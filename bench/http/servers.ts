@@ -126,7 +126,7 @@ export function version(runtime: Runtime): string {
   const result = spawnSync(runtime, ["--version"], { encoding: "utf8" });
   const number = /\d+\.\d+\.\d+/.exec(result.stdout ?? "")?.[0];
   if (result.status !== 0 || number === undefined) {
-    console.error(`run.ts: cannot run "${runtime} --version": is ${runtime} installed?`);
+    console.error(`bench: cannot run "${runtime} --version": is ${runtime} installed?`);
     process.exit(1);
   }
   return `${runtime[0].toUpperCase()}${runtime.slice(1)} ${number}`;
@@ -287,7 +287,7 @@ export function median(xs: readonly number[]): number {
 export function requireTools(): void {
   for (const tool of ["wrk", "taskset"]) {
     if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) {
-      console.error(`run.ts: ${tool} not found (bench/run.sh installs wrk; taskset is util-linux)`);
+      console.error(`bench: ${tool} not found (bench/run.sh installs wrk; taskset is util-linux)`);
       process.exit(1);
     }
   }

@@ -11,7 +11,9 @@ export function parseYaml(text: string, file: string): ConfigValues {
     // Aliases are capped: a few nested ones ("billion laughs") expand exponentially when the
     // document is walked for ${VAR} substitution. `loadAll`, because js-yaml's `load` refuses a
     // file with no document, which is what an empty or all-comments file is.
-    docs = loadAll(text, null, { filename: file, maxAliases: 100 });
+    // An empty document (`---` with nothing, or only comments, after it) holds no keys.
+    docs = loadAll(text, null, { filename: file, maxAliases: 100 })
+      .filter((doc) => doc !== null && doc !== undefined);
   } catch (error) {
     if (error instanceof YAMLException && error.mark) {
       throw new ConfigError(
@@ -24,7 +26,8 @@ export function parseYaml(text: string, file: string): ConfigValues {
   }
   if (docs.length > 1) {
     throw new ConfigError(
-      `${file}: holds ${docs.length} YAML documents (separated by "---"); put every key in one`,
+      `${file}: holds ${docs.length} YAML documents (separated by "---" or "..."); put every ` +
+        "key in one",
     );
   }
   const doc = docs[0];

@@ -115,9 +115,19 @@ describe("loadConfig", () => {
   });
 
   it("refuses a file of several YAML documents, which one configuration cannot be", async () => {
-    await withYaml("server:\n  port: 8081\n---\nserver:\n  port: 9090\n", async (file) => {
-      await rejectsStarting(loadConfig(file), `${file}: holds 2 YAML documents`);
-    });
+    for (
+      const text of ["server:\n  port: 8081\n---\nserver:\n  port: 9090\n", "a: 1\n...\nb: 2\n"]
+    ) {
+      await withYaml(text, async (file) => {
+        await rejectsStarting(loadConfig(file), `${file}: holds 2 YAML documents`);
+      });
+    }
+    // An empty document beside the one that holds the keys is no second configuration.
+    for (const text of ["a: 1\n---\n", "a: 1\n---\n# server:\n#   port: 1\n", "---\n---\na: 1\n"]) {
+      await withYaml(text, async (file) => {
+        assert.deepEqual((await loadConfig(file)).values, { a: 1 });
+      });
+    }
   });
 
   it("names the file, the line and the key of a ${VAR} that is unset and has no default", async () => {

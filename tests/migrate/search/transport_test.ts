@@ -118,9 +118,10 @@ describe("search transport on real servers", () => {
   const LOGIN = '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Sign in \u2013 Corp SSO' +
     '</title></head><body><form method="post"><input name="user"></form></body></html>';
   async function htmlHost(status: number, page: string): Promise<LoopbackServer> {
-    return await serveLoopback(async (_req, res) => {
+    return await serveLoopback((_req, res) => {
       res.writeHead(status, { "content-type": "text/html" });
       res.end(page);
+      return Promise.resolve();
     });
   }
 

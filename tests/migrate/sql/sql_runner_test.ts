@@ -182,7 +182,10 @@ for (const kind of KINDS) {
         await ws.query("CREATE TABLE held (v INT)");
         await ws.query("BEGIN EXCLUSIVE");
         try {
+          const started = performance.now();
           const run = await ws.run("--lock-timeout", "0.3");
+          // The wait itself, not only its message: SQLite's busy handler sleeps the whole timeout.
+          assert.ok(performance.now() - started >= 300, "it waited for the lock");
           assert.equal(run.code, 3, run.err);
           assert.match(run.err, /locked for writing; waited 0\.3 s/);
         } finally {
@@ -334,6 +337,10 @@ async function hasOpen(pid: number, file: string, ended: Promise<unknown>): Prom
   let gone = false;
   void ended.then(() => (gone = true));
   const want = await realpath(file);
+  // Linux's view of a process's open files: fail loudly where there is none, never wait blind.
+  await readdir("/proc/self/fd").catch((error) => {
+    throw new Error("this test reads /proc/<pid>/fd (Linux)", { cause: error });
+  });
   while (!gone) {
     const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
     for (const fd of fds) {
