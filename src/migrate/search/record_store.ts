@@ -25,7 +25,9 @@ const PROPERTIES: Readonly<Record<string, FieldMapping>> = {
   expires_at: { type: "date" },
 };
 const INDEX_BODY = {
-  settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: "100ms" },
+  // A replica where the cluster has a second node: a lost disk would lose the history (and the
+  // next run would send every run-once file again), a red index would stop every runner.
+  settings: { number_of_shards: 1, auto_expand_replicas: "0-1", refresh_interval: "100ms" },
   mappings: { dynamic: false, properties: PROPERTIES },
 };
 // Fields the records are filtered and sorted on: any other type finds no record or fails.

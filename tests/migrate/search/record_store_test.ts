@@ -389,6 +389,17 @@ describe("RecordStore.remove", () => {
     return [...(await (await storeOf(ws)).readAll()).keys()];
   }
 
+  // One copy of the history is lost with its node's disk, and a red index stops every runner:
+  // a replica wherever the cluster has a second node for one.
+  it("creates the records index with a replica where the cluster has a node for it", async () => {
+    const ws = await workspace();
+    await (await storeOf(ws)).ensureIndex();
+    const settings = await os("GET", `/${ws.recordsIndex}/_settings`);
+    const index = settings.body[ws.recordsIndex].settings.index;
+    assert.equal(index.auto_expand_replicas, "0-1");
+    assert.equal(index.number_of_shards, "1");
+  });
+
   it("deletes a record: gone for the next reader once published", async () => {
     const ws = await workspace();
     const store = await storeOf(ws);
