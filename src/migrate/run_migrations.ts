@@ -155,6 +155,7 @@ function invalidFiles(report: RunReport): RunError | undefined {
   // `--drift`: each resource that differs from its file, with its first difference.
   const drifted = report.connections.flatMap((c) =>
     (c.drift?.resources ?? []).map((r) => ({
+      reapply: r.reapply,
       connection: c.name,
       file: r.file,
       text: `${c.name}: ${r.resource} (${r.differences[0]}${
@@ -176,9 +177,14 @@ function invalidFiles(report: RunReport): RunError | undefined {
     `files define one resource twice under strict order (${
       list(twice)
     }); keep one file per resource`,
-    drifted.length > 0 &&
-    `the cluster differs from the applied files (${list(drifted)}); apply the files again with ` +
-      `"migrate --drift", or put the change in a new file`,
+    drifted.some((d) => d.reapply) &&
+    `the cluster differs from the applied files (${
+      list(drifted.filter((d) => d.reapply))
+    }); apply the files again with "migrate --drift", or put the change in a new file`,
+    drifted.some((d) => !d.reapply) &&
+    `the cluster differs from the applied files in what applying them again cannot change (${
+      list(drifted.filter((d) => !d.reapply))
+    }); each difference says what to do`,
   ].filter(Boolean).join("; ");
   return { kind: "invalid", message: why, connection: first.connection, file: first.file };
 }

@@ -97,6 +97,9 @@ export async function readLive(
   }
 }
 
+const EMPTY_AGAIN = "(its file would create it again empty, without its documents: restore it " +
+  "from a snapshot, or create it by hand)";
+
 /** How the live resource differs from its file; `redact` masks what the lines quote. */
 export function differences(
   check: DriftCheck,
@@ -108,7 +111,10 @@ export function differences(
     return compareWriteAlias(check.alias, check.index, body, redact);
   }
   if (live.state === "absent") {
-    return [{ path: "", text: "absent from the cluster", fixable: true }];
+    // A template or a policy is its file; an index is also its documents, which no file holds.
+    return check.kind === "index"
+      ? [{ path: "", text: `absent from the cluster ${EMPTY_AGAIN}`, fixable: false }]
+      : [{ path: "", text: "absent from the cluster", fixable: true }];
   }
   if (live.state === "other") {
     return [{ path: "", text: `is no longer an index: the name is ${live.what}`, fixable: false }];
@@ -177,7 +183,7 @@ export interface RepairContext {
 /**
  * `migrate --drift`, under the lock: applies again the files of the resources in `found` marked
  * `reapply` (templates: PUT; policies: the ISM upsert; indices: the differing mappings and dynamic
- * settings, the missing aliases, or the index itself when it is gone), rewrites each file's record
+ * settings, the missing aliases; never a gone index, which it would make empty), rewrites each file's record
  * at its checksum once the cluster took something, then reads each resource again: what still
  * differs goes to `remaining`, with the cluster's refusals.
  */
@@ -266,11 +272,8 @@ async function reapply(
       return outcome;
     }
     case "index":
-      if (live.state === "absent") {
-        const path = `/${enc(check.name)}`;
-        const r = await send("PUT", path, check.definition);
-        if (!ok(r)) outcome.refusals.push(refused(`PUT ${path}`, r));
-      } else if (live.state === "found") {
+      // Gone since it was read: never made again empty (the report read after says it is absent).
+      if (live.state === "found") {
         await reapplyIndex(check, isJsonObject(live.body) ? live.body : {}, send, outcome, refused);
       }
       return outcome;

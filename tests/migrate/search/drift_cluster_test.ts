@@ -257,7 +257,7 @@ describe("--drift against a real OpenSearch node", () => {
     assert.ok(plain.sent.every((s) => s.path.startsWith(`/${ws.recordsIndex}`)), "records only");
   });
 
-  it("settings: a dynamic one is set again, a static one stays with its reason; a gone index is created", async () => {
+  it("settings: a dynamic one is set again, a static one stays with its reason; a gone index is named, not made again empty", async () => {
     const ws = await Workspace.create();
     const name = `${ws.id}_s`;
     await ws.file(`${name}-index.json`, {
@@ -285,13 +285,21 @@ describe("--drift against a real OpenSearch node", () => {
     const settings = (await os("GET", `/${name}/_settings`)).body[name].settings.index;
     assert.equal(settings.refresh_interval, "5s");
 
+    // A deleted index is not made again, empty, as if nothing had been lost: it is said.
     await os("DELETE", `/${name}`);
     const gone = await ws.ok("status", "--drift", "--json");
-    assert.deepEqual(driftOf(gone.report).resources[0].differences, ["absent from the cluster"]);
-    const created = await ws.ok("migrate", "--drift", "--json");
-    assert.deepEqual(driftOf(created.report).resources[0].remaining, []);
-    assert.equal((await os("HEAD", `/${name}`)).status, 200);
-    assert.deepEqual(driftOf((await ws.ok("status", "--drift", "--json")).report).resources, []);
+    const absent = driftOf(gone.report).resources[0];
+    assert.equal(absent.reapply, false);
+    assert.match(
+      absent.differences[0],
+      /^absent from the cluster \(its file would create it again empty/,
+    );
+    const validate = await ws.run("validate", "--drift");
+    assert.equal(validate.code, 1);
+    assert.match(validate.err, /in what applying them again cannot change .*each difference says/);
+    assert.ok(!validate.err.includes('"migrate --drift"'), validate.err);
+    await ws.ok("migrate", "--drift", "--json");
+    assert.equal((await os("HEAD", `/${name}`)).status, 404);
   });
 
   it("an index whose name became an alias or a data stream is named as such, not repaired", async () => {
