@@ -96,6 +96,14 @@ export function planDocument(path: string, doc: unknown): SearchRequest {
   if (name === "" || name === "." || name === "..") {
     fail(`derives the name "${name}", which cannot name a template, policy or index`);
   }
+  const placeholder = /\$\{[^}]*\}/.exec(name)?.[0];
+  if (placeholder !== undefined) {
+    fail(
+      `derives the name "${name}", which names a placeholder in the file name, where none is ` +
+        `replaced (only a file's content is): ${placeholder} would be part of the name; ` +
+        "write the name in the file, as an envelope's path",
+    );
+  }
   if (stem.endsWith("-template")) return template(doc, name, fail);
   if (stem.endsWith("-policy")) return policy(doc, name, fail);
   if (Object.hasOwn(doc, "index_patterns")) return template(doc, name, fail);

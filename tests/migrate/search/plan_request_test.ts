@@ -365,6 +365,22 @@ describe("planRequest: malformed files", () => {
     assert.equal(planRequest("b.json", bom).kind, "index");
   });
 
+  // Placeholders are replaced in a file's content only: `${prefix}bad-index.json` would create an
+  // index literally named "${prefix}bad" (OpenSearch takes "$", "{" and "}").
+  it("refuses a name derived from a file name that holds a ${placeholder}", () => {
+    for (
+      const [file, value] of [
+        ["${prefix}bad-index.json", { settings: {} }],
+        ["logs-${env}-template.json", { index_patterns: ["logs-*"] }],
+        ["${p}hot-policy.json", { policy: {} }],
+      ] as const
+    ) {
+      rejects(file, value, /names a placeholder in the file name, where none is replaced/);
+    }
+    // In the content, and in an envelope's own file name (which derives no name), it is fine.
+    assert.equal(plan("${x}-call.json", { method: "GET", path: "/_cluster/health" }).method, "GET");
+  });
+
   it("refuses documents that are not objects or match no rule", () => {
     rejects("a.json", [1, 2], /must hold a JSON object/);
     rejects("a.json", "null", /must hold a JSON object/);
