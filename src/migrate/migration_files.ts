@@ -90,8 +90,15 @@ export async function readMigrationFiles(
         kind = await stat(target);
       }
       const isFolder = kind.isDirectory();
-      // Sockets, FIFOs and devices, linked or not, are no migrations (a FIFO would block a read).
-      if (!isFolder && !kind.isFile()) continue;
+      // Sockets, FIFOs and devices, linked or not, are no migrations (a FIFO would block a read);
+      // one named as a migration is refused rather than skipped, which would lose it unseen.
+      if (!isFolder && !kind.isFile()) {
+        if (!entry.name.endsWith(extension)) continue;
+        throw new MigrationFileError(
+          path,
+          "is not a regular file (a FIFO, a socket or a device): a migration file must be one",
+        );
+      }
       if (isFolder && ancestors.includes(target)) {
         throw new MigrationFileError(
           path,

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, realpath, symlink, truncate, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdir, mkdtemp, realpath, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rawContentHash } from "../../src/migrate/content_hash.ts";
@@ -99,6 +100,27 @@ describe("readMigrationFiles", () => {
     await assert.rejects(
       readMigrationFiles(root, "main", ".json"),
       /big\.json: is \d+ bytes, over the limit/,
+    );
+  });
+
+  // A FIFO would block the read; skipped without a word, a file someone meant to apply is lost.
+  it("refuses a FIFO named as a migration, directly or through a link; skips other ones", async () => {
+    const root = await folder({ "main/a.json": "{}" });
+    const made = spawnSync("mkfifo", [join(root, "main/x.json"), join(root, "main/notes")]);
+    assert.equal(made.status, 0, String(made.stderr));
+    await assert.rejects(
+      readMigrationFiles(root, "main", ".json"),
+      (e: unknown) =>
+        e instanceof MigrationFileError &&
+        /^x\.json: is not a regular file \(a FIFO, a socket or a device\): a migration file must be one/
+          .test(e.message),
+    );
+    await rm(join(root, "main/x.json"));
+    assert.deepEqual(await paths(root), ["a.json"]);
+    await symlink(join(root, "main/notes"), join(root, "main/y.json"));
+    await assert.rejects(
+      readMigrationFiles(root, "main", ".json"),
+      /y\.json: is not a regular file/,
     );
   });
 });
