@@ -20,8 +20,8 @@
  */
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
-import { parseArgs } from "node:util";
 import {
+  benchOptions,
   check,
   CHECKED,
   load,
@@ -63,37 +63,13 @@ function comparisons(runtime: Runtime): Comparison[] {
   return list;
 }
 
-function positive(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`paired.ts: --${name} must be a positive whole number, got "${text}"`);
-    process.exit(2);
-  }
-  return n;
-}
-
-const { values } = parseArgs({
-  options: {
-    rounds: { type: "string", default: "3" },
-    pairs: { type: "string", default: "6" },
-    slice: { type: "string", default: "2" },
-    warmup: { type: "string", default: "2" },
-    connections: { type: "string", default: "64" },
-    runtimes: { type: "string", default: "deno,bun,node" },
-  },
+const { rounds, pairs, slice, warmup, connections, runtimes } = benchOptions("paired.ts", {
+  rounds: 3,
+  pairs: 6,
+  slice: 2,
+  warmup: 2,
+  connections: 64,
 });
-const rounds = positive("rounds", values.rounds);
-const pairs = positive("pairs", values.pairs);
-const slice = positive("slice", values.slice);
-const warmup = positive("warmup", values.warmup);
-const connections = positive("connections", values.connections);
-const runtimes = values.runtimes.split(",") as Runtime[];
-for (const r of runtimes) {
-  if (!["deno", "bun", "node"].includes(r)) {
-    console.error(`paired.ts: --runtimes takes deno, bun and node, got "${r}"`);
-    process.exit(2);
-  }
-}
 
 requireTools();
 const all = runtimes.flatMap(comparisons);

@@ -27,8 +27,8 @@
  * a ratio of a few percent.
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
 import {
+  benchOptions,
   CAREFUL,
   check,
   CHECKED,
@@ -37,7 +37,6 @@ import {
   median,
   requireTools,
   ROUTES,
-  type Runtime,
   type Sample,
   servers,
   type ServerSpec,
@@ -49,35 +48,12 @@ import {
 } from "./servers.ts";
 import type { ChildProcess } from "node:child_process";
 
-function positive(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`run.ts: --${name} must be a positive whole number, got "${text}"`);
-    process.exit(2);
-  }
-  return n;
-}
-
-const { values } = parseArgs({
-  options: {
-    duration: { type: "string", default: "3" },
-    rounds: { type: "string", default: "3" },
-    warmup: { type: "string", default: "2" },
-    connections: { type: "string", default: "64" },
-    runtimes: { type: "string", default: "deno,bun,node" },
-  },
+const { duration, rounds, warmup, connections, runtimes } = benchOptions("run.ts", {
+  duration: 3,
+  rounds: 3,
+  warmup: 2,
+  connections: 64,
 });
-const duration = positive("duration", values.duration);
-const rounds = positive("rounds", values.rounds);
-const warmup = positive("warmup", values.warmup);
-const connections = positive("connections", values.connections);
-const runtimes = values.runtimes.split(",") as Runtime[];
-for (const r of runtimes) {
-  if (!["deno", "bun", "node"].includes(r)) {
-    console.error(`run.ts: --runtimes takes deno, bun and node, got "${r}"`);
-    process.exit(2);
-  }
-}
 
 requireTools();
 const versions = Object.fromEntries(runtimes.map((r) => [r, version(r)]));

@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { NEW_USER, user } from "./users.ts";
 
 export type Runtime = "deno" | "bun" | "node";
@@ -291,4 +292,42 @@ export function requireTools(): void {
       process.exit(1);
     }
   }
+}
+
+/**
+ * Reads the command line of a bench script: every option a positive whole number (`defaults`
+ * says which there are), and `--runtimes`, a comma-separated list of deno, bun and node. Exits
+ * with 2, naming `script`, on anything else.
+ */
+export function benchOptions<K extends string>(
+  script: string,
+  defaults: Readonly<Record<K, number>>,
+): Record<K, number> & { runtimes: Runtime[] } {
+  const options = Object.fromEntries(
+    [...Object.entries(defaults), ["runtimes", "deno,bun,node"]].map(([name, value]) => [
+      name,
+      { type: "string" as const, default: String(value) },
+    ]),
+  );
+  const { values } = parseArgs({ options }) as { values: Record<string, string> };
+  const usage = (why: string): never => {
+    console.error(`${script}: ${why}`);
+    process.exit(2);
+  };
+  const read = Object.fromEntries(
+    Object.keys(defaults).map((name) => {
+      const n = Number(values[name]);
+      if (!Number.isInteger(n) || n < 1) {
+        usage(`--${name} must be a positive whole number, got "${values[name]}"`);
+      }
+      return [name, n];
+    }),
+  ) as Record<K, number>;
+  const runtimes = values.runtimes.split(",") as Runtime[];
+  for (const r of runtimes) {
+    if (!["deno", "bun", "node"].includes(r)) {
+      usage(`--runtimes takes deno, bun and node, got "${r}"`);
+    }
+  }
+  return { ...read, runtimes };
 }
