@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, readlink, realpath, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { type Kind, KINDS, workspaces } from "./databases.ts";
@@ -194,24 +194,6 @@ for (const kind of KINDS) {
         assert.equal(await ws.count("a"), undefined);
       });
 
-      it("goes on once the writer it waits for commits", async () => {
-        const ws = await workspace();
-        await ws.file("001.sql", `CREATE TABLE a (v INT);\n`);
-        await ws.query("CREATE TABLE held (v INT)");
-        const file = ws.db.url.replace(/^sqlite:/, "");
-        await ws.query("BEGIN EXCLUSIVE");
-        const cli = startCli(["-c", ws.configDir, "--sqlPath", ws.root, "--lock-timeout", "60"]);
-        try {
-          // Waiting on the real condition: the runner has the database open (it reads it next).
-          await hasOpen(cli.child.pid!, file, cli.closed);
-        } finally {
-          await ws.query("COMMIT");
-        }
-        assert.equal(await cli.closed, 0, cli.stderr());
-        assert.equal(await ws.count("a"), 0);
-        assert.equal(await ws.count("framework_migrations"), 1);
-      });
-
       it("five runner processes started together each exit 0 and apply each file once", async () => {
         const ws = await workspace();
         for (let i = 1; i <= 9; i++) {
@@ -331,22 +313,3 @@ describe("SQL runner command line", () => {
     assert.match(run.out, /main: nothing to remove/);
   });
 });
-
-/** Resolves once process `pid` has `file` open (Linux's /proc); rejects if it ends first. */
-async function hasOpen(pid: number, file: string, ended: Promise<unknown>): Promise<void> {
-  let gone = false;
-  void ended.then(() => (gone = true));
-  const want = await realpath(file);
-  // Linux's view of a process's open files: fail loudly where there is none, never wait blind.
-  await readdir("/proc/self/fd").catch((error) => {
-    throw new Error("this test reads /proc/<pid>/fd (Linux)", { cause: error });
-  });
-  while (!gone) {
-    const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
-    for (const fd of fds) {
-      if (await readlink(`/proc/${pid}/fd/${fd}`).catch(() => "") === want) return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`process ${pid} ended before it opened ${file}`);
-}
