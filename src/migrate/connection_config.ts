@@ -38,9 +38,10 @@ export async function findConnectionList(
     const [key, other] = keys.filter((k) => Object.hasOwn(config.values, k));
     // Aliases of one list: reading one and ignoring the other would drop connections unseen.
     if (other !== undefined) {
+      const line = keyLine(config.lines, key);
       throw new ConfigError(
-        `${configLocation(config, other)}: is another name for ${key}:, which is set too ` +
-          `(line ${keyLine(config.lines, key)}); keep one`,
+        `${configLocation(config, other)}: is another name for ${key}:, which is set too` +
+          `${line === undefined ? "" : ` (line ${line})`}; keep one`,
       );
     }
     if (key !== undefined) return { config, key };

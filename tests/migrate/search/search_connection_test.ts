@@ -129,6 +129,11 @@ describe("search connections config", () => {
       },
       /application\.yml:4: opensearch: is another name for search:, which is set too \(line 1\); keep one/,
     );
+    // Written as one flow mapping, both are on its line.
+    await fails(
+      { "application.yml": '{search: [{name: a, hosts: "http://a:9200"}], opensearch: []}\n' },
+      /application\.yml:1: opensearch: is another name for search:, which is set too \(line 1\)/,
+    );
   });
 
   it("never shows credentials given in a host URL", async () => {
