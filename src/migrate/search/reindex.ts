@@ -290,6 +290,22 @@ export async function runReindex(
       const swapRequest = `POST /_aliases`;
       // Not sent yet: Ctrl-C now rolls back, with nothing queued that could land later.
       if (ctx.interrupt?.aborted) throw new StepError("interrupted before the swap was sent");
+      // The counts cannot see an update or a delete that came through a block lifted during the
+      // copy (by hand, or by a late request re-sent to another host): the block and the source's
+      // sequence numbers are read again, last thing before the swap.
+      if (!(await writeBlocked(send, source)).blocked) {
+        throw new StepError(
+          `the write block on ${source} was lifted during the copy, so writes the copy lacks may ` +
+            "have reached it; the alias was not moved, and the next run copies anew",
+        );
+      }
+      const last = await readFence(send, source);
+      if (last !== fence) {
+        throw new StepError(
+          `${source} took writes during the copy (its sequence numbers moved from ${fence} to ` +
+            `${last}); the alias was not moved, and the next run copies anew`,
+        );
+      }
       // The cluster answers within half the request's time: a swap still queued when the client
       // gives up could land after a rollback lifted the block.
       const wait = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
