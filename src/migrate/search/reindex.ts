@@ -751,8 +751,8 @@ function taskStatus(body: unknown): { counts: Json; done: number; ms: number } {
   return { counts, done, ms };
 }
 
-// Why a finished `_reindex` task did not copy everything, if it did not.
-function taskFailure(body: Json): string | undefined {
+/** Why a finished `_reindex` task (a `_tasks` answer) did not copy everything, if it did not. */
+export function taskFailure(body: Json): string | undefined {
   if (body.error !== undefined) return errorDetail({ error: body.error });
   const response = isJsonObject(body.response) ? body.response : {};
   if (typeof response.canceled === "string") return `the copy was cancelled (${response.canceled})`;
@@ -760,7 +760,15 @@ function taskFailure(body: Json): string | undefined {
   const failures = Array.isArray(response.failures) ? response.failures : [];
   if (failures.length === 0) return undefined;
   const first = isJsonObject(failures[0]) ? failures[0] : {};
-  const cause = isJsonObject(first.cause) ? errorDetail({ error: first.cause }) : "";
+  // A search failure (a shard of the source that could not be read: its node gone) comes with a
+  // `reason` and a shard; a document the new index refused, with a `cause` and an id.
+  if (first.cause === undefined && first.shard !== undefined) {
+    const reason = isJsonObject(first.reason) ? errorDetail({ error: first.reason }) : "no reason";
+    const node = typeof first.node === "string" ? ` on node ${first.node}` : "";
+    return `the copy could not read shard ${renderValue(first.shard, 20)} of ` +
+      `${renderValue(first.index, 100)}${node} (${failures.length} failure(s)): ${reason}`;
+  }
+  const cause = isJsonObject(first.cause) ? errorDetail({ error: first.cause }) : "no reason given";
   const id = typeof first.id === "string" ? ` (document ${first.id})` : "";
   return `${failures.length} document(s) could not be copied${id}: ${cause}`;
 }

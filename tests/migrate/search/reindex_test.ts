@@ -6,6 +6,7 @@ import process from "node:process";
 import { describe, it } from "node:test";
 import { processGone } from "../../../src/migrate/local_process.ts";
 import { recordId } from "../../../src/migrate/search/migration_record.ts";
+import { taskFailure } from "../../../src/migrate/search/reindex.ts";
 import { startCli } from "../cli_process.ts";
 import { runCaptured } from "../run_cli.ts";
 import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
@@ -718,5 +719,40 @@ describe("a reindex against hostile states and faults", () => {
       "someone else's block stays",
     );
     assert.equal((await os("HEAD", `/${v2}`)).status, 404);
+  });
+});
+
+describe("taskFailure: why a finished copy did not copy everything", () => {
+  const finished = (failures: unknown[]) => ({ completed: true, response: { failures } });
+
+  it("names the shard and the reason of a search failure (a node lost mid-copy)", () => {
+    assert.equal(
+      taskFailure(finished([{
+        index: "p-v1",
+        shard: 0,
+        node: "n1",
+        reason: { type: "node_disconnected_exception", reason: "[n1] disconnected" },
+      }])),
+      'the copy could not read shard 0 of "p-v1" on node n1 (1 failure(s)): ' +
+        "node_disconnected_exception: [n1] disconnected",
+    );
+  });
+
+  it("names the document and the cause of a refused one, and says when none is given", () => {
+    assert.equal(
+      taskFailure(finished([{
+        index: "p-v2",
+        id: "s5",
+        cause: { type: "mapper_parsing_exception", reason: "failed to parse field [price]" },
+        status: 400,
+      }])),
+      "1 document(s) could not be copied (document s5): mapper_parsing_exception: failed to " +
+        "parse field [price]",
+    );
+    assert.equal(
+      taskFailure(finished([{ id: "s6" }, {}])),
+      "2 document(s) could not be copied (document s6): no reason given",
+    );
+    assert.equal(taskFailure(finished([])), undefined);
   });
 });
