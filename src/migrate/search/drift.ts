@@ -381,6 +381,8 @@ export interface LiveIndex {
   readonly settings?: unknown;
   readonly mappings?: unknown;
   readonly aliases?: unknown;
+  /** Aliases the file names that the index lacks but other indices hold (after a rollover). */
+  readonly movedAliases?: Readonly<Record<string, readonly string[]>>;
 }
 
 // Under a `properties` or `fields` parameter, a key is a field: `a.properties.b` is field b of a.
@@ -545,7 +547,17 @@ export function compareIndex(
     const live = isJsonObject(cluster.aliases) ? cluster.aliases : {};
     for (const [name, alias] of Object.entries(file.aliases)) {
       const step: Step = { key: name, parent: { key: "aliases" } };
-      if (!Object.hasOwn(live, name)) {
+      const movedTo = cluster.movedAliases?.[name];
+      if (!Object.hasOwn(live, name) && movedTo !== undefined && movedTo.length > 0) {
+        // Added back here, it would span two indices, and writes through it would fail.
+        out.add(
+          step,
+          `now on ${movedTo.slice(0, 5).map((n) => JSON.stringify(n)).join(", ")}` +
+            `${movedTo.length > 5 ? ` and ${movedTo.length - 5} more` : ""} (moved by a ` +
+            "rollover or by hand): applying the file again would make it span two indices",
+          false,
+        );
+      } else if (!Object.hasOwn(live, name)) {
         out.add(step, "in the file, not in the cluster", true);
       } else walk(aliasForm(alias), aliasForm(live[name]), step, { extras: "report" }, out);
     }

@@ -24,7 +24,12 @@ type Json = Record<string, unknown>;
 /** What the cluster holds under a checked resource's name. */
 export type Live =
   | { readonly state: "absent" }
-  | { readonly state: "found"; readonly body: unknown }
+  | {
+    readonly state: "found";
+    readonly body: unknown;
+    /** An index's: aliases its file names that it lacks, and the indices that hold them now. */
+    readonly movedAliases?: Readonly<Record<string, readonly string[]>>;
+  }
   /** An index name that now resolves to something else: an alias, a data stream. */
   | { readonly state: "other"; readonly what: string };
 
@@ -74,7 +79,9 @@ export async function readLive(
     }
     case "index": {
       if (Object.hasOwn(body, check.name) && isJsonObject(body[check.name])) {
-        return { state: "found", body: body[check.name] };
+        const index = body[check.name] as Json;
+        const movedAliases = await aliasesElsewhere(client, check, index.aliases, signal);
+        return { state: "found", body: index, ...(movedAliases ? { movedAliases } : {}) };
       }
       // GET /{name} resolves an alias or a data stream to the indices behind it.
       const names = Object.keys(body);
@@ -95,6 +102,29 @@ export async function readLive(
     default:
       return { state: "found", body };
   }
+}
+
+/**
+ * The aliases an index file names that the live index lacks, each with the indices that hold it
+ * now (one `GET /_alias/{name}` each); `undefined` when none is held elsewhere. A rollover moves an
+ * alias on: the file's index lacking it is no drift to repair.
+ */
+async function aliasesElsewhere(
+  client: SearchClient,
+  check: Extract<DriftCheck, { kind: "index" }>,
+  live: unknown,
+  signal: AbortSignal | undefined,
+): Promise<Record<string, string[]> | undefined> {
+  const wanted = isJsonObject(check.definition.aliases) ? check.definition.aliases : {};
+  const held = isJsonObject(live) ? live : {};
+  const moved: Record<string, string[]> = {};
+  for (const alias of Object.keys(wanted).filter((a) => !Object.hasOwn(held, a))) {
+    const response = await client.send("GET", `/_alias/${enc(alias)}`, undefined, { signal });
+    if (response.status !== 200 || !isJsonObject(response.body)) continue;
+    const others = Object.keys(response.body).filter((n) => n !== check.name);
+    if (others.length > 0) moved[alias] = others.sort();
+  }
+  return Object.keys(moved).length > 0 ? moved : undefined;
 }
 
 const EMPTY_AGAIN = "(its file would create it again empty, without its documents: restore it " +
@@ -126,6 +156,7 @@ export function differences(
     settings: body.settings,
     mappings: body.mappings,
     aliases: body.aliases,
+    movedAliases: live.movedAliases,
   }, redact);
 }
 
@@ -274,7 +305,8 @@ async function reapply(
     case "index":
       // Gone since it was read: never made again empty (the report read after says it is absent).
       if (live.state === "found") {
-        await reapplyIndex(check, isJsonObject(live.body) ? live.body : {}, send, outcome, refused);
+        const body = isJsonObject(live.body) ? live.body : {};
+        await reapplyIndex(check, body, live.movedAliases ?? {}, send, outcome, refused);
       }
       return outcome;
     default:
@@ -285,6 +317,7 @@ async function reapply(
 async function reapplyIndex(
   check: Extract<DriftCheck, { kind: "index" }>,
   live: Json,
+  moved: Readonly<Record<string, readonly string[]>>,
   send: (method: string, path: string, body: unknown) => Promise<SearchResponse>,
   outcome: Outcome,
   refused: (request: string, r: SearchResponse) => string,
@@ -333,7 +366,8 @@ async function reapplyIndex(
   }
   // Aliases the file names that the index lacks, or holds otherwise.
   const aliases = isJsonObject(definition.aliases) ? definition.aliases : {};
-  const names = differingAliases(aliases, live.aliases);
+  // Never one that another index holds now: the alias would span two indices.
+  const names = differingAliases(aliases, live.aliases).filter((a) => !Object.hasOwn(moved, a));
   if (names.length > 0) {
     const actions = names.map((alias) => ({
       add: { ...(isJsonObject(aliases[alias]) ? aliases[alias] : {}), index: check.name, alias },
