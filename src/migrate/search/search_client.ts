@@ -234,8 +234,16 @@ export class SearchClient {
     );
   }
 
-  #mask(text: string): string {
+  /**
+   * `text` with each credential of the connection replaced by `***`. A success body is returned
+   * as it came; what quotes one (drift lines) masks it with this.
+   */
+  maskCredentials(text: string): string {
     return maskSecrets(text, this.#secrets);
+  }
+
+  #mask(text: string): string {
+    return this.maskCredentials(text);
   }
 }
 

@@ -59,10 +59,14 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     this.#progress = options.progress ?? silentProgress;
     this.#interrupt = options.signal;
     this.strictOrder = connection.strictOrder;
-    // Drift quotes values of the files: a placeholder's may be a secret, and a URL's password is.
-    this.#mask = (text) => redactUrlText(maskPlaceholderValues(text, connection.placeholders));
     this.#transport = transport;
     this.#client = new SearchClient(connection, transport);
+    // Drift quotes values of the files and of the cluster: a placeholder's may be a secret, a
+    // URL's password is, and a host may echo the connection's own credentials in a success.
+    this.#mask = (text) =>
+      this.#client.maskCredentials(
+        redactUrlText(maskPlaceholderValues(text, connection.placeholders)),
+      );
     this.#store = new RecordStore(
       this.#client,
       connection.recordsIndex,

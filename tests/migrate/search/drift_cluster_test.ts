@@ -455,6 +455,30 @@ describe("--drift against a real OpenSearch node", () => {
     }
   });
 
+  // A success is returned as the host sent it: a host (or a proxy) that echoes the request's token
+  // into a 200 must not have it printed by the drift lines that quote the cluster's values.
+  it("prints no credential of the connection that a cluster's value holds", async () => {
+    const token = "Tok3n-Echoed-0123456789";
+    const ws = await Workspace.create({ settings: `    bearer_token: ${token}\n` });
+    const name = `${ws.id}_e`;
+    await ws.file(`${name}-template.json`, { index_patterns: [`${name}*`], _meta: { note: "a" } });
+    await ws.ok();
+    await os("PUT", `/_index_template/${name}`, {
+      index_patterns: [`${name}*`],
+      _meta: { note: `Bearer ${token}` },
+    });
+    for (const args of [["status", "--drift"], ["status", "--drift", "--json"]]) {
+      const run = await ws.ok(...args);
+      const all = run.out + run.err;
+      assert.ok(!all.includes(token), `${args.join(" ")} prints the token:\n${all}`);
+      assert.ok(
+        all.includes(`_meta.note: file \\"a\\", cluster \\"Bearer ***\\"`) ||
+          all.includes(`_meta.note: file "a", cluster "Bearer ***"`),
+        all,
+      );
+    }
+  });
+
   it("a read the cluster refuses stops the run, naming the resource; nothing is written", async () => {
     const ws = await Workspace.create();
     await ws.file(`${ws.id}_r-template.json`, { index_patterns: [`${ws.id}_r*`] });
