@@ -1,19 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bootstrap, type BootstrapOptions, GetMapping, RestController } from "../mod.ts";
-
-@RestController()
-class PingController {
-  @GetMapping("/ping")
-  ping(): string {
-    return "pong";
-  }
-}
+import { bootstrap, type BootstrapOptions } from "../mod.ts";
+import { Ping } from "./fixtures/entry_ping.ts";
 
 describe("bootstrap options", () => {
   it("refuses scan, which moved to @thaw/thaw/scan, naming the call to make instead", async () => {
     await assert.rejects(
-      bootstrap({ controllers: [PingController], scan: ["src"] } as BootstrapOptions),
+      bootstrap({ controllers: [Ping], scan: ["src"] } as BootstrapOptions),
       (error: unknown) =>
         error instanceof TypeError &&
         error.message ===
@@ -38,7 +31,7 @@ describe("bootstrap options", () => {
 
   it("takes every option it documents", async () => {
     const app = await bootstrap({
-      controllers: [PingController],
+      controllers: [Ping],
       components: [],
       overrides: [],
       config: {},
@@ -54,7 +47,7 @@ describe("bootstrap options", () => {
   });
 
   it("has no listen or openapi method: they live in @thaw/thaw/server and @thaw/thaw/openapi", async () => {
-    const app = await bootstrap({ controllers: [PingController] });
+    const app = await bootstrap({ controllers: [Ping] });
     assert.deepEqual(Object.keys(app).sort(), ["close", "config", "fetch", "getBean", "hono"]);
   });
 });

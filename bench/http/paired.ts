@@ -26,6 +26,7 @@ import {
   CHECKED,
   load,
   median,
+  printReport,
   requireTools,
   type Route,
   type Runtime,
@@ -145,11 +146,10 @@ for (const comparison of all) {
   process.stdout.write(`  ${who} against ${baseline} done\n`);
 }
 
-console.log(
-  "\n| runtime and route | baseline | CPU µs/req, Thaw / baseline (medians) | Thaw/baseline " +
+printReport(
+  "| runtime and route | baseline | CPU µs/req, Thaw / baseline (medians) | Thaw/baseline " +
     "CPU per pair: median (min-max) | req/s, Thaw / baseline | Thaw/baseline req/s per pair |",
+  "| --- | --- | ---: | ---: | ---: | ---: |",
+  rows,
+  verdicts,
 );
-console.log("| --- | --- | ---: | ---: | ---: | ---: |");
-for (const row of rows) console.log(row);
-console.log("");
-for (const verdict of verdicts) console.log(verdict);

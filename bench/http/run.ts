@@ -35,6 +35,7 @@ import {
   HONO_MIDDLEWARE,
   load,
   median,
+  printReport,
   requireTools,
   ROUTES,
   type Sample,
@@ -167,11 +168,10 @@ for (const runtime of runtimes) {
   }
 }
 
-console.log(
-  "\n| runtime | route | server | req/s (median) | rounds min-max | p50 ms | p99 ms | errors " +
+printReport(
+  "| runtime | route | server | req/s (median) | rounds min-max | p50 ms | p99 ms | errors " +
     "| CPU µs/req | req/s vs Hono | CPU vs Hono |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  rows,
+  verdicts,
 );
-console.log("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-for (const row of rows) console.log(row);
-console.log("");
-for (const verdict of verdicts) console.log(verdict);

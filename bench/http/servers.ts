@@ -331,3 +331,17 @@ export function benchOptions<K extends string>(
   }
   return { ...read, runtimes };
 }
+
+/** Prints a run's table (`header`: its column names; `align`: its separator row) and verdicts. */
+export function printReport(
+  header: string,
+  align: string,
+  rows: readonly string[],
+  verdicts: readonly string[],
+): void {
+  console.log(`\n${header}`);
+  console.log(align);
+  for (const row of rows) console.log(row);
+  console.log("");
+  for (const verdict of verdicts) console.log(verdict);
+}
