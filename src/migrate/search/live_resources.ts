@@ -80,7 +80,13 @@ export async function readLive(
     case "index": {
       if (Object.hasOwn(body, check.name) && isJsonObject(body[check.name])) {
         const index = body[check.name] as Json;
-        const movedAliases = await aliasesElsewhere(client, check, index.aliases, signal);
+        const movedAliases = await aliasesElsewhere(
+          client,
+          check,
+          index.aliases,
+          connection,
+          signal,
+        );
         return { state: "found", body: index, ...(movedAliases ? { movedAliases } : {}) };
       }
       // GET /{name} resolves an alias or a data stream to the indices behind it.
@@ -105,24 +111,48 @@ export async function readLive(
 }
 
 /**
- * The aliases an index file names that the live index lacks, each with the indices that hold it
- * now (one `GET /_alias/{name}` each); `undefined` when none is held elsewhere. A rollover moves an
- * alias on: the file's index lacking it is no drift to repair.
+ * The aliases an index file names that the live index lacks and another index holds as its write
+ * path, each with the indices that hold it (one `GET /_alias/{name}` each); `undefined` when there
+ * is none. A rollover moves a write alias on: added back, it would span two indices and writes
+ * through it would fail. A read alias shared by several indices, none of them its write index,
+ * can be added back. A read that fails (a 403, a 503) stops the run, as every drift read does:
+ * the alias cannot be said to be free.
  */
 async function aliasesElsewhere(
   client: SearchClient,
   check: Extract<DriftCheck, { kind: "index" }>,
   live: unknown,
+  connection: string,
   signal: AbortSignal | undefined,
 ): Promise<Record<string, string[]> | undefined> {
   const wanted = isJsonObject(check.definition.aliases) ? check.definition.aliases : {};
   const held = isJsonObject(live) ? live : {};
   const moved: Record<string, string[]> = {};
   for (const alias of Object.keys(wanted).filter((a) => !Object.hasOwn(held, a))) {
-    const response = await client.send("GET", `/_alias/${enc(alias)}`, undefined, { signal });
-    if (response.status !== 200 || !isJsonObject(response.body)) continue;
-    const others = Object.keys(response.body).filter((n) => n !== check.name);
-    if (others.length > 0) moved[alias] = others.sort();
+    const path = `/_alias/${enc(alias)}`;
+    const response = await client.send("GET", path, undefined, { signal });
+    if (response.status === 404) continue;
+    if (response.status !== 200 || !isJsonObject(response.body)) {
+      throw new MigrationFailure({
+        connection,
+        file: check.file.path,
+        request: `GET ${path}`,
+        status: response.status,
+        reason: `--drift cannot read where the alias ${alias} of ${check.resource} lives: ` +
+          (response.status === 200
+            ? `unexpected answer ${renderValue(response.body)}`
+            : errorDetail(response.body)),
+      });
+    }
+    const holders = Object.entries(response.body).filter(([n]) => n !== check.name);
+    const isWrite = (entry: unknown): boolean => {
+      const aliases = isJsonObject(entry) && isJsonObject(entry.aliases) ? entry.aliases : {};
+      const definition = aliases[alias];
+      return isJsonObject(definition) && definition.is_write_index === true;
+    };
+    const fileWrites = isJsonObject(wanted[alias]) && wanted[alias].is_write_index === true;
+    const writePath = fileWrites || holders.length === 1 || holders.some(([, e]) => isWrite(e));
+    if (holders.length > 0 && writePath) moved[alias] = holders.map(([n]) => n).sort();
   }
   return Object.keys(moved).length > 0 ? moved : undefined;
 }

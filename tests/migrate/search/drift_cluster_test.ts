@@ -8,7 +8,8 @@ import { checkReport } from "../report_shape.ts";
 import type { ConnectionDrift } from "../../../src/migrate/run_report.ts";
 import { runCaptured } from "../run_cli.ts";
 import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
-import { os, recording, type Sent, Workspace, writes } from "./cluster.ts";
+import { OPENSEARCH_URL, os, recording, type Sent, Workspace, writes } from "./cluster.ts";
+import { type Fault, startFaultServer } from "./fault_server.ts";
 
 type Json = Record<string, unknown>;
 
@@ -366,6 +367,59 @@ describe("--drift against a real OpenSearch node", () => {
       drift.differences.join("\n"),
       new RegExp(`now on "${next}" \\(moved by a rollover`),
     );
+  });
+
+  // One index among many losing a shared read alias (no write index anywhere): adding it back
+  // makes no alias ambiguous, and is what the file asks.
+  it("puts back a read alias that other indices share, none of them its write index", async () => {
+    const ws = await Workspace.create();
+    const [name, alias] = [`${ws.id}_day1`, `${ws.id}_all`];
+    const others = [`${ws.id}_day2`, `${ws.id}_day3`];
+    await ws.file(`${name}-index.json`, {
+      settings: { number_of_replicas: 0 },
+      aliases: { [alias]: {} },
+    });
+    await ws.ok();
+    // Two others: an alias on one index alone is that index's write path, and is not shared.
+    for (const other of others) {
+      await os("PUT", `/${other}`, {
+        settings: { number_of_replicas: 0 },
+        aliases: { [alias]: {} },
+      });
+    }
+    await os("POST", "/_aliases", { actions: [{ remove: { index: name, alias } }] });
+    const status = await ws.ok("status", "--drift", "--json");
+    assert.equal(driftOf(status.report).resources[0].reapply, true);
+    await ws.ok("migrate", "--drift", "--json");
+    const members = (await os("GET", `/_alias/${alias}`)).body;
+    assert.deepEqual(Object.keys(members).sort(), [name, ...others].sort());
+  });
+
+  // Where the alias lives cannot be read: nothing can be said, so nothing is written.
+  it("stops, writing nothing, when the read of where an alias lives is refused", async () => {
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault =>
+        r.method === "GET" && r.path.startsWith("/_alias/")
+          ? { status: 403, body: { error: { type: "security_exception", reason: "no" } } }
+          : "forward",
+    );
+    try {
+      const ws = await Workspace.create({ hosts: [fault.url] });
+      const [name, alias] = [`${ws.id}_r1`, `${ws.id}_r`];
+      await ws.file(`${name}-index.json`, {
+        settings: { number_of_replicas: 0 },
+        aliases: { [alias]: {} },
+      });
+      await ws.ok();
+      await os("POST", "/_aliases", { actions: [{ remove: { index: name, alias } }] });
+      const run = await ws.run("migrate", "--drift", "--json");
+      assert.equal(run.code, 1, run.out);
+      assert.match(run.report!.error!.message, /GET \/_alias\/.*HTTP 403|403.*_alias/s);
+      assert.deepEqual((await os("GET", `/_alias/${alias}`)).status, 404);
+    } finally {
+      await fault.close();
+    }
   });
 
   it("a reindex file: its new index and the alias's write index are checked, never re-applied", async () => {
