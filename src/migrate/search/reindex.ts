@@ -133,7 +133,10 @@ export async function runReindex(
     let released = "nothing was changed";
     if (decision.release !== undefined) {
       // A copy stopped halfway, which this run will not follow: the source takes writes again.
-      await cancelCopies(unsignalled(), decision.release.index);
+      await stopCopies(unsignalled(), decision.release.index, {
+        recorded: new Set(decision.release.copies ?? []),
+        waitMs: Math.max(1_000, Math.floor(ctx.timeoutMs / 2)),
+      });
       const lifted = await unblockQuietly(quiet, decision.release.source);
       released = lifted
         ? `the write block an unfinished run left on ${decision.release.source} was lifted`
@@ -164,6 +167,10 @@ export async function runReindex(
   let uuid = resumed?.uuid;
   let fence = resumed?.fence;
   let task = resumed?.task;
+  const copies = new Set(resumed?.copies ?? []);
+  // How long the cluster may wait for one node when listing or stopping copies: a hung node must
+  // not hold the run longer than a request may take.
+  const nodeWaitMs = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
   // The copy in the new index is not a copy of the source's present state: start it over.
   let restart = false;
   // The fence the restarted copy will be a copy of, noted once its new index exists.
@@ -190,6 +197,7 @@ export async function runReindex(
     ...(uuid === undefined ? {} : { uuid }),
     ...(fence === undefined ? {} : { fence }),
     ...(task === undefined ? {} : { task }),
+    ...(copies.size === 0 ? {} : { copies: [...copies] }),
   });
   const note = async () => {
     await send("PUT", progressPath, progressDoc());
@@ -208,11 +216,40 @@ export async function runReindex(
     await note();
   };
 
+  // Stops every copy into the new index but the one this run follows, and proves each copy noted
+  // so far ended; the progress keeps those it cannot prove, for the swap and the next run to see.
+  const stopOthers = async (keep?: string) => {
+    const before = [...copies].join();
+    try {
+      await stopCopies(send, spec.index, {
+        recorded: copies,
+        waitMs: nodeWaitMs,
+        strict: true,
+        ...(keep === undefined ? {} : { keep }),
+        remember: note,
+      });
+    } catch (error) {
+      if (!(error instanceof CopyNotProven)) throw error;
+      throw new CopyNotProven(
+        `${error.message}. Run again once that node answers, back in the cluster; if it is ` +
+          `gone for good, delete ${spec.index} and the progress document ${progressPath}, and run again ` +
+          `(the copy starts over)`,
+        { cause: error.cause },
+      );
+    } finally {
+      if (noted && [...copies].join() !== before) await note();
+    }
+  };
+
   const run: Record<ReindexStep, () => Promise<void>> = {
     "unblock-earlier": async () => {
       // The earlier run's block is on this run's source: lifted by a rollback if this step fails.
       if (earlier!.source === source) mayBeBlocked = true;
-      await cancelCopies(send, earlier!.index, { strict: true });
+      await stopCopies(send, earlier!.index, {
+        recorded: new Set(earlier!.copies ?? []),
+        waitMs: nodeWaitMs,
+        strict: true,
+      });
       await send("PUT", `/${encodeURIComponent(earlier!.source)}/_settings`, UNBLOCK, {
         ok: [404],
       });
@@ -258,7 +295,7 @@ export async function runReindex(
     },
     copy: async () => {
       if (restart) {
-        await cancelCopies(send, spec.index, { strict: true });
+        await stopOthers();
         await send("DELETE", to, undefined, { ok: [404] });
         // Made again here: an index of that name now was made by someone else (or by a copy
         // still writing into it), never by this run.
@@ -271,7 +308,7 @@ export async function runReindex(
       }
       // A copy into the new index that this run does not follow (its answer lost, its runner
       // killed before noting it, an earlier version's) would write into it after the swap.
-      await cancelCopies(send, spec.index, { keep: task, strict: true });
+      await stopOthers(task);
       copy = await copyDocuments();
     },
     verify: async () => {
@@ -306,6 +343,9 @@ export async function runReindex(
             `${last}); the alias was not moved, and the next run copies anew`,
         );
       }
+      // A copy that is not proven ended (its node hung, or out of the cluster) could write into
+      // the new index once it is live: a document deleted through the alias would come back.
+      await stopOthers();
       // The cluster answers within half the request's time: a swap still queued when the client
       // gives up could land after a rollback lifted the block.
       const wait = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
@@ -369,7 +409,7 @@ export async function runReindex(
     for (;;) {
       if (task === undefined) {
         // A copy that is gone may have been restarted by nobody; one still going is stopped.
-        await cancelCopies(send, spec.index, { strict: true });
+        await stopOthers();
         // Not repeatable: sent twice, two copies would run, one of them followed by nobody.
         const started = await send("POST", "/_reindex?wait_for_completion=false", {
           source: { index: source },
@@ -381,6 +421,7 @@ export async function runReindex(
         const id = isJsonObject(started.body) ? started.body.task : undefined;
         if (typeof id !== "string") throw new StepError("_reindex answered without a task id");
         task = id;
+        copies.add(id);
         // Kept before waiting: a runner killed now finds the task instead of starting another.
         await note();
         ctx.say(`reindex ${source} -> ${spec.index}: copying (task ${task})`);
@@ -395,7 +436,8 @@ export async function runReindex(
       );
       if (waited.status === 404) {
         // The node that ran it restarted, and it stored no result: copy again, skipping what is
-        // there (the fence says the source did not change).
+        // there (the fence says the source did not change). Or the node left the cluster, and
+        // the copy may go on once it is back: it stays noted, and the restart must prove it ended.
         ctx.say(`reindex: task ${task} is gone; starting the copy again`);
         task = undefined;
         continue;
@@ -421,6 +463,7 @@ export async function runReindex(
       const failed = taskFailure(answer);
       if (failed !== undefined) throw new StepError(failed);
       const { done, ms } = taskStatus(answer);
+      copies.delete(task);
       return { documents: done, ms };
     }
   }
@@ -437,17 +480,24 @@ export async function runReindex(
   }
 
   // Before the swap: the copy is stopped and the source takes writes again. Says what it did.
-  async function rollBack(): Promise<string> {
-    await cancelCopies(unsignalled(), spec.index);
+  // `said`: the failure names an unproven copy already.
+  async function rollBack(said: boolean): Promise<string> {
+    const unproven = await stopCopies(unsignalled(), spec.index, {
+      recorded: copies,
+      waitMs: nodeWaitMs,
+    });
     task = undefined;
     // Before the block is lifted: the next run must not follow a copy that ended. The fence stays:
     // a write after the block is lifted moves it, and the next run copies from scratch.
     if (noted) await quiet("PUT", progressPath, progressDoc());
-    if (!mayBeBlocked) return "writes to it were not blocked";
-    return await unblockQuietly(quiet, source)
+    const left = unproven === undefined || said
+      ? ""
+      : `; ${unproven}: the alias moves only once it is`;
+    if (!mayBeBlocked) return "writes to it were not blocked" + left;
+    return (await unblockQuietly(quiet, source)
       ? "writes to it are unblocked"
       : `the write block on ${source} could not be lifted (the next run lifts it; or ` +
-        `PUT /${source}/_settings {"index.blocks.write": null})`;
+        `PUT /${source}/_settings {"index.blocks.write": null})`) + left;
   }
 
   const swapAt = steps.indexOf("swap");
@@ -473,7 +523,9 @@ export async function runReindex(
       }
       const state = swapped
         ? `the alias ${spec.alias} is on ${spec.index} already; the next run finishes the rest`
-        : `the alias ${spec.alias} stays on ${source}; ${await rollBack()}; ${spec.index} and ` +
+        : `the alias ${spec.alias} stays on ${source}; ${await rollBack(
+          error instanceof CopyNotProven,
+        )}; ${spec.index} and ` +
           `the progress are kept: the next run resumes (it copies again from scratch if ` +
           `${source} took writes meanwhile, and starts over if the file changed)`;
       request = failed;
@@ -511,6 +563,15 @@ class StepError extends Error {
     super(message);
     this.name = "StepError";
     if (status !== undefined) this.status = status;
+  }
+}
+
+/** A copy into the new index may still be going: the alias must not move onto it. */
+class CopyNotProven extends StepError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message);
+    this.name = "CopyNotProven";
+    if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
 
@@ -584,6 +645,9 @@ async function readProgress(send: Send, path: string): Promise<ReindexProgress |
     ...text("uuid"),
     ...text("fence"),
     ...text("task"),
+    ...(Array.isArray(p.copies)
+      ? { copies: p.copies.filter((c): c is string => typeof c === "string") }
+      : {}),
     started_at: typeof p.started_at === "string" ? p.started_at : "",
   };
 }
@@ -689,21 +753,37 @@ async function readFence(send: Send, index: string): Promise<string> {
     parts.sort((a, b) => Number(a.split(":")[0]) - Number(b.split(":")[0])).join(",");
 }
 
+/** How {@linkcode stopCopies} stops copies, and what it knows of them. */
+interface StopCopies {
+  /** The copy the run follows: neither stopped nor asked about. */
+  readonly keep?: string;
+  /** Every copy noted so far: those found running are added, those proven ended removed. */
+  readonly recorded: Set<string>;
+  /** Keeps `recorded` once copies were added to it, before they are cancelled. */
+  readonly remember?: () => Promise<void>;
+  /** How long the cluster waits for one node's answer. */
+  readonly waitMs: number;
+  /** Throws {@linkcode CopyNotProven} instead of returning why. */
+  readonly strict?: boolean;
+}
+
 /**
- * Cancels every running `_reindex` into `index` but `keep`, waiting until each has stopped. Only
- * listed copies whose description names `index` are cancelled: a noted task id may belong to
- * another task after a node restart. `strict`: then lists again, and fails if one is still going.
+ * Cancels every running `_reindex` into `index` but `keep`, and proves that every copy in
+ * `recorded` ended. Only listed copies whose description names `index` are cancelled: a noted
+ * task id may belong to another task after a node restart. A node that does not answer, or that
+ * is out of the cluster while a copy noted there is not known to have ended, leaves a copy
+ * unproven. Returns why one is left (or the error that stopped it), or undefined when none is.
  */
-async function cancelCopies(
+async function stopCopies(
   send: Send,
   index: string,
-  options: { keep?: string; strict?: boolean } = {},
-): Promise<void> {
+  options: StopCopies,
+): Promise<string | undefined> {
+  const wait = `timeout=${options.waitMs}ms`;
   const running = async () => {
-    const listed = await send("GET", "/_tasks?actions=*reindex&detailed=true");
-    const nodes = isJsonObject(listed.body) && isJsonObject(listed.body.nodes)
-      ? listed.body.nodes
-      : {};
+    const listed = await send("GET", `/_tasks?actions=*reindex&detailed=true&${wait}`);
+    const body = isJsonObject(listed.body) ? listed.body : {};
+    const nodes = isJsonObject(body.nodes) ? body.nodes : {};
     const ids: string[] = [];
     for (const node of Object.values(nodes)) {
       const tasks = isJsonObject(node) && isJsonObject(node.tasks) ? node.tasks : {};
@@ -715,20 +795,105 @@ async function cancelCopies(
         ) ids.push(id);
       }
     }
-    return ids;
+    // A node that did not answer may run a copy into the index, noted or not.
+    const failures = Array.isArray(body.node_failures) ? body.node_failures : [];
+    const silent = failures.map((f) =>
+      `node ${
+        isJsonObject(f) && typeof f.node_id === "string" ? f.node_id : "(unnamed)"
+      } did not answer the task list (${errorDetail({ error: f })})`
+    );
+    return { ids, silent };
   };
   try {
-    for (const id of await running()) {
+    const first = await running();
+    const found = first.ids.filter((id) => !options.recorded.has(id));
+    if (found.length > 0) {
+      for (const id of found) options.recorded.add(id);
+      await options.remember?.();
+    }
+    for (const id of first.ids) {
+      // The cancel takes no timeout of its own: a node that hangs now holds it for the request's.
       await send("POST", `/_tasks/${encodeURIComponent(id)}/_cancel?wait_for_completion=true`);
     }
-    if (!options.strict) return;
-    const left = await running();
-    if (left.length > 0) {
-      throw new StepError(`a copy into ${index} could not be stopped (task ${left.join(", ")})`);
+    const second = await running();
+    if (second.ids.length > 0) {
+      throw new CopyNotProven(
+        `a copy into ${index} could not be stopped (task ${second.ids.join(", ")})`,
+      );
     }
+    if (second.silent.length > 0) {
+      throw new CopyNotProven(
+        `a copy into ${index} is not proven stopped: ${second.silent.join("; ")}`,
+      );
+    }
+    for (const id of [...options.recorded]) {
+      if (id === options.keep) continue;
+      const why = await copyLeft(send, index, id, wait);
+      if (why !== undefined) {
+        throw new CopyNotProven(`a copy into ${index} (task ${id}) is not proven stopped: ${why}`);
+      }
+      options.recorded.delete(id);
+    }
+    return undefined;
   } catch (error) {
-    if (options.strict) throw error;
+    if (options.strict) {
+      if (error instanceof StepError) throw error;
+      throw new CopyNotProven(
+        `a copy into ${index} is not proven stopped: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    }
+    return error instanceof CopyNotProven
+      ? error.message
+      : [...options.recorded].some((id) => id !== options.keep)
+      ? `a copy into ${index} (task ${[...options.recorded].join(", ")}) is not proven stopped`
+      : undefined;
   }
+}
+
+// Why the copy noted as task `id` may still be going, or undefined when it ended.
+async function copyLeft(
+  send: Send,
+  index: string,
+  id: string,
+  wait: string,
+): Promise<string | undefined> {
+  const node = id.split(":", 1)[0];
+  let response: SearchResponse | undefined;
+  // A node that just came back may drop the first connection the others open to it.
+  for (let attempt = 1; response === undefined; attempt++) {
+    try {
+      response = await send("GET", `/_tasks/${encodeURIComponent(id)}?${wait}`, undefined, {
+        ok: [404],
+      });
+    } catch (error) {
+      if (attempt === 3) {
+        return `node ${node} did not answer (${error instanceof Error ? error.message : error})`;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
+  }
+  const body = isJsonObject(response.body) ? response.body : {};
+  if (response.status === 404) {
+    // The cluster says which: a member that runs no such task, or a node it does not know.
+    const error = isJsonObject(body.error) ? body.error : {};
+    const reason = typeof error.reason === "string" ? error.reason : "";
+    if (reason.includes("isn't part of the cluster")) {
+      return `its node ${node} is not in the cluster (hung, or gone), and once back it could ` +
+        `write into ${index} what its source held when it began, bringing back documents ` +
+        `deleted since`;
+    }
+    return undefined;
+  }
+  if (body.completed === true) return undefined;
+  const task = isJsonObject(body.task) ? body.task : {};
+  // The id taken by another task since: the node restarted, and the copy died with it.
+  if (typeof task.description !== "string" || !task.description.endsWith(` to [${index}]`)) {
+    return undefined;
+  }
+  return `it is still running on node ${node}`;
 }
 
 async function unblockQuietly(

@@ -26,6 +26,12 @@ export interface ReindexProgress {
   readonly fence?: string;
   /** The `_reindex` task (`node:id`) copying that state, once started. */
   readonly task?: string;
+  /**
+   * Every `_reindex` into the new index that a run started or found, and nobody has seen end: a
+   * copy on a node that hung, or left the cluster, goes on writing what the source held when it
+   * began once that node is back, and would bring deleted documents back after the swap.
+   */
+  readonly copies?: readonly string[];
   readonly started_at: string;
 }
 

@@ -595,6 +595,46 @@ describe("a reindex against hostile states and faults", () => {
     });
   }
 
+  it("does not move the alias while a node does not answer the task list", async () => {
+    // Once the copy started, every node but one answers the list of copies: the silent one may
+    // run a copy into the new index that nobody follows.
+    let started = false, faulty = true;
+    const fault = await startFaultServer(OPENSEARCH_URL, (r): Fault => {
+      if (r.method === "POST" && r.path.startsWith("/_reindex")) started = true;
+      if (faulty && started && r.method === "GET" && r.path.startsWith("/_tasks?")) {
+        return {
+          status: 200,
+          body: {
+            node_failures: [{
+              type: "failed_node_exception",
+              reason: "Failed node [n3]",
+              node_id: "n3",
+              caused_by: { type: "receive_timeout_transport_exception", reason: "timed out" },
+            }],
+            nodes: {},
+          },
+        };
+      }
+      return "forward";
+    });
+    try {
+      const { ws, alias, v1, v2 } = await moving(200, { hosts: [fault.url] });
+      const failed = await ws.run("--json");
+      assert.equal(failed.code, 1, failed.out);
+      assert.match(
+        failed.report!.error!.message,
+        /reindex step swap: a copy into \S+-p-v2 is not proven stopped: node n3 did not answer the task list \(failed_node_exception: Failed node \[n3\] \(receive_timeout_transport_exception: timed out\)\)\. Run again once that node answers.*stays on \S+-p-v1; writes to it are unblocked/,
+      );
+      const members = await os("GET", `/_alias/${alias}`);
+      assert.deepEqual(Object.keys(members.body), [v1]);
+      faulty = false;
+      await ws.ok();
+      await assertMoved(alias, v1, v2, 200, []);
+    } finally {
+      await fault.close();
+    }
+  });
+
   it("lifts the block when the answer to the block itself was lost", async () => {
     const fault = await startFaultServer(
       OPENSEARCH_URL,

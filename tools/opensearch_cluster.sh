@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Starts a three-node OpenSearch cluster for the tests that hang or kill a node, one JVM per node
+# (.ci/opensearch/ClusterNode.java): HTTP on 127.0.0.1:9211-9213, transport on 9311-9313.
+#   tools/opensearch_cluster.sh start   start (idempotent) and wait until three nodes are green
+#   tools/opensearch_cluster.sh stop    stop the nodes this script started
+# Each node's pid is in .ci/opensearch/target/cluster/node-<n>.pid: the tests signal them.
+set -euo pipefail
+cd "$(dirname "$0")/../.ci/opensearch"
+dir="$PWD/target/cluster"
+url="http://127.0.0.1:9211"
+
+green() {
+  curl -fs -m 10 "$url/_cluster/health?wait_for_status=green&wait_for_nodes=3&timeout=5s" 2>/dev/null |
+    grep -q '"number_of_nodes":3'
+}
+running() { [ -f "$dir/node-$1.pid" ] && kill -0 "$(cat "$dir/node-$1.pid")" 2>/dev/null; }
+
+case "${1:-start}" in
+  start)
+    mkdir -p "$dir"
+    exec 9>"$dir/start.lock"
+    flock 9
+    # A node left stopped by a test that died halfway would keep the cluster from answering.
+    for n in 1 2 3; do running "$n" && kill -CONT "$(cat "$dir/node-$n.pid")"; done
+    if green; then echo "opensearch cluster: already up at $url (3 nodes)"; exit 0; fi
+    for n in 1 2 3; do running "$n" && kill "$(cat "$dir/node-$n.pid")"; done
+    for n in 1 2 3; do while running "$n"; do sleep 0.2; done; done
+    [ -s target/classpath.txt ] || mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+    rm -rf "$dir"/node-*
+    for n in 1 2 3; do
+      mkdir -p "$dir/node-$n"
+      nohup java -Xms512m -Xmx512m -cp "$(cat target/classpath.txt)" ClusterNode.java "$n" \
+        "$dir/node-$n" >"$dir/node-$n.log" 2>&1 9>&- &
+      echo $! >"$dir/node-$n.pid"
+    done
+    for _ in $(seq 1 180); do
+      if green; then echo "opensearch cluster: up at $url (3 nodes)"; exit 0; fi
+      for n in 1 2 3; do running "$n" || break 2; done
+      sleep 1
+    done
+    echo "opensearch cluster: did not start; the last lines of its logs:" >&2
+    for n in 1 2 3; do tail -n 30 "$dir/node-$n.log" >&2 || true; done
+    exit 1
+    ;;
+  stop)
+    for n in 1 2 3; do
+      if running "$n"; then kill -CONT "$(cat "$dir/node-$n.pid")"; kill "$(cat "$dir/node-$n.pid")"; fi
+      rm -f "$dir/node-$n.pid"
+    done
+    ;;
+  *) echo "usage: tools/opensearch_cluster.sh [start|stop]" >&2; exit 2 ;;
+esac
