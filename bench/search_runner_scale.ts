@@ -23,10 +23,10 @@ function timing(waited: { ms: number }, inner: TransportFactory): TransportFacto
   return async (options) => {
     const transport = await inner(options);
     return {
-      fetch: async (url, init) => {
+      fetch: async (url, init, via) => {
         const started = performance.now();
         try {
-          return await transport.fetch(url, init);
+          return await transport.fetch(url, init, via);
         } finally {
           waited.ms += performance.now() - started;
         }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { runCaptured } from "./run_cli.ts";
 import { DB_USER, type SqlWorkspace, workspaces } from "./sql/databases.ts";
+import { Workspace } from "./search/cluster.ts";
 
 // Issue 17, point 4: whatever the shape of the URL, no output, error or --json report shows a
 // password. Each password here is distinct, so a leak names the case it came from.
@@ -142,3 +143,20 @@ for (const kind of ["postgres", "mysql"] as const) {
     });
   });
 }
+
+describe("a placeholder's value is not printed in the cluster's answers", () => {
+  it("a refused request whose error quotes the value shows its ${name}", async () => {
+    const secret = "s3cr3t-shards-value";
+    const ws = await Workspace.create({
+      migrations: `      placeholders:\n        shards: ${secret}\n`,
+    });
+    await ws.file("1-x.json", {
+      method: "PUT",
+      path: `/${ws.id}-x`,
+      body: { settings: { "index.number_of_shards": "${shards}" } },
+    });
+    const runs = [await ws.run(), await ws.run("--json")];
+    for (const run of runs) assert.equal(run.code, 1, run.out);
+    assertHidden(runs, secret, /Failed to parse value \[\$\{shards\}\]/);
+  });
+});

@@ -23,7 +23,7 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
     https: new HttpsAgent({ keepAlive: true }),
   };
   return {
-    fetch: async (url, init) => {
+    fetch: async (url, init, via) => {
       // A body given as a stream is one that must not be sent twice (see search_client.ts): it
       // goes on a connection of its own, which Deno's node:http never replays (a reused one it
       // may, denoland/deno#36786).
@@ -48,7 +48,7 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
           headers: init.headers as Record<string, string>,
           rejectUnauthorized: options.sslVerification,
           signal,
-          agent: once ? false : https ? pools.https : pools.http,
+          agent: once || via?.fresh ? false : https ? pools.https : pools.http,
         }, (res) => {
           const chunks: Uint8Array[] = [];
           res.on("data", (chunk: Uint8Array) => chunks.push(chunk));

@@ -13,13 +13,26 @@ export function nodeProxyTransport(proxy: URL, options: TransportOptions): Trans
     timeout: options.connectTimeoutMs,
     rejectUnauthorized: options.sslVerification,
   };
-  const dispatcher = new ProxyAgent({ uri: proxy.href, requestTls: connect, proxyTls: connect });
+  const agent = () => new ProxyAgent({ uri: proxy.href, requestTls: connect, proxyTls: connect });
+  const dispatcher = agent();
+  const send = (url: URL, init: RequestInit, through: ProxyAgent) =>
+    undiciFetch(
+      url,
+      { ...init, dispatcher: through } as Parameters<typeof undiciFetch>[1],
+    ) as unknown as Promise<Response>;
   return {
-    fetch: (url, init) =>
-      undiciFetch(
-        url,
-        { ...init, dispatcher } as Parameters<typeof undiciFetch>[1],
-      ) as unknown as Promise<Response>,
+    fetch: async (url, init, via) => {
+      if (!via?.fresh) return await send(url, init, dispatcher);
+      // An agent of its own has a pool of its own, empty: read whole before it is closed.
+      const own = agent();
+      try {
+        const response = await send(url, init, own);
+        const body = init.method === "HEAD" ? null : await response.arrayBuffer();
+        return new Response(body, { status: response.status, headers: response.headers });
+      } finally {
+        void own.close();
+      }
+    },
     close: () => void dispatcher.close(),
   };
 }

@@ -152,9 +152,10 @@ export class SearchClient {
     const request = `${method} ${path.split("?", 1)[0]}`;
     const causes: string[] = [];
     // A repeatable request whose connection dropped unanswered is sent once more to the same
-    // host before the next: a proxy or balancer may have closed the idle kept-alive connection it
-    // went out on. Where the runtime does that itself, it is not done twice.
-    let droppedOnce = this.#transport.replaysDropped === true;
+    // host before the next, on a connection of its own: a proxy or balancer may have closed the
+    // idle kept-alive connection it went out on, and every other one in the pool with it.
+    let droppedOnce = false;
+    let fresh = false;
     for (let i = 0; i < hosts.length; i++) {
       const index = (this.#preferred + i) % hosts.length;
       const origin = hosts[index].origin;
@@ -186,7 +187,7 @@ export class SearchClient {
           ...(repeatable ? { body: payload } : sentOnce(payload)),
           redirect: "manual",
           signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
-        });
+        }, fresh ? { fresh } : undefined);
         // An answer cut off mid-body is no answer: the request was sent all the same.
         text = await response.text();
       } catch (error) {
@@ -200,8 +201,10 @@ export class SearchClient {
           );
         }
         causes.push(cause);
+        fresh = false;
         if (repeatable && !droppedOnce && connectionDropped(error)) {
           droppedOnce = true;
+          fresh = true;
           i--;
         }
         continue;

@@ -144,9 +144,24 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
         });
     } catch (error) {
       if (lost.aborted) throw this.#lockLost(file, lost.reason);
+      // The cluster's answer may quote what was sent, placeholders replaced: a value may be a
+      // secret, and messages name placeholders, never their values.
+      if (error instanceof MigrationFailure) {
+        const { detail } = error;
+        throw new MigrationFailure({
+          ...detail,
+          reason: this.#mask(detail.reason),
+          ...(detail.request === undefined ? {} : { request: this.#mask(detail.request) }),
+        }, { cause: error.cause });
+      }
       if (!(error instanceof SearchTransportError)) throw error;
       throw new MigrationFailure(
-        { connection: this.name, file: file.path, request: file.request, reason: error.message },
+        {
+          connection: this.name,
+          file: file.path,
+          request: this.#mask(file.request),
+          reason: this.#mask(error.message),
+        },
         { cause: error },
       );
     }

@@ -43,12 +43,21 @@ const DROPPED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ECONNABORTED"
  * Whether a failed `fetch` ended because its connection was closed under it, without an answer:
  * what a kept-alive connection that a proxy or load balancer closed while idle gives the next
  * request sent on it. Not a timeout, a refused connection, a TLS or an HTTP-level error. Node's
- * `node:http` and Bun say `ECONNRESET`, undici `UND_ERR_SOCKET`; Deno's fetch, which sends such a
- * request again by itself, is not read here.
+ * `node:http` and Bun say `ECONNRESET`, undici `UND_ERR_SOCKET`; Deno's fetch gives no code, only
+ * hyper's or the system's words (it sends such a request once more by itself first, which may take
+ * another dead connection of the pool).
  */
 export function connectionDropped(error: unknown): boolean {
-  return anyCause(error, ({ code }) => typeof code === "string" && DROPPED.has(code));
+  return anyCause(
+    error,
+    ({ code, message }) =>
+      (typeof code === "string" && DROPPED.has(code)) ||
+      (typeof message === "string" && DENO_DROPPED.test(message)),
+  );
 }
+
+const DENO_DROPPED =
+  /connection closed before message completed|Connection reset by peer \(os error 104\)|Broken pipe \(os error 32\)/;
 
 /** Whether `test` holds for the error or one of its first causes (4 at most: causes may loop). */
 function anyCause(

@@ -1,16 +1,20 @@
 import { importOptional } from "../../runtime/optional_module.ts";
 
+/** How one request goes out. */
+export interface SendVia {
+  /**
+   * On a connection of its own, neither taken from the pool nor left in it: the try after a
+   * pooled connection dropped, when the others in the pool may be just as dead (a proxy that
+   * closed its idle connections without a word).
+   */
+  readonly fresh?: boolean;
+}
+
 /** How requests reach a cluster: the runtime's `fetch` with its TLS and proxy settings. */
 export interface Transport {
-  fetch(url: URL, init: RequestInit): Promise<Response>;
+  fetch(url: URL, init: RequestInit, via?: SendVia): Promise<Response>;
   /** Frees the connection pool. */
   close(): void;
-  /**
-   * The runtime sends a request once more by itself when its connection closes unanswered and
-   * the body is not a stream (Deno's fetch: denoland/deno#35610), so the client does not add a
-   * try of its own.
-   */
-  readonly replaysDropped?: boolean;
 }
 
 /** The connection settings a transport needs. */
@@ -46,7 +50,11 @@ export const runtimeTransport: TransportFactory = async (options) => {
   ) {
     return await nodeHttp(options);
   }
-  if (g.Bun !== undefined) return bunTransport(options);
+  if (g.Bun !== undefined) {
+    // Bun's fetch takes a pooled socket even with `keepalive: false`: node:http's `agent: false`
+    // makes the fresh connection, where no proxy is in the way.
+    return bunTransport(options, options.proxy ? undefined : await nodeHttp(options));
+  }
   if (g.Deno !== undefined) return denoTransport(g.Deno, options);
   if (
     typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions
@@ -73,16 +81,39 @@ async function nodeHttp(options: TransportOptions): Promise<Transport> {
 }
 
 function denoTransport(deno: DenoHttp, options: TransportOptions): Transport {
-  const client = deno.createHttpClient(options.proxy ? { proxy: { url: options.proxy.href } } : {});
+  const settings = options.proxy ? { proxy: { url: options.proxy.href } } : {};
+  const client = deno.createHttpClient(settings);
   return {
-    fetch: (url, init) => fetch(url, { ...init, client } as RequestInit),
+    fetch: async (url, init, via) => {
+      if (!via?.fresh) return await fetch(url, { ...init, client } as RequestInit);
+      // A client of its own has a pool of its own, empty: read whole before it is closed.
+      const own = deno.createHttpClient(settings);
+      try {
+        const response = await fetch(url, { ...init, client: own } as RequestInit);
+        const body = init.method === "HEAD" ? null : await response.arrayBuffer();
+        return new Response(body, { status: response.status, headers: response.headers });
+      } finally {
+        own.close();
+      }
+    },
     close: () => client.close(),
-    replaysDropped: true,
   };
 }
 
-function bunTransport(options: TransportOptions): Transport {
+function bunTransport(options: TransportOptions, fresh: Transport | undefined): Transport {
   const extra: Record<string, unknown> = {};
   if (options.proxy) extra.proxy = options.proxy.href;
-  return { fetch: (url, init) => fetch(url, { ...init, ...extra } as RequestInit), close() {} };
+  return {
+    fetch: (url, init, via) =>
+      via?.fresh && fresh !== undefined
+        ? fresh.fetch(url, init, via)
+        // Through a proxy, the most Bun offers: the new socket is not pooled.
+        : fetch(
+          url,
+          { ...init, ...extra, ...(via?.fresh ? { keepalive: false } : {}) } as RequestInit,
+        ),
+    close() {
+      fresh?.close();
+    },
+  };
 }

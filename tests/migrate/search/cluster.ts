@@ -53,15 +53,11 @@ export function recording(
   return async (options) => {
     const transport = await inner(options);
     return {
-      fetch: (url, init) => {
+      fetch: (url, init, via) => {
         sent.push({ method: init.method ?? "GET", path: url.pathname + url.search });
-        return transport.fetch(url, init);
+        return transport.fetch(url, init, via);
       },
       close: () => transport.close(),
-      // The runtime's own replay, which the client must know of to add none.
-      ...(transport.replaysDropped === undefined
-        ? {}
-        : { replaysDropped: transport.replaysDropped }),
     };
   };
 }

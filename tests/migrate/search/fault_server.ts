@@ -23,6 +23,8 @@ export interface Received {
   readonly path: string;
   /** 1 for the first request the server received. */
   readonly n: number;
+  /** 1 for the first connection the server accepted: which kept-alive connection carried it. */
+  readonly connection: number;
 }
 
 /**
@@ -70,11 +72,16 @@ export async function startFaultServer(
 ): Promise<FaultServer> {
   const received = new Watched();
   const forwarded = new Watched();
+  const connections = new WeakMap<object, number>();
   const server = await serveLoopback(async (req, res, body) => {
+    if (!connections.has(req.socket)) {
+      connections.set(req.socket, received.connections += 1);
+    }
     const request = {
       method: req.method ?? "GET",
       path: req.url ?? "/",
       n: received.all.length + 1,
+      connection: connections.get(req.socket)!,
     };
     received.add(request);
     const fault = rule(request);
@@ -129,6 +136,7 @@ export async function startFaultServer(
 // Requests seen so far, and who waits for one.
 class Watched {
   readonly all: Received[] = [];
+  connections = 0;
   readonly #waiters = new Set<{ test: (r: Received) => boolean; resolve(r: Received): void }>();
 
   add(request: Received): void {

@@ -1,0 +1,152 @@
+/**
+ * How long a reindex blocks writes through the alias, against the index's size, on the three-node
+ * test cluster (tools/opensearch_cluster.sh: 3 shards, 1 replica), while a writer indexes, updates
+ * and deletes through the alias the whole time, as an application would (retrying a refused write
+ * after 20 ms).
+ *
+ *   deno run -A bench/reindex_blocked_window.ts [sizes, default 50000,200000,500000]
+ *
+ * Per size it prints the window the writer saw (its first refused write to the first write
+ * accepted after the last refusal), the runner's own `writeBlockedMs`, the copy's time, and the
+ * window against the window at the smallest size: a window that grows with the index is a copy
+ * made under the block. Then it checks every write the cluster acknowledged through the alias:
+ * each created or updated document is in the new index as written, each deleted one is not.
+ */
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { runCli } from "../src/migrate/cli_main.ts";
+import { node, NODES, seedIndex, waitForNodes } from "../tests/migrate/search/three_nodes.ts";
+
+const sizes = (process.argv[2] ?? "50000,200000,500000").split(",").map(Number);
+if (sizes.some((n) => !Number.isInteger(n) || n < 1)) {
+  console.error("reindex_blocked_window.ts: sizes are positive whole numbers, comma-separated");
+  process.exit(2);
+}
+
+/** Writes through `alias` until stopped; `expected` is what each touched id must hold after. */
+function startWriter(alias: string, seeded: number) {
+  const expected = new Map<string, number | null>();
+  const refusals: number[] = [];
+  let firstAcceptedAfterRefusal: number | undefined;
+  let stopped = false, failed = 0;
+  const done = (async () => {
+    for (let n = 0; !stopped; n++) {
+      // One write in three creates, one updates a seeded document, one deletes another.
+      const kind = n % 3;
+      const id = kind === 0 ? `w${n}` : `d${(n * 7919) % seeded}`;
+      if (kind === 2 && expected.get(id) === null) continue;
+      for (;;) {
+        const r = kind === 2
+          ? await node(NODES[0], "DELETE", `/${alias}/_doc/${id}`)
+          : await node(NODES[0], "PUT", `/${alias}/_doc/${id}`, { seq: -n });
+        if (r.status === 200 || r.status === 201 || (kind === 2 && r.status === 404)) {
+          expected.set(id, kind === 2 ? null : -n);
+          if (refusals.length > 0 && firstAcceptedAfterRefusal === undefined) {
+            firstAcceptedAfterRefusal = performance.now();
+          }
+          break;
+        }
+        if (r.status === 403 && JSON.stringify(r.body).includes("cluster_block_exception")) {
+          refusals.push(performance.now());
+          firstAcceptedAfterRefusal = undefined;
+        } else failed++;
+        if (stopped) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  })();
+  return {
+    expected,
+    async stop() {
+      stopped = true;
+      await done;
+      const windowMs = refusals.length === 0 || firstAcceptedAfterRefusal === undefined
+        ? 0
+        : firstAcceptedAfterRefusal - refusals[0];
+      return { windowMs, refused: refusals.length, failed };
+    },
+  };
+}
+
+async function measure(size: number) {
+  const id = `blk${crypto.randomUUID().slice(0, 6)}`;
+  const [alias, v1, v2] = [`${id}-p`, `${id}-p-v1`, `${id}-p-v2`];
+  const base = await mkdtemp(join(tmpdir(), "thaw-blocked-"));
+  const config = join(base, "config"), root = join(base, "migrations");
+  await mkdir(config, { recursive: true });
+  await mkdir(join(root, id), { recursive: true });
+  await writeFile(
+    join(config, "application.yml"),
+    `search:\n  - name: ${id}\n    hosts: [${NODES.map((u) => `"${u}"`).join(", ")}]\n` +
+      `    migrations: {enabled: true, index: fm_${id}}\n`,
+  );
+  await writeFile(
+    join(root, id, "1-reindex.json"),
+    JSON.stringify({ alias, index: v2, settings: { number_of_shards: 3, number_of_replicas: 1 } }),
+  );
+  try {
+    await seedIndex(v1, alias, size);
+    const writer = startWriter(alias, size);
+    let out = "";
+    const code = await runCli(["-m", "search", "-c", config, "--sqlPath", root, "--json"], {
+      out: (text) => out += text,
+      err: () => {},
+      env: (name) => process.env[name],
+      identity: { host: "bench", pid: process.pid },
+    });
+    const seen = await writer.stop();
+    assert.equal(code, 0, out);
+    const report = JSON.parse(out);
+    const reindex = report.connections[0].files[0].reindex;
+    // Every acknowledged write, checked through the alias (now on the new index).
+    await node(NODES[0], "POST", `/${alias}/_refresh`);
+    const ids = [...writer.expected.keys()];
+    let wrong = 0;
+    for (let i = 0; i < ids.length; i += 1000) {
+      const chunk = ids.slice(i, i + 1000);
+      const got = await node(NODES[0], "POST", `/${alias}/_mget`, { ids: chunk });
+      for (const doc of got.body.docs) {
+        const want = writer.expected.get(doc._id);
+        if (want === null ? doc.found : !doc.found || doc._source.seq !== want) wrong++;
+      }
+    }
+    return {
+      size,
+      windowMs: seen.windowMs,
+      refused: seen.refused,
+      failed: seen.failed,
+      writes: writer.expected.size,
+      wrong,
+      blockedMs: reindex.writeBlockedMs as number,
+      copyMs: reindex.copyMs as number,
+    };
+  } finally {
+    await node(NODES[0], "DELETE", `/${id}-*,fm_${id}`);
+    await rm(base, { recursive: true, force: true });
+  }
+}
+
+await waitForNodes(3, true);
+console.log(
+  `Reindex on the three-node cluster (${NODES[0]}..): the write block against the index's size`,
+);
+const results = [];
+for (const size of sizes) {
+  const r = await measure(size);
+  results.push(r);
+  const ratio = r.windowMs / results[0].windowMs;
+  console.log(
+    `${String(size).padStart(8)} docs: writes blocked ${(r.windowMs / 1000).toFixed(2)} s as the ` +
+      `writer saw it (${r.refused} refusals; ${ratio.toFixed(2)}x the ${sizes[0]}-document ` +
+      `window), runner says ${(r.blockedMs / 1000).toFixed(2)} s; copy ${
+        (r.copyMs / 1000).toFixed(2)
+      } s; ${r.writes} ids written, ${r.wrong} wrong after the swap, ${r.failed} other failures`,
+  );
+}
+if (results.some((r) => r.wrong > 0 || r.failed > 0)) {
+  console.error("reindex_blocked_window.ts: an acknowledged write was lost or a write failed");
+  process.exit(1);
+}
