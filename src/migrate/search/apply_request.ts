@@ -64,13 +64,17 @@ export async function applyRequest(
         // A concurrent write between our read and write: read again, once.
         if (put.status === 409 && attempt === 0) continue;
         if (!ok(put)) fail("PUT", path, put);
-        if (current.status === 404) return { result: "created", status: put.status };
+        const late = lateNotice(put);
+        if (current.status === 404) {
+          return { result: "created", status: put.status, ...(late ? { notice: late } : {}) };
+        }
         return {
           result: "updated",
           status: put.status,
           notice:
             `policy "${request.name}" updated: indices it already manages keep the previous ` +
-            `version until you apply it with POST /_plugins/_ism/change_policy`,
+            `version until you apply it with POST /_plugins/_ism/change_policy` +
+            (late ? `; ${late}` : ""),
         };
       }
     }
@@ -81,7 +85,21 @@ export async function applyRequest(
         signal,
       });
       if (!ok(response)) fail(request.method, request.path, response);
-      return { result: "sent", status: response.status };
+      const late = lateNotice(response);
+      return { result: "sent", status: response.status, ...(late ? { notice: late } : {}) };
     }
   }
+}
+
+/**
+ * What to say of a request that another host answered after one took it without answering: a
+ * host that hung holds it, and may apply it when it resumes, over whatever came since. Nothing
+ * can call it back; `--drift` shows it once it landed.
+ */
+function lateNotice(response: SearchResponse): string | undefined {
+  const hosts = response.unansweredBy;
+  if (hosts === undefined || hosts.length === 0) return undefined;
+  return `${hosts.join(", ")} took this request without answering before another host ` +
+    `applied it: if it hung, it may apply it again when it resumes, over a later change; once ` +
+    `it is back (or gone), run status --drift, and migrate --drift if it shows this file`;
 }

@@ -9,6 +9,11 @@ import type { Transport } from "./transport.ts";
 export interface SearchResponse {
   readonly status: number;
   readonly body: unknown;
+  /**
+   * Hosts that took this request and gave no answer before the one that answered: a host that
+   * hung may apply it when it resumes, after any later request.
+   */
+  readonly unansweredBy?: readonly string[];
 }
 
 /**
@@ -156,6 +161,7 @@ export class SearchClient {
     // idle kept-alive connection it went out on, and every other one in the pool with it.
     let droppedOnce = false;
     let fresh = false;
+    const unanswered: string[] = [];
     for (let i = 0; i < hosts.length; i++) {
       const index = (this.#preferred + i) % hosts.length;
       const origin = hosts[index].origin;
@@ -201,6 +207,10 @@ export class SearchClient {
           );
         }
         causes.push(cause);
+        // A hung host keeps the request; a dropped connection (a proxy closing an idle one) does not.
+        if (!neverSent(error) && !connectionDropped(error) && !unanswered.includes(origin)) {
+          unanswered.push(origin);
+        }
         fresh = false;
         if (repeatable && !droppedOnce && connectionDropped(error)) {
           droppedOnce = true;
@@ -230,7 +240,11 @@ export class SearchClient {
           parsed = { error: page ?? (failed ? this.#mask(text) : text).slice(0, 300) };
         }
       }
-      return { status: response.status, body: parsed };
+      return {
+        status: response.status,
+        body: parsed,
+        ...(unanswered.length === 0 ? {} : { unansweredBy: unanswered }),
+      };
     }
     throw new SearchTransportError(
       `${request}: no host of "${this.#connection.name}" answered (${causes.join("; ")})`,

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Workspace } from "./cluster.ts";
 import { startFaultServer } from "./fault_server.ts";
@@ -9,14 +11,16 @@ import { hang, node, NODES, resume, seedIndex, waitForNodes } from "./three_node
 // source's documents as they were when it began, into the new index.
 /** Waits until no `_reindex` into `index` runs on any node (each node answering). */
 async function copiesEnded(index: string): Promise<void> {
-  for (let tries = 0; tries < 120; tries++) {
+  for (let tries = 0; tries < 12; tries++) {
     const listed = await node(NODES[0], "GET", "/_tasks?actions=*reindex&detailed=true");
     assert.equal(listed.body.node_failures, undefined, JSON.stringify(listed.body.node_failures));
-    const tasks: { description?: string }[] = Object.values(listed.body.nodes ?? {})
-      .flatMap((n) => Object.values((n as { tasks: object }).tasks));
-    if (!tasks.some((t) => t.description?.endsWith(`to [${index}]`))) return;
-    // Asked again once the cluster had time to move: a task list has no wait of its own.
-    await node(NODES[0], "GET", "/_cluster/health?wait_for_events=languid&timeout=1s");
+    const running = Object.values(listed.body.nodes ?? {})
+      .flatMap((n) => Object.entries((n as { tasks: object }).tasks))
+      .filter(([, t]) => (t as { description?: string }).description?.endsWith(`to [${index}]`));
+    if (running.length === 0) return;
+    for (const [id] of running) {
+      await node(NODES[0], "GET", `/_tasks/${id}?wait_for_completion=true&timeout=10s`);
+    }
   }
   assert.fail(`a copy into ${index} is still running`);
 }
@@ -89,6 +93,121 @@ describe("reindex with the node running the copy hung", () => {
       // A replica that was starting on node-3 when it left waits a minute before it is placed
       // again: the indices go, and the cluster is green for whoever comes next.
       await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
+      await waitForNodes(3, true);
+    }
+  });
+});
+
+describe("the records index with the node of its primary hung", () => {
+  it("has a replica, which the cluster promotes: the next run applies and remembers", async () => {
+    const ws = await Workspace.create({ hosts: NODES, settings: "    timeout: 2\n" });
+    let hung: number | undefined;
+    try {
+      await ws.file(`1-${ws.id}-a-index.json`, { settings: { number_of_replicas: 1 } });
+      await ws.ok();
+      await waitForNodes(3, true);
+      const shards = await node(
+        NODES[0],
+        "GET",
+        `/_cat/shards/${ws.recordsIndex}?format=json&h=prirep,node`,
+      );
+      const primary = shards.body.find((s: { prirep: string }) => s.prirep === "p");
+      assert.equal(shards.body.length, 2, "the records index has no replica");
+      hung = Number(primary.node.replace("node-", ""));
+      const live = NODES.find((_, i) => i + 1 !== hung)!;
+      hang(hung);
+      await waitForNodes(2, false, live);
+
+      await ws.file(`2-${ws.id}-b-index.json`, { settings: { number_of_replicas: 1 } });
+      const run = await ws.run("--json");
+      assert.equal(run.code, 0, `${run.out}\n${run.err}`);
+      const files = run.report!.connections[0].files;
+      assert.deepEqual(
+        files.map((f) => [f.path, f.action, f.result]),
+        [[`1-${ws.id}-a-index.json`, "skip", undefined], [
+          `2-${ws.id}-b-index.json`,
+          "apply",
+          "created",
+        ]],
+      );
+    } finally {
+      if (hung !== undefined) resume(hung);
+      await waitForNodes(3);
+      await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
+      await waitForNodes(3, true);
+    }
+  });
+});
+
+describe("a template update taken by a node that hung", () => {
+  it("is said when it is applied through another host, and --drift puts a later version back", async () => {
+    let hung = false;
+    const front = await startFaultServer(NODES[2], (r) => {
+      if (!hung && r.method === "PUT" && r.path.startsWith("/_index_template/")) {
+        hung = true;
+        hang(3);
+      }
+      return "forward";
+    });
+    const ws = await Workspace.create({
+      hosts: [front.url, NODES[0], NODES[1]],
+      // Every cluster-state update waits for a hung member until it leaves (about 3 s here).
+      settings: "    timeout: 8\n",
+    });
+    const name = `1-${ws.id}-t`;
+    const template = (version: number) => ({
+      index_patterns: [`${ws.id}-t-*`],
+      _meta: { version },
+    });
+    const version = async () =>
+      (await node(NODES[0], "GET", `/_index_template/${name}`)).body.index_templates[0]
+        .index_template._meta.version;
+    try {
+      await ws.file(`${name}-template.json`, template(1));
+      const first = await ws.run();
+      assert.equal(first.code, 0, `${first.out}\n${first.err}`);
+      assert.ok(hung, "node-3 was never hung");
+      assert.match(
+        first.err,
+        new RegExp(`note: .*${front.url} took this request without answering before another host`),
+      );
+
+      // A later version, applied through the nodes that answer.
+      await ws.file(`${name}-template.json`, template(2));
+      const config = join(ws.configDir, "application.yml");
+      await writeFile(
+        config,
+        (await readFile(config, "utf8")).replace(`"${front.url}", `, ""),
+      );
+      await ws.ok();
+      assert.equal(await version(), 2);
+
+      // node-3 resumes and applies what it held: the older version lands over the later one.
+      const state = async () =>
+        (await node(NODES[0], "GET", "/_cluster/state/version")).body.version as number;
+      resume(3);
+      hung = false;
+      await waitForNodes(3);
+      for (let tries = 0; tries < 12 && await version() !== 1; tries++) {
+        // The next change of the cluster's metadata (its version trails the state's), or 5 s.
+        const seen = await state();
+        await node(
+          NODES[0],
+          "GET",
+          `/_cluster/state/metadata?wait_for_metadata_version=${seen + 1}&wait_for_timeout=5s`,
+        );
+      }
+      assert.equal(await version(), 1, "node-3 did not apply the request it held");
+      const drift = await ws.run("status", "--drift");
+      assert.match(drift.out + drift.err, /_meta\.version: file 2, cluster 1/);
+      await ws.ok("migrate", "--drift");
+      assert.equal(await version(), 2);
+    } finally {
+      resume(3);
+      await front.close();
+      await waitForNodes(3);
+      await node(NODES[0], "DELETE", `/_index_template/${name}`);
+      await node(NODES[0], "DELETE", `/${ws.recordsIndex}`);
       await waitForNodes(3, true);
     }
   });

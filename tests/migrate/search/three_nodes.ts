@@ -57,12 +57,15 @@ export function resume(n: number): void {
   process.kill(pid(n), "SIGCONT");
 }
 
-/** Waits until the cluster, asked through node-1, has `count` nodes, and is green if `green`. */
-export async function waitForNodes(count: number, green = false): Promise<void> {
+/**
+ * Waits until the cluster, asked through `via` (node-1 by default), has `count` nodes, and is
+ * green if `green`.
+ */
+export async function waitForNodes(count: number, green = false, via = NODES[0]): Promise<void> {
   const status = green ? "&wait_for_status=green" : "";
   for (let tries = 0; tries < 60; tries++) {
     const health = await node(
-      NODES[0],
+      via,
       "GET",
       `/_cluster/health?wait_for_nodes=${count}${status}&timeout=2s`,
     );
