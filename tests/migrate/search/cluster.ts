@@ -16,23 +16,38 @@ export const OPENSEARCH_URL: string = process.env.OPENSEARCH_URL ?? "http://127.
 type Json = any;
 
 /** Calls the cluster directly, to check what the runner did there. */
-export async function os(
+export function os(
   method: string,
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Json }> {
+  return callNode(OPENSEARCH_URL, method, path, body, "tools/opensearch.sh start");
+}
+
+/**
+ * Calls the node at `url`; a string body is sent as NDJSON (a `_bulk`), anything else as JSON. A
+ * node that does not answer fails the test, saying what starts it (`start`): nothing skips.
+ */
+export async function callNode(
+  url: string,
+  method: string,
+  path: string,
+  body: unknown,
+  start: string,
+): Promise<{ status: number; body: Json }> {
   let response: Response;
   try {
-    response = await fetch(OPENSEARCH_URL + path, {
+    response = await fetch(url + path, {
       method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: body === undefined ? {} : {
+        "content-type": typeof body === "string" ? "application/x-ndjson" : "application/json",
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
   } catch (error) {
-    // Never skip: a missing node is a failed run.
     throw new Error(
-      `OpenSearch is not reachable at ${OPENSEARCH_URL}: start it with tools/opensearch.sh start ` +
-        `(npm test does this) (${(error as Error).message})`,
+      `OpenSearch is not reachable at ${url}: start it with ${start} (npm test does this) ` +
+        `(${(error as Error).message})`,
     );
   }
   const text = await response.text();

@@ -261,187 +261,15 @@ describe("decideReindex", () => {
 });
 
 // A model cluster: indices holding documents (id -> version) and a sequence number every write
-// moves, write blocks, one alias, and the progress document.
+// moves, write blocks, one alias, the progress document, and the `_reindex` tasks running. It has
+// what a sick cluster adds: the writer deletes too; the node running a copy may hang, its copy
+// going on where nobody can cancel it and writing, once the node is back, the source as it was
+// when the copy began; and a block lifted by hand between any two steps.
 interface ModelIndex {
   uuid: string;
   docs: Map<number, number>;
   seq: number;
 }
-interface Model {
-  indices: Map<string, ModelIndex>;
-  blocked: Set<string>;
-  members: AliasMember[];
-  progress?: ReindexProgress;
-  // The last version of each document the cluster acknowledged to the writer.
-  acked: Map<number, number>;
-  next: number;
-  uuids: number;
-}
-
-const newIndex = (m: Model): ModelIndex => ({ uuid: `u${m.uuids++}`, docs: new Map(), seq: 0 });
-
-// What each step does to the model, as reindex.ts does it to the cluster.
-function runSteps(
-  m: Model,
-  d: Extract<ReturnType<typeof decideReindex>, { kind: "run" }>,
-  s: ReindexSpec,
-  hash: string,
-  kill: number,
-  writes: () => void,
-) {
-  const { source, earlier } = d;
-  let restart = false;
-  let freshFence = "";
-  for (const [i, step] of d.steps.entries()) {
-    if (i >= kill) return;
-    writes();
-    switch (step) {
-      case "unblock-earlier":
-        m.blocked.delete(earlier!.source);
-        break;
-      case "forget-earlier":
-        m.progress = undefined;
-        break;
-      case "discard":
-        m.indices.delete(earlier!.index);
-        break;
-      case "note":
-        m.progress = { source, index: s.index, alias: s.alias, hash, started_at: "" };
-        break;
-      case "create":
-        if (!m.indices.has(s.index)) m.indices.set(s.index, newIndex(m));
-        m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid };
-        break;
-      case "block": {
-        m.blocked.add(source);
-        const fence = `${m.indices.get(source)!.uuid}:${m.indices.get(source)!.seq}`;
-        restart = d.resumed && m.progress!.fence !== fence;
-        // A restart notes no fence until the new index is made again.
-        const { fence: _f, ...rest } = m.progress!;
-        m.progress = restart ? rest : { ...m.progress!, fence };
-        freshFence = fence;
-        break;
-      }
-      case "copy": {
-        if (restart) {
-          m.indices.set(s.index, newIndex(m));
-          m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid, fence: freshFence };
-        }
-        const to = m.indices.get(s.index)!;
-        // op_type create: a document there already is skipped.
-        for (const [id, v] of m.indices.get(source)!.docs) if (!to.docs.has(id)) to.docs.set(id, v);
-        break;
-      }
-      case "verify":
-        assert.equal(
-          m.indices.get(s.index)!.docs.size,
-          m.indices.get(source)!.docs.size,
-          "counts differ at verify",
-        );
-        break;
-      case "swap":
-        m.members = [
-          ...m.members.filter((x) => x.index !== source && x.index !== s.index),
-          { index: s.index, write: true },
-        ];
-        break;
-      case "unblock":
-        m.blocked.delete(source);
-        break;
-      case "delete-source":
-        m.indices.delete(source);
-        break;
-      case "forget":
-        m.progress = undefined;
-    }
-    writes();
-  }
-}
-
-// A client writing through the alias: a new document, or a new version of one it wrote;
-// acknowledged only when the write index is not blocked.
-function write(m: Model, update: boolean) {
-  const target = m.members.find((x) => x.write)?.index;
-  if (target === undefined || m.blocked.has(target)) return;
-  const index = m.indices.get(target)!;
-  const id = update && m.acked.size > 0 ? m.next % m.acked.size : m.next;
-  const version = (m.acked.get(id) ?? 0) + 1;
-  m.next++;
-  index.docs.set(id, version);
-  index.seq++;
-  m.acked.set(id, version);
-}
-
-describe("decideReindex under runners killed at any step (model)", () => {
-  it("ends with the alias on the new index holding every acknowledged write, nothing blocked", () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.record({ kill: fc.nat(14), handUnblock: fc.boolean() }), { maxLength: 4 }),
-        fc.boolean(),
-        fc.boolean(),
-        fc.nat(4),
-        fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
-        (runs, deleteSource, changeFile, changeAt, updates) => {
-          const m: Model = {
-            indices: new Map(),
-            blocked: new Set(),
-            members: [{ index: "products-v1", write: true }],
-            acked: new Map(),
-            next: 0,
-            uuids: 0,
-          };
-          m.indices.set("products-v1", newIndex(m));
-          let w = 0;
-          const writes = () => write(m, updates[w++ % updates.length]);
-          for (let i = 0; i < 3; i++) writes();
-          let s = spec({ deleteSource });
-          let hash = "h1";
-          // Each run stops after its kill's number of steps; the last run is never killed.
-          const all = [...runs, { kill: Infinity, handUnblock: false }];
-          for (const [n, { kill, handUnblock }] of all.entries()) {
-            // A new version of the file (another index name) replaces one that did not finish.
-            const swapped = m.members.some((x) => x.write && x.index === s.index);
-            if (changeFile && n === changeAt && m.progress !== undefined && !swapped) {
-              s = spec({ deleteSource, index: "products-v3" });
-              hash = "h2";
-            }
-            const candidate = s.source ?? m.members.find((x) => x.write)?.index;
-            const d = decideReindex({
-              spec: s,
-              hash,
-              ...(m.progress ? { progress: m.progress } : {}),
-              members: m.members,
-              exists: (name) => m.indices.has(name),
-              uuid: (name) => m.indices.get(name)?.uuid,
-              ...(candidate === undefined ? {} : {
-                source: { concrete: true, blocked: m.blocked.has(candidate), otherAliases: [] },
-              }),
-            });
-            assert.notEqual(d.kind, "refuse", JSON.stringify(d));
-            if (d.kind === "run") runSteps(m, d, s, hash, kill, writes);
-            // An operator lifts the block a killed runner left (as the rollback does too).
-            if (handUnblock && m.progress !== undefined) m.blocked.delete(m.progress.source);
-            writes();
-          }
-          assert.equal(m.members.find((x) => x.write)?.index, s.index);
-          const docs = m.indices.get(s.index)!.docs;
-          for (const [id, v] of m.acked) {
-            assert.equal(docs.get(id), v, `acknowledged write ${id}@${v} lost`);
-          }
-          assert.deepEqual([...m.blocked], []);
-          assert.equal(m.progress, undefined);
-          assert.equal(m.indices.has("products-v1"), !deleteSource);
-        },
-      ),
-      propertyOptions(500),
-    );
-  });
-});
-
-// The same model with what a sick cluster adds: the writer deletes too; the node running a copy
-// may hang, its copy going on where nobody can cancel it and writing, once the node is back, the
-// source as it was when the copy began; and a block lifted by hand during the copy.
-
 /** A `_reindex` task on the model cluster. */
 interface Task {
   readonly id: string;
@@ -453,7 +281,7 @@ interface Task {
   away: boolean;
 }
 
-interface SickModel {
+interface Model {
   indices: Map<string, ModelIndex>;
   blocked: Set<string>;
   members: AliasMember[];
@@ -479,14 +307,16 @@ interface Trouble {
 }
 
 // op_type create, as the copies run: a document there already is skipped.
-function applyCopy(m: SickModel, task: Task) {
+const newIndex = (m: Model): ModelIndex => ({ uuid: `u${m.uuids++}`, docs: new Map(), seq: 0 });
+
+function applyCopy(m: Model, task: Task) {
   const to = m.indices.get(task.into);
   if (to === undefined) return;
   for (const [id, v] of task.snapshot) if (!to.docs.has(id)) to.docs.set(id, v);
 }
 
 // A node comes back: each copy it held writes what it read, then ends.
-function nodesBack(m: SickModel) {
+function nodesBack(m: Model) {
   for (const task of m.tasks.filter((t) => t.away)) applyCopy(m, task);
   m.tasks = m.tasks.filter((t) => !t.away);
 }
@@ -495,7 +325,7 @@ class StepFailed extends Error {}
 
 // reindex.ts's proof that no copy into the new index is going but `keep`: copies it can list are
 // cancelled; one whose node is away, listed or noted, fails the step; noted ones gone are ended.
-function stopOthers(m: SickModel, index: string, keep?: string) {
+function stopOthers(m: Model, index: string, keep?: string) {
   const into = m.tasks.filter((t) => t.into === index && t.id !== keep);
   if (into.some((t) => t.away)) throw new StepFailed("a copy is not proven stopped");
   m.tasks = m.tasks.filter((t) => !into.includes(t));
@@ -510,8 +340,8 @@ function stopOthers(m: SickModel, index: string, keep?: string) {
 }
 
 // What each step does to the model, as reindex.ts does it to the cluster, faults included.
-function runSick(
-  m: SickModel,
+function runSteps(
+  m: Model,
   d: Extract<ReturnType<typeof decideReindex>, { kind: "run" }>,
   s: ReindexSpec,
   hash: string,
@@ -546,7 +376,7 @@ function runSick(
           m.progress = { source, index: s.index, alias: s.alias, hash, started_at: "" };
           break;
         case "create":
-          if (!m.indices.has(s.index)) m.indices.set(s.index, newIndex(m as unknown as Model));
+          if (!m.indices.has(s.index)) m.indices.set(s.index, newIndex(m));
           m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid };
           break;
         case "block": {
@@ -563,7 +393,7 @@ function runSick(
         case "copy": {
           if (restart) {
             stopOthers(m, s.index);
-            m.indices.set(s.index, newIndex(m as unknown as Model));
+            m.indices.set(s.index, newIndex(m));
             m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid, fence: freshFence };
             fence = freshFence;
           }
@@ -634,7 +464,7 @@ function runSick(
 }
 
 // A client writing through the alias: a new document, a new version of one, or a delete.
-function writeOrDelete(m: SickModel, op: number) {
+function writeOrDelete(m: Model, op: number) {
   const target = m.members.find((x) => x.write)?.index;
   if (target === undefined || m.blocked.has(target)) return;
   const index = m.indices.get(target)!;
@@ -653,8 +483,8 @@ function writeOrDelete(m: SickModel, op: number) {
   index.seq++;
 }
 
-describe("reindex on a sick cluster (model)", () => {
-  it("never brings a deleted document back nor loses a write, whatever hangs or is lifted", () => {
+describe("decideReindex and its steps on a sick cluster (model)", () => {
+  it("ends with the alias on the new index, every acknowledged write, no deleted document back, nothing blocked", () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -667,8 +497,11 @@ describe("reindex on a sick cluster (model)", () => {
           { maxLength: 5 },
         ),
         fc.array(fc.nat(2), { minLength: 1, maxLength: 12 }),
-        (runs, ops) => {
-          const m: SickModel = {
+        fc.boolean(),
+        fc.boolean(),
+        fc.nat(4),
+        (runs, ops, deleteSource, changeFile, changeAt) => {
+          const m: Model = {
             indices: new Map(),
             blocked: new Set(),
             members: [{ index: "products-v1", write: true }],
@@ -678,19 +511,26 @@ describe("reindex on a sick cluster (model)", () => {
             uuids: 0,
             taskIds: 0,
           };
-          m.indices.set("products-v1", newIndex(m as unknown as Model));
+          m.indices.set("products-v1", newIndex(m));
           let w = 0;
           const writes = () => writeOrDelete(m, ops[w++ % ops.length]);
           for (let i = 0; i < 4; i++) writes();
-          const s = spec();
+          let s = spec({ deleteSource });
+          let hash = "h1";
           // The last run meets nothing: hung nodes are back, nobody kills or lifts.
           const calm: Trouble = { kill: Infinity, hang: false, liftAt: Infinity, back: true };
-          for (const trouble of [...runs, calm]) {
+          for (const [n, trouble] of [...runs, calm].entries()) {
             if (trouble.back) nodesBack(m);
+            // A new version of the file (another index name) replaces one that did not finish.
+            const swapped = m.members.some((x) => x.write && x.index === s.index);
+            if (changeFile && n === changeAt && m.progress !== undefined && !swapped) {
+              s = spec({ deleteSource, index: "products-v3" });
+              hash = "h2";
+            }
             const candidate = m.members.find((x) => x.write)?.index;
             const d = decideReindex({
               spec: s,
-              hash: "h1",
+              hash,
               ...(m.progress ? { progress: m.progress } : {}),
               members: m.members,
               exists: (name) => m.indices.has(name),
@@ -700,7 +540,7 @@ describe("reindex on a sick cluster (model)", () => {
               }),
             });
             assert.notEqual(d.kind, "refuse", JSON.stringify(d));
-            if (d.kind === "run") runSick(m, d, s, "h1", trouble, writes);
+            if (d.kind === "run") runSteps(m, d, s, hash, trouble, writes);
             // An operator lifts a block a killed runner left.
             if (m.progress !== undefined && trouble.liftAt !== Infinity) {
               m.blocked.delete(m.progress.source);
@@ -721,9 +561,10 @@ describe("reindex on a sick cluster (model)", () => {
           }
           assert.deepEqual([...m.blocked], []);
           assert.equal(m.progress, undefined);
+          assert.equal(m.indices.has("products-v1"), !deleteSource);
         },
       ),
-      propertyOptions(500),
+      propertyOptions(1000),
     );
   });
 });

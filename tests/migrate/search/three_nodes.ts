@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { callNode } from "./cluster.ts";
 import process from "node:process";
 
 /**
@@ -12,34 +13,14 @@ export const NODES: readonly string[] = [1, 2, 3].map((n) => `http://127.0.0.1:$
 
 const PIDS = fileURLToPath(new URL("../../../.ci/opensearch/target/cluster", import.meta.url));
 
-// deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests read freely
-type Json = any;
-
 /** Calls one node of the cluster directly. */
-export async function node(
+export function node(
   url: string,
   method: string,
   path: string,
   body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  let response: Response;
-  try {
-    response = await fetch(url + path, {
-      method,
-      headers: body === undefined ? {} : {
-        "content-type": typeof body === "string" ? "application/x-ndjson" : "application/json",
-      },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-  } catch (error) {
-    // Never skip: a missing cluster is a failed run.
-    throw new Error(
-      `the three-node cluster is not reachable at ${url}: start it with ` +
-        `tools/opensearch_cluster.sh start (npm test does this) (${(error as Error).message})`,
-    );
-  }
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+): ReturnType<typeof callNode> {
+  return callNode(url, method, path, body, "tools/opensearch_cluster.sh start");
 }
 
 /** The pid of node `n` (1 to 3), as the start script wrote it. */
