@@ -6,9 +6,10 @@ import { Workspace } from "./cluster.ts";
 import { startFaultServer } from "./fault_server.ts";
 import { hang, node, NODES, resume, seedIndex, waitForNodes } from "./three_nodes.ts";
 
-// A node that hangs (SIGSTOP) in the middle of a reindex copy, on the three-node cluster. Its copy
-// stops with it, and nobody can cancel it; once the node resumes, the copy goes on writing the
-// source's documents as they were when it began, into the new index.
+// The search runner on the three-node cluster (tools/opensearch_cluster.sh), where one node at a
+// time hangs (SIGSTOP, its sockets open), leaves the cluster and comes back, or is written to
+// behind the runner's back while the runner talks to another.
+
 /** Waits until no `_reindex` into `index` runs on any node (each node answering). */
 async function copiesEnded(index: string): Promise<void> {
   for (let tries = 0; tries < 12; tries++) {
@@ -25,6 +26,9 @@ async function copiesEnded(index: string): Promise<void> {
   assert.fail(`a copy into ${index} is still running`);
 }
 
+// A node that hangs in the middle of a reindex copy: its copy stops with it, and nobody can cancel
+// it; once the node resumes, the copy goes on writing the source's documents as they were when it
+// began, into the new index.
 describe("reindex with the node running the copy hung", () => {
   it("never moves the alias while that copy may still write, and brings no deleted document back", async () => {
     const seeded = 20_000;
@@ -209,6 +213,80 @@ describe("a template update taken by a node that hung", () => {
       await node(NODES[0], "DELETE", `/_index_template/${name}`);
       await node(NODES[0], "DELETE", `/${ws.recordsIndex}`);
       await waitForNodes(3, true);
+    }
+  });
+});
+
+describe("a write block lifted on another node during the copy", () => {
+  it("stops the swap, and the next run carries the update made meanwhile", async () => {
+    let v1 = "", alias = "";
+    let lifted: Promise<unknown> | undefined;
+    const front = await startFaultServer(NODES[0], (r) => {
+      // The verify step's first count, once the copy is done: lift the block through node-2 and
+      // update a document through the alias on node-3, then let the count through.
+      if (lifted === undefined && r.method === "GET" && r.path.startsWith(`/${v1}/_count`)) {
+        lifted = (async () => {
+          await node(NODES[1], "PUT", `/${v1}/_settings`, { "index.blocks.write": null });
+          const update = await node(NODES[2], "PUT", `/${alias}/_doc/d5?refresh=true`, {
+            seq: 777,
+          });
+          assert.equal(update.status, 200, JSON.stringify(update.body));
+        })();
+        return { after: lifted };
+      }
+      return "forward";
+    });
+    const ws = await Workspace.create({ hosts: [front.url] });
+    [alias, v1] = [`${ws.id}-p`, `${ws.id}-p-v1`];
+    const v2 = `${ws.id}-p-v2`;
+    try {
+      await seedIndex(v1, alias, 5_000);
+      await ws.file("2-products-reindex.json", {
+        alias,
+        index: v2,
+        settings: { number_of_shards: 3, number_of_replicas: 1 },
+      });
+      const failed = await ws.run("--json");
+      assert.equal(failed.code, 1, failed.out);
+      assert.match(
+        failed.report!.error!.message,
+        /reindex step swap: the write block on \S+-p-v1 was lifted during the copy/,
+      );
+      assert.deepEqual(Object.keys((await node(NODES[0], "GET", `/_alias/${alias}`)).body), [v1]);
+      await ws.ok();
+      assert.deepEqual(Object.keys((await node(NODES[0], "GET", `/_alias/${alias}`)).body), [v2]);
+      assert.equal((await node(NODES[2], "GET", `/${v2}/_doc/d5`)).body._source.seq, 777);
+      await node(NODES[0], "POST", `/${v2}/_refresh`);
+      assert.equal((await node(NODES[1], "GET", `/${alias}/_count`)).body.count, 5_000);
+    } finally {
+      await front.close();
+      await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
+    }
+  });
+});
+
+describe("drift after a rollover on the three-node cluster", () => {
+  it("never puts the alias back on the file's index: writes through it keep working", async () => {
+    const ws = await Workspace.create({ hosts: NODES });
+    const [name, alias, next] = [`${ws.id}_logs-000001`, `${ws.id}_logs`, `${ws.id}_logs-000002`];
+    try {
+      await ws.file(`${name}-index.json`, {
+        settings: { number_of_shards: 3, number_of_replicas: 1 },
+        aliases: { [alias]: {} },
+      });
+      await ws.ok();
+      // Through another node than the runner's first: the alias moves to the new index.
+      const rolled = await node(NODES[2], "POST", `/${alias}/_rollover/${next}`, {
+        settings: { number_of_shards: 3, number_of_replicas: 1 },
+      });
+      assert.equal(rolled.status, 200, JSON.stringify(rolled.body));
+      await ws.ok("migrate", "--drift");
+      const members = (await node(NODES[1], "GET", `/_alias/${alias}`)).body;
+      assert.deepEqual(Object.keys(members), [next], JSON.stringify(members));
+      const write = await node(NODES[0], "PUT", `/${alias}/_doc/1`, { a: 1 });
+      assert.equal(write.status, 201, JSON.stringify(write.body));
+    } finally {
+      await node(NODES[0], "DELETE", `/${ws.id}_*,${ws.recordsIndex}`);
     }
   });
 });
