@@ -223,6 +223,16 @@ export class SearchClient {
       // An error may echo the request's headers: masked before anything reads it (and before it
       // is cut short, which could leave part of a secret). A success is returned as it came.
       const failed = response.status >= 300;
+      // A HEAD has no body: only the content type tells a login page's 200 from the cluster's.
+      if (
+        !failed && text === "" &&
+        /^\s*text\/html/i.test(response.headers.get("content-type") ?? "")
+      ) {
+        throw new SearchTransportError(
+          `${request}: ${origin} answered ${response.status} with an HTML page (text/html), not ` +
+            "the cluster's JSON (a proxy or a login page in front of it?)",
+        );
+      }
       let parsed: unknown;
       if (text !== "") {
         try {

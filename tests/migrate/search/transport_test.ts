@@ -11,7 +11,7 @@ import {
   startSilentServer,
   startTlsProxy,
 } from "./servers.ts";
-import { type LoopbackServer, serveLoopback } from "./loopback_server.ts";
+import { forward, type LoopbackServer, serveLoopback } from "./loopback_server.ts";
 
 const PASSWORD = "s3cr3t-Pa55";
 
@@ -150,6 +150,35 @@ describe("search transport on real servers", () => {
       );
       assert.match(run.err, / 0 applied/);
       assert.ok(!run.err.includes("<"), run.err);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("takes a 200 HTML answer to a HEAD for a failure, not for an index that exists", async () => {
+    // A login proxy that lets the cluster's JSON through but answers a HEAD itself: no body, only
+    // its content type says it is not the cluster.
+    const host = await serveLoopback(async (req, res, body) => {
+      if (req.method === "HEAD") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end();
+        return;
+      }
+      const answer = await forward(OPENSEARCH_URL, req, body, {
+        ...(typeof req.headers["content-type"] === "string"
+          ? { "content-type": req.headers["content-type"] }
+          : {}),
+      });
+      res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.text);
+    });
+    try {
+      const ws = await workspace([host.url]);
+      await ws.file(`1-${ws.id}-a-index.json`, { settings: { number_of_replicas: 0 } });
+      const run = await ws.run();
+      assert.equal(run.code, 1, run.err);
+      assert.match(
+        run.err,
+        /HEAD \/\S+-a: \S+ answered 200 with an HTML page \(text\/html\), not the cluster's JSON/,
+      );
     } finally {
       await host.close();
     }
