@@ -333,7 +333,8 @@ export async function runReindex(
       if (!(await writeBlocked(send, source)).blocked) {
         throw new StepError(
           `the write block on ${source} was lifted during the copy, so writes the copy lacks may ` +
-            "have reached it; the alias was not moved, and the next run copies anew",
+            "have reached it; the alias was not moved, and the next run copies anew if the " +
+            "source took any (its sequence numbers say)",
         );
       }
       const last = await readFence(send, source);
