@@ -1,5 +1,5 @@
 import { fetch as undiciFetch, ProxyAgent } from "undici";
-import type { Transport, TransportOptions } from "./transport.ts";
+import { copied, type Transport, type TransportOptions } from "./transport.ts";
 
 /**
  * Node's transport for a connection with a proxy: undici's own `fetch` through a `ProxyAgent`
@@ -26,11 +26,9 @@ export function nodeProxyTransport(proxy: URL, options: TransportOptions): Trans
       // An agent of its own has a pool of its own, empty: read whole before it is closed.
       const own = agent();
       try {
-        const response = await send(url, init, own);
-        const body = init.method === "HEAD" ? null : await response.arrayBuffer();
-        return new Response(body, { status: response.status, headers: response.headers });
+        return await copied(await send(url, init, own), init);
       } finally {
-        void own.close();
+        own.close().catch(() => {});
       }
     },
     close: () => void dispatcher.close(),

@@ -133,15 +133,16 @@ export async function runReindex(
     let released = "nothing was changed";
     if (decision.release !== undefined) {
       // A copy stopped halfway, which this run will not follow: the source takes writes again.
-      await stopCopies(unsignalled(), decision.release.index, {
-        recorded: new Set(decision.release.copies ?? []),
+      const unproven = await stopCopies(unsignalled(), decision.release.index, {
+        recorded: new Set(notedCopies(decision.release)),
         waitMs: Math.max(1_000, Math.floor(ctx.timeoutMs / 2)),
       });
       const lifted = await unblockQuietly(quiet, decision.release.source);
-      released = lifted
+      released = (lifted
         ? `the write block an unfinished run left on ${decision.release.source} was lifted`
         : `the write block an unfinished run left on ${decision.release.source} could not be ` +
-          `lifted: PUT /${decision.release.source}/_settings {"index.blocks.write": null}`;
+          `lifted: PUT /${decision.release.source}/_settings {"index.blocks.write": null}`) +
+        (unproven === undefined ? "" : `; ${unproven}`);
     }
     throw new MigrationFailure({
       connection: ctx.connection,
@@ -167,7 +168,7 @@ export async function runReindex(
   let uuid = resumed?.uuid;
   let fence = resumed?.fence;
   let task = resumed?.task;
-  const copies = new Set(resumed?.copies ?? []);
+  const copies = new Set(notedCopies(resumed));
   // How long the cluster may wait for one node when listing or stopping copies: a hung node must
   // not hold the run longer than a request may take.
   const nodeWaitMs = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
@@ -246,7 +247,7 @@ export async function runReindex(
       // The earlier run's block is on this run's source: lifted by a rollback if this step fails.
       if (earlier!.source === source) mayBeBlocked = true;
       await stopCopies(send, earlier!.index, {
-        recorded: new Set(earlier!.copies ?? []),
+        recorded: new Set(notedCopies(earlier)),
         waitMs: nodeWaitMs,
         strict: true,
       });
@@ -327,6 +328,9 @@ export async function runReindex(
       const swapRequest = `POST /_aliases`;
       // Not sent yet: Ctrl-C now rolls back, with nothing queued that could land later.
       if (ctx.interrupt?.aborted) throw new StepError("interrupted before the swap was sent");
+      // A copy that is not proven ended (its node hung, or out of the cluster) could write into
+      // the new index once it is live: a document deleted through the alias would come back.
+      await stopOthers();
       // The counts cannot see an update or a delete that came through a block lifted during the
       // copy (by hand, or by a late request re-sent to another host): the block and the source's
       // sequence numbers are read again, last thing before the swap.
@@ -344,9 +348,6 @@ export async function runReindex(
             `${last}); the alias was not moved, and the next run copies anew`,
         );
       }
-      // A copy that is not proven ended (its node hung, or out of the cluster) could write into
-      // the new index once it is live: a document deleted through the alias would come back.
-      await stopOthers();
       // The cluster answers within half the request's time: a swap still queued when the client
       // gives up could land after a rollback lifted the block.
       const wait = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
@@ -411,6 +412,13 @@ export async function runReindex(
       if (task === undefined) {
         // A copy that is gone may have been restarted by nobody; one still going is stopped.
         await stopOthers();
+        // A start that gets no answer may have started a copy on the node that took it, which
+        // may hang and leave the cluster before anyone lists it: noted, before it is sent, as a
+        // copy on any node of the cluster now, until a start is answered.
+        const members = await clusterNodes(send);
+        const unknown = `?${members.join("+")}`;
+        copies.add(unknown);
+        await note();
         // Not repeatable: sent twice, two copies would run, one of them followed by nobody.
         const started = await send("POST", "/_reindex?wait_for_completion=false", {
           source: { index: source },
@@ -418,11 +426,16 @@ export async function runReindex(
           dest: { index: spec.index, op_type: "create" },
           conflicts: "proceed",
           ...(spec.script === undefined ? {} : { script: spec.script }),
-        }, { repeatable: false });
+        }, { repeatable: false }).catch((error) => {
+          // The cluster answered a refusal: no copy started.
+          if (error instanceof StepError) copies.delete(unknown);
+          throw error;
+        });
         const id = isJsonObject(started.body) ? started.body.task : undefined;
         if (typeof id !== "string") throw new StepError("_reindex answered without a task id");
         task = id;
         copies.add(id);
+        copies.delete(unknown);
         // Kept before waiting: a runner killed now finds the task instead of starting another.
         await note();
         ctx.say(`reindex ${source} -> ${spec.index}: copying (task ${task})`);
@@ -827,8 +840,23 @@ async function stopCopies(
         `a copy into ${index} is not proven stopped: ${second.silent.join("; ")}`,
       );
     }
+    let members: Set<string> | undefined;
     for (const id of [...options.recorded]) {
       if (id === options.keep) continue;
+      if (id.startsWith("?")) {
+        // A start with no answer: the list above saw every member, and none copies into the
+        // index; a node that was a member then and is not now may still run it.
+        members ??= new Set(await clusterNodes(send));
+        const away = id.slice(1).split("+").filter((n) => n !== "" && !members!.has(n));
+        if (away.length > 0) {
+          throw new CopyNotProven(
+            `a copy into ${index} whose start got no answer is not proven stopped: it may run ` +
+              `on node ${away.join(", ")}, not in the cluster now`,
+          );
+        }
+        options.recorded.delete(id);
+        continue;
+      }
       const why = await copyLeft(send, index, id, wait);
       if (why !== undefined) {
         throw new CopyNotProven(`a copy into ${index} (task ${id}) is not proven stopped: ${why}`);
@@ -838,7 +866,8 @@ async function stopCopies(
     return undefined;
   } catch (error) {
     if (options.strict) {
-      if (error instanceof StepError) throw error;
+      // An HTTP refusal says what it is; Ctrl-C or a lost lock is not about the copies.
+      if (!(error instanceof SearchTransportError)) throw error;
       throw new CopyNotProven(
         `a copy into ${index} is not proven stopped: ${
           error instanceof Error ? error.message : String(error)
@@ -852,6 +881,23 @@ async function stopCopies(
       ? `a copy into ${index} (task ${[...options.recorded].join(", ")}) is not proven stopped`
       : undefined;
   }
+}
+
+/** The ids of the cluster's nodes now, from the cluster state (no node is asked). */
+async function clusterNodes(send: Send): Promise<string[]> {
+  const state = await send("GET", "/_cluster/state/nodes?filter_path=nodes.*.name");
+  const body = isJsonObject(state.body) ? state.body : {};
+  const nodes = isJsonObject(body.nodes) ? Object.keys(body.nodes) : [];
+  if (nodes.length === 0) throw new StepError("the cluster state lists no node");
+  return nodes;
+}
+
+/** The copies a progress notes, with the task an earlier runner noted without them. */
+function notedCopies(progress: ReindexProgress | undefined): string[] {
+  if (progress === undefined) return [];
+  const copies = [...(progress.copies ?? [])];
+  if (progress.task !== undefined && !copies.includes(progress.task)) copies.push(progress.task);
+  return copies;
 }
 
 // Why the copy noted as task `id` may still be going, or undefined when it ended.
@@ -886,7 +932,9 @@ async function copyLeft(
         `write into ${index} what its source held when it began, bringing back documents ` +
         `deleted since`;
     }
-    return undefined;
+    // Only the cluster's own word proves it: a proxy's 404, or another, proves nothing.
+    if (reason.includes("isn't running and hasn't stored its results")) return undefined;
+    return `the cluster's answer does not say it ended (HTTP 404: ${renderValue(body, 200)})`;
   }
   if (body.completed === true) return undefined;
   const task = isJsonObject(body.task) ? body.task : {};

@@ -154,6 +154,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
           ...(detail.request === undefined ? {} : { request: this.#mask(detail.request) }),
         }, { cause: error.cause });
       }
+      if (error instanceof RunInterrupted) throw new RunInterrupted(this.#mask(error.message));
       if (!(error instanceof SearchTransportError)) throw error;
       throw new MigrationFailure(
         {

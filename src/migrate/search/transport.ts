@@ -89,9 +89,7 @@ function denoTransport(deno: DenoHttp, options: TransportOptions): Transport {
       // A client of its own has a pool of its own, empty: read whole before it is closed.
       const own = deno.createHttpClient(settings);
       try {
-        const response = await fetch(url, { ...init, client: own } as RequestInit);
-        const body = init.method === "HEAD" ? null : await response.arrayBuffer();
-        return new Response(body, { status: response.status, headers: response.headers });
+        return copied(await fetch(url, { ...init, client: own } as RequestInit), init);
       } finally {
         own.close();
       }
@@ -116,4 +114,14 @@ function bunTransport(options: TransportOptions, fresh: Transport | undefined): 
       fresh?.close();
     },
   };
+}
+
+/**
+ * `response` read whole into a new one, so that the client it came through can be closed: without
+ * a body where a `Response` may have none (HEAD, 204, 205, 304).
+ */
+export async function copied(response: Response, init: RequestInit): Promise<Response> {
+  const empty = init.method === "HEAD" || [204, 205, 304].includes(response.status);
+  const body = empty ? null : await response.arrayBuffer();
+  return new Response(body, { status: response.status, headers: response.headers });
 }

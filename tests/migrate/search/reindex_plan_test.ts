@@ -277,8 +277,13 @@ interface Task {
   readonly into: string;
   /** The source as the task read it when it began. */
   readonly snapshot: ReadonlyMap<number, number>;
-  /** Its node hangs, or is out of the cluster: it cannot be listed, cancelled or proven ended. */
+  /** Its node hangs: the task cannot be cancelled or proven ended. */
   away: boolean;
+  /**
+   * That node is out of the cluster: a list of the tasks does not ask it (and so does not fail),
+   * and only a copy noted by its id, or a start noted before it was sent, is known to be there.
+   */
+  left: boolean;
 }
 
 interface Model {
@@ -298,17 +303,21 @@ interface Model {
 interface Trouble {
   /** The number of steps after which the runner is killed (Infinity: never). */
   readonly kill: number;
-  /** The copy this run starts hangs with its node. */
+  /** The copy this run starts hangs with its node... */
   readonly hang: boolean;
+  /** ...which then leaves the cluster. */
+  readonly left: boolean;
+  /** The answer to the copy's start is lost: the task runs, its id unknown to the runner. */
+  readonly lostAnswer: boolean;
   /** The block is lifted by hand after this many steps (Infinity: never). */
   readonly liftAt: number;
   /** Hung nodes are back before this run (their copies then write what they read). */
   readonly back: boolean;
 }
 
-// op_type create, as the copies run: a document there already is skipped.
 const newIndex = (m: Model): ModelIndex => ({ uuid: `u${m.uuids++}`, docs: new Map(), seq: 0 });
 
+// op_type create, as the copies run: a document there already is skipped.
 function applyCopy(m: Model, task: Task) {
   const to = m.indices.get(task.into);
   if (to === undefined) return;
@@ -323,17 +332,18 @@ function nodesBack(m: Model) {
 
 class StepFailed extends Error {}
 
-// reindex.ts's proof that no copy into the new index is going but `keep`: copies it can list are
-// cancelled; one whose node is away, listed or noted, fails the step; noted ones gone are ended.
+// reindex.ts's proof that no copy into the new index is going but `keep`: a hung member fails the
+// list of tasks; the copies listed are cancelled; a noted copy whose node hangs, or a start noted
+// without an answer while a node is out of the cluster, fails the step; the other noted ones ended.
 function stopOthers(m: Model, index: string, keep?: string) {
-  const into = m.tasks.filter((t) => t.into === index && t.id !== keep);
-  if (into.some((t) => t.away)) throw new StepFailed("a copy is not proven stopped");
-  m.tasks = m.tasks.filter((t) => !into.includes(t));
+  if (m.tasks.some((t) => t.away && !t.left)) throw new StepFailed("a node did not answer");
+  m.tasks = m.tasks.filter((t) => t.into !== index || t.id === keep || t.away);
   const copies = (m.progress?.copies ?? []).filter((id) => {
     if (id === keep) return true;
-    if (m.tasks.some((t) => t.id === id && t.away)) {
-      throw new StepFailed("a noted copy is not proven stopped");
-    }
+    const unproven = id === "?"
+      ? m.tasks.some((t) => t.left)
+      : m.tasks.some((t) => t.id === id && t.away);
+    if (unproven) throw new StepFailed("a noted copy is not proven stopped");
     return false;
   });
   m.progress = { ...m.progress!, copies };
@@ -401,17 +411,21 @@ function runSteps(
           stopOthers(m, s.index, task?.id);
           if (task === undefined) {
             stopOthers(m, s.index);
+            // Noted before it is sent: a start whose answer is lost leaves this.
+            m.progress = { ...m.progress!, copies: [...(m.progress!.copies ?? []), "?"] };
             task = {
               id: `n${m.taskIds++}`,
               into: s.index,
               snapshot: new Map(m.indices.get(source)!.docs),
               away: trouble.hang,
+              left: trouble.hang && trouble.left,
             };
             m.tasks.push(task);
+            if (trouble.lostAnswer) throw new StepFailed("the start got no answer");
             m.progress = {
               ...m.progress!,
               task: task.id,
-              copies: [...(m.progress!.copies ?? []), task.id],
+              copies: [...(m.progress!.copies ?? []).filter((id) => id !== "?"), task.id],
             };
           }
           // Waiting for a copy whose node hangs times out.
@@ -450,7 +464,7 @@ function runSteps(
       }
     } catch (error) {
       if (!(error instanceof StepFailed) || (swapAt >= 0 && i > swapAt)) throw error;
-      // The rollback: copies it can reach are cancelled, the others stay noted; the block goes.
+      // The rollback: copies it can list are cancelled, the others stay noted; the block goes.
       m.tasks = m.tasks.filter((t) => t.into !== s.index || t.away);
       if (m.progress !== undefined) {
         const { task: _t, ...rest } = m.progress;
@@ -489,9 +503,18 @@ describe("decideReindex and its steps on a sick cluster (model)", () => {
       fc.property(
         fc.array(
           fc.record({
-            kill: fc.oneof(fc.nat(10), fc.constant(Infinity)),
+            // Mostly runs that go to their end, so that a swap meets what earlier runs left.
+            kill: fc.oneof(
+              { arbitrary: fc.constant(Infinity), weight: 3 },
+              { arbitrary: fc.nat(10), weight: 1 },
+            ),
             hang: fc.boolean(),
-            liftAt: fc.oneof(fc.nat(10), fc.constant(Infinity)),
+            left: fc.boolean(),
+            lostAnswer: fc.boolean(),
+            liftAt: fc.oneof(
+              { arbitrary: fc.constant(Infinity), weight: 3 },
+              { arbitrary: fc.nat(10), weight: 1 },
+            ),
             back: fc.boolean(),
           }),
           { maxLength: 5 },
@@ -518,7 +541,14 @@ describe("decideReindex and its steps on a sick cluster (model)", () => {
           let s = spec({ deleteSource });
           let hash = "h1";
           // The last run meets nothing: hung nodes are back, nobody kills or lifts.
-          const calm: Trouble = { kill: Infinity, hang: false, liftAt: Infinity, back: true };
+          const calm: Trouble = {
+            kill: Infinity,
+            hang: false,
+            left: false,
+            lostAnswer: false,
+            liftAt: Infinity,
+            back: true,
+          };
           for (const [n, trouble] of [...runs, calm].entries()) {
             if (trouble.back) nodesBack(m);
             // A new version of the file (another index name) replaces one that did not finish.

@@ -76,7 +76,6 @@ describe("reindex with the node running the copy hung", () => {
       assert.equal(bulk.body.errors, false, JSON.stringify(bulk.body.items?.[0]));
 
       resume(3);
-      hung = false;
       await waitForNodes(3);
       const third = await ws.ok();
       assert.match(third.err, /alias \S+ moved to/);
@@ -96,6 +95,71 @@ describe("reindex with the node running the copy hung", () => {
       await waitForNodes(3);
       // A replica that was starting on node-3 when it left waits a minute before it is placed
       // again: the indices go, and the cluster is green for whoever comes next.
+      await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
+      await waitForNodes(3, true);
+    }
+  });
+});
+
+describe("reindex whose copy start was taken by a node that hung before answering", () => {
+  it("never moves the alias while that node is away, since it may start the copy once back", async () => {
+    const seeded = 5_000;
+    let hung = false;
+    const front = await startFaultServer(NODES[2], (r) => {
+      if (!hung && r.method === "POST" && r.path.startsWith("/_reindex")) {
+        hung = true;
+        hang(3);
+      }
+      return "forward";
+    });
+    const ws = await Workspace.create({
+      hosts: [front.url, NODES[0], NODES[1]],
+      settings: "    timeout: 2\n",
+    });
+    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    try {
+      await seedIndex(v1, alias, seeded);
+      await ws.file("2-products-reindex.json", {
+        alias,
+        index: v2,
+        settings: { number_of_shards: 3, number_of_replicas: 1 },
+      });
+      const first = await ws.run();
+      assert.ok(hung, "node-3 never took the start");
+      assert.notEqual(first.code, 0, `the first run moved the alias:\n${first.out}`);
+      assert.match(first.err, /not proven stopped/);
+
+      // node-3 is out of the cluster now: nobody can list what it holds.
+      await waitForNodes(2);
+      const second = await ws.run();
+      assert.notEqual(second.code, 0, `the second run moved the alias:\n${second.out}`);
+      assert.match(
+        second.err,
+        /whose start got no answer is not proven stopped: it may run on node/,
+      );
+      const deleted = Array.from({ length: 500 }, (_, i) => `d${i * 7}`);
+      const bulk = await node(
+        NODES[0],
+        "POST",
+        `/${alias}/_bulk?refresh=true`,
+        deleted.map((id) => JSON.stringify({ delete: { _id: id } })).join("\n") + "\n",
+      );
+      assert.equal(bulk.body.errors, false, JSON.stringify(bulk.body.items?.[0]));
+
+      resume(3);
+      await waitForNodes(3);
+      await ws.ok();
+      await copiesEnded(v2);
+      await node(NODES[0], "POST", `/${v2}/_refresh`);
+      assert.equal((await node(NODES[0], "GET", `/${alias}/_count`)).body.count, seeded - 500);
+      const back = await node(NODES[0], "POST", `/${alias}/_count`, {
+        query: { ids: { values: deleted } },
+      });
+      assert.equal(back.body.count, 0, "deleted documents came back");
+    } finally {
+      resume(3);
+      await front.close();
+      await waitForNodes(3);
       await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
       await waitForNodes(3, true);
     }
@@ -190,7 +254,6 @@ describe("a template update taken by a node that hung", () => {
       const state = async () =>
         (await node(NODES[0], "GET", "/_cluster/state/version")).body.version as number;
       resume(3);
-      hung = false;
       await waitForNodes(3);
       for (let tries = 0; tries < 12 && await version() !== 1; tries++) {
         // The next change of the cluster's metadata (its version trails the state's), or 5 s.
