@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Workspace } from "./cluster.ts";
 import { startFaultServer } from "./fault_server.ts";
-import { hang, node, NODES, resume, seedIndex, waitForNodes } from "./three_nodes.ts";
+import { hang, node, NODES, recordsReady, resume, seedIndex, waitForNodes } from "./three_nodes.ts";
 
 // The search runner on the three-node cluster (tools/opensearch_cluster.sh), where one node at a
 // time hangs (SIGSTOP, its sockets open), leaves the cluster and comes back, or is written to
@@ -47,6 +47,7 @@ describe("reindex with the node running the copy hung", () => {
     });
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     try {
+      await recordsReady(ws.recordsIndex);
       await seedIndex(v1, alias, seeded);
       await ws.file("2-products-reindex.json", {
         alias,
@@ -118,6 +119,7 @@ describe("reindex whose copy start was taken by a node that hung before answerin
     });
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     try {
+      await recordsReady(ws.recordsIndex);
       await seedIndex(v1, alias, seeded);
       await ws.file("2-products-reindex.json", {
         alias,
@@ -231,6 +233,7 @@ describe("a template update taken by a node that hung", () => {
       (await node(NODES[0], "GET", `/_index_template/${name}`)).body.index_templates[0]
         .index_template._meta.version;
     try {
+      await recordsReady(ws.recordsIndex);
       await ws.file(`${name}-template.json`, template(1));
       const first = await ws.run();
       assert.equal(first.code, 0, `${first.out}\n${first.err}`);

@@ -74,3 +74,16 @@ export async function seedIndex(index: string, alias: string, count: number): Pr
   await node(NODES[0], "POST", `/${index}/_refresh`);
   await waitForNodes(3, true);
 }
+
+/**
+ * Creates the records index as the runner would (one shard, a replica where a node has room) and
+ * waits until the cluster is green: a node hung while the runner's own first write made it could
+ * hold its only copy, and every run would then wait on it.
+ */
+export async function recordsReady(index: string): Promise<void> {
+  const created = await node(NODES[0], "PUT", `/${index}`, {
+    settings: { number_of_shards: 1, auto_expand_replicas: "0-1" },
+  });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  await waitForNodes(3, true);
+}
