@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Workspace } from "./cluster.ts";
-import { startFaultServer } from "./fault_server.ts";
+import { type Received, startFaultServer } from "./fault_server.ts";
 import { hang, node, NODES, recordsReady, resume, seedIndex, waitForNodes } from "./three_nodes.ts";
 
 // The search runner on the three-node cluster (tools/opensearch_cluster.sh), where one node at a
@@ -26,6 +26,81 @@ async function copiesEnded(index: string): Promise<void> {
   assert.fail(`a copy into ${index} is still running`);
 }
 
+/**
+ * A workspace whose first host is a fault server in front of node-3 that hangs node-3 once a
+ * request matching `test` reaches it (then forwards it, held by the stopped node), with node-1 and
+ * node-2 after it; its records index is made green first. `close` resumes node-3, deletes what
+ * the test made (`names`, with the records index) and waits for green.
+ */
+async function node3HangingOn(test: (r: Received) => boolean, timeoutSeconds: number) {
+  let hung = false;
+  const front = await startFaultServer(NODES[2], (r) => {
+    if (!hung && test(r)) {
+      hung = true;
+      hang(3);
+    }
+    return "forward";
+  });
+  const ws = await Workspace.create({
+    hosts: [front.url, NODES[0], NODES[1]],
+    settings: `    timeout: ${timeoutSeconds}\n`,
+  });
+  return {
+    ws,
+    front,
+    hung: () => hung,
+    ready: () => recordsReady(ws.recordsIndex),
+    async close(names: string) {
+      resume(3);
+      await front.close();
+      await waitForNodes(3);
+      // A replica that was starting on node-3 when it left waits a minute before it is placed
+      // again: the indices go, and the cluster is green for whoever comes next.
+      await node(NODES[0], "DELETE", `/${names},${ws.recordsIndex}`);
+      await waitForNodes(3, true);
+    },
+  };
+}
+
+/** Seeds `<id>-p-v1` under alias `<id>-p` and writes the reindex file moving it to `<id>-p-v2`. */
+async function moving(ws: Workspace, seeded: number) {
+  const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+  await seedIndex(v1, alias, seeded);
+  await ws.file("2-products-reindex.json", {
+    alias,
+    index: v2,
+    settings: { number_of_shards: 3, number_of_replicas: 1 },
+  });
+  return { alias, v1, v2 };
+}
+
+/** Deletes `ids` through `alias`, as the application would. */
+async function deleteThrough(alias: string, ids: readonly string[]): Promise<void> {
+  const bulk = await node(
+    NODES[0],
+    "POST",
+    `/${alias}/_bulk?refresh=true`,
+    ids.map((id) => JSON.stringify({ delete: { _id: id } })).join("\n") + "\n",
+  );
+  assert.equal(bulk.body.errors, false, JSON.stringify(bulk.body.items?.[0]));
+}
+
+/** Once no copy into `index` runs: `alias` holds `count` documents, none of `deleted`. */
+async function assertNoneBack(
+  alias: string,
+  index: string,
+  count: number,
+  deleted: readonly string[],
+): Promise<void> {
+  await copiesEnded(index);
+  await node(NODES[0], "POST", `/${index}/_refresh`);
+  assert.equal((await node(NODES[0], "GET", `/${alias}/_count`)).body.count, count);
+  const back = await node(NODES[0], "POST", `/${alias}/_count`, {
+    query: { ids: { values: deleted } },
+  });
+  assert.equal(back.body.count, 0, "deleted documents came back");
+}
+
 // A node that hangs in the middle of a reindex copy: its copy stops with it, and nobody can cancel
 // it; once the node resumes, the copy goes on writing the source's documents as they were when it
 // began, into the new index.
@@ -33,30 +108,17 @@ describe("reindex with the node running the copy hung", () => {
   it("never moves the alias while that copy may still write, and brings no deleted document back", async () => {
     const seeded = 20_000;
     // node-3 runs the copy: the runner sends its requests to the first host it is given.
-    let hung = false;
-    const front = await startFaultServer(NODES[2], (r) => {
-      if (!hung && r.method === "GET" && r.path.startsWith("/_tasks/")) {
-        hung = true;
-        hang(3);
-      }
-      return "forward";
-    });
-    const ws = await Workspace.create({
-      hosts: [front.url, NODES[0], NODES[1]],
-      settings: "    timeout: 2\n",
-    });
-    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    const sick = await node3HangingOn(
+      (r) => r.method === "GET" && r.path.startsWith("/_tasks/"),
+      2,
+    );
+    const { ws } = sick;
     try {
-      await recordsReady(ws.recordsIndex);
-      await seedIndex(v1, alias, seeded);
-      await ws.file("2-products-reindex.json", {
-        alias,
-        index: v2,
-        settings: { number_of_shards: 3, number_of_replicas: 1 },
-      });
+      await sick.ready();
+      const { alias, v1, v2 } = await moving(ws, seeded);
 
       const first = await ws.run();
-      assert.ok(hung, "node-3 was never hung: the copy did not run there");
+      assert.ok(sick.hung(), "node-3 was never hung: the copy did not run there");
       assert.notEqual(first.code, 0, `the first run moved the alias:\n${first.out}\n${first.err}`);
       assert.match(first.err, /not proven stopped/);
       assert.deepEqual(Object.keys((await node(NODES[0], "GET", `/_alias/${alias}`)).body), [v1]);
@@ -68,36 +130,16 @@ describe("reindex with the node running the copy hung", () => {
 
       // The application deletes documents through the alias while node-3 is away.
       const deleted = Array.from({ length: 3_000 }, (_, i) => `d${i * 5}`);
-      const bulk = await node(
-        NODES[0],
-        "POST",
-        `/${alias}/_bulk?refresh=true`,
-        deleted.map((id) => JSON.stringify({ delete: { _id: id } })).join("\n") + "\n",
-      );
-      assert.equal(bulk.body.errors, false, JSON.stringify(bulk.body.items?.[0]));
+      await deleteThrough(alias, deleted);
 
       resume(3);
       await waitForNodes(3);
       const third = await ws.ok();
       assert.match(third.err, /alias \S+ moved to/);
-
       // Whatever node-3's copy still had to write is written (or cancelled) before the count.
-      await copiesEnded(v2);
-      await node(NODES[0], "POST", `/${v2}/_refresh`);
-      const total = await node(NODES[0], "GET", `/${alias}/_count`);
-      assert.equal(total.body.count, seeded - deleted.length);
-      const back = await node(NODES[0], "POST", `/${alias}/_count`, {
-        query: { ids: { values: deleted } },
-      });
-      assert.equal(back.body.count, 0, "deleted documents came back");
+      await assertNoneBack(alias, v2, seeded - deleted.length, deleted);
     } finally {
-      resume(3);
-      await front.close();
-      await waitForNodes(3);
-      // A replica that was starting on node-3 when it left waits a minute before it is placed
-      // again: the indices go, and the cluster is green for whoever comes next.
-      await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
-      await waitForNodes(3, true);
+      await sick.close(`${ws.id}-*`);
     }
   });
 });
@@ -105,29 +147,16 @@ describe("reindex with the node running the copy hung", () => {
 describe("reindex whose copy start was taken by a node that hung before answering", () => {
   it("never moves the alias while that node is away, since it may start the copy once back", async () => {
     const seeded = 5_000;
-    let hung = false;
-    const front = await startFaultServer(NODES[2], (r) => {
-      if (!hung && r.method === "POST" && r.path.startsWith("/_reindex")) {
-        hung = true;
-        hang(3);
-      }
-      return "forward";
-    });
-    const ws = await Workspace.create({
-      hosts: [front.url, NODES[0], NODES[1]],
-      settings: "    timeout: 2\n",
-    });
-    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    const sick = await node3HangingOn(
+      (r) => r.method === "POST" && r.path.startsWith("/_reindex"),
+      2,
+    );
+    const { ws } = sick;
     try {
-      await recordsReady(ws.recordsIndex);
-      await seedIndex(v1, alias, seeded);
-      await ws.file("2-products-reindex.json", {
-        alias,
-        index: v2,
-        settings: { number_of_shards: 3, number_of_replicas: 1 },
-      });
+      await sick.ready();
+      const { alias, v2 } = await moving(ws, seeded);
       const first = await ws.run();
-      assert.ok(hung, "node-3 never took the start");
+      assert.ok(sick.hung(), "node-3 never took the start");
       assert.notEqual(first.code, 0, `the first run moved the alias:\n${first.out}`);
       assert.match(first.err, /not proven stopped/);
 
@@ -140,30 +169,14 @@ describe("reindex whose copy start was taken by a node that hung before answerin
         /whose start got no answer is not proven stopped: it may run on node/,
       );
       const deleted = Array.from({ length: 500 }, (_, i) => `d${i * 7}`);
-      const bulk = await node(
-        NODES[0],
-        "POST",
-        `/${alias}/_bulk?refresh=true`,
-        deleted.map((id) => JSON.stringify({ delete: { _id: id } })).join("\n") + "\n",
-      );
-      assert.equal(bulk.body.errors, false, JSON.stringify(bulk.body.items?.[0]));
+      await deleteThrough(alias, deleted);
 
       resume(3);
       await waitForNodes(3);
       await ws.ok();
-      await copiesEnded(v2);
-      await node(NODES[0], "POST", `/${v2}/_refresh`);
-      assert.equal((await node(NODES[0], "GET", `/${alias}/_count`)).body.count, seeded - 500);
-      const back = await node(NODES[0], "POST", `/${alias}/_count`, {
-        query: { ids: { values: deleted } },
-      });
-      assert.equal(back.body.count, 0, "deleted documents came back");
+      await assertNoneBack(alias, v2, seeded - deleted.length, deleted);
     } finally {
-      resume(3);
-      await front.close();
-      await waitForNodes(3);
-      await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
-      await waitForNodes(3, true);
+      await sick.close(`${ws.id}-*`);
     }
   });
 });
@@ -211,19 +224,12 @@ describe("the records index with the node of its primary hung", () => {
 
 describe("a template update taken by a node that hung", () => {
   it("is said when it is applied through another host, and --drift puts a later version back", async () => {
-    let hung = false;
-    const front = await startFaultServer(NODES[2], (r) => {
-      if (!hung && r.method === "PUT" && r.path.startsWith("/_index_template/")) {
-        hung = true;
-        hang(3);
-      }
-      return "forward";
-    });
-    const ws = await Workspace.create({
-      hosts: [front.url, NODES[0], NODES[1]],
-      // Every cluster-state update waits for a hung member until it leaves (about 3 s here).
-      settings: "    timeout: 8\n",
-    });
+    // Every cluster-state update waits for a hung member until it leaves (about 3 s here).
+    const sick = await node3HangingOn(
+      (r) => r.method === "PUT" && r.path.startsWith("/_index_template/"),
+      8,
+    );
+    const { ws, front } = sick;
     const name = `1-${ws.id}-t`;
     const template = (version: number) => ({
       index_patterns: [`${ws.id}-t-*`],
@@ -233,11 +239,11 @@ describe("a template update taken by a node that hung", () => {
       (await node(NODES[0], "GET", `/_index_template/${name}`)).body.index_templates[0]
         .index_template._meta.version;
     try {
-      await recordsReady(ws.recordsIndex);
+      await sick.ready();
       await ws.file(`${name}-template.json`, template(1));
       const first = await ws.run();
       assert.equal(first.code, 0, `${first.out}\n${first.err}`);
-      assert.ok(hung, "node-3 was never hung");
+      assert.ok(sick.hung(), "node-3 was never hung");
       assert.match(
         first.err,
         new RegExp(`note: .*${front.url} took this request without answering before another host`),
@@ -273,12 +279,8 @@ describe("a template update taken by a node that hung", () => {
       await ws.ok("migrate", "--drift");
       assert.equal(await version(), 2);
     } finally {
-      resume(3);
-      await front.close();
-      await waitForNodes(3);
       await node(NODES[0], "DELETE", `/_index_template/${name}`);
-      await node(NODES[0], "DELETE", `/${ws.recordsIndex}`);
-      await waitForNodes(3, true);
+      await sick.close(`${ws.id}-*`);
     }
   });
 });
