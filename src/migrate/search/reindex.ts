@@ -427,8 +427,11 @@ export async function runReindex(
           conflicts: "proceed",
           ...(spec.script === undefined ? {} : { script: spec.script }),
         }, { repeatable: false }).catch((error) => {
-          // The cluster answered a refusal: no copy started.
-          if (error instanceof StepError) copies.delete(unknown);
+          // The cluster refused it (4xx): no copy started. A 5xx (a balancer that gave up on the
+          // node that took it) says nothing of that node.
+          const refused = error instanceof StepError && error.status !== undefined &&
+            error.status >= 400 && error.status < 500;
+          if (refused) copies.delete(unknown);
           throw error;
         });
         const id = isJsonObject(started.body) ? started.body.task : undefined;
@@ -829,7 +832,13 @@ async function stopCopies(
       // The cancel takes no timeout of its own: a node that hangs now holds it for the request's.
       await send("POST", `/_tasks/${encodeURIComponent(id)}/_cancel?wait_for_completion=true`);
     }
+    // The members before and after the list that proves a start with no answer ended: a node
+    // that left or rejoined around it was not asked.
+    const unanswered = [...options.recorded].some((id) => id.startsWith("?"));
+    const before = unanswered ? await clusterNodes(send) : [];
     const second = await running();
+    const after = unanswered ? await clusterNodes(send) : [];
+    const members = new Set(before.filter((n) => after.includes(n)));
     if (second.ids.length > 0) {
       throw new CopyNotProven(
         `a copy into ${index} could not be stopped (task ${second.ids.join(", ")})`,
@@ -840,14 +849,12 @@ async function stopCopies(
         `a copy into ${index} is not proven stopped: ${second.silent.join("; ")}`,
       );
     }
-    let members: Set<string> | undefined;
     for (const id of [...options.recorded]) {
       if (id === options.keep) continue;
       if (id.startsWith("?")) {
         // A start with no answer: the list above saw every member, and none copies into the
         // index; a node that was a member then and is not now may still run it.
-        members ??= new Set(await clusterNodes(send));
-        const away = id.slice(1).split("+").filter((n) => n !== "" && !members!.has(n));
+        const away = id.slice(1).split("+").filter((n) => n !== "" && !members.has(n));
         if (away.length > 0) {
           throw new CopyNotProven(
             `a copy into ${index} whose start got no answer is not proven stopped: it may run ` +

@@ -89,7 +89,7 @@ function denoTransport(deno: DenoHttp, options: TransportOptions): Transport {
       // A client of its own has a pool of its own, empty: read whole before it is closed.
       const own = deno.createHttpClient(settings);
       try {
-        return copied(await fetch(url, { ...init, client: own } as RequestInit), init);
+        return await copied(await fetch(url, { ...init, client: own } as RequestInit), init);
       } finally {
         own.close();
       }
