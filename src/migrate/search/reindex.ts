@@ -22,6 +22,16 @@ import {
   SearchTransportError,
 } from "./search_client.ts";
 import type { ReindexSpec } from "./search_request.ts";
+import { type Send, StepError } from "./reindex_step.ts";
+import {
+  type Baseline,
+  checkpointOf,
+  listingsOf,
+  prune,
+  rebase,
+  type ShardSeqNo,
+  shardSeqNos,
+} from "./catch_up.ts";
 import { renderValue } from "./render_value.ts";
 
 /** What applying a reindex file did. */
@@ -53,19 +63,14 @@ export interface ReindexContext {
 const SAY_EVERY_MS = 5_000;
 
 type Json = Record<string, unknown>;
-type Send = (
-  method: string,
-  path: string,
-  body?: unknown,
-  options?: { ok?: readonly number[]; repeatable?: boolean },
-) => Promise<SearchResponse>;
 
 /**
  * Runs a reindex file: observes the cluster, decides the steps ({@linkcode decideReindex}), and
- * runs them in order. A step that fails before the swap cancels the copy and lifts the write block
- * (the alias is still on the source); the run stops naming the step. The progress document and
- * the new index stay, so the next run resumes: it copies again from scratch when the source took
- * a write meanwhile (its fence moved), else it goes on from what is copied.
+ * runs them in order. The copy runs while writes go on; writes are blocked only for the last
+ * catch-up, the checks and the swap. A step that fails before the swap cancels the copy and lifts
+ * the write block (the alias is still on the source); the run stops naming the step. The progress
+ * document and the new index stay, so the next run resumes: it catches up from the sequence
+ * number the progress notes, whatever the source took meanwhile.
  */
 export async function runReindex(
   spec: ReindexSpec,
@@ -166,19 +171,23 @@ export async function runReindex(
   const to = `/${encodeURIComponent(spec.index)}`;
   const resumed = decision.resumed ? progress : undefined;
   let uuid = resumed?.uuid;
-  let fence = resumed?.fence;
-  let task = resumed?.task;
+  // The source's sequence numbers right after the block: the swap checks nothing moved them.
+  let fence: string | undefined;
+  let blockedSeqNos: readonly ShardSeqNo[] = [];
+  // Every write to the source up to this sequence number is in the new index (see catch_up.ts).
+  let since = parseSince(resumed?.since);
+  // The documents of the source the new index holds, once pruned (see catch_up.ts).
+  let baseline: Baseline | undefined;
+  // A noted task was started for a catch-up whose start this run does not know: not followed.
+  let task: string | undefined;
   const copies = new Set(notedCopies(resumed));
   // How long the cluster may wait for one node when listing or stopping copies: a hung node must
   // not hold the run longer than a request may take.
   const nodeWaitMs = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
-  // The copy in the new index is not a copy of the source's present state: start it over.
-  let restart = false;
-  // The fence the restarted copy will be a copy of, noted once its new index exists.
-  let freshFence: string | undefined;
   let noted = resumed !== undefined;
   // Set before the block is asked for: an answer lost on the way back may hide that it landed.
   let mayBeBlocked = resumed !== undefined;
+  // When writes were blocked: by an earlier run, when it left its block for this one.
   let blockedAt: number | undefined;
   let copy: { documents: number; ms: number } | undefined;
   let documents: number | undefined;
@@ -196,7 +205,8 @@ export async function runReindex(
     connection: ctx.connection,
     file: ctx.file,
     ...(uuid === undefined ? {} : { uuid }),
-    ...(fence === undefined ? {} : { fence }),
+    ...(since === undefined ? {} : { since: `${since.uuid}/${since.seqNo}` }),
+    ...(blockedAt === undefined ? {} : { blocked_at: new Date(blockedAt).toISOString() }),
     ...(task === undefined ? {} : { task }),
     ...(copies.size === 0 ? {} : { copies: [...copies] }),
   });
@@ -204,8 +214,8 @@ export async function runReindex(
     await send("PUT", progressPath, progressDoc());
     noted = true;
   };
-  const create = async (adopt = true) => {
-    const created = await send("PUT", to, body, { ok: adopt ? [400] : [] });
+  const create = async () => {
+    const created = await send("PUT", to, body, { ok: [400] });
     // Made by this reindex already: a resumed run (the planner checked its uuid), or an answer
     // lost and the request repeated (this run saw no such index a moment before).
     if (
@@ -213,6 +223,8 @@ export async function runReindex(
     ) {
       throw new StepError(errorDetail(created.body), 400);
     }
+    // Made here, empty: what the progress says was copied is not in it (deleted by hand).
+    if (created.status !== 400) since = undefined;
     uuid = await indexUuid(send, spec.index);
     await note();
   };
@@ -267,6 +279,47 @@ export async function runReindex(
       await create();
       ctx.say(`reindex: created ${spec.index}`);
     },
+    copy: async () => {
+      const { uuid: sourceUuid } = await shardSeqNos(send, source);
+      // The source was deleted and made again: what was copied is of another index.
+      if (since !== undefined && since.uuid !== sourceUuid) since = undefined;
+      // Left blocked by a run that stopped after its block (or whose swap got no answer, which
+      // must not land on a source taking writes): it stays blocked, and the copy is made under it.
+      if ((await writeBlocked(send, source)).blocked) {
+        mayBeBlocked = true;
+        const at = Date.parse(resumed?.blocked_at ?? "");
+        blockedAt = Number.isNaN(at) ? Date.now() : at;
+        ctx.say(
+          `reindex: writes to ${source} are blocked already; the copy is made under the block`,
+        );
+        return;
+      }
+      if (since === undefined) copy = await catchUp();
+      else ctx.say(`reindex ${source} -> ${spec.index}: catching up from a run that stopped`);
+      // Each catch-up copies what came while the one before ran: they shrink, as long as the copy
+      // is faster than the writes.
+      for (let i = 0; i < CATCH_UPS; i++) {
+        if ((await catchUp()).documents <= SHORT_CATCH_UP) break;
+      }
+      // Documents deleted from the source since they were copied: found here, reading both
+      // indices whole, then after each catch-up from what changed, so that under the block only
+      // what changed since the last one needs looking at.
+      const pruned = await prune(send, source, spec.index, since!.seqNo);
+      baseline = pruned.baseline;
+      let deleted = pruned.deleted;
+      for (let i = 0; i < CATCH_UPS; i++) {
+        const copied = (await catchUp()).documents;
+        const rebased = await rebase(send, source, spec.index, baseline, since!.seqNo);
+        deleted += rebased.deleted;
+        if (copied + rebased.looked <= SHORT_CATCH_UP) break;
+      }
+      listingsOf(baseline);
+      if (deleted > 0) {
+        ctx.say(
+          `reindex: deleted ${deleted} document(s) from ${spec.index} the source no longer holds`,
+        );
+      }
+    },
     block: async () => {
       mayBeBlocked = true;
       const blocked = await send("PUT", `${from}/_block/write`);
@@ -277,40 +330,32 @@ export async function runReindex(
       if (!(await writeBlocked(send, source)).blocked) {
         throw new StepError(`${source} is not write-blocked after the block was acknowledged`);
       }
-      blockedAt = Date.now();
-      // The copy reads what a refresh made visible: every acknowledged write must be.
+      blockedAt ??= Date.now();
+      // The last catch-up reads what a refresh made visible: every acknowledged write must be.
       await send("POST", `${from}/_refresh`);
-      const now = await readFence(send, source);
-      // A copy made from another state of the source (writes came after a rollback, or after a
-      // block lifted by hand) may lack updates and deletes the counts cannot show.
-      restart = resumed !== undefined && fence !== now;
-      if (restart) {
-        // Noted before the stale index goes: a run stopped from here on finds no fence, and
-        // starts the copy over again, whatever the source does meanwhile.
-        task = undefined;
-        fence = undefined;
-        freshFence = now;
-      } else fence = now;
+      const seqNos = await shardSeqNos(send, source);
+      blockedSeqNos = seqNos.shards;
+      fence = fenceOf(seqNos);
       await note();
       ctx.say(`reindex: writes to ${source} blocked`);
     },
-    copy: async () => {
-      if (restart) {
-        await stopOthers();
-        await send("DELETE", to, undefined, { ok: [404] });
-        // Made again here: an index of that name now was made by someone else (or by a copy
-        // still writing into it), never by this run.
-        await create(false);
-        fence = freshFence;
-        await note();
-        ctx.say(
-          `reindex: ${source} changed since the copy began; copying again into a new ${spec.index}`,
-        );
+    "catch-up": async () => {
+      const { uuid: sourceUuid } = await shardSeqNos(send, source);
+      const last = await copyDocuments(since?.seqNo);
+      copy ??= last;
+      since = {
+        uuid: sourceUuid,
+        seqNo: Math.max(-1, Math.min(...blockedSeqNos.map((s) => s.max))),
+      };
+      await note();
+      // The new index holds every document of the source now, each as it is: what is left is the
+      // documents the source deleted since they were copied.
+      const { deleted } = baseline === undefined
+        ? await prune(send, source, spec.index, Number.MAX_SAFE_INTEGER)
+        : await rebase(send, source, spec.index, baseline, Infinity);
+      if (deleted > 0) {
+        ctx.say(`reindex: deleted ${deleted} document(s) the source no longer holds`);
       }
-      // A copy into the new index that this run does not follow (its answer lost, its runner
-      // killed before noting it, an earlier version's) would write into it after the swap.
-      await stopOthers(task);
-      copy = await copyDocuments();
     },
     verify: async () => {
       await send("POST", `${to}/_refresh`);
@@ -336,16 +381,15 @@ export async function runReindex(
       // sequence numbers are read again, last thing before the swap.
       if (!(await writeBlocked(send, source)).blocked) {
         throw new StepError(
-          `the write block on ${source} was lifted during the copy, so writes the copy lacks may ` +
-            "have reached it; the alias was not moved, and the next run copies anew if the " +
-            "source took any (its sequence numbers say)",
+          `the write block on ${source} was lifted during the catch-up, so writes the copy lacks ` +
+            "may have reached it; the alias was not moved, and the next run catches up with them",
         );
       }
-      const last = await readFence(send, source);
+      const last = fenceOf(await shardSeqNos(send, source));
       if (last !== fence) {
         throw new StepError(
-          `${source} took writes during the copy (its sequence numbers moved from ${fence} to ` +
-            `${last}); the alias was not moved, and the next run copies anew`,
+          `${source} took writes under the block (its sequence numbers moved from ${fence} to ` +
+            `${last}); the alias was not moved, and the next run catches up with them`,
         );
       }
       // The cluster answers within half the request's time: a swap still queued when the client
@@ -403,8 +447,21 @@ export async function runReindex(
     },
   };
 
-  // Starts the copy, or follows the task noted for this fence, until it ends.
-  async function copyDocuments(): Promise<{ documents: number; ms: number }> {
+  // Reads the source's checkpoint, refreshes it, and copies every document written after the
+  // checkpoint before (all of them, the first time): once done, the new index holds every write
+  // up to that checkpoint.
+  async function catchUp(): Promise<{ documents: number; ms: number }> {
+    const seqNos = await shardSeqNos(send, source);
+    await send("POST", `${from}/_refresh`);
+    const done = await copyDocuments(since?.seqNo);
+    since = { uuid: seqNos.uuid, seqNo: checkpointOf(seqNos.shards) };
+    await note();
+    return done;
+  }
+
+  // Starts a copy of the documents written after sequence number `after` (all, when undefined),
+  // or follows the task started for it, until it ends.
+  async function copyDocuments(after?: number): Promise<{ documents: number; ms: number }> {
     // The first wait that times out says where the copy stands; later ones every few seconds.
     let saidAt = 0;
     const wait = ctx.waitMs ?? 1_000;
@@ -421,10 +478,12 @@ export async function runReindex(
         await note();
         // Not repeatable: sent twice, two copies would run, one of them followed by nobody.
         const started = await send("POST", "/_reindex?wait_for_completion=false", {
-          source: { index: source },
-          // create: a document copied already (by a copy this one resumes) is skipped.
-          dest: { index: spec.index, op_type: "create" },
-          conflicts: "proceed",
+          source: {
+            index: source,
+            ...(after === undefined ? {} : { query: { range: { _seq_no: { gt: after } } } }),
+          },
+          // Overwrites: a document written again since it was copied is copied again.
+          dest: { index: spec.index },
           ...(spec.script === undefined ? {} : { script: spec.script }),
         }, { repeatable: false }).catch((error) => {
           // The cluster refused it (4xx): no copy started. A 5xx (a balancer that gave up on the
@@ -441,7 +500,10 @@ export async function runReindex(
         copies.delete(unknown);
         // Kept before waiting: a runner killed now finds the task instead of starting another.
         await note();
-        ctx.say(`reindex ${source} -> ${spec.index}: copying (task ${task})`);
+        // A catch-up says what it copied once done, in one line.
+        if (after === undefined) {
+          ctx.say(`reindex ${source} -> ${spec.index}: copying (task ${task})`);
+        }
       }
       // The cluster answers as soon as the task ends, or after `wait` with a timeout error.
       const path = `/_tasks/${encodeURIComponent(task)}`;
@@ -452,9 +514,9 @@ export async function runReindex(
         { ok: [404, 500] },
       );
       if (waited.status === 404) {
-        // The node that ran it restarted, and it stored no result: copy again, skipping what is
-        // there (the fence says the source did not change). Or the node left the cluster, and
-        // the copy may go on once it is back: it stays noted, and the restart must prove it ended.
+        // The node that ran it restarted, and it stored no result: copy again, overwriting what is
+        // there. Or the node left the cluster, and the copy may go on once it is back: it stays
+        // noted, and the restart must prove it ended.
         ctx.say(`reindex: task ${task} is gone; starting the copy again`);
         task = undefined;
         continue;
@@ -481,6 +543,14 @@ export async function runReindex(
       if (failed !== undefined) throw new StepError(failed);
       const { done, ms } = taskStatus(answer);
       copies.delete(task);
+      task = undefined;
+      await note();
+      if (after !== undefined) {
+        ctx.say(
+          `reindex ${source} -> ${spec.index}: caught up with ${done} document(s) written since ` +
+            `sequence number ${after}`,
+        );
+      }
       return { documents: done, ms };
     }
   }
@@ -504,14 +574,19 @@ export async function runReindex(
       waitMs: nodeWaitMs,
     });
     task = undefined;
-    // Before the block is lifted: the next run must not follow a copy that ended. The fence stays:
-    // a write after the block is lifted moves it, and the next run copies from scratch.
+    // Before the block is lifted: the next run must not follow a copy that ended. What was copied
+    // stays noted: the next run catches up from there.
     if (noted) await quiet("PUT", progressPath, progressDoc());
     const left = unproven === undefined || said
       ? ""
       : `; ${unproven}: the alias moves only once it is`;
     if (!mayBeBlocked) return "writes to it were not blocked" + left;
-    return (await unblockQuietly(quiet, source)
+    const lifted = await unblockQuietly(quiet, source);
+    if (lifted && blockedAt !== undefined) {
+      blockedAt = undefined;
+      if (noted) await quiet("PUT", progressPath, progressDoc());
+    }
+    return (lifted
       ? "writes to it are unblocked"
       : `the write block on ${source} could not be lifted (the next run lifts it; or ` +
         `PUT /${source}/_settings {"index.blocks.write": null})`) + left;
@@ -543,8 +618,8 @@ export async function runReindex(
         : `the alias ${spec.alias} stays on ${source}; ${await rollBack(
           error instanceof CopyNotProven,
         )}; ${spec.index} and ` +
-          `the progress are kept: the next run resumes (it copies again from scratch if ` +
-          `${source} took writes meanwhile, and starts over if the file changed)`;
+          `the progress are kept: the next run resumes (it catches up with what ${source} ` +
+          `took meanwhile, and starts over if the file changed)`;
       request = failed;
       throw failure(current, error, state);
     }
@@ -572,16 +647,6 @@ export async function runReindex(
 }
 
 const UNBLOCK = { "index.blocks.write": null };
-
-/** A step's request was answered with an error, or with what the step cannot use. */
-class StepError extends Error {
-  readonly status?: number;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.name = "StepError";
-    if (status !== undefined) this.status = status;
-  }
-}
 
 /** A copy into the new index may still be going: the alias must not move onto it. */
 class CopyNotProven extends StepError {
@@ -660,7 +725,8 @@ async function readProgress(send: Send, path: string): Promise<ReindexProgress |
     alias: typeof p.alias === "string" ? p.alias : "",
     hash: p.hash,
     ...text("uuid"),
-    ...text("fence"),
+    ...text("since"),
+    ...text("blocked_at"),
     ...text("task"),
     ...(Array.isArray(p.copies)
       ? { copies: p.copies.filter((c): c is string => typeof c === "string") }
@@ -740,35 +806,22 @@ async function sourceFacts(send: Send, name: string, alias: string): Promise<Sou
   };
 }
 
-// `<uuid>/0:41,1:40`: each primary shard's highest sequence number, which every write moves.
-async function readFence(send: Send, index: string): Promise<string> {
-  const response = await send(
-    "GET",
-    `/${encodeURIComponent(index)}/_stats/docs?level=shards`,
-  );
-  const body = isJsonObject(response.body) ? response.body : {};
-  const indices = isJsonObject(body.indices) ? body.indices : {};
-  const stats = isJsonObject(indices[index]) ? indices[index] as Json : {};
-  const shards = isJsonObject(stats.shards) ? stats.shards : {};
-  const parts: string[] = [];
-  for (const [shard, copies] of Object.entries(shards)) {
-    const primary = Array.isArray(copies)
-      ? copies.find((c) => isJsonObject(c) && isJsonObject(c.routing) && c.routing.primary === true)
-      : undefined;
-    const seq = isJsonObject(primary) && isJsonObject(primary.seq_no)
-      ? primary.seq_no.max_seq_no
-      : undefined;
-    if (typeof seq !== "number") {
-      throw new StepError(`the shard stats of ${index} have no max_seq_no for shard ${shard}`);
-    }
-    parts.push(`${shard}:${seq}`);
-  }
-  if (parts.length === 0) throw new StepError(`the shard stats of ${index} list no shard`);
-  // The index's uuid too: an index deleted and made again may reach the same sequence numbers.
-  const uuid = typeof stats.uuid === "string" ? stats.uuid : "";
-  return `${uuid}/` +
-    parts.sort((a, b) => Number(a.split(":")[0]) - Number(b.split(":")[0])).join(",");
+// `<uuid>/0:41,1:40`: each primary shard's highest sequence number, which every write moves; the
+// uuid too, since an index deleted and made again may reach the same numbers.
+function fenceOf(seqNos: { uuid: string; shards: readonly ShardSeqNo[] }): string {
+  return `${seqNos.uuid}/${seqNos.shards.map((s) => `${s.shard}:${s.max}`).join(",")}`;
 }
+
+// `<uuid>/<seq_no>`, as the progress notes it.
+function parseSince(noted: string | undefined): { uuid: string; seqNo: number } | undefined {
+  const match = noted === undefined ? null : /^(.*)\/(-1|\d+)$/.exec(noted);
+  return match === null ? undefined : { uuid: match[1], seqNo: Number(match[2]) };
+}
+
+// A catch-up that copied at most this many documents is short enough to be the last, under the
+// block; else another runs while writes go on, up to this many.
+const SHORT_CATCH_UP = 2_000;
+const CATCH_UPS = 5;
 
 /** How {@linkcode stopCopies} stops copies, and what it knows of them. */
 interface StopCopies {

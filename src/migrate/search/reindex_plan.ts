@@ -19,12 +19,14 @@ export interface ReindexProgress {
   /** The new index's `index.uuid`, once created: only that index is adopted or deleted. */
   readonly uuid?: string;
   /**
-   * The source's shards' `max_seq_no` once it was blocked and refreshed (`0:41,1:40`): the copy
-   * in the new index is a copy of that state. Any write since (after a rollback lifted the block,
-   * or a block lifted by hand) changes it, and the copy starts over from an empty index.
+   * `<source uuid>/<seq_no>`: every write to the source up to that sequence number is in the new
+   * index, noted after each copy. A run that stopped is caught up from there, whatever the
+   * source took since.
    */
-  readonly fence?: string;
-  /** The `_reindex` task (`node:id`) copying that state, once started. */
+  readonly since?: string;
+  /** When a run blocked writes to the source (ISO 8601), while its block is on. */
+  readonly blocked_at?: string;
+  /** The `_reindex` task (`node:id`) of the copy under way, once started. */
   readonly task?: string;
   /**
    * Every `_reindex` into the new index that a run started or found, and nobody has seen end: a
@@ -80,11 +82,15 @@ export interface ReindexObservation {
  *   and its `index.uuid` proves it is that index);
  * - `note`: writes the {@linkcode ReindexProgress} document;
  * - `create`: creates the new index, and notes its uuid;
+ * - `copy`: while writes go on, `_reindex` as a task into the new index (any other copy into it
+ *   is cancelled first); then deletes from it what the source no longer holds, and copies what
+ *   was written meanwhile, by sequence number, until what is left is short (see `catch_up.ts`).
+ *   A source left blocked by an earlier run stays blocked, and the copy is made under the block;
  * - `block`: blocks writes on the source (`_block/write`, which waits for writes in flight),
- *   refreshes it so the copy sees every acknowledged write, and notes the fence. A fence that
- *   differs from the one noted means the source changed since: the copy starts over;
- * - `copy`: `_reindex` as a task into the new index, or waits for the task noted for this fence;
- *   any other copy into the new index is cancelled first;
+ *   refreshes it so the last catch-up sees every acknowledged write, and reads its sequence
+ *   numbers, which must not move until the swap;
+ * - `catch-up`: copies what was written since the last copy, and deletes from the new index
+ *   what the source deleted since;
  * - `verify`: the new index holds as many documents as the source;
  * - `swap`: one `_aliases` call removes the source from the alias and adds the new index as its
  *   write index, with the alias's filter and routing;
@@ -98,8 +104,9 @@ export type ReindexStep =
   | "discard"
   | "note"
   | "create"
-  | "block"
   | "copy"
+  | "block"
+  | "catch-up"
   | "verify"
   | "swap"
   | "unblock"
@@ -161,8 +168,7 @@ function writeIndexOf(members: readonly AliasMember[]): string | undefined {
  *   the source, forget) runs again, each harmless when done already; without a progress document
  *   everything was done, and only the record is missing.
  * - A progress document of this version: resume from creating the index. Each step up to the swap
- *   is safe to repeat, and the block step finds out, from the fence, whether the copy made so far
- *   is still a copy of the source.
+ *   is safe to repeat, and the copy catches up from what the progress says was copied.
  * - A progress document of an earlier version: cancel its copy, lift its block, delete its new
  *   index (the alias never pointed at it) or, when its swap happened, start from its new index;
  *   then start as new.
@@ -238,7 +244,7 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
       kind: "run",
       source,
       resumed: true,
-      steps: ["create", "block", "copy", "verify", "swap", ...after, "forget"],
+      steps: ["create", "copy", "block", "catch-up", "verify", "swap", ...after, "forget"],
     };
   }
 
@@ -332,7 +338,18 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
     kind: "run",
     source,
     resumed: false,
-    steps: [...first, "note", "create", "block", "copy", "verify", "swap", ...after, "forget"],
+    steps: [
+      ...first,
+      "note",
+      "create",
+      "copy",
+      "block",
+      "catch-up",
+      "verify",
+      "swap",
+      ...after,
+      "forget",
+    ],
     ...(earlier === undefined ? {} : { earlier }),
   };
 }

@@ -50,8 +50,9 @@ const progress = (extra: Partial<ReindexProgress> = {}): ReindexProgress => ({
 const FULL: ReindexStep[] = [
   "note",
   "create",
-  "block",
   "copy",
+  "block",
+  "catch-up",
   "verify",
   "swap",
   "unblock",
@@ -260,15 +261,19 @@ describe("decideReindex", () => {
   });
 });
 
-// A model cluster: indices holding documents (id -> version) and a sequence number every write
-// moves, write blocks, one alias, the progress document, and the `_reindex` tasks running. It has
-// what a sick cluster adds: the writer deletes too; the node running a copy may hang, its copy
-// going on where nobody can cancel it and writing, once the node is back, the source as it was
-// when the copy began; and a block lifted by hand between any two steps.
+// A model cluster: indices holding documents (id -> version), each with the sequence number of
+// its last write, and a sequence number every write moves; write blocks, one alias, the progress
+// document, and the `_reindex` tasks running. It has what a sick cluster adds: the writer updates
+// and deletes too, between any two steps and between the catch-ups of the copy; the node running
+// a copy may hang, its copy going on where nobody can cancel it and writing, once the node is
+// back, what it read when it began; and a block lifted by hand between any two steps.
 interface ModelIndex {
   uuid: string;
   docs: Map<number, number>;
+  seqs: Map<number, number>;
   seq: number;
+  /** The documents copies wrote into it since a rebase last looked. */
+  copied: Set<number>;
 }
 /** A `_reindex` task on the model cluster. */
 interface Task {
@@ -315,13 +320,22 @@ interface Trouble {
   readonly back: boolean;
 }
 
-const newIndex = (m: Model): ModelIndex => ({ uuid: `u${m.uuids++}`, docs: new Map(), seq: 0 });
+const newIndex = (m: Model): ModelIndex => ({
+  uuid: `u${m.uuids++}`,
+  docs: new Map(),
+  seqs: new Map(),
+  seq: 0,
+  copied: new Set(),
+});
 
-// op_type create, as the copies run: a document there already is skipped.
+// The copies overwrite: a document there already takes the version the copy read.
 function applyCopy(m: Model, task: Task) {
   const to = m.indices.get(task.into);
   if (to === undefined) return;
-  for (const [id, v] of task.snapshot) if (!to.docs.has(id)) to.docs.set(id, v);
+  for (const [id, v] of task.snapshot) {
+    to.docs.set(id, v);
+    to.copied.add(id);
+  }
 }
 
 // A node comes back: each copy it held writes what it read, then ends.
@@ -359,11 +373,73 @@ function runSteps(
   writes: () => void,
 ) {
   const { source, earlier } = d;
-  let restart = false;
-  let freshFence = "";
-  let fence = d.resumed ? m.progress?.fence : undefined;
+  const from = () => m.indices.get(source)!;
+  const into = () => m.indices.get(s.index)!;
+  let fence: number | undefined;
   let mayBeBlocked = d.resumed;
-  const fenceOf = (name: string) => `${m.indices.get(name)!.uuid}:${m.indices.get(name)!.seq}`;
+  // The copy the fault meets is the first this run starts.
+  let started = false;
+  // What catch_up.ts's prune and rebase keep: the documents of the source (id -> sequence
+  // number) the new index holds.
+  let baseline: Map<number, number> | undefined;
+  const since = (): number | undefined => {
+    const [uuid, seq] = (m.progress?.since ?? "").split("/");
+    return uuid === from().uuid ? Number(seq) : undefined;
+  };
+  // One copy of the documents written after `after` (all when undefined), overwriting.
+  const copy = (after: number | undefined) => {
+    stopOthers(m, s.index);
+    // Noted before it is sent: a start whose answer is lost leaves this.
+    m.progress = { ...m.progress!, copies: [...(m.progress!.copies ?? []), "?"] };
+    const fault = !started;
+    started = true;
+    const task: Task = {
+      id: `n${m.taskIds++}`,
+      into: s.index,
+      snapshot: new Map(
+        [...from().docs].filter(([id]) => after === undefined || from().seqs.get(id)! > after),
+      ),
+      away: fault && trouble.hang,
+      left: fault && trouble.hang && trouble.left,
+    };
+    m.tasks.push(task);
+    if (fault && trouble.lostAnswer) throw new StepFailed("the start got no answer");
+    m.progress = {
+      ...m.progress!,
+      task: task.id,
+      copies: [...(m.progress!.copies ?? []).filter((id) => id !== "?"), task.id],
+    };
+    // Waiting for a copy whose node hangs times out.
+    if (task.away) throw new StepFailed("the copy got no answer");
+    applyCopy(m, task);
+    m.tasks = m.tasks.filter((t) => t !== task);
+    const { task: _t, ...rest } = m.progress!;
+    m.progress = { ...rest, copies: (rest.copies ?? []).filter((id) => id !== task.id) };
+  };
+  const catchUp = () => {
+    const checkpoint = from().seq;
+    copy(since());
+    m.progress = { ...m.progress!, since: `${from().uuid}/${checkpoint}` };
+  };
+  // The new index holds exactly the source's documents up to `upTo`, as catch_up.ts makes it,
+  // looking only where it looks: every document the first time (the prune), then the documents
+  // of the baseline whose sequence number changed, and those copied since.
+  const rebase = (upTo: number) => {
+    const looked = baseline === undefined ? [...into().docs.keys()] : [
+      ...[...baseline].filter(([id, seq]) => from().seqs.get(id) !== seq).map(([id]) => id),
+      ...into().copied,
+    ];
+    baseline ??= new Map();
+    into().copied.clear();
+    for (const id of looked) {
+      const seq = from().seqs.get(id);
+      if (seq !== undefined && seq <= upTo) baseline.set(id, seq);
+      else {
+        baseline.delete(id);
+        into().docs.delete(id);
+      }
+    }
+  };
   const swapAt = d.steps.indexOf("swap");
   for (const [i, step] of d.steps.entries()) {
     if (i >= trouble.kill) return;
@@ -387,67 +463,44 @@ function runSteps(
           break;
         case "create":
           if (!m.indices.has(s.index)) m.indices.set(s.index, newIndex(m));
-          m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid };
+          m.progress = { ...m.progress!, uuid: into().uuid };
           break;
-        case "block": {
+        case "copy": {
+          const { task: _t, ...rest } = m.progress!;
+          m.progress = rest;
+          if (m.blocked.has(source)) {
+            mayBeBlocked = true;
+            break;
+          }
+          if (since() === undefined) catchUp();
+          writes();
+          catchUp();
+          writes();
+          rebase(since()!);
+          writes();
+          catchUp();
+          writes();
+          rebase(since()!);
+          break;
+        }
+        case "block":
           mayBeBlocked = true;
           m.blocked.add(source);
-          const now = fenceOf(source);
-          restart = d.resumed && m.progress!.fence !== now;
-          const { fence: _f, task: _t, ...rest } = m.progress!;
-          m.progress = restart ? rest : { ...m.progress!, fence: now };
-          fence = restart ? undefined : now;
-          freshFence = now;
+          fence = from().seq;
           break;
-        }
-        case "copy": {
-          if (restart) {
-            stopOthers(m, s.index);
-            m.indices.set(s.index, newIndex(m));
-            m.progress = { ...m.progress!, uuid: m.indices.get(s.index)!.uuid, fence: freshFence };
-            fence = freshFence;
-          }
-          let task = m.tasks.find((t) => t.id === m.progress!.task);
-          stopOthers(m, s.index, task?.id);
-          if (task === undefined) {
-            stopOthers(m, s.index);
-            // Noted before it is sent: a start whose answer is lost leaves this.
-            m.progress = { ...m.progress!, copies: [...(m.progress!.copies ?? []), "?"] };
-            task = {
-              id: `n${m.taskIds++}`,
-              into: s.index,
-              snapshot: new Map(m.indices.get(source)!.docs),
-              away: trouble.hang,
-              left: trouble.hang && trouble.left,
-            };
-            m.tasks.push(task);
-            if (trouble.lostAnswer) throw new StepFailed("the start got no answer");
-            m.progress = {
-              ...m.progress!,
-              task: task.id,
-              copies: [...(m.progress!.copies ?? []).filter((id) => id !== "?"), task.id],
-            };
-          }
-          // Waiting for a copy whose node hangs times out.
-          if (task.away) throw new StepFailed("the copy got no answer");
-          applyCopy(m, task);
-          m.tasks = m.tasks.filter((t) => t !== task);
-          m.progress = {
-            ...m.progress!,
-            copies: (m.progress!.copies ?? []).filter((id) => id !== task!.id),
-          };
+        case "catch-up":
+          copy(since());
+          m.progress = { ...m.progress!, since: `${from().uuid}/${from().seq}` };
+          rebase(Infinity);
           break;
-        }
         case "verify":
-          if (m.indices.get(s.index)!.docs.size !== m.indices.get(source)!.docs.size) {
-            throw new StepFailed("counts differ");
-          }
+          if (into().docs.size !== from().docs.size) throw new StepFailed("counts differ");
           break;
         case "swap":
-          if (!m.blocked.has(source) || fenceOf(source) !== fence) {
+          stopOthers(m, s.index);
+          if (!m.blocked.has(source) || from().seq !== fence) {
             throw new StepFailed("the block was lifted, or the source took writes");
           }
-          stopOthers(m, s.index);
           m.members = [
             ...m.members.filter((x) => x.index !== source && x.index !== s.index),
             { index: s.index, write: true },
@@ -486,12 +539,14 @@ function writeOrDelete(m: Model, op: number) {
   if (op === 2 && live.length > 0) {
     const id = live[m.next++ % live.length];
     index.docs.delete(id);
+    index.seqs.delete(id);
     m.acked.set(id, null);
   } else {
     const id = op === 1 && live.length > 0 ? live[m.next % live.length] : m.next;
     const version = (m.acked.get(id) ?? 0) + 1;
     m.next++;
     index.docs.set(id, version);
+    index.seqs.set(id, index.seq + 1);
     m.acked.set(id, version);
   }
   index.seq++;

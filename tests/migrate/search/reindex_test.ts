@@ -11,6 +11,7 @@ import { startCli } from "../cli_process.ts";
 import { runCaptured } from "../run_cli.ts";
 import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
 import { type Fault, type Received, startFaultServer } from "./fault_server.ts";
+import { copyThenBlock, startAliasWriter, whileWriting } from "./alias_writer.ts";
 
 // deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests read freely
 type Json = any;
@@ -189,6 +190,31 @@ describe("a reindex file on the real node", () => {
   });
 });
 
+describe("a reindex while an application creates, updates and deletes through the alias", () => {
+  it("takes writes during the copy, blocks them only for the catch-up, and loses none of them", async () => {
+    let writer: ReturnType<typeof startAliasWriter> | undefined;
+    const order = copyThenBlock(() => writer!.writes);
+    const fault = await startFaultServer(OPENSEARCH_URL, (r) => order.see(r));
+    try {
+      const { ws, alias, v2 } = await moving(50_000, { hosts: [fault.url] });
+      writer = startAliasWriter(os, alias, 50_000);
+      const run = await whileWriting(writer, () => ws.run("--json"));
+      assert.equal(run.code, 0, run.out);
+      assert.equal(writer.failed, 0);
+      const during = order.assertOrder();
+      await writer.checkMoved(v2);
+      const reindex = run.report!.connections[0].files[0].reindex!;
+      console.log(
+        `reindex of 50,000 documents with a writer: copy ${reindex.copyMs} ms, writes blocked ` +
+          `${reindex.writeBlockedMs} ms; writer: ${JSON.stringify(writer.counts)}, ${during} ` +
+          `during the copy, ${writer.refused} refused by the block and retried`,
+      );
+    } finally {
+      await fault.close();
+    }
+  });
+});
+
 describe("a reindex runner killed with SIGKILL at a step", () => {
   const steps: [string, (r: Received) => boolean][] = [
     [
@@ -258,7 +284,7 @@ describe("a reindex runner killed with SIGKILL at a step", () => {
 });
 
 describe("a reindex step that fails", () => {
-  it("leaves the alias on the source with writes unblocked, names the step, and a fixed file starts over", async () => {
+  it("leaves the alias on the source, never blocked, names the step, and a fixed file starts over", async () => {
     const ws = await Workspace.create();
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
     await seed(v1, alias, 2_000);
@@ -271,7 +297,8 @@ describe("a reindex step that fails", () => {
     assert.equal(error.kind, "failure");
     assert.equal(error.file, "2-products-reindex.json");
     assert.match(error.message, /GET \/_tasks\/.*reindex step copy: script_exception: .*"n\/a"/);
-    assert.match(error.message, /stays on .*-p-v1; writes to it are unblocked/);
+    // The copy runs before the block: writes never stopped.
+    assert.match(error.message, /stays on .*-p-v1; writes to it were not blocked/);
     assert.ok((await os("GET", `/_alias/${alias}`)).body[v1]);
     const write = await os("PUT", `/${alias}/_doc/after?refresh=true`, { seq: -2, price: "2.5" });
     assert.equal(write.status, 201, "the source takes writes again");
@@ -306,7 +333,7 @@ describe("a reindex step that fails", () => {
     }
   });
 
-  it("refused (4xx) at the swap, leaves the alias and the source as they were; the next run copies anew what changed", async () => {
+  it("refused (4xx) at the swap, leaves the alias and the source as they were; the next run catches up with what changed", async () => {
     let refuse = true;
     const fault = await startFaultServer(
       OPENSEARCH_URL,
@@ -342,7 +369,7 @@ describe("a reindex step that fails", () => {
 
   // The count check cannot see an update: a block lifted during the copy (by hand, or by a late
   // request re-sent to another host) let an update through that the copy never saw.
-  it("does not swap when the block was lifted and the source written during the copy; the next run copies anew", async () => {
+  it("does not swap when the block was lifted and the source written during the catch-up; the next run catches up", async () => {
     let v1 = "", alias = "";
     let lifted: Promise<unknown> | undefined;
     const fault = await startFaultServer(OPENSEARCH_URL, (r): Fault => {
@@ -367,7 +394,7 @@ describe("a reindex step that fails", () => {
       assert.equal(failed.code, 1, failed.out);
       assert.match(
         failed.report!.error!.message,
-        /reindex step swap: the write block on .*-p-v1 was lifted during the copy/,
+        /reindex step swap: the write block on .*-p-v1 was lifted during the catch-up/,
       );
       assert.ok((await os("GET", `/_alias/${alias}`)).body[v1], "the alias did not move");
       const rerun = await moved.ws.ok("--json");
@@ -383,29 +410,27 @@ describe("a reindex step that fails", () => {
     }
   });
 
-  it("killed after noting that the copy must start over, the next run still starts it over", async () => {
-    let mode: "refuse-swap" | "hold-delete" | "forward" = "refuse-swap";
-    let v2 = "";
+  it("killed as a catch-up starts, the next run catches up with the updates and deletes made meanwhile", async () => {
+    let mode: "refuse-swap" | "hold-copy" | "forward" = "refuse-swap";
     const fault = await startFaultServer(OPENSEARCH_URL, (r): Fault => {
-      if (mode === "refuse-swap" && isSwap(r)) {
-        return REFUSED;
+      if (mode === "refuse-swap" && isSwap(r)) return REFUSED;
+      if (mode === "hold-copy" && r.method === "POST" && r.path.startsWith("/_reindex")) {
+        return "hang";
       }
-      if (mode === "hold-delete" && r.method === "DELETE" && r.path === `/${v2}`) return "hang";
       return "forward";
     });
     try {
-      const moved = await moving(1_000, { hosts: [fault.url] });
-      const { ws, alias, v1 } = moved;
-      v2 = moved.v2;
+      const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
       assert.equal((await ws.run("--json")).code, 1, "the swap is refused: rolled back");
-      // The source takes an update, which the copy in v2 lacks.
+      // The source takes an update and a delete, which the copy in v2 lacks.
       const update = await os("PUT", `/${alias}/_doc/s7?refresh=true`, { seq: 7, price: "55.5" });
       assert.equal(update.status, 200);
-      // The next run sees the fence moved and notes it; it is killed before the stale v2 goes.
-      mode = "hold-delete";
+      assert.equal((await os("DELETE", `/${alias}/_doc/s8?refresh=true`)).status, 200);
+      // The next run is killed as it starts its catch-up, the request sent but unanswered.
+      mode = "hold-copy";
       const runner = startCli(["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root]);
       await Promise.race([
-        fault.waitFor((r) => r.method === "DELETE" && r.path === `/${v2}`),
+        fault.waitFor((r) => r.method === "POST" && r.path.startsWith("/_reindex")),
         runner.closed.then(() => assert.fail(`cli.ts ended first:\n${runner.stderr()}`)),
       ]);
       runner.signal("SIGKILL");
@@ -416,8 +441,30 @@ describe("a reindex step that fails", () => {
         takeOver,
       );
       assert.equal(rerun.code, 0, rerun.out);
-      await assertMoved(alias, v1, v2, 1_000, []);
+      assert.equal(JSON.parse(rerun.out).connections[0].files[0].reindex.resumed, true);
+      await assertMoved(alias, v1, v2, 999, []);
       assert.equal((await os("GET", `/${v2}/_doc/s7`)).body._source.price, 55.5, "lost update");
+      assert.equal((await os("GET", `/${v2}/_doc/s8`)).status, 404, "a deleted document is back");
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it("copies everything again when the new index was deleted by hand after a run stopped", async () => {
+    let refusing = true;
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault => (refusing && isSwap(r) ? REFUSED : "forward"),
+    );
+    try {
+      const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
+      assert.equal((await ws.run("--json")).code, 1, "the swap is refused: rolled back");
+      // The progress notes what was copied; the index it was copied into goes.
+      assert.equal((await os("DELETE", `/${v2}`)).status, 200);
+      refusing = false;
+      const rerun = await ws.ok("--json");
+      assert.equal(rerun.report!.connections[0].files[0].reindex!.resumed, true);
+      await assertMoved(alias, v1, v2, 1_000, []);
     } finally {
       await fault.close();
     }
@@ -464,7 +511,7 @@ describe("a reindex while the copy runs", () => {
     }
   });
 
-  it("stopped by Ctrl-C, cancels the copy and lifts the block; the next run resumes", async () => {
+  it("stopped by Ctrl-C, cancels the copy, which never blocked writes; the next run resumes", async () => {
     const fault = await startFaultServer(
       OPENSEARCH_URL,
       (r): Fault => (r.method === "GET" && r.path.startsWith("/_tasks/") ? "hang" : "forward"),
@@ -485,7 +532,10 @@ describe("a reindex while the copy runs", () => {
       assert.equal(run.code, 1, run.out);
       const error = JSON.parse(run.out).error;
       assert.equal(error.kind, "interrupted");
-      assert.match(error.message, /reindex step copy: interrupted; .* writes to it are unblocked/);
+      assert.match(
+        error.message,
+        /reindex step copy: interrupted; .* writes to it were not blocked/,
+      );
       const task = waiting.path.split("?")[0];
       await fault.waitFor((r) => r.method === "POST" && r.path.startsWith(`${task}/_cancel`));
       const write = await os("PUT", `/${alias}/_doc/late?refresh=true`, { seq: -4, price: "3" });
@@ -623,7 +673,7 @@ describe("a reindex against hostile states and faults", () => {
       assert.equal(failed.code, 1, failed.out);
       assert.match(
         failed.report!.error!.message,
-        /reindex step swap: a copy into \S+-p-v2 is not proven stopped: node n3 did not answer the task list \(failed_node_exception: Failed node \[n3\] \(receive_timeout_transport_exception: timed out\)\)\. Run again once that node answers.*stays on \S+-p-v1; writes to it are unblocked/,
+        /reindex step copy: a copy into \S+-p-v2 is not proven stopped: node n3 did not answer the task list \(failed_node_exception: Failed node \[n3\] \(receive_timeout_transport_exception: timed out\)\)\. Run again once that node answers.*stays on \S+-p-v1; writes to it were not blocked/,
       );
       const members = await os("GET", `/_alias/${alias}`);
       assert.deepEqual(Object.keys(members.body), [v1]);

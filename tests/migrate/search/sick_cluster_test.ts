@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { copyThenBlock, startAliasWriter, whileWriting } from "./alias_writer.ts";
 import { Workspace } from "./cluster.ts";
 import { type Received, startFaultServer } from "./fault_server.ts";
 import { hang, node, NODES, recordsReady, resume, seedIndex, waitForNodes } from "./three_nodes.ts";
@@ -277,7 +278,7 @@ describe("a template update taken by a node that hung", () => {
   });
 });
 
-describe("a write block lifted on another node during the copy", () => {
+describe("a write block lifted on another node during the catch-up", () => {
   it("stops the swap, and the next run carries the update made meanwhile", async () => {
     let v1 = "", alias = "";
     let lifted: Promise<unknown> | undefined;
@@ -310,7 +311,7 @@ describe("a write block lifted on another node during the copy", () => {
       assert.equal(failed.code, 1, failed.out);
       assert.match(
         failed.report!.error!.message,
-        /reindex step swap: the write block on \S+-p-v1 was lifted during the copy/,
+        /reindex step swap: the write block on \S+-p-v1 was lifted during the catch-up/,
       );
       assert.deepEqual(Object.keys((await node(NODES[0], "GET", `/_alias/${alias}`)).body), [v1]);
       await ws.ok();
@@ -318,6 +319,34 @@ describe("a write block lifted on another node during the copy", () => {
       assert.equal((await node(NODES[2], "GET", `/${v2}/_doc/d5`)).body._source.seq, 777);
       await node(NODES[0], "POST", `/${v2}/_refresh`);
       assert.equal((await node(NODES[1], "GET", `/${alias}/_count`)).body.count, 5_000);
+    } finally {
+      await front.close();
+      await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
+    }
+  });
+});
+
+describe("a reindex on three nodes while an application writes through the alias", () => {
+  it("takes writes while it copies, and the new index holds every acknowledged create, update and delete", async () => {
+    const seeded = 20_000;
+    let writer: ReturnType<typeof startAliasWriter> | undefined;
+    const order = copyThenBlock(() => writer!.writes);
+    const front = await startFaultServer(NODES[0], (r) => order.see(r));
+    const ws = await Workspace.create({ hosts: [front.url, NODES[1]] });
+    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    try {
+      await seedIndex(v1, alias, seeded);
+      await ws.file("2-products-reindex.json", {
+        alias,
+        index: v2,
+        settings: { number_of_shards: 3, number_of_replicas: 1 },
+      });
+      writer = startAliasWriter((m, p, b) => node(NODES[2], m, p, b), alias, seeded, "d");
+      const run = await whileWriting(writer, () => ws.run("--json"));
+      assert.equal(run.code, 0, run.out);
+      assert.equal(writer.failed, 0);
+      order.assertOrder();
+      await writer.checkMoved(v2);
     } finally {
       await front.close();
       await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);

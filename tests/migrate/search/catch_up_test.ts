@@ -1,0 +1,155 @@
+import assert from "node:assert/strict";
+import process from "node:process";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { checkpointOf, prune, rebase, shardSeqNos } from "../../../src/migrate/search/catch_up.ts";
+import type { Send } from "../../../src/migrate/search/reindex_step.ts";
+import { propertyOptions } from "../../property.ts";
+import { os } from "./cluster.ts";
+
+// catch_up.ts against the real node: a source written, updated and deleted in every order between
+// the copies, and a new index that must end holding exactly the source's documents, each as the
+// source holds it, whatever their routing.
+
+const send: Send = async (method, path, body, options) => {
+  const response = await os(method, path, body);
+  if (
+    (response.status < 200 || response.status >= 300) &&
+    !(options?.ok ?? []).includes(response.status)
+  ) {
+    throw new Error(`${method} ${path}: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  return response;
+};
+
+/** One write to the source: a document (id 0-39, routed one of two ways) written or deleted. */
+const write = fc.record({
+  id: fc.nat(39),
+  delete: fc.boolean(),
+  // A custom routing puts the document on another shard than its id would.
+  routed: fc.boolean(),
+});
+
+/** Every document of `index`, id -> its `v`, read whole. */
+async function contents(index: string): Promise<Map<string, unknown>> {
+  await os("POST", `/${index}/_refresh`);
+  const found = await os("POST", `/${index}/_search`, { size: 1_000, query: { match_all: {} } });
+  return new Map(
+    found.body.hits.hits.map((h: { _id: string; _source: { v: unknown } }) => [h._id, h._source.v]),
+  );
+}
+
+let made = 0;
+
+describe("prune and rebase on the real node", () => {
+  it("leave the new index holding exactly the source, through writes, updates and deletes between copies", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(write, { maxLength: 30 }),
+        fc.array(fc.array(write, { maxLength: 15 }), { minLength: 1, maxLength: 3 }),
+        fc.array(write, { maxLength: 10 }),
+        async (seed, rounds, lastOnes) => {
+          const source = `catchup-${process.pid}-${made}`;
+          const index = `catchup-${process.pid}-${made++}-new`;
+          for (const name of [source, index]) {
+            const created = await os("PUT", `/${name}`, {
+              settings: { number_of_shards: 3, number_of_replicas: 0 },
+            });
+            assert.equal(created.status, 200, JSON.stringify(created.body));
+          }
+          let version = 0;
+          // Custom routing makes one id live on one shard only as long as it keeps its routing:
+          // each id is routed one way for good, as an application does.
+          const routing = new Map<number, boolean>();
+          const apply = async (
+            writes: readonly { id: number; delete: boolean; routed: boolean }[],
+          ) => {
+            for (const w of writes) {
+              const routed = routing.get(w.id) ?? w.routed;
+              routing.set(w.id, routed);
+              const query = routed ? `?routing=r${w.id % 3}` : "";
+              if (w.delete) await os("DELETE", `/${source}/_doc/d${w.id}${query}`);
+              else await os("PUT", `/${source}/_doc/d${w.id}${query}`, { v: ++version });
+            }
+          };
+          // What a catch-up does: the checkpoint, a refresh, the copy of everything after `after`.
+          const catchUp = async (after: number | undefined) => {
+            const checkpoint = checkpointOf((await shardSeqNos(send, source)).shards);
+            await os("POST", `/${source}/_refresh`);
+            const copied = await os("POST", "/_reindex?refresh=true", {
+              source: {
+                index: source,
+                ...(after === undefined ? {} : { query: { range: { _seq_no: { gt: after } } } }),
+              },
+              dest: { index },
+            });
+            assert.equal(copied.status, 200, JSON.stringify(copied.body));
+            return checkpoint;
+          };
+          try {
+            await apply(seed);
+            let since = await catchUp(undefined);
+            const { baseline } = await prune(send, source, index, since);
+            for (const round of rounds) {
+              await apply(round);
+              const next = await catchUp(since);
+              await rebase(send, source, index, baseline, next);
+              since = next;
+            }
+            // The block: no write after the last ones, which the last catch-up copies.
+            await apply(lastOnes);
+            await os("POST", `/${source}/_refresh`);
+            await catchUp(since);
+            await rebase(send, source, index, baseline, Infinity);
+            assert.deepEqual(await contents(index), await contents(source));
+          } finally {
+            await os("DELETE", `/${source},${index}`);
+          }
+        },
+      ),
+      propertyOptions(15),
+    );
+  });
+
+  it("fails, deleting nothing, on a search answer that did not read every document", async () => {
+    const source = `catchup-${process.pid}-partial`;
+    const index = `${source}-new`;
+    for (const name of [source, index]) {
+      await os("PUT", `/${name}`, { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    }
+    await os("PUT", `/${source}/_doc/a?refresh=true`, { v: 1 });
+    await os("PUT", `/${index}/_doc/a?refresh=true`, { v: 1 });
+    const partial: [string, unknown, RegExp][] = [
+      [
+        "a failed shard",
+        { _shards: { total: 1, successful: 0, failed: 1 }, hits: { hits: [] } },
+        /failed on 1 of 1 shard\(s\)/,
+      ],
+      [
+        "a timed-out search",
+        { _shards: { total: 1, successful: 1, failed: 0 }, timed_out: true, hits: { hits: [] } },
+        /timed out/,
+      ],
+      ["a login page", "<html>sign in</html>", /answered without its shards and hits/],
+      ["an empty object", {}, /answered without its shards and hits/],
+    ];
+    try {
+      for (const [what, body, message] of partial) {
+        const answering: Send = async (method, path, sent, options) => {
+          const answer = await send(method, path, sent, options);
+          return path.includes(`/${source}/_search`) ? { status: 200, body } : answer;
+        };
+        await assert.rejects(
+          prune(answering, source, index, 10),
+          new RegExp(`a search of ${source} ${message.source}`),
+          what,
+        );
+        await os("POST", `/${index}/_refresh`);
+        const kept = await os("GET", `/${index}/_count`);
+        assert.equal(kept.body.count, 1, `${what}: the new index lost a document`);
+      }
+    } finally {
+      await os("DELETE", `/${source},${index}`);
+    }
+  });
+});
