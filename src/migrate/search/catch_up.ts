@@ -24,13 +24,29 @@ export interface ShardSeqNo {
   readonly global: number;
 }
 
-/** An index's uuid and its primary shards' sequence numbers, from `_stats`. */
+/**
+ * An index's uuid and its primary shards' sequence numbers, from `_stats`: every primary, or a
+ * failure. A shard left out (its node failed the request) would lower no checkpoint, and the
+ * writes on it between its checkpoint and the others' would never be copied.
+ */
 export async function shardSeqNos(
   send: Send,
   index: string,
 ): Promise<{ readonly uuid: string; readonly shards: readonly ShardSeqNo[] }> {
-  const response = await send("GET", `/${encodeURIComponent(index)}/_stats/docs?level=shards`);
+  const path = `/${encodeURIComponent(index)}`;
+  const settings = await send("GET", `${path}/_settings/index.number_of_shards?flat_settings=true`);
+  const own = isJsonObject(settings.body) && isJsonObject(settings.body[index])
+    ? settings.body[index] as Json
+    : {};
+  const count = Number(isJsonObject(own.settings) ? own.settings["index.number_of_shards"] : NaN);
+  const response = await send("GET", `${path}/_stats/docs?level=shards`);
   const body = isJsonObject(response.body) ? response.body : {};
+  const answered = isJsonObject(body._shards) ? body._shards : {};
+  if (answered.failed !== 0) {
+    throw new StepError(
+      `the shard stats of ${index} failed on ${renderValue(answered.failed, 20)} shard copies`,
+    );
+  }
   const indices = isJsonObject(body.indices) ? body.indices : {};
   const stats = isJsonObject(indices[index]) ? indices[index] as Json : {};
   const shards = isJsonObject(stats.shards) ? stats.shards : {};
@@ -47,11 +63,32 @@ export async function shardSeqNos(
     }
     found.push({ shard: Number(shard), max: seq.max_seq_no, global: seq.global_checkpoint });
   }
-  if (found.length === 0) throw new StepError(`the shard stats of ${index} list no shard`);
-  return {
-    uuid: typeof stats.uuid === "string" ? stats.uuid : "",
-    shards: found.sort((a, b) => a.shard - b.shard),
-  };
+  if (!Number.isInteger(count) || found.length !== count) {
+    throw new StepError(
+      `the shard stats of ${index} list ${found.length} primary shard(s) of ${
+        Number.isInteger(count) ? count : "an unknown number"
+      }`,
+    );
+  }
+  if (typeof stats.uuid !== "string" || stats.uuid === "") {
+    throw new StepError(`the stats of ${index} give no uuid`);
+  }
+  return { uuid: stats.uuid, shards: found.sort((a, b) => a.shard - b.shard) };
+}
+
+/**
+ * Refreshes an index on every copy of every shard, or fails: a copy not refreshed would hide
+ * writes from what reads it next (a copy, a count, a listing).
+ */
+export async function refresh(send: Send, index: string): Promise<void> {
+  const response = await send("POST", `/${encodeURIComponent(index)}/_refresh`);
+  const body = isJsonObject(response.body) ? response.body : {};
+  const shards = isJsonObject(body._shards) ? body._shards : {};
+  if (shards.failed !== 0) {
+    throw new StepError(
+      `the refresh of ${index} failed on ${renderValue(shards.failed, 20)} shard copies`,
+    );
+  }
 }
 
 /**
@@ -99,6 +136,10 @@ async function listShard(
       const seq = Array.isArray(hit.sort) ? hit.sort[0] : undefined;
       if (typeof hit._id !== "string" || typeof seq !== "number") {
         throw new StepError(`a hit of ${index} has no _id or _seq_no: ${renderValue(hit, 200)}`);
+      }
+      // Pages follow each other: a number that does not grow is an answer that would never end.
+      if (after !== undefined && seq <= after) {
+        throw new StepError(`the sequence numbers of ${index} came back out of order (${seq})`);
       }
       ids.push(hit._id);
       seqs.push(seq);
@@ -231,7 +272,7 @@ export async function prune(
     baseline.shards.set(shard, new Map(listed.ids.map((id, i) => [id, listed.seqs[i]])));
   });
   const held = (id: string) => [...baseline.shards.values()].some((m) => m.has(id));
-  await send("POST", `/${encodeURIComponent(index)}/_refresh`);
+  await refresh(send, index);
   const stale: string[] = [];
   await inTurns((await shardSeqNos(send, index)).shards, async ({ shard }) => {
     const copied = await listShard(send, index, shard, { match_all: {} });
@@ -277,7 +318,7 @@ export async function rebase(
     for (const id of step.candidates) looked.add(id);
     ranges = step.next;
   }
-  await send("POST", `/${encodeURIComponent(index)}/_refresh`);
+  await refresh(send, index);
   await inTurns(baseline.written, async ({ shard, max }) => {
     const since = await listShard(send, index, shard, { range: { _seq_no: { gt: max } } });
     for (const id of since.ids) looked.add(id);

@@ -29,6 +29,7 @@ import {
   listingsOf,
   prune,
   rebase,
+  refresh,
   type ShardSeqNo,
   shardSeqNos,
 } from "./catch_up.ts";
@@ -332,7 +333,7 @@ export async function runReindex(
       }
       blockedAt ??= Date.now();
       // The last catch-up reads what a refresh made visible: every acknowledged write must be.
-      await send("POST", `${from}/_refresh`);
+      await refresh(send, source);
       const seqNos = await shardSeqNos(send, source);
       blockedSeqNos = seqNos.shards;
       fence = fenceOf(seqNos);
@@ -358,7 +359,7 @@ export async function runReindex(
       }
     },
     verify: async () => {
-      await send("POST", `${to}/_refresh`);
+      await refresh(send, spec.index);
       const [before, after] = [await count(from), await count(to)];
       if (before !== after) {
         throw new StepError(
@@ -452,7 +453,7 @@ export async function runReindex(
   // up to that checkpoint.
   async function catchUp(): Promise<{ documents: number; ms: number }> {
     const seqNos = await shardSeqNos(send, source);
-    await send("POST", `${from}/_refresh`);
+    await refresh(send, source);
     const done = await copyDocuments(since?.seqNo);
     since = { uuid: seqNos.uuid, seqNo: checkpointOf(seqNos.shards) };
     await note();

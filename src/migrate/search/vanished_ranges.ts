@@ -42,7 +42,8 @@ export interface Narrowing {
  * sequence number listed (deleted since, or updated: an update gives a document a higher one).
  * Nothing can enter a listed range since it was listed, since new writes get higher sequence
  * numbers: a range the source now holds fewer documents of has lost some, one whose count is
- * unchanged has lost none. `counts[i]` is the source's count now of `ranges[i]`'s bounds
+ * unchanged has lost none (a count above it, which only a broken promise of the cluster could
+ * give, is split and looked at like a fallen one). `counts[i]` is the source's count now of `ranges[i]`'s bounds
  * ({@linkcode seqBounds}) on its shard.
  *
  * Returns the ranges to count next (the fallen ones, split), and the ids of fallen short ranges:
@@ -62,7 +63,8 @@ export function narrowVanished(
   const candidates: string[] = [];
   for (const [i, range] of ranges.entries()) {
     const listed = range.to - range.from;
-    if (counts[i] >= listed) continue;
+    // More than listed cannot happen while nothing enters a range: looked at all the same.
+    if (counts[i] === listed) continue;
     if (listed <= Math.max(1, leaf)) {
       candidates.push(...range.listing.ids.slice(range.from, range.to));
       continue;

@@ -2,10 +2,19 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { checkpointOf, prune, rebase, shardSeqNos } from "../../../src/migrate/search/catch_up.ts";
+import {
+  checkpointOf,
+  prune,
+  rebase,
+  refresh,
+  shardSeqNos,
+} from "../../../src/migrate/search/catch_up.ts";
 import type { Send } from "../../../src/migrate/search/reindex_step.ts";
 import { propertyOptions } from "../../property.ts";
 import { os } from "./cluster.ts";
+
+// deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests change freely
+type Json = any;
 
 // catch_up.ts against the real node: a source written, updated and deleted in every order between
 // the copies, and a new index that must end holding exactly the source's documents, each as the
@@ -109,6 +118,46 @@ describe("prune and rebase on the real node", () => {
       ),
       propertyOptions(15),
     );
+  });
+
+  it("fails on stats or a refresh that left a shard out, and on pages that never end", async () => {
+    const source = `catchup-${process.pid}-stats`;
+    await os("PUT", `/${source}`, { settings: { number_of_shards: 2, number_of_replicas: 0 } });
+    await os("PUT", `/${source}/_doc/a?refresh=true`, { v: 1 });
+    // Each answer the real node gives, changed as a sick cluster would change it.
+    const changing = (path: string, change: (body: Json) => Json): Send => async (m, p, b, o) => {
+      const answer = await send(m, p, b, o);
+      return p.includes(path)
+        ? { status: 200, body: change(structuredClone(answer.body)) }
+        : answer;
+    };
+    try {
+      const oneShardMissing = changing("/_stats", (body) => {
+        delete body.indices[source].shards["1"];
+        return body;
+      });
+      await assert.rejects(
+        shardSeqNos(oneShardMissing, source),
+        /list 1 primary shard\(s\) of 2/,
+      );
+      const failedCopy = changing("/_stats", (body) => ({ ...body, _shards: { failed: 1 } }));
+      await assert.rejects(shardSeqNos(failedCopy, source), /failed on 1 shard copies/);
+      const noUuid = changing("/_stats", (body) => {
+        delete body.indices[source].uuid;
+        return body;
+      });
+      await assert.rejects(shardSeqNos(noUuid, source), /give no uuid/);
+      const refreshFailed = changing("/_refresh", () => ({ _shards: { total: 2, failed: 1 } }));
+      await assert.rejects(refresh(refreshFailed, source), /refresh of \S+ failed on 1 shard/);
+      // A page of 5,000 hits all numbered alike, again and again.
+      const endless = changing("/_search", () => ({
+        _shards: { total: 1, successful: 1, failed: 0 },
+        hits: { hits: Array.from({ length: 5_000 }, (_, i) => ({ _id: `x${i}`, sort: [7] })) },
+      }));
+      await assert.rejects(prune(endless, source, source, 10), /came back out of order \(7\)/);
+    } finally {
+      await os("DELETE", `/${source}`);
+    }
   });
 
   it("fails, deleting nothing, on a search answer that did not read every document", async () => {

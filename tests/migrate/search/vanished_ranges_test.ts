@@ -97,6 +97,12 @@ describe("narrowVanished: the documents a listing lost, found by counts", () => 
     assert.equal(asked, 1 + 16 * 3);
   });
 
+  it("looks at a range whose count rose, which a cluster keeping its promise never gives", () => {
+    const listing = { shard: 0, ids: ["a", "b"], seqs: [1, 2] };
+    const step = narrowVanished(wholeRanges([listing]), [3], { leaf: 4, parts: 2 });
+    assert.deepEqual(step.candidates, ["a", "b"]);
+  });
+
   it("refuses counts that do not match the ranges", () => {
     const listing = { shard: 0, ids: ["a"], seqs: [1] };
     assert.throws(
