@@ -139,7 +139,7 @@ export async function runReindex(
     let released = "nothing was changed";
     if (decision.release !== undefined) {
       // A copy stopped halfway, which this run will not follow: the source takes writes again.
-      const unproven = await stopCopies(unsignalled(), decision.release.index, {
+      const { unproven } = await stopCopies(unsignalled(), decision.release.index, {
         recorded: new Set(notedCopies(decision.release)),
         waitMs: Math.max(1_000, Math.floor(ctx.timeoutMs / 2)),
       });
@@ -232,16 +232,18 @@ export async function runReindex(
 
   // Stops every copy into the new index but the one this run follows, and proves each copy noted
   // so far ended; the progress keeps those it cannot prove, for the swap and the next run to see.
-  const stopOthers = async (keep?: string) => {
+  // Returns the nodes that answered the list proving it.
+  const stopOthers = async (keep?: string): Promise<readonly string[]> => {
     const before = [...copies].join();
     try {
-      await stopCopies(send, spec.index, {
+      const { members } = await stopCopies(send, spec.index, {
         recorded: copies,
         waitMs: nodeWaitMs,
         strict: true,
         ...(keep === undefined ? {} : { keep }),
         remember: note,
       });
+      return members;
     } catch (error) {
       if (!(error instanceof CopyNotProven)) throw error;
       throw new CopyNotProven(
@@ -469,11 +471,10 @@ export async function runReindex(
     for (;;) {
       if (task === undefined) {
         // A copy that is gone may have been restarted by nobody; one still going is stopped.
-        await stopOthers();
         // A start that gets no answer may have started a copy on the node that took it, which
         // may hang and leave the cluster before anyone lists it: noted, before it is sent, as a
-        // copy on any node of the cluster now, until a start is answered.
-        const members = await clusterNodes(send);
+        // copy on any node that just answered the list, until a start is answered.
+        const members = await stopOthers();
         const unknown = `?${members.join("+")}`;
         copies.add(unknown);
         await note();
@@ -570,7 +571,7 @@ export async function runReindex(
   // Before the swap: the copy is stopped and the source takes writes again. Says what it did.
   // `said`: the failure names an unproven copy already.
   async function rollBack(said: boolean): Promise<string> {
-    const unproven = await stopCopies(unsignalled(), spec.index, {
+    const { unproven } = await stopCopies(unsignalled(), spec.index, {
       recorded: copies,
       waitMs: nodeWaitMs,
     });
@@ -838,21 +839,36 @@ interface StopCopies {
   readonly strict?: boolean;
 }
 
+/** What {@linkcode stopCopies} found. */
+interface Stopped {
+  /** The nodes that answered the list that proved every copy ended (none when it did not). */
+  readonly members: readonly string[];
+  /** Why a copy is left, or the error that stopped the proof; undefined when none is. */
+  readonly unproven?: string;
+}
+
 /**
  * Cancels every running `_reindex` into `index` but `keep`, and proves that every copy in
  * `recorded` ended. Only listed copies whose description names `index` are cancelled: a noted
- * task id may belong to another task after a node restart. A node that does not answer, or that
- * is out of the cluster while a copy noted there is not known to have ended, leaves a copy
- * unproven. Returns why one is left (or the error that stopped it), or undefined when none is.
+ * task id may belong to another task after a node restart. A node that does not answer the list,
+ * or that the list did not reach while a copy noted there is not known to have ended, leaves a
+ * copy unproven.
  */
 async function stopCopies(
   send: Send,
   index: string,
   options: StopCopies,
-): Promise<string | undefined> {
+): Promise<Stopped> {
   const wait = `timeout=${options.waitMs}ms`;
   const running = async () => {
-    const listed = await send("GET", `/_tasks?actions=*reindex&detailed=true&${wait}`);
+    // Each node the list reaches runs a task of it (`lists[n]`) while it answers: listed with the
+    // copies, it names every node that answered, so a node left out is seen, not taken for one
+    // that runs no copy. The members the cluster state names would not do: a node leaving is
+    // applied node by node, and the node coordinating the list may have dropped it already.
+    const listed = await send(
+      "GET",
+      `/_tasks?actions=*reindex,cluster:monitor/tasks/lists*&detailed=true&${wait}`,
+    );
     const body = isJsonObject(listed.body) ? listed.body : {};
     const nodes = isJsonObject(body.nodes) ? body.nodes : {};
     const ids: string[] = [];
@@ -873,7 +889,7 @@ async function stopCopies(
         isJsonObject(f) && typeof f.node_id === "string" ? f.node_id : "(unnamed)"
       } did not answer the task list (${errorDetail({ error: f })})`
     );
-    return { ids, silent };
+    return { ids, silent, answered: Object.keys(nodes) };
   };
   try {
     const first = await running();
@@ -886,13 +902,7 @@ async function stopCopies(
       // The cancel takes no timeout of its own: a node that hangs now holds it for the request's.
       await send("POST", `/_tasks/${encodeURIComponent(id)}/_cancel?wait_for_completion=true`);
     }
-    // The members before and after the list that proves a start with no answer ended: a node
-    // that left or rejoined around it was not asked.
-    const unanswered = [...options.recorded].some((id) => id.startsWith("?"));
-    const before = unanswered ? await clusterNodes(send) : [];
     const second = await running();
-    const after = unanswered ? await clusterNodes(send) : [];
-    const members = new Set(before.filter((n) => after.includes(n)));
     if (second.ids.length > 0) {
       throw new CopyNotProven(
         `a copy into ${index} could not be stopped (task ${second.ids.join(", ")})`,
@@ -903,16 +913,18 @@ async function stopCopies(
         `a copy into ${index} is not proven stopped: ${second.silent.join("; ")}`,
       );
     }
+    if (second.answered.length === 0) throw new StepError("the task list names no node");
     for (const id of [...options.recorded]) {
       if (id === options.keep) continue;
       if (id.startsWith("?")) {
-        // A start with no answer: the list above saw every member, and none copies into the
-        // index; a node that was a member then and is not now may still run it.
-        const away = id.slice(1).split("+").filter((n) => n !== "" && !members.has(n));
+        // A start with no answer: every node that was a member then answered the list, and none
+        // copies into the index. One the list did not reach may still run it.
+        const away = id.slice(1).split("+").filter((n) => n !== "" && !second.answered.includes(n));
         if (away.length > 0) {
           throw new CopyNotProven(
             `a copy into ${index} whose start got no answer is not proven stopped: it may run ` +
-              `on node ${away.join(", ")}, not in the cluster now`,
+              `on node ${away.join(", ")}, which the list of copies did not reach (not in the ` +
+              "cluster now, as the node that listed them sees it)",
           );
         }
         options.recorded.delete(id);
@@ -924,7 +936,7 @@ async function stopCopies(
       }
       options.recorded.delete(id);
     }
-    return undefined;
+    return { members: second.answered };
   } catch (error) {
     if (options.strict) {
       // An HTTP refusal says what it is; Ctrl-C or a lost lock is not about the copies.
@@ -936,21 +948,13 @@ async function stopCopies(
         { cause: error },
       );
     }
-    return error instanceof CopyNotProven
+    const left = error instanceof CopyNotProven
       ? error.message
       : [...options.recorded].some((id) => id !== options.keep)
       ? `a copy into ${index} (task ${[...options.recorded].join(", ")}) is not proven stopped`
       : undefined;
+    return { members: [], ...(left === undefined ? {} : { unproven: left }) };
   }
-}
-
-/** The ids of the cluster's nodes now, from the cluster state (no node is asked). */
-async function clusterNodes(send: Send): Promise<string[]> {
-  const state = await send("GET", "/_cluster/state/nodes?filter_path=nodes.*.name");
-  const body = isJsonObject(state.body) ? state.body : {};
-  const nodes = isJsonObject(body.nodes) ? Object.keys(body.nodes) : [];
-  if (nodes.length === 0) throw new StepError("the cluster state lists no node");
-  return nodes;
 }
 
 /** The copies a progress notes, with the task an earlier runner noted without them. */

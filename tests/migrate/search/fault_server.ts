@@ -36,7 +36,9 @@ export interface Received {
  *   once `resetAfter` settles (an answer lost late);
  * - `hang`: never forwards it and never answers;
  * - `reset`: closes the connection without an answer, the request not forwarded;
- * - `{ status, body }`: answers that (`text`: a body sent as it is), the request not forwarded;
+ * - `{ status, body }`: answers that (`text`: a body sent as it is), the request not forwarded,
+ *   unless `forwarded`: then it is sent on to the node too, whose answer nobody waits for (a
+ *   balancer that gave up on a node);
  * - `{ after }`: forwards it once `after` settles (a slow host the test controls), unless the
  *   client closed the connection meanwhile.
  */
@@ -46,7 +48,12 @@ export type Fault =
   | "cut"
   | "hang"
   | "reset"
-  | { readonly status: number; readonly body?: unknown; readonly text?: string }
+  | {
+    readonly status: number;
+    readonly body?: unknown;
+    readonly text?: string;
+    readonly forwarded?: boolean;
+  }
   | { readonly resetAfter: Promise<unknown> }
   | { readonly after: Promise<unknown> };
 
@@ -91,6 +98,9 @@ export async function startFaultServer(
       return;
     }
     if (typeof fault === "object" && "status" in fault) {
+      if (fault.forwarded) {
+        forward(upstream, req, body, { "content-type": "application/json" }).catch(() => {});
+      }
       const text = fault.text ?? (fault.body === undefined ? "" : JSON.stringify(fault.body));
       res.writeHead(fault.status, { "content-type": "application/json" }).end(text);
       return;

@@ -348,7 +348,8 @@ class StepFailed extends Error {}
 
 // reindex.ts's proof that no copy into the new index is going but `keep`: a hung member fails the
 // list of tasks; the copies listed are cancelled; a noted copy whose node hangs, or a start noted
-// without an answer while a node is out of the cluster, fails the step; the other noted ones ended.
+// without an answer while a node the list does not reach (out of the cluster) may hold it, fails
+// the step; the other noted ones ended.
 function stopOthers(m: Model, index: string, keep?: string) {
   if (m.tasks.some((t) => t.away && !t.left)) throw new StepFailed("a node did not answer");
   m.tasks = m.tasks.filter((t) => t.into !== index || t.id === keep || t.away);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { copyThenBlock, startAliasWriter, whileWriting } from "./alias_writer.ts";
 import { Workspace } from "./cluster.ts";
-import { type Received, startFaultServer } from "./fault_server.ts";
+import { type Fault, type Received, startFaultServer } from "./fault_server.ts";
 import { hang, node, NODES, recordsReady, resume, seedIndex, waitForNodes } from "./three_nodes.ts";
 
 // The search runner on the three-node cluster (tools/opensearch_cluster.sh), where one node at a
@@ -29,16 +29,22 @@ async function copiesEnded(index: string): Promise<void> {
 
 /**
  * A workspace whose first host is a fault server in front of node-3 that hangs node-3 once a
- * request matching `test` reaches it (then forwards it, held by the stopped node), with node-1 and
+ * request matching `test` reaches it (then does `answer` with it: by default forwards it, held
+ * by the stopped node), with node-1 and
  * node-2 after it; its records index is made green first. `close` resumes node-3, deletes what
  * the test made (`names`, with the records index) and waits for green.
  */
-async function node3HangingOn(test: (r: Received) => boolean, timeoutSeconds: number) {
+async function node3HangingOn(
+  test: (r: Received) => boolean,
+  timeoutSeconds: number,
+  answer: Fault = "forward",
+) {
   let hung = false;
   const front = await startFaultServer(NODES[2], (r) => {
     if (!hung && test(r)) {
       hung = true;
       hang(3);
+      return answer;
     }
     return "forward";
   });
@@ -146,40 +152,52 @@ describe("reindex with the node running the copy hung", () => {
 });
 
 describe("reindex whose copy start was taken by a node that hung before answering", () => {
-  it("never moves the alias while that node is away, since it may start the copy once back", async () => {
-    const seeded = 5_000;
-    const sick = await node3HangingOn(
-      (r) => r.method === "POST" && r.path.startsWith("/_reindex"),
-      2,
-    );
-    const { ws } = sick;
-    try {
-      await sick.ready();
-      const { alias, v2 } = await moving(ws, seeded);
-      const first = await ws.run();
-      assert.ok(sick.hung(), "node-3 never took the start");
-      assert.notEqual(first.code, 0, `the first run moved the alias:\n${first.out}`);
-      assert.match(first.err, /not proven stopped/);
-
-      // node-3 is out of the cluster now: nobody can list what it holds.
-      await waitForNodes(2);
-      const second = await ws.run();
-      assert.notEqual(second.code, 0, `the second run moved the alias:\n${second.out}`);
-      assert.match(
-        second.err,
-        /whose start got no answer is not proven stopped: it may run on node/,
+  const answers: [string, Fault][] = [
+    ["no answer", "forward"],
+    // The node holds the start all the same: a balancer's 5xx says nothing of it.
+    ["a balancer's 504", {
+      status: 504,
+      text: "<html><head><title>504 Gateway Time-out</title></head></html>",
+      forwarded: true,
+    }],
+  ];
+  for (const [what, answer] of answers) {
+    it(`never moves the alias while that node is away, since it may start the copy once back (${what})`, async () => {
+      const seeded = 5_000;
+      const sick = await node3HangingOn(
+        (r) => r.method === "POST" && r.path.startsWith("/_reindex"),
+        2,
+        answer,
       );
-      const deleted = Array.from({ length: 500 }, (_, i) => `d${i * 7}`);
-      await deleteThrough(alias, deleted);
+      const { ws } = sick;
+      try {
+        await sick.ready();
+        const { alias, v2 } = await moving(ws, seeded);
+        const first = await ws.run();
+        assert.ok(sick.hung(), "node-3 never took the start");
+        assert.notEqual(first.code, 0, `the first run moved the alias:\n${first.out}`);
+        assert.match(first.err, /not proven stopped/);
 
-      resume(3);
-      await waitForNodes(3);
-      await ws.ok();
-      await assertNoneBack(alias, v2, seeded - deleted.length, deleted);
-    } finally {
-      await sick.close(`${ws.id}-*`);
-    }
-  });
+        // node-3 is out of the cluster now: nobody can list what it holds.
+        await waitForNodes(2);
+        const second = await ws.run();
+        assert.notEqual(second.code, 0, `the second run moved the alias:\n${second.out}`);
+        assert.match(
+          second.err,
+          /whose start got no answer is not proven stopped: it may run on node/,
+        );
+        const deleted = Array.from({ length: 500 }, (_, i) => `d${i * 7}`);
+        await deleteThrough(alias, deleted);
+
+        resume(3);
+        await waitForNodes(3);
+        await ws.ok();
+        await assertNoneBack(alias, v2, seeded - deleted.length, deleted);
+      } finally {
+        await sick.close(`${ws.id}-*`);
+      }
+    });
+  }
 });
 
 describe("the records index with the node of its primary hung", () => {
