@@ -102,6 +102,9 @@ export async function runReindex(
     return response;
   };
   let send = sender(signal);
+  // How long the cluster waits for one node, or for the cluster manager: within half the
+  // request's time, so that what a node did not do in time is not still queued when we go on.
+  const nodeWaitMs = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
   // Cleaning up runs after Ctrl-C too, and never throws: it says what it could not do.
   const quiet = (method: string, path: string, body?: unknown) =>
     client.send(method, path, body, { repeatable: true }).catch(() => undefined);
@@ -141,7 +144,7 @@ export async function runReindex(
       // A copy stopped halfway, which this run will not follow: the source takes writes again.
       const { unproven } = await stopCopies(unsignalled(), decision.release.index, {
         recorded: new Set(notedCopies(decision.release)),
-        waitMs: Math.max(1_000, Math.floor(ctx.timeoutMs / 2)),
+        waitMs: nodeWaitMs,
       });
       const lifted = await unblockQuietly(quiet, decision.release.source);
       released = (lifted
@@ -174,7 +177,8 @@ export async function runReindex(
   let uuid = resumed?.uuid;
   // The source's sequence numbers right after the block: the swap checks nothing moved them.
   let fence: string | undefined;
-  let blockedSeqNos: readonly ShardSeqNo[] = [];
+  // The source's sequence numbers once blocked: the catch-up copies up to them.
+  let blockedSeqNos: Awaited<ReturnType<typeof shardSeqNos>> | undefined;
   // Every write to the source up to this sequence number is in the new index (see catch_up.ts).
   let since = parseSince(resumed?.since);
   // The documents of the source the new index holds, once pruned (see catch_up.ts).
@@ -184,7 +188,6 @@ export async function runReindex(
   const copies = new Set(notedCopies(resumed));
   // How long the cluster may wait for one node when listing or stopping copies: a hung node must
   // not hold the run longer than a request may take.
-  const nodeWaitMs = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
   let noted = resumed !== undefined;
   // Set before the block is asked for: an answer lost on the way back may hide that it landed.
   let mayBeBlocked = resumed !== undefined;
@@ -336,20 +339,16 @@ export async function runReindex(
       blockedAt ??= Date.now();
       // The last catch-up reads what a refresh made visible: every acknowledged write must be.
       await refresh(send, source);
-      const seqNos = await shardSeqNos(send, source);
-      blockedSeqNos = seqNos.shards;
-      fence = fenceOf(seqNos);
+      blockedSeqNos = await shardSeqNos(send, source);
+      fence = fenceOf(blockedSeqNos);
       await note();
       ctx.say(`reindex: writes to ${source} blocked`);
     },
     "catch-up": async () => {
-      const { uuid: sourceUuid } = await shardSeqNos(send, source);
+      const { uuid: sourceUuid, shards } = blockedSeqNos!;
       const last = await copyDocuments(since?.seqNo);
       copy ??= last;
-      since = {
-        uuid: sourceUuid,
-        seqNo: Math.max(-1, Math.min(...blockedSeqNos.map((s) => s.max))),
-      };
+      since = { uuid: sourceUuid, seqNo: Math.max(-1, Math.min(...shards.map((s) => s.max))) };
       await note();
       // The new index holds every document of the source now, each as it is: what is left is the
       // documents the source deleted since they were copied.
@@ -395,13 +394,12 @@ export async function runReindex(
             `${last}); the alias was not moved, and the next run catches up with them`,
         );
       }
-      // The cluster answers within half the request's time: a swap still queued when the client
-      // gives up could land after a rollback lifted the block.
-      const wait = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
+      // The cluster answers within nodeWaitMs: a swap still queued when the client gives up could
+      // land after a rollback lifted the block.
       try {
         await send(
           "POST",
-          `/_aliases?cluster_manager_timeout=${wait}ms&timeout=${wait}ms`,
+          `/_aliases?cluster_manager_timeout=${nodeWaitMs}ms&timeout=${nodeWaitMs}ms`,
           {
             actions: [
               // must_exist: false makes it safe to repeat, and lets a source outside the alias be.
@@ -425,9 +423,7 @@ export async function runReindex(
         if (now?.members.some((m) => m.index === spec.index && m.write)) return;
         // Only a refusal (4xx) says the swap did not happen; without an answer, or with a 5xx (a
         // proxy's 502, a cluster manager that timed out), it may still be queued and land later.
-        const refused = error instanceof StepError && error.status !== undefined &&
-          error.status >= 400 && error.status < 500;
-        if (!refused) throw new SwapUnknown(error);
+        if (!refused(error)) throw new SwapUnknown(error);
         throw error;
       }
       ctx.say(`reindex: alias ${spec.alias} moved to ${spec.index}`);
@@ -490,9 +486,7 @@ export async function runReindex(
         }, { repeatable: false }).catch((error) => {
           // The cluster refused it (4xx): no copy started. A 5xx (a balancer that gave up on the
           // node that took it) says nothing of that node.
-          const refused = error instanceof StepError && error.status !== undefined &&
-            error.status >= 400 && error.status < 500;
-          if (refused) copies.delete(unknown);
+          if (refused(error)) copies.delete(unknown);
           throw error;
         });
         const id = isJsonObject(started.body) ? started.body.task : undefined;
@@ -824,6 +818,12 @@ function parseSince(noted: string | undefined): { uuid: string; seqNo: number } 
 // block; else another runs while writes go on, up to this many.
 const SHORT_CATCH_UP = 2_000;
 const CATCH_UPS = 5;
+
+/** Whether the cluster refused a request (4xx): then it did nothing, unlike with a 5xx. */
+function refused(error: unknown): boolean {
+  return error instanceof StepError && error.status !== undefined && error.status >= 400 &&
+    error.status < 500;
+}
 
 /** How {@linkcode stopCopies} stops copies, and what it knows of them. */
 interface StopCopies {

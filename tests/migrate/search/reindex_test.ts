@@ -44,69 +44,26 @@ async function seed(index: string, alias: string, count: number): Promise<void> 
   await os("POST", `/${index}/_refresh`);
 }
 
-/**
- * A client that keeps writing through the alias, as an application would: each document under an
- * id of its own (`_create`), retried while the index refuses writes. `acked` are the writes the
- * cluster said succeeded.
- */
-function startWriter(alias: string) {
-  const acked: number[] = [];
-  let refused = 0, failed = 0, stopped = false;
-  const done = (async () => {
-    for (let seq = 1_000_000; !stopped; seq++) {
-      for (;;) {
-        const r = await os("PUT", `/${alias}/_create/w${seq}`, { seq, price: "1.5" });
-        // 409: an earlier try landed although its answer said otherwise: it is there, once.
-        if (r.status === 201 || r.status === 409) {
-          acked.push(seq);
-          break;
-        }
-        if (r.status === 403 && JSON.stringify(r.body).includes("cluster_block_exception")) {
-          refused++;
-        } else failed++;
-        if (stopped) return;
-        // A client's back-off before it tries again; nothing in the test waits on it.
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }
-  })();
-  return {
-    acked,
-    get refused() {
-      return refused;
-    },
-    get failed() {
-      return failed;
-    },
-    async stop() {
-      stopped = true;
-      await done;
-    },
-  };
-}
-
 /** Checks the guarantees: the alias on `index` only, as its write index; every document once. */
 async function assertMoved(
   alias: string,
   source: string,
   index: string,
   seeded: number,
-  acked: readonly number[],
+  writer?: ReturnType<typeof startAliasWriter>,
 ): Promise<void> {
   const members = await os("GET", `/_alias/${alias}`);
   assert.deepEqual(members.body, { [index]: { aliases: { [alias]: { is_write_index: true } } } });
   await os("POST", `/${index}/_refresh`);
-  const total = await os("GET", `/${index}/_count`);
-  assert.equal(total.body.count, seeded + acked.length, "a document lost, or copied twice");
+  if (writer === undefined) {
+    const total = await os("GET", `/${index}/_count`);
+    assert.equal(total.body.count, seeded, "a document lost, or copied twice");
+  } else await writer.checkMoved(index);
   const dup = await os("POST", `/${index}/_search`, {
     size: 0,
     aggs: { dup: { terms: { field: "seq", min_doc_count: 2, size: 1 } } },
   });
   assert.deepEqual(dup.body.aggregations.dup.buckets, [], "a document twice");
-  if (acked.length > 0) {
-    const found = await os("POST", `/${index}/_count`, { query: { terms: { seq: acked } } });
-    assert.equal(found.body.count, acked.length, "an acknowledged write is missing");
-  }
   const blocks = await os("GET", `/${source}/_settings/index.blocks.*`);
   if (blocks.status === 200) {
     assert.equal(blocks.body[source]?.settings?.index?.blocks?.write, undefined, "still blocked");
@@ -152,35 +109,27 @@ describe("a reindex file on the real node", () => {
     const [alias, v1, v2] = [`${ws.id}-products`, `${ws.id}-products-v1`, `${ws.id}-products-v2`];
     await seed(v1, alias, 50_000);
     await file(ws, alias, v2);
-    const writer = startWriter(alias);
-    // The writer is writing before the run starts.
-    while (writer.acked.length < 20) await new Promise((r) => setTimeout(r, 10));
+    const writer = startAliasWriter(os, alias, 50_000);
     const started = Date.now();
-    const run = await ws.run("--json");
+    const run = await whileWriting(writer, () => ws.run("--json"));
     const wall = Date.now() - started;
-    // A few writes after the move, through the alias, to the new index.
-    const moved = writer.acked.length;
-    while (writer.acked.length < moved + 20) await new Promise((r) => setTimeout(r, 10));
-    await writer.stop();
     assert.equal(run.code, 0, run.out);
     const reindex = run.report!.connections[0].files[0].reindex!;
     assert.equal(run.report!.connections[0].files[0].result, "reindexed");
     assert.equal(reindex.source, v1);
-    // The seeded documents and the writes acknowledged before the block.
-    assert.ok(
-      reindex.documents! >= 50_000 && reindex.documents! <= 50_000 + moved,
-      `${reindex.documents} documents copied`,
-    );
-    await assertMoved(alias, v1, v2, 50_000, writer.acked);
+    await assertMoved(alias, v1, v2, 50_000, writer);
+    // The source's count when blocked: what the new index held then.
+    assert.equal((await os("GET", `/${v1}/_count`)).body.count, reindex.documents);
     const price = await os("GET", `/${v2}/_mapping/field/price`);
     assert.equal(price.body[v2].mappings.price.mapping.price.type, "double");
+    const all = (await os("GET", `/${v2}/_count`)).body.count;
     const range = await os("POST", `/${v2}/_count`, { query: { range: { price: { gte: 0 } } } });
-    assert.equal(range.body.count, 50_000 + writer.acked.length, "every price is a number now");
+    assert.equal(range.body.count, all, "every price is a number now");
     // The figures the README and the issue quote.
     console.log(
       `reindex of 50,000 documents: ${wall} ms wall, copy ${reindex.copyMs} ms, ` +
         `${reindex.documentsPerSecond} documents/s, writes blocked ${reindex.writeBlockedMs} ms; ` +
-        `writer: ${writer.acked.length} acknowledged, ${writer.refused} refused by the block and ` +
+        `writer: ${JSON.stringify(writer.counts)}, ${writer.refused} refused by the block and ` +
         `retried, ${writer.failed} failed otherwise`,
     );
     assert.equal(writer.failed, 0);
@@ -216,24 +165,37 @@ describe("a reindex while an application creates, updates and deletes through th
 });
 
 describe("a reindex runner killed with SIGKILL at a step", () => {
-  const steps: [string, (r: Received) => boolean][] = [
+  // Each makes the test for the request the runner is killed waiting on.
+  const steps: [string, () => (r: Received) => boolean][] = [
+    ["while the copy task runs", () => (r) => r.method === "GET" && r.path.startsWith("/_tasks/")],
     [
-      "after the new index was created",
-      (r) => r.method === "PUT" && r.path.endsWith("/_block/write"),
+      "while it reads the new index's ids to find deletes",
+      () => (r) => r.method === "POST" && /-p-v2\/_search\?preference=/.test(r.path),
     ],
-    ["while the copy task runs", (r) => r.method === "GET" && r.path.startsWith("/_tasks/")],
-    ["before the swap", isSwap],
+    [
+      "as it blocks writes",
+      () => (r) => r.method === "PUT" && r.path.endsWith("/_block/write"),
+    ],
+    ["while the last catch-up copies, under the block", () => {
+      let blocked = false;
+      return (r) => {
+        if (r.method === "PUT" && r.path.endsWith("/_block/write")) blocked = true;
+        return blocked && r.method === "POST" && r.path.startsWith("/_reindex");
+      };
+    }],
+    ["before the swap", () => isSwap],
   ];
-  for (const [when, held] of steps) {
+  for (const [when, test] of steps) {
     it(`is finished by the next run, no document lost or copied twice (killed ${when})`, async () => {
       let holding = true;
+      const held = test();
       const fault = await startFaultServer(
         OPENSEARCH_URL,
         (r): Fault => (holding && held(r) ? "hang" : "forward"),
       );
       try {
         const { ws, alias, v1, v2 } = await moving(5_000, { hosts: [fault.url] });
-        const writer = startWriter(alias);
+        const writer = startAliasWriter(os, alias, 5_000);
         const runner = startCli(["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root]);
         // The runner sent the request and waits for its answer, which never comes.
         await Promise.race([
@@ -269,10 +231,10 @@ describe("a reindex runner killed with SIGKILL at a step", () => {
         const reindex = JSON.parse(rerun.out).connections[0].files[0].reindex;
         assert.equal(reindex.resumed, true);
         // Writes land on the new index after the move.
-        const moved = writer.acked.length;
-        while (writer.acked.length < moved + 5) await new Promise((r) => setTimeout(r, 10));
+        const moved = writer.writes;
+        while (writer.writes < moved + 5) await new Promise((r) => setTimeout(r, 10));
         await writer.stop();
-        await assertMoved(alias, v1, v2, 5_000, writer.acked);
+        await assertMoved(alias, v1, v2, 5_000, writer);
         assert.equal(writer.failed, 0);
         const progress = await os("GET", `/${ws.recordsIndex}/_doc/reindex-${id}`);
         assert.equal(progress.status, 404, "the progress document is gone");
@@ -312,7 +274,7 @@ describe("a reindex step that fails", () => {
     });
     const fixed = await ws.ok("--json");
     assert.equal(fixed.report!.connections[0].files[0].reindex!.resumed, false);
-    await assertMoved(alias, v1, v2, 2_002, []);
+    await assertMoved(alias, v1, v2, 2_002);
   });
 
   it("moves the alias once although the answer to the swap was lost", async () => {
@@ -327,7 +289,7 @@ describe("a reindex step that fails", () => {
       });
       const run = await ws.ok("--json");
       assert.equal(run.report!.connections[0].files[0].result, "reindexed");
-      await assertMoved(alias, v1, v2, 1_000, []);
+      await assertMoved(alias, v1, v2, 1_000);
     } finally {
       await fault.close();
     }
@@ -359,7 +321,7 @@ describe("a reindex step that fails", () => {
       refuse = false;
       const rerun = await ws.ok("--json");
       assert.equal(rerun.report!.connections[0].files[0].reindex!.resumed, true);
-      await assertMoved(alias, v1, v2, 1_000, []);
+      await assertMoved(alias, v1, v2, 1_000);
       assert.equal((await os("GET", `/${v2}/_doc/s5`)).body._source.price, 777.25, "lost update");
       assert.equal((await os("GET", `/${v2}/_doc/s6`)).status, 404, "a deleted document is back");
     } finally {
@@ -399,7 +361,7 @@ describe("a reindex step that fails", () => {
       assert.ok((await os("GET", `/_alias/${alias}`)).body[v1], "the alias did not move");
       const rerun = await moved.ws.ok("--json");
       assert.equal(rerun.report!.connections[0].files[0].result, "reindexed");
-      await assertMoved(alias, v1, moved.v2, 1_000, []);
+      await assertMoved(alias, v1, moved.v2, 1_000);
       assert.equal(
         (await os("GET", `/${moved.v2}/_doc/s5`)).body._source.price,
         777.25,
@@ -442,7 +404,7 @@ describe("a reindex step that fails", () => {
       );
       assert.equal(rerun.code, 0, rerun.out);
       assert.equal(JSON.parse(rerun.out).connections[0].files[0].reindex.resumed, true);
-      await assertMoved(alias, v1, v2, 999, []);
+      await assertMoved(alias, v1, v2, 999);
       assert.equal((await os("GET", `/${v2}/_doc/s7`)).body._source.price, 55.5, "lost update");
       assert.equal((await os("GET", `/${v2}/_doc/s8`)).status, 404, "a deleted document is back");
     } finally {
@@ -464,7 +426,7 @@ describe("a reindex step that fails", () => {
       refusing = false;
       const rerun = await ws.ok("--json");
       assert.equal(rerun.report!.connections[0].files[0].reindex!.resumed, true);
-      await assertMoved(alias, v1, v2, 1_000, []);
+      await assertMoved(alias, v1, v2, 1_000);
     } finally {
       await fault.close();
     }
@@ -551,7 +513,7 @@ describe("a reindex while the copy runs", () => {
       );
       const rerun = await ws.ok("--json");
       assert.equal(rerun.report!.connections[0].files[0].reindex!.resumed, true);
-      await assertMoved(alias, v1, v2, 2_001, []);
+      await assertMoved(alias, v1, v2, 2_001);
     } finally {
       await fault.close();
     }
@@ -584,7 +546,7 @@ describe("a reindex from an index outside any alias", () => {
       },
     );
     assert.equal((await os("HEAD", `/${legacy}`)).status, 404, "the source is deleted");
-    await assertMoved(alias, legacy, v2, 300, []);
+    await assertMoved(alias, legacy, v2, 300);
   });
 });
 
@@ -638,7 +600,7 @@ describe("a reindex against hostile states and faults", () => {
         assert.equal(refused.status, 403);
         faulty = false;
         await ws.ok("--json");
-        await assertMoved(alias, v1, v2, 200, []);
+        await assertMoved(alias, v1, v2, 200);
       } finally {
         await fault.close();
       }
@@ -679,7 +641,7 @@ describe("a reindex against hostile states and faults", () => {
       assert.deepEqual(Object.keys(members.body), [v1]);
       faulty = false;
       await ws.ok();
-      await assertMoved(alias, v1, v2, 200, []);
+      await assertMoved(alias, v1, v2, 200);
     } finally {
       await fault.close();
     }
@@ -817,7 +779,7 @@ describe("a reindex against hostile states and faults", () => {
       const task = await os("GET", `/_tasks/${rogue.body.task}`);
       assert.equal(task.body.completed, true);
       assert.equal(task.body.response.canceled, "by user request", "the rogue copy was cancelled");
-      await assertMoved(alias, v1, v2, 500, []);
+      await assertMoved(alias, v1, v2, 500);
     } finally {
       await fault.close();
     }
