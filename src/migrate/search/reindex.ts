@@ -151,7 +151,10 @@ export async function runReindex(
         ? `the write block an unfinished run left on ${decision.release.source} was lifted`
         : `the write block an unfinished run left on ${decision.release.source} could not be ` +
           `lifted: PUT /${decision.release.source}/_settings {"index.blocks.write": null}`) +
-        (unproven === undefined ? "" : `; ${unproven}`);
+        (unproven === undefined
+          ? ""
+          : `; ${unproven}: put ${decision.release.index} to no use until that node answers, ` +
+            "back in the cluster (or is gone for good)");
     }
     throw new MigrationFailure({
       connection: ctx.connection,

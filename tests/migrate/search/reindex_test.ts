@@ -677,7 +677,7 @@ describe("a reindex against hostile states and faults", () => {
       return "forward";
     });
     try {
-      const { ws, alias, v1 } = await moving(200, { hosts: [fault.url] });
+      const { ws, alias, v1, v2 } = await moving(200, { hosts: [fault.url] });
       for (const run of [1, 2]) {
         const failed = await ws.run("--json");
         assert.equal(failed.code, 1, failed.out);
@@ -691,6 +691,17 @@ describe("a reindex against hostile states and faults", () => {
         const members = await os("GET", `/_alias/${alias}`);
         assert.deepEqual(Object.keys(members.body), [v1], `run ${run}`);
       }
+      // A run refused for another reason says what the copy it cannot prove means for v2.
+      assert.equal((await os("DELETE", `/${v1}`)).status, 200);
+      const refused = await ws.run("--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.match(
+        refused.report!.error!.message,
+        new RegExp(
+          `reindex not started: .*is gone.*it may run on node ${gone}\\b.*: put ${v2} to no use ` +
+            "until that node answers",
+        ),
+      );
     } finally {
       await fault.close();
     }
