@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
 import { type FaultServer, startFaultServer } from "./fault_server.ts";
-import { freePort } from "./servers.ts";
+import { freePort, startForwardProxy } from "./servers.ts";
 import { SearchClient } from "../../../src/migrate/search/search_client.ts";
 import { runtimeTransport } from "../../../src/migrate/search/transport.ts";
 
@@ -138,6 +138,38 @@ describe("failover between the hosts of one cluster", () => {
     } finally {
       transport.close();
       await proxy.close();
+    }
+  });
+
+  it("through a forward proxy, sends a read once more on a new tunnel when every pooled one is dead", async () => {
+    // The same proxy that dropped its idle connections, reached through a forward proxy: each
+    // pooled connection is a tunnel (CONNECT) to it, and a reset at its end closes the tunnel. On
+    // Node the proxy path is undici's ProxyAgent, whose pool a retry must not take from.
+    let deadUpTo = 0;
+    const upstream = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) => r.connection <= deadUpTo ? "reset" : "forward",
+    );
+    const forwardProxy = await startForwardProxy();
+    const ws = await Workspace.create({ hosts: [upstream.url] });
+    const transport = await runtimeTransport({
+      sslVerification: true,
+      proxy: new URL(forwardProxy.url),
+      connectTimeoutMs: 5_000,
+    });
+    try {
+      const client = new SearchClient(ws.connection(upstream.url), transport);
+      const reads = await Promise.all([1, 2, 3].map(() => client.send("GET", "/_cluster/health")));
+      assert.deepEqual(reads.map((r) => r.status), [200, 200, 200]);
+      deadUpTo = Math.max(...upstream.received.map((r) => r.connection));
+      const read = await client.send("GET", "/_cluster/health");
+      assert.equal(read.status, 200);
+      assert.ok(upstream.received.at(-1)!.connection > deadUpTo, "answered on a dead one");
+      // Went through the proxy, not around it.
+      assert.match(await forwardProxy.log(), /127\.0\.0\.1/);
+    } finally {
+      transport.close();
+      await Promise.all([upstream.close(), forwardProxy.stop()]);
     }
   });
 
