@@ -78,7 +78,10 @@ export interface BootstrapOptions {
    * (`cors()`, `secureHeaders()`) or `Middleware` bean classes.
    */
   readonly middleware?: readonly MiddlewareItem[];
-  /** Where unexpected errors are reported; `console` by default. */
+  /**
+   * Where unexpected errors are reported (`error`), and the start line of `listen(app)` (`info`,
+   * when the logger has it); `console` by default.
+   */
   readonly logger?: Logger;
   /**
    * Serves the OpenAPI document and its docs page: `openApi()` of `@thaw/thaw/openapi` (at
@@ -228,6 +231,7 @@ function checkMaxBodySize(value: number): number {
  * ```
  */
 export async function bootstrap(options: BootstrapOptions = {}): Promise<Application> {
+  const startedAt = performance.now();
   checkOptions(options);
   const envValues = options.env;
   const env: EnvLookup = envValues === undefined
@@ -391,6 +395,7 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     openapi,
     defaultPort,
     defaultHostname,
+    started: { at: startedAt, controllers: controllers.length, routes: routes.length },
     serve: {
       maxBodySize,
       refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),

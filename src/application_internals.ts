@@ -16,6 +16,12 @@ export interface ApplicationInternals {
   readonly serve: Omit<ServeOptions, "port" | "hostname" | "signals">;
   readonly defaultPort: number;
   readonly defaultHostname: string;
+  /** What the start line of `listen` says: when `bootstrap` began, and what it wired. */
+  readonly started: {
+    readonly at: number;
+    readonly controllers: number;
+    readonly routes: number;
+  };
 }
 
 const registry = new WeakMap<object, ApplicationInternals>();

@@ -52,7 +52,7 @@ export async function reach(app: Application, transport: Transport): Promise<Cli
       close: async () => {},
     };
   }
-  const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
+  const server = await listen(app, { port: 0, hostname: "127.0.0.1", quiet: true });
   const origin = `http://127.0.0.1:${server.port}`;
   return {
     send: async (method, path, options = {}) => {

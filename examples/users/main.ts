@@ -46,6 +46,7 @@ const app = await bootstrap({
   // app.openapi of application.yml says where (and whether: OPENAPI=false turns it off).
   openapi: openApi(),
 });
-const server = await listen(app);
+// Prints the start line: where it listens, what it serves, how long it took to start.
+await listen(app);
 // The pid is where SIGTERM goes: under `npm start` it is not npm's, which does not pass it on.
-console.log(`users app listening on ${server.url} (pid ${process.pid})`);
+console.log(`users app: pid ${process.pid}`);

@@ -40,10 +40,39 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
       }`,
     );
   }
-  return await serve(app.fetch, {
+  const server = await serve(app.fetch, {
     ...internals.serve,
     port: options.port ?? internals.defaultPort,
     hostname: options.hostname ?? internals.defaultHostname,
     signals: options.signals ?? true,
   });
+  // A method call: a logger's `info` may need its `this` (pino, winston).
+  if (options.quiet !== true) {
+    internals.serve.logger.info?.(startLine(server.url, internals.started));
+  }
+  return server;
+}
+
+/**
+ * The line `listen` starts with: where, what, and how long since `bootstrap` began.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startLine } from "./listen.ts";
+ *
+ * assert.equal(
+ *   startLine("http://localhost:8080", { at: 0, controllers: 1, routes: 12 }, 23.4),
+ *   "Thaw listening on http://localhost:8080 — 1 controller, 12 routes, started in 23 ms",
+ * );
+ * ```
+ */
+export function startLine(
+  url: string,
+  started: { readonly at: number; readonly controllers: number; readonly routes: number },
+  now: number = performance.now(),
+): string {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  return `Thaw listening on ${url} — ${count(started.controllers, "controller")}, ` +
+    `${count(started.routes, "route")}, started in ${Math.round(now - started.at)} ms`;
 }

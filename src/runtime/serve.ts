@@ -9,6 +9,12 @@ export interface ListenOptions {
    * everything ended cleanly, else 1; a second signal ends it at once with 1). `true` by default.
    */
   readonly signals?: boolean;
+  /**
+   * Prints no start line. By default `listen` gives the app's logger (its `info`) one line once
+   * it listens: `Thaw listening on http://localhost:8080 — 3 controllers, 12 routes, started in
+   * 23 ms`.
+   */
+  readonly quiet?: boolean;
 }
 
 /** A running server. */

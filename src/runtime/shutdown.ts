@@ -5,9 +5,10 @@
 
 type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
-/** Where shutdown reports what it cut and what failed. */
+/** Where the server reports what shutdown cut and what failed, and the line it starts with. */
 export interface ShutdownLogger {
   error(message: string, ...details: unknown[]): void;
+  info?(message: string, ...details: unknown[]): void;
 }
 
 /** The signals a process manager sends to stop a service (Kubernetes, systemd, Docker: TERM). */

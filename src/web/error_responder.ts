@@ -6,10 +6,12 @@ import { HttpStatus } from "../http/http_status.ts";
 import { ResponseEntity } from "../http/response_entity.ts";
 import { defaultErrorBody, type ErrorController } from "./error_controller.ts";
 
-/** Where Thaw reports errors that no client should see. */
+/** Where Thaw reports errors that no client should see, and the line `listen(app)` starts with. */
 export interface Logger {
   /** Reports a failure; `details` are the thrown value and context. */
   error(message: string, ...details: unknown[]): void;
+  /** Takes the start line of `listen(app)`; a logger without it prints none. */
+  info?(message: string, ...details: unknown[]): void;
 }
 
 /** A 405: the path exists, for other methods. Carries them for the `Allow` header. */

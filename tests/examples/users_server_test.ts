@@ -71,7 +71,9 @@ async function start(cwd: string, port: number): Promise<Started> {
     const timer = setTimeout(() => reject(new Error(`no start within 20 s: ${out}`)), 20_000);
     const read = (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /listening on (http:\/\/\S+) \(pid (\d+)\)\n/.exec(out);
+      const match =
+        /Thaw listening on (http:\/\/\S+) — [^\n]+\n(?:[^\n]*\n)*?users app: pid (\d+)\n/
+          .exec(out);
       if (match) {
         clearTimeout(timer);
         resolve([match[1], Number(match[2])]);

@@ -44,6 +44,74 @@ describe("listen(app, options)", () => {
     }
   });
 
+  it("says where it listens, what it serves and how long it took, in one line to logger.info", async () => {
+    const lines: string[] = [];
+    const logger = {
+      // A method that needs its `this`, as pino's and winston's do.
+      prefix: "info:",
+      info(this: { prefix: string }, message: string) {
+        lines.push(`${this.prefix} ${message}`);
+      },
+      error: () => {},
+    };
+    const app = await bootstrap({ controllers: [Ping], logger, health: true });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+    try {
+      assert.equal(lines.length, 1, JSON.stringify(lines));
+      // Ping's two routes, and the three health routes.
+      assert.match(
+        lines[0],
+        new RegExp(
+          `^info: Thaw listening on http://127\\.0\\.0\\.1:${server.port} — 1 controller, ` +
+            "5 routes, started in \\d+ ms$",
+        ),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("prints no start line with quiet: true, or with a logger that has no info", async () => {
+    const lines: unknown[] = [];
+    const withInfo = { info: (m: string) => void lines.push(m), error: () => {} };
+    const quiet = await listen(await bootstrap({ controllers: [Ping], logger: withInfo }), {
+      port: 0,
+      hostname: "127.0.0.1",
+      signals: false,
+      quiet: true,
+    });
+    await quiet.close();
+    const errorOnly = { error: (m: string) => void lines.push(m) };
+    const silent = await listen(await bootstrap({ controllers: [Ping], logger: errorOnly }), {
+      port: 0,
+      hostname: "127.0.0.1",
+      signals: false,
+    });
+    await silent.close();
+    assert.deepEqual(lines, []);
+  });
+
+  it("prints the start line to console.info by default, naming localhost for every interface", async () => {
+    const printed: unknown[][] = [];
+    const info = console.info;
+    console.info = (...args: unknown[]) => void printed.push(args);
+    let server;
+    try {
+      server = await listen(await bootstrap({ controllers: [Ping] }), { port: 0, signals: false });
+    } finally {
+      console.info = info;
+    }
+    try {
+      assert.equal(printed.length, 1);
+      assert.match(
+        String(printed[0][0]),
+        new RegExp(`^Thaw listening on http://localhost:${server.port} — 1 controller, 2 routes, `),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it("serves on the port and address given, and closes", async () => {
     const app = await bootstrap({ controllers: [Ping] });
     const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
