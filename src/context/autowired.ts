@@ -1,5 +1,6 @@
 import { type Class, ownRecord } from "./class_record.ts";
 import { injectedOr } from "./field_injection.ts";
+import { checkDecoratorCall } from "./decorator_call.ts";
 
 /**
  * `unknown` when a value of type `T` may be stored in a field of type `V`, else an error type
@@ -73,6 +74,7 @@ export function Autowired<K extends Class | string>(token: K): InjectionDecorato
     throw new TypeError("@Autowired takes a class or a non-empty bean name");
   }
   return <This, Value>(_value: undefined, context: ClassFieldDecoratorContext<This, Value>) => {
+    checkDecoratorCall("@Autowired", _value, context);
     if (context.kind !== "field" || context.static) {
       throw new TypeError(
         `@Autowired on ${String(context.name)}: it decorates instance fields only`,

@@ -1,4 +1,5 @@
 import { type Class, entryOf, ownEntry } from "./class_record.ts";
+import { checkDecoratorCall } from "./decorator_call.ts";
 
 /**
  * What {@linkcode PostConstruct} and {@linkcode PreDestroy} return: a decorator for an instance
@@ -57,6 +58,7 @@ function lifecycleDecorator(phase: LifecyclePhase, decorator: string): Lifecycle
     _value: (this: This) => unknown,
     context: ClassMethodDecoratorContext<This, (this: This) => unknown>,
   ): void => {
+    checkDecoratorCall(`@${decorator}`, _value, context);
     if (context.kind !== "method" || context.static) {
       throw new TypeError(
         `@${decorator} on ${String(context.name)}: it decorates instance methods only`,

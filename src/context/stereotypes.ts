@@ -1,4 +1,5 @@
 import { type Class, ownRecord, type Stereotype } from "./class_record.ts";
+import { checkDecoratorCall } from "./decorator_call.ts";
 
 /** A decorator for a class that Thaw registers as a bean. */
 export type BeanClassDecorator = (value: Class, context: ClassDecoratorContext) => void;
@@ -19,6 +20,7 @@ export function stereotype(
     throw new TypeError(`@${decorator}: a bean name must be a non-empty string`);
   }
   return (_value: Class, context: ClassDecoratorContext): void => {
+    checkDecoratorCall(`@${decorator}`, _value, context);
     if (context.kind !== "class") throw new TypeError(`@${decorator} decorates classes only`);
     const record = ownRecord(context.metadata);
     if (record.stereotype !== undefined) {
@@ -112,6 +114,7 @@ export function Bean(name?: string): BeanMethodDecorator {
     throw new TypeError("@Bean: a bean name must be a non-empty string");
   }
   return (_value, context) => {
+    checkDecoratorCall("@Bean", _value, context);
     if (context.kind !== "method" || context.static) {
       throw new TypeError(`@Bean on ${String(context.name)}: it decorates instance methods only`);
     }

@@ -3,6 +3,7 @@ import type { InjectionDecorator } from "./autowired.ts";
 import { type Class, entryChain, ownEntry } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
 import { injectedOr } from "./field_injection.ts";
+import { checkDecoratorCall } from "./decorator_call.ts";
 
 /**
  * Options of {@linkcode Value}: `type` converts the configuration value for the field.
@@ -180,6 +181,7 @@ export function Value(expression: string, options: ConfigValueOptions = {}): Inj
     }
   }
   return <This, V>(_value: undefined, context: ClassFieldDecoratorContext<This, V>) => {
+    checkDecoratorCall(`@Value(${JSON.stringify(expression)})`, _value, context);
     if (context.kind !== "field" || context.static) {
       throw new TypeError(
         `@Value(${JSON.stringify(expression)}) on ${String(context.name)}: it decorates ` +

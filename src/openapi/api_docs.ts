@@ -4,6 +4,7 @@
 // not collide with a user's own. They only record; the document is built elsewhere, and only
 // when an app asks for it.
 import { type Class, entryChain, ownEntry } from "../context/class_record.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
 import type { HttpStatus } from "../http/http_status.ts";
 import type { BeanClassDecorator } from "../context/stereotypes.ts";
 import type { SchemaSource } from "./json_schema.ts";
@@ -56,7 +57,12 @@ function ownDocs(metadata: DecoratorMetadataObject): ClassDocs {
   return ownEntry(metadata, DOCS, () => ({ methods: new Map() }));
 }
 
-function methodDocs(context: ClassMethodDecoratorContext, decorator: string): MethodDocs {
+function methodDocs(
+  target: unknown,
+  context: ClassMethodDecoratorContext,
+  decorator: string,
+): MethodDocs {
+  checkDecoratorCall(`@${decorator}`, target, context);
   if (context.kind !== "method" || context.static) {
     throw new TypeError(`@${decorator} on ${String(context.name)}: it decorates instance methods`);
   }
@@ -91,7 +97,7 @@ export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
   }
   const copy = Object.freeze({ ...options });
   return (_value, context) => {
-    methodDocs(context, "ApiOperation").operation = copy;
+    methodDocs(_value, context, "ApiOperation").operation = copy;
   };
 }
 
@@ -131,7 +137,7 @@ export function ApiResponse(
   }
   const copy = Object.freeze({ ...options });
   return (_value, context) => {
-    const docs = methodDocs(context, "ApiResponse");
+    const docs = methodDocs(_value, context, "ApiResponse");
     if (docs.responses.has(code)) {
       throw new TypeError(`@ApiResponse(${code}) given twice on ${String(context.name)}`);
     }
@@ -163,6 +169,7 @@ export function ApiTags(...tags: string[]): BeanClassDecorator {
   }
   const copy = Object.freeze([...tags]);
   return (_value: Class, context: ClassDecoratorContext): void => {
+    checkDecoratorCall("@ApiTags", _value, context);
     if (context.kind !== "class") throw new TypeError("@ApiTags decorates classes only");
     ownDocs(context.metadata).tags = copy;
   };

@@ -1,6 +1,7 @@
 import type { Class } from "../context/class_record.ts";
 import { ownControllerRecord } from "./route_record.ts";
 import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
 
 /** Options of {@linkcode RestController}. */
 export interface RestControllerOptions {
@@ -49,6 +50,7 @@ export function RestController(options: RestControllerOptions = {}): BeanClassDe
 export function RequestMapping(prefix: string): BeanClassDecorator {
   if (typeof prefix !== "string") throw new TypeError("@RequestMapping takes a path prefix");
   return (_value: Class, context: ClassDecoratorContext): void => {
+    checkDecoratorCall("@RequestMapping", _value, context);
     if (context.kind !== "class") throw new TypeError("@RequestMapping decorates classes only");
     ownControllerRecord(context.metadata).prefix = prefix;
   };

@@ -2,6 +2,7 @@ import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
 import type { Class } from "../context/class_record.ts";
 import type { HttpRequest } from "../http/http_request.ts";
 import { ownControllerRecord } from "./route_record.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
 
 /**
  * `unknown` when a handler with parameters `P` takes an error `E` first and an `HttpRequest`
@@ -94,6 +95,7 @@ export function ExceptionHandler(...types: Class[]): ExceptionHandlerDecorator {
   });
   const frozen = Object.freeze([...types]);
   return (_value, context) => {
+    checkDecoratorCall("@ExceptionHandler", _value, context);
     if (context.kind !== "method") {
       throw new TypeError(`@ExceptionHandler on ${String(context.name)}: methods only`);
     }

@@ -2,6 +2,7 @@ import { ownControllerRecord } from "./route_record.ts";
 import type { MappedMethod } from "./route_table.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
 
 /**
  * A decorator that maps a method to a route. It compiles only on a method whose parameters take
@@ -35,6 +36,11 @@ function mapping(
   }
   const frozen = Object.freeze([...binders]);
   return (_value, context) => {
+    checkDecoratorCall(
+      `@${httpMethod.charAt(0)}${httpMethod.slice(1).toLowerCase()}Mapping`,
+      _value,
+      context,
+    );
     if (context.kind !== "method") {
       throw new TypeError(`@${httpMethod} mapping on ${String(context.name)}: methods only`);
     }

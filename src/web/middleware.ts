@@ -6,6 +6,7 @@ import { withDefaultHeaders } from "./default_headers.ts";
 import { headAnswer, toResponse } from "./return_value.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { type MiddlewareEntry, ownControllerRecord } from "./route_record.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
 
 /**
  * A middleware bean: a class the container builds, so that it can use `@Autowired` beans (an auth
@@ -111,6 +112,7 @@ export function UseMiddleware(...items: MiddlewareItem[]): UseMiddlewareDecorato
   });
   const given = [...items] as MiddlewareEntry[];
   return (_value, context) => {
+    checkDecoratorCall("@UseMiddleware", _value, context);
     const record = ownControllerRecord(context.metadata);
     // Decorators apply bottom-up: each one goes in front, so that the list reads as written.
     if (context.kind === "class") record.middleware.unshift(...given);
