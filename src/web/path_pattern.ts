@@ -126,6 +126,16 @@ function parseSegment(part: string, fail: (why: string) => never): Segment {
   }
   if (part === "" || part === "." || part === "..") fail(` has an empty, "." or ".." segment`);
   if (!RESERVED.test(part)) return { kind: "literal", text: part };
+  // Express's and Hono's syntax, the first thing people coming from them write.
+  const express = /^:([A-Za-z_$][\w$]*)(?:\((.+)\))?$/.exec(part);
+  if (express !== null) {
+    const [, name, regex] = express;
+    fail(
+      `: segment "${part}" is Express's syntax; write {${name}${
+        regex === undefined ? "" : `:${regex}`
+      }} (a variable is in braces, as in Spring)`,
+    );
+  }
   if (isWholeVariable(part)) {
     const inner = part.slice(1, -1);
     if (inner.startsWith("*")) {

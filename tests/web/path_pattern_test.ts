@@ -155,6 +155,10 @@ describe("parsePathPattern", () => {
       ["/a/{id:\\d{2}", /a "\{" is not closed/],
       ["/a}/b", /"\}" at 2 closes no "\{"/],
       ["/a/{x}/{*x}", /names \{x\} twice/],
+      // Express's syntax, with the pattern to write instead.
+      ["/todos/:id", /segment ":id" is Express's syntax; write \{id\} \(a variable is in braces/],
+      ["/todos/:id(\\d+)/x", /segment ":id\(\\d\+\)" is Express's syntax; write \{id:\\d\+\}/],
+      ["/a/:1", /neither plain text/],
     ];
     for (const [source, why] of bad) {
       assert.throws(() => parsePathPattern(source), (e: unknown) => {
