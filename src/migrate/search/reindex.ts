@@ -153,8 +153,8 @@ export async function runReindex(
           `lifted: PUT /${decision.release.source}/_settings {"index.blocks.write": null}`) +
         (unproven === undefined
           ? ""
-          : `; ${unproven}: put ${decision.release.index} to no use until that node answers, ` +
-            "back in the cluster (or is gone for good)");
+          : `; ${unproven}: put ${decision.release.index} to no use until a run proves that ` +
+            "copy ended (or the node that may hold it is gone for good)");
     }
     throw new MigrationFailure({
       connection: ctx.connection,
@@ -189,8 +189,6 @@ export async function runReindex(
   // A noted task was started for a catch-up whose start this run does not know: not followed.
   let task: string | undefined;
   const copies = new Set(notedCopies(resumed));
-  // How long the cluster may wait for one node when listing or stopping copies: a hung node must
-  // not hold the run longer than a request may take.
   let noted = resumed !== undefined;
   // Set before the block is asked for: an answer lost on the way back may hide that it landed.
   let mayBeBlocked = resumed !== undefined;
@@ -472,9 +470,11 @@ export async function runReindex(
         // A copy that is gone may have been restarted by nobody; one still going is stopped.
         // A start that gets no answer may have started a copy on the node that took it, which
         // may hang and leave the cluster before anyone lists it: noted, before it is sent, as a
-        // copy on any node that just answered the list, until a start is answered.
-        const members = await stopOthers();
-        const unknown = `?${members.join("+")}`;
+        // copy on any node, until a start is answered. Any node: those that answered the list,
+        // and those the cluster manager counts (a node joining is applied node by node, so the
+        // node that coordinated the list may not know it yet).
+        const members = new Set([...await stopOthers(), ...await clusterNodes(send)]);
+        let unknown = placeholder(members);
         copies.add(unknown);
         await note();
         // Not repeatable: sent twice, two copies would run, one of them followed by nobody.
@@ -486,10 +486,21 @@ export async function runReindex(
           // Overwrites: a document written again since it was copied is copied again.
           dest: { index: spec.index },
           ...(spec.script === undefined ? {} : { script: spec.script }),
-        }, { repeatable: false }).catch((error) => {
+        }, { repeatable: false }).catch(async (error) => {
           // The cluster refused it (4xx): no copy started. A 5xx (a balancer that gave up on the
           // node that took it) says nothing of that node.
-          if (refused(error)) copies.delete(unknown);
+          if (refused(error)) {
+            copies.delete(unknown);
+            throw error;
+          }
+          // A node that joined while the start was on its way may have taken it.
+          const now = await clusterNodes(send).catch(() => []);
+          const wider = placeholder(new Set([...members, ...now]));
+          if (wider !== unknown) {
+            copies.delete(unknown);
+            copies.add(unknown = wider);
+            await note().catch(() => {});
+          }
           throw error;
         });
         const id = isJsonObject(started.body) ? started.body.task : undefined;
@@ -828,6 +839,20 @@ function refused(error: unknown): boolean {
     error.status < 500;
 }
 
+/** The ids of the cluster's nodes, as the cluster manager's state lists them. */
+async function clusterNodes(send: Send): Promise<string[]> {
+  const state = await send("GET", "/_cluster/state/nodes?filter_path=nodes.*.name");
+  const body = isJsonObject(state.body) ? state.body : {};
+  const nodes = isJsonObject(body.nodes) ? Object.keys(body.nodes) : [];
+  if (nodes.length === 0) throw new StepError("the cluster state lists no node");
+  return nodes;
+}
+
+/** How a start with no answer yet is noted: `?` and every node that may have taken it. */
+function placeholder(nodes: ReadonlySet<string>): string {
+  return `?${[...nodes].sort().join("+")}`;
+}
+
 /** How {@linkcode stopCopies} stops copies, and what it knows of them. */
 interface StopCopies {
   /** The copy the run follows: neither stopped nor asked about. */
@@ -870,18 +895,20 @@ async function stopCopies(
     // applied node by node, and the node coordinating the list may have dropped it already.
     const listed = await send(
       "GET",
-      `/_tasks?actions=*reindex,cluster:monitor/tasks/lists*&detailed=true&${wait}`,
+      `/_tasks?actions=*reindex,cluster:monitor/tasks/lists*&detailed=true&group_by=nodes&${wait}`,
     );
     const body = isJsonObject(listed.body) ? listed.body : {};
     const nodes = isJsonObject(body.nodes) ? body.nodes : {};
     const ids: string[] = [];
-    for (const node of Object.values(nodes)) {
-      const tasks = isJsonObject(node) && isJsonObject(node.tasks) ? node.tasks : {};
+    const answered: string[] = [];
+    for (const [node, listing] of Object.entries(nodes)) {
+      const tasks = isJsonObject(listing) && isJsonObject(listing.tasks) ? listing.tasks : {};
       for (const [id, info] of Object.entries(tasks)) {
-        const description = isJsonObject(info) ? info.description : undefined;
+        const task = isJsonObject(info) ? info : {};
+        if (task.action === "cluster:monitor/tasks/lists[n]") answered.push(node);
         if (
-          id !== options.keep && typeof description === "string" &&
-          description.endsWith(` to [${index}]`)
+          id !== options.keep && typeof task.description === "string" &&
+          task.description.endsWith(` to [${index}]`)
         ) ids.push(id);
       }
     }
@@ -892,7 +919,20 @@ async function stopCopies(
         isJsonObject(f) && typeof f.node_id === "string" ? f.node_id : "(unnamed)"
       } did not answer the task list (${errorDetail({ error: f })})`
     );
-    return { ids, silent, answered: Object.keys(nodes) };
+    // Not the cluster's list: no node answered, and none failed to.
+    if (answered.length === 0 && failures.length === 0) {
+      throw new StepError(
+        `the task list names no node (a proxy's or a login page's answer?): ${
+          renderValue(listed.body, 200)
+        }`,
+      );
+    }
+    // A task a node could not describe may be a copy.
+    const unlisted = Array.isArray(body.task_failures) ? body.task_failures : [];
+    for (const f of unlisted) {
+      silent.push(`a task could not be listed (${errorDetail({ error: f })})`);
+    }
+    return { ids, silent, answered };
   };
   try {
     const first = await running();
@@ -916,13 +956,15 @@ async function stopCopies(
         `a copy into ${index} is not proven stopped: ${second.silent.join("; ")}`,
       );
     }
-    if (second.answered.length === 0) throw new StepError("the task list names no node");
     for (const id of [...options.recorded]) {
       if (id === options.keep) continue;
       if (id.startsWith("?")) {
-        // A start with no answer: every node that was a member then answered the list, and none
-        // copies into the index. One the list did not reach may still run it.
-        const away = id.slice(1).split("+").filter((n) => n !== "" && !second.answered.includes(n));
+        // A start with no answer: every node that could have taken it answered the list, and
+        // none copies into the index. One the list did not reach may still run it.
+        const nodes = id.slice(1).split("+").filter((n) => n !== "");
+        const away = nodes.length === 0
+          ? ["(none noted)"]
+          : nodes.filter((n) => !second.answered.includes(n));
         if (away.length > 0) {
           throw new CopyNotProven(
             `a copy into ${index} whose start got no answer is not proven stopped: it may run ` +
