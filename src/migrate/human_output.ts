@@ -16,6 +16,7 @@ const LABEL: Record<FileAction, string> = {
   changed: "changed",
   missing: "missing",
   rename: "rename",
+  unknown: "unknown",
   record: "record",
   drop: "drop",
 };
@@ -27,6 +28,7 @@ const STATE: Record<FileAction, string> = {
   changed: "changed",
   missing: "missing",
   rename: "renamed",
+  unknown: "unknown",
   record: "record",
   drop: "drop",
 };
@@ -134,6 +136,14 @@ export function humanSummary(report: RunReport): string[] {
     const writes = !report.dryRun &&
       (report.command === "migrate" || report.command === "baseline" ||
         report.command === "repair");
+    if (n("unknown") > 0) {
+      // The records were not read: the counts below would say 0 where nothing is known.
+      lines.push(
+        `${c.name}: ${n("unknown")} file(s) in this checkout, their state unknown (the records ` +
+          `could not be read), ${c.requests} request(s), ${seconds(c.ms)}`,
+      );
+      continue;
+    }
     const counts = [
       report.command === "migrate"
         ? `${c.applied} applied`

@@ -270,7 +270,20 @@ async function runTarget<F extends PlannedFile>(
       );
     }
   };
-  decideAll(await target.readRecords());
+  let records: ReadonlyMap<string, string>;
+  try {
+    records = await target.readRecords();
+  } catch (error) {
+    // A listing still shows what this checkout holds, rather than "(no files)": each file, its
+    // state unknown; the run fails all the same, with why the records could not be read.
+    if (command === "status" || command === "validate") {
+      entry.files.push(
+        ...files.map((file): FileReport => ({ path: file.path, action: "unknown" })),
+      );
+    }
+    throw error;
+  }
+  decideAll(records);
   const drift = options.drift === true && target.readDrift !== undefined &&
     (command === "status" || command === "validate" || command === "migrate");
   if (drift) entry.drift = await target.readDrift!(files, entry.files);

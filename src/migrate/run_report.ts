@@ -18,6 +18,11 @@ export type FileAction =
   | "missing"
   /** No record, but a missing record holds its checksum: the record moves to it, nothing runs (`renamed`). */
   | "rename"
+  /**
+   * `status` and `validate` when the records could not be read (no host answered): the file is in
+   * this checkout, its state is not known (`unknown`).
+   */
+  | "unknown"
   /** `baseline` and `repair`: the file's record is written at its checksum; nothing runs. */
   | "record"
   /** `repair`: the record of a missing file is dropped. */

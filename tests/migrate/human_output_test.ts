@@ -86,4 +86,30 @@ describe("human output", () => {
       "main: 0 unchanged, 1 to record, 1 pending (repair runs none), 1 request(s), 0.01 s",
     ]);
   });
+
+  it("lists status's files whose state is unknown, and says why instead of counting them", () => {
+    const lines = humanSummary({
+      command: "status",
+      connections: [{
+        name: "main",
+        state: "ran",
+        files: [{ path: "1-a.json", action: "unknown" }, { path: "2-b.json", action: "unknown" }],
+        applied: 0,
+        skipped: 0,
+        requests: 1,
+        ms: 10,
+      }],
+      ms: 10,
+      error: { kind: "failure", message: "no host answered", connection: "main" },
+    });
+    assert.deepEqual(lines, [
+      "main:",
+      "  unknown      1-a.json",
+      "  unknown      2-b.json",
+      "main: 2 file(s) in this checkout, their state unknown (the records could not be read), " +
+      "1 request(s), 0.01 s",
+      "failed: no host answered",
+      "stopped in 0.01 s",
+    ]);
+  });
 });

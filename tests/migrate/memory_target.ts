@@ -20,6 +20,8 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
   releaseError?: Error;
   dropError?: Error;
   closeError?: Error;
+  /** Thrown by `readRecords`: a host or database that is not reached. */
+  readError?: Error;
   afterApply?: (path: string) => void;
 
   constructor(name: string) {
@@ -29,6 +31,7 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
   readRecords(): Promise<ReadonlyMap<string, string>> {
     this.calls.push("read");
     this.requests++;
+    if (this.readError) return Promise.reject(this.readError);
     return Promise.resolve(new Map(this.records));
   }
 

@@ -31,6 +31,22 @@ const options = (extra: Partial<RunnerOptions> = {}): RunnerOptions => ({
 });
 
 describe("runTargets, the engine both runners share", () => {
+  it("lists each file, its state unknown, when status or validate cannot read the records", async () => {
+    for (const command of ["status", "validate", "migrate"] as const) {
+      const target = new MemoryTarget("main");
+      target.readError = new MigrationFailure({ connection: "main", reason: "no host answered" });
+      const report = await runTargets(
+        [{ target, files: [file("1-a"), file("2-b")] }],
+        options({ command }),
+      );
+      assert.match(report.error!.message, /no host answered/, command);
+      const listed = report.connections[0].files.map((f) => `${f.path}:${f.action}`);
+      // migrate lists nothing: it did nothing, and its report lists what it did.
+      assert.deepEqual(listed, command === "migrate" ? [] : ["1-a:unknown", "2-b:unknown"]);
+      assert.deepEqual(writes(target), [], command);
+    }
+  });
+
   it("decides apply, skip, reapply (declarative) and changed (run once) from the records", async () => {
     for (const runOnce of [false, true]) {
       const target = new MemoryTarget("main");

@@ -12,6 +12,7 @@ const ACTIONS = [
   "changed",
   "missing",
   "rename",
+  "unknown",
   "record",
   "drop",
 ];

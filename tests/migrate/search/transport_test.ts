@@ -48,6 +48,21 @@ describe("search transport on real servers", () => {
     assert.ok(Date.now() - started >= 1000, "waited for the timeout");
   });
 
+  it("status lists the files, their state unknown, when no host answers", async () => {
+    const ws = await workspace([`http://127.0.0.1:${await freePort()}`]);
+    await ws.file("b-template.json", { index_patterns: [`${ws.id}-b*`] });
+    const run = await ws.run("status");
+    assert.equal(run.code, 1, run.out);
+    assert.match(
+      run.out + run.err,
+      new RegExp(
+        "  unknown +a-template\\.json\n  unknown +b-template\\.json\n" +
+          `${ws.id}: 2 file\\(s\\) in this checkout, their state unknown \\(the records could ` +
+          "not be read\\)[^\\n]*\\nfailed: [^\\n]*no host of",
+      ),
+    );
+  });
+
   it("fails with every host's cause when none answers, and sends nothing else", async () => {
     const ws = await workspace(
       [silent.url, `http://127.0.0.1:${await freePort()}`],
