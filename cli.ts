@@ -43,7 +43,14 @@ if (isEntryPoint()) {
   const out = (line: string) => console.log(line);
   const err = (line: string) => console.error(line);
   if (args[0] === "manifest") {
-    process.exit(await runManifestCommand(args.slice(1), { out, err, cwd: process.cwd() }));
+    process.exit(
+      await runManifestCommand(args.slice(1), {
+        out,
+        err,
+        cwd: process.cwd(),
+        ...(process.argv[1] === undefined ? {} : { script: process.argv[1] }),
+      }),
+    );
   }
   const code = await runCli(args, {
     out,

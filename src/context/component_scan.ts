@@ -119,6 +119,43 @@ export interface ScannedClass {
   readonly cls: Class;
 }
 
+/** A file the scan found that could not be imported; `cause` is the runtime's error. */
+export class ScanImportError extends DefinitionError {
+  /** The file's path. */
+  readonly file: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param file the file's path
+   * @param cause why the import failed
+   */
+  constructor(file: string, cause: unknown) {
+    super(
+      `Component scan could not import ${file}: ${messageOf(cause)}${
+        typeScriptOnNode(file, cause)
+          ? " (Node loads no TypeScript with decorators by itself: run it through tsx, " +
+            "node --import tsx, with tsx installed)"
+          : ""
+      }`,
+      { cause },
+    );
+    this.file = file;
+  }
+}
+
+/**
+ * Whether importing `file` failed because Node, without a loader, cannot run TypeScript: it does
+ * not know the extension (Node 20), or strips types but cannot parse decorators (Node 23.6+).
+ */
+export function typeScriptOnNode(file: string, error: unknown): boolean {
+  const g = globalThis as { Deno?: unknown; Bun?: unknown };
+  if (g.Deno !== undefined || g.Bun !== undefined || !/\.[mc]?tsx?$/.test(file)) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ERR_UNKNOWN_FILE_EXTENSION" || code === "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX" ||
+    error instanceof SyntaxError;
+}
+
 /** Like {@linkcode scanComponents}, but says where each class is exported (once per export). */
 export async function scanExports(
   directories: readonly (string | URL)[],
@@ -159,9 +196,7 @@ export async function scanExports(
     try {
       module = await import(pathToFileURL(file).href);
     } catch (error) {
-      throw new DefinitionError(`Component scan could not import ${file}: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw new ScanImportError(file, error);
     }
     for (const [exportName, value] of Object.entries(module)) {
       if (typeof value === "function" && recordOf(value as Class)?.stereotype !== undefined) {

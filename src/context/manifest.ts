@@ -1,9 +1,14 @@
-import { writeFile } from "node:fs/promises";
+import { realpath, writeFile } from "node:fs/promises";
 import { dirname, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import type { Class } from "./class_record.ts";
 import { recordOf } from "./class_record.ts";
-import { scanExports, type ScannedClass } from "./component_scan.ts";
+import {
+  scanExports,
+  ScanImportError,
+  type ScannedClass,
+  typeScriptOnNode,
+} from "./component_scan.ts";
 import { DefinitionError } from "./errors.ts";
 
 /** `cli.ts manifest`'s usage. */
@@ -77,6 +82,8 @@ export interface ManifestIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   readonly cwd: string;
+  /** The script that runs the command (`process.argv[1]`), for the command line it suggests. */
+  readonly script?: string;
 }
 
 /** Runs `cli.ts manifest <dir>... [--out <file>]`; returns the exit code (2 on a usage error). */
@@ -117,6 +124,18 @@ export async function runManifestCommand(
   } catch (error) {
     if (!(error instanceof DefinitionError)) throw error;
     io.err(`error: ${error.message}`);
+    if (
+      io.script !== undefined && error instanceof ScanImportError &&
+      typeScriptOnNode(error.file, error.cause)
+    ) {
+      // The package's own file, not the .bin link, relative to where the user stands.
+      const script = relative(io.cwd, await realpath(io.script).catch(() => io.script!));
+      io.err(
+        "\nNode runs no TypeScript with decorators by itself; run the manifest through tsx:\n" +
+          "  npm install --save-dev tsx\n" +
+          `  node --import tsx ${script} manifest ${args.join(" ")}`,
+      );
+    }
     return 2;
   }
   const command = `cli.ts manifest ${positionals.join(" ")}${

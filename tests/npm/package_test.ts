@@ -331,6 +331,49 @@ describe("npm package on Node (no loader)", () => {
     assert.match(again.stdout, /app: 0 applied, 1 unchanged/);
   });
 
+  it("says how to run `npx thaw manifest` on TypeScript sources, and that command works", async () => {
+    // A project of its own: tsx goes into it.
+    const own = await mkdtemp(join(tmpdir(), "thaw-npm-manifest-"));
+    await writeFile(
+      join(own, "package.json"),
+      JSON.stringify({
+        name: "manifest-consumer",
+        private: true,
+        type: "module",
+        dependencies: { "@thaw/thaw": `file:${tarball}` },
+      }),
+    );
+    const install = await sh(
+      "npm",
+      ["install", "--prefer-offline", "--no-audit", "--no-fund"],
+      own,
+    );
+    assert.equal(install.code, 0, install.stderr);
+    await mkdir(join(own, "src"));
+    await writeFile(join(own, "src", "ping.ts"), ENTRY_PING);
+    const failed = await sh("npx", ["--no-install", "thaw", "manifest", "src"], own);
+    assert.equal(failed.code, 2, failed.stdout + failed.stderr);
+    assert.match(failed.stderr, /Component scan could not import .*ping\.ts: /);
+    assert.match(failed.stderr, /\n {2}npm install --save-dev tsx\n/);
+    const suggested = /^ {2}node --import tsx (\S+) manifest src$/m.exec(failed.stderr);
+    assert.ok(suggested, failed.stderr);
+    assert.equal(suggested[1], join("node_modules", "@thaw", "thaw", "cli.js"));
+
+    const tsx = await sh(
+      "npm",
+      ["install", "--save-dev", "tsx", "--prefer-offline", "--no-audit", "--no-fund"],
+      own,
+    );
+    assert.equal(tsx.code, 0, tsx.stderr);
+    const run = await sh(
+      process.execPath,
+      ["--import", "tsx", suggested[1], "manifest", "src"],
+      own,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /import \{ Ping \} from "\.\/src\/ping\.ts";/);
+  });
+
   it("runs migrations from code through @thaw/thaw/migrate, type-checked against its .d.ts", async () => {
     const dir = await mkdtemp(join(project, "api-"));
     await mkdir(join(dir, "config"));
