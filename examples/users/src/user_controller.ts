@@ -30,7 +30,7 @@ const Done = z.object({ success: z.literal(true), message: z.string() });
 const Failed = z.object({ success: z.literal(false), message: z.string() });
 const notFound = ApiResponse(404, { description: "No user has this id", schema: Failed });
 const taken = ApiResponse(409, { description: "Another user has this email", schema: Failed });
-// Seed 4.2: a caught failure answers the envelope, its message the failure text and the cause's.
+// A caught failure answers the envelope: its message is the failure text and the cause's.
 const storageFailed = ApiResponse(500, {
   description: "The storage failed: the failure text and the exception's message",
   schema: Failed,
