@@ -1,4 +1,4 @@
-// The README's middleware example is examples/guarded/app.ts, word for word: this holds the two
+// The middleware page's example (docs/middleware.md) is examples/guarded/app.ts, word for word: this holds the two
 // together and checks that the app does what the README says, over app.fetch and a real socket.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -9,10 +9,9 @@ import { type Client, reach, TRANSPORTS } from "../helpers.ts";
 const root = new URL("../../", import.meta.url);
 const ORIGIN = "https://app.example.com";
 
-describe("the README's middleware example", () => {
+describe("the middleware page's example", () => {
   it("is examples/guarded/app.ts, importing @thaw/thaw", () => {
-    const readme = readFileSync(new URL("README.md", root), "utf8");
-    const section = readme.slice(readme.indexOf("## Middleware, guards and exception handlers"));
+    const section = readFileSync(new URL("docs/middleware.md", root), "utf8");
     const block = /A complete app:[^`]*```ts\n([\s\S]*?)```/.exec(section)?.[1];
     const file = readFileSync(new URL("examples/guarded/app.ts", root), "utf8");
     assert.equal(block, file.replace('"../../mod.ts"', '"@thaw/thaw"'));

@@ -1,13 +1,18 @@
-// Every TypeScript block of the README that asserts what it shows (it imports node:assert) runs
-// here, as a user would paste it, with `@thaw/thaw` pointing at this checkout: a README example
+// Every TypeScript block of the README and of docs/ that asserts what it shows (it imports
+// node:assert) runs here, as a user would paste it, with `@thaw/thaw` pointing at this checkout: a README example
 // that stops matching the library fails the suite on every runtime.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const root = new URL("../../", import.meta.url);
-const readme = readFileSync(new URL("README.md", root), "utf8");
+// The README and every page under docs/.
+const docs = [
+  "README.md",
+  ...readdirSync(new URL("docs/", root)).filter((f) => f.endsWith(".md"))
+    .sort().map((f) => `docs/${f}`),
+];
 // Inside the checkout (and ignored by git), so that the blocks' own imports (hono/cors, zod)
 // resolve as in an app.
 const dir = new URL(".tmp/readme-examples/", root);
@@ -33,7 +38,7 @@ function assertingBlocks(text: string): Block[] {
   const lines = text.split("\n");
   let heading = "";
   for (let i = 0; i < lines.length; i++) {
-    if (/^#{2,4} /.test(lines[i])) heading = lines[i].replace(/^#+ /, "");
+    if (/^#{1,4} /.test(lines[i])) heading = lines[i].replace(/^#+ /, "");
     if (lines[i] !== "```ts") continue;
     const start = i + 1;
     let end = start;
@@ -47,17 +52,19 @@ function assertingBlocks(text: string): Block[] {
   return blocks;
 }
 
-describe("the README's asserting examples", () => {
-  const blocks = assertingBlocks(readme);
+describe("the asserting examples of the README and docs/", () => {
+  const blocks = docs.flatMap((doc) =>
+    assertingBlocks(readFileSync(new URL(doc, root), "utf8")).map((b) => ({ ...b, doc }))
+  );
 
   it("are there", () => {
     assert.ok(blocks.length >= 5, `found ${blocks.length}`);
   });
 
   for (const block of blocks) {
-    it(`run: "${block.heading}", README.md line ${block.line}`, async () => {
+    it(`run: "${block.heading}", ${block.doc} line ${block.line}`, async () => {
       mkdirSync(dir, { recursive: true });
-      const file = new URL(`line_${block.line}.ts`, dir);
+      const file = new URL(`${block.doc.replace(/\W/g, "_")}_line_${block.line}.ts`, dir);
       writeFileSync(file, local(block.code));
       await import(pathToFileURL(file.pathname).href);
     });

@@ -154,13 +154,9 @@ describe("sample users app on SQLite: close and settings", () => {
   });
 });
 
-describe("the README's sample users app section", () => {
+describe("the sample users app's page (docs/sample-app.md)", () => {
   const text = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), "utf8");
-  const section = async () => {
-    const readme = await text("README.md");
-    const start = readme.indexOf("## The sample users app\n");
-    return readme.slice(start, readme.indexOf("\n## ", start + 1));
-  };
+  const section = () => text("docs/sample-app.md");
   const block = (section: string, after: string, lang: string) => {
     const at = section.indexOf(after);
     assert.ok(at >= 0, `no ${JSON.stringify(after)} in the section`);
