@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Captured } from "./run_cli.ts";
 
-// The documented `--json` report (README "Command line"), written out here independently of the
+// The documented `--json` report (docs/migrations-reference.md, "Command line"), written out here independently of the
 // types in src/migrate/run_report.ts: a field added there without being documented fails here.
 const COMMANDS = ["migrate", "status", "validate", "baseline", "repair", "unlock", "dry-run"];
 const STATES = ["ran", "disabled", "not-selected", "no-folder", "not-reached"];
