@@ -64,7 +64,7 @@ Applies versioned migration files to the connections configured in <config_dir>.
 Commands:
   migrate              apply new files (and, on search connections, changed ones): the default
   status               show each file as applied, pending, changed, missing, renamed or out of
-                       order; sends only reads
+                       order (unknown when the records could not be read); sends only reads
   validate             like status, but exits with 1 when a run-once file (SQL, a POST, DELETE or
                        PATCH request) was changed after it was applied, or under strict order when
                        a file is out of order or two files define one resource
