@@ -108,55 +108,23 @@ describe("failover between the hosts of one cluster", () => {
     }
   });
 
-  it("sends a read once more on a connection of its own when every pooled one is dead", async () => {
-    // A proxy that dropped its idle connections without a word: each pooled socket is reset when
-    // a request goes out on it. Three reads at once leave three in the pool; a retry that takes
-    // another pooled socket fails again.
-    let deadUpTo = 0;
-    const proxy = await startFaultServer(
-      OPENSEARCH_URL,
-      (r) => r.connection <= deadUpTo ? "reset" : "forward",
-    );
-    const ws = await Workspace.create({ hosts: [proxy.url] });
-    const transport = await runtimeTransport({
-      sslVerification: true,
-      proxy: undefined,
-      connectTimeoutMs: 5_000,
-    });
-    try {
-      const client = new SearchClient(ws.connection(proxy.url), transport);
-      const reads = await Promise.all([1, 2, 3].map(() => client.send("GET", "/_cluster/health")));
-      assert.deepEqual(reads.map((r) => r.status), [200, 200, 200]);
-      const pooled = new Set(proxy.received.map((r) => r.connection));
-      assert.ok(pooled.size >= 2, `${pooled.size} connection(s) pooled`);
-      deadUpTo = Math.max(...pooled);
-      const read = await client.send("GET", "/_cluster/health");
-      assert.equal(read.status, 200);
-      // The dead sockets the runtime tried by itself (Deno's replay, Bun's), then one new one.
-      const after = proxy.received.slice(3);
-      assert.equal(after.filter((r) => r.connection > deadUpTo).length, 1, JSON.stringify(after));
-      assert.ok(after.at(-1)!.connection > deadUpTo, "the last try took a pooled connection");
-    } finally {
-      transport.close();
-      await proxy.close();
-    }
-  });
-
-  it("through a forward proxy, answers a read once every connection the proxy held died", async () => {
-    // The same proxy that dropped its idle connections, reached through a forward proxy. On Node
-    // (undici's ProxyAgent) each pooled connection is a CONNECT tunnel to it, and a reset at its
-    // end closes the tunnel: the retry must not take another dead one. Deno and Bun forward
-    // plain HTTP by absolute URL, and tinyproxy opens a connection upstream for each request.
+  /**
+   * A proxy that dropped its idle connections without a word: a fault server in front of the
+   * node resets each connection it saw before once a request goes out on it. Three reads at once
+   * leave three in the pool (reached through `proxy` if given); then all are dead, and one more
+   * read must be answered on exactly one new connection: a retry that takes another pooled one
+   * fails again. Returns the fault server's URL.
+   */
+  async function readAfterEveryConnectionDied(proxy: URL | undefined): Promise<string> {
     let deadUpTo = 0;
     const upstream = await startFaultServer(
       OPENSEARCH_URL,
       (r) => r.connection <= deadUpTo ? "reset" : "forward",
     );
-    const forwardProxy = await startForwardProxy();
     const ws = await Workspace.create({ hosts: [upstream.url] });
     const transport = await runtimeTransport({
       sslVerification: true,
-      proxy: new URL(forwardProxy.url),
+      proxy,
       connectTimeoutMs: 5_000,
     });
     try {
@@ -164,24 +132,42 @@ describe("failover between the hosts of one cluster", () => {
       const reads = await Promise.all([1, 2, 3].map(() => client.send("GET", "/_cluster/health")));
       assert.deepEqual(reads.map((r) => r.status), [200, 200, 200]);
       const pooled = new Set(upstream.received.map((r) => r.connection));
-      assert.ok(pooled.size >= 2, `${pooled.size} connection(s) upstream`);
+      assert.ok(pooled.size >= 2, `${pooled.size} connection(s) pooled`);
       deadUpTo = Math.max(...pooled);
       const read = await client.send("GET", "/_cluster/health");
       assert.equal(read.status, 200);
+      // The dead sockets the runtime tried by itself (Deno's replay, Bun's), then one new one.
       const after = upstream.received.slice(3);
       assert.equal(after.filter((r) => r.connection > deadUpTo).length, 1, JSON.stringify(after));
-      assert.ok(after.at(-1)!.connection > deadUpTo, "answered on a dead connection");
+      assert.ok(after.at(-1)!.connection > deadUpTo, "the last try took a pooled connection");
+      return upstream.url;
+    } finally {
+      transport.close();
+      await upstream.close();
+    }
+  }
+
+  it("sends a read once more on a connection of its own when every pooled one is dead", async () => {
+    await readAfterEveryConnectionDied(undefined);
+  });
+
+  it("through a forward proxy, answers a read once every connection the proxy held died", async () => {
+    // On Node (undici's ProxyAgent) each pooled connection is a CONNECT tunnel to the fault
+    // server, and a reset at its end closes the tunnel. Deno and Bun forward plain HTTP by
+    // absolute URL, and tinyproxy opens a connection upstream for each request.
+    const forwardProxy = await startForwardProxy();
+    try {
+      const upstream = await readAfterEveryConnectionDied(new URL(forwardProxy.url));
       // Through the proxy, not around it.
-      const { host } = new URL(upstream.url);
+      const { host } = new URL(upstream);
       assert.match(
         await forwardProxy.log(),
         RUNTIME === "node"
           ? new RegExp(`CONNECT ${host.replaceAll(".", "\\.")} `)
-          : new RegExp(`GET ${upstream.url.replaceAll(".", "\\.")}/_cluster/health`),
+          : new RegExp(`GET ${upstream.replaceAll(".", "\\.")}/_cluster/health`),
       );
     } finally {
-      transport.close();
-      await Promise.all([upstream.close(), forwardProxy.stop()]);
+      await forwardProxy.stop();
     }
   });
 
