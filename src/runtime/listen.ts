@@ -46,9 +46,14 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
     hostname: options.hostname ?? internals.defaultHostname,
     signals: options.signals ?? true,
   });
-  // A method call: a logger's `info` may need its `this` (pino, winston).
   if (options.quiet !== true) {
-    internals.serve.logger.info?.(startLine(server.url, internals.started));
+    // A method call: a logger's `info` may need its `this` (pino, winston). A logger that throws
+    // is ignored, as on the error path: the server is up, and the caller needs its handle.
+    try {
+      internals.serve.logger.info?.(startLine(server.url, internals.started));
+    } catch {
+      // nothing to report it to
+    }
   }
   return server;
 }

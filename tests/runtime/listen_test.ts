@@ -71,6 +71,22 @@ describe("listen(app, options)", () => {
     }
   });
 
+  it("serves, and returns the server, when the logger's info throws", async () => {
+    const logger = {
+      info: () => {
+        throw new Error("the log sink is down");
+      },
+      error: () => {},
+    };
+    const app = await bootstrap({ controllers: [Ping], logger });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+    try {
+      assert.equal(await (await fetch(`${server.url}/ping`)).text(), "pong");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("prints no start line with quiet: true, or with a logger that has no info", async () => {
     const lines: unknown[] = [];
     const withInfo = { info: (m: string) => void lines.push(m), error: () => {} };
