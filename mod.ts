@@ -4,6 +4,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Autowired, bootstrap, GetMapping, PathVariable, RestController, Service } from "@thaw/thaw";
  *
  * @Service()
@@ -25,6 +26,8 @@
  * }
  *
  * const app = await bootstrap({ controllers: [GreetingController], components: [Greeter] });
+ * const response = await app.fetch(new Request("http://localhost/hello/Ada"));
+ * assert.deepEqual(await response.json(), { message: "Hello, Ada!" });
  * export default app; // or, on Deno, Bun or Node: await listen(app, { port: 8080 }) of "@thaw/thaw/server"
  * ```
  *

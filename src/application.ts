@@ -215,6 +215,7 @@ function checkMaxBodySize(value: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
  *
  * @RestController()
@@ -227,7 +228,7 @@ function checkMaxBodySize(value: number): number {
  *
  * const app = await bootstrap({ controllers: [GreetingController] });
  * const response = await app.fetch(new Request("http://localhost/hello/Ada"));
- * await response.text(); // "Hello, Ada!"
+ * assert.equal(await response.text(), "Hello, Ada!");
  * ```
  */
 export async function bootstrap(options: BootstrapOptions = {}): Promise<Application> {

@@ -4,9 +4,14 @@
  *
  * @example
  * ```ts
- * import { ConfigError } from "@thaw/thaw";
- * const e = new ConfigError("application.yml: server.port must be an integer from 0 to 65535");
- * e.name; // "ConfigError"
+ * import assert from "node:assert/strict";
+ * import { bootstrap, ConfigError } from "@thaw/thaw";
+ *
+ * await assert.rejects(bootstrap({ config: { server: { port: 70000 } } }), (e) => {
+ *   assert.ok(e instanceof ConfigError);
+ *   assert.equal(e.message, "config: server.port must be an integer from 0 to 65535, got 70000");
+ *   return true;
+ * });
  * ```
  */
 export class ConfigError extends Error {

@@ -40,9 +40,13 @@ const OPENING = /^["'`([{<]*/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { redactUrl } from "./redact.ts";
- * redactUrl("postgres://app:s3cret@db:5432/shop?sslmode=require&password=x");
- * // "postgres://***@db:5432/shop?sslmode=require&password=***"
+ *
+ * assert.equal(
+ *   redactUrl("postgres://app:s3cret@db:5432/shop?sslmode=require&password=x"),
+ *   "postgres://***@db:5432/shop?sslmode=require&password=***",
+ * );
  * ```
  */
 export function redactUrl(value: string): string {

@@ -3,13 +3,20 @@
  *
  * @example
  * ```ts
- * import { bootstrap, DuplicateBeanError } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Component, DuplicateBeanError, Service } from "@thaw/thaw";
  *
- * try {
- *   await bootstrap({ components: [] });
- * } catch (e) {
- *   if (e instanceof DuplicateBeanError) console.error(e.beanName, e.sources);
- * }
+ * @Service("mailer")
+ * class SmtpMailer {}
+ * @Component("mailer")
+ * class FakeMailer {}
+ *
+ * await assert.rejects(bootstrap({ components: [SmtpMailer, FakeMailer] }), (e) => {
+ *   assert.ok(e instanceof DuplicateBeanError);
+ *   assert.equal(e.beanName, "mailer");
+ *   assert.deepEqual(e.sources, ["class SmtpMailer", "class FakeMailer"]);
+ *   return true;
+ * });
  * ```
  */
 export class DuplicateBeanError extends Error {
@@ -40,9 +47,19 @@ export class DuplicateBeanError extends Error {
  *
  * @example
  * ```ts
- * import { NoSuchBeanError } from "@thaw/thaw";
- * const e = new NoSuchBeanError("No bean named 'clock'");
- * e.name; // "NoSuchBeanError"
+ * import assert from "node:assert/strict";
+ * import { Autowired, bootstrap, NoSuchBeanError, Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Report {
+ *   @Autowired("clock")
+ *   clock!: () => Date;
+ * }
+ *
+ * await assert.rejects(
+ *   bootstrap({ components: [Report] }),
+ *   (e) => e instanceof NoSuchBeanError && /No bean named 'clock'/.test(e.message),
+ * );
  * ```
  */
 export class NoSuchBeanError extends Error {
@@ -62,9 +79,25 @@ export class NoSuchBeanError extends Error {
  *
  * @example
  * ```ts
- * import { CircularDependencyError } from "@thaw/thaw";
- * const e = new CircularDependencyError(["a (field b)", "b (field a)", "a"]);
- * e.message; // "Dependency cycle: a (field b) -> b (field a) -> a"
+ * import assert from "node:assert/strict";
+ * import { Autowired, bootstrap, CircularDependencyError, Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Ping {
+ *   @Autowired("pong")
+ *   pong!: unknown;
+ * }
+ * @Service()
+ * class Pong {
+ *   @Autowired(Ping)
+ *   ping!: Ping;
+ * }
+ *
+ * await assert.rejects(bootstrap({ components: [Ping, Pong] }), (e) => {
+ *   assert.ok(e instanceof CircularDependencyError);
+ *   assert.equal(e.message, "Dependency cycle: ping (field pong) -> pong (field ping) -> ping");
+ *   return true;
+ * });
  * ```
  */
 export class CircularDependencyError extends Error {
@@ -89,8 +122,22 @@ export class CircularDependencyError extends Error {
  *
  * @example
  * ```ts
- * import { DefinitionError } from "@thaw/thaw";
- * new DefinitionError("UserController.get: path must start with '/'").name; // "DefinitionError"
+ * import assert from "node:assert/strict";
+ * import { bootstrap, DefinitionError, GetMapping, RestController } from "@thaw/thaw";
+ *
+ * @RestController()
+ * class UserController {
+ *   @GetMapping("/users/{id")
+ *   get(): string {
+ *     return "";
+ *   }
+ * }
+ *
+ * await assert.rejects(bootstrap({ controllers: [UserController] }), (e) => {
+ *   assert.ok(e instanceof DefinitionError);
+ *   assert.match(e.message, /UserController\.get .*: a "\{" is not closed/);
+ *   return true;
+ * });
  * ```
  */
 export class DefinitionError extends Error {

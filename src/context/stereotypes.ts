@@ -38,7 +38,8 @@ export function stereotype(
  *
  * @example A custom error controller
  * ```ts
- * import { Component, type ErrorController, type HttpRequest, type HttpStatus, type ResponseEntity } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Component, type ErrorController, type HttpRequest, type HttpStatus, type ResponseEntity } from "@thaw/thaw";
  *
  * @Component("errorController")
  * class AppErrors implements ErrorController {
@@ -46,6 +47,11 @@ export function stereotype(
  *     res.withJson({ ok: false, status: status.getValue() });
  *   }
  * }
+ *
+ * const app = await bootstrap({ components: [AppErrors] });
+ * const response = await app.fetch(new Request("http://localhost/nowhere"));
+ * assert.equal(response.status, 404);
+ * assert.deepEqual(await response.json(), { ok: false, status: 404 });
  * ```
  */
 export function Component(name?: string): BeanClassDecorator {
@@ -57,7 +63,8 @@ export function Component(name?: string): BeanClassDecorator {
  *
  * @example
  * ```ts
- * import { Service } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Service } from "@thaw/thaw";
  *
  * @Service()
  * class Clock {
@@ -65,6 +72,10 @@ export function Component(name?: string): BeanClassDecorator {
  *     return new Date();
  *   }
  * }
+ *
+ * const app = await bootstrap({ components: [Clock] });
+ * assert.ok(app.getBean(Clock) instanceof Clock);
+ * assert.equal(app.getBean("clock"), app.getBean(Clock));
  * ```
  */
 export function Service(name?: string): BeanClassDecorator {
@@ -77,15 +88,20 @@ export function Service(name?: string): BeanClassDecorator {
  *
  * @example
  * ```ts
- * import { Bean, Configuration } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { Bean, bootstrap, Configuration } from "@thaw/thaw";
  *
  * @Configuration()
  * class AppConfig {
  *   @Bean("clock")
  *   clock(): () => Date {
- *     return () => new Date();
+ *     return () => new Date(0);
  *   }
  * }
+ *
+ * const app = await bootstrap({ components: [AppConfig] });
+ * const clock = app.getBean<() => Date>("clock");
+ * assert.equal(clock().toISOString(), "1970-01-01T00:00:00.000Z");
  * ```
  */
 export function Configuration(name?: string): BeanClassDecorator {
@@ -98,15 +114,20 @@ export function Configuration(name?: string): BeanClassDecorator {
  *
  * @example
  * ```ts
- * import { Bean, Configuration } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { Bean, bootstrap, Configuration } from "@thaw/thaw";
  *
  * @Configuration()
  * class Storage {
  *   @Bean()
  *   async cache(): Promise<Map<string, string>> {
- *     return new Map();
+ *     return new Map([["greeting", "hello"]]);
  *   }
  * }
+ *
+ * const app = await bootstrap({ components: [Storage] });
+ * const cache = app.getBean<Map<string, string>>("cache");
+ * assert.equal(cache.get("greeting"), "hello");
  * ```
  */
 export function Bean(name?: string): BeanMethodDecorator {

@@ -9,11 +9,21 @@ import { HttpStatus } from "./http_status.ts";
  *
  * @example
  * ```ts
- * import { HttpException, HttpStatus } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, HttpException, HttpStatus, PathVariable, RestController } from "@thaw/thaw";
  *
- * function findOrThrow(id: number): never {
- *   throw new HttpException(HttpStatus.NOT_FOUND, `No order ${id}`);
+ * @RestController()
+ * class OrderController {
+ *   @GetMapping("/orders/{id}", PathVariable("id", Number))
+ *   get(id: number): never {
+ *     throw new HttpException(HttpStatus.NOT_FOUND, `No order ${id}`);
+ *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [OrderController] });
+ * const response = await app.fetch(new Request("http://localhost/orders/7"));
+ * assert.equal(response.status, 404);
+ * assert.equal((await response.json()).error, "No order 7");
  * ```
  */
 export class HttpException extends Error {
@@ -39,8 +49,10 @@ export class HttpException extends Error {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpException } from "@thaw/thaw";
-   * new HttpException(409).getStatusCode(); // 409
+   *
+   * assert.equal(new HttpException(409).getStatusCode(), 409);
    * ```
    */
   getStatusCode(): number {
@@ -61,10 +73,12 @@ export interface ValidationIssue {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ValidationException } from "@thaw/thaw";
  *
  * const e = new ValidationException([{ message: "Expected string", path: ["name"] }]);
- * e.getStatusCode(); // 400
+ * assert.equal(e.getStatusCode(), 400);
+ * assert.deepEqual(e.issues[0].path, ["name"]);
  * ```
  */
 export class ValidationException extends HttpException {

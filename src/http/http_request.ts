@@ -56,7 +56,8 @@ export interface HttpRequestOptions {
  *
  * @example In a handler
  * ```ts
- * import { GetMapping, HttpRequest, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, HttpRequest, RestController } from "@thaw/thaw";
  *
  * @RestController()
  * class EchoController {
@@ -65,6 +66,11 @@ export interface HttpRequestOptions {
  *     return { word: request.getPathVariable("word"), agent: request.getHeader("user-agent") };
  *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [EchoController] });
+ * const headers = { "user-agent": "curl/8" };
+ * const response = await app.fetch(new Request("http://localhost/echo/hi", { headers }));
+ * assert.deepEqual(await response.json(), { word: "hi", agent: "curl/8" });
  * ```
  */
 export class HttpRequest {
@@ -96,8 +102,11 @@ export class HttpRequest {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
-   * new HttpRequest(new Request("http://localhost/")).getRaw().method; // "GET"
+   *
+   * const raw = new Request("http://localhost/");
+   * assert.equal(new HttpRequest(raw).getRaw(), raw);
    * ```
    */
   getRaw(): Request {
@@ -109,8 +118,11 @@ export class HttpRequest {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
-   * new HttpRequest(new Request("http://localhost/", { method: "POST" })).getMethod(); // "POST"
+   *
+   * const r = new HttpRequest(new Request("http://localhost/", { method: "post" }));
+   * assert.equal(r.getMethod(), "POST");
    * ```
    */
   getMethod(): string {
@@ -122,8 +134,10 @@ export class HttpRequest {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
-   * new HttpRequest(new Request("http://localhost/a?b=1")).getUrl().search; // "?b=1"
+   *
+   * assert.equal(new HttpRequest(new Request("http://localhost/a?b=1")).getUrl().search, "?b=1");
    * ```
    */
   getUrl(): URL {
@@ -135,8 +149,11 @@ export class HttpRequest {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
-   * new HttpRequest(new Request("http://localhost/users/1?x=2")).getPath(); // "/users/1"
+   *
+   * const r = new HttpRequest(new Request("http://localhost/users/1?x=2"));
+   * assert.equal(r.getPath(), "/users/1");
    * ```
    */
   getPath(): string {
@@ -148,9 +165,12 @@ export class HttpRequest {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
+   *
    * const r = new HttpRequest(new Request("http://localhost/", { headers: { "X-Id": "7" } }));
-   * r.getHeader("x-id"); // "7"
+   * assert.equal(r.getHeader("x-id"), "7");
+   * assert.equal(r.getHeader("x-other"), null);
    * ```
    */
   getHeader(name: string): string | null {
@@ -162,8 +182,12 @@ export class HttpRequest {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
-   * new HttpRequest(new Request("http://localhost/")).getHeaders().has("accept"); // false
+   *
+   * const headers = { accept: "text/csv" };
+   * const r = new HttpRequest(new Request("http://localhost/", { headers }));
+   * assert.deepEqual([...r.getHeaders()], [["accept", "text/csv"]]);
    * ```
    */
   getHeaders(): Headers {
@@ -177,8 +201,12 @@ export class HttpRequest {
    * @throws {HttpException} 400 when the value's percent-encoded bytes are not UTF-8.
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
-   * new HttpRequest(new Request("http://localhost/?q=tea")).getQueryParam("q"); // "tea"
+   *
+   * const r = new HttpRequest(new Request("http://localhost/?q=green+tea&q=coffee"));
+   * assert.equal(r.getQueryParam("q"), "green tea");
+   * assert.equal(r.getQueryParam("page"), undefined);
    * ```
    */
   getQueryParam(name: string): string | undefined {
@@ -192,8 +220,11 @@ export class HttpRequest {
    * @throws {HttpException} 400 when a value's percent-encoded bytes are not UTF-8.
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
-   * new HttpRequest(new Request("http://localhost/?t=a&t=b")).getQueryParams("t"); // ["a", "b"]
+   *
+   * const r = new HttpRequest(new Request("http://localhost/?t=a&t=b"));
+   * assert.deepEqual(r.getQueryParams("t"), ["a", "b"]);
    * ```
    */
   getQueryParams(name: string): string[] {
@@ -205,9 +236,11 @@ export class HttpRequest {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
+   *
    * const r = new HttpRequest(new Request("http://localhost/u/7"), { pathVariables: { id: "7" } });
-   * r.getPathVariable("id"); // "7"
+   * assert.equal(r.getPathVariable("id"), "7");
    * ```
    */
   getPathVariable(name: string): string | undefined {
@@ -220,9 +253,12 @@ export class HttpRequest {
    * @throws {HttpException} 413 over the limit, 400 for bytes that are not UTF-8.
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
+   *
    * const r = new HttpRequest(new Request("http://localhost/", { method: "POST", body: "hi" }));
-   * await r.text(); // "hi"
+   * assert.equal(await r.text(), "hi");
+   * assert.equal(await r.text(), "hi"); // the body was read once, and kept
    * ```
    */
   text(): Promise<string> {
@@ -240,8 +276,8 @@ export class HttpRequest {
    * @throws {HttpException} 413 over the limit.
    * @example
    * ```ts
-   * import { HttpRequest } from "@thaw/thaw";
    * import assert from "node:assert/strict";
+   * import { HttpRequest } from "@thaw/thaw";
    *
    * const body = new Uint8Array([0, 255]);
    * const r = new HttpRequest(new Request("http://localhost/", { method: "POST", body }));
@@ -263,9 +299,12 @@ export class HttpRequest {
    * other than UTF-8 or a `Content-Encoding` other than `identity`.
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpRequest } from "@thaw/thaw";
-   * const r = new HttpRequest(new Request("http://localhost/", { method: "POST", body: "[1]" }));
-   * await r.json(); // [1]
+   *
+   * const body = '{"__proto__": {"admin": true}, "ids": [1]}';
+   * const r = new HttpRequest(new Request("http://localhost/", { method: "POST", body }));
+   * assert.deepEqual(await r.json(), { ids: [1] }); // `__proto__` never reaches the handler
    * ```
    */
   async json(): Promise<unknown> {

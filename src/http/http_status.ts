@@ -29,12 +29,15 @@ const BY_CODE = new Map<number, HttpStatus>();
  *
  * @example Use a named status and read it back
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HttpStatus } from "@thaw/thaw";
  *
  * const status = HttpStatus.CONFLICT;
- * status.getValue(); // 409
- * status.getReasonPhrase(); // "Conflict"
- * HttpStatus.valueOf(409) === status; // true
+ * assert.equal(status.getValue(), 409);
+ * assert.equal(status.getReasonPhrase(), "Conflict");
+ * assert.equal(HttpStatus.valueOf(409), status);
+ * assert.equal(`${status}`, "409 Conflict");
+ * assert.equal(JSON.stringify({ status }), '{"status":409}');
  * ```
  */
 export class HttpStatus {
@@ -208,8 +211,11 @@ export class HttpStatus {
    * @throws {RangeError} when no status is registered for that code.
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus } from "@thaw/thaw";
-   * HttpStatus.valueOf(404).getReasonPhrase(); // "Not Found"
+   *
+   * assert.equal(HttpStatus.valueOf(404).getReasonPhrase(), "Not Found");
+   * assert.throws(() => HttpStatus.valueOf(299), RangeError);
    * ```
    */
   static valueOf(code: number): HttpStatus {
@@ -225,8 +231,11 @@ export class HttpStatus {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus } from "@thaw/thaw";
-   * HttpStatus.resolve(299); // undefined
+   *
+   * assert.equal(HttpStatus.resolve(404), HttpStatus.NOT_FOUND);
+   * assert.equal(HttpStatus.resolve(299), undefined);
    * ```
    */
   static resolve(code: number): HttpStatus | undefined {
@@ -238,8 +247,12 @@ export class HttpStatus {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus } from "@thaw/thaw";
-   * HttpStatus.values().length; // 62
+   *
+   * const codes = HttpStatus.values().map((status) => status.getValue());
+   * assert.equal(codes.length, 62);
+   * assert.deepEqual(codes.slice(0, 3), [100, 101, 102]);
    * ```
    */
   static values(): HttpStatus[] {
@@ -251,8 +264,10 @@ export class HttpStatus {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus } from "@thaw/thaw";
-   * HttpStatus.CREATED.getValue(); // 201
+   *
+   * assert.equal(HttpStatus.CREATED.getValue(), 201);
    * ```
    */
   getValue(): number {
@@ -264,8 +279,10 @@ export class HttpStatus {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus } from "@thaw/thaw";
-   * HttpStatus.NOT_FOUND.getReasonPhrase(); // "Not Found"
+   *
+   * assert.equal(HttpStatus.NOT_FOUND.getReasonPhrase(), "Not Found");
    * ```
    */
   getReasonPhrase(): string {
@@ -277,8 +294,11 @@ export class HttpStatus {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus } from "@thaw/thaw";
-   * HttpStatus.BAD_GATEWAY.series(); // "SERVER_ERROR"
+   *
+   * assert.equal(HttpStatus.BAD_GATEWAY.series(), "SERVER_ERROR");
+   * assert.equal(HttpStatus.NO_CONTENT.series(), "SUCCESSFUL");
    * ```
    */
   series(): HttpStatusSeries {
@@ -290,8 +310,11 @@ export class HttpStatus {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus } from "@thaw/thaw";
-   * HttpStatus.OK.isError(); // false
+   *
+   * assert.equal(HttpStatus.OK.isError(), false);
+   * assert.equal(HttpStatus.NOT_FOUND.isError(), true);
    * ```
    */
   isError(): boolean {

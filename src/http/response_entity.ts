@@ -58,12 +58,17 @@ function refusedHeader(name: string): TypeError {
  *
  * @example Created with a location and a JSON body
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ResponseEntity } from "@thaw/thaw";
  *
- * const entity = ResponseEntity.created("/users/7")
+ * const response = ResponseEntity.created("/users/7")
  *   .withJson({ id: 7, name: "Ada" })
- *   .withHeader("Cache-Control", "no-store");
- * const response: Response = entity.toResponse(); // 201, Location: /users/7
+ *   .withHeader("Cache-Control", "no-store")
+ *   .toResponse();
+ * assert.equal(response.status, 201);
+ * assert.equal(response.headers.get("location"), "/users/7");
+ * assert.equal(response.headers.get("cache-control"), "no-store");
+ * assert.deepEqual(await response.json(), { id: 7, name: "Ada" });
  * ```
  */
 export class ResponseEntity {
@@ -81,8 +86,12 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok({ up: true });
+   *
+   * const response = ResponseEntity.ok({ up: true }).toResponse();
+   * assert.equal(response.status, 200);
+   * assert.deepEqual(await response.json(), { up: true });
    * ```
    */
   static ok(body?: unknown): ResponseEntity {
@@ -94,8 +103,12 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.created("/users/1").withJson({ id: 1 });
+   *
+   * const response = ResponseEntity.created("/users/1").withJson({ id: 1 }).toResponse();
+   * assert.equal(response.status, 201);
+   * assert.equal(response.headers.get("location"), "/users/1");
    * ```
    */
   static created(location: string): ResponseEntity {
@@ -107,8 +120,12 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.accepted().withJson({ job: "42" });
+   *
+   * const response = ResponseEntity.accepted().withJson({ job: "42" }).toResponse();
+   * assert.equal(response.status, 202);
+   * assert.deepEqual(await response.json(), { job: "42" });
    * ```
    */
   static accepted(): ResponseEntity {
@@ -120,8 +137,12 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.noContent();
+   *
+   * const response = ResponseEntity.noContent().toResponse();
+   * assert.equal(response.status, 204);
+   * assert.equal(response.body, null);
    * ```
    */
   static noContent(): ResponseEntity {
@@ -133,8 +154,13 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.badRequest().withJson({ message: "name is required" });
+   *
+   * const entity = ResponseEntity.badRequest().withJson({ message: "name is required" });
+   * const response = entity.toResponse();
+   * assert.equal(response.status, 400);
+   * assert.deepEqual(await response.json(), { message: "name is required" });
    * ```
    */
   static badRequest(): ResponseEntity {
@@ -146,8 +172,14 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.unauthorized().withHeader("WWW-Authenticate", 'Bearer realm="api"');
+   *
+   * const response = ResponseEntity.unauthorized()
+   *   .withHeader("WWW-Authenticate", 'Bearer realm="api"')
+   *   .toResponse();
+   * assert.equal(response.status, 401);
+   * assert.equal(response.headers.get("www-authenticate"), 'Bearer realm="api"');
    * ```
    */
   static unauthorized(): ResponseEntity {
@@ -159,8 +191,13 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.notFound().withJson({ message: "User not found" });
+   *
+   * const entity = ResponseEntity.notFound().withJson({ message: "User not found" });
+   * const response = entity.toResponse();
+   * assert.equal(response.status, 404);
+   * assert.deepEqual(await response.json(), { message: "User not found" });
    * ```
    */
   static notFound(): ResponseEntity {
@@ -172,8 +209,13 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.unprocessableEntity().withJson({ message: "end is before start" });
+   *
+   * const entity = ResponseEntity.unprocessableEntity().withJson({ message: "end is late" });
+   * const response = entity.toResponse();
+   * assert.equal(response.status, 422);
+   * assert.deepEqual(await response.json(), { message: "end is late" });
    * ```
    */
   static unprocessableEntity(): ResponseEntity {
@@ -186,8 +228,12 @@ export class ResponseEntity {
    * @throws {RangeError} for a code outside 200-599 (the fetch API cannot send 1xx).
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus, ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.status(HttpStatus.CONFLICT).withJson({ message: "taken" });
+   *
+   * assert.equal(ResponseEntity.status(HttpStatus.CONFLICT).getStatusCode(), 409);
+   * assert.equal(ResponseEntity.status(503).toResponse().status, 503);
+   * assert.throws(() => ResponseEntity.status(101), RangeError);
    * ```
    */
   static status(status: HttpStatus | number): ResponseEntity {
@@ -201,8 +247,12 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok().withJson([1, 2, 3]);
+   *
+   * const response = ResponseEntity.ok().withJson([1, 2, 3]).toResponse();
+   * assert.equal(response.headers.get("content-type"), "application/json");
+   * assert.equal(await response.text(), "[1,2,3]");
    * ```
    */
   withJson(body: unknown): this {
@@ -222,9 +272,15 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok().withXml({ user: { id: 1, name: "Ada" } });
-   * // <?xml version="1.0" encoding="UTF-8"?><user><id>1</id><name>Ada</name></user>
+   *
+   * const response = ResponseEntity.ok().withXml({ user: { id: 1, name: "Ada" } }).toResponse();
+   * assert.equal(response.headers.get("content-type"), "application/xml");
+   * assert.equal(
+   *   await response.text(),
+   *   '<?xml version="1.0" encoding="UTF-8"?><user><id>1</id><name>Ada</name></user>',
+   * );
    * ```
    */
   withXml(body: unknown): this {
@@ -239,8 +295,11 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok().withHeader("Vary", "Accept").withHeader("Vary", "Origin");
+   *
+   * const entity = ResponseEntity.ok().withHeader("Vary", "Accept").withHeader("Vary", "Origin");
+   * assert.equal(entity.getHeaders().get("vary"), "Accept, Origin");
    * ```
    */
   withHeader(name: string, value: string): this {
@@ -258,8 +317,10 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HttpStatus, ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok().withStatus(HttpStatus.ACCEPTED);
+   *
+   * assert.equal(ResponseEntity.ok().withStatus(HttpStatus.ACCEPTED).getStatusCode(), 202);
    * ```
    */
   withStatus(status: HttpStatus): this {
@@ -273,8 +334,11 @@ export class ResponseEntity {
    * @throws {RangeError} for a code outside 200-599.
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok().withStatusCode(299);
+   *
+   * assert.equal(ResponseEntity.ok().withStatusCode(299).toResponse().status, 299);
+   * assert.throws(() => ResponseEntity.ok().withStatusCode(600), RangeError);
    * ```
    */
   withStatusCode(code: number): this {
@@ -287,8 +351,12 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok("a,b\n1,2").withContentType("text/csv");
+   *
+   * const response = ResponseEntity.ok("a,b\n1,2").withContentType("text/csv").toResponse();
+   * assert.equal(response.headers.get("content-type"), "text/csv");
+   * assert.equal(await response.text(), "a,b\n1,2");
    * ```
    */
   withContentType(type: string): this {
@@ -307,8 +375,11 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok().withCookie("session", "abc", { httpOnly: true, path: "/" });
+   *
+   * const entity = ResponseEntity.ok().withCookie("session", "abc", { httpOnly: true, path: "/" });
+   * assert.deepEqual(entity.getHeaders().getSetCookie(), ["session=abc; Path=/; HttpOnly"]);
    * ```
    */
   withCookie(name: string, value: string, options?: CookieOptions): this {
@@ -325,8 +396,12 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok().setBody("plain words");
+   *
+   * const response = ResponseEntity.ok().setBody("plain words").toResponse();
+   * assert.equal(response.headers.get("content-type"), "text/plain; charset=utf-8");
+   * assert.equal(await response.text(), "plain words");
    * ```
    */
   setBody(body: unknown): this {
@@ -339,8 +414,10 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.notFound().getStatusCode(); // 404
+   *
+   * assert.equal(ResponseEntity.notFound().getStatusCode(), 404);
    * ```
    */
   getStatusCode(): number {
@@ -352,8 +429,13 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.created("/a").getHeaders().get("Location"); // "/a"
+   *
+   * const entity = ResponseEntity.created("/a");
+   * assert.equal(entity.getHeaders().get("Location"), "/a");
+   * entity.getHeaders().set("Location", "/b");
+   * assert.equal(entity.toResponse().headers.get("Location"), "/b");
    * ```
    */
   getHeaders(): Headers {
@@ -365,8 +447,11 @@ export class ResponseEntity {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
-   * ResponseEntity.ok({ a: 1 }).getBody(); // { a: 1 }
+   *
+   * const body = { a: 1 };
+   * assert.equal(ResponseEntity.ok(body).getBody(), body);
    * ```
    */
   getBody(): unknown {
@@ -384,9 +469,12 @@ export class ResponseEntity {
    * character HTTP does not allow (a control character other than tab, or DEL).
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ResponseEntity } from "@thaw/thaw";
+   *
    * const response = ResponseEntity.ok("hi").toResponse();
-   * await response.text(); // "hi"
+   * assert.equal(await response.text(), "hi");
+   * assert.throws(() => ResponseEntity.noContent().setBody("hi").toResponse(), TypeError);
    * ```
    */
   toResponse(): Response {

@@ -79,7 +79,9 @@ function methodDocs(
  *
  * @example
  * ```ts
- * import { ApiOperation, GetMapping, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { ApiOperation, bootstrap, GetMapping, RestController } from "@thaw/thaw";
+ * import { openApiDocument } from "@thaw/thaw/openapi";
  *
  * @RestController()
  * class HealthController {
@@ -89,6 +91,9 @@ function methodDocs(
  *     return { up: true };
  *   }
  * }
+ *
+ * const doc = await openApiDocument(await bootstrap({ controllers: [HealthController] }));
+ * assert.equal(doc.paths["/health"].get?.summary, "Is the service up?");
  * ```
  */
 export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
@@ -109,7 +114,9 @@ export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
  *
  * @example
  * ```ts
- * import { ApiResponse, GetMapping, PathVariable, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { ApiResponse, bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
+ * import { openApiDocument } from "@thaw/thaw/openapi";
  *
  * class Order {
  *   id = 0;
@@ -125,6 +132,11 @@ export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
  *     return Object.assign(new Order(), { id });
  *   }
  * }
+ *
+ * const doc = await openApiDocument(await bootstrap({ controllers: [OrderController] }));
+ * const { responses } = doc.paths["/orders/{id}"].get as { responses: Record<string, unknown> };
+ * assert.deepEqual(Object.keys(responses), ["200", "400", "404", "500"]); // 400, 500: Thaw's own
+ * assert.deepEqual(responses["404"], { description: "No such order" });
  * ```
  */
 export function ApiResponse(
@@ -151,7 +163,9 @@ export function ApiResponse(
  *
  * @example
  * ```ts
- * import { ApiTags, GetMapping, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { ApiTags, bootstrap, GetMapping, RestController } from "@thaw/thaw";
+ * import { openApiDocument } from "@thaw/thaw/openapi";
  *
  * @RestController()
  * @ApiTags("orders")
@@ -161,6 +175,9 @@ export function ApiResponse(
  *     return [];
  *   }
  * }
+ *
+ * const doc = await openApiDocument(await bootstrap({ controllers: [OrderController] }));
+ * assert.deepEqual(doc.paths["/orders"].get?.tags, ["orders"]);
  * ```
  */
 export function ApiTags(...tags: string[]): BeanClassDecorator {

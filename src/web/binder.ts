@@ -162,7 +162,8 @@ function valueBinder(
  *
  * @example
  * ```ts
- * import { GetMapping, PathVariable, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
  *
  * @RestController()
  * class OrderController {
@@ -171,6 +172,11 @@ function valueBinder(
  *     return { id };
  *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [OrderController] });
+ * const found = await app.fetch(new Request("http://localhost/orders/42"));
+ * assert.deepEqual(await found.json(), { id: 42 });
+ * assert.equal((await app.fetch(new Request("http://localhost/orders/4.2"))).status, 400);
  * ```
  */
 export function PathVariable<const N extends string, T extends ScalarType = StringConstructor>(
@@ -195,7 +201,8 @@ export function PathVariable<const N extends string, T extends ScalarType = Stri
  *
  * @example
  * ```ts
- * import { GetMapping, RequestParam, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, RequestParam, RestController } from "@thaw/thaw";
  *
  * @RestController()
  * class SearchController {
@@ -204,6 +211,11 @@ export function PathVariable<const N extends string, T extends ScalarType = Stri
  *     return { q, page };
  *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [SearchController] });
+ * const found = await app.fetch(new Request("http://localhost/search?q=green+tea"));
+ * assert.deepEqual(await found.json(), { q: "green tea", page: 1 });
+ * assert.equal((await app.fetch(new Request("http://localhost/search"))).status, 400);
  * ```
  */
 export function RequestParam<const O extends ValueOptions = Record<never, never>>(
@@ -219,7 +231,8 @@ export function RequestParam<const O extends ValueOptions = Record<never, never>
  *
  * @example
  * ```ts
- * import { GetMapping, RequestHeader, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, RequestHeader, RestController } from "@thaw/thaw";
  *
  * @RestController()
  * class TraceController {
@@ -228,6 +241,13 @@ export function RequestParam<const O extends ValueOptions = Record<never, never>
  *     return { id: id ?? null };
  *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [TraceController] });
+ * const headers = { "x-request-id": "r-1" };
+ * const traced = await app.fetch(new Request("http://localhost/trace", { headers }));
+ * assert.deepEqual(await traced.json(), { id: "r-1" });
+ * const untraced = await app.fetch(new Request("http://localhost/trace"));
+ * assert.deepEqual(await untraced.json(), { id: null });
  * ```
  */
 export function RequestHeader<const O extends ValueOptions = Record<never, never>>(
@@ -249,7 +269,8 @@ export function RequestHeader<const O extends ValueOptions = Record<never, never
  *
  * @example
  * ```ts
- * import { PostMapping, RequestBody, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, PostMapping, RequestBody, RestController } from "@thaw/thaw";
  *
  * class NewUser {
  *   name = "";
@@ -260,9 +281,21 @@ export function RequestHeader<const O extends ValueOptions = Record<never, never
  * class UserController {
  *   @PostMapping("/users", RequestBody(NewUser))
  *   create(user: NewUser) {
- *     return user;
+ *     return { user, isNewUser: user instanceof NewUser };
  *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [UserController] });
+ * const post = (body: string, type = "application/json") =>
+ *   app.fetch(new Request("http://localhost/users", {
+ *     method: "POST",
+ *     headers: { "content-type": type },
+ *     body,
+ *   }));
+ * // A key the class does not declare is ignored; a body that is not JSON is a 415.
+ * const created = await post('{"name": "Ada", "role": "admin"}');
+ * assert.deepEqual(await created.json(), { user: { name: "Ada", email: "" }, isNewUser: true });
+ * assert.equal((await post("name=Ada", "text/plain")).status, 415);
  * ```
  */
 export function RequestBody<S extends StandardSchemaV1 | Class | undefined = undefined>(

@@ -14,7 +14,8 @@ export interface RestControllerOptions {
  *
  * @example
  * ```ts
- * import { GetMapping, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
  *
  * @RestController()
  * class HealthController {
@@ -23,6 +24,10 @@ export interface RestControllerOptions {
  *     return { up: true };
  *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [HealthController] });
+ * const response = await app.fetch(new Request("http://localhost/health"));
+ * assert.deepEqual(await response.json(), { up: true });
  * ```
  */
 export function RestController(options: RestControllerOptions = {}): BeanClassDecorator {
@@ -35,7 +40,8 @@ export function RestController(options: RestControllerOptions = {}): BeanClassDe
  *
  * @example
  * ```ts
- * import { GetMapping, RequestMapping, RestController } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, RequestMapping, RestController } from "@thaw/thaw";
  *
  * @RestController()
  * @RequestMapping("/api/v1")
@@ -45,6 +51,11 @@ export function RestController(options: RestControllerOptions = {}): BeanClassDe
  *     return "1.0.0";
  *   }
  * }
+ *
+ * const app = await bootstrap({ controllers: [VersionController] });
+ * const response = await app.fetch(new Request("http://localhost/api/v1/version"));
+ * assert.equal(await response.text(), "1.0.0");
+ * assert.equal((await app.fetch(new Request("http://localhost/version"))).status, 404);
  * ```
  */
 export function RequestMapping(prefix: string): BeanClassDecorator {

@@ -12,7 +12,8 @@ import type { ResponseEntity } from "../http/response_entity.ts";
  *
  * @example
  * ```ts
- * import { Component, type ErrorController, type HttpRequest, type HttpStatus, type ResponseEntity } from "@thaw/thaw";
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Component, type ErrorController, type HttpRequest, type HttpStatus, type ResponseEntity } from "@thaw/thaw";
  *
  * @Component("errorController")
  * class JsonErrors implements ErrorController {
@@ -25,6 +26,16 @@ import type { ResponseEntity } from "../http/response_entity.ts";
  *     });
  *   }
  * }
+ *
+ * const app = await bootstrap({ components: [JsonErrors] });
+ * const response = await app.fetch(new Request("http://localhost/missing"));
+ * assert.equal(response.status, 404);
+ * assert.deepEqual(await response.json(), {
+ *   path: "/missing",
+ *   status: 404,
+ *   reason: "Not Found",
+ *   message: "No route for GET /missing",
+ * });
  * ```
  */
 export interface ErrorController {
