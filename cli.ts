@@ -14,7 +14,7 @@ import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { runtimeEnv } from "./src/config/env.ts";
 import { runManifestCommand } from "./src/context/manifest.ts";
-import { runCli } from "./src/migrate/cli_main.ts";
+import { runCli } from "./src/migrate/cli/cli_main.ts";
 import { localIdentity } from "./src/migrate/local_process.ts";
 
 /**

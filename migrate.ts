@@ -18,6 +18,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { mkdtemp, writeFile } from "node:fs/promises";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
@@ -29,7 +30,8 @@
  *   'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
  * );
  * const report = await migrate({ config: dir, migrations: dir });
- * report.connections[0].state; // "no-folder": there is no folder main/ of files to run
+ * // There is no folder main/ of files to run: nothing was opened.
+ * assert.equal(report.connections[0].state, "no-folder");
  * ```
  *
  * @module
@@ -40,17 +42,18 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "./src/config/config_error.ts";
 import { redactUrl } from "./src/config/redact.ts";
 import { type EnvLookup, runtimeEnv } from "./src/config/env.ts";
-import {
-  type Command,
-  commandNamed,
-  parseCommandLine,
-  UsageError,
-} from "./src/migrate/command_line.ts";
-import { humanProgress, humanSummary } from "./src/migrate/human_output.ts";
+import type { Command } from "./src/migrate/command/command.ts";
+import { isCommand } from "./src/migrate/command/commands.ts";
+import { humanProgress, humanSummary } from "./src/migrate/cli/human_output.ts";
+import { builtInDriver } from "./src/migrate/drivers.ts";
+import { runMigrations } from "./src/migrate/engine.ts";
+import { exitCodeOf } from "./src/migrate/exit_code.ts";
 import { localIdentity } from "./src/migrate/local_process.ts";
 import type { RunError, RunReport } from "./src/migrate/run_report.ts";
 import { silentProgress } from "./src/migrate/run_report.ts";
-import { exitCodeOf, runMigrations } from "./src/migrate/run_migrations.ts";
+import { DEFAULT_LOCK_TIMEOUT_SECONDS } from "./src/migrate/cli/command_line.ts";
+import { checkRunRequest, type RunRequest, usageError } from "./src/migrate/run_request.ts";
+import { isMigrationError } from "./src/migrate/migration_error.ts";
 import type { DatabaseKind } from "./src/migrate/sql/datasource.ts";
 import { loadDatasources } from "./src/migrate/sql/sql_config.ts";
 
@@ -64,13 +67,14 @@ export type {
   ErrorKind,
   FileAction,
   FileReport,
+  FileResult,
   LockOwner,
   ReindexReport,
   ReportCommand,
   RunError,
   RunReport,
 } from "./src/migrate/run_report.ts";
-export type { FailureDetail } from "./src/migrate/migration_failure.ts";
+export type { FailureDetail } from "./src/migrate/migration_error.ts";
 
 /**
  * What {@linkcode migrate} runs: the options of the command line, by name. Paths are folders,
@@ -78,14 +82,30 @@ export type { FailureDetail } from "./src/migrate/migration_failure.ts";
  *
  * @example
  * ```ts
- * import type { MigrateOptions } from "@thaw/thaw/migrate";
+ * import assert from "node:assert/strict";
+ * import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { pathToFileURL } from "node:url";
+ * import { migrate, type MigrateOptions } from "@thaw/thaw/migrate";
  *
+ * const dir = await mkdtemp(join(tmpdir(), "thaw-doc-"));
+ * await writeFile(
+ *   join(dir, "application.yml"),
+ *   'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
+ * );
+ * await mkdir(join(dir, "migrations", "main"), { recursive: true });
+ * await writeFile(join(dir, "migrations", "main", "001-notes.sql"), "CREATE TABLE notes (body TEXT);\n");
+ *
+ * const lines: string[] = [];
  * const options: MigrateOptions = {
- *   config: new URL("./config/", import.meta.url),
- *   migrations: new URL("./migrations/", import.meta.url),
+ *   config: pathToFileURL(`${dir}/`),
+ *   migrations: pathToFileURL(`${dir}/migrations/`),
  *   command: "status",
- *   onProgress: (line) => console.error(line),
+ *   onProgress: (line) => lines.push(line),
  * };
+ * const report = await migrate(options);
+ * assert.equal(report.connections[0].files[0].action, "apply"); // pending: status runs nothing
  * ```
  */
 export interface MigrateOptions {
@@ -131,14 +151,15 @@ export interface MigrateOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { migrate, MigrationRunError } from "@thaw/thaw/migrate";
  *
  * try {
  *   await migrate({ config: "/no/such/folder", migrations: "/no/such/folder" });
  * } catch (error) {
  *   if (!(error instanceof MigrationRunError)) throw error;
- *   error.kind; // "config"
- *   error.exitCode; // 2, as the command line would exit
+ *   assert.equal(error.kind, "config");
+ *   assert.equal(error.exitCode, 2); // as the command line would exit
  * }
  * ```
  */
@@ -197,6 +218,7 @@ const lookup = (env: MigrateOptions["env"]): EnvLookup =>
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
@@ -211,37 +233,18 @@ const lookup = (env: MigrateOptions["env"]): EnvLookup =>
  * await writeFile(join(dir, "migrations", "main", "001-notes.sql"), "CREATE TABLE notes (body TEXT);\n");
  *
  * const first = await migrate({ config: dir, migrations: "migrations", cwd: dir });
- * first.connections[0].applied; // 1
+ * assert.equal(first.connections[0].applied, 1);
  * const second = await migrate({ config: dir, migrations: "migrations", cwd: dir });
- * second.connections[0].skipped; // 1: unchanged, not run again
+ * assert.equal(second.connections[0].applied, 0);
+ * assert.equal(second.connections[0].skipped, 1); // unchanged, not run again
  * ```
  */
 export async function migrate(options: MigrateOptions): Promise<RunReport> {
   const cwd = options.cwd ?? process.cwd();
-  const command = options.command ?? "migrate";
-  // The command line's own checks (a dry run of `status`, `--drift` on SQL...), on the same
-  // arguments the CLI would be given; `--` keeps a command that looks like a flag a command.
-  const args = [
-    `--mode=${options.mode ?? "sql"}`,
-    `--config=${folder(options.config, cwd)}`,
-    `--sqlPath=${folder(options.migrations, cwd)}`,
-    ...(options.connection === undefined ? [] : [`--connection=${options.connection}`]),
-    ...(options.dryRun ? ["--dry-run"] : []),
-    ...(options.strictOrder === undefined
-      ? []
-      : [options.strictOrder ? "--strict-order" : "--no-strict-order"]),
-    ...(options.force ? ["--force"] : []),
-    ...(options.drift ? ["--drift"] : []),
-    ...(options.lockTimeoutMs === undefined
-      ? []
-      : [`--lock-timeout=${options.lockTimeoutMs / 1000}`]),
-    "--",
-    command,
-  ];
   let report: RunReport;
   try {
-    report = await runMigrations({
-      line: parseCommandLine(args),
+    const request = runRequest(options, cwd);
+    report = await runMigrations(request, await builtInDriver(request.mode), {
       env: lookup(options.env),
       identity: localIdentity(),
       progress: options.onProgress ? humanProgress(options.onProgress) : silentProgress,
@@ -249,9 +252,10 @@ export async function migrate(options: MigrateOptions): Promise<RunReport> {
       ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!isMigrationError(error, "usage")) throw error;
+    const command = options.command ?? "migrate";
     report = {
-      command: commandNamed(["--", command]) ?? null,
+      command: isCommand(command) ? command : null,
       connections: [],
       ms: 0,
       error: { kind: "usage", message: error.message },
@@ -263,6 +267,53 @@ export async function migrate(options: MigrateOptions): Promise<RunReport> {
   return report;
 }
 
+// Every option `migrate()` takes: from JavaScript, a misspelt one would otherwise be ignored.
+const OPTION_NAMES: ReadonlySet<string> = new Set<keyof MigrateOptions>([
+  "config",
+  "migrations",
+  "mode",
+  "command",
+  "connection",
+  "dryRun",
+  "strictOrder",
+  "force",
+  "drift",
+  "lockTimeoutMs",
+  "env",
+  "signal",
+  "cwd",
+  "onProgress",
+]);
+
+// The run `options` ask for, checked by the command line's own rules (a dry run of `status`,
+// `--drift` on SQL...).
+function runRequest(options: MigrateOptions, cwd: string): RunRequest {
+  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.has(name));
+  if (unknown.length > 0) {
+    throw usageError(
+      `unknown option${unknown.length > 1 ? "s" : ""} ${
+        unknown.map((name) => JSON.stringify(name)).join(", ")
+      } (migrate() takes ${[...OPTION_NAMES].join(", ")})`,
+    );
+  }
+  const mode = options.mode ?? "sql";
+  if (mode !== "sql" && mode !== "search") {
+    throw usageError(`mode ${JSON.stringify(mode)}: expected "sql" or "search"`);
+  }
+  return checkRunRequest({
+    mode,
+    command: options.command ?? "migrate",
+    configDir: folder(options.config, cwd),
+    migrationsRoot: folder(options.migrations, cwd),
+    ...(options.connection === undefined ? {} : { connection: options.connection }),
+    dryRun: options.dryRun === true,
+    ...(options.strictOrder === undefined ? {} : { strictOrder: options.strictOrder }),
+    force: options.force === true,
+    ...(options.drift ? { drift: true } : {}),
+    lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_SECONDS * 1000,
+  });
+}
+
 /**
  * The closing lines the command line prints for a report: per connection what was applied and
  * skipped (`main: 1 applied, 0 unchanged, 5 request(s), 0.01 s`), the listing of `status`, the
@@ -270,10 +321,13 @@ export async function migrate(options: MigrateOptions): Promise<RunReport> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { summaryLines } from "@thaw/thaw/migrate";
  *
- * summaryLines({ command: "migrate", connections: [], ms: 3 });
- * // ["nothing ran: no connection is configured", "done in 0.00 s"]
+ * assert.deepEqual(summaryLines({ command: "migrate", connections: [], ms: 3 }), [
+ *   "nothing ran: no connection is configured",
+ *   "done in 0.00 s",
+ * ]);
  * ```
  */
 export function summaryLines(report: RunReport): string[] {
@@ -303,6 +357,7 @@ export interface DatasourceInfo {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { mkdtemp, writeFile } from "node:fs/promises";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
@@ -311,7 +366,8 @@ export interface DatasourceInfo {
  * const dir = await mkdtemp(join(tmpdir(), "thaw-doc-"));
  * await writeFile(join(dir, "application.yml"), "datasource:\n  - name: main\n    url: sqlite:${DB:./app.db}\n");
  * const main = await readDatasource({ config: dir, name: "main", env: {}, cwd: dir });
- * main.location === join(dir, "app.db"); // true
+ * assert.equal(main.location, join(dir, "app.db"));
+ * assert.equal(main.kind, "sqlite");
  * ```
  */
 export async function readDatasource(options: {

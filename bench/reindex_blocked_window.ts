@@ -18,7 +18,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { runCli } from "../src/migrate/cli_main.ts";
+import { runCli } from "../src/migrate/cli/cli_main.ts";
 import { startAliasWriter } from "../tests/migrate/search/alias_writer.ts";
 import { node, NODES, seedIndex, waitForNodes } from "../tests/migrate/search/three_nodes.ts";
 

@@ -14,8 +14,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { runCli } from "../src/migrate/cli_main.ts";
-import type { TransportFactory } from "../src/migrate/search/transport.ts";
+import { runCli } from "../src/migrate/cli/cli_main.ts";
+import type { TransportFactory } from "../src/migrate/search/http/transport.ts";
+import { searchDriver } from "../src/migrate/search/search_driver.ts";
 import { recording, type Sent, writes } from "../tests/migrate/search/cluster.ts";
 
 /** Adds the time from each request's start to its answer's headers to `waited.ms`. */
@@ -68,7 +69,7 @@ async function run(label: string) {
     err: () => {},
     env: (name) => process.env[name],
     identity: { host: "bench", pid: process.pid },
-    transport: timing(waited, recording(sent)),
+    drivers: { search: searchDriver({ transport: timing(waited, recording(sent)) }) },
   });
   const ms = performance.now() - started;
   if (code !== 0) throw new Error(`${label}: exit ${code}`);

@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { runCli } from "../src/migrate/cli_main.ts";
+import { runCli } from "../src/migrate/cli/cli_main.ts";
 import type { RunReport } from "../src/migrate/run_report.ts";
 
 const count = Number(process.argv[2] ?? 1000);

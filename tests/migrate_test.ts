@@ -14,8 +14,8 @@ import {
   MigrationRunError,
   readDatasource,
   summaryLines,
-} from "../../migrate.ts";
-import { SQLITE } from "../runtime.ts";
+} from "../migrate.ts";
+import { SQLITE } from "./runtime.ts";
 
 // Every folder a test makes, removed after the suite.
 const folders: string[] = [];
@@ -102,6 +102,40 @@ describe("migrate() from code", () => {
     assert.match(bogus.message, /unknown command "--help"/);
     const negative = await failing({ ...options, lockTimeoutMs: -1 });
     assert.equal(negative.kind, "usage");
+  });
+
+  it("refuses an option it does not take, and a mode it does not know, before reading anything", async () => {
+    const { options, dir } = await workspace();
+    // From JavaScript a misspelt option would otherwise be dropped: a dry run that migrates.
+    const misspelt = await failing({ ...options, dry_run: true } as MigrateOptions);
+    assert.equal(misspelt.kind, "usage");
+    assert.equal(misspelt.exitCode, 2);
+    assert.match(misspelt.message, /^unknown option "dry_run" \(migrate\(\) takes config, /);
+    assert.equal(misspelt.report.command, "migrate");
+    const two = await failing({ ...options, dryrun: true, Force: true } as MigrateOptions);
+    assert.match(two.message, /^unknown options "dryrun", "Force" /);
+    const mode = await failing({ ...options, mode: "elastic" as "sql" });
+    assert.equal(mode.kind, "usage");
+    assert.equal(mode.message, 'mode "elastic": expected "sql" or "search"');
+    const wait = await failing({ ...options, lockTimeoutMs: Number.NaN });
+    assert.match(wait.message, /^lock timeout NaN ms: expected 0 to 86400000 ms/);
+    await assert.rejects(stat(join(dir, "data")), "nothing was opened");
+  });
+
+  it("takes a command, mode and options as typed values, as the command line does", async () => {
+    const { options, file, db } = await workspace();
+    await file("001-a.sql", "CREATE TABLE a (id INTEGER);\n");
+    // No argument string is built: a connection name that looks like a flag is a name.
+    const flagLike = await failing({ ...options, connection: "--force" });
+    assert.equal(flagLike.kind, "config");
+    assert.match(
+      flagLike.message,
+      /^--connection --force: no such datasource \(configured: main\)/,
+    );
+    const dry = await migrate({ ...options, dryRun: true, lockTimeoutMs: 1500 });
+    assert.equal(dry.command, "dry-run");
+    assert.equal(dry.connections[0].files[0].action, "apply");
+    await assert.rejects(stat(db), "a dry run creates no database");
   });
 
   it("reads a datasource as the runner does, without its credentials", async () => {

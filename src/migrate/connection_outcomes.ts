@@ -10,7 +10,7 @@ export function notRun(
 }
 
 /**
- * Completes the shared runner's report so that no connection goes unmentioned: every configured
+ * Completes the engine's report so that no connection goes unmentioned: every configured
  * connection, in configuration order, as it ran, as it was skipped, or `not-reached` when the run
  * stopped before it. A run that `signal` stopped between two connections says `interrupted`, not
  * a silent success.
@@ -27,7 +27,7 @@ export function completeReport(
     known.get(name) ?? notRun(name, "not-reached", "the run stopped before it")
   );
   const complete: RunReport = { ...report, connections };
-  // The shared runner stops between two connections without an error of its own.
+  // The engine stops between two connections without an error of its own.
   const unreached = connections.find((c) => c.state === "not-reached");
   if (signal?.aborted && report.error === undefined && unreached !== undefined) {
     complete.error = {

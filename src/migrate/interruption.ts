@@ -1,19 +1,14 @@
-/** The run was stopped from outside (Ctrl-C, SIGTERM): what was running is named in the message. */
-export class RunInterrupted extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "RunInterrupted";
-  }
-}
+import { MigrationError } from "./migration_error.ts";
 
 /**
- * Waits `ms`, or less when `signal` aborts: then it rejects with a {@linkcode RunInterrupted}
+ * Waits `ms`, or less when `signal` aborts: then it rejects with an `interrupted` MigrationError
  * saying `what` was interrupted. Every wait of a runner goes through here, so none outlives a
  * Ctrl-C.
  */
 export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const interrupted = () => reject(new RunInterrupted(`interrupted while ${what}`));
+    const interrupted = () =>
+      reject(new MigrationError("interrupted", `interrupted while ${what}`));
     if (signal?.aborted) return interrupted();
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

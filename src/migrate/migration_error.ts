@@ -1,20 +1,107 @@
+import type { ErrorKind } from "./run_report.ts";
+
+/**
+ * Why a run of migrations stopped, as a kind the report and the exit code follow: `usage` (the
+ * command line or `migrate()`'s options are wrong), `plan` (a file cannot be planned, or the
+ * records forbid the command; nothing was written), `failure` (a file or the connection failed),
+ * `lock` (another runner held the lock past `--lock-timeout`), `interrupted` (Ctrl-C). A kind that
+ * carries more than its message has its own subclass.
+ */
+export class MigrationError extends Error {
+  readonly kind: ErrorKind;
+
+  /**
+   * @param kind why the run stopped
+   * @param message the whole message, its location included
+   */
+  constructor(kind: ErrorKind, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "MigrationError";
+    this.kind = kind;
+  }
+}
+
+/** Whether `error` is a {@linkcode MigrationError} of `kind`. */
+export function isMigrationError(error: unknown, kind: ErrorKind): error is MigrationError {
+  return error instanceof MigrationError && error.kind === kind;
+}
+
 /**
  * A migration file cannot be planned (it is malformed or matches no rule), or the folder of
  * migrations cannot be read. The message starts with the file's path.
  */
-export class MigrationFileError extends Error {
+export class MigrationFileError extends MigrationError {
   /** The file, relative to its connection's folder (or the folder itself). */
   readonly file: string;
 
   /**
-   * Creates the error.
-   *
    * @param file the file's path
    * @param message what is wrong with it
    */
   constructor(file: string, message: string, options?: ErrorOptions) {
-    super(`${file}: ${message}`, options);
+    super("plan", `${file}: ${message}`, options);
     this.name = "MigrationFileError";
     this.file = file;
+  }
+}
+
+/**
+ * A connection's migration file cannot be planned, or the connection's records forbid the command:
+ * the run stops before anything is written, and the CLI exits with 1. It names the connection
+ * beside the file, when there is one.
+ */
+export class PlanError extends MigrationError {
+  /** The connection (or datasource) whose folder holds the file. */
+  readonly connection: string;
+  /** The file, relative to the connection's folder (or the folder itself). */
+  readonly file: string | undefined;
+
+  /** Names `connection` beside the file error `cause`, or before a message about it. */
+  constructor(connection: string, cause: MigrationFileError | string) {
+    super(
+      "plan",
+      `connection "${connection}"${typeof cause === "string" ? " " : ": "}${
+        typeof cause === "string" ? cause : cause.message
+      }`,
+      typeof cause === "string" ? undefined : { cause },
+    );
+    this.name = "PlanError";
+    this.connection = connection;
+    this.file = typeof cause === "string" ? undefined : cause.file;
+  }
+}
+
+/** Where and how a migration run failed, for the message and for `--json`. */
+export interface FailureDetail {
+  /** The connection or datasource. */
+  readonly connection: string;
+  /** The file, relative to the connection's folder. */
+  readonly file?: string;
+  /** `METHOD /path`. */
+  readonly request?: string;
+  /** Search: the HTTP status of the failed request. */
+  readonly status?: number;
+  /** SQL: the line of the failing statement in the file. */
+  readonly line?: number;
+  /** SQL: the database's own error code (SQLSTATE, or MySQL's error name). */
+  readonly code?: string;
+  /** The server's error type and reason, or what went wrong. */
+  readonly reason: string;
+}
+
+/** A migration file failed: the run stops here, and the CLI exits with 1. */
+export class MigrationFailure extends MigrationError {
+  readonly detail: FailureDetail;
+
+  constructor(detail: FailureDetail, options?: ErrorOptions) {
+    const where = [
+      `connection "${detail.connection}"`,
+      detail.file && `file ${detail.file}${detail.line === undefined ? "" : `:${detail.line}`}`,
+      detail.request,
+      detail.status !== undefined && `HTTP ${detail.status}`,
+    ].filter(Boolean).join(", ");
+    super("failure", `${where}: ${detail.reason}`, options);
+    this.name = "MigrationFailure";
+    this.detail = detail;
   }
 }

@@ -1,5 +1,5 @@
-import type { Command } from "./command_line.ts";
-import type { FailureDetail } from "./migration_failure.ts";
+import type { Command } from "./command/command.ts";
+import type { FailureDetail } from "./migration_error.ts";
 
 /**
  * What a command does, or would do, with a file (or a record without its file), once the file is
@@ -28,6 +28,23 @@ export type FileAction =
   /** `repair`: the record of a missing file is dropped. */
   | "drop";
 
+/**
+ * What was done with a file: it was applied (`created`, `updated`, `exists` (search: already
+ * there, left as it is), `sent`, `reindexed`, `applied` (SQL)), only its record was written
+ * (`recorded`, `moved`, `dropped`), or it `failed`.
+ */
+export type FileResult =
+  | "created"
+  | "updated"
+  | "exists"
+  | "sent"
+  | "reindexed"
+  | "applied"
+  | "recorded"
+  | "moved"
+  | "dropped"
+  | "failed";
+
 /** One file in a report. */
 export interface FileReport {
   /** The file, relative to its connection's folder, with `/` separators. */
@@ -50,11 +67,8 @@ export interface FileReport {
    * run warns; `--strict-order` refuses it.
    */
   sameResourceAs?: string;
-  /**
-   * What was done: `created`, `updated`, `exists`, `sent`, `applied`; `recorded`, `moved`,
-   * `dropped` (records only); or `failed`.
-   */
-  result?: string;
+  /** What was done; see {@linkcode FileResult}. */
+  result?: FileResult;
   /** Search: the HTTP status of the main request. */
   status?: number;
   /** How long the file took, in milliseconds. */

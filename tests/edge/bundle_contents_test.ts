@@ -152,8 +152,8 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       assert.ok(has(all, "examples/users/storage/memory_user_repository.ts"));
       // The runners (and the migrate.ts entry point): both loops, each runner, its drivers.
       const runner = [
-        "src/migrate/migration_runner.ts",
-        "src/migrate/run_migrations.ts",
+        "src/migrate/engine.ts",
+        "src/migrate/run_targets.ts",
         "src/migrate/sql/",
         "src/migrate/search/",
       ];

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { appendFile, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { rawContentHash } from "../../src/migrate/content_hash.ts";
+import { rawContentHash } from "../../src/migrate/files/content_hash.ts";
 import { os, Workspace, writes } from "./search/cluster.ts";
 import { KINDS, workspaces } from "./sql/databases.ts";
 

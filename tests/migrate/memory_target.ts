@@ -1,6 +1,7 @@
-// A migration target in memory, for the shared runner's tests (migration_runner_test.ts,
-// drift_runner_test.ts): no database, no cluster, every call logged.
-import type { Applied, MigrationTarget, PlannedFile } from "../../src/migrate/migration_runner.ts";
+// A migration target in memory, for the engine's tests (run_targets_test.ts,
+// run_targets_drift_test.ts): no database, no cluster, every call logged.
+import type { Applied, MigrationTarget } from "../../src/migrate/driver.ts";
+import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import type { UnlockOutcome } from "../../src/migrate/run_report.ts";
 
 /**

@@ -1,5 +1,7 @@
 import process from "node:process";
-import { type CliContext, runCli } from "../../src/migrate/cli_main.ts";
+import { type CliContext, runCli } from "../../src/migrate/cli/cli_main.ts";
+import { searchDriver } from "../../src/migrate/search/search_driver.ts";
+import type { TransportFactory } from "../../src/migrate/search/http/transport.ts";
 
 /** What one in-process CLI run printed, and its exit code. */
 export interface Captured {
@@ -8,10 +10,13 @@ export interface Captured {
   readonly err: string;
 }
 
-/** Runs the CLI in-process, capturing both streams; `context` replaces the defaults it names. */
+/**
+ * Runs the CLI in-process, capturing both streams; `context` replaces the defaults it names, and
+ * its `transport` carries the search driver's requests.
+ */
 export async function runCaptured(
   args: readonly string[],
-  context: Partial<CliContext> = {},
+  { transport, ...context }: Partial<CliContext> & { transport?: TransportFactory } = {},
 ): Promise<Captured> {
   const out: string[] = [], err: string[] = [];
   const code = await runCli(args, {
@@ -19,6 +24,7 @@ export async function runCaptured(
     err: (l) => err.push(l),
     env: (name) => process.env[name],
     identity: { host: "test", pid: process.pid },
+    ...(transport ? { drivers: { search: searchDriver({ transport }) } } : {}),
     ...context,
   });
   return { code, out: out.join("\n"), err: err.join("\n") };

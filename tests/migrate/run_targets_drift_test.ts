@@ -2,43 +2,37 @@
 // and in which order (a target in memory that logs its calls).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  type PlannedFile,
-  type RunnerOptions,
-  runTargets,
-} from "../../src/migrate/migration_runner.ts";
-import type { ConnectionDrift, FileReport, Progress } from "../../src/migrate/run_report.ts";
+import type { DriftInspection } from "../../src/migrate/driver.ts";
+import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
+import { type RunnerOptions, runTargets } from "../../src/migrate/run_targets.ts";
+import type { ConnectionDrift, Progress } from "../../src/migrate/run_report.ts";
 import { silentProgress } from "../../src/migrate/run_report.ts";
 import { MemoryTarget } from "./memory_target.ts";
 
 /** A target in memory that also reads and repairs drift, as it is told. */
 class DriftTarget extends MemoryTarget {
-  /** What readDrift answers, in turn (the last one again once used up). */
-  drift: ConnectionDrift[] = [{ checked: 0, resources: [] }];
+  /** What reading the drift answers, in turn (the last one again once used up). */
+  answers: ConnectionDrift[] = [{ checked: 0, resources: [] }];
 
   constructor() {
     super("main");
   }
 
-  readDrift(_files: readonly PlannedFile[], decided: readonly FileReport[]) {
-    this.calls.push(`readDrift ${decided.map((f) => `${f.path}:${f.action}`).join(",")}`);
-    return Promise.resolve(this.drift.length > 1 ? this.drift.shift()! : this.drift[0]);
-  }
-
-  repairDrift(
-    _files: readonly PlannedFile[],
-    _decided: readonly FileReport[],
-    found: ConnectionDrift,
-    signal?: AbortSignal,
-  ): Promise<ConnectionDrift> {
-    this.calls.push(`repairDrift${signal?.aborted ? " (interrupted)" : ""}`);
-    return Promise.resolve({
-      checked: found.checked,
-      resources: found.resources.map((r) =>
-        r.reapply ? { ...r, result: "reapplied" as const, remaining: [] } : r
-      ),
-    });
-  }
+  readonly drift: DriftInspection<PlannedFile> = {
+    read: (_files, decided) => {
+      this.calls.push(`readDrift ${decided.map((f) => `${f.path}:${f.action}`).join(",")}`);
+      return Promise.resolve(this.answers.length > 1 ? this.answers.shift()! : this.answers[0]);
+    },
+    repair: (_files, _decided, found, signal) => {
+      this.calls.push(`repairDrift${signal?.aborted ? " (interrupted)" : ""}`);
+      return Promise.resolve({
+        checked: found.checked,
+        resources: found.resources.map((r) =>
+          r.reapply ? { ...r, result: "reapplied" as const, remaining: [] } : r
+        ),
+      });
+    },
+  };
 }
 
 const files: PlannedFile[] = [
@@ -65,7 +59,7 @@ describe("runner with --drift", () => {
     for (const command of ["status", "validate"] as const) {
       const target = new DriftTarget();
       target.records.set("a.json", "a");
-      target.drift = [drifted(true)];
+      target.answers = [drifted(true)];
       const report = await runTargets([{ target, files }], options({ command }));
       assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:apply", "close"]);
       assert.deepEqual(report.connections[0].drift, drifted(true));
@@ -88,7 +82,7 @@ describe("runner with --drift", () => {
   it("migrate --drift with nothing pending and nothing to repair takes no lock", async () => {
     const target = new DriftTarget();
     target.records.set("a.json", "a").set("b.json", "b");
-    target.drift = [drifted(false)];
+    target.answers = [drifted(false)];
     const report = await runTargets([{ target, files }], options({ command: "migrate" }));
     assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:skip", "close"]);
     assert.deepEqual(report.connections[0].drift, drifted(false));
@@ -97,7 +91,7 @@ describe("runner with --drift", () => {
   it("migrate --drift repairs under the lock, after reading again, with no file to apply", async () => {
     const target = new DriftTarget();
     target.records.set("a.json", "a").set("b.json", "b");
-    target.drift = [drifted(true)];
+    target.answers = [drifted(true)];
     const notes: string[] = [];
     const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
     const report = await runTargets(
@@ -122,7 +116,7 @@ describe("runner with --drift", () => {
   it("migrate --drift applies a file that became pending while it waited for the lock", async () => {
     const target = new DriftTarget();
     target.records.set("a.json", "a").set("b.json", "b");
-    target.drift = [drifted(true)];
+    target.answers = [drifted(true)];
     // Another runner's repair dropped b's record while this one waited.
     target.lock = () => {
       target.calls.push("lock");
@@ -137,7 +131,7 @@ describe("runner with --drift", () => {
   it("migrate --drift applies pending files first, then reads the drift again", async () => {
     const target = new DriftTarget();
     target.records.set("a.json", "a");
-    target.drift = [drifted(false), drifted(true)];
+    target.answers = [drifted(false), drifted(true)];
     await runTargets([{ target, files }], options({ command: "migrate" }));
     assert.deepEqual(target.calls, [
       "read",
@@ -155,7 +149,7 @@ describe("runner with --drift", () => {
 
   it("migrate --dry-run --drift only reads", async () => {
     const target = new DriftTarget();
-    target.drift = [drifted(true)];
+    target.answers = [drifted(true)];
     const report = await runTargets(
       [{ target, files }],
       options({ command: "migrate", dryRun: true }),

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { RunInterrupted } from "../../src/migrate/interruption.ts";
-import { LockNotAcquiredError } from "../../src/migrate/lock_not_acquired.ts";
-import { MigrationFailure } from "../../src/migrate/migration_failure.ts";
-import {
-  type PlannedFile,
-  type RunnerOptions,
-  runTargets,
-} from "../../src/migrate/migration_runner.ts";
+import { MigrationError, MigrationFailure } from "../../src/migrate/migration_error.ts";
+import { type PlannedFile, type RunnerOptions, runTargets } from "../../src/migrate/run_targets.ts";
 import { type Progress, silentProgress } from "../../src/migrate/run_report.ts";
 import { MemoryTarget } from "./memory_target.ts";
 import { propertyOptions } from "../property.ts";
@@ -451,7 +445,7 @@ describe("runTargets, the engine both runners share", () => {
 
   it("reports a lock not acquired as kind lock, and a target's own I/O error as a failure", async () => {
     const locked = new MemoryTarget("locked");
-    locked.lockError = new LockNotAcquiredError("held by someone");
+    locked.lockError = new MigrationError("lock", "held by someone");
     const lockReport = await runTargets([{ target: locked, files: [file("a")] }], options());
     assert.equal(lockReport.error?.kind, "lock");
     assert.equal(lockReport.error?.connection, "locked");
@@ -515,7 +509,7 @@ describe("runTargets, the engine both runners share", () => {
 
   it("reports an interruption while waiting for the lock as kind interrupted", async () => {
     const target = new MemoryTarget("main");
-    target.lockError = new RunInterrupted("interrupted while waiting for the lock");
+    target.lockError = new MigrationError("interrupted", "interrupted while waiting for the lock");
     const report = await runTargets([{ target, files: [file("a")] }], options());
     assert.equal(report.error?.kind, "interrupted");
     assert.ok(!target.calls.some((c) => c.startsWith("apply")));

@@ -1,18 +1,19 @@
-import type { RunnerIdentity } from "./runner_identity.ts";
-import type { EnvLookup } from "../config/env.ts";
+import type { RunnerIdentity } from "../runner_identity.ts";
+import type { EnvLookup } from "../../config/env.ts";
 import {
   type CommandLine,
   commandNamed,
   jsonRequested,
   parseCommandLine,
   USAGE,
-  UsageError,
 } from "./command_line.ts";
-import { ExitCode } from "./exit_code.ts";
+import { isMigrationError } from "../migration_error.ts";
+import type { MigrationDriver, MigrationMode } from "../driver.ts";
+import { builtInDriver } from "../drivers.ts";
+import { runMigrations } from "../engine.ts";
+import { ExitCode, exitCodeOf } from "../exit_code.ts";
 import { humanProgress, humanSummary } from "./human_output.ts";
-import { type RunReport, silentProgress } from "./run_report.ts";
-import { exitCodeOf, runMigrations } from "./run_migrations.ts";
-import type { TransportFactory } from "./search/transport.ts";
+import { type RunReport, silentProgress } from "../run_report.ts";
 
 /** What the CLI talks to: its output streams and the process it runs in. */
 export interface CliContext {
@@ -21,7 +22,8 @@ export interface CliContext {
   readonly env: EnvLookup;
   /** Who runs: shown to runners waiting for the lock; SQL records `user@host` as executed_by. */
   readonly identity: RunnerIdentity;
-  readonly transport?: TransportFactory;
+  /** A driver to use instead of the built-in one of its mode (tests record its requests). */
+  readonly drivers?: Partial<Record<MigrationMode, MigrationDriver>>;
   readonly signal?: AbortSignal;
 }
 
@@ -36,7 +38,7 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
   try {
     line = parseCommandLine(args);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!isMigrationError(error, "usage")) throw error;
     if (!jsonRequested(args)) {
       context.err(`error: ${error.message}\n\n${USAGE}`);
       return ExitCode.usage;
@@ -52,12 +54,11 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
     context.out(USAGE);
     return ExitCode.ok;
   }
-  const report = await runMigrations({
-    line,
+  const driver = context.drivers?.[line.mode] ?? await builtInDriver(line.mode);
+  const report = await runMigrations(line, driver, {
     env: context.env,
     identity: context.identity,
     progress: line.json ? silentProgress : humanProgress(context.err),
-    ...(context.transport ? { transport: context.transport } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
   });
   return print(context, line.json, report);

@@ -1,56 +1,13 @@
 import { parseArgs } from "node:util";
+import type { Command } from "../command/command.ts";
+import { COMMANDS, isCommand } from "../command/commands.ts";
+import { checkRunRequest, type RunRequest, usageError } from "../run_request.ts";
 
-/** The commands of `cli.ts`. */
-export type Command = "migrate" | "status" | "validate" | "baseline" | "repair" | "unlock";
-
-const COMMANDS: readonly Command[] = [
-  "migrate",
-  "status",
-  "validate",
-  "baseline",
-  "repair",
-  "unlock",
-];
-// The commands that write, and so take `--dry-run`.
-const WRITERS: readonly Command[] = ["migrate", "baseline", "repair"];
-// The commands that take `--drift`.
-const DRIFT_COMMANDS: readonly Command[] = ["status", "validate", "migrate"];
-
-/** A parsed command line. */
-export interface CommandLine {
+/** A parsed command line: the run it asks for, or `--help`. */
+export interface CommandLine extends RunRequest {
   readonly help: boolean;
-  readonly mode: "search" | "sql";
-  readonly command: Command;
-  readonly configDir: string;
-  readonly migrationsRoot: string;
-  readonly connection?: string;
-  readonly dryRun: boolean;
-  /**
-   * `--strict-order` (true) or `--no-strict-order` (false): whether a pending file that sorts
-   * before an applied one is an error, over each connection's `migrations.strict_order`.
-   */
-  readonly strictOrder?: boolean;
-  /**
-   * `baseline --force`: record the current files even where records exist; `repair --force`:
-   * also drop missing records that sort after every file of this checkout.
-   */
-  readonly force: boolean;
-  /**
-   * `--drift` (search; `status`, `validate`, `migrate`): compare the resources of applied files
-   * with the cluster; `validate` fails on a difference, `migrate` applies the files again. Absent
-   * when not given.
-   */
-  readonly drift?: true;
+  /** `--json`: one JSON report on stdout, whatever the outcome. */
   readonly json: boolean;
-  readonly lockTimeoutMs: number;
-}
-
-/** The command line is wrong: the CLI prints the message and the usage, and exits with 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
 }
 
 /** Seconds to wait for another runner's lock, unless `--lock-timeout` says otherwise. */
@@ -142,26 +99,24 @@ export function commandNamed(args: readonly string[]): Command | undefined {
   });
   if (positionals.length === 0) return "migrate";
   const [command] = positionals;
-  return positionals.length === 1 && COMMANDS.includes(command as Command)
-    ? command as Command
-    : undefined;
+  return positionals.length === 1 && isCommand(command) ? command : undefined;
 }
 
-/** Parses the arguments (without the runtime and script), or throws a {@linkcode UsageError}. */
+/** Parses the arguments (without the runtime and script), or throws a `usage` MigrationError. */
 export function parseCommandLine(args: readonly string[]): CommandLine {
   let parsed;
   try {
     parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw usageError((error as Error).message);
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1) {
-    throw new UsageError(`one command expected, got: ${positionals.join(" ")}`);
+    throw usageError(`one command expected, got: ${positionals.join(" ")}`);
   }
   const command = positionals[0] ?? "migrate";
-  if (!COMMANDS.includes(command as Command)) {
-    throw new UsageError(`unknown command "${command}" (${COMMANDS.join(", ")})`);
+  if (!isCommand(command)) {
+    throw usageError(`unknown command "${command}" (${Object.keys(COMMANDS).join(", ")})`);
   }
   const modeName = (values.mode ?? "sql").toLowerCase();
   const mode = modeName === "search" || modeName === "opensearch"
@@ -170,39 +125,25 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     ? "sql"
     : undefined;
   if (mode === undefined) {
-    throw new UsageError(`-m ${values.mode}: expected search, opensearch or sql`);
+    throw usageError(`-m ${values.mode}: expected search, opensearch or sql`);
   }
   const lockTimeout = values["lock-timeout"] ?? String(DEFAULT_LOCK_TIMEOUT_SECONDS);
   const seconds = /^\d+(\.\d+)?$/.test(lockTimeout) ? Number(lockTimeout) : NaN;
   if (!(seconds <= 86_400)) {
-    throw new UsageError(
+    throw usageError(
       `--lock-timeout ${lockTimeout}: expected a number of seconds from 0 to 86400`,
     );
   }
   for (const key of ["config", "sqlPath", "connection"] as const) {
-    if (values[key] === "") throw new UsageError(`--${key} needs a value`);
+    if (values[key] === "") throw usageError(`--${key} needs a value`);
   }
   if (values["strict-order"] && values["no-strict-order"]) {
-    throw new UsageError("--strict-order and --no-strict-order contradict each other");
+    throw usageError("--strict-order and --no-strict-order contradict each other");
   }
-  if (values["dry-run"] && !WRITERS.includes(command as Command)) {
-    throw new UsageError(`--dry-run applies to ${WRITERS.join(", ")}, not to ${command}`);
-  }
-  if (values.drift && mode !== "search") {
-    throw new UsageError(
-      `--drift applies to search connections (-m search), not to -m ${modeName}`,
-    );
-  }
-  if (values.drift && !DRIFT_COMMANDS.includes(command as Command)) {
-    throw new UsageError(`--drift applies to ${DRIFT_COMMANDS.join(", ")}, not to ${command}`);
-  }
-  if (values.force && command !== "baseline" && command !== "repair" && command !== "unlock") {
-    throw new UsageError(`--force applies to baseline, repair and unlock, not to ${command}`);
-  }
-  return {
+  const line: CommandLine = {
     help: values.help ?? false,
     mode,
-    command: command as Command,
+    command,
     configDir: values.config ?? ".",
     migrationsRoot: values.sqlPath ?? "migrations",
     ...(values.connection === undefined ? {} : { connection: values.connection }),
@@ -215,4 +156,7 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     json: values.json ?? false,
     lockTimeoutMs: Math.round(seconds * 1000),
   };
+  // Which options apply to which command, and to which mode: the same rules as `migrate()`'s.
+  checkRunRequest(line);
+  return line;
 }

@@ -7,7 +7,7 @@ import type {
   Progress,
   ReindexReport,
   RunReport,
-} from "./run_report.ts";
+} from "../run_report.ts";
 
 const LABEL: Record<FileAction, string> = {
   apply: "apply",
@@ -20,7 +20,7 @@ const LABEL: Record<FileAction, string> = {
   record: "record",
   drop: "drop",
 };
-// The states `status` lists (README "Status"): `record` and `drop` are baseline's and repair's.
+// The states `status` lists (docs/migrations-reference.md, "Status"): `record` and `drop` are baseline's and repair's.
 const STATE: Record<FileAction, string> = {
   apply: "pending",
   skip: "applied",

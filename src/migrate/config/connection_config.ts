@@ -1,10 +1,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { configLocation, type LoadedConfig } from "../config/application_config.ts";
-import { keyLine } from "../config/key_line.ts";
-import { parseConfigText } from "../config/yaml_config.ts";
-import { ConfigError } from "../config/config_error.ts";
-import type { EnvLookup } from "../config/env.ts";
+import { configLocation, type LoadedConfig } from "../../config/application_config.ts";
+import { keyLine } from "../../config/key_line.ts";
+import { parseConfigText } from "../../config/yaml_config.ts";
+import { ConfigError } from "../../config/config_error.ts";
+import type { EnvLookup } from "../../config/env.ts";
 
 const APPLICATION_FILES = ["application.yml", "application.yaml"];
 

@@ -1,8 +1,8 @@
-import { isJsonObject } from "./json_object.ts";
-import { configLocation, configValue, type LoadedConfig } from "../config/application_config.ts";
-import { ConfigError } from "../config/config_error.ts";
-import { redactUrl, redactUrlText } from "../config/redact.ts";
-import { PLACEHOLDER_NAME, type Placeholders } from "./placeholders.ts";
+import { isJsonObject } from "../files/json_object.ts";
+import { configLocation, configValue, type LoadedConfig } from "../../config/application_config.ts";
+import { ConfigError } from "../../config/config_error.ts";
+import { redactUrl, redactUrlText } from "../../config/redact.ts";
+import { PLACEHOLDER_NAME, type Placeholders } from "../files/placeholders.ts";
 
 /** One entry of a connection list, checked for its shape, its keys and its name. */
 export interface ConnectionEntry {

@@ -1,9 +1,9 @@
 import { lstat, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ConfigError } from "../config/config_error.ts";
+import { ConfigError } from "../../config/config_error.ts";
 import { rawContentHash } from "./content_hash.ts";
-import { MigrationFileError } from "./migration_error.ts";
-import { compareVersionPaths } from "./version_order.ts";
+import { MigrationFileError } from "../migration_error.ts";
+import { compareVersionPaths } from "../plan/version_order.ts";
 
 /** A migration file as read from disk. */
 export interface MigrationFile {

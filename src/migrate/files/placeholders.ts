@@ -1,5 +1,5 @@
 import { type JSONPath, visit } from "jsonc-parser";
-import { MigrationFileError } from "./migration_error.ts";
+import { MigrationFileError } from "../migration_error.ts";
 
 /** A connection's `migrations.placeholders`: name → the text that replaces `${name}`. */
 export type Placeholders = ReadonlyMap<string, string>;

@@ -1,6 +1,7 @@
-import type { Command } from "./command_line.ts";
+import type { Command, FileState } from "../command/command.ts";
+import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
-import type { FileAction, FileReport } from "./run_report.ts";
+import type { FileReport } from "../run_report.ts";
 import { compareVersionPaths } from "./version_order.ts";
 
 /**
@@ -30,6 +31,7 @@ export function decideFiles(
   command: Command,
   force = false,
 ): FileReport[] {
+  const rules = COMMANDS[command];
   const onDisk = new Set(files.map((f) => f.path));
   // The records without a file, by checksum, in version order: a rename claims the first.
   const gone = [...records.keys()].filter((path) => !onDisk.has(path)).sort(compareVersionPaths);
@@ -53,37 +55,34 @@ export function decideFiles(
   // First what each file is, claiming the records of renamed files; then what counts as applied.
   const states = files.map((file) => {
     const recorded = records.get(file.path);
-    let action: FileAction;
+    let state: FileState;
     let renamedFrom: string | undefined;
     if (recorded === undefined) {
-      // baseline records every file as it is; it moves no record.
-      if (command !== "baseline") renamedFrom = claim(file, file.hash) ?? claim(file, file.rawHash);
-      action = renamedFrom === undefined ? "apply" : "rename";
-    } else if (recorded === file.hash) action = "skip";
-    else if (recorded === file.rawHash) {
-      // An earlier version's raw-bytes hash: unchanged; repair moves it to the checksum.
-      action = command === "repair" ? "record" : "skip";
-    } else action = file.runOnce ? "changed" : "reapply";
-    return { file, action, renamedFrom };
+      if (rules.renames) renamedFrom = claim(file, file.hash) ?? claim(file, file.rawHash);
+      state = renamedFrom === undefined ? "apply" : "rename";
+    } else if (recorded === file.hash) state = "skip";
+    else if (recorded === file.rawHash) state = "earlier-hash";
+    else state = file.runOnce ? "changed" : "reapply";
+    return { file, state, renamedFrom };
   });
   // A record moved to a renamed file counts under its new path, not its old one.
   const applied = [
     ...[...records.keys()].filter((path) => !claimed.has(path)),
-    ...states.filter((s) => s.action === "rename").map((s) => s.file.path),
+    ...states.filter((s) => s.state === "rename").map((s) => s.file.path),
   ];
   const lastApplied = greatest(applied);
   const definedBy = new Map<string, string>();
-  const decided: FileReport[] = states.map(({ file, action, renamedFrom }) => {
+  const decided: FileReport[] = states.map(({ file, state, renamedFrom }) => {
     const earlier = file.resource === undefined ? undefined : definedBy.get(file.resource);
     if (file.resource !== undefined && earlier === undefined) {
       definedBy.set(file.resource, file.path);
     }
     return {
       path: file.path,
-      action: forCommand(command, action),
+      action: rules.decide(state, force),
       ...(file.request ? { request: file.request } : {}),
       ...(file.resource === undefined ? {} : { resource: file.resource }),
-      ...(action === "apply" && lastApplied !== undefined &&
+      ...(state === "apply" && lastApplied !== undefined &&
           compareVersionPaths(file.path, lastApplied) < 0
         ? { outOfOrder: lastApplied }
         : {}),
@@ -91,46 +90,18 @@ export function decideFiles(
       ...(earlier === undefined ? {} : { sameResourceAs: earlier }),
     };
   });
-  // A record that sorts after every file here may be one a newer checkout applied: repair drops
-  // it only when forced, or the next migrate from that checkout would run its file again.
+  // A record that sorts after every file here may be one a newer checkout applied.
   const lastFile = greatest(files.map((f) => f.path));
   const missing: FileReport[] = gone.filter((path) => !claimed.has(path)).map((path) => ({
     path,
-    action: command === "repair" && !force &&
-        (lastFile === undefined || compareVersionPaths(path, lastFile) > 0)
-      ? "missing"
-      : forCommand(command, "missing"),
+    action: rules.decide(
+      lastFile === undefined || compareVersionPaths(path, lastFile) > 0
+        ? "missing-after-files"
+        : "missing",
+      force,
+    ),
   }));
   return merge(decided, missing);
-}
-
-/** What `command` does with a file whose state is `action`. */
-function forCommand(command: Command, action: FileAction): FileAction {
-  if (command === "baseline") {
-    return action === "apply" || action === "reapply" || action === "changed" ? "record" : action;
-  }
-  if (command === "repair") {
-    return action === "reapply" || action === "changed"
-      ? "record"
-      : action === "missing"
-      ? "drop"
-      : action;
-  }
-  return action;
-}
-
-/** Whether `command` writes anything for a file it decided `action` for. */
-export function isWork(command: Command, action: FileAction): boolean {
-  switch (command) {
-    case "migrate":
-      return action === "apply" || action === "reapply" || action === "rename";
-    case "baseline":
-      return action === "record";
-    case "repair":
-      return action === "record" || action === "drop" || action === "rename";
-    default:
-      return false;
-  }
 }
 
 // Both lists are in version order already (files are read sorted); a missing record goes before

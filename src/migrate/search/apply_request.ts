@@ -1,6 +1,6 @@
-import { MigrationFailure } from "../migration_failure.ts";
-import { errorDetail, type SearchClient, type SearchResponse } from "./search_client.ts";
-import type { SearchRequest } from "./search_request.ts";
+import { MigrationFailure } from "../migration_error.ts";
+import { errorDetail, type SearchClient, type SearchResponse } from "./http/search_client.ts";
+import type { SearchRequest } from "./plan/search_request.ts";
 
 /** What applying a file did. */
 export interface ApplyOutcome {

@@ -1,6 +1,6 @@
 import { ConfigError } from "../../config/config_error.ts";
 import type { EnvLookup } from "../../config/env.ts";
-import { findConnectionList } from "../connection_config.ts";
+import { findConnectionList } from "../config/connection_config.ts";
 import { type SearchConnection, searchConnections } from "./search_connection.ts";
 
 /** The module files read before `application.yml`, in this order; `search` is the primary name. */

@@ -7,9 +7,9 @@ import {
   type EntryRules,
   optionalString,
   shown,
-} from "../connection_settings.ts";
-import type { Placeholders } from "../placeholders.ts";
-import { AUTH_KEYS, authSetting, type SearchAuth } from "./search_auth.ts";
+} from "../config/connection_settings.ts";
+import type { Placeholders } from "../files/placeholders.ts";
+import { AUTH_KEYS, authSetting, type SearchAuth } from "./auth/search_auth.ts";
 
 /** Seconds a request may take, and a connection may take to open, unless configured. */
 export const DEFAULT_TIMEOUT_SECONDS = 10;

@@ -1,7 +1,7 @@
 import { VERSION } from "../../version.ts";
-import type { Applied, MigrationTarget, PlannedFile } from "../migration_runner.ts";
-import { MigrationFailure } from "../migration_failure.ts";
-import { RunInterrupted } from "../interruption.ts";
+import type { Applied, DriftInspection, MigrationTarget } from "../driver.ts";
+import type { PlannedFile } from "../plan/planned_file.ts";
+import { isMigrationError, MigrationError, MigrationFailure } from "../migration_error.ts";
 import {
   type ConnectionDrift,
   type FileReport,
@@ -10,17 +10,20 @@ import {
   type UnlockOutcome,
 } from "../run_report.ts";
 import { applyRequest } from "./apply_request.ts";
-import { driftChecks } from "./drift_plan.ts";
+import { driftChecks } from "./drift/drift_plan.ts";
 import { redactUrlText } from "../../config/redact.ts";
-import { maskPlaceholderValues } from "../placeholders.ts";
-import { readDrift as readLiveDrift, repairDrift as repairLiveDrift } from "./live_resources.ts";
-import { RecordStore } from "./record_store.ts";
-import { runReindex } from "./reindex.ts";
-import { SearchClient, SearchTransportError } from "./search_client.ts";
+import { maskPlaceholderValues } from "../files/placeholders.ts";
+import {
+  readDrift as readLiveDrift,
+  repairDrift as repairLiveDrift,
+} from "./drift/live_resources.ts";
+import { RecordStore } from "./history/record_store.ts";
+import { runReindex } from "./reindex/reindex.ts";
+import { SearchClient, SearchTransportError } from "./http/search_client.ts";
 import type { SearchConnection } from "./search_connection.ts";
-import { describeHolder, SearchLock } from "./search_lock.ts";
-import type { SearchRequest } from "./search_request.ts";
-import type { Transport } from "./transport.ts";
+import { describeHolder, SearchLock } from "./history/search_lock.ts";
+import type { SearchRequest } from "./plan/search_request.ts";
+import type { Transport } from "./http/transport.ts";
 import type { RunnerIdentity } from "../runner_identity.ts";
 
 /** A planned search migration file: the request it becomes. */
@@ -29,7 +32,7 @@ export interface SearchFile extends PlannedFile {
   readonly searchRequest: SearchRequest;
 }
 
-/** One search connection for the shared runner: records index, lock document, requests. */
+/** One search connection for the engine: records index, lock document, requests. */
 export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly name: string;
   readonly strictOrder: boolean;
@@ -154,7 +157,9 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
           ...(detail.request === undefined ? {} : { request: this.#mask(detail.request) }),
         }, { cause: error.cause });
       }
-      if (error instanceof RunInterrupted) throw new RunInterrupted(this.#mask(error.message));
+      if (isMigrationError(error, "interrupted")) {
+        throw new MigrationError("interrupted", this.#mask(error.message));
+      }
       if (!(error instanceof SearchTransportError)) throw error;
       throw new MigrationFailure(
         {
@@ -230,19 +235,22 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     }, { cause: reason });
   }
 
-  /** `--drift`: compares the resources of the applied files with the cluster; sends only reads. */
-  readDrift(
+  /** `--drift`: compares the cluster with the applied files, and applies drifted files again. */
+  readonly drift: DriftInspection<SearchFile> = {
+    read: (files, decided) => this.#readDrift(files, decided),
+    repair: (files, decided, found, signal) => this.#repairDrift(files, decided, found, signal),
+  };
+
+  // Sends only reads.
+  #readDrift(
     files: readonly SearchFile[],
     decided: readonly FileReport[],
   ): Promise<ConnectionDrift> {
     return readLiveDrift(this.#client, driftChecks(files, decided), this.name, this.#mask);
   }
 
-  /**
-   * `migrate --drift`, under the lock: applies again the files whose resources drifted, rewriting
-   * their records at the same checksum, and says what still differs (`repairDrift`).
-   */
-  async repairDrift(
+  // Under the lock: rewrites the records of the files applied again at the same checksum.
+  async #repairDrift(
     files: readonly SearchFile[],
     decided: readonly FileReport[],
     found: ConnectionDrift,
@@ -257,7 +265,8 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
         record: (file) => this.record(file, new Date()),
         stopping: (file) => {
           if (!signal?.aborted) return;
-          throw new RunInterrupted(
+          throw new MigrationError(
+            "interrupted",
             `connection "${this.name}": interrupted before applying ${file.path} again for drift`,
           );
         },

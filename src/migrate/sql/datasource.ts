@@ -6,8 +6,8 @@ import {
   type EntryRules,
   optionalString,
   shown,
-} from "../connection_settings.ts";
-import type { Placeholders } from "../placeholders.ts";
+} from "../config/connection_settings.ts";
+import type { Placeholders } from "../files/placeholders.ts";
 
 /** The databases the SQL runner speaks to. */
 export type DatabaseKind = "sqlite" | "postgres" | "mysql";

@@ -1,8 +1,8 @@
-import { sqlContentHash } from "../content_hash.ts";
-import { decodeFileText } from "../file_text.ts";
+import { sqlContentHash } from "../files/content_hash.ts";
+import { decodeFileText } from "../files/file_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
-import type { MigrationFile } from "../migration_files.ts";
-import { type Placeholders, replaceInText } from "../placeholders.ts";
+import type { MigrationFile } from "../files/migration_files.ts";
+import { type Placeholders, replaceInText } from "../files/placeholders.ts";
 import type { SqlFile } from "./sql_target.ts";
 
 /**

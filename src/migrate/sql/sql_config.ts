@@ -1,6 +1,6 @@
 import { ConfigError } from "../../config/config_error.ts";
 import type { EnvLookup } from "../../config/env.ts";
-import { findConnectionList } from "../connection_config.ts";
+import { findConnectionList } from "../config/connection_config.ts";
 import { type Datasource, datasources } from "./datasource.ts";
 
 const MODULE_FILES = ["datasource-config.yml", "datasource-config.yaml"];

@@ -1,5 +1,6 @@
 import { pause } from "../interruption.ts";
-import { LOCK_POLL_MS, LockNotAcquiredError } from "../lock_not_acquired.ts";
+import { LOCK_POLL_MS } from "../lock_poll.ts";
+import { MigrationError } from "../migration_error.ts";
 import type { DatabaseKind } from "./datasource.ts";
 
 /**
@@ -59,7 +60,8 @@ export async function pollServerLock(
       wait.onWait(busy);
     }
     if (Date.now() >= deadline) {
-      throw new LockNotAcquiredError(
+      throw new MigrationError(
+        "lock",
         `datasource "${wait.datasource}" is locked by ${busy}; waited ${wait.timeoutMs / 1000} s ` +
           `(--lock-timeout). The lock ends with that runner's connection.`,
       );

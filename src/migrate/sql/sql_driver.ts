@@ -1,67 +1,42 @@
-import { join } from "node:path";
-import process from "node:process";
-import { completeReport, notRun } from "../connection_outcomes.ts";
-import { readMigrationFiles, requireMigrationsRoot } from "../migration_files.ts";
-import { type MigrationRunOptions, runTargets, selectEnabled } from "../migration_runner.ts";
 import { importOptional } from "../../runtime/optional_module.ts";
-import { planAll, planFor } from "../plan_error.ts";
-import { planSqlFile } from "./plan_sql_file.ts";
-import type { RunReport } from "../run_report.ts";
+import type { MigrationDriver } from "../driver.ts";
+import type { RunnerIdentity } from "../runner_identity.ts";
 import type { Datasource } from "./datasource.ts";
+import { planSqlFile } from "./plan_sql_file.ts";
 import { loadDatasources } from "./sql_config.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 import { SqliteDatabase } from "./sqlite_database.ts";
 import { type SqlFile, SqlTarget } from "./sql_target.ts";
 
-/** What to run: the command line's options, and where relative SQLite paths start. */
-export interface SqlRunOptions extends MigrationRunOptions {
-  /** Default: the working directory. */
-  readonly cwd?: string;
-}
-
 /**
- * Runs the SQL migrations: reads the datasources, checks the migrations root, reads every `.sql`
- * file of every selected datasource (nothing runs while one is not UTF-8; a datasource without a
- * folder is reported and not opened), then hands the datasources to the shared runner; the report
- * lists every configured datasource. Each file runs once, through the driver's multi-statement
- * support; its record is written in the same transaction where the database has transactional DDL.
+ * SQL migrations: `.sql` files on the datasources of `application.yml` (SQLite, PostgreSQL,
+ * MariaDB/MySQL). Each file runs once, through the driver's multi-statement support; its record
+ * is written in the same transaction where the database has transactional DDL.
  */
-export async function runSqlMigrations(options: SqlRunOptions): Promise<RunReport> {
-  const configured = await loadDatasources(
-    options.configDir,
-    options.migrationsRoot,
-    options.env,
-    options.cwd ?? process.cwd(),
-  );
-  // `unlock` reads no files; anything else needs the migrations root.
-  const unlock = options.command === "unlock";
-  if (!unlock) await requireMigrationsRoot(options.migrationsRoot);
-  const { selected, skipped } = selectEnabled(configured, options.connection, "datasource");
-  const executedBy = `${options.identity.user || "unknown"}@${options.identity.host}`;
-  const plans: { datasource: Datasource; files: SqlFile[] }[] = [];
-  for (const datasource of selected) {
-    const folder = join(options.migrationsRoot, datasource.name);
-    const planned = unlock ? [] : await planFor(datasource.name, async () =>
-      planAll(
-        await readMigrationFiles(options.migrationsRoot, datasource.name, ".sql"),
-        (f) => planSqlFile(f, datasource.placeholders),
-      ));
-    // No folder: nothing to apply, so the database is not even opened.
-    if (planned === undefined) {
-      skipped.push(notRun(datasource.name, "no-folder", `no folder ${folder}`));
-    } else plans.push({ datasource, files: planned });
-  }
-  // Made once every file is planned: nothing is opened for a run that stops at a bad file. Every
-  // driver is loaded before the first query: a missing one is a configuration error, found
-  // before anything is sent.
-  const work = [];
-  for (const { datasource, files } of plans) {
-    const db = await open(datasource, options.identity, options.lockTimeoutMs);
-    work.push({ target: new SqlTarget(datasource, db, executedBy), files });
-  }
-  const report = await runTargets(work, { ...options, dryRun: options.dryRun ?? false });
-  return completeReport(report, configured.map((d) => d.name), skipped, options.signal);
-}
+export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
+  mode: "sql",
+  noun: "datasource",
+  extension: ".sql",
+  connections: (context) =>
+    loadDatasources(context.configDir, context.migrationsRoot, context.env, context.cwd),
+  plan: (file, datasource) => planSqlFile(file, datasource.placeholders),
+  async open(datasources, context) {
+    const executedBy = `${context.identity.user || "unknown"}@${context.identity.host}`;
+    // Every driver is loaded before the first query: a missing one is a configuration error,
+    // found before anything is sent. Nothing connects before the first query.
+    const targets: SqlTarget[] = [];
+    try {
+      for (const datasource of datasources) {
+        const db = await open(datasource, context.identity, context.lockTimeoutMs);
+        targets.push(new SqlTarget(datasource, db, executedBy));
+      }
+    } catch (error) {
+      await Promise.allSettled(targets.map((t) => t.close()));
+      throw error;
+    }
+    return targets;
+  },
+};
 
 /**
  * The database class of a datasource. The PostgreSQL and MariaDB drivers are optional peer
@@ -72,7 +47,7 @@ export async function runSqlMigrations(options: SqlRunOptions): Promise<RunRepor
  */
 async function open(
   datasource: Datasource,
-  identity: { host: string; pid: number },
+  identity: RunnerIdentity,
   lockTimeoutMs: number,
 ): Promise<SqlDatabase> {
   const need = (packages: string[], what: string) => ({

@@ -1,17 +1,18 @@
-import type { Applied, MigrationTarget, PlannedFile } from "../migration_runner.ts";
-import { MigrationFailure } from "../migration_failure.ts";
+import type { Applied, MigrationTarget } from "../driver.ts";
+import type { PlannedFile } from "../plan/planned_file.ts";
+import { MigrationFailure } from "../migration_error.ts";
 import type { UnlockOutcome } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import { DatabaseError, ScriptError, type SqlDatabase } from "./sql_database.ts";
 import { locateStatement } from "./statement_locator.ts";
-import { maskPlaceholderValues } from "../placeholders.ts";
+import { maskPlaceholderValues } from "../files/placeholders.ts";
 
 /** A planned SQL migration file: its text, sent as it is. */
 export interface SqlFile extends PlannedFile {
   readonly text: string;
 }
 
-/** One SQL datasource for the shared runner. */
+/** One SQL datasource for the engine. */
 export class SqlTarget implements MigrationTarget<SqlFile> {
   readonly name: string;
   readonly strictOrder: boolean;

@@ -1,6 +1,6 @@
 import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { LockNotAcquiredError } from "../lock_not_acquired.ts";
+import { MigrationError } from "../migration_error.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
@@ -247,7 +247,8 @@ export class SqliteDatabase implements SqlDatabase {
   #error(error: unknown): Error {
     const text = message(error);
     if (/database is locked|SQLITE_BUSY/i.test(text)) {
-      return new LockNotAcquiredError(
+      return new MigrationError(
+        "lock",
         `datasource "${this.#datasource.name}": another process kept ${this.#datasource.location} ` +
           `locked for writing; waited ${this.#timeoutMs / 1000} s (--lock-timeout)`,
       );

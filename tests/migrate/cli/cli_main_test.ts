@@ -7,22 +7,25 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { propertyOptions } from "../property.ts";
-import { scriptCommand } from "../runtime.ts";
-import { jsonRun } from "./report_shape.ts";
-import { runCaptured } from "./run_cli.ts";
-import { os, recording, type Sent, Workspace } from "./search/cluster.ts";
-import { KINDS, workspaces } from "./sql/databases.ts";
-import { runtimeTransport, type TransportFactory } from "../../src/migrate/search/transport.ts";
-import { jsonRequested, parseCommandLine } from "../../src/migrate/command_line.ts";
-import { completeReport } from "../../src/migrate/connection_outcomes.ts";
-import { selectEnabled } from "../../src/migrate/migration_runner.ts";
+import { propertyOptions } from "../../property.ts";
+import { scriptCommand } from "../../runtime.ts";
+import { jsonRun } from "../report_shape.ts";
+import { runCaptured } from "../run_cli.ts";
+import { os, recording, type Sent, Workspace } from "../search/cluster.ts";
+import { KINDS, workspaces } from "../sql/databases.ts";
+import {
+  runtimeTransport,
+  type TransportFactory,
+} from "../../../src/migrate/search/http/transport.ts";
+import { jsonRequested, parseCommandLine } from "../../../src/migrate/cli/command_line.ts";
+import { completeReport } from "../../../src/migrate/connection_outcomes.ts";
+import { selectEnabled } from "../../../src/migrate/select_connections.ts";
 
 // Every outcome of the CLI with --json: one report of one shape on stdout, and its exit code.
 // SQL cases run on the quickest database this runtime has (SQLite, else PostgreSQL); search
 // cases on the real OpenSearch node.
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 async function emptyDir(): Promise<string> {
   return await mkdtemp(join(tmpdir(), "thaw-report-"));

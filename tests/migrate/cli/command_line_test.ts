@@ -3,12 +3,12 @@ import assert from "node:assert/strict";
 import {
   DEFAULT_LOCK_TIMEOUT_SECONDS,
   parseCommandLine,
-  UsageError,
-} from "../../src/migrate/command_line.ts";
+} from "../../../src/migrate/cli/command_line.ts";
+import { isMigrationError } from "../../../src/migrate/migration_error.ts";
 
 const bad = (args: string[], pattern: RegExp) =>
   assert.throws(() => parseCommandLine(args), (e: unknown) => {
-    assert.ok(e instanceof UsageError, String(e));
+    assert.ok(isMigrationError(e, "usage"), String(e));
     assert.match(e.message, pattern);
     return true;
   });

@@ -1,8 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { jsonContentHash, rawContentHash, sqlContentHash } from "../../src/migrate/content_hash.ts";
-import { propertyOptions } from "../property.ts";
+import {
+  jsonContentHash,
+  rawContentHash,
+  sqlContentHash,
+} from "../../../src/migrate/files/content_hash.ts";
+import { propertyOptions } from "../../property.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { jsonValueProblem, MAX_JSON_DEPTH } from "../../src/migrate/json_text.ts";
-import { propertyOptions } from "../property.ts";
+import { jsonValueProblem, MAX_JSON_DEPTH } from "../../../src/migrate/files/json_text.ts";
+import { propertyOptions } from "../../property.ts";
 
 const problem = (text: string) => jsonValueProblem(text, JSON.parse(text));
 

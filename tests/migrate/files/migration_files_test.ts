@@ -4,9 +4,12 @@ import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, realpath, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rawContentHash } from "../../src/migrate/content_hash.ts";
-import { MigrationFileError } from "../../src/migrate/migration_error.ts";
-import { MAX_MIGRATION_FILE_BYTES, readMigrationFiles } from "../../src/migrate/migration_files.ts";
+import { rawContentHash } from "../../../src/migrate/files/content_hash.ts";
+import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
+import {
+  MAX_MIGRATION_FILE_BYTES,
+  readMigrationFiles,
+} from "../../../src/migrate/files/migration_files.ts";
 
 /** A migrations root holding `files`, paths given from the root (`main/a.json`). */
 async function folder(files: Record<string, string>): Promise<string> {

@@ -1,14 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MigrationFileError } from "../../src/migrate/migration_error.ts";
+import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
 import {
   maskPlaceholderValues,
   type Placeholders,
   replaceInJson,
   replaceInText,
-} from "../../src/migrate/placeholders.ts";
-import { propertyOptions } from "../property.ts";
+} from "../../../src/migrate/files/placeholders.ts";
+import { propertyOptions } from "../../property.ts";
 
 const map = (entries: Record<string, string>): Placeholders => new Map(Object.entries(entries));
 const AB = map({ a: "A", b: "B" });

@@ -1,11 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { Command } from "../../src/migrate/command_line.ts";
-import { decideFiles, isWork } from "../../src/migrate/file_decisions.ts";
-import type { PlannedFile } from "../../src/migrate/planned_file.ts";
-import { compareVersionPaths } from "../../src/migrate/version_order.ts";
-import { propertyOptions } from "../property.ts";
+import type { Command } from "../../../src/migrate/command/command.ts";
+import { COMMANDS } from "../../../src/migrate/command/commands.ts";
+import { decideFiles } from "../../../src/migrate/plan/file_decisions.ts";
+import type { PlannedFile } from "../../../src/migrate/plan/planned_file.ts";
+import { compareVersionPaths } from "../../../src/migrate/plan/version_order.ts";
+import { propertyOptions } from "../../property.ts";
 
 const file = (path: string, hash: string, extra: Partial<PlannedFile> = {}): PlannedFile => ({
   path,
@@ -161,7 +162,7 @@ describe("decideFiles", () => {
             if (f.action === "missing" || f.action === "drop") assert.equal(source, undefined);
             // Only the writing commands have work, and status/validate see only states.
             if (command === "status" || command === "validate") {
-              assert.ok(!isWork(command, f.action));
+              assert.ok(!COMMANDS[command].isWork(f.action));
               assert.ok(!["record", "drop"].includes(f.action));
             }
           }

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { compareVersionPaths } from "../../src/migrate/version_order.ts";
-import { propertyOptions } from "../property.ts";
+import { compareVersionPaths } from "../../../src/migrate/plan/version_order.ts";
+import { propertyOptions } from "../../property.ts";
 
 const sorted = (paths: string[]) => [...paths].sort(compareVersionPaths);
 

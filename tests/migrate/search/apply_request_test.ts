@@ -1,11 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { applyRequest } from "../../../src/migrate/search/apply_request.ts";
-import { planRequest } from "../../../src/migrate/search/plan_request.ts";
-import { SearchClient } from "../../../src/migrate/search/search_client.ts";
+import { planRequest } from "../../../src/migrate/search/plan/plan_request.ts";
+import { SearchClient } from "../../../src/migrate/search/http/search_client.ts";
 import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
-import type { Transport } from "../../../src/migrate/search/transport.ts";
-import { MigrationFailure } from "../../../src/migrate/migration_failure.ts";
+import type { Transport } from "../../../src/migrate/search/http/transport.ts";
+import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
 import { os, Workspace } from "./cluster.ts";
 
 const connection: SearchConnection = {

@@ -7,7 +7,10 @@ import process from "node:process";
 import { runCaptured } from "../run_cli.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
-import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
+import {
+  runtimeTransport,
+  type TransportFactory,
+} from "../../../src/migrate/search/http/transport.ts";
 
 /** The node `tools/opensearch.sh start` runs (the README's test command starts it). */
 export const OPENSEARCH_URL: string = process.env.OPENSEARCH_URL ?? "http://127.0.0.1:9200";

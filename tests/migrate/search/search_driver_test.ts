@@ -2,11 +2,11 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { jsonContentHash } from "../../../src/migrate/content_hash.ts";
-import { recordId } from "../../../src/migrate/search/migration_record.ts";
-import { RecordStore } from "../../../src/migrate/search/record_store.ts";
-import { SearchClient } from "../../../src/migrate/search/search_client.ts";
-import { runtimeTransport } from "../../../src/migrate/search/transport.ts";
+import { jsonContentHash } from "../../../src/migrate/files/content_hash.ts";
+import { recordId } from "../../../src/migrate/search/history/migration_record.ts";
+import { RecordStore } from "../../../src/migrate/search/history/record_store.ts";
+import { SearchClient } from "../../../src/migrate/search/http/search_client.ts";
+import { runtimeTransport } from "../../../src/migrate/search/http/transport.ts";
 import { OPENSEARCH_URL as OPENSEARCH, os, recording, Workspace, writes } from "./cluster.ts";
 
 const mappings = (properties: Record<string, unknown>) => ({ mappings: { properties } });

@@ -4,7 +4,7 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { recordId } from "../../../src/migrate/search/migration_record.ts";
+import { recordId } from "../../../src/migrate/search/history/migration_record.ts";
 import { os, Workspace } from "./cluster.ts";
 
 /** Writes `files` into a new timestamped folder of `mount`, as kubelet does before switching. */

@@ -21,7 +21,7 @@ export const DB_PASSWORD: string = process.env.THAW_TEST_DB_PASSWORD ?? "thaw-se
 export type Kind = "sqlite" | "postgres" | "mysql";
 /**
  * The kinds this runtime can run: all three, except SQLite on Node before 22.13, which has no
- * built-in SQLite (sql_runner_test checks the runner's refusal there instead).
+ * built-in SQLite (sql_driver_test checks the runner's refusal there instead).
  */
 export const KINDS: readonly Kind[] = SQLITE === undefined
   ? ["postgres", "mysql"]

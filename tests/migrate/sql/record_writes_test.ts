@@ -9,7 +9,7 @@ import { PostgresDatabase } from "../../../src/migrate/sql/postgres_database.ts"
 import type { SqlDatabase, SqlRecord } from "../../../src/migrate/sql/sql_database.ts";
 import { SqliteDatabase } from "../../../src/migrate/sql/sqlite_database.ts";
 import { SqlTarget } from "../../../src/migrate/sql/sql_target.ts";
-import { MigrationFailure } from "../../../src/migrate/migration_failure.ts";
+import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
 import { createDatabase, DB_PASSWORD, DB_USER, type Kind, KINDS } from "./databases.ts";
 
 // Mixed case: every statement must quote the table as `lock` created it.

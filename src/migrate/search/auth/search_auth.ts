@@ -12,10 +12,10 @@
  *
  * @module
  */
-import { ConfigError } from "../../config/config_error.ts";
-import type { EnvLookup } from "../../config/env.ts";
-import { optionalString, shown } from "../connection_settings.ts";
-import { isJsonObject } from "../json_object.ts";
+import { ConfigError } from "../../../config/config_error.ts";
+import type { EnvLookup } from "../../../config/env.ts";
+import { optionalString, shown } from "../../config/connection_settings.ts";
+import { isJsonObject } from "../../files/json_object.ts";
 
 /** The services SigV4 signs for: Amazon OpenSearch Service and OpenSearch Serverless. */
 export type AwsService = "es" | "aoss";

@@ -1,12 +1,12 @@
-import { isJsonObject } from "../json_object.ts";
-import { asIs, type Redact, renderValue } from "./render_value.ts";
+import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
+import { asIs, type Redact, renderValue } from "../render_value.ts";
 
 /**
  * Drift: how a live template, policy, index or alias differs from the file that defines it. Pure
  * (no I/O): each `compare*` function takes what the file sends (placeholders replaced) and what
  * the cluster answers to a GET, brings both to one form, the cluster's, and lists the differences.
  *
- * The rules, each checked on an OpenSearch 2.19 node (README "Drift"):
+ * The rules, each checked on an OpenSearch 2.19 node (docs/migrations-reference.md, "Drift"):
  * - Settings are flattened to dotted keys with the `index.` prefix, their scalar values as text:
  *   the cluster answers `{"index": {"number_of_shards": "1"}}` to `{"number_of_shards": 1}`, and
  *   `"true"` to `true`. Nested and dotted forms are the same setting.
@@ -27,8 +27,6 @@ import { asIs, type Redact, renderValue } from "./render_value.ts";
  * Live bodies are untrusted: no key is ever assigned to a plain object (`__proto__` stays a key),
  * nothing recurses on the cluster's depth, and the list of differences is bounded.
  */
-
-type Json = Record<string, unknown>;
 
 /** One way a live resource differs from its file. */
 export interface Difference {
@@ -106,7 +104,7 @@ function settingValue(value: unknown): unknown {
 export function flattenSettings(settings: unknown): Map<string, unknown> {
   const flat = new Map<string, unknown>();
   if (!isJsonObject(settings)) return flat;
-  const stack: [string, Json, number][] = [["", settings, 0]];
+  const stack: [string, JsonObject, number][] = [["", settings, 0]];
   while (stack.length > 0) {
     const [prefix, object, depth] = stack.pop()!;
     for (const key of Object.keys(object)) {
@@ -123,7 +121,7 @@ export function flattenSettings(settings: unknown): Map<string, unknown> {
 }
 
 // A flattened settings map as one JSON object, with its keys as own data properties.
-function settingsObject(flat: Map<string, unknown>): Json {
+function settingsObject(flat: Map<string, unknown>): JsonObject {
   return Object.fromEntries([...flat].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -190,7 +188,12 @@ interface Rules {
    * A key of the file the cluster does not have that is no difference: the cluster leaves out a
    * mapping parameter at its default value. `object` is the file's object that holds it.
    */
-  readonly absentIsDefault?: (key: string, value: unknown, object: Json, step: Step) => boolean;
+  readonly absentIsDefault?: (
+    key: string,
+    value: unknown,
+    object: JsonObject,
+    step: Step,
+  ) => boolean;
 }
 
 /** Collects differences, at most {@linkcode MAX_DIFFERENCES}; the rest are counted. */
@@ -421,7 +424,7 @@ const MAPPING_DEFAULTS: Readonly<Record<string, readonly unknown[]>> = {
   format: ["strict_date_optional_time||epoch_millis"],
 };
 
-function isMappingDefault(key: string, value: unknown, object: Json): boolean {
+function isMappingDefault(key: string, value: unknown, object: JsonObject): boolean {
   if (isJsonObject(value)) {
     // `_source: {enabled: true}`, `_routing: {required: false}`: an object of defaults.
     return Object.entries(value).every(([k, v]) => isMappingDefault(k, v, value));
@@ -436,7 +439,7 @@ function isMappingDefault(key: string, value: unknown, object: Json): boolean {
 }
 
 // A parameter left out at its default; a field, never.
-const absentMappingDefault = (key: string, value: unknown, object: Json, step: Step) =>
+const absentMappingDefault = (key: string, value: unknown, object: JsonObject, step: Step) =>
   !isFieldStep(step) && isMappingDefault(key, value, object);
 
 /**
@@ -455,7 +458,7 @@ export function expandDottedFields(mappings: unknown): unknown {
   return Object.fromEntries(entries);
 }
 
-function expandProperties(properties: Json): Json {
+function expandProperties(properties: JsonObject): JsonObject {
   const out = new Map<string, unknown>();
   for (const [name, definition] of Object.entries(properties)) {
     const parts = name.split(".");
@@ -570,11 +573,11 @@ export function compareIndex(
  * body that sends it alone: `{"properties": {"note": {...}}}`, `{"dynamic": "strict"}`. What
  * `PUT /{index}/_mapping` is tried with, one by one, when the whole mapping is refused.
  */
-export function differingMappingParts(mappings: unknown, cluster: unknown): Json[] {
+export function differingMappingParts(mappings: unknown, cluster: unknown): JsonObject[] {
   const file = expandDottedFields(mappings);
   if (!isJsonObject(file)) return [];
   const live = isJsonObject(cluster) ? cluster : {};
-  const parts: Json[] = [];
+  const parts: JsonObject[] = [];
   const differs = (f: unknown, c: unknown, at: Step) => {
     const out = new Differences();
     walk(f, c, at, {

@@ -1,9 +1,7 @@
-import { isJsonObject } from "../json_object.ts";
-import type { FileReport } from "../run_report.ts";
+import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
+import type { FileReport } from "../../run_report.ts";
 import { flattenSettings, type IndexDefinition } from "./drift.ts";
-import type { SearchFile } from "./search_target.ts";
-
-type Json = Record<string, unknown>;
+import type { SearchFile } from "../search_target.ts";
 
 /** One resource `--drift` compares with the cluster, and the file it is compared with. */
 export type DriftCheck =
@@ -46,9 +44,9 @@ type Effect =
   /** Deletes (`DELETE /{names}`) or creates (`PUT /{names}`) indices. */
   | { readonly kind: "replaces"; readonly resource: "index"; readonly names: string }
   /** `PUT /{names}/_mapping`: fields added to these indices. */
-  | { readonly kind: "mappings"; readonly names: string; readonly body: Json }
+  | { readonly kind: "mappings"; readonly names: string; readonly body: JsonObject }
   /** `PUT /{names}/_settings`. */
-  | { readonly kind: "settings"; readonly names: string; readonly body: Json }
+  | { readonly kind: "settings"; readonly names: string; readonly body: JsonObject }
   /** `_aliases` or `/{index}/_alias/{names}`: these aliases are moved by hand-written requests. */
   | { readonly kind: "aliases"; readonly names: readonly string[] };
 
@@ -169,7 +167,7 @@ export function driftChecks(
 // The file's definition of an index, with the mappings and settings later envelopes send to it,
 // and without the aliases later envelopes move.
 function amend(
-  body: Readonly<Json>,
+  body: Readonly<JsonObject>,
   name: string,
   aliases: readonly string[],
   effects: readonly Effect[],
@@ -289,7 +287,7 @@ export function envelopeEffects(method: string, path: string, body: unknown): Ef
 }
 
 // The aliases an `_aliases` body (or an alias body) names; `*` when it names them otherwise.
-function aliasNames(body: Json): string[] {
+function aliasNames(body: JsonObject): string[] {
   const names: string[] = [];
   const take = (x: unknown) => {
     if (typeof x === "string") names.push(x);

@@ -1,7 +1,7 @@
-import { isJsonObject } from "../json_object.ts";
-import { MigrationFailure } from "../migration_failure.ts";
-import type { ConnectionDrift, DriftReport } from "../run_report.ts";
-import { applyRequest } from "./apply_request.ts";
+import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
+import { MigrationFailure } from "../../migration_error.ts";
+import type { ConnectionDrift, DriftReport } from "../../run_report.ts";
+import { applyRequest } from "../apply_request.ts";
 import {
   compareIndex,
   comparePolicy,
@@ -14,12 +14,10 @@ import {
   flattenSettings,
   isStaticSetting,
 } from "./drift.ts";
-import { renderValue } from "./render_value.ts";
+import { renderValue } from "../render_value.ts";
 import type { DriftCheck } from "./drift_plan.ts";
-import { errorDetail, type SearchClient, type SearchResponse } from "./search_client.ts";
-import type { SearchFile } from "./search_target.ts";
-
-type Json = Record<string, unknown>;
+import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
+import type { SearchFile } from "../search_target.ts";
 
 /** What the cluster holds under a checked resource's name. */
 export type Live =
@@ -79,7 +77,7 @@ export async function readLive(
     }
     case "index": {
       if (Object.hasOwn(body, check.name) && isJsonObject(body[check.name])) {
-        const index = body[check.name] as Json;
+        const index = body[check.name] as JsonObject;
         const movedAliases = await aliasesElsewhere(
           client,
           check,
@@ -346,7 +344,7 @@ async function reapply(
 
 async function reapplyIndex(
   check: Extract<DriftCheck, { kind: "index" }>,
-  live: Json,
+  live: JsonObject,
   moved: Readonly<Record<string, readonly string[]>>,
   send: (method: string, path: string, body: unknown) => Promise<SearchResponse>,
   outcome: Outcome,
@@ -408,14 +406,14 @@ async function reapplyIndex(
 }
 
 // `{"properties": {"a": ...}}` and `{"properties": {"b": ...}}` make one body.
-function mergeParts(body: Json, part: Json): Json {
+function mergeParts(body: JsonObject, part: JsonObject): JsonObject {
   const props = isJsonObject(part.properties) ? part.properties : undefined;
   if (props === undefined) return { ...body, ...part };
   const before = isJsonObject(body.properties) ? body.properties : {};
   return { ...body, properties: { ...before, ...props } };
 }
 
-function partName(part: Json): string {
+function partName(part: JsonObject): string {
   const props = isJsonObject(part.properties) ? Object.keys(part.properties) : [];
   return props.length > 0 ? `(field ${props[0]})` : `(${Object.keys(part)[0]})`;
 }

@@ -1,4 +1,4 @@
-import { rawContentHash } from "../content_hash.ts";
+import { rawContentHash } from "../../files/content_hash.ts";
 
 /** What the runner stores on the cluster for each applied file. */
 export interface MigrationRecord {

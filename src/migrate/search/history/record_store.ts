@@ -1,8 +1,8 @@
-import { isJsonObject } from "../json_object.ts";
-import { MigrationFailure } from "../migration_failure.ts";
+import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
+import { MigrationFailure } from "../../migration_error.ts";
 import type { MigrationRecord } from "./migration_record.ts";
 import { recordId } from "./migration_record.ts";
-import { errorDetail, type SearchClient, type SearchResponse } from "./search_client.ts";
+import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
 
 // The records index is tiny and must not need a replica to be green on a one-node cluster.
 // Records are read by search, which sees what the last refresh made visible: the runner refreshes
@@ -36,8 +36,6 @@ const QUERIED = ["migration_path", "connection"];
 const PAGE = 10_000;
 // A search of an index whose shard is not started yet answers 503: wait for the index, read again.
 const READ_RETRIES = 3;
-
-type Json = Record<string, unknown>;
 
 /** One record as a search returned it: its document id, the record, and its sort values. */
 interface Hit {
@@ -146,7 +144,7 @@ export class RecordStore {
     if (!isJsonObject(current.body)) {
       this.#malformed(current, request, "answered without a mapping");
     }
-    for (const [name, index] of Object.entries(current.body as Json)) {
+    for (const [name, index] of Object.entries(current.body as JsonObject)) {
       const mappings = isJsonObject(index) && isJsonObject(index.mappings) ? index.mappings : {};
       await this.#checkMapping(name, mappings, current.status, request);
     }
@@ -258,7 +256,7 @@ export class RecordStore {
 
   async #checkMapping(
     name: string,
-    mappings: Json,
+    mappings: JsonObject,
     status: number,
     request: string,
   ): Promise<void> {

@@ -1,8 +1,8 @@
-import { pause, RunInterrupted } from "../interruption.ts";
-import { LOCK_POLL_MS, LockNotAcquiredError } from "../lock_not_acquired.ts";
-import { MigrationFailure } from "../migration_failure.ts";
-import type { RunnerIdentity } from "../runner_identity.ts";
-import { errorDetail, type SearchClient, type SearchResponse } from "./search_client.ts";
+import { pause } from "../../interruption.ts";
+import { MigrationError, MigrationFailure } from "../../migration_error.ts";
+import { LOCK_POLL_MS } from "../../lock_poll.ts";
+import type { RunnerIdentity } from "../../runner_identity.ts";
+import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
 
 /** Who holds a lock, as stored in its document. */
 export interface LockHolder {
@@ -87,7 +87,9 @@ export class SearchLock {
       // left there would block every other runner for a lease.
       await this.#removeOwn();
       // A request cut short by Ctrl-C ends the wait like the pause between two looks.
-      if (signal?.aborted) throw new RunInterrupted("interrupted while waiting for the lock");
+      if (signal?.aborted) {
+        throw new MigrationError("interrupted", "interrupted while waiting for the lock");
+      }
       throw error;
     }
   }
@@ -164,7 +166,8 @@ export class SearchLock {
       }
       again = false;
       if (Date.now() >= deadline) {
-        throw new LockNotAcquiredError(
+        throw new MigrationError(
+          "lock",
           `connection "${this.#connection}" is locked by ${busy ?? "another runner"}; ` +
             `waited ${timeoutMs / 1000} s (--lock-timeout). If that runner is gone, run ` +
             `"unlock --force".`,
@@ -209,7 +212,8 @@ export class SearchLock {
       const current = await this.#read();
       if (current === undefined) return undefined;
       if (!force && this.#expired(current, undefined) === false) {
-        throw new LockNotAcquiredError(
+        throw new MigrationError(
+          "lock",
           `connection "${this.#connection}": the lock of ` +
             `${describeHolder(holderOf(current.holder))} is live (its runner renews the lease); ` +
             `"unlock" removes only a lock whose runner is gone. Wait for it to finish, or run ` +

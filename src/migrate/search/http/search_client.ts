@@ -1,7 +1,13 @@
-import { isJsonObject } from "../json_object.ts";
-import { renderValue } from "./render_value.ts";
-import { authorize, authSecrets, maskJson, maskSecrets, type SearchAuth } from "./search_auth.ts";
-import type { SearchConnection } from "./search_connection.ts";
+import { isJsonObject } from "../../files/json_object.ts";
+import { renderValue } from "../render_value.ts";
+import {
+  authorize,
+  authSecrets,
+  maskJson,
+  maskSecrets,
+  type SearchAuth,
+} from "../auth/search_auth.ts";
+import type { SearchConnection } from "../search_connection.ts";
 import { connectionDropped, neverSent } from "./send_failure.ts";
 import type { Transport } from "./transport.ts";
 

@@ -1,4 +1,4 @@
-import { importOptional } from "../../runtime/optional_module.ts";
+import { importOptional } from "../../../runtime/optional_module.ts";
 
 /** How one request goes out. */
 export interface SendVia {

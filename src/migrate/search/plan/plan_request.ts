@@ -1,10 +1,8 @@
-import { isJsonObject } from "../json_object.ts";
-import { JsonSyntaxError, jsonValueProblem, parseJsonBytes } from "../json_text.ts";
-import { MigrationFileError } from "../migration_error.ts";
+import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
+import { JsonSyntaxError, jsonValueProblem, parseJsonBytes } from "../../files/json_text.ts";
+import { MigrationFileError } from "../../migration_error.ts";
 import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
 import type { ReindexSpec, SearchRequest } from "./search_request.ts";
-
-type Json = Record<string, unknown>;
 
 const METHODS = new Set(["GET", "PUT", "POST", "DELETE", "HEAD", "PATCH"]);
 const ENVELOPE_KEYS = new Set(["method", "path", "body", "name", "repeatable"]);
@@ -115,7 +113,7 @@ export function planDocument(path: string, doc: unknown): SearchRequest {
   );
 }
 
-function envelope(doc: Json, fail: (m: string) => never): SearchRequest {
+function envelope(doc: JsonObject, fail: (m: string) => never): SearchRequest {
   for (const k of Object.keys(doc)) {
     if (!ENVELOPE_KEYS.has(k)) {
       fail(`envelope has an unknown key "${k}" (method, path, body, name, repeatable)`);
@@ -141,7 +139,7 @@ function envelope(doc: Json, fail: (m: string) => never): SearchRequest {
     kind: "request",
     method: m,
     path: path as string,
-    ...(body === undefined ? {} : { body: body as Json }),
+    ...(body === undefined ? {} : { body: body as JsonObject }),
     ...(name === undefined ? {} : { name: name as string }),
     ...(RUN_ONCE.has(m) && repeatable !== true ? { runOnce: true as const } : {}),
   };
@@ -172,7 +170,7 @@ function checkPath(path: string, fail: (m: string) => never): void {
   }
 }
 
-function template(doc: Json, stem: string, fail: (m: string) => never): SearchRequest {
+function template(doc: JsonObject, stem: string, fail: (m: string) => never): SearchRequest {
   const name = stem.toLowerCase();
   const problem = templateNameProblem(name);
   if (problem !== undefined) {
@@ -188,7 +186,7 @@ function template(doc: Json, stem: string, fail: (m: string) => never): SearchRe
     }
   }
   const raw = INDEX_KEYS.filter((k) => Object.hasOwn(doc, k));
-  let body: Json;
+  let body: JsonObject;
   if (raw.length === 0) {
     if (patterns === undefined) {
       fail("is a template without index_patterns, settings, mappings or aliases");
@@ -196,7 +194,7 @@ function template(doc: Json, stem: string, fail: (m: string) => never): SearchRe
     body = doc; // rule 1: a full composable template, sent as it is
   } else {
     // Rule 2: a raw definition is wrapped; template-level keys stay on top.
-    const inner: Json = {};
+    const inner: JsonObject = {};
     body = { index_patterns: [`${name}*`] };
     for (const [k, v] of Object.entries(doc)) {
       if ((INDEX_KEYS as readonly string[]).includes(k)) inner[k] = v;
@@ -209,12 +207,12 @@ function template(doc: Json, stem: string, fail: (m: string) => never): SearchRe
   return { kind: "template", method: "PUT", path: `/_index_template/${segment(name)}`, body, name };
 }
 
-function policy(doc: Json, name: string, fail: (m: string) => never): SearchRequest {
+function policy(doc: JsonObject, name: string, fail: (m: string) => never): SearchRequest {
   const problem = policyIdProblem(name);
   if (problem !== undefined) {
     fail(`derives the policy id "${name}", which OpenSearch refuses: it ${problem}`);
   }
-  let body: Json;
+  let body: JsonObject;
   if (Object.hasOwn(doc, "policy")) {
     if (!isJsonObject(doc.policy)) fail(`"policy" must be a JSON object`);
     body = doc;
@@ -232,7 +230,7 @@ function policy(doc: Json, name: string, fail: (m: string) => never): SearchRequ
   };
 }
 
-function index(doc: Json, name: string, fail: (m: string) => never): SearchRequest {
+function index(doc: JsonObject, name: string, fail: (m: string) => never): SearchRequest {
   const lower = name.toLowerCase();
   const problem = indexNameProblem(lower);
   if (problem !== undefined) fail(`"${lower}" is not a valid index name: it ${problem}`);
@@ -246,7 +244,7 @@ function index(doc: Json, name: string, fail: (m: string) => never): SearchReque
 
 // A reindex moves documents and an alias: sent again after it changed, it would move them again,
 // so it runs once, like a POST.
-function reindex(doc: Json, fail: (m: string) => never): SearchRequest {
+function reindex(doc: JsonObject, fail: (m: string) => never): SearchRequest {
   for (const k of Object.keys(doc)) {
     if (!REINDEX_KEYS.has(k)) {
       fail(`has an unknown key "${k}" for a reindex (${[...REINDEX_KEYS].join(", ")})`);
@@ -271,7 +269,7 @@ function reindex(doc: Json, fail: (m: string) => never): SearchRequest {
   if (source !== undefined && (source === index || source === alias)) {
     fail(`"source" is "${source}": it must be another index than "index", and not the alias`);
   }
-  const body: Json = {};
+  const body: JsonObject = {};
   for (const k of ["settings", "mappings"] as const) {
     if (doc[k] === undefined) continue;
     if (!isJsonObject(doc[k])) fail(`"${k}" must be a JSON object`);
@@ -287,7 +285,7 @@ function reindex(doc: Json, fail: (m: string) => never): SearchRequest {
     alias,
     index,
     ...(source === undefined ? {} : { source }),
-    ...(script === undefined ? {} : { script: script as Json }),
+    ...(script === undefined ? {} : { script: script as JsonObject }),
     deleteSource: deleteSource as boolean,
   };
   return {

@@ -1,8 +1,8 @@
-import { jsonContentHash } from "../content_hash.ts";
-import type { MigrationFile } from "../migration_files.ts";
-import { type Placeholders, replaceInJson } from "../placeholders.ts";
+import { jsonContentHash } from "../../files/content_hash.ts";
+import type { MigrationFile } from "../../files/migration_files.ts";
+import { type Placeholders, replaceInJson } from "../../files/placeholders.ts";
 import { parseMigrationJson, planDocument } from "./plan_request.ts";
-import type { SearchFile } from "./search_target.ts";
+import type { SearchFile } from "../search_target.ts";
 
 /**
  * Plans a search migration file: reads its JSON, takes its checksum (of the canonical form, before

@@ -1,6 +1,6 @@
-import { isJsonObject } from "../json_object.ts";
+import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
 import { type Send, StepError } from "./reindex_step.ts";
-import { renderValue } from "./render_value.ts";
+import { renderValue } from "../render_value.ts";
 import {
   type Narrowing,
   narrowVanished,
@@ -12,8 +12,6 @@ import {
 
 // The helpers a reindex uses to copy while writes go on, then catch up: every write to the
 // source gets a sequence number on its shard, and a document holds the number of its last write.
-
-type Json = Record<string, unknown>;
 
 /** One primary shard's sequence numbers. */
 export interface ShardSeqNo {
@@ -36,7 +34,7 @@ export async function shardSeqNos(
   const path = `/${encodeURIComponent(index)}`;
   const settings = await send("GET", `${path}/_settings/index.number_of_shards?flat_settings=true`);
   const own = isJsonObject(settings.body) && isJsonObject(settings.body[index])
-    ? settings.body[index] as Json
+    ? settings.body[index] as JsonObject
     : {};
   const count = Number(isJsonObject(own.settings) ? own.settings["index.number_of_shards"] : NaN);
   const response = await send("GET", `${path}/_stats/docs?level=shards`);
@@ -48,7 +46,7 @@ export async function shardSeqNos(
     );
   }
   const indices = isJsonObject(body.indices) ? body.indices : {};
-  const stats = isJsonObject(indices[index]) ? indices[index] as Json : {};
+  const stats = isJsonObject(indices[index]) ? indices[index] as JsonObject : {};
   const shards = isJsonObject(stats.shards) ? stats.shards : {};
   const found: ShardSeqNo[] = [];
   for (const [shard, copies] of Object.entries(shards)) {
@@ -112,7 +110,7 @@ async function listShard(
   send: Send,
   index: string,
   shard: number,
-  query: Json,
+  query: JsonObject,
 ): Promise<SeqListing> {
   const ids: string[] = [];
   const seqs: number[] = [];
@@ -154,7 +152,7 @@ async function listShard(
  * failed, a search that timed out, an answer that is not a search's) would make documents look
  * deleted, and the prune would delete them from the new index.
  */
-function searchHits(body: unknown, index: string): Json[] {
+function searchHits(body: unknown, index: string): JsonObject[] {
   const answer = isJsonObject(body) ? body : {};
   const shards = isJsonObject(answer._shards) ? answer._shards : {};
   const hits = isJsonObject(answer.hits) ? answer.hits.hits : undefined;
@@ -396,7 +394,7 @@ async function countRanges(
       },
     );
     searchHits(response.body, source);
-    const body = response.body as Json;
+    const body = response.body as JsonObject;
     const aggs = isJsonObject(body.aggregations) ? body.aggregations : {};
     const r = isJsonObject(aggs.r) ? aggs.r : {};
     const buckets = isJsonObject(r.buckets) ? r.buckets : {};

@@ -1,10 +1,9 @@
-import { jsonContentHash } from "../content_hash.ts";
-import { isJsonObject } from "../json_object.ts";
-import { RunInterrupted } from "../interruption.ts";
-import { MigrationFailure } from "../migration_failure.ts";
-import type { ReindexReport } from "../run_report.ts";
-import type { ApplyOutcome } from "./apply_request.ts";
-import { recordId } from "./migration_record.ts";
+import { jsonContentHash } from "../../files/content_hash.ts";
+import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
+import { MigrationError, MigrationFailure } from "../../migration_error.ts";
+import type { ReindexReport } from "../../run_report.ts";
+import type { ApplyOutcome } from "../apply_request.ts";
+import { recordId } from "../history/migration_record.ts";
 import {
   type AliasMember,
   decideReindex,
@@ -20,8 +19,8 @@ import {
   type SearchClient,
   type SearchResponse,
   SearchTransportError,
-} from "./search_client.ts";
-import type { ReindexSpec } from "./search_request.ts";
+} from "../http/search_client.ts";
+import type { ReindexSpec } from "../plan/search_request.ts";
 import { type Send, StepError } from "./reindex_step.ts";
 import {
   type Baseline,
@@ -33,7 +32,7 @@ import {
   type ShardSeqNo,
   shardSeqNos,
 } from "./catch_up.ts";
-import { renderValue } from "./render_value.ts";
+import { renderValue } from "../render_value.ts";
 
 /** What applying a reindex file did. */
 export interface ReindexOutcome extends ApplyOutcome {
@@ -62,8 +61,6 @@ export interface ReindexContext {
 
 // At most one progress line about the copy in this many milliseconds.
 const SAY_EVERY_MS = 5_000;
-
-type Json = Record<string, unknown>;
 
 /**
  * Runs a reindex file: observes the cluster, decides the steps ({@linkcode decideReindex}), and
@@ -118,7 +115,7 @@ export async function runReindex(
     if (detail === undefined) return error;
     const reason = `reindex step ${step}: ${detail}; ${state}`;
     if (ctx.interrupt?.aborted) {
-      return new RunInterrupted(`connection "${ctx.connection}": ${reason}`);
+      return new MigrationError("interrupted", `connection "${ctx.connection}": ${reason}`);
     }
     return new MigrationFailure({
       connection: ctx.connection,
@@ -129,7 +126,7 @@ export async function runReindex(
     }, { cause: error });
   };
 
-  let observation: ReindexObservation & { definitions: Map<string, Json> };
+  let observation: ReindexObservation & { definitions: Map<string, JsonObject> };
   try {
     observation = await observe(send, spec, hash, progressPath);
   } catch (error) {
@@ -681,7 +678,7 @@ async function observe(
   spec: ReindexSpec,
   hash: string,
   progressPath: string,
-): Promise<ReindexObservation & { definitions: Map<string, Json> }> {
+): Promise<ReindexObservation & { definitions: Map<string, JsonObject> }> {
   const progress = await readProgress(send, progressPath);
   const { members, definitions } = await aliasMembers(send, spec.alias);
   const found = new Set<string>();
@@ -720,7 +717,7 @@ async function readProgress(send: Send, path: string): Promise<ReindexProgress |
   if (response.status === 404 || body.found !== true || !isJsonObject(body._source)) {
     return undefined;
   }
-  const p = body._source as Json;
+  const p = body._source as JsonObject;
   if (
     typeof p.source !== "string" || typeof p.index !== "string" || typeof p.hash !== "string"
   ) {
@@ -749,19 +746,19 @@ async function readProgress(send: Send, path: string): Promise<ReindexProgress |
 async function aliasMembers(
   send: Send,
   alias: string,
-): Promise<{ members: AliasMember[]; definitions: Map<string, Json> }> {
+): Promise<{ members: AliasMember[]; definitions: Map<string, JsonObject> }> {
   const response = await send("GET", `/_alias/${encodeURIComponent(alias)}`, undefined, {
     ok: [404],
   });
   const members: AliasMember[] = [];
-  const definitions = new Map<string, Json>();
+  const definitions = new Map<string, JsonObject>();
   if (response.status === 404 || !isJsonObject(response.body)) return { members, definitions };
   for (const [index, value] of Object.entries(response.body)) {
     const aliases = isJsonObject(value) && isJsonObject(value.aliases) ? value.aliases : {};
     if (!Object.hasOwn(aliases, alias)) continue;
-    const entry = isJsonObject(aliases[alias]) ? aliases[alias] as Json : {};
+    const entry = isJsonObject(aliases[alias]) ? aliases[alias] as JsonObject : {};
     members.push({ index, write: entry.is_write_index === true });
-    const kept: Json = {};
+    const kept: JsonObject = {};
     for (const key of ["filter", "index_routing", "search_routing", "is_hidden"]) {
       if (entry[key] !== undefined) kept[key] = entry[key];
     }
@@ -779,7 +776,9 @@ async function indexUuid(send: Send, name: string): Promise<string | undefined> 
   );
   const body = isJsonObject(response.body) ? response.body : {};
   // Keyed by the concrete index: another key means the name is an alias.
-  const entry = Object.hasOwn(body, name) && isJsonObject(body[name]) ? body[name] as Json : {};
+  const entry = Object.hasOwn(body, name) && isJsonObject(body[name])
+    ? body[name] as JsonObject
+    : {};
   const settings = isJsonObject(entry.settings) ? entry.settings : {};
   return typeof settings["index.uuid"] === "string" ? settings["index.uuid"] : undefined;
 }
@@ -796,7 +795,7 @@ async function writeBlocked(
   );
   const body = isJsonObject(settings.body) ? settings.body : {};
   const concrete = Object.keys(body).length === 1 && Object.hasOwn(body, name);
-  const entry = concrete && isJsonObject(body[name]) ? body[name] as Json : {};
+  const entry = concrete && isJsonObject(body[name]) ? body[name] as JsonObject : {};
   const values = isJsonObject(entry.settings) ? entry.settings : {};
   return { concrete, blocked: values["index.blocks.write"] === "true" };
 }
@@ -806,7 +805,7 @@ async function sourceFacts(send: Send, name: string, alias: string): Promise<Sou
   const { concrete, blocked } = await writeBlocked(send, name);
   const aliases = await send("GET", `${path}/_alias`);
   const own = isJsonObject(aliases.body) && isJsonObject(aliases.body[name])
-    ? aliases.body[name] as Json
+    ? aliases.body[name] as JsonObject
     : {};
   const names = isJsonObject(own.aliases) ? Object.keys(own.aliases) : [];
   return {
@@ -1064,7 +1063,7 @@ async function unblockQuietly(
 }
 
 // What a `_tasks` answer says of a reindex task: its counts, documents gone through, and run time.
-function taskStatus(body: unknown): { counts: Json; done: number; ms: number } {
+function taskStatus(body: unknown): { counts: JsonObject; done: number; ms: number } {
   const task = isJsonObject(body) && isJsonObject(body.task) ? body.task : {};
   const counts = isJsonObject(task.status) ? task.status : {};
   const ms = typeof task.running_time_in_nanos === "number"
@@ -1076,7 +1075,7 @@ function taskStatus(body: unknown): { counts: Json; done: number; ms: number } {
 }
 
 /** Why a finished `_reindex` task (a `_tasks` answer) did not copy everything, if it did not. */
-export function taskFailure(body: Json): string | undefined {
+export function taskFailure(body: JsonObject): string | undefined {
   if (body.error !== undefined) return errorDetail({ error: body.error });
   const response = isJsonObject(body.response) ? body.response : {};
   if (typeof response.canceled === "string") return `the copy was cancelled (${response.canceled})`;

@@ -1,4 +1,4 @@
-import type { ReindexSpec } from "./search_request.ts";
+import type { ReindexSpec } from "../plan/search_request.ts";
 
 /**
  * Where a reindex stands, kept as a document of the records index from its first write until its

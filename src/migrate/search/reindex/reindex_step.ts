@@ -1,4 +1,4 @@
-import type { SearchResponse } from "./search_client.ts";
+import type { SearchResponse } from "../http/search_client.ts";
 
 /**
  * Sends one request of a reindex step; `ok` lists the statuses that count as done besides 2xx,

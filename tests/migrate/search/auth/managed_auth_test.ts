@@ -1,17 +1,20 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { checkReport } from "../report_shape.ts";
-import { runCaptured } from "../run_cli.ts";
-import type { RunReport } from "../../../src/migrate/run_report.ts";
-import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
+import { checkReport } from "../../report_shape.ts";
+import { runCaptured } from "../../run_cli.ts";
+import type { RunReport } from "../../../../src/migrate/run_report.ts";
+import {
+  runtimeTransport,
+  type TransportFactory,
+} from "../../../../src/migrate/search/http/transport.ts";
 import {
   type AuthReceived,
   type AuthServer,
   SIGNATURE_MISMATCH,
   startAuthServer,
-} from "./auth_server.ts";
-import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
-import { freePort } from "./servers.ts";
+} from "../auth_server.ts";
+import { OPENSEARCH_URL, os, Workspace } from "../cluster.ts";
+import { freePort } from "../servers.ts";
 
 // Managed clusters (issue 21, part 3): every request of a run, records, lock and files alike,
 // reaches the real node through a server that checks its authentication as the managed service

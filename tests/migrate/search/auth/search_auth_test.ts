@@ -1,22 +1,22 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ConfigError } from "../../../src/config/config_error.ts";
-import { parseConfigText } from "../../../src/config/yaml_config.ts";
+import { ConfigError } from "../../../../src/config/config_error.ts";
+import { parseConfigText } from "../../../../src/config/yaml_config.ts";
 import {
   authorize,
   type AwsCredentials,
   type SearchAuth,
   signV4,
-} from "../../../src/migrate/search/search_auth.ts";
-import { errorDetail, SearchClient } from "../../../src/migrate/search/search_client.ts";
+} from "../../../../src/migrate/search/auth/search_auth.ts";
+import { errorDetail, SearchClient } from "../../../../src/migrate/search/http/search_client.ts";
 import {
   type SearchConnection,
   searchConnections,
-} from "../../../src/migrate/search/search_connection.ts";
-import type { Transport } from "../../../src/migrate/search/transport.ts";
-import { propertyOptions } from "../../property.ts";
-import { type SigV4Check, sigV4Problem } from "./auth_server.ts";
+} from "../../../../src/migrate/search/search_connection.ts";
+import type { Transport } from "../../../../src/migrate/search/http/transport.ts";
+import { propertyOptions } from "../../../property.ts";
+import { type SigV4Check, sigV4Problem } from "../auth_server.ts";
 
 // The AWS Signature Version 4 test suite (aws-sig-v4-test-suite, as the AWS SDK for JavaScript
 // carries it in @aws-sdk/signature-v4's suite.fixture): its credentials, scope and time, and the

@@ -4,12 +4,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
-import { checkReport } from "../report_shape.ts";
-import type { ConnectionDrift } from "../../../src/migrate/run_report.ts";
-import { runCaptured } from "../run_cli.ts";
-import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
-import { OPENSEARCH_URL, os, recording, type Sent, Workspace, writes } from "./cluster.ts";
-import { type Fault, startFaultServer } from "./fault_server.ts";
+import { checkReport } from "../../report_shape.ts";
+import type { ConnectionDrift } from "../../../../src/migrate/run_report.ts";
+import { runCaptured } from "../../run_cli.ts";
+import {
+  runtimeTransport,
+  type TransportFactory,
+} from "../../../../src/migrate/search/http/transport.ts";
+import { OPENSEARCH_URL, os, recording, type Sent, Workspace, writes } from "../cluster.ts";
+import { type Fault, startFaultServer } from "../fault_server.ts";
 
 type Json = Record<string, unknown>;
 

@@ -7,11 +7,11 @@ import {
   driftChecks,
   envelopeEffects,
   matches,
-} from "../../../src/migrate/search/drift_plan.ts";
-import { planDocument } from "../../../src/migrate/search/plan_request.ts";
-import type { SearchFile } from "../../../src/migrate/search/search_target.ts";
-import type { FileAction, FileReport } from "../../../src/migrate/run_report.ts";
-import { propertyOptions } from "../../property.ts";
+} from "../../../../src/migrate/search/drift/drift_plan.ts";
+import { planDocument } from "../../../../src/migrate/search/plan/plan_request.ts";
+import type { SearchFile } from "../../../../src/migrate/search/search_target.ts";
+import type { FileAction, FileReport, FileResult } from "../../../../src/migrate/run_report.ts";
+import { propertyOptions } from "../../../property.ts";
 
 function file(path: string, doc: unknown): SearchFile {
   const r = planDocument(path, doc);
@@ -27,7 +27,7 @@ function file(path: string, doc: unknown): SearchFile {
 /** The files with an action each (`skip` unless said), as the runner decides them. */
 function checks(
   files: readonly SearchFile[],
-  actions: Record<string, FileAction | [FileAction, string]> = {},
+  actions: Record<string, FileAction | [FileAction, FileResult]> = {},
 ): DriftCheck[] {
   const decided: FileReport[] = files.map((f) => {
     const a = actions[f.path] ?? "skip";

@@ -15,9 +15,9 @@ import {
   flattenSettings,
   isStaticSetting,
   MAX_DIFFERENCES,
-} from "../../../src/migrate/search/drift.ts";
-import { renderValue } from "../../../src/migrate/search/render_value.ts";
-import { propertyOptions } from "../../property.ts";
+} from "../../../../src/migrate/search/drift/drift.ts";
+import { renderValue } from "../../../../src/migrate/search/render_value.ts";
+import { propertyOptions } from "../../../property.ts";
 
 type Json = Record<string, unknown>;
 

@@ -1,19 +1,22 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { rawContentHash } from "../../../src/migrate/content_hash.ts";
-import { MigrationFailure } from "../../../src/migrate/migration_failure.ts";
-import { recordId } from "../../../src/migrate/search/migration_record.ts";
-import type { MigrationRecord } from "../../../src/migrate/search/migration_record.ts";
-import { RecordStore } from "../../../src/migrate/search/record_store.ts";
-import { SearchClient } from "../../../src/migrate/search/search_client.ts";
-import { SearchTarget } from "../../../src/migrate/search/search_target.ts";
-import { planRequest } from "../../../src/migrate/search/plan_request.ts";
-import { VERSION } from "../../../src/version.ts";
-import { propertyOptions } from "../../property.ts";
-import { runtimeTransport, type TransportFactory } from "../../../src/migrate/search/transport.ts";
-import { runCaptured } from "../run_cli.ts";
-import { type FaultServer, SHARDS_NOT_STARTED, startFaultServer } from "./fault_server.ts";
+import { rawContentHash } from "../../../../src/migrate/files/content_hash.ts";
+import { MigrationFailure } from "../../../../src/migrate/migration_error.ts";
+import { recordId } from "../../../../src/migrate/search/history/migration_record.ts";
+import type { MigrationRecord } from "../../../../src/migrate/search/history/migration_record.ts";
+import { RecordStore } from "../../../../src/migrate/search/history/record_store.ts";
+import { SearchClient } from "../../../../src/migrate/search/http/search_client.ts";
+import { SearchTarget } from "../../../../src/migrate/search/search_target.ts";
+import { planRequest } from "../../../../src/migrate/search/plan/plan_request.ts";
+import { VERSION } from "../../../../src/version.ts";
+import { propertyOptions } from "../../../property.ts";
+import {
+  runtimeTransport,
+  type TransportFactory,
+} from "../../../../src/migrate/search/http/transport.ts";
+import { runCaptured } from "../../run_cli.ts";
+import { type FaultServer, SHARDS_NOT_STARTED, startFaultServer } from "../fault_server.ts";
 import {
   OPENSEARCH_URL,
   os,
@@ -22,7 +25,7 @@ import {
   type Sent,
   Workspace,
   writes,
-} from "./cluster.ts";
+} from "../cluster.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s).length;
 // What versions before the hashed ids used: the url-encoded `connection/path`.

@@ -5,16 +5,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
-import { processGone } from "../../../src/migrate/local_process.ts";
-import { startCli } from "../cli_process.ts";
-import { runCaptured } from "../run_cli.ts";
-import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
+import { processGone } from "../../../../src/migrate/local_process.ts";
+import { startCli } from "../../cli_process.ts";
+import { runCaptured } from "../../run_cli.ts";
+import { OPENSEARCH_URL, os, Workspace } from "../cluster.ts";
 import {
   type FaultServer,
   type Received,
   SHARDS_NOT_STARTED,
   startFaultServer,
-} from "./fault_server.ts";
+} from "../fault_server.ts";
 
 const future = () => new Date(Date.now() + 3_600_000).toISOString();
 const past = () => new Date(Date.now() - 60_000).toISOString();

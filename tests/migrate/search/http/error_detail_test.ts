@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { errorDetail } from "../../../src/migrate/search/search_client.ts";
-import { propertyOptions } from "../../property.ts";
-import { SHARDS_NOT_STARTED } from "./fault_server.ts";
+import { errorDetail } from "../../../../src/migrate/search/http/search_client.ts";
+import { propertyOptions } from "../../../property.ts";
+import { SHARDS_NOT_STARTED } from "../fault_server.ts";
 
 // Bodies as OpenSearch 2.19 answers them (captured from the test node).
 const TEXT_SORT =

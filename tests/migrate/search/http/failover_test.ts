@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
-import { type FaultServer, startFaultServer } from "./fault_server.ts";
-import { freePort, startForwardProxy } from "./servers.ts";
-import { RUNTIME } from "../../runtime.ts";
-import { SearchClient } from "../../../src/migrate/search/search_client.ts";
-import { runtimeTransport } from "../../../src/migrate/search/transport.ts";
+import { OPENSEARCH_URL, os, Workspace } from "../cluster.ts";
+import { type FaultServer, startFaultServer } from "../fault_server.ts";
+import { freePort, startForwardProxy } from "../servers.ts";
+import { RUNTIME } from "../../../runtime.ts";
+import { SearchClient } from "../../../../src/migrate/search/http/search_client.ts";
+import { runtimeTransport } from "../../../../src/migrate/search/http/transport.ts";
 
 // Two hosts of one cluster: a request the first host forwarded may be applied even though its
 // answer never came back. Only what provably never left, or what is safe to repeat, goes to the

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { createServer, type Server, type Socket } from "node:net";
-import { nodeHttpTransport } from "../../../src/migrate/search/node_http_transport.ts";
-import { neverSent } from "../../../src/migrate/search/send_failure.ts";
+import { nodeHttpTransport } from "../../../../src/migrate/search/http/node_http_transport.ts";
+import { neverSent } from "../../../../src/migrate/search/http/send_failure.ts";
 
 /** A TCP server that gives every connection to `onConnection`. */
 async function rawServer(onConnection: (socket: Socket) => void): Promise<Server> {

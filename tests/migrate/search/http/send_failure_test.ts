@@ -6,10 +6,10 @@ import {
   CONNECT_TIMEOUT_CODE,
   connectionDropped,
   neverSent,
-} from "../../../src/migrate/search/send_failure.ts";
-import { runtimeTransport } from "../../../src/migrate/search/transport.ts";
-import { propertyOptions } from "../../property.ts";
-import { freePort, type Helper, startSilentServer } from "./servers.ts";
+} from "../../../../src/migrate/search/http/send_failure.ts";
+import { runtimeTransport } from "../../../../src/migrate/search/http/transport.ts";
+import { propertyOptions } from "../../../property.ts";
+import { freePort, type Helper, startSilentServer } from "../servers.ts";
 
 /** What this runtime's fetch throws for `url`, with a 300 ms timeout. */
 async function fetchError(url: string): Promise<unknown> {

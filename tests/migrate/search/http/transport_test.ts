@@ -1,17 +1,17 @@
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Workspace } from "./cluster.ts";
-import { OPENSEARCH_URL } from "./cluster.ts";
-import { RUNTIME } from "../../runtime.ts";
+import { Workspace } from "../cluster.ts";
+import { OPENSEARCH_URL } from "../cluster.ts";
+import { RUNTIME } from "../../../runtime.ts";
 import {
   freePort,
   type Helper,
   startForwardProxy,
   startSilentServer,
   startTlsProxy,
-} from "./servers.ts";
-import { forward, type LoopbackServer, serveLoopback } from "./loopback_server.ts";
+} from "../servers.ts";
+import { forward, type LoopbackServer, serveLoopback } from "../loopback_server.ts";
 
 const PASSWORD = "s3cr3t-Pa55";
 

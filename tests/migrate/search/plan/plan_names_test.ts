@@ -1,8 +1,8 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
-import { planRequest } from "../../../src/migrate/search/plan_request.ts";
-import { os, Workspace } from "./cluster.ts";
+import { MigrationFileError } from "../../../../src/migrate/migration_error.ts";
+import { planRequest } from "../../../../src/migrate/search/plan/plan_request.ts";
+import { os, Workspace } from "../cluster.ts";
 
 describe("template names against a real OpenSearch node", () => {
   // The node is shared and has a shard limit: the records indices go at the end.

@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { planRequest } from "../../../src/migrate/search/plan_request.ts";
-import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
+import { planRequest } from "../../../../src/migrate/search/plan/plan_request.ts";
+import { MigrationFileError } from "../../../../src/migrate/migration_error.ts";
 import fc from "fast-check";
-import { propertyOptions } from "../../property.ts";
+import { propertyOptions } from "../../../property.ts";
 
 const bytes = (value: unknown) =>
   new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));

@@ -8,10 +8,10 @@ import {
   rebase,
   refresh,
   shardSeqNos,
-} from "../../../src/migrate/search/catch_up.ts";
-import type { Send } from "../../../src/migrate/search/reindex_step.ts";
-import { propertyOptions } from "../../property.ts";
-import { os } from "./cluster.ts";
+} from "../../../../src/migrate/search/reindex/catch_up.ts";
+import type { Send } from "../../../../src/migrate/search/reindex/reindex_step.ts";
+import { propertyOptions } from "../../../property.ts";
+import { os } from "../cluster.ts";
 
 // deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests change freely
 type Json = any;

@@ -9,9 +9,9 @@ import {
   type ReindexProgress,
   type ReindexStep,
   type SourceFacts,
-} from "../../../src/migrate/search/reindex_plan.ts";
-import type { ReindexSpec } from "../../../src/migrate/search/search_request.ts";
-import { propertyOptions } from "../../property.ts";
+} from "../../../../src/migrate/search/reindex/reindex_plan.ts";
+import type { ReindexSpec } from "../../../../src/migrate/search/plan/search_request.ts";
+import { propertyOptions } from "../../../property.ts";
 
 const spec = (extra: Partial<ReindexSpec> = {}): ReindexSpec => ({
   alias: "products",

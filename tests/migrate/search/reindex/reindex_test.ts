@@ -4,14 +4,14 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
-import { processGone } from "../../../src/migrate/local_process.ts";
-import { recordId } from "../../../src/migrate/search/migration_record.ts";
-import { taskFailure } from "../../../src/migrate/search/reindex.ts";
-import { startCli } from "../cli_process.ts";
-import { runCaptured } from "../run_cli.ts";
-import { OPENSEARCH_URL, os, Workspace } from "./cluster.ts";
-import { type Fault, type Received, startFaultServer } from "./fault_server.ts";
-import { copyThenBlock, startAliasWriter, whileWriting } from "./alias_writer.ts";
+import { processGone } from "../../../../src/migrate/local_process.ts";
+import { recordId } from "../../../../src/migrate/search/history/migration_record.ts";
+import { taskFailure } from "../../../../src/migrate/search/reindex/reindex.ts";
+import { startCli } from "../../cli_process.ts";
+import { runCaptured } from "../../run_cli.ts";
+import { OPENSEARCH_URL, os, Workspace } from "../cluster.ts";
+import { type Fault, type Received, startFaultServer } from "../fault_server.ts";
+import { copyThenBlock, startAliasWriter, whileWriting } from "../alias_writer.ts";
 
 // deno-lint-ignore no-explicit-any -- the cluster answers arbitrary JSON that tests read freely
 type Json = any;

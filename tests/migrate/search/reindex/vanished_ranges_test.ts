@@ -7,8 +7,8 @@ import {
   type SeqListing,
   type SeqRange,
   wholeRanges,
-} from "../../../src/migrate/search/vanished_ranges.ts";
-import { propertyOptions } from "../../property.ts";
+} from "../../../../src/migrate/search/reindex/vanished_ranges.ts";
+import { propertyOptions } from "../../../property.ts";
 
 // A shard as the model holds it: each listed document's sequence number, and which of them are
 // gone now (deleted, or updated to a number above the listing's).

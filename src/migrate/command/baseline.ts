@@ -1,0 +1,34 @@
+import { PlanError } from "../migration_error.ts";
+import type { MigrationCommand } from "./command.ts";
+
+/**
+ * `baseline`: adopts a database or cluster built by hand by recording every file as applied
+ * without running it. Work: every file without a record, or with another checksum (`record`);
+ * it moves no record (no renames). Refused where records exist, unless `--force`.
+ */
+export const baseline: MigrationCommand = {
+  name: "baseline",
+  writes: true,
+  drift: false,
+  force: true,
+  renames: false,
+  verb: "record",
+  listsUnknown: false,
+  decide: (state) =>
+    state === "apply" || state === "reapply" || state === "changed"
+      ? "record"
+      : state === "earlier-hash"
+      ? "skip"
+      : state === "missing-after-files"
+      ? "missing"
+      : state,
+  isWork: (action) => action === "record",
+  refuse(target, _entry, records, options) {
+    if (records.size === 0 || options.force) return;
+    throw new PlanError(
+      target.name,
+      `has ${records.size} record(s) already; baseline adopts a connection without records ` +
+        `(--force records the current files over them; "repair" fixes single records)`,
+    );
+  },
+};

@@ -1,0 +1,79 @@
+import type { MigrationTarget } from "../driver.ts";
+import type { PlannedFile } from "../plan/planned_file.ts";
+import type { ConnectionReport, FileAction, Progress, RunError, RunReport } from "../run_report.ts";
+
+/** The commands of the migration runner. */
+export type Command = "migrate" | "status" | "validate" | "baseline" | "repair" | "unlock";
+
+/**
+ * What comparing a file with the records finds, before a command makes it an action: the
+ * {@linkcode FileAction} of the same name, or one of two states only `repair` treats apart.
+ */
+export type FileState =
+  | Exclude<FileAction, "record" | "drop" | "unknown">
+  /** Recorded with the raw-bytes hash an earlier version wrote: unchanged. */
+  | "earlier-hash"
+  /** A record without its file that sorts after every file here: a newer checkout's, maybe. */
+  | "missing-after-files";
+
+/** What a command's rules are told about the run. */
+export interface CommandOptions {
+  /** `--force`. */
+  readonly force: boolean;
+  /** Strict order is in force on this connection. */
+  readonly strictOrder: boolean;
+}
+
+/**
+ * One command, as Flyway states each of its commands: which file states are work for it, what it
+ * refuses before anything is written, and what makes it fail once it ran. The engine runs every
+ * command through these rules; a command file holds no I/O.
+ */
+export interface MigrationCommand {
+  readonly name: Command;
+  /** It writes records or runs files, and so takes `--dry-run`. */
+  readonly writes: boolean;
+  /** It takes `--drift` (drivers that can compare the live system). */
+  readonly drift: boolean;
+  /** It takes `--force`. */
+  readonly force: boolean;
+  /** A file without a record may take over a record whose file is gone (a rename). */
+  readonly renames: boolean;
+  /** What progress says it does with its work. */
+  readonly verb: "apply" | "record";
+  /** What it does with a file (or a record without a file) in `state`, `--force` given or not. */
+  decide(state: FileState, force: boolean): FileAction;
+  /** Whether it writes anything for a file it decided `action` for. */
+  isWork(action: FileAction): boolean;
+  /**
+   * Refuses the connection before anything is written, by throwing a PlanError; called on the
+   * records read first and again on those read under the lock.
+   */
+  refuse?(
+    target: MigrationTarget<PlannedFile>,
+    entry: ConnectionReport,
+    records: ReadonlyMap<string, string>,
+    options: CommandOptions,
+  ): void;
+  /** Says what the user should know of the decisions (late files, changed run-once files). */
+  warn?(target: MigrationTarget<PlannedFile>, entry: ConnectionReport, progress: Progress): void;
+  /** Lists the files as `unknown` when the records cannot be read, rather than none. */
+  readonly listsUnknown: boolean;
+  /** Makes a run that went through fail, by what its report found. */
+  verdict?(report: RunReport): RunError | undefined;
+  /** Works on the target alone, without files or records (`unlock`). */
+  alone?(
+    target: MigrationTarget<PlannedFile>,
+    entry: ConnectionReport,
+    force: boolean,
+  ): Promise<void>;
+}
+
+/**
+ * What a file's state is as an action, for the commands that only apply files or look at them:
+ * a record of an earlier version's hash is unchanged, and a record without its file is missing
+ * wherever it sorts.
+ */
+export function asFound(state: FileState): FileAction {
+  return state === "earlier-hash" ? "skip" : state === "missing-after-files" ? "missing" : state;
+}

@@ -1,0 +1,94 @@
+import { MigrationFileError, PlanError } from "../migration_error.ts";
+import type { ConnectionReport, FileReport } from "../run_report.ts";
+import { asFound, type MigrationCommand } from "./command.ts";
+
+/**
+ * `migrate`: applies pending files and, where a driver applies them again, changed declarative
+ * ones. Work: `apply`, `reapply`, and `rename` (the record moves, nothing runs). A run-once file
+ * changed after it ran is reported, never run. Under strict order it refuses, before anything is
+ * written, a pending file that sorts before an applied one and a second file of one resource;
+ * otherwise it warns of them. With `--drift` it also applies again the files whose resources
+ * drifted. Fails on the first file that fails.
+ */
+export const migrate: MigrationCommand = {
+  name: "migrate",
+  writes: true,
+  drift: true,
+  force: false,
+  renames: true,
+  verb: "apply",
+  listsUnknown: false,
+  decide: asFound,
+  isWork: (action) => action === "apply" || action === "reapply" || action === "rename",
+  refuse(target, entry, _records, options) {
+    if (!options.strictOrder) return;
+    const late = entry.files.filter((f) => f.outOfOrder !== undefined);
+    if (late.length > 0) {
+      throw new PlanError(
+        target.name,
+        new MigrationFileError(
+          late[0].path,
+          `sorts before ${late[0].outOfOrder}, which is applied already${
+            elsewhere(entry, late[0])
+          }` +
+            (late.length > 1 ? ` (and ${late.length - 1} more file(s) like it)` : "") +
+            `; strict order refuses to apply it out of order (rename it to sort after it, run ` +
+            `with --no-strict-order, or set migrations.strict_order: false)`,
+        ),
+      );
+    }
+    const twice = entry.files.find((f) => f.sameResourceAs !== undefined);
+    if (twice !== undefined) {
+      throw new PlanError(
+        target.name,
+        new MigrationFileError(
+          twice.path,
+          `${sameResource(twice)}; strict order refuses it (keep one file per resource: delete ` +
+            `the older one and run "repair", or run with --no-strict-order)`,
+        ),
+      );
+    }
+  },
+  warn(target, entry, progress) {
+    const note = (text: string) => progress.notice(`${target.name}: ${text}`);
+    for (const f of entry.files) {
+      if (f.outOfOrder !== undefined) {
+        note(
+          `${f.path} sorts before ${f.outOfOrder}, which is applied already${
+            elsewhere(entry, f)
+          }; it is applied out of order (--strict-order refuses this)`,
+        );
+      }
+      if (f.sameResourceAs !== undefined) {
+        note(
+          `${sameResource(f)}: whichever changes is applied again, over the other ` +
+            `(--strict-order refuses this)`,
+        );
+      }
+      if (f.action === "changed") {
+        note(
+          `${f.path} changed after it was applied; it runs once and is not run again (put the ` +
+            `change in a new file, or record it with "repair"; "validate" fails until then)`,
+        );
+      }
+      if (f.action === "missing") {
+        note(`${f.path} is recorded as applied, but its file is gone ("repair" drops the record)`);
+      }
+      if (f.action === "rename") {
+        note(`${f.path} was renamed from ${f.renamedFrom}: its record moves, nothing is run`);
+      }
+    }
+  },
+};
+
+/** Says when the applied file a late one sorts before is recorded but not in this checkout. */
+function elsewhere(entry: ConnectionReport, late: FileReport): string {
+  return entry.files.some((f) => f.path === late.outOfOrder && f.action !== "missing")
+    ? ""
+    : " (recorded, not in this checkout)";
+}
+
+function sameResource(file: FileReport): string {
+  const what = file.resource ?? "the same resource";
+  return `${file.path} and ${file.sameResourceAs} both define ${what}`;
+}

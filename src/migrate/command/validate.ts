@@ -1,0 +1,79 @@
+import type { ConnectionReport, FileReport, RunError, RunReport } from "../run_report.ts";
+import { asFound, type MigrationCommand } from "./command.ts";
+
+/**
+ * `validate`: what `status` reads, as a check that fails. It fails on run-once files changed
+ * after they ran and, under strict order, on files out of order and on two files of one
+ * resource, and with `--drift` on resources that differ from their files, naming them all, on
+ * every connection. Writes nothing.
+ */
+export const validate: MigrationCommand = {
+  name: "validate",
+  writes: false,
+  drift: true,
+  force: false,
+  renames: true,
+  verb: "record",
+  listsUnknown: true,
+  decide: asFound,
+  isWork: () => false,
+  verdict: invalidFiles,
+};
+
+function invalidFiles(report: RunReport): RunError | undefined {
+  const found = (
+    test: (f: FileReport, c: ConnectionReport) => boolean,
+    text: (f: FileReport) => string,
+  ) =>
+    report.connections.flatMap((c) =>
+      c.files.filter((f) => test(f, c)).map((f) => ({
+        connection: c.name,
+        file: f.path,
+        text: `${c.name}: ${text(f)}`,
+      }))
+    );
+  const changed = found((f) => f.action === "changed", (f) => f.path);
+  const late = found(
+    (f, c) => c.strictOrder === true && f.outOfOrder !== undefined,
+    (f) => `${f.path} before ${f.outOfOrder}`,
+  );
+  const twice = found(
+    (f, c) => c.strictOrder === true && f.sameResourceAs !== undefined,
+    (f) => `${f.path} and ${f.sameResourceAs}`,
+  );
+  // `--drift`: each resource that differs from its file, with its first difference.
+  const drifted = report.connections.flatMap((c) =>
+    (c.drift?.resources ?? []).map((r) => ({
+      reapply: r.reapply,
+      connection: c.name,
+      file: r.file,
+      text: `${c.name}: ${r.resource} (${r.differences[0]}${
+        r.differences.length > 1 ? `, and ${r.differences.length - 1} more` : ""
+      })`,
+    }))
+  );
+  const first = changed[0] ?? late[0] ?? twice[0] ?? drifted[0];
+  if (first === undefined) return undefined;
+  const list = (items: { text: string }[]) => items.map((i) => i.text).join(", ");
+  const why = [
+    changed.length > 0 &&
+    `run-once files were changed after they ran (${list(changed)}); restore them and put ` +
+      `changes in new files, or record them as they are with "repair"`,
+    late.length > 0 &&
+    `files are out of order under strict order (${list(late)}); rename them to sort after the ` +
+      `applied ones`,
+    twice.length > 0 &&
+    `files define one resource twice under strict order (${
+      list(twice)
+    }); keep one file per resource`,
+    drifted.some((d) => d.reapply) &&
+    `the cluster differs from the applied files (${
+      list(drifted.filter((d) => d.reapply))
+    }); apply the files again with "migrate --drift", or put the change in a new file`,
+    drifted.some((d) => !d.reapply) &&
+    `the cluster differs from the applied files in what applying them again cannot change (${
+      list(drifted.filter((d) => !d.reapply))
+    }); each difference says what to do`,
+  ].filter(Boolean).join("; ");
+  return { kind: "invalid", message: why, connection: first.connection, file: first.file };
+}

@@ -1,0 +1,147 @@
+import type { EnvLookup } from "../config/env.ts";
+import type { MigrationFile } from "./files/migration_files.ts";
+import type { PlannedFile } from "./plan/planned_file.ts";
+import type {
+  ConnectionDrift,
+  FileReport,
+  FileResult,
+  Progress,
+  ReindexReport,
+  UnlockOutcome,
+} from "./run_report.ts";
+import type { RunnerIdentity } from "./runner_identity.ts";
+
+/** The kinds of migration a run applies: `-m sql` (the default) or `-m search`. */
+export type MigrationMode = "sql" | "search";
+
+/** A configured connection (or datasource), as the engine selects it. */
+export interface DriverConnection {
+  /** Its `name`: the folder of its files under the migrations root. */
+  readonly name: string;
+  /** `migrations.enabled: true`: only these are run. */
+  readonly migrationsEnabled: boolean;
+}
+
+/** Where a run reads its configuration and files, and what it runs in. */
+export interface DriverContext {
+  /** The folder of `application.yml` (`-c`). */
+  readonly configDir: string;
+  /** The migrations root: one folder per connection (`--sqlPath`). */
+  readonly migrationsRoot: string;
+  /** Where `${VAR}` placeholders of the configuration are read. */
+  readonly env: EnvLookup;
+  /** Where relative paths of the configuration (SQLite files) start. */
+  readonly cwd: string;
+  /** Who runs: shown to runners waiting for the lock; SQL records `user@host` as executed_by. */
+  readonly identity: RunnerIdentity;
+  /** How long a lock is waited for, in milliseconds (`--lock-timeout`). */
+  readonly lockTimeoutMs: number;
+  /** Hears the steps of a long file (a reindex). */
+  readonly progress: Progress;
+  /** Ctrl-C: stops the run between two files, and a long file at a safe point. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * One kind of migration (SQL, search): how its connections are configured, how one of its files
+ * becomes work, and how a connection is opened. The engine runs every command through it, as
+ * golang-migrate runs every command through a database driver.
+ *
+ * @typeParam C its configured connection
+ * @typeParam F its planned file
+ */
+export interface MigrationDriver<
+  C extends DriverConnection = DriverConnection,
+  F extends PlannedFile = PlannedFile,
+> {
+  /** The `-m` value that selects it. */
+  readonly mode: MigrationMode;
+  /** What its configuration calls one connection, in messages. */
+  readonly noun: "connection" | "datasource";
+  /** How its migration files end: `.sql`, `.json`. */
+  readonly extension: string;
+  /** Every configured connection, in configuration order; a ConfigError for a wrong one. */
+  connections(context: DriverContext): Promise<readonly C[]>;
+  /** What one file of `connection` becomes; a MigrationFileError names what is wrong with it. */
+  plan(file: MigrationFile, connection: C): Promise<F>;
+  /**
+   * A target per connection, all made before the first request is sent: a setting the runtime
+   * cannot honour (a proxy, a driver that is not installed) is found while nothing was sent.
+   */
+  open(connections: readonly C[], context: DriverContext): Promise<MigrationTarget<F>[]>;
+}
+
+/** What applying one file did. */
+export interface Applied {
+  /** What was done; see {@linkcode FileResult}. */
+  readonly result: Exclude<FileResult, "recorded" | "moved" | "dropped" | "failed">;
+  readonly ms: number;
+  readonly status?: number;
+  readonly notice?: string;
+  /** Another runner recorded the file first (seen under the file's own lock): nothing was run. */
+  readonly alreadyRecorded?: boolean;
+  /** A reindex file: what it moved. */
+  readonly reindex?: ReindexReport;
+}
+
+/**
+ * One opened connection as the engine drives it: its records, its lock, its files. Everything
+ * else (deciding, locking order, progress, the report, stopping) is the engine's.
+ */
+export interface MigrationTarget<F extends PlannedFile> {
+  readonly name: string;
+  /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
+  readonly strictOrder: boolean;
+  /** Requests or queries sent so far, reads included. */
+  readonly requests: number;
+  /** The applied files, path to content hash; empty when nothing was recorded yet. */
+  readRecords(): Promise<ReadonlyMap<string, string>>;
+  /** Creates the records index or table when missing. */
+  prepare(): Promise<void>;
+  /**
+   * Takes the migration lock, waiting up to `timeoutMs`, else throws LockNotAcquiredError; a lock
+   * with a lease renews it on its own until {@linkcode MigrationTarget.release}. `signal` (Ctrl-C)
+   * ends the wait with a RunInterrupted.
+   */
+  lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void>;
+  release(): Promise<void>;
+  /**
+   * `unlock`: removes a lock left by a runner that died, and says what it removed. A lock whose
+   * lease is still renewed is refused (a `lock` MigrationError naming its holder) unless `force`.
+   */
+  unlock(force: boolean): Promise<UnlockOutcome>;
+  /** Runs the file and writes its record; throws a MigrationFailure naming what failed. */
+  apply(file: F, executedAt: Date): Promise<Applied>;
+  /** Writes the file's record at its checksum without running it (`baseline`, `repair`, renames). */
+  record(file: F, executedAt: Date): Promise<void>;
+  /** Removes the record of `path` (`repair`, renames); no record is fine. */
+  dropRecord(path: string): Promise<void>;
+  /** This target's own I/O errors (a refused connection, a rejected login) as a message. */
+  failure(error: unknown): string | undefined;
+  close(): Promise<void>;
+  /** Present where the live system can be compared with the applied files (`--drift`). */
+  readonly drift?: DriftInspection<F>;
+}
+
+/**
+ * `--drift`: how a target compares what its applied files define with the live system, and
+ * applies drifted files again.
+ */
+export interface DriftInspection<F extends PlannedFile> {
+  /**
+   * Compares what the applied files define (`decided`: the engine's decisions) with the live
+   * system. Sends only reads.
+   */
+  read(files: readonly F[], decided: readonly FileReport[]): Promise<ConnectionDrift>;
+  /**
+   * `migrate --drift`, under the lock: applies again the declarative files of `found` whose
+   * resources drifted, rewrites their records at the same checksum, and says what still differs.
+   * `signal` (Ctrl-C) stops it between two resources.
+   */
+  repair(
+    files: readonly F[],
+    decided: readonly FileReport[],
+    found: ConnectionDrift,
+    signal?: AbortSignal,
+  ): Promise<ConnectionDrift>;
+}

@@ -1,0 +1,172 @@
+import { join } from "node:path";
+import process from "node:process";
+import { ConfigError } from "../config/config_error.ts";
+import type { EnvLookup } from "../config/env.ts";
+import { MissingPackageError } from "../runtime/optional_module.ts";
+import { COMMANDS } from "./command/commands.ts";
+import { completeReport, notRun } from "./connection_outcomes.ts";
+import type {
+  DriverConnection,
+  DriverContext,
+  MigrationDriver,
+  MigrationTarget,
+} from "./driver.ts";
+import { readMigrationFiles, requireMigrationsRoot } from "./files/migration_files.ts";
+import { MigrationFileError, PlanError } from "./migration_error.ts";
+import type { PlannedFile } from "./plan/planned_file.ts";
+import type { Progress, RunError, RunReport } from "./run_report.ts";
+import type { RunRequest } from "./run_request.ts";
+import { runTargets } from "./run_targets.ts";
+import type { RunnerIdentity } from "./runner_identity.ts";
+import { selectEnabled } from "./select_connections.ts";
+
+/** What a run runs in: everything that is not the request itself. */
+export interface RunContext {
+  /** Where `${VAR}` placeholders are read. */
+  readonly env: EnvLookup;
+  /** Who runs: shown to runners waiting for the lock; SQL records `user@host` as executed_by. */
+  readonly identity: RunnerIdentity;
+  readonly progress: Progress;
+  /** Ctrl-C: stops the run after the current file; the lock is still released. */
+  readonly signal?: AbortSignal;
+  /** Where relative SQLite paths start; the working directory by default. */
+  readonly cwd?: string;
+}
+
+/**
+ * Runs a request through a driver and returns the one report of every outcome: reads the
+ * configured connections, checks the migrations root, plans every file of every selected
+ * connection (nothing is sent while one file is malformed; a connection without a folder is
+ * reported and not opened), opens every target, then runs the command on each in turn. A user's
+ * mistake (configuration, a file that cannot be planned, a failed file, a lock not acquired,
+ * `validate` finding changed files) is the report's `error`, never a throw; anything else is a
+ * bug and propagates. The report lists every configured connection.
+ */
+export async function runMigrations<C extends DriverConnection, F extends PlannedFile>(
+  request: RunRequest,
+  driver: MigrationDriver<C, F>,
+  context: RunContext,
+): Promise<RunReport> {
+  const started = Date.now();
+  let report: RunReport;
+  try {
+    report = await run(request, driver, context);
+  } catch (error) {
+    const stopped = stoppedBefore(error);
+    if (stopped === undefined) throw error;
+    report = {
+      command: request.dryRun ? "dry-run" : request.command,
+      connections: [],
+      ms: Date.now() - started,
+      error: stopped,
+    };
+  }
+  if (report.error === undefined) {
+    const failed = COMMANDS[request.command].verdict?.(report);
+    if (failed !== undefined) report.error = failed;
+  }
+  return report;
+}
+
+async function run<C extends DriverConnection, F extends PlannedFile>(
+  request: RunRequest,
+  driver: MigrationDriver<C, F>,
+  context: RunContext,
+): Promise<RunReport> {
+  const command = COMMANDS[request.command];
+  const where: DriverContext = {
+    configDir: request.configDir,
+    migrationsRoot: request.migrationsRoot,
+    env: context.env,
+    cwd: context.cwd ?? process.cwd(),
+    identity: context.identity,
+    lockTimeoutMs: request.lockTimeoutMs,
+    progress: context.progress,
+    ...(context.signal ? { signal: context.signal } : {}),
+  };
+  const configured = await driver.connections(where);
+  // A command that reads no file (unlock) must not depend on them.
+  const readsFiles = command.alone === undefined;
+  if (readsFiles) await requireMigrationsRoot(request.migrationsRoot);
+  const { selected, skipped } = selectEnabled(configured, request.connection, driver.noun);
+  const plans: { connection: C; files: F[] }[] = [];
+  for (const connection of selected) {
+    const planned = readsFiles
+      ? await planFor(connection.name, async () =>
+        planAll(
+          await readMigrationFiles(request.migrationsRoot, connection.name, driver.extension),
+          (file) => driver.plan(file, connection),
+        ))
+      : [];
+    // No folder: nothing to apply, so nothing is sent to it (not even a read).
+    if (planned === undefined) {
+      const folder = join(request.migrationsRoot, connection.name);
+      skipped.push(notRun(connection.name, "no-folder", `no folder ${folder}`));
+    } else plans.push({ connection, files: planned });
+  }
+  // Opened once every file is planned: nothing is opened for a run that stops at a bad file.
+  const targets: MigrationTarget<F>[] = await driver.open(plans.map((p) => p.connection), where);
+  const report = await runTargets(
+    plans.map((plan, i) => ({ target: targets[i], files: plan.files })),
+    {
+      command: request.command,
+      dryRun: request.dryRun,
+      ...(request.strictOrder === undefined ? {} : { strictOrder: request.strictOrder }),
+      force: request.force,
+      ...(request.drift ? { drift: true } : {}),
+      lockTimeoutMs: request.lockTimeoutMs,
+      progress: context.progress,
+      ...(context.signal ? { signal: context.signal } : {}),
+    },
+  );
+  return completeReport(report, configured.map((c) => c.name), skipped, context.signal);
+}
+
+// The user's mistakes found before anything was sent; anything else is a bug and propagates.
+function stoppedBefore(error: unknown): RunError | undefined {
+  if (error instanceof ConfigError) return { kind: "config", message: error.message };
+  // An optional package a datasource of the configuration needs (a driver) is not installed.
+  if (error instanceof MissingPackageError) {
+    return {
+      kind: "config",
+      message: error.message,
+      ...(error.connection === undefined ? {} : { connection: error.connection }),
+    };
+  }
+  if (error instanceof PlanError) {
+    return {
+      kind: "plan",
+      message: `${error.message} (nothing was sent)`,
+      connection: error.connection,
+      ...(error.file === undefined ? {} : { file: error.file }),
+    };
+  }
+  if (error instanceof MigrationFileError) {
+    return { kind: "plan", message: `${error.message} (nothing was sent)`, file: error.file };
+  }
+  return undefined;
+}
+
+/** Runs `plan` for `connection`, naming the connection in any file error it throws. */
+async function planFor<T>(connection: string, plan: () => Promise<T>): Promise<T> {
+  try {
+    return await plan();
+  } catch (error) {
+    if (error instanceof MigrationFileError) throw new PlanError(connection, error);
+    throw error;
+  }
+}
+
+/**
+ * Plans `files` one at a time, in order (`undefined`, a missing folder, stays `undefined`): the
+ * first file that cannot be planned stops the plan.
+ */
+async function planAll<F, P>(
+  files: readonly F[] | undefined,
+  plan: (file: F) => Promise<P>,
+): Promise<P[] | undefined> {
+  if (files === undefined) return undefined;
+  const planned: P[] = [];
+  for (const file of files) planned.push(await plan(file));
+  return planned;
+}

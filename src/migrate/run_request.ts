@@ -1,0 +1,100 @@
+import type { Command } from "./command/command.ts";
+import { COMMANDS, isCommand } from "./command/commands.ts";
+import type { MigrationMode } from "./driver.ts";
+import { MigrationError } from "./migration_error.ts";
+
+/**
+ * One run, as both the command line and `migrate()` ask for it: which kind of migration, which
+ * command, where, and its options.
+ */
+export interface RunRequest {
+  /** `sql` (the default) or `search`. */
+  readonly mode: MigrationMode;
+  readonly command: Command;
+  /** The folder of `application.yml` (`-c`). */
+  readonly configDir: string;
+  /** The migrations root: one folder per connection (`--sqlPath`). */
+  readonly migrationsRoot: string;
+  /** Only this connection (or datasource). */
+  readonly connection?: string;
+  /** Work out what would be done; send only reads. */
+  readonly dryRun: boolean;
+  /**
+   * `--strict-order` (true) or `--no-strict-order` (false): whether a pending file that sorts
+   * before an applied one is an error, over each connection's `migrations.strict_order`.
+   */
+  readonly strictOrder?: boolean;
+  /**
+   * `baseline --force`: record the current files even where records exist; `repair --force`:
+   * also drop missing records that sort after every file of this checkout; `unlock --force`:
+   * remove a lock whose lease is still renewed.
+   */
+  readonly force: boolean;
+  /**
+   * `--drift` (search; `status`, `validate`, `migrate`): compare the resources of applied files
+   * with the cluster; `validate` fails on a difference, `migrate` applies the files again.
+   * Absent when not given.
+   */
+  readonly drift?: true;
+  /** How long to wait while another runner holds the lock. */
+  readonly lockTimeoutMs: number;
+}
+
+/** The command line, or the options of `migrate()`, are wrong: nothing was read or sent. */
+export function usageError(message: string): MigrationError {
+  return new MigrationError("usage", message);
+}
+
+/** The longest lock wait a run accepts: a day. */
+export const MAX_LOCK_TIMEOUT_MS = 86_400_000;
+
+const names = (commands: readonly Command[], last = ", ") =>
+  commands.length > 1
+    ? `${commands.slice(0, -1).join(", ")}${last}${commands.at(-1)}`
+    : commands.join("");
+const ALL = Object.values(COMMANDS);
+
+/**
+ * Checks a run request as a whole, whoever built it: a command that exists, and options that
+ * apply to it (each command states which it takes). Throws a `usage` MigrationError naming the
+ * option as the command line spells it.
+ */
+export function checkRunRequest(request: RunRequest): RunRequest {
+  const { command } = request;
+  if (!isCommand(command)) {
+    throw usageError(`unknown command "${command}" (${Object.keys(COMMANDS).join(", ")})`);
+  }
+  const rules = COMMANDS[command];
+  if (!(request.lockTimeoutMs >= 0 && request.lockTimeoutMs <= MAX_LOCK_TIMEOUT_MS)) {
+    throw usageError(
+      `lock timeout ${request.lockTimeoutMs} ms: expected 0 to ${MAX_LOCK_TIMEOUT_MS} ms (a day)`,
+    );
+  }
+  if (request.connection === "") throw usageError("--connection needs a value");
+  if (request.dryRun && !rules.writes) {
+    throw usageError(
+      `--dry-run applies to ${names(ALL.filter((c) => c.writes).map((c) => c.name))}, not to ` +
+        command,
+    );
+  }
+  if (request.drift && request.mode !== "search") {
+    throw usageError(
+      `--drift applies to search connections (-m search), not to -m ${request.mode}`,
+    );
+  }
+  if (request.drift && !rules.drift) {
+    // The commands that only read first: they are what --drift is mostly for.
+    const takers = ALL.filter((c) => c.drift).sort((a, b) => Number(a.writes) - Number(b.writes));
+    throw usageError(
+      `--drift applies to ${names(takers.map((c) => c.name))}, not to ${command}`,
+    );
+  }
+  if (request.force && !rules.force) {
+    throw usageError(
+      `--force applies to ${
+        names(ALL.filter((c) => c.force).map((c) => c.name), " and ")
+      }, not to ${command}`,
+    );
+  }
+  return request;
+}
