@@ -1,0 +1,314 @@
+// One conformance suite for every MigrationTarget the engine drives: what the engine relies on of
+// a target (records, the lock, applying, recording, dropping, failing, unlocking), run against the
+// target in memory, SQLite, PostgreSQL, MariaDB and the real OpenSearch node. The real targets are
+// opened through their driver (configuration read from an application.yml, files planned by the
+// driver), as a run opens them; a server that is not running fails the suite.
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after, describe, it } from "node:test";
+import type { DriverContext, MigrationDriver, MigrationTarget } from "../../src/migrate/driver.ts";
+import { rawContentHash } from "../../src/migrate/files/content_hash.ts";
+import {
+  isMigrationError,
+  MigrationError,
+  MigrationFailure,
+} from "../../src/migrate/migration_error.ts";
+import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
+import { silentProgress } from "../../src/migrate/run_report.ts";
+import { searchDriver } from "../../src/migrate/search/search_driver.ts";
+import { sqlDriver } from "../../src/migrate/sql/sql_driver.ts";
+import { MemoryTarget } from "./memory_target.ts";
+import { OPENSEARCH_URL, os } from "./search/cluster.ts";
+import { createDatabase, DB_PASSWORD, DB_USER, type Kind, KINDS } from "./sql/databases.ts";
+
+/** Two files that apply, one that fails, and how to see whether a file ran. */
+interface Files {
+  readonly first: PlannedFile;
+  readonly second: PlannedFile;
+  readonly failing: PlannedFile;
+  /** Whether what `file` creates exists: it ran, as opposed to only being recorded. */
+  ran(file: PlannedFile): Promise<boolean>;
+}
+
+/** One kind of target: `open` gives a runner's view of one fresh store; each call, another runner. */
+interface Subject {
+  readonly name: string;
+  /**
+   * The lock is held for the run (PostgreSQL, MariaDB, search); SQLite's is each file's own write
+   * transaction, and the target in memory is one runner.
+   */
+  readonly runLock: boolean;
+  /**
+   * A file another runner recorded first is seen under the file's own lock, and not run (SQLite);
+   * under a run lock, the engine reads the records again once it holds it.
+   */
+  readonly fileLock: boolean;
+  open(): Promise<MigrationTarget<PlannedFile>>;
+  readonly files: Files;
+}
+
+const folders: string[] = [];
+after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function configFolder(yaml: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-conformance-"));
+  folders.push(dir);
+  await writeFile(join(dir, "application.yml"), yaml);
+  return dir;
+}
+
+function context(dir: string, env: Record<string, string> = {}): DriverContext {
+  return {
+    configDir: dir,
+    migrationsRoot: join(dir, "migrations"),
+    env: (name) => env[name],
+    cwd: dir,
+    identity: { host: "conformance", pid: process.pid, user: "tester" },
+    lockTimeoutMs: 0,
+    progress: silentProgress,
+  };
+}
+
+/** Plans `text` as file `path` of the driver's only connection. */
+async function plan<C extends { name: string; migrationsEnabled: boolean }>(
+  driver: MigrationDriver<C, PlannedFile>,
+  connection: C,
+  path: string,
+  text: string,
+): Promise<PlannedFile> {
+  const bytes = new TextEncoder().encode(text);
+  return await driver.plan({ path, bytes, hash: await rawContentHash(bytes) }, connection);
+}
+
+/** A driver's subject: its one connection read from `yaml`, opened anew for every runner. */
+async function driven<C extends { name: string; migrationsEnabled: boolean }>(
+  name: string,
+  locks: { runLock: boolean; fileLock: boolean },
+  driver: MigrationDriver<C, PlannedFile>,
+  yaml: string,
+  texts: { first: [string, string]; second: [string, string]; failing: [string, string] },
+  ran: (file: PlannedFile) => Promise<boolean>,
+  env?: Record<string, string>,
+): Promise<Subject> {
+  const where = context(await configFolder(yaml), env);
+  const [connection] = await driver.connections(where);
+  return {
+    name,
+    ...locks,
+    open: async () => (await driver.open([connection], where))[0],
+    files: {
+      first: await plan(driver, connection, ...texts.first),
+      second: await plan(driver, connection, ...texts.second),
+      failing: await plan(driver, connection, ...texts.failing),
+      ran,
+    },
+  };
+}
+
+async function sqlSubject(kind: Kind): Promise<Subject> {
+  const id = `conf_${crypto.randomUUID().slice(0, 8)}`;
+  const dir = await mkdtemp(join(tmpdir(), "thaw-conformance-db-"));
+  folders.push(dir);
+  const db = await createDatabase(kind, dir, id);
+  after(() => db.close());
+  const credentials = kind === "sqlite"
+    ? ""
+    : `    username: ${DB_USER}\n    password: \${DB_PASSWORD}\n`;
+  const tables = async () =>
+    (await db.query(
+      kind === "sqlite"
+        ? "SELECT name FROM sqlite_master WHERE type = 'table'"
+        : kind === "postgres"
+        ? "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'"
+        : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()",
+    )).map((r) => String(r.name ?? r.NAME).toLowerCase());
+  return driven(
+    kind,
+    { runLock: kind !== "sqlite", fileLock: kind === "sqlite" },
+    sqlDriver,
+    `datasource:\n  - name: main\n    url: "${db.url}"\n${credentials}` +
+      `    migrations:\n      enabled: true\n`,
+    {
+      first: ["001-first.sql", "CREATE TABLE conf_first (id INTEGER);\n"],
+      second: ["002-second.sql", "CREATE TABLE conf_second (id INTEGER);\n"],
+      failing: ["003-failing.sql", "INSERT INTO conf_nowhere VALUES (1);\n"],
+    },
+    async (file) =>
+      (await tables()).includes(file.path === "001-first.sql" ? "conf_first" : "conf_second"),
+    { DB_PASSWORD },
+  );
+}
+
+async function searchSubject(): Promise<Subject> {
+  const id = `conf${crypto.randomUUID().slice(0, 8)}`;
+  after(() => os("DELETE", `/${id}-*,fm_${id}`));
+  const template = (name: string) =>
+    JSON.stringify({ index_patterns: [`${id}-${name}-*`], template: { settings: {} } });
+  return driven(
+    "search",
+    { runLock: true, fileLock: false },
+    searchDriver(),
+    `search:\n  - name: ${id}\n    hosts: ["${OPENSEARCH_URL}"]\n` +
+      `    migrations:\n      enabled: true\n      index: fm_${id}\n`,
+    {
+      first: [`${id}-first.json`, template("first")],
+      second: [`${id}-second.json`, template("second")],
+      // The node refuses a template whose settings it does not know.
+      failing: [
+        `${id}-failing.json`,
+        JSON.stringify({ index_patterns: [`${id}-x-*`], template: { settings: { nope: 1 } } }),
+      ],
+    },
+    async (file) =>
+      (await os("GET", `/_index_template/${file.path.replace(/\.json$/, "")}`)).status === 200,
+  );
+}
+
+function memorySubject(): Subject {
+  const shared = new MemoryTarget("memory");
+  const file = (path: string): PlannedFile => ({ path, hash: `h-${path}`, runOnce: true });
+  const failing = file("003-failing");
+  shared.failOn = {
+    path: failing.path,
+    error: new MigrationFailure({ connection: "memory", file: failing.path, reason: "refused" }),
+  };
+  return {
+    name: "memory",
+    runLock: false,
+    fileLock: true,
+    open: () => Promise.resolve(shared),
+    files: {
+      first: file("001-first"),
+      second: file("002-second"),
+      failing,
+      ran: (f) => Promise.resolve(shared.calls.includes(`apply ${f.path}`)),
+    },
+  };
+}
+
+const subjects: [string, () => Promise<Subject>][] = [
+  ["memory", () => Promise.resolve(memorySubject())],
+  ...KINDS.map((kind): [string, () => Promise<Subject>] => [kind, () => sqlSubject(kind)]),
+  ["search", searchSubject],
+];
+
+for (const [name, make] of subjects) {
+  describe(`MigrationTarget conformance: ${name}`, () => {
+    it("reads no records before the first, creates its store twice over, locks and releases", async () => {
+      const subject = await make();
+      const target = await subject.open();
+      try {
+        assert.equal((await target.readRecords()).size, 0);
+        await target.prepare();
+        await target.prepare();
+        const before = target.requests;
+        await target.lock(1000, () => assert.fail("nobody else holds it"));
+        await target.release();
+        assert.ok(target.requests >= before, "requests only count up");
+        assert.deepEqual(await target.unlock(false).then((o) => o.unlocked), "nothing");
+      } finally {
+        await target.close();
+      }
+    });
+
+    it("applies a file and records its checksum; records one without running it; drops a record", async () => {
+      const subject = await make();
+      const { first, second } = subject.files;
+      const target = await subject.open();
+      try {
+        await target.prepare();
+        await target.lock(1000, () => {});
+        const applied = await target.apply(first, new Date());
+        assert.ok(!applied.alreadyRecorded);
+        assert.ok(applied.ms >= 0);
+        assert.ok(await subject.files.ran(first), "the first file ran");
+        await target.record(second, new Date());
+        assert.equal(await subject.files.ran(second), false, "recording runs nothing");
+        await target.release();
+        assert.deepEqual(
+          [...await target.readRecords()].sort(),
+          [[first.path, first.hash], [second.path, second.hash]],
+        );
+        await target.lock(1000, () => {});
+        await target.dropRecord(second.path);
+        await target.dropRecord("999-never-recorded");
+        await target.release();
+        assert.deepEqual([...await target.readRecords()], [[first.path, first.hash]]);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it("fails a file with a MigrationFailure naming connection and file, and records nothing", async () => {
+      const subject = await make();
+      const { failing } = subject.files;
+      const target = await subject.open();
+      try {
+        await target.prepare();
+        await target.lock(1000, () => {});
+        const error = await target.apply(failing, new Date()).then(
+          () => assert.fail("the failing file applied"),
+          (e: unknown) => e,
+        );
+        await target.release();
+        assert.ok(error instanceof MigrationFailure, String(error));
+        assert.equal(error.kind, "failure");
+        assert.equal(error.detail.connection, target.name);
+        assert.equal(error.detail.file, failing.path);
+        assert.equal((await target.readRecords()).has(failing.path), false);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it("keeps a second runner out while the first holds the lock, then lets it in", async () => {
+      const subject = await make();
+      const first = await subject.open();
+      const second = await subject.open();
+      try {
+        await first.prepare();
+        await first.lock(1000, () => {});
+        if (subject.runLock) {
+          await assert.rejects(second.lock(0, () => {}), (e) => isMigrationError(e, "lock"));
+        } else {
+          // SQLite: taking the lock holds nothing yet; each file waits for the other's write.
+          await second.lock(0, () => {});
+          await second.release();
+        }
+        await first.release();
+        await second.lock(1000, () => {});
+        await second.release();
+      } finally {
+        await Promise.all([first.close(), second.close()]);
+      }
+    });
+
+    it("sees a file another runner recorded first, before running it again", async () => {
+      const subject = await make();
+      const { first: file } = subject.files;
+      const mine = await subject.open();
+      const theirs = await subject.open();
+      try {
+        await theirs.prepare();
+        await theirs.lock(1000, () => {});
+        await theirs.apply(file, new Date());
+        await theirs.release();
+        await mine.lock(1000, () => {});
+        if (subject.fileLock) {
+          const again = await mine.apply(file, new Date());
+          assert.equal(again.alreadyRecorded, true);
+        } else {
+          // What the engine reads once it holds the lock, and so does not apply the file again.
+          assert.equal((await mine.readRecords()).get(file.path), file.hash);
+        }
+        await mine.release();
+        assert.deepEqual([...await mine.readRecords()], [[file.path, file.hash]]);
+      } finally {
+        await Promise.all([mine.close(), theirs.close()]);
+      }
+    });
+  });
+}
