@@ -2,22 +2,16 @@ import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
 import { MigrationFailure } from "../../migration_error.ts";
 import type { ConnectionDrift, DriftReport } from "../../run_report.ts";
 import { applyRequest } from "../apply_request.ts";
-import {
-  compareIndex,
-  comparePolicy,
-  compareTemplate,
-  compareWriteAlias,
-  type Difference,
-  differingAliases,
-  differingMappingParts,
-  differingSettings,
-  flattenSettings,
-  isStaticSetting,
-} from "./drift.ts";
+import { compareIndex, comparePolicy, compareTemplate, compareWriteAlias } from "./drift.ts";
+import type { Difference } from "./json_diff.ts";
+import { differingAliases } from "./alias_rules.ts";
+import { differingMappingParts } from "./mapping_rules.ts";
+import { differingSettings, flattenSettings, isStaticSetting } from "./settings_rules.ts";
 import { renderValue } from "../render_value.ts";
 import type { DriftCheck } from "./drift_plan.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
 import type { SearchFile } from "../search_target.ts";
+import { type Mask, noMask } from "../../../config/secrets_mask.ts";
 
 /** What the cluster holds under a checked resource's name. */
 export type Live =
@@ -162,7 +156,7 @@ const EMPTY_AGAIN = "(its file would create it again empty, without its document
 export function differences(
   check: DriftCheck,
   live: Live,
-  redact: (text: string) => string = (text) => text,
+  redact: Mask = noMask,
 ): Difference[] {
   if (check.kind === "alias") {
     const body = live.state === "found" ? live.body : undefined;
@@ -216,7 +210,7 @@ export async function readDrift(
   client: SearchClient,
   checks: readonly DriftCheck[],
   connection: string,
-  mask: (text: string) => string = (text) => text,
+  mask: Mask = noMask,
 ): Promise<ConnectionDrift> {
   const resources: DriftReport[] = [];
   for (const check of checks) {

@@ -1,4 +1,4 @@
-// Which resources `--drift` compares, and with what (src/migrate/search/drift_plan.ts): pure.
+// Which resources `--drift` compares, and with what (src/migrate/search/drift/drift_plan.ts): pure.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";

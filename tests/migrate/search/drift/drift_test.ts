@@ -1,21 +1,25 @@
-// The drift normaliser and differ (src/migrate/search/drift.ts), without a cluster: what the node
+// The drift normaliser and differ (src/migrate/search/drift/), without a cluster: what the node
 // answers is modelled here from what OpenSearch 2.19 was seen to answer (README "Drift").
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
-  aliasMembers,
   compareIndex,
   comparePolicy,
   compareTemplate,
   compareWriteAlias,
+} from "../../../../src/migrate/search/drift/drift.ts";
+import {
   type Difference,
-  differingMappingParts,
+  MAX_DIFFERENCES,
+} from "../../../../src/migrate/search/drift/json_diff.ts";
+import { aliasMembers } from "../../../../src/migrate/search/drift/alias_rules.ts";
+import { differingMappingParts } from "../../../../src/migrate/search/drift/mapping_rules.ts";
+import {
   differingSettings,
   flattenSettings,
   isStaticSetting,
-  MAX_DIFFERENCES,
-} from "../../../../src/migrate/search/drift/drift.ts";
+} from "../../../../src/migrate/search/drift/settings_rules.ts";
 import { renderValue } from "../../../../src/migrate/search/render_value.ts";
 import { propertyOptions } from "../../../property.ts";
 
