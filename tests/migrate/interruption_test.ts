@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { pause } from "../../src/migrate/interruption.ts";
 import { isMigrationError } from "../../src/migrate/migration_error.ts";
+import { FakeClock } from "./fake_clock.ts";
 
 describe("pause", () => {
   it("resolves after its time when nothing aborts it", async () => {
@@ -26,5 +27,22 @@ describe("pause", () => {
       pause(3_600_000, AbortSignal.abort(), "x"),
       (e) => isMigrationError(e, "interrupted"),
     );
+  });
+
+  it("waits on the clock it is given: an hour of a test's clock passes when the test moves it", async () => {
+    const clock = new FakeClock(0);
+    const waiting = pause(3_600_000, undefined, "waiting", clock);
+    await clock.whenSleeping();
+    clock.advance(3_600_000);
+    await waiting;
+    const controller = new AbortController();
+    const interrupted = pause(3_600_000, controller.signal, "waiting for the lock", clock);
+    controller.abort();
+    await assert.rejects(interrupted, (e) => {
+      assert.ok(isMigrationError(e, "interrupted"));
+      assert.equal(e.message, "interrupted while waiting for the lock");
+      return true;
+    });
+    assert.deepEqual(clock.due, []);
   });
 });

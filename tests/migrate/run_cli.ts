@@ -1,7 +1,9 @@
 import process from "node:process";
 import { type CliContext, runCli } from "../../src/migrate/cli/cli_main.ts";
 import { searchDriver } from "../../src/migrate/search/search_driver.ts";
+import { sqlDriver } from "../../src/migrate/sql/sql_driver.ts";
 import type { TransportFactory } from "../../src/migrate/search/http/transport.ts";
+import type { Clock } from "../../src/migrate/clock.ts";
 
 /** What one in-process CLI run printed, and its exit code. */
 export interface Captured {
@@ -11,12 +13,15 @@ export interface Captured {
 }
 
 /**
- * Runs the CLI in-process, capturing both streams; `context` replaces the defaults it names, and
- * its `transport` carries the search driver's requests.
+ * Runs the CLI in-process, capturing both streams; `context` replaces the defaults it names, its
+ * `transport` carries the search driver's requests, and its `clock` is the search locks' (a test's
+ * fake clock runs their leases in virtual time).
  */
 export async function runCaptured(
   args: readonly string[],
-  { transport, ...context }: Partial<CliContext> & { transport?: TransportFactory } = {},
+  { transport, clock, ...context }:
+    & Partial<CliContext>
+    & { transport?: TransportFactory; clock?: Clock } = {},
 ): Promise<Captured> {
   const out: string[] = [], err: string[] = [];
   const code = await runCli(args, {
@@ -24,7 +29,11 @@ export async function runCaptured(
     err: (l) => err.push(l),
     env: (name) => process.env[name],
     identity: { host: "test", pid: process.pid },
-    ...(transport ? { drivers: { search: searchDriver({ transport }) } } : {}),
+    // The built-in drivers, the search one over `transport` when a test records its requests.
+    drivers: {
+      sql: sqlDriver,
+      search: searchDriver({ ...(transport ? { transport } : {}), ...(clock ? { clock } : {}) }),
+    },
     ...context,
   });
   return { code, out: out.join("\n"), err: err.join("\n") };

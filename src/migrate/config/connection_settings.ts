@@ -1,7 +1,7 @@
 import { isJsonObject } from "../files/json_object.ts";
 import { configLocation, configValue, type LoadedConfig } from "../../config/application_config.ts";
 import { ConfigError } from "../../config/config_error.ts";
-import { redactUrl, redactUrlText } from "../../config/redact.ts";
+import { maskUrl, maskUrls } from "../../config/secrets_mask.ts";
 import { PLACEHOLDER_NAME, type Placeholders } from "../files/placeholders.ts";
 
 /** One entry of a connection list, checked for its shape, its keys and its name. */
@@ -26,8 +26,8 @@ export interface ConnectionEntry {
 export interface EntryRules {
   readonly keys: ReadonlySet<string>;
   readonly migrationKeys: ReadonlySet<string>;
-  /** What an entry is, for messages: `connection`, `datasource`. */
-  readonly kind: string;
+  /** What an entry is, for messages. */
+  readonly kind: "connection" | "datasource";
   /** What an entry needs, for messages: `name and hosts`. */
   readonly needs: string;
 }
@@ -142,16 +142,16 @@ function kind(value: unknown): string {
 }
 
 /**
- * A value for a message. Secrets are masked before the text is built (see `redactUrl`): every
+ * A value for a message. Secrets are masked before the text is built (see `maskUrl`): every
  * userinfo and password-like URL parameter, whatever the shape of the URL, so no password is
  * printed. Each string is masked whole, also inside a list or a mapping.
  */
 export function shown(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(redactUrl(value));
-  const text = JSON.stringify(value, (_key, v) => typeof v === "string" ? redactUrl(v) : v) ??
+  if (typeof value === "string") return JSON.stringify(maskUrl(value));
+  const text = JSON.stringify(value, (_key, v) => typeof v === "string" ? maskUrl(v) : v) ??
     String(value);
   // Keys too: YAML splits `https://admin: pw@host` (a space after the colon) into a mapping.
-  return redactUrlText(text);
+  return maskUrls(text);
 }
 
 /** An optional string; a secret's value never appears in the message. */

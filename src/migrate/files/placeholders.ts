@@ -224,21 +224,3 @@ function pathText(path: JSONPath): string {
       : `[${JSON.stringify(p)}]`
   ).join("") || "(root)";
 }
-
-/**
- * `text` with every configured value of three characters or more written back as its `${name}`,
- * longest first: a failing statement is quoted after its placeholders were replaced, and a value
- * may be a secret (a password for a CREATE USER). Shorter values are left: masking every `1` or
- * `on` would garble the message and hide no secret.
- */
-export function maskPlaceholderValues(
-  text: string,
-  placeholders: Placeholders | undefined,
-): string {
-  if (placeholders === undefined) return text;
-  const values = [...placeholders].filter(([, value]) => value.length >= 3)
-    .sort(([, a], [, b]) => b.length - a.length);
-  let masked = text;
-  for (const [name, value] of values) masked = masked.replaceAll(value, `\${${name}}`);
-  return masked;
-}

@@ -1,20 +1,12 @@
 // How a value from a cluster shows in a message: bounded whatever its size or depth. Its own
 // module: the search client and the reindex steps quote bodies too, and need nothing else of drift.
-
-/**
- * Masks what a message must not show (a placeholder's value, a URL's password). Applied to each
- * string and key whole, before it is cut: a cut could split a password from what marks it.
- */
-export type Redact = (text: string) => string;
-
-/** Shows text as it is. */
-export const asIs: Redact = (text) => text;
+import { type Mask, noMask } from "../../config/secrets_mask.ts";
 
 /**
  * A value in a message: JSON, cut at about `budget` characters, whatever its size or depth; each
- * string and key through `redact` first.
+ * string and key through `redact` first, whole: a cut could split a secret from what marks it.
  */
-export function renderValue(value: unknown, budget = 80, redact: Redact = asIs): string {
+export function renderValue(value: unknown, budget = 80, redact: Mask = noMask): string {
   let out = "";
   const visit = (v: unknown, depth: number): void => {
     if (out.length > budget) return;

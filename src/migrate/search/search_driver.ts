@@ -1,5 +1,6 @@
 import { ConfigError } from "../../config/config_error.ts";
 import { MissingPackageError } from "../../runtime/optional_module.ts";
+import type { Clock } from "../clock.ts";
 import type { MigrationDriver } from "../driver.ts";
 import { runtimeTransport, type Transport, type TransportFactory } from "./http/transport.ts";
 import { planSearchFile } from "./plan/plan_search_file.ts";
@@ -11,6 +12,11 @@ import { type SearchFile, SearchTarget } from "./search_target.ts";
 export interface SearchDriverOptions {
   /** Makes each connection's transport; the runtime's `fetch` by default (tests record requests). */
   readonly transport?: TransportFactory;
+  /**
+   * The clock of each connection's lock (its lease, the wait for it); the system's by default
+   * (tests run leases in virtual time).
+   */
+  readonly clock?: Clock;
 }
 
 /**
@@ -48,6 +54,7 @@ export function searchDriver(
         new SearchTarget(connection, transports[i], context.identity, {
           progress: context.progress,
           ...(context.signal === undefined ? {} : { signal: context.signal }),
+          ...(options.clock === undefined ? {} : { clock: options.clock }),
         })
       );
     },

@@ -11,8 +11,7 @@ import {
 } from "../run_report.ts";
 import { applyRequest } from "./apply_request.ts";
 import { driftChecks } from "./drift/drift_plan.ts";
-import { redactUrlText } from "../../config/redact.ts";
-import { maskPlaceholderValues } from "../files/placeholders.ts";
+import { composeMasks, type Mask, maskUrls, placeholdersMask } from "../../config/secrets_mask.ts";
 import {
   readDrift as readLiveDrift,
   repairDrift as repairLiveDrift,
@@ -25,6 +24,7 @@ import { describeHolder, SearchLock } from "./history/search_lock.ts";
 import type { SearchRequest } from "./plan/search_request.ts";
 import type { Transport } from "./http/transport.ts";
 import type { RunnerIdentity } from "../runner_identity.ts";
+import type { Clock } from "../clock.ts";
 
 /** A planned search migration file: the request it becomes. */
 export interface SearchFile extends PlannedFile {
@@ -40,7 +40,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly #store: RecordStore;
   readonly #lock: SearchLock;
   readonly #transport: Transport;
-  readonly #mask: (text: string) => string;
+  readonly #mask: Mask;
   readonly #recordsIndex: string;
   readonly #timeoutMs: number;
   readonly #progress: Progress;
@@ -48,13 +48,14 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
 
   /**
    * @param options `progress` hears the steps of a long file (a reindex); `signal` (Ctrl-C) stops
-   * one midway, undoing what must not stay (a write block)
+   * one midway, undoing what must not stay (a write block); `clock` is the lock's (the system's
+   * by default)
    */
   constructor(
     connection: SearchConnection,
     transport: Transport,
     identity: RunnerIdentity,
-    options: { progress?: Progress; signal?: AbortSignal } = {},
+    options: { progress?: Progress; signal?: AbortSignal; clock?: Clock } = {},
   ) {
     this.name = connection.name;
     this.#recordsIndex = connection.recordsIndex;
@@ -66,10 +67,11 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     this.#client = new SearchClient(connection, transport);
     // Drift quotes values of the files and of the cluster: a placeholder's may be a secret, a
     // URL's password is, and a host may echo the connection's own credentials in a success.
-    this.#mask = (text) =>
-      this.#client.maskCredentials(
-        redactUrlText(maskPlaceholderValues(text, connection.placeholders)),
-      );
+    this.#mask = composeMasks(
+      placeholdersMask(connection.placeholders),
+      maskUrls,
+      this.#client.credentialsMask,
+    );
     this.#store = new RecordStore(
       this.#client,
       connection.recordsIndex,
@@ -82,6 +84,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       connection.name,
       identity,
       connection.lockLeaseMs,
+      options.clock,
     );
   }
 

@@ -21,7 +21,7 @@ export interface Datasource {
   readonly kind: DatabaseKind;
   /**
    * SQLite: the database file (absolute) or `:memory:`. Others: the URL without credentials
-   * (userinfo, `?user=`, `?password=`); printed through `redactUrl` all the same, for any other
+   * (userinfo, `?user=`, `?password=`); printed through `maskUrl` all the same, for any other
    * secret parameter a driver takes.
    */
   readonly location: string;

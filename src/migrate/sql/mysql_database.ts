@@ -1,5 +1,5 @@
 import mysql from "mysql2";
-import { redactUrl, redactUrlText } from "../../config/redact.ts";
+import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
@@ -160,9 +160,7 @@ export class MysqlDatabase implements SqlDatabase {
       connection.destroy();
       // The driver's text may quote the connection settings: masked, the password too.
       throw new DatabaseError(
-        `cannot connect to ${redactUrl(d.location)}: ${
-          describe(error as MysqlError, [d.password])
-        }`,
+        `cannot connect to ${maskUrl(d.location)}: ${describe(error as MysqlError, [d.password])}`,
         { cause: error },
       );
     }
@@ -189,8 +187,6 @@ export class MysqlDatabase implements SqlDatabase {
 
 /** The driver's error for a message, with any URL credentials and the given secrets masked. */
 function describe(error: MysqlError, secrets: readonly (string | undefined)[] = []): string {
-  return redactUrlText(
-    `${error.message || String(error)}${error.code ? ` (${error.code})` : ""}`,
-    secrets,
-  );
+  const text = `${error.message || String(error)}${error.code ? ` (${error.code})` : ""}`;
+  return composeMasks(maskUrls, secretsMask(secrets))(text);
 }

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
-import { redactUrl, redactUrlText } from "../../config/redact.ts";
+import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
@@ -192,7 +192,7 @@ export class PostgresDatabase implements SqlDatabase {
     } catch (error) {
       // The driver's text may quote the connection settings: masked, the password too.
       throw new DatabaseError(
-        `cannot connect to ${redactUrl(d.location)}: ${describe(error as PgError, [d.password])}`,
+        `cannot connect to ${maskUrl(d.location)}: ${describe(error as PgError, [d.password])}`,
         { cause: error },
       );
     }
@@ -214,14 +214,12 @@ export class PostgresDatabase implements SqlDatabase {
 /** The driver's error for a message, with any URL credentials and the given secrets masked. */
 function describe(error: PgError, secrets: readonly (string | undefined)[] = []): string {
   const code = error.code && /^[0-9A-Z]{5}$/.test(error.code) ? ` (SQLSTATE ${error.code})` : "";
-  return redactUrlText(
-    [
-      `${error.message || error.code || String(error)}${code}`,
-      error.detail && `detail: ${error.detail}`,
-      error.hint && `hint: ${error.hint}`,
-    ].filter(Boolean).join("; "),
-    secrets,
-  );
+  const text = [
+    `${error.message || error.code || String(error)}${code}`,
+    error.detail && `detail: ${error.detail}`,
+    error.hint && `hint: ${error.hint}`,
+  ].filter(Boolean).join("; ");
+  return composeMasks(maskUrls, secretsMask(secrets))(text);
 }
 
 // One advisory-lock key per records table: the first 8 bytes of a SHA-256, as a signed bigint.

@@ -44,8 +44,8 @@ export interface ServerLockWait {
 /**
  * Takes a server-side lock (PostgreSQL advisory lock, MySQL/MariaDB `GET_LOCK`) by calling
  * `attempt` every {@linkcode LOCK_POLL_MS} until it succeeds or `timeoutMs` passed, then throws a
- * LockNotAcquiredError. A wait inside the server could not be cut short by Ctrl-C; this one ends
- * with a RunInterrupted when `signal` aborts. `holder` is asked once, to tell the user.
+ * `lock` MigrationError. A wait inside the server could not be cut short by Ctrl-C; this one ends
+ * with an `interrupted` MigrationError when `signal` aborts. `holder` is asked once, to tell the user.
  */
 export async function pollServerLock(
   attempt: () => Promise<boolean>,
@@ -84,7 +84,7 @@ export interface SqlDatabase {
   readRecords(table: string): Promise<Map<string, string>>;
   /**
    * Takes the run's lock (waiting up to `timeoutMs`; `signal` ends the wait with a
-   * RunInterrupted), then creates the table when missing.
+   * `interrupted` MigrationError), then creates the table when missing.
    */
   lock(
     table: string,

@@ -5,7 +5,7 @@ import type { UnlockOutcome } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import { DatabaseError, ScriptError, type SqlDatabase } from "./sql_database.ts";
 import { locateStatement } from "./statement_locator.ts";
-import { maskPlaceholderValues } from "../files/placeholders.ts";
+import { placeholdersMask } from "../../config/secrets_mask.ts";
 
 /** A planned SQL migration file: its text, sent as it is. */
 export interface SqlFile extends PlannedFile {
@@ -78,9 +78,8 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
         ...(at ? { line: at.line } : {}),
         ...(error.code ? { code: error.code } : {}),
         // The statement and the database's message may quote a placeholder's value.
-        reason: maskPlaceholderValues(
+        reason: placeholdersMask(this.#datasource.placeholders)(
           `${at ? `in \`${at.excerpt}\`: ` : ""}${error.message}${partial}`,
-          this.#datasource.placeholders,
         ),
       }, { cause: error });
     }

@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
 import {
-  maskPlaceholderValues,
   type Placeholders,
   replaceInJson,
   replaceInText,
@@ -394,33 +393,3 @@ function sameShape(a: unknown, b: unknown, at: string): void {
     assert.ok(Object.is(a, b), `${at}: ${String(a)} unchanged`);
   }
 }
-
-describe("maskPlaceholderValues", () => {
-  it("writes values back as their names, longest first, leaving short ones", () => {
-    const placeholders = new Map([["pw", "s3cret-pw"], ["pre", "s3cret"], ["n", "1"]]);
-    assert.equal(
-      maskPlaceholderValues("VALUES ('s3cret-pw', 's3cret', 1)", placeholders),
-      "VALUES ('${pw}', '${pre}', 1)",
-    );
-    assert.equal(maskPlaceholderValues("no values", undefined), "no values");
-  });
-
-  it("property: no value of three characters or more is left in the text", () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.string({ minLength: 3, maxLength: 8 }), { minLength: 1, maxLength: 3 }),
-        fc.array(fc.string({ maxLength: 6 }), { maxLength: 4 }),
-        (values, filler) => {
-          const placeholders = new Map(values.map((v, i) => [`p${i}`, v]));
-          const text = values.map((v, i) => `${filler[i] ?? ""}${v}`).join(" ");
-          const masked = maskPlaceholderValues(text, placeholders);
-          for (const v of values) {
-            // A name written back may itself hold the value only if the value is part of `${p..}`.
-            if (!"${p0123456789}".includes(v)) assert.ok(!masked.includes(v), `${v} in ${masked}`);
-          }
-        },
-      ),
-      propertyOptions(200),
-    );
-  });
-});

@@ -7,6 +7,7 @@ import process from "node:process";
 import { runCaptured } from "../run_cli.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
+import type { Clock } from "../../../src/migrate/clock.ts";
 import {
   runtimeTransport,
   type TransportFactory,
@@ -185,11 +186,16 @@ export class Workspace {
   }
 
   /** Runs the CLI in-process with `-m search -c <config> --sqlPath <root>` and `args`. */
-  async run(...args: string[]): Promise<Run> {
+  run(...args: string[]): Promise<Run> {
+    return this.runWith({}, ...args);
+  }
+
+  /** As {@linkcode Workspace.run}, the locks on `clock` when given (a fake clock's virtual time). */
+  async runWith(options: { readonly clock?: Clock }, ...args: string[]): Promise<Run> {
     const sent: Sent[] = [];
     const captured = await runCaptured(
       ["-m", "search", "-c", this.configDir, "--sqlPath", this.root, ...args],
-      { transport: recording(sent) },
+      { transport: recording(sent), ...options },
     );
     const result: Run = { ...captured, sent };
     // Every report a test reads is checked against the documented shape first.

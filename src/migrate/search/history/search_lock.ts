@@ -1,3 +1,4 @@
+import { type Clock, systemClock, type Timer } from "../../clock.ts";
 import { pause } from "../../interruption.ts";
 import { MigrationError, MigrationFailure } from "../../migration_error.ts";
 import { LOCK_POLL_MS } from "../../lock_poll.ts";
@@ -34,6 +35,9 @@ interface Observed extends Versioned {
  * lock whose lease ran out, one whose document is malformed once it has stayed unchanged for a
  * lease, and at once one whose holder ran on this host under a pid that is gone. A takeover
  * deletes the document with the sequence numbers it was read with, so only one runner wins.
+ *
+ * Its time (the lease, the expiry of other runners' locks, the wait for the lock) is its
+ * {@linkcode Clock}'s: the system's, or a test's that runs a lease in virtual time.
  */
 export class SearchLock {
   readonly #client: SearchClient;
@@ -42,11 +46,12 @@ export class SearchLock {
   readonly #owner = crypto.randomUUID();
   readonly #identity: RunnerIdentity;
   readonly #leaseMs: number;
+  readonly #clock: Clock;
   #held: Versioned | undefined;
   #acquiredAt = "";
   // The next renewal, and the moment this runner gives up the lock unless renewed before.
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #deadline: ReturnType<typeof setTimeout> | undefined;
+  #timer: Timer | undefined;
+  #deadline: Timer | undefined;
   // Aborts the renewal in flight (on release, or when the deadline passes).
   #renewal: AbortController | undefined;
   #lost = new AbortController();
@@ -57,12 +62,14 @@ export class SearchLock {
     connection: string,
     identity: RunnerIdentity,
     leaseMs: number,
+    clock: Clock = systemClock,
   ) {
     this.#client = client;
     this.#connection = connection;
     this.#path = `/${index}/_doc/${encodeURIComponent(`lock-${connection}`)}`;
     this.#identity = identity;
     this.#leaseMs = leaseMs;
+    this.#clock = clock;
   }
 
   /** Aborts, with a {@linkcode MigrationFailure} as its reason, when the lock was lost. */
@@ -112,7 +119,7 @@ export class SearchLock {
     onWait: ((holder: LockHolder) => void) | undefined,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = this.#clock.now() + timeoutMs;
     const create = this.#path.replace("/_doc/", "/_create/");
     // A malformed lock, and since when it has not changed.
     let malformed: { version: string; since: number } | undefined;
@@ -121,7 +128,7 @@ export class SearchLock {
     for (;;) {
       signal?.throwIfAborted();
       // Repeatable: a second _create after a lost answer gets 409 and finds its own owner below.
-      const writtenAt = Date.now();
+      const writtenAt = this.#clock.now();
       this.#acquiredAt = new Date(writtenAt).toISOString();
       const created = await this.#client.send("PUT", create, this.#document(writtenAt), {
         repeatable: true,
@@ -146,7 +153,7 @@ export class SearchLock {
           const expired = this.#expired(current, malformed);
           if (expired === "malformed") {
             const version = `${current.seqNo}/${current.primaryTerm}`;
-            if (malformed?.version !== version) malformed = { version, since: Date.now() };
+            if (malformed?.version !== version) malformed = { version, since: this.#clock.now() };
           }
           if (expired === true) {
             if (await this.#takeOver(current, signal) && !again) {
@@ -165,7 +172,7 @@ export class SearchLock {
         busy = busyCluster(created);
       }
       again = false;
-      if (Date.now() >= deadline) {
+      if (this.#clock.now() >= deadline) {
         throw new MigrationError(
           "lock",
           `connection "${this.#connection}" is locked by ${busy ?? "another runner"}; ` +
@@ -173,7 +180,12 @@ export class SearchLock {
             `"unlock --force".`,
         );
       }
-      await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), signal, "waiting for the lock");
+      await pause(
+        Math.min(LOCK_POLL_MS, deadline - this.#clock.now()),
+        signal,
+        "waiting for the lock",
+        this.#clock,
+      );
     }
   }
 
@@ -204,7 +216,7 @@ export class SearchLock {
    * Deletes the lock (the `unlock` command), with the version it read, so the holder it returns
    * is the one it removed; `undefined` when there was none. A lock whose lease has not run out,
    * held by a process not known gone, is a live runner's: removing it would let a second runner
-   * drive the same files (a reindex among them), so it throws a LockNotAcquiredError naming the
+   * drive the same files (a reindex among them), so it throws a `lock` MigrationError naming the
    * holder, unless `force`. A lock without a readable expiry is removed: nothing says it is live.
    */
   async remove(force: boolean): Promise<LockHolder | undefined> {
@@ -270,9 +282,9 @@ export class SearchLock {
       return true;
     }
     const expires = typeof expires_at === "string" ? Date.parse(expires_at) : NaN;
-    if (!Number.isNaN(expires)) return expires < Date.now();
+    if (!Number.isNaN(expires)) return expires < this.#clock.now();
     const version = `${current.seqNo}/${current.primaryTerm}`;
-    if (malformed?.version === version && Date.now() - malformed.since >= this.#leaseMs) {
+    if (malformed?.version === version && this.#clock.now() - malformed.since >= this.#leaseMs) {
       return true;
     }
     return "malformed";
@@ -308,8 +320,9 @@ export class SearchLock {
   // runner stops before another one may take the lock over.
   #renewed(version: Versioned, writtenAt: number, soon = false): void {
     this.#held = version;
-    if (this.#deadline !== undefined) clearTimeout(this.#deadline);
-    this.#deadline = unref(setTimeout(
+    this.#deadline?.cancel();
+    this.#deadline = this.#clock.after(
+      writtenAt + (this.#leaseMs * 3) / 4 - this.#clock.now(),
       () =>
         this.#lose(
           this.#failure(
@@ -319,21 +332,20 @@ export class SearchLock {
               `migrations.lock_lease); another runner may take it over`,
           ),
         ),
-      writtenAt + (this.#leaseMs * 3) / 4 - Date.now(),
-    ));
+    );
     this.#scheduleRenewal(soon);
   }
 
   // A third of the lease after a renewal; a twelfth after a failed one, or after one that found
   // an older document of its own, so that there are more tries before the deadline.
   #scheduleRenewal(soon = false): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = unref(setTimeout(() => void this.#renew(), this.#leaseMs / (soon ? 12 : 3)));
+    this.#timer?.cancel();
+    this.#timer = this.#clock.after(this.#leaseMs / (soon ? 12 : 3), () => this.#renew());
   }
 
   #stopTimers(): void {
-    clearTimeout(this.#timer);
-    clearTimeout(this.#deadline);
+    this.#timer?.cancel();
+    this.#deadline?.cancel();
     this.#timer = this.#deadline = undefined;
   }
 
@@ -353,7 +365,7 @@ export class SearchLock {
     const request = `PUT ${this.#path}`;
     const controller = new AbortController();
     this.#renewal = controller;
-    const writtenAt = Date.now();
+    const writtenAt = this.#clock.now();
     try {
       const response = await this.#client.send(
         "PUT",
@@ -392,7 +404,7 @@ export class SearchLock {
   // When a document of ours was written, from its expiry: our own clock wrote both.
   #writtenBy(current: Observed): number {
     const expires = Date.parse(String(current.holder.expires_at));
-    return Number.isNaN(expires) ? Date.now() : expires - this.#leaseMs;
+    return Number.isNaN(expires) ? this.#clock.now() : expires - this.#leaseMs;
   }
 
   #conditional(v: Versioned): string {
@@ -450,19 +462,6 @@ function holderOf(source: Partial<Record<keyof LockHolder, unknown>>): LockHolde
     acquired_at: text(source.acquired_at),
     expires_at: text(source.expires_at),
   };
-}
-
-// A forgotten renewal timer must not keep the process alive.
-function unref(
-  timer: ReturnType<typeof setTimeout>,
-): ReturnType<typeof setTimeout> {
-  const t = timer as unknown as { unref?: () => void };
-  if (typeof t.unref === "function") t.unref();
-  else {
-    const deno = (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno;
-    deno?.unrefTimer(timer as unknown as number);
-  }
-  return timer;
 }
 
 /** `host pid N (owner …), expires at …`. */

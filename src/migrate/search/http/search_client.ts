@@ -1,12 +1,8 @@
 import { isJsonObject } from "../../files/json_object.ts";
 import { renderValue } from "../render_value.ts";
-import {
-  authorize,
-  authSecrets,
-  maskJson,
-  maskSecrets,
-  type SearchAuth,
-} from "../auth/search_auth.ts";
+import { type Mask, maskJson, secretsMask } from "../../../config/secrets_mask.ts";
+import { authorize, authSecrets } from "../auth/authorize.ts";
+import type { SearchAuth } from "../auth/search_auth.ts";
 import type { SearchConnection } from "../search_connection.ts";
 import { connectionDropped, neverSent } from "./send_failure.ts";
 import type { Transport } from "./transport.ts";
@@ -114,16 +110,21 @@ export function errorDetail(body: unknown): string {
  * left (connection refused, DNS, connect timeout) or is {@linkcode SendOptions.repeatable}.
  * Otherwise the run stops, saying that the request may or may not have been applied. An HTTP
  * error status is an answer, returned as it is, with the connection's secrets masked in its body.
- * Credentials go only into headers (see search_auth.ts), made again for each attempt on each host,
- * and never into a message.
+ * Credentials go only into headers (see auth/authorize.ts), made again for each attempt on each
+ * host, and never into a message.
  */
 export class SearchClient {
   /** Requests sent so far, host retries included. */
   requests = 0;
+  /**
+   * Masks each credential of the connection as `***` (as written, URL-encoded and JSON-escaped):
+   * error answers and messages are masked with it before anything reads them. A success body is
+   * returned as it came; what quotes one (drift lines) masks it with this.
+   */
+  readonly credentialsMask: Mask;
   readonly #connection: SearchConnection;
   readonly #transport: Transport;
   readonly #auth: SearchAuth | undefined;
-  readonly #secrets: readonly string[];
   readonly #now: () => Date;
   // The host that answered last: later requests start there instead of retrying dead hosts.
   #preferred = 0;
@@ -141,7 +142,7 @@ export class SearchClient {
       username: connection.username,
       password: connection.password ?? "",
     });
-    this.#secrets = authSecrets(this.#auth);
+    this.credentialsMask = secretsMask(authSecrets(this.#auth), { json: true });
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -183,7 +184,7 @@ export class SearchClient {
       } catch (error) {
         throw new SearchTransportError(
           `${request}: not sent: its authentication for ${origin} failed (${
-            this.#mask(String((error as Error)?.message ?? error))
+            this.credentialsMask(String((error as Error)?.message ?? error))
           })`,
         );
       }
@@ -204,7 +205,9 @@ export class SearchClient {
         text = await response.text();
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
-        const cause = `${origin}: ${this.#mask(describe(error, this.#connection.timeoutMs))}`;
+        const cause = `${origin}: ${
+          this.credentialsMask(describe(error, this.#connection.timeoutMs))
+        }`;
         if (!repeatable && !neverSent(error)) {
           throw new SearchTransportError(
             `${request}: ${cause}; the request may or may not have been applied (it is not ` +
@@ -243,9 +246,9 @@ export class SearchClient {
       if (text !== "") {
         try {
           parsed = JSON.parse(text);
-          if (failed) parsed = maskJson(parsed, this.#secrets);
+          if (failed) parsed = maskJson(parsed, this.credentialsMask);
         } catch {
-          const page = htmlPage(this.#mask(text));
+          const page = htmlPage(this.credentialsMask(text));
           // A proxy's page, or a login form in front of the cluster: never a found resource.
           if (page !== undefined && !failed) {
             throw new SearchTransportError(
@@ -253,7 +256,7 @@ export class SearchClient {
                 "cluster's JSON (a proxy or a login page in front of it?)",
             );
           }
-          parsed = { error: page ?? (failed ? this.#mask(text) : text).slice(0, 300) };
+          parsed = { error: page ?? (failed ? this.credentialsMask(text) : text).slice(0, 300) };
         }
       }
       return {
@@ -265,18 +268,6 @@ export class SearchClient {
     throw new SearchTransportError(
       `${request}: no host of "${this.#connection.name}" answered (${causes.join("; ")})`,
     );
-  }
-
-  /**
-   * `text` with each credential of the connection replaced by `***`. A success body is returned
-   * as it came; what quotes one (drift lines) masks it with this.
-   */
-  maskCredentials(text: string): string {
-    return maskSecrets(text, this.#secrets);
-  }
-
-  #mask(text: string): string {
-    return this.maskCredentials(text);
   }
 }
 

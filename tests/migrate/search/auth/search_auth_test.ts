@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ConfigError } from "../../../../src/config/config_error.ts";
 import { parseConfigText } from "../../../../src/config/yaml_config.ts";
-import {
-  authorize,
-  type AwsCredentials,
-  type SearchAuth,
-  signV4,
+import { authorize, signV4 } from "../../../../src/migrate/search/auth/authorize.ts";
+import { authSetting } from "../../../../src/migrate/search/auth/search_auth.ts";
+import type {
+  AwsCredentials,
+  SearchAuth,
 } from "../../../../src/migrate/search/auth/search_auth.ts";
 import { errorDetail, SearchClient } from "../../../../src/migrate/search/http/search_client.ts";
 import {
@@ -893,6 +893,24 @@ describe("search connection authentication config", () => {
         },
       ),
       propertyOptions(),
+    );
+  });
+});
+
+describe("authSetting", () => {
+  const at = (key: string) => `application.yml:3: ${key}`;
+
+  it("takes one method, leaves an empty one to the environment, refuses two naming the second", () => {
+    assert.deepEqual(authSetting({ api_key: "k1" }, at), { method: "api_key", apiKey: "k1" });
+    assert.equal(authSetting({ api_key: "" }, at), undefined);
+    assert.throws(
+      () => authSetting({ username: "u", bearer_token: "t0ken" }, at),
+      (e) =>
+        e instanceof ConfigError &&
+        e.message.startsWith(
+          "application.yml:3: bearer_token: bearer_token and username/password",
+        ) &&
+        !e.message.includes("t0ken"),
     );
   });
 });
