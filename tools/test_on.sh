@@ -3,18 +3,42 @@
 # three, plus each runtime's own part: tests/deno/ (Deno's permission flags) and tests/npm/ (the
 # packed npm package under plain Node). tests/fixtures/ holds no tests. Deno and Bun run TypeScript as it is; Node runs it through tsx, which lowers the
 # TC39 decorators Node cannot parse.
+# `--unit` first (`npm run test:unit`): only the unit tests, those of the files above (the runtime's
+# own part included) that tools/unit_tests.ts classifies as needing no server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runtime=$1
+unit=false
+if [ "${1:-}" = --unit ]; then
+  unit=true
+  shift
+fi
+runtime=${1:-}
 mapfile -t files < <(find tests -name '*_test.ts' -not -path 'tests/fixtures/*' \
   -not -path 'tests/deno/*' -not -path 'tests/npm/*' | sort)
+# Keeps in `files` the unit tests of `files` and of the runtime's own folder ($1, if any).
+unit_only() {
+  local own=() list
+  if [ $# -gt 0 ]; then mapfile -t own < <(find "$1" -name '*_test.ts' | sort); fi
+  list=$(deno run --allow-read tools/unit_tests.ts "${files[@]}" "${own[@]}")
+  if [ -z "$list" ]; then
+    echo "test_on.sh: no unit tests" >&2
+    exit 1
+  fi
+  mapfile -t files <<<"$list"
+}
 case "$runtime" in
 deno)
+  own=(tests/deno/)
+  if $unit; then
+    unit_only tests/deno
+    own=()
+  fi
   exec deno test --allow-read --allow-write --allow-net --allow-env --allow-run --allow-sys \
-    "${files[@]}" tests/deno/
+    "${files[@]}" "${own[@]}"
   ;;
 bun)
   # Bun's default of 5 s per test is shorter than the process tests' own deadlines.
+  if $unit; then unit_only; fi
   exec bun test --timeout 120000 "${files[@]/#/./}"
   ;;
 node)
@@ -30,10 +54,15 @@ node)
     exit 1
   fi
   echo "Node $("$node" --version) ($node)"
-  exec "$node" --import tsx --test --test-reporter=spec "${files[@]}" tests/npm/*_test.ts
+  own=(tests/npm/*_test.ts)
+  if $unit; then
+    unit_only tests/npm
+    own=()
+  fi
+  exec "$node" --import tsx --test --test-reporter=spec "${files[@]}" "${own[@]}"
   ;;
 *)
-  echo "usage: tools/test_on.sh deno | bun | node machine|lts|<node binary>" >&2
+  echo "usage: tools/test_on.sh [--unit] deno | bun | node machine|lts|<node binary>" >&2
   exit 2
   ;;
 esac

@@ -1,6 +1,7 @@
 // A real client of the sample app: the types openapi-typescript writes from the document the app
 // serves, openapi-fetch over a real socket, every route called, and each answer checked against
 // the schema the document declares for its status.
+// integration test: needs openapi-typescript in tools/openapi-typescript (`npm test` installs it).
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";

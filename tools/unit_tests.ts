@@ -1,0 +1,117 @@
+// Prints which of the given test files are unit tests, one a line: the files `npm run test:unit`
+// runs (`tools/test_on.sh --unit`), those that need nothing `npm install` does not give.
+//
+// The rule: a test file is an integration test when it, or a helper under tests/ or tools/ that it
+// imports (directly or through other helpers), imports one of the modules of NEEDS below or has a
+// line starting `// integration test:`; every other test file is a unit test. The marker is for
+// what an import does not show (a tool run by path). A file mixing unit and server cases is an
+// integration test as a whole. Test files are classified by what they import, so moving or
+// renaming one changes nothing; moving a helper of NEEDS fails here until its path is updated.
+//
+// Run: `deno run --allow-read tools/unit_tests.ts [--why] tests/a_test.ts tests/b_test.ts ...`;
+// `--why` prints, for each integration test, the chain of imports that reaches what it needs.
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+/** What a test needs that `npm install` does not give, by the module that reaches it. */
+const NEEDS: Readonly<Record<string, string>> = {
+  // Helpers of the repository, by path from its root.
+  "tests/migrate/search/cluster.ts":
+    "OpenSearch (tools/opensearch.sh, tools/opensearch_cluster.sh)",
+  "tests/migrate/search/servers.ts": "nginx, tinyproxy and openssl from Debian",
+  "tests/migrate/sql/databases.ts": "PostgreSQL and MariaDB (tools/databases.sh)",
+  "tools/chromium.ts": "Chromium",
+  // Packages, by name (an `import`, or a `require` as for workerd's binary).
+  "puppeteer-core": "Chromium",
+  "pg": "PostgreSQL",
+  "mysql2": "MariaDB",
+  "workerd": "workerd",
+};
+
+const MARKER = /^\/\/ integration test:/m;
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+
+for (const need of Object.keys(NEEDS)) {
+  if (need.endsWith(".ts") && !existsSync(join(root, need))) {
+    console.error(
+      `tools/unit_tests.ts: ${need} is gone; put its new path in NEEDS (or a unit run could ` +
+        `start a test that needs ${NEEDS[need]})`,
+    );
+    process.exit(2);
+  }
+}
+
+/** The module specifiers of `from "x"`, `import "x"`, `import("x")` and `require("x")`. */
+function specifiers(text: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*\(?\s*["']([^"']+)["']/g,
+    /\b(?:require|createRequire\([^()]*\))\s*\(\s*["']([^"']+)["']/g,
+  ];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) found.push(match[1]);
+  }
+  return found;
+}
+
+/** The package a bare specifier names (`npm:` dropped, scope kept), or undefined for a path. */
+function packageOf(specifier: string): string | undefined {
+  const bare = specifier.replace(/^npm:\/?/, "");
+  if (bare.startsWith(".") || bare.startsWith("/") || /^[a-z]+:/.test(bare)) return undefined;
+  const parts = bare.split("/");
+  return bare.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+const reasons = new Map<string, string | null>();
+
+/**
+ * Why `file` (a path from the root) is an integration test, as the chain of imports that reaches
+ * what it needs (`a_test.ts -> helper.ts -> pg: PostgreSQL`), or null for a unit test.
+ */
+function reason(file: string): string | null {
+  const known = reasons.get(file);
+  if (known !== undefined) return known;
+  reasons.set(file, null); // an import cycle adds nothing
+  const text = readFileSync(join(root, file), "utf8");
+  let why: string | null = file in NEEDS
+    ? `${file}: ${NEEDS[file]}`
+    : MARKER.test(text)
+    ? `${file}: its "// integration test:" line`
+    : null;
+  for (const specifier of why === null ? specifiers(text) : []) {
+    const name = packageOf(specifier);
+    if (name !== undefined) {
+      if (name in NEEDS) why = `${file} -> ${name}: ${NEEDS[name]}`;
+    } else if (!/^[a-z]+:/.test(specifier)) {
+      const target = relative(root, resolve(root, dirname(file), specifier));
+      // Only the tests' helpers are followed: the library, its entry points and the examples are
+      // what the tests test (and load a database driver only when a test asks for that database).
+      if (/^(tests|tools)\//.test(target) && existsSync(join(root, target))) {
+        const inner = reason(target);
+        if (inner !== null) why = `${file} -> ${inner}`;
+      }
+    }
+    if (why !== null) break;
+  }
+  reasons.set(file, why);
+  return why;
+}
+
+const why = process.argv[2] === "--why";
+const files = process.argv.slice(why ? 3 : 2);
+if (files.length === 0) {
+  console.error("usage: deno run --allow-read tools/unit_tests.ts [--why] <test file>...");
+  process.exit(2);
+}
+const whys = files.map((file) => reason(relative(root, resolve(file))));
+const units = files.filter((_, i) => whys[i] === null);
+for (const file of units) console.log(file);
+console.error(`unit tests: ${units.length} of ${files.length} test files`);
+if (why) {
+  for (const chain of whys) if (chain !== null) console.error(`  integration: ${chain}`);
+}
