@@ -40,7 +40,7 @@ import { isAbsolute, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "./src/config/config_error.ts";
-import { redactUrl } from "./src/config/redact.ts";
+import { maskUrl } from "./src/config/secrets_mask.ts";
 import { type EnvLookup, runtimeEnv } from "./src/config/env.ts";
 import type { Command } from "./src/migrate/command/command.ts";
 import { isCommand } from "./src/migrate/command/commands.ts";
@@ -52,7 +52,13 @@ import { localIdentity } from "./src/migrate/local_process.ts";
 import type { RunError, RunReport } from "./src/migrate/run_report.ts";
 import { silentProgress } from "./src/migrate/run_report.ts";
 import { DEFAULT_LOCK_TIMEOUT_SECONDS } from "./src/migrate/cli/command_line.ts";
-import { checkRunRequest, type RunRequest, usageError } from "./src/migrate/run_request.ts";
+import {
+  checkRunRequest,
+  parseLockTimeout,
+  parseMode,
+  type RunRequest,
+  usageError,
+} from "./src/migrate/run_request.ts";
 import { isMigrationError } from "./src/migrate/migration_error.ts";
 import type { DatabaseKind } from "./src/migrate/sql/datasource.ts";
 import { loadDatasources } from "./src/migrate/sql/sql_config.ts";
@@ -296,12 +302,25 @@ function runRequest(options: MigrateOptions, cwd: string): RunRequest {
       } (migrate() takes ${[...OPTION_NAMES].join(", ")})`,
     );
   }
-  const mode = options.mode ?? "sql";
-  if (mode !== "sql" && mode !== "search") {
-    throw usageError(`mode ${JSON.stringify(mode)}: expected "sql" or "search"`);
+  // From JavaScript anything can come: a truthy string must not turn a dry run into a run.
+  for (const name of ["dryRun", "strictOrder", "force", "drift"] as const) {
+    const value: unknown = options[name];
+    if (value !== undefined && typeof value !== "boolean") {
+      throw usageError(`${name}: expected true or false, got ${typeof value}`);
+    }
+  }
+  for (const name of ["mode", "command", "connection"] as const) {
+    const value: unknown = options[name];
+    if (value !== undefined && typeof value !== "string") {
+      throw usageError(`${name}: expected a string, got ${typeof value}`);
+    }
+  }
+  const wait: unknown = options.lockTimeoutMs;
+  if (wait !== undefined && typeof wait !== "number") {
+    throw usageError(`lockTimeoutMs: expected a number of milliseconds, got ${typeof wait}`);
   }
   return checkRunRequest({
-    mode,
+    mode: parseMode(options.mode ?? "sql"),
     command: options.command ?? "migrate",
     configDir: folder(options.config, cwd),
     migrationsRoot: folder(options.migrations, cwd),
@@ -310,7 +329,8 @@ function runRequest(options: MigrateOptions, cwd: string): RunRequest {
     ...(options.strictOrder === undefined ? {} : { strictOrder: options.strictOrder }),
     force: options.force === true,
     ...(options.drift ? { drift: true } : {}),
-    lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_SECONDS * 1000,
+    // Through the command line's own reading of --lock-timeout: the same bounds, the same message.
+    lockTimeoutMs: parseLockTimeout(String((wait ?? DEFAULT_LOCK_TIMEOUT_SECONDS * 1000) / 1000)),
   });
 }
 
@@ -395,7 +415,7 @@ export async function readDatasource(options: {
     name: found.name,
     kind: found.kind,
     // A secret can also sit in a query parameter (`sslpassword=`): masked, as in every report.
-    location: found.kind === "sqlite" ? found.location : redactUrl(found.location),
+    location: found.kind === "sqlite" ? found.location : maskUrl(found.location),
     migrationsEnabled: found.migrationsEnabled,
   };
 }

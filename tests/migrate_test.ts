@@ -116,9 +116,14 @@ describe("migrate() from code", () => {
     assert.match(two.message, /^unknown options "dryrun", "Force" /);
     const mode = await failing({ ...options, mode: "elastic" as "sql" });
     assert.equal(mode.kind, "usage");
-    assert.equal(mode.message, 'mode "elastic": expected "sql" or "search"');
+    assert.equal(mode.message, "-m elastic: expected search, opensearch or sql");
     const wait = await failing({ ...options, lockTimeoutMs: Number.NaN });
-    assert.match(wait.message, /^lock timeout NaN ms: expected 0 to 86400000 ms/);
+    assert.equal(wait.message, "--lock-timeout NaN: expected a number of seconds from 0 to 86400");
+    // A value that is truthy without being true must not turn a dry run into a run.
+    const truthy = await failing({ ...options, dryRun: 1 as unknown as boolean });
+    assert.equal(truthy.message, "dryRun: expected true or false, got number");
+    const text = await failing({ ...options, lockTimeoutMs: "5000" as unknown as number });
+    assert.equal(text.message, "lockTimeoutMs: expected a number of milliseconds, got string");
     await assert.rejects(stat(join(dir, "data")), "nothing was opened");
   });
 
@@ -132,7 +137,12 @@ describe("migrate() from code", () => {
       flagLike.message,
       /^--connection --force: no such datasource \(configured: main\)/,
     );
-    const dry = await migrate({ ...options, dryRun: true, lockTimeoutMs: 1500 });
+    const dry = await migrate({
+      ...options,
+      mode: "SQL" as "sql",
+      dryRun: true,
+      lockTimeoutMs: 1500,
+    });
     assert.equal(dry.command, "dry-run");
     assert.equal(dry.connections[0].files[0].action, "apply");
     await assert.rejects(stat(db), "a dry run creates no database");

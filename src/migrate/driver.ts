@@ -99,9 +99,9 @@ export interface MigrationTarget<F extends PlannedFile> {
   /** Creates the records index or table when missing. */
   prepare(): Promise<void>;
   /**
-   * Takes the migration lock, waiting up to `timeoutMs`, else throws LockNotAcquiredError; a lock
+   * Takes the migration lock, waiting up to `timeoutMs`, else throws a `lock` MigrationError; a lock
    * with a lease renews it on its own until {@linkcode MigrationTarget.release}. `signal` (Ctrl-C)
-   * ends the wait with a RunInterrupted.
+   * ends the wait with an `interrupted` MigrationError.
    */
   lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void>;
   release(): Promise<void>;

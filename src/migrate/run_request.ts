@@ -46,7 +46,7 @@ export function usageError(message: string): MigrationError {
 }
 
 /** The longest lock wait a run accepts: a day. */
-export const MAX_LOCK_TIMEOUT_MS = 86_400_000;
+export const MAX_LOCK_TIMEOUT_SECONDS = 86_400;
 
 const names = (commands: readonly Command[], last = ", ") =>
   commands.length > 1
@@ -54,22 +54,41 @@ const names = (commands: readonly Command[], last = ", ") =>
     : commands.join("");
 const ALL = Object.values(COMMANDS);
 
+/** The command `name` names, or a `usage` error listing the commands. */
+export function parseCommand(name: string): Command {
+  if (!isCommand(name)) {
+    throw usageError(`unknown command "${name}" (${Object.keys(COMMANDS).join(", ")})`);
+  }
+  return name;
+}
+
+/** The mode `name` names (`-m`), in any case; `opensearch` is `search`. */
+export function parseMode(name: string): MigrationMode {
+  const lower = name.toLowerCase();
+  if (lower === "search" || lower === "opensearch") return "search";
+  if (lower === "sql") return "sql";
+  throw usageError(`-m ${name}: expected search, opensearch or sql`);
+}
+
+/** `--lock-timeout`: a decimal number of seconds, to a day, as whole milliseconds. */
+export function parseLockTimeout(seconds: string): number {
+  const value = /^\d+(\.\d+)?$/.test(seconds) ? Number(seconds) : NaN;
+  if (!(value <= MAX_LOCK_TIMEOUT_SECONDS)) {
+    throw usageError(
+      `--lock-timeout ${seconds}: expected a number of seconds from 0 to ${MAX_LOCK_TIMEOUT_SECONDS}`,
+    );
+  }
+  return Math.round(value * 1000);
+}
+
 /**
  * Checks a run request as a whole, whoever built it: a command that exists, and options that
  * apply to it (each command states which it takes). Throws a `usage` MigrationError naming the
  * option as the command line spells it.
  */
 export function checkRunRequest(request: RunRequest): RunRequest {
-  const { command } = request;
-  if (!isCommand(command)) {
-    throw usageError(`unknown command "${command}" (${Object.keys(COMMANDS).join(", ")})`);
-  }
+  const command = parseCommand(request.command);
   const rules = COMMANDS[command];
-  if (!(request.lockTimeoutMs >= 0 && request.lockTimeoutMs <= MAX_LOCK_TIMEOUT_MS)) {
-    throw usageError(
-      `lock timeout ${request.lockTimeoutMs} ms: expected 0 to ${MAX_LOCK_TIMEOUT_MS} ms (a day)`,
-    );
-  }
   if (request.connection === "") throw usageError("--connection needs a value");
   if (request.dryRun && !rules.writes) {
     throw usageError(

@@ -1,4 +1,4 @@
-// The shared runner with `--drift`: when it reads the drift, when it takes the lock to repair it,
+// The engine with `--drift`: when it reads the drift, when it takes the lock to repair it,
 // and in which order (a target in memory that logs its calls).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -4,18 +4,14 @@
 // opened through their driver (configuration read from an application.yml, files planned by the
 // driver), as a run opens them; a server that is not running fails the suite.
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
 import type { DriverContext, MigrationDriver, MigrationTarget } from "../../src/migrate/driver.ts";
 import { rawContentHash } from "../../src/migrate/files/content_hash.ts";
-import {
-  isMigrationError,
-  MigrationError,
-  MigrationFailure,
-} from "../../src/migrate/migration_error.ts";
+import { isMigrationError, MigrationFailure } from "../../src/migrate/migration_error.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import { silentProgress } from "../../src/migrate/run_report.ts";
 import { searchDriver } from "../../src/migrate/search/search_driver.ts";
@@ -142,7 +138,7 @@ async function sqlSubject(kind: Kind): Promise<Subject> {
   );
 }
 
-async function searchSubject(): Promise<Subject> {
+function searchSubject(): Promise<Subject> {
   const id = `conf${crypto.randomUUID().slice(0, 8)}`;
   after(() => os("DELETE", `/${id}-*,fm_${id}`));
   const template = (name: string) =>

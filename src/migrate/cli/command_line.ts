@@ -1,7 +1,14 @@
 import { parseArgs } from "node:util";
 import type { Command } from "../command/command.ts";
-import { COMMANDS, isCommand } from "../command/commands.ts";
-import { checkRunRequest, type RunRequest, usageError } from "../run_request.ts";
+import { isCommand } from "../command/commands.ts";
+import {
+  checkRunRequest,
+  parseCommand,
+  parseLockTimeout,
+  parseMode,
+  type RunRequest,
+  usageError,
+} from "../run_request.ts";
 
 /** A parsed command line: the run it asks for, or `--help`. */
 export interface CommandLine extends RunRequest {
@@ -114,26 +121,11 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   if (positionals.length > 1) {
     throw usageError(`one command expected, got: ${positionals.join(" ")}`);
   }
-  const command = positionals[0] ?? "migrate";
-  if (!isCommand(command)) {
-    throw usageError(`unknown command "${command}" (${Object.keys(COMMANDS).join(", ")})`);
-  }
-  const modeName = (values.mode ?? "sql").toLowerCase();
-  const mode = modeName === "search" || modeName === "opensearch"
-    ? "search"
-    : modeName === "sql"
-    ? "sql"
-    : undefined;
-  if (mode === undefined) {
-    throw usageError(`-m ${values.mode}: expected search, opensearch or sql`);
-  }
-  const lockTimeout = values["lock-timeout"] ?? String(DEFAULT_LOCK_TIMEOUT_SECONDS);
-  const seconds = /^\d+(\.\d+)?$/.test(lockTimeout) ? Number(lockTimeout) : NaN;
-  if (!(seconds <= 86_400)) {
-    throw usageError(
-      `--lock-timeout ${lockTimeout}: expected a number of seconds from 0 to 86400`,
-    );
-  }
+  const command = parseCommand(positionals[0] ?? "migrate");
+  const mode = parseMode(values.mode ?? "sql");
+  const lockTimeoutMs = parseLockTimeout(
+    values["lock-timeout"] ?? String(DEFAULT_LOCK_TIMEOUT_SECONDS),
+  );
   for (const key of ["config", "sqlPath", "connection"] as const) {
     if (values[key] === "") throw usageError(`--${key} needs a value`);
   }
@@ -154,7 +146,7 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     force: values.force ?? false,
     ...(values.drift ? { drift: true as const } : {}),
     json: values.json ?? false,
-    lockTimeoutMs: Math.round(seconds * 1000),
+    lockTimeoutMs,
   };
   // Which options apply to which command, and to which mode: the same rules as `migrate()`'s.
   checkRunRequest(line);

@@ -384,7 +384,7 @@ describe("report parts without I/O", () => {
           selected.map((c) => c.name),
           name === undefined ? enabled.map((c) => c.name) : [name],
         );
-        // The shared runner ran a prefix of the selected connections, then stopped.
+        // The engine ran a prefix of the selected connections, then stopped.
         const ran = selected.slice(0, ranCount % (selected.length + 1)).map((c) => ({
           name: c.name,
           state: "ran" as const,

@@ -2,9 +2,16 @@ import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
 import { JsonSyntaxError, jsonValueProblem, parseJsonBytes } from "../../files/json_text.ts";
 import { MigrationFileError } from "../../migration_error.ts";
 import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
-import type { ReindexSpec, SearchRequest } from "./search_request.ts";
+import type { ReindexSpec, SearchMethod, SearchRequest } from "./search_request.ts";
 
-const METHODS = new Set(["GET", "PUT", "POST", "DELETE", "HEAD", "PATCH"]);
+const METHODS: ReadonlySet<string> = new Set<SearchMethod>([
+  "GET",
+  "PUT",
+  "POST",
+  "DELETE",
+  "HEAD",
+  "PATCH",
+]);
 const ENVELOPE_KEYS = new Set(["method", "path", "body", "name", "repeatable"]);
 // Not idempotent: sent again, they would seed a document twice or delete what came after.
 const RUN_ONCE = new Set(["POST", "DELETE", "PATCH"]);
@@ -122,7 +129,7 @@ function envelope(doc: JsonObject, fail: (m: string) => never): SearchRequest {
   const { method, path, body, name, repeatable } = doc;
   if (typeof method !== "string" || method === "") fail("envelope has no method");
   if (typeof path !== "string" || path === "") fail("envelope has no path");
-  const m = (method as string).toUpperCase();
+  const m = (method as string).toUpperCase() as SearchMethod;
   if (!METHODS.has(m)) fail(`envelope method "${method}" is not one of ${[...METHODS].join(", ")}`);
   checkPath(path as string, fail);
   if (body !== undefined && !isJsonObject(body)) fail("envelope body must be a JSON object");

@@ -2,7 +2,7 @@
  * The rules OpenSearch applies to the names a migration file gives: each function returns why the
  * cluster would refuse a name (to finish "... must ..."), or `undefined` when it takes it. They
  * let the planner refuse a file before anything is sent, instead of failing at apply after
- * earlier files were applied. tests/migrate/search/plan_names_test.ts checks them on a real node.
+ * earlier files were applied. tests/migrate/search/plan/plan_names_test.ts checks them on a real node.
  */
 
 const utf8Length = (s: string): number => new TextEncoder().encode(s).length;

@@ -28,10 +28,13 @@ export interface ReindexSpec {
   readonly deleteSource: boolean;
 }
 
+/** The methods an envelope may send. */
+export type SearchMethod = "GET" | "PUT" | "POST" | "DELETE" | "HEAD" | "PATCH";
+
 /** The request a migration file becomes. */
 export interface SearchRequest {
   readonly kind: SearchRequestKind;
-  readonly method: string;
+  readonly method: SearchMethod;
   /** Starts with one `/`; names in it are percent-encoded. */
   readonly path: string;
   readonly body?: Readonly<Record<string, unknown>>;

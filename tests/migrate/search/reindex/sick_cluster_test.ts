@@ -5,7 +5,15 @@ import { describe, it } from "node:test";
 import { copyThenBlock, startAliasWriter, whileWriting } from "../alias_writer.ts";
 import { Workspace } from "../cluster.ts";
 import { type Fault, type Received, startFaultServer } from "../fault_server.ts";
-import { hang, node, NODES, recordsReady, resume, seedIndex, waitForNodes } from "../three_nodes.ts";
+import {
+  hang,
+  node,
+  NODES,
+  recordsReady,
+  resume,
+  seedIndex,
+  waitForNodes,
+} from "../three_nodes.ts";
 
 // The search runner on the three-node cluster (tools/opensearch_cluster.sh), where one node at a
 // time hangs (SIGSTOP, its sockets open), leaves the cluster and comes back, or is written to

@@ -1,0 +1,146 @@
+// The run request both the command line and `migrate()` build: which options apply to which
+// command and mode, checked against a model written from the usage text.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import type { Command } from "../../src/migrate/command/command.ts";
+import { isMigrationError } from "../../src/migrate/migration_error.ts";
+import {
+  checkRunRequest,
+  parseLockTimeout,
+  parseMode,
+  type RunRequest,
+} from "../../src/migrate/run_request.ts";
+import { propertyOptions } from "../property.ts";
+
+const COMMANDS: Command[] = ["migrate", "status", "validate", "baseline", "repair", "unlock"];
+
+// The usage text, as a model: which commands take which option.
+const TAKES = {
+  dryRun: ["migrate", "baseline", "repair"],
+  drift: ["status", "validate", "migrate"],
+  force: ["baseline", "repair", "unlock"],
+} as const;
+
+function accepted(r: RunRequest): boolean {
+  return COMMANDS.includes(r.command) &&
+    r.connection !== "" &&
+    (!r.dryRun || (TAKES.dryRun as readonly string[]).includes(r.command)) &&
+    (!r.drift || (r.mode === "search" && (TAKES.drift as readonly string[]).includes(r.command))) &&
+    (!r.force || (TAKES.force as readonly string[]).includes(r.command));
+}
+
+const requests = fc.record({
+  mode: fc.constantFrom("sql" as const, "search" as const),
+  command: fc.constantFrom(...COMMANDS, "help" as Command, "--force" as Command),
+  configDir: fc.constant("config"),
+  migrationsRoot: fc.constant("migrations"),
+  connection: fc.option(fc.constantFrom("", "main", "--force"), { nil: undefined }),
+  dryRun: fc.boolean(),
+  force: fc.boolean(),
+  drift: fc.option(fc.constant(true as const), { nil: undefined }),
+  lockTimeoutMs: fc.nat(),
+}, {
+  requiredKeys: [
+    "mode",
+    "command",
+    "configDir",
+    "migrationsRoot",
+    "dryRun",
+    "force",
+    "lockTimeoutMs",
+  ],
+});
+
+describe("checkRunRequest", () => {
+  it("property: accepts exactly the requests the usage allows, and refuses the others as usage", () => {
+    fc.assert(
+      fc.property(requests, (r) => {
+        let refused: unknown;
+        try {
+          assert.equal(checkRunRequest(r), r);
+        } catch (error) {
+          refused = error;
+        }
+        assert.equal(refused === undefined, accepted(r), String(refused));
+        if (refused !== undefined) assert.ok(isMigrationError(refused, "usage"), String(refused));
+      }),
+      propertyOptions(300),
+    );
+  });
+
+  it("names the option and the commands that take it, as the command line spells them", () => {
+    const base: RunRequest = {
+      mode: "sql",
+      command: "status",
+      configDir: ".",
+      migrationsRoot: "migrations",
+      dryRun: false,
+      force: false,
+      lockTimeoutMs: 0,
+    };
+    const message = (r: Partial<RunRequest>) => {
+      try {
+        checkRunRequest({ ...base, ...r });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      assert.fail("accepted");
+    };
+    assert.equal(
+      message({ dryRun: true }),
+      "--dry-run applies to migrate, baseline, repair, not to status",
+    );
+    assert.equal(
+      message({ drift: true }),
+      "--drift applies to search connections (-m search), not to -m sql",
+    );
+    assert.equal(
+      message({ mode: "search", command: "repair", drift: true }),
+      "--drift applies to status, validate, migrate, not to repair",
+    );
+    assert.equal(
+      message({ force: true }),
+      "--force applies to baseline, repair and unlock, not to status",
+    );
+    assert.equal(
+      message({ command: "nope" as Command }),
+      'unknown command "nope" (migrate, status, validate, baseline, repair, unlock)',
+    );
+  });
+
+  it("property: --lock-timeout takes decimal seconds to a day, as whole milliseconds", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: 0, max: 86_500 }).map(String),
+          fc.double({ min: 0, max: 90_000, noNaN: true }).map(String),
+          fc.string(),
+        ),
+        (text) => {
+          const model = /^\d+(\.\d+)?$/.test(text) && Number(text) <= 86_400;
+          let ms: number | undefined;
+          try {
+            ms = parseLockTimeout(text);
+          } catch (error) {
+            assert.ok(isMigrationError(error, "usage"));
+            assert.equal(
+              (error as Error).message,
+              `--lock-timeout ${text}: expected a number of seconds from 0 to 86400`,
+            );
+          }
+          assert.equal(ms !== undefined, model, text);
+          if (ms !== undefined) assert.equal(ms, Math.round(Number(text) * 1000));
+        },
+      ),
+      propertyOptions(300),
+    );
+  });
+
+  it("takes -m in any case, opensearch as search, and nothing else", () => {
+    assert.deepEqual(["SQL", "Search", "opensearch"].map(parseMode), ["sql", "search", "search"]);
+    assert.throws(() => parseMode("elastic"), {
+      message: "-m elastic: expected search, opensearch or sql",
+    });
+  });
+});

@@ -1,0 +1,67 @@
+// A search file as the driver plans it: its checksum (of the canonical JSON, before placeholders),
+// the resource it defines, and the request it becomes. Pure.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { rawContentHash } from "../../../../src/migrate/files/content_hash.ts";
+import { isMigrationError } from "../../../../src/migrate/migration_error.ts";
+import { planSearchFile } from "../../../../src/migrate/search/plan/plan_search_file.ts";
+import { propertyOptions } from "../../../property.ts";
+
+async function file(path: string, text: string) {
+  const bytes = new TextEncoder().encode(text);
+  return { path, bytes, hash: await rawContentHash(bytes) };
+}
+
+describe("planSearchFile", () => {
+  it("names the resource a template file defines, and the request it sends", async () => {
+    const planned = await planSearchFile(
+      await file("001-logs.json", '{"index_patterns": ["logs-*"], "template": {}}'),
+      undefined,
+    );
+    assert.equal(planned.resource, "template 001-logs");
+    assert.equal(planned.request, "PUT /_index_template/001-logs");
+    assert.equal(planned.runOnce, false);
+  });
+
+  it("takes its checksum before placeholders: a placeholder's value is configuration", async () => {
+    const text = '{"index_patterns": ["${prefix}-*"], "template": {}}';
+    const a = await planSearchFile(await file("t.json", text), new Map([["prefix", "a"]]));
+    const b = await planSearchFile(await file("t.json", text), new Map([["prefix", "b"]]));
+    assert.equal(a.hash, b.hash);
+    assert.deepEqual(a.searchRequest.body, { index_patterns: ["a-*"], template: {} });
+    assert.deepEqual(b.searchRequest.body, { index_patterns: ["b-*"], template: {} });
+  });
+
+  it("property: formatting and key order change neither checksum nor request; rawHash keeps the bytes'", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue(), { maxKeys: 4 }),
+        fc.integer({ min: 0, max: 4 }),
+        async (extra, indent) => {
+          const value = { index_patterns: ["x-*"], template: { settings: {} }, _meta: extra };
+          const compact = await planSearchFile(
+            await file("t.json", JSON.stringify(value)),
+            undefined,
+          );
+          const reordered = Object.fromEntries(Object.entries(value).reverse());
+          const spaced = await planSearchFile(
+            await file("t.json", JSON.stringify(reordered, null, indent) + "\r\n"),
+            undefined,
+          );
+          assert.equal(spaced.hash, compact.hash);
+          assert.equal(spaced.request, compact.request);
+          if (spaced.rawHash !== undefined) assert.notEqual(spaced.rawHash, spaced.hash);
+        },
+      ),
+      propertyOptions(100),
+    );
+  });
+
+  it("refuses a file that is not JSON, naming it", async () => {
+    await assert.rejects(
+      planSearchFile(await file("bad.json", "{ nope"), undefined),
+      (e) => isMigrationError(e, "plan") && /^bad\.json/.test((e as Error).message),
+    );
+  });
+});
