@@ -5,7 +5,8 @@ import type { Captured } from "./run_cli.ts";
 // types in src/migrate/run_report.ts: a field added there without being documented fails here.
 const COMMANDS = ["migrate", "status", "validate", "baseline", "repair", "unlock", "dry-run"];
 const STATES = ["ran", "disabled", "not-selected", "no-folder", "not-reached"];
-const ACTIONS = [
+/** Every action a file of a report may have, as documented. */
+export const ACTIONS: readonly string[] = [
   "apply",
   "skip",
   "reapply",

@@ -1,5 +1,6 @@
 import type { ConnectionReport, FileReport, RunError, RunReport } from "../run_report.ts";
-import { asFound, type MigrationCommand } from "./command.ts";
+import type { MigrationCommand } from "./command.ts";
+import { status } from "./status.ts";
 
 /**
  * `validate`: what `status` reads, as a check that fails. It fails on run-once files changed
@@ -7,18 +8,7 @@ import { asFound, type MigrationCommand } from "./command.ts";
  * resource, and with `--drift` on resources that differ from their files, naming them all, on
  * every connection. Writes nothing.
  */
-export const validate: MigrationCommand = {
-  name: "validate",
-  writes: false,
-  drift: true,
-  force: false,
-  renames: true,
-  verb: "record",
-  listsUnknown: true,
-  decide: asFound,
-  isWork: () => false,
-  verdict: invalidFiles,
-};
+export const validate: MigrationCommand = { ...status, name: "validate", verdict: invalidFiles };
 
 function invalidFiles(report: RunReport): RunError | undefined {
   const found = (

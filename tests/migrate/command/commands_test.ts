@@ -5,8 +5,8 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { FileState } from "../../../src/migrate/command/command.ts";
 import { COMMANDS, isCommand } from "../../../src/migrate/command/commands.ts";
-import type { FileAction } from "../../../src/migrate/run_report.ts";
 import { propertyOptions } from "../../property.ts";
+import { ACTIONS } from "../report_shape.ts";
 
 const STATES: FileState[] = [
   "apply",
@@ -17,17 +17,6 @@ const STATES: FileState[] = [
   "rename",
   "earlier-hash",
   "missing-after-files",
-];
-const ACTIONS: FileAction[] = [
-  "apply",
-  "skip",
-  "reapply",
-  "changed",
-  "missing",
-  "rename",
-  "unknown",
-  "record",
-  "drop",
 ];
 const all = Object.values(COMMANDS);
 
