@@ -245,10 +245,13 @@ const lookup = (env: MigrateOptions["env"]): EnvLookup =>
  * assert.equal(second.connections[0].skipped, 1); // unchanged, not run again
  * ```
  */
-export async function migrate(options: MigrateOptions): Promise<RunReport> {
-  const cwd = options.cwd ?? process.cwd();
+export async function migrate(given: MigrateOptions): Promise<RunReport> {
+  // Read once: a getter must not answer the checks one thing and the run another.
+  const options: MigrateOptions = { ...given };
   let report: RunReport;
   try {
+    checkTypes(options);
+    const cwd = options.cwd ?? process.cwd();
     const request = runRequest(options, cwd);
     report = await runMigrations(request, await builtInDriver(request.mode), {
       env: lookup(options.env),
@@ -291,9 +294,9 @@ const OPTION_NAMES: ReadonlySet<string> = new Set<keyof MigrateOptions>([
   "onProgress",
 ]);
 
-// The run `options` ask for, checked by the command line's own rules (a dry run of `status`,
-// `--drift` on SQL...).
-function runRequest(options: MigrateOptions, cwd: string): RunRequest {
+// From JavaScript anything can come: a truthy string must not turn a dry run into a run, and a
+// wrong value is the caller's mistake (a usage error), not a crash halfway through the run.
+function checkTypes(options: MigrateOptions): void {
   const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.has(name));
   if (unknown.length > 0) {
     throw usageError(
@@ -302,23 +305,45 @@ function runRequest(options: MigrateOptions, cwd: string): RunRequest {
       } (migrate() takes ${[...OPTION_NAMES].join(", ")})`,
     );
   }
-  // From JavaScript anything can come: a truthy string must not turn a dry run into a run.
+  const got = (value: unknown) => value === null ? "null" : typeof value;
+  for (const name of ["config", "migrations"] as const) {
+    const value: unknown = options[name];
+    if (typeof value !== "string" && !(value instanceof URL)) {
+      throw usageError(`${name}: expected a path (a string or a file URL), got ${got(value)}`);
+    }
+  }
   for (const name of ["dryRun", "strictOrder", "force", "drift"] as const) {
     const value: unknown = options[name];
     if (value !== undefined && typeof value !== "boolean") {
-      throw usageError(`${name}: expected true or false, got ${typeof value}`);
+      throw usageError(`${name}: expected true or false, got ${got(value)}`);
     }
   }
-  for (const name of ["mode", "command", "connection"] as const) {
+  for (const name of ["mode", "command", "connection", "cwd"] as const) {
     const value: unknown = options[name];
     if (value !== undefined && typeof value !== "string") {
-      throw usageError(`${name}: expected a string, got ${typeof value}`);
+      throw usageError(`${name}: expected a string, got ${got(value)}`);
     }
   }
   const wait: unknown = options.lockTimeoutMs;
   if (wait !== undefined && typeof wait !== "number") {
-    throw usageError(`lockTimeoutMs: expected a number of milliseconds, got ${typeof wait}`);
+    throw usageError(`lockTimeoutMs: expected a number of milliseconds, got ${got(wait)}`);
   }
+  const env: unknown = options.env;
+  if (env !== undefined && (env === null || typeof env !== "object")) {
+    throw usageError(`env: expected an object of variables, got ${got(env)}`);
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+    throw usageError(`onProgress: expected a function, got ${got(options.onProgress)}`);
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw usageError("signal: expected an AbortSignal");
+  }
+}
+
+// The run `options` ask for, checked by the command line's own rules (a dry run of `status`,
+// `--drift` on SQL...).
+function runRequest(options: MigrateOptions, cwd: string): RunRequest {
+  const wait = options.lockTimeoutMs;
   return checkRunRequest({
     mode: parseMode(options.mode ?? "sql"),
     command: options.command ?? "migrate",

@@ -127,6 +127,36 @@ describe("migrate() from code", () => {
     await assert.rejects(stat(join(dir, "data")), "nothing was opened");
   });
 
+  it("reads each option once, and refuses a value of the wrong type as usage, never as a crash", async () => {
+    const { options, dir } = await workspace();
+    // A getter that answers false to the check and "no" after it must not turn --drift on.
+    let reads = 0;
+    const flipping = await failing({
+      ...options,
+      get drift() {
+        return (reads++ === 0 ? false : "no") as boolean;
+      },
+    } as MigrateOptions);
+    // Read once, as false: the run went on, to the missing migrations root.
+    assert.equal(flipping.kind, "config");
+    assert.equal(reads, 1);
+    for (
+      const [bad, message] of [
+        [{ config: 5 }, "config: expected a path (a string or a file URL), got number"],
+        [{ migrations: null }, "migrations: expected a path (a string or a file URL), got null"],
+        [{ cwd: 1 }, "cwd: expected a string, got number"],
+        [{ env: null }, "env: expected an object of variables, got null"],
+        [{ onProgress: "x" }, "onProgress: expected a function, got string"],
+        [{ signal: {} }, "signal: expected an AbortSignal"],
+      ] as const
+    ) {
+      const error = await failing({ ...options, ...bad } as unknown as MigrateOptions);
+      assert.equal(error.kind, "usage");
+      assert.equal(error.message, message);
+    }
+    await assert.rejects(stat(join(dir, "data")), "nothing was opened");
+  });
+
   it("takes a command, mode and options as typed values, as the command line does", async () => {
     const { options, file, db } = await workspace();
     await file("001-a.sql", "CREATE TABLE a (id INTEGER);\n");
