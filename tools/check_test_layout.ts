@@ -14,8 +14,8 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 // Suites about a runtime, a package or a worked example rather than one src/ folder.
-const OWN_SUITES = ["tests/deno", "tests/npm", "tests/edge", "tests/examples", "tests/types"];
-const HELPERS_ONLY = ["tests/fixtures"];
+const OWN_SUITES = ["tests/deno/", "tests/npm/", "tests/edge/", "tests/examples/", "tests/types/"];
+const HELPERS_ONLY = ["tests/fixtures/"];
 const ENTRY_POINTS = [
   "mod.ts",
   "config.ts",
@@ -44,24 +44,49 @@ async function tsFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-const IMPORT = /(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
-// A type-only import runs nothing of the module: it does not test it.
-const TYPE_ONLY = /(?:import|export)\s+type\s+[^;]*?from\s*["'][^"']+["']/gs;
-const cache = new Map<string, Promise<string[]>>();
-function importsOf(file: string): Promise<string[]> {
+const STATIC =
+  /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:([^;]*?)\s+from\s*)?["'](\.{1,2}\/[^"']+)["']/g;
+const DYNAMIC = /\bimport\s*\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+const COMMENTS = /\/\*[\s\S]*?\*\/|(?<![:"'])\/\/.*/g;
+
+interface Imports {
+  /** What the module runs at load: its imports, but type-only ones (they run nothing). */
+  readonly static: string[];
+  /** What it may load later, `import("./x.ts")`. */
+  readonly dynamic: string[];
+}
+
+// `import type { A }` and `import { type A, type B }` run nothing of the module.
+function typeOnly(keyword: string | undefined, names: string | undefined): boolean {
+  if (keyword !== undefined) return true;
+  const inBraces = names?.match(/^\{([\s\S]*)\}$/)?.[1];
+  if (inBraces === undefined) return false;
+  const parts = inBraces.split(",").map((p) => p.trim()).filter(Boolean);
+  return parts.length > 0 && parts.every((p) => p.startsWith("type "));
+}
+
+const cache = new Map<string, Promise<Imports>>();
+function importsIn(file: string): Promise<Imports> {
   let found = cache.get(file);
   if (found === undefined) {
+    const at = (spec: string) => normalize(join(dirname(file), spec));
     // A source a test writes for a fixture may name a module that is not there: not an import.
-    found = readFile(join(ROOT, file), "utf8").then(
-      (text) =>
-        [...text.replace(TYPE_ONLY, "").matchAll(IMPORT)].map((m) =>
-          normalize(join(dirname(file), m[1]))
-        ),
-      () => [],
-    );
+    found = readFile(join(ROOT, file), "utf8").then((raw) => {
+      const text = raw.replace(COMMENTS, "");
+      return {
+        static: [...text.matchAll(STATIC)].filter((m) => !typeOnly(m[1], m[2]?.trim()))
+          .map((m) => at(m[3])),
+        dynamic: [...text.matchAll(DYNAMIC)].map((m) => at(m[1])),
+      };
+    }, () => ({ static: [], dynamic: [] }));
     cache.set(file, found);
   }
   return found;
+}
+
+async function importsOf(file: string): Promise<string[]> {
+  const { static: loaded, dynamic } = await importsIn(file);
+  return [...loaded, ...dynamic];
 }
 
 async function reachable(from: string): Promise<Set<string>> {
@@ -71,7 +96,8 @@ async function reachable(from: string): Promise<Set<string>> {
     const file = next.pop()!;
     if (seen.has(file) || !file.endsWith(".ts")) continue;
     seen.add(file);
-    next.push(...(await importsOf(file)).filter((f) => f.startsWith("src/")));
+    // What an entry point loads with it: a lazy import (a driver) is tested where it lives.
+    next.push(...(await importsIn(file)).static.filter((f) => f.startsWith("src/")));
   }
   return seen;
 }
@@ -94,7 +120,7 @@ const sourceFolders = new Set(sources.map((s) => dirname(s)));
 const mirrorOf = (folder: string) => folder.replace(/^tests/, "src");
 
 for (const folder of new Set(tests.map((t) => dirname(t)))) {
-  if (folder === "tests" || OWN_SUITES.some((s) => folder.startsWith(s))) continue;
+  if (folder === "tests" || OWN_SUITES.some((s) => `${folder}/`.startsWith(s))) continue;
   if (!sourceFolders.has(mirrorOf(folder))) {
     problems.push(`${folder}/: no folder ${mirrorOf(folder)}/ for it to mirror`);
   }
@@ -112,7 +138,12 @@ async function reachedFrom(files: readonly string[], folder: string): Promise<Se
     if (reached.has(file)) continue;
     const entry = entryReach.get(file);
     if (entry !== undefined) {
-      for (const m of entry) reached.add(m);
+      // What the entry point loads of this folder, and what those modules load in turn (a
+      // runtime's own listener, loaded when the tests run on that runtime).
+      for (const m of entry) {
+        reached.add(m);
+        if (dirname(m) === folder) next.push(...await importsOf(m));
+      }
     } else if (dirname(file) === folder) {
       reached.add(file);
       next.push(...await importsOf(file));

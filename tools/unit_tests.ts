@@ -64,19 +64,22 @@ function packageOf(specifier: string): string | undefined {
   const bare = specifier.replace(/^npm:\/?/, "");
   if (bare.startsWith(".") || bare.startsWith("/") || /^[a-z]+:/.test(bare)) return undefined;
   const parts = bare.split("/");
-  return bare.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+  // `npm:pg@8`, `npm:@scope/name@1/sub`: the version is not part of the name.
+  const unversioned = (name: string) => name.replace(/(?!^)@.*$/, "");
+  return bare.startsWith("@")
+    ? `${parts[0]}/${unversioned(parts[1] ?? "")}`
+    : unversioned(parts[0]);
 }
-
-const reasons = new Map<string, string | null>();
 
 /**
  * Why `file` (a path from the root) is an integration test, as the chain of imports that reaches
  * what it needs (`a_test.ts -> helper.ts -> pg: PostgreSQL`), or null for a unit test.
  */
-function reason(file: string): string | null {
-  const known = reasons.get(file);
-  if (known !== undefined) return known;
-  reasons.set(file, null); // an import cycle adds nothing
+function reason(file: string, seen: Set<string> = new Set()): string | null {
+  // One walk per test file, each helper once: a result cached inside an import cycle would depend
+  // on which test was classified first.
+  if (seen.has(file)) return null;
+  seen.add(file);
   const text = readFileSync(join(root, file), "utf8");
   let why: string | null = file in NEEDS
     ? `${file}: ${NEEDS[file]}`
@@ -92,13 +95,12 @@ function reason(file: string): string | null {
       // Only the tests' helpers are followed: the library, its entry points and the examples are
       // what the tests test (and load a database driver only when a test asks for that database).
       if (/^(tests|tools)\//.test(target) && existsSync(join(root, target))) {
-        const inner = reason(target);
+        const inner = reason(target, seen);
         if (inner !== null) why = `${file} -> ${inner}`;
       }
     }
     if (why !== null) break;
   }
-  reasons.set(file, why);
   return why;
 }
 
