@@ -4,7 +4,10 @@
 # packed npm package under plain Node). tests/fixtures/ holds no tests. Deno and Bun run TypeScript as it is; Node runs it through tsx, which lowers the
 # TC39 decorators Node cannot parse.
 # `--unit` first (`npm run test:unit`): only the unit tests, those of the files above (the runtime's
-# own part included) that tools/unit_tests.ts classifies as needing no server.
+# own part included) that tools/unit_tests.ts classifies as needing no server. They run as fast as
+# each runtime allows: Deno's files in parallel (a worker each), Node's in one process
+# (tools/test_in_one_process.ts), Bun's as always (one process). The full run keeps a process, or
+# a worker in turn, per file, as CI has always run them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 unit=false
@@ -29,12 +32,14 @@ unit_only() {
 case "$runtime" in
 deno)
   own=(tests/deno/)
+  parallel=()
   if $unit; then
     unit_only tests/deno
     own=()
+    parallel=(--parallel)
   fi
-  exec deno test --allow-read --allow-write --allow-net --allow-env --allow-run --allow-sys \
-    "${files[@]}" "${own[@]}"
+  exec deno test "${parallel[@]}" --allow-read --allow-write --allow-net --allow-env --allow-run \
+    --allow-sys "${files[@]}" "${own[@]}"
   ;;
 bun)
   # Bun's default of 5 s per test is shorter than the process tests' own deadlines.
@@ -57,7 +62,7 @@ node)
   own=(tests/npm/*_test.ts)
   if $unit; then
     unit_only tests/npm
-    own=()
+    exec "$node" --import tsx --test-reporter=spec tools/test_in_one_process.ts "${files[@]}"
   fi
   exec "$node" --import tsx --test --test-reporter=spec "${files[@]}" "${own[@]}"
   ;;
