@@ -12,6 +12,7 @@ import type {
   MigrationTarget,
 } from "./driver.ts";
 import { readMigrationFiles, requireMigrationsRoot } from "./files/migration_files.ts";
+import { checkMigrationNames } from "./plan/migration_name.ts";
 import { MigrationFileError, PlanError } from "./migration_error.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
 import type { Progress, RunError, RunReport } from "./run_report.ts";
@@ -92,11 +93,16 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
   const plans: { connection: C; files: F[] }[] = [];
   for (const connection of selected) {
     const planned = readsFiles
-      ? await planFor(connection.name, async () =>
-        planAll(
-          await readMigrationFiles(request.migrationsRoot, connection.name, driver.extension),
-          (file) => driver.plan(file, connection),
-        ))
+      ? await planFor(connection.name, async () => {
+        const files = await readMigrationFiles(
+          request.migrationsRoot,
+          connection.name,
+          driver.extension,
+        );
+        // Names first: a second file of one version is refused before any file is read as JSON.
+        if (files !== undefined) checkMigrationNames(files.map((file) => file.path));
+        return planAll(files, (file) => driver.plan(file, connection));
+      })
       : [];
     // No folder: nothing to apply, so nothing is sent to it (not even a read).
     if (planned === undefined) {

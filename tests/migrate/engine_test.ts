@@ -151,6 +151,23 @@ describe("runMigrations with a driver in memory", () => {
     assert.ok(!calls.some((c) => c.startsWith("open")), "nothing was opened");
   });
 
+  it("refuses two files of one version, and a name Flyway refuses, before planning any file", async () => {
+    const cases: [string[], string, string][] = [
+      [["V1__a.mem", "V1.0__b.mem"], "V1.0__b.mem", "has version 1, as V1__a.mem has"],
+      [["V1__a.mem", "V1..2__b.mem"], "V1..2__b.mem", "1..2 is not a version"],
+    ];
+    for (const [names, file, says] of cases) {
+      const dir = await root({ a: names });
+      const { driver, calls } = memoryDriver([enabled("a")]);
+      const report = await runMigrations(request(dir), driver, context);
+      assert.equal(report.error?.kind, "plan");
+      assert.equal(report.error?.file, file);
+      assert.match(report.error!.message, new RegExp(`^connection "a": ${file}: .*${says}`));
+      assert.equal(exitCodeOf(report), 1);
+      assert.deepEqual(calls, ["connections"], "nothing planned, nothing opened");
+    }
+  });
+
   it("turns the user's mistakes into the report's error, with the exit code of its kind", async () => {
     const dir = await root({});
     const config = await runMigrations(

@@ -8,7 +8,8 @@
  * before `/`, and would not).
  *
  * Paths that read as the same version (`01` and `1`) fall back to code point order, so the order
- * is total: no two different paths compare equal.
+ * is total: no two different paths compare equal. (Two Flyway-form names of one version, `V1__a`
+ * and `V1.0__b`, never get this far: `migration_name.ts` refuses them before a run plans.)
  */
 export function compareVersionPaths(a: string, b: string): number {
   const x = a.split("/"), y = b.split("/");

@@ -1,0 +1,102 @@
+import { MigrationFileError } from "../migration_error.ts";
+
+/**
+ * What a migration file's name says of it, read as Flyway reads names: `V<version>__<description>`
+ * is versioned, `R__<description>` is repeatable. Every other name (`001_init.sql`, `1.0.json`,
+ * `logs-template.json`) is `other`: it runs in the order of its path, as names always have.
+ */
+export type MigrationName =
+  | { readonly kind: "versioned"; readonly version: string; readonly description: string }
+  | { readonly kind: "repeatable"; readonly description: string }
+  | { readonly kind: "other" };
+
+/** A version as Flyway writes one: numbers joined by `.` or `_` (`1`, `1.0.1`, `9_4`). */
+const VERSION = /^\d+(?:[._]\d+)*$/;
+
+/**
+ * Reads the name of the file at `path` (the last segment; folders say nothing of it). A name that
+ * takes Flyway's form but breaks its rules (`V__x.sql` without a version, `V1..1__x.sql`,
+ * `V_8_0__x.sql`, `R1__x.sql`) throws a {@linkcode MigrationFileError} naming the file: read as
+ * any other name, it would run where Flyway refuses it.
+ */
+export function readMigrationName(path: string): MigrationName {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const separator = name.indexOf("__");
+  if (separator < 1) return { kind: "other" };
+  const prefix = name[0];
+  const version = name.slice(1, separator);
+  const description = name.slice(separator + 2).replace(/\.[^.]*$/, "");
+  // `V` or `R` followed by a digit, `.` or `_`, or by `__`: Flyway's form, by its rules. Any
+  // other name (`Vacation__plan.json`) is no version at all.
+  if ((prefix !== "V" && prefix !== "R") || !/^(?:[\d._]|$)/.test(version)) {
+    return { kind: "other" };
+  }
+  if (prefix === "R") {
+    if (version !== "") {
+      throw new MigrationFileError(
+        path,
+        `a repeatable file (R__) has no version, and this one has ${version}: name it ` +
+          `R__${description}, or V${version}__${description} to run it once`,
+      );
+    }
+    return { kind: "repeatable", description };
+  }
+  if (version === "") {
+    throw new MigrationFileError(
+      path,
+      `has no version: a versioned file is named V<version>__<description> (V1.2__${description})`,
+    );
+  }
+  if (!VERSION.test(version)) {
+    throw new MigrationFileError(
+      path,
+      `${version} is not a version: numbers joined by single dots or underscores (1, 1.2, 1_2)`,
+    );
+  }
+  return { kind: "versioned", version, description };
+}
+
+/** Whether the file at `path` is repeatable (`R__<description>`): it runs after every other file. */
+export function isRepeatable(path: string): boolean {
+  return path.startsWith("R__", path.lastIndexOf("/") + 1);
+}
+
+/**
+ * A version's value as Flyway compares it: `_` read as `.`, leading zeros and trailing `.0` parts
+ * dropped, so `1` = `1.0` = `1.00` = `001`, and `9_4` = `9.4`. Kept as text: a part may be longer
+ * than any number type holds.
+ */
+function versionValue(version: string): string {
+  const parts = version.split(/[._]/).map((part) => part.replace(/^0+(?=.)/, ""));
+  while (parts.length > 1 && parts[parts.length - 1] === "0") parts.pop();
+  return parts.join(".");
+}
+
+/** Whether two versions (as written in names) are one: `sameVersion("1", "1.0")` is true. */
+export function sameVersion(a: string, b: string): boolean {
+  return versionValue(a) === versionValue(b);
+}
+
+/**
+ * Checks the names of one connection's files (paths under its folder): each name that takes
+ * Flyway's form keeps its rules ({@linkcode readMigrationName}), and no two versioned files, in
+ * any of its folders, have one version. Throws a {@linkcode MigrationFileError} naming the second
+ * file of a version: both would run, where Flyway and elasticsearch-evolution refuse them.
+ */
+export function checkMigrationNames(paths: readonly string[]): void {
+  const byVersion = new Map<string, string>();
+  for (const path of paths) {
+    const name = readMigrationName(path);
+    if (name.kind !== "versioned") continue;
+    const value = versionValue(name.version);
+    const first = byVersion.get(value);
+    if (first !== undefined) {
+      throw new MigrationFileError(
+        path,
+        `has version ${value}, as ${first} has: two files of one version (1 = 1.0 = 001, ` +
+          `9_4 = 9.4) would both run; give one of them another version`,
+      );
+    }
+    byVersion.set(value, path);
+  }
+}

@@ -1,0 +1,178 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  checkMigrationNames,
+  readMigrationName,
+  sameVersion,
+} from "../../../src/migrate/plan/migration_name.ts";
+import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
+import { propertyOptions } from "../../property.ts";
+
+const refused = (paths: string[], file: string, reason: RegExp) =>
+  assert.throws(
+    () => checkMigrationNames(paths),
+    (error: unknown) => {
+      assert.ok(error instanceof MigrationFileError, String(error));
+      assert.equal(error.file, file);
+      assert.match(error.message, reason);
+      return true;
+    },
+  );
+
+// Flyway's own cases, as a table: flyway/flyway, flyway-core/src/test/java/org/flywaydb/core/api/
+// MigrationVersionSmallTest.java (versions, written here as `V<version>__x.sql` file names).
+describe("Flyway's MigrationVersionSmallTest, as file names", () => {
+  const equal: [string, string][] = [
+    ["1", "1.0"], // compareTo
+    ["1.1", "1.1.0.0"], // compareTo
+    ["1.2.3.3", "1.2.3.3"], // testEquals
+    ["1.0", "001.0"], // leadingZeroes
+    ["1.00", "1"], // trailingZeroes
+    ["0.0", "0"], // zeros
+  ];
+  for (const [a, b] of equal) {
+    it(`${a} and ${b} are one version: two files of it are refused`, () => {
+      assert.equal(sameVersion(a, b), true);
+      refused(
+        [`V${a}__first.sql`, `V${b}__second.sql`],
+        `V${b}__second.sql`,
+        /version .* as V.* has: two files of one version/,
+      );
+    });
+  }
+
+  const ordered: [string, string][] = [
+    ["1", "1.1"], // compareTo
+    ["1.1", "1.1.0.1"], // compareTo
+    ["1.1.0.1", "2"], // compareTo
+    ["201004171859", "201004180000"], // compareTo
+    ["1.2.3.3", "1.2.13.3"], // testNumber
+    ["1.2.1", "1.2.1.3"], // testLength1, testLength2
+  ];
+  for (const [a, b] of ordered) {
+    it(`${a} is an earlier version than ${b}`, () => {
+      assert.equal(sameVersion(a, b), false);
+      assert.doesNotThrow(() => checkMigrationNames([`V${a}__a.sql`, `V${b}__b.sql`]));
+    });
+  }
+
+  // doubleDot, dot, startDot, endDot, dash, alphaNumeric
+  for (const bad of ["1..1", ".", ".1", "1.", "1.2.1-3", "1.2.1a-3"]) {
+    it(`refuses the version ${bad}`, () => {
+      refused([`V${bad}__x.sql`], `V${bad}__x.sql`, /is not a version/);
+    });
+  }
+
+  it("letters: a name with a letter after its V is no version to Thaw, but any other name", () => {
+    // Flyway refuses `Vabc1.0__x.sql`; Thaw takes names of every form, and `Vacation__plan.json`
+    // is one: only a V followed by a digit, `.` or `_` (or `__`) is read as Flyway's form.
+    assert.deepEqual(readMigrationName("Vabc1.0__x.sql"), { kind: "other" });
+  });
+
+  it("keeps a version longer than any number type (testWouldOverflowLong)", () => {
+    const raw = "9999999999999999999999999999999999.8888888231231231231231298797298789132.22";
+    const name = readMigrationName(`V${raw}__x.sql`);
+    assert.deepEqual(name, { kind: "versioned", version: raw, description: "x" });
+    assert.equal(sameVersion(raw, `${raw}.0`), true);
+    assert.equal(sameVersion(raw, raw.replace(/2$/, "3")), false);
+  });
+});
+
+// flyway/flyway, flyway-core/src/test/java/org/flywaydb/core/internal/resolver/
+// MigrationInfoHelperSmallTest.java, with Flyway's default prefixes (V, R), separator (__) and
+// suffix: the cases with a custom prefix or separator have no counterpart in Thaw.
+describe("Flyway's MigrationInfoHelperSmallTest", () => {
+  it("reads a repeatable name, and refuses one with a version (repeatableMigrationVersion)", () => {
+    assert.deepEqual(readMigrationName("R__EmailAxel.sql"), {
+      kind: "repeatable",
+      description: "EmailAxel",
+    });
+    refused(["R1.0__EmailAxel.sql"], "R1.0__EmailAxel.sql", /repeatable .* has no version/);
+  });
+
+  it("refuses a versioned name without a version (versionedMigrationNoVersion)", () => {
+    refused(["V__EmailAxel.sql"], "V__EmailAxel.sql", /has no version/);
+  });
+
+  it("reads 9_4 as 9.4 (extractSchemaVersionDefaults), leading zeroes kept as written", () => {
+    assert.deepEqual(readMigrationName("V9_4__EmailAxel.sql"), {
+      kind: "versioned",
+      version: "9_4",
+      description: "EmailAxel",
+    });
+    assert.equal(sameVersion("9_4", "9.4"), true);
+    assert.equal(sameVersion("009_4", "9.4"), true); // extractSchemaVersionWithLeadingZeroes
+    refused(["V9_4__a.sql", "V9.4__b.sql"], "V9.4__b.sql", /version 9\.4, as V9_4__a\.sql has/);
+  });
+
+  it("refuses a version that starts with a separator (...WithLeadingUnderscoreAndPrefix)", () => {
+    refused(["V_8_0__Description.sql"], "V_8_0__Description.sql", /is not a version/);
+  });
+});
+
+describe("readMigrationName", () => {
+  it("leaves every other name as it is: ordered by its path, as before", () => {
+    for (
+      const name of [
+        "001_init.sql",
+        "1.0.json",
+        "Vacation__plan.json", // not V followed by a version
+        "V1-init.sql", // no __
+        "Release__notes.json",
+        "logs-template.json",
+      ]
+    ) {
+      assert.deepEqual(readMigrationName(name), { kind: "other" }, name);
+    }
+  });
+
+  it("reads the file name only, in any folder", () => {
+    assert.deepEqual(readMigrationName("release-1.0/V2__x.sql").kind, "versioned");
+    assert.deepEqual(readMigrationName("V2__dir/a.sql").kind, "other");
+  });
+});
+
+describe("checkMigrationNames", () => {
+  it("takes one version in two connections' folders, and files without versions", () => {
+    assert.doesNotThrow(() =>
+      checkMigrationNames(["V1__a.sql", "V1.1__b.sql", "R__view.sql", "x.sql", "y/1.0.sql"])
+    );
+  });
+
+  it("refuses one version in two folders of one connection", () => {
+    refused(["a/V2__x.sql", "b/V2.0__y.sql"], "b/V2.0__y.sql", /as a\/V2__x\.sql has/);
+  });
+
+  const version = fc.array(fc.oneof(fc.nat({ max: 2 }), fc.nat({ max: 99 })), {
+    minLength: 1,
+    maxLength: 4,
+  });
+  const written = (parts: number[], pad: number[], separator: string) =>
+    parts.map((p, i) => "0".repeat(pad[i % pad.length]) + p).join(separator);
+  const value = (parts: number[]) => {
+    const trimmed = [...parts];
+    while (trimmed.length > 0 && trimmed[trimmed.length - 1] === 0) trimmed.pop();
+    return trimmed.join(".");
+  };
+
+  it("property: two versions are one when their numbers are, trailing zeros and padding aside", () => {
+    fc.assert(
+      fc.property(
+        version,
+        version,
+        fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(".", "_"),
+        fc.constantFrom(".", "_"),
+        (x, y, pad, sx, sy) => {
+          const a = written(x, pad, sx), b = written(y, [0], sy);
+          assert.equal(sameVersion(a, b), value(x) === value(y), `${a} ${b}`);
+          const check = () => checkMigrationNames([`V${a}__a.sql`, `V${b}__b.sql`]);
+          if (value(x) === value(y)) assert.throws(check, MigrationFileError);
+          else assert.doesNotThrow(check);
+        },
+      ),
+      propertyOptions(500),
+    );
+  });
+});
