@@ -252,6 +252,40 @@ describe("migrate() from code", () => {
     assert.deepEqual(status.connections[0].files.map((f) => f.action), ["skip", "skip"]);
   });
 
+  it("runs repeatable files after the versioned ones, and again whenever they change", async () => {
+    const { file, options, db } = await workspace();
+    await file("R__note_view.sql", "CREATE VIEW note_view AS SELECT body FROM notes;\n");
+    await file("V1__notes.sql", "CREATE TABLE notes (body TEXT);\n");
+    const first = await migrate(options);
+    assert.equal(first.error, undefined);
+    assert.deepEqual(first.connections[0].files.map((f) => [f.path, f.result]), [
+      ["V1__notes.sql", "applied"],
+      ["R__note_view.sql", "applied"],
+    ]);
+    await file(
+      "R__note_view.sql",
+      "DROP VIEW note_view;\nCREATE VIEW note_view AS SELECT upper(body) AS body FROM notes;\n",
+    );
+    await file("V2__seed.sql", "INSERT INTO notes VALUES ('hi');\n");
+    const second = await migrate(options);
+    assert.equal(second.error, undefined);
+    assert.deepEqual(second.connections[0].files.map((f) => [f.path, f.action, f.result]), [
+      ["V1__notes.sql", "skip", undefined],
+      ["V2__seed.sql", "apply", "applied"],
+      ["R__note_view.sql", "reapply", "applied"],
+    ]);
+    assert.deepEqual(rows(db, "SELECT body FROM note_view"), [{ body: "HI" }]);
+    assert.equal(
+      rows(
+        db,
+        "SELECT count(*) AS n FROM framework_migrations WHERE migration_path = 'R__note_view.sql'",
+      )[0].n,
+      1,
+    );
+    const third = await migrate({ ...options, command: "validate" });
+    assert.equal(third.error, undefined);
+  });
+
   it("reports a changed file: migrate warns and goes on, validate throws naming it", async () => {
     const { file, options } = await workspace();
     await file("001-notes.sql", "CREATE TABLE notes (body TEXT);\n");

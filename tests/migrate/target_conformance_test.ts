@@ -238,6 +238,25 @@ for (const [name, make] of subjects) {
       }
     });
 
+    it("runs a file whose record holds another checksum, and replaces that record", async () => {
+      // What a repeatable file, or a declarative one, that changed is: applied again.
+      const subject = await make();
+      const { first } = subject.files;
+      const target = await subject.open();
+      try {
+        await target.prepare();
+        await target.lock(1000, () => {});
+        await target.record({ ...first, hash: "0".repeat(64) }, new Date());
+        const applied = await target.apply(first, new Date());
+        assert.ok(!applied.alreadyRecorded, "another checksum's record is no reason to skip it");
+        assert.ok(await subject.files.ran(first), "the file ran");
+        await target.release();
+        assert.deepEqual([...await target.readRecords()], [[first.path, first.hash]]);
+      } finally {
+        await target.close();
+      }
+    });
+
     it("fails a file with a MigrationFailure naming connection and file, and records nothing", async () => {
       const subject = await make();
       const { failing } = subject.files;

@@ -2,6 +2,7 @@ import type { Command, FileState } from "../command/command.ts";
 import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
 import type { FileReport } from "../run_report.ts";
+import { isRepeatable } from "./migration_name.ts";
 import { compareVersionPaths } from "./version_order.ts";
 
 /**
@@ -10,12 +11,13 @@ import { compareVersionPaths } from "./version_order.ts";
  * No I/O: the engine runs it on the records it read, and again on those it reads under the lock.
  *
  * - A record with the file's checksum (or, from an earlier version, its raw-bytes hash): `skip`.
- * - Another checksum: `reapply` (declarative file) or `changed` (run once: reported, not run).
+ * - Another checksum: `reapply` (a declarative or repeatable file) or `changed` (run once:
+ *   reported, not run).
  * - No record: `apply`; but where a record whose file is gone holds the same checksum, the file
  *   was renamed: `rename`, and that record is not listed as `missing`. Each missing record is
  *   claimed by one file at most, the first in run order. A file that defines a resource (named
  *   after its file) is renamed only from a record of the same file name, in another folder.
- * - A pending file that sorts before the greatest applied path is `outOfOrder`, naming it (taken
+ * - A pending versioned file that sorts before the greatest applied one is `outOfOrder`, naming it (taken
  *   from the records, a moved record under its new path: the applied file may be missing from
  *   this checkout).
  * - A file that defines the same resource as an earlier one is `sameResourceAs` that one.
@@ -62,7 +64,8 @@ export function decideFiles(
       state = renamedFrom === undefined ? "apply" : "rename";
     } else if (recorded === file.hash) state = "skip";
     else if (recorded === file.rawHash) state = "earlier-hash";
-    else state = file.runOnce ? "changed" : "reapply";
+    // A repeatable file is meant to run again whenever it changes (views, functions).
+    else state = file.runOnce && !isRepeatable(file.path) ? "changed" : "reapply";
     return { file, state, renamedFrom };
   });
   // A record moved to a renamed file counts under its new path, not its old one.
@@ -70,7 +73,8 @@ export function decideFiles(
     ...[...records.keys()].filter((path) => !claimed.has(path)),
     ...states.filter((s) => s.state === "rename").map((s) => s.file.path),
   ];
-  const lastApplied = greatest(applied);
+  // Repeatable files sort after every version but are never late: only versions count here.
+  const lastApplied = greatest(applied.filter((path) => !isRepeatable(path)));
   const definedBy = new Map<string, string>();
   const decided: FileReport[] = states.map(({ file, state, renamedFrom }) => {
     const earlier = file.resource === undefined ? undefined : definedBy.get(file.resource);
@@ -82,7 +86,7 @@ export function decideFiles(
       action: rules.decide(state, force),
       ...(file.request ? { request: file.request } : {}),
       ...(file.resource === undefined ? {} : { resource: file.resource }),
-      ...(state === "apply" && lastApplied !== undefined &&
+      ...(state === "apply" && lastApplied !== undefined && !isRepeatable(file.path) &&
           compareVersionPaths(file.path, lastApplied) < 0
         ? { outOfOrder: lastApplied }
         : {}),
@@ -90,17 +94,23 @@ export function decideFiles(
       ...(earlier === undefined ? {} : { sameResourceAs: earlier }),
     };
   });
-  // A record that sorts after every file here may be one a newer checkout applied.
-  const lastFile = greatest(files.map((f) => f.path));
-  const missing: FileReport[] = gone.filter((path) => !claimed.has(path)).map((path) => ({
-    path,
-    action: rules.decide(
-      lastFile === undefined || compareVersionPaths(path, lastFile) > 0
-        ? "missing-after-files"
-        : "missing",
-      force,
-    ),
-  }));
+  // A record that sorts after every file here of its kind (versioned or repeatable) may be one a
+  // newer checkout applied.
+  const paths = files.map((f) => f.path);
+  const lastVersioned = greatest(paths.filter((path) => !isRepeatable(path)));
+  const lastRepeatable = greatest(paths.filter(isRepeatable));
+  const missing: FileReport[] = gone.filter((path) => !claimed.has(path)).map((path) => {
+    const last = isRepeatable(path) ? lastRepeatable : lastVersioned;
+    return {
+      path,
+      action: rules.decide(
+        last === undefined || compareVersionPaths(path, last) > 0
+          ? "missing-after-files"
+          : "missing",
+        force,
+      ),
+    };
+  });
   return merge(decided, missing);
 }
 

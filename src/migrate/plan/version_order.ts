@@ -1,3 +1,5 @@
+import { isRepeatable } from "./migration_name.ts";
+
 /**
  * The order migration files run in: by path, folder by folder. In each name, a leading version
  * (digits joined by `.` or `_`, after any text) compares as a list of numbers, a shorter list first;
@@ -5,13 +7,17 @@
  * characters by code point. So versions sort as people read them: `1.0 < 1.0.1 < 1.9 < 1.10 <
  * 2.0 < 10.0`, `1.0.json` before `1.0.1.json`, Flyway's `V1__init.sql < V1_1__fix.sql <
  * V2__x.sql < V10__x.sql`, and `release-1.0/` runs before `release-1.0.1/` (byte order puts `.`
- * before `/`, and would not).
+ * before `/`, and would not). Repeatable files (`R__view.sql`, in any folder) come after every
+ * other file, ordered among themselves the same way.
  *
  * Paths that read as the same version (`01` and `1`) fall back to code point order, so the order
  * is total: no two different paths compare equal. (Two Flyway-form names of one version, `V1__a`
  * and `V1.0__b`, never get this far: `migration_name.ts` refuses them before a run plans.)
  */
 export function compareVersionPaths(a: string, b: string): number {
+  // Flyway's repeatable files run after every other file, as Flyway runs them after every version.
+  const repeatable = Number(isRepeatable(a)) - Number(isRepeatable(b));
+  if (repeatable !== 0) return repeatable;
   const x = a.split("/"), y = b.split("/");
   const n = Math.min(x.length, y.length);
   for (let i = 0; i < n; i++) {

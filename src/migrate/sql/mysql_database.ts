@@ -109,8 +109,14 @@ export class MysqlDatabase implements SqlDatabase {
         .on("end", () => resolve());
     });
     const row = recordRow(record);
-    await this.#query(`INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)`, row);
-    return row[4];
+    const [, hash, executedAt, executedBy, ms] = row;
+    // A file applied again (repeatable) replaces its record.
+    await this.#query(
+      `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)
+        ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?, execution_ms = ?`,
+      [...row, hash, executedAt, executedBy, ms],
+    );
+    return ms;
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {

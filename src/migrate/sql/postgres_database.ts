@@ -123,8 +123,12 @@ export class PostgresDatabase implements SqlDatabase {
         client.query(query);
       });
       const row = recordRow(record);
+      // A file applied again (repeatable) replaces its record.
       await this.#query(
-        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`,
+        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+          ON CONFLICT (migration_path) DO UPDATE SET content_hash = EXCLUDED.content_hash,
+            executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by,
+            execution_ms = EXCLUDED.execution_ms`,
         row,
       );
       await this.#query("COMMIT");

@@ -106,9 +106,13 @@ export class SqliteDatabase implements SqlDatabase {
     const db = await this.#open();
     this.#exec(db, "BEGIN IMMEDIATE");
     try {
-      const done = this.#all(db, `SELECT 1 FROM "${table}" WHERE migration_path = ?`, [
-        record.path,
-      ]);
+      // Another runner applied this very content while we waited for the write lock. A record
+      // of other content is a file applied again (repeatable, declarative): it is replaced.
+      const done = this.#all(
+        db,
+        `SELECT 1 FROM "${table}" WHERE migration_path = ? AND content_hash = ?`,
+        [record.path, record.hash],
+      );
       if (done.length > 0) {
         this.#exec(db, "COMMIT");
         return undefined;
@@ -126,7 +130,10 @@ export class SqliteDatabase implements SqlDatabase {
       const [path, hash, executedAt, executedBy, ms] = recordRow(record);
       this.#all(
         db,
-        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
+        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)
+          ON CONFLICT (migration_path) DO UPDATE SET content_hash = excluded.content_hash,
+            executed_at = excluded.executed_at, executed_by = excluded.executed_by,
+            execution_ms = excluded.execution_ms`,
         [path, hash, executedAt.toISOString(), executedBy, ms],
       );
       this.#exec(db, "COMMIT");

@@ -102,6 +102,33 @@ describe("decideFiles", () => {
     );
   });
 
+  it("applies a changed repeatable file again, even one that runs once, and never calls it late", () => {
+    const records = new Map([["V1__t.sql", "t"], ["R__view.sql", "old"], ["R__same.sql", "s"]]);
+    const files = [
+      file("V1__t.sql", "t", { runOnce: true }),
+      file("V2__new.sql", "n", { runOnce: true }),
+      file("R__new.sql", "r", { runOnce: true }),
+      file("R__same.sql", "s", { runOnce: true }),
+      file("R__view.sql", "new", { runOnce: true }),
+    ];
+    const decided = decideFiles(files, records, "migrate");
+    assert.deepEqual(decided.map((f) => `${f.path}:${f.action}:${f.outOfOrder ?? ""}`), [
+      "V1__t.sql:skip:",
+      "V2__new.sql:apply:",
+      "R__new.sql:apply:",
+      "R__same.sql:skip:",
+      "R__view.sql:reapply:",
+    ]);
+    // A record of a repeatable file gone from the checkout sorts among the repeatables.
+    const gone = decideFiles(files.slice(0, 2), records, "repair");
+    assert.deepEqual(gone.map((f) => `${f.path}:${f.action}`), [
+      "V1__t.sql:skip",
+      "V2__new.sql:apply",
+      "R__same.sql:missing",
+      "R__view.sql:missing",
+    ]);
+  });
+
   it("says which earlier file defines the same resource", () => {
     const decided = decideFiles(
       [

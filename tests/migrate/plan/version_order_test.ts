@@ -57,6 +57,22 @@ describe("compareVersionPaths", () => {
     assert.ok(compareVersionPaths("a/x.json", "a.json") < 0);
   });
 
+  it("runs repeatable files (R__) after every other file, in any folder, by their paths", () => {
+    assert.deepEqual(
+      sorted([
+        "R__b_view.sql",
+        "V2__x.sql",
+        "sub/R__a.sql",
+        "R__a_view.sql",
+        "V1__init.sql",
+        "z/1.sql",
+      ]),
+      ["V1__init.sql", "V2__x.sql", "z/1.sql", "R__a_view.sql", "R__b_view.sql", "sub/R__a.sql"],
+    );
+    // Only the file name says so: a folder named R__x is a folder like any other.
+    assert.ok(compareVersionPaths("R__x/V1__a.sql", "V2__b.sql") < 0);
+  });
+
   it("compares other characters by code point, not by UTF-16 unit", () => {
     // U+FF5E is one UTF-16 unit above a surrogate pair's first unit, but below it as a code point.
     assert.ok(compareVersionPaths("\uff5e", "\u{1f600}") < 0);
