@@ -133,6 +133,11 @@ export interface MigrateOptions {
   readonly force?: boolean;
   /** Search: compare the applied files with the cluster (`--drift`). */
   readonly drift?: boolean;
+  /**
+   * `migrate`: stop at this version (`--target`); `baseline`: record the files up to it only
+   * (`--version`). Files above it are left as they are.
+   */
+  readonly target?: string;
   /** How long to wait for another runner's lock, in milliseconds; 60,000 by default. */
   readonly lockTimeoutMs?: number;
   /** Where `${VAR}` placeholders are read; the runtime's environment by default. */
@@ -287,6 +292,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set<keyof MigrateOptions>([
   "strictOrder",
   "force",
   "drift",
+  "target",
   "lockTimeoutMs",
   "env",
   "signal",
@@ -318,7 +324,7 @@ function checkTypes(options: MigrateOptions): void {
       throw usageError(`${name}: expected true or false, got ${got(value)}`);
     }
   }
-  for (const name of ["mode", "command", "connection", "cwd"] as const) {
+  for (const name of ["mode", "command", "connection", "cwd", "target"] as const) {
     const value: unknown = options[name];
     if (value !== undefined && typeof value !== "string") {
       throw usageError(`${name}: expected a string, got ${got(value)}`);
@@ -354,6 +360,7 @@ function runRequest(options: MigrateOptions, cwd: string): RunRequest {
     ...(options.strictOrder === undefined ? {} : { strictOrder: options.strictOrder }),
     force: options.force === true,
     ...(options.drift ? { drift: true } : {}),
+    ...(options.target === undefined ? {} : { target: options.target }),
     // Through the command line's own reading of --lock-timeout: the same bounds, the same message.
     lockTimeoutMs: parseLockTimeout(String((wait ?? DEFAULT_LOCK_TIMEOUT_SECONDS * 1000) / 1000)),
   });

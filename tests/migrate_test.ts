@@ -286,6 +286,68 @@ describe("migrate() from code", () => {
     assert.equal(third.error, undefined);
   });
 
+  it("runs a file whatever the case of its suffix, and lists the files it ignores", async () => {
+    const { file, options, db } = await workspace();
+    await file("V1__notes.SQL", "CREATE TABLE notes (body TEXT);\n");
+    await file("V2__tags.sql.bak", "CREATE TABLE tags (name TEXT);\n");
+    await file("README.md", "# notes\n");
+    const status = await migrate({ ...options, command: "status" });
+    assert.deepEqual(status.connections[0].files.map((f) => [f.path, f.action]), [
+      ["V1__notes.SQL", "apply"],
+    ]);
+    assert.deepEqual(status.connections[0].ignored, ["README.md", "V2__tags.sql.bak"]);
+    const lines = summaryLines(status);
+    assert.ok(lines.includes("  ignored      README.md"), lines.join("\n"));
+    assert.match(lines.find((l) => l.startsWith("main: "))!, /, 2 other file\(s\) ignored,/);
+    await migrate(options);
+    assert.ok(tables(db).includes("notes"));
+  });
+
+  it("stops at a target version, and baselines up to a version, leaving later files pending", async () => {
+    const { file, options, db } = await workspace();
+    await file("V1__notes.sql", "CREATE TABLE notes (body TEXT);\n");
+    await file("V1.1__tags.sql", "CREATE TABLE tags (name TEXT);\n");
+    await file("V2__links.sql", "CREATE TABLE links (url TEXT);\n");
+    const first = await migrate({ ...options, target: "1.1.0" });
+    assert.deepEqual(first.connections[0].files.map((f) => [f.path, f.action]), [
+      ["V1__notes.sql", "apply"],
+      ["V1.1__tags.sql", "apply"],
+      ["V2__links.sql", "above-target"],
+    ]);
+    assert.ok(!tables(db).includes("links"), "nothing above the target ran");
+    assert.match(
+      summaryLines(first)[0],
+      /^main: 2 applied, 0 unchanged, 1 above the target version/,
+    );
+    const rest = await migrate(options);
+    assert.equal(rest.connections[0].applied, 1);
+    assert.ok(tables(db).includes("links"));
+
+    const fresh = await workspace();
+    for (const name of ["V1__notes.sql", "V1.1__tags.sql", "V2__links.sql"]) {
+      await fresh.file(name, `CREATE TABLE t_${name.replace(/\W/g, "_")} (id INT);\n`);
+    }
+    const adopted = await migrate({ ...fresh.options, command: "baseline", target: "1.1" });
+    assert.deepEqual(adopted.connections[0].files.map((f) => [f.path, f.action, f.result]), [
+      ["V1__notes.sql", "record", "recorded"],
+      ["V1.1__tags.sql", "record", "recorded"],
+      ["V2__links.sql", "above-target", undefined],
+    ]);
+    const then = await migrate(fresh.options);
+    assert.deepEqual(then.connections[0].files.map((f) => [f.path, f.action]), [
+      ["V1__notes.sql", "skip"],
+      ["V1.1__tags.sql", "skip"],
+      ["V2__links.sql", "apply"],
+    ]);
+    assert.deepEqual(tables(fresh.db).filter((t) => String(t).startsWith("t_")), [
+      "t_V2__links_sql",
+    ]);
+    await assert.rejects(
+      migrate({ ...options, command: "status", target: "1" }),
+      /a target version applies to migrate --target, baseline --version, not to status/,
+    );
+  });
+
   it("reports a changed file: migrate warns and goes on, validate throws naming it", async () => {
     const { file, options } = await workspace();
     await file("001-notes.sql", "CREATE TABLE notes (body TEXT);\n");

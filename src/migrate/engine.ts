@@ -90,36 +90,39 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
   const readsFiles = command.alone === undefined;
   if (readsFiles) await requireMigrationsRoot(request.migrationsRoot);
   const { selected, skipped } = selectEnabled(configured, request.connection, driver.noun);
-  const plans: { connection: C; files: F[] }[] = [];
+  const plans: { connection: C; files: F[]; ignored: string[] }[] = [];
   for (const connection of selected) {
     const planned = readsFiles
       ? await planFor(connection.name, async () => {
-        const files = await readMigrationFiles(
+        const folder = await readMigrationFiles(
           request.migrationsRoot,
           connection.name,
           driver.extension,
         );
+        if (folder === undefined) return undefined;
         // Names first: a second file of one version is refused before any file is read as JSON.
-        if (files !== undefined) checkMigrationNames(files.map((file) => file.path));
-        return planAll(files, (file) => driver.plan(file, connection));
+        checkMigrationNames(folder.files.map((file) => file.path), request.target);
+        const files = await planAll(folder.files, (file) => driver.plan(file, connection));
+        return { files, ignored: folder.ignored };
       })
-      : [];
+      : { files: [], ignored: [] };
     // No folder: nothing to apply, so nothing is sent to it (not even a read).
     if (planned === undefined) {
       const folder = join(request.migrationsRoot, connection.name);
       skipped.push(notRun(connection.name, "no-folder", `no folder ${folder}`));
-    } else plans.push({ connection, files: planned });
+    } else plans.push({ connection, ...planned });
   }
   // Opened once every file is planned: nothing is opened for a run that stops at a bad file.
   const targets: MigrationTarget<F>[] = await driver.open(plans.map((p) => p.connection), where);
   const report = await runTargets(
-    plans.map((plan, i) => ({ target: targets[i], files: plan.files })),
+    plans.map((plan, i) => ({ target: targets[i], files: plan.files, ignored: plan.ignored })),
     {
       command: request.command,
       dryRun: request.dryRun,
       ...(request.strictOrder === undefined ? {} : { strictOrder: request.strictOrder }),
       force: request.force,
       ...(request.drift ? { drift: true } : {}),
+      ...(request.target === undefined ? {} : { target: request.target }),
       lockTimeoutMs: request.lockTimeoutMs,
       progress: context.progress,
       ...(context.signal ? { signal: context.signal } : {}),
@@ -163,15 +166,8 @@ async function planFor<T>(connection: string, plan: () => Promise<T>): Promise<T
   }
 }
 
-/**
- * Plans `files` one at a time, in order (`undefined`, a missing folder, stays `undefined`): the
- * first file that cannot be planned stops the plan.
- */
-async function planAll<F, P>(
-  files: readonly F[] | undefined,
-  plan: (file: F) => Promise<P>,
-): Promise<P[] | undefined> {
-  if (files === undefined) return undefined;
+/** Plans `files` one at a time, in order: the first file that cannot be planned stops the plan. */
+async function planAll<F, P>(files: readonly F[], plan: (file: F) => Promise<P>): Promise<P[]> {
   const planned: P[] = [];
   for (const file of files) planned.push(await plan(file));
   return planned;

@@ -26,7 +26,12 @@ export type FileAction =
   /** `baseline` and `repair`: the file's record is written at its checksum; nothing runs. */
   | "record"
   /** `repair`: the record of a missing file is dropped. */
-  | "drop";
+  | "drop"
+  /**
+   * `migrate --target`, `baseline --version`: pending or changed, but its version is above the
+   * one asked for, so it is left as it is (`above target`).
+   */
+  | "above-target";
 
 /**
  * What was done with a file: it was applied (`created`, `updated`, `exists` (search: already
@@ -141,6 +146,11 @@ export interface ConnectionReport {
   reason?: string;
   /** Each file (and record without its file), in run order, with what was done. */
   readonly files: FileReport[];
+  /**
+   * The other files in the connection's folder, none of them run: a name without the `.json`
+   * (search) or `.sql` suffix. Absent when there are none.
+   */
+  readonly ignored?: readonly string[];
   /** Files run. */
   applied: number;
   /** Files unchanged since they ran: not run again. */

@@ -2,6 +2,7 @@ import type { Command } from "./command/command.ts";
 import { COMMANDS, isCommand } from "./command/commands.ts";
 import type { MigrationMode } from "./driver.ts";
 import { MigrationError } from "./migration_error.ts";
+import { isVersion } from "./plan/migration_name.ts";
 
 /**
  * One run, as both the command line and `migrate()` ask for it: which kind of migration, which
@@ -36,6 +37,11 @@ export interface RunRequest {
    * Absent when not given.
    */
   readonly drift?: true;
+  /**
+   * `migrate --target <version>`, `baseline --version <version>`: the files above this version
+   * (Flyway's `1.2`, `9_4`) are left as they are. Absent when not given.
+   */
+  readonly target?: string;
   /** How long to wait while another runner holds the lock. */
   readonly lockTimeoutMs: number;
 }
@@ -107,6 +113,19 @@ export function checkRunRequest(request: RunRequest): RunRequest {
     throw usageError(
       `--drift applies to ${names(takers.map((c) => c.name))}, not to ${command}`,
     );
+  }
+  if (request.target !== undefined) {
+    const takers = ALL.filter((c) => c.target !== undefined);
+    const spelled = takers.map((c) => `${c.name} ${c.target}`).join(", ");
+    if (rules.target === undefined) {
+      throw usageError(`a target version applies to ${spelled}, not to ${command}`);
+    }
+    if (!isVersion(request.target)) {
+      throw usageError(
+        `${rules.target} ${request.target}: expected a version, numbers joined by dots or ` +
+          "underscores (1, 1.2, 1_2)",
+      );
+    }
   }
   if (request.force && !rules.force) {
     throw usageError(

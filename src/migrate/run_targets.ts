@@ -30,6 +30,8 @@ export interface RunnerOptions {
    * of applied files with the live system; `migrate` also applies drifted files again.
    */
   readonly drift?: boolean;
+  /** `migrate --target`, `baseline --version`: files above this version are left as they are. */
+  readonly target?: string;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
   /** Stops the run between two files (Ctrl-C); the lock is still released. */
@@ -44,7 +46,12 @@ export interface RunnerOptions {
  * every target is closed.
  */
 export async function runTargets<F extends PlannedFile>(
-  work: readonly { readonly target: MigrationTarget<F>; readonly files: readonly F[] }[],
+  work: readonly {
+    readonly target: MigrationTarget<F>;
+    readonly files: readonly F[];
+    /** The other files in the connection's folder, listed in the report. */
+    readonly ignored?: readonly string[];
+  }[],
   options: RunnerOptions,
 ): Promise<RunReport> {
   const started = Date.now();
@@ -57,11 +64,12 @@ export async function runTargets<F extends PlannedFile>(
   let next = 0;
   try {
     for (; next < work.length && !options.signal?.aborted; next++) {
-      const { target, files } = work[next];
+      const { target, files, ignored = [] } = work[next];
       const entry: ConnectionReport = {
         name: target.name,
         state: "ran",
         files: [],
+        ...(ignored.length > 0 ? { ignored: [...ignored] } : {}),
         applied: 0,
         skipped: 0,
         requests: 0,
@@ -109,7 +117,11 @@ async function runTarget<F extends PlannedFile>(
   const strict = options.strictOrder ?? target.strictOrder;
   if (strict) entry.strictOrder = true;
   const decideAll = (records: ReadonlyMap<string, string>) => {
-    entry.files.splice(0, entry.files.length, ...decideFiles(files, records, command.name, force));
+    entry.files.splice(
+      0,
+      entry.files.length,
+      ...decideFiles(files, records, command.name, force, options.target),
+    );
     entry.skipped = entry.files.filter((f) => f.action === "skip").length;
     // Before anything is written: the first check needs no lock, the second sees what another
     // runner wrote while this one waited. `validate` reports them with the changed files.

@@ -16,6 +16,7 @@ export const ACTIONS: readonly string[] = [
   "unknown",
   "record",
   "drop",
+  "above-target",
 ];
 const KINDS = ["usage", "config", "plan", "failure", "lock", "invalid", "interrupted"];
 const EXIT: Record<string, number> = {
@@ -65,6 +66,7 @@ export interface Report {
     readonly ms: number;
     readonly unlocked?: "nothing" | Json;
     readonly note?: string;
+    readonly ignored?: string[];
     readonly drift?: {
       readonly checked: number;
       readonly resources: {
@@ -171,8 +173,16 @@ export function checkReport(value: unknown): Report {
       c,
       where,
       ["name", "state", "files", "applied", "skipped", "requests", "ms"],
-      ["reason", "unlocked", "note", "strictOrder", "drift"],
+      ["reason", "unlocked", "note", "strictOrder", "drift", "ignored"],
     );
+    if (connection.ignored !== undefined) {
+      const ignored = connection.ignored as unknown[];
+      assert.ok(
+        Array.isArray(ignored) && ignored.length > 0,
+        `${where}.ignored: a list, or absent`,
+      );
+      for (const path of ignored) assert.equal(typeof path, "string", `${where}.ignored`);
+    }
     if (connection.drift !== undefined) checkDrift(connection.drift, `${where}.drift`, report);
     if (connection.strictOrder !== undefined) {
       assert.equal(connection.strictOrder, true, `${where}.strictOrder: true or absent`);

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import type { Command } from "../command/command.ts";
-import { isCommand } from "../command/commands.ts";
+import { COMMANDS, isCommand } from "../command/commands.ts";
 import {
   checkRunRequest,
   parseCommand,
@@ -53,6 +53,9 @@ Options:
   --force              baseline: record the files even where records exist; repair: also drop
                        missing records that sort after every file here; unlock: remove a lock
                        whose lease is still renewed (its runner looks alive)
+  --target <version>   migrate: stop at this version; the files above it stay as they are
+  --version <version>  baseline: record the files up to this version only; later ones stay
+                       pending, for migrate to run
   --strict-order       refuse a pending file that sorts before an applied one (else: a warning)
   --no-strict-order    only warn, whatever migrations.strict_order says
   --drift              search: status, validate, migrate also compare each template, policy,
@@ -77,6 +80,8 @@ const OPTIONS = {
   force: { type: "boolean" },
   json: { type: "boolean" },
   "lock-timeout": { type: "string" },
+  target: { type: "string" },
+  version: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -129,6 +134,22 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   for (const key of ["config", "sqlPath", "connection"] as const) {
     if (values[key] === "") throw usageError(`--${key} needs a value`);
   }
+  // One version option per command, each spelt as the command's own (Flyway's `target`,
+  // `baselineVersion`): the other spelling is a mistake worth naming.
+  const spelt = values.target !== undefined
+    ? "--target"
+    : values.version !== undefined
+    ? "--version"
+    : undefined;
+  if (values.target !== undefined && values.version !== undefined) {
+    throw usageError(
+      "--target and --version: give one (migrate takes --target, baseline --version)",
+    );
+  }
+  const takes = COMMANDS[command].target;
+  if (spelt !== undefined && takes !== undefined && spelt !== takes) {
+    throw usageError(`${spelt} does not apply to ${command}: ${command} takes ${takes}`);
+  }
   if (values["strict-order"] && values["no-strict-order"]) {
     throw usageError("--strict-order and --no-strict-order contradict each other");
   }
@@ -145,6 +166,9 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
       : {}),
     force: values.force ?? false,
     ...(values.drift ? { drift: true as const } : {}),
+    ...(values.target ?? values.version) === undefined
+      ? {}
+      : { target: (values.target ?? values.version)! },
     json: values.json ?? false,
     lockTimeoutMs,
   };

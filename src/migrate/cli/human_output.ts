@@ -19,6 +19,7 @@ const LABEL: Record<FileAction, string> = {
   unknown: "unknown",
   record: "record",
   drop: "drop",
+  "above-target": "later",
 };
 // The states `status` lists (docs/migrations-reference.md, "Status"): `record` and `drop` are baseline's and repair's.
 const STATE: Record<FileAction, string> = {
@@ -31,6 +32,7 @@ const STATE: Record<FileAction, string> = {
   unknown: "unknown",
   record: "record",
   drop: "drop",
+  "above-target": "above target",
 };
 
 /** Progress lines for a person: `main [2/5] apply a.json -> PUT /a (created, HTTP 201, 14 ms)`. */
@@ -129,6 +131,9 @@ export function humanSummary(report: RunReport): string[] {
             : `  ${LABEL[f.action].padEnd(8)} ${f.path}${sent(f)}${remarks(f)}`,
         );
       }
+      if (listing) {
+        for (const path of c.ignored ?? []) lines.push(`  ${"ignored".padEnd(12)} ${path}`);
+      }
     }
     const n = (...actions: FileAction[]) =>
       c.files.filter((f) => actions.includes(f.action)).length;
@@ -158,6 +163,8 @@ export function humanSummary(report: RunReport): string[] {
       `${writes ? done("moved") : n("rename")} ${writes ? "renamed" : "to rename"}`,
       n("drop") > 0 && `${writes ? done("dropped") : n("drop")} ${writes ? "dropped" : "to drop"}`,
       n("missing") > 0 && `${n("missing")} missing`,
+      n("above-target") > 0 && `${n("above-target")} above the target version`,
+      c.ignored && `${c.ignored.length} other file(s) ignored`,
       report.command === "repair" && n("apply") > 0 && `${n("apply")} pending (repair runs none)`,
     ].filter(Boolean).join(", ");
     if (c.drift) lines.push(...driftLines(c.name, c.drift, report.command === "migrate"));

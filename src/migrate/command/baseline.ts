@@ -4,7 +4,9 @@ import type { MigrationCommand } from "./command.ts";
 /**
  * `baseline`: adopts a database or cluster built by hand by recording every file as applied
  * without running it. Work: every file without a record, or with another checksum (`record`);
- * it moves no record (no renames). Refused where records exist, unless `--force`.
+ * it moves no record (no renames). With `--version <version>` it records the files up to that
+ * version and leaves the later ones pending, for `migrate` to run. Refused where records exist,
+ * unless `--force`.
  */
 export const baseline: MigrationCommand = {
   name: "baseline",
@@ -13,6 +15,7 @@ export const baseline: MigrationCommand = {
   force: true,
   renames: false,
   verb: "record",
+  target: "--version",
   listsUnknown: false,
   decide: (state) =>
     state === "apply" || state === "reapply" || state === "changed"

@@ -61,6 +61,11 @@ export interface MigrationCommand {
   readonly listsUnknown: boolean;
   /** Makes a run that went through fail, by what its report found. */
   verdict?(report: RunReport): RunError | undefined;
+  /**
+   * The option that stops it at a version, as the command line spells it: `migrate --target`,
+   * `baseline --version`; files above that version are `above-target`. Absent: it takes none.
+   */
+  readonly target?: "--target" | "--version";
   /** Works on the target alone, without files or records (`unlock`). */
   alone?(
     target: MigrationTarget<PlannedFile>,

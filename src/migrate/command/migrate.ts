@@ -8,7 +8,8 @@ import { asFound, type MigrationCommand } from "./command.ts";
  * changed after it ran is reported, never run. Under strict order it refuses, before anything is
  * written, a pending file that sorts before an applied one and a second file of one resource;
  * otherwise it warns of them. With `--drift` it also applies again the files whose resources
- * drifted. Fails on the first file that fails.
+ * drifted; with `--target <version>` it leaves the files above that version as they are. Fails
+ * on the first file that fails.
  */
 export const migrate: MigrationCommand = {
   name: "migrate",
@@ -17,6 +18,7 @@ export const migrate: MigrationCommand = {
   force: false,
   renames: true,
   verb: "apply",
+  target: "--target",
   listsUnknown: false,
   decide: asFound,
   isWork: (action) => action === "apply" || action === "reapply" || action === "rename",

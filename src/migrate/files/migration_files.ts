@@ -14,6 +14,17 @@ export interface MigrationFile {
   readonly hash: string;
 }
 
+/** What a connection's folder holds: its migration files, and the other files left out. */
+export interface MigrationFolder {
+  /** The files whose name ends in the kind's suffix, in any case, in version order. */
+  readonly files: MigrationFile[];
+  /**
+   * Every other file, by path, in version order: listed by `status` so that a file saved with
+   * the wrong suffix (`.jsn`, `.json.bak`) is not lost unseen.
+   */
+  readonly ignored: string[];
+}
+
 /** Larger files are refused before they are read: no migration needs this much, a mistake might. */
 export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
 
@@ -37,8 +48,9 @@ export async function requireMigrationsRoot(root: string): Promise<void> {
 }
 
 /**
- * Every file ending in `extension` under the connection's folder `<root>/<connection>`,
- * sub-folders included, ordered by relative path in version order (`compareVersionPaths`);
+ * Every file ending in `extension` (in any case: `X.JSON` is one, as elasticsearch-evolution
+ * takes it) under the connection's folder `<root>/<connection>`, sub-folders included, ordered by
+ * relative path in version order (`compareVersionPaths`), and the paths of the other files;
  * `undefined` when that folder does not exist, which the caller reports (it is not the same as a
  * folder without files).
  *
@@ -58,7 +70,7 @@ export async function readMigrationFiles(
   root: string,
   connection: string,
   extension: string,
-): Promise<MigrationFile[] | undefined> {
+): Promise<MigrationFolder | undefined> {
   const dir = join(root, connection);
   let linked;
   try {
@@ -75,6 +87,8 @@ export async function readMigrationFiles(
   // Real path -> the name it was first reached under: a real file or folder is read once only.
   const seen = new Map<string, string>();
   const found: { path: string; real: string }[] = [];
+  const ignored: string[] = [];
+  const suffix = extension.toLowerCase();
   const walk = async (rel: string, real: string, ancestors: readonly string[]) => {
     seen.set(real, rel);
     const entries = (await readdir(real, { withFileTypes: true }))
@@ -92,8 +106,12 @@ export async function readMigrationFiles(
       const isFolder = kind.isDirectory();
       // Sockets, FIFOs and devices, linked or not, are no migrations (a FIFO would block a read);
       // one named as a migration is refused rather than skipped, which would lose it unseen.
+      const migration = !isFolder && entry.name.toLowerCase().endsWith(suffix);
+      if (!isFolder && !migration) {
+        ignored.push(path);
+        continue;
+      }
       if (!isFolder && !kind.isFile()) {
-        if (!entry.name.endsWith(extension)) continue;
         throw new MigrationFileError(
           path,
           "is not a regular file (a FIFO, a socket or a device): a migration file must be one",
@@ -105,7 +123,6 @@ export async function readMigrationFiles(
           `leads back to ${target}, a folder that contains it: a symbolic link loop`,
         );
       }
-      if (!isFolder && !entry.name.endsWith(extension)) continue;
       const first = seen.get(target);
       if (first !== undefined) {
         throw new MigrationFileError(
@@ -133,6 +150,7 @@ export async function readMigrationFiles(
   };
   await walk("", dirReal, [dirReal]);
   found.sort((a, b) => compareVersionPaths(a.path, b.path));
+  ignored.sort(compareVersionPaths);
   // One at a time: thousands of files at once would run out of file descriptors. Read through the
   // real path that was checked, not the link, which may have been re-pointed since.
   const files: MigrationFile[] = [];
@@ -151,7 +169,7 @@ export async function readMigrationFiles(
     }
     files.push({ path, bytes, hash: await rawContentHash(bytes) });
   }
-  return files;
+  return { files, ignored };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Command, FileState } from "../command/command.ts";
 import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
 import type { FileReport } from "../run_report.ts";
-import { isRepeatable } from "./migration_name.ts";
+import { compareVersions, fileVersion, isRepeatable } from "./migration_name.ts";
 import { compareVersionPaths } from "./version_order.ts";
 
 /**
@@ -22,6 +22,9 @@ import { compareVersionPaths } from "./version_order.ts";
  *   this checkout).
  * - A file that defines the same resource as an earlier one is `sameResourceAs` that one.
  *
+ * With a `target` version (`migrate --target`, `baseline --version`), a pending or changed file
+ * whose version is above it is `above-target`: left as it is.
+ *
  * `baseline` turns every file it would write a record for into `record`; `repair` turns changed
  * files, and records holding an earlier version's raw-bytes hash, into `record` and missing
  * records into `drop` (those sorting after every file here only with `force`: an older checkout
@@ -32,6 +35,7 @@ export function decideFiles(
   records: ReadonlyMap<string, string>,
   command: Command,
   force = false,
+  target?: string,
 ): FileReport[] {
   const rules = COMMANDS[command];
   const onDisk = new Set(files.map((f) => f.path));
@@ -66,6 +70,9 @@ export function decideFiles(
     else if (recorded === file.rawHash) state = "earlier-hash";
     // A repeatable file is meant to run again whenever it changes (views, functions).
     else state = file.runOnce && !isRepeatable(file.path) ? "changed" : "reapply";
+    if (target !== undefined && aboveTarget(file.path, target)) {
+      if (state === "apply" || state === "reapply" || state === "changed") state = "above-target";
+    }
     return { file, state, renamedFrom };
   });
   // A record moved to a renamed file counts under its new path, not its old one.
@@ -127,6 +134,13 @@ function merge(files: FileReport[], missing: FileReport[]): FileReport[] {
     out.push(file);
   }
   return out.concat(missing.slice(m));
+}
+
+// A repeatable file has no version, and is never above one. The engine refused, before planning,
+// any other file without a version.
+function aboveTarget(path: string, target: string): boolean {
+  const version = fileVersion(path);
+  return version !== undefined && compareVersions(version, target) > 0;
 }
 
 function baseName(path: string): string {

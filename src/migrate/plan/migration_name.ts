@@ -80,13 +80,21 @@ export function sameVersion(a: string, b: string): boolean {
 /**
  * Checks the names of one connection's files (paths under its folder): each name that takes
  * Flyway's form keeps its rules ({@linkcode readMigrationName}), and no two versioned files, in
- * any of its folders, have one version. Throws a {@linkcode MigrationFileError} naming the second
+ * any of its folders, have one version. With a `target` version, every file but a repeatable one
+ * must have a version ({@linkcode fileVersion}) to compare with it. Throws a {@linkcode MigrationFileError} naming the second
  * file of a version: both would run, where Flyway and elasticsearch-evolution refuse them.
  */
-export function checkMigrationNames(paths: readonly string[]): void {
+export function checkMigrationNames(paths: readonly string[], target?: string): void {
   const byVersion = new Map<string, string>();
   for (const path of paths) {
     const name = readMigrationName(path);
+    if (target !== undefined && name.kind !== "repeatable" && fileVersion(path) === undefined) {
+      throw new MigrationFileError(
+        path,
+        `has no version in its path, so it cannot be placed before or after ${target} ` +
+          "(--target, baseline --version): name it, or its folder, with a version",
+      );
+    }
     if (name.kind !== "versioned") continue;
     const value = versionValue(name.version);
     const first = byVersion.get(value);
@@ -99,4 +107,43 @@ export function checkMigrationNames(paths: readonly string[]): void {
     }
     byVersion.set(value, path);
   }
+}
+
+/** Whether `text` is a version as Flyway writes one (`1`, `1.2`, `9_4`): `--target` takes one. */
+export function isVersion(text: string): boolean {
+  return VERSION.test(text);
+}
+
+/**
+ * Compares two versions as Flyway does: number by number, a missing number read as 0, so `1` =
+ * `1.0` and `1 < 1.0.1 < 1.1`. Digit runs of any length compare by value.
+ */
+export function compareVersions(a: string, b: string): number {
+  const x = versionValue(a).split("."), y = versionValue(b).split(".");
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const p = x[i] ?? "0", q = y[i] ?? "0";
+    if (p.length !== q.length) return p.length - q.length;
+    if (p !== q) return p < q ? -1 : 1;
+  }
+  return 0;
+}
+
+// A name's leading version, after any text: `release-1.0`, `1.0.1.json`, `001_init.sql`.
+const LEADING_VERSION = /^\D*?(\d+(?:[._]\d+)*)/;
+
+/**
+ * The version of the file at `path`, for `--target` and `baseline --version`: a versioned name's
+ * own (`V2__x.sql`: `2`), else the leading version of the first folder or name that has one
+ * (`release-1.0/users.json`: `1.0`; `1.0.1.json`: `1.0.1`); `undefined` for a repeatable file and
+ * for a path with no version at all.
+ */
+export function fileVersion(path: string): string | undefined {
+  const name = readMigrationName(path);
+  if (name.kind === "versioned") return name.version;
+  if (name.kind === "repeatable") return undefined;
+  for (const segment of path.split("/")) {
+    const found = LEADING_VERSION.exec(segment);
+    if (found !== null) return found[1];
+  }
+  return undefined;
 }

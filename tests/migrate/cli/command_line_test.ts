@@ -88,6 +88,28 @@ describe("parseCommandLine", () => {
     bad(["status", "--dry-run"], /--dry-run applies to migrate, baseline, repair/);
   });
 
+  it("takes migrate --target and baseline --version, each a version, on those commands only", () => {
+    assert.equal(parseCommandLine(["--target", "1.2"]).target, "1.2");
+    assert.equal(parseCommandLine(["baseline", "--version", "9_4"]).target, "9_4");
+    assert.equal(parseCommandLine(["migrate"]).target, undefined);
+    bad(
+      ["baseline", "--target", "1"],
+      /^--target does not apply to baseline: baseline takes --version$/,
+    );
+    bad(
+      ["migrate", "--version", "1"],
+      /^--version does not apply to migrate: migrate takes --target$/,
+    );
+    bad(
+      ["status", "--target", "1"],
+      /applies to migrate --target, baseline --version, not to status/,
+    );
+    bad(["--target", "1", "--version", "1"], /give one/);
+    for (const version of ["1..1", "V1", "1.", "latest", "-1", "", " 1"]) {
+      bad([`--target=${version}`], /expected a version/);
+    }
+  });
+
   it("refuses a lock timeout that is not a number of seconds within a day", () => {
     for (const value of ["-1", "abc", "1e3", "0x10", "86401", " 5", "Infinity", ""]) {
       bad(["--lock-timeout", value], /--lock-timeout/);

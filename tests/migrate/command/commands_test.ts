@@ -17,6 +17,7 @@ const STATES: FileState[] = [
   "rename",
   "earlier-hash",
   "missing-after-files",
+  "above-target",
 ];
 const all = Object.values(COMMANDS);
 

@@ -23,7 +23,7 @@ async function folder(files: Record<string, string>): Promise<string> {
 
 /** Paths of the `.json` files of connection `main` under `root`. */
 async function paths(root: string, connection = "main"): Promise<string[]> {
-  return (await readMigrationFiles(root, connection, ".json"))!.map((f) => f.path);
+  return (await readMigrationFiles(root, connection, ".json"))!.files.map((f) => f.path);
 }
 
 /** The message must quote `text` as it is, regular-expression characters included. */
@@ -69,13 +69,31 @@ describe("readMigrationFiles", () => {
     ]);
   });
 
+  it("takes the suffix in any case, and names every other file it leaves out", async () => {
+    const root = await folder({
+      "main/a.json": "{}",
+      "main/B.JSON": "{}",
+      "main/c.Json": "{}",
+      "main/notes.txt": "",
+      "main/d.json.bak": "{}",
+      "main/json": "",
+      "main/sub/readme.md": "",
+      "main/.gitkeep": "",
+      "main/.hidden/x.json": "{}",
+    });
+    const read = (await readMigrationFiles(root, "main", ".json"))!;
+    assert.deepEqual(read.files.map((f) => f.path), ["B.JSON", "a.json", "c.Json"]);
+    // Hidden entries stay unnamed: a ConfigMap mount holds its real files in `..<timestamp>/`.
+    assert.deepEqual(read.ignored, ["d.json.bak", "json", "notes.txt", "sub/readme.md"]);
+  });
+
   it("hashes the raw bytes: CRLF and a BOM are changes", async () => {
     const root = await folder({
       "main/lf.json": '{\n"a": 1\n}',
       "main/crlf.json": '{\r\n"a": 1\r\n}',
       "main/bom.json": '\ufeff{\n"a": 1\n}',
     });
-    const files = (await readMigrationFiles(root, "main", ".json"))!;
+    const { files } = (await readMigrationFiles(root, "main", ".json"))!;
     const hash = (p: string) => files.find((f) => f.path === p)!.hash;
     assert.equal(hash("lf.json"), await rawContentHash(new TextEncoder().encode('{\n"a": 1\n}')));
     assert.match(hash("lf.json"), /^[0-9a-f]{64}$/);
@@ -87,7 +105,7 @@ describe("readMigrationFiles", () => {
     const root = await folder({ "file.json": "{}" });
     assert.equal(await readMigrationFiles(root, "absent", ".json"), undefined);
     await mkdir(join(root, "empty"));
-    assert.deepEqual(await readMigrationFiles(root, "empty", ".json"), []);
+    assert.deepEqual(await readMigrationFiles(root, "empty", ".json"), { files: [], ignored: [] });
     await assert.rejects(
       readMigrationFiles(root, "file.json", ".json"),
       (e) => e instanceof MigrationFileError && /file\.json: is not a folder/.test(e.message),
@@ -133,7 +151,7 @@ describe("readMigrationFiles through symbolic links", () => {
     const root = await folder({});
     const keys = { "1-users-index.json": '{"a": 1}', "2-logs-template.json": '{"b": 2}' };
     await configMap(join(root, "main"), { ...keys, "notes.txt": "" });
-    const files = (await readMigrationFiles(root, "main", ".json"))!;
+    const { files } = (await readMigrationFiles(root, "main", ".json"))!;
     assert.deepEqual(files.map((f) => f.path), Object.keys(keys));
     for (const [i, text] of Object.values(keys).entries()) {
       const bytes = new TextEncoder().encode(text);

@@ -129,6 +129,36 @@ describe("decideFiles", () => {
     ]);
   });
 
+  it("leaves the files above a target version as they are; repeatable files run as always", () => {
+    const files = [
+      file("V1__a.sql", "a", { runOnce: true }),
+      file("V1.1__b.sql", "b", { runOnce: true }),
+      file("release-1.0.1/c.json", "c"),
+      file("release-2/d.json", "d2"),
+      file("V2__e.sql", "e", { runOnce: true }),
+      file("R__view.sql", "v", { runOnce: true }),
+    ];
+    const records = new Map([["release-2/d.json", "d1"]]);
+    const decided = (command: "migrate" | "baseline", target: string) =>
+      decideFiles(files, records, command, true, target).map((f) => `${f.path}:${f.action}`);
+    assert.deepEqual(decided("migrate", "1.0"), [
+      "V1__a.sql:apply",
+      "V1.1__b.sql:above-target",
+      "release-1.0.1/c.json:above-target",
+      "release-2/d.json:above-target",
+      "V2__e.sql:above-target",
+      "R__view.sql:apply",
+    ]);
+    assert.deepEqual(decided("baseline", "1.1.0"), [
+      "V1__a.sql:record",
+      "V1.1__b.sql:record",
+      "release-1.0.1/c.json:record",
+      "release-2/d.json:above-target",
+      "V2__e.sql:above-target",
+      "R__view.sql:record",
+    ]);
+  });
+
   it("says which earlier file defines the same resource", () => {
     const decided = decideFiles(
       [

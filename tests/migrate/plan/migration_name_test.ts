@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   checkMigrationNames,
+  compareVersions,
+  fileVersion,
   readMigrationName,
   sameVersion,
 } from "../../../src/migrate/plan/migration_name.ts";
@@ -130,6 +132,55 @@ describe("readMigrationName", () => {
   it("reads the file name only, in any folder", () => {
     assert.deepEqual(readMigrationName("release-1.0/V2__x.sql").kind, "versioned");
     assert.deepEqual(readMigrationName("V2__dir/a.sql").kind, "other");
+  });
+});
+
+describe("versions for --target", () => {
+  it("compares as Flyway's MigrationVersion does", () => {
+    assert.equal(compareVersions("1", "1.0"), 0);
+    assert.ok(compareVersions("1", "1.0.1") < 0);
+    assert.ok(compareVersions("1.0.1", "1.1") < 0);
+    assert.ok(compareVersions("1.2.13.3", "1.2.3.3") > 0);
+    assert.ok(compareVersions("99999999999999999999", "100000000000000000000") < 0);
+    assert.equal(compareVersions("009_4", "9.4"), 0);
+  });
+
+  it("takes a file's version from its V name, else from the first folder or name with one", () => {
+    const versions = [
+      "V2_1__x.sql",
+      "release-1.0/V9__y.sql",
+      "release-1.0/users.json",
+      "1.0.1.json",
+    ]
+      .map(fileVersion);
+    assert.deepEqual(versions, ["2_1", "9", "1.0", "1.0.1"]);
+    assert.equal(fileVersion("R__view.sql"), undefined);
+    assert.equal(fileVersion("logs-template.json"), undefined);
+  });
+
+  it("refuses, under a target, a file with no version to place, but not a repeatable one", () => {
+    assert.doesNotThrow(() => checkMigrationNames(["V1__a.sql", "R__v.sql"], "1"));
+    assert.doesNotThrow(() => checkMigrationNames(["logs-template.json"]));
+    assert.throws(
+      () => checkMigrationNames(["V1__a.sql", "logs-template.json"], "1"),
+      (error: unknown) =>
+        error instanceof MigrationFileError && error.file === "logs-template.json" &&
+        /has no version in its path/.test(error.message),
+    );
+  });
+
+  it("property: agrees with comparing the numbers, a missing one read as 0", () => {
+    const version = fc.array(fc.nat({ max: 12 }), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(version, version, (x, y) => {
+        let model = 0;
+        for (let i = 0; i < Math.max(x.length, y.length) && model === 0; i++) {
+          model = Math.sign((x[i] ?? 0) - (y[i] ?? 0));
+        }
+        assert.equal(Math.sign(compareVersions(x.join("."), y.join("_"))), model, `${x} ${y}`);
+      }),
+      propertyOptions(500),
+    );
   });
 });
 
