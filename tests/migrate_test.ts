@@ -68,6 +68,8 @@ const tables = (file: string) =>
   rows(file, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((r) =>
     r.name
   );
+const views = (file: string) =>
+  rows(file, "SELECT name FROM sqlite_master WHERE type = 'view'").map((r) => r.name);
 
 describe("migrate() from code", () => {
   it("names a missing config folder, and a missing migrations root, as configuration errors", async () => {
@@ -346,6 +348,26 @@ describe("migrate() from code", () => {
       migrate({ ...options, command: "status", target: "1" }),
       /a target version applies to migrate --target, baseline --version, not to status/,
     );
+  });
+
+  it("baseline leaves a repeatable view to the next migrate, which creates it, as Flyway does", async () => {
+    const { file, options, db } = await workspace();
+    await file("V1__notes.sql", "CREATE TABLE notes (body TEXT);\n");
+    await file("R__note_view.sql", "CREATE VIEW note_view AS SELECT body FROM notes;\n");
+    // A database built by hand has the table, not yet the view.
+    await mkdir(dirname(db), { recursive: true });
+    rows(db, "CREATE TABLE notes (body TEXT)");
+    const adopted = await migrate({ ...options, command: "baseline" });
+    assert.deepEqual(adopted.connections[0].files.map((f) => [f.path, f.action, f.result]), [
+      ["V1__notes.sql", "record", "recorded"],
+      ["R__note_view.sql", "apply", undefined],
+    ]);
+    const then = await migrate(options);
+    assert.deepEqual(then.connections[0].files.map((f) => [f.path, f.action]), [
+      ["V1__notes.sql", "skip"],
+      ["R__note_view.sql", "apply"],
+    ]);
+    assert.ok(views(db).includes("note_view"));
   });
 
   it("reports a changed file: migrate warns and goes on, validate throws naming it", async () => {

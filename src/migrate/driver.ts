@@ -71,6 +71,30 @@ export interface MigrationDriver<
   open(connections: readonly C[], context: DriverContext): Promise<MigrationTarget<F>[]>;
 }
 
+/**
+ * A file's record as a target read it: its checksum, and what the record says of the run that
+ * wrote it. A field the record does not hold (a record written before the field was stored) is
+ * absent, never guessed.
+ */
+export interface FileRecord {
+  /** The checksum recorded. */
+  readonly hash: string;
+  /** When the record was written: ISO 8601, UTC. */
+  readonly executedAt?: string;
+  /** Who wrote it: `user@host` ({@linkcode recordedBy}). */
+  readonly executedBy?: string;
+  /** The runner's version that wrote it (`src/version.ts`). */
+  readonly runnerVersion?: string;
+}
+
+/**
+ * Who a record names as its writer: `user@host` of the runner (`unknown@host` where the user
+ * cannot be told), the same in every driver's records.
+ */
+export function recordedBy(identity: RunnerIdentity): string {
+  return `${identity.user || "unknown"}@${identity.host}`;
+}
+
 /** What applying one file did. */
 export interface Applied {
   /** What was done; see {@linkcode FileResult}. */
@@ -92,10 +116,18 @@ export interface MigrationTarget<F extends PlannedFile> {
   readonly name: string;
   /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
   readonly strictOrder: boolean;
+  /**
+   * `migrations.flyway_compatible`: `migrate` refuses an applied versioned file that was edited
+   * or is gone, as Flyway's validate-on-migrate does.
+   */
+  readonly validateOnMigrate: boolean;
   /** Requests or queries sent so far, reads included. */
   readonly requests: number;
-  /** The applied files, path to content hash; empty when nothing was recorded yet. */
-  readRecords(): Promise<ReadonlyMap<string, string>>;
+  /**
+   * The applied files: path to record (its checksum, and when, by whom and with which runner
+   * version it was written, which `status` shows); empty when nothing was recorded yet.
+   */
+  readRecords(): Promise<ReadonlyMap<string, FileRecord>>;
   /** Creates the records index or table when missing. */
   prepare(): Promise<void>;
   /**

@@ -82,6 +82,20 @@ export interface FileReport {
   notice?: string;
   /** A reindex file that ran: what it moved, and the figures of the move. */
   reindex?: ReindexReport;
+  /**
+   * `status`, `validate` and dry runs (which write no record): what the file's record says of the
+   * run that wrote it (a renamed file: the record it takes over). A field is absent where the
+   * record does not hold it: records of earlier versions have no `runnerVersion` (SQL) or no `by`
+   * (search). Absent for a file without a record, and where the record says nothing of its run.
+   */
+  applied?: {
+    /** When: ISO 8601, UTC. */
+    readonly at?: string;
+    /** Who: `user@host`. */
+    readonly by?: string;
+    /** The runner's version (`0.1.0`). */
+    readonly runnerVersion?: string;
+  };
 }
 
 /** What a reindex file did (search). */
@@ -168,6 +182,11 @@ export interface ConnectionReport {
    * file, and two files of one resource, stop `migrate` and fail `validate`.
    */
   strictOrder?: true;
+  /**
+   * `migrations.flyway_compatible` was set: an applied versioned file that was edited or is gone
+   * stops `migrate` and fails `validate`, as in Flyway.
+   */
+  validateOnMigrate?: true;
   /** `--drift` (search): the resources of applied files compared with the cluster. */
   drift?: ConnectionDrift;
 }

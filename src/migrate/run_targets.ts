@@ -1,6 +1,6 @@
 import type { Command } from "./command/command.ts";
 import { COMMANDS } from "./command/commands.ts";
-import type { MigrationTarget } from "./driver.ts";
+import type { FileRecord, MigrationTarget } from "./driver.ts";
 import {
   isMigrationError,
   MigrationError,
@@ -116,18 +116,25 @@ async function runTarget<F extends PlannedFile>(
   if (command.alone) return await command.alone(target, entry, force);
   const strict = options.strictOrder ?? target.strictOrder;
   if (strict) entry.strictOrder = true;
-  const decideAll = (records: ReadonlyMap<string, string>) => {
+  const validateOnMigrate = target.validateOnMigrate;
+  if (validateOnMigrate) entry.validateOnMigrate = true;
+  // A run that writes no record reports what each record says of its run: the records stay so.
+  // One that writes them would report what they said before it replaced them.
+  const showsRuns = !command.writes || options.dryRun;
+  const decideAll = (read: ReadonlyMap<string, FileRecord>) => {
+    const records = new Map([...read].map(([path, record]) => [path, record.hash]));
     entry.files.splice(
       0,
       entry.files.length,
       ...decideFiles(files, records, command.name, force, options.target),
     );
+    if (showsRuns) { for (const file of entry.files) addRun(file, read); }
     entry.skipped = entry.files.filter((f) => f.action === "skip").length;
     // Before anything is written: the first check needs no lock, the second sees what another
     // runner wrote while this one waited. `validate` reports them with the changed files.
-    command.refuse?.(target, entry, records, { force, strictOrder: strict });
+    command.refuse?.(target, entry, records, { force, strictOrder: strict, validateOnMigrate });
   };
-  let records: ReadonlyMap<string, string>;
+  let records: ReadonlyMap<string, FileRecord>;
   try {
     records = await target.readRecords();
   } catch (error) {
@@ -174,6 +181,20 @@ async function runTarget<F extends PlannedFile>(
       if (done) throw error;
     });
   }
+}
+
+// What the file's record says of its run (a renamed file's: the record it takes over), where it
+// says anything.
+function addRun(file: FileReport, records: ReadonlyMap<string, FileRecord>): void {
+  const record = records.get(file.path) ??
+    (file.renamedFrom === undefined ? undefined : records.get(file.renamedFrom));
+  if (record === undefined) return;
+  const run: NonNullable<FileReport["applied"]> = {
+    ...(record.executedAt === undefined ? {} : { at: record.executedAt }),
+    ...(record.executedBy === undefined ? {} : { by: record.executedBy }),
+    ...(record.runnerVersion === undefined ? {} : { runnerVersion: record.runnerVersion }),
+  };
+  if (Object.keys(run).length > 0) file.applied = run;
 }
 
 /**

@@ -1,8 +1,9 @@
 // A migration target in memory, for the engine's tests (run_targets_test.ts,
 // run_targets_drift_test.ts): no database, no cluster, every call logged.
-import type { Applied, MigrationTarget } from "../../src/migrate/driver.ts";
+import type { Applied, FileRecord, MigrationTarget } from "../../src/migrate/driver.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import type { UnlockOutcome } from "../../src/migrate/run_report.ts";
+import { VERSION } from "../../src/version.ts";
 
 /**
  * A target that keeps its records in memory and logs every call, so that the engine's order of
@@ -11,8 +12,16 @@ import type { UnlockOutcome } from "../../src/migrate/run_report.ts";
 export class MemoryTarget implements MigrationTarget<PlannedFile> {
   readonly name: string;
   strictOrder = false;
+  validateOnMigrate = false;
   requests = 0;
   readonly records = new Map<string, string>();
+  /**
+   * What each record says of its run, beside its checksum in `records`: written by `apply` and
+   * `record`; a record set in `records` alone says nothing of its run.
+   */
+  readonly runs = new Map<string, Omit<FileRecord, "hash">>();
+  /** Who this target's records name as their writer. */
+  executedBy = "tester@memory";
   readonly calls: string[] = [];
   /** Runs while this target waits for its lock (another runner records files meanwhile). */
   whileLocking?: () => void;
@@ -29,11 +38,13 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     this.name = name;
   }
 
-  readRecords(): Promise<ReadonlyMap<string, string>> {
+  readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
     this.calls.push("read");
     this.requests++;
     if (this.readError) return Promise.reject(this.readError);
-    return Promise.resolve(new Map(this.records));
+    return Promise.resolve(
+      new Map([...this.records].map(([path, hash]) => [path, { hash, ...this.runs.get(path) }])),
+    );
   }
 
   prepare(): Promise<void> {
@@ -57,7 +68,7 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     return Promise.resolve({ unlocked: "nothing" });
   }
 
-  apply(file: PlannedFile): Promise<Applied> {
+  apply(file: PlannedFile, executedAt: Date): Promise<Applied> {
     this.calls.push(`apply ${file.path}`);
     this.requests++;
     if (this.failOn?.path === file.path) return Promise.reject(this.failOn.error);
@@ -66,14 +77,16 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
       return Promise.resolve({ result: "applied", ms: 0, alreadyRecorded: true });
     }
     this.records.set(file.path, file.hash);
+    this.#ran(file.path, executedAt);
     this.afterApply?.(file.path);
     return Promise.resolve({ result: "sent", ms: 1, status: 200 });
   }
 
-  record(file: PlannedFile): Promise<void> {
+  record(file: PlannedFile, executedAt: Date): Promise<void> {
     this.calls.push(`record ${file.path}`);
     this.requests++;
     this.records.set(file.path, file.hash);
+    this.#ran(file.path, executedAt);
     return Promise.resolve();
   }
 
@@ -82,7 +95,16 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     this.requests++;
     if (this.dropError) return Promise.reject(this.dropError);
     this.records.delete(path);
+    this.runs.delete(path);
     return Promise.resolve();
+  }
+
+  #ran(path: string, executedAt: Date): void {
+    this.runs.set(path, {
+      executedAt: executedAt.toISOString(),
+      executedBy: this.executedBy,
+      runnerVersion: VERSION,
+    });
   }
 
   failure(error: unknown): string | undefined {

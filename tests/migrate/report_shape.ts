@@ -59,6 +59,7 @@ export interface Report {
         documentsPerSecond?: number;
         writeBlockedMs?: number;
       };
+      applied?: { at?: string; by?: string; runnerVersion?: string };
     }[];
     readonly applied: number;
     readonly skipped: number;
@@ -157,6 +158,24 @@ function checkDrift(value: unknown, where: string, report: Json): void {
   }
 }
 
+// What a file's record says of its run (docs/migrations-reference.md, "Status"): on the reports of
+// runs that write no record, for files that have one, with at least one of its fields.
+function checkApplied(value: unknown, where: string, file: Json, report: Json): void {
+  assert.ok(
+    ["status", "validate", "dry-run"].includes(report.command as string) || report.dryRun === true,
+    `${where} on a run that writes records`,
+  );
+  assert.ok(!["apply", "unknown"].includes(file.action as string), `${where} without a record`);
+  const applied = keys(value, where, [], ["at", "by", "runnerVersion"]);
+  assert.ok(Object.keys(applied).length > 0, `${where}: says something, or is absent`);
+  if (applied.at !== undefined) {
+    assert.match(String(applied.at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, `${where}.at`);
+  }
+  text(applied, "at", where);
+  text(applied, "by", where);
+  text(applied, "runnerVersion", where);
+}
+
 /**
  * Checks that `value` is a report of the documented shape, with nothing else in it, and returns
  * it typed.
@@ -173,7 +192,7 @@ export function checkReport(value: unknown): Report {
       c,
       where,
       ["name", "state", "files", "applied", "skipped", "requests", "ms"],
-      ["reason", "unlocked", "note", "strictOrder", "drift", "ignored"],
+      ["reason", "unlocked", "note", "strictOrder", "validateOnMigrate", "drift", "ignored"],
     );
     if (connection.ignored !== undefined) {
       const ignored = connection.ignored as unknown[];
@@ -184,8 +203,9 @@ export function checkReport(value: unknown): Report {
       for (const path of ignored) assert.equal(typeof path, "string", `${where}.ignored`);
     }
     if (connection.drift !== undefined) checkDrift(connection.drift, `${where}.drift`, report);
-    if (connection.strictOrder !== undefined) {
-      assert.equal(connection.strictOrder, true, `${where}.strictOrder: true or absent`);
+    for (const flag of ["strictOrder", "validateOnMigrate"]) {
+      if (connection[flag] === undefined) continue;
+      assert.equal(connection[flag], true, `${where}.${flag}: true or absent`);
     }
     text(connection, "name", where, true);
     assert.ok(STATES.includes(connection.state as string), `${where}.state: ${connection.state}`);
@@ -220,8 +240,10 @@ export function checkReport(value: unknown): Report {
         "ms",
         "notice",
         "reindex",
+        "applied",
       ]);
       text(file, "path", at, true);
+      if (file.applied !== undefined) checkApplied(file.applied, `${at}.applied`, file, report);
       if (file.reindex !== undefined) {
         const r = keys(file.reindex, `${at}.reindex`, [
           "source",

@@ -408,6 +408,54 @@ describe("runTargets, the engine both runners share", () => {
     }
   });
 
+  it("says what each record holds of its run, where the run writes no record", async () => {
+    const at = "2026-11-25T06:16:07.123Z";
+    const target = new MemoryTarget("main");
+    const full = { executedAt: at, executedBy: "ci@build-7", runnerVersion: "0.1.0" };
+    target.records.set("V1", "h-V1");
+    target.runs.set("V1", full);
+    // Written before runner versions were recorded.
+    target.records.set("V2", "old");
+    target.runs.set("V2", { executedAt: at, executedBy: "ci@build-7" });
+    target.records.set("V3", "h-V3");
+    target.runs.set("V3", full);
+    target.records.set("V4", "h-gone");
+    target.runs.set("V4", full);
+    // A record that says nothing of its run.
+    target.records.set("V5", "h-V5");
+    const files = [
+      file("V1"),
+      file("V2", "h-V2", { runOnce: true }),
+      file("V3-moved", "h-V3"),
+      file("V5"),
+      file("V6"),
+    ];
+    const shown = { at, by: "ci@build-7", runnerVersion: "0.1.0" };
+    for (
+      const extra of [{ command: "status" }, { command: "validate" }, { dryRun: true }] as const
+    ) {
+      const report = await runTargets([{ target, files }], options(extra));
+      assert.deepEqual(
+        report.connections[0].files.map((f) => [f.path, f.action, f.applied]),
+        [
+          ["V1", "skip", shown],
+          ["V2", "changed", { at, by: "ci@build-7" }],
+          // A renamed file shows the record it takes over.
+          ["V3-moved", "rename", shown],
+          ["V4", "missing", shown],
+          ["V5", "skip", undefined],
+          ["V6", "apply", undefined],
+        ],
+        JSON.stringify(extra),
+      );
+    }
+    // A run that writes records would report what they said before it replaced them: nothing.
+    const migrate = await runTargets([{ target, files }], options());
+    assert.equal(migrate.error, undefined);
+    assert.equal(migrate.connections[0].files.length, 6);
+    assert.ok(migrate.connections[0].files.every((f) => !("applied" in f)), "no applied field");
+  });
+
   it("counts a file another runner recorded under its own lock as skipped, not applied", async () => {
     const target = new MemoryTarget("main");
     // The records read after the lock lack "a"; the file's own lock then finds it recorded

@@ -9,15 +9,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
-import type { DriverContext, MigrationDriver, MigrationTarget } from "../../src/migrate/driver.ts";
+import type {
+  DriverContext,
+  FileRecord,
+  MigrationDriver,
+  MigrationTarget,
+} from "../../src/migrate/driver.ts";
 import { rawContentHash } from "../../src/migrate/files/content_hash.ts";
 import { isMigrationError, MigrationFailure } from "../../src/migrate/migration_error.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
-import { silentProgress } from "../../src/migrate/run_report.ts";
+import { type FileReport, silentProgress } from "../../src/migrate/run_report.ts";
+import { type RunnerOptions, runTargets } from "../../src/migrate/run_targets.ts";
 import { searchDriver } from "../../src/migrate/search/search_driver.ts";
 import { sqlDriver } from "../../src/migrate/sql/sql_driver.ts";
+import { VERSION } from "../../src/version.ts";
 import { MemoryTarget } from "./memory_target.ts";
-import { OPENSEARCH_URL, os } from "./search/cluster.ts";
+import { EARLIER_RECORDS_MAPPINGS, OPENSEARCH_URL, os } from "./search/cluster.ts";
 import { createDatabase, DB_PASSWORD, DB_USER, type Kind, KINDS } from "./sql/databases.ts";
 
 /** Two files that apply, one that fails, and how to see whether a file ran. */
@@ -44,6 +51,15 @@ interface Subject {
   readonly fileLock: boolean;
   open(): Promise<MigrationTarget<PlannedFile>>;
   readonly files: Files;
+  /** Who the target's records name as their writer. */
+  readonly by: string;
+  /**
+   * Writes the record of `file` as the version before runner versions (SQL) and writers (search)
+   * were recorded wrote it, into a store of that version's shape; nothing was opened before.
+   */
+  writeEarlierRecord(file: PlannedFile, at: Date): Promise<void>;
+  /** What status shows of such a record: what it holds, nothing more. */
+  earlierShows(at: Date): RecordedRun | undefined;
 }
 
 const folders: string[] = [];
@@ -87,6 +103,7 @@ async function driven<C extends { name: string; migrationsEnabled: boolean }>(
   yaml: string,
   texts: { first: [string, string]; second: [string, string]; failing: [string, string] },
   ran: (file: PlannedFile) => Promise<boolean>,
+  earlier: Pick<Subject, "writeEarlierRecord" | "earlierShows">,
   env?: Record<string, string>,
 ): Promise<Subject> {
   const where = context(await configFolder(yaml), env);
@@ -94,6 +111,8 @@ async function driven<C extends { name: string; migrationsEnabled: boolean }>(
   return {
     name,
     ...locks,
+    by: "tester@conformance",
+    ...earlier,
     open: async () => (await driver.open([connection], where))[0],
     files: {
       first: await plan(driver, connection, ...texts.first),
@@ -134,6 +153,37 @@ async function sqlSubject(kind: Kind): Promise<Subject> {
     },
     async (file) =>
       (await tables()).includes(file.path === "001-first.sql" ? "conf_first" : "conf_second"),
+    {
+      // The table as the runner made it before it had a runner_version column.
+      async writeEarlierRecord(file, at) {
+        const [quoted, id, time] = kind === "mysql"
+          ? ["`framework_migrations`", "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY", "DATETIME(3)"]
+          : kind === "postgres"
+          ? [
+            `"framework_migrations"`,
+            "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+            "TIMESTAMPTZ",
+          ]
+          : [`"framework_migrations"`, "INTEGER PRIMARY KEY AUTOINCREMENT", "TEXT"];
+        await db.query(`CREATE TABLE ${quoted} (
+          id ${id},
+          migration_path VARCHAR(768) NOT NULL UNIQUE,
+          content_hash CHAR(64) NOT NULL,
+          executed_at ${time} NOT NULL,
+          executed_by VARCHAR(255) NOT NULL,
+          execution_ms INTEGER NOT NULL
+        )`);
+        // SQLite's column holds toISOString() text; MariaDB's DATETIME takes no zone suffix.
+        const value = kind === "mysql"
+          ? at.toISOString().replace("T", " ").replace("Z", "")
+          : at.toISOString();
+        await db.query(
+          `INSERT INTO ${quoted} (migration_path, content_hash, executed_at, executed_by, ` +
+            `execution_ms) VALUES ('${file.path}', '${file.hash}', '${value}', 'old@host', 3)`,
+        );
+      },
+      earlierShows: (at) => ({ at: at.toISOString(), by: "old@host" }),
+    },
     { DB_PASSWORD },
   );
 }
@@ -160,6 +210,27 @@ function searchSubject(): Promise<Subject> {
     },
     async (file) =>
       (await os("GET", `/_index_template/${file.path.replace(/\.json$/, "")}`)).status === 200,
+    {
+      // The records index as the runner made it before records named their writer.
+      async writeEarlierRecord(file, at) {
+        const created = await os("PUT", `/fm_${id}`, {
+          settings: { number_of_shards: 1, auto_expand_replicas: "0-1" },
+          mappings: EARLIER_RECORDS_MAPPINGS,
+        });
+        assert.equal(created.status, 200, JSON.stringify(created.body));
+        const put = await os("PUT", `/fm_${id}/_doc/earlier?refresh=true`, {
+          migration_path: file.path,
+          connection: id,
+          content_hash: file.hash,
+          executed_at: at.toISOString(),
+          execution_ms: 3,
+          request: { method: "PUT", path: `/_index_template/${file.path.replace(/\.json$/, "")}` },
+          runner_version: "0.0.1",
+        });
+        assert.equal(put.status, 201, JSON.stringify(put.body));
+      },
+      earlierShows: (at) => ({ at: at.toISOString(), runnerVersion: "0.0.1" }),
+    },
   );
 }
 
@@ -175,6 +246,10 @@ function memorySubject(): Subject {
     name: "memory",
     runLock: false,
     fileLock: true,
+    by: shared.executedBy,
+    // A record that says nothing of its run: only its checksum.
+    writeEarlierRecord: (file) => Promise.resolve(void shared.records.set(file.path, file.hash)),
+    earlierShows: () => undefined,
     open: () => Promise.resolve(shared),
     files: {
       first: file("001-first"),
@@ -183,6 +258,39 @@ function memorySubject(): Subject {
       ran: (f) => Promise.resolve(shared.calls.includes(`apply ${f.path}`)),
     },
   };
+}
+
+/** What status shows of a record's run. */
+type RecordedRun = NonNullable<FileReport["applied"]>;
+
+/** `status` through the engine, as the command line runs it. */
+const STATUS: RunnerOptions = {
+  command: "status",
+  dryRun: false,
+  lockTimeoutMs: 1000,
+  progress: silentProgress,
+};
+
+/** What a target's records say, in path order. */
+async function fileRecords(
+  target: MigrationTarget<PlannedFile>,
+): Promise<[string, FileRecord][]> {
+  return [...await target.readRecords()].sort(([a], [b]) => a < b ? -1 : 1);
+}
+
+/** A target's records as path and checksum, in the order it read them. */
+async function hashes(target: MigrationTarget<PlannedFile>): Promise<[string, string][]> {
+  return [...await target.readRecords()].map(([path, record]) => [path, record.hash]);
+}
+
+/** What a record written now, at `at`, by `by`, holds beside its checksum. */
+function written(at: Date, by: string): Omit<FileRecord, "hash"> {
+  return { executedAt: at.toISOString(), executedBy: by, runnerVersion: VERSION };
+}
+
+/** What status shows of it. */
+function shown(at: Date, by: string): RecordedRun {
+  return { at: at.toISOString(), by, runnerVersion: VERSION };
 }
 
 const subjects: [string, () => Promise<Subject>][] = [
@@ -225,14 +333,14 @@ for (const [name, make] of subjects) {
         assert.equal(await subject.files.ran(second), false, "recording runs nothing");
         await target.release();
         assert.deepEqual(
-          [...await target.readRecords()].sort(),
+          (await hashes(target)).sort(),
           [[first.path, first.hash], [second.path, second.hash]],
         );
         await target.lock(1000, () => {});
         await target.dropRecord(second.path);
         await target.dropRecord("999-never-recorded");
         await target.release();
-        assert.deepEqual([...await target.readRecords()], [[first.path, first.hash]]);
+        assert.deepEqual(await hashes(target), [[first.path, first.hash]]);
       } finally {
         await target.close();
       }
@@ -251,7 +359,7 @@ for (const [name, make] of subjects) {
         assert.ok(!applied.alreadyRecorded, "another checksum's record is no reason to skip it");
         assert.ok(await subject.files.ran(first), "the file ran");
         await target.release();
-        assert.deepEqual([...await target.readRecords()], [[first.path, first.hash]]);
+        assert.deepEqual(await hashes(target), [[first.path, first.hash]]);
       } finally {
         await target.close();
       }
@@ -317,13 +425,88 @@ for (const [name, make] of subjects) {
           assert.equal(again.alreadyRecorded, true);
         } else {
           // What the engine reads once it holds the lock, and so does not apply the file again.
-          assert.equal((await mine.readRecords()).get(file.path), file.hash);
+          assert.equal((await mine.readRecords()).get(file.path)?.hash, file.hash);
         }
         await mine.release();
-        assert.deepEqual([...await mine.readRecords()], [[file.path, file.hash]]);
+        assert.deepEqual(await hashes(mine), [[file.path, file.hash]]);
       } finally {
         await Promise.all([mine.close(), theirs.close()]);
       }
+    });
+    it("shows in status when, by whom and with which runner version each file was recorded", async () => {
+      const subject = await make();
+      const { first, second, failing } = subject.files;
+      const appliedAt = new Date("2026-11-25T06:16:07.123Z");
+      const recordedAt = new Date("2026-11-26T07:08:09.456Z");
+      const target = await subject.open();
+      try {
+        await target.prepare();
+        await target.lock(1000, () => {});
+        await target.apply(first, appliedAt);
+        await target.record(second, recordedAt);
+        await target.release();
+        assert.deepEqual(await fileRecords(target), [
+          [first.path, { hash: first.hash, ...written(appliedAt, subject.by) }],
+          [second.path, { hash: second.hash, ...written(recordedAt, subject.by) }],
+        ]);
+      } finally {
+        await target.close();
+      }
+      const report = await runTargets(
+        [{ target: await subject.open(), files: [first, second, failing] }],
+        STATUS,
+      );
+      assert.equal(report.error, undefined);
+      assert.deepEqual(report.connections[0].files.map((f) => [f.path, f.action, f.applied]), [
+        [first.path, "skip", shown(appliedAt, subject.by)],
+        [second.path, "skip", shown(recordedAt, subject.by)],
+        [failing.path, "apply", undefined],
+      ]);
+    });
+
+    it("reads a record an earlier version wrote, shows only what it holds, and keeps it so", async () => {
+      const subject = await make();
+      const { first, second } = subject.files;
+      const earlier = new Date("2024-01-02T03:04:05.678Z");
+      await subject.writeEarlierRecord(first, earlier);
+      const listed = async () =>
+        (await runTargets([{ target: await subject.open(), files: [first, second] }], STATUS))
+          .connections[0].files.map((f) => [f.path, f.action, f.applied]);
+      assert.deepEqual(await listed(), [
+        [first.path, "skip", subject.earlierShows(earlier)],
+        [second.path, "apply", undefined],
+      ]);
+      // A run that writes brings the store up to date first, then records the new file in full.
+      const migrated = await runTargets(
+        [{ target: await subject.open(), files: [first, second] }],
+        { ...STATUS, command: "migrate" },
+      );
+      assert.equal(migrated.error, undefined);
+      assert.equal(migrated.connections[0].applied, 1);
+      const appliedAt = new Date();
+      const target = await subject.open();
+      try {
+        // Bringing it up to date again changes nothing.
+        await target.prepare();
+        await target.lock(1000, () => {});
+        await target.release();
+        const records = new Map(await fileRecords(target));
+        assert.equal(records.get(first.path)?.hash, first.hash);
+        assert.equal(records.get(second.path)?.hash, second.hash);
+        assert.equal(records.get(second.path)?.executedBy, subject.by);
+        assert.equal(records.get(second.path)?.runnerVersion, VERSION);
+        const at = Date.parse(records.get(second.path)?.executedAt ?? "");
+        assert.ok(Math.abs(at - appliedAt.getTime()) < 60_000, `applied just now: ${at}`);
+      } finally {
+        await target.close();
+      }
+      const [old, now] = await listed();
+      assert.deepEqual(old, [first.path, "skip", subject.earlierShows(earlier)]);
+      assert.deepEqual(now.slice(0, 2), [second.path, "skip"]);
+      const shownNow = now[2] as RecordedRun | undefined;
+      assert.equal(shownNow?.by, subject.by);
+      assert.equal(shownNow?.runnerVersion, VERSION);
+      assert.match(shownNow?.at ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     });
   });
 }

@@ -71,6 +71,23 @@ function remarks(file: FileReport): string {
   ].filter(Boolean).join("");
 }
 
+// `2026-11-25 06:16 UTC by ci@build-7 (thaw 0.1.0)`: what the record holds, nothing more.
+function ran(run: NonNullable<FileReport["applied"]>): string {
+  return [
+    run.at !== undefined && minute(run.at),
+    run.by !== undefined && `by ${run.by}`,
+    run.runnerVersion !== undefined && `(thaw ${run.runnerVersion})`,
+  ].filter(Boolean).join(" ");
+}
+
+// To the minute, in UTC as recorded: the report has the exact time.
+function minute(iso: string): string {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime())
+    ? iso
+    : `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
 // `alias products: products-v1 -> products-v2, 50000 document(s), 31000/s, writes blocked 1.8 s`
 function moved(r: ReindexReport): string {
   return [
@@ -122,10 +139,19 @@ export function humanSummary(report: RunReport): string[] {
     if (listing || plan) {
       lines.push(`${c.name}:`);
       if (c.files.length === 0) lines.push("  (no files)");
+      // What the records say of their runs, in a column after the longest path that has one.
+      const width = Math.max(
+        0,
+        ...c.files.filter((f) => f.applied).map((f) => `${f.path}${remarks(f)}`.length),
+      );
       for (const f of c.files) {
         lines.push(
           listing
-            ? `  ${state(f).padEnd(12)} ${f.path}${remarks(f)}`
+            ? `  ${state(f).padEnd(12)} ${
+              f.applied
+                ? `${`${f.path}${remarks(f)}`.padEnd(width)}  ${ran(f.applied)}`
+                : `${f.path}${remarks(f)}`
+            }`
             : report.command === "repair" && f.action === "apply"
             ? `  ${"pending".padEnd(8)} ${f.path}${remarks(f)}`
             : `  ${LABEL[f.action].padEnd(8)} ${f.path}${sent(f)}${remarks(f)}`,

@@ -3,8 +3,9 @@ import type { MigrationCommand } from "./command.ts";
 
 /**
  * `baseline`: adopts a database or cluster built by hand by recording every file as applied
- * without running it. Work: every file without a record, or with another checksum (`record`);
- * it moves no record (no renames). With `--version <version>` it records the files up to that
+ * without running it. Work: every file without a record, or with another checksum (`record`),
+ * but a repeatable (`R__`) one, which it leaves for `migrate` to run; it moves no record (no
+ * renames). With `--version <version>` it records the files up to that
  * version and leaves the later ones pending, for `migrate` to run. Refused where records exist,
  * unless `--force`.
  */
@@ -16,6 +17,7 @@ export const baseline: MigrationCommand = {
   renames: false,
   verb: "record",
   target: "--version",
+  leavesRepeatables: true,
   listsUnknown: false,
   decide: (state) =>
     state === "apply" || state === "reapply" || state === "changed"

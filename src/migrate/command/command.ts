@@ -1,6 +1,14 @@
 import type { MigrationTarget } from "../driver.ts";
 import type { PlannedFile } from "../plan/planned_file.ts";
-import type { ConnectionReport, FileAction, Progress, RunError, RunReport } from "../run_report.ts";
+import type {
+  ConnectionReport,
+  FileAction,
+  FileReport,
+  Progress,
+  RunError,
+  RunReport,
+} from "../run_report.ts";
+import { isRepeatable } from "../plan/migration_name.ts";
 
 /** The commands of the migration runner. */
 export type Command = "migrate" | "status" | "validate" | "baseline" | "repair" | "unlock";
@@ -22,6 +30,8 @@ export interface CommandOptions {
   readonly force: boolean;
   /** Strict order is in force on this connection. */
   readonly strictOrder: boolean;
+  /** Flyway's validate-on-migrate is in force on this connection (`flyway_compatible`). */
+  readonly validateOnMigrate: boolean;
 }
 
 /**
@@ -43,6 +53,11 @@ export interface MigrationCommand {
   readonly verb: "apply" | "record";
   /** What it does with a file (or a record without a file) in `state`, `--force` given or not. */
   decide(state: FileState, force: boolean): FileAction;
+  /**
+   * It leaves repeatable (`R__`) files as they are found, for the next `migrate` to run, as
+   * Flyway's baseline does: they are meant to run again, and recording one would skip it.
+   */
+  readonly leavesRepeatables?: true;
   /** Whether it writes anything for a file it decided `action` for. */
   isWork(action: FileAction): boolean;
   /**
@@ -81,4 +96,28 @@ export interface MigrationCommand {
  */
 export function asFound(state: FileState): FileAction {
   return state === "earlier-hash" ? "skip" : state === "missing-after-files" ? "missing" : state;
+}
+
+/**
+ * What Flyway's validate-on-migrate (`migrations.flyway_compatible`) finds wrong with a connection's
+ * decided files, in run order: an applied versioned file edited since, whether it runs once or
+ * would be applied again (a repeatable `R__` file is meant to be edited), and a record whose file
+ * is gone, unless it sorts after every file here of its kind: a newer checkout's, which Flyway
+ * calls future and ignores by default.
+ */
+export function flywayRefusals(files: readonly FileReport[]): FileReport[] {
+  return files.filter((file, i) => {
+    if (file.action === "changed") return true;
+    if (file.action === "reapply") return !isRepeatable(file.path);
+    if (file.action !== "missing") return false;
+    const kind = isRepeatable(file.path);
+    return files.slice(i + 1).some((f) => f.action !== "missing" && isRepeatable(f.path) === kind);
+  });
+}
+
+/** Why {@linkcode flywayRefusals} refused `file`, after its path in messages. */
+export function flywayRefusal(file: FileReport): string {
+  return file.action === "missing"
+    ? "is recorded as applied, but its file is gone"
+    : "changed after it was applied";
 }

@@ -1,15 +1,16 @@
 import { MigrationFileError, PlanError } from "../migration_error.ts";
 import type { ConnectionReport, FileReport } from "../run_report.ts";
-import { asFound, type MigrationCommand } from "./command.ts";
+import { asFound, flywayRefusal, flywayRefusals, type MigrationCommand } from "./command.ts";
 
 /**
  * `migrate`: applies pending files and, where a driver applies them again, changed declarative
  * ones. Work: `apply`, `reapply`, and `rename` (the record moves, nothing runs). A run-once file
  * changed after it ran is reported, never run. Under strict order it refuses, before anything is
  * written, a pending file that sorts before an applied one and a second file of one resource;
- * otherwise it warns of them. With `--drift` it also applies again the files whose resources
- * drifted; with `--target <version>` it leaves the files above that version as they are. Fails
- * on the first file that fails.
+ * otherwise it warns of them. Under `flyway_compatible` it refuses, before anything is written,
+ * an applied versioned file that was edited or is gone. With `--drift` it also applies again the
+ * files whose resources drifted; with `--target <version>` it leaves the files above that version
+ * as they are. Fails on the first file that fails.
  */
 export const migrate: MigrationCommand = {
   name: "migrate",
@@ -23,6 +24,19 @@ export const migrate: MigrationCommand = {
   decide: asFound,
   isWork: (action) => action === "apply" || action === "reapply" || action === "rename",
   refuse(target, entry, _records, options) {
+    const edited = options.validateOnMigrate ? flywayRefusals(entry.files) : [];
+    if (edited.length > 0) {
+      throw new PlanError(
+        target.name,
+        new MigrationFileError(
+          edited[0].path,
+          flywayRefusal(edited[0]) +
+            (edited.length > 1 ? ` (and ${edited.length - 1} more file(s) like it)` : "") +
+            `; flyway_compatible refuses to migrate until the applied files are as they were ` +
+            `(restore it, or record the files as they are with "repair")`,
+        ),
+      );
+    }
     if (!options.strictOrder) return;
     const late = entry.files.filter((f) => f.outOfOrder !== undefined);
     if (late.length > 0) {

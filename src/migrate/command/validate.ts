@@ -1,12 +1,12 @@
 import type { ConnectionReport, FileReport, RunError, RunReport } from "../run_report.ts";
-import type { MigrationCommand } from "./command.ts";
+import { flywayRefusal, flywayRefusals, type MigrationCommand } from "./command.ts";
 import { status } from "./status.ts";
 
 /**
  * `validate`: what `status` reads, as a check that fails. It fails on run-once files changed
- * after they ran and, under strict order, on files out of order and on two files of one
- * resource, and with `--drift` on resources that differ from their files, naming them all, on
- * every connection. Writes nothing.
+ * after they ran, under `flyway_compatible` on any applied versioned file edited or gone, under
+ * strict order on files out of order and on two files of one resource, and with `--drift` on
+ * resources that differ from their files, naming them all, on every connection. Writes nothing.
  */
 export const validate: MigrationCommand = { ...status, name: "validate", verdict: invalidFiles };
 
@@ -23,6 +23,16 @@ function invalidFiles(report: RunReport): RunError | undefined {
       }))
     );
   const changed = found((f) => f.action === "changed", (f) => f.path);
+  // Under flyway_compatible, what migrate refuses: edited declarative files and missing ones too.
+  const flyway = report.connections.flatMap((c) =>
+    c.validateOnMigrate === true
+      ? flywayRefusals(c.files).filter((f) => f.action !== "changed").map((f) => ({
+        connection: c.name,
+        file: f.path,
+        text: `${c.name}: ${f.path} ${flywayRefusal(f)}`,
+      }))
+      : []
+  );
   const late = found(
     (f, c) => c.strictOrder === true && f.outOfOrder !== undefined,
     (f) => `${f.path} before ${f.outOfOrder}`,
@@ -42,13 +52,16 @@ function invalidFiles(report: RunReport): RunError | undefined {
       })`,
     }))
   );
-  const first = changed[0] ?? late[0] ?? twice[0] ?? drifted[0];
+  const first = changed[0] ?? flyway[0] ?? late[0] ?? twice[0] ?? drifted[0];
   if (first === undefined) return undefined;
   const list = (items: { text: string }[]) => items.map((i) => i.text).join(", ");
   const why = [
     changed.length > 0 &&
     `run-once files were changed after they ran (${list(changed)}); restore them and put ` +
       `changes in new files, or record them as they are with "repair"`,
+    flyway.length > 0 &&
+    `under flyway_compatible, applied files were edited or are gone (${list(flyway)}); ` +
+      `restore them, or record them as they are with "repair"`,
     late.length > 0 &&
     `files are out of order under strict order (${list(late)}); rename them to sort after the ` +
       `applied ones`,

@@ -11,8 +11,16 @@ export interface ConnectionEntry {
   /** The entry's `migrations` mapping (`{}` when absent). */
   readonly migrations: Readonly<Record<string, unknown>>;
   readonly migrationsEnabled: boolean;
-  /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
+  /**
+   * `migrations.strict_order`: a pending file that sorts before an applied one is an error. Its
+   * default is `migrations.flyway_compatible`.
+   */
   readonly strictOrder: boolean;
+  /**
+   * `migrations.flyway_compatible`: Flyway's validate-on-migrate, so `migrate` refuses, before it
+   * writes anything, an applied versioned file that was edited or is gone.
+   */
+  readonly validateOnMigrate: boolean;
   /**
    * `migrations.placeholders`: what replaces `${name}` in its migration files. Absent (or empty
    * of entries), files are taken as written: upgrading changes no file that holds a `${`.
@@ -79,12 +87,23 @@ export function connectionEntries(
         throw new ConfigError(`${at(`migrations.${k}`)} is not a migrations setting`);
       }
     }
+    // Flyway's defaults in one switch; an explicit strict_order still wins, as outOfOrder does.
+    const flyway = booleanSetting(
+      migrations.flyway_compatible,
+      false,
+      at("migrations.flyway_compatible"),
+    );
     return {
       name,
       values: item,
       migrations,
       migrationsEnabled: booleanSetting(migrations.enabled, false, at("migrations.enabled")),
-      strictOrder: booleanSetting(migrations.strict_order, false, at("migrations.strict_order")),
+      strictOrder: booleanSetting(
+        migrations.strict_order,
+        flyway,
+        at("migrations.strict_order"),
+      ),
+      validateOnMigrate: flyway,
       placeholders: placeholderSetting(migrations.placeholders, at),
       at,
     };

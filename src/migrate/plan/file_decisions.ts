@@ -1,4 +1,4 @@
-import type { Command, FileState } from "../command/command.ts";
+import { asFound, type Command, type FileState } from "../command/command.ts";
 import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
 import type { FileReport } from "../run_report.ts";
@@ -25,7 +25,8 @@ import { compareVersionPaths } from "./version_order.ts";
  * With a `target` version (`migrate --target`, `baseline --version`), a pending or changed file
  * whose version is above it is `above-target`: left as it is.
  *
- * `baseline` turns every file it would write a record for into `record`; `repair` turns changed
+ * `baseline` turns every file it would write a record for into `record` (but a repeatable one, left
+ * as it is found for `migrate`); `repair` turns changed
  * files, and records holding an earlier version's raw-bytes hash, into `record` and missing
  * records into `drop` (those sorting after every file here only with `force`: an older checkout
  * lacks the newest files), and leaves pending files pending.
@@ -90,7 +91,9 @@ export function decideFiles(
     }
     return {
       path: file.path,
-      action: rules.decide(state, force),
+      action: rules.leavesRepeatables && isRepeatable(file.path)
+        ? asFound(state)
+        : rules.decide(state, force),
       ...(file.request ? { request: file.request } : {}),
       ...(file.resource === undefined ? {} : { resource: file.resource }),
       ...(state === "apply" && lastApplied !== undefined && !isRepeatable(file.path) &&

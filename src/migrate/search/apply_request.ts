@@ -1,6 +1,8 @@
 import { MigrationFailure } from "../migration_error.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "./http/search_client.ts";
 import type { SearchRequest } from "./plan/search_request.ts";
+import { type PolicyApi, policyApiOf } from "./plan/policy_api.ts";
+import { describeDistribution, distributionOf } from "./distribution.ts";
 
 /** What applying a file did. */
 export interface ApplyOutcome {
@@ -15,8 +17,9 @@ export interface ApplyOutcome {
 }
 
 /**
- * Sends the request(s) a planned file stands for. Index creation checks existence first; an ISM
- * policy is read and then written with its sequence numbers, so a changed file really updates it.
+ * Sends the request(s) a planned file stands for. Index creation checks existence first; a policy
+ * is read first, to tell a create from an update, and an ISM one is then written with its
+ * sequence numbers, so a changed file really updates it (an ILM `PUT` replaces it as it is).
  * A template or policy upsert is safe to repeat on another host; an index creation or an
  * envelope other than GET/HEAD is not. `signal` aborts the request in flight.
  */
@@ -46,24 +49,29 @@ export async function applyRequest(
       return { result: "created", status: put.status };
     }
     case "policy": {
+      const api = policyApiOf(request.body?.policy);
       // Read right before writing: ISM updates its own metadata after a create.
       for (let attempt = 0;; attempt++) {
         const current = await client.send("GET", request.path, undefined, { signal });
         let path = request.path;
-        if (current.status === 200) {
+        if (current.status === 200 && api.conditional) {
           const { _seq_no, _primary_term } = current.body as {
             _seq_no: number;
             _primary_term: number;
           };
           path += `?if_seq_no=${_seq_no}&if_primary_term=${_primary_term}`;
-        } else if (current.status !== 404) {
+        } else if (current.status !== 200 && current.status !== 404) {
+          await failOnOtherApi(client, api, where, `GET ${request.path}`, current, signal);
           fail("GET", request.path, current);
         }
         // Sent twice, it writes the same policy again: the 409 below reads and writes once more.
         const put = await client.send("PUT", path, request.body, { repeatable: true, signal });
         // A concurrent write between our read and write: read again, once.
         if (put.status === 409 && attempt === 0) continue;
-        if (!ok(put)) fail("PUT", path, put);
+        if (!ok(put)) {
+          await failOnOtherApi(client, api, where, `PUT ${path}`, put, signal);
+          fail("PUT", path, put);
+        }
         const late = lateNotice(put);
         if (current.status === 404) {
           return { result: "created", status: put.status, ...(late ? { notice: late } : {}) };
@@ -71,10 +79,7 @@ export async function applyRequest(
         return {
           result: "updated",
           status: put.status,
-          notice:
-            `policy "${request.name}" updated: indices it already manages keep the previous ` +
-            `version until you apply it with POST /_plugins/_ism/change_policy` +
-            (late ? `; ${late}` : ""),
+          notice: api.updateNotice(request.name ?? "") + (late ? `; ${late}` : ""),
         };
       }
     }
@@ -102,4 +107,34 @@ function lateNotice(response: SearchResponse): string | undefined {
   return `${hosts.join(", ")} took this request without answering before another host ` +
     `applied it: if it hung, it may apply it again when it resumes, over a later change; once ` +
     `it is back (or gone), run status --drift, and migrate --drift if it shows this file`;
+}
+
+/**
+ * A policy file written for the API this cluster does not have (an ISM policy sent to
+ * Elasticsearch, an ILM one to OpenSearch) gets the cluster's own refusal, which does not say why
+ * (`no handler found`, `Invalid index name [_ilm]`): `GET /` tells what the cluster is, and the
+ * failure says so. Returns when the cluster is of the policy's kind, or cannot be read.
+ */
+async function failOnOtherApi(
+  client: SearchClient,
+  api: PolicyApi,
+  where: { connection: string; file: string },
+  request: string,
+  refused: SearchResponse,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const root = await client.send("GET", "/", undefined, { signal });
+  if (root.status !== 200) return;
+  const distribution = distributionOf(root.body);
+  const wanted = distribution.name === "elasticsearch" ? "ILM" : "ISM";
+  if (wanted === api.name) return;
+  throw new MigrationFailure({
+    ...where,
+    request,
+    status: refused.status,
+    reason: `this is an ${api.name} policy (${api.name === "ISM" ? '"states"' : '"phases"'}), ` +
+      `but the cluster is ${describeDistribution(distribution)}, whose policies are ` +
+      `${wanted}'s (${wanted === "ISM" ? '"states"' : '"phases"'}): write the policy for ` +
+      `${wanted} (the cluster answered: ${errorDetail(refused.body)})`,
+  });
 }

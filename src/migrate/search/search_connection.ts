@@ -40,6 +40,8 @@ export interface SearchConnection {
   readonly migrationsEnabled: boolean;
   /** `migrations.strict_order` (see `ConnectionEntry`). */
   readonly strictOrder: boolean;
+  /** `migrations.flyway_compatible` (see `ConnectionEntry`). */
+  readonly validateOnMigrate: boolean;
   /** `migrations.placeholders` (see `ConnectionEntry`); absent: files are taken as written. */
   readonly placeholders?: Placeholders;
   readonly recordsIndex: string;
@@ -60,7 +62,14 @@ const RULES: EntryRules = {
     "proxy",
     "migrations",
   ]),
-  migrationKeys: new Set(["enabled", "index", "lock_lease", "strict_order", "placeholders"]),
+  migrationKeys: new Set([
+    "enabled",
+    "index",
+    "lock_lease",
+    "strict_order",
+    "flyway_compatible",
+    "placeholders",
+  ]),
   kind: "connection",
   needs: "name and hosts",
 };
@@ -112,6 +121,7 @@ export function searchConnections(
         proxy,
         migrationsEnabled: rest.migrationsEnabled,
         strictOrder: rest.strictOrder,
+        validateOnMigrate: rest.validateOnMigrate,
         placeholders: rest.placeholders,
         recordsIndex,
         lockLeaseMs: lockLease(migrations.lock_lease, at("migrations.lock_lease")),

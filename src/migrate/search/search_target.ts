@@ -1,5 +1,11 @@
 import { VERSION } from "../../version.ts";
-import type { Applied, DriftInspection, MigrationTarget } from "../driver.ts";
+import {
+  type Applied,
+  type DriftInspection,
+  type FileRecord,
+  type MigrationTarget,
+  recordedBy,
+} from "../driver.ts";
 import type { PlannedFile } from "../plan/planned_file.ts";
 import { isMigrationError, MigrationError, MigrationFailure } from "../migration_error.ts";
 import {
@@ -10,6 +16,7 @@ import {
   type UnlockOutcome,
 } from "../run_report.ts";
 import { applyRequest } from "./apply_request.ts";
+import { type Distribution, distributionOf } from "./distribution.ts";
 import { driftChecks } from "./drift/drift_plan.ts";
 import { composeMasks, type Mask, maskUrls, placeholdersMask } from "../../config/secrets_mask.ts";
 import {
@@ -36,6 +43,7 @@ export interface SearchFile extends PlannedFile {
 export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly name: string;
   readonly strictOrder: boolean;
+  readonly validateOnMigrate: boolean;
   readonly #client: SearchClient;
   readonly #store: RecordStore;
   readonly #lock: SearchLock;
@@ -45,6 +53,9 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly #timeoutMs: number;
   readonly #progress: Progress;
   readonly #interrupt: AbortSignal | undefined;
+  // Who each record names as its writer: `user@host`, as in the SQL records.
+  readonly #executedBy: string;
+  #cluster: Promise<Distribution> | undefined;
 
   /**
    * @param options `progress` hears the steps of a long file (a reindex); `signal` (Ctrl-C) stops
@@ -62,7 +73,9 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     this.#timeoutMs = connection.timeoutMs;
     this.#progress = options.progress ?? silentProgress;
     this.#interrupt = options.signal;
+    this.#executedBy = recordedBy(identity);
     this.strictOrder = connection.strictOrder;
+    this.validateOnMigrate = connection.validateOnMigrate;
     this.#transport = transport;
     this.#client = new SearchClient(connection, transport);
     // Drift quotes values of the files and of the cluster: a placeholder's may be a secret, a
@@ -88,13 +101,27 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     );
   }
 
+  // What the cluster is, read from `GET /` once, by the first file that needs to know (a
+  // reindex); a read that failed is not kept, so the next file asks again.
+  #distribution(): Promise<Distribution> {
+    if (this.#cluster === undefined) {
+      const read = this.#client.send("GET", "/").then((root) =>
+        distributionOf(root.status === 200 ? root.body : undefined)
+      );
+      read.catch(() => {
+        if (this.#cluster === read) this.#cluster = undefined;
+      });
+      this.#cluster = read;
+    }
+    return this.#cluster;
+  }
+
   get requests(): number {
     return this.#client.requests;
   }
 
-  async readRecords(): Promise<ReadonlyMap<string, string>> {
-    const records = await this.#store.readAll();
-    return new Map([...records].map(([path, r]) => [path, r.content_hash]));
+  readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
+    return this.#store.readFileRecords();
   }
 
   prepare(): Promise<void> {
@@ -147,6 +174,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
           lost,
           ...(this.#interrupt === undefined ? {} : { interrupt: this.#interrupt }),
           say: (message) => this.#progress.step(this.name, message),
+          distribution: (await this.#distribution()).name,
         });
     } catch (error) {
       if (lost.aborted) throw this.#lockLost(file, lost.reason);
@@ -185,6 +213,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       execution_ms: ms,
       request: { method: file.searchRequest.method, path: file.searchRequest.path },
       runner_version: VERSION,
+      executed_by: this.#executedBy,
     });
     return { ...outcome, ms };
   }
@@ -204,6 +233,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       execution_ms: 0,
       request: { method: file.searchRequest.method, path: file.searchRequest.path },
       runner_version: VERSION,
+      executed_by: this.#executedBy,
     });
   }
 

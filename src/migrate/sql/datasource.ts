@@ -30,6 +30,8 @@ export interface Datasource {
   readonly migrationsEnabled: boolean;
   /** `migrations.strict_order` (see `ConnectionEntry`). */
   readonly strictOrder: boolean;
+  /** `migrations.flyway_compatible` (see `ConnectionEntry`). */
+  readonly validateOnMigrate: boolean;
   /** `migrations.placeholders` (see `ConnectionEntry`); absent: files are taken as written. */
   readonly placeholders?: Placeholders;
   readonly table: string;
@@ -39,7 +41,7 @@ export interface Datasource {
 
 const RULES: EntryRules = {
   keys: new Set(["name", "url", "username", "password", "migrations"]),
-  migrationKeys: new Set(["enabled", "table", "strict_order", "placeholders"]),
+  migrationKeys: new Set(["enabled", "table", "strict_order", "flyway_compatible", "placeholders"]),
   kind: "datasource",
   needs: "name and url",
 };
@@ -73,6 +75,7 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
       name,
       migrationsEnabled: entry.migrationsEnabled,
       strictOrder: entry.strictOrder,
+      validateOnMigrate: entry.validateOnMigrate,
       placeholders: entry.placeholders,
       table,
       source: at("url"),

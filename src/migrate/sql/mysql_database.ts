@@ -1,12 +1,15 @@
 import mysql from "mysql2";
 import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
+import type { FileRecord } from "../driver.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
+  fileRecords,
   pollServerLock,
   putRow,
   RECORD_COLUMNS,
   recordRow,
+  RUNNER_VERSION_COLUMN,
   ScriptError,
   type SqlDatabase,
   type SqlRecord,
@@ -37,16 +40,13 @@ export class MysqlDatabase implements SqlDatabase {
     this.#datasource = datasource;
   }
 
-  async readRecords(table: string): Promise<Map<string, string>> {
+  async readRecords(table: string): Promise<Map<string, FileRecord>> {
     const exists = await this.#query<{ n: number }>(
       "SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
       [table],
     );
     if (Number(exists[0].n) === 0) return new Map();
-    const rows = await this.#query<{ migration_path: string; content_hash: string }>(
-      `SELECT migration_path, content_hash FROM \`${table}\``,
-    );
-    return new Map(rows.map((r) => [r.migration_path, r.content_hash]));
+    return fileRecords(await this.#query<Record<string, unknown>>(`SELECT * FROM \`${table}\``));
   }
 
   async lock(
@@ -83,8 +83,21 @@ export class MysqlDatabase implements SqlDatabase {
       executed_at DATETIME(3) NOT NULL,
       executed_by VARCHAR(255) NOT NULL,
       execution_ms INT NOT NULL,
+      ${RUNNER_VERSION_COLUMN} VARCHAR(64) NULL,
       UNIQUE KEY uq_migration_path (migration_path)
     ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`);
+    // A table an earlier version made lacks the column. Looked for first: MySQL has no ADD COLUMN
+    // IF NOT EXISTS (MariaDB has), and an ALTER TABLE that changes nothing still locks the table.
+    const [{ n }] = await this.#query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM information_schema.COLUMNS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?`,
+      [table, RUNNER_VERSION_COLUMN],
+    );
+    if (Number(n) === 0) {
+      await this.#query(
+        `ALTER TABLE \`${table}\` ADD COLUMN ${RUNNER_VERSION_COLUMN} VARCHAR(64) NULL`,
+      );
+    }
   }
 
   async unlock(): Promise<void> {
@@ -109,24 +122,26 @@ export class MysqlDatabase implements SqlDatabase {
         .on("end", () => resolve());
     });
     const row = recordRow(record);
-    const [, hash, executedAt, executedBy, ms] = row;
+    const [, hash, executedAt, executedBy, ms, version] = row;
     // A file applied again (repeatable) replaces its record.
     await this.#query(
-      `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)
-        ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?, execution_ms = ?`,
-      [...row, hash, executedAt, executedBy, ms],
+      `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
+        ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?,
+          execution_ms = ?, runner_version = ?`,
+      [...row, hash, executedAt, executedBy, ms, version],
     );
     return ms;
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {
-    const [path, hash, executedAt, executedBy, ms] = putRow(record);
+    const [path, hash, executedAt, executedBy, ms, version] = putRow(record);
     // The new values given twice, not as VALUES(column): MySQL 8.0.20 deprecates that, and the
     // row alias it suggests instead is not MariaDB syntax.
     await this.#query(
-      `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)
-        ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?`,
-      [path, hash, executedAt, executedBy, ms, hash, executedAt, executedBy],
+      `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
+        ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?,
+          runner_version = ?`,
+      [path, hash, executedAt, executedBy, ms, version, hash, executedAt, executedBy, version],
     );
   }
 

@@ -1,13 +1,16 @@
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
+import type { FileRecord } from "../driver.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
+  fileRecords,
   pollServerLock,
   putRow,
   RECORD_COLUMNS,
   recordRow,
+  RUNNER_VERSION_COLUMN,
   ScriptError,
   type SqlDatabase,
   type SqlRecord,
@@ -57,7 +60,7 @@ export class PostgresDatabase implements SqlDatabase {
     this.#applicationName = `thaw migrate ${identity.host} ${identity.pid}`.slice(0, 63);
   }
 
-  async readRecords(table: string): Promise<Map<string, string>> {
+  async readRecords(table: string): Promise<Map<string, FileRecord>> {
     // Quoted as CREATE TABLE quotes it: unquoted, to_regclass folds Audit_Migrations to lower case
     // and never finds the table, which the next run then fails to create again.
     const exists = await this.#query<{ t: string | null }>(
@@ -65,10 +68,7 @@ export class PostgresDatabase implements SqlDatabase {
       [table],
     );
     if (exists[0].t === null) return new Map();
-    const rows = await this.#query<{ migration_path: string; content_hash: string }>(
-      `SELECT migration_path, content_hash FROM "${table}"`,
-    );
-    return new Map(rows.map((r) => [r.migration_path, r.content_hash]));
+    return fileRecords(await this.#query<Record<string, unknown>>(`SELECT * FROM "${table}"`));
   }
 
   async lock(
@@ -94,8 +94,21 @@ export class PostgresDatabase implements SqlDatabase {
       content_hash CHAR(64) NOT NULL,
       executed_at TIMESTAMPTZ NOT NULL,
       executed_by VARCHAR(255) NOT NULL,
-      execution_ms INTEGER NOT NULL
+      execution_ms INTEGER NOT NULL,
+      ${RUNNER_VERSION_COLUMN} VARCHAR(64)
     )`);
+    // A table an earlier version made lacks the column. Looked for first: ALTER TABLE takes an
+    // exclusive lock on the table, and needs its owner, even where IF NOT EXISTS then does nothing.
+    const [{ found }] = await this.#query<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(quote_ident($1))
+         AND attname = $2 AND NOT attisdropped) AS found`,
+      [table, RUNNER_VERSION_COLUMN],
+    );
+    if (!found) {
+      await this.#query(
+        `ALTER TABLE "${table}" ADD COLUMN IF NOT EXISTS ${RUNNER_VERSION_COLUMN} VARCHAR(64)`,
+      );
+    }
   }
 
   async unlock(): Promise<void> {
@@ -125,10 +138,10 @@ export class PostgresDatabase implements SqlDatabase {
       const row = recordRow(record);
       // A file applied again (repeatable) replaces its record.
       await this.#query(
-        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
           ON CONFLICT (migration_path) DO UPDATE SET content_hash = EXCLUDED.content_hash,
             executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by,
-            execution_ms = EXCLUDED.execution_ms`,
+            execution_ms = EXCLUDED.execution_ms, runner_version = EXCLUDED.runner_version`,
         row,
       );
       await this.#query("COMMIT");
@@ -141,9 +154,10 @@ export class PostgresDatabase implements SqlDatabase {
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {
     await this.#query(
-      `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (migration_path) DO UPDATE SET content_hash = EXCLUDED.content_hash,
-          executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by`,
+          executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by,
+          runner_version = EXCLUDED.runner_version`,
       putRow(record),
     );
   }

@@ -1,7 +1,9 @@
+import type { FileRecord } from "../driver.ts";
 import { pause } from "../interruption.ts";
 import { LOCK_POLL_MS } from "../lock_poll.ts";
 import { MigrationError } from "../migration_error.ts";
 import type { DatabaseKind } from "./datasource.ts";
+import { VERSION } from "../../version.ts";
 
 /**
  * The record of a file: being applied (`execution_ms` is measured when it is inserted), or written
@@ -16,20 +18,55 @@ export interface SqlRecord {
 
 /** The records table's columns, in the order of {@linkcode recordRow}. */
 export const RECORD_COLUMNS =
-  "migration_path, content_hash, executed_at, executed_by, execution_ms";
+  "migration_path, content_hash, executed_at, executed_by, execution_ms, runner_version";
 
-/** A record's values for an INSERT, right after its file ran: `execution_ms` is the time since. */
-export function recordRow(record: SqlRecord): [string, string, Date, string, number] {
+/**
+ * The column tables made by earlier versions lack: each database adds it under its lock, before
+ * the first record is written. Rows written before it hold NULL: no version is made up for them.
+ */
+export const RUNNER_VERSION_COLUMN = "runner_version";
+
+/** A record's values for an INSERT: `[path, hash, executed_at, executed_by, ms, version]`. */
+export type RecordRow = [string, string, Date, string, number, string];
+
+/**
+ * A record's values for an INSERT, right after its file ran: `execution_ms` is the time since,
+ * `runner_version` this runner's.
+ */
+export function recordRow(record: SqlRecord): RecordRow {
   const ms = Date.now() - record.executedAt.getTime();
-  return [record.path, record.hash, record.executedAt, record.executedBy, ms];
+  return [record.path, record.hash, record.executedAt, record.executedBy, ms, VERSION];
 }
 
 /**
  * A record's values for an INSERT of a file that did not run (baseline, repair, a renamed file):
  * nothing was executed, so `execution_ms` is 0.
  */
-export function putRow(record: SqlRecord): [string, string, Date, string, number] {
-  return [record.path, record.hash, record.executedAt, record.executedBy, 0];
+export function putRow(record: SqlRecord): RecordRow {
+  return [record.path, record.hash, record.executedAt, record.executedBy, 0, VERSION];
+}
+
+/**
+ * The records of `SELECT *` rows, path to record. `*`, because the table may be one an earlier
+ * version made, without `runner_version`, and reading never changes it (`status` writes nothing).
+ * `executed_at` comes as a Date (PostgreSQL, MariaDB) or as the ISO text SQLite keeps.
+ */
+export function fileRecords(rows: readonly Record<string, unknown>[]): Map<string, FileRecord> {
+  return new Map(rows.map((row): [string, FileRecord] => {
+    const at = row.executed_at instanceof Date
+      ? row.executed_at
+      : typeof row.executed_at === "string"
+      ? new Date(row.executed_at)
+      : undefined;
+    const by = row.executed_by;
+    const version = row[RUNNER_VERSION_COLUMN];
+    return [String(row.migration_path), {
+      hash: String(row.content_hash),
+      ...(at === undefined || Number.isNaN(at.getTime()) ? {} : { executedAt: at.toISOString() }),
+      ...(typeof by === "string" && by !== "" ? { executedBy: by } : {}),
+      ...(typeof version === "string" && version !== "" ? { runnerVersion: version } : {}),
+    }];
+  }));
 }
 
 /** How a server-side lock is waited for: whose it is, how long, and what may interrupt. */
@@ -80,11 +117,15 @@ export interface SqlDatabase {
   readonly transactionalDdl: boolean;
   /** Queries sent so far. */
   readonly queries: number;
-  /** The records, path to hash; empty when the table does not exist yet (nothing is created). */
-  readRecords(table: string): Promise<Map<string, string>>;
+  /**
+   * The records, path to record; empty when the table does not exist yet (nothing is created, and
+   * a table of an earlier version is read as it is).
+   */
+  readRecords(table: string): Promise<Map<string, FileRecord>>;
   /**
    * Takes the run's lock (waiting up to `timeoutMs`; `signal` ends the wait with a
-   * `interrupted` MigrationError), then creates the table when missing.
+   * `interrupted` MigrationError), then creates the table when missing, and adds
+   * {@linkcode RUNNER_VERSION_COLUMN} to one an earlier version made.
    */
   lock(
     table: string,
@@ -101,9 +142,9 @@ export interface SqlDatabase {
   runFile(table: string, text: string, record: SqlRecord): Promise<number | undefined>;
   /**
    * Writes the record of `record.path` without running anything, in one statement: inserted with
-   * `execution_ms` 0, or, where the path has a record already, its hash, `executed_at` and
-   * `executed_by` replaced (its `execution_ms` stays what the run measured). Never a second row
-   * for a path. Called after {@linkcode SqlDatabase.lock}, so the table exists (SQLite has no
+   * `execution_ms` 0, or, where the path has a record already, its hash, `executed_at`,
+   * `executed_by` and `runner_version` replaced (its `execution_ms` stays what the run measured).
+   * Never a second row for a path. Called after {@linkcode SqlDatabase.lock}, so the table exists (SQLite has no
    * run-wide lock: each write is a statement of its own).
    */
   putRecord(table: string, record: SqlRecord): Promise<void>;

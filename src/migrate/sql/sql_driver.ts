@@ -1,5 +1,5 @@
 import { importOptional } from "../../runtime/optional_module.ts";
-import type { MigrationDriver } from "../driver.ts";
+import { type MigrationDriver, recordedBy } from "../driver.ts";
 import type { RunnerIdentity } from "../runner_identity.ts";
 import type { Datasource } from "./datasource.ts";
 import { planSqlFile } from "./plan_sql_file.ts";
@@ -21,7 +21,7 @@ export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
     loadDatasources(context.configDir, context.migrationsRoot, context.env, context.cwd),
   plan: (file, datasource) => planSqlFile(file, datasource.placeholders),
   async open(datasources, context) {
-    const executedBy = `${context.identity.user || "unknown"}@${context.identity.host}`;
+    const executedBy = recordedBy(context.identity);
     // Every driver is loaded before the first query: a missing one is a configuration error,
     // found before anything is sent. Nothing connects before the first query.
     const targets: SqlTarget[] = [];

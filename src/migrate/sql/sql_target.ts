@@ -1,4 +1,4 @@
-import type { Applied, MigrationTarget } from "../driver.ts";
+import type { Applied, FileRecord, MigrationTarget } from "../driver.ts";
 import type { PlannedFile } from "../plan/planned_file.ts";
 import { MigrationFailure } from "../migration_error.ts";
 import type { UnlockOutcome } from "../run_report.ts";
@@ -16,6 +16,7 @@ export interface SqlFile extends PlannedFile {
 export class SqlTarget implements MigrationTarget<SqlFile> {
   readonly name: string;
   readonly strictOrder: boolean;
+  readonly validateOnMigrate: boolean;
   readonly #datasource: Datasource;
   readonly #db: SqlDatabase;
   readonly #executedBy: string;
@@ -23,6 +24,7 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
   constructor(datasource: Datasource, db: SqlDatabase, executedBy: string) {
     this.name = datasource.name;
     this.strictOrder = datasource.strictOrder;
+    this.validateOnMigrate = datasource.validateOnMigrate;
     this.#datasource = datasource;
     this.#db = db;
     this.#executedBy = executedBy;
@@ -32,7 +34,7 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
     return this.#db.queries;
   }
 
-  readRecords(): Promise<ReadonlyMap<string, string>> {
+  readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
     return this.#db.readRecords(this.#datasource.table);
   }
 

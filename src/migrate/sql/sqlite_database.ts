@@ -4,14 +4,17 @@ import { MigrationError } from "../migration_error.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
+  fileRecords,
   putRow,
   RECORD_COLUMNS,
   recordRow,
+  RUNNER_VERSION_COLUMN,
   ScriptError,
   type SqlDatabase,
   type SqlRecord,
 } from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
+import type { FileRecord } from "../driver.ts";
 
 /** What the runner needs of `node:sqlite`. */
 interface SqliteHandle {
@@ -69,7 +72,7 @@ export class SqliteDatabase implements SqlDatabase {
     this.#timeoutMs = lockTimeoutMs;
   }
 
-  async readRecords(table: string): Promise<Map<string, string>> {
+  async readRecords(table: string): Promise<Map<string, FileRecord>> {
     // Reading must not create the file: status and --dry-run write nothing.
     if (this.#db === undefined && !await this.#exists()) return new Map();
     const db = await this.#open();
@@ -77,8 +80,7 @@ export class SqliteDatabase implements SqlDatabase {
       table,
     ]);
     if (exists.length === 0) return new Map();
-    const rows = this.#all(db, `SELECT migration_path, content_hash FROM "${table}"`, []);
-    return new Map(rows.map((r) => [String(r.migration_path), String(r.content_hash)]));
+    return fileRecords(this.#all(db, `SELECT * FROM "${table}"`, []));
   }
 
   // SQLite's lock is its write lock, taken per file by runFile and waited for up to the timeout
@@ -93,9 +95,35 @@ export class SqliteDatabase implements SqlDatabase {
         content_hash TEXT NOT NULL,
         executed_at TEXT NOT NULL,
         executed_by TEXT NOT NULL,
-        execution_ms INTEGER NOT NULL
+        execution_ms INTEGER NOT NULL,
+        ${RUNNER_VERSION_COLUMN} TEXT
       )`,
     );
+    // A table an earlier version made lacks the column, and SQLite has no ADD COLUMN IF NOT
+    // EXISTS: the columns are read, then read again under the write lock, since another runner
+    // may have added it in between.
+    if (this.#hasVersionColumn(db, table)) return;
+    this.#exec(db, "BEGIN IMMEDIATE");
+    try {
+      if (!this.#hasVersionColumn(db, table)) {
+        this.#exec(db, `ALTER TABLE "${table}" ADD COLUMN ${RUNNER_VERSION_COLUMN} TEXT`);
+      }
+      this.#exec(db, "COMMIT");
+    } catch (error) {
+      try {
+        db.exec("ROLLBACK");
+      } catch {
+        // Already ended by the error.
+      }
+      throw error;
+    }
+  }
+
+  #hasVersionColumn(db: SqliteHandle, table: string): boolean {
+    return this.#all(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", [
+      table,
+      RUNNER_VERSION_COLUMN,
+    ]).length > 0;
   }
 
   unlock(): Promise<void> {
@@ -127,14 +155,14 @@ export class SqliteDatabase implements SqlDatabase {
         }, { cause: error });
       }
       this.#exec(db, "RELEASE thaw_file");
-      const [path, hash, executedAt, executedBy, ms] = recordRow(record);
+      const [path, hash, executedAt, executedBy, ms, version] = recordRow(record);
       this.#all(
         db,
-        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
           ON CONFLICT (migration_path) DO UPDATE SET content_hash = excluded.content_hash,
             executed_at = excluded.executed_at, executed_by = excluded.executed_by,
-            execution_ms = excluded.execution_ms`,
-        [path, hash, executedAt.toISOString(), executedBy, ms],
+            execution_ms = excluded.execution_ms, runner_version = excluded.runner_version`,
+        [path, hash, executedAt.toISOString(), executedBy, ms, version],
       );
       this.#exec(db, "COMMIT");
       return ms;
@@ -150,15 +178,16 @@ export class SqliteDatabase implements SqlDatabase {
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {
     const db = await this.#open();
-    const [path, hash, executedAt, executedBy, ms] = putRow(record);
+    const [path, hash, executedAt, executedBy, ms, version] = putRow(record);
     // One statement is its own transaction: it waits for another writer as runFile's BEGIN
     // IMMEDIATE does (busy_timeout), and the UNIQUE path makes a second row impossible.
     this.#all(
       db,
-      `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (migration_path) DO UPDATE SET content_hash = excluded.content_hash,
-          executed_at = excluded.executed_at, executed_by = excluded.executed_by`,
-      [path, hash, executedAt.toISOString(), executedBy, ms],
+          executed_at = excluded.executed_at, executed_by = excluded.executed_by,
+          runner_version = excluded.runner_version`,
+      [path, hash, executedAt.toISOString(), executedBy, ms, version],
     );
   }
 

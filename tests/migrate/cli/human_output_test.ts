@@ -112,4 +112,54 @@ describe("human output", () => {
       "stopped in 0.01 s",
     ]);
   });
+
+  it("lists when, by whom and with which runner each listed record was written, in columns", () => {
+    const at = "2026-11-25T06:16:07.123Z";
+    const lines = humanSummary({
+      command: "status",
+      connections: [{
+        name: "main",
+        state: "ran",
+        files: [
+          {
+            path: "V1__init.sql",
+            action: "skip",
+            applied: { at, by: "ci@build-7", runnerVersion: "0.1.0" },
+          },
+          // Recorded before runner versions were.
+          { path: "V2__users.sql", action: "changed", applied: { at, by: "ci@build-7" } },
+          // Search, recorded before writers were.
+          { path: "V3__gone.sql", action: "missing", applied: { at, runnerVersion: "0.0.9" } },
+          {
+            path: "V4__moved.sql",
+            action: "rename",
+            renamedFrom: "old/V4__moved.sql",
+            applied: { at: "2027-01-02T23:59:59.999Z", by: "ann@laptop", runnerVersion: "0.1.0" },
+          },
+          { path: "V5__recorded_by_hand.sql", action: "skip" },
+          { path: "V6__pending_with_a_long_name.sql", action: "apply" },
+        ],
+        applied: 0,
+        skipped: 2,
+        requests: 2,
+        ms: 10,
+      }],
+      ms: 10,
+    });
+    assert.deepEqual(lines, [
+      "main:",
+      "  applied      V1__init.sql                                    " +
+      "2026-11-25 06:16 UTC by ci@build-7 (thaw 0.1.0)",
+      "  changed      V2__users.sql                                   " +
+      "2026-11-25 06:16 UTC by ci@build-7",
+      "  missing      V3__gone.sql                                    2026-11-25 06:16 UTC (thaw 0.0.9)",
+      "  renamed      V4__moved.sql (renamed from old/V4__moved.sql)  " +
+      "2027-01-02 23:59 UTC by ann@laptop (thaw 0.1.0)",
+      "  applied      V5__recorded_by_hand.sql",
+      "  pending      V6__pending_with_a_long_name.sql",
+      "main: 1 to apply, 2 unchanged, 1 changed since applied, 1 to rename, 1 missing, " +
+      "2 request(s), 0.01 s",
+      "done in 0.01 s",
+    ]);
+  });
 });

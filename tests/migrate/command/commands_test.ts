@@ -5,6 +5,8 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { FileState } from "../../../src/migrate/command/command.ts";
 import { COMMANDS, isCommand } from "../../../src/migrate/command/commands.ts";
+import { flywayRefusals } from "../../../src/migrate/command/command.ts";
+import type { FileAction, FileReport } from "../../../src/migrate/run_report.ts";
 import { propertyOptions } from "../../property.ts";
 import { ACTIONS } from "../report_shape.ts";
 
@@ -68,5 +70,52 @@ describe("the commands' rules", () => {
     assert.deepEqual(all.filter((c) => c.alone).map((c) => c.name), ["unlock"]);
     assert.deepEqual(all.filter((c) => c.listsUnknown).map((c) => c.name), ["status", "validate"]);
     assert.ok(isCommand("repair") && !isCommand("toString") && !isCommand("constructor"));
+  });
+});
+
+describe("flywayRefusals: Flyway's validate-on-migrate over decided files", () => {
+  const files = (...rows: [string, FileAction][]): FileReport[] =>
+    rows.map(([path, action]) => ({ path, action }));
+
+  it("refuses edited versioned files and missing ones, not repeatables or future records", () => {
+    const decided = files(
+      ["V1__a.sql", "changed"],
+      ["V2__b-template.json", "reapply"],
+      ["V3__gone.sql", "missing"],
+      ["V4__c.sql", "skip"],
+      ["V5__d.sql", "apply"],
+      ["V9__newer.sql", "missing"],
+      ["R__view.sql", "reapply"],
+      ["R__old.sql", "missing"],
+    );
+    assert.deepEqual(flywayRefusals(decided).map((f) => f.path), [
+      "V1__a.sql",
+      "V2__b-template.json",
+      "V3__gone.sql",
+    ]);
+  });
+
+  it("property: agrees with a model of Flyway's rule", () => {
+    const action = fc.constantFrom<FileAction>("apply", "skip", "reapply", "changed", "missing");
+    const row = fc.tuple(fc.boolean(), action);
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 12 }), (rows) => {
+        const decided = files(
+          ...rows.map(([repeatable, a], i): [string, FileAction] => [
+            repeatable ? `R__${i}.sql` : `V${i + 1}__f.sql`,
+            a,
+          ]),
+        );
+        const expected = decided.filter((f, i) => {
+          const repeatable = f.path.startsWith("R__");
+          const later = decided.slice(i + 1).filter((g) => g.path.startsWith("R__") === repeatable);
+          return f.action === "changed" ||
+            (f.action === "reapply" && !repeatable) ||
+            (f.action === "missing" && later.some((g) => g.action !== "missing"));
+        });
+        assert.deepEqual(flywayRefusals(decided), expected);
+      }),
+      propertyOptions(),
+    );
   });
 });

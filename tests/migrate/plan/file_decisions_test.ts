@@ -155,8 +155,32 @@ describe("decideFiles", () => {
       "release-1.0.1/c.json:record",
       "release-2/d.json:above-target",
       "V2__e.sql:above-target",
-      "R__view.sql:record",
+      // Flyway's baseline leaves repeatable files to the next migrate.
+      "R__view.sql:apply",
     ]);
+  });
+
+  it("baseline leaves repeatable files pending, as Flyway's does: they run at the next migrate", () => {
+    const files = [
+      file("V1__a.sql", "a", { runOnce: true }),
+      file("R__view.sql", "v", { runOnce: true }),
+      file("sub/R__fn.json", "f"),
+    ];
+    const decided = (records: Map<string, string>, force: boolean) =>
+      decideFiles(files, records, "baseline", force).map((f) => `${f.path}:${f.action}`);
+    assert.deepEqual(decided(new Map(), false), [
+      "V1__a.sql:record",
+      "R__view.sql:apply",
+      "sub/R__fn.json:apply",
+    ]);
+    // --force over records: a changed repeatable is left to run again, not recorded as it is.
+    const records = new Map([["V1__a.sql", "old"], ["R__view.sql", "old"]]);
+    assert.deepEqual(decided(records, true), [
+      "V1__a.sql:record",
+      "R__view.sql:reapply",
+      "sub/R__fn.json:apply",
+    ]);
+    assert.equal(COMMANDS.baseline.isWork("apply") || COMMANDS.baseline.isWork("reapply"), false);
   });
 
   it("says which earlier file defines the same resource", () => {

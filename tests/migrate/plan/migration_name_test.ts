@@ -9,18 +9,8 @@ import {
   sameVersion,
 } from "../../../src/migrate/plan/migration_name.ts";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
+import { refused } from "./refused_names.ts";
 import { propertyOptions } from "../../property.ts";
-
-const refused = (paths: string[], file: string, reason: RegExp) =>
-  assert.throws(
-    () => checkMigrationNames(paths),
-    (error: unknown) => {
-      assert.ok(error instanceof MigrationFileError, String(error));
-      assert.equal(error.file, file);
-      assert.match(error.message, reason);
-      return true;
-    },
-  );
 
 // Flyway's own cases, as a table: flyway/flyway, flyway-core/src/test/java/org/flywaydb/core/api/
 // MigrationVersionSmallTest.java (versions, written here as `V<version>__x.sql` file names).
@@ -91,6 +81,14 @@ describe("Flyway's MigrationInfoHelperSmallTest", () => {
       description: "EmailAxel",
     });
     refused(["R1.0__EmailAxel.sql"], "R1.0__EmailAxel.sql", /repeatable .* has no version/);
+  });
+
+  it("refuses an undo file (U<version>__): Thaw runs no undo, and would run it forward", () => {
+    refused(["V1__a.sql", "U1__a.sql"], "U1__a.sql", /an undo file .* Thaw runs no undo/);
+    refused(["U1.1__Drop_users.sql"], "U1.1__Drop_users.sql", /an undo file/);
+    // Not Flyway's undo form: any other name.
+    assert.deepEqual(readMigrationName("Update__prices.json"), { kind: "other" });
+    assert.deepEqual(readMigrationName("U__x.sql"), { kind: "other" });
   });
 
   it("refuses a versioned name without a version (versionedMigrationNoVersion)", () => {

@@ -6,7 +6,7 @@ import { SearchClient } from "../../../src/migrate/search/http/search_client.ts"
 import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
 import type { Transport } from "../../../src/migrate/search/http/transport.ts";
 import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
-import { os, Workspace } from "./cluster.ts";
+import { distribution, os, Workspace } from "./cluster.ts";
 
 const connection: SearchConnection = {
   name: "fake",
@@ -17,6 +17,7 @@ const connection: SearchConnection = {
   proxy: undefined,
   migrationsEnabled: true,
   strictOrder: false,
+  validateOnMigrate: false,
   recordsIndex: "framework_migrations",
   lockLeaseMs: 120_000,
 };
@@ -119,13 +120,19 @@ describe("applyRequest: ISM policies", () => {
   });
 
   it("fails with the cluster's answer on the real node, which has no ISM plugin", async () => {
+    // Elasticsearch has no ISM either: the runner says what it is, then what it answered.
+    const explained = (await distribution()).name === "elasticsearch"
+      ? "this is an ISM policy .* \\(the cluster answered: "
+      : "";
     const ws = await Workspace.create();
     await ws.file("p-policy.json", { policy: { description: "d", states: [] } });
     const run = await ws.run();
     assert.equal(run.code, 1);
     assert.match(
       run.err,
-      /file p-policy\.json, GET \/_plugins\/_ism\/policies\/p, HTTP 400: no handler found/,
+      new RegExp(
+        `file p-policy\\.json, GET /_plugins/_ism/policies/p, HTTP 400: ${explained}no handler found`,
+      ),
     );
     assert.equal((await os("GET", "/_cat/plugins?format=json")).status, 200);
   });
@@ -148,6 +155,100 @@ describe("applyRequest: ISM policies", () => {
       (e: unknown) =>
         e instanceof MigrationFailure &&
         e.message === 'connection "fake", file i-index.json, HEAD /i, HTTP 500: x_exception: why',
+    );
+  });
+});
+
+/**
+ * Elasticsearch's ILM policy API (the OSS build on Maven Central has no ILM, so this stands in):
+ * a PUT creates or replaces the policy, with no sequence numbers (200, `acknowledged`); a GET
+ * answers it keyed by its id with the version ILM counts, or 404 `resource_not_found_exception`.
+ */
+function fakeIlm(log: string[]): Transport & { policies: Map<string, unknown> } {
+  const policies = new Map<string, unknown>();
+  const versions = new Map<string, number>();
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
+  return {
+    policies,
+    close() {},
+    fetch: (url, init) => {
+      log.push(`${init.method} ${url.pathname}${url.search}`);
+      const id = decodeURIComponent(url.pathname.replace("/_ilm/policy/", ""));
+      if (init.method === "GET") {
+        return Promise.resolve(
+          policies.has(id)
+            ? json(200, {
+              [id]: {
+                version: versions.get(id),
+                modified_date: "2026-11-25T00:00:00.000Z",
+                policy: policies.get(id),
+              },
+            })
+            : json(404, {
+              error: {
+                type: "resource_not_found_exception",
+                reason: `Lifecycle policy not found: ${id}`,
+              },
+            }),
+        );
+      }
+      policies.set(id, (JSON.parse(String(init.body)) as { policy: unknown }).policy);
+      versions.set(id, (versions.get(id) ?? 0) + 1);
+      return Promise.resolve(json(200, { acknowledged: true }));
+    },
+  };
+}
+
+describe("applyRequest: ILM policies (Elasticsearch)", () => {
+  it("creates a policy with phases, then replaces it, and says when managed indices take it", async () => {
+    const log: string[] = [];
+    const ilm = fakeIlm(log);
+    const client = new SearchClient(connection, ilm);
+    const where = { connection: "fake", file: "logs-policy.json" };
+    const v1 = { phases: { delete: { min_age: "30d", actions: { delete: {} } } } };
+    const created = await applyRequest(client, planRequest("logs-policy.json", bytes(v1)), where);
+    assert.equal(created.result, "created");
+    assert.equal(created.notice, undefined);
+    const v2 = { phases: { delete: { min_age: "7d", actions: { delete: {} } } } };
+    const updated = await applyRequest(
+      client,
+      planRequest("logs-policy.json", bytes({ policy: v2 })),
+      where,
+    );
+    assert.equal(updated.result, "updated");
+    assert.match(
+      updated.notice!,
+      /policy "logs" updated: an index it manages may finish its current phase/,
+    );
+    assert.deepEqual(ilm.policies.get("logs"), v2);
+    assert.deepEqual(log, [
+      "GET /_ilm/policy/logs",
+      "PUT /_ilm/policy/logs",
+      "GET /_ilm/policy/logs",
+      "PUT /_ilm/policy/logs",
+    ]);
+  });
+});
+
+describe("a policy for the other API than the cluster's, on the real node", () => {
+  it("fails naming what the cluster is (read from GET /) and the policy it takes", async () => {
+    const cluster = await distribution();
+    // The kind of policy this cluster does not take: ISM's on Elasticsearch, ILM's on OpenSearch.
+    const other = cluster.name === "elasticsearch"
+      ? { policy: { default_state: "hot", states: [] } }
+      : { policy: { phases: { delete: { min_age: "1d", actions: { delete: {} } } } } };
+    const ws = await Workspace.create();
+    await ws.file("p-policy.json", other);
+    const run = await ws.run();
+    assert.equal(run.code, 1);
+    const [kind, wanted] = cluster.name === "elasticsearch" ? ["ISM", "ILM"] : ["ILM", "ISM"];
+    assert.match(
+      run.err,
+      new RegExp(
+        `file p-policy\\.json, (GET|PUT) \\S+, HTTP 4\\d\\d: this is an ${kind} policy .*but the ` +
+          `cluster is ${cluster.name === "elasticsearch" ? "Elasticsearch" : "OpenSearch"} ` +
+          `${cluster.version.replaceAll(".", "\\.")}, whose policies are ${wanted}'s`,
+      ),
     );
   });
 });

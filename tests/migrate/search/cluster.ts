@@ -8,6 +8,7 @@ import { runCaptured } from "../run_cli.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
 import type { Clock } from "../../../src/migrate/clock.ts";
+import { type Distribution, distributionOf } from "../../../src/migrate/search/distribution.ts";
 import {
   runtimeTransport,
   type TransportFactory,
@@ -56,6 +57,13 @@ export async function callNode(
   }
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** What the node at OPENSEARCH_URL is, read from its `GET /` as the runner reads it. */
+export async function distribution(): Promise<Distribution> {
+  const root = await os("GET", "/");
+  assert.equal(root.status, 200, `GET / on ${OPENSEARCH_URL}`);
+  return distributionOf(root.body);
 }
 
 /** One request as the transport saw it. */
@@ -155,6 +163,7 @@ export class Workspace {
       proxy: undefined,
       migrationsEnabled: true,
       strictOrder: false,
+      validateOnMigrate: false,
       recordsIndex: this.recordsIndex,
       lockLeaseMs: 120_000,
     };
@@ -214,3 +223,24 @@ export class Workspace {
     return run;
   }
 }
+
+const keyword = { type: "keyword" } as const;
+
+/**
+ * The mappings the runner gave its records index before records named their writer (no
+ * `executed_by`): what an index made by that version holds.
+ */
+export const EARLIER_RECORDS_MAPPINGS = {
+  dynamic: false,
+  properties: {
+    migration_path: keyword,
+    connection: keyword,
+    content_hash: keyword,
+    executed_at: { type: "date" },
+    execution_ms: { type: "long" },
+    request: { properties: { method: keyword, path: keyword } },
+    runner_version: keyword,
+    owner: keyword,
+    expires_at: { type: "date" },
+  },
+} as const;

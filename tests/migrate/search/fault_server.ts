@@ -40,7 +40,8 @@ export interface Received {
  *   unless `forwarded`: then it is sent on to the node too, whose answer nobody waits for (a
  *   balancer that gave up on a node);
  * - `{ after }`: forwards it once `after` settles (a slow host the test controls), unless the
- *   client closed the connection meanwhile.
+ *   client closed the connection meanwhile;
+ * - `{ forwardAs }`: forwards it under another path and query (a copy throttled to stay running).
  */
 export type Fault =
   | "forward"
@@ -55,7 +56,8 @@ export type Fault =
     readonly forwarded?: boolean;
   }
   | { readonly resetAfter: Promise<unknown> }
-  | { readonly after: Promise<unknown> };
+  | { readonly after: Promise<unknown> }
+  | { readonly forwardAs: string };
 
 /** A loopback host in front of a real node that misbehaves as its rule says. */
 export interface FaultServer {
@@ -115,7 +117,8 @@ export async function startFaultServer(
       const value = req.headers[name];
       if (typeof value === "string") headers[name] = value;
     }
-    const answer = await forward(upstream, req, body, headers);
+    const path = typeof fault === "object" && "forwardAs" in fault ? fault.forwardAs : undefined;
+    const answer = await forward(upstream, req, body, headers, path);
     forwarded.add(request);
     if (fault === "swallow") return;
     if (typeof fault === "object" && "resetAfter" in fault) {

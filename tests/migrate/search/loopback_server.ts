@@ -58,8 +58,9 @@ export async function forward(
   req: IncomingMessage,
   body: Buffer,
   headers: Readonly<Record<string, string>>,
+  path: string = req.url ?? "/",
 ): Promise<{ status: number; text: string }> {
-  const answer = await fetch(upstream + (req.url ?? "/"), {
+  const answer = await fetch(upstream + path, {
     method: req.method ?? "GET",
     headers,
     body: body.length === 0 ? undefined : new Uint8Array(body),

@@ -86,6 +86,10 @@ describe("search connections config", () => {
     await fails({
       "application.yml": "search:\n  - name: main\n    hosts: [http://x]\n    hostz: 1\n",
     }, /:4: search\[0\]\.hostz is not a connection setting/);
+    await fails({
+      "application.yml":
+        "search:\n  - name: a\n    hosts: [http://x]\n    migrations:\n      flyway_compatible: yes\n",
+    }, /:5: search\[0\]\.migrations\.flyway_compatible must be true or false, got "yes"/);
     await fails(
       { "application.yml": "search:\n  - name: ../etc\n    hosts: [http://x]\n" },
       /:2: search\[0\]\.name must be a folder name/,

@@ -207,9 +207,14 @@ describe("search runner against a real OpenSearch node", () => {
     assert.match(dry.out, /apply +c-template\.json -> PUT \/_index_template\/c/);
     const status = await ws.ok("status");
     assert.deepEqual(writes(status.sent), []);
+    // Each record with when, by whom (the identity names no user) and by which version.
+    const run = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d UTC by unknown@test \(thaw [\d.]+\)`;
     assert.match(
       status.out,
-      /applied +a-template\.json\n +changed +b-template\.json\n +pending +c-template\.json/,
+      new RegExp(
+        String.raw`applied +a-template\.json  ${run}\n +changed +b-template\.json  ${run}\n` +
+          String.raw` +pending +c-template\.json\n`,
+      ),
     );
     await os("DELETE", "/_index_template/a,b");
   });

@@ -10,6 +10,7 @@ import type { SqlDatabase, SqlRecord } from "../../../src/migrate/sql/sql_databa
 import { SqliteDatabase } from "../../../src/migrate/sql/sqlite_database.ts";
 import { SqlTarget } from "../../../src/migrate/sql/sql_target.ts";
 import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
+import { VERSION } from "../../../src/version.ts";
 import { createDatabase, DB_PASSWORD, DB_USER, type Kind, KINDS } from "./databases.ts";
 
 // Mixed case: every statement must quote the table as `lock` created it.
@@ -36,6 +37,7 @@ interface Row {
   readonly ms: number;
   /** Epoch milliseconds. */
   readonly at: number;
+  readonly version: string;
 }
 
 for (const kind of KINDS) {
@@ -59,6 +61,7 @@ for (const kind of KINDS) {
         ...(kind === "sqlite" ? {} : { username: DB_USER, password: DB_PASSWORD }),
         migrationsEnabled: true,
         strictOrder: false,
+        validateOnMigrate: false,
         placeholders: new Map(),
         table: TABLE,
       };
@@ -74,7 +77,7 @@ for (const kind of KINDS) {
       await db.lock(TABLE, 5_000, () => {});
       const rows = async () =>
         (await raw.query(
-          `SELECT migration_path, content_hash, executed_by, execution_ms, ${
+          `SELECT migration_path, content_hash, executed_by, execution_ms, runner_version, ${
             EXECUTED_AT[kind]
           } AS at FROM ${QUOTED[kind]} ORDER BY id`,
         )).map((r): Row => ({
@@ -83,9 +86,14 @@ for (const kind of KINDS) {
           by: String(r.executed_by),
           ms: Number(r.execution_ms),
           at: new Date(String(r.at).replace(/Z?$/, "Z")).getTime(),
+          version: String(r.runner_version),
         }));
       return { db, datasource, rows };
     }
+
+    /** The records' checksums, by path. */
+    const hashes = async (db: SqlDatabase) =>
+      new Map([...await db.readRecords(TABLE)].map(([path, r]) => [path, r.hash]));
 
     const record = (path: string, hash: string, at: string, by = "tester@test"): SqlRecord => ({
       path,
@@ -105,8 +113,17 @@ for (const kind of KINDS) {
         by: "tester@test",
         ms: 0,
         at: Date.parse("2024-05-06T07:08:09.123Z"),
+        version: VERSION,
       }]);
-      assert.deepEqual(await db.readRecords(TABLE), new Map([["001-users.sql", HASH_A]]));
+      assert.deepEqual(
+        await db.readRecords(TABLE),
+        new Map([["001-users.sql", {
+          hash: HASH_A,
+          executedAt: "2024-05-06T07:08:09.123Z",
+          executedBy: "tester@test",
+          runnerVersion: VERSION,
+        }]]),
+      );
       await db.unlock();
     });
 
@@ -132,6 +149,7 @@ for (const kind of KINDS) {
           by: "second@host",
           ms: ran,
           at: Date.parse("2025-02-03T04:05:06.789Z"),
+          version: VERSION,
         },
         {
           path: "002-orders.sql",
@@ -139,10 +157,11 @@ for (const kind of KINDS) {
           by: "tester@test",
           ms: 0,
           at: Date.parse("2024-01-01T00:00:00.000Z"),
+          version: VERSION,
         },
       ]);
       assert.deepEqual(
-        await db.readRecords(TABLE),
+        await hashes(db),
         new Map([["001-users.sql", HASH_B], ["002-orders.sql", HASH_A]]),
       );
       // Again, the same: still one row per path.
@@ -161,14 +180,14 @@ for (const kind of KINDS) {
       const before = db.queries;
       assert.equal(await db.deleteRecord(TABLE, "001-users.sql"), true);
       assert.ok(db.queries > before, "counted");
-      assert.deepEqual(await db.readRecords(TABLE), new Map([["002-orders.sql", HASH_B]]));
+      assert.deepEqual(await hashes(db), new Map([["002-orders.sql", HASH_B]]));
       assert.equal(await db.deleteRecord(TABLE, "001-users.sql"), false);
       assert.equal(await db.deleteRecord(TABLE, "never-recorded.sql"), false);
       assert.deepEqual((await rows()).map((r) => r.path), ["002-orders.sql"]);
       // Deleted, then put again: a fresh record.
       await db.putRecord(TABLE, record("001-users.sql", HASH_A, "2024-01-01T00:00:00.000Z"));
       assert.deepEqual(
-        await db.readRecords(TABLE),
+        await hashes(db),
         new Map([["002-orders.sql", HASH_B], ["001-users.sql", HASH_A]]),
       );
       await db.unlock();
@@ -196,17 +215,17 @@ for (const kind of KINDS) {
         await db.putRecord(TABLE, record(path, HASH_A, "2024-01-01T00:00:00.000Z"));
       }
       const all = new Map([...odd, ...neighbours].map((p) => [p, HASH_A]));
-      assert.deepEqual(await db.readRecords(TABLE), all);
+      assert.deepEqual(await hashes(db), all);
       for (const path of odd) {
         await db.putRecord(TABLE, record(path, HASH_B, "2024-01-02T00:00:00.000Z"));
         all.set(path, HASH_B);
-        assert.deepEqual(await db.readRecords(TABLE), all, `put ${path}`);
+        assert.deepEqual(await hashes(db), all, `put ${path}`);
       }
       assert.equal((await rows()).length, odd.length + neighbours.length);
       for (const path of odd) {
         assert.equal(await db.deleteRecord(TABLE, path), true, path);
         all.delete(path);
-        assert.deepEqual(await db.readRecords(TABLE), all, `deleted ${path}`);
+        assert.deepEqual(await hashes(db), all, `deleted ${path}`);
         assert.equal(await db.deleteRecord(TABLE, path), false, path);
       }
       assert.deepEqual(
@@ -233,9 +252,14 @@ for (const kind of KINDS) {
         by: "tester@test",
         ms: 0,
         at: Date.parse("2024-05-06T07:08:09.123Z"),
+        version: VERSION,
       }]);
       await target.record({ ...file, hash: HASH_B }, new Date("2024-05-07T00:00:00.000Z"));
-      assert.deepEqual(await target.readRecords(), new Map([["001-users.sql", HASH_B]]));
+      const records = await target.readRecords();
+      assert.deepEqual([...records].map(([path, r]) => [path, r.hash]), [[
+        "001-users.sql",
+        HASH_B,
+      ]]);
       await target.dropRecord("001-users.sql");
       await target.dropRecord("never-recorded.sql");
       assert.deepEqual(await target.readRecords(), new Map());

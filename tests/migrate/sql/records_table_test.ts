@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { VERSION } from "../../../src/version.ts";
 import { KINDS, workspaces } from "./databases.ts";
 
 // Issue 17, point 5: a records table named with upper case letters is created and looked up
@@ -31,6 +32,40 @@ for (const kind of KINDS) {
       const quoted = kind === "mysql" ? "`Audit_Migrations`" : '"Audit_Migrations"';
       const rows = await ws.query(`SELECT migration_path FROM ${quoted}`);
       assert.deepEqual(rows.map((r) => r.migration_path), ["001.sql"]);
+    });
+  });
+
+  describe(`status of the records table on ${kind}`, () => {
+    const workspace = workspaces(kind);
+
+    it("says when, by whom and with which runner version each file was applied when, by whom and with which runner version each file was applied", async () => {
+      const ws = await workspace();
+      await ws.file("001-init.sql", "CREATE TABLE shown (v INT);\n");
+      await ws.file("002-later.sql", "CREATE TABLE later (v INT);\n");
+      const before = Date.now();
+      await ws.ok("--json", "--target", "1");
+      const status = await ws.ok("status", "--json");
+      const [applied, pending] = status.report!.connections[0].files;
+      assert.equal(pending.applied, undefined);
+      assert.deepEqual({ ...applied.applied, at: undefined }, {
+        at: undefined,
+        by: "tester@test",
+        runnerVersion: VERSION,
+      });
+      const at = Date.parse(applied.applied!.at!);
+      assert.ok(at >= before - 1000 && at <= Date.now() + 1000, applied.applied!.at);
+      const rows = await ws.query("SELECT runner_version FROM framework_migrations");
+      assert.deepEqual(rows.map((r) => r.runner_version), [VERSION]);
+      const text = await ws.ok("status");
+      const minute = applied.applied!.at!.slice(0, 16).replace("T", " ");
+      assert.match(
+        text.err + text.out,
+        new RegExp(
+          `\\n  applied      001-init\\.sql  ${minute} UTC by tester@test \\(thaw ${
+            VERSION.replaceAll(".", "\\.")
+          }\\)\\n  pending      002-later\\.sql\\n`,
+        ),
+      );
     });
   });
 }

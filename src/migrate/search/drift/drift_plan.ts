@@ -264,6 +264,9 @@ export function envelopeEffects(method: string, path: string, body: unknown): Ef
   if (first === "_plugins" && second === "_ism" && third === "policies" && fourth !== undefined) {
     return [{ kind: "replaces", resource: "policy", names: fourth }];
   }
+  if (first === "_ilm" && second === "policy" && third !== undefined) {
+    return [{ kind: "replaces", resource: "policy", names: third }];
+  }
   if (first === "_aliases") return [{ kind: "aliases", names: aliasNames(json) }];
   if (first === "_mapping" || first === "_mappings") {
     return [{ kind: "mappings", names: "_all", body: json }];

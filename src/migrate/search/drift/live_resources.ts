@@ -8,6 +8,7 @@ import { differingAliases } from "./alias_rules.ts";
 import { differingMappingParts } from "./mapping_rules.ts";
 import { differingSettings, flattenSettings, isStaticSetting } from "./settings_rules.ts";
 import { renderValue } from "../render_value.ts";
+import { policyApiOf } from "../plan/policy_api.ts";
 import type { DriftCheck } from "./drift_plan.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
 import type { SearchFile } from "../search_target.ts";
@@ -26,11 +27,12 @@ export type Live =
   | { readonly state: "other"; readonly what: string };
 
 const enc = encodeURIComponent;
+const policyOf = (body: unknown) => isJsonObject(body) ? body.policy : undefined;
 const ok = (r: SearchResponse) => r.status >= 200 && r.status < 300;
 
 /**
  * Reads what the cluster holds for `check` (one GET): 404 is absent; any other answer than 200
- * (403 for a user who may not read it, 503, a cluster without the ISM plugin) stops the run with a
+ * (403 for a user who may not read it, 503, a cluster without the policy's ISM or ILM) stops the run with a
  * failure naming the resource, since nothing can be said about it.
  */
 export async function readLive(
@@ -42,7 +44,7 @@ export async function readLive(
   const path = check.kind === "template"
     ? `/_index_template/${enc(check.name)}`
     : check.kind === "policy"
-    ? `/_plugins/_ism/policies/${enc(check.id)}`
+    ? policyApiOf(policyOf(check.body)).path(check.id)
     : check.kind === "index"
     ? `/${enc(check.name)}`
     : `/_alias/${enc(check.alias)}`;
@@ -97,6 +99,8 @@ export async function readLive(
           }`,
       };
     }
+    case "policy":
+      return { state: "found", body: policyApiOf(policyOf(check.body)).live(body, check.id) };
     default:
       return { state: "found", body };
   }

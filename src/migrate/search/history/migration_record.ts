@@ -1,3 +1,4 @@
+import type { FileRecord } from "../../driver.ts";
 import { rawContentHash } from "../../files/content_hash.ts";
 
 /** What the runner stores on the cluster for each applied file. */
@@ -13,6 +14,30 @@ export interface MigrationRecord {
   /** The main request the file became (the `PUT` of an index, not its `HEAD`). */
   readonly request: { readonly method: string; readonly path: string };
   readonly runner_version: string;
+  /**
+   * Who wrote it: `user@host` (`recordedBy` of `driver.ts`). Absent from the records of earlier
+   * versions, which did not store it.
+   */
+  readonly executed_by?: string;
+}
+
+/**
+ * What a record says: its checksum, and of its run what it holds. A record as read may lack any
+ * field (an earlier version's, or one made by hand): what it lacks, or holds as something else
+ * than text, is left out.
+ */
+export function fileRecord(record: MigrationRecord): FileRecord {
+  const text = (value: unknown) => typeof value === "string" && value !== "" ? value : undefined;
+  const written = text(record.executed_at);
+  const at = written === undefined ? undefined : new Date(written);
+  const by = text(record.executed_by);
+  const version = text(record.runner_version);
+  return {
+    hash: record.content_hash,
+    ...(at === undefined || Number.isNaN(at.getTime()) ? {} : { executedAt: at.toISOString() }),
+    ...(by === undefined ? {} : { executedBy: by }),
+    ...(version === undefined ? {} : { runnerVersion: version }),
+  };
 }
 
 /**

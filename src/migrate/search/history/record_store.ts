@@ -1,7 +1,8 @@
 import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
 import { MigrationFailure } from "../../migration_error.ts";
+import type { FileRecord } from "../../driver.ts";
 import type { MigrationRecord } from "./migration_record.ts";
-import { recordId } from "./migration_record.ts";
+import { fileRecord, recordId } from "./migration_record.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
 
 // The records index is tiny and must not need a replica to be green on a one-node cluster.
@@ -21,6 +22,7 @@ const PROPERTIES: Readonly<Record<string, FieldMapping>> = {
   execution_ms: { type: "long" },
   request: { properties: { method: { type: "keyword" }, path: { type: "keyword" } } },
   runner_version: { type: "keyword" },
+  executed_by: { type: "keyword" },
   owner: { type: "keyword" },
   expires_at: { type: "date" },
 };
@@ -128,6 +130,15 @@ export class RecordStore {
     }
     this.#ids = ids;
     return records;
+  }
+
+  /**
+   * What {@linkcode RecordStore.readAll} reads, as each record says it: its checksum, and when, by
+   * whom and with which runner version it was written, where it holds them.
+   */
+  async readFileRecords(): Promise<Map<string, FileRecord>> {
+    const records = await this.readAll();
+    return new Map([...records].map(([path, record]) => [path, fileRecord(record)]));
   }
 
   /**

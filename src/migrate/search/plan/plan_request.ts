@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
 import { JsonSyntaxError, jsonValueProblem, parseJsonBytes } from "../../files/json_text.ts";
 import { MigrationFileError } from "../../migration_error.ts";
+import { policyApiOf } from "./policy_api.ts";
 import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
 import type { ReindexSpec, SearchMethod, SearchRequest } from "./search_request.ts";
 
@@ -88,7 +89,8 @@ export function planDocument(path: string, doc: unknown): SearchRequest {
     throw new MigrationFileError(path, "must hold a JSON object");
   }
   const file = path.slice(path.lastIndexOf("/") + 1);
-  const stem = file.replace(/\.json$/, "");
+  // The folder takes the suffix in any case (X.JSON), so the name must not keep it.
+  const stem = file.replace(/\.json$/i, "");
   const fail = (message: string): never => {
     throw new MigrationFileError(path, message);
   };
@@ -223,18 +225,12 @@ function policy(doc: JsonObject, name: string, fail: (m: string) => never): Sear
   if (Object.hasOwn(doc, "policy")) {
     if (!isJsonObject(doc.policy)) fail(`"policy" must be a JSON object`);
     body = doc;
-  } else if (Object.hasOwn(doc, "states")) {
-    body = { policy: doc }; // a bare policy definition
+  } else if (Object.hasOwn(doc, "states") || Object.hasOwn(doc, "phases")) {
+    body = { policy: doc }; // a bare policy definition, ISM's or ILM's
   } else {
     return fail(`is a policy file without a "policy" object`);
   }
-  return {
-    kind: "policy",
-    method: "PUT",
-    path: `/_plugins/_ism/policies/${segment(name)}`,
-    body,
-    name,
-  };
+  return { kind: "policy", method: "PUT", path: policyApiOf(body.policy).path(name), body, name };
 }
 
 function index(doc: JsonObject, name: string, fail: (m: string) => never): SearchRequest {

@@ -29,6 +29,7 @@ import {
   shardSeqNos,
 } from "./catch_up.ts";
 import { renderValue } from "../render_value.ts";
+import type { DistributionName } from "../distribution.ts";
 import { aliasMembers, clusterNodes, indexUuid, observe, writeBlocked } from "./cluster_reads.ts";
 import { CopyNotProven, stopCopies } from "./stop_copies.ts";
 import {
@@ -67,6 +68,8 @@ export interface ReindexContext {
   readonly say: (message: string) => void;
   /** How long one request waits for the task to end before the runner asks again (1 s). */
   readonly waitMs?: number;
+  /** What the cluster is (OpenSearch by default): the swap's parameters are named after it. */
+  readonly distribution?: DistributionName;
 }
 
 // At most one progress line about the copy in this many milliseconds.
@@ -78,6 +81,11 @@ const SHORT_CATCH_UP = 2_000;
 const CATCH_UPS = 5;
 
 const UNBLOCK = { "index.blocks.write": null };
+
+// OpenSearch 2 renamed master_timeout; Elasticsearch knows only the old name, OpenSearch 3 only
+// the new one.
+const managerTimeout = (distribution: DistributionName = "opensearch") =>
+  distribution === "elasticsearch" ? "master_timeout" : "cluster_manager_timeout";
 
 /**
  * Runs a reindex file: observes the cluster, decides the steps ({@linkcode decideReindex}), and
@@ -508,11 +516,17 @@ class Reindex {
     try {
       await this.#send(
         "POST",
-        `/_aliases?cluster_manager_timeout=${nodeWaitMs}ms&timeout=${nodeWaitMs}ms`,
+        `/_aliases?${
+          managerTimeout(this.#ctx.distribution)
+        }=${nodeWaitMs}ms&timeout=${nodeWaitMs}ms`,
         {
           actions: [
-            // must_exist: false makes it safe to repeat, and lets a source outside the alias be.
-            { remove: { index: source, alias: spec.alias, must_exist: false } },
+            // Only from a source that holds the alias (it may be outside it), and without
+            // `must_exist`, which Elasticsearch 7.10 refuses to parse: a swap repeated after it
+            // landed fails on the remove, and the alias read below shows it moved.
+            ...(this.#definitions.has(source)
+              ? [{ remove: { index: source, alias: spec.alias } }]
+              : []),
             {
               add: {
                 // The alias keeps its filter and routing on the new index.

@@ -116,6 +116,18 @@ export async function stopCopies(
 }
 
 /**
+ * Whether a `_reindex` task's `description` names `index` as its destination: `... to [index]` on
+ * OpenSearch, `... to [index][_doc]` on Elasticsearch 7, which adds the mapping type. Missing a
+ * copy here would leave it running and, in {@linkcode stopCopies}, prove it ended.
+ */
+export function copiesInto(description: unknown, index: string): boolean {
+  if (typeof description !== "string") return false;
+  const suffix = ` to [${index}]`;
+  return description.endsWith(suffix) ||
+    description.replace(/\[[^[\]]*\]$/, "").endsWith(suffix);
+}
+
+/**
  * The copies into `index` running now but `keep`, the nodes that answered the list, and what may
  * hide a copy from it (a node that did not answer, a task that could not be listed).
  */
@@ -142,10 +154,7 @@ async function listCopies(
     for (const [id, info] of Object.entries(tasks)) {
       const task = isJsonObject(info) ? info : {};
       if (task.action === "cluster:monitor/tasks/lists[n]") answered.push(node);
-      if (
-        id !== keep && typeof task.description === "string" &&
-        task.description.endsWith(` to [${index}]`)
-      ) ids.push(id);
+      if (id !== keep && copiesInto(task.description, index)) ids.push(id);
     }
   }
   // A node that did not answer may run a copy into the index, noted or not.
@@ -210,8 +219,6 @@ async function copyLeft(
   if (body.completed === true) return undefined;
   const task = isJsonObject(body.task) ? body.task : {};
   // The id taken by another task since: the node restarted, and the copy died with it.
-  if (typeof task.description !== "string" || !task.description.endsWith(` to [${index}]`)) {
-    return undefined;
-  }
+  if (!copiesInto(task.description, index)) return undefined;
   return `it is still running on node ${node}`;
 }

@@ -337,6 +337,7 @@ function connection(hosts: string[], auth: SearchAuth): SearchConnection {
     proxy: undefined,
     migrationsEnabled: true,
     strictOrder: false,
+    validateOnMigrate: false,
     recordsIndex: "framework_migrations",
     lockLeaseMs: 120_000,
   };

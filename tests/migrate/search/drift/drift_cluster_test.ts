@@ -11,7 +11,15 @@ import {
   runtimeTransport,
   type TransportFactory,
 } from "../../../../src/migrate/search/http/transport.ts";
-import { OPENSEARCH_URL, os, recording, type Sent, Workspace, writes } from "../cluster.ts";
+import {
+  distribution,
+  OPENSEARCH_URL,
+  os,
+  recording,
+  type Sent,
+  Workspace,
+  writes,
+} from "../cluster.ts";
 import { type Fault, startFaultServer } from "../fault_server.ts";
 
 type Json = Record<string, unknown>;
@@ -57,6 +65,41 @@ function withIsm(
         }
         policies.set(id, { _seq_no: seq++, policy: stored(id, body.policy) });
         return json(current ? 200 : 201, { _id: id });
+      },
+    };
+  };
+}
+
+/**
+ * Elasticsearch's ILM policy API (not in the OSS build the tests run): a PUT replaces the policy,
+ * a GET answers it keyed by its id, each phase given the `min_age` of "0ms" ILM fills in.
+ * Everything else goes to the real node.
+ */
+function withIlm(policies: Map<string, Json>): TransportFactory {
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
+  return async (options) => {
+    const transport = await runtimeTransport(options);
+    return {
+      close: () => transport.close(),
+      fetch: async (url, init) => {
+        if (!url.pathname.startsWith("/_ilm/policy/")) return transport.fetch(url, init);
+        const id = decodeURIComponent(url.pathname.slice("/_ilm/policy/".length));
+        if (init.method === "GET") {
+          const current = policies.get(id);
+          return current
+            ? json(200, { [id]: { version: 1, modified_date: "2026-11-25", policy: current } })
+            : json(404, { error: { type: "resource_not_found_exception", reason: id } });
+        }
+        const text = await new Response(init.body as BodyInit).text();
+        const policy = (JSON.parse(text) as { policy: Json }).policy;
+        const phases = Object.fromEntries(
+          Object.entries(policy.phases as Json).map(([name, phase]) => [
+            name,
+            { min_age: "0ms", ...(phase as Json) },
+          ]),
+        );
+        policies.set(id, { ...policy, phases });
+        return json(200, { acknowledged: true });
       },
     };
   };
@@ -328,6 +371,8 @@ describe("--drift against a real OpenSearch node", () => {
     assert.deepEqual(writes(migrate.sent), []);
 
     await os("DELETE", `/${name}_v2`);
+    // Data streams are X-Pack's in Elasticsearch 7.10: its OSS build answers 405 to them.
+    if ((await distribution()).name === "elasticsearch") return;
     await os("PUT", `/_index_template/${name}_ds`, {
       index_patterns: [name],
       data_stream: {},
@@ -625,5 +670,36 @@ describe("--drift against a real OpenSearch node", () => {
       driftOf((await run(ws, transport, "status", "--drift", "--json")).report).resources,
       [],
     );
+  });
+
+  it("ILM policies (Elasticsearch): ILM's defaults are no drift; a hand edit is, and is applied again", async () => {
+    const ws = await Workspace.create();
+    const ilm = new Map<string, Json>();
+    const transport = withIlm(ilm);
+    await ws.file("logs-policy.json", {
+      phases: {
+        hot: { actions: { rollover: { max_age: "1d" } } },
+        delete: { min_age: "30d", actions: { delete: {} } },
+      },
+    });
+    assert.equal((await run(ws, transport)).code, 0);
+    const clean = await run(ws, transport, "status", "--drift", "--json");
+    assert.deepEqual(driftOf(clean.report), { checked: 1, resources: [] });
+
+    ((ilm.get("logs")!.phases as Json).delete as Json).min_age = "7d";
+    const status = await run(ws, transport, "status", "--drift", "--json");
+    assert.deepEqual(driftOf(status.report).resources, [{
+      resource: "policy logs",
+      file: "logs-policy.json",
+      differences: [`policy.phases.delete.min_age: file "30d", cluster "7d"`],
+      reapply: true,
+    }]);
+    const migrate = await run(ws, transport, "migrate", "--drift", "--json");
+    assert.equal(migrate.code, 0, migrate.out);
+    assert.deepEqual(driftOf(migrate.report).resources[0].remaining, []);
+    assert.ok(
+      writes(migrate.sent).some((s) => s.method === "PUT" && s.path === "/_ilm/policy/logs"),
+    );
+    assert.equal(((ilm.get("logs")!.phases as Json).delete as Json).min_age, "30d");
   });
 });

@@ -210,6 +210,9 @@ describe("driftChecks", () => {
     assert.deepEqual(envelopeEffects("PUT", "/_plugins/_ism/policies/Hot%20Warm", {}), [
       { kind: "replaces", resource: "policy", names: "Hot Warm" },
     ]);
+    assert.deepEqual(envelopeEffects("DELETE", "/_ilm/policy/Old%20Logs", undefined), [
+      { kind: "replaces", resource: "policy", names: "Old Logs" },
+    ]);
     assert.deepEqual(envelopeEffects("PUT", "/users/_alias/a,b", undefined), [
       { kind: "aliases", names: ["a", "b"] },
     ]);

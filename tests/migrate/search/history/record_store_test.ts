@@ -18,6 +18,7 @@ import {
 import { runCaptured } from "../../run_cli.ts";
 import { type FaultServer, SHARDS_NOT_STARTED, startFaultServer } from "../fault_server.ts";
 import {
+  EARLIER_RECORDS_MAPPINGS,
   OPENSEARCH_URL,
   os,
   recording,
@@ -166,6 +167,95 @@ describe("records written by earlier versions (url-encoded ids)", () => {
     assert.notEqual(stored[0]._source.executed_at, "2024-01-01T00:00:00.000Z");
     assert.equal((await ws.ok("--json")).report!.connections[0].skipped, 1);
     await os("DELETE", `/_index_template/${ws.id}-old`);
+  });
+});
+
+describe("records and records index of the version before writers were recorded", () => {
+  const earlierIndex = {
+    settings: { number_of_shards: 1, number_of_replicas: 0 },
+    mappings: EARLIER_RECORDS_MAPPINGS,
+  };
+
+  async function store(ws: Workspace): Promise<RecordStore> {
+    const connection = ws.connection();
+    const client = new SearchClient(connection, await runtimeTransport(connection));
+    return new RecordStore(client, ws.recordsIndex, ws.id);
+  }
+
+  it("reads what a record holds of its run, and nothing it lacks", async () => {
+    const ws = await workspace();
+    assert.equal((await os("PUT", `/${ws.recordsIndex}`, earlierIndex)).status, 200);
+    const earlier = {
+      connection: ws.id,
+      content_hash: "a".repeat(64),
+      execution_ms: 1,
+      request: { method: "PUT", path: "/_index_template/x" },
+    };
+    const put = (id: string, doc: Record<string, unknown>) =>
+      os("PUT", `/${ws.recordsIndex}/_doc/${id}?refresh=true`, { ...earlier, ...doc });
+    assert.equal(
+      (await put("1", {
+        migration_path: "1-earlier.json",
+        executed_at: "2024-01-01T00:00:00.000Z",
+        runner_version: "0.0.1",
+      })).status,
+      201,
+    );
+    // Made by hand: a time in another form, a writer that is not text, no version.
+    assert.equal(
+      (await put("2", {
+        migration_path: "2-by-hand.json",
+        executed_at: "2024-01-02T03:04:05+02:00",
+        executed_by: 42,
+      })).status,
+      201,
+    );
+    assert.equal((await put("3", { migration_path: "3-bare.json" })).status, 201);
+    assert.deepEqual(
+      await (await store(ws)).readFileRecords(),
+      new Map([
+        ["1-earlier.json", {
+          hash: earlier.content_hash,
+          executedAt: "2024-01-01T00:00:00.000Z",
+          runnerVersion: "0.0.1",
+        }],
+        ["2-by-hand.json", { hash: earlier.content_hash, executedAt: "2024-01-02T01:04:05.000Z" }],
+        ["3-bare.json", { hash: earlier.content_hash }],
+      ]),
+    );
+  });
+
+  it("maps executed_by on that version's index before writing a record that names its writer", async () => {
+    const ws = await workspace();
+    assert.equal((await os("PUT", `/${ws.recordsIndex}`, earlierIndex)).status, 200);
+    const records = await store(ws);
+    await records.ensureIndex();
+    const mapping = await os("GET", `/${ws.recordsIndex}/_mapping`);
+    assert.deepEqual(mapping.body[ws.recordsIndex].mappings.properties.executed_by, {
+      type: "keyword",
+    });
+    await records.write({
+      migration_path: "1-now.json",
+      connection: ws.id,
+      content_hash: "b".repeat(64),
+      executed_at: "2026-11-25T06:16:07.123Z",
+      execution_ms: 2,
+      request: { method: "PUT", path: "/_index_template/now" },
+      runner_version: VERSION,
+      executed_by: "ci@build-7",
+    });
+    await records.publish();
+    // Mapped, so searchable: what a query on the writer would find.
+    const found = await os("POST", `/${ws.recordsIndex}/_search`, {
+      query: { term: { executed_by: "ci@build-7" } },
+    });
+    assert.equal(found.body.hits.hits.length, 1, JSON.stringify(found.body));
+    assert.deepEqual((await records.readFileRecords()).get("1-now.json"), {
+      hash: "b".repeat(64),
+      executedAt: "2026-11-25T06:16:07.123Z",
+      executedBy: "ci@build-7",
+      runnerVersion: VERSION,
+    });
   });
 });
 
@@ -559,7 +649,8 @@ describe("SearchTarget.record and dropRecord", () => {
     }
     const second = await target();
     try {
-      assert.deepEqual(await second.readRecords(), new Map([[path, file.hash]]));
+      const records = [...await second.readRecords()].map(([p, r]) => [p, r.hash]);
+      assert.deepEqual(records, [[path, file.hash]]);
     } finally {
       await second.close();
     }
@@ -572,6 +663,8 @@ describe("SearchTarget.record and dropRecord", () => {
       execution_ms: 0,
       request: { method: searchRequest.method, path: searchRequest.path },
       runner_version: VERSION,
+      // The identity names no user.
+      executed_by: "unknown@test",
     });
     const template = await os("GET", `/_index_template/${ws.id}-baseline`);
     assert.equal(template.status, 404, "the file's request was not sent");

@@ -197,6 +197,20 @@ describe("planRequest: templates", () => {
   });
 });
 
+describe("planRequest: the .json suffix in any case", () => {
+  it("derives the same name from X.JSON as from X.json, as the folder reads both", () => {
+    const index = { settings: { number_of_shards: 1 } };
+    assert.equal(plan("users.JSON", index).path, "/users");
+    assert.equal(
+      plan("logs-template.Json", { index_patterns: ["l*"] }).path,
+      "/_index_template/logs",
+    );
+    const policy = { policy: { states: [] } };
+    assert.equal(plan("hot-policy.JSON", policy).path, "/_plugins/_ism/policies/hot");
+    rejects("v2/products-reindex.JSON", {}, /reindex needs "alias"/);
+  });
+});
+
 describe("planRequest: template names", () => {
   it("lowercases a template name, as the cluster takes only lower case", () => {
     const r = plan("Logs-Template.json", { index_patterns: ["logs-*"] });
@@ -310,6 +324,25 @@ describe("planRequest: policies", () => {
       plan("Hot Warm-policy.json", { policy: {} }).path,
       "/_plugins/_ism/policies/Hot%20Warm",
     );
+  });
+
+  it("sends a policy with phases and no states to Elasticsearch's ILM API", () => {
+    const phases = { delete: { min_age: "30d", actions: { delete: {} } } };
+    assert.deepEqual(plan("logs-policy.json", { policy: { phases } }), {
+      kind: "policy",
+      method: "PUT",
+      path: "/_ilm/policy/logs",
+      body: { policy: { phases } },
+      name: "logs",
+    });
+    assert.deepEqual(plan("Old Logs-policy.json", { phases }).body, { policy: { phases } });
+    assert.equal(plan("Old Logs-policy.json", { phases }).path, "/_ilm/policy/Old%20Logs");
+    // Both, or neither: ISM's, as every policy file was before ILM; the cluster judges it.
+    assert.equal(
+      plan("p-policy.json", { policy: { phases, states: [] } }).path.slice(0, 9),
+      "/_plugins",
+    );
+    assert.equal(plan("p-policy.json", { policy: {} }).path, "/_plugins/_ism/policies/p");
   });
 
   it("refuses a policy file without a policy", () => {

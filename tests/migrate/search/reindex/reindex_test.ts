@@ -474,9 +474,16 @@ describe("a reindex while the copy runs", () => {
   });
 
   it("stopped by Ctrl-C, cancels the copy, which never blocked writes; the next run resumes", async () => {
+    // The copy must still run when Ctrl-C comes: Elasticsearch copies 2,000 documents before the
+    // first task read. At one document a second, the second batch waits long past the test.
     const fault = await startFaultServer(
       OPENSEARCH_URL,
-      (r): Fault => (r.method === "GET" && r.path.startsWith("/_tasks/") ? "hang" : "forward"),
+      (r): Fault =>
+        r.method === "GET" && r.path.startsWith("/_tasks/")
+          ? "hang"
+          : r.method === "POST" && r.path.startsWith("/_reindex?")
+          ? { forwardAs: `${r.path}&requests_per_second=1` }
+          : "forward",
     );
     try {
       const { ws, alias, v1, v2 } = await moving(2_000, { hosts: [fault.url] });
