@@ -1,4 +1,4 @@
-import type { Command } from "./command/command.ts";
+import { type Command, flywayRefusals } from "./command/command.ts";
 import { COMMANDS } from "./command/commands.ts";
 import type { FileRecord, MigrationTarget } from "./driver.ts";
 import {
@@ -132,7 +132,11 @@ async function runTarget<F extends PlannedFile>(
     entry.skipped = entry.files.filter((f) => f.action === "skip").length;
     // Before anything is written: the first check needs no lock, the second sees what another
     // runner wrote while this one waited. `validate` reports them with the changed files.
-    command.refuse?.(target, entry, records, { force, strictOrder: strict, validateOnMigrate });
+    // Flyway validates every applied file, those above a --target too.
+    const edited = !validateOnMigrate ? [] : flywayRefusals(
+      options.target === undefined ? entry.files : decideFiles(files, records, command.name, force),
+    );
+    command.refuse?.(target, entry, records, { force, strictOrder: strict, edited });
   };
   let records: ReadonlyMap<string, FileRecord>;
   try {

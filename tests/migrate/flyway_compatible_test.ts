@@ -76,6 +76,20 @@ for (const kind of KINDS) {
       assert.equal(await ws.count("gd"), 0);
     });
 
+    it("refuses an edited applied file above --target too: Flyway validates every applied one", async () => {
+      const ws = await flyway();
+      await ws.file("V1__a.sql", "CREATE TABLE ka (id INT);\n");
+      await ws.file("V2__b.sql", "CREATE TABLE kb (id INT);\n");
+      await ws.ok();
+      await ws.file("V2__b.sql", "CREATE TABLE kb (id INT, name VARCHAR(9));\n");
+      await ws.file("V1.5__c.sql", "CREATE TABLE kc (id INT);\n");
+      const refused = await ws.run("--target", "1.5", "--no-strict-order", "--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.file, "V2__b.sql");
+      assert.match(refused.report!.error!.message, /changed after it was applied/);
+      assert.equal(await ws.count("kc"), undefined, "V1.5 was not run");
+    });
+
     it("runs an edited repeatable file again, as Flyway does", async () => {
       const ws = await flyway();
       await ws.file("V1__t.sql", "CREATE TABLE ht (id INT);\n");

@@ -36,7 +36,8 @@ const STATE: Record<FileAction, string> = {
 };
 
 /** Progress lines for a person: `main [2/5] apply a.json -> PUT /a (created, HTTP 201, 14 ms)`. */
-export function humanProgress(write: (line: string) => void): Progress {
+export function humanProgress(sink: (line: string) => void): Progress {
+  const write = (line: string) => sink(printable(line));
   return {
     start: (connection, pending, total, verb) =>
       write(`${connection}: ${pending} of ${total} file(s) to ${verb}`),
@@ -78,6 +79,20 @@ function ran(run: NonNullable<FileReport["applied"]>): string {
     run.by !== undefined && `by ${run.by}`,
     run.runnerVersion !== undefined && `(thaw ${run.runnerVersion})`,
   ].filter(Boolean).join(" ");
+}
+
+// C0 and C1 controls, DEL, line and paragraph separators, bidi overrides and isolates.
+// deno-lint-ignore no-control-regex -- the control characters are what it replaces
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A line with its control characters as `\u001b`. Records, and the paths of files without a
+ * record, are written by whoever can write the records: as they are, an escape sequence would
+ * recolour or clear the terminal of whoever runs `status`, and a line break would print a line
+ * the runner never wrote.
+ */
+function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 // To the minute, in UTC as recorded: the report has the exact time.
@@ -125,6 +140,8 @@ const ERROR_PREFIX: Record<ErrorKind, string> = {
 export function humanSummary(report: RunReport): string[] {
   const lines: string[] = [];
   const listing = report.command === "status" || report.command === "validate";
+  // Commands that record without running: what they leave is pending, for migrate.
+  const runsNone = report.command === "repair" || report.command === "baseline";
   const plan = report.command === "dry-run" || report.command === "baseline" ||
     report.command === "repair";
   for (const c of report.connections) {
@@ -152,7 +169,7 @@ export function humanSummary(report: RunReport): string[] {
                 ? `${`${f.path}${remarks(f)}`.padEnd(width)}  ${ran(f.applied)}`
                 : `${f.path}${remarks(f)}`
             }`
-            : report.command === "repair" && f.action === "apply"
+            : runsNone && (f.action === "apply" || f.action === "reapply")
             ? `  ${"pending".padEnd(8)} ${f.path}${remarks(f)}`
             : `  ${LABEL[f.action].padEnd(8)} ${f.path}${sent(f)}${remarks(f)}`,
         );
@@ -191,13 +208,16 @@ export function humanSummary(report: RunReport): string[] {
       n("missing") > 0 && `${n("missing")} missing`,
       n("above-target") > 0 && `${n("above-target")} above the target version`,
       c.ignored && `${c.ignored.length} other file(s) ignored`,
-      report.command === "repair" && n("apply") > 0 && `${n("apply")} pending (repair runs none)`,
+      runsNone && n("apply", "reapply") > 0 &&
+      `${n("apply", "reapply")} pending (${report.command} runs none)`,
     ].filter(Boolean).join(", ");
     if (c.drift) lines.push(...driftLines(c.name, c.drift, report.command === "migrate"));
     lines.push(`${c.name}: ${counts}, ${c.requests} request(s), ${seconds(c.ms)}`);
   }
-  if (report.error) lines.push(`${ERROR_PREFIX[report.error.kind]}: ${report.error.message}`);
-  else if (!report.connections.some((c) => c.state === "ran")) {
+  // A message may hold lines of its own (what to add to a configuration): kept as lines.
+  if (report.error) {
+    lines.push(...`${ERROR_PREFIX[report.error.kind]}: ${report.error.message}`.split("\n"));
+  } else if (!report.connections.some((c) => c.state === "ran")) {
     lines.push(
       report.connections.length === 0
         ? "nothing ran: no connection is configured"
@@ -205,7 +225,7 @@ export function humanSummary(report: RunReport): string[] {
     );
   }
   lines.push(`${report.error ? "stopped" : "done"} in ${seconds(report.ms)}`);
-  return lines;
+  return lines.map(printable);
 }
 
 // `--drift`: each resource that differs from its file, a difference a line; after `migrate`, what

@@ -30,8 +30,11 @@ export interface CommandOptions {
   readonly force: boolean;
   /** Strict order is in force on this connection. */
   readonly strictOrder: boolean;
-  /** Flyway's validate-on-migrate is in force on this connection (`flyway_compatible`). */
-  readonly validateOnMigrate: boolean;
+  /**
+   * What Flyway's validate-on-migrate refuses on this connection ({@linkcode flywayRefusals}),
+   * judged without `--target` (Flyway validates every applied file); empty when it is off.
+   */
+  readonly edited: readonly FileReport[];
 }
 
 /**
@@ -102,16 +105,17 @@ export function asFound(state: FileState): FileAction {
  * What Flyway's validate-on-migrate (`migrations.flyway_compatible`) finds wrong with a connection's
  * decided files, in run order: an applied versioned file edited since, whether it runs once or
  * would be applied again (a repeatable `R__` file is meant to be edited), and a record whose file
- * is gone, unless it sorts after every file here of its kind: a newer checkout's, which Flyway
- * calls future and ignores by default.
+ * is gone, unless it is a versioned one that sorts after every versioned file here: a newer
+ * checkout's, which Flyway calls future and ignores by default. A repeatable has no version, so
+ * Flyway has no future one: its record without a file is refused wherever it sorts.
  */
 export function flywayRefusals(files: readonly FileReport[]): FileReport[] {
   return files.filter((file, i) => {
     if (file.action === "changed") return true;
     if (file.action === "reapply") return !isRepeatable(file.path);
     if (file.action !== "missing") return false;
-    const kind = isRepeatable(file.path);
-    return files.slice(i + 1).some((f) => f.action !== "missing" && isRepeatable(f.path) === kind);
+    if (isRepeatable(file.path)) return true;
+    return files.slice(i + 1).some((f) => f.action !== "missing" && !isRepeatable(f.path));
   });
 }
 

@@ -1,6 +1,6 @@
 import { MigrationFileError, PlanError } from "../migration_error.ts";
 import type { ConnectionReport, FileReport } from "../run_report.ts";
-import { asFound, flywayRefusal, flywayRefusals, type MigrationCommand } from "./command.ts";
+import { asFound, flywayRefusal, type MigrationCommand } from "./command.ts";
 
 /**
  * `migrate`: applies pending files and, where a driver applies them again, changed declarative
@@ -24,7 +24,7 @@ export const migrate: MigrationCommand = {
   decide: asFound,
   isWork: (action) => action === "apply" || action === "reapply" || action === "rename",
   refuse(target, entry, _records, options) {
-    const edited = options.validateOnMigrate ? flywayRefusals(entry.files) : [];
+    const edited = options.edited;
     if (edited.length > 0) {
       throw new PlanError(
         target.name,

@@ -29,7 +29,7 @@ export function readMigrationName(path: string): MigrationName {
   const description = name.slice(separator + 2).replace(/\.[^.]*$/, "");
   // Flyway's undo file for a version: read as any other name it would run forward, before every
   // V file (U sorts first), undoing what it never did.
-  if (prefix === "U" && /^\d/.test(version)) {
+  if (prefix === "U" && VERSION.test(version)) {
     throw new MigrationFileError(
       path,
       `is an undo file (U<version>__), as Flyway names them: Thaw runs no undo, and would run it ` +

@@ -127,14 +127,25 @@ async function failOnOtherApi(
   if (root.status !== 200) return;
   const distribution = distributionOf(root.body);
   const wanted = distribution.name === "elasticsearch" ? "ILM" : "ISM";
-  if (wanted === api.name) return;
-  throw new MigrationFailure({
-    ...where,
-    request,
-    status: refused.status,
-    reason: `this is an ${api.name} policy (${api.name === "ISM" ? '"states"' : '"phases"'}), ` +
+  const answered = errorDetail(refused.body);
+  const fail = (reason: string): never => {
+    throw new MigrationFailure({ ...where, request, status: refused.status, reason });
+  };
+  if (wanted === api.name) {
+    // Elasticsearch without ILM (the OSS build) takes /_ilm for an index name, or has no route.
+    if (api.name === "ILM" && /no handler found|Invalid index name \[_ilm\]/.test(answered)) {
+      fail(
+        `${describeDistribution(distribution)} has no ILM (its OSS build has none): lifecycle ` +
+          `policies need the default distribution (the cluster answered: ${answered})`,
+      );
+    }
+    return;
+  }
+  fail(
+    `this is an ${api.name} policy (${api.name === "ISM" ? '"states"' : '"phases"'}), ` +
       `but the cluster is ${describeDistribution(distribution)}, whose policies are ` +
-      `${wanted}'s (${wanted === "ISM" ? '"states"' : '"phases"'}): write the policy for ` +
-      `${wanted} (the cluster answered: ${errorDetail(refused.body)})`,
-  });
+      `${wanted}'s (${wanted === "ISM" ? '"states"' : '"phases"'}` +
+      `${wanted === "ILM" ? ", where it has ILM: its OSS build has none" : ""}): write the ` +
+      `policy for ${wanted} (the cluster answered: ${answered})`,
+  );
 }

@@ -3,6 +3,7 @@ import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secre
 import type { FileRecord } from "../driver.ts";
 import type { Datasource } from "./datasource.ts";
 import {
+  addRunnerVersion,
   DatabaseError,
   fileRecords,
   pollServerLock,
@@ -94,8 +95,10 @@ export class MysqlDatabase implements SqlDatabase {
       [table, RUNNER_VERSION_COLUMN],
     );
     if (Number(n) === 0) {
-      await this.#query(
+      await addRunnerVersion(
+        table,
         `ALTER TABLE \`${table}\` ADD COLUMN ${RUNNER_VERSION_COLUMN} VARCHAR(64) NULL`,
+        (sql) => this.#query(sql),
       );
     }
   }

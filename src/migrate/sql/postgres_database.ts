@@ -4,6 +4,7 @@ import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secre
 import type { FileRecord } from "../driver.ts";
 import type { Datasource } from "./datasource.ts";
 import {
+  addRunnerVersion,
   DatabaseError,
   fileRecords,
   pollServerLock,
@@ -105,8 +106,10 @@ export class PostgresDatabase implements SqlDatabase {
       [table, RUNNER_VERSION_COLUMN],
     );
     if (!found) {
-      await this.#query(
+      await addRunnerVersion(
+        table,
         `ALTER TABLE "${table}" ADD COLUMN IF NOT EXISTS ${RUNNER_VERSION_COLUMN} VARCHAR(64)`,
+        (sql) => this.#query(sql),
       );
     }
   }

@@ -182,3 +182,26 @@ export class DatabaseError extends Error {
     this.name = "DatabaseError";
   }
 }
+
+/**
+ * Adds the `runner_version` column to a records table an earlier version made, by `alter`; a
+ * refusal (PostgreSQL lets only the table's owner alter it, MySQL needs the ALTER privilege) says
+ * what to run once, since a deploy user often may write rows but not change the table.
+ */
+export async function addRunnerVersion(
+  table: string,
+  statement: string,
+  alter: (sql: string) => Promise<unknown>,
+): Promise<void> {
+  try {
+    await alter(statement);
+  } catch (error) {
+    throw new Error(
+      `the records table "${table}" needs the ${RUNNER_VERSION_COLUMN} column this version ` +
+        `writes, and adding it was refused (${error instanceof Error ? error.message : error}): ` +
+        `run once as a user that may alter the table (its owner on PostgreSQL), or have one ` +
+        `run: ${statement}`,
+      { cause: error },
+    );
+  }
+}

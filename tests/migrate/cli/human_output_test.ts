@@ -87,6 +87,33 @@ describe("human output", () => {
     ]);
   });
 
+  it("lists the repeatable files baseline leaves as pending: baseline runs none", () => {
+    const lines = humanSummary({
+      command: "baseline",
+      connections: [{
+        name: "main",
+        state: "ran",
+        files: [
+          { path: "V1__a.sql", action: "record", result: "recorded" },
+          { path: "R__view.sql", action: "apply" },
+          { path: "R__fn.sql", action: "reapply" },
+        ],
+        applied: 0,
+        skipped: 0,
+        requests: 3,
+        ms: 10,
+      }],
+      ms: 10,
+    });
+    assert.deepEqual(lines.slice(0, 5), [
+      "main:",
+      "  record   V1__a.sql",
+      "  pending  R__view.sql",
+      "  pending  R__fn.sql",
+      "main: 0 unchanged, 1 recorded, 2 pending (baseline runs none), 3 request(s), 0.01 s",
+    ]);
+  });
+
   it("lists status's files whose state is unknown, and says why instead of counting them", () => {
     const lines = humanSummary({
       command: "status",
@@ -160,6 +187,63 @@ describe("human output", () => {
       "main: 1 to apply, 2 unchanged, 1 changed since applied, 1 to rename, 1 missing, " +
       "2 request(s), 0.01 s",
       "done in 0.01 s",
+    ]);
+  });
+
+  it("escapes every control character a record holds: none reaches the terminal as it is", () => {
+    // Whoever can write the records writes these: each code point 0-0x9f, and the bidi controls.
+    const hostile = [
+      ...Array.from({ length: 0xa0 }, (_, i) => String.fromCodePoint(i)),
+      "\u2028",
+      "\u2029",
+      "\u202e",
+      "\u2066",
+    ];
+    for (const c of hostile) {
+      const lines = humanSummary({
+        command: "status",
+        connections: [{
+          name: "main",
+          state: "ran",
+          files: [{
+            path: "V1__a.sql",
+            action: "skip",
+            applied: { by: `ci${c}x@host`, runnerVersion: `1${c}2` },
+          }, { path: `V2${c}__gone.sql`, action: "missing" }],
+          applied: 0,
+          skipped: 1,
+          requests: 1,
+          ms: 1,
+        }],
+        ms: 1,
+      });
+      const [line, gone] = [lines[1], lines[2]];
+      const printable = c >= " " && c !== "\x7f" && !/[\x80-\x9f\u2028\u2029\u202e\u2066]/.test(c);
+      assert.equal(lines.length, 5, JSON.stringify(c));
+      for (const l of lines) {
+        // deno-lint-ignore no-control-regex -- the control characters are what it looks for
+        assert.doesNotMatch(l, /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+      }
+      const shown = printable ? c : `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`;
+      assert.ok(
+        line.endsWith(`by ci${shown}x@host (thaw 1${shown}2)`),
+        `${JSON.stringify(c)}: ${line}`,
+      );
+      assert.ok(gone.endsWith(`V2${shown}__gone.sql`), gone);
+    }
+  });
+
+  it("escapes control characters in progress lines too (a renamed record's old path)", () => {
+    const lines: string[] = [];
+    const progress = humanProgress((l) => lines.push(l));
+    progress.file("main", 1, 1, {
+      path: "V1__a.sql",
+      action: "rename",
+      renamedFrom: "V1\x1b[2J\r\nFAKE__a.sql",
+      result: "moved",
+    });
+    assert.deepEqual(lines, [
+      "main [1/1] rename V1__a.sql (renamed from V1\\u001b[2J\\u000d\\u000aFAKE__a.sql) (moved)",
     ]);
   });
 });

@@ -230,6 +230,24 @@ describe("applyRequest: ILM policies (Elasticsearch)", () => {
   });
 });
 
+describe("an ILM policy on the real node", () => {
+  it("on OpenSearch names the API it takes; on Elasticsearch without ILM says it has none", async () => {
+    const cluster = await distribution();
+    const ws = await Workspace.create();
+    await ws.file("p-policy.json", {
+      policy: { phases: { delete: { min_age: "1d", actions: { delete: {} } } } },
+    });
+    const run = await ws.run();
+    assert.equal(run.code, 1);
+    assert.match(
+      run.err,
+      cluster.name === "elasticsearch"
+        ? /file p-policy\.json, (GET|PUT) \/_ilm\/policy\/p, HTTP 4\d\d: Elasticsearch 7\.10\.2 has no ILM \(its OSS build has none\)/
+        : /this is an ILM policy .*but the cluster is OpenSearch/,
+    );
+  });
+});
+
 describe("a policy for the other API than the cluster's, on the real node", () => {
   it("fails naming what the cluster is (read from GET /) and the policy it takes", async () => {
     const cluster = await distribution();

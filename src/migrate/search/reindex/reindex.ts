@@ -145,6 +145,8 @@ class Reindex {
   // How long the cluster waits for one node, or for the cluster manager: within half the
   // request's time, so that what a node did not do in time is not still queued when we go on.
   readonly #nodeWaitMs: number;
+  // Elasticsearch 7 names the mapping type in a copy's description (stop_copies.ts).
+  readonly #typed: boolean;
   // The new index's path.
   readonly #to: string;
 
@@ -235,6 +237,7 @@ class Reindex {
     this.#signal = ctx.interrupt ? AbortSignal.any([ctx.lost, ctx.interrupt]) : ctx.lost;
     this.#send = this.#sender(this.#signal);
     this.#nodeWaitMs = Math.max(1_000, Math.floor(ctx.timeoutMs / 2));
+    this.#typed = ctx.distribution === "elasticsearch";
     this.#to = `/${encodeURIComponent(spec.index)}`;
   }
 
@@ -294,6 +297,7 @@ class Reindex {
     const { unproven } = await stopCopies(this.#unsignalled(), release.index, {
       recorded: new Set(notedCopies(release)),
       waitMs: this.#nodeWaitMs,
+      typed: this.#typed,
     });
     const lifted = await this.#unblockQuietly(release.source);
     return (lifted
@@ -394,6 +398,7 @@ class Reindex {
     await stopCopies(this.#send, earlier.index, {
       recorded: new Set(notedCopies(earlier)),
       waitMs: this.#nodeWaitMs,
+      typed: this.#typed,
       strict: true,
     });
     await this.#send("PUT", `/${encodeURIComponent(earlier.source)}/_settings`, UNBLOCK, {
@@ -671,6 +676,7 @@ class Reindex {
       const { members } = await stopCopies(this.#send, this.#spec.index, {
         recorded: this.#copies,
         waitMs: this.#nodeWaitMs,
+        typed: this.#typed,
         strict: true,
         ...(keep === undefined ? {} : { keep }),
         remember: () => this.#note(),
@@ -840,6 +846,7 @@ class Reindex {
     const { unproven } = await stopCopies(this.#unsignalled(), this.#spec.index, {
       recorded: this.#copies,
       waitMs: this.#nodeWaitMs,
+      typed: this.#typed,
     });
     this.#task = undefined;
     // Before the block is lifted: the next run must not follow a copy that ended. What was copied

@@ -22,6 +22,8 @@ export interface StopCopies {
   readonly remember?: () => Promise<void>;
   /** How long the cluster waits for one node's answer. */
   readonly waitMs: number;
+  /** The cluster is Elasticsearch 7, whose task descriptions name the type after the index. */
+  readonly typed: boolean;
   /** Throws {@linkcode CopyNotProven} instead of returning why. */
   readonly strict?: boolean;
 }
@@ -48,7 +50,7 @@ export async function stopCopies(
 ): Promise<Stopped> {
   const wait = `timeout=${options.waitMs}ms`;
   try {
-    const first = await listCopies(send, index, options.keep, wait);
+    const first = await listCopies(send, index, options.keep, wait, options.typed);
     const found = first.ids.filter((id) => !options.recorded.has(id));
     if (found.length > 0) {
       for (const id of found) options.recorded.add(id);
@@ -58,7 +60,7 @@ export async function stopCopies(
       // The cancel takes no timeout of its own: a node that hangs now holds it for the request's.
       await send("POST", `/_tasks/${encodeURIComponent(id)}/_cancel?wait_for_completion=true`);
     }
-    const second = await listCopies(send, index, options.keep, wait);
+    const second = await listCopies(send, index, options.keep, wait, options.typed);
     if (second.ids.length > 0) {
       throw new CopyNotProven(
         `a copy into ${index} could not be stopped (task ${second.ids.join(", ")})`,
@@ -88,7 +90,7 @@ export async function stopCopies(
         options.recorded.delete(id);
         continue;
       }
-      const why = await copyLeft(send, index, id, wait);
+      const why = await copyLeft(send, index, id, wait, options.typed);
       if (why !== undefined) {
         throw new CopyNotProven(`a copy into ${index} (task ${id}) is not proven stopped: ${why}`);
       }
@@ -117,14 +119,15 @@ export async function stopCopies(
 
 /**
  * Whether a `_reindex` task's `description` names `index` as its destination: `... to [index]` on
- * OpenSearch, `... to [index][_doc]` on Elasticsearch 7, which adds the mapping type. Missing a
- * copy here would leave it running and, in {@linkcode stopCopies}, prove it ended.
+ * OpenSearch, `... to [index][_doc]` on Elasticsearch 7 (`typed`), which adds the mapping type.
+ * Missing a copy here would leave it running and, in {@linkcode stopCopies}, prove it ended; the
+ * type is read only where the cluster writes one, since an index may be named `foo][bar`.
  */
-export function copiesInto(description: unknown, index: string): boolean {
+export function copiesInto(description: unknown, index: string, typed: boolean): boolean {
   if (typeof description !== "string") return false;
   const suffix = ` to [${index}]`;
   return description.endsWith(suffix) ||
-    description.replace(/\[[^[\]]*\]$/, "").endsWith(suffix);
+    (typed && description.replace(/\[[^[\]]*\]$/, "").endsWith(suffix));
 }
 
 /**
@@ -136,6 +139,7 @@ async function listCopies(
   index: string,
   keep: string | undefined,
   wait: string,
+  typed: boolean,
 ): Promise<{ ids: string[]; silent: string[]; answered: string[] }> {
   // Each node the list reaches runs a task of it (`lists[n]`) while it answers: listed with the
   // copies, it names every node that answered, so a node left out is seen, not taken for one
@@ -154,7 +158,7 @@ async function listCopies(
     for (const [id, info] of Object.entries(tasks)) {
       const task = isJsonObject(info) ? info : {};
       if (task.action === "cluster:monitor/tasks/lists[n]") answered.push(node);
-      if (id !== keep && copiesInto(task.description, index)) ids.push(id);
+      if (id !== keep && copiesInto(task.description, index, typed)) ids.push(id);
     }
   }
   // A node that did not answer may run a copy into the index, noted or not.
@@ -186,6 +190,7 @@ async function copyLeft(
   index: string,
   id: string,
   wait: string,
+  typed: boolean,
 ): Promise<string | undefined> {
   const node = id.split(":", 1)[0];
   let response: SearchResponse | undefined;
@@ -219,6 +224,6 @@ async function copyLeft(
   if (body.completed === true) return undefined;
   const task = isJsonObject(body.task) ? body.task : {};
   // The id taken by another task since: the node restarted, and the copy died with it.
-  if (!copiesInto(task.description, index)) return undefined;
+  if (!copiesInto(task.description, index, typed)) return undefined;
   return `it is still running on node ${node}`;
 }
