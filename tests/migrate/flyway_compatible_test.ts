@@ -76,6 +76,28 @@ for (const kind of KINDS) {
       assert.equal(await ws.count("gd"), 0);
     });
 
+    it("refuses a deleted repeatable file, wherever its name sorts; repair drops its record", async () => {
+      const ws = await flyway();
+      await ws.file("V1__t.sql", "CREATE TABLE mt (id INT);\n");
+      await ws.file("R__a.sql", "SELECT 1;\n");
+      await ws.file("R__b.sql", "SELECT 2;\n");
+      await ws.ok();
+      await rm(join(ws.root, "main", "R__b.sql"));
+      await ws.file("V2__u.sql", "CREATE TABLE mu (id INT);\n");
+      const refused = await ws.run("--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.file, "R__b.sql");
+      assert.match(refused.report!.error!.message, /recorded as applied, but its file is gone/);
+      assert.equal(await ws.count("mu"), undefined, "V2 was not run");
+      const repaired = await ws.ok("repair", "--json");
+      assert.deepEqual(
+        repaired.report!.connections[0].files.map((f) => [f.path, f.action]),
+        [["V1__t.sql", "skip"], ["V2__u.sql", "apply"], ["R__a.sql", "skip"], ["R__b.sql", "drop"]],
+      );
+      await ws.ok();
+      assert.equal(await ws.count("mu"), 0);
+    });
+
     it("refuses an edited applied file above --target too: Flyway validates every applied one", async () => {
       const ws = await flyway();
       await ws.file("V1__a.sql", "CREATE TABLE ka (id INT);\n");

@@ -21,7 +21,8 @@ export type FileState =
   | Exclude<FileAction, "record" | "drop" | "unknown">
   /** Recorded with the raw-bytes hash an earlier version wrote: unchanged. */
   | "earlier-hash"
-  /** A record without its file that sorts after every file here: a newer checkout's, maybe. */
+  /** A versioned record without its file that sorts after every versioned file here: a newer
+   * checkout's, maybe. */
   | "missing-after-files";
 
 /** What a command's rules are told about the run. */

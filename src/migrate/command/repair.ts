@@ -3,9 +3,10 @@ import type { MigrationCommand } from "./command.ts";
 /**
  * `repair`: makes the records match this checkout, running no file. Work: changed files and
  * records of an earlier version's hash are recorded at their checksum (`record`), records of
- * missing files dropped (`drop`), records of renamed files moved (`rename`). A record that sorts
- * after every file here may be a newer checkout's: it is dropped only with `--force`, or the next
- * migrate from that checkout would run its file again. Pending files stay pending.
+ * missing files dropped (`drop`), records of renamed files moved (`rename`). A versioned record
+ * that sorts after every versioned file here may be a newer checkout's: it is dropped only with
+ * `--force`, or the next migrate from that checkout would run its file again (a repeatable has no
+ * version, so none is newer). Pending files stay pending.
  */
 export const repair: MigrationCommand = {
   name: "repair",

@@ -28,8 +28,8 @@ import { compareVersionPaths } from "./version_order.ts";
  * `baseline` turns every file it would write a record for into `record` (but a repeatable one, left
  * as it is found for `migrate`); `repair` turns changed
  * files, and records holding an earlier version's raw-bytes hash, into `record` and missing
- * records into `drop` (those sorting after every file here only with `force`: an older checkout
- * lacks the newest files), and leaves pending files pending.
+ * records into `drop` (versioned ones sorting after every versioned file here only with `force`:
+ * an older checkout lacks the newest files), and leaves pending files pending.
  */
 export function decideFiles(
   files: readonly PlannedFile[],
@@ -104,23 +104,20 @@ export function decideFiles(
       ...(earlier === undefined ? {} : { sameResourceAs: earlier }),
     };
   });
-  // A record that sorts after every file here of its kind (versioned or repeatable) may be one a
-  // newer checkout applied.
-  const paths = files.map((f) => f.path);
-  const lastVersioned = greatest(paths.filter((path) => !isRepeatable(path)));
-  const lastRepeatable = greatest(paths.filter(isRepeatable));
-  const missing: FileReport[] = gone.filter((path) => !claimed.has(path)).map((path) => {
-    const last = isRepeatable(path) ? lastRepeatable : lastVersioned;
-    return {
-      path,
-      action: rules.decide(
-        last === undefined || compareVersionPaths(path, last) > 0
-          ? "missing-after-files"
-          : "missing",
-        force,
-      ),
-    };
-  });
+  // A versioned record that sorts after every versioned file here may be one a newer checkout
+  // applied. A repeatable has no version, so its name's place says nothing of which checkout is
+  // newer (Flyway has no future repeatable): its record is missing wherever it sorts.
+  const lastVersioned = greatest(files.map((f) => f.path).filter((path) => !isRepeatable(path)));
+  const missing: FileReport[] = gone.filter((path) => !claimed.has(path)).map((path) => ({
+    path,
+    action: rules.decide(
+      !isRepeatable(path) &&
+        (lastVersioned === undefined || compareVersionPaths(path, lastVersioned) > 0)
+        ? "missing-after-files"
+        : "missing",
+      force,
+    ),
+  }));
   return merge(decided, missing);
 }
 

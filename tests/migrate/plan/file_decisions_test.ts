@@ -119,14 +119,31 @@ describe("decideFiles", () => {
       "R__same.sql:skip:",
       "R__view.sql:reapply:",
     ]);
-    // A record of a repeatable file gone from the checkout sorts among the repeatables.
+    // A record of a repeatable file gone from the checkout sorts among the repeatables. It has no
+    // version, so none is a newer checkout's: repair drops it wherever its name sorts.
     const gone = decideFiles(files.slice(0, 2), records, "repair");
     assert.deepEqual(gone.map((f) => `${f.path}:${f.action}`), [
       "V1__t.sql:skip",
       "V2__new.sql:apply",
-      "R__same.sql:missing",
-      "R__view.sql:missing",
+      "R__same.sql:drop",
+      "R__view.sql:drop",
     ]);
+  });
+
+  it("a missing repeatable is missing wherever its name sorts: repair drops it without force", () => {
+    const records = new Map([["V1__t.sql", "t"], ["R__a.sql", "a"], ["R__b.sql", "b"]]);
+    const files = [file("V1__t.sql", "t", { runOnce: true }), file("R__a.sql", "a")];
+    for (const command of ["status", "migrate"] as const) {
+      assert.deepEqual(
+        decideFiles(files, records, command).map((f) => `${f.path}:${f.action}`),
+        ["V1__t.sql:skip", "R__a.sql:skip", "R__b.sql:missing"],
+        command,
+      );
+    }
+    assert.deepEqual(
+      decideFiles(files, records, "repair").map((f) => `${f.path}:${f.action}`),
+      ["V1__t.sql:skip", "R__a.sql:skip", "R__b.sql:drop"],
+    );
   });
 
   it("leaves the files above a target version as they are; repeatable files run as always", () => {
