@@ -4,7 +4,9 @@
 # data in a private folder, on ports of their own, so a system server is never touched:
 #   PostgreSQL  postgres://thaw:thaw-secret@127.0.0.1:54329/thaw
 #   MariaDB     mysql://thaw:thaw-secret@127.0.0.1:33069/thaw
-# The user thaw may create databases (the tests make one each).
+# The user thaw may create databases (the tests make one each). The user thaw_writer (same password)
+# is a deploy user that may only read and write rows: PostgreSQL's tests grant it that per table,
+# MariaDB grants it on every thaw* database here.
 #   tools/databases.sh start   start both (idempotent) and wait until they take connections
 #   tools/databases.sh stop    stop the servers this script started
 set -euo pipefail
@@ -21,9 +23,25 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 pg_up() { "$(pg_bin)/pg_isready" -q -h 127.0.0.1 -p "$pg_port"; }
 my_up() { mariadb-admin --no-defaults -h 127.0.0.1 -P "$my_port" -u thaw -pthaw-secret ping >/dev/null 2>&1; }
 
+# Idempotent, so that a server an earlier version of this script started gets the users too.
+pg_users() {
+  as postgres "$(pg_bin)/psql" -q -h "$root/postgres" -p "$pg_port" -U postgres -d postgres -c "
+    DO \$\$ BEGIN
+      IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'thaw_writer') THEN
+        CREATE ROLE thaw_writer LOGIN PASSWORD 'thaw-secret';
+      END IF;
+    END \$\$;" >/dev/null
+}
+
+my_users() {
+  mariadb --no-defaults -S "$root/mariadb/mysqld.sock" -u "$(id -un)" -e "
+    CREATE USER IF NOT EXISTS 'thaw_writer'@'%' IDENTIFIED BY 'thaw-secret';
+    GRANT SELECT, INSERT, UPDATE, DELETE ON \`thaw%\`.* TO 'thaw_writer'@'%';"
+}
+
 start_postgres() {
   [ -n "$(pg_bin)" ] || { echo "databases: PostgreSQL not found; install postgresql (apt-get install postgresql)" >&2; exit 1; }
-  if pg_up; then echo "postgres: already up on $pg_port"; return; fi
+  if pg_up; then pg_users; echo "postgres: already up on $pg_port"; return; fi
   local dir="$root/postgres" bin
   bin="$(pg_bin)"
   rm -rf "$dir" && mkdir -p "$dir" && chown "$(owner postgres)" "$dir"
@@ -33,12 +51,13 @@ start_postgres() {
     || { tail -n 30 "$dir/server.log" >&2; exit 1; }
   as postgres "$bin/psql" -q -h "$dir" -p "$pg_port" -U postgres -d postgres \
     -c "CREATE ROLE thaw LOGIN CREATEDB PASSWORD 'thaw-secret'" -c "CREATE DATABASE thaw OWNER thaw" >/dev/null
+  pg_users
   echo "postgres: up on $pg_port"
 }
 
 start_mariadb() {
   need mariadbd mariadb-server
-  if my_up; then echo "mariadb: already up on $my_port"; return; fi
+  if my_up; then my_users; echo "mariadb: already up on $my_port"; return; fi
   local dir="$root/mariadb"
   rm -rf "$dir" && mkdir -p "$dir" && chown "$(owner mysql)" "$dir"
   mariadb-install-db --no-defaults --datadir="$dir/data" --user="$(owner mysql)" \
@@ -56,6 +75,7 @@ start_mariadb() {
         CREATE USER 'thaw'@'%' IDENTIFIED BY 'thaw-secret';
         CREATE DATABASE thaw;
         GRANT ALL ON \`thaw%\`.* TO 'thaw'@'%';"
+      my_users
       echo "mariadb: up on $my_port"
       return
     fi

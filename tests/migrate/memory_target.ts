@@ -33,6 +33,8 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
   /** Thrown by `readRecords`: a host or database that is not reached. */
   readError?: Error;
   afterApply?: (path: string) => void;
+  // The checksums the last readRecords gave: apply runs a file only over the record it read.
+  #read = new Map<string, string>();
 
   constructor(name: string) {
     this.name = name;
@@ -42,6 +44,7 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     this.calls.push("read");
     this.requests++;
     if (this.readError) return Promise.reject(this.readError);
+    this.#read = new Map(this.records);
     return Promise.resolve(
       new Map([...this.records].map(([path, hash]) => [path, { hash, ...this.runs.get(path) }])),
     );
@@ -72,8 +75,9 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     this.calls.push(`apply ${file.path}`);
     this.requests++;
     if (this.failOn?.path === file.path) return Promise.reject(this.failOn.error);
-    // Another runner may have recorded it under the file's own lock (the SQL targets' check).
-    if (this.records.get(file.path) === file.hash) {
+    // Another runner may have recorded it, this text or another, since the records were read
+    // (SQLite's check, under the file's own lock).
+    if (this.records.get(file.path) !== this.#read.get(file.path)) {
       return Promise.resolve({ result: "applied", ms: 0, alreadyRecorded: true });
     }
     this.records.set(file.path, file.hash);

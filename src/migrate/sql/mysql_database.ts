@@ -42,12 +42,16 @@ export class MysqlDatabase implements SqlDatabase {
   }
 
   async readRecords(table: string): Promise<Map<string, FileRecord>> {
-    const exists = await this.#query<{ n: number }>(
+    if (!await this.#tableExists(table)) return new Map();
+    return fileRecords(await this.#query<Record<string, unknown>>(`SELECT * FROM \`${table}\``));
+  }
+
+  async #tableExists(table: string): Promise<boolean> {
+    const [{ n }] = await this.#query<{ n: number }>(
       "SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
       [table],
     );
-    if (Number(exists[0].n) === 0) return new Map();
-    return fileRecords(await this.#query<Record<string, unknown>>(`SELECT * FROM \`${table}\``));
+    return Number(n) > 0;
   }
 
   async lock(
@@ -77,7 +81,10 @@ export class MysqlDatabase implements SqlDatabase {
       { datasource: this.#datasource.name, timeoutMs, onWait, signal },
     );
     this.#lockName = name;
-    await this.#query(`CREATE TABLE IF NOT EXISTS \`${table}\` (
+    // Looked for first: CREATE TABLE IF NOT EXISTS needs the CREATE privilege even where the table
+    // is there, which a deploy user that only writes rows lacks.
+    if (!await this.#tableExists(table)) {
+      await this.#query(`CREATE TABLE IF NOT EXISTS \`${table}\` (
       id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
       migration_path VARCHAR(768) NOT NULL,
       content_hash CHAR(64) NOT NULL,
@@ -87,6 +94,7 @@ export class MysqlDatabase implements SqlDatabase {
       ${RUNNER_VERSION_COLUMN} VARCHAR(64) NULL,
       UNIQUE KEY uq_migration_path (migration_path)
     ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`);
+    }
     // A table an earlier version made lacks the column. Looked for first: MySQL has no ADD COLUMN
     // IF NOT EXISTS (MariaDB has), and an ALTER TABLE that changes nothing still locks the table.
     const [{ n }] = await this.#query<{ n: number }>(

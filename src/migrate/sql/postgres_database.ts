@@ -62,14 +62,18 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async readRecords(table: string): Promise<Map<string, FileRecord>> {
+    if (!await this.#tableExists(table)) return new Map();
+    return fileRecords(await this.#query<Record<string, unknown>>(`SELECT * FROM "${table}"`));
+  }
+
+  async #tableExists(table: string): Promise<boolean> {
     // Quoted as CREATE TABLE quotes it: unquoted, to_regclass folds Audit_Migrations to lower case
     // and never finds the table, which the next run then fails to create again.
-    const exists = await this.#query<{ t: string | null }>(
+    const [{ t }] = await this.#query<{ t: string | null }>(
       "SELECT to_regclass(quote_ident($1)) AS t",
       [table],
     );
-    if (exists[0].t === null) return new Map();
-    return fileRecords(await this.#query<Record<string, unknown>>(`SELECT * FROM "${table}"`));
+    return t !== null;
   }
 
   async lock(
@@ -89,7 +93,10 @@ export class PostgresDatabase implements SqlDatabase {
       { datasource: this.#datasource.name, timeoutMs, onWait, signal },
     );
     this.#lockKey = key;
-    await this.#query(`CREATE TABLE IF NOT EXISTS "${table}" (
+    // Looked for first: CREATE TABLE IF NOT EXISTS needs CREATE on the schema even where the table
+    // is there, which a deploy user that only writes rows lacks (PostgreSQL 15 grants it to none).
+    if (!await this.#tableExists(table)) {
+      await this.#query(`CREATE TABLE IF NOT EXISTS "${table}" (
       id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       migration_path VARCHAR(1024) NOT NULL UNIQUE,
       content_hash CHAR(64) NOT NULL,
@@ -98,6 +105,7 @@ export class PostgresDatabase implements SqlDatabase {
       execution_ms INTEGER NOT NULL,
       ${RUNNER_VERSION_COLUMN} VARCHAR(64)
     )`);
+    }
     // A table an earlier version made lacks the column. Looked for first: ALTER TABLE takes an
     // exclusive lock on the table, and needs its owner, even where IF NOT EXISTS then does nothing.
     const [{ found }] = await this.#query<{ found: boolean }>(

@@ -135,11 +135,19 @@ export interface SqlDatabase {
   ): Promise<void>;
   unlock(): Promise<void>;
   /**
-   * Runs `text` and inserts its record, in one transaction where the database allows, and returns
-   * the recorded `execution_ms`. Returns `undefined`, running nothing, when the record is already
-   * there (another runner was first). Throws {@linkcode ScriptError} when a statement fails.
+   * Runs `text` and writes its record (inserted, or replacing the path's record), in one
+   * transaction where the database allows, and returns the recorded `execution_ms`. `previous` is
+   * the checksum the run decided on (`undefined`: no record). A database without a run-wide lock
+   * (SQLite) returns `undefined`, running nothing, when the record no longer holds it: another
+   * runner applied or replaced the file in between. The others decide under their lock, so the
+   * record cannot have moved. Throws {@linkcode ScriptError} when a statement fails.
    */
-  runFile(table: string, text: string, record: SqlRecord): Promise<number | undefined>;
+  runFile(
+    table: string,
+    text: string,
+    record: SqlRecord,
+    previous: string | undefined,
+  ): Promise<number | undefined>;
   /**
    * Writes the record of `record.path` without running anything, in one statement: inserted with
    * `execution_ms` 0, or, where the path has a record already, its hash, `executed_at`,
@@ -196,7 +204,7 @@ export async function addRunnerVersion(
   try {
     await alter(statement);
   } catch (error) {
-    throw new Error(
+    throw new DatabaseError(
       `the records table "${table}" needs the ${RUNNER_VERSION_COLUMN} column this version ` +
         `writes, and adding it was refused (${error instanceof Error ? error.message : error}): ` +
         `run once as a user that may alter the table (its owner on PostgreSQL), or have one ` +

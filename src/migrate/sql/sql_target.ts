@@ -20,6 +20,8 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
   readonly #datasource: Datasource;
   readonly #db: SqlDatabase;
   readonly #executedBy: string;
+  // The checksums the run last read, which its decisions are made on: what apply may replace.
+  #read: ReadonlyMap<string, FileRecord> = new Map();
 
   constructor(datasource: Datasource, db: SqlDatabase, executedBy: string) {
     this.name = datasource.name;
@@ -34,8 +36,9 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
     return this.#db.queries;
   }
 
-  readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
-    return this.#db.readRecords(this.#datasource.table);
+  async readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
+    this.#read = await this.#db.readRecords(this.#datasource.table);
+    return this.#read;
   }
 
   // The table is created under the lock (see lock): two runners must not race to create it.
@@ -66,7 +69,7 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
         hash: file.hash,
         executedAt,
         executedBy: this.#executedBy,
-      });
+      }, this.#read.get(file.path)?.hash);
     } catch (error) {
       if (!(error instanceof ScriptError)) throw error;
       const at = locateStatement(file.text, this.#db.kind, error);

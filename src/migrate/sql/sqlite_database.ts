@@ -130,18 +130,24 @@ export class SqliteDatabase implements SqlDatabase {
     return Promise.resolve();
   }
 
-  async runFile(table: string, text: string, record: SqlRecord): Promise<number | undefined> {
+  async runFile(
+    table: string,
+    text: string,
+    record: SqlRecord,
+    previous: string | undefined,
+  ): Promise<number | undefined> {
     const db = await this.#open();
     this.#exec(db, "BEGIN IMMEDIATE");
     try {
-      // Another runner applied this very content while we waited for the write lock. A record
-      // of other content is a file applied again (repeatable, declarative): it is replaced.
-      const done = this.#all(
+      // Decided on what this runner read, with no run-wide lock: another runner may have applied
+      // the file (this content or its own checkout's) since. It runs only over the record it
+      // was decided on, as a compare-and-set, or a run-once file would run twice.
+      const now = this.#all(
         db,
-        `SELECT 1 FROM "${table}" WHERE migration_path = ? AND content_hash = ?`,
-        [record.path, record.hash],
+        `SELECT content_hash FROM "${table}" WHERE migration_path = ?`,
+        [record.path],
       );
-      if (done.length > 0) {
+      if ((now.length === 0 ? undefined : String(now[0].content_hash)) !== previous) {
         this.#exec(db, "COMMIT");
         return undefined;
       }

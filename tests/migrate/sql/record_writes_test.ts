@@ -135,7 +135,7 @@ for (const kind of KINDS) {
         hash: HASH_A,
         executedAt: new Date(Date.now() - 1_000),
         executedBy: "first@host",
-      });
+      }, undefined);
       assert.ok(ran !== undefined && ran >= 1_000, String(ran));
       await db.putRecord(TABLE, record("002-orders.sql", HASH_A, "2024-01-01T00:00:00.000Z"));
       await db.putRecord(
@@ -265,6 +265,56 @@ for (const kind of KINDS) {
       assert.deepEqual(await target.readRecords(), new Map());
       await target.release();
     });
+
+    // SQLite has no run-wide lock: two runners decide on what each read, and only the file's own
+    // write lock orders them. (PostgreSQL and MariaDB decide again under the run's lock.)
+    if (kind === "sqlite") {
+      it("SqlTarget runs a file only while its record is as the run read it: another runner's wins", async () => {
+        const { db, datasource, rows } = await open();
+        const second = new SqliteDatabase(datasource, 5_000);
+        closers.push(() => second.close());
+        const a = new SqlTarget(datasource, db, "a@host");
+        const b = new SqlTarget(datasource, second, "b@host");
+        assert.deepEqual([await a.readRecords(), await b.readRecords()], [new Map(), new Map()]);
+        // Both planned V3 (no record); their checkouts hold other texts. B is first.
+        const v3 = (hash: string, table: string) => ({
+          path: "V3__x.sql",
+          hash,
+          runOnce: true,
+          text: `CREATE TABLE ${table} (id INT);`,
+        });
+        assert.equal((await b.apply(v3(HASH_A, "by_b"), new Date())).alreadyRecorded, undefined);
+        const late = await a.apply(v3(HASH_B, "by_a"), new Date());
+        assert.equal(late.alreadyRecorded, true, "A's V3 did not run");
+        assert.deepEqual((await rows()).map((r) => [r.path, r.hash, r.by]), [
+          ["V3__x.sql", HASH_A, "b@host"],
+        ]);
+        // A repeatable both read at HASH_A: B applies HASH_C first, A's HASH_B does not run over it.
+        const view = (hash: string, name: string) => ({
+          path: "R__v.sql",
+          hash,
+          runOnce: true,
+          text: `CREATE VIEW ${name} AS SELECT 1 AS one;`,
+        });
+        await b.apply(view(HASH_A, "v_first"), new Date());
+        await a.readRecords();
+        await b.readRecords();
+        await b.apply(view("c".repeat(64), "v_by_b"), new Date());
+        assert.equal((await a.apply(view(HASH_B, "v_by_a"), new Date())).alreadyRecorded, true);
+        // Read again, A's plan holds: its version runs in place of B's record.
+        await a.readRecords();
+        assert.equal(
+          (await a.apply(view(HASH_B, "v_by_a"), new Date())).alreadyRecorded,
+          undefined,
+        );
+        assert.deepEqual((await rows()).map((r) => [r.path, r.hash, r.by]), [
+          ["V3__x.sql", HASH_A, "b@host"],
+          ["R__v.sql", HASH_B, "a@host"],
+        ]);
+        const tables = await db.readRecords(TABLE);
+        assert.equal(tables.size, 2);
+      });
+    }
 
     it("SqlTarget names the datasource and the path when the database refuses the record", async () => {
       const { db, datasource } = await open();
