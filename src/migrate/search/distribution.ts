@@ -14,9 +14,9 @@ export interface Distribution {
  * Reads the distribution from the answer to `GET /`. OpenSearch says `"distribution":
  * "opensearch"` under `version`, even where it reports 7.10.2 as its version number for old
  * clients (`compatibility.override_main_response_version`); Elasticsearch says no distribution,
- * and names its `build_flavor` (`default`, `oss`) or its tagline. Anything else (a proxy's page, an
- * answer other than 200, a user who may not read `/`) is taken as OpenSearch, the runner's own
- * cluster, whose requests the runner sent before it read `GET /` at all.
+ * and names its `build_flavor` (`default`, `oss`) or its tagline. Any other body (a proxy's page)
+ * is taken as OpenSearch, the runner's own cluster, whose requests the runner sent before it read
+ * `GET /` at all. An answer other than 200 is not read here: a reindex stops on it.
  *
  * @example
  * ```ts

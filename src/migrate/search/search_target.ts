@@ -102,12 +102,23 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   }
 
   // What the cluster is, read from `GET /` once, by the first file that needs to know (a
-  // reindex); a read that failed is not kept, so the next file asks again.
-  #distribution(): Promise<Distribution> {
+  // reindex); a read that failed is not kept, so the next file asks again. A refused read stops
+  // the file before its first step: taken for OpenSearch, an Elasticsearch would refuse the swap's
+  // timeout only after the copy, with writes blocked.
+  #distribution(file: SearchFile): Promise<Distribution> {
     if (this.#cluster === undefined) {
-      const read = this.#client.send("GET", "/").then((root) =>
-        distributionOf(root.status === 200 ? root.body : undefined)
-      );
+      const read = this.#client.send("GET", "/").then((root) => {
+        if (root.status === 200) return distributionOf(root.body);
+        throw new MigrationFailure({
+          connection: this.name,
+          file: file.path,
+          request: "GET /",
+          status: root.status,
+          reason: "reindex not started: the runner reads GET / to tell OpenSearch from " +
+            "Elasticsearch, whose parameters differ; let the connection's user read it " +
+            "(cluster:monitor/main, in the monitor privileges)",
+        });
+      });
       read.catch(() => {
         if (this.#cluster === read) this.#cluster = undefined;
       });
@@ -174,7 +185,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
           lost,
           ...(this.#interrupt === undefined ? {} : { interrupt: this.#interrupt }),
           say: (message) => this.#progress.step(this.name, message),
-          distribution: (await this.#distribution()).name,
+          distribution: (await this.#distribution(file)).name,
         });
     } catch (error) {
       if (lost.aborted) throw this.#lockLost(file, lost.reason);

@@ -432,6 +432,34 @@ describe("a reindex step that fails", () => {
     }
   });
 
+  it("does not start when GET / is refused: OpenSearch and Elasticsearch name the swap's timeout apart", async () => {
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault =>
+        r.method === "GET" && r.path === "/"
+          ? { status: 403, body: { error: { type: "security_exception", reason: "no" } } }
+          : "forward",
+    );
+    try {
+      const { ws, alias, v1, v2 } = await moving(10, { hosts: [fault.url] });
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1, run.out);
+      assert.match(
+        run.report!.error!.message,
+        /GET \/, HTTP 403: reindex not started: .*cluster:monitor\/main/,
+      );
+      assert.equal((await os("HEAD", `/${v2}`)).status, 404, "no new index");
+      await assertMoved(alias, v1, v1, 10);
+      const writes = fault.received.filter((r) =>
+        r.method !== "GET" && r.method !== "HEAD" && !r.path.includes(ws.recordsIndex) &&
+        !r.path.endsWith("/_search")
+      );
+      assert.deepEqual(writes, []);
+    } finally {
+      await fault.close();
+    }
+  });
+
   it("does not start when the new index exists already, and changes nothing", async () => {
     const ws = await Workspace.create();
     const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
