@@ -23,20 +23,23 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 pg_up() { "$(pg_bin)/pg_isready" -q -h 127.0.0.1 -p "$pg_port"; }
 my_up() { mariadb-admin --no-defaults -h 127.0.0.1 -P "$my_port" -u thaw -pthaw-secret ping >/dev/null 2>&1; }
 
-# Idempotent, so that a server an earlier version of this script started gets the users too.
+# Idempotent, so that a server an earlier version of this script started gets the users too. A
+# server started some other way is left as it is: without thaw_writer, its tests fail saying so.
+no_users() { echo "databases: could not add thaw_writer to the $1 server on $2 (not started by this script?)" >&2; }
+
 pg_users() {
   as postgres "$(pg_bin)/psql" -q -h "$root/postgres" -p "$pg_port" -U postgres -d postgres -c "
     DO \$\$ BEGIN
       IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'thaw_writer') THEN
         CREATE ROLE thaw_writer LOGIN PASSWORD 'thaw-secret';
       END IF;
-    END \$\$;" >/dev/null
+    END \$\$;" >/dev/null || no_users PostgreSQL "$pg_port"
 }
 
 my_users() {
   mariadb --no-defaults -S "$root/mariadb/mysqld.sock" -u "$(id -un)" -e "
     CREATE USER IF NOT EXISTS 'thaw_writer'@'%' IDENTIFIED BY 'thaw-secret';
-    GRANT SELECT, INSERT, UPDATE, DELETE ON \`thaw%\`.* TO 'thaw_writer'@'%';"
+    GRANT SELECT, INSERT, UPDATE, DELETE ON \`thaw%\`.* TO 'thaw_writer'@'%';" || no_users MariaDB "$my_port"
 }
 
 start_postgres() {

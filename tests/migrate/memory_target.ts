@@ -4,6 +4,7 @@ import type { Applied, FileRecord, MigrationTarget } from "../../src/migrate/dri
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import type { UnlockOutcome } from "../../src/migrate/run_report.ts";
 import { VERSION } from "../../src/version.ts";
+import { runsOnce } from "../../src/migrate/plan/file_decisions.ts";
 
 /**
  * A target that keeps its records in memory and logs every call, so that the engine's order of
@@ -33,8 +34,6 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
   /** Thrown by `readRecords`: a host or database that is not reached. */
   readError?: Error;
   afterApply?: (path: string) => void;
-  // The checksums the last readRecords gave: apply runs a file only over the record it read.
-  #read = new Map<string, string>();
 
   constructor(name: string) {
     this.name = name;
@@ -44,7 +43,6 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     this.calls.push("read");
     this.requests++;
     if (this.readError) return Promise.reject(this.readError);
-    this.#read = new Map(this.records);
     return Promise.resolve(
       new Map([...this.records].map(([path, hash]) => [path, { hash, ...this.runs.get(path) }])),
     );
@@ -75,9 +73,10 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     this.calls.push(`apply ${file.path}`);
     this.requests++;
     if (this.failOn?.path === file.path) return Promise.reject(this.failOn.error);
-    // Another runner may have recorded it, this text or another, since the records were read
-    // (SQLite's check, under the file's own lock).
-    if (this.records.get(file.path) !== this.#read.get(file.path)) {
+    // Another runner may have recorded it under the file's own lock (SQLite's check): this text,
+    // or, for a file that runs once, any.
+    const recorded = this.records.get(file.path);
+    if (recorded === file.hash || (runsOnce(file) && recorded !== undefined)) {
       return Promise.resolve({ result: "applied", ms: 0, alreadyRecorded: true });
     }
     this.records.set(file.path, file.hash);

@@ -69,8 +69,7 @@ export function decideFiles(
       state = renamedFrom === undefined ? "apply" : "rename";
     } else if (recorded === file.hash) state = "skip";
     else if (recorded === file.rawHash) state = "earlier-hash";
-    // A repeatable file is meant to run again whenever it changes (views, functions).
-    else state = file.runOnce && !isRepeatable(file.path) ? "changed" : "reapply";
+    else state = runsOnce(file) ? "changed" : "reapply";
     if (target !== undefined && aboveTarget(file.path, target)) {
       if (state === "apply" || state === "reapply" || state === "changed") state = "above-target";
     }
@@ -119,6 +118,15 @@ export function decideFiles(
     ),
   }));
   return merge(decided, missing);
+}
+
+/**
+ * Whether `file` runs once: not idempotent ({@linkcode PlannedFile.runOnce}) and not a repeatable
+ * `R__` file, which is meant to run again whenever it changes (views, functions). Such a file is
+ * applied only where it has no record; a changed one is reported, never run.
+ */
+export function runsOnce(file: PlannedFile): boolean {
+  return file.runOnce && !isRepeatable(file.path);
 }
 
 // Both lists are in version order already (files are read sorted); a missing record goes before

@@ -107,17 +107,27 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   // timeout only after the copy, with writes blocked.
   #distribution(file: SearchFile): Promise<Distribution> {
     if (this.#cluster === undefined) {
-      const read = this.#client.send("GET", "/").then((root) => {
-        if (root.status === 200) return distributionOf(root.body);
-        throw new MigrationFailure({
+      const failed = (reason: string, status?: number, cause?: unknown) =>
+        new MigrationFailure({
           connection: this.name,
           file: file.path,
           request: "GET /",
-          status: root.status,
-          reason: "reindex not started: the runner reads GET / to tell OpenSearch from " +
-            "Elasticsearch, whose parameters differ; let the connection's user read it " +
-            "(cluster:monitor/main, in the monitor privileges)",
-        });
+          ...(status === undefined ? {} : { status }),
+          reason: `reindex not started: ${reason}; the runner reads GET / to tell OpenSearch ` +
+            "from Elasticsearch, whose parameters differ",
+        }, { cause });
+      const read = this.#client.send("GET", "/").then((root) => {
+        if (root.status === 200) return distributionOf(root.body);
+        throw failed(
+          root.status === 401 || root.status === 403
+            ? "the connection's user may not read it: grant it cluster:monitor/main (in the " +
+              "monitor privileges)"
+            : "the cluster answered no version",
+          root.status,
+        );
+      }, (error: unknown) => {
+        if (!(error instanceof SearchTransportError)) throw error;
+        throw failed(error.message, undefined, error);
       });
       read.catch(() => {
         if (this.#cluster === read) this.#cluster = undefined;

@@ -136,17 +136,17 @@ export interface SqlDatabase {
   unlock(): Promise<void>;
   /**
    * Runs `text` and writes its record (inserted, or replacing the path's record), in one
-   * transaction where the database allows, and returns the recorded `execution_ms`. `previous` is
-   * the checksum the run decided on (`undefined`: no record). A database without a run-wide lock
-   * (SQLite) returns `undefined`, running nothing, when the record no longer holds it: another
-   * runner applied or replaced the file in between. The others decide under their lock, so the
-   * record cannot have moved. Throws {@linkcode ScriptError} when a statement fails.
+   * transaction where the database allows, and returns the recorded `execution_ms`. A database
+   * without a run-wide lock (SQLite) decides again under the file's own write lock, as the others
+   * decided under theirs, and returns `undefined`, running nothing, where another runner was
+   * first: a record of this checksum, or, for a file that runs `once`, any record. Throws
+   * {@linkcode ScriptError} when a statement fails.
    */
   runFile(
     table: string,
     text: string,
     record: SqlRecord,
-    previous: string | undefined,
+    once: boolean,
   ): Promise<number | undefined>;
   /**
    * Writes the record of `record.path` without running anything, in one statement: inserted with

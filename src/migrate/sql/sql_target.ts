@@ -5,6 +5,7 @@ import type { UnlockOutcome } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import { DatabaseError, ScriptError, type SqlDatabase } from "./sql_database.ts";
 import { locateStatement } from "./statement_locator.ts";
+import { runsOnce } from "../plan/file_decisions.ts";
 import { placeholdersMask } from "../../config/secrets_mask.ts";
 
 /** A planned SQL migration file: its text, sent as it is. */
@@ -20,8 +21,6 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
   readonly #datasource: Datasource;
   readonly #db: SqlDatabase;
   readonly #executedBy: string;
-  // The checksums the run last read, which its decisions are made on: what apply may replace.
-  #read: ReadonlyMap<string, FileRecord> = new Map();
 
   constructor(datasource: Datasource, db: SqlDatabase, executedBy: string) {
     this.name = datasource.name;
@@ -36,9 +35,8 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
     return this.#db.queries;
   }
 
-  async readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
-    this.#read = await this.#db.readRecords(this.#datasource.table);
-    return this.#read;
+  readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
+    return this.#db.readRecords(this.#datasource.table);
   }
 
   // The table is created under the lock (see lock): two runners must not race to create it.
@@ -69,7 +67,7 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
         hash: file.hash,
         executedAt,
         executedBy: this.#executedBy,
-      }, this.#read.get(file.path)?.hash);
+      }, runsOnce(file));
     } catch (error) {
       if (!(error instanceof ScriptError)) throw error;
       const at = locateStatement(file.text, this.#db.kind, error);

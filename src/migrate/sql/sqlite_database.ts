@@ -134,20 +134,22 @@ export class SqliteDatabase implements SqlDatabase {
     table: string,
     text: string,
     record: SqlRecord,
-    previous: string | undefined,
+    once: boolean,
   ): Promise<number | undefined> {
     const db = await this.#open();
     this.#exec(db, "BEGIN IMMEDIATE");
     try {
       // Decided on what this runner read, with no run-wide lock: another runner may have applied
-      // the file (this content or its own checkout's) since. It runs only over the record it
-      // was decided on, as a compare-and-set, or a run-once file would run twice.
+      // the file since, this text or its own checkout's. Decided again here, as PostgreSQL and
+      // MariaDB decide under their lock: a run-once file never runs over a record, or it would
+      // run twice; a repeatable one runs over any record but one of its own checksum.
       const now = this.#all(
         db,
         `SELECT content_hash FROM "${table}" WHERE migration_path = ?`,
         [record.path],
       );
-      if ((now.length === 0 ? undefined : String(now[0].content_hash)) !== previous) {
+      const recorded = now.length === 0 ? undefined : String(now[0].content_hash);
+      if (recorded === record.hash || (once && recorded !== undefined)) {
         this.#exec(db, "COMMIT");
         return undefined;
       }

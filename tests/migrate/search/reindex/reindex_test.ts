@@ -432,31 +432,39 @@ describe("a reindex step that fails", () => {
     }
   });
 
-  it("does not start when GET / is refused: OpenSearch and Elasticsearch name the swap's timeout apart", async () => {
-    const fault = await startFaultServer(
-      OPENSEARCH_URL,
-      (r): Fault =>
-        r.method === "GET" && r.path === "/"
-          ? { status: 403, body: { error: { type: "security_exception", reason: "no" } } }
-          : "forward",
-    );
-    try {
-      const { ws, alias, v1, v2 } = await moving(10, { hosts: [fault.url] });
-      const run = await ws.run("--json");
-      assert.equal(run.code, 1, run.out);
-      assert.match(
-        run.report!.error!.message,
-        /GET \/, HTTP 403: reindex not started: .*cluster:monitor\/main/,
+  it("does not start when GET / is refused, answers an error or is cut: the swap's parameters depend on it", async () => {
+    const cases: [Fault, RegExp][] = [
+      [
+        { status: 403, body: { error: { type: "security_exception", reason: "no" } } },
+        /GET \/, HTTP 403: reindex not started: the connection's user may not read it: grant it cluster:monitor\/main/,
+      ],
+      [
+        { status: 503, text: "<html>busy</html>" },
+        /GET \/, HTTP 503: reindex not started: the cluster answered no version; the runner reads GET \//,
+      ],
+      ["reset", /, GET \/: reindex not started: .*GET \//],
+    ];
+    for (const [answer, message] of cases) {
+      const fault = await startFaultServer(
+        OPENSEARCH_URL,
+        (r): Fault => r.method === "GET" && r.path === "/" ? answer : "forward",
       );
-      assert.equal((await os("HEAD", `/${v2}`)).status, 404, "no new index");
-      await assertMoved(alias, v1, v1, 10);
-      const writes = fault.received.filter((r) =>
-        r.method !== "GET" && r.method !== "HEAD" && !r.path.includes(ws.recordsIndex) &&
-        !r.path.endsWith("/_search")
-      );
-      assert.deepEqual(writes, []);
-    } finally {
-      await fault.close();
+      try {
+        const { ws, alias, v1, v2 } = await moving(10, { hosts: [fault.url] });
+        const run = await ws.run("--json");
+        assert.equal(run.code, 1, run.out);
+        assert.equal(run.report!.error!.file, "2-products-reindex.json");
+        assert.match(run.report!.error!.message, message);
+        assert.equal((await os("HEAD", `/${v2}`)).status, 404, "no new index");
+        await assertMoved(alias, v1, v1, 10);
+        const writes = fault.received.filter((r) =>
+          r.method !== "GET" && r.method !== "HEAD" && !r.path.includes(ws.recordsIndex) &&
+          !r.path.endsWith("/_search")
+        );
+        assert.deepEqual(writes, []);
+      } finally {
+        await fault.close();
+      }
     }
   });
 
