@@ -38,7 +38,7 @@ for (const kind of KINDS) {
   describe(`status of the records table on ${kind}`, () => {
     const workspace = workspaces(kind);
 
-    it("says when, by whom and with which runner version each file was applied when, by whom and with which runner version each file was applied", async () => {
+    it("says when, by whom and with which runner version each file was applied", async () => {
       const ws = await workspace();
       await ws.file("001-init.sql", "CREATE TABLE shown (v INT);\n");
       await ws.file("002-later.sql", "CREATE TABLE later (v INT);\n");
