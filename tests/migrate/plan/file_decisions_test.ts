@@ -269,4 +269,73 @@ describe("decideFiles", () => {
       propertyOptions(300),
     );
   });
+
+  it("property: repeatable files and --target against a model of Flyway's rules", () => {
+    // One path per version, so that no two files share one, and three repeatables.
+    const versioned = [1, 2, 3, 4, 5, 6].map((n) => `V${n}__d${n}.sql`);
+    const repeatables = ["R__a.sql", "R__b.sql", "R__c.sql"];
+    const path = fc.constantFrom(...versioned, ...repeatables);
+    const hash = fc.constantFrom("h1", "h2");
+    const versionOf = (p: string) => Number(/^V(\d)__/.exec(p)?.[1]);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(path, hash), { selector: ([p]) => p, maxLength: 9 }),
+        fc.uniqueArray(fc.tuple(path, hash), { selector: ([p]) => p, maxLength: 9 }),
+        fc.constantFrom<Command>("migrate", "status", "repair"),
+        fc.option(fc.integer({ min: 0, max: 7 }), { nil: undefined }),
+        fc.boolean(),
+        (fileSpecs, recordSpecs, command, target, force) => {
+          const files = fileSpecs.map(([p, h]) => file(p, h, { runOnce: true }))
+            .sort((a, b) => compareVersionPaths(a.path, b.path));
+          const records = new Map(recordSpecs);
+          const onDisk = new Set(files.map((f) => f.path));
+          const lastVersion = Math.max(
+            0,
+            ...files.filter((f) => f.path.startsWith("V")).map((f) => versionOf(f.path)),
+          );
+          const decided = decideFiles(
+            files,
+            records,
+            command,
+            force,
+            command === "migrate" && target !== undefined ? String(target) : undefined,
+          );
+          const paths = decided.map((f) => f.path);
+          const firstRepeatable = paths.findIndex((p) => p.startsWith("R__"));
+          if (firstRepeatable >= 0) {
+            assert.ok(paths.slice(firstRepeatable).every((p) => p.startsWith("R__")), "R__ last");
+          }
+          for (const f of decided) {
+            const repeatable = f.path.startsWith("R__");
+            const recorded = records.get(f.path);
+            const own = files.find((x) => x.path === f.path)?.hash;
+            if (repeatable) {
+              assert.ok(f.action !== "changed" && f.outOfOrder === undefined, f.path);
+              assert.ok(f.action !== "above-target", "a repeatable has no version");
+              if (own !== undefined && recorded !== undefined && recorded !== own) {
+                assert.equal(f.action, command === "repair" ? "record" : "reapply", f.path);
+              }
+            }
+            if (!onDisk.has(f.path) && f.renamedFrom === undefined) {
+              // A record without its file: repair drops it, but not a versioned one newer than
+              // every versioned file here, unless forced.
+              const newer = !repeatable && versionOf(f.path) > lastVersion;
+              const expected = command === "repair" && (force || !newer) ? "drop" : "missing";
+              assert.equal(f.action, expected, `${f.path} (${command}, force ${force})`);
+            }
+            if (
+              command === "migrate" && target !== undefined && !repeatable && onDisk.has(f.path)
+            ) {
+              const pending = recorded === undefined || recorded !== own;
+              if (versionOf(f.path) > target && pending && f.action !== "rename") {
+                assert.equal(f.action, "above-target", f.path);
+              }
+              if (versionOf(f.path) <= target) assert.notEqual(f.action, "above-target");
+            }
+          }
+        },
+      ),
+      propertyOptions(500),
+    );
+  });
 });
