@@ -91,19 +91,34 @@ export function sameVersion(a: string, b: string): boolean {
  * Checks the names of one connection's files (paths under its folder): each name that takes
  * Flyway's form keeps its rules ({@linkcode readMigrationName}), and no two versioned files, in
  * any of its folders, have one version. With a `target` version, every file but a repeatable one
- * must have a version ({@linkcode fileVersion}) to compare with it. Throws a {@linkcode MigrationFileError} naming the second
- * file of a version: both would run, where Flyway and elasticsearch-evolution refuse them.
+ * must have a version ({@linkcode fileVersion}) to compare with it, and `paths` (in run order)
+ * must not put a file at or below it after one above it: the target would leave a gap that the
+ * next run finds late. Throws a {@linkcode MigrationFileError} naming the file: for two files of
+ * a version the second (both would run, where Flyway and elasticsearch-evolution refuse them).
  */
 export function checkMigrationNames(paths: readonly string[], target?: string): void {
   const byVersion = new Map<string, string>();
+  let firstAbove: string | undefined;
   for (const path of paths) {
     const name = readMigrationName(path);
-    if (target !== undefined && name.kind !== "repeatable" && fileVersion(path) === undefined) {
-      throw new MigrationFileError(
-        path,
-        `has no version in its path, so it cannot be placed before or after ${target} ` +
-          "(--target, baseline --version): name it, or its folder, with a version",
-      );
+    if (target !== undefined && name.kind !== "repeatable") {
+      const version = fileVersion(path);
+      if (version === undefined) {
+        throw new MigrationFileError(
+          path,
+          `has no version in its path, so it cannot be placed before or after ${target} ` +
+            "(--target, baseline --version): name it, or its folder, with a version",
+        );
+      }
+      if (compareVersions(version, target) > 0) firstAbove ??= path;
+      else if (firstAbove !== undefined) {
+        throw new MigrationFileError(
+          path,
+          `has version ${version}, at or below ${target}, but runs after ${firstAbove}, which is ` +
+            `above ${target} (files run in the order of their paths, folder by folder): a target ` +
+            "must leave only later files; run without --target/--version, or move the file",
+        );
+      }
     }
     if (name.kind !== "versioned") continue;
     const value = versionValue(name.version);
@@ -138,14 +153,16 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-// A name's leading version, after any text: `release-1.0`, `1.0.1.json`, `001_init.sql`.
-const LEADING_VERSION = /^\D*?(\d+(?:[._]\d+)*)/;
+// A name's leading version: at its start, after a `v`, or after text ending in a separator
+// (`1.0.1.json`, `001_init.sql`, `v1.2`, `release-1.0`); digits inside a word (`oauth2`, `s3-x`,
+// `2fa`) are no version.
+const LEADING_VERSION = /^(?:[vV]|\D*?[-_. ])?(\d+(?:[._]\d+)*)(?![A-Za-z0-9])/;
 
 /**
  * The version of the file at `path`, for `--target` and `baseline --version`: a versioned name's
  * own (`V2__x.sql`: `2`), else the leading version of the first folder or name that has one
- * (`release-1.0/users.json`: `1.0`; `1.0.1.json`: `1.0.1`); `undefined` for a repeatable file and
- * for a path with no version at all.
+ * (`release-1.0/users.json`: `1.0`; `1.0.1.json`: `1.0.1`; not `oauth2/`); `undefined` for a
+ * repeatable file and for a path with no version at all.
  */
 export function fileVersion(path: string): string | undefined {
   const name = readMigrationName(path);

@@ -10,6 +10,7 @@ import {
 } from "../../../src/migrate/plan/migration_name.ts";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
 import { refused } from "./refused_names.ts";
+import { compareVersionPaths } from "../../../src/migrate/plan/version_order.ts";
 import { propertyOptions } from "../../property.ts";
 
 // Flyway's own cases, as a table: flyway/flyway, flyway-core/src/test/java/org/flywaydb/core/api/
@@ -155,6 +156,71 @@ describe("versions for --target", () => {
     assert.deepEqual(versions, ["2_1", "9", "1.0", "1.0.1"]);
     assert.equal(fileVersion("R__view.sql"), undefined);
     assert.equal(fileVersion("logs-template.json"), undefined);
+  });
+
+  it("reads a folder's digits as a version only where the name starts with it, or after a v or a separator", () => {
+    const versions = [
+      "oauth2/001_init.sql",
+      "s3-export/010_x.json",
+      "e2e/2.1-users.json",
+      "v1.2/users.json",
+      "release_3/users.json",
+      "2024-01-05 fix/x.sql",
+      "2fa/004_keys.sql",
+    ].map(fileVersion);
+    assert.deepEqual(versions, ["001", "010", "2.1", "1.2", "3", "2024", "004"]);
+  });
+
+  it("refuses a target that would split the run order: a file at or below it after one above it", () => {
+    // Run order is by path: V2__a.sql, then archive/V0_5__old.sql. With --target 1, V2 would be
+    // left and V0.5 run after it, so the next migrate would find V2 late.
+    const paths = ["V1__init.sql", "V2__a.sql", "archive/V0_5__old.sql", "R__v.sql"]
+      .sort(compareVersionPaths);
+    assert.deepEqual(paths, ["V1__init.sql", "V2__a.sql", "archive/V0_5__old.sql", "R__v.sql"]);
+    assert.throws(
+      () => checkMigrationNames(paths, "1"),
+      (error: unknown) =>
+        error instanceof MigrationFileError && error.file === "archive/V0_5__old.sql" &&
+        /runs after V2__a\.sql, which is above 1/.test(error.message),
+    );
+    assert.doesNotThrow(() => checkMigrationNames(paths, "2"));
+    assert.doesNotThrow(() => checkMigrationNames(paths));
+  });
+
+  it("property: under a target, the files above it are the last of the run order, or the names are refused", () => {
+    const segment = fc.oneof(
+      fc.integer({ min: 0, max: 9 }).map((n) => `${n}.x`),
+      fc.constantFrom("a", "b", "release-2", "oauth2"),
+    );
+    const name = fc.oneof(
+      fc.tuple(fc.integer({ min: 0, max: 9 }), fc.constantFrom("a", "b")).map(([n, d]) =>
+        `V${n}__${d}.sql`
+      ),
+      fc.constantFrom("R__v.sql", "R__w.sql"),
+    );
+    const path = fc.tuple(fc.array(segment, { maxLength: 2 }), name).map(([folders, n]) =>
+      [...folders, n].join("/")
+    );
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(path, { maxLength: 8 }),
+        fc.integer({ min: 0, max: 9 }),
+        (unsorted, target) => {
+          const paths = [...unsorted].sort(compareVersionPaths);
+          try {
+            checkMigrationNames(paths, String(target));
+          } catch (error) {
+            if (error instanceof MigrationFileError) return;
+            throw error;
+          }
+          const above = paths.filter((p) => !p.includes("R__")).map((p) =>
+            compareVersions(fileVersion(p)!, String(target)) > 0
+          );
+          assert.deepEqual(above, [...above].sort(), `${paths.join(", ")} at ${target}`);
+        },
+      ),
+      propertyOptions(500),
+    );
   });
 
   it("refuses, under a target, a file with no version to place, but not a repeatable one", () => {
