@@ -1,5 +1,10 @@
 import { MigrationFailure } from "../migration_error.ts";
-import { errorDetail, type SearchClient, type SearchResponse } from "./http/search_client.ts";
+import {
+  errorDetail,
+  type SearchClient,
+  type SearchResponse,
+  SearchTransportError,
+} from "./http/search_client.ts";
 import type { SearchRequest } from "./plan/search_request.ts";
 import { type PolicyApi, policyApiOf } from "./plan/policy_api.ts";
 import { describeDistribution, distributionOf } from "./distribution.ts";
@@ -113,7 +118,8 @@ function lateNotice(response: SearchResponse): string | undefined {
  * A policy file written for the API this cluster does not have (an ISM policy sent to
  * Elasticsearch, an ILM one to OpenSearch) gets the cluster's own refusal, which does not say why
  * (`no handler found`, `Invalid index name [_ilm]`): `GET /` tells what the cluster is, and the
- * failure says so. Returns when the cluster is of the policy's kind, or cannot be read.
+ * failure says so. Returns when the cluster is of the policy's kind, or cannot be read (a failed
+ * read must not hide the refusal it was to explain).
  */
 async function failOnOtherApi(
   client: SearchClient,
@@ -123,8 +129,11 @@ async function failOnOtherApi(
   refused: SearchResponse,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const root = await client.send("GET", "/", undefined, { signal });
-  if (root.status !== 200) return;
+  const root = await client.send("GET", "/", undefined, { signal }).catch((error: unknown) => {
+    if (error instanceof SearchTransportError) return undefined;
+    throw error;
+  });
+  if (root?.status !== 200) return;
   const distribution = distributionOf(root.body);
   const wanted = distribution.name === "elasticsearch" ? "ILM" : "ISM";
   const answered = errorDetail(refused.body);

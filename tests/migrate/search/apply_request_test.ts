@@ -230,6 +230,52 @@ describe("applyRequest: ILM policies (Elasticsearch)", () => {
   });
 });
 
+describe("applyRequest: a refused policy whose GET / fails too", () => {
+  it("keeps the cluster's own reason for the refusal, whatever GET / does", async () => {
+    const refusal = {
+      error: { type: "x_content_parse_exception", reason: "unknown field [hott]" },
+    };
+    for (const root of ["refused", "503"] as const) {
+      const sent: string[] = [];
+      const transport: Transport = {
+        close() {},
+        fetch: (url, init) => {
+          sent.push(`${init.method} ${url.pathname}`);
+          if (url.pathname === "/") {
+            return root === "refused"
+              ? Promise.reject(new TypeError("connection refused"))
+              : Promise.resolve(new Response("busy", { status: 503 }));
+          }
+          if (init.method === "GET") {
+            return Promise.resolve(
+              new Response('{"error":{"type":"resource_not_found_exception"}}', {
+                status: 404,
+              }),
+            );
+          }
+          return Promise.resolve(new Response(JSON.stringify(refusal), { status: 400 }));
+        },
+      };
+      const client = new SearchClient(connection, transport);
+      const policy = { phases: { hott: {} } };
+      await assert.rejects(
+        applyRequest(client, planRequest("p-policy.json", bytes(policy)), {
+          connection: "fake",
+          file: "p-policy.json",
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof MigrationFailure, `${root}: ${error}`);
+          assert.equal(error.detail.request, "PUT /_ilm/policy/p");
+          assert.equal(error.detail.status, 400);
+          assert.match(error.detail.reason, /unknown field \[hott\]/);
+          return true;
+        },
+      );
+      assert.ok(sent.includes("GET /"), root);
+    }
+  });
+});
+
 describe("an ILM policy on the real node", () => {
   it("on OpenSearch names the API it takes; on Elasticsearch without ILM says it has none", async () => {
     const cluster = await distribution();
