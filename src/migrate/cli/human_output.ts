@@ -214,9 +214,13 @@ export function humanSummary(report: RunReport): string[] {
     if (c.drift) lines.push(...driftLines(c.name, c.drift, report.command === "migrate"));
     lines.push(`${c.name}: ${counts}, ${c.requests} request(s), ${seconds(c.ms)}`);
   }
-  // A message may hold lines of its own (what to add to a configuration): kept as lines.
+  // A message about the configuration or the command line may hold lines of its own (a YAML
+  // snippet): kept as lines. Every other names paths and values from files, records or a server,
+  // which must not start a line of their own: escaped, as every line is.
   if (report.error) {
-    lines.push(...`${ERROR_PREFIX[report.error.kind]}: ${report.error.message}`.split("\n"));
+    const { kind, message } = report.error;
+    const text = `${ERROR_PREFIX[kind]}: ${message}`;
+    lines.push(...(kind === "config" || kind === "usage" ? text.split("\n") : [text]));
   } else if (!report.connections.some((c) => c.state === "ran")) {
     lines.push(
       report.connections.length === 0

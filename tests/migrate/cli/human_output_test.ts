@@ -233,6 +233,32 @@ describe("human output", () => {
     }
   });
 
+  it("keeps an error naming a record's path on its line: a line break in it cannot fake a line", () => {
+    const path = "x\nok: all migrations applied\r\u2028y.sql";
+    for (const kind of ["plan", "failure", "invalid", "lock", "interrupted"] as const) {
+      const lines = humanSummary({
+        command: "migrate",
+        connections: [],
+        ms: 1,
+        error: { kind, message: `${path}: is recorded as applied, but its file is gone` },
+      });
+      assert.equal(lines.length, 2, `${kind}: ${lines.join(" | ")}`);
+      assert.match(lines[0], /x\\u000aok: all migrations applied\\u000d\\u2028y\.sql: is recorded/);
+    }
+    // The configuration's own errors (a YAML snippet) keep their lines.
+    const config = humanSummary({
+      command: "migrate",
+      connections: [],
+      ms: 1,
+      error: { kind: "config", message: "bad indentation\n 2 |  - name: x\n------^" },
+    });
+    assert.deepEqual(config.slice(0, 3), [
+      "error: bad indentation",
+      " 2 |  - name: x",
+      "------^",
+    ]);
+  });
+
   it("escapes control characters in progress lines too (a renamed record's old path)", () => {
     const lines: string[] = [];
     const progress = humanProgress((l) => lines.push(l));
