@@ -146,11 +146,20 @@ export function isVersion(text: string): boolean {
 export function compareVersions(a: string, b: string): number {
   const x = versionValue(a).split("."), y = versionValue(b).split(".");
   for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const p = x[i] ?? "0", q = y[i] ?? "0";
-    if (p.length !== q.length) return p.length - q.length;
-    if (p !== q) return p < q ? -1 : 1;
+    const c = compareDigits(x[i] ?? "0", y[i] ?? "0");
+    if (c !== 0) return c;
   }
   return 0;
+}
+
+/**
+ * Two runs of ASCII digits by value without a number type: leading zeros off, then the longer run
+ * is larger, then digit by digit. No length limit, no precision lost.
+ */
+export function compareDigits(a: string, b: string): number {
+  const da = a.replace(/^0+/, ""), db = b.replace(/^0+/, "");
+  if (da.length !== db.length) return da.length - db.length;
+  return da === db ? 0 : da < db ? -1 : 1;
 }
 
 // A name's leading version: at its start, after a `v`, or after text ending in a separator

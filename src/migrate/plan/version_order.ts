@@ -1,4 +1,4 @@
-import { isRepeatable } from "./migration_name.ts";
+import { compareDigits, isRepeatable } from "./migration_name.ts";
 
 /**
  * The order migration files run in: by path, folder by folder. In each name, a leading version
@@ -44,16 +44,6 @@ function compareSegments(a: string, b: string): number {
     if (c !== 0) return c;
   }
   return partsA.length - partsB.length || compareNatural(restA, restB);
-}
-
-/**
- * Two runs of ASCII digits by value without a number type: leading zeros off, then the longer run
- * is larger, then digit by digit. No length limit, no precision lost.
- */
-function compareDigits(a: string, b: string): number {
-  const da = a.replace(/^0+/, ""), db = b.replace(/^0+/, "");
-  if (da.length !== db.length) return da.length - db.length;
-  return da === db ? 0 : da < db ? -1 : 1;
 }
 
 const isDigit = (code: number) => code >= 48 && code <= 57;

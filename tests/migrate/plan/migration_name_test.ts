@@ -247,6 +247,28 @@ describe("versions for --target", () => {
       propertyOptions(500),
     );
   });
+
+  it("property: agrees with big numbers, zero-padded, joined by . or _", () => {
+    // Parts past 2^53, each written with leading zeros, separators mixed.
+    const part = fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.nat({ max: 3 }));
+    const version = fc.array(part, { minLength: 1, maxLength: 4 });
+    const write = (v: [bigint, number][], seps: boolean[]) =>
+      v.map(([n, zeros], i) => (i === 0 ? "" : seps[i] ? "_" : ".") + "0".repeat(zeros) + n)
+        .join("");
+    fc.assert(
+      fc.property(version, version, fc.array(fc.boolean(), { minLength: 4 }), (x, y, seps) => {
+        let model = 0;
+        for (let i = 0; i < Math.max(x.length, y.length) && model === 0; i++) {
+          const [p, q] = [x[i]?.[0] ?? 0n, y[i]?.[0] ?? 0n];
+          model = p === q ? 0 : p < q ? -1 : 1;
+        }
+        const [a, b] = [write(x, seps), write(y, seps)];
+        assert.equal(Math.sign(compareVersions(a, b)), model, `${a} ${b}`);
+        assert.equal(sameVersion(a, b), model === 0, `${a} ${b}`);
+      }),
+      propertyOptions(500),
+    );
+  });
 });
 
 describe("checkMigrationNames", () => {
