@@ -1,6 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { addRunnerVersion, DatabaseError } from "../../../src/migrate/sql/sql_database.ts";
+import fc from "fast-check";
+import {
+  addRunnerVersion,
+  DatabaseError,
+  fileRecords,
+} from "../../../src/migrate/sql/sql_database.ts";
+import { propertyOptions } from "../../property.ts";
 
 describe("addRunnerVersion: upgrading a records table an earlier version made", () => {
   it("runs the statement it is given", async () => {
@@ -27,6 +33,47 @@ describe("addRunnerVersion: upgrading a records table an earlier version made", 
         assert.equal(error.cause, refusal);
         return true;
       },
+    );
+  });
+});
+
+describe("fileRecords: rows as any database or earlier version gives them", () => {
+  it("property: never throws; keeps path and checksum, and only the run facts it can read", () => {
+    const value = fc.oneof(
+      fc.string(),
+      fc.date({ noInvalidDate: false }),
+      fc.integer(),
+      fc.constant(null),
+      fc.constant(undefined),
+    );
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.string(),
+        value,
+        value,
+        fc.option(value, { nil: undefined }),
+        (path, hash, at, by, version) => {
+          const row: Record<string, unknown> = {
+            migration_path: path,
+            content_hash: hash,
+            executed_at: at,
+            executed_by: by,
+          };
+          if (version !== undefined) row.runner_version = version;
+          const record = fileRecords([row]).get(path)!;
+          assert.equal(record.hash, hash);
+          if (record.executedAt !== undefined) {
+            assert.equal(new Date(record.executedAt).toISOString(), record.executedAt);
+          }
+          assert.equal(record.executedBy, typeof by === "string" && by !== "" ? by : undefined);
+          assert.equal(
+            record.runnerVersion,
+            typeof version === "string" && version !== "" ? version : undefined,
+          );
+        },
+      ),
+      propertyOptions(500),
     );
   });
 });
