@@ -52,6 +52,13 @@ export {
   type InjectionDecorator,
 } from "./src/context/autowired.ts";
 export { type ConfiguredValue, type ConfigValueOptions, Value } from "./src/context/value.ts";
+export {
+  ConfigurationProperties,
+  type FieldsOf,
+  type PropertiesClass,
+  type PropertiesDecorator,
+  type SchemaOutput,
+} from "./src/context/configuration_properties.ts";
 export { type LifecycleDecorator, PostConstruct, PreDestroy } from "./src/context/lifecycle.ts";
 export {
   Bean,
@@ -150,7 +157,7 @@ export type {
   StandardSchemaV1Issue,
   StandardSchemaV1Props,
   StandardSchemaV1Result,
-} from "./src/web/standard_schema.ts";
+} from "./src/config/standard_schema.ts";
 
 export { HttpStatus, type HttpStatusSeries } from "./src/http/http_status.ts";
 export { HttpRequest, type HttpRequestOptions } from "./src/http/http_request.ts";

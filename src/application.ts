@@ -1,23 +1,20 @@
 import type { Hono } from "hono";
 import {
-  configBoolean,
-  configInteger,
-  configLocation,
-  configStrings,
-  configValue,
+  configSecrets,
   type ConfigValues,
   isLoadedConfig,
   type LoadedConfig,
   resolveConfig,
   scanRecord,
 } from "./config/application_config.ts";
+import { readSettings } from "./config/thaw_settings.ts";
+import { secretsMask } from "./config/secrets_mask.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { EnvLookup } from "./config/env.ts";
 import { runtimeEnv } from "./config/env.ts";
 import { ApplicationContext } from "./context/application_context.ts";
 import type { Class } from "./context/class_record.ts";
 import { DefinitionError } from "./context/errors.ts";
-import { DEFAULT_MAX_BODY_SIZE } from "./http/http_request.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
 import { buildApp, compileRoutes } from "./web/compile.ts";
 import { exceptionResolver, exceptionScope } from "./web/exception_resolver.ts";
@@ -247,26 +244,47 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     );
   }
   const config = resolveConfig(options.config, env);
+  // No message of Thaw's shows a secret of the configuration, whichever check quotes a value.
+  const mask = secretsMask(configSecrets(config));
+  try {
+    return await wire(options, config, startedAt);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof DefinitionError) {
+      // The stack starts with the message as it was: a crash printing it would show the secret.
+      if (typeof error.stack === "string") error.stack = mask(error.stack);
+      error.message = mask(error.message);
+    }
+    throw error;
+  }
+}
+
+async function wire(
+  options: BootstrapOptions,
+  config: LoadedConfig,
+  startedAt: number,
+): Promise<Application> {
+  const logger = options.logger ?? console;
+  const settings = readSettings(
+    config,
+    (warning) => (logger.warn ?? logger.error).call(logger, warning),
+  );
   const maxBodySize = checkMaxBodySize(
-    options.maxBodySize ??
-      configInteger(config, "server.max-body-size", 0, Number.MAX_SAFE_INTEGER) ??
-      DEFAULT_MAX_BODY_SIZE,
+    options.maxBodySize ?? settings.get("server.max-body-size"),
   );
   const allowEncodedSlash = options.allowEncodedSlash ??
-    configBoolean(config, "server.allow-encoded-slash") ?? false;
-  const defaultPort = configInteger(config, "server.port", 0, 65535) ?? 8080;
+    settings.get("server.allow-encoded-slash");
+  const defaultPort = settings.get("server.port");
   // Seconds: how long requests in flight, then each `@PreDestroy`, may take once shutdown starts.
-  const shutdownTimeout = configInteger(config, "server.shutdown-timeout", 0, 86400) ?? 30;
-  const hostnameSetting = configValue(config.values, "server.hostname");
-  const defaultHostname = typeof hostnameSetting === "string" ? hostnameSetting : "0.0.0.0";
+  const shutdownTimeout = settings.get("server.shutdown-timeout");
+  const defaultHostname = settings.get("server.hostname");
 
   const classes: Class[] = [...(options.controllers ?? []), ...(options.components ?? [])];
   // Scanning needs a file system: `scanComponents(config)` of `@thaw/thaw/scan` reads the key, and
   // what it found comes in `components`. Left unscanned, the key would be ignored without a word;
   // scanned with other directories than it holds now, or its classes left out, as good as.
-  const scanDirectories = configStrings(config, "app.component-scan");
+  const scanDirectories = settings.get("app.component-scan");
   if (scanDirectories.length > 0) {
-    const where = configLocation(config, "app.component-scan");
+    const where = settings.where("app.component-scan");
     const scan = scanRecord(config) ?? scanRecord(options.config);
     if (scan === undefined) {
       throw new ConfigError(
@@ -293,6 +311,7 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
 
   const context = new ApplicationContext({
     config: config.values,
+    locate: settings.where,
     shutdownTimeoutMs: shutdownTimeout * 1000,
   });
   for (const cls of classes) context.register(cls);
@@ -307,7 +326,6 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     );
   }
   const errorController = (custom as ErrorController | undefined) ?? new DefaultErrorController();
-  const logger = options.logger ?? console;
   const fallback = createErrorResponder(errorController, logger, maxBodySize);
   const { controllers, advice } = webBeans(context);
   const indicators = healthIndicators(context.beans());
@@ -349,9 +367,9 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   if (
     options.health !== undefined
       ? options.health !== false
-      : configBoolean(config, "management.health.enabled") === true
+      : settings.get("management.health.enabled")
   ) {
-    const resolved = healthSettings(config, options.health);
+    const resolved = healthSettings(settings, options.health);
     const health = healthRoutes(indicators, resolved, () => accepting);
     routes.push(...health.routes);
     documented.push(...health.documented);
@@ -359,18 +377,18 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   // The generator comes from its own entry point, as the YAML reader and the server do: an app
   // that does not ask for OpenAPI neither evaluates nor carries it.
   let openapi: (() => Promise<OpenApiDocument>) | undefined;
-  const openapiKeys = configValue(config.values, "app.openapi");
+  const openapiKeys = settings.get("app.openapi");
   if (options.openapi !== undefined && options.openapi !== false) {
     const served = await openApiSetup(options.openapi)({
       documented,
-      config,
+      settings,
       defaultErrorBody: custom === undefined,
     });
     routes.push(...served.routes);
     openapi = served.document;
   } else if (options.openapi === undefined && openApiConfigured(openapiKeys)) {
     throw new ConfigError(
-      `${configLocation(config, "app.openapi")}: serving OpenAPI needs the generator, which ` +
+      `${settings.where("app.openapi")}: serving OpenAPI needs the generator, which ` +
         `lives in its own entry point: import { openApi } from "@thaw/thaw/openapi" and pass ` +
         `bootstrap({ openapi: openApi() })`,
     );
@@ -390,13 +408,18 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
     close,
   };
   registerApplication(app, {
-    config,
+    settings,
     documented,
     defaultErrorBody: custom === undefined,
     openapi,
     defaultPort,
     defaultHostname,
-    started: { at: startedAt, controllers: controllers.length, routes: routes.length },
+    started: {
+      at: startedAt,
+      controllers: controllers.length,
+      routes: routes.length,
+      profiles: settings.profiles,
+    },
     serve: {
       maxBodySize,
       refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),

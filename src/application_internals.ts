@@ -1,12 +1,12 @@
 // What the entry points beside the default one (the server, the OpenAPI generator) need of an
 // application, kept off its public shape: `listen(app)` and `openApiDocument(app)` read it here.
-import type { LoadedConfig } from "./config/application_config.ts";
+import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { DocumentedRoute, OpenApiDocument } from "./openapi/openapi_document.ts";
 import type { ServeOptions } from "./runtime/serve.ts";
 
 /** An application's own settings and routes, as `bootstrap` resolved them. */
 export interface ApplicationInternals {
-  readonly config: LoadedConfig;
+  readonly settings: ThawSettings;
   readonly documented: readonly DocumentedRoute[];
   /** Whether errors are answered by the default error controller. */
   readonly defaultErrorBody: boolean;
@@ -21,6 +21,8 @@ export interface ApplicationInternals {
     readonly at: number;
     readonly controllers: number;
     readonly routes: number;
+    /** The active profiles. */
+    readonly profiles: readonly string[];
   };
 }
 

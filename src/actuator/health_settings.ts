@@ -1,9 +1,5 @@
-import {
-  configInteger,
-  configLocation,
-  configValue,
-  type LoadedConfig,
-} from "../config/application_config.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import { THAW_KEYS } from "../config/thaw_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { ShowDetails } from "./health.ts";
 
@@ -55,12 +51,9 @@ export interface HealthSettings {
 }
 
 /** The default of `management.health.timeout`, in milliseconds. */
-export const DEFAULT_HEALTH_TIMEOUT = 5000;
+export const DEFAULT_HEALTH_TIMEOUT: number = THAW_KEYS["management.health.timeout"].default;
 
-// Timers take at most a signed 32-bit count of milliseconds; beyond it they fire at once.
-const MAX_TIMEOUT = 2 ** 31 - 1;
-const SHOW_DETAILS_KEY = "management.endpoint.health.show-details";
-const TIMEOUT_KEY = "management.health.timeout";
+const MAX_TIMEOUT = THAW_KEYS["management.health.timeout"].max;
 const OPTION_KEYS = ["showDetails", "timeout"] as const;
 
 function describeValue(value: unknown): string {
@@ -77,7 +70,7 @@ function describeValue(value: unknown): string {
  * health. Throws a `ConfigError` naming the option or key for a value of the wrong kind.
  */
 export function healthSettings(
-  config: LoadedConfig,
+  settings: ThawSettings,
   option: HealthOptions | boolean | undefined,
 ): HealthSettings {
   // Checked, not trusted: `health: isProduction ? null : {...}` must not serve by mistake.
@@ -98,14 +91,14 @@ export function healthSettings(
     }
   }
 
-  let showDetails: ShowDetails = "never";
-  const [shown, shownAt]: [unknown, string] = code.showDetails !== undefined
-    ? [code.showDetails, "bootstrap option health.showDetails"]
-    : [configValue(config.values, SHOW_DETAILS_KEY), configLocation(config, SHOW_DETAILS_KEY)];
-  if (shown === "always" || shown === "never") showDetails = shown;
-  else if (shown !== undefined && shown !== null) {
-    throw new ConfigError(`${shownAt} must be always or never, got ${describeValue(shown)}`);
+  const shown = code.showDetails;
+  if (shown !== undefined && shown !== "always" && shown !== "never") {
+    throw new ConfigError(
+      `bootstrap option health.showDetails must be always or never, got ${describeValue(shown)}`,
+    );
   }
+  const showDetails: ShowDetails = shown ??
+    settings.get("management.endpoint.health.show-details");
 
   const given = code.timeout;
   if (
@@ -117,7 +110,6 @@ export function healthSettings(
         `${MAX_TIMEOUT}, got ${describeValue(given)}`,
     );
   }
-  const timeout = (given as number | undefined) ??
-    configInteger(config, TIMEOUT_KEY, 1, MAX_TIMEOUT) ?? DEFAULT_HEALTH_TIMEOUT;
+  const timeout = (given as number | undefined) ?? settings.get("management.health.timeout");
   return { showDetails, timeout };
 }

@@ -1,6 +1,8 @@
 import { ConfigError } from "./config_error.ts";
-import { type EnvLookup, runtimeEnv, substituteAll } from "./env.ts";
-import { keyLine } from "./key_line.ts";
+import { type EnvLookup, overrideEnv, runtimeEnv, substituteAll } from "./env.ts";
+import { applyEnvOverrides, declaredKind } from "./env_overrides.ts";
+import { isSecretName } from "./secrets_mask.ts";
+import { keyDeclarations } from "./thaw_keys.ts";
 
 /** Configuration as parsed from `application.yml` (or given as an object). */
 export type ConfigValues = Record<string, unknown>;
@@ -15,6 +17,13 @@ export interface LoadedConfig {
   readonly dir: string | undefined;
   /** The line of each key (dotted path, `list[0]` for items), when read from a file. */
   readonly lines?: ReadonlyMap<string, number>;
+  /**
+   * Where a key came from when not from `source`: a profile's file, or `environment variable
+   * SERVER_PORT`.
+   */
+  readonly origins?: ReadonlyMap<string, string>;
+  /** The active profiles, in the order their files were read over `source`. */
+  readonly profiles?: readonly string[];
 }
 
 // What `loadConfig` returned carries this, so that `bootstrap` tells a loaded file from a
@@ -23,13 +32,45 @@ export interface LoadedConfig {
 // enumerable, so a copy (`{ ...loaded }`, `structuredClone`) does not carry it.
 const LOADED: unique symbol = Symbol.for("@thaw/thaw.loadedConfig") as never;
 
-/** Marks a configuration as read from a file by `loadConfig`. */
-export function registerLoadedConfig(config: LoadedConfig): LoadedConfig {
+// The texts `${file:...}` placeholders read: secrets, whatever key holds them.
+const fileSecrets = new WeakMap<LoadedConfig, readonly string[]>();
+
+/**
+ * Marks a configuration as read from a file by `loadConfig`; `secrets` are the texts its
+ * `${file:path}` placeholders read, masked in every message.
+ */
+export function registerLoadedConfig(
+  config: LoadedConfig,
+  secrets: readonly string[] = [],
+): LoadedConfig {
   // Deeply: one loaded file may configure several apps, and `app.config` is its `values`, so a
   // change made through one app would otherwise show in the others.
   deepFreeze(config.values);
   Object.defineProperty(config, LOADED, { value: true });
+  fileSecrets.set(config, secrets);
   return Object.freeze(config);
+}
+
+/**
+ * What no message may show of a configuration: the values of keys named like secrets
+ * (`password`, `token`, `api-key`...) and the texts of secret files.
+ */
+export function configSecrets(config: LoadedConfig): string[] {
+  const out = [...fileSecrets.get(config) ?? []];
+  const walk = (value: unknown, secret: boolean): void => {
+    // Text only: a number or a flag under `token-ttl` or `auth-enabled` is no secret, and masking
+    // every `3600` or `true` would garble the message.
+    if (typeof value === "string") {
+      if (secret && value !== "true" && value !== "false") out.push(value);
+    } else if (Array.isArray(value)) {
+      for (const item of value) walk(item, secret);
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, child] of Object.entries(value)) walk(child, secret || isSecretName(key));
+    }
+  };
+  walk(config.values, false);
+  // Masking every `on` would garble the message and hide nothing worth the name.
+  return out.filter((secret) => secret.length >= 3);
 }
 
 /** Freezes an object and everything it holds. */
@@ -68,7 +109,7 @@ export function scanRecord(config: unknown): ScanRecord | undefined {
 }
 
 // The own keys of a loaded configuration: an object made of them alone is a copy of one.
-const LOADED_KEYS = new Set(["values", "source", "dir", "lines"]);
+const LOADED_KEYS = new Set(["values", "source", "dir", "lines", "origins", "profiles"]);
 
 /**
  * The configuration `bootstrap` was given: a file `loadConfig` read, or an object, whose `${VAR}`
@@ -113,10 +154,46 @@ export function resolveConfig(
         `(config: { ...loaded.values, ... })`,
     );
   }
-  const values = substituteAll(source, env, "config") as ConfigValues;
+  const substituted = substituteAll(source, env, "config") as ConfigValues;
+  const { values, origins } = withEnvOverrides(substituted, new Map(), overrideEnv(env));
   // As a loaded file's: `app.config` cannot be changed behind the beans that read it.
   deepFreeze(values);
-  return { values, source: "config", dir: undefined };
+  return {
+    values,
+    source: "config",
+    dir: undefined,
+    ...(origins.size === 0 ? {} : { origins }),
+  };
+}
+
+/**
+ * The configuration with the environment's overrides (`SERVER_PORT` for `server.port`), each
+ * overridden key's origin the variable, and its lines from the file forgotten.
+ */
+export function withEnvOverrides(
+  values: ConfigValues,
+  lines: Map<string, number>,
+  lookup: EnvLookup,
+  origins: Map<string, string> = new Map(),
+): { values: ConfigValues; lines: Map<string, number>; origins: Map<string, string> } {
+  // A key that holds declared keys (`app.openapi`) is reached through them, not replaced whole.
+  const keys = keyDeclarations();
+  const declared = keys.map(([key, d]) =>
+    [
+      key,
+      keys.some(([other]) => other.startsWith(`${key}.`)) ? undefined : declaredKind(d.type),
+    ] as const
+  );
+  const applied = applyEnvOverrides(values, lookup, declared);
+  for (const { key, variable } of applied.overrides) {
+    for (const map of [lines, origins]) {
+      for (const k of map.keys()) {
+        if (k === key || k.startsWith(`${key}.`) || k.startsWith(`${key}[`)) map.delete(k);
+      }
+    }
+    origins.set(key, `environment variable ${variable}`);
+  }
+  return { values: applied.values, lines, origins };
 }
 
 /**
@@ -124,8 +201,29 @@ export function resolveConfig(
  * known (the key is missing: then its parent's line is used, if known).
  */
 export function configLocation(config: LoadedConfig, key: string): string {
-  const line = keyLine(config.lines, key);
-  return line === undefined ? `${config.source}: ${key}` : `${config.source}:${line}: ${key}`;
+  const { source, line } = keyOrigin(config, key);
+  return line === undefined ? `${source}: ${key}` : `${source}:${line}: ${key}`;
+}
+
+/**
+ * Where a key's value came from: the file (a profile's, the environment) and the line, of the key
+ * itself or, for a key that is missing, of its nearest parent that is there.
+ */
+export function keyOrigin(
+  config: LoadedConfig,
+  key: string,
+): { readonly source: string; readonly line: number | undefined } {
+  for (let k = key; k !== "";) {
+    const line = config.lines?.get(k);
+    const origin = config.origins?.get(k);
+    if (line !== undefined || origin !== undefined) {
+      return { source: origin ?? config.source, line };
+    }
+    const parent = k.replace(/(\.[^.[]*|\[\d+\])$/, "");
+    if (parent === k) break;
+    k = parent;
+  }
+  return { source: config.source, line: undefined };
 }
 
 /** The value at a dotted key (`server.port`), or `undefined`. */
@@ -136,47 +234,4 @@ export function configValue(values: ConfigValues, key: string): unknown {
     node = (node as Record<string, unknown>)[part];
   }
   return node;
-}
-
-/** An integer setting within bounds; numeric strings (from `${VAR}`) are accepted. */
-export function configInteger(
-  config: LoadedConfig,
-  key: string,
-  min: number,
-  max: number,
-): number | undefined {
-  const value = configValue(config.values, key);
-  if (value === undefined || value === null) return undefined;
-  const n = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(
-      `${config.source}: ${key} must be an integer from ${min} to ${max}, got ${
-        JSON.stringify(value)
-      }`,
-    );
-  }
-  return n;
-}
-
-/** A `true`/`false` setting; the strings `true` and `false` (from `${VAR}`) are accepted. */
-export function configBoolean(config: LoadedConfig, key: string): boolean | undefined {
-  const value = configValue(config.values, key);
-  if (value === undefined || value === null) return undefined;
-  const text = typeof value === "string" ? value.trim() : undefined;
-  if (typeof value === "boolean") return value;
-  if (text === "true" || text === "false") return text === "true";
-  throw new ConfigError(
-    `${config.source}: ${key} must be true or false, got ${JSON.stringify(value)}`,
-  );
-}
-
-/** A list of strings; a single string counts as a list of one. */
-export function configStrings(config: LoadedConfig, key: string): string[] {
-  const value = configValue(config.values, key);
-  if (value === undefined || value === null) return [];
-  const list = Array.isArray(value) ? value : [value];
-  if (!list.every((v) => typeof v === "string" && v !== "")) {
-    throw new ConfigError(`${config.source}: ${key} must be a path or a list of paths`);
-  }
-  return list as string[];
 }

@@ -5,7 +5,10 @@ import { keyLine } from "./key_line.ts";
 export type EnvLookup = (name: string) => string | undefined;
 
 interface RuntimeGlobals {
-  Deno?: { env: { get(name: string): string | undefined } };
+  Deno?: {
+    env: { get(name: string): string | undefined };
+    permissions?: { querySync?(descriptor: { name: "env"; variable: string }): { state: string } };
+  };
   process?: { env: Record<string, string | undefined> };
 }
 
@@ -14,17 +17,68 @@ interface RuntimeGlobals {
  * under Deno that needs `--allow-env=VAR` for exactly those variables.
  */
 export function runtimeEnv(): EnvLookup {
-  const g = globalThis as RuntimeGlobals;
-  if (g.Deno !== undefined) return (name) => g.Deno!.env.get(name);
-  if (g.process?.env !== undefined) return (name) => g.process!.env[name];
-  return () => undefined;
+  return RUNTIME_ENV;
 }
 
-const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_.]*)(?::([^}]*))?\}/g;
+const RUNTIME_ENV: EnvLookup = (name) => {
+  const g = globalThis as RuntimeGlobals;
+  if (g.Deno !== undefined) return g.Deno.env.get(name);
+  return g.process?.env?.[name];
+};
+
+/**
+ * The runtime's environment for the overrides, which look up many names the app may not be
+ * allowed to read: under Deno a variable the permissions do not grant reads as unset, rather than
+ * prompting or failing (`--allow-env` grants them all). A given lookup that throws reads as unset.
+ */
+export function overrideEnv(lookup?: EnvLookup): EnvLookup {
+  const g = globalThis as RuntimeGlobals;
+  if (lookup !== undefined && lookup !== RUNTIME_ENV) {
+    return (name) => {
+      try {
+        return lookup(name);
+      } catch {
+        return undefined;
+      }
+    };
+  }
+  const query = g.Deno?.permissions?.querySync;
+  if (g.Deno !== undefined && query !== undefined) {
+    return (name) =>
+      query.call(g.Deno!.permissions, { name: "env", variable: name }).state === "granted"
+        ? g.Deno!.env.get(name)
+        : undefined;
+  }
+  return (name) => {
+    try {
+      return RUNTIME_ENV(name);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
+ * What `${file:path}` placeholders read: the text of each file (its trailing line breaks
+ * dropped), or why it could not be read. Only `loadConfig` reads files.
+ */
+export type SecretFiles = ReadonlyMap<
+  string,
+  { readonly text: string } | { readonly error: string }
+>;
+
+/** A `${VAR}` or `${VAR:default}` placeholder: the name, and the default. */
+export const PLACEHOLDER: RegExp = /\$\{([A-Za-z_][A-Za-z0-9_.]*)(?::([^}]*))?\}/g;
 
 /** Replaces `${VAR}` and `${VAR:default}` in one string; `where` names it in errors. */
-export function substitute(text: string, env: EnvLookup, where: string): string {
+export function substitute(
+  text: string,
+  env: EnvLookup,
+  where: string,
+  files?: SecretFiles,
+): string {
   return text.replace(PLACEHOLDER, (_match, name: string, fallback: string | undefined) => {
+    if (name === "file" && fallback !== undefined) return secretFile(fallback, where, files);
     let value: string | undefined;
     try {
       value = env(name);
@@ -43,6 +97,20 @@ export function substitute(text: string, env: EnvLookup, where: string): string 
   });
 }
 
+function secretFile(path: string, where: string, files: SecretFiles | undefined): string {
+  const read = files?.get(path);
+  if (read === undefined) {
+    throw new ConfigError(
+      `${where} uses \${file:${path}}: a file is read by loadConfig of @thaw/thaw/config, ` +
+        `not in a configuration object`,
+    );
+  }
+  if ("error" in read) {
+    throw new ConfigError(`${where} uses \${file:${path}}, which cannot be read: ${read.error}`);
+  }
+  return read.text;
+}
+
 /**
  * Substitutes every string of a parsed document. Errors name the file, the key, and its line when
  * `lines` (from `yamlLines`) knows it: `application.yml:7: search[0].password uses ${PW}, ...`.
@@ -53,6 +121,7 @@ export function substituteAll(
   file: string,
   key = "",
   lines?: ReadonlyMap<string, number>,
+  files?: SecretFiles,
 ): unknown {
   if (typeof value === "string") {
     if (!value.includes("${")) return value;
@@ -61,17 +130,18 @@ export function substituteAll(
       value,
       env,
       `${file}${line === undefined ? "" : `:${line}`}: ${key || "(root)"}`,
+      files,
     );
   }
   if (Array.isArray(value)) {
-    return value.map((item, i) => substituteAll(item, env, file, `${key}[${i}]`, lines));
+    return value.map((item, i) => substituteAll(item, env, file, `${key}[${i}]`, lines, files));
   }
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // An own "__proto__" from YAML would become the prototype if assigned: skip it.
       if (k === "__proto__") continue;
-      out[k] = substituteAll(v, env, file, key ? `${key}.${k}` : k, lines);
+      out[k] = substituteAll(v, env, file, key ? `${key}.${k}` : k, lines, files);
     }
     return out;
   }

@@ -1,16 +1,36 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type LoadedConfig, registerLoadedConfig } from "./application_config.ts";
+import {
+  configLocation,
+  configValue,
+  type ConfigValues,
+  type LoadedConfig,
+  registerLoadedConfig,
+  withEnvOverrides,
+} from "./application_config.ts";
 import { ConfigError } from "./config_error.ts";
-import { runtimeEnv } from "./env.ts";
-import { parseConfigText } from "./yaml_config.ts";
+import { type ConfigLayer, mergeLayers, profileFileName, profileList } from "./config_layers.ts";
+import { type EnvLookup, overrideEnv, PLACEHOLDER, runtimeEnv, type SecretFiles } from "./env.ts";
+import { parseYaml, substituteConfig } from "./yaml_config.ts";
 
 /** Options of {@linkcode loadConfig}. */
 export interface LoadConfigOptions {
-  /** Where `${VAR}` placeholders are read; the runtime's environment by default. */
+  /**
+   * The environment: what `${VAR}` placeholders read, what overrides keys (`SERVER_PORT` for
+   * `server.port`) and `THAW_PROFILES_ACTIVE`; the runtime's environment by default.
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The active profiles, in order (a list, or names separated by commas); by default the
+   * environment's `THAW_PROFILES_ACTIVE`, else `thaw.profiles.active` of the file.
+   */
+  readonly profiles?: readonly string[] | string;
 }
+
+const OPTION_KEYS = ["env", "profiles"];
+// A secret file is a password or a key, not a document: a larger one is a wrong path.
+const MAX_SECRET_FILE = 1024 * 1024;
 
 /**
  * Reads `application.yml` (a path, relative to the working directory, or a file URL), substitutes
@@ -50,8 +70,10 @@ export async function loadConfig(
     throw new ConfigError(`loadConfig(path, options) takes an object of options, got ${options}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== "env") {
-      throw new ConfigError(`loadConfig(path, { ${key} }): no such option; the one option is env`);
+    if (!OPTION_KEYS.includes(key)) {
+      throw new ConfigError(
+        `loadConfig(path, { ${key} }): no such option; the options are ${OPTION_KEYS.join(", ")}`,
+      );
     }
   }
   const values = options.env;
@@ -62,18 +84,125 @@ export async function loadConfig(
       }`,
     );
   }
-  const env = values === undefined
-    ? runtimeEnv()
+  const given = values === undefined
+    ? undefined
     : (name: string) => Object.hasOwn(values, name) ? values[name] : undefined;
   // A `file:` URL given as text is read as the URL it is, not as a relative path.
   const file = resolve(
     typeof path === "string" && !path.startsWith("file:") ? path : fileURLToPath(path),
   );
+  return await readLayeredConfig(file, given ?? runtimeEnv(), overrideEnv(given), options.profiles);
+}
+
+/**
+ * Reads a configuration file as `loadConfig` does: the file, then the file of each active
+ * profile over it, then the environment's overrides. `env` reads `${VAR}` placeholders,
+ * `overrides` the variables that override keys and `THAW_PROFILES_ACTIVE`.
+ */
+export async function readLayeredConfig(
+  file: string,
+  env: EnvLookup,
+  overrides: EnvLookup,
+  profileOption?: LoadConfigOptions["profiles"],
+): Promise<LoadedConfig> {
+  const secrets: string[] = [];
+  const base = await readConfigFile(file, env, secrets);
+  const profiles = activeProfiles(profileOption, overrides, base);
+  const layers: ConfigLayer[] = [base];
+  for (const profile of profiles) {
+    const profileFile = profileFileName(file, profile);
+    const layer = await readConfigFile(profileFile, env, secrets, profile);
+    if (configValue(layer.values, "thaw.profiles.active") !== undefined) {
+      throw new ConfigError(
+        `${configLocation(layer, "thaw.profiles.active")}: the active profiles are chosen in ` +
+          `${file} (or THAW_PROFILES_ACTIVE), not in a profile's own file`,
+      );
+    }
+    layers.push(layer);
+  }
+  const merged = mergeLayers(layers);
+  const overridden = withEnvOverrides(merged.values, merged.lines, overrides, merged.origins);
+  return registerLoadedConfig({
+    values: overridden.values,
+    source: file,
+    dir: dirname(file),
+    lines: overridden.lines,
+    origins: overridden.origins,
+    profiles,
+  }, secrets);
+}
+
+// The option, else THAW_PROFILES_ACTIVE, else the file's `thaw.profiles.active`.
+function activeProfiles(
+  option: LoadConfigOptions["profiles"],
+  env: EnvLookup,
+  base: LoadedConfig,
+): string[] {
+  if (option !== undefined) return profileList(option, "loadConfig(path, { profiles })");
+  const fromEnv = env("THAW_PROFILES_ACTIVE");
+  if (fromEnv !== undefined) {
+    return profileList(fromEnv, "environment variable THAW_PROFILES_ACTIVE");
+  }
+  return profileList(
+    configValue(base.values, "thaw.profiles.active"),
+    configLocation(base, "thaw.profiles.active"),
+  );
+}
+
+/**
+ * Reads one configuration file: parses it, reads the files its `${file:path}` placeholders name
+ * (relative to the file's folder; each one's text is added to `secrets`), and substitutes its
+ * placeholders. `profile` names the profile a file is read for, in the error when it is missing.
+ */
+export async function readConfigFile(
+  file: string,
+  env: EnvLookup,
+  secrets: string[] = [],
+  profile?: string,
+): Promise<LoadedConfig & { readonly values: ConfigValues; readonly lines: Map<string, number> }> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
+    if (profile !== undefined && (error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new ConfigError(
+        `The profile ${profile} is active, but ${file} does not exist: create it (it may be ` +
+          `empty), or leave the profile out`,
+        { cause: error },
+      );
+    }
     throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
-  return registerLoadedConfig(parseConfigText(text, file, dirname(file), env));
+  const doc = parseYaml(text, file);
+  const files = new Map<string, { text: string } | { error: string }>();
+  for (const path of secretFilePaths(doc)) {
+    files.set(path, await readSecretFile(resolve(dirname(file), path)));
+  }
+  for (const read of files.values()) if ("text" in read) secrets.push(read.text);
+  return substituteConfig(doc, text, file, dirname(file), env, files as SecretFiles);
+}
+
+async function readSecretFile(path: string): Promise<{ text: string } | { error: string }> {
+  try {
+    const bytes = await readFile(path);
+    if (bytes.byteLength > MAX_SECRET_FILE) {
+      return { error: `it holds ${bytes.byteLength} bytes, over ${MAX_SECRET_FILE}` };
+    }
+    // `echo pw > file` ends it with a line break that is no part of the secret.
+    return { text: new TextDecoder().decode(bytes).replace(/(?:\r?\n)+$/, "") };
+  } catch (error) {
+    return { error: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  }
+}
+
+/** The paths of the `${file:path}` placeholders of a parsed document. */
+function secretFilePaths(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (typeof value === "string") {
+    for (const match of value.matchAll(PLACEHOLDER)) {
+      if (match[1] === "file" && match[2] !== undefined) out.add(match[2]);
+    }
+  } else if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) secretFilePaths(child, out);
+  }
+  return out;
 }

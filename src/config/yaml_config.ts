@@ -1,7 +1,7 @@
 import { loadAll, YAMLException } from "js-yaml";
 import type { ConfigValues, LoadedConfig } from "./application_config.ts";
 import { ConfigError } from "./config_error.ts";
-import { type EnvLookup, substituteAll } from "./env.ts";
+import { type EnvLookup, type SecretFiles, substituteAll } from "./env.ts";
 import { yamlLines } from "./yaml_lines.ts";
 
 /** Parses YAML text; a syntax error names the file, the line and the column. */
@@ -45,16 +45,28 @@ function bareVariableHint(line: string): string {
   return bare === null ? "" : `; a \${VAR} inside [ ] or { } must be quoted: ["${bare[1]}"]`;
 }
 
-/** Parses and substitutes the text of a configuration file, keeping the line of each key. */
-export function parseConfigText(
+/**
+ * Parses and substitutes the text of a configuration file, keeping the line of each key; a
+ * `${file:path}` is refused (reading one is `loadConfig`'s).
+ */
+export const parseConfigText = (
   text: string,
   file: string,
   dir: string | undefined,
   env: EnvLookup,
-): LoadedConfig {
-  const doc = parseYaml(text, file);
+): LoadedConfig => substituteConfig(parseYaml(text, file), text, file, dir, env);
+
+/** Substitutes a parsed document's placeholders, keeping the line of each key of its text. */
+export function substituteConfig(
+  doc: ConfigValues,
+  text: string,
+  file: string,
+  dir: string | undefined,
+  env: EnvLookup,
+  files?: SecretFiles,
+): LoadedConfig & { readonly lines: Map<string, number> } {
   // Lines first, so that an unset ${VAR} is reported at its line like any other mistake.
   const lines = yamlLines(text);
-  const values = substituteAll(doc, env, file, "", lines) as ConfigValues;
+  const values = substituteAll(doc, env, file, "", lines, files) as ConfigValues;
   return { values, source: file, dir, lines };
 }

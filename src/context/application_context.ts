@@ -15,6 +15,7 @@ import {
 import { constructWith } from "./field_injection.ts";
 import { lifecycleHooks } from "./lifecycle.ts";
 import { configuredFields } from "./value.ts";
+import { bindProperties } from "./configuration_properties.ts";
 
 interface BeanDefinition {
   readonly name: string;
@@ -40,6 +41,11 @@ interface StartedBean {
 export interface ContextOptions {
   /** The loaded configuration (after `${VAR}` substitution), where `@Value` fields are read. */
   readonly config?: ConfigValues;
+  /**
+   * Where a key of the configuration is, for messages: `application-prod.yml:3: mail.port`, or
+   * `environment variable MAIL_PORT: mail.port`. The key alone by default.
+   */
+  readonly locate?: (key: string) => string;
   /**
    * How long each `@PreDestroy` hook may run, in milliseconds: when `refresh` fails and stops the
    * beans it started, and by default for `close`. 30 seconds unless given.
@@ -76,6 +82,7 @@ export class ApplicationContext {
   readonly #classes = new Set<Class>();
   readonly #stack: StackEntry[] = [];
   readonly #config: ConfigValues;
+  readonly #locate: (key: string) => string;
   readonly #shutdownTimeoutMs: number;
   readonly #started: StartedBean[] = [];
   // An object started once stays started, though two beans hold it (a `@Bean` method returning
@@ -90,6 +97,7 @@ export class ApplicationContext {
    */
   constructor(options: ContextOptions = {}) {
     this.#config = options.config ?? {};
+    this.#locate = options.locate ?? ((key) => key);
     const timeout = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     if (!isTimeout(timeout)) {
       throw new RangeError(`ApplicationContext: shutdownTimeoutMs ${timeoutRule(timeout)}`);
@@ -370,21 +378,24 @@ export class ApplicationContext {
   }
 
   async #instantiate(cls: Class): Promise<unknown> {
-    const values = configuredFields(cls, this.#config);
+    const values = configuredFields(cls, this.#config, this.#locate);
     for (const record of recordChain(cls)) {
       for (const injection of record.injections) {
         const where = `field '${injection.fieldName}' of class ${cls.name}`;
         values.set(injection.key, await this.#resolve(injection.token, where, injection.fieldName));
       }
     }
+    let instance: unknown;
     try {
-      return constructWith(cls as new () => unknown, values);
+      instance = constructWith(cls as new () => unknown, values);
     } catch (error) {
       throw new DefinitionError(
         `Constructing class ${cls.name} threw: ${messageOf(error)}`,
         { cause: error },
       );
     }
+    await bindProperties(cls, instance as object, this.#config, this.#locate);
+    return instance;
   }
 
   async #resolve(token: Class | string, where: string, field: string): Promise<unknown> {

@@ -5,7 +5,7 @@ import "./symbol_metadata.ts";
 export type Class<T = unknown> = abstract new (...args: any[]) => T;
 
 /** What kind of bean a decorated class is. */
-export type Stereotype = "component" | "service" | "controller" | "configuration";
+export type Stereotype = "component" | "service" | "controller" | "configuration" | "properties";
 
 /** An `@Autowired` field: `key` is how its initializer finds the value at construction. */
 export interface InjectionRecord {

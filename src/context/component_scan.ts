@@ -3,14 +3,13 @@ import { recordOf } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
 import { messageOf } from "./application_context.ts";
 import {
-  configLocation,
-  configStrings,
   type ConfigValues,
   isLoadedConfig,
   type LoadedConfig,
   markScanned,
   resolveConfig,
 } from "../config/application_config.ts";
+import { readSettings } from "../config/thaw_settings.ts";
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const NOT_SOURCE = /(?:[._](?:test|spec|bench)|\.d)\.(?:[cm]?[jt]s|[jt]sx)$/;
@@ -76,16 +75,17 @@ export async function scanComponents(
           `folder (${source.dir}); give no base`,
       );
     }
-    directories = configStrings(source, "app.component-scan");
+    const settings = readSettings(source);
+    directories = settings.get("app.component-scan");
     base = source.dir;
     scannedConfig = source;
-    where = configLocation(source, "app.component-scan");
+    where = settings.where("app.component-scan");
   } else if (
     typeof source === "object" && source !== null && !(source instanceof URL)
   ) {
     // A configuration object: its `${VAR}` placeholders substituted as bootstrap substitutes
     // them, its directories resolved against `base`, else the working directory.
-    directories = configStrings(resolveConfig(source as ConfigValues), "app.component-scan");
+    directories = readSettings(resolveConfig(source as ConfigValues)).get("app.component-scan");
     scannedConfig = source;
   } else {
     throw new TypeError(

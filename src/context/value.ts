@@ -206,15 +206,26 @@ export function Value(expression: string, options: ConfigValueOptions = {}): Inj
  * initializer looks up. `values` is the loaded configuration; errors name the class, the field and
  * the configuration key.
  */
-export function configuredFields(cls: Class, values: ConfigValues): Map<symbol, unknown> {
+export function configuredFields(
+  cls: Class,
+  values: ConfigValues,
+  locate: (key: string) => string = (key) => key,
+): Map<symbol, unknown> {
   const out = new Map<symbol, unknown>();
   for (const fields of entryChain<ValueField[]>(cls, VALUES)) {
-    for (const field of fields) out.set(field.key, configuredField(field, values, cls.name));
+    for (const field of fields) {
+      out.set(field.key, configuredField(field, values, cls.name, locate));
+    }
   }
   return out;
 }
 
-function configuredField(field: ValueField, values: ConfigValues, className: string): unknown {
+function configuredField(
+  field: ValueField,
+  values: ConfigValues,
+  className: string,
+  locate: (key: string) => string,
+): unknown {
   const { key, fallback } = field.expression;
   const where = `@Value on field '${field.fieldName}' of class ${className}`;
   const found = configValue(values, key);
@@ -228,7 +239,7 @@ function configuredField(field: ValueField, values: ConfigValues, className: str
   const converted = convertValue(value, field.type);
   if (!converted.ok) {
     throw new DefinitionError(
-      `${where}: the key ${key} holds ${converted.found}, where ${
+      `${where}: ${locate(key)} holds ${converted.found}, where ${
         needed(field.type as NumberConstructor | BooleanConstructor)
       } is needed`,
     );

@@ -1,7 +1,7 @@
 import type { Class } from "../context/class_record.ts";
 import type { ScalarType } from "../web/binder.ts";
 import { fieldKind, prototypeMembers } from "../web/json_body.ts";
-import { isStandardSchema, type StandardSchemaV1 } from "../web/standard_schema.ts";
+import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";
 
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as a plain JSON object. */
 export type JsonSchema = { readonly [key: string]: unknown };

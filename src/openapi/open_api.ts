@@ -46,8 +46,8 @@ export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
     );
   }
   checkOptionKeys(options, "openApi()");
-  return openApiFeature(async ({ documented, config, defaultErrorBody }) => {
-    const settings = openApiSettings(config, options);
+  return openApiFeature(async ({ documented, settings: thaw, defaultErrorBody }) => {
+    const settings = openApiSettings(thaw, options);
     let document: Promise<OpenApiDocument> | undefined;
     const build = () =>
       document ??= Promise.resolve().then(() =>
@@ -103,7 +103,7 @@ export async function openApiDocument(
   const build = () =>
     buildOpenApiDocument(internals.documented, {
       ...openApiSettings(
-        internals.config,
+        internals.settings,
         { ...(options ?? {}), enabled: false },
         "openApiDocument(app, options)",
       ),

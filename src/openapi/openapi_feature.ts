@@ -1,6 +1,6 @@
 // What `bootstrap` knows of the OpenAPI generator: an opaque value made by `openApi()` of the
 // `openapi` entry point, so that the default entry neither imports nor (bundled) carries it.
-import type { LoadedConfig } from "../config/application_config.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { CompiledRoute } from "../web/compile.ts";
 import type { DocumentedRoute, OpenApiDocument } from "./openapi_document.ts";
 
@@ -16,7 +16,7 @@ export interface OpenApiFeature {
 /** What the app gives the generator. */
 export interface OpenApiInput {
   readonly documented: readonly DocumentedRoute[];
-  readonly config: LoadedConfig;
+  readonly settings: ThawSettings;
   /** Whether errors are answered by the default error controller (its body is documented). */
   readonly defaultErrorBody: boolean;
 }

@@ -1,4 +1,5 @@
-import { configLocation, configValue, type LoadedConfig } from "../config/application_config.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import type { THAW_KEYS } from "../config/thaw_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
 import { asFlag } from "./openapi_feature.ts";
@@ -33,7 +34,16 @@ export interface OpenApiSettings {
   readonly description: string | undefined;
 }
 
-const KEYS = ["enabled", "path", "docs", "title", "version", "description"] as const;
+// The keys under `app.openapi` that the settings declare: a key added there must be read here.
+type Subkey<K> = K extends `app.openapi.${infer S}` ? S : never;
+const KEYS = [
+  "enabled",
+  "path",
+  "docs",
+  "title",
+  "version",
+  "description",
+] as const satisfies readonly Subkey<keyof typeof THAW_KEYS>[];
 
 /**
  * Refuses a key of the options that is not one of the file's: `openApi({ titel })` must not serve
@@ -54,15 +64,13 @@ export function checkOptionKeys(options: object, caller: string): void {
  * that is not a plain literal path.
  */
 export function openApiSettings(
-  config: LoadedConfig,
+  settings: ThawSettings,
   option: OpenApiOptions | boolean | undefined,
   caller = "openApi()",
 ): OpenApiSettings {
-  const raw = configValue(config.values, "app.openapi");
+  const raw = settings.get("app.openapi");
   const where = (key?: string) =>
-    key === undefined
-      ? configLocation(config, "app.openapi")
-      : configLocation(config, `app.openapi.${key}`);
+    settings.where(key === undefined ? "app.openapi" : `app.openapi.${key}`);
   // `app.openapi: false` (or `${OPENAPI:true}` set to false) is `enabled: false`, so that options
   // given in code do not turn back on what the file turned off.
   let file: Record<string, unknown> = {};

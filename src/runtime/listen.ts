@@ -59,7 +59,8 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
 }
 
 /**
- * The line `listen` starts with: where, what, and how long since `bootstrap` began.
+ * The line `listen` starts with: where, what, how long since `bootstrap` began, and the active
+ * profiles, when there are any.
  *
  * @example
  * ```ts
@@ -70,14 +71,25 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
  *   startLine("http://localhost:8080", { at: 0, controllers: 1, routes: 12 }, 23.4),
  *   "Thaw listening on http://localhost:8080 — 1 controller, 12 routes, started in 23 ms",
  * );
+ * assert.equal(
+ *   startLine("http://[::1]:80", { at: 0, controllers: 2, routes: 1, profiles: ["prod", "eu"] }, 9),
+ *   "Thaw listening on http://[::1]:80 — 2 controllers, 1 route, started in 9 ms, profiles prod, eu",
+ * );
  * ```
  */
 export function startLine(
   url: string,
-  started: { readonly at: number; readonly controllers: number; readonly routes: number },
+  started: {
+    readonly at: number;
+    readonly controllers: number;
+    readonly routes: number;
+    readonly profiles?: readonly string[];
+  },
   now: number = performance.now(),
 ): string {
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const profiles = started.profiles ?? [];
   return `Thaw listening on ${url} — ${count(started.controllers, "controller")}, ` +
-    `${count(started.routes, "route")}, started in ${Math.round(now - started.at)} ms`;
+    `${count(started.routes, "route")}, started in ${Math.round(now - started.at)} ms` +
+    (profiles.length === 0 ? "" : `, profiles ${profiles.join(", ")}`);
 }

@@ -10,7 +10,7 @@ import { badRequest, compileConverter, quote } from "./convert.ts";
 import { classBinding, validateBody } from "./json_body.ts";
 import { parseJson } from "../http/parse_json.ts";
 import { queryValues } from "../http/query_string.ts";
-import { isStandardSchema } from "./standard_schema.ts";
+import { isStandardSchema } from "../config/standard_schema.ts";
 import { hasNoBody } from "./body_presence.ts";
 import type { FormBody } from "../http/form_body.ts";
 import { mayHoldForm } from "./form_reader.ts";

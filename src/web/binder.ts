@@ -1,6 +1,6 @@
 import type { Class } from "../context/class_record.ts";
 import type { HttpRequest } from "../http/http_request.ts";
-import { isStandardSchema, type StandardSchemaV1 } from "./standard_schema.ts";
+import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";
 
 /**
  * How a path variable, parameter or header is converted: `Number` (an integer), `String` (as

@@ -12,6 +12,11 @@ export interface Logger {
   error(message: string, ...details: unknown[]): void;
   /** Takes the start line of `listen(app)`; a logger without it prints none. */
   info?(message: string, ...details: unknown[]): void;
+  /**
+   * Takes warnings: a top-level key of the configuration that looks like a misspelt section
+   * (`managment:`). A logger without it gets them at `error`.
+   */
+  warn?(message: string, ...details: unknown[]): void;
 }
 
 /** A 405: the path exists, for other methods. Carries them for the `Allow` header. */

@@ -1,7 +1,7 @@
 import type { Class } from "../context/class_record.ts";
 import { ValidationException } from "../http/http_exception.ts";
 import { badRequest } from "./convert.ts";
-import type { StandardSchemaV1 } from "./standard_schema.ts";
+import type { StandardSchemaV1 } from "../config/standard_schema.ts";
 
 /**
  * The members a class's prototypes declare, by name: `true` for a setter, `false` for a method or

@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ConfigValues, resolveConfig } from "../../src/config/application_config.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
+import { readSettings } from "../../src/config/thaw_settings.ts";
 import {
   type HealthOptions,
   type HealthSettings,
@@ -13,7 +14,7 @@ function settings(
   values: ConfigValues,
   option: HealthOptions | boolean | undefined,
 ): Promise<HealthSettings> {
-  return Promise.resolve().then(() => healthSettings(resolveConfig(values), option));
+  return Promise.resolve().then(() => healthSettings(readSettings(resolveConfig(values)), option));
 }
 
 function management(showDetails?: unknown, timeout?: unknown): ConfigValues {
@@ -37,10 +38,10 @@ describe("the health settings", () => {
       timeout: 250,
     });
     const fromEnv = healthSettings(
-      resolveConfig(
+      readSettings(resolveConfig(
         management("${DETAILS}", "${TIMEOUT}"),
         (name) => (({ DETAILS: "always", TIMEOUT: "40" }) as Record<string, string>)[name],
-      ),
+      )),
       undefined,
     );
     assert.deepEqual(fromEnv, { showDetails: "always", timeout: 40 });
@@ -55,13 +56,11 @@ describe("the health settings", () => {
       showDetails: "always",
       timeout: 7,
     });
-    // A file value the option replaces is not read.
-    assert.deepEqual(
-      await settings(management("sometimes", "soon"), { showDetails: "always", timeout: 9 }),
-      {
-        showDetails: "always",
-        timeout: 9,
-      },
+    // Every key is read once, at bootstrap, whether or not an option replaces it: a wrong value
+    // in the file is refused all the same, so that it cannot surprise the day the option goes.
+    await assert.rejects(
+      settings(management("sometimes", "soon"), { showDetails: "always", timeout: 9 }),
+      /management\.health\.timeout must be an integer from 1 to 2147483647, got "soon"/,
     );
   });
 

@@ -246,3 +246,31 @@ describe("resolveConfig (property)", () => {
     });
   });
 });
+
+describe("bootstrap: secrets in errors", () => {
+  it("masks the value of a key named like a secret in the message and the stack", async () => {
+    await assert.rejects(
+      bootstrap({
+        config: { server: { hostname: 1, port: "hunter22" }, db: { password: "hunter22" } },
+      }),
+      (e: unknown) => {
+        assert.ok(e instanceof Error);
+        assert.equal(
+          e.message,
+          'config: server.port must be an integer from 0 to 65535, got "***"',
+        );
+        assert.doesNotMatch(String(e.stack), /hunter22/);
+        return true;
+      },
+    );
+  });
+
+  it("leaves flags and numbers under secret-like names alone", async () => {
+    await assert.rejects(
+      bootstrap({
+        config: { server: { port: "true" }, auth: { enabled: "true", "token-ttl": 3600 } },
+      }),
+      { message: 'config: server.port must be an integer from 0 to 65535, got "true"' },
+    );
+  });
+});

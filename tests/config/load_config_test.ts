@@ -8,7 +8,8 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { dump } from "js-yaml";
 import { ConfigError, loadConfig } from "../../config.ts";
-import { bootstrap } from "../../mod.ts";
+import { bootstrap, Service, Value } from "../../mod.ts";
+import { listen } from "../../server.ts";
 import { isLoadedConfig } from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
 import { configTree, expectedValues, missingPlaceholders } from "./config_trees.ts";
@@ -173,7 +174,7 @@ describe("loadConfig({ env })", () => {
     await withYaml("a: ${A:x}\n", async (file) => {
       for (
         const [options, message] of [
-          [{ A: "1" }, "loadConfig(path, { A }): no such option; the one option is env"],
+          [{ A: "1" }, "loadConfig(path, { A }): no such option; the options are env, profiles"],
           [{ envs: {} }, "loadConfig(path, { envs }): no such option"],
           [{ env: "A=1" }, "loadConfig(path, { env }) takes an object of variables"],
           [{ env: null }, "loadConfig(path, { env }) takes an object of variables"],
@@ -265,5 +266,196 @@ describe("loadConfig of a YAML dump (property)", () => {
       }),
       propertyOptions(200),
     );
+  });
+});
+
+/** Runs `run` in a folder holding `files` (name → text). */
+async function withFiles(
+  files: Record<string, string>,
+  run: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-profiles-"));
+  try {
+    for (const [name, text] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, name)), { recursive: true });
+      await writeFile(join(dir, name), text);
+    }
+    await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("loadConfig: profiles", () => {
+  const files = {
+    "application.yml": "server:\n  port: 8080\n  hostname: 0.0.0.0\napp:\n  relays: [a, b, c]\n" +
+      "thaw:\n  profiles:\n    active: dev\n",
+    "application-dev.yml": "server:\n  port: 8081\n",
+    "application-prod.yml": "server:\n  port: 80\napp:\n  relays: [z]\n",
+    "application-eu.yml": "\n\nserver:\n  port: 81\n  shutdown-timeout: soon\n",
+  };
+
+  it("read each active profile's file over application.yml, in order, merging mappings and replacing lists", async () => {
+    await withFiles(files, async (dir) => {
+      const file = join(dir, "application.yml");
+      const config = await loadConfig(file, { env: {}, profiles: ["prod", "eu"] });
+      assert.deepEqual(config.profiles, ["prod", "eu"]);
+      assert.deepEqual(config.values, {
+        server: { port: 81, hostname: "0.0.0.0", "shutdown-timeout": "soon" },
+        app: { relays: ["z"] },
+        thaw: { profiles: { active: "dev" } },
+      });
+      // The error names the profile's file and its line.
+      await assert.rejects(bootstrap({ config }), {
+        message: `${join(dir, "application-eu.yml")}:5: server.shutdown-timeout must be an ` +
+          'integer from 0 to 86400, got "soon"',
+      });
+    });
+  });
+
+  it("take the option, else THAW_PROFILES_ACTIVE, else thaw.profiles.active", async () => {
+    await withFiles(files, async (dir) => {
+      const file = join(dir, "application.yml");
+      const port = async (options: Parameters<typeof loadConfig>[1]) =>
+        (await loadConfig(file, options)).values.server;
+      assert.deepEqual(await port({ env: {} }), { port: 8081, hostname: "0.0.0.0" });
+      assert.deepEqual(await port({ env: { THAW_PROFILES_ACTIVE: "prod" } }), {
+        port: 80,
+        hostname: "0.0.0.0",
+      });
+      assert.deepEqual(await port({ env: { THAW_PROFILES_ACTIVE: "prod" }, profiles: "dev" }), {
+        port: 8081,
+        hostname: "0.0.0.0",
+      });
+      // Set and empty: no profile, whatever the file says.
+      assert.deepEqual(
+        (await loadConfig(file, { env: { THAW_PROFILES_ACTIVE: "" } })).profiles,
+        [],
+      );
+    });
+  });
+
+  it("refuse a profile whose file is missing, naming the file", async () => {
+    await withFiles(files, async (dir) => {
+      await assert.rejects(
+        loadConfig(join(dir, "application.yml"), { env: {}, profiles: "prdo" }),
+        {
+          name: "ConfigError",
+          message: `The profile prdo is active, but ${join(dir, "application-prdo.yml")} does ` +
+            "not exist: create it (it may be empty), or leave the profile out",
+        },
+      );
+    });
+  });
+
+  it("refuse a profile name that is not a plain name, and thaw.profiles.active in a profile's file", async () => {
+    await withFiles({
+      ...files,
+      "application-x.yml": "thaw:\n  profiles:\n    active: prod\n",
+    }, async (dir) => {
+      const file = join(dir, "application.yml");
+      await assert.rejects(
+        loadConfig(file, { env: { THAW_PROFILES_ACTIVE: "../etc/passwd" } }),
+        /environment variable THAW_PROFILES_ACTIVE: "..\/etc\/passwd" is not a profile name/,
+      );
+      await assert.rejects(
+        loadConfig(file, { env: {}, profiles: "x" }),
+        new RegExp(
+          `application-x\\.yml:3: thaw\\.profiles\\.active: the active profiles are chosen`,
+        ),
+      );
+    });
+  });
+
+  it("say which profiles are active on the start line", async () => {
+    await withFiles(files, async (dir) => {
+      const config = await loadConfig(join(dir, "application.yml"), {
+        env: {},
+        profiles: "prod,dev",
+      });
+      const lines: string[] = [];
+      const app = await bootstrap({
+        config,
+        logger: { error: () => {}, info: (m: string) => void lines.push(m) },
+      });
+      const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+      try {
+        assert.match(lines[0], /^Thaw listening on http:\/\/127\.0\.0\.1:\d+ — 0 controllers, /);
+        assert.match(lines[0], /, profiles prod, dev$/);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  it("name the profile's file and line when @Value cannot convert its value", async () => {
+    await withFiles({
+      "application.yml": "mail:\n  port: 25\n",
+      "application-prod.yml": "mail:\n  port: lots\n",
+    }, async (dir) => {
+      @Service()
+      class Mailer {
+        @Value("${mail.port}", { type: Number })
+        port!: number;
+      }
+      const config = await loadConfig(join(dir, "application.yml"), {
+        env: {},
+        profiles: "prod",
+      });
+      await assert.rejects(bootstrap({ config, components: [Mailer] }), {
+        message:
+          `@Value on field 'port' of class Mailer: ${join(dir, "application-prod.yml")}:2: ` +
+          "mail.port holds a string that is not a number, where a number (or a decimal number " +
+          "as text) is needed",
+      });
+    });
+  });
+});
+
+describe("loadConfig: ${file:path} secrets", () => {
+  it("read a file's text, its trailing line break dropped, relative to the configuration", async () => {
+    await withFiles({
+      "config/application.yml":
+        "db:\n  password: ${file:../secrets/db}\n  user: ${file:/nowhere}\n",
+      "secrets/db": "s3cr3t-pw\r\n",
+    }, async (dir) => {
+      const file = join(dir, "config", "application.yml");
+      // A missing file names the key, its line and the path; never a secret.
+      await assert.rejects(loadConfig(file, { env: {} }), {
+        message: `${file}:3: db.user uses \${file:/nowhere}, which cannot be read: ENOENT`,
+      });
+      await writeFile(
+        file,
+        "db:\n  password: ${file:../secrets/db}\n  port: ${file:../secrets/db}x\n",
+      );
+      const config = await loadConfig(file, { env: {} });
+      assert.deepEqual(config.values, { db: { password: "s3cr3t-pw", port: "s3cr3t-pwx" } });
+    });
+  });
+
+  it("are masked in every error that would quote them", async () => {
+    await withFiles({
+      "application.yml": "server:\n  hostname: 1\n  port: ${file:pw}\n",
+      "pw": "hunter22\n",
+    }, async (dir) => {
+      const config = await loadConfig(join(dir, "application.yml"), { env: {} });
+      await assert.rejects(bootstrap({ config }), (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.equal(
+          e.message,
+          `${join(dir, "application.yml")}:3: server.port must be an integer from 0 to 65535, ` +
+            'got "***"',
+        );
+        return true;
+      });
+    });
+  });
+
+  it("are refused in a configuration object, which reads no file", async () => {
+    await assert.rejects(bootstrap({ config: { db: { password: "${file:/run/secrets/db}" } } }), {
+      name: "ConfigError",
+      message: "config: db.password uses ${file:/run/secrets/db}: a file is read by loadConfig " +
+        "of @thaw/thaw/config, not in a configuration object",
+    });
   });
 });

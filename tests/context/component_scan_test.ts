@@ -110,7 +110,7 @@ describe("scanComponents(config)", () => {
       await rejectsNaming(
         scanComponents(config),
         ConfigError,
-        `${join(dir, "application.yml")}: app.component-scan must be a path or a list of paths`,
+        `${join(dir, "application.yml")}:2: app.component-scan must be a text or a list of texts`,
       );
     });
   });

@@ -145,7 +145,7 @@ describe("sample users app on SQLite: close and settings", () => {
       });
     await assert.rejects(
       start("soon"),
-      /'busyTimeoutMs' of class SqliteStorage: the key app\.users\.busy-timeout-ms holds a string that is not a number/,
+      /'busyTimeoutMs' of class SqliteStorage: config: app\.users\.busy-timeout-ms holds a string that is not a number/,
     );
     await assert.rejects(
       start(2.5),

@@ -8,12 +8,15 @@ import { ConfigError } from "../../mod.ts";
 import type { OpenApiOptions } from "../../openapi.ts";
 import { loadConfig } from "../../config.ts";
 import { resolveConfig } from "../../src/config/application_config.ts";
+import { readSettings } from "../../src/config/thaw_settings.ts";
 import { openApiSettings } from "../../src/openapi/openapi_options.ts";
 import { propertyOptions } from "../property.ts";
 
 /** The settings of a configuration object and an option; a rejected promise for what they refuse. */
 const settingsOf = (values: Record<string, unknown>, option?: OpenApiOptions | boolean) =>
-  Promise.resolve().then(() => openApiSettings(resolveConfig(values, () => undefined), option));
+  Promise.resolve().then(() =>
+    openApiSettings(readSettings(resolveConfig(values, () => undefined)), option)
+  );
 
 describe("app.openapi settings", () => {
   it("serves nothing without keys or option, with springdoc's title and version", async () => {
@@ -64,7 +67,7 @@ describe("app.openapi settings", () => {
         await writeFile(file, `app:\n${yaml}`);
         const config = await loadConfig(file, { env: {} });
         assert.throws(
-          () => openApiSettings(config, undefined),
+          () => openApiSettings(readSettings(config), undefined),
           (error: unknown) => error instanceof ConfigError && expected.test(error.message),
           yaml,
         );

@@ -1,10 +1,14 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { configLocation, type LoadedConfig } from "../../config/application_config.ts";
+import {
+  configLocation,
+  type LoadedConfig,
+  withEnvOverrides,
+} from "../../config/application_config.ts";
 import { keyLine } from "../../config/key_line.ts";
-import { parseConfigText } from "../../config/yaml_config.ts";
+import { readConfigFile, readLayeredConfig } from "../../config/load_config.ts";
 import { ConfigError } from "../../config/config_error.ts";
-import type { EnvLookup } from "../../config/env.ts";
+import { type EnvLookup, overrideEnv } from "../../config/env.ts";
 
 const APPLICATION_FILES = ["application.yml", "application.yaml"];
 
@@ -16,6 +20,8 @@ export type FoundConfig =
 /**
  * Finds a runner's connection list in a config folder: under one of `keys` in the first module
  * file (`search-config.yml`, `datasource-config.yml`...) that has one, else in `application.yml`.
+ * Each file is read as an app reads its configuration: `${file:path}` secrets, the environment's
+ * overrides (`SEARCH_0_PASSWORD`), and for `application.yml` the active profiles' files.
  */
 export async function findConnectionList(
   configDir: string,
@@ -24,17 +30,18 @@ export async function findConnectionList(
   keys: readonly string[],
 ): Promise<FoundConfig> {
   const looked: string[] = [];
+  const overrides = overrideEnv(env);
   for (const name of [...moduleFiles, ...APPLICATION_FILES]) {
     const file = join(configDir, name);
-    let text: string;
     try {
-      text = await readFile(file, "utf8");
+      await stat(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-      throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
     looked.push(file);
-    const config = parseConfigText(text, file, configDir, env);
+    const config = APPLICATION_FILES.includes(name)
+      ? await readLayeredConfig(file, env, overrides)
+      : await moduleFile(file, configDir, env, overrides);
     const [key, other] = keys.filter((k) => Object.hasOwn(config.values, k));
     // Aliases of one list: reading one and ignoring the other would drop connections unseen.
     if (other !== undefined) {
@@ -48,6 +55,17 @@ export async function findConnectionList(
   }
   if (looked.length === 0) await requireConfigDir(configDir);
   return { config: undefined, looked };
+}
+
+async function moduleFile(
+  file: string,
+  configDir: string,
+  env: EnvLookup,
+  overrides: EnvLookup,
+): Promise<LoadedConfig> {
+  const read = await readConfigFile(file, env);
+  const { values, lines, origins } = withEnvOverrides(read.values, read.lines, overrides);
+  return { values, source: file, dir: configDir, lines, origins };
 }
 
 // A config folder that is not there is named as such, not as a folder without the files.

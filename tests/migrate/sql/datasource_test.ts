@@ -216,3 +216,57 @@ describe("SQL datasources config", () => {
     );
   });
 });
+
+describe("SQL datasources config: read as an app reads application.yml", () => {
+  it("takes the active profile's file, the environment's overrides and secret files", async () => {
+    const { dir, list } = await load(
+      "datasource:\n  - name: main\n    url: sqlite:./dev.db\n    password: ${file:pw}\n",
+      "application.yml",
+      {
+        THAW_PROFILES_ACTIVE: "prod",
+        DATASOURCE_0_URL: "postgres://other.internal/shop",
+        // No file holds datasource[0].username: an override reaches only the keys written.
+        DATASOURCE_0_USERNAME: "deploy",
+      },
+    );
+    await writeFile(join(dir, "pw"), "from-a-secret\n");
+    await writeFile(
+      join(dir, "application-prod.yml"),
+      "datasource:\n  - name: main\n    url: postgres://db.internal/shop\n    password: ${file:pw}\n",
+    );
+    const [main] = await list();
+    // A list is replaced whole by the profile's.
+    assert.deepEqual([main.kind, main.location, main.username, main.password], [
+      "postgres",
+      "postgres://other.internal/shop",
+      undefined,
+      "from-a-secret",
+    ]);
+  });
+
+  it("names the profile's file and line of a wrong setting, and the variable of an override", async () => {
+    const { dir, list } = await load(
+      "datasource:\n  - name: main\n    url: sqlite:./dev.db\n",
+      "application.yml",
+      { THAW_PROFILES_ACTIVE: "prod" },
+    );
+    await writeFile(
+      join(dir, "application-prod.yml"),
+      "datasource:\n  - name: main\n    urll: x\n",
+    );
+    await assert.rejects(list(), {
+      message: `${
+        join(dir, "application-prod.yml")
+      }:3: datasource[0].urll is not a datasource setting`,
+    });
+    const overridden = await load(
+      "datasource:\n  - name: main\n    url: sqlite:./dev.db\n    migrations: { enabled: true }\n",
+      "application.yml",
+      { DATASOURCE_0_MIGRATIONS_ENABLED: "maybe" },
+    );
+    await assert.rejects(overridden.list(), {
+      message: "environment variable DATASOURCE_0_MIGRATIONS_ENABLED: " +
+        'datasource[0].migrations.enabled must be true or false, got "maybe"',
+    });
+  });
+});

@@ -1,0 +1,195 @@
+import type { ConfigValues } from "./application_config.ts";
+import type { EnvLookup } from "./env.ts";
+import type { KeyType } from "./thaw_keys.ts";
+
+/** A key's path: mapping keys and list indexes. */
+type Path = readonly (string | number)[];
+
+/** How an environment variable's text is read for the key it overrides. */
+export type OverrideKind = "number" | "boolean" | "list" | "text";
+
+/** A key the environment set: the dotted key (`search[0].hosts`) and the variable. */
+export interface EnvOverride {
+  readonly key: string;
+  readonly variable: string;
+}
+
+// A key an environment variable can name: ASCII letters, digits, `-` and `_` (a key holding a dot
+// or anything else cannot be told apart once upper-cased and joined).
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * The environment variable that overrides a key, by Spring's relaxed rule: the path's segments
+ * upper-cased and joined by `_`, each `-` turned into `_`, a list index as its number
+ * (`search[0].hosts` is `SEARCH_0_HOSTS`, `server.shutdown-timeout` is
+ * `SERVER_SHUTDOWN_TIMEOUT`). `undefined` for a key no variable reaches: a top-level key (a
+ * `path:` or `home:` would be set by the shell's own `PATH` and `HOME`), or one with a segment
+ * that is not letters, digits, `-` and `_`.
+ */
+export function envName(path: Path): string | undefined {
+  if (path.length < 2) return undefined;
+  const parts: string[] = [];
+  for (const segment of path) {
+    if (typeof segment === "number") parts.push(String(segment));
+    else if (SEGMENT.test(segment)) parts.push(segment.toUpperCase().replaceAll("-", "_"));
+    else return undefined;
+  }
+  return parts.join("_");
+}
+
+/** A dotted key as the line map writes it: `search[0].hosts[1]`. */
+export function dottedKey(path: Path): string {
+  let key = "";
+  for (const segment of path) {
+    key += typeof segment === "number" ? `[${segment}]` : key === "" ? segment : `.${segment}`;
+  }
+  return key;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isScalar(value: unknown): boolean {
+  return value === null || typeof value !== "object";
+}
+
+function kindOf(value: unknown): OverrideKind {
+  if (Array.isArray(value)) return "list";
+  if (typeof value === "number") return "number";
+  if (typeof value === "boolean") return "boolean";
+  return "text";
+}
+
+/** What an environment variable can set: every value of the document, by its path. */
+function valuePaths(value: unknown, path: (string | number)[], out: Map<string, Path>): void {
+  if (isMapping(value)) {
+    for (const key of Object.keys(value)) valuePaths(value[key], [...path, key], out);
+  } else if (Array.isArray(value) && !value.every(isScalar)) {
+    value.forEach((item, i) => valuePaths(item, [...path, i], out));
+  } else if (path.length > 0) {
+    // A scalar, or a list of scalars: the list is given whole, as `a,b,c`.
+    out.set(dottedKey(path), path);
+  }
+}
+
+/**
+ * Reads an environment variable's text as the key wants it: a whole or decimal number where a
+ * number was, `true`/`false` where a boolean was, a comma-separated list (each item trimmed, an
+ * empty text for the empty list) where a list was. Text that does not read as such stays text,
+ * for the key's reader to refuse with the variable's name.
+ */
+export function overrideValue(text: string, kind: OverrideKind): unknown {
+  switch (kind) {
+    case "number": {
+      const number = /^\s*[+-]?\d+(?:\.\d+)?\s*$/.test(text) ? Number(text) : NaN;
+      return Number.isFinite(number) ? number : text;
+    }
+    case "boolean":
+      return text === "true" ? true : text === "false" ? false : text;
+    case "list":
+      return text.trim() === "" ? [] : text.split(",").map((item) => item.trim());
+    case "text":
+      return text;
+  }
+}
+
+/** How the environment's text is read for a declared key of this type. */
+export function declaredKind(type: KeyType): OverrideKind {
+  switch (type) {
+    case "integer":
+      return "number";
+    case "boolean":
+      return "boolean";
+    case "list":
+      return "list";
+    case "string":
+    case "choice":
+    case "feature":
+      return "text";
+  }
+}
+
+/**
+ * The configuration with every key that an environment variable names replaced by its value. The
+ * keys an environment variable reaches: every value of the document (a list of values is one,
+ * given as `a,b,c`; a list of mappings is reached item by item, `SEARCH_0_PASSWORD`), and every
+ * key of `declared` (Thaw's own, so `SERVER_PORT` works with no `server:` in the file). The
+ * document is not changed; the result is a new one.
+ *
+ * @param values the configuration, after its `${VAR}` placeholders
+ * @param lookup reads one variable (`undefined`: not set)
+ * @param declared Thaw's keys, dotted, with how each reads text (`undefined`: not reachable)
+ */
+export function applyEnvOverrides(
+  values: ConfigValues,
+  lookup: EnvLookup,
+  declared: readonly (readonly [string, OverrideKind | undefined])[],
+): { readonly values: ConfigValues; readonly overrides: readonly EnvOverride[] } {
+  const found = new Map<string, Path>();
+  valuePaths(values, [], found);
+  const kinds = new Map<string, OverrideKind>();
+  for (const [key, kind] of declared) {
+    if (kind === undefined) continue;
+    kinds.set(key, kind);
+    if (!found.has(key)) found.set(key, key.split("."));
+  }
+  let out: ConfigValues = values;
+  const overrides: EnvOverride[] = [];
+  for (const [key, path] of found) {
+    const variable = envName(path);
+    if (variable === undefined) continue;
+    const text = lookup(variable);
+    if (text === undefined) continue;
+    const kind = kinds.get(key) ?? kindOf(valueAt(values, path));
+    const next = setAt(
+      out === values ? structuredClone(values) : out,
+      path,
+      overrideValue(text, kind),
+    );
+    if (next === undefined) continue;
+    out = next;
+    overrides.push({ key, variable });
+  }
+  return { values: out, overrides };
+}
+
+function valueAt(values: unknown, path: Path): unknown {
+  let node = values;
+  for (const segment of path) {
+    if (typeof node !== "object" || node === null) return undefined;
+    node = (node as Record<string | number, unknown>)[segment];
+  }
+  return node;
+}
+
+// Sets the value at `path`, making the mappings on the way; `undefined` when a value that is not
+// a mapping (a list, a number) stands where a mapping would have to be.
+function setAt(root: ConfigValues, path: Path, value: unknown): ConfigValues | undefined {
+  let node: Record<string | number, unknown> = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    const segment = path[i];
+    let next = Object.hasOwn(node, segment) ? node[segment] : undefined;
+    if (next === undefined || next === null) {
+      if (typeof segment === "number") return undefined;
+      next = {};
+      Object.defineProperty(node, segment, {
+        value: next,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    if (typeof next !== "object" || (typeof path[i + 1] === "string" && Array.isArray(next))) {
+      return undefined;
+    }
+    node = next as Record<string | number, unknown>;
+  }
+  Object.defineProperty(node, path[path.length - 1], {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+  return root;
+}

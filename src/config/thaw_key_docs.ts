@@ -1,0 +1,33 @@
+import type { ThawKey } from "./thaw_keys.ts";
+
+/**
+ * What each key Thaw reads does, one sentence of Markdown each, for the reference table of the
+ * docs (tools/config_keys.ts). Typed by the keys: a key declared without a line here, or a line
+ * for a key no longer declared, does not compile.
+ */
+export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
+  "server.port": "The port `listen(app)` serves on (`0`: any free port).",
+  "server.hostname": "The address `listen(app)` binds.",
+  "server.max-body-size": "The largest request body, in bytes; a larger one is answered 413.",
+  "server.allow-encoded-slash":
+    "`true`: a `%2F` in a path reaches path variables as `/`; else such a path is a 400.",
+  "server.shutdown-timeout":
+    "Seconds that requests in flight, then each `@PreDestroy` hook, get on shutdown.",
+  "app.component-scan":
+    "Folders, relative to the file, that `scanComponents(config)` scans for bean classes.",
+  "app.openapi":
+    "`true`, `false`, or the keys below: what `openApi()` serves (it needs `openApi()`).",
+  "app.openapi.enabled":
+    "`false` serves neither the document nor the page, whatever the code says.",
+  "app.openapi.path": "Where the OpenAPI document is served (`/openapi.json`); `false`: nowhere.",
+  "app.openapi.docs": "Where the docs page is served (`/docs`); `false`: nowhere.",
+  "app.openapi.title": "The document's `info.title`.",
+  "app.openapi.version": "The document's `info.version` (quote it).",
+  "app.openapi.description": "The document's `info.description`.",
+  "management.health.enabled": "Serves `/actuator/health` and its liveness and readiness groups.",
+  "management.health.timeout": "Milliseconds a health check may take before its component is DOWN.",
+  "management.endpoint.health.show-details":
+    "`always`: the health answer lists each component and its details.",
+  "thaw.profiles.active":
+    "The profiles whose `application-{profile}.yml` is read over this file, in order.",
+};

@@ -1,0 +1,151 @@
+/**
+ * Every configuration key Thaw itself reads, declared once: its type and its default (the line
+ * the reference documents it with is in `thaw_key_docs.ts`, which the compiler holds to every key
+ * here, apart so that an app does not carry the docs). The settings reader reads these and nothing
+ * else; the typo check, the environment overrides and the key reference in the docs are made from
+ * this table, so a key added here is checked, reachable from the environment and documented.
+ *
+ * @module
+ */
+
+/** What a key holds: a closed set, each with its own reading and error message. */
+export type KeyType =
+  /** A whole number within `min` and `max`; numeric text (from `${VAR}`) is taken. */
+  | "integer"
+  /** `true` or `false`, also as text. */
+  | "boolean"
+  /** Text. */
+  | "string"
+  /** One of `choices`. */
+  | "choice"
+  /** A list of non-empty strings; one string is a list of one, text from the environment is split on `,`. */
+  | "list"
+  /** Read as it is by the feature it belongs to, which checks it (its keys are declared too). */
+  | "feature";
+
+/** One key Thaw reads. */
+export interface KeyDeclaration {
+  readonly type: KeyType;
+  /** The value when the key is absent; none: the feature decides (or it is off). */
+  readonly default?: number | boolean | string | readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+  readonly choices?: readonly string[];
+}
+
+/** The sections whose every key is Thaw's: an unknown key under them stops `bootstrap`. */
+export const THAW_SECTIONS: readonly string[] = ["server", "management", "logging", "thaw"];
+
+/**
+ * Keys under which everything is Thaw's though the section is not (`app` holds the app's own keys
+ * beside `app.component-scan`).
+ */
+export const THAW_SUBSECTIONS: readonly string[] = ["app.openapi"];
+
+/**
+ * Sections shared with the app's own keys: a key there is the app's, unless it is near one of
+ * Thaw's and holds what that key holds (`app.component-scn: ./src`), which is refused as a typo.
+ * (`app.openai: { api-key: ... }` is near `app.openapi`, but holds none of its keys.)
+ */
+export const SHARED_SECTIONS: readonly string[] = ["app"];
+
+/**
+ * Top-level sections the migration runner reads (with their own checks, where each connection's
+ * keys are refused when unknown): listed so that a near miss (`datasorce:`) is warned about.
+ */
+export const RUNNER_SECTIONS: readonly string[] = ["datasource", "search", "opensearch"];
+
+// Timers take at most a signed 32-bit count of milliseconds; beyond it they fire at once.
+const MAX_TIMER = 2 ** 31 - 1;
+
+/** Thaw's keys. */
+export const THAW_KEYS = {
+  "server.port": {
+    type: "integer",
+    min: 0,
+    max: 65535,
+    default: 8080,
+  },
+  "server.hostname": {
+    type: "string",
+    default: "0.0.0.0",
+  },
+  "server.max-body-size": {
+    type: "integer",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    default: 1048576,
+  },
+  "server.allow-encoded-slash": {
+    type: "boolean",
+    default: false,
+  },
+  "server.shutdown-timeout": {
+    type: "integer",
+    min: 0,
+    max: 86400,
+    default: 30,
+  },
+  "app.component-scan": {
+    type: "list",
+    default: [],
+  },
+  "app.openapi": {
+    type: "feature",
+  },
+  "app.openapi.enabled": {
+    type: "feature",
+  },
+  "app.openapi.path": {
+    type: "feature",
+  },
+  "app.openapi.docs": {
+    type: "feature",
+  },
+  "app.openapi.title": { type: "feature" },
+  "app.openapi.version": { type: "feature" },
+  "app.openapi.description": { type: "feature" },
+  "management.health.enabled": {
+    type: "boolean",
+    default: false,
+  },
+  "management.health.timeout": {
+    type: "integer",
+    min: 1,
+    max: MAX_TIMER,
+    default: 5000,
+  },
+  "management.endpoint.health.show-details": {
+    type: "choice",
+    choices: ["always", "never"],
+    default: "never",
+  },
+  "thaw.profiles.active": {
+    type: "list",
+    default: [],
+  },
+} as const satisfies Readonly<Record<string, KeyDeclaration>>;
+
+/** A key Thaw reads. */
+export type ThawKey = keyof typeof THAW_KEYS;
+
+interface TypeValues {
+  integer: number;
+  boolean: boolean;
+  string: string;
+  list: readonly string[];
+  feature: unknown;
+}
+
+/** The value a key is read as: its type, `undefined` where it has no default. */
+export type ThawSetting<K extends ThawKey> = (typeof THAW_KEYS)[K] extends
+  { readonly type: "choice"; readonly choices: readonly (infer C)[] } ? C
+  : (typeof THAW_KEYS)[K] extends { readonly type: infer T extends keyof TypeValues } ?
+      | TypeValues[T]
+      | ((typeof THAW_KEYS)[K] extends { readonly default: unknown } ? never : undefined)
+  : never;
+
+/** The declarations as a list, in the table's order. */
+export function keyDeclarations(): readonly (readonly [ThawKey, KeyDeclaration])[] {
+  return Object.entries(THAW_KEYS) as unknown as (readonly [ThawKey, KeyDeclaration])[];
+}

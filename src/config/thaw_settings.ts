@@ -1,0 +1,284 @@
+import { configLocation, configValue, type LoadedConfig } from "./application_config.ts";
+import { ConfigError } from "./config_error.ts";
+import {
+  type KeyDeclaration,
+  keyDeclarations,
+  RUNNER_SECTIONS,
+  SHARED_SECTIONS,
+  THAW_KEYS,
+  THAW_SECTIONS,
+  THAW_SUBSECTIONS,
+  type ThawKey,
+  type ThawSetting,
+} from "./thaw_keys.ts";
+
+/**
+ * Thaw's own settings, read once from the configuration: every key of {@linkcode THAW_KEYS},
+ * checked for its type, with its default where the configuration leaves it out. Readonly; the
+ * rest of the code receives it instead of reading the configuration.
+ */
+export interface ThawSettings {
+  /** A key's value, or its default. */
+  get<K extends ThawKey>(key: K): ThawSetting<K>;
+  /** Whether the configuration sets the key (to anything but null). */
+  isSet(key: ThawKey): boolean;
+  /** `file:line: key`: where a key is, for messages. */
+  where(key: string): string;
+  /** The active profiles. */
+  readonly profiles: readonly string[];
+  /** The configuration the settings were read from. */
+  readonly config: LoadedConfig;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+ * neighbours (`prot` is one step from `port`).
+ */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.length][b.length];
+}
+
+const KEYS = new Set<string>(Object.keys(THAW_KEYS));
+// Every key that holds declared keys: `server`, `management.endpoint.health`, `app.openapi`.
+const PARENTS = new Set<string>();
+for (const key of KEYS) {
+  const parts = key.split(".");
+  for (let i = 1; i < parts.length; i++) PARENTS.add(parts.slice(0, i).join("."));
+}
+for (const section of THAW_SECTIONS) PARENTS.add(section);
+
+/** The keys one level under `parent`, declared or holding declared ones. */
+function childrenOf(parent: string): string[] {
+  const depth = parent.split(".").length + 1;
+  return [...new Set([...KEYS, ...PARENTS])]
+    .filter((k) => k.startsWith(`${parent}.`) && k.split(".").length === depth);
+}
+
+/** The known key nearest to an unknown one, when it is near enough to be what was meant. */
+export function nearestKey(key: string, candidates: readonly string[]): string | undefined {
+  const name = key.slice(key.lastIndexOf(".") + 1);
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const distance = editDistance(name, candidate.slice(candidate.lastIndexOf(".") + 1));
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return bestDistance <= Math.max(1, Math.min(3, Math.floor(name.length / 3))) ? best : undefined;
+}
+
+/**
+ * Every key under Thaw's sections that Thaw does not read: each an error naming the key, where it
+ * is and the key it may have been meant as.
+ */
+export function unknownKeys(config: LoadedConfig): string[] {
+  const errors: string[] = [];
+  const walk = (key: string, value: unknown): void => {
+    if (KEYS.has(key) && !PARENTS.has(key)) return;
+    if (!PARENTS.has(key)) {
+      const parent = key.slice(0, key.lastIndexOf("."));
+      const siblings = childrenOf(parent);
+      const nearest = nearestKey(key, siblings);
+      errors.push(
+        `${configLocation(config, key)}: unknown key; ` +
+          (nearest !== undefined
+            ? `did you mean ${nearest}?`
+            : siblings.length === 0
+            ? `Thaw reads no key under ${parent}`
+            : `the keys under ${parent} are ${
+              siblings.map((k) => k.slice(parent.length + 1)).join(", ")
+            }`),
+      );
+      return;
+    }
+    if (value === undefined || value === null) return;
+    if (!isMapping(value)) {
+      // A feature's own switch (`app.openapi: false`) is read by the feature.
+      if (KEYS.has(key)) return;
+      errors.push(
+        `${configLocation(config, key)} must be a mapping of ${
+          childrenOf(key).join(", ") || "keys"
+        }`,
+      );
+      return;
+    }
+    for (const [child, v] of Object.entries(value)) walk(`${key}.${child}`, v);
+  };
+  for (const section of [...THAW_SECTIONS, ...THAW_SUBSECTIONS]) {
+    walk(section, configValue(config.values, section));
+  }
+  for (const section of SHARED_SECTIONS) {
+    const value = configValue(config.values, section);
+    if (!isMapping(value)) continue;
+    const ours = childrenOf(section);
+    for (const child of Object.keys(value)) {
+      const key = `${section}.${child}`;
+      if (ours.includes(key)) continue;
+      const nearest = nearestKey(key, ours);
+      if (nearest !== undefined && fits(nearest, value[child])) {
+        errors.push(`${configLocation(config, key)}: unknown key; did you mean ${nearest}?`);
+      }
+    }
+  }
+  return errors;
+}
+
+/** Whether a value has the shape a declared key (or a parent of declared keys) holds. */
+function fits(key: string, value: unknown): boolean {
+  if (isMapping(value)) {
+    const children = childrenOf(key);
+    return children.length > 0 &&
+      Object.keys(value).every((k) => children.includes(`${key}.${k}`));
+  }
+  const declaration = (THAW_KEYS as Record<string, KeyDeclaration>)[key];
+  switch (declaration?.type) {
+    case "list":
+      return typeof value === "string" ||
+        (Array.isArray(value) && value.every((v) => typeof v === "string"));
+    case "integer":
+      return typeof value === "number" || /^\s*\d+\s*$/.test(String(value));
+    case "boolean":
+    case "feature":
+      return typeof value === "boolean" || value === "true" || value === "false";
+    case "string":
+    case "choice":
+      return typeof value === "string";
+    default:
+      return false;
+  }
+}
+
+/** Top-level keys one or two edits from a section Thaw reads: likely meant as it. */
+export function nearMissSections(config: LoadedConfig): string[] {
+  const sections = [...THAW_SECTIONS, ...RUNNER_SECTIONS];
+  const warnings: string[] = [];
+  for (const key of Object.keys(config.values)) {
+    if (sections.includes(key) || key === "app") continue;
+    for (const section of sections) {
+      const distance = editDistance(key.toLowerCase(), section);
+      if (distance <= (section.length <= 5 ? 1 : 2)) {
+        warnings.push(
+          `${configLocation(config, key)}: not a section Thaw reads, so its keys are ignored; ` +
+            `did you mean ${section}?`,
+        );
+        break;
+      }
+    }
+  }
+  return warnings;
+}
+
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}
+
+/** One key's value checked against its declaration; `undefined` for a key left out. */
+function readKey(config: LoadedConfig, key: string, declaration: KeyDeclaration): unknown {
+  const value = configValue(config.values, key);
+  if (value === undefined || value === null) return declaration.default;
+  const where = configLocation(config, key);
+  switch (declaration.type) {
+    case "integer": {
+      const { min = 0, max = Number.MAX_SAFE_INTEGER } = declaration;
+      const n = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+      if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+        throw new ConfigError(
+          `${where} must be an integer from ${min} to ${max}, got ${shown(value)}`,
+        );
+      }
+      return n;
+    }
+    case "boolean": {
+      if (typeof value === "boolean") return value;
+      const text = typeof value === "string" ? value.trim() : undefined;
+      if (text === "true" || text === "false") return text === "true";
+      throw new ConfigError(`${where} must be true or false, got ${shown(value)}`);
+    }
+    case "string":
+      if (typeof value !== "string") throw new ConfigError(`${where} must be text`);
+      return value;
+    case "choice":
+      if (typeof value !== "string" || !declaration.choices!.includes(value)) {
+        throw new ConfigError(
+          `${where} must be ${declaration.choices!.join(" or ")}, got ${shown(value)}`,
+        );
+      }
+      return value;
+    case "list": {
+      const list = Array.isArray(value) ? value : [value];
+      if (!list.every((v) => typeof v === "string" && v !== "")) {
+        throw new ConfigError(`${where} must be a text or a list of texts`);
+      }
+      return Object.freeze([...list]);
+    }
+    case "feature":
+      return value;
+  }
+}
+
+/**
+ * Reads Thaw's settings from a configuration: every declared key checked for its type, every
+ * unknown key under Thaw's sections refused (all of them in one `ConfigError`, each with its file,
+ * line and nearest known key). A top-level key that looks like a misspelt section (`managment:`)
+ * goes to `warn`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig } from "./application_config.ts";
+ * import { readSettings } from "./thaw_settings.ts";
+ *
+ * const settings = readSettings(resolveConfig({ server: { port: "9090" } }, () => undefined));
+ * assert.equal(settings.get("server.port"), 9090);
+ * assert.equal(settings.get("server.shutdown-timeout"), 30);
+ * assert.throws(
+ *   () => readSettings(resolveConfig({ server: { prot: 1 } }, () => undefined)),
+ *   { message: "config: server.prot: unknown key; did you mean server.port?" },
+ * );
+ * ```
+ */
+export function readSettings(
+  config: LoadedConfig,
+  warn: (message: string) => void = () => {},
+): ThawSettings {
+  // Before the errors: `managment:` explains why `management.health.enabled` did nothing.
+  for (const warning of nearMissSections(config)) warn(warning);
+  const errors = unknownKeys(config);
+  if (errors.length === 1) throw new ConfigError(errors[0]);
+  if (errors.length > 1) {
+    throw new ConfigError(`${errors.length} unknown keys:\n  ${errors.join("\n  ")}`);
+  }
+  const values = new Map<string, unknown>();
+  for (const [key, declaration] of keyDeclarations()) {
+    values.set(key, readKey(config, key, declaration));
+  }
+  const profiles = config.profiles ?? values.get("thaw.profiles.active") as readonly string[];
+  return Object.freeze({
+    get: <K extends ThawKey>(key: K) => values.get(key) as ThawSetting<K>,
+    isSet: (key: ThawKey) => {
+      const value = configValue(config.values, key);
+      return value !== undefined && value !== null;
+    },
+    where: (key: string) => configLocation(config, key),
+    profiles: Object.freeze([...profiles]),
+    config,
+  });
+}

@@ -1,0 +1,14 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { KEY_DOCS } from "../../src/config/thaw_key_docs.ts";
+import { keyDeclarations } from "../../src/config/thaw_keys.ts";
+
+describe("KEY_DOCS", () => {
+  it("holds one sentence per declared key, that a table row can hold", () => {
+    assert.deepEqual(Object.keys(KEY_DOCS), keyDeclarations().map(([key]) => key));
+    for (const [key, doc] of Object.entries(KEY_DOCS)) {
+      // A `|` or a line break would end the reference table's row early.
+      assert.match(doc, /^[A-Z`][^|\n]*\.$/, key);
+    }
+  });
+});

@@ -1,0 +1,266 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { bootstrap, ConfigError } from "../../mod.ts";
+import { loadConfig } from "../../config.ts";
+import { type ConfigValues, resolveConfig } from "../../src/config/application_config.ts";
+import {
+  keyDeclarations,
+  RUNNER_SECTIONS,
+  THAW_KEYS,
+  THAW_SECTIONS,
+} from "../../src/config/thaw_keys.ts";
+import {
+  editDistance,
+  nearestKey,
+  nearMissSections,
+  readSettings,
+} from "../../src/config/thaw_settings.ts";
+import { memoryLogger } from "../helpers.ts";
+import { propertyOptions } from "../property.ts";
+import { withYaml } from "./yaml_file.ts";
+
+const NO_ENV = () => undefined;
+const settingsOf = (values: ConfigValues) => readSettings(resolveConfig(values, NO_ENV));
+
+/** `server.port` as a nested object holding `value`. */
+function nested(key: string, value: unknown): ConfigValues {
+  return key.split(".").reduceRight<unknown>(
+    (inner, part) => ({ [part]: inner }),
+    value,
+  ) as ConfigValues;
+}
+
+/** Misspellings of a key's last segment one edit away: a letter dropped, doubled, swapped. */
+function misspellings(key: string): string[] {
+  const dot = key.lastIndexOf(".");
+  const [parent, name] = [key.slice(0, dot), key.slice(dot + 1)];
+  const out = new Set<string>();
+  for (let i = 0; i < name.length; i++) {
+    out.add(name.slice(0, i) + name.slice(i + 1));
+    out.add(name.slice(0, i) + name[i] + name.slice(i));
+    if (i + 1 < name.length) {
+      out.add(name.slice(0, i) + name[i + 1] + name[i] + name.slice(i + 2));
+    }
+  }
+  out.delete(name);
+  return [...out].filter((n) => n !== "").map((n) => `${parent}.${n}`);
+}
+
+// A value each declared type takes, for the keys that must hold one.
+const SAMPLE: Record<string, unknown> = {
+  integer: 1,
+  boolean: true,
+  string: "x",
+  list: ["x"],
+  feature: true,
+};
+
+/** A value of the type a declared key holds. */
+function sampleFor(key: string): unknown {
+  const declaration = keyDeclarations().find(([k]) => k === key)![1];
+  return declaration.type === "choice"
+    ? declaration.choices![declaration.choices!.length - 1]
+    : SAMPLE[declaration.type];
+}
+
+describe("readSettings: Thaw's keys, read once", () => {
+  it("gives each declared key its default when the configuration leaves it out", () => {
+    const settings = settingsOf({});
+    for (const [key, declaration] of keyDeclarations()) {
+      assert.deepEqual(settings.get(key), declaration.default, key);
+      assert.equal(settings.isSet(key), false, key);
+    }
+  });
+
+  it("reads every declared key from the configuration, text from ${VAR} included", () => {
+    for (const [key] of keyDeclarations()) {
+      const value = sampleFor(key);
+      const settings = settingsOf(nested(key, value));
+      assert.deepEqual(settings.get(key), value, key);
+      assert.equal(settings.isSet(key), true, key);
+    }
+    assert.equal(settingsOf(nested("server.port", "8081")).get("server.port"), 8081);
+    assert.equal(
+      settingsOf(nested("management.health.enabled", "true")).get(
+        "management.health.enabled",
+      ),
+      true,
+    );
+    assert.deepEqual(settingsOf(nested("app.component-scan", "./src")).get("app.component-scan"), [
+      "./src",
+    ]);
+  });
+
+  it("refuses a value of the wrong type for every declared key, naming the key", () => {
+    for (const [key, declaration] of keyDeclarations()) {
+      if (declaration.type === "feature") continue;
+      const wrong = declaration.type === "list" ? [1] : { a: 1 };
+      assert.throws(
+        () => settingsOf(nested(key, wrong)),
+        (e: unknown) => e instanceof ConfigError && e.message.startsWith(`config: ${key} must `),
+        key,
+      );
+    }
+    assert.throws(() => settingsOf(nested("server.port", 70000)), {
+      message: "config: server.port must be an integer from 0 to 65535, got 70000",
+    });
+    assert.throws(() => settingsOf(nested("management.endpoint.health.show-details", "yes")), {
+      message: 'config: management.endpoint.health.show-details must be always or never, got "yes"',
+    });
+  });
+
+  // Generated from the declarations: a key added to THAW_KEYS is in this table at once.
+  it("refuses each misspelling of every declared key holding its kind of value, naming the key", () => {
+    let checked = 0;
+    for (const [key] of keyDeclarations()) {
+      for (const typo of misspellings(key)) {
+        if (key in THAW_KEYS && typo in THAW_KEYS) continue;
+        const siblings = keyDeclarations().map(([k]) => k).filter((k) =>
+          k.startsWith(typo.slice(0, typo.lastIndexOf(".") + 1))
+        );
+        // A typo nearer another key (or a parent of keys) is that key's to claim.
+        const nearest = nearestKey(typo, siblings);
+        if (nearest !== key) continue;
+        assert.throws(
+          () => settingsOf(nested(typo, sampleFor(key))),
+          { message: `config: ${typo}: unknown key; did you mean ${key}?` },
+          typo,
+        );
+        checked++;
+      }
+    }
+    assert.ok(checked > 100, `${checked} misspellings checked`);
+  });
+
+  it("refuses a key under Thaw's sections that is near no key, listing the keys there", () => {
+    assert.throws(() => settingsOf({ server: { tls: { cert: "x" } } }), {
+      message: "config: server.tls: unknown key; the keys under server are port, hostname, " +
+        "max-body-size, allow-encoded-slash, shutdown-timeout",
+    });
+    assert.throws(() => settingsOf({ logging: { level: { root: "info" } } }), {
+      message: "config: logging.level: unknown key; Thaw reads no key under logging",
+    });
+    assert.throws(() => settingsOf({ management: { helth: { enabled: true } } }), {
+      message: "config: management.helth: unknown key; did you mean management.health?",
+    });
+    assert.throws(() => settingsOf({ server: 8080 }), {
+      message: "config: server must be a mapping of server.port, server.hostname, " +
+        "server.max-body-size, server.allow-encoded-slash, server.shutdown-timeout",
+    });
+  });
+
+  it("leaves the app's own keys alone: under app, and every other section", () => {
+    const settings = settingsOf({
+      app: { name: "shop", mail: { port: 25 } },
+      mail: { prot: 1 },
+      info: { team: "a" },
+    });
+    assert.equal(settings.get("server.port"), 8080);
+  });
+
+  it("reports every unknown key at once, each with its file and line", async () => {
+    await withYaml(
+      "server:\n  prot: 8080\n  max-body-sise: 10\nmanagement:\n  endpoint:\n    health:\n" +
+        "      show-detail: always\n",
+      async (file) => {
+        const config = await loadConfig(file, { env: {} });
+        assert.throws(() => readSettings(config), {
+          message: "3 unknown keys:\n" +
+            `  ${file}:2: server.prot: unknown key; did you mean server.port?\n` +
+            `  ${file}:3: server.max-body-sise: unknown key; did you mean server.max-body-size?\n` +
+            `  ${file}:7: management.endpoint.health.show-detail: unknown key; did you mean ` +
+            "management.endpoint.health.show-details?",
+        });
+      },
+    );
+  });
+
+  it("stops bootstrap on a misspelt key, and warns of a misspelt section, naming its line", async () => {
+    await withYaml("managment:\n  health:\n    enabled: true\n", async (file) => {
+      const config = await loadConfig(file, { env: {} });
+      const warnings: string[] = [];
+      const logger = { ...memoryLogger(), warn: (m: string) => void warnings.push(m) };
+      await bootstrap({ config, logger });
+      assert.deepEqual(warnings, [
+        `${file}:1: managment: not a section Thaw reads, so its keys are ignored; did you ` +
+        "mean management?",
+      ]);
+    });
+    await withYaml("server:\n  prot: 8080\n", async (file) => {
+      const config = await loadConfig(file, { env: {} });
+      await assert.rejects(bootstrap({ config, logger: memoryLogger() }), {
+        name: "ConfigError",
+        message: `${file}:2: server.prot: unknown key; did you mean server.port?`,
+      });
+    });
+    // A logger without warn gets the warning at error.
+    const logger = memoryLogger();
+    await bootstrap({ config: { sever: { port: 1 } }, logger, env: {} });
+    assert.deepEqual(logger.lines, [[
+      "config: sever: not a section Thaw reads, so its keys are ignored; did you mean server?",
+    ]]);
+  });
+
+  it("warns of every top-level key one or two edits from a section, and of no other", () => {
+    const sections = [...THAW_SECTIONS, ...RUNNER_SECTIONS];
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 12 }), (key) => {
+        const config = resolveConfig({ [key]: 1 }, NO_ENV);
+        const warned = nearMissSections(config).length > 0;
+        const near = !sections.includes(key) && key !== "app" &&
+          sections.some((s) => editDistance(key.toLowerCase(), s) <= (s.length <= 5 ? 1 : 2));
+        assert.equal(warned, near, key);
+      }),
+      propertyOptions(),
+    );
+    for (const section of sections) {
+      for (const typo of misspellings(`x.${section}`).map((k) => k.slice(2))) {
+        if (sections.includes(typo)) continue;
+        assert.equal(nearMissSections(resolveConfig({ [typo]: 1 }, NO_ENV)).length, 1, typo);
+      }
+    }
+  });
+});
+
+describe("editDistance", () => {
+  it("counts insertions, deletions, substitutions and swaps of neighbours", () => {
+    assert.equal(editDistance("prot", "port"), 1);
+    assert.equal(editDistance("", "abc"), 3);
+    assert.equal(editDistance("managment", "management"), 1);
+    assert.equal(editDistance("kitten", "sitting"), 3);
+  });
+
+  it("is symmetric, zero only for equal texts, and at most the longer length", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }), (a, b) => {
+        const d = editDistance(a, b);
+        assert.equal(d, editDistance(b, a));
+        assert.equal(d === 0, a === b);
+        assert.ok(d <= Math.max(a.length, b.length));
+      }),
+      propertyOptions(),
+    );
+  });
+});
+
+describe("readSettings: the app section, shared with the app's own keys", () => {
+  it("refuses a near miss of Thaw's key that holds what that key holds", () => {
+    assert.throws(() => settingsOf({ app: { "component-scn": ["./src"] } }), {
+      message: "config: app.component-scn: unknown key; did you mean app.component-scan?",
+    });
+    assert.throws(() => settingsOf({ app: { opnapi: { title: "Shop" } } }), {
+      message: "config: app.opnapi: unknown key; did you mean app.openapi?",
+    });
+    assert.throws(() => settingsOf({ app: { openapi: { titel: "Shop" } } }), {
+      message: "config: app.openapi.titel: unknown key; did you mean app.openapi.title?",
+    });
+  });
+
+  it("takes a near miss that holds something else as the app's own key", () => {
+    const settings = settingsOf({
+      app: { openai: { "api-key": "k", model: "m" }, "component-span": 3, name: "shop" },
+    });
+    assert.equal(settings.isSet("app.openapi"), false);
+  });
+});

@@ -1,0 +1,169 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import {
+  Autowired,
+  bootstrap,
+  ConfigError,
+  ConfigurationProperties,
+  Service,
+  type StandardSchemaV1,
+} from "../../mod.ts";
+import { loadConfig } from "../../config.ts";
+import { DefinitionError } from "../../src/context/errors.ts";
+import { issueKey } from "../../src/context/configuration_properties.ts";
+import { withYaml } from "../config/yaml_file.ts";
+
+const Mail = z.strictObject({
+  host: z.string(),
+  port: z.coerce.number().int().min(1).default(25),
+  relays: z.array(z.strictObject({ host: z.string() })).default([]),
+});
+
+@ConfigurationProperties("app.mail", Mail)
+class MailSettings {
+  host!: string;
+  port!: number;
+  relays!: { host: string }[];
+}
+
+@Service()
+class Mailer {
+  @Autowired(MailSettings)
+  settings!: MailSettings;
+}
+
+/** A schema of one's own that answers later, as Standard Schema allows. */
+function later<T>(check: (value: unknown) => T | string): StandardSchemaV1<unknown, T> {
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "test",
+      validate: async (value) => {
+        await Promise.resolve();
+        const out = check(value);
+        return typeof out === "string"
+          ? { issues: [{ message: out, path: ["n"] }] }
+          : { value: out };
+      },
+    },
+  };
+}
+
+describe("@ConfigurationProperties", () => {
+  it("makes a bean of the section, validated and converted, injected by its class", async () => {
+    const app = await bootstrap({
+      components: [MailSettings, Mailer],
+      config: { app: { mail: { host: "smtp", port: "${PORT}", relays: [{ host: "r1" }] } } },
+      env: { PORT: "2525" },
+    });
+    const settings = app.getBean(Mailer).settings;
+    assert.ok(settings instanceof MailSettings);
+    assert.equal(settings.port, 2525);
+    assert.deepEqual(settings.relays, [{ host: "r1" }]);
+    assert.equal(app.getBean("mailSettings"), settings);
+    // Settings do not change behind the beans that read them.
+    assert.equal(Object.isFrozen(settings), true);
+    assert.throws(() => {
+      (settings as { port: number }).port = 1;
+    }, TypeError);
+  });
+
+  it("takes the schema's defaults for keys left out, and validates a missing section as {}", async () => {
+    @ConfigurationProperties("cache", z.object({ size: z.number().default(100) }))
+    class CacheSettings {
+      size!: number;
+    }
+    const app = await bootstrap({ components: [CacheSettings], config: {} });
+    assert.equal(app.getBean(CacheSettings).size, 100);
+  });
+
+  it("stops bootstrap with every issue, each naming the key, the file and the line", async () => {
+    await withYaml(
+      "app:\n  mail:\n    port: 0\n    relays:\n      - host: a\n      - hots: b\n",
+      async (file) => {
+        const config = await loadConfig(file, { env: {} });
+        await assert.rejects(bootstrap({ components: [MailSettings], config }), (e: unknown) => {
+          assert.ok(e instanceof ConfigError, String(e));
+          const [head, ...issues] = e.message.split("\n  ");
+          assert.equal(
+            head,
+            '@ConfigurationProperties("app.mail") on class MailSettings: the configuration ' +
+              "does not fit the schema:",
+          );
+          // A missing key is pointed at its parent's line; each issue at its own.
+          const expected = [
+            `${file}:2: app.mail.host: `,
+            `${file}:3: app.mail.port: `,
+            `${file}:6: app.mail.relays[1].host: `,
+            `${file}:6: app.mail.relays[1]: `,
+          ];
+          assert.equal(issues.length, expected.length, e.message);
+          expected.forEach((start, i) => assert.ok(issues[i].startsWith(start), issues[i]));
+          return true;
+        });
+      },
+    );
+  });
+
+  it("names the environment variable a refused value came from, and masks secrets", async () => {
+    @ConfigurationProperties("db", z.object({ password: z.string().min(40), port: z.number() }))
+    class Db {
+      password!: string;
+      port!: number;
+    }
+    await assert.rejects(
+      bootstrap({
+        components: [Db],
+        config: { db: { password: "hunter22", port: 1 } },
+        env: { DB_PORT: "x" },
+      }),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.match(e.message, /\n {2}environment variable DB_PORT: db\.port: /);
+        assert.doesNotMatch(e.message, /hunter22/);
+        return true;
+      },
+    );
+  });
+
+  it("awaits a schema that answers later", async () => {
+    @ConfigurationProperties("limits", later((v) => (v as { n?: number }).n ?? "n is missing"))
+    class Limits {}
+    await assert.rejects(bootstrap({ components: [Limits], config: {} }), {
+      message: '@ConfigurationProperties("limits") on class Limits: the configuration does not ' +
+        "fit the schema:\n  config: limits.n: n is missing",
+    });
+  });
+
+  it("refuses a schema whose output is no object, and one that throws", async () => {
+    @ConfigurationProperties("a", later(() => 5))
+    class Five {}
+    await assert.rejects(bootstrap({ components: [Five], config: {} }), DefinitionError);
+    @ConfigurationProperties(
+      "a",
+      later<object>(() => {
+        throw new Error("boom");
+      }),
+    )
+    class Throws {}
+    await assert.rejects(bootstrap({ components: [Throws], config: {} }), {
+      message: '@ConfigurationProperties("a") on class Throws: the schema threw: boom',
+    });
+  });
+
+  it("refuses a prefix that is no dotted key and a value that is no schema, at once", () => {
+    for (const prefix of ["", "a..b", "a b", "${a}", ".a", "a[0]"]) {
+      assert.throws(() => ConfigurationProperties(prefix, Mail), TypeError, prefix);
+    }
+    assert.throws(
+      () => ConfigurationProperties("a", {} as StandardSchemaV1),
+      /the schema must be a Standard Schema/,
+    );
+  });
+
+  it("writes an issue's path as the key it points at", () => {
+    assert.equal(issueKey("a", ["b", 0, { key: "c" }]), "a.b[0].c");
+    assert.equal(issueKey("a", undefined), "a");
+  });
+});
