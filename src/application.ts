@@ -249,12 +249,21 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   try {
     return await wire(options, config, startedAt);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof DefinitionError) {
-      // The stack starts with the message as it was: a crash printing it would show the secret.
-      if (typeof error.stack === "string") error.stack = mask(error.stack);
-      error.message = mask(error.message);
-    }
+    if (error instanceof ConfigError || error instanceof DefinitionError) maskError(error, mask);
     throw error;
+  }
+}
+
+// The stack starts with the message as it was, and a cause (a schema's or a constructor's error
+// the message quotes) is printed with it: a crash printing them would show the secret.
+function maskError(error: Error, mask: (text: string) => string): void {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    try {
+      if (typeof e.stack === "string") e.stack = mask(e.stack);
+      e.message = mask(e.message);
+    } catch {
+      // A frozen error of someone else's keeps its text; Thaw's own are not frozen.
+    }
   }
 }
 

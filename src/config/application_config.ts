@@ -1,7 +1,7 @@
 import { ConfigError } from "./config_error.ts";
 import { type EnvLookup, overrideEnv, runtimeEnv, substituteAll } from "./env.ts";
 import { applyEnvOverrides, declaredKind } from "./env_overrides.ts";
-import { isSecretName } from "./secrets_mask.ts";
+
 import { keyDeclarations } from "./thaw_keys.ts";
 
 /** Configuration as parsed from `application.yml` (or given as an object). */
@@ -51,6 +51,31 @@ export function registerLoadedConfig(
   return Object.freeze(config);
 }
 
+// The words of a key whose value is a secret. By whole word (`db_password`, `accessToken`,
+// `client-secret`), narrower than a URL parameter's rule: a key is any word of the app's, and
+// `author`, `oauth-enabled` or `tokenizer` hold none.
+const SECRET_WORDS = new Set([
+  "pass",
+  "password",
+  "passwd",
+  "passphrase",
+  "pwd",
+  "secret",
+  "secrets",
+  "token",
+  "tokens",
+  "credential",
+  "credentials",
+  "auth",
+  "authorization",
+]);
+
+function isSecretKey(key: string): boolean {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/);
+  return words.some((word) => SECRET_WORDS.has(word)) ||
+    /apikey|accesskey|privatekey|password|secret/.test(words.join(""));
+}
+
 /**
  * What no message may show of a configuration: the values of keys named like secrets
  * (`password`, `token`, `api-key`...) and the texts of secret files.
@@ -65,7 +90,7 @@ export function configSecrets(config: LoadedConfig): string[] {
     } else if (Array.isArray(value)) {
       for (const item of value) walk(item, secret);
     } else if (typeof value === "object" && value !== null) {
-      for (const [key, child] of Object.entries(value)) walk(child, secret || isSecretName(key));
+      for (const [key, child] of Object.entries(value)) walk(child, secret || isSecretKey(key));
     }
   };
   walk(config.values, false);

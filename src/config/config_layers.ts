@@ -80,14 +80,14 @@ function mergeInto(
   owners: Map<string, number>,
 ): unknown {
   if (!isMapping(base) || !isMapping(over)) {
-    if (key !== "") owners.set(key, layer);
+    if (key !== "") own(owners, key, layer);
     return over;
   }
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const child = key === "" ? k : `${key}.${k}`;
     const merged = Object.hasOwn(base, k) ? mergeInto(base[k], v, child, layer, owners) : v;
-    if (!Object.hasOwn(base, k)) owners.set(child, layer);
+    if (!Object.hasOwn(base, k)) own(owners, child, layer);
     Object.defineProperty(out, k, {
       value: merged,
       enumerable: true,
@@ -96,6 +96,15 @@ function mergeInto(
     });
   }
   return out;
+}
+
+// A key replaced whole belongs to its layer, and so does everything under it, whatever an earlier
+// layer had set there.
+function own(owners: Map<string, number>, key: string, layer: number): void {
+  for (const k of owners.keys()) {
+    if (k.startsWith(`${key}.`) || k.startsWith(`${key}[`)) owners.delete(k);
+  }
+  owners.set(key, layer);
 }
 
 // A profile names a file beside application.yml: no path, no dot at the start.

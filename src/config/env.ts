@@ -78,6 +78,12 @@ export function substitute(
   files?: SecretFiles,
 ): string {
   return text.replace(PLACEHOLDER, (_match, name: string, fallback: string | undefined) => {
+    if (fallback?.includes("${file:")) {
+      // The first `}` ends the placeholder: `${PW:${file:pw}}` would give `${file:pw` and a `}`.
+      throw new ConfigError(
+        `${where}: the default of \${${name}:...} holds a placeholder; a default is plain text`,
+      );
+    }
     if (name === "file" && fallback !== undefined) return secretFile(fallback, where, files);
     let value: string | undefined;
     try {

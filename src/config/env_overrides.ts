@@ -1,12 +1,16 @@
 import type { ConfigValues } from "./application_config.ts";
+import { ConfigError } from "./config_error.ts";
 import type { EnvLookup } from "./env.ts";
 import type { KeyType } from "./thaw_keys.ts";
 
 /** A key's path: mapping keys and list indexes. */
 type Path = readonly (string | number)[];
 
-/** How an environment variable's text is read for the key it overrides. */
-export type OverrideKind = "number" | "boolean" | "list" | "text";
+/**
+ * How an environment variable's text is read for the key it overrides: `numbers` and `booleans`
+ * are lists whose items are read as such.
+ */
+export type OverrideKind = "number" | "boolean" | "list" | "numbers" | "booleans" | "text";
 
 /** A key the environment set: the dotted key (`search[0].hosts`) and the variable. */
 export interface EnvOverride {
@@ -19,22 +23,42 @@ export interface EnvOverride {
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 /**
- * The environment variable that overrides a key, by Spring's relaxed rule: the path's segments
- * upper-cased and joined by `_`, each `-` turned into `_`, a list index as its number
- * (`search[0].hosts` is `SEARCH_0_HOSTS`, `server.shutdown-timeout` is
- * `SERVER_SHUTDOWN_TIMEOUT`). `undefined` for a key no variable reaches: a top-level key (a
- * `path:` or `home:` would be set by the shell's own `PATH` and `HOME`), or one with a segment
- * that is not letters, digits, `-` and `_`.
+ * The environment variable that overrides a key: the path's segments upper-cased and joined by
+ * `_`, each `-` turned into `_`, a list index as its number (`search[0].hosts` is
+ * `SEARCH_0_HOSTS`, `server.shutdown-timeout` is `SERVER_SHUTDOWN_TIMEOUT`). `undefined` for a
+ * key no variable reaches: a top-level key (a `path:` or `home:` would be set by the shell's own
+ * `PATH` and `HOME`), or one with a segment that is not letters, digits, `-` and `_`.
  */
 export function envName(path: Path): string | undefined {
+  return envNames(path)?.[0];
+}
+
+/**
+ * The names that override a key, the first first: {@linkcode envName}'s, then Spring Boot's own,
+ * which drops each `-` (`SERVER_SHUTDOWNTIMEOUT`), where that differs.
+ */
+export function envNames(path: Path): readonly string[] | undefined {
   if (path.length < 2) return undefined;
   const parts: string[] = [];
   for (const segment of path) {
     if (typeof segment === "number") parts.push(String(segment));
-    else if (SEGMENT.test(segment)) parts.push(segment.toUpperCase().replaceAll("-", "_"));
+    else if (SEGMENT.test(segment)) parts.push(segment.toUpperCase());
     else return undefined;
   }
-  return parts.join("_");
+  const name = parts.join("_");
+  const underscored = name.replaceAll("-", "_");
+  const dashless = name.replaceAll("-", "");
+  return underscored === dashless ? [underscored] : [underscored, dashless];
+}
+
+/**
+ * Whether a variable is a service link that Kubernetes (`enableServiceLinks`) or Docker sets for
+ * each service: `MAIL_PORT=tcp://10.0.0.11:25` for a service named `mail`. Never an override: it
+ * would set `mail.port` (or `server.port`, for a service named `server`) to an address.
+ */
+export function isServiceLink(variable: string, text: string): boolean {
+  return /_PORT(?:_\d+_(?:TCP|UDP|SCTP))?$/.test(variable) &&
+    /^(?:tcp|udp|sctp):\/\/\S*:\d+$/.test(text);
 }
 
 /** A dotted key as the line map writes it: `search[0].hosts[1]`. */
@@ -55,19 +79,28 @@ function isScalar(value: unknown): boolean {
 }
 
 function kindOf(value: unknown): OverrideKind {
-  if (Array.isArray(value)) return "list";
+  if (Array.isArray(value)) {
+    if (value.length > 0 && value.every((v) => typeof v === "number")) return "numbers";
+    if (value.length > 0 && value.every((v) => typeof v === "boolean")) return "booleans";
+    return "list";
+  }
   if (typeof value === "number") return "number";
   if (typeof value === "boolean") return "boolean";
   return "text";
 }
 
-/** What an environment variable can set: every value of the document, by its path. */
+/**
+ * What an environment variable can set: every value of the document that a variable can name, by
+ * its dotted key (a key holding a `.` is named by none, so it cannot take a nested key's place).
+ */
 function valuePaths(value: unknown, path: (string | number)[], out: Map<string, Path>): void {
   if (isMapping(value)) {
-    for (const key of Object.keys(value)) valuePaths(value[key], [...path, key], out);
+    for (const key of Object.keys(value)) {
+      if (SEGMENT.test(key)) valuePaths(value[key], [...path, key], out);
+    }
   } else if (Array.isArray(value) && !value.every(isScalar)) {
     value.forEach((item, i) => valuePaths(item, [...path, i], out));
-  } else if (path.length > 0) {
+  } else if (path.length > 1) {
     // A scalar, or a list of scalars: the list is given whole, as `a,b,c`.
     out.set(dottedKey(path), path);
   }
@@ -89,6 +122,11 @@ export function overrideValue(text: string, kind: OverrideKind): unknown {
       return text === "true" ? true : text === "false" ? false : text;
     case "list":
       return text.trim() === "" ? [] : text.split(",").map((item) => item.trim());
+    case "numbers":
+    case "booleans": {
+      const item = kind === "numbers" ? "number" : "boolean";
+      return (overrideValue(text, "list") as string[]).map((t) => overrideValue(t, item));
+    }
     case "text":
       return text;
   }
@@ -137,21 +175,50 @@ export function applyEnvOverrides(
   let out: ConfigValues = values;
   const overrides: EnvOverride[] = [];
   for (const [key, path] of found) {
-    const variable = envName(path);
-    if (variable === undefined) continue;
-    const text = lookup(variable);
-    if (text === undefined) continue;
+    let variable: string | undefined;
+    let text: string | undefined;
+    for (const name of envNames(path) ?? []) {
+      text = lookup(name);
+      if (text !== undefined && !isServiceLink(name, text)) {
+        variable = name;
+        break;
+      }
+    }
+    if (variable === undefined || text === undefined) continue;
     const kind = kinds.get(key) ?? kindOf(valueAt(values, path));
-    const next = setAt(
-      out === values ? structuredClone(values) : out,
-      path,
-      overrideValue(text, kind),
-    );
-    if (next === undefined) continue;
-    out = next;
+    if (out === values) out = copyTree(values) as ConfigValues;
+    const blocked = setAt(out, path, overrideValue(text, kind));
+    if (blocked !== undefined) {
+      throw new ConfigError(
+        `environment variable ${variable} sets ${key}, but ${blocked} holds a value, not keys: ` +
+          `give ${blocked} as keys in the file, or unset ${variable}`,
+      );
+    }
     overrides.push({ key, variable });
   }
   return { values: out, overrides };
+}
+
+// A copy of the mappings and lists of a document, to set values in; anything else (a Date, a
+// function of a configuration object) is kept as it is.
+function copyTree(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyTree);
+  if (
+    !isMapping(value) || Object.getPrototypeOf(value) !== Object.prototype &&
+      Object.getPrototypeOf(value) !== null
+  ) {
+    return value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    Object.defineProperty(out, k, {
+      value: copyTree(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }
 
 function valueAt(values: unknown, path: Path): unknown {
@@ -163,15 +230,14 @@ function valueAt(values: unknown, path: Path): unknown {
   return node;
 }
 
-// Sets the value at `path`, making the mappings on the way; `undefined` when a value that is not
-// a mapping (a list, a number) stands where a mapping would have to be.
-function setAt(root: ConfigValues, path: Path, value: unknown): ConfigValues | undefined {
+// Sets the value at `path`, making the mappings on the way; when a value that is not a mapping
+// (a list, a number) stands where a mapping would have to be, the dotted key that holds it.
+function setAt(root: ConfigValues, path: Path, value: unknown): string | undefined {
   let node: Record<string | number, unknown> = root;
   for (let i = 0; i < path.length - 1; i++) {
     const segment = path[i];
     let next = Object.hasOwn(node, segment) ? node[segment] : undefined;
     if (next === undefined || next === null) {
-      if (typeof segment === "number") return undefined;
       next = {};
       Object.defineProperty(node, segment, {
         value: next,
@@ -181,7 +247,7 @@ function setAt(root: ConfigValues, path: Path, value: unknown): ConfigValues | u
       });
     }
     if (typeof next !== "object" || (typeof path[i + 1] === "string" && Array.isArray(next))) {
-      return undefined;
+      return dottedKey(path.slice(0, i + 1));
     }
     node = next as Record<string | number, unknown>;
   }
@@ -191,5 +257,5 @@ function setAt(root: ConfigValues, path: Path, value: unknown): ConfigValues | u
     writable: true,
     configurable: true,
   });
-  return root;
+  return undefined;
 }

@@ -65,11 +65,6 @@ export function composeMasks(...masks: readonly Mask[]): Mask {
 // Matched against a parameter's name: what drivers, clouds and HTTP APIs call their secrets.
 const SECRET_NAME =
   /pass|pwd|secret|token|credential|auth|api[-_]?key|access[-_]?key|private[-_]?key|signature/i;
-/** Whether a key or parameter is named like a secret (`password`, `api-key`, `token`...). */
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
-
 // A parameter: its name after a separator (or at the start), then `=`.
 const PARAMETER = /(?:^|[?&;\s])([A-Za-z0-9_.-]+)\s*=\s*/g;
 // Where a parameter's value ends: before the next parameter. A raw `&` or `#` not followed by a

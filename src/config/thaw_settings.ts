@@ -98,7 +98,7 @@ export function unknownKeys(config: LoadedConfig): string[] {
           (nearest !== undefined
             ? `did you mean ${nearest}?`
             : siblings.length === 0
-            ? `Thaw reads no key under ${parent}`
+            ? `Thaw reads no key under ${parent} (so none of its keys would do anything)`
             : `the keys under ${parent} are ${
               siblings.map((k) => k.slice(parent.length + 1)).join(", ")
             }`),
@@ -116,11 +116,26 @@ export function unknownKeys(config: LoadedConfig): string[] {
       );
       return;
     }
-    for (const [child, v] of Object.entries(value)) walk(`${key}.${child}`, v);
+    for (const [child, v] of Object.entries(value)) {
+      if (child.includes(".")) errors.push(dotted(`${key}.${child}`, child));
+      else walk(`${key}.${child}`, v);
+    }
   };
+  // `health.enabled: true` under `management:` is one key holding a dot, which no reader takes for
+  // `management.health.enabled`: it would be ignored without a word.
+  const dotted = (key: string, written: string): string =>
+    `${configLocation(config, key)}: a key holding "." is not read as nested keys; write ` +
+    `${written.split(".").join(": ")}: on lines of their own, one under the other`;
   for (const section of [...THAW_SECTIONS, ...THAW_SUBSECTIONS]) {
     walk(section, configValue(config.values, section));
   }
+  for (const key of Object.keys(config.values)) {
+    const section = key.slice(0, key.indexOf("."));
+    if (key.includes(".") && [...THAW_SECTIONS, ...SHARED_SECTIONS].includes(section)) {
+      errors.push(dotted(key, key));
+    }
+  }
+
   for (const section of SHARED_SECTIONS) {
     const value = configValue(config.values, section);
     if (!isMapping(value)) continue;
@@ -139,11 +154,15 @@ export function unknownKeys(config: LoadedConfig): string[] {
 
 /** Whether a value has the shape a declared key (or a parent of declared keys) holds. */
 function fits(key: string, value: unknown): boolean {
+  const children = childrenOf(key);
   if (isMapping(value)) {
-    const children = childrenOf(key);
-    return children.length > 0 &&
-      Object.keys(value).every((k) => children.includes(`${key}.${k}`));
+    // `enabled` alone is what any feature flag of the app's own holds (`app.openai.enabled`).
+    const keys = Object.keys(value);
+    return children.length > 0 && keys.some((k) => k !== "enabled") &&
+      keys.every((k) => children.includes(`${key}.${k}`));
   }
+  // A switch alone (`app.openai: false`) says nothing of which feature it is for.
+  if (children.length > 0) return false;
   const declaration = (THAW_KEYS as Record<string, KeyDeclaration>)[key];
   switch (declaration?.type) {
     case "list":
@@ -270,7 +289,17 @@ export function readSettings(
   for (const [key, declaration] of keyDeclarations()) {
     values.set(key, readKey(config, key, declaration));
   }
-  const profiles = config.profiles ?? values.get("thaw.profiles.active") as readonly string[];
+  // Only what loadConfig read: a configuration object has no profile files to read.
+  const profiles = config.profiles ?? [];
+  if (
+    config.profiles === undefined &&
+    (values.get("thaw.profiles.active") as readonly string[]).length > 0
+  ) {
+    warn(
+      `${configLocation(config, "thaw.profiles.active")} names profiles, but this configuration ` +
+        `was not read by loadConfig, so no profile's file was read: none is active`,
+    );
+  }
   return Object.freeze({
     get: <K extends ThawKey>(key: K) => values.get(key) as ThawSetting<K>,
     isSet: (key: ThawKey) => {

@@ -1,4 +1,4 @@
-import { configValue, type ConfigValues } from "../config/application_config.ts";
+import { configValue, type ConfigValues, deepFreeze } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";
 import { type Class, entryOf } from "./class_record.ts";
@@ -160,6 +160,15 @@ export async function bindProperties(
   }
   for (const [key, value] of Object.entries(output)) {
     if (value === undefined) continue;
+    // A schema that passes unknown keys through must not let the configuration replace a method.
+    if (key in instance && !Object.hasOwn(instance, key)) {
+      throw new ConfigError(
+        `${where}: ${locate(issueKey(prefix, [key]))} would replace ${cls.name}'s own ` +
+          `${key}, which is no field: rename the key, or have the schema refuse unknown keys`,
+      );
+    }
+    // Deeply: a list the schema gives (its default) may be the same object in two beans.
+    deepFreeze(value);
     Object.defineProperty(instance, key, { value, enumerable: true, writable: false });
   }
   Object.freeze(instance);

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
-import { bootstrap, ConfigError } from "../../mod.ts";
+import { bootstrap, ConfigError, PostConstruct, Service } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
 import { isLoadedConfig, resolveConfig } from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
@@ -272,5 +272,41 @@ describe("bootstrap: secrets in errors", () => {
       }),
       { message: 'config: server.port must be an integer from 0 to 65535, got "true"' },
     );
+  });
+});
+
+describe("bootstrap: secrets in errors, round 2", () => {
+  it("masks the causes an error carries, down the chain", async () => {
+    @Service()
+    class Client {
+      @PostConstruct()
+      open(): void {
+        throw new Error("cannot reach http://x (password hunter2-very-secret)");
+      }
+    }
+    await assert.rejects(
+      bootstrap({ components: [Client], config: { db: { password: "hunter2-very-secret" } } }),
+      (e: unknown) => {
+        assert.ok(e instanceof Error && e.cause instanceof Error);
+        for (const text of [e.message, e.stack, e.cause.message, e.cause.stack]) {
+          assert.doesNotMatch(String(text), /hunter2/);
+        }
+        return true;
+      },
+    );
+  });
+
+  it("masks values by whole words of the key's name, not within other words", async () => {
+    const app = { author: "server", oauthEnabled: "yes-please" };
+    await assert.rejects(bootstrap({ config: { app, server: { port: "yes-please" } }, env: {} }), {
+      message: 'config: server.port must be an integer from 0 to 65535, got "yes-please"',
+    });
+    for (const secret of [{ "api-key": "k3y" }, { accessToken: "k3y" }, { dbPassword: "k3y" }]) {
+      await assert.rejects(
+        bootstrap({ config: { app: { ...app, ...secret }, server: { port: "k3y" } }, env: {} }),
+        { message: 'config: server.port must be an integer from 0 to 65535, got "***"' },
+        JSON.stringify(secret),
+      );
+    }
   });
 });

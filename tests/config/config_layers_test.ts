@@ -82,6 +82,18 @@ describe("mergeLayers", () => {
     );
   });
 
+  it("gives a key replaced whole, and all under it, to the layer that replaced it", () => {
+    // Found by the property: a.b was the second file's, then the third replaced a.
+    const merged = mergeLayers([
+      layer({ a: {} }, "f0"),
+      layer({ a: { b: 0 } }, "f1"),
+      layer({ a: [] }, "f2"),
+      layer({ a: { b: { c: 0 } } }, "f3"),
+    ]);
+    assert.equal(merged.origins.get("a.b.c"), "f3");
+    assert.equal(merged.lines.get("a.b.c"), 3);
+  });
+
   it("replaces a list whole, and a value with a mapping", () => {
     const merged = mergeLayers([
       layer({ a: { b: [1, 2, 3], c: 1 } }, "application.yml"),

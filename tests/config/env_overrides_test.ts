@@ -30,7 +30,16 @@ function modelName(path: (string | number)[]): string | undefined {
 }
 
 function modelValue(text: string, was: unknown): unknown {
-  if (Array.isArray(was)) return text.trim() === "" ? [] : text.split(",").map((s) => s.trim());
+  if (Array.isArray(was)) {
+    const items = text.trim() === "" ? [] : text.split(",").map((s) => s.trim());
+    // A list of numbers (or of flags) takes its items as such, each one that reads as one.
+    const like = was.length > 0 && was.every((v) => typeof v === typeof was[0] && v !== null)
+      ? was[0]
+      : undefined;
+    return typeof like === "number" || typeof like === "boolean"
+      ? items.map((item) => modelValue(item, like))
+      : items;
+  }
   if (typeof was === "number" && /^\s*[+-]?\d+(\.\d+)?\s*$/.test(text)) return Number(text);
   if (typeof was === "boolean" && (text === "true" || text === "false")) return text === "true";
   return text;
@@ -133,11 +142,14 @@ describe("applyEnvOverrides", () => {
     ]);
   });
 
-  it("leaves a key whose parent holds a value or a list: nothing to set it in", () => {
+  it("refuses a declared key whose parent holds a value or a list: nothing to set it in", () => {
     const env = (name: string) => name === "SERVER_PORT" ? "1" : undefined;
     for (const server of [5, "x", [1, 2]]) {
-      const { values } = applyEnvOverrides({ server }, env, [["server.port", "number"]]);
-      assert.deepEqual(values, { server });
+      assert.throws(() => applyEnvOverrides({ server }, env, [["server.port", "number"]]), {
+        name: "ConfigError",
+        message: "environment variable SERVER_PORT sets server.port, but server holds a value, " +
+          "not keys: give server as keys in the file, or unset SERVER_PORT",
+      });
     }
   });
 });
@@ -201,5 +213,59 @@ describe("environment overrides of Thaw's keys", () => {
       const origin = config.origins?.get(key);
       assert.equal(origin, parent ? undefined : `environment variable ${variable}`, key);
     }
+  });
+});
+
+describe("environment overrides: what a platform sets that is no override", () => {
+  it("skip Kubernetes and Docker service links, for Thaw's keys and the app's", async () => {
+    const env = {
+      SERVER_PORT: "tcp://10.0.0.7:80",
+      MAIL_PORT: "tcp://10.0.0.11:25",
+      MAIL_PORT_25_TCP: "tcp://10.0.0.11:25",
+    };
+    const app = await bootstrap({ config: { mail: { port: 25 } }, env });
+    assert.deepEqual(app.config, { mail: { port: 25 } });
+    // A port given as a number is taken.
+    const set = await bootstrap({ config: { mail: { port: 25 } }, env: { MAIL_PORT: "2525" } });
+    assert.deepEqual(set.config, { mail: { port: 2525 } });
+  });
+
+  it("refuse a variable for Thaw's key where the file holds a value instead of keys", async () => {
+    await assert.rejects(
+      bootstrap({ config: { app: { openapi: false } }, env: { APP_OPENAPI_PATH: "/x" } }),
+      {
+        name: "ConfigError",
+        message: "environment variable APP_OPENAPI_PATH sets app.openapi.path, but app.openapi " +
+          "holds a value, not keys: give app.openapi as keys in the file, or unset " +
+          "APP_OPENAPI_PATH",
+      },
+    );
+  });
+
+  it("take Spring Boot's own name too, which drops the dashes", async () => {
+    const app = await bootstrap({
+      config: { mail: { "retry-count": 1 } },
+      env: { SERVER_SHUTDOWNTIMEOUT: "3", MAIL_RETRYCOUNT: "4" },
+    });
+    assert.deepEqual(app.config, { mail: { "retry-count": 4 }, server: { "shutdown-timeout": 3 } });
+  });
+
+  it("read a list of numbers or flags item by item, as the file has them", () => {
+    const { values } = applyEnvOverrides(
+      { app: { ports: [80], flags: [true] } },
+      (name) => ({ APP_PORTS: "80, 443", APP_FLAGS: "false,true" })[name],
+      [],
+    );
+    assert.deepEqual(values, { app: { ports: [80, 443], flags: [false, true] } });
+  });
+
+  it("let a dotted key block no nested one, and keep what is not plain data", () => {
+    const handler = () => 1;
+    const { values } = applyEnvOverrides(
+      { mail: { "a.b": 1, a: { b: 2 } }, app: { handler, port: 1 } },
+      (name) => ({ MAIL_A_B: "3", APP_PORT: "2" })[name],
+      [],
+    );
+    assert.deepEqual(values, { mail: { "a.b": 1, a: { b: 3 } }, app: { handler, port: 2 } });
   });
 });

@@ -459,3 +459,15 @@ describe("loadConfig: ${file:path} secrets", () => {
     });
   });
 });
+
+describe("loadConfig: placeholders inside a default", () => {
+  it("refuse one, rather than give a password with a stray }", async () => {
+    await withYaml("db:\n  password: ${DB_PW:${file:pw}}\n", async (file) => {
+      await assert.rejects(loadConfig(file, { env: {} }), {
+        name: "ConfigError",
+        message: `${file}:2: db.password: the default of \${DB_PW:...} holds a placeholder; a ` +
+          "default is plain text",
+      });
+    });
+  });
+});

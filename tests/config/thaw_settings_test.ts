@@ -58,6 +58,8 @@ const SAMPLE: Record<string, unknown> = {
 
 /** A value of the type a declared key holds. */
 function sampleFor(key: string): unknown {
+  // A key holding others is told by them: a switch alone could be any feature's.
+  if (keyDeclarations().some(([k]) => k.startsWith(`${key}.`))) return { path: "/x" };
   const declaration = keyDeclarations().find(([k]) => k === key)![1];
   return declaration.type === "choice"
     ? declaration.choices![declaration.choices!.length - 1]
@@ -139,7 +141,8 @@ describe("readSettings: Thaw's keys, read once", () => {
         "max-body-size, allow-encoded-slash, shutdown-timeout",
     });
     assert.throws(() => settingsOf({ logging: { level: { root: "info" } } }), {
-      message: "config: logging.level: unknown key; Thaw reads no key under logging",
+      message: "config: logging.level: unknown key; Thaw reads no key under logging (so none " +
+        "of its keys would do anything)",
     });
     assert.throws(() => settingsOf({ management: { helth: { enabled: true } } }), {
       message: "config: management.helth: unknown key; did you mean management.health?",
@@ -262,5 +265,39 @@ describe("readSettings: the app section, shared with the app's own keys", () => 
       app: { openai: { "api-key": "k", model: "m" }, "component-span": 3, name: "shop" },
     });
     assert.equal(settings.isSet("app.openapi"), false);
+  });
+});
+
+describe("readSettings: keys written with a dot", () => {
+  it("refuses a dotted key under Thaw's sections and at the top, which no reader would take", async () => {
+    await withYaml("management:\n  health.enabled: true\nserver.port: 9090\n", async (file) => {
+      const config = await loadConfig(file, { env: {} });
+      assert.throws(() => readSettings(config), {
+        message: "2 unknown keys:\n" +
+          `  ${file}:2: management.health.enabled: a key holding "." is not read as nested ` +
+          "keys; write health: enabled: on lines of their own, one under the other\n" +
+          `  ${file}:3: server.port: a key holding "." is not read as nested keys; write ` +
+          "server: port: on lines of their own, one under the other",
+      });
+    });
+  });
+
+  it("takes a feature flag of the app's own that is near app.openapi", () => {
+    for (const openai of [false, true, { enabled: true }]) {
+      assert.equal(settingsOf({ app: { openai } }).isSet("app.openapi"), false);
+    }
+  });
+
+  it("reports no profile for a configuration object, warning of thaw.profiles.active", () => {
+    const warnings: string[] = [];
+    const settings = readSettings(
+      resolveConfig({ thaw: { profiles: { active: "prod" } } }, NO_ENV),
+      (w) => warnings.push(w),
+    );
+    assert.deepEqual(settings.profiles, []);
+    assert.deepEqual(warnings, [
+      "config: thaw.profiles.active names profiles, but this configuration was not read by " +
+      "loadConfig, so no profile's file was read: none is active",
+    ]);
   });
 });

@@ -167,3 +167,39 @@ describe("@ConfigurationProperties", () => {
     assert.equal(issueKey("a", undefined), "a");
   });
 });
+
+describe("@ConfigurationProperties: what the configuration cannot do", () => {
+  it("replace a method, through a schema that passes unknown keys", async () => {
+    @ConfigurationProperties("mail", z.looseObject({ host: z.string() }))
+    class Mail {
+      host!: string;
+      send(): string {
+        return `to ${this.host}`;
+      }
+    }
+    await assert.rejects(
+      bootstrap({ components: [Mail], config: { mail: { host: "h", send: "boom" } } }),
+      {
+        name: "ConfigError",
+        message: '@ConfigurationProperties("mail") on class Mail: config: mail.send would ' +
+          "replace Mail's own send, which is no field: rename the key, or have the schema " +
+          "refuse unknown keys",
+      },
+    );
+  });
+
+  it("change a list one bean holds through another bean of the same defaults", async () => {
+    const schema = z.object({ relays: z.array(z.string()).default(["a"]) });
+    @ConfigurationProperties("one", schema)
+    class One {
+      relays!: string[];
+    }
+    @ConfigurationProperties("two", schema)
+    class Two {
+      relays!: string[];
+    }
+    const app = await bootstrap({ components: [One, Two], config: {} });
+    assert.throws(() => app.getBean(One).relays.push("evil"), TypeError);
+    assert.deepEqual(app.getBean(Two).relays, ["a"]);
+  });
+});
