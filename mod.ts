@@ -57,6 +57,7 @@ export {
   type FieldsOf,
   type PropertiesClass,
   type PropertiesDecorator,
+  type Same,
   type SchemaOutput,
 } from "./src/context/configuration_properties.ts";
 export { type LifecycleDecorator, PostConstruct, PreDestroy } from "./src/context/lifecycle.ts";

@@ -8,7 +8,7 @@ import {
   scanRecord,
 } from "./config/application_config.ts";
 import { readSettings } from "./config/thaw_settings.ts";
-import { secretsMask } from "./config/secrets_mask.ts";
+import { noMask, secretsMask } from "./config/secrets_mask.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { EnvLookup } from "./config/env.ts";
 import { runtimeEnv } from "./config/env.ts";
@@ -245,25 +245,54 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   }
   const config = resolveConfig(options.config, env);
   // No message of Thaw's shows a secret of the configuration, whichever check quotes a value.
-  const mask = secretsMask(configSecrets(config));
+  const mask = secretsMask(configSecrets(config), { json: true });
   try {
     return await wire(options, config, startedAt);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof DefinitionError) maskError(error, mask);
+    if ((error instanceof ConfigError || error instanceof DefinitionError) && mask !== noMask) {
+      maskError(error, mask);
+    }
     throw error;
   }
 }
 
-// The stack starts with the message as it was, and a cause (a schema's or a constructor's error
-// the message quotes) is printed with it: a crash printing them would show the secret.
-function maskError(error: Error, mask: (text: string) => string): void {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    try {
-      if (typeof e.stack === "string") e.stack = mask(e.stack);
-      e.message = mask(e.message);
-    } catch {
-      // A frozen error of someone else's keeps its text; Thaw's own are not frozen.
+// The stack starts with the message as it was, and what an error carries (the cause a schema or a
+// constructor threw, an AggregateError's errors, a `detail` property) is printed with it: a crash
+// printing them would show the secret. What is no error (a thrown string, an object) becomes its
+// masked text.
+function maskError(error: Error, mask: (text: string) => string, depth = 0): void {
+  if (depth > 8) return;
+  try {
+    for (const key of Object.getOwnPropertyNames(error)) {
+      const value = (error as unknown as Record<string, unknown>)[key];
+      if (typeof value === "string") {
+        Object.defineProperty(error, key, { value: mask(value) });
+      } else if (value instanceof Error) {
+        maskError(value, mask, depth + 1);
+      } else if (key === "cause" && value !== undefined && value !== null) {
+        // Replaced by its text only where that shows a secret: a caller may compare the cause.
+        const text = textOf(value);
+        if (mask(text) !== text) Object.defineProperty(error, key, { value: mask(text) });
+      }
     }
+    if (error instanceof AggregateError) {
+      for (const [i, inner] of error.errors.entries()) {
+        const text = inner instanceof Error ? "" : textOf(inner);
+        if (inner instanceof Error) maskError(inner, mask, depth + 1);
+        else if (mask(text) !== text) error.errors[i] = mask(text);
+      }
+    }
+  } catch {
+    // An error of someone else's that will not be changed (frozen) keeps its text.
+  }
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
   }
 }
 

@@ -2,6 +2,7 @@ import { ConfigError } from "./config_error.ts";
 import { type EnvLookup, overrideEnv, runtimeEnv, substituteAll } from "./env.ts";
 import { applyEnvOverrides, declaredKind } from "./env_overrides.ts";
 
+import { keyAndParents } from "./key_line.ts";
 import { keyDeclarations } from "./thaw_keys.ts";
 
 /** Configuration as parsed from `application.yml` (or given as an object). */
@@ -51,29 +52,14 @@ export function registerLoadedConfig(
   return Object.freeze(config);
 }
 
-// The words of a key whose value is a secret. By whole word (`db_password`, `accessToken`,
-// `client-secret`), narrower than a URL parameter's rule: a key is any word of the app's, and
-// `author`, `oauth-enabled` or `tokenizer` hold none.
-const SECRET_WORDS = new Set([
-  "pass",
-  "password",
-  "passwd",
-  "passphrase",
-  "pwd",
-  "secret",
-  "secrets",
-  "token",
-  "tokens",
-  "credential",
-  "credentials",
-  "auth",
-  "authorization",
-]);
-
+// A key whose value is a secret: a word of its name (`db_password`, `accessToken`,
+// `client-secret`, `smtppass`), or `auth`, `pw` or `key` alone as a word of it. Wide on purpose: a
+// value masked for nothing garbles a message, one shown for nothing leaks; but not `author`,
+// `oauth-enabled`.
 function isSecretKey(key: string): boolean {
   const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/);
-  return words.some((word) => SECRET_WORDS.has(word)) ||
-    /apikey|accesskey|privatekey|password|secret/.test(words.join(""));
+  return /pass|pwd|secret|token|credential|apikey|accesskey|privatekey/.test(words.join("")) ||
+    words.some((word) => ["auth", "authorization", "pw", "key"].includes(word));
 }
 
 /**
@@ -210,12 +196,13 @@ export function withEnvOverrides(
     ] as const
   );
   const applied = applyEnvOverrides(values, lookup, declared);
+  if (applied.overrides.length > 0) {
+    // One pass: a key goes when it, or a key above it, was overridden.
+    const overridden = new Set(applied.overrides.map((o) => o.key));
+    const under = (key: string) => keyAndParents(key).some((k) => overridden.has(k));
+    for (const map of [lines, origins]) for (const k of map.keys()) if (under(k)) map.delete(k);
+  }
   for (const { key, variable } of applied.overrides) {
-    for (const map of [lines, origins]) {
-      for (const k of map.keys()) {
-        if (k === key || k.startsWith(`${key}.`) || k.startsWith(`${key}[`)) map.delete(k);
-      }
-    }
     origins.set(key, `environment variable ${variable}`);
   }
   return { values: applied.values, lines, origins };
@@ -227,7 +214,21 @@ export function withEnvOverrides(
  */
 export function configLocation(config: LoadedConfig, key: string): string {
   const { source, line } = keyOrigin(config, key);
-  return line === undefined ? `${source}: ${key}` : `${source}:${line}: ${key}`;
+  return printable(line === undefined ? `${source}: ${key}` : `${source}:${line}: ${key}`);
+}
+
+// Control characters, line and paragraph separators and lone surrogates: what would let a key
+// forge a line of its own, or a terminal sequence, in a message or a log.
+const UNPRINTABLE =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** A text with what could break its line written as `\uXXXX`, for a message or a log line. */
+export function printable(text: string): string {
+  return text.replace(
+    UNPRINTABLE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /**
@@ -238,15 +239,12 @@ export function keyOrigin(
   config: LoadedConfig,
   key: string,
 ): { readonly source: string; readonly line: number | undefined } {
-  for (let k = key; k !== "";) {
+  for (const k of keyAndParents(key)) {
     const line = config.lines?.get(k);
     const origin = config.origins?.get(k);
     if (line !== undefined || origin !== undefined) {
       return { source: origin ?? config.source, line };
     }
-    const parent = k.replace(/(\.[^.[]*|\[\d+\])$/, "");
-    if (parent === k) break;
-    k = parent;
   }
   return { source: config.source, line: undefined };
 }

@@ -1,5 +1,6 @@
 import type { ConfigValues } from "./application_config.ts";
 import { ConfigError } from "./config_error.ts";
+import { keyAndParents } from "./key_line.ts";
 
 /** One file's keys, with the line of each (dotted, `list[0]` for items). */
 export interface ConfigLayer {
@@ -44,22 +45,15 @@ function isMapping(value: unknown): value is Record<string, unknown> {
  */
 export function mergeLayers(layers: readonly ConfigLayer[]): MergedLayers {
   // Which layer each replaced key (and everything under it) comes from; the first layer owns the
-  // rest.
+  // rest. A key belongs to the latest layer that replaced it or a key above it: later layers have
+  // higher numbers, so that is the highest number on its way up.
   const owners = new Map<string, number>();
   let values: ConfigValues = {};
   layers.forEach((layer, i) => {
     values = mergeInto(values, layer.values, "", i, owners) as ConfigValues;
   });
-  const ownerOf = (key: string): number => {
-    for (let k = key; k !== "";) {
-      const owner = owners.get(k);
-      if (owner !== undefined) return owner;
-      const parent = k.replace(/(\.[^.[]*|\[\d+\])$/, "");
-      if (parent === k) break;
-      k = parent;
-    }
-    return 0;
-  };
+  const ownerOf = (key: string): number =>
+    Math.max(0, ...keyAndParents(key).map((k) => owners.get(k) ?? 0));
   const lines = new Map<string, number>();
   const origins = new Map<string, string>();
   layers.forEach((layer, i) => {
@@ -80,14 +74,14 @@ function mergeInto(
   owners: Map<string, number>,
 ): unknown {
   if (!isMapping(base) || !isMapping(over)) {
-    if (key !== "") own(owners, key, layer);
+    if (key !== "") owners.set(key, layer);
     return over;
   }
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const child = key === "" ? k : `${key}.${k}`;
     const merged = Object.hasOwn(base, k) ? mergeInto(base[k], v, child, layer, owners) : v;
-    if (!Object.hasOwn(base, k)) own(owners, child, layer);
+    if (!Object.hasOwn(base, k)) owners.set(child, layer);
     Object.defineProperty(out, k, {
       value: merged,
       enumerable: true,
@@ -96,15 +90,6 @@ function mergeInto(
     });
   }
   return out;
-}
-
-// A key replaced whole belongs to its layer, and so does everything under it, whatever an earlier
-// layer had set there.
-function own(owners: Map<string, number>, key: string, layer: number): void {
-  for (const k of owners.keys()) {
-    if (k.startsWith(`${key}.`) || k.startsWith(`${key}[`)) owners.delete(k);
-  }
-  owners.set(key, layer);
 }
 
 // A profile names a file beside application.yml: no path, no dot at the start.

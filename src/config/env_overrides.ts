@@ -1,5 +1,6 @@
 import type { ConfigValues } from "./application_config.ts";
 import { ConfigError } from "./config_error.ts";
+import { copyTree } from "./plain_data.ts";
 import type { EnvLookup } from "./env.ts";
 import type { KeyType } from "./thaw_keys.ts";
 
@@ -197,28 +198,6 @@ export function applyEnvOverrides(
     overrides.push({ key, variable });
   }
   return { values: out, overrides };
-}
-
-// A copy of the mappings and lists of a document, to set values in; anything else (a Date, a
-// function of a configuration object) is kept as it is.
-function copyTree(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyTree);
-  if (
-    !isMapping(value) || Object.getPrototypeOf(value) !== Object.prototype &&
-      Object.getPrototypeOf(value) !== null
-  ) {
-    return value;
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    Object.defineProperty(out, k, {
-      value: copyTree(v),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return out;
 }
 
 function valueAt(values: unknown, path: Path): unknown {

@@ -1,4 +1,4 @@
-import { configLocation, configValue, type LoadedConfig } from "./application_config.ts";
+import { configLocation, configValue, type LoadedConfig, printable } from "./application_config.ts";
 import { ConfigError } from "./config_error.ts";
 import {
   type KeyDeclaration,
@@ -130,7 +130,7 @@ export function unknownKeys(config: LoadedConfig): string[] {
     walk(section, configValue(config.values, section));
   }
   for (const key of Object.keys(config.values)) {
-    const section = key.slice(0, key.indexOf("."));
+    const section = key.slice(0, key.indexOf(".")).toLowerCase();
     if (key.includes(".") && [...THAW_SECTIONS, ...SHARED_SECTIONS].includes(section)) {
       errors.push(dotted(key, key));
     }
@@ -143,6 +143,11 @@ export function unknownKeys(config: LoadedConfig): string[] {
     for (const child of Object.keys(value)) {
       const key = `${section}.${child}`;
       if (ours.includes(key)) continue;
+      // `openapi.enabled: false` under `app:` would leave the docs served without a word.
+      if (child.includes(".") && ours.includes(`${section}.${child.split(".")[0]}`)) {
+        errors.push(dotted(key, child));
+        continue;
+      }
       const nearest = nearestKey(key, ours);
       if (nearest !== undefined && fits(nearest, value[child])) {
         errors.push(`${configLocation(config, key)}: unknown key; did you mean ${nearest}?`);
@@ -203,7 +208,7 @@ export function nearMissSections(config: LoadedConfig): string[] {
 
 function shown(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? typeof value;
+    return printable(JSON.stringify(value) ?? typeof value);
   } catch {
     return typeof value;
   }

@@ -1,4 +1,5 @@
-import { configValue, type ConfigValues, deepFreeze } from "../config/application_config.ts";
+import { configValue, type ConfigValues } from "../config/application_config.ts";
+import { copyTree, freezeTree } from "../config/plain_data.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";
 import { type Class, entryOf } from "./class_record.ts";
@@ -11,10 +12,22 @@ export type SchemaOutput<S extends StandardSchemaV1> = NonNullable<
   S["~standard"]["types"]
 >["output"];
 
-/** The fields of an instance type: its methods left out. */
+/** Whether two types are the same, readonly-ness included: `true` or `false`. */
+export type Same<X, Y> = (<T>() => T extends X ? 1 : 2) extends (<T>() => T extends Y ? 1 : 2)
+  ? true
+  : false;
+
+/**
+ * The fields of an instance type that the configuration fills: its methods and function fields
+ * left out, and its readonly members (a getter alone is one), which it computes itself.
+ */
 export type FieldsOf<T> = {
-  // deno-lint-ignore no-explicit-any
-  [K in keyof T as T[K] extends (...args: any[]) => unknown ? never : K]: T[K];
+  [
+    K in keyof T as Same<{ [Q in K]: T[K] }, { -readonly [Q in K]: T[K] }> extends true
+      // deno-lint-ignore no-explicit-any
+      ? T[K] extends (...args: any[]) => unknown ? never : K
+      : never
+  ]: T[K];
 };
 
 /**
@@ -134,7 +147,7 @@ export async function bindProperties(
   const where = `@ConfigurationProperties(${JSON.stringify(prefix)}) on class ${cls.name}`;
   const section = configValue(values, prefix);
   // Validated as a copy: a schema may transform what it is given, and the configuration is frozen.
-  const given = section === undefined || section === null ? {} : structuredClone(section);
+  const given = section === undefined || section === null ? {} : copyTree(section);
   let result: Awaited<ReturnType<StandardSchemaV1["~standard"]["validate"]>>;
   try {
     result = await schema["~standard"].validate(given);
@@ -160,16 +173,23 @@ export async function bindProperties(
   }
   for (const [key, value] of Object.entries(output)) {
     if (value === undefined) continue;
-    // A schema that passes unknown keys through must not let the configuration replace a method.
-    if (key in instance && !Object.hasOwn(instance, key)) {
+    // A schema that passes unknown keys through must not let the configuration replace a method,
+    // an accessor or a function field.
+    const own = Object.getOwnPropertyDescriptor(instance, key);
+    if (
+      (key in instance && own === undefined) ||
+      (own !== undefined &&
+        (!("value" in own) || typeof own.value === "function" || own.configurable === false))
+    ) {
       throw new ConfigError(
         `${where}: ${locate(issueKey(prefix, [key]))} would replace ${cls.name}'s own ` +
           `${key}, which is no field: rename the key, or have the schema refuse unknown keys`,
       );
     }
-    // Deeply: a list the schema gives (its default) may be the same object in two beans.
-    deepFreeze(value);
-    Object.defineProperty(instance, key, { value, enumerable: true, writable: false });
+    // A copy, frozen: a list the schema gives (its default) is the same object for every bean.
+    const copy = copyTree(value);
+    freezeTree(copy);
+    Object.defineProperty(instance, key, { value: copy, enumerable: true, writable: false });
   }
   Object.freeze(instance);
 }

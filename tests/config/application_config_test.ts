@@ -310,3 +310,64 @@ describe("bootstrap: secrets in errors, round 2", () => {
     }
   });
 });
+
+describe("bootstrap: secrets in errors, round 3", () => {
+  const config = { db: { password: 'C:\\vault"pw42', smtppass: "smtp-value", pw: "pw-value" } };
+  const secrets = [/vault/, /smtp-value/, /pw-value/];
+
+  it("masks what an error carries that is no error, AggregateError's errors and own texts", async () => {
+    const thrown: unknown[] = [
+      "login failed for pw-value",
+      { detail: "password=smtp-value" },
+      new AggregateError([new Error("auth failed for smtp-value"), "pw-value"], "several"),
+      Object.assign(new Error("bad"), { detail: 'server said {"password":"C:\\\\vault\\"pw42"}' }),
+    ];
+    for (const value of thrown) {
+      @Service()
+      class Client {
+        @PostConstruct()
+        open(): void {
+          throw value;
+        }
+      }
+      await assert.rejects(bootstrap({ components: [Client], config }), (e: unknown) => {
+        const seen: string[] = [];
+        const walk = (x: unknown, depth: number): void => {
+          if (depth > 4 || x === null || x === undefined) return;
+          if (typeof x === "string") return void seen.push(x);
+          if (typeof x !== "object") return;
+          for (const key of Object.getOwnPropertyNames(x)) {
+            walk((x as Record<string, unknown>)[key], depth + 1);
+          }
+        };
+        walk(e, 0);
+        for (const secret of secrets) {
+          assert.ok(!seen.some((text) => secret.test(text)), `${secret} in ${seen.join(" | ")}`);
+        }
+        return true;
+      });
+    }
+  });
+
+  it("masks a JSON-escaped secret, and keys that hold a secret word", async () => {
+    @Service()
+    class Client {
+      @PostConstruct()
+      open(): void {
+        throw new Error(`server said ${JSON.stringify({ password: 'C:\\vault"pw42' })}`);
+      }
+    }
+    await assert.rejects(bootstrap({ components: [Client], config }), (e: unknown) => {
+      assert.ok(e instanceof Error);
+      assert.doesNotMatch(`${e.message} ${(e.cause as Error).message}`, /vault/);
+      return true;
+    });
+    for (const key of ["dbpass", "accesstoken", "smtppass", "passcode", "pw", "signing-key"]) {
+      await assert.rejects(
+        bootstrap({ config: { app: { [key]: "s3cr3t-v" }, server: { port: "s3cr3t-v" } } }),
+        { message: 'config: server.port must be an integer from 0 to 65535, got "***"' },
+        key,
+      );
+    }
+  });
+});

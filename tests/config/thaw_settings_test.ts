@@ -1,4 +1,5 @@
 import { describe, it } from "node:test";
+import { writeFile } from "node:fs/promises";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { bootstrap, ConfigError } from "../../mod.ts";
@@ -299,5 +300,47 @@ describe("readSettings: keys written with a dot", () => {
       "config: thaw.profiles.active names profiles, but this configuration was not read by " +
       "loadConfig, so no profile's file was read: none is active",
     ]);
+  });
+});
+
+describe("readSettings: round two", () => {
+  it("refuses a dotted key under app that names Thaw's key, from a profile too", async () => {
+    await withYaml("app:\n  openapi:\n    title: T\n", async (file) => {
+      await writeFile(file.replace(/\.yml$/, "-prod.yml"), "app:\n  openapi.enabled: false\n");
+      const config = await loadConfig(file, { env: {}, profiles: "prod" });
+      assert.throws(() => readSettings(config), {
+        message: `${file.replace(/\.yml$/, "-prod.yml")}:2: app.openapi.enabled: a key holding ` +
+          '"." is not read as nested keys; write openapi: enabled: on lines of their own, one ' +
+          "under the other",
+      });
+    });
+    assert.throws(() => settingsOf({ app: { "component-scan.0": "./src" } }), /holding "\."/);
+    assert.throws(() => settingsOf({ "Server.port": 1 }), /config: Server\.port: a key holding/);
+    // The app's own dotted keys are the app's.
+    assert.equal(settingsOf({ app: { "mail.host": "x" } }).isSet("app.openapi"), false);
+  });
+
+  it("writes every byte of a key that could break a line as \\uXXXX", () => {
+    for (let code = 0; code < 0x10000; code++) {
+      const c = String.fromCharCode(code);
+      let message = "";
+      try {
+        settingsOf({ server: { [`p${c}`]: 1 } });
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      assert.ok(message.startsWith("config: server.p"), `U+${code.toString(16)}: ${message}`);
+      assert.doesNotMatch(
+        message,
+        // deno-lint-ignore no-control-regex
+        /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udfff]/,
+        `U+${code.toString(16)}`,
+      );
+    }
+    const config = resolveConfig({ "serve\n": 1, "\u001bserver": 2 }, NO_ENV);
+    for (const warning of nearMissSections(config)) {
+      // deno-lint-ignore no-control-regex
+      assert.doesNotMatch(warning, /[\n\u001b]/);
+    }
   });
 });

@@ -203,3 +203,51 @@ describe("@ConfigurationProperties: what the configuration cannot do", () => {
     assert.deepEqual(app.getBean(Two).relays, ["a"]);
   });
 });
+
+describe("@ConfigurationProperties: round two", () => {
+  it("refuses a key that would replace a function field or an accessor", async () => {
+    @ConfigurationProperties("h", z.looseObject({}))
+    class Handlers {
+      onError = (): string => "handled";
+      get label(): string {
+        return "x";
+      }
+    }
+    for (const key of ["onError", "label"]) {
+      await assert.rejects(
+        bootstrap({ components: [Handlers], config: { h: { [key]: "oops" } } }),
+        new RegExp(`config: h\\.${key} would replace Handlers's own ${key}, which is no field`),
+      );
+    }
+  });
+
+  it("freezes plain data only, a copy of it, and binds a section holding a function", async () => {
+    const shared = { retries: 1 };
+    const Settings = z.object({
+      pattern: z.string().transform((s) => new RegExp(s, "g")),
+      policy: z.any().transform(() => shared),
+      tags: z.array(z.string()),
+      handler: z.any(),
+    });
+    @ConfigurationProperties("s", Settings)
+    class S {
+      pattern!: RegExp;
+      policy!: { retries: number };
+      tags!: string[];
+      handler!: unknown;
+    }
+    const handler = () => "k";
+    const app = await bootstrap({
+      components: [S],
+      config: { s: { pattern: "a", policy: {}, tags: ["x"], handler } },
+    });
+    const s = app.getBean(S);
+    // A global RegExp writes its lastIndex: frozen, it would throw.
+    assert.equal("banana".replaceAll(s.pattern, "o"), "bonono");
+    assert.equal(s.handler, handler);
+    assert.throws(() => s.tags.push("y"), TypeError);
+    // The schema's own object is not frozen for whoever else holds it.
+    shared.retries = 2;
+    assert.equal(Object.isFrozen(shared), false);
+  });
+});

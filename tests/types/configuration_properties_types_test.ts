@@ -25,6 +25,15 @@ class MailSettings {
   }
 }
 
+// A getter computes from the fields: no field the schema must give.
+@ConfigurationProperties("mail", Mail)
+class MailAddress {
+  host!: string;
+  get address(): string {
+    return `smtp://${this.host}`;
+  }
+}
+
 // Fewer fields than the schema gives, and wider types, take what the schema gives.
 @ConfigurationProperties("mail", Mail)
 class MailHost {
@@ -54,11 +63,12 @@ class TlsRequired {
 describe("@ConfigurationProperties types", () => {
   it("binds the classes the compiler accepts", async () => {
     const app = await bootstrap({
-      components: [MailSettings, MailHost],
+      components: [MailSettings, MailHost, MailAddress],
       config: { mail: { host: "smtp" } },
     });
     assert.equal(app.getBean(MailSettings).address(), "smtp:25");
     assert.equal(app.getBean(MailHost).host, "smtp");
+    assert.equal(app.getBean(MailAddress).address, "smtp://smtp");
     // The refused classes still decorate at run time; only the compiler tells them apart.
     assert.deepEqual([PortAsText, WithUser, TlsRequired].map((c) => c.name), [
       "PortAsText",
