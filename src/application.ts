@@ -8,7 +8,7 @@ import {
   scanRecord,
 } from "./config/application_config.ts";
 import { readSettings } from "./config/thaw_settings.ts";
-import { noMask, secretsMask } from "./config/secrets_mask.ts";
+import { maskError, noMask, secretsMask } from "./config/secrets_mask.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { EnvLookup } from "./config/env.ts";
 import { runtimeEnv } from "./config/env.ts";
@@ -253,46 +253,6 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
       maskError(error, mask);
     }
     throw error;
-  }
-}
-
-// The stack starts with the message as it was, and what an error carries (the cause a schema or a
-// constructor threw, an AggregateError's errors, a `detail` property) is printed with it: a crash
-// printing them would show the secret. What is no error (a thrown string, an object) becomes its
-// masked text.
-function maskError(error: Error, mask: (text: string) => string, depth = 0): void {
-  if (depth > 8) return;
-  try {
-    for (const key of Object.getOwnPropertyNames(error)) {
-      const value = (error as unknown as Record<string, unknown>)[key];
-      if (typeof value === "string") {
-        Object.defineProperty(error, key, { value: mask(value) });
-      } else if (value instanceof Error) {
-        maskError(value, mask, depth + 1);
-      } else if (key === "cause" && value !== undefined && value !== null) {
-        // Replaced by its text only where that shows a secret: a caller may compare the cause.
-        const text = textOf(value);
-        if (mask(text) !== text) Object.defineProperty(error, key, { value: mask(text) });
-      }
-    }
-    if (error instanceof AggregateError) {
-      for (const [i, inner] of error.errors.entries()) {
-        const text = inner instanceof Error ? "" : textOf(inner);
-        if (inner instanceof Error) maskError(inner, mask, depth + 1);
-        else if (mask(text) !== text) error.errors[i] = mask(text);
-      }
-    }
-  } catch {
-    // An error of someone else's that will not be changed (frozen) keeps its text.
-  }
-}
-
-function textOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
   }
 }
 

@@ -182,6 +182,51 @@ export function maskJson(value: unknown, mask: Mask, depth = 0): unknown {
   return out;
 }
 
+/**
+ * Masks an error in place: its message and stack (which starts with the message as it was), and
+ * what it carries that is printed with it (the cause a schema or a constructor threw, an
+ * AggregateError's errors, a `detail` property), all the way down. A carried value that is no
+ * error (a thrown string, an object) is replaced by its masked text where that text shows a
+ * secret, and kept as it is otherwise, so that a caller comparing causes still can.
+ */
+export function maskError(error: Error, mask: Mask, depth = 0): void {
+  if (depth > 8) return;
+  try {
+    for (const key of Object.getOwnPropertyNames(error)) {
+      const value = (error as unknown as Record<string, unknown>)[key];
+      if (typeof value === "string") {
+        Object.defineProperty(error, key, { value: mask(value) });
+      } else if (value instanceof Error) {
+        maskError(value, mask, depth + 1);
+      } else if (key === "cause" && value !== undefined && value !== null) {
+        const text = textOf(value);
+        if (mask(text) !== text) Object.defineProperty(error, key, { value: mask(text) });
+      }
+    }
+    if (error instanceof AggregateError) {
+      for (const [i, inner] of error.errors.entries()) {
+        if (inner instanceof Error) {
+          maskError(inner, mask, depth + 1);
+        } else {
+          const text = textOf(inner);
+          if (mask(text) !== text) error.errors[i] = mask(text);
+        }
+      }
+    }
+  } catch {
+    // An error of someone else's that will not be changed (frozen) keeps its text.
+  }
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
 // A secret as a URL writes it; none for one holding a lone surrogate, which no URL can encode (and
 // which `encodeURIComponent` refuses, with an error that would end the message being masked).
 function urlEncoded(secret: string): string[] {

@@ -20,14 +20,10 @@ import {
 export interface ThawSettings {
   /** A key's value, or its default. */
   get<K extends ThawKey>(key: K): ThawSetting<K>;
-  /** Whether the configuration sets the key (to anything but null). */
-  isSet(key: ThawKey): boolean;
   /** `file:line: key`: where a key is, for messages. */
   where(key: string): string;
   /** The active profiles. */
   readonly profiles: readonly string[];
-  /** The configuration the settings were read from. */
-  readonly config: LoadedConfig;
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {
@@ -307,12 +303,7 @@ export function readSettings(
   }
   return Object.freeze({
     get: <K extends ThawKey>(key: K) => values.get(key) as ThawSetting<K>,
-    isSet: (key: ThawKey) => {
-      const value = configValue(config.values, key);
-      return value !== undefined && value !== null;
-    },
     where: (key: string) => configLocation(config, key),
     profiles: Object.freeze([...profiles]),
-    config,
   });
 }

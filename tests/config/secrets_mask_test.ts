@@ -8,6 +8,7 @@ import fc from "fast-check";
 import {
   composeMasks,
   type Mask,
+  maskError,
   maskJson,
   maskUrl,
   maskUrls,
@@ -410,5 +411,30 @@ describe("the composed masks (property)", () => {
     const once = search.mask("password=x&s3cret-key=y");
     assert.equal(once, "password=***&***=y");
     assert.equal(search.mask(once), "password=***");
+  });
+});
+
+describe("maskError", () => {
+  it("masks the message, the stack and what the error carries, down the chain", () => {
+    const mask = secretsMask(["hunter22"]);
+    const inner = new Error("inner hunter22");
+    const error = new AggregateError([inner, "text hunter22", 7], "outer hunter22", {
+      cause: { said: "hunter22" },
+    });
+    Object.assign(error, { detail: "detail hunter22" });
+    maskError(error, mask);
+    assert.equal(error.message, "outer ***");
+    assert.doesNotMatch(String(error.stack), /hunter22/);
+    assert.equal(inner.message, "inner ***");
+    assert.deepEqual(error.errors.slice(1), ["text ***", 7]);
+    assert.equal(error.cause, '{"said":"***"}');
+    assert.equal((error as unknown as { detail: string }).detail, "detail ***");
+  });
+
+  it("keeps a carried value that shows no secret as it is", () => {
+    const cause = Object.create(null);
+    const error = new Error("plain", { cause });
+    maskError(error, secretsMask(["hunter22"]));
+    assert.equal(error.cause, cause);
   });
 });
