@@ -151,7 +151,6 @@ export {
   type HealthCheckAnswer,
   HealthIndicator,
 } from "./src/actuator/health_indicator.ts";
-export type { HealthOptions } from "./src/actuator/health_settings.ts";
 export type { Logger } from "./src/web/error_responder.ts";
 export type {
   StandardSchemaV1,

@@ -32,8 +32,7 @@ import { DefaultErrorController, type ErrorController } from "./web/error_contro
 import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
 import { HttpStatus } from "./http/http_status.ts";
 import { healthIndicators } from "./actuator/health_beans.ts";
-import { type HealthOptions, healthSettings } from "./actuator/health_settings.ts";
-import { healthRoutes } from "./actuator/health_routes.ts";
+import { type ActuatorFeature, actuatorSetup } from "./actuator/actuator_feature.ts";
 import type { DocumentedRoute } from "./openapi/openapi_document.ts";
 import { registerApplication } from "./application_internals.ts";
 
@@ -87,12 +86,11 @@ export interface BootstrapOptions {
    */
   readonly openapi?: OpenApiFeature | false;
   /**
-   * Serves the health endpoints, `/actuator/health`, `/actuator/health/liveness` and
-   * `/actuator/health/readiness` (`true`: with the `management.*` keys of the configuration, or
-   * their defaults), as `management.health.enabled: true` does; `false` serves none of them,
-   * whatever the configuration says.
+   * Serves the actuator's endpoints (`/actuator/health` and its probes, `info`, `mappings`), as
+   * the `management.*` keys expose them: `actuator()` of `@thaw/thaw/actuator`. `false` serves
+   * none, whatever the configuration says.
    */
-  readonly health?: HealthOptions | boolean;
+  readonly actuator?: ActuatorFeature | false;
 }
 
 /** What edge runtimes (Cloudflare Workers, workerd) pass as a fetch handler's third argument. */
@@ -179,7 +177,7 @@ const OPTIONS = new Set([
   "middleware",
   "logger",
   "openapi",
-  "health",
+  "actuator",
 ]);
 
 // An option bootstrap does not know would be ignored without a word: `scan`, which moved to its
@@ -192,6 +190,10 @@ function checkOptions(options: BootstrapOptions): void {
         ? `bootstrap({ scan }): component scanning lives in its own entry point: import ` +
           `{ scanComponents } from "@thaw/thaw/scan" and pass ` +
           `components: await scanComponents([...directories])`
+        : key === "health"
+        ? `bootstrap({ health }): the health endpoints are the actuator's, in its own entry ` +
+          `point: import { actuator } from "@thaw/thaw/actuator" and pass ` +
+          `bootstrap({ actuator: actuator() }), or actuator({ health: { ... } }) for its options`
         : `bootstrap({ ${key} }): no such option; the options are ${[...OPTIONS].join(", ")}`,
     );
   }
@@ -360,17 +362,25 @@ async function wire(
   // Turned off when a server's shutdown starts, so that readiness answers DOWN (and a load
   // balancer stops sending) while the requests in flight finish.
   let accepting = true;
-  // Off unless asked for, like OpenAPI; the option wins over `management.health.enabled`. The
-  // settings, the checks' runner and the routes are loaded only for an app that serves health.
-  if (
-    options.health !== undefined
-      ? options.health !== false
-      : settings.get("management.health.enabled")
-  ) {
-    const resolved = healthSettings(settings, options.health);
-    const health = healthRoutes(indicators, resolved, () => accepting);
-    routes.push(...health.routes);
-    documented.push(...health.documented);
+  // The actuator comes from its own entry point, as OpenAPI does: an app that serves none of its
+  // endpoints neither evaluates nor carries them. Keys that configure it, left to nothing, would
+  // be ignored without a word.
+  if (options.actuator !== undefined && options.actuator !== false) {
+    const served = actuatorSetup(options.actuator)({
+      settings,
+      indicators,
+      accepting: () => accepting,
+      routes,
+      middleware: (options.middleware ?? []).map(middlewareName),
+    });
+    routes.push(...served.routes);
+    documented.push(...served.documented);
+  } else if (options.actuator === undefined && config.values.management != null) {
+    throw new ConfigError(
+      `${settings.where("management")}: these keys configure the actuator, which lives in its ` +
+        `own entry point: import { actuator } from "@thaw/thaw/actuator" and pass ` +
+        `bootstrap({ actuator: actuator() })`,
+    );
   }
   // The generator comes from its own entry point, as the YAML reader and the server do: an app
   // that does not ask for OpenAPI neither evaluates nor carries it.

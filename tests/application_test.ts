@@ -23,10 +23,19 @@ describe("bootstrap options", () => {
         (error: unknown) =>
           error instanceof TypeError &&
           error.message.startsWith(`bootstrap({ ${key} }): no such option; the options are `) &&
-          error.message.endsWith("openapi, health"),
+          error.message.endsWith("openapi, actuator"),
         key,
       );
     }
+  });
+
+  it("names the import the health option moved to", async () => {
+    await assert.rejects(bootstrap({ health: true } as BootstrapOptions), {
+      name: "TypeError",
+      message: "bootstrap({ health }): the health endpoints are the actuator's, in its own entry " +
+        'point: import { actuator } from "@thaw/thaw/actuator" and pass ' +
+        "bootstrap({ actuator: actuator() }), or actuator({ health: { ... } }) for its options",
+    });
   });
 
   it("takes every option it documents", async () => {
@@ -41,7 +50,7 @@ describe("bootstrap options", () => {
       middleware: [],
       logger: console,
       openapi: false,
-      health: false,
+      actuator: false,
     });
     assert.equal(await (await app.fetch(new Request("http://localhost/ping"))).text(), "pong");
   });

@@ -21,6 +21,7 @@ const ENTRY_POINTS = [
   "config.ts",
   "scan.ts",
   "openapi.ts",
+  "actuator.ts",
   "server.ts",
   "cli.ts",
   "migrate.ts",

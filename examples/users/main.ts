@@ -5,6 +5,7 @@
 import process from "node:process";
 import { bootstrap } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
+import { actuator } from "../../actuator.ts";
 import { openApi } from "../../openapi.ts";
 import { scanComponents } from "../../scan.ts";
 import { listen } from "../../server.ts";
@@ -45,6 +46,8 @@ const app = await bootstrap({
   components: [...await scanComponents(config), sqliteStorage(users.location)],
   // app.openapi of application.yml says where (and whether: OPENAPI=false turns it off).
   openapi: openApi(),
+  // /actuator/health and its probes, as management.* of application.yml exposes them.
+  actuator: actuator(),
 });
 // Prints the start line: where it listens, what it serves, how long it took to start.
 await listen(app);

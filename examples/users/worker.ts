@@ -4,8 +4,9 @@
 // Bundle with `npm run bundle:worker`, serve with workerd (workerd/config.capnp) or Wrangler.
 // workerd has no SQLite: the users are kept in memory, per isolate. It serves the OpenAPI document
 // at /openapi.json, without the docs page, whose files are read from disk, and /actuator/health
-// with the db indicator of the manifest (`health: true`: there is no application.yml here).
+// with the db indicator of the manifest (the actuator exposes health unless configured otherwise).
 import { bootstrap } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
 import { openApi } from "../../openapi.ts";
 import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 import { components, controllers } from "./thaw_manifest.ts";
@@ -15,5 +16,5 @@ export default await bootstrap({
   components: [...components, MemoryUserRepository],
   openapi: openApi({ docs: false, title: "Users", version: "1.0.0" }),
   // /actuator/health with the `db` indicator: UP once the store's @PostConstruct has run.
-  health: true,
+  actuator: actuator(),
 });

@@ -1,5 +1,5 @@
 // The decorator only records: bootstrap reads the record (health_beans.ts), and the checks run, the
-// answers are built, only in an app that serves health, whose modules are loaded by `import()`.
+// answers are built, only by the actuator, whose modules its own entry point brings.
 import { type Class, entryOf, ownEntry } from "../context/class_record.ts";
 import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
 
@@ -13,6 +13,7 @@ import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { bootstrap, type HealthCheck, type HealthCheckAnswer, HealthIndicator } from "@thaw/thaw";
+ * import { actuator } from "@thaw/thaw/actuator";
  *
  * let connections = 3;
  *
@@ -24,7 +25,10 @@ import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
  *   }
  * }
  *
- * const app = await bootstrap({ components: [PoolHealth], health: { showDetails: "always" } });
+ * const app = await bootstrap({
+ *   components: [PoolHealth],
+ *   actuator: actuator({ health: { showDetails: "always" } }),
+ * });
  * const up = await app.fetch(new Request("http://x/actuator/health"));
  * assert.deepEqual(await up.json(), {
  *   status: "UP",
@@ -49,6 +53,7 @@ export type HealthCheckAnswer = { readonly [key: string]: unknown } | false | un
  * ```ts
  * import assert from "node:assert/strict";
  * import { Autowired, bootstrap, Component, type HealthCheck, HealthIndicator } from "@thaw/thaw";
+ * import { actuator } from "@thaw/thaw/actuator";
  *
  * @Component()
  * class Queue {
@@ -68,7 +73,7 @@ export type HealthCheckAnswer = { readonly [key: string]: unknown } | false | un
  *   }
  * }
  *
- * const app = await bootstrap({ components: [Queue, QueueHealth], health: true });
+ * const app = await bootstrap({ components: [Queue, QueueHealth], actuator: actuator() });
  * const response = await app.fetch(new Request("http://x/actuator/health"));
  * assert.equal(response.status, 200);
  * assert.deepEqual(await response.json(), { status: "UP" }); // details: showDetails "always"
@@ -93,13 +98,14 @@ const NAME = /^[A-Za-z0-9_-]+$/;
 /**
  * Registers a bean (listed in `components` or found by scanning) whose `check()` reports one
  * component of the app's health under `name`, at `GET /actuator/health` when the app serves health
- * (`bootstrap({ health })` or `management.health.enabled: true`). The name is letters, digits, `_`
+ * (`bootstrap({ actuator: actuator() })`, health exposed). The name is letters, digits, `_`
  * and `-`; two indicators of one name, or an indicator without `check()`, fail `bootstrap`.
  *
  * @example A database that answers, and one that does not
  * ```ts
  * import assert from "node:assert/strict";
  * import { bootstrap, type HealthCheck, HealthIndicator } from "@thaw/thaw";
+ * import { actuator } from "@thaw/thaw/actuator";
  *
  * @HealthIndicator("db")
  * class DatabaseHealth implements HealthCheck {
@@ -115,7 +121,7 @@ const NAME = /^[A-Za-z0-9_-]+$/;
  *   }
  * }
  *
- * const app = await bootstrap({ components: [DatabaseHealth, SearchHealth], health: true });
+ * const app = await bootstrap({ components: [DatabaseHealth, SearchHealth], actuator: actuator() });
  * const response = await app.fetch(new Request("http://x/actuator/health"));
  * assert.equal(response.status, 503);
  * assert.equal(response.headers.get("cache-control"), "no-store");

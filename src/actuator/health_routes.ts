@@ -1,5 +1,5 @@
-// Loaded by `bootstrap` only for an app that serves health: an app without it never evaluates this
-// module, the checks' runner or the aggregation, nor (bundled in chunks) carries them.
+// Loaded by the actuator entry point only: an app without it never evaluates this module, the
+// checks' runner or the aggregation, nor (bundled) carries them.
 import type { ApiResponseOptions } from "../openapi/api_docs.ts";
 import type { JsonSchema } from "../openapi/json_schema.ts";
 import type { DocumentedRoute, FrameworkOperation } from "../openapi/openapi_document.ts";
@@ -15,7 +15,10 @@ import type { IndicatorBean } from "./health_beans.ts";
 import { runCheck } from "./health_check.ts";
 import type { HealthSettings } from "./health_settings.ts";
 
-/** Spring Boot's paths, so that probes and dashboards written for Spring work as they are. */
+/**
+ * Spring Boot's paths under the default base path, so that probes and dashboards written for
+ * Spring work as they are.
+ */
 export const HEALTH_PATH = "/actuator/health";
 export const LIVENESS_PATH = "/actuator/health/liveness";
 export const READINESS_PATH = "/actuator/health/readiness";
@@ -83,14 +86,16 @@ function operation(
 }
 
 /**
- * The routes of `/actuator/health` (every indicator's check, at once, each given
- * `settings.timeout`), `/actuator/health/liveness` (UP while the process answers at all) and
- * `/actuator/health/readiness` (UP while `accepting()` says the app takes traffic).
+ * The routes of `{base}/health` (every indicator's check, at once, each given
+ * `settings.timeout`), `{base}/health/liveness` (UP while the process answers at all) and
+ * `{base}/health/readiness` (UP while `accepting()` says the app takes traffic); `base` is
+ * `/actuator` unless configured.
  */
 export function healthRoutes(
   indicators: readonly IndicatorBean[],
   settings: HealthSettings,
   accepting: () => boolean,
+  base = "/actuator",
 ): HealthRoutes {
   const { showDetails, timeout } = settings;
   const health = async (): Promise<Response> => {
@@ -102,7 +107,7 @@ export function healthRoutes(
   };
   const endpoints: [string, CompiledRoute["handler"], FrameworkOperation][] = [
     [
-      HEALTH_PATH,
+      `${base}/health`,
       health,
       operation("health", "The app's health: DOWN when any health indicator is DOWN", [
         [200, "UP"],
@@ -110,12 +115,12 @@ export function healthRoutes(
       ]),
     ],
     [
-      LIVENESS_PATH,
+      `${base}/health/liveness`,
       () => respond(statusAnswer("UP")),
       operation("healthLiveness", "Liveness: UP while the process answers", [[200, "UP"]]),
     ],
     [
-      READINESS_PATH,
+      `${base}/health/readiness`,
       () => respond(statusAnswer(accepting() ? "UP" : "DOWN")),
       operation("healthReadiness", "Readiness: UP while the app takes traffic", [
         [200, "UP"],
@@ -130,7 +135,7 @@ export function healthRoutes(
     routes.push({
       httpMethod: "GET",
       pattern,
-      label: `the health endpoint (bootstrap({ health }), management.health.enabled: GET ${path})`,
+      label: `the actuator's health endpoint (GET ${path})`,
       handler,
     });
     documented.push({ httpMethod: "GET", path, variables: [], operation: described });

@@ -4,13 +4,14 @@ import { ConfigError } from "../config/config_error.ts";
 import type { ShowDetails } from "./health.ts";
 
 /**
- * Options of the health endpoints: `bootstrap({ health })`, over the `management.*` keys of
+ * Options of the health endpoint: `actuator({ health })`, over the `management.*` keys of
  * `application.yml` (an option's key wins over the file's).
  *
  * @example Details shown, and a check that hangs given 50 ms
  * ```ts
  * import assert from "node:assert/strict";
- * import { bootstrap, type HealthCheck, HealthIndicator, type HealthOptions } from "@thaw/thaw";
+ * import { bootstrap, type HealthCheck, HealthIndicator } from "@thaw/thaw";
+ * import { actuator, type HealthOptions } from "@thaw/thaw/actuator";
  *
  * @HealthIndicator("mail")
  * class MailHealth implements HealthCheck {
@@ -20,7 +21,7 @@ import type { ShowDetails } from "./health.ts";
  * }
  *
  * const health: HealthOptions = { showDetails: "always", timeout: 50 };
- * const app = await bootstrap({ components: [MailHealth], health });
+ * const app = await bootstrap({ components: [MailHealth], actuator: actuator({ health }) });
  * const response = await app.fetch(new Request("http://x/actuator/health"));
  * assert.equal(response.status, 503);
  * assert.deepEqual(await response.json(), {
@@ -66,50 +67,54 @@ function describeValue(value: unknown): string {
 }
 
 /**
- * Resolves the `health` bootstrap option over the `management.*` keys, for an app that serves
- * health. Throws a `ConfigError` naming the option or key for a value of the wrong kind.
+ * Checks the `health` option of `actuator()` when it is given, so that a wrong one fails where it
+ * is written: a `ConfigError` naming the option for a value of the wrong kind.
  */
-export function healthSettings(
-  settings: ThawSettings,
-  option: HealthOptions | boolean | undefined,
-): HealthSettings {
-  // Checked, not trusted: `health: isProduction ? null : {...}` must not serve by mistake.
-  if (
-    option !== undefined && typeof option !== "boolean" &&
-    (typeof option !== "object" || option === null || Array.isArray(option))
-  ) {
+export function checkHealthOption(option: unknown): void {
+  // Checked, not trusted: `health: isProduction ? null : {...}` must not pass by mistake.
+  if (option === undefined) return;
+  if (typeof option !== "object" || option === null || Array.isArray(option)) {
     throw new ConfigError(
-      `bootstrap option health must be true, false or an object, got ${describeValue(option)}`,
+      `actuator() option health must be an object, got ${describeValue(option)}`,
     );
   }
-  const code: Record<string, unknown> = typeof option === "object" ? { ...option } : {};
+  const code = option as Record<string, unknown>;
   for (const key of Object.keys(code)) {
     if (!(OPTION_KEYS as readonly string[]).includes(key)) {
       throw new ConfigError(
-        `bootstrap option health.${key}: unknown key; the keys are ${OPTION_KEYS.join(", ")}`,
+        `actuator() option health.${key}: unknown key; the keys are ${OPTION_KEYS.join(", ")}`,
       );
     }
   }
-
   const shown = code.showDetails;
   if (shown !== undefined && shown !== "always" && shown !== "never") {
     throw new ConfigError(
-      `bootstrap option health.showDetails must be always or never, got ${describeValue(shown)}`,
+      `actuator() option health.showDetails must be always or never, got ${describeValue(shown)}`,
     );
   }
-  const showDetails: ShowDetails = shown ??
-    settings.get("management.endpoint.health.show-details");
-
   const given = code.timeout;
   if (
     given !== undefined &&
     (typeof given !== "number" || !Number.isInteger(given) || given < 1 || given > MAX_TIMEOUT)
   ) {
     throw new ConfigError(
-      `bootstrap option health.timeout must be a whole number of milliseconds from 1 to ` +
+      `actuator() option health.timeout must be a whole number of milliseconds from 1 to ` +
         `${MAX_TIMEOUT}, got ${describeValue(given)}`,
     );
   }
-  const timeout = (given as number | undefined) ?? settings.get("management.health.timeout");
-  return { showDetails, timeout };
+}
+
+/**
+ * Resolves the `health` option of `actuator()` (checked by {@linkcode checkHealthOption}) over the
+ * `management.*` keys: each key the option gives wins.
+ */
+export function healthSettings(
+  settings: ThawSettings,
+  option: HealthOptions | undefined,
+): HealthSettings {
+  checkHealthOption(option);
+  return {
+    showDetails: option?.showDetails ?? settings.get("management.endpoint.health.show-details"),
+    timeout: option?.timeout ?? settings.get("management.health.timeout"),
+  };
 }

@@ -24,7 +24,11 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "app.openapi.title": "The document's `info.title`.",
   "app.openapi.version": "The document's `info.version` (quote it).",
   "app.openapi.description": "The document's `info.description`.",
-  "management.health.enabled": "Serves `/actuator/health` and its liveness and readiness groups.",
+  "management.endpoints.web.exposure.include":
+    "The actuator's endpoints served (`health`, `info`, `mappings`; `*`: all).",
+  "management.endpoints.web.exposure.exclude":
+    "Endpoints not served, though `include` names them (or says `*`).",
+  "management.endpoints.web.base-path": "Where the actuator's endpoints are served.",
   "management.health.timeout": "Milliseconds a health check may take before its component is DOWN.",
   "management.endpoint.health.show-details":
     "`always`: the health answer lists each component and its details.",

@@ -58,6 +58,16 @@ export const RUNNER_SECTIONS: readonly string[] = ["datasource", "search", "open
 // Timers take at most a signed 32-bit count of milliseconds; beyond it they fire at once.
 const MAX_TIMER = 2 ** 31 - 1;
 
+/**
+ * Keys Thaw read once and reads no more, with what to write instead: refused with that, rather
+ * than as a typo of another key.
+ */
+export const MOVED_KEYS: Readonly<Record<string, string>> = {
+  "management.health.enabled": "the health endpoints are the actuator's: pass " +
+    'bootstrap({ actuator: actuator() }), import { actuator } from "@thaw/thaw/actuator"; it ' +
+    "serves health unless management.endpoints.web.exposure says otherwise",
+};
+
 /** Thaw's keys. */
 export const THAW_KEYS = {
   "server.port": {
@@ -105,9 +115,17 @@ export const THAW_KEYS = {
   "app.openapi.title": { type: "feature" },
   "app.openapi.version": { type: "feature" },
   "app.openapi.description": { type: "feature" },
-  "management.health.enabled": {
-    type: "boolean",
-    default: false,
+  "management.endpoints.web.exposure.include": {
+    type: "list",
+    default: ["health"],
+  },
+  "management.endpoints.web.exposure.exclude": {
+    type: "list",
+    default: [],
+  },
+  "management.endpoints.web.base-path": {
+    type: "string",
+    default: "/actuator",
   },
   "management.health.timeout": {
     type: "integer",

@@ -3,6 +3,7 @@ import { ConfigError } from "./config_error.ts";
 import {
   type KeyDeclaration,
   keyDeclarations,
+  MOVED_KEYS,
   RUNNER_SECTIONS,
   SHARED_SECTIONS,
   THAW_KEYS,
@@ -24,6 +25,8 @@ export interface ThawSettings {
   where(key: string): string;
   /** The active profiles. */
   readonly profiles: readonly string[];
+  /** The configuration the settings were read from (for the sections of the app's own, `info`). */
+  readonly config: LoadedConfig;
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {
@@ -85,6 +88,11 @@ export function unknownKeys(config: LoadedConfig): string[] {
   const errors: string[] = [];
   const walk = (key: string, value: unknown): void => {
     if (KEYS.has(key) && !PARENTS.has(key)) return;
+    const moved = (MOVED_KEYS as Record<string, string | undefined>)[key];
+    if (moved !== undefined && !PARENTS.has(key)) {
+      errors.push(`${configLocation(config, key)}: Thaw no longer reads this key: ${moved}`);
+      return;
+    }
     if (!PARENTS.has(key)) {
       const parent = key.slice(0, key.lastIndexOf("."));
       const siblings = childrenOf(parent);
@@ -279,7 +287,7 @@ export function readSettings(
   config: LoadedConfig,
   warn: (message: string) => void = () => {},
 ): ThawSettings {
-  // Before the errors: `managment:` explains why `management.health.enabled` did nothing.
+  // Before the errors: `managment:` explains why `management.endpoint.health` did nothing.
   for (const warning of nearMissSections(config)) warn(warning);
   const errors = unknownKeys(config);
   if (errors.length === 1) throw new ConfigError(errors[0]);
@@ -305,5 +313,6 @@ export function readSettings(
     get: <K extends ThawKey>(key: K) => values.get(key) as ThawSetting<K>,
     where: (key: string) => configLocation(config, key),
     profiles: Object.freeze([...profiles]),
+    config,
   });
 }

@@ -3,6 +3,7 @@
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { CompiledRoute } from "../web/compile.ts";
 import type { DocumentedRoute, OpenApiDocument } from "./openapi_document.ts";
+import { featureKind } from "../feature_value.ts";
 
 /**
  * The OpenAPI document and docs page, for `bootstrap({ openapi })`: made by `openApi()` of
@@ -28,45 +29,13 @@ export interface OpenApiServing {
 }
 
 type Setup = (input: OpenApiInput) => Promise<OpenApiServing>;
-const setups = new WeakMap<OpenApiFeature, Setup>();
+const kind = featureKind<"openapi", Setup>("openapi", "openapi", "openApi", "@thaw/thaw/openapi");
 
 /** Makes the value `bootstrap({ openapi })` takes. */
-export function openApiFeature(setup: Setup): OpenApiFeature {
-  const feature: OpenApiFeature = Object.freeze({ feature: "openapi" });
-  setups.set(feature, setup);
-  return feature;
-}
+export const openApiFeature = (setup: Setup): OpenApiFeature => kind.make(setup);
 
 /** The generator behind a feature value; a `TypeError` for anything `openApi()` did not make. */
-export function openApiSetup(feature: unknown): Setup {
-  const setup = typeof feature === "object" && feature !== null
-    ? setups.get(feature as OpenApiFeature)
-    : undefined;
-  if (setup === undefined) {
-    if ((feature as { feature?: unknown } | null)?.feature === "openapi") {
-      throw new TypeError(
-        "bootstrap({ openapi }) takes what openApi() of this copy of @thaw/thaw returns; this " +
-          "one comes from another copy (npm and JSR, or two versions): import every entry point " +
-          "from one",
-      );
-    }
-    throw new TypeError(
-      `bootstrap({ openapi }) takes what openApi() returns (import { openApi } from ` +
-        `"@thaw/thaw/openapi"), or false; got ${
-          feature === null
-            ? "null"
-            : typeof feature === "function"
-            ? `the function ${feature.name || "(anonymous)"}: call it, ${
-              feature.name || "openApi"
-            }()`
-            : typeof feature === "object"
-            ? "an object"
-            : JSON.stringify(feature)
-        }`,
-    );
-  }
-  return setup;
-}
+export const openApiSetup = (feature: unknown): Setup => kind.setupOf(feature);
 
 /** `true`/`false`, also as the text a `${VAR}` placeholder gives; anything else: `undefined`. */
 export function asFlag(value: unknown): boolean | undefined {

@@ -41,6 +41,8 @@ export interface CompiledRoute {
   readonly method?: RouteMethod;
   /** Its class's then its method's `@UseMiddleware`, ready to run ahead of `handler`. */
   readonly middleware?: readonly MiddlewareHandler[];
+  /** The names of that middleware, for the actuator's `mappings`. */
+  readonly middlewareNames?: readonly string[];
 }
 
 /** The controller method behind a route, as its decorators declared it. */
@@ -171,7 +173,8 @@ function compileRoute(
     );
   }
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
-  const middleware = [...scope.middleware, ...methodMiddleware].map((item) =>
+  const middlewareItems = [...scope.middleware, ...methodMiddleware];
+  const middleware = middlewareItems.map((item) =>
     guardMiddleware(
       resolveMiddleware(item, options.beanOf, label),
       errors,
@@ -188,6 +191,7 @@ function compileRoute(
     label,
     method: { type: controller.type, methodName: route.methodName, binders: route.binders },
     middleware,
+    middlewareNames: middlewareItems.map(middlewareName),
     handler: compileHandler({
       bean: controller.instance,
       method: method as (...args: unknown[]) => unknown,

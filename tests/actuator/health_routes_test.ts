@@ -21,6 +21,7 @@ import {
   READINESS_PATH,
 } from "../../src/actuator/health_routes.ts";
 import { openApi, openApiDocument } from "../../openapi.ts";
+import { actuator, type HealthOptions } from "../../actuator.ts";
 import { scanComponents } from "../../scan.ts";
 import { call, reach } from "../helpers.ts";
 import { assertValidOpenApi, schemaValidator } from "../openapi/openapi_validator.ts";
@@ -87,19 +88,24 @@ function management(health: ConfigValues, showDetails?: string): ConfigValues {
 }
 
 describe("the health endpoints", () => {
-  it("serve nothing unless asked for", async () => {
+  it("serve nothing without the actuator, or with health not exposed", async () => {
     const apps = [
       await bootstrap({ components: [DatabaseHealth] }),
-      await bootstrap({ components: [DatabaseHealth], health: false }),
+      await bootstrap({ components: [DatabaseHealth], actuator: false }),
       await bootstrap({
         components: [DatabaseHealth],
-        config: management({ enabled: true }),
-        health: false,
+        config: management({ timeout: 10 }),
+        actuator: false,
       }),
-      // Keys without `enabled: true` do not turn it on.
       await bootstrap({
         components: [DatabaseHealth],
-        config: management({ timeout: 10 }, "always"),
+        config: { management: { endpoints: { web: { exposure: { include: "info" } } } } },
+        actuator: actuator(),
+      }),
+      await bootstrap({
+        components: [DatabaseHealth],
+        config: { management: { endpoints: { web: { exposure: { exclude: ["health"] } } } } },
+        actuator: actuator(),
       }),
     ];
     for (const app of apps) {
@@ -112,7 +118,7 @@ describe("the health endpoints", () => {
   });
 
   it("answer UP with the status alone by default, and the probes UP", async () => {
-    const app = await bootstrap({ components: [DatabaseHealth], health: true });
+    const app = await bootstrap({ components: [DatabaseHealth], actuator: actuator() });
     for (const path of PATHS) {
       const { status, text } = await probe(app, path);
       assert.equal(status, 200, path);
@@ -123,7 +129,7 @@ describe("the health endpoints", () => {
   it("show every component and its details with show-details always", async () => {
     const app = await bootstrap({
       components: [ThrowingHealth, DatabaseHealth],
-      health: { showDetails: "always" },
+      actuator: actuator({ health: { showDetails: "always" } }),
     });
     const { status, json } = await probe(app, HEALTH_PATH);
     assert.equal(status, 503);
@@ -143,7 +149,10 @@ describe("the health endpoints", () => {
   });
 
   it("answer DOWN for an indicator that throws, and leak nothing of it with show-details never", async () => {
-    const app = await bootstrap({ components: [DatabaseHealth, ThrowingHealth], health: true });
+    const app = await bootstrap({
+      components: [DatabaseHealth, ThrowingHealth],
+      actuator: actuator(),
+    });
     const response = await call(app, "GET", HEALTH_PATH);
     assert.equal(response.status, 503);
     assert.equal(await response.text(), `{"status":"DOWN"}`);
@@ -157,7 +166,7 @@ describe("the health endpoints", () => {
   it("answer DOWN for an indicator that hangs, within the timeout, naming it", async () => {
     const app = await bootstrap({
       components: [HangingHealth, DatabaseHealth],
-      health: { showDetails: "always", timeout: 1 },
+      actuator: actuator({ health: { showDetails: "always", timeout: 1 } }),
     });
     const { status, json } = await probe(app, HEALTH_PATH);
     assert.equal(status, 503);
@@ -171,7 +180,10 @@ describe("the health endpoints", () => {
   });
 
   it("answer DOWN for an indicator that answers a number, naming it", async () => {
-    const app = await bootstrap({ components: [NumberHealth], health: { showDetails: "always" } });
+    const app = await bootstrap({
+      components: [NumberHealth],
+      actuator: actuator({ health: { showDetails: "always" } }),
+    });
     const { status, json } = await probe(app, HEALTH_PATH);
     assert.equal(status, 503);
     assert.deepEqual(json, {
@@ -210,7 +222,10 @@ describe("the health endpoints", () => {
         return meet();
       }
     }
-    const app = await bootstrap({ components: [Left, Right], health: { showDetails: "always" } });
+    const app = await bootstrap({
+      components: [Left, Right],
+      actuator: actuator({ health: { showDetails: "always" } }),
+    });
     const { status, json } = await probe(app, HEALTH_PATH);
     assert.deepEqual(json, {
       status: "UP",
@@ -246,10 +261,10 @@ describe("the health endpoints", () => {
     assert.deepEqual(await live.json(), { status: "UP" });
   });
 
-  it("read the management keys; the option wins, and false serves nothing", async () => {
-    const config = management({ enabled: true, timeout: 1 }, "always");
+  it("read the management keys, and the option wins", async () => {
+    const config = management({ timeout: 1 }, "always");
     const components = [DatabaseHealth, HangingHealth];
-    const fromFile = await bootstrap({ components, config });
+    const fromFile = await bootstrap({ components, config, actuator: actuator() });
     assert.deepEqual((await probe(fromFile, HEALTH_PATH)).json, {
       status: "DOWN",
       components: {
@@ -257,41 +272,37 @@ describe("the health endpoints", () => {
         mail: { status: "DOWN", details: { error: "check() did not answer within 1 ms" } },
       },
     });
-    const never = await bootstrap({ components, config, health: { showDetails: "never" } });
+    const never = await bootstrap({
+      components,
+      config,
+      actuator: actuator({ health: { showDetails: "never" } }),
+    });
     assert.equal((await probe(never, HEALTH_PATH)).text, `{"status":"DOWN"}`);
-
-    const off = management({ enabled: false, timeout: 1 });
-    const onInCode = await bootstrap({ components, config: off, health: true });
-    assert.equal((await probe(onInCode, HEALTH_PATH)).status, 503);
-
-    const placeholder = management({ enabled: "${HEALTH:false}" });
-    const fromEnv = await bootstrap({ config: placeholder, env: { HEALTH: "true" } });
-    assert.equal((await probe(fromEnv, HEALTH_PATH)).status, 200);
-    const byDefault = await bootstrap({ config: placeholder, env: {} });
-    assert.equal((await call(byDefault, "GET", HEALTH_PATH)).status, 404);
   });
 
   it("refuse settings of the wrong kind at startup", async () => {
-    await assert.rejects(
-      bootstrap({ health: null as unknown as boolean }),
+    assert.throws(
+      () => actuator({ health: null as unknown as HealthOptions }),
       (error: unknown) =>
-        error instanceof ConfigError && /bootstrap option health must be true/.test(error.message),
+        error instanceof ConfigError &&
+        /actuator\(\) option health must be an object/.test(error.message),
     );
     await assert.rejects(
-      bootstrap({ config: management({ enabled: true }, "when-authorized") }),
+      bootstrap({ config: management({}, "when-authorized"), actuator: actuator() }),
       (error: unknown) =>
         error instanceof ConfigError &&
         error.message.includes("management.endpoint.health.show-details must be always or never"),
     );
     await assert.rejects(
-      bootstrap({ config: management({ enabled: "yes" }) }),
+      bootstrap({ config: management({ enabled: true }), actuator: actuator() }),
       (error: unknown) =>
-        error instanceof ConfigError && error.message.includes("management.health.enabled"),
+        error instanceof ConfigError &&
+        error.message.includes("management.health.enabled: Thaw no longer reads this key"),
     );
   });
 
   it("take HEAD, and answer another method 405", async () => {
-    const app = await bootstrap({ health: true });
+    const app = await bootstrap({ actuator: actuator() });
     const head = await call(app, "HEAD", HEALTH_PATH);
     assert.equal(head.status, 200);
     assert.equal(await head.text(), "");
@@ -311,7 +322,7 @@ describe("the health endpoints", () => {
       if (c.req.header("authorization") !== "Bearer ok") return c.json({ error: "no" }, 401);
       await next();
     };
-    const app = await bootstrap({ health: true, middleware: [tag, guard] });
+    const app = await bootstrap({ actuator: actuator(), middleware: [tag, guard] });
     const refused = await call(app, "GET", HEALTH_PATH);
     assert.equal(refused.status, 401);
     await refused.body?.cancel();
@@ -335,9 +346,9 @@ describe("health indicators at startup", () => {
     class ReplicaDatabase {
       check() {}
     }
-    for (const health of [true, false]) {
+    for (const served of [actuator(), false as const]) {
       await assert.rejects(
-        bootstrap({ components: [PrimaryDatabase, ReplicaDatabase], health }),
+        bootstrap({ components: [PrimaryDatabase, ReplicaDatabase], actuator: served }),
         (error: unknown) =>
           error instanceof DefinitionError &&
           error.message.includes(
@@ -350,7 +361,7 @@ describe("health indicators at startup", () => {
   it("find indicators by scanning, as any bean", async () => {
     const app = await bootstrap({
       components: await scanComponents([new URL("../fixtures/health_scan/", import.meta.url)]),
-      health: { showDetails: "always" },
+      actuator: actuator({ health: { showDetails: "always" } }),
     });
     assert.deepEqual((await probe(app, HEALTH_PATH)).json, {
       status: "UP",
@@ -362,7 +373,7 @@ describe("health indicators at startup", () => {
     @HealthIndicator("nothing")
     class NoCheck {}
     await assert.rejects(
-      bootstrap({ components: [NoCheck], health: true }),
+      bootstrap({ components: [NoCheck], actuator: actuator() }),
       (error: unknown) =>
         error instanceof DefinitionError &&
         error.message.includes(`@HealthIndicator("nothing") on NoCheck: the class has no check()`),
@@ -390,12 +401,12 @@ describe("health indicators at startup", () => {
       }
     }
     await assert.rejects(
-      bootstrap({ controllers: [OwnHealth], health: true }),
+      bootstrap({ controllers: [OwnHealth], actuator: actuator() }),
       (error: unknown) =>
         error instanceof DefinitionError &&
         error.message.includes("Two handlers for GET /actuator/health") &&
         error.message.includes("OwnHealth.mine (GET /actuator/health)") &&
-        error.message.includes("the health endpoint"),
+        error.message.includes("the actuator's health endpoint"),
     );
     const app = await bootstrap({ controllers: [OwnHealth] });
     assert.equal(await (await call(app, "GET", HEALTH_PATH)).text(), "mine");
@@ -417,7 +428,7 @@ describe("the health endpoints in the OpenAPI document", () => {
     const app = await bootstrap({
       controllers: [HelloController],
       components: [DatabaseHealth, ThrowingHealth],
-      health: { showDetails: "always" },
+      actuator: actuator({ health: { showDetails: "always" } }),
       openapi: openApi({ docs: false }),
     });
     const doc = await openApiDocument(app);
@@ -469,7 +480,7 @@ describe("the health endpoint over a real socket", () => {
     }
     const app = await bootstrap({
       components: [Ticker, TickerHealth],
-      health: { showDetails: "always" },
+      actuator: actuator({ health: { showDetails: "always" } }),
     });
     const client = await reach(app, "socket");
     try {

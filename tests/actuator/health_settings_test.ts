@@ -12,7 +12,7 @@ import {
 /** The settings of `values` and `option`; a rejected promise for what they refuse. */
 function settings(
   values: ConfigValues,
-  option: HealthOptions | boolean | undefined,
+  option: HealthOptions | undefined,
 ): Promise<HealthSettings> {
   return Promise.resolve().then(() => healthSettings(readSettings(resolveConfig(values)), option));
 }
@@ -20,7 +20,7 @@ function settings(
 function management(showDetails?: unknown, timeout?: unknown): ConfigValues {
   return {
     management: {
-      health: { enabled: true, timeout },
+      health: { timeout },
       endpoint: { health: { "show-details": showDetails } },
     },
   };
@@ -28,12 +28,12 @@ function management(showDetails?: unknown, timeout?: unknown): ConfigValues {
 
 describe("the health settings", () => {
   it("default to no details and 5000 ms", async () => {
-    assert.deepEqual(await settings({}, true), { showDetails: "never", timeout: 5000 });
+    assert.deepEqual(await settings({}, undefined), { showDetails: "never", timeout: 5000 });
     assert.deepEqual(await settings({}, {}), { showDetails: "never", timeout: 5000 });
   });
 
   it("read the management keys, a placeholder's text included", async () => {
-    assert.deepEqual(await settings(management("always", 250), true), {
+    assert.deepEqual(await settings(management("always", 250), undefined), {
       showDetails: "always",
       timeout: 250,
     });
@@ -65,38 +65,38 @@ describe("the health settings", () => {
   });
 
   it("refuse values of the wrong kind, naming the key or option", async () => {
-    const refused: [ConfigValues, HealthOptions | boolean | undefined, RegExp][] = [
+    const refused: [ConfigValues, HealthOptions | undefined, RegExp][] = [
       [
         management("sometimes"),
-        true,
+        undefined,
         /management\.endpoint\.health\.show-details must be always or never, got "sometimes"/,
       ],
       [
         management(undefined, 0),
-        true,
+        undefined,
         /management\.health\.timeout must be an integer from 1 to 2147483647, got 0/,
       ],
-      [management(undefined, "5s"), true, /management\.health\.timeout must be an integer/],
+      [management(undefined, "5s"), undefined, /management\.health\.timeout must be an integer/],
       [
         {},
         { timeout: 0 },
-        /bootstrap option health\.timeout must be a whole number of milliseconds from 1 to 2147483647, got 0/,
+        /actuator\(\) option health\.timeout must be a whole number of milliseconds from 1 to 2147483647, got 0/,
       ],
       [{}, { timeout: 1.5 }, /health\.timeout .* got 1\.5/],
       [
         {},
         { showDetails: "ALWAYS" as "always" },
-        /bootstrap option health\.showDetails must be always or never, got "ALWAYS"/,
+        /actuator\(\) option health\.showDetails must be always or never, got "ALWAYS"/,
       ],
       [
         {},
         { showdetails: "always" } as HealthOptions,
-        /bootstrap option health\.showdetails: unknown key; the keys are showDetails, timeout/,
+        /actuator\(\) option health\.showdetails: unknown key; the keys are showDetails, timeout/,
       ],
       [
         {},
         null as unknown as HealthOptions,
-        /bootstrap option health must be true, false or an object, got null/,
+        /actuator\(\) option health must be an object, got null/,
       ],
       [{}, "false" as unknown as HealthOptions, /got "false"/],
       [{}, [] as unknown as HealthOptions, /got \[\]/],

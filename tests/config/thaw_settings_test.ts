@@ -83,8 +83,8 @@ describe("readSettings: Thaw's keys, read once", () => {
     }
     assert.equal(settingsOf(nested("server.port", "8081")).get("server.port"), 8081);
     assert.equal(
-      settingsOf(nested("management.health.enabled", "true")).get(
-        "management.health.enabled",
+      settingsOf(nested("server.allow-encoded-slash", "true")).get(
+        "server.allow-encoded-slash",
       ),
       true,
     );

@@ -78,6 +78,14 @@ const SERVER_ONLY = [
   "src/runtime/shutdown.ts",
   "src/runtime/unread_body.ts",
 ];
+// @thaw/thaw/actuator: the endpoints, health's checks runner and its answers.
+const ACTUATOR = [
+  "src/actuator/actuator_endpoints.ts",
+  "src/actuator/health_routes.ts",
+  "src/actuator/health_check.ts",
+  "src/actuator/health_settings.ts",
+  "src/actuator/health.ts",
+];
 // @thaw/thaw/openapi: the generator, its settings and the docs page.
 const OPENAPI = [
   "src/openapi/open_api.ts",
@@ -129,7 +137,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       exports: Record<string, string>;
     };
     const main = await oneFile(exports["."]);
-    for (const part of [...SERVER_ONLY, ...OPENAPI, "src/migrate/"]) {
+    for (const part of [...SERVER_ONLY, ...OPENAPI, ...ACTUATOR, "src/migrate/"]) {
       assert.ok(!has(main.inputs, part), `${part} is reachable from the default entry point`);
     }
     assert.ok(!/\bimport\s*\(/.test(main.code), "the default entry point has an import() left");
@@ -138,6 +146,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       "./config": "node_modules/js-yaml/",
       "./scan": "src/context/component_scan.ts",
       "./openapi": "src/openapi/openapi_document.ts",
+      "./actuator": "src/actuator/health_routes.ts",
       "./server": "src/runtime/serve.ts",
     };
     for (const [name, part] of Object.entries(own)) {

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Application, bootstrap, type Class } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
+import { actuator } from "../../actuator.ts";
 import { openApi } from "../../openapi.ts";
 import { scanComponents } from "../../scan.ts";
 import { migrate, readDatasource } from "../../migrate.ts";
@@ -39,6 +40,7 @@ export async function bootstrapUsers(
     config,
     components: [...await scanComponents(config), ...components],
     openapi: openApi(),
+    actuator: actuator(),
   });
 }
 

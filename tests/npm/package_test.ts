@@ -90,6 +90,15 @@ switch (entry) {
     assert.equal((await openApiDocument(app)).openapi, "3.1.0");
     break;
   }
+  case "./actuator": {
+    const { actuator } = await import("@thaw/thaw/actuator");
+    const { bootstrap } = await import("@thaw/thaw");
+    const { Ping } = await import("./ping.js");
+    const app = await bootstrap({ controllers: [Ping], actuator: actuator() });
+    const health = await app.fetch(new Request("http://localhost/actuator/health"));
+    assert.deepEqual(await health.json(), { status: "UP" });
+    break;
+  }
   case "./server": {
     const { listen } = await import("@thaw/thaw/server");
     const { bootstrap } = await import("@thaw/thaw");

@@ -9,6 +9,7 @@ import { bootstrap, Component, GetMapping, PreDestroy, RestController } from "..
 import { listen } from "../../server.ts";
 import { scriptCommand } from "../runtime.ts";
 import { keptAlive, untilRefused } from "./raw_client.ts";
+import { actuator } from "../../actuator.ts";
 
 const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
 
@@ -185,7 +186,7 @@ describe("server.close()", () => {
       }
     }
 
-    const app = await bootstrap({ controllers: [Slow], components: [Store], health: true });
+    const app = await bootstrap({ controllers: [Slow], components: [Store], actuator: actuator() });
     const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
     const readiness = () => app.fetch(new Request("http://x/actuator/health/readiness"));
     assert.equal((await readiness()).status, 200);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { type Application, bootstrap } from "../../mod.ts";
 import { listen, type ListenOptions } from "../../server.ts";
 import { Ping } from "../fixtures/entry_ping.ts";
+import { actuator } from "../../actuator.ts";
 
 describe("listen(app, options)", () => {
   it("rejects, as a promise, what bootstrap did not return", async () => {
@@ -54,7 +55,7 @@ describe("listen(app, options)", () => {
       },
       error: () => {},
     };
-    const app = await bootstrap({ controllers: [Ping], logger, health: true });
+    const app = await bootstrap({ controllers: [Ping], logger, actuator: actuator() });
     const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
     try {
       assert.equal(lines.length, 1, JSON.stringify(lines));
@@ -63,7 +64,7 @@ describe("listen(app, options)", () => {
         lines[0],
         new RegExp(
           `^info: Thaw listening on http://127\\.0\\.0\\.1:${server.port} — 1 controller, ` +
-            "5 routes, started in \\d+ ms$",
+            "6 routes, started in \\d+ ms$",
         ),
       );
     } finally {

@@ -1,0 +1,134 @@
+/**
+ * The actuator: Spring Boot's operational endpoints for `bootstrap({ actuator: actuator() })`,
+ * served under `management.endpoints.web.base-path` (`/actuator`) as
+ * `management.endpoints.web.exposure.include` exposes them (`health` unless it says otherwise):
+ *
+ * - `health`: `/actuator/health`, with its `liveness` and `readiness` groups;
+ * - `info`: the `info` section of the configuration, Thaw's version and the runtime;
+ * - `mappings`: every route the app serves, its handler and its middleware.
+ *
+ * An endpoint not exposed answers 404, as an unknown path does. Apart from the default entry
+ * point, so that an app that serves none of them does not carry them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
+ * import { actuator } from "@thaw/thaw/actuator";
+ *
+ * @RestController()
+ * class PingController {
+ *   @GetMapping("/ping")
+ *   ping(): string {
+ *     return "pong";
+ *   }
+ * }
+ *
+ * const app = await bootstrap({
+ *   controllers: [PingController],
+ *   config: {
+ *     management: { endpoints: { web: { exposure: { include: "health,mappings" } } } },
+ *   },
+ *   actuator: actuator(),
+ * });
+ * const health = await app.fetch(new Request("http://localhost/actuator/health"));
+ * assert.deepEqual(await health.json(), { status: "UP" });
+ * const mappings = await app.fetch(new Request("http://localhost/actuator/mappings"));
+ * const { routes } = await mappings.json();
+ * assert.deepEqual(routes[0], {
+ *   method: "GET",
+ *   path: "/ping",
+ *   handler: "PingController.ping",
+ *   middleware: [],
+ *   consumes: [],
+ * });
+ * const info = await app.fetch(new Request("http://localhost/actuator/info"));
+ * assert.equal(info.status, 404); // not exposed
+ * ```
+ *
+ * @module
+ */
+import { type ActuatorFeature, actuatorFeature } from "./src/actuator/actuator_feature.ts";
+import { endpointRoutes, exposure } from "./src/actuator/actuator_endpoints.ts";
+import {
+  checkHealthOption,
+  type HealthOptions,
+  healthSettings,
+} from "./src/actuator/health_settings.ts";
+import { healthRoutes } from "./src/actuator/health_routes.ts";
+import { ConfigError } from "./src/config/config_error.ts";
+
+export type { ActuatorFeature } from "./src/actuator/actuator_feature.ts";
+export type { EndpointId, Mapping } from "./src/actuator/actuator_endpoints.ts";
+export type { HealthOptions } from "./src/actuator/health_settings.ts";
+
+/** Options of {@linkcode actuator}. */
+export interface ActuatorOptions {
+  /** The health endpoint's options, over the `management.*` keys (an option's key wins). */
+  readonly health?: HealthOptions;
+}
+
+/**
+ * The actuator's endpoints, for `bootstrap({ actuator })`. Throws a `ConfigError` for options
+ * that are not an object of known keys.
+ *
+ * @param options `health`: the health endpoint's options
+ *
+ * @example Health with details, under another base path
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, type HealthCheck, HealthIndicator } from "@thaw/thaw";
+ * import { actuator } from "@thaw/thaw/actuator";
+ *
+ * @HealthIndicator("db")
+ * class DbHealth implements HealthCheck {
+ *   check(): { version: number } {
+ *     return { version: 16 };
+ *   }
+ * }
+ *
+ * const app = await bootstrap({
+ *   components: [DbHealth],
+ *   config: { management: { endpoints: { web: { "base-path": "/manage" } } } },
+ *   actuator: actuator({ health: { showDetails: "always" } }),
+ * });
+ * const res = await app.fetch(new Request("http://localhost/manage/health"));
+ * assert.deepEqual(await res.json(), {
+ *   status: "UP",
+ *   components: { db: { status: "UP", details: { version: 16 } } },
+ * });
+ * ```
+ */
+export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new ConfigError(
+      `actuator() takes an object of options, got ${
+        options === null ? "null" : Array.isArray(options) ? "an array" : JSON.stringify(options)
+      }; to serve nothing, pass bootstrap({ actuator: false })`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== "health") {
+      throw new ConfigError(`actuator() option ${key}: unknown; the one option is health`);
+    }
+  }
+  checkHealthOption(options.health);
+  return actuatorFeature(({ settings, indicators, accepting, routes, middleware }) => {
+    const exposed = exposure(settings);
+    const served = exposed.exposed.has("health")
+      ? healthRoutes(
+        indicators,
+        healthSettings(settings, options.health),
+        accepting,
+        exposed.base,
+      )
+      : { routes: [], documented: [] };
+    return {
+      routes: [
+        ...served.routes,
+        ...endpointRoutes(exposed, settings.config, () => routes, middleware),
+      ],
+      documented: served.documented,
+    };
+  });
+}

@@ -1,0 +1,166 @@
+// The actuator's endpoints besides health: which are exposed and where, `info` and `mappings`.
+// Loaded by the actuator entry point only.
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { composeMasks, maskJson, maskUrls, secretsMask } from "../config/secrets_mask.ts";
+import { configSecrets, configValue, type LoadedConfig } from "../config/application_config.ts";
+import { VERSION } from "../version.ts";
+import type { CompiledRoute } from "../web/compile.ts";
+import { parsePathPattern } from "../web/path_pattern.ts";
+
+/** The endpoints the actuator serves, by Spring's ids. */
+export type EndpointId = "health" | "info" | "mappings";
+
+/** Every endpoint, in the order the index lists them. */
+export const ENDPOINTS: readonly EndpointId[] = ["health", "info", "mappings"];
+
+/** Which endpoints are exposed, and under which path. */
+export interface Exposure {
+  /** `management.endpoints.web.base-path`, without a trailing `/`. */
+  readonly base: string;
+  /** The endpoints served. */
+  readonly exposed: ReadonlySet<EndpointId>;
+}
+
+/**
+ * Reads `management.endpoints.web.exposure.include` and `.exclude` (ids, or `*` for all) and
+ * `management.endpoints.web.base-path`: an unknown id or a base path that is not a fixed path
+ * stops `bootstrap`, naming the key.
+ */
+export function exposure(settings: ThawSettings): Exposure {
+  const ids = (key: "include" | "exclude"): Set<EndpointId> => {
+    const full = `management.endpoints.web.exposure.${key}` as const;
+    const out = new Set<EndpointId>();
+    for (const item of settings.get(full).flatMap((i) => i.split(",")).map((i) => i.trim())) {
+      if (item === "") continue;
+      if (item === "*") ENDPOINTS.forEach((id) => out.add(id));
+      else if ((ENDPOINTS as readonly string[]).includes(item)) out.add(item as EndpointId);
+      else {
+        throw new ConfigError(
+          `${settings.where(full)}: no endpoint ${JSON.stringify(item)}; the endpoints are ` +
+            `${ENDPOINTS.join(", ")} (or * for all)`,
+        );
+      }
+    }
+    return out;
+  };
+  const include = ids("include");
+  const exclude = ids("exclude");
+  const key = "management.endpoints.web.base-path";
+  const raw = settings.get(key);
+  const base = raw.length > 1 && raw.endsWith("/") ? raw.slice(0, -1) : raw;
+  let fixed = false;
+  try {
+    fixed = base.startsWith("/") && parsePathPattern(base).variables.length === 0;
+  } catch {
+    fixed = false;
+  }
+  if (!fixed || base === "/") {
+    throw new ConfigError(
+      `${settings.where(key)} must be a fixed path like /actuator, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return { base, exposed: new Set([...include].filter((id) => !exclude.has(id))) };
+}
+
+function json(body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+  });
+}
+
+function runtime(): { name: string; version: string } {
+  const g = globalThis as {
+    Deno?: { version: { deno: string } };
+    Bun?: { version: string };
+    process?: { versions?: { node?: string } };
+    navigator?: { userAgent?: string };
+  };
+  if (g.Deno !== undefined) return { name: "deno", version: g.Deno.version.deno };
+  if (g.Bun !== undefined) return { name: "bun", version: g.Bun.version };
+  if (g.process?.versions?.node !== undefined) {
+    return { name: "node", version: g.process.versions.node };
+  }
+  return { name: g.navigator?.userAgent ?? "unknown", version: "" };
+}
+
+/**
+ * `GET {base}/info`: the `info` section of the configuration (Spring's `info.*`), with the values
+ * of keys named like secrets masked, and Thaw's version and the runtime.
+ */
+export function infoBody(config: LoadedConfig): unknown {
+  const section = configValue(config.values, "info");
+  const info = typeof section === "object" && section !== null && !Array.isArray(section)
+    ? maskJson(section, composeMasks(maskUrls, secretsMask(configSecrets(config))))
+    : {};
+  return { ...(info as object), thaw: { version: VERSION }, runtime: runtime() };
+}
+
+/** One route, as `mappings` lists it. */
+export interface Mapping {
+  /** The HTTP method: `GET`, `POST`... */
+  readonly method: string;
+  /** The path template: `/items/{id}`. */
+  readonly path: string;
+  /** `Class.method`, or `Thaw` for a route the framework serves itself. */
+  readonly handler: string;
+  /** The global middleware, then the controller's and the method's, by name. */
+  readonly middleware: readonly string[];
+  /** What request bodies it reads; empty when it reads none. */
+  readonly consumes: readonly string[];
+}
+
+/** `GET {base}/mappings`: every route the app serves. */
+export function mappings(
+  routes: readonly CompiledRoute[],
+  globalMiddleware: readonly string[],
+): Mapping[] {
+  return routes.map((route) => {
+    const binders = route.method?.binders ?? [];
+    const kinds = new Set(binders.map((b) => (b as { kind?: string }).kind));
+    return {
+      method: route.httpMethod,
+      path: route.pattern.source,
+      handler: route.method === undefined
+        ? "Thaw"
+        : `${route.method.type.name}.${route.method.methodName}`,
+      middleware: [...globalMiddleware, ...(route.middlewareNames ?? [])],
+      consumes: kinds.has("part")
+        ? ["multipart/form-data"]
+        : kinds.has("body")
+        ? ["application/json"]
+        : [],
+    };
+  });
+}
+
+/** The routes of `info`, `mappings` and the index of the exposed endpoints, at `{base}`. */
+export function endpointRoutes(
+  { base, exposed }: Exposure,
+  config: LoadedConfig,
+  routes: () => readonly CompiledRoute[],
+  globalMiddleware: readonly string[],
+): CompiledRoute[] {
+  const out: CompiledRoute[] = [];
+  const add = (path: string, handler: () => Response) =>
+    out.push({
+      httpMethod: "GET",
+      pattern: parsePathPattern(path),
+      label: `the actuator's endpoint (GET ${path})`,
+      handler,
+    });
+  if (exposed.has("info")) {
+    const body = infoBody(config);
+    add(`${base}/info`, () => json(body));
+  }
+  if (exposed.has("mappings")) {
+    add(`${base}/mappings`, () => json({ routes: mappings(routes(), globalMiddleware) }));
+  }
+  if (exposed.size > 0) {
+    // Spring's discovery page: a link to each endpoint served.
+    const links: Record<string, { href: string }> = { self: { href: base } };
+    for (const id of ENDPOINTS) if (exposed.has(id)) links[id] = { href: `${base}/${id}` };
+    add(base, () => json({ _links: links }));
+  }
+  return out;
+}

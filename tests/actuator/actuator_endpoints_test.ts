@@ -1,0 +1,208 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { cors } from "hono/cors";
+import {
+  bootstrap,
+  Component,
+  ConfigError,
+  GetMapping,
+  type Middleware,
+  PathVariable,
+  PostMapping,
+  RequestBody,
+  RequestPart,
+  RestController,
+  UseMiddleware,
+} from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
+import { loadConfig } from "../../config.ts";
+import type { ConfigValues } from "../../src/config/application_config.ts";
+import { withYaml } from "../config/yaml_file.ts";
+
+@Component()
+class Audit implements Middleware {
+  async handle(_c: unknown, next: () => Promise<void>): Promise<void> {
+    await next();
+  }
+}
+
+@RestController()
+@UseMiddleware(Audit)
+class ItemController {
+  @GetMapping("/items/{id}", PathVariable("id", Number))
+  get(id: number) {
+    return { id };
+  }
+
+  @PostMapping("/items", RequestBody())
+  create(body: unknown) {
+    return body;
+  }
+
+  @PostMapping("/items/upload", RequestPart("file"))
+  upload(file: unknown) {
+    return String(file);
+  }
+}
+
+function exposing(web: Record<string, unknown>, rest: ConfigValues = {}): ConfigValues {
+  return { ...rest, management: { endpoints: { web } } };
+}
+
+async function get(app: { fetch(r: Request): Response | Promise<Response> }, path: string) {
+  const response = await app.fetch(new Request(`http://localhost${path}`));
+  return { status: response.status, body: response.status === 200 ? await response.json() : null };
+}
+
+describe("the actuator's endpoints", () => {
+  it("serve health alone unless exposure says otherwise, and 404 for the rest", async () => {
+    const app = await bootstrap({ actuator: actuator() });
+    assert.equal((await get(app, "/actuator/health")).status, 200);
+    assert.equal((await get(app, "/actuator/info")).status, 404);
+    assert.equal((await get(app, "/actuator/mappings")).status, 404);
+    assert.deepEqual((await get(app, "/actuator")).body, {
+      _links: {
+        self: { href: "/actuator" },
+        health: { href: "/actuator/health" },
+      },
+    });
+  });
+
+  it("expose what include names (a list, a comma-separated text or *), less exclude", async () => {
+    const cases: [Record<string, unknown>, string[]][] = [
+      [{ exposure: { include: ["info", "mappings"] } }, ["info", "mappings"]],
+      [{ exposure: { include: "health, info" } }, ["health", "info"]],
+      [{ exposure: { include: "*" } }, ["health", "info", "mappings"]],
+      [{ exposure: { include: "*", exclude: "mappings" } }, ["health", "info"]],
+      [{ exposure: { include: [] } }, []],
+    ];
+    for (const [web, served] of cases) {
+      const app = await bootstrap({ config: exposing(web), actuator: actuator() });
+      for (const id of ["health", "info", "mappings"]) {
+        assert.equal(
+          (await get(app, `/actuator/${id}`)).status,
+          served.includes(id) ? 200 : 404,
+          `${JSON.stringify(web)}: ${id}`,
+        );
+      }
+      assert.equal((await get(app, "/actuator")).status, served.length > 0 ? 200 : 404);
+    }
+  });
+
+  it("serve under management.endpoints.web.base-path", async () => {
+    const app = await bootstrap({
+      config: exposing({ "base-path": "/manage/", exposure: { include: "*" } }),
+      actuator: actuator(),
+    });
+    assert.equal((await get(app, "/manage/health")).status, 200);
+    assert.equal((await get(app, "/manage/health/readiness")).status, 200);
+    assert.equal((await get(app, "/manage/info")).status, 200);
+    assert.equal((await get(app, "/actuator/health")).status, 404);
+  });
+
+  it("refuse an unknown endpoint and a base path that is not a fixed path, naming the key", async () => {
+    await withYaml(
+      "management:\n  endpoints:\n    web:\n      exposure:\n        include: helth\n",
+      async (file) => {
+        const config = await loadConfig(file, { env: {} });
+        await assert.rejects(bootstrap({ config, actuator: actuator() }), {
+          name: "ConfigError",
+          message: `${file}:5: management.endpoints.web.exposure.include: no endpoint "helth"; ` +
+            "the endpoints are health, info, mappings (or * for all)",
+        });
+      },
+    );
+    for (const base of ["/", "/a/{id}", "manage", "/a//b"]) {
+      await assert.rejects(
+        bootstrap({ config: exposing({ "base-path": base }), actuator: actuator() }),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          e.message.includes("management.endpoints.web.base-path must be a fixed path"),
+        base,
+      );
+    }
+  });
+
+  it("info: the info section with secrets masked, Thaw's version and the runtime", async () => {
+    const app = await bootstrap({
+      config: exposing({ exposure: { include: "info" } }, {
+        info: {
+          app: { name: "shop" },
+          db: { url: "postgres://u:pw-123@db/x", password: "pw-123" },
+        },
+      }),
+      actuator: actuator(),
+    });
+    const { body } = await get(app, "/actuator/info");
+    assert.deepEqual(body.app, { name: "shop" });
+    assert.deepEqual(body.db, { url: "postgres://***@db/x", password: "***" });
+    assert.equal(typeof body.thaw.version, "string");
+    assert.ok(["deno", "bun", "node"].includes(body.runtime.name), body.runtime.name);
+  });
+
+  it("mappings: every route, its handler, its middleware and what it consumes", async () => {
+    const app = await bootstrap({
+      controllers: [ItemController],
+      components: [Audit],
+      middleware: [cors()],
+      config: exposing({ exposure: { include: "mappings" } }),
+      actuator: actuator(),
+    });
+    const { body } = await get(app, "/actuator/mappings");
+    const routes = body.routes as { method: string; path: string }[];
+    const mine = routes.filter((r) => r.path.startsWith("/items"));
+    assert.deepEqual(mine, [
+      {
+        method: "GET",
+        path: "/items/{id}",
+        handler: "ItemController.get",
+        middleware: ["cors", "Audit"],
+        consumes: [],
+      },
+      {
+        method: "POST",
+        path: "/items",
+        handler: "ItemController.create",
+        middleware: ["cors", "Audit"],
+        consumes: ["application/json"],
+      },
+      {
+        method: "POST",
+        path: "/items/upload",
+        handler: "ItemController.upload",
+        middleware: ["cors", "Audit"],
+        consumes: ["multipart/form-data"],
+      },
+    ]);
+    // The actuator's own routes are listed too, as the framework's.
+    assert.ok(routes.some((r) => r.path === "/actuator/mappings"));
+  });
+
+  it("refuse management keys without the actuator, naming the import; false turns it off", async () => {
+    await withYaml(
+      "management:\n  endpoint:\n    health:\n      show-details: always\n",
+      async (file) => {
+        const config = await loadConfig(file, { env: {} });
+        await assert.rejects(bootstrap({ config }), {
+          name: "ConfigError",
+          message: `${file}:1: management: these keys configure the actuator, which lives in its ` +
+            'own entry point: import { actuator } from "@thaw/thaw/actuator" and pass ' +
+            "bootstrap({ actuator: actuator() })",
+        });
+        const off = await bootstrap({ config, actuator: false });
+        assert.equal((await get(off, "/actuator/health")).status, 404);
+      },
+    );
+  });
+
+  it("refuse a value actuator() did not make, and options it does not know", async () => {
+    await assert.rejects(
+      bootstrap({ actuator: actuator as unknown as ReturnType<typeof actuator> }),
+      /got the function actuator: call it, actuator\(\)/,
+    );
+    assert.throws(
+      () => actuator({ helth: {} } as never),
+      /actuator\(\) option helth: unknown; the one option is health/,
+    );
+  });
+});
