@@ -258,6 +258,20 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   }
 }
 
+// Whether a section holds a value that a file or the configuration object set: one the
+// environment set alone (`MANAGEMENT_HEALTH_TIMEOUT`, shared with other services) is not the app
+// asking for a feature.
+function configuredInFile(config: LoadedConfig, section: string): boolean {
+  const walk = (value: unknown, key: string): boolean => {
+    if (config.origins?.get(key)?.startsWith("environment variable ")) return false;
+    if (typeof value !== "object" || value === null) return value !== undefined && value !== null;
+    return Object.entries(value).some(([k, v]) =>
+      walk(v, Array.isArray(value) ? `${key}[${k}]` : `${key}.${k}`)
+    );
+  };
+  return walk(config.values[section], section);
+}
+
 async function wire(
   options: BootstrapOptions,
   config: LoadedConfig,
@@ -375,7 +389,7 @@ async function wire(
     });
     routes.push(...served.routes);
     documented.push(...served.documented);
-  } else if (options.actuator === undefined && config.values.management != null) {
+  } else if (options.actuator === undefined && configuredInFile(config, "management")) {
     throw new ConfigError(
       `${settings.where("management")}: these keys configure the actuator, which lives in its ` +
         `own entry point: import { actuator } from "@thaw/thaw/actuator" and pass ` +

@@ -3,7 +3,13 @@
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { composeMasks, maskJson, maskUrls, secretsMask } from "../config/secrets_mask.ts";
-import { configSecrets, configValue, type LoadedConfig } from "../config/application_config.ts";
+import {
+  configLocation,
+  configSecrets,
+  configValue,
+  isSecretKey,
+  type LoadedConfig,
+} from "../config/application_config.ts";
 import { VERSION } from "../version.ts";
 import type { CompiledRoute } from "../web/compile.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
@@ -20,6 +26,8 @@ export interface Exposure {
   readonly base: string;
   /** The endpoints served. */
   readonly exposed: ReadonlySet<EndpointId>;
+  /** `management.endpoints.web.discovery.enabled`: the index of links at the base path. */
+  readonly discovery: boolean;
 }
 
 /**
@@ -31,7 +39,9 @@ export function exposure(settings: ThawSettings): Exposure {
   const ids = (key: "include" | "exclude"): Set<EndpointId> => {
     const full = `management.endpoints.web.exposure.${key}` as const;
     const out = new Set<EndpointId>();
-    for (const item of settings.get(full).flatMap((i) => i.split(",")).map((i) => i.trim())) {
+    // Spring's ids are taken in any case, as its own relaxed binding takes them.
+    const items = settings.get(full).flatMap((i) => i.split(",")).map((i) => i.trim());
+    for (const item of items.map((i) => i.toLowerCase())) {
       if (item === "") continue;
       if (item === "*") ENDPOINTS.forEach((id) => out.add(id));
       else if ((ENDPOINTS as readonly string[]).includes(item)) out.add(item as EndpointId);
@@ -51,7 +61,7 @@ export function exposure(settings: ThawSettings): Exposure {
   const base = raw.length > 1 && raw.endsWith("/") ? raw.slice(0, -1) : raw;
   let fixed = false;
   try {
-    fixed = base.startsWith("/") && parsePathPattern(base).variables.length === 0;
+    fixed = /^\/\S*$/.test(base) && parsePathPattern(base).variables.length === 0;
   } catch {
     fixed = false;
   }
@@ -60,11 +70,15 @@ export function exposure(settings: ThawSettings): Exposure {
       `${settings.where(key)} must be a fixed path like /actuator, got ${JSON.stringify(raw)}`,
     );
   }
-  return { base, exposed: new Set([...include].filter((id) => !exclude.has(id))) };
+  return {
+    base,
+    exposed: new Set([...include].filter((id) => !exclude.has(id))),
+    discovery: settings.get("management.endpoints.web.discovery.enabled"),
+  };
 }
 
-function json(body: unknown): Response {
-  return new Response(JSON.stringify(body), {
+function json(body: string): Response {
+  return new Response(body, {
     headers: { "content-type": "application/json", "cache-control": "no-store" },
   });
 }
@@ -84,16 +98,48 @@ function runtime(): { name: string; version: string } {
   return { name: g.navigator?.userAgent ?? "unknown", version: "" };
 }
 
+// Every value under a key named like a secret, whatever its type (`password: 123456` is a number
+// to YAML), as `***`.
+function maskSecretKeys(value: unknown, depth = 0): unknown {
+  if (typeof value !== "object" || value === null || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((v) => maskSecretKeys(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    Object.defineProperty(out, key, {
+      value: isSecretKey(key) && child !== null && child !== undefined
+        ? "***"
+        : maskSecretKeys(child, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
 /**
- * `GET {base}/info`: the `info` section of the configuration (Spring's `info.*`), with the values
- * of keys named like secrets masked, and Thaw's version and the runtime.
+ * `GET {base}/info`: Thaw's version and the runtime, then the `info` section of the
+ * configuration (Spring's `info.*`; its keys win), with every value under a key named like a
+ * secret, and every secret the configuration holds, masked. A section that is no JSON (a BigInt,
+ * a cycle, in a configuration object) stops `bootstrap`.
  */
-export function infoBody(config: LoadedConfig): unknown {
+export function infoBody(config: LoadedConfig): string {
   const section = configValue(config.values, "info");
   const info = typeof section === "object" && section !== null && !Array.isArray(section)
-    ? maskJson(section, composeMasks(maskUrls, secretsMask(configSecrets(config))))
+    ? maskJson(
+      maskSecretKeys(section),
+      composeMasks(maskUrls, secretsMask(configSecrets(config))),
+    )
     : {};
-  return { ...(info as object), thaw: { version: VERSION }, runtime: runtime() };
+  try {
+    return JSON.stringify({ thaw: { version: VERSION }, runtime: runtime(), ...(info as object) });
+  } catch (error) {
+    throw new ConfigError(
+      `${configLocation(config, "info")}: the info section cannot be served as JSON: ` +
+        (error as Error).message,
+      { cause: error },
+    );
+  }
 }
 
 /** One route, as `mappings` lists it. */
@@ -136,13 +182,13 @@ export function mappings(
 
 /** The routes of `info`, `mappings` and the index of the exposed endpoints, at `{base}`. */
 export function endpointRoutes(
-  { base, exposed }: Exposure,
+  { base, exposed, discovery }: Exposure,
   config: LoadedConfig,
   routes: () => readonly CompiledRoute[],
   globalMiddleware: readonly string[],
 ): CompiledRoute[] {
   const out: CompiledRoute[] = [];
-  const add = (path: string, handler: () => Response) =>
+  const add = (path: string, handler: CompiledRoute["handler"]) =>
     out.push({
       httpMethod: "GET",
       pattern: parsePathPattern(path),
@@ -154,13 +200,19 @@ export function endpointRoutes(
     add(`${base}/info`, () => json(body));
   }
   if (exposed.has("mappings")) {
-    add(`${base}/mappings`, () => json({ routes: mappings(routes(), globalMiddleware) }));
+    add(
+      `${base}/mappings`,
+      () => json(JSON.stringify({ routes: mappings(routes(), globalMiddleware) })),
+    );
   }
-  if (exposed.size > 0) {
-    // Spring's discovery page: a link to each endpoint served.
-    const links: Record<string, { href: string }> = { self: { href: base } };
-    for (const id of ENDPOINTS) if (exposed.has(id)) links[id] = { href: `${base}/${id}` };
-    add(base, () => json({ _links: links }));
+  if (exposed.size > 0 && discovery) {
+    // Spring's discovery page: a link to each endpoint served, as an absolute URL.
+    add(base, (c) => {
+      const href = (path: string) => ({ href: new URL(path, c.req.url).href });
+      const links: Record<string, { href: string }> = { self: href(base) };
+      for (const id of ENDPOINTS) if (exposed.has(id)) links[id] = href(`${base}/${id}`);
+      return json(JSON.stringify({ _links: links }));
+    });
   }
   return out;
 }

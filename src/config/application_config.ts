@@ -3,7 +3,7 @@ import { type EnvLookup, overrideEnv, runtimeEnv, substituteAll } from "./env.ts
 import { applyEnvOverrides, declaredKind } from "./env_overrides.ts";
 
 import { keyAndParents } from "./key_line.ts";
-import { keyDeclarations } from "./thaw_keys.ts";
+import { keyDeclarations, MOVED_KEYS } from "./thaw_keys.ts";
 
 /** Configuration as parsed from `application.yml` (or given as an object). */
 export type ConfigValues = Record<string, unknown>;
@@ -56,7 +56,8 @@ export function registerLoadedConfig(
 // `client-secret`, `smtppass`), or `auth`, `pw` or `key` alone as a word of it. Wide on purpose: a
 // value masked for nothing garbles a message, one shown for nothing leaks; but not `author`,
 // `oauth-enabled`.
-function isSecretKey(key: string): boolean {
+/** Whether a key's value is a secret, by the words of its name. */
+export function isSecretKey(key: string): boolean {
   const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/);
   return /pass|pwd|secret|token|credential|apikey|accesskey|privatekey/.test(words.join("")) ||
     words.some((word) => ["auth", "authorization", "pw", "key"].includes(word));
@@ -189,12 +190,17 @@ export function withEnvOverrides(
 ): { values: ConfigValues; lines: Map<string, number>; origins: Map<string, string> } {
   // A key that holds declared keys (`app.openapi`) is reached through them, not replaced whole.
   const keys = keyDeclarations();
-  const declared = keys.map(([key, d]) =>
-    [
-      key,
-      keys.some(([other]) => other.startsWith(`${key}.`)) ? undefined : declaredKind(d.type),
-    ] as const
-  );
+  const declared = [
+    ...keys.map(([key, d]) =>
+      [
+        key,
+        keys.some(([other]) => other.startsWith(`${key}.`)) ? undefined : declaredKind(d.type),
+      ] as const
+    ),
+    // A key Thaw no longer reads, set from the environment, is refused as in a file: a deploy
+    // that set it must hear that it does nothing now.
+    ...Object.keys(MOVED_KEYS).map((key) => [key, "text"] as const),
+  ];
   const applied = applyEnvOverrides(values, lookup, declared);
   if (applied.overrides.length > 0) {
     // One pass: a key goes when it, or a key above it, was overridden.

@@ -29,6 +29,8 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "management.endpoints.web.exposure.exclude":
     "Endpoints not served, though `include` names them (or says `*`).",
   "management.endpoints.web.base-path": "Where the actuator's endpoints are served.",
+  "management.endpoints.web.discovery.enabled":
+    "`false`: no index of the endpoints at the base path, which is then free for a route.",
   "management.health.timeout": "Milliseconds a health check may take before its component is DOWN.",
   "management.endpoint.health.show-details":
     "`always`: the health answer lists each component and its details.",

@@ -127,6 +127,10 @@ export const THAW_KEYS = {
     type: "string",
     default: "/actuator",
   },
+  "management.endpoints.web.discovery.enabled": {
+    type: "boolean",
+    default: true,
+  },
   "management.health.timeout": {
     type: "integer",
     min: 1,

@@ -251,7 +251,8 @@ function readKey(config: LoadedConfig, key: string, declaration: KeyDeclaration)
       }
       return value;
     case "list": {
-      const list = Array.isArray(value) ? value : [value];
+      // An empty text is the empty list, as the same text from the environment is.
+      const list = Array.isArray(value) ? value : value === "" ? [] : [value];
       if (!list.every((v) => typeof v === "string" && v !== "")) {
         throw new ConfigError(`${where} must be a text or a list of texts`);
       }

@@ -62,8 +62,8 @@ describe("the actuator's endpoints", () => {
     assert.equal((await get(app, "/actuator/mappings")).status, 404);
     assert.deepEqual((await get(app, "/actuator")).body, {
       _links: {
-        self: { href: "/actuator" },
-        health: { href: "/actuator/health" },
+        self: { href: "http://localhost/actuator" },
+        health: { href: "http://localhost/actuator/health" },
       },
     });
   });
@@ -203,6 +203,82 @@ describe("the actuator's endpoints", () => {
     assert.throws(
       () => actuator({ helth: {} } as never),
       /actuator\(\) option helth: unknown; the one option is health/,
+    );
+  });
+
+  it("info: masks any value under a secret key, numbers too, and refuses what is no JSON", async () => {
+    const app = await bootstrap({
+      config: exposing({ exposure: { include: "info" } }, {
+        info: { db: { password: 123456, pin: 1 }, "api-key": 987654321, token: "x1", thaw: 1 },
+      }),
+      actuator: actuator(),
+    });
+    const { body } = await get(app, "/actuator/info");
+    assert.deepEqual(body.db, { password: "***", pin: 1 });
+    assert.equal(body["api-key"], "***");
+    assert.equal(body.token, "***");
+    // The app's own keys win over Thaw's.
+    assert.equal(body.thaw, 1);
+    await assert.rejects(
+      bootstrap({
+        config: exposing({ exposure: { include: "info" } }, { info: { big: 1n } }),
+        actuator: actuator(),
+      }),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.message.startsWith("config: info: the info section cannot be served as JSON"),
+    );
+  });
+
+  it("take ids in any case, an empty include as none, and no index when discovery is off", async () => {
+    const app = await bootstrap({
+      config: exposing({}),
+      env: { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: " Info , MAPPINGS" },
+      actuator: actuator(),
+    });
+    assert.equal((await get(app, "/actuator/info")).status, 200);
+    assert.equal((await get(app, "/actuator/mappings")).status, 200);
+    const none = await bootstrap({
+      config: exposing({ exposure: { include: "" } }),
+      actuator: actuator(),
+    });
+    assert.equal((await get(none, "/actuator/health")).status, 404);
+
+    @RestController()
+    class Own {
+      @GetMapping("/actuator")
+      index(): string {
+        return "mine";
+      }
+    }
+    const own = await bootstrap({
+      controllers: [Own],
+      config: exposing({ discovery: { enabled: false } }),
+      actuator: actuator(),
+    });
+    const res = await own.fetch(new Request("http://localhost/actuator"));
+    assert.equal(await res.text(), "mine");
+    assert.equal((await get(own, "/actuator/health")).status, 200);
+    await assert.rejects(
+      bootstrap({ config: exposing({ "base-path": "/ops " }), actuator: actuator() }),
+      /base-path must be a fixed path/,
+    );
+  });
+
+  it("leave management variables of the environment alone without the actuator, but the moved key", async () => {
+    const app = await bootstrap({
+      config: { app: { name: "demo" } },
+      env: { MANAGEMENT_HEALTH_TIMEOUT: "2000", MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: "*" },
+    });
+    assert.equal((await get(app, "/actuator/health")).status, 404);
+    await assert.rejects(
+      bootstrap({ config: { app: { name: "demo" } }, env: { MANAGEMENT_HEALTH_ENABLED: "true" } }),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.message.startsWith(
+          "environment variable MANAGEMENT_HEALTH_ENABLED: management.health.enabled: Thaw no " +
+            "longer reads this key",
+        ),
     );
   });
 });
