@@ -5,7 +5,13 @@
  *
  * - `health`: `/actuator/health`, with its `liveness` and `readiness` groups;
  * - `info`: the `info` section of the configuration, Thaw's version and the runtime;
- * - `mappings`: every route the app serves, its handler and its middleware.
+ * - `mappings`: every route the app serves, its handler and its middleware;
+ * - `prometheus`: the request metrics (`http_server_request_duration_seconds`) and the app's own
+ *   OpenTelemetry meters, for Prometheus (needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics`
+ *   and `@opentelemetry/exporter-prometheus`).
+ *
+ * Where `@opentelemetry/api` is installed, every request is also a SERVER span of the tracer
+ * provider the app registered, and a measurement of the meter provider it registered.
  *
  * An endpoint not exposed answers 404, as an unknown path does. Apart from the default entry
  * point, so that an app that serves none of them does not carry them.
@@ -57,6 +63,7 @@ import {
 } from "./src/actuator/health_settings.ts";
 import { healthRoutes } from "./src/actuator/health_routes.ts";
 import { ConfigError } from "./src/config/config_error.ts";
+import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
 
 export type { ActuatorFeature } from "./src/actuator/actuator_feature.ts";
 export type { EndpointId, Mapping } from "./src/actuator/actuator_endpoints.ts";
@@ -113,22 +120,26 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
     }
   }
   checkHealthOption(options.health);
-  return actuatorFeature(({ settings, indicators, accepting, routes, middleware }) => {
+  return actuatorFeature(async (settings) => {
     const exposed = exposure(settings);
-    const served = exposed.exposed.has("health")
-      ? healthRoutes(
-        indicators,
-        healthSettings(settings, options.health),
-        accepting,
-        exposed.base,
-      )
-      : { routes: [], documented: [] };
-    return {
-      routes: [
-        ...served.routes,
-        ...endpointRoutes(exposed, settings.config, () => routes, middleware),
-      ],
-      documented: served.documented,
+    const telemetry = await requestTelemetry(exposed.exposed.has("prometheus"));
+    return ({ indicators, accepting, routes, middleware }) => {
+      const served = exposed.exposed.has("health")
+        ? healthRoutes(
+          indicators,
+          healthSettings(settings, options.health),
+          accepting,
+          exposed.base,
+        )
+        : { routes: [], documented: [] };
+      return {
+        routes: [
+          ...served.routes,
+          ...endpointRoutes(exposed, settings.config, () => routes, middleware, telemetry.scrape),
+        ],
+        documented: served.documented,
+        observers: telemetry.observers,
+      };
     };
   });
 }

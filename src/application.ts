@@ -35,6 +35,8 @@ import { healthIndicators } from "./actuator/health_beans.ts";
 import { type ActuatorFeature, actuatorSetup } from "./actuator/actuator_feature.ts";
 import type { DocumentedRoute } from "./openapi/openapi_document.ts";
 import { registerApplication } from "./application_internals.ts";
+import { observeFetch, type RequestObserver, RouteMarks } from "./observe/request_observer.ts";
+import { accessLogObserver } from "./observe/access_log.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -323,6 +325,10 @@ async function wire(
     }
   }
 
+  // The actuator's first step, before the beans are made: the meter provider they may ask for.
+  const serveActuator = options.actuator !== undefined && options.actuator !== false
+    ? await actuatorSetup(options.actuator)(settings)
+    : undefined;
   const context = new ApplicationContext({
     config: config.values,
     locate: settings.where,
@@ -379,9 +385,9 @@ async function wire(
   // The actuator comes from its own entry point, as OpenAPI does: an app that serves none of its
   // endpoints neither evaluates nor carries them. Keys that configure it, left to nothing, would
   // be ignored without a word.
-  if (options.actuator !== undefined && options.actuator !== false) {
-    const served = actuatorSetup(options.actuator)({
-      settings,
+  const observers: RequestObserver[] = [];
+  if (serveActuator !== undefined) {
+    const served = serveActuator({
       indicators,
       accepting: () => accepting,
       routes,
@@ -389,6 +395,7 @@ async function wire(
     });
     routes.push(...served.routes);
     documented.push(...served.documented);
+    observers.push(...served.observers);
   } else if (options.actuator === undefined && configuredInFile(config, "management")) {
     throw new ConfigError(
       `${settings.where("management")}: these keys configure the actuator, which lives in its ` +
@@ -415,12 +422,16 @@ async function wire(
         `bootstrap({ openapi: openApi() })`,
     );
   }
-  const hono = buildApp(routes, errors, { allowEncodedSlash, middleware, maxBodySize });
+  if (settings.get("logging.access.enabled")) observers.push(accessLogObserver(logger));
+  const marks = observers.length > 0 ? new RouteMarks() : undefined;
+  const hono = buildApp(routes, errors, { allowEncodedSlash, middleware, maxBodySize, marks });
   refuseLateRegistration(hono);
 
   // Hono's own: already bound, and answering synchronously when the handler does, which spares
-  // the server a promise per request.
-  const fetch = hono.fetch as Application["fetch"];
+  // the server a promise per request. Observed (metrics, spans, the access log), a wrapper.
+  const fetch = marks === undefined
+    ? hono.fetch as Application["fetch"]
+    : observeFetch(hono.fetch as Application["fetch"], observers, marks);
   const close = () => context.close(shutdownTimeout * 1000);
   const app: Application = {
     fetch,

@@ -35,13 +35,16 @@ describe("package metadata", () => {
     }
   });
 
-  it("the drivers, undici and swagger-ui-dist are optional peer dependencies, installed here for the tests", async () => {
+  it("the drivers, undici, swagger-ui-dist and OpenTelemetry are optional peer dependencies, installed here for the tests", async () => {
     const npm = await json("package.json");
     const peers = npm.peerDependencies as Record<string, string>;
     const meta = npm.peerDependenciesMeta as Record<string, { optional?: boolean }>;
     const dev = npm.devDependencies as Record<string, string>;
     const dependencies = npm.dependencies as Record<string, string>;
     assert.deepEqual(Object.keys(peers).sort(), [
+      "@opentelemetry/api",
+      "@opentelemetry/exporter-prometheus",
+      "@opentelemetry/sdk-metrics",
       "mysql2",
       "pg",
       "pg-connection-string",

@@ -2,7 +2,8 @@
 # Installs the Debian packages the integration tests need when they are missing: nginx and
 # openssl (TLS and basic-auth proxy), tinyproxy (forward proxy), PostgreSQL and MariaDB (the SQL
 # runner), Java 17 and Maven (the OpenSearch node from Maven Central), Chromium (the docs page's
-# browser test and tools/docs_screenshot.ts, through puppeteer-core). Run by `npm test` before it
+# browser test and tools/docs_screenshot.ts, through puppeteer-core), Prometheus and promtool (the
+# actuator's exposition, checked and scraped). Run by `npm test` before it
 # starts the servers. As root with apt-get it installs them; otherwise it prints the exact command.
 set -euo pipefail
 
@@ -16,6 +17,7 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 have java || missing+=(openjdk-17-jre-headless)
 have mvn || missing+=(maven)
 have chromium || missing+=(chromium)
+have promtool || missing+=(prometheus)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 command="apt-get update && apt-get install -y ${missing[*]}"

@@ -15,10 +15,10 @@ import type { CompiledRoute } from "../web/compile.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
-export type EndpointId = "health" | "info" | "mappings";
+export type EndpointId = "health" | "info" | "mappings" | "prometheus";
 
 /** Every endpoint, in the order the index lists them. */
-export const ENDPOINTS: readonly EndpointId[] = ["health", "info", "mappings"];
+export const ENDPOINTS: readonly EndpointId[] = ["health", "info", "mappings", "prometheus"];
 
 /** Which endpoints are exposed, and under which path. */
 export interface Exposure {
@@ -180,12 +180,16 @@ export function mappings(
   });
 }
 
-/** The routes of `info`, `mappings` and the index of the exposed endpoints, at `{base}`. */
+/**
+ * The routes of `info`, `mappings`, `prometheus` (given its scrape) and the index of the exposed
+ * endpoints, at `{base}`.
+ */
 export function endpointRoutes(
   { base, exposed, discovery }: Exposure,
   config: LoadedConfig,
   routes: () => readonly CompiledRoute[],
   globalMiddleware: readonly string[],
+  scrape?: () => Promise<string>,
 ): CompiledRoute[] {
   const out: CompiledRoute[] = [];
   const add = (path: string, handler: CompiledRoute["handler"]) =>
@@ -204,6 +208,15 @@ export function endpointRoutes(
       `${base}/mappings`,
       () => json(JSON.stringify({ routes: mappings(routes(), globalMiddleware) })),
     );
+  }
+  if (exposed.has("prometheus") && scrape !== undefined) {
+    add(`${base}/prometheus`, async () =>
+      new Response(await scrape(), {
+        headers: {
+          "content-type": "text/plain; version=0.0.4; charset=utf-8",
+          "cache-control": "no-store",
+        },
+      }));
   }
   if (exposed.size > 0 && discovery) {
     // Spring's discovery page: a link to each endpoint served, as an absolute URL.

@@ -5,9 +5,10 @@ import type { DocumentedRoute } from "../openapi/openapi_document.ts";
 import type { CompiledRoute } from "../web/compile.ts";
 import type { IndicatorBean } from "./health_beans.ts";
 import { featureKind } from "../feature_value.ts";
+import type { RequestObserver } from "../observe/request_observer.ts";
 
 /**
- * The actuator's endpoints (health, info, mappings), for `bootstrap({ actuator })`: made by
+ * The actuator's endpoints (health, info, mappings, prometheus) and request telemetry, for `bootstrap({ actuator })`: made by
  * `actuator()` of `@thaw/thaw/actuator`.
  */
 export interface ActuatorFeature {
@@ -15,9 +16,8 @@ export interface ActuatorFeature {
   readonly feature: "actuator";
 }
 
-/** What the app gives the actuator. */
+/** What the app gives the actuator once its beans are made. */
 export interface ActuatorInput {
-  readonly settings: ThawSettings;
   /** The `@HealthIndicator` beans. */
   readonly indicators: readonly IndicatorBean[];
   /** Whether the app takes traffic: readiness is DOWN once shutdown starts. */
@@ -28,13 +28,19 @@ export interface ActuatorInput {
   readonly middleware: readonly string[];
 }
 
-/** The routes of the exposed endpoints, and how the OpenAPI document describes them. */
+/**
+ * The routes of the exposed endpoints, how the OpenAPI document describes them, and what observes
+ * every request (the request metrics and spans), outermost first.
+ */
 export interface ActuatorServing {
   readonly routes: CompiledRoute[];
   readonly documented: DocumentedRoute[];
+  readonly observers: readonly RequestObserver[];
 }
 
-type Setup = (input: ActuatorInput) => ActuatorServing;
+// Two steps: what must exist before the beans are made (the meter provider, so that a bean's
+// `metrics.getMeter()` finds it: OpenTelemetry's API keeps no proxy for meters), then the routes.
+type Setup = (settings: ThawSettings) => Promise<(input: ActuatorInput) => ActuatorServing>;
 const kind = featureKind<"actuator", Setup>(
   "actuator",
   "actuator",

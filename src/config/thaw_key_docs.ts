@@ -25,7 +25,7 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "app.openapi.version": "The document's `info.version` (quote it).",
   "app.openapi.description": "The document's `info.description`.",
   "management.endpoints.web.exposure.include":
-    "The actuator's endpoints served (`health`, `info`, `mappings`; `*`: all).",
+    "The actuator's endpoints served (`health`, `info`, `mappings`, `prometheus`; `*`: all).",
   "management.endpoints.web.exposure.exclude":
     "Endpoints not served, though `include` names them (or says `*`).",
   "management.endpoints.web.base-path": "Where the actuator's endpoints are served.",
@@ -34,6 +34,8 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "management.health.timeout": "Milliseconds a health check may take before its component is DOWN.",
   "management.endpoint.health.show-details":
     "`always`: the health answer lists each component and its details.",
+  "logging.access.enabled":
+    "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id) to the logger's `info`.",
   "thaw.profiles.active":
     "The profiles whose `application-{profile}.yml` is read over this file, in order.",
 };

@@ -142,6 +142,10 @@ export const THAW_KEYS = {
     choices: ["always", "never"],
     default: "never",
   },
+  "logging.access.enabled": {
+    type: "boolean",
+    default: false,
+  },
   "thaw.profiles.active": {
     type: "list",
     default: [],

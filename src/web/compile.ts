@@ -23,6 +23,7 @@ import { pathReader } from "./path_variables.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { REFUSED_PATHS, requestPath, requestPathAllowingEncodedSlash } from "./request_path.ts";
 import { IMPLEMENTED_METHODS, type MappedMethod, routeTable } from "./route_table.ts";
+import type { RouteMarks } from "../observe/request_observer.ts";
 
 /** A controller bean to compile. */
 export interface ControllerBean {
@@ -257,6 +258,8 @@ export interface BuildOptions {
   readonly middleware?: readonly MiddlewareHandler[];
   /** The largest request body in bytes, for the `HttpRequest` of a 404 or 405. */
   readonly maxBodySize?: number;
+  /** Where each route marks the requests it takes, for the request observers. */
+  readonly marks?: RouteMarks;
 }
 
 /**
@@ -293,6 +296,16 @@ export function buildApp(
     const own = route.middleware ?? [];
     const handler = global || own.length > 0 ? adoptAnswer(route.handler) : route.handler;
     const handlers = [...own, handler] as [RouteHandler];
+    const marks = options.marks;
+    if (marks !== undefined) {
+      // The first of the route's handlers, so that a route guard's refusal counts for the route.
+      const first = handlers[0] as (c: Context, next: Next) => ReturnType<RouteHandler>;
+      const template = route.pattern.source;
+      handlers[0] = ((c: Context, next: Next) => {
+        marks.mark(c.req.raw, template);
+        return first(c, next);
+      }) as RouteHandler;
+    }
     // A `{name:regex}` is a plain `:name` to Hono; a request whose value fails the regex passes,
     // through each of the route's own handlers, to the next route that matches (else to the 404
     // or 405 below). Routes without constraints are added as they are, and cost nothing more.

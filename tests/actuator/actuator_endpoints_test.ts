@@ -108,7 +108,7 @@ describe("the actuator's endpoints", () => {
         await assert.rejects(bootstrap({ config, actuator: actuator() }), {
           name: "ConfigError",
           message: `${file}:5: management.endpoints.web.exposure.include: no endpoint "helth"; ` +
-            "the endpoints are health, info, mappings (or * for all)",
+            "the endpoints are health, info, mappings, prometheus (or * for all)",
         });
       },
     );

@@ -1,0 +1,79 @@
+// The process's meters, read by `/actuator/prometheus`: one MeterProvider for the process (as
+// Micrometer's global registry is), registered as OpenTelemetry's global one unless the app
+// registered its own first, so that `metrics.getMeter("shop")` anywhere shows up with no set-up.
+import type { Histogram } from "@opentelemetry/api";
+import { VERSION } from "../version.ts";
+import type { OtelApi, OtelMetricsSdk } from "./opentelemetry.ts";
+import { withUnitSuffixes } from "./prometheus_names.ts";
+
+/** What the prometheus endpoint reads. */
+export interface PrometheusRegistry {
+  /** Thaw's request histogram, in this registry. */
+  readonly requests: Histogram;
+  /** Whether the app's code reaches this registry through OpenTelemetry's global API. */
+  readonly global: boolean;
+  /** The text exposition of every meter now. */
+  scrape(): Promise<string>;
+}
+
+/** The OpenTelemetry HTTP semantic conventions' buckets for request durations, in seconds. */
+export const DURATION_BUCKETS: readonly number[] = [
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.075,
+  0.1,
+  0.25,
+  0.5,
+  0.75,
+  1,
+  2.5,
+  5,
+  7.5,
+  10,
+];
+
+/** Thaw's request histogram, on a meter of `provider`. */
+export function requestHistogram(
+  provider: {
+    getMeter(name: string, version?: string): ReturnType<OtelApi["metrics"]["getMeter"]>;
+  },
+): Histogram {
+  return provider.getMeter("thaw", VERSION).createHistogram("http.server.request.duration", {
+    unit: "s",
+    description: "Duration of HTTP server requests.",
+    advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
+  });
+}
+
+let registry: PrometheusRegistry | undefined;
+
+/** The process's registry, made on first use. */
+export function prometheusRegistry(api: OtelApi, { sdk, Serializer }: OtelMetricsSdk) {
+  if (registry !== undefined) return registry;
+  class ScrapeReader extends sdk.MetricReader {
+    protected override onForceFlush(): Promise<void> {
+      return Promise.resolve();
+    }
+    protected override onShutdown(): Promise<void> {
+      return Promise.resolve();
+    }
+  }
+  const reader = new ScrapeReader({
+    aggregationTemporalitySelector: () => sdk.AggregationTemporality.CUMULATIVE,
+  });
+  const provider = new sdk.MeterProvider({ readers: [reader] });
+  // No target_info: its labels would be the SDK's and the runtime's, not the service's.
+  const serializer = new Serializer("", false, undefined, true);
+  const global = api.metrics.setGlobalMeterProvider(provider);
+  registry = {
+    requests: requestHistogram(provider),
+    global,
+    async scrape() {
+      const { resourceMetrics } = await reader.collect();
+      return serializer.serialize(withUnitSuffixes(resourceMetrics));
+    },
+  };
+  return registry;
+}

@@ -1,0 +1,41 @@
+// What the actuator observes of every request: the request histogram and the server span, through
+// OpenTelemetry's API where it is installed, and the process's registry where `prometheus` is
+// exposed.
+import type { Histogram } from "@opentelemetry/api";
+import type { RequestObserver } from "../observe/request_observer.ts";
+import { optionalApi, requiredApi, requiredMetricsSdk } from "./opentelemetry.ts";
+import { prometheusRegistry, requestHistogram } from "./prometheus_registry.ts";
+import { metricsObserver } from "./request_metrics.ts";
+import { tracingObserver } from "./request_tracing.ts";
+
+/** The request observers, outermost first, and the scrape of `/actuator/prometheus`. */
+export interface RequestTelemetry {
+  readonly observers: readonly RequestObserver[];
+  readonly scrape?: () => Promise<string>;
+}
+
+/**
+ * With `prometheus` exposed, the process's registry (its packages are then required); else the
+ * app's own providers, registered through OpenTelemetry's API, where it is installed. Without the
+ * API, nothing: no provider can have been registered.
+ */
+export async function requestTelemetry(prometheus: boolean): Promise<RequestTelemetry> {
+  const neededBy = "management.endpoints.web.exposure.include: prometheus";
+  const api = prometheus ? await requiredApi(neededBy) : await optionalApi();
+  if (api === undefined) return { observers: [] };
+  if (prometheus) {
+    const registry = prometheusRegistry(api, await requiredMetricsSdk(neededBy));
+    return {
+      observers: [tracingObserver(api), metricsObserver(() => registry.requests)],
+      scrape: registry.scrape,
+    };
+  }
+  // The global provider may be registered after bootstrap: the histogram follows it.
+  let cached: { provider: unknown; histogram: Histogram } | undefined;
+  const histogram = () => {
+    const provider = api.metrics.getMeterProvider();
+    if (cached?.provider !== provider) cached = { provider, histogram: requestHistogram(provider) };
+    return cached.histogram;
+  };
+  return { observers: [tracingObserver(api), metricsObserver(histogram)] };
+}

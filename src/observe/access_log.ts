@@ -1,0 +1,77 @@
+// The access log (`logging.access.enabled`): one JSON line per request, to the app's logger.
+import type { Logger } from "../web/error_responder.ts";
+import { type RequestObserver, responseBytes } from "./request_observer.ts";
+
+/** What the access log says of one request. */
+export interface AccessLogEntry {
+  /** When the request came in, ISO 8601. */
+  readonly time: string;
+  /** The method as the client sent it. */
+  readonly method: string;
+  /** The route template that took it, or `NOT_FOUND` / `UNKNOWN`. */
+  readonly route: string;
+  /** The path as the client sent it, without the query. */
+  readonly path: string;
+  readonly status: number;
+  /** Milliseconds until the answer's head was ready, to the microsecond. */
+  readonly duration_ms: number;
+  /** The body's length, where the answer's headers give it. */
+  readonly bytes?: number;
+  /** The W3C trace id, where the request was traced. */
+  readonly trace_id?: string;
+}
+
+// JSON.stringify escapes C0 controls, `"` and `\` and lone surrogates; these it leaves as they
+// are, and each breaks a line, or hides text, in some log viewer: DEL, the C1 controls (NEL,
+// U+0085, is a line break to some), U+2028 and U+2029, and the bidirectional overrides.
+const UNSAFE = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * One entry as one line of JSON, every byte a client sent in it (method, path) escaped so that it
+ * can neither end the line nor forge another.
+ */
+export function accessLogLine(entry: AccessLogEntry): string {
+  return JSON.stringify(entry).replace(
+    UNSAFE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+// Node's adapter and the others give a path as the client sent it, percent-encoding aside; it is
+// cut so that one request cannot fill the log.
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.indexOf("?", start);
+  const path = end < 0 ? url.slice(start) : url.slice(start, end);
+  return path.length > 2048 ? `${path.slice(0, 2048)}…` : path;
+}
+
+/** The access log: one line per request to `logger.info` (else `logger.error`). */
+export function accessLogObserver(logger: Logger): RequestObserver {
+  const write = (logger.info ?? logger.error).bind(logger);
+  return async (exchange, proceed) => {
+    const time = new Date().toISOString();
+    const start = performance.now();
+    const response = await proceed();
+    const bytes = responseBytes(response);
+    const entry: AccessLogEntry = {
+      time,
+      method: exchange.request.method.length > 32
+        ? `${exchange.request.method.slice(0, 32)}…`
+        : exchange.request.method,
+      route: exchange.route(),
+      path: pathOf(exchange.request.url),
+      status: response.status,
+      duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
+      ...(bytes === undefined ? {} : { bytes }),
+      ...(exchange.traceId === undefined ? {} : { trace_id: exchange.traceId }),
+    };
+    try {
+      write(accessLogLine(entry));
+    } catch {
+      // A logger that throws does not fail the request it logs.
+    }
+    return response;
+  };
+}

@@ -1,0 +1,112 @@
+// What sees every request from outside the router: the request metrics, the server span and the
+// access log. They wrap the app's fetch, so that Thaw's own answers (404, 405, OPTIONS, 413) pass
+// them as a controller's do; only the route template comes from inside, marked by the route that
+// answered (see `RouteMarks`).
+
+/** One request on its way through the observers. */
+export interface Exchange {
+  readonly request: Request;
+  /** The method, as a bounded label: one of the HTTP methods, else `_OTHER`. */
+  readonly method: string;
+  /** The template of the route that took the request; a fixed value when none did. */
+  route(): string;
+  /** Whether a route took the request. */
+  routed(): boolean;
+  /** The W3C trace id of the request's span, set by the tracing observer when it records one. */
+  traceId?: string;
+}
+
+/**
+ * Runs around a request: calls `proceed` once and returns its answer (or rethrows), doing its own
+ * work before and after.
+ */
+export type RequestObserver = (
+  exchange: Exchange,
+  proceed: () => Promise<Response>,
+) => Promise<Response>;
+
+/** The route value of a request no route took and that was answered 404 (Micrometer's). */
+export const NOT_FOUND_ROUTE = "NOT_FOUND";
+/** The route value of any other request no route took: 405, 501, `OPTIONS`, a refused path. */
+export const UNKNOWN_ROUTE = "UNKNOWN";
+
+// RFC 9110's methods and PATCH: anything else a client sends is one label, so that random methods
+// cannot grow the series count (OpenTelemetry's `_OTHER`).
+const KNOWN_METHODS = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "CONNECT",
+  "OPTIONS",
+  "TRACE",
+  "PATCH",
+]);
+
+/** A request's method as a label: itself when it is one of the HTTP methods, else `_OTHER`. */
+export function methodLabel(method: string): string {
+  return KNOWN_METHODS.has(method) ? method : "_OTHER";
+}
+
+/**
+ * Which route took each request: set by the route's first handler (after its path constraints
+ * held), read by the observers once the answer is made. Keyed by the `Request` object, which the
+ * app's fetch and Hono's context share.
+ */
+export class RouteMarks {
+  readonly #routes = new WeakMap<Request, string>();
+
+  /** Records that `route` (its template) took `request`. */
+  mark(request: Request, route: string): void {
+    this.#routes.set(request, route);
+  }
+
+  /** The template of the route that took `request`, if one did. */
+  of(request: Request): string | undefined {
+    return this.#routes.get(request);
+  }
+}
+
+type Fetch<A extends unknown[]> = (
+  request: Request,
+  ...rest: A
+) => Response | Promise<Response>;
+
+/**
+ * `fetch` with `observers` around every call, the first outermost. No observers: `fetch` itself,
+ * at no cost.
+ */
+export function observeFetch<A extends unknown[]>(
+  fetch: Fetch<A>,
+  observers: readonly RequestObserver[],
+  marks: RouteMarks,
+): Fetch<A> {
+  if (observers.length === 0) return fetch;
+  return (request, ...rest) => {
+    let status = 0;
+    const exchange: Exchange = {
+      request,
+      method: methodLabel(request.method),
+      route: () => marks.of(request) ?? (status === 404 ? NOT_FOUND_ROUTE : UNKNOWN_ROUTE),
+      routed: () => marks.of(request) !== undefined,
+    };
+    const run = (i: number): Promise<Response> => {
+      if (i === observers.length) {
+        return Promise.resolve(fetch(request, ...rest)).then((response) => {
+          status = response.status;
+          return response;
+        });
+      }
+      return observers[i](exchange, () => run(i + 1));
+    };
+    return run(0);
+  };
+}
+
+/** The answer's body size in bytes, where its headers say it; `undefined` for a stream. */
+export function responseBytes(response: Response): number | undefined {
+  const length = response.headers.get("content-length");
+  if (length === null || !/^\d{1,15}$/.test(length)) return undefined;
+  return Number(length);
+}

@@ -1,0 +1,125 @@
+// integration test: promtool and a Prometheus server from Debian's prometheus package
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
+import { listen } from "../../server.ts";
+import type { Server } from "../../src/runtime/serve.ts";
+import { RUNTIME } from "../runtime.ts";
+
+// Each runtime's run of this file scrapes its own routes, so that a query finds this run's.
+const ROUTE = `/scrape/${RUNTIME}/{id}`;
+
+@RestController()
+class ScrapeController {
+  @GetMapping(ROUTE, PathVariable("id", Number))
+  get(id: number) {
+    return { id };
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+// Waits on a state, not a clock: `check` until it answers, bounded only against a server that
+// never comes (minutes, far past any loaded machine's scrape).
+async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const found = await check().catch(() => undefined);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe("the Prometheus exposition, read by Prometheus's own tools", () => {
+  let server: Server;
+  let origin: string;
+
+  before(async () => {
+    const app = await bootstrap({
+      controllers: [ScrapeController],
+      config: { management: { endpoints: { web: { exposure: { include: "prometheus" } } } } },
+      actuator: actuator(),
+    });
+    server = await listen(app, { port: 0, hostname: "127.0.0.1", quiet: true, signals: false });
+    origin = `http://127.0.0.1:${server.port}`;
+    for (let id = 0; id < 5; id++) await (await fetch(`${origin}/scrape/${RUNTIME}/${id}`)).text();
+    await (await fetch(`${origin}/no/such/path`)).text();
+  });
+
+  after(() => server.close());
+
+  it("passes promtool check metrics", async () => {
+    const text = await (await fetch(`${origin}/actuator/prometheus`)).text();
+    assert.match(text, /http_server_request_duration_seconds_bucket\{/);
+    const check = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
+    assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
+    assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
+  });
+
+  it("is scraped by a Prometheus server, whose API answers the request count by route", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-prometheus-"));
+    const port = await freePort();
+    await writeFile(
+      join(dir, "prometheus.yml"),
+      [
+        "global:",
+        "  scrape_interval: 1s",
+        "scrape_configs:",
+        "  - job_name: thaw",
+        "    metrics_path: /actuator/prometheus",
+        "    static_configs:",
+        `      - targets: ["127.0.0.1:${server.port}"]`,
+        "",
+      ].join("\n"),
+    );
+    const prometheus = spawn("prometheus", [
+      `--config.file=${join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${join(dir, "data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ], { stdio: ["ignore", "ignore", "pipe"] });
+    let log = "";
+    prometheus.stderr!.on("data", (chunk) => (log += chunk));
+    const exited = new Promise<number | null>((r) => prometheus.once("exit", r));
+    try {
+      const query = encodeURIComponent(
+        `sum by (http_route) (http_server_request_duration_seconds_count{http_route="${ROUTE}"})`,
+      );
+      const value = await Promise.race([
+        until("Prometheus to scrape the app", async () => {
+          const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${query}`);
+          const body = await res.json() as {
+            data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+          };
+          const [first] = body.data.result;
+          return first === undefined
+            ? undefined
+            : { route: first.metric.http_route, count: first.value[1] };
+        }),
+        exited.then((code) => {
+          throw new Error(`prometheus exited (${code}): ${log.slice(-2000)}`);
+        }),
+      ]);
+      assert.deepEqual(value, { route: ROUTE, count: "5" });
+    } finally {
+      prometheus.kill("SIGKILL");
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

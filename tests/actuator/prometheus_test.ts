@@ -1,0 +1,217 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { metrics } from "@opentelemetry/api";
+import { bootstrap, GetMapping, PathVariable, PostMapping, RestController } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
+import { propertyOptions } from "../property.ts";
+
+@RestController()
+class PromItemController {
+  @GetMapping("/prom/items/{id}", PathVariable("id", Number))
+  get(id: number) {
+    return { id };
+  }
+
+  @PostMapping("/prom/items")
+  create(): string {
+    return "made";
+  }
+
+  @GetMapping("/prom/fail")
+  fail(): string {
+    throw new Error("broken");
+  }
+}
+
+const TEMPLATES = ["/prom/items/{id}", "/prom/items", "/prom/fail"];
+
+function exposing(include: string) {
+  return { management: { endpoints: { web: { exposure: { include } } } } };
+}
+
+async function promApp() {
+  return await bootstrap({
+    controllers: [PromItemController],
+    config: exposing("prometheus"),
+    actuator: actuator(),
+    logger: { error: () => {} },
+  });
+}
+
+interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+// The text format's sample lines, as Prometheus reads them (label values unescaped).
+function samples(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    assert.ok(match, `not a sample line: ${JSON.stringify(line)}`);
+    const labels: Record<string, string> = {};
+    const pairs = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g;
+    for (const [, key, value] of (match[2] ?? "").matchAll(pairs)) {
+      labels[key] = value.replace(/\\(.)/g, (_, c) => (c === "n" ? "\n" : c));
+    }
+    out.push({ name: match[1], labels, value: Number(match[3]) });
+  }
+  return out;
+}
+
+async function scrape(app: { fetch(r: Request): Response | Promise<Response> }) {
+  const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
+  assert.equal(res.status, 200);
+  return { type: res.headers.get("content-type"), samples: samples(await res.text()) };
+}
+
+function count(all: Sample[], labels: Record<string, string>): number {
+  return all.find((s) =>
+    s.name === "http_server_request_duration_seconds_count" &&
+    Object.entries(labels).every(([k, v]) => s.labels[k] === v)
+  )?.value ?? 0;
+}
+
+describe("/actuator/prometheus", () => {
+  it("is not served unless exposed", async () => {
+    const app = await bootstrap({ actuator: actuator() });
+    const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
+    assert.equal(res.status, 404);
+  });
+
+  it("counts each request by method, route template and status, in seconds", async () => {
+    const app = await promApp();
+    const before = (await scrape(app)).samples;
+    const send = (method: string, path: string) =>
+      app.fetch(new Request(`http://localhost${path}`, { method }));
+    await send("GET", "/prom/items/1");
+    await send("GET", "/prom/items/2");
+    await send("POST", "/prom/items");
+    await send("GET", "/prom/fail");
+    const { type, samples: after } = await scrape(app);
+    assert.equal(type, "text/plain; version=0.0.4; charset=utf-8");
+    const delta = (labels: Record<string, string>) => count(after, labels) - count(before, labels);
+    assert.equal(
+      delta({
+        http_request_method: "GET",
+        http_route: "/prom/items/{id}",
+        http_response_status_code: "200",
+      }),
+      2,
+    );
+    assert.equal(
+      delta({
+        http_request_method: "POST",
+        http_route: "/prom/items",
+        http_response_status_code: "200",
+      }),
+      1,
+    );
+    assert.equal(
+      delta({ http_route: "/prom/fail", http_response_status_code: "500", error_type: "500" }),
+      1,
+    );
+    const bucket = after.find((s) =>
+      s.name === "http_server_request_duration_seconds_bucket" &&
+      s.labels.http_route === "/prom/items/{id}" && s.labels.le === "+Inf"
+    );
+    assert.ok(bucket !== undefined && bucket.value >= 2);
+  });
+
+  it("counts Thaw's own answers under fixed routes: 404, 405, 501, OPTIONS", async () => {
+    const app = await promApp();
+    const before = (await scrape(app)).samples;
+    await app.fetch(new Request("http://localhost/prom/nothing/here"));
+    await app.fetch(new Request("http://localhost/prom/items/1", { method: "DELETE" }));
+    await app.fetch(new Request("http://localhost/prom/items/1", { method: "OPTIONS" }));
+    await app.fetch(new Request("http://localhost/prom/items/1", { method: "BREW" }));
+    const after = (await scrape(app)).samples;
+    const delta = (labels: Record<string, string>) => count(after, labels) - count(before, labels);
+    assert.equal(delta({ http_route: "NOT_FOUND", http_response_status_code: "404" }), 1);
+    assert.equal(
+      delta({
+        http_request_method: "DELETE",
+        http_route: "UNKNOWN",
+        http_response_status_code: "405",
+      }),
+      1,
+    );
+    assert.equal(
+      delta({
+        http_request_method: "OPTIONS",
+        http_route: "UNKNOWN",
+        http_response_status_code: "204",
+      }),
+      1,
+    );
+    // Bun's Request turns a method it does not know into GET: there, no 501 is made.
+    const kept = new Request("http://localhost/", { method: "BREW" }).method === "BREW";
+    assert.equal(
+      delta({
+        http_request_method: "_OTHER",
+        http_route: "UNKNOWN",
+        http_response_status_code: "501",
+      }),
+      kept ? 1 : 0,
+    );
+  });
+
+  it("shows the app's own meters made through OpenTelemetry's API, with no set-up", async () => {
+    const app = await promApp();
+    const name = `orders.created.t${Date.now()}`;
+    metrics.getMeter("shop").createCounter(name, { description: "Orders placed." }).add(3);
+    const found = (await scrape(app)).samples.find((s) =>
+      s.name === `${name.replaceAll(".", "_")}_total`
+    );
+    assert.equal(found?.value, 3);
+  });
+
+  it("never takes a raw path or method as a label value; series stay bounded (property)", async () => {
+    const app = await promApp();
+    const before = new Set((await scrape(app)).samples.map((s) => JSON.stringify(s.labels)));
+    const sent = new Set<string>();
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "XYZ", "get"),
+        fc.oneof(
+          fc.webPath(),
+          fc.integer().map((n) => `/prom/items/${n}`),
+          fc.string().map((s) => `/prom/${encodeURIComponent(s)}`),
+        ),
+        async (method, path) => {
+          sent.add(path);
+          const res = await app.fetch(new Request(`http://localhost${path || "/"}`, { method }));
+          statuses.add(res.status);
+          await res.body?.cancel();
+        },
+      ),
+      propertyOptions(200),
+    );
+    const fresh = (await scrape(app)).samples.filter((s) =>
+      s.name === "http_server_request_duration_seconds_count" &&
+      !before.has(JSON.stringify(s.labels))
+    );
+    for (const sample of fresh) {
+      const route = sample.labels.http_route;
+      assert.ok(
+        TEMPLATES.includes(route) || route === "NOT_FOUND" || route === "UNKNOWN" ||
+          route === "/actuator/prometheus",
+        `a route label that is no template: ${JSON.stringify(route)}`,
+      );
+      assert.ok(
+        ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "_OTHER"].includes(
+          sample.labels.http_request_method,
+        ),
+      );
+      for (const value of Object.values(sample.labels)) {
+        assert.ok(!sent.has(value) || TEMPLATES.includes(value), `raw path ${value} as a label`);
+      }
+    }
+    // Routes (and the two fixed values) x methods x statuses.
+    assert.ok(fresh.length <= (TEMPLATES.length + 3) * 8 * statuses.size);
+  });
+});

@@ -1,0 +1,143 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
+
+@RestController()
+class TracedController {
+  @GetMapping("/traced/{id}", PathVariable("id"))
+  get(id: string) {
+    // What an outgoing call's instrumentation would take as its parent.
+    const active = trace.getActiveSpan()?.spanContext();
+    return { id, traceId: active?.traceId, spanId: active?.spanId };
+  }
+
+  @GetMapping("/traced-fail")
+  fail(): string {
+    throw new Error("broken");
+  }
+}
+
+describe("request spans", () => {
+  const exporter = new InMemorySpanExporter();
+  let app: Awaited<ReturnType<typeof bootstrap>>;
+
+  before(async () => {
+    trace.setGlobalTracerProvider(
+      new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+    );
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    app = await bootstrap({
+      controllers: [TracedController],
+      actuator: actuator(),
+      logger: { error: () => {} },
+    });
+  });
+
+  after(() => {
+    trace.disable();
+    propagation.disable();
+    context.disable();
+  });
+
+  it("are one SERVER span per request, named by route, with HTTP attributes", async () => {
+    exporter.reset();
+    const res = await app.fetch(
+      new Request("http://localhost:8080/traced/42", { headers: { "user-agent": "probe/1" } }),
+    );
+    const body = await res.json();
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(exporter.getFinishedSpans().length, 1);
+    assert.equal(span.name, "GET /traced/{id}");
+    assert.equal(span.kind, SpanKind.SERVER);
+    assert.deepEqual(span.attributes, {
+      "http.request.method": "GET",
+      "url.path": "/traced/42",
+      "url.scheme": "http",
+      "server.address": "localhost",
+      "server.port": 8080,
+      "user_agent.original": "probe/1",
+      "http.route": "/traced/{id}",
+      "http.response.status_code": 200,
+    });
+    assert.notEqual(span.status.code, SpanStatusCode.ERROR);
+    // Active while the handler ran: a call it makes is this span's child.
+    assert.equal(body.spanId, span.spanContext().spanId);
+    assert.equal(body.traceId, span.spanContext().traceId);
+  });
+
+  it("continue an incoming traceparent", async () => {
+    exporter.reset();
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const parentId = "00f067aa0ba902b7";
+    await app.fetch(
+      new Request("http://localhost/traced/1", {
+        headers: { traceparent: `00-${traceId}-${parentId}-01` },
+      }),
+    );
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(span.spanContext().traceId, traceId);
+    assert.equal(span.parentSpanContext?.spanId, parentId);
+  });
+
+  it("start a new trace for a malformed traceparent", async () => {
+    exporter.reset();
+    await app.fetch(
+      new Request("http://localhost/traced/1", { headers: { traceparent: "00-zz-\u00e9-01" } }),
+    );
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(span.parentSpanContext, undefined);
+    assert.match(span.spanContext().traceId, /^[0-9a-f]{32}$/);
+  });
+
+  it("are ERROR on a thrown error (500), with error.type", async () => {
+    exporter.reset();
+    const res = await app.fetch(new Request("http://localhost/traced-fail"));
+    assert.equal(res.status, 500);
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(span.name, "GET /traced-fail");
+    assert.equal(span.status.code, SpanStatusCode.ERROR);
+    assert.equal(span.attributes["error.type"], "500");
+  });
+
+  it("name a request no route took by its method alone, and a 404 is no error", async () => {
+    exporter.reset();
+    await app.fetch(new Request("http://localhost/nowhere/at/all"));
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(span.name, "GET");
+    assert.equal(span.attributes["http.route"], undefined);
+    assert.equal(span.attributes["http.response.status_code"], 404);
+    assert.notEqual(span.status.code, SpanStatusCode.ERROR);
+  });
+
+  it("give the access log the trace id", async () => {
+    const lines: string[] = [];
+    const logged = await bootstrap({
+      controllers: [TracedController],
+      actuator: actuator(),
+      config: { logging: { access: { enabled: true } } },
+      logger: { error: () => {}, info: (line: string) => void lines.push(line) },
+    });
+    exporter.reset();
+    await logged.fetch(new Request("http://localhost/traced/3"));
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(JSON.parse(lines[0]).trace_id, span.spanContext().traceId);
+  });
+});
+
+describe("request spans with no tracer provider registered", () => {
+  it("are not made, and the handler sees no active span", async () => {
+    const app = await bootstrap({ controllers: [TracedController], actuator: actuator() });
+    const res = await app.fetch(new Request("http://localhost/traced/1"));
+    assert.deepEqual(await res.json(), { id: "1" });
+  });
+});

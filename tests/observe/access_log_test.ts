@@ -1,0 +1,141 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
+import { type AccessLogEntry, accessLogLine } from "../../src/observe/access_log.ts";
+import { propertyOptions } from "../property.ts";
+import { reach } from "../helpers.ts";
+
+// What may not stand raw in a line: anything a log viewer takes for a line break or hides.
+// deno-lint-ignore no-control-regex
+const UNSAFE_RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+function entry(method: string, path: string): AccessLogEntry {
+  return { time: "t", method, route: "UNKNOWN", path, status: 404, duration_ms: 1 };
+}
+
+@RestController()
+class ItemController {
+  @GetMapping("/items/{id}", PathVariable("id"))
+  get(id: string) {
+    return { id };
+  }
+}
+
+async function loggedApp(enabled: boolean) {
+  const lines: string[] = [];
+  const app = await bootstrap({
+    controllers: [ItemController],
+    config: { logging: { access: { enabled } } },
+    logger: { error: () => {}, info: (line: string) => void lines.push(line) },
+  });
+  return { app, lines };
+}
+
+describe("the access log line", () => {
+  it("keeps every UTF-16 code unit a client sends on its one line, and gives it back", () => {
+    for (let unit = 0; unit <= 0xffff; unit++) {
+      const text = `a${String.fromCharCode(unit)}b`;
+      const line = accessLogLine(entry(text, `/${text}`));
+      assert.doesNotMatch(line, UNSAFE_RAW, `U+${unit.toString(16)}`);
+      const back = JSON.parse(line) as AccessLogEntry;
+      assert.equal(back.method, text, `U+${unit.toString(16)}`);
+      assert.equal(back.path, `/${text}`);
+    }
+  });
+
+  it("is one line of JSON that parses back to its entry, whatever the strings (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary" }),
+        fc.string({ unit: "binary" }),
+        (method, path) => {
+          const line = accessLogLine(entry(method, path));
+          assert.doesNotMatch(line, UNSAFE_RAW);
+          assert.deepEqual(JSON.parse(line), entry(method, path));
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+});
+
+describe("logging.access.enabled", () => {
+  it("writes nothing by default", async () => {
+    const { app, lines } = await loggedApp(false);
+    await app.fetch(new Request("http://localhost/items/1"));
+    assert.deepEqual(lines, []);
+  });
+
+  it("writes one line per request: route template, path, status, and Thaw's own answers", async () => {
+    const { app, lines } = await loggedApp(true);
+    await app.fetch(new Request("http://localhost/items/7?secret=1"));
+    await app.fetch(new Request("http://localhost/nothing"));
+    await app.fetch(new Request("http://localhost/items/7", { method: "DELETE" }));
+    const entries = lines.map((line) => JSON.parse(line));
+    assert.deepEqual(
+      entries.map(({ method, route, path, status }) => ({ method, route, path, status })),
+      [
+        { method: "GET", route: "/items/{id}", path: "/items/7", status: 200 },
+        { method: "GET", route: "NOT_FOUND", path: "/nothing", status: 404 },
+        { method: "DELETE", route: "UNKNOWN", path: "/items/7", status: 405 },
+      ],
+    );
+    for (const e of entries) {
+      assert.equal(typeof e.duration_ms, "number");
+      assert.ok(e.duration_ms >= 0);
+      assert.ok(!Number.isNaN(Date.parse(e.time)));
+    }
+  });
+
+  it("over a socket, writes every byte of a hostile path escaped on one line", async () => {
+    const { app, lines } = await loggedApp(true);
+    const client = await reach(app, "socket");
+    try {
+      // Every byte value a URL's path can carry to the server, percent-encoded as a client must.
+      for (let byte = 0; byte < 256; byte++) {
+        const encoded = `%${byte.toString(16).padStart(2, "0")}`;
+        await client.send("GET", `/items/a${encoded}b`);
+      }
+    } finally {
+      await client.close();
+    }
+    assert.equal(lines.length, 256);
+    for (const line of lines) {
+      assert.doesNotMatch(line, UNSAFE_RAW);
+      assert.equal(line.split("\n").length, 1);
+      const parsed = JSON.parse(line);
+      assert.match(parsed.path, /^\/items\/a/);
+    }
+  });
+
+  it("does not fail the request when the logger throws", async () => {
+    const app = await bootstrap({
+      controllers: [ItemController],
+      config: { logging: { access: { enabled: true } } },
+      logger: {
+        error: () => {},
+        info: () => {
+          throw new Error("disk full");
+        },
+      },
+    });
+    const res = await app.fetch(new Request("http://localhost/items/1"));
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { id: "1" });
+  });
+
+  it("is refused with the key's line when it is not a flag", async () => {
+    await assert.rejects(
+      bootstrap({ config: { logging: { access: { enabled: "sometimes" } } } }),
+      /logging\.access\.enabled/,
+    );
+  });
+
+  it("refuses a misspelt key under logging.access", async () => {
+    await assert.rejects(
+      bootstrap({ config: { logging: { access: { enabeld: true } } } }),
+      /logging\.access\.enabeld.*did you mean logging\.access\.enabled/,
+    );
+  });
+});

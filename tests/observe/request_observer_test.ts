@@ -1,0 +1,102 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  methodLabel,
+  NOT_FOUND_ROUTE,
+  observeFetch,
+  type RequestObserver,
+  responseBytes,
+  RouteMarks,
+  UNKNOWN_ROUTE,
+} from "../../src/observe/request_observer.ts";
+import { propertyOptions } from "../property.ts";
+
+describe("observeFetch", () => {
+  it("is the fetch itself when nothing observes", () => {
+    const fetch = (_: Request) => new Response("x");
+    assert.equal(observeFetch(fetch, [], new RouteMarks()), fetch);
+  });
+
+  it("runs the observers around the fetch, the first outermost, and passes the answer out", async () => {
+    const order: string[] = [];
+    const observer = (name: string): RequestObserver => async (_exchange, proceed) => {
+      order.push(`${name} in`);
+      const response = await proceed();
+      order.push(`${name} out ${response.status}`);
+      return response;
+    };
+    const fetch = observeFetch(
+      () => {
+        order.push("fetch");
+        return new Response("ok", { status: 201 });
+      },
+      [observer("a"), observer("b")],
+      new RouteMarks(),
+    );
+    const response = await fetch(new Request("http://localhost/"));
+    assert.equal(response.status, 201);
+    assert.deepEqual(order, ["a in", "b in", "fetch", "b out 201", "a out 201"]);
+  });
+
+  it("names the marked route, else NOT_FOUND for a 404 and UNKNOWN for the rest", async () => {
+    const marks = new RouteMarks();
+    const seen: string[] = [];
+    const observer: RequestObserver = async (exchange, proceed) => {
+      const response = await proceed();
+      seen.push(`${exchange.route()} ${exchange.routed()}`);
+      return response;
+    };
+    const fetch = observeFetch(
+      (request: Request) => {
+        const path = new URL(request.url).pathname;
+        if (path === "/a") marks.mark(request, "/{x}");
+        return new Response(null, { status: path === "/missing" ? 404 : 405 });
+      },
+      [observer],
+      marks,
+    );
+    await fetch(new Request("http://localhost/a"));
+    await fetch(new Request("http://localhost/missing"));
+    await fetch(new Request("http://localhost/other"));
+    assert.deepEqual(seen, ["/{x} true", `${NOT_FOUND_ROUTE} false`, `${UNKNOWN_ROUTE} false`]);
+  });
+
+  it("passes an error of the fetch out through every observer", async () => {
+    const fetch = observeFetch(
+      () => {
+        throw new RangeError("boom");
+      },
+      [(_e, proceed) => proceed()],
+      new RouteMarks(),
+    );
+    await assert.rejects(Promise.resolve().then(() => fetch(new Request("http://x/"))), RangeError);
+  });
+});
+
+describe("methodLabel", () => {
+  it("keeps the HTTP methods and folds every other text to _OTHER (property)", () => {
+    const known = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];
+    for (const method of known) assert.equal(methodLabel(method), method);
+    fc.assert(
+      fc.property(fc.string(), (method) => {
+        assert.equal(methodLabel(method), known.includes(method) ? method : "_OTHER");
+      }),
+      propertyOptions(),
+    );
+  });
+});
+
+describe("responseBytes", () => {
+  it("reads a plain Content-Length and nothing else", () => {
+    const of = (value?: string) =>
+      responseBytes(
+        new Response(null, value === undefined ? {} : { headers: { "content-length": value } }),
+      );
+    assert.equal(of("12"), 12);
+    assert.equal(of(undefined), undefined);
+    assert.equal(of("-1"), undefined);
+    assert.equal(of("1e3"), undefined);
+    assert.equal(of("9".repeat(16)), undefined);
+  });
+});
