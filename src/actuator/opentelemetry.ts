@@ -1,6 +1,13 @@
 // OpenTelemetry's packages, loaded when the actuator needs them: optional peers, so that an app
 // that asks for no metrics and registers no OpenTelemetry SDK installs none of them.
+//
+// Each is imported through a specifier a bundler does not follow: an edge worker that serves health
+// must bundle whether or not they are installed, and the SDK's Node build imports Node's `os` and
+// `util`, which an edge bundle cannot resolve. So on an edge runtime none of them loads, and the
+// actuator observes nothing there.
 import { importOptional, MissingPackageError } from "../runtime/optional_module.ts";
+
+const at = (...path: string[]) => ["@opentelemetry", ...path].join("/");
 
 /** OpenTelemetry's API module. */
 export type OtelApi = typeof import("@opentelemetry/api");
@@ -21,13 +28,18 @@ export async function optionalApi(): Promise<OtelApi | undefined> {
     return await requiredApi("the actuator");
   } catch (error) {
     if (error instanceof MissingPackageError) return undefined;
+    // An edge runtime resolves no bare specifier that its bundle does not hold (workerd: "No such
+    // module"), and has no code for it.
+    if (String((error as Error | undefined)?.message).includes("@opentelemetry/api")) {
+      return undefined;
+    }
     throw error;
   }
 }
 
 /** The API; a `MissingPackageError` naming `neededBy` and the install line where it is missing. */
 export function requiredApi(neededBy: string): Promise<OtelApi> {
-  return importOptional(() => import("@opentelemetry/api"), {
+  return importOptional(() => import(at("api")) as Promise<OtelApi>, {
     packages: ["@opentelemetry/api"],
     neededBy,
     what: "OpenTelemetry's API",
@@ -45,10 +57,7 @@ export async function requiredMetricsSdk(neededBy: string): Promise<OtelMetricsS
     neededBy,
     what: "OpenTelemetry's metrics SDK and Prometheus serializer",
   };
-  // Specifiers a bundler does not follow: the SDK's Node build imports Node's `os` and `util`, which
-  // an edge bundle cannot resolve, and an edge worker that serves health must still bundle. (The
-  // serializer alone: the exporter's entry also loads its own HTTP server.)
-  const at = (...path: string[]) => ["@opentelemetry", ...path].join("/");
+  // The serializer alone: the exporter's entry also loads its own HTTP server.
   const [sdk, serializer] = await Promise.all([
     importOptional(
       () => import(at("sdk-metrics")) as Promise<OtelMetricsSdk["sdk"]>,

@@ -95,3 +95,70 @@ export function withUnitSuffixes(metrics: ResourceMetrics): ResourceMetrics {
     })),
   };
 }
+
+// What OpenTelemetry's serializer makes of a name or a label: what Prometheus does not take is `_`.
+const sanitize = (name: string) => name.replace(/[^a-z0-9_]/gi, "_").replace(/_{2,}/g, "_");
+
+/**
+ * `metrics` as the text format needs them: one family per name. OpenTelemetry's serializer writes
+ * a family per meter, so that two meters' `http.server.request.duration` (an instrumentation
+ * library's and Thaw's), or `wait` in `s` beside `wait_seconds`, would be two families of one name,
+ * which Prometheus refuses. Metrics whose names end the same are merged into one family, each
+ * point labelled with its meter's name (`otel_scope_name`); one of another kind is left out, as
+ * is a point whose labels another point of its family has. Label names are written as the
+ * serializer writes them, the first of two that end the same kept.
+ *
+ * `sum` is the SDK's `DataPointType.SUM`, whose monotonic metrics are counters (`_total`).
+ */
+export function prometheusFamilies(metrics: ResourceMetrics, sum: number): ResourceMetrics {
+  const families = new Map<string, MetricData>();
+  const seen = new Map<string, Set<string>>();
+  for (const scope of metrics.scopeMetrics) {
+    for (
+      const metric of withUnitSuffixes({ ...metrics, scopeMetrics: [scope] }).scopeMetrics[0]
+        .metrics
+    ) {
+      const counter = metric.dataPointType === sum && (metric as { isMonotonic?: boolean })
+            .isMonotonic === true;
+      let name = sanitize(metric.descriptor.name);
+      if (counter && !name.endsWith("_total")) name += "_total";
+      const family = families.get(name);
+      if (
+        family !== undefined &&
+        (family.dataPointType !== metric.dataPointType ||
+          (family as { isMonotonic?: boolean }).isMonotonic !==
+            (metric as { isMonotonic?: boolean }).isMonotonic)
+      ) {
+        continue;
+      }
+      const labelled = (metric.dataPoints as { attributes: Record<string, unknown> }[]).map(
+        (point) => {
+          const attributes: Record<string, unknown> = {};
+          for (const [key, value] of Object.entries(point.attributes)) {
+            const label = sanitize(key);
+            if (!(label in attributes) && label !== "otel_scope_name") attributes[label] = value;
+          }
+          attributes.otel_scope_name = scope.scope.name;
+          return { ...point, attributes };
+        },
+      );
+      const labels = seen.get(name) ?? new Set<string>();
+      seen.set(name, labels);
+      const points = labelled.filter((point) => {
+        const key = JSON.stringify(Object.entries(point.attributes).sort());
+        if (labels.has(key)) return false;
+        labels.add(key);
+        return true;
+      });
+      families.set(name, {
+        ...(family ?? metric),
+        descriptor: { ...(family ?? metric).descriptor, name },
+        dataPoints: [...(family?.dataPoints ?? []), ...points],
+      } as MetricData);
+    }
+  }
+  return {
+    resource: metrics.resource,
+    scopeMetrics: [{ scope: { name: "" }, metrics: [...families.values()] }],
+  };
+}

@@ -4,7 +4,7 @@
 import type { Histogram } from "@opentelemetry/api";
 import { VERSION } from "../version.ts";
 import type { OtelApi, OtelMetricsSdk } from "./opentelemetry.ts";
-import { withUnitSuffixes } from "./prometheus_names.ts";
+import { prometheusFamilies } from "./prometheus_names.ts";
 
 /** What the prometheus endpoint reads. */
 export interface PrometheusRegistry {
@@ -64,15 +64,17 @@ export function prometheusRegistry(api: OtelApi, { sdk, Serializer }: OtelMetric
     aggregationTemporalitySelector: () => sdk.AggregationTemporality.CUMULATIVE,
   });
   const provider = new sdk.MeterProvider({ readers: [reader] });
-  // No target_info: its labels would be the SDK's and the runtime's, not the service's.
-  const serializer = new Serializer("", false, undefined, true);
+  // No target_info (its labels would be the SDK's and the runtime's, not the service's), and no
+  // scope labels of the serializer's: `prometheusFamilies` gives each point its meter's name, and
+  // a version label would start new series at every upgrade.
+  const serializer = new Serializer("", false, undefined, true, true);
   const global = api.metrics.setGlobalMeterProvider(provider);
   registry = {
     requests: requestHistogram(provider),
     global,
     async scrape() {
       const { resourceMetrics } = await reader.collect();
-      return serializer.serialize(withUnitSuffixes(resourceMetrics));
+      return serializer.serialize(prometheusFamilies(resourceMetrics, sdk.DataPointType.SUM));
     },
   };
   return registry;

@@ -4,6 +4,8 @@
 import type { Histogram } from "@opentelemetry/api";
 import type { RequestObserver } from "../observe/request_observer.ts";
 import { optionalApi, requiredApi, requiredMetricsSdk } from "./opentelemetry.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { MissingPackageError } from "../runtime/optional_module.ts";
 import { prometheusRegistry, requestHistogram } from "./prometheus_registry.ts";
 import { metricsObserver } from "./request_metrics.ts";
 import { tracingObserver } from "./request_tracing.ts";
@@ -21,21 +23,38 @@ export interface RequestTelemetry {
  */
 export async function requestTelemetry(prometheus: boolean): Promise<RequestTelemetry> {
   const neededBy = "management.endpoints.web.exposure.include: prometheus";
-  const api = prometheus ? await requiredApi(neededBy) : await optionalApi();
+  const api = prometheus
+    ? await requiredApi(neededBy).catch((error) => {
+      if (error instanceof MissingPackageError) throw error;
+      // An edge runtime loads no module its bundle does not hold.
+      throw new ConfigError(
+        `${neededBy}: this runtime cannot load OpenTelemetry's packages from node_modules ` +
+          `(${(error as Error)?.message}); serve prometheus from Deno, Bun or Node`,
+        { cause: error },
+      );
+    })
+    : await optionalApi();
   if (api === undefined) return { observers: [] };
-  if (prometheus) {
-    const registry = prometheusRegistry(api, await requiredMetricsSdk(neededBy));
-    return {
-      observers: [tracingObserver(api), metricsObserver(() => registry.requests)],
-      scrape: registry.scrape,
-    };
-  }
   // The global provider may be registered after bootstrap: the histogram follows it.
   let cached: { provider: unknown; histogram: Histogram } | undefined;
-  const histogram = () => {
+  const global = () => {
     const provider = api.metrics.getMeterProvider();
     if (cached?.provider !== provider) cached = { provider, histogram: requestHistogram(provider) };
     return cached.histogram;
   };
-  return { observers: [tracingObserver(api), metricsObserver(histogram)] };
+  if (prometheus) {
+    const registry = prometheusRegistry(api, await requiredMetricsSdk(neededBy));
+    // An app that registered its own provider first gets the request metrics there too.
+    const histograms = registry.global ? () => [registry.requests] : () => [
+      registry.requests,
+      global(),
+    ];
+    return {
+      observers: [tracingObserver(api), metricsObserver(histograms)],
+      scrape: registry.scrape,
+    };
+  }
+  // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
+  const noop = api.createNoopMeter().createHistogram("http.server.request.duration");
+  return { observers: [tracingObserver(api), metricsObserver(() => [global()], noop)] };
 }

@@ -2,7 +2,7 @@
 // through the global propagator, active while the handler runs. With no tracer provider
 // registered, a request costs one look-up and nothing else.
 import type { Attributes, Span, TextMapGetter } from "@opentelemetry/api";
-import type { RequestObserver } from "../observe/request_observer.ts";
+import { errorType, type RequestObserver } from "../observe/request_observer.ts";
 import { VERSION } from "../version.ts";
 import type { OtelApi } from "./opentelemetry.ts";
 
@@ -27,49 +27,57 @@ function requestAttributes(request: Request, method: string): Attributes {
   return attributes;
 }
 
+type Tracer = ReturnType<OtelApi["trace"]["getTracer"]>;
+
+// The tracer of the registered provider; none while none is registered (the API's proxy then has
+// no delegate).
+function registeredTracer(api: OtelApi): Tracer | undefined {
+  const provider = api.trace.getTracerProvider() as
+    & ReturnType<OtelApi["trace"]["getTracerProvider"]>
+    & { getDelegateTracer?: (name: string, version?: string) => Tracer | undefined };
+  return typeof provider.getDelegateTracer === "function"
+    ? provider.getDelegateTracer("thaw", VERSION)
+    : provider.getTracer("thaw", VERSION);
+}
+
 /** The server span of each request, where a tracer provider is registered. */
 export function tracingObserver(api: OtelApi): RequestObserver {
-  return (exchange, proceed) => {
-    const provider = api.trace.getTracerProvider() as
-      & ReturnType<
-        OtelApi["trace"]["getTracerProvider"]
-      >
-      & { getDelegateTracer?: (name: string, version?: string) => unknown };
-    // The API's proxy has a delegate only once a provider is registered.
-    const tracer = typeof provider.getDelegateTracer === "function"
-      ? provider.getDelegateTracer("thaw", VERSION) as ReturnType<OtelApi["trace"]["getTracer"]>
-      : provider.getTracer("thaw", VERSION);
+  const observe: RequestObserver = (exchange, proceed) => {
+    const tracer = registeredTracer(api);
     if (tracer === undefined) return proceed();
     const { request, method } = exchange;
     const parent = api.propagation.extract(api.ROOT_CONTEXT, request.headers, headerGetter);
-    const span: Span = tracer.startSpan(method === "_OTHER" ? "HTTP" : method, {
+    // OpenTelemetry's name for a method it does not know.
+    const name = method === "_OTHER" ? "HTTP" : method;
+    const span: Span = tracer.startSpan(name, {
       kind: api.SpanKind.SERVER,
       attributes: requestAttributes(request, method),
     }, parent);
     const spanContext = span.spanContext();
     if (api.isSpanContextValid(spanContext)) exchange.traceId = spanContext.traceId;
-    const finish = (status: number, errorType: string | undefined) => {
+    const finish = (status: number, failure: string | undefined) => {
       if (exchange.routed()) {
         span.setAttribute("http.route", exchange.route());
-        span.updateName(`${method === "_OTHER" ? "HTTP" : method} ${exchange.route()}`);
+        span.updateName(`${name} ${exchange.route()}`);
       }
       if (status > 0) span.setAttribute("http.response.status_code", status);
-      if (errorType !== undefined) {
-        span.setAttribute("error.type", errorType);
+      if (failure !== undefined) {
+        span.setAttribute("error.type", failure);
         span.setStatus({ code: api.SpanStatusCode.ERROR });
       }
       span.end();
     };
     return api.context.with(api.trace.setSpan(parent, span), proceed).then(
       (response) => {
-        finish(response.status, response.status >= 500 ? String(response.status) : undefined);
+        finish(response.status, errorType(response.status));
         return response;
       },
       (error) => {
         if (error instanceof Error) span.recordException(error);
-        finish(0, error instanceof Error ? error.constructor.name : "_OTHER");
+        finish(0, errorType(0, error));
         throw error;
       },
     );
   };
+  return Object.assign(observe, { idle: () => registeredTracer(api) === undefined });
 }

@@ -53,25 +53,34 @@ export function accessLogObserver(logger: Logger): RequestObserver {
   return async (exchange, proceed) => {
     const time = new Date().toISOString();
     const start = performance.now();
-    const response = await proceed();
-    const bytes = responseBytes(response);
-    const entry: AccessLogEntry = {
-      time,
-      method: exchange.request.method.length > 32
-        ? `${exchange.request.method.slice(0, 32)}…`
-        : exchange.request.method,
-      route: exchange.route(),
-      path: pathOf(exchange.request.url),
-      status: response.status,
-      duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
-      ...(bytes === undefined ? {} : { bytes }),
-      ...(exchange.traceId === undefined ? {} : { trace_id: exchange.traceId }),
+    const log = (status: number, bytes: number | undefined) => {
+      const entry: AccessLogEntry = {
+        time,
+        method: exchange.request.method.length > 32
+          ? `${exchange.request.method.slice(0, 32)}…`
+          : exchange.request.method,
+        route: exchange.route(),
+        path: pathOf(exchange.request.url),
+        status,
+        duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
+        ...(bytes === undefined ? {} : { bytes }),
+        ...(exchange.traceId === undefined ? {} : { trace_id: exchange.traceId }),
+      };
+      try {
+        write(accessLogLine(entry));
+      } catch {
+        // A logger that throws does not fail the request it logs.
+      }
     };
+    let response: Response;
     try {
-      write(accessLogLine(entry));
-    } catch {
-      // A logger that throws does not fail the request it logs.
+      response = await proceed();
+    } catch (error) {
+      // What the server answers a fetch that threw.
+      log(500, undefined);
+      throw error;
     }
+    log(response.status, responseBytes(response));
     return response;
   };
 }

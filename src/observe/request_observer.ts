@@ -18,12 +18,12 @@ export interface Exchange {
 
 /**
  * Runs around a request: calls `proceed` once and returns its answer (or rethrows), doing its own
- * work before and after.
+ * work before and after. `idle`, where given, says that it would record nothing now (no tracer or
+ * meter provider is registered): when every observer is idle, a request passes untouched.
  */
-export type RequestObserver = (
-  exchange: Exchange,
-  proceed: () => Promise<Response>,
-) => Promise<Response>;
+export type RequestObserver =
+  & ((exchange: Exchange, proceed: () => Promise<Response>) => Promise<Response>)
+  & { readonly idle?: () => boolean };
 
 /** The route value of a request no route took and that was answered 404 (Micrometer's). */
 export const NOT_FOUND_ROUTE = "NOT_FOUND";
@@ -83,7 +83,11 @@ export function observeFetch<A extends unknown[]>(
   marks: RouteMarks,
 ): Fetch<A> {
   if (observers.length === 0) return fetch;
+  const idle = observers.every((o) => o.idle !== undefined)
+    ? () => observers.every((o) => o.idle!())
+    : undefined;
   return (request, ...rest) => {
+    if (idle?.()) return fetch(request, ...rest);
     let status = 0;
     const exchange: Exchange = {
       request,
@@ -102,6 +106,15 @@ export function observeFetch<A extends unknown[]>(
     };
     return run(0);
   };
+}
+
+/**
+ * OpenTelemetry's `error.type` of a request: the class of what the fetch threw, else the status of
+ * a 5xx answer as text, else none (a 4xx is the client's error, not the server's).
+ */
+export function errorType(status: number, thrown?: unknown): string | undefined {
+  if (thrown !== undefined) return thrown instanceof Error ? thrown.constructor.name : "_OTHER";
+  return status >= 500 ? String(status) : undefined;
 }
 
 /** The answer's body size in bytes, where its headers say it; `undefined` for a stream. */

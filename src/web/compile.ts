@@ -289,6 +289,16 @@ export function buildApp(
   const hono = new Hono({
     getPath: options.allowEncodedSlash === true ? requestPathAllowingEncodedSlash : requestPath,
   });
+  // The request the app was given, by context, for the route marks: middleware may replace
+  // `c.req.raw` (Hono's `bodyLimit` does) before a route takes it. Sets no header, so it does not
+  // make the routes adopt answers as the app's middleware does.
+  const originals = new WeakMap<Context, Request>();
+  if (options.marks !== undefined) {
+    hono.use("*", (c, next) => {
+      originals.set(c, c.req.raw);
+      return next();
+    });
+  }
   // Added first, so that Hono runs them ahead of every route and of the answers below.
   const global = (options.middleware?.length ?? 0) > 0;
   if (global) hono.use("*", ...options.middleware!);
@@ -298,11 +308,12 @@ export function buildApp(
     const handlers = [...own, handler] as [RouteHandler];
     const marks = options.marks;
     if (marks !== undefined) {
-      // The first of the route's handlers, so that a route guard's refusal counts for the route.
+      // The first of the route's handlers, so that a route guard's refusal counts for the route;
+      // marked on the request the app was given, which middleware may since have replaced.
       const first = handlers[0] as (c: Context, next: Next) => ReturnType<RouteHandler>;
       const template = route.pattern.source;
       handlers[0] = ((c: Context, next: Next) => {
-        marks.mark(c.req.raw, template);
+        marks.mark(originals.get(c) ?? c.req.raw, template);
         return first(c, next);
       }) as RouteHandler;
     }

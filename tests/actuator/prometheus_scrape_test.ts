@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { metrics } from "@opentelemetry/api";
 import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { listen } from "../../server.ts";
@@ -59,6 +60,14 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     server = await listen(app, { port: 0, hostname: "127.0.0.1", quiet: true, signals: false });
     origin = `http://127.0.0.1:${server.port}`;
     for (let id = 0; id < 5; id++) await (await fetch(`${origin}/scrape/${RUNTIME}/${id}`)).text();
+    // Names that end the same from other meters: an instrumentation library's request histogram,
+    // a unit that names what another's name says.
+    const other = metrics.getMeter("other-instrumentation");
+    other.createHistogram("http.server.request.duration", { unit: "s" }).record(0.2);
+    other.createHistogram("scrape.wait", { unit: "s" }).record(1);
+    other.createHistogram("scrape.wait_seconds").record(2);
+    other.createCounter("scrape.jobs").add(1);
+    metrics.getMeter("shop").createCounter("scrape.jobs_total").add(1);
     await (await fetch(`${origin}/no/such/path`)).text();
   });
 

@@ -75,6 +75,28 @@ function count(all: Sample[], labels: Record<string, string>): number {
   )?.value ?? 0;
 }
 
+// What Prometheus's text parser refuses that a serializer can make: a family twice, a label twice
+// in one sample, one series twice.
+function assertValidExposition(text: string): void {
+  const families = new Set<string>();
+  const series = new Set<string>();
+  for (const line of text.split("\n")) {
+    const type = /^# TYPE (\S+) /.exec(line);
+    if (type !== null) {
+      assert.ok(!families.has(type[1]), `family ${type[1]} twice`);
+      families.add(type[1]);
+      continue;
+    }
+    if (line === "" || line.startsWith("#")) continue;
+    const sample = samples(line)[0];
+    const names = [...line.matchAll(/[{,]([a-zA-Z_][a-zA-Z0-9_]*)="/g)].map((m) => m[1]);
+    assert.equal(new Set(names).size, names.length, `a label twice: ${line}`);
+    const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
+    assert.ok(!series.has(key), `series twice: ${line}`);
+    series.add(key);
+  }
+}
+
 describe("/actuator/prometheus", () => {
   it("is not served unless exposed", async () => {
     const app = await bootstrap({ actuator: actuator() });
@@ -167,6 +189,40 @@ describe("/actuator/prometheus", () => {
       s.name === `${name.replaceAll(".", "_")}_total`
     );
     assert.equal(found?.value, 3);
+  });
+
+  it("writes each family once, whatever names, units and kinds meters give (property)", async () => {
+    const app = await promApp();
+    await app.fetch(new Request("http://localhost/prom/items/1"));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("a", "b"),
+        fc.constantFrom(
+          "pt.wait",
+          "pt_wait_seconds",
+          "pt.wait.seconds",
+          "pt.jobs",
+          "pt.jobs_total",
+          "pt-jobs",
+          "http.server.request.duration",
+        ),
+        fc.constantFrom("", "s", "{job}", "By"),
+        fc.constantFrom("counter", "histogram", "updown", "gauge"),
+        fc.constantFrom({}, { "k.a": "1" }, { k_a: "2", "k.a": "3" }, { otel_scope_name: "x" }),
+        async (meterName, name, unit, kind, attributes) => {
+          const meter = metrics.getMeter(`pt-${meterName}`);
+          if (kind === "counter") meter.createCounter(name, { unit }).add(1, attributes);
+          else if (kind === "histogram") {
+            meter.createHistogram(name, { unit }).record(1, attributes);
+          } else if (kind === "updown") {
+            meter.createUpDownCounter(name, { unit }).add(1, attributes);
+          } else meter.createGauge(name, { unit }).record(1, attributes);
+          const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
+          assertValidExposition(await res.text());
+        },
+      ),
+      propertyOptions(60),
+    );
   });
 
   it("never takes a raw path or method as a label value; series stay bounded (property)", async () => {

@@ -454,6 +454,36 @@ describe("npm package on Node (no loader)", () => {
     }
   });
 
+  it("serves health without OpenTelemetry, and names its install line for prometheus", async () => {
+    for (const name of ["@opentelemetry/api", "@opentelemetry/sdk-metrics"]) {
+      await assert.rejects(
+        access(join(project, "node_modules", name)),
+        `${name} was installed by a web-only npm install`,
+      );
+    }
+    await writeFile(
+      join(project, "no_otel.mjs"),
+      `import { bootstrap } from "@thaw/thaw";
+import { actuator } from "@thaw/thaw/actuator";
+const app = await bootstrap({ actuator: actuator() });
+const health = await app.fetch(new Request("http://localhost/actuator/health"));
+const exposing = { management: { endpoints: { web: { exposure: { include: "prometheus" } } } } };
+const refused = await bootstrap({ actuator: actuator(), config: exposing }).then(
+  () => null,
+  (e) => [e.name, e.message],
+);
+console.log(JSON.stringify([health.status, refused]));
+`,
+    );
+    const run = await sh(process.execPath, ["no_otel.mjs"], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), [200, [
+      "MissingPackageError",
+      "management.endpoints.web.exposure.include: prometheus needs OpenTelemetry's API: " +
+      "npm install @opentelemetry/api",
+    ]]);
+  });
+
   /** `npx thaw <args>` in the project, with `files` (path -> text) written into it first. */
   async function thaw(args: string[], files: Record<string, string>, where = project) {
     const dir = await mkdtemp(join(where, "run-"));

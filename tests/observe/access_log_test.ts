@@ -1,8 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
-import { type AccessLogEntry, accessLogLine } from "../../src/observe/access_log.ts";
+import { bodyLimit } from "hono/body-limit";
+import { bootstrap, GetMapping, PathVariable, PostMapping, RestController } from "../../mod.ts";
+import {
+  type AccessLogEntry,
+  accessLogLine,
+  accessLogObserver,
+} from "../../src/observe/access_log.ts";
+import { observeFetch, RouteMarks } from "../../src/observe/request_observer.ts";
 import { propertyOptions } from "../property.ts";
 import { reach } from "../helpers.ts";
 
@@ -19,6 +25,11 @@ class ItemController {
   @GetMapping("/items/{id}", PathVariable("id"))
   get(id: string) {
     return { id };
+  }
+
+  @PostMapping("/items")
+  create(): string {
+    return "made";
   }
 }
 
@@ -107,6 +118,40 @@ describe("logging.access.enabled", () => {
       const parsed = JSON.parse(line);
       assert.match(parsed.path, /^\/items\/a/);
     }
+  });
+
+  it("names the route of a request that middleware replaced on its way (Hono's bodyLimit)", async () => {
+    const lines: string[] = [];
+    const app = await bootstrap({
+      controllers: [ItemController],
+      config: { logging: { access: { enabled: true } } },
+      middleware: [bodyLimit({ maxSize: 1000 })],
+      logger: { error: () => {}, info: (line: string) => void lines.push(line) },
+    });
+    const res = await app.fetch(
+      new Request("http://localhost/items", { method: "POST", body: "x" }),
+    );
+    assert.equal(res.status, 200);
+    assert.equal(JSON.parse(lines[0]).route, "/items");
+  });
+
+  it("writes a 500 line for a fetch that threw, and lets the error pass", async () => {
+    const lines: string[] = [];
+    const fetch = observeFetch(
+      () => {
+        throw new TypeError("adapter broke");
+      },
+      [accessLogObserver({ error: () => {}, info: (l) => void lines.push(l) })],
+      new RouteMarks(),
+    );
+    await assert.rejects(
+      Promise.resolve().then(() => fetch(new Request("http://localhost/x"))),
+      TypeError,
+    );
+    assert.deepEqual(
+      (({ route, path, status }) => ({ route, path, status }))(JSON.parse(lines[0])),
+      { route: "UNKNOWN", path: "/x", status: 500 },
+    );
   });
 
   it("does not fail the request when the logger throws", async () => {

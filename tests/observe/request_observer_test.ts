@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  errorType,
   methodLabel,
   NOT_FOUND_ROUTE,
   observeFetch,
@@ -62,6 +63,34 @@ describe("observeFetch", () => {
     assert.deepEqual(seen, ["/{x} true", `${NOT_FOUND_ROUTE} false`, `${UNKNOWN_ROUTE} false`]);
   });
 
+  it("lets a request pass untouched, answered as the fetch answers, while every observer is idle", async () => {
+    let idle = true;
+    let observed = 0;
+    const observer: RequestObserver = Object.assign(
+      (_exchange: unknown, proceed: () => Promise<Response>) => {
+        observed++;
+        return proceed();
+      },
+      { idle: () => idle },
+    );
+    const answer = new Response("sync");
+    const fetch = observeFetch(() => answer, [observer], new RouteMarks());
+    // Synchronous, as Hono answers a synchronous handler: no promise per request.
+    assert.equal(fetch(new Request("http://localhost/")), answer);
+    assert.equal(observed, 0);
+    idle = false;
+    assert.equal(await fetch(new Request("http://localhost/")), answer);
+    assert.equal(observed, 1);
+    // One observer that never says it is idle keeps every request observed.
+    const always = observeFetch(
+      () => answer,
+      [observer, (_e, proceed) => proceed()],
+      new RouteMarks(),
+    );
+    idle = true;
+    assert.ok(always(new Request("http://localhost/")) instanceof Promise);
+  });
+
   it("passes an error of the fetch out through every observer", async () => {
     const fetch = observeFetch(
       () => {
@@ -98,5 +127,15 @@ describe("responseBytes", () => {
     assert.equal(of("-1"), undefined);
     assert.equal(of("1e3"), undefined);
     assert.equal(of("9".repeat(16)), undefined);
+  });
+});
+
+describe("errorType", () => {
+  it("is the thrown class, else the status of a 5xx, else none", () => {
+    assert.equal(errorType(500, new RangeError("x")), "RangeError");
+    assert.equal(errorType(500, "a string"), "_OTHER");
+    assert.equal(errorType(503), "503");
+    assert.equal(errorType(499), undefined);
+    assert.equal(errorType(200), undefined);
   });
 });
