@@ -34,7 +34,7 @@ import { HttpStatus } from "./http/http_status.ts";
 import { healthIndicators } from "./actuator/health_beans.ts";
 import { type ActuatorFeature, actuatorSetup } from "./actuator/actuator_feature.ts";
 import type { DocumentedRoute } from "./openapi/openapi_document.ts";
-import { registerApplication } from "./application_internals.ts";
+import { type ApplicationInternals, registerApplication } from "./application_internals.ts";
 import { observeFetch, type RequestObserver, RouteMarks } from "./observe/request_observer.ts";
 import { accessLogObserver } from "./observe/access_log.ts";
 
@@ -386,6 +386,10 @@ async function wire(
   // endpoints neither evaluates nor carries them. Keys that configure it, left to nothing, would
   // be ignored without a word.
   const observers: RequestObserver[] = [];
+  // `management.server.port`: the actuator's routes are served by an app of their own, on that
+  // port, with none of the app's middleware (so that an auth guard leaves the probes open).
+  const managementPort = settings.get("management.server.port");
+  let management: ApplicationInternals["management"];
   if (serveActuator !== undefined) {
     const served = serveActuator({
       indicators,
@@ -393,8 +397,17 @@ async function wire(
       routes,
       middleware: (options.middleware ?? []).map(middlewareName),
     });
-    routes.push(...served.routes);
-    documented.push(...served.documented);
+    if (managementPort === undefined) {
+      routes.push(...served.routes);
+      documented.push(...served.documented);
+    } else {
+      management = {
+        fetch: buildApp(served.routes, errors, { allowEncodedSlash, maxBodySize }).fetch,
+        port: managementPort,
+        hostname: settings.get("management.server.address") ?? defaultHostname,
+        where: settings.where("management.server.port"),
+      };
+    }
     observers.push(...served.observers);
   } else if (options.actuator === undefined && configuredInFile(config, "management")) {
     throw new ConfigError(
@@ -442,6 +455,7 @@ async function wire(
   };
   registerApplication(app, {
     settings,
+    management,
     documented,
     defaultErrorBody: custom === undefined,
     openapi,

@@ -16,6 +16,16 @@ export interface ApplicationInternals {
   readonly serve: Omit<ServeOptions, "port" | "hostname" | "signals">;
   readonly defaultPort: number;
   readonly defaultHostname: string;
+  /**
+   * The actuator's own app, where `management.server.port` gives it a port of its own: what
+   * `listen` serves there, and where the key is, for messages.
+   */
+  readonly management?: {
+    readonly fetch: (request: Request) => Response | Promise<Response>;
+    readonly port: number;
+    readonly hostname: string;
+    readonly where: string;
+  };
   /** What the start line of `listen` says: when `bootstrap` began, and what it wired. */
   readonly started: {
     readonly at: number;

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { OPENSEARCH_URL, os } from "./migrate/search/cluster.ts";
-import { scriptCommand, SQLITE } from "./runtime.ts";
+import { scriptCommand } from "./runtime.ts";
+import { SQLITE } from "./sqlite.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 

@@ -15,7 +15,7 @@ import {
   readDatasource,
   summaryLines,
 } from "../migrate.ts";
-import { SQLITE } from "./runtime.ts";
+import { SQLITE } from "./sqlite.ts";
 
 // Every folder a test makes, removed after the suite.
 const folders: string[] = [];

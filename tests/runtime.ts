@@ -27,10 +27,3 @@ export function scriptCommand(
       return [process.execPath, ["--import", import.meta.resolve("tsx"), file, ...args]];
   }
 }
-
-/**
- * The runtime's built-in SQLite, which the SQL runner uses; `undefined` where there is none
- * (Node before 22.13), where the runner must refuse SQLite with a clear error instead.
- */
-export const SQLITE: typeof import("node:sqlite") | undefined = await import("node:sqlite")
-  .catch(() => undefined);

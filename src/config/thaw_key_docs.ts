@@ -31,6 +31,10 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "management.endpoints.web.base-path": "Where the actuator's endpoints are served.",
   "management.endpoints.web.discovery.enabled":
     "`false`: no index of the endpoints at the base path, which is then free for a route.",
+  "management.server.port":
+    "A port of its own for the actuator: `listen(app)` serves its endpoints there, and not on `server.port`.",
+  "management.server.address":
+    "The address the management port binds (`server.hostname` by default; `127.0.0.1` keeps it local).",
   "management.health.timeout": "Milliseconds a health check may take before its component is DOWN.",
   "management.endpoint.health.show-details":
     "`always`: the health answer lists each component and its details.",

@@ -131,6 +131,14 @@ export const THAW_KEYS = {
     type: "boolean",
     default: true,
   },
+  "management.server.port": {
+    type: "integer",
+    min: 0,
+    max: 65535,
+  },
+  "management.server.address": {
+    type: "string",
+  },
   "management.health.timeout": {
     type: "integer",
     min: 1,

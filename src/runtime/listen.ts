@@ -1,5 +1,6 @@
 import type { Application } from "../application.ts";
-import { internalsOf } from "../application_internals.ts";
+import { type ApplicationInternals, internalsOf } from "../application_internals.ts";
+import { ConfigError } from "../config/config_error.ts";
 import { type ListenOptions, serve, type Server } from "./serve.ts";
 
 /**
@@ -40,17 +41,43 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
       }`,
     );
   }
-  const server = await serve(app.fetch, {
-    ...internals.serve,
-    port: options.port ?? internals.defaultPort,
-    hostname: options.hostname ?? internals.defaultHostname,
-    signals: options.signals ?? true,
-  });
+  const port = options.port ?? internals.defaultPort;
+  const hostname = options.hostname ?? internals.defaultHostname;
+  const management = internals.management === undefined
+    ? undefined
+    : await serveManagement(internals.management, internals, port);
+  let server: Server;
+  try {
+    server = await serve(app.fetch, {
+      ...internals.serve,
+      port,
+      hostname,
+      signals: options.signals ?? true,
+      // Probes keep their answers while the requests in flight finish (readiness DOWN), then the
+      // management server goes too, before the beans stop.
+      closed: async () => {
+        try {
+          await management?.close();
+        } finally {
+          await internals.serve.closed?.();
+        }
+      },
+    });
+  } catch (error) {
+    await management?.close();
+    throw error;
+  }
+  if (management !== undefined) {
+    const { hostname, port, url } = management;
+    server = Object.freeze({ ...server, management: { hostname, port, url } });
+  }
   if (options.quiet !== true) {
     // A method call: a logger's `info` may need its `this` (pino, winston). A logger that throws
     // is ignored, as on the error path: the server is up, and the caller needs its handle.
     try {
-      internals.serve.logger.info?.(startLine(server.url, internals.started));
+      internals.serve.logger.info?.(
+        startLine(server.url, internals.started, undefined, management?.url),
+      );
     } catch {
       // nothing to report it to
     }
@@ -58,9 +85,32 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
   return server;
 }
 
+// The actuator's server, on `management.server.port`: no signals of its own (the main server's
+// shutdown closes it), and nothing to run once closed.
+async function serveManagement(
+  management: NonNullable<ApplicationInternals["management"]>,
+  internals: ApplicationInternals,
+  mainPort: number,
+): Promise<Server> {
+  if (management.port !== 0 && management.port === mainPort) {
+    throw new ConfigError(
+      `${management.where}: ${management.port} is the port the app listens on; leave the key ` +
+        "out to serve the actuator there, or give it a port of its own",
+    );
+  }
+  return await serve(management.fetch, {
+    ...internals.serve,
+    port: management.port,
+    hostname: management.hostname,
+    signals: false,
+    shutdownStarting: undefined,
+    closed: undefined,
+  });
+}
+
 /**
- * The line `listen` starts with: where, what, how long since `bootstrap` began, and the active
- * profiles, when there are any.
+ * The line `listen` starts with: where (and where the actuator's own port is, when it has one),
+ * what, how long since `bootstrap` began, and the active profiles, when there are any.
  *
  * @example
  * ```ts
@@ -75,6 +125,10 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
  *   startLine("http://[::1]:80", { at: 0, controllers: 2, routes: 1, profiles: ["prod", "eu"] }, 9),
  *   "Thaw listening on http://[::1]:80 — 2 controllers, 1 route, started in 9 ms, profiles prod, eu",
  * );
+ * assert.equal(
+ *   startLine("http://localhost:8080", { at: 0, controllers: 1, routes: 3 }, 5, "http://127.0.0.1:8081"),
+ *   "Thaw listening on http://localhost:8080 (actuator on http://127.0.0.1:8081) — 1 controller, 3 routes, started in 5 ms",
+ * );
  * ```
  */
 export function startLine(
@@ -86,10 +140,12 @@ export function startLine(
     readonly profiles?: readonly string[];
   },
   now: number = performance.now(),
+  management?: string,
 ): string {
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
   const profiles = started.profiles ?? [];
-  return `Thaw listening on ${url} — ${count(started.controllers, "controller")}, ` +
+  const where = management === undefined ? url : `${url} (actuator on ${management})`;
+  return `Thaw listening on ${where} — ${count(started.controllers, "controller")}, ` +
     `${count(started.routes, "route")}, started in ${Math.round(now - started.at)} ms` +
     (profiles.length === 0 ? "" : `, profiles ${profiles.join(", ")}`);
 }

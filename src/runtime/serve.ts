@@ -26,6 +26,11 @@ export interface Server {
   /** `http://host:port`, with `localhost` for an address bound on every interface. */
   readonly url: string;
   /**
+   * The actuator's own server, where `management.server.port` gives it one: its address, port
+   * and URL. It closes with this one, once the requests in flight here have finished.
+   */
+  readonly management?: { readonly hostname: string; readonly port: number; readonly url: string };
+  /**
    * Shuts down gracefully, as a signal does without ending the process: stops accepting
    * connections, lets requests in flight finish within `server.shutdown-timeout` (answers on
    * kept-alive connections say `Connection: close`), cuts and names those still running then, and

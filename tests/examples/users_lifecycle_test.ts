@@ -16,7 +16,7 @@ import { UserService } from "../../examples/users/src/user_service.ts";
 import { MemoryUserRepository } from "../../examples/users/storage/memory_user_repository.ts";
 import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
 import { call } from "../helpers.ts";
-import { SQLITE } from "../runtime.ts";
+import { SQLITE } from "../sqlite.ts";
 import { bootstrapUsers, type Storage, STORAGES, USERS_DIR } from "./users_storage.ts";
 
 const apps: Application[] = [];

@@ -14,7 +14,7 @@ import { migrate, readDatasource } from "../../migrate.ts";
 import { UserRepository } from "../../examples/users/src/user_repository.ts";
 import { MemoryUserRepository } from "../../examples/users/storage/memory_user_repository.ts";
 import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
-import { SQLITE } from "../runtime.ts";
+import { SQLITE } from "../sqlite.ts";
 
 export type Storage = "memory" | "sqlite";
 

@@ -9,7 +9,7 @@ import { delimiter, dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { SQLITE } from "../runtime.ts";
+import { SQLITE } from "../sqlite.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
 import { DB_PASSWORD, DB_USER, MARIADB_URL, POSTGRES_URL } from "../migrate/sql/databases.ts";
 import { startForwardProxy } from "../migrate/search/servers.ts";

@@ -8,7 +8,7 @@ import process from "node:process";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { runCaptured } from "../run_cli.ts";
-import { SQLITE } from "../../runtime.ts";
+import { SQLITE } from "../../sqlite.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 
 /** The servers `tools/databases.sh start` runs (the README's test command starts them). */

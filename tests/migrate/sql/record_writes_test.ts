@@ -12,7 +12,7 @@ import { SqlTarget } from "../../../src/migrate/sql/sql_target.ts";
 import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
 import { VERSION } from "../../../src/version.ts";
 import { createDatabase, DB_PASSWORD, DB_USER, type Kind, KINDS } from "./databases.ts";
-import { SQLITE } from "../../runtime.ts";
+import { SQLITE } from "../../sqlite.ts";
 
 // Mixed case: every statement must quote the table as `lock` created it.
 const TABLE = "Record_Writes";

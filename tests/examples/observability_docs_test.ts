@@ -1,0 +1,95 @@
+// integration test: promtool, from Debian's prometheus package
+// The blocks of the observability pages that are not TypeScript, checked by what reads them: the
+// PromQL by promtool as rules, the scrape job by promtool as a configuration, the management
+// keys by bootstrap, the access-log line against what the log writes.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bootstrap } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
+import { loadConfig } from "../../config.ts";
+import { accessLogLine } from "../../src/observe/access_log.ts";
+
+const root = new URL("../../", import.meta.url);
+
+async function blocks(doc: string, language: string): Promise<string[]> {
+  const lines = (await readFile(new URL(doc, root), "utf8")).split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== "```" + language) continue;
+    let end = i + 1;
+    while (end < lines.length && lines[end] !== "```") end++;
+    out.push(lines.slice(i + 1, end).join("\n"));
+    i = end;
+  }
+  return out;
+}
+
+function promtool(args: string[]): void {
+  const run = spawnSync("promtool", args, { encoding: "utf8" });
+  assert.equal(run.error, undefined, "promtool must be installed (npm test installs it)");
+  assert.equal(run.status, 0, `promtool ${args.join(" ")}: ${run.stdout}${run.stderr}`);
+}
+
+describe("the observability docs' other blocks", () => {
+  it("give PromQL and a scrape job that promtool accepts", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-promql-"));
+    try {
+      const queries = (await blocks("docs/observability.md", "promql"))
+        .flatMap((block) => block.split(/\n\s*\n/)).map((q) => q.trim()).filter((q) => q !== "");
+      assert.ok(queries.length >= 3, `found ${queries.length} queries`);
+      const rules = [
+        "groups:",
+        "  - name: docs",
+        "    rules:",
+        ...queries.flatMap((query, i) => [
+          `      - record: docs:query_${i}`,
+          `        expr: ${JSON.stringify(query.replace(/\s+/g, " "))}`,
+        ]),
+        "",
+      ].join("\n");
+      await writeFile(join(dir, "rules.yml"), rules);
+      promtool(["check", "rules", join(dir, "rules.yml")]);
+      const [scrape] = await blocks("docs/observability.md", "yaml");
+      assert.match(scrape, /metrics_path: \/actuator\/prometheus/);
+      await writeFile(join(dir, "prometheus.yml"), scrape);
+      promtool(["check", "config", join(dir, "prometheus.yml")]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("give management keys that bootstrap takes", async () => {
+    const [keys] = (await blocks("docs/operations.md", "yaml")).filter((b) =>
+      b.includes("server:")
+    );
+    const dir = await mkdtemp(join(tmpdir(), "thaw-management-"));
+    try {
+      await writeFile(join(dir, "application.yml"), keys);
+      const config = await loadConfig(join(dir, "application.yml"));
+      await bootstrap({ config, actuator: actuator() });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("show an access-log line as the log writes it", async () => {
+    const [block] = await blocks("docs/observability.md", "json");
+    const shown = JSON.parse(block);
+    // Every field the log writes, in its order (bytes and trace_id where known).
+    assert.deepEqual(Object.keys(shown), [
+      "time",
+      "method",
+      "route",
+      "path",
+      "status",
+      "duration_ms",
+      "bytes",
+      "trace_id",
+    ]);
+    assert.deepEqual(JSON.parse(accessLogLine(shown)), shown);
+  });
+});
