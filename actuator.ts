@@ -6,6 +6,8 @@
  * - `health`: `/actuator/health`, with its `liveness` and `readiness` groups;
  * - `info`: the `info` section of the configuration, Thaw's version and the runtime;
  * - `mappings`: every route the app serves, its handler and its middleware;
+ * - `migrations`: the state of each SQL and search migration file, from the records (with
+ *   `actuator({ migrations: migrationStatus(...) })` of `@thaw/thaw/migrate`);
  * - `prometheus`: the request metrics (`http_server_request_duration_seconds`) and the app's own
  *   OpenTelemetry meters, for Prometheus (needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics`
  *   and `@opentelemetry/exporter-prometheus`).
@@ -73,6 +75,12 @@ export type { HealthOptions } from "./src/actuator/health_settings.ts";
 export interface ActuatorOptions {
   /** The health endpoint's options, over the `management.*` keys (an option's key wins). */
   readonly health?: HealthOptions;
+  /**
+   * What the `migrations` endpoint answers: `migrationStatus({ config, migrations })` of
+   * `@thaw/thaw/migrate`, called for each request to the endpoint (and never when it is not
+   * exposed).
+   */
+  readonly migrations?: () => Promise<object>;
 }
 
 /**
@@ -115,14 +123,38 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
     );
   }
   for (const key of Object.keys(options)) {
-    if (key !== "health") {
-      throw new ConfigError(`actuator() option ${key}: unknown; the one option is health`);
+    if (key !== "health" && key !== "migrations") {
+      throw new ConfigError(
+        `actuator() option ${key}: unknown; the options are health, migrations`,
+      );
     }
   }
   checkHealthOption(options.health);
+  const migrations = options.migrations;
+  if (migrations !== undefined && typeof migrations !== "function") {
+    throw new ConfigError(
+      "actuator() option migrations takes what migrationStatus({ config, migrations }) of " +
+        '"@thaw/thaw/migrate" returns',
+    );
+  }
   return actuatorFeature(async (settings) => {
-    const exposed = exposure(settings);
-    const telemetry = await requestTelemetry(exposed.exposed.has("prometheus"));
+    const asked = exposure(settings);
+    const served = new Set(asked.exposed);
+    if (served.has("migrations") && migrations === undefined) {
+      if (asked.named.has("migrations")) {
+        throw new ConfigError(
+          `${settings.where("management.endpoints.web.exposure.include")}: the migrations ` +
+            "endpoint reads the records of a config folder: pass actuator({ migrations: " +
+            'migrationStatus({ config, migrations }) }), import { migrationStatus } from "@thaw/thaw/migrate"',
+        );
+      }
+      served.delete("migrations");
+    }
+    const telemetry = await requestTelemetry(
+      !served.has("prometheus") ? "off" : asked.named.has("prometheus") ? "required" : "optional",
+    );
+    if (telemetry.scrape === undefined) served.delete("prometheus");
+    const exposed = { ...asked, exposed: served };
     return ({ indicators, accepting, routes, middleware }) => {
       const served = exposed.exposed.has("health")
         ? healthRoutes(
@@ -135,7 +167,10 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
       return {
         routes: [
           ...served.routes,
-          ...endpointRoutes(exposed, settings.config, () => routes, middleware, telemetry.scrape),
+          ...endpointRoutes(exposed, settings.config, () => routes, middleware, {
+            scrape: telemetry.scrape,
+            migrations,
+          }),
         ],
         documented: served.documented,
         observers: telemetry.observers,

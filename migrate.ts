@@ -62,6 +62,10 @@ import {
 import { isMigrationError } from "./src/migrate/migration_error.ts";
 import type { DatabaseKind } from "./src/migrate/sql/datasource.ts";
 import { loadDatasources } from "./src/migrate/sql/sql_config.ts";
+import {
+  type MigrationConnectionStatus,
+  migrationStatuses,
+} from "./src/migrate/migration_status.ts";
 
 export { ConfigError };
 export type { Command, DatabaseKind };
@@ -81,6 +85,11 @@ export type {
   RunReport,
 } from "./src/migrate/run_report.ts";
 export type { FailureDetail } from "./src/migrate/migration_error.ts";
+export type {
+  MigrationConnectionStatus,
+  MigrationFileState,
+  MigrationFileStatus,
+} from "./src/migrate/migration_status.ts";
 
 /**
  * What {@linkcode migrate} runs: the options of the command line, by name. Paths are folders,
@@ -207,6 +216,68 @@ export class MigrationRunError extends Error {
     if (line !== undefined) this.line = line;
     if (reason !== undefined) this.reason = reason;
   }
+}
+
+/** What {@linkcode migrationStatus} reads: {@linkcode migrate}'s folders and environment. */
+export type MigrationStatusOptions = Pick<MigrateOptions, "config" | "migrations" | "env" | "cwd">;
+
+/** What the actuator's `migrations` endpoint answers. */
+export interface MigrationStatusBody {
+  /** Every SQL datasource, then every search connection, in the order of the configuration. */
+  readonly connections: readonly MigrationConnectionStatus[];
+}
+
+/**
+ * The actuator's `migrations` endpoint: `status` of every SQL datasource and search connection of
+ * a config folder, as `cli.ts status` reads it (nothing is written), for
+ * `actuator({ migrations: migrationStatus({ config, migrations }) })`. Each connection is asked on
+ * its own, so that one that cannot be reached is reported (`state: "unreachable"`) beside the
+ * others; a configuration that cannot be read rejects the call.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { migrate, migrationStatus } from "@thaw/thaw/migrate";
+ *
+ * const dir = await mkdtemp(join(tmpdir(), "thaw-doc-"));
+ * await writeFile(
+ *   join(dir, "application.yml"),
+ *   'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
+ * );
+ * await mkdir(join(dir, "files", "main"), { recursive: true });
+ * await writeFile(join(dir, "files", "main", "V1__notes.sql"), "CREATE TABLE notes (body TEXT);\n");
+ *
+ * const status = migrationStatus({ config: dir, migrations: join(dir, "files") });
+ * const { connections } = await status();
+ * assert.equal(connections[0].name, "main");
+ * assert.deepEqual(connections[0].files, [
+ *   { path: "V1__notes.sql", version: "1", description: "notes", state: "pending" },
+ * ]);
+ * ```
+ */
+export function migrationStatus(
+  options: MigrationStatusOptions,
+): () => Promise<MigrationStatusBody> {
+  const given = { ...options };
+  return async () => ({
+    connections: await migrationStatuses(async (mode, connection) => {
+      try {
+        const report = await migrate({
+          ...given,
+          command: "status",
+          mode,
+          ...(connection === undefined ? {} : { connection }),
+        });
+        return { report, failed: false };
+      } catch (error) {
+        if (error instanceof MigrationRunError) return { report: error.report, failed: true };
+        throw error;
+      }
+    }),
+  });
 }
 
 const folder = (path: string | URL, cwd: string): string => {

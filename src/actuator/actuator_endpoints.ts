@@ -15,10 +15,24 @@ import type { CompiledRoute } from "../web/compile.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
-export type EndpointId = "health" | "info" | "mappings" | "prometheus";
+export type EndpointId = "health" | "info" | "mappings" | "migrations" | "prometheus";
 
 /** Every endpoint, in the order the index lists them. */
-export const ENDPOINTS: readonly EndpointId[] = ["health", "info", "mappings", "prometheus"];
+export const ENDPOINTS: readonly EndpointId[] = [
+  "health",
+  "info",
+  "mappings",
+  "migrations",
+  "prometheus",
+];
+
+/** What the endpoints that read beyond the configuration read. */
+export interface EndpointSources {
+  /** The Prometheus exposition, where `prometheus` can be served. */
+  readonly scrape?: () => Promise<string>;
+  /** The migrations' status, where the app gave one. */
+  readonly migrations?: () => Promise<object>;
+}
 
 /** Which endpoints are exposed, and under which path. */
 export interface Exposure {
@@ -26,6 +40,11 @@ export interface Exposure {
   readonly base: string;
   /** The endpoints served. */
   readonly exposed: ReadonlySet<EndpointId>;
+  /**
+   * The endpoints `include` names, not by `*`: one of them that cannot be served stops
+   * `bootstrap`, where `*` leaves it out (as Spring's `*` exposes the endpoints there are).
+   */
+  readonly named: ReadonlySet<EndpointId>;
   /** `management.endpoints.web.discovery.enabled`: the index of links at the base path. */
   readonly discovery: boolean;
 }
@@ -36,6 +55,7 @@ export interface Exposure {
  * stops `bootstrap`, naming the key.
  */
 export function exposure(settings: ThawSettings): Exposure {
+  const named = new Set<EndpointId>();
   const ids = (key: "include" | "exclude"): Set<EndpointId> => {
     const full = `management.endpoints.web.exposure.${key}` as const;
     const out = new Set<EndpointId>();
@@ -44,8 +64,10 @@ export function exposure(settings: ThawSettings): Exposure {
     for (const item of items.map((i) => i.toLowerCase())) {
       if (item === "") continue;
       if (item === "*") ENDPOINTS.forEach((id) => out.add(id));
-      else if ((ENDPOINTS as readonly string[]).includes(item)) out.add(item as EndpointId);
-      else {
+      else if ((ENDPOINTS as readonly string[]).includes(item)) {
+        out.add(item as EndpointId);
+        if (key === "include") named.add(item as EndpointId);
+      } else {
         throw new ConfigError(
           `${settings.where(full)}: no endpoint ${JSON.stringify(item)}; the endpoints are ` +
             `${ENDPOINTS.join(", ")} (or * for all)`,
@@ -73,6 +95,7 @@ export function exposure(settings: ThawSettings): Exposure {
   return {
     base,
     exposed: new Set([...include].filter((id) => !exclude.has(id))),
+    named,
     discovery: settings.get("management.endpoints.web.discovery.enabled"),
   };
 }
@@ -181,15 +204,15 @@ export function mappings(
 }
 
 /**
- * The routes of `info`, `mappings`, `prometheus` (given its scrape) and the index of the exposed
- * endpoints, at `{base}`.
+ * The routes of `info`, `mappings`, `migrations` and `prometheus` (given what they read) and the
+ * index of the exposed endpoints, at `{base}`.
  */
 export function endpointRoutes(
   { base, exposed, discovery }: Exposure,
   config: LoadedConfig,
   routes: () => readonly CompiledRoute[],
   globalMiddleware: readonly string[],
-  scrape?: () => Promise<string>,
+  { scrape, migrations }: EndpointSources = {},
 ): CompiledRoute[] {
   const out: CompiledRoute[] = [];
   const add = (path: string, handler: CompiledRoute["handler"]) =>
@@ -208,6 +231,24 @@ export function endpointRoutes(
       `${base}/mappings`,
       () => json(JSON.stringify({ routes: mappings(routes(), globalMiddleware) })),
     );
+  }
+  if (exposed.has("migrations") && migrations !== undefined) {
+    // Each connection's failure is in the body; what fails as a whole (no configuration to read)
+    // is a 503 naming why, its secrets masked, never the error path's 500.
+    const mask = composeMasks(maskUrls, secretsMask(configSecrets(config)));
+    add(`${base}/migrations`, async () => {
+      try {
+        return json(JSON.stringify(await migrations()));
+      } catch (error) {
+        return new Response(
+          JSON.stringify({ error: mask(String((error as Error)?.message ?? error)) }),
+          {
+            status: 503,
+            headers: { "content-type": "application/json", "cache-control": "no-store" },
+          },
+        );
+      }
+    });
   }
   if (exposed.has("prometheus") && scrape !== undefined) {
     add(`${base}/prometheus`, async () =>

@@ -17,13 +17,24 @@ export interface RequestTelemetry {
 }
 
 /**
- * With `prometheus` exposed, the process's registry (its packages are then required); else the
- * app's own providers, registered through OpenTelemetry's API, where it is installed. Without the
- * API, nothing: no provider can have been registered.
+ * With `prometheus` served, the process's registry: `required` (named in `include`), its packages
+ * must be there; `optional` (`*`), it is served where they are. Else the app's own providers,
+ * registered through OpenTelemetry's API, where it is installed. Without the API, nothing: no
+ * provider can have been registered.
  */
-export async function requestTelemetry(prometheus: boolean): Promise<RequestTelemetry> {
+export async function requestTelemetry(
+  prometheus: "required" | "optional" | "off",
+): Promise<RequestTelemetry> {
+  if (prometheus === "optional") {
+    try {
+      return await requestTelemetry("required");
+    } catch (error) {
+      if (!(error instanceof MissingPackageError || error instanceof ConfigError)) throw error;
+      return await requestTelemetry("off");
+    }
+  }
   const neededBy = "management.endpoints.web.exposure.include: prometheus";
-  const api = prometheus
+  const api = prometheus === "required"
     ? await requiredApi(neededBy).catch((error) => {
       if (error instanceof MissingPackageError) throw error;
       // An edge runtime loads no module its bundle does not hold.
@@ -42,7 +53,7 @@ export async function requestTelemetry(prometheus: boolean): Promise<RequestTele
     if (cached?.provider !== provider) cached = { provider, histogram: requestHistogram(provider) };
     return cached.histogram;
   };
-  if (prometheus) {
+  if (prometheus === "required") {
     const registry = prometheusRegistry(api, await requiredMetricsSdk(neededBy));
     // An app that registered its own provider first gets the request metrics there too.
     const histograms = registry.global ? () => [registry.requests] : () => [

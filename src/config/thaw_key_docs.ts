@@ -25,7 +25,7 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "app.openapi.version": "The document's `info.version` (quote it).",
   "app.openapi.description": "The document's `info.description`.",
   "management.endpoints.web.exposure.include":
-    "The actuator's endpoints served (`health`, `info`, `mappings`, `prometheus`; `*`: all).",
+    "The actuator's endpoints served (`health`, `info`, `mappings`, `migrations`, `prometheus`; `*`: all).",
   "management.endpoints.web.exposure.exclude":
     "Endpoints not served, though `include` names them (or says `*`).",
   "management.endpoints.web.base-path": "Where the actuator's endpoints are served.",

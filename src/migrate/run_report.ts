@@ -84,9 +84,9 @@ export interface FileReport {
   reindex?: ReindexReport;
   /**
    * `status`, `validate` and dry runs (which write no record): what the file's record says of the
-   * run that wrote it (a renamed file: the record it takes over). A field is absent where the
-   * record does not hold it: records of earlier versions have no `runnerVersion` (SQL) or no `by`
-   * (search). Absent for a file without a record, and where the record says nothing of its run.
+   * run that wrote it (a renamed file: the record it takes over), and the checksum it holds. A
+   * field is absent where the record does not hold it: records of earlier versions have no
+   * `runnerVersion` (SQL) or no `by` (search). Absent for a file without a record.
    */
   applied?: {
     /** When: ISO 8601, UTC. */
@@ -95,6 +95,8 @@ export interface FileReport {
     readonly by?: string;
     /** The runner's version (`0.1.0`). */
     readonly runnerVersion?: string;
+    /** The checksum the record holds. */
+    readonly checksum?: string;
   };
 }
 

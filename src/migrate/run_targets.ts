@@ -187,18 +187,18 @@ async function runTarget<F extends PlannedFile>(
   }
 }
 
-// What the file's record says of its run (a renamed file's: the record it takes over), where it
-// says anything.
+// What the file's record says of its run (a renamed file's: the record it takes over): its
+// checksum, and when, by whom and by which runner, where it says.
 function addRun(file: FileReport, records: ReadonlyMap<string, FileRecord>): void {
   const record = records.get(file.path) ??
     (file.renamedFrom === undefined ? undefined : records.get(file.renamedFrom));
   if (record === undefined) return;
-  const run: NonNullable<FileReport["applied"]> = {
+  file.applied = {
     ...(record.executedAt === undefined ? {} : { at: record.executedAt }),
     ...(record.executedBy === undefined ? {} : { by: record.executedBy }),
     ...(record.runnerVersion === undefined ? {} : { runnerVersion: record.runnerVersion }),
+    checksum: record.hash,
   };
-  if (Object.keys(run).length > 0) file.applied = run;
 }
 
 /**

@@ -89,6 +89,25 @@ describe("the actuator's endpoints", () => {
     }
   });
 
+  it("expose with * the endpoints there are: migrations where it has a source", async () => {
+    const without = await bootstrap({
+      config: exposing({ exposure: { include: "*" } }),
+      actuator: actuator(),
+    });
+    assert.equal((await get(without, "/actuator/migrations")).status, 404);
+    const links = (await get(without, "/actuator")).body._links;
+    assert.equal(links.migrations, undefined);
+    const source = () => Promise.resolve({ connections: [] });
+    const withSource = await bootstrap({
+      config: exposing({ exposure: { include: "*" } }),
+      actuator: actuator({ migrations: source }),
+    });
+    assert.deepEqual(await get(withSource, "/actuator/migrations"), {
+      status: 200,
+      body: { connections: [] },
+    });
+  });
+
   it("serve under management.endpoints.web.base-path", async () => {
     const app = await bootstrap({
       config: exposing({ "base-path": "/manage/", exposure: { include: "*" } }),
@@ -108,7 +127,7 @@ describe("the actuator's endpoints", () => {
         await assert.rejects(bootstrap({ config, actuator: actuator() }), {
           name: "ConfigError",
           message: `${file}:5: management.endpoints.web.exposure.include: no endpoint "helth"; ` +
-            "the endpoints are health, info, mappings, prometheus (or * for all)",
+            "the endpoints are health, info, mappings, migrations, prometheus (or * for all)",
         });
       },
     );
@@ -202,7 +221,7 @@ describe("the actuator's endpoints", () => {
     );
     assert.throws(
       () => actuator({ helth: {} } as never),
-      /actuator\(\) option helth: unknown; the one option is health/,
+      /actuator\(\) option helth: unknown; the options are health, migrations/,
     );
   });
 

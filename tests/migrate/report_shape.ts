@@ -59,7 +59,7 @@ export interface Report {
         documentsPerSecond?: number;
         writeBlockedMs?: number;
       };
-      applied?: { at?: string; by?: string; runnerVersion?: string };
+      applied?: { at?: string; by?: string; runnerVersion?: string; checksum?: string };
     }[];
     readonly applied: number;
     readonly skipped: number;
@@ -166,7 +166,7 @@ function checkApplied(value: unknown, where: string, file: Json, report: Json): 
     `${where} on a run that writes records`,
   );
   assert.ok(!["apply", "unknown"].includes(file.action as string), `${where} without a record`);
-  const applied = keys(value, where, [], ["at", "by", "runnerVersion"]);
+  const applied = keys(value, where, [], ["at", "by", "runnerVersion", "checksum"]);
   assert.ok(Object.keys(applied).length > 0, `${where}: says something, or is absent`);
   if (applied.at !== undefined) {
     assert.match(String(applied.at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, `${where}.at`);
@@ -174,6 +174,7 @@ function checkApplied(value: unknown, where: string, file: Json, report: Json): 
   text(applied, "at", where);
   text(applied, "by", where);
   text(applied, "runnerVersion", where);
+  text(applied, "checksum", where);
 }
 
 /**

@@ -438,12 +438,13 @@ describe("runTargets, the engine both runners share", () => {
       assert.deepEqual(
         report.connections[0].files.map((f) => [f.path, f.action, f.applied]),
         [
-          ["V1", "skip", shown],
-          ["V2", "changed", { at, by: "ci@build-7" }],
+          ["V1", "skip", { ...shown, checksum: "h-V1" }],
+          ["V2", "changed", { at, by: "ci@build-7", checksum: "old" }],
           // A renamed file shows the record it takes over.
-          ["V3-moved", "rename", shown],
-          ["V4", "missing", shown],
-          ["V5", "skip", undefined],
+          ["V3-moved", "rename", { ...shown, checksum: "h-V3" }],
+          ["V4", "missing", { ...shown, checksum: "h-gone" }],
+          // A record that says nothing of its run still holds its checksum.
+          ["V5", "skip", { checksum: "h-V5" }],
           ["V6", "apply", undefined],
         ],
         JSON.stringify(extra),
