@@ -230,9 +230,10 @@ export interface MigrationStatusBody {
 /**
  * The actuator's `migrations` endpoint: `status` of every SQL datasource and search connection of
  * a config folder, as `cli.ts status` reads it (nothing is written), for
- * `actuator({ migrations: migrationStatus({ config, migrations }) })`. Each connection is asked on
- * its own, so that one that cannot be reached is reported (`state: "unreachable"`) beside the
- * others; a configuration that cannot be read rejects the call.
+ * `actuator({ migrations: migrationStatus({ config, migrations }) })`. A connection that fails
+ * (cannot be reached) is reported (`state: "error"`) beside the others, which are asked again on
+ * their own; a configuration or a file that cannot be read rejects the call. Calls made while one
+ * is under way share its answer.
  *
  * @example
  * ```ts
@@ -262,7 +263,7 @@ export function migrationStatus(
   options: MigrationStatusOptions,
 ): () => Promise<MigrationStatusBody> {
   const given = { ...options };
-  return async () => ({
+  const statuses = async (): Promise<MigrationStatusBody> => ({
     connections: await migrationStatuses(async (mode, connection) => {
       try {
         const report = await migrate({
@@ -278,6 +279,13 @@ export function migrationStatus(
       }
     }),
   });
+  // Requests that come while a reading is under way share it: however many are sent, each
+  // database and cluster sees one reader at a time.
+  let running: Promise<MigrationStatusBody> | undefined;
+  return () =>
+    running ??= statuses().finally(() => {
+      running = undefined;
+    });
 }
 
 const folder = (path: string | URL, cwd: string): string => {

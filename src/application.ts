@@ -389,6 +389,13 @@ async function wire(
   // `management.server.port`: the actuator's routes are served by an app of their own, on that
   // port, with none of the app's middleware (so that an auth guard leaves the probes open).
   const managementPort = settings.get("management.server.port");
+  if (managementPort === undefined && settings.get("management.server.address") !== undefined) {
+    // The actuator would stay on the app's port, open on its address: not what the key asks.
+    throw new ConfigError(
+      `${settings.where("management.server.address")}: an address for the management port, ` +
+        "which management.server.port gives: set it, or leave the address out",
+    );
+  }
   let management: ApplicationInternals["management"];
   if (serveActuator !== undefined) {
     const served = serveActuator({
@@ -401,10 +408,11 @@ async function wire(
       routes.push(...served.routes);
       documented.push(...served.documented);
     } else {
+      const address = settings.get("management.server.address");
       management = {
         fetch: buildApp(served.routes, errors, { allowEncodedSlash, maxBodySize }).fetch,
         port: managementPort,
-        hostname: settings.get("management.server.address") ?? defaultHostname,
+        ...(address === undefined ? {} : { hostname: address }),
         where: settings.where("management.server.port"),
       };
     }

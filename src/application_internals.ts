@@ -23,7 +23,8 @@ export interface ApplicationInternals {
   readonly management?: {
     readonly fetch: (request: Request) => Response | Promise<Response>;
     readonly port: number;
-    readonly hostname: string;
+    /** `management.server.address`; else the address `listen` binds the app's port on. */
+    readonly hostname?: string;
     readonly where: string;
   };
   /** What the start line of `listen` says: when `bootstrap` began, and what it wired. */

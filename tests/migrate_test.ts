@@ -12,6 +12,7 @@ import {
   migrate,
   type MigrateOptions,
   MigrationRunError,
+  migrationStatus,
   readDatasource,
   summaryLines,
 } from "../migrate.ts";
@@ -444,5 +445,34 @@ describe("migrate() from code", () => {
     });
     assert.equal(report.connections[0].applied, 1);
     assert.deepEqual(tables(target), ["framework_migrations", "notes", "sqlite_sequence"]);
+  });
+});
+
+describe("migrationStatus", () => {
+  it("gives calls made while one is under way its answer, and reads again after", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-status-"));
+    try {
+      await writeFile(
+        join(dir, "application.yml"),
+        'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
+      );
+      await mkdir(join(dir, "files", "main"), { recursive: true });
+      await writeFile(join(dir, "files", "main", "V1__a.sql"), "SELECT 1;\n");
+      const status = migrationStatus({ config: dir, migrations: join(dir, "files") });
+      const first = status();
+      const second = status();
+      assert.equal(second, first);
+      const body = await first;
+      assert.deepEqual(body.connections.map((c) => c.files.map((f) => f.path)), [["V1__a.sql"]]);
+      await writeFile(join(dir, "files", "main", "V2__b.sql"), "SELECT 2;\n");
+      const again = status();
+      assert.notEqual(again, first);
+      assert.deepEqual((await again).connections[0].files.map((f) => f.path), [
+        "V1__a.sql",
+        "V2__b.sql",
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 // What `/actuator/migrations` answers: `status` of every SQL datasource and search connection,
 // each on its own, so that one that cannot be reached is reported as such and the others still
 // are. The same runs as the command line's `status`; nothing is written.
-import type { RunReport } from "./run_report.ts";
+import type { FileAction, RunReport } from "./run_report.ts";
 import { fileVersion, readMigrationName } from "./plan/migration_name.ts";
 
 /** A file's state, as the endpoint names it. */
@@ -38,17 +38,19 @@ export interface MigrationConnectionStatus {
   /** `sql` for a datasource, `search` for a search connection. */
   readonly kind: "sql" | "search";
   /**
-   * `ok`: its records were read; `unreachable`: they could not be (`error` says why);
-   * `disabled`: `migrations.enabled` is not true; `no-folder`: it has no folder of files.
+   * `ok`: its records were read; `error`: they could not be (it could not be reached, or refused;
+   * `error` says why); `disabled`: `migrations.enabled` is not true; `no-folder`: it has no
+   * folder of files.
    */
-  readonly state: "ok" | "unreachable" | "disabled" | "no-folder";
-  /** Why it could not be reached, its secrets masked. */
+  readonly state: "ok" | "error" | "disabled" | "no-folder";
+  /** Why its records could not be read, its secrets masked. */
   readonly error?: string;
   /** Each file, and each record whose file is gone, in run order. */
   readonly files: readonly MigrationFileStatus[];
 }
 
-const STATES: Readonly<Record<string, MigrationFileState>> = {
+// Every action: a new one is a compile error here until it is given a state.
+const STATES: Readonly<Record<FileAction, MigrationFileState>> = {
   skip: "applied",
   apply: "pending",
   reapply: "changed",
@@ -57,6 +59,9 @@ const STATES: Readonly<Record<string, MigrationFileState>> = {
   rename: "renamed",
   unknown: "unknown",
   "above-target": "pending",
+  // Not `status`'s: what baseline and repair do.
+  record: "pending",
+  drop: "missing",
 };
 
 function describe(path: string): string {
@@ -90,7 +95,7 @@ export function connectionStatuses(
   return report.connections.map((connection) => {
     const failed = report.error?.connection === connection.name ? report.error : undefined;
     const state = failed !== undefined
-      ? "unreachable"
+      ? "error"
       : connection.state === "disabled" || connection.state === "not-selected"
       ? "disabled"
       : connection.state === "no-folder"
@@ -107,8 +112,8 @@ export function connectionStatuses(
           path: file.path,
           ...(version === undefined ? {} : { version }),
           description: describe(file.path),
-          state: STATES[file.action] ?? "unknown",
-          ...(file.applied?.checksum === undefined ? {} : { checksum: file.applied.checksum }),
+          state: STATES[file.action],
+          ...(file.recordChecksum === undefined ? {} : { checksum: file.recordChecksum }),
           ...(file.applied?.at === undefined ? {} : { appliedOn: file.applied.at }),
           ...(file.applied?.by === undefined ? {} : { appliedBy: file.applied.by }),
         };

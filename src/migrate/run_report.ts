@@ -84,9 +84,9 @@ export interface FileReport {
   reindex?: ReindexReport;
   /**
    * `status`, `validate` and dry runs (which write no record): what the file's record says of the
-   * run that wrote it (a renamed file: the record it takes over), and the checksum it holds. A
-   * field is absent where the record does not hold it: records of earlier versions have no
-   * `runnerVersion` (SQL) or no `by` (search). Absent for a file without a record.
+   * run that wrote it (a renamed file: the record it takes over). A field is absent where the
+   * record does not hold it: records of earlier versions have no `runnerVersion` (SQL) or no `by`
+   * (search). Absent for a file without a record, and where the record says nothing of its run.
    */
   applied?: {
     /** When: ISO 8601, UTC. */
@@ -95,9 +95,12 @@ export interface FileReport {
     readonly by?: string;
     /** The runner's version (`0.1.0`). */
     readonly runnerVersion?: string;
-    /** The checksum the record holds. */
-    readonly checksum?: string;
   };
+  /**
+   * `status`, `validate` and dry runs: the checksum the file's record holds (a renamed file's:
+   * the record it takes over). Absent for a file without a record.
+   */
+  recordChecksum?: string;
 }
 
 /** What a reindex file did (search). */

@@ -187,18 +187,19 @@ async function runTarget<F extends PlannedFile>(
   }
 }
 
-// What the file's record says of its run (a renamed file's: the record it takes over): its
-// checksum, and when, by whom and by which runner, where it says.
+// What the file's record says of its run (a renamed file's: the record it takes over), where it
+// says anything, and the checksum it holds.
 function addRun(file: FileReport, records: ReadonlyMap<string, FileRecord>): void {
   const record = records.get(file.path) ??
     (file.renamedFrom === undefined ? undefined : records.get(file.renamedFrom));
   if (record === undefined) return;
-  file.applied = {
+  file.recordChecksum = record.hash;
+  const run: NonNullable<FileReport["applied"]> = {
     ...(record.executedAt === undefined ? {} : { at: record.executedAt }),
     ...(record.executedBy === undefined ? {} : { by: record.executedBy }),
     ...(record.runnerVersion === undefined ? {} : { runnerVersion: record.runnerVersion }),
-    checksum: record.hash,
   };
+  if (Object.keys(run).length > 0) file.applied = run;
 }
 
 /**

@@ -45,7 +45,7 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
   const hostname = options.hostname ?? internals.defaultHostname;
   const management = internals.management === undefined
     ? undefined
-    : await serveManagement(internals.management, internals, port);
+    : await serveManagement(internals.management, internals, port, hostname);
   let server: Server;
   try {
     server = await serve(app.fetch, {
@@ -91,6 +91,7 @@ async function serveManagement(
   management: NonNullable<ApplicationInternals["management"]>,
   internals: ApplicationInternals,
   mainPort: number,
+  mainHostname: string,
 ): Promise<Server> {
   if (management.port !== 0 && management.port === mainPort) {
     throw new ConfigError(
@@ -101,8 +102,11 @@ async function serveManagement(
   return await serve(management.fetch, {
     ...internals.serve,
     port: management.port,
-    hostname: management.hostname,
+    hostname: management.hostname ?? mainHostname,
     signals: false,
+    // Closed once the app's requests have had their time: what runs on it then is cut, so that
+    // a shutdown takes server.shutdown-timeout once, not twice.
+    shutdownTimeoutMs: 0,
     shutdownStarting: undefined,
     closed: undefined,
   });

@@ -289,18 +289,18 @@ export function buildApp(
   const hono = new Hono({
     getPath: options.allowEncodedSlash === true ? requestPathAllowingEncodedSlash : requestPath,
   });
-  // The request the app was given, by context, for the route marks: middleware may replace
-  // `c.req.raw` (Hono's `bodyLimit` does) before a route takes it. Sets no header, so it does not
-  // make the routes adopt answers as the app's middleware does.
+  // Added first, so that Hono runs them ahead of every route and of the answers below.
+  const global = (options.middleware?.length ?? 0) > 0;
+  // The request the app was given, by context, for the route marks: global middleware may replace
+  // `c.req.raw` (Hono's `bodyLimit` does) before a route takes it. Without global middleware
+  // nothing runs before a route's first handler, which marks the request as it comes.
   const originals = new WeakMap<Context, Request>();
-  if (options.marks !== undefined) {
+  if (options.marks !== undefined && global) {
     hono.use("*", (c, next) => {
       originals.set(c, c.req.raw);
       return next();
     });
   }
-  // Added first, so that Hono runs them ahead of every route and of the answers below.
-  const global = (options.middleware?.length ?? 0) > 0;
   if (global) hono.use("*", ...options.middleware!);
   for (const route of table.routes) {
     const own = route.middleware ?? [];

@@ -123,6 +123,29 @@ describe("management.server.port", () => {
     }
   });
 
+  it("binds where listen binds the app unless management.server.address says", async () => {
+    const app = await guardedApp({ port: 0 });
+    const server = await listen(app, {
+      port: 0,
+      hostname: "127.0.0.1",
+      signals: false,
+      quiet: true,
+    });
+    try {
+      assert.equal(server.management?.hostname, "127.0.0.1");
+      assert.equal(await status(`${server.management!.url}/actuator/health`), 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses an address with no port to put it on", async () => {
+    await assert.rejects(
+      guardedApp({ address: "127.0.0.1" }),
+      /management\.server\.address: an address for the management port, which management\.server\.port gives/,
+    );
+  });
+
   it("is refused when it is no port", async () => {
     await assert.rejects(guardedApp({ port: 70_000 }), /management\.server\.port/);
     await assert.rejects(guardedApp({ prot: 8081 }), /did you mean management\.server\.port/);

@@ -11,7 +11,7 @@ function connection(name: string, state: ConnectionReport["state"], actions: Fil
       path: `V${i + 1}__step_${i + 1}.sql`,
       action,
       ...(action === "skip"
-        ? { applied: { at: "2026-01-01T00:00:00.000Z", by: "ci@build", checksum: `c${i}` } }
+        ? { applied: { at: "2026-01-01T00:00:00.000Z", by: "ci@build" }, recordChecksum: `c${i}` }
         : {}),
     })),
     applied: 0,
@@ -62,7 +62,7 @@ describe("connectionStatuses", () => {
       }),
       "sql",
     );
-    assert.deepEqual(statuses[0].state, "unreachable");
+    assert.deepEqual(statuses[0].state, "error");
     assert.equal(statuses[0].error, "cannot connect to postgres://127.0.0.1:1/x");
     assert.equal(statuses[0].files[0].state, "unknown");
   });
@@ -111,7 +111,7 @@ describe("migrationStatuses", () => {
     });
     assert.deepEqual(asked, ["sql:*", "sql:b", "search:*"]);
     assert.deepEqual(statuses.map((s) => [s.name, s.kind, s.state]), [
-      ["a", "sql", "unreachable"],
+      ["a", "sql", "error"],
       ["b", "sql", "ok"],
     ]);
   });

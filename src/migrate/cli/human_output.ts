@@ -157,18 +157,16 @@ export function humanSummary(report: RunReport): string[] {
       lines.push(`${c.name}:`);
       if (c.files.length === 0) lines.push("  (no files)");
       // What the records say of their runs, in a column after the longest path that has one.
-      // (A record's checksum alone says nothing of its run.)
-      const runOf = (f: FileReport) => f.applied === undefined ? "" : ran(f.applied);
       const width = Math.max(
         0,
-        ...c.files.filter((f) => runOf(f) !== "").map((f) => `${f.path}${remarks(f)}`.length),
+        ...c.files.filter((f) => f.applied).map((f) => `${f.path}${remarks(f)}`.length),
       );
       for (const f of c.files) {
         lines.push(
           listing
             ? `  ${state(f).padEnd(12)} ${
-              runOf(f) !== ""
-                ? `${`${f.path}${remarks(f)}`.padEnd(width)}  ${runOf(f)}`
+              f.applied
+                ? `${`${f.path}${remarks(f)}`.padEnd(width)}  ${ran(f.applied)}`
                 : `${f.path}${remarks(f)}`
             }`
             : runsNone && (f.action === "apply" || f.action === "reapply")
