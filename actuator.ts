@@ -139,8 +139,9 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
   }
   return actuatorFeature(async (settings) => {
     const asked = exposure(settings);
-    const served = new Set(asked.exposed);
-    if (served.has("migrations") && migrations === undefined) {
+    // What can be served of what was asked: `*` leaves out what cannot, a name is refused.
+    const available = new Set(asked.exposed);
+    if (available.has("migrations") && migrations === undefined) {
       if (asked.named.has("migrations")) {
         throw new ConfigError(
           `${settings.where("management.endpoints.web.exposure.include")}: the migrations ` +
@@ -148,13 +149,17 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
             'migrationStatus({ config, migrations }) }), import { migrationStatus } from "@thaw/thaw/migrate"',
         );
       }
-      served.delete("migrations");
+      available.delete("migrations");
     }
     const telemetry = await requestTelemetry(
-      !served.has("prometheus") ? "off" : asked.named.has("prometheus") ? "required" : "optional",
+      !available.has("prometheus")
+        ? "off"
+        : asked.named.has("prometheus")
+        ? "required"
+        : "optional",
     );
-    if (telemetry.scrape === undefined) served.delete("prometheus");
-    const exposed = { ...asked, exposed: served };
+    if (telemetry.scrape === undefined) available.delete("prometheus");
+    const exposed = { ...asked, exposed: available };
     return ({ indicators, accepting, routes, middleware }) => {
       const served = exposed.exposed.has("health")
         ? healthRoutes(

@@ -11,8 +11,9 @@ import {
 import { benchMiddleware } from "./middleware.ts";
 import { user } from "./users.ts";
 
+/** The controller, for the benchmarks that bootstrap it their own way. */
 @RestController()
-class UserController {
+export class UserController {
   @GetMapping("/users/{id}", PathVariable("id", Number))
   get(id: number) {
     return user(id);
