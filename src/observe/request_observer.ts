@@ -97,7 +97,15 @@ export function observeFetch<A extends unknown[]>(
     };
     const run = (i: number): Promise<Response> => {
       if (i === observers.length) {
-        return Promise.resolve(fetch(request, ...rest)).then((response) => {
+        // A fetch that throws at once rejects as one that fails later does, so that every
+        // observer sees the failure through `proceed` (a span ends, a log line is written).
+        let answer: Response | Promise<Response>;
+        try {
+          answer = fetch(request, ...rest);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        return Promise.resolve(answer).then((response) => {
           status = response.status;
           return response;
         });

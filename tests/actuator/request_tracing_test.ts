@@ -10,6 +10,9 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
+import { observeFetch, RouteMarks } from "../../src/observe/request_observer.ts";
+import { tracingObserver } from "../../src/actuator/request_tracing.ts";
+import * as api from "@opentelemetry/api";
 
 @RestController()
 class TracedController {
@@ -117,6 +120,25 @@ describe("request spans", () => {
     assert.equal(span.attributes["http.route"], undefined);
     assert.equal(span.attributes["http.response.status_code"], 404);
     assert.notEqual(span.status.code, SpanStatusCode.ERROR);
+  });
+
+  it("end, as ERROR, when the fetch throws at once rather than rejecting", async () => {
+    exporter.reset();
+    const fetch = observeFetch(
+      () => {
+        throw new RangeError("adapter broke");
+      },
+      [tracingObserver(api)],
+      new RouteMarks(),
+    );
+    await assert.rejects(
+      Promise.resolve().then(() => fetch(new Request("http://localhost/x"))),
+      RangeError,
+    );
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(exporter.getFinishedSpans().length, 1);
+    assert.equal(span.status.code, SpanStatusCode.ERROR);
+    assert.equal(span.attributes["error.type"], "RangeError");
   });
 
   it("give the access log the trace id", async () => {
