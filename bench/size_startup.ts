@@ -230,7 +230,9 @@ const FEATURES: [string, RegExp][] = [
   ],
   ["the HTTP status table (`HttpStatus`)", /^src\/http\/http_status\.ts$/],
   ["requests, answers, `ResponseEntity`, JSON", /^src\/http\//],
+  ["the argument readers of the binders the app calls", /^src\/web\/\w+_argument\.ts$/],
   ["controllers: binders, handlers, errors, middleware", /^src\/web\//],
+  ["request observation and the access log", /^src\/observe\//],
   ["health (`/actuator/health`)", /^src\/actuator\//],
   ["the OpenAPI generator and its settings", /^src\/openapi\//],
   ["bootstrap, the server and Node hooks", /^src\/(application|runtime)/],
@@ -329,6 +331,8 @@ export async function buildApps(): Promise<{ dir: string; files: Record<string, 
 async function main(): Promise<void> {
   await sizes();
   await breakdown();
+  // `SIZE_ONLY=1`: the sizes alone, in seconds.
+  if (process.env.SIZE_ONLY === "1") return void await esbuild.stop();
   const { dir, files } = await buildApps();
 
   console.log(

@@ -29,9 +29,9 @@ export const EMPTY_FORM_BODY: FormBody = Object.freeze({
 
 // `ignoreBOM`: a byte-order mark the client sent is text, as any other character is (a decoder
 // would otherwise drop one that leads a part, or a body, without a word).
-const ascii = new TextDecoder("utf-8", { ignoreBOM: true });
-const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-const HEX_DIGITS = new TextEncoder().encode("0123456789ABCDEF");
+const ascii = /* @__PURE__ */ new TextDecoder("utf-8", { ignoreBOM: true });
+const strict = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const HEX_DIGITS = /* @__PURE__ */ new TextEncoder().encode("0123456789ABCDEF");
 
 /**
  * The text of a urlencoded body, its bytes past ASCII written as their percent-encoding: the

@@ -41,8 +41,8 @@ const SPACE_AROUND = /^[ \t]+|[ \t]+$/g;
 // bytes past ASCII elsewhere (Node 20 maps none): either way ASCII stays ASCII and nothing else
 // becomes ASCII, which is all the search needs. Text is decoded from the bytes, as UTF-8, a
 // byte-order mark kept as the character it is: a decoder drops a leading one unless told not to.
-const latin1 = new TextDecoder("latin1");
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const latin1 = /* @__PURE__ */ new TextDecoder("latin1");
+const utf8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function badRequest(message: string): HttpException {
   return new HttpException(HttpStatus.BAD_REQUEST, message);

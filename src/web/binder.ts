@@ -1,6 +1,12 @@
 import type { Class } from "../context/class_record.ts";
 import type { HttpRequest } from "../http/http_request.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";
+import { type ResolverFactory, withResolver } from "./argument_resolver.ts";
+import { bodyArgument } from "./body_argument.ts";
+import { headerArgument } from "./header_argument.ts";
+import { paramArgument } from "./param_argument.ts";
+import { partArgument } from "./part_argument.ts";
+import { pathArgument } from "./path_argument.ts";
 
 /**
  * How a path variable, parameter or header is converted: `Number` (an integer), `String` (as
@@ -140,20 +146,23 @@ function checkType(type: unknown, binder: string): ScalarType {
   return type as ScalarType;
 }
 
+type ValueDescriptor = Extract<BinderDescriptor, { kind: "param" | "header" }>;
+
 function valueBinder(
   kind: "param" | "header",
   name: string,
   options: ValueOptions,
+  reader: ResolverFactory<ValueDescriptor>,
 ): BinderDescriptor {
   const label = `${kind === "param" ? "RequestParam" : "RequestHeader"}("${name}")`;
-  return Object.freeze({
+  return withResolver({
     kind,
     name: checkName(name, label),
     type: checkType(checkOptions(options, label).type ?? String, label),
     required: options.required ?? true,
     hasDefault: "default" in options,
     default: options.default,
-  });
+  }, reader);
 }
 
 /**
@@ -184,12 +193,12 @@ export function PathVariable<const N extends string, T extends ScalarType = Stri
   type?: T,
 ): PathBinder<N, ScalarValue<T>> {
   const label = `PathVariable("${name}")`;
-  return Object.freeze({
+  return withResolver({
     kind: "path",
     name: checkName(name, label),
     // Only a missing type defaults: JavaScript may pass a null, which is a mistake to report.
     type: checkType(type === undefined ? String : type, label),
-  });
+  }, pathArgument);
 }
 
 /**
@@ -222,7 +231,7 @@ export function RequestParam<const O extends ValueOptions = Record<never, never>
   name: string,
   options?: O,
 ): Binder<ValueOf<O>> {
-  return valueBinder("param", name, options === undefined ? {} : options);
+  return valueBinder("param", name, options === undefined ? {} : options, paramArgument);
 }
 
 /**
@@ -254,7 +263,7 @@ export function RequestHeader<const O extends ValueOptions = Record<never, never
   name: string,
   options?: O,
 ): Binder<ValueOf<O>> {
-  return valueBinder("header", name, options === undefined ? {} : options);
+  return valueBinder("header", name, options === undefined ? {} : options, headerArgument);
 }
 
 /**
@@ -307,7 +316,7 @@ export function RequestBody<S extends StandardSchemaV1 | Class | undefined = und
   ) {
     throw new TypeError("RequestBody takes a class or a Standard Schema");
   }
-  return Object.freeze({ kind: "body", target: typeOrSchema });
+  return withResolver({ kind: "body", target: typeOrSchema }, bodyArgument);
 }
 
 /**
@@ -354,10 +363,10 @@ export function RequestPart<const O extends PartOptions = Record<never, never>>(
 export function RequestPart(name: string, options: PartOptions = {}): Binder {
   const label = `RequestPart("${name}")`;
   checkOptions(options, label);
-  return Object.freeze({
+  return withResolver({
     kind: "part",
     name: checkName(name, label),
     type: options.type === undefined ? undefined : checkType(options.type, label) as PartType,
     required: options.required ?? true,
-  });
+  }, partArgument);
 }

@@ -3,9 +3,8 @@ import { HttpException } from "../http/http_exception.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
 import type { ServerRequest } from "../http/server_request.ts";
-import { type ArgumentResolver, type FormArgument, FROM_BODY } from "./arguments.ts";
+import { type ArgumentResolver, type FormArgument, FROM_BODY } from "./argument_resolver.ts";
 import { EMPTY_FORM_BODY } from "../http/form_body.ts";
-import { readFormBody } from "./form_reader.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { answerWithDefaults } from "./middleware.ts";
 import { headAnswer, toResponse } from "./return_value.ts";
@@ -58,7 +57,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       }
       : resolve
   );
-  const readsForm = bodyIndex < 0 && fromBody.some((f) => f !== undefined);
+  const readForm = bodyIndex < 0 ? fromBody.find((f) => f !== undefined)?.read : undefined;
   const partsOnly = fromBody.some((f) => f?.partsOnly === true);
   const needsRequest = resolvers.some((r) => r.needsRequest);
   const newRequest = (c: Context): HttpRequest =>
@@ -127,7 +126,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
   // then is the body read, once for all of them, and the request waits on that one promise. A
   // request whose arguments all came from elsewhere (every GET, a query holding every parameter)
   // is answered synchronously, as on a route without them.
-  if (readsForm) {
+  if (readForm !== undefined) {
     return (c) => {
       let request: HttpRequest | undefined;
       try {
@@ -144,7 +143,7 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
         // HttpRequest reads the same bytes again.
         const withBody = request ?? newRequest(c);
         request = withBody;
-        return readFormBody(c, server, withBody, partsOnly).then(
+        return readForm(c, server, withBody, partsOnly).then(
           (form) => {
             try {
               for (let i = 0; i < count; i++) {
