@@ -10,10 +10,11 @@
  *   `actuator({ migrations: migrationStatus(...) })` of `@thaw/thaw/migrate`);
  * - `prometheus`: the request metrics (`http_server_request_duration_seconds`) and the app's own
  *   OpenTelemetry meters, for Prometheus (needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics`
- *   and `@opentelemetry/exporter-prometheus`).
+ *   and `@opentelemetry/exporter-prometheus`; on an edge runtime, handed in by the app:
+ *   `actuator({ opentelemetry })`).
  *
- * Where `@opentelemetry/api` is installed, every request is also a SERVER span of the tracer
- * provider the app registered, and a measurement of the meter provider it registered.
+ * Where `@opentelemetry/api` is installed (or handed in), every request is also a SERVER span of
+ * the tracer provider the app registered, and a measurement of the meter provider it registered.
  *
  * An endpoint not exposed answers 404, as an unknown path does. Apart from the default entry
  * point, so that an app that serves none of them does not carry them.
@@ -66,10 +67,13 @@ import {
 import { healthRoutes } from "./src/actuator/health_routes.ts";
 import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
+import { checkOpenTelemetryOption } from "./src/actuator/opentelemetry.ts";
+import type { OpenTelemetryModules } from "./src/actuator/opentelemetry_modules.ts";
 
 export type { ActuatorFeature } from "./src/actuator/actuator_feature.ts";
 export type { EndpointId, Mapping } from "./src/actuator/actuator_endpoints.ts";
 export type { HealthOptions } from "./src/actuator/health_settings.ts";
+export type { OpenTelemetryModules } from "./src/actuator/opentelemetry_modules.ts";
 
 /** Options of {@linkcode actuator}. */
 export interface ActuatorOptions {
@@ -81,13 +85,24 @@ export interface ActuatorOptions {
    * exposed).
    */
   readonly migrations?: () => Promise<object>;
+  /**
+   * OpenTelemetry's modules, imported by the app: `{ api }`, plus `sdkMetrics` and
+   * `PrometheusSerializer` for `prometheus`. The actuator then uses these, for traces and metrics
+   * alike, and imports none of them itself. Without it, it imports them from `node_modules` where
+   * they are installed, through specifiers no bundler follows: an edge worker (workerd,
+   * Cloudflare Workers), whose bundle holds only what the app imports, needs this option to
+   * observe anything or to serve `prometheus`.
+   */
+  readonly opentelemetry?: OpenTelemetryModules;
 }
 
 /**
- * The actuator's endpoints, for `bootstrap({ actuator })`. Throws a `ConfigError` for options
- * that are not an object of known keys.
+ * The actuator's endpoints, for `bootstrap({ actuator })`. Throws a `ConfigError` naming the
+ * option for options that are not an object of known keys, or for an option of the wrong shape.
  *
- * @param options `health`: the health endpoint's options
+ * @param options `health`: the health endpoint's options; `migrations`: what the `migrations`
+ * endpoint answers; `opentelemetry`: OpenTelemetry's modules, imported by the app, used instead of
+ * the actuator's own imports of them (which an edge worker's bundle does not hold)
  *
  * @example Health with details, under another base path
  * ```ts
@@ -113,6 +128,36 @@ export interface ActuatorOptions {
  *   components: { db: { status: "UP", details: { version: 16 } } },
  * });
  * ```
+ *
+ * @example OpenTelemetry's modules handed in, as a worker for workerd or Cloudflare Workers does
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import * as api from "@opentelemetry/api";
+ * import * as sdkMetrics from "@opentelemetry/sdk-metrics";
+ * import { PrometheusSerializer } from "@opentelemetry/exporter-prometheus/build/src/PrometheusSerializer.js";
+ * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
+ * import { actuator } from "@thaw/thaw/actuator";
+ *
+ * @RestController()
+ * class OrderController {
+ *   private readonly placed = api.metrics.getMeter("shop").createCounter("orders.placed");
+ *
+ *   @GetMapping("/orders/place")
+ *   place(): string {
+ *     this.placed.add(1);
+ *     return "placed";
+ *   }
+ * }
+ *
+ * const app = await bootstrap({
+ *   controllers: [OrderController],
+ *   config: { management: { endpoints: { web: { exposure: { include: "prometheus" } } } } },
+ *   actuator: actuator({ opentelemetry: { api, sdkMetrics, PrometheusSerializer } }),
+ * });
+ * await app.fetch(new Request("http://localhost/orders/place"));
+ * const scrape = await app.fetch(new Request("http://localhost/actuator/prometheus"));
+ * assert.match(await scrape.text(), /^orders_placed_total\{[^}]*\} [1-9]/m);
+ * ```
  */
 export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
@@ -123,13 +168,14 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
     );
   }
   for (const key of Object.keys(options)) {
-    if (key !== "health" && key !== "migrations") {
+    if (key !== "health" && key !== "migrations" && key !== "opentelemetry") {
       throw new ConfigError(
-        `actuator() option ${key}: unknown; the options are health, migrations`,
+        `actuator() option ${key}: unknown; the options are health, migrations, opentelemetry`,
       );
     }
   }
   checkHealthOption(options.health);
+  const opentelemetry = checkOpenTelemetryOption(options.opentelemetry);
   const migrations = options.migrations;
   if (migrations !== undefined && typeof migrations !== "function") {
     throw new ConfigError(
@@ -157,6 +203,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
         : asked.named.has("prometheus")
         ? "required"
         : "optional",
+      opentelemetry,
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
     const exposed = { ...asked, exposed: available };

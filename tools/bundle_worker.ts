@@ -15,26 +15,35 @@ import type { Metafile } from "esbuild";
 const root = fileURLToPath(new URL("../", import.meta.url));
 
 /**
- * One ES module per entry: esbuild lowers the TC39 decorators (workerd parses none) and drops
- * nothing but what the worker cannot load. The file-system paths of the library (component
- * scanning, application.yml, the Node server) are dynamic `node:` imports that an app configured
- * in code never reaches, so they stay outside the bundle.
+ * esbuild's options for a worker: one ES module per entry, in which esbuild lowers the TC39
+ * decorators (workerd parses none) and drops nothing but what the worker cannot load. The
+ * file-system paths of the library (component scanning, application.yml, the Node server) are
+ * dynamic `node:` imports that an app configured in code never reaches, so they stay outside the
+ * bundle.
  */
+export const WORKER_BUILD = {
+  bundle: true,
+  format: "esm",
+  // Wrangler's default. esbuild reads package.json's `browser` field on this platform alone:
+  // through it, OpenTelemetry's packages swap their Node files (which import `os`, `util`, `fs`)
+  // for ones that need nothing but the web's APIs, so that a worker can bundle them.
+  platform: "browser",
+  target: "es2022",
+  conditions: ["workerd", "worker", "browser"],
+  mainFields: ["module", "main"],
+  external: ["node:*", "@hono/node-server"],
+} as const satisfies esbuild.BuildOptions;
+
+/** Bundles both workers of the sample app into `outDir`, beside their workerd configuration. */
 export async function bundleWorkers(outDir: string): Promise<string> {
   await mkdir(outDir, { recursive: true });
   await esbuild.build({
+    ...WORKER_BUILD,
     entryPoints: [
       { in: join(root, "examples/users/worker.ts"), out: "users" },
       { in: join(root, "examples/users/worker_explicit.ts"), out: "users_explicit" },
     ],
     outdir: outDir,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["node:*", "@hono/node-server"],
     minify: true,
     logLevel: "warning",
   });

@@ -1,9 +1,15 @@
 // What the actuator observes of every request: the request histogram and the server span, through
-// OpenTelemetry's API where it is installed, and the process's registry where `prometheus` is
-// exposed.
+// OpenTelemetry's API where it is installed (or handed in by the app), and the process's registry
+// where `prometheus` is exposed.
 import type { Histogram } from "@opentelemetry/api";
 import type { RequestObserver } from "../observe/request_observer.ts";
-import { optionalApi, requiredApi, requiredMetricsSdk } from "./opentelemetry.ts";
+import {
+  givenMetricsSdk,
+  type GivenModules,
+  optionalApi,
+  requiredApi,
+  requiredMetricsSdk,
+} from "./opentelemetry.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { MissingPackageError } from "../runtime/optional_module.ts";
 import { prometheusRegistry, requestHistogram } from "./prometheus_registry.ts";
@@ -20,27 +26,33 @@ export interface RequestTelemetry {
  * With `prometheus` served, the process's registry: `required` (named in `include`), its packages
  * must be there; `optional` (`*`), it is served where they are. Else the app's own providers,
  * registered through OpenTelemetry's API, where it is installed. Without the API, nothing: no
- * provider can have been registered.
+ * provider can have been registered. With `given` (`actuator({ opentelemetry })`), its modules
+ * are those, and none is imported.
  */
 export async function requestTelemetry(
   prometheus: "required" | "optional" | "off",
+  given?: GivenModules,
 ): Promise<RequestTelemetry> {
   if (prometheus === "optional") {
     try {
-      return await requestTelemetry("required");
+      return await requestTelemetry("required", given);
     } catch (error) {
       if (!(error instanceof MissingPackageError || error instanceof ConfigError)) throw error;
-      return await requestTelemetry("off");
+      return await requestTelemetry("off", given);
     }
   }
   const neededBy = "management.endpoints.web.exposure.include: prometheus";
-  const api = prometheus === "required"
+  const api = given !== undefined
+    ? given.api
+    : prometheus === "required"
     ? await requiredApi(neededBy).catch((error) => {
       if (error instanceof MissingPackageError) throw error;
       // An edge runtime loads no module its bundle does not hold.
       throw new ConfigError(
         `${neededBy}: this runtime cannot load OpenTelemetry's packages from node_modules ` +
-          `(${(error as Error)?.message}); serve prometheus from Deno, Bun or Node`,
+          `(${(error as Error)?.message}); import them in the app and hand them in, ` +
+          "actuator({ opentelemetry: { api, sdkMetrics, PrometheusSerializer } }), or serve " +
+          "prometheus from Deno, Bun or Node",
         { cause: error },
       );
     })
@@ -54,7 +66,10 @@ export async function requestTelemetry(
     return cached.histogram;
   };
   if (prometheus === "required") {
-    const registry = prometheusRegistry(api, await requiredMetricsSdk(neededBy));
+    const registry = prometheusRegistry(
+      api,
+      given !== undefined ? givenMetricsSdk(given, neededBy) : await requiredMetricsSdk(neededBy),
+    );
     // An app that registered its own provider first gets the request metrics there too.
     const histograms = registry.global ? () => [registry.requests] : () => [
       registry.requests,

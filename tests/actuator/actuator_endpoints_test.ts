@@ -1,6 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { cors } from "hono/cors";
+import * as api from "@opentelemetry/api";
+import * as sdkMetrics from "@opentelemetry/sdk-metrics";
+import * as serializerModule from "@opentelemetry/exporter-prometheus/build/src/PrometheusSerializer.js";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import {
   bootstrap,
   Component,
@@ -221,7 +229,7 @@ describe("the actuator's endpoints", () => {
     );
     assert.throws(
       () => actuator({ helth: {} } as never),
-      /actuator\(\) option helth: unknown; the options are health, migrations/,
+      /actuator\(\) option helth: unknown; the options are health, migrations, opentelemetry/,
     );
   });
 
@@ -299,5 +307,131 @@ describe("the actuator's endpoints", () => {
             "longer reads this key",
         ),
     );
+  });
+});
+
+describe("actuator({ opentelemetry }): OpenTelemetry's modules handed in by the app", () => {
+  const { PrometheusSerializer } = serializerModule;
+
+  it("refuses what is not OpenTelemetry's modules, naming the option and what is wrong", () => {
+    const cases: [unknown, string][] = [
+      [
+        null,
+        "actuator() option opentelemetry takes OpenTelemetry's modules, { api, sdkMetrics, " +
+        "PrometheusSerializer }, got null",
+      ],
+      [
+        {},
+        'actuator() option opentelemetry.api is missing: import * as api from "@opentelemetry/api"',
+      ],
+      // The API module itself, where an object holding it was meant.
+      [
+        api,
+        'actuator() option opentelemetry.api is missing: import * as api from "@opentelemetry/api"',
+      ],
+      [
+        { api, tracing: api },
+        "actuator() option opentelemetry.tracing: unknown key; the keys are api, sdkMetrics, " +
+        "PrometheusSerializer",
+      ],
+      [
+        { api: { metrics: api.metrics } },
+        "actuator() option opentelemetry.api must be OpenTelemetry's API module, " +
+        'import * as api from "@opentelemetry/api", got an object without context, ' +
+        "propagation, trace, createNoopMeter, ROOT_CONTEXT, SpanKind, SpanStatusCode, " +
+        "isSpanContextValid",
+      ],
+      [
+        { api, sdkMetrics },
+        "actuator() option opentelemetry: sdkMetrics and PrometheusSerializer go together (the " +
+        "prometheus endpoint needs both), got sdkMetrics alone",
+      ],
+      [
+        { api, PrometheusSerializer },
+        "actuator() option opentelemetry: sdkMetrics and PrometheusSerializer go together (the " +
+        "prometheus endpoint needs both), got PrometheusSerializer alone",
+      ],
+      [
+        { api, sdkMetrics: api, PrometheusSerializer },
+        "actuator() option opentelemetry.sdkMetrics must be the module of " +
+        '@opentelemetry/sdk-metrics, import * as sdkMetrics from "@opentelemetry/sdk-metrics", ' +
+        "got an object without MeterProvider, MetricReader, AggregationTemporality, DataPointType",
+      ],
+      [
+        { api, sdkMetrics, PrometheusSerializer: serializerModule },
+        "actuator() option opentelemetry.PrometheusSerializer must be the class, " +
+        "import { PrometheusSerializer } from " +
+        '"@opentelemetry/exporter-prometheus/build/src/PrometheusSerializer.js", got its module',
+      ],
+      [
+        { api, sdkMetrics, PrometheusSerializer: "PrometheusSerializer" },
+        "actuator() option opentelemetry.PrometheusSerializer must be the class, " +
+        "import { PrometheusSerializer } from " +
+        '"@opentelemetry/exporter-prometheus/build/src/PrometheusSerializer.js", ' +
+        'got "PrometheusSerializer"',
+      ],
+    ];
+    for (const [opentelemetry, message] of cases) {
+      assert.throws(
+        () => actuator({ opentelemetry } as never),
+        (e: unknown) => e instanceof ConfigError && e.message === message,
+        message,
+      );
+    }
+  });
+
+  it("serves prometheus through the modules given", async () => {
+    const app = await bootstrap({
+      controllers: [ItemController],
+      components: [Audit],
+      config: exposing({ exposure: { include: "prometheus" } }),
+      actuator: actuator({ opentelemetry: { api, sdkMetrics, PrometheusSerializer } }),
+    });
+    await app.fetch(new Request("http://localhost/items/7"));
+    const scrape = await app.fetch(new Request("http://localhost/actuator/prometheus"));
+    assert.equal(scrape.status, 200);
+    assert.match(
+      await scrape.text(),
+      /http_server_request_duration_seconds_count\{http_request_method="GET",http_route="\/items\/\{id\}"/,
+    );
+  });
+
+  it("observes through the API given, not the one it would import", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    // OpenTelemetry's API but for the tracer provider, which is this test's alone.
+    const own: typeof api = {
+      ...api,
+      trace: Object.assign(Object.create(api.trace), { getTracerProvider: () => provider }),
+    };
+    const app = await bootstrap({
+      controllers: [ItemController],
+      components: [Audit],
+      actuator: actuator({ opentelemetry: { api: own } }),
+    });
+    await (await app.fetch(new Request("http://localhost/items/7"))).text();
+    assert.deepEqual(exporter.getFinishedSpans().map((span) => span.name), ["GET /items/{id}"]);
+  });
+
+  it("without sdkMetrics: prometheus named stops bootstrap naming the option, * leaves it out", async () => {
+    await assert.rejects(
+      bootstrap({
+        config: exposing({ exposure: { include: "health,prometheus" } }),
+        actuator: actuator({ opentelemetry: { api } }),
+      }),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.message ===
+          "management.endpoints.web.exposure.include: prometheus: actuator() option " +
+            "opentelemetry has no sdkMetrics and PrometheusSerializer: pass them too",
+    );
+    const all = await bootstrap({
+      config: exposing({ exposure: { include: "*" } }),
+      actuator: actuator({ opentelemetry: { api } }),
+    });
+    assert.equal((await get(all, "/actuator/prometheus")).status, 404);
+    assert.equal((await get(all, "/actuator/health")).status, 200);
   });
 });

@@ -8,18 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions, stop } from "esbuild";
-import { bundleWorkers, loadedChunks } from "../../tools/bundle_worker.ts";
+import { bundleWorkers, loadedChunks, WORKER_BUILD } from "../../tools/bundle_worker.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-// As for an edge runtime: ES modules, Node's modules and the Node adapter left outside.
+// As the sample app is bundled for an edge runtime: ES modules, Node's modules and the Node adapter
+// left outside.
 const EDGE = {
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  conditions: ["workerd", "worker", "browser"],
-  mainFields: ["module", "main"],
-  external: ["node:*", "@hono/node-server"],
+  ...WORKER_BUILD,
   outdir: join(root, "dist", "bundle-contents"),
   write: false,
   metafile: true,
@@ -130,6 +126,55 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     for (const part of SERVER_ONLY) {
       assert.ok(!has(served.inputs, part), `${part} is in worker.ts's bundle`);
     }
+  });
+
+  it("a worker carries the readers of the binders it calls, and no other", async () => {
+    // The small worker binds a path variable and a JSON body; the users app a query parameter too.
+    const [small, users] = await Promise.all([
+      oneFile("tests/fixtures/small_worker.ts"),
+      oneFile("examples/users/worker_explicit.ts"),
+    ]);
+    const formReaders = [
+      "src/web/param_argument.ts",
+      "src/web/form_reader.ts",
+      "src/http/multipart.ts",
+    ];
+    for (const part of [...formReaders, "src/web/part_argument.ts", "src/web/header_argument.ts"]) {
+      assert.ok(!has(small.inputs, part), `${part} is in the small worker's bundle`);
+    }
+    for (const part of ["src/web/path_argument.ts", "src/web/body_argument.ts"]) {
+      assert.ok(has(small.inputs, part), `${part} is missing from the small worker's bundle`);
+    }
+    for (const part of formReaders) {
+      assert.ok(has(users.inputs, part), `${part} is missing from worker_explicit's bundle`);
+    }
+  });
+
+  it("OpenTelemetry is in the bundle of the worker that hands it to actuator() only", async () => {
+    const [small, explicit, served, main, ownEntry] = await Promise.all([
+      oneFile("tests/fixtures/small_worker.ts"),
+      oneFile("examples/users/worker_explicit.ts"),
+      oneFile("examples/users/worker.ts"),
+      oneFile("mod.ts"),
+      oneFile("actuator.ts"),
+    ]);
+    const otel = "node_modules/@opentelemetry/";
+    assert.ok(!has(small.inputs, otel), "OpenTelemetry is in the small worker's bundle");
+    assert.ok(!has(explicit.inputs, otel), "OpenTelemetry is in worker_explicit's bundle");
+    assert.ok(!has(main.inputs, otel), "OpenTelemetry is reachable from the default entry point");
+    // The actuator's own imports of it are computed: only an app's import brings it in.
+    assert.ok(!has(ownEntry.inputs, otel), "the actuator entry point bundles OpenTelemetry");
+    for (const part of ["api/", "sdk-metrics/", "exporter-prometheus/"]) {
+      assert.ok(
+        has(served.inputs, otel + part),
+        `${otel}${part} is missing from worker.ts's bundle`,
+      );
+    }
+    // Its browser build: the Node one imports `os` and `util`, which a worker cannot load.
+    assert.ok(
+      !has(served.inputs, "/platform/node/"),
+      "worker.ts bundles OpenTelemetry's Node build",
+    );
   });
 
   it("each entry point alone carries what it is for, and the default one nothing of the others", async () => {

@@ -3,30 +3,14 @@
 // of seed section 4.2 over HTTP.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stop } from "esbuild";
 import { bundleWorkers } from "../../tools/bundle_worker.ts";
 import { freePort } from "../migrate/search/servers.ts";
-
-// The binary the workerd package installs for this platform.
-const WORKERD: string = createRequire(import.meta.url)("workerd").default;
-
-async function until(url: string, child: ChildProcess, log: () => string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`workerd exited ${child.exitCode}: ${log()}`);
-    try {
-      await (await fetch(url)).body?.cancel();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`workerd did not answer at ${url} within 10 s: ${log()}`);
-}
+import { until, WORKERD } from "./workerd.ts";
 
 describe("sample users app on workerd", () => {
   const urls: Record<string, string> = {};
@@ -157,6 +141,37 @@ describe("sample users app on workerd", () => {
       await wrongMethod.body?.cancel();
     });
   }
+
+  it("manifest: serves /actuator/prometheus, the request metrics by route template", async () => {
+    // Requests this test made: the others' may have run before it.
+    const count = async () => {
+      const scrape = await fetch(`${urls.manifest}/actuator/prometheus`);
+      assert.equal(scrape.status, 200);
+      assert.equal(scrape.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+      const text = await scrape.text();
+      const line = new RegExp(
+        '^http_server_request_duration_seconds_count\\{http_request_method="GET",' +
+          'http_route="/users/\\{id\\}",http_response_status_code="404",[^}]*\\} (\\d+)$',
+        "m",
+      ).exec(text);
+      return { text, value: line === null ? 0 : Number(line[1]) };
+    };
+    const earlier = await count();
+    for (const id of [901, 902]) {
+      const missing = await fetch(`${urls.manifest}/users/${id}`);
+      assert.equal(missing.status, 404);
+      await missing.body?.cancel();
+    }
+    const later = await count();
+    assert.equal(later.value - earlier.value, 2);
+    assert.doesNotMatch(later.text, /\/users\/90[12]/);
+    const check = spawnSync("promtool", ["check", "metrics"], {
+      input: later.text,
+      encoding: "utf8",
+    });
+    assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
+    assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
+  });
 
   it("serves the OpenAPI document on workerd, without the docs page (worker.ts)", async () => {
     const document = await fetch(`${urls.manifest}/openapi.json`);
