@@ -13,6 +13,12 @@ import {
 import { VERSION } from "../version.ts";
 import type { CompiledRoute } from "../web/compile.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
+import {
+  OPENMETRICS_CONTENT_TYPE,
+  prefersOpenMetrics,
+  PROMETHEUS_TEXT_CONTENT_TYPE,
+  toOpenMetrics,
+} from "./openmetrics.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
 export type EndpointId = "health" | "info" | "mappings" | "migrations" | "prometheus";
@@ -251,13 +257,19 @@ export function endpointRoutes(
     });
   }
   if (exposed.has("prometheus") && scrape !== undefined) {
-    add(`${base}/prometheus`, async () =>
-      new Response(await scrape(), {
+    // OpenMetrics for a scraper that asks for it first (Prometheus does), the text format else;
+    // `Vary`, since one URL answers both.
+    add(`${base}/prometheus`, async (c) => {
+      const open = prefersOpenMetrics(c.req.header("accept"));
+      const text = await scrape();
+      return new Response(open ? toOpenMetrics(text) : text, {
         headers: {
-          "content-type": "text/plain; version=0.0.4; charset=utf-8",
+          "content-type": open ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_TEXT_CONTENT_TYPE,
           "cache-control": "no-store",
+          vary: "Accept",
         },
-      }));
+      });
+    });
   }
   if (exposed.size > 0 && discovery) {
     // Spring's discovery page: a link to each endpoint served, as an absolute URL.

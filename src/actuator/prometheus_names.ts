@@ -5,7 +5,8 @@
 // `_seconds` would find nothing here.
 import type { MetricData, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 
-const UNITS: Readonly<Record<string, string>> = {
+/** The words OpenTelemetry's Prometheus rules give units (`s` is `seconds`). */
+export const UNITS: Readonly<Record<string, string>> = {
   // Time
   d: "days",
   h: "hours",
@@ -37,7 +38,8 @@ const UNITS: Readonly<Record<string, string>> = {
   "%": "percent",
 };
 
-const PER_UNITS: Readonly<Record<string, string>> = {
+/** The words of the units a rate is per (`By/s` is `bytes_per_second`). */
+export const PER_UNITS: Readonly<Record<string, string>> = {
   s: "second",
   m: "minute",
   h: "hour",

@@ -74,11 +74,49 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
   after(() => server.close());
 
   it("passes promtool check metrics", async () => {
-    const text = await (await fetch(`${origin}/actuator/prometheus`)).text();
+    // promtool checks the text format alone: what a scraper that does not ask for OpenMetrics gets.
+    const res = await fetch(`${origin}/actuator/prometheus`);
+    assert.equal(res.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+    const text = await res.text();
     assert.match(text, /http_server_request_duration_seconds_bucket\{/);
     const check = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
     assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
     assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
+  });
+
+  it("in OpenMetrics, is read by Prometheus's OpenMetrics parser (promtool's import)", async () => {
+    const res = await fetch(`${origin}/actuator/prometheus`, {
+      headers: { accept: "application/openmetrics-text;version=1.0.0,text/plain;q=0.5" },
+    });
+    assert.equal(
+      res.headers.get("content-type"),
+      "application/openmetrics-text; version=1.0.0; charset=utf-8",
+    );
+    const om = await res.text();
+    assert.match(om, /^# TYPE scrape_jobs counter$/m);
+    // The import takes timestamped samples only: each sample gets the same one, in seconds.
+    const now = Math.floor(Date.now() / 1000);
+    const stamped = om.replace(/^([^#\n].*)$/gm, `$1 ${now}`);
+    const dir = await mkdtemp(join(tmpdir(), "thaw-openmetrics-"));
+    try {
+      await writeFile(join(dir, "scrape.om"), stamped);
+      const check = spawnSync(
+        "promtool",
+        [
+          "tsdb",
+          "create-blocks-from",
+          "openmetrics",
+          "--quiet",
+          join(dir, "scrape.om"),
+          join(dir, "data"),
+        ],
+        { encoding: "utf8" },
+      );
+      assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
+      assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("is scraped by a Prometheus server, whose API answers the request count by route", async () => {
@@ -105,7 +143,27 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     let log = "";
     prometheus.stderr!.on("data", (chunk) => (log += chunk));
     const exited = new Promise<number | null>((r) => prometheus.once("exit", r));
+    const api = async <T>(path: string): Promise<T> =>
+      (await (await fetch(`http://127.0.0.1:${port}/api/v1/${path}`)).json() as { data: T }).data;
     try {
+      // Prometheus 2.42 asks for OpenMetrics first: a scrape its strict parser refused would leave
+      // the target down, naming why.
+      const target = await Promise.race([
+        until("Prometheus to scrape the app once", async () => {
+          const { activeTargets } = await api<{
+            activeTargets: { health: string; lastError: string }[];
+          }>("targets");
+          const [first] = activeTargets;
+          return first === undefined || first.health === "unknown" ? undefined : first;
+        }),
+        exited.then((code) => {
+          throw new Error(`prometheus exited (${code}): ${log.slice(-2000)}`);
+        }),
+      ]);
+      assert.deepEqual({ health: target.health, lastError: target.lastError }, {
+        health: "up",
+        lastError: "",
+      });
       const query = encodeURIComponent(
         `sum by (http_route) (http_server_request_duration_seconds_count{http_route="${ROUTE}"})`,
       );
@@ -125,6 +183,17 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
         }),
       ]);
       assert.deepEqual(value, { route: ROUTE, count: "5" });
+      // Read as OpenMetrics: the counter's family is named without `_total`, and the histogram
+      // has a unit, which the text format has no place for.
+      const counters = await api<Record<string, { type: string }[]>>(
+        "metadata?metric=scrape_jobs",
+      );
+      assert.equal(counters.scrape_jobs?.[0]?.type, "counter", JSON.stringify(counters));
+      const histogram = await api<{ type: string; unit: string }[]>(
+        `targets/metadata?match_target=${encodeURIComponent('{job="thaw"}')}` +
+          "&metric=http_server_request_duration_seconds",
+      );
+      assert.deepEqual([histogram[0]?.type, histogram[0]?.unit], ["histogram", "seconds"]);
     } finally {
       prometheus.kill("SIGKILL");
       await exited;

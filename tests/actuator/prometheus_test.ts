@@ -5,6 +5,7 @@ import { metrics } from "@opentelemetry/api";
 import { bootstrap, GetMapping, PathVariable, PostMapping, RestController } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { propertyOptions } from "../property.ts";
+import { readOpenMetrics } from "./openmetrics_check.ts";
 
 @RestController()
 class PromItemController {
@@ -66,6 +67,27 @@ async function scrape(app: { fetch(r: Request): Response | Promise<Response> }) 
   const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
   assert.equal(res.status, 200);
   return { type: res.headers.get("content-type"), samples: samples(await res.text()) };
+}
+
+// What Prometheus 2.42 sends when it scrapes (its default scrape protocols).
+const PROMETHEUS_ACCEPT =
+  "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75," +
+  "text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+
+function scrapeAs(app: { fetch(r: Request): Response | Promise<Response> }, accept?: string) {
+  return app.fetch(
+    new Request("http://localhost/actuator/prometheus", {
+      headers: accept === undefined ? {} : { accept },
+    }),
+  );
+}
+
+// A sample as a key, `le` compared as a number: OpenMetrics writes `1` as `1.0`.
+function sampleKey(s: Sample): string {
+  const labels = Object.entries(s.labels).map(([k, v]) =>
+    k === "le" ? [k, String(Number(v.replace("Inf", "Infinity")))] : [k, v]
+  ).sort();
+  return JSON.stringify([s.name, labels, s.value]);
 }
 
 function count(all: Sample[], labels: Record<string, string>): number {
@@ -191,6 +213,50 @@ describe("/actuator/prometheus", () => {
     assert.equal(found?.value, 3);
   });
 
+  it("answers OpenMetrics 1.0 when the Accept prefers it, Prometheus's text otherwise", async () => {
+    const app = await promApp();
+    await app.fetch(new Request("http://localhost/prom/items/1"));
+    const name = `om.busy.t${Date.now()}`;
+    metrics.getMeter("shop").createCounter(name, { unit: "s", description: 'Time "busy".' }).add(2);
+    const family = `${name.replaceAll(".", "_")}_seconds`;
+
+    const plain = await scrapeAs(app);
+    assert.equal(plain.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+    assert.match(plain.headers.get("vary") ?? "", /\baccept\b/i);
+    const text = await plain.text();
+    assert.match(text, new RegExp(`^# TYPE ${family}_total counter$`, "m"));
+    assert.doesNotMatch(text, /# EOF/);
+
+    const open = await scrapeAs(app, PROMETHEUS_ACCEPT);
+    assert.equal(
+      open.headers.get("content-type"),
+      "application/openmetrics-text; version=1.0.0; charset=utf-8",
+    );
+    assert.match(open.headers.get("vary") ?? "", /\baccept\b/i);
+    assert.equal(open.headers.get("cache-control"), "no-store");
+    const om = await open.text();
+    const families = readOpenMetrics(om);
+    const counter = families.find((f) => f.name === family);
+    assert.deepEqual(
+      { type: counter?.type, unit: counter?.unit, help: counter?.help },
+      { type: "counter", unit: "seconds", help: 'Time "busy".' },
+    );
+    assert.deepEqual(counter?.samples.map((s) => [s.name, s.value]), [[`${family}_total`, "2"]]);
+    const duration = families.find((f) => f.name === "http_server_request_duration_seconds");
+    assert.deepEqual([duration?.type, duration?.unit], ["histogram", "seconds"]);
+    assert.ok(om.endsWith("\n# EOF\n"));
+    // The same samples, but those of the scrapes themselves (each is a request, counted).
+    const mine = (all: Sample[]) =>
+      all.filter((s) => s.labels.http_route !== "/actuator/prometheus").map(sampleKey).sort();
+    assert.deepEqual(mine(samples(om.replace(/# EOF\n$/, ""))), mine(samples(text)));
+
+    for (const accept of ["*/*", "text/plain", "application/openmetrics-text;version=0.0.1"]) {
+      const res = await scrapeAs(app, accept);
+      assert.equal(res.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+      await res.body?.cancel();
+    }
+  });
+
   it("writes each family once, whatever names, units and kinds meters give (property)", async () => {
     const app = await promApp();
     await app.fetch(new Request("http://localhost/prom/items/1"));
@@ -219,6 +285,7 @@ describe("/actuator/prometheus", () => {
           } else meter.createGauge(name, { unit }).record(1, attributes);
           const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
           assertValidExposition(await res.text());
+          readOpenMetrics(await (await scrapeAs(app, PROMETHEUS_ACCEPT)).text());
         },
       ),
       propertyOptions(60),
