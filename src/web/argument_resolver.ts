@@ -48,7 +48,11 @@ export type ResolverFactory<B> = (
   rest: PathReader["rest"] | undefined,
 ) => ArgumentResolver;
 
-/** Where a binder keeps its {@linkcode ResolverFactory}: out of its public, enumerable shape. */
+/**
+ * Where a binder keeps its {@linkcode ResolverFactory}: a symbol, out of its keys and its JSON, but
+ * enumerable, so that a copy (`{ ...RequestParam("q"), required: false }`) keeps it and reads as
+ * the copy says.
+ */
 export const RESOLVER: unique symbol = Symbol("thaw.resolver");
 
 /**
@@ -57,7 +61,7 @@ export const RESOLVER: unique symbol = Symbol("thaw.resolver");
  * binders the app calls and no other (no multipart parser in an app without `RequestPart`).
  */
 export function withResolver<T extends object>(descriptor: T, factory: ResolverFactory<T>): T {
-  Object.defineProperty(descriptor, RESOLVER, { value: factory });
+  Object.defineProperty(descriptor, RESOLVER, { value: factory, enumerable: true });
   return Object.freeze(descriptor);
 }
 

@@ -9,6 +9,14 @@ import {
 } from "./argument_resolver.ts";
 import type { PathReader } from "./path_variables.ts";
 
+const MAKERS: Readonly<Record<string, string>> = {
+  path: "PathVariable()",
+  param: "RequestParam()",
+  header: "RequestHeader()",
+  body: "RequestBody()",
+  part: "RequestPart()",
+};
+
 /**
  * Compiles a binder into the closure that reads its argument from each request, through the
  * reader the binder carries; `server` is how the body binding reads what the server parsed
@@ -24,6 +32,18 @@ export function compileArgument(
     ? (binder as { [RESOLVER]?: ResolverFactory<Binder> })[RESOLVER]
     : undefined;
   if (factory === undefined) {
+    const kind = (binder as { kind?: unknown } | null)?.kind;
+    const maker = typeof kind === "string" && Object.hasOwn(MAKERS, kind)
+      ? MAKERS[kind]
+      : undefined;
+    if (maker !== undefined) {
+      // A descriptor of the right shape, written by hand or cloned (structuredClone drops
+      // symbols): the reader travels with the binder the function makes.
+      throw new TypeError(
+        `a binder of kind "${kind}" not made by ${maker}: call ${maker} for it (a copy made ` +
+          "with spread or Object.assign works too, a structuredClone does not)",
+      );
+    }
     throw new TypeError(
       "a binder must be PathVariable(), RequestParam(), RequestHeader(), RequestBody(), " +
         "RequestPart() or HttpRequest",

@@ -47,7 +47,12 @@ export interface ValueOptions<T extends ScalarType = ScalarType> {
  */
 export type Binder<T = unknown> = BinderDescriptor & { readonly "~binds"?: () => T };
 
-/** The run time part of a {@linkcode Binder}. */
+/**
+ * The run time part of a {@linkcode Binder}. Made by the binder functions only (`PathVariable()`,
+ * ...), which give it the code that reads its argument; a copy made with spread or
+ * `Object.assign` keeps that code, a descriptor written by hand has none and is refused at
+ * start-up.
+ */
 export type BinderDescriptor =
   | { readonly kind: "path"; readonly name: string; readonly type: ScalarType }
   | {

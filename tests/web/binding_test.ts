@@ -429,4 +429,45 @@ describe("RequestBody", () => {
     }
     await assert.rejects(bootstrap({ controllers: [Foreign] }), /argument 1: a binder must be/);
   });
+
+  it("a binder copied with its options changed reads as the copy says", async () => {
+    @RestController()
+    class Copies {
+      @GetMapping("/c/{id}", { ...PathVariable("id", Number) }, {
+        ...RequestParam("q"),
+        required: false,
+      }, Object.assign({}, RequestHeader("x-tag", { required: false })))
+      get(id: number, q: string | undefined, tag: string | undefined) {
+        return { id, q: q ?? null, tag: tag ?? null };
+      }
+    }
+    const app = await bootstrap({ controllers: [Copies] });
+    assert.deepEqual(await (await call(app, "GET", "/c/7")).json(), { id: 7, q: null, tag: null });
+    assert.deepEqual(
+      await (await call(app, "GET", "/c/7?q=a", { headers: { "x-tag": "t" } })).json(),
+      { id: 7, q: "a", tag: "t" },
+    );
+    assert.equal((await call(app, "GET", "/c/x")).status, 400);
+  });
+
+  it("a descriptor written by hand is refused at start-up, saying what to call instead", async () => {
+    @RestController()
+    class ByHand {
+      @GetMapping("/h/{id}", { kind: "path", name: "id", type: String })
+      get(id: unknown) {
+        return String(id);
+      }
+    }
+    await assert.rejects(
+      bootstrap({ controllers: [ByHand] }),
+      (error: Error) => {
+        assert.ok(error instanceof DefinitionError);
+        assert.match(
+          error.message,
+          /ByHand\.get .*argument 1: .*kind "path" .*not made by PathVariable\(\).*call PathVariable\(\)/,
+        );
+        return true;
+      },
+    );
+  });
 });
