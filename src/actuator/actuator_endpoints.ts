@@ -260,11 +260,14 @@ export function endpointRoutes(
     // OpenMetrics for a scraper that asks for it first (Prometheus does), the text format else;
     // `Vary`, since one URL answers both.
     add(`${base}/prometheus`, async (c) => {
-      const open = prefersOpenMetrics(c.req.header("accept"));
       const text = await scrape();
-      return new Response(open ? toOpenMetrics(text) : text, {
+      // The text format where OpenMetrics cannot say all of it (names that clash).
+      const open = prefersOpenMetrics(c.req.header("accept")) ? toOpenMetrics(text) : undefined;
+      return new Response(open ?? text, {
         headers: {
-          "content-type": open ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_TEXT_CONTENT_TYPE,
+          "content-type": open !== undefined
+            ? OPENMETRICS_CONTENT_TYPE
+            : PROMETHEUS_TEXT_CONTENT_TYPE,
           "cache-control": "no-store",
           vary: "Accept",
         },

@@ -321,15 +321,18 @@ function sampleLine(sample: TextSample, canonical: string | undefined): string |
 
 /**
  * A text exposition (Prometheus's format 0.0.4, as OpenTelemetry's serializer writes it) as
- * OpenMetrics 1.0 text, ending `# EOF\n`. Each family keeps its samples: a counter `x_total` is
- * the family `x`, its samples still `x_total`; an untyped family is `unknown`; a name ending in a
- * unit's word (`_seconds`) has that UNIT. OpenMetrics takes a name once, samples' names included
- * (a histogram `x` writes `x_count`): a counter whose family name is taken keeps its `_total` name
- * as an `unknown` family, and any other family whose names are taken, an exposition's later one, is
- * left out, as is a line the text format does not allow.
+ * OpenMetrics 1.0 text, ending `# EOF\n`; `undefined` where OpenMetrics cannot say all of it, so
+ * that the caller serves the text format, which can. Each family keeps its samples: a counter
+ * `x_total` is the family `x`, its samples still `x_total`; an untyped family is `unknown`; a name
+ * ending in a unit's word (`_seconds`) has that UNIT. OpenMetrics takes a name once, samples'
+ * names included (a histogram `x` writes `x_count`): the other families take their names first,
+ * then each counter, in the order of their names, takes its stem or, where that is taken, keeps
+ * its `_total` name as an `unknown` family. So the order in which meters were made changes
+ * nothing; a clash no renaming resolves (a gauge `x_count` beside a histogram `x`) gives
+ * `undefined`. A line the text
+ * format does not allow is left out.
  */
-export function toOpenMetrics(text: string): string {
-  const out: string[] = [];
+export function toOpenMetrics(text: string): string | undefined {
   const taken = new Set<string>();
   const claim = (name: string, type: string): boolean => {
     const names = [name, ...SUFFIXES[type].map((suffix) => `${name}${suffix}`)];
@@ -337,17 +340,36 @@ export function toOpenMetrics(text: string): string {
     for (const n of names) taken.add(n);
     return true;
   };
-  for (const family of readText(text)) {
+  const families = readText(text);
+  const named: ({ name: string; type: string } | undefined)[] = [];
+  // A counter named `_total` can take two names, its stem or, as `unknown`, its own; every other
+  // family one. Those take theirs first, then these, in the order of their names rather than the
+  // exposition's: what OpenMetrics can say then depends on the names alone.
+  const twoNames = (family: TextFamily) =>
+    family.type === "counter" && family.name.endsWith("_total") && family.name !== "_total";
+  families.forEach((family, i) => {
+    if (twoNames(family)) return;
     const type = family.type ?? "untyped";
-    let name = family.name;
-    let omType = ["counter", "gauge", "histogram", "summary"].includes(type) ? type : "unknown";
-    if (omType === "counter") {
-      // OpenMetrics' counter samples end `_total`: one that does not is of no type it knows.
-      const stem = name.endsWith("_total") ? name.slice(0, -"_total".length) : "";
-      if (stem !== "" && claim(stem, "counter")) name = stem;
-      else omType = "unknown";
-    }
-    if (omType !== "counter" && !claim(name, omType)) continue;
+    // OpenMetrics' counter samples end `_total`: a counter's that do not are of no type it knows.
+    const omType = ["gauge", "histogram", "summary"].includes(type) ? type : "unknown";
+    named[i] = claim(family.name, omType) ? { name: family.name, type: omType } : undefined;
+  });
+  const counters = [...families.keys()].filter((i) => twoNames(families[i]));
+  counters.sort((a, b) => (families[a].name < families[b].name ? -1 : 1));
+  for (const i of counters) {
+    const name = families[i].name;
+    const stem = name.slice(0, -"_total".length);
+    named[i] = claim(stem, "counter")
+      ? { name: stem, type: "counter" }
+      : claim(name, "unknown")
+      ? { name, type: "unknown" }
+      : undefined;
+  }
+  const out: string[] = [];
+  for (const [i, family] of families.entries()) {
+    const as = named[i];
+    if (as === undefined) return undefined;
+    const { name, type: omType } = as;
     const canonical = omType === "histogram" ? "le" : omType === "summary" ? "quantile" : "";
     out.push(`# TYPE ${name} ${omType}`);
     const unit = unitOf(name);

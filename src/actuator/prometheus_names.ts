@@ -135,7 +135,8 @@ export function prometheusFamilies(metrics: ResourceMetrics, sum: number): Resou
       }
       const labelled = (metric.dataPoints as { attributes: Record<string, unknown> }[]).map(
         (point) => {
-          const attributes: Record<string, unknown> = {};
+          // No prototype: an attribute named `constructor` or `__proto__` is a label like any.
+          const attributes: Record<string, unknown> = Object.create(null);
           for (const [key, value] of Object.entries(point.attributes)) {
             const label = sanitize(key);
             if (!(label in attributes) && label !== "otel_scope_name") attributes[label] = value;

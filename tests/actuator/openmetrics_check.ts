@@ -50,7 +50,7 @@ const SUFFIXES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The names a family of `type` called `name` takes: its own, and those its samples may have. */
-export function familyNames(name: string, type: string): string[] {
+function familyNames(name: string, type: string): string[] {
   return [...new Set([name, ...SUFFIXES[type].map((suffix) => `${name}${suffix}`)])];
 }
 
@@ -63,14 +63,14 @@ export function unescapeOm(text: string): string {
 }
 
 function parseLabels(text: string, line: string): Record<string, string> {
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string> = Object.create(null);
   if (text === "") return labels;
   const pair = new RegExp(`^(${LABEL})="(${ESCAPED})"(,|$)`, "su");
   let rest = text;
   while (rest !== "") {
     const match = pair.exec(rest);
     assert.ok(match, `labels not as the ABNF has them: ${JSON.stringify(line)}`);
-    assert.ok(!(match[1] in labels), `label ${match[1]} twice: ${JSON.stringify(line)}`);
+    assert.ok(!Object.hasOwn(labels, match[1]), `label ${match[1]} twice: ${JSON.stringify(line)}`);
     labels[match[1]] = unescapeOm(match[2]);
     rest = rest.slice(match[0].length);
     assert.ok(match[3] === "" || rest !== "", `a trailing comma: ${JSON.stringify(line)}`);

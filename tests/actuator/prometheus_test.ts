@@ -53,7 +53,7 @@ function samples(text: string): Sample[] {
     if (line === "" || line.startsWith("#")) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     assert.ok(match, `not a sample line: ${JSON.stringify(line)}`);
-    const labels: Record<string, string> = {};
+    const labels: Record<string, string> = Object.create(null);
     const pairs = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g;
     for (const [, key, value] of (match[2] ?? "").matchAll(pairs)) {
       labels[key] = value.replace(/\\(.)/g, (_, c) => (c === "n" ? "\n" : c));
@@ -211,6 +211,51 @@ describe("/actuator/prometheus", () => {
       s.name === `${name.replaceAll(".", "_")}_total`
     );
     assert.equal(found?.value, 3);
+  });
+
+  it("keeps attributes named like Object's own members (constructor, toString, __proto__)", async () => {
+    const app = await promApp();
+    const name = `proto.keys.t${Date.now()}`;
+    metrics.getMeter("shop").createCounter(name).add(1, {
+      constructor: "a",
+      toString: "b",
+      ["__proto__"]: "c",
+      ok: "z",
+    });
+    const found = (await scrape(app)).samples.find((s) =>
+      s.name === `${name.replaceAll(".", "_")}_total`
+    );
+    assert.deepEqual(
+      { ...found?.labels },
+      // `__proto__` as OpenTelemetry sanitizes it: a leading `__` is Prometheus's own.
+      { constructor: "a", toString: "b", _proto_: "c", ok: "z", otel_scope_name: "shop" },
+    );
+  });
+
+  it("loses no family to OpenMetrics when a counter's name is another family's, in either order", async () => {
+    const app = await promApp();
+    for (const [first, second] of [["counter", "histogram"], ["histogram", "counter"]]) {
+      const base = `clash.${first}.t${Date.now()}`;
+      const meter = metrics.getMeter(`clash-${first}`);
+      const make = (kind: string) =>
+        kind === "counter"
+          ? meter.createCounter(`${base}.total`).add(1)
+          : meter.createHistogram(base).record(1);
+      make(first);
+      make(second);
+      const family = base.replaceAll(".", "_");
+      const text = samples(await (await scrapeAs(app)).text())
+        .filter((s) => s.name.startsWith(family)).map(sampleKey).sort();
+      const om = samples(
+        (await (await scrapeAs(app, PROMETHEUS_ACCEPT)).text()).replace(/# EOF\n$/, ""),
+      )
+        .filter((s) => s.name.startsWith(family)).map(sampleKey).sort();
+      assert.ok(
+        text.some((k) => k.startsWith(JSON.stringify([`${family}_bucket`]).slice(0, -1))),
+        `${first} first: no histogram`,
+      );
+      assert.deepEqual(om, text, `${first} first`);
+    }
   });
 
   it("answers OpenMetrics 1.0 when the Accept prefers it, Prometheus's text otherwise", async () => {
