@@ -128,6 +128,18 @@ function checkModule(key: string, value: unknown, members: readonly string[], wh
  * OpenTelemetry's modules.
  */
 export function checkOpenTelemetryOption(option: unknown): GivenModules | undefined {
+  try {
+    return checkModules(option);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    // A getter or a proxy's trap that throws: said where the option is written, as the rest.
+    throw new ConfigError(`${OPTION} could not be read: ${(error as Error)?.message ?? error}`, {
+      cause: error,
+    });
+  }
+}
+
+function checkModules(option: unknown): GivenModules | undefined {
   if (option === undefined) return undefined;
   if (typeof option !== "object" || option === null || Array.isArray(option)) {
     throw new ConfigError(

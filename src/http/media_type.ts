@@ -67,10 +67,16 @@ export function unsupportedCharset(contentType: string, what: string): string | 
 function parameters(type: string): [string, string][] {
   const found: [string, string][] = [];
   let i = type.indexOf(";");
+  let equals = -1;
   while (i !== -1) {
-    const equals = type.indexOf("=", i + 1);
+    // The first `=` after this `;`, looked for again only once passed: a run of `;` with no `=`
+    // (`a;;;;`, from any client's header) costs one pass over it, not one per `;`.
+    if (equals <= i) {
+      equals = type.indexOf("=", i + 1);
+      if (equals === -1) break;
+    }
     const next = type.indexOf(";", i + 1);
-    if (equals === -1 || (next !== -1 && next < equals)) {
+    if (next !== -1 && next < equals) {
       i = next;
       continue;
     }

@@ -370,6 +370,15 @@ describe("actuator({ opentelemetry }): OpenTelemetry's modules handed in by the 
         '"@opentelemetry/exporter-prometheus/build/src/PrometheusSerializer.js", ' +
         'got "PrometheusSerializer"',
       ],
+      // A getter that throws is said as the rest are, not thrown as it is.
+      [
+        {
+          get api() {
+            throw new Error("no API here");
+          },
+        },
+        "actuator() option opentelemetry could not be read: no API here",
+      ],
     ];
     for (const [opentelemetry, message] of cases) {
       assert.throws(
