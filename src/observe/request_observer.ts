@@ -56,10 +56,17 @@ export function methodLabel(method: string): string {
  */
 export class RouteMarks {
   readonly #routes = new WeakMap<Request, string>();
+  /**
+   * Whether the observers record now: while every one is idle, requests are not marked, so that
+   * an app with nothing to report to pays for no mark. It follows the providers registered, which
+   * change at start-up; a request under way when one is registered may go unmarked, and counts
+   * under `UNKNOWN`.
+   */
+  recording = true;
 
   /** Records that `route` (its template) took `request`. */
   mark(request: Request, route: string): void {
-    this.#routes.set(request, route);
+    if (this.recording) this.#routes.set(request, route);
   }
 
   /** The template of the route that took `request`, if one did. */
@@ -87,7 +94,11 @@ export function observeFetch<A extends unknown[]>(
     ? () => observers.every((o) => o.idle!())
     : undefined;
   return (request, ...rest) => {
-    if (idle?.()) return fetch(request, ...rest);
+    if (idle !== undefined) {
+      const skip = idle();
+      marks.recording = !skip;
+      if (skip) return fetch(request, ...rest);
+    }
     let status = 0;
     const exchange: Exchange = {
       request,

@@ -313,7 +313,7 @@ export function buildApp(
       const first = handlers[0] as (c: Context, next: Next) => ReturnType<RouteHandler>;
       const template = route.pattern.source;
       handlers[0] = ((c: Context, next: Next) => {
-        marks.mark(originals.get(c) ?? c.req.raw, template);
+        if (marks.recording) marks.mark(originals.get(c) ?? c.req.raw, template);
         return first(c, next);
       }) as RouteHandler;
     }

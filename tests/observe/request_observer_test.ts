@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   errorType,
+  type Exchange,
   methodLabel,
   NOT_FOUND_ROUTE,
   observeFetch,
@@ -89,6 +90,37 @@ describe("observeFetch", () => {
     );
     idle = true;
     assert.ok(always(new Request("http://localhost/")) instanceof Promise);
+  });
+
+  it("marks no route while every observer is idle, and marks again once one records", async () => {
+    let idle = true;
+    const routes: string[] = [];
+    const marks = new RouteMarks();
+    const observer: RequestObserver = Object.assign(
+      async (exchange: Exchange, proceed: () => Promise<Response>) => {
+        const response = await proceed();
+        routes.push(exchange.route());
+        return response;
+      },
+      { idle: () => idle },
+    );
+    const marked: boolean[] = [];
+    const fetch = observeFetch(
+      (request: Request) => {
+        marks.mark(request, "/{x}");
+        marked.push(marks.of(request) !== undefined);
+        return new Response("ok");
+      },
+      [observer],
+      marks,
+    );
+    await fetch(new Request("http://localhost/a"));
+    idle = false;
+    await fetch(new Request("http://localhost/a"));
+    idle = true;
+    await fetch(new Request("http://localhost/a"));
+    assert.deepEqual(marked, [false, true, false]);
+    assert.deepEqual(routes, ["/{x}"]);
   });
 
   it("passes an error of the fetch out through every observer", async () => {
