@@ -8,6 +8,7 @@ import {
   RequestBody,
   RestController,
 } from "../../mod.ts";
+import process from "node:process";
 import { benchMiddleware } from "./middleware.ts";
 import { user } from "./users.ts";
 
@@ -25,11 +26,24 @@ export class UserController {
   }
 }
 
-/** The app; with `middleware`, `cors()` and `secureHeaders()` run around every request. */
-export function thawApp(middleware = false): Promise<Application> {
+/**
+ * The app; with `middleware`, `cors()` and `secureHeaders()` run around every request. The
+ * environment's `THAW_BENCH_ACTUATOR` adds the actuator, for the A/B of observation's cost:
+ * `health` (the actuator with nothing to report to: no tracer or meter provider registered) or
+ * `prometheus` (every request recorded in the request histogram).
+ */
+export async function thawApp(middleware = false): Promise<Application> {
+  const observe = process.env.THAW_BENCH_ACTUATOR;
+  if (observe !== undefined && observe !== "health" && observe !== "prometheus") {
+    throw new Error(`THAW_BENCH_ACTUATOR takes health or prometheus, got "${observe}"`);
+  }
   return bootstrap({
     controllers: [UserController],
     middleware: middleware ? benchMiddleware() : [],
+    ...(observe === undefined ? {} : {
+      actuator: (await import("../../actuator.ts")).actuator(),
+      config: { management: { endpoints: { web: { exposure: { include: observe } } } } },
+    }),
   });
 }
 
