@@ -475,4 +475,23 @@ describe("migrationStatus", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("answers for a configuration of search connections alone, one that cannot be reached included", async () => {
+    // The SQL run finds no datasource section: that kind is left out, not an error of the whole.
+    const dir = await mkdtemp(join(tmpdir(), "thaw-status-"));
+    try {
+      await writeFile(
+        join(dir, "application.yml"),
+        'search:\n  - name: down\n    hosts: ["http://127.0.0.1:1"]\n    migrations: { enabled: true }\n',
+      );
+      await mkdir(join(dir, "files", "down"), { recursive: true });
+      const body = await migrationStatus({ config: dir, migrations: join(dir, "files") })();
+      assert.deepEqual(
+        body.connections.map((c) => [c.kind, c.name, c.state]),
+        [["search", "down", "error"]],
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
