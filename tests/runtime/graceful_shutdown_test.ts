@@ -2,26 +2,20 @@
 // child process serves tests/fixtures/shutdown_app.ts, and the test sends it SIGTERM.
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { bootstrap, Component, GetMapping, PreDestroy, RestController } from "../../mod.ts";
 import { listen } from "../../server.ts";
 import { scriptCommand } from "../runtime.ts";
+import { watchChild, type WatchedChild } from "../child_output.ts";
 import { keptAlive, untilRefused } from "./raw_client.ts";
 import { actuator } from "../../actuator.ts";
 
 const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
 
-interface Service {
-  readonly child: ChildProcess;
+interface Service extends WatchedChild {
   readonly port: number;
-  /** Resolves with the first stdout line that matches. */
-  line(pattern: RegExp): Promise<string>;
-  stdout(): string;
-  stderr(): string;
-  /** The exit code, once the process has ended. */
-  readonly exited: Promise<number | null>;
 }
 
 let running: ChildProcess | undefined;
@@ -31,44 +25,10 @@ afterEach(() => {
 });
 
 async function start(shutdownTimeout: number): Promise<Service> {
-  const [command, args] = scriptCommand(APP, [String(shutdownTimeout)]);
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
-  running = child;
-  let out = "";
-  let err = "";
-  const waiting: { pattern: RegExp; resolve: (line: string) => void }[] = [];
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => resolve(code))
-  );
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    out += chunk;
-    for (const w of [...waiting]) {
-      const found = out.split("\n").find((l) => w.pattern.test(l));
-      if (found !== undefined) {
-        waiting.splice(waiting.indexOf(w), 1);
-        w.resolve(found);
-      }
-    }
-  });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => err += chunk);
-  const line = (pattern: RegExp) =>
-    new Promise<string>((resolve, reject) => {
-      const found = out.split("\n").find((l) => pattern.test(l));
-      if (found !== undefined) return resolve(found);
-      waiting.push({ pattern, resolve });
-      exited.then((code) =>
-        reject(new Error(`exited (${code}) before printing ${pattern}:\n${out}\n${err}`))
-      );
-    });
-  const listening = await line(/^listening \d+$/);
-  return {
-    child,
-    port: Number(listening.split(" ")[1]),
-    line,
-    stdout: () => out,
-    stderr: () => err,
-    exited,
-  };
+  const watched = watchChild(...scriptCommand(APP, [String(shutdownTimeout)]));
+  running = watched.child;
+  const listening = await watched.line(/^listening \d+$/);
+  return { ...watched, port: Number(listening.split(" ")[1]) };
 }
 
 // Sent by pid: Deno's `ChildProcess.kill` reports the child as ended by the signal it sent,
