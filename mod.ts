@@ -40,6 +40,7 @@ export {
   bootstrap,
   type BootstrapOptions,
   type ExecutionContext,
+  type ScheduledController,
 } from "./src/application.ts";
 
 export type { ConfigValues, LoadedConfig } from "./src/config/application_config.ts";
@@ -76,6 +77,28 @@ export {
   DuplicateBeanError,
   NoSuchBeanError,
 } from "./src/context/errors.ts";
+
+export {
+  type Duration,
+  Scheduled,
+  type ScheduledDecorator,
+  type ScheduledOptions,
+} from "./src/scheduling/scheduled.ts";
+export { SchedulerLock, type SchedulerLockOptions } from "./src/scheduling/scheduler_lock.ts";
+export {
+  type LockConfiguration,
+  LockProvider,
+  type SimpleLock,
+} from "./src/scheduling/lock_provider.ts";
+export {
+  type MysqlQueryable,
+  type PostgresQueryable,
+  type SqliteDatabaseLike,
+  type SqlLockDialect,
+  SqlLockProvider,
+  type SqlLockProviderOptions,
+  type SqlLockQuery,
+} from "./src/scheduling/sql_lock_provider.ts";
 
 export {
   RequestMapping,

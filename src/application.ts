@@ -37,6 +37,7 @@ import type { DocumentedRoute } from "./openapi/openapi_document.ts";
 import { type ApplicationInternals, registerApplication } from "./application_internals.ts";
 import { observeFetch, type RequestObserver, RouteMarks } from "./observe/request_observer.ts";
 import { accessLogObserver } from "./observe/access_log.ts";
+import { type Scheduler, schedulerFactory } from "./scheduling/scheduled_jobs.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -105,6 +106,17 @@ export interface ExecutionContext {
   props?: unknown;
 }
 
+/**
+ * What an edge runtime passes to a cron trigger's handler (Cloudflare's `ScheduledController`):
+ * the trigger's expression, and when it was due.
+ */
+export interface ScheduledController {
+  /** The trigger's cron expression, as configured (`wrangler.toml`'s `[triggers] crons`). */
+  readonly cron: string;
+  /** When the trigger was due, in milliseconds since the epoch. */
+  readonly scheduledTime?: number;
+}
+
 /** A wired, compiled application. */
 export interface Application {
   /**
@@ -128,7 +140,26 @@ export interface Application {
   /** The bean of a class (an instance of it) or of a name; throws `NoSuchBeanError`. */
   getBean<T>(token: Class<T> | string): T;
   /**
-   * Stops the beans: runs every `@PreDestroy` hook once, the beans in the reverse of the order
+   * Starts the `@Scheduled` jobs, for an app served some other way than `listen(app)`, which
+   * starts them itself. A second call does nothing, nor does a call after `close()`, nor one
+   * with `thaw.scheduling.enabled: false`. A plain function.
+   */
+  start(): void;
+  /**
+   * Cloudflare Workers' handler of cron triggers (`export default app` passes it on, as does
+   * `export default { fetch: app.fetch, scheduled: app.scheduled }`): runs, once each, the
+   * `@Scheduled` cron jobs whose expression is the trigger's, and resolves when they end. In an
+   * app with jobs, a trigger none of them matches is logged.
+   */
+  readonly scheduled: (
+    controller: ScheduledController,
+    env?: unknown,
+    ctx?: ExecutionContext,
+  ) => Promise<void>;
+  /**
+   * Stops the scheduled jobs (a run in progress is waited for, within
+   * `server.shutdown-timeout`; one still running then makes the promise reject at the end, naming
+   * it), then the beans: runs every `@PreDestroy` hook once, the beans in the reverse of the order
    * they started, each bounded by `server.shutdown-timeout` seconds (30 by default). A hook that
    * fails or runs over does not stop the others; the promise rejects at the end with an
    * `AggregateError` naming each, and resolves when all succeeded. A second call returns the
@@ -337,6 +368,20 @@ async function wire(
   for (const cls of classes) context.register(cls);
   for (const [token, instance] of options.overrides ?? []) context.override(token, instance);
   await context.refresh();
+  // `@Scheduled` methods bring the scheduler with them: an app without one loads none of it.
+  let scheduler: Scheduler | undefined;
+  try {
+    scheduler = await schedulerFactory(context.beans())?.({
+      context,
+      config: config.values,
+      enabled: settings.get("thaw.scheduling.enabled"),
+      logger,
+    });
+  } catch (error) {
+    // The beans started must not keep what they opened.
+    await context.close().catch(() => {});
+    throw error;
+  }
 
   const custom = context.findBean("errorController");
   if (custom !== undefined && typeof (custom as ErrorController).handleError !== "function") {
@@ -453,12 +498,18 @@ async function wire(
   const fetch = marks === undefined
     ? hono.fetch as Application["fetch"]
     : observeFetch(hono.fetch as Application["fetch"], observers, marks);
-  const close = () => context.close(shutdownTimeout * 1000);
+  let closing: Promise<void> | undefined;
+  const closeBeans = () => context.close(shutdownTimeout * 1000);
+  // The schedules stop first, and a run in progress ends, before the beans it uses stop.
+  const close = () =>
+    closing ??= scheduler?.close(closeBeans, shutdownTimeout * 1000) ?? closeBeans();
   const app: Application = {
     fetch,
     hono,
     config: config.values,
     getBean: <T>(token: Class<T> | string): T => context.getBean(token),
+    start: () => scheduler?.start(),
+    scheduled: async (controller) => await scheduler?.runCron(controller.cron),
     close,
   };
   registerApplication(app, {
@@ -482,6 +533,8 @@ async function wire(
       logger,
       shutdownStarting: () => {
         accepting = false;
+        // No job starts while the requests in flight finish; close() waits for those running.
+        void scheduler?.stop(shutdownTimeout * 1000);
       },
       closed: close,
     },

@@ -57,6 +57,14 @@ describe("bootstrap options", () => {
 
   it("has no listen or openapi method: they live in @thaw/thaw/server and @thaw/thaw/openapi", async () => {
     const app = await bootstrap({ controllers: [Ping] });
-    assert.deepEqual(Object.keys(app).sort(), ["close", "config", "fetch", "getBean", "hono"]);
+    assert.deepEqual(Object.keys(app).sort(), [
+      "close",
+      "config",
+      "fetch",
+      "getBean",
+      "hono",
+      "scheduled",
+      "start",
+    ]);
   });
 });

@@ -42,4 +42,6 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
     "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id) to the logger's `info`.",
   "thaw.profiles.active":
     "The profiles whose `application-{profile}.yml` is read over this file, in order.",
+  "thaw.scheduling.enabled":
+    "`false`: no `@Scheduled` job runs (for tests, or a replica that must not run them).",
 };

@@ -158,6 +158,10 @@ export const THAW_KEYS = {
     type: "list",
     default: [],
   },
+  "thaw.scheduling.enabled": {
+    type: "boolean",
+    default: true,
+  },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;
 
 /** A key Thaw reads. */

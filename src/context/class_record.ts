@@ -91,3 +91,33 @@ export function defaultBeanName(cls: Class): string {
   const name = cls.name;
   return /^[A-Z]{2}/.test(name) ? name : name.charAt(0).toLowerCase() + name.slice(1);
 }
+
+/** How a method decorator's record reaches the method it marks, on whichever bean has it. */
+export interface MethodAccess {
+  /** As written in the class: `open`, `#close`. */
+  readonly methodName: string;
+  // What makes two records the same method: a public method's name (a subclass's override
+  // replaces its parent's), or a symbol of its own for a `#private` method, which nothing
+  // overrides.
+  readonly identity: unknown;
+  readonly get: (instance: unknown) => unknown;
+}
+
+/** The access to the method `context` decorates. */
+export function methodAccess(context: ClassMethodDecoratorContext): MethodAccess {
+  const methodName = String(context.name);
+  const name = context.name;
+  return context.private
+    ? {
+      methodName,
+      identity: Symbol(methodName),
+      get: context.access.get as (instance: unknown) => unknown,
+    }
+    // Looked up on the instance, not through `access.get`, which on Deno gives the decorating
+    // class's own function: a subclass's override must be the one called.
+    : {
+      methodName,
+      identity: name,
+      get: (instance) => (instance as Record<PropertyKey, unknown>)[name as string | symbol],
+    };
+}

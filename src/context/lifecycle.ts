@@ -1,4 +1,4 @@
-import { type Class, entryOf, ownEntry } from "./class_record.ts";
+import { type Class, entryOf, type MethodAccess, methodAccess, ownEntry } from "./class_record.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
 
 /**
@@ -41,15 +41,7 @@ export interface LifecycleHook {
   readonly run: () => unknown;
 }
 
-interface HookRecord {
-  readonly methodName: string;
-  // What makes two records the same hook: a public method's name (a subclass's override replaces
-  // its parent's), or a symbol of its own for a `#private` method, which nothing overrides.
-  readonly identity: unknown;
-  readonly get: (instance: unknown) => unknown;
-}
-
-type LifecycleEntry = Record<LifecyclePhase, HookRecord[]>;
+type LifecycleEntry = Record<LifecyclePhase, MethodAccess[]>;
 
 const LIFECYCLE = Symbol("thaw.lifecycle");
 
@@ -69,23 +61,7 @@ function lifecycleDecorator(phase: LifecyclePhase, decorator: string): Lifecycle
       LIFECYCLE,
       () => ({ postConstruct: [], preDestroy: [] }),
     );
-    const methodName = String(context.name);
-    const name = context.name;
-    entry[phase].push(
-      context.private
-        ? {
-          methodName,
-          identity: Symbol(methodName),
-          get: context.access.get as (instance: unknown) => unknown,
-        }
-        // Looked up on the instance, not through `access.get`, which on Deno gives the decorating
-        // class's own function: a subclass's override must be the one called.
-        : {
-          methodName,
-          identity: name,
-          get: (instance) => (instance as Record<PropertyKey, unknown>)[name as string | symbol],
-        },
-    );
+    entry[phase].push(methodAccess(context as ClassMethodDecoratorContext));
   };
 }
 

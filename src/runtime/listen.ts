@@ -6,9 +6,10 @@ import { type ListenOptions, serve, type Server } from "./serve.ts";
 /**
  * Serves an application on the runtime it runs on (`Deno.serve`, `Bun.serve`, or Node's `http`),
  * on `server.port` and `server.hostname` of its configuration unless `options` say otherwise
- * (8080 and `0.0.0.0` by default). SIGTERM and SIGINT shut it down gracefully: readiness turns
- * DOWN, the requests in flight finish within `server.shutdown-timeout`, the app's `close()` runs
- * its `@PreDestroy` hooks, and the process exits. Edge runtimes serve `app.fetch` themselves
+ * (8080 and `0.0.0.0` by default), and starts the app's `@Scheduled` jobs once it serves.
+ * SIGTERM and SIGINT shut it down gracefully: readiness turns DOWN and no job starts, the
+ * requests in flight finish within `server.shutdown-timeout`, the app's `close()` waits for a
+ * job's run and runs its `@PreDestroy` hooks, and the process exits. Edge runtimes serve `app.fetch` themselves
  * (`export default app`) and need none of this.
  *
  * @example
@@ -67,6 +68,8 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
     await management?.close();
     throw error;
   }
+  // The app serves: its schedules start, never before (bootstrap alone starts nothing).
+  app.start();
   if (management !== undefined) {
     const { hostname, port, url } = management;
     server = Object.freeze({ ...server, management: { hostname, port, url } });

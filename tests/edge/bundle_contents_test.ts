@@ -150,6 +150,28 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     }
   });
 
+  it("croner and the scheduler are in the bundle of a worker with a @Scheduled job only", async () => {
+    const [small, explicit, scheduled] = await Promise.all([
+      oneFile("tests/fixtures/small_worker.ts"),
+      oneFile("examples/users/worker_explicit.ts"),
+      oneFile("tests/fixtures/scheduled_worker.ts"),
+    ]);
+    for (
+      const part of [
+        "node_modules/croner/",
+        "src/scheduling/scheduler.ts",
+        "src/scheduling/trigger.ts",
+      ]
+    ) {
+      assert.ok(!has(small.inputs, part), `${part} is in the small worker's bundle`);
+      assert.ok(!has(explicit.inputs, part), `${part} is in worker_explicit's bundle`);
+      assert.ok(
+        has(scheduled.inputs, part),
+        `${part} is missing from the scheduled worker's bundle`,
+      );
+    }
+  });
+
   it("OpenTelemetry is in the bundle of the worker that hands it to actuator() only", async () => {
     const [small, explicit, served, main, ownEntry] = await Promise.all([
       oneFile("tests/fixtures/small_worker.ts"),

@@ -1,0 +1,135 @@
+import { markScheduledMethod } from "./scheduled_jobs.ts";
+import { schedulerFor } from "./scheduler.ts";
+
+/** A duration: milliseconds, or text (`"30s"`, `"5m"`, `"PT1H"`, `"${jobs.period}"`). */
+export type Duration = number | string;
+
+/**
+ * When a `@Scheduled` method runs: exactly one of `cron`, `fixedRate` and `fixedDelay`. Text
+ * options may be a `${key}` or `${key:default}` of the configuration, read at `bootstrap`.
+ */
+export type ScheduledOptions =
+  | {
+    /**
+     * Spring's six fields (second, minute, hour, day of month, month, day of week) or Unix
+     * cron's five: `"0 0 3 * * *"` (03:00 every day), `"0 0/15 9-17 * * MON-FRI"`, `"@hourly"`.
+     * `"-"` declares the job and runs it never (Spring's value to turn one off by configuration).
+     */
+    readonly cron: string;
+    /** The IANA time zone the fields are read in (`"Europe/Berlin"`); the runtime's own by default. */
+    readonly zone?: string;
+    readonly fixedRate?: never;
+    readonly fixedDelay?: never;
+    readonly initialDelay?: never;
+  }
+  | {
+    /** Runs every period, measured from the start of one run to the start of the next. */
+    readonly fixedRate: Duration;
+    /** How long after the app starts the first run comes; at once by default. */
+    readonly initialDelay?: Duration;
+    readonly cron?: never;
+    readonly zone?: never;
+    readonly fixedDelay?: never;
+  }
+  | {
+    /** Runs this long after the previous run ended. */
+    readonly fixedDelay: Duration;
+    /** How long after the app starts the first run comes; at once by default. */
+    readonly initialDelay?: Duration;
+    readonly cron?: never;
+    readonly zone?: never;
+    readonly fixedRate?: never;
+  };
+
+/** What {@linkcode Scheduled} returns: a decorator for an instance method that takes no arguments. */
+export type ScheduledDecorator = <This>(
+  value: (this: This) => unknown,
+  context: ClassMethodDecoratorContext<This, (this: This) => unknown>,
+) => void;
+
+const TRIGGERS = ["cron", "fixedRate", "fixedDelay"] as const;
+const KEYS: readonly string[] = ["cron", "fixedRate", "fixedDelay", "zone", "initialDelay"];
+
+/**
+ * Runs a bean's method on a clock: on a cron expression, or every so long. Schedules start when
+ * the app starts serving (`listen(app)`, or `app.start()` for an app served another way), never
+ * at `bootstrap`; `app.close()` stops them and waits for a run in progress. A job never overlaps
+ * itself: a run that outlasts its period delays the next. A run that throws is logged with the
+ * class and method, and the schedule goes on. `thaw.scheduling.enabled: false` runs none.
+ *
+ * On Cloudflare Workers, `export default { fetch: app.fetch, scheduled: app.scheduled }` runs
+ * the cron jobs whose expression is the trigger's. Add {@linkcode SchedulerLock} to run a job on
+ * one replica per tick.
+ *
+ * A bad expression, a duration that cannot be read or a method with parameters stops
+ * `bootstrap`, naming the class and the method.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Scheduled, Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Heartbeat {
+ *   beats = 0;
+ *   @Scheduled({ fixedRate: "10ms" })
+ *   beat(): void {
+ *     this.beats++;
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Heartbeat] });
+ * assert.equal(app.getBean(Heartbeat).beats, 0); // bootstrap starts nothing
+ * app.start();
+ * const heartbeat = app.getBean(Heartbeat);
+ * while (heartbeat.beats < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+ * await app.close();
+ * const beats = heartbeat.beats;
+ * await new Promise((resolve) => setTimeout(resolve, 30));
+ * assert.equal(heartbeat.beats, beats); // nothing runs after close()
+ * ```
+ */
+export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
+  const given = typeof options === "object" && options !== null ? options : undefined;
+  const shown = JSON.stringify(options) ?? String(options);
+  const fail = (why: string): never => {
+    throw new TypeError(`@Scheduled(${shown}): ${why}`);
+  };
+  if (given === undefined) fail("takes an object: { cron }, { fixedRate } or { fixedDelay }");
+  const unknown = Object.keys(given!).filter((key) => !KEYS.includes(key));
+  if (unknown.length > 0) {
+    fail(`no option ${unknown.join(", ")}; the options are ${KEYS.join(", ")}`);
+  }
+  const triggers = TRIGGERS.filter((key) => given![key] !== undefined);
+  if (triggers.length !== 1) {
+    fail(
+      triggers.length === 0
+        ? "give one of cron, fixedRate and fixedDelay"
+        : `give one of ${triggers.join(" and ")}`,
+    );
+  }
+  if (given!.cron !== undefined) {
+    if (typeof given!.cron !== "string") fail("cron is text");
+    if (given!.initialDelay !== undefined) {
+      fail("initialDelay goes with fixedRate or fixedDelay; a cron says when itself");
+    }
+    if (given!.zone !== undefined && typeof given!.zone !== "string") fail("zone is text");
+  } else {
+    if (given!.zone !== undefined) fail("zone goes with cron");
+    for (const key of ["fixedRate", "fixedDelay", "initialDelay"] as const) {
+      const value = given![key];
+      if (value !== undefined && typeof value !== "number" && typeof value !== "string") {
+        fail(`${key} is milliseconds or text ("30s", "PT5M")`);
+      }
+    }
+  }
+  const schedule = { ...given! };
+  return (value, context) =>
+    markScheduledMethod(
+      "Scheduled",
+      value,
+      context as ClassMethodDecoratorContext,
+      schedulerFor,
+      { schedule },
+    );
+}

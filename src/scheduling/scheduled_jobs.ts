@@ -1,0 +1,144 @@
+// What `bootstrap` knows of scheduling: where `@Scheduled` and `@SchedulerLock` leave their marks,
+// and how to gather them from the beans. The scheduler itself (and croner) comes with the
+// decorators, so that an app without a schedule neither loads nor carries it.
+import { type Class, type MethodAccess, methodAccess, ownEntry } from "../context/class_record.ts";
+import type { ApplicationContext } from "../context/application_context.ts";
+import type { ConfigValues } from "../config/application_config.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
+
+/** What the decorators record on a class, under {@linkcode SCHEDULING}. */
+export interface SchedulingEntry {
+  readonly methods: ScheduledMethodRecord[];
+  /** Builds the scheduler: set by the decorators' module, so it is there whenever they are. */
+  readonly scheduler: SchedulerFactory;
+}
+
+/** One decorated method: its `@Scheduled` options, its `@SchedulerLock` options, or both. */
+export interface ScheduledMethodRecord extends MethodAccess {
+  schedule?: unknown;
+  lock?: unknown;
+}
+
+/** A decorated method of one bean, ready to run. */
+export interface ScheduledMethod {
+  /** `Class.method`, for messages and lock names. */
+  readonly name: string;
+  /** Where the bean was declared, for messages. */
+  readonly bean: string;
+  /** The method's declared parameter count (`@Scheduled` methods take none). */
+  readonly arity: number;
+  readonly schedule: unknown;
+  readonly lock: unknown;
+  /** Calls the method on its bean. */
+  readonly run: () => unknown;
+}
+
+/** What a scheduler needs of the application that holds it. */
+export interface SchedulerHost {
+  /** `thaw.scheduling.enabled`. */
+  readonly enabled: boolean;
+  /** A configuration value by its dotted key, for `${key}` in an option. */
+  readonly configValue: (key: string) => unknown;
+  readonly logger: SchedulerLogger;
+  /** The one bean that is an instance of `type`; throws when there is none or several. */
+  readonly beanOf: (type: Class) => unknown;
+  /** Whether a bean is an instance of `type`. */
+  readonly hasBean: (type: Class) => boolean;
+}
+
+/** Where a scheduler reports: a run that failed, a lock it could not take. */
+export interface SchedulerLogger {
+  error(message: string, ...details: unknown[]): void;
+  warn?(message: string, ...details: unknown[]): void;
+  info?(message: string, ...details: unknown[]): void;
+}
+
+/** The running schedules of an application. */
+export interface Scheduler {
+  /** Starts every schedule; a second call does nothing. */
+  start(): void;
+  /**
+   * No run starts from now on; resolves once the runs in progress end, or after `timeoutMs`, to
+   * an error naming the jobs still running then (`undefined` when none). Later calls return the
+   * same promise.
+   */
+  stop(timeoutMs: number): Promise<Error | undefined>;
+  /**
+   * Closes the app: stops the schedules (as `stop`), then the beans (`closeBeans`, whatever the
+   * jobs did), and rejects when a job ran past the timeout or a bean failed to stop, naming each.
+   */
+  close(closeBeans: () => Promise<void>, timeoutMs: number): Promise<void>;
+  /** Runs the `cron` jobs whose expression is `cron` (an edge runtime's trigger), once each. */
+  runCron(cron: string): Promise<void>;
+}
+
+/** What `bootstrap` gives the scheduler of its app. */
+export interface SchedulingApp {
+  readonly context: ApplicationContext;
+  readonly config: ConfigValues;
+  /** `thaw.scheduling.enabled`. */
+  readonly enabled: boolean;
+  readonly logger: SchedulerLogger;
+}
+
+/**
+ * Builds the scheduler of the jobs of an app's beans; rejects, naming the class and method, on a
+ * job it cannot schedule. Asynchronous: croner is imported by it, so that a bundle whose app has
+ * no `@Scheduled` does not carry it.
+ */
+export type SchedulerFactory = (app: SchedulingApp) => Promise<Scheduler>;
+
+/** Where the decorators record what they mark. */
+export const SCHEDULING: unique symbol = Symbol("thaw.scheduling");
+
+/**
+ * The scheduler factory the decorators of some bean's class brought, if any bean has one: the
+ * one look `bootstrap` takes, so that an app without schedules carries nothing more.
+ */
+export function schedulerFactory(
+  beans: readonly { readonly instance: unknown }[],
+): SchedulerFactory | undefined {
+  for (const { instance } of beans) {
+    // A class's metadata inherits its superclass's: one read sees the marks of the whole chain.
+    const metadata = (instance as { constructor?: { [Symbol.metadata]?: unknown } } | null)
+      ?.constructor?.[Symbol.metadata] as Record<symbol, SchedulingEntry | undefined> | undefined;
+    const factory = metadata?.[SCHEDULING]?.scheduler;
+    if (factory !== undefined) return factory;
+  }
+  return undefined;
+}
+
+/**
+ * Records what a method decorator of scheduling says (`schedule` or `lock`) on the class being
+ * decorated, beside what the other one said of the same method.
+ */
+export function markScheduledMethod(
+  decorator: string,
+  value: unknown,
+  context: ClassMethodDecoratorContext,
+  scheduler: SchedulerFactory,
+  mark: { schedule: unknown } | { lock: unknown },
+): void {
+  checkDecoratorCall(`@${decorator}`, value, context);
+  if (context.kind !== "method" || context.static) {
+    throw new TypeError(
+      `@${decorator} on ${String(context.name)}: it decorates instance methods only`,
+    );
+  }
+  const entry = ownEntry<SchedulingEntry>(
+    context.metadata,
+    SCHEDULING,
+    () => ({ methods: [], scheduler }),
+  );
+  const access = methodAccess(context);
+  let record = entry.methods.find((r) => r.methodName === access.methodName);
+  if (record === undefined) {
+    record = { ...access };
+    entry.methods.push(record);
+  }
+  const key = "schedule" in mark ? "schedule" : "lock";
+  if (record[key] !== undefined) {
+    throw new TypeError(`@${decorator} on ${access.methodName}: given twice; give it once`);
+  }
+  record[key] = "schedule" in mark ? mark.schedule : mark.lock;
+}

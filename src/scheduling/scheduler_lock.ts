@@ -1,0 +1,105 @@
+import { markScheduledMethod } from "./scheduled_jobs.ts";
+import { schedulerFor } from "./scheduler.ts";
+import type { Duration, ScheduledDecorator } from "./scheduled.ts";
+
+/** The lock of a `@SchedulerLock` job (ShedLock's options). */
+export interface SchedulerLockOptions {
+  /** The lock's name, the same on every replica (or `${key}` of the configuration). */
+  readonly name: string;
+  /**
+   * How long the lock lasts if its holder never releases it (a process killed mid-run): well
+   * above the job's longest run. A run that takes longer is warned about.
+   */
+  readonly lockAtMostFor: Duration;
+  /**
+   * How long the lock lasts at least, even when the run ends sooner: above the clock skew
+   * between replicas and the spread of their timers (0 by default).
+   */
+  readonly lockAtLeastFor?: Duration;
+}
+
+const KEYS: readonly string[] = ["name", "lockAtMostFor", "lockAtLeastFor"];
+
+/**
+ * Runs a `@Scheduled` job on one replica per tick: before each run the job takes the named lock
+ * through the `LockProvider` bean, and skips the run when another replica holds it. The lock
+ * lasts until the run ends (but at least `lockAtLeastFor`), or `lockAtMostFor` when its holder
+ * dies. `bootstrap` stops when no bean is a `LockProvider`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DatabaseSync } from "node:sqlite";
+ * import {
+ *   Bean,
+ *   bootstrap,
+ *   Configuration,
+ *   Scheduled,
+ *   SchedulerLock,
+ *   Service,
+ *   SqlLockProvider,
+ * } from "@thaw/thaw";
+ *
+ * const db = new DatabaseSync(":memory:");
+ * db.exec(SqlLockProvider.createTable("sqlite"));
+ *
+ * @Configuration()
+ * class Locks {
+ *   @Bean()
+ *   lockProvider(): SqlLockProvider {
+ *     return SqlLockProvider.sqlite(db);
+ *   }
+ * }
+ *
+ * @Service()
+ * class Digest {
+ *   sent = 0;
+ *   @Scheduled({ fixedDelay: "10ms" })
+ *   @SchedulerLock({ name: "digest", lockAtMostFor: "5m" })
+ *   send(): void {
+ *     this.sent++;
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Locks, Digest] });
+ * app.start();
+ * const digest = app.getBean(Digest);
+ * while (digest.sent < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+ * await app.close();
+ * assert.equal(db.prepare("SELECT name FROM shedlock").get()?.name, "digest");
+ * ```
+ */
+export function SchedulerLock(options: SchedulerLockOptions): ScheduledDecorator {
+  const shown = JSON.stringify(options) ?? String(options);
+  const fail = (why: string): never => {
+    throw new TypeError(`@SchedulerLock(${shown}): ${why}`);
+  };
+  if (typeof options !== "object" || options === null) {
+    fail('takes an object: { name: "digest", lockAtMostFor: "10m" }');
+  }
+  const unknown = Object.keys(options).filter((key) => !KEYS.includes(key));
+  if (unknown.length > 0) {
+    fail(`no option ${unknown.join(", ")}; the options are ${KEYS.join(", ")}`);
+  }
+  if (typeof options.name !== "string" || options.name.trim() === "") {
+    fail("name is the lock's name, the same on every replica");
+  }
+  for (const key of ["lockAtMostFor", "lockAtLeastFor"] as const) {
+    const value = options[key];
+    if (value === undefined && key === "lockAtMostFor") {
+      fail("lockAtMostFor is how long the lock lasts when its holder dies: give it");
+    }
+    if (value !== undefined && typeof value !== "number" && typeof value !== "string") {
+      fail(`${key} is milliseconds or text ("30s", "PT5M")`);
+    }
+  }
+  const lock = { ...options };
+  return (value, context) =>
+    markScheduledMethod(
+      "SchedulerLock",
+      value,
+      context as ClassMethodDecoratorContext,
+      schedulerFor,
+      { lock },
+    );
+}
