@@ -4,12 +4,9 @@
 // files they show. main.ts's SIGTERM is users_server_test.ts's.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFile, rm } from "node:fs/promises";
 import { load } from "js-yaml";
 import { type Application, bootstrap } from "../../mod.ts";
-import { migrate, readDatasource } from "../../migrate.ts";
 import { UserController } from "../../examples/users/src/user_controller.ts";
 import { UserRepository } from "../../examples/users/src/user_repository.ts";
 import { UserService } from "../../examples/users/src/user_service.ts";
@@ -17,7 +14,7 @@ import { MemoryUserRepository } from "../../examples/users/storage/memory_user_r
 import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
 import { call } from "../helpers.ts";
 import { SQLITE } from "../sqlite.ts";
-import { bootstrapUsers, type Storage, STORAGES, USERS_DIR } from "./users_storage.ts";
+import { bootstrapUsers, migratedUsersFile, type Storage, STORAGES } from "./users_storage.ts";
 
 const apps: Application[] = [];
 const folders: string[] = [];
@@ -26,14 +23,7 @@ after(async () => {
   for (const dir of folders) await rm(dir, { recursive: true, force: true });
 });
 
-/** A fresh SQLite file, migrated as main.ts migrates it; its path as the app resolves it. */
-async function migratedFile(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-users-lifecycle-"));
-  folders.push(dir);
-  const env = { USERS_DB: join(dir, "users.db") };
-  await migrate({ config: USERS_DIR, migrations: new URL("migrations/", USERS_DIR), env });
-  return (await readDatasource({ config: USERS_DIR, name: "users", env })).location;
-}
+const migratedFile = () => migratedUsersFile(folders);
 
 /** The users app on application.yml, as its entry points bootstrap it, in environment `env`. */
 async function usersApp(storage: Storage, env: Record<string, string> = {}): Promise<Application> {

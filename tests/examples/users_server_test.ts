@@ -239,8 +239,9 @@ describe("examples/users/main.ts as a process (npm start)", () => {
       const port = await freePort();
       const first = await start(cwd, port);
       try {
-        assert.match(first.output, /users \[1\/1\] apply 001-create-users\.sql \(applied/);
-        assert.match(first.output, /users: 1 applied, 0 unchanged/);
+        assert.match(first.output, /users \[1\/2\] apply 001-create-users\.sql \(applied/);
+        assert.match(first.output, /users \[2\/2\] apply 002-create-shedlock\.sql \(applied/);
+        assert.match(first.output, /users: 2 applied, 0 unchanged/);
         assert.equal(first.url, `http://localhost:${port}`);
         const res = await fetch(`${first.url}/users`);
         assert.equal(res.status, 200);
@@ -265,7 +266,7 @@ describe("examples/users/main.ts as a process (npm start)", () => {
       assert.ok((await stat(join(cwd, "data", "users.db"))).isFile());
       const second = await start(cwd, await freePort());
       try {
-        assert.match(second.output, /users: 0 applied, 1 unchanged/);
+        assert.match(second.output, /users: 0 applied, 2 unchanged/);
         assert.doesNotMatch(second.output, /apply 001/);
         assert.deepEqual(await (await fetch(`${second.url}/users/1`)).json(), {
           success: true,

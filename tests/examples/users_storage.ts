@@ -45,6 +45,18 @@ export async function bootstrapUsers(
 }
 
 /**
+ * A fresh SQLite file in a new folder of `folders` (removed by the caller), migrated as main.ts
+ * migrates it; its path as the app resolves it.
+ */
+export async function migratedUsersFile(folders: string[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-users-"));
+  folders.push(dir);
+  const env = { USERS_DB: join(dir, "users.db") };
+  await migrate({ config: USERS_DIR, migrations: new URL("migrations/", USERS_DIR), env });
+  return (await readDatasource({ config: USERS_DIR, name: "users", env })).location;
+}
+
+/**
  * Opens the users app on a storage, as its entry points do. SQLite: migrates the database of
  * `$USERS_DB` (`file`, else a new one in a temporary folder) as main.ts does, then bootstraps on
  * it. Every app is closed, and every temporary folder removed, after the suite.

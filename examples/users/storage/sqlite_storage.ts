@@ -1,5 +1,17 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { Bean, type Class, Configuration, PreDestroy, Value } from "../../../mod.ts";
+import {
+  Bean,
+  type Class,
+  Configuration,
+  type LockConfiguration,
+  LockProvider,
+  PreDestroy,
+  Scheduled,
+  SchedulerLock,
+  type SimpleLock,
+  SqlLockProvider,
+  Value,
+} from "../../../mod.ts";
 import type { User, UserInput } from "../src/user.ts";
 import { DuplicateEmailError, toUser, UserRepository } from "../src/user_repository.ts";
 
@@ -84,6 +96,19 @@ export class SqliteUserRepository extends UserRepository {
     return Promise.resolve(Number(this.#delete.run(id).changes) > 0);
   }
 
+  /**
+   * The nightly upkeep SQLite advises for a connection that stays open: `PRAGMA optimize`
+   * refreshes the query planner's statistics of the tables that changed. Locked, so that two
+   * instances of the app on one file do not both run it. (Not `VACUUM`: Deno's `node:sqlite`
+   * refuses it without `-A`, since it attaches a database of its own.)
+   */
+  @Scheduled({ cron: "${app.users.upkeep-cron:0 0 3 * * *}" })
+  @SchedulerLock({ name: "users.upkeep", lockAtMostFor: "10m", lockAtLeastFor: "1m" })
+  upkeep(): void {
+    // 0x10002: every table, and ANALYZE where it helps (a table never analyzed, first of all).
+    this.#db.exec("PRAGMA optimize=0x10002");
+  }
+
   // Not a prepared statement: on a closed database SQLite's own reason is "database is not open",
   // which is what the health details should say.
   ping(): Promise<void> {
@@ -124,9 +149,38 @@ function write<T>(email: string, run: () => T): Promise<T> {
 }
 
 /**
+ * The locks of the app's `@SchedulerLock` jobs, in the `shedlock` table of the same file
+ * (migrations/users/002-create-shedlock.sql), on a connection of their own, closed with the app.
+ */
+class SqliteLocks extends LockProvider {
+  readonly #db: DatabaseSync;
+  readonly #locks: SqlLockProvider;
+
+  constructor(db: DatabaseSync) {
+    super();
+    this.#db = db;
+    this.#locks = SqlLockProvider.sqlite(db);
+  }
+
+  lock(config: LockConfiguration): Promise<SimpleLock | undefined> {
+    return this.#locks.lock(config);
+  }
+
+  override check(config: LockConfiguration): void {
+    this.#locks.check(config);
+  }
+
+  @PreDestroy()
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/**
  * The storage `main.ts` registers: a configuration whose bean `userRepository` is the users of the
  * SQLite database `file` (the `users` datasource's, as `readDatasource` reads it from
- * application.yml), waiting `app.users.busy-timeout-ms` for a locked file. Kept out of `src/`, so
+ * application.yml), waiting `app.users.busy-timeout-ms` for a locked file, and whose bean
+ * `lockProvider` keeps the locks of its nightly upkeep in the same file. Kept out of `src/`, so
  * component scanning never registers it next to the memory storage of the workers.
  */
 export function sqliteStorage(file: string): Class {
@@ -145,6 +199,14 @@ export function sqliteStorage(file: string): Class {
         );
       }
       return SqliteUserRepository.open(file, this.busyTimeoutMs);
+    }
+
+    @Bean("lockProvider")
+    async lockProvider(): Promise<LockProvider> {
+      const { DatabaseSync } = await import("node:sqlite");
+      const db = new DatabaseSync(file);
+      db.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
+      return new SqliteLocks(db);
     }
   }
   return SqliteStorage;
