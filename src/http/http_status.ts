@@ -42,159 +42,171 @@ const BY_CODE = new Map<number, HttpStatus>();
  */
 export class HttpStatus {
   /** `100 Continue` */
-  static readonly CONTINUE: HttpStatus = new HttpStatus(100, "Continue");
+  declare static readonly CONTINUE: HttpStatus;
   /** `101 Switching Protocols` */
-  static readonly SWITCHING_PROTOCOLS: HttpStatus = new HttpStatus(101, "Switching Protocols");
+  declare static readonly SWITCHING_PROTOCOLS: HttpStatus;
   /** `102 Processing` */
-  static readonly PROCESSING: HttpStatus = new HttpStatus(102, "Processing");
+  declare static readonly PROCESSING: HttpStatus;
   /** `103 Early Hints` */
-  static readonly EARLY_HINTS: HttpStatus = new HttpStatus(103, "Early Hints");
+  declare static readonly EARLY_HINTS: HttpStatus;
   /** `200 OK` */
-  static readonly OK: HttpStatus = new HttpStatus(200, "OK");
+  declare static readonly OK: HttpStatus;
   /** `201 Created` */
-  static readonly CREATED: HttpStatus = new HttpStatus(201, "Created");
+  declare static readonly CREATED: HttpStatus;
   /** `202 Accepted` */
-  static readonly ACCEPTED: HttpStatus = new HttpStatus(202, "Accepted");
+  declare static readonly ACCEPTED: HttpStatus;
   /** `203 Non-Authoritative Information` */
-  static readonly NON_AUTHORITATIVE_INFORMATION: HttpStatus = new HttpStatus(
-    203,
-    "Non-Authoritative Information",
-  );
+  declare static readonly NON_AUTHORITATIVE_INFORMATION: HttpStatus;
   /** `204 No Content` */
-  static readonly NO_CONTENT: HttpStatus = new HttpStatus(204, "No Content");
+  declare static readonly NO_CONTENT: HttpStatus;
   /** `205 Reset Content` */
-  static readonly RESET_CONTENT: HttpStatus = new HttpStatus(205, "Reset Content");
+  declare static readonly RESET_CONTENT: HttpStatus;
   /** `206 Partial Content` */
-  static readonly PARTIAL_CONTENT: HttpStatus = new HttpStatus(206, "Partial Content");
+  declare static readonly PARTIAL_CONTENT: HttpStatus;
   /** `207 Multi-Status` */
-  static readonly MULTI_STATUS: HttpStatus = new HttpStatus(207, "Multi-Status");
+  declare static readonly MULTI_STATUS: HttpStatus;
   /** `208 Already Reported` */
-  static readonly ALREADY_REPORTED: HttpStatus = new HttpStatus(208, "Already Reported");
+  declare static readonly ALREADY_REPORTED: HttpStatus;
   /** `226 IM Used` */
-  static readonly IM_USED: HttpStatus = new HttpStatus(226, "IM Used");
+  declare static readonly IM_USED: HttpStatus;
   /** `300 Multiple Choices` */
-  static readonly MULTIPLE_CHOICES: HttpStatus = new HttpStatus(300, "Multiple Choices");
+  declare static readonly MULTIPLE_CHOICES: HttpStatus;
   /** `301 Moved Permanently` */
-  static readonly MOVED_PERMANENTLY: HttpStatus = new HttpStatus(301, "Moved Permanently");
+  declare static readonly MOVED_PERMANENTLY: HttpStatus;
   /** `302 Found` */
-  static readonly FOUND: HttpStatus = new HttpStatus(302, "Found");
+  declare static readonly FOUND: HttpStatus;
   /** `303 See Other` */
-  static readonly SEE_OTHER: HttpStatus = new HttpStatus(303, "See Other");
+  declare static readonly SEE_OTHER: HttpStatus;
   /** `304 Not Modified` */
-  static readonly NOT_MODIFIED: HttpStatus = new HttpStatus(304, "Not Modified");
+  declare static readonly NOT_MODIFIED: HttpStatus;
   /** `305 Use Proxy` */
-  static readonly USE_PROXY: HttpStatus = new HttpStatus(305, "Use Proxy");
+  declare static readonly USE_PROXY: HttpStatus;
   /** `307 Temporary Redirect` */
-  static readonly TEMPORARY_REDIRECT: HttpStatus = new HttpStatus(307, "Temporary Redirect");
+  declare static readonly TEMPORARY_REDIRECT: HttpStatus;
   /** `308 Permanent Redirect` */
-  static readonly PERMANENT_REDIRECT: HttpStatus = new HttpStatus(308, "Permanent Redirect");
+  declare static readonly PERMANENT_REDIRECT: HttpStatus;
   /** `400 Bad Request` */
-  static readonly BAD_REQUEST: HttpStatus = new HttpStatus(400, "Bad Request");
+  declare static readonly BAD_REQUEST: HttpStatus;
   /** `401 Unauthorized` */
-  static readonly UNAUTHORIZED: HttpStatus = new HttpStatus(401, "Unauthorized");
+  declare static readonly UNAUTHORIZED: HttpStatus;
   /** `402 Payment Required` */
-  static readonly PAYMENT_REQUIRED: HttpStatus = new HttpStatus(402, "Payment Required");
+  declare static readonly PAYMENT_REQUIRED: HttpStatus;
   /** `403 Forbidden` */
-  static readonly FORBIDDEN: HttpStatus = new HttpStatus(403, "Forbidden");
+  declare static readonly FORBIDDEN: HttpStatus;
   /** `404 Not Found` */
-  static readonly NOT_FOUND: HttpStatus = new HttpStatus(404, "Not Found");
+  declare static readonly NOT_FOUND: HttpStatus;
   /** `405 Method Not Allowed` */
-  static readonly METHOD_NOT_ALLOWED: HttpStatus = new HttpStatus(405, "Method Not Allowed");
+  declare static readonly METHOD_NOT_ALLOWED: HttpStatus;
   /** `406 Not Acceptable` */
-  static readonly NOT_ACCEPTABLE: HttpStatus = new HttpStatus(406, "Not Acceptable");
+  declare static readonly NOT_ACCEPTABLE: HttpStatus;
   /** `407 Proxy Authentication Required` */
-  static readonly PROXY_AUTHENTICATION_REQUIRED: HttpStatus = new HttpStatus(
-    407,
-    "Proxy Authentication Required",
-  );
+  declare static readonly PROXY_AUTHENTICATION_REQUIRED: HttpStatus;
   /** `408 Request Timeout` */
-  static readonly REQUEST_TIMEOUT: HttpStatus = new HttpStatus(408, "Request Timeout");
+  declare static readonly REQUEST_TIMEOUT: HttpStatus;
   /** `409 Conflict` */
-  static readonly CONFLICT: HttpStatus = new HttpStatus(409, "Conflict");
+  declare static readonly CONFLICT: HttpStatus;
   /** `410 Gone` */
-  static readonly GONE: HttpStatus = new HttpStatus(410, "Gone");
+  declare static readonly GONE: HttpStatus;
   /** `411 Length Required` */
-  static readonly LENGTH_REQUIRED: HttpStatus = new HttpStatus(411, "Length Required");
+  declare static readonly LENGTH_REQUIRED: HttpStatus;
   /** `412 Precondition Failed` */
-  static readonly PRECONDITION_FAILED: HttpStatus = new HttpStatus(412, "Precondition Failed");
+  declare static readonly PRECONDITION_FAILED: HttpStatus;
   /** `413 Content Too Large` */
-  static readonly CONTENT_TOO_LARGE: HttpStatus = new HttpStatus(413, "Content Too Large");
+  declare static readonly CONTENT_TOO_LARGE: HttpStatus;
   /** `414 URI Too Long` */
-  static readonly URI_TOO_LONG: HttpStatus = new HttpStatus(414, "URI Too Long");
+  declare static readonly URI_TOO_LONG: HttpStatus;
   /** `415 Unsupported Media Type` */
-  static readonly UNSUPPORTED_MEDIA_TYPE: HttpStatus = new HttpStatus(
-    415,
-    "Unsupported Media Type",
-  );
+  declare static readonly UNSUPPORTED_MEDIA_TYPE: HttpStatus;
   /** `416 Range Not Satisfiable` */
-  static readonly RANGE_NOT_SATISFIABLE: HttpStatus = new HttpStatus(416, "Range Not Satisfiable");
+  declare static readonly RANGE_NOT_SATISFIABLE: HttpStatus;
   /** `417 Expectation Failed` */
-  static readonly EXPECTATION_FAILED: HttpStatus = new HttpStatus(417, "Expectation Failed");
+  declare static readonly EXPECTATION_FAILED: HttpStatus;
   /** `418 I'm a teapot` */
-  static readonly I_AM_A_TEAPOT: HttpStatus = new HttpStatus(418, "I'm a teapot");
+  declare static readonly I_AM_A_TEAPOT: HttpStatus;
   /** `421 Misdirected Request` */
-  static readonly MISDIRECTED_REQUEST: HttpStatus = new HttpStatus(421, "Misdirected Request");
+  declare static readonly MISDIRECTED_REQUEST: HttpStatus;
   /** `422 Unprocessable Content` */
-  static readonly UNPROCESSABLE_CONTENT: HttpStatus = new HttpStatus(422, "Unprocessable Content");
+  declare static readonly UNPROCESSABLE_CONTENT: HttpStatus;
   /** `423 Locked` */
-  static readonly LOCKED: HttpStatus = new HttpStatus(423, "Locked");
+  declare static readonly LOCKED: HttpStatus;
   /** `424 Failed Dependency` */
-  static readonly FAILED_DEPENDENCY: HttpStatus = new HttpStatus(424, "Failed Dependency");
+  declare static readonly FAILED_DEPENDENCY: HttpStatus;
   /** `425 Too Early` */
-  static readonly TOO_EARLY: HttpStatus = new HttpStatus(425, "Too Early");
+  declare static readonly TOO_EARLY: HttpStatus;
   /** `426 Upgrade Required` */
-  static readonly UPGRADE_REQUIRED: HttpStatus = new HttpStatus(426, "Upgrade Required");
+  declare static readonly UPGRADE_REQUIRED: HttpStatus;
   /** `428 Precondition Required` */
-  static readonly PRECONDITION_REQUIRED: HttpStatus = new HttpStatus(428, "Precondition Required");
+  declare static readonly PRECONDITION_REQUIRED: HttpStatus;
   /** `429 Too Many Requests` */
-  static readonly TOO_MANY_REQUESTS: HttpStatus = new HttpStatus(429, "Too Many Requests");
+  declare static readonly TOO_MANY_REQUESTS: HttpStatus;
   /** `431 Request Header Fields Too Large` */
-  static readonly REQUEST_HEADER_FIELDS_TOO_LARGE: HttpStatus = new HttpStatus(
-    431,
-    "Request Header Fields Too Large",
-  );
+  declare static readonly REQUEST_HEADER_FIELDS_TOO_LARGE: HttpStatus;
   /** `451 Unavailable For Legal Reasons` */
-  static readonly UNAVAILABLE_FOR_LEGAL_REASONS: HttpStatus = new HttpStatus(
-    451,
-    "Unavailable For Legal Reasons",
-  );
+  declare static readonly UNAVAILABLE_FOR_LEGAL_REASONS: HttpStatus;
   /** `500 Internal Server Error` */
-  static readonly INTERNAL_SERVER_ERROR: HttpStatus = new HttpStatus(500, "Internal Server Error");
+  declare static readonly INTERNAL_SERVER_ERROR: HttpStatus;
   /** `501 Not Implemented` */
-  static readonly NOT_IMPLEMENTED: HttpStatus = new HttpStatus(501, "Not Implemented");
+  declare static readonly NOT_IMPLEMENTED: HttpStatus;
   /** `502 Bad Gateway` */
-  static readonly BAD_GATEWAY: HttpStatus = new HttpStatus(502, "Bad Gateway");
+  declare static readonly BAD_GATEWAY: HttpStatus;
   /** `503 Service Unavailable` */
-  static readonly SERVICE_UNAVAILABLE: HttpStatus = new HttpStatus(503, "Service Unavailable");
+  declare static readonly SERVICE_UNAVAILABLE: HttpStatus;
   /** `504 Gateway Timeout` */
-  static readonly GATEWAY_TIMEOUT: HttpStatus = new HttpStatus(504, "Gateway Timeout");
+  declare static readonly GATEWAY_TIMEOUT: HttpStatus;
   /** `505 HTTP Version Not Supported` */
-  static readonly HTTP_VERSION_NOT_SUPPORTED: HttpStatus = new HttpStatus(
-    505,
-    "HTTP Version Not Supported",
-  );
+  declare static readonly HTTP_VERSION_NOT_SUPPORTED: HttpStatus;
   /** `506 Variant Also Negotiates` */
-  static readonly VARIANT_ALSO_NEGOTIATES: HttpStatus = new HttpStatus(
-    506,
-    "Variant Also Negotiates",
-  );
+  declare static readonly VARIANT_ALSO_NEGOTIATES: HttpStatus;
   /** `507 Insufficient Storage` */
-  static readonly INSUFFICIENT_STORAGE: HttpStatus = new HttpStatus(507, "Insufficient Storage");
+  declare static readonly INSUFFICIENT_STORAGE: HttpStatus;
   /** `508 Loop Detected` */
-  static readonly LOOP_DETECTED: HttpStatus = new HttpStatus(508, "Loop Detected");
+  declare static readonly LOOP_DETECTED: HttpStatus;
   /** `510 Not Extended` */
-  static readonly NOT_EXTENDED: HttpStatus = new HttpStatus(510, "Not Extended");
+  declare static readonly NOT_EXTENDED: HttpStatus;
   /** `511 Network Authentication Required` */
-  static readonly NETWORK_AUTHENTICATION_REQUIRED: HttpStatus = new HttpStatus(
-    511,
-    "Network Authentication Required",
-  );
+  declare static readonly NETWORK_AUTHENTICATION_REQUIRED: HttpStatus;
   /** `413` under its older name; the same instance as {@linkcode HttpStatus.CONTENT_TOO_LARGE}. */
-  static readonly PAYLOAD_TOO_LARGE: HttpStatus = HttpStatus.CONTENT_TOO_LARGE;
+  declare static readonly PAYLOAD_TOO_LARGE: HttpStatus;
   /** `422` under its older name; the same instance as {@linkcode HttpStatus.UNPROCESSABLE_CONTENT}. */
-  static readonly UNPROCESSABLE_ENTITY: HttpStatus = HttpStatus.UNPROCESSABLE_CONTENT;
+  declare static readonly UNPROCESSABLE_ENTITY: HttpStatus;
   /** `416` under its older name; the same instance as {@linkcode HttpStatus.RANGE_NOT_SATISFIABLE}. */
-  static readonly REQUESTED_RANGE_NOT_SATISFIABLE: HttpStatus = HttpStatus.RANGE_NOT_SATISFIABLE;
+  declare static readonly REQUESTED_RANGE_NOT_SATISFIABLE: HttpStatus;
+
+  // The constants above, made here from one line per status (`code reason`, and `=NAME` where the
+  // name is not the reason upper-cased): a bundle carries the table once, not 62 constructions.
+  static {
+    const constants = HttpStatus as unknown as Record<string, HttpStatus>;
+    for (
+      const entry
+        of ("100 Continue|101 Switching Protocols|102 Processing|103 Early Hints|200 OK|" +
+          "201 Created|202 Accepted|203 Non-Authoritative Information|204 No Content|" +
+          "205 Reset Content|206 Partial Content|207 Multi-Status|208 Already Reported|" +
+          "226 IM Used|300 Multiple Choices|301 Moved Permanently|302 Found|303 See Other|" +
+          "304 Not Modified|305 Use Proxy|307 Temporary Redirect|308 Permanent Redirect|" +
+          "400 Bad Request|401 Unauthorized|402 Payment Required|403 Forbidden|404 Not Found|" +
+          "405 Method Not Allowed|406 Not Acceptable|407 Proxy Authentication Required|" +
+          "408 Request Timeout|409 Conflict|410 Gone|411 Length Required|" +
+          "412 Precondition Failed|413 Content Too Large|414 URI Too Long|" +
+          "415 Unsupported Media Type|416 Range Not Satisfiable|417 Expectation Failed|" +
+          "418 I'm a teapot=I_AM_A_TEAPOT|421 Misdirected Request|422 Unprocessable Content|" +
+          "423 Locked|424 Failed Dependency|425 Too Early|426 Upgrade Required|" +
+          "428 Precondition Required|429 Too Many Requests|431 Request Header Fields Too Large|" +
+          "451 Unavailable For Legal Reasons|500 Internal Server Error|501 Not Implemented|" +
+          "502 Bad Gateway|503 Service Unavailable|504 Gateway Timeout|" +
+          "505 HTTP Version Not Supported|506 Variant Also Negotiates|507 Insufficient Storage|" +
+          "508 Loop Detected|510 Not Extended|511 Network Authentication Required").split("|")
+    ) {
+      const [status, name] = entry.split("=");
+      const reason = status.slice(4);
+      constants[name ?? reason.toUpperCase().replace(/[^A-Z]+/g, "_")] = new HttpStatus(
+        Number(status.slice(0, 3)),
+        reason,
+      );
+    }
+    constants.PAYLOAD_TOO_LARGE = constants.CONTENT_TOO_LARGE;
+    constants.UNPROCESSABLE_ENTITY = constants.UNPROCESSABLE_CONTENT;
+    constants.REQUESTED_RANGE_NOT_SATISFIABLE = constants.RANGE_NOT_SATISFIABLE;
+  }
 
   readonly #value: number;
   readonly #reasonPhrase: string;

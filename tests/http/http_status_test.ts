@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { HttpStatus } from "../../mod.ts";
 
 describe("HttpStatus", () => {
@@ -25,6 +26,26 @@ describe("HttpStatus", () => {
   it("keeps the older names as the same instances", () => {
     assert.equal(HttpStatus.PAYLOAD_TOO_LARGE, HttpStatus.CONTENT_TOO_LARGE);
     assert.equal(HttpStatus.UNPROCESSABLE_ENTITY, HttpStatus.UNPROCESSABLE_CONTENT);
+    assert.equal(HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE, HttpStatus.RANGE_NOT_SATISFIABLE);
+  });
+
+  it("sets every constant the class declares, and no other, each to the status its name says", () => {
+    // The declarations are what the types promise; the table in the class is what runs.
+    const source = readFileSync(new URL("../../src/http/http_status.ts", import.meta.url), "utf8");
+    const declared = [...source.matchAll(/declare static readonly (\w+): HttpStatus;/g)]
+      .map((m) => m[1]);
+    const constants = HttpStatus as unknown as Record<string, unknown>;
+    const set = Object.keys(constants).filter((key) => constants[key] instanceof HttpStatus);
+    assert.deepEqual(set.sort(), [...declared].sort());
+    assert.equal(declared.length, 65);
+    for (const name of declared) {
+      const status = constants[name] as HttpStatus;
+      assert.equal(HttpStatus.valueOf(status.getValue()), status, name);
+    }
+    assert.equal(HttpStatus.I_AM_A_TEAPOT.getReasonPhrase(), "I'm a teapot");
+    assert.equal(HttpStatus.NON_AUTHORITATIVE_INFORMATION.getValue(), 203);
+    assert.equal(HttpStatus.HTTP_VERSION_NOT_SUPPORTED.getValue(), 505);
+    assert.equal(HttpStatus.IM_USED.toString(), "226 IM Used");
   });
 
   it("looks statuses up by code", () => {
