@@ -1,3 +1,4 @@
+import { checkDecoratorCall } from "./decorator_call.ts";
 import "./symbol_metadata.ts";
 
 /** A class's constructor, as the container and decorators see it. */
@@ -103,8 +104,21 @@ export interface MethodAccess {
   readonly get: (instance: unknown) => unknown;
 }
 
-/** The access to the method `context` decorates. */
-export function methodAccess(context: ClassMethodDecoratorContext): MethodAccess {
+/**
+ * The access to the instance method `context` decorates; a `TypeError` naming `decorator` for a
+ * legacy call or anything but an instance method.
+ */
+export function methodAccess(
+  decorator: string,
+  value: unknown,
+  context: ClassMethodDecoratorContext,
+): MethodAccess {
+  checkDecoratorCall(`@${decorator}`, value, context);
+  if (context.kind !== "method" || context.static) {
+    throw new TypeError(
+      `@${decorator} on ${String(context.name)}: it decorates instance methods only`,
+    );
+  }
   const methodName = String(context.name);
   const name = context.name;
   return context.private

@@ -1,5 +1,4 @@
 import { type Class, entryOf, type MethodAccess, methodAccess, ownEntry } from "./class_record.ts";
-import { checkDecoratorCall } from "./decorator_call.ts";
 
 /**
  * What {@linkcode PostConstruct} and {@linkcode PreDestroy} return: a decorator for an instance
@@ -50,18 +49,13 @@ function lifecycleDecorator(phase: LifecyclePhase, decorator: string): Lifecycle
     _value: (this: This) => unknown,
     context: ClassMethodDecoratorContext<This, (this: This) => unknown>,
   ): void => {
-    checkDecoratorCall(`@${decorator}`, _value, context);
-    if (context.kind !== "method" || context.static) {
-      throw new TypeError(
-        `@${decorator} on ${String(context.name)}: it decorates instance methods only`,
-      );
-    }
+    const access = methodAccess(decorator, _value, context as ClassMethodDecoratorContext);
     const entry = ownEntry<LifecycleEntry>(
       context.metadata,
       LIFECYCLE,
       () => ({ postConstruct: [], preDestroy: [] }),
     );
-    entry[phase].push(methodAccess(context as ClassMethodDecoratorContext));
+    entry[phase].push(access);
   };
 }
 

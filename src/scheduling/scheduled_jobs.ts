@@ -4,7 +4,6 @@
 import { type Class, type MethodAccess, methodAccess, ownEntry } from "../context/class_record.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { ConfigValues } from "../config/application_config.ts";
-import { checkDecoratorCall } from "../context/decorator_call.ts";
 
 /** What the decorators record on a class, under {@linkcode SCHEDULING}. */
 export interface SchedulingEntry {
@@ -119,18 +118,12 @@ export function markScheduledMethod(
   scheduler: SchedulerFactory,
   mark: { schedule: unknown } | { lock: unknown },
 ): void {
-  checkDecoratorCall(`@${decorator}`, value, context);
-  if (context.kind !== "method" || context.static) {
-    throw new TypeError(
-      `@${decorator} on ${String(context.name)}: it decorates instance methods only`,
-    );
-  }
+  const access = methodAccess(decorator, value, context);
   const entry = ownEntry<SchedulingEntry>(
     context.metadata,
     SCHEDULING,
     () => ({ methods: [], scheduler }),
   );
-  const access = methodAccess(context);
   let record = entry.methods.find((r) => r.methodName === access.methodName);
   if (record === undefined) {
     record = { ...access };

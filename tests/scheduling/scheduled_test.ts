@@ -9,14 +9,17 @@ import {
   ConfigError,
   Configuration,
   DefinitionError,
+  GetMapping,
   type LockConfiguration,
   LockProvider,
   PreDestroy,
+  RestController,
   Service,
   type SimpleLock,
 } from "../../mod.ts";
 import { Scheduled } from "../../src/scheduling/scheduled.ts";
 import { SchedulerLock } from "../../src/scheduling/scheduler_lock.ts";
+import { listen } from "../../server.ts";
 import { SqlLockProvider } from "../../src/scheduling/sql_lock_provider.ts";
 import { memoryLogger } from "../helpers.ts";
 
@@ -218,6 +221,49 @@ describe("bootstrap and scheduled jobs", () => {
       });
       assert.deepEqual(events, ["run", "PreDestroy"]);
     }
+  });
+
+  it("a server's shutdown starts no run while the requests in flight finish", async () => {
+    let entered = false;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => release = resolve);
+    @RestController()
+    class Slow {
+      @GetMapping("/slow")
+      async slow(): Promise<string> {
+        entered = true;
+        await held;
+        return "done";
+      }
+    }
+    @Service()
+    class Jobs {
+      runs = 0;
+      @Scheduled({ fixedDelay: 1 })
+      tick(): void {
+        this.runs++;
+      }
+    }
+    const app = await bootstrap({ controllers: [Slow], components: [Jobs] });
+    const server = await listen(app, {
+      port: 0,
+      hostname: "127.0.0.1",
+      signals: false,
+      quiet: true,
+    });
+    const jobs = app.getBean(Jobs);
+    await until(() => jobs.runs >= 3);
+    const answer = fetch(`${server.url}/slow`);
+    await until(() => entered);
+    const closing = server.close();
+    const atShutdown = jobs.runs;
+    // Twenty turns of the timers: a job due every millisecond would have run meanwhile.
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.equal(jobs.runs, atShutdown);
+    release();
+    assert.equal(await (await answer).text(), "done");
+    await closing;
+    assert.equal(jobs.runs, atShutdown);
   });
 
   it("thaw.scheduling.enabled: false runs none; a typo of it stops bootstrap", async () => {
