@@ -184,19 +184,38 @@ export function createScheduler(
   let stopping: Promise<Error | undefined> | undefined;
   const cronRegistrations = new AbortController();
 
-  // `promise`, or a rejection once `ms` have passed without an answer.
+  // The waits on the LockProvider in progress: stop() ends each, so that no timer of theirs
+  // outlives the app (a store that never answers would keep the process alive).
+  const waits = new Set<() => void>();
+  // `promise`, or a rejection once `ms` have passed without an answer, or once the scheduler
+  // stops (with `STOPPED`, which is not logged).
   const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
     let timer: SchedulerTimer | undefined;
-    return Promise.race([
+    let end!: () => void;
+    const waited = Promise.race([
       promise,
       new Promise<never>((_, reject) => {
         timer = clock.setTimer(
           ms,
           () => reject(new Error(`the LockProvider did not ${what} it within ${ms} ms`)),
         );
+        end = () => reject(STOPPED);
       }),
-    ]).finally(() => timer?.cancel());
+    ]);
+    const stop = () => {
+      timer?.cancel();
+      end();
+    };
+    waits.add(stop);
+    return waited.finally(() => {
+      timer?.cancel();
+      waits.delete(stop);
+    });
   };
+  // Releases a lock taken after its taker gave up waiting (or the scheduler stopped): else no
+  // replica could run the job until the lock's end, counted from its late taking.
+  const releaseLate = (taking: Promise<SimpleLock | undefined>) =>
+    taking.then((late) => late?.unlock?.()).catch(() => {});
 
   // One run: behind the job's lock, when it has one; never thrown, always logged.
   const execute = async (job: Job): Promise<void> => {
@@ -205,9 +224,12 @@ export function createScheduler(
     let lock: SimpleLock | undefined;
     if (job.lock !== undefined) {
       try {
-        // A store that never answers must not hold the job for ever: by lockAtMostFor, a lock
-        // it still grants has ended anyway.
-        const taken = await within(locks!.lock(job.lock), job.lock.lockAtMostFor, "take");
+        // A store that never answers must not hold the job for ever.
+        const taking = Promise.resolve().then(() => locks!.lock(job.lock!));
+        const taken = await within(taking, job.lock.lockAtMostFor, "take").catch((error) => {
+          releaseLate(taking);
+          throw error;
+        });
         // Another replica holds it: its run is this tick's.
         if (taken === undefined || taken === null) return;
         if (typeof (taken as Partial<SimpleLock>).unlock !== "function") {
@@ -217,6 +239,7 @@ export function createScheduler(
         }
         lock = taken;
       } catch (error) {
+        if (error === STOPPED) return;
         logger.error(
           `@Scheduled ${job.name}: the lock "${job.lock.name}" could not be taken; this run is ` +
             "skipped",
@@ -224,6 +247,11 @@ export function createScheduler(
         );
         return;
       }
+    }
+    // Stopped while the lock was being taken: the run does not start, and the lock goes back.
+    if (stopping !== undefined) {
+      await within(lock!.unlock(), job.lock!.lockAtMostFor, "release").catch(() => {});
+      return;
     }
     const startedAt = clock.monotonic();
     try {
@@ -243,11 +271,13 @@ export function createScheduler(
         try {
           await within(lock.unlock(), job.lock!.lockAtMostFor, "release");
         } catch (error) {
-          logger.error(
-            `@Scheduled ${job.name}: the lock "${job.lock!.name}" could not be released; it ends ` +
-              "at lockAtMostFor",
-            error,
-          );
+          if (error !== STOPPED) {
+            logger.error(
+              `@Scheduled ${job.name}: the lock "${job.lock!.name}" could not be released; it ` +
+                "ends at lockAtMostFor",
+              error,
+            );
+          }
         }
       }
     }
@@ -316,6 +346,7 @@ export function createScheduler(
     stop(timeoutMs) {
       return stopping ??= (async () => {
         for (const job of jobs) job.timer?.cancel();
+        for (const stop of [...waits]) stop();
         cronRegistrations.abort();
         const running = jobs.filter((job) => job.running !== undefined);
         if (running.length === 0) return undefined;
@@ -428,6 +459,9 @@ function readsOtherwise(job: Job): string | undefined {
   }
   return undefined;
 }
+
+// What a wait on the LockProvider ends with when the scheduler stops.
+const STOPPED = new Error("the scheduler stopped");
 
 /** Spring's value for a cron that never runs: the job is declared, and off. */
 const CRON_DISABLED = "-";

@@ -599,6 +599,85 @@ describe("a LockProvider that misbehaves", () => {
     assert.equal(n, 1);
   });
 
+  it("a lock taken only after stop(): the run never starts, and the lock goes back", async () => {
+    const clock = new VirtualClock(T0);
+    const grant = deferred<SimpleLock | undefined>();
+    let unlocked = 0;
+    const locks = new (class extends LockProvider {
+      lock(): Promise<SimpleLock | undefined> {
+        return grant.promise;
+      }
+    })();
+    const host = testHost({ locks });
+    let n = 0;
+    const { scheduler } = scheduled(
+      [
+        job({ fixedRate: "1h" }, () => void n++, {
+          lock: { name: "digest", lockAtMostFor: "10s" },
+        }),
+      ],
+      host,
+      { clock },
+    );
+    scheduler.start();
+    await clock.advance(1);
+    // Nothing runs yet: stop() need not wait for a run that has not begun.
+    assert.equal(await scheduler.stop(1000), undefined);
+    grant.resolve({ unlock: () => void unlocked++ as unknown as Promise<void> });
+    await clock.advance(60_000);
+    assert.equal(n, 0, "nothing runs after stop()");
+    assert.equal(unlocked, 1, "the lock taken late is released");
+    assert.deepEqual(host.logged, []);
+    assert.equal(clock.pending, 0, "no timer outlives the scheduler");
+  });
+
+  it("a LockProvider that never answers leaves no timer behind once stopped", async () => {
+    const clock = new VirtualClock(T0);
+    const locks = new (class extends LockProvider {
+      lock(): Promise<SimpleLock | undefined> {
+        return new Promise(() => {});
+      }
+    })();
+    const host = testHost({ locks });
+    const { scheduler } = scheduled(
+      [
+        job({ fixedRate: "1h" }, () => {}, { lock: { name: "digest", lockAtMostFor: "10m" } }),
+      ],
+      host,
+      { clock },
+    );
+    scheduler.start();
+    await clock.advance(1);
+    await scheduler.stop(1000);
+    assert.equal(clock.pending, 0);
+    assert.deepEqual(host.logged, []);
+  });
+
+  it("a lock granted after its taker gave up waiting is released, not left to block every replica", async () => {
+    const clock = new VirtualClock(T0);
+    const grant = deferred<SimpleLock | undefined>();
+    let unlocked = 0;
+    let calls = 0;
+    const locks = new (class extends LockProvider {
+      lock(): Promise<SimpleLock | undefined> {
+        calls++;
+        return calls === 1 ? grant.promise : Promise.resolve(undefined);
+      }
+    })();
+    const { scheduler } = scheduled(
+      [
+        job({ fixedRate: "1h" }, () => {}, { lock: { name: "digest", lockAtMostFor: "5s" } }),
+      ],
+      testHost({ locks }),
+      { clock },
+    );
+    scheduler.start();
+    await clock.advance(5001); // the wait is given up
+    grant.resolve({ unlock: () => void unlocked++ as unknown as Promise<void> });
+    await clock.advance(1);
+    assert.equal(unlocked, 1);
+  });
+
   it("an unlock() that never answers is given up at lockAtMostFor, and the schedule goes on", async () => {
     const clock = new VirtualClock(T0);
     const locks = new (class extends LockProvider {
