@@ -460,8 +460,9 @@ function readsOtherwise(job: Job): string | undefined {
   return undefined;
 }
 
-// What a wait on the LockProvider ends with when the scheduler stops.
-const STOPPED = new Error("the scheduler stopped");
+// What a wait on the LockProvider ends with when the scheduler stops. A symbol, not an Error:
+// creating one would be code a bundler keeps in every app, scheduled or not.
+const STOPPED: unique symbol = Symbol("the scheduler stopped");
 
 /** Spring's value for a cron that never runs: the job is declared, and off. */
 const CRON_DISABLED = "-";
