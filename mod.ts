@@ -72,6 +72,12 @@ export {
 } from "./src/context/stereotypes.ts";
 export type { Class } from "./src/context/class_record.ts";
 export {
+  type InterceptorsDecorator,
+  type MethodInterceptor,
+  type MethodInvocation,
+  UseInterceptors,
+} from "./src/context/interceptors.ts";
+export {
   CircularDependencyError,
   DefinitionError,
   DuplicateBeanError,

@@ -1,7 +1,11 @@
 import type { ConfigValues } from "../config/application_config.ts";
 import {
+  beanExtension,
+  type BeanSupport,
   type Class,
+  type ContextLogger,
   defaultBeanName,
+  providerOf,
   recordChain,
   recordOf,
   type Stereotype,
@@ -51,6 +55,8 @@ export interface ContextOptions {
    * beans it started, and by default for `close`. 30 seconds unless given.
    */
   readonly shutdownTimeoutMs?: number;
+  /** Where beans of Thaw's own report what goes wrong outside a caller's reach; `console`. */
+  readonly logger?: ContextLogger;
 }
 
 /** How long a `@PreDestroy` hook may run when nothing else is said: Spring Boot's default. */
@@ -84,6 +90,7 @@ export class ApplicationContext {
   readonly #config: ConfigValues;
   readonly #locate: (key: string) => string;
   readonly #shutdownTimeoutMs: number;
+  readonly #logger: ContextLogger;
   readonly #started: StartedBean[] = [];
   // An object started once stays started, though two beans hold it (a `@Bean` method returning
   // another bean): its hooks run once each way.
@@ -103,6 +110,7 @@ export class ApplicationContext {
       throw new RangeError(`ApplicationContext: shutdownTimeoutMs ${timeoutRule(timeout)}`);
     }
     this.#shutdownTimeoutMs = timeout;
+    this.#logger = options.logger ?? console;
   }
 
   /** Registers a decorated class (and its `@Bean` methods); a class seen before is ignored. */
@@ -303,6 +311,7 @@ export class ApplicationContext {
     this.#stack.push({ definition });
     try {
       const instance = await definition.create();
+      await this.#extend(instance);
       await this.#start(definition, instance);
       definition.instance = instance;
       definition.state = "ready";
@@ -313,6 +322,25 @@ export class ApplicationContext {
     } finally {
       this.#stack.pop();
     }
+  }
+
+  // What the decorators of the bean's classes left to finish it (interceptors): nothing, for an
+  // app that uses none of them.
+  async #extend(instance: unknown): Promise<void> {
+    const extend = beanExtension(instance);
+    if (extend !== undefined && !this.#startedInstances.has(instance)) {
+      await extend(instance as object, this.#support());
+    }
+  }
+
+  #support(): BeanSupport {
+    return {
+      resolve: (token, request, where) => this.#resolve(token, request, where, request),
+      config: this.#config,
+      locate: this.#locate,
+      logger: this.#logger,
+      beans: () => this.beans(),
+    };
   }
 
   async #start(definition: BeanDefinition, instance: unknown): Promise<void> {
@@ -382,7 +410,12 @@ export class ApplicationContext {
     for (const record of recordChain(cls)) {
       for (const injection of record.injections) {
         const where = `field '${injection.fieldName}' of class ${cls.name}`;
-        values.set(injection.key, await this.#resolve(injection.token, where, injection.fieldName));
+        const token = injection.token;
+        const request = `@Autowired(${typeof token === "string" ? `"${token}"` : token.name})`;
+        values.set(
+          injection.key,
+          await this.#resolve(token, request, where, `field ${injection.fieldName}`),
+        );
       }
     }
     let instance: unknown;
@@ -398,13 +431,21 @@ export class ApplicationContext {
     return instance;
   }
 
-  async #resolve(token: Class | string, where: string, field: string): Promise<unknown> {
-    const via = `field ${field}`;
+  /**
+   * The bean `request` (`@Autowired(Clock)`, `@UseInterceptors(Timing)`) asks for on `where`;
+   * `via` is how the bean being created reaches it, for the path a cycle shows.
+   */
+  async #resolve(
+    token: Class | string,
+    request: string,
+    where: string,
+    via: string,
+  ): Promise<unknown> {
     if (typeof token === "string") {
       const definition = this.#byName.get(token);
       if (definition === undefined) {
         throw new NoSuchBeanError(
-          `No bean named '${token}' for @Autowired("${token}") on ${where}. ${this.#known()}`,
+          `No bean named '${token}' for ${request} on ${where}. ${this.#known()}`,
         );
       }
       return this.#get(definition, via);
@@ -414,7 +455,7 @@ export class ApplicationContext {
     if (typed.length > 1) {
       const exact = typed.filter((d) => d.type === token);
       if (exact.length === 1) return this.#get(exact[0], via);
-      throw ambiguous(token, where, typed);
+      throw ambiguous(request, where, typed);
     }
     // Only a @Bean method can still provide it, and its type shows once it has run.
     const made: BeanDefinition[] = [];
@@ -424,7 +465,20 @@ export class ApplicationContext {
     }
     if (made.length === 1) return made[0].instance;
     if (made.length > 1) {
-      throw ambiguous(token, where, made);
+      throw ambiguous(request, where, made);
+    }
+    // One of Thaw's own (the cache manager, the event publisher), made when nothing registered
+    // provides it.
+    const provider = providerOf(token);
+    if (provider !== undefined) {
+      const definition = this.#define({
+        name: defaultBeanName(token),
+        source: `${token.name} (Thaw's default)`,
+        type: token,
+        stereotype: "component",
+        create: async () => await provider(this.#support()),
+      });
+      return this.#get(definition, via);
     }
     // A @Bean method's bean replaced by a stand-in is known by its name only: its class is what
     // the instance shows, and a plain object shows none.
@@ -438,7 +492,7 @@ export class ApplicationContext {
       } is not an instance of ${token.name}: a @Bean method's bean found by class must be replaced ` +
         `by an instance of that class, or asked for by name (@Autowired("${standIns[0].name}")).`;
     throw new NoSuchBeanError(
-      `No bean of class ${token.name} for @Autowired(${token.name}) on ${where}: decorate ` +
+      `No bean of class ${token.name} for ${request} on ${where}: decorate ` +
         `${token.name} with @Service() or @Component() (or return one from a @Bean method) and ` +
         `register it.${hint} ${this.#known()}`,
     );
@@ -452,9 +506,9 @@ export class ApplicationContext {
   }
 }
 
-function ambiguous(token: Class, where: string, found: BeanDefinition[]): DefinitionError {
+function ambiguous(request: string, where: string, found: BeanDefinition[]): DefinitionError {
   return new DefinitionError(
-    `Several beans fit @Autowired(${token.name}) on ${where}: ` +
+    `Several beans fit ${request} on ${where}: ` +
       `${found.map((d) => `${d.name} (${d.source})`).join(", ")}; name one with @Autowired("name")`,
   );
 }

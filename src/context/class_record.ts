@@ -120,18 +120,104 @@ export function methodAccess(
     );
   }
   const methodName = String(context.name);
+  // A public method's name: a subclass's override replaces its parent's.
+  const identity = context.private ? Symbol(methodName) : context.name;
+  return { methodName, identity, get: methodGetter(context) };
+}
+
+/**
+ * The constructors of an object's prototype chain, the most derived first: the classes whose
+ * decorators speak for it, whether the container built it or a `@Bean` method returned it.
+ */
+export function classesOf(instance: unknown): Class[] {
+  const classes: Class[] = [];
+  if (instance === null || (typeof instance !== "object" && typeof instance !== "function")) {
+    return classes;
+  }
+  for (let p = Object.getPrototypeOf(instance); p !== null; p = Object.getPrototypeOf(p)) {
+    const ctor: unknown = Object.hasOwn(p, "constructor") ? p.constructor : undefined;
+    if (typeof ctor === "function") classes.push(ctor as Class);
+  }
+  return classes;
+}
+
+/**
+ * What the container lends a decorator's module to finish a bean it created: the beans it needs
+ * (as dependencies of that bean, so that a cycle or a missing bean is named as `@Autowired`'s
+ * are), and where to report.
+ */
+export interface BeanSupport {
+  /**
+   * The bean for `token`, created first when needed. `request` and `where` say who asks, for
+   * messages: `@UseInterceptors(Timing)` on `UserService.find()`.
+   */
+  resolve(token: Class, request: string, where: string): Promise<unknown>;
+  /** The configuration's values. */
+  readonly config: Readonly<Record<string, unknown>>;
+  /** Where a key of the configuration is, for messages. */
+  readonly locate: (key: string) => string;
+  /** Where a bean reports what goes wrong outside a caller's reach. */
+  readonly logger: ContextLogger;
+  /** Every bean created so far, in registration order. */
+  beans(): readonly { readonly instance: unknown }[];
+}
+
+/** Where the container's beans report: `console` unless the app gives a logger. */
+export interface ContextLogger {
+  error(message: string, ...details: unknown[]): void;
+  warn?(message: string, ...details: unknown[]): void;
+  info?(message: string, ...details: unknown[]): void;
+}
+
+/**
+ * Finishes a bean once constructed, before its `@PostConstruct` hooks (interceptors are wired
+ * so): left in a class's metadata by the decorator that needs it, so that an app whose classes
+ * use none of them carries none of their code. A subclass's metadata inherits its parent's, so
+ * one read finds it for the whole chain.
+ */
+export type BeanExtension = (instance: object, support: BeanSupport) => Promise<void>;
+
+/** Where a class's metadata holds its {@linkcode BeanExtension}. */
+export const EXTENSION: unique symbol = Symbol("thaw.extension");
+
+/** The extension the classes of `instance` recorded, if any. */
+export function beanExtension(instance: unknown): BeanExtension | undefined {
+  const metadata = (instance as { constructor?: Record<symbol, unknown> } | null)?.constructor
+    ?.[Symbol.metadata] as Record<symbol, unknown> | undefined;
+  return metadata?.[EXTENSION] as BeanExtension | undefined;
+}
+
+/**
+ * How the container makes a bean of Thaw's own that an injection asks for and no registered bean
+ * provides (the `CacheManager`, the `ApplicationEventPublisher`): a static of that class under
+ * {@linkcode PROVIDED}. A registered bean of the class (or a subclass) always wins.
+ */
+export type BeanProvider = (support: BeanSupport) => unknown;
+
+/**
+ * Where a class keeps its {@linkcode BeanProvider}: a text, not a symbol, and written as a literal
+ * in the class (`static "thaw.provided" = ...`), because a computed static (`static [KEY]`) makes
+ * a bundler keep the class, and all it loads, in every app that imports the library.
+ */
+export const PROVIDED = "thaw.provided";
+
+/** The provider `token` itself declares (not one it inherits: a subclass is the user's). */
+export function providerOf(token: Class): BeanProvider | undefined {
+  return Object.hasOwn(token, PROVIDED)
+    ? (token as unknown as Record<string, BeanProvider>)[PROVIDED]
+    : undefined;
+}
+
+/**
+ * How a method decorator reaches the method it marks on an instance. A public instance method is
+ * looked up on the instance, as a call would find it: a subclass's override, or the wrapper the
+ * container put in front of an intercepted method (Deno's `access.get` gives the decorated
+ * class's own function instead).
+ */
+export function methodGetter(context: ClassMethodDecoratorContext): (instance: unknown) => unknown {
+  if (context.private || context.static) {
+    return context.access.get as (instance: unknown) => unknown;
+  }
   const name = context.name;
-  return context.private
-    ? {
-      methodName,
-      identity: Symbol(methodName),
-      get: context.access.get as (instance: unknown) => unknown,
-    }
-    // Looked up on the instance, not through `access.get`, which on Deno gives the decorating
-    // class's own function: a subclass's override must be the one called.
-    : {
-      methodName,
-      identity: name,
-      get: (instance) => (instance as Record<PropertyKey, unknown>)[name as string | symbol],
-    };
+  return (instance) => (instance as Record<PropertyKey, unknown>)[name as string | symbol];
 }

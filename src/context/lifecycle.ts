@@ -1,4 +1,4 @@
-import { type Class, entryOf, type MethodAccess, methodAccess, ownEntry } from "./class_record.ts";
+import { classesOf, entryOf, type MethodAccess, methodAccess, ownEntry } from "./class_record.ts";
 
 /**
  * What {@linkcode PostConstruct} and {@linkcode PreDestroy} return: a decorator for an instance
@@ -155,17 +155,11 @@ export function PreDestroy(): LifecycleDecorator {
  * within a class, as written. A public method declared more than once (overridden) appears once.
  */
 export function lifecycleHooks(instance: unknown, phase: LifecyclePhase): LifecycleHook[] {
-  if (instance === null || (typeof instance !== "object" && typeof instance !== "function")) {
-    return [];
-  }
   // Walked from the instance's prototypes, not its `constructor` property: the bean may be any
   // object a `@Bean` method returned.
   const entries: LifecycleEntry[] = [];
-  for (let p = Object.getPrototypeOf(instance); p !== null; p = Object.getPrototypeOf(p)) {
-    const ctor: unknown = Object.hasOwn(p, "constructor") ? p.constructor : undefined;
-    const entry = typeof ctor === "function"
-      ? entryOf<LifecycleEntry>(ctor as Class, LIFECYCLE)
-      : undefined;
+  for (const cls of classesOf(instance)) {
+    const entry = entryOf<LifecycleEntry>(cls, LIFECYCLE);
     if (entry !== undefined) entries.push(entry);
   }
   if (phase === "postConstruct") entries.reverse();

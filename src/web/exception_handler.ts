@@ -3,6 +3,7 @@ import type { Class } from "../context/class_record.ts";
 import type { HttpRequest } from "../http/http_request.ts";
 import { ownControllerRecord } from "./route_record.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
+import { methodGetter } from "../context/class_record.ts";
 
 /**
  * `unknown` when a handler with parameters `P` takes an error `E` first and an `HttpRequest`
@@ -103,7 +104,7 @@ export function ExceptionHandler(...types: Class[]): ExceptionHandlerDecorator {
       types: frozen,
       methodName: String(context.name),
       isStatic: context.static,
-      get: context.access.get as (instance: unknown) => unknown,
+      get: methodGetter(context as ClassMethodDecoratorContext),
     });
   };
 }

@@ -3,6 +3,7 @@ import type { MappedMethod } from "./route_table.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
+import { methodGetter } from "../context/class_record.ts";
 
 /**
  * A decorator that maps a method to a route. It compiles only on a method whose parameters take
@@ -50,7 +51,7 @@ function mapping(
       binders: frozen,
       methodName: String(context.name),
       isStatic: context.static,
-      get: context.access.get as (instance: unknown) => unknown,
+      get: methodGetter(context as ClassMethodDecoratorContext),
     });
   };
 }

@@ -81,7 +81,8 @@ describe("exception handler lookup (property)", () => {
       access: { has: () => true, get: () => handler },
       addInitializer: () => {},
     } as unknown as ClassMethodDecoratorContext);
-    const scope = exceptionScope([{ type: beanClass, instance: {} }]);
+    // A public method is looked up on the bean, as a call finds it.
+    const scope = exceptionScope([{ type: beanClass, instance: { h: handler } }]);
     const values: [string, unknown][] = [
       ["a string", "text"],
       ["a number", 1],

@@ -1,0 +1,271 @@
+// Method interceptors: what `@UseInterceptors` records, and how the container wraps a bean's
+// methods once it has built the bean. The wrapper is an own property of the bean, so the bean's
+// own calls (`this.find()`) and every caller's go through it, and a bean made with `new` outside
+// the container is left as it is.
+import {
+  type BeanSupport,
+  type Class,
+  classesOf,
+  entryOf,
+  EXTENSION,
+  ownEntry,
+} from "./class_record.ts";
+import { checkDecoratorCall } from "./decorator_call.ts";
+import { DefinitionError } from "./errors.ts";
+import { lifecycleHooks } from "./lifecycle.ts";
+
+/**
+ * One call of an intercepted method, as an interceptor sees it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { MethodInvocation } from "@thaw/thaw";
+ *
+ * const invocation: MethodInvocation = { target: {}, method: "find", args: [7] };
+ * assert.equal(invocation.method, "find");
+ * ```
+ */
+export interface MethodInvocation {
+  /** The bean whose method is called. */
+  readonly target: object;
+  /** The method's name, as written in the class. */
+  readonly method: string;
+  /**
+   * The arguments: what `next()` passes on, so an interceptor may change them before it calls
+   * `next()`.
+   */
+  readonly args: unknown[];
+}
+
+/**
+ * A bean that runs around the methods `@UseInterceptors` names it on: `next()` runs the rest (the
+ * interceptors after it, then the method) and returns the method's result, a promise for an
+ * `async` method. Not calling `next()` skips the method; calling it again runs it again (a retry).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   bootstrap,
+ *   Component,
+ *   type MethodInterceptor,
+ *   type MethodInvocation,
+ *   Service,
+ *   UseInterceptors,
+ * } from "@thaw/thaw";
+ *
+ * @Component()
+ * class Upper implements MethodInterceptor {
+ *   intercept(_invocation: MethodInvocation, next: () => unknown): unknown {
+ *     return String(next()).toUpperCase();
+ *   }
+ * }
+ *
+ * @Service()
+ * class Greeter {
+ *   @UseInterceptors(Upper)
+ *   greet(name: string): string {
+ *     return `hello, ${name}`;
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Upper, Greeter] });
+ * assert.equal(app.getBean(Greeter).greet("ada"), "HELLO, ADA");
+ * ```
+ */
+export interface MethodInterceptor {
+  /** Runs around one call; returns what the caller gets. */
+  intercept(invocation: MethodInvocation, next: () => unknown): unknown;
+}
+
+/** What {@linkcode UseInterceptors} returns: a decorator for a bean class or one of its methods. */
+export type InterceptorsDecorator = (
+  value: unknown,
+  context: ClassDecoratorContext | ClassMethodDecoratorContext,
+) => void;
+
+interface InterceptionEntry {
+  /** `@UseInterceptors` on the class, as written. */
+  readonly type: Class[];
+  /** `@UseInterceptors` (and the decorators built on it) on each method, as written. */
+  readonly methods: Map<string, Class[]>;
+}
+
+const INTERCEPTION = Symbol("thaw.interception");
+
+/**
+ * Runs the interceptors `items` (bean classes implementing {@linkcode MethodInterceptor}) around
+ * a method, or around every method of a class (its `@PostConstruct` and `@PreDestroy` hooks
+ * aside). The container builds the interceptors as beans, so they may use `@Autowired`; each
+ * must be registered, or `bootstrap` stops naming it and the method. The first named runs
+ * outermost: the class's interceptors, then the method's, as written; one named twice runs once.
+ *
+ * Only beans the container built are intercepted, and every call reaches the interceptors,
+ * the bean's own calls (`this.find()`) included. Decorators of one's own are built on it:
+ * `const Timed = () => UseInterceptors(Timing)`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   bootstrap,
+ *   Component,
+ *   type MethodInterceptor,
+ *   type MethodInvocation,
+ *   Service,
+ *   UseInterceptors,
+ * } from "@thaw/thaw";
+ *
+ * const calls: string[] = [];
+ *
+ * @Component()
+ * class Audit implements MethodInterceptor {
+ *   async intercept(invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
+ *     calls.push(`${invocation.method}(${invocation.args.join(", ")})`);
+ *     return await next();
+ *   }
+ * }
+ *
+ * @Service()
+ * @UseInterceptors(Audit)
+ * class Accounts {
+ *   async balance(id: number): Promise<number> {
+ *     return id * 10;
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Audit, Accounts] });
+ * assert.equal(await app.getBean(Accounts).balance(4), 40);
+ * assert.deepEqual(calls, ["balance(4)"]);
+ * ```
+ */
+export function UseInterceptors(...items: Class<MethodInterceptor>[]): InterceptorsDecorator {
+  const bad = items.findIndex((item) => typeof item !== "function");
+  return (value, context) => {
+    checkDecoratorCall("@UseInterceptors", value, context);
+    const where = context.kind === "class"
+      ? `class ${context.name ?? "(anonymous)"}`
+      : String(context.name);
+    if (items.length === 0) {
+      throw new TypeError(`@UseInterceptors on ${where}: name at least one interceptor class`);
+    }
+    if (bad >= 0) {
+      throw new TypeError(
+        `@UseInterceptors on ${where}: item ${bad + 1} is ${
+          String(items[bad])
+        }, not a class; name bean classes that implement intercept(invocation, next)`,
+      );
+    }
+    if (context.kind === "class") {
+      interceptionOf(context.metadata).type.unshift(...items);
+    } else {
+      interceptMethod(context, items);
+    }
+  };
+}
+
+function interceptionOf(metadata: DecoratorMetadataObject): InterceptionEntry {
+  (metadata as Record<symbol, unknown>)[EXTENSION] = interceptBean;
+  return ownEntry(metadata, INTERCEPTION, () => ({ type: [], methods: new Map() }));
+}
+
+/**
+ * Runs `items` around the method `context` decorates, ahead of those the decorators below it
+ * named (decorators apply from the method outwards, and the first written runs outermost). The
+ * mechanism `@UseInterceptors` and `@Cacheable` share.
+ */
+export function interceptMethod(context: ClassMethodDecoratorContext, items: Class[]): void {
+  const name = String(context.name);
+  if (context.kind !== "method" || context.static || context.private) {
+    throw new TypeError(
+      `Interceptors on ${name}: they run around public instance methods only`,
+    );
+  }
+  const methods = interceptionOf(context.metadata).methods;
+  methods.set(name, [...items, ...(methods.get(name) ?? [])]);
+}
+
+// The container's part: resolves the interceptors of each intercepted method of `bean` and puts
+// a wrapper that runs them in front of the method.
+async function interceptBean(bean: object, support: BeanSupport): Promise<void> {
+  const classes = classesOf(bean);
+  const entries = classes.map((cls) => entryOf<InterceptionEntry>(cls, INTERCEPTION))
+    .filter((entry) => entry !== undefined).reverse();
+  const typeLevel = entries.flatMap((entry) => entry.type);
+  const names = new Set(entries.flatMap((entry) => [...entry.methods.keys()]));
+  if (typeLevel.length > 0) {
+    const hooks = new Set(
+      [...lifecycleHooks(bean, "postConstruct"), ...lifecycleHooks(bean, "preDestroy")]
+        .map((hook) => hook.methodName),
+    );
+    for (const name of methodNames(bean)) if (!hooks.has(name)) names.add(name);
+  }
+  const typeName = classes[0]?.name || "(anonymous)";
+  const made = new Map<Class, MethodInterceptor>();
+  for (const name of names) {
+    const original = (bean as Record<string, unknown>)[name];
+    if (typeof original !== "function") continue;
+    const where = `${typeName}.${name}()`;
+    const wanted = new Set([...typeLevel, ...entries.flatMap((e) => e.methods.get(name) ?? [])]);
+    const chain: MethodInterceptor[] = [];
+    for (const type of wanted) {
+      let interceptor = made.get(type);
+      if (interceptor === undefined) {
+        interceptor = await support.resolve(
+          type,
+          `@UseInterceptors(${type.name})`,
+          where,
+        ) as MethodInterceptor;
+        if (typeof interceptor?.intercept !== "function") {
+          throw new DefinitionError(
+            `The interceptor ${type.name} of ${where} has no intercept(invocation, next) method`,
+          );
+        }
+        made.set(type, interceptor);
+      }
+      chain.push(interceptor);
+    }
+    Object.defineProperty(bean, name, {
+      value: intercepted(bean, name, original as (...args: unknown[]) => unknown, chain),
+      writable: true,
+      configurable: true,
+    });
+  }
+}
+
+/** The names of the methods of an object's classes, `constructor` and accessors aside. */
+function methodNames(bean: object): Set<string> {
+  const names = new Set<string>();
+  for (
+    let p = Object.getPrototypeOf(bean);
+    p !== null && p !== Object.prototype;
+    p = Object.getPrototypeOf(p)
+  ) {
+    for (const name of Object.getOwnPropertyNames(p)) {
+      const descriptor = Object.getOwnPropertyDescriptor(p, name);
+      if (name !== "constructor" && typeof descriptor?.value === "function") names.add(name);
+    }
+  }
+  return names;
+}
+
+function intercepted(
+  target: object,
+  method: string,
+  original: (...args: unknown[]) => unknown,
+  chain: readonly MethodInterceptor[],
+): (...args: unknown[]) => unknown {
+  const wrapper = (...args: unknown[]): unknown => {
+    const invocation: MethodInvocation = { target, method, args };
+    const step = (i: number): unknown =>
+      i === chain.length
+        ? original.apply(target, invocation.args)
+        : chain[i].intercept(invocation, () => step(i + 1));
+    return step(0);
+  };
+  // What a route's binders are checked against, and what a stack trace shows.
+  Object.defineProperty(wrapper, "length", { value: original.length });
+  Object.defineProperty(wrapper, "name", { value: original.name });
+  return wrapper;
+}
