@@ -78,6 +78,16 @@ export {
   UseInterceptors,
 } from "./src/context/interceptors.ts";
 export {
+  Cacheable,
+  type CacheableOptions,
+  type CacheDecorator,
+  CacheEvict,
+  type CacheEvictOptions,
+  type CacheKeyOption,
+  CachePut,
+} from "./src/cache/cacheable.ts";
+export { type Cache, CacheManager } from "./src/cache/cache_manager.ts";
+export {
   CircularDependencyError,
   DefinitionError,
   DuplicateBeanError,

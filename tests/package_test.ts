@@ -35,7 +35,7 @@ describe("package metadata", () => {
     }
   });
 
-  it("the drivers, undici, swagger-ui-dist and OpenTelemetry are optional peer dependencies, installed here for the tests", async () => {
+  it("the drivers, undici, swagger-ui-dist, OpenTelemetry and redis are optional peer dependencies, installed here for the tests", async () => {
     const npm = await json("package.json");
     const peers = npm.peerDependencies as Record<string, string>;
     const meta = npm.peerDependenciesMeta as Record<string, { optional?: boolean }>;
@@ -48,6 +48,7 @@ describe("package metadata", () => {
       "mysql2",
       "pg",
       "pg-connection-string",
+      "redis",
       "swagger-ui-dist",
       "undici",
     ]);

@@ -83,9 +83,9 @@ async function main(): Promise<void> {
     engines: { node: ">=20" },
     sideEffects: ["./mod.js", "./src/context/symbol_metadata.js"],
     dependencies: pkg.dependencies,
-    // The database drivers and undici: loaded only by a datasource of their kind (or a proxy on
-    // Node), so a web-only install brings none of them. In the repository they are dev
-    // dependencies too, for the tests.
+    // The database drivers, undici and the Redis client: loaded only by a datasource of their kind
+    // (or a proxy on Node, or a RedisCacheManager), so a web-only install brings none of them. In
+    // the repository they are dev dependencies too, for the tests.
     ...(pkg.peerDependencies ? { peerDependencies: pkg.peerDependencies } : {}),
     ...(pkg.peerDependenciesMeta ? { peerDependenciesMeta: pkg.peerDependenciesMeta } : {}),
   };

@@ -3,7 +3,7 @@
 # openssl (TLS and basic-auth proxy), tinyproxy (forward proxy), PostgreSQL and MariaDB (the SQL
 # runner), Java 17 and Maven (the OpenSearch node from Maven Central), Chromium (the docs page's
 # browser test and tools/docs_screenshot.ts, through puppeteer-core), Prometheus and promtool (the
-# actuator's exposition, checked and scraped). Run by `npm test` before it
+# actuator's exposition, checked and scraped), Redis (the shared cache). Run by `npm test` before it
 # starts the servers. As root with apt-get it installs them; otherwise it prints the exact command.
 set -euo pipefail
 
@@ -18,6 +18,7 @@ have java || missing+=(openjdk-17-jre-headless)
 have mvn || missing+=(maven)
 have chromium || missing+=(chromium)
 have promtool || missing+=(prometheus)
+have redis-server || missing+=(redis-server)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 command="apt-get update && apt-get install -y ${missing[*]}"

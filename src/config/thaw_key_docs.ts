@@ -44,4 +44,6 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
     "The profiles whose `application-{profile}.yml` is read over this file, in order.",
   "thaw.scheduling.enabled":
     "`false`: no `@Scheduled` job runs (for tests, or a replica that must not run them).",
+  "thaw.cache":
+    "Each cache by name: `ttl` (a duration: `5m`, `PT1H`) its entries live, and `max-entries` the in-memory cache keeps (10,000).",
 };

@@ -162,6 +162,9 @@ export const THAW_KEYS = {
     type: "boolean",
     default: true,
   },
+  "thaw.cache": {
+    type: "feature",
+  },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;
 
 /** A key Thaw reads. */

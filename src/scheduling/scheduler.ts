@@ -14,15 +14,8 @@ import {
   type SchedulingApp,
   type SchedulingEntry,
 } from "./scheduled_jobs.ts";
-import {
-  type CronClass,
-  type CronTrigger,
-  cronTrigger,
-  loadCron,
-  MAX_DURATION_MS,
-  parseDuration,
-  sameCron,
-} from "./trigger.ts";
+import { type CronClass, type CronTrigger, cronTrigger, loadCron, sameCron } from "./trigger.ts";
+import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
 import { type LockConfiguration, LockProvider, type SimpleLock } from "./lock_provider.ts";
 import type { ScheduledOptions } from "./scheduled.ts";
 import type { SchedulerLockOptions } from "./scheduler_lock.ts";

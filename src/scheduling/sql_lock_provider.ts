@@ -1,5 +1,5 @@
 import { type LockConfiguration, LockProvider, type SimpleLock } from "./lock_provider.ts";
-import { MAX_DURATION_MS } from "./trigger.ts";
+import { MAX_DURATION_MS } from "../config/duration.ts";
 
 /** The SQL databases {@linkcode SqlLockProvider} speaks. */
 export type SqlLockDialect = "postgres" | "mysql" | "sqlite";

@@ -17,7 +17,7 @@ import { startForwardProxy } from "../migrate/search/servers.ts";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const exec = promisify(execFile);
 // The optional peer dependencies: what a web-only install must not bring.
-const DRIVERS = ["pg", "pg-connection-string", "mysql2", "undici"];
+const DRIVERS = ["pg", "pg-connection-string", "mysql2", "undici", "redis"];
 // Whatever `node` the package's bin and npx start is the Node running this test.
 const env = {
   ...process.env,
@@ -114,6 +114,25 @@ switch (entry) {
     await writeFile(join(dir, "application.yml"), 'datasource:\\n  - name: main\\n    url: "sqlite:./main.db"\\n');
     const main = await readDatasource({ config: dir, name: "main", env: {} });
     assert.equal(main.location, join(process.cwd(), "main.db"));
+    break;
+  }
+  case "./cache-redis": {
+    const { RedisCacheManager } = await import("@thaw/thaw/cache-redis");
+    // Over a client of one's own, which needs no \`redis\` package.
+    const stored = new Map<string, string>();
+    const client = {
+      sendCommand: (args: ReadonlyArray<string | Uint8Array>) => {
+        const [command, key, value] = args.map(String);
+        if (command === "SET") stored.set(key, value);
+        return Promise.resolve(command === "GET" ? stored.get(key) ?? null : "OK");
+      },
+    };
+    const users = new RedisCacheManager({ client }).getCache("users");
+    await users.put("[7]", { id: 7 }, undefined);
+    assert.deepEqual(await users.get("[7]"), { id: 7 });
+    assert.deepEqual([...stored], [["thaw:cache:users:[7]", '{"id":7}']]);
+    // Its own client needs \`redis\`, an optional peer dependency this install does not have.
+    await assert.rejects(new RedisCacheManager().open(), /RedisCacheManager needs the redis client: npm install redis/);
     break;
   }
   case "./cli":
@@ -435,7 +454,7 @@ describe("npm package on Node (no loader)", () => {
     assert.match(failed.message, /file 002-bad\.sql:1: .*no such table: nope/);
   });
 
-  it("installs no database driver and no undici: they are optional peer dependencies", async () => {
+  it("installs no database driver, no undici and no redis: they are optional peer dependencies", async () => {
     const installed = JSON.parse(
       await readFile(join(project, "node_modules", "@thaw", "thaw", "package.json"), "utf8"),
     );

@@ -1,0 +1,192 @@
+import type { BeanProvider, ContextLogger } from "../context/class_record.ts";
+import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
+import { messageOf } from "../context/application_context.ts";
+import { printable } from "../config/application_config.ts";
+import { type Cache, CacheManager } from "./cache_manager.ts";
+import { argumentsKey, cacheKey } from "./cache_key.ts";
+import { type CacheOperation, cacheOperations } from "./cache_operation.ts";
+import { type CacheSettings, cacheSettings } from "./cache_settings.ts";
+
+/** A call of a `@Cacheable` method whose result is not there yet: later callers share it. */
+interface Load {
+  readonly promise: Promise<unknown>;
+  /** Evicted or replaced while it ran: its result is returned but not stored. */
+  stale: boolean;
+}
+
+/**
+ * The interceptor behind `@Cacheable`, `@CachePut` and `@CacheEvict`: made by the container when
+ * a bean uses them, over the app's `CacheManager` bean.
+ */
+export class CacheInterceptor implements MethodInterceptor {
+  readonly #manager: CacheManager;
+  readonly #settings: ReadonlyMap<string, CacheSettings>;
+  readonly #logger: ContextLogger;
+  readonly #caches = new Map<string, Cache>();
+  readonly #loads = new Map<string, Map<string, Load>>();
+  // The caches whose last call failed: a store that is down is logged once, not once a call.
+  readonly #failing = new Set<string>();
+
+  /**
+   * @param manager where the entries are kept
+   * @param settings each cache's `thaw.cache.<name>` settings
+   * @param logger where a failing cache is reported
+   */
+  constructor(
+    manager: CacheManager,
+    settings: ReadonlyMap<string, CacheSettings> = new Map(),
+    logger: ContextLogger = console,
+  ) {
+    this.#manager = manager;
+    this.#settings = settings;
+    this.#logger = logger;
+  }
+
+  static "thaw.provided": BeanProvider = async (support) =>
+    new CacheInterceptor(
+      await support.resolve(CacheManager, "@Cacheable", "the caching interceptor") as CacheManager,
+      cacheSettings(support.config, support.locate),
+      support.logger,
+    );
+
+  /** Applies the caching decorators of the method called. */
+  async intercept(invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
+    const { target, method, args } = invocation;
+    const where = `${target.constructor?.name || "(anonymous)"}.${method}()`;
+    // Keys from the arguments as they were passed, before the method may change them.
+    const operations = cacheOperations(target, method).map((operation) => ({
+      operation,
+      key: operation.allEntries ? undefined : this.#key(operation, args, where),
+    }));
+    for (const { operation, key } of operations) {
+      if (operation.kind === "evict" && operation.beforeInvocation) {
+        await this.#evict(operation, key, where);
+      }
+    }
+    const main = operations.find(({ operation }) => operation.kind !== "evict");
+    let result: unknown;
+    if (main?.operation.kind === "cacheable") {
+      result = await this.#cached(main.operation, main.key!, next, where);
+    } else {
+      result = await next();
+      if (main !== undefined) await this.#put(main.operation, main.key!, result, where);
+    }
+    for (const { operation, key } of operations) {
+      if (operation.kind === "evict" && !operation.beforeInvocation) {
+        await this.#evict(operation, key, where);
+      }
+    }
+    return result;
+  }
+
+  #key(operation: CacheOperation, args: readonly unknown[], where: string): string {
+    try {
+      return operation.key === undefined ? argumentsKey(args) : cacheKey(operation.key(...args));
+    } catch (error) {
+      throw new TypeError(
+        `${operation.decorator} on ${where}: no cache key: ${messageOf(error)}` +
+          (operation.key === undefined ? "; give { key: (...args) => ... }" : ""),
+        { cause: error },
+      );
+    }
+  }
+
+  async #cached(
+    operation: CacheOperation,
+    key: string,
+    next: () => unknown,
+    where: string,
+  ): Promise<unknown> {
+    const loads = this.#loadsOf(operation.name);
+    const running = loads.get(key);
+    if (running !== undefined) return await running.promise;
+    const load: { promise?: Promise<unknown>; stale: boolean } = { stale: false };
+    load.promise = (async () => {
+      const hit = await this.#attempt(operation, where, "read", (cache) => cache.get(key));
+      if (hit !== undefined) return hit;
+      const value = await next();
+      if (value !== undefined && !load.stale) await this.#store(operation, key, value, where);
+      return value;
+    })();
+    loads.set(key, load as Load);
+    try {
+      return await load.promise;
+    } finally {
+      if (loads.get(key) === load) loads.delete(key);
+    }
+  }
+
+  async #put(operation: CacheOperation, key: string, value: unknown, where: string): Promise<void> {
+    // A load of the same key that began before this update would store what it read before it.
+    this.#forget(operation.name, key);
+    if (value !== undefined) await this.#store(operation, key, value, where);
+  }
+
+  async #store(operation: CacheOperation, key: string, value: unknown, where: string) {
+    const ttlMs = operation.ttlMs ?? this.#settings.get(operation.name)?.ttlMs;
+    await this.#attempt(operation, where, "store", (cache) => cache.put(key, value, ttlMs));
+  }
+
+  async #evict(operation: CacheOperation, key: string | undefined, where: string): Promise<void> {
+    this.#forget(operation.name, key);
+    await this.#attempt(
+      operation,
+      where,
+      "evict",
+      (cache) => key === undefined ? cache.clear() : cache.evict(key),
+    );
+  }
+
+  /** Marks the loads of `key` (of every key, when none) stale, so that none stores its result. */
+  #forget(name: string, key: string | undefined): void {
+    const loads = this.#loadsOf(name);
+    for (const [k, load] of loads) {
+      if (key !== undefined && k !== key) continue;
+      load.stale = true;
+      loads.delete(k);
+    }
+  }
+
+  #loadsOf(name: string): Map<string, Load> {
+    let loads = this.#loads.get(name);
+    if (loads === undefined) this.#loads.set(name, loads = new Map());
+    return loads;
+  }
+
+  /**
+   * Runs one call of the store; a failure is logged (once until the cache answers again) and
+   * resolves to `undefined`: the method then runs, or its result goes unstored.
+   */
+  async #attempt<T>(
+    operation: CacheOperation,
+    where: string,
+    what: string,
+    call: (cache: Cache) => Promise<T>,
+  ): Promise<T | undefined> {
+    const name = operation.name;
+    try {
+      let cache = this.#caches.get(name);
+      if (cache === undefined) this.#caches.set(name, cache = this.#manager.getCache(name));
+      const result = await call(cache);
+      if (this.#failing.delete(name)) {
+        (this.#logger.info ?? this.#logger.error).call(
+          this.#logger,
+          `cache '${name}' answers again`,
+        );
+      }
+      return result;
+    } catch (error) {
+      if (!this.#failing.has(name)) {
+        this.#failing.add(name);
+        (this.#logger.warn ?? this.#logger.error).call(
+          this.#logger,
+          `${operation.decorator} on ${where}: the cache failed to ${what} (${
+            printable(messageOf(error))
+          }); its methods run uncached until it answers again`,
+          error,
+        );
+      }
+      return undefined;
+    }
+  }
+}

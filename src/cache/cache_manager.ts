@@ -1,0 +1,91 @@
+import type { BeanProvider } from "../context/class_record.ts";
+import { memoryCacheManager } from "./memory_cache_manager.ts";
+
+/**
+ * One named cache of a {@linkcode CacheManager}: keys are texts `@Cacheable` made from a method's
+ * arguments. A failure (a store that is down, a timeout) may reject: the caching interceptor then
+ * logs it and calls the method, uncached; it never fails the caller.
+ *
+ * @example A cache over a `Map`
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Cache } from "@thaw/thaw";
+ *
+ * const entries = new Map<string, unknown>();
+ * const cache: Cache = {
+ *   get: async (key) => entries.get(key),
+ *   put: async (key, value) => void entries.set(key, value),
+ *   evict: async (key) => void entries.delete(key),
+ *   clear: async () => entries.clear(),
+ * };
+ * await cache.put("7", { id: 7 }, undefined);
+ * assert.deepEqual(await cache.get("7"), { id: 7 });
+ * ```
+ */
+export interface Cache {
+  /** The value stored under `key`; `undefined` when there is none (or it expired). */
+  get(key: string): Promise<unknown>;
+  /**
+   * Stores `value` (never `undefined`) under `key`, for `ttlMs` milliseconds when given (the
+   * method's `ttl`, or the cache's `thaw.cache.<name>.ttl`), else until evicted.
+   */
+  put(key: string, value: unknown, ttlMs: number | undefined): Promise<void>;
+  /** Removes the entry of `key`, if any. */
+  evict(key: string): Promise<void>;
+  /** Removes every entry of this cache (and no other's). */
+  clear(): Promise<void>;
+}
+
+/**
+ * Where `@Cacheable`, `@CachePut` and `@CacheEvict` keep their entries: a cache for each name.
+ * Unless the app registers a bean of this class (a subclass, or a `@Bean` method's result), Thaw
+ * makes one that keeps them in memory, bounded (`thaw.cache.<name>.max-entries`, 10,000 by
+ * default). `RedisCacheManager` of `@thaw/thaw/cache-redis` shares them between machines; a store
+ * of one's own (Workers KV) is a subclass.
+ *
+ * @example A cache manager of one's own
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   bootstrap,
+ *   type Cache,
+ *   Cacheable,
+ *   CacheManager,
+ *   Component,
+ *   Service,
+ * } from "@thaw/thaw";
+ *
+ * @Component()
+ * class MapCacheManager extends CacheManager {
+ *   readonly entries = new Map<string, unknown>();
+ *   getCache(name: string): Cache {
+ *     const entries = this.entries;
+ *     return {
+ *       get: async (key) => entries.get(`${name}:${key}`),
+ *       put: async (key, value) => void entries.set(`${name}:${key}`, value),
+ *       evict: async (key) => void entries.delete(`${name}:${key}`),
+ *       clear: async () => entries.clear(),
+ *     };
+ *   }
+ * }
+ *
+ * @Service()
+ * class Prices {
+ *   @Cacheable("prices")
+ *   async price(sku: string): Promise<number> {
+ *     return sku.length * 100;
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [MapCacheManager, Prices] });
+ * assert.equal(await app.getBean(Prices).price("tea"), 300);
+ * assert.deepEqual([...app.getBean(MapCacheManager).entries], [['prices:"tea"', 300]]);
+ * ```
+ */
+export abstract class CacheManager {
+  /** The cache of a name (`@Cacheable("users")`); the same one each time for a name. */
+  abstract getCache(name: string): Cache;
+
+  /** The in-memory one, when the app registers none. */
+  static "thaw.provided": BeanProvider = (support) => memoryCacheManager(support);
+}

@@ -1,0 +1,93 @@
+import { configValue, printable } from "../config/application_config.ts";
+import type { ConfigValues } from "../config/application_config.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { parseDuration } from "../config/duration.ts";
+
+/** What `thaw.cache.<name>` sets for one cache. */
+export interface CacheSettings {
+  /** `ttl`, in milliseconds: how long an entry lives when the method gives no `ttl`. */
+  readonly ttlMs?: number;
+  /** `max-entries`: the most entries the in-memory cache keeps, the least recently used going first. */
+  readonly maxEntries?: number;
+}
+
+/** How many entries an in-memory cache keeps when `max-entries` does not say. */
+export const DEFAULT_MAX_ENTRIES = 10_000;
+
+const KEYS = ["ttl", "max-entries"];
+
+/**
+ * The settings of each cache under `thaw.cache`, checked: a key other than `ttl` and
+ * `max-entries`, a duration that is not one, or a count below 1 is a `ConfigError` naming the key
+ * and where it was written.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { cacheSettings } from "./cache_settings.ts";
+ *
+ * const where = (key: string) => `application.yml: ${key}`;
+ * const settings = cacheSettings({ thaw: { cache: { users: { ttl: "5m" } } } }, where);
+ * assert.deepEqual(settings.get("users"), { ttlMs: 300_000 });
+ * assert.throws(
+ *   () => cacheSettings({ thaw: { cache: { users: { tll: "5m" } } } }, where),
+ *   /application.yml: thaw.cache.users.tll: unknown key; the keys of a cache are ttl, max-entries/,
+ * );
+ * ```
+ */
+export function cacheSettings(
+  config: ConfigValues,
+  locate: (key: string) => string,
+): ReadonlyMap<string, CacheSettings> {
+  const settings = new Map<string, CacheSettings>();
+  const section = configValue(config, "thaw.cache");
+  if (section === undefined || section === null) return settings;
+  if (!isMapping(section)) {
+    throw new ConfigError(`${locate("thaw.cache")} must be a mapping of cache names`);
+  }
+  for (const [name, value] of Object.entries(section)) {
+    const prefix = `thaw.cache.${name}`;
+    if (value === null) continue;
+    if (!isMapping(value)) {
+      throw new ConfigError(`${locate(prefix)} must be a mapping of ${KEYS.join(", ")}`);
+    }
+    let ttlMs: number | undefined;
+    let maxEntries: number | undefined;
+    for (const [key, raw] of Object.entries(value)) {
+      const where = locate(`${prefix}.${key}`);
+      if (key === "ttl") {
+        ttlMs = typeof raw === "number" || typeof raw === "string" ? parseDuration(raw) : undefined;
+        if (ttlMs === undefined || ttlMs === 0) {
+          throw new ConfigError(
+            `${where} must be a duration above 0 (milliseconds, 30s, 5m, PT1H), got ${shown(raw)}`,
+          );
+        }
+      } else if (key === "max-entries") {
+        const n = typeof raw === "string" && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+        if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
+          throw new ConfigError(`${where} must be a whole number from 1, got ${shown(raw)}`);
+        }
+        maxEntries = n;
+      } else {
+        throw new ConfigError(`${where}: unknown key; the keys of a cache are ${KEYS.join(", ")}`);
+      }
+    }
+    settings.set(name, {
+      ...(ttlMs === undefined ? {} : { ttlMs }),
+      ...(maxEntries === undefined ? {} : { maxEntries }),
+    });
+  }
+  return settings;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function shown(value: unknown): string {
+  try {
+    return printable(JSON.stringify(value) ?? typeof value);
+  } catch {
+    return typeof value;
+  }
+}

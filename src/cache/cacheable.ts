@@ -1,0 +1,216 @@
+import { checkDecoratorCall } from "../context/decorator_call.ts";
+import { type Class, ownEntry } from "../context/class_record.ts";
+import { interceptMethod } from "../context/interceptors.ts";
+import { parseDuration } from "../config/duration.ts";
+import { CacheInterceptor } from "./cache_interceptor.ts";
+import { type CacheOperation, CACHING, type CachingEntry } from "./cache_operation.ts";
+
+/**
+ * What {@linkcode Cacheable}, {@linkcode CachePut} and {@linkcode CacheEvict} return: a decorator
+ * for a bean's public method returning a promise (a cached method always does: the store may be
+ * across the network).
+ */
+export type CacheDecorator = <This, A extends unknown[]>(
+  value: (this: This, ...args: A) => Promise<unknown>,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => Promise<unknown>>,
+) => void;
+
+/**
+ * How an entry's key is made from the method's arguments: by default the arguments themselves,
+ * deep-equal arguments giving one key (`find(7)` and `find(7)`, `search({ a, b })` and
+ * `search({ b, a })`).
+ */
+export interface CacheKeyOption {
+  /**
+   * The key from the arguments (`(user) => user.id`): what it returns is compared deep-equal as
+   * the arguments are.
+   */
+  // deno-lint-ignore no-explicit-any
+  readonly key?: (...args: any[]) => unknown;
+}
+
+/** The options of {@linkcode Cacheable} and {@linkcode CachePut}. */
+export interface CacheableOptions extends CacheKeyOption {
+  /**
+   * How long an entry lives: milliseconds, or text (`"30s"`, `"5m"`, `"PT1H"`). Else the cache's
+   * `thaw.cache.<name>.ttl`, else until it is evicted (or pushed out by newer entries).
+   */
+  readonly ttl?: number | string;
+}
+
+/** The options of {@linkcode CacheEvict}: one key (the arguments', by default), or every entry. */
+export type CacheEvictOptions =
+  | (CacheKeyOption & {
+    /** Evicts before the method runs, so even when it throws; after it succeeds by default. */
+    readonly beforeInvocation?: boolean;
+    readonly allEntries?: false;
+  })
+  | {
+    /** Empties the whole cache. */
+    readonly allEntries: true;
+    readonly beforeInvocation?: boolean;
+  };
+
+/**
+ * Caches what an `async` method resolves to, under its arguments (or `key`), in the cache `name`
+ * of the app's {@linkcode CacheManager}: a later call with deep-equal arguments gets the cached
+ * value without running the method. A rejection is not cached, nor is `undefined`; concurrent
+ * first calls run the method once and share its result. A cache that fails (a Redis that is down)
+ * is logged and the method runs uncached: the caller never sees the store's failure.
+ *
+ * The entries are kept by the `CacheManager` bean: in memory unless the app registers another,
+ * bounded by `thaw.cache.<name>.max-entries` (10,000 by default). It is an interceptor: calls of
+ * beans the container built are cached, the bean's own calls (`this.find(id)`) included.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Cacheable, CacheEvict, Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Users {
+ *   loads = 0;
+ *   @Cacheable("users", { ttl: "10m" })
+ *   async find(id: number): Promise<{ id: number }> {
+ *     this.loads++;
+ *     return { id };
+ *   }
+ *   @CacheEvict("users")
+ *   async rename(_id: number): Promise<void> {}
+ * }
+ *
+ * const users = (await bootstrap({ components: [Users] })).getBean(Users);
+ * await Promise.all([users.find(7), users.find(7)]);
+ * await users.find(7);
+ * assert.equal(users.loads, 1);
+ * await users.rename(7);
+ * await users.find(7);
+ * assert.equal(users.loads, 2);
+ * ```
+ */
+export function Cacheable(name: string, options: CacheableOptions = {}): CacheDecorator {
+  return cacheDecorator("Cacheable", name, options, "cacheable");
+}
+
+/**
+ * Runs the method every time and stores what it resolves to under its arguments (or `key`), for
+ * the `@Cacheable` methods of the same cache to find: an update that returns the new value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Cacheable, CachePut, Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Prices {
+ *   #prices = new Map([["tea", 3]]);
+ *   @Cacheable("prices")
+ *   async price(sku: string): Promise<number> {
+ *     return this.#prices.get(sku) ?? 0;
+ *   }
+ *   @CachePut("prices", { key: (sku: string) => sku })
+ *   async setPrice(sku: string, price: number): Promise<number> {
+ *     this.#prices.set(sku, price);
+ *     return price;
+ *   }
+ * }
+ *
+ * const prices = (await bootstrap({ components: [Prices] })).getBean(Prices);
+ * assert.equal(await prices.price("tea"), 3);
+ * await prices.setPrice("tea", 4);
+ * assert.equal(await prices.price("tea"), 4);
+ * ```
+ */
+export function CachePut(name: string, options: CacheableOptions = {}): CacheDecorator {
+  return cacheDecorator("CachePut", name, options, "put");
+}
+
+/**
+ * Removes the entry of the method's arguments (or `key`) from the cache `name` once the method
+ * has succeeded, or every entry with `allEntries: true`; `beforeInvocation: true` removes it
+ * before the method runs. A load of that key still running is not stored when it ends.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap, Cacheable, CacheEvict, Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Rates {
+ *   loads = 0;
+ *   @Cacheable("rates")
+ *   async rate(currency: string): Promise<number> {
+ *     this.loads++;
+ *     return currency.length;
+ *   }
+ *   @CacheEvict("rates", { allEntries: true })
+ *   async refresh(): Promise<void> {}
+ * }
+ *
+ * const rates = (await bootstrap({ components: [Rates] })).getBean(Rates);
+ * await rates.rate("EUR");
+ * await rates.refresh();
+ * await rates.rate("EUR");
+ * assert.equal(rates.loads, 2);
+ * ```
+ */
+export function CacheEvict(name: string, options: CacheEvictOptions = {}): CacheDecorator {
+  return cacheDecorator("CacheEvict", name, options, "evict");
+}
+
+function cacheDecorator(
+  decorator: string,
+  name: string,
+  options: CacheableOptions | CacheEvictOptions,
+  kind: CacheOperation["kind"],
+): CacheDecorator {
+  const fail = (why: string): never => {
+    throw new TypeError(`@${decorator}(${JSON.stringify(String(name))}): ${why}`);
+  };
+  if (typeof name !== "string" || name === "") fail("name the cache: a non-empty text");
+  if (typeof options !== "object" || options === null) fail("the options must be an object");
+  const key = (options as CacheKeyOption).key;
+  if (key !== undefined && typeof key !== "function") {
+    fail("key must be a function of the method's arguments");
+  }
+  const allEntries = (options as CacheEvictOptions).allEntries === true;
+  if (allEntries && key !== undefined) fail("give key or allEntries, not both");
+  const ttl = (options as CacheableOptions).ttl;
+  let ttlMs: number | undefined;
+  if (ttl !== undefined) {
+    ttlMs = typeof ttl === "number" || typeof ttl === "string" ? parseDuration(ttl) : undefined;
+    if (ttlMs === undefined || ttlMs === 0) {
+      fail(
+        `ttl must be a duration above 0 (milliseconds, "30s", "5m", "PT1H"), got ${String(ttl)}`,
+      );
+    }
+  }
+  const operation: CacheOperation = {
+    kind,
+    decorator: `@${decorator}(${JSON.stringify(name)})`,
+    name,
+    ...(key === undefined ? {} : { key }),
+    ...(ttlMs === undefined ? {} : { ttlMs }),
+    allEntries,
+    beforeInvocation: (options as CacheEvictOptions).beforeInvocation === true,
+  };
+  return (value, context) => {
+    checkDecoratorCall(`@${decorator}`, value, context);
+    const method = String(context.name);
+    if (context.kind !== "method" || context.static || context.private) {
+      throw new TypeError(
+        `${operation.decorator} on ${method}: it caches public instance methods only`,
+      );
+    }
+    const entry = ownEntry<CachingEntry>(context.metadata, CACHING, () => new Map());
+    const operations = entry.get(method) ?? [];
+    if (kind !== "evict" && operations.some((o) => o.kind !== "evict")) {
+      throw new TypeError(
+        `${operation.decorator} on ${method}: a method is @Cacheable or @CachePut once`,
+      );
+    }
+    // Decorators apply from the method outwards: the one written first comes first.
+    entry.set(method, [operation, ...operations]);
+    interceptMethod(context as ClassMethodDecoratorContext, [CacheInterceptor as Class]);
+  };
+}

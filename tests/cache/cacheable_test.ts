@@ -1,0 +1,421 @@
+// deno-lint-ignore-file require-await -- the beans' async methods stand for an app's I/O.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  Bean,
+  bootstrap,
+  type Cache,
+  Cacheable,
+  CacheEvict,
+  CacheManager,
+  CachePut,
+  Component,
+  ConfigError,
+  Configuration,
+  Service,
+} from "../../mod.ts";
+import { propertyOptions } from "../property.ts";
+
+/** A promise and the functions that settle it: a load the test lets finish when it says. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A logger that keeps what it is given. */
+function capture() {
+  const lines: string[] = [];
+  const put = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);
+  return { lines, logger: { error: put("error"), warn: put("warn"), info: put("info") } };
+}
+
+/** Waits until `condition` holds, checking after each turn of the event loop. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+describe("@Cacheable, @CachePut and @CacheEvict", () => {
+  it("behave as a model map over any sequence of calls", async () => {
+    // The model: what the source holds, and what the cache holds for each key.
+    type Step =
+      | { op: "find"; id: number }
+      | { op: "change"; id: number; value: string }
+      | { op: "save"; id: number; value: string }
+      | { op: "evict"; id: number }
+      | { op: "clear" };
+    const id = fc.integer({ min: 0, max: 3 });
+    const value = fc.constantFrom("a", "b", "c");
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ op: fc.constant("find" as const), id }),
+      fc.record({ op: fc.constant("change" as const), id, value }),
+      fc.record({ op: fc.constant("save" as const), id, value }),
+      fc.record({ op: fc.constant("evict" as const), id }),
+      fc.record({ op: fc.constant("clear" as const) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 30 }), async (steps) => {
+        const source = new Map<number, string>();
+        @Service()
+        class Users {
+          loads = 0;
+          @Cacheable("users")
+          async find(id: number): Promise<string> {
+            this.loads++;
+            return source.get(id) ?? "none";
+          }
+          @CachePut("users", { key: (id: number) => id })
+          async save(id: number, value: string): Promise<string> {
+            source.set(id, value);
+            return value;
+          }
+          @CacheEvict("users")
+          async evict(_id: number): Promise<void> {}
+          @CacheEvict("users", { allEntries: true })
+          async clear(): Promise<void> {}
+        }
+        const users = (await bootstrap({ components: [Users] })).getBean(Users);
+        const cached = new Map<number, string>();
+        let loads = 0;
+        for (const s of steps) {
+          switch (s.op) {
+            case "find": {
+              const expected = cached.get(s.id) ?? source.get(s.id) ?? "none";
+              if (!cached.has(s.id)) loads++;
+              cached.set(s.id, expected);
+              assert.equal(await users.find(s.id), expected);
+              break;
+            }
+            case "change":
+              // Behind the cache's back: the cache keeps answering what it holds.
+              source.set(s.id, s.value);
+              break;
+            case "save":
+              assert.equal(await users.save(s.id, s.value), s.value);
+              cached.set(s.id, s.value);
+              break;
+            case "evict":
+              await users.evict(s.id);
+              cached.delete(s.id);
+              break;
+            case "clear":
+              await users.clear();
+              cached.clear();
+          }
+          assert.equal(users.loads, loads);
+        }
+      }),
+      propertyOptions(60),
+    );
+  });
+
+  it("runs concurrent first calls once, and caches neither a rejection nor undefined", async () => {
+    let gate = deferred<string>();
+    @Service()
+    class Rates {
+      loads = 0;
+      @Cacheable("rates")
+      async rate(currency: string): Promise<string> {
+        this.loads++;
+        return await gate.promise + currency;
+      }
+      @Cacheable("maybe")
+      async maybe(value: number | undefined | null): Promise<number | undefined | null> {
+        this.loads++;
+        return value;
+      }
+    }
+    const rates = (await bootstrap({ components: [Rates] })).getBean(Rates);
+    const first = [rates.rate("EUR"), rates.rate("EUR"), rates.rate("EUR")];
+    await until(() => rates.loads >= 1);
+    gate.reject(new Error("upstream down"));
+    for (const call of first) await assert.rejects(call, { message: "upstream down" });
+    assert.equal(rates.loads, 1);
+
+    gate = deferred<string>();
+    const second = rates.rate("EUR");
+    await until(() => rates.loads >= 2);
+    gate.resolve("1.1 ");
+    assert.equal(await second, "1.1 EUR");
+    assert.equal(await rates.rate("EUR"), "1.1 EUR");
+    assert.equal(rates.loads, 2);
+
+    await rates.maybe(undefined);
+    await rates.maybe(undefined);
+    assert.equal(rates.loads, 4);
+    await rates.maybe(null);
+    await rates.maybe(null);
+    assert.equal(rates.loads, 5);
+  });
+
+  it("does not store a load that an eviction or an update overtook", async () => {
+    // Each call waits on a gate of its own, so the test decides which load ends first.
+    const gates = [deferred<void>(), deferred<void>(), deferred<void>()];
+    let value = "old";
+    @Service()
+    class Docs {
+      loads = 0;
+      @Cacheable("docs")
+      async read(id: number): Promise<string> {
+        const read = value;
+        await gates[this.loads++].promise;
+        return `${read}-${id}`;
+      }
+      @CacheEvict("docs")
+      async write(_id: number): Promise<void> {
+        value = "new";
+      }
+      @CachePut("docs", { key: (id: number) => id })
+      async put(id: number): Promise<string> {
+        value = "put";
+        return `${value}-${id}`;
+      }
+    }
+    const docs = (await bootstrap({ components: [Docs] })).getBean(Docs);
+    const stale = docs.read(1);
+    await until(() => docs.loads === 1);
+    await docs.write(1);
+    // A call after the eviction does not join the load that began before it.
+    const fresh = docs.read(1);
+    await until(() => docs.loads === 2);
+    gates[1].resolve();
+    assert.equal(await fresh, "new-1");
+    gates[0].resolve();
+    assert.equal(await stale, "old-1");
+    assert.equal(await docs.read(1), "new-1");
+    assert.equal(docs.loads, 2);
+
+    // The same for an update: the load that began before it does not overwrite it.
+    const before = docs.read(2);
+    await until(() => docs.loads === 3);
+    assert.equal(await docs.put(2), "put-2");
+    gates[2].resolve();
+    assert.equal(await before, "new-2");
+    assert.equal(await docs.read(2), "put-2");
+    assert.equal(docs.loads, 3);
+  });
+
+  it("keeps at most max-entries per cache, the least recently used going first", async () => {
+    @Service()
+    class Squares {
+      loads: number[] = [];
+      @Cacheable("squares")
+      async square(n: number): Promise<number> {
+        this.loads.push(n);
+        return n * n;
+      }
+      @Cacheable("other")
+      async other(n: number): Promise<number> {
+        this.loads.push(-n);
+        return n;
+      }
+    }
+    const app = await bootstrap({
+      components: [Squares],
+      config: { thaw: { cache: { squares: { "max-entries": 2 } } } },
+    });
+    const squares = app.getBean(Squares);
+    for (const n of [1, 2, 1, 3, 1, 2]) await squares.square(n);
+    // 3 pushed out 2 (1 was used after it), then 2 pushed out 3.
+    assert.deepEqual(squares.loads, [1, 2, 3, 2]);
+    for (const n of [1, 2, 3, 4]) await squares.other(n);
+    for (const n of [1, 2, 3, 4]) await squares.other(n);
+    assert.deepEqual(squares.loads.filter((n) => n < 0), [-1, -2, -3, -4]);
+  });
+
+  it("lets entries expire after the method's ttl, else the cache's configured one", async () => {
+    @Service()
+    class Tokens {
+      loads = { short: 0, configured: 0, forever: 0 };
+      @Cacheable("short", { ttl: 20 })
+      async short(): Promise<number> {
+        return ++this.loads.short;
+      }
+      @Cacheable("configured")
+      async configured(): Promise<number> {
+        return ++this.loads.configured;
+      }
+      @Cacheable("forever")
+      async forever(): Promise<number> {
+        return ++this.loads.forever;
+      }
+    }
+    const app = await bootstrap({
+      components: [Tokens],
+      config: { thaw: { cache: { configured: { ttl: "20ms" } } } },
+    });
+    const tokens = app.getBean(Tokens);
+    assert.equal(await tokens.short(), 1);
+    assert.equal(await tokens.configured(), 1);
+    assert.equal(await tokens.forever(), 1);
+    // Each call either hits (the same value) or, once the entry expired, loads it again. A turn of
+    // the event loop between calls: lru-cache reads the clock again on a timer.
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+    while (tokens.loads.short === 1) {
+      assert.ok([1, 2].includes(await tokens.short()));
+      await tick();
+    }
+    while (tokens.loads.configured === 1) {
+      assert.ok([1, 2].includes(await tokens.configured()));
+      await tick();
+    }
+    assert.equal(await tokens.forever(), 1);
+  });
+
+  it("runs the method uncached when the store fails, logging once until it answers again", async () => {
+    let down = true;
+    const entries = new Map<string, unknown>();
+    const failing = () => down ? Promise.reject(new Error("ECONNREFUSED")) : undefined;
+    @Component()
+    class FlakyCacheManager extends CacheManager {
+      getCache(_name: string): Cache {
+        return {
+          get: async (key) => await failing() ?? entries.get(key),
+          put: async (key, value) => void (await failing() ?? entries.set(key, value)),
+          evict: async (key) => void (await failing() ?? entries.delete(key)),
+          clear: async () => void (await failing() ?? entries.clear()),
+        };
+      }
+    }
+    @Service()
+    class Users {
+      loads = 0;
+      @Cacheable("users")
+      async find(id: number): Promise<number> {
+        this.loads++;
+        return id;
+      }
+    }
+    const { lines, logger } = capture();
+    const app = await bootstrap({ components: [FlakyCacheManager, Users], logger });
+    const users = app.getBean(Users);
+    assert.equal(await users.find(1), 1);
+    assert.equal(await users.find(1), 1);
+    assert.equal(users.loads, 2);
+    assert.deepEqual(lines, [
+      'warn: @Cacheable("users") on Users.find(): the cache failed to read (ECONNREFUSED); ' +
+      "its methods run uncached until it answers again",
+    ]);
+    down = false;
+    assert.equal(await users.find(1), 1);
+    assert.equal(await users.find(1), 1);
+    assert.equal(users.loads, 3);
+    assert.deepEqual(lines.slice(1), ["info: cache 'users' answers again"]);
+  });
+
+  it("takes the app's own CacheManager, from a class or a @Bean method", async () => {
+    const entries = new Map<string, unknown>();
+    class MapCacheManager extends CacheManager {
+      getCache(name: string): Cache {
+        return {
+          get: async (key) => entries.get(`${name}/${key}`),
+          put: async (key, value) => void entries.set(`${name}/${key}`, value),
+          evict: async (key) => void entries.delete(`${name}/${key}`),
+          clear: async () => entries.clear(),
+        };
+      }
+    }
+    @Configuration()
+    class CacheConfig {
+      @Bean()
+      cacheManager(): MapCacheManager {
+        return new MapCacheManager();
+      }
+    }
+    @Service()
+    class Greeter {
+      @Cacheable("greetings")
+      async greet(name: string, punctuation: string): Promise<string> {
+        return `Hello, ${name}${punctuation}`;
+      }
+    }
+    const app = await bootstrap({ components: [CacheConfig, Greeter] });
+    assert.equal(await app.getBean(Greeter).greet("Ada", "!"), "Hello, Ada!");
+    assert.deepEqual([...entries], [['greetings/("Ada","!")', "Hello, Ada!"]]);
+    assert.ok(app.getBean(CacheManager) instanceof MapCacheManager);
+  });
+
+  it("refuses an argument with no key, naming the method, and calls nothing", async () => {
+    @Service()
+    class Reports {
+      loads = 0;
+      @Cacheable("reports")
+      async render(_format: () => string): Promise<string> {
+        this.loads++;
+        return "";
+      }
+    }
+    const reports = (await bootstrap({ components: [Reports] })).getBean(Reports);
+    await assert.rejects(reports.render(() => "pdf"), {
+      name: "TypeError",
+      message: '@Cacheable("reports") on Reports.render(): no cache key: argument 1 is a ' +
+        "function, which has no cache key; give { key: (...args) => ... }",
+    });
+    assert.equal(reports.loads, 0);
+  });
+
+  it("refuses bad options at the decorator, and bad thaw.cache keys at bootstrap", async () => {
+    const bad: [() => unknown, RegExp][] = [
+      [() => Cacheable(""), /^@Cacheable\(""\): name the cache/],
+      [() => Cacheable("a", { ttl: "5 minutes" }), /ttl must be a duration above 0/],
+      [() => Cacheable("a", { ttl: 0 }), /ttl must be a duration above 0/],
+      [() => Cacheable("a", { key: "id" as never }), /key must be a function/],
+      [
+        () => CacheEvict("a", { allEntries: true, key: (x: number) => x } as never),
+        /give key or allEntries, not both/,
+      ],
+    ];
+    for (const [make, message] of bad) assert.throws(make, { name: "TypeError", message });
+    assert.throws(
+      () => {
+        class _Twice {
+          @Cacheable("a")
+          @CachePut("a")
+          async m(): Promise<void> {}
+        }
+      },
+      { message: '@Cacheable("a") on m: a method is @Cacheable or @CachePut once' },
+    );
+    assert.throws(
+      () => {
+        class _Static {
+          @Cacheable("a")
+          static async m(): Promise<void> {}
+        }
+      },
+      { message: '@Cacheable("a") on m: it caches public instance methods only' },
+    );
+
+    @Service()
+    class Users {
+      @Cacheable("users")
+      async find(id: number): Promise<number> {
+        return id;
+      }
+    }
+    for (
+      const [cache, message] of [
+        [
+          { users: { tll: "5m" } },
+          /thaw\.cache\.users\.tll: unknown key; the keys of a cache are ttl, max-entries/,
+        ],
+        [{ users: { ttl: "soon" } }, /thaw\.cache\.users\.ttl must be a duration above 0/],
+        [
+          { users: { "max-entries": 0 } },
+          /thaw\.cache\.users\.max-entries must be a whole number from 1, got 0/,
+        ],
+        [{ users: 5 }, /thaw\.cache\.users must be a mapping of ttl, max-entries/],
+      ] as const
+    ) {
+      await assert.rejects(
+        bootstrap({ components: [Users], config: { thaw: { cache: cache } } }),
+        (e) => e instanceof ConfigError && message.test(e.message),
+      );
+    }
+  });
+});
