@@ -78,6 +78,17 @@ export {
   UseInterceptors,
 } from "./src/context/interceptors.ts";
 export {
+  ApplicationClosing,
+  ApplicationEvent,
+  ApplicationStarted,
+} from "./src/events/application_event.ts";
+export { ApplicationEventPublisher } from "./src/events/application_event_publisher.ts";
+export {
+  EventListener,
+  type EventListenerDecorator,
+  type EventListenerOptions,
+} from "./src/events/event_listener.ts";
+export {
   Cacheable,
   type CacheableOptions,
   type CacheDecorator,

@@ -38,6 +38,7 @@ import { type ApplicationInternals, registerApplication } from "./application_in
 import { observeFetch, type RequestObserver, RouteMarks } from "./observe/request_observer.ts";
 import { accessLogObserver } from "./observe/access_log.ts";
 import { type Scheduler, schedulerFactory } from "./scheduling/scheduled_jobs.ts";
+import { lifecycleEvents } from "./events/event_hooks.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -157,13 +158,16 @@ export interface Application {
     ctx?: ExecutionContext,
   ) => Promise<void>;
   /**
-   * Stops the scheduled jobs (a run in progress is waited for, within
-   * `server.shutdown-timeout`; one still running then makes the promise reject at the end, naming
-   * it), then the beans: runs every `@PreDestroy` hook once, the beans in the reverse of the order
-   * they started, each bounded by `server.shutdown-timeout` seconds (30 by default). A hook that
-   * fails or runs over does not stop the others; the promise rejects at the end with an
-   * `AggregateError` naming each, and resolves when all succeeded. A second call returns the
-   * same promise. A plain function: `const { close } = app` works.
+   * Publishes `ApplicationClosing` first, while everything still runs, and waits for its
+   * listeners (within `server.shutdown-timeout`). Then stops the scheduled jobs (a run in
+   * progress is waited for, within `server.shutdown-timeout`; one still running then makes the
+   * promise reject at the end, naming it), waits for the `{ async: true }` event listeners still
+   * running (within it too), then stops the beans: runs every `@PreDestroy` hook once, the beans
+   * in the reverse of the order they started, each bounded by `server.shutdown-timeout` seconds
+   * (30 by default). A listener or hook that fails or runs over does not stop the rest; the
+   * promise rejects at the end with an `AggregateError` naming each, and resolves when all
+   * succeeded. A second call returns the same promise. A plain function: `const { close } = app`
+   * works.
    */
   close(): Promise<void>;
 }
@@ -364,6 +368,7 @@ async function wire(
     config: config.values,
     locate: settings.where,
     shutdownTimeoutMs: shutdownTimeout * 1000,
+    logger,
   });
   for (const cls of classes) context.register(cls);
   for (const [token, instance] of options.overrides ?? []) context.override(token, instance);
@@ -500,9 +505,20 @@ async function wire(
     : observeFetch(hono.fetch as Application["fetch"], observers, marks);
   let closing: Promise<void> | undefined;
   const closeBeans = () => context.close(shutdownTimeout * 1000);
+  // `@EventListener` methods bring the app's own events with them: ApplicationStarted, published
+  // here (Spring Boot's: every bean started, the app compiled, nothing served yet), and the close
+  // that publishes ApplicationClosing and waits for async listeners. An app without one carries
+  // none of it.
+  const closeEvents = await lifecycleEvents(context.beans())?.(
+    context,
+    logger,
+    shutdownTimeout * 1000,
+    scheduler,
+  );
   // The schedules stop first, and a run in progress ends, before the beans it uses stop.
   const close = () =>
-    closing ??= scheduler?.close(closeBeans, shutdownTimeout * 1000) ?? closeBeans();
+    closing ??= closeEvents?.() ?? scheduler?.close(closeBeans, shutdownTimeout * 1000) ??
+      closeBeans();
   const app: Application = {
     fetch,
     hono,

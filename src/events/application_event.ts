@@ -1,0 +1,86 @@
+/**
+ * What the events of an application may extend (Spring's `ApplicationEvent`): it stamps when the
+ * event was made. Extending it is a choice, not a rule: any object can be published, and an
+ * `@EventListener(ApplicationEvent)` receives the events of every subclass, the app's own and
+ * Thaw's ({@linkcode ApplicationStarted}, {@linkcode ApplicationClosing}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ApplicationEvent } from "@thaw/thaw";
+ *
+ * class OrderPlaced extends ApplicationEvent {
+ *   constructor(readonly orderId: number) {
+ *     super();
+ *   }
+ * }
+ *
+ * const before = Date.now();
+ * const event = new OrderPlaced(7);
+ * assert.equal(event.orderId, 7);
+ * assert.ok(event.timestamp >= before && event.timestamp <= Date.now());
+ * ```
+ */
+export abstract class ApplicationEvent {
+  /** When the event was made, in milliseconds since the epoch. */
+  readonly timestamp: number = Date.now();
+}
+
+/**
+ * Published once at the end of `bootstrap()`, when every bean is started (its `@PostConstruct`
+ * hooks have run) and the web app is compiled, before any request is served or scheduled job
+ * runs (Spring Boot's `ApplicationStartedEvent`). A listener that throws makes `bootstrap` reject,
+ * naming it, once the beans already started are stopped.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ApplicationStarted, bootstrap, EventListener, Service } from "@thaw/thaw";
+ *
+ * @Service()
+ * class Warmup {
+ *   startedAt = 0;
+ *   @EventListener(ApplicationStarted)
+ *   onStarted(event: ApplicationStarted): void {
+ *     this.startedAt = event.timestamp;
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Warmup] });
+ * assert.ok(app.getBean(Warmup).startedAt > 0);
+ * ```
+ */
+export class ApplicationStarted extends ApplicationEvent {}
+
+/**
+ * Published first thing in `app.close()`, while every bean and scheduled job still runs (Spring's
+ * `ContextClosedEvent`): its listeners are awaited, bounded by `server.shutdown-timeout`, before
+ * the schedules stop and the `@PreDestroy` hooks run. A listener that throws does not stop the
+ * close: `app.close()` rejects at the end, naming it with the other failures.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ApplicationClosing, bootstrap, EventListener, PreDestroy, Service } from "@thaw/thaw";
+ *
+ * const steps: string[] = [];
+ *
+ * @Service()
+ * class Registry {
+ *   @EventListener(ApplicationClosing)
+ *   async deregister(): Promise<void> {
+ *     await Promise.resolve();
+ *     steps.push("deregistered");
+ *   }
+ *   @PreDestroy()
+ *   stop(): void {
+ *     steps.push("stopped");
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Registry] });
+ * await app.close();
+ * assert.deepEqual(steps, ["deregistered", "stopped"]);
+ * ```
+ */
+export class ApplicationClosing extends ApplicationEvent {}

@@ -1,0 +1,88 @@
+import type { BeanProvider } from "../context/class_record.ts";
+import { EventMulticaster } from "./event_multicaster.ts";
+
+/**
+ * Publishes an event to the `@EventListener` methods of the app's beans (Spring's
+ * `ApplicationEventPublisher`). Ask for it with `@Autowired(ApplicationEventPublisher)`: unless
+ * the app registers a bean of this class (a subclass that records events in a test, say), Thaw
+ * makes the one that delivers them.
+ *
+ * `publishEvent(event)` runs every listener whose event class the event is an instance of (a
+ * listener of `OrderEvent` hears an `OrderPlaced extends OrderEvent`): the beans in registration
+ * order, a bean's listeners as declared, its superclass's first. Each is awaited in turn, and the
+ * promise resolves when the last has run. The first that throws rejects it with what it threw:
+ * the listeners after it do not run. A listener declared `{ async: true }` starts once the promise
+ * has resolved, is not waited for, and what it throws is logged. An event published from a
+ * `@PostConstruct` hook reaches the beans made so far.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ApplicationEventPublisher, Autowired, bootstrap, EventListener, Service } from "@thaw/thaw";
+ *
+ * class OrderPlaced {
+ *   constructor(readonly orderId: number) {}
+ * }
+ *
+ * @Service()
+ * class Orders {
+ *   @Autowired(ApplicationEventPublisher)
+ *   private events!: ApplicationEventPublisher;
+ *
+ *   async place(orderId: number): Promise<void> {
+ *     await this.events.publishEvent(new OrderPlaced(orderId));
+ *   }
+ * }
+ *
+ * @Service()
+ * class Invoices {
+ *   readonly issued: number[] = [];
+ *   @EventListener(OrderPlaced)
+ *   issue(event: OrderPlaced): void {
+ *     this.issued.push(event.orderId);
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Orders, Invoices] });
+ * await app.getBean(Orders).place(7);
+ * assert.deepEqual(app.getBean(Invoices).issued, [7]);
+ * await assert.rejects(
+ *   app.getBean(ApplicationEventPublisher).publishEvent("placed" as unknown as object),
+ *   TypeError,
+ * );
+ * ```
+ */
+export abstract class ApplicationEventPublisher {
+  /**
+   * Delivers `event` (an object: a `TypeError` otherwise) to its listeners; resolves once every
+   * listener that is not async has run.
+   */
+  abstract publishEvent(event: object): Promise<void>;
+
+  /** The one Thaw makes, when the app registers none. */
+  static "thaw.provided": BeanProvider = (support) =>
+    new ListenerPublisher(new EventMulticaster(() => support.beans(), support.logger));
+}
+
+/** The publisher Thaw makes: its multicaster is the app's, which `app.close()` drains too. */
+export class ListenerPublisher extends ApplicationEventPublisher {
+  readonly #multicaster: EventMulticaster;
+
+  /** A publisher to `multicaster`. */
+  constructor(multicaster: EventMulticaster) {
+    super();
+    this.#multicaster = multicaster;
+  }
+
+  /** Delivers `event` to its listeners. */
+  publishEvent(event: object): Promise<void> {
+    return this.#multicaster.publish(event);
+  }
+
+  /** The multicaster of `bean`, when it is a publisher Thaw made. */
+  static multicasterOf(bean: unknown): EventMulticaster | undefined {
+    return typeof bean === "object" && bean !== null && #multicaster in bean
+      ? (bean as ListenerPublisher).#multicaster
+      : undefined;
+  }
+}

@@ -1,0 +1,164 @@
+import { type Class, methodAccess, ownEntry } from "../context/class_record.ts";
+import { LIFECYCLE_EVENTS } from "./event_hooks.ts";
+import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
+import { lifecycleEventsOf } from "./lifecycle_events.ts";
+
+/** Options of {@linkcode EventListener}. */
+export interface EventListenerOptions {
+  /**
+   * Runs the method once the publisher's promise has resolved, without the publisher waiting for
+   * it (Spring's `@Async` on a listener); what it throws is logged with the app's logger.
+   * `app.close()` waits for the runs still going, within `server.shutdown-timeout`, before the
+   * beans stop. `false` by default.
+   */
+  readonly async?: boolean;
+}
+
+/**
+ * What {@linkcode EventListener} returns: a decorator for an instance method that takes the event
+ * (or nothing).
+ *
+ * @example One decorator kept for several methods
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ApplicationStarted, bootstrap, EventListener, type EventListenerDecorator, Service } from "@thaw/thaw";
+ *
+ * const onStart: EventListenerDecorator<ApplicationStarted> = EventListener(ApplicationStarted);
+ *
+ * @Service()
+ * class Caches {
+ *   warmed: string[] = [];
+ *   @onStart
+ *   users(): void {
+ *     this.warmed.push("users");
+ *   }
+ *   @onStart
+ *   orders(): void {
+ *     this.warmed.push("orders");
+ *   }
+ * }
+ *
+ * const app = await bootstrap({ components: [Caches] });
+ * assert.deepEqual(app.getBean(Caches).warmed, ["users", "orders"]);
+ * ```
+ */
+export type EventListenerDecorator<E> = <This>(
+  value: (this: This, event: E) => unknown,
+  context: ClassMethodDecoratorContext<This, (this: This, event: E) => unknown>,
+) => void;
+
+const OPTIONS: readonly string[] = ["async"];
+
+/**
+ * Marks a method of a bean that receives the events that are instances of `eventClass` (Spring's
+ * `@EventListener`), published by an {@linkcode ApplicationEventPublisher} or by Thaw
+ * (`ApplicationStarted`, `ApplicationClosing`). A subclass's events reach it too: a listener of
+ * `ApplicationEvent` hears every event that extends it.
+ *
+ * The method takes the event, or nothing, and may be `async`: the publisher waits for it. Listeners
+ * run in the order the beans were registered, a bean's as declared (its superclass's first); one
+ * that throws rejects `publishEvent` with what it threw, and those after it do not run. With
+ * `{ async: true }` it runs once `publishEvent` has resolved instead, not waited for, and what it
+ * throws is logged. Only the beans of the app listen: an instance made with `new` does not.
+ *
+ * A method that is not an instance method, or that declares more than one parameter, is refused
+ * when the class is defined; so is a second `@EventListener` on one method (listen to a common
+ * superclass of the events instead).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   ApplicationEventPublisher,
+ *   Autowired,
+ *   bootstrap,
+ *   EventListener,
+ *   type Logger,
+ *   Service,
+ * } from "@thaw/thaw";
+ *
+ * class UserRegistered {
+ *   constructor(readonly email: string) {}
+ * }
+ *
+ * @Service()
+ * class Users {
+ *   @Autowired(ApplicationEventPublisher)
+ *   private events!: ApplicationEventPublisher;
+ *   async register(email: string): Promise<void> {
+ *     await this.events.publishEvent(new UserRegistered(email));
+ *   }
+ * }
+ *
+ * let sent!: () => void;
+ * const mailSent = new Promise<void>((resolve) => sent = resolve);
+ *
+ * @Service()
+ * class Welcome {
+ *   readonly log: string[] = [];
+ *   @EventListener(UserRegistered)
+ *   async audit(event: UserRegistered): Promise<void> {
+ *     await Promise.resolve();
+ *     this.log.push(`audited ${event.email}`);
+ *   }
+ *   @EventListener(UserRegistered, { async: true })
+ *   mail(event: UserRegistered): void {
+ *     this.log.push(`mailed ${event.email}`);
+ *     sent();
+ *     throw new Error("mail server down");
+ *   }
+ * }
+ *
+ * const errors: string[] = [];
+ * const logger: Logger = { error: (message) => void errors.push(message) };
+ * const app = await bootstrap({ components: [Users, Welcome], logger });
+ * const welcome = app.getBean(Welcome);
+ * await app.getBean(Users).register("ada@example.com");
+ * assert.deepEqual(welcome.log, ["audited ada@example.com"]); // the async one comes after
+ * await mailSent;
+ * await app.close(); // waits for the async run to end
+ * assert.deepEqual(welcome.log, ["audited ada@example.com", "mailed ada@example.com"]);
+ * assert.deepEqual(errors, [
+ *   "Async @EventListener Welcome.mail() threw on UserRegistered: mail server down",
+ * ]);
+ * ```
+ */
+export function EventListener<E extends object>(
+  eventClass: Class<E>,
+  options: EventListenerOptions = {},
+): EventListenerDecorator<E> {
+  if (typeof eventClass !== "function") {
+    throw new TypeError(
+      `@EventListener(${String(eventClass)}): takes the class of the events to receive ` +
+        `(@EventListener(OrderPlaced))`,
+    );
+  }
+  const fail = (why: string): never => {
+    throw new TypeError(`@EventListener(${eventClass.name}, ${JSON.stringify(options)}): ${why}`);
+  };
+  if (typeof options !== "object" || options === null) fail("the options are an object");
+  const unknown = Object.keys(options).filter((key) => !OPTIONS.includes(key));
+  if (unknown.length > 0) fail(`no option ${unknown.join(", ")}; the options are async`);
+  if (options.async !== undefined && typeof options.async !== "boolean") fail("async is a boolean");
+  const async = options.async === true;
+  return (value, context) => {
+    const access = methodAccess("EventListener", value, context as ClassMethodDecoratorContext);
+    const declared = typeof value === "function" ? value.length : 0;
+    if (declared > 1) {
+      throw new TypeError(
+        `@EventListener on ${access.methodName}: a listener takes the event, or nothing; this ` +
+          `one declares ${declared} parameters`,
+      );
+    }
+    const listeners = ownEntry<ListenerRecord[]>(context.metadata, LISTENERS, () => []);
+    if (listeners.some((record) => record.methodName === access.methodName)) {
+      throw new TypeError(
+        `@EventListener on ${access.methodName}: given twice; a method listens to one event ` +
+          `class (a common superclass of the events, or a method each)`,
+      );
+    }
+    listeners.push({ ...access, eventClass, async });
+    // Where bootstrap looks: the publishing comes with the decorator.
+    (context.metadata as Record<symbol, unknown>)[LIFECYCLE_EVENTS] = lifecycleEventsOf;
+  };
+}
