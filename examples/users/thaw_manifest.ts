@@ -6,6 +6,7 @@
 import { DatabaseHealth } from "./src/database_health.ts";
 import { UserController } from "./src/user_controller.ts";
 import { UserService } from "./src/user_service.ts";
+import { WelcomeMailer } from "./src/welcome_mailer.ts";
 
 /** The `@RestController` classes. */
 export const controllers = [
@@ -15,4 +16,5 @@ export const controllers = [
 export const components = [
   DatabaseHealth,
   UserService,
+  WelcomeMailer,
 ];

@@ -4,9 +4,10 @@ import { bootstrap } from "../../mod.ts";
 import { DatabaseHealth } from "./src/database_health.ts";
 import { UserController } from "./src/user_controller.ts";
 import { UserService } from "./src/user_service.ts";
+import { WelcomeMailer } from "./src/welcome_mailer.ts";
 import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 
 export default await bootstrap({
   controllers: [UserController],
-  components: [DatabaseHealth, UserService, MemoryUserRepository],
+  components: [DatabaseHealth, UserService, WelcomeMailer, MemoryUserRepository],
 });
