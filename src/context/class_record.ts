@@ -182,9 +182,29 @@ export const EXTENSION: unique symbol = Symbol("thaw.extension");
 
 /** The extension the classes of `instance` recorded, if any. */
 export function beanExtension(instance: unknown): BeanExtension | undefined {
-  const metadata = (instance as { constructor?: Record<symbol, unknown> } | null)?.constructor
+  return metadataOfInstance(instance)?.[EXTENSION] as BeanExtension | undefined;
+}
+
+/**
+ * What the decorators of some bean's classes left under `key` (a feature's entry, which brings
+ * the feature's code): the first bean's that has one. The one look `bootstrap` takes for a
+ * feature, so that an app without it carries nothing more.
+ */
+export function featureOf<T>(
+  beans: readonly { readonly instance: unknown }[],
+  key: symbol,
+): T | undefined {
+  for (const { instance } of beans) {
+    const entry = metadataOfInstance(instance)?.[key];
+    if (entry !== undefined) return entry as T;
+  }
+  return undefined;
+}
+
+// A class's metadata inherits its superclass's: one read sees the marks of the whole chain.
+function metadataOfInstance(instance: unknown): Record<symbol, unknown> | undefined {
+  return (instance as { constructor?: Record<symbol, unknown> } | null)?.constructor
     ?.[Symbol.metadata] as Record<symbol, unknown> | undefined;
-  return metadata?.[EXTENSION] as BeanExtension | undefined;
 }
 
 /**

@@ -2,7 +2,7 @@
 // the app's own events, and the one look that finds it among the beans. The publishing itself comes
 // with the decorator, so that an app without a listener neither loads nor carries it: this file is
 // all such an app carries.
-import type { ContextLogger } from "../context/class_record.ts";
+import { type ContextLogger, featureOf } from "../context/class_record.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { Scheduler } from "../scheduling/scheduled_jobs.ts";
 
@@ -33,12 +33,5 @@ export const LIFECYCLE_EVENTS: unique symbol = Symbol("thaw.events");
 export function lifecycleEvents(
   beans: readonly { readonly instance: unknown }[],
 ): LifecycleEventsFactory | undefined {
-  for (const { instance } of beans) {
-    // A class's metadata inherits its superclass's: one read sees the marks of the whole chain.
-    const factory = ((instance as { constructor?: { [Symbol.metadata]?: unknown } } | null)
-      ?.constructor?.[Symbol.metadata] as Record<symbol, LifecycleEventsFactory> | undefined)
-      ?.[LIFECYCLE_EVENTS];
-    if (factory) return factory;
-  }
-  return undefined;
+  return featureOf<LifecycleEventsFactory>(beans, LIFECYCLE_EVENTS);
 }

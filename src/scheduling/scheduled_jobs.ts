@@ -1,7 +1,13 @@
 // What `bootstrap` knows of scheduling: where `@Scheduled` and `@SchedulerLock` leave their marks,
 // and how to gather them from the beans. The scheduler itself (and croner) comes with the
 // decorators, so that an app without a schedule neither loads nor carries it.
-import { type Class, type MethodAccess, methodAccess, ownEntry } from "../context/class_record.ts";
+import {
+  type Class,
+  featureOf,
+  type MethodAccess,
+  methodAccess,
+  ownEntry,
+} from "../context/class_record.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { ConfigValues } from "../config/application_config.ts";
 
@@ -97,14 +103,7 @@ export const SCHEDULING: unique symbol = Symbol("thaw.scheduling");
 export function schedulerFactory(
   beans: readonly { readonly instance: unknown }[],
 ): SchedulerFactory | undefined {
-  for (const { instance } of beans) {
-    // A class's metadata inherits its superclass's: one read sees the marks of the whole chain.
-    const metadata = (instance as { constructor?: { [Symbol.metadata]?: unknown } } | null)
-      ?.constructor?.[Symbol.metadata] as Record<symbol, SchedulingEntry | undefined> | undefined;
-    const factory = metadata?.[SCHEDULING]?.scheduler;
-    if (factory !== undefined) return factory;
-  }
-  return undefined;
+  return featureOf<SchedulingEntry>(beans, SCHEDULING)?.scheduler;
 }
 
 /**
