@@ -1,3 +1,5 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
 import type { Application, Logger } from "../mod.ts";
 import { listen } from "../server.ts";
 
@@ -67,4 +69,26 @@ export async function reach(app: Application, transport: Transport): Promise<Cli
     },
     close: () => server.close(),
   };
+}
+
+/** A loopback port nothing listens on (bound, then released): for a server a test starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The AggregateError `promise` rejects with. */
+export async function aggregateOf(promise: Promise<unknown>): Promise<AggregateError> {
+  let caught: unknown;
+  await assert.rejects(promise, (e: unknown) => {
+    caught = e;
+    return e instanceof AggregateError;
+  });
+  return caught as AggregateError;
 }

@@ -5,6 +5,7 @@ import { bearerAuth } from "hono/bearer-auth";
 import { bootstrap, ConfigError, GetMapping, RestController } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { listen } from "../../server.ts";
+import { freePort } from "../helpers.ts";
 
 @RestController()
 class OrderController {
@@ -35,16 +36,6 @@ async function status(url: string, headers: Record<string, string> = {}): Promis
   const res = await fetch(url, { headers });
   await res.body?.cancel();
   return res.status;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 // Whether anything accepts a connection on the port now.

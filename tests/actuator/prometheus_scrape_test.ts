@@ -3,7 +3,6 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { metrics } from "@opentelemetry/api";
@@ -12,6 +11,7 @@ import { actuator } from "../../actuator.ts";
 import { listen } from "../../server.ts";
 import type { Server } from "../../src/runtime/serve.ts";
 import { RUNTIME } from "../runtime.ts";
+import { freePort } from "../helpers.ts";
 
 // Each runtime's run of this file scrapes its own routes, so that a query finds this run's.
 const ROUTE = `/scrape/${RUNTIME}/{id}`;
@@ -22,17 +22,6 @@ class ScrapeController {
   get(id: number) {
     return { id };
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 // Waits on a state, not a clock: `check` until it answers, bounded only against a server that

@@ -15,6 +15,7 @@ import { createClient } from "redis";
 import { Bean, bootstrap, Cacheable, CacheManager, Configuration, Service } from "../../mod.ts";
 import { RedisCacheManager, type RedisCacheManagerOptions } from "../../cache-redis.ts";
 import { propertyOptions } from "../property.ts";
+import { freePort } from "../helpers.ts";
 
 const REDIS_SERVER = "redis-server";
 // What a call bounded by its timeout may take past it on a loaded machine: timers fire late, never
@@ -25,17 +26,6 @@ const SLACK_MS = 500;
 // end the process on some runtime; here it fails the suite instead, naming it.
 const escaped: unknown[] = [];
 const onEscape = (error: unknown) => escaped.push(error);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 // Waits on a state, not a clock: `check` until it holds, bounded only against one that never
 // comes (far past any loaded machine's restart).

@@ -15,20 +15,11 @@ import {
 } from "../../mod.ts";
 import { ApplicationContext } from "../../src/context/application_context.ts";
 import { propertyOptions } from "../property.ts";
+import { aggregateOf } from "../helpers.ts";
 
 /** A promise that never settles: a hook stuck on a connection that never answers. */
 function never(): Promise<void> {
   return new Promise<void>(() => {});
-}
-
-/** The AggregateError `promise` rejects with. */
-async function aggregateOf(promise: Promise<unknown>): Promise<AggregateError> {
-  let caught: unknown;
-  await assert.rejects(promise, (e: unknown) => {
-    caught = e;
-    return e instanceof AggregateError;
-  });
-  return caught as AggregateError;
 }
 
 describe("@PostConstruct", () => {

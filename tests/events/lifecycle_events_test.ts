@@ -15,23 +15,13 @@ import {
   Scheduled,
   Service,
 } from "../../mod.ts";
-import { memoryLogger } from "../helpers.ts";
+import { aggregateOf, memoryLogger } from "../helpers.ts";
 
 /** A promise and the function that resolves it: a state a test waits on. */
 function signal(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => resolve = r);
   return { promise, resolve };
-}
-
-/** The AggregateError `promise` rejects with. */
-async function aggregateOf(promise: Promise<unknown>): Promise<AggregateError> {
-  let caught: unknown;
-  await assert.rejects(promise, (e: unknown) => {
-    caught = e;
-    return e instanceof AggregateError;
-  });
-  return caught as AggregateError;
 }
 
 class Tick {}
