@@ -5,7 +5,7 @@ import { printable } from "../config/application_config.ts";
 import { type Cache, CacheManager } from "./cache_manager.ts";
 import { argumentsKey, cacheKey } from "./cache_key.ts";
 import { type CacheOperation, cacheOperations } from "./cache_operation.ts";
-import { type CacheSettings, cacheSettings } from "./cache_settings.ts";
+import { type CacheSettings, cacheSettings, DEFAULT_TIMEOUT_MS } from "./cache_settings.ts";
 
 /** A call of a `@Cacheable` method whose result is not there yet: later callers share it. */
 interface Load {
@@ -119,7 +119,12 @@ export class CacheInterceptor implements MethodInterceptor {
   async #put(operation: CacheOperation, key: string, value: unknown, where: string): Promise<void> {
     // A load of the same key that began before this update would store what it read before it.
     this.#forget(operation.name, key);
-    if (value !== undefined) await this.#store(operation, key, value, where);
+    if (value !== undefined) {
+      await this.#store(operation, key, value, where);
+    } else {
+      // Nothing to store, but what was stored is no longer the value (a `Promise<void>` update).
+      await this.#attempt(operation, where, "evict", (cache) => cache.evict(key));
+    }
   }
 
   async #store(operation: CacheOperation, key: string, value: unknown, where: string) {
@@ -164,22 +169,28 @@ export class CacheInterceptor implements MethodInterceptor {
     call: (cache: Cache) => Promise<T>,
   ): Promise<T | undefined> {
     const name = operation.name;
+    const timeoutMs = this.#settings.get(name)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       let cache = this.#caches.get(name);
       if (cache === undefined) this.#caches.set(name, cache = this.#manager.getCache(name));
-      const result = await call(cache);
-      if (this.#failing.delete(name)) {
-        (this.#logger.info ?? this.#logger.error).call(
-          this.#logger,
-          `cache '${name}' answers again`,
-        );
-      }
+      // A store that never answers must not hold the caller, nor every later caller of the key.
+      const result = await Promise.race([
+        call(cache),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+      if (this.#failing.delete(name)) this.#log("info", `cache '${name}' answers again`);
       return result;
     } catch (error) {
       if (!this.#failing.has(name)) {
         this.#failing.add(name);
-        (this.#logger.warn ?? this.#logger.error).call(
-          this.#logger,
+        this.#log(
+          "warn",
           `${operation.decorator} on ${where}: the cache failed to ${what} (${
             printable(messageOf(error))
           }); its methods run uncached until it answers again`,
@@ -187,6 +198,22 @@ export class CacheInterceptor implements MethodInterceptor {
         );
       }
       return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // A logger that fails must not fail the call the cache was there to spare.
+  #log(level: "info" | "warn", message: string, error?: unknown): void {
+    try {
+      const logger = this.#logger;
+      (logger[level] ?? logger.error).call(
+        logger,
+        message,
+        ...(error === undefined ? [] : [error]),
+      );
+    } catch {
+      // Nowhere left to report it.
     }
   }
 }

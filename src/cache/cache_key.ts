@@ -7,9 +7,11 @@ import { printable } from "../config/application_config.ts";
 /**
  * The cache key of a value (`@Cacheable`'s arguments, or what its `key` option returned): two
  * values get the same key exactly when they are deep-equal: the same primitives (`0` and `-0`
- * alike, `NaN` equal to itself), arrays of equal items, objects of the same class with equal own
- * enumerable properties in any order (a plain object and one of no prototype alike), `Date`s of one time, `Map`s and `Set`s of equal entries in
- * any order. A function, a symbol or a cycle has no key: a `TypeError` names where it is.
+ * alike, `NaN` equal to itself), arrays of equal items, plain objects with equal own enumerable
+ * properties in any order (a plain object and one of no prototype alike), `Date`s of one time, `Map`s and `Set`s of equal entries in
+ * any order. A function, a symbol, a cycle, an instance of any other class (a `URL`, a class of
+ * one's own: its state may be in private fields a key cannot see) and more than
+ * {@linkcode MAX_KEY_VALUES} values have no key: a `TypeError` names where it is.
  *
  * @example
  * ```ts
@@ -19,11 +21,11 @@ import { printable } from "../config/application_config.ts";
  * assert.equal(cacheKey([7, "a"]), '[7,"a"]');
  * assert.equal(cacheKey({ b: 1, a: 2 }), cacheKey({ a: 2, b: 1 }));
  * assert.notEqual(cacheKey([1]), cacheKey(["1"]));
- * assert.throws(() => cacheKey([() => 1]), /argument 1 is a function/);
+ * assert.throws(() => cacheKey([() => 1]), { message: /^the key's \[0\] is a function/ });
  * ```
  */
 export function cacheKey(value: unknown): string {
-  return encode(value, [], "");
+  return encode(value, new Encoding(), "$");
 }
 
 /**
@@ -43,11 +45,37 @@ export function cacheKey(value: unknown): string {
  * ```
  */
 export function argumentsKey(args: readonly unknown[]): string {
-  if (args.length === 1) return encode(args[0], [], "[0]");
-  return `(${args.map((arg, i) => encode(arg, [], `[${i}]`)).join(",")})`;
+  const encoding = new Encoding();
+  if (args.length === 1) return encode(args[0], encoding, "[0]");
+  return `(${args.map((arg, i) => encode(arg, encoding, `[${i}]`)).join(",")})`;
 }
 
-function encode(value: unknown, open: object[], path: string): string {
+/** The most values one key is made of: past it, arguments that share parts could cost hours. */
+export const MAX_KEY_VALUES = 100_000;
+
+// What an encoding has seen: the objects it is inside (a cycle has no key) and how many values
+// it wrote (an object reached along many paths is written once for each).
+class Encoding {
+  readonly open: object[] = [];
+  values = 0;
+}
+
+// The classes whose values a key reads: each holds its state where the key can see it. Any other
+// class's instance may keep it in private fields or internal slots (a URL, a RegExp, a class with
+// `#fields`), so that two different ones would get one key.
+const BOXES: readonly unknown[] = [
+  Number.prototype,
+  String.prototype,
+  Boolean.prototype,
+  BigInt.prototype,
+];
+
+function encode(value: unknown, encoding: Encoding, path: string): string {
+  if (++encoding.values > MAX_KEY_VALUES) {
+    throw new TypeError(
+      `${where(path)} makes the key more than ${MAX_KEY_VALUES} values long, which is too large`,
+    );
+  }
   switch (typeof value) {
     case "string":
       return JSON.stringify(value);
@@ -65,48 +93,80 @@ function encode(value: unknown, open: object[], path: string): string {
   }
   if (value === null) return "null";
   const object = value as object;
-  if (open.includes(object)) {
+  if (encoding.open.includes(object)) {
     throw new TypeError(`${where(path)} holds itself, which has no cache key`);
   }
-  open.push(object);
+  encoding.open.push(object);
   try {
-    if (Array.isArray(object)) {
-      // A hole is `~`, which no value's key is: `[~,1]` is not `[undefined,1]`.
-      const items: string[] = [];
-      for (let i = 0; i < object.length; i++) {
-        items.push(i in object ? encode(object[i], open, `${path}[${i}]`) : "~");
-      }
-      return `[${items.join(",")}]`;
-    }
-    if (object instanceof Date) return `Date(${object.getTime()})`;
-    // A boxed primitive holds its value in no property.
-    if (object instanceof Number || object instanceof String || object instanceof Boolean) {
-      return `new ${object.constructor.name}(${encode(object.valueOf(), open, path)})`;
-    }
-    if (object instanceof Map) {
-      const entries = [...object].map(([k, v], i) =>
-        `[${encode(k, open, `${path} key ${i + 1}`)},${encode(v, open, `${path}.get(…)`)}]`
-      );
-      return `Map([${entries.sort().join(",")}])`;
-    }
-    if (object instanceof Set) {
-      const items = [...object].map((item, i) => encode(item, open, `${path} item ${i + 1}`));
-      return `Set([${items.sort().join(",")}])`;
-    }
-    const fields = Object.keys(object).sort().map((k) =>
-      `${JSON.stringify(k)}:${
-        encode((object as Record<string, unknown>)[k], open, `${path}${field(k)}`)
-      }`
-    );
-    const prototype = Object.getPrototypeOf(object);
-    const body = `{${fields.join(",")}}`;
-    if (prototype === Object.prototype || prototype === null) return body;
-    // Another class's instance: its name tells it from a plain object of the same fields.
-    const name = typeof prototype.constructor === "function" ? prototype.constructor.name : "";
-    return `new ${JSON.stringify(name)}${body}`;
+    return encodeObject(object, encoding, path);
   } finally {
-    open.pop();
+    encoding.open.pop();
   }
+}
+
+function encodeObject(object: object, encoding: Encoding, path: string): string {
+  const prototype = Object.getPrototypeOf(object);
+  if (prototype === Array.prototype && Array.isArray(object)) {
+    if (Object.keys(object).length !== countItems(object) || symbolKeyed(object)) {
+      throw new TypeError(`${where(path)} is an array with properties beside its items`);
+    }
+    // A hole is `~`, which no value's key is: `[~,1]` is not `[undefined,1]`.
+    const items: string[] = [];
+    for (let i = 0; i < object.length; i++) {
+      items.push(i in object ? encode(object[i], encoding, `${path}[${i}]`) : "~");
+    }
+    return `[${items.join(",")}]`;
+  }
+  if (prototype === Date.prototype) return `Date(${(object as Date).getTime()})`;
+  if (BOXES.includes(prototype)) {
+    const primitive = (object as { valueOf(): unknown }).valueOf();
+    return `new ${prototype.constructor.name}(${encode(primitive, encoding, path)})`;
+  }
+  if (prototype === Map.prototype) {
+    const entries = [...(object as Map<unknown, unknown>)].map(([k, v], i) =>
+      `[${encode(k, encoding, `${path} key ${i + 1}`)},${encode(v, encoding, `${path}.get(…)`)}]`
+    );
+    return `Map([${entries.sort().join(",")}])`;
+  }
+  if (prototype === Set.prototype) {
+    const items = [...(object as Set<unknown>)].map((item, i) =>
+      encode(item, encoding, `${path} item ${i + 1}`)
+    );
+    return `Set([${items.sort().join(",")}])`;
+  }
+  if (prototype !== Object.prototype && prototype !== null) {
+    if (typeof (object as { then?: unknown }).then === "function") {
+      throw new TypeError(`${where(path)} is a promise: a key is made before the call, at once`);
+    }
+    const name = typeof prototype?.constructor === "function" ? prototype.constructor.name : "";
+    throw new TypeError(
+      `${where(path)} is ${name === "" ? "an instance of a class" : `a ${name}`}, which may hold ` +
+        "what a key cannot see (private fields); only plain objects, arrays, Dates, Maps, Sets " +
+        "and primitives make a key",
+    );
+  }
+  if (symbolKeyed(object)) {
+    throw new TypeError(`${where(path)} has symbol-keyed properties, which a key cannot hold`);
+  }
+  const fields = Object.keys(object).sort().map((k) =>
+    `${JSON.stringify(k)}:${
+      encode((object as Record<string, unknown>)[k], encoding, `${path}${field(k)}`)
+    }`
+  );
+  return `{${fields.join(",")}}`;
+}
+
+/** How many items an array holds, holes aside. */
+function countItems(array: readonly unknown[]): number {
+  let count = 0;
+  for (let i = 0; i < array.length; i++) if (i in array) count++;
+  return count;
+}
+
+function symbolKeyed(object: object): boolean {
+  return Object.getOwnPropertySymbols(object).some((symbol) =>
+    Object.getOwnPropertyDescriptor(object, symbol)?.enumerable
+  );
 }
 
 // A property as a message names it: `.name`, or `["a b"]` for a name that is not an identifier.
@@ -121,11 +181,9 @@ function where(path: string): string {
 }
 
 function placed(path: string): string {
-  // The arguments' own array: `[0]` is the first argument.
+  // `$`: the value `key` returned; `[0]`: the first argument.
   const argument = /^\[(\d+)\]/.exec(path);
-  if (argument === null) return path === "" ? "the key" : `the key's ${path.replace(/^\./, "")}`;
-  const rest = path.slice(argument[0].length);
-  return `argument ${Number(argument[1]) + 1}${
-    rest === "" ? "" : ` (its ${rest.replace(/^\./, "")})`
-  }`;
+  const rest = path.slice(argument === null ? 1 : argument[0].length).replace(/^\./, "");
+  if (argument === null) return rest === "" ? "the key" : `the key's ${rest}`;
+  return `argument ${Number(argument[1]) + 1}${rest === "" ? "" : ` (its ${rest})`}`;
 }

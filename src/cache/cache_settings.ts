@@ -1,7 +1,7 @@
 import { configValue, printable } from "../config/application_config.ts";
 import type { ConfigValues } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
-import { parseDuration } from "../config/duration.ts";
+import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
 
 /** What `thaw.cache.<name>` sets for one cache. */
 export interface CacheSettings {
@@ -9,16 +9,21 @@ export interface CacheSettings {
   readonly ttlMs?: number;
   /** `max-entries`: the most entries the in-memory cache keeps, the least recently used going first. */
   readonly maxEntries?: number;
+  /** `timeout`, in milliseconds: how long one call of the store may take. */
+  readonly timeoutMs?: number;
 }
 
 /** How many entries an in-memory cache keeps when `max-entries` does not say. */
 export const DEFAULT_MAX_ENTRIES = 10_000;
 
-const KEYS = ["ttl", "max-entries"];
+/** How long one call of a cache's store may take when `timeout` does not say. */
+export const DEFAULT_TIMEOUT_MS = 2_000;
+
+const KEYS = ["ttl", "max-entries", "timeout"];
 
 /**
- * The settings of each cache under `thaw.cache`, checked: a key other than `ttl` and
- * `max-entries`, a duration that is not one, or a count below 1 is a `ConfigError` naming the key
+ * The settings of each cache under `thaw.cache`, checked: a key other than `ttl`, `max-entries`
+ * and `timeout`, a duration that is not one, or a count below 1 is a `ConfigError` naming the key
  * and where it was written.
  *
  * @example
@@ -53,15 +58,14 @@ export function cacheSettings(
     }
     let ttlMs: number | undefined;
     let maxEntries: number | undefined;
+    let timeoutMs: number | undefined;
     for (const [key, raw] of Object.entries(value)) {
       const where = locate(`${prefix}.${key}`);
       if (key === "ttl") {
-        ttlMs = typeof raw === "number" || typeof raw === "string" ? parseDuration(raw) : undefined;
-        if (ttlMs === undefined || ttlMs === 0) {
-          throw new ConfigError(
-            `${where} must be a duration above 0 (milliseconds, 30s, 5m, PT1H), got ${shown(raw)}`,
-          );
-        }
+        // An entry's time to live waits on no timer: days and years are fine.
+        ttlMs = duration(raw, where, Number.MAX_SAFE_INTEGER);
+      } else if (key === "timeout") {
+        timeoutMs = duration(raw, where, MAX_DURATION_MS);
       } else if (key === "max-entries") {
         const n = typeof raw === "string" && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
         if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
@@ -75,9 +79,22 @@ export function cacheSettings(
     settings.set(name, {
       ...(ttlMs === undefined ? {} : { ttlMs }),
       ...(maxEntries === undefined ? {} : { maxEntries }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
   }
   return settings;
+}
+
+function duration(raw: unknown, where: string, max: number): number {
+  const ms = typeof raw === "number" || typeof raw === "string"
+    ? parseDuration(raw, max)
+    : undefined;
+  if (ms === undefined || ms === 0) {
+    throw new ConfigError(
+      `${where} must be a duration above 0 (milliseconds, 30s, 5m, PT1H), got ${shown(raw)}`,
+    );
+  }
+  return ms;
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {

@@ -178,7 +178,10 @@ function cacheDecorator(
   const ttl = (options as CacheableOptions).ttl;
   let ttlMs: number | undefined;
   if (ttl !== undefined) {
-    ttlMs = typeof ttl === "number" || typeof ttl === "string" ? parseDuration(ttl) : undefined;
+    // An entry's time to live waits on no timer: days and years are fine.
+    ttlMs = typeof ttl === "number" || typeof ttl === "string"
+      ? parseDuration(ttl, Number.MAX_SAFE_INTEGER)
+      : undefined;
     if (ttlMs === undefined || ttlMs === 0) {
       fail(
         `ttl must be a duration above 0 (milliseconds, "30s", "5m", "PT1H"), got ${String(ttl)}`,

@@ -53,6 +53,13 @@ function check(value: unknown, path: string, open: object[]): string | undefined
   try {
     if (Array.isArray(object)) {
       if (Object.getPrototypeOf(object) !== Array.prototype) return at(instance(object), path);
+      // JSON writes the items alone, unless a `toJSON` of its own writes something else.
+      if (
+        Object.keys(object).some((key) => !/^(0|[1-9]\d*)$/.test(key)) ||
+        Object.getOwnPropertySymbols(object).length > 0
+      ) {
+        return at("an array with properties beside its items", path);
+      }
       for (let i = 0; i < object.length; i++) {
         const where = `${path}[${i}]`;
         if (!(i in object)) return at("an array hole", where);

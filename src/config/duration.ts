@@ -19,7 +19,7 @@ const ISO = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,3}))?S)?)
  * Milliseconds from a duration (a schedule's, a cache's time to live): a whole number of milliseconds, or text as Spring
  * Boot reads it (`500ms`, `30s`, `5m`, `2h`, `1d`; a bare number is milliseconds) or ISO 8601
  * (`PT30S`, `PT1H30M`, `P1D`). `undefined` for anything else, and for more than
- * {@linkcode MAX_DURATION_MS}.
+ * `max` ({@linkcode MAX_DURATION_MS}, what one timer can wait, unless given).
  *
  * @example
  * ```ts
@@ -32,7 +32,10 @@ const ISO = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,3}))?S)?)
  * assert.equal(parseDuration("thirty seconds"), undefined);
  * ```
  */
-export function parseDuration(value: number | string): number | undefined {
+export function parseDuration(
+  value: number | string,
+  max: number = MAX_DURATION_MS,
+): number | undefined {
   let ms: number;
   if (typeof value === "number") {
     ms = value;
@@ -50,5 +53,5 @@ export function parseDuration(value: number | string): number | undefined {
       return undefined;
     }
   }
-  return Number.isSafeInteger(ms) && ms >= 0 && ms <= MAX_DURATION_MS ? ms : undefined;
+  return Number.isSafeInteger(ms) && ms >= 0 && ms <= max ? ms : undefined;
 }

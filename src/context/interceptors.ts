@@ -94,6 +94,9 @@ interface InterceptionEntry {
 
 const INTERCEPTION = Symbol("thaw.interception");
 
+// Each wrapper and the method it wraps.
+const WRAPPED = new WeakMap<object, (...args: unknown[]) => unknown>();
+
 /**
  * Runs the interceptors `items` (bean classes implementing {@linkcode MethodInterceptor}) around
  * a method, or around every method of a class (its `@PostConstruct` and `@PreDestroy` hooks
@@ -204,7 +207,10 @@ async function interceptBean(bean: object, support: BeanSupport): Promise<void> 
   const typeName = classes[0]?.name || "(anonymous)";
   const made = new Map<Class, MethodInterceptor>();
   for (const name of names) {
-    const original = (bean as Record<string, unknown>)[name];
+    const found = (bean as Record<string, unknown>)[name];
+    // An object another app's container wrapped already (a `@Bean` method returning one shared
+    // instance): this app's interceptors replace that app's, not run inside them.
+    const original = WRAPPED.get(found as object) ?? found;
     if (typeof original !== "function") continue;
     const where = `${typeName}.${name}()`;
     const wanted = new Set([...typeLevel, ...entries.flatMap((e) => e.methods.get(name) ?? [])]);
@@ -267,5 +273,6 @@ function intercepted(
   // What a route's binders are checked against, and what a stack trace shows.
   Object.defineProperty(wrapper, "length", { value: original.length });
   Object.defineProperty(wrapper, "name", { value: original.name });
+  WRAPPED.set(wrapper, original);
   return wrapper;
 }

@@ -1,4 +1,4 @@
-import { type Class, ownRecord, type Stereotype } from "./class_record.ts";
+import { type Class, methodGetter, ownRecord, type Stereotype } from "./class_record.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
 
 /** A decorator for a class that Thaw registers as a bean. */
@@ -143,7 +143,7 @@ export function Bean(name?: string): BeanMethodDecorator {
     ownRecord(context.metadata).beanMethods.push({
       beanName: name ?? methodName,
       methodName,
-      get: context.access.get as (instance: unknown) => unknown,
+      get: methodGetter(context as ClassMethodDecoratorContext),
     });
   };
 }

@@ -22,13 +22,14 @@ describe("cacheSettings", () => {
     const max = fc.integer({ min: 1, max: 1_000_000 }).chain((n) =>
       fc.constantFrom<[unknown, number]>([n, n], [String(n), n], [` ${n} `, n])
     );
-    const cache = fc.record({ ttl, max }, { requiredKeys: [] });
+    const cache = fc.record({ ttl, max, timeout: ttl }, { requiredKeys: [] });
     fc.assert(
       fc.property(fc.dictionary(name, cache, { maxKeys: 4 }), (caches) => {
         const written = Object.fromEntries(
           Object.entries(caches).map(([n, c]) => [n, {
             ...(c.ttl === undefined ? {} : { ttl: c.ttl[0] }),
             ...(c.max === undefined ? {} : { "max-entries": c.max[0] }),
+            ...(c.timeout === undefined ? {} : { timeout: c.timeout[0] }),
           }]),
         );
         const settings = read(written);
@@ -37,6 +38,7 @@ describe("cacheSettings", () => {
           assert.deepEqual(settings.get(n), {
             ...(c.ttl === undefined ? {} : { ttlMs: c.ttl[1] }),
             ...(c.max === undefined ? {} : { maxEntries: c.max[1] }),
+            ...(c.timeout === undefined ? {} : { timeoutMs: c.timeout[1] }),
           });
         }
       }),
@@ -45,7 +47,7 @@ describe("cacheSettings", () => {
   });
 
   it("refuses any other key, naming it and where it was written", () => {
-    const known = new Set(["ttl", "max-entries"]);
+    const known = new Set(["ttl", "max-entries", "timeout"]);
     fc.assert(
       fc.property(
         fc.string({ maxLength: 12 }).filter((k) => !known.has(k) && k !== "__proto__"),
@@ -88,7 +90,7 @@ describe("cacheSettings", () => {
       message: "application.yml: thaw.cache must be a mapping of cache names",
     });
     assert.throws(() => read({ users: [] }), {
-      message: "application.yml: thaw.cache.users must be a mapping of ttl, max-entries",
+      message: "application.yml: thaw.cache.users must be a mapping of ttl, max-entries, timeout",
     });
   });
 
@@ -98,5 +100,10 @@ describe("cacheSettings", () => {
     assert.equal(read({ users: null }).get("users"), undefined);
     assert.deepEqual(read({ users: {} }).get("users"), {});
     assert.equal(DEFAULT_MAX_ENTRIES, 10_000);
+    // A time to live waits on no timer; a timeout does, and is held to what one can wait.
+    assert.deepEqual(read({ users: { ttl: "P400D" } }).get("users"), { ttlMs: 400 * 86_400_000 });
+    assert.throws(() => read({ users: { timeout: "P400D" } }), {
+      message: /thaw\.cache\.users\.timeout must be a duration above 0/,
+    });
   });
 });

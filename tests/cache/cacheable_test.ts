@@ -16,17 +16,7 @@ import {
   Service,
 } from "../../mod.ts";
 import { propertyOptions } from "../property.ts";
-
-/** A promise and the functions that settle it: a load the test lets finish when it says. */
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from "../scheduling/virtual_clock.ts";
 
 /** A logger that keeps what it is given. */
 function capture() {
@@ -308,6 +298,102 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
     assert.deepEqual(lines.slice(1), ["info: cache 'users' answers again"]);
   });
 
+  it("evicts the key's entry when a @CachePut method resolves to undefined", async () => {
+    const prices = new Map([["tea", 3]]);
+    @Service()
+    class Prices {
+      @Cacheable("prices")
+      async price(sku: string): Promise<number | undefined> {
+        return prices.get(sku);
+      }
+      @CachePut("prices", { key: (sku: string) => sku })
+      async setPrice(sku: string, price: number): Promise<void> {
+        prices.set(sku, price);
+      }
+    }
+    const bean = (await bootstrap({ components: [Prices] })).getBean(Prices);
+    assert.equal(await bean.price("tea"), 3);
+    await bean.setPrice("tea", 4);
+    assert.equal(await bean.price("tea"), 4);
+  });
+
+  it("bounds each call of a store that never answers, and takes the key up again after", async () => {
+    let hang = true;
+    const entries = new Map<string, unknown>();
+    const answer = <T>(value: () => T): Promise<T> =>
+      hang ? new Promise<T>(() => {}) : Promise.resolve(value());
+    @Component()
+    class StuckCacheManager extends CacheManager {
+      getCache(_name: string): Cache {
+        return {
+          get: (key) => answer(() => entries.get(key)),
+          put: (key, value) => answer(() => void entries.set(key, value)),
+          evict: (key) => answer(() => void entries.delete(key)),
+          clear: () => answer(() => entries.clear()),
+        };
+      }
+    }
+    @Service()
+    class Milk {
+      loads = 0;
+      @Cacheable("milk")
+      async price(sku: string): Promise<number> {
+        return ++this.loads + sku.length * 0;
+      }
+    }
+    const { lines, logger } = capture();
+    const app = await bootstrap({
+      components: [StuckCacheManager, Milk],
+      logger,
+      config: { thaw: { cache: { milk: { timeout: "20ms" } } } },
+    });
+    const milk = app.getBean(Milk);
+    assert.equal(await milk.price("milk"), 1);
+    assert.match(lines[0], /the cache failed to read \(no answer within 20 ms\)/);
+    hang = false;
+    assert.equal(await milk.price("milk"), 2); // a miss: the first load's put never got there
+    assert.equal(await milk.price("milk"), 2);
+  });
+
+  it("never fails the caller when the logger itself fails", async () => {
+    @Component()
+    class DownCacheManager extends CacheManager {
+      getCache(_name: string): Cache {
+        const down = () => Promise.reject(new Error("ECONNREFUSED"));
+        return { get: down, put: down, evict: down, clear: down };
+      }
+    }
+    @Service()
+    class Users {
+      @Cacheable("users")
+      async find(id: number): Promise<number> {
+        return id;
+      }
+    }
+    const logger = {
+      error: () => {
+        throw new Error("logger down");
+      },
+    };
+    const app = await bootstrap({ components: [DownCacheManager, Users], logger });
+    assert.equal(await app.getBean(Users).find(5), 5);
+  });
+
+  it("takes a ttl of any length, not only what one timer can wait", async () => {
+    @Service()
+    class Catalog {
+      @Cacheable("catalog", { ttl: "30d" })
+      async item(id: number): Promise<number> {
+        return id;
+      }
+    }
+    const app = await bootstrap({
+      components: [Catalog],
+      config: { thaw: { cache: { other: { ttl: "P400D" } } } },
+    });
+    assert.equal(await app.getBean(Catalog).item(1), 1);
+  });
+
   it("takes the app's own CacheManager, from a class or a @Bean method", async () => {
     const entries = new Map<string, unknown>();
     class MapCacheManager extends CacheManager {
@@ -402,14 +488,14 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
       const [cache, message] of [
         [
           { users: { tll: "5m" } },
-          /thaw\.cache\.users\.tll: unknown key; the keys of a cache are ttl, max-entries/,
+          /thaw\.cache\.users\.tll: unknown key; the keys of a cache are ttl, max-entries, timeout/,
         ],
         [{ users: { ttl: "soon" } }, /thaw\.cache\.users\.ttl must be a duration above 0/],
         [
           { users: { "max-entries": 0 } },
           /thaw\.cache\.users\.max-entries must be a whole number from 1, got 0/,
         ],
-        [{ users: 5 }, /thaw\.cache\.users must be a mapping of ttl, max-entries/],
+        [{ users: 5 }, /thaw\.cache\.users must be a mapping of ttl, max-entries, timeout/],
       ] as const
     ) {
       await assert.rejects(

@@ -133,4 +133,13 @@ describe("notJsonData", () => {
       propertyOptions(500),
     );
   });
+
+  it("refuses an array with properties beside its items, which JSON would drop or obey", () => {
+    const custom = Object.assign([1, 2], { toJSON: () => "not an array" });
+    assert.equal(notJsonData(custom), "an array with properties beside its items");
+    assert.equal(
+      notJsonData({ list: Object.assign([1], { page: 2 }) }),
+      "an array with properties beside its items at .list",
+    );
+  });
 });

@@ -281,6 +281,47 @@ describe("@UseInterceptors", () => {
     assert.deepEqual(log, ["A>send", "A<"]);
   });
 
+  it("intercepts a @Configuration class's @Bean methods on every runtime", async () => {
+    const { log, named } = recorder();
+    const A = named("A");
+    @Configuration()
+    @UseInterceptors(A)
+    class Clocks {
+      @Bean()
+      greeting(): string {
+        return "hello";
+      }
+    }
+    const app = await bootstrap({ components: [A, Clocks] });
+    assert.equal(app.getBean("greeting"), "hello");
+    assert.deepEqual(log, ["A>greeting", "A<"]);
+  });
+
+  it("wraps an object two apps share once, with the latest app's interceptors", async () => {
+    const { log, named } = recorder();
+    const A = named("A");
+    @UseInterceptors(A)
+    class Mailer {
+      send(): string {
+        return "sent";
+      }
+    }
+    const shared = new Mailer();
+    @Configuration()
+    class MailConfig {
+      @Bean()
+      mailer(): Mailer {
+        return shared;
+      }
+    }
+    const first = await bootstrap({ components: [A, MailConfig] });
+    await first.close();
+    const second = await bootstrap({ components: [A, MailConfig] });
+    assert.equal(shared.send(), "sent");
+    assert.deepEqual(log, ["A>send", "A<"]);
+    assert.equal(second.getBean(Mailer), shared);
+  });
+
   it("intercepts a controller's handlers, whose binders are still checked against the method", async () => {
     const { log, named } = recorder();
     const A = named("A");
