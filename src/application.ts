@@ -166,8 +166,10 @@ export interface Application {
    * in the reverse of the order they started, each bounded by `server.shutdown-timeout` seconds
    * (30 by default). A listener or hook that fails or runs over does not stop the rest; the
    * promise rejects at the end with an `AggregateError` naming each, and resolves when all
-   * succeeded. A second call returns the same promise. A plain function: `const { close } = app`
-   * works.
+   * succeeded. A second call returns the same promise, one from a listener of
+   * `ApplicationClosing` too, which calls it without awaiting it: the close waits for that
+   * listener. Once the beans begin to stop, `publishEvent` rejects and reaches no listener. A
+   * plain function: `const { close } = app` works.
    */
   close(): Promise<void>;
 }
@@ -516,9 +518,18 @@ async function wire(
     scheduler,
   );
   // The schedules stop first, and a run in progress ends, before the beans it uses stop.
-  const close = () =>
-    closing ??= closeEvents?.() ?? scheduler?.close(closeBeans, shutdownTimeout * 1000) ??
-      closeBeans();
+  const close = closeEvents === undefined
+    ? () => closing ??= scheduler?.close(closeBeans, shutdownTimeout * 1000) ?? closeBeans()
+    : () => {
+      // A listener of ApplicationClosing runs within closeEvents(), before it returns: the
+      // promise is there first, so that a close() the listener calls gets it.
+      if (closing === undefined) {
+        let settle!: (done: Promise<void>) => void;
+        closing = new Promise<void>((resolve) => settle = resolve);
+        settle(closeEvents());
+      }
+      return closing;
+    };
   const app: Application = {
     fetch,
     hono,

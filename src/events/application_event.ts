@@ -56,7 +56,10 @@ export class ApplicationStarted extends ApplicationEvent {}
  * Published first thing in `app.close()`, while every bean and scheduled job still runs (Spring's
  * `ContextClosedEvent`): its listeners are awaited, bounded by `server.shutdown-timeout`, before
  * the schedules stop and the `@PreDestroy` hooks run. A listener that throws does not stop the
- * close: `app.close()` rejects at the end, naming it with the other failures.
+ * close: `app.close()` rejects at the end, naming it with the other failures. The events its
+ * listeners publish are delivered. A listener that shuts the app down calls `app.close()`, which
+ * returns the close in progress, without awaiting it: the close waits for the listener, which
+ * would wait for the close until `server.shutdown-timeout`.
  *
  * @example
  * ```ts

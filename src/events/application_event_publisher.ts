@@ -55,7 +55,14 @@ import { EventMulticaster } from "./event_multicaster.ts";
 export abstract class ApplicationEventPublisher {
   /**
    * Delivers `event` (an object: a `TypeError` otherwise) to its listeners; resolves once every
-   * listener that is not async has run.
+   * listener that is not async has run. It never throws: what goes wrong rejects the promise.
+   *
+   * Events are delivered until `app.close()` begins stopping the beans: what is published during
+   * the close, before that (by a listener of `ApplicationClosing`, a scheduled run or an async
+   * listener the close waits for), still reaches its listeners. From the first `@PreDestroy` hook
+   * on, as in Spring once the context is closed, it rejects with an `Error` (`the application is
+   * closed: ...`) and reaches no listener; nor do the listeners of an event published before
+   * that, not yet run then. (An app none of whose beans has a listener has nothing to deliver.)
    */
   abstract publishEvent(event: object): Promise<void>;
 

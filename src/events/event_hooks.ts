@@ -10,8 +10,9 @@ import type { Scheduler } from "../scheduling/scheduled_jobs.ts";
  * Publishes `ApplicationStarted` to the listeners of the beans of `context` (when one throws,
  * stops the beans and rejects, naming it), then resolves to the app's close: it publishes
  * `ApplicationClosing` (within `timeoutMs`), stops the schedules, waits for the async listeners
- * still running (within `timeoutMs`), then stops the beans, and rejects at the end naming every
- * failure. What async listeners throw goes to `logger`.
+ * still running (within `timeoutMs`), then refuses the events published from then on and stops
+ * the beans, and rejects at the end naming every failure. What async listeners throw goes to
+ * `logger`.
  */
 export type LifecycleEventsFactory = (
   context: ApplicationContext,

@@ -1,9 +1,10 @@
 // Delivers an event to the `@EventListener` methods of an app's beans (Spring's
 // `ApplicationEventMulticaster`): the listeners are read from the classes' metadata when a
 // publication first needs them, and the async ones are kept track of until they end, so that
-// `app.close()` can wait for them.
+// `app.close()` can wait for them. Once the close stops the beans, it delivers no more.
 import { type Class, classesOf, type ContextLogger, entryOf } from "../context/class_record.ts";
 import { messageOf } from "../context/application_context.ts";
+import { printable } from "../config/application_config.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
 
 /** A listener method found on a bean, ready to call. */
@@ -27,6 +28,8 @@ export class EventMulticaster {
   #found: { readonly count: number; readonly listeners: Listener[] } | undefined;
   // Each async run, until it ends, and the listener it runs.
   readonly #running = new Map<Promise<void>, string>();
+  // Set once the app's close begins stopping the beans: nothing is delivered after.
+  #closed = false;
 
   /**
    * The multicaster of the beans `beans` gives (every created bean, in registration order),
@@ -42,7 +45,10 @@ export class EventMulticaster {
    * order, a bean's listeners as declared (its superclass's first). Each one that is not async is
    * awaited in turn; the first that throws rejects the promise with what it threw, and no listener
    * after it runs, nor any async one. The async ones start once the promise has resolved, on a
-   * later turn of the event loop, together; what they throw is logged.
+   * later turn of the event loop, together; what they throw is logged. Never throws: what goes
+   * wrong (an event whose prototype cannot be read) rejects the promise. Once {@linkcode close}
+   * has been called, rejects and calls no listener, as it does for the listeners of an event
+   * published before that were yet to run.
    */
   publish(event: object, progress: Progress = {}): Promise<void> {
     if (typeof event !== "object" || event === null) {
@@ -54,20 +60,37 @@ export class EventMulticaster {
         ),
       );
     }
-    const listeners = this.#listeners().filter((listener) => event instanceof listener.eventClass);
+    if (this.#closed) return Promise.reject(closedError(event));
+    let listeners: Listener[];
+    try {
+      // `instanceof` reads the event's prototype chain: a Proxy's trap may throw.
+      listeners = this.#listeners().filter((listener) => event instanceof listener.eventClass);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       (async () => {
         for (const listener of listeners) {
           if (listener.async) continue;
+          if (this.#closed) throw closedError(event);
           progress.listener = listener.name;
           await listener.call(event);
         }
       })().then(() => {
-        resolve();
         const later = listeners.filter((listener) => listener.async);
+        if (later.length > 0 && this.#closed) return reject(closedError(event));
+        resolve();
         if (later.length > 0) this.#launch(later, event);
       }, reject);
     });
+  }
+
+  /**
+   * Delivers nothing more: the app's close calls it once the async runs have ended (or run over
+   * their bound), as the beans they would reach start to stop.
+   */
+  close(): void {
+    this.#closed = true;
   }
 
   /**
@@ -87,7 +110,7 @@ export class EventMulticaster {
     try {
       // A run may publish again, and start more.
       while (this.#running.size > 0 && !late) {
-        await Promise.race([Promise.all(this.#running.keys()), timedOut]);
+        await Promise.race([Promise.allSettled(this.#running.keys()), timedOut]);
       }
     } finally {
       clearTimeout(timer);
@@ -101,16 +124,12 @@ export class EventMulticaster {
     let start!: () => void;
     const turn = new Promise<void>((resolve) => start = resolve);
     for (const listener of listeners) {
+      // Never rejects (the report cannot throw): nothing is left unhandled, and the run is
+      // forgotten however it ended.
       const run: Promise<void> = turn
         .then(() => listener.call(event))
-        .then(undefined, (error) =>
-          this.#logger.error(
-            `Async @EventListener ${listener.name} threw on ${eventName(event)}: ${
-              messageOf(error)
-            }`,
-            error,
-          ))
-        .then(() => void this.#running.delete(run));
+        .then(() => {}, (error) => this.#report(listener, event, error))
+        .finally(() => void this.#running.delete(run));
       // Kept from now, so that a close() that comes before the turn waits for it too.
       this.#running.set(run, listener.name);
     }
@@ -120,6 +139,21 @@ export class EventMulticaster {
       // No timer may be set where a worker's bootstrap runs (workerd's global scope): then after
       // the reactions to the promise, which resolve() has queued already.
       start();
+    }
+  }
+
+  // Logs what an async listener threw. The event's class is read as it can be (a getter of user
+  // code), and a logger that throws has nothing left to report to: nothing escapes.
+  #report(listener: Listener, event: object, error: unknown): void {
+    try {
+      this.#logger.error(
+        `Async @EventListener ${listener.name} threw on ${eventName(event)}: ${
+          printable(messageOf(error))
+        }`,
+        error,
+      );
+    } catch {
+      // The app's logger failed: there is nowhere else to say it.
     }
   }
 
@@ -153,7 +187,7 @@ function listenersOf(beans: readonly { readonly instance: unknown }[]): Listener
     }
     for (const record of records.values()) {
       listeners.push({
-        name: `${className(instance)}.${record.methodName}()`,
+        name: `${className(instance)}.${printable(record.methodName)}()`,
         eventClass: record.eventClass,
         async: record.async,
         call: (event) => (record.get(instance) as (event: object) => unknown).call(instance, event),
@@ -163,12 +197,26 @@ function listenersOf(beans: readonly { readonly instance: unknown }[]): Listener
   return listeners;
 }
 
+// The name of an object's class, for messages, kept to one printable line: `(anonymous)` when it
+// has none, or none that can be read (a `constructor` getter, a Proxy's trap that throws).
 function className(instance: unknown): string {
-  const ctor: unknown = Object.getPrototypeOf(instance)?.constructor;
-  return typeof ctor === "function" && ctor.name !== "" ? ctor.name : "(anonymous)";
+  try {
+    const ctor: unknown = Object.getPrototypeOf(instance)?.constructor;
+    const name: unknown = typeof ctor === "function" ? ctor.name : undefined;
+    return typeof name === "string" && name !== "" ? printable(name) : "(anonymous)";
+  } catch {
+    return "(anonymous)";
+  }
 }
 
-/** The class of an event, for messages: `OrderPlaced`. */
+/** The class of an event, for messages: `OrderPlaced`. Never throws. */
 export function eventName(event: object): string {
   return className(event);
+}
+
+function closedError(event: object): Error {
+  return new Error(
+    `the application is closed: its beans are stopping or stopped (app.close()); ` +
+      `${eventName(event)} reaches no listener`,
+  );
 }

@@ -49,7 +49,9 @@ export const lifecycleEventsOf: LifecycleEventsFactory = async (
     }
   }
 
-  // The async listeners end (within the bound) before the beans they use stop.
+  // The async listeners end (within the bound) before the beans they use stop. Until then, what
+  // is published (by a listener of ApplicationClosing, a job or an async listener still running)
+  // is delivered; from then on, it is refused.
   async function closeBeans(failures: Error[]): Promise<void> {
     const running = await events.drain(timeoutMs);
     if (running.length > 0) {
@@ -60,6 +62,7 @@ export const lifecycleEventsOf: LifecycleEventsFactory = async (
         ),
       );
     }
+    events.close();
     await context.close(timeoutMs);
   }
 
