@@ -60,16 +60,6 @@ class Encoding {
   values = 0;
 }
 
-// The classes whose values a key reads: each holds its state where the key can see it. Any other
-// class's instance may keep it in private fields or internal slots (a URL, a RegExp, a class with
-// `#fields`), so that two different ones would get one key.
-const BOXES: readonly unknown[] = [
-  Number.prototype,
-  String.prototype,
-  Boolean.prototype,
-  BigInt.prototype,
-];
-
 function encode(value: unknown, encoding: Encoding, path: string): string {
   if (++encoding.values > MAX_KEY_VALUES) {
     throw new TypeError(
@@ -118,7 +108,12 @@ function encodeObject(object: object, encoding: Encoding, path: string): string 
     return `[${items.join(",")}]`;
   }
   if (prototype === Date.prototype) return `Date(${(object as Date).getTime()})`;
-  if (BOXES.includes(prototype)) {
+  // A boxed primitive holds its value where a key reads it. (Not a list at the top of the module:
+  // one there would stay in every bundle.)
+  if (
+    prototype === Number.prototype || prototype === String.prototype ||
+    prototype === Boolean.prototype || prototype === BigInt.prototype
+  ) {
     const primitive = (object as { valueOf(): unknown }).valueOf();
     return `new ${prototype.constructor.name}(${encode(primitive, encoding, path)})`;
   }
@@ -134,6 +129,8 @@ function encodeObject(object: object, encoding: Encoding, path: string): string 
     );
     return `Set([${items.sort().join(",")}])`;
   }
+  // Any other class's instance may keep its state in private fields or internal slots (a URL, a
+  // RegExp, a class with `#fields`), so that two different ones would get one key.
   if (prototype !== Object.prototype && prototype !== null) {
     if (typeof (object as { then?: unknown }).then === "function") {
       throw new TypeError(`${where(path)} is a promise: a key is made before the call, at once`);

@@ -172,6 +172,29 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     }
   });
 
+  it("caching, interceptors and events are in the bundle of a worker that uses them only", async () => {
+    const [small, explicit] = await Promise.all([
+      oneFile("tests/fixtures/small_worker.ts"),
+      // The sample app caches a lookup and publishes an event.
+      oneFile("examples/users/worker_explicit.ts"),
+    ]);
+    for (
+      const part of [
+        "node_modules/lru-cache/",
+        "src/cache/",
+        "src/context/interceptors.ts",
+        "src/events/event_multicaster.ts",
+        "src/events/lifecycle_events.ts",
+      ]
+    ) {
+      assert.ok(!has(small.inputs, part), `${part} is in the small worker's bundle`);
+      assert.ok(has(explicit.inputs, part), `${part} is missing from worker_explicit's bundle`);
+    }
+    // What bootstrap carries to find the events of an app with listeners: one lookup.
+    const events = [...small.inputs].filter((i) => i.includes("src/events/"));
+    assert.deepEqual(events, ["src/events/event_hooks.ts"]);
+  });
+
   it("OpenTelemetry is in the bundle of the worker that hands it to actuator() only", async () => {
     const [small, explicit, served, main, ownEntry] = await Promise.all([
       oneFile("tests/fixtures/small_worker.ts"),
