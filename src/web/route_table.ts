@@ -68,18 +68,24 @@ interface Node {
   /** By regex, as written: `/a/{x:\d+}` and `/a/{y:\d+}` share one. */
   readonly constrained: Map<string, { readonly regex: RegExp; readonly next: Node }>;
   variable: Node | undefined;
-  /** The methods of a pattern that ends here. */
+  /** The pattern that ends here (one shape per node), with its methods. */
+  ends: Shape | undefined;
+  /** The pattern whose `{*name}` starts here, with its methods: any rest of the path matches. */
+  rest: Shape | undefined;
+}
+
+/** The routes of one shape: the path from the root to a node holds it whole. */
+interface Shape {
+  readonly pattern: PathPattern;
   readonly methods: Set<string>;
-  /** The methods of a pattern whose `{*name}` starts here: any rest of the path matches. */
-  readonly rest: Set<string>;
 }
 
 const node = (): Node => ({
   literals: new Map(),
   constrained: new Map(),
   variable: undefined,
-  methods: new Set(),
-  rest: new Set(),
+  ends: undefined,
+  rest: undefined,
 });
 
 /** A route as the table sees it: a method on a pattern. */
@@ -93,8 +99,8 @@ export interface RouteTable<R extends TableRoute> {
   /** Most specific first: the order to add them to a first-match router. */
   readonly routes: readonly R[];
   /**
-   * The `Allow` value for a path (`GET, HEAD, OPTIONS`), or `undefined` when no route's pattern
-   * matches it. `path` is the decoded path the router matched.
+   * The `Allow` value for a path (`GET, HEAD, OPTIONS`): the methods of the most specific pattern
+   * that matches it, or `undefined` when none does. `path` is the decoded path the router matched.
    */
   allowed(path: string): string | undefined;
 }
@@ -105,10 +111,10 @@ export function routeTable<R extends TableRoute>(routes: readonly R[]): RouteTab
   const root = node();
   for (const { pattern, httpMethod } of ordered) {
     let at = root;
-    let methods = at.methods;
+    let rest = false;
     for (const segment of pattern.segments) {
       if (segment.kind === "rest") {
-        methods = at.rest;
+        rest = true;
         break;
       }
       if (segment.kind === "literal") {
@@ -121,40 +127,53 @@ export function routeTable<R extends TableRoute>(routes: readonly R[]): RouteTab
         if (child === undefined) at.constrained.set(source, child = { regex, next: node() });
         at = child.next;
       } else at = at.variable ??= node();
-      methods = at.methods;
     }
-    methods.add(httpMethod);
-    if (httpMethod === "GET") methods.add("HEAD");
+    const shape = rest ? at.rest ??= { pattern, methods: new Set() } : at.ends ??= {
+      pattern,
+      methods: new Set(),
+    };
+    shape.methods.add(httpMethod);
+    if (httpMethod === "GET") shape.methods.add("HEAD");
   }
 
-  // As the router and the handlers match: a literal against the path as routed, a regex against
-  // the segment decoded as Hono decodes a variable.
-  const collect = (at: Node, parts: readonly string[], i: number, into: Set<string>): void => {
-    for (const method of at.rest) into.add(method);
-    if (i === parts.length) {
-      for (const method of at.methods) into.add(method);
-      return;
-    }
+  // The most specific of the shapes that match, as the router and the handlers match: a literal
+  // against the path as routed, a regex against the segment decoded as Hono decodes a variable.
+  // Specificity weighs every segment's kind before any regex's text, so no walk order can stop
+  // at the first match: each match is weighed against the best so far.
+  const best = (
+    at: Node,
+    parts: readonly string[],
+    i: number,
+    found: Shape | undefined,
+  ): Shape | undefined => {
+    const better = (shape: Shape | undefined) =>
+      shape !== undefined &&
+        (found === undefined || compareSpecificity(shape.pattern, found.pattern) < 0)
+        ? shape
+        : found;
+    found = better(at.rest);
+    if (i === parts.length) return better(at.ends);
     const part = parts[i];
-    if (part === "") return; // `[^/]+`: no segment is empty
+    if (part === "") return found; // `[^/]+`: no segment is empty
     const literal = at.literals.get(part);
-    if (literal !== undefined) collect(literal, parts, i + 1, into);
+    if (literal !== undefined) found = best(literal, parts, i + 1, found);
     if (at.constrained.size > 0) {
       const value = tryDecodeURIComponent(part);
       for (const { regex, next } of at.constrained.values()) {
-        if (regex.test(value)) collect(next, parts, i + 1, into);
+        if (regex.test(value)) found = best(next, parts, i + 1, found);
       }
     }
-    if (at.variable !== undefined) collect(at.variable, parts, i + 1, into);
+    if (at.variable !== undefined) found = best(at.variable, parts, i + 1, found);
+    return found;
   };
 
   return {
     routes: ordered,
     allowed(path) {
       if (!path.startsWith("/")) return undefined;
-      const methods = new Set<string>();
-      collect(root, path === "/" ? [] : path.slice(1).split("/"), 0, methods);
-      if (methods.size === 0) return undefined;
+      const methods = best(root, path === "/" ? [] : path.slice(1).split("/"), 0, undefined)
+        ?.methods;
+      if (methods === undefined) return undefined;
       return [...ALLOW_ORDER.filter((m) => methods.has(m)), "OPTIONS"].join(", ");
     },
   };

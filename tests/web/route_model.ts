@@ -105,7 +105,13 @@ export function expected(routes: readonly ModelRoute[], method: string, path: st
   }
   if (best !== undefined) return { kind: "route", id: best.id, values: valuesOf(best, path) };
   if (candidates.length === 0) return { kind: "404" };
-  const methods = new Set(candidates.map((r) => r.method as string));
+  // "`Allow` lists the methods of the most specific path that matches, not of every path that
+  // does: `/users/{id}`'s PUT is not listed for `/users/search`."
+  let top = candidates[0];
+  for (const r of candidates) if (moreSpecific(r, top)) top = r;
+  const methods = new Set(
+    candidates.filter((r) => !moreSpecific(top, r)).map((r) => r.method as string),
+  );
   if (methods.has("GET")) methods.add("HEAD");
   const allow = [
     ...["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH"].filter((m) => methods.has(m)),

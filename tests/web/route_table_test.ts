@@ -135,6 +135,33 @@ describe("route table", () => {
     ]);
   });
 
+  it("lists the methods of the most specific path that matches, not of every path that does", () => {
+    const table = routeTable(
+      ([["GET", "/users/search"], ["PUT", "/users/{id}"], ["DELETE", "/users/{name}"], [
+        "POST",
+        "/users/{*rest}",
+      ], ["PATCH", "/users/{id:\\d+}"]] as const).map(([m, p]) => ({
+        httpMethod: m,
+        pattern: parsePathPattern(p),
+      })),
+    );
+    assert.equal(table.allowed("/users/search"), "GET, HEAD, OPTIONS");
+    assert.equal(table.allowed("/users/7"), "PATCH, OPTIONS");
+    assert.equal(table.allowed("/users/x"), "PUT, DELETE, OPTIONS");
+    assert.equal(table.allowed("/users/x/y"), "POST, OPTIONS");
+    assert.equal(table.allowed("/users"), "POST, OPTIONS");
+  });
+
+  it("decides among constraints by the whole pattern, not by the first segment's regex", () => {
+    // `[ab]+` sorts after `a` as text, but the literal after it makes its pattern the more specific.
+    const table = routeTable([
+      { httpMethod: "GET" as const, pattern: parsePathPattern("/a/{x:[ab]+}/lit") },
+      { httpMethod: "PUT" as const, pattern: parsePathPattern("/a/{x:a}/{v}") },
+    ]);
+    assert.equal(table.allowed("/a/a/lit"), "GET, HEAD, OPTIONS");
+    assert.equal(table.allowed("/a/a/other"), "PUT, OPTIONS");
+  });
+
   it("allows what a constraint or a catch-all matches, testing the decoded segment", () => {
     const table = routeTable([
       { httpMethod: "GET" as const, pattern: parsePathPattern("/n/{id:\\d+}") },
