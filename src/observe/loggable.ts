@@ -1,0 +1,104 @@
+import type { Logger } from "../web/error_responder.ts";
+
+// What Thaw hands a logger must not be able to break the log's lines. A client's text reaches an
+// error message through more doors than Thaw's own messages: the runtimes quote an invalid header
+// value in their `TypeError` (Deno and Node do, CR LF and all), a parser quotes its input, a
+// handler puts a parameter in what it throws. Each line break or terminal escape in a message is
+// written as `\uXXXX`, as JSON writes it, before the logger sees it; a stack keeps the line breaks
+// between its frames and nothing else.
+
+// C0 and C1 controls and DEL, the line and paragraph separators, the bidirectional overrides (which
+// reorder what a viewer shows), and lone surrogates (which some viewers drop, text and all).
+const UNSAFE =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSAFE_ALL = new RegExp(UNSAFE.source, "g");
+
+// A frame line of a V8 or Bun stack; JavaScriptCore's own `name@file:line` frames have no `at`.
+const FRAME = /^\s+at /;
+
+// How deep a chain of causes is kept: a cycle of causes ends here.
+const MAX_DEPTH = 8;
+
+/** A text with every character that could break or hide a log line written as `\uXXXX`. */
+export function loggableText(text: string): string {
+  return UNSAFE.test(text)
+    ? text.replace(UNSAFE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    : text;
+}
+
+/**
+ * A value as a logger may print it: a string made safe, an error whose message, stack or causes
+ * hold an unsafe character replaced by a copy of the same class that holds none (the error itself
+ * when it holds none, so that a logger that inspects it sees what was thrown), anything else as it
+ * is.
+ */
+export function loggable(value: unknown): unknown {
+  if (typeof value === "string") return loggableText(value);
+  return value instanceof Error ? loggableError(value, 0) : value;
+}
+
+function loggableError(error: Error, depth: number): Error {
+  if (depth > MAX_DEPTH) return new Error("(further causes left out)");
+  let message: string;
+  let stack: unknown;
+  let name: string;
+  let cause: unknown;
+  try {
+    message = String(error.message);
+    stack = error.stack;
+    name = String(error.name);
+    cause = error.cause;
+  } catch {
+    return new Error("(an error whose message could not be read)");
+  }
+  const safeCause = cause instanceof Error
+    ? loggableError(cause, depth + 1)
+    : typeof cause === "string"
+    ? loggableText(cause)
+    : cause;
+  const lines = typeof stack === "string" ? stack.split("\n") : [];
+  if (
+    !UNSAFE.test(message) && !UNSAFE.test(name) && safeCause === cause &&
+    lines.every((line, i) => !UNSAFE.test(line) && (i === 0 || FRAME.test(line)))
+  ) return error;
+  // A real `Error`, not an object made from its prototype: the runtimes' consoles print only a
+  // real one as an error, stack and all.
+  const copy = new Error(loggableText(message), "cause" in error ? { cause: safeCause } : {});
+  Object.setPrototypeOf(copy, Object.getPrototypeOf(error));
+  const header = `${loggableText(name)}: ${loggableText(message)}`;
+  // The message in a stack may span lines; the frames are the lines that look like frames.
+  const frames = lines.filter((line) => FRAME.test(line)).map(loggableText);
+  Object.defineProperty(copy, "stack", {
+    value: [header, ...frames].join("\n"),
+    writable: true,
+    configurable: true,
+  });
+  if (Object.hasOwn(error, "name")) {
+    Object.defineProperty(copy, "name", {
+      value: loggableText(name),
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
+/**
+ * The logger Thaw writes to: `logger`, with every message and detail made {@linkcode loggable}
+ * first. Its methods are called on `logger` itself (pino and winston need their `this`); a level
+ * it lacks, it lacks here too.
+ */
+export function safeLogger(logger: Logger): Logger {
+  const safe =
+    (write: (message: string, ...details: unknown[]) => void) =>
+    (message: string, ...details: unknown[]): void =>
+      write.call(logger, loggableText(String(message)), ...details.map(loggable));
+  const info = logger.info;
+  const warn = logger.warn;
+  return {
+    error: safe(logger.error),
+    ...(typeof info === "function" ? { info: safe(info) } : {}),
+    ...(typeof warn === "function" ? { warn: safe(warn) } : {}),
+  };
+}
