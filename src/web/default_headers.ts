@@ -15,9 +15,9 @@ export function withDefaultHeaders(answer: Response, defaults: Headers): Respons
   if (!adds) return answer;
   const headers = new Headers(answer.headers);
   addDefaultHeaders(headers, defaults);
-  // A new response, not the answer's headers changed in place: on Node, Hono's adapter answers
-  // with a response of its own whose copies (Hono makes one for every later `c.header()`) are
-  // built from the headers it was made with, so a change in place would be lost.
+  // A new response, not the answer's headers changed in place: a redirect's and a `fetch` answer's
+  // headers are immutable, and a response a route returns again (a constant with no body) would
+  // gather every request's defaults.
   return new Response(answer.body, {
     status: answer.status,
     statusText: answer.statusText,

@@ -7,6 +7,7 @@ import { headAnswer, toResponse } from "./return_value.ts";
 import type { ErrorResponder } from "./error_responder.ts";
 import { type MiddlewareEntry, ownControllerRecord } from "./route_record.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
+import type { DescribedRoute, MiddlewareDocs } from "../openapi/api_docs.ts";
 
 /**
  * A middleware bean: a class the container builds, so that it can use `@Autowired` beans (an auth
@@ -45,6 +46,13 @@ import { checkDecoratorCall } from "../context/decorator_call.ts";
 export interface Middleware {
   /** Runs around the rest of the chain: answer early, or `await next()` and change the answer. */
   handle(c: Context, next: Next): Promise<Response | void>;
+  /**
+   * What the OpenAPI document says of each route this runs around: the security scheme it
+   * reads, and the answers it gives (a guard's 401 and 403). Asked only when a document is
+   * built; `undefined` for a route it lets through. A middleware function may carry the same
+   * `describe` as a property.
+   */
+  describe?(route: DescribedRoute): MiddlewareDocs | undefined;
 }
 
 /** What `@UseMiddleware` and `bootstrap({ middleware })` take: a Hono middleware or a bean class. */
@@ -130,7 +138,7 @@ export function UseMiddleware(...items: MiddlewareItem[]): UseMiddlewareDecorato
 
 // A class, not a function: calling it as a middleware would fail on every request. A class
 // compiled down to a function still shows itself by the `handle` on its prototype.
-function isClass(item: MiddlewareEntry): item is Class {
+export function isMiddlewareClass(item: MiddlewareEntry): item is Class {
   return /^class\b/.test(Function.prototype.toString.call(item)) ||
     typeof (item.prototype as Partial<Middleware> | undefined)?.handle === "function";
 }
@@ -149,7 +157,7 @@ export function resolveMiddleware(
   beanOf: (type: Class) => unknown,
   where: string,
 ): MiddlewareHandler {
-  if (!isClass(item)) return item as MiddlewareHandler;
+  if (!isMiddlewareClass(item)) return item as MiddlewareHandler;
   if (typeof (item.prototype as Partial<Middleware>).handle !== "function") {
     throw new DefinitionError(
       `${where}: middleware class ${middlewareName(item)} has no handle(c, next) method`,
@@ -180,10 +188,10 @@ const madeWithDefaults = new WeakSet<Response>();
 /**
  * A route's return value as its answer where middleware runs around it: made with the headers
  * middleware set before `next()` in, as {@linkcode withDefaultHeaders} adds them, rather than
- * copied with them after.
+ * copied with them after. `status`: the route's `@ResponseStatus`.
  */
-export function answerWithDefaults(c: Context, value: unknown): Response {
-  const answer = toResponse(value, c.res.headers);
+export function answerWithDefaults(c: Context, value: unknown, status?: number): Response {
+  const answer = toResponse(value, c.res.headers, status);
   madeWithDefaults.add(answer);
   return answer;
 }
@@ -207,6 +215,14 @@ export function adoptAnswer(handler: (c: Context) => Response | Promise<Response
     const answer = handler(c);
     return answer instanceof Promise ? answer.then((a) => adopt(c, a)) : adopt(c, answer);
   };
+}
+
+/**
+ * The headers middleware set before the route ran, for an error's answer: kept aside once the route
+ * answered (see {@linkcode adoptAnswer}), else on the placeholder Hono makes.
+ */
+export function headersBeforeRoute(c: Context): Headers | undefined {
+  return c.finalized ? defaultsOf.get(c) : c.res.headers;
 }
 
 /**
@@ -234,7 +250,10 @@ export function guardMiddleware(
   // `return next()` answers with the context, as Hono's own middleware does: nothing to set.
   const checked = (c: Context, value: unknown): Response | void | Promise<Response> => {
     if (value === undefined || value === c) return undefined;
-    if (typeof value === "object" && value !== null && isResponse(value)) return value;
+    if (typeof value === "object" && value !== null && isResponse(value)) {
+      // Returned after `next()`: Hono keeps the answer already set, and so does Thaw.
+      return c.finalized ? value : earlyAnswer(c, value);
+    }
     const why = `Middleware ${name} answered with a ${kindOf(value)}, not a Response`;
     return fail(new TypeError(why), c);
   };
@@ -247,6 +266,33 @@ export function guardMiddleware(
     }
     return checked(c, value);
   };
+}
+
+/**
+ * A middleware's early answer (a guard's 401), set on the context with the headers the middleware
+ * before it set as defaults, as a route's answer is (see {@linkcode withDefaultHeaders}). Left to
+ * Hono, a `new Response` would lose what `c.header()` set ahead of `next()` while no `c.res` had
+ * been made yet (Hono merges only with a `c.res`), and otherwise have its own values replaced.
+ */
+function earlyAnswer(c: Context, answer: Response): Response {
+  // The placeholder Hono makes holds what `c.header()` set before `next()`.
+  const defaults = c.res.headers;
+  const adopted = withDefaultHeaders(answer, withoutCookiesOf(defaults, answer));
+  c.res = undefined;
+  c.res = adopted;
+  return adopted;
+}
+
+// `c.text()` and `c.json()` make their answer with those defaults in already: their cookies are not
+// added twice.
+function withoutCookiesOf(defaults: Headers, answer: Response): Headers {
+  if (!defaults.has("set-cookie")) return defaults;
+  const own = new Set(answer.headers.getSetCookie());
+  const left = new Headers();
+  defaults.forEach((value, name) => {
+    if (name !== "set-cookie" || !own.has(value)) left.append(name, value);
+  });
+  return left;
 }
 
 function kindOf(value: unknown): string {
