@@ -7,10 +7,10 @@ import { type ListenOptions, serve, type Server } from "./serve.ts";
  * Serves an application on the runtime it runs on (`Deno.serve`, `Bun.serve`, or Node's `http`),
  * on `server.port` and `server.hostname` of its configuration unless `options` say otherwise
  * (8080 and `0.0.0.0` by default), and starts the app's `@Scheduled` jobs once it serves.
- * SIGTERM and SIGINT shut it down gracefully: readiness turns DOWN and no job starts, the
- * requests in flight finish within `server.shutdown-timeout`, the app's `close()` waits for a
- * job's run and runs its `@PreDestroy` hooks, and the process exits. Edge runtimes serve `app.fetch` themselves
- * (`export default app`) and need none of this.
+ * SIGTERM and SIGINT shut it down gracefully: readiness turns DOWN and no job starts, it serves
+ * on for `server.shutdown-delay`, the requests in flight finish within `server.shutdown-timeout`,
+ * the app's `close()` waits for a job's run and runs its `@PreDestroy` hooks, and the process
+ * exits. Edge runtimes serve `app.fetch` themselves (`export default app`) and need none of this.
  *
  * @example
  * ```ts
@@ -110,6 +110,7 @@ async function serveManagement(
     // Closed once the app's requests have had their time: what runs on it then is cut, so that
     // a shutdown takes server.shutdown-timeout once, not twice.
     shutdownTimeoutMs: 0,
+    shutdownDelayMs: 0,
     shutdownStarting: undefined,
     closed: undefined,
   });

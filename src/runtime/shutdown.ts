@@ -101,6 +101,11 @@ const LOGGED_REQUESTS = 20;
 export interface ShutdownOptions {
   /** How long requests in flight may take, in milliseconds. */
   readonly timeoutMs: number;
+  /**
+   * How long the server keeps accepting and serving once readiness is DOWN, in milliseconds,
+   * before it stops: the time a load balancer takes to stop sending (Kubernetes' preStop sleep).
+   */
+  readonly delayMs?: number;
   readonly inFlight: InFlight;
   readonly logger: ShutdownLogger;
   /** Runs first: readiness turns DOWN. */
@@ -110,14 +115,19 @@ export interface ShutdownOptions {
 }
 
 /**
- * Stops a server gracefully: no new connections, requests in flight finish within the timeout
- * (those still running then are cut, and named in one log line), then `closed` runs. Resolves to
- * whether everything ended cleanly (nothing cut, `closed` did not fail).
+ * Stops a server gracefully: readiness DOWN, then, after the delay, no new connections, requests
+ * in flight finish within the timeout (those still running then are cut, and named in one log
+ * line), then `closed` runs. Resolves to whether everything ended cleanly (nothing cut, `closed`
+ * did not fail).
  */
 export async function gracefulClose(stop: ServerStop, options: ShutdownOptions): Promise<boolean> {
   const { timeoutMs, inFlight, logger } = options;
   options.starting?.();
+  // From the delay's start: a client kept on a connection of this instance (a proxy's pool, a
+  // service's client) reconnects, and the balancer, which no longer picks it, sends it elsewhere.
   inFlight.drain();
+  const delayMs = options.delayMs ?? 0;
+  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), timeoutMs);

@@ -9,7 +9,7 @@ import { bootstrap, Component, GetMapping, PreDestroy, RestController } from "..
 import { listen } from "../../server.ts";
 import { scriptCommand } from "../runtime.ts";
 import { watchChild, type WatchedChild } from "../child_output.ts";
-import { keptAlive, untilRefused } from "./raw_client.ts";
+import { keptAlive, refused, untilRefused } from "./raw_client.ts";
 import { actuator } from "../../actuator.ts";
 
 const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
@@ -56,6 +56,43 @@ describe("graceful shutdown on SIGTERM", () => {
     await idle.closedByServer();
     assert.equal(service.stderr(), "");
     assert.equal(service.stdout().match(/^pool closed$/gm)?.length, 1, "@PreDestroy ran once");
+  });
+
+  it("closes the connections idle at the signal unanswered, whenever a request comes on one", async () => {
+    const service = await start(30);
+    // Idle after an answer, and idle from the start (a client's preconnection).
+    const idle = await Promise.all(Array.from({ length: 24 }, async (_, i) => {
+      const connection = keptAlive(service.port);
+      await connection.connected;
+      if (i % 3 !== 0) {
+        connection.send("/fast");
+        await connection.answers(1);
+      }
+      return connection;
+    }));
+    const answered = idle.map((connection) => connection.received().length);
+    // A request in flight keeps the drain, and the process, going while the others come.
+    const slow = fetch(`http://127.0.0.1:${service.port}/slow`);
+    await service.line(/^slow started$/);
+    signal(service);
+    // Half race the signal; half come once the server no longer accepts.
+    for (const connection of idle.slice(0, 12)) connection.send("/fast");
+    await untilRefused(service.port);
+    for (const connection of idle.slice(12)) connection.send("/fast");
+    await Promise.all(idle.map((connection) => connection.closedByServer()));
+    idle.forEach((connection, i) => {
+      // Nothing (the client may retry it elsewhere), or the request's own answer: never a refusal.
+      const after = connection.received().slice(answered[i]);
+      // (Its body may be chunked: once the drain starts, an answer is a copy saying it closes.)
+      assert.match(
+        after,
+        /^$|^HTTP\/1\.1 200 [^]*\r\n\r\n(4\r\n)?fast(\r\n0\r\n\r\n)?$/,
+        `connection ${i}: ${after}`,
+      );
+    });
+    service.child.stdin!.write("release\n");
+    assert.equal((await slow).status, 200);
+    assert.equal(await service.exited, 0, service.stderr());
   });
 
   it("answers on a kept-alive connection busy at the signal with Connection: close, then closes it", async () => {
@@ -120,6 +157,35 @@ describe("graceful shutdown on SIGTERM", () => {
 });
 
 describe("server.close()", () => {
+  it("with server.shutdown-delay, serves on with readiness DOWN for that long, then stops accepting", async () => {
+    @RestController()
+    class Hello {
+      @GetMapping("/hello")
+      hello(): string {
+        return "hello";
+      }
+    }
+
+    const app = await bootstrap({
+      controllers: [Hello],
+      actuator: actuator(),
+      config: { server: { "shutdown-delay": 2 } },
+    });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+    const closed = server.close();
+    const readiness = await fetch(`${server.url}/actuator/health/readiness`);
+    assert.equal(readiness.status, 503);
+    assert.deepEqual(await readiness.json(), { status: "DOWN" });
+    const hello = await fetch(`${server.url}/hello`);
+    assert.equal(hello.status, 200);
+    assert.equal(await hello.text(), "hello");
+    // A client kept on this instance reconnects, and the balancer sends it elsewhere.
+    assert.equal(hello.headers.get("connection"), "close");
+    assert.equal(await refused(server.port), false, "still accepting during the delay");
+    await closed;
+    assert.equal(await refused(server.port), true, "no longer accepting once closed");
+  });
+
   it("turns readiness DOWN, lets the request in flight finish, then runs @PreDestroy once", async () => {
     const events: string[] = [];
     let entered!: () => void;

@@ -228,6 +228,8 @@ export function keptAlive(port: number) {
       return answers().slice(0, count);
     },
     closedByServer: () => until(() => closed),
+    /** Every byte received so far (latin1), answers or not. */
+    received: () => received,
     destroy: () => socket.destroy(),
   };
 }

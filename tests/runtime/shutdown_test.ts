@@ -121,6 +121,47 @@ describe("gracefulClose", () => {
     assert.deepEqual(log.lines, []);
   });
 
+  it("with a delay, turns readiness DOWN and answers with Connection: close before it stops", async () => {
+    const order: string[] = [];
+    const inFlight = new InFlight();
+    const fetch = inFlight.track(() => new Response("served"));
+    const connection = () =>
+      (fetch(new Request("http://x/")) as Response).headers.get("connection");
+    const closing = gracefulClose({
+      graceful: () => {
+        order.push("stop");
+        return Promise.resolve();
+      },
+    }, {
+      timeoutMs: 60_000,
+      delayMs: 1,
+      inFlight,
+      logger: logger(),
+      starting: () => order.push("starting"),
+    });
+    // The delay has begun: not stopped yet, and serving.
+    assert.deepEqual(order, ["starting"]);
+    assert.equal(connection(), "close");
+    assert.equal(await closing, true);
+    assert.deepEqual(order, ["starting", "stop"]);
+  });
+
+  it("without a delay, stops as soon as readiness is DOWN", () => {
+    const order: string[] = [];
+    void gracefulClose({
+      graceful: () => {
+        order.push("stop");
+        return Promise.resolve();
+      },
+    }, {
+      timeoutMs: 60_000,
+      inFlight: new InFlight(),
+      logger: logger(),
+      starting: () => order.push("starting"),
+    });
+    assert.deepEqual(order, ["starting", "stop"]);
+  });
+
   it("cuts what outlives the timeout, names the requests, still closes the app", async () => {
     const order: string[] = [];
     const log = logger();
