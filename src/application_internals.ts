@@ -1,6 +1,8 @@
 // What the entry points beside the default one (the server, the OpenAPI generator) need of an
 // application, kept off its public shape: `listen(app)` and `openApiDocument(app)` read it here.
+import type { Class } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
+import type { MiddlewareEntry } from "./web/route_record.ts";
 import type { DocumentedRoute, OpenApiDocument } from "./openapi/openapi_document.ts";
 import type { ServeOptions } from "./runtime/serve.ts";
 
@@ -10,6 +12,9 @@ export interface ApplicationInternals {
   readonly documented: readonly DocumentedRoute[];
   /** Whether errors are answered by the default error controller. */
   readonly defaultErrorBody: boolean;
+  /** `bootstrap({ middleware })`, and the beans of middleware classes: what guards the routes. */
+  readonly middleware: readonly MiddlewareEntry[];
+  readonly beanOf: (type: Class) => unknown;
   /** The served OpenAPI document, when the app serves one. */
   readonly openapi: (() => Promise<OpenApiDocument>) | undefined;
   /** What `listen` passes to the server, port and address aside. */

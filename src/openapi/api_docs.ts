@@ -32,6 +32,69 @@ export interface ApiResponseOptions {
   readonly contentType?: string;
 }
 
+/**
+ * An OpenAPI security scheme: how a client sends its credentials, listed in the document's
+ * `components.securitySchemes` (Swagger UI's "Authorize" asks for them).
+ */
+export type SecurityScheme =
+  | {
+    /** RFC 9110 authentication: `scheme: "bearer"` or `"basic"`. */
+    readonly type: "http";
+    readonly scheme: string;
+    /** A hint for people, such as `JWT`. */
+    readonly bearerFormat?: string;
+    readonly description?: string;
+  }
+  | {
+    /** A key in a header, query parameter or cookie of this `name`. */
+    readonly type: "apiKey";
+    readonly name: string;
+    readonly in: "header" | "query" | "cookie";
+    readonly description?: string;
+  }
+  | {
+    readonly type: "oauth2";
+    /** OpenAPI's OAuth Flows Object. */
+    readonly flows: Readonly<Record<string, unknown>>;
+    readonly description?: string;
+  }
+  | {
+    readonly type: "openIdConnect";
+    readonly openIdConnectUrl: string;
+    readonly description?: string;
+  }
+  | { readonly type: "mutualTLS"; readonly description?: string };
+
+/**
+ * A scheme name to the scopes it needs (none but for OAuth 2 and OpenID Connect); a request must
+ * satisfy every scheme named (OpenAPI's Security Requirement Object).
+ */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
+
+/** The route a middleware's `describe` is asked about. */
+export interface DescribedRoute {
+  /** `GET`, `POST`, ... */
+  readonly method: string;
+  /** As declared, the controller's prefix included: `/users/{id}`. */
+  readonly path: string;
+}
+
+/**
+ * What a middleware tells the OpenAPI document of the operations it runs around, from its
+ * `describe(route)` (a bean's method, or a property of a middleware function).
+ */
+export interface MiddlewareDocs {
+  /** The schemes it reads credentials by, by name, for `components.securitySchemes`. */
+  readonly securitySchemes?: Readonly<Record<string, SecurityScheme>>;
+  /**
+   * What it accepts: any one of these requirements. By default any one of its own schemes; `[]`
+   * requires nothing.
+   */
+  readonly security?: readonly SecurityRequirement[];
+  /** The answers it gives by itself, by status: a description, or an `@ApiResponse`'s options. */
+  readonly responses?: Readonly<Record<number, string | ApiResponseOptions>>;
+}
+
 /** A method decorator that records documentation only. */
 export type ApiDocDecorator = (
   // deno-lint-ignore no-explicit-any

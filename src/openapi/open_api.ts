@@ -4,6 +4,7 @@ import { type OpenApiFeature, openApiFeature } from "./openapi_feature.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi_document.ts";
 import { checkOptionKeys, type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
 import { openApiRoutes } from "./openapi_routes.ts";
+import { guardsOf } from "./security.ts";
 
 /**
  * Serves the OpenAPI 3.1 document of the app's routes and its Swagger UI docs page, at
@@ -46,12 +47,13 @@ export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
     );
   }
   checkOptionKeys(options, "openApi()");
-  return openApiFeature(async ({ documented, settings: thaw, defaultErrorBody }) => {
+  return openApiFeature(async ({ documented, settings: thaw, defaultErrorBody, ...app }) => {
     const settings = openApiSettings(thaw, options);
     let document: Promise<OpenApiDocument> | undefined;
+    const guards = guardsOf(app.middleware, app.beanOf);
     const build = () =>
       document ??= Promise.resolve().then(() =>
-        buildOpenApiDocument(documented, { ...settings, defaultErrorBody })
+        buildOpenApiDocument(documented, { ...settings, defaultErrorBody, guards })
       );
     const routes = settings.path === undefined ? [] : await openApiRoutes(await build(), settings);
     return { routes, document: build };
@@ -108,6 +110,7 @@ export async function openApiDocument(
         "openApiDocument(app, options)",
       ),
       defaultErrorBody: internals.defaultErrorBody,
+      guards: guardsOf(internals.middleware, internals.beanOf),
     });
   if (options !== undefined) {
     if (typeof options !== "object" || options === null || Array.isArray(options)) {

@@ -5,8 +5,9 @@ import type { RouteMethod } from "../web/compile.ts";
 import { compareSpecificity, type MappedMethod } from "../web/route_table.ts";
 import { parsePathPattern, type PathPattern } from "../web/path_pattern.ts";
 import type { PathRegex } from "../web/path_regex.ts";
-import { MAX_MULTIPART_PARTS } from "../http/multipart.ts";
-import { type ApiResponseOptions, docsOf } from "./api_docs.ts";
+import { type ApiResponseOptions, docsOf, type SecurityScheme } from "./api_docs.ts";
+import type { MiddlewareEntry } from "../web/route_record.ts";
+import { allOf, type Guard } from "./security.ts";
 import {
   type JsonSchema,
   scalarSchema,
@@ -33,6 +34,8 @@ export interface OpenApiDocument {
   readonly components: {
     readonly schemas: Readonly<Record<string, JsonSchema>>;
     readonly responses: Readonly<Record<string, JsonSchema>>;
+    /** The schemes middleware reads credentials by, as their `describe` gives them; when any. */
+    readonly securitySchemes?: Readonly<Record<string, SecurityScheme>>;
   };
 }
 
@@ -73,6 +76,14 @@ export interface DocumentOptions {
    * of the app's own, they are documented without a body schema: only that bean knows it.
    */
   readonly defaultErrorBody: boolean;
+  /**
+   * The guards of a route: what its middleware (the app's, then `own`, the route's) says of it.
+   * None when not given.
+   */
+  readonly guards?: (
+    route: { readonly method: string; readonly path: string },
+    own: readonly MiddlewareEntry[],
+  ) => readonly Guard[];
 }
 
 /** The answers Thaw gives by itself, as shared responses. */
@@ -92,7 +103,9 @@ const FRAMEWORK_RESPONSES = {
 const FORM_RESPONSES = {
   MultipartTooLarge: [
     413,
-    `The body is larger than \`server.max-body-size\`, or has more than ${MAX_MULTIPART_PARTS} parts`,
+    "The body is larger than `server.max-body-size` (a URL-encoded form) or " +
+    "`server.multipart.max-request-size`, a file is larger than `server.multipart.max-file-size`, " +
+    "or there are more parts than `server.multipart.max-parts`",
   ],
   UnsupportedMultipartType: [
     415,
@@ -203,6 +216,9 @@ export function buildOpenApiDocument(
       ? `${route.method.type.name}.${route.method.methodName}`
       : route.operation?.operationId;
   const used = new Set<FrameworkResponse>();
+  const schemes = new Map<string, { scheme: SecurityScheme; by: string }>();
+  // Each scheme a requirement names, and the first middleware naming it, for the message.
+  const required = new Map<string, string>();
   for (const { route, pattern } of documented) {
     const { method, operation: framework } = route;
     const shape = shapeOf(pattern);
@@ -212,9 +228,29 @@ export function buildOpenApiDocument(
     const where = nameOf(route);
     let operation: Record<string, unknown>;
     try {
+      const guards = options.guards?.(
+        { method: route.httpMethod, path: route.path },
+        method?.middleware ?? [],
+      ) ?? [];
+      for (const guard of guards) addSchemes(guard, schemes, required);
       operation = method !== undefined
-        ? describeOperation(route, pattern, template.variables, schemaOf, operationIds, tags, used)
-        : describeFrameworkOperation(framework as FrameworkOperation, schemaOf, operationIds, tags);
+        ? describeOperation(
+          route,
+          pattern,
+          template.variables,
+          schemaOf,
+          operationIds,
+          tags,
+          used,
+          guards,
+        )
+        : describeFrameworkOperation(
+          framework as FrameworkOperation,
+          schemaOf,
+          operationIds,
+          tags,
+          guards,
+        );
       if (others.length > 0) {
         const also = `Also served, where ${route.httpMethod} ${route.path} does not match: ` +
           others.map((o) => `${o.route.httpMethod} ${o.route.path} (${nameOf(o.route)})`)
@@ -250,6 +286,20 @@ export function buildOpenApiDocument(
       }
       : { description };
   }
+  for (const [name, by] of required) {
+    if (!schemes.has(name)) {
+      throw new DefinitionError(
+        `Middleware ${by}: describe() requires the security scheme ${JSON.stringify(name)}, ` +
+          "which no middleware's securitySchemes declares",
+      );
+    }
+  }
+  const components: Record<string, unknown> = { schemas: Object.fromEntries(shared), responses };
+  if (schemes.size > 0) {
+    components.securitySchemes = Object.fromEntries(
+      [...schemes].map(([name, { scheme }]) => [name, scheme]),
+    );
+  }
   const info: { title: string; version: string; description?: string } = {
     title: options.title,
     version: options.version,
@@ -261,8 +311,48 @@ export function buildOpenApiDocument(
     info,
     tags: tags.map((name) => ({ name })),
     paths,
-    components: { schemas: Object.fromEntries(shared), responses },
+    components: components as OpenApiDocument["components"],
   });
+}
+
+/**
+ * Adds a guard's schemes to the document's: one name, one scheme, whichever middleware declares
+ * it, since an operation's requirement names it alone.
+ */
+function addSchemes(
+  guard: Guard,
+  schemes: Map<string, { scheme: SecurityScheme; by: string }>,
+  required: Map<string, string>,
+): void {
+  for (const [name, scheme] of guard.schemes) {
+    const known = schemes.get(name);
+    if (known === undefined) schemes.set(name, { scheme, by: guard.name });
+    else if (canonical(known.scheme) !== canonical(scheme)) {
+      throw new DefinitionError(
+        `The security scheme ${JSON.stringify(name)} is declared twice, differently: ` +
+          `${canonical(known.scheme)} by middleware ${known.by}, ${canonical(scheme)} by ` +
+          `middleware ${guard.name}; give one of them another name`,
+      );
+    }
+  }
+  for (const requirement of guard.security) {
+    for (const name of Object.keys(requirement)) {
+      if (!required.has(name)) required.set(name, guard.name);
+    }
+  }
+}
+
+/** JSON with every object's keys sorted: equal for equal values, whatever the order written. */
+function canonical(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, v: unknown) =>
+      typeof v === "object" && v !== null && !Array.isArray(v)
+        ? Object.fromEntries(
+          Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0),
+        )
+        : v,
+  );
 }
 
 function deepFreeze<T>(value: T): T {
@@ -287,8 +377,9 @@ function describeOperation(
   operationIds: Set<string>,
   tags: string[],
   used: Set<FrameworkResponse>,
+  guards: readonly Guard[],
 ): Record<string, unknown> {
-  const { type, methodName, binders } = route.method as RouteMethod;
+  const { type, methodName, binders, status } = route.method as RouteMethod;
   const { tags: declaredTags, docs } = docsOf(type, methodName);
   const operationId = unique(`${type.name}.${methodName}`, operationIds);
   const operationTags = declaredTags ?? [type.name];
@@ -325,8 +416,17 @@ function describeOperation(
     docs?.responses ?? new Map(),
     answers,
     schemaOf,
+    guards,
+    status,
   );
+  secure(operation, guards);
   return operation;
+}
+
+/** The requirement of an operation's guards, all of which it passes through. */
+function secure(operation: Record<string, unknown>, guards: readonly Guard[]): void {
+  const security = allOf(guards.map((guard) => guard.security));
+  if (security.length > 0) operation.security = security;
 }
 
 /** A framework route's operation: only what it declares, no parameters, no body. */
@@ -335,6 +435,7 @@ function describeFrameworkOperation(
   schemaOf: SchemaOf,
   operationIds: Set<string>,
   tags: string[],
+  guards: readonly Guard[],
 ): Record<string, unknown> {
   const operationId = unique(framework.operationId, operationIds);
   for (const tag of framework.tags) if (!tags.includes(tag)) tags.push(tag);
@@ -344,7 +445,8 @@ function describeFrameworkOperation(
     summary: framework.summary,
   };
   if (framework.description !== undefined) operation.description = framework.description;
-  operation.responses = responsesOf(operationId, framework.responses, [], schemaOf);
+  operation.responses = responsesOf(operationId, framework.responses, [], schemaOf, guards);
+  secure(operation, guards);
   return operation;
 }
 
@@ -507,23 +609,41 @@ function frameworkAnswers(
   return answers;
 }
 
+/**
+ * An operation's answers: the one its handler gives (`@ResponseStatus`'s status, else `200`),
+ * unless `@ApiResponse`s replace it; those; its guards' (the first guard's of a status); Thaw's
+ * own. What is declared nearer the handler wins a status.
+ */
 function responsesOf(
   operationId: string,
   declared: ReadonlyMap<number, ApiResponseOptions>,
   framework: readonly FrameworkResponse[],
   schemaOf: SchemaOf,
+  guards: readonly Guard[],
+  status?: number,
 ): Record<string, JsonSchema> {
   const responses: Record<string, JsonSchema> = {};
-  if (declared.size === 0) responses["200"] = { description: "OK" };
-  for (const [status, options] of [...declared].sort(([a], [b]) => a - b)) {
+  const answer = (code: number, options: ApiResponseOptions): JsonSchema => {
     const response: Record<string, unknown> = {
-      description: options.description ?? reasonPhrase(status),
+      description: options.description ?? reasonPhrase(code),
     };
     if (options.schema !== undefined) {
-      const schema = schemaOf(options.schema, "output", `${operationId}.${status}`);
+      const schema = schemaOf(options.schema, "output", `${operationId}.${code}`);
       response.content = { [options.contentType ?? "application/json"]: { schema } };
     }
-    responses[String(status)] = response;
+    return response;
+  };
+  if (status !== undefined || declared.size === 0) {
+    const own = status ?? 200;
+    responses[String(own)] = answer(own, declared.get(own) ?? {});
+  }
+  for (const [code, options] of [...declared].sort(([a], [b]) => a - b)) {
+    responses[String(code)] = answer(code, options);
+  }
+  for (const guard of guards) {
+    for (const [code, options] of guard.responses) {
+      responses[String(code)] ??= answer(code, options);
+    }
   }
   for (const name of framework) {
     const status = String(ALL_RESPONSES[name][0]);

@@ -1,7 +1,9 @@
 // What `bootstrap` knows of the OpenAPI generator: an opaque value made by `openApi()` of the
 // `openapi` entry point, so that the default entry neither imports nor (bundled) carries it.
 import type { ThawSettings } from "../config/thaw_settings.ts";
+import type { Class } from "../context/class_record.ts";
 import type { CompiledRoute } from "../web/compile.ts";
+import type { MiddlewareEntry } from "../web/route_record.ts";
 import type { DocumentedRoute, OpenApiDocument } from "./openapi_document.ts";
 import { featureKind } from "../feature_value.ts";
 
@@ -20,6 +22,10 @@ export interface OpenApiInput {
   readonly settings: ThawSettings;
   /** Whether errors are answered by the default error controller (its body is documented). */
   readonly defaultErrorBody: boolean;
+  /** `bootstrap({ middleware })`, which guards every documented route. */
+  readonly middleware: readonly MiddlewareEntry[];
+  /** The bean of a middleware class, whose `describe` the document asks. */
+  readonly beanOf: (type: Class) => unknown;
 }
 
 /** The routes that serve the document, and the document as served. */

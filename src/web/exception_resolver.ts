@@ -9,12 +9,15 @@ import {
 } from "./error_responder.ts";
 import { headAnswer, toResponse } from "./return_value.ts";
 import { controllerRecordChain, type ExceptionHandlerRecord } from "./route_record.ts";
+import { responseStatusOf } from "./response_status.ts";
 
 /** An `@ExceptionHandler` method bound to its bean. */
 interface BoundHandler {
   /** `ApiErrors.outOfRange`, for errors and logs. */
   readonly label: string;
   readonly call: (error: unknown, request: HttpRequest) => unknown;
+  /** Its `@ResponseStatus`. */
+  readonly status?: number;
 }
 
 /**
@@ -58,6 +61,7 @@ export function exceptionScope(beans: readonly HandlerBean[]): ExceptionScope {
         const bound: BoundHandler = {
           label,
           call: (error, request) => method.call(instance, error, request),
+          status: responseStatusOf(type, record.methodName),
         };
         for (const errorType of record.types) {
           const other = scope.get(errorType.prototype);
@@ -108,7 +112,7 @@ export function exceptionResolver(
     if (handler === undefined) return fallback(error, c, request, route);
     try {
       const req = request ?? requestOf(c, maxBodySize);
-      const response = toResponse(await handler.call(error, req));
+      const response = toResponse(await handler.call(error, req), undefined, handler.status);
       if (error instanceof MethodNotAllowedException && !response.headers.has("allow")) {
         response.headers.set("allow", error.allow); // a redirect's headers throw: the fallback
       }

@@ -15,34 +15,54 @@ import { addDefaultHeaders, withDefaultHeaders } from "./default_headers.ts";
  * `defaults` are the headers middleware set before the route ran, added as
  * {@linkcode withDefaultHeaders} adds them. A response this function makes is made with them
  * rather than copied: on Node, copying Hono's adapter's response turns a text body into a stream.
+ * `status` (`@ResponseStatus`) is the status of a response it makes; with one that has no content
+ * (`204`), the value is not sent.
  */
-export function toResponse(value: unknown, defaults?: Headers): Response {
+export function toResponse(value: unknown, defaults?: Headers, status?: number): Response {
+  if (status !== undefined && NO_CONTENT.has(status)) value = withoutContent(value);
   if (typeof value === "object" && value !== null) {
     // A plain object or array, the common case, is JSON without asking the classes below.
     const proto = Object.getPrototypeOf(value);
     if (proto === Object.prototype || proto === Array.prototype) {
-      return made(JSON.stringify(value), JSON_TYPE, defaults);
+      return made(JSON.stringify(value), JSON_TYPE, defaults, status);
     }
     if (value instanceof ResponseEntity) return adopted(value.toResponse(), defaults);
     if (isResponse(value)) return adopted(sendableResponse(value), defaults);
     if (value instanceof Blob) {
       // Its length is known: Deno would otherwise stream it without one. Its type is its own
-      // header, which a middleware's default must not replace.
+      // header, which a middleware's default must not replace, and which Node's adapter does not
+      // take from the body.
       const own: Record<string, string> = { "content-length": String(value.size) };
-      if (value.type !== "" && defaults !== undefined) own["content-type"] = value.type;
-      return made(value, own, defaults);
+      if (value.type !== "") own["content-type"] = value.type;
+      return made(value, own, defaults, status);
     }
     // A form's type (a multipart boundary) is known only once the response is made.
     if (value instanceof FormData || value instanceof URLSearchParams) {
-      return adopted(new Response(value), defaults);
+      return adopted(new Response(value, { status }), defaults);
     }
-    if (isBodyInit(value)) return made(value, undefined, defaults);
-  } else if (typeof value === "string") return made(value, TEXT_TYPE, defaults);
-  else if (value === undefined) return made(null, undefined, defaults, 204);
+    if (isBodyInit(value)) return made(value, undefined, defaults, status);
+  } else if (typeof value === "string") return made(value, TEXT_TYPE, defaults, status);
+  else if (value === undefined) return made(null, undefined, defaults, status ?? 204);
   else if (typeof value === "function" || typeof value === "symbol") {
     throw new TypeError(`A handler returned a ${typeof value}, which cannot be sent`);
   }
-  return made(JSON.stringify(value), JSON_TYPE, defaults);
+  return made(JSON.stringify(value), JSON_TYPE, defaults, status);
+}
+
+// The statuses a Response may not have a body with.
+const NO_CONTENT: ReadonlySet<number> = new Set([204, 205, 304]);
+
+// What a handler returned for an answer that carries none: an entity or a response keeps its own
+// status, so stays; any other value goes, and a stream is cancelled rather than left open.
+function withoutContent(value: unknown): unknown {
+  if (
+    value instanceof ResponseEntity ||
+    (typeof value === "object" && value !== null && isResponse(value))
+  ) {
+    return value;
+  }
+  if (value instanceof ReadableStream) value.cancel().catch(() => {});
+  return undefined;
 }
 
 const JSON_TYPE = { "content-type": "application/json" } as const;

@@ -3,9 +3,23 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import type { ConsoleMessage, HTTPRequest } from "puppeteer-core";
+import type { ConsoleMessage, HTTPRequest, Page } from "puppeteer-core";
+import type { Context, Next } from "hono";
 import { launchChromium, STEP_TIMEOUT_MS, tryOperation } from "../../tools/chromium.ts";
 import { listen } from "../../server.ts";
+import {
+  bootstrap,
+  Component,
+  GetMapping,
+  type Middleware,
+  type MiddlewareDocs,
+  PostMapping,
+  RequestBody,
+  ResponseStatus,
+  RestController,
+  UseMiddleware,
+} from "../../mod.ts";
+import { openApi } from "../../openapi.ts";
 import { RUNTIME } from "../runtime.ts";
 import { type Storage, STORAGES, usersApps } from "../examples/users_storage.ts";
 
@@ -47,6 +61,48 @@ function documentedOperations(document: { paths?: Record<string, Record<string, 
       )
     )
     .sort();
+}
+
+/** A guard that takes one bearer token, and says so to the document. */
+@Component()
+class TokenGuard implements Middleware {
+  async handle(c: Context, next: Next): Promise<Response | void> {
+    if (c.req.header("authorization") !== "Bearer s3cret") {
+      return c.json({ error: "no valid token" }, 401);
+    }
+    await next();
+  }
+  describe(): MiddlewareDocs {
+    return {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      responses: { 401: "No valid bearer token" },
+    };
+  }
+}
+
+@RestController()
+@UseMiddleware(TokenGuard)
+class NotesController {
+  @GetMapping("/notes")
+  list(): string[] {
+    return ["first"];
+  }
+
+  @ResponseStatus(201)
+  @PostMapping("/notes", RequestBody())
+  create(note: unknown) {
+    return { created: note };
+  }
+}
+
+/** Swagger UI's "Authorize" dialog, filled in with a bearer token as a person would. */
+async function authorize(page: Page, token: string): Promise<void> {
+  await (await page.waitForSelector(".auth-wrapper button.authorize"))!.click();
+  const input = (await page.waitForSelector("#auth-bearer-value"))!;
+  await input.type(token);
+  await (await page.waitForSelector(".auth-btn-wrapper button.authorize"))!.click();
+  await (await page.waitForSelector(".auth-btn-wrapper button.btn-done"))!.click();
+  await page.waitForSelector(".auth-wrapper button.authorize.locked");
 }
 
 describe("the docs page in a real browser (headless Chromium)", () => {
@@ -154,6 +210,58 @@ describe("the docs page in a real browser (headless Chromium)", () => {
         await chromium?.close();
       } finally {
         await app.close();
+      }
+    }
+  });
+
+  it("tries a guarded route after Authorize, with the token the page was given", async () => {
+    const app = await bootstrap({
+      controllers: [NotesController],
+      components: [TokenGuard],
+      openapi: openApi(),
+    });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", quiet: true });
+    let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
+    try {
+      const document = await (await fetch(`${server.url}/openapi.json`)).json();
+      assert.deepEqual(document.components.securitySchemes, {
+        bearer: { type: "http", scheme: "bearer" },
+      });
+      assert.deepEqual(document.paths["/notes"].get.security, [{ bearer: [] }]);
+
+      chromium = await launchChromium();
+      const page = await chromium.browser.newPage();
+      page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      const pageErrors: string[] = [];
+      const sent: { url: string; authorization?: string }[] = [];
+      page.on("pageerror", (error: unknown) => void pageErrors.push(String(error)));
+      page.on("request", (request: HTTPRequest) => {
+        if (new URL(request.url()).pathname === "/notes") {
+          sent.push({ url: request.url(), authorization: request.headers()["authorization"] });
+        }
+      });
+      await page.goto(`${server.url}/docs`, {
+        waitUntil: "networkidle0",
+        timeout: STEP_TIMEOUT_MS,
+      });
+
+      // Refused without a token, with the answer the guard documents.
+      const refused = await tryOperation(page, "get", "/notes");
+      assert.equal(refused.status, 401, `status shown: ${refused.status}, body: ${refused.body}`);
+      assert.equal(refused.undocumented, false, "Swagger UI finds the guard's 401 in the document");
+
+      await authorize(page, "s3cret");
+      const created = await tryOperation(page, "post", "/notes", { text: "hi" });
+      assert.equal(created.status, 201, `status shown: ${created.status}, body: ${created.body}`);
+      assert.equal(created.undocumented, false, "Swagger UI finds @ResponseStatus's 201");
+      assert.deepEqual(JSON.parse(created.body), { created: { text: "hi" } });
+      assert.deepEqual(sent.map((s) => s.authorization), [undefined, "Bearer s3cret"]);
+      assert.deepEqual(pageErrors, [], "page errors");
+    } finally {
+      try {
+        await chromium?.close();
+      } finally {
+        await server.close();
       }
     }
   });
