@@ -162,6 +162,7 @@ export {
   type ValueOf,
   type ValueOptions,
 } from "./src/web/binder.ts";
+export { safeFilename } from "./src/http/multipart_filename.ts";
 export {
   type HandlerArguments,
   type ParameterMismatch,
@@ -179,6 +180,10 @@ export {
   ApiResponse,
   type ApiResponseOptions,
   ApiTags,
+  type DescribedRoute,
+  type MiddlewareDocs,
+  type SecurityRequirement,
+  type SecurityScheme,
 } from "./src/openapi/api_docs.ts";
 export type { OpenApiFeature } from "./src/openapi/openapi_feature.ts";
 export type { JsonSchema, SchemaSource } from "./src/openapi/json_schema.ts";
@@ -188,6 +193,7 @@ export {
   UseMiddleware,
   type UseMiddlewareDecorator,
 } from "./src/web/middleware.ts";
+export { ResponseStatus, type ResponseStatusDecorator } from "./src/web/response_status.ts";
 export {
   ControllerAdvice,
   ExceptionHandler,

@@ -7,7 +7,7 @@ import {
   resolveConfig,
   scanRecord,
 } from "./config/application_config.ts";
-import { readSettings } from "./config/thaw_settings.ts";
+import { readSettings, type ThawSettings } from "./config/thaw_settings.ts";
 import { maskError, noMask, secretsMask } from "./config/secrets_mask.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { EnvLookup } from "./config/env.ts";
@@ -31,12 +31,14 @@ import { openApiConfigured, type OpenApiFeature, openApiSetup } from "./openapi/
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
 import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
 import { HttpStatus } from "./http/http_status.ts";
+import type { MultipartLimits } from "./http/multipart.ts";
 import { healthIndicators } from "./actuator/health_beans.ts";
 import { type ActuatorFeature, actuatorSetup } from "./actuator/actuator_feature.ts";
 import type { DocumentedRoute } from "./openapi/openapi_document.ts";
 import { type ApplicationInternals, registerApplication } from "./application_internals.ts";
 import { observeFetch, type RequestObserver, RouteMarks } from "./observe/request_observer.ts";
 import { accessLogObserver } from "./observe/access_log.ts";
+import { safeLogger } from "./observe/loggable.ts";
 import { type Scheduler, schedulerFactory } from "./scheduling/scheduled_jobs.ts";
 import { lifecycleEvents } from "./events/event_hooks.ts";
 
@@ -297,6 +299,20 @@ export async function bootstrap(options: BootstrapOptions = {}): Promise<Applica
   }
 }
 
+// How RequestPart reads a multipart body: the `server.multipart.*` keys, and the body limit up to
+// which a body is read whole.
+function multipartLimits(settings: ThawSettings, maxBodySize: number): MultipartLimits {
+  const location = settings.get("server.multipart.location");
+  return {
+    maxFileSize: settings.get("server.multipart.max-file-size"),
+    maxRequestSize: settings.get("server.multipart.max-request-size"),
+    maxParts: settings.get("server.multipart.max-parts"),
+    fileSizeThreshold: settings.get("server.multipart.file-size-threshold"),
+    readWhole: maxBodySize,
+    ...(location === undefined ? {} : { location }),
+  };
+}
+
 // Whether a section holds a value that a file or the configuration object set: one the
 // environment set alone (`MANAGEMENT_HEALTH_TIMEOUT`, shared with other services) is not the app
 // asking for a feature.
@@ -316,7 +332,9 @@ async function wire(
   config: LoadedConfig,
   startedAt: number,
 ): Promise<Application> {
-  const logger = options.logger ?? console;
+  // Every line Thaw logs may quote what a client sent (a path, a header value in a runtime's
+  // error): escaped once here, for every part of the app that logs.
+  const logger = safeLogger(options.logger ?? console);
   const settings = readSettings(
     config,
     (warning) => (logger.warn ?? logger.error).call(logger, warning),
@@ -409,10 +427,11 @@ async function wire(
   const routes = compileRoutes(controllers, {
     errors: fallback,
     maxBodySize,
-    server: nodeServerRequest,
+    server: { ...nodeServerRequest, multipart: multipartLimits(settings, maxBodySize) },
     beanOf,
     advice: adviceScope,
     answersChecked: (options.middleware?.length ?? 0) > 0,
+    globalMiddleware: (options.middleware ?? []).map(middlewareName),
     allowEncodedSlash,
   });
   const middleware = (options.middleware ?? []).map((item, i) =>
@@ -485,6 +504,8 @@ async function wire(
       documented,
       settings,
       defaultErrorBody: custom === undefined,
+      middleware: options.middleware ?? [],
+      beanOf,
     });
     routes.push(...served.routes);
     openapi = served.document;
@@ -497,7 +518,15 @@ async function wire(
   }
   if (settings.get("logging.access.enabled")) observers.push(accessLogObserver(logger));
   const marks = observers.length > 0 ? new RouteMarks() : undefined;
-  const hono = buildApp(routes, errors, { allowEncodedSlash, middleware, maxBodySize, marks });
+  // Milliseconds; 0: no bound.
+  const requestTimeoutMs = settings.get("server.request-timeout");
+  const hono = buildApp(routes, errors, {
+    allowEncodedSlash,
+    middleware,
+    maxBodySize,
+    marks,
+    requestTimeout: requestTimeoutMs > 0 ? { ms: requestTimeoutMs, logger } : undefined,
+  });
   refuseLateRegistration(hono);
 
   // Hono's own: already bound, and answering synchronously when the handler does, which spares
@@ -544,6 +573,8 @@ async function wire(
     management,
     documented,
     defaultErrorBody: custom === undefined,
+    middleware: options.middleware ?? [],
+    beanOf,
     openapi,
     defaultPort,
     defaultHostname,
@@ -555,8 +586,10 @@ async function wire(
     },
     serve: {
       maxBodySize,
+      largestBody: Math.max(maxBodySize, settings.get("server.multipart.max-request-size")),
       refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
       shutdownTimeoutMs: shutdownTimeout * 1000,
+      shutdownDelayMs: settings.get("server.shutdown-delay") * 1000,
       logger,
       shutdownStarting: () => {
         accepting = false;

@@ -9,10 +9,24 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "server.port": "The port `listen(app)` serves on (`0`: any free port).",
   "server.hostname": "The address `listen(app)` binds.",
   "server.max-body-size": "The largest request body, in bytes; a larger one is answered 413.",
+  "server.multipart.max-file-size":
+    "The largest part of a `multipart/form-data` body (a file or a field), in bytes; a larger one is answered 413.",
+  "server.multipart.max-request-size":
+    "The largest `multipart/form-data` body, in bytes (`server.max-body-size` does not apply to it); a larger one is answered 413.",
+  "server.multipart.max-parts":
+    "The most parts of a `multipart/form-data` body; one more is answered 413.",
+  "server.multipart.file-size-threshold":
+    "File parts larger than this, in bytes, of a body read as it arrives go to a temporary file; smaller ones stay in memory.",
+  "server.multipart.location":
+    "The folder of uploads' temporary files (the OS's temporary folder when unset).",
   "server.allow-encoded-slash":
     "`true`: a `%2F` in a path reaches path variables as `/`; else such a path is a 400.",
   "server.shutdown-timeout":
     "Seconds that requests in flight, then each `@PreDestroy` hook, get on shutdown.",
+  "server.shutdown-delay":
+    "Seconds `listen(app)` keeps serving, readiness DOWN, after a shutdown starts and before it stops accepting.",
+  "server.request-timeout":
+    "Milliseconds a request may take until its answer's head; then it is answered 503 (`0`: no limit).",
   "app.component-scan":
     "Folders, relative to the file, that `scanComponents(config)` scans for bean classes.",
   "app.openapi":

@@ -86,6 +86,33 @@ export const THAW_KEYS = {
     max: Number.MAX_SAFE_INTEGER,
     default: 1048576,
   },
+  "server.multipart.max-file-size": {
+    type: "integer",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    default: 1048576,
+  },
+  "server.multipart.max-request-size": {
+    type: "integer",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    default: 10485760,
+  },
+  "server.multipart.max-parts": {
+    type: "integer",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    default: 1000,
+  },
+  "server.multipart.file-size-threshold": {
+    type: "integer",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    default: 65536,
+  },
+  "server.multipart.location": {
+    type: "string",
+  },
   "server.allow-encoded-slash": {
     type: "boolean",
     default: false,
@@ -95,6 +122,18 @@ export const THAW_KEYS = {
     min: 0,
     max: 86400,
     default: 30,
+  },
+  "server.shutdown-delay": {
+    type: "integer",
+    min: 0,
+    max: 86400,
+    default: 0,
+  },
+  "server.request-timeout": {
+    type: "integer",
+    min: 0,
+    max: MAX_TIMER,
+    default: 0,
   },
   "app.component-scan": {
     type: "list",

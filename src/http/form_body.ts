@@ -19,6 +19,11 @@ export interface FormBody {
   param(name: string): string | undefined;
   /** The first multipart part named `name`, or `undefined` (always, for a urlencoded body). */
   part(name: string): MultipartPart | undefined;
+  /**
+   * Deletes the temporary files of its parts, once the answer is made; absent when it has none to
+   * delete.
+   */
+  readonly release?: () => Promise<void>;
 }
 
 /** A request without a body: no fields. */
@@ -76,8 +81,12 @@ export function urlEncodedBody(bytes: Uint8Array): FormBody {
  * The parts of a `multipart/form-data` body. As a parameter, a part is read only when it has no
  * filename (a file is no parameter, as in Spring), its bytes as UTF-8.
  */
-export function multipartBody(parts: readonly MultipartPart[]): FormBody {
+export function multipartBody(
+  parts: readonly MultipartPart[],
+  release?: () => Promise<void>,
+): FormBody {
   return {
+    ...(release === undefined ? {} : { release }),
     param(name) {
       const part = parts.find((p) => p.name === name && p.filename === undefined);
       if (part === undefined) return undefined;

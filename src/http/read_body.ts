@@ -21,6 +21,19 @@ export function bodyAbandoned(request: Request): boolean {
   return abandoned.has(request);
 }
 
+/** Records that a read of this request's body stopped before its end (a multipart limit). */
+export function abandonBody(request: Request): void {
+  abandoned.add(request);
+}
+
+// Requests whose multipart body was parsed as it arrived (multipart_reader.ts): nothing kept it.
+const streamed = new WeakSet<Request>();
+
+/** Records that this request's body was read as it arrived, into its multipart parts. */
+export function bodyStreamed(request: Request): void {
+  streamed.add(request);
+}
+
 function tooLarge(limit: number): HttpException {
   return new HttpException(HttpStatus.CONTENT_TOO_LARGE, `Request body exceeds ${limit} bytes`);
 }
@@ -61,17 +74,27 @@ function readBody<T>(
 ): Promise<T> {
   // Not async: a body of known length costs one promise, the runtime's own read.
   try {
-    if (rawBody !== undefined) {
-      if (rawBody.byteLength > limit) throw tooLarge(limit);
-      return Promise.resolve(finish(rawBody));
+    // The app's doing, not the client's: a 500 that says what to do instead.
+    if (streamed.has(request)) {
+      throw new Error(
+        "The request body was read as it arrived, into its multipart parts (a body of unknown " +
+          "length, or longer than server.max-body-size), and cannot be read again: take the " +
+          "parts as RequestPart arguments",
+      );
     }
     // A middleware read the body first (Hono's `validator` with `c.req.json()`): what it read is
-    // kept by Hono, and read from there, under the same limit.
+    // kept by Hono, and read from there, under the same limit; what it could not keep is the
+    // server's error, not the client's. Asked before Node's pre-read body, so that a middleware
+    // that used the body up meets one answer on every runtime.
     if (readEarlier !== undefined && request.bodyUsed) {
       return readEarlier().then((bytes) => {
         if (bytes.byteLength > limit) throw tooLarge(limit);
         return finish(bytes);
-      }, cutShort);
+      });
+    }
+    if (rawBody !== undefined) {
+      if (rawBody.byteLength > limit) throw tooLarge(limit);
+      return Promise.resolve(finish(rawBody));
     }
     const declared = request.headers.get("content-length");
     // Only a well-formed length is trusted; anything else is counted like a chunked body.

@@ -1,3 +1,5 @@
+import type { MultipartLimits } from "./multipart.ts";
+
 /**
  * What the server running the app parsed of a request before the app saw it. The body binding
  * reads headers and pre-read bytes through this interface, so it depends on no server adapter:
@@ -12,6 +14,11 @@ export interface ServerRequest {
   header(request: Request, env: unknown, name: string): string | null;
   /** The body's bytes when the server read them before the app ran, else `undefined`. */
   body(env: unknown): Uint8Array | undefined;
+  /**
+   * The limits a `multipart/form-data` body is read under (the `server.multipart.*` keys that
+   * `bootstrap` read); their defaults when absent.
+   */
+  readonly multipart?: MultipartLimits;
 }
 
 /** A request as any fetch server hands it over: everything is read from the `Request`. */

@@ -328,10 +328,13 @@ export function RequestBody<S extends StandardSchemaV1 | Class | undefined = und
  * Binds one part of a `multipart/form-data` body: a `File` for a file part (one sent with a
  * filename), else the part's text, converted by `type` as {@linkcode RequestParam} converts. With
  * `type: File` a text part is a 400, and with a conversion a file part is. Missing and required:
- * 400 naming the part. The body is read once for all the route's parts, whole and under the body
- * limit (over it: 413, before any parsing); more than 1000 parts is a 413; a malformed body (no
- * boundary, no closing boundary, a part without a name, line ends other than CRLF) is a 400 saying
- * what is wrong; text that is not UTF-8 is a 400. Not `multipart/form-data`, or any
+ * 400 naming the part. The body is read once for all the route's parts, as it arrives, under the
+ * `server.multipart.*` limits (a file over `max-file-size`, a body over `max-request-size`, more
+ * parts than `max-parts`: 413 naming the key, and reading stops there); a file over
+ * `file-size-threshold` waits in a temporary file, deleted once the answer is made. A malformed
+ * body (no boundary, no closing boundary, a part without a name, line ends other than CRLF) is a
+ * 400 saying what is wrong; text that is not UTF-8 is a 400. The `File`'s name is the client's:
+ * `safeFilename` makes it fit to store. Not `multipart/form-data`, or any
  * `Content-Encoding`: 415. A route may not have both `RequestBody()` and `RequestPart()`.
  *
  * @example

@@ -16,7 +16,7 @@ import type { ServerRequest } from "../http/server_request.ts";
 import { compileArgument } from "./arguments.ts";
 import { clip } from "./convert.ts";
 import type { ParameterBinder } from "./binder.ts";
-import { type ErrorResponder, MethodNotAllowedException } from "./error_responder.ts";
+import { type ErrorResponder, type Logger, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
 import { joinPaths, parsePathPattern, type PathPattern } from "./path_pattern.ts";
 import { pathReader } from "./path_variables.ts";
@@ -24,6 +24,8 @@ import { HttpRequest } from "../http/http_request.ts";
 import { REFUSED_PATHS, requestPath, requestPathAllowingEncodedSlash } from "./request_path.ts";
 import { IMPLEMENTED_METHODS, type MappedMethod, routeTable } from "./route_table.ts";
 import type { RouteMarks } from "../observe/request_observer.ts";
+import { requestTimeout } from "./request_timeout.ts";
+import { responseStatusOf } from "./response_status.ts";
 
 /** A controller bean to compile. */
 export interface ControllerBean {
@@ -51,6 +53,10 @@ export interface RouteMethod {
   readonly type: Class;
   readonly methodName: string;
   readonly binders: readonly ParameterBinder[];
+  /** Its class's then its own `@UseMiddleware` items, in the order they run. */
+  readonly middleware?: readonly MiddlewareEntry[];
+  /** Its `@ResponseStatus`. */
+  readonly status?: number;
 }
 
 /** A mapping and the `@UseMiddleware` items of its method, from the class that declared it. */
@@ -114,6 +120,8 @@ export interface CompileOptions {
   readonly advice: ExceptionScope;
   /** Whether global middleware checks every answer already (see `sendableAnswer`). */
   readonly answersChecked: boolean;
+  /** The names of the global middleware, which runs before every route's own. */
+  readonly globalMiddleware?: readonly string[];
   /** Takes `%2F` in a path (`bootstrap`'s `allowEncodedSlash`): a catch-all checks paths so. */
   readonly allowEncodedSlash?: boolean;
 }
@@ -175,6 +183,7 @@ function compileRoute(
   }
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
   const middlewareItems = [...scope.middleware, ...methodMiddleware];
+  const status = responseStatusOf(controller.type, route.methodName);
   const middleware = middlewareItems.map((item) =>
     guardMiddleware(
       resolveMiddleware(item, options.beanOf, label),
@@ -190,7 +199,13 @@ function compileRoute(
     httpMethod: route.httpMethod,
     pattern,
     label,
-    method: { type: controller.type, methodName: route.methodName, binders: route.binders },
+    method: {
+      type: controller.type,
+      methodName: route.methodName,
+      binders: route.binders,
+      middleware: middlewareItems,
+      status,
+    },
     middleware,
     middlewareNames: middlewareItems.map(middlewareName),
     handler: compileHandler({
@@ -204,6 +219,8 @@ function compileRoute(
       hasPathVariables: pattern.variables.length > 0,
       pathVariables: reader?.rest === undefined ? undefined : reader.all,
       behindMiddleware: middleware.length > 0 || options.answersChecked,
+      middlewareNames: [...options.globalMiddleware ?? [], ...middlewareItems.map(middlewareName)],
+      status,
     }),
   };
 }
@@ -260,6 +277,8 @@ export interface BuildOptions {
   readonly maxBodySize?: number;
   /** Where each route marks the requests it takes, for the request observers. */
   readonly marks?: RouteMarks;
+  /** `server.request-timeout`: a request unanswered after `ms` is answered 503 (logged). */
+  readonly requestTimeout?: { readonly ms: number; readonly logger: Logger };
 }
 
 /**
@@ -295,6 +314,15 @@ export function buildApp(
   // `c.req.raw` (Hono's `bodyLimit` does) before a route takes it. Without global middleware
   // nothing runs before a route's first handler, which marks the request as it comes.
   const originals = new WeakMap<Context, Request>();
+  // Outermost: it bounds the global middleware too. Each route's handlers name its template.
+  const templates = new WeakMap<object, string>();
+  const timeout = options.requestTimeout;
+  if (timeout !== undefined) {
+    hono.use(
+      "*",
+      requestTimeout(timeout.ms, errors, (h) => templates.get(h as object), timeout.logger),
+    );
+  }
   if (options.marks !== undefined && global) {
     hono.use("*", (c, next) => {
       originals.set(c, c.req.raw);
@@ -326,6 +354,7 @@ export function buildApp(
       : handlers.map((h: (c: Context, next: Next) => unknown) => (c: Context, next: Next) =>
         holds(c) ? h(c, next) : next()
       ) as unknown as [RouteHandler];
+    if (timeout !== undefined) { for (const h of guarded) templates.set(h, route.pattern.source); }
     hono.on(route.httpMethod, route.pattern.honoPath, ...guarded);
   }
 

@@ -1,10 +1,5 @@
 import type { Context } from "hono";
-import {
-  EMPTY_FORM_BODY,
-  type FormBody,
-  multipartBody,
-  urlEncodedBody,
-} from "../http/form_body.ts";
+import { EMPTY_FORM_BODY, type FormBody, urlEncodedBody } from "../http/form_body.ts";
 import { HttpException } from "../http/http_exception.ts";
 import type { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
@@ -13,7 +8,8 @@ import {
   unsupportedCharset,
   unsupportedContentEncoding,
 } from "../http/media_type.ts";
-import { multipartBoundary, parseMultipart } from "../http/multipart.ts";
+import { DEFAULT_MULTIPART_LIMITS, multipartBoundary } from "../http/multipart.ts";
+import { readMultipart } from "../http/multipart_reader.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import { hasNoBody } from "./body_presence.ts";
 import { badRequest, quote } from "./convert.ts";
@@ -50,11 +46,13 @@ function unsupported(type: string | null, partsOnly: boolean): HttpException {
 
 /**
  * Reads a request's form body once, for every argument of a route that reads one: a
- * `multipart/form-data` body (or, unless `partsOnly`, an `application/x-www-form-urlencoded` one)
- * through `request.bytes()`, so under the body limit and before any parsing. Rejects with a 400
- * for two `Content-Type`s or a multipart type without a usable boundary, a 415 for another type,
- * any `Content-Encoding` or a urlencoded `charset` other than UTF-8, a 413 over the limit; a
- * request without a body and without a type has no fields.
+ * `multipart/form-data` body as multipart_reader.ts reads it (whole within the body limit, else
+ * as it arrives, under the `server.multipart.*` limits, its large file parts in temporary files
+ * that the form's `release` deletes), or, unless `partsOnly`, an
+ * `application/x-www-form-urlencoded` one through `request.bytes()`, under the body limit and
+ * before any parsing. Rejects with a 400 for two `Content-Type`s or a multipart type without a
+ * usable boundary, a 415 for another type, any `Content-Encoding` or a urlencoded `charset` other
+ * than UTF-8, a 413 over a limit; a request without a body and without a type has no fields.
  */
 export function readFormBody(
   c: Context,
@@ -83,7 +81,13 @@ export function readFormBody(
     if (refused !== undefined) throw new HttpException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, refused);
     if (multipart) {
       const boundary = multipartBoundary(type);
-      return request.bytes().then((bytes) => multipartBody(parseMultipart(bytes, boundary)));
+      const source = {
+        raw: c.req.raw,
+        request,
+        declaredLength: server.header(c.req.raw, c.env, "content-length"),
+        readAlready: server.body(c.env) !== undefined,
+      };
+      return readMultipart(source, boundary, server.multipart ?? DEFAULT_MULTIPART_LIMITS);
     }
     return request.bytes().then(urlEncodedBody);
   } catch (error) {

@@ -32,6 +32,10 @@ export interface HandlerSpec {
    * end of the chain drops it), and a body a middleware read through `c.req` is read from Hono.
    */
   readonly behindMiddleware?: boolean;
+  /** The names of the middleware that run before the handler, for an error that one caused. */
+  readonly middlewareNames?: readonly string[];
+  /** Its `@ResponseStatus`: the status of an answer made from what it returns. */
+  readonly status?: number;
 }
 
 /**
@@ -43,7 +47,9 @@ export interface HandlerSpec {
 export function compileHandler(spec: HandlerSpec): RouteHandler {
   const { bean, method, resolvers, errors, label, maxBodySize, server, hasPathVariables } = spec;
   const behindMiddleware = spec.behindMiddleware === true;
+  const middlewareNames = spec.middlewareNames ?? [];
   const readVariables = spec.pathVariables;
+  const status = spec.status;
   const count = resolvers.length;
   const isAsync = resolvers.map((r) => r.async);
   const fromBody = resolvers.map((r) => r.fromBody);
@@ -70,15 +76,15 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       maxBodySize,
       rawBody: server.body(c.env),
       // Only middleware reads a body ahead of the route: no question asked without it.
-      readEarlier: behindMiddleware ? () => earlierBody(c) : undefined,
+      readEarlier: behindMiddleware ? () => earlierBody(c, label, middlewareNames) : undefined,
     });
   const makeRequest = (c: Context): HttpRequest | undefined =>
     needsRequest ? newRequest(c) : undefined;
 
   // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.
   const answer = (c: Context, value: unknown): Response => {
-    if (behindMiddleware) return answerWithDefaults(c, value);
-    const response = toResponse(value);
+    if (behindMiddleware) return answerWithDefaults(c, value, status);
+    const response = toResponse(value, undefined, status);
     return c.req.method === "HEAD" ? headAnswer(response) : response;
   };
   const settle = (c: Context, request: HttpRequest | undefined, result: unknown) => {
@@ -145,14 +151,17 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
         request = withBody;
         return readForm(c, server, withBody, partsOnly).then(
           (form) => {
+            let answer: Response | Promise<Response>;
             try {
               for (let i = 0; i < count; i++) {
                 if (args[i] === FROM_BODY) args[i] = (fromBody[i] as FormArgument).resolve(form);
               }
-              return settle(c, withBody, method.apply(bean, args));
+              answer = settle(c, withBody, method.apply(bean, args));
             } catch (error) {
-              return errors(error, c, withBody, label);
+              answer = errors(error, c, withBody, label);
             }
+            // An upload's temporary files go once the answer is made, whatever it is.
+            return form.release === undefined ? answer : releasedAfter(answer, form.release);
           },
           (error) => errors(error, c, withBody, label),
         );
@@ -183,13 +192,39 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
   };
 }
 
+// The answer, once `release` is done: the client that has it knows the files are gone.
+async function releasedAfter(
+  answer: Response | Promise<Response>,
+  release: () => Promise<void>,
+): Promise<Response> {
+  try {
+    return await answer;
+  } finally {
+    await release();
+  }
+}
+
 // What Hono kept of a body a middleware read through `c.req`. Its bytes when it kept them; else
 // bytes made again from the text it decoded leniently, where a U+FFFD may stand for bytes that were
-// not UTF-8, so such a text is refused as those bytes would have been. Asked only once the request
-// shows its body used: on Node, asking `bodyUsed` of the adapter's request makes a web Request.
-async function earlierBody(c: Context): Promise<Uint8Array> {
+// not UTF-8, so such a text is refused as those bytes would have been. A body read through
+// `c.req.raw` is gone: no runtime keeps it (Node's adapter alone would hand the handler a copy),
+// and a 400 would blame the client for the server's own doing. It is a 500 that names the
+// middleware and says what to do instead, on every runtime.
+async function earlierBody(
+  c: Context,
+  route: string,
+  middleware: readonly string[],
+): Promise<Uint8Array> {
   const kept = c.req.bodyCache.arrayBuffer;
   if (kept !== undefined) return new Uint8Array(await kept);
+  if (Object.keys(c.req.bodyCache).length === 0) {
+    throw new Error(
+      `${route}: the request body was read through c.req.raw by a middleware before the handler ` +
+        `(${middleware.join(", ")}), so the handler cannot read it. Read it in the middleware ` +
+        "with c.req.json(), c.req.text() or c.req.arrayBuffer(), which Hono keeps for the " +
+        "handler, or read a copy: c.req.raw.clone()",
+    );
+  }
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (lenient.decode(bytes).includes("\uFFFD")) {
     throw new HttpException(

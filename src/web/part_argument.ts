@@ -34,6 +34,8 @@ export function partArgument(
         }
         if (part.filename !== undefined) {
           if (convert !== undefined) throw badRequest(`${label} must be a value, not a file`);
+          // A large file part is in a temporary file already, as a File.
+          if (part.file !== undefined) return part.file;
           // RFC 7578, 4.4: a part without a Content-Type is text/plain.
           return new File([part.body.slice()], part.filename, {
             type: part.contentType ?? "text/plain",

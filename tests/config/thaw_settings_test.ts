@@ -137,7 +137,8 @@ describe("readSettings: Thaw's keys, read once", () => {
   it("refuses a key under Thaw's sections that is near no key, listing the keys there", () => {
     assert.throws(() => settingsOf({ server: { tls: { cert: "x" } } }), {
       message: "config: server.tls: unknown key; the keys under server are port, hostname, " +
-        "max-body-size, allow-encoded-slash, shutdown-timeout",
+        "max-body-size, allow-encoded-slash, shutdown-timeout, shutdown-delay, request-timeout, " +
+        "multipart",
     });
     assert.throws(() => settingsOf({ logging: { level: { root: "info" } } }), {
       message: "config: logging.level: unknown key; the keys under logging are access",
@@ -147,7 +148,8 @@ describe("readSettings: Thaw's keys, read once", () => {
     });
     assert.throws(() => settingsOf({ server: 8080 }), {
       message: "config: server must be a mapping of server.port, server.hostname, " +
-        "server.max-body-size, server.allow-encoded-slash, server.shutdown-timeout",
+        "server.max-body-size, server.allow-encoded-slash, server.shutdown-timeout, " +
+        "server.shutdown-delay, server.request-timeout, server.multipart",
     });
   });
 

@@ -4,11 +4,15 @@ import fc from "fast-check";
 import { HttpException } from "../../mod.ts";
 import {
   MAX_MULTIPART_PARTS,
+  MAX_PART_HEADER_SIZE,
   multipartBoundary,
+  MultipartParser,
+  type MultipartParserLimits,
   type MultipartPart,
   parseMultipart,
 } from "../../src/http/multipart.ts";
 import { propertyOptions } from "../property.ts";
+import { referenceParse } from "./multipart_reference.ts";
 
 const encoder = new TextEncoder();
 
@@ -208,12 +212,187 @@ describe("parseMultipart (property, against a reference serializer)", () => {
         else {
           assert.throws(
             () => parseMultipart(bytes, "b", max),
-            refused(413, `Multipart body has more than ${max} parts`),
+            refused(413, `Multipart body has more than ${max} parts (server.multipart.max-parts)`),
           );
         }
       }),
       propertyOptions(100),
     );
+  });
+});
+
+/** What a parse gave: the parts, or the error's status and message. */
+type Outcome = { parts: ModelPart[] } | { status: number; message: string };
+
+function outcome(parse: () => readonly (MultipartPart | ModelPart)[]): Outcome {
+  try {
+    return { parts: plain(parse()) };
+  } catch (error) {
+    assert.ok(error instanceof HttpException, String(error));
+    return { status: error.status.getValue(), message: error.message };
+  }
+}
+
+/** Streams `bytes` to a parser in chunks cut at `cuts` (offsets, any order), collecting parts. */
+function streamed(
+  bytes: Uint8Array,
+  boundary: string,
+  cuts: readonly number[],
+  limits: Partial<MultipartParserLimits> = {},
+): ModelPart[] {
+  const parts: ModelPart[] = [];
+  let current: { name: string; filename?: string; contentType?: string; chunks: number[] };
+  const parser = new MultipartParser(boundary, {
+    part: ({ name, filename, contentType }) => {
+      current = { name, chunks: [] };
+      if (filename !== undefined) current.filename = filename;
+      if (contentType !== undefined) current.contentType = contentType;
+    },
+    // A copy: the view is only good until write returns.
+    data: (chunk) => void current.chunks.push(...chunk),
+    end: () => {
+      const { chunks, ...head } = current;
+      parts.push({ ...head, body: Uint8Array.from(chunks) });
+    },
+  }, { maxParts: 1000, maxFileSize: Infinity, maxRequestSize: Infinity, ...limits });
+  const at = [...new Set(cuts.map((c) => c % (bytes.byteLength + 1)))].sort((a, b) => a - b);
+  let from = 0;
+  for (const cut of [...at, bytes.byteLength]) {
+    // Each chunk a fresh copy, as a stream hands them: the parser must keep no view of the last.
+    parser.write(bytes.slice(from, cut));
+    from = cut;
+  }
+  parser.end();
+  return parts;
+}
+
+const mutation = fc.record({
+  at: fc.nat(),
+  remove: fc.nat({ max: 4 }),
+  insert: fc.oneof(
+    fc.uint8Array({ maxLength: 6 }),
+    fc.constantFrom("\r\n", "--", "\r\n\r\n", '"', ";", ":", "--B", "\r\n--B--", " ", "\r").map((
+      t,
+    ) => encoder.encode(t)),
+  ),
+});
+
+function mutate(
+  bytes: Uint8Array,
+  edits: readonly { at: number; remove: number; insert: Uint8Array }[],
+) {
+  for (const { at, remove, insert } of edits) {
+    const i = bytes.byteLength === 0 ? 0 : at % bytes.byteLength;
+    bytes = concat([bytes.subarray(0, i), insert, bytes.subarray(i + remove)]);
+  }
+  return bytes;
+}
+
+describe("MultipartParser (property: a body read as it arrives)", () => {
+  it("gives the same parts, or the same error, however the body is cut into chunks", () => {
+    fc.assert(
+      fc.property(
+        fc.array(modelPart, { maxLength: 3 }),
+        fc.array(mutation, { maxLength: 3 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.constantFrom("", "pre", "\r\n--B"),
+        (parts, edits, cuts, preamble) => {
+          fc.pre(!holdsDelimiter(parts, "B"));
+          const bytes = mutate(serialize(parts, "B", { preamble }), edits);
+          assert.deepEqual(
+            outcome(() => streamed(bytes, "B", cuts, { maxParts: 2 })),
+            outcome(() => parseMultipart(bytes, "B", 2)),
+          );
+        },
+      ),
+      propertyOptions(400),
+    );
+  });
+
+  it("reads a body byte by byte as it reads it whole", () => {
+    fc.assert(
+      fc.property(fc.array(modelPart, { maxLength: 3 }), boundary, (parts, b) => {
+        fc.pre(!holdsDelimiter(parts, b));
+        const bytes = serialize(parts, b, { preamble: "x", epilogue: "\r\n--" + b });
+        const everyByte = Array.from({ length: bytes.byteLength }, (_, i) => i);
+        assert.deepEqual(plain(streamed(bytes, b, everyByte)), plain(parts));
+      }),
+      propertyOptions(100),
+    );
+  });
+
+  it("agrees with the whole-body parser it replaced: the same parts, or an error of the same status", () => {
+    fc.assert(
+      fc.property(
+        fc.array(modelPart, { maxLength: 3 }),
+        fc.array(mutation, { maxLength: 4 }),
+        (parts, edits) => {
+          fc.pre(!holdsDelimiter(parts, "B"));
+          const bytes = mutate(serialize(parts, "B"), edits);
+          const now = outcome(() => parseMultipart(bytes, "B", 2));
+          const before = outcome(() => referenceParse(bytes, "B", 2));
+          if ("parts" in before) assert.deepEqual(now, before);
+          else {
+            assert.ok("status" in now, `now ${JSON.stringify(now)}, before ${before.message}`);
+            assert.equal(now.status, before.status, `${now.message} / ${before.message}`);
+          }
+        },
+      ),
+      propertyOptions(1000),
+    );
+  });
+});
+
+describe("MultipartParser limits", () => {
+  const body = serialize([
+    { name: "a", body: new Uint8Array(100) },
+    { name: "f", filename: "x.bin", body: new Uint8Array(300) },
+  ], "B");
+
+  it("a part's content over maxFileSize is a 413 naming the part and the key, at the first byte over", () => {
+    assert.equal(streamed(body, "B", [], { maxFileSize: 300 }).length, 2);
+    const refusal = outcome(() => streamed(body, "B", [150], { maxFileSize: 299 }));
+    assert.deepEqual(refusal, {
+      status: 413,
+      message: "Multipart part 'f' exceeds 299 bytes (server.multipart.max-file-size)",
+    });
+    // The content of every part counts, a text part's too.
+    assert.deepEqual(outcome(() => streamed(body, "B", [], { maxFileSize: 99 })), {
+      status: 413,
+      message: "Multipart part 'a' exceeds 99 bytes (server.multipart.max-file-size)",
+    });
+  });
+
+  it("a body over maxRequestSize is a 413 naming the key as the chunk that passes it is written", () => {
+    assert.equal(streamed(body, "B", [], { maxRequestSize: body.byteLength }).length, 2);
+    const parser = new MultipartParser("B", { part() {}, data() {}, end() {} }, {
+      maxParts: 10,
+      maxFileSize: Infinity,
+      maxRequestSize: 10,
+    });
+    parser.write(body.subarray(0, 10));
+    assert.throws(
+      () => parser.write(body.subarray(10, 11)),
+      refused(413, "Multipart body exceeds 10 bytes (server.multipart.max-request-size)"),
+    );
+  });
+
+  it("headers that run on past their limit are a 400, however they arrive", () => {
+    const head = encoder.encode('--B\r\nContent-Disposition: form-data; name="a"\r\nX-Long: ');
+    const long = concat([head, new Uint8Array(MAX_PART_HEADER_SIZE).fill(0x61)]);
+    for (const cuts of [[], [head.byteLength + 10], [1000, 5000, 9000]]) {
+      assert.deepEqual(outcome(() => streamed(long, "B", cuts)), {
+        status: 400,
+        message: "Malformed multipart body: part 1's headers are not ended by an empty line " +
+          `within ${MAX_PART_HEADER_SIZE} bytes`,
+      });
+    }
+    const within = concat([
+      '--B\r\nContent-Disposition: form-data; name="a"\r\nX-Long: ',
+      "b".repeat(MAX_PART_HEADER_SIZE - 60),
+      "\r\n\r\nv\r\n--B--",
+    ]);
+    assert.equal(streamed(within, "B", [3, 200]).length, 1);
   });
 });
 
@@ -418,7 +597,7 @@ describe("parseMultipart (examples)", () => {
     assert.equal(read(part(tiny).repeat(1000) + "--b--").length, 1000);
     assert.throws(
       () => read(part(tiny).repeat(10_000) + "--b--"),
-      refused(413, "Multipart body has more than 1000 parts"),
+      refused(413, "Multipart body has more than 1000 parts (server.multipart.max-parts)"),
     );
   });
 });

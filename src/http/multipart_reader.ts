@@ -1,0 +1,209 @@
+// Reads a request's `multipart/form-data` body into its parts. A body no longer than
+// `server.max-body-size` (declared so, or read already by the server or a middleware) is read
+// whole, as a JSON body is, through the request's own reader, so that a handler given the
+// `HttpRequest` reads the same bytes; its parts stay in memory. Any other body is parsed as it
+// arrives: text parts and file parts up to `server.multipart.file-size-threshold` in memory, larger
+// file parts in temporary files, which are deleted when the answer is made, or at once when the
+// body is refused or the client goes away. Either way the `server.multipart.*` limits hold, and the
+// first byte over one is the last read.
+import { type FormBody, multipartBody } from "./form_body.ts";
+import { HttpException } from "./http_exception.ts";
+import type { HttpRequest } from "./http_request.ts";
+import { HttpStatus } from "./http_status.ts";
+import {
+  joined,
+  type MultipartLimits,
+  MultipartParser,
+  type MultipartPart,
+  type MultipartSink,
+  type PartHead,
+} from "./multipart.ts";
+import { canSpool, type SpoolFile, UploadSpool } from "./multipart_spool.ts";
+import { abandonBody, bodyStreamed } from "./read_body.ts";
+
+const EMPTY = /* @__PURE__ */ new Uint8Array(0);
+
+/** How the request's body can be had. */
+export interface MultipartSource {
+  /** The request as the server handed it. */
+  readonly raw: Request;
+  /** Its reader, which reads a body whole under `server.max-body-size`. */
+  readonly request: HttpRequest;
+  /** Its `Content-Length`, as sent, or `null`. */
+  readonly declaredLength: string | null;
+  /** Whether the server read the body before the app ran (Node's listener does, within the limit). */
+  readonly readAlready: boolean;
+}
+
+/**
+ * The parts of the body, in order. Rejects with a 400 for a malformed body or one cut short, a
+ * 413 naming the limit it passed; a declared length over `maxRequestSize` is refused before a byte
+ * is read. A body read as it arrives and refused, or cut short, has its temporary files deleted
+ * before the promise rejects; those of a body read to its end are the `release` of its form.
+ */
+export function readMultipart(
+  source: MultipartSource,
+  boundary: string,
+  limits: MultipartLimits,
+): Promise<FormBody> {
+  try {
+    const { raw, request, declaredLength, readAlready } = source;
+    const declared = declaredLength !== null && /^\d+$/.test(declaredLength)
+      ? Number(declaredLength)
+      : undefined;
+    if (declared !== undefined && declared > limits.maxRequestSize) {
+      throw new HttpException(
+        HttpStatus.CONTENT_TOO_LARGE,
+        `Multipart body exceeds ${limits.maxRequestSize} bytes (server.multipart.max-request-size)`,
+      );
+    }
+    if (readAlready || (declared !== undefined && declared <= limits.readWhole) || raw.bodyUsed) {
+      return request.bytes().then((bytes) => {
+        const parts = new Parts(undefined, limits.fileSizeThreshold, false);
+        const parser = new MultipartParser(boundary, parts, limits);
+        parser.write(bytes);
+        parser.end();
+        return multipartBody(parts.list);
+      });
+    }
+    return readStreamed(raw, boundary, limits);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function readStreamed(
+  raw: Request,
+  boundary: string,
+  limits: MultipartLimits,
+): Promise<FormBody> {
+  const stream = raw.body;
+  if (stream === null) return multipartBody([]);
+  const reader = stream.getReader();
+  bodyStreamed(raw);
+  const spool = canSpool() ? new UploadSpool(limits.location) : undefined;
+  const parts = new Parts(spool, limits.fileSizeThreshold, true);
+  const parser = new MultipartParser(boundary, parts, limits);
+  let ended = false;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch {
+        // The client closed, reset or aborted before the body's end (as read_body.ts answers).
+        ended = true;
+        throw new HttpException(
+          HttpStatus.BAD_REQUEST,
+          "Request body ended before it was complete",
+        );
+      }
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      parser.write(next.value);
+      // What the chunk gave is on disk before the next is asked for: the client waits for it.
+      await parts.settled();
+    }
+    parser.end();
+    await parts.settled();
+    return multipartBody(parts.list, spool === undefined ? undefined : () => spool.release());
+  } catch (error) {
+    if (!ended) {
+      // The rest of the body is left unread: the server must not read it either.
+      abandonBody(raw);
+      await reader.cancel().catch(() => {});
+    }
+    await parts.abandon();
+    throw error;
+  }
+}
+
+/** A part as it is being read. */
+interface PartInProgress {
+  readonly head: PartHead;
+  readonly entry: { -readonly [K in keyof MultipartPart]: MultipartPart[K] };
+  chunks: Uint8Array[];
+  size: number;
+  file?: SpoolFile;
+  spooled: boolean;
+}
+
+/**
+ * Collects the parts the parser hands over: in memory, or, for a file part past `threshold` when
+ * there is a spool, in a temporary file. The spool's work is queued in order and awaited between
+ * chunks (`settled`), so that at most one chunk's worth of it is ever waiting.
+ */
+class Parts implements MultipartSink {
+  /** The parts read, in order; a spooled one gets its `file` once it is whole. */
+  readonly list: MultipartPart[] = [];
+  readonly #spool: UploadSpool | undefined;
+  readonly #threshold: number;
+  // A part kept in memory is copied out of the chunk it came in, which may be far larger: a few
+  // bytes of text must not keep 64 KiB of file alive. A body read whole is in memory anyway.
+  readonly #copy: boolean;
+  #current: PartInProgress | undefined;
+  #work: Promise<void> = Promise.resolve();
+
+  constructor(spool: UploadSpool | undefined, threshold: number, copy: boolean) {
+    this.#spool = spool;
+    this.#threshold = threshold;
+    this.#copy = copy;
+  }
+
+  part(head: PartHead): void {
+    const entry = { ...head, body: EMPTY };
+    this.list.push(entry);
+    this.#current = { head, entry, chunks: [], size: 0, spooled: false };
+  }
+
+  data(chunk: Uint8Array): void {
+    const part = this.#current!;
+    part.size += chunk.byteLength;
+    // The chunks come from the body's stream, which hands each over for good: a view of one
+    // stays as it is while the queued write waits.
+    if (part.spooled) return this.#then(() => part.file!.write(chunk));
+    const spool = this.#spool;
+    const { name, filename, contentType } = part.head;
+    if (spool !== undefined && filename !== undefined && part.size > this.#threshold) {
+      part.spooled = true;
+      const held = part.chunks;
+      part.chunks = [];
+      return this.#then(async () => {
+        // RFC 7578, 4.4: a part without a Content-Type is text/plain.
+        const file = part.file = await spool.create(name, filename, contentType ?? "text/plain");
+        for (const before of held) await file.write(before);
+        await file.write(chunk);
+      });
+    }
+    part.chunks.push(this.#copy ? chunk.slice() : chunk);
+  }
+
+  end(): void {
+    const part = this.#current!;
+    this.#current = undefined;
+    if (!part.spooled) {
+      part.entry.body = joined(part.chunks);
+      return;
+    }
+    this.#then(async () => {
+      part.entry.file = await part.file!.finish();
+    });
+  }
+
+  /** Waits for the queued work; rejects with its first failure. */
+  settled(): Promise<void> {
+    return this.#work;
+  }
+
+  /** Waits for what was queued, failed or not, and deletes every file it made. */
+  async abandon(): Promise<void> {
+    await this.#work.catch(() => {});
+    await this.#spool?.release();
+  }
+
+  #then(step: () => Promise<void>): void {
+    this.#work = this.#work.then(step);
+  }
+}

@@ -1,0 +1,247 @@
+// Temporary files for the parts of an upload past `server.multipart.file-size-threshold`: written
+// as the part arrives, handed to the handler as a `File` that reads from the disk, deleted once
+// the request is done with them.
+//
+// The file system is reached through `process.getBuiltinModule` (Node 20.16, Deno 2, Bun), not
+// `import()`: this module is part of what an edge worker bundles with `RequestPart`, and a worker
+// without `nodejs_compat` can neither load a `node:` module nor bundle a file that names one. Where
+// there is no file system (workerd, or a runtime without that function), there is no spool, and
+// every part stays in memory, under the same limits.
+import type * as Fs from "node:fs";
+import type * as FsPromises from "node:fs/promises";
+import type * as Os from "node:os";
+import type * as Path from "node:path";
+
+interface Builtins {
+  readonly fs: typeof Fs;
+  readonly fsp: typeof FsPromises;
+  readonly os: typeof Os;
+  readonly path: typeof Path;
+}
+
+let builtins: Builtins | null | undefined;
+
+// Looked up on first use, once.
+function fileSystem(): Builtins | null {
+  if (builtins !== undefined) return builtins;
+  const g = globalThis as {
+    process?: { getBuiltinModule?: (id: string) => unknown };
+    navigator?: { userAgent?: string };
+  };
+  const load = g.process?.getBuiltinModule;
+  // workerd with `nodejs_compat` has a `node:fs`, over memory: no better than memory itself.
+  if (typeof load !== "function" || g.navigator?.userAgent === "Cloudflare-Workers") {
+    return builtins = null;
+  }
+  const get = (id: string) => load.call(g.process, id);
+  return builtins = {
+    fs: get("fs") as typeof Fs,
+    fsp: get("fs/promises") as typeof FsPromises,
+    os: get("os") as typeof Os,
+    path: get("path") as typeof Path,
+  };
+}
+
+/** Whether this runtime can spool parts to temporary files. */
+export function canSpool(): boolean {
+  return fileSystem() !== null;
+}
+
+/** One part being written to its temporary file. */
+export interface SpoolFile {
+  /** Appends content; the chunk is not kept. */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Closes the file, and gives the `File` that reads it. */
+  finish(): Promise<File>;
+}
+
+/**
+ * The temporary files of one request. `create` makes each in `location` (the OS's temporary
+ * folder when `undefined`), readable and writable by the process's user alone; `release` deletes
+ * them all, open or not, and may be called more than once.
+ */
+export class UploadSpool {
+  readonly #location: string | undefined;
+  readonly #paths: string[] = [];
+  readonly #handles = new Set<FsPromises.FileHandle>();
+  #released = false;
+
+  /** @param location the folder of the files; the OS's temporary folder when `undefined` */
+  constructor(location: string | undefined) {
+    this.#location = location;
+  }
+
+  /** A new temporary file for the part `name`, sent as `filename` with `type`. */
+  async create(name: string, filename: string, type: string): Promise<SpoolFile> {
+    const { fsp, os, path } = fileSystem()!;
+    let folder = this.#location;
+    let file: string;
+    let handle: FsPromises.FileHandle;
+    try {
+      folder ??= os.tmpdir();
+      file = path.join(folder, `thaw-upload-${crypto.randomUUID()}`);
+      // `wx`: a file of that name already there is an error, never one to write into.
+      handle = await fsp.open(file, "wx", 0o600);
+    } catch (error) {
+      throw spoolError(name, folder, error);
+    }
+    this.#paths.push(file);
+    this.#handles.add(handle);
+    if (this.#released) await this.release();
+    let size = 0;
+    // A body arrives in chunks of 16 to 64 KiB: written as they come, each would cost a system
+    // call and a turn of the event loop. They are gathered into one buffer, written when full.
+    const buffer = new Uint8Array(WRITE_SIZE);
+    let buffered = 0;
+    const flush = async () => {
+      try {
+        // A write may take fewer bytes than asked: the rest goes on.
+        for (let at = 0; at < buffered;) {
+          at += (await handle.write(buffer, at, buffered - at)).bytesWritten;
+        }
+      } catch (error) {
+        throw spoolError(name, folder, error);
+      }
+      buffered = 0;
+    };
+    return {
+      write: async (chunk) => {
+        size += chunk.byteLength;
+        for (let at = 0; at < chunk.byteLength;) {
+          const take = Math.min(WRITE_SIZE - buffered, chunk.byteLength - at);
+          buffer.set(chunk.subarray(at, at + take), buffered);
+          buffered += take;
+          at += take;
+          if (buffered === WRITE_SIZE) await flush();
+        }
+      },
+      finish: async () => {
+        await flush();
+        this.#handles.delete(handle);
+        await handle.close();
+        return await spooledFile(file, size, filename, type);
+      },
+    };
+  }
+
+  /** Deletes every file made so far, and any made later. */
+  async release(): Promise<void> {
+    this.#released = true;
+    const fs = fileSystem();
+    if (fs === null) return;
+    const handles = [...this.#handles];
+    this.#handles.clear();
+    const paths = this.#paths.splice(0);
+    await Promise.all(handles.map((handle) => handle.close().catch(() => {})));
+    await Promise.all(paths.map((file) => fs.fsp.rm(file, { force: true }).catch(() => {})));
+  }
+}
+
+function spoolError(name: string, folder: string | undefined, cause: unknown): Error {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new Error(
+    `Request part '${name}' could not be written to a temporary file in ` +
+      `${folder ?? "the temporary folder"} (server.multipart.location): ${why}`,
+    { cause },
+  );
+}
+
+// Node and Bun read a file blob as it is asked for (`fs.openAsBlob`). Deno's `openAsBlob` reads
+// the whole file into memory at once: there, a `File` whose every read goes to the disk stands in
+// (Deno's own `Response`, `Request`, `Blob` and `FormData` read a `Blob` through these methods).
+async function spooledFile(file: string, size: number, name: string, type: string): Promise<File> {
+  if ("Deno" in globalThis) return new DiskFile(file, 0, size, name, type);
+  const blob = await fileSystem()!.fs.openAsBlob(file);
+  return new File([blob], name, { type });
+}
+
+// Measured with bench/upload_memory.ts: Deno's peak memory grows with the size of each read and
+// write (256 KiB: some 25 MB more for a 200 MB upload than 64 KiB reads and 128 KiB writes), and
+// Node's time with their number (64 KiB writes: about twice the time of 128 KiB ones).
+const READ_SIZE = 65536;
+const WRITE_SIZE = 131072;
+
+/** A `File` over bytes `[start, end)` of a file on disk, read only when asked. */
+class DiskFile extends File {
+  readonly #path: string;
+  readonly #start: number;
+  readonly #end: number;
+
+  constructor(path: string, start: number, end: number, name: string, type: string) {
+    super([], name, { type });
+    this.#path = path;
+    this.#start = start;
+    this.#end = end;
+  }
+
+  override get size(): number {
+    return this.#end - this.#start;
+  }
+
+  override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    const { fsp } = fileSystem()!;
+    const path = this.#path;
+    const end = this.#end;
+    let at = this.#start;
+    let handle: FsPromises.FileHandle | undefined;
+    return new ReadableStream<Uint8Array<ArrayBuffer>>({
+      async pull(controller) {
+        handle ??= await fsp.open(path, "r");
+        const want = Math.min(READ_SIZE, end - at);
+        if (want <= 0) {
+          await handle.close();
+          return controller.close();
+        }
+        const buffer = new Uint8Array(want);
+        const { bytesRead } = await handle.read(buffer, 0, want, at);
+        if (bytesRead === 0) {
+          await handle.close();
+          return controller.error(new Error(`${path} is shorter than the upload it held`));
+        }
+        at += bytesRead;
+        controller.enqueue(buffer.subarray(0, bytesRead));
+      },
+      async cancel() {
+        await handle?.close();
+      },
+    });
+  }
+
+  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    for await (const chunk of this.stream()) {
+      out.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return out;
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer;
+  }
+
+  override async text(): Promise<string> {
+    return new TextDecoder().decode(await this.bytes());
+  }
+
+  override slice(start?: number, end?: number, contentType?: string): Blob {
+    // Blob.slice's arithmetic: negative offsets count from the end, and both are clamped.
+    const size = this.size;
+    const at = (offset: number | undefined, fallback: number) =>
+      offset === undefined
+        ? fallback
+        : offset < 0
+        ? Math.max(size + offset, 0)
+        : Math.min(offset, size);
+    const from = at(start, 0);
+    const to = Math.max(at(end, size), from);
+    return new DiskFile(
+      this.#path,
+      this.#start + from,
+      this.#start + to,
+      this.name,
+      contentType ?? "",
+    );
+  }
+}

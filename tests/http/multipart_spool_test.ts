@@ -1,0 +1,82 @@
+// The temporary files of uploads: each part's file reads back as the bytes written, through every
+// way a File is read, the platform's own included; release deletes them all.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { canSpool, UploadSpool } from "../../src/http/multipart_spool.ts";
+
+const encoder = new TextEncoder();
+
+describe("UploadSpool", () => {
+  let location: string;
+  before(async () => location = await mkdtemp(join(tmpdir(), "thaw-spool-test-")));
+  after(() => rm(location, { recursive: true, force: true }));
+
+  it("spools on Deno, Bun and Node", () => assert.equal(canSpool(), true));
+
+  it("a part's file holds what was written, read every way a File is read", async () => {
+    const spool = new UploadSpool(location);
+    const target = await spool.create("f", "notes.txt", "application/x-notes");
+    const text = "héllo, wörld: ".repeat(10_000);
+    const bytes = encoder.encode(text);
+    // In uneven pieces, as a body arrives.
+    for (let at = 0; at < bytes.byteLength; at += 7777) {
+      await target.write(bytes.subarray(at, at + 7777));
+    }
+    const file = await target.finish();
+    assert.ok(file instanceof File);
+    assert.deepEqual([file.name, file.type, file.size], [
+      "notes.txt",
+      "application/x-notes",
+      bytes.byteLength,
+    ]);
+    assert.equal(await file.text(), text);
+    assert.deepEqual(new Uint8Array(await file.arrayBuffer()), bytes);
+    let streamed = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of file.stream()) streamed += decoder.decode(chunk, { stream: true });
+    assert.equal(streamed + decoder.decode(), text);
+    assert.equal(await file.slice(0, 6).text(), "héllo");
+    assert.equal(await file.slice(-8).text(), "wörld: ");
+    assert.equal(await file.slice(3, 1).text(), "");
+    assert.equal(await file.slice(6, 8).slice(1).text(), " ");
+    // The platform's own readers of a Blob.
+    assert.equal(await new Response(file).text(), text);
+    assert.equal(await new Blob([file]).text(), text);
+    const form = new FormData();
+    form.append("again", file);
+    const again = (await new Response(form).formData()).get("again") as File;
+    assert.deepEqual([again.name, again.size, await again.text()], ["notes.txt", file.size, text]);
+    assert.equal((await readdir(location)).length, 1);
+    await spool.release();
+    assert.deepEqual(await readdir(location), []);
+    await spool.release();
+  });
+
+  it("release deletes files still open, and any made after it", async () => {
+    const spool = new UploadSpool(location);
+    const open = await spool.create("f", "a.bin", "application/octet-stream");
+    await open.write(new Uint8Array(10));
+    assert.equal((await readdir(location)).length, 1);
+    await spool.release();
+    assert.deepEqual(await readdir(location), []);
+    await spool.create("g", "b.bin", "application/octet-stream");
+    assert.deepEqual(await readdir(location), []);
+  });
+
+  it("a folder it cannot write to is an error naming the part, the folder and the key", async () => {
+    const spool = new UploadSpool(join(location, "missing", "folder"));
+    await assert.rejects(
+      spool.create("avatar", "a.png", "image/png"),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          /^Request part 'avatar' could not be written to a temporary file in .*missing.folder \(server\.multipart\.location\): /,
+        );
+        return true;
+      },
+    );
+  });
+});
