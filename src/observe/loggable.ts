@@ -28,59 +28,80 @@ export function loggableText(text: string): string {
 }
 
 /**
- * A value as a logger may print it: a string made safe, an error whose message, stack or causes
- * hold an unsafe character replaced by a copy of the same class that holds none (the error itself
- * when it holds none, so that a logger that inspects it sees what was thrown), anything else as it
- * is.
+ * A value as a logger may print it: a string made safe, an error whose message, stack, causes,
+ * `errors` (an `AggregateError`'s) or own properties hold an unsafe character replaced by a copy
+ * of the same class that holds none (the error itself when it holds none, so that a logger that
+ * inspects it sees what was thrown), anything else as it is. It never throws: an error that cannot
+ * be read (a `Proxy`, a getter that throws) is logged as a note that says so.
  */
 export function loggable(value: unknown): unknown {
   if (typeof value === "string") return loggableText(value);
-  return value instanceof Error ? loggableError(value, 0) : value;
+  try {
+    return value instanceof Error ? loggableError(value, 0) : value;
+  } catch {
+    return unreadable(); // `instanceof` asks a Proxy, which may throw
+  }
+}
+
+// What a console prints of an error's own values, made safe: an error in them prints its stack,
+// indented, and an array prints its items.
+function loggableValue(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return loggableText(value);
+  if (value instanceof Error) return loggableError(value, depth + 1);
+  if (Array.isArray(value)) {
+    const items = value.map((item) => loggableValue(item, depth));
+    return items.every((item, i) => item === value[i]) ? value : items;
+  }
+  return value;
+}
+
+function unreadable(): Error {
+  const note = new Error("(an error that could not be read for the log)");
+  Object.defineProperty(note, "stack", { value: `Error: ${note.message}`, configurable: true });
+  return note;
 }
 
 function loggableError(error: Error, depth: number): Error {
   if (depth > MAX_DEPTH) return new Error("(further causes left out)");
-  let message: string;
-  let stack: unknown;
-  let name: string;
-  let cause: unknown;
   try {
-    message = String(error.message);
-    stack = error.stack;
-    name = String(error.name);
-    cause = error.cause;
+    return copyIfUnsafe(error, depth);
   } catch {
-    return new Error("(an error whose message could not be read)");
+    return unreadable();
   }
-  const safeCause = cause instanceof Error
-    ? loggableError(cause, depth + 1)
-    : typeof cause === "string"
-    ? loggableText(cause)
-    : cause;
+}
+
+function copyIfUnsafe(error: Error, depth: number): Error {
+  const message = String(error.message);
+  const stack: unknown = error.stack;
+  const name = String(error.name);
+  // Own values a console prints beside the stack (`cause`, an `AggregateError`'s `errors`, a
+  // `code` or a `detail` an app adds), and what they are once safe.
+  const own = [...new Set([...Object.keys(error), "cause", "errors"])].filter((key) =>
+    Object.hasOwn(error, key)
+  );
+  const values = own.map((key) => (error as unknown as Record<string, unknown>)[key]);
+  const safeValues = values.map((value) => loggableValue(value, depth));
   const lines = typeof stack === "string" ? stack.split("\n") : [];
   if (
-    !UNSAFE.test(message) && !UNSAFE.test(name) && safeCause === cause &&
+    !UNSAFE.test(message) && !UNSAFE.test(name) && !own.some((key) => UNSAFE.test(key)) &&
+    safeValues.every((value, i) => value === values[i]) &&
     lines.every((line, i) => !UNSAFE.test(line) && (i === 0 || FRAME.test(line)))
   ) return error;
   // A real `Error`, not an object made from its prototype: the runtimes' consoles print only a
   // real one as an error, stack and all.
-  const copy = new Error(loggableText(message), "cause" in error ? { cause: safeCause } : {});
+  const copy = new Error(loggableText(message));
   Object.setPrototypeOf(copy, Object.getPrototypeOf(error));
   const header = `${loggableText(name)}: ${loggableText(message)}`;
   // The message in a stack may span lines; the frames are the lines that look like frames.
   const frames = lines.filter((line) => FRAME.test(line)).map(loggableText);
-  Object.defineProperty(copy, "stack", {
-    value: [header, ...frames].join("\n"),
-    writable: true,
-    configurable: true,
+  const define = (key: string, value: unknown, enumerable = false) =>
+    Object.defineProperty(copy, key, { value, writable: true, configurable: true, enumerable });
+  define("stack", [header, ...frames].join("\n"));
+  if (Object.hasOwn(error, "name")) define("name", loggableText(name));
+  own.forEach((key, i) => {
+    const descriptor = Object.getOwnPropertyDescriptor(error, key);
+    define(loggableText(key), safeValues[i], descriptor?.enumerable === true);
   });
-  if (Object.hasOwn(error, "name")) {
-    Object.defineProperty(copy, "name", {
-      value: loggableText(name),
-      writable: true,
-      configurable: true,
-    });
-  }
   return copy;
 }
 

@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { format } from "node:util";
 import fc from "fast-check";
 import { loggable, loggableText, safeLogger } from "../../src/observe/loggable.ts";
 import { propertyOptions } from "../property.ts";
@@ -124,5 +125,46 @@ describe("safeLogger", () => {
       ["p", "error", "GET /a\\u000ab failed:", "x\\u000dy", 3],
       ["p", "warn", "w\\u0085"],
     ]);
+  });
+});
+
+describe("loggable, what a console prints beside the stack", () => {
+  const FORGED = "x\r\nFORGED";
+  const unforged = (text: string) =>
+    assert.ok(!/\nFORGED/.test(text) && !UNSAFE.test(text.replaceAll("\n", "")), text);
+
+  it("escapes an AggregateError's errors, an array cause and an error in an own property", () => {
+    const aggregate = new AggregateError([new Error(FORGED), "plain"], "several");
+    const safe = loggable(aggregate) as AggregateError;
+    assert.ok(safe instanceof AggregateError);
+    unforged(format(safe));
+    assert.equal(safe.errors[1], "plain");
+
+    const arrayCause = new Error("outer", { cause: [new Error(FORGED)] });
+    unforged(format(loggable(arrayCause)));
+
+    const detailed = Object.assign(new Error("outer"), { detail: new Error(FORGED), code: 7 });
+    const copy = loggable(detailed) as Error & { code: number };
+    unforged(format(copy));
+    assert.equal(copy.code, 7);
+    assert.ok(Object.keys(copy).includes("detail"), "an own value keeps its enumerability");
+  });
+
+  it("never throws: a Proxy or a getter that throws is logged as a note", () => {
+    const trap = new Proxy(new Error("x"), {
+      getPrototypeOf() {
+        throw new Error("trap");
+      },
+    });
+    assert.match(String((loggable(trap) as Error).message), /could not be read/);
+    const getter = new Error("x");
+    Object.defineProperty(getter, "stack", {
+      get() {
+        throw new Error("no");
+      },
+    });
+    const note = loggable(getter) as Error;
+    assert.match(note.message, /could not be read/);
+    assert.ok(!String(note.stack).includes("loggable"), "no frames of the logger's own");
   });
 });
