@@ -164,6 +164,8 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
   }
   if (g.Bun !== undefined) {
     const { BUN_MAX_BODY, unboundedBodyLeft } = await import("./unread_body.ts");
+    // Raised for uploads, but a body left unread is still judged by the 128 MiB: past it Bun
+    // would read an unread body (a refused JSON body of 150 MB) to its end before closing.
     const cap = Math.max(BUN_MAX_BODY, options.largestBody ?? 0);
     // Bun reads a body left unread to its end, unless the answer says it closes: a chunked one,
     // or a GET's of any declared length (a larger one on other methods it refuses itself). A
@@ -172,7 +174,7 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
     // Checked where the tracking settles the answer: one promise per answer, not two.
     const handler = inFlight.track(
       app,
-      (request, response) => unboundedBodyLeft(request, cap) ? closing(response) : response,
+      (request, response) => unboundedBodyLeft(request) ? closing(response) : response,
     );
     const s = g.Bun.serve({
       port,
