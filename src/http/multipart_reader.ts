@@ -20,6 +20,7 @@ import {
 } from "./multipart.ts";
 import { canSpool, type SpoolFile, UploadSpool } from "./multipart_spool.ts";
 import { abandonBody, bodyStreamed } from "./read_body.ts";
+import { onAbandon } from "./request_abandon.ts";
 
 const EMPTY = /* @__PURE__ */ new Uint8Array(0);
 
@@ -60,7 +61,10 @@ export function readMultipart(
     if (readAlready || (declared !== undefined && declared <= limits.readWhole) || raw.bodyUsed) {
       return request.bytes().then((bytes) => {
         const parts = new Parts(undefined, limits.fileSizeThreshold, false);
-        const parser = new MultipartParser(boundary, parts, limits);
+        const parser = new MultipartParser(boundary, parts, {
+          ...limits,
+          maxFieldSize: limits.readWhole,
+        });
         parser.write(bytes);
         parser.end();
         return multipartBody(parts.list);
@@ -83,14 +87,28 @@ async function readStreamed(
   bodyStreamed(raw);
   const spool = canSpool() ? new UploadSpool(limits.location) : undefined;
   const parts = new Parts(spool, limits.fileSizeThreshold, true);
-  const parser = new MultipartParser(boundary, parts, limits);
+  const parser = new MultipartParser(boundary, parts, {
+    ...limits,
+    maxFieldSize: limits.readWhole,
+  });
   let ended = false;
+  // A request the app abandons (its timeout answered already) stops here: the read waiting on the
+  // client ends, the rest is not read, and the files go, now or while a handler still has them.
+  const abandoned = new HttpException(HttpStatus.SERVICE_UNAVAILABLE, "Request abandoned");
+  let stop!: (error: unknown) => void;
+  const stopped = new Promise<never>((_, reject) => stop = reject);
+  stopped.catch(() => {});
+  const forget = onAbandon(raw, () => {
+    stop(abandoned);
+    return spool?.release();
+  });
   try {
     for (;;) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
-        next = await reader.read();
-      } catch {
+        next = await Promise.race([reader.read(), stopped]);
+      } catch (error) {
+        if (error === abandoned) throw error;
         // The client closed, reset or aborted before the body's end (as read_body.ts answers).
         ended = true;
         throw new HttpException(
@@ -104,12 +122,20 @@ async function readStreamed(
       }
       parser.write(next.value);
       // What the chunk gave is on disk before the next is asked for: the client waits for it.
-      await parts.settled();
+      await Promise.race([parts.settled(), stopped]);
     }
     parser.end();
-    await parts.settled();
-    return multipartBody(parts.list, spool === undefined ? undefined : () => spool.release());
+    await Promise.race([parts.settled(), stopped]);
+    if (spool === undefined) {
+      forget();
+      return multipartBody(parts.list);
+    }
+    return multipartBody(parts.list, () => {
+      forget();
+      return spool.release();
+    });
   } catch (error) {
+    forget();
     if (!ended) {
       // The rest of the body is left unread: the server must not read it either.
       abandonBody(raw);

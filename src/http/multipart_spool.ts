@@ -64,6 +64,8 @@ export class UploadSpool {
   readonly #location: string | undefined;
   readonly #paths: string[] = [];
   readonly #handles = new Set<FsPromises.FileHandle>();
+  // The files' readers: a stream the handler read in part and left is closed by `release`.
+  readonly #reads: Reads = new Reads();
   #released = false;
 
   /** @param location the folder of the files; the OS's temporary folder when `undefined` */
@@ -119,7 +121,7 @@ export class UploadSpool {
         await flush();
         this.#handles.delete(handle);
         await handle.close();
-        return await spooledFile(file, size, filename, type);
+        return await spooledFile(file, size, filename, type, this.#reads);
       },
     };
   }
@@ -132,6 +134,7 @@ export class UploadSpool {
     const handles = [...this.#handles];
     this.#handles.clear();
     const paths = this.#paths.splice(0);
+    handles.push(...this.#reads.close());
     await Promise.all(handles.map((handle) => handle.close().catch(() => {})));
     await Promise.all(paths.map((file) => fs.fsp.rm(file, { force: true }).catch(() => {})));
   }
@@ -149,10 +152,106 @@ function spoolError(name: string, folder: string | undefined, cause: unknown): E
 // Node and Bun read a file blob as it is asked for (`fs.openAsBlob`). Deno's `openAsBlob` reads
 // the whole file into memory at once: there, a `File` whose every read goes to the disk stands in
 // (Deno's own `Response`, `Request`, `Blob` and `FormData` read a `Blob` through these methods).
-async function spooledFile(file: string, size: number, name: string, type: string): Promise<File> {
-  if ("Deno" in globalThis) return new DiskFile(file, 0, size, name, type);
+// Either way its `stream()` is the spool's own, whose open file `release` closes: a stream of an
+// `openAsBlob` blob read in part keeps its file open until it is collected.
+async function spooledFile(
+  file: string,
+  size: number,
+  name: string,
+  type: string,
+  reads: Reads,
+): Promise<File> {
+  if ("Deno" in globalThis) return new DiskFile(file, 0, size, name, type, reads);
   const blob = await fileSystem()!.fs.openAsBlob(file);
-  return new File([blob], name, { type });
+  return new BlobFile([blob], name, { type }, file, size, reads);
+}
+
+/** The files open for reading, closed by the spool's `release`. */
+class Reads {
+  readonly #open = new Set<FsPromises.FileHandle>();
+  #closed = false;
+
+  /** Opens `path` for reading, or fails once the spool is released. */
+  async open(path: string): Promise<FsPromises.FileHandle> {
+    if (this.#closed) throw new Error(`${path} was deleted: the request is done with its upload`);
+    const handle = await fileSystem()!.fsp.open(path, "r");
+    if (this.#closed) {
+      await handle.close();
+      throw new Error(`${path} was deleted: the request is done with its upload`);
+    }
+    this.#open.add(handle);
+    return handle;
+  }
+
+  /** Closes `handle`, once. */
+  async done(handle: FsPromises.FileHandle): Promise<void> {
+    if (this.#open.delete(handle)) await handle.close();
+  }
+
+  /** Hands over every open file, to be closed, and opens no more. */
+  close(): FsPromises.FileHandle[] {
+    this.#closed = true;
+    const open = [...this.#open];
+    this.#open.clear();
+    return open;
+  }
+}
+
+/** Bytes `[start, end)` of the file at `path`, read as they are asked for. */
+function fileStream(
+  path: string,
+  start: number,
+  end: number,
+  reads: Reads,
+): ReadableStream<Uint8Array<ArrayBuffer>> {
+  let at = start;
+  let handle: FsPromises.FileHandle | undefined;
+  return new ReadableStream<Uint8Array<ArrayBuffer>>({
+    async pull(controller) {
+      handle ??= await reads.open(path);
+      const want = Math.min(READ_SIZE, end - at);
+      if (want <= 0) {
+        await reads.done(handle);
+        return controller.close();
+      }
+      const buffer = new Uint8Array(want);
+      const { bytesRead } = await handle.read(buffer, 0, want, at);
+      if (bytesRead === 0) {
+        await reads.done(handle);
+        return controller.error(new Error(`${path} is shorter than the upload it held`));
+      }
+      at += bytesRead;
+      controller.enqueue(buffer.subarray(0, bytesRead));
+    },
+    async cancel() {
+      if (handle !== undefined) await reads.done(handle);
+    },
+  });
+}
+
+/** A `File` over an `openAsBlob` blob, whose `stream()` the spool can close. */
+class BlobFile extends File {
+  readonly #path: string;
+  readonly #size: number;
+  readonly #reads: Reads;
+
+  constructor(
+    parts: BlobPart[],
+    name: string,
+    options: FilePropertyBag,
+    path: string,
+    size: number,
+    reads: Reads,
+  ) {
+    super(parts, name, options);
+    this.#path = path;
+    this.#size = size;
+    this.#reads = reads;
+  }
+
+  override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    return fileStream(this.#path, 0, this.#size, this.#reads);
+  }
 }
 
 // Measured with bench/upload_memory.ts: Deno's peak memory grows with the size of each read and
@@ -166,12 +265,21 @@ class DiskFile extends File {
   readonly #path: string;
   readonly #start: number;
   readonly #end: number;
+  readonly #reads: Reads;
 
-  constructor(path: string, start: number, end: number, name: string, type: string) {
+  constructor(
+    path: string,
+    start: number,
+    end: number,
+    name: string,
+    type: string,
+    reads: Reads,
+  ) {
     super([], name, { type });
     this.#path = path;
     this.#start = start;
     this.#end = end;
+    this.#reads = reads;
   }
 
   override get size(): number {
@@ -179,32 +287,7 @@ class DiskFile extends File {
   }
 
   override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    const { fsp } = fileSystem()!;
-    const path = this.#path;
-    const end = this.#end;
-    let at = this.#start;
-    let handle: FsPromises.FileHandle | undefined;
-    return new ReadableStream<Uint8Array<ArrayBuffer>>({
-      async pull(controller) {
-        handle ??= await fsp.open(path, "r");
-        const want = Math.min(READ_SIZE, end - at);
-        if (want <= 0) {
-          await handle.close();
-          return controller.close();
-        }
-        const buffer = new Uint8Array(want);
-        const { bytesRead } = await handle.read(buffer, 0, want, at);
-        if (bytesRead === 0) {
-          await handle.close();
-          return controller.error(new Error(`${path} is shorter than the upload it held`));
-        }
-        at += bytesRead;
-        controller.enqueue(buffer.subarray(0, bytesRead));
-      },
-      async cancel() {
-        await handle?.close();
-      },
-    });
+    return fileStream(this.#path, this.#start, this.#end, this.#reads);
   }
 
   override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
@@ -242,6 +325,7 @@ class DiskFile extends File {
       this.#start + to,
       this.name,
       contentType ?? "",
+      this.#reads,
     );
   }
 }

@@ -2,10 +2,11 @@ import type { Context } from "hono";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
+import { isAbandoned } from "../http/request_abandon.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import { type ArgumentResolver, type FormArgument, FROM_BODY } from "./argument_resolver.ts";
 import { EMPTY_FORM_BODY } from "../http/form_body.ts";
-import type { ErrorResponder } from "./error_responder.ts";
+import { type ErrorResponder, lastResortResponse } from "./error_responder.ts";
 import { answerWithDefaults } from "./middleware.ts";
 import { headAnswer, toResponse } from "./return_value.ts";
 
@@ -151,6 +152,11 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
         request = withBody;
         return readForm(c, server, withBody, partsOnly).then(
           (form) => {
+            // The request timed out while its body was read: no one reads the answer.
+            if (isAbandoned(c.req.raw)) {
+              void form.release?.();
+              return lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE);
+            }
             let answer: Response | Promise<Response>;
             try {
               for (let i = 0; i < count; i++) {
@@ -163,7 +169,10 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
             // An upload's temporary files go once the answer is made, whatever it is.
             return form.release === undefined ? answer : releasedAfter(answer, form.release);
           },
-          (error) => errors(error, c, withBody, label),
+          (error) =>
+            isAbandoned(c.req.raw)
+              ? lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE)
+              : errors(error, c, withBody, label),
         );
       } catch (error) {
         return errors(error, c, request, label);

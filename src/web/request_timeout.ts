@@ -1,11 +1,13 @@
 // `server.request-timeout`: the app's own bound on a request, so that it holds wherever the app
 // runs (`listen`, `app.fetch`, workerd). A request still unanswered then is answered 503 through
 // the error path; what its handler or middleware still does runs on, and its answer is unread
-// (JavaScript cannot stop a promise).
+// (JavaScript cannot stop a promise). An upload it reads is abandoned: the read stops, its
+// temporary files are deleted, and a handler that waited on it does not start.
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
+import { abandonRequest } from "../http/request_abandon.ts";
 import { withDefaultHeaders } from "./default_headers.ts";
 import { type ErrorResponder, type Logger, requestLabel } from "./error_responder.ts";
 import { headersBeforeRoute } from "./middleware.ts";
@@ -38,6 +40,8 @@ export function requestTimeout(
       clearTimeout(timer);
     }
     if (outcome !== TIMED_OUT) return;
+    // An upload still read stops, its temporary files go, and a handler waiting on it never runs.
+    await abandonRequest(c.req.raw);
     const where = routeOf(c, templateOf);
     try {
       logger.error(

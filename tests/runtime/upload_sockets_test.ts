@@ -179,4 +179,49 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
     await until(async () => (await spooled()) === 0, "the temporary file is deleted");
     await assertStillServes(port);
   });
+
+  describe("when server.request-timeout passes mid-upload", () => {
+    let timedServer: Server | undefined;
+    let timedPort: number;
+    let timedLocation: string;
+
+    before(async () => {
+      timedLocation = await mkdtemp(join(tmpdir(), "thaw-upload-timeout-"));
+      const app = await bootstrap({
+        controllers: [Uploads],
+        logger: memoryLogger(),
+        config: {
+          server: {
+            "request-timeout": 300,
+            "max-body-size": 1024,
+            multipart: { "file-size-threshold": THRESHOLD, location: timedLocation },
+          },
+        },
+      });
+      timedServer = await listen(app, {
+        port: 0,
+        hostname: "127.0.0.1",
+        signals: false,
+        quiet: true,
+      });
+      timedPort = timedServer.port;
+    });
+    after(async () => {
+      await timedServer?.close();
+      await rm(timedLocation, { recursive: true, force: true });
+    });
+
+    it("a chunked upload that stalls is answered 503, and leaves no temporary file", async () => {
+      const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
+      const text = await answerBeforeBody(
+        timedPort,
+        "POST /upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+          "Content-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n" +
+          chunk(`--B\r\n${partHead}`) + chunk(content(20_000)),
+      );
+      assert.match(text, /^HTTP\/1\.1 503 /, text);
+      assert.equal((await readdir(timedLocation)).length, 0);
+      await assertStillServes(timedPort);
+    });
+  });
 });

@@ -3,7 +3,8 @@
 // threshold goes to a temporary file, gone once the answer is made, however the request ended.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readlink, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -52,6 +53,13 @@ class Uploads {
     seen = await readdir(location);
     await f.slice(0, 1).arrayBuffer();
     throw new Error("the handler failed");
+  }
+
+  @PostMapping("/peek", RequestPart("f", { type: File }))
+  async peek(f: File) {
+    // One chunk read, and the stream left as it is: neither read to its end nor cancelled.
+    const { value } = await f.stream().getReader().read();
+    return value?.byteLength ?? 0;
   }
 
   @PostMapping("/request", RequestPart("f", { type: File }), HttpRequest)
@@ -235,6 +243,25 @@ describe("streamed uploads", () => {
     assert.deepEqual(await readdir(location), []);
   });
 
+  it("a text part over server.max-body-size is 413 naming it: a field is held in memory", async () => {
+    const { body, state } = streamed([
+      ...filePart("f", "small.bin", content(10)),
+      ...textPart("n", "x".repeat(100_000)),
+      CLOSE,
+    ]);
+    const res = await post("/upload", body);
+    assert.deepEqual(await errorOf(res), {
+      status: 413,
+      error: "Multipart field 'n' exceeds 4096 bytes (server.max-body-size); only a file part " +
+        "(one with a filename) may be larger",
+    });
+    assert.ok(state.pulled < 4096 + 2 * 16384, `pulled ${state.pulled} of ${state.size}`);
+    assert.deepEqual(await readdir(location), []);
+    // A file part of the same size is taken.
+    const file = streamed([...filePart("f", "big.bin", content(100_000)), CLOSE]);
+    assert.equal((await post("/upload", file.body)).status, 200);
+  });
+
   it("a body over max-request-size is 413 naming the key, and the rest is not read", async () => {
     const part = content(200_000);
     const { body, state } = streamed([
@@ -270,6 +297,26 @@ describe("streamed uploads", () => {
     if (request.headers.get("content-length") !== null) assert.equal(state.pulled, 0);
   });
 
+  it(
+    "a file stream read in part and left open is closed with the request: no descriptor on a deleted file",
+    { skip: !existsSync("/proc/self/fd") },
+    async () => {
+      for (let i = 0; i < 3; i++) {
+        const { body } = streamed([...filePart("f", "a.bin", content(200_000)), CLOSE]);
+        const res = await post("/peek", body);
+        assert.equal(res.status, 200, await res.clone().text());
+        assert.ok(Number(await res.text()) > 0);
+      }
+      const links = await Promise.all(
+        (await readdir("/proc/self/fd")).map((fd) =>
+          readlink(`/proc/self/fd/${fd}`).catch(() => "")
+        ),
+      );
+      assert.deepEqual(links.filter((link) => link.startsWith(location)), []);
+      assert.deepEqual(await readdir(location), []);
+    },
+  );
+
   it("more parts than max-parts is 413 naming the key", async () => {
     const parts = Array.from({ length: 6 }, (_, i) => textPart(`p${i}`, "x")).flat();
     const { body } = streamed([...filePart("f", "a.bin", content(5000)), ...parts, CLOSE]);
@@ -278,5 +325,83 @@ describe("streamed uploads", () => {
       error: "Multipart body has more than 5 parts (server.multipart.max-parts)",
     });
     assert.deepEqual(await readdir(location), []);
+  });
+});
+
+describe("an upload when server.request-timeout passes", () => {
+  let timedLocation: string;
+  let timed: Application;
+  const started: string[] = [];
+
+  @RestController()
+  class Slow {
+    @PostMapping("/hang", RequestPart("f", { type: File }))
+    hang(_f: File): Promise<string> {
+      started.push("hang");
+      return new Promise(() => {});
+    }
+
+    @PostMapping("/size", RequestPart("f", { type: File }))
+    size(f: File): string {
+      started.push("size");
+      return String(f.size);
+    }
+  }
+
+  before(async () => {
+    timedLocation = await mkdtemp(join(tmpdir(), "thaw-upload-timeout-"));
+    timed = await bootstrap({
+      controllers: [Slow],
+      logger: memoryLogger(),
+      config: {
+        server: {
+          "request-timeout": 200,
+          "max-body-size": 4096,
+          multipart: { "file-size-threshold": THRESHOLD, location: timedLocation },
+        },
+      },
+    });
+  });
+  after(() => rm(timedLocation, { recursive: true, force: true }));
+
+  const send = (path: string, body: ReadableStream<Uint8Array>) =>
+    Promise.resolve(timed.fetch(
+      new Request(`http://localhost${path}`, {
+        method: "POST",
+        body,
+        headers: { "content-type": TYPE },
+        duplex: "half",
+      } as RequestInit),
+    ));
+
+  it("a body that stalls mid-file: 503, its read is cancelled, no temporary file, no handler", async () => {
+    const head = filePart("f", "a.bin", content(20_000)).slice(0, 2);
+    let cancelled!: () => void;
+    const wasCancelled = new Promise<void>((resolve) => cancelled = resolve);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent < head.length) return controller.enqueue(head[sent++]);
+        return new Promise<void>(() => {}); // the client sends no more
+      },
+      cancel() {
+        cancelled();
+      },
+    }, { highWaterMark: 0 });
+    const res = await send("/size", body);
+    assert.equal(res.status, 503);
+    await res.body?.cancel();
+    assert.deepEqual(await readdir(timedLocation), []);
+    await wasCancelled;
+    assert.deepEqual(started, []);
+  });
+
+  it("a handler that never settles: 503, and its temporary file is gone", async () => {
+    const { body } = streamed([...filePart("f", "a.bin", content(20_000)), CLOSE]);
+    const res = await send("/hang", body);
+    assert.equal(res.status, 503);
+    await res.body?.cancel();
+    assert.deepEqual(started.at(-1), "hang");
+    assert.deepEqual(await readdir(timedLocation), []);
   });
 });
