@@ -92,6 +92,11 @@ export interface MultipartParserLimits {
   readonly maxFileSize: number;
   /** The most bytes of the whole body (`server.multipart.max-request-size`). */
   readonly maxRequestSize: number;
+  /**
+   * The most bytes of a text part (one without a filename), which is held in memory and becomes a
+   * string: `server.max-body-size`, as a JSON body's; none but `maxFileSize` when absent.
+   */
+  readonly maxFieldSize?: number;
 }
 
 // RFC 2046, 5.1.1: 1 to 70 of these characters, a space anywhere but last.
@@ -186,6 +191,7 @@ export class MultipartParser {
   #size = 0;
   #partSize = 0;
   #name = "";
+  #file = false;
   #head = new Uint8Array(256);
   #headLength = 0;
 
@@ -339,6 +345,7 @@ export class MultipartParser {
     if (headers.disposition === undefined) throw noName(n);
     const { name, filename } = parseDisposition(headers.disposition, n);
     this.#name = name;
+    this.#file = filename !== undefined;
     this.#partSize = 0;
     this.#state = BODY;
     this.#sink.part({ name, filename, contentType: headers.contentType });
@@ -348,6 +355,19 @@ export class MultipartParser {
 
   #content(chunk: Uint8Array): void {
     this.#partSize += chunk.byteLength;
+    const field = this.#limits.maxFieldSize;
+    if (
+      !this.#file && field !== undefined && field < this.#limits.maxFileSize &&
+      this.#partSize > field
+    ) {
+      throw new HttpException(
+        HttpStatus.CONTENT_TOO_LARGE,
+        `Multipart field '${
+          partName(this.#name)
+        }' exceeds ${field} bytes (server.max-body-size); ` +
+          "only a file part (one with a filename) may be larger",
+      );
+    }
     if (this.#partSize > this.#limits.maxFileSize) {
       throw new HttpException(
         HttpStatus.CONTENT_TOO_LARGE,
