@@ -559,6 +559,7 @@ async function wire(
       }
       return closing;
     };
+  const uploadFolder = settings.get("server.multipart.location");
   const app: Application = {
     fetch,
     hono,
@@ -576,6 +577,9 @@ async function wire(
     middleware: options.middleware ?? [],
     beanOf,
     openapi,
+    ...(uploadFolder === undefined
+      ? {}
+      : { uploads: { folder: uploadFolder, where: settings.where("server.multipart.location") } }),
     defaultPort,
     defaultHostname,
     started: {

@@ -32,6 +32,11 @@ export interface ApplicationInternals {
     readonly hostname?: string;
     readonly where: string;
   };
+  /**
+   * `server.multipart.location`, when set, and where: the folder of upload files, which `listen`
+   * checks before it serves.
+   */
+  readonly uploads?: { readonly folder: string; readonly where: string };
   /** What the start line of `listen` says: when `bootstrap` began, and what it wired. */
   readonly started: {
     readonly at: number;

@@ -21,6 +21,36 @@ interface Builtins {
 
 let builtins: Builtins | null | undefined;
 
+// The files of every spool not yet released. A shutdown that cuts a request ends the process at
+// once, before that request's release runs (and an async delete would not finish in it): they
+// are deleted as the process exits, synchronously, on every runtime.
+const live = new Set<string>();
+let exitHooked = false;
+
+function keep(file: string): void {
+  live.add(file);
+  if (exitHooked) return;
+  exitHooked = true;
+  const { fs } = fileSystem()!;
+  const removeLeft = () => {
+    for (const path of live) {
+      try {
+        fs.rmSync(path, { force: true });
+      } catch {
+        // The process ends anyway: what cannot be deleted stays, as it would have.
+      }
+    }
+  };
+  // `Deno.exit` runs `unload` listeners, not those of the `process` object's `exit`.
+  const g = globalThis as {
+    Deno?: unknown;
+    addEventListener?(type: "unload", listener: () => void): void;
+    process?: { on(event: "exit", listener: () => void): void };
+  };
+  if (g.Deno !== undefined) g.addEventListener?.("unload", removeLeft);
+  else g.process?.on("exit", removeLeft);
+}
+
 // Looked up on first use, once.
 function fileSystem(): Builtins | null {
   if (builtins !== undefined) return builtins;
@@ -88,6 +118,7 @@ export class UploadSpool {
       throw spoolError(name, folder, error);
     }
     this.#paths.push(file);
+    keep(file);
     this.#handles.add(handle);
     if (this.#released) await this.release();
     let size = 0;
@@ -136,7 +167,9 @@ export class UploadSpool {
     const paths = this.#paths.splice(0);
     handles.push(...this.#reads.close());
     await Promise.all(handles.map((handle) => handle.close().catch(() => {})));
-    await Promise.all(paths.map((file) => fs.fsp.rm(file, { force: true }).catch(() => {})));
+    await Promise.all(
+      paths.map((file) => fs.fsp.rm(file, { force: true }).then(() => live.delete(file), () => {})),
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import type { Application } from "../application.ts";
 import { type ApplicationInternals, internalsOf } from "../application_internals.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { type ListenOptions, serve, type Server } from "./serve.ts";
+import { checkUploadFolder } from "./upload_folder.ts";
 
 /**
  * Serves an application on the runtime it runs on (`Deno.serve`, `Bun.serve`, or Node's `http`),
@@ -44,6 +45,9 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
   }
   const port = options.port ?? internals.defaultPort;
   const hostname = options.hostname ?? internals.defaultHostname;
+  if (internals.uploads !== undefined) {
+    await checkUploadFolder(internals.uploads.folder, internals.uploads.where);
+  }
   const management = internals.management === undefined
     ? undefined
     : await serveManagement(internals.management, internals, port, hostname);

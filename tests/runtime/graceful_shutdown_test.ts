@@ -3,13 +3,17 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { bootstrap, Component, GetMapping, PreDestroy, RestController } from "../../mod.ts";
 import { listen } from "../../server.ts";
 import { scriptCommand } from "../runtime.ts";
 import { watchChild, type WatchedChild } from "../child_output.ts";
-import { keptAlive, refused, untilRefused } from "./raw_client.ts";
+import { keptAlive, refused, until, untilRefused } from "./raw_client.ts";
 import { actuator } from "../../actuator.ts";
 
 const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
@@ -24,8 +28,9 @@ afterEach(() => {
   running = undefined;
 });
 
-async function start(shutdownTimeout: number): Promise<Service> {
-  const watched = watchChild(...scriptCommand(APP, [String(shutdownTimeout)]));
+async function start(shutdownTimeout: number, uploads?: string): Promise<Service> {
+  const args = [String(shutdownTimeout), ...(uploads === undefined ? [] : [uploads])];
+  const watched = watchChild(...scriptCommand(APP, args));
   running = watched.child;
   const listening = await watched.line(/^listening \d+$/);
   return { ...watched, port: Number(listening.split(" ")[1]) };
@@ -142,6 +147,32 @@ describe("graceful shutdown on SIGTERM", () => {
     assert.match(service.stderr(), /requests still running after 1000 ms were cut: GET \/hang/);
     assert.equal(service.stdout().match(/^pool closed$/gm)?.length, 1, "@PreDestroy ran once");
     assert.ok(await hung instanceof Error, "the hung request was cut");
+  });
+
+  it("deletes the temporary file of an upload it cuts, on every runtime", async () => {
+    const uploads = await mkdtemp(join(tmpdir(), "thaw-shutdown-uploads-"));
+    try {
+      const service = await start(1, uploads);
+      // A file part that stops arriving half-way: its first bytes are on disk, the rest never come.
+      const socket = connect(service.port, "127.0.0.1");
+      socket.on("error", () => {});
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      socket.write(
+        "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\n" +
+          "Content-Length: 1000000\r\n\r\n--B\r\n" +
+          'Content-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n' +
+          "x".repeat(100_000),
+      );
+      await until(async () => (await readdir(uploads)).length === 1, "the upload's file exists");
+      signal(service);
+      assert.equal(await service.exited, 1, service.stderr());
+      assert.match(service.stderr(), /were cut: POST \/upload/);
+      assert.deepEqual(await readdir(uploads), [], "no temporary file is left");
+      socket.destroy();
+      await closed;
+    } finally {
+      await rm(uploads, { recursive: true, force: true });
+    }
   });
 
   it("ends at once with 1 on a second signal", async () => {

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { connect } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 
 /** What came back on one connection. */
 export interface Answer {
@@ -153,6 +154,18 @@ export function refused(port: number): Promise<boolean> {
     });
     socket.once("error", () => resolve(true));
   });
+}
+
+/**
+ * Waits until `check` holds, asking again every 10 ms: what a server does on its own (a file it
+ * writes or deletes, work for a client gone) has no answer to wait for. Fails after 10 s.
+ */
+export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`not within 10 s: ${what}`);
+    await delay(10);
+  }
 }
 
 /** Waits until new connections are refused: the server has stopped listening. */

@@ -4,16 +4,15 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { bootstrap, GetMapping, PostMapping, RequestPart, RestController } from "../../mod.ts";
 import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
-import { assertStillServes, exchange } from "./raw_client.ts";
+import { assertStillServes, exchange, until } from "./raw_client.ts";
 
 @RestController()
 class Uploads {
@@ -56,18 +55,6 @@ const body = (file: string) => `--B\r\n${partHead}${file}\r\n--B--\r\n`;
 const head = (length: number) =>
   "POST /upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
   `Content-Type: multipart/form-data; boundary=B\r\nContent-Length: ${length}\r\n\r\n`;
-
-/**
- * Waits until `check` holds, asking again as the state it reads changes: the server's work on a
- * gone client has no answer to wait for. Fails after 10 s.
- */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`not within 10 s: ${what}`);
-    await delay(10);
-  }
-}
 
 /**
  * Writes `text` and resolves with the first response once it is whole (its `Content-Length`),
@@ -222,6 +209,67 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
       assert.match(text, /^HTTP\/1\.1 503 /, text);
       assert.equal((await readdir(timedLocation)).length, 0);
       await assertStillServes(timedPort);
+    });
+  });
+
+  describe("server.multipart.location, checked before the server serves", () => {
+    const refused = async (location: string, why: RegExp) => {
+      const app = await bootstrap({
+        controllers: [Uploads],
+        logger: memoryLogger(),
+        config: { server: { multipart: { location } } },
+      });
+      await assert.rejects(
+        listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true }),
+        (error: Error) => {
+          assert.equal(error.name, "ConfigError");
+          assert.match(error.message, /server\.multipart\.location/);
+          assert.ok(error.message.includes(JSON.stringify(location)), error.message);
+          assert.match(error.message, why);
+          return true;
+        },
+      );
+    };
+
+    it("a folder that does not exist is a start-up error naming the key", async () => {
+      const parent = await mkdtemp(join(tmpdir(), "thaw-upload-missing-"));
+      try {
+        await refused(join(parent, "gone"), /ENOENT|No such file|not found/i);
+      } finally {
+        await rm(parent, { recursive: true, force: true });
+      }
+    });
+
+    it("a file where the folder should be is a start-up error too", async () => {
+      const parent = await mkdtemp(join(tmpdir(), "thaw-upload-file-"));
+      try {
+        const file = join(parent, "plain");
+        await writeFile(file, "");
+        await refused(file, /ENOTDIR|Not a directory/i);
+      } finally {
+        await rm(parent, { recursive: true, force: true });
+      }
+    });
+
+    it("a folder it can write serves, and the check leaves nothing in it", async () => {
+      const folder = await mkdtemp(join(tmpdir(), "thaw-upload-ok-"));
+      try {
+        const app = await bootstrap({
+          controllers: [Uploads],
+          logger: memoryLogger(),
+          config: { server: { multipart: { location: folder } } },
+        });
+        const served = await listen(app, {
+          port: 0,
+          hostname: "127.0.0.1",
+          signals: false,
+          quiet: true,
+        });
+        await served.close();
+        assert.deepEqual(await readdir(folder), []);
+      } finally {
+        await rm(folder, { recursive: true, force: true });
+      }
     });
   });
 });
