@@ -341,14 +341,12 @@ export class MultipartParser {
     }
     const n = this.#parts;
     const text = latin1.decode(head);
-    const headers = partHeaders(text, head, 0, end, n);
-    if (headers.disposition === undefined) throw noName(n);
-    const { name, filename } = parseDisposition(headers.disposition, n);
-    this.#name = name;
-    this.#file = filename !== undefined;
+    const part = partHead(text, head, 0, end, n);
+    this.#name = part.name;
+    this.#file = part.filename !== undefined;
     this.#partSize = 0;
     this.#state = BODY;
-    this.#sink.part({ name, filename, contentType: headers.contentType });
+    this.#sink.part(part);
     // What of the chunk came after the empty line.
     return at + (contentStart - from);
   }
@@ -434,6 +432,24 @@ export function joined(chunks: readonly Uint8Array[]): Uint8Array {
 }
 function noName(n: number): HttpException {
   return malformed(`part ${n} has no name (Content-Disposition: form-data; name="...")`);
+}
+
+/**
+ * Part `n`'s name, file name and type, from its headers in `text[start, end)` (`bytes` the same,
+ * as bytes). Exported for the whole-body reference parser of the tests, which frames parts its own
+ * way and reads their headers with this.
+ */
+export function partHead(
+  text: string,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  n: number,
+): PartHead {
+  const headers = partHeaders(text, bytes, start, end, n);
+  if (headers.disposition === undefined) throw noName(n);
+  const { name, filename } = parseDisposition(headers.disposition, n);
+  return { name, filename, contentType: headers.contentType };
 }
 
 /** The headers of part `n` that Thaw reads, from `text[start, end)`: the rest are ignored. */

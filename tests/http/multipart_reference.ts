@@ -1,7 +1,10 @@
 // The whole-body multipart parser Thaw had before its parser streamed, kept as it was (but for
 // its names) as the reference the streaming one is held to: on any body, the same parts, or an
-// error of the same status.
+// error of the same status. It frames the parts its own way; their headers it reads with the
+// streaming parser's own `partHead`, which did not change, so that the two cannot drift apart
+// where they are meant to be one.
 import { HttpException, HttpStatus } from "../../mod.ts";
+import { partHead } from "../../src/http/multipart.ts";
 
 /** A part as the reference parser read it. */
 export interface ReferencePart {
@@ -11,19 +14,11 @@ export interface ReferencePart {
   readonly body: Uint8Array;
 }
 
-// RFC 9110, 5.6.2.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const TOKEN_AT = /[!#$%&'*+\-.^_`|~0-9A-Za-z]+/y;
-// The optional whitespace around a header's value (RFC 9110, 5.6.3): spaces and tabs, nothing else.
-const SPACE_AROUND = /^[ \t]+|[ \t]+$/g;
-
 // One character per byte, so that a string index is a byte index and the ASCII of the framing can
 // be searched with the engine's own `indexOf`. WHATWG's `latin1` is windows-1252, which maps some
 // bytes past ASCII elsewhere (Node 20 maps none): either way ASCII stays ASCII and nothing else
-// becomes ASCII, which is all the search needs. Text is decoded from the bytes, as UTF-8, a
-// byte-order mark kept as the character it is: a decoder drops a leading one unless told not to.
+// becomes ASCII, which is all the search needs.
 const latin1 = /* @__PURE__ */ new TextDecoder("latin1");
-const utf8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function badRequest(message: string): HttpException {
   return new HttpException(HttpStatus.BAD_REQUEST, message);
@@ -91,117 +86,10 @@ export function referenceParse(
     if (headerEnd === -1 || bodyStart > next) {
       throw malformed(`part ${n}'s headers are not ended by an empty line`);
     }
-    const headers = partHeaders(text, bytes, at, headerEnd, n);
-    if (headers.disposition === undefined) throw noName(n);
-    const { name, filename } = parseDisposition(headers.disposition, n);
     parts.push({
-      name,
-      filename,
-      contentType: headers.contentType,
+      ...partHead(text, bytes, at, headerEnd, n),
       body: bytes.subarray(bodyStart, next),
     });
     at = next + delimiter.length;
   }
-}
-
-function noName(n: number): HttpException {
-  return malformed(`part ${n} has no name (Content-Disposition: form-data; name="...")`);
-}
-
-/** The headers of part `n` that Thaw reads, from `text[start, end)`: the rest are ignored. */
-function partHeaders(
-  text: string,
-  bytes: Uint8Array,
-  start: number,
-  end: number,
-  n: number,
-): { disposition?: string; contentType?: string } {
-  const found: { disposition?: string; contentType?: string } = {};
-  for (let line = start; line < end;) {
-    let eol = text.indexOf("\r\n", line);
-    if (eol === -1 || eol > end) eol = end;
-    const colon = text.indexOf(":", line);
-    if (colon === -1 || colon > eol) throw malformed(`part ${n} has a header line without a colon`);
-    // A name with spaces, or a line folded onto the one before (obsolete since RFC 7230), is
-    // refused rather than guessed at.
-    const name = text.slice(line, colon);
-    if (!TOKEN.test(name)) throw malformed(`part ${n} has a header whose name is not a token`);
-    const lower = name.toLowerCase();
-    const key = lower === "content-disposition"
-      ? "disposition"
-      : lower === "content-type"
-      ? "contentType"
-      : undefined;
-    if (key !== undefined) {
-      const label = key === "disposition" ? "Content-Disposition" : "Content-Type";
-      if (found[key] !== undefined) throw malformed(`part ${n} has two ${label} headers`);
-      let value: string;
-      try {
-        value = utf8.decode(bytes.subarray(colon + 1, eol));
-      } catch {
-        throw malformed(`part ${n}'s ${label} is not valid UTF-8`);
-      }
-      if (/[\r\n]/.test(value)) throw malformed(`part ${n}'s ${label} holds a bare CR or LF`);
-      found[key] = value.replace(SPACE_AROUND, "");
-    }
-    line = eol + 2;
-  }
-  return found;
-}
-
-// `form-data; name="..."; filename="..."`: the two parameters RFC 7578 gives, each at most once.
-// Other parameters (`filename*`, which RFC 7578 says not to send) are ignored.
-function parseDisposition(value: string, n: number): { name: string; filename?: string } {
-  const semicolon = value.indexOf(";");
-  // Spaces and tabs alone are trimmed: `trim()` would take a U+FEFF sent before `form-data` too.
-  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).replace(SPACE_AROUND, "")
-    .toLowerCase();
-  if (type !== "form-data") throw malformed(`part ${n} is not form-data`);
-  const unreadable = () => malformed(`part ${n}'s Content-Disposition cannot be read`);
-  const params: { name?: string; filename?: string } = {};
-  let i = semicolon === -1 ? value.length : semicolon + 1;
-  const skipSpace = () => {
-    while (value[i] === " " || value[i] === "\t") i++;
-  };
-  while (i < value.length) {
-    skipSpace();
-    if (i === value.length) break;
-    TOKEN_AT.lastIndex = i;
-    const key = TOKEN_AT.exec(value)?.[0];
-    if (key === undefined) throw unreadable();
-    i += key.length;
-    skipSpace();
-    if (value[i] !== "=") throw unreadable();
-    i++;
-    skipSpace();
-    let text: string;
-    if (value[i] === '"') {
-      const close = value.indexOf('"', i + 1);
-      if (close === -1) throw unreadable();
-      // No backslash escapes: a browser sends a `\` as it is, and a `"` as `%22`.
-      text = value.slice(i + 1, close).replace(
-        /%(?:22|0D|0A)/g,
-        (escape) => escape === "%22" ? '"' : escape === "%0D" ? "\r" : "\n",
-      );
-      i = close + 1;
-    } else {
-      TOKEN_AT.lastIndex = i;
-      const token = TOKEN_AT.exec(value)?.[0];
-      if (token === undefined) throw unreadable();
-      text = token;
-      i += token.length;
-    }
-    skipSpace();
-    if (i < value.length && value[i] !== ";") throw unreadable();
-    i++;
-    const lower = key.toLowerCase();
-    if (lower === "name" || lower === "filename") {
-      if (params[lower] !== undefined) {
-        throw malformed(`part ${n}'s Content-Disposition gives ${lower} twice`);
-      }
-      params[lower] = text;
-    }
-  }
-  if (params.name === undefined) throw noName(n);
-  return { name: params.name, filename: params.filename };
 }
