@@ -12,20 +12,8 @@ base=${1:?usage: bench/http/ab.sh <base-rev> deno|bun|node GET|POST [pairs]}
 runtime=${2:?runtime}
 route=${3:?route}
 pairs=${4:-5}
-export PATH=$PWD/node_modules/.bin:$PATH
-case $runtime in
-deno) run=(deno run -A) ;;
-bun) run=(bun) ;;
-node) run=(node --import tsx) ;;
-*) echo "ab.sh: runtime must be deno, bun or node" >&2 && exit 2 ;;
-esac
-if [ "$route" = POST ]; then
-  export BENCH_METHOD=POST BENCH_BODY='{"name":"Ada Lovelace","email":"ada@example.com"}'
-  path=/users
-else
-  export BENCH_METHOD=GET BENCH_BODY=
-  path=/users/42
-fi
+# shellcheck source=bench/http/ab_common.sh
+source bench/http/ab_common.sh
 old=$(mktemp -d)
 pids=()
 cleanup() {
@@ -52,7 +40,6 @@ rate() { # port
   taskset -c 1 wrk -t1 -c64 -d3s -s bench/http/report.lua "http://127.0.0.1:$1$path" |
     awk '/Requests\/sec/ { print $2 }'
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 start "$old" 9201
 start "$PWD" 9202

@@ -14,20 +14,8 @@ base=${1:?usage: bench/http/ab_ratio.sh <base-rev|base-dir> deno|bun|node GET|PO
 runtime=${2:?runtime}
 route=${3:?route}
 cycles=${4:-8}
-export PATH=$PWD/node_modules/.bin:$PATH
-case $runtime in
-deno) run=(deno run -A) ;;
-bun) run=(bun) ;;
-node) run=(node --import tsx) ;;
-*) echo "ab_ratio.sh: runtime must be deno, bun or node" >&2 && exit 2 ;;
-esac
-if [ "$route" = POST ]; then
-  export BENCH_METHOD=POST BENCH_BODY='{"name":"Ada Lovelace","email":"ada@example.com"}'
-  path=/users
-else
-  export BENCH_METHOD=GET BENCH_BODY=
-  path=/users/42
-fi
+# shellcheck source=bench/http/ab_common.sh
+source bench/http/ab_common.sh
 pids=()
 tmp=
 cleanup() {
@@ -82,7 +70,6 @@ measure() { # name
 }
 names=(base-thaw head-thaw base-hono head-hono)
 for name in "${names[@]}"; do measure "$name" >/dev/null; done # warm-up
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 rows=()
 for c in $(seq "$cycles"); do
   declare -A rps=() cpu=()
