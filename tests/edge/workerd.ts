@@ -1,7 +1,13 @@
 // workerd (Cloudflare's runtime, from npm) for the edge tests: its binary, and a wait until a worker
 // it serves answers.
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build, stop } from "esbuild";
+import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
+import { freePort } from "../helpers.ts";
 
 /** The binary the workerd package installs for this platform. */
 export const WORKERD: string = createRequire(import.meta.url)("workerd").default;
@@ -21,4 +27,73 @@ export async function until(url: string, child: ChildProcess, log: () => string)
     }
   }
   throw new Error(`workerd did not answer at ${url} within 10 s: ${log()}`);
+}
+
+/** A worker served by workerd, alone, for one test file. */
+export interface ServedWorker {
+  /** `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+  /** What workerd printed so far. */
+  output(): string;
+  /** Stops workerd and deletes the bundle. */
+  close(): Promise<void>;
+}
+
+/**
+ * Bundles `fixture` as tools/bundle_worker.ts bundles the sample app, serves it alone on workerd
+ * (with `flags`, such as `"nodejs_compat"`) on a free port, and resolves once `readyPath` answers.
+ */
+export async function serveWorker(
+  fixture: string,
+  name: string,
+  options: { readonly flags?: readonly string[]; readonly readyPath?: string } = {},
+): Promise<ServedWorker> {
+  const dir = await mkdtemp(join(tmpdir(), `thaw-workerd-${name}-`));
+  await build({
+    ...WORKER_BUILD,
+    entryPoints: [{ in: fixture, out: name }],
+    outdir: dir,
+    minify: true,
+    logLevel: "warning",
+  });
+  await stop();
+  const flags = (options.flags ?? []).map((flag) => JSON.stringify(flag)).join(", ");
+  await writeFile(
+    join(dir, "config.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .main)],
+  sockets = [(name = "main", address = "127.0.0.1:0", http = (), service = "main")],
+);
+
+const main :Workerd.Worker = (
+  modules = [(name = "worker", esModule = embed "${name}.js")],
+  compatibilityDate = "2026-10-23",
+  compatibilityFlags = [${flags}],
+);
+`,
+  );
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const child = spawn(WORKERD, [
+    "serve",
+    join(dir, "config.capnp"),
+    "--socket-addr",
+    `main=127.0.0.1:${port}`,
+  ], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk) => output += chunk);
+  child.stderr!.on("data", (chunk) => output += chunk);
+  const close = async () => {
+    child.kill();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await until(`${origin}${options.readyPath ?? "/"}`, child, () => output);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { origin, output: () => output, close };
 }
