@@ -482,6 +482,19 @@ describe("RedisCacheManager", () => {
     }
   });
 
+  it("escapes what a failing client says before it logs it: no forged line", async () => {
+    const log = recorder();
+    const lying = {
+      sendCommand: () => Promise.reject(new Error("gone\r\nINFO forged line\u2028\u202e")),
+    };
+    const cacheManager = new RedisCacheManager({ client: lying, logger: log.logger });
+    await assert.rejects(cacheManager.getCache("users").get("[1]"));
+    assert.equal(log.lines.length, 1, log.lines.join("\n"));
+    assert.doesNotMatch(log.lines[0], /[\r\n\u2028\u202e]/);
+    assert.match(log.lines[0], /gone\\u000d\\u000aINFO forged line\\u2028\\u202e/);
+    await cacheManager.close();
+  });
+
   it("a client the app made is used as it is, and stays open when the manager closes", async () => {
     const appClient = createClient({ url: redis.url });
     appClient.on("error", () => {});
