@@ -196,7 +196,7 @@ async function spooledFile(
 ): Promise<File> {
   if ("Deno" in globalThis) return new DiskFile(file, 0, size, name, type, reads);
   const blob = await fileSystem()!.fs.openAsBlob(file);
-  return new BlobFile([blob], name, { type }, file, size, reads);
+  return new BlobFile([blob], name, { type }, file, [0, size], reads);
 }
 
 /** The files open for reading, closed by the spool's `release`. */
@@ -265,7 +265,8 @@ function fileStream(
 /** A `File` over an `openAsBlob` blob, whose `stream()` the spool can close. */
 class BlobFile extends File {
   readonly #path: string;
-  readonly #size: number;
+  readonly #start: number;
+  readonly #end: number;
   readonly #reads: Reads;
 
   constructor(
@@ -273,18 +274,48 @@ class BlobFile extends File {
     name: string,
     options: FilePropertyBag,
     path: string,
-    size: number,
+    range: readonly [start: number, end: number],
     reads: Reads,
   ) {
     super(parts, name, options);
     this.#path = path;
-    this.#size = size;
+    [this.#start, this.#end] = range;
     this.#reads = reads;
   }
 
   override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    return fileStream(this.#path, 0, this.#size, this.#reads);
+    return fileStream(this.#path, this.#start, this.#end, this.#reads);
   }
+
+  // A slice is still this file's: its `stream()` is the spool's own, closed by `release`, where
+  // the platform's slice would keep its file open until it is collected.
+  override slice(start?: number, end?: number, contentType?: string): Blob {
+    const [from, to] = sliceRange(this.size, start, end);
+    return new BlobFile(
+      [super.slice(from, to)],
+      this.name,
+      { type: contentType ?? "" },
+      this.#path,
+      [this.#start + from, this.#start + to],
+      this.#reads,
+    );
+  }
+}
+
+// Blob.slice's arithmetic: negative offsets count from the end, and both are clamped.
+function sliceRange(
+  size: number,
+  start: number | undefined,
+  end: number | undefined,
+): [from: number, to: number] {
+  const at = (offset: number | undefined, fallback: number) =>
+    offset === undefined
+      ? fallback
+      : offset < 0
+      ? Math.max(size + offset, 0)
+      : Math.min(offset, size);
+  const from = at(start, 0);
+  return [from, Math.max(at(end, size), from)];
 }
 
 // Measured with bench/upload_memory.ts: Deno's peak memory grows with the size of each read and
@@ -342,16 +373,7 @@ class DiskFile extends File {
   }
 
   override slice(start?: number, end?: number, contentType?: string): Blob {
-    // Blob.slice's arithmetic: negative offsets count from the end, and both are clamped.
-    const size = this.size;
-    const at = (offset: number | undefined, fallback: number) =>
-      offset === undefined
-        ? fallback
-        : offset < 0
-        ? Math.max(size + offset, 0)
-        : Math.min(offset, size);
-    const from = at(start, 0);
-    const to = Math.max(at(end, size), from);
+    const [from, to] = sliceRange(this.size, start, end);
     return new DiskFile(
       this.#path,
       this.#start + from,
