@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts a three-node OpenSearch cluster for the tests that hang or kill a node, one JVM per node
 # (.ci/opensearch/ClusterNode.java): HTTP on 127.0.0.1:9211-9213, transport on 9311-9313.
-#   tools/opensearch_cluster.sh start   start (idempotent) and wait until three nodes are green
+#   tools/opensearch_cluster.sh start   start (idempotent) and wait until three nodes are green;
+#                                       nodes another checkout started are refused, naming it
 #   tools/opensearch_cluster.sh stop    stop the nodes this script started
 # Each node's pid is in .ci/opensearch/target/cluster/node-<n>.pid: the tests signal them.
 set -euo pipefail
@@ -13,7 +14,17 @@ green() {
   curl -fs -m 10 "$url/_cluster/health?wait_for_status=green&wait_for_nodes=3&timeout=5s" 2>/dev/null |
     grep -q '"number_of_nodes":3'
 }
-running() { [ -f "$dir/node-$1.pid" ] && kill -0 "$(cat "$dir/node-$1.pid")" 2>/dev/null; }
+# Whether node n of this checkout runs: its pid file names a live process that serves this
+# folder (a pid reused by another process does not count).
+running() {
+  [ -f "$dir/node-$1.pid" ] &&
+    tr '\0' ' ' <"/proc/$(cat "$dir/node-$1.pid")/cmdline" 2>/dev/null | grep -qF "$dir/node-$1"
+}
+# The folders of the cluster nodes running on this machine that another checkout started.
+foreign() {
+  pgrep -af 'ClusterNode.java [0-9]' | sed -n 's#.*ClusterNode.java [0-9] \(.*\)/node-[0-9]$#\1#p' |
+    grep -vxF "$dir" | sort -u || true
+}
 
 case "${1:-start}" in
   start)
@@ -22,7 +33,19 @@ case "${1:-start}" in
     flock 9
     # A node left stopped by a test that died halfway would keep the cluster from answering.
     for n in 1 2 3; do running "$n" && kill -CONT "$(cat "$dir/node-$n.pid")"; done
-    if green; then echo "opensearch cluster: already up at $url (3 nodes)"; exit 0; fi
+    if running 1 && running 2 && running 3 && green; then
+      echo "opensearch cluster: already up at $url (3 nodes)"
+      exit 0
+    fi
+    # Nodes another checkout started answer on the same ports: the tests would signal pids this
+    # folder does not have, so they are not taken over, nor stopped from here.
+    others=$(foreign)
+    if [ -n "$others" ] || { ! running 1 && ! running 2 && ! running 3 && green; }; then
+      echo "opensearch cluster: $url is served by nodes this checkout did not start" \
+        "(started from ${others:-a folder not found}); stop them there" \
+        "(tools/opensearch_cluster.sh stop in that checkout) and start again" >&2
+      exit 1
+    fi
     for n in 1 2 3; do running "$n" && kill "$(cat "$dir/node-$n.pid")"; done
     for n in 1 2 3; do while running "$n"; do sleep 0.2; done; done
     [ -s target/classpath.txt ] || mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
