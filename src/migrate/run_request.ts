@@ -1,4 +1,4 @@
-import type { Command } from "./command/command.ts";
+import type { Command, MigrationCommand } from "./command/command.ts";
 import { COMMANDS, isCommand } from "./command/commands.ts";
 import type { MigrationMode } from "./driver.ts";
 import { MigrationError } from "./migration_error.ts";
@@ -54,6 +54,38 @@ export function usageError(message: string): MigrationError {
 /** The longest lock wait a run accepts: a day. */
 export const MAX_LOCK_TIMEOUT_SECONDS = 86_400;
 
+/** Seconds to wait for another runner's lock, unless the run says otherwise. */
+export const DEFAULT_LOCK_TIMEOUT_SECONDS = 60;
+
+/**
+ * How a refusal names the options: as whoever built the request spells them, so a message never
+ * sends `migrate()`'s caller looking for a command-line flag, nor the reverse.
+ */
+export interface OptionNames {
+  readonly connection: string;
+  readonly dryRun: string;
+  readonly drift: string;
+  readonly force: string;
+  /** The mode option with a value: `-m sql`, `mode "sql"`. */
+  mode(mode: string): string;
+  /** Who takes a target version: `a target version applies to migrate --target, ...`. */
+  targetTakers(takers: readonly MigrationCommand[]): string;
+  /** That option with a value: `--target v1`, `target "v1"`. */
+  targetValue(command: MigrationCommand, version: string): string;
+}
+
+/** The options as the command line spells them. */
+export const COMMAND_LINE_NAMES: OptionNames = {
+  connection: "--connection",
+  dryRun: "--dry-run",
+  drift: "--drift",
+  force: "--force",
+  mode: (mode) => `-m ${mode}`,
+  targetTakers: (takers) =>
+    `a target version applies to ${takers.map((c) => `${c.name} ${c.target}`).join(", ")}`,
+  targetValue: (command, version) => `${command.target} ${version}`,
+};
+
 const names = (commands: readonly Command[], last = ", ") =>
   commands.length > 1
     ? `${commands.slice(0, -1).join(", ")}${last}${commands.at(-1)}`
@@ -69,11 +101,14 @@ export function parseCommand(name: string): Command {
 }
 
 /** The mode `name` names (`-m`), in any case; `opensearch` is `search`. */
-export function parseMode(name: string): MigrationMode {
+export function parseMode(
+  name: string,
+  optionNames: OptionNames = COMMAND_LINE_NAMES,
+): MigrationMode {
   const lower = name.toLowerCase();
   if (lower === "search" || lower === "opensearch") return "search";
   if (lower === "sql") return "sql";
-  throw usageError(`-m ${name}: expected search, opensearch or sql`);
+  throw usageError(`${optionNames.mode(name)}: expected search, opensearch or sql`);
 }
 
 /** `--lock-timeout`: a decimal number of seconds, to a day, as whole milliseconds. */
@@ -90,46 +125,53 @@ export function parseLockTimeout(seconds: string): number {
 /**
  * Checks a run request as a whole, whoever built it: a command that exists, and options that
  * apply to it (each command states which it takes). Throws a `usage` MigrationError naming the
- * option as the command line spells it.
+ * option as `optionNames` spell it (the command line's by default).
  */
-export function checkRunRequest(request: RunRequest): RunRequest {
+export function checkRunRequest(
+  request: RunRequest,
+  optionNames: OptionNames = COMMAND_LINE_NAMES,
+): RunRequest {
   const command = parseCommand(request.command);
   const rules = COMMANDS[command];
-  if (request.connection === "") throw usageError("--connection needs a value");
+  if (request.connection === "") throw usageError(`${optionNames.connection} needs a value`);
   if (request.dryRun && !rules.writes) {
     throw usageError(
-      `--dry-run applies to ${names(ALL.filter((c) => c.writes).map((c) => c.name))}, not to ` +
+      `${optionNames.dryRun} applies to ${
+        names(ALL.filter((c) => c.writes).map((c) => c.name))
+      }, not to ` +
         command,
     );
   }
   if (request.drift && request.mode !== "search") {
     throw usageError(
-      `--drift applies to search connections (-m search), not to -m ${request.mode}`,
+      `${optionNames.drift} applies to search connections (${optionNames.mode("search")}), ` +
+        `not to ${optionNames.mode(request.mode)}`,
     );
   }
   if (request.drift && !rules.drift) {
     // The commands that only read first: they are what --drift is mostly for.
     const takers = ALL.filter((c) => c.drift).sort((a, b) => Number(a.writes) - Number(b.writes));
     throw usageError(
-      `--drift applies to ${names(takers.map((c) => c.name))}, not to ${command}`,
+      `${optionNames.drift} applies to ${names(takers.map((c) => c.name))}, not to ${command}`,
     );
   }
   if (request.target !== undefined) {
     const takers = ALL.filter((c) => c.target !== undefined);
-    const spelled = takers.map((c) => `${c.name} ${c.target}`).join(", ");
     if (rules.target === undefined) {
-      throw usageError(`a target version applies to ${spelled}, not to ${command}`);
+      throw usageError(`${optionNames.targetTakers(takers)}, not to ${command}`);
     }
     if (!isVersion(request.target)) {
       throw usageError(
-        `${rules.target} ${request.target}: expected a version, numbers joined by dots or ` +
+        `${
+          optionNames.targetValue(rules, request.target)
+        }: expected a version, numbers joined by dots or ` +
           "underscores (1, 1.2, 1_2)",
       );
     }
   }
   if (request.force && !rules.force) {
     throw usageError(
-      `--force applies to ${
+      `${optionNames.force} applies to ${
         names(ALL.filter((c) => c.force).map((c) => c.name), " and ")
       }, not to ${command}`,
     );

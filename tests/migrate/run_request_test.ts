@@ -138,7 +138,11 @@ describe("checkRunRequest", () => {
   });
 
   it("takes -m in any case, opensearch as search, and nothing else", () => {
-    assert.deepEqual(["SQL", "Search", "opensearch"].map(parseMode), ["sql", "search", "search"]);
+    assert.deepEqual(["SQL", "Search", "opensearch"].map((m) => parseMode(m)), [
+      "sql",
+      "search",
+      "search",
+    ]);
     assert.throws(() => parseMode("elastic"), {
       message: "-m elastic: expected search, opensearch or sql",
     });

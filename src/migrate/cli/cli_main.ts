@@ -12,7 +12,7 @@ import type { MigrationDriver, MigrationMode } from "../driver.ts";
 import { builtInDriver } from "../drivers.ts";
 import { runMigrations } from "../engine.ts";
 import { ExitCode, exitCodeOf } from "../exit_code.ts";
-import { humanProgress, humanSummary } from "./human_output.ts";
+import { humanProgress, humanSummary } from "../human_output.ts";
 import { type RunReport, silentProgress } from "../run_report.ts";
 
 /** What the CLI talks to: its output streams and the process it runs in. */

@@ -3,6 +3,7 @@ import type { Command } from "../command/command.ts";
 import { COMMANDS, isCommand } from "../command/commands.ts";
 import {
   checkRunRequest,
+  DEFAULT_LOCK_TIMEOUT_SECONDS,
   parseCommand,
   parseLockTimeout,
   parseMode,
@@ -16,9 +17,6 @@ export interface CommandLine extends RunRequest {
   /** `--json`: one JSON report on stdout, whatever the outcome. */
   readonly json: boolean;
 }
-
-/** Seconds to wait for another runner's lock, unless `--lock-timeout` says otherwise. */
-export const DEFAULT_LOCK_TIMEOUT_SECONDS = 60;
 
 export const USAGE =
   `Usage: cli.ts [migrate|status|validate|baseline|repair|unlock] -c <config_dir> --sqlPath <migrations_root> [options]

@@ -1,9 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  DEFAULT_LOCK_TIMEOUT_SECONDS,
-  parseCommandLine,
-} from "../../../src/migrate/cli/command_line.ts";
+import { parseCommandLine } from "../../../src/migrate/cli/command_line.ts";
+import { DEFAULT_LOCK_TIMEOUT_SECONDS } from "../../../src/migrate/run_request.ts";
 import { isMigrationError } from "../../../src/migrate/migration_error.ts";
 
 const bad = (args: string[], pattern: RegExp) =>

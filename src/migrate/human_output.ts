@@ -7,7 +7,7 @@ import type {
   Progress,
   ReindexReport,
   RunReport,
-} from "../run_report.ts";
+} from "./run_report.ts";
 
 const LABEL: Record<FileAction, string> = {
   apply: "apply",

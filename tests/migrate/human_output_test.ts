@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { humanProgress, humanSummary } from "../../../src/migrate/cli/human_output.ts";
-import type { FileReport } from "../../../src/migrate/run_report.ts";
+import { humanProgress, humanSummary } from "../../src/migrate/human_output.ts";
+import type { FileReport } from "../../src/migrate/run_report.ts";
 
 describe("human output", () => {
   it("names a request only for files it sends, and a time only when one was taken", () => {

@@ -1,8 +1,8 @@
 // `--drift` in the human output and in validate's error (no cluster: reports built by hand).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { humanSummary } from "../../../src/migrate/cli/human_output.ts";
-import type { ConnectionDrift, RunReport } from "../../../src/migrate/run_report.ts";
+import { humanSummary } from "../../src/migrate/human_output.ts";
+import type { ConnectionDrift, RunReport } from "../../src/migrate/run_report.ts";
 
 const report = (command: RunReport["command"], drift: ConnectionDrift): RunReport => ({
   command,

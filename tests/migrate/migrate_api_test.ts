@@ -1,0 +1,104 @@
+// `migrate()` checks its options in its own terms: each message names the option as the caller
+// wrote it (`lockTimeoutMs`, `dryRun`), never the command line's flag.
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate, type MigrateOptions, MigrationRunError } from "../../migrate.ts";
+
+const folders: string[] = [];
+after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+// A datasource without a folder of files: a run that is let through opens nothing.
+async function options(): Promise<MigrateOptions> {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-options-"));
+  folders.push(dir);
+  await writeFile(
+    join(dir, "application.yml"),
+    'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
+  );
+  return { config: dir, migrations: dir, env: {} };
+}
+
+async function refusal(given: MigrateOptions): Promise<string> {
+  try {
+    await migrate(given);
+  } catch (error) {
+    if (!(error instanceof MigrationRunError)) throw error;
+    assert.equal(error.kind, "usage");
+    assert.equal(error.exitCode, 2);
+    return error.message;
+  }
+  assert.fail("migrate() accepted the options");
+}
+
+const RANGE = "expected a number of milliseconds from 0 to 86400000";
+
+describe("migrate() options", () => {
+  it("refuses a lock timeout that is not a number of milliseconds, naming lockTimeoutMs", async () => {
+    const base = await options();
+    for (
+      const [wait, got] of [
+        [-100, "-100"],
+        [-0.0001, "-0.0001"],
+        [86_400_001, "86400001"],
+        [Number.NaN, "NaN"],
+        [Number.POSITIVE_INFINITY, "Infinity"],
+        [Number.NEGATIVE_INFINITY, "-Infinity"],
+        ["5000", "string"],
+        [null, "null"],
+        [5000n, "bigint"],
+      ] as const
+    ) {
+      assert.equal(
+        await refusal({ ...base, lockTimeoutMs: wait as number }),
+        `lockTimeoutMs: ${RANGE}, got ${got}`,
+      );
+    }
+  });
+
+  it("takes any number of milliseconds from 0 to a day, fractions too", async () => {
+    const base = await options();
+    for (const wait of [0, 0.0001, 1e-7, 1.5, 60_000, 86_400_000]) {
+      const report = await migrate({ ...base, command: "status", lockTimeoutMs: wait });
+      assert.equal(report.connections[0].state, "no-folder", String(wait));
+    }
+  });
+
+  it("names the options a command does not take as migrate() spells them", async () => {
+    const base = await options();
+    assert.equal(
+      await refusal({ ...base, command: "status", dryRun: true }),
+      "dryRun applies to migrate, baseline, repair, not to status",
+    );
+    assert.equal(
+      await refusal({ ...base, command: "status", force: true }),
+      "force applies to baseline, repair and unlock, not to status",
+    );
+    assert.equal(
+      await refusal({ ...base, drift: true }),
+      'drift applies to search connections (mode "search"), not to mode "sql"',
+    );
+    assert.equal(
+      await refusal({ ...base, mode: "search", command: "repair", drift: true }),
+      "drift applies to status, validate, migrate, not to repair",
+    );
+    assert.equal(
+      await refusal({ ...base, command: "status", target: "1" }),
+      "target applies to migrate, baseline, not to status",
+    );
+    assert.equal(
+      await refusal({ ...base, target: "v1" }),
+      'target "v1": expected a version, numbers joined by dots or underscores (1, 1.2, 1_2)',
+    );
+    assert.equal(
+      await refusal({ ...base, connection: "" }),
+      "connection: expected a name, got an empty string",
+    );
+    assert.equal(
+      await refusal({ ...base, mode: "elastic" as "sql" }),
+      'mode "elastic": expected search, opensearch or sql',
+    );
+  });
+});
