@@ -3,6 +3,7 @@
 // anything) on the SQL runner (SQLite, PostgreSQL, MariaDB) and the search runner (real node).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { appendFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { os, Workspace } from "./search/cluster.ts";
@@ -122,6 +123,41 @@ for (const kind of KINDS) {
       assert.deepEqual(
         run.report!.connections[0].files.map((f) => [f.path, f.action]),
         [["V1__t.sql", "skip"], ["R__v.sql", "reapply"]],
+      );
+    });
+
+    it("takes a BOM or a final line end added to an applied file as no change, as Flyway does", async () => {
+      const ws = await flyway();
+      await ws.file("V1__a.sql", "CREATE TABLE na (id INT);");
+      await ws.file("V2__b.sql", "CREATE TABLE nb (id INT);\n");
+      await ws.ok();
+      // V2's record as an earlier version wrote it: the SHA-256 of the bytes, BOM and final
+      // line end included.
+      const earlier = createHash("sha256").update("CREATE TABLE nb (id INT);\n").digest("hex");
+      await ws.query(
+        `UPDATE framework_migrations SET content_hash = '${earlier}' WHERE migration_path = 'V2__b.sql'`,
+      );
+      await ws.file("V1__a.sql", "\ufeffCREATE TABLE na (id INT);\r\n");
+      await ws.file("V2__b.sql", "\ufeffCREATE TABLE nb (id INT);");
+      await ws.file("V3__c.sql", "CREATE TABLE nc (id INT);\n");
+      const run = await ws.ok("--json");
+      assert.deepEqual(
+        run.report!.connections[0].files.map((f) => [f.path, f.action]),
+        [["V1__a.sql", "skip"], ["V2__b.sql", "skip"], ["V3__c.sql", "apply"]],
+      );
+      assert.equal(await ws.count("nc"), 0);
+      // repair moves the earlier record to the checksum this version writes.
+      const repaired = await ws.ok("repair", "--json");
+      assert.deepEqual(
+        repaired.report!.connections[0].files.map((f) => [f.path, f.action]),
+        [["V1__a.sql", "skip"], ["V2__b.sql", "record"], ["V3__c.sql", "skip"]],
+      );
+      const rows = await ws.query(
+        "SELECT content_hash FROM framework_migrations WHERE migration_path = 'V2__b.sql'",
+      );
+      assert.equal(
+        rows[0].content_hash,
+        createHash("sha256").update("CREATE TABLE nb (id INT);").digest("hex"),
       );
     });
 

@@ -25,12 +25,53 @@ export function jsonContentHash(value: unknown): Promise<string> {
 }
 
 /**
- * The checksum of a SQL migration file: the SHA-256 of its bytes with CRLF and lone CR line
- * endings read as LF. Everything else counts: SQL has no canonical form, and a space inside a
- * string literal is a change. A file with LF endings hashes as its raw bytes did before.
+ * The checksum of a SQL migration file: the SHA-256 of its bytes with a leading UTF-8 BOM left out,
+ * CRLF and lone CR line endings read as LF, and the line ends at its end left out, however many.
+ * Flyway's checksum does not see these either (it hashes the lines, and a trailing empty line adds
+ * nothing), and no SQL statement can end after the last line end. Everything else counts: SQL has
+ * no canonical form, and a space inside a string literal is a change.
  */
 export function sqlContentHash(bytes: Uint8Array): Promise<string> {
-  if (!bytes.includes(CR)) return rawContentHash(bytes);
+  const lf = withLfEndings(bytes);
+  const start = hasBom(lf) ? BOM.length : 0;
+  let end = lf.length;
+  while (end > start && lf[end - 1] === LF) end--;
+  return rawContentHash(lf.subarray(start, end));
+}
+
+/**
+ * The checksums earlier versions wrote for a SQL file (the SHA-256 of its bytes with CRLF and CR
+ * read as LF, BOM and final line end included), of it as it is and with a leading BOM or one final
+ * line end added or removed. A record only holds the hash of the bytes it saw, so it is matched
+ * against the hashes of what those bytes may have been; it stays valid with no `repair` run.
+ * One final line end is tried, not more: that is what an editor adds or removes.
+ */
+export function earlierSqlContentHashes(bytes: Uint8Array): Promise<string[]> {
+  const lf = withLfEndings(bytes);
+  const body = hasBom(lf) ? lf.subarray(BOM.length) : lf;
+  const ends = [body, concat(body, [LF])];
+  if (body[body.length - 1] === LF) ends.push(body.subarray(0, body.length - 1));
+  return Promise.all(
+    ends.flatMap((text) => [text, concat(BOM, text)]).map((text) => rawContentHash(text)),
+  );
+}
+
+const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
+
+function hasBom(bytes: Uint8Array): boolean {
+  return bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2];
+}
+
+function concat(a: ArrayLike<number>, b: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** `bytes` with CRLF and lone CR read as LF: the same array where there is no CR. */
+function withLfEndings(bytes: Uint8Array): Uint8Array {
+  if (!bytes.includes(CR)) return bytes;
   // CR and LF never occur inside a multi-byte UTF-8 sequence: bytes can be rewritten directly.
   const out = new Uint8Array(bytes.length);
   let n = 0;
@@ -41,5 +82,5 @@ export function sqlContentHash(bytes: Uint8Array): Promise<string> {
       if (bytes[i + 1] === LF) i++;
     }
   }
-  return rawContentHash(out.subarray(0, n));
+  return out.subarray(0, n);
 }

@@ -10,7 +10,8 @@ import { compareVersionPaths } from "./version_order.ts";
  * files in their order, and the records whose file is gone placed among them by version order.
  * No I/O: the engine runs it on the records it read, and again on those it reads under the lock.
  *
- * - A record with the file's checksum (or, from an earlier version, its raw-bytes hash): `skip`.
+ * - A record with the file's checksum (or, from an earlier version, its raw-bytes hash or one of
+ *   its `earlierHashes`): `skip`.
  * - Another checksum: `reapply` (a declarative or repeatable file) or `changed` (run once:
  *   reported, not run).
  * - No record: `apply`; but where a record whose file is gone holds the same checksum, the file
@@ -27,7 +28,7 @@ import { compareVersionPaths } from "./version_order.ts";
  *
  * `baseline` turns every file it would write a record for into `record` (but a repeatable one, left
  * as it is found for `migrate`); `repair` turns changed
- * files, and records holding an earlier version's raw-bytes hash, into `record` and missing
+ * files, and records holding an earlier version's checksum, into `record` and missing
  * records into `drop` (versioned ones sorting after every versioned file here only with `force`:
  * an older checkout lacks the newest files), and leaves pending files pending.
  */
@@ -65,11 +66,16 @@ export function decideFiles(
     let state: FileState;
     let renamedFrom: string | undefined;
     if (recorded === undefined) {
-      if (rules.renames) renamedFrom = claim(file, file.hash) ?? claim(file, file.rawHash);
+      if (rules.renames) {
+        for (const hash of [file.hash, file.rawHash, ...file.earlierHashes ?? []]) {
+          renamedFrom ??= claim(file, hash);
+        }
+      }
       state = renamedFrom === undefined ? "apply" : "rename";
     } else if (recorded === file.hash) state = "skip";
-    else if (recorded === file.rawHash) state = "earlier-hash";
-    else state = runsOnce(file) ? "changed" : "reapply";
+    else if (recorded === file.rawHash || file.earlierHashes?.includes(recorded)) {
+      state = "earlier-hash";
+    } else state = runsOnce(file) ? "changed" : "reapply";
     if (target !== undefined && aboveTarget(file.path, target)) {
       if (state === "apply" || state === "reapply" || state === "changed") state = "above-target";
     }

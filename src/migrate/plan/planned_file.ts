@@ -9,6 +9,11 @@ export interface PlannedFile {
    */
   readonly rawHash?: string;
   /**
+   * Other checksums records of earlier versions may hold for this file, unchanged by today's rule
+   * (a SQL file's with a BOM or a final line end added or removed): they count as unchanged too.
+   */
+  readonly earlierHashes?: readonly string[];
+  /**
    * Not idempotent (SQL, `POST`/`DELETE`/`PATCH` requests): runs once, and a change after it ran
    * is reported, never run. A declarative file (templates, policies, indices, `PUT`) is applied
    * again when it changes.

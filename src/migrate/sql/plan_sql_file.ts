@@ -1,4 +1,4 @@
-import { sqlContentHash } from "../files/content_hash.ts";
+import { earlierSqlContentHashes, sqlContentHash } from "../files/content_hash.ts";
 import { decodeFileText } from "../files/file_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import type { MigrationFile } from "../files/migration_files.ts";
@@ -6,9 +6,9 @@ import { type Placeholders, replaceInText } from "../files/placeholders.ts";
 import type { SqlFile } from "./sql_target.ts";
 
 /**
- * Plans a SQL migration file: strict UTF-8 text, its checksum (line endings normalised, before
- * placeholders are replaced), and the text with placeholders replaced where the datasource
- * configures any. A SQL file runs once.
+ * Plans a SQL migration file: strict UTF-8 text, its checksum (line endings, a BOM and final line
+ * ends aside, before placeholders are replaced) and those earlier versions' records may hold, and
+ * the text with placeholders replaced where the datasource configures any. A SQL file runs once.
  */
 export async function planSqlFile(
   file: MigrationFile,
@@ -17,10 +17,14 @@ export async function planSqlFile(
   const text = decodeFileText(file.bytes);
   if (text === undefined) throw new MigrationFileError(file.path, "is not valid UTF-8");
   const hash = await sqlContentHash(file.bytes);
+  const earlier = (await earlierSqlContentHashes(file.bytes)).filter((h) =>
+    h !== hash && h !== file.hash
+  );
   return {
     path: file.path,
     hash,
     ...(file.hash === hash ? {} : { rawHash: file.hash }),
+    ...(earlier.length === 0 ? {} : { earlierHashes: [...new Set(earlier)] }),
     runOnce: true,
     text: placeholders === undefined ? text : replaceInText(text, placeholders, file.path),
   };

@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  earlierSqlContentHashes,
   jsonContentHash,
   rawContentHash,
   sqlContentHash,
@@ -99,6 +100,11 @@ describe("jsonContentHash", () => {
   });
 });
 
+// Small alphabets, so that random texts often differ by line ends and BOMs alone.
+const piece = fc.constantFrom("a", "\r", "\n", "\r\n", "é", ";", " ", "\ufeff");
+const text = fc.array(piece, { maxLength: 30 }).map((pieces) => pieces.join(""));
+const lineEnd = fc.constantFrom("\n", "\r\n", "\r");
+
 describe("sqlContentHash", () => {
   it("does not see CRLF or CR line endings", async () => {
     const lf = await sqlContentHash(utf8("create table a (id int);\ninsert into a values (1);\n"));
@@ -112,28 +118,130 @@ describe("sqlContentHash", () => {
     );
   });
 
-  it("is the raw hash of a file with LF endings: records of earlier versions still match", async () => {
-    const bytes = utf8("select 1;\n-- é\n");
-    assert.equal(await sqlContentHash(bytes), await rawContentHash(bytes));
-  });
-
-  it("sees everything else: spaces, case, a BOM", async () => {
-    const base = await sqlContentHash(utf8("select 1;\n"));
-    for (const other of ["select  1;\n", "SELECT 1;\n", "\ufeffselect 1;\n", "select 1;\n\n"]) {
-      assert.notEqual(await sqlContentHash(utf8(other)), base, other);
+  it("does not see a leading BOM or the final line ends, as Flyway's checksum does not", async () => {
+    // Flyway's SqlMigrationResolverSmallTest.calculateChecksum: these two are the same file.
+    assert.equal(
+      await sqlContentHash(utf8("abc\ndef efg\nxyz")),
+      await sqlContentHash(utf8("abc\r\ndef efg\nxyz\r\n")),
+    );
+    const base = await sqlContentHash(utf8("select 1;"));
+    for (
+      const same of ["\ufeffselect 1;", "select 1;\n", "\ufeffselect 1;\r\n", "select 1;\n\n\r\n"]
+    ) {
+      assert.equal(await sqlContentHash(utf8(same)), base, JSON.stringify(same));
     }
   });
 
-  it("property: equals the raw hash of the text with LF endings", async () => {
-    const piece = fc.constantFrom("a", "\r", "\n", "\r\n", "é", ";", " ");
+  it("is the SHA-256 of the text without BOM and final line ends", async () => {
+    assert.equal(
+      await sqlContentHash(utf8("\ufeffselect 1;\r\n-- é\r\n\r\n")),
+      await rawContentHash(utf8("select 1;\n-- é")),
+    );
+  });
+
+  it("sees everything else: spaces, case, blank lines inside, a second BOM", async () => {
+    const base = await sqlContentHash(utf8("select 1;\nselect 2;\n"));
+    for (
+      const other of [
+        "select  1;\nselect 2;\n",
+        "SELECT 1;\nselect 2;\n",
+        "select 1;\n\nselect 2;\n",
+        "select 1;select 2;\n",
+        "select 1;\nselect 2;\n ",
+        "\ufeff\ufeffselect 1;\nselect 2;\n",
+        " select 1;\nselect 2;\n",
+      ]
+    ) {
+      assert.notEqual(await sqlContentHash(utf8(other)), base, JSON.stringify(other));
+    }
+  });
+
+  it("property: a BOM and final line ends added or removed never change it", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 40 }), async (pieces) => {
-        const text = pieces.join("");
-        assert.equal(
-          await sqlContentHash(utf8(text)),
-          await rawContentHash(utf8(text.replace(/\r\n?/g, "\n"))),
-        );
+      fc.asyncProperty(
+        text,
+        fc.boolean(),
+        fc.array(lineEnd, { maxLength: 3 }),
+        async (t, bom, ends) => {
+          const body = t.replace(/^\ufeff/, "").replace(/[\r\n]+$/, "");
+          // A second BOM would become the first: one BOM is forgiven, not two.
+          fc.pre(!body.startsWith("\ufeff"));
+          const edited = `${bom ? "\ufeff" : ""}${body}${ends.join("")}`;
+          assert.equal(await sqlContentHash(utf8(edited)), await sqlContentHash(utf8(t)));
+        },
+      ),
+      propertyOptions(200),
+    );
+  });
+
+  it("property: two texts hash alike exactly when they differ by line ends, a BOM, final line ends", async () => {
+    // The rule written on strings, apart from the code's, which works on bytes.
+    const normal = (t: string) =>
+      t.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n").replace(/\n+$/, "");
+    await fc.assert(
+      fc.asyncProperty(text, text, async (a, b) => {
+        const same = (await sqlContentHash(utf8(a))) === (await sqlContentHash(utf8(b)));
+        assert.equal(same, normal(a) === normal(b), `${JSON.stringify(a)} ${JSON.stringify(b)}`);
       }),
+      propertyOptions(300),
+    );
+  });
+
+  it("property: any other change is seen: a character inserted or removed", async () => {
+    const other = fc.constantFrom("a", "é", ";", " ", "\t");
+    await fc.assert(
+      fc.asyncProperty(text, other, fc.nat(), async (t, c, at) => {
+        const i = at % (t.length + 1);
+        const before = await sqlContentHash(utf8(t));
+        assert.notEqual(await sqlContentHash(utf8(t.slice(0, i) + c + t.slice(i))), before);
+        const gone = [...t].findIndex((ch, j) => j >= i && !"\r\n\ufeff".includes(ch));
+        if (gone >= 0) {
+          const chars = [...t];
+          chars.splice(gone, 1);
+          assert.notEqual(await sqlContentHash(utf8(chars.join(""))), before);
+        }
+      }),
+      propertyOptions(200),
+    );
+  });
+});
+
+describe("earlierSqlContentHashes", () => {
+  // What records of earlier versions hold: the SHA-256 of the bytes, CRLF and CR read as LF.
+  const earlier = (t: string) => rawContentHash(utf8(t.replace(/\r\n?/g, "\n")));
+
+  it("holds the earlier rule's checksum of the file, and of it with a BOM or one final line end added or removed", async () => {
+    const hashes = await earlierSqlContentHashes(utf8("select 1;\r\n"));
+    for (
+      const was of [
+        "select 1;\n",
+        "select 1;",
+        "select 1;\n\n",
+        "\ufeffselect 1;\n",
+        "\ufeffselect 1;",
+        "\ufeffselect 1;\n\n",
+      ]
+    ) {
+      assert.ok(hashes.includes(await earlier(was)), JSON.stringify(was));
+    }
+    for (const not of ["select 1;\n\n\n", "select 2;\n", "\ufeff\ufeffselect 1;\n"]) {
+      assert.ok(!hashes.includes(await earlier(not)), JSON.stringify(not));
+    }
+  });
+
+  it("property: holds the earlier rule's checksum of every text the file differs from by a BOM or one final line end", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        text,
+        fc.boolean(),
+        fc.constantFrom("add", "remove", "keep"),
+        async (t, bom, end) => {
+          const lf = t.replace(/\r\n?/g, "\n").replace(/^\ufeff/, "");
+          const body = end === "add" ? `${lf}\n` : end === "remove" ? lf.replace(/\n$/, "") : lf;
+          const was = `${bom ? "\ufeff" : ""}${body}`;
+          assert.ok((await earlierSqlContentHashes(utf8(t))).includes(await earlier(was)));
+        },
+      ),
       propertyOptions(200),
     );
   });

