@@ -138,10 +138,11 @@ export function secretsMask(
 }
 
 /**
- * A mask writing every placeholder value of three characters or more back as its `${name}`,
- * longest first: a failing statement is quoted after its placeholders were replaced, and a value
- * may be a secret (a password for a CREATE USER). Shorter values are left: masking every `1` or
- * `on` would garble the message and hide no secret. No placeholders: {@linkcode noMask}.
+ * A mask writing every placeholder value of three characters or more back as its `${name}`, as
+ * written and URL-encoded (a name in a request's path is), longest first: a request or a failing
+ * statement is printed after its placeholders were replaced, and a value may be a secret (a
+ * password for a CREATE USER). Shorter values are left: masking every `1` or `on` would garble the
+ * message and hide no secret. No placeholders: {@linkcode noMask}.
  *
  * @param placeholders a connection's placeholders, name → value
  */
@@ -149,11 +150,15 @@ export function placeholdersMask(
   placeholders: ReadonlyMap<string, string> | undefined,
 ): Mask {
   if (placeholders === undefined) return noMask;
-  const values = [...placeholders].filter(([, value]) => value.length >= 3)
+  const forms = [...placeholders].filter(([, value]) => value.length >= 3)
+    .flatMap(([name, value]) =>
+      [...new Set([value, ...urlEncoded(value)])].map((form) => [name, form] as const)
+    )
     .sort(([, a], [, b]) => b.length - a.length);
+  if (forms.length === 0) return noMask;
   return (text) => {
     let masked = text;
-    for (const [name, value] of values) masked = masked.replaceAll(value, `\${${name}}`);
+    for (const [name, form] of forms) masked = masked.replaceAll(form, `\${${name}}`);
     return masked;
   };
 }

@@ -1,4 +1,5 @@
 import type { EnvLookup } from "../config/env.ts";
+import type { Mask } from "../config/secrets_mask.ts";
 import type { MigrationFile } from "./files/migration_files.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
 import type {
@@ -123,6 +124,12 @@ export interface MigrationTarget<F extends PlannedFile> {
   readonly validateOnMigrate: boolean;
   /** Requests or queries sent so far, reads included. */
   readonly requests: number;
+  /**
+   * What the report may show of this connection's files (a request, a resource, a notice): each
+   * placeholder value written back as its `${name}`, since a value may be a secret. Absent: shown
+   * as they are.
+   */
+  readonly mask?: Mask;
   /**
    * The applied files: path to record (its checksum, and when, by whom and with which runner
    * version it was written, which `status` shows); empty when nothing was recorded yet.

@@ -126,7 +126,9 @@ async function runTarget<F extends PlannedFile>(
     entry.files.splice(
       0,
       entry.files.length,
-      ...decideFiles(files, records, command.name, force, options.target),
+      ...decideFiles(files, records, command.name, force, options.target).map((file) =>
+        masked(file, target.mask)
+      ),
     );
     if (showsRuns) { for (const file of entry.files) addRun(file, read); }
     entry.skipped = entry.files.filter((f) => f.action === "skip").length;
@@ -285,8 +287,28 @@ async function applyOne<F extends PlannedFile>(
   report.result = outcome.result;
   report.ms = outcome.ms;
   if (outcome.status !== undefined) report.status = outcome.status;
-  if (outcome.notice) report.notice = outcome.notice;
-  if (outcome.reindex) report.reindex = outcome.reindex;
+  const mask = target.mask ?? ((text: string) => text);
+  if (outcome.notice) report.notice = mask(outcome.notice);
+  if (outcome.reindex) {
+    const { source, index, alias } = outcome.reindex;
+    report.reindex = {
+      ...outcome.reindex,
+      source: mask(source),
+      index: mask(index),
+      alias: mask(alias),
+    };
+  }
+}
+
+// The file as the report shows it: what it sends and defines, with placeholder values masked.
+// Decisions are taken on the real values first: two files of one resource stay one resource.
+function masked(file: FileReport, mask: MigrationTarget<PlannedFile>["mask"]): FileReport {
+  if (mask === undefined) return file;
+  return {
+    ...file,
+    ...(file.request === undefined ? {} : { request: mask(file.request) }),
+    ...(file.resource === undefined ? {} : { resource: mask(file.resource) }),
+  };
 }
 
 // Failures of the run are reported; anything else is a bug and propagates.

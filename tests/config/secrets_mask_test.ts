@@ -206,6 +206,14 @@ describe("placeholdersMask", () => {
     assert.equal(placeholdersMask(undefined)("no values"), "no values");
   });
 
+  it("masks a value URL-encoded too: a name in a request's path is encoded", () => {
+    const mask = placeholdersMask(new Map([["tenant", "café-ünï"]]));
+    assert.equal(
+      mask(`PUT /${encodeURIComponent("café-ünï")}-logs and café-ünï`),
+      "PUT /${tenant}-logs and ${tenant}",
+    );
+  });
+
   it("property: no value of three characters or more is left in the text", () => {
     fc.assert(
       fc.property(

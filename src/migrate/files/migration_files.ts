@@ -25,6 +25,17 @@ export interface MigrationFolder {
   readonly ignored: string[];
 }
 
+// C0 controls, DEL and C1 controls: what no file name should hold (a newline, an escape).
+// deno-lint-ignore no-control-regex -- the control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// deno-lint-ignore no-control-regex -- the control characters are what it replaces
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** `path` with each control character written `\u000a`, as the human output prints them. */
+function printablePath(path: string): string {
+  return path.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** Larger files are refused before they are read: no migration needs this much, a mistake might. */
 export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
 
@@ -62,7 +73,8 @@ export async function requireMigrationsRoot(root: string): Promise<void> {
  * lies inside the real path of `root`, so a mounted or linked folder works but a migration folder
  * cannot reach outside the root. A link leaving the root, a dangling link, a link loop, and one
  * real file or folder reached under two names (it would be recorded twice) are each refused with
- * a {@link MigrationFileError} naming the path. A file keeps the path it has under the connection
+ * a {@link MigrationFileError} naming the path. So is a name (of a file, migration or not, or of a
+ * folder) holding a control character, named with it escaped (`\u000a`). A file keeps the path it has under the connection
  * folder (the link's name, not its target's) as its identity, and the size limit applies to the
  * target.
  */
@@ -97,6 +109,17 @@ export async function readMigrationFiles(
       .sort((a, b) => compareVersionPaths(a.name, b.name));
     for (const entry of entries) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
+      const control = CONTROL.exec(entry.name)?.[0];
+      if (control !== undefined) {
+        // Named escaped: the raw character would break the message's line, or recolour a
+        // terminal. Refused before any file is read, so nothing is applied.
+        throw new MigrationFileError(
+          printablePath(path),
+          `has a control character (U+${
+            control.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()
+          }) in its name: rename it; a name is printed, recorded and may become an index name`,
+        );
+      }
       let target = join(real, entry.name);
       let kind: { isDirectory(): boolean; isFile(): boolean } = entry;
       if (entry.isSymbolicLink()) {

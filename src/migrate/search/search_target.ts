@@ -6,7 +6,6 @@ import {
   type MigrationTarget,
   recordedBy,
 } from "../driver.ts";
-import type { PlannedFile } from "../plan/planned_file.ts";
 import { isMigrationError, MigrationError, MigrationFailure } from "../migration_error.ts";
 import {
   type ConnectionDrift,
@@ -28,16 +27,10 @@ import { runReindex } from "./reindex/reindex.ts";
 import { SearchClient, SearchTransportError } from "./http/search_client.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { describeHolder, SearchLock } from "./history/search_lock.ts";
-import type { SearchRequest } from "./plan/search_request.ts";
 import type { Transport } from "./http/transport.ts";
 import type { RunnerIdentity } from "../runner_identity.ts";
 import type { Clock } from "../clock.ts";
-
-/** A planned search migration file: the request it becomes. */
-export interface SearchFile extends PlannedFile {
-  readonly request: string;
-  readonly searchRequest: SearchRequest;
-}
+import type { SearchFile } from "./search_file.ts";
 
 /** One search connection for the engine: records index, lock document, requests. */
 export class SearchTarget implements MigrationTarget<SearchFile> {
@@ -49,6 +42,8 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly #lock: SearchLock;
   readonly #transport: Transport;
   readonly #mask: Mask;
+  /** Placeholder values (and URL and connection secrets) as the report may show them. */
+  readonly mask: Mask;
   readonly #recordsIndex: string;
   readonly #timeoutMs: number;
   readonly #progress: Progress;
@@ -85,6 +80,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       maskUrls,
       this.#client.credentialsMask,
     );
+    this.mask = this.#mask;
     this.#store = new RecordStore(
       this.#client,
       connection.recordsIndex,
@@ -194,7 +190,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
           timeoutMs: this.#timeoutMs,
           lost,
           ...(this.#interrupt === undefined ? {} : { interrupt: this.#interrupt }),
-          say: (message) => this.#progress.step(this.name, message),
+          say: (message) => this.#progress.step(this.name, this.#mask(message)),
           distribution: (await this.#distribution(file)).name,
         });
     } catch (error) {
@@ -283,7 +279,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     return new MigrationFailure({
       connection: this.name,
       file: file.path,
-      request: file.request,
+      request: this.#mask(file.request),
       reason: `${why}; stopped at once: this file may or may not have been applied, and it is ` +
         `not recorded (the next run applies it again)`,
     }, { cause: reason });

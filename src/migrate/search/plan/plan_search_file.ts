@@ -2,7 +2,9 @@ import { jsonContentHash } from "../../files/content_hash.ts";
 import type { MigrationFile } from "../../files/migration_files.ts";
 import { type Placeholders, replaceInJson } from "../../files/placeholders.ts";
 import { parseMigrationJson, planDocument } from "./plan_request.ts";
-import type { SearchFile } from "../search_target.ts";
+import { MigrationFileError } from "../../migration_error.ts";
+import { placeholdersMask } from "../../../config/secrets_mask.ts";
+import type { SearchFile } from "../search_file.ts";
 
 /**
  * Plans a search migration file: reads its JSON, takes its checksum (of the canonical form, before
@@ -16,10 +18,20 @@ export async function planSearchFile(
 ): Promise<SearchFile> {
   const { value, text } = parseMigrationJson(file.path, file.bytes);
   const hash = await jsonContentHash(value);
-  const searchRequest = planDocument(
-    file.path,
-    placeholders === undefined ? value : replaceInJson(value, placeholders, file.path, text),
-  );
+  let searchRequest;
+  try {
+    searchRequest = planDocument(
+      file.path,
+      placeholders === undefined ? value : replaceInJson(value, placeholders, file.path, text),
+    );
+  } catch (error) {
+    // A refusal may quote a name or a path with its placeholders replaced: a value may be a secret.
+    // Rebuilt rather than masked in place: a value such as `plan` must not change its kind. No
+    // cause: it would carry the unmasked text.
+    if (!(error instanceof MigrationFileError) || placeholders === undefined) throw error;
+    const reason = error.message.slice(`${error.file}: `.length);
+    throw new MigrationFileError(error.file, placeholdersMask(placeholders)(reason));
+  }
   const { kind, name, method, path } = searchRequest;
   return {
     path: file.path,
