@@ -21,5 +21,6 @@
  * @module
  */
 export { loadConfig, type LoadConfigOptions } from "./src/config/load_config.ts";
-export type { ConfigValues, LoadedConfig } from "./src/config/application_config.ts";
+export type { LoadedConfig } from "./src/config/application_config.ts";
+export type { ConfigValues } from "./src/config/config_values.ts";
 export { ConfigError } from "./src/config/config_error.ts";

@@ -43,7 +43,8 @@ export {
   type ScheduledController,
 } from "./src/application.ts";
 
-export type { ConfigValues, LoadedConfig } from "./src/config/application_config.ts";
+export type { LoadedConfig } from "./src/config/application_config.ts";
+export type { ConfigValues } from "./src/config/config_values.ts";
 export { ConfigError } from "./src/config/config_error.ts";
 
 export {
@@ -105,13 +106,10 @@ export {
   NoSuchBeanError,
 } from "./src/context/errors.ts";
 
-export {
-  type Duration,
-  Scheduled,
-  type ScheduledDecorator,
-  type ScheduledOptions,
-} from "./src/scheduling/scheduled.ts";
-export { SchedulerLock, type SchedulerLockOptions } from "./src/scheduling/scheduler_lock.ts";
+export { Scheduled, type ScheduledDecorator } from "./src/scheduling/scheduled.ts";
+export type { Duration, ScheduledOptions } from "./src/scheduling/scheduled_options.ts";
+export { SchedulerLock } from "./src/scheduling/scheduler_lock.ts";
+export type { SchedulerLockOptions } from "./src/scheduling/scheduler_lock_options.ts";
 export {
   type LockConfiguration,
   LockProvider,
@@ -143,13 +141,11 @@ export {
 } from "./src/web/mapping.ts";
 export {
   type Binder,
-  type BinderDescriptor,
   type BinderValue,
   type BodyValue,
   type OptionalValue,
   type ParameterBinder,
   type PartOptions,
-  type PartType,
   type PartValue,
   type PathBinder,
   PathVariable,
@@ -157,11 +153,12 @@ export {
   RequestHeader,
   RequestParam,
   RequestPart,
-  type ScalarType,
   type ScalarValue,
   type ValueOf,
   type ValueOptions,
 } from "./src/web/binder.ts";
+export type { BinderDescriptor, PartType } from "./src/web/binder_descriptor.ts";
+export type { ScalarType } from "./src/web/scalar_type.ts";
 export { safeFilename } from "./src/http/multipart_filename.ts";
 export {
   type HandlerArguments,

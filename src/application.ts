@@ -1,12 +1,12 @@
 import type { Hono } from "hono";
 import {
   configSecrets,
-  type ConfigValues,
   isLoadedConfig,
   type LoadedConfig,
   resolveConfig,
   scanRecord,
 } from "./config/application_config.ts";
+import type { ConfigValues } from "./config/config_values.ts";
 import { readSettings, type ThawSettings } from "./config/thaw_settings.ts";
 import { maskError, noMask, secretsMask } from "./config/secrets_mask.ts";
 import { ConfigError } from "./config/config_error.ts";

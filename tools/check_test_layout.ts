@@ -14,7 +14,14 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 // Suites about a runtime, a package or a worked example rather than one src/ folder.
-const OWN_SUITES = ["tests/deno/", "tests/npm/", "tests/edge/", "tests/examples/", "tests/types/"];
+const OWN_SUITES = [
+  "tests/deno/",
+  "tests/npm/",
+  "tests/edge/",
+  "tests/examples/",
+  "tests/types/",
+  "tests/tools/",
+];
 const HELPERS_ONLY = ["tests/fixtures/"];
 const ENTRY_POINTS = [
   "mod.ts",

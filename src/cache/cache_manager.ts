@@ -1,5 +1,5 @@
-import type { BeanProvider } from "../context/class_record.ts";
-import { memoryCacheManager } from "./memory_cache_manager.ts";
+import type { BeanProvider, BeanSupport } from "../context/class_record.ts";
+import { cacheSettings, DEFAULT_MAX_ENTRIES } from "./cache_settings.ts";
 
 /**
  * One named cache of a {@linkcode CacheManager}: keys are texts `@Cacheable` made from a method's
@@ -88,4 +88,42 @@ export abstract class CacheManager {
 
   /** The in-memory one, when the app registers none. */
   static "thaw.provided": BeanProvider = (support) => memoryCacheManager(support);
+}
+
+/**
+ * The cache manager Thaw makes when the app registers none, over its `thaw.cache` settings: each
+ * cache an LRU map of this process, bounded by its `max-entries`. Values are kept as they are (not
+ * copied): a caller that changes a cached object changes what the next caller gets.
+ */
+async function memoryCacheManager(
+  support: Pick<BeanSupport, "config" | "locate">,
+): Promise<CacheManager> {
+  const settings = cacheSettings(support.config, support.locate);
+  // Imported here: lru-cache runs code as it loads, which a bundler would keep in every app.
+  const { LRUCache } = await import("lru-cache");
+  class MemoryCacheManager extends CacheManager {
+    readonly #caches = new Map<string, Cache>();
+
+    getCache(name: string): Cache {
+      let cache = this.#caches.get(name);
+      if (cache === undefined) {
+        // lru-cache holds no `undefined` nor `null`: each value is boxed.
+        const entries = new LRUCache<string, { value: unknown }>({
+          max: settings.get(name)?.maxEntries ?? DEFAULT_MAX_ENTRIES,
+        });
+        cache = {
+          get: (key) => Promise.resolve(entries.get(key)?.value),
+          put: (key, value, ttlMs) => {
+            entries.set(key, { value }, ttlMs === undefined ? undefined : { ttl: ttlMs });
+            return Promise.resolve();
+          },
+          evict: (key) => Promise.resolve(void entries.delete(key)),
+          clear: () => Promise.resolve(entries.clear()),
+        };
+        this.#caches.set(name, cache);
+      }
+      return cache;
+    }
+  }
+  return new MemoryCacheManager();
 }

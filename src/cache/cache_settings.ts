@@ -1,5 +1,5 @@
 import { configValue, printable } from "../config/application_config.ts";
-import type { ConfigValues } from "../config/application_config.ts";
+import type { ConfigValues } from "../config/config_values.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
 

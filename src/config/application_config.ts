@@ -1,12 +1,10 @@
 import { ConfigError } from "./config_error.ts";
 import { type EnvLookup, overrideEnv, runtimeEnv, substituteAll } from "./env.ts";
 import { applyEnvOverrides, declaredKind } from "./env_overrides.ts";
+import type { ConfigValues } from "./config_values.ts";
 
 import { keyAndParents } from "./key_line.ts";
 import { keyDeclarations, MOVED_KEYS } from "./thaw_keys.ts";
-
-/** Configuration as parsed from `application.yml` (or given as an object). */
-export type ConfigValues = Record<string, unknown>;
 
 /** A configuration file as `loadConfig` read it, with where each key came from. */
 export interface LoadedConfig {

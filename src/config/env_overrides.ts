@@ -1,4 +1,4 @@
-import type { ConfigValues } from "./application_config.ts";
+import type { ConfigValues } from "./config_values.ts";
 import { ConfigError } from "./config_error.ts";
 import { copyTree } from "./plain_data.ts";
 import type { EnvLookup } from "./env.ts";

@@ -4,11 +4,11 @@ import { fileURLToPath } from "node:url";
 import {
   configLocation,
   configValue,
-  type ConfigValues,
   type LoadedConfig,
   registerLoadedConfig,
   withEnvOverrides,
 } from "./application_config.ts";
+import type { ConfigValues } from "./config_values.ts";
 import { ConfigError } from "./config_error.ts";
 import { type ConfigLayer, mergeLayers, profileFileName, profileList } from "./config_layers.ts";
 import { type EnvLookup, overrideEnv, PLACEHOLDER, runtimeEnv, type SecretFiles } from "./env.ts";

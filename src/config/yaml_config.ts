@@ -1,5 +1,6 @@
 import { loadAll, YAMLException } from "js-yaml";
-import type { ConfigValues, LoadedConfig } from "./application_config.ts";
+import type { LoadedConfig } from "./application_config.ts";
+import type { ConfigValues } from "./config_values.ts";
 import { ConfigError } from "./config_error.ts";
 import { type EnvLookup, type SecretFiles, substituteAll } from "./env.ts";
 import { yamlLines } from "./yaml_lines.ts";

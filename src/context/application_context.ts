@@ -1,4 +1,4 @@
-import type { ConfigValues } from "../config/application_config.ts";
+import type { ConfigValues } from "../config/config_values.ts";
 import {
   beanExtension,
   type BeanSupport,

@@ -3,12 +3,12 @@ import { recordOf } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
 import { messageOf } from "./application_context.ts";
 import {
-  type ConfigValues,
   isLoadedConfig,
   type LoadedConfig,
   markScanned,
   resolveConfig,
 } from "../config/application_config.ts";
+import type { ConfigValues } from "../config/config_values.ts";
 import { readSettings } from "../config/thaw_settings.ts";
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;

@@ -1,4 +1,5 @@
-import { configValue, type ConfigValues } from "../config/application_config.ts";
+import { configValue } from "../config/application_config.ts";
+import type { ConfigValues } from "../config/config_values.ts";
 import { copyTree, freezeTree } from "../config/plain_data.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";

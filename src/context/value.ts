@@ -1,4 +1,5 @@
-import { configValue, type ConfigValues } from "../config/application_config.ts";
+import { configValue } from "../config/application_config.ts";
+import type { ConfigValues } from "../config/config_values.ts";
 import type { InjectionDecorator } from "./autowired.ts";
 import { type Class, entryChain, ownEntry } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";

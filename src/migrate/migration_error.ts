@@ -1,4 +1,4 @@
-import type { ErrorKind } from "./run_report.ts";
+import type { ErrorKind } from "./error_kind.ts";
 
 /**
  * Why a run of migrations stopped, as a kind the report and the exit code follow: `usage` (the

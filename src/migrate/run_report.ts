@@ -1,5 +1,9 @@
-import type { Command } from "./command/command.ts";
+import type { Command } from "./command/command_name.ts";
 import type { FailureDetail } from "./migration_error.ts";
+import type { ErrorKind } from "./error_kind.ts";
+
+// Where the report's error is, so that its readers import it from here.
+export type { ErrorKind } from "./error_kind.ts";
 
 /**
  * What a command does, or would do, with a file (or a record without its file), once the file is
@@ -231,21 +235,6 @@ export interface DriftReport {
   /** `migrate --drift`, after applying the file again: what still differs, and why. */
   remaining?: string[];
 }
-
-/**
- * Why a run did not succeed. The kind decides the exit code: `usage` and `config` 2 (nothing was
- * sent); `plan` (a file cannot be planned; nothing was sent), `failure` (a migration or the
- * connection failed), `invalid` (`validate` found applied files changed) and `interrupted`
- * (Ctrl-C) 1; `lock` (another runner held the lock past `--lock-timeout`) 3.
- */
-export type ErrorKind =
-  | "usage"
-  | "config"
-  | "plan"
-  | "failure"
-  | "lock"
-  | "invalid"
-  | "interrupted";
 
 /** Why a run stopped, the whole message, and where (the connection, file, line... it names). */
 export interface RunError extends Partial<FailureDetail> {

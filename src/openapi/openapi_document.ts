@@ -1,6 +1,7 @@
 import { DefinitionError } from "../context/errors.ts";
 import { HttpStatus } from "../http/http_status.ts";
-import type { Binder, ParameterBinder, ScalarType } from "../web/binder.ts";
+import type { Binder, ParameterBinder } from "../web/binder.ts";
+import type { ScalarType } from "../web/scalar_type.ts";
 import type { RouteMethod } from "../web/compile.ts";
 import { compareSpecificity, type MappedMethod } from "../web/route_table.ts";
 import { parsePathPattern, type PathPattern } from "../web/path_pattern.ts";

@@ -9,7 +9,7 @@ import {
   ownEntry,
 } from "../context/class_record.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
-import type { ConfigValues } from "../config/application_config.ts";
+import type { ConfigValues } from "../config/config_values.ts";
 
 /** What the decorators record on a class, under {@linkcode SCHEDULING}. */
 export interface SchedulingEntry {

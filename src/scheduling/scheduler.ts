@@ -17,8 +17,8 @@ import {
 import { type CronClass, type CronTrigger, cronTrigger, loadCron, sameCron } from "./trigger.ts";
 import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
 import { type LockConfiguration, LockProvider, type SimpleLock } from "./lock_provider.ts";
-import type { ScheduledOptions } from "./scheduled.ts";
-import type { SchedulerLockOptions } from "./scheduler_lock.ts";
+import type { ScheduledOptions } from "./scheduled_options.ts";
+import type { SchedulerLockOptions } from "./scheduler_lock_options.ts";
 
 /** A timer set with {@linkcode SchedulerClock.setTimer}. */
 export interface SchedulerTimer {

@@ -7,17 +7,8 @@ import { headerArgument } from "./header_argument.ts";
 import { paramArgument } from "./param_argument.ts";
 import { partArgument } from "./part_argument.ts";
 import { pathArgument } from "./path_argument.ts";
-
-/**
- * How a path variable, parameter or header is converted: `Number` (an integer), `String` (as
- * sent) or `Boolean` (`true`/`false`/`1`/`0`), or a function of the text that throws when the
- * text is unacceptable.
- */
-export type ScalarType =
-  | NumberConstructor
-  | StringConstructor
-  | BooleanConstructor
-  | ((text: string) => unknown);
+import type { BinderDescriptor, PartType } from "./binder_descriptor.ts";
+import type { ScalarType } from "./scalar_type.ts";
 
 /**
  * What a conversion gives: `number` for `Number`, `string` for `String`, `boolean` for `Boolean`,
@@ -46,34 +37,6 @@ export interface ValueOptions<T extends ScalarType = ScalarType> {
  * inferring `T` keeps an `undefined` it holds.
  */
 export type Binder<T = unknown> = BinderDescriptor & { readonly "~binds"?: () => T };
-
-/**
- * The run time part of a {@linkcode Binder}. Made by the binder functions only (`PathVariable()`,
- * ...), which give it the code that reads its argument; a copy made with spread or
- * `Object.assign` keeps that code, a descriptor written by hand has none and is refused at
- * start-up.
- */
-export type BinderDescriptor =
-  | { readonly kind: "path"; readonly name: string; readonly type: ScalarType }
-  | {
-    readonly kind: "param" | "header";
-    readonly name: string;
-    readonly type: ScalarType;
-    readonly required: boolean;
-    readonly hasDefault: boolean;
-    readonly default: unknown;
-  }
-  | { readonly kind: "body"; readonly target: Class | StandardSchemaV1 | undefined }
-  | {
-    readonly kind: "part";
-    readonly name: string;
-    /** `File` for a file part, a conversion for a text part, `undefined` for either. */
-    readonly type: PartType | undefined;
-    readonly required: boolean;
-  };
-
-/** What a {@linkcode RequestPart} takes: `File` for a file part, or a text part's conversion. */
-export type PartType = ScalarType | typeof File;
 
 /** Options of {@linkcode RequestPart}. */
 export interface PartOptions<T extends PartType = PartType> {

@@ -6,7 +6,7 @@ import { HttpStatus } from "../http/http_status.ts";
 import { isJsonMediaType, unsupportedJsonEncoding } from "../http/media_type.ts";
 import { parseJson } from "../http/parse_json.ts";
 import type { ServerRequest } from "../http/server_request.ts";
-import type { BinderDescriptor } from "./binder.ts";
+import type { BinderDescriptor } from "./binder_descriptor.ts";
 import type { ArgumentResolver } from "./argument_resolver.ts";
 import { hasNoBody } from "./body_presence.ts";
 import { badRequest, quote } from "./convert.ts";

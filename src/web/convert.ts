@@ -1,6 +1,6 @@
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
-import type { ScalarType } from "./binder.ts";
+import type { ScalarType } from "./scalar_type.ts";
 
 const INTEGER = /^[+-]?\d+$/;
 

@@ -1,4 +1,4 @@
-import type { BinderDescriptor } from "./binder.ts";
+import type { BinderDescriptor } from "./binder_descriptor.ts";
 import { type ArgumentResolver, sync } from "./argument_resolver.ts";
 import { badRequest, compileConverter } from "./convert.ts";
 

@@ -1,6 +1,6 @@
 import { queryValues } from "../http/query_string.ts";
 import type { ServerRequest } from "../http/server_request.ts";
-import type { BinderDescriptor } from "./binder.ts";
+import type { BinderDescriptor } from "./binder_descriptor.ts";
 import { type ArgumentResolver, FROM_BODY } from "./argument_resolver.ts";
 import { badRequest, compileConverter } from "./convert.ts";
 import { mayHoldForm, readFormBody } from "./form_reader.ts";

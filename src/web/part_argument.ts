@@ -1,4 +1,5 @@
-import type { BinderDescriptor, ScalarType } from "./binder.ts";
+import type { BinderDescriptor } from "./binder_descriptor.ts";
+import type { ScalarType } from "./scalar_type.ts";
 import { type ArgumentResolver, FROM_BODY } from "./argument_resolver.ts";
 import { badRequest, compileConverter } from "./convert.ts";
 import { readFormBody } from "./form_reader.ts";

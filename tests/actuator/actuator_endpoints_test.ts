@@ -24,7 +24,7 @@ import {
 } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { loadConfig } from "../../config.ts";
-import type { ConfigValues } from "../../src/config/application_config.ts";
+import type { ConfigValues } from "../../src/config/config_values.ts";
 import { withYaml } from "../config/yaml_file.ts";
 
 @Component()

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ConfigValues, resolveConfig } from "../../src/config/application_config.ts";
+import { resolveConfig } from "../../src/config/application_config.ts";
+import type { ConfigValues } from "../../src/config/config_values.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 import { readSettings } from "../../src/config/thaw_settings.ts";
 import {

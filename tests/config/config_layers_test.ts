@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { ConfigValues } from "../../src/config/application_config.ts";
+import type { ConfigValues } from "../../src/config/config_values.ts";
 import {
   type ConfigLayer,
   mergeLayers,

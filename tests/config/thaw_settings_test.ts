@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { bootstrap, ConfigError } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
-import { type ConfigValues, resolveConfig } from "../../src/config/application_config.ts";
+import { resolveConfig } from "../../src/config/application_config.ts";
+import type { ConfigValues } from "../../src/config/config_values.ts";
 import {
   keyDeclarations,
   RUNNER_SECTIONS,

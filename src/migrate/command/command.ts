@@ -9,9 +9,10 @@ import type {
   RunReport,
 } from "../run_report.ts";
 import { isRepeatable } from "../plan/migration_name.ts";
+import type { Command } from "./command_name.ts";
 
-/** The commands of the migration runner. */
-export type Command = "migrate" | "status" | "validate" | "baseline" | "repair" | "unlock";
+// Where the command's rules are, so that their users import it from here.
+export type { Command } from "./command_name.ts";
 
 /**
  * What comparing a file with the records finds, before a command makes it an action: the
@@ -19,7 +20,7 @@ export type Command = "migrate" | "status" | "validate" | "baseline" | "repair" 
  */
 export type FileState =
   | Exclude<FileAction, "record" | "drop" | "unknown">
-  /** Recorded with the raw-bytes hash an earlier version wrote: unchanged. */
+  /** Recorded with a checksum an earlier version wrote for this content: unchanged. */
   | "earlier-hash"
   /** A versioned record without its file that sorts after every versioned file here: a newer
    * checkout's, maybe. */

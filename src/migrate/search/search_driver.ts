@@ -6,7 +6,8 @@ import { runtimeTransport, type Transport, type TransportFactory } from "./http/
 import { planSearchFile } from "./plan/plan_search_file.ts";
 import { loadSearchConnections } from "./search_config.ts";
 import type { SearchConnection } from "./search_connection.ts";
-import { type SearchFile, SearchTarget } from "./search_target.ts";
+import { SearchTarget } from "./search_target.ts";
+import type { SearchFile } from "./search_file.ts";
 
 /** How the search driver reaches clusters. */
 export interface SearchDriverOptions {

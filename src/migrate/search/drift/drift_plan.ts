@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
 import type { FileReport } from "../../run_report.ts";
 import type { IndexDefinition } from "./drift.ts";
 import { flattenSettings } from "./settings_rules.ts";
-import type { SearchFile } from "../search_target.ts";
+import type { SearchFile } from "../search_file.ts";
 
 /** One resource `--drift` compares with the cluster, and the file it is compared with. */
 export type DriftCheck =

@@ -11,7 +11,7 @@ import { renderValue } from "../render_value.ts";
 import { policyApiOf } from "../plan/policy_api.ts";
 import type { DriftCheck } from "./drift_plan.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
-import type { SearchFile } from "../search_target.ts";
+import type { SearchFile } from "../search_file.ts";
 import { type Mask, noMask } from "../../../config/secrets_mask.ts";
 
 /** What the cluster holds under a checked resource's name. */

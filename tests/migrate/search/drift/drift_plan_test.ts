@@ -9,7 +9,7 @@ import {
   matches,
 } from "../../../../src/migrate/search/drift/drift_plan.ts";
 import { planDocument } from "../../../../src/migrate/search/plan/plan_request.ts";
-import type { SearchFile } from "../../../../src/migrate/search/search_target.ts";
+import type { SearchFile } from "../../../../src/migrate/search/search_file.ts";
 import type { FileAction, FileReport, FileResult } from "../../../../src/migrate/run_report.ts";
 import { propertyOptions } from "../../../property.ts";
 

@@ -1,0 +1,80 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { checkedFiles, importCycles, importSpecifiers } from "../../tools/import_cycles.ts";
+
+const folders: string[] = [];
+after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), "thaw-cycles-"));
+  folders.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  return root;
+}
+
+describe("import cycles", () => {
+  it("finds none in a tree whose imports go one way", async () => {
+    const root = await tree({
+      "mod.ts": 'export { a } from "./src/a.ts";\n',
+      "src/a.ts": 'import { b } from "./b/b.ts";\nexport const a = b;\n',
+      "src/b/b.ts": 'import { join } from "node:path";\nexport const b = join("x");\n',
+    });
+    assert.deepEqual(checkedFiles(root).sort(), ["mod.ts", "src/a.ts", "src/b/b.ts"]);
+    assert.deepEqual(importCycles(root, checkedFiles(root)), []);
+  });
+
+  it("counts type-only imports and re-exports, and prints each knot once as a chain", async () => {
+    const root = await tree({
+      "src/a.ts": 'import type { B } from "./b.ts";\nexport interface A { b?: B }\n',
+      "src/b.ts": 'export type { C as B } from "./sub/c.ts";\n',
+      "src/sub/c.ts": 'import { type A } from "../a.ts";\nexport interface C { a?: A }\n',
+      "src/d.ts": 'import * as e from "./e.ts";\nexport const d = e;\n',
+      "src/e.ts": 'export type D = typeof import("./d.ts");\n',
+      "src/f.ts": 'import "./a.ts";\n',
+    });
+    assert.deepEqual(importCycles(root, checkedFiles(root)), [
+      { chain: ["src/a.ts", "src/b.ts", "src/sub/c.ts", "src/a.ts"], others: [] },
+      { chain: ["src/d.ts", "src/e.ts", "src/d.ts"], others: [] },
+    ]);
+  });
+
+  it("reports no cycle that only a dynamic import() closes", async () => {
+    const root = await tree({
+      "src/d.ts": 'import * as e from "./e.ts";\nexport const d = e;\n',
+      "src/e.ts": 'export const e = () => import("./d.ts");\n',
+    });
+    assert.deepEqual(importCycles(root, checkedFiles(root)), []);
+  });
+
+  it("names the group's modules the shortest chain leaves out", async () => {
+    const root = await tree({
+      "src/a.ts": 'import "./b.ts";\nimport "./c.ts";\n',
+      "src/b.ts": 'import "./a.ts";\n',
+      "src/c.ts": 'import "./b.ts";\n',
+    });
+    assert.deepEqual(importCycles(root, checkedFiles(root)), [
+      { chain: ["src/a.ts", "src/b.ts", "src/a.ts"], others: ["src/c.ts"] },
+    ]);
+  });
+
+  it("reads statements, not comments, doc examples or declarations", () => {
+    const text = [
+      "/**",
+      ' * import { x } from "./doc_example.ts";',
+      " */",
+      '// import { y } from "./commented.ts";',
+      'export function f() { return "from \\"./not_an_import.ts\\""; }',
+      'export * from "./all.ts";',
+      'import Default, { named } from "./both.ts";',
+      'const url = "http://example.com"; import { z } from "../up.ts";',
+      'const lazy = () => import("./lazy.ts"); let typed: typeof import("./typed.ts");',
+    ].join("\n");
+    assert.deepEqual(importSpecifiers(text), ["./all.ts", "./both.ts", "./typed.ts"]);
+  });
+});
