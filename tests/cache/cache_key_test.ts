@@ -17,6 +17,10 @@ function positiveZeros(value: unknown, seen = new Map<object, unknown>()): unkno
   if (typeof value !== "object" || value === null) return value;
   if (seen.has(value)) return seen.get(value);
   if (value instanceof Date) return value;
+  // A boxed primitive's value is in its internal slot, which a copy made below would not have (so
+  // `new Number(0)` and `new Number(1)` would copy alike).
+  if (value instanceof Number) return new Number(positiveZeros(value.valueOf()) as number);
+  if (value instanceof String || value instanceof Boolean || value instanceof BigInt) return value;
   if (value instanceof Map) {
     return new Map([...value].map(([k, v]) => [positiveZeros(k, seen), positiveZeros(v, seen)]));
   }
