@@ -10,6 +10,7 @@
 import { dirname, join, normalize } from "node:path";
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { entryPoints } from "./entry_points.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -23,17 +24,7 @@ const OWN_SUITES = [
   "tests/tools/",
 ];
 const HELPERS_ONLY = ["tests/fixtures/"];
-const ENTRY_POINTS = [
-  "mod.ts",
-  "config.ts",
-  "scan.ts",
-  "openapi.ts",
-  "actuator.ts",
-  "server.ts",
-  "cli.ts",
-  "migrate.ts",
-  "cache-redis.ts",
-];
+const ENTRY_POINTS = entryPoints(ROOT);
 // Modules no import of their folder's tests shows: the module, and the test that covers it.
 const COVERED_ELSEWHERE: Record<string, string> = {
   // The settings every connection list shares, tested as each kind reads them.

@@ -19,19 +19,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-
-/** The root entry points of the package (`deno.json`'s `exports`). */
-export const ENTRY_POINTS: readonly string[] = [
-  "mod.ts",
-  "config.ts",
-  "scan.ts",
-  "openapi.ts",
-  "actuator.ts",
-  "server.ts",
-  "cli.ts",
-  "migrate.ts",
-  "cache-redis.ts",
-];
+import { entryPoints } from "./entry_points.ts";
 
 // deno fmt starts every top-level import and re-export on a line of its own, so a match at a
 // line's start is a statement (a doc comment's example starts with ` * `). The names part is
@@ -162,7 +150,10 @@ function shortestCycle(
   throw new Error(`${start} is in a cycle but reaches none`);
 }
 
-/** The modules checked: the root entry points present in `root` and every `.ts` under `src/`. */
+/**
+ * The modules checked: the entry points of `root`'s `deno.json` present in `root`, and every `.ts`
+ * under `src/`.
+ */
 export function checkedFiles(root: string): string[] {
   const under = (dir: string): string[] =>
     readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
@@ -173,7 +164,7 @@ export function checkedFiles(root: string): string[] {
         : []
     );
   const present = new Set(readdirSync(root));
-  return [...ENTRY_POINTS.filter((entry) => present.has(entry)), ...under("src")];
+  return [...entryPoints(root).filter((entry) => present.has(entry)), ...under("src")];
 }
 
 if (import.meta.main) {

@@ -21,7 +21,10 @@ async function tree(files: Record<string, string>): Promise<string> {
 describe("import cycles", () => {
   it("finds none in a tree whose imports go one way", async () => {
     const root = await tree({
+      "deno.json": '{ "exports": { ".": "./mod.ts", "./cli": "./cli.ts" } }\n',
       "mod.ts": 'export { a } from "./src/a.ts";\n',
+      // Not an entry point: deno.json does not export it.
+      "scratch.ts": 'import "./src/a.ts";\n',
       "src/a.ts": 'import { b } from "./b/b.ts";\nexport const a = b;\n',
       "src/b/b.ts": 'import { join } from "node:path";\nexport const b = join("x");\n',
     });
