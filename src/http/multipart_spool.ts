@@ -290,6 +290,8 @@ class BlobFile extends File {
   // A slice is still this file's: its `stream()` is the spool's own, closed by `release`, where
   // the platform's slice would keep its file open until it is collected.
   override slice(start?: number, end?: number, contentType?: string): Blob {
+    // Whole offsets only reach the platform: runtimes round a fraction differently, and Node 20
+    // aborts the process on one (an assertion in its Blob::ToSlice).
     const [from, to] = sliceRange(this.size, start, end);
     return new BlobFile(
       [super.slice(from, to)],
@@ -302,18 +304,25 @@ class BlobFile extends File {
   }
 }
 
-// Blob.slice's arithmetic: negative offsets count from the end, and both are clamped.
+// Blob.slice's arithmetic as the File API states it: offsets are whole numbers (WebIDL's
+// `[Clamp] long long`: rounded to the nearest, a half to the even one, NaN 0), negative ones count
+// from the end, and both are clamped.
 function sliceRange(
   size: number,
   start: number | undefined,
   end: number | undefined,
 ): [from: number, to: number] {
-  const at = (offset: number | undefined, fallback: number) =>
-    offset === undefined
-      ? fallback
-      : offset < 0
-      ? Math.max(size + offset, 0)
-      : Math.min(offset, size);
+  const at = (offset: number | undefined, fallback: number) => {
+    if (offset === undefined) return fallback;
+    const floor = Math.floor(offset);
+    const half = offset - floor;
+    const whole = Number.isNaN(offset)
+      ? 0
+      : half < 0.5 || (half === 0.5 && floor % 2 === 0)
+      ? floor
+      : floor + 1;
+    return whole < 0 ? Math.max(size + whole, 0) : Math.min(whole, size);
+  };
   const from = at(start, 0);
   return [from, Math.max(at(end, size), from)];
 }
