@@ -1,5 +1,6 @@
 import { lstat, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { printable } from "../../config/application_config.ts";
 import { ConfigError } from "../../config/config_error.ts";
 import { rawContentHash } from "./content_hash.ts";
 import { MigrationFileError } from "../migration_error.ts";
@@ -28,13 +29,6 @@ export interface MigrationFolder {
 // C0 controls, DEL and C1 controls: what no file name should hold (a newline, an escape).
 // deno-lint-ignore no-control-regex -- the control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-// deno-lint-ignore no-control-regex -- the control characters are what it replaces
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** `path` with each control character written `\u000a`, as the human output prints them. */
-function printablePath(path: string): string {
-  return path.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 /** Larger files are refused before they are read: no migration needs this much, a mistake might. */
 export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
@@ -114,7 +108,7 @@ export async function readMigrationFiles(
         // Named escaped: the raw character would break the message's line, or recolour a
         // terminal. Refused before any file is read, so nothing is applied.
         throw new MigrationFileError(
-          printablePath(path),
+          printable(path),
           `has a control character (U+${
             control.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()
           }) in its name: rename it; a name is printed, recorded and may become an index name`,
