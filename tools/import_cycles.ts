@@ -13,34 +13,74 @@
 // a package (`hono`, `node:fs`) is never part of a cycle here. Each cycle is printed as a chain of
 // files, one per group of modules that reach each other.
 //
-// Run: deno run --allow-read tools/import_cycles.ts
+// Run: deno run --allow-read --allow-run tools/import_cycles.ts (it asks `deno info` for the graph).
 
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize } from "node:path";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join, normalize, relative } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { entryPoints } from "./entry_points.ts";
 
-// deno fmt starts every top-level import and re-export on a line of its own, so a match at a
-// line's start is a statement (a doc comment's example starts with ` * `). The names part is
-// spelled out so that a declaration (`export function f() {...}`) is never read as one.
-const STATIC = new RegExp(
-  String.raw`^(?:import|export)\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?` +
-    String.raw`(?:\{[^}]*\}|\*(?:\s+as\s+[\w$]+)?|[\w$]+)\s+from\s*["']([^"']+)["']` +
-    String.raw`|^import\s*["']([^"']+)["']`,
-  "gm",
-);
-// The type of a module, which states a dependency as `import type` does; a bare `import()` is lazy.
-const TYPE_OF_MODULE = /\btypeof\s+import\s*\(\s*["']([^"']+)["']\s*\)/g;
-const COMMENTS = /\/\*[\s\S]*?\*\/|(?<![:"'\\])\/\/.*/g;
+const here = fileURLToPath(new URL(".", import.meta.url));
 
-/** The relative specifiers `text` imports, as they are written. */
-export function importSpecifiers(text: string): string[] {
-  const code = text.replace(COMMENTS, "");
-  return [
-    ...[...code.matchAll(STATIC)].map((m) => m[1] ?? m[2]),
-    ...[...code.matchAll(TYPE_OF_MODULE)].map((m) => m[1]),
-  ].filter((specifier) => specifier.startsWith("./") || specifier.startsWith("../"));
+/** What `deno info --json` says of one module (the fields read here). */
+interface InfoModule {
+  readonly specifier: string;
+  readonly error?: string;
+  readonly dependencies?: readonly {
+    readonly code?: { readonly specifier: string };
+    readonly type?: { readonly specifier: string };
+    readonly isDynamic?: boolean;
+  }[];
+}
+
+// Deno's own module graph, not a pattern over the text: its parser knows a string holding `/*`
+// from a comment, an indented import from a doc example, `typeof import()` from a lazy import().
+function denoInfo(root: string, file: string): readonly InfoModule[] {
+  const args = ["info", "--json", file];
+  if (typeof Deno === "object") {
+    const run = new Deno.Command(Deno.execPath(), { args, cwd: root, stderr: "inherit" })
+      .outputSync();
+    if (!run.success) throw new Error(`${file}: deno info failed (its message is above)`);
+    return (JSON.parse(new TextDecoder().decode(run.stdout)) as { modules: InfoModule[] }).modules;
+  }
+  const out = execFileSync(
+    [join(here, "../node_modules/.bin/deno")].find((path) => existsSync(path)) ?? "deno",
+    args,
+    { cwd: root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
+  );
+  return (JSON.parse(out) as { modules: InfoModule[] }).modules;
+}
+
+/**
+ * The modules of `files` (paths from `root`) each one imports statically, `import type` and
+ * `typeof import("./x.ts")` included; a dynamic `import()` and modules outside `files` left out.
+ * A module Deno cannot parse is an error naming it.
+ */
+export function moduleImports(root: string, files: readonly string[]): Map<string, string[]> {
+  const known = new Set(files.map((file) => normalize(file)));
+  const pathOf = (specifier: string): string | undefined =>
+    specifier.startsWith("file:") ? relative(root, fileURLToPath(specifier)) : undefined;
+  const edges = new Map<string, string[]>();
+  // The graph of one module holds every module it reaches: most files are read with the first.
+  for (const file of [...known].sort()) {
+    if (edges.has(file)) continue;
+    for (const module of denoInfo(root, file)) {
+      const path = pathOf(module.specifier);
+      if (path === undefined || !known.has(path) || edges.has(path)) continue;
+      if (module.error !== undefined) throw new Error(`${path}: ${module.error}`);
+      const targets = (module.dependencies ?? []).flatMap((dependency) => {
+        const target = dependency.type ??
+          (dependency.isDynamic ? undefined : dependency.code);
+        const path = target && pathOf(target.specifier);
+        return path !== undefined && known.has(path) ? [path] : [];
+      });
+      edges.set(path, [...new Set(targets)].sort());
+    }
+    if (!edges.has(file)) throw new Error(`${file}: deno info did not list it`);
+  }
+  return edges;
 }
 
 /** One group of modules that reach each other through their imports. */
@@ -56,14 +96,7 @@ export interface Cycle {
  * other. An import of a module outside `files` is left out.
  */
 export function importCycles(root: string, files: readonly string[]): Cycle[] {
-  const known = new Set(files.map((file) => normalize(file)));
-  const edges = new Map<string, string[]>();
-  for (const file of known) {
-    const targets = importSpecifiers(readFileSync(join(root, file), "utf8"))
-      .map((specifier) => normalize(join(dirname(file), specifier)))
-      .filter((target) => known.has(target));
-    edges.set(file, [...new Set(targets)].sort());
-  }
+  const edges = moduleImports(root, files);
   return stronglyConnected(edges)
     .filter((group) => group.length > 1 || edges.get(group[0])!.includes(group[0]))
     .map((group) => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { checkedFiles, importCycles, importSpecifiers } from "../../tools/import_cycles.ts";
+import { checkedFiles, importCycles, moduleImports } from "../../tools/import_cycles.ts";
 
 const folders: string[] = [];
 after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
@@ -66,18 +66,51 @@ describe("import cycles", () => {
     ]);
   });
 
-  it("reads statements, not comments, doc examples or declarations", () => {
+  it("reads statements as Deno parses them, not comments, strings or doc examples", async () => {
     const text = [
       "/**",
       ' * import { x } from "./doc_example.ts";',
       " */",
       '// import { y } from "./commented.ts";',
-      'export function f() { return "from \\"./not_an_import.ts\\""; }',
+      'export function f() { return "from \\"./not_an_import.ts\\" /*"; }',
       'export * from "./all.ts";',
       'import Default, { named } from "./both.ts";',
-      'const url = "http://example.com"; import { z } from "../up.ts";',
+      'const url = "http://example.com/*"; import { z } from "../up.ts";',
+      '  import "./indented.ts";',
       'const lazy = () => import("./lazy.ts"); let typed: typeof import("./typed.ts");',
+      "export { Default, lazy, named, typed, url, z };",
     ].join("\n");
-    assert.deepEqual(importSpecifiers(text), ["./all.ts", "./both.ts", "./typed.ts"]);
+    const names = [
+      "doc_example",
+      "commented",
+      "not_an_import",
+      "all",
+      "both",
+      "indented",
+      "lazy",
+      "typed",
+    ];
+    const root = await tree({
+      "src/sub/a.ts": text,
+      "src/up.ts": "export const z = 1;\n",
+      ...Object.fromEntries(
+        names.map((name) => [`src/sub/${name}.ts`, "export default 1;\nexport const named = 1;\n"]),
+      ),
+    });
+    assert.deepEqual(moduleImports(root, checkedFiles(root)).get("src/sub/a.ts"), [
+      "src/sub/all.ts",
+      "src/sub/both.ts",
+      "src/sub/indented.ts",
+      "src/sub/typed.ts",
+      "src/up.ts",
+    ]);
+  });
+
+  it("names a module Deno cannot parse", async () => {
+    const root = await tree({ "src/a.ts": "export const a = 1; */\n" });
+    assert.throws(
+      () => moduleImports(root, checkedFiles(root)),
+      /^Error: src\/a\.ts: .*SyntaxError/s,
+    );
   });
 });
