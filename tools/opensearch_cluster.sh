@@ -7,18 +7,19 @@
 # Each node's pid is in .ci/opensearch/target/cluster/node-<n>.pid: the tests signal them.
 set -euo pipefail
 cd "$(dirname "$0")/../.ci/opensearch"
-dir="$PWD/target/cluster"
+# The physical path: a checkout reached through a symlink is still the one that started its nodes.
+dir="$(pwd -P)/target/cluster"
 url="http://127.0.0.1:9211"
 
 green() {
   curl -fs -m 10 "$url/_cluster/health?wait_for_status=green&wait_for_nodes=3&timeout=5s" 2>/dev/null |
     grep -q '"number_of_nodes":3'
 }
-# Whether node n of this checkout runs: its pid file names a live process that serves this
-# folder (a pid reused by another process does not count).
+# Whether node n of this checkout runs: its pid file names a live process one of whose arguments
+# is this folder's node (a pid reused by another process, or a node of /tmp$dir, does not count).
 running() {
   [ -f "$dir/node-$1.pid" ] &&
-    tr '\0' ' ' <"/proc/$(cat "$dir/node-$1.pid")/cmdline" 2>/dev/null | grep -qF "$dir/node-$1"
+    tr '\0' '\n' <"/proc/$(cat "$dir/node-$1.pid")/cmdline" 2>/dev/null | grep -qxF "$dir/node-$1"
 }
 # The folders of the cluster nodes running on this machine that another checkout started.
 foreign() {
