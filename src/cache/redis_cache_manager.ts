@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { PostConstruct, PreDestroy } from "../context/lifecycle.ts";
-import { loggable, loggableText } from "../observe/loggable.ts";
+import { safeLogger } from "../observe/loggable.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { type Cache, CacheManager } from "./cache_manager.ts";
@@ -188,7 +188,9 @@ export class RedisCacheManager extends CacheManager {
     this.#given = client;
     this.#prefix = keyPrefix;
     this.#timeoutMs = timeoutMs;
-    this.#logger = options.logger ?? console;
+    // What Redis or a client says (an error's message) is not the app's to trust: escaped, as
+    // every line Thaw logs is, so that it cannot forge a line of its own.
+    this.#logger = safeLogger(options.logger ?? console);
   }
 
   /**
@@ -458,10 +460,7 @@ export class RedisCacheManager extends CacheManager {
   #report(level: "warn" | "info", message: string, ...details: unknown[]): void {
     // A logger that throws must not turn a cache call's outcome into its own failure.
     try {
-      const log = this.#logger[level] ?? this.#logger.error;
-      // What Redis or a client says (an error's message) is not the app's to trust: escaped, as
-      // every line Thaw logs is, so that it cannot forge a line of its own.
-      log.call(this.#logger, loggableText(message), ...details.map(loggable));
+      (this.#logger[level] ?? this.#logger.error)(message, ...details);
     } catch {
       // Nowhere left to report it.
     }
