@@ -12,16 +12,26 @@ export async function checkUploadFolder(folder: string, where: string): Promise<
     import("node:path"),
   ]);
   const probe = join(folder, `thaw-upload-check-${crypto.randomUUID()}`);
+  let made = false;
   try {
     // `wx`: made here, never an existing file written into.
-    await (await open(probe, "wx", 0o600)).close();
-    await rm(probe);
+    const handle = await open(probe, "wx", 0o600);
+    made = true;
+    try {
+      await handle.close();
+    } finally {
+      await rm(probe);
+    }
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
+    // A folder that takes files and keeps them would keep every upload file too; the one the
+    // check made is named, for whoever fixes the folder to remove.
+    const left = made && await rm(probe, { force: true }).then(() => false, () => true);
     throw new ConfigError(
       `${where}: ${
         JSON.stringify(folder)
-      } is not a folder this process can write upload files to: ${why}`,
+      } is not a folder this process can write upload files to: ${why}` +
+        (left ? `; the check could not remove its file ${JSON.stringify(probe)}` : ""),
       { cause: error },
     );
   }

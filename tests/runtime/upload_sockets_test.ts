@@ -4,6 +4,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -248,6 +249,41 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
         await refused(file, /ENOTDIR|Not a directory/i);
       } finally {
         await rm(parent, { recursive: true, force: true });
+      }
+    });
+
+    it("a folder that takes files but does not let them go is refused, naming the file left", async () => {
+      const folder = await mkdtemp(join(tmpdir(), "thaw-upload-append-"));
+      // Append-only (root, ext4): a file can be made in it, none deleted, as where a process may
+      // create and not delete; upload files would pile up there.
+      execFileSync("chattr", ["+a", folder]);
+      try {
+        const app = await bootstrap({
+          controllers: [Uploads],
+          logger: memoryLogger(),
+          config: { server: { multipart: { location: folder } } },
+        });
+        let message = "";
+        await assert.rejects(
+          listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true }),
+          (error: Error) => {
+            assert.equal(error.name, "ConfigError");
+            message = error.message;
+            return true;
+          },
+        );
+        assert.match(message, /server\.multipart\.location/);
+        // The check's own file, which the folder keeps: the message says where, to remove it. (The
+        // system's reason differs: EPERM on Deno and Node, EFAULT on Bun 1.3.)
+        const left = await readdir(folder);
+        assert.equal(left.length, 1);
+        assert.ok(
+          message.includes(`could not remove its file "${join(folder, left[0])}"`),
+          message,
+        );
+      } finally {
+        execFileSync("chattr", ["-a", folder]);
+        await rm(folder, { recursive: true, force: true });
       }
     });
 
