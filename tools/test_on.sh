@@ -6,8 +6,9 @@
 # `--unit` first (`npm run test:unit`): only the unit tests, those of the files above (the runtime's
 # own part included) that tools/unit_tests.ts classifies as needing no server. They run as fast as
 # each runtime allows: Deno's files in parallel (a worker each), Node's in one process
-# (tools/test_in_one_process.ts), Bun's as always (one process). The full run keeps a process, or
-# a worker in turn, per file, as CI has always run them.
+# (tools/test_in_one_process.ts), Bun's as always (one process). The full run runs the unit tests
+# that way first, then each integration test in a process (Node) or a worker in turn (Deno) of its
+# own, since those share servers: on Node a process per unit file cost more than its tests did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 unit=false
@@ -18,32 +19,42 @@ fi
 runtime=${1:-}
 mapfile -t files < <(find tests -name '*_test.ts' -not -path 'tests/fixtures/*' \
   -not -path 'tests/deno/*' -not -path 'tests/npm/*' | sort)
-# Keeps in `files` the unit tests of `files` and of the runtime's own folder ($1, if any).
-unit_only() {
-  local own=() list
+# Splits `files` and the runtime's own folder ($1, if any) into `units` and `integrations`.
+split_files() {
+  local own=() all list
   if [ $# -gt 0 ]; then mapfile -t own < <(find "$1" -name '*_test.ts' | sort); fi
-  list=$(deno run --allow-read tools/unit_tests.ts "${files[@]}" "${own[@]}")
+  all=("${files[@]}" "${own[@]}")
+  list=$(deno run --allow-read tools/unit_tests.ts "${all[@]}")
   if [ -z "$list" ]; then
     echo "test_on.sh: no unit tests" >&2
     exit 1
   fi
-  mapfile -t files <<<"$list"
+  mapfile -t units <<<"$list"
+  mapfile -t integrations < <(printf '%s\n' "${all[@]}" | grep -vxF -f <(printf '%s\n' "${units[@]}") || true)
+}
+# Runs both parts, and fails when either did: a failed unit run still shows the integration one.
+both() {
+  local status=0
+  "$@" "${units[@]}" || status=$?
+  if ! $unit && [ ${#integrations[@]} -gt 0 ]; then
+    "${integration_run[@]}" "${integrations[@]}" || status=$?
+  fi
+  return "$status"
 }
 case "$runtime" in
 deno)
-  own=(tests/deno/)
-  parallel=()
-  if $unit; then
-    unit_only tests/deno
-    own=()
-    parallel=(--parallel)
-  fi
-  exec deno test "${parallel[@]}" --allow-read --allow-write --allow-net --allow-env --allow-run \
-    --allow-sys "${files[@]}" "${own[@]}"
+  split_files tests/deno
+  flags=(--allow-read --allow-write --allow-net --allow-env --allow-run --allow-sys)
+  integration_run=(deno test "${flags[@]}")
+  both deno test --parallel "${flags[@]}"
   ;;
 bun)
-  # Bun's default of 5 s per test is shorter than the process tests' own deadlines.
-  if $unit; then unit_only; fi
+  # Bun runs every file in one process anyway. Its default of 5 s per test is shorter than the
+  # process tests' own deadlines.
+  if $unit; then
+    split_files
+    files=("${units[@]}")
+  fi
   exec bun test --timeout 120000 "${files[@]/#/./}"
   ;;
 node)
@@ -59,12 +70,9 @@ node)
     exit 1
   fi
   echo "Node $("$node" --version) ($node)"
-  own=(tests/npm/*_test.ts)
-  if $unit; then
-    unit_only tests/npm
-    exec "$node" --import tsx --test-reporter=spec tools/test_in_one_process.ts "${files[@]}"
-  fi
-  exec "$node" --import tsx --test --test-reporter=spec "${files[@]}" "${own[@]}"
+  split_files tests/npm
+  integration_run=("$node" --import tsx --test --test-reporter=spec)
+  both "$node" --import tsx --test-reporter=spec tools/test_in_one_process.ts
   ;;
 *)
   echo "usage: tools/test_on.sh [--unit] deno | bun | node machine|lts|<node binary>" >&2
