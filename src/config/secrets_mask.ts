@@ -139,7 +139,8 @@ export function secretsMask(
 
 /**
  * A mask writing every placeholder value of three characters or more back as its `${name}`, as
- * written and URL-encoded (a name in a request's path is), longest first: a request or a failing
+ * written and URL-encoded (a name in a request's path is), longest first, in one pass (a name
+ * written back is not searched again for a shorter value): a request or a failing
  * statement is printed after its placeholders were replaced, and a value may be a secret (a
  * password for a CREATE USER). Shorter values are left: masking every `1` or `on` would garble the
  * message and hide no secret. No placeholders: {@linkcode noMask}.
@@ -156,11 +157,17 @@ export function placeholdersMask(
     )
     .sort(([, a], [, b]) => b.length - a.length);
   if (forms.length === 0) return noMask;
-  return (text) => {
-    let masked = text;
-    for (const [name, form] of forms) masked = masked.replaceAll(form, `\${${name}}`);
-    return masked;
-  };
+  // One pass, one alternation: a value replaced in turn could be found again inside a `${name}`
+  // written back for a longer one (`ten` in `${tenant}`). Longest first, so that where two
+  // values start at one place the longer is taken; of two placeholders sharing a value, the first.
+  const names = new Map<string, string>();
+  for (const [name, form] of forms) if (!names.has(form)) names.set(form, `\${${name}}`);
+  const any = new RegExp([...names.keys()].map(escapeRegExp).join("|"), "g");
+  return (text) => text.replace(any, (form) => names.get(form)!);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|\/-]/g, "\\$&");
 }
 
 /**

@@ -234,6 +234,74 @@ describe("placeholdersMask", () => {
   });
 });
 
+describe("placeholdersMask: one pass", () => {
+  it("never masks again inside a name it wrote back", () => {
+    // `ten` is in `${tenant}`: masked after it, it would make `${${ten}ant}`.
+    const mask = placeholdersMask(new Map([["tenant", "acme-corp"], ["ten", "ten"]]));
+    assert.equal(mask("PUT /logs-acme-corp ten"), "PUT /logs-${tenant} ${ten}");
+    const inName = placeholdersMask(new Map([["region", "eu-1x"], ["g", "{re"], ["h", "on}"]]));
+    assert.equal(inName("eu-1x {re on}"), "${region} ${g} ${h}");
+  });
+
+  // Names whose written-back form holds short values, and values taken from those forms.
+  const names = ["tenant", "region", "ten", "reg"];
+  const nameForm = fc.constantFrom(...names.map((n) => `\${${n}}`));
+  const piece = fc.oneof(
+    fc.tuple(nameForm, fc.nat(), fc.integer({ min: 3, max: 7 }))
+      .map(([form, at, length]) => form.slice(at % form.length, (at % form.length) + length))
+      .filter((v) => v.length >= 3),
+    fc.string({ minLength: 3, maxLength: 6 }),
+  );
+  const filler = fc.string({ unit: fc.constantFrom(..."ab-/ é"), maxLength: 4 });
+  const setup = fc.record({
+    values: fc.uniqueArray(piece, { minLength: 1, maxLength: 4 }),
+    quotes: fc.array(fc.tuple(filler, fc.nat()), { minLength: 1, maxLength: 6 }),
+  }).map(({ values, quotes }) => ({
+    placeholders: new Map(values.map((v, i) => [names[i], v])),
+    text: quotes.map(([before, n]) => before + values[n % values.length]).join(""),
+  }));
+
+  // The text scanned once, left to right, each value taken longest first where it starts.
+  function scannedOnce(placeholders: ReadonlyMap<string, string>, text: string): string {
+    const forms = [...placeholders]
+      .flatMap(([name, value]) => [[name, value], [name, encodeURIComponent(value)]])
+      .sort(([, a], [, b]) => b.length - a.length);
+    let out = "";
+    for (let i = 0; i < text.length;) {
+      const hit = forms.find(([, form]) => text.startsWith(form, i));
+      if (hit === undefined) out += text[i++];
+      else {
+        out += `\${${hit[0]}}`;
+        i += hit[1].length;
+      }
+    }
+    return out;
+  }
+
+  it("property: the text is scanned once, a name written back never rescanned", () => {
+    fc.assert(
+      fc.property(setup, ({ placeholders, text }) => {
+        assert.equal(placeholdersMask(placeholders)(text), scannedOnce(placeholders, text));
+      }),
+      propertyOptions(500),
+    );
+  });
+
+  it("property: between the names written back, no value is left", () => {
+    fc.assert(
+      fc.property(setup, ({ placeholders, text }) => {
+        const masked = placeholdersMask(placeholders)(text);
+        for (const rest of masked.split(/\$\{(?:tenant|region|ten|reg)\}/)) {
+          for (const value of placeholders.values()) {
+            assert.ok(!rest.includes(value), `${value} left in ${JSON.stringify(masked)}`);
+          }
+        }
+      }),
+      propertyOptions(500),
+    );
+  });
+});
+
 describe("secretsMask, composeMasks, maskJson (examples)", () => {
   it("masks a secret as written and URL-encoded, and JSON-escaped when asked, longest first", () => {
     const secret = 'pa"ss/w0rd+';

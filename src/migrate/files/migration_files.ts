@@ -29,6 +29,11 @@ export interface MigrationFolder {
 // C0 controls, DEL and C1 controls: what no file name should hold (a newline, an escape).
 // deno-lint-ignore no-control-regex -- the control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// What makes a name display as another: the bidirectional marks, embeddings, overrides and
+// isolates (Unicode's Bidi_Control; `V2__\u202egnp.json` shows as `V2__nosj.png`), the line and
+// paragraph separators, and U+FEFF, an invisible mark an editor may leave at a name's start, so
+// that two names look one. Zero-width joiners and spaces are left: scripts and emoji need them.
+const REORDERING = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
 
 /** Larger files are refused before they are read: no migration needs this much, a mistake might. */
 export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
@@ -68,9 +73,10 @@ export async function requireMigrationsRoot(root: string): Promise<void> {
  * cannot reach outside the root. A link leaving the root, a dangling link, a link loop, and one
  * real file or folder reached under two names (it would be recorded twice) are each refused with
  * a {@link MigrationFileError} naming the path. So is a name (of a file, migration or not, or of a
- * folder) holding a control character, named with it escaped (`\u000a`). A file keeps the path it has under the connection
- * folder (the link's name, not its target's) as its identity, and the size limit applies to the
- * target.
+ * folder) holding a control character, or a character that makes it display as another name (a
+ * bidirectional override, U+FEFF), named with it escaped (`\u000a`). A file keeps the path it has
+ * under the connection folder (the link's name, not its target's) as its identity, and the size
+ * limit applies to the target.
  */
 export async function readMigrationFiles(
   root: string,
@@ -108,10 +114,18 @@ export async function readMigrationFiles(
         // Named escaped: the raw character would break the message's line, or recolour a
         // terminal. Refused before any file is read, so nothing is applied.
         throw new MigrationFileError(
-          printable(path),
-          `has a control character (U+${
-            control.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()
-          }) in its name: rename it; a name is printed, recorded and may become an index name`,
+          escapedName(path),
+          `has a control character (${codePoint(control)}) in its name: rename it; a name is ` +
+            "printed, recorded and may become an index name",
+        );
+      }
+      const reordering = REORDERING.exec(entry.name)?.[0];
+      if (reordering !== undefined) {
+        throw new MigrationFileError(
+          escapedName(path),
+          `has an invisible character (${codePoint(reordering)}) in its name that reorders or ` +
+            "hides part of it, so that it displays as another name: rename it; a name is " +
+            "printed, recorded and may become an index name",
         );
       }
       let target = join(real, entry.name);
@@ -187,6 +201,18 @@ export async function readMigrationFiles(
     files.push({ path, bytes, hash: await rawContentHash(bytes) });
   }
   return { files, ignored };
+}
+
+// A name with each character the walk refuses written `\uXXXX`: the name as it is to be found.
+function escapedName(path: string): string {
+  return printable(path).replace(
+    new RegExp(REORDERING.source, "g"),
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+function codePoint(c: string): string {
+  return `U+${c.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()}`;
 }
 
 /**

@@ -3,8 +3,10 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { readMigrationFiles } from "../../../src/migrate/files/migration_files.ts";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
+import { propertyOptions } from "../../property.ts";
 
 // Every C0 control, DEL and every C1 control: a name holding one would be printed, recorded and
 // (search) turned into an index name with that character in it.
@@ -86,5 +88,84 @@ describe("a file name with a control character", () => {
     const root = (await folderWith("V2__é ü\u00a0x.json"))!;
     const read = await readMigrationFiles(root, "main", ".json");
     assert.deepEqual(read!.files.map((f) => f.path), ["V1__ok.json", "V2__é ü\u00a0x.json"]);
+  });
+});
+
+// What makes a name display as another: the bidirectional marks, embeddings, overrides and
+// isolates (Unicode's Bidi_Control, U+061C included), the line and paragraph separators, and U+FEFF
+// (a byte order mark left at a name's start by an editor, invisible wherever it is).
+const REORDERING: readonly number[] = [
+  0x061c,
+  0x200e,
+  0x200f,
+  ...Array.from({ length: 5 }, (_, i) => 0x202a + i),
+  ...Array.from({ length: 4 }, (_, i) => 0x2066 + i),
+  0x2028,
+  0x2029,
+  0xfeff,
+];
+
+const RAW_REORDERING = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
+
+describe("a file name with a character that reorders or hides part of it", () => {
+  it("is refused, the file named with the character escaped: every one of them", async () => {
+    for (const code of REORDERING) {
+      const c = String.fromCharCode(code);
+      for (const name of [`V2__a${c}b.json`, `${c}V2__a.json`, `V2__a.json${c}`]) {
+        const error = await refusal((await folderWith(name))!);
+        const printable = name.replace(c, escaped(code));
+        assert.equal(error.file, printable);
+        assert.ok(error.message.startsWith(`${printable}: `), error.message);
+        assert.ok(
+          error.message.includes(`(U+${code.toString(16).padStart(4, "0").toUpperCase()}`),
+          error.message,
+        );
+        assert.match(error.message, /rename it/);
+        assert.doesNotMatch(error.message, RAW_REORDERING);
+      }
+    }
+  });
+
+  it("is refused in a folder's name", async () => {
+    // `V2__\u202egnp.json` displays as `V2__nosj.png`: the override reverses what follows it.
+    const inFolder = (await folderWith("V2__a.json", "release\u202e2"))!;
+    assert.equal((await refusal(inFolder)).file, "release\\u202e2");
+  });
+
+  // Letters of every kind, right-to-left scripts included, spaces, punctuation and a surrogate
+  // pair: none of them reorders a name on its own.
+  const ordinary = fc.constantFrom(
+    ..."aZ09 _-.,()é\u00a0中ع\u05d0",
+    "\u{1f600}",
+  );
+  const ordinaryName = fc.string({ unit: ordinary, minLength: 1, maxLength: 30 })
+    .filter((n) => !n.startsWith(".") && n !== "V1__ok.json");
+  const reordering = fc.constantFrom(...REORDERING.map((code) => String.fromCharCode(code)));
+
+  it("property: a name holding any of them is refused; a name holding none is read", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        ordinaryName,
+        fc.option(fc.tuple(reordering, fc.nat()), { nil: undefined }),
+        async (base, inserted) => {
+          let name = base;
+          if (inserted !== undefined) {
+            const [c, at] = inserted;
+            const i = at % (base.length + 1);
+            name = base.slice(0, i) + c + base.slice(i);
+          }
+          const root = (await folderWith(name))!;
+          if (inserted === undefined) {
+            const read = await readMigrationFiles(root, "main", ".json");
+            const listed = [...read!.files.map((f) => f.path), ...read!.ignored];
+            assert.ok(listed.includes(name), `${JSON.stringify(name)} was not read`);
+          } else {
+            const error = await refusal(root);
+            assert.doesNotMatch(error.message, RAW_REORDERING);
+          }
+        },
+      ),
+      propertyOptions(40),
+    );
   });
 });
