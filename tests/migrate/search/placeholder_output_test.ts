@@ -156,3 +156,92 @@ describe("a placeholder's value is never printed", () => {
     );
   });
 });
+
+describe("--drift names a resource with a placeholder's value as ${name}", () => {
+  it("in the report, the human lines and the notices of migrate --drift", async () => {
+    // Not the workspace's id: the connection's own name is printed, and holds no placeholder.
+    const tenant = `zq${crypto.randomUUID().slice(0, 6)}`;
+    const ws = await Workspace.create({
+      migrations: `      placeholders:\n        tenant: ${tenant}\n`,
+    });
+    created.push(ws);
+    const v1 = `${ws.id}_v1`;
+    const alias = `${ws.id}_${tenant}`, v2 = `${ws.id}_${tenant}_v2`;
+    try {
+      await driftedByHand(ws, tenant, v1, v2, alias);
+    } finally {
+      for (const index of [v1, v2]) await os("DELETE", `/${index}`);
+    }
+  });
+});
+
+/** Applies an index file and a reindex file of `tenant`'s alias, then edits both resources. */
+async function driftedByHand(
+  ws: Workspace,
+  tenant: string,
+  v1: string,
+  v2: string,
+  alias: string,
+): Promise<void> {
+  await ws.file(`1.0/${v1}-index.json`, {
+    settings: { number_of_replicas: 0 },
+    aliases: { [`${ws.id}_\${tenant}`]: {} },
+  });
+  await ws.file("2.0/orders-reindex.json", {
+    alias: `${ws.id}_\${tenant}`,
+    index: `${ws.id}_\${tenant}_v2`,
+    settings: { number_of_replicas: 0 },
+    mappings: { properties: { a: { type: "keyword" } } },
+  });
+  const first = await ws.run();
+  assert.equal(first.code, 0, `${first.out}\n${first.err}`);
+  // By hand: writes go back to the old index, and a field is added to the new one.
+  await os("POST", "/_aliases", {
+    actions: [
+      { add: { index: v1, alias, is_write_index: true } },
+      { add: { index: v2, alias, is_write_index: false } },
+    ],
+  });
+  await os("PUT", `/${v2}/_mapping`, { properties: { c: { type: "keyword" } } });
+  const runs = [
+    await ws.run("status", "--drift"),
+    await ws.run("status", "--drift", "--json"),
+    await ws.run("validate", "--drift", "--json"),
+    await ws.run("migrate", "--drift"),
+    await ws.run("migrate", "--drift", "--json"),
+  ];
+  assert.deepEqual(runs.map((r) => r.code), [0, 0, 1, 0, 0], printed(runs));
+  const drift = runs[1].report!.connections[0].drift!;
+  assert.deepEqual(
+    drift.resources.map((r) => r.resource),
+    [`index ${ws.id}_\${tenant}_v2`, `alias ${ws.id}_\${tenant}`],
+  );
+  assert.match(runs[0].out, new RegExp(`alias ${ws.id}_\\$\\{tenant\\}`));
+  const text = printed(runs);
+  assert.ok(!text.includes(tenant), `${tenant} printed:\n${text}`);
+}
+
+describe("migrate --drift applies again a resource whose name shows as ${name}", () => {
+  it("finds the file of the masked name, and rewrites its record", async () => {
+    const tenant = `zq${crypto.randomUUID().slice(0, 6)}`;
+    const ws = await Workspace.create({
+      migrations: `      placeholders:\n        tenant: ${tenant}\n`,
+    });
+    created.push(ws);
+    // A template's name comes from its file's: the value is written there as it is.
+    const name = `${ws.id}_${tenant}`;
+    try {
+      await ws.file(`${name}-template.json`, { index_patterns: [`${name}*`], priority: 3 });
+      assert.equal((await ws.run()).code, 0);
+      await os("PUT", `/_index_template/${name}`, { index_patterns: [`${name}*`], priority: 4 });
+      const migrate = await ws.run("migrate", "--drift", "--json");
+      assert.equal(migrate.code, 0, migrate.out + migrate.err);
+      const [report] = migrate.report!.connections[0].drift!.resources;
+      assert.equal(report.resource, `template ${ws.id}_\${tenant}`);
+      assert.equal(report.result, "reapplied");
+      assert.deepEqual(report.remaining, []);
+    } finally {
+      await os("DELETE", `/_index_template/${name}`);
+    }
+  });
+});

@@ -33,13 +33,34 @@ const ok = (r: SearchResponse) => r.status >= 200 && r.status < 300;
 /**
  * Reads what the cluster holds for `check` (one GET): 404 is absent; any other answer than 200
  * (403 for a user who may not read it, 503, a cluster without the policy's ISM or ILM) stops the run with a
- * failure naming the resource, since nothing can be said about it.
+ * failure naming the resource, since nothing can be said about it; its request and reason through
+ * `mask` (a resource's name may hold a placeholder's value).
  */
 export async function readLive(
   client: SearchClient,
   check: DriftCheck,
   connection: string,
   signal?: AbortSignal,
+  mask: Mask = noMask,
+): Promise<Live> {
+  try {
+    return await readUnmasked(client, check, connection, signal);
+  } catch (error) {
+    if (!(error instanceof MigrationFailure) || mask === noMask) throw error;
+    const { detail } = error;
+    throw new MigrationFailure({
+      ...detail,
+      reason: mask(detail.reason),
+      ...(detail.request === undefined ? {} : { request: mask(detail.request) }),
+    }, { cause: error.cause });
+  }
+}
+
+async function readUnmasked(
+  client: SearchClient,
+  check: DriftCheck,
+  connection: string,
+  signal: AbortSignal | undefined,
 ): Promise<Live> {
   const path = check.kind === "template"
     ? `/_index_template/${enc(check.name)}`
@@ -198,7 +219,8 @@ function driftReport(
     ? undefined
     : "applying the file again cannot change this";
   return {
-    resource: check.resource,
+    // A reindex file's index and alias are named in its body, placeholders replaced.
+    resource: mask(check.resource),
     file: check.file.path,
     differences: found.map((d) => mask(d.text)),
     reapply: !check.file.runOnce && fixable,
@@ -218,7 +240,11 @@ export async function readDrift(
 ): Promise<ConnectionDrift> {
   const resources: DriftReport[] = [];
   for (const check of checks) {
-    const found = differences(check, await readLive(client, check, connection), mask);
+    const found = differences(
+      check,
+      await readLive(client, check, connection, undefined, mask),
+      mask,
+    );
     if (found.length > 0) resources.push(driftReport(check, found, mask));
   }
   return { checked: checks.length, resources };
@@ -250,26 +276,28 @@ export async function repairDrift(
   found: ConnectionDrift,
   context: RepairContext,
 ): Promise<ConnectionDrift> {
-  const byResource = new Map(checks.map((c) => [c.resource, c]));
+  const mask = context.mask ?? noMask;
+  // By the name the report shows (masked), with the file: two names masked alike are two files.
+  const key = (resource: string, file: string) => JSON.stringify([resource, file]);
+  const byResource = new Map(checks.map((c) => [key(mask(c.resource), c.file.path), c]));
   const recorded = new Set<string>();
   const resources: DriftReport[] = [];
   for (const report of found.resources) {
-    const check = byResource.get(report.resource);
-    if (!report.reapply || check === undefined || check.file.path !== report.file) {
+    const check = byResource.get(key(report.resource, report.file));
+    if (!report.reapply || check === undefined) {
       resources.push(report);
       continue;
     }
     context.stopping?.(check.file);
-    const live = await readLive(client, check, context.connection, context.signal);
+    const live = await readLive(client, check, context.connection, context.signal, mask);
     const outcome = await reapply(client, check, live, context);
     if (outcome.accepted && !recorded.has(check.file.path)) {
       await context.record(check.file);
       recorded.add(check.file.path);
     }
-    const mask = context.mask ?? ((text: string) => text);
     const after = differences(
       check,
-      await readLive(client, check, context.connection, context.signal),
+      await readLive(client, check, context.connection, context.signal, mask),
       mask,
     );
     resources.push({

@@ -265,8 +265,26 @@ export class SearchClient {
         ...(unanswered.length === 0 ? {} : { unansweredBy: unanswered }),
       };
     }
+    const said = `(${causes.join("; ")})`;
+    // A read changes nothing; a write a host took may land after its timeout (a create waits for
+    // its shards while the cluster recovers), and it was one that is safe to send again.
+    if (unanswered.length === 0 || method === "GET" || method === "HEAD") {
+      throw new SearchTransportError(
+        `${request}: no host of "${this.#connection.name}" answered ${said}`,
+      );
+    }
+    const every = unanswered.length === new Set(hosts.map((h) => h.origin)).size;
     throw new SearchTransportError(
-      `${request}: no host of "${this.#connection.name}" answered (${causes.join("; ")})`,
+      `${request}: ${
+        every
+          ? `every host took it and none answered ${said}`
+          : `no host of "${this.#connection.name}" answered ${said}; ${
+            unanswered.join(", ")
+          } took it`
+      }: the cluster may still apply it: whether it was applied is unknown (a create waits ` +
+        "for its shards while the cluster recovers; GET /_cluster/health shows its state). It is " +
+        "safe to send again: run again once the cluster answers, and the new run finds it done " +
+        "or sends it again",
     );
   }
 }
