@@ -20,3 +20,11 @@ export class StepError extends Error {
     if (status !== undefined) this.status = status;
   }
 }
+
+/** A step that failed, with the request its failure names: the last one the step sent. */
+export interface FailedStep {
+  readonly step: string;
+  readonly error: unknown;
+  /** `METHOD /path`; empty when the step sent none. */
+  readonly request: string;
+}

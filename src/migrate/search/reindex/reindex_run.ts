@@ -1,0 +1,706 @@
+import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
+import { MigrationFailure } from "../../migration_error.ts";
+import type { ApplyOutcome } from "../apply_request.ts";
+import type { ReindexReport } from "../../run_report.ts";
+import type { DistributionName } from "../distribution.ts";
+import { errorDetail } from "../http/search_client.ts";
+import { renderValue } from "../render_value.ts";
+import { checkpointOf, listingsOf, prune, rebase, refresh, shardSeqNos } from "./catch_up.ts";
+import { aliasMembers, clusterNodes, indexUuid, writeBlocked } from "./cluster_reads.ts";
+import type { ReindexDecision, ReindexProgress, ReindexStep } from "./reindex_plan.ts";
+import { stepFailure } from "./reindex_failure.ts";
+import {
+  progressAtStart,
+  progressDocument,
+  type RunProgress,
+  type Since,
+} from "./reindex_progress.ts";
+import {
+  NO_FIGURES,
+  reindexReport,
+  type ReindexSummary,
+  type ReportFigures,
+} from "./reindex_report.ts";
+import { UNBLOCK } from "./reindex_requests.ts";
+import type { ReindexSetup } from "./reindex_setup.ts";
+import { type FailedStep, type Send, StepError } from "./reindex_step.ts";
+import {
+  fenceOf,
+  notedCopies,
+  placeholder,
+  refused,
+  seconds,
+  taskFailure,
+  taskStatus,
+} from "./reindex_values.ts";
+import { CopyNotProven, stopCopies } from "./stop_copies.ts";
+
+/** What applying a reindex file did. */
+export interface ReindexOutcome extends ApplyOutcome {
+  readonly reindex: ReindexReport;
+}
+
+// At most one progress line about the copy in this many milliseconds.
+const SAY_EVERY_MS = 5_000;
+
+// A catch-up that copied at most this many documents is short enough to be the last, under the
+// block; else another runs while writes go on, up to this many.
+const SHORT_CATCH_UP = 2_000;
+const CATCH_UPS = 5;
+
+// OpenSearch 2 renamed master_timeout; Elasticsearch knows only the old name, OpenSearch 3 only
+// the new one.
+const managerTimeout = (distribution: DistributionName = "opensearch") =>
+  distribution === "elasticsearch" ? "master_timeout" : "cluster_manager_timeout";
+
+/** What a run starts from, fixed once decided: the decision, and what the cluster told of it. */
+export interface RunPlan {
+  /** The index copied from. */
+  readonly source: string;
+  /** The source's path. */
+  readonly from: string;
+  /** The alias's definition (filter, routing) on each of its indices: the swap keeps the source's. */
+  readonly definitions: ReadonlyMap<string, JsonObject>;
+  readonly steps: readonly ReindexStep[];
+  /** The progress of an earlier version of the file, which the `*-earlier` steps undo. */
+  readonly earlier: ReindexProgress | undefined;
+  /** The progress of a run of this version that stopped halfway, which this one resumes. */
+  readonly resumed: ReindexProgress | undefined;
+  /** When the reindex began, which the progress notes: the resumed run's start, else now. */
+  readonly startedAt: string;
+  /** Once the steps ran, the run stops with this reason. */
+  readonly thenRefuse: string | undefined;
+  readonly summary: ReindexSummary;
+}
+
+/**
+ * The plan of a run decided: takes up what a resumed run noted, and says it resumes one.
+ * `progress` and `definitions` are what the decision was made from.
+ */
+export function planRun(
+  setup: ReindexSetup,
+  decision: Extract<ReindexDecision, { kind: "run" }>,
+  progress: ReindexProgress | undefined,
+  definitions: ReadonlyMap<string, JsonObject>,
+  summary: ReindexSummary,
+): RunPlan {
+  const { source } = decision;
+  const resumed = decision.resumed ? progress : undefined;
+  if (resumed !== undefined) {
+    setup.ctx.say(`reindex ${source} -> ${setup.spec.index}: resuming a run that stopped halfway`);
+  }
+  return {
+    source,
+    from: `/${encodeURIComponent(source)}`,
+    definitions,
+    steps: decision.steps,
+    earlier: decision.earlier,
+    resumed,
+    startedAt: resumed?.started_at ?? new Date().toISOString(),
+    thenRefuse: decision.thenRefuse,
+    summary,
+  };
+}
+
+/**
+ * One run of a reindex file, built from its plan: one method per step (`#steps` maps each
+ * {@linkcode ReindexStep} to its method), run in order. What the steps hand on is the
+ * {@linkcode RunProgress}, replaced only by `#advance`; the report's figures are replaced only by
+ * `#tally`. A step that fails is told with the last request it sent, once what came before the
+ * swap is rolled back.
+ */
+export class ReindexRun {
+  readonly #setup: ReindexSetup;
+  readonly #plan: RunPlan;
+  // Sends the steps' requests: aborted by the setup's signal, then only by a lost lock once the
+  // alias moved.
+  #send: Send;
+  #progress: RunProgress;
+  #figures: ReportFigures = NO_FIGURES;
+
+  // The step each name runs.
+  readonly #steps: Record<ReindexStep, () => Promise<void>> = {
+    "unblock-earlier": () => this.#unblockEarlier(),
+    "forget-earlier": () => this.#forgetEarlier(),
+    discard: () => this.#discard(),
+    note: () => this.#note(),
+    create: () => this.#create(),
+    copy: () => this.#copy(),
+    block: () => this.#block(),
+    "catch-up": () => this.#lastCatchUp(),
+    verify: () => this.#verify(),
+    swap: () => this.#swap(),
+    unblock: () => this.#unblock(),
+    "delete-source": () => this.#deleteSource(),
+    forget: () => this.#forget(),
+  };
+
+  constructor(setup: ReindexSetup, plan: RunPlan) {
+    this.#setup = setup;
+    this.#plan = plan;
+    this.#send = setup.requests.steps(setup.signal);
+    this.#progress = progressAtStart(plan.resumed);
+  }
+
+  /** Runs the steps planned; see `runReindex`. */
+  async run(): Promise<ReindexOutcome> {
+    const { ctx } = this.#setup;
+    await this.#runSteps(this.#plan.steps);
+    if (this.#plan.thenRefuse !== undefined) {
+      throw new MigrationFailure({
+        connection: ctx.connection,
+        file: ctx.file,
+        reason: `reindex not applied: ${this.#plan.thenRefuse}`,
+      });
+    }
+    return {
+      result: "reindexed",
+      status: 200,
+      reindex: reindexReport(this.#plan.summary, this.#figures),
+    };
+  }
+
+  // Where the run stands now: the one place it changes.
+  #advance(change: Partial<RunProgress>): void {
+    this.#progress = { ...this.#progress, ...change };
+  }
+
+  // What the report will say: the one place its figures change.
+  #tally(change: Partial<ReportFigures>): void {
+    this.#figures = { ...this.#figures, ...change };
+  }
+
+  async #runSteps(steps: readonly ReindexStep[]): Promise<void> {
+    const { requests, ctx } = this.#setup;
+    const swapAt = steps.indexOf("swap");
+    for (const [i, current] of steps.entries()) {
+      // Once the alias moved, what is left is quick and only tidies up: Ctrl-C lets it finish.
+      if (i > swapAt && swapAt >= 0) this.#send = requests.steps(ctx.lost);
+      try {
+        await this.#steps[current]();
+      } catch (error) {
+        // The request that failed: what the rollback sends after it is sent aside.
+        const failed: FailedStep = { step: current, error, request: requests.last };
+        throw await this.#failure(failed, swapAt >= 0 && i > swapAt);
+      }
+    }
+  }
+
+  // What a failed step throws, once what came before the swap is rolled back.
+  async #failure(failed: FailedStep, swapped: boolean): Promise<unknown> {
+    const { spec, ctx } = this.#setup;
+    const { source } = this.#plan;
+    const { error } = failed;
+    if (ctx.lost.aborted) return error; // another runner has the lock now: it finishes the job
+    if (error instanceof SwapUnknown) {
+      return stepFailure(
+        ctx,
+        { ...failed, error: error.cause },
+        `whether the alias ${spec.alias} moved is unknown (no answer, and it is not on ` +
+          `${spec.index} yet): writes to ${source} stay blocked, since a swap still queued ` +
+          `could land after they were lifted; the next run finds where the alias is, and ` +
+          `finishes or resumes`,
+      );
+    }
+    const state = swapped
+      ? `the alias ${spec.alias} is on ${spec.index} already; the next run finishes the rest`
+      : `the alias ${spec.alias} stays on ${source}; ${await this.#rollBack(
+        error instanceof CopyNotProven,
+      )}; ${spec.index} and ` +
+        `the progress are kept: the next run resumes (it catches up with what ${source} ` +
+        `took meanwhile, and starts over if the file changed)`;
+    return stepFailure(ctx, failed, state);
+  }
+
+  // The steps, in the order they run (see ReindexStep).
+
+  async #unblockEarlier(): Promise<void> {
+    const { nodeWaitMs, typed } = this.#setup;
+    const earlier = this.#earlier();
+    // The earlier run's block is on this run's source: lifted by a rollback if this step fails.
+    if (earlier.source === this.#plan.source) this.#advance({ mayBeBlocked: true });
+    await stopCopies(this.#send, earlier.index, {
+      recorded: new Set(notedCopies(earlier)),
+      waitMs: nodeWaitMs,
+      typed,
+      strict: true,
+    });
+    await this.#send("PUT", `/${encodeURIComponent(earlier.source)}/_settings`, UNBLOCK, {
+      ok: [404],
+    });
+  }
+
+  async #forgetEarlier(): Promise<void> {
+    await this.#send("DELETE", this.#setup.progressPath, undefined, { ok: [404] });
+  }
+
+  async #discard(): Promise<void> {
+    const earlier = this.#earlier();
+    await this.#send("DELETE", `/${encodeURIComponent(earlier.index)}`, undefined, { ok: [404] });
+    this.#setup.ctx.say(
+      `reindex: deleted ${earlier.index}, made by an earlier version of the file`,
+    );
+  }
+
+  async #note(): Promise<void> {
+    await this.#send("PUT", this.#setup.progressPath, this.#progressDoc());
+    this.#advance({ noted: true });
+  }
+
+  async #create(): Promise<void> {
+    const { spec, body, to, ctx } = this.#setup;
+    const created = await this.#send("PUT", to, body, { ok: [400] });
+    // Made by this reindex already: a resumed run (the planner checked its uuid), or an answer
+    // lost and the request repeated (this run saw no such index a moment before).
+    if (
+      created.status === 400 && !errorDetail(created.body).startsWith("resource_already_exists")
+    ) {
+      throw new StepError(errorDetail(created.body), 400);
+    }
+    // Made here, empty: what the progress says was copied is not in it (deleted by hand).
+    if (created.status !== 400) this.#advance({ since: undefined });
+    this.#advance({ uuid: await indexUuid(this.#send, spec.index) });
+    await this.#note();
+    ctx.say(`reindex: created ${spec.index}`);
+  }
+
+  async #copy(): Promise<void> {
+    const { spec, ctx } = this.#setup;
+    const { source } = this.#plan;
+    const { uuid: sourceUuid } = await shardSeqNos(this.#send, source);
+    // The source was deleted and made again: what was copied is of another index.
+    if (this.#progress.since !== undefined && this.#progress.since.uuid !== sourceUuid) {
+      this.#advance({ since: undefined });
+    }
+    // Left blocked by a run that stopped after its block (or whose swap got no answer, which
+    // must not land on a source taking writes): it stays blocked, and the copy is made under it.
+    if ((await writeBlocked(this.#send, source)).blocked) {
+      const at = Date.parse(this.#plan.resumed?.blocked_at ?? "");
+      this.#advance({ mayBeBlocked: true, blockedAt: Number.isNaN(at) ? Date.now() : at });
+      ctx.say(
+        `reindex: writes to ${source} are blocked already; the copy is made under the block`,
+      );
+      return;
+    }
+    if (this.#progress.since === undefined) {
+      const { documents, ms } = await this.#catchUp();
+      this.#tally({ firstCopy: { documents, ms } });
+    } else ctx.say(`reindex ${source} -> ${spec.index}: catching up from a run that stopped`);
+    // Each catch-up copies what came while the one before ran: they shrink, as long as the copy
+    // is faster than the writes.
+    let caught = await this.#catchUp();
+    for (let i = 1; i < CATCH_UPS && caught.documents > SHORT_CATCH_UP; i++) {
+      caught = await this.#catchUp();
+    }
+    await this.#pruneAndCatchUp(caught.since);
+  }
+
+  async #block(): Promise<void> {
+    const { ctx } = this.#setup;
+    const { source, from } = this.#plan;
+    this.#advance({ mayBeBlocked: true });
+    const blocked = await this.#send("PUT", `${from}/_block/write`);
+    // A block in place already (a resumed run) is acknowledged with no index listed.
+    if (!isJsonObject(blocked.body) || blocked.body.acknowledged !== true) {
+      throw new StepError(`the block was not acknowledged: ${renderValue(blocked.body, 300)}`);
+    }
+    if (!(await writeBlocked(this.#send, source)).blocked) {
+      throw new StepError(`${source} is not write-blocked after the block was acknowledged`);
+    }
+    this.#advance({ blockedAt: this.#progress.blockedAt ?? Date.now() });
+    // The last catch-up reads what a refresh made visible: every acknowledged write must be.
+    await refresh(this.#send, source);
+    const blockedSeqNos = await shardSeqNos(this.#send, source);
+    this.#advance({ blockedSeqNos, fence: fenceOf(blockedSeqNos) });
+    await this.#note();
+    ctx.say(`reindex: writes to ${source} blocked`);
+  }
+
+  async #lastCatchUp(): Promise<void> {
+    const { spec, ctx } = this.#setup;
+    const { source } = this.#plan;
+    const blocked = this.#progress.blockedSeqNos;
+    if (blocked === undefined) throw new Error("reindex: catch-up planned without a block");
+    const last = await this.#copyDocuments(this.#progress.since?.seqNo);
+    this.#tally({ firstCopy: this.#figures.firstCopy ?? last });
+    this.#advance({
+      since: {
+        uuid: blocked.uuid,
+        seqNo: Math.max(-1, Math.min(...blocked.shards.map((s) => s.max))),
+      },
+    });
+    await this.#note();
+    // The new index holds every document of the source now, each as it is: what is left is the
+    // documents the source deleted since they were copied.
+    const { baseline } = this.#progress;
+    const { deleted } = baseline === undefined
+      ? await prune(this.#send, source, spec.index, Number.MAX_SAFE_INTEGER)
+      : await rebase(this.#send, source, spec.index, baseline, Infinity);
+    if (deleted > 0) {
+      ctx.say(`reindex: deleted ${deleted} document(s) the source no longer holds`);
+    }
+  }
+
+  async #verify(): Promise<void> {
+    const { spec, to, ctx } = this.#setup;
+    const { source, from } = this.#plan;
+    await refresh(this.#send, spec.index);
+    const [before, after] = [await this.#count(from), await this.#count(to)];
+    if (before !== after) {
+      throw new StepError(
+        `${source} holds ${before} document(s), ${spec.index} ${after}: the copy is incomplete ` +
+          `(a script that drops documents cannot be verified)`,
+      );
+    }
+    this.#tally({ documents: after });
+    ctx.say(`reindex: ${spec.index} holds all ${after} document(s) of ${source}`);
+  }
+
+  async #swap(): Promise<void> {
+    const { spec, ctx, nodeWaitMs, requests } = this.#setup;
+    const { source, definitions } = this.#plan;
+    // Not sent yet: Ctrl-C now rolls back, with nothing queued that could land later.
+    if (ctx.interrupt?.aborted) throw new StepError("interrupted before the swap was sent");
+    await this.#checkBeforeSwap();
+    // The cluster answers within nodeWaitMs: a swap still queued when the client gives up could
+    // land after a rollback lifted the block.
+    try {
+      await this.#send(
+        "POST",
+        `/_aliases?${managerTimeout(ctx.distribution)}=${nodeWaitMs}ms&timeout=${nodeWaitMs}ms`,
+        {
+          actions: [
+            // Only from a source that holds the alias (it may be outside it), and without
+            // `must_exist`, which Elasticsearch 7.10 refuses to parse: a swap repeated after it
+            // landed fails on the remove, and the alias read below shows it moved.
+            ...(definitions.has(source) ? [{ remove: { index: source, alias: spec.alias } }] : []),
+            {
+              add: {
+                // The alias keeps its filter and routing on the new index.
+                ...definitions.get(source),
+                index: spec.index,
+                alias: spec.alias,
+                is_write_index: true,
+              },
+            },
+          ],
+        },
+      );
+    } catch (error) {
+      // An answer lost on the way back, or Ctrl-C: the alias itself says whether it moved. Read
+      // aside: a failure names the swap.
+      const now = await aliasMembers(requests.aside(), spec.alias).catch(() => undefined);
+      if (now?.members.some((m) => m.index === spec.index && m.write)) return;
+      // Only a refusal (4xx) says the swap did not happen; without an answer, or with a 5xx (a
+      // proxy's 502, a cluster manager that timed out), it may still be queued and land later.
+      if (!refused(error)) throw new SwapUnknown(error);
+      throw error;
+    }
+    ctx.say(`reindex: alias ${spec.alias} moved to ${spec.index}`);
+  }
+
+  async #unblock(): Promise<void> {
+    await this.#send("PUT", `${this.#plan.from}/_settings`, UNBLOCK, { ok: [404] });
+    const { blockedAt } = this.#progress;
+    if (blockedAt !== undefined) this.#tally({ writeBlockedMs: Date.now() - blockedAt });
+    const { writeBlockedMs } = this.#figures;
+    this.#setup.ctx.say(
+      `reindex: writes to ${this.#plan.source} unblocked` +
+        (writeBlockedMs === undefined ? "" : ` after ${seconds(writeBlockedMs)}`),
+    );
+  }
+
+  async #deleteSource(): Promise<void> {
+    await this.#send("DELETE", this.#plan.from, undefined, { ok: [404] });
+    this.#tally({ deletedSource: true });
+    this.#setup.ctx.say(`reindex: deleted ${this.#plan.source}`);
+  }
+
+  async #forget(): Promise<void> {
+    await this.#send("DELETE", this.#setup.progressPath, undefined, { ok: [404] });
+  }
+
+  // What the steps do in parts.
+
+  // The earlier version's progress, which a plan with `*-earlier` steps or discard holds.
+  #earlier(): ReindexProgress {
+    const { earlier } = this.#plan;
+    if (earlier === undefined) throw new Error("reindex: an earlier version's step, without one");
+    return earlier;
+  }
+
+  #progressDoc(): Readonly<Record<string, unknown>> {
+    const { spec, hash, ctx } = this.#setup;
+    return progressDocument({
+      source: this.#plan.source,
+      index: spec.index,
+      alias: spec.alias,
+      hash,
+      started_at: this.#plan.startedAt,
+      connection: ctx.connection,
+      file: ctx.file,
+    }, this.#progress);
+  }
+
+  // Documents deleted from the source since they were copied: found here, reading both
+  // indices whole, then after each catch-up from what changed, so that under the block only
+  // what changed since the last one needs looking at.
+  async #pruneAndCatchUp(since: Since): Promise<void> {
+    const { spec, ctx } = this.#setup;
+    const { source } = this.#plan;
+    const pruned = await prune(this.#send, source, spec.index, since.seqNo);
+    const { baseline } = pruned;
+    this.#advance({ baseline });
+    let deleted = pruned.deleted;
+    for (let i = 0; i < CATCH_UPS; i++) {
+      const caught = await this.#catchUp();
+      const rebased = await rebase(this.#send, source, spec.index, baseline, caught.since.seqNo);
+      deleted += rebased.deleted;
+      if (caught.documents + rebased.looked <= SHORT_CATCH_UP) break;
+    }
+    // Sorted now, while writes go on: the rebase under the block reads it sorted.
+    listingsOf(baseline);
+    if (deleted > 0) {
+      ctx.say(
+        `reindex: deleted ${deleted} document(s) from ${spec.index} the source no longer holds`,
+      );
+    }
+  }
+
+  // Last thing before the swap: no copy may still write into the new index, and the source took
+  // no write since the block.
+  async #checkBeforeSwap(): Promise<void> {
+    const { source } = this.#plan;
+    // A copy that is not proven ended (its node hung, or out of the cluster) could write into
+    // the new index once it is live: a document deleted through the alias would come back.
+    await this.#stopOthers();
+    // The counts cannot see an update or a delete that came through a block lifted during the
+    // copy (by hand, or by a late request re-sent to another host): the block and the source's
+    // sequence numbers are read again, last thing before the swap.
+    if (!(await writeBlocked(this.#send, source)).blocked) {
+      throw new StepError(
+        `the write block on ${source} was lifted during the catch-up, so writes the copy lacks ` +
+          "may have reached it; the alias was not moved, and the next run catches up with them",
+      );
+    }
+    const last = fenceOf(await shardSeqNos(this.#send, source));
+    const { fence } = this.#progress;
+    if (last !== fence) {
+      throw new StepError(
+        `${source} took writes under the block (its sequence numbers moved from ${fence} to ` +
+          `${last}); the alias was not moved, and the next run catches up with them`,
+      );
+    }
+  }
+
+  // Stops every copy into the new index but the one this run follows, and proves each copy noted
+  // so far ended; the progress keeps those it cannot prove, for the swap and the next run to see.
+  // Returns the nodes that answered the list proving it.
+  async #stopOthers(keep?: string): Promise<readonly string[]> {
+    const { spec, nodeWaitMs, typed, progressPath } = this.#setup;
+    const { copies } = this.#progress;
+    const before = [...copies].join();
+    try {
+      const { members } = await stopCopies(this.#send, spec.index, {
+        recorded: copies,
+        waitMs: nodeWaitMs,
+        typed,
+        strict: true,
+        ...(keep === undefined ? {} : { keep }),
+        remember: () => this.#note(),
+      });
+      return members;
+    } catch (error) {
+      if (!(error instanceof CopyNotProven)) throw error;
+      throw new CopyNotProven(
+        `${error.message}. Run again once that node answers, back in the cluster; if it is ` +
+          `gone for good, delete ${spec.index} and the progress document ${progressPath}, and run again ` +
+          `(the copy starts over)`,
+        { cause: error.cause },
+      );
+    } finally {
+      if (this.#progress.noted && [...copies].join() !== before) await this.#note();
+    }
+  }
+
+  // Reads the source's checkpoint, refreshes it, and copies every document written after the
+  // checkpoint before (all of them, the first time): once done, the new index holds every write
+  // up to that checkpoint, which it returns.
+  async #catchUp(): Promise<{ documents: number; ms: number; since: Since }> {
+    const { source } = this.#plan;
+    const seqNos = await shardSeqNos(this.#send, source);
+    await refresh(this.#send, source);
+    const done = await this.#copyDocuments(this.#progress.since?.seqNo);
+    const since = { uuid: seqNos.uuid, seqNo: checkpointOf(seqNos.shards) };
+    this.#advance({ since });
+    await this.#note();
+    return { ...done, since };
+  }
+
+  // Starts a copy of the documents written after sequence number `after` (all, when undefined),
+  // or follows the task started for it, until it ends.
+  async #copyDocuments(after?: number): Promise<{ documents: number; ms: number }> {
+    const { spec, ctx } = this.#setup;
+    const { source } = this.#plan;
+    // The first wait that times out says where the copy stands; later ones every few seconds.
+    let saidAt = 0;
+    const wait = ctx.waitMs ?? 1_000;
+    for (;;) {
+      const task = this.#progress.task ?? await this.#startCopy(after);
+      // The cluster answers as soon as the task ends, or after `wait` with a timeout error.
+      const path = `/_tasks/${encodeURIComponent(task)}`;
+      const waited = await this.#send(
+        "GET",
+        `${path}?wait_for_completion=true&timeout=${wait}ms`,
+        undefined,
+        { ok: [404, 500] },
+      );
+      if (waited.status === 404) {
+        // The node that ran it restarted, and it stored no result: copy again, overwriting what is
+        // there. Or the node left the cluster, and the copy may go on once it is back: it stays
+        // noted, and the restart must prove it ended.
+        ctx.say(`reindex: task ${task} is gone; starting the copy again`);
+        this.#advance({ task: undefined });
+        continue;
+      }
+      if (waited.status === 500) {
+        if (!errorDetail(waited.body).startsWith("timeout_exception")) {
+          throw new StepError(errorDetail(waited.body), 500);
+        }
+        if (Date.now() - saidAt >= SAY_EVERY_MS) {
+          saidAt = Date.now();
+          await this.#sayProgress(path);
+        }
+        continue;
+      }
+      const answer = isJsonObject(waited.body) ? waited.body : {};
+      const failed = taskFailure(answer);
+      if (failed !== undefined) throw new StepError(failed);
+      const { done, ms } = taskStatus(answer);
+      this.#progress.copies.delete(task);
+      this.#advance({ task: undefined });
+      await this.#note();
+      if (after !== undefined) {
+        ctx.say(
+          `reindex ${source} -> ${spec.index}: caught up with ${done} document(s) written since ` +
+            `sequence number ${after}`,
+        );
+      }
+      return { documents: done, ms };
+    }
+  }
+
+  // Starts the `_reindex` task of a copy (see #copyDocuments), noted before and once started.
+  // Returns its id.
+  async #startCopy(after: number | undefined): Promise<string> {
+    const { spec, ctx } = this.#setup;
+    const { source } = this.#plan;
+    const { copies } = this.#progress;
+    // A copy that is gone may have been restarted by nobody; one still going is stopped.
+    // A start that gets no answer may have started a copy on the node that took it, which
+    // may hang and leave the cluster before anyone lists it: noted, before it is sent, as a
+    // copy on any node, until a start is answered. Any node: those that answered the list,
+    // and those the cluster manager counts (a node joining is applied node by node, so the
+    // node that coordinated the list may not know it yet).
+    const members = new Set([...await this.#stopOthers(), ...await clusterNodes(this.#send)]);
+    let unknown = placeholder(members);
+    copies.add(unknown);
+    await this.#note();
+    // Not repeatable: sent twice, two copies would run, one of them followed by nobody.
+    const started = await this.#send("POST", "/_reindex?wait_for_completion=false", {
+      source: {
+        index: source,
+        ...(after === undefined ? {} : { query: { range: { _seq_no: { gt: after } } } }),
+      },
+      // Overwrites: a document written again since it was copied is copied again.
+      dest: { index: spec.index },
+      ...(spec.script === undefined ? {} : { script: spec.script }),
+    }, { repeatable: false }).catch(async (error) => {
+      // The cluster refused it (4xx): no copy started. A 5xx (a balancer that gave up on the
+      // node that took it) says nothing of that node.
+      if (refused(error)) {
+        copies.delete(unknown);
+        throw error;
+      }
+      // A node that joined while the start was on its way may have taken it.
+      const now = await clusterNodes(this.#send).catch(() => []);
+      const wider = placeholder(new Set([...members, ...now]));
+      if (wider !== unknown) {
+        copies.delete(unknown);
+        copies.add(unknown = wider);
+        await this.#note().catch(() => {});
+      }
+      throw error;
+    });
+    const id = isJsonObject(started.body) ? started.body.task : undefined;
+    if (typeof id !== "string") throw new StepError("_reindex answered without a task id");
+    this.#advance({ task: id });
+    copies.add(id);
+    copies.delete(unknown);
+    // Kept before waiting: a runner killed now finds the task instead of starting another.
+    await this.#note();
+    // A catch-up says what it copied once done, in one line.
+    if (after === undefined) ctx.say(`reindex ${source} -> ${spec.index}: copying (task ${id})`);
+    return id;
+  }
+
+  // A line on where the copy stands, from its task's status.
+  async #sayProgress(path: string): Promise<void> {
+    const status = await this.#send("GET", path, undefined, { ok: [404] });
+    const { counts, done, ms } = taskStatus(status.body);
+    const total = typeof counts.total === "number" ? counts.total : 0;
+    this.#setup.ctx.say(
+      `reindex ${this.#plan.source} -> ${this.#setup.spec.index}: ${done} of ${total} document(s)` +
+        (total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : "") +
+        (ms > 0 ? `, ${Math.round(done / (ms / 1000))}/s` : ""),
+    );
+  }
+
+  async #count(index: string): Promise<number> {
+    const response = await this.#send("GET", `${index}/_count`);
+    const answer = isJsonObject(response.body) ? response.body : {};
+    const shards = isJsonObject(answer._shards) ? answer._shards : {};
+    if (typeof shards.failed === "number" && shards.failed > 0) {
+      throw new StepError(`_count of ${index.slice(1)} failed on ${shards.failed} shard(s)`);
+    }
+    if (typeof answer.count !== "number") throw new StepError("_count answered without a count");
+    return answer.count;
+  }
+
+  // Before the swap: the copy is stopped and the source takes writes again, its requests sent
+  // aside. Says what it did. `said`: the failure names an unproven copy already.
+  async #rollBack(said: boolean): Promise<string> {
+    const { spec, nodeWaitMs, typed, progressPath, requests } = this.#setup;
+    const { source } = this.#plan;
+    const { unproven } = await stopCopies(requests.aside(), spec.index, {
+      recorded: this.#progress.copies,
+      waitMs: nodeWaitMs,
+      typed,
+    });
+    this.#advance({ task: undefined });
+    // Before the block is lifted: the next run must not follow a copy that ended. What was copied
+    // stays noted: the next run catches up from there.
+    if (this.#progress.noted) await requests.quiet("PUT", progressPath, this.#progressDoc());
+    const left = unproven === undefined || said
+      ? ""
+      : `; ${unproven}: the alias moves only once it is`;
+    if (!this.#progress.mayBeBlocked) return "writes to it were not blocked" + left;
+    const lifted = await requests.unblockQuietly(source);
+    if (lifted && this.#progress.blockedAt !== undefined) {
+      this.#advance({ blockedAt: undefined });
+      if (this.#progress.noted) await requests.quiet("PUT", progressPath, this.#progressDoc());
+    }
+    return (lifted
+      ? "writes to it are unblocked"
+      : `the write block on ${source} could not be lifted (the next run lifts it; or ` +
+        `PUT /${source}/_settings {"index.blocks.write": null})`) + left;
+  }
+}
+
+/** The swap got no answer, and the alias has not moved (yet). */
+class SwapUnknown extends Error {
+  constructor(cause: unknown) {
+    super("the swap got no answer", { cause });
+    this.name = "SwapUnknown";
+  }
+}
