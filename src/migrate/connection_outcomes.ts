@@ -26,15 +26,18 @@ export function completeReport(
   const connections = configured.map((name) =>
     known.get(name) ?? notRun(name, "not-reached", "the run stopped before it")
   );
-  const complete: RunReport = { ...report, connections };
   // The engine stops between two connections without an error of its own.
   const unreached = connections.find((c) => c.state === "not-reached");
   if (signal?.aborted && report.error === undefined && unreached !== undefined) {
-    complete.error = {
-      kind: "interrupted",
-      message: `interrupted before connection "${unreached.name}"`,
-      connection: unreached.name,
+    return {
+      ...report,
+      connections,
+      error: {
+        kind: "interrupted",
+        message: `interrupted before connection "${unreached.name}"`,
+        connection: unreached.name,
+      },
     };
   }
-  return complete;
+  return { ...report, connections };
 }

@@ -2,6 +2,7 @@ import type { EnvLookup } from "../config/env.ts";
 import type { Mask } from "../config/secrets_mask.ts";
 import type { MigrationFile } from "./files/migration_files.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
+import type { RequestCounter } from "./request_counter.ts";
 import type {
   ConnectionDrift,
   FileReport,
@@ -11,6 +12,7 @@ import type {
   UnlockOutcome,
 } from "./run_report.ts";
 import type { RunnerIdentity } from "./runner_identity.ts";
+import { ConnectionFailure } from "./migration_error.ts";
 
 /** The kinds of migration a run applies: `-m sql` (the default) or `-m search`. */
 export type MigrationMode = "sql" | "search";
@@ -21,6 +23,27 @@ export interface DriverConnection {
   readonly name: string;
   /** `migrations.enabled: true`: only these are run. */
   readonly migrationsEnabled: boolean;
+  /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
+  readonly strictOrder: boolean;
+  /**
+   * `migrations.flyway_compatible`: `migrate` refuses an applied versioned file that was edited
+   * or is gone, as Flyway's validate-on-migrate does.
+   */
+  readonly validateOnMigrate: boolean;
+}
+
+/**
+ * What a driver can do beyond applying files and keeping their records: what a run request may
+ * ask of it is checked against these before anything is read (`--drift` on a driver that cannot
+ * compare the live system is refused), not against the driver's name.
+ */
+export interface DriverCapabilities {
+  /** Its targets compare the live system with the applied files (`--drift`). */
+  readonly drift: boolean;
+  /** A file may be a reindex: documents copied to a new index, its alias moved. */
+  readonly reindex: boolean;
+  /** Repeatable (`R__`) files, applied again whenever they change. */
+  readonly repeatable: boolean;
 }
 
 /** Where a run reads its configuration and files, and what it runs in. */
@@ -41,6 +64,11 @@ export interface DriverContext {
   readonly progress: Progress;
   /** Ctrl-C: stops the run between two files, and a long file at a safe point. */
   readonly signal?: AbortSignal;
+  /**
+   * Counts every request or query a target sends, reads included, by connection: the report's
+   * `requests`.
+   */
+  readonly requests: RequestCounter;
 }
 
 /**
@@ -61,6 +89,8 @@ export interface MigrationDriver<
   readonly noun: "connection" | "datasource";
   /** How its migration files end: `.sql`, `.json`. */
   readonly extension: string;
+  /** What it can do beyond applying files; the request check reads it. */
+  readonly capabilities: DriverCapabilities;
   /** Every configured connection, in configuration order; a ConfigError for a wrong one. */
   connections(context: DriverContext): Promise<readonly C[]>;
   /** What one file of `connection` becomes; a MigrationFileError names what is wrong with it. */
@@ -70,6 +100,12 @@ export interface MigrationDriver<
    * cannot honour (a proxy, a driver that is not installed) is found while nothing was sent.
    */
   open(connections: readonly C[], context: DriverContext): Promise<MigrationTarget<F>[]>;
+  /**
+   * What the report may show of `connection`'s files (a request, a resource, a notice): each
+   * placeholder value written back as its `${name}`, since a value may be a secret. Absent: shown
+   * as they are.
+   */
+  mask?(connection: C): Mask;
 }
 
 /**
@@ -111,36 +147,23 @@ export interface Applied {
 
 /**
  * One opened connection as the engine drives it: its records, its lock, its files. Everything
- * else (deciding, locking order, progress, the report, stopping) is the engine's.
+ * else (deciding, locking order, progress, the report, stopping) is the engine's; its settings
+ * are its connection's ({@linkcode DriverConnection}), and the requests it sends are counted in
+ * its driver's context ({@linkcode DriverContext.requests}). Its own I/O errors (a refused
+ * connection, a rejected login) are thrown as a MigrationFailure ({@linkcode ConnectionFailure}).
  */
 export interface MigrationTarget<F extends PlannedFile> {
   readonly name: string;
-  /** `migrations.strict_order`: a pending file that sorts before an applied one is an error. */
-  readonly strictOrder: boolean;
-  /**
-   * `migrations.flyway_compatible`: `migrate` refuses an applied versioned file that was edited
-   * or is gone, as Flyway's validate-on-migrate does.
-   */
-  readonly validateOnMigrate: boolean;
-  /** Requests or queries sent so far, reads included. */
-  readonly requests: number;
-  /**
-   * What the report may show of this connection's files (a request, a resource, a notice): each
-   * placeholder value written back as its `${name}`, since a value may be a secret. Absent: shown
-   * as they are.
-   */
-  readonly mask?: Mask;
   /**
    * The applied files: path to record (its checksum, and when, by whom and with which runner
    * version it was written, which `status` shows); empty when nothing was recorded yet.
    */
   readRecords(): Promise<ReadonlyMap<string, FileRecord>>;
-  /** Creates the records index or table when missing. */
-  prepare(): Promise<void>;
   /**
-   * Takes the migration lock, waiting up to `timeoutMs`, else throws a `lock` MigrationError; a lock
-   * with a lease renews it on its own until {@linkcode MigrationTarget.release}. `signal` (Ctrl-C)
-   * ends the wait with an `interrupted` MigrationError.
+   * Creates the records index or table when missing, then takes the migration lock, waiting up
+   * to `timeoutMs`, else throws a `lock` MigrationError; a lock with a lease renews it on its own
+   * until {@linkcode MigrationTarget.release}. `signal` (Ctrl-C) ends the wait with an
+   * `interrupted` MigrationError.
    */
   lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void>;
   release(): Promise<void>;
@@ -155,11 +178,58 @@ export interface MigrationTarget<F extends PlannedFile> {
   record(file: F, executedAt: Date): Promise<void>;
   /** Removes the record of `path` (`repair`, renames); no record is fine. */
   dropRecord(path: string): Promise<void>;
-  /** This target's own I/O errors (a refused connection, a rejected login) as a message. */
-  failure(error: unknown): string | undefined;
   close(): Promise<void>;
-  /** Present where the live system can be compared with the applied files (`--drift`). */
+  /**
+   * Present where the live system can be compared with the applied files (`--drift`): on the
+   * targets of a driver whose capabilities include `drift`.
+   */
   readonly drift?: DriftInspection<F>;
+}
+
+/**
+ * What a target does around each call the engine makes: turns an error `isOwn` recognises (its
+ * driver's I/O error) into a {@linkcode ConnectionFailure} of the connection, and counts the
+ * requests or queries the call sent (`sent`: the driver's own running total, background lease
+ * renewals included) in the run's {@linkcode RequestCounter}.
+ */
+export class TargetIo {
+  readonly #connection: string;
+  readonly #sent: () => number;
+  readonly #counter: RequestCounter;
+  readonly #isOwn: (error: unknown) => error is Error;
+  #counted = 0;
+
+  /**
+   * @param connection the target's connection
+   * @param sent how many requests or queries the target's client sent so far
+   * @param counter where they are counted
+   * @param isOwn whether an error is the driver's own I/O error
+   */
+  constructor(
+    connection: string,
+    sent: () => number,
+    counter: RequestCounter,
+    isOwn: (error: unknown) => error is Error,
+  ) {
+    this.#connection = connection;
+    this.#sent = sent;
+    this.#counter = counter;
+    this.#isOwn = isOwn;
+    this.#counted = sent();
+  }
+
+  /** Runs one call of the target. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.#isOwn(error) ? new ConnectionFailure(this.#connection, error) : error;
+    } finally {
+      const sent = this.#sent();
+      if (sent > this.#counted) this.#counter.count(this.#connection, sent - this.#counted);
+      this.#counted = sent;
+    }
+  }
 }
 
 /**
@@ -168,8 +238,8 @@ export interface MigrationTarget<F extends PlannedFile> {
  */
 export interface DriftInspection<F extends PlannedFile> {
   /**
-   * Compares what the applied files define (`decided`: the engine's decisions) with the live
-   * system. Sends only reads.
+   * Compares what the applied files define (`decided`: the engine's decisions, with what this run
+   * did with each file so far) with the live system. Sends only reads.
    */
   read(files: readonly F[], decided: readonly FileReport[]): Promise<ConnectionDrift>;
   /**

@@ -18,6 +18,7 @@ import type { PlannedFile } from "./plan/planned_file.ts";
 import type { Progress, RunError, RunReport } from "./run_report.ts";
 import type { RunRequest } from "./run_request.ts";
 import { runTargets } from "./run_targets.ts";
+import { RequestTally } from "./request_counter.ts";
 import type { RunnerIdentity } from "./runner_identity.ts";
 import { selectEnabled } from "./select_connections.ts";
 
@@ -64,7 +65,7 @@ export async function runMigrations<C extends DriverConnection, F extends Planne
   }
   if (report.error === undefined) {
     const failed = COMMANDS[request.command].verdict?.(report);
-    if (failed !== undefined) report.error = failed;
+    if (failed !== undefined) return { ...report, error: failed };
   }
   return report;
 }
@@ -75,6 +76,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
   context: RunContext,
 ): Promise<RunReport> {
   const command = COMMANDS[request.command];
+  const requests = new RequestTally();
   const where: DriverContext = {
     configDir: request.configDir,
     migrationsRoot: request.migrationsRoot,
@@ -84,6 +86,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     lockTimeoutMs: request.lockTimeoutMs,
     progress: context.progress,
     ...(context.signal ? { signal: context.signal } : {}),
+    requests,
   };
   const configured = await driver.connections(where);
   // A command that reads no file (unlock) must not depend on them.
@@ -115,7 +118,13 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
   // Opened once every file is planned: nothing is opened for a run that stops at a bad file.
   const targets: MigrationTarget<F>[] = await driver.open(plans.map((p) => p.connection), where);
   const report = await runTargets(
-    plans.map((plan, i) => ({ target: targets[i], files: plan.files, ignored: plan.ignored })),
+    plans.map((plan, i) => ({
+      target: targets[i],
+      files: plan.files,
+      ignored: plan.ignored,
+      settings: plan.connection,
+      ...(driver.mask === undefined ? {} : { mask: driver.mask(plan.connection) }),
+    })),
     {
       command: request.command,
       dryRun: request.dryRun,
@@ -126,6 +135,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
       lockTimeoutMs: request.lockTimeoutMs,
       progress: context.progress,
       ...(context.signal ? { signal: context.signal } : {}),
+      requests,
     },
   );
   return completeReport(report, configured.map((c) => c.name), skipped, context.signal);

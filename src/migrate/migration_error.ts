@@ -105,3 +105,20 @@ export class MigrationFailure extends MigrationError {
     this.detail = detail;
   }
 }
+
+/**
+ * A target's own I/O error (a refused connection, a rejected login, a lost database) as the
+ * failure that stops the run: its message is the error's own, as the report has always shown it,
+ * and it names the connection.
+ */
+export class ConnectionFailure extends MigrationFailure {
+  /**
+   * @param connection the connection whose target failed
+   * @param error the driver's own error: its message is the failure's
+   */
+  constructor(connection: string, error: Error) {
+    super({ connection, reason: error.message }, { cause: error });
+    this.name = "ConnectionFailure";
+    this.message = error.message;
+  }
+}

@@ -54,45 +54,60 @@ export type FileResult =
   | "dropped"
   | "failed";
 
+/**
+ * What the engine decided for one file (or a record without its file), once the file was compared
+ * with the records: the work list a run goes through, which a {@linkcode FileReport} is made of.
+ */
+export type FileDecision = Pick<
+  FileReport,
+  | "path"
+  | "action"
+  | "request"
+  | "outOfOrder"
+  | "resource"
+  | "renamedFrom"
+  | "sameResourceAs"
+>;
+
 /** One file in a report. */
 export interface FileReport {
   /** The file, relative to its connection's folder, with `/` separators. */
   readonly path: string;
   /** `skip` too when another runner applied the file while this one waited for it. */
-  action: FileAction;
+  readonly action: FileAction;
   /** `METHOD /path` of the main request (search files). */
   readonly request?: string;
   /**
    * A pending file that sorts before a file applied already: the path of the last applied one.
    * `migrate` applies it with a warning; `--strict-order` refuses it.
    */
-  outOfOrder?: string;
+  readonly outOfOrder?: string;
   /** What the file defines, where two files could define the same: `template logs`. */
   readonly resource?: string;
   /** `rename`: the missing record's path, whose checksum this file has. */
-  renamedFrom?: string;
+  readonly renamedFrom?: string;
   /**
    * An earlier file (in run order) derives the same template, policy or index: its path. Each
    * run warns; `--strict-order` refuses it.
    */
-  sameResourceAs?: string;
+  readonly sameResourceAs?: string;
   /** What was done; see {@linkcode FileResult}. */
-  result?: FileResult;
+  readonly result?: FileResult;
   /** Search: the HTTP status of the main request. */
-  status?: number;
+  readonly status?: number;
   /** How long the file took, in milliseconds. */
-  ms?: number;
+  readonly ms?: number;
   /** A remark on what was done (a policy updated at a new sequence number...). */
-  notice?: string;
+  readonly notice?: string;
   /** A reindex file that ran: what it moved, and the figures of the move. */
-  reindex?: ReindexReport;
+  readonly reindex?: ReindexReport;
   /**
    * `status`, `validate` and dry runs (which write no record): what the file's record says of the
    * run that wrote it (a renamed file: the record it takes over). A field is absent where the
    * record does not hold it: records of earlier versions have no `runnerVersion` (SQL) or no `by`
    * (search). Absent for a file without a record, and where the record says nothing of its run.
    */
-  applied?: {
+  readonly applied?: {
     /** When: ISO 8601, UTC. */
     readonly at?: string;
     /** Who: `user@host`. */
@@ -104,7 +119,7 @@ export interface FileReport {
    * `status`, `validate` and dry runs: the checksum the file's record holds (a renamed file's:
    * the record it takes over). Absent for a file without a record.
    */
-  recordChecksum?: string;
+  readonly recordChecksum?: string;
 }
 
 /** What a reindex file did (search). */
@@ -164,40 +179,40 @@ export interface ConnectionReport {
   /** The connection's or datasource's `name`. */
   readonly name: string;
   /** Whether it ran, and if not why (see {@linkcode ConnectionState}). */
-  state: ConnectionState;
+  readonly state: ConnectionState;
   /** Why a connection was not run, for a person: `migrations.enabled is not true`. */
-  reason?: string;
+  readonly reason?: string;
   /** Each file (and record without its file), in run order, with what was done. */
-  readonly files: FileReport[];
+  readonly files: readonly FileReport[];
   /**
    * The other files in the connection's folder, none of them run: a name without the `.json`
    * (search) or `.sql` suffix. Absent when there are none.
    */
   readonly ignored?: readonly string[];
   /** Files run. */
-  applied: number;
+  readonly applied: number;
   /** Files unchanged since they ran: not run again. */
-  skipped: number;
+  readonly skipped: number;
   /** Requests sent to this connection, reads included. */
-  requests: number;
+  readonly requests: number;
   /** How long this connection took, in milliseconds. */
-  ms: number;
+  readonly ms: number;
   /** `unlock` only: what it removed. */
-  unlocked?: LockOwner | "nothing";
+  readonly unlocked?: LockOwner | "nothing";
   /** `unlock` only: why there was nothing to remove. */
-  note?: string;
+  readonly note?: string;
   /**
    * Strict order was in force (`--strict-order` or `migrations.strict_order`): an out-of-order
    * file, and two files of one resource, stop `migrate` and fail `validate`.
    */
-  strictOrder?: true;
+  readonly strictOrder?: true;
   /**
    * `migrations.flyway_compatible` was set: an applied versioned file that was edited or is gone
    * stops `migrate` and fails `validate`, as in Flyway.
    */
-  validateOnMigrate?: true;
+  readonly validateOnMigrate?: true;
   /** `--drift` (search): the resources of applied files compared with the cluster. */
-  drift?: ConnectionDrift;
+  readonly drift?: ConnectionDrift;
 }
 
 /** `--drift` on one connection: how many resources were compared, and those that differ. */
@@ -205,7 +220,7 @@ export interface ConnectionDrift {
   /** Templates, policies, indices and aliases compared with their files. */
   readonly checked: number;
   /** The ones that differ from their files, in run order of their files; empty: none. */
-  readonly resources: DriftReport[];
+  readonly resources: readonly DriftReport[];
 }
 
 /** One resource whose live state differs from the applied file that defines it. */
@@ -219,7 +234,7 @@ export interface DriftReport {
    * cluster "2"`, `mappings.properties.note: in the cluster, not in the file (...)`,
    * `absent from the cluster`.
    */
-  readonly differences: string[];
+  readonly differences: readonly string[];
   /**
    * Whether `migrate --drift` applies the file again for it: a declarative file, and a difference
    * that a re-apply can change.
@@ -231,9 +246,9 @@ export interface DriftReport {
    * `migrate --drift`: `reapplied` (the file was applied again and its record rewritten), or
    * `refused` (the cluster took none of it).
    */
-  result?: "reapplied" | "refused";
+  readonly result?: "reapplied" | "refused";
   /** `migrate --drift`, after applying the file again: what still differs, and why. */
-  remaining?: string[];
+  readonly remaining?: readonly string[];
 }
 
 /** Why a run stopped, the whole message, and where (the connection, file, line... it names). */
@@ -258,11 +273,11 @@ export interface RunReport {
   /** `--dry-run` was given: only reads were sent (`migrate --dry-run` is also command `dry-run`). */
   readonly dryRun?: true;
   /** Every configured connection (none before the configuration was read). */
-  readonly connections: ConnectionReport[];
+  readonly connections: readonly ConnectionReport[];
   /** How long the run took, in milliseconds. */
-  ms: number;
+  readonly ms: number;
   /** Set when the run did not succeed; later connections and files were not run. */
-  error?: RunError;
+  readonly error?: RunError;
 }
 
 /** Receives progress while a run goes on (the human output); `--json` ignores it. */

@@ -1,6 +1,7 @@
 import type { Command, MigrationCommand } from "./command/command.ts";
 import { COMMANDS, isCommand } from "./command/commands.ts";
-import type { MigrationMode } from "./driver.ts";
+import { BUILT_IN_CAPABILITIES } from "./built_in_capabilities.ts";
+import type { DriverCapabilities, MigrationMode } from "./driver.ts";
 import { MigrationError } from "./migration_error.ts";
 import { isVersion } from "./plan/migration_name.ts";
 
@@ -86,7 +87,7 @@ export const COMMAND_LINE_NAMES: OptionNames = {
   targetValue: (command, version) => `${command.target} ${version}`,
 };
 
-const names = (commands: readonly Command[], last = ", ") =>
+const names = (commands: readonly string[], last = ", ") =>
   commands.length > 1
     ? `${commands.slice(0, -1).join(", ")}${last}${commands.at(-1)}`
     : commands.join("");
@@ -124,12 +125,14 @@ export function parseLockTimeout(seconds: string): number {
 
 /**
  * Checks a run request as a whole, whoever built it: a command that exists, and options that
- * apply to it (each command states which it takes). Throws a `usage` MigrationError naming the
- * option as `optionNames` spell it (the command line's by default).
+ * apply to it (each command states which it takes) and to the driver of its mode (as
+ * `capabilities` state what each can do: the built-in drivers' by default). Throws a `usage`
+ * MigrationError naming the option as `optionNames` spell it (the command line's by default).
  */
 export function checkRunRequest(
   request: RunRequest,
   optionNames: OptionNames = COMMAND_LINE_NAMES,
+  capabilities: Readonly<Record<MigrationMode, DriverCapabilities>> = BUILT_IN_CAPABILITIES,
 ): RunRequest {
   const command = parseCommand(request.command);
   const rules = COMMANDS[command];
@@ -142,10 +145,14 @@ export function checkRunRequest(
         command,
     );
   }
-  if (request.drift && request.mode !== "search") {
+  if (request.drift && !capabilities[request.mode].drift) {
+    const modes = (Object.keys(capabilities) as MigrationMode[]).filter((m) =>
+      capabilities[m].drift
+    );
     throw usageError(
-      `${optionNames.drift} applies to search connections (${optionNames.mode("search")}), ` +
-        `not to ${optionNames.mode(request.mode)}`,
+      `${optionNames.drift} applies to ${names(modes, " and ")} connections (${
+        modes.map((m) => optionNames.mode(m)).join(", ")
+      }), not to ${optionNames.mode(request.mode)}`,
     );
   }
   if (request.drift && !rules.drift) {

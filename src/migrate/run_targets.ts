@@ -1,7 +1,9 @@
 import { type Command, flywayRefusals } from "./command/command.ts";
 import { COMMANDS } from "./command/commands.ts";
-import type { FileRecord, MigrationTarget } from "./driver.ts";
+import type { Mask } from "../config/secrets_mask.ts";
+import type { Applied, DriverConnection, FileRecord, MigrationTarget } from "./driver.ts";
 import {
+  ConnectionFailure,
   isMigrationError,
   MigrationError,
   MigrationFailure,
@@ -9,7 +11,17 @@ import {
 } from "./migration_error.ts";
 import { decideFiles } from "./plan/file_decisions.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
-import type { ConnectionReport, FileReport, Progress, RunError, RunReport } from "./run_report.ts";
+import type {
+  ConnectionDrift,
+  ConnectionReport,
+  FileDecision,
+  FileReport,
+  FileResult,
+  Progress,
+  RunError,
+  RunReport,
+  UnlockOutcome,
+} from "./run_report.ts";
 
 export type { PlannedFile };
 
@@ -36,62 +48,156 @@ export interface RunnerOptions {
   readonly progress: Progress;
   /** Stops the run between two files (Ctrl-C); the lock is still released. */
   readonly signal?: AbortSignal;
+  /**
+   * Where the targets count their requests (the driver context's counter): each connection's
+   * total is its report's `requests`. None: 0.
+   */
+  readonly requests?: { of(connection: string): number };
+}
+
+/** A connection's settings the engine applies: off where not given. */
+export type ConnectionSettings = Pick<DriverConnection, "strictOrder" | "validateOnMigrate">;
+
+/** One opened target and what to run on it. */
+export interface TargetWork<F extends PlannedFile> {
+  readonly target: MigrationTarget<F>;
+  readonly files: readonly F[];
+  /** The other files in the connection's folder, listed in the report. */
+  readonly ignored?: readonly string[];
+  /** Its connection's settings: strict order and validate-on-migrate, both off when absent. */
+  readonly settings?: ConnectionSettings;
+  /** What the report may show of its files (its driver's mask); as they are when absent. */
+  readonly mask?: Mask;
 }
 
 /**
  * Runs planned files on their targets, one target after the other: reads the records, decides
- * per file, stops there for `status`, `validate` and `--dry-run`; otherwise creates the records
- * store, takes the lock, reads the records again (another runner may have applied files while
- * this one waited) and applies the pending files in order. The first failure stops the run;
- * every target is closed.
+ * per file, stops there for `status`, `validate` and `--dry-run`; otherwise takes the lock
+ * (the target creates its records store first), reads the records again (another runner may
+ * have applied files while this one waited), decides again and applies the pending files in
+ * order. The decisions are the work list and stay as they were taken; what was done is kept
+ * beside them, and the report is made of both once each connection is done. The first failure
+ * stops the run; every target is closed.
  */
 export async function runTargets<F extends PlannedFile>(
-  work: readonly {
-    readonly target: MigrationTarget<F>;
-    readonly files: readonly F[];
-    /** The other files in the connection's folder, listed in the report. */
-    readonly ignored?: readonly string[];
-  }[],
+  work: readonly TargetWork<F>[],
   options: RunnerOptions,
 ): Promise<RunReport> {
   const started = Date.now();
-  const report: RunReport = {
-    command: options.dryRun && options.command === "migrate" ? "dry-run" : options.command,
-    ...(options.dryRun ? { dryRun: true as const } : {}),
-    connections: [],
-    ms: 0,
-  };
-  let next = 0;
+  const connections: ConnectionReport[] = [];
+  let error: RunError | undefined;
   try {
-    for (; next < work.length && !options.signal?.aborted; next++) {
-      const { target, files, ignored = [] } = work[next];
-      const entry: ConnectionReport = {
-        name: target.name,
-        state: "ran",
-        files: [],
-        ...(ignored.length > 0 ? { ignored: [...ignored] } : {}),
-        applied: 0,
-        skipped: 0,
-        requests: 0,
-        ms: 0,
-      };
-      report.connections.push(entry);
+    for (let next = 0; next < work.length && !options.signal?.aborted; next++) {
+      const { target, ignored = [] } = work[next];
+      const run = new ConnectionRun();
       const connectionStarted = Date.now();
       try {
-        await runTarget(target, files, entry, options);
-      } catch (error) {
-        report.error = runError(error, target, options.signal);
-        break;
+        await runTarget(work[next], run, options);
+      } catch (thrown) {
+        error = runError(thrown, target, options.signal);
       } finally {
-        entry.requests = target.requests;
-        entry.ms = Date.now() - connectionStarted;
+        connections.push(
+          run.report(target.name, ignored, {
+            requests: options.requests?.of(target.name) ?? 0,
+            ms: Date.now() - connectionStarted,
+          }),
+        );
       }
+      if (error !== undefined) break;
     }
   } finally {
-    await closeAll(work.map((w) => w.target), report.error !== undefined);
+    await closeAll(work.map((w) => w.target), error !== undefined);
   }
-  report.ms = Date.now() - started;
-  return report;
+  return {
+    command: options.dryRun && options.command === "migrate" ? "dry-run" : options.command,
+    ...(options.dryRun ? { dryRun: true as const } : {}),
+    connections,
+    ms: Date.now() - started,
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+/** What was done with one file of the work list. */
+interface FileOutcome {
+  readonly result: FileResult;
+  /** The file ran (as opposed to its record alone being written or dropped). */
+  readonly ran?: true;
+  /** Another runner recorded it first: it was skipped after all. */
+  readonly alreadyRecorded?: boolean;
+  readonly ms?: number;
+  readonly status?: number;
+  readonly notice?: string;
+  readonly reindex?: Applied["reindex"];
+}
+
+/**
+ * One connection while it runs: the decisions last taken (the work list, never edited), the
+ * records they were taken on, and what was done with each file. The report is made of it.
+ */
+class ConnectionRun {
+  /** The decisions, in run order; replaced whole when taken again under the lock. */
+  decided: readonly FileDecision[] = [];
+  /** The records the decisions were taken on, where the report shows what they say. */
+  shownRecords: ReadonlyMap<string, FileRecord> | undefined;
+  /** What was done, by path. */
+  readonly done = new Map<string, FileOutcome>();
+  strictOrder = false;
+  validateOnMigrate = false;
+  drift: ConnectionDrift | undefined;
+  unlocked: UnlockOutcome | undefined;
+
+  /** What the report says of `decision`, with what was done with it. */
+  file(decision: FileDecision): FileReport {
+    const outcome = this.done.get(decision.path);
+    if (outcome === undefined) {
+      return this.shownRecords === undefined ? decision : withRun(decision, this.shownRecords);
+    }
+    const { alreadyRecorded, result, ms, status, notice, reindex } = outcome;
+    let file: FileReport = decision;
+    if (alreadyRecorded) {
+      // Another runner applied it meanwhile: it is no longer a pending file, late or not.
+      const { outOfOrder: _late, ...rest } = decision;
+      file = { ...rest, action: "skip" };
+    }
+    return {
+      ...file,
+      result,
+      ...(ms === undefined ? {} : { ms }),
+      ...(status === undefined ? {} : { status }),
+      ...(notice === undefined ? {} : { notice }),
+      ...(reindex === undefined ? {} : { reindex }),
+    };
+  }
+
+  /** Each file as the report shows it so far: its decision, and what was done with it. */
+  files(): FileReport[] {
+    return this.decided.map((d) => this.file(d));
+  }
+
+  /** The connection's report. */
+  report(
+    name: string,
+    ignored: readonly string[],
+    { requests, ms }: { requests: number; ms: number },
+  ): ConnectionReport {
+    const outcomes = [...this.done.values()];
+    const late = outcomes.filter((o) => o.alreadyRecorded).length;
+    return {
+      name,
+      state: "ran",
+      files: this.files(),
+      ...(ignored.length > 0 ? { ignored: [...ignored] } : {}),
+      applied: outcomes.filter((o) => o.ran && !o.alreadyRecorded).length,
+      skipped: this.decided.filter((d) => d.action === "skip").length + late,
+      requests,
+      ms,
+      ...(this.strictOrder ? { strictOrder: true as const } : {}),
+      ...(this.validateOnMigrate ? { validateOnMigrate: true as const } : {}),
+      ...(this.drift === undefined ? {} : { drift: this.drift }),
+      ...(this.unlocked === undefined ? {} : { unlocked: this.unlocked.unlocked }),
+      ...(this.unlocked?.note === undefined ? {} : { note: this.unlocked.note }),
+    };
+  }
 }
 
 // Every target is closed, even when closing another one fails; the first such error is thrown
@@ -106,39 +212,36 @@ async function closeAll<F extends PlannedFile>(
 }
 
 async function runTarget<F extends PlannedFile>(
-  target: MigrationTarget<F>,
-  files: readonly F[],
-  entry: ConnectionReport,
+  { target, files, settings, mask }: TargetWork<F>,
+  run: ConnectionRun,
   options: RunnerOptions,
 ): Promise<void> {
   const command = COMMANDS[options.command];
   const force = options.force === true;
-  if (command.alone) return await command.alone(target, entry, force);
-  const strict = options.strictOrder ?? target.strictOrder;
-  if (strict) entry.strictOrder = true;
-  const validateOnMigrate = target.validateOnMigrate;
-  if (validateOnMigrate) entry.validateOnMigrate = true;
+  if (command.alone) {
+    run.unlocked = await command.alone(target, force);
+    return;
+  }
+  const strict = options.strictOrder ?? settings?.strictOrder ?? false;
+  run.strictOrder = strict;
+  const validateOnMigrate = settings?.validateOnMigrate ?? false;
+  run.validateOnMigrate = validateOnMigrate;
   // A run that writes no record reports what each record says of its run: the records stay so.
   // One that writes them would report what they said before it replaced them.
   const showsRuns = !command.writes || options.dryRun;
   const decideAll = (read: ReadonlyMap<string, FileRecord>) => {
     const records = new Map([...read].map(([path, record]) => [path, record.hash]));
-    entry.files.splice(
-      0,
-      entry.files.length,
-      ...decideFiles(files, records, command.name, force, options.target).map((file) =>
-        masked(file, target.mask)
-      ),
+    run.decided = decideFiles(files, records, command.name, force, options.target).map((file) =>
+      masked(file, mask)
     );
-    if (showsRuns) { for (const file of entry.files) addRun(file, read); }
-    entry.skipped = entry.files.filter((f) => f.action === "skip").length;
+    if (showsRuns) run.shownRecords = read;
     // Before anything is written: the first check needs no lock, the second sees what another
     // runner wrote while this one waited. `validate` reports them with the changed files.
     // Flyway validates every applied file, those above a --target too.
     const edited = !validateOnMigrate ? [] : flywayRefusals(
-      options.target === undefined ? entry.files : decideFiles(files, records, command.name, force),
+      options.target === undefined ? run.decided : decideFiles(files, records, command.name, force),
     );
-    command.refuse?.(target, entry, records, { force, strictOrder: strict, edited });
+    command.refuse?.(target.name, run.decided, records, { force, strictOrder: strict, edited });
   };
   let records: ReadonlyMap<string, FileRecord>;
   try {
@@ -147,24 +250,21 @@ async function runTarget<F extends PlannedFile>(
     // A listing still shows what this checkout holds, rather than "(no files)": each file, its
     // state unknown; the run fails all the same, with why the records could not be read.
     if (command.listsUnknown) {
-      entry.files.push(
-        ...files.map((file): FileReport => ({ path: file.path, action: "unknown" })),
-      );
+      run.decided = files.map((file): FileDecision => ({ path: file.path, action: "unknown" }));
     }
     throw error;
   }
   decideAll(records);
   const drift = options.drift === true && command.drift ? target.drift : undefined;
-  if (drift) entry.drift = await drift.read(files, entry.files);
-  const work = entry.files.filter((f) => command.isWork(f.action));
+  if (drift) run.drift = await drift.read(files, run.files());
+  const work = run.decided.filter((f) => command.isWork(f.action));
   // `migrate --drift` takes the lock for drifted files too, even with nothing pending.
   const repair = drift !== undefined && command.writes && !options.dryRun &&
-    entry.drift!.resources.some((r) => r.reapply);
+    run.drift!.resources.some((r) => r.reapply);
   if (options.dryRun || (work.length === 0 && !repair)) {
-    command.warn?.(target, entry, options.progress);
+    command.warn?.(target.name, run.decided, options.progress);
     return;
   }
-  await target.prepare();
   await target.lock(
     options.lockTimeoutMs,
     (holder) => options.progress.notice(`${target.name}: waiting for the lock of ${holder}`),
@@ -173,12 +273,12 @@ async function runTarget<F extends PlannedFile>(
   let done = false;
   try {
     decideAll(await target.readRecords());
-    command.warn?.(target, entry, options.progress);
+    command.warn?.(target.name, run.decided, options.progress);
     // Decided again under the lock: another runner may have changed the records meanwhile.
-    const pending = entry.files.some((f) => command.isWork(f.action));
-    if (pending || !repair) await run(target, files, entry, options);
+    const pending = run.decided.some((f) => command.isWork(f.action));
+    if (pending || !repair) await runWork(target, files, run, options, mask);
     if (drift !== undefined && command.writes) {
-      await repairDrift(target, drift, files, entry, options);
+      await repairDrift(target, drift, files, run, options);
     }
     done = true;
   } finally {
@@ -191,17 +291,20 @@ async function runTarget<F extends PlannedFile>(
 
 // What the file's record says of its run (a renamed file's: the record it takes over), where it
 // says anything, and the checksum it holds.
-function addRun(file: FileReport, records: ReadonlyMap<string, FileRecord>): void {
+function withRun(file: FileDecision, records: ReadonlyMap<string, FileRecord>): FileReport {
   const record = records.get(file.path) ??
     (file.renamedFrom === undefined ? undefined : records.get(file.renamedFrom));
-  if (record === undefined) return;
-  file.recordChecksum = record.hash;
-  const run: NonNullable<FileReport["applied"]> = {
+  if (record === undefined) return file;
+  const applied: NonNullable<FileReport["applied"]> = {
     ...(record.executedAt === undefined ? {} : { at: record.executedAt }),
     ...(record.executedBy === undefined ? {} : { by: record.executedBy }),
     ...(record.runnerVersion === undefined ? {} : { runnerVersion: record.runnerVersion }),
   };
-  if (Object.keys(run).length > 0) file.applied = run;
+  return {
+    ...file,
+    recordChecksum: record.hash,
+    ...(Object.keys(applied).length > 0 ? { applied } : {}),
+  };
 }
 
 /**
@@ -213,14 +316,15 @@ async function repairDrift<F extends PlannedFile>(
   target: MigrationTarget<F>,
   drift: NonNullable<MigrationTarget<F>["drift"]>,
   files: readonly F[],
-  entry: ConnectionReport,
+  run: ConnectionRun,
   options: RunnerOptions,
 ): Promise<void> {
-  const found = await drift.read(files, entry.files);
-  entry.drift = found;
+  // What the files just applied did counts: a file applied in this run is an applied one.
+  const found = await drift.read(files, run.files());
+  run.drift = found;
   if (!found.resources.some((r) => r.reapply)) return;
-  entry.drift = await drift.repair(files, entry.files, found, options.signal);
-  for (const r of entry.drift.resources) {
+  run.drift = await drift.repair(files, run.files(), found, options.signal);
+  for (const r of run.drift.resources) {
     if (r.result === undefined) continue;
     options.progress.notice(
       `${target.name}: ${r.resource} had drifted: ${r.file} ${
@@ -231,78 +335,81 @@ async function repairDrift<F extends PlannedFile>(
 }
 
 // Runs each file's work, in order: applying it, or writing, moving or dropping its record.
-async function run<F extends PlannedFile>(
+async function runWork<F extends PlannedFile>(
   target: MigrationTarget<F>,
   files: readonly F[],
-  entry: ConnectionReport,
+  run: ConnectionRun,
   options: RunnerOptions,
+  mask: Mask = (text) => text,
 ): Promise<void> {
   const byPath = new Map(files.map((f) => [f.path, f]));
   const command = COMMANDS[options.command];
-  const work = entry.files.filter((f) => command.isWork(f.action));
-  options.progress.start(target.name, work.length, entry.files.length, command.verb);
+  const work = run.decided.filter((f) => command.isWork(f.action));
+  options.progress.start(target.name, work.length, run.decided.length, command.verb);
   let n = 0;
-  for (const report of work) {
+  for (const decision of work) {
     if (options.signal?.aborted) {
       throw new MigrationError(
         "interrupted",
-        `connection "${target.name}": interrupted before ${report.path}; it and later files ` +
+        `connection "${target.name}": interrupted before ${decision.path}; it and later files ` +
           `did not run`,
       );
     }
-    const file = byPath.get(report.path);
+    const file = byPath.get(decision.path);
     try {
-      if (report.action === "drop") {
-        await target.dropRecord(report.path);
-        report.result = "dropped";
-      } else if (report.action === "record" || report.action === "rename") {
-        // The new record first: a run stopped in between leaves both, and the next run reads
-        // the file as applied and the old path as missing; nothing runs twice.
-        await target.record(file!, new Date());
-        if (report.action === "rename") await target.dropRecord(report.renamedFrom!);
-        report.result = report.action === "rename" ? "moved" : "recorded";
-      } else await applyOne(target, file!, report, entry);
+      run.done.set(decision.path, await runOne(target, file, decision, mask));
     } catch (error) {
-      report.result = "failed";
+      run.done.set(decision.path, { result: "failed" });
       throw error;
     }
+    const report = run.file(decision);
     options.progress.file(target.name, ++n, work.length, report);
     if (report.notice) options.progress.notice(`${target.name}: ${report.notice}`);
   }
 }
 
-async function applyOne<F extends PlannedFile>(
+// One file's work: applying it, or writing, moving or dropping its record.
+async function runOne<F extends PlannedFile>(
   target: MigrationTarget<F>,
-  file: F,
-  report: FileReport,
-  entry: ConnectionReport,
-): Promise<void> {
-  const outcome = await target.apply(file, new Date());
-  if (outcome.alreadyRecorded) {
-    // Another runner applied it meanwhile: it is no longer a pending file, late or not.
-    delete report.outOfOrder;
-    report.action = "skip";
-    entry.skipped++;
-  } else entry.applied++;
-  report.result = outcome.result;
-  report.ms = outcome.ms;
-  if (outcome.status !== undefined) report.status = outcome.status;
-  const mask = target.mask ?? ((text: string) => text);
-  if (outcome.notice) report.notice = mask(outcome.notice);
-  if (outcome.reindex) {
-    const { source, index, alias } = outcome.reindex;
-    report.reindex = {
-      ...outcome.reindex,
-      source: mask(source),
-      index: mask(index),
-      alias: mask(alias),
-    };
+  file: F | undefined,
+  decision: FileDecision,
+  mask: Mask,
+): Promise<FileOutcome> {
+  if (decision.action === "drop") {
+    await target.dropRecord(decision.path);
+    return { result: "dropped" };
   }
+  if (decision.action === "record" || decision.action === "rename") {
+    // The new record first: a run stopped in between leaves both, and the next run reads
+    // the file as applied and the old path as missing; nothing runs twice.
+    await target.record(file!, new Date());
+    if (decision.action === "rename") await target.dropRecord(decision.renamedFrom!);
+    return { result: decision.action === "rename" ? "moved" : "recorded" };
+  }
+  const outcome = await target.apply(file!, new Date());
+  return {
+    result: outcome.result,
+    ran: true,
+    ...(outcome.alreadyRecorded ? { alreadyRecorded: true } : {}),
+    ms: outcome.ms,
+    ...(outcome.status === undefined ? {} : { status: outcome.status }),
+    ...(outcome.notice ? { notice: mask(outcome.notice) } : {}),
+    ...(outcome.reindex
+      ? {
+        reindex: {
+          ...outcome.reindex,
+          source: mask(outcome.reindex.source),
+          index: mask(outcome.reindex.index),
+          alias: mask(outcome.reindex.alias),
+        },
+      }
+      : {}),
+  };
 }
 
 // The file as the report shows it: what it sends and defines, with placeholder values masked.
 // Decisions are taken on the real values first: two files of one resource stay one resource.
-function masked(file: FileReport, mask: MigrationTarget<PlannedFile>["mask"]): FileReport {
+function masked(file: FileDecision, mask: Mask | undefined): FileDecision {
   if (mask === undefined) return file;
   return {
     ...file,
@@ -317,6 +424,10 @@ function runError<F extends PlannedFile>(
   target: MigrationTarget<F>,
   signal: AbortSignal | undefined,
 ): RunError {
+  // A target's own I/O error: its message as it is.
+  if (error instanceof ConnectionFailure) {
+    return { kind: "failure", message: error.message, connection: error.detail.connection };
+  }
   if (error instanceof MigrationFailure) {
     return { kind: "failure", message: error.message, ...error.detail };
   }
@@ -334,8 +445,6 @@ function runError<F extends PlannedFile>(
   if (isMigrationError(error, "interrupted")) {
     return { kind: "interrupted", message: error.message, connection: target.name };
   }
-  const message = target.failure(error);
-  if (message !== undefined) return { kind: "failure", message, connection: target.name };
   // A driver's own abort error, from a request Ctrl-C cut short.
   if (signal?.aborted) {
     return { kind: "interrupted", message: "interrupted", connection: target.name };

@@ -44,6 +44,7 @@ function memoryDriver(
     mode: "sql",
     noun: "datasource",
     extension: ".mem",
+    capabilities: { drift: false, reindex: false, repeatable: true },
     connections: () => {
       calls.push("connections");
       return connections instanceof Error
@@ -57,10 +58,10 @@ function memoryDriver(
       }
       return Promise.resolve({ path: file.path, hash: file.hash, runOnce: true });
     },
-    open: (opened) => {
+    open: (opened, where) => {
       calls.push(`open ${opened.map((c) => c.name).join(",")}`);
       return Promise.resolve(opened.map((c) => {
-        const target = new MemoryTarget(c.name);
+        const target = new MemoryTarget(c.name, where.requests);
         targets.set(c.name, target);
         return target;
       }));
@@ -87,7 +88,8 @@ const context = {
   identity: { host: "test", pid: 1 },
   progress: silentProgress,
 };
-const enabled = (name: string): DriverConnection => ({ name, migrationsEnabled: true });
+const off = { strictOrder: false, validateOnMigrate: false };
+const enabled = (name: string): DriverConnection => ({ name, migrationsEnabled: true, ...off });
 
 describe("runMigrations with a driver in memory", () => {
   it("reads the connections, plans every file of every selected one, then opens them all at once", async () => {
@@ -110,13 +112,19 @@ describe("runMigrations with a driver in memory", () => {
       "apply 1.mem",
       "apply 2.mem",
     ]);
+    // Counted in the run's counter, which the driver's context hands to every target.
+    assert.deepEqual(
+      report.connections.map((c) => c.requests),
+      ["a", "b"].map((name) => targets.get(name)!.requests),
+    );
+    assert.ok(report.connections.every((c) => c.requests > 0));
   });
 
   it("reports every configured connection: disabled, not selected, without a folder", async () => {
     const dir = await root({ a: ["1.mem"], c: ["1.mem"] });
     const { driver, calls } = memoryDriver([
       enabled("a"),
-      { name: "b", migrationsEnabled: false },
+      { name: "b", migrationsEnabled: false, ...off },
       enabled("c"),
       enabled("d"),
     ]);
@@ -244,7 +252,7 @@ describe("runMigrations with a driver in memory", () => {
         fc.uniqueArray(fc.constantFrom("a", "b", "c", "d", "e"), { minLength: 1 }),
         fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
         async (names, on) => {
-          const connections = names.map((name, i) => ({ name, migrationsEnabled: on[i] }));
+          const connections = names.map((name, i) => ({ name, migrationsEnabled: on[i], ...off }));
           const report = await runMigrations(
             request(dir),
             memoryDriver(connections).driver,

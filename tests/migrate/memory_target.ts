@@ -1,8 +1,15 @@
 // A migration target in memory, for the engine's tests (run_targets_test.ts,
 // run_targets_drift_test.ts): no database, no cluster, every call logged.
-import type { Applied, FileRecord, MigrationTarget } from "../../src/migrate/driver.ts";
+import {
+  type Applied,
+  type FileRecord,
+  type MigrationTarget,
+  TargetIo,
+} from "../../src/migrate/driver.ts";
+import type { RequestCounter } from "../../src/migrate/request_counter.ts";
+import { type RunnerOptions, runTargets, type TargetWork } from "../../src/migrate/run_targets.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
-import type { UnlockOutcome } from "../../src/migrate/run_report.ts";
+import type { RunReport, UnlockOutcome } from "../../src/migrate/run_report.ts";
 import { VERSION } from "../../src/version.ts";
 import { runsOnce } from "../../src/migrate/plan/file_decisions.ts";
 
@@ -12,8 +19,11 @@ import { runsOnce } from "../../src/migrate/plan/file_decisions.ts";
  */
 export class MemoryTarget implements MigrationTarget<PlannedFile> {
   readonly name: string;
+  /** Its connection's `migrations.strict_order`, as {@linkcode runMemoryTargets} passes it. */
   strictOrder = false;
+  /** Its connection's `migrations.flyway_compatible`, as {@linkcode runMemoryTargets} passes it. */
   validateOnMigrate = false;
+  /** Calls that stand for a request, counted in the run's counter too. */
   requests = 0;
   readonly records = new Map<string, string>();
   /**
@@ -35,22 +45,31 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
   readError?: Error;
   afterApply?: (path: string) => void;
 
-  constructor(name: string) {
-    this.name = name;
-  }
+  readonly #io: TargetIo;
 
-  readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
-    this.calls.push("read");
-    this.requests++;
-    if (this.readError) return Promise.reject(this.readError);
-    return Promise.resolve(
-      new Map([...this.records].map(([path, hash]) => [path, { hash, ...this.runs.get(path) }])),
+  /**
+   * @param requests where its requests are counted (a run's); none by default. A `TypeError`
+   * stands for its driver's own I/O error.
+   */
+  constructor(name: string, requests: RequestCounter = { count() {} }) {
+    this.name = name;
+    this.#io = new TargetIo(
+      name,
+      () => this.requests,
+      requests,
+      (error): error is TypeError => error instanceof TypeError,
     );
   }
 
-  prepare(): Promise<void> {
-    this.calls.push("prepare");
-    return Promise.resolve();
+  readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
+    return this.#io.run(() => {
+      this.calls.push("read");
+      this.requests++;
+      if (this.readError) return Promise.reject(this.readError);
+      return Promise.resolve(
+        new Map([...this.records].map(([path, hash]) => [path, { hash, ...this.runs.get(path) }])),
+      );
+    });
   }
 
   lock(): Promise<void> {
@@ -70,6 +89,10 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
   }
 
   apply(file: PlannedFile, executedAt: Date): Promise<Applied> {
+    return this.#io.run(() => this.#apply(file, executedAt));
+  }
+
+  #apply(file: PlannedFile, executedAt: Date): Promise<Applied> {
     this.calls.push(`apply ${file.path}`);
     this.requests++;
     if (this.failOn?.path === file.path) return Promise.reject(this.failOn.error);
@@ -86,20 +109,24 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
   }
 
   record(file: PlannedFile, executedAt: Date): Promise<void> {
-    this.calls.push(`record ${file.path}`);
-    this.requests++;
-    this.records.set(file.path, file.hash);
-    this.#ran(file.path, executedAt);
-    return Promise.resolve();
+    return this.#io.run(() => {
+      this.calls.push(`record ${file.path}`);
+      this.requests++;
+      this.records.set(file.path, file.hash);
+      this.#ran(file.path, executedAt);
+      return Promise.resolve();
+    });
   }
 
   dropRecord(path: string): Promise<void> {
-    this.calls.push(`drop ${path}`);
-    this.requests++;
-    if (this.dropError) return Promise.reject(this.dropError);
-    this.records.delete(path);
-    this.runs.delete(path);
-    return Promise.resolve();
+    return this.#io.run(() => {
+      this.calls.push(`drop ${path}`);
+      this.requests++;
+      if (this.dropError) return Promise.reject(this.dropError);
+      this.records.delete(path);
+      this.runs.delete(path);
+      return Promise.resolve();
+    });
   }
 
   #ran(path: string, executedAt: Date): void {
@@ -110,12 +137,25 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     });
   }
 
-  failure(error: unknown): string | undefined {
-    return error instanceof TypeError ? `io: ${error.message}` : undefined;
-  }
-
   close(): Promise<void> {
     this.calls.push("close");
     return this.closeError ? Promise.reject(this.closeError) : Promise.resolve();
   }
+}
+
+/**
+ * {@linkcode runTargets} on memory targets as the engine calls it: each target's `strictOrder` and
+ * `validateOnMigrate` as its connection's settings, its `requests` as the run's count.
+ */
+export function runMemoryTargets(
+  work: readonly (TargetWork<PlannedFile> & { readonly target: MemoryTarget })[],
+  options: RunnerOptions,
+): Promise<RunReport> {
+  return runTargets(work.map((w) => ({ settings: w.target, ...w })), {
+    requests: {
+      of: (name) =>
+        work.filter((w) => w.target.name === name).reduce((n, w) => n + w.target.requests, 0),
+    },
+    ...options,
+  });
 }

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { Command } from "../../src/migrate/command/command.ts";
+import { BUILT_IN_CAPABILITIES } from "../../src/migrate/built_in_capabilities.ts";
 import { isMigrationError } from "../../src/migrate/migration_error.ts";
 import {
   checkRunRequest,
@@ -106,6 +107,41 @@ describe("checkRunRequest", () => {
     assert.equal(
       message({ command: "nope" as Command }),
       'unknown command "nope" (migrate, status, validate, baseline, repair, unlock)',
+    );
+  });
+
+  it("refuses --drift by the driver's capabilities, not by the mode's name", () => {
+    const base: RunRequest = {
+      mode: "search",
+      command: "status",
+      configDir: ".",
+      migrationsRoot: "migrations",
+      dryRun: false,
+      force: false,
+      drift: true,
+      lockTimeoutMs: 0,
+    };
+    const can = { drift: true, reindex: false, repeatable: true };
+    const cannot = { ...can, drift: false };
+    // The built-in drivers as they are: search compares the cluster, SQL does not.
+    assert.equal(BUILT_IN_CAPABILITIES.search.drift, true);
+    assert.equal(BUILT_IN_CAPABILITIES.sql.drift, false);
+    assert.equal(checkRunRequest(base).drift, true);
+    // A search driver without the capability is refused, with the message of today's refusal of
+    // SQL, naming the modes whose drivers have it; a SQL driver with it is not.
+    const swapped = { sql: can, search: cannot };
+    assert.throws(
+      () => checkRunRequest(base, undefined, swapped),
+      (error: unknown) =>
+        isMigrationError(error, "usage") &&
+        error.message === "--drift applies to sql connections (-m sql), not to -m search",
+    );
+    assert.equal(checkRunRequest({ ...base, mode: "sql" }, undefined, swapped).drift, true);
+    assert.throws(
+      () => checkRunRequest({ ...base, mode: "sql" }),
+      (error: unknown) =>
+        isMigrationError(error, "usage") &&
+        error.message === "--drift applies to search connections (-m search), not to -m sql",
     );
   });
 

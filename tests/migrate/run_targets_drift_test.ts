@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { DriftInspection } from "../../src/migrate/driver.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
-import { type RunnerOptions, runTargets } from "../../src/migrate/run_targets.ts";
+import type { RunnerOptions } from "../../src/migrate/run_targets.ts";
 import type { ConnectionDrift, Progress } from "../../src/migrate/run_report.ts";
 import { silentProgress } from "../../src/migrate/run_report.ts";
-import { MemoryTarget } from "./memory_target.ts";
+import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";
 
 /** A target in memory that also reads and repairs drift, as it is told. */
 class DriftTarget extends MemoryTarget {
@@ -60,7 +60,7 @@ describe("runner with --drift", () => {
       const target = new DriftTarget();
       target.records.set("a.json", "a");
       target.answers = [drifted(true)];
-      const report = await runTargets([{ target, files }], options({ command }));
+      const report = await runMemoryTargets([{ target, files }], options({ command }));
       assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:apply", "close"]);
       assert.deepEqual(report.connections[0].drift, drifted(true));
     }
@@ -70,7 +70,7 @@ describe("runner with --drift", () => {
     for (const command of ["migrate", "baseline", "repair", "unlock"] as const) {
       const target = new DriftTarget();
       target.records.set("a.json", "a").set("b.json", "b");
-      const report = await runTargets(
+      const report = await runMemoryTargets(
         [{ target, files }],
         options({ command, drift: command !== "migrate" }),
       );
@@ -83,7 +83,7 @@ describe("runner with --drift", () => {
     const target = new DriftTarget();
     target.records.set("a.json", "a").set("b.json", "b");
     target.answers = [drifted(false)];
-    const report = await runTargets([{ target, files }], options({ command: "migrate" }));
+    const report = await runMemoryTargets([{ target, files }], options({ command: "migrate" }));
     assert.deepEqual(target.calls, ["read", "readDrift a.json:skip,b.json:skip", "close"]);
     assert.deepEqual(report.connections[0].drift, drifted(false));
   });
@@ -94,14 +94,13 @@ describe("runner with --drift", () => {
     target.answers = [drifted(true)];
     const notes: string[] = [];
     const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
-    const report = await runTargets(
+    const report = await runMemoryTargets(
       [{ target, files }],
       options({ command: "migrate", progress }),
     );
     assert.deepEqual(target.calls, [
       "read",
       "readDrift a.json:skip,b.json:skip",
-      "prepare",
       "lock",
       "read",
       "readDrift a.json:skip,b.json:skip",
@@ -123,7 +122,7 @@ describe("runner with --drift", () => {
       target.records.delete("b.json");
       return Promise.resolve();
     };
-    const report = await runTargets([{ target, files }], options({ command: "migrate" }));
+    const report = await runMemoryTargets([{ target, files }], options({ command: "migrate" }));
     assert.ok(target.calls.includes("apply b.json"), target.calls.join(", "));
     assert.equal(report.connections[0].applied, 1);
   });
@@ -132,11 +131,10 @@ describe("runner with --drift", () => {
     const target = new DriftTarget();
     target.records.set("a.json", "a");
     target.answers = [drifted(false), drifted(true)];
-    await runTargets([{ target, files }], options({ command: "migrate" }));
+    await runMemoryTargets([{ target, files }], options({ command: "migrate" }));
     assert.deepEqual(target.calls, [
       "read",
       "readDrift a.json:skip,b.json:apply",
-      "prepare",
       "lock",
       "read",
       "apply b.json",
@@ -150,7 +148,7 @@ describe("runner with --drift", () => {
   it("migrate --dry-run --drift only reads", async () => {
     const target = new DriftTarget();
     target.answers = [drifted(true)];
-    const report = await runTargets(
+    const report = await runMemoryTargets(
       [{ target, files }],
       options({ command: "migrate", dryRun: true }),
     );

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { MigrationError, MigrationFailure } from "../../src/migrate/migration_error.ts";
-import { type PlannedFile, type RunnerOptions, runTargets } from "../../src/migrate/run_targets.ts";
+import type { PlannedFile, RunnerOptions } from "../../src/migrate/run_targets.ts";
 import { type Progress, silentProgress } from "../../src/migrate/run_report.ts";
-import { MemoryTarget } from "./memory_target.ts";
+import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";
 import { propertyOptions } from "../property.ts";
 
 const file = (path: string, hash = `h-${path}`, extra: Partial<PlannedFile> = {}): PlannedFile => ({
@@ -29,7 +29,7 @@ describe("runTargets, the engine both runners share", () => {
     for (const command of ["status", "validate", "migrate"] as const) {
       const target = new MemoryTarget("main");
       target.readError = new MigrationFailure({ connection: "main", reason: "no host answered" });
-      const report = await runTargets(
+      const report = await runMemoryTargets(
         [{ target, files: [file("1-a"), file("2-b")] }],
         options({ command }),
       );
@@ -48,7 +48,7 @@ describe("runTargets, the engine both runners share", () => {
       target.records.set("b", "old");
       const notes: string[] = [];
       const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
-      const report = await runTargets(
+      const report = await runMemoryTargets(
         [{ target, files: [file("a"), file("b", "h-b", { runOnce }), file("c")] }],
         options({ progress }),
       );
@@ -73,7 +73,7 @@ describe("runTargets, the engine both runners share", () => {
     const target = new MemoryTarget("main");
     target.records.set("a", "raw-a");
     target.records.set("b", "h-b");
-    const report = await runTargets(
+    const report = await runMemoryTargets(
       [{
         target,
         files: [file("a", "h-a", { rawHash: "raw-a" }), file("b", "h-b", { rawHash: "raw-b" })],
@@ -91,7 +91,7 @@ describe("runTargets, the engine both runners share", () => {
     target.records.set("V2", "h-gone");
     const notes: string[] = [];
     const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
-    const status = await runTargets(
+    const status = await runMemoryTargets(
       [{ target, files: [file("V1"), file("V3")] }],
       options({ command: "status" }),
     );
@@ -99,7 +99,7 @@ describe("runTargets, the engine both runners share", () => {
       status.connections[0].files.map((f) => `${f.path}:${f.action}`),
       ["V1:skip", "V2:missing", "V3:apply"],
     );
-    const migrate = await runTargets(
+    const migrate = await runMemoryTargets(
       [{ target, files: [file("V1"), file("V3")] }],
       options({ progress }),
     );
@@ -116,14 +116,14 @@ describe("runTargets, the engine both runners share", () => {
       const notes: string[] = [];
       const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
       const files = [file("new/seed.json", "h-seed", { runOnce }), file("z", "h-seed")];
-      const status = await runTargets([{ target, files }], options({ command: "status" }));
+      const status = await runMemoryTargets([{ target, files }], options({ command: "status" }));
       const [renamed, copy] = status.connections[0].files;
       assert.equal(renamed.action, "rename");
       assert.equal(renamed.renamedFrom, "old/seed.json");
       assert.equal(copy.action, "apply", "one missing record moves to one file only");
       assert.equal(status.connections[0].files.length, 2, "the moved record is not also missing");
 
-      const report = await runTargets([{ target, files }], options({ progress }));
+      const report = await runMemoryTargets([{ target, files }], options({ progress }));
       assert.deepEqual(writes(target), [
         "lock",
         "record new/seed.json",
@@ -138,7 +138,7 @@ describe("runTargets, the engine both runners share", () => {
     // A legacy raw-bytes record matches a renamed file too.
     const legacy = new MemoryTarget("main");
     legacy.records.set("a", "raw");
-    const r = await runTargets(
+    const r = await runMemoryTargets(
       [{ target: legacy, files: [file("b", "h-b", { rawHash: "raw" })] }],
       options(),
     );
@@ -152,31 +152,31 @@ describe("runTargets, the engine both runners share", () => {
     const files = [once("new/seed.json", "h-seed")];
     // The cluster refuses the delete of the old record (or the runner dies right before it).
     target.dropError = new MigrationFailure({ connection: "main", reason: "403 on delete" });
-    const failed = await runTargets([{ target, files }], options());
+    const failed = await runMemoryTargets([{ target, files }], options());
     assert.equal(failed.error?.kind, "failure");
     assert.equal(failed.connections[0].files[0].result, "failed");
     assert.ok(target.calls.includes("release"));
     target.dropError = undefined;
-    const status = await runTargets([{ target, files }], options({ command: "status" }));
+    const status = await runMemoryTargets([{ target, files }], options({ command: "status" }));
     assert.deepEqual(status.connections[0].files.map((f) => `${f.path}:${f.action}`), [
       "new/seed.json:skip",
       "old/seed.json:missing",
     ]);
-    await runTargets([{ target, files }], options());
+    await runMemoryTargets([{ target, files }], options());
     assert.ok(!target.calls.some((c) => c.startsWith("apply")), "never sent");
   });
 
   it("baseline records every file without running it; refuses where records exist unless forced", async () => {
     const target = new MemoryTarget("main");
     const files = [file("a"), once("b"), file("c")];
-    const dry = await runTargets(
+    const dry = await runMemoryTargets(
       [{ target, files }],
       options({ command: "baseline", dryRun: true }),
     );
     assert.deepEqual(dry.connections[0].files.map((f) => f.action), ["record", "record", "record"]);
     assert.deepEqual(target.calls, ["read", "close"]);
 
-    const report = await runTargets([{ target, files }], options({ command: "baseline" }));
+    const report = await runMemoryTargets([{ target, files }], options({ command: "baseline" }));
     assert.equal(report.error, undefined);
     assert.deepEqual(writes(target), ["lock", "record a", "record b", "record c"]);
     assert.deepEqual(report.connections[0].files.map((f) => f.result), [
@@ -188,12 +188,15 @@ describe("runTargets, the engine both runners share", () => {
 
     const again = new MemoryTarget("main");
     again.records.set("a", "old");
-    const refused = await runTargets([{ target: again, files }], options({ command: "baseline" }));
+    const refused = await runMemoryTargets(
+      [{ target: again, files }],
+      options({ command: "baseline" }),
+    );
     assert.equal(refused.error?.kind, "plan");
     assert.match(refused.error!.message, /has 1 record\(s\) already.*--force/);
     assert.deepEqual(again.calls, ["read", "close"]);
 
-    const forced = await runTargets(
+    const forced = await runMemoryTargets(
       [{ target: again, files }],
       options({ command: "baseline", force: true }),
     );
@@ -218,13 +221,16 @@ describe("runTargets, the engine both runners share", () => {
       file("e", "h-e", { rawHash: "raw-e" }),
       file("moved", "h-moved"),
     ];
-    const dry = await runTargets([{ target, files }], options({ command: "repair", dryRun: true }));
+    const dry = await runMemoryTargets(
+      [{ target, files }],
+      options({ command: "repair", dryRun: true }),
+    );
     assert.deepEqual(
       dry.connections[0].files.map((f) => `${f.path}:${f.action}`),
       ["a:skip", "b:record", "c:record", "d:apply", "e:record", "gone:drop", "moved:rename"],
     );
     assert.deepEqual(target.calls, ["read", "close"]);
-    const report = await runTargets([{ target, files }], options({ command: "repair" }));
+    const report = await runMemoryTargets([{ target, files }], options({ command: "repair" }));
     assert.equal(report.error, undefined);
     assert.deepEqual(writes(target), [
       "lock",
@@ -251,7 +257,7 @@ describe("runTargets, the engine both runners share", () => {
     const notes: string[] = [];
     const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
     const target = new MemoryTarget("main");
-    const report = await runTargets([{ target, files }], options({ progress }));
+    const report = await runMemoryTargets([{ target, files }], options({ progress }));
     assert.equal(report.error, undefined);
     assert.deepEqual(report.connections[0].files.map((f) => f.sameResourceAs), [
       undefined,
@@ -263,7 +269,10 @@ describe("runTargets, the engine both runners share", () => {
       /main: 2\/logs-template.json and 1\/logs-template.json both define template logs/,
     );
     const strict = new MemoryTarget("main");
-    const refused = await runTargets([{ target: strict, files }], options({ strictOrder: true }));
+    const refused = await runMemoryTargets(
+      [{ target: strict, files }],
+      options({ strictOrder: true }),
+    );
     assert.equal(refused.error?.kind, "plan");
     assert.equal(refused.error?.file, "2/logs-template.json");
     assert.match(refused.error!.message, /both define template logs/);
@@ -275,7 +284,7 @@ describe("runTargets, the engine both runners share", () => {
     target.records.set("b", "h-b");
     const notes: string[] = [];
     const progress: Progress = { ...silentProgress, notice: (m) => notes.push(m) };
-    const report = await runTargets(
+    const report = await runMemoryTargets(
       [{ target, files: [file("a"), file("b"), file("c")] }],
       options({ progress }),
     );
@@ -294,7 +303,7 @@ describe("runTargets, the engine both runners share", () => {
     target.strictOrder = true;
     target.records.set("V1", "h-V1");
     target.records.set("V3", "h-V3");
-    const report = await runTargets([{ target, files: [file("V1"), file("V2")] }], options());
+    const report = await runMemoryTargets([{ target, files: [file("V1"), file("V2")] }], options());
     assert.equal(report.connections[0].files[1].outOfOrder, "V3");
     assert.equal(report.error?.kind, "plan");
     assert.match(
@@ -310,7 +319,7 @@ describe("runTargets, the engine both runners share", () => {
       const target = new MemoryTarget("main");
       target.strictOrder = how === "setting";
       target.records.set("b", "h-b");
-      const report = await runTargets(
+      const report = await runMemoryTargets(
         [{ target, files: [file("a"), file("b")] }],
         options(how === "flag" ? { strictOrder: true } : {}),
       );
@@ -323,9 +332,12 @@ describe("runTargets, the engine both runners share", () => {
     const raced = new MemoryTarget("main");
     raced.strictOrder = true;
     raced.whileLocking = () => raced.records.set("b", "h-b");
-    const report = await runTargets([{ target: raced, files: [file("a"), file("b")] }], options());
+    const report = await runMemoryTargets(
+      [{ target: raced, files: [file("a"), file("b")] }],
+      options(),
+    );
     assert.equal(report.error?.kind, "plan");
-    assert.deepEqual(raced.calls, ["read", "prepare", "lock", "read", "release", "close"]);
+    assert.deepEqual(raced.calls, ["read", "lock", "read", "release", "close"]);
     // status and validate list it and say strict order was in force, and go on to the next
     // connection (the CLI fails validate on it, with the changed files); the flag overrides the
     // setting either way.
@@ -333,7 +345,7 @@ describe("runTargets, the engine both runners share", () => {
       const t = new MemoryTarget("main");
       t.strictOrder = true;
       t.records.set("b", "h-b");
-      const r = await runTargets(
+      const r = await runMemoryTargets(
         [{ target: t, files: [file("a"), file("b")] }],
         options({ command }),
       );
@@ -348,7 +360,7 @@ describe("runTargets, the engine both runners share", () => {
       const target = new MemoryTarget("main");
       target.strictOrder = setting;
       target.records.set("b", "h-b");
-      const report = await runTargets(
+      const report = await runMemoryTargets(
         [{ target, files: [file("a"), file("b")] }],
         options({ strictOrder: flag }),
       );
@@ -364,7 +376,7 @@ describe("runTargets, the engine both runners share", () => {
     target.afterApply = (path) => {
       if (path === "a0") target.records.set("a", "h-a");
     };
-    const report = await runTargets(
+    const report = await runMemoryTargets(
       [{ target, files: [file("a0"), file("a"), file("b")] }],
       options(),
     );
@@ -378,10 +390,9 @@ describe("runTargets, the engine both runners share", () => {
     const target = new MemoryTarget("main");
     // Another runner applies "a" while this one waits for the lock.
     target.whileLocking = () => target.records.set("a", "h-a");
-    const report = await runTargets([{ target, files: [file("a"), file("b")] }], options());
+    const report = await runMemoryTargets([{ target, files: [file("a"), file("b")] }], options());
     assert.deepEqual(target.calls, [
       "read",
-      "prepare",
       "lock",
       "read",
       "apply b",
@@ -393,7 +404,7 @@ describe("runTargets, the engine both runners share", () => {
 
     const idle = new MemoryTarget("idle");
     idle.records.set("a", "h-a");
-    await runTargets([{ target: idle, files: [file("a")] }], options());
+    await runMemoryTargets([{ target: idle, files: [file("a")] }], options());
     assert.deepEqual(idle.calls, ["read", "close"]);
   });
 
@@ -402,7 +413,7 @@ describe("runTargets, the engine both runners share", () => {
       const extra of [{ command: "status" }, { command: "validate" }, { dryRun: true }] as const
     ) {
       const target = new MemoryTarget("main");
-      const report = await runTargets([{ target, files: [file("a")] }], options(extra));
+      const report = await runMemoryTargets([{ target, files: [file("a")] }], options(extra));
       assert.deepEqual(target.calls, ["read", "close"]);
       assert.equal(report.connections[0].files[0].action, "apply");
     }
@@ -434,7 +445,7 @@ describe("runTargets, the engine both runners share", () => {
     for (
       const extra of [{ command: "status" }, { command: "validate" }, { dryRun: true }] as const
     ) {
-      const report = await runTargets([{ target, files }], options(extra));
+      const report = await runMemoryTargets([{ target, files }], options(extra));
       assert.deepEqual(
         report.connections[0].files.map((f) => [f.path, f.action, f.applied, f.recordChecksum]),
         [
@@ -451,7 +462,7 @@ describe("runTargets, the engine both runners share", () => {
       );
     }
     // A run that writes records would report what they said before it replaced them: nothing.
-    const migrate = await runTargets([{ target, files }], options());
+    const migrate = await runMemoryTargets([{ target, files }], options());
     assert.equal(migrate.error, undefined);
     assert.equal(migrate.connections[0].files.length, 6);
     assert.ok(
@@ -466,7 +477,7 @@ describe("runTargets, the engine both runners share", () => {
     // (SQLite checks inside its BEGIN IMMEDIATE).
     target.readRecords = () => Promise.resolve(new Map());
     target.records.set("a", "h-a");
-    const report = await runTargets([{ target, files: [file("a"), file("b")] }], options());
+    const report = await runMemoryTargets([{ target, files: [file("a"), file("b")] }], options());
     assert.deepEqual(report.connections[0].files.map((f) => f.action), ["skip", "apply"]);
     assert.equal(report.connections[0].applied, 1);
     assert.equal(report.connections[0].skipped, 1);
@@ -479,7 +490,7 @@ describe("runTargets, the engine both runners share", () => {
       path: "b",
       error: new MigrationFailure({ connection: "first", file: "b", reason: "refused" }),
     };
-    const report = await runTargets([
+    const report = await runMemoryTargets([
       { target: first, files: [file("a"), file("b"), file("c")] },
       { target: second, files: [file("x")] },
     ], options());
@@ -498,16 +509,16 @@ describe("runTargets, the engine both runners share", () => {
   it("reports a lock not acquired as kind lock, and a target's own I/O error as a failure", async () => {
     const locked = new MemoryTarget("locked");
     locked.lockError = new MigrationError("lock", "held by someone");
-    const lockReport = await runTargets([{ target: locked, files: [file("a")] }], options());
+    const lockReport = await runMemoryTargets([{ target: locked, files: [file("a")] }], options());
     assert.equal(lockReport.error?.kind, "lock");
     assert.equal(lockReport.error?.connection, "locked");
 
     const io = new MemoryTarget("io");
     io.failOn = { path: "a", error: new TypeError("connection reset") };
-    const ioReport = await runTargets([{ target: io, files: [file("a")] }], options());
+    const ioReport = await runMemoryTargets([{ target: io, files: [file("a")] }], options());
     assert.deepEqual(ioReport.error, {
       kind: "failure",
-      message: "io: connection reset",
+      message: "connection reset",
       connection: "io",
     });
   });
@@ -519,7 +530,7 @@ describe("runTargets, the engine both runners share", () => {
       error: new MigrationFailure({ connection: "main", file: "a", reason: "bad" }),
     };
     target.releaseError = new Error("release failed");
-    const report = await runTargets([{ target, files: [file("a")] }], options());
+    const report = await runMemoryTargets([{ target, files: [file("a")] }], options());
     assert.match(report.error!.message, /bad/);
   });
 
@@ -528,7 +539,7 @@ describe("runTargets, the engine both runners share", () => {
     const b = new MemoryTarget("b");
     a.closeError = new Error("close failed");
     await assert.rejects(
-      runTargets([{ target: a, files: [] }, { target: b, files: [] }], options()),
+      runMemoryTargets([{ target: a, files: [] }, { target: b, files: [] }], options()),
       /close failed/,
     );
     assert.ok(b.calls.includes("close"));
@@ -537,7 +548,10 @@ describe("runTargets, the engine both runners share", () => {
     const other = new MemoryTarget("other");
     buggy.failOn = { path: "a", error: new RangeError("a bug") };
     await assert.rejects(
-      runTargets([{ target: buggy, files: [file("a")] }, { target: other, files: [] }], options()),
+      runMemoryTargets(
+        [{ target: buggy, files: [file("a")] }, { target: other, files: [] }],
+        options(),
+      ),
       RangeError,
     );
     assert.ok(buggy.calls.includes("release") && buggy.calls.includes("close"));
@@ -548,7 +562,7 @@ describe("runTargets, the engine both runners share", () => {
     const controller = new AbortController();
     const target = new MemoryTarget("main");
     target.afterApply = (path) => path === "a" && controller.abort();
-    const report = await runTargets(
+    const report = await runMemoryTargets(
       [{ target, files: [file("a"), file("b")] }, { target: new MemoryTarget("later"), files: [] }],
       options({ signal: controller.signal }),
     );
@@ -562,14 +576,14 @@ describe("runTargets, the engine both runners share", () => {
   it("reports an interruption while waiting for the lock as kind interrupted", async () => {
     const target = new MemoryTarget("main");
     target.lockError = new MigrationError("interrupted", "interrupted while waiting for the lock");
-    const report = await runTargets([{ target, files: [file("a")] }], options());
+    const report = await runMemoryTargets([{ target, files: [file("a")] }], options());
     assert.equal(report.error?.kind, "interrupted");
     assert.ok(!target.calls.some((c) => c.startsWith("apply")));
   });
 
   it("unlock asks each target to remove its lock and reads nothing", async () => {
     const target = new MemoryTarget("main");
-    const report = await runTargets(
+    const report = await runMemoryTargets(
       [{ target, files: [file("a")] }],
       options({ command: "unlock" }),
     );
@@ -614,11 +628,14 @@ describe("runTargets, the engine both runners share", () => {
                 : "reapply",
             );
           }
-          const status = await runTargets([{ target, files }], options({ command: "status" }));
+          const status = await runMemoryTargets(
+            [{ target, files }],
+            options({ command: "status" }),
+          );
           const actions = new Map(status.connections[0].files.map((f) => [f.path, f.action]));
           assert.deepEqual(actions, model);
 
-          const report = await runTargets([{ target, files }], options());
+          const report = await runMemoryTargets([{ target, files }], options());
           assert.equal(report.error, undefined);
           for (const f of files) {
             const wanted = model.get(f.path) === "changed" ? "x" : f.hash;

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
 import type {
+  DriverConnection,
   DriverContext,
   FileRecord,
   MigrationDriver,
@@ -20,6 +21,7 @@ import { isMigrationError, MigrationFailure } from "../../src/migrate/migration_
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import { type FileReport, silentProgress } from "../../src/migrate/run_report.ts";
 import { type RunnerOptions, runTargets } from "../../src/migrate/run_targets.ts";
+import { RequestTally } from "../../src/migrate/request_counter.ts";
 import { searchDriver } from "../../src/migrate/search/search_driver.ts";
 import { sqlDriver } from "../../src/migrate/sql/sql_driver.ts";
 import { VERSION } from "../../src/version.ts";
@@ -81,11 +83,15 @@ function context(dir: string, env: Record<string, string> = {}): DriverContext {
     identity: { host: "conformance", pid: process.pid, user: "tester" },
     lockTimeoutMs: 0,
     progress: silentProgress,
+    requests: tally,
   };
 }
 
+// Every target of these tests counts its requests here, by connection.
+const tally = new RequestTally();
+
 /** Plans `text` as file `path` of the driver's only connection. */
-async function plan<C extends { name: string; migrationsEnabled: boolean }>(
+async function plan<C extends DriverConnection>(
   driver: MigrationDriver<C, PlannedFile>,
   connection: C,
   path: string,
@@ -96,7 +102,7 @@ async function plan<C extends { name: string; migrationsEnabled: boolean }>(
 }
 
 /** A driver's subject: its one connection read from `yaml`, opened anew for every runner. */
-async function driven<C extends { name: string; migrationsEnabled: boolean }>(
+async function driven<C extends DriverConnection>(
   name: string,
   locks: { runLock: boolean; fileLock: boolean },
   driver: MigrationDriver<C, PlannedFile>,
@@ -235,7 +241,7 @@ function searchSubject(): Promise<Subject> {
 }
 
 function memorySubject(): Subject {
-  const shared = new MemoryTarget("memory");
+  const shared = new MemoryTarget("memory", tally);
   const file = (path: string): PlannedFile => ({ path, hash: `h-${path}`, runOnce: true });
   const failing = file("003-failing");
   shared.failOn = {
@@ -301,17 +307,17 @@ const subjects: [string, () => Promise<Subject>][] = [
 
 for (const [name, make] of subjects) {
   describe(`MigrationTarget conformance: ${name}`, () => {
-    it("reads no records before the first, creates its store twice over, locks and releases", async () => {
+    it("reads no records before the first, creates its store as it locks, twice over, and releases", async () => {
       const subject = await make();
       const target = await subject.open();
       try {
         assert.equal((await target.readRecords()).size, 0);
-        await target.prepare();
-        await target.prepare();
-        const before = target.requests;
         await target.lock(1000, () => assert.fail("nobody else holds it"));
         await target.release();
-        assert.ok(target.requests >= before, "requests only count up");
+        const before = tally.of(target.name);
+        await target.lock(1000, () => assert.fail("nobody else holds it"));
+        await target.release();
+        assert.ok(tally.of(target.name) >= before, "requests only count up");
         assert.deepEqual(await target.unlock(false).then((o) => o.unlocked), "nothing");
       } finally {
         await target.close();
@@ -323,7 +329,6 @@ for (const [name, make] of subjects) {
       const { first, second } = subject.files;
       const target = await subject.open();
       try {
-        await target.prepare();
         await target.lock(1000, () => {});
         const applied = await target.apply(first, new Date());
         assert.ok(!applied.alreadyRecorded);
@@ -352,7 +357,6 @@ for (const [name, make] of subjects) {
       const first = { ...subject.files.first, runOnce: false };
       const target = await subject.open();
       try {
-        await target.prepare();
         await target.lock(1000, () => {});
         await target.record({ ...first, hash: "0".repeat(64) }, new Date());
         const applied = await target.apply(first, new Date());
@@ -370,7 +374,6 @@ for (const [name, make] of subjects) {
       const { failing } = subject.files;
       const target = await subject.open();
       try {
-        await target.prepare();
         await target.lock(1000, () => {});
         const error = await target.apply(failing, new Date()).then(
           () => assert.fail("the failing file applied"),
@@ -392,7 +395,6 @@ for (const [name, make] of subjects) {
       const first = await subject.open();
       const second = await subject.open();
       try {
-        await first.prepare();
         await first.lock(1000, () => {});
         if (subject.runLock) {
           await assert.rejects(second.lock(0, () => {}), (e) => isMigrationError(e, "lock"));
@@ -415,7 +417,6 @@ for (const [name, make] of subjects) {
       const mine = await subject.open();
       const theirs = await subject.open();
       try {
-        await theirs.prepare();
         await theirs.lock(1000, () => {});
         await theirs.apply(file, new Date());
         await theirs.release();
@@ -443,7 +444,6 @@ for (const [name, make] of subjects) {
       const recordedAt = new Date("2026-11-26T07:08:09.456Z");
       const target = await subject.open();
       try {
-        await target.prepare();
         await target.lock(1000, () => {});
         await target.apply(first, appliedAt);
         await target.record(second, recordedAt);
@@ -490,7 +490,6 @@ for (const [name, make] of subjects) {
       const target = await subject.open();
       try {
         // Bringing it up to date again changes nothing.
-        await target.prepare();
         await target.lock(1000, () => {});
         await target.release();
         const records = new Map(await fileRecords(target));

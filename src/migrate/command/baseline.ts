@@ -28,10 +28,10 @@ export const baseline: MigrationCommand = {
       ? "missing"
       : state,
   isWork: (action) => action === "record",
-  refuse(target, _entry, records, options) {
+  refuse(connection, _files, records, options) {
     if (records.size === 0 || options.force) return;
     throw new PlanError(
-      target.name,
+      connection,
       `has ${records.size} record(s) already; baseline adopts a connection without records ` +
         `(--force records the current files over them; "repair" fixes single records)`,
     );

@@ -1,12 +1,12 @@
 import type { MigrationTarget } from "../driver.ts";
 import type { PlannedFile } from "../plan/planned_file.ts";
 import type {
-  ConnectionReport,
   FileAction,
-  FileReport,
+  FileDecision,
   Progress,
   RunError,
   RunReport,
+  UnlockOutcome,
 } from "../run_report.ts";
 import { isRepeatable } from "../plan/migration_name.ts";
 import type { Command } from "./command_name.ts";
@@ -36,7 +36,7 @@ export interface CommandOptions {
    * What Flyway's validate-on-migrate refuses on this connection ({@linkcode flywayRefusals}),
    * judged without `--target` (Flyway validates every applied file); empty when it is off.
    */
-  readonly edited: readonly FileReport[];
+  readonly edited: readonly FileDecision[];
 }
 
 /**
@@ -66,17 +66,17 @@ export interface MigrationCommand {
   /** Whether it writes anything for a file it decided `action` for. */
   isWork(action: FileAction): boolean;
   /**
-   * Refuses the connection before anything is written, by throwing a PlanError; called on the
-   * records read first and again on those read under the lock.
+   * Refuses `connection` before anything is written, by throwing a PlanError, given its decided
+   * `files`; called on the records read first and again on those read under the lock.
    */
   refuse?(
-    target: MigrationTarget<PlannedFile>,
-    entry: ConnectionReport,
+    connection: string,
+    files: readonly FileDecision[],
     records: ReadonlyMap<string, string>,
     options: CommandOptions,
   ): void;
   /** Says what the user should know of the decisions (late files, changed run-once files). */
-  warn?(target: MigrationTarget<PlannedFile>, entry: ConnectionReport, progress: Progress): void;
+  warn?(connection: string, files: readonly FileDecision[], progress: Progress): void;
   /** Lists the files as `unknown` when the records cannot be read, rather than none. */
   readonly listsUnknown: boolean;
   /** Makes a run that went through fail, by what its report found. */
@@ -86,12 +86,8 @@ export interface MigrationCommand {
    * `baseline --version`; files above that version are `above-target`. Absent: it takes none.
    */
   readonly target?: "--target" | "--version";
-  /** Works on the target alone, without files or records (`unlock`). */
-  alone?(
-    target: MigrationTarget<PlannedFile>,
-    entry: ConnectionReport,
-    force: boolean,
-  ): Promise<void>;
+  /** Works on the target alone, without files or records (`unlock`), and says what it did. */
+  alone?(target: MigrationTarget<PlannedFile>, force: boolean): Promise<UnlockOutcome>;
 }
 
 /**
@@ -111,7 +107,7 @@ export function asFound(state: FileState): FileAction {
  * checkout's, which Flyway calls future and ignores by default. A repeatable has no version, so
  * Flyway has no future one: its record without a file is refused wherever it sorts.
  */
-export function flywayRefusals(files: readonly FileReport[]): FileReport[] {
+export function flywayRefusals<T extends FileDecision>(files: readonly T[]): T[] {
   return files.filter((file, i) => {
     if (file.action === "changed") return true;
     if (file.action === "reapply") return !isRepeatable(file.path);
@@ -122,7 +118,7 @@ export function flywayRefusals(files: readonly FileReport[]): FileReport[] {
 }
 
 /** Why {@linkcode flywayRefusals} refused `file`, after its path in messages. */
-export function flywayRefusal(file: FileReport): string {
+export function flywayRefusal(file: FileDecision): string {
   return file.action === "missing"
     ? "is recorded as applied, but its file is gone"
     : "changed after it was applied";

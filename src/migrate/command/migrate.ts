@@ -1,5 +1,5 @@
 import { MigrationFileError, PlanError } from "../migration_error.ts";
-import type { ConnectionReport, FileReport } from "../run_report.ts";
+import type { FileDecision } from "../run_report.ts";
 import { asFound, flywayRefusal, type MigrationCommand } from "./command.ts";
 
 /**
@@ -23,11 +23,11 @@ export const migrate: MigrationCommand = {
   listsUnknown: false,
   decide: asFound,
   isWork: (action) => action === "apply" || action === "reapply" || action === "rename",
-  refuse(target, entry, _records, options) {
+  refuse(connection, files, _records, options) {
     const edited = options.edited;
     if (edited.length > 0) {
       throw new PlanError(
-        target.name,
+        connection,
         new MigrationFileError(
           edited[0].path,
           flywayRefusal(edited[0]) +
@@ -38,14 +38,14 @@ export const migrate: MigrationCommand = {
       );
     }
     if (!options.strictOrder) return;
-    const late = entry.files.filter((f) => f.outOfOrder !== undefined);
+    const late = files.filter((f) => f.outOfOrder !== undefined);
     if (late.length > 0) {
       throw new PlanError(
-        target.name,
+        connection,
         new MigrationFileError(
           late[0].path,
           `sorts before ${late[0].outOfOrder}, which is applied already${
-            elsewhere(entry, late[0])
+            elsewhere(files, late[0])
           }` +
             (late.length > 1 ? ` (and ${late.length - 1} more file(s) like it)` : "") +
             `; strict order refuses to apply it out of order (rename it to sort after it, run ` +
@@ -53,10 +53,10 @@ export const migrate: MigrationCommand = {
         ),
       );
     }
-    const twice = entry.files.find((f) => f.sameResourceAs !== undefined);
+    const twice = files.find((f) => f.sameResourceAs !== undefined);
     if (twice !== undefined) {
       throw new PlanError(
-        target.name,
+        connection,
         new MigrationFileError(
           twice.path,
           `${sameResource(twice)}; strict order refuses it (keep one file per resource: delete ` +
@@ -65,13 +65,13 @@ export const migrate: MigrationCommand = {
       );
     }
   },
-  warn(target, entry, progress) {
-    const note = (text: string) => progress.notice(`${target.name}: ${text}`);
-    for (const f of entry.files) {
+  warn(connection, files, progress) {
+    const note = (text: string) => progress.notice(`${connection}: ${text}`);
+    for (const f of files) {
       if (f.outOfOrder !== undefined) {
         note(
           `${f.path} sorts before ${f.outOfOrder}, which is applied already${
-            elsewhere(entry, f)
+            elsewhere(files, f)
           }; it is applied out of order (--strict-order refuses this)`,
         );
       }
@@ -98,13 +98,13 @@ export const migrate: MigrationCommand = {
 };
 
 /** Says when the applied file a late one sorts before is recorded but not in this checkout. */
-function elsewhere(entry: ConnectionReport, late: FileReport): string {
-  return entry.files.some((f) => f.path === late.outOfOrder && f.action !== "missing")
+function elsewhere(files: readonly FileDecision[], late: FileDecision): string {
+  return files.some((f) => f.path === late.outOfOrder && f.action !== "missing")
     ? ""
     : " (recorded, not in this checkout)";
 }
 
-function sameResource(file: FileReport): string {
+function sameResource(file: FileDecision): string {
   const what = file.resource ?? "the same resource";
   return `${file.path} and ${file.sameResourceAs} both define ${what}`;
 }

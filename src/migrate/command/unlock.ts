@@ -15,9 +15,5 @@ export const unlock: MigrationCommand = {
   listsUnknown: false,
   decide: asFound,
   isWork: () => false,
-  async alone(target, entry, force) {
-    const outcome = await target.unlock(force);
-    entry.unlocked = outcome.unlocked;
-    if (outcome.note !== undefined) entry.note = outcome.note;
-  },
+  alone: (target, force) => target.unlock(force),
 };

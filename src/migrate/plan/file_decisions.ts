@@ -1,7 +1,7 @@
 import { asFound, type Command, type FileState } from "../command/command.ts";
 import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
-import type { FileReport } from "../run_report.ts";
+import type { FileDecision } from "../run_report.ts";
 import { compareVersions, fileVersion, isRepeatable } from "./migration_name.ts";
 import { compareVersionPaths } from "./version_order.ts";
 
@@ -38,7 +38,7 @@ export function decideFiles(
   command: Command,
   force = false,
   target?: string,
-): FileReport[] {
+): FileDecision[] {
   const rules = COMMANDS[command];
   const onDisk = new Set(files.map((f) => f.path));
   // The records without a file, by checksum, in version order: a rename claims the first.
@@ -89,7 +89,7 @@ export function decideFiles(
   // Repeatable files sort after every version but are never late: only versions count here.
   const lastApplied = greatest(applied.filter((path) => !isRepeatable(path)));
   const definedBy = new Map<string, string>();
-  const decided: FileReport[] = states.map(({ file, state, renamedFrom }) => {
+  const decided: FileDecision[] = states.map(({ file, state, renamedFrom }) => {
     const earlier = file.resource === undefined ? undefined : definedBy.get(file.resource);
     if (file.resource !== undefined && earlier === undefined) {
       definedBy.set(file.resource, file.path);
@@ -113,7 +113,7 @@ export function decideFiles(
   // applied. A repeatable has no version, so its name's place says nothing of which checkout is
   // newer (Flyway has no future repeatable): its record is missing wherever it sorts.
   const lastVersioned = greatest(files.map((f) => f.path).filter((path) => !isRepeatable(path)));
-  const missing: FileReport[] = gone.filter((path) => !claimed.has(path)).map((path) => ({
+  const missing: FileDecision[] = gone.filter((path) => !claimed.has(path)).map((path) => ({
     path,
     action: rules.decide(
       !isRepeatable(path) &&
@@ -137,9 +137,9 @@ export function runsOnce(file: PlannedFile): boolean {
 
 // Both lists are in version order already (files are read sorted); a missing record goes before
 // the first file that sorts after it.
-function merge(files: FileReport[], missing: FileReport[]): FileReport[] {
+function merge(files: FileDecision[], missing: FileDecision[]): FileDecision[] {
   if (missing.length === 0) return files;
-  const out: FileReport[] = [];
+  const out: FileDecision[] = [];
   let m = 0;
   for (const file of files) {
     while (m < missing.length && compareVersionPaths(missing[m].path, file.path) < 0) {

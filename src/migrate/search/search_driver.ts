@@ -6,7 +6,9 @@ import { runtimeTransport, type Transport, type TransportFactory } from "./http/
 import { planSearchFile } from "./plan/plan_search_file.ts";
 import { loadSearchConnections } from "./search_config.ts";
 import type { SearchConnection } from "./search_connection.ts";
-import { SearchTarget } from "./search_target.ts";
+import { searchReportMask, SearchTarget } from "./search_target.ts";
+import { SearchClient } from "./http/search_client.ts";
+import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
 import type { SearchFile } from "./search_file.ts";
 
 /** How the search driver reaches clusters. */
@@ -32,6 +34,7 @@ export function searchDriver(
     mode: "search",
     noun: "connection",
     extension: ".json",
+    capabilities: BUILT_IN_CAPABILITIES.search,
     connections: (context) => loadSearchConnections(context.configDir, context.env),
     plan: (file, connection) => planSearchFile(file, connection.placeholders),
     async open(connections, context) {
@@ -56,8 +59,18 @@ export function searchDriver(
           progress: context.progress,
           ...(context.signal === undefined ? {} : { signal: context.signal }),
           ...(options.clock === undefined ? {} : { clock: options.clock }),
+          requests: context.requests,
         })
       );
     },
+    // The credentials' mask is its client's: a client that never sends makes it.
+    mask: (connection) =>
+      searchReportMask(connection, new SearchClient(connection, UNUSED).credentialsMask),
   };
 }
+
+// The transport of a client made only for what it knows of its connection: it sends nothing.
+const UNUSED: Transport = {
+  fetch: () => Promise.reject(new Error("not a transport: this client sends nothing")),
+  close() {},
+};

@@ -5,7 +5,9 @@ import {
   type FileRecord,
   type MigrationTarget,
   recordedBy,
+  TargetIo,
 } from "../driver.ts";
+import type { RequestCounter } from "../request_counter.ts";
 import { isMigrationError, MigrationError, MigrationFailure } from "../migration_error.ts";
 import {
   type ConnectionDrift,
@@ -32,18 +34,30 @@ import type { RunnerIdentity } from "../runner_identity.ts";
 import type { Clock } from "../clock.ts";
 import type { SearchFile } from "./search_file.ts";
 
-/** One search connection for the engine: records index, lock document, requests. */
+/**
+ * What the report may show of a search connection's files and of the cluster's answers: its
+ * placeholder values, URL passwords and the connection's own credentials (`credentials`: its
+ * client's mask of them) masked.
+ */
+export function searchReportMask(connection: SearchConnection, credentials: Mask): Mask {
+  // Drift quotes values of the files and of the cluster: a placeholder's may be a secret, a
+  // URL's password is, and a host may echo the connection's own credentials in a success.
+  return composeMasks(placeholdersMask(connection.placeholders), maskUrls, credentials);
+}
+
+/**
+ * One search connection for the engine: records index, lock document, requests. A transport
+ * error (no host answered) is thrown as a MigrationFailure with its message, and every request is
+ * counted in the run's request counter.
+ */
 export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly name: string;
-  readonly strictOrder: boolean;
-  readonly validateOnMigrate: boolean;
   readonly #client: SearchClient;
   readonly #store: RecordStore;
   readonly #lock: SearchLock;
   readonly #transport: Transport;
   readonly #mask: Mask;
-  /** Placeholder values (and URL and connection secrets) as the report may show them. */
-  readonly mask: Mask;
+  readonly #io: TargetIo;
   readonly #recordsIndex: string;
   readonly #timeoutMs: number;
   readonly #progress: Progress;
@@ -55,13 +69,18 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   /**
    * @param options `progress` hears the steps of a long file (a reindex); `signal` (Ctrl-C) stops
    * one midway, undoing what must not stay (a write block); `clock` is the lock's (the system's
-   * by default)
+   * by default); `requests` counts the requests sent (a run's; none by default)
    */
   constructor(
     connection: SearchConnection,
     transport: Transport,
     identity: RunnerIdentity,
-    options: { progress?: Progress; signal?: AbortSignal; clock?: Clock } = {},
+    options: {
+      progress?: Progress;
+      signal?: AbortSignal;
+      clock?: Clock;
+      requests?: RequestCounter;
+    } = {},
   ) {
     this.name = connection.name;
     this.#recordsIndex = connection.recordsIndex;
@@ -69,18 +88,16 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     this.#progress = options.progress ?? silentProgress;
     this.#interrupt = options.signal;
     this.#executedBy = recordedBy(identity);
-    this.strictOrder = connection.strictOrder;
-    this.validateOnMigrate = connection.validateOnMigrate;
     this.#transport = transport;
-    this.#client = new SearchClient(connection, transport);
-    // Drift quotes values of the files and of the cluster: a placeholder's may be a secret, a
-    // URL's password is, and a host may echo the connection's own credentials in a success.
-    this.#mask = composeMasks(
-      placeholdersMask(connection.placeholders),
-      maskUrls,
-      this.#client.credentialsMask,
+    const client = new SearchClient(connection, transport);
+    this.#client = client;
+    this.#mask = searchReportMask(connection, client.credentialsMask);
+    this.#io = new TargetIo(
+      connection.name,
+      () => client.requests,
+      options.requests ?? { count() {} },
+      (error): error is SearchTransportError => error instanceof SearchTransportError,
     );
-    this.mask = this.#mask;
     this.#store = new RecordStore(
       this.#client,
       connection.recordsIndex,
@@ -133,43 +150,44 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     return this.#cluster;
   }
 
-  get requests(): number {
-    return this.#client.requests;
-  }
-
   readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
-    return this.#store.readFileRecords();
+    return this.#io.run(() => this.#store.readFileRecords());
   }
 
-  prepare(): Promise<void> {
-    return this.#store.ensureIndex();
+  // The records index is created (or brought up to date) first, when missing: the lock document
+  // lives in it.
+  lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void> {
+    return this.#io.run(async () => {
+      await this.#store.ensureIndex();
+      await this.#lock.acquire(timeoutMs, (holder) => onWait(describeHolder(holder)), signal);
+      // The records are read again next: a runner that died may have written some unrefreshed.
+      await this.#store.refresh();
+    });
   }
 
-  async lock(
-    timeoutMs: number,
-    onWait: (holder: string) => void,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    await this.#lock.acquire(timeoutMs, (holder) => onWait(describeHolder(holder)), signal);
-    // The records are read again next: a runner that died may have written some unrefreshed.
-    await this.#store.refresh();
+  release(): Promise<void> {
+    return this.#io.run(async () => {
+      // Records first: a runner waiting for the lock reads them as soon as it has it.
+      await this.#store.publish();
+      await this.#lock.release();
+    });
   }
 
-  async release(): Promise<void> {
-    // Records first: a runner waiting for the lock reads them as soon as it has it.
-    await this.#store.publish();
-    await this.#lock.release();
+  unlock(force: boolean): Promise<UnlockOutcome> {
+    return this.#io.run(async () => {
+      const holder = await this.#lock.remove(force);
+      if (holder === undefined) return { unlocked: "nothing" };
+      // The documented fields only: the report keeps its shape whatever else the document holds.
+      const { owner, host, pid, acquired_at, expires_at } = holder;
+      return { unlocked: { owner, host, pid, acquired_at, expires_at } };
+    });
   }
 
-  async unlock(force: boolean): Promise<UnlockOutcome> {
-    const holder = await this.#lock.remove(force);
-    if (holder === undefined) return { unlocked: "nothing" };
-    // The documented fields only: the report keeps its shape whatever else the document holds.
-    const { owner, host, pid, acquired_at, expires_at } = holder;
-    return { unlocked: { owner, host, pid, acquired_at, expires_at } };
+  apply(file: SearchFile, executedAt: Date): Promise<Applied> {
+    return this.#io.run(() => this.#apply(file, executedAt));
   }
 
-  async apply(file: SearchFile, executedAt: Date): Promise<Applied> {
+  async #apply(file: SearchFile, executedAt: Date): Promise<Applied> {
     // Aborts the request in flight when a background renewal finds the lock lost.
     const lost = this.#lock.lost;
     let outcome;
@@ -240,7 +258,11 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
    * repair, a renamed file): the fields {@linkcode SearchTarget.apply} writes, `execution_ms` 0.
    * Under the lock.
    */
-  async record(file: SearchFile, executedAt: Date): Promise<void> {
+  record(file: SearchFile, executedAt: Date): Promise<void> {
+    return this.#io.run(() => this.#record(file, executedAt));
+  }
+
+  async #record(file: SearchFile, executedAt: Date): Promise<void> {
     this.#holdingLock(file.path, "recorded");
     await this.#store.write({
       migration_path: file.path,
@@ -255,9 +277,11 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   }
 
   /** Deletes every record of `path` on this connection, if it has any. Under the lock. */
-  async dropRecord(path: string): Promise<void> {
-    this.#holdingLock(path, "dropped");
-    await this.#store.remove(path);
+  dropRecord(path: string): Promise<void> {
+    return this.#io.run(async () => {
+      this.#holdingLock(path, "dropped");
+      await this.#store.remove(path);
+    });
   }
 
   // Another runner may hold the lock now and be reading the records: they are left as they are.
@@ -287,8 +311,9 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
 
   /** `--drift`: compares the cluster with the applied files, and applies drifted files again. */
   readonly drift: DriftInspection<SearchFile> = {
-    read: (files, decided) => this.#readDrift(files, decided),
-    repair: (files, decided, found, signal) => this.#repairDrift(files, decided, found, signal),
+    read: (files, decided) => this.#io.run(() => this.#readDrift(files, decided)),
+    repair: (files, decided, found, signal) =>
+      this.#io.run(() => this.#repairDrift(files, decided, found, signal)),
   };
 
   // Sends only reads.
@@ -312,7 +337,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
         connection: this.name,
         signal: lost,
         mask: this.#mask,
-        record: (file) => this.record(file, new Date()),
+        record: (file) => this.#record(file, new Date()),
         stopping: (file) => {
           if (!signal?.aborted) return;
           throw new MigrationError(
@@ -332,10 +357,6 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
           `flight may or may not have been applied`,
       }, { cause: lost.reason });
     }
-  }
-
-  failure(error: unknown): string | undefined {
-    return error instanceof SearchTransportError ? error.message : undefined;
   }
 
   close(): Promise<void> {

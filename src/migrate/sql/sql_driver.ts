@@ -1,4 +1,5 @@
 import { importOptional } from "../../runtime/optional_module.ts";
+import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
 import { type MigrationDriver, recordedBy } from "../driver.ts";
 import type { RunnerIdentity } from "../runner_identity.ts";
 import type { Datasource } from "./datasource.ts";
@@ -17,6 +18,7 @@ export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
   mode: "sql",
   noun: "datasource",
   extension: ".sql",
+  capabilities: BUILT_IN_CAPABILITIES.sql,
   connections: (context) =>
     loadDatasources(context.configDir, context.migrationsRoot, context.env, context.cwd),
   plan: (file, datasource) => planSqlFile(file, datasource.placeholders),
@@ -28,7 +30,7 @@ export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
     try {
       for (const datasource of datasources) {
         const db = await open(datasource, context.identity, context.lockTimeoutMs);
-        targets.push(new SqlTarget(datasource, db, executedBy));
+        targets.push(new SqlTarget(datasource, db, executedBy, context.requests));
       }
     } catch (error) {
       await Promise.allSettled(targets.map((t) => t.close()));

@@ -1,4 +1,5 @@
-import type { Applied, FileRecord, MigrationTarget } from "../driver.ts";
+import { type Applied, type FileRecord, type MigrationTarget, TargetIo } from "../driver.ts";
+import type { RequestCounter } from "../request_counter.ts";
 import type { PlannedFile } from "../plan/planned_file.ts";
 import { MigrationFailure } from "../migration_error.ts";
 import type { UnlockOutcome } from "../run_report.ts";
@@ -13,43 +14,50 @@ export interface SqlFile extends PlannedFile {
   readonly text: string;
 }
 
-/** One SQL datasource for the engine. */
+/**
+ * One SQL datasource for the engine. A database's own error (a refused connection, a rejected
+ * login) is thrown as a MigrationFailure with its message, and every query is counted in the run's
+ * request counter.
+ */
 export class SqlTarget implements MigrationTarget<SqlFile> {
   readonly name: string;
-  readonly strictOrder: boolean;
-  readonly validateOnMigrate: boolean;
   readonly #datasource: Datasource;
   readonly #db: SqlDatabase;
   readonly #executedBy: string;
+  readonly #io: TargetIo;
 
-  constructor(datasource: Datasource, db: SqlDatabase, executedBy: string) {
+  /**
+   * @param requests where its queries are counted (a run's); none by default
+   */
+  constructor(
+    datasource: Datasource,
+    db: SqlDatabase,
+    executedBy: string,
+    requests: RequestCounter = { count() {} },
+  ) {
     this.name = datasource.name;
-    this.strictOrder = datasource.strictOrder;
-    this.validateOnMigrate = datasource.validateOnMigrate;
     this.#datasource = datasource;
     this.#db = db;
     this.#executedBy = executedBy;
-  }
-
-  get requests(): number {
-    return this.#db.queries;
+    this.#io = new TargetIo(
+      datasource.name,
+      () => db.queries,
+      requests,
+      (error): error is DatabaseError => error instanceof DatabaseError,
+    );
   }
 
   readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
-    return this.#db.readRecords(this.#datasource.table);
+    return this.#io.run(() => this.#db.readRecords(this.#datasource.table));
   }
 
-  // The table is created under the lock (see lock): two runners must not race to create it.
-  prepare(): Promise<void> {
-    return Promise.resolve();
-  }
-
+  // The table is created under the lock, when missing: two runners must not race to create it.
   lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void> {
-    return this.#db.lock(this.#datasource.table, timeoutMs, onWait, signal);
+    return this.#io.run(() => this.#db.lock(this.#datasource.table, timeoutMs, onWait, signal));
   }
 
   release(): Promise<void> {
-    return this.#db.unlock();
+    return this.#io.run(() => this.#db.unlock());
   }
 
   unlock(): Promise<UnlockOutcome> {
@@ -59,7 +67,11 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
     });
   }
 
-  async apply(file: SqlFile, executedAt: Date): Promise<Applied> {
+  apply(file: SqlFile, executedAt: Date): Promise<Applied> {
+    return this.#io.run(() => this.#apply(file, executedAt));
+  }
+
+  async #apply(file: SqlFile, executedAt: Date): Promise<Applied> {
     let ms: number | undefined;
     try {
       ms = await this.#db.runFile(this.#datasource.table, file.text, {
@@ -119,21 +131,19 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
   }
 
   // A driver's error says nothing of which record was being written: the failure names it.
-  async #recordWrite(path: string, what: string, write: () => Promise<unknown>): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
-      if (!(error instanceof DatabaseError)) throw error;
-      throw new MigrationFailure({
-        connection: this.name,
-        file: path,
-        reason: `could not ${what} in table ${this.#datasource.table}: ${error.message}`,
-      }, { cause: error });
-    }
-  }
-
-  failure(error: unknown): string | undefined {
-    return error instanceof DatabaseError ? error.message : undefined;
+  #recordWrite(path: string, what: string, write: () => Promise<unknown>): Promise<void> {
+    return this.#io.run(async () => {
+      try {
+        await write();
+      } catch (error) {
+        if (!(error instanceof DatabaseError)) throw error;
+        throw new MigrationFailure({
+          connection: this.name,
+          file: path,
+          reason: `could not ${what} in table ${this.#datasource.table}: ${error.message}`,
+        }, { cause: error });
+      }
+    });
   }
 
   close(): Promise<void> {

@@ -637,7 +637,6 @@ describe("SearchTarget.record and dropRecord", () => {
     };
     const first = await target();
     try {
-      await first.prepare();
       await first.lock(5_000, () => {});
       await first.record(file, new Date("2024-03-04T05:06:07.089Z"));
       await first.record({ ...file, path: "gone.json" }, new Date());
