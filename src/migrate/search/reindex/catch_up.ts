@@ -235,7 +235,7 @@ export interface Baseline {
   readonly shards: Map<number, Map<string, number>>;
   written: readonly ShardSeqNo[];
   /** `shards` in the order of their sequence numbers, once sorted ({@linkcode listingsOf}). */
-  listings?: readonly SeqListing[];
+  listings?: readonly SeqListing[] | undefined;
 }
 
 /**
@@ -255,14 +255,15 @@ export function listingsOf(baseline: Baseline): readonly SeqListing[] {
  * `upTo` (every write up to it copied already): deletes the rest from it, those deleted from the
  * source since they were copied and those written again since (the next catch-up, from `upTo`,
  * copies them again). Reads both indices whole, while writes go on; {@linkcode rebase} then
- * keeps the same true reading only what changed. Returns the baseline, and how many it deleted.
+ * keeps the same true reading only what changed. Returns the baseline, and how many it took out
+ * (see {@linkcode Removed}).
  */
 export async function prune(
   send: Send,
   source: string,
   index: string,
   upTo: number,
-): Promise<{ readonly baseline: Baseline; readonly deleted: number }> {
+): Promise<Removed & { readonly baseline: Baseline }> {
   const { shards } = await shardSeqNos(send, source);
   const baseline: Baseline = { shards: new Map(), written: [] };
   await inTurns(shards, async ({ shard }) => {
@@ -276,9 +277,14 @@ export async function prune(
     const copied = await listShard(send, index, shard, { match_all: {} });
     for (const id of copied.ids) if (!held(id)) stale.push(id);
   });
+  // Those the source still holds, at a number above `upTo`, are copied again, not deleted.
+  const later = new Set<string>();
+  await inTurns(shards, async ({ shard }) => {
+    for (const id of (await seqNosOn(send, source, shard, stale)).keys()) later.add(id);
+  });
   await deleteIds(send, index, stale);
   baseline.written = (await shardSeqNos(send, index)).shards;
-  return { baseline, deleted: stale.length };
+  return { baseline, deleted: stale.length - later.size, recopied: later.size };
 }
 
 // Ranges counted per search, as buckets of one `range` aggregation (well under max_buckets).
@@ -286,9 +292,18 @@ const RANGES_PER_SEARCH = 500;
 // Each fallen short range costs its ids in the existence check, each split `parts` counts.
 const NARROWING: Narrowing = { leaf: 32, parts: 32 };
 
-/** What {@linkcode rebase} did: documents deleted from the new index, and documents looked at. */
-export interface Rebased {
+/**
+ * The documents {@linkcode prune} or {@linkcode rebase} took out of the new index: `deleted`, those
+ * the source no longer holds; `recopied`, those it holds written again since they were copied (or
+ * copied ahead of the checkpoint), which a catch-up copies again.
+ */
+export interface Removed {
   readonly deleted: number;
+  readonly recopied: number;
+}
+
+/** What {@linkcode rebase} did: documents taken out of the new index, and documents looked at. */
+export interface Rebased extends Removed {
   readonly looked: number;
 }
 
@@ -327,10 +342,13 @@ export async function rebase(
     now.set(shard, await seqNosOn(send, source, shard, ids));
   });
   const stale: string[] = [];
+  let recopied = 0;
   for (const id of ids) {
     let kept = false;
+    let held = false;
     for (const [shard, docs] of baseline.shards) {
       const seq = now.get(shard)!.get(id);
+      held ||= seq !== undefined;
       if (seq !== undefined && seq <= upTo) {
         if (docs.get(id) !== seq) baseline.listings = undefined;
         docs.set(id, seq);
@@ -338,10 +356,11 @@ export async function rebase(
       } else if (docs.delete(id)) baseline.listings = undefined;
     }
     if (!kept) stale.push(id);
+    if (!kept && held) recopied++;
   }
   await deleteIds(send, index, stale);
   baseline.written = (await shardSeqNos(send, index)).shards;
-  return { deleted: stale.length, looked: ids.length };
+  return { deleted: stale.length - recopied, recopied, looked: ids.length };
 }
 
 // The source's count now of each range's bounds, on the range's shard.

@@ -259,9 +259,19 @@ export class ReindexRun {
     }
     // Made here, empty: what the progress says was copied is not in it (deleted by hand).
     if (created.status !== 400) this.#advance({ since: undefined });
-    this.#advance({ uuid: await indexUuid(this.#send, spec.index) });
+    const uuid = await indexUuid(this.#send, spec.index);
+    this.#advance({ uuid });
     await this.#note();
-    ctx.say(`reindex: created ${spec.index}`);
+    // The resumed run's index (its uuid, or none noted when it stopped before noting it), not
+    // one this run made with a request whose answer was lost.
+    const noted = this.#plan.resumed?.uuid;
+    const tookOver = created.status === 400 && this.#plan.resumed !== undefined &&
+      (noted === undefined || noted === uuid);
+    ctx.say(
+      tookOver
+        ? `reindex: took over ${spec.index}, created by a run that stopped`
+        : `reindex: created ${spec.index}`,
+    );
   }
 
   async #copy(): Promise<void> {
@@ -333,6 +343,7 @@ export class ReindexRun {
     // The new index holds every document of the source now, each as it is: what is left is the
     // documents the source deleted since they were copied.
     const { baseline } = this.#progress;
+    // Nothing is above the last number, so nothing is taken out to be copied again.
     const { deleted } = baseline === undefined
       ? await prune(this.#send, source, spec.index, Number.MAX_SAFE_INTEGER)
       : await rebase(this.#send, source, spec.index, baseline, Infinity);
@@ -451,11 +462,12 @@ export class ReindexRun {
     const pruned = await prune(this.#send, source, spec.index, since.seqNo);
     const { baseline } = pruned;
     this.#advance({ baseline });
-    let deleted = pruned.deleted;
+    let { deleted, recopied } = pruned;
     for (let i = 0; i < CATCH_UPS; i++) {
       const caught = await this.#catchUp();
       const rebased = await rebase(this.#send, source, spec.index, baseline, caught.since.seqNo);
       deleted += rebased.deleted;
+      recopied += rebased.recopied;
       if (caught.documents + rebased.looked <= SHORT_CATCH_UP) break;
     }
     // Sorted now, while writes go on: the rebase under the block reads it sorted.
@@ -464,6 +476,10 @@ export class ReindexRun {
       ctx.say(
         `reindex: deleted ${deleted} document(s) from ${spec.index} the source no longer holds`,
       );
+    }
+    // Taken out too, but the source holds them: told apart, so that no delete is claimed.
+    if (recopied > 0) {
+      ctx.say(`reindex: copied again ${recopied} document(s) written to ${source} during the copy`);
     }
   }
 

@@ -120,6 +120,49 @@ describe("prune and rebase on the real node", () => {
     );
   });
 
+  it("count the documents written again since their copy apart from those the source deleted", async () => {
+    const source = `catchup-${process.pid}-counts`;
+    const index = `${source}-new`;
+    // One shard: the checkpoint of several would leave documents of the shard ahead above it.
+    for (const name of [source, index]) {
+      await os("PUT", `/${name}`, { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    }
+    const copy = async (after?: number) => {
+      const checkpoint = checkpointOf((await shardSeqNos(send, source)).shards);
+      await os("POST", `/${source}/_refresh`);
+      await os("POST", "/_reindex?refresh=true", {
+        source: {
+          index: source,
+          ...(after === undefined ? {} : { query: { range: { _seq_no: { gt: after } } } }),
+        },
+        dest: { index },
+      });
+      return checkpoint;
+    };
+    try {
+      for (const id of ["a", "b", "c", "d"]) {
+        await os("PUT", `/${source}/_doc/${id}?refresh=true`, { v: 1 });
+      }
+      const since = await copy();
+      // After the checkpoint the prune reads up to: one written again, one deleted.
+      await os("PUT", `/${source}/_doc/a?refresh=true`, { v: 2 });
+      await os("DELETE", `/${source}/_doc/b?refresh=true`);
+      const pruned = await prune(send, source, index, since);
+      assert.deepEqual([pruned.deleted, pruned.recopied], [1, 1], "the prune");
+      const next = await copy(since);
+      await os("PUT", `/${source}/_doc/c?refresh=true`, { v: 2 });
+      await os("DELETE", `/${source}/_doc/d?refresh=true`);
+      const rebased = await rebase(send, source, index, pruned.baseline, next);
+      assert.deepEqual([rebased.deleted, rebased.recopied], [1, 1], "the rebase");
+      await copy(next);
+      const last = await rebase(send, source, index, pruned.baseline, Infinity);
+      assert.deepEqual([last.deleted, last.recopied], [0, 0], "the rebase under the block");
+      assert.deepEqual(await contents(index), await contents(source));
+    } finally {
+      await os("DELETE", `/${source},${index}`);
+    }
+  });
+
   it("fails on stats or a refresh that left a shard out, and on pages that never end", async () => {
     const source = `catchup-${process.pid}-stats`;
     await os("PUT", `/${source}`, { settings: { number_of_shards: 2, number_of_replicas: 0 } });

@@ -883,6 +883,84 @@ describe("a reindex against hostile states and faults", () => {
   });
 });
 
+describe("what a reindex says it did", () => {
+  // What a run says is on stderr, which --json leaves silent: these runs print it.
+  it("says a document written again during the copy was copied again, not deleted", async () => {
+    let v1 = "", alias = "";
+    let changed: Promise<unknown> | undefined;
+    const fault = await startFaultServer(OPENSEARCH_URL, (r): Fault => {
+      // The prune's first read of the source, once the copy and a catch-up are done: one
+      // document is written again, another deleted, both after the checkpoint it reads up to.
+      if (
+        changed === undefined && r.method === "POST" &&
+        r.path.startsWith(`/${v1}/_search?preference=`)
+      ) {
+        changed = (async () => {
+          const update = await os("PUT", `/${alias}/_doc/s5?refresh=true`, {
+            seq: 5,
+            price: "777.25",
+          });
+          assert.equal(update.status, 200, JSON.stringify(update.body));
+          assert.equal((await os("DELETE", `/${alias}/_doc/s6?refresh=true`)).status, 200);
+        })();
+        return { after: changed };
+      }
+      return "forward";
+    });
+    try {
+      const moved = await moving(1_000, { hosts: [fault.url] });
+      [v1, alias] = [moved.v1, moved.alias];
+      const run = await moved.ws.ok();
+      assert.ok(changed, "the prune read the source");
+      assert.match(
+        run.err,
+        new RegExp(
+          `reindex: deleted 1 document\\(s\\) from ${moved.v2} the source no longer holds`,
+        ),
+      );
+      assert.match(
+        run.err,
+        new RegExp(`reindex: copied again 1 document\\(s\\) written to ${v1} during the copy`),
+      );
+      await assertMoved(alias, v1, moved.v2, 999);
+      assert.equal((await os("GET", `/${moved.v2}/_doc/s5`)).body._source.price, 777.25);
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it("says it took over the new index a run that stopped created, and created one it made", async () => {
+    let refusing = true;
+    const fault = await startFaultServer(
+      OPENSEARCH_URL,
+      (r): Fault => (refusing && isSwap(r) ? REFUSED : "forward"),
+    );
+    try {
+      const { ws, alias, v1, v2 } = await moving(100, { hosts: [fault.url] });
+      const first = await ws.run();
+      assert.equal(first.code, 1, "the swap is refused: rolled back");
+      assert.match(first.err, new RegExp(`reindex: created ${v2}\\n`));
+      // Stopped twice: the next run finds the new index of the run before, and keeps it.
+      const second = await ws.run();
+      assert.equal(second.code, 1, "the swap is refused again");
+      assert.match(
+        second.err,
+        new RegExp(`reindex: took over ${v2}, created by a run that stopped`),
+      );
+      assert.doesNotMatch(second.err, /reindex: created /);
+      // Deleted by hand: the next run makes it again.
+      assert.equal((await os("DELETE", `/${v2}`)).status, 200);
+      refusing = false;
+      const third = await ws.ok();
+      assert.match(third.err, new RegExp(`reindex: created ${v2}\\n`));
+      assert.doesNotMatch(third.err, /took over/);
+      await assertMoved(alias, v1, v2, 100);
+    } finally {
+      await fault.close();
+    }
+  });
+});
+
 describe("taskFailure: why a finished copy did not copy everything", () => {
   const finished = (failures: unknown[]) => ({ completed: true, response: { failures } });
 
