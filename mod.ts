@@ -61,6 +61,7 @@ export {
   type PropertiesDecorator,
   type Same,
   type SchemaOutput,
+  type UndefinedWhereOptional,
 } from "./src/context/configuration_properties.ts";
 export { type LifecycleDecorator, PostConstruct, PreDestroy } from "./src/context/lifecycle.ts";
 export {

@@ -45,9 +45,9 @@ import { lifecycleEvents } from "./events/event_hooks.ts";
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
   /** Controller classes (`@RestController`). */
-  readonly controllers?: readonly Class[];
+  readonly controllers?: readonly Class[] | undefined;
   /** Other bean classes (`@Component`, `@Service`, `@Configuration`). */
-  readonly components?: readonly Class[];
+  readonly components?: readonly Class[] | undefined;
   /**
    * Beans to replace before wiring, as `[token, instance]` pairs (a test's fake repository): the
    * beans that use one get the instance. A class names the one bean `@Autowired(Class)` would
@@ -55,48 +55,48 @@ export interface BootstrapOptions {
    * named so). The replaced class is not constructed, and the instance's own `@PostConstruct` and
    * `@PreDestroy` hooks do not run. A token that names no bean, or several, stops `bootstrap`.
    */
-  readonly overrides?: readonly (readonly [Class | string, unknown])[];
+  readonly overrides?: readonly (readonly [Class | string, unknown])[] | undefined;
   /**
    * The configuration: `application.yml` as `loadConfig` of `@thaw/thaw/config` read it, or an
    * object of the same keys.
    */
-  readonly config?: ConfigValues | LoadedConfig;
+  readonly config?: ConfigValues | LoadedConfig | undefined;
   /**
    * Where the `${VAR}` placeholders of a configuration object are read; the runtime's environment
    * by default. (`loadConfig` substitutes a file's when it reads it.)
    */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** The largest request body in bytes; `server.max-body-size`, else 1 MiB. */
-  readonly maxBodySize?: number;
+  readonly maxBodySize?: number | undefined;
   /**
    * Takes a `%2F` in a request path, so that a path variable can hold `/` (`/files/a%2Fb` binds
    * `a/b`); `server.allow-encoded-slash`, else `false`: such a path is a 400, as Spring's
    * firewall has it, since `..%2F` would reach a file path as `../`.
    */
-  readonly allowEncodedSlash?: boolean;
+  readonly allowEncodedSlash?: boolean | undefined;
   /**
    * Middleware run around every request, in this order: controller routes, the framework's own
    * answers (404, 405, `OPTIONS`, 413, 415), the OpenAPI and the health routes. Hono middleware
    * (`cors()`, `secureHeaders()`) or `Middleware` bean classes.
    */
-  readonly middleware?: readonly MiddlewareItem[];
+  readonly middleware?: readonly MiddlewareItem[] | undefined;
   /**
    * Where unexpected errors are reported (`error`), and the start line of `listen(app)` (`info`,
    * when the logger has it); `console` by default.
    */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
   /**
    * Serves the OpenAPI document and its docs page: `openApi()` of `@thaw/thaw/openapi` (at
    * `/openapi.json` and `/docs` by default), over the `app.openapi` keys of the configuration;
    * `false` serves neither, whatever they say.
    */
-  readonly openapi?: OpenApiFeature | false;
+  readonly openapi?: OpenApiFeature | false | undefined;
   /**
    * Serves the actuator's endpoints (`/actuator/health` and its probes, `info`, `mappings`), as
    * the `management.*` keys expose them: `actuator()` of `@thaw/thaw/actuator`. `false` serves
    * none, whatever the configuration says.
    */
-  readonly actuator?: ActuatorFeature | false;
+  readonly actuator?: ActuatorFeature | false | undefined;
 }
 
 /** What edge runtimes (Cloudflare Workers, workerd) pass as a fetch handler's third argument. */
@@ -448,7 +448,7 @@ async function wire(
     httpMethod: route.httpMethod,
     path: route.pattern.source,
     variables: route.pattern.variables,
-    method: route.method,
+    ...(route.method === undefined ? {} : { method: route.method }),
   }));
   // Turned off when a server's shutdown starts, so that readiness answers DOWN (and a load
   // balancer stops sending) while the requests in flight finish.
@@ -524,8 +524,8 @@ async function wire(
     allowEncodedSlash,
     middleware,
     maxBodySize,
-    marks,
-    requestTimeout: requestTimeoutMs > 0 ? { ms: requestTimeoutMs, logger } : undefined,
+    ...(marks === undefined ? {} : { marks }),
+    ...(requestTimeoutMs > 0 ? { requestTimeout: { ms: requestTimeoutMs, logger } } : {}),
   });
   refuseLateRegistration(hono);
 
@@ -571,7 +571,7 @@ async function wire(
   };
   registerApplication(app, {
     settings,
-    management,
+    ...(management === undefined ? {} : { management }),
     documented,
     defaultErrorBody: custom === undefined,
     middleware: options.middleware ?? [],

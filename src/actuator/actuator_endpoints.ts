@@ -35,9 +35,9 @@ export const ENDPOINTS: readonly EndpointId[] = [
 /** What the endpoints that read beyond the configuration read. */
 export interface EndpointSources {
   /** The Prometheus exposition, where `prometheus` can be served. */
-  readonly scrape?: () => Promise<string>;
+  readonly scrape?: (() => Promise<string>) | undefined;
   /** The migrations' status, where the app gave one. */
-  readonly migrations?: () => Promise<object>;
+  readonly migrations?: (() => Promise<object>) | undefined;
 }
 
 /** Which endpoints are exposed, and under which path. */

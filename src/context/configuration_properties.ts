@@ -37,7 +37,7 @@ export type FieldsOf<T> = {
  * another type, makes the decorator a type error naming it.
  */
 export type PropertiesClass<Output, C extends abstract new () => object> = Output extends
-  FieldsOf<InstanceType<C>> ? C
+  UndefinedWhereOptional<FieldsOf<InstanceType<C>>> ? C
   : C & {
     readonly "fields the schema does not give with their types": Exclude<
       keyof FieldsOf<InstanceType<C>>,
@@ -47,6 +47,15 @@ export type PropertiesClass<Output, C extends abstract new () => object> = Outpu
       }[keyof Output & keyof FieldsOf<InstanceType<C>>]
     >;
   };
+
+/**
+ * The fields with `undefined` allowed in the optional ones: a schema's optional key (zod's
+ * `.optional()`) gives `T | undefined`, which `tls?: boolean` takes unless the app compiles with
+ * `exactOptionalPropertyTypes`; with it too, as the fields' own check below does.
+ */
+export type UndefinedWhereOptional<F> = {
+  [K in keyof F]: Record<never, never> extends Pick<F, K> ? F[K] | undefined : F[K];
+};
 
 /** The decorator {@linkcode ConfigurationProperties} returns. */
 export type PropertiesDecorator<Output> = <C extends abstract new () => object>(

@@ -28,7 +28,7 @@ export function stereotype(
         `@${decorator} on class ${String(context.name)}: it is already a ${record.stereotype.kind}`,
       );
     }
-    record.stereotype = { kind, name };
+    record.stereotype = { kind, ...(name === undefined ? {} : { name }) };
   };
 }
 

@@ -32,19 +32,19 @@ export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
 /** Options of {@linkcode HttpRequest}. */
 export interface HttpRequestOptions {
   /** The `{var}` segments the route matched, decoded. */
-  readonly pathVariables?: Readonly<Record<string, string>>;
+  readonly pathVariables?: Readonly<Record<string, string>> | undefined;
   /** The most bytes `text()`, `bytes()` and `json()` read; defaults to 1 MiB. */
-  readonly maxBodySize?: number;
+  readonly maxBodySize?: number | undefined;
   /**
    * The body's bytes when the server has read them already (Node's `incoming.rawBody`); the
    * request's own stream is then left alone.
    */
-  readonly rawBody?: Uint8Array;
+  readonly rawBody?: Uint8Array | undefined;
   /**
    * Where the body is read from when something read the request's own stream first (Hono keeps
    * what its `c.req.json()` read, for a later reader).
    */
-  readonly readEarlier?: () => Promise<Uint8Array>;
+  readonly readEarlier?: (() => Promise<Uint8Array>) | undefined;
 }
 
 /**

@@ -547,5 +547,8 @@ function parseDisposition(value: string, n: number): { name: string; filename?: 
     }
   }
   if (params.name === undefined) throw noName(n);
-  return { name: params.name, filename: params.filename };
+  return {
+    name: params.name,
+    ...(params.filename === undefined ? {} : { filename: params.filename }),
+  };
 }

@@ -23,10 +23,11 @@ export function processGone(pid: number): boolean {
  * `--allow-env` for those variables.
  */
 export function localIdentity(): RunnerIdentity {
+  const user = process.env.USER ?? process.env.LOGNAME ?? process.env.USERNAME;
   return {
     host: hostname(),
     pid: process.pid,
-    user: process.env.USER ?? process.env.LOGNAME ?? process.env.USERNAME,
+    ...(user === undefined ? {} : { user }),
     processGone,
   };
 }

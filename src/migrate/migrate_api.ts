@@ -60,41 +60,41 @@ export interface MigrateOptions {
   /** The migrations root: one folder per connection or datasource (`--sqlPath`). */
   readonly migrations: string | URL;
   /** `sql` (the default): SQL files on the datasources; `search`: JSON files on the clusters. */
-  readonly mode?: "sql" | "search";
+  readonly mode?: "sql" | "search" | undefined;
   /** `migrate` (the default), `status`, `validate`, `baseline`, `repair` or `unlock`. */
-  readonly command?: Command;
+  readonly command?: Command | undefined;
   /** Only this connection or datasource (`--connection`). */
-  readonly connection?: string;
+  readonly connection?: string | undefined;
   /** `migrate`, `baseline`, `repair`: work out what would be done, send only reads. */
-  readonly dryRun?: boolean;
+  readonly dryRun?: boolean | undefined;
   /** Over each connection's `migrations.strict_order` (`--strict-order`, `--no-strict-order`). */
-  readonly strictOrder?: boolean;
+  readonly strictOrder?: boolean | undefined;
   /** `baseline`, `repair` and `unlock` (`--force`). */
-  readonly force?: boolean;
+  readonly force?: boolean | undefined;
   /** Search: compare the applied files with the cluster (`--drift`). */
-  readonly drift?: boolean;
+  readonly drift?: boolean | undefined;
   /**
    * `migrate`: stop at this version (`--target`); `baseline`: record the files up to it only
    * (`--version`). Files above it are left as they are.
    */
-  readonly target?: string;
+  readonly target?: string | undefined;
   /**
    * How long to wait for another runner's lock, in milliseconds, from 0 to a day (86,400,000);
    * 60,000 by default. A fraction waits to the next whole millisecond.
    */
-  readonly lockTimeoutMs?: number;
+  readonly lockTimeoutMs?: number | undefined;
   /** Where `${VAR}` placeholders are read; the runtime's environment by default. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Stops the run after the current file (the lock is still released), as Ctrl-C does. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Where relative paths start (these options', and SQLite files'); the working directory by default. */
-  readonly cwd?: string;
+  readonly cwd?: string | undefined;
   /**
    * Receives each progress line the command line prints while it runs (`main [1/2] apply
    * 001-users.sql (applied, 1 ms)`); nothing is printed without it. {@linkcode summaryLines}
    * gives the closing lines.
    */
-  readonly onProgress?: (line: string) => void;
+  readonly onProgress?: ((line: string) => void) | undefined;
 }
 
 /** A folder option: a string (relative ones start at `cwd`) or a file URL, as an absolute path. */

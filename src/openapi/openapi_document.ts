@@ -71,7 +71,7 @@ export interface FrameworkOperation {
 export interface DocumentOptions {
   readonly title: string;
   readonly version: string;
-  readonly description?: string;
+  readonly description?: string | undefined;
   /**
    * The error answers have the default error controller's body. With an `errorController` bean
    * of the app's own, they are documented without a body schema: only that bean knows it.

@@ -10,17 +10,17 @@ import { asFlag } from "./openapi_feature.ts";
  */
 export interface OpenApiOptions {
   /** Whether to serve anything; `true` by default. `false` turns off the file's keys. */
-  readonly enabled?: boolean;
+  readonly enabled?: boolean | undefined;
   /** Where the JSON document is served; `/openapi.json` by default; `false`: not served. */
-  readonly path?: string | false;
+  readonly path?: string | false | undefined;
   /** Where the Swagger UI page is served; `/docs` by default; `false`: not served. */
-  readonly docs?: string | false;
+  readonly docs?: string | false | undefined;
   /** `info.title`; `OpenAPI definition` by default (springdoc's). */
-  readonly title?: string;
+  readonly title?: string | undefined;
   /** `info.version`; `v0` by default (springdoc's). */
-  readonly version?: string;
+  readonly version?: string | undefined;
   /** `info.description`, in CommonMark. */
-  readonly description?: string;
+  readonly description?: string | undefined;
 }
 
 /** The options resolved: what to serve, and what the document says of itself. */

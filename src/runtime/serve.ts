@@ -1,20 +1,20 @@
 /** Options of `listen(app, options)`. */
 export interface ListenOptions {
   /** The port; `0` picks a free one. Defaults to `server.port` of the config, else 8080. */
-  readonly port?: number;
+  readonly port?: number | undefined;
   /** The address to bind; defaults to `server.hostname` of the config, else `0.0.0.0`. */
-  readonly hostname?: string;
+  readonly hostname?: string | undefined;
   /**
    * Whether SIGTERM and SIGINT shut the server down gracefully and end the process (0 when
    * everything ended cleanly, else 1; a second signal ends it at once with 1). `true` by default.
    */
-  readonly signals?: boolean;
+  readonly signals?: boolean | undefined;
   /**
    * Prints no start line. By default `listen` gives the app's logger (its `info`) one line once
    * it listens: `Thaw listening on http://localhost:8080 — 3 controllers, 12 routes, started in
    * 23 ms`.
    */
-  readonly quiet?: boolean;
+  readonly quiet?: boolean | undefined;
 }
 
 /** A running server. */
@@ -78,10 +78,11 @@ export interface ServeOptions {
   readonly shutdownDelayMs?: number;
   /** Where shutdown names what it cut. */
   readonly logger: ShutdownLogger;
+  // Either hook may be undefined: the management server spreads the app's options and unsets both.
   /** Runs as shutdown starts (readiness turns DOWN). */
-  readonly shutdownStarting?: () => void;
+  readonly shutdownStarting?: (() => void) | undefined;
   /** Runs once the server is stopped (the app's `close()`). */
-  readonly closed?: () => Promise<void>;
+  readonly closed?: (() => Promise<void>) | undefined;
 }
 
 interface DenoLike {

@@ -105,13 +105,13 @@ export interface ShutdownOptions {
    * How long the server keeps accepting and serving once readiness is DOWN, in milliseconds,
    * before it stops: the time a load balancer takes to stop sending (Kubernetes' preStop sleep).
    */
-  readonly delayMs?: number;
+  readonly delayMs?: number | undefined;
   readonly inFlight: InFlight;
   readonly logger: ShutdownLogger;
   /** Runs first: readiness turns DOWN. */
-  readonly starting?: () => void;
+  readonly starting?: (() => void) | undefined;
   /** Runs once the server is stopped: the app's `close()` (its `@PreDestroy` hooks). */
-  readonly closed?: () => Promise<void>;
+  readonly closed?: (() => Promise<void>) | undefined;
 }
 
 /**

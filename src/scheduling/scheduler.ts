@@ -79,8 +79,8 @@ interface Job {
   readonly initialDelay: number;
   readonly lock?: LockConfiguration;
   readonly run: () => unknown;
-  timer?: SchedulerTimer;
-  running?: Promise<void>;
+  timer?: SchedulerTimer | undefined;
+  running?: Promise<void> | undefined;
 }
 
 /**
@@ -525,7 +525,7 @@ function readJob(Cron: CronClass, method: ScheduledMethod, host: SchedulerHost):
     }
     lock = { name, lockAtMostFor: atMost, lockAtLeastFor: atLeast };
   }
-  const base = { name: method.name, run: method.run, lock };
+  const base = { name: method.name, run: method.run, ...(lock === undefined ? {} : { lock }) };
   if (options.cron !== undefined) {
     const expression = String(text("cron", options.cron));
     if (expression === CRON_DISABLED) return undefined;
@@ -539,7 +539,14 @@ function readJob(Cron: CronClass, method: ScheduledMethod, host: SchedulerHost):
     if (trigger.next(Date.now()) === undefined) {
       throw new DefinitionError(`${where}: cron "${expression}" never fires`);
     }
-    return { ...base, kind: "cron", trigger, zone, period: 0, initialDelay: 0 };
+    return {
+      ...base,
+      kind: "cron",
+      trigger,
+      ...(zone === undefined ? {} : { zone }),
+      period: 0,
+      initialDelay: 0,
+    };
   }
   const kind: Kind = options.fixedRate !== undefined ? "fixedRate" : "fixedDelay";
   const period = duration(kind, options[kind]);

@@ -17,13 +17,13 @@ export interface SqlLockProviderOptions {
   /** How a statement reaches the database: the app's own pool or connection. */
   readonly query: SqlLockQuery;
   /** The locks' table; `shedlock` by default. */
-  readonly table?: string;
+  readonly table?: string | undefined;
   /**
    * Who holds a lock, as the table shows it (ShedLock puts the host name); `thaw` and a random
    * id of this provider by default. Each lock taken adds an id of its own after it (a space and
    * 13 characters), so it is at most 241 characters: `locked_by` holds 255.
    */
-  readonly lockedBy?: string;
+  readonly lockedBy?: string | undefined;
 }
 
 /** `pg`'s `Pool` or `Client`, as the provider uses it. */

@@ -204,7 +204,7 @@ function compileRoute(
       methodName: route.methodName,
       binders: route.binders,
       middleware: middlewareItems,
-      status,
+      ...(status === undefined ? {} : { status }),
     },
     middleware,
     middlewareNames: middlewareItems.map(middlewareName),
@@ -217,10 +217,10 @@ function compileRoute(
       maxBodySize: options.maxBodySize,
       server: options.server,
       hasPathVariables: pattern.variables.length > 0,
-      pathVariables: reader?.rest === undefined ? undefined : reader.all,
+      ...(reader?.rest === undefined ? {} : { pathVariables: reader.all }),
       behindMiddleware: middleware.length > 0 || options.answersChecked,
       middlewareNames: [...options.globalMiddleware ?? [], ...middlewareItems.map(middlewareName)],
-      status,
+      ...(status === undefined ? {} : { status }),
     }),
   };
 }

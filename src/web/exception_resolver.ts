@@ -58,10 +58,11 @@ export function exceptionScope(beans: readonly HandlerBean[]): ExceptionScope {
         if (typeof method !== "function") {
           throw new DefinitionError(`@ExceptionHandler on ${label}: it is not a method`);
         }
+        const status = responseStatusOf(type, record.methodName);
         const bound: BoundHandler = {
           label,
           call: (error, request) => method.call(instance, error, request),
-          status: responseStatusOf(type, record.methodName),
+          ...(status === undefined ? {} : { status }),
         };
         for (const errorType of record.types) {
           const other = scope.get(errorType.prototype);

@@ -78,7 +78,7 @@ export function parsePathPattern(source: string): PathPattern {
     source,
     segments,
     variables,
-    rest: last?.kind === "rest" ? last.name : undefined,
+    ...(last?.kind === "rest" ? { rest: last.name } : {}),
     honoPath: "/" +
       segments.map((s) => s.kind === "literal" ? s.text : s.kind === "rest" ? "*" : `:${s.name}`)
         .join("/"),

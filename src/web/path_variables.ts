@@ -20,7 +20,7 @@ export interface PathReader {
    * `undefined` for a route without constraints. A route whose constraints fail passes the
    * request on to the next route that matches.
    */
-  readonly holds?: (c: Context) => boolean;
+  readonly holds?: ((c: Context) => boolean) | undefined;
   /**
    * The catch-all's name and its value; `undefined` for a route without one. `read` throws a 400
    * `HttpException` for a path that Thaw refuses but a mounting app routed.

@@ -38,7 +38,7 @@ export function toResponse(value: unknown, defaults?: Headers, status?: number):
     }
     // A form's type (a multipart boundary) is known only once the response is made.
     if (value instanceof FormData || value instanceof URLSearchParams) {
-      return adopted(new Response(value, { status }), defaults);
+      return adopted(new Response(value, status === undefined ? {} : { status }), defaults);
     }
     if (isBodyInit(value)) return made(value, undefined, defaults, status);
   } else if (typeof value === "string") return made(value, TEXT_TYPE, defaults, status);
@@ -74,12 +74,13 @@ function made(
   defaults: Headers | undefined,
   status?: number,
 ): Response {
+  const init = status === undefined ? {} : { status };
   if (defaults === undefined) {
-    return new Response(body, { status, headers: own === undefined ? undefined : { ...own } });
+    return new Response(body, own === undefined ? init : { ...init, headers: { ...own } });
   }
   const headers = new Headers(own);
   addDefaultHeaders(headers, defaults);
-  return new Response(body, { status, headers });
+  return new Response(body, { ...init, headers });
 }
 
 function adopted(response: Response, defaults: Headers | undefined): Response {

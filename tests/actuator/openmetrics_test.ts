@@ -363,7 +363,12 @@ function omSamples(families: readonly OmFamily[]): Sample[] {
     f.samples.map((s) => {
       const ts = s.timestamp === undefined ? undefined : millis(s.timestamp);
       assert.ok(s.timestamp === undefined || ts !== undefined, `timestamp ${s.timestamp}`);
-      return { name: s.name, labels: s.labels, value: num(s.value), timestamp: ts };
+      return {
+        name: s.name,
+        labels: s.labels,
+        value: num(s.value),
+        ...(ts === undefined ? {} : { timestamp: ts }),
+      };
     })
   );
 }

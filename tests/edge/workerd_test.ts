@@ -57,7 +57,7 @@ describe("sample users app on workerd", () => {
         const res = await fetch(`${base}${path}`, {
           method,
           headers: body === undefined ? {} : { "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: body === undefined ? null : JSON.stringify(body),
         });
         return { status: res.status, headers: res.headers, body: await res.json() };
       };

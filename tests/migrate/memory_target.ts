@@ -39,7 +39,7 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
   failOn?: { path: string; error: Error };
   lockError?: Error;
   releaseError?: Error;
-  dropError?: Error;
+  dropError?: Error | undefined;
   closeError?: Error;
   /** Thrown by `readRecords`: a host or database that is not reached. */
   readError?: Error;

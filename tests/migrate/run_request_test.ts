@@ -36,10 +36,11 @@ const requests = fc.record({
   command: fc.constantFrom(...COMMANDS, "help" as Command, "--force" as Command),
   configDir: fc.constant("config"),
   migrationsRoot: fc.constant("migrations"),
-  connection: fc.option(fc.constantFrom("", "main", "--force"), { nil: undefined }),
+  // Left out of requiredKeys: absent or given, never given as undefined.
+  connection: fc.constantFrom("", "main", "--force"),
   dryRun: fc.boolean(),
   force: fc.boolean(),
-  drift: fc.option(fc.constant(true as const), { nil: undefined }),
+  drift: fc.constant(true as const),
   lockTimeoutMs: fc.nat(),
 }, {
   requiredKeys: [

@@ -319,7 +319,7 @@ describe("the document tells a route's status and its guards", () => {
                 describe: (): MiddlewareDocs => ({
                   securitySchemes: Object.fromEntries(
                     d.schemes,
-                  ) as MiddlewareDocs["securitySchemes"],
+                  ) as NonNullable<MiddlewareDocs["securitySchemes"]>,
                   responses: d.responses,
                   ...(d.explicit
                     ? { security: d.schemes.map(([name]) => ({ [name]: [] })).slice(0, 1) }

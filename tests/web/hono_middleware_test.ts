@@ -685,7 +685,7 @@ for (const transport of TRANSPORTS) {
             "x-request-id": `id-${status}`,
             "content-type": status === 415 ? "text/plain" : "application/json",
           },
-          body,
+          body: body ?? null,
         });
         assert.equal(response.status, status, `${method} ${path}`);
         assert.equal(response.headers.get("x-request-id"), `id-${status}`, `${method} ${path}`);

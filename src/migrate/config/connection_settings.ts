@@ -93,18 +93,21 @@ export function connectionEntries(
       false,
       at("migrations.flyway_compatible"),
     );
+    const migrationsEnabled = booleanSetting(migrations.enabled, false, at("migrations.enabled"));
+    const strictOrder = booleanSetting(
+      migrations.strict_order,
+      flyway,
+      at("migrations.strict_order"),
+    );
+    const placeholders = placeholderSetting(migrations.placeholders, at);
     return {
       name,
       values: item,
       migrations,
-      migrationsEnabled: booleanSetting(migrations.enabled, false, at("migrations.enabled")),
-      strictOrder: booleanSetting(
-        migrations.strict_order,
-        flyway,
-        at("migrations.strict_order"),
-      ),
+      migrationsEnabled,
+      strictOrder,
       validateOnMigrate: flyway,
-      placeholders: placeholderSetting(migrations.placeholders, at),
+      ...(placeholders === undefined ? {} : { placeholders }),
       at,
     };
   });

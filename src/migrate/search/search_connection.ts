@@ -105,11 +105,13 @@ export function searchConnections(
         proxy = httpUrl(e.proxy, at("proxy"), false);
       }
       const auth = authSetting(e, at, env);
+      const username = optionalString(e.username, at("username"));
+      const password = optionalString(e.password, at("password"), true);
       return {
         name,
         hosts,
-        username: optionalString(e.username, at("username")),
-        password: optionalString(e.password, at("password"), true),
+        ...(username === undefined ? {} : { username }),
+        ...(password === undefined ? {} : { password }),
         ...(auth === undefined ? {} : { auth }),
         sslVerification: booleanSetting(e.ssl_verification, true, at("ssl_verification")),
         timeoutMs: seconds(e.timeout, DEFAULT_TIMEOUT_SECONDS, at("timeout")),
@@ -122,7 +124,7 @@ export function searchConnections(
         migrationsEnabled: rest.migrationsEnabled,
         strictOrder: rest.strictOrder,
         validateOnMigrate: rest.validateOnMigrate,
-        placeholders: rest.placeholders,
+        ...(rest.placeholders === undefined ? {} : { placeholders: rest.placeholders }),
         recordsIndex,
         lockLeaseMs: lockLease(migrations.lock_lease, at("migrations.lock_lease")),
       };

@@ -76,7 +76,7 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
       migrationsEnabled: entry.migrationsEnabled,
       strictOrder: entry.strictOrder,
       validateOnMigrate: entry.validateOnMigrate,
-      placeholders: entry.placeholders,
+      ...(entry.placeholders === undefined ? {} : { placeholders: entry.placeholders }),
       table,
       source: at("url"),
       ...credentials(optionalString(values.username, at("username")), "username"),

@@ -75,7 +75,7 @@ export interface ServerLockWait {
   readonly timeoutMs: number;
   /** Told the holder once, when the lock is busy. */
   readonly onWait: (holder: string) => void;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -172,7 +172,11 @@ export class ScriptError extends Error {
 
   constructor(
     message: string,
-    where: { code?: string; position?: number; completed?: number },
+    where: {
+      code?: string | undefined;
+      position?: number | undefined;
+      completed?: number | undefined;
+    },
     options?: ErrorOptions,
   ) {
     super(message, options);

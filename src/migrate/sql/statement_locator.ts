@@ -65,7 +65,7 @@ export function statementStarts(text: string, kind: DatabaseKind): LocatedStatem
 export function locateStatement(
   text: string,
   kind: DatabaseKind,
-  where: { position?: number; completed?: number },
+  where: { position?: number | undefined; completed?: number | undefined },
 ): StatementLocation | undefined {
   if (where.position !== undefined && where.position >= 1) {
     const offset = codePointOffset(text, where.position - 1);

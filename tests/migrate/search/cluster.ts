@@ -47,7 +47,7 @@ export async function callNode(
       headers: body === undefined ? {} : {
         "content-type": typeof body === "string" ? "application/x-ndjson" : "application/json",
       },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      body: body === undefined ? null : typeof body === "string" ? body : JSON.stringify(body),
     });
   } catch (error) {
     throw new Error(

@@ -63,7 +63,7 @@ export async function forward(
   const answer = await fetch(upstream + path, {
     method: req.method ?? "GET",
     headers,
-    body: body.length === 0 ? undefined : new Uint8Array(body),
+    body: body.length === 0 ? null : new Uint8Array(body),
   });
   return { status: answer.status, text: await answer.text() };
 }

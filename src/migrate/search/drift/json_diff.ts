@@ -47,7 +47,8 @@ export const IN_CLUSTER_ONLY = "in the cluster, not in the file";
  */
 export interface Step {
   readonly key: string | number;
-  readonly parent?: Step;
+  // Undefined at the root: a step is made from its parent, whichever it is.
+  readonly parent?: Step | undefined;
 }
 
 const PLAIN_KEY = /^[A-Za-z0-9_@$][A-Za-z0-9_@$.\-]{0,99}$/;
@@ -230,7 +231,11 @@ export function walk<S extends Step>(
 export function diffJson<S extends Step = Step>(
   file: unknown,
   cluster: unknown,
-  options: { readonly at?: NoInfer<S>; readonly rules?: Rules<S>; readonly redact?: Mask } = {},
+  options: {
+    readonly at?: NoInfer<S> | undefined;
+    readonly rules?: Rules<S>;
+    readonly redact?: Mask;
+  } = {},
 ): Difference[] {
   const out = new Differences(options.redact);
   walk(file, cluster, options.at, options.rules ?? COMPARE_WHOLE, out);

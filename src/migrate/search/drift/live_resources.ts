@@ -203,7 +203,7 @@ export function differences(
     settings: body.settings,
     mappings: body.mappings,
     aliases: body.aliases,
-    movedAliases: live.movedAliases,
+    ...(live.movedAliases === undefined ? {} : { movedAliases: live.movedAliases }),
   }, redact);
 }
 

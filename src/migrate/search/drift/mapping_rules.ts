@@ -12,7 +12,7 @@ import { Differences, type Kind, type Rules, sameScalar, type Step, walk } from 
 
 /** A step of a mapping, knowing whether its key names a field. */
 export interface MappingStep extends Step {
-  readonly parent?: MappingStep;
+  readonly parent?: MappingStep | undefined;
   /**
    * Whether the key names a field: it is under a `properties` or `fields` that is itself a
    * parameter, not a field of that name.

@@ -38,7 +38,7 @@ export interface SendOptions {
    */
   readonly repeatable?: boolean;
   /** Aborts the request (the lock was lost, the run was interrupted); never retried elsewhere. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** What a client may be given beside its connection and transport. */
@@ -197,7 +197,7 @@ export class SearchClient {
         response = await this.#transport.fetch(url, {
           method,
           headers: { ...headers, ...auth },
-          ...(repeatable ? { body: payload } : sentOnce(payload)),
+          ...(repeatable ? (payload === undefined ? {} : { body: payload }) : sentOnce(payload)),
           redirect: "manual",
           signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
         }, fresh ? { fresh } : undefined);

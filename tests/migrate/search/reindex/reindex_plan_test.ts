@@ -295,7 +295,7 @@ interface Model {
   indices: Map<string, ModelIndex>;
   blocked: Set<string>;
   members: AliasMember[];
-  progress?: ReindexProgress;
+  progress?: ReindexProgress | undefined;
   tasks: Task[];
   // What the cluster acknowledged: a document's last version, or null once deleted.
   acked: Map<number, number | null>;
