@@ -2,6 +2,7 @@ import type { EnvLookup } from "../config/env.ts";
 import type { Mask } from "../config/secrets_mask.ts";
 import type { MigrationFile } from "./files/migration_files.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
+import type { OptionNames } from "./option_names.ts";
 import type { RequestCounter } from "./request_counter.ts";
 import type {
   ConnectionDrift,
@@ -69,6 +70,8 @@ export interface DriverContext {
    * `requests`.
    */
   readonly requests: RequestCounter;
+  /** How messages name the options (`--lock-timeout`, `lockTimeoutMs`): as the caller spells them. */
+  readonly optionNames: OptionNames;
 }
 
 /**

@@ -15,6 +15,7 @@ import { readMigrationFiles, requireMigrationsRoot } from "./files/migration_fil
 import { checkMigrationNames } from "./plan/migration_name.ts";
 import { MigrationFileError, PlanError } from "./migration_error.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 import type { Progress, RunError, RunReport } from "./run_report.ts";
 import type { RunRequest } from "./run_request.ts";
 import { runTargets } from "./run_targets.ts";
@@ -33,6 +34,8 @@ export interface RunContext {
   readonly signal?: AbortSignal;
   /** Where relative SQLite paths start; the working directory by default. */
   readonly cwd?: string;
+  /** How messages name the options: as the caller spells them; the command line's by default. */
+  readonly optionNames?: OptionNames;
 }
 
 /**
@@ -77,6 +80,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
 ): Promise<RunReport> {
   const command = COMMANDS[request.command];
   const requests = new RequestTally();
+  const optionNames = context.optionNames ?? COMMAND_LINE_NAMES;
   const where: DriverContext = {
     configDir: request.configDir,
     migrationsRoot: request.migrationsRoot,
@@ -87,12 +91,18 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     progress: context.progress,
     ...(context.signal ? { signal: context.signal } : {}),
     requests,
+    optionNames,
   };
   const configured = await driver.connections(where);
   // A command that reads no file (unlock) must not depend on them.
   const readsFiles = command.alone === undefined;
-  if (readsFiles) await requireMigrationsRoot(request.migrationsRoot);
-  const { selected, skipped } = selectEnabled(configured, request.connection, driver.noun);
+  if (readsFiles) await requireMigrationsRoot(request.migrationsRoot, optionNames);
+  const { selected, skipped } = selectEnabled(
+    configured,
+    request.connection,
+    driver.noun,
+    optionNames,
+  );
   const plans: { connection: C; files: F[]; ignored: string[] }[] = [];
   for (const connection of selected) {
     const planned = readsFiles

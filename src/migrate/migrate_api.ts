@@ -10,13 +10,13 @@ import { humanProgress } from "./human_output.ts";
 import { localIdentity } from "./local_process.ts";
 import { isMigrationError } from "./migration_error.ts";
 import { MigrationRunError } from "./migration_run_error.ts";
+import { MIGRATE_API_NAMES } from "./option_names.ts";
 import type { RunError, RunReport } from "./run_report.ts";
 import { silentProgress } from "./run_report.ts";
 import {
   checkRunRequest,
   DEFAULT_LOCK_TIMEOUT_SECONDS,
   MAX_LOCK_TIMEOUT_SECONDS,
-  type OptionNames,
   parseMode,
   type RunRequest,
   usageError,
@@ -154,6 +154,7 @@ export async function migrate(given: MigrateOptions): Promise<RunReport> {
       progress: options.onProgress ? humanProgress(options.onProgress) : silentProgress,
       cwd,
       ...(options.signal ? { signal: options.signal } : {}),
+      optionNames: MIGRATE_API_NAMES,
     });
   } catch (error) {
     if (!isMigrationError(error, "usage")) throw error;
@@ -248,22 +249,11 @@ function checkTypes(options: MigrateOptions): void {
 // Milliseconds, as the caller gave them: the command line's bound, a day, in this API's unit.
 const MAX_LOCK_TIMEOUT_MS = MAX_LOCK_TIMEOUT_SECONDS * 1000;
 
-// The options as the caller wrote them, for the rules every run shares.
-const API_NAMES: OptionNames = {
-  connection: "connection",
-  dryRun: "dryRun",
-  drift: "drift",
-  force: "force",
-  mode: (mode) => `mode ${JSON.stringify(mode)}`,
-  targetTakers: (takers) => `target applies to ${takers.map((c) => c.name).join(", ")}`,
-  targetValue: (_command, version) => `target ${JSON.stringify(version)}`,
-};
-
 // The run `options` ask for, checked by the rules every run shares (a dry run of `status`, drift
 // on SQL...), named as this API names them.
 function runRequest(options: MigrateOptions, cwd: string): RunRequest {
   return checkRunRequest({
-    mode: parseMode(options.mode ?? "sql", API_NAMES),
+    mode: parseMode(options.mode ?? "sql", MIGRATE_API_NAMES),
     command: options.command ?? "migrate",
     configDir: optionFolder(options.config, cwd),
     migrationsRoot: optionFolder(options.migrations, cwd),
@@ -275,5 +265,5 @@ function runRequest(options: MigrateOptions, cwd: string): RunRequest {
     ...(options.target === undefined ? {} : { target: options.target }),
     // The lock is polled in whole milliseconds; a fraction of one waits that millisecond.
     lockTimeoutMs: Math.ceil(options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_SECONDS * 1000),
-  }, API_NAMES);
+  }, MIGRATE_API_NAMES);
 }

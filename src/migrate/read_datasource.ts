@@ -1,6 +1,7 @@
 import process from "node:process";
 import { ConfigError } from "../config/config_error.ts";
 import { maskUrl } from "../config/secrets_mask.ts";
+import { MIGRATE_API_NAMES } from "./option_names.ts";
 import { optionEnv, optionFolder } from "./migrate_api.ts";
 import type { DatabaseKind } from "./sql/datasource.ts";
 import { loadDatasources } from "./sql/sql_config.ts";
@@ -53,7 +54,13 @@ export async function readDatasource(options: {
 }): Promise<DatasourceInfo> {
   const cwd = options.cwd ?? process.cwd();
   const configDir = optionFolder(options.config, cwd);
-  const all = await loadDatasources(configDir, "migrations", optionEnv(options.env), cwd);
+  const all = await loadDatasources(
+    configDir,
+    "migrations",
+    optionEnv(options.env),
+    cwd,
+    MIGRATE_API_NAMES,
+  );
   const found = all.find((d) => d.name === options.name);
   if (found === undefined) {
     throw new ConfigError(

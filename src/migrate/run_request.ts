@@ -1,9 +1,10 @@
-import type { Command, MigrationCommand } from "./command/command.ts";
+import type { Command } from "./command/command.ts";
 import { COMMANDS, isCommand } from "./command/commands.ts";
 import { BUILT_IN_CAPABILITIES } from "./built_in_capabilities.ts";
 import type { DriverCapabilities, MigrationMode } from "./driver.ts";
 import { MigrationError } from "./migration_error.ts";
 import { isVersion } from "./plan/migration_name.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 
 /**
  * One run, as both the command line and `migrate()` ask for it: which kind of migration, which
@@ -57,35 +58,6 @@ export const MAX_LOCK_TIMEOUT_SECONDS = 86_400;
 
 /** Seconds to wait for another runner's lock, unless the run says otherwise. */
 export const DEFAULT_LOCK_TIMEOUT_SECONDS = 60;
-
-/**
- * How a refusal names the options: as whoever built the request spells them, so a message never
- * sends `migrate()`'s caller looking for a command-line flag, nor the reverse.
- */
-export interface OptionNames {
-  readonly connection: string;
-  readonly dryRun: string;
-  readonly drift: string;
-  readonly force: string;
-  /** The mode option with a value: `-m sql`, `mode "sql"`. */
-  mode(mode: string): string;
-  /** Who takes a target version: `a target version applies to migrate --target, ...`. */
-  targetTakers(takers: readonly MigrationCommand[]): string;
-  /** That option with a value: `--target v1`, `target "v1"`. */
-  targetValue(command: MigrationCommand, version: string): string;
-}
-
-/** The options as the command line spells them. */
-export const COMMAND_LINE_NAMES: OptionNames = {
-  connection: "--connection",
-  dryRun: "--dry-run",
-  drift: "--drift",
-  force: "--force",
-  mode: (mode) => `-m ${mode}`,
-  targetTakers: (takers) =>
-    `a target version applies to ${takers.map((c) => `${c.name} ${c.target}`).join(", ")}`,
-  targetValue: (command, version) => `${command.target} ${version}`,
-};
 
 const names = (commands: readonly string[], last = ", ") =>
   commands.length > 1

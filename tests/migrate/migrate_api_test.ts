@@ -101,4 +101,34 @@ describe("migrate() options", () => {
       'mode "elastic": expected search, opensearch or sql',
     );
   });
+
+  it("names the folders and the connection as migrate() spells them, not as the command line", async () => {
+    const base = await options();
+    const said = async (given: MigrateOptions): Promise<string> => {
+      const error = await migrate(given).then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof MigrationRunError, String(error));
+      assert.doesNotMatch(error.message, /-c\b|--sqlPath|--connection|--lock-timeout/);
+      return error.message;
+    };
+    const gone = join(base.config as string, "gone");
+    assert.match(
+      await said({ ...base, config: gone }),
+      /the config folder .*gone does not exist \(config; it holds application\.yml\)/,
+    );
+    assert.match(
+      await said({ ...base, migrations: gone }),
+      /the migrations root .*gone does not exist \(migrations; it holds one folder per connection\)/,
+    );
+    assert.equal(
+      await said({ ...base, connection: "other" }),
+      'connection "other": no such datasource (configured: main)',
+    );
+    const bare = await mkdtemp(join(tmpdir(), "thaw-migrate-options-"));
+    folders.push(bare);
+    await writeFile(join(bare, "application.yml"), "server:\n  port: 8080\n");
+    assert.match(
+      await said({ ...base, config: bare }),
+      /\(for mode "search", configure "search" instead\)\.$/,
+    );
+  });
 });

@@ -22,6 +22,7 @@ import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import { type FileReport, silentProgress } from "../../src/migrate/run_report.ts";
 import { type RunnerOptions, runTargets } from "../../src/migrate/run_targets.ts";
 import { RequestTally } from "../../src/migrate/request_counter.ts";
+import { COMMAND_LINE_NAMES } from "../../src/migrate/option_names.ts";
 import { searchDriver } from "../../src/migrate/search/search_driver.ts";
 import { sqlDriver } from "../../src/migrate/sql/sql_driver.ts";
 import { VERSION } from "../../src/version.ts";
@@ -84,6 +85,7 @@ function context(dir: string, env: Record<string, string> = {}): DriverContext {
     lockTimeoutMs: 0,
     progress: silentProgress,
     requests: tally,
+    optionNames: COMMAND_LINE_NAMES,
   };
 }
 

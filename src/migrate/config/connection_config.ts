@@ -9,6 +9,7 @@ import { keyLine } from "../../config/key_line.ts";
 import { readConfigFile, readLayeredConfig } from "../../config/load_config.ts";
 import { ConfigError } from "../../config/config_error.ts";
 import { type EnvLookup, overrideEnv } from "../../config/env.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 
 const APPLICATION_FILES = ["application.yml", "application.yaml"];
 
@@ -28,6 +29,7 @@ export async function findConnectionList(
   env: EnvLookup,
   moduleFiles: readonly string[],
   keys: readonly string[],
+  optionNames: OptionNames = COMMAND_LINE_NAMES,
 ): Promise<FoundConfig> {
   const looked: string[] = [];
   const overrides = overrideEnv(env);
@@ -53,7 +55,7 @@ export async function findConnectionList(
     }
     if (key !== undefined) return { config, key };
   }
-  if (looked.length === 0) await requireConfigDir(configDir);
+  if (looked.length === 0) await requireConfigDir(configDir, optionNames);
   return { config: undefined, looked };
 }
 
@@ -69,18 +71,19 @@ async function moduleFile(
 }
 
 // A config folder that is not there is named as such, not as a folder without the files.
-async function requireConfigDir(configDir: string): Promise<void> {
+async function requireConfigDir(configDir: string, optionNames: OptionNames): Promise<void> {
   let info;
   try {
     info = await stat(configDir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") return;
     throw new ConfigError(
-      `the config folder ${configDir} does not exist (-c; it holds application.yml)`,
+      `the config folder ${configDir} does not exist (${optionNames.config}; it holds ` +
+        "application.yml)",
       { cause: error },
     );
   }
   if (!info.isDirectory()) {
-    throw new ConfigError(`the config folder ${configDir} is not a folder (-c)`);
+    throw new ConfigError(`the config folder ${configDir} is not a folder (${optionNames.config})`);
   }
 }

@@ -4,6 +4,7 @@ import { printable } from "../../config/application_config.ts";
 import { ConfigError } from "../../config/config_error.ts";
 import { rawContentHash } from "./content_hash.ts";
 import { MigrationFileError } from "../migration_error.ts";
+import type { OptionNames } from "../option_names.ts";
 import { compareVersionPaths } from "../plan/version_order.ts";
 
 /** A migration file as read from disk. */
@@ -42,18 +43,24 @@ export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
  * Checks that the migrations root (`--sqlPath`) is a folder. A mistyped root would otherwise look
  * like a root where no connection has files, and the run would succeed having done nothing.
  */
-export async function requireMigrationsRoot(root: string): Promise<void> {
+export async function requireMigrationsRoot(
+  root: string,
+  optionNames: OptionNames,
+): Promise<void> {
   let info;
   try {
     info = await stat(root);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     throw new ConfigError(
-      `the migrations root ${root} does not exist (--sqlPath; it holds one folder per connection)`,
+      `the migrations root ${root} does not exist (${optionNames.migrations}; it holds one folder ` +
+        "per connection)",
     );
   }
   if (!info.isDirectory()) {
-    throw new ConfigError(`the migrations root ${root} is not a folder (--sqlPath)`);
+    throw new ConfigError(
+      `the migrations root ${root} is not a folder (${optionNames.migrations})`,
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import { MigrationFailure } from "../migration_error.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 import {
   errorDetail,
   type SearchClient,
@@ -33,6 +34,7 @@ export async function applyRequest(
   request: SearchRequest,
   where: { connection: string; file: string },
   signal?: AbortSignal,
+  optionNames: OptionNames = COMMAND_LINE_NAMES,
 ): Promise<ApplyOutcome> {
   const fail = (method: string, path: string, response: SearchResponse): never => {
     throw new MigrationFailure({
@@ -77,7 +79,7 @@ export async function applyRequest(
           await failOnOtherApi(client, api, where, `PUT ${path}`, put, signal);
           fail("PUT", path, put);
         }
-        const late = lateNotice(put);
+        const late = lateNotice(put, optionNames);
         if (current.status === 404) {
           return { result: "created", status: put.status, ...(late ? { notice: late } : {}) };
         }
@@ -95,7 +97,7 @@ export async function applyRequest(
         signal,
       });
       if (!ok(response)) fail(request.method, request.path, response);
-      const late = lateNotice(response);
+      const late = lateNotice(response, optionNames);
       return { result: "sent", status: response.status, ...(late ? { notice: late } : {}) };
     }
   }
@@ -106,12 +108,13 @@ export async function applyRequest(
  * host that hung holds it, and may apply it when it resumes, over whatever came since. Nothing
  * can call it back; `--drift` shows it once it landed.
  */
-function lateNotice(response: SearchResponse): string | undefined {
+function lateNotice(response: SearchResponse, optionNames: OptionNames): string | undefined {
   const hosts = response.unansweredBy;
   if (hosts === undefined || hosts.length === 0) return undefined;
   return `${hosts.join(", ")} took this request without answering before another host ` +
     `applied it: if it hung, it may apply it again when it resumes, over a later change; once ` +
-    `it is back (or gone), run status --drift, and migrate --drift if it shows this file`;
+    `it is back (or gone), run ${optionNames.invocation("status", ["drift"])}, and ` +
+    `${optionNames.invocation("migrate", ["drift"])} if it shows this file`;
 }
 
 /**

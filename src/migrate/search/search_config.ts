@@ -1,6 +1,7 @@
 import { ConfigError } from "../../config/config_error.ts";
 import type { EnvLookup } from "../../config/env.ts";
 import { findConnectionList } from "../config/connection_config.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 import { type SearchConnection, searchConnections } from "./search_connection.ts";
 
 /** The module files read before `application.yml`, in this order; `search` is the primary name. */
@@ -19,8 +20,9 @@ const KEYS = ["search", "opensearch"];
 export async function loadSearchConnections(
   configDir: string,
   env: EnvLookup,
+  optionNames: OptionNames = COMMAND_LINE_NAMES,
 ): Promise<SearchConnection[]> {
-  const found = await findConnectionList(configDir, env, MODULE_FILES, KEYS);
+  const found = await findConnectionList(configDir, env, MODULE_FILES, KEYS, optionNames);
   if (found.config !== undefined) return searchConnections(found.config, found.key, env);
   throw new ConfigError(
     found.looked.length === 0

@@ -35,7 +35,8 @@ export function searchDriver(
     noun: "connection",
     extension: ".json",
     capabilities: BUILT_IN_CAPABILITIES.search,
-    connections: (context) => loadSearchConnections(context.configDir, context.env),
+    connections: (context) =>
+      loadSearchConnections(context.configDir, context.env, context.optionNames),
     plan: (file, connection) => planSearchFile(file, connection.placeholders),
     async open(connections, context) {
       // Every transport is made before the first request: a setting the runtime cannot honour is
@@ -60,6 +61,7 @@ export function searchDriver(
           ...(context.signal === undefined ? {} : { signal: context.signal }),
           ...(options.clock === undefined ? {} : { clock: options.clock }),
           requests: context.requests,
+          optionNames: context.optionNames,
         })
       );
     },

@@ -8,6 +8,7 @@ import {
   TargetIo,
 } from "../driver.ts";
 import type { RequestCounter } from "../request_counter.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 import { isMigrationError, MigrationError, MigrationFailure } from "../migration_error.ts";
 import {
   type ConnectionDrift,
@@ -64,12 +65,14 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   readonly #interrupt: AbortSignal | undefined;
   // Who each record names as its writer: `user@host`, as in the SQL records.
   readonly #executedBy: string;
+  readonly #optionNames: OptionNames;
   #cluster: Promise<Distribution> | undefined;
 
   /**
    * @param options `progress` hears the steps of a long file (a reindex); `signal` (Ctrl-C) stops
    * one midway, undoing what must not stay (a write block); `clock` is the lock's (the system's
-   * by default); `requests` counts the requests sent (a run's; none by default)
+   * by default); `requests` counts the requests sent (a run's; none by default); `optionNames`
+   * names the options in messages (the command line's by default)
    */
   constructor(
     connection: SearchConnection,
@@ -80,8 +83,10 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       signal?: AbortSignal;
       clock?: Clock;
       requests?: RequestCounter;
+      optionNames?: OptionNames;
     } = {},
   ) {
+    this.#optionNames = options.optionNames ?? COMMAND_LINE_NAMES;
     this.name = connection.name;
     this.#recordsIndex = connection.recordsIndex;
     this.#timeoutMs = connection.timeoutMs;
@@ -111,6 +116,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
       identity,
       connection.lockLeaseMs,
       options.clock,
+      this.#optionNames,
     );
   }
 
@@ -199,6 +205,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
           file.searchRequest,
           { connection: this.name, file: file.path },
           lost,
+          this.#optionNames,
         )
         : await runReindex(reindex, body ?? {}, {
           client: this.#client,

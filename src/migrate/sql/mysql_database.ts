@@ -34,11 +34,14 @@ export class MysqlDatabase implements SqlDatabase {
   readonly transactionalDdl = false;
   queries = 0;
   readonly #datasource: Datasource;
+  readonly #lockOption: string;
   #connection: mysql.Connection | undefined;
   #lockName: string | undefined;
 
-  constructor(datasource: Datasource) {
+  /** `lockOption`: how the caller names the lock timeout, for the message of a lock not taken. */
+  constructor(datasource: Datasource, lockOption: string) {
     this.#datasource = datasource;
+    this.#lockOption = lockOption;
   }
 
   async readRecords(table: string): Promise<Map<string, FileRecord>> {
@@ -78,7 +81,13 @@ export class MysqlDatabase implements SqlDatabase {
         );
         return id === null ? "another session" : `connection ${id}`;
       },
-      { datasource: this.#datasource.name, timeoutMs, onWait, signal },
+      {
+        datasource: this.#datasource.name,
+        timeoutMs,
+        option: this.#lockOption,
+        onWait,
+        ...(signal === undefined ? {} : { signal }),
+      },
     );
     this.#lockName = name;
     // Looked for first: CREATE TABLE IF NOT EXISTS needs the CREATE privilege even where the table

@@ -52,12 +52,19 @@ export class PostgresDatabase implements SqlDatabase {
   readonly transactionalDdl = true;
   queries = 0;
   readonly #datasource: Datasource;
+  readonly #lockOption: string;
   readonly #applicationName: string;
   #client: pg.Client | undefined;
   #lockKey: string | undefined;
 
-  constructor(datasource: Datasource, identity: { host: string; pid: number }) {
+  /** `lockOption`: how the caller names the lock timeout, for the message of a lock not taken. */
+  constructor(
+    datasource: Datasource,
+    identity: { host: string; pid: number },
+    lockOption: string,
+  ) {
     this.#datasource = datasource;
+    this.#lockOption = lockOption;
     this.#applicationName = `thaw migrate ${identity.host} ${identity.pid}`.slice(0, 63);
   }
 
@@ -90,7 +97,13 @@ export class PostgresDatabase implements SqlDatabase {
           [key],
         ))[0].locked,
       () => this.#holder(key),
-      { datasource: this.#datasource.name, timeoutMs, onWait, signal },
+      {
+        datasource: this.#datasource.name,
+        timeoutMs,
+        option: this.#lockOption,
+        onWait,
+        ...(signal === undefined ? {} : { signal }),
+      },
     );
     this.#lockKey = key;
     // Looked for first: CREATE TABLE IF NOT EXISTS needs CREATE on the schema even where the table

@@ -1,6 +1,7 @@
 import { ConfigError } from "../../config/config_error.ts";
 import type { EnvLookup } from "../../config/env.ts";
 import { findConnectionList } from "../config/connection_config.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 import { type Datasource, datasources } from "./datasource.ts";
 
 const MODULE_FILES = ["datasource-config.yml", "datasource-config.yaml"];
@@ -14,8 +15,9 @@ export async function loadDatasources(
   migrationsRoot: string,
   env: EnvLookup,
   cwd: string,
+  optionNames: OptionNames = COMMAND_LINE_NAMES,
 ): Promise<Datasource[]> {
-  const found = await findConnectionList(configDir, env, MODULE_FILES, ["datasource"]);
+  const found = await findConnectionList(configDir, env, MODULE_FILES, ["datasource"], optionNames);
   if (found.config !== undefined) return datasources(found.config, found.key, cwd);
   const where = found.looked.length === 0
     ? `${configDir} has no application.yml or datasource-config.yml`
@@ -30,6 +32,8 @@ datasource:
     migrations:
       enabled: true
 
-then put .sql files in ${migrationsRoot}/main/ (for -m search, configure "search" instead).`,
+then put .sql files in ${migrationsRoot}/main/ (for ${
+        optionNames.mode("search")
+      }, configure "search" instead).`,
   );
 }

@@ -73,6 +73,8 @@ export function fileRecords(rows: readonly Record<string, unknown>[]): Map<strin
 export interface ServerLockWait {
   readonly datasource: string;
   readonly timeoutMs: number;
+  /** The option that sets `timeoutMs`, as the caller spells it: `--lock-timeout`, `lockTimeoutMs`. */
+  readonly option: string;
   /** Told the holder once, when the lock is busy. */
   readonly onWait: (holder: string) => void;
   readonly signal?: AbortSignal | undefined;
@@ -100,7 +102,7 @@ export async function pollServerLock(
       throw new MigrationError(
         "lock",
         `datasource "${wait.datasource}" is locked by ${busy}; waited ${wait.timeoutMs / 1000} s ` +
-          `(--lock-timeout). The lock ends with that runner's connection.`,
+          `(${wait.option}). The lock ends with that runner's connection.`,
       );
     }
     await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), wait.signal, "waiting for the lock");

@@ -1,7 +1,6 @@
 import { importOptional } from "../../runtime/optional_module.ts";
 import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
-import { type MigrationDriver, recordedBy } from "../driver.ts";
-import type { RunnerIdentity } from "../runner_identity.ts";
+import { type DriverContext, type MigrationDriver, recordedBy } from "../driver.ts";
 import type { Datasource } from "./datasource.ts";
 import { planSqlFile } from "./plan_sql_file.ts";
 import { loadDatasources } from "./sql_config.ts";
@@ -20,7 +19,13 @@ export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
   extension: ".sql",
   capabilities: BUILT_IN_CAPABILITIES.sql,
   connections: (context) =>
-    loadDatasources(context.configDir, context.migrationsRoot, context.env, context.cwd),
+    loadDatasources(
+      context.configDir,
+      context.migrationsRoot,
+      context.env,
+      context.cwd,
+      context.optionNames,
+    ),
   plan: (file, datasource) => planSqlFile(file, datasource.placeholders),
   async open(datasources, context) {
     const executedBy = recordedBy(context.identity);
@@ -29,7 +34,7 @@ export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
     const targets: SqlTarget[] = [];
     try {
       for (const datasource of datasources) {
-        const db = await open(datasource, context.identity, context.lockTimeoutMs);
+        const db = await open(datasource, context);
         targets.push(new SqlTarget(datasource, db, executedBy, context.requests));
       }
     } catch (error) {
@@ -47,11 +52,8 @@ export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
  * the line that installs it. SQLite is built into the runtime. Opening is lazy: nothing connects
  * before the first query.
  */
-async function open(
-  datasource: Datasource,
-  identity: RunnerIdentity,
-  lockTimeoutMs: number,
-): Promise<SqlDatabase> {
+async function open(datasource: Datasource, context: DriverContext): Promise<SqlDatabase> {
+  const lockOption = context.optionNames.lockTimeout;
   const need = (packages: string[], what: string) => ({
     packages,
     what,
@@ -66,16 +68,16 @@ async function open(
         () => import("./postgres_database.ts"),
         need(["pg", "pg-connection-string"], "the pg driver"),
       );
-      return new PostgresDatabase(datasource, identity);
+      return new PostgresDatabase(datasource, context.identity, lockOption);
     }
     case "mysql": {
       const { MysqlDatabase } = await importOptional(
         () => import("./mysql_database.ts"),
         need(["mysql2"], "the mysql2 driver"),
       );
-      return new MysqlDatabase(datasource);
+      return new MysqlDatabase(datasource, lockOption);
     }
     case "sqlite":
-      return new SqliteDatabase(datasource, lockTimeoutMs);
+      return new SqliteDatabase(datasource, context.lockTimeoutMs, lockOption);
   }
 }

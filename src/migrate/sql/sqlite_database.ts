@@ -59,6 +59,7 @@ export class SqliteDatabase implements SqlDatabase {
   readonly transactionalDdl = true;
   queries = 0;
   readonly #datasource: Datasource;
+  readonly #lockOption: string;
   #db: SqliteHandle | undefined;
   readonly #timeoutMs: number;
 
@@ -67,9 +68,10 @@ export class SqliteDatabase implements SqlDatabase {
    * a runner reads the records before it locks, and a second runner committing meanwhile holds
    * the file's exclusive lock for a moment.
    */
-  constructor(datasource: Datasource, lockTimeoutMs: number) {
+  constructor(datasource: Datasource, lockTimeoutMs: number, lockOption: string) {
     this.#datasource = datasource;
     this.#timeoutMs = lockTimeoutMs;
+    this.#lockOption = lockOption;
   }
 
   async readRecords(table: string): Promise<Map<string, FileRecord>> {
@@ -294,7 +296,7 @@ export class SqliteDatabase implements SqlDatabase {
       return new MigrationError(
         "lock",
         `datasource "${this.#datasource.name}": another process kept ${this.#datasource.location} ` +
-          `locked for writing; waited ${this.#timeoutMs / 1000} s (--lock-timeout)`,
+          `locked for writing; waited ${this.#timeoutMs / 1000} s (${this.#lockOption})`,
       );
     }
     return new DatabaseError(text, { cause: error });

@@ -8,6 +8,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { propertyOptions } from "../../property.ts";
+import { COMMAND_LINE_NAMES } from "../../../src/migrate/option_names.ts";
 import { scriptCommand } from "../../runtime.ts";
 import { jsonRun } from "../report_shape.ts";
 import { runCaptured } from "../run_cli.ts";
@@ -379,7 +380,7 @@ describe("report parts without I/O", () => {
         const name = pick === null || enabled.length === 0
           ? undefined
           : enabled[pick % enabled.length].name;
-        const { selected, skipped } = selectEnabled(all, name, "connection");
+        const { selected, skipped } = selectEnabled(all, name, "connection", COMMAND_LINE_NAMES);
         assert.deepEqual(
           selected.map((c) => c.name),
           name === undefined ? enabled.map((c) => c.name) : [name],

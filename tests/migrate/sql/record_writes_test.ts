@@ -67,10 +67,10 @@ for (const kind of KINDS) {
         table: TABLE,
       };
       const db = kind === "sqlite"
-        ? new SqliteDatabase(datasource, 5_000)
+        ? new SqliteDatabase(datasource, 5_000, "--lock-timeout")
         : kind === "postgres"
-        ? new PostgresDatabase(datasource, { host: "test", pid: 1 })
-        : new MysqlDatabase(datasource);
+        ? new PostgresDatabase(datasource, { host: "test", pid: 1 }, "--lock-timeout")
+        : new MysqlDatabase(datasource, "--lock-timeout");
       closers.push(async () => {
         await db.close();
         await raw.close();
@@ -272,7 +272,7 @@ for (const kind of KINDS) {
     if (kind === "sqlite") {
       it("SqlTarget decides again under the file's write lock: another runner's record wins over a run-once file", async () => {
         const { db, datasource, rows } = await open();
-        const second = new SqliteDatabase(datasource, 5_000);
+        const second = new SqliteDatabase(datasource, 5_000, "--lock-timeout");
         closers.push(() => second.close());
         const a = new SqlTarget(datasource, db, "a@host");
         const b = new SqlTarget(datasource, second, "b@host");

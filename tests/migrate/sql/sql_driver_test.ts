@@ -4,6 +4,7 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { type Kind, KINDS, workspaces } from "./databases.ts";
+import { migrate, MigrationRunError } from "../../../migrate.ts";
 import { startCli } from "../cli_process.ts";
 
 // Per kind: the same behaviour on SQLite, PostgreSQL and MariaDB, against the real databases.
@@ -172,7 +173,16 @@ for (const kind of KINDS) {
         try {
           const run = await ws.run("--lock-timeout", "0.2");
           assert.equal(run.code, 3, run.err);
-          assert.match(run.err, /locked for writing; waited 0\.2 s/);
+          assert.match(run.err, /locked for writing; waited 0\.2 s \(--lock-timeout\)/);
+          // migrate() names its own option.
+          const api = await migrate({
+            config: ws.configDir,
+            migrations: ws.root,
+            lockTimeoutMs: 200,
+          })
+            .then(() => undefined, (error: unknown) => error);
+          assert.ok(api instanceof MigrationRunError && api.kind === "lock", String(api));
+          assert.match(api.message, /locked for writing; waited 0\.2 s \(lockTimeoutMs\)/);
         } finally {
           await ws.query("ROLLBACK");
         }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { migrate, MigrationRunError } from "../../../migrate.ts";
 import { startCli } from "../cli_process.ts";
 import { type Kind, type SqlWorkspace, workspaces } from "./databases.ts";
 
@@ -56,6 +57,16 @@ for (const kind of ["postgres", "mysql"] as const) {
         second.err,
         kind === "postgres" ? /locked by "thaw migrate test \d+"/ : /locked by connection \d+/,
       );
+      assert.match(second.err, /waited 0 s \(--lock-timeout\)/);
+      // migrate() names its own option.
+      const api = await migrate({
+        config: ws.configDir,
+        migrations: ws.root,
+        lockTimeoutMs: 0,
+        env: { THAW_TEST_DB_PASSWORD: ws.password },
+      }).then(() => undefined, (error: unknown) => error);
+      assert.ok(api instanceof MigrationRunError && api.kind === "lock", String(api));
+      assert.match(api.message, /waited 0 s \(lockTimeoutMs\)/);
       await held.open();
       assert.equal((await first).code, 0);
       assert.equal(await ws.count("framework_migrations"), 1);

@@ -2,6 +2,7 @@ import { type Clock, systemClock, type Timer } from "../../clock.ts";
 import { pause } from "../../interruption.ts";
 import { MigrationError, MigrationFailure } from "../../migration_error.ts";
 import { LOCK_POLL_MS } from "../../lock_poll.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "../../option_names.ts";
 import type { RunnerIdentity } from "../../runner_identity.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
 
@@ -47,6 +48,7 @@ export class SearchLock {
   readonly #identity: RunnerIdentity;
   readonly #leaseMs: number;
   readonly #clock: Clock;
+  readonly #optionNames: OptionNames;
   #held: Versioned | undefined;
   #acquiredAt = "";
   // The next renewal, and the moment this runner gives up the lock unless renewed before.
@@ -63,7 +65,9 @@ export class SearchLock {
     identity: RunnerIdentity,
     leaseMs: number,
     clock: Clock = systemClock,
+    optionNames: OptionNames = COMMAND_LINE_NAMES,
   ) {
+    this.#optionNames = optionNames;
     this.#client = client;
     this.#connection = connection;
     this.#path = `/${index}/_doc/${encodeURIComponent(`lock-${connection}`)}`;
@@ -176,8 +180,8 @@ export class SearchLock {
         throw new MigrationError(
           "lock",
           `connection "${this.#connection}" is locked by ${busy ?? "another runner"}; ` +
-            `waited ${timeoutMs / 1000} s (--lock-timeout). If that runner is gone, run ` +
-            `"unlock --force".`,
+            `waited ${timeoutMs / 1000} s (${this.#optionNames.lockTimeout}). If that runner is ` +
+            `gone, run ${this.#optionNames.invocation("unlock", ["force"])}.`,
         );
       }
       await pause(
@@ -229,7 +233,8 @@ export class SearchLock {
           `connection "${this.#connection}": the lock of ` +
             `${describeHolder(holderOf(current.holder))} is live (its runner renews the lease); ` +
             `"unlock" removes only a lock whose runner is gone. Wait for it to finish, or run ` +
-            `"unlock --force" if you know that runner is gone.`,
+            `${this.#optionNames.invocation("unlock", ["force"])} if you know ` +
+            "that runner is gone.",
         );
       }
       const path = this.#conditional(current);

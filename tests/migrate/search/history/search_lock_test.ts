@@ -23,6 +23,7 @@ import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { processGone } from "../../../../src/migrate/local_process.ts";
 import { LOCK_POLL_MS } from "../../../../src/migrate/lock_poll.ts";
+import { MIGRATE_API_NAMES, type OptionNames } from "../../../../src/migrate/option_names.ts";
 import {
   isMigrationError,
   type MigrationFailure,
@@ -421,13 +422,21 @@ describe("the search lock's lease, in virtual time", () => {
   async function lockOf(
     ws: Workspace,
     clock: FakeClock,
-    options: { leaseMs: number; host?: string; sent?: Sent[] },
+    options: { leaseMs: number; host?: string; sent?: Sent[]; optionNames?: OptionNames },
   ): Promise<SearchLock> {
     const connection = ws.connection(options.host);
     const transport = await recording(options.sent ?? [])(connection);
     transports.push(transport);
     const client = new SearchClient(connection, transport);
-    return new SearchLock(client, ws.recordsIndex, ws.id, identity, options.leaseMs, clock);
+    return new SearchLock(
+      client,
+      ws.recordsIndex,
+      ws.id,
+      identity,
+      options.leaseMs,
+      clock,
+      options.optionNames,
+    );
   }
 
   /** A workspace whose records index exists, as the runner makes it before taking the lock. */
@@ -468,6 +477,21 @@ describe("the search lock's lease, in virtual time", () => {
     assert.deepEqual(told.map((h) => h.host), ["elsewhere"]);
     assert.equal((await lockDoc(ws)).body._source.host, "elsewhere");
     assert.equal(clock.due.length, 0, "no timer left behind");
+  });
+
+  it("names the lock wait and the unlock as migrate() spells them, when migrate() runs it", async () => {
+    const ws = await workspace();
+    await ws.plantLock({ host: "elsewhere", pid: 1, expires_at: future() });
+    const clock = new FakeClock();
+    const lock = await lockOf(ws, clock, { leaseMs: 120_000, optionNames: MIGRATE_API_NAMES });
+    await assert.rejects(clock.drive(lock.acquire(1_000, () => {})), (e) => {
+      assert.ok(isMigrationError(e, "lock"), String(e));
+      assert.match(
+        e.message,
+        /waited 1 s \(lockTimeoutMs\)\. If that runner is gone, run migrate\(\{ command: "unlock", force: true \}\)\.$/,
+      );
+      return true;
+    });
   });
 
   it("takes over a lock whose lease ran out; its holder, waking up, is stopped by its next renewal", async () => {
