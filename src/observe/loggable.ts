@@ -107,19 +107,18 @@ function copyIfUnsafe(error: Error, depth: number): Error {
 
 /**
  * The logger Thaw writes to: `logger`, with every message and detail made {@linkcode loggable}
- * first. Its methods are called on `logger` itself (pino and winston need their `this`); a level
- * it lacks, it lacks here too.
+ * first. Its methods are looked up at each call, since pino changes its level by replacing them,
+ * and called on `logger` itself (pino and winston need their `this`); a level it lacks when
+ * wrapped, it lacks here too.
  */
 export function safeLogger(logger: Logger): Logger {
-  const safe =
-    (write: (message: string, ...details: unknown[]) => void) =>
-    (message: string, ...details: unknown[]): void =>
-      write.call(logger, loggableText(String(message)), ...details.map(loggable));
-  const info = logger.info;
-  const warn = logger.warn;
+  const safe = (level: "error" | "info" | "warn") => (message: string, ...details: unknown[]) => {
+    const write = logger[level] ?? logger.error;
+    write.call(logger, loggableText(String(message)), ...details.map(loggable));
+  };
   return {
-    error: safe(logger.error),
-    ...(typeof info === "function" ? { info: safe(info) } : {}),
-    ...(typeof warn === "function" ? { warn: safe(warn) } : {}),
+    error: safe("error"),
+    ...(typeof logger.info === "function" ? { info: safe("info") } : {}),
+    ...(typeof logger.warn === "function" ? { warn: safe("warn") } : {}),
   };
 }

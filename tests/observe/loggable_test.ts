@@ -126,6 +126,22 @@ describe("safeLogger", () => {
       ["p", "warn", "w\\u0085"],
     ]);
   });
+
+  it("calls the logger's method as it is at each call: a level changed later is heard", () => {
+    // pino changes its level by replacing the methods on the instance; a test swaps in a spy.
+    const calls: string[] = [];
+    const logger: { error(m: string): void; warn(m: string): void } = {
+      error: (m) => calls.push(`error ${m}`),
+      warn: () => {},
+    };
+    const safe = safeLogger(logger);
+    safe.warn?.("before");
+    logger.warn = (m) => calls.push(`warn ${m}`);
+    logger.error = (m) => calls.push(`new error ${m}`);
+    safe.warn?.("after");
+    safe.error("e");
+    assert.deepEqual(calls, ["warn after", "new error e"]);
+  });
 });
 
 describe("loggable, what a console prints beside the stack", () => {
