@@ -139,8 +139,9 @@ export function secretsMask(
 
 /**
  * A mask writing every placeholder value of three characters or more back as its `${name}`, as
- * written and URL-encoded (a name in a request's path is), longest first, in one pass (a name
- * written back is not searched again for a shorter value): a request or a failing
+ * written and URL-encoded (a name in a request's path is), longest first over the text as given (a
+ * name written back is not searched again, and a shorter value never takes part of a longer
+ * one where the two overlap): a request or a failing
  * statement is printed after its placeholders were replaced, and a value may be a secret (a
  * password for a CREATE USER). Shorter values are left: masking every `1` or `on` would garble the
  * message and hide no secret. No placeholders: {@linkcode noMask}.
@@ -157,17 +158,31 @@ export function placeholdersMask(
     )
     .sort(([, a], [, b]) => b.length - a.length);
   if (forms.length === 0) return noMask;
-  // One pass, one alternation: a value replaced in turn could be found again inside a `${name}`
-  // written back for a longer one (`ten` in `${tenant}`). Longest first, so that where two
-  // values start at one place the longer is taken; of two placeholders sharing a value, the first.
-  const names = new Map<string, string>();
-  for (const [name, form] of forms) if (!names.has(form)) names.set(form, `\${${name}}`);
-  const any = new RegExp([...names.keys()].map(escapeRegExp).join("|"), "g");
-  return (text) => text.replace(any, (form) => names.get(form)!);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|\/-]/g, "\\$&");
+  // Found in the text as given, not in turn: a value replaced in turn could be found again in a
+  // `${name}` written back for a longer one (`ten` in `${tenant}`). Longest first, so that of two
+  // values that overlap (`zabc` and `abcdefgh` in `zabcdefgh`) the longer is hidden whole, and no
+  // part of it shows; of two placeholders sharing a value, the first.
+  return (text) => {
+    const taken = new Uint8Array(text.length);
+    const hits: { at: number; end: number; name: string }[] = [];
+    for (const [name, form] of forms) {
+      for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
+        const end = at + form.length;
+        if (taken.subarray(at, end).some((t) => t === 1)) continue;
+        taken.fill(1, at, end);
+        hits.push({ at, end, name });
+      }
+    }
+    if (hits.length === 0) return text;
+    hits.sort((a, b) => a.at - b.at);
+    let masked = "";
+    let from = 0;
+    for (const { at, end, name } of hits) {
+      masked += `${text.slice(from, at)}\${${name}}`;
+      from = end;
+    }
+    return masked + text.slice(from);
+  };
 }
 
 /**

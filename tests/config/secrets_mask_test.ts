@@ -243,6 +243,12 @@ describe("placeholdersMask: one pass", () => {
     assert.equal(inName("eu-1x {re on}"), "${region} ${g} ${h}");
   });
 
+  it("masks the longer of two values that overlap in the text whole, wherever the shorter starts", () => {
+    // `zabc` starts first, but taking it would leave `defgh`: five of the password's characters.
+    const mask = placeholdersMask(new Map([["user", "zabc"], ["password", "abcdefgh"]]));
+    assert.equal(mask("CREATE USER zabcdefgh; zabc"), "CREATE USER z${password}; ${user}");
+  });
+
   // Names whose written-back form holds short values, and values taken from those forms.
   const names = ["tenant", "region", "ten", "reg"];
   const nameForm = fc.constantFrom(...names.map((n) => `\${${n}}`));
@@ -261,27 +267,24 @@ describe("placeholdersMask: one pass", () => {
     text: quotes.map(([before, n]) => before + values[n % values.length]).join(""),
   }));
 
-  // The text scanned once, left to right, each value taken longest first where it starts.
-  function scannedOnce(placeholders: ReadonlyMap<string, string>, text: string): string {
+  // The longest value found (of two as long, the first placeholder's) is written back where it
+  // first occurs, and the text on each side of it is masked alone: no name written back is
+  // searched again, and no shorter value takes part of a longer one.
+  function longestFirst(placeholders: ReadonlyMap<string, string>, text: string): string {
     const forms = [...placeholders]
       .flatMap(([name, value]) => [[name, value], [name, encodeURIComponent(value)]])
       .sort(([, a], [, b]) => b.length - a.length);
-    let out = "";
-    for (let i = 0; i < text.length;) {
-      const hit = forms.find(([, form]) => text.startsWith(form, i));
-      if (hit === undefined) out += text[i++];
-      else {
-        out += `\${${hit[0]}}`;
-        i += hit[1].length;
-      }
-    }
-    return out;
+    const hit = forms.find(([, form]) => text.includes(form));
+    if (hit === undefined) return text;
+    const at = text.indexOf(hit[1]);
+    return longestFirst(placeholders, text.slice(0, at)) + `\${${hit[0]}}` +
+      longestFirst(placeholders, text.slice(at + hit[1].length));
   }
 
-  it("property: the text is scanned once, a name written back never rescanned", () => {
+  it("property: longest value first, a name written back never searched again", () => {
     fc.assert(
       fc.property(setup, ({ placeholders, text }) => {
-        assert.equal(placeholdersMask(placeholders)(text), scannedOnce(placeholders, text));
+        assert.equal(placeholdersMask(placeholders)(text), longestFirst(placeholders, text));
       }),
       propertyOptions(500),
     );
