@@ -32,9 +32,13 @@ export interface MigrationFolder {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // What makes a name display as another: the bidirectional marks, embeddings, overrides and
 // isolates (Unicode's Bidi_Control; `V2__\u202egnp.json` shows as `V2__nosj.png`), the line and
-// paragraph separators, and U+FEFF, an invisible mark an editor may leave at a name's start, so
-// that two names look one. Zero-width joiners and spaces are left: scripts and emoji need them.
-const REORDERING = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
+// paragraph separators, and what shows as nothing where it stands, so that `V2__a` and
+// `V2__\u200ba` look one name: U+FEFF (an editor may leave it at a name's start), the soft hyphen,
+// the zero-width space, the word joiner and invisible operators, the Hangul and Mongolian fillers,
+// the interlinear annotation marks and the tag characters. The zero-width joiner and non-joiner and
+// the variation selectors are left: scripts and emoji need them.
+const REORDERING =
+  /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b\u2060-\u2064\u3164\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
 
 /** Larger files are refused before they are read: no migration needs this much, a mistake might. */
 export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
@@ -114,6 +118,20 @@ export async function readMigrationFiles(
       .filter((entry) => !entry.name.startsWith("."))
       // Sorted, so that of two names for one file the same one is refused on every machine.
       .sort((a, b) => compareVersionPaths(a.name, b.name));
+    // Two names a reader cannot tell apart (`é` as one character, or as `e` and an accent): which
+    // one an edit, a review or a record meant could not be known.
+    const composed = new Map<string, string>();
+    for (const { name } of entries) {
+      const other = composed.get(name.normalize("NFC"));
+      if (other !== undefined) {
+        throw new MigrationFileError(
+          escapedName(rel ? `${rel}/${name}` : name),
+          `reads as ${escapedName(other)} beside it (the same letters, composed another way): ` +
+            "rename one",
+        );
+      }
+      composed.set(name.normalize("NFC"), name);
+    }
     for (const entry of entries) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
       const control = CONTROL.exec(entry.name)?.[0];
@@ -213,13 +231,18 @@ export async function readMigrationFiles(
 // A name with each character the walk refuses written `\uXXXX`: the name as it is to be found.
 function escapedName(path: string): string {
   return printable(path).replace(
-    new RegExp(REORDERING.source, "g"),
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    new RegExp(REORDERING.source, "gu"),
+    (c) => {
+      const code = c.codePointAt(0)!;
+      return code > 0xffff
+        ? `\\u{${code.toString(16)}}`
+        : `\\u${code.toString(16).padStart(4, "0")}`;
+    },
   );
 }
 
 function codePoint(c: string): string {
-  return `U+${c.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()}`;
+  return `U+${c.codePointAt(0)!.toString(16).padStart(4, "0").toUpperCase()}`;
 }
 
 /**
