@@ -70,12 +70,14 @@ export function moduleImports(root: string, files: readonly string[]): Map<strin
       const path = pathOf(module.specifier);
       if (path === undefined || !known.has(path) || edges.has(path)) continue;
       if (module.error !== undefined) throw new Error(`${path}: ${module.error}`);
-      const targets = (module.dependencies ?? []).flatMap((dependency) => {
-        const target = dependency.type ??
-          (dependency.isDynamic ? undefined : dependency.code);
-        const path = target && pathOf(target.specifier);
-        return path !== undefined && known.has(path) ? [path] : [];
-      });
+      // A dependency names its code and its types apart (`@ts-types` over an import gives it
+      // both): each is an edge, but the code of a dynamic import().
+      const targets = (module.dependencies ?? []).flatMap((dependency) =>
+        [dependency.type, dependency.isDynamic ? undefined : dependency.code].flatMap((target) => {
+          const path = target && pathOf(target.specifier);
+          return path !== undefined && known.has(path) ? [path] : [];
+        })
+      );
       edges.set(path, [...new Set(targets)].sort());
     }
     if (!edges.has(file)) throw new Error(`${file}: deno info did not list it`);

@@ -106,6 +106,22 @@ describe("import cycles", () => {
     ]);
   });
 
+  it("follows both the code and the types of one import (@ts-types)", async () => {
+    const root = await tree({
+      "src/e.ts":
+        '// @ts-types="./f_types.d.ts"\nimport { f } from "./f.js";\nexport const e = f;\n',
+      "src/f.js": 'import { e } from "./e.ts";\nexport const f = () => e;\n',
+      "src/f_types.d.ts": "export declare const f: () => unknown;\n",
+    });
+    assert.deepEqual(
+      moduleImports(root, ["src/e.ts", "src/f.js", "src/f_types.d.ts"]).get("src/e.ts"),
+      ["src/f.js", "src/f_types.d.ts"],
+    );
+    assert.deepEqual(importCycles(root, ["src/e.ts", "src/f.js", "src/f_types.d.ts"]), [
+      { chain: ["src/e.ts", "src/f.js", "src/e.ts"], others: [] },
+    ]);
+  });
+
   it("names a module Deno cannot parse", async () => {
     const root = await tree({ "src/a.ts": "export const a = 1; */\n" });
     assert.throws(
