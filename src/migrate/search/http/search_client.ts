@@ -283,8 +283,7 @@ export class SearchClient {
           } took it`
       }: the cluster may still apply it: whether it was applied is unknown (a create waits ` +
         "for its shards while the cluster recovers; GET /_cluster/health shows its state). It is " +
-        "safe to send again: run again once the cluster answers, and the new run finds it done " +
-        "or sends it again",
+        "safe to send again: run again once the cluster answers",
     );
   }
 }
