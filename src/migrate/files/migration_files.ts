@@ -118,41 +118,10 @@ export async function readMigrationFiles(
       .filter((entry) => !entry.name.startsWith("."))
       // Sorted, so that of two names for one file the same one is refused on every machine.
       .sort((a, b) => compareVersionPaths(a.name, b.name));
-    // Two names a reader cannot tell apart (`é` as one character, or as `e` and an accent): which
-    // one an edit, a review or a record meant could not be known.
-    const composed = new Map<string, string>();
-    for (const { name } of entries) {
-      const other = composed.get(name.normalize("NFC"));
-      if (other !== undefined) {
-        throw new MigrationFileError(
-          escapedName(rel ? `${rel}/${name}` : name),
-          `reads as ${escapedName(other)} beside it (the same letters, composed another way): ` +
-            "rename one",
-        );
-      }
-      composed.set(name.normalize("NFC"), name);
-    }
+    refuseLookAlikes(rel, entries.map((entry) => entry.name));
     for (const entry of entries) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
-      const control = CONTROL.exec(entry.name)?.[0];
-      if (control !== undefined) {
-        // Named escaped: the raw character would break the message's line, or recolour a
-        // terminal. Refused before any file is read, so nothing is applied.
-        throw new MigrationFileError(
-          escapedName(path),
-          `has a control character (${codePoint(control)}) in its name: rename it; a name is ` +
-            "printed, recorded and may become an index name",
-        );
-      }
-      const reordering = REORDERING.exec(entry.name)?.[0];
-      if (reordering !== undefined) {
-        throw new MigrationFileError(
-          escapedName(path),
-          `has an invisible character (${codePoint(reordering)}) in its name that reorders or ` +
-            "hides part of it, so that it displays as another name: rename it; a name is " +
-            "printed, recorded and may become an index name",
-        );
-      }
+      refuseUnprintable(path, entry.name);
       let target = join(real, entry.name);
       let kind: { isDirectory(): boolean; isFile(): boolean } = entry;
       if (entry.isSymbolicLink()) {
@@ -226,6 +195,45 @@ export async function readMigrationFiles(
     files.push({ path, bytes, hash: await rawContentHash(bytes) });
   }
   return { files, ignored };
+}
+
+// Two names a reader cannot tell apart (`é` as one character, or as `e` and an accent): which one
+// an edit, a review or a record meant could not be known.
+function refuseLookAlikes(rel: string, names: readonly string[]): void {
+  const composed = new Map<string, string>();
+  for (const name of names) {
+    const other = composed.get(name.normalize("NFC"));
+    if (other !== undefined) {
+      throw new MigrationFileError(
+        escapedName(rel ? `${rel}/${name}` : name),
+        `reads as ${escapedName(other)} beside it (the same letters, composed another way): ` +
+          "rename one",
+      );
+    }
+    composed.set(name.normalize("NFC"), name);
+  }
+}
+
+// Named escaped: the raw character would break the message's line, recolour a terminal, or show
+// the name as another. Refused before any file is read, so nothing is applied.
+function refuseUnprintable(path: string, name: string): void {
+  const control = CONTROL.exec(name)?.[0];
+  if (control !== undefined) {
+    throw new MigrationFileError(
+      escapedName(path),
+      `has a control character (${codePoint(control)}) in its name: rename it; a name is ` +
+        "printed, recorded and may become an index name",
+    );
+  }
+  const reordering = REORDERING.exec(name)?.[0];
+  if (reordering !== undefined) {
+    throw new MigrationFileError(
+      escapedName(path),
+      `has an invisible character (${codePoint(reordering)}) in its name that reorders or ` +
+        "hides part of it, so that it displays as another name: rename it; a name is " +
+        "printed, recorded and may become an index name",
+    );
+  }
 }
 
 // A name with each character the walk refuses written `\uXXXX`: the name as it is to be found.

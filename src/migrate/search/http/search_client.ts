@@ -265,27 +265,37 @@ export class SearchClient {
         ...(unanswered.length === 0 ? {} : { unansweredBy: unanswered }),
       };
     }
-    const said = `(${causes.join("; ")})`;
-    // A read changes nothing; a write a host took may land after its timeout (a create waits for
-    // its shards while the cluster recovers), and it was one that is safe to send again.
-    if (unanswered.length === 0 || method === "GET" || method === "HEAD") {
-      throw new SearchTransportError(
-        `${request}: no host of "${this.#connection.name}" answered ${said}`,
-      );
-    }
-    const every = unanswered.length === new Set(hosts.map((h) => h.origin)).size;
     throw new SearchTransportError(
-      `${request}: ${
-        every
-          ? `every host took it and none answered ${said}`
-          : `no host of "${this.#connection.name}" answered ${said}; ${
-            unanswered.join(", ")
-          } took it`
-      }: the cluster may still apply it: whether it was applied is unknown (a create waits ` +
-        "for its shards while the cluster recovers; GET /_cluster/health shows its state). It is " +
-        "safe to send again: run again once the cluster answers",
+      unansweredMessage(method, request, this.#connection.name, causes, unanswered, {
+        hosts: new Set(hosts.map((h) => h.origin)).size,
+      }),
     );
   }
+}
+
+/**
+ * Why a request got no answer from any host of `connection`, from each host's `causes`. A read
+ * changes nothing; a write a host took (`unanswered`) may land after its timeout (a create waits
+ * for its shards while the cluster recovers), and was one that is safe to send again.
+ */
+function unansweredMessage(
+  method: string,
+  request: string,
+  connection: string,
+  causes: readonly string[],
+  unanswered: readonly string[],
+  { hosts }: { hosts: number },
+): string {
+  const said = `(${causes.join("; ")})`;
+  if (unanswered.length === 0 || method === "GET" || method === "HEAD") {
+    return `${request}: no host of "${connection}" answered ${said}`;
+  }
+  const what = unanswered.length === hosts
+    ? `every host took it and none answered ${said}`
+    : `no host of "${connection}" answered ${said}; ${unanswered.join(", ")} took it`;
+  return `${request}: ${what}: the cluster may still apply it: whether it was applied is unknown ` +
+    "(a create waits for its shards while the cluster recovers; GET /_cluster/health shows its " +
+    "state). It is safe to send again: run again once the cluster answers";
 }
 
 /**
