@@ -80,7 +80,7 @@ describe("migrate() from code", () => {
     assert.equal(missing.exitCode, 2);
     assert.equal(
       missing.message,
-      `the config folder ${join(dir, "nope")} does not exist (-c; it holds application.yml)`,
+      `the config folder ${join(dir, "nope")} does not exist (config; it holds application.yml)`,
     );
     assert.deepEqual(missing.report.connections, []);
     assert.equal(missing.report.error?.kind, "config");
@@ -174,7 +174,7 @@ describe("migrate() from code", () => {
     assert.equal(flagLike.kind, "config");
     assert.match(
       flagLike.message,
-      /^--connection --force: no such datasource \(configured: main\)/,
+      /^connection "--force": no such datasource \(configured: main\)/,
     );
     const dry = await migrate({
       ...options,
