@@ -277,14 +277,21 @@ export async function prune(
     const copied = await listShard(send, index, shard, { match_all: {} });
     for (const id of copied.ids) if (!held(id)) stale.push(id);
   });
-  // Those the source still holds, at a number above `upTo`, are copied again, not deleted.
+  // Those the source still holds, at a number above `upTo`, are copied again, not deleted. Only
+  // a shard that has written past `upTo` by now can hold one: under the block (`upTo` past every
+  // shard's last number) nothing is looked up.
   const later = new Set<string>();
-  await inTurns(shards, async ({ shard }) => {
+  const since = stale.length === 0
+    ? []
+    : (await shardSeqNos(send, source)).shards.filter((s) => s.max > upTo);
+  await inTurns(since, async ({ shard }) => {
     for (const id of (await seqNosOn(send, source, shard, stale)).keys()) later.add(id);
   });
   await deleteIds(send, index, stale);
   baseline.written = (await shardSeqNos(send, index)).shards;
-  return { baseline, deleted: stale.length - later.size, recopied: later.size };
+  // By entry, as `stale` lists them: an id on two shards of the new index is one of each count.
+  const deleted = stale.filter((id) => !later.has(id)).length;
+  return { baseline, deleted, recopied: stale.length - deleted };
 }
 
 // Ranges counted per search, as buckets of one `range` aggregation (well under max_buckets).

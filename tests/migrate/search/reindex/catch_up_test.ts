@@ -163,6 +163,32 @@ describe("prune and rebase on the real node", () => {
     }
   });
 
+  it("looks nothing up on the source to count re-copies where no shard wrote past the number", async () => {
+    const source = `catchup-${process.pid}-blocked`;
+    const index = `${source}-new`;
+    for (const name of [source, index]) {
+      await os("PUT", `/${name}`, { settings: { number_of_shards: 2, number_of_replicas: 0 } });
+    }
+    try {
+      for (const id of ["a", "b", "c"]) await os("PUT", `/${source}/_doc/${id}?refresh=true`, {});
+      await os("POST", "/_reindex?refresh=true", { source: { index: source }, dest: { index } });
+      await os("DELETE", `/${source}/_doc/b?refresh=true`);
+      // As under the write block: every write of the source is at or below the number.
+      const lookups: string[] = [];
+      const watched: Send = (method, path, body, options) => {
+        const text = JSON.stringify(body ?? null);
+        if (path.startsWith(`/${source}/`) && text.includes('"ids"')) lookups.push(path);
+        return send(method, path, body, options);
+      };
+      const pruned = await prune(watched, source, index, Number.MAX_SAFE_INTEGER);
+      assert.deepEqual([pruned.deleted, pruned.recopied], [1, 0]);
+      assert.deepEqual(lookups, []);
+      assert.deepEqual(await contents(index), await contents(source));
+    } finally {
+      await os("DELETE", `/${source},${index}`);
+    }
+  });
+
   it("fails on stats or a refresh that left a shard out, and on pages that never end", async () => {
     const source = `catchup-${process.pid}-stats`;
     await os("PUT", `/${source}`, { settings: { number_of_shards: 2, number_of_replicas: 0 } });
