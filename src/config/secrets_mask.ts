@@ -139,9 +139,9 @@ export function secretsMask(
 
 /**
  * A mask writing every placeholder value of three characters or more back as its `${name}`, as
- * written and URL-encoded (a name in a request's path is), longest first over the text as given (a
- * name written back is not searched again, and a shorter value never takes part of a longer
- * one where the two overlap): a request or a failing
+ * written and URL-encoded (a name in a request's path is), found in the text as given (a name
+ * written back is not searched again), two values that overlap there hidden whole, both named
+ * (`${user}${password}`): a request or a failing
  * statement is printed after its placeholders were replaced, and a value may be a secret (a
  * password for a CREATE USER). Shorter values are left: masking every `1` or `on` would garble the
  * message and hide no secret. No placeholders: {@linkcode noMask}.
@@ -159,26 +159,27 @@ export function placeholdersMask(
     .sort(([, a], [, b]) => b.length - a.length);
   if (forms.length === 0) return noMask;
   // Found in the text as given, not in turn: a value replaced in turn could be found again in a
-  // `${name}` written back for a longer one (`ten` in `${tenant}`). Longest first, so that of two
-  // values that overlap (`zabc` and `abcdefgh` in `zabcdefgh`) the longer is hidden whole, and no
-  // part of it shows; of two placeholders sharing a value, the first.
+  // `${name}` written back for a longer one (`ten` in `${tenant}`). Where occurrences overlap
+  // (`zabc` and `abcdefgh` in `zabcdefgh`), the whole span they cover goes, as the names of those
+  // not inside another (`${user}${password}`): either one alone would leave part of the other
+  // shown. Of two placeholders sharing a value, the first is named.
   return (text) => {
-    const taken = new Uint8Array(text.length);
     const hits: { at: number; end: number; name: string }[] = [];
     for (const [name, form] of forms) {
       for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
-        const end = at + form.length;
-        if (taken.subarray(at, end).some((t) => t === 1)) continue;
-        taken.fill(1, at, end);
-        hits.push({ at, end, name });
+        hits.push({ at, end: at + form.length, name });
       }
     }
     if (hits.length === 0) return text;
-    hits.sort((a, b) => a.at - b.at);
+    // By start, the longer first: an occurrence inside the span so far adds nothing to it.
+    hits.sort((a, b) => a.at - b.at || b.end - a.end);
     let masked = "";
     let from = 0;
+    let spanEnd = -1;
     for (const { at, end, name } of hits) {
-      masked += `${text.slice(from, at)}\${${name}}`;
+      if (end <= spanEnd) continue;
+      masked += `${at >= spanEnd ? text.slice(from, at) : ""}\${${name}}`;
+      spanEnd = end;
       from = end;
     }
     return masked + text.slice(from);

@@ -243,10 +243,14 @@ describe("placeholdersMask: one pass", () => {
     assert.equal(inName("eu-1x {re on}"), "${region} ${g} ${h}");
   });
 
-  it("masks the longer of two values that overlap in the text whole, wherever the shorter starts", () => {
-    // `zabc` starts first, but taking it would leave `defgh`: five of the password's characters.
+  it("hides both of two values that overlap in the text, whichever is longer", () => {
+    // Either one written back alone would leave part of the other shown.
     const mask = placeholdersMask(new Map([["user", "zabc"], ["password", "abcdefgh"]]));
-    assert.equal(mask("CREATE USER zabcdefgh; zabc"), "CREATE USER z${password}; ${user}");
+    assert.equal(mask("CREATE USER zabcdefgh; zabc"), "CREATE USER ${user}${password}; ${user}");
+    const host = placeholdersMask(new Map([["password", "s3cr"], ["host", "cr3t.example"]]));
+    assert.equal(host("GET s3cr3t.example/x"), "GET ${password}${host}/x");
+    const even = placeholdersMask(new Map([["a", "abcd"], ["b", "cdef"]]));
+    assert.equal(even("abcdef"), "${a}${b}");
   });
 
   // Names whose written-back form holds short values, and values taken from those forms.
@@ -257,6 +261,10 @@ describe("placeholdersMask: one pass", () => {
       .map(([form, at, length]) => form.slice(at % form.length, (at % form.length) + length))
       .filter((v) => v.length >= 3),
     fc.string({ minLength: 3, maxLength: 6 }),
+    // Pieces of one word, which overlap where two of them meet in the text.
+    fc.tuple(fc.nat(), fc.integer({ min: 3, max: 7 }))
+      .map(([at, length]) => "s3cr3t.example".slice(at % 12, (at % 12) + length))
+      .filter((v) => v.length >= 3),
   );
   const filler = fc.string({ unit: fc.constantFrom(..."ab-/ é"), maxLength: 4 });
   const setup = fc.record({
@@ -267,26 +275,50 @@ describe("placeholdersMask: one pass", () => {
     text: quotes.map(([before, n]) => before + values[n % values.length]).join(""),
   }));
 
-  // The longest value found (of two as long, the first placeholder's) is written back where it
-  // first occurs, and the text on each side of it is masked alone: no name written back is
-  // searched again, and no shorter value takes part of a longer one.
-  function longestFirst(placeholders: ReadonlyMap<string, string>, text: string): string {
-    const forms = [...placeholders]
-      .flatMap(([name, value]) => [[name, value], [name, encodeURIComponent(value)]])
-      .sort(([, a], [, b]) => b.length - a.length);
-    const hit = forms.find(([, form]) => text.includes(form));
-    if (hit === undefined) return text;
-    const at = text.indexOf(hit[1]);
-    return longestFirst(placeholders, text.slice(0, at)) + `\${${hit[0]}}` +
-      longestFirst(placeholders, text.slice(at + hit[1].length));
+  // What is left of `text` once every character of every occurrence of a value (as written or
+  // URL-encoded) is taken out: the text masking must keep, in order, between the names.
+  function uncovered(placeholders: ReadonlyMap<string, string>, text: string): string {
+    const covered = new Array<boolean>(text.length).fill(false);
+    for (const value of placeholders.values()) {
+      for (const form of [value, encodeURIComponent(value)]) {
+        for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
+          covered.fill(true, at, at + form.length);
+        }
+      }
+    }
+    return [...Array(text.length).keys()].filter((i) => !covered[i]).map((i) => text[i]).join("");
   }
 
-  it("property: longest value first, a name written back never searched again", () => {
+  it("property: every character of every value is hidden, and all else kept in order", () => {
     fc.assert(
       fc.property(setup, ({ placeholders, text }) => {
-        assert.equal(placeholdersMask(placeholders)(text), longestFirst(placeholders, text));
+        const masked = placeholdersMask(placeholders)(text);
+        // The filler holds no `$`: what is not a name written back is what was kept.
+        assert.equal(
+          masked.replace(/\$\{(?:tenant|region|ten|reg)\}/g, ""),
+          uncovered(placeholders, text),
+        );
       }),
       propertyOptions(500),
+    );
+  });
+
+  it("property: two values that overlap in the text leave no character of either", () => {
+    const word = "s3cr3t.example";
+    const overlapping = fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat())
+      .map((cuts) => cuts.map((c) => c % (word.length + 1)).sort((a, b) => a - b))
+      // `a` is [i, k), `b` is [j, l): they share [j, k).
+      .filter(([i, j, k, l]) => k - i >= 3 && l - j >= 3 && j < k && i < j && k < l);
+    // No character of the word: the filler makes no occurrence of its own.
+    const apart = fc.string({ unit: fc.constantFrom(..."b-/ é"), maxLength: 4 });
+    fc.assert(
+      fc.property(overlapping, apart, apart, ([i, j, k, l], before, after) => {
+        const placeholders = new Map([["tenant", word.slice(i, k)], ["region", word.slice(j, l)]]);
+        const text = before + word.slice(i, l) + after;
+        const masked = placeholdersMask(placeholders)(text);
+        assert.equal(masked, before + "${tenant}${region}" + after);
+      }),
+      propertyOptions(200),
     );
   });
 
