@@ -114,7 +114,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
         );
         if (folder === undefined) return undefined;
         // Names first: a second file of one version is refused before any file is read as JSON.
-        checkMigrationNames(folder.files.map((file) => file.path), request.target);
+        checkMigrationNames(folder.files.map((file) => file.path), request.target, optionNames);
         const files = await planAll(folder.files, (file) => driver.plan(file, connection));
         return { files, ignored: folder.ignored };
       })
@@ -144,6 +144,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
       ...(request.target === undefined ? {} : { target: request.target }),
       lockTimeoutMs: request.lockTimeoutMs,
       progress: context.progress,
+      optionNames,
       ...(context.signal ? { signal: context.signal } : {}),
       requests,
     },

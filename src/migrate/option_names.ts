@@ -22,6 +22,10 @@ export interface OptionNames {
   readonly migrations: string;
   /** How long a run waits for another runner's lock: `--lock-timeout`, `lockTimeoutMs`. */
   readonly lockTimeout: string;
+  /** What stops a run at a version: `--target/--version`, `target`. */
+  readonly target: string;
+  /** The strict order option set one way: `--no-strict-order`, `strictOrder: false`. */
+  strictOrder(on: boolean): string;
   /** The mode option with a value: `-m sql`, `mode "sql"`. */
   mode(mode: string): string;
   /** The connection option with a value: `--connection main`, `connection "main"`. */
@@ -46,6 +50,8 @@ export const COMMAND_LINE_NAMES: OptionNames = {
   config: "-c",
   migrations: "--sqlPath",
   lockTimeout: "--lock-timeout",
+  target: "--target/--version",
+  strictOrder: (on) => on ? "--strict-order" : "--no-strict-order",
   mode: (mode) => `-m ${mode}`,
   connectionValue: (name) => `--connection ${name}`,
   invocation: (command, options = []) =>
@@ -64,6 +70,8 @@ export const MIGRATE_API_NAMES: OptionNames = {
   config: "config",
   migrations: "migrations",
   lockTimeout: "lockTimeoutMs",
+  target: "target",
+  strictOrder: (on) => `strictOrder: ${on}`,
   mode: (mode) => `mode ${JSON.stringify(mode)}`,
   connectionValue: (name) => `connection ${JSON.stringify(name)}`,
   invocation: (command, options = []) =>

@@ -10,6 +10,7 @@ import {
   PlanError,
 } from "./migration_error.ts";
 import { decideFiles } from "./plan/file_decisions.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
 import type {
   ConnectionDrift,
@@ -46,6 +47,8 @@ export interface RunnerOptions {
   readonly target?: string;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
+  /** How messages name the options: as the caller spells them; the command line's by default. */
+  readonly optionNames?: OptionNames;
   /** Stops the run between two files (Ctrl-C); the lock is still released. */
   readonly signal?: AbortSignal;
   /**
@@ -241,7 +244,12 @@ async function runTarget<F extends PlannedFile>(
     const edited = !validateOnMigrate ? [] : flywayRefusals(
       options.target === undefined ? run.decided : decideFiles(files, records, command.name, force),
     );
-    command.refuse?.(target.name, run.decided, records, { force, strictOrder: strict, edited });
+    command.refuse?.(target.name, run.decided, records, {
+      force,
+      strictOrder: strict,
+      edited,
+      optionNames: options.optionNames ?? COMMAND_LINE_NAMES,
+    });
   };
   let records: ReadonlyMap<string, FileRecord>;
   try {

@@ -2,7 +2,7 @@
 // wrote it (`lockTimeoutMs`, `dryRun`), never the command line's flag.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, type MigrateOptions, MigrationRunError } from "../../migrate.ts";
@@ -129,6 +129,39 @@ describe("migrate() options", () => {
     assert.match(
       await said({ ...base, config: bare }),
       /\(for mode "search", configure "search" instead\)\.$/,
+    );
+  });
+
+  it("names target, force and strictOrder in a refusal as migrate() spells them", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-options-"));
+    folders.push(dir);
+    await writeFile(
+      join(dir, "application.yml"),
+      `datasource:\n  - name: main\n    url: "sqlite:${join(dir, "app.db")}"\n` +
+        "    migrations: { enabled: true }\n",
+    );
+    const base: MigrateOptions = { config: dir, migrations: join(dir, "files"), env: {} };
+    const said = async (given: MigrateOptions): Promise<string> => {
+      const error = await migrate(given).then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof MigrationRunError, String(error));
+      assert.doesNotMatch(error.message, /--target|--version|--force|strict-order/);
+      return error.message;
+    };
+    await mkdir(join(dir, "files", "main", "a"), { recursive: true });
+    await mkdir(join(dir, "files", "main", "b"), { recursive: true });
+    await writeFile(join(dir, "files", "main", "a", "V5__x.sql"), "CREATE TABLE x (v INT);\n");
+    await writeFile(join(dir, "files", "main", "b", "V1__y.sql"), "CREATE TABLE y (v INT);\n");
+    assert.match(await said({ ...base, target: "2" }), /run without target, or move the file/);
+    await rm(join(dir, "files", "main", "b"), { recursive: true });
+    await migrate({ ...base, command: "baseline" });
+    assert.match(
+      await said({ ...base, command: "baseline" }),
+      /\(force records the current files over them/,
+    );
+    await writeFile(join(dir, "files", "main", "V1__late.sql"), "CREATE TABLE late (v INT);\n");
+    assert.match(
+      await said({ ...base, strictOrder: true }),
+      /run with strictOrder: false, or set migrations\.strict_order: false/,
     );
   });
 });

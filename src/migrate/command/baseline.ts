@@ -33,7 +33,8 @@ export const baseline: MigrationCommand = {
     throw new PlanError(
       connection,
       `has ${records.size} record(s) already; baseline adopts a connection without records ` +
-        `(--force records the current files over them; "repair" fixes single records)`,
+        `(${options.optionNames.force} records the current files over them; "repair" fixes ` +
+        "single records)",
     );
   },
 };

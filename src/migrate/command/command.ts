@@ -10,6 +10,7 @@ import type {
 } from "../run_report.ts";
 import { isRepeatable } from "../plan/migration_name.ts";
 import type { Command } from "./command_name.ts";
+import type { OptionNames } from "../option_names.ts";
 
 // Where the command's rules are, so that their users import it from here.
 export type { Command } from "./command_name.ts";
@@ -32,6 +33,8 @@ export interface CommandOptions {
   readonly force: boolean;
   /** Strict order is in force on this connection. */
   readonly strictOrder: boolean;
+  /** How a refusal names the options: as the caller spells them. */
+  readonly optionNames: OptionNames;
   /**
    * What Flyway's validate-on-migrate refuses on this connection ({@linkcode flywayRefusals}),
    * judged without `--target` (Flyway validates every applied file); empty when it is off.

@@ -49,7 +49,8 @@ export const migrate: MigrationCommand = {
           }` +
             (late.length > 1 ? ` (and ${late.length - 1} more file(s) like it)` : "") +
             `; strict order refuses to apply it out of order (rename it to sort after it, run ` +
-            `with --no-strict-order, or set migrations.strict_order: false)`,
+            `with ${options.optionNames.strictOrder(false)}, or set ` +
+            "migrations.strict_order: false)",
         ),
       );
     }

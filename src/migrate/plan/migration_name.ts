@@ -1,4 +1,5 @@
 import { MigrationFileError } from "../migration_error.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 
 /**
  * What a migration file's name says of it, read as Flyway reads names: `V<version>__<description>`
@@ -96,7 +97,11 @@ export function sameVersion(a: string, b: string): boolean {
  * next run finds late. Throws a {@linkcode MigrationFileError} naming the file: for two files of
  * a version the second (both would run, where Flyway and elasticsearch-evolution refuse them).
  */
-export function checkMigrationNames(paths: readonly string[], target?: string): void {
+export function checkMigrationNames(
+  paths: readonly string[],
+  target?: string,
+  optionNames: OptionNames = COMMAND_LINE_NAMES,
+): void {
   const byVersion = new Map<string, string>();
   let firstAbove: string | undefined;
   for (const path of paths) {
@@ -107,7 +112,7 @@ export function checkMigrationNames(paths: readonly string[], target?: string): 
         throw new MigrationFileError(
           path,
           `has no version in its path, so it cannot be placed before or after ${target} ` +
-            "(--target, baseline --version): name it, or its folder, with a version",
+            `(${optionNames.target}): name it, or its folder, with a version`,
         );
       }
       if (compareVersions(version, target) > 0) firstAbove ??= path;
@@ -116,7 +121,7 @@ export function checkMigrationNames(paths: readonly string[], target?: string): 
           path,
           `has version ${version}, at or below ${target}, but runs after ${firstAbove}, which is ` +
             `above ${target} (files run in the order of their paths, folder by folder): a target ` +
-            "must leave only later files; run without --target/--version, or move the file",
+            `must leave only later files; run without ${optionNames.target}, or move the file`,
         );
       }
     }

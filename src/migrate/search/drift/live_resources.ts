@@ -76,7 +76,7 @@ async function readUnmasked(
       file: check.file.path,
       request: `GET ${path}`,
       status: response.status,
-      reason: `--drift cannot read ${check.resource}: ${reason}`,
+      reason: `the drift check cannot read ${check.resource}: ${reason}`,
     });
   };
   if (response.status === 404) return { state: "absent" };
@@ -155,7 +155,8 @@ async function aliasesElsewhere(
         file: check.file.path,
         request: `GET ${path}`,
         status: response.status,
-        reason: `--drift cannot read where the alias ${alias} of ${check.resource} lives: ` +
+        reason:
+          `the drift check cannot read where the alias ${alias} of ${check.resource} lives: ` +
           (response.status === 200
             ? `unexpected answer ${renderValue(response.body)}`
             : errorDetail(response.body)),

@@ -607,7 +607,7 @@ describe("--drift against a real OpenSearch node", () => {
       assert.match(
         result.report!.error!.message,
         new RegExp(
-          `GET /_index_template/${ws.id}_r, HTTP ${status}: --drift cannot read ` +
+          `GET /_index_template/${ws.id}_r, HTTP ${status}: the drift check cannot read ` +
             `template ${ws.id}_r: security_exception: no`,
         ),
       );
