@@ -30,15 +30,15 @@ export interface MigrationFolder {
 // C0 controls, DEL and C1 controls: what no file name should hold (a newline, an escape).
 // deno-lint-ignore no-control-regex -- the control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-// What makes a name display as another: the bidirectional marks, embeddings, overrides and
-// isolates (Unicode's Bidi_Control; `V2__\u202egnp.json` shows as `V2__nosj.png`), the line and
-// paragraph separators, and what shows as nothing where it stands, so that `V2__a` and
-// `V2__\u200ba` look one name: U+FEFF (an editor may leave it at a name's start), the soft hyphen,
-// the zero-width space, the word joiner and invisible operators, the Hangul and Mongolian fillers,
-// the interlinear annotation marks and the tag characters. The zero-width joiner and non-joiner and
-// the variation selectors are left: scripts and emoji need them.
+// What makes a name display as another: Unicode's default-ignorable characters, which show as
+// nothing where they stand (so that `V2__a` and `V2__\u200ba` look one name), among them the
+// bidirectional marks, embeddings, overrides and isolates (`V2__\u202egnp.json` shows as
+// `V2__nosj.png`), U+FEFF (an editor may leave it at a name's start), the soft hyphen and the tag
+// characters; and the line and paragraph separators and interlinear annotation marks. The
+// zero-width non-joiner and joiner and the variation selectors (Mongolian's too) are left:
+// scripts and emoji need them.
 const REORDERING =
-  /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b\u2060-\u2064\u3164\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
+  /(?![\u200c\u200d\u180b-\u180d\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}])[\p{Default_Ignorable_Code_Point}\u2028\u2029\ufff9-\ufffb]/u;
 
 /** Larger files are refused before they are read: no migration needs this much, a mistake might. */
 export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
@@ -204,9 +204,17 @@ function refuseLookAlikes(rel: string, names: readonly string[]): void {
   for (const name of names) {
     const other = composed.get(name.normalize("NFC"));
     if (other !== undefined) {
+      // Past ASCII written `\uXXXX`: the two names print alike, or the user could not tell them.
+      const spelled = (text: string) =>
+        escapedName(text).replace(/[^\x20-\x7e]/gu, (c) => {
+          const code = c.codePointAt(0)!;
+          return code > 0xffff
+            ? `\\u{${code.toString(16)}}`
+            : `\\u${code.toString(16).padStart(4, "0")}`;
+        });
       throw new MigrationFileError(
-        escapedName(rel ? `${rel}/${name}` : name),
-        `reads as ${escapedName(other)} beside it (the same letters, composed another way): ` +
+        spelled(rel ? `${rel}/${name}` : name),
+        `reads as ${spelled(other)} beside it (the same letters, composed another way): ` +
           "rename one",
       );
     }
