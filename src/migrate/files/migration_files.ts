@@ -205,13 +205,7 @@ function refuseLookAlikes(rel: string, names: readonly string[]): void {
     const other = composed.get(name.normalize("NFC"));
     if (other !== undefined) {
       // Past ASCII written `\uXXXX`: the two names print alike, or the user could not tell them.
-      const spelled = (text: string) =>
-        escapedName(text).replace(/[^\x20-\x7e]/gu, (c) => {
-          const code = c.codePointAt(0)!;
-          return code > 0xffff
-            ? `\\u{${code.toString(16)}}`
-            : `\\u${code.toString(16).padStart(4, "0")}`;
-        });
+      const spelled = (text: string) => escapedName(text).replace(/[^\x20-\x7e]/gu, unicodeEscape);
       throw new MigrationFileError(
         spelled(rel ? `${rel}/${name}` : name),
         `reads as ${spelled(other)} beside it (the same letters, composed another way): ` +
@@ -246,15 +240,15 @@ function refuseUnprintable(path: string, name: string): void {
 
 // A name with each character the walk refuses written `\uXXXX`: the name as it is to be found.
 function escapedName(path: string): string {
-  return printable(path).replace(
-    new RegExp(REORDERING.source, "gu"),
-    (c) => {
-      const code = c.codePointAt(0)!;
-      return code > 0xffff
-        ? `\\u{${code.toString(16)}}`
-        : `\\u${code.toString(16).padStart(4, "0")}`;
-    },
-  );
+  return printable(path).replace(ALL_REORDERING, unicodeEscape);
+}
+
+const ALL_REORDERING = new RegExp(REORDERING.source, "gu");
+
+// `\u00e9`, or `\u{e0041}` past the 16-bit range.
+function unicodeEscape(c: string): string {
+  const code = c.codePointAt(0)!;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
 function codePoint(c: string): string {
