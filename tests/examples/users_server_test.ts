@@ -11,7 +11,7 @@ import { scriptCommand } from "../runtime.ts";
 import { SQLITE } from "../sqlite.ts";
 import { freePort } from "../migrate/search/servers.ts";
 import { STORAGES, usersApps } from "./users_storage.ts";
-import { refused } from "../runtime/raw_client.ts";
+import { untilRefused } from "../runtime/raw_client.ts";
 import { listen } from "../../server.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -69,7 +69,8 @@ async function start(cwd: string, port: number): Promise<Started> {
     })
   );
   const [url, pid] = await new Promise<[string, number]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 20 s: ${out}`)), 20_000);
+    // A give-up only, paid when the child never starts: a loaded machine may take many seconds.
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s: ${out}`)), 60_000);
     const read = (chunk: Buffer) => {
       out += chunk.toString();
       const match =
@@ -319,9 +320,7 @@ describe("examples/users/main.ts as a process (npm start)", () => {
         await answer.match(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
         app.terminate();
         // Stopped accepting: the shutdown has begun, with the request still waiting for its body.
-        for (let i = 0; !await refused(app.port); i++) {
-          assert.ok(i < 1000, "still accepting connections after SIGTERM");
-        }
+        await untilRefused(app.port);
         socket.write(body);
         const text = await answer.closed();
         assert.match(text, /\r\n\r\nHTTP\/1\.1 201 Created\r\n/, text);

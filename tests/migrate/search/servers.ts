@@ -20,7 +20,9 @@ async function waitForPort(
   name: string,
   log: string,
 ): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  // A give-up only, paid when the helper never listens: on a loaded machine it may take seconds.
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     if (process.exitCode !== null) break;
     const open = await new Promise<boolean>((resolve) => {
       const s = connect(port, "127.0.0.1");

@@ -327,7 +327,7 @@ describe("the search lock against a real node", () => {
       (r) => r.path.includes("/_create/lock-") ? "swallow" : "forward",
     );
     try {
-      const ws = await Workspace.create({ hosts: [swallowing.url], settings: "    timeout: 1\n" });
+      const ws = await Workspace.create({ hosts: [swallowing.url], settings: "    timeout: 10\n" });
       await ws.file("a-template.json", { index_patterns: [`${ws.id}-a*`] });
       const run = await ws.run("--json");
       assert.equal(run.code, 1, run.out);

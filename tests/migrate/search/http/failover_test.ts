@@ -23,7 +23,7 @@ describe("failover between the hosts of one cluster", () => {
 
   // One file: a POST of a document without id, which applied twice makes two documents.
   async function postWorkspace(hosts: string[]): Promise<Workspace> {
-    const ws = await Workspace.create({ hosts, settings: "    timeout: 1\n" });
+    const ws = await Workspace.create({ hosts, settings: "    timeout: 10\n" });
     await os("PUT", `/${ws.id}-lost-docs`, { settings: { number_of_replicas: 0 } });
     await ws.file("001-doc.json", { method: "POST", path: `/${ws.id}-lost-docs/_doc`, body: {} });
     return ws;
@@ -50,7 +50,7 @@ describe("failover between the hosts of one cluster", () => {
   it("does not create an index twice: a PUT of an index is not repeated", async () => {
     const ws = await Workspace.create({
       hosts: [swallowing.url, OPENSEARCH_URL],
-      settings: "    timeout: 1\n",
+      settings: "    timeout: 10\n",
     });
     await ws.file(`${ws.id}-lost-users-index.json`, { settings: { number_of_replicas: 0 } });
     const run = await ws.run("--json");
@@ -63,7 +63,7 @@ describe("failover between the hosts of one cluster", () => {
   it("repeats on the next host what is safe to repeat: a template upsert and the records", async () => {
     const ws = await Workspace.create({
       hosts: [swallowing.url, OPENSEARCH_URL],
-      settings: "    timeout: 1\n",
+      settings: "    timeout: 10\n",
     });
     await ws.file(`${ws.id}-lost-a-template.json`, { index_patterns: [`${ws.id}-lost-a*`] });
     const run = await ws.run("--json");

@@ -11,10 +11,13 @@ import { runtimeTransport } from "../../../../src/migrate/search/http/transport.
 import { propertyOptions } from "../../../property.ts";
 import { freePort, type Helper, startSilentServer } from "../servers.ts";
 
-/** What this runtime's fetch throws for `url`, with a 300 ms timeout. */
-async function fetchError(url: string): Promise<unknown> {
+/**
+ * What this runtime's fetch throws for `url`, given up after `ms`: 300 for the silent host, whose
+ * silence must outlast it; the refused and the resetting host end it at once.
+ */
+async function fetchError(url: string, ms = 10_000): Promise<unknown> {
   try {
-    await fetch(url, { method: "POST", body: "{}", signal: AbortSignal.timeout(300) });
+    await fetch(url, { method: "POST", body: "{}", signal: AbortSignal.timeout(ms) });
   } catch (error) {
     return error;
   }
@@ -46,7 +49,7 @@ describe("neverSent on real errors", () => {
     });
 
     it("is false for a host that took the request and went silent, or reset the connection", async () => {
-      assert.equal(neverSent(await fetchError(silent.url)), false);
+      assert.equal(neverSent(await fetchError(silent.url, 300)), false);
       assert.equal(neverSent(await fetchError(resetUrl)), false);
     });
   });
@@ -55,11 +58,17 @@ describe("neverSent on real errors", () => {
     // Node sends through node:http(s) unless a proxy is set; Deno and Bun through fetch, and
     // through node:http(s) with proxy: false. A body given as a stream is one sent only once.
 
-    async function transportError(url: string, proxy: false | undefined, stream: boolean) {
+    // Given up after `ms`: 300 for the silent host only, whose silence must outlast it.
+    async function transportError(
+      url: string,
+      proxy: false | undefined,
+      stream: boolean,
+      ms = 10_000,
+    ) {
       const transport = await runtimeTransport({
         sslVerification: true,
         proxy,
-        connectTimeoutMs: 1000,
+        connectTimeoutMs: 5000,
       });
       try {
         const body = stream ? new Blob(["{}"]).stream() : "{}";
@@ -67,7 +76,7 @@ describe("neverSent on real errors", () => {
           method: "POST",
           body,
           duplex: "half",
-          signal: AbortSignal.timeout(300),
+          signal: AbortSignal.timeout(ms),
         } as RequestInit);
       } catch (error) {
         return error;
@@ -86,7 +95,7 @@ describe("neverSent on real errors", () => {
             stream,
           );
           assert.equal(neverSent(refused), true, String(refused));
-          const silence = await transportError(silent.url, proxy, stream);
+          const silence = await transportError(silent.url, proxy, stream, 300);
           assert.equal(neverSent(silence), false, String(silence));
           const reset = await transportError(resetUrl, proxy, stream);
           assert.equal(neverSent(reset), false, String(reset));

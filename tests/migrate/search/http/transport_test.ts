@@ -41,11 +41,11 @@ describe("search transport on real servers", () => {
   });
 
   it("gives up on a host that never answers after the timeout, then uses the next", async () => {
-    const ws = await workspace([silent.url, OPENSEARCH_URL], "    timeout: 1\n");
+    const ws = await workspace([silent.url, OPENSEARCH_URL], "    timeout: 10\n");
     const started = Date.now();
     const run = await ws.ok("--json");
     assert.equal(run.report!.connections[0].applied, 1);
-    assert.ok(Date.now() - started >= 1000, "waited for the timeout");
+    assert.ok(Date.now() - started >= 10_000, "waited for the timeout");
   });
 
   it("status lists the files, their state unknown, when no host answers", async () => {

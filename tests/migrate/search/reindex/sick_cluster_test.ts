@@ -38,14 +38,17 @@ async function copiesEnded(index: string): Promise<void> {
 /**
  * A workspace whose first host is a fault server in front of node-3 that hangs node-3 once a
  * request matching `test` reaches it (then does `answer` with it: by default forwards it, held
- * by the stopped node), with node-1 and
- * node-2 after it; its records index is made green first. `close` resumes node-3, deletes what
- * the test made (`names`, with the records index) and waits for green.
+ * by the stopped node), with node-1 and node-2 after it; `others` says what becomes of every
+ * other request. Its records index is made green first. `close` resumes node-3, deletes what
+ * the test made (`names`, with the records index) and waits for green. `timeoutSeconds` is the
+ * client's: each run waits it out once on the hung node-3, and the nodes that answer must beat
+ * it, an index created on a loaded machine included.
  */
 async function node3HangingOn(
   test: (r: Received) => boolean,
   timeoutSeconds: number,
   answer: Fault = "forward",
+  others: (r: Received) => Fault = () => "forward",
 ) {
   let hung = false;
   const front = await startFaultServer(NODES[2], (r) => {
@@ -54,7 +57,7 @@ async function node3HangingOn(
       hang(3);
       return answer;
     }
-    return "forward";
+    return others(r);
   });
   const ws = await Workspace.create({
     hosts: [front.url, NODES[0], NODES[1]],
@@ -122,10 +125,17 @@ async function assertNoneBack(
 describe("reindex with the node running the copy hung", () => {
   it("never moves the alias while that copy may still write, and brings no deleted document back", async () => {
     const seeded = 20_000;
-    // node-3 runs the copy: the runner sends its requests to the first host it is given.
+    // node-3 runs the copy: the runner sends its requests to the first host it is given. The copy
+    // must still run when node-3 hangs, at the first read of its task, however slow the machine:
+    // throttled to 2,000 documents a second, the copy of 20 batches lasts 10 s at the least.
     const sick = await node3HangingOn(
       (r) => r.method === "GET" && r.path.startsWith("/_tasks/"),
-      2,
+      5,
+      "forward",
+      (r) =>
+        r.method === "POST" && r.path.startsWith("/_reindex?")
+          ? { forwardAs: `${r.path}&requests_per_second=2000` }
+          : "forward",
     );
     const { ws } = sick;
     try {
@@ -174,7 +184,7 @@ describe("reindex whose copy start was taken by a node that hung before answerin
       const seeded = 5_000;
       const sick = await node3HangingOn(
         (r) => r.method === "POST" && r.path.startsWith("/_reindex"),
-        2,
+        5,
         answer,
       );
       const { ws } = sick;
@@ -210,7 +220,7 @@ describe("reindex whose copy start was taken by a node that hung before answerin
 
 describe("the records index with the node of its primary hung", () => {
   it("has a replica, which the cluster promotes: the next run applies and remembers", async () => {
-    const ws = await Workspace.create({ hosts: NODES, settings: "    timeout: 2\n" });
+    const ws = await Workspace.create({ hosts: NODES, settings: "    timeout: 5\n" });
     let hung: number | undefined;
     try {
       await ws.file(`1-${ws.id}-a-index.json`, { settings: { number_of_replicas: 1 } });
