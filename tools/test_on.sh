@@ -9,17 +9,27 @@
 # (tools/test_in_one_process.ts), Bun's as always (one process). The full run runs the unit tests
 # that way first, then each integration test in a process (Node) or a worker in turn (Deno) of its
 # own, since those share servers: on Node a process per unit file cost more than its tests did.
+# `--part cluster|search|other` runs one part of the integration tests alone (tools/unit_tests.ts
+# says which), as tools/test_all.sh does to run parts that share no server side by side;
+# `--part unit` is `--unit`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-unit=false
-if [ "${1:-}" = --unit ]; then
-  unit=true
+part=all
+case "${1:-}" in
+--unit)
+  part=unit
   shift
-fi
+  ;;
+--part)
+  part=${2:?usage: tools/test_on.sh --part unit|cluster|search|other <runtime>}
+  shift 2
+  ;;
+esac
 runtime=${1:-}
 mapfile -t files < <(find tests -name '*_test.ts' -not -path 'tests/fixtures/*' \
   -not -path 'tests/deno/*' -not -path 'tests/npm/*' | sort)
-# Splits `files` and the runtime's own folder ($1, if any) into `units` and `integrations`.
+# Splits `files` and the runtime's own folder ($1, if any) into `units` and `integrations`, the
+# latter only the files of `part` when it is an integration part.
 split_files() {
   local own=() all list
   if [ $# -gt 0 ]; then mapfile -t own < <(find "$1" -name '*_test.ts' | sort); fi
@@ -30,13 +40,26 @@ split_files() {
     exit 1
   fi
   mapfile -t units <<<"$list"
-  mapfile -t integrations < <(printf '%s\n' "${all[@]}" | grep -vxF -f <(printf '%s\n' "${units[@]}") || true)
+  case "$part" in
+  all | unit)
+    mapfile -t integrations < <(printf '%s\n' "${all[@]}" | grep -vxF -f <(printf '%s\n' "${units[@]}") || true)
+    ;;
+  cluster | search | other)
+    mapfile -t integrations < <(deno run --allow-read tools/unit_tests.ts --part "$part" "${all[@]}")
+    units=()
+    ;;
+  *)
+    echo "test_on.sh: no part '$part' (unit, cluster, search or other)" >&2
+    exit 2
+    ;;
+  esac
 }
 # Runs both parts, and fails when either did: a failed unit run still shows the integration one.
+# An integration part with no file on this runtime runs nothing.
 both() {
   local status=0
-  "$@" "${units[@]}" || status=$?
-  if ! $unit && [ ${#integrations[@]} -gt 0 ]; then
+  if [ ${#units[@]} -gt 0 ]; then "$@" "${units[@]}" || status=$?; fi
+  if [ "$part" != unit ] && [ ${#integrations[@]} -gt 0 ]; then
     "${integration_run[@]}" "${integrations[@]}" || status=$?
   fi
   return "$status"
@@ -51,9 +74,10 @@ deno)
 bun)
   # Bun runs every file in one process anyway. Its default of 5 s per test is shorter than the
   # process tests' own deadlines.
-  if $unit; then
+  if [ "$part" != all ]; then
     split_files
-    files=("${units[@]}")
+    if [ "$part" = unit ]; then files=("${units[@]}"); else files=("${integrations[@]}"); fi
+    if [ ${#files[@]} -eq 0 ]; then exit 0; fi
   fi
   exec bun test --timeout 120000 "${files[@]/#/./}"
   ;;
@@ -75,7 +99,7 @@ node)
   both "$node" --import tsx --test-reporter=spec tools/test_in_one_process.ts
   ;;
 *)
-  echo "usage: tools/test_on.sh [--unit] deno | bun | node machine|lts|<node binary>" >&2
+  echo "usage: tools/test_on.sh [--unit | --part unit|cluster|search|other] deno | bun | node machine|lts|<node binary>" >&2
   exit 2
   ;;
 esac

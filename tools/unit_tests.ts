@@ -1,5 +1,6 @@
-// Prints which of the given test files are unit tests, one a line: the files `npm run test:unit`
-// runs (`tools/test_on.sh --unit`), those that need nothing `npm install` does not give.
+// Prints which of the given test files are in one part of the suite, one a line. By default the
+// unit tests: the files `npm run test:unit` runs (`tools/test_on.sh --unit`), those that need
+// nothing `npm install` does not give.
 //
 // The rule: a test file is an integration test when it, or a helper under tests/ or tools/ that it
 // imports (directly or through other helpers), imports one of the modules of NEEDS below or has a
@@ -8,8 +9,15 @@
 // integration test as a whole. Test files are classified by what they import, so moving or
 // renaming one changes nothing; moving a helper of NEEDS fails here until its path is updated.
 //
-// Run: `deno run --allow-read tools/unit_tests.ts [--why] tests/a_test.ts tests/b_test.ts ...`;
-// `--why` prints, for each integration test, the chain of imports that reaches what it needs.
+// `--part` splits the integration tests by the server they lean on, so that `npm test`
+// (tools/test_all.sh) can run parts side by side that share no state: `cluster`, the files that
+// reach OpenSearch's three-node cluster (they hang its nodes); `search`, those that reach the
+// single OpenSearch node and not the cluster; `other`, the rest (databases, browser, workerd, ...),
+// whose servers give each test its own database, index or port.
+//
+// Run: `deno run --allow-read tools/unit_tests.ts [--why | --part unit|cluster|search|other]
+// tests/a_test.ts tests/b_test.ts ...`; `--why` prints, for each integration test, the chain of
+// imports that reaches what it needs.
 
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -19,6 +27,8 @@ import { fileURLToPath } from "node:url";
 /** What a test needs that `npm install` does not give, by the module that reaches it. */
 const NEEDS: Readonly<Record<string, string>> = {
   // Helpers of the repository, by path from its root.
+  "tests/migrate/search/three_nodes.ts":
+    "OpenSearch's three-node cluster (tools/opensearch_cluster.sh)",
   "tests/migrate/search/cluster.ts":
     "OpenSearch (tools/opensearch.sh, tools/opensearch_cluster.sh)",
   "tests/migrate/search/servers.ts": "nginx, tinyproxy and openssl from Debian",
@@ -104,16 +114,62 @@ function reason(file: string, seen: Set<string> = new Set()): string | null {
   return why;
 }
 
-const why = process.argv[2] === "--why";
-const files = process.argv.slice(why ? 3 : 2);
-if (files.length === 0) {
-  console.error("usage: deno run --allow-read tools/unit_tests.ts [--why] <test file>...");
+/** Every module of NEEDS that `file` reaches through the tests' helpers, and the marker. */
+function needs(file: string, seen: Set<string> = new Set()): Set<string> {
+  const found = new Set<string>();
+  if (seen.has(file)) return found;
+  seen.add(file);
+  if (file in NEEDS) found.add(file);
+  const text = readFileSync(join(root, file), "utf8");
+  if (MARKER.test(text)) found.add("marker");
+  for (const specifier of specifiers(text)) {
+    const name = packageOf(specifier);
+    if (name !== undefined) {
+      if (name in NEEDS) found.add(name);
+    } else if (!/^[a-z]+:/.test(specifier)) {
+      const target = relative(root, resolve(root, dirname(file), specifier));
+      if (/^(tests|tools)\//.test(target) && existsSync(join(root, target))) {
+        for (const need of needs(target, seen)) found.add(need);
+      }
+    }
+  }
+  return found;
+}
+
+type Part = "unit" | "cluster" | "search" | "other";
+const PARTS: readonly Part[] = ["unit", "cluster", "search", "other"];
+
+function partOf(file: string): Part {
+  const reached = needs(file);
+  if (reached.size === 0) return "unit";
+  if (reached.has("tests/migrate/search/three_nodes.ts")) return "cluster";
+  if (reached.has("tests/migrate/search/cluster.ts")) return "search";
+  return "other";
+}
+
+const args = process.argv.slice(2);
+const why = args[0] === "--why";
+const part = args[0] === "--part" ? args[1] : "unit";
+const files = args.slice(why ? 1 : args[0] === "--part" ? 2 : 0);
+if (files.length === 0 || !PARTS.includes(part as Part)) {
+  console.error(
+    "usage: deno run --allow-read tools/unit_tests.ts [--why | --part unit|cluster|search|other] " +
+      "<test file>...",
+  );
   process.exit(2);
 }
 const whys = files.map((file) => reason(relative(root, resolve(file))));
-const units = files.filter((_, i) => whys[i] === null);
-for (const file of units) console.log(file);
-console.error(`unit tests: ${units.length} of ${files.length} test files`);
+const parts = files.map((file) => partOf(relative(root, resolve(file))));
+// The two walks must agree on what a unit test is: `reason` stops at the first need it finds.
+for (const [i, file] of files.entries()) {
+  if ((whys[i] === null) !== (parts[i] === "unit")) {
+    console.error(`tools/unit_tests.ts: ${file} is classified two ways`);
+    process.exit(2);
+  }
+}
+const chosen = files.filter((_, i) => parts[i] === part);
+for (const file of chosen) console.log(file);
+console.error(`${part} tests: ${chosen.length} of ${files.length} test files`);
 if (why) {
   for (const chain of whys) if (chain !== null) console.error(`  integration: ${chain}`);
 }

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `npm test`: lint, while the system packages are installed and the servers start (each wants a
+# core, and each spends its first seconds waiting on something else), then the whole suite on every
+# runtime in three lanes side by side, each running its steps in turn. The lanes share no server state
+# (tools/unit_tests.ts --part): one hangs the nodes of the three-node cluster, then runs against
+# Elasticsearch; one runs the tests of the single OpenSearch node; one the unit tests and the rest,
+# whose servers (databases, Redis, Prometheus, nginx, workerd, Chromium) give each test its own
+# database, index or port. Most of an integration test's time is spent waiting on a server, so the
+# lanes overlap on two cores. Tests must hold under that load: they wait on states, not on time.
+#
+# Each step's output is printed whole when it ends, never interleaved with another's; a table of
+# every step's status and time closes the run, which fails when any step did. Every step runs even
+# after one failed, so that one run shows every failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Runs the steps of one lane in turn. A step is `elasticsearch` or test_on.sh's arguments.
+lane() {
+  local name=$1 step log start status
+  shift
+  for step in "$@"; do
+    log="$work/$(tr ' ' '-' <<<"$step").log"
+    start=$SECONDS
+    status=0
+    if [ "$step" = elasticsearch ]; then
+      bash tools/test_elasticsearch.sh >"$log" 2>&1 || status=$?
+    else
+      # shellcheck disable=SC2086 # a step is words
+      bash tools/test_on.sh --part $step >"$log" 2>&1 || status=$?
+    fi
+    {
+      flock 9
+      echo "=== $step (lane $name): exit $status after $((SECONDS - start)) s"
+      cat "$log"
+      printf '%s\t%s\t%s\t%s\n' "$name" "$step" "$status" "$((SECONDS - start))" >>"$work/steps"
+    } 9>"$work/print.lock"
+  done
+}
+
+# Lint and set-up side by side; both must pass before any test runs.
+start=$SECONDS
+npm run lint >"$work/lint.log" 2>&1 &
+lint=$!
+set_up=0
+{
+  bash tools/system_packages.sh &&
+    npm ci --prefix tools/openapi-typescript --no-audit --no-fund --loglevel=error &&
+    bash tools/opensearch.sh start && bash tools/opensearch_cluster.sh start &&
+    bash tools/databases.sh start && bash tools/elasticsearch.sh start
+} || set_up=$?
+linted=0
+wait "$lint" || linted=$?
+cat "$work/lint.log"
+echo "=== lint: exit $linted; set-up: exit $set_up; $((SECONDS - start)) s"
+if [ "$linted" -ne 0 ] || [ "$set_up" -ne 0 ]; then exit 1; fi
+
+cluster=("cluster deno" "cluster bun" "cluster node machine" "cluster node lts" elasticsearch)
+search=("search deno" "search bun" "search node machine" "search node lts")
+rest=("unit deno" "other deno" "unit bun" "other bun" "unit node machine" "other node machine"
+  "unit node lts" "other node lts")
+start=$SECONDS
+lane cluster "${cluster[@]}" &
+lane search "${search[@]}" &
+lane rest "${rest[@]}" &
+wait
+
+echo "=== steps: lane, step, exit, seconds ($((SECONDS - start)) s in all)"
+touch "$work/steps"
+awk -F'\t' '{ printf "%-8s %-20s %4s %6s\n", $1, $2, $3, $4 }' "$work/steps"
+expected=$((${#cluster[@]} + ${#search[@]} + ${#rest[@]}))
+if [ "$(wc -l <"$work/steps")" -ne "$expected" ]; then
+  echo "test_all.sh: $(wc -l <"$work/steps") of $expected steps ended" >&2
+  exit 1
+fi
+if awk -F'\t' '$3 != 0 { bad = 1 } END { exit !bad }' "$work/steps"; then
+  echo "test_all.sh: a step failed (exit not 0 above)" >&2
+  exit 1
+fi
