@@ -74,11 +74,17 @@ function startReplica(name: string, env: Record<string, string>): Replica {
 /** Whether the process still runs (it has neither exited nor been ended by a signal). */
 const running = (r: Replica) => r.child.exitCode === null && r.child.signalCode === null;
 
-/** Polls a condition of the database (there is no event to wait on) until it holds. */
+/**
+ * Polls a condition of the database (there is no event to wait on) until it holds. Fails after
+ * 2 minutes: a give-up paid only when the state never comes, so that the suite names this wait
+ * instead of hanging.
+ */
 async function until<T>(condition: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const found = await condition();
     if (found !== undefined) return found;
+    if (Date.now() > deadline) assert.fail(`not within 2 minutes: ${condition.toString()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -127,15 +127,18 @@ describe("reindex with the node running the copy hung", () => {
     const seeded = 20_000;
     // node-3 runs the copy: the runner sends its requests to the first host it is given. The copy
     // must still run when node-3 hangs, at the first read of its task, however slow the machine:
-    // throttled to 2,000 documents a second, the copy of 20 batches lasts 10 s at the least.
+    // throttled to 2,000 documents a second, the copy of 20 batches lasts 10 s at the least. Only
+    // that first copy: a later run's copies go at full speed.
+    let throttled = false;
     const sick = await node3HangingOn(
       (r) => r.method === "GET" && r.path.startsWith("/_tasks/"),
       5,
       "forward",
-      (r) =>
-        r.method === "POST" && r.path.startsWith("/_reindex?")
-          ? { forwardAs: `${r.path}&requests_per_second=2000` }
-          : "forward",
+      (r) => {
+        if (throttled || r.method !== "POST" || !r.path.startsWith("/_reindex?")) return "forward";
+        throttled = true;
+        return { forwardAs: `${r.path}&requests_per_second=2000` };
+      },
     );
     const { ws } = sick;
     try {
