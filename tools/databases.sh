@@ -49,7 +49,7 @@ start_postgres() {
   bin="$(pg_bin)"
   rm -rf "$dir" && mkdir -p "$dir" && chown "$(owner postgres)" "$dir"
   as postgres "$bin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >/dev/null
-  as postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+  as postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 300 \
     -o "-p $pg_port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
     || { tail -n 30 "$dir/server.log" >&2; exit 1; }
   as postgres "$bin/psql" -q -h "$dir" -p "$pg_port" -U postgres -d postgres \
@@ -70,7 +70,7 @@ start_mariadb() {
     --port="$my_port" --bind-address=127.0.0.1 --user="$(owner mysql)" --pid-file="$dir/mysqld.pid" \
     --innodb-flush-log-at-trx-commit=0 --skip-log-bin --skip-name-resolve --max-connections=200 \
     >"$dir/server.log" 2>&1 &
-  for _ in $(seq 1 60); do
+  for _ in $(seq 1 300); do
     if mariadb --no-defaults -S "$dir/mysqld.sock" -u "$(id -un)" -e "SELECT 1" >/dev/null 2>&1; then
       mariadb --no-defaults -S "$dir/mysqld.sock" -u "$(id -un)" -e "
         DELETE FROM mysql.global_priv WHERE User = '';

@@ -57,7 +57,7 @@ case "${1:-start}" in
         "$dir/node-$n" >"$dir/node-$n.log" 2>&1 9>&- &
       echo $! >"$dir/node-$n.pid"
     done
-    for _ in $(seq 1 180); do
+    for _ in $(seq 1 600); do
       if green; then echo "opensearch cluster: up at $url (3 nodes)"; exit 0; fi
       for n in 1 2 3; do running "$n" || break 2; done
       sleep 1

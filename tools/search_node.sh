@@ -30,7 +30,7 @@ search_node() {
     rm -rf "$home"
     launch 9>&-
     echo $! >"$pidfile"
-    for _ in $(seq 1 120); do
+    for _ in $(seq 1 600); do
       if healthy; then roomy; echo "$name: up at $url"; exit 0; fi
       if ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then break; fi
       sleep 1

@@ -14,4 +14,7 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 export OPENSEARCH_URL="${ELASTICSEARCH_URL:-http://127.0.0.1:9250}"
 echo "Elasticsearch at $OPENSEARCH_URL: ${#files[@]} test files"
-exec deno test --allow-read --allow-write --allow-net --allow-env --allow-run --allow-sys "${files[@]}"
+flags=(--allow-read --allow-write --allow-net --allow-env --allow-run --allow-sys)
+# Type-checked by lint when tools/test_all.sh runs this (see tools/test_on.sh).
+if [ "${THAW_TESTS_TYPE_CHECKED:-}" = 1 ]; then flags+=(--no-check); fi
+exec deno test "${flags[@]}" "${files[@]}"

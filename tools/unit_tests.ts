@@ -10,10 +10,10 @@
 // renaming one changes nothing; moving a helper of NEEDS fails here until its path is updated.
 //
 // `--part` splits the integration tests by the server they lean on, so that `npm test`
-// (tools/test_all.sh) can run parts side by side that share no state: `cluster`, the files that
-// reach OpenSearch's three-node cluster (they hang its nodes); `search`, those that reach the
-// single OpenSearch node and not the cluster; `other`, the rest (databases, browser, workerd, ...),
-// whose servers give each test its own database, index or port.
+// (tools/test_all.sh) can run parts side by side: `cluster`, the files that reach OpenSearch's
+// three-node cluster (they hang its nodes); `search`, those that reach the single OpenSearch node
+// and not the cluster; `other`, the rest (databases, browser, workerd, ...), whose servers give
+// each test its own database, index or port.
 //
 // Run: `deno run --allow-read tools/unit_tests.ts [--why | --part unit|cluster|search|other]
 // tests/a_test.ts tests/b_test.ts ...`; `--why` prints, for each integration test, the chain of
