@@ -103,7 +103,7 @@ const REFUSED: Fault = {
  * answers): it is waited out once there, and the node must beat it on every other request, an
  * index created on a loaded machine included.
  */
-const SWALLOWED_TIMEOUT = "    timeout: 10\n";
+const SWALLOWED_TIMEOUT = "    timeout: 5\n";
 
 /** The swap: `POST /_aliases?cluster_manager_timeout=...`. */
 const isSwap = (r: Received) => r.method === "POST" && r.path.startsWith("/_aliases?");
