@@ -40,6 +40,7 @@ export { ConfigError } from "./src/config/config_error.ts";
 export type { Command } from "./src/migrate/command/command.ts";
 export type { DatabaseKind } from "./src/migrate/sql/datasource.ts";
 export type {
+  CallbackReport,
   ConnectionDrift,
   ConnectionReport,
   ConnectionState,
@@ -55,6 +56,14 @@ export type {
   RunReport,
 } from "./src/migrate/run_report.ts";
 export type { FailureDetail } from "./src/migrate/migration_error.ts";
+export type {
+  CodeMigration,
+  CodeMigrationModule,
+  MigrationContext,
+  SearchMigrationContext,
+  SqlMigrationContext,
+  SqlRow,
+} from "./src/migrate/code/code_context.ts";
 export type {
   MigrationConnectionStatus,
   MigrationFileState,

@@ -1,7 +1,9 @@
 import type { EnvLookup } from "../config/env.ts";
 import type { Mask } from "../config/secrets_mask.ts";
+import type { CodeMigrationModule } from "./code/code_context.ts";
 import type { MigrationFile } from "./files/migration_files.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
+import type { EachFileCallbacks, PlannedCallback } from "./plan/planned_callback.ts";
 import type { OptionNames } from "./option_names.ts";
 import type { RequestCounter } from "./request_counter.ts";
 import type {
@@ -45,6 +47,16 @@ export interface DriverCapabilities {
   readonly reindex: boolean;
   /** Repeatable (`R__`) files, applied again whenever they change. */
   readonly repeatable: boolean;
+  /**
+   * Migrations in code (`V3__backfill.ts`, `.js`): a driver without it never gets such a file,
+   * which its folder lists as any other file that is no migration.
+   */
+  readonly code: boolean;
+  /**
+   * Flyway's callbacks (`beforeMigrate.sql`, `afterEachMigrate.ts`, ...): files run at an event of
+   * every run, never recorded. A driver without it gets them as ordinary files.
+   */
+  readonly callbacks: boolean;
 }
 
 /** Where a run reads its configuration and files, and what it runs in. */
@@ -96,8 +108,11 @@ export interface MigrationDriver<
   readonly capabilities: DriverCapabilities;
   /** Every configured connection, in configuration order; a ConfigError for a wrong one. */
   connections(context: DriverContext): Promise<readonly C[]>;
-  /** What one file of `connection` becomes; a MigrationFileError names what is wrong with it. */
-  plan(file: MigrationFile, connection: C): Promise<F>;
+  /**
+   * What one file of `connection` becomes; a MigrationFileError names what is wrong with it.
+   * `given`: the module an app bundled for a code file, run in place of importing the file.
+   */
+  plan(file: MigrationFile, connection: C, given?: CodeMigrationModule): Promise<F>;
   /**
    * A target per connection, all made before the first request is sent: a setting the runtime
    * cannot honour (a proxy, a driver that is not installed) is found while nothing was sent.
@@ -133,6 +148,12 @@ export interface FileRecord {
  */
 export function recordedBy(identity: RunnerIdentity): string {
   return `${identity.user || "unknown"}@${identity.host}`;
+}
+
+/** What running one callback did. */
+export interface CallbackRun {
+  readonly ms: number;
+  readonly notice?: string;
 }
 
 /** What applying one file did. */
@@ -175,8 +196,16 @@ export interface MigrationTarget<F extends PlannedFile> {
    * lease is still renewed is refused (a `lock` MigrationError naming its holder) unless `force`.
    */
   unlock(force: boolean): Promise<UnlockOutcome>;
-  /** Runs the file and writes its record; throws a MigrationFailure naming what failed. */
-  apply(file: F, executedAt: Date): Promise<Applied>;
+  /**
+   * Runs the file and writes its record; throws a MigrationFailure naming what failed. `around`:
+   * the callbacks to run right before and after it, inside its transaction where it has one.
+   */
+  apply(file: F, executedAt: Date, around?: EachFileCallbacks<F>): Promise<Applied>;
+  /**
+   * Runs a callback file, writing no record: in a transaction of its own where the target has
+   * them. Throws a MigrationFailure naming the callback (`detail.callback`) when it fails.
+   */
+  runCallback(callback: PlannedCallback<F>): Promise<CallbackRun>;
   /** Writes the file's record at its checksum without running it (`baseline`, `repair`, renames). */
   record(file: F, executedAt: Date): Promise<void>;
   /** Removes the record of `path` (`repair`, renames); no record is fine. */

@@ -11,14 +11,21 @@ import type {
   MigrationDriver,
   MigrationTarget,
 } from "./driver.ts";
-import { readMigrationFiles, requireMigrationsRoot } from "./files/migration_files.ts";
+import type { CodeMigrationModule } from "./code/code_context.ts";
+import {
+  type MigrationFile,
+  readMigrationFiles,
+  requireMigrationsRoot,
+} from "./files/migration_files.ts";
+import { splitCallbacks } from "./plan/callback_files.ts";
+import { acceptsFile } from "./plan/file_kind.ts";
 import { checkMigrationNames } from "./plan/migration_name.ts";
 import { MigrationFileError, PlanError } from "./migration_error.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 import type { Progress, RunError, RunReport } from "./run_report.ts";
 import type { RunRequest } from "./run_request.ts";
-import { runTargets } from "./run_targets.ts";
+import { type ConnectionCallback, runTargets } from "./run_targets.ts";
 import { RequestTally } from "./request_counter.ts";
 import type { RunnerIdentity } from "./runner_identity.ts";
 import { selectEnabled } from "./select_connections.ts";
@@ -36,6 +43,8 @@ export interface RunContext {
   readonly cwd?: string;
   /** How messages name the options: as the caller spells them; the command line's by default. */
   readonly optionNames?: OptionNames;
+  /** Code migrations' modules given by the app, by path under the migrations root. */
+  readonly modules?: ReadonlyMap<string, CodeMigrationModule>;
 }
 
 /**
@@ -94,6 +103,15 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     optionNames,
   };
   const configured = await driver.connections(where);
+  for (const key of context.modules?.keys() ?? []) {
+    if (!configured.some((c) => key.startsWith(`${c.name}/`))) {
+      throw new MigrationFileError(
+        key,
+        `is given as a module (the modules option), and names no configured ${driver.noun}: ` +
+          `a key is <${driver.noun}>/<path under its folder>`,
+      );
+    }
+  }
   // A command that reads no file (unlock) must not depend on them.
   const readsFiles = command.alone === undefined;
   if (readsFiles) await requireMigrationsRoot(request.migrationsRoot, optionNames);
@@ -103,22 +121,52 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     driver.noun,
     optionNames,
   );
-  const plans: { connection: C; files: F[]; ignored: string[] }[] = [];
+  const plans: {
+    connection: C;
+    files: F[];
+    callbacks: ConnectionCallback<F>[];
+    ignored: string[];
+  }[] = [];
   for (const connection of selected) {
     const planned = readsFiles
       ? await planFor(connection.name, async () => {
         const folder = await readMigrationFiles(
           request.migrationsRoot,
           connection.name,
-          driver.extension,
+          (name) =>
+            acceptsFile(
+              name,
+              driver.extension,
+              driver.capabilities.code,
+              driver.capabilities.callbacks,
+            ),
         );
         if (folder === undefined) return undefined;
+        // Callbacks first: no rule of migrations (versions, order, --target) applies to them.
+        const { migrations, callbacks } = driver.capabilities.callbacks
+          ? splitCallbacks(folder.files)
+          : { migrations: folder.files, callbacks: [] };
         // Names first: a second file of one version is refused before any file is read as JSON.
-        checkMigrationNames(folder.files.map((file) => file.path), request.target, optionNames);
-        const files = await planAll(folder.files, (file) => driver.plan(file, connection));
-        return { files, ignored: folder.ignored };
+        checkMigrationNames(migrations.map((file) => file.path), request.target, optionNames);
+        const given = (file: MigrationFile) =>
+          context.modules?.get(`${connection.name}/${file.path}`);
+        const files = await planAll(
+          migrations,
+          (file) => driver.plan(file, connection, given(file)),
+        );
+        const planned = await planAll(
+          callbacks,
+          async ({ name, file }): Promise<ConnectionCallback<F>> => ({
+            path: file.path,
+            event: name.event,
+            // Out of scope: listed, never run, so never planned (its JSON need not be valid).
+            ...(name.supported ? { file: await driver.plan(file, connection, given(file)) } : {}),
+          }),
+        );
+        unusedModule(context.modules, connection.name, folder.files);
+        return { files, callbacks: planned, ignored: folder.ignored };
       })
-      : { files: [], ignored: [] };
+      : { files: [], callbacks: [], ignored: [] };
     // No folder: nothing to apply, so nothing is sent to it (not even a read).
     if (planned === undefined) {
       const folder = join(request.migrationsRoot, connection.name);
@@ -131,6 +179,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     plans.map((plan, i) => ({
       target: targets[i],
       files: plan.files,
+      callbacks: plan.callbacks,
       ignored: plan.ignored,
       settings: plan.connection,
       ...(driver.mask === undefined ? {} : { mask: driver.mask(plan.connection) }),
@@ -175,6 +224,24 @@ function stoppedBefore(error: unknown): RunError | undefined {
     return { kind: "plan", message: `${error.message} (nothing was sent)`, file: error.file };
   }
   return undefined;
+}
+
+// A module given for a file the folder does not hold (a typo, a file renamed) would never run.
+function unusedModule(
+  modules: ReadonlyMap<string, CodeMigrationModule> | undefined,
+  connection: string,
+  files: readonly MigrationFile[],
+): void {
+  if (modules === undefined) return;
+  const paths = new Set(files.map((file) => `${connection}/${file.path}`));
+  for (const key of modules.keys()) {
+    if (key.startsWith(`${connection}/`) && !paths.has(key)) {
+      throw new MigrationFileError(
+        key.slice(connection.length + 1),
+        "is given as a module (the modules option), and the folder holds no such migration",
+      );
+    }
+  }
 }
 
 /** Runs `plan` for `connection`, naming the connection in any file error it throws. */

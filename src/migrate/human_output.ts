@@ -63,8 +63,10 @@ function state(file: FileReport): string {
 }
 
 // What a listing adds after a file's path.
-function remarks(file: FileReport): string {
+function remarks(file: FileReport, planned = false): string {
+  const runs = planned && (file.action === "apply" || file.action === "reapply");
   return [
+    file.code === true && (runs ? " (would run code)" : " (code)"),
     file.outOfOrder !== undefined && ` (sorts before ${file.outOfOrder}, applied)`,
     file.renamedFrom !== undefined && ` (renamed from ${file.renamedFrom})`,
     file.sameResourceAs !== undefined && ` (${file.resource} also in ${file.sameResourceAs})`,
@@ -171,8 +173,13 @@ export function humanSummary(report: RunReport): string[] {
             }`
             : runsNone && (f.action === "apply" || f.action === "reapply")
             ? `  ${"pending".padEnd(8)} ${f.path}${remarks(f)}`
-            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${sent(f)}${remarks(f)}`,
+            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${sent(f)}${remarks(f, !runsNone)}`,
         );
+      }
+      // Apart from the files: they run at their events, and are never recorded.
+      for (const cb of c.callbacks ?? []) {
+        const note = cb.supported === false ? ", an event Thaw does not run" : "";
+        lines.push(`  ${"callback".padEnd(listing ? 12 : 8)} ${cb.path} (${cb.event}${note})`);
       }
       if (listing) {
         for (const path of c.ignored ?? []) lines.push(`  ${"ignored".padEnd(12)} ${path}`);

@@ -4,11 +4,13 @@ import { fileURLToPath } from "node:url";
 import { type EnvLookup, runtimeEnv } from "../config/env.ts";
 import type { Command } from "./command/command.ts";
 import { isCommand } from "./command/commands.ts";
+import type { CodeMigrationModule } from "./code/code_context.ts";
 import { builtInDriver } from "./drivers.ts";
 import { runMigrations } from "./engine.ts";
 import { humanProgress } from "./human_output.ts";
 import { localIdentity } from "./local_process.ts";
 import { isMigrationError } from "./migration_error.ts";
+import { isCodeCallbackName, isCodeMigrationName } from "./plan/file_kind.ts";
 import { MigrationRunError } from "./migration_run_error.ts";
 import { MIGRATE_API_NAMES } from "./option_names.ts";
 import type { RunError, RunReport } from "./run_report.ts";
@@ -95,6 +97,13 @@ export interface MigrateOptions {
    * gives the closing lines.
    */
   readonly onProgress?: ((line: string) => void) | undefined;
+  /**
+   * Migrations in code an app bundles, by their path under the migrations root
+   * (`"main/V3__backfill.ts"`): each is run in place of importing that file, whose text still
+   * gives the checksum. A single-file binary, which cannot import a file at run time, runs its
+   * code migrations this way. A key that names no code migration of the folder is refused.
+   */
+  readonly modules?: Readonly<Record<string, CodeMigrationModule>> | undefined;
 }
 
 /** A folder option: a string (relative ones start at `cwd`) or a file URL, as an absolute path. */
@@ -154,6 +163,7 @@ export async function migrate(given: MigrateOptions): Promise<RunReport> {
       progress: options.onProgress ? humanProgress(options.onProgress) : silentProgress,
       cwd,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.modules === undefined ? {} : { modules: givenModules(options.modules) }),
       optionNames: MIGRATE_API_NAMES,
     });
   } catch (error) {
@@ -189,6 +199,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set<keyof MigrateOptions>([
   "signal",
   "cwd",
   "onProgress",
+  "modules",
 ]);
 
 // From JavaScript anything can come: a truthy string must not turn a dry run into a run, and a
@@ -244,6 +255,35 @@ function checkTypes(options: MigrateOptions): void {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw usageError("signal: expected an AbortSignal");
   }
+  const modules: unknown = options.modules;
+  if (modules !== undefined && (modules === null || typeof modules !== "object")) {
+    throw usageError(`modules: expected an object of modules by path, got ${got(modules)}`);
+  }
+}
+
+// Each entry checked now: a module without a function to run would otherwise fail only when its
+// file's turn came, after the files before it were applied.
+function givenModules(
+  modules: Readonly<Record<string, CodeMigrationModule>>,
+): ReadonlyMap<string, CodeMigrationModule> {
+  const given = new Map<string, CodeMigrationModule>();
+  for (const [path, module] of Object.entries(modules)) {
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    if (!path.includes("/") || !(isCodeMigrationName(name) || isCodeCallbackName(name))) {
+      throw usageError(
+        `modules: ${JSON.stringify(path)} is not the path of a migration or callback in code ` +
+          'under the migrations root: write "<connection>/V<version>__<description>.ts" (or ' +
+          ".js, R__, or a callback's name: afterMigrate.ts)",
+      );
+    }
+    if (typeof (module as { default?: unknown } | null)?.default !== "function") {
+      throw usageError(
+        `modules: ${JSON.stringify(path)} has no default export that is a function`,
+      );
+    }
+    given.set(path, module);
+  }
+  return given;
 }
 
 // Milliseconds, as the caller gave them: the command line's bound, a day, in this API's unit.

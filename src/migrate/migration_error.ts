@@ -77,6 +77,8 @@ export interface FailureDetail {
   readonly connection: string;
   /** The file, relative to the connection's folder. */
   readonly file?: string;
+  /** The event of the callback `file` is (`afterMigrate`), where the file is a callback. */
+  readonly callback?: string;
   /** `METHOD /path`. */
   readonly request?: string;
   /** Search: the HTTP status of the failed request. */
@@ -96,7 +98,10 @@ export class MigrationFailure extends MigrationError {
   constructor(detail: FailureDetail, options?: ErrorOptions) {
     const where = [
       `connection "${detail.connection}"`,
-      detail.file && `file ${detail.file}${detail.line === undefined ? "" : `:${detail.line}`}`,
+      detail.file &&
+      `${detail.callback === undefined ? "file" : "callback"} ${detail.file}${
+        detail.line === undefined ? "" : `:${detail.line}`
+      }${detail.callback === undefined ? "" : ` (${detail.callback})`}`,
       detail.request,
       detail.status !== undefined && `HTTP ${detail.status}`,
     ].filter(Boolean).join(", ");

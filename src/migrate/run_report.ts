@@ -63,11 +63,29 @@ export type FileDecision = Pick<
   | "path"
   | "action"
   | "request"
+  | "code"
   | "outOfOrder"
   | "resource"
   | "renamedFrom"
   | "sameResourceAs"
 >;
+
+/** A callback file of a connection, and what this run did with it. */
+export interface CallbackReport {
+  /** The file, relative to its connection's folder. */
+  readonly path: string;
+  /** The Flyway event it is named after: `afterMigrate`. */
+  readonly event: string;
+  /** A Flyway event Thaw does not run (`afterEachMigrateError`): listed, never run. */
+  readonly supported?: false;
+  /** How many times this run ran it. Absent: it did not run. */
+  readonly runs?: number;
+  /**
+   * Milliseconds those runs took, together; absent for `beforeEachMigrate` and
+   * `afterEachMigrate`, timed with the file they surround.
+   */
+  readonly ms?: number;
+}
 
 /** One file in a report. */
 export interface FileReport {
@@ -77,6 +95,8 @@ export interface FileReport {
   readonly action: FileAction;
   /** `METHOD /path` of the main request (search files). */
   readonly request?: string;
+  /** A migration in code (`.ts`, `.js`): what it sends is its own. */
+  readonly code?: true;
   /**
    * A pending file that sorts before a file applied already: the path of the last applied one.
    * `migrate` applies it with a warning; `--strict-order` refuses it.
@@ -189,6 +209,11 @@ export interface ConnectionReport {
    * (search) or `.sql` suffix. Absent when there are none.
    */
   readonly ignored?: readonly string[];
+  /**
+   * The callback files in the connection's folder (`beforeMigrate.sql`), in the order they run
+   * at their event: never recorded, run each time their event happens. Absent when there are none.
+   */
+  readonly callbacks?: readonly CallbackReport[];
   /** Files run. */
   readonly applied: number;
   /** Files unchanged since they ran: not run again. */

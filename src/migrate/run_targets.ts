@@ -12,7 +12,10 @@ import {
 import { decideFiles } from "./plan/file_decisions.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
+import type { CallbackEvent } from "./plan/callback_name.ts";
+import type { EachFileCallbacks, PlannedCallback } from "./plan/planned_callback.ts";
 import type {
+  CallbackReport,
   ConnectionDrift,
   ConnectionReport,
   FileDecision,
@@ -61,10 +64,22 @@ export interface RunnerOptions {
 /** A connection's settings the engine applies: off where not given. */
 export type ConnectionSettings = Pick<DriverConnection, "strictOrder" | "validateOnMigrate">;
 
+/**
+ * A callback file of a connection: planned (`file`) where Thaw runs its event, listed only where
+ * it is a Flyway event Thaw does not run.
+ */
+export interface ConnectionCallback<F> {
+  readonly path: string;
+  readonly event: string;
+  readonly file?: F;
+}
+
 /** One opened target and what to run on it. */
 export interface TargetWork<F extends PlannedFile> {
   readonly target: MigrationTarget<F>;
   readonly files: readonly F[];
+  /** Its callbacks, in the order they run at their event. */
+  readonly callbacks?: readonly ConnectionCallback<F>[];
   /** The other files in the connection's folder, listed in the report. */
   readonly ignored?: readonly string[];
   /** Its connection's settings: strict order and validate-on-migrate, both off when absent. */
@@ -148,6 +163,22 @@ class ConnectionRun {
   validateOnMigrate = false;
   drift: ConnectionDrift | undefined;
   unlocked: UnlockOutcome | undefined;
+  /** The connection's callbacks, and what this run did with each, by path. */
+  callbacks: readonly ConnectionCallback<unknown>[] = [];
+  readonly callbackRuns = new Map<string, { runs: number; ms?: number }>();
+
+  /**
+   * Counts a run of the callback at `path`; `ms` where it was timed on its own (an each-migrate
+   * callback is timed with its file).
+   */
+  ranCallback(path: string, ms?: number): void {
+    const before = this.callbackRuns.get(path) ?? { runs: 0 };
+    const total = ms === undefined ? before.ms : (before.ms ?? 0) + ms;
+    this.callbackRuns.set(path, {
+      runs: before.runs + 1,
+      ...(total === undefined ? {} : { ms: total }),
+    });
+  }
 
   /** What the report says of `decision`, with what was done with it. */
   file(decision: FileDecision): FileReport {
@@ -190,6 +221,16 @@ class ConnectionRun {
       state: "ran",
       files: this.files(),
       ...(ignored.length > 0 ? { ignored: [...ignored] } : {}),
+      ...(this.callbacks.length > 0
+        ? {
+          callbacks: this.callbacks.map((c): CallbackReport => ({
+            path: c.path,
+            event: c.event,
+            ...(c.file === undefined ? { supported: false as const } : {}),
+            ...this.callbackRuns.get(c.path),
+          })),
+        }
+        : {}),
       applied: outcomes.filter((o) => o.ran && !o.alreadyRecorded).length,
       skipped: this.decided.filter((d) => d.action === "skip").length + late,
       requests,
@@ -215,7 +256,7 @@ async function closeAll<F extends PlannedFile>(
 }
 
 async function runTarget<F extends PlannedFile>(
-  { target, files, settings, mask }: TargetWork<F>,
+  { target, files, settings, mask, callbacks = [] }: TargetWork<F>,
   run: ConnectionRun,
   options: RunnerOptions,
 ): Promise<void> {
@@ -225,6 +266,14 @@ async function runTarget<F extends PlannedFile>(
     run.unlocked = await command.alone(target, force);
     return;
   }
+  run.callbacks = callbacks;
+  const fire = (event: CallbackEvent, stopped = false) =>
+    fireCallbacks(target, callbacks, event, run, options.progress, stopped);
+  // Only migrate and validate run callbacks, and never in a dry run: status, baseline and repair
+  // list them.
+  const validating = command.name === "validate" && !options.dryRun;
+  const migrating = command.name === "migrate" && !options.dryRun;
+  const callbackPaths = new Set(callbacks.map((c) => c.path));
   const strict = options.strictOrder ?? settings?.strictOrder ?? false;
   run.strictOrder = strict;
   const validateOnMigrate = settings?.validateOnMigrate ?? false;
@@ -232,10 +281,17 @@ async function runTarget<F extends PlannedFile>(
   // A run that writes no record reports what each record says of its run: the records stay so.
   // One that writes them would report what they said before it replaced them.
   const showsRuns = !command.writes || options.dryRun;
-  const decideAll = (read: ReadonlyMap<string, FileRecord>) => {
+  const decideAll = (all: ReadonlyMap<string, FileRecord>) => {
+    // A callback an earlier version ran as a migration has a record: it is no missing file to
+    // refuse or report. `repair` drops it, whatever it sorts after.
+    const repairing = command.name === "repair";
+    const read = new Map([...all].filter(([path]) => repairing || !callbackPaths.has(path)));
     const records = new Map([...read].map(([path, record]) => [path, record.hash]));
     run.decided = decideFiles(files, records, command.name, force, options.target).map((file) =>
-      masked(file, mask)
+      masked(
+        repairing && callbackPaths.has(file.path) ? { ...file, action: "drop" } : file,
+        mask,
+      )
     );
     if (showsRuns) run.shownRecords = read;
     // Before anything is written: the first check needs no lock, the second sees what another
@@ -251,6 +307,7 @@ async function runTarget<F extends PlannedFile>(
       optionNames: options.optionNames ?? COMMAND_LINE_NAMES,
     });
   };
+  if (validating) await fire("beforeValidate");
   let records: ReadonlyMap<string, FileRecord>;
   try {
     records = await target.readRecords();
@@ -263,13 +320,21 @@ async function runTarget<F extends PlannedFile>(
     throw error;
   }
   decideAll(records);
+  if (migrating) {
+    recordedCallbacks(target.name, callbacks, records, options.progress, options.optionNames);
+  }
   const drift = options.drift === true && command.drift ? target.drift : undefined;
   if (drift) run.drift = await drift.read(files, run.files());
+  if (validating && passes(run, target.name)) await fire("afterValidate");
   const work = run.decided.filter((f) => command.isWork(f.action));
   // `migrate --drift` takes the lock for drifted files too, even with nothing pending.
   const repair = drift !== undefined && command.writes && !options.dryRun &&
     run.drift!.resources.some((r) => r.reapply);
-  if (options.dryRun || (work.length === 0 && !repair)) {
+  // Migrate callbacks run on every migrate, as Flyway runs them, with nothing pending too.
+  const called = migrating &&
+    callbacks.some((c) => c.file !== undefined && MIGRATE_EVENTS.has(c.event));
+  if (migrating) unsupportedCallbacks(target.name, callbacks, options.progress);
+  if (options.dryRun || (work.length === 0 && !repair && !called)) {
     command.warn?.(target.name, run.decided, options.progress);
     return;
   }
@@ -279,16 +344,37 @@ async function runTarget<F extends PlannedFile>(
     options.signal,
   );
   let done = false;
+  let migrateStarted = false;
   try {
+    // Under flyway_compatible, Flyway validates on migrate, and fires the validate events.
+    if (migrating && validateOnMigrate) await fire("beforeValidate");
     decideAll(await target.readRecords());
+    if (migrating && validateOnMigrate) await fire("afterValidate");
+    if (migrating) {
+      migrateStarted = true;
+      await fire("beforeMigrate");
+      // beforeMigrate may have changed what the decisions read.
+      if (callbacks.some((c) => c.event === "beforeMigrate")) decideAll(await target.readRecords());
+    }
     command.warn?.(target.name, run.decided, options.progress);
     // Decided again under the lock: another runner may have changed the records meanwhile.
     const pending = run.decided.some((f) => command.isWork(f.action));
-    if (pending || !repair) await runWork(target, files, run, options, mask);
+    const around = migrating
+      ? {
+        before: planned(callbacks, "beforeEachMigrate"),
+        after: planned(callbacks, "afterEachMigrate"),
+      }
+      : { before: [], after: [] };
+    if (pending || !repair) await runWork(target, files, run, options, mask, around);
     if (drift !== undefined && command.writes) {
       await repairDrift(target, drift, files, run, options);
     }
+    if (migrating) await fire("afterMigrate");
     done = true;
+  } catch (error) {
+    // Best effort, as Flyway's: the failure that stopped the run stays the one reported.
+    if (migrateStarted) await fire("afterMigrateError", true);
+    throw error;
   } finally {
     // A failing release must not hide why the run stopped.
     await target.release().catch((error) => {
@@ -349,6 +435,7 @@ async function runWork<F extends PlannedFile>(
   run: ConnectionRun,
   options: RunnerOptions,
   mask: Mask = (text) => text,
+  around: EachFileCallbacks<F> = { before: [], after: [] },
 ): Promise<void> {
   const byPath = new Map(files.map((f) => [f.path, f]));
   const command = COMMANDS[options.command];
@@ -365,7 +452,14 @@ async function runWork<F extends PlannedFile>(
     }
     const file = byPath.get(decision.path);
     try {
-      run.done.set(decision.path, await runOne(target, file, decision, mask));
+      const outcome = await runOne(target, file, decision, mask, around);
+      run.done.set(decision.path, outcome);
+      // Timed with the file they surround: their runs are counted, not their time.
+      if (outcome.ran && !outcome.alreadyRecorded) {
+        for (const callback of [...around.before, ...around.after]) {
+          run.ranCallback(callback.path);
+        }
+      }
     } catch (error) {
       run.done.set(decision.path, { result: "failed" });
       throw error;
@@ -382,6 +476,7 @@ async function runOne<F extends PlannedFile>(
   file: F | undefined,
   decision: FileDecision,
   mask: Mask,
+  around: EachFileCallbacks<F>,
 ): Promise<FileOutcome> {
   if (decision.action === "drop") {
     await target.dropRecord(decision.path);
@@ -394,7 +489,10 @@ async function runOne<F extends PlannedFile>(
     if (decision.action === "rename") await target.dropRecord(decision.renamedFrom!);
     return { result: decision.action === "rename" ? "moved" : "recorded" };
   }
-  const outcome = await target.apply(file!, new Date());
+  // Each-migrate callbacks surround the files that run, not records written or dropped.
+  const outcome = around.before.length + around.after.length === 0
+    ? await target.apply(file!, new Date())
+    : await target.apply(file!, new Date(), around);
   return {
     result: outcome.result,
     ran: true,
@@ -458,4 +556,96 @@ function runError<F extends PlannedFile>(
     return { kind: "interrupted", message: "interrupted", connection: target.name };
   }
   throw error;
+}
+
+// The events a migrate run fires.
+const MIGRATE_EVENTS: ReadonlySet<string> = new Set<CallbackEvent>([
+  "beforeMigrate",
+  "beforeEachMigrate",
+  "afterEachMigrate",
+  "afterMigrate",
+  "afterMigrateError",
+]);
+
+// The callbacks of `event` Thaw runs, in their order.
+function planned<F>(
+  callbacks: readonly ConnectionCallback<F>[],
+  event: CallbackEvent,
+): PlannedCallback<F>[] {
+  return callbacks.flatMap((c) =>
+    c.event === event && c.file !== undefined ? [{ event, path: c.path, file: c.file }] : []
+  );
+}
+
+/**
+ * Runs the callbacks of `event`, in order, each counted in the report and shown in the progress.
+ * `stopped`: the run failed already (afterMigrateError), and a callback that fails is told, not
+ * thrown: the failure that stopped the run stays the one reported.
+ */
+async function fireCallbacks<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  callbacks: readonly ConnectionCallback<F>[],
+  event: CallbackEvent,
+  run: ConnectionRun,
+  progress: Progress,
+  stopped = false,
+): Promise<void> {
+  for (const callback of planned(callbacks, event)) {
+    let ran;
+    try {
+      ran = await target.runCallback(callback);
+    } catch (error) {
+      if (!stopped) throw error;
+      progress.notice(
+        `${target.name}: the ${event} callback ${callback.path} failed too: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+      continue;
+    }
+    run.ranCallback(callback.path, ran.ms);
+    progress.step(target.name, `callback ${callback.path} (${event}, ${ran.ms} ms)`);
+    if (ran.notice) progress.notice(`${target.name}: ${ran.notice}`);
+  }
+}
+
+// Whether this connection alone passes `validate`: afterValidate runs only then, as in Flyway.
+function passes(run: ConnectionRun, name: string): boolean {
+  const connection = run.report(name, [], { requests: 0, ms: 0 });
+  return COMMANDS.validate.verdict?.({ command: "validate", connections: [connection], ms: 0 }) ===
+    undefined;
+}
+
+// Files earlier versions ran once as migrations, named as callbacks: they now run at each event.
+function recordedCallbacks(
+  name: string,
+  callbacks: readonly ConnectionCallback<unknown>[],
+  records: ReadonlyMap<string, FileRecord>,
+  progress: Progress,
+  names: OptionNames = COMMAND_LINE_NAMES,
+): void {
+  for (const c of callbacks) {
+    if (!records.has(c.path)) continue;
+    progress.notice(
+      `${name}: ${c.path} has a record of a run as a migration, from an earlier version; it is ` +
+        `now the ${c.event} callback${
+          c.file === undefined ? ", an event Thaw does not run" : ", run at each of its events"
+        } (${names.invocation("repair")} drops its record)`,
+    );
+  }
+}
+
+// A copied Flyway folder may hold callbacks of events Thaw does not run: said, never run.
+function unsupportedCallbacks(
+  name: string,
+  callbacks: readonly ConnectionCallback<unknown>[],
+  progress: Progress,
+): void {
+  for (const c of callbacks) {
+    if (c.file !== undefined) continue;
+    progress.notice(
+      `${name}: ${c.path} is Flyway's ${c.event} callback, an event Thaw does not run: it is ` +
+        "not run (docs/migrations-reference.md lists the events Thaw runs)",
+    );
+  }
 }

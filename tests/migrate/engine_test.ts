@@ -44,7 +44,7 @@ function memoryDriver(
     mode: "sql",
     noun: "datasource",
     extension: ".mem",
-    capabilities: { drift: false, reindex: false, repeatable: true },
+    capabilities: { drift: false, reindex: false, repeatable: true, code: false, callbacks: false },
     connections: () => {
       calls.push("connections");
       return connections instanceof Error

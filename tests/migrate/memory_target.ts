@@ -2,6 +2,7 @@
 // run_targets_drift_test.ts): no database, no cluster, every call logged.
 import {
   type Applied,
+  type CallbackRun,
   type FileRecord,
   type MigrationTarget,
   TargetIo,
@@ -9,6 +10,10 @@ import {
 import type { RequestCounter } from "../../src/migrate/request_counter.ts";
 import { type RunnerOptions, runTargets, type TargetWork } from "../../src/migrate/run_targets.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
+import type {
+  EachFileCallbacks,
+  PlannedCallback,
+} from "../../src/migrate/plan/planned_callback.ts";
 import type { RunReport, UnlockOutcome } from "../../src/migrate/run_report.ts";
 import { VERSION } from "../../src/version.ts";
 import { runsOnce } from "../../src/migrate/plan/file_decisions.ts";
@@ -88,8 +93,32 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     return Promise.resolve({ unlocked: "nothing" });
   }
 
-  apply(file: PlannedFile, executedAt: Date): Promise<Applied> {
-    return this.#io.run(() => this.#apply(file, executedAt));
+  apply(
+    file: PlannedFile,
+    executedAt: Date,
+    around?: EachFileCallbacks<PlannedFile>,
+  ): Promise<Applied> {
+    return this.#io.run(async () => {
+      // Logged as the target runs them: inside the file's work, before and after it.
+      for (const c of around?.before ?? []) await this.#callback(c);
+      const applied = await this.#apply(file, executedAt);
+      for (const c of around?.after ?? []) await this.#callback(c);
+      return applied;
+    });
+  }
+
+  /** Callbacks that fail when run, by path. */
+  failingCallbacks = new Map<string, Error>();
+
+  runCallback(callback: PlannedCallback<PlannedFile>): Promise<CallbackRun> {
+    return this.#io.run(() => this.#callback(callback));
+  }
+
+  #callback(callback: PlannedCallback<PlannedFile>): Promise<CallbackRun> {
+    this.calls.push(`callback ${callback.path} (${callback.event})`);
+    this.requests++;
+    const error = this.failingCallbacks.get(callback.path);
+    return error ? Promise.reject(error) : Promise.resolve({ ms: 1 });
   }
 
   #apply(file: PlannedFile, executedAt: Date): Promise<Applied> {

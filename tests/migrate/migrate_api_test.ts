@@ -169,3 +169,107 @@ describe("migrate() options", () => {
     );
   });
 });
+
+describe("migrate() modules", () => {
+  // A SQLite datasource with a folder: V1 makes a table, V2 is a code file on disk.
+  async function withCode(): Promise<MigrateOptions> {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-modules-"));
+    folders.push(dir);
+    await writeFile(
+      join(dir, "application.yml"),
+      "datasource:\n  - name: main\n    url: sqlite:./app.db\n    migrations: { enabled: true }\n",
+    );
+    await mkdir(join(dir, "migrations", "main"), { recursive: true });
+    await writeFile(join(dir, "migrations", "main", "V1__t.sql"), "CREATE TABLE t (v TEXT);\n");
+    // Imported, this would fail the run: a given module must run in its place.
+    await writeFile(
+      join(dir, "migrations", "main", "V2__fill.js"),
+      'export default () => { throw new Error("the file on disk ran"); };\n',
+    );
+    return { config: dir, migrations: "migrations", cwd: dir, env: {} };
+  }
+
+  it("refuses a key that is no code migration's path, or a module without a function", async () => {
+    const base = await withCode();
+    const run = { default: () => {} };
+    for (const key of ["V2__fill.js", "main/V2__fill.sql", "main/lib/helper.ts", "main/x.d.ts"]) {
+      assert.match(
+        await refusal({ ...base, modules: { [key]: run } }),
+        /^modules: .* is not the path of a migration or callback in code under the migrations root/,
+        key,
+      );
+    }
+    for (const module of [{}, { default: 3 }, null]) {
+      assert.match(
+        await refusal({
+          ...base,
+          modules: { "main/V2__fill.js": module as never },
+        }),
+        /modules: "main\/V2__fill\.js" has no default export that is a function/,
+      );
+    }
+    assert.match(await refusal({ ...base, modules: "x" as never }), /modules: expected an object/);
+  });
+
+  it("runs the module given in place of the file, checksummed on the file's text", async () => {
+    // A database is needed: a Node without node:sqlite refuses SQLite (tested elsewhere).
+    if (SQLITE === undefined) return;
+    const base = await withCode();
+    const seen: string[] = [];
+    const report = await migrate({
+      ...base,
+      modules: {
+        "main/V2__fill.js": {
+          default: async (ctx: { path: string; query(text: string): Promise<unknown[]> }) => {
+            seen.push(ctx.path);
+            await ctx.query("INSERT INTO t (v) VALUES ('from the module')");
+          },
+        },
+      },
+    });
+    assert.deepEqual(seen, ["V2__fill.js"]);
+    assert.equal(report.connections[0].applied, 2);
+    // Recorded: the next run without modules skips it (the file would throw if imported).
+    const again = await migrate(base);
+    assert.equal(again.connections[0].skipped, 2);
+  });
+
+  it("runs a callback in code given as a module in place of its file", async () => {
+    if (SQLITE === undefined) return;
+    const base = await withCode();
+    await writeFile(
+      join(String(base.config), "migrations", "main", "afterMigrate.js"),
+      'export default () => { throw new Error("the file on disk ran"); };\n',
+    );
+    const events: string[] = [];
+    const run = (ctx: { path: string }) => {
+      events.push(ctx.path);
+    };
+    await migrate({
+      ...base,
+      modules: { "main/V2__fill.js": { default: run }, "main/afterMigrate.js": { default: run } },
+    });
+    assert.deepEqual(events, ["V2__fill.js", "afterMigrate.js"]);
+  });
+
+  it("refuses a module for a file or datasource there is not, before anything is sent", async () => {
+    const base = await withCode();
+    for (
+      const [key, said] of [
+        ["main/V3__typo.js", /V3__typo\.js: is given as a module .* no such migration/],
+        ["mian/V2__fill.js", /mian\/V2__fill\.js: .* names no configured datasource/],
+      ] as const
+    ) {
+      await assert.rejects(
+        migrate({ ...base, modules: { [key]: { default: () => {} } } }),
+        (error: unknown) => {
+          assert.ok(error instanceof MigrationRunError);
+          assert.equal(error.kind, "plan");
+          assert.match(error.message, said);
+          assert.match(error.message, /nothing was sent/);
+          return true;
+        },
+      );
+    }
+  });
+});

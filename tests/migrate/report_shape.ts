@@ -193,8 +193,35 @@ export function checkReport(value: unknown): Report {
       c,
       where,
       ["name", "state", "files", "applied", "skipped", "requests", "ms"],
-      ["reason", "unlocked", "note", "strictOrder", "validateOnMigrate", "drift", "ignored"],
+      [
+        "reason",
+        "unlocked",
+        "note",
+        "strictOrder",
+        "validateOnMigrate",
+        "drift",
+        "ignored",
+        "callbacks",
+      ],
     );
+    if (connection.callbacks !== undefined) {
+      const callbacks = connection.callbacks as unknown[];
+      assert.ok(
+        Array.isArray(callbacks) && callbacks.length > 0,
+        `${where}.callbacks: a list, or absent`,
+      );
+      for (const [j, cb] of callbacks.entries()) {
+        const at = `${where}.callbacks[${j}]`;
+        const callback = keys(cb, at, ["path", "event"], ["supported", "runs", "ms"]);
+        text(callback, "path", at, true);
+        text(callback, "event", at, true);
+        if (callback.supported !== undefined) assert.equal(callback.supported, false, at);
+        if (callback.runs !== undefined) count(callback, "runs", at);
+        if (callback.ms !== undefined) count(callback, "ms", at);
+        // A callback of an event Thaw does not run never runs.
+        assert.ok(callback.supported === undefined || callback.runs === undefined, at);
+      }
+    }
     if (connection.ignored !== undefined) {
       const ignored = connection.ignored as unknown[];
       assert.ok(
@@ -232,6 +259,7 @@ export function checkReport(value: unknown): Report {
       const at = `${where}.files[${j}]`;
       const file = keys(f, at, ["path", "action"], [
         "request",
+        "code",
         "resource",
         "outOfOrder",
         "renamedFrom",
@@ -267,6 +295,7 @@ export function checkReport(value: unknown): Report {
         if (file[k] !== undefined) text(file, k, at, true);
       }
       assert.equal(file.renamedFrom !== undefined, file.action === "rename", `${at}.renamedFrom`);
+      if (file.code !== undefined) assert.equal(file.code, true, `${at}.code: only true`);
       assert.ok(ACTIONS.includes(file.action as string), `${at}.action`);
     }
   }
@@ -274,6 +303,7 @@ export function checkReport(value: unknown): Report {
     const error = keys(report.error, "error", ["kind", "message"], [
       "connection",
       "file",
+      "callback",
       "request",
       "status",
       "line",

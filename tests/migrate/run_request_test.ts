@@ -122,7 +122,7 @@ describe("checkRunRequest", () => {
       drift: true,
       lockTimeoutMs: 0,
     };
-    const can = { drift: true, reindex: false, repeatable: true };
+    const can = { drift: true, reindex: false, repeatable: true, code: true, callbacks: true };
     const cannot = { ...can, drift: false };
     // The built-in drivers as they are: search compares the cluster, SQL does not.
     assert.equal(BUILT_IN_CAPABILITIES.search.drift, true);

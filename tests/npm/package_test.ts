@@ -3,7 +3,7 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { access, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import process from "node:process";
@@ -11,7 +11,13 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { SQLITE } from "../sqlite.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
-import { DB_PASSWORD, DB_USER, MARIADB_URL, POSTGRES_URL } from "../migrate/sql/databases.ts";
+import {
+  createDatabase,
+  DB_PASSWORD,
+  DB_USER,
+  MARIADB_URL,
+  POSTGRES_URL,
+} from "../migrate/sql/databases.ts";
 import { startForwardProxy } from "../migrate/search/servers.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -642,6 +648,87 @@ console.log(JSON.stringify([health.status, refused]));
       await proxy.stop();
       await os("DELETE", `/fm_${id}`);
       await os("DELETE", `/_index_template/${id}`);
+    }
+  });
+
+  it("refuses a .ts migration on a Node that cannot import it, with the command, sending nothing; runs it as .js", async () => {
+    const app = await mkdtemp(join(tmpdir(), "thaw-npm-code-"));
+    const dev = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
+      .devDependencies as Record<string, string>;
+    await writeFile(
+      join(app, "package.json"),
+      JSON.stringify({
+        name: "code-migrations",
+        private: true,
+        type: "module",
+        dependencies: {
+          "@thaw/thaw": `file:${tarball}`,
+          pg: dev.pg,
+          "pg-connection-string": dev["pg-connection-string"],
+        },
+      }),
+    );
+    const install = await sh(
+      "npm",
+      ["install", "--prefer-offline", "--no-audit", "--no-fund"],
+      app,
+    );
+    assert.equal(install.code, 0, `npm install failed: ${install.stderr}`);
+    const db = await createDatabase("postgres", app, `npm${crypto.randomUUID().slice(0, 8)}`);
+    try {
+      const dir = await mkdtemp(join(app, "run-"));
+      await mkdir(join(dir, "config"));
+      await mkdir(join(dir, "files", "main"), { recursive: true });
+      await writeFile(
+        join(dir, "config", "application.yml"),
+        `datasource:\n  - name: main\n    url: ${db.url}\n    username: ${DB_USER}\n` +
+          `    password: \${THAW_TEST_DB_PASSWORD:${DB_PASSWORD}}\n    migrations: { enabled: true }\n`,
+      );
+      const code =
+        'export default async (ctx) => {\n  await ctx.query("CREATE TABLE notes (b TEXT)");\n};\n';
+      const run = () =>
+        sh("npx", [
+          "--no-install",
+          "thaw",
+          "-c",
+          join(dir, "config"),
+          "--sqlPath",
+          join(dir, "files"),
+        ], app);
+      const tables = async () =>
+        (await db.query(
+          "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+        )).map((r) => String(r.table_name));
+      await writeFile(join(dir, "files", "main", "V1__x.ts"), code);
+      const ts = await run();
+      const [major, minor] = process.versions.node.split(".").map(Number);
+      if ((process as { features?: { typescript?: unknown } }).features?.typescript) {
+        assert.equal(ts.code, 0, ts.stdout + ts.stderr); // This Node strips types itself.
+        return;
+      }
+      assert.equal(ts.code, 1, ts.stdout + ts.stderr);
+      // The user's own command line, the script and the folders relative to where it ran.
+      const rest =
+        `${join("node_modules", ".bin", "thaw")} -c ${dir.slice(app.length + 1)}/config ` +
+        `--sqlPath ${dir.slice(app.length + 1)}/files`;
+      const expected = major < 22 || (major === 22 && minor < 6)
+        ? `V1__x.ts: Node ${process.versions.node} cannot import TypeScript: run npx tsx ${rest}, ` +
+          "or use Node 22.18 or later, or write it as V1__x.js"
+        : `V1__x.ts: Node ${process.versions.node} strips TypeScript types only with a flag: ` +
+          `run node --experimental-strip-types ${rest}`;
+      assert.ok(ts.stderr.includes(expected), `${ts.stderr}\nexpected: ${expected}`);
+      // Refused when planned: nothing was sent, not even the records table.
+      assert.deepEqual(await tables(), []);
+      await rm(join(dir, "files", "main", "V1__x.ts"));
+      await writeFile(join(dir, "files", "main", "V1__x.js"), code);
+      const js = await run();
+      assert.equal(js.code, 0, js.stdout + js.stderr);
+      assert.match(js.stdout, /main: 1 applied, 0 unchanged/);
+      assert.deepEqual(await tables(), ["framework_migrations", "notes"]);
+      const recorded = await db.query("SELECT migration_path FROM framework_migrations");
+      assert.deepEqual(recorded.map((r) => r.migration_path), ["V1__x.js"]);
+    } finally {
+      await db.close();
     }
   });
 });

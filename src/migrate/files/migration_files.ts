@@ -14,6 +14,11 @@ export interface MigrationFile {
   readonly bytes: Uint8Array;
   /** SHA-256 of the raw bytes, hex: what records of earlier versions hold (see `PlannedFile.rawHash`). */
   readonly hash: string;
+  /**
+   * The absolute real path it was read from, links resolved: a migration in code is imported from
+   * there, the path that was checked to lie inside the root. Absent for a file not read from disk.
+   */
+  readonly source?: string;
 }
 
 /** What a connection's folder holds: its migration files, and the other files left out. */
@@ -69,8 +74,8 @@ export async function requireMigrationsRoot(
 }
 
 /**
- * Every file ending in `extension` (in any case: `X.JSON` is one, as elasticsearch-evolution
- * takes it) under the connection's folder `<root>/<connection>`, sub-folders included, ordered by
+ * Every file `accepts` takes, by its name (a suffix: the names ending in it, in any case, as
+ * elasticsearch-evolution takes `X.JSON`), under the connection's folder `<root>/<connection>`, sub-folders included, ordered by
  * relative path in version order (`compareVersionPaths`), and the paths of the other files;
  * `undefined` when that folder does not exist, which the caller reports (it is not the same as a
  * folder without files).
@@ -92,7 +97,7 @@ export async function requireMigrationsRoot(
 export async function readMigrationFiles(
   root: string,
   connection: string,
-  extension: string,
+  accepts: string | ((name: string) => boolean),
 ): Promise<MigrationFolder | undefined> {
   const dir = join(root, connection);
   let linked;
@@ -111,7 +116,9 @@ export async function readMigrationFiles(
   const seen = new Map<string, string>();
   const found: { path: string; real: string }[] = [];
   const ignored: string[] = [];
-  const suffix = extension.toLowerCase();
+  const isMigration = typeof accepts === "function"
+    ? accepts
+    : (name: string) => name.toLowerCase().endsWith(accepts.toLowerCase());
   const walk = async (rel: string, real: string, ancestors: readonly string[]) => {
     seen.set(real, rel);
     const entries = (await readdir(real, { withFileTypes: true }))
@@ -131,7 +138,7 @@ export async function readMigrationFiles(
       const isFolder = kind.isDirectory();
       // Sockets, FIFOs and devices, linked or not, are no migrations (a FIFO would block a read);
       // one named as a migration is refused rather than skipped, which would lose it unseen.
-      const migration = !isFolder && entry.name.toLowerCase().endsWith(suffix);
+      const migration = !isFolder && isMigration(entry.name);
       if (!isFolder && !migration) {
         ignored.push(path);
         continue;
@@ -192,7 +199,7 @@ export async function readMigrationFiles(
         { cause: error },
       );
     }
-    files.push({ path, bytes, hash: await rawContentHash(bytes) });
+    files.push({ path, bytes, hash: await rawContentHash(bytes), source: real });
   }
   return { files, ignored };
 }

@@ -1,3 +1,4 @@
+import { isCodeFile } from "../code/code_file.ts";
 import { asFound, type Command, type FileState } from "../command/command.ts";
 import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
@@ -100,6 +101,7 @@ export function decideFiles(
         ? asFound(state)
         : rules.decide(state, force),
       ...(file.request ? { request: file.request } : {}),
+      ...(isCodeFile(file) ? { code: true } : {}),
       ...(file.resource === undefined ? {} : { resource: file.resource }),
       ...(state === "apply" && lastApplied !== undefined && !isRepeatable(file.path) &&
           compareVersionPaths(file.path, lastApplied) < 0

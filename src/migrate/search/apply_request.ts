@@ -108,7 +108,10 @@ export async function applyRequest(
  * host that hung holds it, and may apply it when it resumes, over whatever came since. Nothing
  * can call it back; `--drift` shows it once it landed.
  */
-function lateNotice(response: SearchResponse, optionNames: OptionNames): string | undefined {
+export function lateNotice(
+  response: SearchResponse,
+  optionNames: OptionNames,
+): string | undefined {
   const hosts = response.unansweredBy;
   if (hosts === undefined || hosts.length === 0) return undefined;
   return `${hosts.join(", ")} took this request without answering before another host ` +

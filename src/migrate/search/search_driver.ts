@@ -9,7 +9,9 @@ import type { SearchConnection } from "./search_connection.ts";
 import { searchReportMask, SearchTarget } from "./search_target.ts";
 import { SearchClient } from "./http/search_client.ts";
 import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
-import type { SearchFile } from "./search_file.ts";
+import type { SearchPlannedFile } from "./search_file.ts";
+import { isCodePath } from "../code/code_file.ts";
+import { planCodeFile } from "../code/plan_code_file.ts";
 
 /** How the search driver reaches clusters. */
 export interface SearchDriverOptions {
@@ -29,7 +31,7 @@ export interface SearchDriverOptions {
  */
 export function searchDriver(
   options: SearchDriverOptions = {},
-): MigrationDriver<SearchConnection, SearchFile> {
+): MigrationDriver<SearchConnection, SearchPlannedFile> {
   return {
     mode: "search",
     noun: "connection",
@@ -37,7 +39,10 @@ export function searchDriver(
     capabilities: BUILT_IN_CAPABILITIES.search,
     connections: (context) =>
       loadSearchConnections(context.configDir, context.env, context.optionNames),
-    plan: (file, connection) => planSearchFile(file, connection.placeholders),
+    plan: (file, connection, given) =>
+      isCodePath(file.path)
+        ? planCodeFile(file, given)
+        : planSearchFile(file, connection.placeholders),
     async open(connections, context) {
       // Every transport is made before the first request: a setting the runtime cannot honour is
       // a configuration error, found before anything is sent.

@@ -1,6 +1,7 @@
 import { VERSION } from "../../version.ts";
 import {
   type Applied,
+  type CallbackRun,
   type DriftInspection,
   type FileRecord,
   type MigrationTarget,
@@ -33,7 +34,14 @@ import { describeHolder, SearchLock } from "./history/search_lock.ts";
 import type { Transport } from "./http/transport.ts";
 import type { RunnerIdentity } from "../runner_identity.ts";
 import type { Clock } from "../clock.ts";
-import type { SearchFile } from "./search_file.ts";
+import type { SearchFile, SearchPlannedFile } from "./search_file.ts";
+import { type CodeFile, isCodeFile } from "../code/code_file.ts";
+import { codeFailure } from "../code/code_failure.ts";
+import { loadCode } from "../code/load_code.ts";
+import { migrationContext } from "../code/migration_context.ts";
+import { searchContext } from "./search_code_context.ts";
+import type { CallbackEvent } from "../plan/callback_name.ts";
+import type { EachFileCallbacks, PlannedCallback } from "../plan/planned_callback.ts";
 
 /**
  * What the report may show of a search connection's files and of the cluster's answers: its
@@ -51,7 +59,7 @@ export function searchReportMask(connection: SearchConnection, credentials: Mask
  * error (no host answered) is thrown as a MigrationFailure with its message, and every request is
  * counted in the run's request counter.
  */
-export class SearchTarget implements MigrationTarget<SearchFile> {
+export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   readonly name: string;
   readonly #client: SearchClient;
   readonly #store: RecordStore;
@@ -66,6 +74,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
   // Who each record names as its writer: `user@host`, as in the SQL records.
   readonly #executedBy: string;
   readonly #optionNames: OptionNames;
+  readonly #placeholders: SearchConnection["placeholders"];
   #cluster: Promise<Distribution> | undefined;
 
   /**
@@ -89,6 +98,7 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     this.#optionNames = options.optionNames ?? COMMAND_LINE_NAMES;
     this.name = connection.name;
     this.#recordsIndex = connection.recordsIndex;
+    this.#placeholders = connection.placeholders;
     this.#timeoutMs = connection.timeoutMs;
     this.#progress = options.progress ?? silentProgress;
     this.#interrupt = options.signal;
@@ -189,8 +199,130 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     });
   }
 
-  apply(file: SearchFile, executedAt: Date): Promise<Applied> {
-    return this.#io.run(() => this.#apply(file, executedAt));
+  apply(
+    file: SearchPlannedFile,
+    executedAt: Date,
+    around: EachFileCallbacks<SearchPlannedFile> = { before: [], after: [] },
+  ): Promise<Applied> {
+    return this.#io.run(async () => {
+      // No transaction holds them together: what ran stays, and the message says so.
+      const notices: (string | undefined)[] = [];
+      for (const callback of around.before) {
+        notices.push((await this.#runCallback(callback, `; ${file.path} did not run`)).notice);
+      }
+      const applied = isCodeFile(file)
+        ? await this.#applyCode(file, executedAt)
+        : await this.#apply(file, executedAt);
+      notices.push(applied.notice);
+      for (const callback of around.after) {
+        notices.push(
+          (await this.#runCallback(callback, `; ${file.path} ran and is recorded`)).notice,
+        );
+      }
+      const notice = joinNotices(notices);
+      return { ...applied, ...(notice === undefined ? {} : { notice }) };
+    });
+  }
+
+  runCallback(callback: PlannedCallback<SearchPlannedFile>): Promise<CallbackRun> {
+    return this.#io.run(() => this.#runCallback(callback, ""));
+  }
+
+  // Sent as its file would be, with no record: a callback runs at each of its events.
+  async #runCallback(
+    { event, path, file }: PlannedCallback<SearchPlannedFile>,
+    left: string,
+  ): Promise<CallbackRun> {
+    const started = Date.now();
+    const lost = this.#lock.lost;
+    const site = { callback: event, after: left };
+    if (isCodeFile(file)) {
+      const notices = await this.#runCode(file, path, lost, site);
+      return { ms: Date.now() - started, ...noticeOf(notices) };
+    }
+    try {
+      const outcome = await applyRequest(
+        this.#client,
+        file.searchRequest,
+        { connection: this.name, file: path },
+        lost,
+        this.#optionNames,
+      );
+      return {
+        ms: Date.now() - started,
+        ...(outcome.notice === undefined ? {} : { notice: this.#mask(outcome.notice) }),
+      };
+    } catch (error) {
+      if (error instanceof MigrationFailure) {
+        const { detail } = error;
+        throw new MigrationFailure({
+          ...detail,
+          callback: event,
+          reason: this.#mask(detail.reason) + left,
+          ...(detail.request === undefined ? {} : { request: this.#mask(detail.request) }),
+        }, { cause: error.cause });
+      }
+      if (!(error instanceof SearchTransportError)) throw error;
+      throw new MigrationFailure({
+        connection: this.name,
+        file: path,
+        callback: event,
+        request: this.#mask(file.request),
+        reason: this.#mask(error.message) + left,
+      }, { cause: error });
+    }
+  }
+
+  // Recorded as a JSON file is: once its code returned, and only while the lock is held.
+  async #applyCode(file: CodeFile, executedAt: Date): Promise<Applied> {
+    const lost = this.#lock.lost;
+    let notices;
+    try {
+      notices = await this.#runCode(file, file.path, lost, {});
+    } catch (error) {
+      if (lost.aborted) throw this.#lockLost(file, lost.reason);
+      throw error;
+    }
+    if (lost.aborted) throw this.#lockLost(file, lost.reason);
+    const ms = Date.now() - executedAt.getTime();
+    await this.#write(file, executedAt, ms);
+    return { result: "sent", ms, ...noticeOf(notices) };
+  }
+
+  // Runs a code file's function on this connection's client; what its requests left to say.
+  async #runCode(
+    file: CodeFile,
+    path: string,
+    lost: AbortSignal,
+    site: { callback?: CallbackEvent; after?: string },
+  ): Promise<string[]> {
+    const notices: string[] = [];
+    let running = true;
+    try {
+      const run = await loadCode(file);
+      const base = migrationContext({
+        connection: this.name,
+        path,
+        placeholders: this.#placeholders,
+        progress: this.#progress,
+        mask: this.#mask,
+        signal: this.#interrupt,
+      });
+      await run(
+        searchContext(base, {
+          client: this.#client,
+          lost,
+          optionNames: this.#optionNames,
+          notice: (text) => notices.push(this.#mask(text)),
+          running: () => running,
+        }) as never,
+      );
+    } catch (error) {
+      throw codeFailure(file, error, { connection: this.name, mask: this.#mask, ...site });
+    } finally {
+      running = false;
+    }
+    return notices;
   }
 
   async #apply(file: SearchFile, executedAt: Date): Promise<Applied> {
@@ -247,17 +379,24 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     // Another runner may hold the lock now: recording the file could hide that it ran twice.
     if (lost.aborted) throw this.#lockLost(file, lost.reason);
     const ms = Date.now() - executedAt.getTime();
-    await this.#store.write({
+    await this.#write(file, executedAt, ms);
+    return { ...outcome, ms };
+  }
+
+  // A code file's record names no request: `CODE` and its own path say what ran.
+  #write(file: SearchPlannedFile, executedAt: Date, ms: number): Promise<void> {
+    return this.#store.write({
       migration_path: file.path,
       connection: this.name,
       content_hash: file.hash,
       executed_at: executedAt.toISOString(),
       execution_ms: ms,
-      request: { method: file.searchRequest.method, path: file.searchRequest.path },
+      request: isCodeFile(file)
+        ? { method: "CODE", path: file.path }
+        : { method: file.searchRequest.method, path: file.searchRequest.path },
       runner_version: VERSION,
       executed_by: this.#executedBy,
     });
-    return { ...outcome, ms };
   }
 
   /**
@@ -265,22 +404,13 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
    * repair, a renamed file): the fields {@linkcode SearchTarget.apply} writes, `execution_ms` 0.
    * Under the lock.
    */
-  record(file: SearchFile, executedAt: Date): Promise<void> {
+  record(file: SearchPlannedFile, executedAt: Date): Promise<void> {
     return this.#io.run(() => this.#record(file, executedAt));
   }
 
-  async #record(file: SearchFile, executedAt: Date): Promise<void> {
+  async #record(file: SearchPlannedFile, executedAt: Date): Promise<void> {
     this.#holdingLock(file.path, "recorded");
-    await this.#store.write({
-      migration_path: file.path,
-      connection: this.name,
-      content_hash: file.hash,
-      executed_at: executedAt.toISOString(),
-      execution_ms: 0,
-      request: { method: file.searchRequest.method, path: file.searchRequest.path },
-      runner_version: VERSION,
-      executed_by: this.#executedBy,
-    });
+    await this.#write(file, executedAt, 0);
   }
 
   /** Deletes every record of `path` on this connection, if it has any. Under the lock. */
@@ -305,19 +435,19 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     }, { cause: lost.reason });
   }
 
-  #lockLost(file: SearchFile, reason: unknown): MigrationFailure {
+  #lockLost(file: SearchPlannedFile, reason: unknown): MigrationFailure {
     const why = reason instanceof MigrationFailure ? reason.detail.reason : String(reason);
     return new MigrationFailure({
       connection: this.name,
       file: file.path,
-      request: this.#mask(file.request),
+      ...(isCodeFile(file) ? {} : { request: this.#mask(file.request) }),
       reason: `${why}; stopped at once: this file may or may not have been applied, and it is ` +
         `not recorded (the next run applies it again)`,
     }, { cause: reason });
   }
 
   /** `--drift`: compares the cluster with the applied files, and applies drifted files again. */
-  readonly drift: DriftInspection<SearchFile> = {
+  readonly drift: DriftInspection<SearchPlannedFile> = {
     read: (files, decided) => this.#io.run(() => this.#readDrift(files, decided)),
     repair: (files, decided, found, signal) =>
       this.#io.run(() => this.#repairDrift(files, decided, found, signal)),
@@ -325,22 +455,27 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
 
   // Sends only reads.
   #readDrift(
-    files: readonly SearchFile[],
+    files: readonly SearchPlannedFile[],
     decided: readonly FileReport[],
   ): Promise<ConnectionDrift> {
-    return readLiveDrift(this.#client, driftChecks(files, decided), this.name, this.#mask);
+    return readLiveDrift(
+      this.#client,
+      driftChecks(requests(files), decided),
+      this.name,
+      this.#mask,
+    );
   }
 
   // Under the lock: rewrites the records of the files applied again at the same checksum.
   async #repairDrift(
-    files: readonly SearchFile[],
+    files: readonly SearchPlannedFile[],
     decided: readonly FileReport[],
     found: ConnectionDrift,
     signal?: AbortSignal,
   ): Promise<ConnectionDrift> {
     const lost = this.#lock.lost;
     try {
-      return await repairLiveDrift(this.#client, driftChecks(files, decided), found, {
+      return await repairLiveDrift(this.#client, driftChecks(requests(files), decided), found, {
         connection: this.name,
         signal: lost,
         mask: this.#mask,
@@ -370,4 +505,21 @@ export class SearchTarget implements MigrationTarget<SearchFile> {
     this.#transport.close();
     return Promise.resolve();
   }
+}
+
+// What drift compares: the files that define resources. What a code file did is its own, and is
+// not compared (a resource it changes reads as drifted).
+function requests(files: readonly SearchPlannedFile[]): SearchFile[] {
+  return files.filter((file): file is SearchFile => !isCodeFile(file));
+}
+
+function noticeOf(notices: readonly string[]): { notice?: string } {
+  const notice = joinNotices(notices);
+  return notice === undefined ? {} : { notice };
+}
+
+// One notice of several, each said once.
+function joinNotices(notices: readonly (string | undefined)[]): string | undefined {
+  const said = [...new Set(notices.filter((n): n is string => n !== undefined))];
+  return said.length === 0 ? undefined : said.join("; ");
 }

@@ -8,12 +8,16 @@ import {
   fileRecords,
   pollServerLock,
   putRow,
+  QueryError,
   RECORD_COLUMNS,
   recordRow,
   RUNNER_VERSION_COLUMN,
+  runOnSession,
   ScriptError,
+  type SqlBody,
   type SqlDatabase,
   type SqlRecord,
+  type SqlSession,
 } from "./sql_database.ts";
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -126,21 +130,17 @@ export class MysqlDatabase implements SqlDatabase {
     this.#lockName = undefined;
   }
 
-  async runFile(table: string, text: string, record: SqlRecord): Promise<number> {
+  async runFile(
+    table: string,
+    steps: readonly SqlBody[],
+    record: SqlRecord | undefined,
+  ): Promise<number> {
     const connection = await this.#connect();
-    this.queries++;
-    await new Promise<void>((resolve, reject) => {
-      // Every completed statement reports its fields (undefined for a statement without rows)
-      // once: their count says which statement failed.
-      let completed = 0;
-      connection.query(text)
-        .on("fields", () => completed++)
-        .on("error", (error: MysqlError) =>
-          reject(
-            new ScriptError(describe(error), { code: error.code, completed }, { cause: error }),
-          ))
-        .on("end", () => resolve());
-    });
+    for (const [step, body] of steps.entries()) {
+      if ("script" in body) await this.#runScript(connection, body.script, step);
+      else await this.#runCode(connection, body.code, step);
+    }
+    if (record === undefined) return 0;
     const row = recordRow(record);
     const [, hash, executedAt, executedBy, ms, version] = row;
     // A file applied again (repeatable) replaces its record.
@@ -151,6 +151,47 @@ export class MysqlDatabase implements SqlDatabase {
       [...row, hash, executedAt, executedBy, ms, version],
     );
     return ms;
+  }
+
+  #runScript(connection: mysql.Connection, text: string, step: number): Promise<void> {
+    this.queries++;
+    return new Promise<void>((resolve, reject) => {
+      // Every completed statement reports its fields (undefined for a statement without rows)
+      // once: their count says which statement failed.
+      let completed = 0;
+      connection.query(text)
+        .on("fields", () => completed++)
+        .on("error", (error: MysqlError) =>
+          reject(
+            new ScriptError(describe(error), { code: error.code, completed, step }, {
+              cause: error,
+            }),
+          ))
+        .on("end", () => resolve());
+    });
+  }
+
+  // No transaction, as for a script: MySQL and MariaDB commit DDL implicitly, and the failure
+  // says that what ran before it stays.
+  async #runCode(
+    connection: mysql.Connection,
+    code: (session: SqlSession) => Promise<void>,
+    step: number,
+  ): Promise<void> {
+    const session: SqlSession = {
+      query: (text, params) => {
+        this.queries++;
+        return new Promise((resolve, reject) =>
+          connection.query(text, params as unknown[] | undefined, (error, rows) => {
+            if (error) {
+              reject(new QueryError(describe(error as MysqlError), error.code, { cause: error }));
+            } // A statement without rows answers a result header in place of rows.
+            else resolve(Array.isArray(rows) ? rows as Record<string, unknown>[] : []);
+          })
+        );
+      },
+    };
+    await runOnSession(code, session, step);
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {

@@ -9,12 +9,16 @@ import {
   fileRecords,
   pollServerLock,
   putRow,
+  QueryError,
   RECORD_COLUMNS,
   recordRow,
   RUNNER_VERSION_COLUMN,
+  runOnSession,
   ScriptError,
+  type SqlBody,
   type SqlDatabase,
   type SqlRecord,
+  type SqlSession,
 } from "./sql_database.ts";
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -141,24 +145,22 @@ export class PostgresDatabase implements SqlDatabase {
     this.#lockKey = undefined;
   }
 
-  async runFile(table: string, text: string, record: SqlRecord): Promise<number> {
+  async runFile(
+    table: string,
+    steps: readonly SqlBody[],
+    record: SqlRecord | undefined,
+  ): Promise<number> {
     const client = await this.#connect();
     await this.#query("BEGIN");
     try {
-      const query = new CountingQuery(text);
-      this.queries++;
-      await new Promise<void>((resolve, reject) => {
-        query.on("end", () => resolve());
-        query.on("error", (error: PgError) =>
-          reject(
-            new ScriptError(describe(error), {
-              code: error.code,
-              position: error.position ? Number(error.position) : undefined,
-              completed: query.completed,
-            }, { cause: error }),
-          ));
-        client.query(query);
-      });
+      for (const [step, body] of steps.entries()) {
+        if ("script" in body) await this.#runScript(client, body.script, step);
+        else await this.#runCode(client, body.code, step);
+      }
+      if (record === undefined) {
+        await this.#query("COMMIT");
+        return 0;
+      }
       const row = recordRow(record);
       // A file applied again (repeatable) replaces its record.
       await this.#query(
@@ -174,6 +176,44 @@ export class PostgresDatabase implements SqlDatabase {
       await this.#query("ROLLBACK").catch(() => {});
       throw error;
     }
+  }
+
+  #runScript(client: pg.Client, text: string, step: number): Promise<void> {
+    const query = new CountingQuery(text);
+    this.queries++;
+    return new Promise<void>((resolve, reject) => {
+      query.on("end", () => resolve());
+      query.on("error", (error: PgError) =>
+        reject(
+          new ScriptError(describe(error), {
+            code: error.code,
+            position: error.position ? Number(error.position) : undefined,
+            completed: query.completed,
+            step,
+          }, { cause: error }),
+        ));
+      client.query(query);
+    });
+  }
+
+  // On the client that ran BEGIN: the code's rows commit or roll back with its record.
+  async #runCode(
+    client: pg.Client,
+    code: (session: SqlSession) => Promise<void>,
+    step: number,
+  ): Promise<void> {
+    const session: SqlSession = {
+      query: async (text, params) => {
+        this.queries++;
+        try {
+          return (await client.query(text, params as unknown[] | undefined)).rows;
+        } catch (error) {
+          const pgError = error as PgError;
+          throw new QueryError(describe(pgError), pgError.code, { cause: error });
+        }
+      },
+    };
+    await runOnSession(code, session, step);
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {

@@ -16,6 +16,72 @@ export interface SqlRecord {
   readonly executedBy: string;
 }
 
+/** A statement's parameters, as the database's driver takes them. */
+export type SqlParams = readonly unknown[];
+
+/** The file's connection, as a migration in code queries it: one statement at a time. */
+export interface SqlSession {
+  /** Runs `text` with `params`; its rows, none for a statement without rows. */
+  query(text: string, params?: SqlParams): Promise<Record<string, unknown>[]>;
+}
+
+/**
+ * Runs `code` on `session`, which answers only while `code` runs: a query its code did not await
+ * would otherwise run after the file's transaction ended, outside it, or on the next file's.
+ * Throws {@linkcode CodeError} with the code's own error, naming the step.
+ */
+export async function runOnSession(
+  code: (session: SqlSession) => Promise<void>,
+  session: SqlSession,
+  step: number,
+): Promise<void> {
+  let open = true;
+  try {
+    await code({
+      query: (text, params) =>
+        open ? session.query(text, params) : Promise.reject(
+          new Error("ctx.query was called after the migration returned: await every query"),
+        ),
+    });
+  } catch (error) {
+    throw new CodeError(error, step);
+  } finally {
+    open = false;
+  }
+}
+
+/** What a file runs: its SQL text, or a migration in code, given the file's session. */
+export type SqlBody =
+  | { readonly script: string }
+  | { readonly code: (session: SqlSession) => Promise<void> };
+
+/**
+ * A migration in code failed: its own error (thrown, or a query's that it did not catch) is the
+ * cause, told apart from the runner's own errors (`DatabaseError`).
+ */
+export class CodeError extends Error {
+  /** The failing step's index in what `runFile` ran. */
+  readonly step: number;
+
+  constructor(cause: unknown, step = 0) {
+    super("the migration's code failed", { cause });
+    this.name = "CodeError";
+    this.step = step;
+  }
+}
+
+/** A query of a migration in code failed: the database's message and code, for its code to read. */
+export class QueryError extends Error {
+  /** The database's own code: SQLSTATE, or MySQL's error name. */
+  readonly code: string | undefined;
+
+  constructor(message: string, code: string | undefined, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "QueryError";
+    this.code = code;
+  }
+}
+
 /** The records table's columns, in the order of {@linkcode recordRow}. */
 export const RECORD_COLUMNS =
   "migration_path, content_hash, executed_at, executed_by, execution_ms, runner_version";
@@ -137,17 +203,20 @@ export interface SqlDatabase {
   ): Promise<void>;
   unlock(): Promise<void>;
   /**
-   * Runs `text` and writes its record (inserted, or replacing the path's record), in one
+   * Runs `steps` in order (scripts, or code querying through the file's session: the file, and
+   * the callbacks around it) and writes the record (inserted, or replacing the path's record), in one
    * transaction where the database allows, and returns the recorded `execution_ms`. A database
    * without a run-wide lock (SQLite) decides again under the file's own write lock, as the others
    * decided under theirs, and returns `undefined`, running nothing, where another runner was
    * first: a record of this checksum, or, for a file that runs `once`, any record. Throws
-   * {@linkcode ScriptError} when a statement fails.
+   * {@linkcode ScriptError} when a statement of a script fails, {@linkcode CodeError} when code
+   * fails, each with the index of its step. Without `record` (a callback), the steps run in a
+   * transaction of their own, where there is one, and nothing is checked or recorded.
    */
   runFile(
     table: string,
-    text: string,
-    record: SqlRecord,
+    steps: readonly SqlBody[],
+    record: SqlRecord | undefined,
     once: boolean,
   ): Promise<number | undefined>;
   /**
@@ -171,6 +240,8 @@ export class ScriptError extends Error {
   readonly position: number | undefined;
   /** Statements that completed before the failing one, when the driver can count them. */
   readonly completed: number | undefined;
+  /** The failing script's index in the steps `runFile` ran. */
+  readonly step: number;
 
   constructor(
     message: string,
@@ -178,6 +249,7 @@ export class ScriptError extends Error {
       code?: string | undefined;
       position?: number | undefined;
       completed?: number | undefined;
+      step?: number | undefined;
     },
     options?: ErrorOptions,
   ) {
@@ -186,6 +258,7 @@ export class ScriptError extends Error {
     this.code = where.code;
     this.position = where.position;
     this.completed = where.completed;
+    this.step = where.step ?? 0;
   }
 }
 

@@ -6,14 +6,16 @@ import { planSqlFile } from "./plan_sql_file.ts";
 import { loadDatasources } from "./sql_config.ts";
 import type { SqlDatabase } from "./sql_database.ts";
 import { SqliteDatabase } from "./sqlite_database.ts";
-import { type SqlFile, SqlTarget } from "./sql_target.ts";
+import { type SqlPlannedFile, SqlTarget } from "./sql_target.ts";
+import { isCodePath } from "../code/code_file.ts";
+import { planCodeFile } from "../code/plan_code_file.ts";
 
 /**
  * SQL migrations: `.sql` files on the datasources of `application.yml` (SQLite, PostgreSQL,
  * MariaDB/MySQL). Each file runs once, through the driver's multi-statement support; its record
  * is written in the same transaction where the database has transactional DDL.
  */
-export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
+export const sqlDriver: MigrationDriver<Datasource, SqlPlannedFile> = {
   mode: "sql",
   noun: "datasource",
   extension: ".sql",
@@ -26,7 +28,8 @@ export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
       context.cwd,
       context.optionNames,
     ),
-  plan: (file, datasource) => planSqlFile(file, datasource.placeholders),
+  plan: (file, datasource, given) =>
+    isCodePath(file.path) ? planCodeFile(file, given) : planSqlFile(file, datasource.placeholders),
   async open(datasources, context) {
     const executedBy = recordedBy(context.identity);
     // Every driver is loaded before the first query: a missing one is a configuration error,
@@ -35,7 +38,12 @@ export const sqlDriver: MigrationDriver<Datasource, SqlFile> = {
     try {
       for (const datasource of datasources) {
         const db = await open(datasource, context);
-        targets.push(new SqlTarget(datasource, db, executedBy, context.requests));
+        targets.push(
+          new SqlTarget(datasource, db, executedBy, context.requests, {
+            progress: context.progress,
+            ...(context.signal === undefined ? {} : { signal: context.signal }),
+          }),
+        );
       }
     } catch (error) {
       await Promise.allSettled(targets.map((t) => t.close()));

@@ -1,17 +1,61 @@
-import { type Applied, type FileRecord, type MigrationTarget, TargetIo } from "../driver.ts";
+import { type CodeFile, isCodeFile } from "../code/code_file.ts";
+import { codeFailure } from "../code/code_failure.ts";
+import { CodeLoadError, loadCode } from "../code/load_code.ts";
+import { migrationContext } from "../code/migration_context.ts";
+import {
+  type Applied,
+  type CallbackRun,
+  type FileRecord,
+  type MigrationTarget,
+  TargetIo,
+} from "../driver.ts";
+import type { CallbackEvent } from "../plan/callback_name.ts";
+import type { EachFileCallbacks, PlannedCallback } from "../plan/planned_callback.ts";
 import type { RequestCounter } from "../request_counter.ts";
 import type { PlannedFile } from "../plan/planned_file.ts";
 import { MigrationFailure } from "../migration_error.ts";
-import type { UnlockOutcome } from "../run_report.ts";
+import { type Progress, silentProgress, type UnlockOutcome } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
-import { DatabaseError, ScriptError, type SqlDatabase } from "./sql_database.ts";
+import {
+  CodeError,
+  DatabaseError,
+  ScriptError,
+  type SqlBody,
+  type SqlDatabase,
+  type SqlSession,
+} from "./sql_database.ts";
+import { sqlContext } from "./sql_code_context.ts";
 import { locateStatement } from "./statement_locator.ts";
 import { runsOnce } from "../plan/file_decisions.ts";
-import { placeholdersMask } from "../../config/secrets_mask.ts";
+import { type Mask, placeholdersMask } from "../../config/secrets_mask.ts";
 
 /** A planned SQL migration file: its text, sent as it is. */
 export interface SqlFile extends PlannedFile {
   readonly text: string;
+}
+
+/** What a SQL datasource's migration files become: SQL text, or code. */
+export type SqlPlannedFile = SqlFile | CodeFile;
+
+// One file runFile runs: the migration, or a callback around it.
+interface Step {
+  readonly path: string;
+  readonly file: SqlPlannedFile;
+  readonly callback?: CallbackEvent;
+}
+
+const step = (callback: PlannedCallback<SqlPlannedFile>): Step => ({
+  path: callback.path,
+  file: callback.file,
+  callback: callback.event,
+});
+
+const NO_CALLBACKS: EachFileCallbacks<SqlPlannedFile> = { before: [], after: [] };
+
+/** What a code file's `ctx.log` writes to, and what interrupts its run. */
+export interface SqlTargetRun {
+  readonly progress?: Progress;
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -19,23 +63,27 @@ export interface SqlFile extends PlannedFile {
  * login) is thrown as a MigrationFailure with its message, and every query is counted in the run's
  * request counter.
  */
-export class SqlTarget implements MigrationTarget<SqlFile> {
+export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
   readonly name: string;
   readonly #datasource: Datasource;
   readonly #db: SqlDatabase;
   readonly #executedBy: string;
   readonly #io: TargetIo;
+  readonly #run: SqlTargetRun;
 
   /**
    * @param requests where its queries are counted (a run's); none by default
+   * @param run where code files log, and what interrupts them
    */
   constructor(
     datasource: Datasource,
     db: SqlDatabase,
     executedBy: string,
     requests: RequestCounter = { count() {} },
+    run: SqlTargetRun = {},
   ) {
     this.name = datasource.name;
+    this.#run = run;
     this.#datasource = datasource;
     this.#db = db;
     this.#executedBy = executedBy;
@@ -67,47 +115,147 @@ export class SqlTarget implements MigrationTarget<SqlFile> {
     });
   }
 
-  apply(file: SqlFile, executedAt: Date): Promise<Applied> {
-    return this.#io.run(() => this.#apply(file, executedAt));
+  apply(
+    file: SqlPlannedFile,
+    executedAt: Date,
+    around: EachFileCallbacks<SqlPlannedFile> = NO_CALLBACKS,
+  ): Promise<Applied> {
+    return this.#io.run(() => this.#apply(file, executedAt, around));
   }
 
-  async #apply(file: SqlFile, executedAt: Date): Promise<Applied> {
+  async #apply(
+    file: SqlPlannedFile,
+    executedAt: Date,
+    around: EachFileCallbacks<SqlPlannedFile>,
+  ): Promise<Applied> {
+    // Where nothing rolls a file back, its record is written before the callbacks after it run:
+    // one of them failing must not leave a file that ran unrecorded, to run again.
+    const transactional = this.#db.transactionalDdl;
+    const steps: Step[] = [
+      ...around.before.map(step),
+      { path: file.path, file },
+      ...(transactional ? around.after.map(step) : []),
+    ];
+    // Imported before the transaction: a file that cannot load never holds a lock or a BEGIN.
+    const bodies = await this.#bodies(steps);
     let ms: number | undefined;
     try {
-      ms = await this.#db.runFile(this.#datasource.table, file.text, {
+      ms = await this.#db.runFile(this.#datasource.table, bodies, {
         path: file.path,
         hash: file.hash,
         executedAt,
         executedBy: this.#executedBy,
       }, runsOnce(file));
     } catch (error) {
-      if (!(error instanceof ScriptError)) throw error;
-      const at = locateStatement(file.text, this.#db.kind, error);
-      const partial = this.#db.transactionalDdl
-        ? ""
-        : "; statements before it may have been committed (MySQL/MariaDB commit DDL " +
-          "implicitly), and the file is not recorded: fix the database or the file, then re-run";
-      throw new MigrationFailure({
-        connection: this.name,
-        file: file.path,
-        ...(at ? { line: at.line } : {}),
-        ...(error.code ? { code: error.code } : {}),
-        // The statement and the database's message may quote a placeholder's value.
-        reason: placeholdersMask(this.#datasource.placeholders)(
-          `${at ? `in \`${at.excerpt}\`: ` : ""}${error.message}${partial}`,
-        ),
-      }, { cause: error });
+      const failed = error instanceof ScriptError || error instanceof CodeError
+        ? steps[error.step]
+        : undefined;
+      if (failed === undefined) throw error;
+      const left = transactional
+        ? failed.file === file ? "" : `; ${file.path} was rolled back with it, and is not recorded`
+        : failed.file === file || failed.callback === "beforeEachMigrate"
+        ? `; ${failed.file === file ? "what ran of it" : "what ran before"} may have been ` +
+          `committed (MySQL/MariaDB commit DDL implicitly, and run a file in no transaction), ` +
+          `and ${file.path} is not recorded: fix the database or the file, then re-run`
+        : "";
+      throw this.#failure(failed, error as ScriptError | CodeError, left);
     }
-    return ms === undefined
-      ? { result: "applied", ms: 0, alreadyRecorded: true }
-      : { result: "applied", ms };
+    if (ms === undefined) return { result: "applied", ms: 0, alreadyRecorded: true };
+    for (const callback of transactional ? [] : around.after) {
+      await this.#runCallback(callback, `; ${file.path} ran and is recorded`);
+    }
+    return { result: "applied", ms };
+  }
+
+  runCallback(callback: PlannedCallback<SqlPlannedFile>): Promise<CallbackRun> {
+    return this.#io.run(() => this.#runCallback(callback, ""));
+  }
+
+  // In a transaction of its own, with no record: a callback runs at each of its events.
+  async #runCallback(
+    callback: PlannedCallback<SqlPlannedFile>,
+    left: string,
+  ): Promise<CallbackRun> {
+    const started = Date.now();
+    const steps = [step(callback)];
+    const bodies = await this.#bodies(steps);
+    try {
+      await this.#db.runFile(this.#datasource.table, bodies, undefined, false);
+    } catch (error) {
+      if (!(error instanceof ScriptError || error instanceof CodeError)) throw error;
+      throw this.#failure(steps[0], error, left);
+    }
+    return { ms: Date.now() - started };
+  }
+
+  // What runFile runs for each step; code imported now, before any transaction.
+  async #bodies(steps: readonly Step[]): Promise<SqlBody[]> {
+    const bodies: SqlBody[] = [];
+    for (const s of steps) {
+      bodies.push(
+        isCodeFile(s.file) ? { code: await this.#code(s, s.file) } : { script: s.file.text },
+      );
+    }
+    return bodies;
+  }
+
+  // The failure of a step: the file, or the callback, and where in it.
+  #failure(failed: Step, error: ScriptError | CodeError, left: string): MigrationFailure {
+    const mask = this.#mask();
+    const where = {
+      connection: this.name,
+      ...(failed.callback === undefined ? {} : { callback: failed.callback }),
+    };
+    if (error instanceof CodeError && isCodeFile(failed.file)) {
+      return codeFailure(failed.file, error.cause, { ...where, mask, after: left });
+    }
+    if (!(error instanceof ScriptError) || isCodeFile(failed.file)) throw error;
+    const at = locateStatement(failed.file.text, this.#db.kind, error);
+    return new MigrationFailure({
+      ...where,
+      file: failed.path,
+      ...(at ? { line: at.line } : {}),
+      ...(error.code ? { code: error.code } : {}),
+      // The statement and the database's message may quote a placeholder's value.
+      reason: mask(`${at ? `in \`${at.excerpt}\`: ` : ""}${error.message}${left}`),
+    }, { cause: error });
+  }
+
+  #mask(): Mask {
+    return placeholdersMask(this.#datasource.placeholders);
+  }
+
+  // The code file's function, bound to a context on the session runFile gives it.
+  async #code(s: Step, file: CodeFile): Promise<(session: SqlSession) => Promise<void>> {
+    let run;
+    try {
+      run = await loadCode(file);
+    } catch (error) {
+      if (!(error instanceof CodeLoadError)) throw error;
+      throw codeFailure(file, error, {
+        connection: this.name,
+        mask: this.#mask(),
+        ...(s.callback === undefined ? {} : { callback: s.callback }),
+      });
+    }
+    const base = migrationContext({
+      connection: this.name,
+      path: s.path,
+      placeholders: this.#datasource.placeholders,
+      progress: this.#run.progress ?? silentProgress,
+      mask: this.#mask(),
+      signal: this.#run.signal,
+    });
+    return async (session) => {
+      await run(sqlContext(base, this.#db.kind, session) as never);
+    };
   }
 
   /**
    * Writes the record of `file` at its current hash without running it (baseline, repair, a
    * renamed file): inserted with `execution_ms` 0, or replacing the path's record. Under the lock.
    */
-  async record(file: SqlFile, executedAt: Date): Promise<void> {
+  async record(file: SqlPlannedFile, executedAt: Date): Promise<void> {
     await this.#recordWrite(
       file.path,
       "record it",

@@ -6,12 +6,16 @@ import {
   DatabaseError,
   fileRecords,
   putRow,
+  QueryError,
   RECORD_COLUMNS,
   recordRow,
   RUNNER_VERSION_COLUMN,
+  runOnSession,
   ScriptError,
+  type SqlBody,
   type SqlDatabase,
   type SqlRecord,
+  type SqlSession,
 } from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
 import type { FileRecord } from "../driver.ts";
@@ -134,13 +138,18 @@ export class SqliteDatabase implements SqlDatabase {
 
   async runFile(
     table: string,
-    text: string,
-    record: SqlRecord,
+    steps: readonly SqlBody[],
+    record: SqlRecord | undefined,
     once: boolean,
   ): Promise<number | undefined> {
     const db = await this.#open();
     this.#exec(db, "BEGIN IMMEDIATE");
     try {
+      if (record === undefined) {
+        await this.#runSteps(db, steps);
+        this.#exec(db, "COMMIT");
+        return 0;
+      }
       // Decided on what this runner read, with no run-wide lock: another runner may have applied
       // the file since, this text or its own checkout's. Decided again here, as PostgreSQL and
       // MariaDB decide under their lock: a run-once file never runs over a record, or it would
@@ -155,16 +164,7 @@ export class SqliteDatabase implements SqlDatabase {
         this.#exec(db, "COMMIT");
         return undefined;
       }
-      this.#exec(db, "SAVEPOINT thaw_file");
-      try {
-        this.queries++;
-        db.exec(text);
-      } catch (error) {
-        throw new ScriptError(message(error), {
-          completed: this.#replay(db, text),
-        }, { cause: error });
-      }
-      this.#exec(db, "RELEASE thaw_file");
+      await this.#runSteps(db, steps);
       const [path, hash, executedAt, executedBy, ms, version] = recordRow(record);
       this.#all(
         db,
@@ -184,6 +184,48 @@ export class SqliteDatabase implements SqlDatabase {
       }
       throw error;
     }
+  }
+
+  async #runSteps(db: SqliteHandle, steps: readonly SqlBody[]): Promise<void> {
+    for (const [step, body] of steps.entries()) {
+      if ("script" in body) this.#runScript(db, body.script, step);
+      else await this.#runCode(db, body.code, step);
+    }
+  }
+
+  #runScript(db: SqliteHandle, text: string, step: number): void {
+    this.#exec(db, "SAVEPOINT thaw_file");
+    try {
+      this.queries++;
+      db.exec(text);
+    } catch (error) {
+      throw new ScriptError(message(error), {
+        completed: this.#replay(db, text),
+        step,
+      }, { cause: error });
+    }
+    this.#exec(db, "RELEASE thaw_file");
+  }
+
+  // Inside the file's BEGIN IMMEDIATE: every other writer waits while the code runs, and its
+  // rows commit or roll back with its record.
+  async #runCode(
+    db: SqliteHandle,
+    code: (session: SqlSession) => Promise<void>,
+    step: number,
+  ): Promise<void> {
+    const session: SqlSession = {
+      query: (text, params = []) => {
+        this.queries++;
+        try {
+          return Promise.resolve(db.all(text, params as (string | number)[]));
+        } catch (error) {
+          // SQLite has no SQLSTATE; its message names the failure (`UNIQUE constraint failed`).
+          return Promise.reject(new QueryError(message(error), undefined, { cause: error }));
+        }
+      },
+    };
+    await runOnSession(code, session, step);
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {

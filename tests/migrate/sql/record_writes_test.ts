@@ -131,7 +131,7 @@ for (const kind of KINDS) {
     it("putRecord over a recorded path replaces hash, executed_at and executed_by: one row", async () => {
       const { db, rows } = await open();
       // Recorded by a run, 1 s long: what putRecord leaves of it is the measured time.
-      const ran = await db.runFile(TABLE, "SELECT 1;", {
+      const ran = await db.runFile(TABLE, [{ script: "SELECT 1;" }], {
         path: "001-users.sql",
         hash: HASH_A,
         executedAt: new Date(Date.now() - 1_000),
