@@ -7,6 +7,7 @@ import {
   isMigrationError,
   MigrationError,
   MigrationFailure,
+  MigrationFileError,
   PlanError,
 } from "./migration_error.ts";
 import { decideFiles } from "./plan/file_decisions.ts";
@@ -307,6 +308,12 @@ async function runTarget<F extends PlannedFile>(
       optionNames: options.optionNames ?? COMMAND_LINE_NAMES,
     });
   };
+  // What this run would run, refused before anything where this runtime cannot run it.
+  const runsEvents: ReadonlySet<string> = new Set([
+    ...(command.name === "migrate" ? MIGRATE_EVENTS : []),
+    ...(validating || (command.name === "migrate" && validateOnMigrate) ? VALIDATE_EVENTS : []),
+  ]);
+  refuseUnrunnable(target.name, callbacks.filter((c) => runsEvents.has(c.event)));
   if (validating) await fire("beforeValidate");
   let records: ReadonlyMap<string, FileRecord>;
   try {
@@ -320,6 +327,14 @@ async function runTarget<F extends PlannedFile>(
     throw error;
   }
   decideAll(records);
+  if (command.name === "migrate") {
+    const byPath = new Map(files.map((f) => [f.path, f]));
+    refuseUnrunnable(
+      target.name,
+      run.decided.filter((d) => d.action === "apply" || d.action === "reapply")
+        .map((d) => ({ path: d.path, file: byPath.get(d.path) })),
+    );
+  }
   if (migrating) {
     recordedCallbacks(target.name, callbacks, records, options.progress, options.optionNames);
   }
@@ -331,8 +346,12 @@ async function runTarget<F extends PlannedFile>(
   const repair = drift !== undefined && command.writes && !options.dryRun &&
     run.drift!.resources.some((r) => r.reapply);
   // Migrate callbacks run on every migrate, as Flyway runs them, with nothing pending too.
-  const called = migrating &&
-    callbacks.some((c) => c.file !== undefined && MIGRATE_EVENTS.has(c.event));
+  // Each-migrate and error callbacks need work to surround or a failure: not the lock alone.
+  const called = migrating && callbacks.some((c) =>
+    c.file !== undefined &&
+    (c.event === "beforeMigrate" || c.event === "afterMigrate" ||
+      (validateOnMigrate && VALIDATE_EVENTS.has(c.event)))
+  );
   if (migrating) unsupportedCallbacks(target.name, callbacks, options.progress);
   if (options.dryRun || (work.length === 0 && !repair && !called)) {
     command.warn?.(target.name, run.decided, options.progress);
@@ -566,6 +585,25 @@ const MIGRATE_EVENTS: ReadonlySet<string> = new Set<CallbackEvent>([
   "afterMigrate",
   "afterMigrateError",
 ]);
+
+// The events a validate fires (and a migrate under flyway_compatible).
+const VALIDATE_EVENTS: ReadonlySet<string> = new Set<CallbackEvent>([
+  "beforeValidate",
+  "afterValidate",
+]);
+
+// A file this runtime cannot run (a `.ts` file on a Node without TypeScript) stops the run before
+// it writes anything on the connection, as a file that cannot be planned does.
+function refuseUnrunnable(
+  connection: string,
+  running: readonly { readonly path: string; readonly file?: PlannedFile | undefined }[],
+): void {
+  for (const { path, file } of running) {
+    if (file?.unrunnable !== undefined) {
+      throw new PlanError(connection, new MigrationFileError(path, file.unrunnable));
+    }
+  }
+}
 
 // The callbacks of `event` Thaw runs, in their order.
 function planned<F>(

@@ -78,10 +78,12 @@ describe("callbacks around a migrate run", () => {
     ]);
   });
 
-  it("without migrate callbacks, a run with nothing pending takes no lock", async () => {
+  it("without beforeMigrate or afterMigrate, a run with nothing pending takes no lock", async () => {
     const target = new MemoryTarget("main");
     target.records.set("V1__a.sql", "h-V1__a.sql");
-    const validateOnly = ALL.filter((c) => c.event.endsWith("Validate"));
+    const validateOnly = ALL.filter((c) =>
+      c.event !== "beforeMigrate" && c.event !== "afterMigrate"
+    );
     await runMemoryTargets(
       [{ target, files: [file("V1__a.sql")], callbacks: validateOnly }],
       options(),
@@ -190,6 +192,23 @@ describe("callbacks around a migrate run", () => {
     assert.deepEqual(acts(changed), ["callback beforeValidate.sql (beforeValidate)"]);
   });
 
+  it("flyway_compatible: the validate events on every migrate, nothing pending too", async () => {
+    const target = new MemoryTarget("main");
+    target.validateOnMigrate = true;
+    target.records.set("V1__a.sql", "h-V1__a.sql");
+    const validate = ALL.filter((c) => c.event.endsWith("Validate"));
+    await runMemoryTargets(
+      [{ target, files: [file("V1__a.sql")], callbacks: validate }],
+      options(),
+    );
+    assert.deepEqual(acts(target), [
+      "lock",
+      "callback beforeValidate.sql (beforeValidate)",
+      "callback afterValidate.sql (afterValidate)",
+      "release",
+    ]);
+  });
+
   it("flyway_compatible: the validate events under the lock, before beforeMigrate", async () => {
     const target = new MemoryTarget("main");
     target.validateOnMigrate = true;
@@ -257,5 +276,72 @@ describe("callbacks around a migrate run", () => {
     );
     assert.deepEqual([...target.records.keys()], ["V1__a.sql"]);
     assert.ok(!target.calls.some((c) => c.startsWith("callback")));
+  });
+});
+
+describe("files and callbacks this runtime cannot run", () => {
+  const ts = (path: string): PlannedFile => ({
+    ...file(path),
+    unrunnable: "Node 20 cannot import it",
+  });
+
+  it("refuses a pending one before anything is written, and lets one applied already be", async () => {
+    const pending = new MemoryTarget("main");
+    const report = await runMemoryTargets(
+      [{ target: pending, files: [file("V1__a.sql"), ts("V2__b.ts")] }],
+      options(),
+    );
+    assert.equal(report.error?.kind, "plan");
+    assert.match(report.error!.message, /V2__b\.ts: Node 20 cannot import it/);
+    assert.match(report.error!.message, /nothing was written on this connection/);
+    assert.deepEqual(acts(pending), []);
+    // Applied already: skipped, and nothing needs importing.
+    const applied = new MemoryTarget("main");
+    applied.records.set("V2__b.ts", "h-V2__b.ts");
+    const ok = await runMemoryTargets(
+      [{ target: applied, files: [file("V1__a.sql"), ts("V2__b.ts")] }],
+      options(),
+    );
+    assert.equal(ok.error, undefined, ok.error?.message);
+    assert.deepEqual(acts(applied), ["lock", "apply V1__a.sql", "release"]);
+  });
+
+  it("status lists it; a dry run of migrate refuses it, as the run would", async () => {
+    const status = await runMemoryTargets(
+      [{ target: new MemoryTarget("main"), files: [ts("V1__b.ts")] }],
+      options({ command: "status" }),
+    );
+    assert.equal(status.error, undefined);
+    const dry = await runMemoryTargets(
+      [{ target: new MemoryTarget("main"), files: [ts("V1__b.ts")] }],
+      options({ dryRun: true }),
+    );
+    assert.equal(dry.error?.kind, "plan");
+  });
+
+  it("refuses a callback it would run, and only that", async () => {
+    const unrunnable = (event: string): ConnectionCallback<PlannedFile> => ({
+      path: `${event}.ts`,
+      event,
+      file: ts(`${event}.ts`),
+    });
+    const target = new MemoryTarget("main");
+    target.records.set("V1__a.sql", "h-V1__a.sql");
+    const migrate = await runMemoryTargets(
+      [{ target, files: [file("V1__a.sql")], callbacks: [unrunnable("afterMigrate")] }],
+      options(),
+    );
+    assert.match(migrate.error!.message, /afterMigrate\.ts: Node 20 cannot import it/);
+    assert.deepEqual(acts(target), []);
+    // validate runs no migrate callback: it is not refused there.
+    const validate = await runMemoryTargets(
+      [{
+        target: new MemoryTarget("main"),
+        files: [file("V1__a.sql")],
+        callbacks: [unrunnable("afterMigrate")],
+      }],
+      options({ command: "validate" }),
+    );
+    assert.equal(validate.error, undefined);
   });
 });

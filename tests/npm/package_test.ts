@@ -717,7 +717,7 @@ console.log(JSON.stringify([health.status, refused]));
         : `V1__x.ts: Node ${process.versions.node} strips TypeScript types only with a flag: ` +
           `run node --experimental-strip-types ${rest}`;
       assert.ok(ts.stderr.includes(expected), `${ts.stderr}\nexpected: ${expected}`);
-      // Refused when planned: nothing was sent, not even the records table.
+      // Refused before anything is written: not even the records table is made.
       assert.deepEqual(await tables(), []);
       await rm(join(dir, "files", "main", "V1__x.ts"));
       await writeFile(join(dir, "files", "main", "V1__x.js"), code);

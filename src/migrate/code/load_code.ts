@@ -1,4 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { sqlContentHash } from "../files/content_hash.ts";
 import type { CodeFile } from "./code_file.ts";
 import type { CodeMigration } from "./code_context.ts";
 
@@ -22,7 +24,16 @@ export async function loadCode(file: CodeFile): Promise<CodeMigration<never>> {
   let module: unknown;
   if (file.code.kind === "module") module = file.code.module;
   else {
-    if (file.source !== undefined) forget(file.source);
+    if (file.source !== undefined) {
+      // The checksum recorded must be that of the code that runs: an edit since the folder was
+      // read (a deploy, a ConfigMap update) would otherwise run unseen under the old one.
+      if (await sqlContentHash(new Uint8Array(await readFile(file.source))) !== file.hash) {
+        throw new CodeLoadError(
+          "changed since the run read the migrations folder: run again, to plan it as it is now",
+        );
+      }
+      forget(file.source, file.hash);
+    }
     try {
       module = await import(file.code.url);
     } catch (error) {
@@ -42,18 +53,26 @@ export async function loadCode(file: CodeFile): Promise<CodeMigration<never>> {
 }
 
 /**
- * Drops the module a runtime keeps for `path`, so that an edited file is imported anew in a
- * long-lived process. Deno and Node's own loader key their cache by the URL, whose query changes
- * with the checksum; Bun, and tsx (which loads a file through the CommonJS loader), key it by the
- * path alone and ignore the query, but let it be removed from `require.cache`.
+ * Drops the module a runtime keeps for `path` when its text changed since it was last imported, so
+ * that an edited file is imported anew in a long-lived process, and an unchanged one is not
+ * evaluated again (its top-level code runs once per process, on every runtime). Deno and Node's
+ * own loader key their cache by the URL, whose query changes with the checksum; Bun, and tsx
+ * (which loads a file through the CommonJS loader), key it by the path alone and ignore the query,
+ * but let it be removed from `require.cache`.
  */
-function forget(path: string): void {
+function forget(path: string, hash: string): void {
+  const last = imported.get(path);
+  imported.set(path, hash);
+  if (last === undefined || last === hash) return;
   try {
     delete createRequire(path).cache[path];
   } catch {
     // A runtime without the CommonJS cache keys by URL.
   }
 }
+
+// The checksum each file had when last imported, by path: one process's module cache, mirrored.
+const imported = new Map<string, string>();
 
 // What a failed import says, with what to do where the runtime's words do not say it.
 function describeLoadError(error: unknown): string {

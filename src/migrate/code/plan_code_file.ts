@@ -17,8 +17,8 @@ import {
  * endings, a BOM and final line ends are no change), so a code file is as portable between
  * checkouts as a SQL one; what it imports is not in it. Nothing of it is imported here: a dry run
  * or `status` runs none of its code, top-level code included. A `.ts` file the runtime cannot
- * import is refused now, with the command that can, before anything is sent; `given` is the
- * module an app bundled for it, run in place of the file.
+ * import is `unrunnable`, with the command that can: a run refuses it where it would run it.
+ * `given` is the module an app bundled for it, run in place of the file.
  */
 export async function planCodeFile(
   file: MigrationFile,
@@ -37,9 +37,6 @@ export async function planCodeFile(
       "was not read from a folder, and no module was given for it (the modules option)",
     );
   } else {
-    if (file.path.endsWith(".ts") && typeScriptSupport(runtime) === "none") {
-      throw new MigrationFileError(file.path, typeScriptRefusal(file.path, runtime));
-    }
     const url = pathToFileURL(file.source);
     // Keyed by the checksum: a runtime caches a module by its URL, and a long-lived process
     // (a dev server, tests) must import an edited file anew.
@@ -51,6 +48,9 @@ export async function planCodeFile(
     hash,
     ...(file.hash === hash ? {} : { rawHash: file.hash }),
     runOnce: true,
+    ...(given === undefined && file.path.endsWith(".ts") && typeScriptSupport(runtime) === "none"
+      ? { unrunnable: typeScriptRefusal(file.path, runtime) }
+      : {}),
     code,
     ...(file.source === undefined ? {} : { source: file.source }),
   };

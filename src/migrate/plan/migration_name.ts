@@ -103,6 +103,7 @@ export function checkMigrationNames(
   optionNames: OptionNames = COMMAND_LINE_NAMES,
 ): void {
   const byVersion = new Map<string, string>();
+  const repeatables = new Map<string, string>();
   let firstAbove: string | undefined;
   for (const path of paths) {
     const name = readMigrationName(path);
@@ -124,6 +125,20 @@ export function checkMigrationNames(
             `must leave only later files; run without ${optionNames.target}, or move the file`,
         );
       }
+    }
+    if (name.kind === "repeatable") {
+      // One name with two suffixes (`R__views.sql`, `R__views.ts`) in one folder: both would run
+      // at each change, where Flyway refuses two repeatables of one description.
+      const key = `${path.slice(0, path.lastIndexOf("/") + 1)}${name.description}`;
+      const first = repeatables.get(key);
+      if (first !== undefined) {
+        throw new MigrationFileError(
+          path,
+          `is the repeatable file ${name.description}, as ${first} is: keep one of them`,
+        );
+      }
+      repeatables.set(key, path);
+      continue;
     }
     if (name.kind !== "versioned") continue;
     const value = versionValue(name.version);

@@ -19,6 +19,12 @@ export interface PlannedFile {
    * again when it changes.
    */
   readonly runOnce: boolean;
+  /**
+   * Why this runtime cannot run it (a `.ts` file on a Node that cannot import TypeScript): the
+   * run refuses it, before anything is written, only where it would run; listing it, or skipping
+   * it applied, needs nothing of the runtime.
+   */
+  readonly unrunnable?: string;
   /** What it defines, where two files could define the same: `template logs`. */
   readonly resource?: string;
   /** What is sent, for the report: `PUT /logs` (search). SQL files leave it out. */

@@ -5,6 +5,7 @@ import type { FileRecord } from "../driver.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   addRunnerVersion,
+  CodeError,
   DatabaseError,
   fileRecords,
   pollServerLock,
@@ -214,6 +215,22 @@ export class PostgresDatabase implements SqlDatabase {
       },
     };
     await runOnSession(code, session, step);
+    // A failed query the code caught leaves the transaction aborted, and only the record's
+    // INSERT would find it, failing with no file named: found here, it is the file's failure.
+    try {
+      this.queries += 2;
+      await client.query("SAVEPOINT thaw_code");
+      await client.query("RELEASE SAVEPOINT thaw_code");
+    } catch (error) {
+      throw new CodeError(
+        new Error(
+          `a query failed and the code went on (${describe(error as PgError)}): PostgreSQL ` +
+            "aborts the transaction at a failed statement; undo a failure the code means to " +
+            "survive with SAVEPOINT and ROLLBACK TO, or let it fail the file",
+        ),
+        step,
+      );
+    }
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {

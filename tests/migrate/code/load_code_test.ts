@@ -78,7 +78,22 @@ describe(`loadCode on ${RUNTIME}, real files`, () => {
     assert.equal(global[marker], undefined);
     await loadCode(file);
     assert.equal(global[marker], 1);
+    // Loaded again unchanged (a beforeEachMigrate callback, once per file): evaluated once, on
+    // every runtime, as a module is.
+    await loadCode(file);
+    await loadCode(await planned("V3__top.js", await readFile(file.source!, "utf8")));
+    assert.equal(global[marker], 1);
     delete global[marker];
+  });
+
+  it("a file edited since it was planned: refused, never run under the checksum it had", async () => {
+    const file = await planned("V14__moved.js", "export default () => 1;\n");
+    await writeFile(file.source!, "export default () => 2;\n");
+    const error = await loadError(file);
+    assert.match(error.message, /^changed since the run read the migrations folder: run again/);
+    // Line ends only: the same checksum, and it loads.
+    await writeFile(file.source!, "export default () => 1;\r\n\r\n");
+    assert.equal(call(await loadCode(file)), 1);
   });
 
   it("a missing default export: a CodeLoadError that says so, and how to write one", async () => {

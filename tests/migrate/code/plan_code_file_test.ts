@@ -159,27 +159,23 @@ describe("planCodeFile: what it refuses", () => {
     });
   });
 
-  it("a .ts file on a runtime with no TypeScript support, with the command that imports it", async () => {
+  it("a .ts file on a runtime with no TypeScript support: unrunnable, with the command that imports it", async () => {
     const file = await migrationFile("sub/V3__backfill.ts", "export default () => {};\n");
-    const node20 = runtime("node", "20.20.2");
-    await assert.rejects(planCodeFile(file, undefined, node20), (error: unknown) => {
-      assert.ok(error instanceof MigrationFileError, String(error));
-      assert.equal(error.file, "sub/V3__backfill.ts");
-      assert.equal(
-        error.message,
-        "sub/V3__backfill.ts: Node 20.20.2 cannot import TypeScript: " +
-          "run npx tsx cli.js -c config, or use Node 22.18 or later, or write it as " +
-          "sub/V3__backfill.js",
-      );
-      return true;
-    });
+    // Planned all the same: status, and a run where it is applied already, need no import.
+    const planned = await planCodeFile(file, undefined, runtime("node", "20.20.2"));
+    assert.equal(
+      planned.unrunnable,
+      "Node 20.20.2 cannot import TypeScript: " +
+        "run npx tsx cli.js -c config, or use Node 22.18 or later, or write it as " +
+        "sub/V3__backfill.js",
+    );
     // Node 22.12 is told its flag; another runtime only to write JavaScript.
-    await assert.rejects(
-      planCodeFile(file, undefined, runtime("node", "22.12.0")),
+    assert.match(
+      (await planCodeFile(file, undefined, runtime("node", "22.12.0"))).unrunnable!,
       /run node --experimental-strip-types cli\.js -c config/,
     );
-    await assert.rejects(
-      planCodeFile(file, undefined, runtime("other", "1.0.0")),
+    assert.match(
+      (await planCodeFile(file, undefined, runtime("other", "1.0.0"))).unrunnable!,
       /other cannot import TypeScript: write it as sub\/V3__backfill\.js/,
     );
   });
@@ -196,6 +192,7 @@ describe("planCodeFile: what it refuses", () => {
     ) {
       const planned = await planCodeFile(file, undefined, rt);
       assert.equal(planned.code.kind, "file", rt.name);
+      assert.equal(planned.unrunnable, undefined, rt.name);
     }
   });
 
@@ -212,6 +209,7 @@ describe("planCodeFile: what it refuses", () => {
     ) {
       const planned = await planCodeFile(file, undefined, rt);
       assert.equal(planned.code.kind, "file", JSON.stringify(rt));
+      assert.equal(planned.unrunnable, undefined, JSON.stringify(rt));
     }
   });
 
@@ -252,6 +250,7 @@ describe("planCodeFile: where its function comes from", () => {
       const file = await migrationFile("V3__x.ts", "export default () => {};\n", source);
       const planned = await planCodeFile(file, module, runtime("node", "20.20.2"));
       assert.equal(planned.code.kind, "module");
+      assert.equal(planned.unrunnable, undefined);
       assert.equal((planned.code as { module: unknown }).module, module);
       assert.equal(planned.source, source ?? undefined);
       assert.equal(planned.hash, await sqlContentHash(file.bytes));

@@ -282,6 +282,18 @@ describe("checkMigrationNames", () => {
     refused(["a/V2__x.sql", "b/V2.0__y.sql"], "b/V2.0__y.sql", /as a\/V2__x\.sql has/);
   });
 
+  it("refuses one repeatable with two suffixes in one folder, and takes it in two folders", () => {
+    refused(
+      ["R__views.sql", "R__views.ts"],
+      "R__views.ts",
+      /is the repeatable file views, as R__views\.sql is/,
+    );
+    refused(["a/R__x.js", "a/R__x.sql"], "a/R__x.sql", /as a\/R__x\.js is/);
+    assert.doesNotThrow(() =>
+      checkMigrationNames(["a/R__views.sql", "b/R__views.sql", "R__views2.sql"])
+    );
+  });
+
   const version = fc.array(fc.oneof(fc.nat({ max: 2 }), fc.nat({ max: 99 })), {
     minLength: 1,
     maxLength: 4,

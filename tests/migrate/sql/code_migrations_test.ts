@@ -173,6 +173,49 @@ for (const kind of KINDS) {
       assert.equal(await ws.count("items"), 0);
     });
 
+    it("ctx.query takes one statement, and leaves the runner's transaction alone", async () => {
+      const ws = await workspace();
+      await ws.file("V1__items.sql", TABLE);
+      await ws.file(
+        "V2__many.js",
+        "export default async (ctx) => {\n" +
+          '  await ctx.query("INSERT INTO items (v) VALUES (1)");\n' +
+          '  try { await ctx.query("COMMIT"); } catch (e) { ctx.log(`refused: ${e.message}`); }\n' +
+          '  await ctx.query("INSERT INTO items (v) VALUES (2); INSERT INTO items (v) VALUES (3)");\n' +
+          "};\n",
+      );
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1);
+      const error = run.report!.error!;
+      assert.equal(error.file, "V2__many.js");
+      assert.equal(error.line, 4, error.message);
+      assert.match(error.message, /ctx\.query runs one statement, and this text holds 2/);
+      assert.deepEqual(await recorded(ws), ["V1__items.sql"]);
+      // Where the runner holds a transaction, COMMIT was refused, and the first row went with it.
+      assert.equal(await ws.count("items"), transactional ? 0 : 1);
+    });
+
+    if (kind === "postgres") {
+      it("a failed query the code caught fails the file, not the connection", async () => {
+        const ws = await workspace();
+        await ws.file("V1__items.sql", TABLE);
+        await ws.file(
+          "V2__caught.js",
+          "export default async (ctx) => {\n" +
+            '  await ctx.query("INSERT INTO items (v) VALUES (1)");\n' +
+            '  try { await ctx.query("SELECT * FROM nowhere"); } catch { /* went on */ }\n' +
+            "};\n",
+        );
+        const run = await ws.run("--json");
+        assert.equal(run.code, 1);
+        const error = run.report!.error!;
+        assert.equal(error.file, "V2__caught.js");
+        assert.match(error.message, /a query failed and the code went on .*aborts the transaction/);
+        assert.deepEqual(await recorded(ws), ["V1__items.sql"]);
+        assert.equal(await ws.count("items"), 0);
+      });
+    }
+
     it("a default export that is not a function fails the file, naming it", async () => {
       const ws = await workspace();
       await ws.file("V1__nothing.js", "export const up = () => {};\n");

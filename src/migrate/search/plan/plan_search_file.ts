@@ -3,6 +3,7 @@ import type { MigrationFile } from "../../files/migration_files.ts";
 import { type Placeholders, replaceInJson } from "../../files/placeholders.ts";
 import { parseMigrationJson, planDocument } from "./plan_request.ts";
 import { MigrationFileError } from "../../migration_error.ts";
+import { readCallbackName } from "../../plan/callback_name.ts";
 import { placeholdersMask } from "../../../config/secrets_mask.ts";
 import type { SearchFile } from "../search_file.ts";
 
@@ -33,6 +34,15 @@ export async function planSearchFile(
     throw new MigrationFileError(error.file, placeholdersMask(placeholders)(reason));
   }
   const { kind, name, method, path } = searchRequest;
+  // A callback runs at every event: only a request it names is that. Read by the file-name rules
+  // of migrations, it would create an index named after the event, or reindex.
+  if (kind !== "request" && readCallbackName(file.path) !== undefined) {
+    throw new MigrationFileError(
+      file.path,
+      `is a callback, and a search callback is a request: { "method": ..., "path": ..., ` +
+        `"body": ... } (this file reads as a ${kind})`,
+    );
+  }
   return {
     path: file.path,
     hash,

@@ -64,4 +64,24 @@ describe("planSearchFile", () => {
       (e) => isMigrationError(e, "plan") && /^bad\.json/.test((e as Error).message),
     );
   });
+
+  it("takes a callback only as a request: never an index, template or reindex by its name", async () => {
+    const envelope = '{ "method": "POST", "path": "/logs/_refresh" }';
+    const planned = await planSearchFile(await file("afterMigrate.json", envelope), undefined);
+    assert.equal(planned.request, "POST /logs/_refresh");
+    for (
+      const [path, text] of [
+        ["afterMigrate.json", '{ "settings": { "number_of_shards": 1 } }'],
+        ["beforeMigrate__orders-reindex.json", '{ "alias": "orders", "index": "orders-v2" }'],
+      ]
+    ) {
+      await assert.rejects(
+        planSearchFile(await file(path, text), undefined),
+        (e) =>
+          isMigrationError(e, "plan") &&
+          /is a callback, and a search callback is a request/.test((e as Error).message),
+        path,
+      );
+    }
+  });
 });
