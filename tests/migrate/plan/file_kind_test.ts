@@ -146,11 +146,13 @@ describe("acceptsFile: properties", () => {
     );
     fc.assert(
       fc.property(name, fc.constantFrom(".ts", ".js"), extension, (base, suffix, ext) => {
-        assert.equal(acceptsFile(`${base}${suffix}`, ext, true), true, base + suffix);
+        // `R__.d` + `.ts` is a type declaration: no migration.
+        const declaration = `${base}${suffix}`.endsWith(".d.ts");
+        assert.equal(acceptsFile(`${base}${suffix}`, ext, true), !declaration, base + suffix);
         assert.equal(acceptsFile(`${base}${suffix}`, ext, false), false, base + suffix);
         assert.equal(acceptsFile(`${base}.d.ts`, ext, true), false, `${base}.d.ts`);
       }),
-      propertyOptions(200),
+      { ...propertyOptions(200), examples: [["R__.d", ".ts", ".sql"]] },
     );
   });
 });
