@@ -651,7 +651,7 @@ console.log(JSON.stringify([health.status, refused]));
     }
   });
 
-  it("refuses a .ts migration on a Node that cannot import it, with the command, sending nothing; runs it as .js", async () => {
+  it("refuses a .ts migration on a Node that cannot import it, with the command, writing nothing; runs it as .js", async () => {
     const app = await mkdtemp(join(tmpdir(), "thaw-npm-code-"));
     const dev = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
       .devDependencies as Record<string, string>;
