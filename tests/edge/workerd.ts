@@ -31,6 +31,48 @@ export async function until(url: string, child: ChildProcess, log: () => string)
   throw new Error(`workerd did not answer at ${url} within 60 s: ${log()}`);
 }
 
+/** workerd started by {@linkcode startWorkerd}: the process, its ports and what it printed. */
+export interface StartedWorkerd {
+  readonly child: ChildProcess;
+  readonly ports: readonly number[];
+  output(): string;
+}
+
+/**
+ * Starts workerd with the arguments `args` makes of `count` free ports, and resolves once
+ * `ready(ports, child, output)` does. A port found free may be taken before workerd binds it: a
+ * connection of another test (the lanes run side by side) picks its source port from the range
+ * free ports come from. workerd then exits with "Address already in use", and is started again on
+ * other ports, up to five times; any other failure is thrown at once. `pick` finds a port (a test
+ * hands one that is taken).
+ */
+export async function startWorkerd(
+  count: number,
+  args: (ports: readonly number[]) => string[],
+  ready: (ports: readonly number[], child: ChildProcess, output: () => string) => Promise<void>,
+  pick: () => Promise<number> = freePort,
+): Promise<StartedWorkerd> {
+  for (let attempt = 1;; attempt++) {
+    const ports: number[] = [];
+    while (ports.length < count) {
+      const port = await pick();
+      if (!ports.includes(port)) ports.push(port);
+    }
+    const child = spawn(WORKERD, args(ports), { stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stdout!.on("data", (chunk) => text += chunk);
+    child.stderr!.on("data", (chunk) => text += chunk);
+    const output = () => text;
+    try {
+      await ready(ports, child, output);
+      return { child, ports, output };
+    } catch (error) {
+      child.kill();
+      if (attempt >= 5 || !text.includes("Address already in use")) throw error;
+    }
+  }
+}
+
 /** A worker served by workerd, alone, for one test file. */
 export interface ServedWorker {
   /** `http://127.0.0.1:<port>`. */
@@ -76,26 +118,19 @@ const main :Workerd.Worker = (
 );
 `,
   );
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const child = spawn(WORKERD, [
-    "serve",
-    join(dir, "config.capnp"),
-    "--socket-addr",
-    `main=127.0.0.1:${port}`,
-  ], { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout!.on("data", (chunk) => output += chunk);
-  child.stderr!.on("data", (chunk) => output += chunk);
+  const { child, ports, output } = await startWorkerd(
+    1,
+    ([port]) => ["serve", join(dir, "config.capnp"), "--socket-addr", `main=127.0.0.1:${port}`],
+    ([port], child, output) =>
+      until(`http://127.0.0.1:${port}${options.readyPath ?? "/"}`, child, output),
+  ).catch(async (error) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
+  const origin = `http://127.0.0.1:${ports[0]}`;
   const close = async () => {
     child.kill();
     await rm(dir, { recursive: true, force: true });
   };
-  try {
-    await until(`${origin}${options.readyPath ?? "/"}`, child, () => output);
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return { origin, output: () => output, close };
+  return { origin, output, close };
 }

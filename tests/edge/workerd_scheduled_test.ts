@@ -11,15 +11,14 @@
 // is the trigger worker's alone; the worker under test has none, as deployed.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, stop } from "esbuild";
 import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
-import { freePort } from "../migrate/search/servers.ts";
-import { until, WORKERD } from "./workerd.ts";
+import { startWorkerd, until } from "./workerd.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/scheduled_worker.ts", import.meta.url));
 
@@ -67,7 +66,7 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
   let jobs: string;
   let trigger: string;
   let child: ChildProcess | undefined;
-  let output = "";
+  let output: () => string = () => "";
 
   const runs = async (): Promise<Runs> => {
     const response = await fetch(`${jobs}/runs`);
@@ -78,7 +77,7 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
   const fire = async (cron: string): Promise<{ outcome: string; noRetry: boolean }> => {
     const response = await fetch(`${trigger}/?cron=${encodeURIComponent(cron)}`);
     const body = await response.text();
-    assert.equal(response.status, 200, `the trigger worker failed: ${body}\n${output}`);
+    assert.equal(response.status, 200, `the trigger worker failed: ${body}\n${output()}`);
     return JSON.parse(body);
   };
 
@@ -94,10 +93,7 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
     await stop();
     await writeFile(join(dir, "trigger.js"), TRIGGER);
     await writeFile(join(dir, "config.capnp"), CONFIG);
-    const [jobsPort, triggerPort] = [await freePort(), await freePort()];
-    jobs = `http://127.0.0.1:${jobsPort}`;
-    trigger = `http://127.0.0.1:${triggerPort}`;
-    child = spawn(WORKERD, [
+    const started = await startWorkerd(2, ([jobsPort, triggerPort]) => [
       "serve",
       "--experimental",
       join(dir, "config.capnp"),
@@ -105,10 +101,11 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
       `jobs=127.0.0.1:${jobsPort}`,
       "--socket-addr",
       `trigger=127.0.0.1:${triggerPort}`,
-    ], { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout!.on("data", (chunk) => output += chunk);
-    child.stderr!.on("data", (chunk) => output += chunk);
-    await until(`${jobs}/runs`, child, () => output);
+    ], ([jobsPort], child, log) => until(`http://127.0.0.1:${jobsPort}/runs`, child, log));
+    child = started.child;
+    output = started.output;
+    jobs = `http://127.0.0.1:${started.ports[0]}`;
+    trigger = `http://127.0.0.1:${started.ports[1]}`;
   });
 
   after(async () => {
@@ -181,6 +178,6 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
 
   it("never runs the fixedRate job: scheduled events run cron jobs alone", async () => {
     assert.equal((await runs()).beat, 0);
-    assert.doesNotMatch(output, /uncaught|error/i);
+    assert.doesNotMatch(output(), /uncaught|error/i);
   });
 });

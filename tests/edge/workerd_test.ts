@@ -3,14 +3,13 @@
 // of seed section 4.2 over HTTP.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stop } from "esbuild";
 import { bundleWorkers } from "../../tools/bundle_worker.ts";
-import { freePort } from "../migrate/search/servers.ts";
-import { until, WORKERD } from "./workerd.ts";
+import { startWorkerd, until } from "./workerd.ts";
 
 describe("sample users app on workerd", () => {
   const urls: Record<string, string> = {};
@@ -19,22 +18,20 @@ describe("sample users app on workerd", () => {
   before(async () => {
     const config = await bundleWorkers(await mkdtemp(join(tmpdir(), "thaw-workerd-")));
     await stop();
-    const [users, explicit] = [await freePort(), await freePort()];
-    urls.manifest = `http://127.0.0.1:${users}`;
-    urls.explicit = `http://127.0.0.1:${explicit}`;
-    child = spawn(WORKERD, [
+    const started = await startWorkerd(2, ([users, explicit]) => [
       "serve",
       config,
       "--socket-addr",
       `users=127.0.0.1:${users}`,
       "--socket-addr",
       `usersExplicit=127.0.0.1:${explicit}`,
-    ], { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout!.on("data", (chunk) => output += chunk);
-    child.stderr!.on("data", (chunk) => output += chunk);
-    await until(`${urls.manifest}/users`, child, () => output);
-    await until(`${urls.explicit}/users`, child, () => output);
+    ], async ([users, explicit], child, output) => {
+      await until(`http://127.0.0.1:${users}/users`, child, output);
+      await until(`http://127.0.0.1:${explicit}/users`, child, output);
+    });
+    child = started.child;
+    urls.manifest = `http://127.0.0.1:${started.ports[0]}`;
+    urls.explicit = `http://127.0.0.1:${started.ports[1]}`;
   });
 
   after(() => {
