@@ -6,7 +6,7 @@ import {
   FLYWAY_EVENT_IDS,
   readCallbackName,
 } from "./callback_name.ts";
-import { compareVersionPaths } from "./version_order.ts";
+import { compareCodePoints, compareVersionPaths } from "./version_order.ts";
 
 /** A callback file found among a connection's files, with what its name says. */
 export interface FoundCallback {
@@ -82,14 +82,4 @@ function compareCallbacks(x: FoundCallback, y: FoundCallback): number {
     return compareCodePoints(a, b);
   }
   return compareVersionPaths(x.file.path, y.file.path);
-}
-
-// Code points, not UTF-16 code units (`<`): the order UTF-8 bytes, and so file listings, give.
-function compareCodePoints(a: string, b: string): number {
-  const x = [...a], y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
 }

@@ -71,7 +71,7 @@ function compareNatural(a: string, b: string): number {
 }
 
 /** Code point order (what UTF-8 byte order gives), unlike `<` on strings (UTF-16 code units). */
-function compareCodePoints(a: string, b: string): number {
+export function compareCodePoints(a: string, b: string): number {
   const x = [...a], y = [...b];
   const n = Math.min(x.length, y.length);
   for (let i = 0; i < n; i++) {
