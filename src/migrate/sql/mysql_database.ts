@@ -191,7 +191,16 @@ export class MysqlDatabase implements SqlDatabase {
         );
       },
     };
-    await runOnSession(code, session, step);
+    // The runner holds no transaction here, so code may hold its own: one it left open ends with
+    // its step, committed when the code returned, rolled back when it threw. Left open, it would
+    // take the file's record in, and both would roll back when the connection closed.
+    try {
+      await runOnSession(code, session, step);
+    } catch (error) {
+      await this.#query("ROLLBACK").catch(() => {});
+      throw error;
+    }
+    await this.#query("COMMIT");
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {

@@ -195,6 +195,23 @@ for (const kind of KINDS) {
       assert.equal(await ws.count("items"), transactional ? 0 : 1);
     });
 
+    if (kind === "mysql") {
+      it("a transaction the code left open is committed with it, before its record", async () => {
+        const ws = await workspace();
+        await ws.file("V1__items.sql", TABLE);
+        await ws.file(
+          "V2__open.js",
+          "export default async (ctx) => {\n" +
+            '  await ctx.query("START TRANSACTION");\n' +
+            '  await ctx.query("INSERT INTO items (v) VALUES (1)");\n' +
+            "};\n",
+        );
+        await ws.ok();
+        assert.equal(await ws.count("items"), 1);
+        assert.deepEqual(await recorded(ws), ["V1__items.sql", "V2__open.js"]);
+      });
+    }
+
     if (kind === "postgres") {
       it("a failed query the code caught fails the file, not the connection", async () => {
         const ws = await workspace();
