@@ -460,7 +460,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   ): Promise<ConnectionDrift> {
     return readLiveDrift(
       this.#client,
-      driftChecks(requests(files), decided),
+      driftChecks(files, decided),
       this.name,
       this.#mask,
     );
@@ -475,7 +475,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   ): Promise<ConnectionDrift> {
     const lost = this.#lock.lost;
     try {
-      return await repairLiveDrift(this.#client, driftChecks(requests(files), decided), found, {
+      return await repairLiveDrift(this.#client, driftChecks(files, decided), found, {
         connection: this.name,
         signal: lost,
         mask: this.#mask,
@@ -505,12 +505,6 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     this.#transport.close();
     return Promise.resolve();
   }
-}
-
-// What drift compares: the files that define resources. What a code file did is its own, and is
-// not compared (a resource it changes reads as drifted).
-function requests(files: readonly SearchPlannedFile[]): SearchFile[] {
-  return files.filter((file): file is SearchFile => !isCodeFile(file));
 }
 
 function noticeOf(notices: readonly string[]): { notice?: string } {

@@ -2,10 +2,18 @@ import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
 import type { FileReport } from "../../run_report.ts";
 import type { IndexDefinition } from "./drift.ts";
 import { flattenSettings } from "./settings_rules.ts";
-import type { SearchFile } from "../search_file.ts";
+import type { SearchFile, SearchPlannedFile } from "../search_file.ts";
+import { isCodeFile } from "../../code/code_file.ts";
 
-/** One resource `--drift` compares with the cluster, and the file it is compared with. */
-export type DriftCheck =
+/**
+ * One resource `--drift` compares with the cluster, and the file it is compared with. `codeAfter`
+ * names the first applied code file that ran after that file: it may have changed the resource on
+ * purpose, so the file is never applied again over it.
+ */
+export type DriftCheck = DriftTarget & { readonly codeAfter?: string };
+
+/** What {@linkcode DriftCheck} compares. */
+export type DriftTarget =
   | {
     readonly kind: "template";
     /** `template logs`: the report's name for it. */
@@ -62,7 +70,7 @@ function applied(report: FileReport | undefined): boolean {
 
 /**
  * The resources `--drift` compares, each with the file it is compared with (pure; the files in
- * run order, `decided` as the runner decided them):
+ * run order, code files included, `decided` as the runner decided them):
  *
  * - Files of kind template, policy, index and reindex whose record matches (action `skip`); per
  *   resource only the last file in run order, and only when that one is such a file (a pending or
@@ -75,12 +83,23 @@ function applied(report: FileReport | undefined): boolean {
  *   file adds to what the file's resource should be (`PUT /{index}/_mapping`, `/_settings`), or
  *   takes the resource out of the check (`DELETE /{index}`, `PUT /_index_template/{name}`, a
  *   policy write, `_aliases`: the aliases it names are not checked).
+ * - Code files are not checked, and nothing says what they did: a file before an applied code file
+ *   is still compared, with the code file's name in `codeAfter`.
  */
 export function driftChecks(
-  files: readonly SearchFile[],
+  planned: readonly SearchPlannedFile[],
   decided: readonly FileReport[],
 ): DriftCheck[] {
   const reports = new Map(decided.map((d) => [d.path, d]));
+  const codeRan = planned.flatMap((f, at) =>
+    isCodeFile(f) && applied(reports.get(f.path)) ? [{ at, path: f.path }] : []
+  );
+  // Positions count code files too, so that `codeRan` and `at` below agree.
+  const files = planned.map((f) => isCodeFile(f) ? undefined : f);
+  const codeAfter = (at: number) => {
+    const ran = codeRan.find((c) => c.at > at);
+    return ran === undefined ? {} : { codeAfter: ran.path };
+  };
   const unchanged = (f: SearchFile) => reports.get(f.path)?.action === "skip";
   const keysOf = (f: SearchFile): string[] => {
     const r = f.searchRequest;
@@ -93,11 +112,11 @@ export function driftChecks(
     return [];
   };
   const last = new Map<string, number>();
-  files.forEach((f, i) => keysOf(f).forEach((k) => last.set(k, i)));
+  files.forEach((f, i) => f && keysOf(f).forEach((k) => last.set(k, i)));
   const effects: { at: number; effect: Effect }[] = [];
   const reindexes: { at: number; alias: string; source?: string; deleteSource: boolean }[] = [];
   files.forEach((f, at) => {
-    if (!applied(reports.get(f.path))) return;
+    if (f === undefined || !applied(reports.get(f.path))) return;
     const r = f.searchRequest;
     if (r.kind === "request") {
       for (const effect of envelopeEffects(r.method, r.path, r.body)) effects.push({ at, effect });
@@ -113,13 +132,14 @@ export function driftChecks(
 
   const checks: DriftCheck[] = [];
   files.forEach((file, at) => {
+    if (file === undefined || !unchanged(file)) return;
     const r = file.searchRequest;
     const isLast = (key: string) => last.get(key) === at;
-    if (!unchanged(file)) return;
+    const check = (target: DriftTarget) => checks.push({ ...target, ...codeAfter(at) });
     if ((r.kind === "template" || r.kind === "policy") && r.name !== undefined) {
       const resource = `${r.kind} ${r.name}`;
       if (!isLast(resource) || replaced(at, r.kind, r.name)) return;
-      checks.push(
+      check(
         r.kind === "template"
           ? { kind: "template", resource, file, name: r.name, body: r.body }
           : { kind: "policy", resource, file, id: r.name, body: r.body },
@@ -133,7 +153,7 @@ export function driftChecks(
         x.at > at && (aliases.includes(x.alias) || (x.deleteSource && x.source === name))
       );
       if (!isLast(resource) || moved || replaced(at, "index", name)) return;
-      checks.push({
+      check({
         kind: "index",
         resource,
         file,
@@ -146,7 +166,7 @@ export function driftChecks(
       if (reindexes.some((x) => x.at > at && (x.alias === alias || x.source === index))) return;
       const resource = `index ${index}`;
       if (isLast(resource) && !replaced(at, "index", index)) {
-        checks.push({
+        check({
           kind: "index",
           resource,
           file,
@@ -158,7 +178,7 @@ export function driftChecks(
         e.kind === "aliases" && e.names.some((n) => matches(n, alias, []))
       );
       if (isLast(`alias ${alias}`) && !touched) {
-        checks.push({ kind: "alias", resource: `alias ${alias}`, file, alias, index });
+        check({ kind: "alias", resource: `alias ${alias}`, file, alias, index });
       }
     }
   });

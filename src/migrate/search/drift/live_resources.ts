@@ -214,7 +214,10 @@ function driftReport(
   mask: (text: string) => string,
 ): DriftReport {
   const fixable = found.some((d) => d.fixable);
-  const note = check.file.runOnce
+  const note = check.codeAfter !== undefined
+    ? `${check.codeAfter} ran after ${check.file.path} and may have changed this on purpose: ` +
+      `not applied again (put a change in a new file)`
+    : check.file.runOnce
     ? `${check.file.path} runs once (put the change in a new file)`
     : fixable
     ? undefined
@@ -224,7 +227,7 @@ function driftReport(
     resource: mask(check.resource),
     file: check.file.path,
     differences: found.map((d) => mask(d.text)),
-    reapply: !check.file.runOnce && fixable,
+    reapply: check.codeAfter === undefined && !check.file.runOnce && fixable,
     ...(note === undefined ? {} : { note }),
   };
 }

@@ -417,6 +417,47 @@ describe("--drift against a real OpenSearch node", () => {
     );
   });
 
+  it("never applies a file again over what a later code file changed; it reports it", async () => {
+    const ws = await Workspace.create();
+    const logs = `${ws.id}_logs`;
+    await ws.file(`1.0/${logs}-template.json`, {
+      settings: { number_of_shards: 1 },
+      mappings: { properties: { message: { type: "text" } } },
+    });
+    // The code changes the template on purpose, as the JSON file alone could not.
+    await ws.file(
+      "2.0/V2__shards.js",
+      `export default async (ctx) => {\n` +
+        `  const { index_templates: [t] } = await ctx.request("GET", "/_index_template/${logs}");\n` +
+        `  t.index_template.template.settings.index.number_of_shards = "2";\n` +
+        `  await ctx.request("PUT", "/_index_template/${logs}", t.index_template);\n};\n`,
+    );
+    await ws.ok();
+    const shards = async () =>
+      (await os("GET", `/_index_template/${logs}`)).body.index_templates[0].index_template
+        .template.settings.index.number_of_shards;
+    assert.equal(await shards(), "2");
+
+    const migrate = await ws.ok("migrate", "--drift", "--json");
+    assert.deepEqual(driftOf(migrate.report), {
+      checked: 1,
+      resources: [{
+        resource: `template ${logs}`,
+        file: `1.0/${logs}-template.json`,
+        differences: [`template.settings.index.number_of_shards: file "1", cluster "2"`],
+        reapply: false,
+        note:
+          `2.0/V2__shards.js ran after 1.0/${logs}-template.json and may have changed this on ` +
+          `purpose: not applied again (put a change in a new file)`,
+      }],
+    });
+    assert.deepEqual(writes(migrate.sent), [], "no lock, no write");
+    assert.equal(await shards(), "2", "what the code did stays");
+    const validate = await ws.run("validate", "--drift");
+    assert.equal(validate.code, 1);
+    assert.match(validate.err, /applying them again cannot change/);
+  });
+
   // One index among many losing a shared read alias (no write index anywhere): adding it back
   // makes no alias ambiguous, and is what the file asks.
   it("puts back a read alias that other indices share, none of them its write index", async () => {

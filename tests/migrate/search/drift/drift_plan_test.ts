@@ -9,7 +9,8 @@ import {
   matches,
 } from "../../../../src/migrate/search/drift/drift_plan.ts";
 import { planDocument } from "../../../../src/migrate/search/plan/plan_request.ts";
-import type { SearchFile } from "../../../../src/migrate/search/search_file.ts";
+import type { SearchFile, SearchPlannedFile } from "../../../../src/migrate/search/search_file.ts";
+import type { CodeFile } from "../../../../src/migrate/code/code_file.ts";
 import type { FileAction, FileReport, FileResult } from "../../../../src/migrate/run_report.ts";
 import { propertyOptions } from "../../../property.ts";
 
@@ -26,7 +27,7 @@ function file(path: string, doc: unknown): SearchFile {
 
 /** The files with an action each (`skip` unless said), as the runner decides them. */
 function checks(
-  files: readonly SearchFile[],
+  files: readonly SearchPlannedFile[],
   actions: Record<string, FileAction | [FileAction, FileResult]> = {},
 ): DriftCheck[] {
   const decided: FileReport[] = files.map((f) => {
@@ -174,6 +175,37 @@ describe("driftChecks", () => {
       file("2.0/logs.json", { method: "PUT", path: "/_index_template/logs", body: logs(3) }),
     ];
     assert.deepEqual(described(checks(replaced)), []);
+  });
+
+  it("marks what a later applied code file may have changed, so that it is never applied again", () => {
+    const retag: CodeFile = {
+      path: "2.0/retag.ts",
+      hash: "h-retag",
+      runOnce: true,
+      code: { kind: "file", url: "file:///m/2.0/retag.ts" },
+    };
+    const files: SearchPlannedFile[] = [
+      file("1.0/logs-template.json", logs(1)),
+      file("1.0/users-index.json", users),
+      retag,
+      file("3.0/orders-index.json", { settings: {} }),
+    ];
+    const after = (list: readonly DriftCheck[]) =>
+      list.map((c) => `${c.resource} <- ${c.file.path}, ${c.codeAfter ?? "-"}`);
+    assert.deepEqual(after(checks(files)), [
+      "template logs <- 1.0/logs-template.json, 2.0/retag.ts",
+      "index users <- 1.0/users-index.json, 2.0/retag.ts",
+      "index orders <- 3.0/orders-index.json, -",
+    ]);
+    // Not run (pending, or failed): it changed nothing yet.
+    const notRun: (FileAction | [FileAction, FileResult])[] = ["apply", ["apply", "failed"]];
+    for (const action of notRun) {
+      assert.deepEqual(
+        after(checks(files, { "2.0/retag.ts": action })).map((l) => l.split(", ")[1]),
+        ["-", "-", "-"],
+        String(action),
+      );
+    }
   });
 
   it("matches index expressions: lists, stars, _all, aliases; never exclusions or date math", () => {
