@@ -170,6 +170,23 @@ export interface Applied {
 }
 
 /**
+ * What `apply` throws when its file ran and its record is written, but a callback after it failed
+ * (where no transaction holds them together, as on MySQL and search connections): the run stops on
+ * `failure`, and the report shows the file as its record does.
+ */
+export class AppliedThenFailed extends Error {
+  readonly applied: Applied;
+  readonly failure: unknown;
+
+  constructor(applied: Applied, failure: unknown) {
+    super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
+    this.name = "AppliedThenFailed";
+    this.applied = applied;
+    this.failure = failure;
+  }
+}
+
+/**
  * One opened connection as the engine drives it: its records, its lock, its files. Everything
  * else (deciding, locking order, progress, the report, stopping) is the engine's; its settings
  * are its connection's ({@linkcode DriverConnection}), and the requests it sends are counted in
@@ -198,7 +215,8 @@ export interface MigrationTarget<F extends PlannedFile> {
   unlock(force: boolean): Promise<UnlockOutcome>;
   /**
    * Runs the file and writes its record; throws a MigrationFailure naming what failed. `around`:
-   * the callbacks to run right before and after it, inside its transaction where it has one.
+   * the callbacks to run right before and after it, inside its transaction where it has one;
+   * where it has none, a failure of one after it is thrown in an {@linkcode AppliedThenFailed}.
    */
   apply(file: F, executedAt: Date, around?: EachFileCallbacks<F>): Promise<Applied>;
   /**
@@ -250,12 +268,19 @@ export class TargetIo {
     this.#counted = sent();
   }
 
+  #own(error: unknown): unknown {
+    return this.#isOwn(error) ? new ConnectionFailure(this.#connection, error) : error;
+  }
+
   /** Runs one call of the target. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      throw this.#isOwn(error) ? new ConnectionFailure(this.#connection, error) : error;
+      if (error instanceof AppliedThenFailed) {
+        throw new AppliedThenFailed(error.applied, this.#own(error.failure));
+      }
+      throw this.#own(error);
     } finally {
       const sent = this.#sent();
       if (sent > this.#counted) this.#counter.count(this.#connection, sent - this.#counted);

@@ -1,7 +1,13 @@
 import { type Command, flywayRefusals } from "./command/command.ts";
 import { COMMANDS } from "./command/commands.ts";
 import type { Mask } from "../config/secrets_mask.ts";
-import type { Applied, DriverConnection, FileRecord, MigrationTarget } from "./driver.ts";
+import {
+  type Applied,
+  AppliedThenFailed,
+  type DriverConnection,
+  type FileRecord,
+  type MigrationTarget,
+} from "./driver.ts";
 import {
   ConnectionFailure,
   isMigrationError,
@@ -480,8 +486,14 @@ async function runWork<F extends PlannedFile>(
         }
       }
     } catch (error) {
-      run.done.set(decision.path, { result: "failed" });
-      throw error;
+      if (!(error instanceof AppliedThenFailed)) {
+        run.done.set(decision.path, { result: "failed" });
+        throw error;
+      }
+      // The file ran and is recorded; a callback after it stopped the run.
+      run.done.set(decision.path, appliedOutcome(error.applied, mask));
+      for (const callback of around.before) run.ranCallback(callback.path);
+      throw error.failure;
     }
     const report = run.file(decision);
     options.progress.file(target.name, ++n, work.length, report);
@@ -512,6 +524,11 @@ async function runOne<F extends PlannedFile>(
   const outcome = around.before.length + around.after.length === 0
     ? await target.apply(file!, new Date())
     : await target.apply(file!, new Date(), around);
+  return appliedOutcome(outcome, mask);
+}
+
+// What the report shows of a file that ran.
+function appliedOutcome(outcome: Applied, mask: Mask): FileOutcome {
   return {
     result: outcome.result,
     ran: true,

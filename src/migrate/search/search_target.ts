@@ -1,6 +1,7 @@
 import { VERSION } from "../../version.ts";
 import {
   type Applied,
+  AppliedThenFailed,
   type CallbackRun,
   type DriftInspection,
   type FileRecord,
@@ -214,13 +215,20 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         ? await this.#applyCode(file, executedAt)
         : await this.#apply(file, executedAt);
       notices.push(applied.notice);
+      const withNotices = (): Applied => {
+        const notice = joinNotices(notices);
+        return { ...applied, ...(notice === undefined ? {} : { notice }) };
+      };
       for (const callback of around.after) {
-        notices.push(
-          (await this.#runCallback(callback, `; ${file.path} ran and is recorded`)).notice,
-        );
+        try {
+          notices.push(
+            (await this.#runCallback(callback, `; ${file.path} ran and is recorded`)).notice,
+          );
+        } catch (error) {
+          throw new AppliedThenFailed(withNotices(), error);
+        }
       }
-      const notice = joinNotices(notices);
-      return { ...applied, ...(notice === undefined ? {} : { notice }) };
+      return withNotices();
     });
   }
 

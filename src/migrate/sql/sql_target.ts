@@ -4,6 +4,7 @@ import { CodeLoadError, loadCode } from "../code/load_code.ts";
 import { migrationContext } from "../code/migration_context.ts";
 import {
   type Applied,
+  AppliedThenFailed,
   type CallbackRun,
   type FileRecord,
   type MigrationTarget,
@@ -162,7 +163,11 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     }
     if (ms === undefined) return { result: "applied", ms: 0, alreadyRecorded: true };
     for (const callback of transactional ? [] : around.after) {
-      await this.#runCallback(callback, `; ${file.path} ran and is recorded`);
+      try {
+        await this.#runCallback(callback, `; ${file.path} ran and is recorded`);
+      } catch (error) {
+        throw new AppliedThenFailed({ result: "applied", ms }, error);
+      }
     }
     return { result: "applied", ms };
   }

@@ -102,4 +102,37 @@ describe("search callbacks", () => {
       for (const index of [ws.recordsIndex, `${ws.id}-a`]) await os("DELETE", `/${index}`);
     }
   });
+
+  it("a failing afterEachMigrate: the file ran and is recorded, and the report says so", async () => {
+    const ws = await Workspace.create();
+    try {
+      await ws.file("afterEachMigrate.json", { method: "POST", path: `/${ws.id}-missing/_close` });
+      await ws.file("V1__a.json", {
+        method: "PUT",
+        path: `/${ws.id}-a`,
+        body: { settings: { number_of_replicas: 0 } },
+      });
+      await ws.file("V2__b.json", {
+        method: "PUT",
+        path: `/${ws.id}-b`,
+        body: { settings: { number_of_replicas: 0 } },
+      });
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1, run.out + run.err);
+      const error = run.report!.error!;
+      assert.equal(error.callback, "afterEachMigrate");
+      assert.equal(error.file, "afterEachMigrate.json");
+      assert.match(error.message, /V1__a\.json ran and is recorded/);
+      const files = run.report!.connections[0].files;
+      assert.deepEqual(files.map((f) => [f.path, f.action, f.result]), [
+        ["V1__a.json", "apply", "sent"],
+        ["V2__b.json", "apply", undefined],
+      ]);
+      assert.equal(run.report!.connections[0].applied, 1);
+      assert.equal((await os("HEAD", `/${ws.id}-a`)).status, 200);
+      assert.deepEqual(await recordedPaths(ws), ["V1__a.json"]);
+    } finally {
+      for (const index of [ws.recordsIndex, `${ws.id}-a`]) await os("DELETE", `/${index}`);
+    }
+  });
 });

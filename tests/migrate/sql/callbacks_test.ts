@@ -102,6 +102,10 @@ for (const kind of KINDS) {
       assert.equal(error.callback, "afterEachMigrate");
       assert.equal(error.line, 2);
       assert.match(error.message, /callback afterEachMigrate\.sql:2 \(afterEachMigrate\)/);
+      // The report says of the file what its record says.
+      const [v1] = run.report!.connections[0].files;
+      assert.equal(v1.path, "V1__a.sql");
+      assert.equal(v1.result, transactional ? "failed" : "applied");
       if (transactional) {
         assert.match(error.message, /V1__a\.sql was rolled back with it, and is not recorded/);
         assert.equal(await ws.count("A"), undefined);
