@@ -121,6 +121,25 @@ describe("callbacks around a migrate run", () => {
     );
   });
 
+  it("runs afterMigrateError after Ctrl-C too: the run stops after the current file, then cleans up", async () => {
+    const target = new MemoryTarget("main");
+    const controller = new AbortController();
+    target.afterApply = (path) => {
+      if (path === "V1__a.sql") controller.abort();
+    };
+    const report = await runMemoryTargets(
+      [{ target, files: [file("V1__a.sql"), file("V2__b.sql")], callbacks: ALL }],
+      options({ signal: controller.signal }),
+    );
+    assert.equal(report.error?.kind, "interrupted");
+    assert.deepEqual(acts(target).slice(-4), [
+      "apply V1__a.sql",
+      "callback afterEachMigrate.sql (afterEachMigrate)",
+      "callback afterMigrateError.sql (afterMigrateError)",
+      "release",
+    ]);
+  });
+
   it("a failing beforeMigrate stops the run before any file, naming the callback", async () => {
     const target = new MemoryTarget("main");
     target.failingCallbacks.set(
