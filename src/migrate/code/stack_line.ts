@@ -18,13 +18,22 @@ export function lineIn(error: unknown, file: string): number | undefined {
 }
 
 /**
- * The line of the first location in `stack` that is the file at `file`, skipping locations in
- * other files: given a `new Error().stack` captured inside a helper, it is the line of the
- * migration file that called it. `undefined` when no location is the file.
+ * The line of the first location in `whole` (a stack, or a message) that is the file at `file`,
+ * skipping locations in other files: given a `new Error().stack` captured inside a helper, it is
+ * the line of the migration file that called it. `undefined` when no location is the file. Of a
+ * text longer than 64 KiB, the first and the last 32 KiB are read.
  */
-export function lineAt(stack: string | undefined, file: string): number | undefined {
-  if (stack === undefined || file === "") return undefined;
+export function lineAt(whole: string | undefined, file: string): number | undefined {
+  if (whole === undefined || file === "") return undefined;
+  // A message of megabytes (a response body quoted whole) puts its stack's frames at the end:
+  // its start and its end are read, and the pairs below stay few.
+  const stack = whole.length <= 2 * READ ? whole : `${whole.slice(0, READ)}\n${whole.slice(-READ)}`;
   const urls = urlStarts(stack);
+  // The longest URL of the file: each UTF-16 unit percent-encoded as up to 9 characters, and a
+  // query (`?thaw=…`, a loader's own). Only `file:`s that near a colon are tried, so a message of
+  // megabytes full of both is read in one pass.
+  const longest = 7 + 9 * file.length + 256;
+  let first = 0;
   // A path may hold spaces, parentheses and colons (Bun writes it as it is), so no pattern can
   // tell where it begins: each `:<line>` is taken as the end of a location, and the text before it
   // is asked whether it ends with this file.
@@ -32,13 +41,16 @@ export function lineAt(stack: string | undefined, file: string): number | undefi
     const line = lineAfter(stack, colon);
     if (line === undefined) continue;
     if (endsWithPath(stack, colon, file)) return line;
-    for (const start of urls) {
-      if (start >= colon) break;
-      if (isUrlOf(stack.slice(start, colon), file)) return line;
+    while (first < urls.length && urls[first] < colon - longest) first++;
+    for (let i = first; i < urls.length && urls[i] < colon; i++) {
+      if (isUrlOf(stack.slice(urls[i], colon), file)) return line;
     }
   }
   return undefined;
 }
+
+// How much of the start, and of the end, of a long stack or message is read.
+const READ = 32 * 1024;
 
 /** `:<line>` or `:<line>:<column>` at `colon`, ending where a location ends; its line. */
 function lineAfter(text: string, colon: number): number | undefined {
@@ -71,7 +83,12 @@ function urlStarts(text: string): number[] {
  * the query): each `?` and `#` is tried as the end of the path, against both forms.
  */
 function isUrlOf(url: string, file: string): boolean {
-  for (let end = url.length; end !== -1; end = lastCut(url, end)) {
+  // Decoding never lengthens a URL, and leaves an unreserved last character as it is: anything
+  // else is no URL of the file, and needs no parse.
+  const shortest = 7 + file.length;
+  const last = /[\w.~-]$/.test(file) ? file.at(-1) : undefined;
+  for (let end = url.length; end >= shortest; end = lastCut(url, end)) {
+    if (last !== undefined && url[end - 1] !== last) continue;
     const path = url.slice(0, end);
     if (path === `file://${file}`) return true;
     try {

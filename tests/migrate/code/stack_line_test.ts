@@ -115,6 +115,18 @@ describe("lineIn: the first frame in the file", () => {
     assert.equal(lineIn(thrown(`Error: ${FILE}\n    at x (:12:9)`), FILE), undefined);
   });
 
+  it("reads a message of megabytes full of URLs and line numbers at its start and its end", () => {
+    // Each `file:` could begin a location and each `:1` end one: tried pair by pair over the whole
+    // text, this took hours.
+    const junk = "file:///abs/main/x?:1 ".repeat(100_000);
+    assert.equal(lineIn(thrown(`Error: ${junk}`, junk), FILE), undefined);
+    const frame = `\n    at default (${URL_OF_FILE}?thaw=0123456789abcdef:12:9)`;
+    assert.equal(lineIn(thrown(`Error: ${junk}${frame}`, junk), FILE), 12);
+    assert.equal(lineAt(`${FILE}:7:1 ${junk}`, FILE), 7);
+    // Between a long text's first and last 32 KiB, nothing is read.
+    assert.equal(lineAt(`${junk} ${FILE}:7:1 ${junk}`, FILE), undefined);
+  });
+
   it("a getter that throws is nothing to read", () => {
     const error = {
       get stack(): string {
