@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import type { Application, Logger } from "../mod.ts";
 import { listen } from "../server.ts";
 
@@ -77,17 +76,7 @@ export async function reach(app: Application, transport: Transport): Promise<Cli
   };
 }
 
-/** A loopback port nothing listens on (bound, then released): for a server a test starts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from "./free_port.ts";
 
 /** The AggregateError `promise` rejects with. */
 export async function aggregateOf(promise: Promise<unknown>): Promise<AggregateError> {
