@@ -261,24 +261,41 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         ...(outcome.notice === undefined ? {} : { notice: this.#mask(outcome.notice) }),
       };
     } catch (error) {
-      if (error instanceof MigrationFailure) {
-        const { detail } = error;
-        throw new MigrationFailure({
-          ...detail,
-          callback: event,
-          reason: this.#mask(detail.reason) + left,
-          ...(detail.request === undefined ? {} : { request: this.#mask(detail.request) }),
-        }, { cause: error.cause });
-      }
-      if (!(error instanceof SearchTransportError)) throw error;
-      throw new MigrationFailure({
-        connection: this.name,
-        file: path,
-        callback: event,
-        request: this.#mask(file.request),
-        reason: this.#mask(error.message) + left,
-      }, { cause: error });
+      throw this.#requestFailure(error, file, path, site);
     }
+  }
+
+  // The failure of a file's or a callback's request, with what it quotes masked: the cluster's
+  // answer may quote what was sent, placeholders replaced, and a value may be a secret; messages
+  // name placeholders, never their values.
+  #requestFailure(
+    error: unknown,
+    file: SearchFile,
+    path: string,
+    site: { callback?: CallbackEvent; after?: string } = {},
+  ): unknown {
+    const after = site.after ?? "";
+    const callback = site.callback === undefined ? {} : { callback: site.callback };
+    if (error instanceof MigrationFailure) {
+      const { detail } = error;
+      return new MigrationFailure({
+        ...detail,
+        ...callback,
+        reason: this.#mask(detail.reason) + after,
+        ...(detail.request === undefined ? {} : { request: this.#mask(detail.request) }),
+      }, { cause: error.cause });
+    }
+    if (isMigrationError(error, "interrupted")) {
+      return new MigrationError("interrupted", this.#mask(error.message));
+    }
+    if (!(error instanceof SearchTransportError)) return error;
+    return new MigrationFailure({
+      connection: this.name,
+      file: path,
+      ...callback,
+      request: this.#mask(file.request),
+      reason: this.#mask(error.message) + after,
+    }, { cause: error });
   }
 
   // Recorded as a JSON file is: once its code returned, and only while the lock is held.
@@ -360,29 +377,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         });
     } catch (error) {
       if (lost.aborted) throw this.#lockLost(file, lost.reason);
-      // The cluster's answer may quote what was sent, placeholders replaced: a value may be a
-      // secret, and messages name placeholders, never their values.
-      if (error instanceof MigrationFailure) {
-        const { detail } = error;
-        throw new MigrationFailure({
-          ...detail,
-          reason: this.#mask(detail.reason),
-          ...(detail.request === undefined ? {} : { request: this.#mask(detail.request) }),
-        }, { cause: error.cause });
-      }
-      if (isMigrationError(error, "interrupted")) {
-        throw new MigrationError("interrupted", this.#mask(error.message));
-      }
-      if (!(error instanceof SearchTransportError)) throw error;
-      throw new MigrationFailure(
-        {
-          connection: this.name,
-          file: file.path,
-          request: this.#mask(file.request),
-          reason: this.#mask(error.message),
-        },
-        { cause: error },
-      );
+      throw this.#requestFailure(error, file, file.path);
     }
     // Another runner may hold the lock now: recording the file could hide that it ran twice.
     if (lost.aborted) throw this.#lockLost(file, lost.reason);
