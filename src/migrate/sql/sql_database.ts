@@ -63,7 +63,7 @@ export class CodeError extends Error {
   /** The failing step's index in what `runFile` ran. */
   readonly step: number;
 
-  constructor(cause: unknown, step = 0) {
+  constructor(cause: unknown, step: number) {
     super("the migration's code failed", { cause });
     this.name = "CodeError";
     this.step = step;
@@ -249,7 +249,7 @@ export class ScriptError extends Error {
       code?: string | undefined;
       position?: number | undefined;
       completed?: number | undefined;
-      step?: number | undefined;
+      step: number;
     },
     options?: ErrorOptions,
   ) {
@@ -258,7 +258,7 @@ export class ScriptError extends Error {
     this.code = where.code;
     this.position = where.position;
     this.completed = where.completed;
-    this.step = where.step ?? 0;
+    this.step = where.step;
   }
 }
 
