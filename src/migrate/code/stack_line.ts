@@ -26,12 +26,12 @@ export function lineIn(error: unknown, file: string): number | undefined {
 export function lineAt(whole: string | undefined, file: string): number | undefined {
   if (whole === undefined || file === "") return undefined;
   // A message of megabytes (a response body quoted whole) puts its stack's frames at the end:
-  // its start and its end are read, and the pairs below stay few.
-  const stack = whole.length <= 2 * READ ? whole : `${whole.slice(0, READ)}\n${whole.slice(-READ)}`;
+  // its start and its end are read. The NUL between them ends no location and starts none.
+  const stack = whole.length <= 2 * READ ? whole : `${whole.slice(0, READ)}\0${whole.slice(-READ)}`;
   const urls = urlStarts(stack);
+  const url = urlMatcher(stack, file);
   // The longest URL of the file: each UTF-16 unit percent-encoded as up to 9 characters, and a
-  // query (`?thaw=…`, a loader's own). Only `file:`s that near a colon are tried, so a message of
-  // megabytes full of both is read in one pass.
+  // query (`?thaw=…`, a loader's own). Only the `file:`s that near a colon are tried.
   const longest = 7 + 9 * file.length + 256;
   let first = 0;
   // A path may hold spaces, parentheses and colons (Bun writes it as it is), so no pattern can
@@ -43,10 +43,51 @@ export function lineAt(whole: string | undefined, file: string): number | undefi
     if (endsWithPath(stack, colon, file)) return line;
     while (first < urls.length && urls[first] < colon - longest) first++;
     for (let i = first; i < urls.length && urls[i] < colon; i++) {
-      if (isUrlOf(stack.slice(urls[i], colon), file)) return line;
+      if (url(urls[i], colon)) return line;
     }
   }
   return undefined;
+}
+
+/**
+ * Whether the text from a `file:` at `start` to a colon at `colon` is a URL of `file`, whatever
+ * its `?query` or `#hash`. Node writes the URL encoded, Deno writes its stack frames decoded
+ * (`file:///a b/x?y/V1.ts?thaw=…`, where only the last `?` starts the query): each `?` and `#` is
+ * tried as the end of the path, against both forms. Each end is parsed once per start, whatever
+ * the colons after it, and only where the text ends as the file's name does: a text of `file:`s,
+ * `?`s and line numbers costs each pair once.
+ */
+function urlMatcher(text: string, file: string): (start: number, colon: number) => boolean {
+  // Decoding never lengthens a URL (a UNC path's `file://host/…` drops two of its characters).
+  const shortest = 5 + file.length;
+  // A name of characters no encoder escapes ends every URL of the file as it is.
+  const name = file.slice(file.lastIndexOf("/") + 1);
+  const suffix = /^[\w.~-]+$/.test(name) ? `/${name}` : "";
+  const tried = new Map<number, number>();
+  return (start, colon) => {
+    const from = tried.get(start) ?? start;
+    tried.set(start, colon);
+    for (let end = colon; end > from && end - start >= shortest; end = lastCut(text, start, end)) {
+      if (suffix !== "" && !text.startsWith(suffix, end - suffix.length)) continue;
+      const path = text.slice(start, end);
+      if (path === `file://${file}`) return true;
+      try {
+        if (fileURLToPath(path) === file) return true;
+      } catch {
+        // Not a file URL this platform reads (a host, an encoded `/`): not the file.
+      }
+    }
+    return false;
+  };
+}
+
+/** The last `?` or `#` of `text` after `start` and before `end`, or -1. */
+function lastCut(text: string, start: number, end: number): number {
+  // Not lastIndexOf: it would look on past `start`, to the beginning of the text.
+  for (let at = end - 1; at > start; at--) {
+    if (text[at] === "?" || text[at] === "#") return at;
+  }
+  return -1;
 }
 
 // How much of the start, and of the end, of a long stack or message is read.
@@ -75,34 +116,6 @@ function urlStarts(text: string): number[] {
     if (at === 0 || /[\s(@]/.test(text[at - 1]!)) starts.push(at);
   }
   return starts;
-}
-
-/**
- * Whether `url` names `file`, whatever its `?query` or `#hash`. Node writes the URL encoded, Deno
- * writes its stack frames decoded (`file:///a b/x?y/V1.ts?thaw=…`, where only the last `?` starts
- * the query): each `?` and `#` is tried as the end of the path, against both forms.
- */
-function isUrlOf(url: string, file: string): boolean {
-  // Decoding never lengthens a URL, and leaves an unreserved last character as it is: anything
-  // else is no URL of the file, and needs no parse.
-  const shortest = 7 + file.length;
-  const last = /[\w.~-]$/.test(file) ? file.at(-1) : undefined;
-  for (let end = url.length; end >= shortest; end = lastCut(url, end)) {
-    if (last !== undefined && url[end - 1] !== last) continue;
-    const path = url.slice(0, end);
-    if (path === `file://${file}`) return true;
-    try {
-      if (fileURLToPath(path) === file) return true;
-    } catch {
-      // Not a file URL this platform reads (a host, an encoded `/`): not the file.
-    }
-  }
-  return false;
-}
-
-/** The last `?` or `#` of `url` before `end`, or -1. */
-function lastCut(url: string, end: number): number {
-  return Math.max(url.lastIndexOf("?", end - 1), url.lastIndexOf("#", end - 1));
 }
 
 /** Bun's `BuildMessage.position` (`{ file, line }`, the line counted from 1), if it is `file`. */

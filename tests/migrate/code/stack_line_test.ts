@@ -125,6 +125,18 @@ describe("lineIn: the first frame in the file", () => {
     assert.equal(lineAt(`${FILE}:7:1 ${junk}`, FILE), 7);
     // Between a long text's first and last 32 KiB, nothing is read.
     assert.equal(lineAt(`${junk} ${FILE}:7:1 ${junk}`, FILE), undefined);
+    // Many `?`s in reach of many `file:`s: each pair of a `file:` and a `?` is parsed once at most.
+    const deep = `/abs/${"d".repeat(60)}/V3__backfill.ts`;
+    assert.equal(lineAt(` file:${"s?:1,".repeat(40)}`.repeat(2000), deep), undefined);
+    // Where the two parts meet, no location is made: not a line number cut short, not a path
+    // of another file cut to the file's.
+    const head = 32 * 1024;
+    const cut = `${"x".repeat(head - FILE.length - 4)} ${FILE}:12`;
+    assert.equal(cut.length, head);
+    assert.equal(lineAt(`${cut}3:4 ${"y".repeat(2 * head)}`, FILE), undefined);
+    const tail = `${FILE}:55:1 ${"z".repeat(head - FILE.length - 6)}`;
+    assert.equal(tail.length, head);
+    assert.equal(lineAt(`${"y".repeat(2 * head)} /other${tail}`, FILE), undefined);
   });
 
   it("a getter that throws is nothing to read", () => {
