@@ -176,12 +176,15 @@ export interface Applied {
  */
 export class AppliedThenFailed extends Error {
   readonly applied: Applied;
+  /** How many of the callbacks after the file ran before the one that failed. */
+  readonly ranAfter: number;
   readonly failure: unknown;
 
-  constructor(applied: Applied, failure: unknown) {
+  constructor(applied: Applied, ranAfter: number, failure: unknown) {
     super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
     this.name = "AppliedThenFailed";
     this.applied = applied;
+    this.ranAfter = ranAfter;
     this.failure = failure;
   }
 }
@@ -278,7 +281,7 @@ export class TargetIo {
       return await work();
     } catch (error) {
       if (error instanceof AppliedThenFailed) {
-        throw new AppliedThenFailed(error.applied, this.#own(error.failure));
+        throw new AppliedThenFailed(error.applied, error.ranAfter, this.#own(error.failure));
       }
       throw this.#own(error);
     } finally {
@@ -294,11 +297,8 @@ export class TargetIo {
  * applies drifted files again.
  */
 export interface DriftInspection<F extends PlannedFile> {
-  /**
-   * Compares what the applied files define (`decided`: the engine's decisions, with what this run
-   * did with each file so far) with the live system. Sends only reads.
-   */
-  read(files: readonly F[], decided: readonly FileReport[]): Promise<ConnectionDrift>;
+  /** Compares what the applied files define with the live system. Sends only reads. */
+  read(files: readonly F[], applied: AppliedFiles): Promise<ConnectionDrift>;
   /**
    * `migrate --drift`, under the lock: applies again the declarative files of `found` whose
    * resources drifted, rewrites their records at the same checksum, and says what still differs.
@@ -306,8 +306,16 @@ export interface DriftInspection<F extends PlannedFile> {
    */
   repair(
     files: readonly F[],
-    decided: readonly FileReport[],
+    applied: AppliedFiles,
     found: ConnectionDrift,
     signal?: AbortSignal,
   ): Promise<ConnectionDrift>;
+}
+
+/** What `--drift` knows of the applied files. */
+export interface AppliedFiles {
+  /** The engine's decisions, in run order, with what this run did with each file so far. */
+  readonly decided: readonly FileReport[];
+  /** The records the decisions were taken on, by path: files no longer in the folder too. */
+  readonly records: ReadonlyMap<string, FileRecord>;
 }

@@ -3,6 +3,7 @@ import { COMMANDS } from "./command/commands.ts";
 import type { Mask } from "../config/secrets_mask.ts";
 import {
   type Applied,
+  type AppliedFiles,
   AppliedThenFailed,
   type DriverConnection,
   type FileRecord,
@@ -164,6 +165,8 @@ class ConnectionRun {
   decided: readonly FileDecision[] = [];
   /** The records the decisions were taken on, where the report shows what they say. */
   shownRecords: ReadonlyMap<string, FileRecord> | undefined;
+  /** The records the decisions were taken on. */
+  records: ReadonlyMap<string, FileRecord> = new Map();
   /** What was done, by path. */
   readonly done = new Map<string, FileOutcome>();
   strictOrder = false;
@@ -213,6 +216,11 @@ class ConnectionRun {
   /** Each file as the report shows it so far: its decision, and what was done with it. */
   files(): FileReport[] {
     return this.decided.map((d) => this.file(d));
+  }
+
+  /** The applied files as `--drift` reads them. */
+  applied(): AppliedFiles {
+    return { decided: this.files(), records: this.records };
   }
 
   /** The connection's report. */
@@ -300,6 +308,7 @@ async function runTarget<F extends PlannedFile>(
         mask,
       )
     );
+    run.records = read;
     if (showsRuns) run.shownRecords = read;
     // Before anything is written: the first check needs no lock, the second sees what another
     // runner wrote while this one waited. `validate` reports them with the changed files.
@@ -345,7 +354,7 @@ async function runTarget<F extends PlannedFile>(
     recordedCallbacks(target.name, callbacks, records, options.progress, options.optionNames);
   }
   const drift = options.drift === true && command.drift ? target.drift : undefined;
-  if (drift) run.drift = await drift.read(files, run.files());
+  if (drift) run.drift = await drift.read(files, run.applied());
   if (validating && passes(run, target.name)) await fire("afterValidate");
   const work = run.decided.filter((f) => command.isWork(f.action));
   // `migrate --drift` takes the lock for drifted files too, even with nothing pending.
@@ -439,10 +448,10 @@ async function repairDrift<F extends PlannedFile>(
   options: RunnerOptions,
 ): Promise<void> {
   // What the files just applied did counts: a file applied in this run is an applied one.
-  const found = await drift.read(files, run.files());
+  const found = await drift.read(files, run.applied());
   run.drift = found;
   if (!found.resources.some((r) => r.reapply)) return;
-  run.drift = await drift.repair(files, run.files(), found, options.signal);
+  run.drift = await drift.repair(files, run.applied(), found, options.signal);
   for (const r of run.drift.resources) {
     if (r.result === undefined) continue;
     options.progress.notice(
@@ -476,15 +485,21 @@ async function runWork<F extends PlannedFile>(
       );
     }
     const file = byPath.get(decision.path);
+    // Timed with the file they surround: their runs are counted, not their time.
+    const counted = (ranAfter: number) => {
+      for (const callback of [...around.before, ...around.after.slice(0, ranAfter)]) {
+        run.ranCallback(callback.path);
+      }
+    };
+    const done = () => {
+      const report = run.file(decision);
+      options.progress.file(target.name, ++n, work.length, report);
+      if (report.notice) options.progress.notice(`${target.name}: ${report.notice}`);
+    };
     try {
       const outcome = await runOne(target, file, decision, mask, around);
       run.done.set(decision.path, outcome);
-      // Timed with the file they surround: their runs are counted, not their time.
-      if (outcome.ran && !outcome.alreadyRecorded) {
-        for (const callback of [...around.before, ...around.after]) {
-          run.ranCallback(callback.path);
-        }
-      }
+      if (outcome.ran && !outcome.alreadyRecorded) counted(around.after.length);
     } catch (error) {
       if (!(error instanceof AppliedThenFailed)) {
         run.done.set(decision.path, { result: "failed" });
@@ -492,12 +507,11 @@ async function runWork<F extends PlannedFile>(
       }
       // The file ran and is recorded; a callback after it stopped the run.
       run.done.set(decision.path, appliedOutcome(error.applied, mask));
-      for (const callback of around.before) run.ranCallback(callback.path);
+      counted(error.ranAfter);
+      done();
       throw error.failure;
     }
-    const report = run.file(decision);
-    options.progress.file(target.name, ++n, work.length, report);
-    if (report.notice) options.progress.notice(`${target.name}: ${report.notice}`);
+    done();
   }
 }
 

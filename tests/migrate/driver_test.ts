@@ -27,7 +27,7 @@ describe("TargetIo", () => {
     });
     const applied = { result: "sent", ms: 3 } as const;
     await assert.rejects(
-      io().run(() => Promise.reject(new AppliedThenFailed(applied, own))),
+      io().run(() => Promise.reject(new AppliedThenFailed(applied, 0, own))),
       (error) => {
         assert.ok(error instanceof AppliedThenFailed);
         assert.deepEqual(error.applied, applied);
@@ -40,7 +40,7 @@ describe("TargetIo", () => {
     // Anything else passes as it is.
     const other = new RangeError("x");
     await assert.rejects(
-      io().run(() => Promise.reject(new AppliedThenFailed(applied, other))),
+      io().run(() => Promise.reject(new AppliedThenFailed(applied, 0, other))),
       (error) => error instanceof AppliedThenFailed && error.failure === other,
     );
   });

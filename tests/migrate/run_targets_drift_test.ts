@@ -19,7 +19,7 @@ class DriftTarget extends MemoryTarget {
   }
 
   readonly drift: DriftInspection<PlannedFile> = {
-    read: (_files, decided) => {
+    read: (_files, { decided }) => {
       this.calls.push(`readDrift ${decided.map((f) => `${f.path}:${f.action}`).join(",")}`);
       return Promise.resolve(this.answers.length > 1 ? this.answers.shift()! : this.answers[0]);
     },

@@ -49,7 +49,7 @@ function invalidFiles(report: RunReport): RunError | undefined {
       file: r.file,
       text: `${c.name}: ${r.resource} (${r.differences[0]}${
         r.differences.length > 1 ? `, and ${r.differences.length - 1} more` : ""
-      })`,
+      }${r.reapply || r.note === undefined ? "" : `; ${r.note}`})`,
     }))
   );
   const first = changed[0] ?? flyway[0] ?? late[0] ?? twice[0] ?? drifted[0];
@@ -74,9 +74,9 @@ function invalidFiles(report: RunReport): RunError | undefined {
       list(drifted.filter((d) => d.reapply))
     }); apply the files again with "migrate --drift", or put the change in a new file`,
     drifted.some((d) => !d.reapply) &&
-    `the cluster differs from the applied files in what applying them again cannot change (${
+    `the cluster differs from the applied files in what is not applied again (${
       list(drifted.filter((d) => !d.reapply))
-    }); each difference says what to do`,
+    }); each says why`,
   ].filter(Boolean).join("; ");
   return { kind: "invalid", message: why, connection: first.connection, file: first.file };
 }

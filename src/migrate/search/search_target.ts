@@ -1,6 +1,7 @@
 import { VERSION } from "../../version.ts";
 import {
   type Applied,
+  type AppliedFiles,
   AppliedThenFailed,
   type CallbackRun,
   type DriftInspection,
@@ -219,13 +220,13 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         const notice = joinNotices(notices);
         return { ...applied, ...(notice === undefined ? {} : { notice }) };
       };
-      for (const callback of around.after) {
+      for (const [ran, callback] of around.after.entries()) {
         try {
           notices.push(
             (await this.#runCallback(callback, `; ${file.path} ran and is recorded`)).notice,
           );
         } catch (error) {
-          throw new AppliedThenFailed(withNotices(), error);
+          throw new AppliedThenFailed(withNotices(), ran, error);
         }
       }
       return withNotices();
@@ -451,19 +452,19 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
 
   /** `--drift`: compares the cluster with the applied files, and applies drifted files again. */
   readonly drift: DriftInspection<SearchPlannedFile> = {
-    read: (files, decided) => this.#io.run(() => this.#readDrift(files, decided)),
-    repair: (files, decided, found, signal) =>
-      this.#io.run(() => this.#repairDrift(files, decided, found, signal)),
+    read: (files, applied) => this.#io.run(() => this.#readDrift(files, applied)),
+    repair: (files, applied, found, signal) =>
+      this.#io.run(() => this.#repairDrift(files, applied, found, signal)),
   };
 
   // Sends only reads.
   #readDrift(
     files: readonly SearchPlannedFile[],
-    decided: readonly FileReport[],
+    applied: AppliedFiles,
   ): Promise<ConnectionDrift> {
     return readLiveDrift(
       this.#client,
-      driftChecks(files, decided),
+      driftChecks(files, applied),
       this.name,
       this.#mask,
     );
@@ -472,13 +473,13 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   // Under the lock: rewrites the records of the files applied again at the same checksum.
   async #repairDrift(
     files: readonly SearchPlannedFile[],
-    decided: readonly FileReport[],
+    applied: AppliedFiles,
     found: ConnectionDrift,
     signal?: AbortSignal,
   ): Promise<ConnectionDrift> {
     const lost = this.#lock.lost;
     try {
-      return await repairLiveDrift(this.#client, driftChecks(files, decided), found, {
+      return await repairLiveDrift(this.#client, driftChecks(files, applied), found, {
         connection: this.name,
         signal: lost,
         mask: this.#mask,

@@ -162,11 +162,11 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       throw this.#failure(failed, error as ScriptError | CodeError, left);
     }
     if (ms === undefined) return { result: "applied", ms: 0, alreadyRecorded: true };
-    for (const callback of transactional ? [] : around.after) {
+    for (const [ran, callback] of (transactional ? [] : around.after).entries()) {
       try {
         await this.#runCallback(callback, `; ${file.path} ran and is recorded`);
       } catch (error) {
-        throw new AppliedThenFailed({ result: "applied", ms }, error);
+        throw new AppliedThenFailed({ result: "applied", ms }, ran, error);
       }
     }
     return { result: "applied", ms };

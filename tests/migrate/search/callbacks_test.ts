@@ -106,7 +106,11 @@ describe("search callbacks", () => {
   it("a failing afterEachMigrate: the file ran and is recorded, and the report says so", async () => {
     const ws = await Workspace.create();
     try {
-      await ws.file("afterEachMigrate.json", { method: "POST", path: `/${ws.id}-missing/_close` });
+      await ws.file("afterEachMigrate__1ok.json", { method: "GET", path: "/_cluster/health" });
+      await ws.file("afterEachMigrate__2fail.json", {
+        method: "POST",
+        path: `/${ws.id}-missing/_close`,
+      });
       await ws.file("V1__a.json", {
         method: "PUT",
         path: `/${ws.id}-a`,
@@ -121,8 +125,13 @@ describe("search callbacks", () => {
       assert.equal(run.code, 1, run.out + run.err);
       const error = run.report!.error!;
       assert.equal(error.callback, "afterEachMigrate");
-      assert.equal(error.file, "afterEachMigrate.json");
+      assert.equal(error.file, "afterEachMigrate__2fail.json");
       assert.match(error.message, /V1__a\.json ran and is recorded/);
+      // The callback that ran counts; the one that failed does not.
+      assert.deepEqual(
+        run.report!.connections[0].callbacks!.map((c) => [c.path, c.runs]),
+        [["afterEachMigrate__1ok.json", 1], ["afterEachMigrate__2fail.json", undefined]],
+      );
       const files = run.report!.connections[0].files;
       assert.deepEqual(files.map((f) => [f.path, f.action, f.result]), [
         ["V1__a.json", "apply", "sent"],
@@ -131,8 +140,16 @@ describe("search callbacks", () => {
       assert.equal(run.report!.connections[0].applied, 1);
       assert.equal((await os("HEAD", `/${ws.id}-a`)).status, 200);
       assert.deepEqual(await recordedPaths(ws), ["V1__a.json"]);
+      // The next run applies V2, and stops the same way: its progress shows the file as it shows
+      // any file that ran.
+      const human = await ws.run();
+      assert.equal(human.code, 1);
+      assert.match(human.out + human.err, /\[1\/1\] apply V2__b\.json .*\(sent/);
+      assert.deepEqual(await recordedPaths(ws), ["V1__a.json", "V2__b.json"]);
     } finally {
-      for (const index of [ws.recordsIndex, `${ws.id}-a`]) await os("DELETE", `/${index}`);
+      for (const index of [ws.recordsIndex, `${ws.id}-a`, `${ws.id}-b`]) {
+        await os("DELETE", `/${index}`);
+      }
     }
   });
 });

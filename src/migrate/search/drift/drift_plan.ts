@@ -3,7 +3,8 @@ import type { FileReport } from "../../run_report.ts";
 import type { IndexDefinition } from "./drift.ts";
 import { flattenSettings } from "./settings_rules.ts";
 import type { SearchFile, SearchPlannedFile } from "../search_file.ts";
-import { isCodeFile } from "../../code/code_file.ts";
+import { isCodeFile, isCodePath } from "../../code/code_file.ts";
+import type { AppliedFiles, FileRecord } from "../../driver.ts";
 
 /**
  * One resource `--drift` compares with the cluster, and the file it is compared with. `codeAfter`
@@ -59,6 +60,35 @@ type Effect =
   /** `_aliases` or `/{index}/_alias/{names}`: these aliases are moved by hand-written requests. */
   | { readonly kind: "aliases"; readonly names: readonly string[] };
 
+/**
+ * The code files that ran, in run order (those no longer in the folder last, by path), each with
+ * when: the time its record was written, `now` when it ran in this run, `undefined` when its
+ * record does not say.
+ */
+function codeFilesRun(
+  planned: readonly SearchPlannedFile[],
+  reports: ReadonlyMap<string, FileReport>,
+  records: ReadonlyMap<string, FileRecord>,
+): { readonly path: string; readonly at?: number; readonly time: number | "now" | undefined }[] {
+  const inFolder = planned.flatMap((f, at) => isCodeFile(f) ? [{ path: f.path, at }] : []);
+  const known = new Set(planned.map((f) => f.path));
+  const gone = [...records.keys()].filter((path) => isCodePath(path) && !known.has(path)).sort();
+  return [...inFolder, ...gone.map((path) => ({ path }))].flatMap((c) => {
+    const report = reports.get(c.path);
+    const now = report !== undefined &&
+      (report.action === "apply" || report.action === "reapply") &&
+      report.result !== undefined && report.result !== "failed";
+    if (!now && !records.has(c.path)) return [];
+    return [{ ...c, time: now ? "now" as const : timeOf(records.get(c.path)) }];
+  });
+}
+
+/** When a record was written, in ms; `undefined` when it does not say. */
+function timeOf(record: FileRecord | undefined): number | undefined {
+  const time = record?.executedAt === undefined ? NaN : Date.parse(record.executedAt);
+  return Number.isNaN(time) ? undefined : time;
+}
+
 /** Whether the report says the file was applied: recorded before this run, or applied in it. */
 function applied(report: FileReport | undefined): boolean {
   if (report === undefined) return false;
@@ -83,21 +113,25 @@ function applied(report: FileReport | undefined): boolean {
  *   file adds to what the file's resource should be (`PUT /{index}/_mapping`, `/_settings`), or
  *   takes the resource out of the check (`DELETE /{index}`, `PUT /_index_template/{name}`, a
  *   policy write, `_aliases`: the aliases it names are not checked).
- * - Code files are not checked, and nothing says what they did: a file before an applied code file
- *   is still compared, with the code file's name in `codeAfter`.
+ * - Code files are not checked, and nothing says what they did: a file that a code file ran after
+ *   is still compared, with the code file's name in `codeAfter`. A code file ran after a file when
+ *   it sorts after it, was recorded after it (a late file), ran in this run, or is recorded but no
+ *   longer in the folder (when it ran is then not known).
  */
 export function driftChecks(
   planned: readonly SearchPlannedFile[],
-  decided: readonly FileReport[],
+  { decided, records }: AppliedFiles,
 ): DriftCheck[] {
   const reports = new Map(decided.map((d) => [d.path, d]));
-  const codeRan = planned.flatMap((f, at) =>
-    isCodeFile(f) && applied(reports.get(f.path)) ? [{ at, path: f.path }] : []
-  );
-  // Positions count code files too, so that `codeRan` and `at` below agree.
+  // Positions count code files too, so that `codeRuns` and `at` below agree.
   const files = planned.map((f) => isCodeFile(f) ? undefined : f);
-  const codeAfter = (at: number) => {
-    const ran = codeRan.find((c) => c.at > at);
+  const codeRuns = codeFilesRun(planned, reports, records);
+  const codeAfter = (at: number, file: SearchFile) => {
+    const recorded = timeOf(records.get(file.path));
+    const ran = codeRuns.find((c) =>
+      c.at === undefined || c.at > at || c.time === "now" ||
+      (c.time !== undefined && recorded !== undefined && c.time >= recorded)
+    );
     return ran === undefined ? {} : { codeAfter: ran.path };
   };
   const unchanged = (f: SearchFile) => reports.get(f.path)?.action === "skip";
@@ -135,7 +169,7 @@ export function driftChecks(
     if (file === undefined || !unchanged(file)) return;
     const r = file.searchRequest;
     const isLast = (key: string) => last.get(key) === at;
-    const check = (target: DriftTarget) => checks.push({ ...target, ...codeAfter(at) });
+    const check = (target: DriftTarget) => checks.push({ ...target, ...codeAfter(at, file) });
     if ((r.kind === "template" || r.kind === "policy") && r.name !== undefined) {
       const resource = `${r.kind} ${r.name}`;
       if (!isLast(resource) || replaced(at, r.kind, r.name)) return;

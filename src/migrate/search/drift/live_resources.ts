@@ -215,8 +215,8 @@ function driftReport(
 ): DriftReport {
   const fixable = found.some((d) => d.fixable);
   const note = check.codeAfter !== undefined
-    ? `${check.codeAfter} ran after ${check.file.path} and may have changed this on purpose: ` +
-      `not applied again (put a change in a new file)`
+    ? `${check.codeAfter} ran after ${check.file.path}, and may have changed this on purpose ` +
+      `(put a change in a new file)`
     : check.file.runOnce
     ? `${check.file.path} runs once (put the change in a new file)`
     : fixable

@@ -12,6 +12,7 @@ import { planDocument } from "../../../../src/migrate/search/plan/plan_request.t
 import type { SearchFile, SearchPlannedFile } from "../../../../src/migrate/search/search_file.ts";
 import type { CodeFile } from "../../../../src/migrate/code/code_file.ts";
 import type { FileAction, FileReport, FileResult } from "../../../../src/migrate/run_report.ts";
+import type { FileRecord } from "../../../../src/migrate/driver.ts";
 import { propertyOptions } from "../../../property.ts";
 
 function file(path: string, doc: unknown): SearchFile {
@@ -25,18 +26,30 @@ function file(path: string, doc: unknown): SearchFile {
   };
 }
 
-/** The files with an action each (`skip` unless said), as the runner decides them. */
+/**
+ * The files with an action each (`skip` unless said), as the runner decides them. A file with a
+ * record (`skip`, `changed`, `reapply`) was recorded at its position's minute, unless `records`
+ * says otherwise; `records` also holds records of files no longer in the folder.
+ */
 function checks(
   files: readonly SearchPlannedFile[],
   actions: Record<string, FileAction | [FileAction, FileResult]> = {},
+  records: Record<string, FileRecord> = {},
 ): DriftCheck[] {
-  const decided: FileReport[] = files.map((f) => {
+  const held = new Map<string, FileRecord>();
+  const decided: FileReport[] = files.map((f, i) => {
     const a = actions[f.path] ?? "skip";
     const [action, result] = Array.isArray(a) ? a : [a, undefined];
+    if (["skip", "changed", "reapply"].includes(action)) {
+      held.set(f.path, { hash: f.hash, executedAt: minute(i) });
+    }
     return { path: f.path, action, ...(result === undefined ? {} : { result }) };
   });
-  return driftChecks(files, decided);
+  for (const [path, record] of Object.entries(records)) held.set(path, record);
+  return driftChecks(files, { decided, records: held });
 }
+
+const minute = (n: number) => new Date(Date.UTC(2026, 10, 1, 10, n)).toISOString();
 
 const described = (list: readonly DriftCheck[]) =>
   list.map((c) => `${c.resource} <- ${c.file.path}`);
@@ -199,13 +212,61 @@ describe("driftChecks", () => {
     ]);
     // Not run (pending, or failed): it changed nothing yet.
     const notRun: (FileAction | [FileAction, FileResult])[] = ["apply", ["apply", "failed"]];
+    const codeOf = (list: readonly DriftCheck[]) => after(list).map((l) => l.split(", ")[1]);
     for (const action of notRun) {
+      assert.deepEqual(codeOf(checks(files, { "2.0/retag.ts": action })), ["-", "-", "-"]);
+    }
+    // Run in this very run: after every file that was already recorded.
+    assert.deepEqual(
+      codeOf(checks(files, { "2.0/retag.ts": ["apply", "sent"] })),
+      ["2.0/retag.ts", "2.0/retag.ts", "2.0/retag.ts"],
+    );
+    // Recorded, whatever it is decided now (edited, or above a --target): it ran.
+    for (const action of ["changed", "above-target"] as const) {
       assert.deepEqual(
-        after(checks(files, { "2.0/retag.ts": action })).map((l) => l.split(", ")[1]),
-        ["-", "-", "-"],
-        String(action),
+        codeOf(checks(files, { "2.0/retag.ts": action }, {
+          "2.0/retag.ts": { hash: "old", executedAt: minute(2) },
+        })),
+        ["2.0/retag.ts", "2.0/retag.ts", "-"],
+        action,
       );
     }
+  });
+
+  it("a code file that ran after a file by its record, or whose file is gone, counts too", () => {
+    const late: CodeFile = {
+      path: "0.5/V0_5__late.ts",
+      hash: "h-late",
+      runOnce: true,
+      code: { kind: "file", url: "file:///m/0.5/V0_5__late.ts" },
+    };
+    const files: SearchPlannedFile[] = [
+      late,
+      file("1.0/logs-template.json", logs(1)),
+      file("2.0/users-index.json", users),
+    ];
+    const codeOf = (list: readonly DriftCheck[]) => list.map((c) => c.codeAfter ?? "-");
+    // Recorded before both: it ran before them.
+    assert.deepEqual(codeOf(checks(files)), ["-", "-"]);
+    // Added late: it sorts first, and ran after the template's file, before the index's.
+    const ranLate = { hash: "h-late", executedAt: minute(1) };
+    assert.deepEqual(codeOf(checks(files, {}, { [late.path]: ranLate })), [late.path, "-"]);
+    // At the same minute as a file: it may have run after it.
+    assert.deepEqual(
+      codeOf(checks(files, {}, { [late.path]: { hash: "h-late", executedAt: minute(2) } })),
+      [late.path, late.path],
+    );
+    // A record that does not say when: its place in the folder decides.
+    assert.deepEqual(codeOf(checks(files, {}, { [late.path]: { hash: "h-late" } })), ["-", "-"]);
+    // Recorded, and no longer in the folder: when it ran is not known.
+    const gone = { "9.0/V9__gone.js": { hash: "h", executedAt: minute(0) } };
+    assert.deepEqual(codeOf(checks(files.slice(1), {}, gone)), [
+      "9.0/V9__gone.js",
+      "9.0/V9__gone.js",
+    ]);
+    // A record of a JSON file no longer in the folder is no code.
+    const json = { "9.0/gone.json": { hash: "h", executedAt: minute(9) } };
+    assert.deepEqual(codeOf(checks(files.slice(1), {}, json)), ["-", "-"]);
   });
 
   it("matches index expressions: lists, stars, _all, aliases; never exclusions or date math", () => {
