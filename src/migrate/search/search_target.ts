@@ -15,7 +15,6 @@ import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 import { isMigrationError, MigrationError, MigrationFailure } from "../migration_error.ts";
 import {
   type ConnectionDrift,
-  type FileReport,
   type Progress,
   silentProgress,
   type UnlockOutcome,
