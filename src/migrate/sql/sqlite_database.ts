@@ -1,6 +1,8 @@
 import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { MigrationError } from "../migration_error.ts";
+import { isMigrationError, MigrationError } from "../migration_error.ts";
+import { pause } from "../interruption.ts";
+import { LOCK_POLL_MS } from "../lock_poll.ts";
 import type { Datasource } from "./datasource.ts";
 import {
   DatabaseError,
@@ -109,7 +111,7 @@ export class SqliteDatabase implements SqlDatabase {
     // EXISTS: the columns are read, then read again under the write lock, since another runner
     // may have added it in between.
     if (this.#hasVersionColumn(db, table)) return;
-    this.#exec(db, "BEGIN IMMEDIATE");
+    await this.#begin(db);
     try {
       if (!this.#hasVersionColumn(db, table)) {
         this.#exec(db, `ALTER TABLE "${table}" ADD COLUMN ${RUNNER_VERSION_COLUMN} TEXT`);
@@ -143,7 +145,7 @@ export class SqliteDatabase implements SqlDatabase {
     once: boolean,
   ): Promise<number | undefined> {
     const db = await this.#open();
-    this.#exec(db, "BEGIN IMMEDIATE");
+    await this.#begin(db);
     try {
       if (record === undefined) {
         await this.#runSteps(db, steps);
@@ -308,6 +310,33 @@ export class SqliteDatabase implements SqlDatabase {
     this.#exec(db, `PRAGMA busy_timeout = ${Math.round(this.#timeoutMs)}`);
     this.#db = db;
     return db;
+  }
+
+  // SQLite's own busy wait sleeps in the thread: another run in this process (an app calling
+  // migrate() twice) that holds the write lock across an `await` (a code step) could not go on
+  // before the wait ended, at its timeout. The lock is asked for without that wait, and asked
+  // again every LOCK_POLL_MS, the thread given back in between.
+  async #begin(db: SqliteHandle): Promise<void> {
+    const deadline = Date.now() + this.#timeoutMs;
+    db.exec("PRAGMA busy_timeout = 0");
+    try {
+      for (;;) {
+        try {
+          this.#exec(db, "BEGIN IMMEDIATE");
+          return;
+        } catch (error) {
+          if (!isMigrationError(error, "lock") || Date.now() >= deadline) throw error;
+        }
+        this.queries--;
+        await pause(
+          Math.min(LOCK_POLL_MS, deadline - Date.now()),
+          undefined,
+          "waiting for the write lock",
+        );
+      }
+    } finally {
+      db.exec(`PRAGMA busy_timeout = ${Math.round(this.#timeoutMs)}`);
+    }
   }
 
   #exec(db: SqliteHandle, sql: string): void {

@@ -314,6 +314,46 @@ for (const kind of KINDS) {
       });
     }
 
+    // Two runners in one process (an app calling migrate() twice): SQLite's own busy wait would
+    // hold the thread, and with it the code step that holds the lock, until the wait times out.
+    if (kind === "sqlite") {
+      it("a wait for the write lock lets the code step holding it go on, in one process", async () => {
+        const { db, datasource, rows } = await open();
+        const second = new SqliteDatabase(datasource, 5_000, "--lock-timeout");
+        closers.push(() => second.close());
+        await second.readRecords(TABLE);
+        let entered!: () => void;
+        const inside = new Promise<void>((resolve) => (entered = resolve));
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const first = db.runFile(
+          TABLE,
+          [{
+            code: async (session) => {
+              await session.query("CREATE TABLE by_first (v INT)");
+              entered();
+              await held;
+            },
+          }],
+          record("V1__a.ts", HASH_A, "2024-05-06T07:08:09.123Z"),
+          true,
+        );
+        await inside;
+        const next = second.runFile(
+          TABLE,
+          [{ script: "CREATE TABLE by_second (v INT);" }],
+          record("V2__b.sql", HASH_B, "2024-05-06T07:08:10.123Z"),
+          true,
+        );
+        // A macrotask: every microtask of `next` runs first, so it has met the lock by now.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        release();
+        assert.equal(typeof await first, "number");
+        assert.equal(typeof await next, "number");
+        assert.deepEqual((await rows()).map((r) => r.path), ["V1__a.ts", "V2__b.sql"]);
+      });
+    }
+
     it("SqlTarget names the datasource and the path when the database refuses the record", async () => {
       const { db, datasource } = await open();
       // A table the run did not create: every statement on it fails.
