@@ -31,10 +31,20 @@ const onEscape = (error: unknown) => escaped.push(error);
 // comes (far past any loaded machine's restart).
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 60_000;
-  while (!await check().catch(() => false)) {
+  while (!await bounded(check(), 5_000).catch(() => false)) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+// A check that never settles (a PING to a port something else took, which never answers) is
+// one that failed: the loop asks again, and its deadline still counts.
+function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** A redis-server of this file's own, on a loopback port, with nothing saved to disk. */
@@ -114,8 +124,13 @@ class RedisServer {
     const client = createClient({ url: this.url, RESP: 2, socket: { reconnectStrategy: false } });
     client.on("error", () => {});
     try {
-      await client.connect();
-      return await client.ping() === "PONG";
+      return await bounded(
+        (async () => {
+          await client.connect();
+          return await client.ping() === "PONG";
+        })(),
+        5_000,
+      );
     } finally {
       client.destroy();
     }
