@@ -95,18 +95,16 @@ async function readStreamed(
   // A request the app abandons (its timeout answered already) stops here: the read waiting on the
   // client ends, the rest is not read, and the files go, now or while a handler still has them.
   const abandoned = new HttpException(HttpStatus.SERVICE_UNAVAILABLE, "Request abandoned");
-  let stop!: (error: unknown) => void;
-  const stopped = new Promise<never>((_, reject) => stop = reject);
-  stopped.catch(() => {});
+  const stop = new Stop(abandoned);
   const forget = onAbandon(raw, () => {
-    stop(abandoned);
+    stop.now();
     return spool?.release();
   });
   try {
     for (;;) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
-        next = await Promise.race([reader.read(), stopped]);
+        next = await stop.race(reader.read());
       } catch (error) {
         if (error === abandoned) throw error;
         // The client closed, reset or aborted before the body's end (as read_body.ts answers).
@@ -122,10 +120,10 @@ async function readStreamed(
       }
       parser.write(next.value);
       // What the chunk gave is on disk before the next is asked for: the client waits for it.
-      await Promise.race([parts.settled(), stopped]);
+      await stop.race(parts.settled());
     }
     parser.end();
-    await Promise.race([parts.settled(), stopped]);
+    await stop.race(parts.settled());
     if (spool === undefined) {
       forget();
       return multipartBody(parts.list);
@@ -143,6 +141,43 @@ async function readStreamed(
     }
     await parts.abandon();
     throw error;
+  }
+}
+
+/**
+ * Ends the wait on a read or a write when the request is abandoned. Each wait is raced alone and
+ * forgotten when it settles: racing every read against one promise that never settles (as
+ * `Promise.race` does) leaves a reaction on it per read, and each keeps its chunk alive until the
+ * request is gone, the whole body, on every runtime.
+ */
+class Stop {
+  readonly #reason: unknown;
+  #stopped = false;
+  #waiting: ((reason: unknown) => void) | undefined;
+
+  constructor(reason: unknown) {
+    this.#reason = reason;
+  }
+
+  /** Rejects the wait under way, and every later one, with the reason. */
+  now(): void {
+    this.#stopped = true;
+    this.#waiting?.(this.#reason);
+    this.#waiting = undefined;
+  }
+
+  /** `work`'s outcome, or the reason if the request is abandoned first. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.#stopped) {
+      work.catch(() => {});
+      return Promise.reject(this.#reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting = reject;
+      work.then(resolve, reject).finally(() => {
+        if (this.#waiting === reject) this.#waiting = undefined;
+      });
+    });
   }
 }
 
