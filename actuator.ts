@@ -65,6 +65,7 @@ import {
   healthSettings,
 } from "./src/actuator/health_settings.ts";
 import { healthRoutes } from "./src/actuator/health_routes.ts";
+import { shownValueMask } from "./src/actuator/shown_values.ts";
 import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
 import { checkOpenTelemetryOption } from "./src/actuator/opentelemetry.ts";
@@ -213,6 +214,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
           indicators,
           healthSettings(settings, options.health),
           accepting,
+          shownValueMask(settings.config),
           exposed.base,
         )
         : { routes: [], documented: [] };

@@ -2,12 +2,11 @@
 // Loaded by the actuator entry point only.
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { ConfigError } from "../config/config_error.ts";
-import { composeMasks, maskJson, maskUrls, secretsMask } from "../config/secrets_mask.ts";
+import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import {
   configLocation,
   configSecrets,
   configValue,
-  isSecretKey,
   type LoadedConfig,
 } from "../config/application_config.ts";
 import { VERSION } from "../version.ts";
@@ -19,6 +18,7 @@ import {
   PROMETHEUS_TEXT_CONTENT_TYPE,
   toOpenMetrics,
 } from "./openmetrics.ts";
+import { shownValueMask } from "./shown_values.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
 export type EndpointId = "health" | "info" | "mappings" | "migrations" | "prometheus";
@@ -127,25 +127,6 @@ function runtime(): { name: string; version: string } {
   return { name: g.navigator?.userAgent ?? "unknown", version: "" };
 }
 
-// Every value under a key named like a secret, whatever its type (`password: 123456` is a number
-// to YAML), as `***`.
-function maskSecretKeys(value: unknown, depth = 0): unknown {
-  if (typeof value !== "object" || value === null || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((v) => maskSecretKeys(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
-    Object.defineProperty(out, key, {
-      value: isSecretKey(key) && child !== null && child !== undefined
-        ? "***"
-        : maskSecretKeys(child, depth + 1),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return out;
-}
-
 /**
  * `GET {base}/info`: Thaw's version and the runtime, then the `info` section of the
  * configuration (Spring's `info.*`; its keys win), with every value under a key named like a
@@ -155,10 +136,7 @@ function maskSecretKeys(value: unknown, depth = 0): unknown {
 export function infoBody(config: LoadedConfig): string {
   const section = configValue(config.values, "info");
   const info = typeof section === "object" && section !== null && !Array.isArray(section)
-    ? maskJson(
-      maskSecretKeys(section),
-      composeMasks(maskUrls, secretsMask(configSecrets(config))),
-    )
+    ? shownValueMask(config)(section)
     : {};
   try {
     return JSON.stringify({ thaw: { version: VERSION }, runtime: runtime(), ...(info as object) });

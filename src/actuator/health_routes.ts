@@ -9,6 +9,7 @@ import {
   aggregateHealth,
   type ComponentHealth,
   type HealthAnswer,
+  type HealthDetails,
   statusAnswer,
 } from "./health.ts";
 import type { IndicatorBean } from "./health_beans.ts";
@@ -89,19 +90,29 @@ function operation(
  * The routes of `{base}/health` (every indicator's check, at once, each given
  * `settings.timeout`), `{base}/health/liveness` (UP while the process answers at all) and
  * `{base}/health/readiness` (UP while `accepting()` says the app takes traffic); `base` is
- * `/actuator` unless configured.
+ * `/actuator` unless configured. Each component's details (an error's message included) go
+ * through `shown` before they are shown: the mask `info` uses, so that show-details `always`
+ * shows no secret `info` hides.
  */
 export function healthRoutes(
   indicators: readonly IndicatorBean[],
   settings: HealthSettings,
   accepting: () => boolean,
+  shown: (value: unknown) => unknown,
   base = "/actuator",
 ): HealthRoutes {
   const { showDetails, timeout } = settings;
+  const masked = (health: ComponentHealth): ComponentHealth =>
+    health.details === undefined
+      ? health
+      : { status: health.status, details: shown(health.details) as HealthDetails };
   const health = async (): Promise<Response> => {
     const results = await Promise.all(indicators.map((i) => runCheck(i.check, timeout)));
     const components = new Map<string, ComponentHealth>(
-      indicators.map((indicator, i) => [indicator.name, results[i]]),
+      indicators.map((indicator, i) => [
+        indicator.name,
+        showDetails === "always" ? masked(results[i]) : results[i],
+      ]),
     );
     return respond(aggregateHealth(components, showDetails));
   };

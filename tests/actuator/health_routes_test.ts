@@ -148,6 +148,63 @@ describe("the health endpoints", () => {
     assert.deepEqual((await probe(app, READINESS_PATH)).json, { status: "UP" });
   });
 
+  it("mask with show-details always the secrets info masks, in details and errors", async () => {
+    @HealthIndicator("store")
+    class StoreHealth implements HealthCheck {
+      check() {
+        return {
+          url: "postgres://app:hunter2pw@db:5432/shop?sslmode=require&password=qs-secret",
+          password: "details-pw",
+          pool: { apiKey: 1234567, size: 10 },
+          banner: "connected with configured-s3cret",
+        };
+      }
+    }
+    @HealthIndicator("broker")
+    class BrokerHealth implements HealthCheck {
+      check(): never {
+        throw Object.assign(
+          new Error(
+            "cannot reach amqp://guest:guestpw@broker:5672/ with configured-s3cret: " +
+              "client password=raw-pw",
+          ),
+          { password: "never-shown" },
+        );
+      }
+    }
+    const app = await bootstrap({
+      components: [StoreHealth, BrokerHealth],
+      config: { shop: { password: "configured-s3cret" } },
+      actuator: actuator({ health: { showDetails: "always" } }),
+    });
+    const { status, json, text } = await probe(app, HEALTH_PATH);
+    assert.equal(status, 503);
+    assert.deepEqual(json, {
+      status: "DOWN",
+      components: {
+        broker: {
+          status: "DOWN",
+          details: { error: "cannot reach amqp://***@broker:5672/ with ***: client password=***" },
+        },
+        store: {
+          status: "UP",
+          details: {
+            url: "postgres://***@db:5432/shop?sslmode=require&password=***",
+            password: "***",
+            pool: { apiKey: "***", size: 10 },
+            banner: "connected with ***",
+          },
+        },
+      },
+    });
+    for (
+      const secret of ["hunter2pw", "qs-secret", "details-pw", "1234567", "configured-s3cret"]
+    ) {
+      assert.ok(!text.includes(secret), secret);
+    }
+    for (const secret of ["guestpw", "raw-pw"]) assert.ok(!text.includes(secret), secret);
+  });
+
   it("answer DOWN for an indicator that throws, and leak nothing of it with show-details never", async () => {
     const app = await bootstrap({
       components: [DatabaseHealth, ThrowingHealth],
@@ -239,7 +296,12 @@ describe("the health endpoints", () => {
 
   it("answer readiness DOWN once the app stops taking traffic; liveness stays UP", async () => {
     let accepting = true;
-    const { routes } = healthRoutes([], { showDetails: "never", timeout: 5000 }, () => accepting);
+    const { routes } = healthRoutes(
+      [],
+      { showDetails: "never", timeout: 5000 },
+      () => accepting,
+      (value) => value,
+    );
     const handler = (path: string) => {
       const route = routes.find((r) => r.pattern.source === path);
       assert.ok(route !== undefined, path);
