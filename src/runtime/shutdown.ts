@@ -15,6 +15,12 @@ export interface ShutdownLogger {
 export type ShutdownSignal = "SIGTERM" | "SIGINT";
 const SIGNALS: readonly ShutdownSignal[] = ["SIGTERM", "SIGINT"];
 
+/** What a server does while a handler's promise is pending: from `started` to `settled`. */
+export interface Waiting {
+  started(request: Request, env: unknown): void;
+  settled(request: Request, env: unknown): void;
+}
+
 /**
  * The requests whose handler has not answered yet, so that a shutdown cut short can say which they
  * were, and whether the server is draining, so that an answer on a kept-alive connection tells the
@@ -24,27 +30,35 @@ export class InFlight {
   readonly #running = new Set<Request>();
   #draining = false;
 
-  /** `fetch`, counted; `finish` sees each answer on its way out (the server's own last word). */
+  /**
+   * `fetch`, counted; `finish` sees each answer on its way out (the server's own last word), and
+   * `waiting`, where given, each request whose answer is a promise, with what to run once it
+   * settles (a server's timer held while the handler runs).
+   */
   track(
     fetch: FetchHandler,
     finish: (request: Request, response: Response) => Response = (_request, response) => response,
+    waiting?: Waiting,
   ): FetchHandler {
     const done = (request: Request, response: Response): Response => {
       const answer = finish(request, response);
       return this.#draining ? closing(answer) : answer;
     };
-    const settle = (request: Request, response: Response): Response => {
+    const settle = (request: Request, env: unknown, response: Response): Response => {
       this.#running.delete(request);
+      waiting?.settled(request, env);
       return done(request, response);
     };
     return (request, env) => {
       const answer = fetch(request, env);
       if (!(answer instanceof Promise)) return done(request, answer);
       this.#running.add(request);
+      waiting?.started(request, env);
       return answer.then(
-        (response) => settle(request, response),
+        (response) => settle(request, env, response),
         (error) => {
           this.#running.delete(request);
+          waiting?.settled(request, env);
           throw error;
         },
       );
