@@ -1,5 +1,6 @@
 import { generateCookie } from "hono/cookie";
 import { isBodyInit } from "./body.ts";
+import { withKnownBody } from "./body_length.ts";
 import type { HttpStatus } from "./http_status.ts";
 import { isJsonMediaType } from "./media_type.ts";
 import { checkHeaderValue, checkResponseHeaders } from "./response_headers.ts";
@@ -485,7 +486,10 @@ export class ResponseEntity {
     checkResponseHeaders(this.#headers);
     // A Blob's length is known: Deno would otherwise stream it without one.
     if (body instanceof Blob) this.#headers.set("Content-Length", String(body.size));
-    return new Response(body, { status: this.#status, headers: this.#headers });
+    return withKnownBody(
+      new Response(body, { status: this.#status, headers: this.#headers }),
+      body,
+    );
   }
 
   #serialiseBody(): BodyInit | null {

@@ -1,4 +1,5 @@
 // The access log (`logging.access.enabled`): one JSON line per request, to the app's logger.
+import { knownBodyLength, recordBodyLengths } from "../http/body_length.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { type RequestObserver, responseBytes } from "./request_observer.ts";
 
@@ -15,7 +16,10 @@ export interface AccessLogEntry {
   readonly status: number;
   /** Milliseconds until the answer's head was ready, to the microsecond. */
   readonly duration_ms: number;
-  /** The body's length, where the answer's headers give it. */
+  /**
+   * The body's length in bytes, where it is known before it is sent: an answer made from text or
+   * bytes, or one whose `Content-Length` gives it (not a stream).
+   */
   readonly bytes?: number;
   /** The W3C trace id, where the request was traced. */
   readonly trace_id?: string;
@@ -50,6 +54,7 @@ function pathOf(url: string): string {
 /** The access log: one line per request to `logger.info` (else `logger.error`). */
 export function accessLogObserver(logger: Logger): RequestObserver {
   const write = (logger.info ?? logger.error).bind(logger);
+  recordBodyLengths();
   return async (exchange, proceed) => {
     const time = new Date().toISOString();
     const start = performance.now();
@@ -80,7 +85,7 @@ export function accessLogObserver(logger: Logger): RequestObserver {
       log(500, undefined);
       throw error;
     }
-    log(response.status, responseBytes(response));
+    log(response.status, knownBodyLength(response) ?? responseBytes(response));
     return response;
   };
 }

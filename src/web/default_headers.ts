@@ -1,3 +1,5 @@
+import { sameKnownBody } from "../http/body_length.ts";
+
 /**
  * An answer with the headers middleware set before the route ran (`c.header()` ahead of
  * `next()`, or CORS on `c.res`), taken as defaults: the answer's own value of a header wins,
@@ -18,11 +20,14 @@ export function withDefaultHeaders(answer: Response, defaults: Headers): Respons
   // A new response, not the answer's headers changed in place: a redirect's and a `fetch` answer's
   // headers are immutable, and a response a route returns again (a constant with no body) would
   // gather every request's defaults.
-  return new Response(answer.body, {
-    status: answer.status,
-    statusText: answer.statusText,
-    headers,
-  });
+  return sameKnownBody(
+    answer,
+    new Response(answer.body, {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers,
+    }),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { withKnownBody } from "../http/body_length.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
@@ -88,11 +89,15 @@ function challengeHeaders(error: HTTPException, response: ResponseEntity): void 
 export function lastResortResponse(
   status: HttpStatus = HttpStatus.INTERNAL_SERVER_ERROR,
 ): Response {
-  return new Response(JSON.stringify(defaultErrorBody(status, undefined)), {
-    status: status.getValue(),
-    // A fresh object: @hono/node-server writes Content-Length into the one it is given.
-    headers: { "content-type": "application/json" },
-  });
+  const body = JSON.stringify(defaultErrorBody(status, undefined));
+  return withKnownBody(
+    new Response(body, {
+      status: status.getValue(),
+      // A fresh object: @hono/node-server writes Content-Length into the one it is given.
+      headers: { "content-type": "application/json" },
+    }),
+    body,
+  );
 }
 
 /**

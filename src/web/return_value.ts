@@ -1,4 +1,5 @@
 import { isBodyInit } from "../http/body.ts";
+import { withKnownBody } from "../http/body_length.ts";
 import { ResponseEntity } from "../http/response_entity.ts";
 import { isResponse, sendableResponse } from "../http/response_headers.ts";
 import { addDefaultHeaders, withDefaultHeaders } from "./default_headers.ts";
@@ -76,11 +77,14 @@ function made(
 ): Response {
   const init = status === undefined ? {} : { status };
   if (defaults === undefined) {
-    return new Response(body, own === undefined ? init : { ...init, headers: { ...own } });
+    return withKnownBody(
+      new Response(body, own === undefined ? init : { ...init, headers: { ...own } }),
+      body,
+    );
   }
   const headers = new Headers(own);
   addDefaultHeaders(headers, defaults);
-  return new Response(body, { ...init, headers });
+  return withKnownBody(new Response(body, { ...init, headers }), body);
 }
 
 function adopted(response: Response, defaults: Headers | undefined): Response {

@@ -2,7 +2,16 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { bodyLimit } from "hono/body-limit";
-import { bootstrap, GetMapping, PathVariable, PostMapping, RestController } from "../../mod.ts";
+import type { Context, Next } from "hono";
+import {
+  bootstrap,
+  GetMapping,
+  PathVariable,
+  PostMapping,
+  RequestMapping,
+  ResponseEntity,
+  RestController,
+} from "../../mod.ts";
 import {
   type AccessLogEntry,
   accessLogLine,
@@ -31,6 +40,64 @@ class ItemController {
   create(): string {
     return "made";
   }
+}
+
+@RestController()
+@RequestMapping("/bytes")
+class BytesController {
+  @GetMapping("/json")
+  json() {
+    return { name: "Zoë", list: [1, 2, 3] };
+  }
+
+  @GetMapping("/text")
+  text(): string {
+    // Two bytes, four (a pair) and three (a lone surrogate, sent as U+FFFD) per character.
+    return "héllo wörld 🎉 \ud800";
+  }
+
+  @GetMapping("/entity")
+  entity(): ResponseEntity {
+    return ResponseEntity.ok({ total: "€12" });
+  }
+
+  @PostMapping("/created")
+  created(): ResponseEntity {
+    return ResponseEntity.created("/bytes/1").withJson({ id: 1, label: "naïve" });
+  }
+
+  @GetMapping("/xml")
+  xml(): ResponseEntity {
+    return ResponseEntity.ok().withXml({ item: { name: "ü" } });
+  }
+
+  @GetMapping("/bytes")
+  bytes(): Uint8Array {
+    return new Uint8Array([1, 2, 3, 4, 5]);
+  }
+
+  @GetMapping("/replaced")
+  replaced(): string {
+    return "the handler's own answer, longer than what replaces it";
+  }
+
+  @GetMapping("/stream")
+  stream(): ReadableStream<Uint8Array> {
+    return new ReadableStream({
+      start(controller) {
+        controller.enqueue(new Uint8Array([1, 2, 3]));
+        controller.close();
+      },
+    });
+  }
+}
+
+// Sets a header before the route runs (the headers every answer gets), and replaces one answer
+// after it as Hono's own middleware may, keeping the handler's headers.
+async function framing(c: Context, next: Next): Promise<void> {
+  c.header("x-served-by", "thaw");
+  await next();
+  if (c.req.path === "/bytes/replaced") c.res = new Response("short", c.res);
 }
 
 async function loggedApp(enabled: boolean) {
@@ -119,6 +186,56 @@ describe("logging.access.enabled", () => {
       assert.match(parsed.path, /^\/items\/a/);
     }
   });
+
+  for (const transport of ["app.fetch", "socket"] as const) {
+    it(`gives the bytes of an answer the app built, as sent (${transport})`, async () => {
+      for (const middleware of [[], [framing]]) {
+        const lines: string[] = [];
+        const app = await bootstrap({
+          controllers: [BytesController],
+          config: { logging: { access: { enabled: true } } },
+          middleware,
+          logger: { error: () => {}, info: (line: string) => void lines.push(line) },
+        });
+        const client = await reach(app, transport);
+        const sent = new Map<string, number>();
+        try {
+          for (
+            const [method, path] of [
+              ["GET", "/bytes/json"],
+              ["GET", "/bytes/text"],
+              ["GET", "/bytes/entity"],
+              ["POST", "/bytes/created"],
+              ["GET", "/bytes/xml"],
+              ["GET", "/bytes/bytes"],
+              ["GET", "/bytes/replaced"],
+              ["GET", "/bytes/stream"],
+            ]
+          ) {
+            const response = await client.send(method, path);
+            sent.set(path, (await response.arrayBuffer()).byteLength);
+          }
+        } finally {
+          await client.close();
+        }
+        const logged = new Map(
+          lines.map((line) => JSON.parse(line) as AccessLogEntry).map((e) => [e.path, e.bytes]),
+        );
+        const where = `${transport}, ${middleware.length} middleware`;
+        for (const [path, bytes] of sent) {
+          if (path === "/bytes/stream") {
+            // A stream's length is known only once it is sent: not given, never guessed.
+            assert.equal(logged.get(path), undefined, `${path}, ${where}`);
+          } else if (path === "/bytes/replaced" && middleware.length > 0) {
+            // What replaced the handler's answer: its length, or none, never the handler's.
+            assert.ok([bytes, undefined].includes(logged.get(path)), `${path}, ${where}`);
+          } else {
+            assert.equal(logged.get(path), bytes, `${path}, ${where}`);
+          }
+        }
+      }
+    });
+  }
 
   it("names the route of a request that middleware replaced on its way (Hono's bodyLimit)", async () => {
     const lines: string[] = [];
