@@ -214,6 +214,11 @@ function cacheDecorator(
     }
     // Decorators apply from the method outwards: the one written first comes first.
     entry.set(method, [operation, ...operations]);
-    interceptMethod(context as ClassMethodDecoratorContext, [CacheInterceptor as Class]);
+    interceptMethod(
+      context as ClassMethodDecoratorContext,
+      [CacheInterceptor as Class],
+      `${operation.decorator} makes it return a promise: declare it async (a cached call may ` +
+        "wait on the store), or leave it uncached",
+    );
   };
 }

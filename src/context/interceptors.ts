@@ -10,6 +10,7 @@ import {
   EXTENSION,
   ownEntry,
 } from "./class_record.ts";
+import { setAwaitedForm } from "./awaited_form.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
 import { DefinitionError } from "./errors.ts";
 import { lifecycleHooks } from "./lifecycle.ts";
@@ -42,6 +43,13 @@ export interface MethodInvocation {
  * A bean that runs around the methods `@UseInterceptors` names it on: `next()` runs the rest (the
  * interceptors after it, then the method) and returns the method's result, a promise for an
  * `async` method. Not calling `next()` skips the method; calling it again runs it again (a retry).
+ *
+ * It returns what `next()` returns in kind: no interceptor makes a method that returns a value
+ * return a promise (`if (perms.isAdmin(user))` would hold for any answer). One that returns a
+ * promise around such a call fails the call with a `TypeError` naming it and the method; so does
+ * one that returns a promise before calling `next()` around a method not declared `async`,
+ * which is then not run at all. Around an `async` method, what it returns or throws reaches the
+ * caller as a promise.
  *
  * @example
  * ```ts
@@ -90,6 +98,11 @@ interface InterceptionEntry {
   readonly type: Class[];
   /** `@UseInterceptors` (and the decorators built on it) on each method, as written. */
   readonly methods: Map<string, Class[]>;
+  /**
+   * The methods that must be declared `async`, each with why (the decorator that makes it return
+   * a promise, and what to do instead), checked on the bean at `bootstrap`.
+   */
+  readonly asyncOnly: Map<string, string>;
 }
 
 const INTERCEPTION = Symbol("thaw.interception");
@@ -170,23 +183,35 @@ export function UseInterceptors(...items: Class<MethodInterceptor>[]): Intercept
 
 function interceptionOf(metadata: DecoratorMetadataObject): InterceptionEntry {
   (metadata as Record<symbol, unknown>)[EXTENSION] = interceptBean;
-  return ownEntry(metadata, INTERCEPTION, () => ({ type: [], methods: new Map() }));
+  return ownEntry(
+    metadata,
+    INTERCEPTION,
+    () => ({ type: [], methods: new Map(), asyncOnly: new Map() }),
+  );
 }
 
 /**
  * Runs `items` around the method `context` decorates, ahead of those the decorators below it
  * named (decorators apply from the method outwards, and the first written runs outermost). The
- * mechanism `@UseInterceptors` and `@Cacheable` share.
+ * mechanism `@UseInterceptors` and `@Cacheable` share. `asyncOnly`, for interceptors that always
+ * answer with a promise: the method must be declared `async`, else `bootstrap` stops with
+ * `<Class>.<method>() is not declared async, and <asyncOnly>`.
  */
-export function interceptMethod(context: ClassMethodDecoratorContext, items: Class[]): void {
+export function interceptMethod(
+  context: ClassMethodDecoratorContext,
+  items: Class[],
+  asyncOnly?: string,
+): void {
   const name = String(context.name);
   if (context.kind !== "method" || context.static || context.private) {
     throw new TypeError(
       `Interceptors on ${name}: they run around public instance methods only`,
     );
   }
-  const methods = interceptionOf(context.metadata).methods;
-  methods.set(name, [...items, ...(methods.get(name) ?? [])]);
+  const entry = interceptionOf(context.metadata);
+  entry.methods.set(name, [...items, ...(entry.methods.get(name) ?? [])]);
+  // The outermost decorator's reason is set last.
+  if (asyncOnly !== undefined) entry.asyncOnly.set(name, asyncOnly);
 }
 
 // The container's part: resolves the interceptors of each intercepted method of `bean` and puts
@@ -213,6 +238,10 @@ async function interceptBean(bean: object, support: BeanSupport): Promise<void> 
     const original = WRAPPED.get(found as object) ?? found;
     if (typeof original !== "function") continue;
     const where = `${typeName}.${name}()`;
+    const asyncOnly = entries.map((e) => e.asyncOnly.get(name)).find((why) => why !== undefined);
+    if (asyncOnly !== undefined && !declaredAsync(original)) {
+      throw new DefinitionError(`${where} is not declared async, and ${asyncOnly}`);
+    }
     const wanted = new Set([...typeLevel, ...entries.flatMap((e) => e.methods.get(name) ?? [])]);
     const chain: MethodInterceptor[] = [];
     for (const type of wanted) {
@@ -233,7 +262,7 @@ async function interceptBean(bean: object, support: BeanSupport): Promise<void> 
       chain.push(interceptor);
     }
     Object.defineProperty(bean, name, {
-      value: intercepted(bean, name, original as (...args: unknown[]) => unknown, chain),
+      value: intercepted(bean, name, where, original as (...args: unknown[]) => unknown, chain),
       writable: true,
       configurable: true,
     });
@@ -256,23 +285,134 @@ function methodNames(bean: object): Set<string> {
   return names;
 }
 
+/**
+ * Whether a function is declared `async`: the one sign that it answers with a promise which can be
+ * read without calling it (a function that is not may return one, or may not). Every runtime
+ * keeps it through decorators, tsx's lowering included.
+ */
+function declaredAsync(fn: unknown): boolean {
+  return Object.prototype.toString.call(fn) === "[object AsyncFunction]";
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if ((typeof value !== "object" || value === null) && typeof value !== "function") return false;
+  try {
+    return typeof (value as { then?: unknown }).then === "function";
+  } catch {
+    // A getter that throws: not something to await.
+    return false;
+  }
+}
+
+/** What a call gave, for messages: `returned a boolean`, `threw`. */
+function given(outcome: { returned: unknown } | { threw: unknown }): string {
+  if ("threw" in outcome) return "threw synchronously";
+  const value = outcome.returned;
+  if (value === undefined || value === null) return `returned ${value}`;
+  const type = Array.isArray(value) ? "array" : typeof value;
+  return `returned ${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
+
 function intercepted(
   target: object,
   method: string,
+  where: string,
   original: (...args: unknown[]) => unknown,
   chain: readonly MethodInterceptor[],
 ): (...args: unknown[]) => unknown {
-  const wrapper = (...args: unknown[]): unknown => {
+  const isAsync = declaredAsync(original);
+  const named = (interceptor: MethodInterceptor) =>
+    `${interceptor.constructor?.name || "(anonymous)"}.intercept()`;
+  // `strict`: the caller may use the answer as it is, so it must stay of the method's kind.
+  const run = (args: unknown[], strict: boolean): unknown => {
     const invocation: MethodInvocation = { target, method, args };
-    const step = (i: number): unknown =>
-      i === chain.length
-        ? original.apply(target, invocation.args)
-        : chain[i].intercept(invocation, () => step(i + 1));
-    return step(0);
+    // Set when an interceptor would turn a value into a promise: the call fails with it, and a
+    // next() an interceptor calls later must not run the method the caller was refused.
+    let refusal: TypeError | undefined;
+    // What the method itself returned, when it ran within this call.
+    let answered: { returned: unknown } | undefined;
+    const step = (i: number): unknown => {
+      if (i === chain.length) {
+        if (refusal !== undefined) throw refusal;
+        const returned = original.apply(target, invocation.args);
+        answered ??= { returned };
+        return returned;
+      }
+      const interceptor = chain[i];
+      // What next() gave first while the interceptor ran, before it returned.
+      let inner: { returned: unknown } | { threw: unknown } | undefined;
+      let running = true;
+      let result: unknown;
+      try {
+        result = interceptor.intercept(invocation, () => {
+          if (!running || inner !== undefined) return step(i + 1);
+          try {
+            const returned = step(i + 1);
+            inner = { returned };
+            return returned;
+          } catch (error) {
+            inner = { threw: error };
+            throw error;
+          }
+        });
+      } finally {
+        running = false;
+      }
+      if (!strict || isAsync || refusal !== undefined || !isThenable(result)) return result;
+      if (inner === undefined) {
+        refusal = new TypeError(
+          `${named(interceptor)} returned a promise before calling next() around ${where}, ` +
+            "which is not declared async: Thaw cannot tell whether the method returns a promise, " +
+            "and must not make one that returns a value return one; declare the method async if " +
+            "it returns a promise, or let the interceptor call next() before it awaits",
+        );
+      } else if ("threw" in inner || !isThenable(inner.returned)) {
+        const bean = where.charAt(0).toLowerCase() + where.slice(1, where.lastIndexOf("("));
+        refusal = new TypeError(
+          `${named(interceptor)} returned a promise around ${where}, which ${
+            given(inner)
+          }, not a promise: an interceptor must return what next() returns in kind, or a ` +
+            `caller's \`if (${bean}(...))\` holds whatever the answer; declare the method async ` +
+            "if it is meant to return a promise, or let the interceptor return next()'s value " +
+            "as it is when it is not a promise",
+          "threw" in inner ? { cause: inner.threw } : undefined,
+        );
+      }
+      return result;
+    };
+    if (!strict) return step(0);
+    if (isAsync) {
+      try {
+        return Promise.resolve(step(0));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    let result: unknown;
+    try {
+      result = step(0);
+    } catch (error) {
+      throw refusal ?? error;
+    }
+    if (refusal !== undefined) {
+      // Its outcome no longer reaches anyone: the caller gets the refusal.
+      if (isThenable(result)) Promise.resolve(result).catch(() => {});
+      throw refusal;
+    }
+    // The method answered with a promise: so does the call, whatever an interceptor made of it.
+    if (answered !== undefined && isThenable(answered.returned) && !isThenable(result)) {
+      return Promise.resolve(result);
+    }
+    return result;
   };
-  // What a route's binders are checked against, and what a stack trace shows.
-  Object.defineProperty(wrapper, "length", { value: original.length });
-  Object.defineProperty(wrapper, "name", { value: original.name });
+  const wrapper = (...args: unknown[]): unknown => run(args, true);
+  const awaited = (...args: unknown[]): unknown => run(args, false);
+  for (const form of [wrapper, awaited]) {
+    // What a route's binders are checked against, and what a stack trace shows.
+    Object.defineProperty(form, "length", { value: original.length });
+    Object.defineProperty(form, "name", { value: original.name });
+  }
   WRAPPED.set(wrapper, original);
+  setAwaitedForm(wrapper, awaited);
   return wrapper;
 }

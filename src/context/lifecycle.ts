@@ -1,3 +1,4 @@
+import { awaitedForm } from "./awaited_form.ts";
 import { classesOf, entryOf, type MethodAccess, methodAccess, ownEntry } from "./class_record.ts";
 
 /**
@@ -171,7 +172,7 @@ export function lifecycleHooks(instance: unknown, phase: LifecyclePhase): Lifecy
       seen.add(record.identity);
       hooks.push({
         methodName: record.methodName,
-        run: () => (record.get(instance) as (this: unknown) => unknown).call(instance),
+        run: () => (awaitedForm(record.get(instance)) as (this: unknown) => unknown).call(instance),
       });
     }
   }

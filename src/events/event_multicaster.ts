@@ -2,6 +2,7 @@
 // `ApplicationEventMulticaster`): the listeners are read from the classes' metadata when a
 // publication first needs them, and the async ones are kept track of until they end, so that
 // `app.close()` can wait for them. Once the close stops the beans, it delivers no more.
+import { awaitedForm } from "../context/awaited_form.ts";
 import { type Class, classesOf, type ContextLogger, entryOf } from "../context/class_record.ts";
 import { messageOf } from "../context/application_context.ts";
 import { printable } from "../config/application_config.ts";
@@ -190,7 +191,8 @@ function listenersOf(beans: readonly { readonly instance: unknown }[]): Listener
         name: `${className(instance)}.${printable(record.methodName)}()`,
         eventClass: record.eventClass,
         async: record.async,
-        call: (event) => (record.get(instance) as (event: object) => unknown).call(instance, event),
+        call: (event) =>
+          (awaitedForm(record.get(instance)) as (event: object) => unknown).call(instance, event),
       });
     }
   }

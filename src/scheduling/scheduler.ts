@@ -3,6 +3,7 @@
 // without schedules carries none of it (nor croner).
 import { parseValueExpression } from "../context/value.ts";
 import { DefinitionError } from "../context/errors.ts";
+import { awaitedForm } from "../context/awaited_form.ts";
 import { type Class, entryOf } from "../context/class_record.ts";
 import { configValue } from "../config/application_config.ts";
 import {
@@ -129,7 +130,7 @@ function scheduledMethods(instance: unknown, source: string): ScheduledMethod[] 
         found.lock ??= record.lock;
         continue;
       }
-      const method = record.get(instance) as (this: unknown) => unknown;
+      const method = awaitedForm(record.get(instance)) as (this: unknown) => unknown;
       methods.set(record.identity, {
         name: `${(instance as object).constructor.name}.${record.methodName}`,
         bean: source,

@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
+import { awaitedForm } from "../context/awaited_form.ts";
 import type { Class } from "../context/class_record.ts";
 import { controllerRecordChain, type MiddlewareEntry, type RouteRecord } from "./route_record.ts";
 import { exceptionResolver, type ExceptionScope, exceptionScope } from "./exception_resolver.ts";
@@ -151,7 +152,8 @@ function compileRoute(
   } catch (error) {
     return fail((error as Error).message);
   }
-  const method = route.get(controller.instance);
+  // Thaw awaits what a handler answers: its interceptors may answer a value with a promise.
+  const method = awaitedForm(route.get(controller.instance));
   if (typeof method !== "function") return fail("is not a method");
   const reader = pathReader(pattern, options.allowEncodedSlash);
   const errors = reader?.rest === undefined

@@ -1,3 +1,4 @@
+import { awaitedForm } from "../context/awaited_form.ts";
 import type { Class } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
 import type { HttpRequest } from "../http/http_request.ts";
@@ -54,7 +55,7 @@ export function exceptionScope(beans: readonly HandlerBean[]): ExceptionScope {
         if (record.isStatic) {
           throw new DefinitionError(`@ExceptionHandler on ${label}: it decorates instance methods`);
         }
-        const method = record.get(instance);
+        const method = awaitedForm(record.get(instance));
         if (typeof method !== "function") {
           throw new DefinitionError(`@ExceptionHandler on ${label}: it is not a method`);
         }

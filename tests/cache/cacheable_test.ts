@@ -445,6 +445,47 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
     assert.equal(reports.loads, 0);
   });
 
+  it("refuses at bootstrap a caching decorator on a method not declared async, naming it", async () => {
+    // tsx and Bun do not type-check: what the compiler refuses must be refused when it runs.
+    @Service()
+    class Permissions {
+      // @ts-expect-error: a cached method returns a promise.
+      @Cacheable("admins")
+      isAdmin(user: string): boolean {
+        return user === "root";
+      }
+    }
+    @Service()
+    class Rates {
+      // @ts-expect-error: a cached method returns a promise.
+      @CachePut("rates")
+      rate(currency: string): number {
+        return currency.length;
+      }
+    }
+    @Service()
+    class Sessions {
+      // @ts-expect-error: a cached method returns a promise.
+      @CacheEvict("sessions", { beforeInvocation: true })
+      drop(_id: string): boolean {
+        return true;
+      }
+    }
+    for (
+      const [component, where, decorator] of [
+        [Permissions, "Permissions.isAdmin()", '@Cacheable("admins")'],
+        [Rates, "Rates.rate()", '@CachePut("rates")'],
+        [Sessions, "Sessions.drop()", '@CacheEvict("sessions")'],
+      ] as const
+    ) {
+      await assert.rejects(bootstrap({ components: [component] }), {
+        name: "DefinitionError",
+        message: `${where} is not declared async, and ${decorator} makes it return a promise: ` +
+          "declare it async (a cached call may wait on the store), or leave it uncached",
+      });
+    }
+  });
+
   it("refuses bad options at the decorator, and bad thaw.cache keys at bootstrap", async () => {
     const bad: [() => unknown, RegExp][] = [
       [() => Cacheable(""), /^@Cacheable\(""\): name the cache/],

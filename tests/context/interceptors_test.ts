@@ -2,12 +2,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
+  ApplicationEventPublisher,
   Autowired,
   Bean,
   bootstrap,
   Component,
   Configuration,
   DefinitionError,
+  EventListener,
   GetMapping,
   type MethodInterceptor,
   type MethodInvocation,
@@ -435,6 +437,156 @@ describe("@UseInterceptors", () => {
       () => (UseInterceptors(A) as (...args: unknown[]) => void)({}, "m", {}),
       { message: /called as a legacy decorator/ },
     );
+  });
+
+  it("never makes a method that returns a value return a promise: the call fails, naming both", async () => {
+    // The docs' own timing interceptor, on a class with a method that answers at once.
+    @Component()
+    class Timing implements MethodInterceptor {
+      readonly lines: string[] = [];
+      async intercept(invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
+        try {
+          return await next();
+        } finally {
+          this.lines.push(invocation.method);
+        }
+      }
+    }
+    @Service()
+    @UseInterceptors(Timing)
+    class Permissions {
+      checks = 0;
+      isAdmin(user: string): boolean {
+        this.checks++;
+        return user === "root";
+      }
+      async role(user: string): Promise<string> {
+        return user === "root" ? "admin" : "user";
+      }
+      // Not declared async, but returns a promise: the interceptor keeps it one.
+      count(): Promise<number> {
+        return Promise.resolve(this.checks);
+      }
+    }
+    const app = await bootstrap({ components: [Timing, Permissions] });
+    const permissions = app.getBean(Permissions);
+    assert.throws(() => permissions.isAdmin("mallory"), {
+      name: "TypeError",
+      message: "Timing.intercept() returned a promise around Permissions.isAdmin(), which " +
+        "returned a boolean, not a promise: an interceptor must return what next() returns in " +
+        "kind, or a caller's `if (permissions.isAdmin(...))` holds whatever the answer; declare " +
+        "the method async if it is meant to return a promise, or let the interceptor return " +
+        "next()'s value as it is when it is not a promise",
+    });
+    assert.equal(await permissions.role("root"), "admin");
+    assert.equal(await permissions.count(), 1);
+    assert.deepEqual(app.getBean(Timing).lines, ["isAdmin", "role", "count"]);
+  });
+
+  it("refuses an interceptor that awaits before next() around a method not declared async", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => release = resolve);
+    let refusedLater!: (error: unknown) => void;
+    const later = new Promise<unknown>((resolve) => refusedLater = resolve);
+    @Component()
+    class Audit implements MethodInterceptor {
+      async intercept(_invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
+        await gate;
+        try {
+          return next();
+        } catch (error) {
+          refusedLater(error);
+          throw error;
+        }
+      }
+    }
+    @Service()
+    class Vault {
+      opened = 0;
+      @UseInterceptors(Audit)
+      open(): boolean {
+        this.opened++;
+        return true;
+      }
+    }
+    const app = await bootstrap({ components: [Audit, Vault] });
+    const vault = app.getBean(Vault);
+    assert.throws(() => vault.open(), {
+      name: "TypeError",
+      message:
+        /^Audit\.intercept\(\) returned a promise before calling next\(\) around Vault\.open\(\), which is not declared async: /,
+    });
+    release();
+    // The interceptor's late next() does not run the method the caller was refused.
+    assert.match(String(await later), /Audit\.intercept\(\) returned a promise before/);
+    assert.equal(vault.opened, 0);
+  });
+
+  it("lets an interceptor answer with a promise where Thaw awaits the answer: a route, a listener", async () => {
+    @Component()
+    class Audit implements MethodInterceptor {
+      readonly seen: string[] = [];
+      async intercept(invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
+        const result = await next();
+        this.seen.push(invocation.method);
+        return result;
+      }
+    }
+    class Ping {}
+    @RestController()
+    @UseInterceptors(Audit)
+    class Health {
+      heard = 0;
+      @GetMapping("/ping")
+      ping(): { ok: boolean } {
+        return { ok: true };
+      }
+      @EventListener(Ping)
+      hear(_event: Ping): void {
+        this.heard++;
+      }
+    }
+    @Service()
+    class Pinger {
+      @Autowired(ApplicationEventPublisher)
+      events!: ApplicationEventPublisher;
+    }
+    const app = await bootstrap({ controllers: [Health], components: [Audit, Pinger] });
+    const response = await app.fetch(new Request("http://localhost/ping"));
+    assert.deepEqual(await response.json(), { ok: true });
+    await app.getBean(Pinger).events.publishEvent(new Ping());
+    assert.equal(app.getBean(Health).heard, 1);
+    assert.deepEqual(app.getBean(Audit).seen, ["ping", "hear"]);
+    // Called by code of one's own, the handler still answers with a value or fails.
+    assert.throws(() => app.getBean(Health).ping(), { name: "TypeError" });
+  });
+
+  it("keeps an async method's answer a promise, whatever its interceptor returns or throws", async () => {
+    const failure = new RangeError("refused");
+    @Component()
+    class Shortcut implements MethodInterceptor {
+      intercept(invocation: MethodInvocation, next: () => unknown): unknown {
+        if (invocation.args[0] === "cached") return 7;
+        if (invocation.args[0] === "denied") throw failure;
+        return next();
+      }
+    }
+    @Service()
+    @UseInterceptors(Shortcut)
+    class Lookups {
+      async find(_what: string): Promise<number> {
+        return 1;
+      }
+    }
+    const app = await bootstrap({ components: [Shortcut, Lookups] });
+    const lookups = app.getBean(Lookups);
+    const cached = lookups.find("cached");
+    assert.ok(cached instanceof Promise);
+    assert.equal(await cached, 7);
+    const denied = lookups.find("denied");
+    assert.ok(denied instanceof Promise);
+    await assert.rejects(denied, (e) => e === failure);
+    assert.equal(await lookups.find("other"), 1);
   });
 
   it("reports a cycle through an interceptor as a cycle", async () => {

@@ -29,8 +29,8 @@ export class UserService {
 
   // An id that finds no user is not cached (undefined never is): it is asked again next time.
   @Cacheable("users")
-  findById(id: number): Promise<User | undefined> {
-    return this.repository.findById(id);
+  async findById(id: number): Promise<User | undefined> {
+    return await this.repository.findById(id);
   }
 
   findByEmail(email: string): Promise<User | undefined> {
@@ -46,12 +46,12 @@ export class UserService {
 
   /** `undefined` when there is no such user; a `DuplicateEmailError` when the email is taken. */
   @CachePut("users", { key: (id: number) => id })
-  update(id: number, input: UserInput): Promise<User | undefined> {
-    return this.repository.update(id, input);
+  async update(id: number, input: UserInput): Promise<User | undefined> {
+    return await this.repository.update(id, input);
   }
 
   @CacheEvict("users")
-  delete(id: number): Promise<boolean> {
-    return this.repository.delete(id);
+  async delete(id: number): Promise<boolean> {
+    return await this.repository.delete(id);
   }
 }
