@@ -151,8 +151,10 @@ export interface Application {
   /**
    * Cloudflare Workers' handler of cron triggers (`export default app` passes it on, as does
    * `export default { fetch: app.fetch, scheduled: app.scheduled }`): runs, once each, the
-   * `@Scheduled` cron jobs whose expression is the trigger's, and resolves when they end. In an
-   * app with jobs, a trigger none of them matches is logged.
+   * `@Scheduled` cron jobs whose expression is the trigger's, and resolves when they end. A run
+   * that throws is logged, then rejects the call with its error (an `AggregateError` when several
+   * did), so that the runtime reports the run as failed. In an app with jobs, a trigger none of
+   * them matches is logged.
    */
   readonly scheduled: (
     controller: ScheduledController,
@@ -591,6 +593,7 @@ async function wire(
     serve: {
       maxBodySize,
       largestBody: Math.max(maxBodySize, settings.get("server.multipart.max-request-size")),
+      requestTimeout: requestTimeoutMs > 0,
       refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
       shutdownTimeoutMs: shutdownTimeout * 1000,
       shutdownDelayMs: settings.get("server.shutdown-delay") * 1000,

@@ -69,6 +69,11 @@ export interface SchedulerDevices {
 
 type Kind = "cron" | "fixedRate" | "fixedDelay";
 
+/** Why one run failed: what its method (or its lock provider) threw, as thrown. */
+interface RunFailure {
+  readonly error: unknown;
+}
+
 interface Job {
   readonly name: string;
   readonly kind: Kind;
@@ -211,8 +216,9 @@ export function createScheduler(
   const releaseLate = (taking: Promise<SimpleLock | undefined>) =>
     taking.then((late) => late?.unlock?.()).catch(() => {});
 
-  // One run: behind the job's lock, when it has one; never thrown, always logged.
-  const execute = async (job: Job): Promise<void> => {
+  // One run: behind the job's lock, when it has one; never thrown, always logged. What made it
+  // fail (the method's error, or the lock's), for a caller that reports runs (`runCron`).
+  const execute = async (job: Job): Promise<RunFailure | undefined> => {
     // Launched, and stopped before it began: nothing runs after close().
     if (stopping !== undefined) return;
     let lock: SimpleLock | undefined;
@@ -239,7 +245,7 @@ export function createScheduler(
             "skipped",
           error,
         );
-        return;
+        return { error };
       }
     }
     // Stopped while the lock was being taken: the run does not start, and the lock goes back.
@@ -248,10 +254,12 @@ export function createScheduler(
       return;
     }
     const startedAt = clock.monotonic();
+    let failure: RunFailure | undefined;
     try {
       await job.run();
     } catch (error) {
       logger.error(`@Scheduled ${job.name} failed; its schedule goes on`, error);
+      failure = { error };
     } finally {
       if (lock !== undefined) {
         const took = Math.round(clock.monotonic() - startedAt);
@@ -275,16 +283,17 @@ export function createScheduler(
         }
       }
     }
+    return failure;
   };
 
-  const launch = (job: Job, then?: () => void): Promise<void> => {
+  const launch = (job: Job, then?: () => void): Promise<RunFailure | undefined> => {
     // The run starts on the next microtask, so that the job is marked running before its method
     // begins: a method that closes the app at once is waited for like any other.
     const running = Promise.resolve().then(() => execute(job)).finally(() => {
       job.running = undefined;
       if (stopping === undefined) then?.();
     });
-    job.running = running;
+    job.running = running.then(() => {});
     return running;
   };
 
@@ -322,10 +331,12 @@ export function createScheduler(
               job.name.replace(/[^\w -]/g, "_"),
               schedule,
               { signal: cronRegistrations.signal },
+              // A run that fails is logged; Deno.cron is not told, so that its failure stays the
+              // schedule's and never becomes an unhandled rejection of the process.
               () =>
                 stopping !== undefined || job.running !== undefined
                   ? Promise.resolve()
-                  : launch(job),
+                  : launch(job).then(() => {}),
             ).catch((error) => logger.error(`@Scheduled ${job.name}: Deno.cron failed`, error));
             continue;
           } catch (error) {
@@ -384,18 +395,32 @@ export function createScheduler(
         );
         return;
       }
-      await Promise.all(matching.map((job) => {
+      const outcomes = await Promise.all(matching.map((job) => {
         const differs = readsOtherwise(job);
         if (differs !== undefined) {
           // Run on the trigger, it would run on another day or at another hour than it says.
-          return logger.error(
+          logger.error(
             `@Scheduled ${job.name}: the cron trigger "${cron}" has its expression, but ${differs}; ` +
               "not run",
           );
+          return undefined;
         }
         if (job.running === undefined) return launch(job);
         warn(logger, `@Scheduled ${job.name} is still running; the trigger "${cron}" skips it`);
+        return undefined;
       }));
+      // Logged already, and thrown too: the runtime that fired the trigger (Cloudflare's
+      // `outcome`, its retries and its failure metrics) sees that the run failed.
+      const failed = outcomes.flatMap((outcome, i) =>
+        outcome === undefined ? [] : [{ name: matching[i].name, error: outcome.error }]
+      );
+      if (failed.length === 1) throw failed[0].error;
+      if (failed.length > 1) {
+        throw new AggregateError(
+          failed.map((f) => f.error),
+          `@Scheduled ${failed.map((f) => f.name).join(", ")} failed on the cron trigger "${cron}"`,
+        );
+      }
     },
   };
 }

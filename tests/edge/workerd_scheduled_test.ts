@@ -142,7 +142,7 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
       midnight: before.midnight + 1,
     });
     const logged = (await logs()).length;
-    assert.deepEqual(await fire("0 0 1 jan *"), { outcome: "ok", noRetry: false });
+    assert.deepEqual(await fire("0 0 1 jan *"), { outcome: "exception", noRetry: false });
     assert.equal((await runs()).newYear, before.newYear + 1);
     // That job throws: its one error line, no warning that the trigger matched nothing.
     assert.deepEqual((await logs()).slice(logged), [
@@ -150,14 +150,16 @@ describe("@Scheduled cron jobs on workerd, through `export default app`", () => 
     ]);
   });
 
-  it("logs a job that throws, and the handler still succeeds", async () => {
+  it("logs a job that throws, and rethrows it: workerd reports the run as an exception", async () => {
     const before = await runs();
     const logged = (await logs()).length;
-    assert.deepEqual(await fire("0 0 1 JAN *"), { outcome: "ok", noRetry: false });
+    assert.deepEqual(await fire("0 0 1 JAN *"), { outcome: "exception", noRetry: false });
     assert.deepEqual(await runs(), { ...before, newYear: before.newYear + 1 });
     assert.deepEqual((await logs()).slice(logged), [
       "error @Scheduled Jobs.newYear failed; its schedule goes on: the archive is full",
     ]);
+    // The run after it still succeeds: the failure was that run's alone.
+    assert.deepEqual(await fire("*/5 * * * *"), { outcome: "ok", noRetry: false });
   });
 
   it("warns of a trigger no job matches, runs nothing and succeeds", async () => {

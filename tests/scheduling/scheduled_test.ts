@@ -399,6 +399,57 @@ describe("bootstrap and scheduled jobs", () => {
     assert.deepEqual(events, ["job started closing", "job done", "PreDestroy"]);
   });
 
+  it("scheduled() logs a job that throws, then rejects with its error once every job ended", async () => {
+    const events: string[] = [];
+    const archiveFull = new Error("the archive is full");
+    @Service()
+    class Jobs {
+      @Scheduled({ cron: "0 0 * * *" })
+      async archive(): Promise<void> {
+        events.push("archive");
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        throw archiveFull;
+      }
+      @Scheduled({ cron: "0 0 * * *" })
+      async compact(): Promise<void> {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        events.push("compact ended");
+      }
+      @Scheduled({ cron: "0 3 * * *" })
+      report(): void {
+        throw new TypeError("no recipients");
+      }
+      @Scheduled({ cron: "0 3 * * *" })
+      audit(): void {
+        throw "a thrown string";
+      }
+    }
+    const logger = memoryLogger();
+    const app = await bootstrap({ components: [Jobs], logger });
+    await assert.rejects(app.scheduled({ cron: "0 0 * * *" }), (e: unknown) => e === archiveFull);
+    // Rejected only once the other job of the trigger ended.
+    assert.deepEqual(events, ["archive", "compact ended"]);
+    assert.deepEqual(logger.lines, [[
+      "@Scheduled Jobs.archive failed; its schedule goes on",
+      archiveFull,
+    ]]);
+    // Several: each error, in one AggregateError naming the jobs and the trigger.
+    await assert.rejects(app.scheduled({ cron: "0 3 * * *" }), (e: unknown) => {
+      assert.ok(e instanceof AggregateError);
+      assert.equal(
+        e.message,
+        '@Scheduled Jobs.report, Jobs.audit failed on the cron trigger "0 3 * * *"',
+      );
+      assert.equal(e.errors.length, 2);
+      assert.ok(e.errors[0] instanceof TypeError);
+      assert.equal(e.errors[1], "a thrown string");
+      return true;
+    });
+    // A trigger whose jobs succeed, or that matches none, resolves.
+    await app.scheduled({ cron: "0 4 * * *" });
+    await app.close();
+  });
+
   it("schedules the methods of a @Bean method's result", async () => {
     class Cleaner {
       runs = 0;
