@@ -13,6 +13,7 @@ type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
  * through a web stream (about three times the cost per request with a small JSON body); 2.x reads
  * the socket itself, and a POST still costs about 15% more CPU that way than read here first.
  * Bodies without a length, or over the limit, are left to the stream, where the limit answers 413.
+ * With `bodyCounts` (the app has a request timeout), so is a body that did not come with the head.
  *
  * Everything Node-only is imported dynamically: this file is bundled for workerd too.
  */
@@ -21,10 +22,12 @@ export async function nodeRequestListener(
   hostname: string,
   maxBodySize: number,
   onError: (status: 400 | 500) => Response,
+  bodyCounts = false,
 ): Promise<Listener> {
-  const [{ getRequestListener, RequestError }, { Buffer }] = await Promise.all([
+  const [{ getRequestListener, RequestError }, { Buffer }, { setImmediate }] = await Promise.all([
     import("@hono/node-server"),
     import("node:buffer"),
+    import("node:timers"),
   ]);
   // The adapter's own refusals (an invalid Host, a `\` in the path) are client errors: 400.
   const options = {
@@ -50,6 +53,19 @@ export async function nodeRequestListener(
       boundUnreadBody(incoming, outgoing);
       return run(listener, incoming, outgoing);
     }
+    if (!bodyCounts) return readFirst(incoming, outgoing);
+    // Where the app bounds a request's time (`server.request-timeout`), a body still arriving
+    // counts, as on Deno and Bun: read first only a body that came with the head (the parser is
+    // done with that read by the next turn of the loop), else the app runs now and reads it as
+    // it comes. One setImmediate, on bodies of declared length alone; the timeout costs a timer.
+    setImmediate(() => {
+      if (incoming.complete) return readFirst(incoming, outgoing);
+      boundUnreadBody(incoming, outgoing);
+      run(listener, incoming, outgoing);
+    });
+  };
+
+  function readFirst(incoming: IncomingMessage, outgoing: ServerResponse): void {
     const chunks: Uint8Array[] = [];
     incoming.on("data", (chunk: Uint8Array) => chunks.push(chunk));
     incoming.on("end", () => {
@@ -60,7 +76,7 @@ export async function nodeRequestListener(
     });
     // The client went away before its body arrived: there is nobody to answer.
     incoming.on("error", () => outgoing.destroy());
-  };
+  }
 }
 
 // Whether the head declares a body (RFC 9112, 6.3): a non-zero length, or any transfer coding.

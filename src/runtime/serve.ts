@@ -71,6 +71,12 @@ export interface ServeOptions {
    * (status 400-599), or to a handler that failed in a way the app could not answer (500).
    */
   readonly refuse: (status: number) => Response;
+  /**
+   * Whether the app bounds a request's time from its head (`server.request-timeout`): Node's
+   * listener then reads first only a body that came with the head, and hands the app one still
+   * arriving as it comes.
+   */
+  readonly requestTimeout?: boolean;
   /** Whether SIGTERM and SIGINT shut down and end the process. */
   readonly signals: boolean;
   /** How long requests in flight may take once shutdown starts, in milliseconds. */
@@ -223,7 +229,13 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
     import("node:http"),
     import("./node_listener.ts"),
   ]);
-  const listener = await nodeRequestListener(inFlight.track(app), hostname, maxBodySize, refuse);
+  const listener = await nodeRequestListener(
+    inFlight.track(app),
+    hostname,
+    maxBodySize,
+    refuse,
+    options.requestTimeout === true,
+  );
   const s = createServer(listener);
   refuseOnNode(s, refuse);
   await new Promise<void>((resolve, reject) => {

@@ -254,3 +254,74 @@ export function keptAlive(port: number) {
     destroy: () => socket.destroy(),
   };
 }
+
+/** What {@linkcode dribble} saw. */
+export interface Dribbled extends Answer {
+  /** How many bytes of `text` the client had written when the server answered or closed. */
+  readonly written: number;
+}
+
+/**
+ * Sends `before`, then `text` one byte every `everyMs`, as a slow or hostile client does, until the
+ * server has answered (a head, and the body its `Content-Length` gives) or closed; then hangs up.
+ * A server may wait for the rest of a body before it closes (Deno does): the answer is what counts.
+ * Gives up after 60 s.
+ */
+export function dribble(
+  port: number,
+  text: string,
+  everyMs: number,
+  before = "",
+): Promise<Dribbled> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    const chunks: Uint8Array[] = [];
+    let written = 0;
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = setTimeout(() => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(new Error(`no answer and no close within 60 s, ${written} bytes dribbled`));
+    }, 60_000);
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(deadline);
+      socket.destroy();
+      const received = Buffer.concat(chunks);
+      const all = new TextDecoder().decode(received);
+      const split = all.indexOf("\r\n\r\n");
+      resolve({
+        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(all)?.[1] ?? 0),
+        head: split < 0 ? all : all.slice(0, split),
+        body: split < 0 ? "" : all.slice(split + 4),
+        bytes: received.toString("latin1"),
+        written,
+      });
+    };
+    // Whether a whole answer of declared length has arrived.
+    const answered = () => {
+      const all = Buffer.concat(chunks).toString("latin1");
+      const split = all.indexOf("\r\n\r\n");
+      const length = /\r\ncontent-length: *(\d+)/i.exec(all.slice(0, split));
+      return split >= 0 && length !== null && all.length - split - 4 >= Number(length[1]);
+    };
+    const next = () => {
+      if (settled || written >= text.length) return;
+      socket.write(Buffer.from(text[written++], "latin1"));
+      timer = setTimeout(next, everyMs);
+    };
+    socket.on("data", (chunk: Uint8Array) => {
+      chunks.push(chunk);
+      if (answered()) finish();
+    });
+    socket.on("error", () => {}); // a reset is one of the outcomes; "close" reports it
+    socket.on("close", finish);
+    socket.on("connect", () => {
+      if (before !== "") socket.write(Buffer.from(before, "latin1"));
+      next();
+    });
+  });
+}
