@@ -491,10 +491,17 @@ export class ApplicationContext {
         standIns.map((d) => `'${d.name}'`).join(", ")
       } is not an instance of ${token.name}: a @Bean method's bean found by class must be replaced ` +
         `by an instance of that class, or asked for by name (@Autowired("${standIns[0].name}")).`;
+    // Decorated, yet not registered: most often a class its module does not export, which
+    // component scanning cannot see (it finds modules' exports only).
+    const stereotype = recordOf(token)?.stereotype?.kind;
+    const advice = stereotype === undefined
+      ? `decorate ${token.name} with @Service() or @Component() (or return one from a @Bean ` +
+        "method) and register it."
+      : `${token.name} is decorated with ${STEREOTYPE_DECORATORS[stereotype]} but was not ` +
+        `registered: export it from its module (scanning finds exported classes only), or list ` +
+        "it in bootstrap({ components }).";
     throw new NoSuchBeanError(
-      `No bean of class ${token.name} for ${request} on ${where}: decorate ` +
-        `${token.name} with @Service() or @Component() (or return one from a @Bean method) and ` +
-        `register it.${hint} ${this.#known()}`,
+      `No bean of class ${token.name} for ${request} on ${where}: ${advice}${hint} ${this.#known()}`,
     );
   }
 
@@ -505,6 +512,15 @@ export class ApplicationContext {
       : `Registered beans: ${names.join(", ")}.`;
   }
 }
+
+// How each stereotype is written, for messages.
+const STEREOTYPE_DECORATORS: Readonly<Record<Stereotype, string>> = {
+  component: "@Component()",
+  service: "@Service()",
+  controller: "@RestController()",
+  configuration: "@Configuration()",
+  properties: "@ConfigurationProperties()",
+};
 
 function ambiguous(request: string, where: string, found: BeanDefinition[]): DefinitionError {
   return new DefinitionError(

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { bootstrap, ConfigError, DefinitionError } from "../../mod.ts";
+import { bootstrap, ConfigError, DefinitionError, NoSuchBeanError } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
 import { scanComponents } from "../../scan.ts";
 import { call } from "../helpers.ts";
@@ -61,6 +61,40 @@ describe("component scanning", () => {
     const config = await loadConfig(new URL("application.yml", fixtures));
     const app = await bootstrap({ config, components: await scanComponents(config) });
     assert.equal(await (await call(app, "GET", "/greet/Bo")).text(), "Hello, Bo!");
+  });
+
+  it("tells to export a decorated class that scanning could not see, which a bean needs", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-scan-"));
+    try {
+      await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
+      await writeFile(
+        join(dir, "greeter.ts"),
+        `import { Service } from ${JSON.stringify(mod)};\n` +
+          `@Service()\nclass Greeter {\n  greet() { return "hi"; }\n}\n` +
+          `export const unrelated = 1;\nexport function make() { return new Greeter(); }\n`,
+      );
+      await writeFile(
+        join(dir, "greeting_controller.ts"),
+        `import { Autowired, GetMapping, RestController } from ${JSON.stringify(mod)};\n` +
+          `import { make } from "./greeter.ts";\n` +
+          `const Greeter = make().constructor;\n` +
+          `@RestController()\nexport class GreetingController {\n` +
+          `  @Autowired(Greeter) greeter;\n` +
+          `  @GetMapping("/hi") hi() { return this.greeter.greet(); }\n}\n`,
+      );
+      const components = await scanComponents([pathToFileURL(dir)]);
+      assert.deepEqual(components.map((c) => c.name), ["GreetingController"]);
+      const message = await rejectsNaming(
+        bootstrap({ components }),
+        NoSuchBeanError,
+        "No bean of class Greeter for @Autowired(Greeter) on field 'greeter' of class GreetingController",
+        "Greeter is decorated with @Service() but was not registered",
+        "export it from its module",
+      );
+      assert.ok(!message.includes("decorate Greeter with"), message);
+    } finally {
+      await rm(dir, { recursive: true });
+    }
   });
 
   it("names a directory that does not exist", async () => {
