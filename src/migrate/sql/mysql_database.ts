@@ -83,7 +83,9 @@ export class MysqlDatabase implements SqlDatabase {
           "SELECT IS_USED_LOCK(?) AS id",
           [name],
         );
-        return id === null ? "another session" : `connection ${id}`;
+        return id === null
+          ? { name: "another session" }
+          : { name: `connection ${id}`, end: `KILL ${id}` };
       },
       {
         datasource: this.#datasource.name,

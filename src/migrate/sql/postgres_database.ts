@@ -8,6 +8,7 @@ import {
   CodeError,
   DatabaseError,
   fileRecords,
+  type LockHolder,
   pollServerLock,
   putRow,
   QueryError,
@@ -257,20 +258,24 @@ export class PostgresDatabase implements SqlDatabase {
     this.#client = undefined;
   }
 
-  async #holder(key: string): Promise<string> {
+  async #holder(key: string): Promise<LockHolder> {
     const rows = await this.#query<{ application_name: string; pid: number; addr: string | null }>(
       `SELECT a.application_name, a.pid, host(a.client_addr) AS addr
          FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
         WHERE l.locktype = 'advisory' AND l.granted
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
           AND l.classid = (($1::bigint >> 32) & 4294967295)::oid
           AND l.objid = ($1::bigint & 4294967295)::oid AND l.objsubid = 1`,
       [key],
     );
     const h = rows[0];
-    if (h === undefined) return "another session";
-    return `"${h.application_name || "a session"}" (server pid ${h.pid}${
-      h.addr ? `, from ${h.addr}` : ""
-    })`;
+    if (h === undefined) return { name: "another session" };
+    return {
+      name: `"${h.application_name || "a session"}" (server pid ${h.pid}${
+        h.addr ? `, from ${h.addr}` : ""
+      })`,
+      end: `SELECT pg_terminate_backend(${h.pid})`,
+    };
   }
 
   async #connect(): Promise<pg.Client> {
@@ -295,6 +300,7 @@ export class PostgresDatabase implements SqlDatabase {
         { cause: error },
       );
     }
+    await watchClient(client);
     this.#client = client;
     return client;
   }
@@ -308,6 +314,26 @@ export class PostgresDatabase implements SqlDatabase {
       throw new DatabaseError(describe(error as PgError), { cause: error });
     }
   }
+}
+
+/**
+ * How often the server looks, during a statement, whether the runner is still connected. A runner
+ * killed during a statement (SIGKILL, a lost node) otherwise leaves its session running that
+ * statement to its end, holding the run's lock and its transaction's locks meanwhile.
+ */
+const CLIENT_CHECK_MS = 1000;
+
+/**
+ * Sets `client_connection_check_interval` for the session, where the server has it (PostgreSQL
+ * 14 and later): read from `pg_settings` in the same statement, so an older server sets nothing.
+ * Not counted as a query of the run: it is part of connecting. A server that refuses the value
+ * (built for a platform that cannot tell a closed socket) leaves the session as it was.
+ */
+async function watchClient(client: pg.Client): Promise<void> {
+  await client.query(
+    `SELECT set_config(name, '${CLIENT_CHECK_MS}', false) FROM pg_settings
+      WHERE name = 'client_connection_check_interval'`,
+  ).catch(() => {});
 }
 
 /** The driver's error for a message, with any URL credentials and the given secrets masked. */

@@ -135,6 +135,18 @@ export function fileRecords(rows: readonly Record<string, unknown>[]): Map<strin
   }));
 }
 
+/** Who holds a server-side lock, as the server tells it. */
+export interface LockHolder {
+  /** The holder, for a person: its application name and server pid, or its connection id. */
+  readonly name: string;
+  /**
+   * The statement that ends the holder's session on the server, where the runner knows it
+   * (`SELECT pg_terminate_backend(<pid>)`): a runner killed during a statement may leave its
+   * session running that statement, and its lock held, until the statement ends.
+   */
+  readonly end?: string;
+}
+
 /** How a server-side lock is waited for: whose it is, how long, and what may interrupt. */
 export interface ServerLockWait {
   readonly datasource: string;
@@ -154,21 +166,27 @@ export interface ServerLockWait {
  */
 export async function pollServerLock(
   attempt: () => Promise<boolean>,
-  holder: () => Promise<string>,
+  holder: () => Promise<LockHolder>,
   wait: ServerLockWait,
 ): Promise<void> {
   const deadline = Date.now() + wait.timeoutMs;
-  let busy: string | undefined;
+  let busy: LockHolder | undefined;
   while (!await attempt()) {
     if (busy === undefined) {
       busy = await holder();
-      wait.onWait(busy);
+      wait.onWait(busy.name);
     }
     if (Date.now() >= deadline) {
       throw new MigrationError(
         "lock",
-        `datasource "${wait.datasource}" is locked by ${busy}; waited ${wait.timeoutMs / 1000} s ` +
-          `(${wait.option}). The lock ends with that runner's connection.`,
+        `datasource "${wait.datasource}" is locked by ${busy.name}; waited ${
+          wait.timeoutMs / 1000
+        } s (${wait.option}). The lock ends with that runner's session${
+          busy.end === undefined
+            ? "."
+            : `: if that runner is gone (killed during a statement, its session may run on ` +
+              `until the statement ends), end its session with ${busy.end}`
+        }`,
       );
     }
     await pause(Math.min(LOCK_POLL_MS, deadline - Date.now()), wait.signal, "waiting for the lock");

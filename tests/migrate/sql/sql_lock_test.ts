@@ -18,7 +18,8 @@ function gate(kind: Exclude<Kind, "sqlite">, ws: SqlWorkspace, id: number) {
       reached: async () =>
         Number(
           (await ws.query(
-            `SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ${id}`,
+            `SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ${id}
+               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
           ))[0].n,
         ) > 0,
     }
@@ -58,6 +59,11 @@ for (const kind of ["postgres", "mysql"] as const) {
         kind === "postgres" ? /locked by "thaw migrate test \d+"/ : /locked by connection \d+/,
       );
       assert.match(second.err, /waited 0 s \(--lock-timeout\)/);
+      // What to do when that runner is gone: end its session on the server.
+      assert.match(
+        second.err,
+        kind === "postgres" ? /SELECT pg_terminate_backend\(\d+\)/ : /KILL \d+/,
+      );
       // migrate() names its own option.
       const api = await migrate({
         config: ws.configDir,
@@ -93,3 +99,61 @@ for (const kind of ["postgres", "mysql"] as const) {
     });
   });
 }
+
+describe("SQL lock on postgres, its runner killed in the middle of a statement", () => {
+  const workspace = workspaces("postgres");
+
+  it("names the holder in its own database, where another database's runner holds the same key", async () => {
+    // Advisory locks are per database: the records table of each has the same key.
+    const [other, ws] = [await workspace(), await workspace()];
+    const held = [gate("postgres", other, 4444), gate("postgres", ws, 4545)];
+    for (const g of held) await g.close();
+    await other.file("001.sql", held[0].file);
+    await ws.file("001.sql", held[1].file);
+    const first = other.run();
+    await until(held[0].reached);
+    const second = ws.run();
+    await until(held[1].reached);
+    const [{ pid }] = await ws.query(
+      `SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'thaw migrate %' AND datname = current_database()`,
+    );
+    const third = await ws.run("--lock-timeout", "0");
+    assert.equal(third.code, 3, third.err);
+    assert.match(third.err, new RegExp(`\\(server pid ${pid}\\b`));
+    assert.match(third.err, new RegExp(`pg_terminate_backend\\(${pid}\\)`));
+    for (const g of held) await g.open();
+    assert.equal((await first).code, 0);
+    assert.equal((await second).code, 0);
+  });
+
+  it("is released once the server sees the runner gone: the next run takes it", async () => {
+    const ws = await workspace();
+    await ws.file("001.sql", "SELECT pg_sleep(600);\n");
+    const runner = startCli(
+      ["-c", ws.configDir, "--sqlPath", ws.root],
+      { THAW_TEST_DB_PASSWORD: ws.password },
+    );
+    // The runner's session, in the middle of the file's statement.
+    const session = async () =>
+      (await ws.query(
+        `SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'thaw migrate %'
+           AND query LIKE 'SELECT pg_sleep(600)%' AND datname = current_database()`,
+      ))[0]?.pid as number | undefined;
+    await until(async () => await session() !== undefined);
+    const pid = (await session())!;
+    try {
+      runner.signal("SIGKILL");
+      await runner.closed;
+      // Never recorded, so run again: as a statement that ends.
+      await ws.file("001.sql", "SELECT 1;\n");
+      // A give-up: the lock is taken as soon as the dead runner's session ends.
+      const next = await ws.run("--json", "--lock-timeout", "120");
+      assert.equal(next.code, 0, next.out);
+      assert.equal(next.report!.connections[0].applied, 1);
+      assert.equal(await ws.count("framework_migrations"), 1);
+    } finally {
+      // A server that did not notice would hold the session for ten minutes.
+      await ws.query(`SELECT pg_terminate_backend(${pid})`);
+    }
+  });
+});
