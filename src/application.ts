@@ -41,6 +41,7 @@ import { accessLogObserver } from "./observe/access_log.ts";
 import { safeLogger } from "./observe/loggable.ts";
 import { type Scheduler, schedulerFactory } from "./scheduling/scheduled_jobs.ts";
 import { lifecycleEvents } from "./events/event_hooks.ts";
+import { checkCaches } from "./cache/cache_hooks.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -398,6 +399,8 @@ async function wire(
   // `@Scheduled` methods bring the scheduler with them: an app without one loads none of it.
   let scheduler: Scheduler | undefined;
   try {
+    // A thaw.cache name no method uses: settings that would do nothing.
+    checkCaches({ beans: context.beans(), config: config.values, locate: settings.where, logger });
     scheduler = await schedulerFactory(context.beans())?.({
       context,
       config: config.values,

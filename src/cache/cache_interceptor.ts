@@ -53,11 +53,18 @@ export class CacheInterceptor implements MethodInterceptor {
   async intercept(invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
     const { target, method, args } = invocation;
     const where = `${target.constructor?.name || "(anonymous)"}.${method}()`;
-    // Keys from the arguments as they were passed, before the method may change them.
-    const operations = cacheOperations(target, method).map((operation) => ({
-      operation,
-      key: operation.allEntries ? undefined : this.#key(operation, args, where),
-    }));
+    // Conditions and keys from the arguments as they were passed, before the method may change
+    // them; `unless` sees them so too.
+    const passed = [...args];
+    const operations = cacheOperations(target, method)
+      .filter((operation) =>
+        operation.condition === undefined ||
+        verdict(operation, "condition", operation.condition(...passed), where)
+      )
+      .map((operation) => ({
+        operation,
+        key: operation.allEntries ? undefined : this.#key(operation, passed, where),
+      }));
     for (const { operation, key } of operations) {
       if (operation.kind === "evict" && operation.beforeInvocation) {
         await this.#evict(operation, key, where);
@@ -66,10 +73,12 @@ export class CacheInterceptor implements MethodInterceptor {
     const main = operations.find(({ operation }) => operation.kind !== "evict");
     let result: unknown;
     if (main?.operation.kind === "cacheable") {
-      result = await this.#cached(main.operation, main.key!, next, where);
+      result = await this.#cached(main.operation, main.key!, passed, next, where);
     } else {
       result = await next();
-      if (main !== undefined) await this.#put(main.operation, main.key!, result, where);
+      if (main !== undefined && !refused(main.operation, result, passed, where)) {
+        await this.#put(main.operation, main.key!, result, where);
+      }
     }
     for (const { operation, key } of operations) {
       if (operation.kind === "evict" && !operation.beforeInvocation) {
@@ -94,6 +103,7 @@ export class CacheInterceptor implements MethodInterceptor {
   async #cached(
     operation: CacheOperation,
     key: string,
+    args: readonly unknown[],
     next: () => unknown,
     where: string,
   ): Promise<unknown> {
@@ -105,7 +115,9 @@ export class CacheInterceptor implements MethodInterceptor {
       const hit = await this.#attempt(operation, where, "read", (cache) => cache.get(key));
       if (hit !== undefined) return hit;
       const value = await next();
-      if (value !== undefined && !load.stale) await this.#store(operation, key, value, where);
+      if (value !== undefined && !load.stale && !refused(operation, value, args, where)) {
+        await this.#store(operation, key, value, where);
+      }
       return value;
     })();
     loads.set(key, load as Load);
@@ -216,4 +228,38 @@ export class CacheInterceptor implements MethodInterceptor {
       // Nowhere left to report it.
     }
   }
+}
+
+/** Whether `unless` leaves a result unstored. */
+function refused(
+  operation: CacheOperation,
+  result: unknown,
+  args: readonly unknown[],
+  where: string,
+): boolean {
+  return operation.unless !== undefined &&
+    verdict(operation, "unless", operation.unless(result, ...args), where);
+}
+
+/**
+ * What a `condition` or `unless` answered, which must be `true` or `false`: a text, a number or a
+ * promise (an `async` function's answer, always truthy) would decide in the caller's stead.
+ */
+function verdict(
+  operation: CacheOperation,
+  option: "condition" | "unless",
+  answer: unknown,
+  where: string,
+): boolean {
+  if (typeof answer === "boolean") return answer;
+  const kind = answer instanceof Promise
+    ? "a promise (it must answer at once)"
+    : answer === null
+    ? "null"
+    : typeof answer === "undefined"
+    ? "undefined"
+    : `${/^[aeiou]/.test(typeof answer) ? "an" : "a"} ${typeof answer}`;
+  throw new TypeError(
+    `${operation.decorator} on ${where}: ${option} must answer true or false, got ${kind}`,
+  );
 }

@@ -11,6 +11,12 @@ export interface CacheOperation {
   // deno-lint-ignore no-explicit-any
   readonly key?: (...args: any[]) => unknown;
   readonly ttlMs?: number;
+  /** Over the arguments: whether the decorator applies to this call. */
+  // deno-lint-ignore no-explicit-any
+  readonly condition?: (...args: any[]) => boolean;
+  /** Over the result, then the arguments: whether the result is left unstored. */
+  // deno-lint-ignore no-explicit-any
+  readonly unless?: (result: any, ...args: any[]) => boolean;
   readonly allEntries: boolean;
   readonly beforeInvocation: boolean;
 }

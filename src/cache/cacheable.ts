@@ -2,7 +2,10 @@ import { checkDecoratorCall } from "../context/decorator_call.ts";
 import { type Class, ownEntry } from "../context/class_record.ts";
 import { interceptMethod } from "../context/interceptors.ts";
 import { parseDuration } from "../config/duration.ts";
+import { nearestName } from "../config/thaw_settings.ts";
 import { CacheInterceptor } from "./cache_interceptor.ts";
+import { CACHE_CHECK } from "./cache_hooks.ts";
+import { checkCacheNames } from "./cache_names.ts";
 import { type CacheOperation, CACHING, type CachingEntry } from "./cache_operation.ts";
 
 /**
@@ -27,6 +30,13 @@ export interface CacheKeyOption {
    */
   // deno-lint-ignore no-explicit-any
   readonly key?: (...args: any[]) => unknown;
+  /**
+   * Whether the decorator applies to a call, from its arguments as they are passed (Spring's
+   * `condition`, as a function): `false` runs the method as if it were not there (nothing read,
+   * stored or evicted). It answers `true` or `false`, anything else fails the call.
+   */
+  // deno-lint-ignore no-explicit-any
+  readonly condition?: (...args: any[]) => boolean;
 }
 
 /** The options of {@linkcode Cacheable} and {@linkcode CachePut}. */
@@ -36,6 +46,13 @@ export interface CacheableOptions extends CacheKeyOption {
    * `thaw.cache.<name>.ttl`, else until it is evicted (or pushed out by newer entries).
    */
   readonly ttl?: number | string;
+  /**
+   * Whether a result the method resolved to is left unstored, from that result and then the
+   * arguments (Spring's `unless`): `true` returns it to the caller without caching it. It
+   * answers `true` or `false`, anything else fails the call.
+   */
+  // deno-lint-ignore no-explicit-any
+  readonly unless?: (result: any, ...args: any[]) => boolean;
 }
 
 /** The options of {@linkcode CacheEvict}: one key (the arguments', by default), or every entry. */
@@ -49,7 +66,16 @@ export type CacheEvictOptions =
     /** Empties the whole cache. */
     readonly allEntries: true;
     readonly beforeInvocation?: boolean;
+    // deno-lint-ignore no-explicit-any
+    readonly condition?: (...args: any[]) => boolean;
   };
+
+/** The options each decorator takes: any other is refused, naming it. */
+const OPTIONS: Readonly<Record<CacheOperation["kind"], readonly string[]>> = {
+  cacheable: ["key", "ttl", "condition", "unless"],
+  put: ["key", "ttl", "condition", "unless"],
+  evict: ["key", "allEntries", "beforeInvocation", "condition"],
+};
 
 /**
  * Caches what an `async` method resolves to, under its arguments (or `key`), in the cache `name`
@@ -173,6 +199,17 @@ function cacheDecorator(
   if (key !== undefined && typeof key !== "function") {
     fail("key must be a function of the method's arguments");
   }
+  const condition = (options as CacheKeyOption).condition;
+  if (condition !== undefined && typeof condition !== "function") {
+    fail("condition must be a function of the method's arguments, answering true or false");
+  }
+  const unless = (options as CacheableOptions).unless;
+  if (unless !== undefined && typeof unless !== "function" && kind !== "evict") {
+    fail("unless must be a function of the result and the arguments, answering true or false");
+  }
+  // TypeScript refuses them, but tsx and Bun do not type-check: a misspelt option would be ignored.
+  const known = OPTIONS[kind];
+  const unknown = Object.keys(options).find((option) => !known.includes(option));
   const allEntries = (options as CacheEvictOptions).allEntries === true;
   if (allEntries && key !== undefined) fail("give key or allEntries, not both");
   const ttl = (options as CacheableOptions).ttl;
@@ -194,12 +231,24 @@ function cacheDecorator(
     name,
     ...(key === undefined ? {} : { key }),
     ...(ttlMs === undefined ? {} : { ttlMs }),
+    ...(condition === undefined ? {} : { condition }),
+    ...(unless === undefined || kind === "evict" ? {} : { unless }),
     allEntries,
     beforeInvocation: (options as CacheEvictOptions).beforeInvocation === true,
   };
   return (value, context) => {
     checkDecoratorCall(`@${decorator}`, value, context);
     const method = String(context.name);
+    if (unknown !== undefined) {
+      const nearest = nearestName(unknown, known);
+      throw new TypeError(
+        `${operation.decorator} on ${method}: unknown option ${unknown}; ${
+          nearest !== undefined
+            ? `did you mean ${nearest}?`
+            : `the options of @${decorator} are ${known.join(", ")}`
+        }`,
+      );
+    }
     if (context.kind !== "method" || context.static || context.private) {
       throw new TypeError(
         `${operation.decorator} on ${method}: it caches public instance methods only`,
@@ -214,6 +263,8 @@ function cacheDecorator(
     }
     // Decorators apply from the method outwards: the one written first comes first.
     entry.set(method, [operation, ...operations]);
+    // What bootstrap runs once every bean is made: the app's caches against thaw.cache.
+    (context.metadata as Record<symbol, unknown>)[CACHE_CHECK] = checkCacheNames;
     interceptMethod(
       context as ClassMethodDecoratorContext,
       [CacheInterceptor as Class],

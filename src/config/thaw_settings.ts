@@ -81,6 +81,21 @@ export function nearestKey(key: string, candidates: readonly string[]): string |
 }
 
 /**
+ * The name nearest to an unknown one, compared regardless of case (`Prices` is `prices`), when it
+ * is near enough to be what was meant: a name of the app's own (a cache's, a decorator's option)
+ * rather than a dotted key.
+ */
+export function nearestName(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return bestDistance <= Math.max(1, Math.min(3, Math.floor(name.length / 3))) ? best : undefined;
+}
+
+/**
  * Every key under Thaw's sections that Thaw does not read: each an error naming the key, where it
  * is and the key it may have been meant as.
  */

@@ -386,6 +386,10 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
       async item(id: number): Promise<number> {
         return id;
       }
+      @Cacheable("other")
+      async other(id: number): Promise<number> {
+        return id;
+      }
     }
     const app = await bootstrap({
       components: [Catalog],
@@ -484,6 +488,164 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
           "declare it async (a cached call may wait on the store), or leave it uncached",
       });
     }
+  });
+
+  it("refuses at bootstrap a thaw.cache name no method uses, with the name it was meant as", async () => {
+    @Service()
+    class Catalog {
+      @Cacheable("prices")
+      async price(sku: string): Promise<number> {
+        return sku.length;
+      }
+      @CacheEvict("stock", { allEntries: true })
+      async restock(): Promise<void> {}
+    }
+    for (const name of ["prics", "Prices", "PRICES"]) {
+      await assert.rejects(
+        bootstrap({
+          components: [Catalog],
+          config: { thaw: { cache: { [name]: { ttl: "5m" } } } },
+        }),
+        {
+          name: "ConfigError",
+          message: new RegExp(
+            `thaw\\.cache\\.${name}: no @Cacheable, @CachePut or @CacheEvict method uses a ` +
+              `cache named ${name}; did you mean prices\\?$`,
+          ),
+        },
+      );
+    }
+    await assert.rejects(
+      bootstrap({
+        components: [Catalog],
+        config: { thaw: { cache: { sessions: { ttl: "5m" } } } },
+      }),
+      {
+        name: "ConfigError",
+        message:
+          /thaw\.cache\.sessions: no @Cacheable, @CachePut or @CacheEvict method uses a cache named sessions; the caches of the app's methods are prices, stock$/,
+      },
+    );
+    @Service()
+    class Plain {
+      async find(id: number): Promise<number> {
+        return id;
+      }
+    }
+    await assert.rejects(
+      bootstrap({ components: [Plain], config: { thaw: { cache: { users: { ttl: "5m" } } } } }),
+      {
+        name: "ConfigError",
+        message:
+          /thaw\.cache\.users: no @Cacheable, @CachePut or @CacheEvict method uses a cache named users; no method of the app uses a cache$/,
+      },
+    );
+    // Every cache named is used (one by an eviction alone): the app starts.
+    const app = await bootstrap({
+      components: [Catalog],
+      config: { thaw: { cache: { prices: { ttl: "5m" }, stock: { ttl: "1h" } } } },
+    });
+    assert.equal(await app.getBean(Catalog).price("tea"), 3);
+  });
+
+  it("refuses an option the decorator does not take, naming it, the method and the near one", () => {
+    const cases: [() => void, string][] = [
+      [() => {
+        class _Drop {
+          @CacheEvict("users", { allEntires: true } as never)
+          async drop(): Promise<void> {}
+        }
+      }, '@CacheEvict("users") on drop: unknown option allEntires; did you mean allEntries?'],
+      [() => {
+        class _Find {
+          @Cacheable("users", { tll: "5m" } as never)
+          async find(): Promise<void> {}
+        }
+      }, '@Cacheable("users") on find: unknown option tll; did you mean ttl?'],
+      [
+        () => {
+          class _Save {
+            @CachePut("users", { beforeInvocation: true } as never)
+            async save(): Promise<void> {}
+          }
+        },
+        '@CachePut("users") on save: unknown option beforeInvocation; the options of @CachePut are key, ttl, condition, unless',
+      ],
+      [
+        () => {
+          class _Find {
+            @Cacheable("users", { sync: true } as never)
+            async find(): Promise<void> {}
+          }
+        },
+        '@Cacheable("users") on find: unknown option sync; the options of @Cacheable are key, ttl, condition, unless',
+      ],
+    ];
+    for (const [make, message] of cases) assert.throws(make, { name: "TypeError", message });
+  });
+
+  it("applies each decorator only where its condition holds, and stores nothing its unless refuses", async () => {
+    @Service()
+    class Squares {
+      loads: number[] = [];
+      @Cacheable("squares", {
+        condition: (n: number) => n > 0,
+        unless: (result: number) => result > 100,
+      })
+      async square(n: number): Promise<number> {
+        this.loads.push(n);
+        return n * n;
+      }
+      @CachePut("squares", { unless: (result: number, n: number) => result === n })
+      async set(n: number): Promise<number> {
+        return n === 5 ? 5 : n * n + 1;
+      }
+      @CacheEvict("squares", { condition: (n: number) => n !== 3 })
+      async forget(_n: number): Promise<void> {}
+    }
+    const squares = (await bootstrap({ components: [Squares] })).getBean(Squares);
+    for (const n of [-2, -2, 3, 3, 20, 20]) await squares.square(n);
+    // -2: not cached (its condition fails); 20: 400 is not stored (unless holds).
+    assert.deepEqual(squares.loads, [-2, -2, 3, 20, 20]);
+    await squares.set(4);
+    assert.equal(await squares.square(4), 17);
+    await squares.set(5); // unless holds: 5 is not stored, and square(5) is loaded
+    assert.equal(await squares.square(5), 25);
+    await squares.forget(3); // its condition fails: 3 stays
+    await squares.square(3);
+    await squares.forget(4);
+    assert.equal(await squares.square(4), 16);
+    assert.deepEqual(squares.loads, [-2, -2, 3, 20, 20, 5, 4]);
+  });
+
+  it("refuses a condition or unless that answers anything but true or false, naming the method", async () => {
+    @Service()
+    class Lookups {
+      loads = 0;
+      @Cacheable("a", { condition: (() => "yes") as never })
+      async a(): Promise<number> {
+        return ++this.loads;
+      }
+      @Cacheable("b", { unless: (async () => false) as never })
+      async b(): Promise<number> {
+        return ++this.loads;
+      }
+    }
+    const lookups = (await bootstrap({ components: [Lookups] })).getBean(Lookups);
+    await assert.rejects(lookups.a(), {
+      name: "TypeError",
+      message: '@Cacheable("a") on Lookups.a(): condition must answer true or false, got a string',
+    });
+    assert.equal(lookups.loads, 0);
+    await assert.rejects(lookups.b(), {
+      name: "TypeError",
+      message: '@Cacheable("b") on Lookups.b(): unless must answer true or false, got a promise ' +
+        "(it must answer at once)",
+    });
+    assert.throws(() => Cacheable("a", { condition: true as never }), {
+      name: "TypeError",
+      message: /condition must be a function of the method's arguments/,
+    });
   });
 
   it("refuses bad options at the decorator, and bad thaw.cache keys at bootstrap", async () => {

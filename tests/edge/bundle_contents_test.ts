@@ -181,7 +181,8 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     for (
       const part of [
         "node_modules/lru-cache/",
-        "src/cache/",
+        "src/cache/cacheable.ts",
+        "src/cache/cache_interceptor.ts",
         "src/context/interceptors.ts",
         "src/events/event_multicaster.ts",
         "src/events/lifecycle_events.ts",
@@ -190,6 +191,10 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       assert.ok(!has(small.inputs, part), `${part} is in the small worker's bundle`);
       assert.ok(has(explicit.inputs, part), `${part} is missing from worker_explicit's bundle`);
     }
+    // What bootstrap carries to check the caches of an app: one lookup, and its refusal of a
+    // thaw.cache name when no method caches.
+    const caches = [...small.inputs].filter((i) => i.includes("src/cache/"));
+    assert.deepEqual(caches, ["src/cache/cache_hooks.ts"]);
     // What bootstrap carries to find the events of an app with listeners: one lookup.
     const events = [...small.inputs].filter((i) => i.includes("src/events/"));
     assert.deepEqual(events, ["src/events/event_hooks.ts"]);
