@@ -341,7 +341,7 @@ export function buildApp(
       // The first of the route's handlers, so that a route guard's refusal counts for the route;
       // marked on the request the app was given, which middleware may since have replaced.
       const first = handlers[0] as (c: Context, next: Next) => ReturnType<RouteHandler>;
-      const template = route.pattern.source;
+      const template = route.pattern.template;
       handlers[0] = ((c: Context, next: Next) => {
         if (marks.recording) marks.mark(originals.get(c) ?? c.req.raw, template);
         return first(c, next);

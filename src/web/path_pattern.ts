@@ -21,6 +21,12 @@ export interface PathPattern {
    */
   readonly honoPath: string;
   /**
+   * The path as a route's label (metrics, spans, the access log): as declared, less the regexes
+   * of its variables (`/users/{id}` for `/users/{id:\d+}`), as the OpenAPI document writes it, so
+   * that dashboards and the document name a route alike.
+   */
+  readonly template: string;
+  /**
    * Equal for paths that match the same requests: `/a/{x}` and `/a/{y}`, `/a/{x:\d+}` and
    * `/a/{y:\d+}`, but not `/a/{x:\d+}` and `/a/{y}`.
    */
@@ -79,6 +85,10 @@ export function parsePathPattern(source: string): PathPattern {
     segments,
     variables,
     ...(last?.kind === "rest" ? { rest: last.name } : {}),
+    template: source === "/" ? source : "/" +
+      segments.map((s) =>
+        s.kind === "literal" ? s.text : s.kind === "rest" ? `{*${s.name}}` : `{${s.name}}`
+      ).join("/"),
     honoPath: "/" +
       segments.map((s) => s.kind === "literal" ? s.text : s.kind === "rest" ? "*" : `:${s.name}`)
         .join("/"),

@@ -23,6 +23,11 @@ class PromItemController {
   fail(): string {
     throw new Error("broken");
   }
+
+  @GetMapping("/prom/orders/{id:\\d+}/lines/{line:[a-z]{2,3}}", PathVariable("id", Number))
+  order(id: number) {
+    return { id };
+  }
 }
 
 const TEMPLATES = ["/prom/items/{id}", "/prom/items", "/prom/fail"];
@@ -163,6 +168,22 @@ describe("/actuator/prometheus", () => {
       s.labels.http_route === "/prom/items/{id}" && s.labels.le === "+Inf"
     );
     assert.ok(bucket !== undefined && bucket.value >= 2);
+  });
+
+  it("labels a route with a regex by its template as OpenAPI writes it: {id}, no regex", async () => {
+    const app = await promApp();
+    const before = (await scrape(app)).samples;
+    assert.equal(
+      (await app.fetch(new Request("http://localhost/prom/orders/7/lines/ab"))).status,
+      200,
+    );
+    const after = (await scrape(app)).samples;
+    const route = "/prom/orders/{id}/lines/{line}";
+    assert.equal(count(after, { http_route: route }) - count(before, { http_route: route }), 1);
+    assert.ok(!after.some((s) => s.labels.http_route?.includes(":")), "no regex in a label");
+    const { openApiDocument } = await import("../../openapi.ts");
+    const documented = Object.keys((await openApiDocument(app)).paths as object);
+    assert.ok(documented.includes(route), documented.join(", "));
   });
 
   it("counts Thaw's own answers under fixed routes: 404, 405, 501, OPTIONS", async () => {
