@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -109,8 +109,14 @@ export async function readLayeredConfig(
   const base = await readConfigFile(file, env, secrets);
   const profiles = activeProfiles(profileOption, overrides, base);
   const layers: ConfigLayer[] = [base];
-  for (const profile of profiles) {
+  // With no profile active, Spring's fallback profile `default`: its file is read when it exists,
+  // and is not an active profile (`config.profiles` stays empty).
+  const read = profiles.length > 0
+    ? profiles.map((profile) => ({ profile, optional: false }))
+    : [{ profile: DEFAULT_PROFILE, optional: true }];
+  for (const { profile, optional } of read) {
     const profileFile = profileFileName(file, profile);
+    if (optional && !(await exists(profileFile))) continue;
     const layer = await readConfigFile(profileFile, env, secrets, profile);
     if (configValue(layer.values, "thaw.profiles.active") !== undefined) {
       throw new ConfigError(
@@ -130,6 +136,19 @@ export async function readLayeredConfig(
     origins: overridden.origins,
     profiles,
   }, secrets);
+}
+
+/** The profile whose file is read when no profile is active (Spring's default profile). */
+const DEFAULT_PROFILE = "default";
+
+// Whether a profile's file is there to read; any other failure is left to the read, which names it.
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
 }
 
 // The option, else THAW_PROFILES_ACTIVE, else the file's `thaw.profiles.active`.

@@ -335,6 +335,51 @@ describe("loadConfig: profiles", () => {
     });
   });
 
+  it("read application-default.yml when no profile is active, and only then, as Spring does", async () => {
+    const defaults = {
+      "application.yml": "server:\n  port: 8080\n  hostname: 0.0.0.0\n",
+      "application-default.yml": "server:\n  port: 9000\n  shutdown-timeout: later\n",
+      "application-prod.yml": "server:\n  port: 80\n",
+    };
+    await withFiles(defaults, async (dir) => {
+      const file = join(dir, "application.yml");
+      for (const env of [{}, { THAW_PROFILES_ACTIVE: "" }]) {
+        const config = await loadConfig(file, { env });
+        // No profile is active: `default` is the profile Spring falls back to, not an active one.
+        assert.deepEqual(config.profiles, []);
+        assert.deepEqual(config.values.server, {
+          port: 9000,
+          hostname: "0.0.0.0",
+          "shutdown-timeout": "later",
+        });
+        // A mistake in it is named with its file and line.
+        await assert.rejects(bootstrap({ config }), {
+          message: `${join(dir, "application-default.yml")}:3: server.shutdown-timeout must be ` +
+            'an integer from 0 to 86400, got "later"',
+        });
+      }
+      // An active profile replaces the default one.
+      const prod = await loadConfig(file, { env: {}, profiles: "prod" });
+      assert.deepEqual(prod.values.server, { port: 80, hostname: "0.0.0.0" });
+    });
+    // Optional: without it, no profile and no error.
+    await withFiles({ "application.yml": "server:\n  port: 8080\n" }, async (dir) => {
+      const config = await loadConfig(join(dir, "application.yml"), { env: {} });
+      assert.deepEqual(config.values, { server: { port: 8080 } });
+    });
+    // It cannot choose profiles either.
+    await withFiles({
+      "application.yml": "server:\n  port: 8080\n",
+      "application-default.yml": "thaw:\n  profiles:\n    active: prod\n",
+    }, async (dir) => {
+      await assert.rejects(loadConfig(join(dir, "application.yml"), { env: {} }), {
+        message: `${join(dir, "application-default.yml")}:3: thaw.profiles.active: the active ` +
+          `profiles are chosen in ` +
+          `${join(dir, "application.yml")} (or THAW_PROFILES_ACTIVE), not in a profile's own file`,
+      });
+    });
+  });
+
   it("refuse a profile whose file is missing, naming the file", async () => {
     await withFiles(files, async (dir) => {
       await assert.rejects(
