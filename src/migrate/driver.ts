@@ -73,6 +73,11 @@ export interface DriverContext {
   readonly identity: RunnerIdentity;
   /** How long a lock is waited for, in milliseconds (`--lock-timeout`). */
   readonly lockTimeoutMs: number;
+  /**
+   * How long a code file may run on after `signal` aborted, in milliseconds (`--stop-timeout`);
+   * the default when absent.
+   */
+  readonly stopTimeoutMs?: number;
   /** Hears the steps of a long file (a reindex). */
   readonly progress: Progress;
   /** Ctrl-C: stops the run between two files, and a long file at a safe point. */

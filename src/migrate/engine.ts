@@ -97,6 +97,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     cwd: context.cwd ?? process.cwd(),
     identity: context.identity,
     lockTimeoutMs: request.lockTimeoutMs,
+    ...(request.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: request.stopTimeoutMs }),
     progress: context.progress,
     ...(context.signal ? { signal: context.signal } : {}),
     requests,

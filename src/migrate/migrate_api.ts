@@ -19,6 +19,7 @@ import {
   checkRunRequest,
   DEFAULT_LOCK_TIMEOUT_SECONDS,
   MAX_LOCK_TIMEOUT_SECONDS,
+  MAX_STOP_TIMEOUT_SECONDS,
   parseMode,
   type RunRequest,
   usageError,
@@ -85,6 +86,12 @@ export interface MigrateOptions {
    * 60,000 by default. A fraction waits to the next whole millisecond.
    */
   readonly lockTimeoutMs?: number | undefined;
+  /**
+   * How long a code migration or callback may run on after `signal` aborted, in milliseconds,
+   * from 0 to an hour (3,600,000); 10,000 by default. Then it is abandoned, its file rolled back
+   * where the database can, and the run fails as `interrupted` (`--stop-timeout`).
+   */
+  readonly stopTimeoutMs?: number | undefined;
   /** Where `${VAR}` placeholders are read; the runtime's environment by default. */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Stops the run after the current file (the lock is still released), as Ctrl-C does. */
@@ -195,6 +202,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set<keyof MigrateOptions>([
   "drift",
   "target",
   "lockTimeoutMs",
+  "stopTimeoutMs",
   "env",
   "signal",
   "cwd",
@@ -239,6 +247,16 @@ function checkTypes(options: MigrateOptions): void {
     throw usageError(
       `lockTimeoutMs: expected a number of milliseconds from 0 to ${MAX_LOCK_TIMEOUT_MS}, got ${
         typeof wait === "number" ? String(wait) : got(wait)
+      }`,
+    );
+  }
+  const stop: unknown = options.stopTimeoutMs;
+  if (
+    stop !== undefined && !(typeof stop === "number" && stop >= 0 && stop <= MAX_STOP_TIMEOUT_MS)
+  ) {
+    throw usageError(
+      `stopTimeoutMs: expected a number of milliseconds from 0 to ${MAX_STOP_TIMEOUT_MS}, got ${
+        typeof stop === "number" ? String(stop) : got(stop)
       }`,
     );
   }
@@ -288,6 +306,7 @@ function givenModules(
 
 // Milliseconds, as the caller gave them: the command line's bound, a day, in this API's unit.
 const MAX_LOCK_TIMEOUT_MS = MAX_LOCK_TIMEOUT_SECONDS * 1000;
+const MAX_STOP_TIMEOUT_MS = MAX_STOP_TIMEOUT_SECONDS * 1000;
 
 // The run `options` ask for, checked by the rules every run shares (a dry run of `status`, drift
 // on SQL...), named as this API names them.
@@ -305,5 +324,8 @@ function runRequest(options: MigrateOptions, cwd: string): RunRequest {
     ...(options.target === undefined ? {} : { target: options.target }),
     // The lock is polled in whole milliseconds; a fraction of one waits that millisecond.
     lockTimeoutMs: Math.ceil(options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_SECONDS * 1000),
+    ...(options.stopTimeoutMs === undefined
+      ? {}
+      : { stopTimeoutMs: Math.ceil(options.stopTimeoutMs) }),
   }, MIGRATE_API_NAMES);
 }

@@ -91,11 +91,19 @@ export interface FailureDetail {
   readonly reason: string;
 }
 
-/** A migration file failed: the run stops here, and the CLI exits with 1. */
+/**
+ * A migration file failed: the run stops here, and the CLI exits with 1. Its kind is
+ * `interrupted` where the file stopped because the run was (a code file that honoured
+ * `ctx.signal`, or was abandoned past the stop timeout).
+ */
 export class MigrationFailure extends MigrationError {
   readonly detail: FailureDetail;
 
-  constructor(detail: FailureDetail, options?: ErrorOptions) {
+  constructor(
+    detail: FailureDetail,
+    options?: ErrorOptions,
+    kind: "failure" | "interrupted" = "failure",
+  ) {
     const where = [
       `connection "${detail.connection}"`,
       detail.file &&
@@ -105,7 +113,7 @@ export class MigrationFailure extends MigrationError {
       detail.request,
       detail.status !== undefined && `HTTP ${detail.status}`,
     ].filter(Boolean).join(", ");
-    super("failure", `${where}: ${detail.reason}`, options);
+    super(kind, `${where}: ${detail.reason}`, options);
     this.name = "MigrationFailure";
     this.detail = detail;
   }

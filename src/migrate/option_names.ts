@@ -22,6 +22,8 @@ export interface OptionNames {
   readonly migrations: string;
   /** How long a run waits for another runner's lock: `--lock-timeout`, `lockTimeoutMs`. */
   readonly lockTimeout: string;
+  /** How long code may run on after an interruption: `--stop-timeout`, `stopTimeoutMs`. */
+  readonly stopTimeout: string;
   /** What stops a run at a version: `--target/--version`, `target`. */
   readonly target: string;
   /** The strict order option set one way: `--no-strict-order`, `strictOrder: false`. */
@@ -50,6 +52,7 @@ export const COMMAND_LINE_NAMES: OptionNames = {
   config: "-c",
   migrations: "--sqlPath",
   lockTimeout: "--lock-timeout",
+  stopTimeout: "--stop-timeout",
   target: "--target/--version",
   strictOrder: (on) => on ? "--strict-order" : "--no-strict-order",
   mode: (mode) => `-m ${mode}`,
@@ -70,6 +73,7 @@ export const MIGRATE_API_NAMES: OptionNames = {
   config: "config",
   migrations: "migrations",
   lockTimeout: "lockTimeoutMs",
+  stopTimeout: "stopTimeoutMs",
   target: "target",
   strictOrder: (on) => `strictOrder: ${on}`,
   mode: (mode) => `mode ${JSON.stringify(mode)}`,

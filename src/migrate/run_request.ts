@@ -5,6 +5,12 @@ import type { DriverCapabilities, MigrationMode } from "./driver.ts";
 import { MigrationError } from "./migration_error.ts";
 import { isVersion } from "./plan/migration_name.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
+import {
+  DEFAULT_STOP_TIMEOUT_SECONDS,
+  MAX_STOP_TIMEOUT_SECONDS,
+} from "./code/run_until_stopped.ts";
+
+export { DEFAULT_STOP_TIMEOUT_SECONDS, MAX_STOP_TIMEOUT_SECONDS };
 
 /**
  * One run, as both the command line and `migrate()` ask for it: which kind of migration, which
@@ -46,6 +52,12 @@ export interface RunRequest {
   readonly target?: string;
   /** How long to wait while another runner holds the lock. */
   readonly lockTimeoutMs: number;
+  /**
+   * How long a code file (or callback) may run on after Ctrl-C or SIGTERM before it is abandoned,
+   * its file rolled back and the run reported interrupted; {@linkcode DEFAULT_STOP_TIMEOUT_SECONDS}
+   * when absent.
+   */
+  readonly stopTimeoutMs?: number;
 }
 
 /** The command line, or the options of `migrate()`, are wrong: nothing was read or sent. */
@@ -90,6 +102,17 @@ export function parseLockTimeout(seconds: string): number {
   if (!(value <= MAX_LOCK_TIMEOUT_SECONDS)) {
     throw usageError(
       `--lock-timeout ${seconds}: expected a number of seconds from 0 to ${MAX_LOCK_TIMEOUT_SECONDS}`,
+    );
+  }
+  return Math.round(value * 1000);
+}
+
+/** `--stop-timeout`: a decimal number of seconds, to an hour, as whole milliseconds. */
+export function parseStopTimeout(seconds: string): number {
+  const value = /^\d+(\.\d+)?$/.test(seconds) ? Number(seconds) : NaN;
+  if (!(value <= MAX_STOP_TIMEOUT_SECONDS)) {
+    throw usageError(
+      `--stop-timeout ${seconds}: expected a number of seconds from 0 to ${MAX_STOP_TIMEOUT_SECONDS}`,
     );
   }
   return Math.round(value * 1000);

@@ -585,7 +585,7 @@ function runError<F extends PlannedFile>(
     return { kind: "failure", message: error.message, connection: error.detail.connection };
   }
   if (error instanceof MigrationFailure) {
-    return { kind: "failure", message: error.message, ...error.detail };
+    return { kind: error.kind, message: error.message, ...error.detail };
   }
   if (error instanceof PlanError) {
     return {

@@ -4,9 +4,11 @@ import { COMMANDS, isCommand } from "../command/commands.ts";
 import {
   checkRunRequest,
   DEFAULT_LOCK_TIMEOUT_SECONDS,
+  DEFAULT_STOP_TIMEOUT_SECONDS,
   parseCommand,
   parseLockTimeout,
   parseMode,
+  parseStopTimeout,
   type RunRequest,
   usageError,
 } from "../run_request.ts";
@@ -62,6 +64,9 @@ Options:
   --json               print one JSON report on stdout instead of the human output, whatever
                        the outcome (errors too)
   --lock-timeout <s>   seconds to wait while another runner holds the lock (default: ${DEFAULT_LOCK_TIMEOUT_SECONDS})
+  --stop-timeout <s>   seconds a code migration or callback may run on after Ctrl-C or SIGTERM;
+                       then it is abandoned, its file rolled back, and the run reported
+                       interrupted (default: ${DEFAULT_STOP_TIMEOUT_SECONDS})
   -h, --help           this text
 
 Exit codes: 0 success, 1 a migration failed, 2 usage or configuration error, 3 lock not acquired.`;
@@ -78,6 +83,7 @@ const OPTIONS = {
   force: { type: "boolean" },
   json: { type: "boolean" },
   "lock-timeout": { type: "string" },
+  "stop-timeout": { type: "string" },
   target: { type: "string" },
   version: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -169,6 +175,9 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
       : { target: (values.target ?? values.version)! },
     json: values.json ?? false,
     lockTimeoutMs,
+    ...(values["stop-timeout"] === undefined
+      ? {}
+      : { stopTimeoutMs: parseStopTimeout(values["stop-timeout"]) }),
   };
   // Which options apply to which command, and to which mode: the same rules as `migrate()`'s.
   checkRunRequest(line);

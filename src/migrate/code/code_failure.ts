@@ -13,12 +13,15 @@ export interface CodeFailureSite {
   readonly callback?: string;
   /** What may have been left, said after the error. */
   readonly after?: string;
+  /** The run was interrupted: the file stopped for it, not for a fault of its own. */
+  readonly interrupted?: boolean;
 }
 
 /**
  * The failure of a code file: its own error's message (masked: it may quote a placeholder's
  * value), the line of the file where it was thrown or where the failing call was made, and the
- * database's code where a query failed.
+ * database's code where a query failed. Of kind `interrupted` where `site` says the run was: the
+ * file stopped because it was told to (`ctx.signal`), or was abandoned.
  */
 export function codeFailure(
   file: CodeFile,
@@ -33,14 +36,18 @@ export function codeFailure(
       lineIn(error, source) ?? lineIn((error as { cause?: unknown } | null)?.cause, source)
     );
   const code = safely(() => (error as { code?: unknown } | null)?.code);
-  return new MigrationFailure({
-    connection: site.connection,
-    file: file.path,
-    ...(site.callback === undefined ? {} : { callback: site.callback }),
-    ...(line === undefined ? {} : { line }),
-    ...(typeof code === "string" && code !== "" ? { code } : {}),
-    reason: site.mask(`${describe(error)}${site.after ?? ""}`),
-  }, { cause: error });
+  return new MigrationFailure(
+    {
+      connection: site.connection,
+      file: file.path,
+      ...(site.callback === undefined ? {} : { callback: site.callback }),
+      ...(line === undefined ? {} : { line }),
+      ...(typeof code === "string" && code !== "" ? { code } : {}),
+      reason: site.mask(`${describe(error)}${site.after ?? ""}`),
+    },
+    { cause: error },
+    site.interrupted ? "interrupted" : "failure",
+  );
 }
 
 // `Error: x` says nothing an `Error` does not; any other name (TypeError, a user's own) does.

@@ -64,6 +64,7 @@ export function searchDriver(
         new SearchTarget(connection, transports[i], context.identity, {
           progress: context.progress,
           ...(context.signal === undefined ? {} : { signal: context.signal }),
+          ...(context.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: context.stopTimeoutMs }),
           ...(options.clock === undefined ? {} : { clock: options.clock }),
           requests: context.requests,
           optionNames: context.optionNames,

@@ -39,6 +39,7 @@ import type { SearchFile, SearchPlannedFile } from "./search_file.ts";
 import { type CodeFile, isCodeFile } from "../code/code_file.ts";
 import { codeFailure } from "../code/code_failure.ts";
 import { loadCode } from "../code/load_code.ts";
+import { DEFAULT_STOP_TIMEOUT_SECONDS, runUntilStopped } from "../code/run_until_stopped.ts";
 import { migrationContext } from "../code/migration_context.ts";
 import { searchContext } from "./search_code_context.ts";
 import type { CallbackEvent } from "../plan/callback_name.ts";
@@ -72,6 +73,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   readonly #timeoutMs: number;
   readonly #progress: Progress;
   readonly #interrupt: AbortSignal | undefined;
+  readonly #stopTimeoutMs: number;
   // Who each record names as its writer: `user@host`, as in the SQL records.
   readonly #executedBy: string;
   readonly #optionNames: OptionNames;
@@ -91,6 +93,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     options: {
       progress?: Progress;
       signal?: AbortSignal;
+      stopTimeoutMs?: number;
       clock?: Clock;
       requests?: RequestCounter;
       optionNames?: OptionNames;
@@ -103,6 +106,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     this.#timeoutMs = connection.timeoutMs;
     this.#progress = options.progress ?? silentProgress;
     this.#interrupt = options.signal;
+    this.#stopTimeoutMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_SECONDS * 1000;
     this.#executedBy = recordedBy(identity);
     this.#transport = transport;
     const client = new SearchClient(connection, transport);
@@ -333,17 +337,25 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         mask: this.#mask,
         signal: this.#interrupt,
       });
-      await run(
-        searchContext(base, {
-          client: this.#client,
-          lost,
-          optionNames: this.#optionNames,
-          notice: (text) => notices.push(this.#mask(text)),
-          running: () => running,
-        }) as never,
-      );
+      const ctx = searchContext(base, {
+        client: this.#client,
+        lost,
+        optionNames: this.#optionNames,
+        notice: (text) => notices.push(this.#mask(text)),
+        running: () => running,
+      });
+      await runUntilStopped(async () => await run(ctx as never), {
+        signal: this.#interrupt,
+        stopTimeoutMs: this.#stopTimeoutMs,
+        option: this.#optionNames.stopTimeout,
+      });
     } catch (error) {
-      throw codeFailure(file, error, { connection: this.name, mask: this.#mask, ...site });
+      throw codeFailure(file, error, {
+        connection: this.name,
+        mask: this.#mask,
+        ...site,
+        interrupted: this.#interrupt?.aborted === true,
+      });
     } finally {
       running = false;
     }

@@ -42,6 +42,10 @@ export const sqlDriver: MigrationDriver<Datasource, SqlPlannedFile> = {
           new SqlTarget(datasource, db, executedBy, context.requests, {
             progress: context.progress,
             ...(context.signal === undefined ? {} : { signal: context.signal }),
+            ...(context.stopTimeoutMs === undefined
+              ? {}
+              : { stopTimeoutMs: context.stopTimeoutMs }),
+            optionNames: context.optionNames,
           }),
         );
       }

@@ -15,6 +15,8 @@ import type { EachFileCallbacks, PlannedCallback } from "../plan/planned_callbac
 import type { RequestCounter } from "../request_counter.ts";
 import type { PlannedFile } from "../plan/planned_file.ts";
 import { MigrationFailure } from "../migration_error.ts";
+import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
+import { DEFAULT_STOP_TIMEOUT_SECONDS, runUntilStopped } from "../code/run_until_stopped.ts";
 import { type Progress, silentProgress, type UnlockOutcome } from "../run_report.ts";
 import type { Datasource } from "./datasource.ts";
 import {
@@ -57,6 +59,10 @@ const NO_CALLBACKS: EachFileCallbacks<SqlPlannedFile> = { before: [], after: [] 
 export interface SqlTargetRun {
   readonly progress?: Progress;
   readonly signal?: AbortSignal;
+  /** How long code may run on after `signal` aborted: the default when absent. */
+  readonly stopTimeoutMs?: number;
+  /** How messages name the options: the command line's by default. */
+  readonly optionNames?: OptionNames;
 }
 
 /**
@@ -212,7 +218,12 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       ...(failed.callback === undefined ? {} : { callback: failed.callback }),
     };
     if (error instanceof CodeError && isCodeFile(failed.file)) {
-      return codeFailure(failed.file, error.cause, { ...where, mask, after: left });
+      return codeFailure(failed.file, error.cause, {
+        ...where,
+        mask,
+        after: left,
+        interrupted: this.#run.signal?.aborted === true,
+      });
     }
     if (!(error instanceof ScriptError) || isCodeFile(failed.file)) throw error;
     const at = locateStatement(failed.file.text, this.#db.kind, error);
@@ -251,8 +262,16 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       mask: this.#mask(),
       signal: this.#run.signal,
     });
+    const rule = {
+      signal: this.#run.signal,
+      stopTimeoutMs: this.#run.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_SECONDS * 1000,
+      option: (this.#run.optionNames ?? COMMAND_LINE_NAMES).stopTimeout,
+    };
     return async (session) => {
-      await run(sqlContext(base, this.#db.kind, session) as never);
+      await runUntilStopped(
+        async () => await run(sqlContext(base, this.#db.kind, session) as never),
+        rule,
+      );
     };
   }
 

@@ -115,6 +115,14 @@ describe("parseCommandLine", () => {
     assert.equal(parseCommandLine(["--lock-timeout", "0"]).lockTimeoutMs, 0);
   });
 
+  it("takes a stop timeout in seconds within an hour, absent by default", () => {
+    for (const value of ["-1", "abc", "1e3", "3601", " 5", "Infinity", ""]) {
+      bad(["--stop-timeout", value], /--stop-timeout/);
+    }
+    assert.equal(parseCommandLine(["--stop-timeout", "0.5"]).stopTimeoutMs, 500);
+    assert.equal(parseCommandLine([]).stopTimeoutMs, undefined);
+  });
+
   it("takes --drift on search status, validate and migrate only", () => {
     for (const command of ["status", "validate", "migrate"]) {
       assert.equal(parseCommandLine([command, "-m", "search", "--drift"]).drift, true, command);

@@ -1,0 +1,59 @@
+/** Seconds a code file may run on after Ctrl-C or SIGTERM, unless the run says otherwise. */
+export const DEFAULT_STOP_TIMEOUT_SECONDS = 10;
+
+/** The longest stop timeout a run accepts: an hour. */
+export const MAX_STOP_TIMEOUT_SECONDS = 3_600;
+
+/**
+ * A code file (or callback) did not settle within the stop timeout of an interruption: it is left
+ * behind, and its file fails as interrupted, so that the run can roll back, report and end.
+ */
+export class CodeAbandoned extends Error {
+  constructor(stopTimeoutMs: number, option: string) {
+    super(
+      `did not stop within ${stopTimeoutMs / 1000} s of the interruption (${option}): it was ` +
+        "abandoned; a long loop should check ctx.signal and throw",
+    );
+    this.name = "CodeAbandoned";
+  }
+}
+
+/** What ends a code file's run early: the run's interruption, and how long it may run on after it. */
+export interface StopRule {
+  readonly signal: AbortSignal | undefined;
+  readonly stopTimeoutMs: number;
+  /** How the caller names the stop timeout: `--stop-timeout`, `stopTimeoutMs`. */
+  readonly option: string;
+}
+
+/**
+ * Runs a code file's function until it settles, or, once `rule.signal` aborted (before or while it
+ * runs), until `rule.stopTimeoutMs` more passed: then it rejects with {@linkcode CodeAbandoned}.
+ * A code file awaiting what never comes must neither hold a run past SIGTERM (Deno and Bun keep a
+ * process with a signal listener alive) nor end the process with no report: a promise that waits
+ * on nothing leaves Node's event loop empty, and Node exits with 13. The process is kept alive
+ * while the code runs, so the only way out is the code settling or this timeout.
+ */
+export async function runUntilStopped<T>(run: () => Promise<T>, rule: StopRule): Promise<T> {
+  const alive = setInterval(() => {}, 1 << 30);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let abandon: (() => void) | undefined;
+  const abandoned = new Promise<never>((_, reject) => {
+    abandon = () => {
+      timer = setTimeout(
+        () => reject(new CodeAbandoned(rule.stopTimeoutMs, rule.option)),
+        rule.stopTimeoutMs,
+      );
+    };
+  });
+  const { signal } = rule;
+  if (signal?.aborted) abandon!();
+  else signal?.addEventListener("abort", abandon!, { once: true });
+  try {
+    return await Promise.race([run(), abandoned]);
+  } finally {
+    clearInterval(alive);
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", abandon!);
+  }
+}
