@@ -61,6 +61,10 @@ const OPTIONS: readonly string[] = ["async"];
  * `{ async: true }` it runs once `publishEvent` has resolved instead, not waited for, and what it
  * throws is logged. Only the beans of the app listen: an instance made with `new` does not.
  *
+ * What the method returns (resolves to) is published as an event, as Spring does: an object as one
+ * event, an array as each of its events, `undefined` or `null` as nothing. A value that is no
+ * event (a number, a string), or the event the method received, is refused with a `TypeError`.
+ *
  * A method that is not an instance method, or that declares more than one parameter, is refused
  * when the class is defined; so is a second `@EventListener` on one method (listen to a common
  * superclass of the events instead).

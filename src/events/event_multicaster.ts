@@ -75,7 +75,8 @@ export class EventMulticaster {
           if (listener.async) continue;
           if (this.#closed) throw closedError(event);
           progress.listener = listener.name;
-          await listener.call(event);
+          const result = await listener.call(event);
+          await this.#publishResult(listener, event, result, progress);
         }
       })().then(() => {
         const later = listeners.filter((listener) => listener.async);
@@ -129,6 +130,7 @@ export class EventMulticaster {
       // forgotten however it ended.
       const run: Promise<void> = turn
         .then(() => listener.call(event))
+        .then((result) => this.#publishResult(listener, event, result, {}))
         .then(() => {}, (error) => this.#report(listener, event, error))
         .finally(() => void this.#running.delete(run));
       // Kept from now, so that a close() that comes before the turn waits for it too.
@@ -141,6 +143,37 @@ export class EventMulticaster {
       // the reactions to the promise, which resolve() has queued already.
       start();
     }
+  }
+
+  // What a listener returned, published as Spring publishes it: nothing for `undefined` or
+  // `null`, each event of an array in turn, else the value as one event. A value no event can be
+  // (a number, a string) is refused rather than dropped, and so is the event the listener
+  // received, which would reach it again without end.
+  async #publishResult(
+    listener: Listener,
+    event: object,
+    result: unknown,
+    progress: Progress,
+  ): Promise<void> {
+    if (result === undefined || result === null) return;
+    const events: readonly unknown[] = Array.isArray(result) ? result : [result];
+    for (const item of events) {
+      if (item === event) {
+        throw new TypeError(
+          `@EventListener ${listener.name} returned the ${eventName(event)} it received: ` +
+            "published again, it would reach the listener without end",
+        );
+      }
+      if (typeof item !== "object" || item === null) {
+        throw new TypeError(
+          `@EventListener ${listener.name} returned ${
+            events === result ? "an array holding " : ""
+          }${describeValue(item)}: what a listener returns is published as an event, and an ` +
+            "event is an object; return nothing (or null), an event, or an array of events",
+        );
+      }
+    }
+    for (const item of events) await this.publish(item as object, progress);
   }
 
   // Logs what an async listener threw. The event's class is read as it can be (a getter of user
@@ -209,6 +242,13 @@ function className(instance: unknown): string {
   } catch {
     return "(anonymous)";
   }
+}
+
+// `a number`, `null`, `a function`: what a value is, for messages.
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
 
 /** The class of an event, for messages: `OrderPlaced`. Never throws. */

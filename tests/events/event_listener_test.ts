@@ -327,6 +327,89 @@ describe("ApplicationEventPublisher.publishEvent", () => {
     ]);
   });
 
+  it("publishes what a listener returns as an event (each of an array), as Spring does", async () => {
+    class Invoiced {
+      constructor(readonly order: number) {}
+    }
+    class Notified {
+      constructor(readonly who: string) {}
+    }
+    const calls: string[] = [];
+    @Service()
+    class Billing {
+      @EventListener(OrderPlaced)
+      invoice(event: OrderPlaced): Invoiced {
+        calls.push(`invoice ${event.id}`);
+        return new Invoiced(event.id);
+      }
+      @EventListener(Invoiced)
+      async notify(event: Invoiced): Promise<Notified[]> {
+        calls.push(`invoiced ${event.order}`);
+        await Promise.resolve();
+        return [new Notified("buyer"), new Notified("seller")];
+      }
+      @EventListener(Notified)
+      notified(event: Notified): null {
+        calls.push(`notified ${event.who}`);
+        return null;
+      }
+      @EventListener(OrderPlaced)
+      after(event: OrderPlaced): void {
+        calls.push(`after ${event.id}`);
+      }
+      @EventListener(OrderShipped, { async: true })
+      shipped(event: OrderShipped): Invoiced {
+        calls.push(`shipped ${event.id}`);
+        return new Invoiced(event.id);
+      }
+    }
+    const app = await bootstrap({ components: [Billing, Orders] });
+    await app.getBean(Orders).events.publishEvent(new OrderPlaced(1));
+    // Published as the listener returns, before the next listener of the first event runs.
+    assert.deepEqual(calls, [
+      "invoice 1",
+      "invoiced 1",
+      "notified buyer",
+      "notified seller",
+      "after 1",
+    ]);
+    calls.length = 0;
+    await app.getBean(Orders).events.publishEvent(new OrderShipped(2));
+    // An async listener's result too, once it ends; close() waits for what it starts.
+    await app.close();
+    assert.deepEqual(calls, ["shipped 2", "invoiced 2", "notified buyer", "notified seller"]);
+  });
+
+  it("refuses a listener's result that is no event, or the event it received, naming it", async () => {
+    @Service()
+    class Counter {
+      count = 0;
+      @EventListener(OrderPlaced)
+      count_(): number {
+        return ++this.count;
+      }
+    }
+    @Service()
+    class Echo {
+      @EventListener(OrderShipped)
+      echo(event: OrderShipped): OrderShipped[] {
+        return [event];
+      }
+    }
+    const app = await bootstrap({ components: [Counter, Echo, Orders] });
+    await assert.rejects(app.getBean(Orders).events.publishEvent(new OrderPlaced(1)), {
+      name: "TypeError",
+      message: "@EventListener Counter.count_() returned a number: what a listener returns is " +
+        "published as an event, and an event is an object; return nothing (or null), an event, " +
+        "or an array of events",
+    });
+    await assert.rejects(app.getBean(Orders).events.publishEvent(new OrderShipped(1)), {
+      name: "TypeError",
+      message: "@EventListener Echo.echo() returned the OrderShipped it received: published " +
+        "again, it would reach the listener without end",
+    });
+  });
+
   it("rejects what is not an object with a TypeError, and runs nothing", async () => {
     let heard = 0;
     @Service()
