@@ -67,8 +67,13 @@ export function taskFailure(body: JsonObject): string | undefined {
   if (first.cause === undefined && first.shard !== undefined) {
     const reason = isJsonObject(first.reason) ? errorDetail({ error: first.reason }) : "no reason";
     const node = typeof first.node === "string" ? ` on node ${first.node}` : "";
-    return `the copy could not read shard ${renderValue(first.shard, 20)} of ` +
-      `${renderValue(first.index, 100)}${node} (${failures.length} failure(s)): ${reason}`;
+    // A failure of the whole search (no shard reached) names shard -1 and no index.
+    const index = typeof first.index === "string" ? renderValue(first.index, 100) : undefined;
+    const shard = typeof first.shard === "number" && first.shard >= 0 ? first.shard : undefined;
+    const what = shard === undefined
+      ? index ?? "the source index"
+      : `shard ${shard} of ${index ?? "the source index"}`;
+    return `the copy could not read ${what}${node} (${failures.length} failure(s)): ${reason}`;
   }
   const cause = isJsonObject(first.cause) ? errorDetail({ error: first.cause }) : "no reason given";
   const id = typeof first.id === "string" ? ` (document ${first.id})` : "";
