@@ -9,6 +9,11 @@ export interface CacheSettings {
   readonly ttlMs?: number;
   /** `max-entries`: the most entries the in-memory cache keeps, the least recently used going first. */
   readonly maxEntries?: number;
+  /**
+   * `max-bytes`: the most bytes the in-memory cache's entries may count for together (as
+   * `entrySize` counts them), the least recently used going first.
+   */
+  readonly maxBytes?: number;
   /** `timeout`, in milliseconds: how long one call of the store may take. */
   readonly timeoutMs?: number;
 }
@@ -16,15 +21,18 @@ export interface CacheSettings {
 /** How many entries an in-memory cache keeps when `max-entries` does not say. */
 export const DEFAULT_MAX_ENTRIES = 10_000;
 
+/** How many bytes an in-memory cache's entries count for at most when `max-bytes` does not say: 64 MiB. */
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+
 /** How long one call of a cache's store may take when `timeout` does not say. */
 export const DEFAULT_TIMEOUT_MS = 2_000;
 
-const KEYS = ["ttl", "max-entries", "timeout"];
+const KEYS = ["ttl", "max-entries", "max-bytes", "timeout"];
 
 /**
- * The settings of each cache under `thaw.cache`, checked: a key other than `ttl`, `max-entries`
- * and `timeout`, a duration that is not one, or a count below 1 is a `ConfigError` naming the key
- * and where it was written.
+ * The settings of each cache under `thaw.cache`, checked: a key other than `ttl`, `max-entries`,
+ * `max-bytes` and `timeout`, a duration that is not one, or a count below 1 is a `ConfigError`
+ * naming the key and where it was written.
  *
  * @example
  * ```ts
@@ -58,6 +66,7 @@ export function cacheSettings(
     }
     let ttlMs: number | undefined;
     let maxEntries: number | undefined;
+    let maxBytes: number | undefined;
     let timeoutMs: number | undefined;
     for (const [key, raw] of Object.entries(value)) {
       const where = locate(`${prefix}.${key}`);
@@ -67,11 +76,9 @@ export function cacheSettings(
       } else if (key === "timeout") {
         timeoutMs = duration(raw, where, MAX_DURATION_MS);
       } else if (key === "max-entries") {
-        const n = typeof raw === "string" && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
-        if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
-          throw new ConfigError(`${where} must be a whole number from 1, got ${shown(raw)}`);
-        }
-        maxEntries = n;
+        maxEntries = count(raw, where);
+      } else if (key === "max-bytes") {
+        maxBytes = count(raw, where);
       } else {
         throw new ConfigError(`${where}: unknown key; the keys of a cache are ${KEYS.join(", ")}`);
       }
@@ -79,10 +86,19 @@ export function cacheSettings(
     settings.set(name, {
       ...(ttlMs === undefined ? {} : { ttlMs }),
       ...(maxEntries === undefined ? {} : { maxEntries }),
+      ...(maxBytes === undefined ? {} : { maxBytes }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
   }
   return settings;
+}
+
+function count(raw: unknown, where: string): number {
+  const n = typeof raw === "string" && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
+    throw new ConfigError(`${where} must be a whole number from 1, got ${shown(raw)}`);
+  }
+  return n;
 }
 
 function duration(raw: unknown, where: string, max: number): number {

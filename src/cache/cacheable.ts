@@ -85,7 +85,8 @@ const OPTIONS: Readonly<Record<CacheOperation["kind"], readonly string[]>> = {
  * is logged and the method runs uncached: the caller never sees the store's failure.
  *
  * The entries are kept by the `CacheManager` bean: in memory unless the app registers another,
- * bounded by `thaw.cache.<name>.max-entries` (10,000 by default). It is an interceptor: calls of
+ * bounded by `thaw.cache.<name>.max-entries` (10,000 by default) and `max-bytes` (64 MiB). It is
+ * an interceptor: calls of
  * beans the container built are cached, the bean's own calls (`this.find(id)`) included.
  *
  * @example

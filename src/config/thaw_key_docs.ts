@@ -59,5 +59,5 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "thaw.scheduling.enabled":
     "`false`: no `@Scheduled` job runs (for tests, or a replica that must not run them).",
   "thaw.cache":
-    "Each cache by name: `ttl` its entries live (`5m`, `PT1H`), `max-entries` the in-memory cache keeps (10,000), `timeout` one call of the store may take (`2s`).",
+    "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
 };

@@ -9,7 +9,7 @@ const where = (key: string) => `application.yml: ${key}`;
 const read = (cache: unknown) => cacheSettings({ thaw: { cache } } as never, where);
 
 describe("cacheSettings", () => {
-  it("reads each cache's ttl and max-entries, in any of their written forms", () => {
+  it("reads each cache's ttl, max-entries and max-bytes, in any of their written forms", () => {
     const name = fc.string({ minLength: 1, maxLength: 8 }).filter((n) => n !== "__proto__");
     const ttl = fc.integer({ min: 1, max: 86_400 }).chain((seconds) =>
       fc.constantFrom<[unknown, number]>(
@@ -22,13 +22,14 @@ describe("cacheSettings", () => {
     const max = fc.integer({ min: 1, max: 1_000_000 }).chain((n) =>
       fc.constantFrom<[unknown, number]>([n, n], [String(n), n], [` ${n} `, n])
     );
-    const cache = fc.record({ ttl, max, timeout: ttl }, { requiredKeys: [] });
+    const cache = fc.record({ ttl, max, bytes: max, timeout: ttl }, { requiredKeys: [] });
     fc.assert(
       fc.property(fc.dictionary(name, cache, { maxKeys: 4 }), (caches) => {
         const written = Object.fromEntries(
           Object.entries(caches).map(([n, c]) => [n, {
             ...(c.ttl === undefined ? {} : { ttl: c.ttl[0] }),
             ...(c.max === undefined ? {} : { "max-entries": c.max[0] }),
+            ...(c.bytes === undefined ? {} : { "max-bytes": c.bytes[0] }),
             ...(c.timeout === undefined ? {} : { timeout: c.timeout[0] }),
           }]),
         );
@@ -38,6 +39,7 @@ describe("cacheSettings", () => {
           assert.deepEqual(settings.get(n), {
             ...(c.ttl === undefined ? {} : { ttlMs: c.ttl[1] }),
             ...(c.max === undefined ? {} : { maxEntries: c.max[1] }),
+            ...(c.bytes === undefined ? {} : { maxBytes: c.bytes[1] }),
             ...(c.timeout === undefined ? {} : { timeoutMs: c.timeout[1] }),
           });
         }
@@ -47,7 +49,7 @@ describe("cacheSettings", () => {
   });
 
   it("refuses any other key, naming it and where it was written", () => {
-    const known = new Set(["ttl", "max-entries", "timeout"]);
+    const known = new Set(["ttl", "max-entries", "max-bytes", "timeout"]);
     fc.assert(
       fc.property(
         fc.string({ maxLength: 12 }).filter((k) => !known.has(k) && k !== "__proto__"),
@@ -85,12 +87,16 @@ describe("cacheSettings", () => {
       assert.throws(() => read({ users: { "max-entries": count } }), {
         message: /^application\.yml: thaw\.cache\.users\.max-entries must be a whole number from 1/,
       });
+      assert.throws(() => read({ users: { "max-bytes": count } }), {
+        message: /^application\.yml: thaw\.cache\.users\.max-bytes must be a whole number from 1/,
+      });
     }
     assert.throws(() => read("users"), {
       message: "application.yml: thaw.cache must be a mapping of cache names",
     });
     assert.throws(() => read({ users: [] }), {
-      message: "application.yml: thaw.cache.users must be a mapping of ttl, max-entries, timeout",
+      message:
+        "application.yml: thaw.cache.users must be a mapping of ttl, max-entries, max-bytes, timeout",
     });
   });
 

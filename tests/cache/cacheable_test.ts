@@ -691,14 +691,17 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
       const [cache, message] of [
         [
           { users: { tll: "5m" } },
-          /thaw\.cache\.users\.tll: unknown key; the keys of a cache are ttl, max-entries, timeout/,
+          /thaw\.cache\.users\.tll: unknown key; the keys of a cache are ttl, max-entries, max-bytes, timeout/,
         ],
         [{ users: { ttl: "soon" } }, /thaw\.cache\.users\.ttl must be a duration above 0/],
         [
           { users: { "max-entries": 0 } },
           /thaw\.cache\.users\.max-entries must be a whole number from 1, got 0/,
         ],
-        [{ users: 5 }, /thaw\.cache\.users must be a mapping of ttl, max-entries, timeout/],
+        [
+          { users: 5 },
+          /thaw\.cache\.users must be a mapping of ttl, max-entries, max-bytes, timeout/,
+        ],
       ] as const
     ) {
       await assert.rejects(
