@@ -48,6 +48,11 @@ describe("cli.ts as a process", () => {
       help.stdout,
       /0 success, 1 a migration failed, 2 usage or configuration error, 3 lock not acquired/,
     );
+    // Named as the command a user types (the npm package's bin), not as a source file.
+    assert.match(help.stdout, /^Usage: thaw \[migrate\|/);
+    assert.ok(!help.stdout.includes("cli.ts"), help.stdout);
+    const manifestHelp = await cli(["manifest", "--help"]);
+    assert.match(manifestHelp.stdout, /^Usage: thaw manifest <dir>/);
     const bad = await cli(["-m", "search", "--nope"]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /Unknown option '--nope'/);
@@ -129,7 +134,7 @@ describe("cli.ts as a process", () => {
     assert.match(run.stdout, /export const controllers = \[\n {2}UserController,\n\];/);
     const bad = await cli(["manifest", "--out", "x.ts"]);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /no directory given[\s\S]*Usage: cli\.ts manifest/);
+    assert.match(bad.stderr, /no directory given[\s\S]*Usage: thaw manifest/);
   });
 
   it("exits 2 with the file, line and key of a config error", async () => {

@@ -11,8 +11,8 @@ import {
 } from "./component_scan.ts";
 import { DefinitionError } from "./errors.ts";
 
-/** `cli.ts manifest`'s usage. */
-export const MANIFEST_USAGE = `Usage: cli.ts manifest <dir>... [--out <file>]
+/** `thaw manifest`'s usage. */
+export const MANIFEST_USAGE = `Usage: thaw manifest <dir>... [--out <file>]
 
 Writes a module that imports every bean class component scanning finds under <dir>... and
 exports them as \`controllers\` and \`components\`, for runtimes without a file system (workerd,

@@ -21,7 +21,7 @@ export interface CommandLine extends RunRequest {
 }
 
 export const USAGE =
-  `Usage: cli.ts [migrate|status|validate|baseline|repair|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
+  `Usage: thaw [migrate|status|validate|baseline|repair|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
 
 Applies versioned migration files to the connections configured in <config_dir>.
 
@@ -39,8 +39,8 @@ Commands:
   unlock               remove a search connection's lock left by a runner that died (its
                        lease ran out, or its process is gone from this host)
 
-  cli.ts manifest <dir>... --out <file>: writes the module that lists the bean classes under
-  <dir>... for runtimes without a file system (cli.ts manifest --help)
+  thaw manifest <dir>... --out <file>: writes the module that lists the bean classes under
+  <dir>... for runtimes without a file system (thaw manifest --help)
 
 Options:
   -m, --mode <type>    search: JSON files on OpenSearch connections (alias: opensearch)
