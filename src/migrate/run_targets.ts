@@ -403,6 +403,8 @@ async function runTarget<F extends PlannedFile>(
     if (drift !== undefined && command.writes) {
       await repairDrift(target, drift, files, run, options);
     }
+    // As in Flyway, afterMigrate's own failure runs no afterMigrateError: every file ran.
+    migrateStarted = false;
     if (migrating) await fire("afterMigrate");
     done = true;
   } catch (error) {

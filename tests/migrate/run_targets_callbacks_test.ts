@@ -166,6 +166,32 @@ describe("callbacks around a migrate run", () => {
     assert.ok(acts(target).includes("callback afterMigrateError.sql (afterMigrateError)"));
   });
 
+  it("a failing afterMigrate stops the run, and runs no afterMigrateError, as in Flyway", async () => {
+    const target = new MemoryTarget("main");
+    target.failingCallbacks.set(
+      "afterMigrate.sql",
+      new MigrationFailure({
+        connection: "main",
+        file: "afterMigrate.sql",
+        callback: "afterMigrate",
+        reason: "cannot refresh the view",
+      }),
+    );
+    const report = await runMemoryTargets(
+      [{ target, files: [file("V1__a.sql")], callbacks: ALL }],
+      options(),
+    );
+    checkReport(report);
+    assert.equal(report.error?.callback, "afterMigrate");
+    // Every file ran and is recorded: the migrate itself did not fail.
+    assert.deepEqual([...target.records.keys()], ["V1__a.sql"]);
+    assert.deepEqual(acts(target).slice(-2), [
+      "callback afterMigrate.sql (afterMigrate)",
+      "release",
+    ]);
+    assert.ok(!acts(target).includes("callback afterMigrateError.sql (afterMigrateError)"));
+  });
+
   it("runs no callback on a dry run, status, baseline or repair, and lists them", async () => {
     for (
       const [command, dryRun] of [
