@@ -1,5 +1,6 @@
 // The check of the caches an app's methods use, run once at `bootstrap` when every bean is made:
-// a `thaw.cache` name no method uses is refused. Brought by the caching decorators.
+// a `thaw.cache` name no method uses is refused, and `@Cacheable` methods whose keys collide are
+// warned of. Brought by the caching decorators.
 import { classesOf, entryOf } from "../context/class_record.ts";
 import { type CacheCheck, type CachingApp, configuredCaches, unusedCache } from "./cache_hooks.ts";
 import {
@@ -23,7 +24,36 @@ export const checkCacheNames: CacheCheck = (app) => {
   for (const name of configuredCaches(app.config)) {
     if (!byCache.has(name)) throw unusedCache(app.locate, name, used);
   }
+  for (const [name, operations] of byCache) {
+    // Two lookups keyed by their arguments alone: find(7) and posts(7) share an entry. A
+    // @CachePut or @CacheEvict sharing them is how an update reaches a lookup, so not these.
+    const wheres = [
+      ...new Set(
+        operations.filter(({ operation }) =>
+          operation.kind === "cacheable" && operation.key === undefined
+        ).map(({ where }) => where),
+      ),
+    ];
+    if (wheres.length < 2) continue;
+    const method = wheres[0].slice(wheres[0].lastIndexOf(".") + 1, -2);
+    warn(
+      app,
+      `cache '${name}': ${wheres.slice(0, -1).join(", ")} and ${wheres.at(-1)} are @Cacheable ` +
+        "with the default key (their arguments), so a call of one gets what the other stored " +
+        `for the same arguments; give them a key of their own (key: (...args) => ` +
+        `[${JSON.stringify(method)}, ...args]) or a cache each`,
+    );
+  }
 };
+
+// A logger that fails must not stop the app it only warns about.
+function warn(app: CachingApp, message: string): void {
+  try {
+    (app.logger.warn ?? app.logger.error).call(app.logger, message);
+  } catch {
+    // Nowhere left to report it.
+  }
+}
 
 /** The caching decorators in force on the app's beans, by cache name, each once. */
 function usedCaches(app: CachingApp): Map<string, UsedOperation[]> {

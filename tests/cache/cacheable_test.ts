@@ -548,6 +548,46 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
     assert.equal(await app.getBean(Catalog).price("tea"), 3);
   });
 
+  it("warns at bootstrap of @Cacheable methods that share a cache with default keys, naming them", async () => {
+    @Service()
+    class Users {
+      @Cacheable("users")
+      async find(id: number): Promise<string> {
+        return `user ${id}`;
+      }
+      // find(7) and posts(7) have one key: each would get what the other stored.
+      @Cacheable("users")
+      async posts(id: number): Promise<number> {
+        return id;
+      }
+      @Cacheable("users", { key: (id: number) => ["name", id] })
+      async name(id: number): Promise<string> {
+        return `name ${id}`;
+      }
+      @CacheEvict("users")
+      async drop(_id: number): Promise<void> {}
+    }
+    @Service()
+    class Prices {
+      @Cacheable("prices")
+      async price(sku: string): Promise<number> {
+        return sku.length;
+      }
+      // An update of what price() reads: sharing its keys is the point.
+      @CachePut("prices")
+      async refresh(sku: string): Promise<number> {
+        return sku.length + 1;
+      }
+    }
+    const { lines, logger } = capture();
+    await bootstrap({ components: [Users, Prices], logger });
+    assert.deepEqual(lines, [
+      "warn: cache 'users': Users.find() and Users.posts() are @Cacheable with the default key " +
+      "(their arguments), so a call of one gets what the other stored for the same arguments; " +
+      'give them a key of their own (key: (...args) => ["find", ...args]) or a cache each',
+    ]);
+  });
+
   it("refuses an option the decorator does not take, naming it, the method and the near one", () => {
     const cases: [() => void, string][] = [
       [() => {
