@@ -16,6 +16,7 @@ import {
   DuplicateBeanError,
   NoSuchBeanError,
 } from "./errors.ts";
+import { awaitedForm } from "./awaited_form.ts";
 import { constructWith } from "./field_injection.ts";
 import { lifecycleHooks } from "./lifecycle.ts";
 import { configuredFields } from "./value.ts";
@@ -153,7 +154,8 @@ export class ApplicationContext {
           const owner = await this.#get(definition, "factory");
           let value: unknown;
           try {
-            value = await (method.get(owner) as () => unknown).call(owner);
+            // Awaited: the method's interceptors may answer its value with a promise.
+            value = await (awaitedForm(method.get(owner)) as () => unknown).call(owner);
           } catch (error) {
             throw new DefinitionError(`${source} threw: ${messageOf(error)}`, { cause: error });
           }

@@ -522,7 +522,7 @@ describe("@UseInterceptors", () => {
     assert.equal(vault.opened, 0);
   });
 
-  it("lets an interceptor answer with a promise where Thaw awaits the answer: a route, a listener", async () => {
+  it("lets an interceptor answer with a promise where Thaw awaits the answer: a route, a listener, a @Bean method", async () => {
     @Component()
     class Audit implements MethodInterceptor {
       readonly seen: string[] = [];
@@ -551,12 +551,24 @@ describe("@UseInterceptors", () => {
       @Autowired(ApplicationEventPublisher)
       events!: ApplicationEventPublisher;
     }
-    const app = await bootstrap({ controllers: [Health], components: [Audit, Pinger] });
+    @Configuration()
+    @UseInterceptors(Audit)
+    class Greetings {
+      @Bean()
+      greeting(): string {
+        return "hello";
+      }
+    }
+    const app = await bootstrap({
+      controllers: [Health],
+      components: [Audit, Pinger, Greetings],
+    });
+    assert.equal(app.getBean("greeting"), "hello");
     const response = await app.fetch(new Request("http://localhost/ping"));
     assert.deepEqual(await response.json(), { ok: true });
     await app.getBean(Pinger).events.publishEvent(new Ping());
     assert.equal(app.getBean(Health).heard, 1);
-    assert.deepEqual(app.getBean(Audit).seen, ["ping", "hear"]);
+    assert.deepEqual(app.getBean(Audit).seen, ["greeting", "ping", "hear"]);
     // Called by code of one's own, the handler still answers with a value or fails.
     assert.throws(() => app.getBean(Health).ping(), { name: "TypeError" });
   });
