@@ -3,6 +3,7 @@ import { MigrationFailure } from "../migration_error.ts";
 import type { CodeFile } from "./code_file.ts";
 import { CodeLoadError } from "./load_code.ts";
 import { lineIn } from "./stack_line.ts";
+import { withoutColours } from "./terminal_colours.ts";
 
 /** Where a code file failed, and what the message adds. */
 export interface CodeFailureSite {
@@ -43,11 +44,20 @@ export function codeFailure(
       ...(site.callback === undefined ? {} : { callback: site.callback }),
       ...(line === undefined ? {} : { line }),
       ...(typeof code === "string" && code !== "" ? { code } : {}),
-      reason: site.mask(`${describe(error)}${site.after ?? ""}`),
+      reason: site.mask(plain(`${describe(error)}${site.after ?? ""}`)),
     },
     { cause: error },
     site.interrupted ? "interrupted" : "failure",
   );
+}
+
+// The query a code file is imported with (`?thaw=<checksum>`) is the runner's own: the file's path
+// says where.
+const IMPORT_QUERY = /\?thaw=[0-9a-f]{16}\b/g;
+
+/** `text` without terminal colours, and with each URL of a code file as the file's own. */
+function plain(text: string): string {
+  return withoutColours(text).replace(IMPORT_QUERY, "");
 }
 
 // `Error: x` says nothing an `Error` does not; any other name (TypeError, a user's own) does.

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { withoutColours } from "./terminal_colours.ts";
 
 /**
  * The line of the migration file at `file` (an absolute path) that `error` points at: the first
@@ -134,6 +135,7 @@ function read(value: object, key: string): unknown {
   }
 }
 
+// A location Deno coloured for a terminal is read as the text it shows.
 function text(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
+  return typeof value === "string" ? withoutColours(value) : undefined;
 }

@@ -1,11 +1,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { noMask, placeholdersMask } from "../../../src/config/secrets_mask.ts";
 import { codeFailure } from "../../../src/migrate/code/code_failure.ts";
 import type { Mask } from "../../../src/config/secrets_mask.ts";
 import type { CodeFile } from "../../../src/migrate/code/code_file.ts";
-import { CodeLoadError } from "../../../src/migrate/code/load_code.ts";
+import { CodeLoadError, loadCode } from "../../../src/migrate/code/load_code.ts";
+import { planCodeFile } from "../../../src/migrate/code/plan_code_file.ts";
 import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
 
 const SOURCE = "/abs/migrations/main/V3__backfill.ts";
@@ -209,5 +213,39 @@ describe("codeFailure", () => {
       'connection "main", callback V3__backfill.ts:12 (afterMigrate): x',
     );
     assert.ok(!("callback" in fail(codeFile(), thrownAt(12), noMask).detail));
+  });
+});
+
+describe("codeFailure: what a report's message leaves out", () => {
+  it("drops terminal colours and the import's ?thaw= query from the reason", () => {
+    const error = new CodeLoadError(
+      `could not be imported: TypeError: Module not found "file:///abs/lib/gone.js".\n    at ` +
+        `\u001b[0m\u001b[36m${URL_OF_SOURCE}\u001b[0m:\u001b[0m\u001b[33m1\u001b[0m:\u001b[0m` +
+        `\u001b[33m8\u001b[0m`,
+    );
+    const failure = fail(codeFile(), error, noMask);
+    assert.equal(
+      failure.detail.reason,
+      `could not be imported: TypeError: Module not found "file:///abs/lib/gone.js".\n    at ` +
+        `${pathToFileURL(SOURCE).href}:1:8`,
+    );
+    // The line is still read from the error as it was thrown.
+    assert.equal(failure.detail.line, 1);
+    assert.ok(!failure.message.includes("\u001b"), failure.message);
+    assert.doesNotMatch(failure.message, /\?thaw=/);
+  });
+
+  it("on a real import that fails on this runtime", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-code-failure-"));
+    const path = join(dir, "V1__bad.js");
+    const bytes = new TextEncoder().encode('import "./gone.js";\nexport default () => {};\n');
+    await writeFile(path, bytes);
+    const file = await planCodeFile({ path: "V1__bad.js", bytes, hash: "", source: path });
+    const error = await loadCode(file).then(() => undefined, (thrown: unknown) => thrown);
+    assert.ok(error instanceof CodeLoadError, String(error));
+    const failure = fail(file, error, noMask);
+    assert.match(failure.detail.reason, /could not be imported/);
+    assert.ok(!failure.message.includes("\u001b"), failure.message);
+    assert.doesNotMatch(failure.message, /\?thaw=/);
   });
 });
