@@ -1,3 +1,5 @@
+import { type ExitRefused, guardExit } from "./exit_guard.ts";
+
 /** Seconds a code file may run on after Ctrl-C or SIGTERM, unless the run says otherwise. */
 export const DEFAULT_STOP_TIMEOUT_SECONDS = 10;
 
@@ -27,8 +29,9 @@ export interface StopRule {
 }
 
 /**
- * Runs a code file's function until it settles, or, once `rule.signal` aborted (before or while it
- * runs), until `rule.stopTimeoutMs` more passed: then it rejects with {@linkcode CodeAbandoned}.
+ * Runs a code file's function until it settles or calls `process.exit` (refused, with
+ * {@linkcode ExitRefused}), or, once `rule.signal` aborted (before or while it runs), until
+ * `rule.stopTimeoutMs` more passed: then it rejects with {@linkcode CodeAbandoned}.
  * A code file awaiting what never comes must neither hold a run past SIGTERM (Deno and Bun keep a
  * process with a signal listener alive) nor end the process with no report: a promise that waits
  * on nothing leaves Node's event loop empty, and Node exits with 13. The process is kept alive
@@ -36,6 +39,9 @@ export interface StopRule {
  */
 export async function runUntilStopped<T>(run: () => Promise<T>, rule: StopRule): Promise<T> {
   const alive = setInterval(() => {}, 1 << 30);
+  let exit: ((error: ExitRefused) => void) | undefined;
+  const exited = new Promise<never>((_, reject) => (exit = reject));
+  const unguard = guardExit(exit!);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let abandon: (() => void) | undefined;
   const abandoned = new Promise<never>((_, reject) => {
@@ -50,8 +56,9 @@ export async function runUntilStopped<T>(run: () => Promise<T>, rule: StopRule):
   if (signal?.aborted) abandon!();
   else signal?.addEventListener("abort", abandon!, { once: true });
   try {
-    return await Promise.race([run(), abandoned]);
+    return await Promise.race([run(), abandoned, exited]);
   } finally {
+    unguard();
     clearInterval(alive);
     clearTimeout(timer);
     signal?.removeEventListener("abort", abandon!);
