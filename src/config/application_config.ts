@@ -23,6 +23,11 @@ export interface LoadedConfig {
   readonly origins?: ReadonlyMap<string, string>;
   /** The active profiles, in the order their files were read over `source`. */
   readonly profiles?: readonly string[];
+  /**
+   * The environment variables a key's value took through `${VAR}` placeholders, by key: named
+   * where the key is, so that a value the file does not show is traced to what set it.
+   */
+  readonly variables?: ReadonlyMap<string, readonly string[]>;
 }
 
 // What `loadConfig` returned carries this, so that `bootstrap` tells a loaded file from a
@@ -119,7 +124,15 @@ export function scanRecord(config: unknown): ScanRecord | undefined {
 }
 
 // The own keys of a loaded configuration: an object made of them alone is a copy of one.
-const LOADED_KEYS = new Set(["values", "source", "dir", "lines", "origins", "profiles"]);
+const LOADED_KEYS = new Set([
+  "values",
+  "source",
+  "dir",
+  "lines",
+  "origins",
+  "profiles",
+  "variables",
+]);
 
 /**
  * The configuration `bootstrap` was given: a file `loadConfig` read, or an object, whose `${VAR}`
@@ -164,15 +177,26 @@ export function resolveConfig(
         `(config: { ...loaded.values, ... })`,
     );
   }
-  const substituted = substituteAll(source, env, "config") as ConfigValues;
+  const variables = new Map<string, string[]>();
+  const substituted = substituteAll(
+    source,
+    env,
+    "config",
+    "",
+    undefined,
+    undefined,
+    variables,
+  ) as ConfigValues;
   const { values, origins } = withEnvOverrides(substituted, new Map(), overrideEnv(env));
   // As a loaded file's: `app.config` cannot be changed behind the beans that read it.
   deepFreeze(values);
+  const traced = placeholderVariables(variables, origins);
   return {
     values,
     source: "config",
     dir: undefined,
     ...(origins.size === 0 ? {} : { origins }),
+    ...(traced.size === 0 ? {} : { variables: traced }),
   };
 }
 
@@ -218,7 +242,28 @@ export function withEnvOverrides(
  */
 export function configLocation(config: LoadedConfig, key: string): string {
   const { source, line } = keyOrigin(config, key);
-  return printable(line === undefined ? `${source}: ${key}` : `${source}:${line}: ${key}`);
+  const variables = config.variables?.get(key);
+  const from = variables === undefined
+    ? ""
+    : ` (from environment variable${variables.length > 1 ? "s" : ""} ${variables.join(", ")})`;
+  return printable(
+    line === undefined ? `${source}: ${key}${from}` : `${source}:${line}: ${key}${from}`,
+  );
+}
+
+/**
+ * The placeholders' variables of the keys whose value is still the file's: a key an environment
+ * override replaced (`origins` says so) is named by that override instead.
+ */
+export function placeholderVariables(
+  variables: ReadonlyMap<string, readonly string[]>,
+  origins: ReadonlyMap<string, string>,
+): Map<string, readonly string[]> {
+  const out = new Map<string, readonly string[]>();
+  for (const [key, names] of variables) {
+    if (!origins.get(key)?.startsWith("environment variable ")) out.set(key, names);
+  }
+  return out;
 }
 
 // Control characters, line and paragraph separators and lone surrogates: what would let a key

@@ -70,12 +70,16 @@ export type SecretFiles = ReadonlyMap<
 /** A `${VAR}` or `${VAR:default}` placeholder: the name, and the default. */
 export const PLACEHOLDER: RegExp = /\$\{([A-Za-z_][A-Za-z0-9_.]*)(?::([^}]*))?\}/g;
 
-/** Replaces `${VAR}` and `${VAR:default}` in one string; `where` names it in errors. */
+/**
+ * Replaces `${VAR}` and `${VAR:default}` in one string; `where` names it in errors. `used` hears
+ * the name of each variable whose value the text took (not a default's, not a file's).
+ */
 export function substitute(
   text: string,
   env: EnvLookup,
   where: string,
   files?: SecretFiles,
+  used?: (name: string) => void,
 ): string {
   return text.replace(PLACEHOLDER, (_match, name: string, fallback: string | undefined) => {
     if (fallback?.includes("${file:")) {
@@ -95,7 +99,10 @@ export function substitute(
         { cause: error },
       );
     }
-    if (value !== undefined) return value;
+    if (value !== undefined) {
+      used?.(name);
+      return value;
+    }
     if (fallback !== undefined) return fallback;
     throw new ConfigError(
       `${where} uses \${${name}}, which is not set; set it or write \${${name}:default}`,
@@ -120,6 +127,7 @@ function secretFile(path: string, where: string, files: SecretFiles | undefined)
 /**
  * Substitutes every string of a parsed document. Errors name the file, the key, and its line when
  * `lines` (from `yamlLines`) knows it: `application.yml:7: search[0].password uses ${PW}, ...`.
+ * `variables`, when given, gets the environment variables each key's value took, by key.
  */
 export function substituteAll(
   value: unknown,
@@ -128,26 +136,33 @@ export function substituteAll(
   key = "",
   lines?: ReadonlyMap<string, number>,
   files?: SecretFiles,
+  variables?: Map<string, string[]>,
 ): unknown {
   if (typeof value === "string") {
     if (!value.includes("${")) return value;
     const line = keyLine(lines, key);
-    return substitute(
+    const used: string[] = [];
+    const out = substitute(
       value,
       env,
       `${file}${line === undefined ? "" : `:${line}`}: ${key || "(root)"}`,
       files,
+      (name) => void (used.includes(name) || used.push(name)),
     );
+    if (used.length > 0) variables?.set(key, used);
+    return out;
   }
   if (Array.isArray(value)) {
-    return value.map((item, i) => substituteAll(item, env, file, `${key}[${i}]`, lines, files));
+    return value.map((item, i) =>
+      substituteAll(item, env, file, `${key}[${i}]`, lines, files, variables)
+    );
   }
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // An own "__proto__" from YAML would become the prototype if assigned: skip it.
       if (k === "__proto__") continue;
-      out[k] = substituteAll(v, env, file, key ? `${key}.${k}` : k, lines, files);
+      out[k] = substituteAll(v, env, file, key ? `${key}.${k}` : k, lines, files, variables);
     }
     return out;
   }

@@ -5,6 +5,7 @@ import {
   configLocation,
   configValue,
   type LoadedConfig,
+  placeholderVariables,
   registerLoadedConfig,
   withEnvOverrides,
 } from "./application_config.ts";
@@ -108,7 +109,7 @@ export async function readLayeredConfig(
   const secrets: string[] = [];
   const base = await readConfigFile(file, env, secrets);
   const profiles = activeProfiles(profileOption, overrides, base);
-  const layers: ConfigLayer[] = [base];
+  const layers: (ConfigLayer & Pick<LoadedConfig, "variables">)[] = [base];
   // With no profile active, Spring's fallback profile `default`: its file is read when it exists,
   // and is not an active profile (`config.profiles` stays empty).
   const read = profiles.length > 0
@@ -127,7 +128,15 @@ export async function readLayeredConfig(
     layers.push(layer);
   }
   const merged = mergeLayers(layers);
+  // A key's placeholders are those of the layer its value comes from.
+  const variables = new Map<string, readonly string[]>();
+  for (const layer of layers) {
+    for (const [key, names] of layer.variables ?? []) {
+      if ((merged.origins.get(key) ?? file) === layer.source) variables.set(key, names);
+    }
+  }
   const overridden = withEnvOverrides(merged.values, merged.lines, overrides, merged.origins);
+  const traced = placeholderVariables(variables, overridden.origins);
   return registerLoadedConfig({
     values: overridden.values,
     source: file,
@@ -135,6 +144,7 @@ export async function readLayeredConfig(
     lines: overridden.lines,
     origins: overridden.origins,
     profiles,
+    ...(traced.size === 0 ? {} : { variables: traced }),
   }, secrets);
 }
 

@@ -68,6 +68,7 @@ export function substituteConfig(
 ): LoadedConfig & { readonly lines: Map<string, number> } {
   // Lines first, so that an unset ${VAR} is reported at its line like any other mistake.
   const lines = yamlLines(text);
-  const values = substituteAll(doc, env, file, "", lines, files) as ConfigValues;
-  return { values, source: file, dir, lines };
+  const variables = new Map<string, string[]>();
+  const values = substituteAll(doc, env, file, "", lines, files, variables) as ConfigValues;
+  return { values, source: file, dir, lines, ...(variables.size === 0 ? {} : { variables }) };
 }

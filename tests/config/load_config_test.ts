@@ -8,7 +8,8 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { dump } from "js-yaml";
 import { ConfigError, loadConfig } from "../../config.ts";
-import { bootstrap, Service, Value } from "../../mod.ts";
+import { z } from "zod";
+import { bootstrap, ConfigurationProperties, Service, Value } from "../../mod.ts";
 import { listen } from "../../server.ts";
 import { isLoadedConfig } from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
@@ -516,3 +517,68 @@ describe("loadConfig: placeholders inside a default", () => {
     });
   });
 });
+
+describe("loadConfig: a value an environment variable set", () => {
+  @ConfigurationProperties(
+    "mail",
+    z.object({ port: z.coerce.number().int(), host: z.string().min(5) }),
+  )
+  class MailSettings {
+    declare readonly port: number;
+    declare readonly host: string;
+  }
+
+  it("is named with its variable in a schema's error and a setting's, through a placeholder or an override", async () => {
+    await withFiles({
+      "application.yml": "mail:\n  port: ${MAIL_SMTP_PORT}\n  host: ${SMTP_HOST:smtp.example}\n" +
+        "server:\n  port: ${PORT:8080}\n",
+      "application-prod.yml": "mail:\n  host: ${REGION}-1\n",
+    }, async (dir) => {
+      const file = join(dir, "application.yml");
+      const refused = async (env: Record<string, string>, profiles: string[] = []) => {
+        const config = await loadConfig(file, { env, profiles });
+        let message = "";
+        await assert.rejects(bootstrap({ config, components: [MailSettings] }), (e: unknown) => {
+          message = (e as Error).message;
+          return e instanceof ConfigError;
+        });
+        return message;
+      };
+      assert.match(
+        await refused({ MAIL_SMTP_PORT: "twenty-five" }),
+        new RegExp(
+          `${escape(file)}:2: mail\\.port \\(from environment variable MAIL_SMTP_PORT\\): ` +
+            "Invalid input",
+        ),
+      );
+      // A default taken is the file's own text: no variable to name.
+      assert.doesNotMatch(await refused({ MAIL_SMTP_PORT: "x" }), /mail\.host/);
+      assert.match(
+        await refused({ MAIL_SMTP_PORT: "25", SMTP_HOST: "x" }),
+        new RegExp(`${escape(file)}:3: mail\\.host \\(from environment variable SMTP_HOST\\): `),
+      );
+      // In a profile's file, the variable of that file's placeholder.
+      assert.match(
+        await refused({ MAIL_SMTP_PORT: "25", REGION: "" }, ["prod"]),
+        new RegExp(
+          `${escape(join(dir, "application-prod.yml"))}:2: mail\\.host \\(from environment ` +
+            "variable REGION\\): ",
+        ),
+      );
+      // An override names itself, and not the placeholder it replaced.
+      const overridden = await refused({ MAIL_SMTP_PORT: "25", SMTP_HOST: "x", MAIL_HOST: "y" });
+      assert.match(overridden, /environment variable MAIL_HOST: mail\.host: /);
+      assert.doesNotMatch(overridden, /SMTP_HOST/);
+      // Thaw's own keys alike.
+      assert.equal(
+        await refused({ MAIL_SMTP_PORT: "25", PORT: "http" }),
+        `${file}:5: server.port (from environment variable PORT) must be an integer from 0 to ` +
+          '65535, got "http"',
+      );
+    });
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
