@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import process from "node:process";
 import { describe, it } from "node:test";
 import { processGone } from "../../../src/migrate/local_process.ts";
+import { migrate, MigrationRunError } from "../../../migrate.ts";
 import { startCli } from "../cli_process.ts";
 import { runCaptured } from "../run_cli.ts";
 import { OPENSEARCH_URL, os, type Sent, Workspace, writes } from "./cluster.ts";
@@ -316,6 +317,53 @@ export default async (ctx: Ctx): Promise<void> => {
       await cleanUp(ws, index);
     }
   });
+
+  for (const honours of [false, true]) {
+    it(`a code file ${honours ? "that honours ctx.signal" : "that never settles"} when the run is interrupted: reported interrupted, not recorded`, async () => {
+      const ws = await Workspace.create();
+      const index = `${ws.id}-items`;
+      try {
+        await ws.file(
+          "V1__wait.js",
+          `export default async (ctx) => {
+  await ctx.request("PUT", "/${index}/_doc/1?refresh=true", { n: 1 });
+  ctx.log("waiting for the signal");
+  await new Promise((_, reject) => {
+    ${
+            honours
+              ? `const stop = () => reject(new Error("stopped at a safe point"));
+    if (ctx.signal.aborted) stop();
+    else ctx.signal.addEventListener("abort", stop);`
+              : ""
+          }
+  });
+};
+`,
+        );
+        const stop = new AbortController();
+        const error = await migrate({
+          mode: "search",
+          config: ws.configDir,
+          migrations: ws.root,
+          signal: stop.signal,
+          stopTimeoutMs: 0,
+          onProgress: (line) => {
+            if (line.includes("waiting for the signal")) stop.abort();
+          },
+        }).then(() => undefined, (thrown: unknown) => thrown);
+        assert.ok(error instanceof MigrationRunError, String(error));
+        assert.equal(error.kind, "interrupted", error.message);
+        assert.equal(error.file, "V1__wait.js");
+        assert.match(
+          error.message,
+          honours ? /stopped at a safe point/ : /did not stop within 0 s of the interruption/,
+        );
+        assert.deepEqual(await records(ws, "V1__wait.js"), []);
+      } finally {
+        await cleanUp(ws, index);
+      }
+    });
+  }
 
   it("a dry run says it would run the code and runs none of it; status says (code); ctx.log masks placeholder values", async () => {
     const value = `s3cr3t${crypto.randomUUID().slice(0, 8)}`;
