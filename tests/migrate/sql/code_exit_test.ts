@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { startCli } from "../cli_process.ts";
+import { checkReport } from "../report_shape.ts";
 import { RUNTIME } from "../../runtime.ts";
 import { KINDS, workspaces } from "./databases.ts";
 
@@ -34,6 +35,7 @@ export default async (ctx) => {
         );
         assert.equal(await runner.closed, 1, runner.stdout() + runner.stderr());
         const report = JSON.parse(runner.stdout());
+        checkReport(report);
         assert.equal(report.error.kind, "failure");
         assert.equal(report.error.file, "V2__exit.js");
         assert.match(report.error.message, new RegExp(`called ${exit.replace(".", "\\.")}\\(0\\)`));

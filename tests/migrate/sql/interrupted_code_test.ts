@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { migrate, MigrationRunError } from "../../../migrate.ts";
 import { startCli } from "../cli_process.ts";
+import { checkReport } from "../report_shape.ts";
 import { KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
 
 // SQLite needs a built-in node:sqlite; PostgreSQL keeps a socket open while the code waits, which
@@ -58,6 +59,7 @@ for (const kind of KINDS_HERE) {
           if (runner.child.exitCode === null) runner.signal("SIGKILL");
         }
         const report = JSON.parse(runner.stdout());
+        checkReport(report);
         assert.equal(report.error.kind, "interrupted", runner.stdout());
         assert.equal(report.error.file, where === "migration" ? "V2__hang.js" : "afterMigrate.js");
         assert.match(report.error.message, /did not stop within 1 s of the interruption/);
