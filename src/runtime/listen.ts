@@ -52,12 +52,17 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
     ? undefined
     : await serveManagement(internals.management, internals, port, hostname);
   let server: Server;
+  let stopping: number | undefined;
   try {
     server = await serve(app.fetch, {
       ...internals.serve,
       port,
       hostname,
       signals: options.signals ?? true,
+      shutdownStarting: () => {
+        stopping ??= performance.now();
+        internals.serve.shutdownStarting?.();
+      },
       // Probes keep their answers while the requests in flight finish (readiness DOWN), then the
       // management server goes too, before the beans stop.
       closed: async () => {
@@ -65,6 +70,9 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
           await management?.close();
         } finally {
           await internals.serve.closed?.();
+          // The start line's pair, once the beans are stopped: a log then says the app ended as
+          // it should, and how long the shutdown took.
+          if (options.quiet !== true) info(internals, stopLine(server.url, stopping));
         }
       },
     });
@@ -79,17 +87,25 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
     server = Object.freeze({ ...server, management: { hostname, port, url } });
   }
   if (options.quiet !== true) {
-    // A method call: a logger's `info` may need its `this` (pino, winston). A logger that throws
-    // is ignored, as on the error path: the server is up, and the caller needs its handle.
-    try {
-      internals.serve.logger.info?.(
-        startLine(server.url, internals.started, undefined, management?.url),
-      );
-    } catch {
-      // nothing to report it to
-    }
+    info(internals, startLine(server.url, internals.started, undefined, management?.url));
   }
   return server;
+}
+
+// A method call: a logger's `info` may need its `this` (pino, winston). A logger that throws is
+// ignored, as on the error path: the server is up (or down), whatever the log sink says.
+function info(internals: ApplicationInternals, line: string): void {
+  try {
+    internals.serve.logger.info?.(line);
+  } catch {
+    // nothing to report it to
+  }
+}
+
+/** The line `listen` ends with: where it listened, and how long the shutdown took. */
+export function stopLine(url: string, since: number | undefined): string {
+  return `Thaw stopped listening on ${url}` +
+    (since === undefined ? "" : `, shut down in ${Math.round(performance.now() - since)} ms`);
 }
 
 // The actuator's server, on `management.server.port`: no signals of its own (the main server's

@@ -294,7 +294,11 @@ describe("examples/users/main.ts as a process (npm start)", () => {
         }
         // The fetches leave kept-alive connections idle: the shutdown closes them, not waits.
         stopped = true;
-        assert.equal(await app.stop(), "", "a clean shutdown prints nothing");
+        // A clean shutdown prints its one line, the start line's pair, and nothing else.
+        assert.match(
+          await app.stop(),
+          /^Thaw stopped listening on http:\/\/\S+, shut down in \d+ ms\n$/,
+        );
       } finally {
         if (!stopped) await app.stop();
       }

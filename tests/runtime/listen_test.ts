@@ -70,6 +70,15 @@ describe("listen(app, options)", () => {
     } finally {
       await server.close();
     }
+    // And one line once it has stopped: the beans closed, the port free.
+    assert.equal(lines.length, 2, JSON.stringify(lines));
+    assert.match(
+      lines[1],
+      new RegExp(
+        `^info: Thaw stopped listening on http://127\\.0\\.0\\.1:${server.port}, shut down ` +
+          "in \\d+ ms$",
+      ),
+    );
   });
 
   it("serves, and returns the server, when the logger's info throws", async () => {
@@ -88,7 +97,7 @@ describe("listen(app, options)", () => {
     }
   });
 
-  it("prints no start line with quiet: true, or with a logger that has no info", async () => {
+  it("prints no start or stop line with quiet: true, or with a logger that has no info", async () => {
     const lines: unknown[] = [];
     const withInfo = { info: (m: string) => void lines.push(m), error: () => {} };
     const quiet = await listen(await bootstrap({ controllers: [Ping], logger: withInfo }), {
