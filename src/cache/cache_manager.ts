@@ -135,7 +135,7 @@ async function memoryCacheManager(
         cache = {
           get: (key) => Promise.resolve(entries.get(key)?.value),
           put: (key, value, ttlMs) => {
-            const size = entrySize(key, value);
+            const size = entrySize(key, value, maxBytes);
             if (size > maxBytes) {
               // Not kept, and what the key held is no longer the value.
               entries.delete(key);
@@ -143,7 +143,7 @@ async function memoryCacheManager(
                 warned = true;
                 warn(
                   support.logger,
-                  `cache '${name}': an entry of ${size} bytes is larger than its ` +
+                  `cache '${name}': an entry of ${size} bytes or more is larger than its ` +
                     `thaw.cache.${name}.max-bytes (${maxBytes}) and is not kept; later ones are ` +
                     "not logged",
                 );

@@ -15,7 +15,9 @@ const OBJECT = 16;
  * the whole buffer a view keeps alive), 8 for any other primitive and for each slot, property or
  * `Map` entry, 16 for each object, and {@linkcode ENTRY_OVERHEAD}. An object reached twice counts
  * once (a text, each time); a class's `#private` fields and accessors are not reached. On the
- * high side for text a runtime keeps at a byte a character.
+ * high side for text a runtime keeps at a byte a character. The walk stops once the count passes
+ * `limit`, which it then answers over: an array's slots count before any is reached, so that an
+ * array of 2^32 - 1 slots and one element costs no more to count than a small one.
  *
  * @example
  * ```ts
@@ -29,12 +31,14 @@ const OBJECT = 16;
  * assert.equal(entrySize("k", [row, row]), ENTRY_OVERHEAD + 2 + size);
  * ```
  */
-export function entrySize(key: string, value: unknown): number {
+export function entrySize(key: string, value: unknown, limit: number = Infinity): number {
   let total = ENTRY_OVERHEAD + 2 * key.length;
   const seen = new Set<object>();
   // A stack, not recursion: a value nested a million deep is counted, not a stack overflow.
   const pending: unknown[] = [value];
-  while (pending.length > 0) {
+  // The count is all the caller needs beyond the limit: a sparse array's length is no measure of
+  // what it holds, and walking it slot by slot would hold the thread, then exhaust the heap.
+  while (pending.length > 0 && total <= limit) {
     const item = pending.pop();
     if (typeof item === "string") {
       total += 2 * item.length;
@@ -73,6 +77,7 @@ export function entrySize(key: string, value: unknown): number {
       });
     } else if (Array.isArray(item)) {
       total += WORD * item.length;
+      if (total > limit) break;
       for (let i = 0; i < item.length; i++) pending.push(item[i]);
     } else if (!(item instanceof Date)) {
       // Data properties only: a getter is code, and may answer anything, or throw.

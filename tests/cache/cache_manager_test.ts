@@ -22,6 +22,17 @@ class Echo {
   }
 }
 
+@Service()
+class Pages {
+  // A result shaped by request input: a row put at the index the client asked for.
+  @Cacheable("pages")
+  async page(at: number): Promise<string[]> {
+    const rows: string[] = [];
+    rows[at] = "row";
+    return rows;
+  }
+}
+
 describe("the in-memory CacheManager", () => {
   it("bounds each cache in bytes as well as in entries: 200 bodies of 900 KB", async () => {
     const MiB = 1024 * 1024;
@@ -68,8 +79,22 @@ describe("the in-memory CacheManager", () => {
     await echo.echo("small");
     assert.equal(echo.loads, 4);
     assert.deepEqual(lines, [
-      "warn: cache 'bodies': an entry of 24068 bytes is larger than its " +
+      // Counted until it passes the bound: the key alone does.
+      "warn: cache 'bodies': an entry of 12068 bytes or more is larger than its " +
       "thaw.cache.bodies.max-bytes (10000) and is not kept; later ones are not logged",
     ]);
+  });
+
+  it("counts a sparse array of 2^32 - 1 slots without walking them", async () => {
+    const { lines, logger } = capture();
+    const app = await bootstrap({ components: [Pages], config: {}, logger });
+    const rows = await app.getBean(Pages).page(2 ** 32 - 2);
+    assert.equal(rows.length, 2 ** 32 - 1);
+    const usage = memoryCacheUsage(app.getBean(CacheManager).getCache("pages"));
+    // 8 bytes a slot: far over the 64 MiB bound, so not kept.
+    assert.deepEqual(usage, { entries: 0, bytes: 0 });
+    assert.equal(lines.length, 1);
+    assert.match(lines[0], /^warn: cache 'pages': an entry of \d+ bytes or more is larger than/);
+    await app.close();
   });
 });
