@@ -9,9 +9,19 @@ import { type CacheSettings, cacheSettings, DEFAULT_TIMEOUT_MS } from "./cache_s
 
 /** A call of a `@Cacheable` method whose result is not there yet: later callers share it. */
 interface Load {
-  readonly promise: Promise<unknown>;
+  readonly promise: Promise<LoadOutcome>;
   /** Evicted or replaced while it ran: its result is returned but not stored. */
   stale: boolean;
+}
+
+/** What a load gave, and whether a caller that joined it may have it too. */
+interface LoadOutcome {
+  readonly value: unknown;
+  /**
+   * `false` when `unless` refused the result for the arguments it was loaded with: it is that
+   * caller's alone (what an admin is shown), as it would be had it come from no cache.
+   */
+  readonly shared: boolean;
 }
 
 /**
@@ -109,20 +119,25 @@ export class CacheInterceptor implements MethodInterceptor {
   ): Promise<unknown> {
     const loads = this.#loadsOf(operation.name);
     const running = loads.get(key);
-    if (running !== undefined) return await running.promise;
-    const load: { promise?: Promise<unknown>; stale: boolean } = { stale: false };
+    if (running !== undefined) {
+      const joined = await running.promise;
+      if (joined.shared) return joined.value;
+      // Refused for its own caller: this call loads its own, as if it had come first.
+    }
+    const load: { promise?: Promise<LoadOutcome>; stale: boolean } = { stale: false };
     load.promise = (async () => {
       const hit = await this.#attempt(operation, where, "read", (cache) => cache.get(key));
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) return { value: hit, shared: true };
       const value = await next();
-      if (value !== undefined && !load.stale && !refused(operation, value, args, where)) {
+      const shared = value === undefined || !refused(operation, value, args, where);
+      if (value !== undefined && !load.stale && shared) {
         await this.#store(operation, key, value, where);
       }
-      return value;
+      return { value, shared };
     })();
     loads.set(key, load as Load);
     try {
-      return await load.promise;
+      return (await load.promise).value;
     } finally {
       if (loads.get(key) === load) loads.delete(key);
     }

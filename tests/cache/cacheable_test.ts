@@ -658,6 +658,35 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
     assert.deepEqual(squares.loads, [-2, -2, 3, 20, 20, 5, 4]);
   });
 
+  it("hands a result its unless refuses to no concurrent caller of the key", async () => {
+    const gate = deferred<void>();
+    @Service()
+    class Profiles {
+      viewers: string[] = [];
+      // The key leaves the viewer out: what an admin is shown is never to be cached.
+      @Cacheable("profiles", {
+        key: (id: number) => id,
+        unless: (_profile: string, _id: number, viewer: string) => viewer === "admin",
+      })
+      async profile(id: number, viewer: string): Promise<string> {
+        this.viewers.push(viewer);
+        if (viewer === "admin") await gate.promise;
+        return viewer === "admin" ? `${id}, mail and phone` : `${id}`;
+      }
+    }
+    const profiles = (await bootstrap({ components: [Profiles] })).getBean(Profiles);
+    const admin = profiles.profile(7, "admin");
+    await until(() => profiles.viewers.length === 1);
+    const mallory = profiles.profile(7, "mallory");
+    gate.resolve();
+    assert.equal(await admin, "7, mail and phone");
+    assert.equal(await mallory, "7");
+    assert.deepEqual(profiles.viewers, ["admin", "mallory"]);
+    // Mallory's own answer is stored, as unless lets it be.
+    assert.equal(await profiles.profile(7, "eve"), "7");
+    assert.deepEqual(profiles.viewers, ["admin", "mallory"]);
+  });
+
   it("refuses a condition or unless that answers anything but true or false, naming the method", async () => {
     @Service()
     class Lookups {
