@@ -102,6 +102,10 @@ export class ResponseEntity {
   /**
    * 201 with a `Location` header.
    *
+   * The OpenAPI document cannot read a status from the code that builds an entity: a route that
+   * answers with this one says so with `@ResponseStatus(HttpStatus.CREATED)` on its mapping, which
+   * documents `201` in place of `200` (the entity keeps its own status and headers).
+   *
    * @example
    * ```ts
    * import assert from "node:assert/strict";

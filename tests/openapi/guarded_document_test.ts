@@ -103,6 +103,13 @@ class PublicController {
     return ResponseEntity.created("/public/1");
   }
 
+  // The mapping says it: documented as 201, and the entity keeps its own status and Location.
+  @ResponseStatus(HttpStatus.CREATED)
+  @PostMapping("/public/created")
+  created(): ResponseEntity {
+    return ResponseEntity.created("/public/2").withJson({ id: 2 });
+  }
+
   @ResponseStatus(201)
   @ApiResponse(201, { description: "The new thing", schema: { type: "object" } })
   @ApiResponse(409, { description: "Taken" })
@@ -135,6 +142,22 @@ describe("the document tells a route's status and its guards", () => {
     assert.equal(op(doc, "/public/nothing", "post").responses["200"], undefined);
     // Without it, what the code builds stays unknown to the document.
     assert.deepEqual(Object.keys(op(doc, "/public/entity", "post").responses), ["200", "500"]);
+  });
+
+  it("documents a ResponseEntity.created() route as 201 when its mapping says @ResponseStatus(CREATED)", async () => {
+    const app = await bootstrap({ controllers: [PublicController] });
+    const doc = await openApiDocument(app);
+    await assertValidOpenApi(doc);
+    assert.deepEqual(op(doc, "/public/created", "post").responses["201"], {
+      description: "Created",
+    });
+    assert.equal(op(doc, "/public/created", "post").responses["200"], undefined);
+    const response = await app.fetch(
+      new Request("http://localhost/public/created", { method: "POST" }),
+    );
+    assert.equal(response.status, 201);
+    assert.equal(response.headers.get("location"), "/public/2");
+    assert.deepEqual(await response.json(), { id: 2 });
   });
 
   it("lists a guard's scheme, requirement and answers on the routes it guards only", async () => {
