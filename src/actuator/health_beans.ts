@@ -1,4 +1,5 @@
 import type { BeanEntry } from "../context/application_context.ts";
+import { awaitedForm } from "../context/awaited_form.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { healthIndicatorOf } from "./health_indicator.ts";
 
@@ -34,7 +35,8 @@ export function healthIndicators(beans: readonly BeanEntry[]): IndicatorBean[] {
     }
     byName.set(record.name, className);
     const instance = bean.instance as { check?: unknown };
-    const check = instance.check;
+    // Awaited by the probe: the class's interceptors may answer its value with a promise.
+    const check = awaitedForm(instance.check);
     if (typeof check !== "function") {
       throw new DefinitionError(
         `@HealthIndicator("${record.name}") on ${className}: the class has no check() method ` +

@@ -12,7 +12,10 @@ import {
   GetMapping,
   type HealthCheck,
   HealthIndicator,
+  type MethodInterceptor,
+  type MethodInvocation,
   RestController,
+  UseInterceptors,
 } from "../../mod.ts";
 import {
   HEALTH_PATH,
@@ -472,6 +475,48 @@ describe("health indicators at startup", () => {
     );
     const app = await bootstrap({ controllers: [OwnHealth] });
     assert.equal(await (await call(app, "GET", HEALTH_PATH)).text(), "mine");
+  });
+
+  it("ask a check() that answers at once through an async interceptor of its class", async () => {
+    // The docs' timing interceptor, on every method of the class: Thaw awaits what check()
+    // answers, so a promise around its value is no one's `if` to fool.
+    @Component()
+    class Timing implements MethodInterceptor {
+      readonly timed: string[] = [];
+      async intercept(invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
+        try {
+          return await next();
+        } finally {
+          this.timed.push(invocation.method);
+        }
+      }
+    }
+    @HealthIndicator("disk")
+    @UseInterceptors(Timing)
+    class DiskHealth implements HealthCheck {
+      free = 10;
+      check(): { free: number } | false {
+        return this.free > 0 ? { free: this.free } : false;
+      }
+    }
+    const app = await bootstrap({
+      components: [Timing, DiskHealth],
+      actuator: actuator({ health: { showDetails: "always" } }),
+    });
+    const up = await call(app, "GET", HEALTH_PATH);
+    assert.deepEqual(await up.json(), {
+      status: "UP",
+      components: { disk: { status: "UP", details: { free: 10 } } },
+    });
+    app.getBean(DiskHealth).free = 0;
+    const down = await call(app, "GET", HEALTH_PATH);
+    assert.equal(down.status, 503);
+    assert.deepEqual(await down.json(), {
+      status: "DOWN",
+      components: { disk: { status: "DOWN" } },
+    });
+    assert.deepEqual(app.getBean(Timing).timed, ["check", "check"]);
+    await app.close();
   });
 });
 
