@@ -597,6 +597,7 @@ async function wire(
       maxBodySize,
       largestBody: Math.max(maxBodySize, settings.get("server.multipart.max-request-size")),
       requestTimeout: requestTimeoutMs > 0,
+      headerTimeoutMs: settings.get("server.header-timeout"),
       refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
       shutdownTimeoutMs: shutdownTimeout * 1000,
       shutdownDelayMs: settings.get("server.shutdown-delay") * 1000,

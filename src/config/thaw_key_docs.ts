@@ -27,6 +27,8 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
     "Seconds `listen(app)` keeps serving, readiness DOWN, after a shutdown starts and before it stops accepting.",
   "server.request-timeout":
     "Milliseconds a request may take until its answer's head; then it is answered 503 (`0`: no limit).",
+  "server.header-timeout":
+    "Milliseconds a client has to send a request's head, on a new or a kept-alive connection; then it is closed (Node answers 408 first). Bun keeps its own 10 s.",
   "app.component-scan":
     "Folders, relative to the file, that `scanComponents(config)` scans for bean classes.",
   "app.openapi":

@@ -135,6 +135,14 @@ export const THAW_KEYS = {
     max: MAX_TIMER,
     default: 0,
   },
+  // Bun's own bound by default, which Bun keeps whatever the key says. At most Node's
+  // requestTimeout (5 min), which Node wants no shorter.
+  "server.header-timeout": {
+    type: "integer",
+    min: 1,
+    max: 300_000,
+    default: 10_000,
+  },
   "app.component-scan": {
     type: "list",
     default: [],

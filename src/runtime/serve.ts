@@ -40,6 +40,8 @@ export interface Server {
   close(): Promise<void>;
 }
 
+import type { DenoHost } from "./deno_listener.ts";
+import { checkEvery, DEFAULT_HEADER_TIMEOUT_MS } from "./header_timeout.ts";
 import {
   closing,
   exitOnSignals,
@@ -52,7 +54,8 @@ import {
 type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 // How long Bun keeps a connection with nothing sent or received: a kept-alive one between
-// requests, a client silent mid-request. Bun's own default, set here so that it is one.
+// requests, a client silent mid-body. Bun's own default, set here so that it is one. A head has
+// 10 s on Bun whatever this says (its own bound, which `server.header-timeout`'s default is).
 const BUN_IDLE_SECONDS = 10;
 
 /** What `serve` needs beside the handler. */
@@ -77,6 +80,12 @@ export interface ServeOptions {
    * arriving as it comes.
    */
   readonly requestTimeout?: boolean;
+  /**
+   * How long a client has to send a request's head, or the next one on a kept-alive connection,
+   * in milliseconds (`server.header-timeout`), on Deno and Node; 10,000 by default, the bound
+   * Bun keeps on its own.
+   */
+  readonly headerTimeoutMs?: number;
   /** Whether SIGTERM and SIGINT shut down and end the process. */
   readonly signals: boolean;
   /** How long requests in flight may take once shutdown starts, in milliseconds. */
@@ -167,10 +176,22 @@ function server(
  */
 export async function serve(app: FetchHandler, options: ServeOptions): Promise<Server> {
   const { port, hostname, maxBodySize, refuse } = options;
+  const headerTimeoutMs = options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS;
   const onError = () => refuse(500);
   const inFlight = new InFlight();
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
   if (g.Deno !== undefined) {
+    const { serveWithHeaderTimeout } = await import("./deno_listener.ts");
+    const bounded = serveWithHeaderTimeout(g.Deno as unknown as DenoHost, inFlight.track(app), {
+      port,
+      hostname,
+      headerTimeoutMs,
+      onError,
+    });
+    if (bounded !== undefined) {
+      return server(hostname, bounded.port, bounded.stop, inFlight, options);
+    }
+    // A Deno without the internals it serves a connection with: no bound on heads.
     // Deno.serve reads a body an answer left unread to its end before the connection goes on or
     // closes, and gives its handler no way to close it without losing the answer (see README).
     const s = g.Deno.serve({ port, hostname, onListen: () => {}, onError }, inFlight.track(app));
@@ -236,7 +257,11 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
     refuse,
     options.requestTimeout === true,
   );
-  const s = createServer(listener);
+  // Node checks heads every 30 s by default, so a bound of 60 s held up to 90 s.
+  const s = createServer({
+    headersTimeout: headerTimeoutMs,
+    connectionsCheckingInterval: checkEvery(headerTimeoutMs),
+  }, listener);
   refuseOnNode(s, refuse);
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());

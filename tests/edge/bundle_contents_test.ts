@@ -71,6 +71,8 @@ const SERVER_ONLY = [
   "src/runtime/listen.ts",
   "src/runtime/serve.ts",
   "src/runtime/node_listener.ts",
+  "src/runtime/deno_listener.ts",
+  "src/runtime/header_timeout.ts",
   "src/runtime/shutdown.ts",
   "src/runtime/unread_body.ts",
 ];

@@ -7,7 +7,7 @@ import { bootstrap, GetMapping, PostMapping, RequestBody, RestController } from 
 import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
-import { assertStillServes, dribble, exchange, request } from "./raw_client.ts";
+import { assertStillServes, dribble, exchange, keptAlive, request } from "./raw_client.ts";
 
 // Bun closes a connection idle for 10 s by default, and a handler still running counted as idle;
 // its timer ticks every 4 s, so the cut came between 10 and 14 s.
@@ -79,6 +79,65 @@ describe(`server.request-timeout of listen(app) on ${RUNTIME}`, () => {
       String(logger.lines.at(-1)?.[0]),
       /^\[thaw\] POST \/echo did not answer within 500 ms/,
     );
+    await assertStillServes(port);
+  });
+});
+
+describe(`server.header-timeout of listen(app) on ${RUNTIME}`, () => {
+  let server: Server;
+  let port: number;
+
+  before(async () => {
+    const app = await bootstrap({
+      controllers: [Slow],
+      logger: memoryLogger(),
+      config: { server: { "header-timeout": 1000 } },
+    });
+    server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true });
+    port = server.port;
+  });
+  after(() => server.close());
+
+  it("closes 400 clients that dribble a request head (or answers them 408), serving others", async () => {
+    // Each sends a head that never ends, a byte every 250 ms: 250 s of it, were it let through.
+    const head = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    const clients = Array.from({ length: 400 }, () => dribble(port, "a".repeat(1000), 250, head));
+    await assertStillServes(port);
+    const answers = await Promise.all(clients);
+    const odd = answers.filter((a) => !(a.status === 0 && a.bytes === "") && a.status !== 408);
+    assert.deepEqual(odd.map((a) => a.bytes.slice(0, 40)), []);
+    await assertStillServes(port);
+  });
+
+  it("closes kept-alive connections whose next head is dribbled (or answers them 408)", async () => {
+    const connections = await Promise.all(Array.from({ length: 20 }, async () => {
+      const connection = keptAlive(port);
+      await connection.connected;
+      connection.send("/health");
+      await connection.answers(1);
+      return connection;
+    }));
+    const answered = connections.map((connection) => connection.received().length);
+    for (const connection of connections) connection.write("GET /health HTTP/1.1\r\nX-Slow: ");
+    const trickle = setInterval(() => connections.forEach((c) => c.write("a")), 250);
+    // A give-up only: every bound is seconds.
+    let giveUp: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        Promise.all(connections.map((connection) => connection.closedByServer())),
+        new Promise((_, reject) => {
+          giveUp = setTimeout(() => reject(new Error("still open after 60 s")), 60_000);
+        }),
+      ]);
+    } finally {
+      clearInterval(trickle);
+      clearTimeout(giveUp);
+      connections.forEach((connection) => connection.destroy());
+    }
+    connections.forEach((connection, i) => {
+      const after = connection.received().slice(answered[i]);
+      assert.match(after, /^$|^HTTP\/1\.1 408 /, `connection ${i}: ${after}`);
+    });
     await assertStillServes(port);
   });
 });

@@ -243,6 +243,10 @@ export function keptAlive(port: number) {
     send(path: string): void {
       socket.write(`GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`);
     },
+    /** Writes `text` as it is (latin1): part of a request, say. */
+    write(text: string): void {
+      socket.write(Buffer.from(text, "latin1"));
+    },
     /** Resolves with the first `count` answers once they are all in. */
     async answers(count: number): Promise<string[]> {
       await until(() => answers().length >= count);
