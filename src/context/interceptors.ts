@@ -48,8 +48,9 @@ export interface MethodInvocation {
  * return a promise (`if (perms.isAdmin(user))` would hold for any answer). One that returns a
  * promise around such a call fails the call with a `TypeError` naming it and the method; so does
  * one that returns a promise before calling `next()` around a method not declared `async`,
- * which is then not run at all. Around an `async` method, what it returns or throws reaches the
- * caller as a promise.
+ * which is then not run at all, and one that makes a promise of a thenable that is not one (a
+ * query builder). Around an `async` method, what it returns or throws reaches the caller as a
+ * promise.
  *
  * @example
  * ```ts
@@ -376,6 +377,16 @@ function intercepted(
             "if it is meant to return a promise, or let the interceptor return next()'s value " +
             "as it is when it is not a promise",
           "threw" in inner ? { cause: inner.threw } : undefined,
+        );
+      } else if (!(inner.returned instanceof Promise) && result instanceof Promise) {
+        // A query builder is awaited to run it, but its type is not a promise's: the caller goes
+        // on to call its methods.
+        refusal = new TypeError(
+          `${named(interceptor)} returned a promise around ${where}, which returned a thenable ` +
+            "that is not a promise, as a query builder is: an interceptor must return what " +
+            "next() returns in kind, or the caller gets a promise where the method's type says " +
+            "that object; let the interceptor return next()'s value as it is when it is not a " +
+            "promise",
         );
       }
       return result;

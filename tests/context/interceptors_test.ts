@@ -522,6 +522,63 @@ describe("@UseInterceptors", () => {
     assert.equal(vault.opened, 0);
   });
 
+  it("never makes a thenable that is not a promise (a query builder) a promise", async () => {
+    @Component()
+    class Timing implements MethodInterceptor {
+      async intercept(_invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
+        return await next();
+      }
+    }
+    @Component()
+    class Passing implements MethodInterceptor {
+      intercept(_invocation: MethodInvocation, next: () => unknown): unknown {
+        return next();
+      }
+    }
+    // Awaited, it runs; its type says a Query, whose where() the caller goes on to call.
+    class Query implements PromiseLike<number[]> {
+      readonly filters: string[] = [];
+      where(filter: string): Query {
+        this.filters.push(filter);
+        return this;
+      }
+      then<A = number[], B = never>(
+        ok?: ((rows: number[]) => A | PromiseLike<A>) | null,
+        failed?: ((reason: unknown) => B | PromiseLike<B>) | null,
+      ): PromiseLike<A | B> {
+        return Promise.resolve([1, 2]).then(ok, failed);
+      }
+    }
+    @Service()
+    @UseInterceptors(Timing)
+    class Orders {
+      ran = 0;
+      query(): Query {
+        this.ran++;
+        return new Query();
+      }
+    }
+    @Service()
+    @UseInterceptors(Passing)
+    class Items {
+      query(): Query {
+        return new Query();
+      }
+    }
+    const app = await bootstrap({ components: [Timing, Passing, Orders, Items] });
+    const orders = app.getBean(Orders);
+    assert.throws(() => orders.query().where("paid"), {
+      name: "TypeError",
+      message:
+        /^Timing\.intercept\(\) returned a promise around Orders\.query\(\), which returned a thenable that is not a promise, /,
+    });
+    assert.equal(orders.ran, 1);
+    // An interceptor that hands on what next() gave keeps it as it is.
+    const query = app.getBean(Items).query().where("paid");
+    assert.ok(query instanceof Query);
+    assert.deepEqual(await query, [1, 2]);
+  });
+
   it("lets an interceptor answer with a promise where Thaw awaits the answer: a route, a listener, a @Bean method", async () => {
     @Component()
     class Audit implements MethodInterceptor {
