@@ -1,3 +1,4 @@
+import { awaitedForm } from "../context/awaited_form.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { withKnownBody } from "../http/body_length.ts";
@@ -129,7 +130,8 @@ export function createErrorResponder(
       if (!(error instanceof HttpException) && !hono) log(`[thaw] ${where} failed:`, error);
       const req = request ?? requestOf(c, maxBodySize);
       const response = ResponseEntity.status(status);
-      await controller.handleError(req, response, status, error);
+      // Awaited: the controller's interceptors may answer its value with a promise.
+      await awaitedForm(controller.handleError).call(controller, req, response, status, error);
       if (error instanceof MethodNotAllowedException && !response.getHeaders().has("Allow")) {
         response.withHeader("Allow", error.allow);
       }

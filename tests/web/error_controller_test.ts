@@ -13,11 +13,14 @@ import {
   HttpException,
   type HttpRequest,
   HttpStatus,
+  type MethodInterceptor,
+  type MethodInvocation,
   PathVariable,
   PostMapping,
   RequestBody,
   type ResponseEntity,
   RestController,
+  UseInterceptors,
 } from "../../mod.ts";
 import { call, memoryLogger } from "../helpers.ts";
 
@@ -186,6 +189,34 @@ describe("a custom errorController", () => {
     }
     const app = await bootstrap({ controllers: [Failing], components: [Errors] });
     assert.equal((await call(app, "POST", "/boom")).headers.get("allow"), "GET, HEAD, OPTIONS");
+  });
+
+  it("may answer at once through an async interceptor of its class", async () => {
+    // The docs' timing interceptor: Thaw awaits what handleError answers.
+    @Component()
+    class Timing implements MethodInterceptor {
+      readonly timed: string[] = [];
+      async intercept(invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
+        try {
+          return await next();
+        } finally {
+          this.timed.push(invocation.method);
+        }
+      }
+    }
+    @Component("errorController")
+    @UseInterceptors(Timing)
+    class Errors implements ErrorController {
+      handleError(_q: HttpRequest, r: ResponseEntity, status: HttpStatus): void {
+        r.withJson({ custom: true, status: status.getValue() });
+      }
+    }
+    const logger = memoryLogger();
+    const app = await bootstrap({ controllers: [Failing], components: [Timing, Errors], logger });
+    const res = await call(app, "GET", "/http");
+    assert.equal(res.status, 409);
+    assert.deepEqual(await res.json(), { custom: true, status: 409 });
+    assert.deepEqual(app.getBean(Timing).timed, ["handleError"]);
   });
 
   it("can be a @Bean named errorController, and may be async", async () => {
