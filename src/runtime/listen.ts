@@ -5,9 +5,9 @@ import { type ListenOptions, serve, type Server } from "./serve.ts";
 import { checkUploadFolder } from "./upload_folder.ts";
 
 /**
- * Serves an application on the runtime it runs on (`Deno.serve`, `Bun.serve`, or Node's `http`),
- * on `server.port` and `server.hostname` of its configuration unless `options` say otherwise
- * (8080 and `0.0.0.0` by default), and starts the app's `@Scheduled` jobs once it serves.
+ * Serves an application on the runtime it runs on (Deno's HTTP server, `Bun.serve`, or Node's
+ * `http`), on `server.port` and `server.hostname` of its configuration unless `options` say
+ * otherwise (8080 and `0.0.0.0` by default), and starts the app's `@Scheduled` jobs once it serves.
  * SIGTERM and SIGINT shut it down gracefully: readiness turns DOWN and no job starts, it serves
  * on for `server.shutdown-delay`, the requests in flight finish within `server.shutdown-timeout`,
  * the app's `close()` waits for a job's run and runs its `@PreDestroy` hooks, and the process

@@ -169,8 +169,9 @@ function server(
 }
 
 /**
- * Serves `fetch` on the runtime it runs on: `Deno.serve`, `Bun.serve`, or Node's `http` (where
- * bodies up to `maxBodySize` are read before the handler runs; see node_listener.ts). No server
+ * Serves `fetch` on the runtime it runs on: Deno's HTTP server on connections accepted here (see
+ * deno_listener.ts), `Bun.serve`, or Node's `http` (where bodies up to `maxBodySize` are read
+ * before the handler runs; see node_listener.ts). No server
  * answers with a page of its own: Bun's development error page (HTML with paths, stack and
  * source lines) is off, and a handler that fails anyway gets `refuse(500)` on every runtime.
  */
