@@ -86,7 +86,11 @@ export class CacheInterceptor implements MethodInterceptor {
       result = await this.#cached(main.operation, main.key!, passed, next, where);
     } else {
       result = await next();
-      if (main !== undefined && !refused(main.operation, result, passed, where)) {
+      // No result (a `Promise<void>` update) is nothing for unless to look at: its entry goes.
+      if (
+        main !== undefined &&
+        (result === undefined || !refused(main.operation, result, passed, where))
+      ) {
         await this.#put(main.operation, main.key!, result, where);
       }
     }

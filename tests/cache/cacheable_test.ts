@@ -317,6 +317,29 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
     assert.equal(await bean.price("tea"), 4);
   });
 
+  it("asks no unless of a @CachePut that resolves to undefined: the entry is evicted", async () => {
+    const users = new Map([[7, { name: "ann", archived: false }]]);
+    @Service()
+    class Users {
+      @Cacheable("users")
+      async find(id: number): Promise<{ name: string; archived: boolean } | undefined> {
+        return users.get(id);
+      }
+      // An update that answers nothing: unless, written for a result, has none to look at.
+      @CachePut("users", {
+        key: (id: number) => id,
+        unless: (user: { archived: boolean }) => user.archived,
+      })
+      async rename(id: number, name: string): Promise<void> {
+        users.set(id, { name, archived: false });
+      }
+    }
+    const bean = (await bootstrap({ components: [Users] })).getBean(Users);
+    assert.equal((await bean.find(7))?.name, "ann");
+    assert.equal(await bean.rename(7, "bo"), undefined);
+    assert.equal((await bean.find(7))?.name, "bo");
+  });
+
   it("bounds each call of a store that never answers, and takes the key up again after", async () => {
     let hang = true;
     const entries = new Map<string, unknown>();
