@@ -469,6 +469,10 @@ export class ApplicationContext {
     if (made.length > 1) {
       throw ambiguous(request, where, made);
     }
+    // A @Bean method's bean made just now may have asked for the same token and had Thaw's own
+    // defined (two @Bean methods' beans of one cached class): that one serves, not a second.
+    const since = this.#definitions.filter((d) => isSubclass(d.type, token));
+    if (since.length === 1) return this.#get(since[0], via);
     // One of Thaw's own (the cache manager, the event publisher), made when nothing registered
     // provides it.
     const provider = providerOf(token);

@@ -421,6 +421,34 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
     assert.equal(await app.getBean(Catalog).item(1), 1);
   });
 
+  it("intercepts the beans of two @Bean methods of one cached class", async () => {
+    class Mailbox {
+      loads = 0;
+      constructor(readonly owner: string) {}
+      @Cacheable("mail", { key: (folder: string) => folder })
+      async count(folder: string): Promise<string> {
+        this.loads++;
+        return `${this.owner} ${folder}`;
+      }
+    }
+    @Configuration()
+    class Mailboxes {
+      @Bean()
+      ann(): Mailbox {
+        return new Mailbox("ann");
+      }
+      @Bean()
+      bo(): Mailbox {
+        return new Mailbox("bo");
+      }
+    }
+    const app = await bootstrap({ components: [Mailboxes] });
+    const ann = app.getBean<Mailbox>("ann");
+    assert.equal(await ann.count("inbox"), "ann inbox");
+    assert.equal(await ann.count("inbox"), "ann inbox");
+    assert.equal(ann.loads, 1);
+  });
+
   it("takes the app's own CacheManager, from a class or a @Bean method", async () => {
     const entries = new Map<string, unknown>();
     class MapCacheManager extends CacheManager {
