@@ -117,7 +117,7 @@ export function serveWithHeaderTimeout(
     connection.server.finished.then(forget, forget);
   };
 
-  void (async () => {
+  const accepting = (async () => {
     while (!stopped) {
       let conn: Conn;
       try {
@@ -158,6 +158,8 @@ export function serveWithHeaderTimeout(
     graceful: async () => {
       stopped = true;
       listener.close();
+      // The port is free once the accept it waits in has ended, not when close() returns.
+      await accepting;
       // Each connection's server closes its idle connection at once and lets an answer finish.
       await Promise.all([...open].map(close));
       clearInterval(sweep);
