@@ -25,23 +25,31 @@ export const checkCacheNames: CacheCheck = (app) => {
     if (!byCache.has(name)) throw unusedCache(app.locate, name, used);
   }
   for (const [name, operations] of byCache) {
-    // Two lookups keyed by their arguments alone: find(7) and posts(7) share an entry. A
-    // @CachePut or @CacheEvict sharing them is how an update reaches a lookup, so not these.
-    const wheres = [
-      ...new Set(
-        operations.filter(({ operation }) =>
-          operation.kind === "cacheable" && operation.key === undefined
-        ).map(({ where }) => where),
-      ),
-    ];
-    if (wheres.length < 2) continue;
-    const method = wheres[0].slice(wheres[0].lastIndexOf(".") + 1, -2);
+    // Two lookups keyed by their arguments alone: find(7) and posts(7) share an entry, and so do
+    // the find(7) of two beans (two subclasses of one repository, two @Bean methods' objects of
+    // one class). A @CachePut or @CacheEvict sharing them is how an update reaches a lookup.
+    const lookups = operations.filter(({ operation }) =>
+      operation.kind === "cacheable" && operation.key === undefined
+    );
+    if (lookups.length < 2) continue;
+    const wheres = [...new Set(lookups.map(({ where }) => where))];
+    const methods = new Set(wheres.map((where) => where.slice(where.lastIndexOf(".") + 1, -2)));
+    const who = wheres.length === 1
+      ? `${wheres[0]} of ${lookups.length} beans is @Cacheable with the default key (its arguments)`
+      : `${wheres.slice(0, -1).join(", ")} and ${wheres.at(-1)} are @Cacheable with the default ` +
+        "key (their arguments)";
+    // A key is made of the arguments: it can set methods of different names apart, not beans.
+    const [method] = methods;
+    const fix = methods.size === lookups.length
+      ? `give them a key of their own (key: (...args) => [${
+        JSON.stringify(method)
+      }, ...args]) or a cache each`
+      : "a key is made of the arguments alone and cannot tell them apart: give each class or " +
+        "bean a cache of its own (declaring an inherited method again where it needs one)";
     warn(
       app,
-      `cache '${name}': ${wheres.slice(0, -1).join(", ")} and ${wheres.at(-1)} are @Cacheable ` +
-        "with the default key (their arguments), so a call of one gets what the other stored " +
-        `for the same arguments; give them a key of their own (key: (...args) => ` +
-        `[${JSON.stringify(method)}, ...args]) or a cache each`,
+      `cache '${name}': ${who}, so a call of one gets what the other stored for the same ` +
+        `arguments; ${fix}`,
     );
   }
 };
@@ -55,11 +63,16 @@ function warn(app: CachingApp, message: string): void {
   }
 }
 
-/** The caching decorators in force on the app's beans, by cache name, each once. */
+/**
+ * The caching decorators in force on the app's beans, by cache name: each once a bean (an object
+ * two beans' names share, once), since two beans of one method share its entries.
+ */
 function usedCaches(app: CachingApp): Map<string, UsedOperation[]> {
   const byCache = new Map<string, UsedOperation[]>();
-  const seen = new Set<CacheOperation>();
+  const seen = new Set<unknown>();
   for (const { instance } of app.beans) {
+    if (seen.has(instance)) continue;
+    seen.add(instance);
     const classes = classesOf(instance);
     const methods = new Set(
       classes.flatMap((cls) => [...(entryOf<CachingEntry>(cls, CACHING)?.keys() ?? [])]),
@@ -67,8 +80,6 @@ function usedCaches(app: CachingApp): Map<string, UsedOperation[]> {
     for (const method of methods) {
       // The operations a call of the method applies: an override's own replace its parent's.
       for (const operation of cacheOperations(instance as object, method)) {
-        if (seen.has(operation)) continue;
-        seen.add(operation);
         const where = `${classes[0]?.name || "(anonymous)"}.${method}()`;
         const list = byCache.get(operation.name) ?? [];
         list.push({ operation, where });

@@ -639,6 +639,59 @@ describe("@Cacheable, @CachePut and @CacheEvict", () => {
     ]);
   });
 
+  it("warns of an inherited @Cacheable method whose beans share its entries", async () => {
+    abstract class Repository {
+      abstract readonly kind: string;
+      @Cacheable("entities")
+      async find(id: number): Promise<string> {
+        return `${this.kind} ${id}`;
+      }
+    }
+    @Service()
+    class UserRepository extends Repository {
+      readonly kind = "user";
+    }
+    @Service()
+    class OrderRepository extends Repository {
+      readonly kind = "order";
+    }
+    class Mailbox {
+      constructor(readonly owner: string) {}
+      @Cacheable("mail")
+      async count(folder: string): Promise<string> {
+        return `${this.owner} ${folder}`;
+      }
+    }
+    @Configuration()
+    class Mailboxes {
+      @Bean()
+      ann(): Mailbox {
+        return new Mailbox("ann");
+      }
+      @Bean()
+      bo(): Mailbox {
+        return new Mailbox("bo");
+      }
+    }
+    const { lines, logger } = capture();
+    const app = await bootstrap({
+      components: [UserRepository, OrderRepository, Mailboxes],
+      logger,
+    });
+    // What the warning is for: one bean's call gets what the other's stored.
+    assert.equal(await app.getBean(UserRepository).find(7), "user 7");
+    assert.equal(await app.getBean(OrderRepository).find(7), "user 7");
+    const hint = "a key is made of the arguments alone and cannot tell them apart: give each " +
+      "class or bean a cache of its own (declaring an inherited method again where it needs one)";
+    assert.deepEqual(lines, [
+      "warn: cache 'entities': UserRepository.find() and OrderRepository.find() are @Cacheable " +
+      "with the default key (their arguments), so a call of one gets what the other stored for " +
+      `the same arguments; ${hint}`,
+      "warn: cache 'mail': Mailbox.count() of 2 beans is @Cacheable with the default key (its " +
+      "arguments), so a call of one gets what the other stored for the same arguments; " + hint,
+    ]);
+  });
+
   it("refuses an option the decorator does not take, naming it, the method and the near one", () => {
     const cases: [() => void, string][] = [
       [() => {
