@@ -22,7 +22,7 @@ export interface CacheSettings {
 export const DEFAULT_MAX_ENTRIES = 10_000;
 
 /** How many bytes an in-memory cache's entries count for at most when `max-bytes` does not say: 64 MiB. */
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_BYTES = 67_108_864;
 
 /** How long one call of a cache's store may take when `timeout` does not say. */
 export const DEFAULT_TIMEOUT_MS = 2_000;
