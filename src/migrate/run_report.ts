@@ -158,7 +158,10 @@ export interface ReindexReport {
   readonly copyMs?: number;
   /** Documents the task went through per second. */
   readonly documentsPerSecond?: number;
-  /** How long writes to the source were blocked in this run, from the block to its lifting. */
+  /**
+   * How long writes through the alias were refused in this run: from the source's block to the
+   * swap (the source itself stays blocked after it, unless the file says `unblock_source`).
+   */
   readonly writeBlockedMs?: number;
   /** The source was deleted (`delete_source: true`). */
   readonly deletedSource: boolean;

@@ -8,16 +8,40 @@ type Call = (
 ) => Promise<{ status: number; body: { [key: string]: unknown } | undefined }>;
 
 /**
+ * One of several writers sharing the seeded documents: writer `at` of `of` touches only those
+ * whose number is `at` modulo `of`, and names the documents it creates apart from the others'.
+ */
+export interface Lane {
+  readonly at: number;
+  readonly of: number;
+}
+
+/** What `index` lacks of the acknowledged writes: ids created or updated, and ids deleted. */
+export interface WrongWrites {
+  /** Created or updated, and not in the index as the last acknowledged write left them. */
+  readonly lost: readonly string[];
+  /** Deleted, and in the index. */
+  readonly back: readonly string[];
+}
+
+/**
  * An application writing through `alias` while a reindex moves it: one request at a time, in
  * turn it creates a document, overwrites one of the seeded documents (`<prefix>0` to
- * `<prefix><seeded-1>`) and deletes another, each retried while the block refuses it, after 20 ms.
- * Keeps what every acknowledged write leaves: `checkMoved` then finds exactly that in the new
- * index. `windowMs` is how long writes were refused, as the writer saw it: from its first refusal
- * to the first write accepted after the last one.
+ * `<prefix><seeded-1>`, those of its `lane` only) and deletes another, each retried after 20 ms
+ * while the cluster refuses it. Keeps what every acknowledged write leaves: `checkMoved` then finds
+ * exactly that in the new index. `windowMs` is how long writes were refused, as the writer saw it:
+ * from its first refusal to the first write accepted after the last one.
  */
-export function startAliasWriter(call: Call, alias: string, seeded: number, prefix = "s") {
+export function startAliasWriter(
+  call: Call,
+  alias: string,
+  seeded: number,
+  prefix = "s",
+  lane: Lane = { at: 0, of: 1 },
+) {
   // Each document's `seq` as the last acknowledged write left it; null: deleted.
   const expected = new Map<string, number | null>();
+  const mine = Math.floor((seeded - 1 - lane.at) / lane.of) + 1;
   let refused = 0, failed = 0, stopped = false, writes = 0;
   let firstRefusal: number | undefined, lastRefusal: number | undefined;
   let acceptedAfter: number | undefined;
@@ -26,9 +50,10 @@ export function startAliasWriter(call: Call, alias: string, seeded: number, pref
     for (let n = 0; !stopped; n++) {
       const kind = n % 3;
       // Seeded documents in an order that touches some of them twice or more.
-      const seededId = `${prefix}${(n * 7_919) % seeded}`;
-      // Created ones are `w<n>`: a prefix of its own keeps them apart from the seeded ones.
-      const id = kind === 0 ? `w${n}` : seededId;
+      const seededId = `${prefix}${((n * 7_919) % mine) * lane.of + lane.at}`;
+      // Created ones are `w<n>` (`w<lane>-<n>` for a lane): a prefix of its own keeps them apart
+      // from the seeded ones.
+      const id = kind !== 0 ? seededId : lane.of === 1 ? `w${n}` : `w${lane.at}-${n}`;
       const seq = 2_000_000 + n;
       for (;;) {
         const r = kind === 2
@@ -76,21 +101,19 @@ export function startAliasWriter(call: Call, alias: string, seeded: number, pref
       stopped = true;
       await done;
     },
-    /**
-     * Checks `index` holds every seeded document the writer left alone, and each document it
-     * wrote as its last acknowledged write left it: none deleted back, no update lost.
-     */
-    async checkMoved(index: string) {
-      await call("POST", `/${index}/_refresh`);
-      // The seeded documents, less those deleted, and those created (never deleted).
-      let alive = seeded;
+    /** How many documents the acknowledged writes added: created ones less seeded ones deleted. */
+    get added(): number {
+      let added = 0;
       for (const [id, seq] of expected) {
         const seededOne = id.startsWith(prefix);
-        if (seededOne && seq === null) alive--;
-        if (!seededOne) alive++;
+        if (seededOne && seq === null) added--;
+        if (!seededOne) added++;
       }
-      const total = await call("GET", `/${index}/_count`);
-      assert.equal(total.body?.count, alive, "documents lost, or deleted ones back");
+      return added;
+    },
+    /** The documents `index` does not hold as the last acknowledged write left them. */
+    async wrongIn(index: string): Promise<WrongWrites> {
+      const lost: string[] = [], back: string[] = [];
       const ids = [...expected.keys()];
       for (let i = 0; i < ids.length; i += 1_000) {
         const batch = ids.slice(i, i + 1_000);
@@ -100,15 +123,51 @@ export function startAliasWriter(call: Call, alias: string, seeded: number, pref
           found: boolean;
           _source?: { seq: number };
         }[];
-        assert.equal(docs.length, batch.length);
+        assert.equal(docs.length, batch.length, JSON.stringify(got.body).slice(0, 300));
         for (const doc of docs) {
           const want = expected.get(doc._id);
-          if (want === null) assert.equal(doc.found, false, `${doc._id} was deleted, and is back`);
-          else assert.equal(doc._source?.seq, want, `${doc._id} lacks its last update`);
+          if (want === null && doc.found) back.push(doc._id);
+          if (want !== null && doc._source?.seq !== want) lost.push(doc._id);
         }
       }
+      return { lost, back };
+    },
+    /**
+     * Checks `index` holds every seeded document the writer left alone, and each document it
+     * wrote as its last acknowledged write left it: none deleted back, no update lost.
+     */
+    async checkMoved(index: string) {
+      await checkAllMoved(call, index, seeded, [this]);
     },
   };
+}
+
+/**
+ * Checks `index` holds the `seeded` documents as the `writers` (one lane each) left them: each
+ * document as its last acknowledged write left it, none deleted back, nothing else. Says how many
+ * are lost and back.
+ */
+export async function checkAllMoved(
+  call: Call,
+  index: string,
+  seeded: number,
+  writers: readonly {
+    readonly added: number;
+    wrongIn(index: string): Promise<WrongWrites>;
+  }[],
+): Promise<void> {
+  await call("POST", `/${index}/_refresh`);
+  const wrong = await Promise.all(writers.map((w) => w.wrongIn(index)));
+  const lost = wrong.flatMap((w) => w.lost), back = wrong.flatMap((w) => w.back);
+  assert.deepEqual(
+    { lost: lost.length, back: back.length },
+    { lost: 0, back: 0 },
+    `${lost.length} acknowledged write(s) lost (${lost.slice(0, 5).join(", ")}), ` +
+      `${back.length} deleted document(s) back (${back.slice(0, 5).join(", ")})`,
+  );
+  const alive = writers.reduce((sum, w) => sum + w.added, seeded);
+  const total = await call("GET", `/${index}/_count`);
+  assert.equal(total.body?.count, alive, "documents lost, or deleted ones back");
 }
 
 /** Runs `run` while `writer` writes: from its 30th write on, until it made 30 more after. */
@@ -122,6 +181,25 @@ export async function whileWriting<T>(
   while (writer.writes < moved + 30) await new Promise((r) => setTimeout(r, 10));
   await writer.stop();
   return result;
+}
+
+/**
+ * Waits until each of `writers` made `more` acknowledged writes after those it had made when
+ * called; fails naming `what` if one has not after two minutes (a node that never answers again).
+ */
+export async function writtenMore(
+  writers: readonly { readonly writes: number }[],
+  more: number,
+  what: string,
+): Promise<void> {
+  const targets = writers.map((w) => w.writes + more);
+  const until = Date.now() + 120_000;
+  while (writers.some((w, i) => w.writes < targets[i])) {
+    if (Date.now() > until) {
+      assert.fail(`${what}: writes ${writers.map((w) => w.writes)}, awaited ${targets}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /**

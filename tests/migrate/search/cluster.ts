@@ -32,6 +32,7 @@ export function os(
 /**
  * Calls the node at `url`; a string body is sent as NDJSON (a `_bulk`), anything else as JSON. A
  * node that does not answer fails the test, saying what starts it (`start`): nothing skips.
+ * `signal` gives up on the call.
  */
 export async function callNode(
   url: string,
@@ -39,11 +40,13 @@ export async function callNode(
   path: string,
   body: unknown,
   start: string,
+  signal?: AbortSignal,
 ): Promise<{ status: number; body: Json }> {
   let response: Response;
   try {
     response = await fetch(url + path, {
       method,
+      ...(signal === undefined ? {} : { signal }),
       headers: body === undefined ? {} : {
         "content-type": typeof body === "string" ? "application/x-ndjson" : "application/json",
       },

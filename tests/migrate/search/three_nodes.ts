@@ -13,14 +13,15 @@ export const NODES: readonly string[] = [1, 2, 3].map((n) => `http://127.0.0.1:$
 
 const PIDS = fileURLToPath(new URL("../../../.ci/opensearch/target/cluster", import.meta.url));
 
-/** Calls one node of the cluster directly. */
+/** Calls one node of the cluster directly; `signal` gives up on the call. */
 export function node(
   url: string,
   method: string,
   path: string,
   body?: unknown,
+  signal?: AbortSignal,
 ): ReturnType<typeof callNode> {
-  return callNode(url, method, path, body, "tools/opensearch_cluster.sh start");
+  return callNode(url, method, path, body, "tools/opensearch_cluster.sh start", signal);
 }
 
 /** The pid of node `n` (1 to 3), as the start script wrote it. */

@@ -35,6 +35,7 @@ const REINDEX_KEYS = new Set([
   "mappings",
   "script",
   "delete_source",
+  "unblock_source",
 ]);
 
 /** A migration file's JSON: the parsed value, and the text it was read from (for line numbers). */
@@ -284,12 +285,21 @@ function reindex(doc: JsonObject, fail: (m: string) => never): SearchRequest {
   }
   const deleteSource = doc.delete_source ?? false;
   if (typeof deleteSource !== "boolean") fail(`"delete_source" must be true or false`);
+  const unblockSource = doc.unblock_source === undefined ? false : doc.unblock_source;
+  if (typeof unblockSource !== "boolean") fail(`"unblock_source" must be true or false`);
+  if (deleteSource && unblockSource) {
+    fail(
+      `"delete_source" and "unblock_source" are both true: the source is deleted, so no block ` +
+        `is left to lift (keep one)`,
+    );
+  }
   const spec: ReindexSpec = {
     alias,
     index,
     ...(source === undefined ? {} : { source }),
     ...(script === undefined ? {} : { script: script as JsonObject }),
     deleteSource: deleteSource as boolean,
+    unblockSource: unblockSource as boolean,
   };
   return {
     kind: "reindex",

@@ -26,6 +26,13 @@ export interface ReindexSpec {
   readonly script?: Readonly<Record<string, unknown>>;
   /** Delete the source index once the alias is on the new one (default: kept). */
   readonly deleteSource: boolean;
+  /**
+   * Lift the source's write block once the alias is on the new index (default: it stays). A node
+   * that has not seen the swap yet still sends writes through the alias to the source: blocked,
+   * they are refused, and the application's retry reaches the new index; unblocked, they land in
+   * the source, lost to the alias, as do writes that name the source itself.
+   */
+  readonly unblockSource: boolean;
 }
 
 /** The methods an envelope may send. */

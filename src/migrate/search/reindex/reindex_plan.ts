@@ -76,7 +76,8 @@ export interface ReindexObservation {
 /**
  * The steps of a reindex, in the order they run:
  * - `unblock-earlier`: cancels the copy an earlier version of the file started and lifts the
- *   write block it left on its source;
+ *   write block it left on its source (only when that version's swap did not happen: after a
+ *   swap the source stays blocked, see `unblock`);
  * - `forget-earlier`: deletes that earlier version's progress document;
  * - `discard`: deletes the new index that earlier version created (the alias never pointed at it,
  *   and its `index.uuid` proves it is that index);
@@ -93,8 +94,9 @@ export interface ReindexObservation {
  *   what the source deleted since;
  * - `verify`: the new index holds as many documents as the source;
  * - `swap`: one `_aliases` call removes the source from the alias and adds the new index as its
- *   write index, with the alias's filter and routing;
- * - `unblock`: lifts the block on the source;
+ *   write index, with the alias's filter and routing. The source stays blocked: a node that has
+ *   not seen the swap yet still sends writes through the alias there, and they must be refused;
+ * - `unblock`: lifts the block on the source (`unblock_source: true` only);
  * - `delete-source`: deletes the source (`delete_source: true` only);
  * - `forget`: deletes the progress document.
  */
@@ -164,14 +166,14 @@ function writeIndexOf(members: readonly AliasMember[]): string | undefined {
  * is done, or why it must not start. Pure: the runner observes, decides, then runs the steps, and
  * a runner killed at any step observes and decides again, from the cluster alone.
  *
- * - The alias's write index is the new index: the swap happened. What follows it (unblock, delete
- *   the source, forget) runs again, each harmless when done already; without a progress document
- *   everything was done, and only the record is missing.
+ * - The alias's write index is the new index: the swap happened. What follows it (unblock when
+ *   asked, delete the source when asked, forget) runs again, each harmless when done already;
+ *   without a progress document everything was done, and only the record is missing.
  * - A progress document of this version: resume from creating the index. Each step up to the swap
  *   is safe to repeat, and the copy catches up from what the progress says was copied.
  * - A progress document of an earlier version: cancel its copy, lift its block, delete its new
- *   index (the alias never pointed at it) or, when its swap happened, start from its new index;
- *   then start as new.
+ *   index (the alias never pointed at it) or, when its swap happened, start from its new index
+ *   and leave its source blocked; then start as new.
  * - Otherwise start as new: the source is `spec.source`, else the alias's write index (or its only
  *   index); it must be a concrete index that nothing else blocks, and the new index must not exist.
  */
@@ -180,7 +182,7 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
   const alias = `alias "${spec.alias}"`;
   const writeIndex = writeIndexOf(o.members);
   const after: ReindexStep[] = [
-    "unblock",
+    ...(spec.unblockSource ? ["unblock" as const] : []),
     ...(spec.deleteSource ? ["delete-source" as const] : []),
   ];
   // An alias's indices exist: the cluster listed them.
@@ -205,13 +207,14 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
     }
     if (earlier === undefined) return { kind: "done" };
     // The alias is where this file wants it, moved by an earlier version (or by hand): what that
-    // version left is undone, and this version's changes cannot be applied to an index in use.
-    // Its progress stays, so every run says so until the file is restored (which finishes it).
+    // version left before a swap is undone (after its swap, its source stays blocked), and this
+    // version's changes cannot be applied to an index in use. Its progress stays, so every run
+    // says so until the file is restored (which finishes it).
     return {
       kind: "run",
       source: earlier.source,
       resumed: false,
-      steps: ["unblock-earlier"],
+      steps: earlier.index === writeIndex ? [] : ["unblock-earlier"],
       earlier,
       thenRefuse: `${alias} is on "${spec.index}" already, moved there by an earlier version of ` +
         `this file: this version's settings, mappings or script are not applied to an index in ` +
@@ -251,8 +254,9 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
   const first: ReindexStep[] = [];
   const discarded = new Set<string>();
   if (earlier !== undefined) {
-    first.push("unblock-earlier");
     const swapped = writeIndex === earlier.index;
+    // After its swap, the earlier version's source stays blocked, as that run would leave it.
+    if (!swapped) first.push("unblock-earlier");
     if (!swapped && o.members.some((m) => m.index === earlier.index)) {
       return refuse(
         `an earlier version of this file created "${earlier.index}", which ${alias} points at ` +
@@ -312,11 +316,14 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
   if (facts !== undefined && !facts.concrete) {
     return refuse(`"source" "${source}" is an alias or a data stream: name the index behind it`);
   }
-  // The run lifts the block it sets: one set by someone else would be lifted with it.
+  // A run that stops before its swap lifts the block it set: one set by someone else (or left
+  // by a reindex that moved an alias off this index) would be lifted with it.
   if (facts?.blocked && earlier?.source !== source) {
     return refuse(
-      `writes to "${source}" are blocked already (index.blocks.write), by someone else: a ` +
-        `reindex would lift that block at its end; lift it first, or wait for whoever set it`,
+      `writes to "${source}" are blocked already (index.blocks.write), by someone else or by a ` +
+        `reindex that moved an alias off it: a reindex that stops before its swap lifts the ` +
+        `block on its source, and would lift that one; lift it first (PUT /${source}/_settings ` +
+        `{"index.blocks.write": null}), or wait for whoever set it`,
     );
   }
   if (spec.deleteSource && facts !== undefined && facts.otherAliases.length > 0) {

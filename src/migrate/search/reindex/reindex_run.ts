@@ -401,24 +401,36 @@ export class ReindexRun {
       // An answer lost on the way back, or Ctrl-C: the alias itself says whether it moved. Read
       // aside: a failure names the swap.
       const now = await aliasMembers(requests.aside(), spec.alias).catch(() => undefined);
-      if (now?.members.some((m) => m.index === spec.index && m.write)) return;
       // Only a refusal (4xx) says the swap did not happen; without an answer, or with a 5xx (a
       // proxy's 502, a cluster manager that timed out), it may still be queued and land later.
-      if (!refused(error)) throw new SwapUnknown(error);
-      throw error;
+      if (!now?.members.some((m) => m.index === spec.index && m.write)) {
+        throw refused(error) ? error : new SwapUnknown(error);
+      }
     }
-    ctx.say(`reindex: alias ${spec.alias} moved to ${spec.index}`);
-  }
-
-  async #unblock(): Promise<void> {
-    await this.#send("PUT", `${this.#plan.from}/_settings`, UNBLOCK, { ok: [404] });
+    // Writes through the alias go to the new index now: they were refused since the block.
     const { blockedAt } = this.#progress;
     if (blockedAt !== undefined) this.#tally({ writeBlockedMs: Date.now() - blockedAt });
     const { writeBlockedMs } = this.#figures;
-    this.#setup.ctx.say(
-      `reindex: writes to ${this.#plan.source} unblocked` +
-        (writeBlockedMs === undefined ? "" : ` after ${seconds(writeBlockedMs)}`),
+    ctx.say(
+      `reindex: alias ${spec.alias} moved to ${spec.index}` +
+        (writeBlockedMs === undefined
+          ? ""
+          : `, writes through it blocked ${seconds(writeBlockedMs)}`),
     );
+    // A node that has not seen the swap yet still resolves the alias to the source: blocked,
+    // what it sends there is refused, and retried through the alias it reaches the new index.
+    if (!spec.unblockSource && !spec.deleteSource) {
+      ctx.say(
+        `reindex: writes to ${source} stay blocked, for nodes that have not seen the move yet`,
+      );
+    }
+  }
+
+  // Asked for (`unblock_source`): what a node that has not seen the swap yet writes through the
+  // alias lands in the source, lost to the alias.
+  async #unblock(): Promise<void> {
+    await this.#send("PUT", `${this.#plan.from}/_settings`, UNBLOCK, { ok: [404] });
+    this.#setup.ctx.say(`reindex: writes to ${this.#plan.source} unblocked, as the file asks`);
   }
 
   async #deleteSource(): Promise<void> {

@@ -52,14 +52,27 @@ export interface ReindexSetup {
   readonly requests: ReindexRequests;
 }
 
+/**
+ * The checksum of what a reindex file asks for, which its progress notes: of what is sent,
+ * placeholders replaced, so that other values for them are another reindex. Not of
+ * `unblockSource`, which changes nothing copied: a file changed only in that resumes its run, and a
+ * progress noted before the option existed keeps its checksum.
+ */
+export function reindexHash(
+  spec: ReindexSpec,
+  body: Readonly<Record<string, unknown>>,
+): Promise<string> {
+  const { unblockSource: _, ...copied } = spec;
+  return jsonContentHash({ reindex: copied, body });
+}
+
 /** The setup of a reindex of `spec`, creating `body`, where `ctx` says. */
 export async function reindexSetup(
   spec: ReindexSpec,
   body: Readonly<Record<string, unknown>>,
   ctx: ReindexContext,
 ): Promise<ReindexSetup> {
-  // Of what is sent, placeholders replaced: other values for them are another reindex.
-  const hash = await jsonContentHash({ reindex: spec, body });
+  const hash = await reindexHash(spec, body);
   const progressPath = `/${ctx.recordsIndex}/_doc/${
     encodeURIComponent(`reindex-${await recordId(ctx.connection, ctx.file)}`)
   }`;

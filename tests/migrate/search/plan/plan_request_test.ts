@@ -457,6 +457,7 @@ describe("planRequest: reindex files", () => {
         index: "products-v2",
         script: { source: "ctx._source.price = Double.parseDouble(ctx._source.price)" },
         deleteSource: false,
+        unblockSource: false,
       },
     });
     const minimal = plan("x-reindex.json", {
@@ -465,7 +466,13 @@ describe("planRequest: reindex files", () => {
       source: "c",
       delete_source: true,
     });
-    assert.deepEqual(minimal.reindex, { alias: "a", index: "b", source: "c", deleteSource: true });
+    assert.deepEqual(minimal.reindex, {
+      alias: "a",
+      index: "b",
+      source: "c",
+      deleteSource: true,
+      unblockSource: false,
+    });
     assert.deepEqual(minimal.body, {});
   });
 
@@ -493,11 +500,54 @@ describe("planRequest: reindex files", () => {
       { ...ok, delete_source: "yes" },
       /"delete_source" must be true or false/,
     );
+    rejects(
+      "r-reindex.json",
+      { ...ok, delete_source: true, unblock_source: true },
+      /"delete_source" and "unblock_source" are both true: the source is deleted/,
+    );
     rejects("r-reindex.json", { ...ok, aliases: {} }, /unknown key "aliases" for a reindex/);
     rejects(
       "r-reindex.json",
       '{"alias": "a", "index": "b", "__proto__": {"x": 1}}',
       /unknown key "__proto__"/,
+    );
+  });
+
+  it("takes unblock_source and delete_source as booleans, at most one of them true", () => {
+    const flag = fc.option(fc.boolean(), { nil: undefined });
+    fc.assert(
+      fc.property(flag, flag, (unblock, del) => {
+        const file = {
+          alias: "a",
+          index: "b",
+          ...(unblock === undefined ? {} : { unblock_source: unblock }),
+          ...(del === undefined ? {} : { delete_source: del }),
+        };
+        if (unblock === true && del === true) {
+          rejects("r-reindex.json", file, /both true/);
+          return;
+        }
+        const spec = plan("r-reindex.json", file).reindex;
+        assert.equal(spec?.unblockSource, unblock === true);
+        assert.equal(spec?.deleteSource, del === true);
+      }),
+      propertyOptions(50),
+    );
+  });
+
+  it("refuses any unblock_source that is not true or false, null included", () => {
+    const notBoolean = fc.jsonValue({ stringUnit: "grapheme" }).filter((v) =>
+      typeof v !== "boolean"
+    );
+    fc.assert(
+      fc.property(notBoolean, (value) => {
+        rejects(
+          "r-reindex.json",
+          { alias: "a", index: "b", unblock_source: value },
+          /"unblock_source" must be true or false/,
+        );
+      }),
+      propertyOptions(200),
     );
   });
 });

@@ -17,6 +17,7 @@ const spec = (extra: Partial<ReindexSpec> = {}): ReindexSpec => ({
   alias: "products",
   index: "products-v2",
   deleteSource: false,
+  unblockSource: false,
   ...extra,
 });
 
@@ -55,7 +56,6 @@ const FULL: ReindexStep[] = [
   "catch-up",
   "verify",
   "swap",
-  "unblock",
   "forget",
 ];
 
@@ -73,7 +73,19 @@ describe("decideReindex", () => {
       members: [{ index: "products-v1", write: false }],
     }));
     assert.equal(d.kind === "run" && d.source, "products-v1");
-    assert.deepEqual(d.kind === "run" && d.steps.slice(-3), ["unblock", "delete-source", "forget"]);
+    assert.deepEqual(d.kind === "run" && d.steps.slice(-3), ["swap", "delete-source", "forget"]);
+  });
+
+  it("keeps the source blocked after the swap, unless the file asks to lift it", () => {
+    const members = [{ index: "products-v1", write: true }];
+    const kept = decideReindex(observe({ members }));
+    assert.deepEqual(kept.kind === "run" && kept.steps.slice(-2), ["swap", "forget"]);
+    const lifted = decideReindex(observe({ spec: spec({ unblockSource: true }), members }));
+    assert.deepEqual(lifted.kind === "run" && lifted.steps.slice(-3), [
+      "swap",
+      "unblock",
+      "forget",
+    ]);
   });
 
   it("refuses, naming why, what it cannot do safely", () => {
@@ -158,8 +170,15 @@ describe("decideReindex", () => {
       kind: "run",
       source: "products-v1",
       resumed: true,
-      steps: ["unblock", "forget"],
+      steps: ["forget"],
     });
+    const lifting = decideReindex(observe({
+      spec: spec({ unblockSource: true }),
+      progress: progress(),
+      members: [{ index: "products-v2", write: true }],
+      indices: ["products-v1"],
+    }));
+    assert.deepEqual(lifting.kind === "run" && lifting.steps, ["unblock", "forget"]);
     assert.deepEqual(
       decideReindex(observe({ members: [{ index: "products-v2", write: true }] })),
       { kind: "done" },
@@ -211,7 +230,7 @@ describe("decideReindex", () => {
     assert.match(d.kind === "refuse" ? d.reason : "", /not the index this reindex created/);
   });
 
-  it("starts from the earlier version's new index when that version's swap happened", () => {
+  it("starts from the earlier version's new index when that version's swap happened, its source left blocked", () => {
     const earlier = progress({ hash: "h0", index: "products-v2" });
     const d = decideReindex(observe({
       spec: spec({ index: "products-v3" }),
@@ -222,16 +241,22 @@ describe("decideReindex", () => {
       kind: "run",
       source: "products-v2",
       resumed: false,
-      steps: ["unblock-earlier", "forget-earlier", ...FULL],
+      steps: ["forget-earlier", ...FULL],
       earlier,
     });
-    // The same index name, changed after its own swap: cleaned up, then refused.
+    // The same index name, changed after its own swap: refused, its source left blocked.
     const same = decideReindex(observe({
       progress: earlier,
       members: [{ index: "products-v2", write: true }],
     }));
     assert.equal(same.kind === "run" && same.thenRefuse?.includes("earlier version"), true);
-    assert.deepEqual(same.kind === "run" && same.steps, ["unblock-earlier"]);
+    assert.deepEqual(same.kind === "run" && same.steps, []);
+    // Moved there by hand, not by that version: what that version blocked is lifted.
+    const byHand = decideReindex(observe({
+      progress: progress({ hash: "h0", index: "products-v9" }),
+      members: [{ index: "products-v2", write: true }],
+    }));
+    assert.deepEqual(byHand.kind === "run" && byHand.steps, ["unblock-earlier"]);
   });
 
   it("refuses a source that is an alias, blocked by someone else, or that would be deleted under another alias", () => {
@@ -266,7 +291,9 @@ describe("decideReindex", () => {
 // document, and the `_reindex` tasks running. It has what a sick cluster adds: the writer updates
 // and deletes too, between any two steps and between the catch-ups of the copy; the node running
 // a copy may hang, its copy going on where nobody can cancel it and writing, once the node is
-// back, what it read when it began; and a block lifted by hand between any two steps.
+// back, what it read when it began; a block lifted by hand between any two steps before the
+// swap; and a node that hangs as a run starts and comes back after it, writing once through the
+// alias as it saw it then, to the index it was on.
 interface ModelIndex {
   uuid: string;
   docs: Map<number, number>;
@@ -299,6 +326,8 @@ interface Model {
   tasks: Task[];
   // What the cluster acknowledged: a document's last version, or null once deleted.
   acked: Map<number, number | null>;
+  // The alias's write index as a hung node saw it when it hung: where it sends writes once back.
+  stale?: string | undefined;
   next: number;
   uuids: number;
   taskIds: number;
@@ -318,6 +347,8 @@ interface Trouble {
   readonly liftAt: number;
   /** Hung nodes are back before this run (their copies then write what they read). */
   readonly back: boolean;
+  /** A node hangs as this run starts, and comes back after it with the state it had. */
+  readonly stale: boolean;
 }
 
 const newIndex = (m: Model): ModelIndex => ({
@@ -444,7 +475,8 @@ function runSteps(
   const swapAt = d.steps.indexOf("swap");
   for (const [i, step] of d.steps.entries()) {
     if (i >= trouble.kill) return;
-    if (i === trouble.liftAt) m.blocked.delete(source);
+    // By hand, while the alias is on the source: after the swap nothing asks for it.
+    if (i === trouble.liftAt && !moved(m, s)) m.blocked.delete(source);
     writes();
     try {
       switch (step) {
@@ -511,7 +543,9 @@ function runSteps(
           m.blocked.delete(source);
           break;
         case "delete-source":
+          // Its settings go with it, the block included.
           m.indices.delete(source);
+          m.blocked.delete(source);
           break;
         case "forget":
           m.progress = undefined;
@@ -531,11 +565,18 @@ function runSteps(
   }
 }
 
-// A client writing through the alias: a new document, a new version of one, or a delete.
-function writeOrDelete(m: Model, op: number) {
-  const target = m.members.find((x) => x.write)?.index;
+// Whether the alias is on the new index.
+function moved(m: Model, s: ReindexSpec): boolean {
+  return m.members.some((x) => x.write && x.index === s.index);
+}
+
+// A client writing through the alias, as the node it asks resolves it (`target`; by default the
+// alias's write index): a new document, a new version of one, or a delete. Refused by a block, or
+// by an index that is gone.
+function writeOrDelete(m: Model, op: number, target = m.members.find((x) => x.write)?.index) {
   if (target === undefined || m.blocked.has(target)) return;
-  const index = m.indices.get(target)!;
+  const index = m.indices.get(target);
+  if (index === undefined) return;
   const live = [...m.acked].filter(([, v]) => v !== null).map(([id]) => id);
   if (op === 2 && live.length > 0) {
     const id = live[m.next++ % live.length];
@@ -554,7 +595,7 @@ function writeOrDelete(m: Model, op: number) {
 }
 
 describe("decideReindex and its steps on a sick cluster (model)", () => {
-  it("ends with the alias on the new index, every acknowledged write, no deleted document back, nothing blocked", () => {
+  it("ends with the alias on the new index, every acknowledged write, no deleted document back, only the source blocked", () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -572,14 +613,17 @@ describe("decideReindex and its steps on a sick cluster (model)", () => {
               { arbitrary: fc.nat(10), weight: 1 },
             ),
             back: fc.boolean(),
+            stale: fc.boolean(),
           }),
           { maxLength: 5 },
         ),
         fc.array(fc.nat(2), { minLength: 1, maxLength: 12 }),
-        fc.boolean(),
+        fc.constantFrom("keep", "delete", "unblock"),
         fc.boolean(),
         fc.nat(4),
-        (runs, ops, deleteSource, changeFile, changeAt) => {
+        (runs, ops, after, changeFile, changeAt) => {
+          const deleteSource = after === "delete";
+          const unblockSource = after === "unblock";
           const m: Model = {
             indices: new Map(),
             blocked: new Set(),
@@ -594,7 +638,7 @@ describe("decideReindex and its steps on a sick cluster (model)", () => {
           let w = 0;
           const writes = () => writeOrDelete(m, ops[w++ % ops.length]);
           for (let i = 0; i < 4; i++) writes();
-          let s = spec({ deleteSource });
+          let s = spec({ deleteSource, unblockSource });
           let hash = "h1";
           // The last run meets nothing: hung nodes are back, nobody kills or lifts.
           const calm: Trouble = {
@@ -604,13 +648,14 @@ describe("decideReindex and its steps on a sick cluster (model)", () => {
             lostAnswer: false,
             liftAt: Infinity,
             back: true,
+            stale: false,
           };
           for (const [n, trouble] of [...runs, calm].entries()) {
             if (trouble.back) nodesBack(m);
             // A new version of the file (another index name) replaces one that did not finish.
             const swapped = m.members.some((x) => x.write && x.index === s.index);
             if (changeFile && n === changeAt && m.progress !== undefined && !swapped) {
-              s = spec({ deleteSource, index: "products-v3" });
+              s = spec({ deleteSource, unblockSource, index: "products-v3" });
               hash = "h2";
             }
             const candidate = m.members.find((x) => x.write)?.index;
@@ -626,11 +671,16 @@ describe("decideReindex and its steps on a sick cluster (model)", () => {
               }),
             });
             assert.notEqual(d.kind, "refuse", JSON.stringify(d));
+            // Lifting the block after the swap is what `unblock_source` risks: not here.
+            if (trouble.stale && !unblockSource) m.stale = candidate;
             if (d.kind === "run") runSteps(m, d, s, hash, trouble, writes);
-            // An operator lifts a block a killed runner left.
-            if (m.progress !== undefined && trouble.liftAt !== Infinity) {
+            // An operator lifts a block a killed runner left, while the alias is on its source.
+            if (m.progress !== undefined && trouble.liftAt !== Infinity && !moved(m, s)) {
               m.blocked.delete(m.progress.source);
             }
+            // The hung node is back: one write through the alias as it saw it, then it learns.
+            if (m.stale !== undefined) writeOrDelete(m, ops[w++ % ops.length], m.stale);
+            m.stale = undefined;
             writes();
           }
           // Every hung node is back at last, and its copies write what they read.
@@ -645,7 +695,8 @@ describe("decideReindex and its steps on a sick cluster (model)", () => {
             if (v === null) assert.equal(docs.has(id), false, `deleted document ${id} came back`);
             else assert.equal(docs.get(id), v, `acknowledged write ${id}@${v} lost`);
           }
-          assert.deepEqual([...m.blocked], []);
+          // The source stays blocked, unless deleted or asked: a node that hung writes there.
+          assert.deepEqual([...m.blocked], after === "keep" ? ["products-v1"] : []);
           assert.equal(m.progress, undefined);
           assert.equal(m.indices.has("products-v1"), !deleteSource);
         },

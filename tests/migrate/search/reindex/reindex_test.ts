@@ -44,7 +44,11 @@ async function seed(index: string, alias: string, count: number): Promise<void> 
   await os("POST", `/${index}/_refresh`);
 }
 
-/** Checks the guarantees: the alias on `index` only, as its write index; every document once. */
+/**
+ * Checks the guarantees: the alias on `index` only, as its write index; every document once; the
+ * source write-blocked once the alias left it (a node that has not seen the move yet writes
+ * there), else taking writes.
+ */
 async function assertMoved(
   alias: string,
   source: string,
@@ -66,7 +70,9 @@ async function assertMoved(
   assert.deepEqual(dup.body.aggregations.dup.buckets, [], "a document twice");
   const blocks = await os("GET", `/${source}/_settings/index.blocks.*`);
   if (blocks.status === 200) {
-    assert.equal(blocks.body[source]?.settings?.index?.blocks?.write, undefined, "still blocked");
+    const write = blocks.body[source]?.settings?.index?.blocks?.write;
+    if (source === index) assert.equal(write, undefined, "still blocked");
+    else assert.equal(write, "true", "the source takes writes after the swap");
   }
 }
 
@@ -509,7 +515,11 @@ describe("a reindex while the copy runs", () => {
       const { ws, alias, v1, v2 } = await moving(1_000, { hosts: [fault.url] });
       const run = await ws.ok();
       assert.match(run.err, new RegExp(`reindex ${v1} -> ${v2}: \\d+ of \\d+ document\\(s\\)`));
-      assert.match(run.err, new RegExp(`writes to ${v1} unblocked after \\d+\\.\\d s`));
+      assert.match(
+        run.err,
+        new RegExp(`alias ${alias} moved to ${v2}, writes through it blocked \\d+\\.\\d s`),
+      );
+      assert.match(run.err, new RegExp(`writes to ${v1} stay blocked`));
       assert.match(run.err, new RegExp(`alias ${alias}: ${v1} -> ${v2}, 1000 document\\(s\\)`));
     } finally {
       await fault.close();
@@ -597,6 +607,40 @@ describe("a reindex from an index outside any alias", () => {
     );
     assert.equal((await os("HEAD", `/${legacy}`)).status, 404, "the source is deleted");
     await assertMoved(alias, legacy, v2, 300);
+  });
+});
+
+describe("the source of a reindex once the alias moved", () => {
+  it("stays write-blocked; validate, drift, a later reindex of the alias and deleting it work", async () => {
+    const { ws, alias, v1, v2 } = await moving(100);
+    await ws.ok();
+    // A writer that names the index, bypassing the alias, is refused, not lost.
+    const direct = await os("PUT", `/${v1}/_doc/direct`, { seq: -9, price: "1" });
+    assert.equal(direct.status, 403, JSON.stringify(direct.body));
+    assert.match(JSON.stringify(direct.body), /cluster_block_exception/);
+    await ws.ok("validate");
+    const drift = await ws.ok("migrate", "--drift", "--json");
+    assert.deepEqual(drift.report!.connections[0].files.map((f) => f.action), ["skip"]);
+    // A later reindex moves the alias on, and deletes its own (blocked) source when asked.
+    const v3 = `${ws.id}-p-v3`;
+    await ws.file("3-products-reindex.json", { alias, index: v3, delete_source: true });
+    const later = await ws.ok("--json");
+    assert.deepEqual(
+      later.report!.connections[0].files.map((f) => [f.action, f.result]),
+      [["skip", undefined], ["apply", "reindexed"]],
+    );
+    assert.equal((await os("HEAD", `/${v2}`)).status, 404, "the blocked source was not deleted");
+    await assertMoved(alias, v1, v3, 100);
+    assert.equal((await os("DELETE", `/${v1}`)).status, 200);
+  });
+
+  it("takes writes again when the file says unblock_source", async () => {
+    const { ws, alias, v1, v2 } = await moving(100);
+    await file(ws, alias, v2, { unblock_source: true });
+    const run = await ws.ok();
+    assert.match(run.err, new RegExp(`writes to ${v1} unblocked, as the file asks`));
+    const direct = await os("PUT", `/${v1}/_doc/direct`, { seq: -9, price: "1" });
+    assert.equal(direct.status, 201, JSON.stringify(direct.body));
   });
 });
 

@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { copyThenBlock, startAliasWriter, whileWriting } from "../alias_writer.ts";
+import {
+  checkAllMoved,
+  copyThenBlock,
+  startAliasWriter,
+  whileWriting,
+  writtenMore,
+} from "../alias_writer.ts";
 import { Workspace } from "../cluster.ts";
 import { type Fault, type Received, startFaultServer } from "../fault_server.ts";
 import {
@@ -389,6 +395,120 @@ describe("a reindex on three nodes while an application writes through the alias
     } finally {
       await front.close();
       await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
+    }
+  });
+});
+
+/** Points `ws`'s connection at `hosts`. */
+async function useHosts(ws: Workspace, hosts: readonly string[]): Promise<void> {
+  const config = join(ws.configDir, "application.yml");
+  const yml = await readFile(config, "utf8");
+  await writeFile(
+    config,
+    yml.replace(/hosts: \[[^\]]*\]/, `hosts: [${hosts.map((h) => JSON.stringify(h)).join(", ")}]`),
+  );
+}
+
+// A node hung while a reindex runs keeps the cluster state it had: once resumed, it resolves the
+// alias to the source until it hears of the swap, and sends the writes it takes there.
+
+/**
+ * A write through node `url` that gives up after a minute with status 0, as a client would: a
+ * node that was hung may hold a write for good (seen: its primary operation on a shard copy the
+ * cluster had failed meanwhile). Given up on, it is not acknowledged, and the writer sends it
+ * again; held there, it can only reach the source, where its stale state sent it.
+ */
+async function writeOrGiveUp(url: string, method: string, path: string, body?: unknown) {
+  try {
+    return await node(url, method, path, body, AbortSignal.timeout(60_000));
+  } catch {
+    return { status: 0, body: undefined };
+  }
+}
+
+describe("a reindex with a node hung from the first catch-up until after the run", () => {
+  it("keeps the source write-blocked: every write acknowledged through that node, stale, is in the new index", async () => {
+    const seeded = 1_200;
+    const ws = await Workspace.create({ hosts: NODES, settings: "    timeout: 20\n" });
+    const [alias, v1, v2] = [`${ws.id}-p`, `${ws.id}-p-v1`, `${ws.id}-p-v2`];
+    const numberOf = (name: string) => Number(name.replace("node-", ""));
+    // The hung node is neither the records' primary nor the cluster manager (the run would only
+    // wait for them), nor the node the runner asks, which runs the copy.
+    await recordsReady(ws.recordsIndex);
+    const shards = await node(
+      NODES[0],
+      "GET",
+      `/_cat/shards/${ws.recordsIndex}?format=json&h=prirep,node`,
+    );
+    const records = numberOf(shards.body.find((s: { prirep: string }) => s.prirep === "p").node);
+    const manager = numberOf(
+      (await node(NODES[0], "GET", "/_cat/cluster_manager?format=json")).body[0].node,
+    );
+    const stale = [1, 2, 3].find((n) => n !== records && n !== manager)!;
+    const [copier, other] = [1, 2, 3].filter((n) => n !== stale);
+    const url = (n: number) => NODES[n - 1];
+    let reindexes = 0;
+    let hung = false;
+    const front = await startFaultServer(url(copier), (r) => {
+      if (r.method !== "POST" || !r.path.startsWith("/_reindex")) return "forward";
+      // The first catch-up: the node hangs, and the copy goes on once the cluster dropped it.
+      if (++reindexes !== 2) return "forward";
+      hang(stale);
+      hung = true;
+      return { after: waitForNodes(2, false, url(copier)) };
+    });
+    await useHosts(ws, [front.url, url(other)]);
+    // Four writers through the node that hangs, one through each other node.
+    const through = [stale, stale, stale, stale, copier, other];
+    const writers: ReturnType<typeof startAliasWriter>[] = [];
+    try {
+      await seedIndex(v1, alias, seeded);
+      await ws.file("2-products-reindex.json", {
+        alias,
+        index: v2,
+        settings: { number_of_shards: 3, number_of_replicas: 1 },
+      });
+      writers.push(
+        ...through.map((n, at) =>
+          startAliasWriter((m, p, b) => writeOrGiveUp(url(n), m, p, b), alias, seeded, "d", {
+            at,
+            of: through.length,
+          })
+        ),
+      );
+      const viaStale = writers.filter((_, i) => through[i] === stale);
+      await writtenMore(writers, 5, "writes before the run");
+      const run = await ws.run("--json");
+      assert.equal(run.code, 0, `${run.out}\n${run.err}`);
+      assert.ok(hung, `node-${stale} was never hung: no catch-up ran`);
+      assert.deepEqual(Object.keys((await node(url(copier), "GET", `/_alias/${alias}`)).body), [
+        v2,
+      ]);
+
+      // Back with the state it had: it writes through the alias to the source until it learns.
+      const refusedBefore = viaStale.reduce((sum, w) => sum + w.refused, 0);
+      resume(stale);
+      await waitForNodes(3, false, url(copier));
+      await writtenMore(writers, 10, `writes through node-${stale} once back`);
+      await Promise.all(writers.map((w) => w.stop()));
+      // What the node sent to the source from the state it had, refused there by the block.
+      const refused = viaStale.reduce((sum, w) => sum + w.refused, 0) - refusedBefore;
+      console.log(
+        `node-${stale} hung from the first catch-up: ${refused} write(s) it took once back ` +
+          `refused by the source's block and retried`,
+      );
+      await checkAllMoved((m, p, b) => node(url(copier), m, p, b), v2, seeded, writers);
+      // The fault happened: the node wrote to the source from the state it had.
+      assert.ok(refused > 0, `node-${stale} sent no write to the source once back`);
+      const blocked = await node(url(copier), "GET", `/${v1}/_settings/index.blocks.write`);
+      assert.equal(blocked.body[v1]?.settings?.index?.blocks?.write, "true", "v1 takes writes");
+    } finally {
+      resume(stale);
+      await Promise.all(writers.map((w) => w.stop()));
+      await front.close();
+      await waitForNodes(3);
+      await node(NODES[0], "DELETE", `/${ws.id}-*,${ws.recordsIndex}`);
+      await waitForNodes(3, true);
     }
   });
 });
