@@ -19,8 +19,13 @@ import {
 import { awaitedForm } from "./awaited_form.ts";
 import { constructWith } from "./field_injection.ts";
 import { lifecycleHooks } from "./lifecycle.ts";
-import { configuredFields } from "./value.ts";
-import { bindProperties } from "./configuration_properties.ts";
+import {
+  CONFIGURED_FIELDS,
+  type ConfiguredFields,
+  constructionHook,
+  PROPERTIES_BINDING,
+  type PropertiesBinding,
+} from "./construction_hooks.ts";
 
 interface BeanDefinition {
   readonly name: string;
@@ -408,7 +413,13 @@ export class ApplicationContext {
   }
 
   async #instantiate(cls: Class): Promise<unknown> {
-    const values = configuredFields(cls, this.#config, this.#locate);
+    // `@Value` and `@ConfigurationProperties` leave their code in the metadata of the classes
+    // they mark: an app that uses neither carries none of it.
+    const values = constructionHook<ConfiguredFields>(cls, CONFIGURED_FIELDS)?.(
+      cls,
+      this.#config,
+      this.#locate,
+    ) ?? new Map<symbol, unknown>();
     for (const record of recordChain(cls)) {
       for (const injection of record.injections) {
         const where = `field '${injection.fieldName}' of class ${cls.name}`;
@@ -429,7 +440,12 @@ export class ApplicationContext {
         { cause: error },
       );
     }
-    await bindProperties(cls, instance as object, this.#config, this.#locate);
+    await constructionHook<PropertiesBinding>(cls, PROPERTIES_BINDING)?.(
+      cls,
+      instance as object,
+      this.#config,
+      this.#locate,
+    );
     return instance;
   }
 
@@ -499,11 +515,11 @@ export class ApplicationContext {
         `by an instance of that class, or asked for by name (@Autowired("${standIns[0].name}")).`;
     // Decorated, yet not registered: most often a class its module does not export, which
     // component scanning cannot see (it finds modules' exports only).
-    const stereotype = recordOf(token)?.stereotype?.kind;
+    const stereotype = recordOf(token)?.stereotype;
     const advice = stereotype === undefined
       ? `decorate ${token.name} with @Service() or @Component() (or return one from a @Bean ` +
         "method) and register it."
-      : `${token.name} is decorated with ${STEREOTYPE_DECORATORS[stereotype]} but was not ` +
+      : `${token.name} is decorated with @${stereotype.decorator}() but was not ` +
         `registered: export it from its module (scanning finds exported classes only), or list ` +
         "it in bootstrap({ components }).";
     throw new NoSuchBeanError(
@@ -518,15 +534,6 @@ export class ApplicationContext {
       : `Registered beans: ${names.join(", ")}.`;
   }
 }
-
-// How each stereotype is written, for messages.
-const STEREOTYPE_DECORATORS: Readonly<Record<Stereotype, string>> = {
-  component: "@Component()",
-  service: "@Service()",
-  controller: "@RestController()",
-  configuration: "@Configuration()",
-  properties: "@ConfigurationProperties()",
-};
 
 function ambiguous(request: string, where: string, found: BeanDefinition[]): DefinitionError {
   return new DefinitionError(

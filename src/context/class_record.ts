@@ -24,7 +24,12 @@ export interface BeanMethodRecord {
 
 /** What the container's decorators say about one class (not its superclasses). */
 export interface ClassRecord {
-  stereotype?: { readonly kind: Stereotype; readonly name?: string };
+  stereotype?: {
+    readonly kind: Stereotype;
+    readonly name?: string;
+    /** The decorator that made the class a bean, as written: `Service`, `RestController`. */
+    readonly decorator: string;
+  };
   readonly injections: InjectionRecord[];
   readonly beanMethods: BeanMethodRecord[];
 }

@@ -5,6 +5,7 @@ import { ConfigError } from "../config/config_error.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../config/standard_schema.ts";
 import { type Class, entryOf } from "./class_record.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
+import { PROPERTIES_BINDING, type PropertiesBinding } from "./construction_hooks.ts";
 import { DefinitionError } from "./errors.ts";
 import { stereotype } from "./stereotypes.ts";
 
@@ -138,6 +139,9 @@ export function ConfigurationProperties<S extends StandardSchemaV1>(
     Object.defineProperty(context.metadata, PROPERTIES, {
       value: { prefix, schema } satisfies PropertiesEntry,
     });
+    // What the container runs once it has constructed the bean: the binding of its section.
+    (context.metadata as Record<symbol, unknown>)[PROPERTIES_BINDING] =
+      bindProperties satisfies PropertiesBinding;
   }) as unknown as PropertiesDecorator<SchemaOutput<S>>;
 }
 

@@ -28,7 +28,7 @@ export function stereotype(
         `@${decorator} on class ${String(context.name)}: it is already a ${record.stereotype.kind}`,
       );
     }
-    record.stereotype = { kind, ...(name === undefined ? {} : { name }) };
+    record.stereotype = { kind, decorator, ...(name === undefined ? {} : { name }) };
   };
 }
 

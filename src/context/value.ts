@@ -5,6 +5,7 @@ import { type Class, entryChain, ownEntry } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
 import { injectedOr } from "./field_injection.ts";
 import { checkDecoratorCall } from "./decorator_call.ts";
+import { CONFIGURED_FIELDS, type ConfiguredFields } from "./construction_hooks.ts";
 
 /**
  * Options of {@linkcode Value}: `type` converts the configuration value for the field.
@@ -190,6 +191,9 @@ export function Value(expression: string, options: ConfigValueOptions = {}): Inj
       );
     }
     const key = Symbol(String(context.name));
+    // What the container runs as it constructs the bean: the fields' values.
+    (context.metadata as Record<symbol, unknown>)[CONFIGURED_FIELDS] =
+      configuredFields satisfies ConfiguredFields;
     ownEntry<ValueField[]>(context.metadata, VALUES, () => []).push({
       key,
       fieldName: String(context.name),

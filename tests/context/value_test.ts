@@ -131,6 +131,17 @@ describe("@Value reads the configuration", () => {
     assert.equal(new Named().seen, "initial/0");
   });
 
+  it("sets a parent's field in a subclass that has no @Value of its own", async () => {
+    class Base {
+      @Value("${app.name}")
+      name = "initial";
+    }
+    @Service()
+    class Named extends Base {}
+    const app = await bootstrap({ components: [Named], config: { app: { name: "thaw" } } });
+    assert.equal(app.getBean(Named).name, "thaw");
+  });
+
   it("fills @Configuration classes, whose @Bean methods can use the value", async () => {
     @Configuration()
     class Clients {

@@ -202,6 +202,17 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     assert.deepEqual(events, ["src/events/event_hooks.ts"]);
   });
 
+  it("@Value and @ConfigurationProperties are in the bundle of a worker that uses them only", async () => {
+    const [small, configured] = await Promise.all([
+      oneFile("tests/fixtures/small_worker.ts"),
+      oneFile("tests/fixtures/configured_worker.ts"),
+    ]);
+    for (const part of ["src/context/value.ts", "src/context/configuration_properties.ts"]) {
+      assert.ok(!has(small.inputs, part), `${part} is in the small worker's bundle`);
+      assert.ok(has(configured.inputs, part), `${part} is missing from the configured worker's`);
+    }
+  });
+
   it("OpenTelemetry is in the bundle of the worker that hands it to actuator() only", async () => {
     const [small, explicit, served, main, ownEntry] = await Promise.all([
       oneFile("tests/fixtures/small_worker.ts"),
