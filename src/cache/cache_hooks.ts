@@ -1,11 +1,11 @@
 // What `bootstrap` knows of caching: where the caching decorators leave the check of the app's
 // caches against `thaw.cache`, and what is left to check when no bean caches at all. The check
-// itself comes with the decorators, so that an app without caching neither loads nor carries it.
+// itself, and the names it suggests, come with the decorators, so that an app without caching
+// neither loads nor carries them.
 import { type ContextLogger, featureOf } from "../context/class_record.ts";
 import { configValue } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { ConfigValues } from "../config/config_values.ts";
-import { nearestName } from "../config/thaw_settings.ts";
 
 /** What `bootstrap` gives the check of an app's caches, once every bean is made. */
 export interface CachingApp {
@@ -30,8 +30,9 @@ export const CACHE_CHECK: unique symbol = Symbol("thaw.cache-check");
 export function checkCaches(app: CachingApp): void {
   const check = featureOf<CacheCheck>(app.beans, CACHE_CHECK);
   if (check !== undefined) return check(app);
+  // No method caches: any name is one no method uses, and there is none to suggest.
   const [name] = configuredCaches(app.config);
-  if (name !== undefined) throw unusedCache(app.locate, name, []);
+  if (name !== undefined) throw unusedCache(app.locate, name, "no method of the app uses a cache");
 }
 
 /** The cache names `thaw.cache` configures. */
@@ -42,21 +43,17 @@ export function configuredCaches(config: ConfigValues): string[] {
     : [];
 }
 
-/** The error of a configured cache `name` that none of the app's methods, which use `used`, uses. */
+/**
+ * The error of a configured cache `name` that none of the app's methods uses, `advice` saying
+ * what the app's caches are or which was meant.
+ */
 export function unusedCache(
   locate: (key: string) => string,
   name: string,
-  used: readonly string[],
+  advice: string,
 ): ConfigError {
-  const nearest = nearestName(name, used);
   return new ConfigError(
     `${locate(`thaw.cache.${name}`)}: no @Cacheable, @CachePut or @CacheEvict method uses a ` +
-      `cache named ${name}; ${
-        nearest !== undefined
-          ? `did you mean ${nearest}?`
-          : used.length === 0
-          ? "no method of the app uses a cache"
-          : `the caches of the app's methods are ${used.join(", ")}`
-      }`,
+      `cache named ${name}; ${advice}`,
   );
 }

@@ -1,6 +1,7 @@
 // The check of the caches an app's methods use, run once at `bootstrap` when every bean is made:
 // a `thaw.cache` name no method uses is refused, and `@Cacheable` methods whose keys collide are
 // warned of. Brought by the caching decorators.
+import { nearestName } from "../config/thaw_settings.ts";
 import { classesOf, entryOf } from "../context/class_record.ts";
 import { type CacheCheck, type CachingApp, configuredCaches, unusedCache } from "./cache_hooks.ts";
 import {
@@ -22,7 +23,7 @@ export const checkCacheNames: CacheCheck = (app) => {
   const byCache = usedCaches(app);
   const used = [...byCache.keys()];
   for (const name of configuredCaches(app.config)) {
-    if (!byCache.has(name)) throw unusedCache(app.locate, name, used);
+    if (!byCache.has(name)) throw unusedCache(app.locate, name, unusedAdvice(name, used));
   }
   for (const [name, operations] of byCache) {
     // Two lookups keyed by their arguments alone: find(7) and posts(7) share an entry, and so do
@@ -53,6 +54,16 @@ export const checkCacheNames: CacheCheck = (app) => {
     );
   }
 };
+
+// Which cache was meant, or which there are.
+function unusedAdvice(name: string, used: readonly string[]): string {
+  const nearest = nearestName(name, used);
+  return nearest !== undefined
+    ? `did you mean ${nearest}?`
+    : used.length === 0
+    ? "no method of the app uses a cache"
+    : `the caches of the app's methods are ${used.join(", ")}`;
+}
 
 // A logger that fails must not stop the app it only warns about.
 function warn(app: CachingApp, message: string): void {

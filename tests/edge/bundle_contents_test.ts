@@ -197,6 +197,8 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     // thaw.cache name when no method caches.
     const caches = [...small.inputs].filter((i) => i.includes("src/cache/"));
     assert.deepEqual(caches, ["src/cache/cache_hooks.ts"]);
+    // Which cache name was meant is for the caching decorators to say: none is used here.
+    assert.doesNotMatch(small.code, /the caches of the app's methods are/);
     // What bootstrap carries to find the events of an app with listeners: one lookup.
     const events = [...small.inputs].filter((i) => i.includes("src/events/"));
     assert.deepEqual(events, ["src/events/event_hooks.ts"]);
