@@ -3,7 +3,8 @@
 // option against it; Node has `headersTimeout`, and Bun a 10 s bound of its own. So on Deno
 // `listen` accepts the connections itself and serves each one through Deno's own HTTP server
 // (`serveHttpOnConnection`, the per-connection form of what `Deno.serve` runs): the same server,
-// with the connection in hand. A sweep closes those that had no new request within the bound.
+// with the connection in hand. A sweep closes those that had no new request within the bound of
+// their opening or of their last answer's end.
 // The price: each connection waits for its requests on its own, where one server takes several
 // that are ready at once, about 2 µs more CPU per request at 64 busy kept-alive connections.
 import { checkEvery } from "./header_timeout.ts";
@@ -40,10 +41,11 @@ export interface DenoHost {
 
 /** One accepted connection, as the sweep sees it. */
 interface Connection {
-  /** Requests whose head arrived, counted by the handler: the only work it adds to a request. */
+  /** Requests whose head arrived, counted by the handler. */
   requests: number;
-  /** The count the sweep saw last, and since when (`performance.now()`). */
-  seen: number;
+  /** Requests whose answer is not sent yet: while there are some, the client waits, not the bound. */
+  answering: number;
+  /** When (`performance.now()`) it opened, or its last answer was sent. */
   since: number;
   readonly abort: AbortController;
   server?: ConnectionServer;
@@ -57,9 +59,10 @@ const ACCEPT_RETRY_MS = 1000;
 /**
  * Serves `handler` on `port` and `hostname` through Deno's HTTP server, closing a connection on
  * which no request head arrived within `headerTimeoutMs`: the first one since it opened, or the
- * next one since the last. One with no request yet is closed at once; one that had requests is
- * closed gracefully (an answer still going out finishes first, then it closes instead of waiting
- * for another request). `undefined` where this Deno lacks the internals (then `Deno.serve`).
+ * next one since the last answer was sent (a request being answered holds it open, however long).
+ * One with no request yet is closed at once; one that had requests is closed gracefully (a request
+ * whose head came just then is answered first). `undefined` where this Deno lacks the internals
+ * (then `Deno.serve`).
  */
 export function serveWithHeaderTimeout(
   deno: DenoHost,
@@ -91,9 +94,15 @@ export function serveWithHeaderTimeout(
   const accept = (conn: Conn): void => {
     const connection: Connection = {
       requests: 0,
-      seen: 0,
+      answering: 0,
       since: performance.now(),
       abort: new AbortController(),
+    };
+    // The bound runs again from an answer's end, not its request's start: an answer that took
+    // longer than the bound must not close the connection under the client's next request.
+    const answered = () => {
+      connection.answering--;
+      connection.since = performance.now();
     };
     try {
       connection.server = serveOnConnection(
@@ -101,7 +110,23 @@ export function serveWithHeaderTimeout(
         connection.abort.signal,
         (request, info) => {
           connection.requests++;
-          return handler(request, info);
+          connection.answering++;
+          // Settles once the answer is sent, its body included, or the client went away.
+          const completed = (info as { readonly completed?: unknown } | undefined)?.completed;
+          if (completed instanceof Promise) {
+            completed.then(answered, answered);
+            return handler(request, info);
+          }
+          // A Deno without `completed`: the handler's answer, its body perhaps still going out.
+          try {
+            const answer = handler(request, info);
+            if (answer instanceof Promise) answer.then(answered, answered);
+            else answered();
+            return answer;
+          } catch (error) {
+            answered();
+            throw error;
+          }
         },
         onError,
         () => {},
@@ -141,10 +166,7 @@ export function serveWithHeaderTimeout(
   const sweep = setInterval(() => {
     const now = performance.now();
     for (const connection of open) {
-      if (connection.requests !== connection.seen) {
-        connection.seen = connection.requests;
-        connection.since = now;
-      } else if (now - connection.since >= headerTimeoutMs) {
+      if (connection.answering === 0 && now - connection.since >= headerTimeoutMs) {
         // No request yet: nothing of the client's is running, and a head half sent is dropped.
         if (connection.requests === 0) connection.abort.abort();
         else void close(connection);

@@ -12,6 +12,8 @@ import { assertStillServes, dribble, exchange, keptAlive, request } from "./raw_
 // Bun closes a connection idle for 10 s by default, and a handler still running counted as idle;
 // its timer ticks every 4 s, so the cut came between 10 and 14 s.
 const PAST_BUNS_IDLE_TIMEOUT_MS = 15_000;
+// Past the 1 s server.header-timeout below, with its checks (every 125 ms) and some to spare.
+const PAST_HEADER_TIMEOUT_MS = 2500;
 
 @RestController()
 class Slow {
@@ -19,6 +21,11 @@ class Slow {
   async slow(): Promise<string> {
     await delay(PAST_BUNS_IDLE_TIMEOUT_MS);
     return "slow done";
+  }
+  @GetMapping("/past-header-timeout")
+  async pastHeaderTimeout(): Promise<string> {
+    await delay(PAST_HEADER_TIMEOUT_MS);
+    return "done";
   }
   @GetMapping("/health")
   health(): string {
@@ -107,6 +114,22 @@ describe(`server.header-timeout of listen(app) on ${RUNTIME}`, () => {
     const odd = answers.filter((a) => !(a.status === 0 && a.bytes === "") && a.status !== 408);
     assert.deepEqual(odd.map((a) => a.bytes.slice(0, 40)), []);
     await assertStillServes(port);
+  });
+
+  it("serves the next request on a kept-alive connection whose last answer took longer than it", async () => {
+    const connection = keptAlive(port);
+    try {
+      await connection.connected;
+      connection.send("/past-header-timeout");
+      await connection.answers(1);
+      // Sent once the answer is in, as any client that keeps a connection sends its next one.
+      connection.send("/health");
+      const answers = await connection.answers(2);
+      assert.match(answers[0], /\r\n\r\ndone$/);
+      assert.match(answers[1], /^HTTP\/1\.1 200 [^]*\r\n\r\nup$/);
+    } finally {
+      connection.destroy();
+    }
   });
 
   it("closes kept-alive connections whose next head is dribbled (or answers them 408)", async () => {
