@@ -32,7 +32,7 @@ import { DefaultErrorController, type ErrorController } from "./web/error_contro
 import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
 import { HttpStatus } from "./http/http_status.ts";
 import type { MultipartLimits } from "./http/multipart.ts";
-import { healthIndicators } from "./actuator/health_beans.ts";
+import { indicatorBeans } from "./actuator/health_hooks.ts";
 import { type ActuatorFeature, actuatorSetup } from "./actuator/actuator_feature.ts";
 import type { DocumentedRoute } from "./openapi/openapi_document.ts";
 import { type ApplicationInternals, registerApplication } from "./application_internals.ts";
@@ -423,7 +423,7 @@ async function wire(
   const errorController = (custom as ErrorController | undefined) ?? new DefaultErrorController();
   const fallback = createErrorResponder(errorController, logger, maxBodySize);
   const { controllers, advice } = webBeans(context);
-  const indicators = healthIndicators(context.beans());
+  const indicators = indicatorBeans(context.beans());
   const adviceScope = exceptionScope(advice);
   // The path of errors that belong to no controller: a 404, global middleware.
   const errors = exceptionResolver(new Map(), adviceScope, fallback, maxBodySize);

@@ -3,7 +3,7 @@
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { DocumentedRoute } from "../openapi/openapi_document.ts";
 import type { CompiledRoute } from "../web/compile.ts";
-import type { IndicatorBean } from "./health_beans.ts";
+import type { IndicatorBean } from "./health_hooks.ts";
 import { featureKind } from "../feature_value.ts";
 import type { RequestObserver } from "../observe/request_observer.ts";
 

@@ -1,16 +1,35 @@
+// The check of the app's `@HealthIndicator` beans, and the record the decorator leaves on a class:
+// brought by the decorator, so that `bootstrap` finds the check only in an app that has one.
 import type { BeanEntry } from "../context/application_context.ts";
 import { awaitedForm } from "../context/awaited_form.ts";
+import { type Class, entryOf, ownEntry } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
-import { healthIndicatorOf } from "./health_indicator.ts";
+import { HEALTH_INDICATORS, type HealthIndicators, type IndicatorBean } from "./health_hooks.ts";
 
-/** A `@HealthIndicator` bean, ready to be asked. */
-export interface IndicatorBean {
-  /** Its component name in the health body. */
+/** What `@HealthIndicator` recorded on one class (not its superclasses). */
+export interface HealthIndicatorRecord {
   readonly name: string;
-  /** Its class's name, for messages. */
-  readonly className: string;
-  /** Calls its `check()` on the bean. */
-  readonly check: () => unknown;
+}
+
+// The actuator's own key in a class's decorator metadata; the container never reads it.
+const HEALTH = Symbol("thaw.health");
+
+/**
+ * Records `name` as the indicator of the class whose decorators receive `metadata`, and leaves the
+ * check of the app's indicators where `bootstrap` looks for it.
+ */
+export function recordHealthIndicator(metadata: DecoratorMetadataObject, name: string): void {
+  ownEntry<HealthIndicatorRecord>(metadata, HEALTH, () => ({ name }));
+  (metadata as Record<symbol, unknown>)[HEALTH_INDICATORS] =
+    healthIndicators satisfies HealthIndicators;
+}
+
+/**
+ * The indicator record of a class's own `@HealthIndicator`: a subclass is an indicator only when
+ * decorated itself, as it is a bean only then.
+ */
+export function healthIndicatorOf(cls: Class): HealthIndicatorRecord | undefined {
+  return entryOf<HealthIndicatorRecord>(cls, HEALTH);
 }
 
 /**

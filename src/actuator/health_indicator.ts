@@ -1,7 +1,7 @@
-// The decorator only records: bootstrap reads the record (health_beans.ts), and the checks run, the
-// answers are built, only by the actuator, whose modules its own entry point brings.
-import { type Class, entryOf, ownEntry } from "../context/class_record.ts";
+// The decorator only records (health_beans.ts): bootstrap checks the app's indicators, and the
+// checks run, the answers are built, only by the actuator, whose modules its own entry point brings.
 import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
+import { recordHealthIndicator } from "./health_beans.ts";
 
 /**
  * What {@linkcode HealthCheck.check} may answer: nothing (`undefined`) for UP, a plain object for
@@ -84,14 +84,6 @@ export interface HealthCheck {
   check(): HealthCheckAnswer | Promise<HealthCheckAnswer>;
 }
 
-/** What `@HealthIndicator` recorded on one class (not its superclasses). */
-export interface HealthIndicatorRecord {
-  readonly name: string;
-}
-
-// The actuator's own key in a class's decorator metadata; the container never reads it.
-const HEALTH = Symbol("thaw.health");
-
 /** Names are keys of the health body: kept to what a log, a URL or a YAML key holds as written. */
 const NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -141,14 +133,6 @@ export function HealthIndicator(name: string): BeanClassDecorator {
   const register = stereotype("component", undefined, "HealthIndicator");
   return (value, context) => {
     register(value, context);
-    ownEntry<HealthIndicatorRecord>(context.metadata, HEALTH, () => ({ name }));
+    recordHealthIndicator(context.metadata, name);
   };
-}
-
-/**
- * The indicator record of a class's own `@HealthIndicator`: a subclass is an indicator only when
- * decorated itself, as it is a bean only then.
- */
-export function healthIndicatorOf(cls: Class): HealthIndicatorRecord | undefined {
-  return entryOf<HealthIndicatorRecord>(cls, HEALTH);
 }

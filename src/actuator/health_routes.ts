@@ -12,7 +12,7 @@ import {
   type HealthDetails,
   statusAnswer,
 } from "./health.ts";
-import type { IndicatorBean } from "./health_beans.ts";
+import type { IndicatorBean } from "./health_hooks.ts";
 import { runCheck } from "./health_check.ts";
 import type { HealthSettings } from "./health_settings.ts";
 

@@ -434,6 +434,15 @@ describe("health indicators at startup", () => {
     });
   });
 
+  it("ask the check() of an override that stands in for the only indicator", async () => {
+    const app = await bootstrap({
+      components: [DatabaseHealth],
+      overrides: [[DatabaseHealth, { check: () => false }]],
+      actuator: actuator(),
+    });
+    assert.equal((await probe(app, HEALTH_PATH)).status, 503);
+  });
+
   it("refuse an indicator without check()", async () => {
     @HealthIndicator("nothing")
     class NoCheck {}
