@@ -222,7 +222,8 @@ const FEATURES: [string, RegExp][] = [
   ["the YAML parser (js-yaml)", /node_modules\/js-yaml\//],
   ["`{name:regex}` constraints (the checked regex subset)", /^src\/web\/path_regex\.ts$/],
   ["path patterns and the route table", /^src\/web\/(path_|route_table|request_path)/],
-  ["IoC container, stereotypes, `@Value`, lifecycle", /^src\/context\//],
+  // `@Value` and `@ConfigurationProperties` are here too, in an app that uses them.
+  ["IoC container, stereotypes, lifecycle", /^src\/context\//],
   ["configuration objects, `${VAR}`", /^src\/config\//],
   [
     "bodies: multipart, forms, XML",
