@@ -53,9 +53,10 @@ import {
 
 type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
-// How long Bun keeps a connection with nothing sent or received: a kept-alive one between
-// requests, a client silent mid-body. Bun's own default, set here so that it is one. A head has
-// 10 s on Bun whatever this says (its own bound, which `server.header-timeout`'s default is).
+// How long Bun keeps a connection with nothing sent or received once its handler has answered: a
+// kept-alive one between requests, an answer's stream that pauses. Not a client silent mid-body:
+// its handler runs then, and holds the timer (below). Bun's own default, set here so that it is
+// one. A head has 10 s on Bun whatever this says (its own bound, `server.header-timeout`'s default).
 const BUN_IDLE_SECONDS = 10;
 
 /** What `serve` needs beside the handler. */
