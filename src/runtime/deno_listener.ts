@@ -7,6 +7,9 @@
 // their opening or of their last answer's end.
 // The price: each connection waits for its requests on its own, where one server takes several
 // that are ready at once, about 2 µs more CPU per request at 64 busy kept-alive connections.
+// And no upgrade: a 101 ends a connection's server, and Deno closes the upgraded socket with it
+// (a `Deno.upgradeWebSocket` socket closes at once, seen on Deno 2.9.5). Thaw answers no upgrade
+// today; one that does must serve those requests another way.
 import { checkEvery } from "./header_timeout.ts";
 import type { ServerStop } from "./shutdown.ts";
 
