@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import process from "node:process";
 
 /**
@@ -15,40 +16,61 @@ export class ExitRefused extends Error {
   }
 }
 
-// The runs whose code is running now, told when it calls exit: migrate() calls may overlap.
-const running = new Set<(error: ExitRefused) => void>();
-let restore: (() => void) | undefined;
+/** Where exit is refused: in the code a guard runs, and in whatever that code starts. */
+export interface ExitGuard {
+  /**
+   * Runs `fn` so that an exit called by it, or later by what it started (a timer, a promise's
+   * continuation, a listener it added and that `run` calls), is refused and told to this guard's
+   * `onExit` alone.
+   */
+  run<T>(fn: () => T): T;
+  /** The guarded code settled: the process's own exit is put back once no guarded code runs. */
+  end(): void;
+}
+
+// Which guard's code is running, followed through promises and timers: an exit called elsewhere
+// (the app's own, the runner's second Ctrl-C) is not a migration's and goes through, and of two
+// overlapping runs only the one whose code called it fails.
+const guarded = new AsyncLocalStorage<(error: ExitRefused) => void>();
+// The refusing functions put in place: an owner's exit that is not one of them was set by someone
+// else since (the app, a test's stub), and is wrapped anew.
+const refusals = new WeakSet<object>();
+let guards = 0;
+let undo: (() => void)[] = [];
 
 /**
- * Refuses `process.exit` and `Deno.exit` until the returned function is called: each call throws
- * {@linkcode ExitRefused} and tells `onExit` (a file that catches the throw still fails). The
- * process's own functions are put back once no guarded code runs.
+ * Refuses `process.exit` and `Deno.exit` in what the returned guard runs, until its `end`: each
+ * such call throws {@linkcode ExitRefused} and tells `onExit` (a file that catches the throw
+ * still fails). The process's own functions are in place again once every guard ended, unless
+ * something else replaced them meanwhile.
  */
-export function guardExit(onExit: (error: ExitRefused) => void): () => void {
-  running.add(onExit);
-  if (running.size === 1) restore = replaceExits();
-  return () => {
-    if (!running.delete(onExit) || running.size > 0) return;
-    restore?.();
-    restore = undefined;
-  };
-}
-
-function replaceExits(): () => void {
-  const undo: (() => void)[] = [];
-  replace(process, "process.exit", undo);
+export function guardExit(onExit: (error: ExitRefused) => void): ExitGuard {
+  guards++;
+  replace(process, "process.exit");
   const deno = (globalThis as { Deno?: object }).Deno;
-  if (deno !== undefined) replace(deno, "Deno.exit", undo);
-  return () => {
-    for (const step of undo.reverse()) step();
+  if (deno !== undefined) replace(deno, "Deno.exit");
+  let ended = false;
+  return {
+    run: (fn) => guarded.run(onExit, fn),
+    end: () => {
+      if (ended) return;
+      ended = true;
+      if (--guards > 0) return;
+      for (const step of undo.reverse()) step();
+      undo = [];
+    },
   };
 }
 
-function replace(owner: object, how: string, undo: (() => void)[]): void {
+function replace(owner: object, how: string): void {
   const own = Object.getOwnPropertyDescriptor(owner, "exit");
+  const exit = (owner as { exit: (code?: unknown) => never }).exit;
+  if (refusals.has(exit)) return;
   const refuse = (code?: unknown): never => {
+    const told = guarded.getStore();
+    if (told === undefined) return exit.call(owner, code);
     const error = new ExitRefused(how, code);
-    for (const told of running) told(error);
+    told(error);
     throw error;
   };
   try {
@@ -57,7 +79,10 @@ function replace(owner: object, how: string, undo: (() => void)[]): void {
     // A runtime whose exit cannot be replaced keeps it.
     return;
   }
+  refusals.add(refuse);
   undo.push(() => {
+    // Put back only where ours is still in place: an exit set since is its setter's.
+    if ((owner as { exit?: unknown }).exit !== refuse) return;
     if (own === undefined) delete (owner as { exit?: unknown }).exit;
     else Object.defineProperty(owner, "exit", own);
   });

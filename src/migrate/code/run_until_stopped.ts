@@ -36,16 +36,28 @@ export interface StopRule {
  * process with a signal listener alive) nor end the process with no report: a promise that waits
  * on nothing leaves Node's event loop empty, and Node exits with 13. The process is kept alive
  * while the code runs, so the only way out is the code settling or this timeout.
+ *
+ * `run` gets the signal to give the code as `ctx.signal`: it aborts with `rule.signal`, inside the
+ * code's guard, so that an exit called by a listener of the code's is refused too. An abandoned
+ * code's exit stays refused until that code settles: the run it was part of goes on to roll back
+ * and report.
  */
-export async function runUntilStopped<T>(run: () => Promise<T>, rule: StopRule): Promise<T> {
+export async function runUntilStopped<T>(
+  run: (signal: AbortSignal) => Promise<T>,
+  rule: StopRule,
+): Promise<T> {
   const alive = setInterval(() => {}, 1 << 30);
   let exit: ((error: ExitRefused) => void) | undefined;
   const exited = new Promise<never>((_, reject) => (exit = reject));
-  const unguard = guardExit(exit!);
+  // Refused after the race ended (abandoned code): nobody waits for it any more.
+  exited.catch(() => {});
+  const guard = guardExit(exit!);
+  const stop = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let abandon: (() => void) | undefined;
   const abandoned = new Promise<never>((_, reject) => {
     abandon = () => {
+      guard.run(() => stop.abort(rule.signal?.reason));
       timer = setTimeout(
         () => reject(new CodeAbandoned(rule.stopTimeoutMs, rule.option)),
         rule.stopTimeoutMs,
@@ -55,10 +67,16 @@ export async function runUntilStopped<T>(run: () => Promise<T>, rule: StopRule):
   const { signal } = rule;
   if (signal?.aborted) abandon!();
   else signal?.addEventListener("abort", abandon!, { once: true });
+  let running: Promise<T>;
   try {
-    return await Promise.race([run(), abandoned, exited]);
+    running = guard.run(() => run(stop.signal));
+  } catch (error) {
+    running = Promise.reject(error);
+  }
+  running.then(guard.end, guard.end);
+  try {
+    return await Promise.race([running, abandoned, exited]);
   } finally {
-    unguard();
     clearInterval(alive);
     clearTimeout(timer);
     signal?.removeEventListener("abort", abandon!);

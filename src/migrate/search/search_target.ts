@@ -337,14 +337,15 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         mask: this.#mask,
         signal: this.#interrupt,
       });
-      const ctx = searchContext(base, {
-        client: this.#client,
-        lost,
-        optionNames: this.#optionNames,
-        notice: (text) => notices.push(this.#mask(text)),
-        running: () => running,
-      });
-      await runUntilStopped(async () => await run(ctx as never), {
+      const ctx = (signal: AbortSignal) =>
+        searchContext({ ...base, signal }, {
+          client: this.#client,
+          lost,
+          optionNames: this.#optionNames,
+          notice: (text) => notices.push(this.#mask(text)),
+          running: () => running,
+        });
+      await runUntilStopped(async (signal) => await run(ctx(signal) as never), {
         signal: this.#interrupt,
         stopTimeoutMs: this.#stopTimeoutMs,
         option: this.#optionNames.stopTimeout,

@@ -269,7 +269,8 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     };
     return async (session) => {
       await runUntilStopped(
-        async () => await run(sqlContext(base, this.#db.kind, session) as never),
+        async (signal) =>
+          await run(sqlContext({ ...base, signal }, this.#db.kind, session) as never),
         rule,
       );
     };

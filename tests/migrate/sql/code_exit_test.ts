@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { startCli } from "../cli_process.ts";
 import { checkReport } from "../report_shape.ts";
@@ -46,4 +48,48 @@ export default async (ctx) => {
       });
     }
   });
+}
+
+for (const kind of KINDS_HERE) {
+  describe(`a second signal while a code migration runs on ${kind}`, () => {
+    const workspace = workspaces(kind);
+
+    it("ends the process at once with 130, as between files", async () => {
+      const ws = await workspace();
+      const started = join(ws.root, "..", "started");
+      const aborted = join(ws.root, "..", "aborted");
+      await ws.file(
+        "V1__wait.js",
+        `import { writeFileSync } from "node:fs";
+export default async (ctx) => {
+  ctx.signal.addEventListener("abort", () => writeFileSync(${JSON.stringify(aborted)}, ""));
+  writeFileSync(${JSON.stringify(started)}, "");
+  await new Promise(() => {});
+};
+`,
+      );
+      // A stop timeout far past the test's: only the second signal can end the run in time.
+      const runner = startCli(
+        ["-c", ws.configDir, "--sqlPath", ws.root, "--json", "--stop-timeout", "3600"],
+        { THAW_TEST_DB_PASSWORD: ws.password },
+      );
+      try {
+        await Promise.race([until(() => existsSync(started)), runner.closed]);
+        assert.ok(existsSync(started), `ended before the code ran:\n${runner.stderr()}`);
+        runner.signal("SIGTERM");
+        await Promise.race([until(() => existsSync(aborted)), runner.closed]);
+        assert.ok(existsSync(aborted), `ended at the first signal:\n${runner.stderr()}`);
+        runner.signal("SIGTERM");
+        assert.equal(await runner.closed, 130, runner.stdout() + runner.stderr());
+        assert.doesNotMatch(runner.stdout() + runner.stderr(), /called process\.exit/);
+      } finally {
+        if (runner.child.exitCode === null) runner.signal("SIGKILL");
+      }
+    });
+  });
+}
+
+/** Polls a condition of the outside world (a file written by the migration) until it holds. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 20));
 }
