@@ -376,7 +376,10 @@ describe("api_key and bearer_token, as a recording server sees them", () => {
         `    api_key: \${SECRET}\n    bearer_token: ${secret}b\n`,
         /bearer_token: bearer_token and api_key are both given/,
       ],
-      ["    api_key: ${SECRET}\n", /api_key must be printable ASCII/],
+      [
+        "    api_key: ${SECRET}\n",
+        /api_key \(from environment variable SECRET\) must be printable ASCII/,
+      ],
       [`    aws_sigv4: '${secret}'\n`, /aws_sigv4 must be a mapping/],
       [
         `    aws_sigv4: { region: eu-west-1, access_key_id: ${secret} }\n`,

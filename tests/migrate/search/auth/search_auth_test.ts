@@ -760,7 +760,8 @@ describe("search connection authentication config", () => {
     for (const bad of [`${s}\nX-Injected: 1`, `${s}\r`, `${s} `, `é${s}`]) {
       fails(
         entry("    api_key: ${K}\n"),
-        /^application\.yml:4: search\[0\]\.api_key must be printable ASCII without spaces or line breaks \(a trailing newline\?\); the value is not shown$/,
+        // The variable is named: the value came from it, not from the file.
+        /^application\.yml:4: search\[0\]\.api_key \(from environment variable K\) must be printable ASCII without spaces or line breaks \(a trailing newline\?\); the value is not shown$/,
         [s],
         { K: bad },
       );
