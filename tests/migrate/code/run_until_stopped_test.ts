@@ -13,16 +13,23 @@ const rule = (signal?: AbortSignal, stopTimeoutMs = 0) => ({
 describe("runUntilStopped", () => {
   it("fails a code file that calls process.exit, even where it catches the refusal", async () => {
     const exit = process.exit;
-    const error = await runUntilStopped(async () => {
-      try {
-        process.exit(0);
-      } catch {
-        // Swallowed: the file must fail all the same.
-      }
-      await Promise.resolve();
-    }, rule()).then(() => undefined, (thrown: unknown) => thrown);
+    let code: Promise<void> | undefined;
+    const error = await runUntilStopped(
+      () =>
+        code = (async () => {
+          try {
+            process.exit(0);
+          } catch {
+            // Swallowed: the file must fail all the same.
+          }
+          await Promise.resolve();
+        })(),
+      rule(),
+    ).then(() => undefined, (thrown: unknown) => thrown);
     assert.ok(error instanceof ExitRefused, String(error));
     assert.match(error.message, /called process\.exit\(0\)/);
+    // Put back once the code settled.
+    await code;
     assert.equal(process.exit, exit);
   });
 
