@@ -15,7 +15,9 @@
 // peak is under twice the 1 MB one plus `server.multipart.file-size-threshold`.
 import { spawn } from "node:child_process";
 import { Buffer } from "node:buffer";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect } from "node:net";
 import process from "node:process";
 import { once } from "node:events";
@@ -172,68 +174,34 @@ async function peakOf(size: number): Promise<number> {
 }
 
 /**
- * The child's side of `inProcess`: a 512 MiB upload handed to `app.fetch` as a stream of 64 KiB
- * chunks, each a new buffer, as workerd and tests feed it; prints the resident size before and the
- * peak after (VmHWM, reset by no one in a fresh process).
+ * The growth of resident memory, in MB, while a child of this runtime reads a 512 MiB upload
+ * through `app.fetch` (tests/fixtures/upload_in_process.ts, the test's own, here without its
+ * forced collections): its peak (VmHWM) against its resident size before.
  */
-async function uploadInProcess(): Promise<void> {
-  const size = 512 * 1024 * 1024;
-  const app = await bootstrap({
-    controllers: [Uploads],
-    config: { server: { multipart: { "max-file-size": size, "max-request-size": 2 * size } } },
-  });
-  const head = Buffer.from(
-    '--B\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n' +
-      "Content-Type: application/octet-stream\r\n\r\n",
-  );
-  let sent = -1;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent < 0) {
-        sent = 0;
-        controller.enqueue(new Uint8Array(head));
-      } else if (sent < size) {
-        const length = Math.min(pattern.byteLength, size - sent);
-        controller.enqueue(pattern.slice(0, length));
-        sent += length;
-      } else {
-        controller.enqueue(new TextEncoder().encode("\r\n--B--\r\n"));
-        controller.close();
-      }
-    },
-  });
-  const before = (await memoryOf(process.pid)).rss;
-  const response = await app.fetch(
-    new Request("http://localhost/upload", {
-      method: "POST",
-      headers: { "content-type": "multipart/form-data; boundary=B" },
-      body,
-      duplex: "half",
-    } as RequestInit),
-  );
-  const answer = await response.json() as { size: number };
-  if (response.status !== 200 || answer.size !== size) {
-    throw new Error(`in-process upload: ${response.status} ${JSON.stringify(answer)}`);
-  }
-  const { peak } = await memoryOf(process.pid);
-  console.log(`BEFORE ${before} PEAK ${peak}`);
-}
-
-/** The growth of resident memory, in MB, while a child of this runtime reads a 512 MiB upload. */
 async function inProcess(): Promise<{ before: number; peak: number }> {
-  const self = new URL(import.meta.url).pathname;
-  const [command, args] = RUNTIME === "deno"
-    ? [process.execPath, ["run", "-A", self, "--in-process"]]
+  const fixture = new URL("../tests/fixtures/upload_in_process.ts", import.meta.url).pathname;
+  const location = await mkdtemp(join(tmpdir(), "thaw-bench-upload-"));
+  const args = [fixture, location, "--no-collect"];
+  const [command, flags] = RUNTIME === "deno"
+    ? [process.execPath, ["run", "-A", ...args]]
     : RUNTIME === "bun"
-    ? [process.execPath, [self, "--in-process"]]
-    : [process.execPath, ["--import", "tsx", self, "--in-process"]];
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout!.on("data", (chunk: Buffer) => out += chunk.toString());
-  const [code] = await once(child, "exit");
-  const match = /BEFORE (\d+) PEAK (\d+)/.exec(out);
-  if (code !== 0 || match === null) throw new Error(`the in-process child exited ${code}: ${out}`);
-  return { before: Number(match[1]), peak: Number(match[2]) };
+    ? [process.execPath, args]
+    : [process.execPath, ["--import", "tsx", ...args]];
+  try {
+    const child = spawn(command, flags, { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => out += chunk.toString());
+    const [code] = await once(child, "exit");
+    const figures = JSON.parse(out.trim().split("\n").at(-1) ?? "null") as
+      | { status: number; before: number; peak: number }
+      | null;
+    if (code !== 0 || figures?.status !== 200) {
+      throw new Error(`the in-process child exited ${code}: ${out}`);
+    }
+    return { before: Math.round(figures.before / MB), peak: Math.round(figures.peak / MB) };
+  } finally {
+    await rm(location, { recursive: true, force: true });
+  }
 }
 
 async function drive(): Promise<void> {
@@ -269,5 +237,4 @@ async function drive(): Promise<void> {
 }
 
 if (process.argv.includes("--serve")) await serve();
-else if (process.argv.includes("--in-process")) await uploadInProcess();
 else await drive();
