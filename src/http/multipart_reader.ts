@@ -6,6 +6,7 @@
 // file parts in temporary files, which are deleted when the answer is made, or at once when the
 // body is refused or the client goes away. Either way the `server.multipart.*` limits hold, and the
 // first byte over one is the last read.
+import { bodyArrival } from "./body_arrival.ts";
 import { type FormBody, multipartBody } from "./form_body.ts";
 import { HttpException } from "./http_exception.ts";
 import type { HttpRequest } from "./http_request.ts";
@@ -70,7 +71,8 @@ export function readMultipart(
         return multipartBody(parts.list);
       });
     }
-    return readStreamed(raw, boundary, limits);
+    // Its files written as it arrives count as waiting on it: the client waits on them too.
+    return bodyArrival(raw, readStreamed(raw, boundary, limits));
   } catch (error) {
     return Promise.reject(error);
   }

@@ -1,3 +1,4 @@
+import { bodyArrival } from "./body_arrival.ts";
 import { HttpException } from "./http_exception.ts";
 import { HttpStatus } from "./http_status.ts";
 
@@ -72,7 +73,8 @@ function readBody<T>(
   finish: (bytes: Uint8Array) => T,
   readEarlier?: () => Promise<Uint8Array>,
 ): Promise<T> {
-  // Not async: a body of known length costs one promise, the runtime's own read.
+  // Not async: a body of known length costs one promise, the runtime's own read (and one more
+  // where a server watches the wait: body_arrival.ts).
   try {
     // The app's doing, not the client's: a 500 that says what to do instead.
     if (streamed.has(request)) {
@@ -99,7 +101,7 @@ function readBody<T>(
     const declared = request.headers.get("content-length");
     // Only a well-formed length is trusted; anything else is counted like a chunked body.
     if (declared === null || !/^\d+$/.test(declared)) {
-      return readCounting(request, limit).then(finish, cutShort);
+      return bodyArrival(request, readCounting(request, limit)).then(finish, cutShort);
     }
     if (Number(declared) > limit) throw tooLarge(limit);
     // The server's HTTP parser holds the body to its declared length, so a native read is both
@@ -107,8 +109,9 @@ function readBody<T>(
     // real Request has it: @hono/node-server's stand-in inherits a `bytes` that throws on it.
     return Object.getPrototypeOf(request) === Request.prototype &&
         typeof request.bytes === "function"
-      ? request.bytes().then(finish, cutShort)
-      : request.arrayBuffer().then((buffer) => finish(new Uint8Array(buffer)), cutShort);
+      ? bodyArrival(request, request.bytes()).then(finish, cutShort)
+      : bodyArrival(request, request.arrayBuffer())
+        .then((buffer) => finish(new Uint8Array(buffer)), cutShort);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -40,6 +40,7 @@ export interface Server {
   close(): Promise<void>;
 }
 
+import type { BodyArrival } from "../http/body_arrival.ts";
 import type { DenoHost } from "./deno_listener.ts";
 import { checkEvery, DEFAULT_HEADER_TIMEOUT_MS } from "./header_timeout.ts";
 import {
@@ -53,10 +54,10 @@ import {
 
 type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
-// How long Bun keeps a connection with nothing sent or received once its handler has answered: a
-// kept-alive one between requests, an answer's stream that pauses. Not a client silent mid-body:
-// its handler runs then, and holds the timer (below). Bun's own default, set here so that it is
-// one. A head has 10 s on Bun whatever this says (its own bound, `server.header-timeout`'s default).
+// How long Bun keeps a connection with nothing sent or received: a kept-alive one between requests,
+// an answer's stream that pauses, a client silent mid-body while the app waits on it. Not while a
+// handler works on its own (below). Bun's own default, set here so that it is one. A head has 10 s
+// on Bun whatever this says (its own bound, `server.header-timeout`'s default).
 const BUN_IDLE_SECONDS = 10;
 
 /** What `serve` needs beside the handler. */
@@ -134,7 +135,7 @@ interface BunLike {
     hostname: string;
     stop(closeActive?: boolean): Promise<void> | void;
     closeIdleConnections?(): void;
-  };
+  } & BunServerLike;
 }
 
 function server(
@@ -202,7 +203,10 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
     return server(hostname, s.addr.port, { graceful: () => s.shutdown() }, inFlight, options);
   }
   if (g.Bun !== undefined) {
-    const { BUN_MAX_BODY, unboundedBodyLeft } = await import("./unread_body.ts");
+    const [
+      { BUN_MAX_BODY, unboundedBodyLeft },
+      { unwatchBodyArrival, watchBodyArrival, watchBodyArrivals },
+    ] = await Promise.all([import("./unread_body.ts"), import("../http/body_arrival.ts")]);
     // Raised for uploads, but a body left unread is still judged by the 128 MiB: past it Bun
     // would read an unread body (a refused JSON body of 150 MB) to its end before closing.
     const cap = Math.max(BUN_MAX_BODY, options.largestBody ?? 0);
@@ -217,12 +221,32 @@ export async function serve(app: FetchHandler, options: ServeOptions): Promise<S
       // Bun's idle timer runs while a handler does (nothing is sent or received), and at its end
       // the answer is dropped for an empty close, though the handler, the access log and the
       // metrics saw a 200: held while the handler runs (`server.request-timeout` bounds that),
-      // set again for the kept-alive connection once it answers.
+      // set again for the kept-alive connection once it answers. But Bun runs the handler once
+      // the head is in, so the app may wait on a body still arriving: the timer runs while it
+      // does (what Thaw's body readers tell body_arrival.ts), or a client silent mid-body would
+      // hold its connection for good. GET and HEAD are not watched (no lookup on them), nor a
+      // body a middleware reads through `c.req`: those wait as on Deno, within
+      // `server.request-timeout`. A body the app never reads Bun reads after the answer, timed.
       {
-        started: (request, env) => (env as BunServerLike).timeout(request, 0),
-        settled: (request, env) => (env as BunServerLike).timeout(request, BUN_IDLE_SECONDS),
+        started: (request, env) => {
+          const method = request.method;
+          const waits = method !== "GET" && method !== "HEAD" &&
+            watchBodyArrival(request, arrival);
+          (env as BunServerLike).timeout(request, waits ? BUN_IDLE_SECONDS : 0);
+        },
+        settled: (request, env) => {
+          const method = request.method;
+          if (method !== "GET" && method !== "HEAD") unwatchBodyArrival(request);
+          (env as BunServerLike).timeout(request, BUN_IDLE_SECONDS);
+        },
       },
     );
+    watchBodyArrivals();
+    // Told only while the handler runs (watched from `started` to `settled`).
+    const arrival: BodyArrival = {
+      waiting: (request) => s.timeout(request, BUN_IDLE_SECONDS),
+      ended: (request) => s.timeout(request, 0),
+    };
     const s = g.Bun.serve({
       port,
       hostname,

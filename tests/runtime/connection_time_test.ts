@@ -3,11 +3,25 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as delay } from "node:timers/promises";
-import { bootstrap, GetMapping, PostMapping, RequestBody, RestController } from "../../mod.ts";
+import {
+  bootstrap,
+  GetMapping,
+  HttpRequest,
+  PostMapping,
+  RequestBody,
+  RestController,
+} from "../../mod.ts";
 import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
-import { assertStillServes, dribble, exchange, keptAlive, request } from "./raw_client.ts";
+import {
+  assertStillServes,
+  dribble,
+  exchange,
+  jsonPost,
+  keptAlive,
+  request,
+} from "./raw_client.ts";
 
 // Bun closes a connection idle for 10 s by default, and a handler still running counted as idle;
 // its timer ticks every 4 s, so the cut came between 10 and 14 s.
@@ -21,6 +35,14 @@ class Slow {
   async slow(): Promise<string> {
     await delay(PAST_BUNS_IDLE_TIMEOUT_MS);
     return "slow done";
+  }
+  @PostMapping("/slow", HttpRequest)
+  async slowAfterBody(request: HttpRequest): Promise<unknown> {
+    // Some work before the body is read (a lookup, say): all of it has arrived by then, or not.
+    await delay(100);
+    const body = await request.json();
+    await delay(PAST_BUNS_IDLE_TIMEOUT_MS);
+    return { body };
   }
   @GetMapping("/past-header-timeout")
   async pastHeaderTimeout(): Promise<string> {
@@ -48,11 +70,73 @@ describe(`time bounds of a connection to listen(app) on ${RUNTIME}`, () => {
   });
   after(() => server.close());
 
-  it("answers a handler that takes longer than Bun's default idle timeout", async () => {
-    const answer = await exchange(port, request("GET", "/slow"));
+  it("answers a handler that takes longer than Bun's default idle timeout, its body read or none", async () => {
+    const [answer, afterBody] = await Promise.all([
+      exchange(port, request("GET", "/slow")),
+      exchange(port, jsonPost("/slow", JSON.stringify({ n: 1 }))),
+    ]);
     assert.equal(answer.status, 200, answer.bytes);
     assert.equal(answer.body, "slow done");
+    assert.equal(afterBody.status, 200, afterBody.bytes);
+    assert.equal(afterBody.body, '{"body":{"n":1}}');
   });
+
+  // Without server.request-timeout, only a runtime's own bound applies to a client silent mid-body:
+  // Bun's idle timeout (10 s here, the cut between 10 and 14 s), none on Deno, and Node's
+  // requestTimeout (300 s), far past a test. 50 such clients at once, each with 5 of 100 bytes.
+  it(
+    RUNTIME === "bun"
+      ? "closes clients silent mid-body at Bun's idle timeout, serving others"
+      : "waits for a body whose client falls silent past Bun's idle timeout (no bound on " +
+        `${RUNTIME} without server.request-timeout)`,
+    async () => {
+      const body = JSON.stringify({ text: "x".repeat(89) });
+      assert.equal(body.length, 100);
+      const head = request("POST", "/echo", [
+        "Content-Type: application/json",
+        `Content-Length: ${body.length}`,
+      ]);
+      // On Bun, every other client sends its body chunked, of no declared length: 5 bytes of a
+      // 100-byte chunk.
+      const chunked = request("POST", "/echo", [
+        "Content-Type: application/json",
+        "Transfer-Encoding: chunked",
+      ]) + "64\r\n";
+      const connections = await Promise.all(
+        Array.from({ length: RUNTIME === "bun" ? 50 : 1 }, async (_, i) => {
+          const connection = keptAlive(port);
+          await connection.connected;
+          connection.write((i % 2 === 0 ? head : chunked) + body.slice(0, 5));
+          return connection;
+        }),
+      );
+      try {
+        await assertStillServes(port);
+        if (RUNTIME === "bun") {
+          // A give-up only: the bound is seconds.
+          let giveUp: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([
+            Promise.all(connections.map((connection) => connection.closedByServer())),
+            new Promise((_, reject) => {
+              giveUp = setTimeout(() => reject(new Error("still open after 60 s")), 60_000);
+            }),
+          ]).finally(() => clearTimeout(giveUp));
+          connections.forEach((connection, i) => {
+            assert.match(connection.received(), /^$|^HTTP\/1\.1 (400|408) /, `connection ${i}`);
+          });
+        } else {
+          // The silence is the input: longer than Bun lets it last.
+          await delay(PAST_BUNS_IDLE_TIMEOUT_MS);
+          connections[0].write(body.slice(5));
+          const [answer] = await connections[0].answers(1);
+          assert.match(answer, /^HTTP\/1\.1 200 [^]*\r\n\r\n\{"body":\{"text":"x{89}"\}\}$/);
+        }
+      } finally {
+        connections.forEach((connection) => connection.destroy());
+      }
+      await assertStillServes(port);
+    },
+  );
 });
 
 describe(`server.request-timeout of listen(app) on ${RUNTIME}`, () => {
