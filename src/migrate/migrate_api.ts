@@ -221,7 +221,6 @@ function checkTypes(options: MigrateOptions): void {
       } (migrate() takes ${[...OPTION_NAMES].join(", ")})`,
     );
   }
-  const got = (value: unknown) => value === null ? "null" : typeof value;
   for (const name of ["config", "migrations"] as const) {
     const value: unknown = options[name];
     if (typeof value !== "string" && !(value instanceof URL)) {
@@ -240,26 +239,8 @@ function checkTypes(options: MigrateOptions): void {
       throw usageError(`${name}: expected a string, got ${got(value)}`);
     }
   }
-  const wait: unknown = options.lockTimeoutMs;
-  if (
-    wait !== undefined && !(typeof wait === "number" && wait >= 0 && wait <= MAX_LOCK_TIMEOUT_MS)
-  ) {
-    throw usageError(
-      `lockTimeoutMs: expected a number of milliseconds from 0 to ${MAX_LOCK_TIMEOUT_MS}, got ${
-        typeof wait === "number" ? String(wait) : got(wait)
-      }`,
-    );
-  }
-  const stop: unknown = options.stopTimeoutMs;
-  if (
-    stop !== undefined && !(typeof stop === "number" && stop >= 0 && stop <= MAX_STOP_TIMEOUT_MS)
-  ) {
-    throw usageError(
-      `stopTimeoutMs: expected a number of milliseconds from 0 to ${MAX_STOP_TIMEOUT_MS}, got ${
-        typeof stop === "number" ? String(stop) : got(stop)
-      }`,
-    );
-  }
+  checkMilliseconds("lockTimeoutMs", options.lockTimeoutMs, MAX_LOCK_TIMEOUT_MS);
+  checkMilliseconds("stopTimeoutMs", options.stopTimeoutMs, MAX_STOP_TIMEOUT_MS);
   if (options.connection === "") {
     throw usageError("connection: expected a name, got an empty string");
   }
@@ -302,6 +283,21 @@ function givenModules(
     given.set(path, module);
   }
   return given;
+}
+
+/** What a refused option's value was, for its message (`null` is no object). */
+function got(value: unknown): string {
+  return value === null ? "null" : typeof value;
+}
+
+/** Refuses a duration option that is not a number of milliseconds from 0 to `max`. */
+function checkMilliseconds(name: keyof MigrateOptions, value: unknown, max: number): void {
+  if (value === undefined || (typeof value === "number" && value >= 0 && value <= max)) return;
+  throw usageError(
+    `${name}: expected a number of milliseconds from 0 to ${max}, got ${
+      typeof value === "number" ? String(value) : got(value)
+    }`,
+  );
 }
 
 // Milliseconds, as the caller gave them: the command line's bound, a day, in this API's unit.

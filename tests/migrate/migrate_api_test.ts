@@ -34,30 +34,32 @@ async function refusal(given: MigrateOptions): Promise<string> {
   assert.fail("migrate() accepted the options");
 }
 
-const RANGE = "expected a number of milliseconds from 0 to 86400000";
-
 describe("migrate() options", () => {
-  it("refuses a lock timeout that is not a number of milliseconds, naming lockTimeoutMs", async () => {
-    const base = await options();
-    for (
-      const [wait, got] of [
-        [-100, "-100"],
-        [-0.0001, "-0.0001"],
-        [86_400_001, "86400001"],
-        [Number.NaN, "NaN"],
-        [Number.POSITIVE_INFINITY, "Infinity"],
-        [Number.NEGATIVE_INFINITY, "-Infinity"],
-        ["5000", "string"],
-        [null, "null"],
-        [5000n, "bigint"],
-      ] as const
-    ) {
-      assert.equal(
-        await refusal({ ...base, lockTimeoutMs: wait as number }),
-        `lockTimeoutMs: ${RANGE}, got ${got}`,
-      );
-    }
-  });
+  for (
+    const [name, max] of [["lockTimeoutMs", 86_400_000], ["stopTimeoutMs", 3_600_000]] as const
+  ) {
+    it(`refuses a ${name} that is not a number of milliseconds, naming it`, async () => {
+      const base = await options();
+      for (
+        const [wait, got] of [
+          [-100, "-100"],
+          [-0.0001, "-0.0001"],
+          [max + 1, String(max + 1)],
+          [Number.NaN, "NaN"],
+          [Number.POSITIVE_INFINITY, "Infinity"],
+          [Number.NEGATIVE_INFINITY, "-Infinity"],
+          ["5000", "string"],
+          [null, "null"],
+          [5000n, "bigint"],
+        ] as const
+      ) {
+        assert.equal(
+          await refusal({ ...base, [name]: wait as number }),
+          `${name}: expected a number of milliseconds from 0 to ${max}, got ${got}`,
+        );
+      }
+    });
+  }
 
   it("takes any number of milliseconds from 0 to a day, fractions too", async () => {
     const base = await options();
