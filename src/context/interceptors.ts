@@ -407,7 +407,9 @@ function intercepted(
     }
     if (refusal !== undefined) {
       // Its outcome no longer reaches anyone: the caller gets the refusal.
-      if (isThenable(result)) Promise.resolve(result).catch(() => {});
+      // A native promise only: adopting any other thenable calls its `then`, which may run it (a
+      // query builder), and only a native one reports an unhandled rejection.
+      if (result instanceof Promise) result.catch(() => {});
       throw refusal;
     }
     // The method answered with a promise: so does the call, whatever an interceptor made of it.

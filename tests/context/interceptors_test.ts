@@ -579,6 +579,44 @@ describe("@UseInterceptors", () => {
     assert.deepEqual(await query, [1, 2]);
   });
 
+  it("runs none of a lazy thenable it refuses: an interceptor's query is not sent", () => {
+    // Sent to the database once awaited (`then` called), as query builders are.
+    class LazyQuery implements PromiseLike<number> {
+      sent = 0;
+      then<A = number, B = never>(
+        ok?: ((count: number) => A | PromiseLike<A>) | null,
+        failed?: ((reason: unknown) => B | PromiseLike<B>) | null,
+      ): PromiseLike<A | B> {
+        this.sent++;
+        return Promise.resolve(1).then(ok, failed);
+      }
+    }
+    const made: LazyQuery[] = [];
+    @Component()
+    class Counting implements MethodInterceptor {
+      intercept(_invocation: MethodInvocation, next: () => unknown): unknown {
+        next();
+        const query = new LazyQuery();
+        made.push(query);
+        return query;
+      }
+    }
+    @Service()
+    @UseInterceptors(Counting)
+    class Permissions {
+      isAdmin(_user: string): boolean {
+        return false;
+      }
+    }
+    return bootstrap({ components: [Counting, Permissions] }).then(async (app) => {
+      assert.throws(() => app.getBean(Permissions).isAdmin("mallory"), { name: "TypeError" });
+      assert.equal(made.length, 1);
+      // Adopting a thenable calls its `then` in a microtask: every one has run by the next task.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.equal(made[0].sent, 0);
+    });
+  });
+
   it("lets an interceptor answer with a promise where Thaw awaits the answer: a route, a listener, a @Bean method", async () => {
     @Component()
     class Audit implements MethodInterceptor {
