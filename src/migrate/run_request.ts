@@ -98,22 +98,19 @@ export function parseMode(
 
 /** `--lock-timeout`: a decimal number of seconds, to a day, as whole milliseconds. */
 export function parseLockTimeout(seconds: string): number {
-  const value = /^\d+(\.\d+)?$/.test(seconds) ? Number(seconds) : NaN;
-  if (!(value <= MAX_LOCK_TIMEOUT_SECONDS)) {
-    throw usageError(
-      `--lock-timeout ${seconds}: expected a number of seconds from 0 to ${MAX_LOCK_TIMEOUT_SECONDS}`,
-    );
-  }
-  return Math.round(value * 1000);
+  return parseSeconds("--lock-timeout", seconds, MAX_LOCK_TIMEOUT_SECONDS);
 }
 
 /** `--stop-timeout`: a decimal number of seconds, to an hour, as whole milliseconds. */
 export function parseStopTimeout(seconds: string): number {
+  return parseSeconds("--stop-timeout", seconds, MAX_STOP_TIMEOUT_SECONDS);
+}
+
+// A flag's decimal number of seconds from 0 to `max`, as whole milliseconds.
+function parseSeconds(flag: string, seconds: string, max: number): number {
   const value = /^\d+(\.\d+)?$/.test(seconds) ? Number(seconds) : NaN;
-  if (!(value <= MAX_STOP_TIMEOUT_SECONDS)) {
-    throw usageError(
-      `--stop-timeout ${seconds}: expected a number of seconds from 0 to ${MAX_STOP_TIMEOUT_SECONDS}`,
-    );
+  if (!(value <= max)) {
+    throw usageError(`${flag} ${seconds}: expected a number of seconds from 0 to ${max}`);
   }
   return Math.round(value * 1000);
 }

@@ -10,6 +10,7 @@ import {
   checkRunRequest,
   parseLockTimeout,
   parseMode,
+  parseStopTimeout,
   type RunRequest,
 } from "../../src/migrate/run_request.ts";
 import { propertyOptions } from "../property.ts";
@@ -146,33 +147,40 @@ describe("checkRunRequest", () => {
     );
   });
 
-  it("property: --lock-timeout takes decimal seconds to a day, as whole milliseconds", () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(
-          fc.integer({ min: 0, max: 86_500 }).map(String),
-          fc.double({ min: 0, max: 90_000, noNaN: true }).map(String),
-          fc.string(),
+  for (
+    const [flag, parse, max] of [
+      ["--lock-timeout", parseLockTimeout, 86_400],
+      ["--stop-timeout", parseStopTimeout, 3_600],
+    ] as const
+  ) {
+    it(`property: ${flag} takes decimal seconds to ${max}, as whole milliseconds`, () => {
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            fc.integer({ min: 0, max: max + 100 }).map(String),
+            fc.double({ min: 0, max: max * 1.05, noNaN: true }).map(String),
+            fc.string(),
+          ),
+          (text) => {
+            const model = /^\d+(\.\d+)?$/.test(text) && Number(text) <= max;
+            let ms: number | undefined;
+            try {
+              ms = parse(text);
+            } catch (error) {
+              assert.ok(isMigrationError(error, "usage"));
+              assert.equal(
+                (error as Error).message,
+                `${flag} ${text}: expected a number of seconds from 0 to ${max}`,
+              );
+            }
+            assert.equal(ms !== undefined, model, text);
+            if (ms !== undefined) assert.equal(ms, Math.round(Number(text) * 1000));
+          },
         ),
-        (text) => {
-          const model = /^\d+(\.\d+)?$/.test(text) && Number(text) <= 86_400;
-          let ms: number | undefined;
-          try {
-            ms = parseLockTimeout(text);
-          } catch (error) {
-            assert.ok(isMigrationError(error, "usage"));
-            assert.equal(
-              (error as Error).message,
-              `--lock-timeout ${text}: expected a number of seconds from 0 to 86400`,
-            );
-          }
-          assert.equal(ms !== undefined, model, text);
-          if (ms !== undefined) assert.equal(ms, Math.round(Number(text) * 1000));
-        },
-      ),
-      propertyOptions(300),
-    );
-  });
+        propertyOptions(300),
+      );
+    });
+  }
 
   it("takes -m in any case, opensearch as search, and nothing else", () => {
     assert.deepEqual(["SQL", "Search", "opensearch"].map((m) => parseMode(m)), [
