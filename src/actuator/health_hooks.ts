@@ -3,6 +3,7 @@
 // decorator, so that an app without an indicator neither loads nor carries it: this file is all
 // such an app carries.
 import type { BeanEntry } from "../context/application_context.ts";
+import { constructionHook } from "../context/construction_hooks.ts";
 
 /** A `@HealthIndicator` bean, ready to be asked. */
 export interface IndicatorBean {
@@ -27,11 +28,9 @@ export const HEALTH_INDICATORS: unique symbol = Symbol("thaw.health-indicators")
  */
 export function indicatorBeans(beans: readonly BeanEntry[]): IndicatorBean[] {
   for (const { type } of beans) {
-    // A class's metadata inherits its superclass's, and an undecorated class sees its parent's.
-    const check =
-      (type as unknown as Record<symbol, Record<symbol, unknown> | undefined> | undefined)
-        ?.[Symbol.metadata]?.[HEALTH_INDICATORS];
-    if (check !== undefined) return (check as HealthIndicators)(beans);
+    if (type === undefined) continue;
+    const check = constructionHook<HealthIndicators>(type, HEALTH_INDICATORS);
+    if (check !== undefined) return check(beans);
   }
   return [];
 }
