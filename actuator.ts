@@ -70,6 +70,9 @@ import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
 import { checkOpenTelemetryOption } from "./src/actuator/opentelemetry.ts";
 import type { OpenTelemetryModules } from "./src/actuator/opentelemetry_modules.ts";
+import { indicatorBeans } from "./src/actuator/health_hooks.ts";
+import type { ThawSettings } from "./src/config/thaw_settings.ts";
+import { middlewareName } from "./src/web/middleware.ts";
 
 export type { ActuatorFeature } from "./src/actuator/actuator_feature.ts";
 export type { EndpointId, Mapping } from "./src/actuator/actuator_endpoints.ts";
@@ -208,27 +211,60 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
     const exposed = { ...asked, exposed: available };
-    return ({ indicators, accepting, routes, middleware }) => {
+    return (host) => {
       const served = exposed.exposed.has("health")
         ? healthRoutes(
-          indicators,
+          indicatorBeans(host.context.beans()),
           healthSettings(settings, options.health),
-          accepting,
+          host.accepting,
           shownValueMask(settings.config),
           exposed.base,
         )
         : { routes: [], documented: [] };
-      return {
-        routes: [
-          ...served.routes,
-          ...endpointRoutes(exposed, settings.config, () => routes, middleware, {
-            scrape: telemetry.scrape,
-            migrations,
-          }),
-        ],
-        documented: served.documented,
-        observers: telemetry.observers,
-      };
+      const routes = [
+        ...served.routes,
+        ...endpointRoutes(
+          exposed,
+          settings.config,
+          () => host.routes,
+          host.middleware.map(middlewareName),
+          { scrape: telemetry.scrape, migrations },
+        ),
+      ];
+      const management = managementPort(settings);
+      // On a port of its own, the actuator answers with none of the app's middleware, so that an
+      // auth guard leaves the probes open.
+      return management === undefined
+        ? {
+          routes,
+          documented: served.documented,
+          observers: telemetry.observers,
+        }
+        : {
+          observers: telemetry.observers,
+          internals: { management: { ...management, fetch: host.serveApart(routes) } },
+        };
     };
   });
+}
+
+// `management.server.port`, and the address to bind it on, if the app asks for a port of its own.
+function managementPort(
+  settings: ThawSettings,
+): { port: number; hostname?: string; where: string } | undefined {
+  const port = settings.get("management.server.port");
+  const address = settings.get("management.server.address");
+  if (port === undefined) {
+    if (address === undefined) return undefined;
+    // The actuator would stay on the app's port, open on its address: not what the key asks.
+    throw new ConfigError(
+      `${settings.where("management.server.address")}: an address for the management port, ` +
+        "which management.server.port gives: set it, or leave the address out",
+    );
+  }
+  return {
+    port,
+    ...(address === undefined ? {} : { hostname: address }),
+    where: settings.where("management.server.port"),
+  };
 }

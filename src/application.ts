@@ -1,4 +1,5 @@
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
+import { METHODS } from "hono/router";
 import {
   configSecrets,
   isLoadedConfig,
@@ -16,7 +17,7 @@ import { ApplicationContext } from "./context/application_context.ts";
 import type { Class } from "./context/class_record.ts";
 import { DefinitionError } from "./context/errors.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
-import { buildApp, compileRoutes } from "./web/compile.ts";
+import { buildApp, type CompiledRoute, compileRoutes } from "./web/compile.ts";
 import { exceptionResolver, exceptionScope } from "./web/exception_resolver.ts";
 import {
   guardMiddleware,
@@ -26,22 +27,26 @@ import {
   sendableAnswer,
 } from "./web/middleware.ts";
 import { webBeans } from "./web/web_beans.ts";
-import type { OpenApiDocument } from "./openapi/openapi_document.ts";
-import { openApiConfigured, type OpenApiFeature, openApiSetup } from "./openapi/openapi_feature.ts";
+import type { OpenApiFeature } from "./openapi/openapi_feature.ts";
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
-import { createErrorResponder, lastResortResponse, type Logger } from "./web/error_responder.ts";
+import {
+  createErrorResponder,
+  type ErrorResponder,
+  lastResortResponse,
+  type Logger,
+} from "./web/error_responder.ts";
 import { HttpStatus } from "./http/http_status.ts";
 import type { MultipartLimits } from "./http/multipart.ts";
-import { indicatorBeans } from "./actuator/health_hooks.ts";
-import { type ActuatorFeature, actuatorSetup } from "./actuator/actuator_feature.ts";
-import type { DocumentedRoute } from "./openapi/openapi_document.ts";
+import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
 import { type ApplicationInternals, registerApplication } from "./application_internals.ts";
-import { observeFetch, type RequestObserver, RouteMarks } from "./observe/request_observer.ts";
-import { accessLogObserver } from "./observe/access_log.ts";
+import { observeFetch, RouteMarks } from "./observe/request_observer.ts";
+import { accessLogFeature } from "./observe/access_log.ts";
 import { safeLogger } from "./observe/loggable.ts";
-import { type Scheduler, schedulerFactory } from "./scheduling/scheduled_jobs.ts";
-import { lifecycleEvents } from "./events/event_hooks.ts";
 import { checkCaches } from "./cache/cache_hooks.ts";
+import { indicatorBeans } from "./actuator/health_hooks.ts";
+import { broughtFeatures, type RouteToDocument } from "./app_feature.ts";
+import { type FeatureSet, foldFeatures } from "./feature_set.ts";
+import { optionFeatures } from "./option_features.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -184,27 +189,13 @@ export interface Application {
 function refuseLateRegistration(hono: Hono): void {
   const refuse = (method: string) => () => {
     throw new TypeError(
-      `app.hono.${method}(): the app is compiled; middleware added after bootstrap would not run ` +
-        "ahead of the controllers' routes, nor routes and handlers take their place: give " +
-        "middleware to bootstrap({ middleware: [...] }) or to @UseMiddleware(...), errors to " +
-        "@ExceptionHandler or the errorController, and routes to a controller",
+      `app.hono.${method}(): the app is compiled, and what is added now would run after the ` +
+        "controllers' routes: give middleware to bootstrap({ middleware }) or @UseMiddleware, " +
+        "errors to @ExceptionHandler or the errorController, routes to a controller",
     );
   };
-  const methods = [
-    "use",
-    "on",
-    "all",
-    "get",
-    "post",
-    "put",
-    "delete",
-    "patch",
-    "options",
-    "route",
-    "mount",
-    "notFound",
-    "onError",
-  ] as const;
+  // Hono's own list of its method shortcuts, and the rest of what adds to an app.
+  const methods = [...METHODS, "use", "on", "all", "route", "mount", "notFound", "onError"];
   for (const method of methods) {
     Object.defineProperty(hono, method, { value: refuse(method), configurable: true });
   }
@@ -316,20 +307,6 @@ function multipartLimits(settings: ThawSettings, maxBodySize: number): Multipart
   };
 }
 
-// Whether a section holds a value that a file or the configuration object set: one the
-// environment set alone (`MANAGEMENT_HEALTH_TIMEOUT`, shared with other services) is not the app
-// asking for a feature.
-function configuredInFile(config: LoadedConfig, section: string): boolean {
-  const walk = (value: unknown, key: string): boolean => {
-    if (config.origins?.get(key)?.startsWith("environment variable ")) return false;
-    if (typeof value !== "object" || value === null) return value !== undefined && value !== null;
-    return Object.entries(value).some(([k, v]) =>
-      walk(v, Array.isArray(value) ? `${key}[${k}]` : `${key}.${k}`)
-    );
-  };
-  return walk(config.values[section], section);
-}
-
 async function wire(
   options: BootstrapOptions,
   config: LoadedConfig,
@@ -342,77 +319,142 @@ async function wire(
     config,
     (warning) => (logger.warn ?? logger.error).call(logger, warning),
   );
-  const maxBodySize = checkMaxBodySize(
-    options.maxBodySize ?? settings.get("server.max-body-size"),
-  );
-  const allowEncodedSlash = options.allowEncodedSlash ??
-    settings.get("server.allow-encoded-slash");
-  const defaultPort = settings.get("server.port");
-  // Seconds: how long requests in flight, then each `@PreDestroy`, may take once shutdown starts.
-  const shutdownTimeout = settings.get("server.shutdown-timeout");
-  const defaultHostname = settings.get("server.hostname");
-
+  const limits = serverLimits(options, settings);
   const classes: Class[] = [...(options.controllers ?? []), ...(options.components ?? [])];
-  // Scanning needs a file system: `scanComponents(config)` of `@thaw/thaw/scan` reads the key, and
-  // what it found comes in `components`. Left unscanned, the key would be ignored without a word;
-  // scanned with other directories than it holds now, or its classes left out, as good as.
-  const scanDirectories = settings.get("app.component-scan");
-  if (scanDirectories.length > 0) {
-    const where = settings.where("app.component-scan");
-    const scan = scanRecord(config) ?? scanRecord(options.config);
-    if (scan === undefined) {
-      throw new ConfigError(
-        `${where}: scanning needs a file system, so it lives in its own entry point: ` +
-          `import { scanComponents } from "@thaw/thaw/scan" and pass ` +
-          `components: await scanComponents(config)`,
-      );
-    }
-    if (scan.directories !== JSON.stringify(scanDirectories)) {
-      throw new ConfigError(
-        `${where}: the directories changed after scanComponents(config) scanned them ` +
-          `(${scan.directories}, now ${JSON.stringify(scanDirectories)}): scan again`,
-      );
-    }
-    const missing = scan.classes.filter((cls) => !classes.includes(cls as Class));
-    if (missing.length > 0) {
-      throw new ConfigError(
-        `${where}: scanComponents(config) found ${
-          missing.map((cls) => (cls as Class).name).join(", ")
-        }, which bootstrap was not given: pass components: await scanComponents(config)`,
-      );
-    }
-  }
-
-  // The actuator's first step, before the beans are made: the meter provider they may ask for.
-  const serveActuator = options.actuator !== undefined && options.actuator !== false
-    ? await actuatorSetup(options.actuator)(settings)
-    : undefined;
+  checkScan(settings, config, options.config, classes);
+  const fromOptions = await optionFeatures(options, config, settings);
   const context = new ApplicationContext({
     config: config.values,
     locate: settings.where,
-    shutdownTimeoutMs: shutdownTimeout * 1000,
+    shutdownTimeoutMs: limits.shutdownTimeoutMs,
     logger,
   });
   for (const cls of classes) context.register(cls);
   for (const [token, instance] of options.overrides ?? []) context.override(token, instance);
   await context.refresh();
-  // `@Scheduled` methods bring the scheduler with them: an app without one loads none of it.
-  let scheduler: Scheduler | undefined;
-  try {
+  const closeBeans = () => context.close(limits.shutdownTimeoutMs);
+  // The beans started must not keep what they opened, whatever stops the app from here on.
+  const web = await orClose(closeBeans, () => {
     // A thaw.cache name no method uses: settings that would do nothing.
     checkCaches({ beans: context.beans(), config: config.values, locate: settings.where, logger });
-    scheduler = await schedulerFactory(context.beans())?.({
+    // Two health indicators of one name, refused whether health is served or not.
+    indicatorBeans(context.beans());
+    return compileWeb(context, options, settings, limits, logger);
+  });
+  // Turned off when a server's shutdown starts, so that readiness answers DOWN (and a load
+  // balancer stops sending) while the requests in flight finish.
+  let accepting = true;
+  const features = await foldFeatures(
+    [...broughtFeatures(context.beans()), ...fromOptions, accessLogFeature],
+    {
       context,
-      config: config.values,
-      enabled: settings.get("thaw.scheduling.enabled"),
+      settings,
       logger,
-    });
+      shutdownTimeoutMs: limits.shutdownTimeoutMs,
+      middleware: options.middleware ?? [],
+      beanOf: web.beanOf,
+      defaultErrorBody: web.defaultErrorBody,
+      accepting: () => accepting,
+      serveApart: (routes) => buildApp(routes, web.errors, limits).fetch,
+    },
+    web.routes,
+    web.documented,
+    closeBeans,
+  );
+  const { hono, fetch } = await compileApp(web, features, limits, logger);
+  const app: Application = {
+    fetch,
+    hono,
+    config: config.values,
+    getBean: <T>(token: Class<T> | string): T => context.getBean(token),
+    start: () => features.start(),
+    scheduled: (controller) => features.cron(controller.cron),
+    close: () => features.close(),
+  };
+  registerApplication(app, {
+    ...internals(settings, options, web, startedAt),
+    ...features.internals,
+    serve: {
+      ...serveOptions(settings, limits, logger),
+      shutdownStarting: () => {
+        accepting = false;
+        features.stopAccepting();
+      },
+      closed: app.close,
+    },
+  });
+  return app;
+}
+
+// What `make` returns; when it throws, `close` runs (what it throws left unsaid) first.
+async function orClose<T>(close: () => Promise<void>, make: () => T | Promise<T>): Promise<T> {
+  try {
+    return await make();
   } catch (error) {
-    // The beans started must not keep what they opened.
-    await context.close().catch(() => {});
+    await close().catch(() => {});
     throw error;
   }
+}
 
+/** The bounds of a request and of shutdown, from the options and the `server.*` keys. */
+interface ServerLimits {
+  readonly maxBodySize: number;
+  readonly allowEncodedSlash: boolean;
+  /** `server.shutdown-timeout`: how long requests in flight, then each `@PreDestroy`, may take. */
+  readonly shutdownTimeoutMs: number;
+  /** `server.request-timeout`; 0: no bound. */
+  readonly requestTimeoutMs: number;
+}
+
+function serverLimits(options: BootstrapOptions, settings: ThawSettings): ServerLimits {
+  return {
+    maxBodySize: checkMaxBodySize(options.maxBodySize ?? settings.get("server.max-body-size")),
+    allowEncodedSlash: options.allowEncodedSlash ?? settings.get("server.allow-encoded-slash"),
+    shutdownTimeoutMs: settings.get("server.shutdown-timeout") * 1000,
+    requestTimeoutMs: settings.get("server.request-timeout"),
+  };
+}
+
+// Scanning needs a file system: `scanComponents(config)` of `@thaw/thaw/scan` reads the key, and
+// what it found comes in `components`. Left unscanned, the key would be ignored without a word.
+function checkScan(
+  settings: ThawSettings,
+  config: LoadedConfig,
+  given: BootstrapOptions["config"],
+  classes: readonly Class[],
+): void {
+  const scanDirectories = settings.get("app.component-scan");
+  if (scanDirectories.length === 0) return;
+  const where = settings.where("app.component-scan");
+  const scan = scanRecord(config) ?? scanRecord(given);
+  if (scan === undefined) {
+    throw new ConfigError(
+      `${where}: scanning needs a file system, so it lives in its own entry point: ` +
+        `import { scanComponents } from "@thaw/thaw/scan" and pass ` +
+        `components: await scanComponents(config)`,
+    );
+  }
+  scan.check(where, scanDirectories, classes);
+}
+
+/** The controllers' routes, compiled, and what answers their errors. */
+interface WebParts {
+  readonly routes: CompiledRoute[];
+  readonly documented: RouteToDocument[];
+  readonly errors: ErrorResponder;
+  readonly middleware: MiddlewareHandler[];
+  readonly beanOf: (type: Class) => unknown;
+  readonly defaultErrorBody: boolean;
+  readonly controllers: number;
+}
+
+function compileWeb(
+  context: ApplicationContext,
+  options: BootstrapOptions,
+  settings: ThawSettings,
+  { maxBodySize, allowEncodedSlash }: ServerLimits,
+  logger: Logger,
+): WebParts {
   const custom = context.findBean("errorController");
   if (custom !== undefined && typeof (custom as ErrorController).handleError !== "function") {
     throw new DefinitionError(
@@ -423,11 +465,11 @@ async function wire(
   const errorController = (custom as ErrorController | undefined) ?? new DefaultErrorController();
   const fallback = createErrorResponder(errorController, logger, maxBodySize);
   const { controllers, advice } = webBeans(context);
-  const indicators = indicatorBeans(context.beans());
   const adviceScope = exceptionScope(advice);
   // The path of errors that belong to no controller: a 404, global middleware.
   const errors = exceptionResolver(new Map(), adviceScope, fallback, maxBodySize);
   const beanOf = (type: Class): unknown => context.getBean(type);
+  const given = options.middleware ?? [];
   // Node's parsed request where the app runs behind Hono's Node adapter; the web Request elsewhere.
   const routes = compileRoutes(controllers, {
     errors: fallback,
@@ -435,11 +477,11 @@ async function wire(
     server: { ...nodeServerRequest, multipart: multipartLimits(settings, maxBodySize) },
     beanOf,
     advice: adviceScope,
-    answersChecked: (options.middleware?.length ?? 0) > 0,
-    globalMiddleware: (options.middleware ?? []).map(middlewareName),
+    answersChecked: given.length > 0,
+    globalMiddleware: given.map(middlewareName),
     allowEncodedSlash,
   });
-  const middleware = (options.middleware ?? []).map((item, i) =>
+  const middleware = given.map((item, i) =>
     guardMiddleware(
       resolveMiddleware(item, beanOf, `bootstrap({ middleware }) item ${i + 1}`),
       errors,
@@ -448,167 +490,87 @@ async function wire(
     )
   );
   if (middleware.length > 0) middleware.unshift(sendableAnswer(errors, undefined));
-
-  const documented: DocumentedRoute[] = routes.map((route) => ({
-    httpMethod: route.httpMethod,
-    path: route.pattern.source,
-    variables: route.pattern.variables,
-    ...(route.method === undefined ? {} : { method: route.method }),
-  }));
-  // Turned off when a server's shutdown starts, so that readiness answers DOWN (and a load
-  // balancer stops sending) while the requests in flight finish.
-  let accepting = true;
-  // The actuator comes from its own entry point, as OpenAPI does: an app that serves none of its
-  // endpoints neither evaluates nor carries them. Keys that configure it, left to nothing, would
-  // be ignored without a word.
-  const observers: RequestObserver[] = [];
-  // `management.server.port`: the actuator's routes are served by an app of their own, on that
-  // port, with none of the app's middleware (so that an auth guard leaves the probes open).
-  const managementPort = settings.get("management.server.port");
-  if (managementPort === undefined && settings.get("management.server.address") !== undefined) {
-    // The actuator would stay on the app's port, open on its address: not what the key asks.
-    throw new ConfigError(
-      `${settings.where("management.server.address")}: an address for the management port, ` +
-        "which management.server.port gives: set it, or leave the address out",
-    );
-  }
-  let management: ApplicationInternals["management"];
-  if (serveActuator !== undefined) {
-    const served = serveActuator({
-      indicators,
-      accepting: () => accepting,
-      routes,
-      middleware: (options.middleware ?? []).map(middlewareName),
-    });
-    if (managementPort === undefined) {
-      routes.push(...served.routes);
-      documented.push(...served.documented);
-    } else {
-      const address = settings.get("management.server.address");
-      management = {
-        fetch: buildApp(served.routes, errors, { allowEncodedSlash, maxBodySize }).fetch,
-        port: managementPort,
-        ...(address === undefined ? {} : { hostname: address }),
-        where: settings.where("management.server.port"),
-      };
-    }
-    observers.push(...served.observers);
-  } else if (options.actuator === undefined && configuredInFile(config, "management")) {
-    throw new ConfigError(
-      `${settings.where("management")}: these keys configure the actuator, which lives in its ` +
-        `own entry point: import { actuator } from "@thaw/thaw/actuator" and pass ` +
-        `bootstrap({ actuator: actuator() })`,
-    );
-  }
-  // The generator comes from its own entry point, as the YAML reader and the server do: an app
-  // that does not ask for OpenAPI neither evaluates nor carries it.
-  let openapi: (() => Promise<OpenApiDocument>) | undefined;
-  const openapiKeys = settings.get("app.openapi");
-  if (options.openapi !== undefined && options.openapi !== false) {
-    const served = await openApiSetup(options.openapi)({
-      documented,
-      settings,
-      defaultErrorBody: custom === undefined,
-      middleware: options.middleware ?? [],
-      beanOf,
-    });
-    routes.push(...served.routes);
-    openapi = served.document;
-  } else if (options.openapi === undefined && openApiConfigured(openapiKeys)) {
-    throw new ConfigError(
-      `${settings.where("app.openapi")}: serving OpenAPI needs the generator, which ` +
-        `lives in its own entry point: import { openApi } from "@thaw/thaw/openapi" and pass ` +
-        `bootstrap({ openapi: openApi() })`,
-    );
-  }
-  if (settings.get("logging.access.enabled")) observers.push(accessLogObserver(logger));
-  const marks = observers.length > 0 ? new RouteMarks() : undefined;
-  // Milliseconds; 0: no bound.
-  const requestTimeoutMs = settings.get("server.request-timeout");
-  const hono = buildApp(routes, errors, {
-    allowEncodedSlash,
+  return {
+    routes,
+    // The controllers' routes; the features' are added to `routes` as they are folded.
+    documented: [...routes],
+    errors,
     middleware,
-    maxBodySize,
-    ...(marks === undefined ? {} : { marks }),
-    ...(requestTimeoutMs > 0 ? { requestTimeout: { ms: requestTimeoutMs, logger } } : {}),
-  });
-  refuseLateRegistration(hono);
-
-  // Hono's own: already bound, and answering synchronously when the handler does, which spares
-  // the server a promise per request. Observed (metrics, spans, the access log), a wrapper.
-  const fetch = marks === undefined
-    ? hono.fetch as Application["fetch"]
-    : observeFetch(hono.fetch as Application["fetch"], observers, marks);
-  let closing: Promise<void> | undefined;
-  const closeBeans = () => context.close(shutdownTimeout * 1000);
-  // `@EventListener` methods bring the app's own events with them: ApplicationStarted, published
-  // here (Spring Boot's: every bean started, the app compiled, nothing served yet), and the close
-  // that publishes ApplicationClosing and waits for async listeners. An app without one carries
-  // none of it.
-  const closeEvents = await lifecycleEvents(context.beans())?.(
-    context,
-    logger,
-    shutdownTimeout * 1000,
-    scheduler,
-  );
-  // The schedules stop first, and a run in progress ends, before the beans it uses stop.
-  const close = closeEvents === undefined
-    ? () => closing ??= scheduler?.close(closeBeans, shutdownTimeout * 1000) ?? closeBeans()
-    : () => {
-      // A listener of ApplicationClosing runs within closeEvents(), before it returns: the
-      // promise is there first, so that a close() the listener calls gets it.
-      if (closing === undefined) {
-        let settle!: (done: Promise<void>) => void;
-        closing = new Promise<void>((resolve) => settle = resolve);
-        settle(closeEvents());
-      }
-      return closing;
-    };
-  const uploadFolder = settings.get("server.multipart.location");
-  const app: Application = {
-    fetch,
-    hono,
-    config: config.values,
-    getBean: <T>(token: Class<T> | string): T => context.getBean(token),
-    start: () => scheduler?.start(),
-    scheduled: async (controller) => await scheduler?.runCron(controller.cron),
-    close,
-  };
-  registerApplication(app, {
-    settings,
-    ...(management === undefined ? {} : { management }),
-    documented,
-    defaultErrorBody: custom === undefined,
-    middleware: options.middleware ?? [],
     beanOf,
-    openapi,
+    defaultErrorBody: custom === undefined,
+    controllers: controllers.length,
+  };
+}
+
+// The Hono app of every route, and its fetch: Hono's own, already bound, answering synchronously
+// when the handler does, which spares the server a promise per request; observed (metrics, spans,
+// the access log), a wrapper. A route that cannot be compiled closes the features and the beans.
+async function compileApp(
+  web: WebParts,
+  features: FeatureSet,
+  { allowEncodedSlash, maxBodySize, requestTimeoutMs }: ServerLimits,
+  logger: Logger,
+): Promise<{ hono: Hono; fetch: Application["fetch"] }> {
+  const observers = features.observers;
+  const marks = observers.length > 0 ? new RouteMarks() : undefined;
+  const hono = await orClose(() => features.close(), async () => {
+    const hono = buildApp(web.routes, web.errors, {
+      allowEncodedSlash,
+      middleware: web.middleware,
+      maxBodySize,
+      ...(marks === undefined ? {} : { marks }),
+      ...(requestTimeoutMs > 0 ? { requestTimeout: { ms: requestTimeoutMs, logger } } : {}),
+    });
+    refuseLateRegistration(hono);
+    await features.started();
+    return hono;
+  });
+  const fetch = hono.fetch as Application["fetch"];
+  return { hono, fetch: marks === undefined ? fetch : observeFetch(fetch, observers, marks) };
+}
+
+// What `listen` and the other entry points read of the app, but the features' part.
+function internals(
+  settings: ThawSettings,
+  options: BootstrapOptions,
+  web: WebParts,
+  startedAt: number,
+): Omit<ApplicationInternals, "serve"> {
+  const uploadFolder = settings.get("server.multipart.location");
+  return {
+    settings,
+    documented: web.documented,
+    defaultErrorBody: web.defaultErrorBody,
+    middleware: options.middleware ?? [],
+    beanOf: web.beanOf,
     ...(uploadFolder === undefined
       ? {}
       : { uploads: { folder: uploadFolder, where: settings.where("server.multipart.location") } }),
-    defaultPort,
-    defaultHostname,
+    defaultPort: settings.get("server.port"),
+    defaultHostname: settings.get("server.hostname"),
     started: {
       at: startedAt,
-      controllers: controllers.length,
-      routes: routes.length,
+      controllers: web.controllers,
+      routes: web.routes.length,
       profiles: settings.profiles,
     },
-    serve: {
-      maxBodySize,
-      largestBody: Math.max(maxBodySize, settings.get("server.multipart.max-request-size")),
-      requestTimeout: requestTimeoutMs > 0,
-      headerTimeoutMs: settings.get("server.header-timeout"),
-      refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
-      shutdownTimeoutMs: shutdownTimeout * 1000,
-      shutdownDelayMs: settings.get("server.shutdown-delay") * 1000,
-      logger,
-      shutdownStarting: () => {
-        accepting = false;
-        // No job starts while the requests in flight finish; close() waits for those running.
-        void scheduler?.stop(shutdownTimeout * 1000);
-      },
-      closed: close,
-    },
-  });
-  return app;
+  };
+}
+
+// What `listen` passes to the server, but the steps of shutdown.
+function serveOptions(
+  settings: ThawSettings,
+  limits: ServerLimits,
+  logger: Logger,
+): Omit<ApplicationInternals["serve"], "shutdownStarting" | "closed"> {
+  return {
+    maxBodySize: limits.maxBodySize,
+    largestBody: Math.max(limits.maxBodySize, settings.get("server.multipart.max-request-size")),
+    requestTimeout: limits.requestTimeoutMs > 0,
+    headerTimeoutMs: settings.get("server.header-timeout"),
+    refuse: (status) => lastResortResponse(HttpStatus.valueOf(status)),
+    shutdownTimeoutMs: limits.shutdownTimeoutMs,
+    shutdownDelayMs: settings.get("server.shutdown-delay") * 1000,
+    logger,
+  };
 }

@@ -3,20 +3,21 @@
 import type { Class } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { MiddlewareEntry } from "./web/route_record.ts";
-import type { DocumentedRoute, OpenApiDocument } from "./openapi/openapi_document.ts";
+import type { OpenApiDocument } from "./openapi/openapi_document.ts";
+import type { RouteToDocument } from "./app_feature.ts";
 import type { ServeOptions } from "./runtime/serve.ts";
 
 /** An application's own settings and routes, as `bootstrap` resolved them. */
 export interface ApplicationInternals {
   readonly settings: ThawSettings;
-  readonly documented: readonly DocumentedRoute[];
+  readonly documented: readonly RouteToDocument[];
   /** Whether errors are answered by the default error controller. */
   readonly defaultErrorBody: boolean;
   /** `bootstrap({ middleware })`, and the beans of middleware classes: what guards the routes. */
   readonly middleware: readonly MiddlewareEntry[];
   readonly beanOf: (type: Class) => unknown;
   /** The served OpenAPI document, when the app serves one. */
-  readonly openapi: (() => Promise<OpenApiDocument>) | undefined;
+  readonly openapi?: () => Promise<OpenApiDocument>;
   /** What `listen` passes to the server, port and address aside. */
   readonly serve: Omit<ServeOptions, "port" | "hostname" | "signals">;
   readonly defaultPort: number;

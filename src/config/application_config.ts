@@ -101,11 +101,17 @@ export function isLoadedConfig(value: unknown): value is LoadedConfig {
     (value as { [LOADED]?: unknown })[LOADED] === true;
 }
 
-/** What `scanComponents(config)` scanned: the key's value then, and the classes it found. */
+/**
+ * What `scanComponents(config)` scanned, as a check of what `bootstrap` was given against it:
+ * throws a `ConfigError` (`where` is the key's place) when `app.component-scan` now holds other
+ * directories, or one of the classes found is not among `classes`.
+ */
 export interface ScanRecord {
-  /** `app.component-scan` as it was scanned, as JSON. */
-  readonly directories: string;
-  readonly classes: readonly unknown[];
+  readonly check: (
+    where: string,
+    directories: readonly string[],
+    classes: readonly unknown[],
+  ) => void;
 }
 
 // The configurations whose `app.component-scan` was scanned, so that `bootstrap` neither ignores

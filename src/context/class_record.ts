@@ -206,8 +206,11 @@ export function featureOf<T>(
   return undefined;
 }
 
-// A class's metadata inherits its superclass's: one read sees the marks of the whole chain.
-function metadataOfInstance(instance: unknown): Record<symbol, unknown> | undefined {
+/**
+ * The decorator metadata of an instance's class, which inherits its superclass's: one read sees
+ * the marks of the whole chain.
+ */
+export function metadataOfInstance(instance: unknown): Record<symbol, unknown> | undefined {
   return (instance as { constructor?: Record<symbol, unknown> } | null)?.constructor
     ?.[Symbol.metadata] as Record<symbol, unknown> | undefined;
 }

@@ -7,7 +7,9 @@ import {
   type LoadedConfig,
   markScanned,
   resolveConfig,
+  type ScanRecord,
 } from "../config/application_config.ts";
+import { ConfigError } from "../config/config_error.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 import { readSettings } from "../config/thaw_settings.ts";
 
@@ -105,9 +107,30 @@ export async function scanComponents(
     if (!found.includes(cls)) found.push(cls);
   }
   if (scannedConfig !== undefined) {
-    markScanned(scannedConfig, { directories: JSON.stringify(directories), classes: found });
+    markScanned(scannedConfig, { check: scanCheck(JSON.stringify(directories), found) });
   }
   return found;
+}
+
+// Scanned with other directories than the key holds now, or its classes left out, the key would
+// be as good as ignored.
+function scanCheck(scanned: string, found: readonly Class[]): ScanRecord["check"] {
+  return (where, directories, classes) => {
+    if (scanned !== JSON.stringify(directories)) {
+      throw new ConfigError(
+        `${where}: the directories changed after scanComponents(config) scanned them ` +
+          `(${scanned}, now ${JSON.stringify(directories)}): scan again`,
+      );
+    }
+    const missing = found.filter((cls) => !classes.includes(cls));
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `${where}: scanComponents(config) found ${
+          missing.map((cls) => cls.name).join(", ")
+        }, which bootstrap was not given: pass components: await scanComponents(config)`,
+      );
+    }
+  };
 }
 
 /** A bean class found by scanning, and where it is exported. */

@@ -1,7 +1,7 @@
 import { type Class, methodAccess, ownEntry } from "../context/class_record.ts";
-import { LIFECYCLE_EVENTS } from "./event_hooks.ts";
+import { bringFeature } from "../app_feature.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
-import { lifecycleEventsOf } from "./lifecycle_events.ts";
+import { eventsFeature } from "./lifecycle_events.ts";
 
 /** Options of {@linkcode EventListener}. */
 export interface EventListenerOptions {
@@ -162,7 +162,7 @@ export function EventListener<E extends object>(
       );
     }
     listeners.push({ ...access, eventClass, async });
-    // Where bootstrap looks: the publishing comes with the decorator.
-    (context.metadata as Record<symbol, unknown>)[LIFECYCLE_EVENTS] = lifecycleEventsOf;
+    // The publishing comes with the decorator.
+    bringFeature(context.metadata, eventsFeature);
   };
 }

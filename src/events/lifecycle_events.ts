@@ -1,19 +1,21 @@
 // The application's own events, `ApplicationStarted` and `ApplicationClosing`, and the shutdown
-// they frame. Loaded with `@EventListener`, which leaves `lifecycleEventsOf` in the metadata of the
-// classes it marks for `bootstrap` to find.
+// they frame, as a feature of the app: brought by `@EventListener`, so that an app without a
+// listener neither loads nor carries it.
 import { messageOf } from "../context/application_context.ts";
+import type { FeatureFactory } from "../app_feature.ts";
 import { ApplicationClosing, ApplicationStarted } from "./application_event.ts";
 import { ListenerPublisher } from "./application_event_publisher.ts";
-import type { LifecycleEventsFactory } from "./event_hooks.ts";
 import { EventMulticaster, eventName, type Progress } from "./event_multicaster.ts";
 
-/** The lifecycle events of an app whose beans have listeners. */
-export const lifecycleEventsOf: LifecycleEventsFactory = async (
-  context,
-  logger,
-  timeoutMs,
-  scheduler,
-) => {
+/**
+ * Publishes `ApplicationStarted` once the app is compiled (when a listener throws, refuses the
+ * events from then on and rejects, naming it); at the close, publishes `ApplicationClosing`
+ * (within `server.shutdown-timeout`) while everything still runs, and once the jobs have stopped
+ * waits for the async listeners still running (within it too), then refuses the events
+ * published from then on, before the beans stop. What async listeners throw goes to the logger.
+ */
+export const eventsFeature: FeatureFactory = ({ context, logger, shutdownTimeoutMs }) => {
+  const timeoutMs = shutdownTimeoutMs;
   // The multicaster of the publisher Thaw made, if a bean asked for one: the async runs its
   // events started are the ones close() waits for, beside those of the app's own events.
   let multicaster: EventMulticaster | undefined;
@@ -52,46 +54,26 @@ export const lifecycleEventsOf: LifecycleEventsFactory = async (
   // The async listeners end (within the bound) before the beans they use stop. Until then, what
   // is published (by a listener of ApplicationClosing, a job or an async listener still running)
   // is delivered; from then on, it is refused.
-  async function closeBeans(failures: Error[]): Promise<void> {
+  async function drain(): Promise<Error | undefined> {
     const running = await events.drain(timeoutMs);
-    if (running.length > 0) {
-      failures.push(
-        new Error(
-          `Async @EventListener ${running.join(", ")} still running after ${limit}; the beans ` +
-            `were stopped all the same`,
-        ),
-      );
-    }
     events.close();
-    await context.close(timeoutMs);
+    return running.length === 0 ? undefined : new Error(
+      `Async @EventListener ${running.join(", ")} still running after ${limit}; the beans ` +
+        `were stopped all the same`,
+    );
   }
 
-  const failure = await publish(new ApplicationStarted());
-  if (failure !== undefined) {
-    // An app that never starts must not keep what its beans opened.
-    await closeBeans([]).catch(() => {});
-    throw failure;
-  }
-
-  return async () => {
-    const failures: Error[] = [];
-    const closing = await publish(new ApplicationClosing(), timeoutMs);
-    if (closing !== undefined) failures.push(closing);
-    // The schedules stop first, and a run in progress ends, before the beans it uses stop.
-    const stopBeans = () => closeBeans(failures);
-    const stopped = await (scheduler?.close(stopBeans, timeoutMs) ?? stopBeans()).then(
-      () => undefined,
-      (error: Error) => error,
-    );
-    // Without an event's failure, the close fails as it would without events.
-    if (failures.length === 0) {
-      if (stopped !== undefined) throw stopped;
-      return;
-    }
-    if (stopped !== undefined) failures.push(stopped);
-    throw new AggregateError(
-      failures,
-      `Closing the application: ${failures.map((f) => f.message).join("; ")}`,
-    );
+  return {
+    started: async () => {
+      const failure = await publish(new ApplicationStarted());
+      if (failure === undefined) return;
+      // An app that never starts must not keep what its beans opened: they stop next.
+      await drain();
+      throw failure;
+    },
+    close: {
+      announce: () => publish(new ApplicationClosing(), timeoutMs),
+      listeners: drain,
+    },
   };
 };

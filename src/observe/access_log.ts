@@ -1,6 +1,7 @@
 // The access log (`logging.access.enabled`): one JSON line per request, to the app's logger.
 import { knownBodyLength, recordBodyLengths } from "../http/body_length.ts";
 import type { Logger } from "../web/error_responder.ts";
+import type { FeatureFactory } from "../app_feature.ts";
 import { type RequestObserver, responseBytes } from "./request_observer.ts";
 
 /** What the access log says of one request. */
@@ -89,3 +90,7 @@ export function accessLogObserver(logger: Logger): RequestObserver {
     return response;
   };
 }
+
+/** The access log as a feature of the app: a line per request when `logging.access.enabled`. */
+export const accessLogFeature: FeatureFactory = ({ settings, logger }) =>
+  settings.get("logging.access.enabled") ? { observers: [accessLogObserver(logger)] } : undefined;

@@ -1,7 +1,12 @@
 import { internalsOf } from "../application_internals.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { type OpenApiFeature, openApiFeature } from "./openapi_feature.ts";
-import { buildOpenApiDocument, type OpenApiDocument } from "./openapi_document.ts";
+import {
+  buildOpenApiDocument,
+  type DocumentedRoute,
+  type OpenApiDocument,
+} from "./openapi_document.ts";
+import type { RouteToDocument } from "../app_feature.ts";
 import { checkOptionKeys, type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
 import { openApiRoutes } from "./openapi_routes.ts";
 import { guardsOf } from "./security.ts";
@@ -47,16 +52,20 @@ export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
     );
   }
   checkOptionKeys(options, "openApi()");
-  return openApiFeature(async ({ documented, settings: thaw, defaultErrorBody, ...app }) => {
+  return openApiFeature((thaw) => {
     const settings = openApiSettings(thaw, options);
-    let document: Promise<OpenApiDocument> | undefined;
-    const guards = guardsOf(app.middleware, app.beanOf);
-    const build = () =>
-      document ??= Promise.resolve().then(() =>
-        buildOpenApiDocument(documented, { ...settings, defaultErrorBody, guards })
-      );
-    const routes = settings.path === undefined ? [] : await openApiRoutes(await build(), settings);
-    return { routes, document: build };
+    return Promise.resolve(async ({ documented, defaultErrorBody, middleware, beanOf }) => {
+      let document: Promise<OpenApiDocument> | undefined;
+      const guards = guardsOf(middleware, beanOf);
+      const build = () =>
+        document ??= Promise.resolve().then(() =>
+          buildOpenApiDocument(describe(documented), { ...settings, defaultErrorBody, guards })
+        );
+      const routes = settings.path === undefined
+        ? []
+        : await openApiRoutes(await build(), settings);
+      return { routes, internals: { openapi: build } };
+    });
   });
 }
 
@@ -103,7 +112,7 @@ export async function openApiDocument(
     return await internals.openapi();
   }
   const build = () =>
-    buildOpenApiDocument(internals.documented, {
+    buildOpenApiDocument(describe(internals.documented), {
       ...openApiSettings(
         internals.settings,
         { ...(options ?? {}), enabled: false },
@@ -128,6 +137,21 @@ export async function openApiDocument(
     documents.set(app, built);
   }
   return await built;
+}
+
+// What the document says of each route: a controller's, read from its compiled route; a route a
+// feature documents, as it does.
+function describe(routes: readonly RouteToDocument[]): DocumentedRoute[] {
+  return routes.map((route) =>
+    "pattern" in route
+      ? {
+        httpMethod: route.httpMethod,
+        path: route.pattern.source,
+        variables: route.pattern.variables,
+        ...(route.method === undefined ? {} : { method: route.method }),
+      }
+      : route
+  );
 }
 
 // Built once per app, on the first call without options.

@@ -1,5 +1,5 @@
 import { markScheduledMethod } from "./scheduled_jobs.ts";
-import { schedulerFor } from "./scheduler.ts";
+import { schedulingFeature } from "./scheduling_feature.ts";
 import type { ScheduledOptions } from "./scheduled_options.ts";
 
 /** What {@linkcode Scheduled} returns: a decorator for an instance method that takes no arguments. */
@@ -90,7 +90,7 @@ export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
       "Scheduled",
       value,
       context as ClassMethodDecoratorContext,
-      schedulerFor,
+      schedulingFeature,
       { schedule },
     );
 }

@@ -1,21 +1,14 @@
-// What `bootstrap` knows of scheduling: where `@Scheduled` and `@SchedulerLock` leave their marks,
-// and how to gather them from the beans. The scheduler itself (and croner) comes with the
-// decorators, so that an app without a schedule neither loads nor carries it.
-import {
-  type Class,
-  featureOf,
-  type MethodAccess,
-  methodAccess,
-  ownEntry,
-} from "../context/class_record.ts";
+// Where `@Scheduled` and `@SchedulerLock` leave their marks, and the scheduler's contracts. The
+// scheduler itself (and croner) comes with the decorators as a feature of the app they bring, so
+// that an app without a schedule neither loads nor carries it.
+import { type Class, type MethodAccess, methodAccess, ownEntry } from "../context/class_record.ts";
+import { bringFeature, type FeatureFactory } from "../app_feature.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 
 /** What the decorators record on a class, under {@linkcode SCHEDULING}. */
 export interface SchedulingEntry {
   readonly methods: ScheduledMethodRecord[];
-  /** Builds the scheduler: set by the decorators' module, so it is there whenever they are. */
-  readonly scheduler: SchedulerFactory;
 }
 
 /** One decorated method: its `@Scheduled` options, its `@SchedulerLock` options, or both. */
@@ -90,25 +83,8 @@ export interface SchedulingApp {
   readonly logger: SchedulerLogger;
 }
 
-/**
- * Builds the scheduler of the jobs of an app's beans; rejects, naming the class and method, on a
- * job it cannot schedule. Asynchronous: croner is imported by it, so that a bundle whose app has
- * no `@Scheduled` does not carry it.
- */
-export type SchedulerFactory = (app: SchedulingApp) => Promise<Scheduler>;
-
 /** Where the decorators record what they mark. */
 export const SCHEDULING: unique symbol = Symbol("thaw.scheduling");
-
-/**
- * The scheduler factory the decorators of some bean's class brought, if any bean has one: the
- * one look `bootstrap` takes, so that an app without schedules carries nothing more.
- */
-export function schedulerFactory(
-  beans: readonly { readonly instance: unknown }[],
-): SchedulerFactory | undefined {
-  return featureOf<SchedulingEntry>(beans, SCHEDULING)?.scheduler;
-}
 
 /**
  * Records what a method decorator of scheduling says (`schedule` or `lock`) on the class being
@@ -118,15 +94,17 @@ export function markScheduledMethod(
   decorator: string,
   value: unknown,
   context: ClassMethodDecoratorContext,
-  scheduler: SchedulerFactory,
+  feature: FeatureFactory,
   mark: { schedule: unknown } | { lock: unknown },
 ): void {
   const access = methodAccess(decorator, value, context);
   const entry = ownEntry<SchedulingEntry>(
     context.metadata,
     SCHEDULING,
-    () => ({ methods: [], scheduler }),
+    () => ({ methods: [] }),
   );
+  // The decorators' module brings the scheduler: there whenever they are.
+  bringFeature(context.metadata, feature);
   let record = entry.methods.find((r) => r.methodName === access.methodName);
   if (record === undefined) {
     record = { ...access };

@@ -1,5 +1,5 @@
 import { markScheduledMethod } from "./scheduled_jobs.ts";
-import { schedulerFor } from "./scheduler.ts";
+import { schedulingFeature } from "./scheduling_feature.ts";
 import type { ScheduledDecorator } from "./scheduled.ts";
 import type { SchedulerLockOptions } from "./scheduler_lock_options.ts";
 
@@ -84,7 +84,7 @@ export function SchedulerLock(options: SchedulerLockOptions): ScheduledDecorator
       "SchedulerLock",
       value,
       context as ClassMethodDecoratorContext,
-      schedulerFor,
+      schedulingFeature,
       { lock },
     );
 }

@@ -1,0 +1,113 @@
+// The one seam between `bootstrap` and what an app may carry beside its controllers: the actuator,
+// OpenAPI, the scheduler, the app's own events, the access log. Each is an `AppFeature`: what it
+// serves, what it observes, and its steps of the app's life, each in a declared place. `bootstrap`
+// folds them and knows none of them by name; a feature the app does not use is never loaded.
+import type { ApplicationContext } from "./context/application_context.ts";
+import { type Class, metadataOfInstance } from "./context/class_record.ts";
+import type { ThawSettings } from "./config/thaw_settings.ts";
+import type { ApplicationInternals } from "./application_internals.ts";
+import type { DocumentedRoute } from "./openapi/openapi_document.ts";
+import type { RequestObserver } from "./observe/request_observer.ts";
+import type { CompiledRoute } from "./web/compile.ts";
+import type { Logger } from "./web/error_responder.ts";
+import type { MiddlewareEntry } from "./web/route_record.ts";
+
+/**
+ * When a feature's part of the app's close runs, in this order, before the beans stop:
+ * `announce` while everything still runs (`ApplicationClosing`), `jobs` stops the work that uses
+ * the beans (a scheduled run in progress ends), `listeners` waits for what still reacts to it
+ * (async event listeners) and refuses more.
+ */
+export type ClosePhase = "announce" | "jobs" | "listeners";
+
+/** A feature's step of the app's close: resolves to what went wrong, if anything. */
+export type CloseStep = () => Promise<Error | undefined>;
+
+/** What a feature adds to an app, and its steps of the app's life. */
+export interface AppFeature {
+  /** Routes it serves on the app's port, after the controllers'. */
+  readonly routes?: readonly CompiledRoute[];
+  /** How the OpenAPI document describes them. */
+  readonly documented?: readonly DocumentedRoute[];
+  /** What observes every request, outermost first. */
+  readonly observers?: readonly RequestObserver[];
+  /** What `listen` and the other entry points read of it: a port of its own, a document. */
+  readonly internals?: Partial<Pick<ApplicationInternals, "management" | "openapi">>;
+  /**
+   * Once the app is compiled, before it serves. A feature whose step fails undoes its own part;
+   * `bootstrap` closes the features started before it, then the beans.
+   */
+  readonly started?: () => Promise<void>;
+  /** `app.start()` (which `listen` calls): the feature's own work begins. */
+  readonly start?: () => void;
+  /** An edge runtime's cron trigger, by its expression; rejects with what failed. */
+  readonly cron?: (expression: string) => Promise<void>;
+  /** The server stops taking requests: no new work begins while those in flight finish. */
+  readonly stopAccepting?: () => void;
+  /** Its steps of the app's close, each in its phase. */
+  readonly close?: { readonly [P in ClosePhase]?: CloseStep };
+}
+
+/** What a feature may read of the app it joins, once the beans are made. */
+export interface FeatureHost {
+  readonly context: ApplicationContext;
+  readonly settings: ThawSettings;
+  readonly logger: Logger;
+  /** `server.shutdown-timeout`, in milliseconds. */
+  readonly shutdownTimeoutMs: number;
+  /** The routes so far: the controllers', then those of the features folded before. */
+  readonly routes: readonly CompiledRoute[];
+  /** What the OpenAPI document describes of them. */
+  readonly documented: readonly RouteToDocument[];
+  /** `bootstrap({ middleware })`, which guards every route. */
+  readonly middleware: readonly MiddlewareEntry[];
+  /** The bean of a middleware class. */
+  readonly beanOf: (type: Class) => unknown;
+  /** Whether errors are answered by the default error controller. */
+  readonly defaultErrorBody: boolean;
+  /** Whether the app takes traffic: false once shutdown starts. */
+  readonly accepting: () => boolean;
+  /** An app of its own for `routes`, with Thaw's error path and none of the app's middleware. */
+  readonly serveApart: (
+    routes: readonly CompiledRoute[],
+  ) => (request: Request) => Response | Promise<Response>;
+}
+
+/**
+ * A route as the OpenAPI document describes it: a controller's, compiled (the generator reads
+ * what it needs of it), or one a feature documents itself (the health probes).
+ */
+export type RouteToDocument = CompiledRoute | DocumentedRoute;
+
+/** Makes a feature once the beans are made; `undefined` when there is nothing to add. */
+export type FeatureFactory = (
+  host: FeatureHost,
+) => AppFeature | undefined | Promise<AppFeature | undefined>;
+
+/** Where the decorators of a class leave the features they bring (`@Scheduled`, `@EventListener`). */
+const BROUGHT: unique symbol = Symbol("thaw.features");
+
+/**
+ * Records, in the metadata of the class being decorated, that its decorator brings `feature`:
+ * the decorator's module brings the feature's code, so an app without it carries none.
+ */
+export function bringFeature(metadata: DecoratorMetadataObject, feature: FeatureFactory): void {
+  const record = metadata as Record<symbol, readonly FeatureFactory[] | undefined>;
+  // Read through the superclass's metadata, written as the class's own: a subclass's decorators
+  // never add to its superclass's list.
+  const inherited = record[BROUGHT] ?? [];
+  if (!inherited.includes(feature)) record[BROUGHT] = [...inherited, feature];
+}
+
+/** The features the decorators of the beans' classes brought, each once, in the order first met. */
+export function broughtFeatures(
+  beans: readonly { readonly instance: unknown }[],
+): FeatureFactory[] {
+  const found = new Set<FeatureFactory>();
+  for (const { instance } of beans) {
+    for (const feature of metadataOfInstance(instance)?.[BROUGHT] as FeatureFactory[] ?? []) {
+      found.add(feature);
+    }
+  }
+  return [...found];
+}

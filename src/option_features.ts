@@ -1,0 +1,79 @@
+// The features that live in entry points of their own and come as `bootstrap` options: one table,
+// in the order they are folded (OpenAPI last, since it documents the routes of those before it).
+// The keys that configure one, set in a file while the option is left out, would be ignored
+// without a word: they stop `bootstrap`, saying what to import.
+import type { LoadedConfig } from "./config/application_config.ts";
+import { ConfigError } from "./config/config_error.ts";
+import type { ThawSettings } from "./config/thaw_settings.ts";
+import type { FeatureFactory } from "./app_feature.ts";
+import { openApiConfigured } from "./openapi/openapi_feature.ts";
+import { type FeatureOrigin, featureSetup } from "./feature_value.ts";
+
+/** One feature given as a `bootstrap` option. */
+interface OptionFeature extends FeatureOrigin {
+  readonly option: "actuator" | "openapi";
+  /** The section of the configuration that configures it. */
+  readonly section: string;
+  /** Whether the configuration asks for the feature. */
+  readonly asked: (config: LoadedConfig, settings: ThawSettings) => boolean;
+  /** What the keys ask for, as the refusal says it. */
+  readonly needs: string;
+}
+
+const OPTION_FEATURES: readonly OptionFeature[] = [
+  {
+    option: "actuator",
+    factory: "actuator",
+    entry: "@thaw/thaw/actuator",
+    section: "management",
+    asked: (config) => configuredInFile(config, "management"),
+    needs: "these keys configure the actuator",
+  },
+  {
+    option: "openapi",
+    factory: "openApi",
+    entry: "@thaw/thaw/openapi",
+    section: "app.openapi",
+    asked: (_, settings) => openApiConfigured(settings.get("app.openapi")),
+    needs: "serving OpenAPI needs the generator",
+  },
+];
+
+/**
+ * The option features an app was given, each set up from the settings (before the beans are
+ * made: the actuator's meter provider is one they may ask for), in the order they fold.
+ */
+export async function optionFeatures(
+  options: { readonly [K in OptionFeature["option"]]?: unknown },
+  config: LoadedConfig,
+  settings: ThawSettings,
+): Promise<FeatureFactory[]> {
+  const factories: FeatureFactory[] = [];
+  for (const feature of OPTION_FEATURES) {
+    const value = options[feature.option];
+    if (value !== undefined && value !== false) {
+      factories.push(await featureSetup(value, feature)(settings));
+    } else if (value === undefined && feature.asked(config, settings)) {
+      throw new ConfigError(
+        `${settings.where(feature.section)}: ${feature.needs}, which lives in its own entry ` +
+          `point: import { ${feature.factory} } from "${feature.entry}" and pass ` +
+          `bootstrap({ ${feature.option}: ${feature.factory}() })`,
+      );
+    }
+  }
+  return factories;
+}
+
+// Whether a section holds a value that a file or the configuration object set: one the
+// environment set alone (`MANAGEMENT_HEALTH_TIMEOUT`, shared with other services) is not the app
+// asking for a feature.
+function configuredInFile(config: LoadedConfig, section: string): boolean {
+  const walk = (value: unknown, key: string): boolean => {
+    if (config.origins?.get(key)?.startsWith("environment variable ")) return false;
+    if (typeof value !== "object" || value === null) return value !== undefined && value !== null;
+    return Object.entries(value).some(([k, v]) =>
+      walk(v, Array.isArray(value) ? `${key}[${k}]` : `${key}.${k}`)
+    );
+  };
+  return walk(config.values[section], section);
+}

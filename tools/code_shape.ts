@@ -1,0 +1,104 @@
+// Measures the shape of the code, for the notes that say what a change did to it:
+//
+//   deno run --allow-read --allow-write --allow-run tools/code_shape.ts [function ...]
+//
+// prints the longest functions under src/, the span of each function named (`wire`,
+// `createScheduler`), the non-null assertions in src/scheduling/, the names `mod.ts` exports
+// (values and types), and the JSDoc examples that hold a decorator line (which an editor's hover
+// reads as a tag). Pairs of duplicate lines are the `duplicates` command's.
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath as fromFileUrl } from "node:url";
+
+const ROOT = join(dirname(fromFileUrl(import.meta.url)), "..");
+const named = Deno.args;
+
+interface Diagnostic {
+  readonly filename: string;
+  readonly range: { readonly start: { readonly line: number } };
+  readonly message: string;
+  readonly code: string;
+}
+
+const folder = await Deno.makeTempDir({ prefix: "thaw-code-shape-" });
+try {
+  const config = join(folder, "deno.json");
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({
+      lint: {
+        plugins: [join(ROOT, "tools/lint/measure_plugin.ts")],
+        rules: { tags: [] },
+      },
+    }),
+  );
+  const { stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["lint", "--json", "--config", config, join(ROOT, "src")],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const { diagnostics } = JSON.parse(new TextDecoder().decode(stdout)) as {
+    diagnostics: Diagnostic[];
+  };
+  const functions = diagnostics.filter((d) => d.code === "measure/function").map((d) => {
+    const [lines, name] = d.message.split(" ");
+    const where = `${relative(ROOT, fromFileUrl(d.filename))}:${d.range.start.line}`;
+    return { lines: Number(lines), name, where };
+  }).sort((a, b) => b.lines - a.lines);
+  console.log("Longest functions in src/:");
+  for (const f of functions.slice(0, 5)) console.log(`  ${f.lines} lines  ${f.name}  ${f.where}`);
+  for (const name of named) {
+    const found = functions.filter((f) => f.name === name);
+    if (found.length === 0) console.log(`${name}: no such function in src/`);
+    for (const f of found) console.log(`${name}: ${f.lines} lines (${f.where})`);
+  }
+  const scheduling = diagnostics.filter((d) =>
+    d.code === "measure/non-null" && d.filename.includes("/src/scheduling/")
+  );
+  console.log(`Non-null assertions in src/scheduling/: ${scheduling.length}`);
+} finally {
+  await Deno.remove(folder, { recursive: true });
+}
+
+const docs = await new Deno.Command(Deno.execPath(), {
+  args: ["doc", "--json", join(ROOT, "mod.ts")],
+  stdout: "piped",
+  stderr: "inherit",
+}).output();
+const { nodes } = JSON.parse(new TextDecoder().decode(docs.stdout)) as {
+  nodes: Record<string, { symbols: { declarations: { kind: string }[] }[] }>;
+};
+const symbols = Object.values(nodes).flatMap((module) => module.symbols);
+const values =
+  symbols.filter((s) =>
+    s.declarations.some((d) => d.kind === "function" || d.kind === "class" || d.kind === "variable")
+  ).length;
+console.log(
+  `Names mod.ts exports: ${symbols.length} (${values} values, ${symbols.length - values} types)`,
+);
+
+// An example is a fenced block inside a JSDoc comment; its decorator lines start, after the
+// comment's `*`, with `@` and a name.
+let examples = 0;
+let withDecorator = 0;
+const files: string[] = [];
+for await (const entry of Deno.readDir(ROOT)) {
+  if (entry.isFile && entry.name.endsWith(".ts")) files.push(join(ROOT, entry.name));
+}
+async function walk(dir: string): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) await walk(path);
+    else if (entry.name.endsWith(".ts")) files.push(path);
+  }
+}
+await walk(join(ROOT, "src"));
+for (const file of files) {
+  const text = await Deno.readTextFile(file);
+  for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
+    for (const block of comment[0].matchAll(/```[^\n]*\n([\s\S]*?)```/g)) {
+      examples++;
+      if (/^\s*\*?\s*@[A-Za-z]/m.test(block[1])) withDecorator++;
+    }
+  }
+}
+console.log(`JSDoc examples: ${examples}, with a decorator line: ${withDecorator}`);
