@@ -15,7 +15,8 @@ import {
 } from "../../src/scheduling/lock_provider.ts";
 import { DefinitionError } from "../../src/context/errors.ts";
 import { loadCron } from "../../src/scheduling/trigger.ts";
-import { deferred, settle, VirtualClock } from "./virtual_clock.ts";
+import { FakeClock, settle } from "../fake_clock.ts";
+import { deferred } from "../deferred.ts";
 
 const Cron = await loadCron();
 
@@ -55,6 +56,8 @@ function job(
   return {
     name: "Jobs.run",
     bean: "class Jobs",
+    beanName: "jobs",
+    methodName: "run",
     arity: 0,
     schedule,
     lock: undefined,
@@ -69,20 +72,20 @@ function scheduled(
   host: SchedulerHost = testHost(),
   devices: SchedulerDevices = {},
 ) {
-  const clock = (devices.clock as VirtualClock | undefined) ?? new VirtualClock(T0);
+  const clock = (devices.clock as FakeClock | undefined) ?? new FakeClock(T0);
   const scheduler = createScheduler(Cron, methods, host, { denoCron: null, ...devices, clock });
   return { clock, scheduler };
 }
 
 /** Records the virtual time of each run. */
-function recorder(clock: () => VirtualClock) {
+function recorder(clock: () => FakeClock) {
   const times: number[] = [];
   return { times, run: () => void times.push(clock().now() - T0) };
 }
 
 describe("fixedRate, fixedDelay, initialDelay", () => {
   it("fixedRate runs at once, then every period from the start of each run", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const r = recorder(() => clock);
     const { scheduler } = scheduled([job({ fixedRate: 1000 }, r.run)], testHost(), { clock });
     await clock.advance(5000);
@@ -93,7 +96,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
   });
 
   it("fixedRate: a run that overruns its period delays the next, without overlap or catch-up", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const starts: number[] = [];
     let release = deferred();
     const { scheduler } = scheduled(
@@ -122,7 +125,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
   });
 
   it("fixedDelay counts from the end of each run", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const starts: number[] = [];
     let running = deferred();
     const { scheduler } = scheduled(
@@ -147,7 +150,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
   });
 
   it("initialDelay puts off the first run", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const r = recorder(() => clock);
     const { scheduler } = scheduled(
       [
@@ -162,7 +165,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
   });
 
   it("start() twice starts each schedule once", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const r = recorder(() => clock);
     const { scheduler } = scheduled([job({ fixedRate: 1000 }, r.run)], testHost(), { clock });
     scheduler.start();
@@ -174,7 +177,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
 
 describe("the wall clock set back or forward", () => {
   it("fixedRate and fixedDelay count on the monotonic clock: a wall clock set back does not stall them", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const runs: number[] = [];
     const { scheduler } = scheduled(
       [
@@ -196,7 +199,7 @@ describe("the wall clock set back or forward", () => {
   });
 
   it("a cron job follows the wall clock: set back a minute, it does not run a tick twice", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T10:00:30Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T10:00:30Z"));
     const runs: string[] = [];
     const { scheduler } = scheduled(
       [
@@ -215,7 +218,7 @@ describe("the wall clock set back or forward", () => {
 
 describe("cron", () => {
   it("runs on the expression's ticks, in its zone", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-02T07:59:00Z"));
+    const clock = new FakeClock(Date.parse("2026-03-02T07:59:00Z"));
     const runs: string[] = [];
     const { scheduler } = scheduled(
       [
@@ -245,7 +248,7 @@ describe("cron", () => {
     ] as const
   ) {
     it(`an hourly job runs once per real hour across the ${change} in its zone`, async () => {
-      const clock = new VirtualClock(Date.parse(from));
+      const clock = new FakeClock(Date.parse(from));
       const runs: number[] = [];
       const { scheduler } = scheduled(
         [
@@ -261,7 +264,7 @@ describe("cron", () => {
     });
 
     it(`a daily 02:30 job runs once on the day of the ${change}`, async () => {
-      const clock = new VirtualClock(Date.parse(from));
+      const clock = new FakeClock(Date.parse(from));
       const runs: string[] = [];
       const { scheduler } = scheduled(
         [
@@ -283,7 +286,7 @@ describe("cron", () => {
     for (
       const [from, expected] of [["2026-03-28T22:00:00Z", 0], ["2026-10-24T21:00:00Z", 4]] as const
     ) {
-      const clock = new VirtualClock(Date.parse(from));
+      const clock = new FakeClock(Date.parse(from));
       let n = 0;
       const { scheduler } = scheduled(
         [
@@ -299,7 +302,7 @@ describe("cron", () => {
   });
 
   it("a timer that fires early runs the tick once, when it is due", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T10:00:00.500Z"), 3);
+    const clock = new FakeClock(Date.parse("2026-03-01T10:00:00.500Z"), { early: 3 });
     const runs: number[] = [];
     const { scheduler } = scheduled(
       [
@@ -317,7 +320,7 @@ describe("cron", () => {
   });
 
   it("waits longer than one timer can: a yearly job runs on New Year only", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T00:00:00Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T00:00:00Z"));
     const runs: string[] = [];
     const { scheduler } = scheduled(
       [
@@ -336,7 +339,7 @@ describe("cron", () => {
   });
 
   it("a run that overruns its next tick skips it", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T10:00:00Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T10:00:00Z"));
     const starts: number[] = [];
     const slow = deferred();
     let first = true;
@@ -366,7 +369,7 @@ describe("cron", () => {
 
 describe("failures and overlap", () => {
   it("a run that throws or rejects is logged with the job's name, and the schedule goes on", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const host = testHost();
     let n = 0;
     const { scheduler } = scheduled(
@@ -390,7 +393,7 @@ describe("failures and overlap", () => {
   });
 
   it("a run that never ends holds its job: no second run starts", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     let n = 0;
     const { scheduler } = scheduled(
       [
@@ -410,7 +413,7 @@ describe("failures and overlap", () => {
 
 describe("stop()", () => {
   it("cancels every timer; waits for the run in progress; nothing runs after", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const running = deferred();
     let n = 0;
     const { scheduler } = scheduled(
@@ -445,7 +448,7 @@ describe("stop()", () => {
   });
 
   it("gives up on a run still going after the timeout, and names it", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const { scheduler } = scheduled(
       [job({ fixedRate: 1000 }, () => new Promise(() => {}))],
       testHost(),
@@ -490,7 +493,7 @@ describe("@SchedulerLock", () => {
     job({ fixedRate: 1000 }, run, { lock });
 
   it("takes the lock before each run and releases it after", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new MemoryLocks();
     let n = 0;
     const { scheduler } = scheduled(
@@ -511,7 +514,7 @@ describe("@SchedulerLock", () => {
   });
 
   it("skips the run when another replica holds the lock, quietly", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new MemoryLocks();
     locks.holder = "other";
     const host = testHost({ locks });
@@ -524,7 +527,7 @@ describe("@SchedulerLock", () => {
   });
 
   it("skips the run, and says why, when the lock cannot be taken", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new MemoryLocks();
     locks.holder = "broken";
     const host = testHost({ locks });
@@ -542,7 +545,7 @@ describe("@SchedulerLock", () => {
   });
 
   it("logs a lock it could not release, and a run longer than lockAtMostFor", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new MemoryLocks();
     locks.failUnlock = true;
     const host = testHost({ locks });
@@ -566,7 +569,7 @@ describe("@SchedulerLock", () => {
 
 describe("a LockProvider that misbehaves", () => {
   it("one that never answers: the run is skipped at lockAtMostFor, and the next tick tries again", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     let calls = 0;
     const locks = new (class extends LockProvider {
       lock(): Promise<SimpleLock | undefined> {
@@ -600,7 +603,7 @@ describe("a LockProvider that misbehaves", () => {
   });
 
   it("a lock taken only after stop(): the run never starts, and the lock goes back", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const grant = deferred<SimpleLock | undefined>();
     let unlocked = 0;
     const locks = new (class extends LockProvider {
@@ -632,7 +635,7 @@ describe("a LockProvider that misbehaves", () => {
   });
 
   it("a LockProvider that never answers leaves no timer behind once stopped", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new (class extends LockProvider {
       lock(): Promise<SimpleLock | undefined> {
         return new Promise(() => {});
@@ -654,7 +657,7 @@ describe("a LockProvider that misbehaves", () => {
   });
 
   it("a lock granted after its taker gave up waiting is released, not left to block every replica", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const grant = deferred<SimpleLock | undefined>();
     let unlocked = 0;
     let calls = 0;
@@ -679,7 +682,7 @@ describe("a LockProvider that misbehaves", () => {
   });
 
   it("an unlock() that never answers is given up at lockAtMostFor, and the schedule goes on", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new (class extends LockProvider {
       lock(): Promise<SimpleLock | undefined> {
         return Promise.resolve({ unlock: () => new Promise<void>(() => {}) });
@@ -704,7 +707,7 @@ describe("a LockProvider that misbehaves", () => {
 
   it("null is a lock held elsewhere; anything else that is not a lock skips the run, said", async () => {
     for (const [answer, runs, logged] of [[null, 0, 0], [true, 0, 1], [{}, 0, 1]] as const) {
-      const clock = new VirtualClock(T0);
+      const clock = new FakeClock(T0);
       const locks = new (class extends LockProvider {
         lock(): Promise<SimpleLock | undefined> {
           return Promise.resolve(answer as unknown as SimpleLock);
@@ -810,7 +813,7 @@ describe("edge triggers: runCron", () => {
   });
 
   it("a run a trigger started holds the job: a timer tick meanwhile is skipped", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T09:59:30Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T09:59:30Z"));
     const slow = deferred();
     let n = 0;
     const { scheduler } = scheduled(
@@ -868,7 +871,7 @@ describe("Deno.cron, where the runtime has it", () => {
 
   it("registers the cron jobs it can run (UTC, seconds 0); the others keep the scheduler's timers", async () => {
     const { cron, registered } = fakeDenoCron();
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     let n = 0;
     // A job without a zone is in the runtime's: UTC on Deno Deploy, anything on a laptop.
     const runtimeUtc = ["UTC", "Etc/UTC"].includes(
@@ -906,7 +909,7 @@ describe("Deno.cron, where the runtime has it", () => {
   });
 
   it("keeps its own timers for a job Deno.cron refuses, and says so", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T02:59:00Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T02:59:00Z"));
     const host = testHost();
     let n = 0;
     const { scheduler } = scheduled(
@@ -955,7 +958,7 @@ describe("reading the options at bootstrap", () => {
   });
 
   it("reads ${key} and ${key:default} of the configuration", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const r = recorder(() => clock);
     const host = testHost({ config: { "jobs.rate": "2s" } });
     const scheduler = createScheduler(
@@ -982,7 +985,7 @@ describe("reading the options at bootstrap", () => {
   });
 
   it('takes cron "-" as a job turned off', async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     let n = 0;
     const scheduler = createScheduler(
       Cron,
