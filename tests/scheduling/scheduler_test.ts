@@ -1028,3 +1028,141 @@ describe("reading the options at bootstrap", () => {
     }, host);
   });
 });
+
+describe("jobs(): what each job is, when it runs next and how its latest run went", () => {
+  const at = (ms: number) => new Date(T0 + ms);
+
+  it("lists each job with its kind and schedule; none has a next run before start()", () => {
+    const clock = new FakeClock(T0);
+    const { scheduler } = scheduled(
+      [
+        job({ cron: "0 0  3 * * *", zone: "Europe/Berlin" }, () => {}, {
+          name: "Jobs.nightly",
+          methodName: "nightly",
+        }),
+        job({ fixedRate: "1s", initialDelay: "5s" }, () => {}, {
+          name: "Jobs.rate",
+          methodName: "rate",
+        }),
+        job({ fixedDelay: 2000 }, () => {}),
+      ],
+      testHost(),
+      { clock },
+    );
+    const none = { bean: "jobs", nextRun: undefined, lastRun: undefined };
+    assert.deepEqual(scheduler.jobs(), [
+      {
+        ...none,
+        method: "nightly",
+        target: "Jobs.nightly",
+        kind: "cron",
+        expression: "0 0 3 * * *",
+        zone: "Europe/Berlin",
+      },
+      {
+        ...none,
+        method: "rate",
+        target: "Jobs.rate",
+        kind: "fixedRate",
+        periodMs: 1000,
+        initialDelayMs: 5000,
+      },
+      {
+        ...none,
+        method: "run",
+        target: "Jobs.run",
+        kind: "fixedDelay",
+        periodMs: 2000,
+        initialDelayMs: 0,
+      },
+    ]);
+    scheduler.start();
+    assert.deepEqual(scheduler.jobs().map((j) => j.nextRun?.toISOString()), [
+      "2026-03-01T02:00:00.000Z", // 03:00 in Berlin
+      "2026-03-01T00:00:05.000Z",
+      "2026-03-01T00:00:00.000Z",
+    ]);
+  });
+
+  it("tells how the latest run went: ok or failed with its time and duration, or running", async () => {
+    const clock = new FakeClock(T0);
+    const boom = new Error("boom");
+    const held = deferred();
+    let n = 0;
+    const { scheduler } = scheduled(
+      [
+        job({ fixedRate: 1000 }, async () => {
+          n++;
+          if (n === 2) throw boom;
+          if (n === 3) return held.promise;
+          await clock.sleep(300);
+        }),
+      ],
+      testHost(),
+      { clock },
+    );
+    scheduler.start();
+    await clock.advance(500);
+    const [first] = scheduler.jobs();
+    assert.deepEqual(first.lastRun, { outcome: "ok", at: at(0), durationMs: 300 });
+    assert.deepEqual(first.nextRun, at(1000));
+    await clock.advance(1000);
+    assert.deepEqual(scheduler.jobs()[0].lastRun, {
+      outcome: "failed",
+      at: at(1000),
+      durationMs: 0,
+      error: boom,
+    });
+    await clock.advance(1000);
+    const [running] = scheduler.jobs();
+    assert.deepEqual(running.lastRun, { outcome: "running", at: at(2000) });
+    assert.equal(running.nextRun, undefined, "its next run is set when this one ends");
+    held.resolve();
+    await clock.advance(0);
+    const [ended] = scheduler.jobs();
+    assert.deepEqual(ended.lastRun, { outcome: "ok", at: at(2000), durationMs: 500 });
+    assert.deepEqual(ended.nextRun, at(3000));
+    await scheduler.stop(1000);
+  });
+
+  it("a run whose lock another replica holds is skipped; one whose lock cannot be taken failed", async () => {
+    const clock = new FakeClock(T0);
+    const locks = new MemoryLocks();
+    locks.holder = "other";
+    const { scheduler } = scheduled(
+      [job({ fixedRate: 1000 }, () => {}, { lock: { name: "digest", lockAtMostFor: "10m" } })],
+      testHost({ locks }),
+      { clock },
+    );
+    scheduler.start();
+    await clock.advance(0);
+    assert.deepEqual(scheduler.jobs()[0].lastRun, {
+      outcome: "skipped",
+      at: at(0),
+      reason: 'another replica holds "digest"',
+    });
+    locks.holder = "broken";
+    await clock.advance(1000);
+    const last = scheduler.jobs()[0].lastRun;
+    assert.equal(last?.outcome, "failed");
+    assert.deepEqual(last.at, at(1000));
+    assert.equal((last.error as Error).message, "database down");
+  });
+
+  it("a job on Deno.cron runs next when its expression says; once stopped, no job runs next", async () => {
+    const clock = new FakeClock(T0 + 60_000);
+    const denoCron: DenoCron = () => Promise.resolve();
+    const { scheduler } = scheduled(
+      [
+        job({ cron: "0 0/5 * * * *", zone: "UTC" }, () => {}, { name: "Jobs.five" }),
+        job({ fixedDelay: 1000, initialDelay: 250 }, () => {}),
+      ],
+      testHost(),
+      { clock, denoCron },
+    );
+    scheduler.start();
+    assert.deepEqual(scheduler.jobs().map((j) => j.nextRun), [at(300_000), at(60_250)]);
+    await scheduler.stop(1000);
+    assert.deepEqual(scheduler.jobs().map((j) => j.nextRun), [undefined, undefined]);
+  });
+});
