@@ -6,7 +6,11 @@ import {
   createScheduler,
   type DenoCron,
   type SchedulerDevices,
+  schedulerFor,
 } from "../../src/scheduling/scheduler.ts";
+import { Scheduled } from "../../src/scheduling/scheduled.ts";
+import { ApplicationContext } from "../../src/context/application_context.ts";
+import { Service } from "../../src/context/stereotypes.ts";
 import type { ScheduledMethod, SchedulerHost } from "../../src/scheduling/scheduled_jobs.ts";
 import {
   type LockConfiguration,
@@ -1031,6 +1035,26 @@ describe("reading the options at bootstrap", () => {
 
 describe("jobs(): what each job is, when it runs next and how its latest run went", () => {
   const at = (ms: number) => new Date(T0 + ms);
+
+  it("names each job of an app by its bean and method", async () => {
+    @Service()
+    class Reports {
+      @Scheduled({ fixedDelay: "1m" })
+      daily(): void {}
+    }
+    const context = new ApplicationContext();
+    context.register(Reports);
+    await context.refresh();
+    const host = testHost();
+    const scheduler = await schedulerFor(
+      { context, config: {}, enabled: true, logger: host.logger },
+      { clock: new FakeClock(T0), denoCron: null },
+    );
+    assert.deepEqual(
+      scheduler.jobs().map((j) => [j.bean, j.method, j.target, j.kind]),
+      [["reports", "daily", "Reports.daily", "fixedDelay"]],
+    );
+  });
 
   it("lists each job with its kind and schedule; none has a next run before start()", () => {
     const clock = new FakeClock(T0);
