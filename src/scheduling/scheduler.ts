@@ -314,7 +314,7 @@ class JobScheduler implements Scheduler {
       const at = new Date(this.#clock.now());
       const taken = await this.#take(state.job.name, lock);
       if (taken === STOPPED) return;
-      if (taken === undefined) {
+      if (taken === "held") {
         state.last = {
           outcome: "skipped",
           at,
@@ -326,7 +326,7 @@ class JobScheduler implements Scheduler {
         state.last = { outcome: "failed", at, durationMs: 0, error: taken.error };
         return taken;
       }
-      held = { lock: taken, config: lock.config };
+      held = { lock: taken.lock, config: lock.config };
     }
     // Stopped while the lock was being taken: the run does not start, and the lock goes back.
     if (this.#stopping !== undefined) {
@@ -339,12 +339,12 @@ class JobScheduler implements Scheduler {
     return await this.#run(state, held);
   }
 
-  // The job's lock, taken; `undefined` when another replica holds it (its run is this tick's),
+  // The job's lock, taken; "held" when another replica holds it (its run is this tick's),
   // STOPPED when the scheduler stopped meanwhile, or why it could not be taken (logged).
   async #take(
     name: string,
     { config, provider }: JobLock,
-  ): Promise<SimpleLock | undefined | typeof STOPPED | RunFailure> {
+  ): Promise<{ readonly lock: SimpleLock } | "held" | typeof STOPPED | RunFailure> {
     try {
       // A store that never answers must not hold the job for ever.
       const taking = Promise.resolve().then(() => provider.lock(config));
@@ -354,13 +354,13 @@ class JobScheduler implements Scheduler {
           throw error;
         },
       );
-      if (taken === undefined || taken === null) return undefined;
+      if (taken === undefined || taken === null) return "held";
       if (typeof (taken as Partial<SimpleLock>).unlock !== "function") {
         throw new TypeError(
           `lock() resolved to ${typeof taken}, neither a lock (with unlock()) nor undefined`,
         );
       }
-      return taken;
+      return { lock: taken };
     } catch (error) {
       if (error === STOPPED) return STOPPED;
       this.#host.logger.error(
