@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "../runtime/clock.ts";
 import { MigrationError } from "./migration_error.ts";
 
 /**

@@ -53,15 +53,15 @@ const KEYS: readonly string[] = ["cron", "fixedRate", "fixedDelay", "zone", "ini
 export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
   const given = typeof options === "object" && options !== null ? options : undefined;
   const shown = JSON.stringify(options) ?? String(options);
-  const fail = (why: string): never => {
+  function fail(why: string): never {
     throw new TypeError(`@Scheduled(${shown}): ${why}`);
-  };
+  }
   if (given === undefined) fail("takes an object: { cron }, { fixedRate } or { fixedDelay }");
-  const unknown = Object.keys(given!).filter((key) => !KEYS.includes(key));
+  const unknown = Object.keys(given).filter((key) => !KEYS.includes(key));
   if (unknown.length > 0) {
     fail(`no option ${unknown.join(", ")}; the options are ${KEYS.join(", ")}`);
   }
-  const triggers = TRIGGERS.filter((key) => given![key] !== undefined);
+  const triggers = TRIGGERS.filter((key) => given[key] !== undefined);
   if (triggers.length !== 1) {
     fail(
       triggers.length === 0
@@ -69,22 +69,22 @@ export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
         : `give one of ${triggers.join(" and ")}`,
     );
   }
-  if (given!.cron !== undefined) {
-    if (typeof given!.cron !== "string") fail("cron is text");
-    if (given!.initialDelay !== undefined) {
+  if (given.cron !== undefined) {
+    if (typeof given.cron !== "string") fail("cron is text");
+    if (given.initialDelay !== undefined) {
       fail("initialDelay goes with fixedRate or fixedDelay; a cron says when itself");
     }
-    if (given!.zone !== undefined && typeof given!.zone !== "string") fail("zone is text");
+    if (given.zone !== undefined && typeof given.zone !== "string") fail("zone is text");
   } else {
-    if (given!.zone !== undefined) fail("zone goes with cron");
+    if (given.zone !== undefined) fail("zone goes with cron");
     for (const key of ["fixedRate", "fixedDelay", "initialDelay"] as const) {
-      const value = given![key];
+      const value = given[key];
       if (value !== undefined && typeof value !== "number" && typeof value !== "string") {
         fail(`${key} is milliseconds or text ("30s", "PT5M")`);
       }
     }
   }
-  const schedule = { ...given! };
+  const schedule = { ...given };
   return (value, context) =>
     markScheduledMethod(
       "Scheduled",

@@ -5,6 +5,7 @@ import { type Class, type MethodAccess, methodAccess, ownEntry } from "../contex
 import { bringFeature, type FeatureFactory } from "../app_feature.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { ConfigValues } from "../config/config_values.ts";
+import type { ScheduledJobInfo } from "./scheduled_job_info.ts";
 
 /** What the decorators record on a class, under {@linkcode SCHEDULING}. */
 export interface SchedulingEntry {
@@ -23,6 +24,9 @@ export interface ScheduledMethod {
   readonly name: string;
   /** Where the bean was declared, for messages. */
   readonly bean: string;
+  /** The bean's name in the context. */
+  readonly beanName: string;
+  readonly methodName: string;
   /** The method's declared parameter count (`@Scheduled` methods take none). */
   readonly arity: number;
   readonly schedule: unknown;
@@ -72,6 +76,8 @@ export interface Scheduler {
    * failure: the error itself, or an `AggregateError` of each when several failed.
    */
   runCron(cron: string): Promise<void>;
+  /** Its jobs, in the order of their beans and methods: what and when each runs, and how it went. */
+  jobs(): readonly ScheduledJobInfo[];
 }
 
 /** What `bootstrap` gives the scheduler of its app. */

@@ -16,7 +16,7 @@ import {
   Service,
 } from "../../mod.ts";
 import { propertyOptions } from "../property.ts";
-import { deferred } from "../scheduling/virtual_clock.ts";
+import { deferred } from "../deferred.ts";
 
 /** A logger that keeps what it is given. */
 function capture() {

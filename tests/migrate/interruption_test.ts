@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { pause } from "../../src/migrate/interruption.ts";
 import { isMigrationError } from "../../src/migrate/migration_error.ts";
-import { FakeClock } from "./fake_clock.ts";
+import { FakeClock } from "../fake_clock.ts";
 
 describe("pause", () => {
   it("resolves after its time when nothing aborts it", async () => {
@@ -33,7 +33,7 @@ describe("pause", () => {
     const clock = new FakeClock(0);
     const waiting = pause(3_600_000, undefined, "waiting", clock);
     await clock.whenSleeping();
-    clock.advance(3_600_000);
+    await clock.advance(3_600_000);
     await waiting;
     const controller = new AbortController();
     const interrupted = pause(3_600_000, controller.signal, "waiting for the lock", clock);

@@ -3,7 +3,7 @@ import { type CliContext, runCli } from "../../src/migrate/cli/cli_main.ts";
 import { searchDriver } from "../../src/migrate/search/search_driver.ts";
 import { sqlDriver } from "../../src/migrate/sql/sql_driver.ts";
 import type { TransportFactory } from "../../src/migrate/search/http/transport.ts";
-import type { Clock } from "../../src/migrate/clock.ts";
+import type { Clock } from "../../src/runtime/clock.ts";
 
 /** What one in-process CLI run printed, and its exit code. */
 export interface Captured {

@@ -6,7 +6,11 @@ import {
   createScheduler,
   type DenoCron,
   type SchedulerDevices,
+  schedulerFor,
 } from "../../src/scheduling/scheduler.ts";
+import { Scheduled } from "../../src/scheduling/scheduled.ts";
+import { ApplicationContext } from "../../src/context/application_context.ts";
+import { Service } from "../../src/context/stereotypes.ts";
 import type { ScheduledMethod, SchedulerHost } from "../../src/scheduling/scheduled_jobs.ts";
 import {
   type LockConfiguration,
@@ -15,7 +19,8 @@ import {
 } from "../../src/scheduling/lock_provider.ts";
 import { DefinitionError } from "../../src/context/errors.ts";
 import { loadCron } from "../../src/scheduling/trigger.ts";
-import { deferred, settle, VirtualClock } from "./virtual_clock.ts";
+import { FakeClock, settle } from "../fake_clock.ts";
+import { deferred } from "../deferred.ts";
 
 const Cron = await loadCron();
 
@@ -55,6 +60,8 @@ function job(
   return {
     name: "Jobs.run",
     bean: "class Jobs",
+    beanName: "jobs",
+    methodName: "run",
     arity: 0,
     schedule,
     lock: undefined,
@@ -69,20 +76,20 @@ function scheduled(
   host: SchedulerHost = testHost(),
   devices: SchedulerDevices = {},
 ) {
-  const clock = (devices.clock as VirtualClock | undefined) ?? new VirtualClock(T0);
+  const clock = (devices.clock as FakeClock | undefined) ?? new FakeClock(T0);
   const scheduler = createScheduler(Cron, methods, host, { denoCron: null, ...devices, clock });
   return { clock, scheduler };
 }
 
 /** Records the virtual time of each run. */
-function recorder(clock: () => VirtualClock) {
+function recorder(clock: () => FakeClock) {
   const times: number[] = [];
   return { times, run: () => void times.push(clock().now() - T0) };
 }
 
 describe("fixedRate, fixedDelay, initialDelay", () => {
   it("fixedRate runs at once, then every period from the start of each run", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const r = recorder(() => clock);
     const { scheduler } = scheduled([job({ fixedRate: 1000 }, r.run)], testHost(), { clock });
     await clock.advance(5000);
@@ -93,7 +100,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
   });
 
   it("fixedRate: a run that overruns its period delays the next, without overlap or catch-up", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const starts: number[] = [];
     let release = deferred();
     const { scheduler } = scheduled(
@@ -122,7 +129,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
   });
 
   it("fixedDelay counts from the end of each run", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const starts: number[] = [];
     let running = deferred();
     const { scheduler } = scheduled(
@@ -147,7 +154,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
   });
 
   it("initialDelay puts off the first run", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const r = recorder(() => clock);
     const { scheduler } = scheduled(
       [
@@ -162,7 +169,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
   });
 
   it("start() twice starts each schedule once", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const r = recorder(() => clock);
     const { scheduler } = scheduled([job({ fixedRate: 1000 }, r.run)], testHost(), { clock });
     scheduler.start();
@@ -174,7 +181,7 @@ describe("fixedRate, fixedDelay, initialDelay", () => {
 
 describe("the wall clock set back or forward", () => {
   it("fixedRate and fixedDelay count on the monotonic clock: a wall clock set back does not stall them", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const runs: number[] = [];
     const { scheduler } = scheduled(
       [
@@ -196,7 +203,7 @@ describe("the wall clock set back or forward", () => {
   });
 
   it("a cron job follows the wall clock: set back a minute, it does not run a tick twice", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T10:00:30Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T10:00:30Z"));
     const runs: string[] = [];
     const { scheduler } = scheduled(
       [
@@ -215,7 +222,7 @@ describe("the wall clock set back or forward", () => {
 
 describe("cron", () => {
   it("runs on the expression's ticks, in its zone", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-02T07:59:00Z"));
+    const clock = new FakeClock(Date.parse("2026-03-02T07:59:00Z"));
     const runs: string[] = [];
     const { scheduler } = scheduled(
       [
@@ -245,7 +252,7 @@ describe("cron", () => {
     ] as const
   ) {
     it(`an hourly job runs once per real hour across the ${change} in its zone`, async () => {
-      const clock = new VirtualClock(Date.parse(from));
+      const clock = new FakeClock(Date.parse(from));
       const runs: number[] = [];
       const { scheduler } = scheduled(
         [
@@ -261,7 +268,7 @@ describe("cron", () => {
     });
 
     it(`a daily 02:30 job runs once on the day of the ${change}`, async () => {
-      const clock = new VirtualClock(Date.parse(from));
+      const clock = new FakeClock(Date.parse(from));
       const runs: string[] = [];
       const { scheduler } = scheduled(
         [
@@ -283,7 +290,7 @@ describe("cron", () => {
     for (
       const [from, expected] of [["2026-03-28T22:00:00Z", 0], ["2026-10-24T21:00:00Z", 4]] as const
     ) {
-      const clock = new VirtualClock(Date.parse(from));
+      const clock = new FakeClock(Date.parse(from));
       let n = 0;
       const { scheduler } = scheduled(
         [
@@ -299,7 +306,7 @@ describe("cron", () => {
   });
 
   it("a timer that fires early runs the tick once, when it is due", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T10:00:00.500Z"), 3);
+    const clock = new FakeClock(Date.parse("2026-03-01T10:00:00.500Z"), { early: 3 });
     const runs: number[] = [];
     const { scheduler } = scheduled(
       [
@@ -317,7 +324,7 @@ describe("cron", () => {
   });
 
   it("waits longer than one timer can: a yearly job runs on New Year only", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T00:00:00Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T00:00:00Z"));
     const runs: string[] = [];
     const { scheduler } = scheduled(
       [
@@ -336,7 +343,7 @@ describe("cron", () => {
   });
 
   it("a run that overruns its next tick skips it", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T10:00:00Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T10:00:00Z"));
     const starts: number[] = [];
     const slow = deferred();
     let first = true;
@@ -366,7 +373,7 @@ describe("cron", () => {
 
 describe("failures and overlap", () => {
   it("a run that throws or rejects is logged with the job's name, and the schedule goes on", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const host = testHost();
     let n = 0;
     const { scheduler } = scheduled(
@@ -390,7 +397,7 @@ describe("failures and overlap", () => {
   });
 
   it("a run that never ends holds its job: no second run starts", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     let n = 0;
     const { scheduler } = scheduled(
       [
@@ -410,7 +417,7 @@ describe("failures and overlap", () => {
 
 describe("stop()", () => {
   it("cancels every timer; waits for the run in progress; nothing runs after", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const running = deferred();
     let n = 0;
     const { scheduler } = scheduled(
@@ -445,7 +452,7 @@ describe("stop()", () => {
   });
 
   it("gives up on a run still going after the timeout, and names it", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const { scheduler } = scheduled(
       [job({ fixedRate: 1000 }, () => new Promise(() => {}))],
       testHost(),
@@ -490,7 +497,7 @@ describe("@SchedulerLock", () => {
     job({ fixedRate: 1000 }, run, { lock });
 
   it("takes the lock before each run and releases it after", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new MemoryLocks();
     let n = 0;
     const { scheduler } = scheduled(
@@ -511,7 +518,7 @@ describe("@SchedulerLock", () => {
   });
 
   it("skips the run when another replica holds the lock, quietly", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new MemoryLocks();
     locks.holder = "other";
     const host = testHost({ locks });
@@ -524,7 +531,7 @@ describe("@SchedulerLock", () => {
   });
 
   it("skips the run, and says why, when the lock cannot be taken", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new MemoryLocks();
     locks.holder = "broken";
     const host = testHost({ locks });
@@ -542,7 +549,7 @@ describe("@SchedulerLock", () => {
   });
 
   it("logs a lock it could not release, and a run longer than lockAtMostFor", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new MemoryLocks();
     locks.failUnlock = true;
     const host = testHost({ locks });
@@ -566,7 +573,7 @@ describe("@SchedulerLock", () => {
 
 describe("a LockProvider that misbehaves", () => {
   it("one that never answers: the run is skipped at lockAtMostFor, and the next tick tries again", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     let calls = 0;
     const locks = new (class extends LockProvider {
       lock(): Promise<SimpleLock | undefined> {
@@ -600,7 +607,7 @@ describe("a LockProvider that misbehaves", () => {
   });
 
   it("a lock taken only after stop(): the run never starts, and the lock goes back", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const grant = deferred<SimpleLock | undefined>();
     let unlocked = 0;
     const locks = new (class extends LockProvider {
@@ -632,7 +639,7 @@ describe("a LockProvider that misbehaves", () => {
   });
 
   it("a LockProvider that never answers leaves no timer behind once stopped", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new (class extends LockProvider {
       lock(): Promise<SimpleLock | undefined> {
         return new Promise(() => {});
@@ -654,7 +661,7 @@ describe("a LockProvider that misbehaves", () => {
   });
 
   it("a lock granted after its taker gave up waiting is released, not left to block every replica", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const grant = deferred<SimpleLock | undefined>();
     let unlocked = 0;
     let calls = 0;
@@ -679,7 +686,7 @@ describe("a LockProvider that misbehaves", () => {
   });
 
   it("an unlock() that never answers is given up at lockAtMostFor, and the schedule goes on", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const locks = new (class extends LockProvider {
       lock(): Promise<SimpleLock | undefined> {
         return Promise.resolve({ unlock: () => new Promise<void>(() => {}) });
@@ -704,7 +711,7 @@ describe("a LockProvider that misbehaves", () => {
 
   it("null is a lock held elsewhere; anything else that is not a lock skips the run, said", async () => {
     for (const [answer, runs, logged] of [[null, 0, 0], [true, 0, 1], [{}, 0, 1]] as const) {
-      const clock = new VirtualClock(T0);
+      const clock = new FakeClock(T0);
       const locks = new (class extends LockProvider {
         lock(): Promise<SimpleLock | undefined> {
           return Promise.resolve(answer as unknown as SimpleLock);
@@ -810,7 +817,7 @@ describe("edge triggers: runCron", () => {
   });
 
   it("a run a trigger started holds the job: a timer tick meanwhile is skipped", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T09:59:30Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T09:59:30Z"));
     const slow = deferred();
     let n = 0;
     const { scheduler } = scheduled(
@@ -868,7 +875,7 @@ describe("Deno.cron, where the runtime has it", () => {
 
   it("registers the cron jobs it can run (UTC, seconds 0); the others keep the scheduler's timers", async () => {
     const { cron, registered } = fakeDenoCron();
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     let n = 0;
     // A job without a zone is in the runtime's: UTC on Deno Deploy, anything on a laptop.
     const runtimeUtc = ["UTC", "Etc/UTC"].includes(
@@ -906,7 +913,7 @@ describe("Deno.cron, where the runtime has it", () => {
   });
 
   it("keeps its own timers for a job Deno.cron refuses, and says so", async () => {
-    const clock = new VirtualClock(Date.parse("2026-03-01T02:59:00Z"));
+    const clock = new FakeClock(Date.parse("2026-03-01T02:59:00Z"));
     const host = testHost();
     let n = 0;
     const { scheduler } = scheduled(
@@ -955,7 +962,7 @@ describe("reading the options at bootstrap", () => {
   });
 
   it("reads ${key} and ${key:default} of the configuration", async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     const r = recorder(() => clock);
     const host = testHost({ config: { "jobs.rate": "2s" } });
     const scheduler = createScheduler(
@@ -982,7 +989,7 @@ describe("reading the options at bootstrap", () => {
   });
 
   it('takes cron "-" as a job turned off', async () => {
-    const clock = new VirtualClock(T0);
+    const clock = new FakeClock(T0);
     let n = 0;
     const scheduler = createScheduler(
       Cron,
@@ -1023,5 +1030,163 @@ describe("reading the options at bootstrap", () => {
     refused({ fixedRate: 1000 }, /lockAtMostFor "forever" is not a duration/, {
       lock: { name: "x", lockAtMostFor: "forever" },
     }, host);
+  });
+});
+
+describe("jobs(): what each job is, when it runs next and how its latest run went", () => {
+  const at = (ms: number) => new Date(T0 + ms);
+
+  it("names each job of an app by its bean and method", async () => {
+    @Service()
+    class Reports {
+      @Scheduled({ fixedDelay: "1m" })
+      daily(): void {}
+    }
+    const context = new ApplicationContext();
+    context.register(Reports);
+    await context.refresh();
+    const host = testHost();
+    const scheduler = await schedulerFor(
+      { context, config: {}, enabled: true, logger: host.logger },
+      { clock: new FakeClock(T0), denoCron: null },
+    );
+    assert.deepEqual(
+      scheduler.jobs().map((j) => [j.bean, j.method, j.target, j.kind]),
+      [["reports", "daily", "Reports.daily", "fixedDelay"]],
+    );
+  });
+
+  it("lists each job with its kind and schedule; none has a next run before start()", () => {
+    const clock = new FakeClock(T0);
+    const { scheduler } = scheduled(
+      [
+        job({ cron: "0 0  3 * * *", zone: "Europe/Berlin" }, () => {}, {
+          name: "Jobs.nightly",
+          methodName: "nightly",
+        }),
+        job({ fixedRate: "1s", initialDelay: "5s" }, () => {}, {
+          name: "Jobs.rate",
+          methodName: "rate",
+        }),
+        job({ fixedDelay: 2000 }, () => {}),
+      ],
+      testHost(),
+      { clock },
+    );
+    const none = { bean: "jobs", nextRun: undefined, lastRun: undefined };
+    assert.deepEqual(scheduler.jobs(), [
+      {
+        ...none,
+        method: "nightly",
+        target: "Jobs.nightly",
+        kind: "cron",
+        expression: "0 0 3 * * *",
+        zone: "Europe/Berlin",
+      },
+      {
+        ...none,
+        method: "rate",
+        target: "Jobs.rate",
+        kind: "fixedRate",
+        periodMs: 1000,
+        initialDelayMs: 5000,
+      },
+      {
+        ...none,
+        method: "run",
+        target: "Jobs.run",
+        kind: "fixedDelay",
+        periodMs: 2000,
+        initialDelayMs: 0,
+      },
+    ]);
+    scheduler.start();
+    assert.deepEqual(scheduler.jobs().map((j) => j.nextRun?.toISOString()), [
+      "2026-03-01T02:00:00.000Z", // 03:00 in Berlin
+      "2026-03-01T00:00:05.000Z",
+      "2026-03-01T00:00:00.000Z",
+    ]);
+  });
+
+  it("tells how the latest run went: ok or failed with its time and duration, or running", async () => {
+    const clock = new FakeClock(T0);
+    const boom = new Error("boom");
+    const held = deferred();
+    let n = 0;
+    const { scheduler } = scheduled(
+      [
+        job({ fixedRate: 1000 }, async () => {
+          n++;
+          if (n === 2) throw boom;
+          if (n === 3) return held.promise;
+          await clock.sleep(300);
+        }),
+      ],
+      testHost(),
+      { clock },
+    );
+    scheduler.start();
+    await clock.advance(500);
+    const [first] = scheduler.jobs();
+    assert.deepEqual(first.lastRun, { outcome: "ok", at: at(0), durationMs: 300 });
+    assert.deepEqual(first.nextRun, at(1000));
+    await clock.advance(1000);
+    assert.deepEqual(scheduler.jobs()[0].lastRun, {
+      outcome: "failed",
+      at: at(1000),
+      durationMs: 0,
+      error: boom,
+    });
+    await clock.advance(1000);
+    const [running] = scheduler.jobs();
+    assert.deepEqual(running.lastRun, { outcome: "running", at: at(2000) });
+    assert.equal(running.nextRun, undefined, "its next run is set when this one ends");
+    held.resolve();
+    await clock.advance(0);
+    const [ended] = scheduler.jobs();
+    assert.deepEqual(ended.lastRun, { outcome: "ok", at: at(2000), durationMs: 500 });
+    assert.deepEqual(ended.nextRun, at(3000));
+    await scheduler.stop(1000);
+  });
+
+  it("a run whose lock another replica holds is skipped; one whose lock cannot be taken failed", async () => {
+    const clock = new FakeClock(T0);
+    const locks = new MemoryLocks();
+    locks.holder = "other";
+    const { scheduler } = scheduled(
+      [job({ fixedRate: 1000 }, () => {}, { lock: { name: "digest", lockAtMostFor: "10m" } })],
+      testHost({ locks }),
+      { clock },
+    );
+    scheduler.start();
+    await clock.advance(0);
+    assert.deepEqual(scheduler.jobs()[0].lastRun, {
+      outcome: "skipped",
+      at: at(0),
+      reason: 'another replica holds "digest"',
+    });
+    locks.holder = "broken";
+    await clock.advance(1000);
+    const last = scheduler.jobs()[0].lastRun;
+    assert.equal(last?.outcome, "failed");
+    assert.deepEqual(last.at, at(1000));
+    assert.equal((last.error as Error).message, "database down");
+  });
+
+  it("a job on Deno.cron runs next when its expression says; once stopped, no job runs next", async () => {
+    const clock = new FakeClock(T0 + 60_000);
+    const denoCron: DenoCron = () => Promise.resolve();
+    const { scheduler } = scheduled(
+      [
+        job({ cron: "0 0/5 * * * *", zone: "UTC" }, () => {}, { name: "Jobs.five" }),
+        job({ fixedDelay: 1000, initialDelay: 250 }, () => {}),
+      ],
+      testHost(),
+      { clock, denoCron },
+    );
+    scheduler.start();
+    assert.deepEqual(scheduler.jobs().map((j) => j.nextRun), [at(300_000), at(60_250)]);
+    await scheduler.stop(1000);
+    assert.deepEqual(scheduler.jobs().map((j) => j.nextRun), [undefined, undefined]);
   });
 });

@@ -1,6 +1,6 @@
 import { ConfigError } from "../../config/config_error.ts";
 import { MissingPackageError } from "../../runtime/optional_module.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../runtime/clock.ts";
 import type { MigrationDriver } from "../driver.ts";
 import { runtimeTransport, type Transport, type TransportFactory } from "./http/transport.ts";
 import { planSearchFile } from "./plan/plan_search_file.ts";

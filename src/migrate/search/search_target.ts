@@ -34,7 +34,7 @@ import type { SearchConnection } from "./search_connection.ts";
 import { describeHolder, SearchLock } from "./history/search_lock.ts";
 import type { Transport } from "./http/transport.ts";
 import type { RunnerIdentity } from "../runner_identity.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../runtime/clock.ts";
 import type { SearchFile, SearchPlannedFile } from "./search_file.ts";
 import { type CodeFile, isCodeFile } from "../code/code_file.ts";
 import { codeFailure } from "../code/code_failure.ts";

@@ -7,7 +7,7 @@ import process from "node:process";
 import { runCaptured } from "../run_cli.ts";
 import type { RunReport } from "../../../src/migrate/run_report.ts";
 import type { SearchConnection } from "../../../src/migrate/search/search_connection.ts";
-import type { Clock } from "../../../src/migrate/clock.ts";
+import type { Clock } from "../../../src/runtime/clock.ts";
 import { type Distribution, distributionOf } from "../../../src/migrate/search/distribution.ts";
 import {
   runtimeTransport,

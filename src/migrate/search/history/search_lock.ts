@@ -1,4 +1,4 @@
-import { type Clock, systemClock, type Timer } from "../../clock.ts";
+import { type Clock, systemClock, type Timer } from "../../../runtime/clock.ts";
 import { pause } from "../../interruption.ts";
 import { MigrationError, MigrationFailure } from "../../migration_error.ts";
 import { LOCK_POLL_MS } from "../../lock_poll.ts";

@@ -2,7 +2,7 @@
 // servers in front of it. Requests always take real time; the lock's own time (its lease, its
 // renewals, the wait for it) does not always:
 //
-// - In virtual time, on a FakeClock (tests/migrate/fake_clock.ts) that moves only when the test
+// - In virtual time, on a FakeClock (tests/fake_clock.ts) that moves only when the test
 //   moves it, never waiting in real time for a lease or a poll: every test of "the search lock's
 //   lease, in virtual time" (a lease run out and taken over, its holder stopped by its next
 //   renewal; renewals keeping a lock through a second runner's whole wait; renewals failing until
@@ -33,7 +33,7 @@ import { type LockHolder, SearchLock } from "../../../../src/migrate/search/hist
 import { SearchClient } from "../../../../src/migrate/search/http/search_client.ts";
 import type { Transport } from "../../../../src/migrate/search/http/transport.ts";
 import { startCli } from "../../cli_process.ts";
-import { FakeClock } from "../../fake_clock.ts";
+import { FakeClock } from "../../../fake_clock.ts";
 import { runCaptured } from "../../run_cli.ts";
 import { OPENSEARCH_URL, os, recording, type Sent, Workspace } from "../cluster.ts";
 import { type FaultServer, SHARDS_NOT_STARTED, startFaultServer } from "../fault_server.ts";
@@ -180,7 +180,7 @@ describe("the search lock against a real node", () => {
     // As "unlock" by hand, or a runner that took an expired lock over, would do.
     assert.equal((await os("DELETE", `/${ws.recordsIndex}/_doc/lock-${ws.id}`)).status, 200);
     // The next renewal, a third of the 2 s lease on, finds it gone.
-    clock.advance(700);
+    await clock.advance(700);
     // The held request never gets an answer: the runner must not wait for it.
     const run = await first;
     assert.equal(run.code, 1, run.out);
@@ -309,7 +309,7 @@ describe("the search lock against a real node", () => {
       const running = ws.runWith({ clock }, "--json");
       await racing.waitFor((r) => r.path.startsWith(`/${ws.id}-slow/_doc/1`));
       // The renewal, a third of the 2 s lease on, while the file waits.
-      clock.advance(700);
+      await clock.advance(700);
       const run = await running;
       assert.equal(run.code, 0, run.out);
       assert.equal((await lockDoc(ws)).status, 404, "the lock is gone");
@@ -382,9 +382,9 @@ describe("the search lock against a real node", () => {
       // Lease 4 s: renewal 1 (at 1.33 s) loses its answer 1 s later, so renewal 2 (a twelfth
       // of the lease after that) reads a document written more than a quarter lease before;
       // counting from that read would run past the document's expiry.
-      clock.advance(4_000 / 3);
+      await clock.advance(4_000 / 3);
       await racing.waitForUpstream(renewal);
-      clock.advance(1_000);
+      await clock.advance(1_000);
       // The client sends renewal 1 again on a fresh connection: that is renewal 2.
       answerLost.open();
       await clock.settled();
@@ -516,7 +516,7 @@ describe("the search lock's lease, in virtual time", () => {
     assert.notEqual(taken.owner, held.owner);
 
     // The first runner resumes: its renewal, a third of the lease on, finds the lock taken over.
-    paused.advance(leaseMs / 3);
+    await paused.advance(leaseMs / 3);
     await paused.settled();
     assert.ok(first.lost.aborted, "the first runner knows it lost the lock");
     assert.equal(

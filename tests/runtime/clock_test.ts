@@ -1,9 +1,9 @@
 // systemClock on the real clock (its waits are a few milliseconds), and FakeClock, the clock the
-// lease tests run on, in virtual time: none of its tests waits in real time.
+// lease and scheduler tests run on, in virtual time: none of its tests waits in real time.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { systemClock } from "../../src/migrate/clock.ts";
-import { FakeClock } from "./fake_clock.ts";
+import { systemClock } from "../../src/runtime/clock.ts";
+import { FakeClock } from "../fake_clock.ts";
 
 describe("systemClock", () => {
   it("reads Date.now()", () => {
@@ -33,12 +33,18 @@ describe("systemClock", () => {
     );
   });
 
-  it("runs a task once after its time, unless cancelled", async () => {
+  it("runs a task once after its time, unless cancelled, keeping the process alive or not", async () => {
     const ran: string[] = [];
     systemClock.after(1, () => void ran.push("kept"));
+    systemClock.after(1, () => void ran.push("kept alive"), { keepAlive: true });
     systemClock.after(1, () => void ran.push("cancelled")).cancel();
     await systemClock.sleep(20);
-    assert.deepEqual(ran, ["kept"]);
+    assert.deepEqual(ran, ["kept", "kept alive"]);
+  });
+
+  it("reads a monotonic clock that never goes back", () => {
+    const first = systemClock.monotonic();
+    assert.ok(systemClock.monotonic() >= first);
   });
 });
 
@@ -53,11 +59,12 @@ describe("FakeClock, the tests' clock", () => {
     const sleeping = clock.sleep(20).then(at("sleep"));
     assert.equal(clock.now(), 1_000);
     assert.deepEqual(clock.due, [1_010, 1_020, 1_030, 1_030]);
-    clock.advance(25);
+    await clock.advance(25);
     await sleeping;
     assert.equal(clock.now(), 1_025);
-    clock.advance(100);
-    assert.deepEqual(seen, ["a@1010", "sleep@1025", "b@1030", "c@1030"]);
+    await clock.advance(100);
+    // The sleeper goes on at its own time: advance lets it run before the next timer fires.
+    assert.deepEqual(seen, ["a@1010", "sleep@1020", "b@1030", "c@1030"]);
     assert.equal(clock.now(), 1_125);
   });
 
@@ -99,5 +106,31 @@ describe("FakeClock, the tests' clock", () => {
     await clock.drive(new Promise<void>((resolve) => clock.after(200, resolve)), { sleeps: 0 });
     assert.deepEqual(log, ["renewed@100", "renewed@200", "renewed@300"]);
     assert.deepEqual(clock.due, []);
+  });
+
+  it("lets what a timer started run before the next fires, and steps the wall clock alone", async () => {
+    const clock = new FakeClock(0);
+    const seen: string[] = [];
+    // Each tick sets the next once a promise chain of its own has moved on.
+    const tick = async () => {
+      await Promise.resolve();
+      seen.push(`tick@${clock.monotonic()}`);
+      if (seen.length < 3) clock.after(10, tick);
+    };
+    clock.after(10, tick);
+    clock.stepWall(-5_000);
+    await clock.advance(100);
+    assert.deepEqual(seen, ["tick@10", "tick@20", "tick@30"]);
+    assert.equal(clock.monotonic(), 100);
+    assert.equal(clock.now(), -4_900);
+    assert.equal(clock.pending, 0);
+  });
+
+  it("fires timers `early`, but never a whole wait early", () => {
+    const clock = new FakeClock(0, { early: 3 });
+    clock.after(10, () => {});
+    clock.after(2, () => {});
+    assert.deepEqual(clock.due, [2, 7]);
+    assert.equal(clock.longestWait, 10);
   });
 });
