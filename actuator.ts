@@ -19,41 +19,7 @@
  * An endpoint not exposed answers 404, as an unknown path does. Apart from the default entry
  * point, so that an app that serves none of them does not carry them.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
- * import { actuator } from "@thaw/thaw/actuator";
- *
- * @RestController()
- * class PingController {
- *   @GetMapping("/ping")
- *   ping(): string {
- *     return "pong";
- *   }
- * }
- *
- * const app = await bootstrap({
- *   controllers: [PingController],
- *   config: {
- *     management: { endpoints: { web: { exposure: { include: "health,mappings" } } } },
- *   },
- *   actuator: actuator(),
- * });
- * const health = await app.fetch(new Request("http://localhost/actuator/health"));
- * assert.deepEqual(await health.json(), { status: "UP" });
- * const mappings = await app.fetch(new Request("http://localhost/actuator/mappings"));
- * const { routes } = await mappings.json();
- * assert.deepEqual(routes[0], {
- *   method: "GET",
- *   path: "/ping",
- *   handler: "PingController.ping",
- *   middleware: [],
- *   consumes: [],
- * });
- * const info = await app.fetch(new Request("http://localhost/actuator/info"));
- * assert.equal(info.status, 404); // not exposed
- * ```
+ * @see docs/operations.md#thawthawactuator
  *
  * @module
  */
@@ -108,60 +74,7 @@ export interface ActuatorOptions {
  * endpoint answers; `opentelemetry`: OpenTelemetry's modules, imported by the app, used instead of
  * the actuator's own imports of them (which an edge worker's bundle does not hold)
  *
- * @example Health with details, under another base path
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, type HealthCheck, HealthIndicator } from "@thaw/thaw";
- * import { actuator } from "@thaw/thaw/actuator";
- *
- * @HealthIndicator("db")
- * class DbHealth implements HealthCheck {
- *   check(): { version: number } {
- *     return { version: 16 };
- *   }
- * }
- *
- * const app = await bootstrap({
- *   components: [DbHealth],
- *   config: { management: { endpoints: { web: { "base-path": "/manage" } } } },
- *   actuator: actuator({ health: { showDetails: "always" } }),
- * });
- * const res = await app.fetch(new Request("http://localhost/manage/health"));
- * assert.deepEqual(await res.json(), {
- *   status: "UP",
- *   components: { db: { status: "UP", details: { version: 16 } } },
- * });
- * ```
- *
- * @example OpenTelemetry's modules handed in, as a worker for workerd or Cloudflare Workers does
- * ```ts
- * import assert from "node:assert/strict";
- * import * as api from "@opentelemetry/api";
- * import * as sdkMetrics from "@opentelemetry/sdk-metrics";
- * import { PrometheusSerializer } from "@opentelemetry/exporter-prometheus/build/src/PrometheusSerializer.js";
- * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
- * import { actuator } from "@thaw/thaw/actuator";
- *
- * @RestController()
- * class OrderController {
- *   private readonly placed = api.metrics.getMeter("shop").createCounter("orders.placed");
- *
- *   @GetMapping("/orders/place")
- *   place(): string {
- *     this.placed.add(1);
- *     return "placed";
- *   }
- * }
- *
- * const app = await bootstrap({
- *   controllers: [OrderController],
- *   config: { management: { endpoints: { web: { exposure: { include: "prometheus" } } } } },
- *   actuator: actuator({ opentelemetry: { api, sdkMetrics, PrometheusSerializer } }),
- * });
- * await app.fetch(new Request("http://localhost/orders/place"));
- * const scrape = await app.fetch(new Request("http://localhost/actuator/prometheus"));
- * assert.match(await scrape.text(), /^orders_placed_total\{[^}]*\} [1-9]/m);
- * ```
+ * @see docs/operations.md#actuator
  */
 export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {

@@ -4,25 +4,7 @@
  * file, or generate a typed client from it). Apart from the default entry point so that an app
  * that serves no document carries no generator.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
- * import { openApi } from "@thaw/thaw/openapi";
- *
- * @RestController()
- * class PingController {
- *   @GetMapping("/ping")
- *   ping(): string {
- *     return "pong";
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [PingController], openapi: openApi() });
- * const page = await app.fetch(new Request("http://localhost/docs"));
- * assert.equal(page.status, 200);
- * assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
- * ```
+ * @see docs/openapi.md#thawthawopenapi
  *
  * @module
  */

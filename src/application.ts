@@ -247,23 +247,7 @@ function checkMaxBodySize(value: number): number {
  * bean, a dependency cycle, two beans of one name, a bad route or two handlers for one route
  * reject the promise before any request is served.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
- *
- * @RestController()
- * class GreetingController {
- *   @GetMapping("/hello/{name}", PathVariable("name"))
- *   hello(name: string): string {
- *     return `Hello, ${name}!`;
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [GreetingController] });
- * const response = await app.fetch(new Request("http://localhost/hello/Ada"));
- * assert.equal(await response.text(), "Hello, Ada!");
- * ```
+ * @see docs/beans-and-configuration.md#bootstrap
  */
 export async function bootstrap(options: BootstrapOptions = {}): Promise<Application> {
   const startedAt = performance.now();

@@ -15,17 +15,19 @@ const { exports } = JSON.parse(await readFile(new URL("deno.json", root), "utf8"
 };
 
 describe("entry points, each imported alone", () => {
-  it("deno.json names the default entry and the eight beside it", () => {
+  it("deno.json names the default entry and the ten beside it", () => {
     assert.deepEqual(Object.keys(exports).sort(), [
       ".",
       "./actuator",
       "./cache-redis",
       "./cli",
       "./config",
+      "./lock-sql",
       "./migrate",
       "./openapi",
       "./scan",
       "./server",
+      "./types",
     ]);
   });
 

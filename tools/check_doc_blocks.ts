@@ -14,7 +14,7 @@ const { exports } = JSON.parse(await Deno.readTextFile(new URL("deno.json", root
   exports: Record<string, string>;
 };
 const local = (code: string) =>
-  code.replace(/"@thaw\/thaw(\/[a-z]+)?"/g, (specifier, sub: string | undefined) => {
+  code.replace(/"@thaw\/thaw(\/[a-z-]+)?"/g, (specifier, sub: string | undefined) => {
     const file = exports[`.${sub ?? ""}`];
     return file === undefined ? specifier : JSON.stringify(`../..${file.slice(1)}`);
   });

@@ -1,8 +1,11 @@
 // Checks the given markdown files: every relative link reaches a file of the checkout, and every
 // `#anchor` a heading of its page (GitHub's slugs); no page cites the project's internal notes
-// (the spec's sections, its issues or its reference notes), which a user cannot follow.
+// (the spec's sections, its issues or its reference notes), which a user cannot follow. Given
+// TypeScript modules (or folders of them, ending in `/`), checks the same of each
+// `docs/<page>.md#<anchor>` their comments name: a JSDoc comment's link to its guide.
 //
-// Run: `deno run --allow-read tools/check_doc_links.ts README.md CONTRIBUTING.md docs/*.md`
+// Run: `deno run --allow-read tools/check_doc_links.ts README.md CONTRIBUTING.md docs/*.md`, and
+// the entry points and `src/` for the modules' links.
 
 const root = new URL("../", import.meta.url);
 
@@ -37,8 +40,47 @@ const read = async (path: string) => {
   return texts.get(path)!;
 };
 
+// The modules of the folders given, as paths from the root.
+async function modules(path: string): Promise<string[]> {
+  if (!path.endsWith("/")) return [path];
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(new URL(path, root))) {
+    const child = `${path}${entry.name}${entry.isDirectory ? "/" : ""}`;
+    if (entry.isDirectory) found.push(...await modules(child));
+    else if (entry.name.endsWith(".ts")) found.push(child);
+  }
+  return found.sort();
+}
+
+// A module's links are repository paths, written in its comments.
+async function checkModule(path: string): Promise<void> {
+  const lines = (await read(path)).split("\n");
+  for (const [i, line] of lines.entries()) {
+    for (const [target, page, anchor] of line.matchAll(/\bdocs\/([\w-]+\.md)(?:#([\w-]+))?/g)) {
+      links++;
+      let body: string;
+      try {
+        body = await read(`docs/${page}`);
+      } catch {
+        problems.push(`${path}:${i + 1}: ${target}: no such file`);
+        continue;
+      }
+      if (anchor !== undefined && !anchorsOf(body).has(anchor)) {
+        problems.push(`${path}:${i + 1}: ${target}: docs/${page} has no heading for #${anchor}`);
+      }
+    }
+  }
+}
+
 let links = 0;
-for (const doc of Deno.args) {
+let modulesRead = 0;
+for (const arg of Deno.args.filter((arg) => arg.endsWith(".ts") || arg.endsWith("/"))) {
+  for (const path of await modules(arg)) {
+    modulesRead++;
+    await checkModule(path);
+  }
+}
+for (const doc of Deno.args.filter((arg) => arg.endsWith(".md"))) {
   const text = await read(doc);
   const lines = text.split("\n");
   let fence = false;
@@ -77,5 +119,6 @@ if (problems.length > 0) {
   Deno.exit(1);
 }
 console.log(
-  `docs: ${links} relative link(s) reach their file and heading, in ${Deno.args.length} page(s)`,
+  `docs: ${links} relative link(s) reach their file and heading, in ` +
+    `${Deno.args.filter((arg) => arg.endsWith(".md")).length} page(s) and ${modulesRead} module(s)`,
 );

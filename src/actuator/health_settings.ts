@@ -7,30 +7,7 @@ import type { ShowDetails } from "./health.ts";
  * Options of the health endpoint: `actuator({ health })`, over the `management.*` keys of
  * `application.yml` (an option's key wins over the file's).
  *
- * @example Details shown, and a check that hangs given 50 ms
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, type HealthCheck, HealthIndicator } from "@thaw/thaw";
- * import { actuator, type HealthOptions } from "@thaw/thaw/actuator";
- *
- * @HealthIndicator("mail")
- * class MailHealth implements HealthCheck {
- *   check(): Promise<undefined> {
- *     return new Promise(() => {}); // the mail server never answers
- *   }
- * }
- *
- * const health: HealthOptions = { showDetails: "always", timeout: 50 };
- * const app = await bootstrap({ components: [MailHealth], actuator: actuator({ health }) });
- * const response = await app.fetch(new Request("http://x/actuator/health"));
- * assert.equal(response.status, 503);
- * assert.deepEqual(await response.json(), {
- *   status: "DOWN",
- *   components: {
- *     mail: { status: "DOWN", details: { error: "check() did not answer within 50 ms" } },
- *   },
- * });
- * ```
+ * @see docs/operations.md#healthoptions
  */
 export interface HealthOptions {
   /**

@@ -44,44 +44,7 @@ export interface Cache {
  * default, and `max-bytes`, 64 MiB). `RedisCacheManager` of `@thaw/thaw/cache-redis` shares them between machines; a store
  * of one's own (Workers KV) is a subclass.
  *
- * @example A cache manager of one's own
- * ```ts
- * import assert from "node:assert/strict";
- * import {
- *   bootstrap,
- *   type Cache,
- *   Cacheable,
- *   CacheManager,
- *   Component,
- *   Service,
- * } from "@thaw/thaw";
- *
- * @Component()
- * class MapCacheManager extends CacheManager {
- *   readonly entries = new Map<string, unknown>();
- *   getCache(name: string): Cache {
- *     const entries = this.entries;
- *     return {
- *       get: async (key) => entries.get(`${name}:${key}`),
- *       put: async (key, value) => void entries.set(`${name}:${key}`, value),
- *       evict: async (key) => void entries.delete(`${name}:${key}`),
- *       clear: async () => entries.clear(),
- *     };
- *   }
- * }
- *
- * @Service()
- * class Prices {
- *   @Cacheable("prices")
- *   async price(sku: string): Promise<number> {
- *     return sku.length * 100;
- *   }
- * }
- *
- * const app = await bootstrap({ components: [MapCacheManager, Prices] });
- * assert.equal(await app.getBean(Prices).price("tea"), 300);
- * assert.deepEqual([...app.getBean(MapCacheManager).entries], [['prices:"tea"', 300]]);
- * ```
+ * @see docs/caching-interceptors-events.md#cachemanager
  */
 export abstract class CacheManager {
   /** The cache of a name (`@Cacheable("users")`); the same one each time for a name. */

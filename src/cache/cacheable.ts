@@ -89,31 +89,11 @@ const OPTIONS: Readonly<Record<CacheOperation["kind"], readonly string[]>> = {
  * an interceptor: calls of
  * beans the container built are cached, the bean's own calls (`this.find(id)`) included.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Cacheable, CacheEvict, Service } from "@thaw/thaw";
+ * @param name the cache
+ * @param options `key`: the entry's key from the arguments; `condition`: whether a call is cached
+ * at all; `ttl`: how long an entry lives (`"5m"`); `unless`: a result not to store
  *
- * @Service()
- * class Users {
- *   loads = 0;
- *   @Cacheable("users", { ttl: "10m" })
- *   async find(id: number): Promise<{ id: number }> {
- *     this.loads++;
- *     return { id };
- *   }
- *   @CacheEvict("users")
- *   async rename(_id: number): Promise<void> {}
- * }
- *
- * const users = (await bootstrap({ components: [Users] })).getBean(Users);
- * await Promise.all([users.find(7), users.find(7)]);
- * await users.find(7);
- * assert.equal(users.loads, 1);
- * await users.rename(7);
- * await users.find(7);
- * assert.equal(users.loads, 2);
- * ```
+ * @see docs/caching-interceptors-events.md#cacheable
  */
 export function Cacheable(name: string, options: CacheableOptions = {}): CacheDecorator {
   return cacheDecorator("Cacheable", name, options, "cacheable");
@@ -123,30 +103,10 @@ export function Cacheable(name: string, options: CacheableOptions = {}): CacheDe
  * Runs the method every time and stores what it resolves to under its arguments (or `key`), for
  * the `@Cacheable` methods of the same cache to find: an update that returns the new value.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Cacheable, CachePut, Service } from "@thaw/thaw";
+ * @param name the cache
+ * @param options `key`, `condition`, `ttl` and `unless`, as `@Cacheable`'s
  *
- * @Service()
- * class Prices {
- *   #prices = new Map([["tea", 3]]);
- *   @Cacheable("prices")
- *   async price(sku: string): Promise<number> {
- *     return this.#prices.get(sku) ?? 0;
- *   }
- *   @CachePut("prices", { key: (sku: string) => sku })
- *   async setPrice(sku: string, price: number): Promise<number> {
- *     this.#prices.set(sku, price);
- *     return price;
- *   }
- * }
- *
- * const prices = (await bootstrap({ components: [Prices] })).getBean(Prices);
- * assert.equal(await prices.price("tea"), 3);
- * await prices.setPrice("tea", 4);
- * assert.equal(await prices.price("tea"), 4);
- * ```
+ * @see docs/caching-interceptors-events.md#cacheput
  */
 export function CachePut(name: string, options: CacheableOptions = {}): CacheDecorator {
   return cacheDecorator("CachePut", name, options, "put");
@@ -157,29 +117,10 @@ export function CachePut(name: string, options: CacheableOptions = {}): CacheDec
  * has succeeded, or every entry with `allEntries: true`; `beforeInvocation: true` removes it
  * before the method runs. A load of that key still running is not stored when it ends.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Cacheable, CacheEvict, Service } from "@thaw/thaw";
+ * @param name the cache
+ * @param options `key` and `condition`, as `@Cacheable`'s; `allEntries`; `beforeInvocation`
  *
- * @Service()
- * class Rates {
- *   loads = 0;
- *   @Cacheable("rates")
- *   async rate(currency: string): Promise<number> {
- *     this.loads++;
- *     return currency.length;
- *   }
- *   @CacheEvict("rates", { allEntries: true })
- *   async refresh(): Promise<void> {}
- * }
- *
- * const rates = (await bootstrap({ components: [Rates] })).getBean(Rates);
- * await rates.rate("EUR");
- * await rates.refresh();
- * await rates.rate("EUR");
- * assert.equal(rates.loads, 2);
- * ```
+ * @see docs/caching-interceptors-events.md#cacheevict
  */
 export function CacheEvict(name: string, options: CacheEvictOptions = {}): CacheDecorator {
   return cacheDecorator("CacheEvict", name, options, "evict");

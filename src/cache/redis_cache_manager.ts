@@ -85,18 +85,9 @@ class CommandTimeout extends Error {
 /**
  * A {@linkcode CacheManager} over Redis, through the `redis` package (node-redis; install it:
  * `npm install redis`): the entries of `@Cacheable` shared by every process of the app, and kept
- * across restarts. Register it as the app's cache manager from a `@Bean` method (it closes its
- * connection when the app closes):
- *
- * ```ts ignore
- * @Configuration()
- * class CacheConfig {
- *   @Bean()
- *   cacheManager(): RedisCacheManager {
- *     return new RedisCacheManager({ url: "redis://cache.internal:6379" });
- *   }
- * }
- * ```
+ * across restarts. Register it as the app's cache manager from a `@Bean` method, which
+ * docs/caching-interceptors-events.md#rediscachemanager shows; it closes its connection when the
+ * app closes.
  *
  * **Storage.** The entry of `key` in the cache `name` is the Redis string at `keyPrefix` + `name`
  * + `:` + `key` (in `name`, `%` is written `%25` and `:` is written `%3A`, so that no cache's keys
@@ -118,6 +109,8 @@ class CommandTimeout extends Error {
  * once; one that gets no answer rejects after `timeoutMs`. The caching interceptor then runs the
  * method uncached. A lost connection is logged once, and so is its recovery. A connection that
  * stops answering is dropped and opened again.
+ *
+ * @see docs/caching-interceptors-events.md#rediscachemanager
  */
 export class RedisCacheManager extends CacheManager {
   readonly #url: string;

@@ -37,37 +37,9 @@ export type InjectionDecorator<T = any> = <This, Value>(
  * The field is set as the instance is constructed, so the constructor can already use it. A class
  * constructed with `new` outside the container keeps the field's own initial value.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Autowired, bootstrap, GetMapping, RestController, Service } from "@thaw/thaw";
+ * @param token the bean's class, or its name
  *
- * @Service()
- * class Greeter {
- *   greet(name: string): string {
- *     return `Hello, ${name}`;
- *   }
- * }
- *
- * @RestController()
- * class HelloController {
- *   @Autowired(Greeter)
- *   private greeter!: Greeter;
- *
- *   // @ts-expect-error A Greeter cannot be stored in a string field.
- *   @Autowired(Greeter)
- *   private mistyped!: string;
- *
- *   @GetMapping("/hello")
- *   hello(): string {
- *     return this.greeter.greet("world");
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [HelloController], components: [Greeter] });
- * const res = await app.fetch(new Request("http://localhost/hello"));
- * assert.equal(await res.text(), "Hello, world");
- * ```
+ * @see docs/beans-and-configuration.md#autowired
  */
 export function Autowired<K extends Class | string>(token: K): InjectionDecorator<BeanOf<K>> {
   if (typeof token !== "function" && (typeof token !== "string" || token === "")) {

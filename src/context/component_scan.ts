@@ -29,7 +29,7 @@ const NOT_SOURCE = /(?:[._](?:test|spec|bench)|\.d)\.(?:[cm]?[jt]s|[jt]sx)$/;
  * working directory when none is given. This needs a file system: on an edge runtime, list the
  * classes instead (or import a generated manifest).
  *
- * @example
+ * @example A folder with one controller, found and wired
  * ```ts
  * import assert from "node:assert/strict";
  * import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
@@ -42,16 +42,16 @@ const NOT_SOURCE = /(?:[._](?:test|spec|bench)|\.d)\.(?:[cm]?[jt]s|[jt]sx)$/;
  * const dir = await mkdtemp(join(tmpdir(), "thaw-"));
  * await mkdir(join(dir, "src"));
  * const thaw = JSON.stringify(import.meta.resolve("@thaw/thaw"));
- * await writeFile(
- *   join(dir, "src", "ping_controller.ts"),
- *   `import { GetMapping, RestController } from ${thaw};
- * @RestController()
- * export class PingController {
- *   @GetMapping("/ping")
- *   ping() { return "pong"; }
- * }
- * `,
- * );
+ * // The module's lines joined, as a JSDoc comment cannot hold a line that opens with `@`.
+ * const controller = [
+ *   `import { GetMapping, RestController } from ${thaw};`,
+ *   "@RestController()",
+ *   "export class PingController {",
+ *   '  @GetMapping("/ping")',
+ *   '  ping() { return "pong"; }',
+ *   "}",
+ * ];
+ * await writeFile(join(dir, "src", "ping_controller.ts"), controller.join("\n"));
  *
  * const components = await scanComponents([pathToFileURL(join(dir, "src"))]);
  * assert.deepEqual(components.map((c) => c.name), ["PingController"]);

@@ -88,34 +88,7 @@ const PREFIX = /^[^\s.:{}[\]]+(?:\.[^\s.:{}[\]]+)*$/;
  * @param prefix the dotted key of the section (`mail`, `app.mail`)
  * @param schema validates and converts the section
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { z } from "zod";
- * import { bootstrap, ConfigError, ConfigurationProperties } from "@thaw/thaw";
- *
- * const Mail = z.strictObject({
- *   host: z.string(),
- *   port: z.coerce.number().int().default(25),
- * });
- *
- * @ConfigurationProperties("mail", Mail)
- * class MailSettings {
- *   host!: string;
- *   port!: number;
- * }
- *
- * const app = await bootstrap({
- *   components: [MailSettings],
- *   config: { mail: { host: "smtp.example.com", port: "2525" } },
- * });
- * assert.equal(app.getBean(MailSettings).port, 2525);
- *
- * await assert.rejects(
- *   bootstrap({ components: [MailSettings], config: { mail: { host: "x", port: "many" } } }),
- *   (e) => e instanceof ConfigError && e.message.includes("config: mail.port: "),
- * );
- * ```
+ * @see docs/beans-and-configuration.md#configurationproperties
  */
 export function ConfigurationProperties<S extends StandardSchemaV1>(
   prefix: string,

@@ -1,23 +1,7 @@
 /**
  * Two beans share a name. Only one bean may have a name: notably, only one `errorController`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Component, DuplicateBeanError, Service } from "@thaw/thaw";
- *
- * @Service("mailer")
- * class SmtpMailer {}
- * @Component("mailer")
- * class FakeMailer {}
- *
- * await assert.rejects(bootstrap({ components: [SmtpMailer, FakeMailer] }), (e) => {
- *   assert.ok(e instanceof DuplicateBeanError);
- *   assert.equal(e.beanName, "mailer");
- *   assert.deepEqual(e.sources, ["class SmtpMailer", "class FakeMailer"]);
- *   return true;
- * });
- * ```
+ * @see docs/beans-and-configuration.md#duplicatebeanerror
  */
 export class DuplicateBeanError extends Error {
   /** The name both beans claim. */
@@ -45,22 +29,7 @@ export class DuplicateBeanError extends Error {
 /**
  * A bean that was asked for (by `@Autowired` or `getBean`) does not exist.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Autowired, bootstrap, NoSuchBeanError, Service } from "@thaw/thaw";
- *
- * @Service()
- * class Report {
- *   @Autowired("clock")
- *   clock!: () => Date;
- * }
- *
- * await assert.rejects(
- *   bootstrap({ components: [Report] }),
- *   (e) => e instanceof NoSuchBeanError && /No bean named 'clock'/.test(e.message),
- * );
- * ```
+ * @see docs/beans-and-configuration.md#nosuchbeanerror
  */
 export class NoSuchBeanError extends Error {
   /**
@@ -77,28 +46,7 @@ export class NoSuchBeanError extends Error {
 /**
  * Beans depend on each other in a circle; the message walks the circle.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Autowired, bootstrap, CircularDependencyError, Service } from "@thaw/thaw";
- *
- * @Service()
- * class Ping {
- *   @Autowired("pong")
- *   pong!: unknown;
- * }
- * @Service()
- * class Pong {
- *   @Autowired(Ping)
- *   ping!: Ping;
- * }
- *
- * await assert.rejects(bootstrap({ components: [Ping, Pong] }), (e) => {
- *   assert.ok(e instanceof CircularDependencyError);
- *   assert.equal(e.message, "Dependency cycle: ping (field pong) -> pong (field ping) -> ping");
- *   return true;
- * });
- * ```
+ * @see docs/beans-and-configuration.md#circulardependencyerror
  */
 export class CircularDependencyError extends Error {
   /** The beans of the circle, from the first back to itself. */
@@ -120,25 +68,7 @@ export class CircularDependencyError extends Error {
  * The application is wired or declared wrongly: a bad route, a bad decorator use, a bean that
  * cannot be made. The message names the class, method or route.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, DefinitionError, GetMapping, RestController } from "@thaw/thaw";
- *
- * @RestController()
- * class UserController {
- *   @GetMapping("/users/{id")
- *   get(): string {
- *     return "";
- *   }
- * }
- *
- * await assert.rejects(bootstrap({ controllers: [UserController] }), (e) => {
- *   assert.ok(e instanceof DefinitionError);
- *   assert.match(e.message, /UserController\.get .*: a "\{" is not closed/);
- *   return true;
- * });
- * ```
+ * @see docs/beans-and-configuration.md#definitionerror
  */
 export class DefinitionError extends Error {
   /**

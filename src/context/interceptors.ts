@@ -52,36 +52,7 @@ export interface MethodInvocation {
  * query builder). Around an `async` method, what it returns or throws reaches the caller as a
  * promise.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import {
- *   bootstrap,
- *   Component,
- *   type MethodInterceptor,
- *   type MethodInvocation,
- *   Service,
- *   UseInterceptors,
- * } from "@thaw/thaw";
- *
- * @Component()
- * class Upper implements MethodInterceptor {
- *   intercept(_invocation: MethodInvocation, next: () => unknown): unknown {
- *     return String(next()).toUpperCase();
- *   }
- * }
- *
- * @Service()
- * class Greeter {
- *   @UseInterceptors(Upper)
- *   greet(name: string): string {
- *     return `hello, ${name}`;
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Upper, Greeter] });
- * assert.equal(app.getBean(Greeter).greet("ada"), "HELLO, ADA");
- * ```
+ * @see docs/caching-interceptors-events.md#methodinterceptor
  */
 export interface MethodInterceptor {
   /** Runs around one call; returns what the caller gets. */
@@ -122,40 +93,9 @@ const WRAPPED = new WeakMap<object, (...args: unknown[]) => unknown>();
  * the bean's own calls (`this.find()`) included. Decorators of one's own are built on it:
  * `const Timed = () => UseInterceptors(Timing)`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import {
- *   bootstrap,
- *   Component,
- *   type MethodInterceptor,
- *   type MethodInvocation,
- *   Service,
- *   UseInterceptors,
- * } from "@thaw/thaw";
+ * @param items `MethodInterceptor` bean classes, outermost first
  *
- * const calls: string[] = [];
- *
- * @Component()
- * class Audit implements MethodInterceptor {
- *   async intercept(invocation: MethodInvocation, next: () => unknown): Promise<unknown> {
- *     calls.push(`${invocation.method}(${invocation.args.join(", ")})`);
- *     return await next();
- *   }
- * }
- *
- * @Service()
- * @UseInterceptors(Audit)
- * class Accounts {
- *   async balance(id: number): Promise<number> {
- *     return id * 10;
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Audit, Accounts] });
- * assert.equal(await app.getBean(Accounts).balance(4), 40);
- * assert.deepEqual(calls, ["balance(4)"]);
- * ```
+ * @see docs/caching-interceptors-events.md#useinterceptors
  */
 export function UseInterceptors(...items: Class<MethodInterceptor>[]): InterceptorsDecorator {
   const bad = items.findIndex((item) => typeof item !== "function");

@@ -5,25 +5,7 @@ import { classesOf, entryOf, type MethodAccess, methodAccess, ownEntry } from ".
  * What {@linkcode PostConstruct} and {@linkcode PreDestroy} return: a decorator for an instance
  * method the container calls without arguments, once the bean is built or when it stops.
  *
- * @example One decorator kept for several classes
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, type LifecycleDecorator, PostConstruct, Service } from "@thaw/thaw";
- *
- * const onStart: LifecycleDecorator = PostConstruct();
- *
- * @Service()
- * class Cache {
- *   loaded = false;
- *   @onStart
- *   load(): void {
- *     this.loaded = true;
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Cache] });
- * assert.equal(app.getBean(Cache).loaded, true);
- * ```
+ * @see docs/beans-and-configuration.md#lifecycledecorator
  */
 export type LifecycleDecorator = <This>(
   value: (this: This) => unknown,
@@ -71,35 +53,7 @@ function lifecycleDecorator(phase: LifecyclePhase, decorator: string): Lifecycle
  * included: a superclass's hooks run first, and a method a subclass overrides runs once, as the
  * subclass has it. A bean given by `bootstrap({ overrides })` is not started.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Autowired, bootstrap, PostConstruct, Service } from "@thaw/thaw";
- *
- * const started: string[] = [];
- *
- * @Service()
- * class Database {
- *   @PostConstruct()
- *   async connect(): Promise<void> {
- *     await Promise.resolve();
- *     started.push("database");
- *   }
- * }
- *
- * @Service()
- * class Users {
- *   @Autowired(Database)
- *   db!: Database;
- *   @PostConstruct()
- *   warmUp(): void {
- *     started.push("users");
- *   }
- * }
- *
- * await bootstrap({ components: [Users, Database] });
- * assert.deepEqual(started, ["database", "users"]);
- * ```
+ * @see docs/beans-and-configuration.md#postconstruct
  */
 export function PostConstruct(): LifecycleDecorator {
   return lifecycleDecorator("postConstruct", "PostConstruct");
@@ -115,36 +69,7 @@ export function PostConstruct(): LifecycleDecorator {
  * Within one bean, the subclass's hooks run before its superclass's (the reverse of
  * {@linkcode PostConstruct}), so that a subclass lets go of what it built on its parent first.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Autowired, bootstrap, PreDestroy, Service } from "@thaw/thaw";
- *
- * const stopped: string[] = [];
- *
- * @Service()
- * class Pool {
- *   @PreDestroy()
- *   async end(): Promise<void> {
- *     await Promise.resolve();
- *     stopped.push("pool");
- *   }
- * }
- *
- * @Service()
- * class Jobs {
- *   @Autowired(Pool)
- *   pool!: Pool;
- *   @PreDestroy()
- *   cancel(): void {
- *     stopped.push("jobs");
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Pool, Jobs] });
- * await app.close();
- * assert.deepEqual(stopped, ["jobs", "pool"]);
- * ```
+ * @see docs/beans-and-configuration.md#predestroy
  */
 export function PreDestroy(): LifecycleDecorator {
   return lifecycleDecorator("preDestroy", "PreDestroy");

@@ -36,23 +36,9 @@ export function stereotype(
  * Registers a class as a bean. The bean name defaults to the class name with a lower-case first
  * letter (`UserRepository` -> `userRepository`).
  *
- * @example A custom error controller
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Component, type ErrorController, type HttpRequest, type HttpStatus, type ResponseEntity } from "@thaw/thaw";
+ * @param name the bean's name; the class's, its first letter lower-cased, by default
  *
- * @Component("errorController")
- * class AppErrors implements ErrorController {
- *   handleError(_req: HttpRequest, res: ResponseEntity, status: HttpStatus): void {
- *     res.withJson({ ok: false, status: status.getValue() });
- *   }
- * }
- *
- * const app = await bootstrap({ components: [AppErrors] });
- * const response = await app.fetch(new Request("http://localhost/nowhere"));
- * assert.equal(response.status, 404);
- * assert.deepEqual(await response.json(), { ok: false, status: 404 });
- * ```
+ * @see docs/beans-and-configuration.md#component
  */
 export function Component(name?: string): BeanClassDecorator {
   return stereotype("component", name, "Component");
@@ -61,22 +47,9 @@ export function Component(name?: string): BeanClassDecorator {
 /**
  * Registers a service class as a bean; the same as {@linkcode Component}, named for intent.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Service } from "@thaw/thaw";
+ * @param name the bean's name; the class's, its first letter lower-cased, by default
  *
- * @Service()
- * class Clock {
- *   now(): Date {
- *     return new Date();
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Clock] });
- * assert.ok(app.getBean(Clock) instanceof Clock);
- * assert.equal(app.getBean("clock"), app.getBean(Clock));
- * ```
+ * @see docs/beans-and-configuration.md#service
  */
 export function Service(name?: string): BeanClassDecorator {
   return stereotype("service", name, "Service");
@@ -86,23 +59,9 @@ export function Service(name?: string): BeanClassDecorator {
  * Registers a class whose {@linkcode Bean} methods produce beans. The class is a bean too, so its
  * own fields can be `@Autowired`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Bean, bootstrap, Configuration } from "@thaw/thaw";
+ * @param name the bean's name; the class's, its first letter lower-cased, by default
  *
- * @Configuration()
- * class AppConfig {
- *   @Bean("clock")
- *   clock(): () => Date {
- *     return () => new Date(0);
- *   }
- * }
- *
- * const app = await bootstrap({ components: [AppConfig] });
- * const clock = app.getBean<() => Date>("clock");
- * assert.equal(clock().toISOString(), "1970-01-01T00:00:00.000Z");
- * ```
+ * @see docs/beans-and-configuration.md#configuration-1
  */
 export function Configuration(name?: string): BeanClassDecorator {
   return stereotype("configuration", name, "Configuration");
@@ -112,23 +71,9 @@ export function Configuration(name?: string): BeanClassDecorator {
  * Marks a method of a {@linkcode Configuration} class as a bean factory. It is called once, at
  * startup, and may be `async`; its result is the bean. The name defaults to the method name.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Bean, bootstrap, Configuration } from "@thaw/thaw";
+ * @param name the bean's name; the method's by default
  *
- * @Configuration()
- * class Storage {
- *   @Bean()
- *   async cache(): Promise<Map<string, string>> {
- *     return new Map([["greeting", "hello"]]);
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Storage] });
- * const cache = app.getBean<Map<string, string>>("cache");
- * assert.equal(cache.get("greeting"), "hello");
- * ```
+ * @see docs/beans-and-configuration.md#bean
  */
 export function Bean(name?: string): BeanMethodDecorator {
   if (name !== undefined && (typeof name !== "string" || name === "")) {

@@ -10,22 +10,7 @@ import { CONFIGURED_FIELDS, type ConfiguredFields } from "./construction_hooks.t
 /**
  * Options of {@linkcode Value}: `type` converts the configuration value for the field.
  *
- * @example A port that may come from `${PORT}` as text
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, type ConfigValueOptions, Service, Value } from "@thaw/thaw";
- *
- * const asNumber: ConfigValueOptions = { type: Number };
- *
- * @Service()
- * class Listener {
- *   @Value("${server.port}", asNumber)
- *   port!: number;
- * }
- *
- * const app = await bootstrap({ components: [Listener], config: { server: { port: "8081" } } });
- * assert.equal(app.getBean(Listener).port, 8081);
- * ```
+ * @see docs/beans-and-configuration.md#configvalueoptions
  */
 export interface ConfigValueOptions {
   /**
@@ -130,30 +115,7 @@ function needed(type: NumberConstructor | BooleanConstructor): string {
  * @param expression `"${key}"` or `"${key:default}"`; anything else throws a `TypeError` at once
  * @param options `type: Number` or `type: Boolean` converts text (from `${VAR}`) to that type
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Service, Value } from "@thaw/thaw";
- *
- * @Service()
- * class Mailer {
- *   @Value("${mail.host}")
- *   host!: string;
- *   @Value("${mail.port:25}", { type: Number })
- *   port!: number;
- *   @Value("${mail.tags}")
- *   tags!: string[];
- * }
- *
- * const app = await bootstrap({
- *   components: [Mailer],
- *   config: { mail: { host: "smtp.example.com", tags: ["a", "b"] } },
- * });
- * const mailer = app.getBean(Mailer);
- * assert.equal(mailer.host, "smtp.example.com");
- * assert.equal(mailer.port, 25);
- * assert.deepEqual(mailer.tags, ["a", "b"]);
- * ```
+ * @see docs/beans-and-configuration.md#value
  */
 export function Value<const O extends ConfigValueOptions = Record<never, never>>(
   expression: string,

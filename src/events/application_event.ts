@@ -32,23 +32,7 @@ export abstract class ApplicationEvent {
  * runs (Spring Boot's `ApplicationStartedEvent`). A listener that throws makes `bootstrap` reject,
  * naming it, once the beans already started are stopped.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ApplicationStarted, bootstrap, EventListener, Service } from "@thaw/thaw";
- *
- * @Service()
- * class Warmup {
- *   startedAt = 0;
- *   @EventListener(ApplicationStarted)
- *   onStarted(event: ApplicationStarted): void {
- *     this.startedAt = event.timestamp;
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Warmup] });
- * assert.ok(app.getBean(Warmup).startedAt > 0);
- * ```
+ * @see docs/caching-interceptors-events.md#applicationstarted
  */
 export class ApplicationStarted extends ApplicationEvent {}
 
@@ -61,29 +45,6 @@ export class ApplicationStarted extends ApplicationEvent {}
  * returns the close in progress, without awaiting it: the close waits for the listener, which
  * would wait for the close until `server.shutdown-timeout`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ApplicationClosing, bootstrap, EventListener, PreDestroy, Service } from "@thaw/thaw";
- *
- * const steps: string[] = [];
- *
- * @Service()
- * class Registry {
- *   @EventListener(ApplicationClosing)
- *   async deregister(): Promise<void> {
- *     await Promise.resolve();
- *     steps.push("deregistered");
- *   }
- *   @PreDestroy()
- *   stop(): void {
- *     steps.push("stopped");
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Registry] });
- * await app.close();
- * assert.deepEqual(steps, ["deregistered", "stopped"]);
- * ```
+ * @see docs/caching-interceptors-events.md#applicationclosing
  */
 export class ApplicationClosing extends ApplicationEvent {}

@@ -15,42 +15,7 @@ import { EventMulticaster } from "./event_multicaster.ts";
  * has resolved, is not waited for, and what it throws is logged. An event published from a
  * `@PostConstruct` hook reaches the beans made so far.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ApplicationEventPublisher, Autowired, bootstrap, EventListener, Service } from "@thaw/thaw";
- *
- * class OrderPlaced {
- *   constructor(readonly orderId: number) {}
- * }
- *
- * @Service()
- * class Orders {
- *   @Autowired(ApplicationEventPublisher)
- *   private events!: ApplicationEventPublisher;
- *
- *   async place(orderId: number): Promise<void> {
- *     await this.events.publishEvent(new OrderPlaced(orderId));
- *   }
- * }
- *
- * @Service()
- * class Invoices {
- *   readonly issued: number[] = [];
- *   @EventListener(OrderPlaced)
- *   issue(event: OrderPlaced): void {
- *     this.issued.push(event.orderId);
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Orders, Invoices] });
- * await app.getBean(Orders).place(7);
- * assert.deepEqual(app.getBean(Invoices).issued, [7]);
- * await assert.rejects(
- *   app.getBean(ApplicationEventPublisher).publishEvent("placed" as unknown as object),
- *   TypeError,
- * );
- * ```
+ * @see docs/caching-interceptors-events.md#applicationeventpublisher
  */
 export abstract class ApplicationEventPublisher {
   /**

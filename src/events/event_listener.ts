@@ -18,29 +18,7 @@ export interface EventListenerOptions {
  * What {@linkcode EventListener} returns: a decorator for an instance method that takes the event
  * (or nothing).
  *
- * @example One decorator kept for several methods
- * ```ts
- * import assert from "node:assert/strict";
- * import { ApplicationStarted, bootstrap, EventListener, type EventListenerDecorator, Service } from "@thaw/thaw";
- *
- * const onStart: EventListenerDecorator<ApplicationStarted> = EventListener(ApplicationStarted);
- *
- * @Service()
- * class Caches {
- *   warmed: string[] = [];
- *   @onStart
- *   users(): void {
- *     this.warmed.push("users");
- *   }
- *   @onStart
- *   orders(): void {
- *     this.warmed.push("orders");
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Caches] });
- * assert.deepEqual(app.getBean(Caches).warmed, ["users", "orders"]);
- * ```
+ * @see docs/caching-interceptors-events.md#eventlistenerdecorator
  */
 export type EventListenerDecorator<E> = <This>(
   value: (this: This, event: E) => unknown,
@@ -69,63 +47,10 @@ const OPTIONS: readonly string[] = ["async"];
  * when the class is defined; so is a second `@EventListener` on one method (listen to a common
  * superclass of the events instead).
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import {
- *   ApplicationEventPublisher,
- *   Autowired,
- *   bootstrap,
- *   EventListener,
- *   type Logger,
- *   Service,
- * } from "@thaw/thaw";
+ * @param eventClass the class of the events heard, its subclasses included
+ * @param options `async`: run after `publishEvent` resolves, not waited for
  *
- * class UserRegistered {
- *   constructor(readonly email: string) {}
- * }
- *
- * @Service()
- * class Users {
- *   @Autowired(ApplicationEventPublisher)
- *   private events!: ApplicationEventPublisher;
- *   async register(email: string): Promise<void> {
- *     await this.events.publishEvent(new UserRegistered(email));
- *   }
- * }
- *
- * let sent!: () => void;
- * const mailSent = new Promise<void>((resolve) => sent = resolve);
- *
- * @Service()
- * class Welcome {
- *   readonly log: string[] = [];
- *   @EventListener(UserRegistered)
- *   async audit(event: UserRegistered): Promise<void> {
- *     await Promise.resolve();
- *     this.log.push(`audited ${event.email}`);
- *   }
- *   @EventListener(UserRegistered, { async: true })
- *   mail(event: UserRegistered): void {
- *     this.log.push(`mailed ${event.email}`);
- *     sent();
- *     throw new Error("mail server down");
- *   }
- * }
- *
- * const errors: string[] = [];
- * const logger: Logger = { error: (message) => void errors.push(message) };
- * const app = await bootstrap({ components: [Users, Welcome], logger });
- * const welcome = app.getBean(Welcome);
- * await app.getBean(Users).register("ada@example.com");
- * assert.deepEqual(welcome.log, ["audited ada@example.com"]); // the async one comes after
- * await mailSent;
- * await app.close(); // waits for the async run to end
- * assert.deepEqual(welcome.log, ["audited ada@example.com", "mailed ada@example.com"]);
- * assert.deepEqual(errors, [
- *   "Async @EventListener Welcome.mail() threw on UserRegistered: mail server down",
- * ]);
- * ```
+ * @see docs/caching-interceptors-events.md#eventlistener
  */
 export function EventListener<E extends object>(
   eventClass: Class<E>,

@@ -7,24 +7,7 @@ import { HttpStatus } from "./http_status.ts";
  * instead of 500. Its message is meant for the client: unlike other errors it is shown even on a
  * 5xx.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, HttpException, HttpStatus, PathVariable, RestController } from "@thaw/thaw";
- *
- * @RestController()
- * class OrderController {
- *   @GetMapping("/orders/{id}", PathVariable("id", Number))
- *   get(id: number): never {
- *     throw new HttpException(HttpStatus.NOT_FOUND, `No order ${id}`);
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [OrderController] });
- * const response = await app.fetch(new Request("http://localhost/orders/7"));
- * assert.equal(response.status, 404);
- * assert.equal((await response.json()).error, "No order 7");
- * ```
+ * @see docs/errors.md#httpexception
  */
 export class HttpException extends Error {
   /** The status the response gets. */

@@ -54,24 +54,7 @@ export interface HttpRequestOptions {
  * Pass the class itself as a binder to receive it in a handler, and an `errorController` receives
  * one with every error.
  *
- * @example In a handler
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, HttpRequest, RestController } from "@thaw/thaw";
- *
- * @RestController()
- * class EchoController {
- *   @GetMapping("/echo/{word}", HttpRequest)
- *   echo(request: HttpRequest) {
- *     return { word: request.getPathVariable("word"), agent: request.getHeader("user-agent") };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [EchoController] });
- * const headers = { "user-agent": "curl/8" };
- * const response = await app.fetch(new Request("http://localhost/echo/hi", { headers }));
- * assert.deepEqual(await response.json(), { word: "hi", agent: "curl/8" });
- * ```
+ * @see docs/controllers.md#httprequest
  */
 export class HttpRequest {
   readonly #raw: Request;

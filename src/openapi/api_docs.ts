@@ -140,24 +140,9 @@ function methodDocs(
  * Gives an operation a summary and a description in the OpenAPI document (NestJS's
  * `@ApiOperation`, springdoc's `@Operation`).
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ApiOperation, bootstrap, GetMapping, RestController } from "@thaw/thaw";
- * import { openApiDocument } from "@thaw/thaw/openapi";
+ * @param options `summary`, `description`, `deprecated`
  *
- * @RestController()
- * class HealthController {
- *   @ApiOperation({ summary: "Is the service up?" })
- *   @GetMapping("/health")
- *   health() {
- *     return { up: true };
- *   }
- * }
- *
- * const doc = await openApiDocument(await bootstrap({ controllers: [HealthController] }));
- * assert.equal(doc.paths["/health"].get?.summary, "Is the service up?");
- * ```
+ * @see docs/openapi.md#apioperation
  */
 export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
   if (typeof options !== "object" || options === null) {
@@ -175,32 +160,10 @@ export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
  * `200 OK` without a body schema. The error answers Thaw gives by itself (400, 413, 415, 500)
  * are added unless declared here.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ApiResponse, bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
- * import { openApiDocument } from "@thaw/thaw/openapi";
+ * @param status the answer's status
+ * @param options `description`, `schema` (a class or a Standard Schema of the body), `contentType`
  *
- * class Order {
- *   id = 0;
- *   total = 0;
- * }
- *
- * @RestController()
- * class OrderController {
- *   @ApiResponse(200, { description: "The order", schema: Order })
- *   @ApiResponse(404, { description: "No such order" })
- *   @GetMapping("/orders/{id}", PathVariable("id", Number))
- *   get(id: number) {
- *     return Object.assign(new Order(), { id });
- *   }
- * }
- *
- * const doc = await openApiDocument(await bootstrap({ controllers: [OrderController] }));
- * const { responses } = doc.paths["/orders/{id}"].get as { responses: Record<string, unknown> };
- * assert.deepEqual(Object.keys(responses), ["200", "400", "404", "500"]); // 400, 500: Thaw's own
- * assert.deepEqual(responses["404"], { description: "No such order" });
- * ```
+ * @see docs/openapi.md#apiresponse
  */
 export function ApiResponse(
   status: number | HttpStatus,
@@ -224,24 +187,9 @@ export function ApiResponse(
  * Groups a controller's operations under tags in the document (NestJS's `@ApiTags`, springdoc's
  * `@Tag`); the class name by default.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ApiTags, bootstrap, GetMapping, RestController } from "@thaw/thaw";
- * import { openApiDocument } from "@thaw/thaw/openapi";
+ * @param tags one or more names
  *
- * @RestController()
- * @ApiTags("orders")
- * class OrderController {
- *   @GetMapping("/orders")
- *   list() {
- *     return [];
- *   }
- * }
- *
- * const doc = await openApiDocument(await bootstrap({ controllers: [OrderController] }));
- * assert.deepEqual(doc.paths["/orders"].get?.tags, ["orders"]);
- * ```
+ * @see docs/openapi.md#apitags
  */
 export function ApiTags(...tags: string[]): BeanClassDecorator {
   if (tags.length === 0 || !tags.every((t) => typeof t === "string" && t !== "")) {

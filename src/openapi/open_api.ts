@@ -18,29 +18,7 @@ import { guardsOf } from "./security.ts";
  * at startup naming the key (and its line) for a wrong type, an unknown key or a path that is not
  * a plain literal path.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
- * import { openApi } from "@thaw/thaw/openapi";
- *
- * @RestController()
- * class PingController {
- *   @GetMapping("/ping")
- *   ping(): string {
- *     return "pong";
- *   }
- * }
- *
- * const app = await bootstrap({
- *   controllers: [PingController],
- *   openapi: openApi({ title: "Ping", version: "1.0.0", docs: false }),
- * });
- * const res = await app.fetch(new Request("http://localhost/openapi.json"));
- * const doc = await res.json();
- * assert.equal(doc.info.title, "Ping");
- * assert.deepEqual(Object.keys(doc.paths), ["/ping"]);
- * ```
+ * @see docs/openapi.md#openapi
  */
 export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
   // Checked here, not at startup: `openApi(false)` would otherwise serve nothing without a word.
@@ -76,26 +54,7 @@ export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
  * once per app when no options are given. Rejects with a `TypeError` for anything `bootstrap` did
  * not return, and with a `ConfigError` for a bad option.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
- * import { openApiDocument } from "@thaw/thaw/openapi";
- *
- * @RestController()
- * class UserController {
- *   @GetMapping("/users/{id}", PathVariable("id", Number))
- *   get(id: number) {
- *     return { id };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [UserController] });
- * const doc = await openApiDocument(app, { title: "Users" });
- * assert.equal(doc.openapi, "3.1.0");
- * assert.equal(doc.info.title, "Users");
- * assert.deepEqual(Object.keys(doc.paths), ["/users/{id}"]);
- * ```
+ * @see docs/openapi.md#openapidocument
  */
 export async function openApiDocument(
   app: object,

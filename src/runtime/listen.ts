@@ -13,26 +13,7 @@ import { checkUploadFolder } from "./upload_folder.ts";
  * the app's `close()` waits for a job's run and runs its `@PreDestroy` hooks, and the process
  * exits. Edge runtimes serve `app.fetch` themselves (`export default app`) and need none of this.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
- * import { listen } from "@thaw/thaw/server";
- *
- * @RestController()
- * class PingController {
- *   @GetMapping("/ping")
- *   ping(): string {
- *     return "pong";
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [PingController] });
- * const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
- * const res = await fetch(`${server.url}/ping`);
- * assert.equal(await res.text(), "pong");
- * await server.close();
- * ```
+ * @see docs/operations.md#listen
  */
 export async function listen(app: Application, options: ListenOptions = {}): Promise<Server> {
   const internals = internalsOf(app, "listen(app)");

@@ -25,30 +25,10 @@ const KEYS: readonly string[] = ["cron", "fixedRate", "fixedDelay", "zone", "ini
  * A bad expression, a duration that cannot be read or a method with parameters stops
  * `bootstrap`, naming the class and the method.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Scheduled, Service } from "@thaw/thaw";
+ * @param options one of `cron` (six fields or five, with `zone`), `fixedRate` or `fixedDelay`
+ * (milliseconds, or text: `"10s"`, `"PT5M"`), the last two with `initialDelay`
  *
- * @Service()
- * class Heartbeat {
- *   beats = 0;
- *   @Scheduled({ fixedRate: "10ms" })
- *   beat(): void {
- *     this.beats++;
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Heartbeat] });
- * assert.equal(app.getBean(Heartbeat).beats, 0); // bootstrap starts nothing
- * app.start();
- * const heartbeat = app.getBean(Heartbeat);
- * while (heartbeat.beats < 3) await new Promise((resolve) => setTimeout(resolve, 5));
- * await app.close();
- * const beats = heartbeat.beats;
- * await new Promise((resolve) => setTimeout(resolve, 30));
- * assert.equal(heartbeat.beats, beats); // nothing runs after close()
- * ```
+ * @see docs/scheduling.md#scheduled
  */
 export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
   const given = typeof options === "object" && options !== null ? options : undefined;

@@ -11,48 +11,10 @@ const KEYS: readonly string[] = ["name", "lockAtMostFor", "lockAtLeastFor"];
  * lasts until the run ends (but at least `lockAtLeastFor`), or `lockAtMostFor` when its holder
  * dies. `bootstrap` stops when no bean is a `LockProvider`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DatabaseSync } from "node:sqlite";
- * import {
- *   Bean,
- *   bootstrap,
- *   Configuration,
- *   Scheduled,
- *   SchedulerLock,
- *   Service,
- *   SqlLockProvider,
- * } from "@thaw/thaw";
+ * @param options `name`: the lock's, shared by the replicas; `lockAtMostFor`: how long a dead
+ * holder keeps it; `lockAtLeastFor`: how long it lasts at least
  *
- * const db = new DatabaseSync(":memory:");
- * db.exec(SqlLockProvider.createTable("sqlite"));
- *
- * @Configuration()
- * class Locks {
- *   @Bean()
- *   lockProvider(): SqlLockProvider {
- *     return SqlLockProvider.sqlite(db);
- *   }
- * }
- *
- * @Service()
- * class Digest {
- *   sent = 0;
- *   @Scheduled({ fixedDelay: "10ms" })
- *   @SchedulerLock({ name: "digest", lockAtMostFor: "5m" })
- *   send(): void {
- *     this.sent++;
- *   }
- * }
- *
- * const app = await bootstrap({ components: [Locks, Digest] });
- * app.start();
- * const digest = app.getBean(Digest);
- * while (digest.sent < 2) await new Promise((resolve) => setTimeout(resolve, 5));
- * await app.close();
- * assert.equal(db.prepare("SELECT name FROM shedlock").get()?.name, "digest");
- * ```
+ * @see docs/scheduling.md#schedulerlock
  */
 export function SchedulerLock(options: SchedulerLockOptions): ScheduledDecorator {
   const shown = JSON.stringify(options) ?? String(options);

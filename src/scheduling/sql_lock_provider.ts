@@ -132,7 +132,7 @@ const SQL = {
  * ```ts
  * import assert from "node:assert/strict";
  * import { DatabaseSync } from "node:sqlite";
- * import { SqlLockProvider } from "@thaw/thaw";
+ * import { SqlLockProvider } from "@thaw/thaw/lock-sql";
  *
  * const db = new DatabaseSync(":memory:");
  * db.exec(SqlLockProvider.createTable("sqlite"));

@@ -137,24 +137,10 @@ function valueBinder(
  * Binds a `{name}` segment of the path. With `Number` only an integer is accepted; anything else
  * answers 400.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, PathVariable, RestController } from "@thaw/thaw";
+ * @param name the `{name}` of the path
+ * @param type the conversion: `Number`, `Boolean`, or a function of the text; `String` by default
  *
- * @RestController()
- * class OrderController {
- *   @GetMapping("/orders/{id}", PathVariable("id", Number))
- *   get(id: number) {
- *     return { id };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [OrderController] });
- * const found = await app.fetch(new Request("http://localhost/orders/42"));
- * assert.deepEqual(await found.json(), { id: 42 });
- * assert.equal((await app.fetch(new Request("http://localhost/orders/4.2"))).status, 400);
- * ```
+ * @see docs/controllers.md#pathvariable
  */
 export function PathVariable<const N extends string, T extends ScalarType = StringConstructor>(
   name: N,
@@ -176,24 +162,11 @@ export function PathVariable<const N extends string, T extends ScalarType = Stri
  * limit. On a route with `RequestBody()`, from the query alone. Missing and required, or not
  * convertible: 400.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, RequestParam, RestController } from "@thaw/thaw";
+ * @param name the parameter
+ * @param options `type`: the conversion (`Number`, `Boolean`, a function of the text); `required`
+ * (`true` by default); `default`: the value when the request has none
  *
- * @RestController()
- * class SearchController {
- *   @GetMapping("/search", RequestParam("q"), RequestParam("page", { type: Number, default: 1 }))
- *   search(q: string, page: number) {
- *     return { q, page };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [SearchController] });
- * const found = await app.fetch(new Request("http://localhost/search?q=green+tea"));
- * assert.deepEqual(await found.json(), { q: "green tea", page: 1 });
- * assert.equal((await app.fetch(new Request("http://localhost/search"))).status, 400);
- * ```
+ * @see docs/controllers.md#requestparam
  */
 export function RequestParam<const O extends ValueOptions = Record<never, never>>(
   name: string,
@@ -206,26 +179,11 @@ export function RequestParam<const O extends ValueOptions = Record<never, never>
  * Binds a request header (several values joined by `, `). Missing and required, or not
  * convertible: 400.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, RequestHeader, RestController } from "@thaw/thaw";
+ * @param name the header, in any case
+ * @param options `type`: the conversion (`Number`, `Boolean`, a function of the text); `required`
+ * (`true` by default); `default`: the value when the request has none
  *
- * @RestController()
- * class TraceController {
- *   @GetMapping("/trace", RequestHeader("x-request-id", { required: false }))
- *   trace(id: string | undefined) {
- *     return { id: id ?? null };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [TraceController] });
- * const headers = { "x-request-id": "r-1" };
- * const traced = await app.fetch(new Request("http://localhost/trace", { headers }));
- * assert.deepEqual(await traced.json(), { id: "r-1" });
- * const untraced = await app.fetch(new Request("http://localhost/trace"));
- * assert.deepEqual(await untraced.json(), { id: null });
- * ```
+ * @see docs/controllers.md#requestheader
  */
 export function RequestHeader<const O extends ValueOptions = Record<never, never>>(
   name: string,
@@ -244,36 +202,9 @@ export function RequestHeader<const O extends ValueOptions = Record<never, never
  * `+json`), a `charset` other than UTF-8 or any `Content-Encoding`: 415. Over the body limit: 413.
  * Malformed JSON: 400.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, PostMapping, RequestBody, RestController } from "@thaw/thaw";
+ * @param typeOrSchema a class, a Standard Schema, or nothing for the parsed JSON as `unknown`
  *
- * class NewUser {
- *   name = "";
- *   email = "";
- * }
- *
- * @RestController()
- * class UserController {
- *   @PostMapping("/users", RequestBody(NewUser))
- *   create(user: NewUser) {
- *     return { user, isNewUser: user instanceof NewUser };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [UserController] });
- * const post = (body: string, type = "application/json") =>
- *   app.fetch(new Request("http://localhost/users", {
- *     method: "POST",
- *     headers: { "content-type": type },
- *     body,
- *   }));
- * // A key the class does not declare is ignored; a body that is not JSON is a 415.
- * const created = await post('{"name": "Ada", "role": "admin"}');
- * assert.deepEqual(await created.json(), { user: { name: "Ada", email: "" }, isNewUser: true });
- * assert.equal((await post("name=Ada", "text/plain")).status, 415);
- * ```
+ * @see docs/controllers.md#requestbody
  */
 export function RequestBody<S extends StandardSchemaV1 | Class | undefined = undefined>(
   typeOrSchema?: S,
@@ -300,32 +231,10 @@ export function RequestBody<S extends StandardSchemaV1 | Class | undefined = und
  * `safeFilename` makes it fit to store. Not `multipart/form-data`, or any
  * `Content-Encoding`: 415. A route may not have both `RequestBody()` and `RequestPart()`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, PostMapping, RequestPart, RestController } from "@thaw/thaw";
+ * @param name the part
+ * @param options `type`: `File`, or the conversion of a text part; `required` (`true` by default)
  *
- * @RestController()
- * class AvatarController {
- *   @PostMapping(
- *     "/avatars",
- *     RequestPart("image", { type: File }),
- *     RequestPart("size", { type: Number, required: false }),
- *   )
- *   async upload(image: File, size: number | undefined) {
- *     return { name: image.name, bytes: (await image.arrayBuffer()).byteLength, size };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [AvatarController] });
- * const form = new FormData();
- * form.append("image", new File(["abc"], "me.png", { type: "image/png" }));
- * form.append("size", "64");
- * const res = await app.fetch(
- *   new Request("http://localhost/avatars", { method: "POST", body: form }),
- * );
- * assert.deepEqual(await res.json(), { name: "me.png", bytes: 3, size: 64 });
- * ```
+ * @see docs/controllers.md#requestpart
  */
 export function RequestPart<const O extends PartOptions = Record<never, never>>(
   name: string,

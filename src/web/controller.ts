@@ -12,23 +12,9 @@ export interface RestControllerOptions {
 /**
  * Registers a class as a controller bean whose mapped methods serve HTTP requests.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, RestController } from "@thaw/thaw";
+ * @param options `name`: the bean's name; the class's, its first letter lower-cased, by default
  *
- * @RestController()
- * class HealthController {
- *   @GetMapping("/health")
- *   health() {
- *     return { up: true };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [HealthController] });
- * const response = await app.fetch(new Request("http://localhost/health"));
- * assert.deepEqual(await response.json(), { up: true });
- * ```
+ * @see docs/controllers.md#restcontroller
  */
 export function RestController(options: RestControllerOptions = {}): BeanClassDecorator {
   return stereotype("controller", options.name, "RestController");
@@ -38,25 +24,9 @@ export function RestController(options: RestControllerOptions = {}): BeanClassDe
  * Prefixes every route of a class: `@RequestMapping("/users")` with `@GetMapping("/{id}")` serves
  * `/users/{id}`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, RequestMapping, RestController } from "@thaw/thaw";
+ * @param prefix the path every route of the class starts with
  *
- * @RestController()
- * @RequestMapping("/api/v1")
- * class VersionController {
- *   @GetMapping("/version")
- *   version(): string {
- *     return "1.0.0";
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [VersionController] });
- * const response = await app.fetch(new Request("http://localhost/api/v1/version"));
- * assert.equal(await response.text(), "1.0.0");
- * assert.equal((await app.fetch(new Request("http://localhost/version"))).status, 404);
- * ```
+ * @see docs/controllers.md#requestmapping
  */
 export function RequestMapping(prefix: string): BeanClassDecorator {
   if (typeof prefix !== "string") throw new TypeError("@RequestMapping takes a path prefix");

@@ -10,33 +10,7 @@ import type { ResponseEntity } from "../http/response_entity.ts";
  * response it is given; the status is already set. Register one bean named `errorController`,
  * with `@Component("errorController")` or `@Bean("errorController")`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Component, type ErrorController, type HttpRequest, type HttpStatus, type ResponseEntity } from "@thaw/thaw";
- *
- * @Component("errorController")
- * class JsonErrors implements ErrorController {
- *   handleError(request: HttpRequest, response: ResponseEntity, status: HttpStatus, error?: unknown): void {
- *     response.withJson({
- *       path: request.getPath(),
- *       status: status.getValue(),
- *       reason: status.getReasonPhrase(),
- *       message: status.getValue() < 500 && error instanceof Error ? error.message : undefined,
- *     });
- *   }
- * }
- *
- * const app = await bootstrap({ components: [JsonErrors] });
- * const response = await app.fetch(new Request("http://localhost/missing"));
- * assert.equal(response.status, 404);
- * assert.deepEqual(await response.json(), {
- *   path: "/missing",
- *   status: 404,
- *   reason: "Not Found",
- *   message: "No route for GET /missing",
- * });
- * ```
+ * @see docs/errors.md#errorcontroller
  */
 export interface ErrorController {
   /**

@@ -56,31 +56,9 @@ export type ExceptionHandlerDecorator<E = unknown> = <
  * the route all come here; what no handler takes, and what a handler throws, goes to the
  * `errorController`.
  *
- * @example A domain error answered as 409 by the controller that throws it
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, ExceptionHandler, PostMapping, ResponseEntity, RestController } from "@thaw/thaw";
+ * @param types the error classes the method handles, their subclasses included
  *
- * class AlreadyBooked extends Error {}
- *
- * @RestController()
- * class Bookings {
- *   @PostMapping("/bookings")
- *   book(): string {
- *     throw new AlreadyBooked("seat 4A is taken");
- *   }
- *
- *   @ExceptionHandler(AlreadyBooked)
- *   booked(error: AlreadyBooked): ResponseEntity {
- *     return ResponseEntity.status(409).withJson({ reason: error.message });
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [Bookings] });
- * const response = await app.fetch(new Request("http://x/bookings", { method: "POST" }));
- * assert.equal(response.status, 409);
- * assert.deepEqual(await response.json(), { reason: "seat 4A is taken" });
- * ```
+ * @see docs/middleware.md#exceptionhandler
  */
 export function ExceptionHandler<const C extends readonly Class[]>(
   ...types: C
@@ -114,32 +92,9 @@ export function ExceptionHandler(...types: Class[]): ExceptionHandlerDecorator {
  * only one controller's. Several advice beans make one scope: two handlers for one error class
  * among them are a startup error.
  *
- * @example Every `RangeError` as a 400
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, ControllerAdvice, ExceptionHandler, GetMapping, type HttpRequest, ResponseEntity, RestController } from "@thaw/thaw";
+ * @param name the bean's name; the class's, its first letter lower-cased, by default
  *
- * @ControllerAdvice()
- * class ApiErrors {
- *   @ExceptionHandler(RangeError)
- *   outOfRange(error: RangeError, request: HttpRequest): ResponseEntity {
- *     return ResponseEntity.badRequest().withJson({ path: request.getPath(), error: error.message });
- *   }
- * }
- *
- * @RestController()
- * class Pages {
- *   @GetMapping("/pages")
- *   pages(): never {
- *     throw new RangeError("page 0 does not exist");
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [Pages], components: [ApiErrors] });
- * const response = await app.fetch(new Request("http://x/pages"));
- * assert.equal(response.status, 400);
- * assert.deepEqual(await response.json(), { path: "/pages", error: "page 0 does not exist" });
- * ```
+ * @see docs/middleware.md#controlleradvice
  */
 export function ControllerAdvice(name?: string): BeanClassDecorator {
   const register = stereotype("component", name, "ControllerAdvice");

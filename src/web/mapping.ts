@@ -61,23 +61,11 @@ function mapping(
  * method's arguments in order, and the method must take what they give: one parameter per
  * binder, each accepting its binder's type, or the decorator does not compile.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, PathVariable, RequestParam, RestController } from "@thaw/thaw";
+ * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
+ * @param binders what the method's parameters are bound to, in order: `PathVariable`,
+ * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * @RestController()
- * class UserController {
- *   @GetMapping("/users/{id}", PathVariable("id", Number), RequestParam("fields", { required: false }))
- *   get(id: number, fields: string | undefined) {
- *     return { id, fields: fields ?? "all" };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [UserController] });
- * const res = await app.fetch(new Request("http://localhost/users/7"));
- * assert.deepEqual(await res.json(), { id: 7, fields: "all" });
- * ```
+ * @see docs/controllers.md#getmapping
  */
 export function GetMapping<
   const P extends string,
@@ -90,33 +78,11 @@ export function GetMapping<
  * Maps a method to `POST path`. A `RequestBody(schema)` gives the schema's output type, so the
  * parameter is typed from the schema rather than restated by hand.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { z } from "zod";
- * import { bootstrap, PostMapping, RequestBody, ResponseEntity, RestController } from "@thaw/thaw";
+ * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
+ * @param binders what the method's parameters are bound to, in order: `PathVariable`,
+ * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * const NewNote = z.object({ text: z.string().min(1) });
- *
- * @RestController()
- * class NoteController {
- *   @PostMapping("/notes", RequestBody(NewNote))
- *   create(note: z.output<typeof NewNote>) {
- *     return ResponseEntity.created("/notes/1").withJson({ id: 1, text: note.text });
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [NoteController] });
- * const res = await app.fetch(
- *   new Request("http://localhost/notes", {
- *     method: "POST",
- *     headers: { "content-type": "application/json" },
- *     body: JSON.stringify({ text: "milk" }),
- *   }),
- * );
- * assert.equal(res.status, 201);
- * assert.deepEqual(await res.json(), { id: 1, text: "milk" });
- * ```
+ * @see docs/controllers.md#postmapping
  */
 export function PostMapping<
   const P extends string,
@@ -128,29 +94,11 @@ export function PostMapping<
 /**
  * Maps a method to `PUT path`. `RequestBody()` without a class or schema gives `unknown`.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, PathVariable, PutMapping, RequestBody, RestController } from "@thaw/thaw";
+ * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
+ * @param binders what the method's parameters are bound to, in order: `PathVariable`,
+ * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * @RestController()
- * class NoteController {
- *   @PutMapping("/notes/{id}", PathVariable("id", Number), RequestBody())
- *   replace(id: number, note: unknown) {
- *     return { id, note };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [NoteController] });
- * const res = await app.fetch(
- *   new Request("http://localhost/notes/3", {
- *     method: "PUT",
- *     headers: { "content-type": "application/json" },
- *     body: '"milk"',
- *   }),
- * );
- * assert.deepEqual(await res.json(), { id: 3, note: "milk" });
- * ```
+ * @see docs/controllers.md#putmapping
  */
 export function PutMapping<
   const P extends string,
@@ -162,26 +110,11 @@ export function PutMapping<
 /**
  * Maps a method to `DELETE path`. A method that returns nothing answers 204 No Content.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, DeleteMapping, PathVariable, RestController } from "@thaw/thaw";
+ * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
+ * @param binders what the method's parameters are bound to, in order: `PathVariable`,
+ * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * const removed: number[] = [];
- *
- * @RestController()
- * class NoteController {
- *   @DeleteMapping("/notes/{id}", PathVariable("id", Number))
- *   remove(id: number): void {
- *     removed.push(id);
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [NoteController] });
- * const res = await app.fetch(new Request("http://localhost/notes/4", { method: "DELETE" }));
- * assert.equal(res.status, 204);
- * assert.deepEqual(removed, [4]);
- * ```
+ * @see docs/controllers.md#deletemapping
  */
 export function DeleteMapping<
   const P extends string,
@@ -193,33 +126,11 @@ export function DeleteMapping<
 /**
  * Maps a method to `PATCH path`. `RequestBody(Class)` gives an instance of the class.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, PatchMapping, PathVariable, RequestBody, RestController } from "@thaw/thaw";
+ * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
+ * @param binders what the method's parameters are bound to, in order: `PathVariable`,
+ * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * class NoteChanges {
- *   text = "";
- * }
- *
- * @RestController()
- * class NoteController {
- *   @PatchMapping("/notes/{id}", PathVariable("id", Number), RequestBody(NoteChanges))
- *   patch(id: number, changes: NoteChanges) {
- *     return { id, text: changes.text, isInstance: changes instanceof NoteChanges };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [NoteController] });
- * const res = await app.fetch(
- *   new Request("http://localhost/notes/5", {
- *     method: "PATCH",
- *     headers: { "content-type": "application/json" },
- *     body: JSON.stringify({ text: "eggs" }),
- *   }),
- * );
- * assert.deepEqual(await res.json(), { id: 5, text: "eggs", isInstance: true });
- * ```
+ * @see docs/controllers.md#patchmapping
  */
 export function PatchMapping<
   const P extends string,

@@ -14,34 +14,7 @@ import type { DescribedRoute, MiddlewareDocs } from "../openapi/api_docs.ts";
  * guard reading a token store). `handle` runs as a Hono middleware does: it may answer early by
  * returning a response without calling `next`, or change the answer after `await next()`.
  *
- * @example An auth guard bean
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, Component, GetMapping, type Middleware, RestController, UseMiddleware } from "@thaw/thaw";
- * import type { Context, Next } from "hono";
- *
- * @Component()
- * class ApiKeyGuard implements Middleware {
- *   async handle(c: Context, next: Next): Promise<Response | void> {
- *     if (c.req.header("x-api-key") !== "secret") return c.json({ error: "no key" }, 401);
- *     await next();
- *   }
- * }
- *
- * @RestController()
- * @UseMiddleware(ApiKeyGuard)
- * class Reports {
- *   @GetMapping("/reports")
- *   list(): string[] {
- *     return ["q1"];
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [Reports], components: [ApiKeyGuard] });
- * assert.equal((await app.fetch(new Request("http://x/reports"))).status, 401);
- * const ok = await app.fetch(new Request("http://x/reports", { headers: { "x-api-key": "secret" } }));
- * assert.deepEqual(await ok.json(), ["q1"]);
- * ```
+ * @see docs/middleware.md#middleware
  */
 export interface Middleware {
   /** Runs around the rest of the chain: answer early, or `await next()` and change the answer. */
@@ -71,42 +44,9 @@ export type UseMiddlewareDecorator = (
  * `bootstrap({ middleware })` list, then the class's items as written (top to bottom), then the
  * method's. A bean class that is not registered is a startup error naming the route.
  *
- * @example A header on every route of a controller, and a guard on one method
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, GetMapping, PostMapping, RestController, UseMiddleware } from "@thaw/thaw";
- * import type { Context, Next } from "hono";
+ * @param items Hono middleware functions and `Middleware` bean classes, outermost first
  *
- * const tagged = async (c: Context, next: Next) => {
- *   await next();
- *   c.header("x-served-by", "notes");
- * };
- * const writersOnly = async (c: Context, next: Next) => {
- *   if (c.req.header("x-role") !== "writer") return c.text("Forbidden", 403);
- *   await next();
- * };
- *
- * @RestController()
- * @UseMiddleware(tagged)
- * class Notes {
- *   @GetMapping("/notes")
- *   list(): string[] {
- *     return [];
- *   }
- *   @PostMapping("/notes")
- *   @UseMiddleware(writersOnly)
- *   create(): string {
- *     return "made";
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [Notes] });
- * const list = await app.fetch(new Request("http://x/notes"));
- * assert.equal(list.headers.get("x-served-by"), "notes");
- * const refused = await app.fetch(new Request("http://x/notes", { method: "POST" }));
- * assert.equal(refused.status, 403);
- * assert.equal(refused.headers.get("x-served-by"), "notes");
- * ```
+ * @see docs/middleware.md#usemiddleware
  */
 export function UseMiddleware(...items: MiddlewareItem[]): UseMiddlewareDecorator {
   if (items.length === 0) throw new TypeError("@UseMiddleware needs at least one middleware");

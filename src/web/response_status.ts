@@ -21,25 +21,9 @@ const STATUSES = Symbol("thaw.responseStatus");
  * lists this status as the operation's answer in place of `200`: it cannot read the status from
  * code that builds a `ResponseEntity`, so this is how a route tells it.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bootstrap, HttpStatus, PostMapping, RequestBody, ResponseStatus, RestController } from "@thaw/thaw";
+ * @param status a number, or an `HttpStatus`
  *
- * @RestController()
- * class Notes {
- *   @ResponseStatus(HttpStatus.CREATED)
- *   @PostMapping("/notes", RequestBody())
- *   create(note: unknown) {
- *     return { note };
- *   }
- * }
- *
- * const app = await bootstrap({ controllers: [Notes] });
- * const res = await app.fetch(new Request("http://x/notes", { method: "POST", body: '"hi"', headers: { "content-type": "application/json" } }));
- * assert.equal(res.status, 201);
- * assert.deepEqual(await res.json(), { note: "hi" });
- * ```
+ * @see docs/controllers.md#responsestatus
  */
 export function ResponseStatus(status: number | HttpStatus): ResponseStatusDecorator {
   const code = typeof status === "object" && status !== null ? status.getValue() : status;

@@ -264,7 +264,11 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       "node_modules/redis/",
       "node_modules/@redis/",
     ];
-    for (const part of [...SERVER_ONLY, ...OPENAPI, ...ACTUATOR, "src/migrate/", ...redis]) {
+    // @thaw/thaw/lock-sql: an app without replicas to coordinate has no use for it.
+    const lockSql = "src/scheduling/sql_lock_provider.ts";
+    for (
+      const part of [...SERVER_ONLY, ...OPENAPI, ...ACTUATOR, "src/migrate/", ...redis, lockSql]
+    ) {
       assert.ok(!has(main.inputs, part), `${part} is reachable from the default entry point`);
     }
     assert.ok(!/\bimport\s*\(/.test(main.code), "the default entry point has an import() left");
@@ -275,6 +279,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       "./openapi": "src/openapi/openapi_document.ts",
       "./actuator": "src/actuator/health_routes.ts",
       "./server": "src/runtime/serve.ts",
+      "./lock-sql": lockSql,
     };
     for (const [name, part] of Object.entries(own)) {
       assert.ok(has((await oneFile(exports[name])).inputs, part), `${name} lacks ${part}`);

@@ -13,11 +13,11 @@ import {
   Component,
   Configuration,
   EventListener,
-  type EventListenerDecorator,
   type EventListenerOptions,
   PostConstruct,
   Service,
 } from "../../mod.ts";
+import type { EventListenerDecorator } from "../../types.ts";
 import { memoryLogger } from "../helpers.ts";
 import { propertyOptions } from "../property.ts";
 

@@ -23,7 +23,7 @@ const { exports } = JSON.parse(readFileSync(new URL("deno.json", root), "utf8"))
   exports: Record<string, string>;
 };
 const local = (code: string) =>
-  code.replace(/"@thaw\/thaw(\/[a-z]+)?"/g, (specifier, sub: string | undefined) => {
+  code.replace(/"@thaw\/thaw(\/[a-z-]+)?"/g, (specifier, sub: string | undefined) => {
     const file = exports[`.${sub ?? ""}`];
     return file === undefined ? specifier : JSON.stringify(`../../${file.replace(/^\.\//, "")}`);
   });

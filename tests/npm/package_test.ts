@@ -141,6 +141,28 @@ switch (entry) {
     await assert.rejects(new RedisCacheManager().open(), /RedisCacheManager needs the redis client: npm install redis/);
     break;
   }
+  case "./lock-sql": {
+    const { SqlLockProvider } = await import("@thaw/thaw/lock-sql");
+    // Over a query of one's own, which needs no driver: taken when the insert gives its row back.
+    const statements: string[] = [];
+    const provider = new SqlLockProvider({
+      dialect: "postgres",
+      query: (sql: string) => {
+        statements.push(sql.split(" ")[0]);
+        return Promise.resolve(sql.startsWith("INSERT") ? [{ locked_by: "a" }] : []);
+      },
+    });
+    const lock = await provider.lock({ name: "digest", lockAtMostFor: 60_000, lockAtLeastFor: 0 });
+    await lock!.unlock();
+    assert.deepEqual(statements, ["INSERT", "UPDATE"]);
+    break;
+  }
+  case "./types": {
+    // Types only: the declarations are there, and nothing at run time.
+    const types: typeof import("@thaw/thaw/types") = await import("@thaw/thaw/types");
+    assert.deepEqual(Object.keys(types), []);
+    break;
+  }
   case "./cli":
     // Imported, not run: the CLI acts only as the main module.
     await import("@thaw/thaw/cli");

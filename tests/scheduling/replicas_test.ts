@@ -11,7 +11,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
-import { SqlLockProvider } from "../../mod.ts";
+import { SqlLockProvider } from "../../lock-sql.ts";
 import {
   createDatabase,
   DB_PASSWORD,

@@ -9,7 +9,6 @@ import { z } from "zod";
 import { cors } from "hono/cors";
 import {
   Autowired,
-  type BinderValue,
   bootstrap,
   type Class,
   Component,
@@ -33,6 +32,7 @@ import {
   Value,
   type ValueOptions,
 } from "../../mod.ts";
+import type { BinderValue } from "../../types.ts";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
   : false;

@@ -7,13 +7,13 @@ import {
   DeleteMapping,
   GetMapping,
   HttpRequest,
-  type MappingDecorator,
   PatchMapping,
   PostMapping,
   PutMapping,
   RequestMapping,
   RestController,
 } from "../../mod.ts";
+import type { MappingDecorator } from "../../types.ts";
 import { call } from "../helpers.ts";
 import { propertyOptions } from "../property.ts";
 import {

@@ -9,9 +9,9 @@ import {
   Scheduled,
   SchedulerLock,
   type SimpleLock,
-  SqlLockProvider,
   Value,
 } from "../../../mod.ts";
+import { SqlLockProvider } from "../../../lock-sql.ts";
 import type { User, UserInput } from "../src/user.ts";
 import { DuplicateEmailError, toUser, UserRepository } from "../src/user_repository.ts";
 
