@@ -66,11 +66,6 @@ export interface Scheduler {
    */
   stop(timeoutMs: number): Promise<Error | undefined>;
   /**
-   * Closes the app: stops the schedules (as `stop`), then the beans (`closeBeans`, whatever the
-   * jobs did), and rejects when a job ran past the timeout or a bean failed to stop, naming each.
-   */
-  close(closeBeans: () => Promise<void>, timeoutMs: number): Promise<void>;
-  /**
    * Runs the `cron` jobs whose expression is `cron` (an edge runtime's trigger), once each, and
    * rejects, once all ended, with what a run threw (logged as well), so that the runtime sees the
    * failure: the error itself, or an `AggregateError` of each when several failed.

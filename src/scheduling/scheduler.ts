@@ -169,15 +169,6 @@ class JobScheduler implements Scheduler {
     return this.#stopping ??= this.#stopAll(timeoutMs);
   }
 
-  async close(closeBeans: () => Promise<void>, timeoutMs: number): Promise<void> {
-    const late = await this.stop(timeoutMs);
-    const failed = await closeBeans().then(() => undefined, (e: Error) => e);
-    if (late && failed) {
-      throw new AggregateError([late, failed], `${late.message}; ${failed.message}`);
-    }
-    if (late ?? failed) throw late ?? failed;
-  }
-
   async runCron(cron: string): Promise<void> {
     if (!this.#host.enabled || this.#stopping !== undefined) return;
     const crons = this.#jobs.flatMap((state) =>
