@@ -340,9 +340,9 @@ async function wire(
       defaultErrorBody: web.defaultErrorBody,
       accepting: () => accepting,
       serveApart: (routes) => buildApp(routes, web.errors, limits).fetch,
+      routes: web.routes,
+      documented: web.documented,
     },
-    web.routes,
-    web.documented,
     closeBeans,
   );
   const { hono, fetch } = await compileApp(web, features, limits, logger);

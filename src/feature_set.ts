@@ -12,8 +12,11 @@ import type { ApplicationInternals } from "./application_internals.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute } from "./web/compile.ts";
 
-/** What a feature set is made from: the host but for the routes, which the fold adds to. */
-export type FeatureSetHost = Omit<FeatureHost, "routes" | "documented">;
+/** What a feature set is made from: the host, whose routes the fold adds to. */
+export interface FeatureSetHost extends FeatureHost {
+  readonly routes: CompiledRoute[];
+  readonly documented: RouteToDocument[];
+}
 
 /** The features of one app, in the order they were folded, and their steps. */
 export interface FeatureSet {
@@ -41,25 +44,23 @@ export interface FeatureSet {
 }
 
 /**
- * Makes each feature in turn, adding its routes to `routes` and `documented` before the next is
- * made (OpenAPI documents those before it). When one fails, closes those made, then the beans
- * (`closeBeans`), and rethrows.
+ * Makes each feature in turn, adding its routes to the host's before the next is made (OpenAPI
+ * documents those before it). When one fails, closes those made, then the beans (`closeBeans`),
+ * and rethrows.
  */
 export async function foldFeatures(
   factories: readonly FeatureFactory[],
   host: FeatureSetHost,
-  routes: CompiledRoute[],
-  documented: RouteToDocument[],
   closeBeans: () => Promise<void>,
 ): Promise<FeatureSet> {
   const made: AppFeature[] = [];
   try {
     for (const factory of factories) {
-      const feature = await factory({ ...host, routes, documented });
+      const feature = await factory(host);
       if (feature === undefined) continue;
       made.push(feature);
-      routes.push(...feature.routes ?? []);
-      documented.push(...feature.documented ?? []);
+      host.routes.push(...feature.routes ?? []);
+      host.documented.push(...feature.documented ?? []);
     }
   } catch (error) {
     await featureSet(made, closeBeans).close().catch(() => {});

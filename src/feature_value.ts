@@ -16,13 +16,12 @@ export interface FeatureValue<K extends string> {
   readonly feature: K;
 }
 
-/** Where a feature's entry point names its function and itself, for messages. */
+/** What makes a feature's values, for messages. */
 export interface FeatureOrigin {
-  /** The `bootstrap` option, which is the feature's kind (`openapi`). */
+  /** The `bootstrap` option, which is the feature's kind and its entry point's name (`openapi`). */
   readonly option: string;
-  /** The function of `entry` that makes the values (`openApi`). */
+  /** The function of that entry point that makes the values (`openApi`). */
   readonly factory: string;
-  readonly entry: string;
 }
 
 const setups = new WeakMap<object, FeatureSetup>();
@@ -37,7 +36,7 @@ export function makeFeature<K extends string>(kind: K, setup: FeatureSetup): Fea
 /** The setup behind a value of the feature; a `TypeError` saying what to pass for anything else. */
 export function featureSetup(
   value: unknown,
-  { option, factory, entry }: FeatureOrigin,
+  { option, factory }: FeatureOrigin,
 ): FeatureSetup {
   const kind = (value as { feature?: unknown } | null)?.feature;
   const setup = typeof value === "object" && value !== null && kind === option
@@ -53,7 +52,7 @@ export function featureSetup(
   }
   throw new TypeError(
     `bootstrap({ ${option} }) takes what ${factory}() returns (import { ${factory} } from ` +
-      `"${entry}"), or false; got ${
+      `"@thaw/thaw/${option}"), or false; got ${
         value === null
           ? "null"
           : typeof value === "function"

@@ -24,7 +24,6 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
   {
     option: "actuator",
     factory: "actuator",
-    entry: "@thaw/thaw/actuator",
     section: "management",
     asked: (config) => configuredInFile(config, "management"),
     needs: "these keys configure the actuator",
@@ -32,7 +31,6 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
   {
     option: "openapi",
     factory: "openApi",
-    entry: "@thaw/thaw/openapi",
     section: "app.openapi",
     asked: (_, settings) => openApiConfigured(settings.get("app.openapi")),
     needs: "serving OpenAPI needs the generator",
@@ -56,7 +54,7 @@ export async function optionFeatures(
     } else if (value === undefined && feature.asked(config, settings)) {
       throw new ConfigError(
         `${settings.where(feature.section)}: ${feature.needs}, which lives in its own entry ` +
-          `point: import { ${feature.factory} } from "${feature.entry}" and pass ` +
+          `point: import { ${feature.factory} } from "@thaw/thaw/${feature.option}" and pass ` +
           `bootstrap({ ${feature.option}: ${feature.factory}() })`,
       );
     }
