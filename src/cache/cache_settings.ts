@@ -2,6 +2,7 @@ import { configValue, printable } from "../config/application_config.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** What `thaw.cache.<name>` sets for one cache. */
 export interface CacheSettings {
@@ -111,10 +112,6 @@ function duration(raw: unknown, where: string, max: number): number {
     );
   }
   return ms;
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function shown(value: unknown): string {

@@ -12,6 +12,7 @@ import {
   type ThawKey,
   type ThawSetting,
 } from "./thaw_keys.ts";
+import { isMapping } from "../object_guards.ts";
 
 /**
  * Thaw's own settings, read once from the configuration: every key of {@linkcode THAW_KEYS},
@@ -27,10 +28,6 @@ export interface ThawSettings {
   readonly profiles: readonly string[];
   /** The configuration the settings were read from (for the sections of the app's own, `info`). */
   readonly config: LoadedConfig;
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
