@@ -17,12 +17,13 @@ import {
   summaryLines,
 } from "../migrate.ts";
 import { SQLITE } from "./sqlite.ts";
+import { tempDir } from "./temp_dir.ts";
 
-// Every folder a test makes, removed after the suite.
+// Every folder suiteDir() makes, removed after the suite.
 const folders: string[] = [];
 after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-async function tempDir(): Promise<string> {
+async function suiteDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-api-"));
   folders.push(dir);
   return dir;
@@ -30,7 +31,7 @@ async function tempDir(): Promise<string> {
 
 /** A config folder with datasource `main` on `./data/app.db` (relative to `cwd`), and its files. */
 async function workspace() {
-  const dir = await tempDir();
+  const dir = await suiteDir();
   await writeFile(
     join(dir, "application.yml"),
     "datasource:\n  - name: main\n    url: sqlite:${APP_DB:./data/app.db}\n" +
@@ -74,7 +75,7 @@ const views = (file: string) =>
 
 describe("migrate() from code", () => {
   it("names a missing config folder, and a missing migrations root, as configuration errors", async () => {
-    const dir = await tempDir();
+    const dir = await suiteDir();
     const missing = await failing({ config: join(dir, "nope"), migrations: dir, env: {} });
     assert.equal(missing.kind, "config");
     assert.equal(missing.exitCode, 2);
@@ -456,48 +457,40 @@ describe("migrate() from code", () => {
 
 describe("migrationStatus", () => {
   it("gives calls made while one is under way its answer, and reads again after", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-status-"));
-    try {
-      await writeFile(
-        join(dir, "application.yml"),
-        'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
-      );
-      await mkdir(join(dir, "files", "main"), { recursive: true });
-      await writeFile(join(dir, "files", "main", "V1__a.sql"), "SELECT 1;\n");
-      const status = migrationStatus({ config: dir, migrations: join(dir, "files") });
-      const first = status();
-      const second = status();
-      assert.equal(second, first);
-      const body = await first;
-      assert.deepEqual(body.connections.map((c) => c.files.map((f) => f.path)), [["V1__a.sql"]]);
-      await writeFile(join(dir, "files", "main", "V2__b.sql"), "SELECT 2;\n");
-      const again = status();
-      assert.notEqual(again, first);
-      assert.deepEqual((await again).connections[0].files.map((f) => f.path), [
-        "V1__a.sql",
-        "V2__b.sql",
-      ]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-status-");
+    await writeFile(
+      join(dir.path, "application.yml"),
+      'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
+    );
+    await mkdir(join(dir.path, "files", "main"), { recursive: true });
+    await writeFile(join(dir.path, "files", "main", "V1__a.sql"), "SELECT 1;\n");
+    const status = migrationStatus({ config: dir.path, migrations: join(dir.path, "files") });
+    const first = status();
+    const second = status();
+    assert.equal(second, first);
+    const body = await first;
+    assert.deepEqual(body.connections.map((c) => c.files.map((f) => f.path)), [["V1__a.sql"]]);
+    await writeFile(join(dir.path, "files", "main", "V2__b.sql"), "SELECT 2;\n");
+    const again = status();
+    assert.notEqual(again, first);
+    assert.deepEqual((await again).connections[0].files.map((f) => f.path), [
+      "V1__a.sql",
+      "V2__b.sql",
+    ]);
   });
 
   it("answers for a configuration of search connections alone, one that cannot be reached included", async () => {
     // The SQL run finds no datasource section: that kind is left out, not an error of the whole.
-    const dir = await mkdtemp(join(tmpdir(), "thaw-status-"));
-    try {
-      await writeFile(
-        join(dir, "application.yml"),
-        'search:\n  - name: down\n    hosts: ["http://127.0.0.1:1"]\n    migrations: { enabled: true }\n',
-      );
-      await mkdir(join(dir, "files", "down"), { recursive: true });
-      const body = await migrationStatus({ config: dir, migrations: join(dir, "files") })();
-      assert.deepEqual(
-        body.connections.map((c) => [c.kind, c.name, c.state]),
-        [["search", "down", "error"]],
-      );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-status-");
+    await writeFile(
+      join(dir.path, "application.yml"),
+      'search:\n  - name: down\n    hosts: ["http://127.0.0.1:1"]\n    migrations: { enabled: true }\n',
+    );
+    await mkdir(join(dir.path, "files", "down"), { recursive: true });
+    const body = await migrationStatus({ config: dir.path, migrations: join(dir.path, "files") })();
+    assert.deepEqual(
+      body.connections.map((c) => [c.kind, c.name, c.state]),
+      [["search", "down", "error"]],
+    );
   });
 });

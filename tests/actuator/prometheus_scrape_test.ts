@@ -12,6 +12,7 @@ import { listen } from "../../server.ts";
 import type { Server } from "../../src/runtime/serve.ts";
 import { RUNTIME } from "../runtime.ts";
 import { freePort } from "../helpers.ts";
+import { tempDir } from "../temp_dir.ts";
 
 // Each runtime's run of this file scrapes its own routes, so that a query finds this run's.
 const ROUTE = `/scrape/${RUNTIME}/{id}`;
@@ -86,26 +87,22 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     // The import takes timestamped samples only: each sample gets the same one, in seconds.
     const now = Math.floor(Date.now() / 1000);
     const stamped = om.replace(/^([^#\n].*)$/gm, `$1 ${now}`);
-    const dir = await mkdtemp(join(tmpdir(), "thaw-openmetrics-"));
-    try {
-      await writeFile(join(dir, "scrape.om"), stamped);
-      const check = spawnSync(
-        "promtool",
-        [
-          "tsdb",
-          "create-blocks-from",
-          "openmetrics",
-          "--quiet",
-          join(dir, "scrape.om"),
-          join(dir, "data"),
-        ],
-        { encoding: "utf8" },
-      );
-      assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
-      assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-openmetrics-");
+    await writeFile(join(dir.path, "scrape.om"), stamped);
+    const check = spawnSync(
+      "promtool",
+      [
+        "tsdb",
+        "create-blocks-from",
+        "openmetrics",
+        "--quiet",
+        join(dir.path, "scrape.om"),
+        join(dir.path, "data"),
+      ],
+      { encoding: "utf8" },
+    );
+    assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
+    assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
   });
 
   it("is scraped by a Prometheus server, whose API answers the request count by route", async () => {
