@@ -1,9 +1,9 @@
 // `migrate()` of migrate.ts: the runners from code, on a real SQLite file where the runtime has
 // node:sqlite (on Node before 22.13, its clear refusal instead).
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
@@ -17,21 +17,14 @@ import {
   summaryLines,
 } from "../migrate.ts";
 import { SQLITE } from "./sqlite.ts";
-import { tempDir } from "./temp_dir.ts";
+import { suiteTempDirs, tempDir } from "./temp_dir.ts";
 
-// Every folder suiteDir() makes, removed after the suite.
-const folders: string[] = [];
-after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
-
-async function suiteDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-api-"));
-  folders.push(dir);
-  return dir;
-}
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 /** A config folder with datasource `main` on `./data/app.db` (relative to `cwd`), and its files. */
 async function workspace() {
-  const dir = await suiteDir();
+  const dir = await suiteDir("thaw-migrate-api-");
   await writeFile(
     join(dir, "application.yml"),
     "datasource:\n  - name: main\n    url: sqlite:${APP_DB:./data/app.db}\n" +
@@ -75,7 +68,7 @@ const views = (file: string) =>
 
 describe("migrate() from code", () => {
   it("names a missing config folder, and a missing migrations root, as configuration errors", async () => {
-    const dir = await suiteDir();
+    const dir = await suiteDir("thaw-migrate-api-");
     const missing = await failing({ config: join(dir, "nope"), migrations: dir, env: {} });
     assert.equal(missing.kind, "config");
     assert.equal(missing.exitCode, 2);

@@ -2,8 +2,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { metrics } from "@opentelemetry/api";
 import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
@@ -106,10 +105,10 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
   });
 
   it("is scraped by a Prometheus server, whose API answers the request count by route", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-prometheus-"));
+    await using dir = await tempDir("thaw-prometheus-");
     const port = await freePort();
     await writeFile(
-      join(dir, "prometheus.yml"),
+      join(dir.path, "prometheus.yml"),
       [
         "global:",
         "  scrape_interval: 2s",
@@ -125,8 +124,8 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
       ].join("\n"),
     );
     const prometheus = spawn("prometheus", [
-      `--config.file=${join(dir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${join(dir, "data")}`,
+      `--config.file=${join(dir.path, "prometheus.yml")}`,
+      `--storage.tsdb.path=${join(dir.path, "data")}`,
       `--web.listen-address=127.0.0.1:${port}`,
     ], { stdio: ["ignore", "ignore", "pipe"] });
     let log = "";
@@ -190,7 +189,7 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     } finally {
       prometheus.kill("SIGKILL");
       await exited;
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir.path, { recursive: true, force: true });
     }
   });
 });

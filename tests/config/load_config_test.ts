@@ -1,7 +1,6 @@
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
@@ -15,7 +14,7 @@ import { isLoadedConfig } from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
 import { configTree, expectedValues, missingPlaceholders } from "./config_trees.ts";
 import { withYaml } from "./yaml_file.ts";
-import { tempDir } from "../temp_dir.ts";
+import { suiteTempDirs, tempDir } from "../temp_dir.ts";
 
 /** Asserts that `promise` rejects with a ConfigError whose message starts with `start`. */
 async function rejectsStarting(promise: Promise<unknown>, start: string): Promise<void> {
@@ -218,11 +217,9 @@ describe("loadConfig({ env })", () => {
 
 describe("loadConfig of a YAML dump (property)", () => {
   let dir: string;
+  const suiteDir = suiteTempDirs();
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), "thaw-load-config-"));
-  });
-  after(async () => {
-    await rm(dir, { recursive: true });
+    dir = await suiteDir("thaw-load-config-");
   });
 
   it("reads back the values dumped, ${VAR} substituted, or names a missing one at its line", async () => {

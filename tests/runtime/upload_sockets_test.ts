@@ -246,7 +246,8 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
     });
 
     it("a folder that takes files but does not let them go is refused, naming the file left", async () => {
-      const folder = await mkdtemp(join(tmpdir(), "thaw-upload-append-"));
+      await using dir = await tempDir("thaw-upload-append-");
+      const folder = dir.path;
       // Append-only (root, ext4): a file can be made in it, none deleted, as where a process may
       // create and not delete; upload files would pile up there.
       execFileSync("chattr", ["+a", folder]);
@@ -275,8 +276,8 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
           message,
         );
       } finally {
+        // The folder is removed when the block ends, which the flag would refuse.
         execFileSync("chattr", ["-a", folder]);
-        await rm(folder, { recursive: true, force: true });
       }
     });
 
