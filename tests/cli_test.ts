@@ -1,14 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { OPENSEARCH_URL, os } from "./migrate/search/cluster.ts";
 import { scriptCommand } from "./runtime.ts";
 import { SQLITE } from "./sqlite.ts";
+import { tempDir } from "./temp_dir.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
@@ -61,27 +61,27 @@ describe("cli.ts as a process", () => {
 
   it("runs the SQL worked example on SQLite with one command, then skips it all", async () => {
     // SQLite paths are relative to the working directory: the database lands in a temp folder.
-    const cwd = await mkdtemp(join(tmpdir(), "thaw-sql-example-"));
+    await using cwd = await tempDir("thaw-sql-example-");
     const args = [
       "-c",
       join(root, "examples/migrations/config"),
       "--sqlPath",
       join(root, "examples/migrations/files"),
     ];
-    const first = await cli(args, {}, cwd);
+    const first = await cli(args, {}, cwd.path);
     if (SQLITE === undefined) {
       // Node before 22.13 has no built-in SQLite: the runner says so and changes nothing.
       assert.equal(first.code, 1, first.stderr);
       assert.match(first.stderr, /SQLite needs a runtime with node:sqlite/);
-      await assert.rejects(stat(join(cwd, "data")));
+      await assert.rejects(stat(join(cwd.path, "data")));
       return;
     }
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /app: 2 applied, 0 unchanged/);
-    const second = await cli([...args, "--json"], {}, cwd);
+    const second = await cli([...args, "--json"], {}, cwd.path);
     assert.equal(second.code, 0, second.stderr);
     assert.equal(JSON.parse(second.stdout).connections[0].skipped, 2);
-    const db = new SQLITE.DatabaseSync(join(cwd, "data/example.db"));
+    const db = new SQLITE.DatabaseSync(join(cwd.path, "data/example.db"));
     try {
       assert.deepEqual(
         db.prepare("SELECT name, created_at FROM users").all().map((r) => ({ ...r })),
@@ -94,11 +94,18 @@ describe("cli.ts as a process", () => {
 
   it("runs the worked example against the test node, then skips it all on a second run", async () => {
     // A copy, so the example's own folder stays untouched; the index names are the example's.
-    const dir = await mkdtemp(join(tmpdir(), "thaw-example-"));
-    await cp(join(root, "examples/migrations"), dir, { recursive: true });
+    await using dir = await tempDir("thaw-example-");
+    await cp(join(root, "examples/migrations"), dir.path, { recursive: true });
     await os("DELETE", "/users,users-v2,framework_migrations?ignore_unavailable=true");
     await os("DELETE", "/_index_template/logs");
-    const args = ["-m", "search", "-c", join(dir, "config"), "--sqlPath", join(dir, "files")];
+    const args = [
+      "-m",
+      "search",
+      "-c",
+      join(dir.path, "config"),
+      "--sqlPath",
+      join(dir.path, "files"),
+    ];
     const first = await cli(args, { OPENSEARCH_PASSWORD: "not-used-by-the-node" });
     assert.equal(first.code, 0, first.stderr);
     assert.match(
@@ -138,32 +145,39 @@ describe("cli.ts as a process", () => {
   });
 
   it("exits 2 with the file, line and key of a config error", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-badconfig-"));
+    await using dir = await tempDir("thaw-badconfig-");
     await writeFile(
-      join(dir, "search-config.yml"),
+      join(dir.path, "search-config.yml"),
       'search:\n  - name: main\n    hosts: ["not a url"]\n',
     );
-    const run = await cli(["-m", "opensearch", "-c", dir, "--sqlPath", dir]);
+    const run = await cli(["-m", "opensearch", "-c", dir.path, "--sqlPath", dir.path]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /search-config\.yml:3: search\[0\]\.hosts\[0\] must be an http/);
   });
 
   it("stops after the current file on Ctrl-C, exits 1 and releases the lock", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-sigint-"));
+    await using dir = await tempDir("thaw-sigint-");
     const name = `sig${crypto.randomUUID().slice(0, 6)}`;
-    await mkdir(join(dir, "files", name), { recursive: true });
+    await mkdir(join(dir.path, "files", name), { recursive: true });
     await writeFile(
-      join(dir, "application.yml"),
+      join(dir.path, "application.yml"),
       `search:\n  - name: ${name}\n    hosts: ["${OPENSEARCH_URL}"]\n    migrations: {enabled: true, index: fm_${name}}\n`,
     );
     for (let i = 0; i < 40; i++) {
       await writeFile(
-        join(dir, "files", name, `${String(i).padStart(3, "0")}.json`),
+        join(dir.path, "files", name, `${String(i).padStart(3, "0")}.json`),
         JSON.stringify({ method: "PUT", path: `/${name}/_doc/${i}`, body: { i } }),
       );
     }
     const child = spawn(
-      ...scriptCommand("cli.ts", ["-m", "search", "-c", dir, "--sqlPath", join(dir, "files")]),
+      ...scriptCommand("cli.ts", [
+        "-m",
+        "search",
+        "-c",
+        dir.path,
+        "--sqlPath",
+        join(dir.path, "files"),
+      ]),
       {
         cwd: root,
         env: { ...process.env, NO_COLOR: "1" },

@@ -1,9 +1,9 @@
 // `migrate()` of migrate.ts: the runners from code, on a real SQLite file where the runtime has
 // node:sqlite (on Node before 22.13, its clear refusal instead).
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
@@ -17,20 +17,14 @@ import {
   summaryLines,
 } from "../migrate.ts";
 import { SQLITE } from "./sqlite.ts";
+import { suiteTempDirs, tempDir } from "./temp_dir.ts";
 
-// Every folder a test makes, removed after the suite.
-const folders: string[] = [];
-after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-api-"));
-  folders.push(dir);
-  return dir;
-}
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 /** A config folder with datasource `main` on `./data/app.db` (relative to `cwd`), and its files. */
 async function workspace() {
-  const dir = await tempDir();
+  const dir = await suiteDir("thaw-migrate-api-");
   await writeFile(
     join(dir, "application.yml"),
     "datasource:\n  - name: main\n    url: sqlite:${APP_DB:./data/app.db}\n" +
@@ -74,7 +68,7 @@ const views = (file: string) =>
 
 describe("migrate() from code", () => {
   it("names a missing config folder, and a missing migrations root, as configuration errors", async () => {
-    const dir = await tempDir();
+    const dir = await suiteDir("thaw-migrate-api-");
     const missing = await failing({ config: join(dir, "nope"), migrations: dir, env: {} });
     assert.equal(missing.kind, "config");
     assert.equal(missing.exitCode, 2);
@@ -456,48 +450,40 @@ describe("migrate() from code", () => {
 
 describe("migrationStatus", () => {
   it("gives calls made while one is under way its answer, and reads again after", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-status-"));
-    try {
-      await writeFile(
-        join(dir, "application.yml"),
-        'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
-      );
-      await mkdir(join(dir, "files", "main"), { recursive: true });
-      await writeFile(join(dir, "files", "main", "V1__a.sql"), "SELECT 1;\n");
-      const status = migrationStatus({ config: dir, migrations: join(dir, "files") });
-      const first = status();
-      const second = status();
-      assert.equal(second, first);
-      const body = await first;
-      assert.deepEqual(body.connections.map((c) => c.files.map((f) => f.path)), [["V1__a.sql"]]);
-      await writeFile(join(dir, "files", "main", "V2__b.sql"), "SELECT 2;\n");
-      const again = status();
-      assert.notEqual(again, first);
-      assert.deepEqual((await again).connections[0].files.map((f) => f.path), [
-        "V1__a.sql",
-        "V2__b.sql",
-      ]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-status-");
+    await writeFile(
+      join(dir.path, "application.yml"),
+      'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
+    );
+    await mkdir(join(dir.path, "files", "main"), { recursive: true });
+    await writeFile(join(dir.path, "files", "main", "V1__a.sql"), "SELECT 1;\n");
+    const status = migrationStatus({ config: dir.path, migrations: join(dir.path, "files") });
+    const first = status();
+    const second = status();
+    assert.equal(second, first);
+    const body = await first;
+    assert.deepEqual(body.connections.map((c) => c.files.map((f) => f.path)), [["V1__a.sql"]]);
+    await writeFile(join(dir.path, "files", "main", "V2__b.sql"), "SELECT 2;\n");
+    const again = status();
+    assert.notEqual(again, first);
+    assert.deepEqual((await again).connections[0].files.map((f) => f.path), [
+      "V1__a.sql",
+      "V2__b.sql",
+    ]);
   });
 
   it("answers for a configuration of search connections alone, one that cannot be reached included", async () => {
     // The SQL run finds no datasource section: that kind is left out, not an error of the whole.
-    const dir = await mkdtemp(join(tmpdir(), "thaw-status-"));
-    try {
-      await writeFile(
-        join(dir, "application.yml"),
-        'search:\n  - name: down\n    hosts: ["http://127.0.0.1:1"]\n    migrations: { enabled: true }\n',
-      );
-      await mkdir(join(dir, "files", "down"), { recursive: true });
-      const body = await migrationStatus({ config: dir, migrations: join(dir, "files") })();
-      assert.deepEqual(
-        body.connections.map((c) => [c.kind, c.name, c.state]),
-        [["search", "down", "error"]],
-      );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-status-");
+    await writeFile(
+      join(dir.path, "application.yml"),
+      'search:\n  - name: down\n    hosts: ["http://127.0.0.1:1"]\n    migrations: { enabled: true }\n',
+    );
+    await mkdir(join(dir.path, "files", "down"), { recursive: true });
+    const body = await migrationStatus({ config: dir.path, migrations: join(dir.path, "files") })();
+    assert.deepEqual(
+      body.connections.map((c) => [c.kind, c.name, c.state]),
+      [["search", "down", "error"]],
+    );
   });
 });

@@ -19,6 +19,7 @@ import {
   toOpenMetrics,
 } from "./openmetrics.ts";
 import { shownValueMask } from "./shown_values.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
 export type EndpointId = "health" | "info" | "mappings" | "migrations" | "prometheus";
@@ -135,9 +136,7 @@ function runtime(): { name: string; version: string } {
  */
 export function infoBody(config: LoadedConfig): string {
   const section = configValue(config.values, "info");
-  const info = typeof section === "object" && section !== null && !Array.isArray(section)
-    ? shownValueMask(config)(section)
-    : {};
+  const info = isMapping(section) ? shownValueMask(config)(section) : {};
   try {
     return JSON.stringify({ thaw: { version: VERSION }, runtime: runtime(), ...(info as object) });
   } catch (error) {

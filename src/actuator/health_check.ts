@@ -1,6 +1,7 @@
 // One indicator's check, asked once: whatever it does (throws, hangs, answers something odd), the
 // result is a component's health, so that one indicator can neither fail nor stall the probe.
 import type { ComponentHealth, HealthDetails } from "./health.ts";
+import { isPlainObject } from "../object_guards.ts";
 
 const UP: ComponentHealth = { status: "UP" };
 const DOWN: ComponentHealth = { status: "DOWN" };
@@ -40,12 +41,6 @@ function describe(answer: unknown): string {
   const name = (Object.getPrototypeOf(answer) as { constructor?: { name?: unknown } } | null)
     ?.constructor?.name;
   return typeof name === "string" && name !== "" ? `an instance of ${name}` : "an object";
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /**

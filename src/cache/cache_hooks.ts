@@ -6,6 +6,7 @@ import { type ContextLogger, featureOf } from "../context/class_record.ts";
 import { configValue } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { ConfigValues } from "../config/config_values.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** What `bootstrap` gives the check of an app's caches, once every bean is made. */
 export interface CachingApp {
@@ -38,9 +39,7 @@ export function checkCaches(app: CachingApp): void {
 /** The cache names `thaw.cache` configures. */
 export function configuredCaches(config: ConfigValues): string[] {
   const section = configValue(config, "thaw.cache");
-  return typeof section === "object" && section !== null && !Array.isArray(section)
-    ? Object.keys(section)
-    : [];
+  return isMapping(section) ? Object.keys(section) : [];
 }
 
 /**

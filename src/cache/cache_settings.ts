@@ -1,7 +1,8 @@
-import { configValue, printable } from "../config/application_config.ts";
+import { configValue, shownValue } from "../config/application_config.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** What `thaw.cache.<name>` sets for one cache. */
 export interface CacheSettings {
@@ -96,7 +97,7 @@ export function cacheSettings(
 function count(raw: unknown, where: string): number {
   const n = typeof raw === "string" && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
-    throw new ConfigError(`${where} must be a whole number from 1, got ${shown(raw)}`);
+    throw new ConfigError(`${where} must be a whole number from 1, got ${shownValue(raw)}`);
   }
   return n;
 }
@@ -107,20 +108,8 @@ function duration(raw: unknown, where: string, max: number): number {
     : undefined;
   if (ms === undefined || ms === 0) {
     throw new ConfigError(
-      `${where} must be a duration above 0 (milliseconds, 30s, 5m, PT1H), got ${shown(raw)}`,
+      `${where} must be a duration above 0 (milliseconds, 30s, 5m, PT1H), got ${shownValue(raw)}`,
     );
   }
   return ms;
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function shown(value: unknown): string {
-  try {
-    return printable(JSON.stringify(value) ?? typeof value);
-  } catch {
-    return typeof value;
-  }
 }

@@ -287,6 +287,18 @@ export function printable(text: string): string {
 }
 
 /**
+ * A configured value as an error message quotes it: its JSON, made {@linkcode printable}; its type
+ * when JSON writes nothing of it (a function) or cannot write it (a `BigInt`, a cycle).
+ */
+export function shownValue(value: unknown): string {
+  try {
+    return printable(JSON.stringify(value) ?? typeof value);
+  } catch {
+    return typeof value;
+  }
+}
+
+/**
  * Where a key's value came from: the file (a profile's, the environment) and the line, of the key
  * itself or, for a key that is missing, of its nearest parent that is there.
  */

@@ -1,6 +1,7 @@
 import type { ConfigValues } from "./config_values.ts";
 import { ConfigError } from "./config_error.ts";
 import { keyAndParents } from "./key_line.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** One file's keys, with the line of each (dotted, `list[0]` for items). */
 export interface ConfigLayer {
@@ -15,10 +16,6 @@ export interface MergedLayers {
   readonly values: ConfigValues;
   readonly lines: Map<string, number>;
   readonly origins: Map<string, string>;
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

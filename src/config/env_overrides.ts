@@ -3,6 +3,7 @@ import { ConfigError } from "./config_error.ts";
 import { copyTree } from "./plain_data.ts";
 import type { EnvLookup } from "./env.ts";
 import type { KeyType } from "./thaw_keys.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** A key's path: mapping keys and list indexes. */
 type Path = readonly (string | number)[];
@@ -69,10 +70,6 @@ export function dottedKey(path: Path): string {
     key += typeof segment === "number" ? `[${segment}]` : key === "" ? segment : `.${segment}`;
   }
   return key;
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isScalar(value: unknown): boolean {

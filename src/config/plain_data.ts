@@ -7,11 +7,7 @@
  * @module
  */
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+import { isPlainObject } from "../object_guards.ts";
 
 /** A copy of the mappings and lists of `value`; every other value is the same one. */
 export function copyTree(value: unknown): unknown {

@@ -1,4 +1,9 @@
-import { configLocation, configValue, type LoadedConfig, printable } from "./application_config.ts";
+import {
+  configLocation,
+  configValue,
+  type LoadedConfig,
+  shownValue,
+} from "./application_config.ts";
 import { ConfigError } from "./config_error.ts";
 import {
   type KeyDeclaration,
@@ -12,6 +17,7 @@ import {
   type ThawKey,
   type ThawSetting,
 } from "./thaw_keys.ts";
+import { isMapping } from "../object_guards.ts";
 
 /**
  * Thaw's own settings, read once from the configuration: every key of {@linkcode THAW_KEYS},
@@ -27,10 +33,6 @@ export interface ThawSettings {
   readonly profiles: readonly string[];
   /** The configuration the settings were read from (for the sections of the app's own, `info`). */
   readonly config: LoadedConfig;
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -225,14 +227,6 @@ export function nearMissSections(config: LoadedConfig): string[] {
   return warnings;
 }
 
-function shown(value: unknown): string {
-  try {
-    return printable(JSON.stringify(value) ?? typeof value);
-  } catch {
-    return typeof value;
-  }
-}
-
 /** One key's value checked against its declaration; `undefined` for a key left out. */
 function readKey(config: LoadedConfig, key: string, declaration: KeyDeclaration): unknown {
   const value = configValue(config.values, key);
@@ -244,7 +238,7 @@ function readKey(config: LoadedConfig, key: string, declaration: KeyDeclaration)
       const n = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
       if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
         throw new ConfigError(
-          `${where} must be an integer from ${min} to ${max}, got ${shown(value)}`,
+          `${where} must be an integer from ${min} to ${max}, got ${shownValue(value)}`,
         );
       }
       return n;
@@ -253,7 +247,7 @@ function readKey(config: LoadedConfig, key: string, declaration: KeyDeclaration)
       if (typeof value === "boolean") return value;
       const text = typeof value === "string" ? value.trim() : undefined;
       if (text === "true" || text === "false") return text === "true";
-      throw new ConfigError(`${where} must be true or false, got ${shown(value)}`);
+      throw new ConfigError(`${where} must be true or false, got ${shownValue(value)}`);
     }
     case "string":
       if (typeof value !== "string") throw new ConfigError(`${where} must be text`);
@@ -261,7 +255,7 @@ function readKey(config: LoadedConfig, key: string, declaration: KeyDeclaration)
     case "choice":
       if (typeof value !== "string" || !declaration.choices!.includes(value)) {
         throw new ConfigError(
-          `${where} must be ${declaration.choices!.join(" or ")}, got ${shown(value)}`,
+          `${where} must be ${declaration.choices!.join(" or ")}, got ${shownValue(value)}`,
         );
       }
       return value;

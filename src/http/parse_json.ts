@@ -2,7 +2,7 @@ import { HttpException } from "./http_exception.ts";
 import { HttpStatus } from "./http_status.ts";
 
 /** The deepest nesting of arrays and objects a request body may have. */
-export const MAX_JSON_DEPTH = 512;
+export const MAX_REQUEST_BODY_DEPTH = 512;
 
 // `__proto__` reaches a prototype through any assignment; `constructor.prototype` through the
 // usual recursive merge (`target.constructor` is `Object`, its `prototype` the one every object
@@ -27,7 +27,7 @@ function malformed(why: string): HttpException {
 // Counts nesting outside strings. A text shorter than two brackets per level cannot be too deep,
 // so the common small body is never scanned.
 function tooDeep(text: string): boolean {
-  if (text.length <= 2 * MAX_JSON_DEPTH) return false;
+  if (text.length <= 2 * MAX_REQUEST_BODY_DEPTH) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -37,7 +37,7 @@ function tooDeep(text: string): boolean {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_JSON_DEPTH) return true;
+      if (++depth > MAX_REQUEST_BODY_DEPTH) return true;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return false;
@@ -48,13 +48,13 @@ function tooDeep(text: string): boolean {
  * - every `__proto__` key is removed, and every `constructor` key whose value holds a `prototype`
  *   key, at any depth and however they are spelled (`\u005f_proto__`), so no later merge or
  *   assignment can reach a prototype;
- * - nesting deeper than {@linkcode MAX_JSON_DEPTH} is refused before parsing, so that neither
+ * - nesting deeper than {@linkcode MAX_REQUEST_BODY_DEPTH} is refused before parsing, so that neither
  *   the parser, the key filter nor the application's own recursion can overflow the stack.
  *
  * Anything it refuses is a 400 `HttpException`.
  */
 export function parseJson(text: string): unknown {
-  if (tooDeep(text)) throw malformed(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (tooDeep(text)) throw malformed(`nested deeper than ${MAX_REQUEST_BODY_DEPTH} levels`);
   try {
     // The reviver is slow, so it runs only when the text could hold such a key (spelled out, or
     // hidden behind a `\u` escape).

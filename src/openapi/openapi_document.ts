@@ -16,6 +16,7 @@ import {
   type SharedSchemas,
   sourceSchema,
 } from "./json_schema.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** An OpenAPI 3.1 document, as `openApiDocument(app)` returns it and `/openapi.json` serves it. */
 export interface OpenApiDocument {
@@ -348,7 +349,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(
     value,
     (_key, v: unknown) =>
-      typeof v === "object" && v !== null && !Array.isArray(v)
+      isMapping(v)
         ? Object.fromEntries(
           Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0),
         )

@@ -3,6 +3,7 @@ import type { THAW_KEYS } from "../config/thaw_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
 import { asFlag } from "./openapi_feature.ts";
+import { isMapping } from "../object_guards.ts";
 
 /**
  * Options of the OpenAPI document and its docs page: `openApi(options)`, or the `app.openapi`
@@ -76,8 +77,8 @@ export function openApiSettings(
   let file: Record<string, unknown> = {};
   const fileFlag = asFlag(raw);
   if (fileFlag !== undefined) file = { enabled: fileFlag };
-  else if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
-    file = raw as Record<string, unknown>;
+  else if (isMapping(raw)) {
+    file = raw;
     for (const key of Object.keys(file)) {
       if (!(KEYS as readonly string[]).includes(key)) {
         throw new ConfigError(`${where(key)}: unknown key; the keys are ${KEYS.join(", ")}`);

@@ -10,6 +10,7 @@ import type {
   SecurityRequirement,
   SecurityScheme,
 } from "./api_docs.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** One middleware's description, checked: what the document adds to each route it guards. */
 export interface Guard {
@@ -32,9 +33,6 @@ const SCHEME_FIELDS: Record<string, readonly string[]> = {
   mutualTLS: [],
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 const show = (value: unknown): string =>
   value === null
     ? "null"
@@ -52,7 +50,7 @@ export function guardOf(value: unknown, name: string): Guard | undefined {
   const fail = (why: string): never => {
     throw new TypeError(`Middleware ${name}: describe() ${why}`);
   };
-  if (!isObject(value)) {
+  if (!isMapping(value)) {
     return fail(`returned ${show(value)}, not an object of ${KEYS.join(", ")}`);
   }
   for (const key of Object.keys(value)) {
@@ -61,11 +59,11 @@ export function guardOf(value: unknown, name: string): Guard | undefined {
   const docs = value as MiddlewareDocs;
   const schemes = new Map<string, SecurityScheme>();
   if (docs.securitySchemes !== undefined) {
-    if (!isObject(docs.securitySchemes)) fail("securitySchemes: an object of schemes by name");
+    if (!isMapping(docs.securitySchemes)) fail("securitySchemes: an object of schemes by name");
     for (const [scheme, given] of Object.entries(docs.securitySchemes as Record<string, unknown>)) {
       if (scheme === "") fail("securitySchemes: a scheme needs a name");
       const where = `securitySchemes.${scheme}`;
-      if (!isObject(given)) return fail(`${where}: a security scheme object, got ${show(given)}`);
+      if (!isMapping(given)) return fail(`${where}: a security scheme object, got ${show(given)}`);
       if (typeof given.type !== "string" || !Object.hasOwn(SCHEME_FIELDS, given.type)) {
         fail(`${where}: type ${show(given.type)} is none of ${Object.keys(SCHEME_FIELDS)}`);
       }
@@ -84,7 +82,7 @@ export function guardOf(value: unknown, name: string): Guard | undefined {
   } else {
     if (!Array.isArray(docs.security)) fail("security: an array of requirements");
     security = docs.security.map((requirement, i) => {
-      if (!isObject(requirement)) fail(`security[${i}]: an object of scheme names to scopes`);
+      if (!isMapping(requirement)) fail(`security[${i}]: an object of scheme names to scopes`);
       for (const [scheme, scopes] of Object.entries(requirement)) {
         if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === "string")) {
           fail(`security[${i}].${scheme}: an array of scope names, got ${show(scopes)}`);
@@ -95,14 +93,14 @@ export function guardOf(value: unknown, name: string): Guard | undefined {
   }
   const responses = new Map<number, ApiResponseOptions>();
   if (docs.responses !== undefined) {
-    if (!isObject(docs.responses)) fail("responses: an object of answers by status");
+    if (!isMapping(docs.responses)) fail("responses: an object of answers by status");
     for (const [key, answer] of Object.entries(docs.responses)) {
       const status = Number(key);
       if (!/^\d+$/.test(key) || status < 100 || status > 599) {
         fail(`responses: status ${key} is not 100 to 599`);
       }
       if (typeof answer === "string") responses.set(status, { description: answer });
-      else if (isObject(answer)) responses.set(status, answer as ApiResponseOptions);
+      else if (isMapping(answer)) responses.set(status, answer as ApiResponseOptions);
       else fail(`responses.${key}: a description or { description, schema }, got ${show(answer)}`);
     }
   }

@@ -2,8 +2,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { metrics } from "@opentelemetry/api";
 import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
@@ -12,6 +11,7 @@ import { listen } from "../../server.ts";
 import type { Server } from "../../src/runtime/serve.ts";
 import { RUNTIME } from "../runtime.ts";
 import { freePort } from "../helpers.ts";
+import { tempDir } from "../temp_dir.ts";
 
 // Each runtime's run of this file scrapes its own routes, so that a query finds this run's.
 const ROUTE = `/scrape/${RUNTIME}/{id}`;
@@ -86,33 +86,29 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     // The import takes timestamped samples only: each sample gets the same one, in seconds.
     const now = Math.floor(Date.now() / 1000);
     const stamped = om.replace(/^([^#\n].*)$/gm, `$1 ${now}`);
-    const dir = await mkdtemp(join(tmpdir(), "thaw-openmetrics-"));
-    try {
-      await writeFile(join(dir, "scrape.om"), stamped);
-      const check = spawnSync(
-        "promtool",
-        [
-          "tsdb",
-          "create-blocks-from",
-          "openmetrics",
-          "--quiet",
-          join(dir, "scrape.om"),
-          join(dir, "data"),
-        ],
-        { encoding: "utf8" },
-      );
-      assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
-      assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-openmetrics-");
+    await writeFile(join(dir.path, "scrape.om"), stamped);
+    const check = spawnSync(
+      "promtool",
+      [
+        "tsdb",
+        "create-blocks-from",
+        "openmetrics",
+        "--quiet",
+        join(dir.path, "scrape.om"),
+        join(dir.path, "data"),
+      ],
+      { encoding: "utf8" },
+    );
+    assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
+    assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
   });
 
   it("is scraped by a Prometheus server, whose API answers the request count by route", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-prometheus-"));
+    await using dir = await tempDir("thaw-prometheus-");
     const port = await freePort();
     await writeFile(
-      join(dir, "prometheus.yml"),
+      join(dir.path, "prometheus.yml"),
       [
         "global:",
         "  scrape_interval: 2s",
@@ -128,8 +124,8 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
       ].join("\n"),
     );
     const prometheus = spawn("prometheus", [
-      `--config.file=${join(dir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${join(dir, "data")}`,
+      `--config.file=${join(dir.path, "prometheus.yml")}`,
+      `--storage.tsdb.path=${join(dir.path, "data")}`,
       `--web.listen-address=127.0.0.1:${port}`,
     ], { stdio: ["ignore", "ignore", "pipe"] });
     let log = "";
@@ -193,7 +189,7 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     } finally {
       prometheus.kill("SIGKILL");
       await exited;
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir.path, { recursive: true, force: true });
     }
   });
 });

@@ -1,7 +1,6 @@
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
@@ -15,6 +14,7 @@ import { isLoadedConfig } from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
 import { configTree, expectedValues, missingPlaceholders } from "./config_trees.ts";
 import { withYaml } from "./yaml_file.ts";
+import { suiteTempDirs, tempDir } from "../temp_dir.ts";
 
 /** Asserts that `promise` rejects with a ConfigError whose message starts with `start`. */
 async function rejectsStarting(promise: Promise<unknown>, start: string): Promise<void> {
@@ -71,26 +71,22 @@ describe("loadConfig", () => {
   });
 
   it("names the file it cannot read, as an absolute path", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-load-config-"));
-    try {
-      const missing = join(dir, "missing.yml");
-      await rejectsStarting(loadConfig(missing), `Cannot read ${missing}: `);
-      await rejectsStarting(loadConfig(pathToFileURL(missing)), `Cannot read ${missing}: `);
-      // A relative path is resolved against the working directory before it is named.
-      await rejectsStarting(
-        loadConfig(relative(process.cwd(), missing)),
-        `Cannot read ${missing}: `,
-      );
-      await rejectsStarting(
-        loadConfig("no-such-dir/application.yml"),
-        `Cannot read ${resolve("no-such-dir/application.yml")}: `,
-      );
-      // A directory is not a file.
-      await mkdir(join(dir, "folder.yml"));
-      await rejectsStarting(loadConfig(join(dir, "folder.yml")), `Cannot read ${dir}`);
-    } finally {
-      await rm(dir, { recursive: true });
-    }
+    await using dir = await tempDir("thaw-load-config-");
+    const missing = join(dir.path, "missing.yml");
+    await rejectsStarting(loadConfig(missing), `Cannot read ${missing}: `);
+    await rejectsStarting(loadConfig(pathToFileURL(missing)), `Cannot read ${missing}: `);
+    // A relative path is resolved against the working directory before it is named.
+    await rejectsStarting(
+      loadConfig(relative(process.cwd(), missing)),
+      `Cannot read ${missing}: `,
+    );
+    await rejectsStarting(
+      loadConfig("no-such-dir/application.yml"),
+      `Cannot read ${resolve("no-such-dir/application.yml")}: `,
+    );
+    // A directory is not a file.
+    await mkdir(join(dir.path, "folder.yml"));
+    await rejectsStarting(loadConfig(join(dir.path, "folder.yml")), `Cannot read ${dir.path}`);
   });
 
   it("names the file, the line and the column of malformed YAML", async () => {
@@ -221,11 +217,9 @@ describe("loadConfig({ env })", () => {
 
 describe("loadConfig of a YAML dump (property)", () => {
   let dir: string;
+  const suiteDir = suiteTempDirs();
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), "thaw-load-config-"));
-  });
-  after(async () => {
-    await rm(dir, { recursive: true });
+    dir = await suiteDir("thaw-load-config-");
   });
 
   it("reads back the values dumped, ${VAR} substituted, or names a missing one at its line", async () => {
@@ -275,16 +269,12 @@ async function withFiles(
   files: Record<string, string>,
   run: (dir: string) => Promise<void>,
 ): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-profiles-"));
-  try {
-    for (const [name, text] of Object.entries(files)) {
-      await mkdir(dirname(join(dir, name)), { recursive: true });
-      await writeFile(join(dir, name), text);
-    }
-    await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  await using dir = await tempDir("thaw-profiles-");
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir.path, name)), { recursive: true });
+    await writeFile(join(dir.path, name), text);
   }
+  await run(dir.path);
 }
 
 describe("loadConfig: profiles", () => {

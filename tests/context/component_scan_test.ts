@@ -1,13 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { bootstrap, ConfigError, DefinitionError, NoSuchBeanError } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
 import { scanComponents } from "../../scan.ts";
 import { call } from "../helpers.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const fixtures = new URL("../fixtures/scan/", import.meta.url);
 const fixtureConfig = fileURLToPath(new URL("application.yml", fixtures));
@@ -15,22 +15,18 @@ const mod = new URL("../../mod.ts", import.meta.url).href;
 
 /** A folder with `application.yml` and a `beans` folder holding one controller. */
 async function project(yaml: string, run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-scan-"));
-  try {
-    // An ES module project, as on Node a TypeScript project with decorators is.
-    await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
-    await mkdir(join(dir, "beans"));
-    await writeFile(
-      join(dir, "beans", "hello_controller.ts"),
-      `import { GetMapping, RestController } from ${JSON.stringify(mod)};\n` +
-        `@RestController()\nexport class HelloController {\n` +
-        `  @GetMapping("/hello") hello() { return "hello from beans"; }\n}\n`,
-    );
-    await writeFile(join(dir, "application.yml"), yaml);
-    await run(dir);
-  } finally {
-    await rm(dir, { recursive: true });
-  }
+  await using dir = await tempDir("thaw-scan-");
+  // An ES module project, as on Node a TypeScript project with decorators is.
+  await writeFile(join(dir.path, "package.json"), '{ "type": "module" }\n');
+  await mkdir(join(dir.path, "beans"));
+  await writeFile(
+    join(dir.path, "beans", "hello_controller.ts"),
+    `import { GetMapping, RestController } from ${JSON.stringify(mod)};\n` +
+      `@RestController()\nexport class HelloController {\n` +
+      `  @GetMapping("/hello") hello() { return "hello from beans"; }\n}\n`,
+  );
+  await writeFile(join(dir.path, "application.yml"), yaml);
+  await run(dir.path);
 }
 
 /** Asserts that `promise` rejects with an error of `type` whose message contains every part. */
@@ -64,37 +60,33 @@ describe("component scanning", () => {
   });
 
   it("tells to export a decorated class that scanning could not see, which a bean needs", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-scan-"));
-    try {
-      await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
-      await writeFile(
-        join(dir, "greeter.ts"),
-        `import { Service } from ${JSON.stringify(mod)};\n` +
-          `@Service()\nclass Greeter {\n  greet() { return "hi"; }\n}\n` +
-          `export const unrelated = 1;\nexport function make() { return new Greeter(); }\n`,
-      );
-      await writeFile(
-        join(dir, "greeting_controller.ts"),
-        `import { Autowired, GetMapping, RestController } from ${JSON.stringify(mod)};\n` +
-          `import { make } from "./greeter.ts";\n` +
-          `const Greeter = make().constructor;\n` +
-          `@RestController()\nexport class GreetingController {\n` +
-          `  @Autowired(Greeter) greeter;\n` +
-          `  @GetMapping("/hi") hi() { return this.greeter.greet(); }\n}\n`,
-      );
-      const components = await scanComponents([pathToFileURL(dir)]);
-      assert.deepEqual(components.map((c) => c.name), ["GreetingController"]);
-      const message = await rejectsNaming(
-        bootstrap({ components }),
-        NoSuchBeanError,
-        "No bean of class Greeter for @Autowired(Greeter) on field 'greeter' of class GreetingController",
-        "Greeter is decorated with @Service() but was not registered",
-        "export it from its module",
-      );
-      assert.ok(!message.includes("decorate Greeter with"), message);
-    } finally {
-      await rm(dir, { recursive: true });
-    }
+    await using dir = await tempDir("thaw-scan-");
+    await writeFile(join(dir.path, "package.json"), '{ "type": "module" }\n');
+    await writeFile(
+      join(dir.path, "greeter.ts"),
+      `import { Service } from ${JSON.stringify(mod)};\n` +
+        `@Service()\nclass Greeter {\n  greet() { return "hi"; }\n}\n` +
+        `export const unrelated = 1;\nexport function make() { return new Greeter(); }\n`,
+    );
+    await writeFile(
+      join(dir.path, "greeting_controller.ts"),
+      `import { Autowired, GetMapping, RestController } from ${JSON.stringify(mod)};\n` +
+        `import { make } from "./greeter.ts";\n` +
+        `const Greeter = make().constructor;\n` +
+        `@RestController()\nexport class GreetingController {\n` +
+        `  @Autowired(Greeter) greeter;\n` +
+        `  @GetMapping("/hi") hi() { return this.greeter.greet(); }\n}\n`,
+    );
+    const components = await scanComponents([pathToFileURL(dir.path)]);
+    assert.deepEqual(components.map((c) => c.name), ["GreetingController"]);
+    const message = await rejectsNaming(
+      bootstrap({ components }),
+      NoSuchBeanError,
+      "No bean of class Greeter for @Autowired(Greeter) on field 'greeter' of class GreetingController",
+      "Greeter is decorated with @Service() but was not registered",
+      "export it from its module",
+    );
+    assert.ok(!message.includes("decorate Greeter with"), message);
   });
 
   it("names a directory that does not exist", async () => {

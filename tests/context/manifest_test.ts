@@ -1,13 +1,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { bootstrap } from "../../mod.ts";
 import { scanComponents, scanExports } from "../../src/context/component_scan.ts";
 import { renderManifest, runManifestCommand } from "../../src/context/manifest.ts";
 import { call } from "../helpers.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
+
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const mod = pathToFileURL(join(root, "mod.ts")).href;
@@ -26,7 +29,7 @@ async function manifest(cwd: string, ...args: string[]) {
 
 /** A folder of bean classes with two same-named exports, a default export and a re-export. */
 async function beans(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-manifest-"));
+  const dir = await suiteDir("thaw-manifest-");
   await mkdir(join(dir, "src", "admin"), { recursive: true });
   // An ES module project, as on Node a TypeScript project with decorators is.
   await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');

@@ -3,12 +3,12 @@
 // apps using it import. The sizes themselves are a benchmark (`npm run bench:startup`), not a test.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions, stop } from "esbuild";
 import { bundleWorkers, loadedChunks, WORKER_BUILD } from "../../tools/bundle_worker.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -310,18 +310,14 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     // users.js serves OpenAPI: the docs page, which it turns off, reads its files with `import()`
     // of node:fs; hoisted to the top of the file, a `node:` import would be evaluated at load and
     // fail on workerd without `nodejs_compat`, whether or not the app takes that path.
-    const dir = await mkdtemp(join(tmpdir(), "thaw-bundle-"));
-    try {
-      await bundleWorkers(dir);
-      for (const file of ["users.js", "users_explicit.js"]) {
-        const code = await readFile(join(dir, file), "utf8");
-        const hoisted = [...code.matchAll(/from\s*"(node:[^"]+)"/g)].map((m) => m[1]);
-        assert.deepEqual(hoisted, [], `${file} imports ${hoisted.join(", ")} at load`);
-      }
-      const explicit = await readFile(join(dir, "users_explicit.js"), "utf8");
-      assert.doesNotMatch(explicit, /["']node:/, "users_explicit.js names a node: module");
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+    await using dir = await tempDir("thaw-bundle-");
+    await bundleWorkers(dir.path);
+    for (const file of ["users.js", "users_explicit.js"]) {
+      const code = await readFile(join(dir.path, file), "utf8");
+      const hoisted = [...code.matchAll(/from\s*"(node:[^"]+)"/g)].map((m) => m[1]);
+      assert.deepEqual(hoisted, [], `${file} imports ${hoisted.join(", ")} at load`);
     }
+    const explicit = await readFile(join(dir.path, "users_explicit.js"), "utf8");
+    assert.doesNotMatch(explicit, /["']node:/, "users_explicit.js names a node: module");
   });
 });

@@ -5,13 +5,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { bootstrap } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { loadConfig } from "../../config.ts";
 import { accessLogLine } from "../../src/observe/access_log.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const root = new URL("../../", import.meta.url);
 
@@ -36,44 +36,36 @@ function promtool(args: string[]): void {
 
 describe("the observability docs' other blocks", () => {
   it("give PromQL and a scrape job that promtool accepts", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-promql-"));
-    try {
-      const queries = (await blocks("docs/observability.md", "promql"))
-        .flatMap((block) => block.split(/\n\s*\n/)).map((q) => q.trim()).filter((q) => q !== "");
-      assert.ok(queries.length >= 3, `found ${queries.length} queries`);
-      const rules = [
-        "groups:",
-        "  - name: docs",
-        "    rules:",
-        ...queries.flatMap((query, i) => [
-          `      - record: docs:query_${i}`,
-          `        expr: ${JSON.stringify(query.replace(/\s+/g, " "))}`,
-        ]),
-        "",
-      ].join("\n");
-      await writeFile(join(dir, "rules.yml"), rules);
-      promtool(["check", "rules", join(dir, "rules.yml")]);
-      const [scrape] = await blocks("docs/observability.md", "yaml");
-      assert.match(scrape, /metrics_path: \/actuator\/prometheus/);
-      await writeFile(join(dir, "prometheus.yml"), scrape);
-      promtool(["check", "config", join(dir, "prometheus.yml")]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-promql-");
+    const queries = (await blocks("docs/observability.md", "promql"))
+      .flatMap((block) => block.split(/\n\s*\n/)).map((q) => q.trim()).filter((q) => q !== "");
+    assert.ok(queries.length >= 3, `found ${queries.length} queries`);
+    const rules = [
+      "groups:",
+      "  - name: docs",
+      "    rules:",
+      ...queries.flatMap((query, i) => [
+        `      - record: docs:query_${i}`,
+        `        expr: ${JSON.stringify(query.replace(/\s+/g, " "))}`,
+      ]),
+      "",
+    ].join("\n");
+    await writeFile(join(dir.path, "rules.yml"), rules);
+    promtool(["check", "rules", join(dir.path, "rules.yml")]);
+    const [scrape] = await blocks("docs/observability.md", "yaml");
+    assert.match(scrape, /metrics_path: \/actuator\/prometheus/);
+    await writeFile(join(dir.path, "prometheus.yml"), scrape);
+    promtool(["check", "config", join(dir.path, "prometheus.yml")]);
   });
 
   it("give management keys that bootstrap takes", async () => {
     const [keys] = (await blocks("docs/operations.md", "yaml")).filter((b) =>
       b.includes("server:")
     );
-    const dir = await mkdtemp(join(tmpdir(), "thaw-management-"));
-    try {
-      await writeFile(join(dir, "application.yml"), keys);
-      const config = await loadConfig(join(dir, "application.yml"));
-      await bootstrap({ config, actuator: actuator() });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using dir = await tempDir("thaw-management-");
+    await writeFile(join(dir.path, "application.yml"), keys);
+    const config = await loadConfig(join(dir.path, "application.yml"));
+    await bootstrap({ config, actuator: actuator() });
   });
 
   it("show an access-log line as the log writes it", async () => {

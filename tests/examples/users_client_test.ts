@@ -6,8 +6,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -16,6 +15,7 @@ import { listen, type Server } from "../../server.ts";
 import { usersClient } from "../../examples/users/client/users_client.ts";
 import { resolvePointer, schemaValidator } from "../openapi/openapi_validator.ts";
 import { STORAGES, usersApps } from "./users_storage.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const GENERATOR = join(root, "tools/openapi-typescript/node_modules/openapi-typescript/bin/cli.js");
@@ -27,16 +27,12 @@ async function generate(document: string): Promise<string> {
     existsSync(GENERATOR),
     `openapi-typescript is not installed: npm ci --prefix tools/openapi-typescript (npm test does)`,
   );
-  const dir = await mkdtemp(join(tmpdir(), "thaw-client-"));
-  try {
-    await writeFile(join(dir, "openapi.json"), document);
-    await promisify(execFile)("node", [GENERATOR, "openapi.json", "-o", "users_api.ts"], {
-      cwd: dir,
-    });
-    return await readFile(join(dir, "users_api.ts"), "utf8");
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await using dir = await tempDir("thaw-client-");
+  await writeFile(join(dir.path, "openapi.json"), document);
+  await promisify(execFile)("node", [GENERATOR, "openapi.json", "-o", "users_api.ts"], {
+    cwd: dir.path,
+  });
+  return await readFile(join(dir.path, "users_api.ts"), "utf8");
 }
 
 const open = usersApps();

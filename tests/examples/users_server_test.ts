@@ -2,8 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -13,6 +12,7 @@ import { freePort } from "../migrate/search/servers.ts";
 import { STORAGES, usersApps } from "./users_storage.ts";
 import { untilRefused } from "../runtime/raw_client.ts";
 import { listen } from "../../server.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const main = join(root, "examples/users/main.ts");
@@ -204,140 +204,120 @@ for (const storage of STORAGES) {
 describe("examples/users/main.ts as a process (npm start)", () => {
   if (SQLITE === undefined) {
     it("exits 1 with the runner's SQLite message, no stack trace, on a Node without node:sqlite", async () => {
-      const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
-      try {
-        const run = await runToEnd(cwd);
-        assert.equal(run.code, 1, run.out + run.err);
-        assert.equal(
-          run.err.trim(),
-          "users app not started: SQLite needs a runtime with node:sqlite: Deno, Bun, or Node " +
-            "22.13 or later",
-        );
-        assert.doesNotMatch(run.out + run.err, /^\s+at /m);
-        await assert.rejects(stat(join(cwd, "data")), "nothing was created");
-      } finally {
-        await rm(cwd, { recursive: true, force: true });
-      }
+      await using cwd = await tempDir("thaw-users-main-");
+      const run = await runToEnd(cwd.path);
+      assert.equal(run.code, 1, run.out + run.err);
+      assert.equal(
+        run.err.trim(),
+        "users app not started: SQLite needs a runtime with node:sqlite: Deno, Bun, or Node " +
+          "22.13 or later",
+      );
+      assert.doesNotMatch(run.out + run.err, /^\s+at /m);
+      await assert.rejects(stat(join(cwd.path, "data")), "nothing was created");
     });
     return;
   }
 
   it("refuses USERS_DB=:memory:, which the migrations would reach and the app would not", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
-    try {
-      const { code, err } = await runToEnd(cwd, { USERS_DB: ":memory:" });
-      assert.equal(code, 2, err);
-      assert.match(err, /users app not started: USERS_DB=:memory: /);
-      assert.doesNotMatch(err, /\n\s+at /, "no stack trace");
-    } finally {
-      await rm(cwd, { recursive: true, force: true });
-    }
+    await using cwd = await tempDir("thaw-users-main-");
+    const { code, err } = await runToEnd(cwd.path, { USERS_DB: ":memory:" });
+    assert.equal(code, 2, err);
+    assert.match(err, /users app not started: USERS_DB=:memory: /);
+    assert.doesNotMatch(err, /\n\s+at /, "no stack trace");
   });
 
   it("migrates, then serves on the port application.yml gives; a restart skips the migration and keeps the users", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
+    await using cwd = await tempDir("thaw-users-main-");
+    const port = await freePort();
+    const first = await start(cwd.path, port);
     try {
-      const port = await freePort();
-      const first = await start(cwd, port);
-      try {
-        assert.match(first.output, /users \[1\/2\] apply 001-create-users\.sql \(applied/);
-        assert.match(first.output, /users \[2\/2\] apply 002-create-shedlock\.sql \(applied/);
-        assert.match(first.output, /users: 2 applied, 0 unchanged/);
-        assert.equal(first.url, `http://localhost:${port}`);
-        const res = await fetch(`${first.url}/users`);
-        assert.equal(res.status, 200);
-        assert.deepEqual(await res.json(), { success: true, data: [] });
-        const created = await fetch(`${first.url}/users`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ name: "Ada", email: "ada@example.com" }),
-        });
-        assert.equal(created.status, 201);
-        await created.body?.cancel();
-        // The document and its docs page, on with the permissions of npm start.
-        const document = await fetch(`${first.url}/openapi.json`);
-        assert.equal((await document.json()).info.title, "Users");
-        const page = await fetch(`${first.url}/docs/swagger-ui-bundle.js`);
-        assert.equal(page.status, 200);
-        await page.body?.cancel();
-      } finally {
-        await first.stop();
-      }
-      // The database is the default one, relative to the working directory.
-      assert.ok((await stat(join(cwd, "data", "users.db"))).isFile());
-      const second = await start(cwd, await freePort());
-      try {
-        assert.match(second.output, /users: 0 applied, 2 unchanged/);
-        assert.doesNotMatch(second.output, /apply 001/);
-        assert.deepEqual(await (await fetch(`${second.url}/users/1`)).json(), {
-          success: true,
-          data: { id: 1, name: "Ada", email: "ada@example.com" },
-        });
-      } finally {
-        await second.stop();
-      }
+      assert.match(first.output, /users \[1\/2\] apply 001-create-users\.sql \(applied/);
+      assert.match(first.output, /users \[2\/2\] apply 002-create-shedlock\.sql \(applied/);
+      assert.match(first.output, /users: 2 applied, 0 unchanged/);
+      assert.equal(first.url, `http://localhost:${port}`);
+      const res = await fetch(`${first.url}/users`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { success: true, data: [] });
+      const created = await fetch(`${first.url}/users`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Ada", email: "ada@example.com" }),
+      });
+      assert.equal(created.status, 201);
+      await created.body?.cancel();
+      // The document and its docs page, on with the permissions of npm start.
+      const document = await fetch(`${first.url}/openapi.json`);
+      assert.equal((await document.json()).info.title, "Users");
+      const page = await fetch(`${first.url}/docs/swagger-ui-bundle.js`);
+      assert.equal(page.status, 200);
+      await page.body?.cancel();
     } finally {
-      await rm(cwd, { recursive: true, force: true });
+      await first.stop();
+    }
+    // The database is the default one, relative to the working directory.
+    assert.ok((await stat(join(cwd.path, "data", "users.db"))).isFile());
+    const second = await start(cwd.path, await freePort());
+    try {
+      assert.match(second.output, /users: 0 applied, 2 unchanged/);
+      assert.doesNotMatch(second.output, /apply 001/);
+      assert.deepEqual(await (await fetch(`${second.url}/users/1`)).json(), {
+        success: true,
+        data: { id: 1, name: "Ada", email: "ada@example.com" },
+      });
+    } finally {
+      await second.stop();
     }
   });
 
   it("serves the health endpoints of application.yml, and SIGTERM stops it cleanly with exit code 0", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
+    await using cwd = await tempDir("thaw-users-main-");
+    const app = await start(cwd.path, await freePort());
+    let stopped = false;
     try {
-      const app = await start(cwd, await freePort());
-      let stopped = false;
-      try {
-        for (const path of ["", "/liveness", "/readiness"]) {
-          const res = await fetch(`${app.url}/actuator/health${path}`);
-          assert.equal(res.status, 200, path);
-          assert.equal(await res.text(), '{"status":"UP"}', path);
-        }
-        // The fetches leave kept-alive connections idle: the shutdown closes them, not waits.
-        stopped = true;
-        // A clean shutdown prints its one line, the start line's pair, and nothing else.
-        assert.match(
-          await app.stop(),
-          /^Thaw stopped listening on http:\/\/\S+, shut down in \d+ ms\n$/,
-        );
-      } finally {
-        if (!stopped) await app.stop();
+      for (const path of ["", "/liveness", "/readiness"]) {
+        const res = await fetch(`${app.url}/actuator/health${path}`);
+        assert.equal(res.status, 200, path);
+        assert.equal(await res.text(), '{"status":"UP"}', path);
       }
-      await assert.rejects(fetch(`${app.url}/actuator/health`), "nothing listens any more");
+      // The fetches leave kept-alive connections idle: the shutdown closes them, not waits.
+      stopped = true;
+      // A clean shutdown prints its one line, the start line's pair, and nothing else.
+      assert.match(
+        await app.stop(),
+        /^Thaw stopped listening on http:\/\/\S+, shut down in \d+ ms\n$/,
+      );
     } finally {
-      await rm(cwd, { recursive: true, force: true });
+      if (!stopped) await app.stop();
     }
+    await assert.rejects(fetch(`${app.url}/actuator/health`), "nothing listens any more");
   });
 
   it("lets a POST in flight at SIGTERM finish (201, Connection: close), then exits 0", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "thaw-users-main-"));
+    await using cwd = await tempDir("thaw-users-main-");
+    const app = await start(cwd.path, await freePort());
+    const socket = connect(app.port, "127.0.0.1");
     try {
-      const app = await start(cwd, await freePort());
-      const socket = connect(app.port, "127.0.0.1");
-      try {
-        const answer = received(socket);
-        const body = JSON.stringify({ name: "Ada", email: "ada@example.com" });
-        socket.write(
-          "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" +
-            `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
-        );
-        // Asked for its body, the request is the server's: in flight when the signal comes.
-        await answer.match(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
-        app.terminate();
-        // Stopped accepting: the shutdown has begun, with the request still waiting for its body.
-        await untilRefused(app.port);
-        socket.write(body);
-        const text = await answer.closed();
-        assert.match(text, /\r\n\r\nHTTP\/1\.1 201 Created\r\n/, text);
-        assert.match(text, /\r\nconnection: close\r\n/i, text);
-        assert.match(text, /"data":\{"id":1,"name":"Ada","email":"ada@example\.com"\}/, text);
-        assert.deepEqual(await app.ended, { code: 0, signal: null }, app.output);
-      } finally {
-        socket.destroy();
-        app.terminate();
-        await app.ended;
-      }
+      const answer = received(socket);
+      const body = JSON.stringify({ name: "Ada", email: "ada@example.com" });
+      socket.write(
+        "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" +
+          `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      );
+      // Asked for its body, the request is the server's: in flight when the signal comes.
+      await answer.match(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
+      app.terminate();
+      // Stopped accepting: the shutdown has begun, with the request still waiting for its body.
+      await untilRefused(app.port);
+      socket.write(body);
+      const text = await answer.closed();
+      assert.match(text, /\r\n\r\nHTTP\/1\.1 201 Created\r\n/, text);
+      assert.match(text, /\r\nconnection: close\r\n/i, text);
+      assert.match(text, /"data":\{"id":1,"name":"Ada","email":"ada@example\.com"\}/, text);
+      assert.deepEqual(await app.ended, { code: 0, signal: null }, app.output);
     } finally {
-      await rm(cwd, { recursive: true, force: true });
+      socket.destroy();
+      app.terminate();
+      await app.ended;
     }
   });
 });

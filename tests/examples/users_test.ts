@@ -1,7 +1,5 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Application, Component, DuplicateBeanError } from "../../mod.ts";
 import { openApiDocument } from "../../openapi.ts";
@@ -12,6 +10,7 @@ import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
 import { call } from "../helpers.ts";
 import { schemaValidator } from "../openapi/openapi_validator.ts";
 import { bootstrapUsers, STORAGES, usersApps } from "./users_storage.ts";
+import { tempDir } from "../temp_dir.ts";
 
 async function create(app: Application, name: unknown, email: unknown) {
   const res = await call(app, "POST", "/users", { json: { name, email } });
@@ -278,15 +277,11 @@ for (const storage of STORAGES) {
       });
 
       it("refuses to start on a database the migrations have not made", async () => {
-        const dir = await mkdtemp(join(tmpdir(), "thaw-users-"));
-        try {
-          await assert.rejects(
-            bootstrapUsers({}, [sqliteStorage(join(dir, "empty.db"))]),
-            /@Bean SqliteStorage\.userRepository\(\) threw: .*empty\.db has no users table: run the migrations first/,
-          );
-        } finally {
-          await rm(dir, { recursive: true, force: true });
-        }
+        await using dir = await tempDir("thaw-users-");
+        await assert.rejects(
+          bootstrapUsers({}, [sqliteStorage(join(dir.path, "empty.db"))]),
+          /@Bean SqliteStorage\.userRepository\(\) threw: .*empty\.db has no users table: run the migrations first/,
+        );
       });
     }
   });

@@ -1,18 +1,18 @@
 // The temporary files of uploads: each part's file reads back as the bytes written, through every
 // way a File is read, the platform's own included; release deletes them all.
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { canSpool, UploadSpool } from "../../src/http/multipart_spool.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 
 const encoder = new TextEncoder();
 
 describe("UploadSpool", () => {
   let location: string;
-  before(async () => location = await mkdtemp(join(tmpdir(), "thaw-spool-test-")));
-  after(() => rm(location, { recursive: true, force: true }));
+  const suiteDir = suiteTempDirs();
+  before(async () => location = await suiteDir("thaw-spool-test-"));
 
   it("spools on Deno, Bun and Node", () => assert.equal(canSpool(), true));
 

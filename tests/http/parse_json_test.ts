@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { HttpException } from "../../mod.ts";
-import { MAX_JSON_DEPTH, parseJson } from "../../src/http/parse_json.ts";
+import { MAX_REQUEST_BODY_DEPTH, parseJson } from "../../src/http/parse_json.ts";
 import { propertyOptions } from "../property.ts";
 
 // JSON values with `__proto__` and `constructor.prototype` keys planted at any depth, spelled
@@ -107,13 +107,13 @@ describe("parseJson (property)", () => {
   it("accepts nesting up to the limit and refuses deeper, strings with brackets aside", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 2 * MAX_JSON_DEPTH }),
+        fc.integer({ min: 1, max: 2 * MAX_REQUEST_BODY_DEPTH }),
         fc.constantFrom("1", '"[{"', '"\\"["', '"\\u0041"'),
         fc.constantFrom("[]", "{}"),
         (depth, inner, kind) => {
           const [open, close] = kind === "[]" ? ["[", "]"] : ['{"k":', "}"];
           const text = open.repeat(depth) + inner + close.repeat(depth);
-          if (depth <= MAX_JSON_DEPTH) assert.equal(depthOf(parseJson(text)), depth);
+          if (depth <= MAX_REQUEST_BODY_DEPTH) assert.equal(depthOf(parseJson(text)), depth);
           else assert.throws(() => parseJson(text), HttpException);
         },
       ),

@@ -2,10 +2,9 @@
 // in which order (connections, planning, opening), what it reports for each configured connection,
 // and how each mistake becomes the report's error and exit code. No database, no cluster.
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { ConfigError } from "../../src/config/config_error.ts";
 import type { DriverConnection, MigrationDriver } from "../../src/migrate/driver.ts";
@@ -18,14 +17,14 @@ import { silentProgress } from "../../src/migrate/run_report.ts";
 import type { RunRequest } from "../../src/migrate/run_request.ts";
 import { MemoryTarget } from "./memory_target.ts";
 import { propertyOptions } from "../property.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 
-const folders: string[] = [];
-after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 /** A migrations root with `files` (connection to file names), each file's text its name. */
 async function root(files: Record<string, string[]>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-engine-"));
-  folders.push(dir);
+  const dir = await suiteDir("thaw-engine-");
   for (const [connection, names] of Object.entries(files)) {
     await mkdir(join(dir, connection), { recursive: true });
     for (const name of names) await writeFile(join(dir, connection, name), name);

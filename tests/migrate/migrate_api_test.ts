@@ -1,20 +1,19 @@
 // `migrate()` checks its options in its own terms: each message names the option as the caller
 // wrote it (`lockTimeoutMs`, `dryRun`), never the command line's flag.
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { migrate, type MigrateOptions, MigrationRunError } from "../../migrate.ts";
 import { SQLITE } from "../sqlite.ts";
+import { suiteTempDirs, tempDir } from "../temp_dir.ts";
 
-const folders: string[] = [];
-after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 // A datasource without a folder of files: a run that is let through opens nothing.
 async function options(): Promise<MigrateOptions> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-options-"));
-  folders.push(dir);
+  const dir = await suiteDir("thaw-migrate-options-");
   await writeFile(
     join(dir, "application.yml"),
     'datasource:\n  - name: main\n    url: "sqlite::memory:"\n    migrations: { enabled: true }\n',
@@ -126,45 +125,46 @@ describe("migrate() options", () => {
       await said({ ...base, connection: "other" }),
       'connection "other": no such datasource (configured: main)',
     );
-    const bare = await mkdtemp(join(tmpdir(), "thaw-migrate-options-"));
-    folders.push(bare);
-    await writeFile(join(bare, "application.yml"), "server:\n  port: 8080\n");
+    await using bare = await tempDir("thaw-migrate-options-");
+    await writeFile(join(bare.path, "application.yml"), "server:\n  port: 8080\n");
     assert.match(
-      await said({ ...base, config: bare }),
+      await said({ ...base, config: bare.path }),
       /\(for mode "search", configure "search" instead\)\.$/,
     );
   });
 
   it("names target, force and strictOrder in a refusal as migrate() spells them", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-options-"));
-    folders.push(dir);
+    await using dir = await tempDir("thaw-migrate-options-");
     await writeFile(
-      join(dir, "application.yml"),
-      `datasource:\n  - name: main\n    url: "sqlite:${join(dir, "app.db")}"\n` +
+      join(dir.path, "application.yml"),
+      `datasource:\n  - name: main\n    url: "sqlite:${join(dir.path, "app.db")}"\n` +
         "    migrations: { enabled: true }\n",
     );
-    const base: MigrateOptions = { config: dir, migrations: join(dir, "files"), env: {} };
+    const base: MigrateOptions = { config: dir.path, migrations: join(dir.path, "files"), env: {} };
     const said = async (given: MigrateOptions): Promise<string> => {
       const error = await migrate(given).then(() => undefined, (e: unknown) => e);
       assert.ok(error instanceof MigrationRunError, String(error));
       assert.doesNotMatch(error.message, /--target|--version|--force|strict-order/);
       return error.message;
     };
-    await mkdir(join(dir, "files", "main", "a"), { recursive: true });
-    await mkdir(join(dir, "files", "main", "b"), { recursive: true });
-    await writeFile(join(dir, "files", "main", "a", "V5__x.sql"), "CREATE TABLE x (v INT);\n");
-    await writeFile(join(dir, "files", "main", "b", "V1__y.sql"), "CREATE TABLE y (v INT);\n");
+    await mkdir(join(dir.path, "files", "main", "a"), { recursive: true });
+    await mkdir(join(dir.path, "files", "main", "b"), { recursive: true });
+    await writeFile(join(dir.path, "files", "main", "a", "V5__x.sql"), "CREATE TABLE x (v INT);\n");
+    await writeFile(join(dir.path, "files", "main", "b", "V1__y.sql"), "CREATE TABLE y (v INT);\n");
     assert.match(await said({ ...base, target: "2" }), /run without target, or move the file/);
     // What follows needs a database: on a Node without node:sqlite, the runner refuses SQLite
     // before it reads any record (tests/migrate_test.ts checks that refusal).
     if (SQLITE === undefined) return;
-    await rm(join(dir, "files", "main", "b"), { recursive: true });
+    await rm(join(dir.path, "files", "main", "b"), { recursive: true });
     await migrate({ ...base, command: "baseline" });
     assert.match(
       await said({ ...base, command: "baseline" }),
       /\(force records the current files over them/,
     );
-    await writeFile(join(dir, "files", "main", "V1__late.sql"), "CREATE TABLE late (v INT);\n");
+    await writeFile(
+      join(dir.path, "files", "main", "V1__late.sql"),
+      "CREATE TABLE late (v INT);\n",
+    );
     assert.match(
       await said({ ...base, strictOrder: true }),
       /run with strictOrder: false, or set migrations\.strict_order: false/,
@@ -175,8 +175,7 @@ describe("migrate() options", () => {
 describe("migrate() modules", () => {
   // A SQLite datasource with a folder: V1 makes a table, V2 is a code file on disk.
   async function withCode(): Promise<MigrateOptions> {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-migrate-modules-"));
-    folders.push(dir);
+    const dir = await suiteDir("thaw-migrate-modules-");
     await writeFile(
       join(dir, "application.yml"),
       "datasource:\n  - name: main\n    url: sqlite:./app.db\n    migrations: { enabled: true }\n",

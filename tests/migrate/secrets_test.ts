@@ -1,18 +1,21 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { runCaptured } from "./run_cli.ts";
 import { DB_USER, type SqlWorkspace, workspaces } from "./sql/databases.ts";
 import { Workspace } from "./search/cluster.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
+
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 // Issue 17, point 4: whatever the shape of the URL, no output, error or --json report shows a
 // password. Each password here is distinct, so a leak names the case it came from.
 
 /** Runs the CLI on a config folder holding `yaml` as application.yml, with and without --json. */
 async function runBoth(mode: "sql" | "search", yaml: string) {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-secrets-"));
+  const dir = await suiteDir("thaw-secrets-");
   await mkdir(join(dir, "migrations", "main"), { recursive: true });
   await writeFile(join(dir, "application.yml"), yaml);
   const args = ["-m", mode, "-c", dir, "--sqlPath", join(dir, "migrations")];

@@ -4,8 +4,7 @@
 // opened through their driver (configuration read from an application.yml, files planned by the
 // driver), as a run opens them; a server that is not running fails the suite.
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
@@ -29,6 +28,10 @@ import { VERSION } from "../../src/version.ts";
 import { MemoryTarget } from "./memory_target.ts";
 import { EARLIER_RECORDS_MAPPINGS, OPENSEARCH_URL, os } from "./search/cluster.ts";
 import { createDatabase, DB_PASSWORD, DB_USER, type Kind, KINDS } from "./sql/databases.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
+
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 /** Two files that apply, one that fails, and how to see whether a file ran. */
 interface Files {
@@ -65,12 +68,8 @@ interface Subject {
   earlierShows(at: Date): RecordedRun | undefined;
 }
 
-const folders: string[] = [];
-after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
-
 async function configFolder(yaml: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-conformance-"));
-  folders.push(dir);
+  const dir = await suiteDir("thaw-conformance-");
   await writeFile(join(dir, "application.yml"), yaml);
   return dir;
 }
@@ -133,8 +132,7 @@ async function driven<C extends DriverConnection>(
 
 async function sqlSubject(kind: Kind): Promise<Subject> {
   const id = `conf_${crypto.randomUUID().slice(0, 8)}`;
-  const dir = await mkdtemp(join(tmpdir(), "thaw-conformance-db-"));
-  folders.push(dir);
+  const dir = await suiteDir("thaw-conformance-db-");
   const db = await createDatabase(kind, dir, id);
   after(() => db.close());
   const credentials = kind === "sqlite"

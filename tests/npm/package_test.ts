@@ -19,6 +19,7 @@ import {
   POSTGRES_URL,
 } from "../migrate/sql/databases.ts";
 import { startForwardProxy } from "../migrate/search/servers.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const exec = promisify(execFile);
@@ -397,9 +398,9 @@ describe("npm package on Node (no loader)", () => {
 
   it("says how to run `npx thaw manifest` on TypeScript sources, and that command works", async () => {
     // A project of its own: tsx goes into it.
-    const own = await mkdtemp(join(tmpdir(), "thaw-npm-manifest-"));
+    await using own = await tempDir("thaw-npm-manifest-");
     await writeFile(
-      join(own, "package.json"),
+      join(own.path, "package.json"),
       JSON.stringify({
         name: "manifest-consumer",
         private: true,
@@ -410,12 +411,12 @@ describe("npm package on Node (no loader)", () => {
     const install = await sh(
       "npm",
       ["install", "--prefer-offline", "--no-audit", "--no-fund"],
-      own,
+      own.path,
     );
     assert.equal(install.code, 0, install.stderr);
-    await mkdir(join(own, "src"));
-    await writeFile(join(own, "src", "ping.ts"), ENTRY_PING);
-    const failed = await sh("npx", ["--no-install", "thaw", "manifest", "src"], own);
+    await mkdir(join(own.path, "src"));
+    await writeFile(join(own.path, "src", "ping.ts"), ENTRY_PING);
+    const failed = await sh("npx", ["--no-install", "thaw", "manifest", "src"], own.path);
     assert.equal(failed.code, 2, failed.stdout + failed.stderr);
     assert.match(failed.stderr, /Component scan could not import .*ping\.ts: /);
     assert.match(failed.stderr, /\n {2}npm install --save-dev tsx\n/);
@@ -426,13 +427,13 @@ describe("npm package on Node (no loader)", () => {
     const tsx = await sh(
       "npm",
       ["install", "--save-dev", "tsx", "--prefer-offline", "--no-audit", "--no-fund"],
-      own,
+      own.path,
     );
     assert.equal(tsx.code, 0, tsx.stderr);
     const run = await sh(
       process.execPath,
       ["--import", "tsx", suggested[1], "manifest", "src"],
-      own,
+      own.path,
     );
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /import \{ Ping \} from "\.\/src\/ping\.ts";/);
@@ -617,9 +618,9 @@ console.log(JSON.stringify([health.status, refused]));
     const peers = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
       .peerDependencies as Record<string, string>;
     const oldest = (name: string) => /^\^(\d+\.\d+\.\d+)/.exec(peers[name])![1];
-    const app = await mkdtemp(join(tmpdir(), "thaw-npm-old-"));
+    await using app = await tempDir("thaw-npm-old-");
     await writeFile(
-      join(app, "package.json"),
+      join(app.path, "package.json"),
       JSON.stringify({
         name: "old-drivers",
         private: true,
@@ -632,7 +633,7 @@ console.log(JSON.stringify([health.status, refused]));
         },
       }),
     );
-    const install = await sh("npm", ["install", "--no-audit", "--no-fund"], app);
+    const install = await sh("npm", ["install", "--no-audit", "--no-fund"], app.path);
     assert.equal(install.code, 0, `npm install failed: ${install.stderr}`);
     const id = `old${crypto.randomUUID().slice(0, 8)}`;
     const sql = `CREATE TABLE ${id} (id INT);\nINSERT INTO ${id} VALUES (1);\n`;
@@ -648,7 +649,7 @@ console.log(JSON.stringify([health.status, refused]));
       // The failing statement is located through pg's per-statement hook.
       "files/pg/002-bad.sql": `SELECT 1;\nSELECT nope FROM ${id}_missing;\n`,
     };
-    const run = await thaw([], files, app);
+    const run = await thaw([], files, app.path);
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(run.stdout + run.stderr, /002-bad\.sql:2/);
     // MariaDB runs first, then PostgreSQL applies one file and stops at the located failure.
@@ -661,7 +662,7 @@ console.log(JSON.stringify([health.status, refused]));
         "config/application.yml": `search:\n  - name: main\n    hosts: [${OPENSEARCH_URL}]\n` +
           `    proxy: ${proxy.url}\n    migrations: { enabled: true, index: fm_${id} }\n`,
         [`files/main/${id}-template.json`]: JSON.stringify({ index_patterns: [`${id}*`] }),
-      }, app);
+      }, app.path);
       assert.equal(search.code, 0, search.stdout + search.stderr);
       assert.match(search.stdout, /main: 1 applied/);
       // undici tunnels every request through the proxy.
@@ -674,11 +675,11 @@ console.log(JSON.stringify([health.status, refused]));
   });
 
   it("refuses a .ts migration on a Node that cannot import it, with the command, writing nothing; runs it as .js", async () => {
-    const app = await mkdtemp(join(tmpdir(), "thaw-npm-code-"));
+    await using app = await tempDir("thaw-npm-code-");
     const dev = JSON.parse(await readFile(join(root, "package.json"), "utf8"))
       .devDependencies as Record<string, string>;
     await writeFile(
-      join(app, "package.json"),
+      join(app.path, "package.json"),
       JSON.stringify({
         name: "code-migrations",
         private: true,
@@ -693,12 +694,12 @@ console.log(JSON.stringify([health.status, refused]));
     const install = await sh(
       "npm",
       ["install", "--prefer-offline", "--no-audit", "--no-fund"],
-      app,
+      app.path,
     );
     assert.equal(install.code, 0, `npm install failed: ${install.stderr}`);
-    const db = await createDatabase("postgres", app, `npm${crypto.randomUUID().slice(0, 8)}`);
+    const db = await createDatabase("postgres", app.path, `npm${crypto.randomUUID().slice(0, 8)}`);
     try {
-      const dir = await mkdtemp(join(app, "run-"));
+      const dir = await mkdtemp(join(app.path, "run-"));
       await mkdir(join(dir, "config"));
       await mkdir(join(dir, "files", "main"), { recursive: true });
       await writeFile(
@@ -716,7 +717,7 @@ console.log(JSON.stringify([health.status, refused]));
           join(dir, "config"),
           "--sqlPath",
           join(dir, "files"),
-        ], app);
+        ], app.path);
       const tables = async () =>
         (await db.query(
           "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
@@ -731,8 +732,8 @@ console.log(JSON.stringify([health.status, refused]));
       assert.equal(ts.code, 1, ts.stdout + ts.stderr);
       // The user's own command line, the script and the folders relative to where it ran.
       const rest =
-        `${join("node_modules", ".bin", "thaw")} -c ${dir.slice(app.length + 1)}/config ` +
-        `--sqlPath ${dir.slice(app.length + 1)}/files`;
+        `${join("node_modules", ".bin", "thaw")} -c ${dir.slice(app.path.length + 1)}/config ` +
+        `--sqlPath ${dir.slice(app.path.length + 1)}/files`;
       const expected = major < 22 || (major === 22 && minor < 6)
         ? `V1__x.ts: Node ${process.versions.node} cannot import TypeScript: run npx tsx ${rest}, ` +
           "or use Node 22.18 or later, or write it as V1__x.js"

@@ -1,7 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { ConfigError } from "../../mod.ts";
@@ -11,6 +10,7 @@ import { resolveConfig } from "../../src/config/application_config.ts";
 import { readSettings } from "../../src/config/thaw_settings.ts";
 import { openApiSettings } from "../../src/openapi/openapi_options.ts";
 import { propertyOptions } from "../property.ts";
+import { tempDir } from "../temp_dir.ts";
 
 /** The settings of a configuration object and an option; a rejected promise for what they refuse. */
 const settingsOf = (values: Record<string, unknown>, option?: OpenApiOptions | boolean) =>
@@ -30,50 +30,46 @@ describe("app.openapi settings", () => {
   });
 
   it("names the key and its line in application.yml for a bad value", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-openapi-"));
-    try {
-      const cases: [string, RegExp][] = [
-        [
-          "  openapi:\n    docs: 3\n",
-          /application\.yml:3: app\.openapi\.docs must be a path or false/,
-        ],
-        ["  openapi:\n    pathh: /x\n", /application\.yml:3: app\.openapi\.pathh: unknown key/],
-        [
-          "  openapi:\n    path: /{id}\n",
-          /:3: app\.openapi\.path must be a fixed path like \/docs/,
-        ],
-        [
-          "  openapi:\n    docs: /a/../b\n",
-          /:3: app\.openapi\.docs: path "\/a\/..\/b" has an empty/,
-        ],
-        ["  openapi:\n    docs: /\n", /:3: app\.openapi\.docs must be a fixed path/],
-        [
-          "  openapi:\n    path: false\n    docs: /api-docs\n",
-          /:4: app\.openapi\.docs: the docs page loads the document/,
-        ],
-        [
-          "  openapi:\n    path: /d\n    docs: /d\n",
-          /app\.openapi\.docs: the docs page and the document need two paths/,
-        ],
-        [
-          "  openapi:\n    enabled: yes please\n",
-          /:3: app\.openapi\.enabled must be true or false/,
-        ],
-        ["  openapi:\n    title: [a]\n", /:3: app\.openapi\.title must be text/],
-        ["  openapi: [1]\n", /:2: app\.openapi must be true, false or a map/],
-      ];
-      for (const [yaml, expected] of cases) {
-        const file = join(dir, "application.yml");
-        await writeFile(file, `app:\n${yaml}`);
-        const config = await loadConfig(file, { env: {} });
-        assert.throws(
-          () => openApiSettings(readSettings(config), undefined),
-          (error: unknown) => error instanceof ConfigError && expected.test(error.message),
-          yaml,
-        );
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+    await using dir = await tempDir("thaw-openapi-");
+    const cases: [string, RegExp][] = [
+      [
+        "  openapi:\n    docs: 3\n",
+        /application\.yml:3: app\.openapi\.docs must be a path or false/,
+      ],
+      ["  openapi:\n    pathh: /x\n", /application\.yml:3: app\.openapi\.pathh: unknown key/],
+      [
+        "  openapi:\n    path: /{id}\n",
+        /:3: app\.openapi\.path must be a fixed path like \/docs/,
+      ],
+      [
+        "  openapi:\n    docs: /a/../b\n",
+        /:3: app\.openapi\.docs: path "\/a\/..\/b" has an empty/,
+      ],
+      ["  openapi:\n    docs: /\n", /:3: app\.openapi\.docs must be a fixed path/],
+      [
+        "  openapi:\n    path: false\n    docs: /api-docs\n",
+        /:4: app\.openapi\.docs: the docs page loads the document/,
+      ],
+      [
+        "  openapi:\n    path: /d\n    docs: /d\n",
+        /app\.openapi\.docs: the docs page and the document need two paths/,
+      ],
+      [
+        "  openapi:\n    enabled: yes please\n",
+        /:3: app\.openapi\.enabled must be true or false/,
+      ],
+      ["  openapi:\n    title: [a]\n", /:3: app\.openapi\.title must be text/],
+      ["  openapi: [1]\n", /:2: app\.openapi must be true, false or a map/],
+    ];
+    for (const [yaml, expected] of cases) {
+      const file = join(dir.path, "application.yml");
+      await writeFile(file, `app:\n${yaml}`);
+      const config = await loadConfig(file, { env: {} });
+      assert.throws(
+        () => openApiSettings(readSettings(config), undefined),
+        (error: unknown) => error instanceof ConfigError && expected.test(error.message),
+        yaml,
+      );
     }
   });
 

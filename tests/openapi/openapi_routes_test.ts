@@ -1,7 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type Application,
@@ -16,6 +15,7 @@ import { loadConfig } from "../../config.ts";
 import { openApi, openApiDocument, type OpenApiOptions } from "../../openapi.ts";
 import { call } from "../helpers.ts";
 import { assertValidOpenApi } from "./openapi_validator.ts";
+import { tempDir } from "../temp_dir.ts";
 
 @RestController()
 class HelloController {
@@ -205,9 +205,9 @@ describe("serving the OpenAPI document and the docs page", () => {
       );
     }
     // A file's key is named with its line.
-    const dir = await mkdtemp(join(tmpdir(), "thaw-openapi-"));
-    try {
-      const file = join(dir, "application.yml");
+    {
+      await using dir = await tempDir("thaw-openapi-");
+      const file = join(dir.path, "application.yml");
       await writeFile(file, "server:\n  port: 8080\napp:\n  openapi:\n    title: From the file\n");
       const config = await loadConfig(file, { env: {} });
       await assert.rejects(app({ config }), refused(`${file}:4: app.openapi`));
@@ -215,8 +215,6 @@ describe("serving the OpenAPI document and the docs page", () => {
       const served = await app({ config, openapi: openApi() });
       assert.equal((await call(served, "GET", "/openapi.json")).status, 200);
       assert.equal((await openApiDocument(served)).info.title, "From the file");
-    } finally {
-      await rm(dir, { recursive: true, force: true });
     }
 
     // Keys that serve nothing need no generator; nor do keys that openapi: false turns off.

@@ -3,10 +3,8 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { bootstrap, Component, GetMapping, PreDestroy, RestController } from "../../mod.ts";
@@ -15,6 +13,7 @@ import { scriptCommand } from "../runtime.ts";
 import { watchChild, type WatchedChild } from "../child_output.ts";
 import { keptAlive, refused, until, untilRefused } from "./raw_client.ts";
 import { actuator } from "../../actuator.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
 
@@ -151,29 +150,25 @@ describe("graceful shutdown on SIGTERM", () => {
   });
 
   it("deletes the temporary file of an upload it cuts, on every runtime", async () => {
-    const uploads = await mkdtemp(join(tmpdir(), "thaw-shutdown-uploads-"));
-    try {
-      const service = await start(1, uploads);
-      // A file part that stops arriving half-way: its first bytes are on disk, the rest never come.
-      const socket = connect(service.port, "127.0.0.1");
-      socket.on("error", () => {});
-      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-      socket.write(
-        "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\n" +
-          "Content-Length: 1000000\r\n\r\n--B\r\n" +
-          'Content-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n' +
-          "x".repeat(100_000),
-      );
-      await until(async () => (await readdir(uploads)).length === 1, "the upload's file exists");
-      signal(service);
-      assert.equal(await service.exited, 1, service.stderr());
-      assert.match(service.stderr(), /were cut: POST \/upload/);
-      assert.deepEqual(await readdir(uploads), [], "no temporary file is left");
-      socket.destroy();
-      await closed;
-    } finally {
-      await rm(uploads, { recursive: true, force: true });
-    }
+    await using uploads = await tempDir("thaw-shutdown-uploads-");
+    const service = await start(1, uploads.path);
+    // A file part that stops arriving half-way: its first bytes are on disk, the rest never come.
+    const socket = connect(service.port, "127.0.0.1");
+    socket.on("error", () => {});
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.write(
+      "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\n" +
+        "Content-Length: 1000000\r\n\r\n--B\r\n" +
+        'Content-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n' +
+        "x".repeat(100_000),
+    );
+    await until(async () => (await readdir(uploads.path)).length === 1, "the upload's file exists");
+    signal(service);
+    assert.equal(await service.exited, 1, service.stderr());
+    assert.match(service.stderr(), /were cut: POST \/upload/);
+    assert.deepEqual(await readdir(uploads.path), [], "no temporary file is left");
+    socket.destroy();
+    await closed;
   });
 
   it("ends at once with 1 on a second signal", async () => {

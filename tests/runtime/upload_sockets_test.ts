@@ -14,6 +14,7 @@ import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
 import { assertStillServes, exchange, until } from "./raw_client.ts";
+import { tempDir } from "../temp_dir.ts";
 
 @RestController()
 class Uploads {
@@ -233,27 +234,20 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
     };
 
     it("a folder that does not exist is a start-up error naming the key", async () => {
-      const parent = await mkdtemp(join(tmpdir(), "thaw-upload-missing-"));
-      try {
-        await refused(join(parent, "gone"), /ENOENT|No such file|not found/i);
-      } finally {
-        await rm(parent, { recursive: true, force: true });
-      }
+      await using parent = await tempDir("thaw-upload-missing-");
+      await refused(join(parent.path, "gone"), /ENOENT|No such file|not found/i);
     });
 
     it("a file where the folder should be is a start-up error too", async () => {
-      const parent = await mkdtemp(join(tmpdir(), "thaw-upload-file-"));
-      try {
-        const file = join(parent, "plain");
-        await writeFile(file, "");
-        await refused(file, /ENOTDIR|Not a directory/i);
-      } finally {
-        await rm(parent, { recursive: true, force: true });
-      }
+      await using parent = await tempDir("thaw-upload-file-");
+      const file = join(parent.path, "plain");
+      await writeFile(file, "");
+      await refused(file, /ENOTDIR|Not a directory/i);
     });
 
     it("a folder that takes files but does not let them go is refused, naming the file left", async () => {
-      const folder = await mkdtemp(join(tmpdir(), "thaw-upload-append-"));
+      await using dir = await tempDir("thaw-upload-append-");
+      const folder = dir.path;
       // Append-only (root, ext4): a file can be made in it, none deleted, as where a process may
       // create and not delete; upload files would pile up there.
       execFileSync("chattr", ["+a", folder]);
@@ -282,30 +276,26 @@ describe(`streamed uploads over a real socket on ${RUNTIME}`, () => {
           message,
         );
       } finally {
+        // The folder is removed when the block ends, which the flag would refuse.
         execFileSync("chattr", ["-a", folder]);
-        await rm(folder, { recursive: true, force: true });
       }
     });
 
     it("a folder it can write serves, and the check leaves nothing in it", async () => {
-      const folder = await mkdtemp(join(tmpdir(), "thaw-upload-ok-"));
-      try {
-        const app = await bootstrap({
-          controllers: [Uploads],
-          logger: memoryLogger(),
-          config: { server: { multipart: { location: folder } } },
-        });
-        const served = await listen(app, {
-          port: 0,
-          hostname: "127.0.0.1",
-          signals: false,
-          quiet: true,
-        });
-        await served.close();
-        assert.deepEqual(await readdir(folder), []);
-      } finally {
-        await rm(folder, { recursive: true, force: true });
-      }
+      await using folder = await tempDir("thaw-upload-ok-");
+      const app = await bootstrap({
+        controllers: [Uploads],
+        logger: memoryLogger(),
+        config: { server: { multipart: { location: folder.path } } },
+      });
+      const served = await listen(app, {
+        port: 0,
+        hostname: "127.0.0.1",
+        signals: false,
+        quiet: true,
+      });
+      await served.close();
+      assert.deepEqual(await readdir(folder.path), []);
     });
   });
 });

@@ -4,8 +4,6 @@
 // about is the database's: read from it around each call, never from the test's clock, and never
 // waited for with a sleep that orders events.
 import assert from "node:assert/strict";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
@@ -22,6 +20,7 @@ import {
 } from "../migrate/sql/databases.ts";
 import { propertyOptions } from "../property.ts";
 import { SQLITE } from "../sqlite.ts";
+import { tempDir } from "../temp_dir.ts";
 
 type Row = Record<string, unknown>;
 
@@ -85,7 +84,10 @@ async function open(
   closers: (() => unknown)[],
   close: () => Promise<void>,
 ): Promise<Backend> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-shedlock-"));
+  // Removed last: the closers run in reverse, after every connection to a file in it.
+  const folder = await tempDir("thaw-shedlock-");
+  closers.push(() => folder[Symbol.asyncDispose]());
+  const dir = folder.path;
   let query: (sql: string, params: readonly (string | number)[]) => Promise<Row[]>;
   let replica: (options: ReplicaOptions) => SqlLockProvider;
   if (kind === "sqlite") {

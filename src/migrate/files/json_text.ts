@@ -58,7 +58,7 @@ const NUMERIC_LITERAL = 11 satisfies SyntaxKind.NumericLiteral;
 const EOF = 17 satisfies SyntaxKind.EOF;
 
 /** OpenSearch's parser refuses documents nested deeper than this (Jackson's `maxNestingDepth`). */
-export const MAX_JSON_DEPTH = 1000;
+export const MAX_SEARCH_DOCUMENT_DEPTH = 1000;
 
 /**
  * What makes a parsed document differ from its text, or unreadable by OpenSearch, as a message;
@@ -143,8 +143,8 @@ function treeProblem(value: unknown): string | undefined {
       continue;
     }
     if (value === null || typeof value !== "object") continue;
-    if (depth >= MAX_JSON_DEPTH) {
-      return `nests deeper than ${MAX_JSON_DEPTH} levels at ${at}, which OpenSearch refuses`;
+    if (depth >= MAX_SEARCH_DOCUMENT_DEPTH) {
+      return `nests deeper than ${MAX_SEARCH_DOCUMENT_DEPTH} levels at ${at}, which OpenSearch refuses`;
     }
     for (const [key, child] of Object.entries(value)) {
       const where = Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key;

@@ -1,8 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -21,6 +20,10 @@ import {
 import { jsonRequested, parseCommandLine } from "../../../src/migrate/cli/command_line.ts";
 import { completeReport } from "../../../src/migrate/connection_outcomes.ts";
 import { selectEnabled } from "../../../src/migrate/select_connections.ts";
+import { suiteTempDirs } from "../../temp_dir.ts";
+
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 // Every outcome of the CLI with --json: one report of one shape on stdout, and its exit code.
 // SQL cases run on the quickest database this runtime has (SQLite, else PostgreSQL); search
@@ -29,7 +32,7 @@ import { selectEnabled } from "../../../src/migrate/select_connections.ts";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 async function emptyDir(): Promise<string> {
-  return await mkdtemp(join(tmpdir(), "thaw-report-"));
+  return await suiteDir("thaw-report-");
 }
 
 describe("--json usage and config errors", () => {

@@ -1,7 +1,6 @@
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { atCallSite } from "../../../src/migrate/code/call_site.ts";
@@ -12,6 +11,7 @@ import { migrationContext } from "../../../src/migrate/code/migration_context.ts
 import { sqlContext } from "../../../src/migrate/sql/sql_code_context.ts";
 import type { SqlSession } from "../../../src/migrate/sql/sql_database.ts";
 import { RUNTIME } from "../../runtime.ts";
+import { suiteTempDirs } from "../../temp_dir.ts";
 
 /** A rejection from a timer's callback, as a driver's socket gives one: no frame of the caller. */
 function rejectLater(message: string, code?: string): Promise<never> {
@@ -46,18 +46,15 @@ describe(`atCallSite on ${RUNTIME}`, () => {
   let folder = "";
   let file = "";
   let run: Migration;
+  const suiteDir = suiteTempDirs();
 
   before(async () => {
-    folder = await realpath(await mkdtemp(join(tmpdir(), "thaw-call-site-")));
+    folder = await realpath(await suiteDir("thaw-call-site-"));
     file = join(folder, "V3__calls.js");
     await writeFile(file, MIGRATION);
     run = (await import(`${pathToFileURL(file).href}?thaw=ab12cd34ef567890`) as {
       default: Migration;
     }).default;
-  });
-
-  after(async () => {
-    await rm(folder, { recursive: true, force: true });
   });
 
   /** What `run(ctx)` rejects with. */

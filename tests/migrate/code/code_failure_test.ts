@@ -1,8 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { noMask, placeholdersMask } from "../../../src/config/secrets_mask.ts";
 import { codeFailure } from "../../../src/migrate/code/code_failure.ts";
@@ -11,6 +10,7 @@ import type { CodeFile } from "../../../src/migrate/code/code_file.ts";
 import { CodeLoadError, loadCode } from "../../../src/migrate/code/load_code.ts";
 import { planCodeFile } from "../../../src/migrate/code/plan_code_file.ts";
 import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
+import { tempDir } from "../../temp_dir.ts";
 
 const SOURCE = "/abs/migrations/main/V3__backfill.ts";
 const URL_OF_SOURCE = `${pathToFileURL(SOURCE).href}?thaw=ab12cd34ef567890`;
@@ -236,8 +236,8 @@ describe("codeFailure: what a report's message leaves out", () => {
   });
 
   it("on a real import that fails on this runtime", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-code-failure-"));
-    const path = join(dir, "V1__bad.js");
+    await using dir = await tempDir("thaw-code-failure-");
+    const path = join(dir.path, "V1__bad.js");
     const bytes = new TextEncoder().encode('import "./gone.js";\nexport default () => {};\n');
     await writeFile(path, bytes);
     const file = await planCodeFile({ path: "V1__bad.js", bytes, hash: "", source: path });

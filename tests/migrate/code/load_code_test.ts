@@ -1,7 +1,6 @@
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CodeFile } from "../../../src/migrate/code/code_file.ts";
 import type { CodeMigration } from "../../../src/migrate/code/code_context.ts";
@@ -11,6 +10,7 @@ import { currentRuntime } from "../../../src/migrate/code/typescript_support.ts"
 import { rawContentHash } from "../../../src/migrate/files/content_hash.ts";
 import { lineIn } from "../../../src/migrate/code/stack_line.ts";
 import { RUNTIME } from "../../runtime.ts";
+import { suiteTempDirs } from "../../temp_dir.ts";
 
 /** Calls a loaded migration function with `ctx`. */
 function call(run: CodeMigration<never>, ctx: unknown = {}): unknown {
@@ -19,14 +19,11 @@ function call(run: CodeMigration<never>, ctx: unknown = {}): unknown {
 
 describe(`loadCode on ${RUNTIME}, real files`, () => {
   let folder = "";
+  const suiteDir = suiteTempDirs();
 
   before(async () => {
     // Real path: a file is located in stacks by the path it was imported from.
-    folder = await realpath(await mkdtemp(join(tmpdir(), "thaw-load-code-")));
-  });
-
-  after(async () => {
-    await rm(folder, { recursive: true, force: true });
+    folder = await realpath(await suiteDir("thaw-load-code-"));
   });
 
   /** Writes `text` as `name` and plans it as a folder walk would, on this runtime. */

@@ -1,13 +1,13 @@
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { lineAt, lineIn } from "../../../src/migrate/code/stack_line.ts";
 import { propertyOptions } from "../../property.ts";
 import { RUNTIME } from "../../runtime.ts";
+import { suiteTempDirs } from "../../temp_dir.ts";
 
 const FILE = "/abs/main/V3__backfill.ts";
 const URL_OF_FILE = pathToFileURL(FILE).href;
@@ -224,15 +224,12 @@ describe(`lineIn: errors thrown by files imported on ${RUNTIME}`, () => {
   let root = "";
   let folder = "";
 
+  const suiteDir = suiteTempDirs();
   before(async () => {
-    root = await mkdtemp(join(tmpdir(), "thaw-stack-line-"));
+    root = await suiteDir("thaw-stack-line-");
     // No `?`: Bun cannot import a file from a folder whose name has one.
     folder = join(root, "a (b) c:d é", "main");
     await mkdir(folder, { recursive: true });
-  });
-
-  after(async () => {
-    await rm(root, { recursive: true, force: true });
   });
 
   /** Writes `text` as `name` in the migrations folder and imports it as Thaw will, with a query. */

@@ -1,7 +1,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { jsonValueProblem, MAX_JSON_DEPTH } from "../../../src/migrate/files/json_text.ts";
+import {
+  jsonValueProblem,
+  MAX_SEARCH_DOCUMENT_DEPTH,
+} from "../../../src/migrate/files/json_text.ts";
 import { propertyOptions } from "../../property.ts";
 
 const problem = (text: string) => jsonValueProblem(text, JSON.parse(text));
@@ -58,8 +61,8 @@ describe("jsonValueProblem", () => {
 
   it("refuses nesting deeper than OpenSearch reads, at any position, without overflowing", () => {
     const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
-    assert.equal(problem(deep(MAX_JSON_DEPTH)), undefined);
-    assert.match(problem(deep(MAX_JSON_DEPTH + 1))!, /nests deeper than 1000 levels/);
+    assert.equal(problem(deep(MAX_SEARCH_DOCUMENT_DEPTH)), undefined);
+    assert.match(problem(deep(MAX_SEARCH_DOCUMENT_DEPTH + 1))!, /nests deeper than 1000 levels/);
     assert.match(problem(deep(200_000))!, /nests deeper than 1000 levels/);
   });
 

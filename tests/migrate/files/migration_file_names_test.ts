@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { readMigrationFiles } from "../../../src/migrate/files/migration_files.ts";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
 import { propertyOptions } from "../../property.ts";
+import { suiteTempDirs } from "../../temp_dir.ts";
+
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 // Every C0 control, DEL and every C1 control: a name holding one would be printed, recorded and
 // (search) turned into an index name with that character in it.
@@ -26,7 +29,7 @@ const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * when the file system will not take the name (NUL, on every system this runs on).
  */
 async function folderWith(name: string, sub?: string): Promise<string | undefined> {
-  const root = await mkdtemp(join(tmpdir(), "thaw-names-"));
+  const root = await suiteDir("thaw-names-");
   const main = join(root, "main");
   await mkdir(main);
   await writeFile(join(main, "V1__ok.json"), "{}");

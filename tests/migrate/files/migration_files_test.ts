@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { mkdir, realpath, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rawContentHash } from "../../../src/migrate/files/content_hash.ts";
@@ -10,10 +10,14 @@ import {
   MAX_MIGRATION_FILE_BYTES,
   readMigrationFiles,
 } from "../../../src/migrate/files/migration_files.ts";
+import { suiteTempDirs, tempDir } from "../../temp_dir.ts";
+
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 /** A migrations root holding `files`, paths given from the root (`main/a.json`). */
 async function folder(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), "thaw-files-"));
+  const root = await suiteDir("thaw-files-");
   for (const [path, text] of Object.entries(files)) {
     await mkdir(join(root, path, ".."), { recursive: true });
     await writeFile(join(root, path), text);
@@ -318,8 +322,8 @@ describe("readMigrationFiles through symbolic links", () => {
       "shared/s.json": "{}",
       "shared/t.json": "{}",
     });
-    const base = await mkdtemp(join(tmpdir(), "thaw-files-"));
-    const root = join(base, "migrations");
+    await using base = await tempDir("thaw-files-");
+    const root = join(base.path, "migrations");
     await symlink(real, root);
     await symlink(join(real, "shared", "s.json"), join(real, "main", "s.json"));
     await symlink(join(root, "shared", "t.json"), join(real, "main", "t.json"));
@@ -334,7 +338,7 @@ describe("readMigrationFiles through symbolic links", () => {
     await symlink(stamp, join(mount, "..data"));
     await symlink("..data/main", join(mount, "main"));
     assert.deepEqual(await paths(mount), ["x.json"]);
-    await symlink(mount, join(base, "mounted"));
-    assert.deepEqual(await paths(join(base, "mounted")), ["x.json"]);
+    await symlink(mount, join(base.path, "mounted"));
+    assert.deepEqual(await paths(join(base.path, "mounted")), ["x.json"]);
   });
 });

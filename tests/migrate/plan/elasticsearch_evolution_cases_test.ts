@@ -8,8 +8,7 @@
 // `differs:` and why, in one line.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   checkMigrationNames,
@@ -23,6 +22,7 @@ import type { PlannedFile } from "../../../src/migrate/plan/planned_file.ts";
 import { readMigrationFiles } from "../../../src/migrate/files/migration_files.ts";
 import { parseJsonBytes } from "../../../src/migrate/files/json_text.ts";
 import { refused } from "./refused_names.ts";
+import { tempDir } from "../../temp_dir.ts";
 
 const sign = (n: number) => Math.sign(n);
 
@@ -159,16 +159,12 @@ async function withFolder(
   files: Record<string, string>,
   use: (root: string) => Promise<void>,
 ): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), "thaw-ees-"));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      await mkdir(join(root, path, ".."), { recursive: true });
-      await writeFile(join(root, path), text);
-    }
-    await use(root);
-  } finally {
-    await rm(root, { recursive: true, force: true });
+  await using root = await tempDir("thaw-ees-");
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(join(root.path, path, ".."), { recursive: true });
+    await writeFile(join(root.path, path), text);
   }
+  await use(root.path);
 }
 
 // Which files of a folder are migrations, and in which order.

@@ -1,21 +1,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError } from "../../../src/config/config_error.ts";
 import { loadSearchConnections } from "../../../src/migrate/search/search_config.ts";
+import { tempDir } from "../../temp_dir.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 
 async function load(files: Record<string, string>, vars: Record<string, string> = {}) {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-config-"));
-  try {
-    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
-    return { dir, connections: await loadSearchConnections(dir, env(vars)) };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await using dir = await tempDir("thaw-config-");
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir.path, name), text);
+  return { dir: dir.path, connections: await loadSearchConnections(dir.path, env(vars)) };
 }
 
 async function fails(files: Record<string, string>, pattern: RegExp, vars = {}) {

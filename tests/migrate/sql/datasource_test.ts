@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError } from "../../../src/config/config_error.ts";
 import { loadDatasources } from "../../../src/migrate/sql/sql_config.ts";
+import { suiteTempDirs } from "../../temp_dir.ts";
+
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 async function load(yaml: string, file = "application.yml", env: Record<string, string> = {}) {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-ds-"));
+  const dir = await suiteDir("thaw-ds-");
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, file), yaml);
   return { dir, list: () => loadDatasources(dir, "migrations", (n) => env[n], "/work") };

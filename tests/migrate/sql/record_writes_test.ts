@@ -1,7 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { Datasource } from "../../../src/migrate/sql/datasource.ts";
 import { MysqlDatabase } from "../../../src/migrate/sql/mysql_database.ts";
@@ -13,6 +10,7 @@ import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
 import { VERSION } from "../../../src/version.ts";
 import { createDatabase, DB_PASSWORD, DB_USER, type Kind, KINDS } from "./databases.ts";
 import { SQLITE } from "../../sqlite.ts";
+import { tempDir } from "../../temp_dir.ts";
 
 // Mixed case: every statement must quote the table as `lock` created it.
 const TABLE = "Record_Writes";
@@ -52,7 +50,8 @@ for (const kind of KINDS) {
     async function open(): Promise<
       { db: SqlDatabase; datasource: Datasource; rows: () => Promise<Row[]> }
     > {
-      const dir = await mkdtemp(join(tmpdir(), "thaw-records-"));
+      const folder = await tempDir("thaw-records-");
+      const dir = folder.path;
       const id = `t${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
       const raw = await createDatabase(kind, dir, id);
       const datasource: Datasource = {
@@ -74,6 +73,7 @@ for (const kind of KINDS) {
       closers.push(async () => {
         await db.close();
         await raw.close();
+        await folder[Symbol.asyncDispose]();
       });
       await db.lock(TABLE, 5_000, () => {});
       const rows = async () =>

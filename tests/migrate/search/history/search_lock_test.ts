@@ -16,8 +16,7 @@
 //   _create whose answer never comes (the request's own timeout).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
@@ -37,6 +36,10 @@ import { FakeClock } from "../../../fake_clock.ts";
 import { runCaptured } from "../../run_cli.ts";
 import { OPENSEARCH_URL, os, recording, type Sent, Workspace } from "../cluster.ts";
 import { type FaultServer, SHARDS_NOT_STARTED, startFaultServer } from "../fault_server.ts";
+import { suiteTempDirs } from "../../../temp_dir.ts";
+
+// Every folder suiteDir makes, removed after the file's tests.
+const suiteDir = suiteTempDirs();
 
 const future = () => new Date(Date.now() + 3_600_000).toISOString();
 const past = () => new Date(Date.now() - 60_000).toISOString();
@@ -72,7 +75,7 @@ function gate(): { promise: Promise<void>; open(): void } {
 
 /** A copy of a workspace's config with other hosts: a second runner on the same records. */
 async function configWith(ws: Workspace, hosts: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "thaw-config-"));
+  const dir = await suiteDir("thaw-config-");
   const text = await readFile(join(ws.configDir, "application.yml"), "utf8");
   await writeFile(
     join(dir, "application.yml"),
