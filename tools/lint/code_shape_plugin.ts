@@ -1,3 +1,4 @@
+/// <reference lib="deno.unstable" />
 // Bounds on the shape of the code under src/, kept by `deno lint` (deno.json's `lint.plugins`):
 // a function that has grown past its bound is a sign that it does several things, which the next
 // feature would make worse. The bounds are where the code is now, not where it should go: lower

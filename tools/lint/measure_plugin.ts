@@ -1,3 +1,4 @@
+/// <reference lib="deno.unstable" />
 // Loaded only by tools/code_shape.ts, through a configuration of its own: reports every function
 // with its span, and every non-null assertion, for the tool to count. Never part of `deno lint`.
 import { functionName, visitFunctions } from "./code_shape_plugin.ts";
