@@ -5,7 +5,7 @@
 import type { ApplicationContext } from "./context/application_context.ts";
 import { type Class, metadataOfInstance } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
-import type { ApplicationInternals } from "./application_internals.ts";
+import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { DocumentedRoute } from "./openapi/openapi_document.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute } from "./web/compile.ts";
@@ -72,12 +72,6 @@ export interface FeatureHost {
     routes: readonly CompiledRoute[],
   ) => (request: Request) => Response | Promise<Response>;
 }
-
-/**
- * A route as the OpenAPI document describes it: a controller's, compiled (the generator reads
- * what it needs of it), or one a feature documents itself (the health probes).
- */
-export type RouteToDocument = CompiledRoute | DocumentedRoute;
 
 /** Makes a feature once the beans are made; `undefined` when there is nothing to add. */
 export type FeatureFactory = (

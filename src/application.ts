@@ -38,13 +38,17 @@ import {
 import { HttpStatus } from "./http/http_status.ts";
 import type { MultipartLimits } from "./http/multipart.ts";
 import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
-import { type ApplicationInternals, registerApplication } from "./application_internals.ts";
+import {
+  type ApplicationInternals,
+  registerApplication,
+  type RouteToDocument,
+} from "./application_internals.ts";
 import { observeFetch, RouteMarks } from "./observe/request_observer.ts";
 import { accessLogFeature } from "./observe/access_log.ts";
 import { safeLogger } from "./observe/loggable.ts";
 import { checkCaches } from "./cache/cache_hooks.ts";
 import { indicatorBeans } from "./actuator/health_hooks.ts";
-import { broughtFeatures, type RouteToDocument } from "./app_feature.ts";
+import { broughtFeatures } from "./app_feature.ts";
 import { type FeatureSet, foldFeatures } from "./feature_set.ts";
 import { optionFeatures } from "./option_features.ts";
 

@@ -3,9 +3,15 @@
 import type { Class } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { MiddlewareEntry } from "./web/route_record.ts";
-import type { OpenApiDocument } from "./openapi/openapi_document.ts";
-import type { RouteToDocument } from "./app_feature.ts";
+import type { DocumentedRoute, OpenApiDocument } from "./openapi/openapi_document.ts";
+import type { CompiledRoute } from "./web/compile.ts";
 import type { ServeOptions } from "./runtime/serve.ts";
+
+/**
+ * A route as the OpenAPI document describes it: a controller's, compiled (the generator reads
+ * what it needs of it), or one a feature documents itself (the health probes).
+ */
+export type RouteToDocument = CompiledRoute | DocumentedRoute;
 
 /** An application's own settings and routes, as `bootstrap` resolved them. */
 export interface ApplicationInternals {

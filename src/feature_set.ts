@@ -6,9 +6,8 @@ import {
   type ClosePhase,
   type FeatureFactory,
   type FeatureHost,
-  type RouteToDocument,
 } from "./app_feature.ts";
-import type { ApplicationInternals } from "./application_internals.ts";
+import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute } from "./web/compile.ts";
 

@@ -16,11 +16,11 @@
 // Run: deno run --allow-read --allow-run tools/import_cycles.ts (it asks `deno info` for the graph).
 
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, normalize, relative } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { entryPoints } from "./entry_points.ts";
+import { checkedFiles } from "./entry_points.ts";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 
@@ -183,23 +183,6 @@ function shortestCycle(
     }
   }
   throw new Error(`${start} is in a cycle but reaches none`);
-}
-
-/**
- * The modules checked: the entry points of `root`'s `deno.json` present in `root`, and every `.ts`
- * under `src/`.
- */
-export function checkedFiles(root: string): string[] {
-  const under = (dir: string): string[] =>
-    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory()
-        ? under(join(dir, entry.name))
-        : entry.name.endsWith(".ts")
-        ? [join(dir, entry.name)]
-        : []
-    );
-  const present = new Set(readdirSync(root));
-  return [...entryPoints(root).filter((entry) => present.has(entry)), ...under("src")];
 }
 
 if (import.meta.main) {

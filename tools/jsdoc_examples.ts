@@ -5,11 +5,11 @@
 // tests run; a JSDoc comment links there. Read: every entry point of deno.json and src/.
 //
 // Run: deno run --allow-read tools/jsdoc_examples.ts [root]
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { entryPoints } from "./entry_points.ts";
+import { checkedFiles } from "./entry_points.ts";
 
 /** A line of a JSDoc example that opens with `@`, 1-based, with its text. */
 export interface DecoratorLine {
@@ -37,20 +37,6 @@ export function decoratorLines(source: string): DecoratorLine[] {
     else if (inFence && /^\s*@/.test(text)) found.push({ line: i + 1, text: text.trim() });
   }
   return found;
-}
-
-/** The modules read: `root`'s entry points present in it, and every `.ts` under `src/`. */
-export function checkedFiles(root: string): string[] {
-  const under = (dir: string): string[] =>
-    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory()
-        ? under(join(dir, entry.name))
-        : entry.name.endsWith(".ts")
-        ? [join(dir, entry.name)]
-        : []
-    );
-  const present = new Set(readdirSync(root));
-  return [...entryPoints(root).filter((entry) => present.has(entry)), ...under("src")];
 }
 
 if (import.meta.main) {

@@ -6,7 +6,7 @@ import {
   type DocumentedRoute,
   type OpenApiDocument,
 } from "./openapi_document.ts";
-import type { RouteToDocument } from "../app_feature.ts";
+import type { RouteToDocument } from "../application_internals.ts";
 import { checkOptionKeys, type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
 import { openApiRoutes } from "./openapi_routes.ts";
 import { guardsOf } from "./security.ts";

@@ -2,7 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { checkedFiles, importCycles, moduleImports } from "../../tools/import_cycles.ts";
+import { importCycles, moduleImports } from "../../tools/import_cycles.ts";
+import { checkedFiles } from "../../tools/entry_points.ts";
 import { suiteTempDirs } from "../temp_dir.ts";
 
 // Every folder suiteDir makes, removed after the file's tests.

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { checkedFiles, decoratorLines } from "../../tools/jsdoc_examples.ts";
+import { decoratorLines } from "../../tools/jsdoc_examples.ts";
+import { checkedFiles } from "../../tools/entry_points.ts";
 
 const folders: string[] = [];
 after(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
