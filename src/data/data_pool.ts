@@ -1,0 +1,41 @@
+// The one narrow interface each database's driver implements for data access (as the migration
+// runner's SqlDatabase is for migrations): a pool of connections, each used by one caller at a
+// time. SqlClient and the transactions are written against it alone.
+import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+
+/** What one statement gives back. */
+export interface StatementResult {
+  /** The rows, as the driver gives each column's value (documented per database). */
+  readonly rows: readonly Record<string, unknown>[];
+  /** Rows written by an INSERT, UPDATE or DELETE; 0 for a read. */
+  readonly rowsAffected: number;
+  /** The key the database gave the last row inserted, where it says (SQLite, MySQL). */
+  readonly lastInsertId?: number | bigint;
+}
+
+/** One connection out of a pool, held by one caller until it is released. */
+export interface DataConnection {
+  /** Runs one statement, `params` bound to its placeholders in order. */
+  run(text: string, params: readonly unknown[]): Promise<StatementResult>;
+  /**
+   * Gives the connection back to its pool; `broken`: it failed so that it must not be used again
+   * (its socket died, it was killed), and the pool replaces it.
+   */
+  release(broken?: boolean): void;
+}
+
+/** A datasource's pool of connections. */
+export interface DataPool {
+  /** The datasource's name in the configuration. */
+  readonly name: string;
+  readonly kind: DatabaseKind;
+  /**
+   * A connection of its own for the caller; rejects, naming the datasource, when none is free
+   * within the pool's acquire timeout. Nothing waits for ever.
+   */
+  acquire(): Promise<DataConnection>;
+  /** The driver's own pool (`pg.Pool`, mysql2's `Pool`, SQLite's database), for what the client lacks. */
+  readonly native: unknown;
+  /** Closes every connection; waits for those held to be released. */
+  close(): Promise<void>;
+}
