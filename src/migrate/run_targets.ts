@@ -1,10 +1,11 @@
-import { type Command, flywayRefusals } from "./command/command.ts";
+import { type Command, flywayRefusals, type MigrationCommand } from "./command/command.ts";
 import { COMMANDS } from "./command/commands.ts";
 import type { Mask } from "../config/secrets_mask.ts";
 import {
   type Applied,
   type AppliedFiles,
   AppliedThenFailed,
+  type DriftInspection,
   type DriverConnection,
   type FileRecord,
   type MigrationTarget,
@@ -271,65 +272,142 @@ async function closeAll<F extends PlannedFile>(
 }
 
 async function runTarget<F extends PlannedFile>(
-  { target, files, settings, mask, callbacks = [] }: TargetWork<F>,
+  work: TargetWork<F>,
   run: ConnectionRun,
   options: RunnerOptions,
 ): Promise<void> {
   const command = COMMANDS[options.command];
   const force = options.force === true;
   if (command.alone) {
-    run.unlocked = await command.alone(target, force);
+    run.unlocked = await command.alone(work.target, force);
     return;
   }
+  const t = targetRun(work, run, options, command, force);
+  const { target, callbacks, migrating } = t;
+  const drift = await decideUnlocked(t);
+  const pending = run.decided.filter((f) => command.isWork(f.action));
+  // `migrate --drift` takes the lock for drifted files too, even with nothing pending.
+  const repair = drift !== undefined && command.writes && !options.dryRun &&
+    run.drift!.resources.some((r) => r.reapply);
+  // Migrate callbacks run on every migrate, as Flyway runs them, with nothing pending too.
+  // Each-migrate and error callbacks need work to surround or a failure: not the lock alone.
+  const called = migrating && callbacks.some((c) =>
+    c.file !== undefined &&
+    (c.event === "beforeMigrate" || c.event === "afterMigrate" ||
+      (t.validateOnMigrate && VALIDATE_EVENTS.has(c.event)))
+  );
+  if (migrating) unsupportedCallbacks(target.name, callbacks, options.progress);
+  if (options.dryRun || (pending.length === 0 && !repair && !called)) {
+    command.warn?.(target.name, run.decided, options.progress);
+    return;
+  }
+  await runLocked(t, drift, repair);
+}
+
+// One target's run, as its command, options and connection settings make it.
+interface TargetRun<F extends PlannedFile> {
+  readonly target: MigrationTarget<F>;
+  readonly files: readonly F[];
+  readonly callbacks: readonly ConnectionCallback<F>[];
+  readonly mask: Mask | undefined;
+  readonly run: ConnectionRun;
+  readonly options: RunnerOptions;
+  readonly command: MigrationCommand;
+  readonly force: boolean;
+  readonly strict: boolean;
+  readonly validateOnMigrate: boolean;
+  /** `validate`, not in a dry run: its callbacks run. */
+  readonly validating: boolean;
+  /** `migrate`, not in a dry run: its callbacks run. */
+  readonly migrating: boolean;
+  /** The report shows what each record says of its run. */
+  readonly showsRuns: boolean;
+  readonly callbackPaths: ReadonlySet<string>;
+  readonly fire: (event: CallbackEvent, stopped?: boolean) => Promise<void>;
+}
+
+function targetRun<F extends PlannedFile>(
+  { target, files, settings, mask, callbacks = [] }: TargetWork<F>,
+  run: ConnectionRun,
+  options: RunnerOptions,
+  command: MigrationCommand,
+  force: boolean,
+): TargetRun<F> {
   run.callbacks = callbacks;
-  const fire = (event: CallbackEvent, stopped = false) =>
-    fireCallbacks(target, callbacks, event, run, options.progress, stopped);
-  // Only migrate and validate run callbacks, and never in a dry run: status, baseline and repair
-  // list them.
-  const validating = command.name === "validate" && !options.dryRun;
-  const migrating = command.name === "migrate" && !options.dryRun;
-  const callbackPaths = new Set(callbacks.map((c) => c.path));
   const strict = options.strictOrder ?? settings?.strictOrder ?? false;
   run.strictOrder = strict;
   const validateOnMigrate = settings?.validateOnMigrate ?? false;
   run.validateOnMigrate = validateOnMigrate;
-  // A run that writes no record reports what each record says of its run: the records stay so.
-  // One that writes them would report what they said before it replaced them.
-  const showsRuns = !command.writes || options.dryRun;
-  const decideAll = (all: ReadonlyMap<string, FileRecord>) => {
-    // A callback an earlier version ran as a migration has a record: it is no missing file to
-    // refuse or report. `repair` drops it, whatever it sorts after.
-    const repairing = command.name === "repair";
-    const read = new Map([...all].filter(([path]) => repairing || !callbackPaths.has(path)));
-    const records = new Map([...read].map(([path, record]) => [path, record.hash]));
-    run.decided = decideFiles(files, records, command.name, force, options.target).map((file) =>
-      masked(
-        repairing && callbackPaths.has(file.path) ? { ...file, action: "drop" } : file,
-        mask,
-      )
-    );
-    run.records = read;
-    if (showsRuns) run.shownRecords = read;
-    // Before anything is written: the first check needs no lock, the second sees what another
-    // runner wrote while this one waited. `validate` reports them with the changed files.
-    // Flyway validates every applied file, those above a --target too.
-    const edited = !validateOnMigrate ? [] : flywayRefusals(
-      options.target === undefined ? run.decided : decideFiles(files, records, command.name, force),
-    );
-    command.refuse?.(target.name, run.decided, records, {
-      force,
-      strictOrder: strict,
-      edited,
-      optionNames: options.optionNames ?? COMMAND_LINE_NAMES,
-    });
+  return {
+    target,
+    files,
+    callbacks,
+    mask,
+    run,
+    options,
+    command,
+    force,
+    strict,
+    validateOnMigrate,
+    // Only migrate and validate run callbacks, and never in a dry run: status, baseline and
+    // repair list them.
+    validating: command.name === "validate" && !options.dryRun,
+    migrating: command.name === "migrate" && !options.dryRun,
+    // A run that writes no record reports what each record says of its run: the records stay so.
+    // One that writes them would report what they said before it replaced them.
+    showsRuns: !command.writes || options.dryRun,
+    callbackPaths: new Set(callbacks.map((c) => c.path)),
+    fire: (event, stopped = false) =>
+      fireCallbacks(target, callbacks, event, run, options.progress, stopped),
   };
+}
+
+// Decides every file from the records read, and refuses what the command refuses.
+function decideAll<F extends PlannedFile>(
+  t: TargetRun<F>,
+  all: ReadonlyMap<string, FileRecord>,
+): void {
+  const { run, options, command, files, force, callbackPaths } = t;
+  // A callback an earlier version ran as a migration has a record: it is no missing file to
+  // refuse or report. `repair` drops it, whatever it sorts after.
+  const repairing = command.name === "repair";
+  const read = new Map([...all].filter(([path]) => repairing || !callbackPaths.has(path)));
+  const records = new Map([...read].map(([path, record]) => [path, record.hash]));
+  run.decided = decideFiles(files, records, command.name, force, options.target).map((file) =>
+    masked(
+      repairing && callbackPaths.has(file.path) ? { ...file, action: "drop" } : file,
+      t.mask,
+    )
+  );
+  run.records = read;
+  if (t.showsRuns) run.shownRecords = read;
+  // Before anything is written: the first check needs no lock, the second sees what another
+  // runner wrote while this one waited. `validate` reports them with the changed files.
+  // Flyway validates every applied file, those above a --target too.
+  const edited = !t.validateOnMigrate ? [] : flywayRefusals(
+    options.target === undefined ? run.decided : decideFiles(files, records, command.name, force),
+  );
+  command.refuse?.(t.target.name, run.decided, records, {
+    force,
+    strictOrder: t.strict,
+    edited,
+    optionNames: options.optionNames ?? COMMAND_LINE_NAMES,
+  });
+}
+
+// Everything before the lock: the records read, every file decided, the validate callbacks and
+// the drift read. Returns how the target compares its live system, when asked to.
+async function decideUnlocked<F extends PlannedFile>(
+  t: TargetRun<F>,
+): Promise<DriftInspection<F> | undefined> {
+  const { target, files, callbacks, run, options, command, validating } = t;
   // What this run would run, refused before anything where this runtime cannot run it.
   const runsEvents: ReadonlySet<string> = new Set([
     ...(command.name === "migrate" ? MIGRATE_EVENTS : []),
-    ...(validating || (command.name === "migrate" && validateOnMigrate) ? VALIDATE_EVENTS : []),
+    ...(validating || (command.name === "migrate" && t.validateOnMigrate) ? VALIDATE_EVENTS : []),
   ]);
   refuseUnrunnable(target.name, callbacks.filter((c) => runsEvents.has(c.event)));
-  if (validating) await fire("beforeValidate");
+  if (validating) await t.fire("beforeValidate");
   let records: ReadonlyMap<string, FileRecord>;
   try {
     records = await target.readRecords();
@@ -341,7 +419,7 @@ async function runTarget<F extends PlannedFile>(
     }
     throw error;
   }
-  decideAll(records);
+  decideAll(t, records);
   if (command.name === "migrate") {
     const byPath = new Map(files.map((f) => [f.path, f]));
     refuseUnrunnable(
@@ -350,28 +428,23 @@ async function runTarget<F extends PlannedFile>(
         .map((d) => ({ path: d.path, file: byPath.get(d.path) })),
     );
   }
-  if (migrating) {
+  if (t.migrating) {
     recordedCallbacks(target.name, callbacks, records, options.progress, options.optionNames);
   }
   const drift = options.drift === true && command.drift ? target.drift : undefined;
   if (drift) run.drift = await drift.read(files, run.applied());
-  if (validating && passes(run, target.name)) await fire("afterValidate");
-  const work = run.decided.filter((f) => command.isWork(f.action));
-  // `migrate --drift` takes the lock for drifted files too, even with nothing pending.
-  const repair = drift !== undefined && command.writes && !options.dryRun &&
-    run.drift!.resources.some((r) => r.reapply);
-  // Migrate callbacks run on every migrate, as Flyway runs them, with nothing pending too.
-  // Each-migrate and error callbacks need work to surround or a failure: not the lock alone.
-  const called = migrating && callbacks.some((c) =>
-    c.file !== undefined &&
-    (c.event === "beforeMigrate" || c.event === "afterMigrate" ||
-      (validateOnMigrate && VALIDATE_EVENTS.has(c.event)))
-  );
-  if (migrating) unsupportedCallbacks(target.name, callbacks, options.progress);
-  if (options.dryRun || (work.length === 0 && !repair && !called)) {
-    command.warn?.(target.name, run.decided, options.progress);
-    return;
-  }
+  if (validating && passes(run, target.name)) await t.fire("afterValidate");
+  return drift;
+}
+
+// Under the lock: the files decided again (another runner may have written meanwhile), the
+// work run between the migrate callbacks, drifted files applied again, and the lock released.
+async function runLocked<F extends PlannedFile>(
+  t: TargetRun<F>,
+  drift: DriftInspection<F> | undefined,
+  repair: boolean,
+): Promise<void> {
+  const { target, files, callbacks, run, options, command, migrating, validateOnMigrate, fire } = t;
   await target.lock(
     options.lockTimeoutMs,
     (holder) => options.progress.notice(`${target.name}: waiting for the lock of ${holder}`),
@@ -382,13 +455,15 @@ async function runTarget<F extends PlannedFile>(
   try {
     // Under flyway_compatible, Flyway validates on migrate, and fires the validate events.
     if (migrating && validateOnMigrate) await fire("beforeValidate");
-    decideAll(await target.readRecords());
+    decideAll(t, await target.readRecords());
     if (migrating && validateOnMigrate) await fire("afterValidate");
     if (migrating) {
       migrateStarted = true;
       await fire("beforeMigrate");
       // beforeMigrate may have changed what the decisions read.
-      if (callbacks.some((c) => c.event === "beforeMigrate")) decideAll(await target.readRecords());
+      if (callbacks.some((c) => c.event === "beforeMigrate")) {
+        decideAll(t, await target.readRecords());
+      }
     }
     command.warn?.(target.name, run.decided, options.progress);
     // Decided again under the lock: another runner may have changed the records meanwhile.
@@ -399,7 +474,7 @@ async function runTarget<F extends PlannedFile>(
         after: planned(callbacks, "afterEachMigrate"),
       }
       : { before: [], after: [] };
-    if (pending || !repair) await runWork(target, files, run, options, mask, around);
+    if (pending || !repair) await runWork(target, files, run, options, t.mask, around);
     if (drift !== undefined && command.writes) {
       await repairDrift(target, drift, files, run, options);
     }

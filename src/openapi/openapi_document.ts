@@ -172,32 +172,107 @@ export function buildOpenApiDocument(
   const shared: SharedSchemas = new Map();
   // First, so that a schema of the app's own named `Error` gets another name.
   if (options.defaultErrorBody) shared.set("Error", structuredClone(ERROR_SCHEMA));
-  // One schema used for several bodies or answers is converted once, and so shared once.
+  const { paths, documented, sharing, templates } = layOutPaths(routes);
+  const found: Findings = {
+    schemaOf: schemaConverter(shared),
+    tags: [],
+    operationIds: new Set(),
+    used: new Set(),
+    schemes: new Map(),
+    required: new Map(),
+  };
+  for (const entry of documented) {
+    const { route, pattern } = entry;
+    const shape = shapeOf(pattern);
+    const [first, ...others] = sharing.get(`${route.httpMethod} ${shape}`)!;
+    if (first.route !== route) continue;
+    const template = templates.get(shape)!;
+    paths[template.path][route.httpMethod.toLowerCase()] = documentRoute(
+      entry,
+      template,
+      others,
+      found,
+      options,
+    );
+  }
+  const info: { title: string; version: string; description?: string } = {
+    title: options.title,
+    version: options.version,
+  };
+  if (options.description !== undefined) info.description = options.description;
+  // Frozen: it is built once and handed to every caller of `openApiDocument(app)`.
+  return deepFreeze({
+    openapi: "3.1.0",
+    info,
+    tags: found.tags.map((name) => ({ name })),
+    paths,
+    components: componentsOf(shared, found, options),
+  });
+}
+
+// A route the document describes, and its parsed path.
+interface DocumentedEntry {
+  readonly route: DocumentedRoute;
+  readonly pattern: PathPattern;
+}
+
+// A path as the document writes it, and its variables, whose names each route's are renamed to.
+interface PathTemplate {
+  readonly path: string;
+  readonly variables: readonly string[];
+}
+
+// What the document gathers while it describes the routes one by one.
+interface Findings {
+  readonly schemaOf: SchemaOf;
+  /** The operations' tags, in the order they first appear. */
+  readonly tags: string[];
+  readonly operationIds: Set<string>;
+  /** The framework's error answers an operation refers to. */
+  readonly used: Set<FrameworkResponse>;
+  readonly schemes: Map<string, { scheme: SecurityScheme; by: string }>;
+  /** Each scheme a requirement names, and the first middleware naming it, for the message. */
+  readonly required: Map<string, string>;
+}
+
+// One schema used for several bodies or answers is converted once, and so shared once.
+function schemaConverter(shared: SharedSchemas): SchemaOf {
   const converted = new WeakMap<object, Partial<Record<"input" | "output", JsonSchema>>>();
-  const schemaOf = (source: SchemaSource | undefined, side: "input" | "output", hint: string) => {
+  return (source, side, hint) => {
     if (source === undefined) return {};
     const sides = converted.get(source) ?? {};
     converted.set(source, sides);
     return sides[side] ??= sourceSchema(source, side, shared, hint);
   };
+}
+
+// A path's shape: its literal segments, a variable of any name or regex as `{}`.
+function shapeOf(pattern: PathPattern): string {
+  return "/" + pattern.segments.map((s) => s.kind === "literal" ? s.text : "{}").join("/");
+}
+
+/**
+ * The routes the document describes, grouped by method and path shape, and the document's paths.
+ * OpenAPI allows one template per path: `/a/{x}` and `/a/{y}` are written as the first one, each
+ * route's variables renamed by position. A regex is no part of the template (`/a/{x:\d+}` is
+ * `/a/{x}`, the regex its parameter's `pattern`), nor is a catch-all's `*`. OpenAPI has one
+ * operation per method and path, and `/n/{id:\d+}` and `/n/{name}` are one path there: the route
+ * tried first documents it, and its description names the others, in the order they are tried.
+ */
+function layOutPaths(routes: readonly DocumentedRoute[]): {
+  paths: Record<string, Record<string, JsonSchema>>;
+  documented: DocumentedEntry[];
+  sharing: Map<string, DocumentedEntry[]>;
+  templates: Map<string, PathTemplate>;
+} {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  const tags: string[] = [];
-  const operationIds = new Set<string>();
-  // OpenAPI allows one template per path: `/a/{x}` and `/a/{y}` are written as the first one,
-  // each route's variables renamed by position. A regex is no part of the template (`/a/{x:\d+}`
-  // is `/a/{x}`, the regex its parameter's `pattern`), nor is a catch-all's `*`.
-  const templates = new Map<string, { path: string; variables: readonly string[] }>();
-  // OpenAPI has one operation per method and path, and `/n/{id:\d+}` and `/n/{name}` are one path
-  // there: the route tried first documents it, and its description names the others, in the
-  // order they are tried.
+  const templates = new Map<string, PathTemplate>();
   const documented = routes.flatMap((route) =>
     route.method === undefined && route.operation === undefined
       ? []
       : [{ route, pattern: parsePathPattern(route.path) }]
   );
-  const shapeOf = (pattern: PathPattern) =>
-    "/" + pattern.segments.map((s) => s.kind === "literal" ? s.text : "{}").join("/");
-  const sharing = new Map<string, (typeof documented)[number][]>();
+  const sharing = new Map<string, DocumentedEntry[]>();
   for (const entry of documented) {
     const { pattern } = entry;
     const shape = shapeOf(pattern);
@@ -213,71 +288,81 @@ export function buildOpenApiDocument(
   for (const entries of sharing.values()) {
     entries.sort((a, b) => compareSpecificity(a.pattern, b.pattern));
   }
-  const nameOf = (route: DocumentedRoute) =>
-    route.method !== undefined
-      ? `${route.method.type.name}.${route.method.methodName}`
-      : route.operation?.operationId;
-  const used = new Set<FrameworkResponse>();
-  const schemes = new Map<string, { scheme: SecurityScheme; by: string }>();
-  // Each scheme a requirement names, and the first middleware naming it, for the message.
-  const required = new Map<string, string>();
-  for (const { route, pattern } of documented) {
-    const { method, operation: framework } = route;
-    const shape = shapeOf(pattern);
-    const [first, ...others] = sharing.get(`${route.httpMethod} ${shape}`)!;
-    if (first.route !== route) continue;
-    const template = templates.get(shape)!;
-    const where = nameOf(route);
-    let operation: Record<string, unknown>;
-    try {
-      const guards = options.guards?.(
-        { method: route.httpMethod, path: route.path },
-        method?.middleware ?? [],
-      ) ?? [];
-      for (const guard of guards) addSchemes(guard, schemes, required);
-      operation = method !== undefined
-        ? describeOperation(
-          route,
-          pattern,
-          template.variables,
-          schemaOf,
-          operationIds,
-          tags,
-          used,
-          guards,
-        )
-        : describeFrameworkOperation(
-          framework as FrameworkOperation,
-          schemaOf,
-          operationIds,
-          tags,
-          guards,
-        );
-      if (others.length > 0) {
-        const also = `Also served, where ${route.httpMethod} ${route.path} does not match: ` +
-          others.map((o) => `${o.route.httpMethod} ${o.route.path} (${nameOf(o.route)})`)
-            .join(", then ") +
-          ".";
-        operation.description = typeof operation.description === "string"
-          ? `${operation.description}\n\n${also}`
-          : also;
-      }
-      // What `/openapi.json` will send: a value JSON cannot carry fails here, named.
-      JSON.stringify(operation);
-    } catch (error) {
-      throw new DefinitionError(
-        `${where} (${route.httpMethod} ${route.path}): cannot be documented: ` +
-          `${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    }
-    paths[template.path][route.httpMethod.toLowerCase()] = operation;
-  }
+  return { paths, documented, sharing, templates };
+}
 
+function nameOf(route: DocumentedRoute): string | undefined {
+  return route.method !== undefined
+    ? `${route.method.type.name}.${route.method.methodName}`
+    : route.operation?.operationId;
+}
+
+// The operation of the route that documents its method and path; `others` share them.
+function documentRoute(
+  { route, pattern }: DocumentedEntry,
+  template: PathTemplate,
+  others: readonly DocumentedEntry[],
+  found: Findings,
+  options: DocumentOptions,
+): Record<string, unknown> {
+  const { method, operation: framework } = route;
+  const { schemaOf, operationIds, tags } = found;
+  try {
+    const guards = options.guards?.(
+      { method: route.httpMethod, path: route.path },
+      method?.middleware ?? [],
+    ) ?? [];
+    for (const guard of guards) addSchemes(guard, found.schemes, found.required);
+    const operation = method !== undefined
+      ? describeOperation(
+        route,
+        pattern,
+        template.variables,
+        schemaOf,
+        operationIds,
+        tags,
+        found.used,
+        guards,
+      )
+      : describeFrameworkOperation(
+        framework as FrameworkOperation,
+        schemaOf,
+        operationIds,
+        tags,
+        guards,
+      );
+    if (others.length > 0) {
+      const also = `Also served, where ${route.httpMethod} ${route.path} does not match: ` +
+        others.map((o) => `${o.route.httpMethod} ${o.route.path} (${nameOf(o.route)})`)
+          .join(", then ") +
+        ".";
+      operation.description = typeof operation.description === "string"
+        ? `${operation.description}\n\n${also}`
+        : also;
+    }
+    // What `/openapi.json` will send: a value JSON cannot carry fails here, named.
+    JSON.stringify(operation);
+    return operation;
+  } catch (error) {
+    throw new DefinitionError(
+      `${nameOf(route)} (${route.httpMethod} ${route.path}): cannot be documented: ` +
+        `${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+// The shared schemas, the error answers Thaw gives by itself, and the security schemes, every one
+// a requirement names declared.
+function componentsOf(
+  shared: SharedSchemas,
+  found: Findings,
+  options: DocumentOptions,
+): OpenApiDocument["components"] {
   const responses: Record<string, JsonSchema> = {};
   const listed = [
     ...Object.keys(FRAMEWORK_RESPONSES),
-    ...Object.keys(FORM_RESPONSES).filter((name) => used.has(name as FrameworkResponse)),
+    ...Object.keys(FORM_RESPONSES).filter((name) => found.used.has(name as FrameworkResponse)),
   ] as FrameworkResponse[];
   for (const name of listed) {
     const description = ALL_RESPONSES[name][1];
@@ -288,7 +373,8 @@ export function buildOpenApiDocument(
       }
       : { description };
   }
-  for (const [name, by] of required) {
+  const { schemes } = found;
+  for (const [name, by] of found.required) {
     if (!schemes.has(name)) {
       throw new DefinitionError(
         `Middleware ${by}: describe() requires the security scheme ${JSON.stringify(name)}, ` +
@@ -302,19 +388,7 @@ export function buildOpenApiDocument(
       [...schemes].map(([name, { scheme }]) => [name, scheme]),
     );
   }
-  const info: { title: string; version: string; description?: string } = {
-    title: options.title,
-    version: options.version,
-  };
-  if (options.description !== undefined) info.description = options.description;
-  // Frozen: it is built once and handed to every caller of `openApiDocument(app)`.
-  return deepFreeze({
-    openapi: "3.1.0",
-    info,
-    tags: tags.map((name) => ({ name })),
-    paths,
-    components: components as OpenApiDocument["components"],
-  });
+  return components as OpenApiDocument["components"];
 }
 
 /**

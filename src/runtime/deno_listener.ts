@@ -77,15 +77,8 @@ export function serveWithHeaderTimeout(
     readonly onError: (error: unknown) => Response;
   },
 ): { readonly port: number; readonly stop: ServerStop } | undefined {
-  const internals = deno.internal === undefined
-    ? undefined
-    : (deno as unknown as Record<symbol, { serveHttpOnConnection?: unknown } | undefined>)[
-      deno.internal
-    ];
-  const serveOn = internals?.serveHttpOnConnection;
-  if (typeof serveOn !== "function") return undefined;
-  const serveOnConnection = serveOn as ServeOnConnection;
-  const { headerTimeoutMs, onError } = options;
+  const serveOnConnection = httpOnConnection(deno);
+  if (serveOnConnection === undefined) return undefined;
   const listener = deno.listen({
     port: options.port,
     hostname: options.hostname,
@@ -93,8 +86,59 @@ export function serveWithHeaderTimeout(
   });
   const open = new Set<Connection>();
   let stopped = false;
+  const accept = acceptor(serveOnConnection, handler, options.onError, open);
 
-  const accept = (conn: Conn): void => {
+  const accepting = (async () => {
+    while (!stopped) {
+      let conn: Conn;
+      try {
+        conn = await listener.accept();
+      } catch {
+        if (stopped) return;
+        await new Promise((resolve) => setTimeout(resolve, ACCEPT_RETRY_MS));
+        continue;
+      }
+      // Accepted as the server stopped: the stop no longer sees it, so it is not served.
+      if (stopped) return conn.close();
+      accept(conn);
+    }
+  })();
+
+  const sweep = sweepHeadless(deno, open, options.headerTimeoutMs);
+  const stop: ServerStop = {
+    graceful: async () => {
+      stopped = true;
+      listener.close();
+      // The port is free once the accept it waits in has ended, not when close() returns.
+      await accepting;
+      // Each connection's server closes its idle connection at once and lets an answer finish.
+      await Promise.all([...open].map(close));
+      clearInterval(sweep);
+    },
+  };
+  return { port: listener.addr.port, stop };
+}
+
+// Deno's per-connection HTTP server, where this Deno keeps it in its internals.
+function httpOnConnection(deno: DenoHost): ServeOnConnection | undefined {
+  const internals = deno.internal === undefined
+    ? undefined
+    : (deno as unknown as Record<symbol, { serveHttpOnConnection?: unknown } | undefined>)[
+      deno.internal
+    ];
+  const serveOn = internals?.serveHttpOnConnection;
+  return typeof serveOn === "function" ? serveOn as ServeOnConnection : undefined;
+}
+
+// Serves each accepted connection on its own server, counting its requests and answers for the
+// sweep, and keeps it in `open` until its server ends.
+function acceptor(
+  serveOnConnection: ServeOnConnection,
+  handler: Handler,
+  onError: (error: unknown) => Response,
+  open: Set<Connection>,
+): (conn: Conn) => void {
+  return (conn) => {
     const connection: Connection = {
       requests: 0,
       answering: 0,
@@ -144,28 +188,14 @@ export function serveWithHeaderTimeout(
     const forget = () => void open.delete(connection);
     connection.server.finished.then(forget, forget);
   };
+}
 
-  const accepting = (async () => {
-    while (!stopped) {
-      let conn: Conn;
-      try {
-        conn = await listener.accept();
-      } catch {
-        if (stopped) return;
-        await new Promise((resolve) => setTimeout(resolve, ACCEPT_RETRY_MS));
-        continue;
-      }
-      // Accepted as the server stopped: the stop no longer sees it, so it is not served.
-      if (stopped) return conn.close();
-      accept(conn);
-    }
-  })();
-
-  // Asked once; a server already ended refuses, which changes nothing.
-  const close = (connection: Connection): Promise<void> =>
-    connection.closing ??= Promise.resolve().then(() => connection.server?.shutdown()).catch(
-      () => {},
-    );
+// Closes, every so often, the open connections on which no head arrived within the bound.
+function sweepHeadless(
+  deno: DenoHost,
+  open: ReadonlySet<Connection>,
+  headerTimeoutMs: number,
+): ReturnType<typeof setInterval> {
   const sweep = setInterval(() => {
     const now = performance.now();
     for (const connection of open) {
@@ -178,17 +208,12 @@ export function serveWithHeaderTimeout(
   }, checkEvery(headerTimeoutMs));
   // The sweep alone keeps no process alive: the listener does, while it is open.
   deno.unrefTimer?.(sweep as unknown as number);
+  return sweep;
+}
 
-  const stop: ServerStop = {
-    graceful: async () => {
-      stopped = true;
-      listener.close();
-      // The port is free once the accept it waits in has ended, not when close() returns.
-      await accepting;
-      // Each connection's server closes its idle connection at once and lets an answer finish.
-      await Promise.all([...open].map(close));
-      clearInterval(sweep);
-    },
-  };
-  return { port: listener.addr.port, stop };
+// Asked once; a server already ended refuses, which changes nothing.
+function close(connection: Connection): Promise<void> {
+  return connection.closing ??= Promise.resolve().then(() => connection.server?.shutdown()).catch(
+    () => {},
+  );
 }

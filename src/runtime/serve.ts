@@ -178,99 +178,125 @@ function server(
  * source lines) is off, and a handler that fails anyway gets `refuse(500)` on every runtime.
  */
 export async function serve(app: FetchHandler, options: ServeOptions): Promise<Server> {
-  const { port, hostname, maxBodySize, refuse } = options;
-  const headerTimeoutMs = options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS;
-  const onError = () => refuse(500);
   const inFlight = new InFlight();
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
-  if (g.Deno !== undefined) {
-    const { serveWithHeaderTimeout } = await import("./deno_listener.ts");
-    const bounded = serveWithHeaderTimeout(g.Deno as unknown as DenoHost, inFlight.track(app), {
-      port,
-      hostname,
-      headerTimeoutMs,
-      onError,
-    });
-    if (bounded !== undefined) {
-      return server(hostname, bounded.port, bounded.stop, inFlight, options);
-    }
-    // A Deno without the internals it serves a connection with: no bound on heads.
-    // Deno.serve reads a body an answer left unread to its end before the connection goes on or
-    // closes, and gives its handler no way to close it without losing the answer (see README).
-    const s = g.Deno.serve({ port, hostname, onListen: () => {}, onError }, inFlight.track(app));
-    // `shutdown` waits for every request however long it runs: Deno has no way to cut one short
-    // but the process's end, which a signal brings.
-    return server(hostname, s.addr.port, { graceful: () => s.shutdown() }, inFlight, options);
+  if (g.Deno !== undefined) return await serveOnDeno(g.Deno, app, options, inFlight);
+  if (g.Bun !== undefined) return await serveOnBun(g.Bun, app, options, inFlight);
+  return await serveOnNode(app, options, inFlight);
+}
+
+async function serveOnDeno(
+  deno: DenoLike,
+  app: FetchHandler,
+  options: ServeOptions,
+  inFlight: InFlight,
+): Promise<Server> {
+  const { port, hostname, refuse } = options;
+  const headerTimeoutMs = options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS;
+  const onError = () => refuse(500);
+  const { serveWithHeaderTimeout } = await import("./deno_listener.ts");
+  const bounded = serveWithHeaderTimeout(deno as unknown as DenoHost, inFlight.track(app), {
+    port,
+    hostname,
+    headerTimeoutMs,
+    onError,
+  });
+  if (bounded !== undefined) {
+    return server(hostname, bounded.port, bounded.stop, inFlight, options);
   }
-  if (g.Bun !== undefined) {
-    const [
-      { BUN_MAX_BODY, unboundedBodyLeft },
-      { unwatchBodyArrival, watchBodyArrival, watchBodyArrivals },
-    ] = await Promise.all([import("./unread_body.ts"), import("../http/body_arrival.ts")]);
-    // Raised for uploads, but a body left unread is still judged by the 128 MiB: past it Bun
-    // would read an unread body (a refused JSON body of 150 MB) to its end before closing.
-    const cap = Math.max(BUN_MAX_BODY, options.largestBody ?? 0);
-    // Bun reads a body left unread to its end, unless the answer says it closes: a chunked one,
-    // or a GET's of any declared length (a larger one on other methods it refuses itself). A
-    // client still sending may then get the reset before it reads the answer, which is better
-    // than a core busy for as long as it sends.
-    // Checked where the tracking settles the answer: one promise per answer, not two.
-    const handler = inFlight.track(
-      app,
-      (request, response) => unboundedBodyLeft(request) ? closing(response) : response,
-      // Bun's idle timer runs while a handler does (nothing is sent or received), and at its end
-      // the answer is dropped for an empty close, though the handler, the access log and the
-      // metrics saw a 200: held while the handler runs (`server.request-timeout` bounds that),
-      // set again for the kept-alive connection once it answers. But Bun runs the handler once
-      // the head is in, so the app may wait on a body still arriving: the timer runs while it
-      // does (what Thaw's body readers tell body_arrival.ts), or a client silent mid-body would
-      // hold its connection for good. GET and HEAD are not watched (no lookup on them), nor a
-      // body a middleware reads through `c.req`: those wait as on Deno, within
-      // `server.request-timeout`. A body the app never reads Bun reads after the answer, timed.
-      {
-        started: (request, env) => {
-          const method = request.method;
-          const waits = method !== "GET" && method !== "HEAD" &&
-            watchBodyArrival(request, arrival);
-          (env as BunServerLike).timeout(request, waits ? BUN_IDLE_SECONDS : 0);
-        },
-        settled: (request, env) => {
-          const method = request.method;
-          if (method !== "GET" && method !== "HEAD") unwatchBodyArrival(request);
-          (env as BunServerLike).timeout(request, BUN_IDLE_SECONDS);
-        },
+  // A Deno without the internals it serves a connection with: no bound on heads.
+  // Deno.serve reads a body an answer left unread to its end before the connection goes on or
+  // closes, and gives its handler no way to close it without losing the answer (see README).
+  const s = deno.serve({ port, hostname, onListen: () => {}, onError }, inFlight.track(app));
+  // `shutdown` waits for every request however long it runs: Deno has no way to cut one short
+  // but the process's end, which a signal brings.
+  return server(hostname, s.addr.port, { graceful: () => s.shutdown() }, inFlight, options);
+}
+
+async function serveOnBun(
+  bun: BunLike,
+  app: FetchHandler,
+  options: ServeOptions,
+  inFlight: InFlight,
+): Promise<Server> {
+  const { port, hostname, refuse } = options;
+  const onError = () => refuse(500);
+  const [
+    { BUN_MAX_BODY, unboundedBodyLeft },
+    { unwatchBodyArrival, watchBodyArrival, watchBodyArrivals },
+  ] = await Promise.all([import("./unread_body.ts"), import("../http/body_arrival.ts")]);
+  // Raised for uploads, but a body left unread is still judged by the 128 MiB: past it Bun
+  // would read an unread body (a refused JSON body of 150 MB) to its end before closing.
+  const cap = Math.max(BUN_MAX_BODY, options.largestBody ?? 0);
+  // Bun reads a body left unread to its end, unless the answer says it closes: a chunked one,
+  // or a GET's of any declared length (a larger one on other methods it refuses itself). A
+  // client still sending may then get the reset before it reads the answer, which is better
+  // than a core busy for as long as it sends.
+  // Checked where the tracking settles the answer: one promise per answer, not two.
+  const handler = inFlight.track(
+    app,
+    (request, response) => unboundedBodyLeft(request) ? closing(response) : response,
+    // Bun's idle timer runs while a handler does (nothing is sent or received), and at its end
+    // the answer is dropped for an empty close, though the handler, the access log and the
+    // metrics saw a 200: held while the handler runs (`server.request-timeout` bounds that),
+    // set again for the kept-alive connection once it answers. But Bun runs the handler once
+    // the head is in, so the app may wait on a body still arriving: the timer runs while it
+    // does (what Thaw's body readers tell body_arrival.ts), or a client silent mid-body would
+    // hold its connection for good. GET and HEAD are not watched (no lookup on them), nor a
+    // body a middleware reads through `c.req`: those wait as on Deno, within
+    // `server.request-timeout`. A body the app never reads Bun reads after the answer, timed.
+    {
+      started: (request, env) => {
+        const method = request.method;
+        const waits = method !== "GET" && method !== "HEAD" &&
+          watchBodyArrival(request, arrival);
+        (env as BunServerLike).timeout(request, waits ? BUN_IDLE_SECONDS : 0);
       },
-    );
-    watchBodyArrivals();
-    // Told only while the handler runs (watched from `started` to `settled`).
-    const arrival: BodyArrival = {
-      waiting: (request) => s.timeout(request, BUN_IDLE_SECONDS),
-      ended: (request) => s.timeout(request, 0),
-    };
-    const s = g.Bun.serve({
-      port,
-      hostname,
-      fetch: handler,
-      development: false,
-      error: onError,
-      maxRequestBodySize: cap,
-      idleTimeout: BUN_IDLE_SECONDS,
-    });
-    const stop: ServerStop = {
-      graceful: async () => {
-        const stopped = s.stop(false);
-        // Closed unanswered, as Deno and Node close them: a request a client sends on a kept-alive
-        // connection just as it closes never ran, and clients retry such a request (idempotent
-        // ones by themselves: RFC 9112 9.3.1, RFC 9110 9.2.2), where any answer would be final.
-        // stop(false) closes the idle ones itself in the Bun the suite runs on; older ones left
-        // them open until their idle timeout.
-        s.closeIdleConnections?.();
-        await stopped;
+      settled: (request, env) => {
+        const method = request.method;
+        if (method !== "GET" && method !== "HEAD") unwatchBodyArrival(request);
+        (env as BunServerLike).timeout(request, BUN_IDLE_SECONDS);
       },
-      cut: () => void s.stop(true),
-    };
-    return server(hostname, s.port, stop, inFlight, options);
-  }
+    },
+  );
+  watchBodyArrivals();
+  // Told only while the handler runs (watched from `started` to `settled`).
+  const arrival: BodyArrival = {
+    waiting: (request) => s.timeout(request, BUN_IDLE_SECONDS),
+    ended: (request) => s.timeout(request, 0),
+  };
+  const s = bun.serve({
+    port,
+    hostname,
+    fetch: handler,
+    development: false,
+    error: onError,
+    maxRequestBodySize: cap,
+    idleTimeout: BUN_IDLE_SECONDS,
+  });
+  const stop: ServerStop = {
+    graceful: async () => {
+      const stopped = s.stop(false);
+      // Closed unanswered, as Deno and Node close them: a request a client sends on a kept-alive
+      // connection just as it closes never ran, and clients retry such a request (idempotent
+      // ones by themselves: RFC 9112 9.3.1, RFC 9110 9.2.2), where any answer would be final.
+      // stop(false) closes the idle ones itself in the Bun the suite runs on; older ones left
+      // them open until their idle timeout.
+      s.closeIdleConnections?.();
+      await stopped;
+    },
+    cut: () => void s.stop(true),
+  };
+  return server(hostname, s.port, stop, inFlight, options);
+}
+
+async function serveOnNode(
+  app: FetchHandler,
+  options: ServeOptions,
+  inFlight: InFlight,
+): Promise<Server> {
+  const { port, hostname, maxBodySize, refuse } = options;
+  const headerTimeoutMs = options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS;
   // Loaded only here, so other runtimes never import node:http or Hono's adapter for it.
   const [{ createServer }, { nodeRequestListener, refuseOnNode }] = await Promise.all([
     import("node:http"),

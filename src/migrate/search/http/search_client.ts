@@ -172,22 +172,13 @@ export class SearchClient {
     for (let i = 0; i < hosts.length; i++) {
       const index = (this.#preferred + i) % hosts.length;
       const origin = hosts[index].origin;
-      // Signed for this host and this attempt: a signature covers the host and the time.
-      let url: URL;
-      let auth: Readonly<Record<string, string>>;
-      try {
-        ({ url, headers: auth } = await authorize(
-          this.#auth,
-          { method, url: join(hosts[index], path), body: payload },
-          this.#now,
-        ));
-      } catch (error) {
-        throw new SearchTransportError(
-          `${request}: not sent: its authentication for ${origin} failed (${
-            this.credentialsMask(String((error as Error)?.message ?? error))
-          })`,
-        );
-      }
+      const { url, headers: auth } = await this.#authorize(
+        request,
+        hosts[index],
+        method,
+        path,
+        payload,
+      );
       const timeout = AbortSignal.timeout(this.#connection.timeoutMs);
       this.requests++;
       let response: Response;
@@ -229,36 +220,7 @@ export class SearchClient {
         continue;
       }
       this.#preferred = index;
-      // An error may echo the request's headers: masked before anything reads it (and before it
-      // is cut short, which could leave part of a secret). A success is returned as it came.
-      const failed = response.status >= 300;
-      // A HEAD has no body: only the content type tells a login page's 200 from the cluster's.
-      if (
-        !failed && text === "" &&
-        /^\s*text\/html/i.test(response.headers.get("content-type") ?? "")
-      ) {
-        throw new SearchTransportError(
-          `${request}: ${origin} answered ${response.status} with an HTML page (text/html), not ` +
-            "the cluster's JSON (a proxy or a login page in front of it?)",
-        );
-      }
-      let parsed: unknown;
-      if (text !== "") {
-        try {
-          parsed = JSON.parse(text);
-          if (failed) parsed = maskJson(parsed, this.credentialsMask);
-        } catch {
-          const page = htmlPage(this.credentialsMask(text));
-          // A proxy's page, or a login form in front of the cluster: never a found resource.
-          if (page !== undefined && !failed) {
-            throw new SearchTransportError(
-              `${request}: ${origin} answered ${response.status} with ${page}, not the ` +
-                "cluster's JSON (a proxy or a login page in front of it?)",
-            );
-          }
-          parsed = { error: page ?? (failed ? this.credentialsMask(text) : text).slice(0, 300) };
-        }
-      }
+      const parsed = this.#parse(request, origin, response, text);
       return {
         status: response.status,
         body: parsed,
@@ -270,6 +232,61 @@ export class SearchClient {
         hosts: new Set(hosts.map((h) => h.origin)).size,
       }),
     );
+  }
+
+  // Signed for this host and this attempt: a signature covers the host and the time.
+  async #authorize(
+    request: string,
+    host: URL,
+    method: string,
+    path: string,
+    payload: string | undefined,
+  ): Promise<{ url: URL; headers: Readonly<Record<string, string>> }> {
+    try {
+      return await authorize(
+        this.#auth,
+        { method, url: join(host, path), body: payload },
+        this.#now,
+      );
+    } catch (error) {
+      throw new SearchTransportError(
+        `${request}: not sent: its authentication for ${host.origin} failed (${
+          this.credentialsMask(String((error as Error)?.message ?? error))
+        })`,
+      );
+    }
+  }
+
+  // The body of an answer, parsed; an HTML page where the cluster's JSON was due is refused.
+  #parse(request: string, origin: string, response: Response, text: string): unknown {
+    // An error may echo the request's headers: masked before anything reads it (and before it
+    // is cut short, which could leave part of a secret). A success is returned as it came.
+    const failed = response.status >= 300;
+    // A HEAD has no body: only the content type tells a login page's 200 from the cluster's.
+    if (
+      !failed && text === "" &&
+      /^\s*text\/html/i.test(response.headers.get("content-type") ?? "")
+    ) {
+      throw new SearchTransportError(
+        `${request}: ${origin} answered ${response.status} with an HTML page (text/html), not ` +
+          "the cluster's JSON (a proxy or a login page in front of it?)",
+      );
+    }
+    if (text === "") return undefined;
+    try {
+      const parsed = JSON.parse(text);
+      return failed ? maskJson(parsed, this.credentialsMask) : parsed;
+    } catch {
+      const page = htmlPage(this.credentialsMask(text));
+      // A proxy's page, or a login form in front of the cluster: never a found resource.
+      if (page !== undefined && !failed) {
+        throw new SearchTransportError(
+          `${request}: ${origin} answered ${response.status} with ${page}, not the ` +
+            "cluster's JSON (a proxy or a login page in front of it?)",
+        );
+      }
+      return { error: page ?? (failed ? this.credentialsMask(text) : text).slice(0, 300) };
+    }
   }
 }
 

@@ -178,8 +178,34 @@ function writeIndexOf(members: readonly AliasMember[]): string | undefined {
  *   index); it must be a concrete index that nothing else blocks, and the new index must not exist.
  */
 export function decideReindex(o: ReindexObservation): ReindexDecision {
+  const s = readSituation(o);
+  if (s.writeIndex === o.spec.index) return afterSwap(s);
+  if (s.own !== undefined) return resumeOwn(s, s.own);
+  return startNew(s);
+}
+
+// What every branch of decideReindex reads off the observation, worked out once.
+interface Situation {
+  readonly o: ReindexObservation;
+  readonly spec: ReindexSpec;
+  /** `alias "name"`, for reasons. */
+  readonly alias: string;
+  readonly writeIndex: string | undefined;
+  /** The steps after the swap, as the file asks. */
+  readonly after: readonly ReindexStep[];
+  /** This very version's progress. */
+  readonly own: ReindexProgress | undefined;
+  /** An earlier version's progress. */
+  readonly earlier: ReindexProgress | undefined;
+  /** Whether a name resolves on the cluster. */
+  readonly known: (name: string) => boolean;
+  readonly refuse: (reason: string) => ReindexDecision;
+  /** Whether the new index a progress names is the one its run created. */
+  readonly ours: (p: ReindexProgress, adopt: boolean) => boolean;
+}
+
+function readSituation(o: ReindexObservation): Situation {
   const { spec, progress } = o;
-  const alias = `alias "${spec.alias}"`;
   const writeIndex = writeIndexOf(o.members);
   const after: ReindexStep[] = [
     ...(spec.unblockSource ? ["unblock" as const] : []),
@@ -187,153 +213,103 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
   ];
   // An alias's indices exist: the cluster listed them.
   const known = (name: string) => o.exists(name) || o.members.some((m) => m.index === name);
-  const own = progress !== undefined && progress.hash === o.hash && progress.index === spec.index;
-  const earlier = progress !== undefined && !own ? progress : undefined;
+  const isOwn = progress !== undefined && progress.hash === o.hash && progress.index === spec.index;
   // An unfinished run that did not swap may have left its source blocked: a refusal releases it.
   const pending = progress !== undefined && writeIndex !== progress.index ? progress : undefined;
-  const refuse = (reason: string): ReindexDecision => ({
-    kind: "refuse",
-    reason,
-    ...(pending === undefined ? {} : { release: pending }),
-  });
-  // The new index a progress names is the one its run created: same uuid. Without a uuid noted
-  // (killed between the create and the note) it may be adopted, never deleted.
-  const ours = (p: ReindexProgress, adopt: boolean) =>
-    !known(p.index) || (p.uuid === undefined ? adopt : o.uuid(p.index) === p.uuid);
+  return {
+    o,
+    spec,
+    alias: `alias "${spec.alias}"`,
+    writeIndex,
+    after,
+    own: isOwn ? progress : undefined,
+    earlier: progress !== undefined && !isOwn ? progress : undefined,
+    known,
+    refuse: (reason) => ({
+      kind: "refuse",
+      reason,
+      ...(pending === undefined ? {} : { release: pending }),
+    }),
+    // The new index a progress names is the one its run created: same uuid. Without a uuid noted
+    // (killed between the create and the note) it may be adopted, never deleted.
+    ours: (p, adopt) =>
+      !known(p.index) || (p.uuid === undefined ? adopt : o.uuid(p.index) === p.uuid),
+  };
+}
 
-  if (writeIndex === spec.index) {
-    if (own) {
-      return { kind: "run", source: progress!.source, resumed: true, steps: [...after, "forget"] };
-    }
-    if (earlier === undefined) return { kind: "done" };
-    // The alias is where this file wants it, moved by an earlier version (or by hand): what that
-    // version left before a swap is undone (after its swap, its source stays blocked), and this
-    // version's changes cannot be applied to an index in use. Its progress stays, so every run
-    // says so until the file is restored (which finishes it).
-    return {
-      kind: "run",
-      source: earlier.source,
-      resumed: false,
-      steps: earlier.index === writeIndex ? [] : ["unblock-earlier"],
-      earlier,
-      thenRefuse: `${alias} is on "${spec.index}" already, moved there by an earlier version of ` +
-        `this file: this version's settings, mappings or script are not applied to an index in ` +
-        `use; restore the file as it was, or move the alias again with a new reindex file (a ` +
-        `new index name)`,
-    };
+// The alias's write index is the new index already.
+function afterSwap(s: Situation): ReindexDecision {
+  const { own, earlier, spec } = s;
+  if (own !== undefined) {
+    return { kind: "run", source: own.source, resumed: true, steps: [...s.after, "forget"] };
   }
+  if (earlier === undefined) return { kind: "done" };
+  // The alias is where this file wants it, moved by an earlier version (or by hand): what that
+  // version left before a swap is undone (after its swap, its source stays blocked), and this
+  // version's changes cannot be applied to an index in use. Its progress stays, so every run
+  // says so until the file is restored (which finishes it).
+  return {
+    kind: "run",
+    source: earlier.source,
+    resumed: false,
+    steps: earlier.index === s.writeIndex ? [] : ["unblock-earlier"],
+    earlier,
+    thenRefuse: `${s.alias} is on "${spec.index}" already, moved there by an earlier version of ` +
+      `this file: this version's settings, mappings or script are not applied to an index in ` +
+      `use; restore the file as it was, or move the alias again with a new reindex file (a ` +
+      `new index name)`,
+  };
+}
 
-  if (own) {
-    const { source } = progress!;
-    if (!known(source)) {
-      return refuse(
-        `the index "${source}" this reindex was copying from is gone, and ${alias} is not on ` +
-          `"${spec.index}": restore "${source}", or delete "${spec.index}" and its progress by hand`,
-      );
-    }
-    if (writeIndex !== undefined && writeIndex !== source) {
-      return refuse(
-        `${alias} was moved to "${writeIndex}" while this reindex from "${source}" was stopped: ` +
-          `writes to "${writeIndex}" would not be copied; sort the alias out by hand first`,
-      );
-    }
-    if (!ours(progress!, true)) {
-      return refuse(
-        `"${spec.index}" is not the index this reindex created (another index.uuid): delete it, ` +
-          `or give the new index another name`,
-      );
-    }
-    return {
-      kind: "run",
-      source,
-      resumed: true,
-      steps: ["create", "copy", "block", "catch-up", "verify", "swap", ...after, "forget"],
-    };
+// This very version stopped before its swap: it goes on from creating the index.
+function resumeOwn(s: Situation, own: ReindexProgress): ReindexDecision {
+  const { spec, alias, writeIndex, refuse } = s;
+  const { source } = own;
+  if (!s.known(source)) {
+    return refuse(
+      `the index "${source}" this reindex was copying from is gone, and ${alias} is not on ` +
+        `"${spec.index}": restore "${source}", or delete "${spec.index}" and its progress by hand`,
+    );
   }
+  if (writeIndex !== undefined && writeIndex !== source) {
+    return refuse(
+      `${alias} was moved to "${writeIndex}" while this reindex from "${source}" was stopped: ` +
+        `writes to "${writeIndex}" would not be copied; sort the alias out by hand first`,
+    );
+  }
+  if (!s.ours(own, true)) {
+    return refuse(
+      `"${spec.index}" is not the index this reindex created (another index.uuid): delete it, ` +
+        `or give the new index another name`,
+    );
+  }
+  return {
+    kind: "run",
+    source,
+    resumed: true,
+    steps: ["create", "copy", "block", "catch-up", "verify", "swap", ...s.after, "forget"],
+  };
+}
 
-  const first: ReindexStep[] = [];
-  const discarded = new Set<string>();
-  if (earlier !== undefined) {
-    const swapped = writeIndex === earlier.index;
-    // After its swap, the earlier version's source stays blocked, as that run would leave it.
-    if (!swapped) first.push("unblock-earlier");
-    if (!swapped && o.members.some((m) => m.index === earlier.index)) {
-      return refuse(
-        `an earlier version of this file created "${earlier.index}", which ${alias} points at ` +
-          `already without it being its write index: sort the alias out by hand first`,
-      );
-    }
-    if (!swapped && known(earlier.index)) {
-      if (!ours(earlier, false)) {
-        return refuse(
-          `an earlier version of this file was creating "${earlier.index}", and the index of ` +
-            `that name is not the one it created (or it cannot tell): delete "${earlier.index}" ` +
-            `by hand if it is unused`,
-        );
-      }
-      first.push("discard");
-      discarded.add(earlier.index);
-    }
-    first.push("forget-earlier");
-  }
-  const exists = (name: string) => !discarded.has(name) && known(name);
-  if (o.members.length === 0 && exists(spec.alias)) {
+// A fresh start: undo what an earlier version left, then check the source and the new index.
+function startNew(s: Situation): ReindexDecision {
+  const { spec, earlier, refuse } = s;
+  const cleared = earlier === undefined
+    ? { first: [], discarded: new Set<string>() }
+    : clearEarlier(s, earlier);
+  if ("kind" in cleared) return cleared;
+  const { first, discarded } = cleared;
+  const exists = (name: string) => !discarded.has(name) && s.known(name);
+  if (s.o.members.length === 0 && exists(spec.alias)) {
     return refuse(
       `"${spec.alias}" is an index, not an alias: a reindex moves an alias (create the alias on ` +
         `the index first, or give another alias name)`,
     );
   }
-  let source = spec.source;
-  if (source === undefined) {
-    if (o.members.length === 0) {
-      return refuse(`${alias} does not exist: give "source", the index to copy from`);
-    }
-    if (writeIndex === undefined) {
-      return refuse(
-        `${alias} points at ${o.members.map((m) => `"${m.index}"`).join(", ")} and none is its ` +
-          `write index: give "source", the index to copy from`,
-      );
-    }
-    source = writeIndex;
-  } else if (o.members.length > 0) {
-    if (!o.members.some((m) => m.index === source)) {
-      return refuse(
-        `"source" is "${source}", but ${alias} points at ` +
-          `${
-            o.members.map((m) => `"${m.index}"`).join(", ")
-          }: the source must be the alias's index`,
-      );
-    }
-    if (writeIndex !== undefined && writeIndex !== source) {
-      return refuse(
-        `"source" is "${source}", but the write index of ${alias} is "${writeIndex}": writes to ` +
-          `it would not be copied`,
-      );
-    }
-  }
-  if (!exists(source)) return refuse(`the source index "${source}" does not exist`);
-  const facts = o.source;
-  if (facts !== undefined && !facts.concrete) {
-    return refuse(`"source" "${source}" is an alias or a data stream: name the index behind it`);
-  }
-  // A run that stops before its swap lifts the block it set: one set by someone else (or left
-  // by a reindex that moved an alias off this index) would be lifted with it.
-  if (facts?.blocked && earlier?.source !== source) {
-    return refuse(
-      `writes to "${source}" are blocked already (index.blocks.write), by someone else or by a ` +
-        `reindex that moved an alias off it: a reindex that stops before its swap lifts the ` +
-        `block on its source, and would lift that one; lift it first (PUT /${source}/_settings ` +
-        `{"index.blocks.write": null}), or wait for whoever set it`,
-    );
-  }
-  if (spec.deleteSource && facts !== undefined && facts.otherAliases.length > 0) {
-    return refuse(
-      `delete_source would delete "${source}" under its other alias(es) ` +
-        `${
-          facts.otherAliases.map((a) => `"${a}"`).join(", ")
-        }: move them first, or keep the source`,
-    );
-  }
+  const source = freshSource(s);
+  if (typeof source !== "string") return source;
+  const refusal = sourceRefusal(s, source, exists);
+  if (refusal !== undefined) return refusal;
   if (exists(spec.index)) {
     return refuse(
       `the index "${spec.index}" exists already, and this file did not create it: give the new ` +
@@ -354,9 +330,109 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
       "catch-up",
       "verify",
       "swap",
-      ...after,
+      ...s.after,
       "forget",
     ],
     ...(earlier === undefined ? {} : { earlier }),
   };
+}
+
+// The steps that undo what an earlier version of the file left, and the index they delete; or
+// why they cannot.
+function clearEarlier(
+  s: Situation,
+  earlier: ReindexProgress,
+): { first: ReindexStep[]; discarded: Set<string> } | ReindexDecision {
+  const first: ReindexStep[] = [];
+  const discarded = new Set<string>();
+  const swapped = s.writeIndex === earlier.index;
+  // After its swap, the earlier version's source stays blocked, as that run would leave it.
+  if (!swapped) first.push("unblock-earlier");
+  if (!swapped && s.o.members.some((m) => m.index === earlier.index)) {
+    return s.refuse(
+      `an earlier version of this file created "${earlier.index}", which ${s.alias} points at ` +
+        `already without it being its write index: sort the alias out by hand first`,
+    );
+  }
+  if (!swapped && s.known(earlier.index)) {
+    if (!s.ours(earlier, false)) {
+      return s.refuse(
+        `an earlier version of this file was creating "${earlier.index}", and the index of ` +
+          `that name is not the one it created (or it cannot tell): delete "${earlier.index}" ` +
+          `by hand if it is unused`,
+      );
+    }
+    first.push("discard");
+    discarded.add(earlier.index);
+  }
+  first.push("forget-earlier");
+  return { first, discarded };
+}
+
+// The index a fresh run copies from: `spec.source`, which must be the alias's write index when
+// the alias exists, else that write index; or why there is none.
+function freshSource(s: Situation): string | ReindexDecision {
+  const { spec, alias, writeIndex, refuse } = s;
+  const { members } = s.o;
+  const source = spec.source;
+  if (source === undefined) {
+    if (members.length === 0) {
+      return refuse(`${alias} does not exist: give "source", the index to copy from`);
+    }
+    if (writeIndex === undefined) {
+      return refuse(
+        `${alias} points at ${members.map((m) => `"${m.index}"`).join(", ")} and none is its ` +
+          `write index: give "source", the index to copy from`,
+      );
+    }
+    return writeIndex;
+  }
+  if (members.length > 0) {
+    if (!members.some((m) => m.index === source)) {
+      return refuse(
+        `"source" is "${source}", but ${alias} points at ` +
+          `${members.map((m) => `"${m.index}"`).join(", ")}: the source must be the alias's index`,
+      );
+    }
+    if (writeIndex !== undefined && writeIndex !== source) {
+      return refuse(
+        `"source" is "${source}", but the write index of ${alias} is "${writeIndex}": writes to ` +
+          `it would not be copied`,
+      );
+    }
+  }
+  return source;
+}
+
+// Why a fresh run must not copy from `source` as the cluster holds it, if it must not.
+function sourceRefusal(
+  s: Situation,
+  source: string,
+  exists: (name: string) => boolean,
+): ReindexDecision | undefined {
+  const { refuse } = s;
+  if (!exists(source)) return refuse(`the source index "${source}" does not exist`);
+  const facts = s.o.source;
+  if (facts !== undefined && !facts.concrete) {
+    return refuse(`"source" "${source}" is an alias or a data stream: name the index behind it`);
+  }
+  // A run that stops before its swap lifts the block it set: one set by someone else (or left
+  // by a reindex that moved an alias off this index) would be lifted with it.
+  if (facts?.blocked && s.earlier?.source !== source) {
+    return refuse(
+      `writes to "${source}" are blocked already (index.blocks.write), by someone else or by a ` +
+        `reindex that moved an alias off it: a reindex that stops before its swap lifts the ` +
+        `block on its source, and would lift that one; lift it first (PUT /${source}/_settings ` +
+        `{"index.blocks.write": null}), or wait for whoever set it`,
+    );
+  }
+  if (s.spec.deleteSource && facts !== undefined && facts.otherAliases.length > 0) {
+    return refuse(
+      `delete_source would delete "${source}" under its other alias(es) ` +
+        `${
+          facts.otherAliases.map((a) => `"${a}"`).join(", ")
+        }: move them first, or keep the source`,
+    );
+  }
+  return undefined;
 }
