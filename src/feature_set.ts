@@ -1,12 +1,7 @@
 // The features of one app, folded: what they serve and observe, and their steps of the app's
 // life run in the declared places. A feature is "up" once made and, if it has a `started` step,
 // once that step succeeded: a failing start or close reaches only the features that are up.
-import {
-  type AppFeature,
-  type ClosePhase,
-  type FeatureFactory,
-  type FeatureHost,
-} from "./app_feature.ts";
+import type { AppFeature, ClosePhase, FeatureFactory, FeatureHost } from "./app_feature.ts";
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute } from "./web/compile.ts";
@@ -24,8 +19,8 @@ export interface FeatureSet {
   /** What the features give `listen` and the other entry points. */
   readonly internals: Partial<Pick<ApplicationInternals, "management" | "openapi">>;
   /**
-   * Runs each `started` step in turn, once the app is compiled. When one fails (the feature
-   * undid its own part), closes the features up, then the beans, and rethrows.
+   * Runs each `started` step in turn, once the app is compiled. A step that fails undid its own
+   * feature's part; its feature, and those after it, are not up: `close()` leaves them out.
    */
   started(): Promise<void>;
   /** `app.start()`. */
@@ -77,12 +72,7 @@ function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>)
     async started() {
       for (const feature of all) {
         if (feature.started === undefined) continue;
-        try {
-          await feature.started();
-        } catch (error) {
-          await set.close().catch(() => {});
-          throw error;
-        }
+        await feature.started();
         up.push(feature);
       }
     },

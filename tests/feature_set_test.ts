@@ -100,17 +100,17 @@ describe("foldFeatures", () => {
   it("gives a close() called from a step the close in progress", async () => {
     const log: string[] = [];
     let inner: Promise<void> | undefined;
-    let set: FeatureSet | undefined;
-    const reentrant: FeatureSet = await fold([() => ({
+    // The set, once made: its step calls close() on it.
+    const made: { set?: FeatureSet } = {};
+    made.set = await fold([() => ({
       close: {
         announce: () => {
-          inner = set?.close();
+          inner = made.set?.close();
           return Promise.resolve(undefined);
         },
       },
     })], log);
-    set = reentrant;
-    const outer = set.close();
+    const outer = made.set.close();
     await outer;
     assert.equal(inner, outer);
     assert.deepEqual(log, ["beans"]);
@@ -156,7 +156,7 @@ describe("foldFeatures", () => {
     assert.deepEqual(log, ["made:jobs", "beans"]);
   });
 
-  it("closes the features up when a start fails: not the failing one, nor those not started", async () => {
+  it("closes only the features up after a start failed: not the failing one, nor those after it", async () => {
     const log: string[] = [];
     const broken = new Error("listener threw");
     const set = await fold([
@@ -176,6 +176,7 @@ describe("foldFeatures", () => {
       }),
     ], log);
     await assert.rejects(set.started(), (error: unknown) => error === broken);
+    await set.close();
     assert.deepEqual(log, ["before:started", "before:announce", "plain:jobs", "beans"]);
   });
 

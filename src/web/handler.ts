@@ -46,56 +46,113 @@ export interface HandlerSpec {
  * returns one, none otherwise, and no `HttpRequest` unless an argument or a body needs one.
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
-  const { resolvers } = spec;
+  const { bean, method, resolvers, errors, label, server } = spec;
+  const count = resolvers.length;
   const fromBody = resolvers.map((r) => r.fromBody);
   const bodyIndex = resolvers.findIndex((r) => r.async);
-  const compiled: CompiledRoute = {
-    bean: spec.bean,
-    method: spec.method,
-    count: resolvers.length,
-    resolve: argumentReaders(resolvers, bodyIndex),
-    errors: spec.errors,
-    label: spec.label,
-    ...requestMakers(spec),
-    settle: settler(spec),
-  };
-  // The body is the one argument read asynchronously (compile.ts refuses a second RequestBody()).
-  if (bodyIndex >= 0) return bodyHandler(compiled, bodyIndex);
-  const readForm = fromBody.find((f) => f !== undefined)?.read;
-  if (readForm !== undefined) {
-    const partsOnly = fromBody.some((f) => f?.partsOnly === true);
-    return formHandler(compiled, { read: readForm, fromBody, partsOnly, server: spec.server });
+  const resolve = argumentReaders(resolvers, bodyIndex);
+  const readForm = bodyIndex < 0 ? fromBody.find((f) => f !== undefined)?.read : undefined;
+  const partsOnly = fromBody.some((f) => f?.partsOnly === true);
+  const newRequest = requestMaker(spec);
+  const needsRequest = resolvers.some((r) => r.needsRequest);
+  const makeRequest = (c: Context) => needsRequest ? newRequest(c) : undefined;
+  const settle = settler(spec);
+
+  // The body is the one argument read asynchronously (compile.ts refuses a second RequestBody()),
+  // so a route with a body waits on that one promise and nothing else: no async function.
+  if (bodyIndex >= 0) {
+    return (c) => {
+      let request: HttpRequest | undefined;
+      try {
+        request = makeRequest(c);
+        const args = new Array(count);
+        for (let i = 0; i < count; i++) if (i !== bodyIndex) args[i] = resolve[i](c, request);
+        return (resolve[bodyIndex](c, request) as Promise<unknown>).then(
+          (body) => {
+            try {
+              args[bodyIndex] = body;
+              return settle(c, request, method.apply(bean, args));
+            } catch (error) {
+              return errors(error, c, request, label);
+            }
+          },
+          (error) => errors(error, c, request, label),
+        );
+      } catch (error) {
+        return errors(error, c, request, label);
+      }
+    };
   }
-  return compiled.count === 0 ? noArgumentHandler(compiled) : plainHandler(compiled);
-}
-
-// What the handlers below are made of, all decided before the first request. Each handler copies
-// the fields it uses into its own constants, so that a request reads them as it did when they
-// were all one function's.
-interface CompiledRoute {
-  readonly bean: unknown;
-  readonly method: (...args: unknown[]) => unknown;
-  readonly count: number;
-  readonly resolve: readonly ArgumentResolver["resolve"][];
-  readonly errors: ErrorResponder;
-  readonly label: string;
-  /** An `HttpRequest`, or none when no argument needs one. */
-  readonly makeRequest: (c: Context) => HttpRequest | undefined;
-  readonly newRequest: (c: Context) => HttpRequest;
-  /** The answer made of what the method returned, or of the error its promise rejected with. */
-  readonly settle: (
-    c: Context,
-    request: HttpRequest | undefined,
-    result: unknown,
-  ) => Response | Promise<Response>;
-}
-
-// How the arguments of a route with a form body are completed once the body is read.
-interface FormReading {
-  readonly read: FormArgument["read"];
-  readonly fromBody: readonly (FormArgument | undefined)[];
-  readonly partsOnly: boolean;
-  readonly server: ServerRequest;
+  // Arguments a form body may hold (RequestParam, RequestPart) say so by returning FROM_BODY; only
+  // then is the body read, once for all of them, and the request waits on that one promise. A
+  // request whose arguments all came from elsewhere (every GET, a query holding every parameter)
+  // is answered synchronously, as on a route without them.
+  if (readForm !== undefined) {
+    return (c) => {
+      let request: HttpRequest | undefined;
+      try {
+        request = makeRequest(c);
+        const args = new Array(count);
+        let waiting = false;
+        for (let i = 0; i < count; i++) {
+          const value = resolve[i](c, request);
+          if (value === FROM_BODY) waiting = true;
+          args[i] = value;
+        }
+        if (!waiting) return settle(c, request, method.apply(bean, args));
+        // The form is read through the request's own reader, so that a handler given the
+        // HttpRequest reads the same bytes again.
+        const withBody = request ?? newRequest(c);
+        request = withBody;
+        return readForm(c, server, withBody, partsOnly).then(
+          (form) => {
+            // The request timed out while its body was read: no one reads the answer.
+            if (isAbandoned(c.req.raw)) {
+              void form.release?.();
+              return lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE);
+            }
+            let answer: Response | Promise<Response>;
+            try {
+              for (let i = 0; i < count; i++) {
+                if (args[i] === FROM_BODY) args[i] = (fromBody[i] as FormArgument).resolve(form);
+              }
+              answer = settle(c, withBody, method.apply(bean, args));
+            } catch (error) {
+              answer = errors(error, c, withBody, label);
+            }
+            // An upload's temporary files go once the answer is made, whatever it is.
+            return form.release === undefined ? answer : releasedAfter(answer, form.release);
+          },
+          (error) =>
+            isAbandoned(c.req.raw)
+              ? lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE)
+              : errors(error, c, withBody, label),
+        );
+      } catch (error) {
+        return errors(error, c, request, label);
+      }
+    };
+  }
+  if (count === 0) {
+    return (c) => {
+      try {
+        return settle(c, undefined, method.call(bean));
+      } catch (error) {
+        return errors(error, c, undefined, label);
+      }
+    };
+  }
+  return (c) => {
+    let request: HttpRequest | undefined;
+    try {
+      request = makeRequest(c);
+      const args = new Array(count);
+      for (let i = 0; i < count; i++) args[i] = resolve[i](c, request);
+      return settle(c, request, method.apply(bean, args));
+    } catch (error) {
+      return errors(error, c, request, label);
+    }
+  };
 }
 
 // On a route with RequestBody() the body is JSON: a parameter the query lacks is missing.
@@ -113,13 +170,14 @@ function argumentReaders(
   );
 }
 
-function requestMakers(spec: HandlerSpec): Pick<CompiledRoute, "makeRequest" | "newRequest"> {
+// Makes the route's HttpRequest: for every request when an argument needs it, or when a form
+// body is read.
+function requestMaker(spec: HandlerSpec): (c: Context) => HttpRequest {
   const { label, maxBodySize, server, hasPathVariables } = spec;
   const behindMiddleware = spec.behindMiddleware === true;
   const middlewareNames = spec.middlewareNames ?? [];
   const readVariables = spec.pathVariables;
-  const needsRequest = spec.resolvers.some((r) => r.needsRequest);
-  const newRequest = (c: Context): HttpRequest =>
+  return (c) =>
     new HttpRequest(c.req.raw, {
       pathVariables: !hasPathVariables
         ? undefined
@@ -131,12 +189,12 @@ function requestMakers(spec: HandlerSpec): Pick<CompiledRoute, "makeRequest" | "
       // Only middleware reads a body ahead of the route: no question asked without it.
       readEarlier: behindMiddleware ? () => earlierBody(c, label, middlewareNames) : undefined,
     });
-  const makeRequest = (c: Context): HttpRequest | undefined =>
-    needsRequest ? newRequest(c) : undefined;
-  return { makeRequest, newRequest };
 }
 
-function settler(spec: HandlerSpec): CompiledRoute["settle"] {
+// The answer made of what the method returned, or of the error its promise rejected with.
+function settler(
+  spec: HandlerSpec,
+): (c: Context, request: HttpRequest | undefined, result: unknown) => Response | Promise<Response> {
   const { errors, label, status } = spec;
   const behindMiddleware = spec.behindMiddleware === true;
   // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.
@@ -145,7 +203,7 @@ function settler(spec: HandlerSpec): CompiledRoute["settle"] {
     const response = toResponse(value, undefined, status);
     return c.req.method === "HEAD" ? headAnswer(response) : response;
   };
-  return (c: Context, request: HttpRequest | undefined, result: unknown) => {
+  return (c, request, result) => {
     if (result instanceof Promise) {
       return result.then(
         (value) => {
@@ -159,111 +217,6 @@ function settler(spec: HandlerSpec): CompiledRoute["settle"] {
       );
     }
     return answer(c, result);
-  };
-}
-
-// A route with a body waits on that one promise and nothing else: no async function.
-function bodyHandler(compiled: CompiledRoute, bodyIndex: number): RouteHandler {
-  const { bean, method, count, resolve, errors, label, makeRequest, settle } = compiled;
-  return (c) => {
-    let request: HttpRequest | undefined;
-    try {
-      request = makeRequest(c);
-      const args = new Array(count);
-      for (let i = 0; i < count; i++) if (i !== bodyIndex) args[i] = resolve[i](c, request);
-      return (resolve[bodyIndex](c, request) as Promise<unknown>).then(
-        (body) => {
-          try {
-            args[bodyIndex] = body;
-            return settle(c, request, method.apply(bean, args));
-          } catch (error) {
-            return errors(error, c, request, label);
-          }
-        },
-        (error) => errors(error, c, request, label),
-      );
-    } catch (error) {
-      return errors(error, c, request, label);
-    }
-  };
-}
-
-// Arguments a form body may hold (RequestParam, RequestPart) say so by returning FROM_BODY; only
-// then is the body read, once for all of them, and the request waits on that one promise. A
-// request whose arguments all came from elsewhere (every GET, a query holding every parameter)
-// is answered synchronously, as on a route without them.
-function formHandler(compiled: CompiledRoute, reading: FormReading): RouteHandler {
-  const { bean, method, count, resolve, errors, label, makeRequest, newRequest, settle } = compiled;
-  const { read: readForm, fromBody, partsOnly, server } = reading;
-  return (c) => {
-    let request: HttpRequest | undefined;
-    try {
-      request = makeRequest(c);
-      const args = new Array(count);
-      let waiting = false;
-      for (let i = 0; i < count; i++) {
-        const value = resolve[i](c, request);
-        if (value === FROM_BODY) waiting = true;
-        args[i] = value;
-      }
-      if (!waiting) return settle(c, request, method.apply(bean, args));
-      // The form is read through the request's own reader, so that a handler given the
-      // HttpRequest reads the same bytes again.
-      const withBody = request ?? newRequest(c);
-      request = withBody;
-      return readForm(c, server, withBody, partsOnly).then(
-        (form) => {
-          // The request timed out while its body was read: no one reads the answer.
-          if (isAbandoned(c.req.raw)) {
-            void form.release?.();
-            return lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE);
-          }
-          let answer: Response | Promise<Response>;
-          try {
-            for (let i = 0; i < count; i++) {
-              if (args[i] === FROM_BODY) args[i] = (fromBody[i] as FormArgument).resolve(form);
-            }
-            answer = settle(c, withBody, method.apply(bean, args));
-          } catch (error) {
-            answer = errors(error, c, withBody, label);
-          }
-          // An upload's temporary files go once the answer is made, whatever it is.
-          return form.release === undefined ? answer : releasedAfter(answer, form.release);
-        },
-        (error) =>
-          isAbandoned(c.req.raw)
-            ? lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE)
-            : errors(error, c, withBody, label),
-      );
-    } catch (error) {
-      return errors(error, c, request, label);
-    }
-  };
-}
-
-function noArgumentHandler(compiled: CompiledRoute): RouteHandler {
-  const { bean, method, errors, label, settle } = compiled;
-  return (c) => {
-    try {
-      return settle(c, undefined, method.call(bean));
-    } catch (error) {
-      return errors(error, c, undefined, label);
-    }
-  };
-}
-
-function plainHandler(compiled: CompiledRoute): RouteHandler {
-  const { bean, method, count, resolve, errors, label, makeRequest, settle } = compiled;
-  return (c) => {
-    let request: HttpRequest | undefined;
-    try {
-      request = makeRequest(c);
-      const args = new Array(count);
-      for (let i = 0; i < count; i++) args[i] = resolve[i](c, request);
-      return settle(c, request, method.apply(bean, args));
-    } catch (error) {
-      return errors(error, c, request, label);
-    }
   };
 }
 
