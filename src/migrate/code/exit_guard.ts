@@ -32,6 +32,14 @@ export interface ExitGuard {
 // (the app's own, the runner's second Ctrl-C) is not a migration's and goes through, and of two
 // overlapping runs only the one whose code called it fails.
 const guarded = new AsyncLocalStorage<(error: ExitRefused) => void>();
+
+/**
+ * The `onExit` of the guard whose code is running, if any, to be compared: what a guard's code
+ * throws where nobody catches it is that guard's too.
+ */
+export function runningGuard(): object | undefined {
+  return guarded.getStore();
+}
 // The refusing functions put in place: an owner's exit that is not one of them was set by someone
 // else since (the app, a test's stub), and is wrapped anew.
 const refusals = new WeakSet<object>();

@@ -1,4 +1,5 @@
-import { type ExitRefused, guardExit } from "./exit_guard.ts";
+import { guardExit } from "./exit_guard.ts";
+import { failOnUncaught } from "./uncaught_errors.ts";
 
 /** Seconds a code file may run on after Ctrl-C or SIGTERM, unless the run says otherwise. */
 export const DEFAULT_STOP_TIMEOUT_SECONDS = 10;
@@ -29,9 +30,9 @@ export interface StopRule {
 }
 
 /**
- * Runs a code file's function until it settles or calls `process.exit` (refused, with
- * {@linkcode ExitRefused}), or, once `rule.signal` aborted (before or while it runs), until
- * `rule.stopTimeoutMs` more passed: then it rejects with {@linkcode CodeAbandoned}.
+ * Runs a code file's function until it settles, calls `process.exit` (refused, with
+ * `ExitRefused`) or throws where nobody catches it (a timer, a listener), or, once `rule.signal`
+ * aborted (before or while it runs), until `rule.stopTimeoutMs` more passed: then it rejects with {@linkcode CodeAbandoned}.
  * A code file awaiting what never comes must neither hold a run past SIGTERM (Deno and Bun keep a
  * process with a signal listener alive) nor end the process with no report: a promise that waits
  * on nothing leaves Node's event loop empty, and Node exits with 13. The process is kept alive
@@ -47,11 +48,13 @@ export async function runUntilStopped<T>(
   rule: StopRule,
 ): Promise<T> {
   const alive = setInterval(() => {}, 1 << 30);
-  let exit: ((error: ExitRefused) => void) | undefined;
+  // Told an exit the code called, or an error it threw where nobody catches it (a timer's).
+  let exit: ((error: unknown) => void) | undefined;
   const exited = new Promise<never>((_, reject) => (exit = reject));
   // Refused after the race ended (abandoned code): nobody waits for it any more.
   exited.catch(() => {});
   const guard = guardExit(exit!);
+  const stopFailing = failOnUncaught(exit!);
   const stop = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let abandon: (() => void) | undefined;
@@ -78,6 +81,7 @@ export async function runUntilStopped<T>(
     return await Promise.race([running, abandoned, exited]);
   } finally {
     clearInterval(alive);
+    stopFailing();
     clearTimeout(timer);
     signal?.removeEventListener("abort", abandon!);
   }

@@ -50,6 +50,83 @@ export default async (ctx) => {
   });
 }
 
+// What a code file may start that outlives its call: a timer, a listener of ctx.signal, a
+// promise nobody awaits. What they throw is thrown outside the file's awaited chain.
+const LATER = [
+  {
+    name: "process.exit(0) from a timer",
+    body: "await new Promise(() => setTimeout(() => process.exit(0), 0));",
+    message: /called process\.exit\(0\)/,
+  },
+  {
+    name: "process.exit(0) from a listener of ctx.signal",
+    body: `ctx.signal.addEventListener("abort", () => process.exit(0));
+  writeFileSync(STARTED, "");
+  await new Promise(() => {});`,
+    message: /called process\.exit\(0\)/,
+    signalled: true,
+  },
+  {
+    name: "a throw from a timer",
+    body:
+      'await new Promise(() => setTimeout(() => { throw new Error("thrown by a timer"); }, 0));',
+    message: /thrown by a timer/,
+  },
+  {
+    name: "a rejection nobody handles",
+    body: 'void Promise.reject(new Error("rejected unhandled"));\n  await new Promise(() => {});',
+    message: /rejected unhandled/,
+  },
+];
+
+for (const kind of KINDS_HERE) {
+  describe(`a code migration that fails outside its awaited chain on ${kind}`, () => {
+    const workspace = workspaces(kind);
+
+    for (const later of LATER) {
+      it(`${later.name}: the file fails, is rolled back, the run reports it and exits 1`, async () => {
+        const ws = await workspace();
+        const started = join(ws.root, "..", "started");
+        await ws.file("V1__table.sql", "CREATE TABLE items (v INT);\n");
+        await ws.file(
+          "V2__later.js",
+          `import { writeFileSync } from "node:fs";
+import process from "node:process";
+const STARTED = ${JSON.stringify(started)};
+export default async (ctx) => {
+  await ctx.query("CREATE TABLE half_done (x INT)");
+  ${later.body}
+};
+`,
+        );
+        await ws.file("V3__after.sql", "CREATE TABLE later (v INT);\n");
+        const runner = startCli(
+          ["-c", ws.configDir, "--sqlPath", ws.root, "--json"],
+          { THAW_TEST_DB_PASSWORD: ws.password },
+        );
+        try {
+          if (later.signalled) {
+            await Promise.race([until(() => existsSync(started)), runner.closed]);
+            assert.ok(existsSync(started), `ended before the code ran:\n${runner.stderr()}`);
+            runner.signal("SIGTERM");
+          }
+          assert.equal(await runner.closed, 1, runner.stdout() + runner.stderr());
+        } finally {
+          if (runner.child.exitCode === null) runner.signal("SIGKILL");
+        }
+        const report = JSON.parse(runner.stdout());
+        checkReport(report);
+        assert.equal(report.error.file, "V2__later.js");
+        assert.match(report.error.message, later.message);
+        assert.equal(await ws.count("half_done"), undefined);
+        assert.equal(await ws.count("later"), undefined);
+        const rows = await ws.query("SELECT migration_path FROM framework_migrations");
+        assert.deepEqual(rows.map((r) => r.migration_path), ["V1__table.sql"]);
+      });
+    }
+  });
+}
+
 for (const kind of KINDS_HERE) {
   describe(`a second signal while a code migration runs on ${kind}`, () => {
     const workspace = workspaces(kind);
