@@ -35,7 +35,8 @@ export interface AppFeature {
   readonly internals?: Partial<Pick<ApplicationInternals, "management" | "openapi">>;
   /**
    * Once the app is compiled, before it serves. A feature whose step fails undoes its own part;
-   * `bootstrap` closes the features started before it, then the beans.
+   * `bootstrap` closes the features that are up (made, and started if they have this step), then
+   * the beans.
    */
   readonly started?: () => Promise<void>;
   /** `app.start()` (which `listen` calls): the feature's own work begins. */
@@ -44,7 +45,10 @@ export interface AppFeature {
   readonly cron?: (expression: string) => Promise<void>;
   /** The server stops taking requests: no new work begins while those in flight finish. */
   readonly stopAccepting?: () => void;
-  /** Its steps of the app's close, each in its phase. */
+  /**
+   * Its steps of the app's close, each in its phase; within a phase the features' steps run one
+   * after another, in the order the features were folded.
+   */
   readonly close?: { readonly [P in ClosePhase]?: CloseStep };
 }
 

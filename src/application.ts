@@ -50,7 +50,7 @@ import { checkCaches } from "./cache/cache_hooks.ts";
 import { indicatorBeans } from "./actuator/health_hooks.ts";
 import { broughtFeatures } from "./app_feature.ts";
 import { type FeatureSet, foldFeatures } from "./feature_set.ts";
-import { optionFeatures } from "./option_features.ts";
+import { entryHint, optionFeatures } from "./option_features.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -225,24 +225,15 @@ function checkOptions(options: BootstrapOptions): void {
   for (const key of Object.keys(options)) {
     if (OPTIONS.has(key)) continue;
     throw new TypeError(
-      key === "scan"
-        ? `bootstrap({ scan }): component scanning lives in its own entry point: import ` +
-          `{ scanComponents } from "@thaw/thaw/scan" and pass ` +
-          `components: await scanComponents([...directories])`
-        : key === "health"
-        ? `bootstrap({ health }): the health endpoints are the actuator's, in its own entry ` +
-          `point: import { actuator } from "@thaw/thaw/actuator" and pass ` +
-          `bootstrap({ actuator: actuator() }), or actuator({ health: { ... } }) for its options`
-        : `bootstrap({ ${key} }): no such option; the options are ${[...OPTIONS].join(", ")}`,
+      `bootstrap({ ${key} }): ` + (
+        key === "scan"
+          ? SCAN_HINT
+          : key === "health"
+          ? `health is the actuator's, ${entryHint("actuator")}`
+          : `no such option; the options are ${[...OPTIONS].join(", ")}`
+      ),
     );
   }
-}
-
-function checkMaxBodySize(value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new ConfigError(`maxBodySize must be a whole number of bytes, got ${value}`);
-  }
-  return value;
 }
 
 /**
@@ -362,14 +353,10 @@ async function wire(
   registerApplication(app, {
     ...internals(settings, options, web, startedAt),
     ...features.internals,
-    serve: {
-      ...serveOptions(settings, limits, logger),
-      shutdownStarting: () => {
-        accepting = false;
-        features.stopAccepting();
-      },
-      closed: app.close,
-    },
+    serve: serveOptions(settings, limits, logger, () => {
+      accepting = false;
+      features.stopAccepting();
+    }, app.close),
   });
   return app;
 }
@@ -395,13 +382,20 @@ interface ServerLimits {
 }
 
 function serverLimits(options: BootstrapOptions, settings: ThawSettings): ServerLimits {
+  const maxBodySize = options.maxBodySize ?? settings.get("server.max-body-size");
+  if (!Number.isSafeInteger(maxBodySize) || maxBodySize < 0) {
+    throw new ConfigError(`maxBodySize must be a whole number of bytes, got ${maxBodySize}`);
+  }
   return {
-    maxBodySize: checkMaxBodySize(options.maxBodySize ?? settings.get("server.max-body-size")),
+    maxBodySize,
     allowEncodedSlash: options.allowEncodedSlash ?? settings.get("server.allow-encoded-slash"),
     shutdownTimeoutMs: settings.get("server.shutdown-timeout") * 1000,
     requestTimeoutMs: settings.get("server.request-timeout"),
   };
 }
+
+const SCAN_HINT = "scanning needs a file system, so it lives in its own entry point: import " +
+  '{ scanComponents } from "@thaw/thaw/scan" and pass components: await scanComponents(config)';
 
 // Scanning needs a file system: `scanComponents(config)` of `@thaw/thaw/scan` reads the key, and
 // what it found comes in `components`. Left unscanned, the key would be ignored without a word.
@@ -416,11 +410,7 @@ function checkScan(
   const where = settings.where("app.component-scan");
   const scan = scanRecord(config) ?? scanRecord(given);
   if (scan === undefined) {
-    throw new ConfigError(
-      `${where}: scanning needs a file system, so it lives in its own entry point: ` +
-        `import { scanComponents } from "@thaw/thaw/scan" and pass ` +
-        `components: await scanComponents(config)`,
-    );
+    throw new ConfigError(`${where}: ${SCAN_HINT}`);
   }
   scan.check(where, scanDirectories, classes);
 }
@@ -545,12 +535,14 @@ function internals(
   };
 }
 
-// What `listen` passes to the server, but the steps of shutdown.
+// What `listen` passes to the server: the bounds, and the steps of shutdown.
 function serveOptions(
   settings: ThawSettings,
   limits: ServerLimits,
   logger: Logger,
-): Omit<ApplicationInternals["serve"], "shutdownStarting" | "closed"> {
+  shutdownStarting: () => void,
+  closed: () => Promise<void>,
+): ApplicationInternals["serve"] {
   return {
     maxBodySize: limits.maxBodySize,
     largestBody: Math.max(limits.maxBodySize, settings.get("server.multipart.max-request-size")),
@@ -560,5 +552,7 @@ function serveOptions(
     shutdownTimeoutMs: limits.shutdownTimeoutMs,
     shutdownDelayMs: settings.get("server.shutdown-delay") * 1000,
     logger,
+    shutdownStarting,
+    closed,
   };
 }

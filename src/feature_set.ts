@@ -39,8 +39,8 @@ export interface FeatureSet {
 
 /**
  * Makes each feature in turn, adding its routes to the host's before the next is made (OpenAPI
- * documents those before it). When one fails, closes those made, then the beans (`closeBeans`),
- * and rethrows.
+ * documents those before it). When one fails, closes those made that are up (those with a
+ * `started` step are not yet), then the beans (`closeBeans`), and rethrows.
  */
 export async function foldFeatures(
   factories: readonly FeatureFactory[],
@@ -64,7 +64,13 @@ export async function foldFeatures(
 }
 
 function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>): FeatureSet {
-  const up = all.filter((feature) => feature.started === undefined);
+  const up = new Set(all.filter((feature) => feature.started === undefined));
+  // In the order they were folded, whenever each came up.
+  const each = (step: (feature: AppFeature) => unknown) =>
+    all.forEach((feature) => up.has(feature) && step(feature));
+  // What a feature threw as the server stopped taking requests: reported by the close, which
+  // runs all the same.
+  const failures: Error[] = [];
   let closing: Promise<void> | undefined;
   const set: FeatureSet = {
     observers: all.flatMap((feature) => feature.observers ?? []),
@@ -73,21 +79,28 @@ function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>)
       for (const feature of all) {
         if (feature.started === undefined) continue;
         await feature.started();
-        up.push(feature);
+        up.add(feature);
       }
     },
-    start: () => up.forEach((feature) => feature.start?.()),
+    start: () => each((feature) => feature.start?.()),
     cron: async (expression) => {
-      await Promise.all(up.map((feature) => feature.cron?.(expression)));
+      await Promise.all(all.map((feature) => up.has(feature) && feature.cron?.(expression)));
     },
-    stopAccepting: () => up.forEach((feature) => feature.stopAccepting?.()),
+    stopAccepting: () =>
+      each((feature) => {
+        try {
+          feature.stopAccepting?.();
+        } catch (error) {
+          failures.push(error as Error);
+        }
+      }),
     close() {
       // A step may call close() before the first of them returns (a listener of
       // ApplicationClosing does): the promise is there first, so that such a call gets it.
       if (closing === undefined) {
         let settle!: (done: Promise<void>) => void;
         closing = new Promise<void>((resolve) => settle = resolve);
-        settle(closeInOrder(up, closeBeans));
+        settle(closeInOrder(all.filter((feature) => up.has(feature)), closeBeans, failures));
       }
       return closing;
     },
@@ -95,18 +108,19 @@ function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>)
   return set;
 }
 
-// In the order they run (see ClosePhase).
-const CLOSE_PHASES: readonly ClosePhase[] = ["announce", "jobs", "listeners"];
-
 async function closeInOrder(
   up: readonly AppFeature[],
   closeBeans: () => Promise<void>,
+  failures: Error[],
 ): Promise<void> {
-  const failures: Error[] = [];
-  for (const phase of CLOSE_PHASES) {
+  // In the order ClosePhase gives them.
+  for (const phase of ["announce", "jobs", "listeners"] satisfies ClosePhase[]) {
     for (const feature of up) {
-      const failure = await feature.close?.[phase]?.().catch((error: Error) => error);
-      if (failure !== undefined) failures.push(failure);
+      const step = feature.close?.[phase];
+      // Started on a promise of its own: a step that throws before it returns one is a
+      // failure like any other, and the steps after it run.
+      const failure = step && await Promise.resolve().then(step).catch((error: Error) => error);
+      if (failure) failures.push(failure);
     }
   }
   const beans = await closeBeans().then(() => undefined, (error: Error) => error);

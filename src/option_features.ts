@@ -1,7 +1,9 @@
 // The features that live in entry points of their own and come as `bootstrap` options: one table,
 // in the order they are folded (OpenAPI last, since it documents the routes of those before it).
-// The keys that configure one, set in a file while the option is left out, would be ignored
-// without a word: they stop `bootstrap`, saying what to import.
+// The keys that configure one, set while the option is left out, would be ignored without a
+// word: they stop `bootstrap`, saying what to import (the actuator's only when a file or the
+// configuration object sets them: an environment variable alone may be shared with other
+// services).
 import type { LoadedConfig } from "./config/application_config.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
@@ -53,13 +55,18 @@ export async function optionFeatures(
       factories.push(await featureSetup(value, feature)(settings));
     } else if (value === undefined && feature.asked(config, settings)) {
       throw new ConfigError(
-        `${settings.where(feature.section)}: ${feature.needs}, which lives in its own entry ` +
-          `point: import { ${feature.factory} } from "@thaw/thaw/${feature.option}" and pass ` +
-          `bootstrap({ ${feature.option}: ${feature.factory}() })`,
+        `${settings.where(feature.section)}: ${feature.needs}, ${entryHint(feature.option)}`,
       );
     }
   }
   return factories;
+}
+
+/** Where the feature given as `option` lives, and how to pass it, as the refusals say it. */
+export function entryHint(option: OptionFeature["option"]): string {
+  const { factory } = OPTION_FEATURES.find((feature) => feature.option === option) as OptionFeature;
+  return `which lives in its own entry point: import { ${factory} } from "@thaw/thaw/${option}" ` +
+    `and pass bootstrap({ ${option}: ${factory}() })`;
 }
 
 // Whether a section holds a value that a file or the configuration object set: one the

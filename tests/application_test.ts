@@ -10,9 +10,9 @@ describe("bootstrap options", () => {
       (error: unknown) =>
         error instanceof TypeError &&
         error.message ===
-          "bootstrap({ scan }): component scanning lives in its own entry point: import " +
-            '{ scanComponents } from "@thaw/thaw/scan" and pass ' +
-            "components: await scanComponents([...directories])",
+          "bootstrap({ scan }): scanning needs a file system, so it lives in its own entry " +
+            'point: import { scanComponents } from "@thaw/thaw/scan" and pass ' +
+            "components: await scanComponents(config)",
     );
   });
 
@@ -32,9 +32,9 @@ describe("bootstrap options", () => {
   it("names the import the health option moved to", async () => {
     await assert.rejects(bootstrap({ health: true } as BootstrapOptions), {
       name: "TypeError",
-      message: "bootstrap({ health }): the health endpoints are the actuator's, in its own entry " +
+      message: "bootstrap({ health }): health is the actuator's, which lives in its own entry " +
         'point: import { actuator } from "@thaw/thaw/actuator" and pass ' +
-        "bootstrap({ actuator: actuator() }), or actuator({ health: { ... } }) for its options",
+        "bootstrap({ actuator: actuator() })",
     });
   });
 

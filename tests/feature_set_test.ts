@@ -91,6 +91,43 @@ describe("foldFeatures", () => {
     assert.deepEqual(log, ["next:listeners"]);
   });
 
+  it("takes a step that throws before it returns a promise as a failure, and runs the rest", async () => {
+    const log: string[] = [];
+    const thrown = new Error("thrown at once");
+    const set = await fold([
+      () => ({
+        close: {
+          announce: () => {
+            throw thrown;
+          },
+        },
+        stopAccepting: () => {
+          throw new Error("stop threw");
+        },
+      }),
+      recorded(log, "next", ["announce", "jobs"]),
+    ], log);
+    // The server's shutdown goes on: the failure is the close's to report.
+    set.stopAccepting();
+    await assert.rejects(set.close(), (error: unknown) => {
+      assert.ok(error instanceof AggregateError);
+      assert.equal(error.message, "Closing the application: stop threw; thrown at once");
+      return true;
+    });
+    assert.deepEqual(log, ["next:stopAccepting", "next:announce", "next:jobs", "beans"]);
+  });
+
+  it("closes the features of a phase in the order they were folded, started or not", async () => {
+    const log: string[] = [];
+    const set = await fold([
+      recorded(log, "first", ["jobs"], { started: () => Promise.resolve() }),
+      recorded(log, "second", ["jobs"]),
+    ], log);
+    await set.started();
+    await set.close();
+    assert.deepEqual(log, ["first:jobs", "second:jobs", "beans"]);
+  });
+
   it("rejects with the beans' own error when only they fail", async () => {
     const beans = new AggregateError([new Error("pool")], "Closing the application context");
     const set = await fold([recorded([], "quiet", ["jobs"])], [], () => Promise.reject(beans));

@@ -107,7 +107,8 @@ export async function scanComponents(
     if (!found.includes(cls)) found.push(cls);
   }
   if (scannedConfig !== undefined) {
-    markScanned(scannedConfig, { check: scanCheck(JSON.stringify(directories), found) });
+    // A copy: what the caller does to the list it gets changes nothing of what was found.
+    markScanned(scannedConfig, { check: scanCheck(JSON.stringify(directories), [...found]) });
   }
   return found;
 }

@@ -224,6 +224,14 @@ describe("bootstrap with app.component-scan", () => {
       }, which bootstrap was not given`,
     );
     await bootstrap({ config, components: found });
+    // What the scan returned, emptied in place afterwards: still what it found.
+    const names = found.map((c) => c.name).join(", ");
+    found.length = 0;
+    await rejectsNaming(
+      bootstrap({ config, components: found }),
+      ConfigError,
+      `scanComponents(config) found ${names}, which bootstrap was not given`,
+    );
     // An object whose directories were changed after the scan.
     const object = { app: { "component-scan": ["scan"] } };
     const classes = await scanComponents(object, fileURLToPath(new URL("..", fixtures)));
