@@ -8,8 +8,8 @@
 // - `BOOLEAN` is `TINYINT(1)`: a number, 0 or 1.
 // - `DATETIME` and `TIMESTAMP` are `Date`s read as UTC; `DATE` is a `Date` at UTC midnight;
 //   `TIME` is a string.
-// - `JSON`: on MySQL parsed (objects, arrays…); on MariaDB, where JSON is a `LONGTEXT` alias, the
-//   JSON text as a string.
+// - JSON is parsed (objects, arrays…): a `JSON` column and `JSON_OBJECT(...)`, on MariaDB too
+//   (where JSON is a `LONGTEXT` the server marks as JSON). A `TEXT` column holding JSON is text.
 // - `BLOB`, `BINARY` are Buffers (Uint8Arrays).
 // Parameters: a `Date` is sent as UTC, a boolean as 1 or 0, `undefined` as NULL; an object is not
 // a value there (JSON.stringify it).

@@ -151,8 +151,8 @@ class SqlitePool implements DataPool {
   }
 
   async #openHandle(): Promise<SqliteHandle> {
-    const open = await (this.#opener ??= sqliteOpener());
     try {
+      const open = await (this.#opener ??= sqliteOpener());
       if (this.#location !== ":memory:") {
         await mkdir(dirname(this.#location), { recursive: true });
       }
