@@ -43,3 +43,8 @@ export function timeoutError(datasource: string, timeoutMs: number): DataError {
       "something slow)",
   });
 }
+
+/** The error of a call on a pool that was closed. */
+export function closedError(datasource: string): DataError {
+  return new DataError({ datasource, reason: "closed", message: "the pool is closed" });
+}

@@ -16,9 +16,10 @@
 import mysql from "mysql2";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "../migrate/sql/datasource.ts";
-import { acquireWithin } from "./acquire_within.ts";
+import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf } from "./data_error.ts";
+import { HeldConnections } from "./held_connections.ts";
 import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
 
 interface MysqlError extends Error {
@@ -40,6 +41,8 @@ class MysqlPool implements DataPool {
   /** The error that ended a connection, heard whenever it came (held, idle or running). */
   readonly #lost = new WeakMap<mysql.PoolConnection, MysqlError>();
   readonly #watched = new WeakSet<mysql.PoolConnection>();
+  readonly held: HeldConnections = new HeldConnections();
+  #closed = false;
 
   constructor(datasource: Datasource, settings: PoolSettings) {
     const s = resolvePoolSettings(datasource.name, settings);
@@ -63,6 +66,7 @@ class MysqlPool implements DataPool {
   }
 
   async acquire(): Promise<DataConnection> {
+    if (this.#closed) throw closedError(this.name);
     const connection = await acquireWithin(
       this.name,
       this.#acquireTimeoutMs,
@@ -90,6 +94,7 @@ class MysqlPool implements DataPool {
         if (!this.#lost.has(connection)) this.#lost.set(connection, error);
       });
     }
+    this.held.take();
     return new MysqlConnection(this, connection);
   }
 
@@ -97,8 +102,11 @@ class MysqlPool implements DataPool {
     return this.#lost.get(connection);
   }
 
-  close(): Promise<void> {
-    return new Promise<void>((resolve, reject) =>
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.held.none();
+    await new Promise<void>((resolve, reject) =>
       this.native.end((error) => error ? reject(error) : resolve())
     );
   }
@@ -124,6 +132,7 @@ class MysqlConnection implements DataConnection {
   readonly #pool: MysqlPool;
   readonly #connection: mysql.PoolConnection;
   #broken = false;
+  #released = false;
 
   constructor(pool: MysqlPool, connection: mysql.PoolConnection) {
     this.#pool = pool;
@@ -162,8 +171,11 @@ class MysqlConnection implements DataConnection {
   }
 
   release(broken = false): void {
+    if (this.#released) return;
+    this.#released = true;
     if (broken || this.#broken) this.#connection.destroy();
     else this.#connection.release();
+    this.#pool.held.give();
   }
 }
 

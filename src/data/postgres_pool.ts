@@ -15,7 +15,7 @@ import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "../migrate/sql/datasource.ts";
-import { acquireWithin } from "./acquire_within.ts";
+import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf } from "./data_error.ts";
 import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
@@ -36,6 +36,7 @@ class PostgresPool implements DataPool {
   readonly native: pg.Pool;
   readonly #acquireTimeoutMs: number;
   readonly #mask: (text: string) => string;
+  #closed = false;
 
   constructor(datasource: Datasource, settings: PoolSettings) {
     const s = resolvePoolSettings(datasource.name, settings);
@@ -58,6 +59,7 @@ class PostgresPool implements DataPool {
   }
 
   async acquire(): Promise<DataConnection> {
+    if (this.#closed) throw closedError(this.name);
     const client = await acquireWithin(
       this.name,
       this.#acquireTimeoutMs,
@@ -74,8 +76,11 @@ class PostgresPool implements DataPool {
     return new PostgresConnection(this, client);
   }
 
-  close(): Promise<void> {
-    return this.native.end();
+  // pg's end waits for the clients held to be released.
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.native.end();
   }
 
   #describe(error: PgError): string {
@@ -102,6 +107,7 @@ class PostgresPool implements DataPool {
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
+  #released = false;
   #lost: PgError | undefined;
   readonly #onError = (error: PgError) => {
     this.#lost ??= error;
@@ -131,6 +137,8 @@ class PostgresConnection implements DataConnection {
   }
 
   release(broken = false): void {
+    if (this.#released) return;
+    this.#released = true;
     this.#client.removeListener("error", this.#onError);
     this.#client.release(broken || this.#lost !== undefined ? true : undefined);
   }

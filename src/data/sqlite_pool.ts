@@ -19,9 +19,10 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Datasource } from "../migrate/sql/datasource.ts";
-import { timeoutError } from "./acquire_within.ts";
+import { closedError, timeoutError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf } from "./data_error.ts";
+import { HeldConnections } from "./held_connections.ts";
 import {
   type PoolSettings,
   type ResolvedPoolSettings,
@@ -55,6 +56,7 @@ class SqlitePool implements DataPool {
   readonly #waiters: Waiter[] = [];
   #open = 0;
   #closed = false;
+  readonly #held = new HeldConnections();
   #opener: Promise<(path: string) => SqliteHandle> | undefined;
 
   constructor(datasource: Datasource, settings: PoolSettings) {
@@ -71,11 +73,12 @@ class SqlitePool implements DataPool {
 
   async acquire(): Promise<DataConnection> {
     const handle = await this.#take();
+    this.#held.take();
     return new SqliteConnection(this, handle);
   }
 
   async #take(): Promise<SqliteHandle> {
-    if (this.#closed) throw this.#closedError();
+    if (this.#closed) throw closedError(this.name);
     const idle = this.#idle.pop();
     if (idle !== undefined) {
       clearTimeout(idle.timer);
@@ -113,6 +116,7 @@ class SqlitePool implements DataPool {
 
   /** Gives a handle back: to the first caller waiting, else to the idle ones. */
   give(handle: SqliteHandle, broken: boolean): void {
+    this.#held.give();
     if (broken || this.#closed) {
       this.#open--;
       closeQuietly(handle);
@@ -168,14 +172,6 @@ class SqlitePool implements DataPool {
     }
   }
 
-  #closedError(): DataError {
-    return new DataError({
-      datasource: this.name,
-      reason: "closed",
-      message: "the pool is closed",
-    });
-  }
-
   statementError(error: unknown, text: string): DataError {
     const code = (error as { code?: unknown }).code;
     return new DataError({
@@ -187,16 +183,16 @@ class SqlitePool implements DataPool {
     }, { cause: error });
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.#closed = true;
-    for (const waiter of this.#waiters.splice(0)) waiter.reject(this.#closedError());
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(closedError(this.name));
     for (const { handle, timer } of this.#idle.splice(0)) {
       clearTimeout(timer);
       this.#open--;
       closeQuietly(handle);
     }
     // Handles still held close when they are given back.
-    return Promise.resolve();
+    await this.#held.none();
   }
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { DataError } from "../../src/data/data_error.ts";
+import type { DataPool } from "../../src/data/data_pool.ts";
 import { Buffer } from "node:buffer";
 import { type Kind, KINDS, testPools } from "./pools.ts";
 import { RUNTIME } from "../runtime.ts";
@@ -215,6 +216,24 @@ for (const { kind, memory, label } of CASES) {
       assert.deepEqual(await sql.query`SELECT name FROM items`, []);
     });
 
+    it("the pool's close waits for the connections held, then refuses calls", async () => {
+      const { sql, pool, datasource } = await client();
+      const held = await pool.acquire();
+      let closed = false;
+      const closing = pool.close().then(() => {
+        closed = true;
+      });
+      // Still usable while held: the close waits for it.
+      assert.equal((await held.run("SELECT 1 AS one", [])).rows.length, 1);
+      assert.equal(closed, false);
+      held.release();
+      await closing;
+      await rejectsWith(sql.query`SELECT 1`, (e) => {
+        assert.equal(e.reason, "closed");
+        assert.equal(e.datasource, datasource.name);
+      });
+    });
+
     it("a call that gets no connection in time rejects naming the datasource; nothing hangs", async () => {
       const { sql, pool, datasource } = await client({ maxSize: 1, acquireTimeoutMs: 200 });
       const held = await pool.acquire();
@@ -228,3 +247,53 @@ for (const { kind, memory, label } of CASES) {
     });
   });
 }
+
+describe("SqlClient on a pool's connections", () => {
+  // A pool that records what the client does with its connections.
+  function fakePool(fail?: DataError) {
+    const log: string[] = [];
+    const pool: DataPool = {
+      name: "fake",
+      kind: "postgres",
+      native: { fake: true },
+      acquire: () => {
+        log.push("acquire");
+        return Promise.resolve({
+          run: (text) => {
+            log.push(`run ${text}`);
+            return fail
+              ? Promise.reject(fail)
+              : Promise.resolve({ rows: [{ a: 1 }], rowsAffected: 0 });
+          },
+          release: (broken) => {
+            log.push(`release${broken ? " broken" : ""}`);
+          },
+        });
+      },
+      close: () => Promise.resolve(),
+    };
+    return { pool, log };
+  }
+
+  it("takes a connection for the statement and gives it back", async () => {
+    const { pool, log } = fakePool();
+    const sql = new SqlClient(pool);
+    assert.deepEqual(await sql.query`SELECT ${1}`, [{ a: 1 }]);
+    assert.deepEqual(log, ["acquire", "run SELECT $1", "release"]);
+    assert.deepEqual(sql.pool, { fake: true });
+  });
+
+  it("gives a connection that failed under the statement back as broken", async () => {
+    const lost = new DataError({ datasource: "fake", reason: "connection", message: "gone" });
+    const { pool, log } = fakePool(lost);
+    await assert.rejects(new SqlClient(pool).query`SELECT 1`, lost);
+    assert.deepEqual(log, ["acquire", "run SELECT 1", "release broken"]);
+  });
+
+  it("gives a connection back whole when the database refused the statement", async () => {
+    const refused = new DataError({ datasource: "fake", reason: "statement", message: "no" });
+    const { pool, log } = fakePool(refused);
+    await assert.rejects(new SqlClient(pool).execute`DELETE`, refused);
+    assert.deepEqual(log, ["acquire", "run DELETE", "release"]);
+  });
+});
