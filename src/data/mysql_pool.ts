@@ -11,6 +11,7 @@
 // - JSON is parsed (objects, arrays…): a `JSON` column and `JSON_OBJECT(...)`, on MariaDB too
 //   (where JSON is a `LONGTEXT` the server marks as JSON). A `TEXT` column holding JSON is text.
 // - `BLOB`, `BINARY` are Buffers (Uint8Arrays).
+// `lastInsertId` of an INSERT of several rows is the first row's key (MySQL's LAST_INSERT_ID).
 // Parameters: a `Date` is sent as UTC, a boolean as 1 or 0, `undefined` as NULL; an object is not
 // a value there (JSON.stringify it).
 import mysql from "mysql2";
@@ -62,6 +63,9 @@ class MysqlPool implements DataPool {
       queueLimit: 0,
       timezone: "Z",
       supportBigNumbers: true,
+      // Prepared statements are kept per connection; the server caps them all together
+      // (max_prepared_stmt_count, 16 382 by default), which mysql2's 16 000 each would pass.
+      maxPreparedStatements: 256,
     });
   }
 

@@ -15,7 +15,8 @@
 //   that string; `CURRENT_TIMESTAMP` gives `YYYY-MM-DD HH:MM:SS` (UTC).
 // - JSON is text: `json_object(...)` and a JSON column come back as strings (JSON.parse them).
 // `rowsAffected` of a statement that returns rows is their number, except for a read (SELECT,
-// VALUES, PRAGMA, EXPLAIN, WITH): 0. `lastInsertId` is given after an INSERT or REPLACE.
+// VALUES, PRAGMA, EXPLAIN, WITH): 0. `lastInsertId` is given after an INSERT or REPLACE (of several
+// rows: the last row's key).
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Datasource } from "../migrate/sql/datasource.ts";
