@@ -63,7 +63,8 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T[]> {
-    return (await this.#run(strings, values)).rows as T[];
+    const { text, params } = renderSql(this.kind, strings, values);
+    return (await this.#run(text, params)).rows as T[];
   }
 
   /** The one row of the statement; fails when it gives none or several. */
@@ -71,7 +72,8 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T> {
-    const { rows, text } = await this.#runText(strings, values);
+    const { text, params } = renderSql(this.kind, strings, values);
+    const { rows } = await this.#run(text, params);
     if (rows.length !== 1) throw this.#rowsError(text, rows.length, "exactly one");
     return rows[0] as T;
   }
@@ -81,14 +83,16 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T | undefined> {
-    const { rows, text } = await this.#runText(strings, values);
+    const { text, params } = renderSql(this.kind, strings, values);
+    const { rows } = await this.#run(text, params);
     if (rows.length > 1) throw this.#rowsError(text, rows.length, "at most one");
     return rows[0] as T | undefined;
   }
 
   /** Runs a write: how many rows it changed, and the key of the last row inserted where known. */
   async execute(strings: TemplateStringsArray, ...values: unknown[]): Promise<ExecuteResult> {
-    const { rowsAffected, lastInsertId } = await this.#run(strings, values);
+    const { text, params } = renderSql(this.kind, strings, values);
+    const { rowsAffected, lastInsertId } = await this.#run(text, params);
     return lastInsertId === undefined ? { rowsAffected } : { rowsAffected, lastInsertId };
   }
 
@@ -101,21 +105,13 @@ export class SqlClient {
     });
   }
 
-  #run(strings: TemplateStringsArray, values: unknown[]): Promise<StatementResult> {
-    return this.#runText(strings, values);
-  }
-
-  async #runText(
-    strings: TemplateStringsArray,
-    values: unknown[],
-  ): Promise<StatementResult & { text: string }> {
-    const { text, params } = renderSql(this.kind, strings, values);
+  async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {
     const held = currentConnection(this.#pool);
-    if (held !== undefined) return { ...(await held.run(text, params)), text };
+    if (held !== undefined) return await held.run(text, params);
     const connection: DataConnection = await this.#pool.acquire();
     let broken = false;
     try {
-      return { ...(await connection.run(text, params)), text };
+      return await connection.run(text, params);
     } catch (error) {
       broken = error instanceof DataError && error.reason === "connection";
       throw error;

@@ -116,6 +116,16 @@ export function renderSql(
   strings: readonly string[],
   values: readonly unknown[],
 ): RenderedSql {
+  // The common statement: values only, none a fragment or an identifier.
+  if (values.every((v) => !(v instanceof SqlFragment || v instanceof SqlIdentifier))) {
+    let text = strings[0];
+    for (let i = 0; i < values.length; i++) {
+      const next = strings[i + 1];
+      text += (dialect === "postgres" ? `$${i + 1}` : "?") + (/^[0-9]/.test(next) ? " " : "") +
+        next;
+    }
+    return { text, params: values };
+  }
   const params: unknown[] = [];
   let text = "";
   // `$1` then a digit would read as `$10`, and SQLite reads `?1` as parameter 1: a space

@@ -53,7 +53,9 @@ class SqlitePool implements DataPool {
   readonly #location: string;
   readonly #settings: ResolvedPoolSettings;
   readonly #max: number;
-  readonly #idle: { handle: SqliteHandle; timer?: ReturnType<typeof setTimeout> }[] = [];
+  /** Handles given back, the longest idle first, each with when it was given back. */
+  readonly #idle: { handle: SqliteHandle; since: number }[] = [];
+  #sweep: ReturnType<typeof setTimeout> | undefined;
   readonly #waiters: Waiter[] = [];
   #open = 0;
   #closed = false;
@@ -72,19 +74,21 @@ class SqlitePool implements DataPool {
     return this;
   }
 
-  async acquire(): Promise<DataConnection> {
-    const handle = await this.#take();
-    this.#held.take();
-    return new SqliteConnection(this, handle);
+  acquire(): Promise<DataConnection> {
+    // An idle handle is handed out without an await: most calls find one.
+    const idle = this.#closed ? undefined : this.#idle.pop();
+    if (idle !== undefined) {
+      this.#held.take();
+      return Promise.resolve(new SqliteConnection(this, idle.handle));
+    }
+    return this.#take().then((handle) => {
+      this.#held.take();
+      return new SqliteConnection(this, handle);
+    });
   }
 
   async #take(): Promise<SqliteHandle> {
     if (this.#closed) throw closedError(this.name);
-    const idle = this.#idle.pop();
-    if (idle !== undefined) {
-      clearTimeout(idle.timer);
-      return idle.handle;
-    }
     if (this.#open < this.#max) {
       this.#open++;
       try {
@@ -129,19 +133,27 @@ class SqlitePool implements DataPool {
       waiter.resolve(handle);
       return;
     }
-    const entry: { handle: SqliteHandle; timer?: ReturnType<typeof setTimeout> } = { handle };
+    this.#idle.push({ handle, since: Date.now() });
     // `:memory:` is never closed for being idle: its data would go with it.
-    if (this.#location !== ":memory:") {
-      entry.timer = setTimeout(() => {
-        const i = this.#idle.indexOf(entry);
-        if (i < 0) return;
-        this.#idle.splice(i, 1);
+    if (this.#location !== ":memory:" && this.#sweep === undefined) {
+      this.#armSweep(this.#settings.idleTimeoutMs);
+    }
+  }
+
+  // One timer for all idle handles (one per release would cost more than the statement).
+  #armSweep(ms: number): void {
+    this.#sweep = setTimeout(() => {
+      this.#sweep = undefined;
+      const now = Date.now();
+      const limit = this.#settings.idleTimeoutMs;
+      while (this.#idle.length > 0 && now - this.#idle[0].since >= limit) {
+        const { handle } = this.#idle.shift()!;
         this.#open--;
         closeQuietly(handle);
-      }, this.#settings.idleTimeoutMs);
-      unref(entry.timer);
-    }
-    this.#idle.push(entry);
+      }
+      if (this.#idle.length > 0) this.#armSweep(this.#idle[0].since + limit - now);
+    }, ms);
+    unref(this.#sweep);
   }
 
   // A slot freed (a handle closed): a waiter gets a new handle.
@@ -187,8 +199,9 @@ class SqlitePool implements DataPool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const waiter of this.#waiters.splice(0)) waiter.reject(closedError(this.name));
-    for (const { handle, timer } of this.#idle.splice(0)) {
-      clearTimeout(timer);
+    clearTimeout(this.#sweep);
+    this.#sweep = undefined;
+    for (const { handle } of this.#idle.splice(0)) {
       this.#open--;
       closeQuietly(handle);
     }
