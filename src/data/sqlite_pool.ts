@@ -259,18 +259,32 @@ function leadingKeyword(text: string): string {
   return m?.[1] ?? "";
 }
 
-function result(
-  text: string,
-  rows: Record<string, unknown>[] | undefined,
-  run: { changes: number | bigint; lastInsertRowid: number | bigint } | undefined,
-): StatementResult {
+/** What a statement's text says of its result, worked out once per prepared statement. */
+interface Shape {
+  /** It gives rows (it has result columns). */
+  readonly rows: boolean;
+  /** A read: its rows are not rows affected. */
+  readonly read: boolean;
+  /** An INSERT or REPLACE: its last row's key is worth giving. */
+  readonly insert: boolean;
+}
+
+function shapeOf(text: string, columns: number): Shape {
   const keyword = leadingKeyword(text);
-  if (rows !== undefined) {
-    return { rows, rowsAffected: READS.test(keyword) ? 0 : rows.length };
-  }
-  const changes = Number(run?.changes ?? 0);
-  return INSERTS.test(keyword) && changes > 0
-    ? { rows: [], rowsAffected: changes, lastInsertId: run!.lastInsertRowid }
+  return { rows: columns > 0, read: READS.test(keyword), insert: INSERTS.test(keyword) };
+}
+
+function rowsResult(shape: Shape, rows: Record<string, unknown>[]): StatementResult {
+  return { rows, rowsAffected: shape.read ? 0 : rows.length };
+}
+
+function runResult(
+  shape: Shape,
+  run: { changes: number | bigint; lastInsertRowid: number | bigint },
+): StatementResult {
+  const changes = Number(run.changes);
+  return shape.insert && changes > 0
+    ? { rows: [], rowsAffected: changes, lastInsertId: run.lastInsertRowid }
     : { rows: [], rowsAffected: changes };
 }
 
@@ -309,13 +323,21 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
     };
     return (path) => {
       const db = new Database(path);
+      const shapes = new Map<BunStatement, Shape>();
       return {
         run: (text, params) => {
+          // query() caches the statement per text, so the shape is cached per statement.
           const statement = db.query(text);
+          let shape = shapes.get(statement);
+          if (shape === undefined) {
+            shape = shapeOf(text, statement.columnNames.length);
+            if (shapes.size >= CACHED) shapes.delete(shapes.keys().next().value!);
+            shapes.set(statement, shape);
+          }
           const values = params.map(bindable);
-          return statement.columnNames.length > 0
-            ? result(text, statement.all(...values), undefined)
-            : result(text, undefined, statement.run(...values));
+          return shape.rows
+            ? rowsResult(shape, statement.all(...values))
+            : runResult(shape, statement.run(...values));
         },
         close: () => db.close(),
       };
@@ -334,15 +356,16 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
   return (path) => {
     const db = new sqlite.DatabaseSync(path);
     // Prepared once per text, as bun:sqlite's query() does: parsing costs more than running.
-    const statements = new Map<string, Statement>();
-    const prepare = (text: string): Statement => {
-      let statement = statements.get(text);
-      if (statement === undefined) {
-        statement = db.prepare(text) as unknown as Statement;
+    const statements = new Map<string, { statement: Statement; shape: Shape }>();
+    const prepare = (text: string): { statement: Statement; shape: Shape } => {
+      let prepared = statements.get(text);
+      if (prepared === undefined) {
+        const statement = db.prepare(text) as unknown as Statement;
+        prepared = { statement, shape: shapeOf(text, statement.columns().length) };
         if (statements.size >= CACHED) statements.delete(statements.keys().next().value!);
-        statements.set(text, statement);
+        statements.set(text, prepared);
       }
-      return statement;
+      return prepared;
     };
     return {
       run: (text, params) => {
@@ -350,12 +373,12 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
         if (deno && values.some((v) => typeof v === "string" && v.includes("\0"))) {
           [text, values] = withNulText(text, values);
         }
-        const statement = prepare(text);
+        const { statement, shape } = prepare(text);
         // node:sqlite's rows have no prototype: plain objects, as the other databases give,
         // so that they compare (deepStrictEqual) and print as callers expect.
-        return statement.columns().length > 0
-          ? result(text, statement.all(...values).map((row) => ({ ...row })), undefined)
-          : result(text, undefined, statement.run(...values));
+        return shape.rows
+          ? rowsResult(shape, statement.all(...values).map((row) => ({ ...row })))
+          : runResult(shape, statement.run(...values));
       },
       close: () => db.close(),
     };
