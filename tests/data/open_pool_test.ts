@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openPool } from "../../src/data/open_pool.ts";
 import type { Datasource } from "../../src/migrate/sql/datasource.ts";
+import { DataError } from "../../src/data/data_error.ts";
 
 const base = {
   migrationsEnabled: false,
@@ -24,6 +25,30 @@ describe("open_pool", () => {
       assert.ok(pool.native !== undefined);
       await pool.close();
     });
+
+    if (datasource.kind !== "sqlite") {
+      it(`a ${datasource.kind} server that refuses connections fails the call naming the datasource, not the password`, async () => {
+        // Port 1 on the loopback: nothing listens, the connection is refused at once.
+        const pool = await openPool({ ...datasource, username: "u", password: "pw-SECRET-1" }, {
+          connectTimeoutMs: 5_000,
+          acquireTimeoutMs: 5_000,
+        });
+        try {
+          await assert.rejects(pool.acquire(), (error: unknown) => {
+            assert.ok(error instanceof DataError, String(error));
+            assert.equal(error.reason, "connect");
+            assert.match(
+              error.message,
+              new RegExp(`^datasource "${datasource.name}": cannot connect`),
+            );
+            assert.ok(!error.message.includes("pw-SECRET-1"), error.message);
+            return true;
+          });
+        } finally {
+          await pool.close();
+        }
+      });
+    }
 
     it(`refuses a ${datasource.kind} setting that is not a positive number`, async () => {
       await assert.rejects(
