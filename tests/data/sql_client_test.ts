@@ -216,6 +216,20 @@ for (const { kind, memory, label } of CASES) {
       assert.deepEqual(await sql.query`SELECT name FROM items`, []);
     });
 
+    it("runs more calls at once than it has connections, each waiting its turn", async () => {
+      const { sql } = await client({ maxSize: 2 });
+      const names = Array.from({ length: 30 }, (_, i) => `n${i}`);
+      await Promise.all(
+        names.map((name) => sql.execute`INSERT INTO items (name) VALUES (${name})`),
+      );
+      const counts = await Promise.all(
+        names.map((name) =>
+          sql.one<{ n: number | string }>`SELECT COUNT(*) AS n FROM items WHERE name = ${name}`
+        ),
+      );
+      assert.deepEqual(counts.map((c) => Number(c.n)), names.map(() => 1));
+    });
+
     it("the pool's close waits for the connections held, then refuses calls", async () => {
       const { sql, pool, datasource } = await client();
       const held = await pool.acquire();
