@@ -1,0 +1,72 @@
+// The one error of data access: it names the datasource and, for a statement, its first line.
+// Never its parameters, which may be secrets (a password hash, a token), nor the driver's
+// connection settings.
+
+/**
+ * Why a data access call failed:
+ * - `statement`: the database refused the statement (a syntax error, a constraint);
+ * - `connection`: the connection failed under it (killed, its socket closed): it is not reused,
+ *   and the next call gets another;
+ * - `connect`: no connection could be opened;
+ * - `timeout`: no connection was free within the pool's acquire timeout;
+ * - `rows`: `one` or `maybeOne` got another number of rows than it allows;
+ * - `closed`: the pool was closed.
+ */
+export type DataErrorReason =
+  | "statement"
+  | "connection"
+  | "connect"
+  | "timeout"
+  | "rows"
+  | "closed";
+
+/** A data access call that failed, naming the datasource and the statement's first line. */
+export class DataError extends Error {
+  /** The datasource's name in the configuration. */
+  readonly datasource: string;
+  readonly reason: DataErrorReason;
+  /** The statement's first line, where a statement was run. */
+  readonly statement?: string;
+  /** The database's own code (a SQLSTATE, mysql2's `ER_DUP_ENTRY`), where it gives one. */
+  readonly code?: string;
+
+  /**
+   * Creates the error: `message` comes after `datasource "name": ` and the statement's first line.
+   */
+  constructor(
+    details: {
+      datasource: string;
+      reason: DataErrorReason;
+      message: string;
+      statement?: string;
+      code?: string;
+    },
+    options?: ErrorOptions,
+  ) {
+    const statement = details.statement === undefined ? undefined : firstLine(details.statement);
+    super(
+      `datasource "${details.datasource}": ${
+        statement === undefined ? "" : `${statement}: `
+      }${details.message}`,
+      options,
+    );
+    this.name = "DataError";
+    this.datasource = details.datasource;
+    this.reason = details.reason;
+    if (statement !== undefined) this.statement = statement;
+    if (details.code !== undefined) this.code = details.code;
+  }
+}
+
+const LINE_MAX = 120;
+
+/** The first line of a statement that is not blank, cut to a length a message can carry. */
+export function firstLine(text: string): string {
+  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  return line.length > LINE_MAX ? `${line.slice(0, LINE_MAX - 1)}…` : line;
+}
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error);
+}

@@ -1,0 +1,208 @@
+// MySQL's and MariaDB's pool: mysql2's pool, with server-side prepared statements (`execute`),
+// so that a parameter is never part of the statement's text, not even escaped.
+//
+// How values come back with these settings (mysql2's defaults but `timezone: "Z"` and
+// `supportBigNumbers`):
+// - `BIGINT` is a number while it is a safe integer, a string beyond (exact); `DECIMAL` is a
+//   string; `INT`, `FLOAT`, `DOUBLE` are numbers. `COUNT(*)` is a number.
+// - `BOOLEAN` is `TINYINT(1)`: a number, 0 or 1.
+// - `DATETIME` and `TIMESTAMP` are `Date`s read as UTC; `DATE` is a `Date` at UTC midnight;
+//   `TIME` is a string.
+// - JSON is parsed (objects, arrays…): a `JSON` column and `JSON_OBJECT(...)`, on MariaDB too
+//   (where JSON is a `LONGTEXT` the server marks as JSON). A `TEXT` column holding JSON is text.
+// - `BLOB`, `BINARY` are Buffers (Uint8Arrays).
+// `lastInsertId` of an INSERT of several rows is the first row's key (MySQL's LAST_INSERT_ID).
+// Parameters: a `Date` is sent as UTC, a boolean as 1 or 0, `undefined` as NULL; an object is not
+// a value there (JSON.stringify it).
+import mysql from "mysql2";
+import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
+import type { Datasource } from "../migrate/sql/datasource.ts";
+import { acquireWithin, closedError } from "./acquire_within.ts";
+import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import { DataError, messageOf } from "./data_error.ts";
+import { HeldConnections } from "./held_connections.ts";
+import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
+
+interface MysqlError extends Error {
+  code?: string | undefined;
+  fatal?: boolean | undefined;
+}
+
+/** Opens the pool of a MySQL or MariaDB datasource; nothing connects before the first call. */
+export function openMysqlPool(datasource: Datasource, settings: PoolSettings): DataPool {
+  return new MysqlPool(datasource, settings);
+}
+
+class MysqlPool implements DataPool {
+  readonly kind = "mysql" as const;
+  readonly name: string;
+  readonly native: mysql.Pool;
+  readonly #acquireTimeoutMs: number;
+  readonly #mask: (text: string) => string;
+  /** The error that ended a connection, heard whenever it came (held, idle or running). */
+  readonly #lost = new WeakMap<mysql.PoolConnection, MysqlError>();
+  readonly #watched = new WeakSet<mysql.PoolConnection>();
+  readonly held: HeldConnections = new HeldConnections();
+  #closed = false;
+
+  constructor(datasource: Datasource, settings: PoolSettings) {
+    const s = resolvePoolSettings(datasource.name, settings);
+    this.name = datasource.name;
+    this.#acquireTimeoutMs = s.acquireTimeoutMs;
+    this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
+    this.native = mysql.createPool({
+      uri: datasource.location,
+      ...(datasource.username === undefined ? {} : { user: datasource.username }),
+      ...(datasource.password === undefined ? {} : { password: datasource.password }),
+      connectionLimit: s.maxSize,
+      maxIdle: s.maxSize,
+      idleTimeout: s.idleTimeoutMs,
+      connectTimeout: s.connectTimeoutMs,
+      // mysql2's own wait for a free connection is unbounded: acquireWithin bounds it.
+      waitForConnections: true,
+      queueLimit: 0,
+      timezone: "Z",
+      supportBigNumbers: true,
+      // Prepared statements are kept per connection; the server caps them all together
+      // (max_prepared_stmt_count, 16 382 by default), which mysql2's 16 000 each would pass.
+      maxPreparedStatements: 256,
+    });
+  }
+
+  async acquire(): Promise<DataConnection> {
+    if (this.#closed) throw closedError(this.name);
+    const connection = await acquireWithin(
+      this.name,
+      this.#acquireTimeoutMs,
+      () =>
+        new Promise<mysql.PoolConnection>((resolve, reject) =>
+          this.native.getConnection((error, connection) => {
+            if (error) {
+              reject(
+                new DataError({
+                  datasource: this.name,
+                  reason: "connect",
+                  message: `cannot connect: ${this.describe(error)}`,
+                }, { cause: error }),
+              );
+            } else resolve(connection);
+          })
+        ),
+      (late) => late.release(),
+    );
+    if (!this.#watched.has(connection)) {
+      this.#watched.add(connection);
+      // mysql2's pool listens once; a later error (a KILL while the connection is held, then
+      // the socket closing) would otherwise be an unhandled 'error' event.
+      connection.on("error", (error: MysqlError) => {
+        if (!this.#lost.has(connection)) this.#lost.set(connection, error);
+      });
+    }
+    this.held.take();
+    return new MysqlConnection(this, connection);
+  }
+
+  lostError(connection: mysql.PoolConnection): MysqlError | undefined {
+    return this.#lost.get(connection);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.held.none();
+    await new Promise<void>((resolve, reject) =>
+      this.native.end((error) => error ? reject(error) : resolve())
+    );
+  }
+
+  describe(error: MysqlError): string {
+    return this.#mask(`${messageOf(error)}${error.code ? ` (${error.code})` : ""}`);
+  }
+
+  statementError(error: MysqlError, text: string, lost: boolean): DataError {
+    return new DataError({
+      datasource: this.name,
+      reason: lost ? "connection" : "statement",
+      statement: text,
+      message: lost
+        ? `the connection was lost (${this.describe(error)}); the next call gets another`
+        : this.describe(error),
+      ...(error.code === undefined ? {} : { code: error.code }),
+    }, { cause: error });
+  }
+}
+
+class MysqlConnection implements DataConnection {
+  readonly #pool: MysqlPool;
+  readonly #connection: mysql.PoolConnection;
+  #broken = false;
+  #released = false;
+
+  constructor(pool: MysqlPool, connection: mysql.PoolConnection) {
+    this.#pool = pool;
+    this.#connection = connection;
+  }
+
+  async run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    const lost = this.#pool.lostError(this.#connection);
+    if (lost !== undefined) {
+      this.#broken = true;
+      throw this.#pool.statementError(lost, text, true);
+    }
+    let result: unknown;
+    try {
+      result = await new Promise<unknown>((resolve, reject) =>
+        this.#connection.execute(
+          text,
+          params.map(bindable) as mysql.ExecuteValues,
+          (error, rows) => error ? reject(error) : resolve(rows),
+        )
+      );
+    } catch (error) {
+      const e = error as MysqlError;
+      const broken = connectionLost(e) || this.#pool.lostError(this.#connection) !== undefined;
+      if (broken) this.#broken = true;
+      throw this.#pool.statementError(e, text, broken);
+    }
+    if (Array.isArray(result)) return { rows: result, rowsAffected: 0 };
+    const header = result as mysql.ResultSetHeader;
+    return {
+      rows: [],
+      rowsAffected: header.affectedRows,
+      // 0 is "no key made": a table without AUTO_INCREMENT, an UPDATE.
+      ...(header.insertId ? { lastInsertId: header.insertId } : {}),
+    };
+  }
+
+  release(broken = false): void {
+    if (this.#released) return;
+    this.#released = true;
+    if (broken || this.#broken) this.#connection.destroy();
+    else this.#connection.release();
+    this.#pool.held.give();
+  }
+}
+
+// The connection is gone rather than the statement refused: mysql2 marks socket failures
+// fatal; the server's own word that it ended the session (KILL, a shutdown) comes before the
+// socket closes, as the statement's error.
+const LOST_CODES = new Set([
+  "ER_CONNECTION_KILLED",
+  "ER_SERVER_SHUTDOWN",
+  "ER_NORMAL_SHUTDOWN",
+  "PROTOCOL_CONNECTION_LOST",
+  "ECONNRESET",
+  "EPIPE",
+]);
+
+function connectionLost(error: MysqlError): boolean {
+  return error.fatal === true || LOST_CODES.has(error.code ?? "");
+}
+
+// `execute` refuses undefined (NULL is meant) and sends a boolean as text: 1 and 0 are what a
+// TINYINT(1) column holds.
+function bindable(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  return value;
+}

@@ -1,0 +1,43 @@
+// A datasource's pool, its driver loaded only now: an app whose configuration names no
+// PostgreSQL datasource never loads pg, as the migration runner does.
+import type { Datasource } from "../migrate/sql/datasource.ts";
+import { importOptional, type OptionalPackages } from "../runtime/optional_module.ts";
+import type { DataPool } from "./data_pool.ts";
+import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
+import { openSqlitePool } from "./sqlite_pool.ts";
+
+/**
+ * Opens the pool of `datasource` with `settings`. A driver that is not installed is a
+ * `MissingPackageError` naming the datasource and the line that installs it; a setting that is
+ * not a positive number is a RangeError naming it. Nothing connects before the first call.
+ */
+export async function openPool(datasource: Datasource, settings: PoolSettings): Promise<DataPool> {
+  // Checked before a driver loads, so a typo fails the same with or without it.
+  resolvePoolSettings(datasource.name, settings);
+  const need = (packages: string[], what: string): OptionalPackages => ({
+    packages,
+    what,
+    neededBy:
+      `${datasource.source ? `${datasource.source}: ` : ""}datasource "${datasource.name}" ` +
+      `(kind ${datasource.kind})`,
+    connection: datasource.name,
+  });
+  switch (datasource.kind) {
+    case "postgres": {
+      const { openPostgresPool } = await importOptional(
+        () => import("./postgres_pool.ts"),
+        need(["pg", "pg-connection-string"], "the pg driver"),
+      );
+      return openPostgresPool(datasource, settings);
+    }
+    case "mysql": {
+      const { openMysqlPool } = await importOptional(
+        () => import("./mysql_pool.ts"),
+        need(["mysql2"], "the mysql2 driver"),
+      );
+      return openMysqlPool(datasource, settings);
+    }
+    case "sqlite":
+      return openSqlitePool(datasource, settings);
+  }
+}

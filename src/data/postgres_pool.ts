@@ -1,0 +1,160 @@
+// PostgreSQL's pool: pg.Pool, its clients handed out one caller at a time.
+//
+// How values come back with pg's default settings:
+// - `bigint` (int8) and `numeric` are strings, exact ("9007199254740993"); `integer`, `smallint`,
+//   `real` and `double precision` are numbers. `count(*)` is a bigint: a string.
+// - `boolean` is a boolean.
+// - `timestamptz` is a `Date` (the instant); `timestamp` (without time zone) is a `Date` read in
+//   the process's time zone; `date` is a `Date` at local midnight; `time` and `interval` are
+//   strings / pg's interval objects.
+// - `json` and `jsonb` are parsed: objects, arrays, numbers, strings, booleans, null.
+// - `bytea` is a Buffer (a Uint8Array).
+// Parameters: a `Date` is sent as a timestamp with the local offset, a `Buffer` as bytea, an
+// array as a PostgreSQL array, an object as its JSON, a bigint as its digits, `undefined` as NULL.
+import pg from "pg";
+import { parseIntoClientConfig } from "pg-connection-string";
+import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
+import type { Datasource } from "../migrate/sql/datasource.ts";
+import { acquireWithin, closedError } from "./acquire_within.ts";
+import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import { DataError, messageOf } from "./data_error.ts";
+import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
+
+interface PgError extends Error {
+  code?: string | undefined;
+  detail?: string | undefined;
+}
+
+/** Opens the pool of a PostgreSQL datasource; nothing connects before the first call. */
+export function openPostgresPool(datasource: Datasource, settings: PoolSettings): DataPool {
+  return new PostgresPool(datasource, settings);
+}
+
+class PostgresPool implements DataPool {
+  readonly kind = "postgres" as const;
+  readonly name: string;
+  readonly native: pg.Pool;
+  readonly #acquireTimeoutMs: number;
+  readonly #mask: (text: string) => string;
+  #closed = false;
+
+  constructor(datasource: Datasource, settings: PoolSettings) {
+    const s = resolvePoolSettings(datasource.name, settings);
+    this.name = datasource.name;
+    this.#acquireTimeoutMs = s.acquireTimeoutMs;
+    this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
+    this.native = new pg.Pool({
+      // Parsed here rather than passed as connectionString, which would override user/password.
+      ...parseIntoClientConfig(datasource.location),
+      ...(datasource.username === undefined ? {} : { user: datasource.username }),
+      ...(datasource.password === undefined ? {} : { password: datasource.password }),
+      max: s.maxSize,
+      idleTimeoutMillis: s.idleTimeoutMs,
+      // pg bounds the wait for a free client and the connecting together; acquireWithin bounds
+      // the wait alone, so this bounds only what it must: one connect.
+      connectionTimeoutMillis: s.connectTimeoutMs,
+    });
+    // An idle client whose server went away: pg removes it; unheard, the event would crash.
+    this.native.on("error", () => {});
+  }
+
+  async acquire(): Promise<DataConnection> {
+    if (this.#closed) throw closedError(this.name);
+    const connect = () =>
+      this.native.connect().catch((error: PgError) => {
+        throw new DataError({
+          datasource: this.name,
+          reason: "connect",
+          message: `cannot connect: ${this.#describe(error)}`,
+        }, { cause: error });
+      });
+    // An idle client no one waits for is handed out at once: no timer to arm (a timer a call
+    // costs more CPU than the rest of the acquire).
+    const pool = this.native;
+    const client = pool.idleCount > pool.waitingCount
+      ? await connect()
+      : await acquireWithin(this.name, this.#acquireTimeoutMs, connect, (late) => late.release());
+    return new PostgresConnection(this, client);
+  }
+
+  // pg's end waits for the clients held to be released.
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.native.end();
+  }
+
+  #describe(error: PgError): string {
+    const code = error.code && /^[0-9A-Z]{5}$/.test(error.code) ? ` (SQLSTATE ${error.code})` : "";
+    return this.#mask(
+      `${messageOf(error)}${code}${error.detail ? `; detail: ${error.detail}` : ""}`,
+    );
+  }
+
+  /** The driver's error as a DataError naming the datasource and the statement. */
+  statementError(error: PgError, text: string, lost: boolean): DataError {
+    return new DataError({
+      datasource: this.name,
+      reason: lost ? "connection" : "statement",
+      statement: text,
+      message: lost
+        ? `the connection was lost (${this.#describe(error)}); the next call gets another`
+        : this.#describe(error),
+      ...(error.code === undefined ? {} : { code: error.code }),
+    }, { cause: error });
+  }
+}
+
+class PostgresConnection implements DataConnection {
+  readonly #pool: PostgresPool;
+  readonly #client: pg.PoolClient;
+  #released = false;
+  #lost: PgError | undefined;
+  readonly #onError = (error: PgError) => {
+    this.#lost ??= error;
+  };
+
+  constructor(pool: PostgresPool, client: pg.PoolClient) {
+    this.#pool = pool;
+    this.#client = client;
+    // pg-pool stops listening while a client is checked out: an error then (the server ended
+    // the session) would be an unhandled 'error' event. Kept, it fails the next statement.
+    client.on("error", this.#onError);
+  }
+
+  async run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, text, true);
+    let result: pg.QueryResult;
+    try {
+      result = await this.#client.query(text, params as unknown[]);
+    } catch (error) {
+      const lost = this.#lost !== undefined || connectionLost(error as PgError);
+      throw this.#pool.statementError(error as PgError, text, lost);
+    }
+    // Several statements in one text give one result each; the last is the caller's.
+    const last = Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;
+    const reads = last.command === "SELECT" || last.command === null;
+    return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
+  }
+
+  release(broken = false): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#client.removeListener("error", this.#onError);
+    this.#client.release(broken || this.#lost !== undefined ? true : undefined);
+  }
+}
+
+/**
+ * Whether the session is gone, rather than the statement refused: a socket error the server did
+ * not send ("Connection terminated unexpectedly", ECONNRESET), or the server ending the session
+ * (class 57P: `pg_terminate_backend`, a shutdown; class 08: connection exceptions).
+ */
+function connectionLost(error: PgError): boolean {
+  const code = error.code;
+  if (code !== undefined && /^[0-9A-Z]{5}$/.test(code)) {
+    return code.startsWith("57P") || code.startsWith("08");
+  }
+  return /^E(CONNRESET|PIPE|CONNREFUSED|TIMEDOUT)$/.test(code ?? "") ||
+    /connection|terminated|not queryable|socket|closed/i.test(messageOf(error));
+}

@@ -1,0 +1,122 @@
+// Queries as tagged templates on a datasource's pool. Inside a transaction of the pool (bound
+// to the async call by transaction_scope), a call runs on the transaction's connection and
+// leaves it held; outside, it takes a connection for the one statement.
+import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import { DataError } from "./data_error.ts";
+import {
+  fragment,
+  identifier,
+  join,
+  renderSql,
+  type SqlFragment,
+  type SqlIdentifier,
+} from "./sql_template.ts";
+import { currentConnection } from "./transaction_scope.ts";
+
+/** What `execute` gives back. */
+export interface ExecuteResult {
+  /** Rows the statement inserted, updated or deleted. */
+  readonly rowsAffected: number;
+  /** The key of the last row inserted, where the database says (SQLite, MySQL and MariaDB). */
+  readonly lastInsertId?: number | bigint;
+}
+
+/**
+ * The data access of one datasource: every `${value}` of a query is a bound parameter;
+ * identifiers and pieces of SQL go in only through {@linkcode SqlClient.identifier},
+ * {@linkcode SqlClient.fragment} and {@linkcode SqlClient.join}.
+ */
+export class SqlClient {
+  /** A table or column name, quoted: `` query`SELECT * FROM ${SqlClient.identifier(table)}` ``. */
+  static readonly identifier: (name: string, ...more: string[]) => SqlIdentifier = identifier;
+  /** A piece of SQL whose values stay bound: `` SqlClient.fragment`AND id = ${id}` ``. */
+  static readonly fragment: (
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ) => SqlFragment = fragment;
+  /** Fragments with a separator between them (a comma by default). */
+  static readonly join: (
+    items: readonly (SqlFragment | SqlIdentifier)[],
+    separator?: SqlFragment,
+  ) => SqlFragment = join;
+
+  /** The datasource's name in the configuration. */
+  readonly name: string;
+  readonly kind: DatabaseKind;
+  readonly #pool: DataPool;
+
+  /** A client on `pool`; it does not own it (closing is the pool's owner's). */
+  constructor(pool: DataPool) {
+    this.#pool = pool;
+    this.name = pool.name;
+    this.kind = pool.kind;
+  }
+
+  /** The driver's own pool (`pg.Pool`, mysql2's `Pool`, the SQLite pool), for what the client lacks. */
+  get pool(): unknown {
+    return this.#pool.native;
+  }
+
+  /** Every row of the statement. */
+  async query<T = Record<string, unknown>>(
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ): Promise<T[]> {
+    const { text, params } = renderSql(this.kind, strings, values);
+    return (await this.#run(text, params)).rows as T[];
+  }
+
+  /** The one row of the statement; fails when it gives none or several. */
+  async one<T = Record<string, unknown>>(
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ): Promise<T> {
+    const { text, params } = renderSql(this.kind, strings, values);
+    const { rows } = await this.#run(text, params);
+    if (rows.length !== 1) throw this.#rowsError(text, rows.length, "exactly one");
+    return rows[0] as T;
+  }
+
+  /** The row of the statement, or `undefined` when it gives none; fails when it gives several. */
+  async maybeOne<T = Record<string, unknown>>(
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ): Promise<T | undefined> {
+    const { text, params } = renderSql(this.kind, strings, values);
+    const { rows } = await this.#run(text, params);
+    if (rows.length > 1) throw this.#rowsError(text, rows.length, "at most one");
+    return rows[0] as T | undefined;
+  }
+
+  /** Runs a write: how many rows it changed, and the key of the last row inserted where known. */
+  async execute(strings: TemplateStringsArray, ...values: unknown[]): Promise<ExecuteResult> {
+    const { text, params } = renderSql(this.kind, strings, values);
+    const { rowsAffected, lastInsertId } = await this.#run(text, params);
+    return lastInsertId === undefined ? { rowsAffected } : { rowsAffected, lastInsertId };
+  }
+
+  #rowsError(text: string, count: number, expected: string): DataError {
+    return new DataError({
+      datasource: this.name,
+      reason: "rows",
+      statement: text,
+      message: `expected ${expected} row, got ${count}`,
+    });
+  }
+
+  async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    const held = currentConnection(this.#pool);
+    if (held !== undefined) return await held.run(text, params);
+    const connection: DataConnection = await this.#pool.acquire();
+    let broken = false;
+    try {
+      return await connection.run(text, params);
+    } catch (error) {
+      broken = error instanceof DataError && error.reason === "connection";
+      throw error;
+    } finally {
+      connection.release(broken);
+    }
+  }
+}

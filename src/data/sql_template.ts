@@ -1,0 +1,156 @@
+// A tagged template as a statement and its parameters. Every `${value}` is bound, never spliced
+// into the text: only an identifier and a fragment (both made by the helpers below, so that a
+// string can never become SQL by accident) add text, and a fragment's own values stay bound.
+import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+
+/** The placeholder and quoting style of a database: `$1` and `"a"`, or `?` and `` `a` ``. */
+export type SqlDialect = DatabaseKind;
+
+/** A piece of SQL written as a tagged template; its values stay bound parameters. */
+export class SqlFragment {
+  /** The literal parts of the template, one more than `values`. */
+  readonly strings: readonly string[];
+  /** The values between them, in order. */
+  readonly values: readonly unknown[];
+
+  /** Made by {@linkcode fragment} and {@linkcode join}; `strings` has one more item than `values`. */
+  constructor(strings: readonly string[], values: readonly unknown[]) {
+    if (strings.length !== values.length + 1) {
+      throw new TypeError(
+        `a SQL fragment needs one more string than values, got ${strings.length} and ${values.length}`,
+      );
+    }
+    this.strings = strings;
+    this.values = values;
+  }
+}
+
+/** A table, column or other name, quoted for the dialect where the statement is rendered. */
+export class SqlIdentifier {
+  /** The name as written, before quoting; several parts for `schema.table`. */
+  readonly parts: readonly string[];
+
+  /** Made by {@linkcode identifier}. */
+  constructor(parts: readonly string[]) {
+    for (const part of parts) {
+      if (typeof part !== "string" || part === "" || part.includes("\0")) {
+        throw new TypeError(
+          `a SQL identifier must be a non-empty string without NUL, got ${JSON.stringify(part)}`,
+        );
+      }
+    }
+    if (parts.length === 0) throw new TypeError("a SQL identifier needs a name");
+    this.parts = parts;
+  }
+}
+
+/** A statement ready for a driver. */
+export interface RenderedSql {
+  /** The text, with the dialect's placeholders where the values were. */
+  readonly text: string;
+  /** The values, in the order of their placeholders. */
+  readonly params: readonly unknown[];
+}
+
+/**
+ * A name for the SQL text, quoted (`"order"`, `` `order` ``), never a parameter. Several names
+ * make a qualified one: `identifier("app", "users")` is `"app"."users"`. Refuses an empty name
+ * and one with NUL, which no database takes.
+ */
+export function identifier(name: string, ...more: string[]): SqlIdentifier {
+  return new SqlIdentifier([name, ...more]);
+}
+
+/** A piece of SQL to put into a statement: `` fragment`AND id = ${id}` `` (`id` stays bound). */
+export function fragment(strings: TemplateStringsArray, ...values: unknown[]): SqlFragment {
+  return new SqlFragment([...strings], values);
+}
+
+const COMMA = new SqlFragment([", "], []);
+
+/**
+ * Fragments and identifiers one after the other, `separator` (a fragment, a comma by default)
+ * between them: `` join(conditions, fragment` AND `) ``. No item is none of the SQL: an empty text.
+ */
+export function join(
+  items: readonly (SqlFragment | SqlIdentifier)[],
+  separator: SqlFragment = COMMA,
+): SqlFragment {
+  if (!(separator instanceof SqlFragment)) {
+    throw new TypeError("a SQL join's separator must be a fragment: fragment` AND `");
+  }
+  const strings: string[] = [""];
+  const values: unknown[] = [];
+  const append = (part: SqlFragment | SqlIdentifier) => {
+    // An item goes in as a value of the new fragment, so it is rendered (and checked) as one.
+    values.push(part);
+    strings.push("");
+  };
+  items.forEach((item, i) => {
+    if (!(item instanceof SqlFragment || item instanceof SqlIdentifier)) {
+      throw new TypeError(
+        `a SQL join takes fragments and identifiers, item ${i} is ${typeof item}: wrap a value ` +
+          "as fragment`${value}`",
+      );
+    }
+    if (i > 0) append(separator);
+    append(item);
+  });
+  return new SqlFragment(strings, values);
+}
+
+/** Quotes one name for the dialect, doubling the quote character inside it. */
+export function quoteIdentifier(name: string, dialect: SqlDialect): string {
+  return dialect === "mysql"
+    ? `\`${name.replaceAll("`", "``")}\``
+    : `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The text and parameters of a tagged template for `dialect`: each value a placeholder
+ * (`$1..$n` on PostgreSQL, `?` elsewhere) and a parameter, a fragment's values included; an
+ * identifier quoted into the text.
+ */
+export function renderSql(
+  dialect: SqlDialect,
+  strings: readonly string[],
+  values: readonly unknown[],
+): RenderedSql {
+  // The common statement: values only, none a fragment or an identifier.
+  if (values.every((v) => !(v instanceof SqlFragment || v instanceof SqlIdentifier))) {
+    let text = strings[0];
+    for (let i = 0; i < values.length; i++) {
+      const next = strings[i + 1];
+      text += (dialect === "postgres" ? `$${i + 1}` : "?") + (/^[0-9]/.test(next) ? " " : "") +
+        next;
+    }
+    return { text, params: values };
+  }
+  const params: unknown[] = [];
+  let text = "";
+  // `$1` then a digit would read as `$10`, and SQLite reads `?1` as parameter 1: a space
+  // keeps them apart.
+  let numbered = false;
+  const add = (literal: string) => {
+    if (numbered && /^[0-9]/.test(literal)) text += " ";
+    if (literal !== "") numbered = false;
+    text += literal;
+  };
+  const walk = (part: SqlFragment) => {
+    add(part.strings[0]);
+    for (let i = 0; i < part.values.length; i++) {
+      const value = part.values[i];
+      if (value instanceof SqlFragment) walk(value);
+      else if (value instanceof SqlIdentifier) {
+        add(value.parts.map((name) => quoteIdentifier(name, dialect)).join("."));
+      } else {
+        params.push(value);
+        add(dialect === "postgres" ? `$${params.length}` : "?");
+        numbered = true;
+      }
+      add(part.strings[i + 1]);
+    }
+  };
+  walk(new SqlFragment(strings, values));
+  return { text, params };
+}

@@ -1,0 +1,426 @@
+// SQLite's pool: the runtime's built-in SQLite (`node:sqlite` on Deno and Node 22.13+,
+// `bun:sqlite` on Bun), whose handles are synchronous and used by one caller at a time. A file
+// gets up to maxSize handles; `:memory:` exactly one, since each handle of it would be a database
+// of its own. Each handle waits busyTimeoutMs for another handle's (or process's) write lock.
+//
+// How values come back:
+// - `INTEGER` is a number. Beyond Number.MAX_SAFE_INTEGER, reading it throws on Deno and Node
+//   (ERR_OUT_OF_RANGE) and loses precision on Bun: keep such keys as TEXT, or use the native
+//   handle with bigints.
+// - `TEXT` with a NUL character: stored whole everywhere, but Deno's node:sqlite reads it only
+//   up to the NUL (Deno 2.x; Bun and Node read it whole). Keep such data in a BLOB on Deno.
+// - `REAL` is a number, `TEXT` a string, `BLOB` a Uint8Array (a Buffer on Node), NULL null.
+// - There is no boolean type: a boolean parameter is stored as 1 or 0 and comes back a number.
+// - There is no date type: a `Date` parameter is stored as its ISO 8601 text (UTC) and comes back
+//   that string; `CURRENT_TIMESTAMP` gives `YYYY-MM-DD HH:MM:SS` (UTC).
+// - JSON is text: `json_object(...)` and a JSON column come back as strings (JSON.parse them).
+// `rowsAffected` of a statement that returns rows is their number, except for a read (SELECT,
+// VALUES, PRAGMA, EXPLAIN, WITH): 0. `lastInsertId` is given after an INSERT or REPLACE (of several
+// rows: the last row's key).
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { Datasource } from "../migrate/sql/datasource.ts";
+import { closedError, timeoutError } from "./acquire_within.ts";
+import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import { DataError, messageOf } from "./data_error.ts";
+import { HeldConnections } from "./held_connections.ts";
+import {
+  type PoolSettings,
+  type ResolvedPoolSettings,
+  resolvePoolSettings,
+} from "./pool_settings.ts";
+
+/** One SQLite handle, whichever module opened it. */
+interface SqliteHandle {
+  run(text: string, params: readonly unknown[]): StatementResult;
+  close(): void;
+}
+
+/** Opens the pool of a SQLite datasource; the file is opened (and its folder made) on first use. */
+export function openSqlitePool(datasource: Datasource, settings: PoolSettings): DataPool {
+  return new SqlitePool(datasource, settings);
+}
+
+interface Waiter {
+  resolve(handle: SqliteHandle): void;
+  reject(error: Error): void;
+}
+
+/** The pool's state, given to `native`: what a caller needs to share its handles is acquire. */
+class SqlitePool implements DataPool {
+  readonly kind = "sqlite" as const;
+  readonly name: string;
+  readonly #location: string;
+  readonly #settings: ResolvedPoolSettings;
+  readonly #max: number;
+  /** Handles given back, the longest idle first, each with when it was given back. */
+  readonly #idle: { handle: SqliteHandle; since: number }[] = [];
+  #sweep: ReturnType<typeof setTimeout> | undefined;
+  readonly #waiters: Waiter[] = [];
+  #open = 0;
+  #closed = false;
+  readonly #held = new HeldConnections();
+  #opener: Promise<(path: string) => SqliteHandle> | undefined;
+
+  constructor(datasource: Datasource, settings: PoolSettings) {
+    this.name = datasource.name;
+    this.#location = datasource.location;
+    this.#settings = resolvePoolSettings(datasource.name, settings);
+    this.#max = this.#location === ":memory:" ? 1 : this.#settings.maxSize;
+  }
+
+  /** The pool itself: SQLite has no driver pool, and its handles are had through `acquire`. */
+  get native(): DataPool {
+    return this;
+  }
+
+  acquire(): Promise<DataConnection> {
+    // An idle handle is handed out without an await: most calls find one.
+    const idle = this.#closed ? undefined : this.#idle.pop();
+    if (idle !== undefined) {
+      this.#held.take();
+      return Promise.resolve(new SqliteConnection(this, idle.handle));
+    }
+    return this.#take().then((handle) => {
+      this.#held.take();
+      return new SqliteConnection(this, handle);
+    });
+  }
+
+  async #take(): Promise<SqliteHandle> {
+    if (this.#closed) throw closedError(this.name);
+    if (this.#open < this.#max) {
+      this.#open++;
+      try {
+        return await this.#openHandle();
+      } catch (error) {
+        this.#open--;
+        this.#serveNext();
+        throw error;
+      }
+    }
+    return await new Promise<SqliteHandle>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const i = this.#waiters.indexOf(waiter);
+        if (i >= 0) this.#waiters.splice(i, 1);
+        reject(timeoutError(this.name, this.#settings.acquireTimeoutMs));
+      }, this.#settings.acquireTimeoutMs);
+      const waiter: Waiter = {
+        resolve: (handle) => {
+          clearTimeout(timer);
+          resolve(handle);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Gives a handle back: to the first caller waiting, else to the idle ones. */
+  give(handle: SqliteHandle, broken: boolean): void {
+    this.#held.give();
+    if (broken || this.#closed) {
+      this.#open--;
+      closeQuietly(handle);
+      this.#serveNext();
+      return;
+    }
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) {
+      waiter.resolve(handle);
+      return;
+    }
+    this.#idle.push({ handle, since: Date.now() });
+    // `:memory:` is never closed for being idle: its data would go with it.
+    if (this.#location !== ":memory:" && this.#sweep === undefined) {
+      this.#armSweep(this.#settings.idleTimeoutMs);
+    }
+  }
+
+  // One timer for all idle handles (one per release would cost more than the statement).
+  #armSweep(ms: number): void {
+    this.#sweep = setTimeout(() => {
+      this.#sweep = undefined;
+      const now = Date.now();
+      const limit = this.#settings.idleTimeoutMs;
+      while (this.#idle.length > 0 && now - this.#idle[0].since >= limit) {
+        const { handle } = this.#idle.shift()!;
+        this.#open--;
+        closeQuietly(handle);
+      }
+      if (this.#idle.length > 0) this.#armSweep(this.#idle[0].since + limit - now);
+    }, ms);
+    unref(this.#sweep);
+  }
+
+  // A slot freed (a handle closed): a waiter gets a new handle.
+  #serveNext(): void {
+    const waiter = this.#waiters.shift();
+    if (waiter === undefined) return;
+    this.#open++;
+    this.#openHandle().then(waiter.resolve, (error) => {
+      this.#open--;
+      waiter.reject(error);
+    });
+  }
+
+  async #openHandle(): Promise<SqliteHandle> {
+    try {
+      const open = await (this.#opener ??= sqliteOpener());
+      if (this.#location !== ":memory:") {
+        await mkdir(dirname(this.#location), { recursive: true });
+      }
+      const handle = open(this.#location);
+      handle.run(`PRAGMA busy_timeout = ${Math.round(this.#settings.busyTimeoutMs)}`, []);
+      return handle;
+    } catch (error) {
+      throw new DataError({
+        datasource: this.name,
+        reason: "connect",
+        message: `cannot open ${this.#location}: ${messageOf(error)}`,
+      }, { cause: error });
+    }
+  }
+
+  statementError(error: unknown, text: string): DataError {
+    const code = (error as { code?: unknown }).code;
+    return new DataError({
+      datasource: this.name,
+      reason: "statement",
+      statement: text,
+      message: messageOf(error).replace(/ in [\s\S]* at offset \d+$/, ""),
+      ...(typeof code === "string" ? { code } : {}),
+    }, { cause: error });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(closedError(this.name));
+    clearTimeout(this.#sweep);
+    this.#sweep = undefined;
+    for (const { handle } of this.#idle.splice(0)) {
+      this.#open--;
+      closeQuietly(handle);
+    }
+    // Handles still held close when they are given back.
+    await this.#held.none();
+  }
+}
+
+class SqliteConnection implements DataConnection {
+  readonly #pool: SqlitePool;
+  readonly #handle: SqliteHandle;
+  #released = false;
+
+  constructor(pool: SqlitePool, handle: SqliteHandle) {
+    this.#pool = pool;
+    this.#handle = handle;
+  }
+
+  run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    if (this.#released) {
+      return Promise.reject(new Error("a released SQLite connection was used"));
+    }
+    try {
+      return Promise.resolve(this.#handle.run(text, params));
+    } catch (error) {
+      return Promise.reject(this.#pool.statementError(error, text));
+    }
+  }
+
+  release(broken = false): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#pool.give(this.#handle, broken);
+  }
+}
+
+function closeQuietly(handle: SqliteHandle): void {
+  try {
+    handle.close();
+  } catch {
+    // Already closed.
+  }
+}
+
+function unref(timer: ReturnType<typeof setTimeout>): void {
+  (timer as { unref?: () => void }).unref?.();
+}
+
+const READS = /^(SELECT|VALUES|PRAGMA|EXPLAIN|WITH)$/i;
+const INSERTS = /^(INSERT|REPLACE)$/i;
+
+/** The first word of a statement, comments and blanks skipped. */
+function leadingKeyword(text: string): string {
+  const m = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/.exec(text);
+  return m?.[1] ?? "";
+}
+
+/** What a statement's text says of its result, worked out once per prepared statement. */
+interface Shape {
+  /** It gives rows (it has result columns). */
+  readonly rows: boolean;
+  /** A read: its rows are not rows affected. */
+  readonly read: boolean;
+  /** An INSERT or REPLACE: its last row's key is worth giving. */
+  readonly insert: boolean;
+}
+
+function shapeOf(text: string, columns: number): Shape {
+  const keyword = leadingKeyword(text);
+  return { rows: columns > 0, read: READS.test(keyword), insert: INSERTS.test(keyword) };
+}
+
+function rowsResult(shape: Shape, rows: Record<string, unknown>[]): StatementResult {
+  return { rows, rowsAffected: shape.read ? 0 : rows.length };
+}
+
+function runResult(
+  shape: Shape,
+  run: { changes: number | bigint; lastInsertRowid: number | bigint },
+): StatementResult {
+  const changes = Number(run.changes);
+  return shape.insert && changes > 0
+    ? { rows: [], rowsAffected: changes, lastInsertId: run.lastInsertRowid }
+    : { rows: [], rowsAffected: changes };
+}
+
+// Neither module binds a Date, and node:sqlite no boolean: stored as SQLite stores them.
+function bindable(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+interface Statement {
+  columns(): unknown[];
+  all(...params: unknown[]): Record<string, unknown>[];
+  run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+}
+
+interface BunStatement {
+  readonly columnNames: string[];
+  all(...params: unknown[]): Record<string, unknown>[];
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+}
+
+const CACHED = 200;
+
+/** How this runtime opens a SQLite file: `bun:sqlite` on Bun, `node:sqlite` elsewhere. */
+async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
+  if ("Bun" in globalThis) {
+    // A variable specifier: Deno and Node cannot resolve bun:sqlite, and never load it.
+    const specifier = "bun:sqlite";
+    const { Database } = await import(specifier) as {
+      Database: new (path: string) => {
+        query(text: string): BunStatement;
+        close(): void;
+      };
+    };
+    return (path) => {
+      const db = new Database(path);
+      const shapes = new Map<BunStatement, Shape>();
+      return {
+        run: (text, params) => {
+          // query() caches the statement per text, so the shape is cached per statement.
+          const statement = db.query(text);
+          let shape = shapes.get(statement);
+          if (shape === undefined) {
+            shape = shapeOf(text, statement.columnNames.length);
+            if (shapes.size >= CACHED) shapes.delete(shapes.keys().next().value!);
+            shapes.set(statement, shape);
+          }
+          const values = params.map(bindable);
+          return shape.rows
+            ? rowsResult(shape, statement.all(...values))
+            : runResult(shape, statement.run(...values));
+        },
+        close: () => db.close(),
+      };
+    };
+  }
+  let sqlite: typeof import("node:sqlite");
+  try {
+    sqlite = await import("node:sqlite");
+  } catch (error) {
+    throw new Error(
+      "SQLite needs a runtime with node:sqlite: Deno, Bun, or Node 22.13 or later",
+      { cause: error },
+    );
+  }
+  const deno = "Deno" in globalThis;
+  return (path) => {
+    const db = new sqlite.DatabaseSync(path);
+    // Prepared once per text, as bun:sqlite's query() does: parsing costs more than running.
+    const statements = new Map<string, { statement: Statement; shape: Shape }>();
+    const prepare = (text: string): { statement: Statement; shape: Shape } => {
+      let prepared = statements.get(text);
+      if (prepared === undefined) {
+        const statement = db.prepare(text) as unknown as Statement;
+        prepared = { statement, shape: shapeOf(text, statement.columns().length) };
+        if (statements.size >= CACHED) statements.delete(statements.keys().next().value!);
+        statements.set(text, prepared);
+      }
+      return prepared;
+    };
+    return {
+      run: (text, params) => {
+        let values = params.map(bindable);
+        if (deno && values.some((v) => typeof v === "string" && v.includes("\0"))) {
+          [text, values] = withNulText(text, values);
+        }
+        const { statement, shape } = prepare(text);
+        // node:sqlite's rows have no prototype: plain objects, as the other databases give,
+        // so that they compare (deepStrictEqual) and print as callers expect.
+        return shape.rows
+          ? rowsResult(shape, statement.all(...values).map((row) => ({ ...row })))
+          : runResult(shape, statement.run(...values));
+      },
+      close: () => db.close(),
+    };
+  };
+}
+
+/**
+ * Deno's node:sqlite binds a string up to its first NUL (and reads one so, which no binding can
+ * mend). Such a string is bound as its UTF-8
+ * bytes instead, its placeholder made `CAST(? AS TEXT)`, which SQLite reads to the end. The
+ * placeholders are found as SQLite lexes: not inside quotes, brackets or comments.
+ */
+function withNulText(text: string, values: unknown[]): [string, unknown[]] {
+  const encoder = new TextEncoder();
+  let out = "";
+  let index = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    const close = c === "'" ? "'" : c === '"' ? '"' : c === "`" ? "`" : c === "[" ? "]" : undefined;
+    let end = i + 1;
+    if (close !== undefined) {
+      end = text.indexOf(close, i + 1);
+      end = end < 0 ? text.length : end + 1;
+    } else if (text.startsWith("--", i)) {
+      end = text.indexOf("\n", i);
+      end = end < 0 ? text.length : end;
+    } else if (text.startsWith("/*", i)) {
+      end = text.indexOf("*/", i + 2);
+      end = end < 0 ? text.length : end + 2;
+    } else if (c === "?") {
+      const value = values[index];
+      if (typeof value === "string" && value.includes("\0")) {
+        values[index] = encoder.encode(value);
+        out += "CAST(? AS TEXT)";
+      } else out += "?";
+      index++;
+      i++;
+      continue;
+    }
+    out += text.slice(i, end);
+    i = end;
+  }
+  return [out, values];
+}

@@ -1,0 +1,67 @@
+import { after } from "node:test";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openPool } from "../../src/data/open_pool.ts";
+import type { DataPool } from "../../src/data/data_pool.ts";
+import type { PoolSettings } from "../../src/data/pool_settings.ts";
+import type { Datasource } from "../../src/migrate/sql/datasource.ts";
+import {
+  createDatabase,
+  DB_PASSWORD,
+  DB_USER,
+  type Kind,
+  KINDS,
+  type TestDatabase,
+} from "../migrate/sql/databases.ts";
+
+export { type Kind, KINDS };
+
+/** A pool on a fresh database, and a connection of its own to look and act beside it. */
+export interface TestPool {
+  readonly pool: DataPool;
+  readonly datasource: Datasource;
+  /** Beside the pool: another connection (for SQLite, another handle on the file). */
+  readonly admin: TestDatabase;
+}
+
+/**
+ * Makes pools for the suite it is called in, each on a database of its own (a file for SQLite,
+ * or `:memory:` when asked), and closes them after it. A server that is not running fails the
+ * test, saying how to start it.
+ */
+export function testPools(): (
+  kind: Kind,
+  settings?: PoolSettings,
+  options?: { memory?: boolean },
+) => Promise<TestPool> {
+  const opened: TestPool[] = [];
+  after(async () => {
+    for (const p of opened) {
+      await p.pool.close();
+      await p.admin.close();
+    }
+  });
+  return async (kind, settings = {}, options = {}) => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-data-"));
+    const id = `d${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+    const admin = await createDatabase(kind, dir, id);
+    const location = kind === "sqlite"
+      ? options.memory ? ":memory:" : admin.url.slice("sqlite:".length)
+      : admin.url;
+    const datasource: Datasource = {
+      name: `${kind}_main`,
+      kind,
+      location,
+      ...(kind === "sqlite" ? {} : { username: DB_USER, password: DB_PASSWORD }),
+      migrationsEnabled: false,
+      strictOrder: false,
+      validateOnMigrate: false,
+      table: "framework_migrations",
+    };
+    const pool = await openPool(datasource, settings);
+    const made = { pool, datasource, admin };
+    opened.push(made);
+    return made;
+  };
+}

@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import pg from "pg";
+import { openPostgresPool } from "../../src/data/postgres_pool.ts";
+import { SqlClient } from "../../src/data/sql_client.ts";
+import { DataError } from "../../src/data/data_error.ts";
+import { testPools } from "./pools.ts";
+import { until } from "../runtime/raw_client.ts";
+
+async function rejection(promise: Promise<unknown>): Promise<DataError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof DataError, `expected a DataError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("expected a rejection");
+}
+
+describe("postgres_pool", () => {
+  const open = testPools();
+
+  it("gives pg.Pool as the native pool", async () => {
+    const { pool, datasource } = await open("postgres");
+    assert.equal(typeof openPostgresPool, "function");
+    assert.equal(pool.kind, "postgres");
+    assert.equal(pool.name, datasource.name);
+    assert.ok(pool.native instanceof pg.Pool);
+  });
+
+  it("gives values back as documented", async () => {
+    const { pool } = await open("postgres");
+    const sql = new SqlClient(pool);
+    const at = new Date("2024-01-02T03:04:05.678Z");
+    const row = await sql.one`
+      SELECT 9007199254740993::bigint AS big, 42::int AS int, 1.5::numeric AS num,
+        2.5::float8 AS dbl, true AS yes, ${at}::timestamptz AS at, ${{ a: [1, "x"] }}::jsonb AS j,
+        '{"b":null}'::json AS js, count(*) AS n, ${12345678901234567890n}::numeric AS param_big`;
+    assert.deepEqual(row, {
+      big: "9007199254740993",
+      int: 42,
+      num: "1.5",
+      dbl: 2.5,
+      yes: true,
+      at,
+      j: { a: [1, "x"] },
+      js: { b: null },
+      n: "1",
+      param_big: "12345678901234567890",
+    });
+  });
+
+  it("a connection killed under a statement fails the call saying so; the next call works", async () => {
+    const { pool, admin, datasource } = await open("postgres", { maxSize: 1 });
+    const sql = new SqlClient(pool);
+    const { pid } = await sql.one<{ pid: number }>`SELECT pg_backend_pid() AS pid`;
+    // Heard from the start: it fails while the test waits on the kill.
+    const sleeping = rejection(sql.query`SELECT pg_sleep(60)`);
+    await until(
+      async () =>
+        (await admin.query(
+          `SELECT 1 FROM pg_stat_activity WHERE pid = ${pid} AND query LIKE '%pg_sleep%'`,
+        )).length > 0,
+      "the statement runs",
+    );
+    await admin.query(`SELECT pg_terminate_backend(${pid})`);
+    const error = await sleeping;
+    assert.equal(error.reason, "connection");
+    assert.equal(error.datasource, datasource.name);
+    assert.match(error.message, /SELECT pg_sleep\(60\): the connection was lost/);
+    const next = await sql.one<{ pid: number }>`SELECT pg_backend_pid() AS pid`;
+    assert.notEqual(next.pid, pid);
+  });
+
+  it("a held connection killed while idle fails its next statement; the pool recovers", async () => {
+    const { pool, admin } = await open("postgres", { maxSize: 1 });
+    const held = await pool.acquire();
+    const [{ pid }] = (await held.run("SELECT pg_backend_pid() AS pid", [])).rows as {
+      pid: number;
+    }[];
+    await admin.query(`SELECT pg_terminate_backend(${pid})`);
+    await until(
+      async () =>
+        (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = ${pid}`)).length === 0,
+      "the session ended",
+    );
+    const error = await rejection(held.run("SELECT 1", []));
+    assert.equal(error.reason, "connection");
+    held.release(true);
+    const sql = new SqlClient(pool);
+    assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+  });
+});

@@ -1,0 +1,313 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { SqlClient } from "../../src/data/sql_client.ts";
+import { DataError } from "../../src/data/data_error.ts";
+import type { DataPool } from "../../src/data/data_pool.ts";
+import { Buffer } from "node:buffer";
+import { type Kind, KINDS, testPools } from "./pools.ts";
+import { RUNTIME } from "../runtime.ts";
+
+const ID: Record<Kind, string> = {
+  sqlite: "id INTEGER PRIMARY KEY",
+  postgres: "id SERIAL PRIMARY KEY",
+  mysql: "id INT AUTO_INCREMENT PRIMARY KEY",
+};
+// Text that holds any character, NUL included where the database allows it.
+const TEXT: Record<Kind, string> = {
+  sqlite: "TEXT",
+  postgres: "TEXT",
+  mysql: "TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+};
+const NASTY = [
+  "'",
+  '"',
+  "\\",
+  "\\'",
+  "''",
+  "`",
+  "'; DROP TABLE items; --",
+  "$1",
+  "?",
+  "%",
+  "_",
+  "\r\n",
+  "\u2603",
+  "😀",
+];
+
+/** The cases: each database, and SQLite also in memory. */
+type Case = { kind: Kind; memory: boolean; label: string };
+const CASES: Case[] = KINDS.flatMap((kind): Case[] =>
+  kind === "sqlite"
+    ? [
+      { kind, memory: false, label: "sqlite (file)" },
+      { kind, memory: true, label: "sqlite (:memory:)" },
+    ]
+    : [{ kind, memory: false, label: kind }]
+);
+
+async function rejectsWith(
+  promise: Promise<unknown>,
+  check: (error: DataError) => void,
+): Promise<void> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof DataError, `expected a DataError, got ${String(caught)}`);
+  check(caught);
+}
+
+for (const { kind, memory, label } of CASES) {
+  describe(`SqlClient on ${label}`, () => {
+    const open = testPools();
+    const client = async (settings = {}) => {
+      const made = await open(kind, settings, { memory });
+      const sql = new SqlClient(made.pool);
+      // DDL that differs per database, written by the test: run as it is, on a connection.
+      const connection = await made.pool.acquire();
+      await connection.run(`CREATE TABLE items (${ID[kind]}, name ${TEXT[kind]})`, []);
+      connection.release();
+      return { ...made, sql };
+    };
+
+    it("names the datasource and kind, and gives the driver's pool", async () => {
+      const { sql, pool, datasource } = await client();
+      assert.equal(sql.name, datasource.name);
+      assert.equal(sql.kind, kind);
+      assert.equal(sql.pool, pool.native);
+    });
+
+    it("round-trips every character 1..255, quotes and backslashes as values", async () => {
+      const { sql } = await client();
+      const values = [
+        ...Array.from({ length: 255 }, (_, i) => String.fromCharCode(i + 1)),
+        ...NASTY,
+        Array.from({ length: 255 }, (_, i) => String.fromCharCode(i + 1)).join("") +
+        NASTY.join(""),
+      ];
+      for (const value of values) await sql.execute`INSERT INTO items (name) VALUES (${value})`;
+      const rows = await sql.query<{ name: string }>`SELECT name FROM items ORDER BY id`;
+      assert.deepEqual(rows.map((r) => r.name), values);
+      for (const value of NASTY) {
+        const row = await sql.one<{ n: number | string }>`
+          SELECT COUNT(*) AS n FROM items WHERE name = ${value}`;
+        assert.equal(Number(row.n), values.filter((v) => v === value).length, value);
+      }
+    });
+
+    it(
+      kind === "postgres"
+        ? "refuses NUL in text as the database's error, and round-trips it in bytea"
+        : "round-trips NUL in a text parameter",
+      async () => {
+        const { sql } = await client();
+        const all = Array.from({ length: 256 }, (_, i) => String.fromCharCode(i)).join("");
+        if (kind === "postgres") {
+          await rejectsWith(sql.execute`INSERT INTO items (name) VALUES (${"a\0b"})`, (e) => {
+            assert.equal(e.reason, "statement");
+            assert.match(e.message, /0x00/);
+            assert.ok(!e.message.includes("a\0b"));
+          });
+          const bytes = new Uint8Array(256).map((_, i) => i);
+          const row = await sql.one<{ b: Uint8Array }>`SELECT ${bytes}::bytea AS b`;
+          assert.deepEqual([...row.b], [...bytes]);
+          return;
+        }
+        await sql.execute`INSERT INTO items (name) VALUES (${"\0"})`;
+        await sql.execute`INSERT INTO items (name) VALUES (${all})`;
+        await sql.execute`INSERT INTO items (name) VALUES (${"a\0'b"})`;
+        const expected = ["\0", all, "a\0'b"];
+        // Stored whole, on every runtime: the bytes the database holds.
+        const hex = await sql.query<{ h: string }>`SELECT HEX(name) AS h FROM items ORDER BY id`;
+        assert.deepEqual(
+          hex.map((r) => r.h.toUpperCase()),
+          expected.map((v) => Buffer.from(v, "utf8").toString("hex").toUpperCase()),
+        );
+        const rows = await sql.query<{ name: string }>`SELECT name FROM items ORDER BY id`;
+        // Deno's node:sqlite reads TEXT up to its first NUL (documented in sqlite_pool.ts).
+        const read = RUNTIME === "deno" && kind === "sqlite"
+          ? expected.map((v) => v.slice(0, v.indexOf("\0")))
+          : expected;
+        assert.deepEqual(rows.map((r) => r.name), read);
+        assert.equal(
+          (await sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM items WHERE name = ${"a\0'b"}`).n,
+          1,
+        );
+      },
+    );
+
+    it("one: exactly one row, else an error naming how many and the datasource", async () => {
+      const { sql, datasource } = await client();
+      await sql.execute`INSERT INTO items (name) VALUES (${"a"}), (${"b"})`;
+      assert.deepEqual(
+        await sql.one<{ name: string }>`SELECT name FROM items WHERE name = ${"a"}`,
+        { name: "a" },
+      );
+      await rejectsWith(sql.one`SELECT name FROM items WHERE name = ${"secret-z"}`, (e) => {
+        assert.equal(e.reason, "rows");
+        assert.equal(e.datasource, datasource.name);
+        assert.match(e.message, /expected exactly one row, got 0/);
+        assert.match(e.message, new RegExp(`datasource "${datasource.name}"`));
+        assert.match(e.message, /SELECT name FROM items WHERE name = (\$1|\?)/);
+        assert.ok(!e.message.includes("secret-z"));
+      });
+      await rejectsWith(sql.one`SELECT name FROM items`, (e) => {
+        assert.match(e.message, /expected exactly one row, got 2/);
+      });
+    });
+
+    it("maybeOne: the row, undefined for none, an error for several", async () => {
+      const { sql } = await client();
+      await sql.execute`INSERT INTO items (name) VALUES (${"a"}), (${"b"})`;
+      assert.deepEqual(await sql.maybeOne`SELECT name FROM items WHERE name = ${"b"}`, {
+        name: "b",
+      });
+      assert.equal(await sql.maybeOne`SELECT name FROM items WHERE name = ${"c"}`, undefined);
+      await rejectsWith(sql.maybeOne`SELECT name FROM items`, (e) => {
+        assert.equal(e.reason, "rows");
+        assert.match(e.message, /expected at most one row, got 2/);
+      });
+    });
+
+    it("execute: rows affected, and the key inserted where the database says", async () => {
+      const { sql } = await client();
+      const inserted = await sql.execute`INSERT INTO items (name) VALUES (${"a"}), (${"b"})`;
+      assert.equal(inserted.rowsAffected, 2);
+      if (kind === "postgres") assert.equal(inserted.lastInsertId, undefined);
+      else {
+        const one = await sql.execute`INSERT INTO items (name) VALUES (${"c"})`;
+        assert.equal(Number(one.lastInsertId), 3);
+      }
+      const updated = await sql.execute`UPDATE items SET name = ${"x"} WHERE name <> ${"c"}`;
+      assert.deepEqual(updated, { rowsAffected: 2 });
+      const none = await sql.execute`DELETE FROM items WHERE name = ${"nothing"}`;
+      assert.deepEqual(none, { rowsAffected: 0 });
+      assert.deepEqual(await sql.execute`SELECT * FROM items`, { rowsAffected: 0 });
+    });
+
+    it("puts identifiers and fragments in the text, their values bound", async () => {
+      const { sql } = await client();
+      await sql.execute`INSERT INTO items (name) VALUES (${"a"}), (${"b"}), (${"c"})`;
+      const conditions = [SqlClient.fragment`name <> ${"a"}`, SqlClient.fragment`name <> ${"c"}`];
+      const rows = await sql.query`SELECT ${SqlClient.join([SqlClient.identifier("name")])} FROM ${
+        SqlClient.identifier("items")
+      } WHERE ${SqlClient.join(conditions, SqlClient.fragment` AND `)}`;
+      assert.deepEqual(rows, [{ name: "b" }]);
+    });
+
+    it("a statement the database refuses names the datasource and its first line, not the values", async () => {
+      const { sql, datasource } = await client();
+      await rejectsWith(
+        sql.query`SELECT nope FROM items\n WHERE name = ${"hunter2"}`,
+        (e) => {
+          assert.equal(e.reason, "statement");
+          assert.equal(e.statement, "SELECT nope FROM items");
+          assert.match(
+            e.message,
+            new RegExp(`^datasource "${datasource.name}": SELECT nope FROM items: `),
+          );
+          assert.ok(!e.message.includes("hunter2"));
+        },
+      );
+      // The connection is fine: the next call works.
+      assert.deepEqual(await sql.query`SELECT name FROM items`, []);
+    });
+
+    it("runs more calls at once than it has connections, each waiting its turn", async () => {
+      const { sql } = await client({ maxSize: 2 });
+      const names = Array.from({ length: 30 }, (_, i) => `n${i}`);
+      await Promise.all(
+        names.map((name) => sql.execute`INSERT INTO items (name) VALUES (${name})`),
+      );
+      const counts = await Promise.all(
+        names.map((name) =>
+          sql.one<{ n: number | string }>`SELECT COUNT(*) AS n FROM items WHERE name = ${name}`
+        ),
+      );
+      assert.deepEqual(counts.map((c) => Number(c.n)), names.map(() => 1));
+    });
+
+    it("the pool's close waits for the connections held, then refuses calls", async () => {
+      const { sql, pool, datasource } = await client();
+      const held = await pool.acquire();
+      let closed = false;
+      const closing = pool.close().then(() => {
+        closed = true;
+      });
+      // Still usable while held: the close waits for it.
+      assert.equal((await held.run("SELECT 1 AS one", [])).rows.length, 1);
+      assert.equal(closed, false);
+      held.release();
+      await closing;
+      await rejectsWith(sql.query`SELECT 1`, (e) => {
+        assert.equal(e.reason, "closed");
+        assert.equal(e.datasource, datasource.name);
+      });
+    });
+
+    it("a call that gets no connection in time rejects naming the datasource; nothing hangs", async () => {
+      const { sql, pool, datasource } = await client({ maxSize: 1, acquireTimeoutMs: 200 });
+      const held = await pool.acquire();
+      await rejectsWith(sql.query`SELECT name FROM items`, (e) => {
+        assert.equal(e.reason, "timeout");
+        assert.equal(e.datasource, datasource.name);
+        assert.match(e.message, /no connection was free within 200 ms/);
+      });
+      held.release();
+      assert.deepEqual(await sql.query`SELECT name FROM items`, []);
+    });
+  });
+}
+
+describe("SqlClient on a pool's connections", () => {
+  // A pool that records what the client does with its connections.
+  function fakePool(fail?: DataError) {
+    const log: string[] = [];
+    const pool: DataPool = {
+      name: "fake",
+      kind: "postgres",
+      native: { fake: true },
+      acquire: () => {
+        log.push("acquire");
+        return Promise.resolve({
+          run: (text) => {
+            log.push(`run ${text}`);
+            return fail
+              ? Promise.reject(fail)
+              : Promise.resolve({ rows: [{ a: 1 }], rowsAffected: 0 });
+          },
+          release: (broken) => {
+            log.push(`release${broken ? " broken" : ""}`);
+          },
+        });
+      },
+      close: () => Promise.resolve(),
+    };
+    return { pool, log };
+  }
+
+  it("takes a connection for the statement and gives it back", async () => {
+    const { pool, log } = fakePool();
+    const sql = new SqlClient(pool);
+    assert.deepEqual(await sql.query`SELECT ${1}`, [{ a: 1 }]);
+    assert.deepEqual(log, ["acquire", "run SELECT $1", "release"]);
+    assert.deepEqual(sql.pool, { fake: true });
+  });
+
+  it("gives a connection that failed under the statement back as broken", async () => {
+    const lost = new DataError({ datasource: "fake", reason: "connection", message: "gone" });
+    const { pool, log } = fakePool(lost);
+    await assert.rejects(new SqlClient(pool).query`SELECT 1`, lost);
+    assert.deepEqual(log, ["acquire", "run SELECT 1", "release broken"]);
+  });
+
+  it("gives a connection back whole when the database refused the statement", async () => {
+    const refused = new DataError({ datasource: "fake", reason: "statement", message: "no" });
+    const { pool, log } = fakePool(refused);
+    await assert.rejects(new SqlClient(pool).execute`DELETE`, refused);
+    assert.deepEqual(log, ["acquire", "run DELETE", "release"]);
+  });
+});
