@@ -34,7 +34,7 @@ export interface DataPool {
    * within the pool's acquire timeout. Nothing waits for ever.
    */
   acquire(): Promise<DataConnection>;
-  /** The driver's own pool (`pg.Pool`, mysql2's `Pool`, SQLite's database), for what the client lacks. */
+  /** The driver's own pool (`pg.Pool`, mysql2's `Pool`; for SQLite, the pool of handles itself), for what the client lacks. */
   readonly native: unknown;
   /** Closes every connection; waits for those held to be released. */
   close(): Promise<void>;
