@@ -1,7 +1,7 @@
 // A datasource's pool, its driver loaded only now: an app whose configuration names no
 // PostgreSQL datasource never loads pg, as the migration runner does.
-import type { Datasource } from "../migrate/sql/datasource.ts";
-import { importOptional, type OptionalPackages } from "../runtime/optional_module.ts";
+import { type Datasource, driverPackages } from "../migrate/sql/datasource.ts";
+import { importOptional } from "../runtime/optional_module.ts";
 import type { DataPool } from "./data_pool.ts";
 import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
 import { openSqlitePool } from "./sqlite_pool.ts";
@@ -14,14 +14,7 @@ import { openSqlitePool } from "./sqlite_pool.ts";
 export async function openPool(datasource: Datasource, settings: PoolSettings): Promise<DataPool> {
   // Checked before a driver loads, so a typo fails the same with or without it.
   resolvePoolSettings(datasource.name, settings);
-  const need = (packages: string[], what: string): OptionalPackages => ({
-    packages,
-    what,
-    neededBy:
-      `${datasource.source ? `${datasource.source}: ` : ""}datasource "${datasource.name}" ` +
-      `(kind ${datasource.kind})`,
-    connection: datasource.name,
-  });
+  const need = (packages: string[], what: string) => driverPackages(datasource, packages, what);
   switch (datasource.kind) {
     case "postgres": {
       const { openPostgresPool } = await importOptional(

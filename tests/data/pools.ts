@@ -1,7 +1,6 @@
+import assert from "node:assert/strict";
 import { after } from "node:test";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { DataError } from "../../src/data/data_error.ts";
 import { openPool } from "../../src/data/open_pool.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import type { PoolSettings } from "../../src/data/pool_settings.ts";
@@ -14,6 +13,7 @@ import {
   KINDS,
   type TestDatabase,
 } from "../migrate/sql/databases.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
 
 export { type Kind, KINDS };
 
@@ -36,14 +36,16 @@ export function testPools(): (
   options?: { memory?: boolean },
 ) => Promise<TestPool> {
   const opened: TestPool[] = [];
+  // Registered first, so that the pools close before their folders go.
   after(async () => {
     for (const p of opened) {
       await p.pool.close();
       await p.admin.close();
     }
   });
+  const tempDir = suiteTempDirs();
   return async (kind, settings = {}, options = {}) => {
-    const dir = await mkdtemp(join(tmpdir(), "thaw-data-"));
+    const dir = await tempDir("thaw-data-");
     const id = `d${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const admin = await createDatabase(kind, dir, id);
     const location = kind === "sqlite"
@@ -64,4 +66,15 @@ export function testPools(): (
     opened.push(made);
     return made;
   };
+}
+
+/** The DataError `promise` rejects with; fails the test when it resolves or rejects otherwise. */
+export async function rejection(promise: Promise<unknown>): Promise<DataError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof DataError, `expected a DataError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("expected a rejection");
 }

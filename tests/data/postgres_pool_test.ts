@@ -3,19 +3,8 @@ import { describe, it } from "node:test";
 import pg from "pg";
 import { openPostgresPool } from "../../src/data/postgres_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { DataError } from "../../src/data/data_error.ts";
-import { testPools } from "./pools.ts";
+import { rejection, testPools } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";
-
-async function rejection(promise: Promise<unknown>): Promise<DataError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DataError, `expected a DataError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
 
 describe("postgres_pool", () => {
   const open = testPools();

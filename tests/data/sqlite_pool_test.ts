@@ -2,20 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openSqlitePool } from "../../src/data/sqlite_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { DataError } from "../../src/data/data_error.ts";
-import { testPools } from "./pools.ts";
+import { rejection, testPools } from "./pools.ts";
 import { RUNTIME } from "../runtime.ts";
 import { SQLITE } from "../sqlite.ts";
-
-async function rejection(promise: Promise<unknown>): Promise<DataError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DataError, `expected a DataError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
 
 describe("sqlite_pool", () => {
   if (SQLITE === undefined) {

@@ -8,6 +8,7 @@ import {
   shown,
 } from "../config/connection_settings.ts";
 import type { Placeholders } from "../files/placeholders.ts";
+import type { OptionalPackages } from "../../runtime/optional_module.ts";
 
 /** The databases the SQL runner speaks to. */
 export type DatabaseKind = "sqlite" | "postgres" | "mysql";
@@ -183,4 +184,23 @@ function credentials(
 ): { username?: string } | { password?: string } {
   // An empty value (`${DB_PASSWORD:}` unset) means none.
   return value === undefined || value === "" ? {} : { [key]: value };
+}
+
+/**
+ * What a datasource's driver needs installed (`packages`, called `what` in the message), named
+ * after the datasource and where it is configured: what `importOptional` says when it is missing.
+ */
+export function driverPackages(
+  datasource: Datasource,
+  packages: string[],
+  what: string,
+): OptionalPackages {
+  return {
+    packages,
+    what,
+    neededBy:
+      `${datasource.source ? `${datasource.source}: ` : ""}datasource "${datasource.name}" ` +
+      `(kind ${datasource.kind})`,
+    connection: datasource.name,
+  };
 }

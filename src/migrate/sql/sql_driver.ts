@@ -1,7 +1,7 @@
 import { importOptional } from "../../runtime/optional_module.ts";
 import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
 import { type DriverContext, type MigrationDriver, recordedBy } from "../driver.ts";
-import type { Datasource } from "./datasource.ts";
+import { type Datasource, driverPackages } from "./datasource.ts";
 import { planSqlFile } from "./plan_sql_file.ts";
 import { loadDatasources } from "./sql_config.ts";
 import type { SqlDatabase } from "./sql_database.ts";
@@ -66,14 +66,7 @@ export const sqlDriver: MigrationDriver<Datasource, SqlPlannedFile> = {
  */
 async function open(datasource: Datasource, context: DriverContext): Promise<SqlDatabase> {
   const lockOption = context.optionNames.lockTimeout;
-  const need = (packages: string[], what: string) => ({
-    packages,
-    what,
-    neededBy:
-      `${datasource.source ? `${datasource.source}: ` : ""}datasource "${datasource.name}" ` +
-      `(kind ${datasource.kind})`,
-    connection: datasource.name,
-  });
+  const need = (packages: string[], what: string) => driverPackages(datasource, packages, what);
   switch (datasource.kind) {
     case "postgres": {
       const { PostgresDatabase } = await importOptional(
