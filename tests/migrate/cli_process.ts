@@ -26,6 +26,11 @@ export interface CliProcess {
 export function startCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
   const [command, argv] = scriptCommand(join(root, "cli.ts"), args);
   const child = spawn(command, argv, { cwd: root, env: { ...process.env, NO_COLOR: "1", ...env } });
+  // A test may write to a runner that has already ended (a gate it no longer waits at): the
+  // write to its closed pipe is then nothing to report, and would fail the test as an EPIPE.
+  child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
   let stdout = "", stderr = "";
   const watchers = new Set<{ text: RegExp; resolve(): void }>();
   child.stdout.on("data", (d) => (stdout += d));
