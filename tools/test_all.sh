@@ -80,6 +80,12 @@ if [ "$(wc -l <"$work/steps")" -ne "$expected" ]; then
   exit 1
 fi
 if awk -F'\t' '$3 != 0 { bad = 1 } END { exit !bad }' "$work/steps"; then
+  # CI may keep only the end of the output: name the failed tests here too, a step's own lines
+  # for a failure (Node's ✖, Bun's (fail), Deno's FAILED), below the step that printed them.
+  for log in "$work"/*.log; do
+    failures=$(grep -E '✖|^\(fail\)|FAILED|^error: ' "$log" | head -n 30 || true)
+    if [ -n "$failures" ]; then printf '=== failures in %s\n%s\n' "$(basename "$log" .log)" "$failures"; fi
+  done
   echo "test_all.sh: a step failed (exit not 0 above)" >&2
   exit 1
 fi
