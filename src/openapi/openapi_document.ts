@@ -5,7 +5,7 @@ import type { ScalarType } from "../web/scalar_type.ts";
 import type { RouteMethod } from "../web/compile.ts";
 import { compareSpecificity, type MappedMethod } from "../web/route_table.ts";
 import { parsePathPattern, type PathPattern } from "../web/path_pattern.ts";
-import type { PathRegex } from "../web/path_regex.ts";
+import { parsePathRegex, type PathRegex } from "../web/path_regex.ts";
 import { type ApiResponseOptions, docsOf, type SecurityScheme } from "./api_docs.ts";
 import type { MiddlewareEntry } from "../web/route_record.ts";
 import { allOf, type Guard } from "./security.ts";
@@ -270,7 +270,7 @@ function layOutPaths(routes: readonly DocumentedRoute[]): {
   const documented = routes.flatMap((route) =>
     route.method === undefined && route.operation === undefined
       ? []
-      : [{ route, pattern: parsePathPattern(route.path) }]
+      : [{ route, pattern: parsePathPattern(route.path, parsePathRegex) }]
   );
   const sharing = new Map<string, DocumentedEntry[]>();
   for (const entry of documented) {

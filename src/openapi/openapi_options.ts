@@ -1,6 +1,7 @@
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { THAW_KEYS } from "../config/thaw_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { parsePathRegex } from "../web/path_regex.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
 import { asFlag } from "./openapi_feature.ts";
 import { isMapping } from "../object_guards.ts";
@@ -131,7 +132,7 @@ export function openApiSettings(
     const path = value.length > 1 && value.endsWith("/") ? value.slice(0, -1) : value;
     let variables: readonly string[];
     try {
-      variables = parsePathPattern(path).variables;
+      variables = parsePathPattern(path, parsePathRegex).variables;
     } catch (error) {
       throw new ConfigError(`${at}: ${(error as Error).message}`);
     }

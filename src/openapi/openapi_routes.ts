@@ -2,6 +2,7 @@
 // evaluates this module, the generator or the docs page, nor (bundled in chunks) carries them.
 import type { Context } from "hono";
 import type { CompiledRoute } from "../web/compile.ts";
+import { parsePathRegex } from "../web/path_regex.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
 import { type DocsFile, docsPage } from "./docs_page.ts";
 import type { OpenApiDocument } from "./openapi_document.ts";
@@ -14,7 +15,7 @@ const PAGE_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self' 
   "frame-ancestors 'self'";
 
 function route(path: string, label: string, handler: CompiledRoute["handler"]): CompiledRoute {
-  return { httpMethod: "GET", pattern: parsePathPattern(path), label, handler };
+  return { httpMethod: "GET", pattern: parsePathPattern(path, parsePathRegex), label, handler };
 }
 
 function serveFile(file: DocsFile): CompiledRoute["handler"] {

@@ -19,7 +19,13 @@ import { clip } from "./convert.ts";
 import type { ParameterBinder } from "./binder.ts";
 import { type ErrorResponder, type Logger, MethodNotAllowedException } from "./error_responder.ts";
 import { compileHandler, type RouteHandler } from "./handler.ts";
-import { joinPaths, parsePathPattern, type PathPattern } from "./path_pattern.ts";
+import {
+  joinPaths,
+  mayHoldRegex,
+  parsePathPattern,
+  type PathPattern,
+  type RegexParser,
+} from "./path_pattern.ts";
 import { pathReader } from "./path_variables.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { REFUSED_PATHS, requestPath, requestPathAllowingEncodedSlash } from "./request_path.ts";
@@ -109,6 +115,8 @@ function routesOf(
 
 /** What every route is compiled with. */
 export interface CompileOptions {
+  /** Parses `{name:regex}` variables; loaded only when a path may hold one. */
+  readonly parseRegex?: RegexParser | undefined;
   /** Where every failed request goes. */
   readonly errors: ErrorResponder;
   /** The largest request body in bytes. */
@@ -148,7 +156,7 @@ function compileRoute(
   if (route.isStatic) fail("mappings decorate instance methods, not static ones");
   let pattern: PathPattern;
   try {
-    pattern = parsePathPattern(joinPaths(prefix, route.path));
+    pattern = parsePathPattern(joinPaths(prefix, route.path), options.parseRegex);
   } catch (error) {
     return fail((error as Error).message);
   }
@@ -252,19 +260,27 @@ function withPathVariables(
 
 /**
  * Compiles the mapped methods of controllers into routes: every binder closure and handler is
- * built here, once. Throws a `DefinitionError` naming the method for a bad mapping.
+ * built here, once. Throws a `DefinitionError` naming the method for a bad mapping. The parser of
+ * `{name:regex}` variables is loaded only when a path may hold one.
  */
-export function compileRoutes(
+export async function compileRoutes(
   controllers: readonly ControllerBean[],
   options: CompileOptions,
-): CompiledRoute[] {
+): Promise<CompiledRoute[]> {
+  const mapped = controllers.map((controller) => ({ controller, ...routesOf(controller.type) }));
+  const paths = mapped.flatMap((c) => c.routes.map(({ record }) => c.prefix + record.path));
+  const withRegex = {
+    ...options,
+    parseRegex: mayHoldRegex(paths.join())
+      ? (await import("./path_regex_parser.ts")).parsePathRegex
+      : undefined,
+  };
   const routes: CompiledRoute[] = [];
-  for (const controller of controllers) {
-    const { prefix, routes: records, middleware } = routesOf(controller.type);
+  for (const { controller, prefix, routes: records, middleware } of mapped) {
     const own = exceptionScope([controller]);
     const errors = exceptionResolver(own, options.advice, options.errors, options.maxBodySize);
     const scope = { prefix, middleware, errors };
-    for (const record of records) routes.push(compileRoute(controller, record, scope, options));
+    for (const record of records) routes.push(compileRoute(controller, record, scope, withRegex));
   }
   return routes;
 }

@@ -1,4 +1,13 @@
-import { parsePathRegex, type PathRegex } from "./path_regex.ts";
+import type { PathRegex } from "./path_regex.ts";
+
+/**
+ * Parses and checks the regex of a `{name:regex}` variable: `parsePathRegex` of path_regex.ts,
+ * passed in so that an app whose paths have no regex never loads it.
+ */
+export type RegexParser = (source: string) => PathRegex;
+
+/** Whether a path may hold a `{name:regex}` variable: whether its parser must be loaded. */
+export const mayHoldRegex = (path: string): boolean => /\{[^}]*:/.test(path);
 
 /**
  * A path segment: text to match as it is, a `{name}` or `{name:regex}` variable (one non-empty
@@ -57,10 +66,11 @@ export function joinPaths(prefix: string, path: string): string {
 }
 
 /**
- * Parses `/users/{id}/orders`, `/users/{id:\d+}`, `/files/{*path}`. Throws a plain Error saying
- * what is wrong; the caller adds which route it is.
+ * Parses `/users/{id}/orders`, `/users/{id:\d+}`, `/files/{*path}`; a regex with `parseRegex`,
+ * given whenever {@linkcode mayHoldRegex} says so. Throws a plain Error saying what is wrong; the
+ * caller adds which route it is.
  */
-export function parsePathPattern(source: string): PathPattern {
+export function parsePathPattern(source: string, parseRegex?: RegexParser): PathPattern {
   if (!source.startsWith("/")) throw new Error(`path "${source}" must start with "/"`);
   const fail = (why: string): never => {
     throw new Error(`path "${source}"${why}`);
@@ -69,7 +79,7 @@ export function parsePathPattern(source: string): PathPattern {
   const variables: string[] = [];
   const parts = source === "/" ? [] : splitSegments(source, fail);
   for (const [i, part] of parts.entries()) {
-    const segment = parseSegment(part, fail);
+    const segment = parseSegment(part, fail, parseRegex);
     if (segment.kind !== "literal") {
       if (variables.includes(segment.name)) fail(` names {${segment.name}} twice`);
       variables.push(segment.name);
@@ -127,7 +137,11 @@ function splitSegments(source: string, fail: (why: string) => never): string[] {
   return parts;
 }
 
-function parseSegment(part: string, fail: (why: string) => never): Segment {
+function parseSegment(
+  part: string,
+  fail: (why: string) => never,
+  parseRegex: RegexParser | undefined,
+): Segment {
   if (part === "*" || part === "**") {
     fail(
       `: "${part}" is not supported; write {name} for one segment, or {*name} as the last ` +
@@ -160,7 +174,8 @@ function parseSegment(part: string, fail: (why: string) => never): Segment {
       if (NAME.test(name)) {
         if (colon === -1) return { kind: "variable", name };
         try {
-          return { kind: "variable", name, constraint: parsePathRegex(inner.slice(colon + 1)) };
+          // Given whenever mayHoldRegex(path): a missing one is Thaw's bug, and throws here.
+          return { kind: "variable", name, constraint: parseRegex!(inner.slice(colon + 1)) };
         } catch (error) {
           return fail(`: the regex of {${name}}: ${(error as Error).message}`);
         }

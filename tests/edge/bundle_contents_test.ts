@@ -114,6 +114,28 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     });
   }
 
+  it("the parser of {name:regex} variables is loaded only by an app whose paths may hold one", async () => {
+    const { loaded, lazy } = await loadedInputs("tests/fixtures/small_worker.ts");
+    assert.ok(!has(loaded, "src/web/path_regex.ts"), "the small worker loads the regex parser");
+    assert.ok(has(lazy, "src/web/path_regex.ts"), "the regex parser is not in a lazy chunk");
+    // What the lazy chunk gives, an app with a regex in a path gets: its routes match by it.
+    const { bootstrap, GetMapping, PathVariable, RequestMapping, RestController } = await import(
+      "../../mod.ts"
+    );
+    @RestController()
+    @RequestMapping("/n")
+    class Numbers {
+      @GetMapping("/{id:\\d+}", PathVariable("id", Number))
+      get(id: number): string {
+        return `number ${id}`;
+      }
+    }
+    const app = await bootstrap({ controllers: [Numbers] });
+    const ok = await app.fetch(new Request("http://x/n/42"));
+    assert.equal(await ok.text(), "number 42");
+    assert.equal((await app.fetch(new Request("http://x/n/4a"))).status, 404);
+  });
+
   it("the generator is in the bundle of the worker that serves OpenAPI only", async () => {
     const [small, explicit, served] = await Promise.all([
       oneFile("tests/fixtures/small_worker.ts"),

@@ -1,3 +1,4 @@
+import { parsePathRegex } from "../../src/web/path_regex.ts";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -30,6 +31,9 @@ import { buildOpenApiDocument } from "../../src/openapi/openapi_document.ts";
 import { parsePathPattern } from "../../src/web/path_pattern.ts";
 import { propertyOptions } from "../property.ts";
 import { assertValidOpenApi, resolvePointer, schemaValidator } from "./openapi_validator.ts";
+
+// Every path parsed as an app with regexes in its paths parses it.
+const parsePattern = (source: string) => parsePathPattern(source, parsePathRegex);
 
 class Address {
   street = "";
@@ -595,7 +599,7 @@ describe("the document of generated apps (property)", () => {
   );
   // The path OpenAPI writes: variables of any kind are `{}` there.
   const openShape = (path: string) =>
-    "/" + parsePathPattern(path).segments.map((s) => s.kind === "literal" ? s.text : "{}")
+    "/" + parsePattern(path).segments.map((s) => s.kind === "literal" ? s.text : "{}")
       .join("/");
   const binder = fc.oneof(
     fc.record({
@@ -634,7 +638,7 @@ describe("the document of generated apps (property)", () => {
             !s.startsWith("{") || !names.has(nameOf(s)) && names.add(nameOf(s))
           );
           if (r.rest) parts.push("{*rest}");
-          const pattern = parsePathPattern("/" + parts.join("/"));
+          const pattern = parsePattern("/" + parts.join("/"));
           // OpenAPI has one operation per method and path (the document refuses two).
           const key = `${r.httpMethod} ${openShape(pattern.source)}`;
           if (seen.has(key)) continue;
@@ -669,10 +673,10 @@ describe("the document of generated apps (property)", () => {
           const params = (op.parameters ?? []) as { name: string; in: string }[];
           assert.deepEqual(
             params.filter((p) => p.in === "path").map((p) => p.name),
-            [...parsePathPattern(path).variables],
+            [...parsePattern(path).variables],
           );
           // A regex is the parameter's pattern; the catch-all says what it spans.
-          const own = parsePathPattern(r.path).segments.filter((s) => s.kind !== "literal");
+          const own = parsePattern(r.path).segments.filter((s) => s.kind !== "literal");
           for (const [i, p] of params.filter((p) => p.in === "path").entries()) {
             const segment = own[i];
             const { schema, description } = p as {
