@@ -38,6 +38,7 @@ import {
 import { HttpStatus } from "./http/http_status.ts";
 import type { MultipartLimits } from "./http/multipart.ts";
 import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
+import type { DataFeature } from "./data/data_feature.ts";
 import {
   type ApplicationInternals,
   registerApplication,
@@ -107,6 +108,11 @@ export interface BootstrapOptions {
    * none, whatever the configuration says.
    */
   readonly actuator?: ActuatorFeature | false | undefined;
+  /**
+   * Makes each `datasource:` entry a `SqlClient` bean named after it (the primary one also found
+   * by class), and runs its migrations first when asked: `data()` of `@thaw/thaw/data`.
+   */
+  readonly data?: DataFeature | false | undefined;
 }
 
 /** What edge runtimes (Cloudflare Workers, workerd) pass as a fetch handler's third argument. */
@@ -217,6 +223,7 @@ const OPTIONS = new Set([
   "logger",
   "openapi",
   "actuator",
+  "data",
 ]);
 
 // An option bootstrap does not know would be ignored without a word: `scan`, which moved to its
@@ -301,13 +308,15 @@ async function wire(
   const limits = serverLimits(options, settings);
   const classes: Class[] = [...(options.controllers ?? []), ...(options.components ?? [])];
   checkScan(settings, config, options.config, classes);
-  const fromOptions = await optionFeatures(options, config, settings);
   const context = new ApplicationContext({
     config: config.values,
     locate: settings.where,
     shutdownTimeoutMs: limits.shutdownTimeoutMs,
     logger,
   });
+  // Before the app's classes: a datasource's client is started before the beans that use it,
+  // and closed after them.
+  const fromOptions = await optionFeatures(options, settings, { config, context });
   for (const cls of classes) context.register(cls);
   for (const [token, instance] of options.overrides ?? []) context.override(token, instance);
   await context.refresh();
@@ -426,13 +435,13 @@ interface WebParts {
   readonly controllers: number;
 }
 
-function compileWeb(
+async function compileWeb(
   context: ApplicationContext,
   options: BootstrapOptions,
   settings: ThawSettings,
   { maxBodySize, allowEncodedSlash }: ServerLimits,
   logger: Logger,
-): WebParts {
+): Promise<WebParts> {
   const custom = context.findBean("errorController");
   if (custom !== undefined && typeof (custom as ErrorController).handleError !== "function") {
     throw new DefinitionError(
@@ -449,7 +458,7 @@ function compileWeb(
   const beanOf = (type: Class): unknown => context.getBean(type);
   const given = options.middleware ?? [];
   // Node's parsed request where the app runs behind Hono's Node adapter; the web Request elsewhere.
-  const routes = compileRoutes(controllers, {
+  const routes = await compileRoutes(controllers, {
     errors: fallback,
     maxBodySize,
     server: { ...nodeServerRequest, multipart: multipartLimits(settings, maxBodySize) },

@@ -1,14 +1,23 @@
 // What `bootstrap` knows of a feature that lives in an entry point of its own (the OpenAPI
 // generator, the actuator): an opaque, frozen value whose setup only that entry point made, so
 // that the default entry neither imports nor (bundled) carries the feature.
+import type { LoadedConfig } from "./config/application_config.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
+import type { ApplicationContext } from "./context/application_context.ts";
 import type { FeatureFactory } from "./app_feature.ts";
+
+/** What a feature's setup reads, and the container it may define beans in before they are made. */
+export interface SetupHost {
+  readonly config: LoadedConfig;
+  readonly context: ApplicationContext;
+}
 
 /**
  * A feature's setup, from the settings, before the beans are made (the actuator's meter provider
- * is one they may ask for): what makes the feature once they are.
+ * is one they may ask for; the datasources' clients are beans): what makes the feature once they
+ * are.
  */
-export type FeatureSetup = (settings: ThawSettings) => Promise<FeatureFactory>;
+export type FeatureSetup = (settings: ThawSettings, host: SetupHost) => Promise<FeatureFactory>;
 
 /** A feature's value, as `bootstrap` takes it: opaque but for what it is. */
 export interface FeatureValue<K extends string> {

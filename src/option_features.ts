@@ -9,20 +9,22 @@ import { ConfigError } from "./config/config_error.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { FeatureFactory } from "./app_feature.ts";
 import { openApiConfigured } from "./openapi/openapi_feature.ts";
-import { type FeatureOrigin, featureSetup } from "./feature_value.ts";
+import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_value.ts";
 
 /** One feature given as a `bootstrap` option. */
 interface OptionFeature extends FeatureOrigin {
-  readonly option: "actuator" | "openapi";
+  readonly option: "data" | "actuator" | "openapi";
   /** The section of the configuration that configures it. */
-  readonly section: string;
-  /** Whether the configuration asks for the feature. */
-  readonly asked: (config: LoadedConfig, settings: ThawSettings) => boolean;
+  readonly section?: string;
+  /** Whether the configuration asks for the feature; never, without it. */
+  readonly asked?: (config: LoadedConfig, settings: ThawSettings) => boolean;
   /** What the keys ask for, as the refusal says it. */
-  readonly needs: string;
+  readonly needs?: string;
 }
 
 const OPTION_FEATURES: readonly OptionFeature[] = [
+  // The datasources serve the migration runner without it: they never ask for it.
+  { option: "data", factory: "data" },
   {
     option: "actuator",
     factory: "actuator",
@@ -45,17 +47,18 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
  */
 export async function optionFeatures(
   options: { readonly [K in OptionFeature["option"]]?: unknown },
-  config: LoadedConfig,
   settings: ThawSettings,
+  host: SetupHost,
 ): Promise<FeatureFactory[]> {
+  const { config } = host;
   const factories: FeatureFactory[] = [];
   for (const feature of OPTION_FEATURES) {
     const value = options[feature.option];
     if (value !== undefined && value !== false) {
-      factories.push(await featureSetup(value, feature)(settings));
-    } else if (value === undefined && feature.asked(config, settings)) {
+      factories.push(await featureSetup(value, feature)(settings, host));
+    } else if (value === undefined && feature.asked?.(config, settings)) {
       throw new ConfigError(
-        `${settings.where(feature.section)}: ${feature.needs}, ${entryHint(feature.option)}`,
+        `${settings.where(feature.section!)}: ${feature.needs}, ${entryHint(feature.option)}`,
       );
     }
   }

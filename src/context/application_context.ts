@@ -39,6 +39,21 @@ interface BeanDefinition {
   instance: unknown;
   /** The instance an override gives: used as it is, neither created nor started. */
   given?: { readonly instance: unknown };
+  /** Chosen when several beans fit a class (a feature's: the primary datasource's client). */
+  readonly primary?: boolean;
+}
+
+/** A bean a feature defines in code (a datasource's client), as `registerBean` takes it. */
+export interface BeanRegistration {
+  readonly name: string;
+  /** The class it is found by: its instance is of this class or a subclass. */
+  readonly type: Class;
+  /** Where it was declared, for messages: the configuration line. */
+  readonly source: string;
+  /** Makes the instance; its `@PostConstruct` and `@PreDestroy` hooks run as a class bean's. */
+  readonly create: () => Promise<unknown>;
+  /** Chosen when several beans of its class fit `@Autowired(type)`. */
+  readonly primary?: boolean;
 }
 
 /** A bean whose `@PostConstruct` hooks have all run, in the order they ran. */
@@ -195,6 +210,11 @@ export class ApplicationContext {
     definition.given = { instance };
   }
 
+  /** Defines a bean made in code; call it before `refresh`. Its name must be free. */
+  registerBean(bean: BeanRegistration): void {
+    this.#define({ ...bean, stereotype: "bean" });
+  }
+
   /**
    * Creates every bean, in registration order, each after the beans it uses, and runs each one's
    * `@PostConstruct` hooks before handing it to any other. The first failure rejects, once the
@@ -257,16 +277,12 @@ export class ApplicationContext {
     const found = this.#definitions.filter((d) =>
       d.state === "ready" && (d.instance instanceof token || isSubclass(d.type, token))
     );
-    if (found.length === 1) return found[0].instance as T;
     if (found.length === 0) {
       throw new NoSuchBeanError(`No bean of class ${token.name}. ${this.#known()}`);
     }
-    const exact = found.filter((d) => d.type === token);
-    if (exact.length === 1) return exact[0].instance as T;
-    throw new DefinitionError(
-      `Several beans are instances of ${token.name}: ${found.map((d) => d.name).join(", ")}; ` +
-        `ask for one by name`,
-    );
+    const one = chosen(found, token);
+    if (one) return one.instance as T;
+    throw ambiguous(`getBean(${token.name})`, found, "ask for one by name");
   }
 
   /** The bean of a name, or `undefined`. */
@@ -397,14 +413,10 @@ export class ApplicationContext {
       );
     }
     const typed = this.#definitions.filter((d) => isSubclass(d.type, token));
-    if (typed.length === 1) return typed[0];
-    const exact = typed.filter((d) => d.type === token);
-    if (exact.length === 1) return exact[0];
+    const one = chosen(typed, token);
+    if (one) return one;
     if (typed.length > 1) {
-      throw new DefinitionError(
-        `Several beans fit the override of ${token.name}: ` +
-          `${typed.map((d) => `${d.name} (${d.source})`).join(", ")}; override one by its name`,
-      );
+      throw ambiguous(`the override of ${token.name}`, typed, "override one by its name");
     }
     throw new DefinitionError(
       `No bean of class ${token.name} to override (a @Bean method's bean is overridden by its ` +
@@ -469,12 +481,9 @@ export class ApplicationContext {
       return this.#get(definition, via);
     }
     const typed = this.#definitions.filter((d) => isSubclass(d.type, token));
-    if (typed.length === 1) return this.#get(typed[0], via);
-    if (typed.length > 1) {
-      const exact = typed.filter((d) => d.type === token);
-      if (exact.length === 1) return this.#get(exact[0], via);
-      throw ambiguous(request, where, typed);
-    }
+    const one = chosen(typed, token);
+    if (one) return this.#get(one, via);
+    if (typed.length > 1) throw ambiguous(`${request} on ${where}`, typed);
     // Only a @Bean method can still provide it, and its type shows once it has run.
     const made: BeanDefinition[] = [];
     for (const definition of this.#definitions) {
@@ -483,7 +492,7 @@ export class ApplicationContext {
     }
     if (made.length === 1) return made[0].instance;
     if (made.length > 1) {
-      throw ambiguous(request, where, made);
+      throw ambiguous(`${request} on ${where}`, made);
     }
     // A @Bean method's bean made just now may have asked for the same token and had Thaw's own
     // defined (two @Bean methods' beans of one cached class): that one serves, not a second.
@@ -535,12 +544,26 @@ export class ApplicationContext {
   }
 }
 
-function ambiguous(request: string, where: string, found: BeanDefinition[]): DefinitionError {
+// `what` several beans fit, naming each, and what to do: none of them is primary.
+function ambiguous(
+  what: string,
+  found: BeanDefinition[],
+  advice = 'name one with @Autowired("name")',
+): DefinitionError {
   return new DefinitionError(
-    `Several beans fit ${request} on ${where}: ` +
-      `${found.map((d) => `${d.name} (${d.source})`).join(", ")}; name one with @Autowired("name")`,
+    `Several beans fit ${what}: ${
+      found.map((d) => `${d.name} (${d.source})`).join(", ")
+    }; ${advice}`,
   );
 }
+
+// Of several beans that fit `token`: the one of that very class, else the one primary.
+function chosen(found: BeanDefinition[], token: Class): BeanDefinition | undefined {
+  return only(found) ?? only(found.filter((d) => d.type === token)) ??
+    only(found.filter((d) => d.primary));
+}
+
+const only = <T>(list: readonly T[]): T | undefined => list.length === 1 ? list[0] : undefined;
 
 /** Whether `type` is `token` or a subclass of it. */
 function isSubclass(type: Class | undefined, token: Class): boolean {
