@@ -10,7 +10,10 @@
  * - `connect`: no connection could be opened;
  * - `timeout`: no connection was free within the pool's acquire timeout;
  * - `rows`: `one` or `maybeOne` got another number of rows than it allows;
- * - `closed`: the pool was closed.
+ * - `closed`: the pool was closed;
+ * - `transaction`: a transaction's rule was broken: none where `MANDATORY` needs one, one where
+ *   `NEVER` refuses it, its timeout passed, a statement came after it ended, or a call inside
+ *   it failed and marked it for rollback while the outer call went on to commit.
  */
 export type DataErrorReason =
   | "statement"
@@ -18,12 +21,14 @@ export type DataErrorReason =
   | "connect"
   | "timeout"
   | "rows"
-  | "closed";
+  | "closed"
+  | "transaction";
 
 /** A data access call that failed, naming the datasource and the statement's first line. */
 export class DataError extends Error {
   /** The datasource's name in the configuration. */
   readonly datasource: string;
+  /** Why it failed (see {@linkcode DataErrorReason}). */
   readonly reason: DataErrorReason;
   /** The statement's first line, where a statement was run. */
   readonly statement?: string;

@@ -18,6 +18,11 @@ export interface DataConnection {
   /** Runs one statement, `params` bound to its placeholders in order. */
   run(text: string, params: readonly unknown[]): Promise<StatementResult>;
   /**
+   * Runs a statement of transaction control (`BEGIN`, `SAVEPOINT x`, `COMMIT`), which MySQL does
+   * not take as a prepared statement: fails as `run` does.
+   */
+  control(text: string): Promise<void>;
+  /**
    * Gives the connection back to its pool; `broken`: it failed so that it must not be used again
    * (its socket died, it was killed), and the pool replaces it.
    */

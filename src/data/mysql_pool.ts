@@ -143,7 +143,22 @@ class MysqlConnection implements DataConnection {
     this.#connection = connection;
   }
 
-  async run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+  run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    return this.#send(
+      text,
+      (done) => this.#connection.execute(text, params.map(bindable) as mysql.ExecuteValues, done),
+    );
+  }
+
+  // The text protocol: START TRANSACTION and SAVEPOINT are not prepared statements in MySQL.
+  async control(text: string): Promise<void> {
+    await this.#send(text, (done) => this.#connection.query(text, done));
+  }
+
+  async #send(
+    text: string,
+    send: (done: (error: Error | null, rows: unknown) => void) => void,
+  ): Promise<StatementResult> {
     const lost = this.#pool.lostError(this.#connection);
     if (lost !== undefined) {
       this.#broken = true;
@@ -152,11 +167,7 @@ class MysqlConnection implements DataConnection {
     let result: unknown;
     try {
       result = await new Promise<unknown>((resolve, reject) =>
-        this.#connection.execute(
-          text,
-          params.map(bindable) as mysql.ExecuteValues,
-          (error, rows) => error ? reject(error) : resolve(rows),
-        )
+        send((error, rows) => error ? reject(error) : resolve(rows))
       );
     } catch (error) {
       const e = error as MysqlError;

@@ -1,4 +1,9 @@
-// The settings of a datasource's pool, as a plain object: the configuration maps its keys to it.
+// The settings of a datasource's pool, as a plain object, and the `pool` keys of a `datasource:`
+// entry that give them: pure, so that the migration runner checks them as it reads the entry.
+import { ConfigError } from "../config/config_error.ts";
+import { shownValue } from "../config/application_config.ts";
+import { parseDuration } from "../config/duration.ts";
+import { isMapping } from "../object_guards.ts";
 
 /** How a datasource's pool sizes and bounds its connections. Every field has a default. */
 export interface PoolSettings {
@@ -48,4 +53,53 @@ export function resolvePoolSettings(
     throw new RangeError(`datasource "${datasource}": pool setting maxSize must be at least 1`);
   }
   return resolved;
+}
+
+// The `pool` keys of a datasource entry, and the setting each gives: durations as Spring Boot
+// writes them (`30s`, `500ms`; a bare number is milliseconds), the size a whole number.
+const POOL_KEYS: Readonly<Record<string, keyof PoolSettings>> = {
+  "max-size": "maxSize",
+  "idle-timeout": "idleTimeoutMs",
+  "acquire-timeout": "acquireTimeoutMs",
+  "connect-timeout": "connectTimeoutMs",
+  "busy-timeout": "busyTimeoutMs",
+};
+
+/**
+ * The settings a `pool` mapping gives (`max-size`, `idle-timeout`, `acquire-timeout`,
+ * `connect-timeout`, `busy-timeout`); a `ConfigError` naming the key, where `at` places it, for
+ * an unknown key or a value out of range.
+ */
+export function poolSettingsFrom(raw: unknown, at: (key: string) => string): PoolSettings {
+  if (raw === undefined || raw === null) return {};
+  if (!isMapping(raw)) {
+    throw new ConfigError(
+      `${at("pool")} must be a mapping (${Object.keys(POOL_KEYS).join(", ")}), got ${
+        shownValue(raw)
+      }`,
+    );
+  }
+  const settings: Record<string, number> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const field = Object.hasOwn(POOL_KEYS, key) ? POOL_KEYS[key] : undefined;
+    if (field === undefined) {
+      throw new ConfigError(
+        `${at(`pool.${key}`)} is not a pool setting (${Object.keys(POOL_KEYS).join(", ")})`,
+      );
+    }
+    const number = field === "maxSize"
+      ? (Number.isSafeInteger(value) ? value as number : undefined)
+      : typeof value === "number" || typeof value === "string"
+      ? parseDuration(value)
+      : undefined;
+    if (number === undefined || number < 1) {
+      throw new ConfigError(
+        `${at(`pool.${key}`)} must be ${
+          field === "maxSize" ? "a whole number above 0" : "a duration above 0 (500ms, 30s, 5m)"
+        }, got ${shownValue(value)}`,
+      );
+    }
+    settings[field] = number;
+  }
+  return settings;
 }

@@ -137,6 +137,10 @@ class PostgresConnection implements DataConnection {
     return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
   }
 
+  async control(text: string): Promise<void> {
+    await this.run(text, []);
+  }
+
   release(broken = false): void {
     if (this.#released) return;
     this.#released = true;

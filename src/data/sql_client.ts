@@ -13,6 +13,8 @@ import {
   type SqlIdentifier,
 } from "./sql_template.ts";
 import { currentConnection } from "./transaction_scope.ts";
+import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
+import { inTransaction } from "./transactions.ts";
 
 /** What `execute` gives back. */
 export interface ExecuteResult {
@@ -43,6 +45,7 @@ export class SqlClient {
 
   /** The datasource's name in the configuration. */
   readonly name: string;
+  /** The database it speaks to: `sqlite`, `postgres` or `mysql` (MariaDB too). */
   readonly kind: DatabaseKind;
   readonly #pool: DataPool;
 
@@ -94,6 +97,27 @@ export class SqlClient {
     const { text, params } = renderSql(this.kind, strings, values);
     const { rowsAffected, lastInsertId } = await this.#run(text, params);
     return lastInsertId === undefined ? { rowsAffected } : { rowsAffected, lastInsertId };
+  }
+
+  /**
+   * Runs `fn` in a transaction of this datasource, as `options` ask (`REQUIRED` by default: it
+   * joins the one the call runs in, or begins one). Every call of this datasource's clients
+   * inside `fn`, in any bean, runs on the transaction's connection; it commits when `fn`
+   * resolves and rolls back when it rejects (as the rollback rules say), the rejection reaching
+   * the caller.
+   */
+  transaction<T>(fn: () => T | Promise<T>, options?: TransactionOptions): Promise<T> {
+    const where = `datasource "${this.name}": transaction()`;
+    if (typeof fn !== "function") {
+      return Promise.reject(new TypeError(`${where} takes a function, got ${String(fn)}`));
+    }
+    let checked: TransactionOptions;
+    try {
+      checked = checkTransactionOptions(options, where);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return inTransaction(this.#pool, checked, async () => await fn());
   }
 
   #rowsError(text: string, count: number, expected: string): DataError {

@@ -24,6 +24,7 @@ import { closedError, timeoutError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
+import { WriterLock } from "./writer_lock.ts";
 import {
   type PoolSettings,
   type ResolvedPoolSettings,
@@ -61,6 +62,7 @@ class SqlitePool implements DataPool {
   #closed = false;
   readonly #held = new HeldConnections();
   #opener: Promise<(path: string) => SqliteHandle> | undefined;
+  readonly #writer = new WriterLock();
 
   constructor(datasource: Datasource, settings: PoolSettings) {
     this.name = datasource.name;
@@ -185,6 +187,27 @@ class SqlitePool implements DataPool {
     }
   }
 
+  /**
+   * Takes the pool's write lock for `text` (a write outside a transaction, or a transaction's
+   * BEGIN IMMEDIATE), waiting up to the busy timeout as SQLite itself would.
+   */
+  lockWriter(text: string): Promise<void> {
+    const ms = this.#settings.busyTimeoutMs;
+    return this.#writer.acquire(ms, () =>
+      new DataError({
+        datasource: this.name,
+        reason: "statement",
+        statement: text,
+        message: `database is locked: another connection of the pool kept writing for the ` +
+          `busy timeout (${ms} ms)`,
+      }));
+  }
+
+  /** Gives the write lock back. */
+  unlockWriter(): void {
+    this.#writer.release();
+  }
+
   statementError(error: unknown, text: string): DataError {
     const code = (error as { code?: unknown }).code;
     return new DataError({
@@ -210,10 +233,16 @@ class SqlitePool implements DataPool {
   }
 }
 
+// Writes take the pool's write lock (see writer_lock.ts): one outside a transaction for itself,
+// a transaction's from its BEGIN IMMEDIATE to its end. Reads and read-only transactions do not.
 class SqliteConnection implements DataConnection {
   readonly #pool: SqlitePool;
   readonly #handle: SqliteHandle;
   #released = false;
+  /** Within BEGIN ... COMMIT or ROLLBACK. */
+  #inTransaction = false;
+  /** Holds the pool's write lock. */
+  #writing = false;
 
   constructor(pool: SqlitePool, handle: SqliteHandle) {
     this.#pool = pool;
@@ -221,6 +250,17 @@ class SqliteConnection implements DataConnection {
   }
 
   run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    if (this.#inTransaction || READS.test(leadingKeyword(text))) return this.#exec(text, params);
+    return this.#pool.lockWriter(text).then(() => {
+      try {
+        return this.#exec(text, params);
+      } finally {
+        this.#pool.unlockWriter();
+      }
+    });
+  }
+
+  #exec(text: string, params: readonly unknown[]): Promise<StatementResult> {
     if (this.#released) {
       return Promise.reject(new Error("a released SQLite connection was used"));
     }
@@ -231,10 +271,41 @@ class SqliteConnection implements DataConnection {
     }
   }
 
+  async control(text: string): Promise<void> {
+    const keyword = leadingKeyword(text).toUpperCase();
+    if (keyword === "BEGIN") {
+      if (/^BEGIN\s+IMMEDIATE/i.test(text)) {
+        await this.#pool.lockWriter(text);
+        this.#writing = true;
+      }
+      try {
+        await this.#exec(text, []);
+      } catch (error) {
+        this.#unlock();
+        throw error;
+      }
+      this.#inTransaction = true;
+      return;
+    }
+    await this.#exec(text, []);
+    // A COMMIT that failed may leave the transaction open: the handle is closed when released.
+    if ((keyword === "COMMIT" || keyword === "ROLLBACK") && !/\bTO\b/i.test(text)) {
+      this.#inTransaction = false;
+      this.#unlock();
+    }
+  }
+
+  #unlock(): void {
+    if (!this.#writing) return;
+    this.#writing = false;
+    this.#pool.unlockWriter();
+  }
+
   release(broken = false): void {
     if (this.#released) return;
     this.#released = true;
-    this.#pool.give(this.#handle, broken);
+    this.#unlock();
+    this.#pool.give(this.#handle, broken || this.#inTransaction);
   }
 }
 

@@ -279,6 +279,10 @@ describe("SqlClient on a pool's connections", () => {
               ? Promise.reject(fail)
               : Promise.resolve({ rows: [{ a: 1 }], rowsAffected: 0 });
           },
+          control: (text) => {
+            log.push(`control ${text}`);
+            return Promise.resolve();
+          },
           release: (broken) => {
             log.push(`release${broken ? " broken" : ""}`);
           },

@@ -108,8 +108,9 @@ describe("sql_template", () => {
         const placeholders = dialect === "postgres"
           ? rendered.text.match(/\$\d+/g) ?? []
           : rendered.text.match(/\?/g) ?? [];
-        // Identifiers may hold `?` or `$1`: counted outside their quotes.
-        const unquoted = rendered.text.replace(/"(?:[^"]|"")*"|`(?:[^`]|``)*`/g, "");
+        // Identifiers may hold `?` or `$1`: counted outside their quotes (each left a space, or
+        // `$1"x"0` would read as `$10`).
+        const unquoted = rendered.text.replace(/"(?:[^"]|"")*"|`(?:[^`]|``)*`/g, " ");
         const outside = dialect === "postgres"
           ? unquoted.match(/\$\d+/g) ?? []
           : unquoted.match(/\?/g) ?? [];

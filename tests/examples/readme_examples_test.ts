@@ -63,9 +63,9 @@ describe("the asserting examples of the README and docs/", () => {
   });
 
   for (const block of blocks) {
-    // A block on SQLite runs where the runtime has node:sqlite (all but Node before 22.13): there,
-    // the runtime's lack is what is checked.
-    if (SQLITE === undefined && block.code.includes('"node:sqlite"')) {
+    // A block on SQLite (node:sqlite, or a datasource URL) runs where the runtime has node:sqlite
+    // (all but Node before 22.13): there, the runtime's lack is what is checked.
+    if (SQLITE === undefined && /"node:sqlite"|"sqlite:/.test(block.code)) {
       it(`cannot run here (no node:sqlite): "${block.heading}", ${block.doc} line ${block.line}`, async () => {
         await assert.rejects(import("node:sqlite"), { code: "ERR_UNKNOWN_BUILTIN_MODULE" });
       });

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { LoadedConfig } from "../../config/application_config.ts";
 import { ConfigError } from "../../config/config_error.ts";
 import {
+  booleanSetting,
   connectionEntries,
   type EntryRules,
   optionalString,
@@ -9,6 +10,7 @@ import {
 } from "../config/connection_settings.ts";
 import type { Placeholders } from "../files/placeholders.ts";
 import type { OptionalPackages } from "../../runtime/optional_module.ts";
+import { type PoolSettings, poolSettingsFrom } from "../../data/pool_settings.ts";
 
 /** The databases the SQL runner speaks to. */
 export type DatabaseKind = "sqlite" | "postgres" | "mysql";
@@ -38,10 +40,14 @@ export interface Datasource {
   readonly table: string;
   /** Where its `url` is configured, for messages: `file:line: key`. */
   readonly source?: string;
+  /** `primary: true`: the client data access injects by class among several. */
+  readonly primary?: boolean;
+  /** `pool`: how data access pools its connections (the runner opens one of its own). */
+  readonly pool?: PoolSettings;
 }
 
 const RULES: EntryRules = {
-  keys: new Set(["name", "url", "username", "password", "migrations"]),
+  keys: new Set(["name", "url", "username", "password", "migrations", "primary", "pool"]),
   migrationKeys: new Set(["enabled", "table", "strict_order", "flyway_compatible", "placeholders"]),
   kind: "datasource",
   needs: "name and url",
@@ -80,6 +86,8 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
       ...(entry.placeholders === undefined ? {} : { placeholders: entry.placeholders }),
       table,
       source: at("url"),
+      ...(booleanSetting(values.primary, false, at("primary")) ? { primary: true } : {}),
+      ...(values.pool === undefined ? {} : { pool: poolSettingsFrom(values.pool, at) }),
       ...credentials(optionalString(values.username, at("username")), "username"),
       ...credentials(optionalString(values.password, at("password"), true), "password"),
     };

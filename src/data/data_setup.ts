@@ -1,0 +1,141 @@
+// `data()`: the datasources of the configuration as SqlClient beans, migrated first when the app
+// asks. Set up before the beans are made, so that the clients are beans like any other: created
+// before the beans that use them, and closed after them.
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { isAbsolute, resolve } from "node:path";
+import { ConfigError } from "../config/config_error.ts";
+import { PreDestroy } from "../context/lifecycle.ts";
+import { DefinitionError } from "../context/errors.ts";
+import type { FeatureFactory } from "../app_feature.ts";
+import type { SetupHost } from "../feature_value.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import { type Datasource, datasources } from "../migrate/sql/datasource.ts";
+import type { DataPool } from "./data_pool.ts";
+import { type DataFeature, dataFeature } from "./data_feature.ts";
+import { openPool } from "./open_pool.ts";
+import { SqlClient } from "./sql_client.ts";
+import { transactionalMethods } from "./transactional.ts";
+
+/** What `data()` takes. */
+export interface DataOptions {
+  /**
+   * The migrations root (one folder per datasource, as `npx thaw --sqlPath` takes it; a path
+   * relative to the working directory, or a file URL): the migrations of every datasource with
+   * `migrations.enabled: true` run before any bean is made, and a failure stops `bootstrap` with
+   * the runner's error. Nothing runs without it.
+   */
+  readonly migrate?: string | URL | undefined;
+}
+
+/**
+ * Data access for `bootstrap({ data: data() })`: each `datasource:` entry of the configuration
+ * becomes a `SqlClient` bean named after it, the primary one (the only one, or the one with
+ * `primary: true`) found by class too; `@Transactional` runs in their transactions.
+ *
+ * @see docs/data.md
+ */
+export function data(options: DataOptions = {}): DataFeature {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`data(options): options must be an object, got ${String(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== "migrate") {
+      throw new TypeError(`data(options): no option "${key}"; it takes migrate`);
+    }
+  }
+  const { migrate } = options;
+  if (migrate !== undefined && typeof migrate !== "string" && !(migrate instanceof URL)) {
+    throw new TypeError("data({ migrate }): give the migrations root, a path or a file URL");
+  }
+  return dataFeature((settings, host) => setUp(settings, host, migrate));
+}
+
+async function setUp(
+  settings: ThawSettings,
+  { config, context }: SetupHost,
+  migrate: string | URL | undefined,
+): Promise<FeatureFactory> {
+  const cwd = process.cwd();
+  if (config.values.datasource === undefined) {
+    throw new ConfigError(
+      `data() makes each datasource a bean, and ${config.source ?? "the configuration"} has ` +
+        "none: add a datasource: list (- name: main, url: sqlite:./data/app.db)",
+    );
+  }
+  const list = datasources(config, "datasource", cwd);
+  const primary = primaryOf(list, settings);
+  if (migrate !== undefined) {
+    const root = migrate instanceof URL
+      ? fileURLToPath(migrate)
+      : isAbsolute(migrate)
+      ? migrate
+      : resolve(cwd, migrate);
+    const { migrateAtStart } = await import("./migrate_at_start.ts");
+    await migrateAtStart(list, root, cwd);
+  }
+  for (const datasource of list) {
+    context.registerBean({
+      name: datasource.name,
+      type: SqlClient,
+      source: datasource.source ?? `datasource ${datasource.name}`,
+      primary: datasource === primary,
+      create: async () => new PooledSqlClient(await openPool(datasource, datasource.pool ?? {})),
+    });
+  }
+  return (host) => {
+    checkTransactional(host.context.beans(), list);
+    return undefined;
+  };
+}
+
+// The one @Autowired(SqlClient) gets: the only datasource, or the one marked primary.
+function primaryOf(list: readonly Datasource[], settings: ThawSettings): Datasource {
+  if (list.length === 1) return list[0];
+  const marked = list.filter((d) => d.primary === true);
+  if (marked.length === 1) return marked[0];
+  const names = (of: readonly Datasource[]) => of.map((d) => `"${d.name}"`).join(", ");
+  throw new ConfigError(
+    `${settings.where("datasource")}: ${
+      list.length === 0
+        ? "the list is empty: data() needs a datasource"
+        : marked.length === 0
+        ? `${names(list)}: none is primary: true, so @Autowired(SqlClient) would not know which ` +
+          "to inject; mark one"
+        : `${names(marked)} are all primary: true; mark one`
+    }`,
+  );
+}
+
+// A @Transactional naming a datasource the configuration lacks stops bootstrap, naming it.
+function checkTransactional(
+  beans: readonly { readonly instance: unknown }[],
+  list: readonly Datasource[],
+): void {
+  const names = new Set(list.map((d) => d.name));
+  for (const { instance } of beans) {
+    for (const { where, options } of transactionalMethods(instance)) {
+      if (options.datasource === undefined || names.has(options.datasource)) continue;
+      throw new DefinitionError(
+        `${where}: @Transactional({ datasource: "${options.datasource}" }) names no datasource ` +
+          `of the configuration (${[...names].map((n) => `"${n}"`).join(", ")})`,
+      );
+    }
+  }
+}
+
+/** A datasource's client as a bean: it owns its pool, closed after the beans that use it. */
+class PooledSqlClient extends SqlClient {
+  readonly #owned: DataPool;
+
+  constructor(pool: DataPool) {
+    super(pool);
+    this.#owned = pool;
+  }
+
+  /** Closes the pool once the connections held are given back: the container calls it. */
+  @PreDestroy()
+  async close(): Promise<void> {
+    await this.#owned.close();
+  }
+}

@@ -1,0 +1,167 @@
+// Runs a call in a transaction of a pool, as its options ask (Spring's propagation, read-only,
+// timeout and rollback rules), with each database's own statements. A transaction holds one
+// connection from its beginning to its end: concurrent transactions never share one.
+import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+import type { DataPool } from "./data_pool.ts";
+import { DataError } from "./data_error.ts";
+import { rollsBack, type TransactionOptions } from "./transaction_options.ts";
+import { currentTransaction, runBound, type Transaction } from "./transaction_scope.ts";
+
+/** Runs `fn` as `options` ask, in, beside or outside the transaction of `pool` it is called in. */
+export function inTransaction<T>(
+  pool: DataPool,
+  options: TransactionOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const current = currentTransaction(pool);
+  const fail = (message: string) =>
+    Promise.reject(new DataError({ datasource: pool.name, reason: "transaction", message }));
+  switch (options.propagation ?? "REQUIRED") {
+    case "REQUIRED":
+      return current ? joined(current, options, fn) : begun(pool, options, fn);
+    case "SUPPORTS":
+      return current ? joined(current, options, fn) : fn();
+    case "MANDATORY":
+      return current
+        ? joined(current, options, fn)
+        : fail("propagation MANDATORY needs a transaction to join, and the call runs in none");
+    case "NEVER":
+      return current
+        ? fail("propagation NEVER runs outside any transaction, and the call runs in one")
+        : fn();
+    case "REQUIRES_NEW":
+      return begun(pool, options, fn);
+    case "NOT_SUPPORTED":
+      return runBound(pool, null, fn);
+    case "NESTED":
+      return current ? nested(current, options, fn) : begun(pool, options, fn);
+  }
+}
+
+// A call that joins the transaction it runs in: a failure that asks for a rollback dooms it,
+// so that the outer call cannot commit what this one gave up.
+async function joined<T>(
+  transaction: Transaction,
+  options: TransactionOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (rollsBack(options, error)) transaction.rollbackOnly = true;
+    throw error;
+  }
+}
+
+async function begun<T>(
+  pool: DataPool,
+  options: TransactionOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const connection = await pool.acquire();
+  const readOnly = options.readOnly === true;
+  let broken = false;
+  // A transaction statement that fails leaves the connection in a state nobody knows: closed.
+  const control = async (text: string) => {
+    try {
+      await connection.control(text);
+    } catch (error) {
+      broken = true;
+      throw error;
+    }
+  };
+  try {
+    for (const text of BEGIN[pool.kind](readOnly)) await control(text);
+  } catch (error) {
+    connection.release(true);
+    throw error;
+  }
+  const transaction: Transaction = {
+    pool,
+    connection,
+    deadline: options.timeout === undefined
+      ? undefined
+      : performance.now() + options.timeout * 1000,
+    savepoints: 0,
+    rollbackOnly: false,
+    ended: false,
+  };
+  try {
+    let result: T;
+    try {
+      result = await runBound(pool, transaction, fn);
+    } catch (error) {
+      broken ||= error instanceof DataError && error.reason === "connection";
+      await end(transaction, rollsBack(options, error) ? "ROLLBACK" : "COMMIT", control)
+        .catch(() => broken = true);
+      throw error;
+    }
+    if (transaction.rollbackOnly) {
+      await end(transaction, "ROLLBACK", control);
+      throw new DataError({
+        datasource: pool.name,
+        reason: "transaction",
+        message: "rolled back: a call inside it failed, which marked it for rollback, or it ran " +
+          "past its timeout",
+      });
+    }
+    await end(transaction, "COMMIT", control);
+    return result;
+  } catch (error) {
+    broken ||= error instanceof DataError && error.reason === "connection";
+    throw error;
+  } finally {
+    // A read-only SQLite transaction set query_only on the connection: the next user writes.
+    if (readOnly && pool.kind === "sqlite" && !broken) {
+      await control("PRAGMA query_only = OFF").catch(() => broken = true);
+    }
+    connection.release(broken);
+  }
+}
+
+// Ends it: whatever the outcome, no statement runs on it after this. A COMMIT or ROLLBACK that
+// fails may leave it open (SQLite's COMMIT, refused while another handle reads): `control`
+// marks the connection broken then, so that it is closed rather than reused.
+async function end(
+  transaction: Transaction,
+  how: "COMMIT" | "ROLLBACK",
+  control: (text: string) => Promise<void>,
+): Promise<void> {
+  transaction.ended = true;
+  // A doomed transaction is never committed, whatever the call's own outcome.
+  await control(transaction.rollbackOnly ? "ROLLBACK" : how);
+}
+
+// A savepoint in the transaction: rolled back alone when the call fails, the outer transaction
+// going on. A savepoint that cannot be rolled back to dooms the whole transaction instead.
+async function nested<T>(
+  transaction: Transaction,
+  options: TransactionOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const name = `thaw_savepoint_${++transaction.savepoints}`;
+  const { connection } = transaction;
+  await connection.control(`SAVEPOINT ${name}`);
+  let result: T;
+  try {
+    result = await fn();
+  } catch (error) {
+    const undo = rollsBack(options, error) ? [`ROLLBACK TO SAVEPOINT ${name}`] : [];
+    try {
+      for (const text of [...undo, `RELEASE SAVEPOINT ${name}`]) await connection.control(text);
+    } catch {
+      transaction.rollbackOnly = true;
+    }
+    throw error;
+  }
+  await connection.control(`RELEASE SAVEPOINT ${name}`);
+  return result;
+}
+
+// How each database begins a transaction. SQLite's takes the write lock at once (IMMEDIATE):
+// two deferred ones that both go on to write would deadlock, one failing at once with BUSY.
+const BEGIN: Readonly<Record<DatabaseKind, (readOnly: boolean) => string[]>> = {
+  postgres: (readOnly) => [readOnly ? "BEGIN READ ONLY" : "BEGIN"],
+  mysql: (readOnly) => [readOnly ? "START TRANSACTION READ ONLY" : "START TRANSACTION"],
+  sqlite: (readOnly) => readOnly ? ["PRAGMA query_only = ON", "BEGIN"] : ["BEGIN IMMEDIATE"],
+};

@@ -1,0 +1,283 @@
+// bootstrap({ data: data() }) end to end, on each database this runtime has: the datasources as
+// beans, the primary by class, migrations before the beans, @Transactional across beans, and
+// the pools closed after the beans that use them.
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type Application,
+  Autowired,
+  bootstrap,
+  ConfigError,
+  PostConstruct,
+  PreDestroy,
+  Service,
+} from "../../mod.ts";
+import { data, DataError, SqlClient, Transactional } from "../../data.ts";
+import { MigrationRunError } from "../../migrate.ts";
+import {
+  createDatabase,
+  DB_PASSWORD,
+  DB_USER,
+  type Kind,
+  KINDS,
+  type TestDatabase,
+} from "../migrate/sql/databases.ts";
+import { suiteTempDirs } from "../temp_dir.ts";
+
+// Registered first, so that the connections close before their folders go.
+const admins: TestDatabase[] = [];
+after(async () => {
+  for (const admin of admins) await admin.close();
+});
+const tempDir = suiteTempDirs();
+
+/** A fresh database's `datasource:` entry (credentials as keys), and a look at it from beside. */
+async function database(
+  kind: Kind,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ entry: Record<string, unknown>; admin: TestDatabase; dir: string }> {
+  const dir = await tempDir("thaw-data-app-");
+  const admin = await createDatabase(kind, dir, `d${crypto.randomUUID().slice(0, 8)}`);
+  admins.push(admin);
+  const entry = {
+    name,
+    url: admin.url,
+    ...(kind === "sqlite" ? {} : { username: DB_USER, password: DB_PASSWORD }),
+    ...extra,
+  };
+  return { entry, admin, dir };
+}
+
+async function started(
+  datasource: Record<string, unknown>[],
+  components: (new () => unknown)[] = [],
+  migrate?: string,
+): Promise<Application> {
+  return await bootstrap({
+    config: { datasource },
+    components,
+    data: data(migrate === undefined ? {} : { migrate }),
+  });
+}
+
+for (const kind of KINDS) {
+  describe(`bootstrap({ data: data() }) on ${kind}`, () => {
+    it("makes each datasource a SqlClient bean by its name, the primary one by class too", async () => {
+      const main = await database(kind, "main", { primary: true });
+      const reports = await database(kind, "reports");
+      @Service()
+      class Uses {
+        @Autowired(SqlClient)
+        sql!: SqlClient;
+        @Autowired("reports")
+        reports!: SqlClient;
+      }
+      const app = await started([main.entry, reports.entry], [Uses]);
+      try {
+        const uses = app.getBean(Uses);
+        assert.ok(uses.sql instanceof SqlClient);
+        assert.equal(uses.sql.name, "main");
+        assert.equal(uses.reports.name, "reports");
+        assert.equal(app.getBean(SqlClient), uses.sql);
+        assert.equal(app.getBean("reports"), uses.reports);
+        assert.deepEqual(await uses.reports.query`SELECT 1 AS one`, [{ one: 1 }]);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("runs @Transactional across beans on one connection; a statement of another datasource stays outside", async () => {
+      const main = await database(kind, "main", { primary: true });
+      const audit = await database(kind, "audit");
+      @Service()
+      class Repository {
+        @Autowired(SqlClient)
+        sql!: SqlClient;
+        async add(v: string): Promise<void> {
+          await this.sql.execute`INSERT INTO items (v) VALUES (${v})`;
+        }
+      }
+      @Service()
+      class Orders {
+        @Autowired(Repository)
+        repository!: Repository;
+        @Autowired("audit")
+        audit!: SqlClient;
+
+        @Transactional()
+        async place(v: string, fail: boolean): Promise<void> {
+          await this.repository.add(v);
+          await this.audit.execute`INSERT INTO log (v) VALUES (${v})`;
+          if (fail) throw new Error(`refused ${v}`);
+        }
+      }
+      const app = await started([main.entry, audit.entry], [Repository, Orders]);
+      try {
+        await app.getBean(Repository).sql.execute`CREATE TABLE items (v VARCHAR(20))`;
+        await app.getBean(Orders).audit.execute`CREATE TABLE log (v VARCHAR(20))`;
+        const orders = app.getBean(Orders);
+        await orders.place("kept", false);
+        await assert.rejects(orders.place("dropped", true), /refused dropped/);
+        const rows = (db: TestDatabase, table: string) =>
+          db.query(`SELECT v FROM ${table} ORDER BY v`).then((r) => r.map((x) => String(x.v)));
+        assert.deepEqual(await rows(main.admin, "items"), ["kept"]);
+        // The audit datasource has no transaction here: its write went through at once.
+        assert.deepEqual(await rows(audit.admin, "log"), ["dropped", "kept"]);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("runs the migrations before any bean is made, and a failing file stops bootstrap naming it", async () => {
+      const main = await database(kind, "main", { migrations: { enabled: true } });
+      const root = join(main.dir, "migrations");
+      await mkdir(join(root, "main"), { recursive: true });
+      await writeFile(join(root, "main", "V1__items.sql"), "CREATE TABLE items (v VARCHAR(20));\n");
+      let seen: unknown;
+      @Service()
+      class Reader {
+        @Autowired(SqlClient)
+        sql!: SqlClient;
+        @PostConstruct()
+        async read(): Promise<void> {
+          seen = await this.sql.query`SELECT v FROM items`;
+        }
+      }
+      const app = await started([main.entry], [Reader], root);
+      await app.close();
+      assert.deepEqual(seen, []);
+      await writeFile(join(root, "main", "V2__broken.sql"), "SELECT 1;\nCREATE TABLE nope (;\n");
+      seen = undefined;
+      const error = await started([main.entry], [Reader], root).then(
+        () => assert.fail("bootstrap resolved"),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof MigrationRunError, String(error));
+      assert.equal(error.connection, "main");
+      assert.equal(error.file, "V2__broken.sql");
+      assert.equal(error.line, 2);
+      assert.equal(seen, undefined, "a bean was made after the migrations failed");
+    });
+
+    it("closes the pools after the beans: a @PreDestroy still writes, a call after close fails", async () => {
+      const main = await database(kind, "main");
+      @Service()
+      class Flusher {
+        @Autowired(SqlClient)
+        sql!: SqlClient;
+        @PreDestroy()
+        async flush(): Promise<void> {
+          await this.sql.execute`INSERT INTO items (v) VALUES (${"at close"})`;
+        }
+      }
+      const app = await started([main.entry], [Flusher]);
+      const sql = app.getBean(SqlClient);
+      await sql.execute`CREATE TABLE items (v VARCHAR(20))`;
+      await app.close();
+      const rows = await main.admin.query("SELECT v FROM items");
+      assert.deepEqual(rows.map((r) => r.v), ["at close"]);
+      const error = await sql.query`SELECT 1`.then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof DataError && error.reason === "closed", String(error));
+    });
+  });
+}
+
+describe("data(): what stops bootstrap", () => {
+  const kind = KINDS[0];
+
+  it("several datasources and none primary, or two, naming them", async () => {
+    const [a, b] = [await database(kind, "a"), await database(kind, "b")];
+    await assert.rejects(started([a.entry, b.entry]), {
+      name: "ConfigError",
+      message:
+        /datasource: "a", "b": none is primary: true, so @Autowired\(SqlClient\) would not know which to inject; mark one/,
+    });
+    await assert.rejects(
+      started([{ ...a.entry, primary: true }, { ...b.entry, primary: true }]),
+      { name: "ConfigError", message: /"a", "b" are all primary: true; mark one/ },
+    );
+  });
+
+  it("a configuration without datasources, and a misspelt pool key, naming the key", async () => {
+    await assert.rejects(
+      bootstrap({ config: {}, data: data() }),
+      (e: unknown) =>
+        e instanceof ConfigError && /has none: add a datasource: list/.test(e.message),
+    );
+    const main = await database(kind, "main", { pool: { "max-pool-size": 4 } });
+    await assert.rejects(started([main.entry]), {
+      name: "ConfigError",
+      message: /datasource\[0\]\.pool\.max-pool-size is not a pool setting \(max-size, /,
+    });
+  });
+
+  it("@Transactional naming a datasource that is not configured, or without data()", async () => {
+    const main = await database(kind, "main");
+    @Service()
+    class Reports {
+      @Transactional({ datasource: "reports" })
+      async run(): Promise<void> {}
+    }
+    await assert.rejects(started([main.entry], [Reports]), {
+      name: "DefinitionError",
+      message: 'Reports.run(): @Transactional({ datasource: "reports" }) names no datasource ' +
+        'of the configuration ("main")',
+    });
+    @Service()
+    class Plain {
+      @Transactional()
+      async run(): Promise<void> {}
+    }
+    await assert.rejects(bootstrap({ components: [Plain] }), {
+      message:
+        /@Transactional runs methods in transactions of the datasources, which need data access: import \{ data \} from "@thaw\/thaw\/data"/,
+    });
+  });
+
+  it("@Transactional on a method that is not async, or on a class that has one, where it is written", () => {
+    assert.throws(
+      () => {
+        class Sync {
+          @Transactional()
+          run(): void {}
+        }
+        return Sync;
+      },
+      {
+        name: "TypeError",
+        message: /^@Transactional on run: it is not async; @Transactional runs it/,
+      },
+    );
+    assert.throws(
+      () => {
+        @Transactional()
+        class Mixed {
+          async save(): Promise<void> {}
+          label(): string {
+            return "x";
+          }
+        }
+        return Mixed;
+      },
+      {
+        name: "TypeError",
+        message: /^@Transactional on class Mixed: Mixed\.label\(\) is not async/,
+      },
+    );
+    assert.throws(() => Transactional({ timeout: -1 }), /@Transactional: timeout is in seconds/);
+  });
+
+  it("data() refuses options it does not know", () => {
+    assert.throws(
+      () => data({ migrations: "x" } as never),
+      /data\(options\): no option "migrations"; it takes migrate/,
+    );
+    assert.throws(
+      () => data({ migrate: 3 } as never),
+      /data\(\{ migrate \}\): give the migrations root/,
+    );
+  });
+});
