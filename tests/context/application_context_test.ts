@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { ApplicationContext } from "../../src/context/application_context.ts";
 import {
   Autowired,
   Bean,
@@ -213,6 +214,72 @@ describe("wiring errors stop bootstrap", () => {
     await assert.rejects(
       bootstrap({ components: [Cat, Dog, Owner] }),
       /Several beans fit @Autowired\(Animal\)/,
+    );
+  });
+
+  it("beans defined in code: the primary one is chosen by class, by name each is itself", async () => {
+    class Store {
+      constructor(readonly name: string) {}
+    }
+    const context = new ApplicationContext();
+    const define = (name: string, primary?: boolean) =>
+      context.registerBean({
+        name,
+        type: Store,
+        source: `config line of ${name}`,
+        create: () => Promise.resolve(new Store(name)),
+        ...(primary === undefined ? {} : { primary }),
+      });
+    define("main", true);
+    define("reports");
+    @Service()
+    class Uses {
+      @Autowired(Store)
+      store!: Store;
+      @Autowired("reports")
+      reports!: Store;
+    }
+    context.register(Uses);
+    await context.refresh();
+    const uses = context.getBean(Uses);
+    assert.equal(uses.store.name, "main");
+    assert.equal(uses.reports.name, "reports");
+    assert.equal(context.getBean(Store).name, "main");
+    assert.equal(context.getBean<Store>("reports").name, "reports");
+    // Its name is taken like any bean's.
+    assert.throws(() => define("main"), DuplicateBeanError);
+  });
+
+  it("beans defined in code, none primary: @Autowired and getBean by class name each one", async () => {
+    class Store {}
+    const context = new ApplicationContext();
+    for (const name of ["a", "b"]) {
+      context.registerBean({
+        name,
+        type: Store,
+        source: `line of ${name}`,
+        create: () => Promise.resolve(new Store()),
+      });
+    }
+    await context.refresh();
+    assert.throws(() => context.getBean(Store), {
+      name: "DefinitionError",
+      message:
+        "Several beans fit getBean(Store): a (line of a), b (line of b); ask for one by name",
+    });
+    @Service()
+    class Uses {
+      @Autowired(Store)
+      store!: Store;
+    }
+    const other = new ApplicationContext();
+    for (const name of ["a", "b"]) {
+      other.registerBean({ name, type: Store, source: name, create: () => Promise.resolve({}) });
+    }
+    other.register(Uses);
+    await assert.rejects(
+      other.refresh(),
+      /Several beans fit @Autowired\(Store\) on field 'store' of class Uses: a \(a\), b \(b\)/,
     );
   });
 

@@ -158,6 +158,21 @@ switch (entry) {
     assert.deepEqual(statements, ["INSERT", "UPDATE"]);
     break;
   }
+  case "./data": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { data, Propagation, SqlClient } = await import("@thaw/thaw/data");
+    assert.equal(Propagation.NESTED, "NESTED");
+    assert.equal(typeof SqlClient.identifier, "function");
+    // A PostgreSQL datasource needs \`pg\`, an optional peer dependency this install does not have.
+    await assert.rejects(
+      bootstrap({
+        config: { datasource: [{ name: "main", url: "postgres://127.0.0.1:1/shop" }] },
+        data: data(),
+      }),
+      /npm install pg pg-connection-string/,
+    );
+    break;
+  }
   case "./types": {
     // Types only: the declarations are there, and nothing at run time.
     const types: typeof import("@thaw/thaw/types") = await import("@thaw/thaw/types");
