@@ -28,7 +28,7 @@
  */
 export { data, type DataOptions } from "./src/data/data_setup.ts";
 export type { DataFeature } from "./src/data/data_feature.ts";
-export { type ExecuteResult, SqlClient } from "./src/data/sql_client.ts";
+export { type ExecuteResult, SqlClient, type StatementOutcome } from "./src/data/sql_client.ts";
 export type { SqlFragment, SqlIdentifier } from "./src/data/sql_template.ts";
 export { DataError, type DataErrorReason } from "./src/data/data_error.ts";
 export {

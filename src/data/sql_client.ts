@@ -24,6 +24,12 @@ export interface ExecuteResult {
   readonly lastInsertId?: number | bigint;
 }
 
+/** What `unsafe` gives back: the rows, and what `execute` gives. */
+export interface StatementOutcome<T> extends ExecuteResult {
+  /** Every row the statement gave (none for most writes). */
+  readonly rows: T[];
+}
+
 /**
  * The data access of one datasource: every `${value}` of a query is a bound parameter;
  * identifiers and pieces of SQL go in only through {@linkcode SqlClient.identifier},
@@ -97,6 +103,27 @@ export class SqlClient {
     const { text, params } = renderSql(this.kind, strings, values);
     const { rowsAffected, lastInsertId } = await this.#run(text, params);
     return lastInsertId === undefined ? { rowsAffected } : { rowsAffected, lastInsertId };
+  }
+
+  /**
+   * Runs `text` as it is written, `params` bound to its own placeholders (`$1` on PostgreSQL, `?`
+   * on MySQL, MariaDB and SQLite): for SQL another tool built, such as a query builder's compiled
+   * query. Inside a transaction of this datasource it runs on the transaction's connection, as
+   * every call does. Never build `text` from what a client sent.
+   */
+  async unsafe<T = Record<string, unknown>>(
+    text: string,
+    params: readonly unknown[] = [],
+  ): Promise<StatementOutcome<T>> {
+    if (typeof text !== "string" || !Array.isArray(params)) {
+      throw new TypeError(
+        `datasource "${this.name}": unsafe(text, params) takes a string and an array`,
+      );
+    }
+    const { rows, rowsAffected, lastInsertId } = await this.#run(text, params);
+    return lastInsertId === undefined
+      ? { rows: rows as T[], rowsAffected }
+      : { rows: rows as T[], rowsAffected, lastInsertId };
   }
 
   /**

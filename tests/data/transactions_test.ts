@@ -35,11 +35,10 @@ for (const kind of KINDS) {
       return { sql, admin, committed };
     }
 
-    const session = async (sql: SqlClient) =>
-      SESSION[kind] === undefined ? undefined : String(
-        (await sql.query<{ id: unknown }>([SESSION[kind]] as unknown as TemplateStringsArray))[0]
-          .id,
-      );
+    const session = async (sql: SqlClient) => {
+      const text = SESSION[kind];
+      return text === undefined ? undefined : String((await sql.unsafe(text)).rows[0].id);
+    };
 
     it("REQUIRED commits what the call wrote when it resolves, and not before", async () => {
       const { sql, committed } = await items();
@@ -302,7 +301,7 @@ for (const kind of KINDS) {
       assert.deepEqual(await committed(), expected);
     });
 
-    it("refuses what is not a function, and options it does not know, naming them", async () => {
+    it("refuses what is not a function or text, and options it does not know, naming them", async () => {
       const { sql } = await items();
       await assert.rejects(
         sql.transaction(42 as unknown as () => Promise<void>),
@@ -311,6 +310,10 @@ for (const kind of KINDS) {
       await assert.rejects(
         sql.transaction(() => Promise.resolve(), { propagation: "required" as "REQUIRED" }),
         /propagation "required" is none of REQUIRED, /,
+      );
+      await assert.rejects(
+        sql.unsafe(42 as unknown as string),
+        /unsafe\(text, params\) takes a string and an array/,
       );
       await assert.rejects(
         sql.transaction(() => Promise.resolve(), { readonly: true } as never),
