@@ -6,6 +6,8 @@ import { fileURLToPath } from "node:url";
 import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../config/config_error.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
+import type { ApplicationContext } from "../context/application_context.ts";
+import { type HealthCheck, HealthIndicator } from "../actuator/health_indicator.ts";
 import { DefinitionError } from "../context/errors.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import type { SetupHost } from "../feature_value.ts";
@@ -83,6 +85,7 @@ async function setUp(
       create: async () => new PooledSqlClient(await openPool(datasource, datasource.pool ?? {})),
     });
   }
+  context.register(databaseHealth(context, list));
   return (host) => {
     checkTransactional(host.context.beans(), list);
     return undefined;
@@ -122,6 +125,32 @@ function checkTransactional(
       );
     }
   }
+}
+
+const DATABASES = { sqlite: "SQLite", postgres: "PostgreSQL", mysql: "MySQL or MariaDB" } as const;
+
+/**
+ * The health component `db` (Spring Boot's name): UP while every datasource answers `SELECT 1`,
+ * with each one's database; DOWN with the first failure's DataError, which names its datasource. Served only by an app with the
+ * actuator, within `management.health.timeout`.
+ */
+function databaseHealth(
+  context: ApplicationContext,
+  list: readonly Datasource[],
+): new () => HealthCheck {
+  @HealthIndicator("db")
+  class DatabaseHealth implements HealthCheck {
+    async check(): Promise<Record<string, unknown>> {
+      const details: Record<string, unknown> = {};
+      for (const { name, kind } of list) {
+        // A DataError names the datasource and why, never a password.
+        await context.getBean<SqlClient>(name).unsafe("SELECT 1");
+        details[name] = { database: DATABASES[kind] };
+      }
+      return details;
+    }
+  }
+  return DatabaseHealth;
 }
 
 /** A datasource's client as a bean: it owns its pool, closed after the beans that use it. */

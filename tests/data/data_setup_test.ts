@@ -16,6 +16,7 @@ import {
 } from "../../mod.ts";
 import { data, DataError, SqlClient, Transactional } from "../../data.ts";
 import { MigrationRunError } from "../../migrate.ts";
+import { actuator } from "../../actuator.ts";
 import {
   createDatabase,
   DB_PASSWORD,
@@ -184,6 +185,59 @@ for (const kind of KINDS) {
     });
   });
 }
+
+describe("data(): the health component db", () => {
+  const kind = KINDS[0];
+
+  it("is UP with each datasource's database, DOWN naming one that does not answer", async () => {
+    const main = await database(kind, "main", { primary: true });
+    const config = {
+      management: {
+        endpoint: { health: { "show-details": "always" } },
+        health: { timeout: 20_000 },
+      },
+    };
+    const health = async (datasource: Record<string, unknown>[]) => {
+      const app = await bootstrap({
+        config: { ...config, datasource },
+        data: data(),
+        actuator: actuator(),
+      });
+      try {
+        const response = await app.fetch(new Request("http://app/actuator/health"));
+        return { status: response.status, body: await response.json() };
+      } finally {
+        await app.close();
+      }
+    };
+    const up = await health([main.entry]);
+    assert.equal(up.status, 200);
+    assert.deepEqual(up.body.components.db, {
+      status: "UP",
+      details: {
+        main: {
+          database: kind === "sqlite"
+            ? "SQLite"
+            : kind === "postgres"
+            ? "PostgreSQL"
+            : "MySQL or MariaDB",
+        },
+      },
+    });
+    // A server that refuses connections: nothing listens on port 1.
+    const down = await health([main.entry, {
+      name: "reports",
+      url: "postgres://127.0.0.1:1/reports",
+      password: "s3cret-pw",
+      pool: { "connect-timeout": "2s" },
+    }]);
+    assert.equal(down.status, 503);
+    assert.equal(down.body.components.db.status, "DOWN");
+    const text = JSON.stringify(down.body.components.db);
+    assert.match(text, /datasource \\"reports\\": cannot connect/);
+    assert.doesNotMatch(text, /s3cret-pw/);
+  });
+});
 
 describe("data(): what stops bootstrap", () => {
   const kind = KINDS[0];

@@ -289,7 +289,16 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     // @thaw/thaw/lock-sql: an app without replicas to coordinate has no use for it.
     const lockSql = "src/scheduling/sql_lock_provider.ts";
     for (
-      const part of [...SERVER_ONLY, ...OPENAPI, ...ACTUATOR, "src/migrate/", ...redis, lockSql]
+      const part of [
+        ...SERVER_ONLY,
+        ...OPENAPI,
+        ...ACTUATOR,
+        "src/migrate/",
+        "src/data/transactions.ts",
+        "src/data/sql_client.ts",
+        ...redis,
+        lockSql,
+      ]
     ) {
       assert.ok(!has(main.inputs, part), `${part} is reachable from the default entry point`);
     }
