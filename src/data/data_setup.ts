@@ -68,6 +68,15 @@ async function setUp(
   const list = datasources(config, "datasource", cwd);
   const primary = primaryOf(list, settings);
   if (migrate !== undefined) {
+    // The runner opens a connection of its own: a :memory: database of its own, which the app's
+    // pool would never see.
+    const memory = list.find((d) => d.migrationsEnabled && d.location === ":memory:");
+    if (memory !== undefined) {
+      throw new ConfigError(
+        `${memory.source}: data({ migrate }) would migrate an in-memory database of its own, ` +
+          `not the one datasource "${memory.name}" gives the app: give a file (sqlite:./data/app.db)`,
+      );
+    }
     const root = migrate instanceof URL
       ? fileURLToPath(migrate)
       : isAbsolute(migrate)

@@ -324,6 +324,22 @@ describe("data(): what stops bootstrap", () => {
     assert.throws(() => Transactional({ timeout: -1 }), /@Transactional: timeout is in seconds/);
   });
 
+  it("migrations asked for on an in-memory SQLite database, which the app would never see", async () => {
+    await assert.rejects(
+      bootstrap({
+        config: {
+          datasource: [{ name: "main", url: "sqlite::memory:", migrations: { enabled: true } }],
+        },
+        data: data({ migrate: "./migrations" }),
+      }),
+      {
+        name: "ConfigError",
+        message:
+          /datasource\[0\]\.url: data\(\{ migrate \}\) would migrate an in-memory database of its own, not the one datasource "main" gives the app/,
+      },
+    );
+  });
+
   it("data() refuses options it does not know", () => {
     assert.throws(
       () => data({ migrations: "x" } as never),
