@@ -41,4 +41,9 @@ export {
   type TransactionalDecorator,
   type TransactionalOptions,
 } from "./src/data/transactional.ts";
+export {
+  TransactionalEventListener,
+  type TransactionalEventListenerOptions,
+  type TransactionPhase,
+} from "./src/data/transactional_event_listener.ts";
 export type { PoolSettings } from "./src/data/pool_settings.ts";

@@ -5,6 +5,23 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { DataConnection, DataPool } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
 
+/**
+ * When a transactional event listener runs (Spring's `TransactionPhase`): just before the
+ * transaction commits (inside it; a failure rolls it back), after it committed, after it rolled
+ * back, or after either.
+ */
+export type TransactionPhase =
+  | "BEFORE_COMMIT"
+  | "AFTER_COMMIT"
+  | "AFTER_ROLLBACK"
+  | "AFTER_COMPLETION";
+
+/** Work a transaction runs at one of its phases, in the order it was registered. */
+export interface Synchronization {
+  readonly phase: TransactionPhase;
+  readonly run: () => Promise<void>;
+}
+
 /** One transaction of one pool, as the calls inside it share it. */
 export interface Transaction {
   readonly pool: DataPool;
@@ -17,19 +34,29 @@ export interface Transaction {
   rollbackOnly: boolean;
   /** Committed or rolled back: a statement now is one that outlived it. */
   ended: boolean;
+  /** What runs at its phases (the transactional event listeners of events published in it). */
+  readonly synchronizations: Synchronization[];
 }
 
-/**
- * The transaction of each pool the current call runs in; `null`: suspended (NOT_SUPPORTED), so
- * that its calls run outside any.
- */
-type Scope = ReadonlyMap<DataPool, Transaction | null>;
+/** Where the current call runs: each pool's transaction, and the one begun last. */
+interface Scope {
+  /** `null`: suspended (NOT_SUPPORTED), so that the pool's calls run outside any. */
+  readonly pools: ReadonlyMap<DataPool, Transaction | null>;
+  /** The transaction an event published now belongs to (Spring's synchronization). */
+  readonly innermost: Transaction | undefined;
+}
 
 const scopes = new AsyncLocalStorage<Scope>();
 
 /** The transaction of `pool` the current call runs in: `undefined` outside one, or suspended. */
 export function currentTransaction(pool: DataPool): Transaction | undefined {
-  return scopes.getStore()?.get(pool) ?? undefined;
+  return scopes.getStore()?.pools.get(pool) ?? undefined;
+}
+
+/** The transaction begun last around the current call, of whichever pool: `undefined` if none. */
+export function innermostTransaction(): Transaction | undefined {
+  const innermost = scopes.getStore()?.innermost;
+  return innermost?.ended ? undefined : innermost;
 }
 
 /** Runs `fn` with `pool` bound to `transaction` (`null`: to none, the caller's suspended). */
@@ -38,9 +65,11 @@ export function runBound<T>(
   transaction: Transaction | null,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const scope = new Map(scopes.getStore());
-  scope.set(pool, transaction);
-  return scopes.run(scope, fn);
+  const outer = scopes.getStore();
+  const pools = new Map(outer?.pools);
+  pools.set(pool, transaction);
+  // While a transaction is suspended, an event published belongs to none (as in Spring).
+  return scopes.run({ pools, innermost: transaction ?? undefined }, fn);
 }
 
 /**

@@ -5,7 +5,12 @@ import type { DatabaseKind } from "../migrate/sql/datasource.ts";
 import type { DataPool } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
 import { rollsBack, type TransactionOptions } from "./transaction_options.ts";
-import { currentTransaction, runBound, type Transaction } from "./transaction_scope.ts";
+import {
+  currentTransaction,
+  runBound,
+  type Transaction,
+  type TransactionPhase,
+} from "./transaction_scope.ts";
 
 /** Runs `fn` as `options` ask, in, beside or outside the transaction of `pool` it is called in. */
 export function inTransaction<T>(
@@ -85,27 +90,45 @@ async function begun<T>(
     savepoints: 0,
     rollbackOnly: false,
     ended: false,
+    synchronizations: [],
   };
   try {
     let result: T;
     try {
-      result = await runBound(pool, transaction, fn);
+      result = await runBound(pool, transaction, async () => {
+        const value = await fn();
+        // Inside the transaction still: what they write commits with it, and a failure rolls
+        // it back.
+        if (!transaction.rollbackOnly) await phase(transaction, ["BEFORE_COMMIT"]);
+        return value;
+      });
     } catch (error) {
       broken ||= error instanceof DataError && error.reason === "connection";
-      await end(transaction, rollsBack(options, error) ? "ROLLBACK" : "COMMIT", control)
-        .catch(() => broken = true);
-      throw error;
+      const how = rollsBack(options, error) ? "ROLLBACK" : "COMMIT";
+      // A failed COMMIT or ROLLBACK leaves the outcome unknown (the connection is closed).
+      const ended = await end(transaction, how, control).then(() => true, () => false);
+      throw await afterEnd(
+        transaction,
+        ended && (transaction.rollbackOnly ? "ROLLBACK" : how),
+        error,
+      );
     }
     if (transaction.rollbackOnly) {
       await end(transaction, "ROLLBACK", control);
-      throw new DataError({
-        datasource: pool.name,
-        reason: "transaction",
-        message: "rolled back: a call inside it failed, which marked it for rollback, or it ran " +
-          "past its timeout",
-      });
+      throw await afterEnd(
+        transaction,
+        "ROLLBACK",
+        new DataError({
+          datasource: pool.name,
+          reason: "transaction",
+          message: "rolled back: a call inside it failed, which marked it for rollback, or it " +
+            "ran past its timeout",
+        }),
+      );
     }
     await end(transaction, "COMMIT", control);
+    const failure = await afterEnd(transaction, "COMMIT", undefined);
+    if (failure !== undefined) throw failure;
     return result;
   } catch (error) {
     broken ||= error instanceof DataError && error.reason === "connection";
@@ -117,6 +140,43 @@ async function begun<T>(
     }
     connection.release(broken);
   }
+}
+
+// Runs the work registered for `phases`, in order; the first failure rejects.
+async function phase(transaction: Transaction, phases: TransactionPhase[]): Promise<void> {
+  for (const { phase, run } of transaction.synchronizations) {
+    if (phases.includes(phase)) await run();
+  }
+}
+
+/**
+ * Runs the listeners of what the transaction ended in (`false`: unknown, its COMMIT or ROLLBACK
+ * failed: only AFTER_COMPLETION), outside it. Resolves to what the caller gets: the call's own
+ * error, with a listener's failure beside it in an AggregateError, or the listener's failure
+ * alone after a commit.
+ */
+async function afterEnd(
+  transaction: Transaction,
+  how: "COMMIT" | "ROLLBACK" | false,
+  error: unknown,
+): Promise<unknown> {
+  const phases: TransactionPhase[] = how === "COMMIT"
+    ? ["AFTER_COMMIT", "AFTER_COMPLETION"]
+    : how === "ROLLBACK"
+    ? ["AFTER_ROLLBACK", "AFTER_COMPLETION"]
+    : ["AFTER_COMPLETION"];
+  try {
+    await phase(transaction, phases);
+  } catch (failure) {
+    if (error === undefined) return failure;
+    return new AggregateError(
+      [error, failure],
+      `${(error as Error)?.message ?? String(error)}; then a transactional event listener failed: ${
+        (failure as Error)?.message ?? String(failure)
+      }`,
+    );
+  }
+  return error;
 }
 
 // Ends it: whatever the outcome, no statement runs on it after this. A COMMIT or ROLLBACK that
