@@ -126,7 +126,11 @@ async function begun<T>(
         }),
       );
     }
-    await end(transaction, "COMMIT", control);
+    // A COMMIT the database refused (a deferred constraint): the caller gets its error, once the
+    // listeners of AFTER_COMPLETION heard of it.
+    await end(transaction, "COMMIT", control).catch(async (error: unknown) => {
+      throw await afterEnd(transaction, false, error);
+    });
     const failure = await afterEnd(transaction, "COMMIT", undefined);
     if (failure !== undefined) throw failure;
     return result;

@@ -202,6 +202,30 @@ for (const kind of KINDS) {
         assert.deepEqual(await committed(), ["next"]);
       });
 
+      it("a COMMIT the database refuses fails the call with its reason; nothing is written; the pool goes on", async () => {
+        const { sql, committed } = await items({ maxSize: 1 });
+        // Checked at COMMIT: PostgreSQL's deferred foreign key; MariaDB checks a key at once, so
+        // there the statement itself is refused.
+        await sql.unsafe("CREATE TABLE parents (id INT PRIMARY KEY)");
+        await sql.unsafe(
+          kind === "postgres"
+            ? "CREATE TABLE kids (parent INT REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)"
+            : "CREATE TABLE kids (parent INT, FOREIGN KEY (parent) REFERENCES parents (id)) ENGINE=InnoDB",
+        );
+        const error = await rejection(sql.transaction(async () => {
+          await sql.execute`INSERT INTO items (v) VALUES (${"x"})`;
+          await sql.execute`INSERT INTO kids (parent) VALUES (${7})`;
+        }));
+        assert.equal(error.reason, "statement");
+        assert.match(
+          error.message,
+          kind === "postgres" ? /COMMIT: .*foreign key/ : /INSERT INTO kids/,
+        );
+        assert.deepEqual(await committed(), []);
+        await sql.execute`INSERT INTO items (v) VALUES (${"after"})`;
+        assert.deepEqual(await committed(), ["after"]);
+      });
+
       it("NOT_SUPPORTED writes outside: kept when the outer transaction rolls back", async () => {
         const { sql, committed } = await items();
         await assert.rejects(
