@@ -15,13 +15,14 @@ const { exports } = JSON.parse(await readFile(new URL("deno.json", root), "utf8"
 };
 
 describe("entry points, each imported alone", () => {
-  it("deno.json names the default entry and the ten beside it", () => {
+  it("deno.json names the default entry and the eleven beside it", () => {
     assert.deepEqual(Object.keys(exports).sort(), [
       ".",
       "./actuator",
       "./cache-redis",
       "./cli",
       "./config",
+      "./data",
       "./lock-sql",
       "./migrate",
       "./openapi",

@@ -139,16 +139,17 @@ function checkTransactional(
 const DATABASES = { sqlite: "SQLite", postgres: "PostgreSQL", mysql: "MySQL or MariaDB" } as const;
 
 /**
- * The health component `db` (Spring Boot's name): UP while every datasource answers `SELECT 1`,
- * with each one's database; DOWN with the first failure's DataError, which names its datasource. Served only by an app with the
- * actuator, within `management.health.timeout`.
+ * The health component `db`, of the bean `dbHealthIndicator` (Spring Boot's names: an app's own
+ * class of that name clashes with it): UP while every datasource answers `SELECT 1`, with each
+ * one's database; DOWN with the first failure's DataError, which names its datasource. Served
+ * only by an app with the actuator, within `management.health.timeout`.
  */
 function databaseHealth(
   context: ApplicationContext,
   list: readonly Datasource[],
 ): new () => HealthCheck {
   @HealthIndicator("db")
-  class DatabaseHealth implements HealthCheck {
+  class DbHealthIndicator implements HealthCheck {
     async check(): Promise<Record<string, unknown>> {
       const details: Record<string, unknown> = {};
       for (const { name, kind } of list) {
@@ -159,7 +160,7 @@ function databaseHealth(
       return details;
     }
   }
-  return DatabaseHealth;
+  return DbHealthIndicator;
 }
 
 /** A datasource's client as a bean: it owns its pool, closed after the beans that use it. */

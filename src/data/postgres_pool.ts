@@ -123,6 +123,29 @@ class PostgresConnection implements DataConnection {
   }
 
   async run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    const last = await this.#query(text, params);
+    const reads = last.command === "SELECT" || last.command === null;
+    return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
+  }
+
+  async control(text: string): Promise<void> {
+    const { command } = await this.#query(text, []);
+    // PostgreSQL aborts a transaction at its first failed statement, and answers its COMMIT with
+    // ROLLBACK, not an error: a call that caught that failure and went on must not resolve as
+    // if its writes were kept.
+    if (command === "ROLLBACK" && /^\s*COMMIT\b/i.test(text)) {
+      throw new DataError({
+        datasource: this.#pool.name,
+        reason: "transaction",
+        statement: text,
+        message: "rolled back, not committed: a statement in the transaction failed, and " +
+          "PostgreSQL aborts a transaction at its first error, though the call caught it and " +
+          "went on",
+      });
+    }
+  }
+
+  async #query(text: string, params: readonly unknown[]): Promise<pg.QueryResult> {
     if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, text, true);
     let result: pg.QueryResult;
     try {
@@ -132,13 +155,7 @@ class PostgresConnection implements DataConnection {
       throw this.#pool.statementError(error as PgError, text, lost);
     }
     // Several statements in one text give one result each; the last is the caller's.
-    const last = Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;
-    const reads = last.command === "SELECT" || last.command === null;
-    return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
-  }
-
-  async control(text: string): Promise<void> {
-    await this.run(text, []);
+    return Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;
   }
 
   release(broken = false): void {

@@ -121,10 +121,13 @@ class SqlitePool implements DataPool {
     });
   }
 
-  /** Gives a handle back: to the first caller waiting, else to the idle ones. */
+  /**
+   * Gives a handle back: to the first caller waiting, else to the idle ones. A broken one is
+   * closed, but for `:memory:`, whose one handle is the database itself.
+   */
   give(handle: SqliteHandle, broken: boolean): void {
     this.#held.give();
-    if (broken || this.#closed) {
+    if ((broken && this.#location !== ":memory:") || this.#closed) {
       this.#open--;
       closeQuietly(handle);
       this.#serveNext();
@@ -177,6 +180,10 @@ class SqlitePool implements DataPool {
       }
       const handle = open(this.#location);
       handle.run(`PRAGMA busy_timeout = ${Math.round(this.#settings.busyTimeoutMs)}`, []);
+      // WAL: readers and the one writer never wait for each other (a read-only transaction held
+      // across awaits would otherwise make every writer's commit wait in SQLite's busy loop,
+      // which stops the thread). It stays set in the file, as SQLite means it to.
+      if (this.#location !== ":memory:") handle.run("PRAGMA journal_mode = WAL", []);
       return handle;
     } catch (error) {
       throw new DataError({
@@ -234,7 +241,8 @@ class SqlitePool implements DataPool {
 }
 
 // Writes take the pool's write lock (see writer_lock.ts): one outside a transaction for itself,
-// a transaction's from its BEGIN IMMEDIATE to its end. Reads and read-only transactions do not.
+// a writing transaction from its BEGIN IMMEDIATE to its end. Reads and read-only transactions do
+// not: a file is in WAL mode, where a reader never holds a writer back.
 class SqliteConnection implements DataConnection {
   readonly #pool: SqlitePool;
   readonly #handle: SqliteHandle;
@@ -250,7 +258,7 @@ class SqliteConnection implements DataConnection {
   }
 
   run(text: string, params: readonly unknown[]): Promise<StatementResult> {
-    if (this.#inTransaction || READS.test(leadingKeyword(text))) return this.#exec(text, params);
+    if (this.#inTransaction || onlyReads(text)) return this.#exec(text, params);
     return this.#pool.lockWriter(text).then(() => {
       try {
         return this.#exec(text, params);
@@ -304,8 +312,19 @@ class SqliteConnection implements DataConnection {
   release(broken = false): void {
     if (this.#released) return;
     this.#released = true;
+    // A transaction left open (its COMMIT refused): rolled back here, so that the handle (for
+    // :memory:, the database itself) serves the next caller; closed if even that fails.
+    let close = broken;
+    if (this.#inTransaction) {
+      try {
+        this.#handle.run("ROLLBACK", []);
+        this.#inTransaction = false;
+      } catch {
+        close = true;
+      }
+    }
     this.#unlock();
-    this.#pool.give(this.#handle, broken || this.#inTransaction);
+    this.#pool.give(this.#handle, close);
   }
 }
 
@@ -323,6 +342,18 @@ function unref(timer: ReturnType<typeof setTimeout>): void {
 
 const READS = /^(SELECT|VALUES|PRAGMA|EXPLAIN|WITH)$/i;
 const INSERTS = /^(INSERT|REPLACE)$/i;
+
+/**
+ * Whether a statement outside a transaction only reads, so needs no write lock: a SELECT, VALUES
+ * or EXPLAIN, a WITH that holds no write, a PRAGMA that sets nothing. Unsure is a write: the lock
+ * costs a turn, a write without it can stall the thread in SQLite's busy loop.
+ */
+function onlyReads(text: string): boolean {
+  const keyword = leadingKeyword(text).toUpperCase();
+  if (keyword === "SELECT" || keyword === "VALUES" || keyword === "EXPLAIN") return true;
+  if (keyword === "WITH") return !/\b(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(text);
+  return keyword === "PRAGMA" && !text.includes("=");
+}
 
 /** The first word of a statement, comments and blanks skipped. */
 function leadingKeyword(text: string): string {

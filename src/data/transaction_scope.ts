@@ -22,6 +22,14 @@ export interface Synchronization {
   readonly run: () => Promise<void>;
 }
 
+/** A NESTED call's savepoint while it runs: its siblings wait for `done`. */
+export interface Savepoint {
+  readonly transaction: Transaction;
+  /** The savepoint of the NESTED call it runs in, if any. */
+  readonly parent: Savepoint | undefined;
+  readonly done: Promise<void>;
+}
+
 /** One transaction of one pool, as the calls inside it share it. */
 export interface Transaction {
   readonly pool: DataPool;
@@ -36,6 +44,8 @@ export interface Transaction {
   ended: boolean;
   /** What runs at its phases (the transactional event listeners of events published in it). */
   readonly synchronizations: Synchronization[];
+  /** The innermost savepoint in use: one NESTED call at a time per level, on one connection. */
+  activeSavepoint: Savepoint | undefined;
 }
 
 /** Where the current call runs: each pool's transaction, and the one begun last. */
@@ -44,6 +54,8 @@ interface Scope {
   readonly pools: ReadonlyMap<DataPool, Transaction | null>;
   /** The transaction an event published now belongs to (Spring's synchronization). */
   readonly innermost: Transaction | undefined;
+  /** The savepoint of the NESTED call the current call runs in. */
+  readonly savepoint?: Savepoint | undefined;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -57,6 +69,24 @@ export function currentTransaction(pool: DataPool): Transaction | undefined {
 export function innermostTransaction(): Transaction | undefined {
   const innermost = scopes.getStore()?.innermost;
   return innermost?.ended ? undefined : innermost;
+}
+
+/** The savepoint of `transaction` the current call runs in, if any. */
+export function enclosingSavepoint(transaction: Transaction): Savepoint | undefined {
+  let savepoint = scopes.getStore()?.savepoint;
+  while (savepoint !== undefined && savepoint.transaction !== transaction) {
+    savepoint = savepoint.parent;
+  }
+  return savepoint;
+}
+
+/** Runs `fn` inside `savepoint`. */
+export function runInSavepoint<T>(savepoint: Savepoint, fn: () => Promise<T>): Promise<T> {
+  const outer = scopes.getStore();
+  return scopes.run(
+    { pools: outer?.pools ?? new Map(), innermost: outer?.innermost, savepoint },
+    fn,
+  );
 }
 
 /** Runs `fn` with `pool` bound to `transaction` (`null`: to none, the caller's suspended). */

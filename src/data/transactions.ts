@@ -7,7 +7,10 @@ import { DataError } from "./data_error.ts";
 import { rollsBack, type TransactionOptions } from "./transaction_options.ts";
 import {
   currentTransaction,
+  enclosingSavepoint,
   runBound,
+  runInSavepoint,
+  type Savepoint,
   type Transaction,
   type TransactionPhase,
 } from "./transaction_scope.ts";
@@ -18,7 +21,10 @@ export function inTransaction<T>(
   options: TransactionOptions,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const current = currentTransaction(pool);
+  // A transaction that ended is none: a promise chain or a timer begun inside it carries it on,
+  // and a transaction begun there must be one of its own.
+  const found = currentTransaction(pool);
+  const current = found?.ended ? undefined : found;
   const fail = (message: string) =>
     Promise.reject(new DataError({ datasource: pool.name, reason: "transaction", message }));
   switch (options.propagation ?? "REQUIRED") {
@@ -91,6 +97,7 @@ async function begun<T>(
     rollbackOnly: false,
     ended: false,
     synchronizations: [],
+    activeSavepoint: undefined,
   };
   try {
     let result: T;
@@ -103,7 +110,7 @@ async function begun<T>(
         return value;
       });
     } catch (error) {
-      broken ||= error instanceof DataError && error.reason === "connection";
+      broken ||= lostHere(pool, error);
       const how = rollsBack(options, error) ? "ROLLBACK" : "COMMIT";
       // A failed COMMIT or ROLLBACK leaves the outcome unknown (the connection is closed).
       const ended = await end(transaction, how, control).then(() => true, () => false);
@@ -112,6 +119,10 @@ async function begun<T>(
         ended && (transaction.rollbackOnly ? "ROLLBACK" : how),
         error,
       );
+    }
+    // A statement in flight as the timeout passed ran on: the transaction is over its time.
+    if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {
+      transaction.rollbackOnly = true;
     }
     if (transaction.rollbackOnly) {
       await end(transaction, "ROLLBACK", control);
@@ -135,7 +146,7 @@ async function begun<T>(
     if (failure !== undefined) throw failure;
     return result;
   } catch (error) {
-    broken ||= error instanceof DataError && error.reason === "connection";
+    broken ||= lostHere(pool, error);
     throw error;
   } finally {
     // A read-only SQLite transaction set query_only on the connection: the next user writes.
@@ -144,6 +155,12 @@ async function begun<T>(
     }
     connection.release(broken);
   }
+}
+
+// Whether `error` says this pool's connection died (another datasource's says nothing of it).
+function lostHere(pool: DataPool, error: unknown): boolean {
+  return error instanceof DataError && error.reason === "connection" &&
+    error.datasource === pool.name;
 }
 
 // Runs the work registered for `phases`, in order; the first failure rejects.
@@ -203,16 +220,50 @@ async function nested<T>(
   options: TransactionOptions,
   fn: () => Promise<T>,
 ): Promise<T> {
+  // Two NESTED calls side by side (Promise.all) would interleave their savepoints on the one
+  // connection, and one's rollback would take the other's finished work with it: they take turns.
+  const enclosing = enclosingSavepoint(transaction);
+  while (
+    transaction.activeSavepoint !== undefined && transaction.activeSavepoint !== enclosing
+  ) {
+    await transaction.activeSavepoint.done;
+  }
+  let finish!: () => void;
+  const savepoint: Savepoint = {
+    transaction,
+    parent: enclosing,
+    done: new Promise<void>((resolve) => finish = resolve),
+  };
+  transaction.activeSavepoint = savepoint;
+  try {
+    return await inSavepoint(transaction, savepoint, options, fn);
+  } finally {
+    transaction.activeSavepoint = enclosing;
+    finish();
+  }
+}
+
+async function inSavepoint<T>(
+  transaction: Transaction,
+  savepoint: Savepoint,
+  options: TransactionOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
   const name = `thaw_savepoint_${++transaction.savepoints}`;
   const { connection } = transaction;
   await connection.control(`SAVEPOINT ${name}`);
+  // A joined call inside that fails marks the whole transaction; rolled back to the savepoint,
+  // its work is gone, and so is the mark (as Spring's rollbackToSavepoint clears it).
+  const marked = transaction.rollbackOnly;
   let result: T;
   try {
-    result = await fn();
+    result = await runInSavepoint(savepoint, fn);
   } catch (error) {
-    const undo = rollsBack(options, error) ? [`ROLLBACK TO SAVEPOINT ${name}`] : [];
+    const undo = rollsBack(options, error);
     try {
-      for (const text of [...undo, `RELEASE SAVEPOINT ${name}`]) await connection.control(text);
+      if (undo) await connection.control(`ROLLBACK TO SAVEPOINT ${name}`);
+      await connection.control(`RELEASE SAVEPOINT ${name}`);
+      if (undo) transaction.rollbackOnly = marked;
     } catch {
       transaction.rollbackOnly = true;
     }

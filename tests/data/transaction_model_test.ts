@@ -69,6 +69,8 @@ function model(
     ? undefined
     : current;
   const savepoint = tx?.rows.length ?? 0;
+  // Rolling back to a savepoint also takes back the rollback mark a joined call set in it.
+  const marked = tx?.rollbackOnly ?? false;
   const row = next();
   if (tx) tx.rows.push(row);
   else committed.push(row);
@@ -79,7 +81,10 @@ function model(
     if (failed || tx!.rollbackOnly) failed = true;
     else committed.push(...tx!.rows);
   } else if (mode === "join" && failed) tx!.rollbackOnly = true;
-  else if (mode === "savepoint" && failed) tx!.rows.length = savepoint;
+  else if (mode === "savepoint" && failed) {
+    tx!.rows.length = savepoint;
+    tx!.rollbackOnly = marked;
+  }
   return failed;
 }
 
