@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SqlClient } from "../../src/data/sql_client.ts";
 import { after } from "node:test";
 import { DataError } from "../../src/data/data_error.ts";
 import { openPool } from "../../src/data/open_pool.ts";
@@ -77,4 +78,26 @@ export async function rejection(promise: Promise<unknown>): Promise<DataError> {
     return error;
   }
   assert.fail("expected a rejection");
+}
+
+/** A client on a fresh `items (v)` table, and the values committed there, seen from beside it. */
+export interface ItemsTable {
+  readonly sql: SqlClient;
+  readonly admin: TestDatabase;
+  readonly committed: () => Promise<string[]>;
+}
+
+/** Makes the suite's `items` tables on pools of `open` (testPools()) of one database kind. */
+export function itemsTables(
+  open: ReturnType<typeof testPools>,
+  kind: Kind,
+): (settings?: PoolSettings) => Promise<ItemsTable> {
+  return async (settings = {}) => {
+    const { pool, admin } = await open(kind, settings);
+    const sql = new SqlClient(pool);
+    await sql.execute`CREATE TABLE items (v VARCHAR(40) NOT NULL)`;
+    const committed = async () =>
+      (await admin.query("SELECT v FROM items ORDER BY v")).map((r) => String(r.v));
+    return { sql, admin, committed };
+  };
 }

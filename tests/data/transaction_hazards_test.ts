@@ -6,9 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DataError } from "../../src/data/data_error.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import type { PoolSettings } from "../../src/data/pool_settings.ts";
-import type { TestDatabase } from "../migrate/sql/databases.ts";
-import { KINDS, testPools } from "./pools.ts";
+import { itemsTables, KINDS, testPools } from "./pools.ts";
 
 // A promise and the function that settles it, for ordering steps without sleeping.
 function gate(): { wait: Promise<void>; open: () => void } {
@@ -21,16 +19,7 @@ for (const kind of KINDS) {
   describe(`transaction hazards on ${kind}`, () => {
     const open = testPools();
 
-    async function items(
-      settings: PoolSettings = {},
-    ): Promise<{ sql: SqlClient; admin: TestDatabase; committed: () => Promise<string[]> }> {
-      const { pool, admin } = await open(kind, settings);
-      const sql = new SqlClient(pool);
-      await sql.execute`CREATE TABLE items (v VARCHAR(40) NOT NULL)`;
-      const committed = async () =>
-        (await admin.query("SELECT v FROM items ORDER BY v")).map((r) => String(r.v));
-      return { sql, admin, committed };
-    }
+    const items = itemsTables(open, kind);
 
     // PostgreSQL aborts a transaction at its first failed statement, and answers a COMMIT of it
     // with ROLLBACK, no error: the call must not resolve as if its writes were kept.

@@ -4,11 +4,9 @@
 // committed.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SqlClient } from "../../src/data/sql_client.ts";
-import { type Kind, KINDS, rejection, testPools } from "./pools.ts";
+import type { SqlClient } from "../../src/data/sql_client.ts";
+import { itemsTables, type Kind, KINDS, rejection, testPools } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";
-import type { PoolSettings } from "../../src/data/pool_settings.ts";
-import type { TestDatabase } from "../migrate/sql/databases.ts";
 
 class ConflictError extends Error {}
 class SoftConflict extends ConflictError {}
@@ -24,16 +22,7 @@ for (const kind of KINDS) {
   describe(`transactions on ${kind}`, () => {
     const open = testPools();
 
-    async function items(
-      settings: PoolSettings = {},
-    ): Promise<{ sql: SqlClient; admin: TestDatabase; committed: () => Promise<string[]> }> {
-      const { pool, admin } = await open(kind, settings);
-      const sql = new SqlClient(pool);
-      await sql.execute`CREATE TABLE items (v VARCHAR(40) NOT NULL)`;
-      const committed = async () =>
-        (await admin.query("SELECT v FROM items ORDER BY v")).map((r) => String(r.v));
-      return { sql, admin, committed };
-    }
+    const items = itemsTables(open, kind);
 
     const session = async (sql: SqlClient) => {
       const text = SESSION[kind];
