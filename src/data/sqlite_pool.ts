@@ -183,7 +183,14 @@ class SqlitePool implements DataPool {
       // WAL: readers and the one writer never wait for each other (a read-only transaction held
       // across awaits would otherwise make every writer's commit wait in SQLite's busy loop,
       // which stops the thread). It stays set in the file, as SQLite means it to.
-      if (this.#location !== ":memory:") handle.run("PRAGMA journal_mode = WAL", []);
+      // A file SQLite cannot switch (read-only) stays as it is: reads still serve.
+      if (this.#location !== ":memory:") {
+        try {
+          handle.run("PRAGMA journal_mode = WAL", []);
+        } catch {
+          // left in its mode
+        }
+      }
       return handle;
     } catch (error) {
       throw new DataError({
