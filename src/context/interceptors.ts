@@ -231,7 +231,7 @@ function methodNames(bean: object): Set<string> {
  * read without calling it (a function that is not may return one, or may not). Every runtime
  * keeps it through decorators, tsx's lowering included.
  */
-function declaredAsync(fn: unknown): boolean {
+export function declaredAsync(fn: unknown): boolean {
   return Object.prototype.toString.call(fn) === "[object AsyncFunction]";
 }
 

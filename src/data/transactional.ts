@@ -12,6 +12,7 @@ import {
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import { DefinitionError } from "../context/errors.ts";
 import {
+  declaredAsync,
   interceptMethod,
   type MethodInterceptor,
   type MethodInvocation,
@@ -163,8 +164,4 @@ class TransactionInterceptor implements MethodInterceptor {
     }
     return client.transaction(next as () => Promise<unknown>, options);
   }
-}
-
-function declaredAsync(fn: unknown): boolean {
-  return Object.prototype.toString.call(fn) === "[object AsyncFunction]";
 }
