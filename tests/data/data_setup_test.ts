@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   type Application,
   Autowired,
@@ -55,7 +56,7 @@ async function database(
 async function started(
   datasource: Record<string, unknown>[],
   components: (new () => unknown)[] = [],
-  migrate?: string,
+  migrate?: string | URL,
 ): Promise<Application> {
   return await bootstrap({
     config: { datasource },
@@ -147,7 +148,8 @@ for (const kind of KINDS) {
           seen = await this.sql.query`SELECT v FROM items`;
         }
       }
-      const app = await started([main.entry], [Reader], root);
+      // The root as a file URL (import.meta.url's way), then as a path.
+      const app = await started([main.entry], [Reader], pathToFileURL(`${root}/`));
       await app.close();
       assert.deepEqual(seen, []);
       await writeFile(join(root, "main", "V2__broken.sql"), "SELECT 1;\nCREATE TABLE nope (;\n");

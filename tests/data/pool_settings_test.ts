@@ -6,6 +6,8 @@ import {
   resolvePoolSettings,
 } from "../../src/data/pool_settings.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
+import fc from "fast-check";
+import { propertyOptions } from "../property.ts";
 
 describe("pool_settings", () => {
   it("puts the settings given over the defaults", () => {
@@ -80,5 +82,37 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
         JSON.stringify(raw),
       );
     }
+  });
+});
+
+describe("poolSettingsFrom (property)", () => {
+  const KEYS = ["max-size", "idle-timeout", "acquire-timeout", "connect-timeout", "busy-timeout"];
+  const at = (key: string) => `application.yml:3: datasource[0].${key}`;
+
+  it("takes every known key with a value above 0, and refuses any other key, naming it", () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom(...KEYS), fc.integer({ min: 1, max: 2_000_000_000 })),
+        fc.option(fc.string().filter((k) => !KEYS.includes(k)), { nil: undefined }),
+        (known, stray) => {
+          const raw: Record<string, unknown> = { ...known };
+          if (stray !== undefined) {
+            Object.defineProperty(raw, stray, { value: 1, enumerable: true });
+          }
+          if (stray === undefined) {
+            const settings = poolSettingsFrom(raw, at) as Record<string, number>;
+            assert.deepEqual(Object.values(settings).sort(), Object.values(known).sort());
+          } else {
+            assert.throws(
+              () => poolSettingsFrom(raw, at),
+              (e: unknown) =>
+                e instanceof ConfigError &&
+                e.message.includes(`pool.${stray} is not a pool setting`),
+            );
+          }
+        },
+      ),
+      propertyOptions(),
+    );
   });
 });
