@@ -2,8 +2,6 @@
 // asks. Set up before the beans are made, so that the clients are beans like any other: created
 // before the beans that use them, and closed after them.
 import process from "node:process";
-import { fileURLToPath } from "node:url";
-import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../config/config_error.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
@@ -77,13 +75,8 @@ async function setUp(
           `not the one datasource "${memory.name}" gives the app: give a file (sqlite:./data/app.db)`,
       );
     }
-    const root = migrate instanceof URL
-      ? fileURLToPath(migrate)
-      : isAbsolute(migrate)
-      ? migrate
-      : resolve(cwd, migrate);
     const { migrateAtStart } = await import("./migrate_at_start.ts");
-    await migrateAtStart(list, root, cwd);
+    await migrateAtStart(list, migrate, cwd);
   }
   for (const datasource of list) {
     context.registerBean({

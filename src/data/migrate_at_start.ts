@@ -5,6 +5,7 @@ import { runtimeEnv } from "../config/env.ts";
 import { runMigrations } from "../migrate/engine.ts";
 import { localIdentity } from "../migrate/local_process.ts";
 import { MigrationRunError } from "../migrate/migration_run_error.ts";
+import { optionFolder } from "../migrate/migrate_api.ts";
 import { MIGRATE_API_NAMES } from "../migrate/option_names.ts";
 import { DEFAULT_LOCK_TIMEOUT_SECONDS } from "../migrate/run_request.ts";
 import { type RunError, type RunReport, silentProgress } from "../migrate/run_report.ts";
@@ -13,12 +14,12 @@ import { sqlDriver } from "../migrate/sql/sql_driver.ts";
 
 /**
  * Runs `migrate` on `list` (those with `migrations.enabled: true`) from the migrations root
- * `root`; throws the runner's {@linkcode MigrationRunError} (file, line, reason) when the run
- * did not succeed.
+ * `root` (a path from `cwd`, or a file URL); throws the runner's {@linkcode MigrationRunError}
+ * (file, line, reason) when the run did not succeed.
  */
 export async function migrateAtStart(
   list: readonly Datasource[],
-  root: string,
+  root: string | URL,
   cwd: string,
 ): Promise<RunReport> {
   const report = await runMigrations(
@@ -26,7 +27,8 @@ export async function migrateAtStart(
       mode: "sql",
       command: "migrate",
       configDir: cwd,
-      migrationsRoot: root,
+      // As migrate({ migrations }) takes it: a path from `cwd`, or a file URL.
+      migrationsRoot: optionFolder(root, cwd),
       dryRun: false,
       force: false,
       lockTimeoutMs: DEFAULT_LOCK_TIMEOUT_SECONDS * 1000,

@@ -25,13 +25,15 @@ export function inTransaction<T>(
   // and a transaction begun there must be one of its own.
   const found = currentTransaction(pool);
   const current = found?.ended ? undefined : found;
+  // Without a transaction: outside any, also where an ended one is still bound.
+  const outside = () => found === undefined ? fn() : runBound(pool, null, fn);
   const fail = (message: string) =>
     Promise.reject(new DataError({ datasource: pool.name, reason: "transaction", message }));
   switch (options.propagation ?? "REQUIRED") {
     case "REQUIRED":
       return current ? joined(current, options, fn) : begun(pool, options, fn);
     case "SUPPORTS":
-      return current ? joined(current, options, fn) : fn();
+      return current ? joined(current, options, fn) : outside();
     case "MANDATORY":
       return current
         ? joined(current, options, fn)
@@ -39,7 +41,7 @@ export function inTransaction<T>(
     case "NEVER":
       return current
         ? fail("propagation NEVER runs outside any transaction, and the call runs in one")
-        : fn();
+        : outside();
     case "REQUIRES_NEW":
       return begun(pool, options, fn);
     case "NOT_SUPPORTED":
@@ -73,13 +75,26 @@ async function begun<T>(
   const readOnly = options.readOnly === true;
   let broken = false;
   // A transaction statement that fails leaves the connection in a state nobody knows: closed.
+  // (A COMMIT PostgreSQL answered with ROLLBACK is known: the connection is fine.)
   const control = async (text: string) => {
     try {
       await connection.control(text);
     } catch (error) {
-      broken = true;
+      broken ||= !rolledBack(error);
       throw error;
     }
+  };
+  // Given back once the transaction ended, before its after-phase listeners run: they may use
+  // the datasource, whose pool may have no other connection (`:memory:` has one).
+  let given = false;
+  const giveBack = async () => {
+    if (given) return;
+    given = true;
+    // A read-only SQLite transaction set query_only on the connection: the next user writes.
+    if (readOnly && pool.kind === "sqlite" && !broken) {
+      await control("PRAGMA query_only = OFF").catch(() => {});
+    }
+    connection.release(broken);
   };
   try {
     for (const text of BEGIN[pool.kind](readOnly)) await control(text);
@@ -113,7 +128,7 @@ async function begun<T>(
       broken ||= lostHere(pool, error);
       const how = rollsBack(options, error) ? "ROLLBACK" : "COMMIT";
       // A failed COMMIT or ROLLBACK leaves the outcome unknown (the connection is closed).
-      const ended = await end(transaction, how, control).then(() => true, () => false);
+      const ended = await end(transaction, how, control, giveBack).then(() => true, () => false);
       throw await afterEnd(
         transaction,
         ended && (transaction.rollbackOnly ? "ROLLBACK" : how),
@@ -125,7 +140,7 @@ async function begun<T>(
       transaction.rollbackOnly = true;
     }
     if (transaction.rollbackOnly) {
-      await end(transaction, "ROLLBACK", control);
+      await end(transaction, "ROLLBACK", control, giveBack);
       throw await afterEnd(
         transaction,
         "ROLLBACK",
@@ -139,8 +154,8 @@ async function begun<T>(
     }
     // A COMMIT the database refused (a deferred constraint): the caller gets its error, once the
     // listeners of AFTER_COMPLETION heard of it.
-    await end(transaction, "COMMIT", control).catch(async (error: unknown) => {
-      throw await afterEnd(transaction, false, error);
+    await end(transaction, "COMMIT", control, giveBack).catch(async (error: unknown) => {
+      throw await afterEnd(transaction, rolledBack(error) && "ROLLBACK", error);
     });
     const failure = await afterEnd(transaction, "COMMIT", undefined);
     if (failure !== undefined) throw failure;
@@ -149,12 +164,13 @@ async function begun<T>(
     broken ||= lostHere(pool, error);
     throw error;
   } finally {
-    // A read-only SQLite transaction set query_only on the connection: the next user writes.
-    if (readOnly && pool.kind === "sqlite" && !broken) {
-      await control("PRAGMA query_only = OFF").catch(() => broken = true);
-    }
-    connection.release(broken);
+    await giveBack();
   }
+}
+
+// A COMMIT the database turned into a rollback (PostgreSQL's, after a failed statement).
+function rolledBack(error: unknown): boolean {
+  return error instanceof DataError && error.reason === "transaction";
 }
 
 // Whether `error` says this pool's connection died (another datasource's says nothing of it).
@@ -207,10 +223,15 @@ async function end(
   transaction: Transaction,
   how: "COMMIT" | "ROLLBACK",
   control: (text: string) => Promise<void>,
+  giveBack: () => Promise<void>,
 ): Promise<void> {
   transaction.ended = true;
-  // A doomed transaction is never committed, whatever the call's own outcome.
-  await control(transaction.rollbackOnly ? "ROLLBACK" : how);
+  try {
+    // A doomed transaction is never committed, whatever the call's own outcome.
+    await control(transaction.rollbackOnly ? "ROLLBACK" : how);
+  } finally {
+    await giveBack();
+  }
 }
 
 // A savepoint in the transaction: rolled back alone when the call fails, the outer transaction

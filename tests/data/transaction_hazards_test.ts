@@ -94,6 +94,24 @@ for (const kind of KINDS) {
       assert.deepEqual(await committed(), ["later", "outer"]);
     });
 
+    // Work a transaction started and did not wait for (a timer, a background promise) runs
+    // after it ended, where the ended one is still bound: SUPPORTS runs it outside any.
+    it("SUPPORTS after the enclosing transaction ended runs outside it, not refused", async () => {
+      const { sql, committed } = await items();
+      const later = gate();
+      let fromChain!: Promise<unknown>;
+      await sql.transaction(async () => {
+        fromChain = later.wait.then(() =>
+          sql.transaction(() => sql.execute`INSERT INTO items (v) VALUES (${"supports"})`, {
+            propagation: "SUPPORTS",
+          })
+        );
+      });
+      later.open();
+      await fromChain;
+      assert.deepEqual(await committed(), ["supports"]);
+    });
+
     if (kind !== "sqlite") {
       // "Seconds the transaction may take from its beginning" (TransactionOptions.timeout) holds
       // only for statements begun after the deadline: one in flight across it (Spring bounds it

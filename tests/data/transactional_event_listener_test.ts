@@ -151,6 +151,111 @@ for (const kind of KINDS) {
   });
 }
 
+describe("@TransactionalEventListener: its datasource after the end", () => {
+  for (const kind of KINDS) {
+    it(`an AFTER_COMMIT listener on ${kind} reads the datasource whose one connection the transaction held`, async () => {
+      const seen: unknown[] = [];
+      @Service()
+      class Counter {
+        @Autowired(SqlClient)
+        sql!: SqlClient;
+        @TransactionalEventListener(Placed)
+        async count(): Promise<void> {
+          seen.push((await this.sql.one<{ n: unknown }>`SELECT count(*) AS n FROM orders`).n);
+        }
+      }
+      @Service()
+      class Placing {
+        @Autowired(SqlClient)
+        sql!: SqlClient;
+        @Autowired(ApplicationEventPublisher)
+        events!: ApplicationEventPublisher;
+        @Transactional()
+        async place(): Promise<void> {
+          await this.sql.execute`INSERT INTO orders (id) VALUES (${"x"})`;
+          await this.events.publishEvent(new Placed("x"));
+        }
+      }
+      const dir = await tempDir("thaw-tx-events-");
+      const admin = await createDatabase(kind, dir, `e${crypto.randomUUID().slice(0, 8)}`);
+      admins.push(admin);
+      const app = await bootstrap({
+        config: {
+          datasource: [{
+            name: "main",
+            url: admin.url,
+            ...(kind === "sqlite" ? {} : { username: DB_USER, password: DB_PASSWORD }),
+            pool: { "max-size": 1, "acquire-timeout": "30s" },
+          }],
+        },
+        components: [Counter, Placing],
+        data: data(),
+      });
+      try {
+        await app.getBean(SqlClient).execute`CREATE TABLE orders (id VARCHAR(20))`;
+        await app.getBean(Placing).place();
+        assert.deepEqual(seen.map(Number), [1]);
+      } finally {
+        await app.close();
+      }
+    });
+  }
+
+  it("PostgreSQL's COMMIT answered ROLLBACK: AFTER_ROLLBACK heard, the connection kept", async () => {
+    if (!KINDS.includes("postgres")) return;
+    const heard: string[] = [];
+    @Service()
+    class Heard {
+      @TransactionalEventListener(Placed, { phase: "AFTER_ROLLBACK" })
+      rolledBack(): void {
+        heard.push("rollback");
+      }
+      @TransactionalEventListener(Placed, { phase: "AFTER_COMPLETION" })
+      completed(): void {
+        heard.push("completion");
+      }
+    }
+    const dir = await tempDir("thaw-tx-events-");
+    const admin = await createDatabase("postgres", dir, `e${crypto.randomUUID().slice(0, 8)}`);
+    admins.push(admin);
+    @Service()
+    class Caught {
+      @Autowired(SqlClient)
+      sql!: SqlClient;
+      @Autowired(ApplicationEventPublisher)
+      events!: ApplicationEventPublisher;
+      @Transactional()
+      async run(): Promise<void> {
+        await this.events.publishEvent(new Placed("caught"));
+        await this.sql.query`SELECT 1 / 0`.catch(() => {});
+      }
+    }
+    const app = await bootstrap({
+      config: {
+        datasource: [{
+          name: "main",
+          url: admin.url,
+          username: DB_USER,
+          password: DB_PASSWORD,
+          pool: { "max-size": 1 },
+        }],
+      },
+      components: [Heard, Caught],
+      data: data(),
+    });
+    try {
+      const sql = app.getBean(SqlClient);
+      const pid = async () => (await sql.one<{ p: number }>`SELECT pg_backend_pid() AS p`).p;
+      const before = await pid();
+      await assert.rejects(app.getBean(Caught).run(), /rolled back, not committed/);
+      assert.deepEqual(heard, ["rollback", "completion"]);
+      assert.equal(await pid(), before, "a healthy connection was thrown away");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("@TransactionalEventListener: fallbackExecution and misuse", () => {
   it("fallbackExecution hears an event published outside any transaction at once", async () => {
     const heard: string[] = [];
