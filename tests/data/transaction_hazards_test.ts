@@ -100,12 +100,13 @@ for (const kind of KINDS) {
       const { sql, committed } = await items();
       const later = gate();
       let fromChain!: Promise<unknown>;
-      await sql.transaction(async () => {
+      await sql.transaction(() => {
         fromChain = later.wait.then(() =>
           sql.transaction(() => sql.execute`INSERT INTO items (v) VALUES (${"supports"})`, {
             propagation: "SUPPORTS",
           })
         );
+        return Promise.resolve();
       });
       later.open();
       await fromChain;
