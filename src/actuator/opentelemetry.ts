@@ -8,6 +8,7 @@
 // holds them, and the actuator imports nothing.
 import { ConfigError } from "../config/config_error.ts";
 import { importOptional, MissingPackageError } from "../runtime/optional_module.ts";
+import { VERSION } from "../version.ts";
 
 const at = (...path: string[]) => ["@opentelemetry", ...path].join("/");
 
@@ -21,6 +22,21 @@ export interface OtelMetricsSdk {
     (typeof import("@opentelemetry/exporter-prometheus/build/src/PrometheusSerializer.js"))[
       "PrometheusSerializer"
     ];
+}
+
+type Tracer = ReturnType<OtelApi["trace"]["getTracer"]>;
+
+/**
+ * Thaw's tracer of the registered provider; none while none is registered (the API's proxy then
+ * has no delegate), so that the caller can skip the span's work.
+ */
+export function registeredTracer(api: OtelApi): Tracer | undefined {
+  const provider = api.trace.getTracerProvider() as
+    & ReturnType<OtelApi["trace"]["getTracerProvider"]>
+    & { getDelegateTracer?: (name: string, version?: string) => Tracer | undefined };
+  return typeof provider.getDelegateTracer === "function"
+    ? provider.getDelegateTracer("thaw", VERSION)
+    : provider.getTracer("thaw", VERSION);
 }
 
 /**

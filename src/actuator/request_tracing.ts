@@ -3,8 +3,7 @@
 // registered, a request costs one look-up and nothing else.
 import type { Attributes, Span, TextMapGetter } from "@opentelemetry/api";
 import { errorType, type RequestObserver } from "../observe/request_observer.ts";
-import { VERSION } from "../version.ts";
-import type { OtelApi } from "./opentelemetry.ts";
+import { type OtelApi, registeredTracer } from "./opentelemetry.ts";
 
 const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -25,19 +24,6 @@ function requestAttributes(request: Request, method: string): Attributes {
   const agent = request.headers.get("user-agent");
   if (agent !== null) attributes["user_agent.original"] = agent;
   return attributes;
-}
-
-type Tracer = ReturnType<OtelApi["trace"]["getTracer"]>;
-
-// The tracer of the registered provider; none while none is registered (the API's proxy then has
-// no delegate).
-function registeredTracer(api: OtelApi): Tracer | undefined {
-  const provider = api.trace.getTracerProvider() as
-    & ReturnType<OtelApi["trace"]["getTracerProvider"]>
-    & { getDelegateTracer?: (name: string, version?: string) => Tracer | undefined };
-  return typeof provider.getDelegateTracer === "function"
-    ? provider.getDelegateTracer("thaw", VERSION)
-    : provider.getTracer("thaw", VERSION);
 }
 
 /** The server span of each request, where a tracer provider is registered. */

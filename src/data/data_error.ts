@@ -32,7 +32,10 @@ export class DataError extends Error {
   readonly reason: DataErrorReason;
   /** The statement's first line, where a statement was run. */
   readonly statement?: string;
-  /** The database's own code (a SQLSTATE, mysql2's `ER_DUP_ENTRY`), where it gives one. */
+  /**
+   * The database's own code, where it gives one: a SQLSTATE (`23505`), mysql2's `ER_DUP_ENTRY`,
+   * SQLite's name (`SQLITE_CONSTRAINT_UNIQUE`, the same on every runtime).
+   */
   readonly code?: string;
 
   /**

@@ -39,6 +39,10 @@ export interface DataPool {
    * within the pool's acquire timeout. Nothing waits for ever.
    */
   acquire(): Promise<DataConnection>;
+  /** The most connections it opens at once (`max-size`; 1 for SQLite's `:memory:`). */
+  readonly maxSize: number;
+  /** Connections open and free now, for the pool's metrics. */
+  idleCount(): number;
   /** The driver's own pool (`pg.Pool`, mysql2's `Pool`; for SQLite, the pool of handles itself), for what the client lacks. */
   readonly native: unknown;
   /** Closes every connection; waits for those held to be released. */

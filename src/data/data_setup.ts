@@ -6,12 +6,14 @@ import { ConfigError } from "../config/config_error.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import { type HealthCheck, HealthIndicator } from "../actuator/health_indicator.ts";
+import { optionalApi } from "../actuator/opentelemetry.ts";
 import { DefinitionError } from "../context/errors.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import type { SetupHost } from "../feature_value.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { type Datasource, datasources } from "../migrate/sql/datasource.ts";
 import type { DataPool } from "./data_pool.ts";
+import type { DataTelemetry } from "./data_telemetry.ts";
 import { type DataFeature, dataFeature } from "./data_feature.ts";
 import { openPool } from "./open_pool.ts";
 import { SqlClient } from "./sql_client.ts";
@@ -78,13 +80,17 @@ async function setUp(
     const { migrateAtStart } = await import("./migrate_at_start.ts");
     await migrateAtStart(list, migrate, cwd);
   }
+  const telemetry = await dataTelemetry();
   for (const datasource of list) {
     context.registerBean({
       name: datasource.name,
       type: SqlClient,
       source: datasource.source ?? `datasource ${datasource.name}`,
       primary: datasource === primary,
-      create: async () => new PooledSqlClient(await openPool(datasource, datasource.pool ?? {})),
+      create: async () => {
+        const pool = await openPool(datasource, datasource.pool ?? {});
+        return new PooledSqlClient(telemetry?.observe(pool, datasource) ?? pool);
+      },
     });
   }
   context.register(databaseHealth(context, list));
@@ -92,6 +98,15 @@ async function setUp(
     checkTransactional(host.context.beans(), list);
     return undefined;
   };
+}
+
+// Spans and metrics where OpenTelemetry's API is installed: without it no app can have registered
+// a provider to report to, and the pools go bare.
+async function dataTelemetry(): Promise<DataTelemetry | undefined> {
+  const api = await optionalApi();
+  if (api === undefined) return undefined;
+  const { DataTelemetry } = await import("./data_telemetry.ts");
+  return new DataTelemetry(api);
 }
 
 // The one @Autowired(SqlClient) gets: the only datasource, or the one marked primary.

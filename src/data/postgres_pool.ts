@@ -34,6 +34,7 @@ class PostgresPool implements DataPool {
   readonly kind = "postgres" as const;
   readonly name: string;
   readonly native: pg.Pool;
+  readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
   readonly #mask: (text: string) => string;
   #closed = false;
@@ -41,6 +42,7 @@ class PostgresPool implements DataPool {
   constructor(datasource: Datasource, settings: PoolSettings) {
     const s = resolvePoolSettings(datasource.name, settings);
     this.name = datasource.name;
+    this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
     this.native = new pg.Pool({
@@ -75,6 +77,10 @@ class PostgresPool implements DataPool {
       ? await connect()
       : await acquireWithin(this.name, this.#acquireTimeoutMs, connect, (late) => late.release());
     return new PostgresConnection(this, client);
+  }
+
+  idleCount(): number {
+    return this.native.idleCount;
   }
 
   // pg's end waits for the clients held to be released.

@@ -21,6 +21,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Datasource } from "../migrate/sql/datasource.ts";
 import { closedError, timeoutError } from "./acquire_within.ts";
+import { sqliteCodeName } from "./sqlite_codes.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
@@ -53,7 +54,7 @@ class SqlitePool implements DataPool {
   readonly name: string;
   readonly #location: string;
   readonly #settings: ResolvedPoolSettings;
-  readonly #max: number;
+  readonly maxSize: number;
   /** Handles given back, the longest idle first, each with when it was given back. */
   readonly #idle: { handle: SqliteHandle; since: number }[] = [];
   #sweep: ReturnType<typeof setTimeout> | undefined;
@@ -68,7 +69,11 @@ class SqlitePool implements DataPool {
     this.name = datasource.name;
     this.#location = datasource.location;
     this.#settings = resolvePoolSettings(datasource.name, settings);
-    this.#max = this.#location === ":memory:" ? 1 : this.#settings.maxSize;
+    this.maxSize = this.#location === ":memory:" ? 1 : this.#settings.maxSize;
+  }
+
+  idleCount(): number {
+    return this.#idle.length;
   }
 
   /** The pool itself: SQLite has no driver pool, and its handles are had through `acquire`. */
@@ -91,7 +96,7 @@ class SqlitePool implements DataPool {
 
   async #take(): Promise<SqliteHandle> {
     if (this.#closed) throw closedError(this.name);
-    if (this.#open < this.#max) {
+    if (this.#open < this.maxSize) {
       this.#open++;
       try {
         return await this.#openHandle();
@@ -223,7 +228,10 @@ class SqlitePool implements DataPool {
   }
 
   statementError(error: unknown, text: string): DataError {
-    const code = (error as { code?: unknown }).code;
+    // node:sqlite's `errcode`, Bun's `errno`: the number, named the same on every runtime.
+    const { errcode, errno } = error as { errcode?: unknown; errno?: unknown };
+    const number = typeof errcode === "number" ? errcode : errno;
+    const code = typeof number === "number" ? sqliteCodeName(number) : undefined;
     return new DataError({
       datasource: this.name,
       reason: "statement",

@@ -2,7 +2,7 @@
 // beans, the primary by class, migrations before the beans, @Transactional across beans, and
 // the pools closed after the beans that use them.
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -18,40 +18,10 @@ import {
 import { data, DataError, SqlClient, Transactional } from "../../data.ts";
 import { MigrationRunError } from "../../migrate.ts";
 import { actuator } from "../../actuator.ts";
-import {
-  createDatabase,
-  DB_PASSWORD,
-  DB_USER,
-  type Kind,
-  KINDS,
-  type TestDatabase,
-} from "../migrate/sql/databases.ts";
-import { suiteTempDirs } from "../temp_dir.ts";
+import { KINDS, type TestDatabase } from "../migrate/sql/databases.ts";
+import { datasourceEntries } from "./pools.ts";
 
-// Registered first, so that the connections close before their folders go.
-const admins: TestDatabase[] = [];
-after(async () => {
-  for (const admin of admins) await admin.close();
-});
-const tempDir = suiteTempDirs();
-
-/** A fresh database's `datasource:` entry (credentials as keys), and a look at it from beside. */
-async function database(
-  kind: Kind,
-  name: string,
-  extra: Record<string, unknown> = {},
-): Promise<{ entry: Record<string, unknown>; admin: TestDatabase; dir: string }> {
-  const dir = await tempDir("thaw-data-app-");
-  const admin = await createDatabase(kind, dir, `d${crypto.randomUUID().slice(0, 8)}`);
-  admins.push(admin);
-  const entry = {
-    name,
-    url: admin.url,
-    ...(kind === "sqlite" ? {} : { username: DB_USER, password: DB_PASSWORD }),
-    ...extra,
-  };
-  return { entry, admin, dir };
-}
+const database = datasourceEntries();
 
 async function started(
   datasource: Record<string, unknown>[],

@@ -101,3 +101,41 @@ export function itemsTables(
     return { sql, admin, committed };
   };
 }
+
+/** A fresh database's `datasource:` entry, and a connection to look at it from beside. */
+export interface DatasourceEntry {
+  /** The entry, with the credentials as keys. */
+  readonly entry: Record<string, unknown>;
+  readonly admin: TestDatabase;
+  /** Its folder (the SQLite file's), removed after the suite. */
+  readonly dir: string;
+}
+
+/**
+ * Makes `datasource:` entries for the suite it is called in, named `name` with `extra` keys, each
+ * on a database of its own, and closes their admin connections after it.
+ */
+export function datasourceEntries(): (
+  kind: Kind,
+  name: string,
+  extra?: Record<string, unknown>,
+) => Promise<DatasourceEntry> {
+  const admins: TestDatabase[] = [];
+  // Registered first, so that the connections close before their folders go.
+  after(async () => {
+    for (const admin of admins) await admin.close();
+  });
+  const tempDir = suiteTempDirs();
+  return async (kind, name, extra = {}) => {
+    const dir = await tempDir("thaw-data-app-");
+    const admin = await createDatabase(kind, dir, `d${crypto.randomUUID().slice(0, 8)}`);
+    admins.push(admin);
+    const entry = {
+      name,
+      url: admin.url,
+      ...(kind === "sqlite" ? {} : { username: DB_USER, password: DB_PASSWORD }),
+      ...extra,
+    };
+    return { entry, admin, dir };
+  };
+}

@@ -270,6 +270,8 @@ describe("SqlClient on a pool's connections", () => {
       name: "fake",
       kind: "postgres",
       native: { fake: true },
+      maxSize: 1,
+      idleCount: () => 0,
       acquire: () => {
         log.push("acquire");
         return Promise.resolve({

@@ -1,0 +1,305 @@
+// What the datasources' pools report through OpenTelemetry's API, where it is installed, by the
+// database client conventions: a CLIENT span per statement while a tracer provider is registered;
+// while a meter provider is, each statement's duration, each wait for a connection, the waits
+// that timed out, and the connections by state. With neither registered, a statement costs two
+// look-ups. A provider registered after bootstrap is followed, as the request metrics follow it.
+import type {
+  Attributes,
+  BatchObservableCallback,
+  Counter,
+  Histogram,
+  MeterProvider,
+  Observable,
+} from "@opentelemetry/api";
+import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
+import type { Datasource } from "../migrate/sql/datasource.ts";
+import { VERSION } from "../version.ts";
+import type { DataConnection, DataPool } from "./data_pool.ts";
+import { DataError } from "./data_error.ts";
+import { operationName } from "./statement_operation.ts";
+
+// The conventions' advice for `db.client.operation.duration`, in seconds.
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10];
+
+interface Instruments {
+  readonly operations: Histogram;
+  readonly waits: Histogram;
+  readonly timeouts: Counter;
+}
+
+/** The telemetry of one app's pools: each pool it observes reports through it. */
+export class DataTelemetry {
+  readonly api: OtelApi;
+  readonly #pools = new Set<ObservedPool>();
+  // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
+  readonly #noop: Histogram;
+  #provider: MeterProvider | undefined;
+  #instruments: Instruments | undefined;
+  #unregister: (() => void) | undefined;
+
+  constructor(api: OtelApi) {
+    this.api = api;
+    this.#noop = api.createNoopMeter().createHistogram("db.client.operation.duration");
+  }
+
+  /** `pool`, reporting as the pool of `datasource`. */
+  observe(pool: DataPool, datasource: Datasource): DataPool {
+    const observed = new ObservedPool(pool, this, describe(datasource));
+    this.#pools.add(observed);
+    // A provider registered before bootstrap reads the connections before the first statement.
+    this.instruments();
+    return observed;
+  }
+
+  /** A closed pool reports no more; with the last one, neither does the app. */
+  forget(pool: ObservedPool): void {
+    this.#pools.delete(pool);
+    if (this.#pools.size > 0) return;
+    this.#unregister?.();
+    this.#unregister = undefined;
+    this.#provider = undefined;
+    this.#instruments = undefined;
+  }
+
+  /** The instruments of the meter provider registered now; none while it is the no-op one. */
+  instruments(): Instruments | undefined {
+    const provider = this.api.metrics.getMeterProvider();
+    if (provider !== this.#provider) this.#follow(provider);
+    return this.#instruments;
+  }
+
+  /** Thaw's tracer, while a tracer provider is registered. */
+  tracer(): ReturnType<typeof registeredTracer> {
+    return registeredTracer(this.api);
+  }
+
+  #follow(provider: MeterProvider): void {
+    this.#unregister?.();
+    this.#unregister = undefined;
+    this.#provider = provider;
+    this.#instruments = undefined;
+    if (this.#pools.size === 0) return;
+    const meter = provider.getMeter("thaw", VERSION);
+    const operations = meter.createHistogram("db.client.operation.duration", {
+      unit: "s",
+      description: "Duration of database client operations.",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    if (operations === this.#noop) return;
+    this.#instruments = {
+      operations,
+      waits: meter.createHistogram("db.client.connection.wait_time", {
+        unit: "s",
+        description: "The time it took to obtain an open connection from the pool.",
+        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+      }),
+      timeouts: meter.createCounter("db.client.connection.timeouts", {
+        unit: "{timeout}",
+        description: "The number of connection timeouts that have occurred trying to obtain " +
+          "a connection from the pool.",
+      }),
+    };
+    const count = meter.createObservableUpDownCounter("db.client.connection.count", {
+      unit: "{connection}",
+      description: "The number of connections that are currently in state described by the " +
+        "state attribute.",
+    });
+    const max = meter.createObservableUpDownCounter("db.client.connection.max", {
+      unit: "{connection}",
+      description: "The maximum number of open connections allowed.",
+    });
+    const pending = meter.createObservableUpDownCounter("db.client.connection.pending_requests", {
+      unit: "{request}",
+      description: "The number of current pending requests for an open connection.",
+    });
+    const observables: Observable[] = [count, max, pending];
+    const read: BatchObservableCallback = (result) => {
+      for (const pool of this.#pools) {
+        const { poolAttributes } = pool.described;
+        const state = (name: string) => ({ ...poolAttributes, "db.client.connection.state": name });
+        result.observe(count, pool.idleCount(), state("idle"));
+        result.observe(count, pool.used, state("used"));
+        result.observe(max, pool.maxSize, poolAttributes);
+        result.observe(pending, pool.pending, poolAttributes);
+      }
+    };
+    meter.addBatchObservableCallback(read, observables);
+    this.#unregister = () => meter.removeBatchObservableCallback(read, observables);
+  }
+}
+
+/** What each span and metric of a pool says of it. */
+interface Described {
+  /** What the span's name says after the operation: the database's name, where it has one. */
+  readonly target: string | undefined;
+  /** The span's name without an operation. */
+  readonly system: string;
+  /** Of every span and operation. */
+  readonly attributes: Attributes;
+  /** Of the pool's own metrics. */
+  readonly poolAttributes: Attributes;
+}
+
+const SYSTEMS = { sqlite: "sqlite", postgres: "postgresql", mysql: "mysql" } as const;
+const PORTS = { postgres: 5432, mysql: 3306 } as const;
+
+// The conventions' attributes, read once per pool. The pool's name (the datasource's) is on the
+// operations too: an app with two datasources on one server tells them apart by it.
+function describe({ name, kind, location }: Datasource): Described {
+  const system = kind === "mysql" && location.startsWith("mariadb:") ? "mariadb" : SYSTEMS[kind];
+  const poolAttributes: Attributes = { "db.client.connection.pool.name": name };
+  const attributes: Attributes = { "db.system.name": system, ...poolAttributes };
+  let namespace: string | undefined;
+  if (kind !== "sqlite") {
+    try {
+      const url = new URL(location);
+      namespace = decodeURIComponent(url.pathname.slice(1)) || undefined;
+      if (url.hostname !== "") {
+        attributes["server.address"] = url.hostname;
+        attributes["server.port"] = url.port === "" ? PORTS[kind] : Number(url.port);
+      }
+    } catch {
+      // A location the driver reads its own way: the spans go without the server.
+    }
+  }
+  if (namespace !== undefined) attributes["db.namespace"] = namespace;
+  return { target: namespace, system, attributes, poolAttributes };
+}
+
+// What `error.type` says of a failed statement: the database's code where it gave one (a
+// SQLSTATE), else why the call failed.
+function errorType(error: unknown): string {
+  if (error instanceof DataError) return error.code ?? error.reason;
+  return error instanceof Error ? error.name : "_OTHER";
+}
+
+class ObservedPool implements DataPool {
+  readonly name: string;
+  readonly kind: DataPool["kind"];
+  readonly maxSize: number;
+  readonly described: Described;
+  /** Connections callers hold now. */
+  used = 0;
+  /** Callers waiting for a connection now. */
+  pending = 0;
+  readonly #pool: DataPool;
+  readonly #telemetry: DataTelemetry;
+
+  constructor(pool: DataPool, telemetry: DataTelemetry, described: Described) {
+    this.#pool = pool;
+    this.#telemetry = telemetry;
+    this.described = described;
+    this.name = pool.name;
+    this.kind = pool.kind;
+    this.maxSize = pool.maxSize;
+  }
+
+  get native(): unknown {
+    return this.#pool.native;
+  }
+
+  idleCount(): number {
+    return this.#pool.idleCount();
+  }
+
+  async acquire(): Promise<DataConnection> {
+    const instruments = this.#telemetry.instruments();
+    const start = instruments === undefined ? 0 : performance.now();
+    this.pending++;
+    let connection: DataConnection;
+    try {
+      connection = await this.#pool.acquire();
+    } catch (error) {
+      if (error instanceof DataError && error.reason === "timeout") {
+        instruments?.timeouts.add(1, this.described.poolAttributes);
+      }
+      throw error;
+    } finally {
+      this.pending--;
+    }
+    instruments?.waits.record((performance.now() - start) / 1000, this.described.poolAttributes);
+    this.used++;
+    return new ObservedConnection(this, connection);
+  }
+
+  /** Runs one statement of a connection of this pool, reporting it. */
+  async statement<T>(text: string, run: () => Promise<T>): Promise<T> {
+    const tracer = this.#telemetry.tracer();
+    const instruments = this.#telemetry.instruments();
+    if (tracer === undefined && instruments === undefined) return await run();
+    const { api } = this.#telemetry;
+    const operation = operationName(text);
+    const attributes: Attributes = operation === undefined
+      ? this.described.attributes
+      : { ...this.described.attributes, "db.operation.name": operation };
+    // The text as the client sent it: a tagged template's values are bound, never in it.
+    const { target, system } = this.described;
+    // The conventions' name: `{operation} {target}`, what of it is known, else the system.
+    const name = [operation, target].filter((part) => part !== undefined).join(" ") || system;
+    const span = tracer?.startSpan(
+      name,
+      { kind: api.SpanKind.CLIENT, attributes: { ...attributes, "db.query.text": text } },
+      api.context.active(),
+    );
+    const start = performance.now();
+    try {
+      const result = await run();
+      span?.end();
+      instruments?.operations.record((performance.now() - start) / 1000, attributes);
+      return result;
+    } catch (error) {
+      const type = errorType(error);
+      if (span !== undefined) {
+        span.setAttribute("error.type", type);
+        if (error instanceof DataError && error.code !== undefined) {
+          span.setAttribute("db.response.status_code", error.code);
+        }
+        if (error instanceof Error) span.recordException(error);
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+        span.end();
+      }
+      instruments?.operations.record((performance.now() - start) / 1000, {
+        ...attributes,
+        "error.type": type,
+      });
+      throw error;
+    }
+  }
+
+  /** A connection given back. */
+  released(): void {
+    this.used--;
+  }
+
+  close(): Promise<void> {
+    this.#telemetry.forget(this);
+    return this.#pool.close();
+  }
+}
+
+class ObservedConnection implements DataConnection {
+  readonly #pool: ObservedPool;
+  readonly #connection: DataConnection;
+  #released = false;
+
+  constructor(pool: ObservedPool, connection: DataConnection) {
+    this.#pool = pool;
+    this.#connection = connection;
+  }
+
+  run(text: string, params: readonly unknown[]): ReturnType<DataConnection["run"]> {
+    return this.#pool.statement(text, () => this.#connection.run(text, params));
+  }
+
+  control(text: string): Promise<void> {
+    return this.#pool.statement(text, () => this.#connection.control(text));
+  }
+
+  release(broken?: boolean): void {
+    if (!this.#released) {
+      this.#released = true;
+      this.#pool.released();
+    }
+    this.#connection.release(broken);
+  }
+}
