@@ -104,6 +104,31 @@ describe("sqlite_pool", () => {
     b.release();
   });
 
+  it("puts a file in WAL mode, and serves one it cannot switch as it is", async () => {
+    const { pool, admin, datasource } = await open("sqlite", { busyTimeoutMs: 50 });
+    // The admin connection makes the file, in SQLite's default journal, and holds its write
+    // lock: a switch to WAL needs the file to itself, so the pool's first handle cannot make it.
+    await admin.query("CREATE TABLE t (v TEXT)");
+    await admin.query("INSERT INTO t VALUES ('kept')");
+    await admin.query("BEGIN IMMEDIATE");
+    await admin.query("INSERT INTO t VALUES ('pending')");
+    const sql = new SqlClient(pool);
+    assert.deepEqual(await sql.query`SELECT v FROM t`, [{ v: "kept" }]);
+    assert.deepEqual(await sql.query`PRAGMA journal_mode`, [{ journal_mode: "delete" }]);
+    await admin.query("COMMIT");
+    // A pool that opens the file free switches it, and the file stays so.
+    const next = new SqlClient(openSqlitePool(datasource, {}));
+    try {
+      assert.deepEqual(await next.query`PRAGMA journal_mode`, [{ journal_mode: "wal" }]);
+      assert.deepEqual(await next.query`SELECT v FROM t ORDER BY v`, [
+        { v: "kept" },
+        { v: "pending" },
+      ]);
+    } finally {
+      await (next.pool as { close(): Promise<void> }).close();
+    }
+  });
+
   it("refuses calls once closed", async () => {
     const { pool } = await open("sqlite");
     await pool.close();
