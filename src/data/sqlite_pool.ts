@@ -217,8 +217,9 @@ class SqlitePool implements DataPool {
         datasource: this.name,
         reason: "statement",
         statement: text,
-        message: `database is locked: another connection of the pool kept writing for the ` +
-          `busy timeout (${ms} ms)`,
+        message: `database is locked: the pool's write lock stayed held for the busy timeout ` +
+          `(${ms} ms), by another write or writing transaction; a REQUIRES_NEW or NOT_SUPPORTED ` +
+          "write inside a writing transaction waits for that transaction, which cannot end first",
       }));
   }
 

@@ -133,7 +133,8 @@ for (const kind of KINDS) {
           await sql.execute`INSERT INTO items (v) VALUES (${"outer"})`;
           await sql.transaction(() => Promise.resolve(), { propagation: "REQUIRES_NEW" });
         }));
-        assert.match(error.message, /BEGIN IMMEDIATE: .*locked/i);
+        assert.match(error.message, /BEGIN IMMEDIATE: database is locked/i);
+        assert.match(error.message, /a REQUIRES_NEW or NOT_SUPPORTED write inside a writing/);
         assert.deepEqual(await committed(), []);
       });
 
