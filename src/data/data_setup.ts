@@ -158,12 +158,16 @@ function databaseHealth(
 ): new () => HealthCheck {
   @HealthIndicator("db")
   class DbHealthIndicator implements HealthCheck {
+    // Looked up at the first check, not at every probe; the beans live as long as the app.
+    #clients: readonly SqlClient[] | undefined;
+
     async check(): Promise<Record<string, unknown>> {
+      const clients = this.#clients ??= list.map(({ name }) => context.getBean<SqlClient>(name));
       const details: Record<string, unknown> = {};
-      for (const { name, kind } of list) {
+      for (const client of clients) {
         // A DataError names the datasource and why, never a password.
-        await context.getBean<SqlClient>(name).unsafe("SELECT 1");
-        details[name] = { database: DATABASES[kind] };
+        await client.unsafe("SELECT 1");
+        details[client.name] = { database: DATABASES[client.kind] };
       }
       return details;
     }

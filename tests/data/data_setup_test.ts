@@ -176,8 +176,14 @@ describe("data(): the health component db", () => {
         actuator: actuator(),
       });
       try {
-        const response = await app.fetch(new Request("http://app/actuator/health"));
-        return { status: response.status, body: await response.json() };
+        const probe = async () => {
+          const response = await app.fetch(new Request("http://app/actuator/health"));
+          return { status: response.status, body: await response.json() };
+        };
+        const first = await probe();
+        // A second probe reads the same clients again.
+        assert.deepEqual(await probe(), first);
+        return first;
       } finally {
         await app.close();
       }
