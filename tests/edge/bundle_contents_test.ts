@@ -330,7 +330,12 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
         "src/migrate/search/",
       ];
       assert.ok(![...all].some((i) => /(^|\/)migrate\.ts$/.test(i)), "migrate.ts is in the bundle");
-      for (const part of [...runner, "examples/users/storage/sqlite_storage.ts"]) {
+      const sqlStorage = [
+        "examples/users/storage/sql_user_repository.ts",
+        "examples/users/storage/sql_locks.ts",
+        "src/data/",
+      ];
+      for (const part of [...runner, ...sqlStorage]) {
         assert.ok(!has(all, part), `${part} is in the worker's bundle`);
       }
       assert.ok(!external.has("node:sqlite"), `the worker imports node:sqlite: ${[...external]}`);
