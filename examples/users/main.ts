@@ -5,7 +5,7 @@
 // finish, app.close() closes the database's pool after the beans that use it, and the process
 // exits 0.
 import process from "node:process";
-import { bootstrap } from "../../mod.ts";
+import { type Application, bootstrap } from "../../mod.ts";
 import { ConfigError, loadConfig } from "../../config.ts";
 import { actuator } from "../../actuator.ts";
 import { data } from "../../data.ts";
@@ -20,7 +20,7 @@ import { usersMigrations } from "./storage/users_migrations.ts";
 const here = new URL(".", import.meta.url);
 
 const config = await loadConfig(new URL("application.yml", here));
-let app;
+let app: Application;
 try {
   app = await bootstrap({
     config,
