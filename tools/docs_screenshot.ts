@@ -21,9 +21,10 @@ import { loadConfig } from "../config.ts";
 import { openApi } from "../openapi.ts";
 import { scanComponents } from "../scan.ts";
 import { listen } from "../server.ts";
-import { migrate, readDatasource } from "../migrate.ts";
-import { UserRepository } from "../examples/users/src/user_repository.ts";
-import { sqliteStorage } from "../examples/users/storage/sqlite_storage.ts";
+import { data } from "../data.ts";
+import { SqlLocks } from "../examples/users/storage/sql_locks.ts";
+import { SqlUserRepository } from "../examples/users/storage/sql_user_repository.ts";
+import { usersMigrations } from "../examples/users/storage/users_migrations.ts";
 import { launchChromium, STEP_TIMEOUT_MS, tryOperation } from "./chromium.ts";
 
 const WIDTH = 1280;
@@ -33,12 +34,11 @@ const out = new URL("../docs/images/docs-page.png", import.meta.url);
 const dir = await mkdtemp(join(tmpdir(), "thaw-docs-screenshot-"));
 try {
   const env = { USERS_DB: join(dir, "users.db") };
-  await migrate({ config: users, migrations: new URL("migrations/", users), env });
-  const { location } = await readDatasource({ config: users, name: "users", env });
   const config = await loadConfig(new URL("application.yml", users), { env });
   const app = await bootstrap({
     config,
-    components: [...await scanComponents(config), sqliteStorage(location)],
+    data: data({ migrate: usersMigrations(config) }),
+    components: [...await scanComponents(config), SqlUserRepository, SqlLocks],
     openapi: openApi(),
   });
   const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
@@ -81,7 +81,7 @@ try {
     }
   } finally {
     await server.close();
-    app.getBean(UserRepository).close();
+    await app.close();
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

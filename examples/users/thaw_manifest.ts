@@ -3,7 +3,6 @@
 // Run it again after adding, renaming or removing a bean class. It lists what component
 // scanning finds, for runtimes without a file system:
 // bootstrap({ controllers, components, config }).
-import { DatabaseHealth } from "./src/database_health.ts";
 import { UserController } from "./src/user_controller.ts";
 import { UserService } from "./src/user_service.ts";
 import { WelcomeMailer } from "./src/welcome_mailer.ts";
@@ -14,7 +13,6 @@ export const controllers = [
 ];
 /** The other bean classes (`@Service`, `@Component`, `@Configuration`). */
 export const components = [
-  DatabaseHealth,
   UserService,
   WelcomeMailer,
 ];

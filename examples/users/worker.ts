@@ -3,8 +3,8 @@
 //   deno run -A cli.ts manifest examples/users/src --out examples/users/thaw_manifest.ts
 // Bundle with `npm run bundle:worker`, serve with workerd (workerd/config.capnp) or Wrangler.
 // workerd has no SQLite: the users are kept in memory, per isolate. It serves the OpenAPI document
-// at /openapi.json, without the docs page, whose files are read from disk, /actuator/health with
-// the db indicator of the manifest, and /actuator/prometheus.
+// at /openapi.json, without the docs page, whose files are read from disk, /actuator/health (no
+// database, so no `db` component: UP once the app has started) and /actuator/prometheus.
 import * as api from "@opentelemetry/api";
 import * as sdkMetrics from "@opentelemetry/sdk-metrics";
 import { PrometheusSerializer } from "@opentelemetry/exporter-prometheus/build/src/PrometheusSerializer.js";
@@ -20,8 +20,8 @@ export default await bootstrap({
   // No application.yml on the edge: the configuration is an object.
   config: { management: { endpoints: { web: { exposure: { include: "health,prometheus" } } } } },
   openapi: openApi({ docs: false, title: "Users", version: "1.0.0" }),
-  // /actuator/health with the `db` indicator: UP once the store's @PostConstruct has run. The
-  // actuator imports no OpenTelemetry module that a bundle would hold: the app imports them, above,
-  // and hands them in, so that /actuator/prometheus is served on workerd too.
+  // /actuator/health: UP once the app has started. The actuator imports no OpenTelemetry module
+  // that a bundle would hold: the app imports them, above, and hands them in, so that
+  // /actuator/prometheus is served on workerd too.
   actuator: actuator({ opentelemetry: { api, sdkMetrics, PrometheusSerializer } }),
 });

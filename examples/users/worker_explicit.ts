@@ -1,7 +1,6 @@
 // The sample users app on workerd / Cloudflare Workers with the bean classes listed by hand: no
 // generated file, at the cost of keeping the list up to date. The users are kept in memory.
 import { bootstrap } from "../../mod.ts";
-import { DatabaseHealth } from "./src/database_health.ts";
 import { UserController } from "./src/user_controller.ts";
 import { UserService } from "./src/user_service.ts";
 import { WelcomeMailer } from "./src/welcome_mailer.ts";
@@ -9,5 +8,5 @@ import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 
 export default await bootstrap({
   controllers: [UserController],
-  components: [DatabaseHealth, UserService, WelcomeMailer, MemoryUserRepository],
+  components: [UserService, WelcomeMailer, MemoryUserRepository],
 });

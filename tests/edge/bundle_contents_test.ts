@@ -227,14 +227,13 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
   });
 
   it("the check of health indicators is in the bundle of a worker that has one only", async () => {
-    const [small, explicit] = await Promise.all([
+    const [small, checked] = await Promise.all([
       oneFile("tests/fixtures/small_worker.ts"),
-      // The sample app has a @HealthIndicator.
-      oneFile("examples/users/worker_explicit.ts"),
+      oneFile("tests/fixtures/health_worker.ts"),
     ]);
     const part = "src/actuator/health_beans.ts";
     assert.ok(!has(small.inputs, part), `${part} is in the small worker's bundle`);
-    assert.ok(has(explicit.inputs, part), `${part} is missing from worker_explicit's bundle`);
+    assert.ok(has(checked.inputs, part), `${part} is missing from health_worker's bundle`);
   });
 
   it("@Value and @ConfigurationProperties are in the bundle of a worker that uses them only", async () => {
@@ -330,7 +329,12 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
         "src/migrate/search/",
       ];
       assert.ok(![...all].some((i) => /(^|\/)migrate\.ts$/.test(i)), "migrate.ts is in the bundle");
-      for (const part of [...runner, "examples/users/storage/sqlite_storage.ts"]) {
+      const sqlStorage = [
+        "examples/users/storage/sql_user_repository.ts",
+        "examples/users/storage/sql_locks.ts",
+        "src/data/",
+      ];
+      for (const part of [...runner, ...sqlStorage]) {
         assert.ok(!has(all, part), `${part} is in the worker's bundle`);
       }
       assert.ok(!external.has("node:sqlite"), `the worker imports node:sqlite: ${[...external]}`);

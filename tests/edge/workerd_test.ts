@@ -38,7 +38,7 @@ describe("sample users app on workerd", () => {
     child?.kill();
   });
 
-  it("manifest: serves /actuator/health, UP once the store's @PostConstruct has run", async () => {
+  it("manifest: serves /actuator/health, UP once the app has started", async () => {
     const response = await fetch(`${urls.manifest}/actuator/health`);
     assert.equal(response.status, 200);
     assert.equal(response.headers.get("cache-control"), "no-store");

@@ -1,20 +1,19 @@
-// The sample users app's settings, health and stop, in process: the db health indicator on each
-// storage, the SQLite repository (a @Bean method's result) closed by app.close() through its
-// @PreDestroy, and the busy timeout read by @Value; and the README's blocks about them, held to the
-// files they show. main.ts's SIGTERM is users_server_test.ts's.
+// The sample users app's settings, health and stop, in process: the health cases of
+// users_health.ts on memory and SQLite (PostgreSQL's are users_postgres_test.ts's), the busy
+// timeout of the datasource's pool; and the docs page's blocks, held to the files they show.
+// main.ts's SIGTERM is users_server_test.ts's.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, rm } from "node:fs/promises";
 import { load } from "js-yaml";
 import { type Application, bootstrap } from "../../mod.ts";
+import { data } from "../../data.ts";
 import { UserController } from "../../examples/users/src/user_controller.ts";
-import { UserRepository } from "../../examples/users/src/user_repository.ts";
 import { UserService } from "../../examples/users/src/user_service.ts";
-import { MemoryUserRepository } from "../../examples/users/storage/memory_user_repository.ts";
-import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
 import { call } from "../helpers.ts";
 import { SQLITE } from "../sqlite.ts";
-import { bootstrapUsers, migratedUsersFile, type Storage, STORAGES } from "./users_storage.ts";
+import { healthCases } from "./users_health.ts";
+import { freshSqlite, SQL_STORAGE, STORAGES, USERS_DIR, usersApps } from "./users_storage.ts";
 
 const apps: Application[] = [];
 const folders: string[] = [];
@@ -23,81 +22,29 @@ after(async () => {
   for (const dir of folders) await rm(dir, { recursive: true, force: true });
 });
 
-const migratedFile = () => migratedUsersFile(folders);
-
-/** The users app on application.yml, as its entry points bootstrap it, in environment `env`. */
-async function usersApp(storage: Storage, env: Record<string, string> = {}): Promise<Application> {
-  const app = await bootstrapUsers(env, [
-    storage === "memory" ? MemoryUserRepository : sqliteStorage(await migratedFile()),
-  ]);
-  apps.push(app);
-  return app;
-}
-
-async function health(app: Application, path = "/actuator/health") {
-  const res = await call(app, "GET", path);
-  return { status: res.status, cache: res.headers.get("cache-control"), body: await res.json() };
-}
-
 for (const storage of STORAGES) {
   describe(`sample users app: health, users in ${storage}`, () => {
-    it("serves the three health paths from application.yml, the status alone by default", async () => {
-      const app = await usersApp(storage);
-      assert.deepEqual(await health(app), {
-        status: 200,
-        cache: "no-store",
-        body: { status: "UP" },
-      });
-      for (const probe of ["liveness", "readiness"]) {
-        const answer = await health(app, `/actuator/health/${probe}`);
-        assert.deepEqual([answer.status, answer.body], [200, { status: "UP" }], probe);
-      }
-    });
-
-    it("lists the db component with HEALTH_DETAILS=always", async () => {
-      const app = await usersApp(storage, { HEALTH_DETAILS: "always" });
-      assert.deepEqual((await health(app)).body, {
-        status: "UP",
-        components: { db: { status: "UP" } },
-      });
-    });
+    healthCases(storage, usersApps());
   });
 }
 
-describe("sample users app on SQLite: close and settings", () => {
+describe("sample users app on SQLite: settings", () => {
   if (SQLITE === undefined) return;
 
-  it("app.close() closes the database through @PreDestroy, and the db check turns DOWN", async () => {
-    const app = await usersApp("sqlite", { HEALTH_DETAILS: "always" });
-    const repository = app.getBean(UserRepository);
-    await repository.ping();
-    await app.close();
-    // SQLite's own reason: the handle itself is closed, not a flag of the repository's.
-    await assert.rejects(repository.ping(), /database is not open/);
-    assert.deepEqual(await health(app), {
-      status: 503,
-      cache: "no-store",
-      body: {
-        status: "DOWN",
-        components: { db: { status: "DOWN", details: { error: "database is not open" } } },
-      },
-    });
-    const quiet = await usersApp("sqlite");
-    await quiet.close();
-    assert.deepEqual(await health(quiet), {
-      status: 503,
-      cache: "no-store",
-      body: { status: "DOWN" },
-    });
-  });
-
-  it("waits app.users.busy-timeout-ms (@Value, text from ${VAR} too) for a locked file, then answers 500", async () => {
-    const file = await migratedFile();
-    const app = await bootstrap({
+  /** The app's beans on a config object: the users datasource on `file`, its pool as given. */
+  const onFile = (file: string, pool: Record<string, unknown>) =>
+    bootstrap({
       controllers: [UserController],
-      components: [UserService, sqliteStorage(file)],
-      config: { app: { users: { "busy-timeout-ms": "150" } } },
+      components: [UserService, ...SQL_STORAGE],
+      config: {
+        datasource: [{ name: "users", url: `sqlite:${file}`, pool, migrations: { enabled: true } }],
+      },
+      data: data({ migrate: new URL("migrations/", USERS_DIR) }),
     });
+
+  it("waits the pool's busy-timeout for a file another connection holds, then answers 500", async () => {
+    const { USERS_DB: file } = await freshSqlite(folders);
+    const app = await onFile(file, { "busy-timeout": "150ms" });
     apps.push(app);
     // Another connection holds the write lock, as a migration run from the command line would.
     const other = new SQLITE!.DatabaseSync(file);
@@ -111,7 +58,8 @@ describe("sample users app on SQLite: close and settings", () => {
       assert.equal(res.status, 500);
       assert.deepEqual(await res.json(), {
         success: false,
-        message: "Failed to create user: database is locked",
+        message: 'Failed to create user: datasource "users": INSERT INTO users (name, email) ' +
+          "VALUES (?, ?) RETURNING id, name, email: database is locked",
       });
       // SQLite sleeps the whole timeout before it gives up; the default would be 5000 ms.
       assert.ok(waited >= 150 && waited < 4000, `waited ${waited} ms`);
@@ -126,21 +74,9 @@ describe("sample users app on SQLite: close and settings", () => {
     await created.body?.cancel();
   });
 
-  it("refuses a busy timeout that is not a whole number of milliseconds at bootstrap", async () => {
-    const file = await migratedFile();
-    const start = (value: unknown) =>
-      bootstrap({
-        components: [sqliteStorage(file)],
-        config: { app: { users: { "busy-timeout-ms": value } } },
-      });
-    await assert.rejects(
-      start("soon"),
-      /'busyTimeoutMs' of class SqliteStorage: config: app\.users\.busy-timeout-ms holds a string that is not a number/,
-    );
-    await assert.rejects(
-      start(2.5),
-      /app\.users\.busy-timeout-ms must be a whole number of milliseconds, 0 or more, got 2\.5/,
-    );
+  it("refuses a busy-timeout that is not a duration at bootstrap, naming the key", async () => {
+    const { USERS_DB: file } = await freshSqlite(folders);
+    await assert.rejects(onFile(file, { "busy-timeout": "soon" }), /datasource\[0\]\.pool/);
   });
 });
 
@@ -164,7 +100,7 @@ describe("the sample users app's page (docs/sample-app.md)", () => {
   });
 
   it("shows keys and values that application.yml holds", async () => {
-    const shown = load(block(await section(), "A setting read with `@Value`", "yaml"));
+    const shown = load(block(await section(), "**Its settings.**", "yaml"));
     const file = load(await text("examples/users/application.yml"));
     const within = (part: unknown, whole: unknown, key: string): void => {
       if (part === null || typeof part !== "object") return assert.equal(part, whole, key);
@@ -176,11 +112,28 @@ describe("the sample users app's page (docs/sample-app.md)", () => {
     within(shown, file, "");
   });
 
-  it("shows src/database_health.ts word for word, importing @thaw/thaw", async () => {
-    const file = await text("examples/users/src/database_health.ts");
-    assert.equal(
-      block(await section(), "is their `db` component", "ts"),
-      file.replace('"../../../mod.ts"', '"@thaw/thaw"'),
-    );
+  it("shows the SQL repository's insert and nightly job as storage/sql_user_repository.ts holds them", async () => {
+    const file = await text("examples/users/storage/sql_user_repository.ts");
+    for (const after of ["`RETURNING` gives the row", "as a\n`@Scheduled` method"]) {
+      // The method as the class holds it, one level of indentation in.
+      const shown = block(await section(), after, "ts").replace(/^(?=.)/gm, "  ");
+      assert.ok(file.includes(shown), `the block after ${after} is not in the file:\n${shown}`);
+    }
+  });
+
+  it("shows main.ts's bootstrap call as main.ts makes it", async () => {
+    const file = await text("examples/users/main.ts");
+    const shown = block(await section(), "`main.ts` is one `bootstrap`", "ts");
+    for (const line of ["data: data({ migrate: usersMigrations(config) }),", "components: ["]) {
+      assert.ok(shown.includes(line) && file.includes(line), line);
+    }
+    // main.ts's imports as an app outside the repository writes them: ../../x.ts is @thaw/thaw/x.
+    const imports = (code: string) =>
+      [...code.matchAll(/^import \{ [^}]+ \} from "[^"]+";$/gm)].map(([line]) =>
+        line.replace(/"(?:\.\.\/)+mod\.ts"/, '"@thaw/thaw"')
+          .replace(/"(?:\.\.\/)+(\w+)\.ts"/, '"@thaw/thaw/$1"')
+      ).sort();
+    assert.equal(imports(file).length, 11);
+    assert.deepEqual(imports(shown), imports(file));
   });
 });

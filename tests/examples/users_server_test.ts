@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
-import { readFile, stat } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -146,6 +146,24 @@ function received(socket: Socket) {
   };
 }
 
+/** The records of the migration runner in the default database under `cwd`, as stored. */
+function recordRows(cwd: string): Record<string, unknown>[] {
+  const db = new SQLITE!.DatabaseSync(join(cwd, "data", "users.db"), { readOnly: true });
+  try {
+    return db.prepare("SELECT * FROM framework_migrations ORDER BY id").all() as Record<
+      string,
+      unknown
+    >[];
+  } finally {
+    db.close();
+  }
+}
+
+/** The files the records say were applied, in order. */
+function applied(cwd: string): string[] {
+  return recordRows(cwd).map((row) => String(row.migration_path));
+}
+
 /** Runs main.ts to its end (it is expected to stop), as start() would start it. */
 function runToEnd(
   cwd: string,
@@ -222,8 +240,30 @@ describe("examples/users/main.ts as a process (npm start)", () => {
     await using cwd = await tempDir("thaw-users-main-");
     const { code, err } = await runToEnd(cwd.path, { USERS_DB: ":memory:" });
     assert.equal(code, 2, err);
-    assert.match(err, /users app not started: USERS_DB=:memory: /);
+    // data()'s refusal, naming the line of application.yml and the variable that set it.
+    assert.match(
+      err,
+      /^users app not started: \S+application\.yml:\d+: datasource\[0\]\.url \(from environment variable USERS_DB\): data\(\{ migrate \}\) would migrate an in-memory database of its own, not the one datasource "users" gives the app: give a file/,
+    );
     assert.doesNotMatch(err, /\n\s+at /, "no stack trace");
+    await assert.rejects(stat(join(cwd.path, "data")), "nothing was created");
+  });
+
+  it("stops on a migration that fails with one line (the file, the database's reason) and the runner's exit code", async () => {
+    await using cwd = await tempDir("thaw-users-main-");
+    // A users table made by hand: 001-create-users.sql's CREATE TABLE meets it.
+    await mkdir(join(cwd.path, "data"));
+    const db = new SQLITE!.DatabaseSync(join(cwd.path, "data", "users.db"));
+    db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY)");
+    db.close();
+    const { code, out, err } = await runToEnd(cwd.path);
+    assert.equal(code, 1, out + err);
+    assert.match(
+      err,
+      /^users app not started: .*001-create-users\.sql.*table users already exists/,
+    );
+    assert.equal(err.trim().split("\n").length, 1, err);
+    assert.doesNotMatch(out, /Thaw listening/);
   });
 
   it("migrates, then serves on the port application.yml gives; a restart skips the migration and keeps the users", async () => {
@@ -231,9 +271,8 @@ describe("examples/users/main.ts as a process (npm start)", () => {
     const port = await freePort();
     const first = await start(cwd.path, port);
     try {
-      assert.match(first.output, /users \[1\/2\] apply 001-create-users\.sql \(applied/);
-      assert.match(first.output, /users \[2\/2\] apply 002-create-shedlock\.sql \(applied/);
-      assert.match(first.output, /users: 2 applied, 0 unchanged/);
+      // Both files applied before it listened, as the runner's records show.
+      assert.deepEqual(applied(cwd.path), ["001-create-users.sql", "002-create-shedlock.sql"]);
       assert.equal(first.url, `http://localhost:${port}`);
       const res = await fetch(`${first.url}/users`);
       assert.equal(res.status, 200);
@@ -256,10 +295,11 @@ describe("examples/users/main.ts as a process (npm start)", () => {
     }
     // The database is the default one, relative to the working directory.
     assert.ok((await stat(join(cwd.path, "data", "users.db"))).isFile());
+    const records = recordRows(cwd.path);
     const second = await start(cwd.path, await freePort());
     try {
-      assert.match(second.output, /users: 0 applied, 2 unchanged/);
-      assert.doesNotMatch(second.output, /apply 001/);
+      // Nothing applied again: the records are the first start's, untouched.
+      assert.deepEqual(recordRows(cwd.path), records);
       assert.deepEqual(await (await fetch(`${second.url}/users/1`)).json(), {
         success: true,
         data: { id: 1, name: "Ada", email: "ada@example.com" },

@@ -1,6 +1,8 @@
-// The sample users app on each of its storages, for the tests: SQLite (what main.ts runs, on a
-// fresh temporary database file) where the runtime has node:sqlite, and memory (what the workers
-// run) everywhere, so a Node without SQLite still runs every route.
+// The sample users app on each of its storages, for the tests: SQLite (what main.ts runs by
+// default, on a fresh temporary database file) where the runtime has node:sqlite, memory (what the
+// workers run) everywhere, so a Node without SQLite still runs every route, and PostgreSQL (its
+// `postgres` profile) with the fresh databases of users_postgres.ts, which needs the test server:
+// kept apart, so that the files that do not import it stay unit tests.
 import { after } from "node:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,20 +10,24 @@ import { join } from "node:path";
 import { type Application, bootstrap, type Class } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
 import { actuator } from "../../actuator.ts";
+import { data } from "../../data.ts";
 import { openApi } from "../../openapi.ts";
 import { scanComponents } from "../../scan.ts";
-import { migrate, readDatasource } from "../../migrate.ts";
-import { UserRepository } from "../../examples/users/src/user_repository.ts";
 import { MemoryUserRepository } from "../../examples/users/storage/memory_user_repository.ts";
-import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
+import { SqlLocks } from "../../examples/users/storage/sql_locks.ts";
+import { SqlUserRepository } from "../../examples/users/storage/sql_user_repository.ts";
+import { usersMigrations } from "../../examples/users/storage/users_migrations.ts";
 import { SQLITE } from "../sqlite.ts";
 
-export type Storage = "memory" | "sqlite";
+export type Storage = "memory" | "sqlite" | "postgres";
 
-/** The storages this runtime can run. */
+/** The storages this runtime runs without a database server: memory, and SQLite where it has it. */
 export const STORAGES: readonly Storage[] = SQLITE === undefined
   ? ["memory"]
   : ["memory", "sqlite"];
+
+/** What the SQL storage registers beside the scanned beans, as main.ts does. */
+export const SQL_STORAGE: readonly Class[] = [SqlUserRepository, SqlLocks];
 
 export const USERS_DIR: URL = new URL("../../examples/users/", import.meta.url);
 export const USERS_CONFIG: URL = new URL("application.yml", USERS_DIR);
@@ -29,11 +35,13 @@ export const USERS_CONFIG: URL = new URL("application.yml", USERS_DIR);
 /**
  * Bootstraps the users app as main.ts does: application.yml read in environment `env`, the
  * directories of its `app.component-scan` (src/) scanned, OpenAPI served as its `app.openapi` keys
- * say; with `components` (a storage) besides.
+ * say; with `components` (a storage) besides, and with `sql` the `users` datasource as data()
+ * gives it, migrated first.
  */
 export async function bootstrapUsers(
   env: Readonly<Record<string, string | undefined>>,
   components: readonly Class[],
+  options: { sql?: boolean } = {},
 ): Promise<Application> {
   const config = await loadConfig(USERS_CONFIG, { env });
   return await bootstrap({
@@ -41,56 +49,59 @@ export async function bootstrapUsers(
     components: [...await scanComponents(config), ...components],
     openapi: openApi(),
     actuator: actuator(),
+    ...options.sql ? { data: data({ migrate: usersMigrations(config) }) } : {},
   });
 }
 
-/**
- * A fresh SQLite file in a new folder of `folders` (removed by the caller), migrated as main.ts
- * migrates it; its path as the app resolves it.
- */
-export async function migratedUsersFile(folders: string[]): Promise<string> {
+/** The environment that puts the users datasource on a fresh database; `folders` are removed after. */
+export type FreshDatabase = (folders: string[]) => Promise<Record<string, string>>;
+
+/** A SQLite file in a new folder of `folders`. */
+export const freshSqlite: FreshDatabase = async (folders) => {
   const dir = await mkdtemp(join(tmpdir(), "thaw-users-"));
   folders.push(dir);
-  const env = { USERS_DB: join(dir, "users.db") };
-  await migrate({ config: USERS_DIR, migrations: new URL("migrations/", USERS_DIR), env });
-  return (await readDatasource({ config: USERS_DIR, name: "users", env })).location;
-}
+  return { USERS_DB: join(dir, "users.db") };
+};
 
 /**
- * Opens the users app on a storage, as its entry points do. SQLite: migrates the database of
- * `$USERS_DB` (`file`, else a new one in a temporary folder) as main.ts does, then bootstraps on
- * it. Every app is closed, and every temporary folder removed, after the suite.
+ * Opens the users app on a storage in environment `env`: on the database it names (`USERS_DB`,
+ * `USERS_DB_URL`), else on a fresh one.
  */
-export function usersApps(): (storage: Storage, file?: string) => Promise<UsersApp> {
+export type UsersApps = (storage: Storage, env?: Record<string, string>) => Promise<UsersApp>;
+
+/**
+ * Opens the users app on a storage, as its entry points do. SQL: bootstraps with data() on the
+ * database `env` names (else a fresh one, of `postgres` for PostgreSQL), which the bootstrap
+ * migrates as main.ts's does. Every app is closed, and every temporary folder removed, after the
+ * suite.
+ */
+export function usersApps(postgres?: FreshDatabase): UsersApps {
   const opened: Application[] = [];
   const folders: string[] = [];
   after(async () => {
-    for (const app of opened) app.getBean(UserRepository).close();
+    for (const app of opened) await app.close();
     for (const dir of folders) await rm(dir, { recursive: true, force: true });
   });
-  return async (storage, file) => {
+  return async (storage, env = {}) => {
     if (storage === "memory") {
-      const app = await bootstrapUsers({}, [MemoryUserRepository]);
+      const app = await bootstrapUsers(env, [MemoryUserRepository]);
       opened.push(app);
-      return { app, close: () => app.getBean(UserRepository).close() };
+      return { app, env, close: () => app.close() };
     }
-    if (file === undefined) {
-      const dir = await mkdtemp(join(tmpdir(), "thaw-users-"));
-      folders.push(dir);
-      file = join(dir, "users.db");
+    const fresh = storage === "sqlite" ? freshSqlite : postgres;
+    if (fresh === undefined) {
+      throw new Error("usersApps(): PostgreSQL needs usersApps(freshPostgres) (users_postgres.ts)");
     }
-    const env = { USERS_DB: file };
-    await migrate({ config: USERS_DIR, migrations: new URL("migrations/", USERS_DIR), env });
-    const users = await readDatasource({ config: USERS_DIR, name: "users", env });
-    const app = await bootstrapUsers(env, [sqliteStorage(users.location)]);
+    if (!("USERS_DB" in env || "USERS_DB_URL" in env)) env = { ...env, ...await fresh(folders) };
+    const app = await bootstrapUsers(env, SQL_STORAGE, { sql: true });
     opened.push(app);
-    return { app, file, close: () => app.getBean(UserRepository).close() };
+    return { app, env, close: () => app.close() };
   };
 }
 
-/** An open users app, its database file (SQLite) and how to let go of it. */
+/** An open users app, the environment that names its database, and how to close it. */
 export interface UsersApp {
   readonly app: Application;
-  readonly file?: string;
-  close(): void;
+  readonly env: Record<string, string>;
+  close(): Promise<void>;
 }

@@ -1,15 +1,15 @@
-// The sample users app's scheduled job: the SQLite storage's nightly `PRAGMA optimize`, behind the
-// `users.upkeep` lock of the shedlock table its migrations make, so that a second instance of the
-// app on the same file skips the tick the first one ran. Run under Deno by the test runner's
-// permissions; users_server_test.ts starts main.ts with those of `npm start`.
+// The sample users app's scheduled job: the SQL storage's nightly `PRAGMA optimize` on SQLite,
+// behind the `users.upkeep` lock of the shedlock table its migrations make (through the
+// datasource's own pool), so that a second instance of the app on the same file skips the tick the
+// first one ran (PostgreSQL's run is users_postgres_test.ts's). Run under Deno by the test
+// runner's permissions; users_server_test.ts starts main.ts with those of `npm start`.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { rm } from "node:fs/promises";
 import type { Application } from "../../mod.ts";
-import { sqliteStorage } from "../../examples/users/storage/sqlite_storage.ts";
 import { call } from "../helpers.ts";
 import { SQLITE } from "../sqlite.ts";
-import { bootstrapUsers, migratedUsersFile } from "./users_storage.ts";
+import { bootstrapUsers, freshSqlite, SQL_STORAGE } from "./users_storage.ts";
 
 const apps: Application[] = [];
 const folders: string[] = [];
@@ -18,10 +18,14 @@ after(async () => {
   for (const dir of folders) await rm(dir, { recursive: true, force: true });
 });
 
-const migratedFile = () => migratedUsersFile(folders);
+/** A fresh SQLite file's path: the first app on it migrates it. */
+async function migratedFile(): Promise<string> {
+  const { USERS_DB } = await freshSqlite(folders);
+  return USERS_DB;
+}
 
 async function usersApp(file: string, env: Record<string, string> = {}): Promise<Application> {
-  const app = await bootstrapUsers(env, [sqliteStorage(file)]);
+  const app = await bootstrapUsers({ ...env, USERS_DB: file }, SQL_STORAGE, { sql: true });
   apps.push(app);
   return app;
 }

@@ -28,8 +28,8 @@ const runtimeName = RUNTIME === "node" ? `node${process.versions.node.split(".")
 
 /**
  * The sample users app served on a free port of this runtime, as
- * tests/examples/users_server_test.ts serves it: on a fresh migrated SQLite database (what main.ts
- * runs) where the runtime has node:sqlite, else in memory (Node 20).
+ * tests/examples/users_server_test.ts serves it: on a fresh SQLite database, migrated as main.ts
+ * migrates it, where the runtime has node:sqlite, else in memory (Node 20).
  */
 async function serveUsersApp(
   open: ReturnType<typeof usersApps>,
@@ -44,7 +44,7 @@ async function serveUsersApp(
       try {
         await server.close();
       } finally {
-        users.close();
+        await users.close();
       }
     },
   };

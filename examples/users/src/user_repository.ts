@@ -9,9 +9,10 @@ export class DuplicateEmailError extends Error {
 }
 
 /**
- * Where users are kept: SQLite for `main.ts` (storage/sqlite_storage.ts), memory on workerd
- * (storage/memory_user_repository.ts). Each entry point registers one of them, as the bean named
- * `userRepository`; `UserService` asks for this class.
+ * Where users are kept: the `users` datasource (SQLite or PostgreSQL) for `main.ts`
+ * (storage/sql_user_repository.ts), memory on workerd (storage/memory_user_repository.ts). Each
+ * entry point registers one of them, as the bean named `userRepository`; `UserService` asks for
+ * this class.
  */
 export abstract class UserRepository {
   /** Every user, by id. */
@@ -27,13 +28,6 @@ export abstract class UserRepository {
   abstract update(id: number, input: UserInput): Promise<User | undefined>;
   /** Whether there was such a user. */
   abstract delete(id: number): Promise<boolean>;
-  /**
-   * Resolves when the storage answers a trivial query, rejects with its reason when it does not
-   * (a closed database): what the `db` health indicator asks at every probe, so it must stay cheap.
-   */
-  abstract ping(): Promise<void>;
-  /** Lets go of the storage (closes the database file). */
-  close(): void {}
 }
 
 /** A `User` of stored values. */

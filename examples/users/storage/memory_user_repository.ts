@@ -1,4 +1,4 @@
-import { Component, PostConstruct, PreDestroy } from "../../../mod.ts";
+import { Component } from "../../../mod.ts";
 import type { User, UserInput } from "../src/user.ts";
 import { DuplicateEmailError, toUser, UserRepository } from "../src/user_repository.ts";
 
@@ -6,24 +6,12 @@ import { DuplicateEmailError, toUser, UserRepository } from "../src/user_reposit
  * Users in memory, for runtimes without SQLite (workerd, Cloudflare Workers): ids count up from 1
  * and are never reused; everything is gone when the isolate is. Registered by the entry points
  * that use it (worker.ts, worker_explicit.ts), never by component scanning: it lives outside
- * `src/`, so it cannot end up beside the SQLite storage.
+ * `src/`, so it cannot end up beside the SQL storage.
  */
 @Component("userRepository")
 export class MemoryUserRepository extends UserRepository {
   readonly #users = new Map<number, User>();
   #nextId = 1;
-  #open = false;
-
-  /** Takes requests from the start of the app (on workerd too) to its `close()`. */
-  @PostConstruct()
-  open(): void {
-    this.#open = true;
-  }
-
-  @PreDestroy()
-  override close(): void {
-    this.#open = false;
-  }
 
   findAll(): Promise<User[]> {
     return Promise.resolve([...this.#users.values()].map(toUser));
@@ -60,11 +48,6 @@ export class MemoryUserRepository extends UserRepository {
 
   delete(id: number): Promise<boolean> {
     return Promise.resolve(this.#users.delete(id));
-  }
-
-  // What the `db` health indicator asks: down before the app started it and after it closed it.
-  ping(): Promise<void> {
-    return this.#open ? Promise.resolve() : Promise.reject(new Error("the user store is closed"));
   }
 
   #byEmail(email: string): User | undefined {

@@ -1,0 +1,94 @@
+import { Autowired, Component, Scheduled, SchedulerLock } from "../../../mod.ts";
+import { DataError, type SqlClient } from "../../../data.ts";
+import type { User, UserInput } from "../src/user.ts";
+import { DuplicateEmailError, toUser, UserRepository } from "../src/user_repository.ts";
+
+type Row = { id: unknown; name: unknown; email: unknown };
+
+/**
+ * Users in the `users` table of the `users` datasource (SQLite by default, PostgreSQL with the
+ * `postgres` profile), through its `SqlClient`: every value a bound parameter, SQL that both
+ * databases run. The unique index on `email` decides a taken email, so two requests racing for
+ * one email cannot both win. Registered by main.ts, outside `src/`, so that component scanning
+ * never puts it beside the memory storage of the workers.
+ */
+@Component("userRepository")
+export class SqlUserRepository extends UserRepository {
+  @Autowired("users")
+  private sql!: SqlClient;
+
+  async findAll(): Promise<User[]> {
+    const rows = await this.sql.query<Row>`SELECT id, name, email FROM users ORDER BY id`;
+    return rows.map(toUser);
+  }
+
+  async findById(id: number): Promise<User | undefined> {
+    return found(await this.sql.maybeOne<Row>`SELECT id, name, email FROM users WHERE id = ${id}`);
+  }
+
+  async findByEmail(email: string): Promise<User | undefined> {
+    return found(
+      await this.sql.maybeOne<Row>`SELECT id, name, email FROM users WHERE email = ${email}`,
+    );
+  }
+
+  async insert(input: UserInput): Promise<User> {
+    const { name, email } = input;
+    try {
+      const row = await this.sql.one<Row>`
+        INSERT INTO users (name, email) VALUES (${name}, ${email}) RETURNING id, name, email`;
+      return toUser(row);
+    } catch (error) {
+      throw takenEmail(error, email);
+    }
+  }
+
+  async update(id: number, input: UserInput): Promise<User | undefined> {
+    const { name, email } = input;
+    try {
+      const row = await this.sql.maybeOne<Row>`
+        UPDATE users SET name = ${name}, email = ${email} WHERE id = ${id}
+        RETURNING id, name, email`;
+      return found(row);
+    } catch (error) {
+      throw takenEmail(error, email);
+    }
+  }
+
+  async delete(id: number): Promise<boolean> {
+    return (await this.sql.execute`DELETE FROM users WHERE id = ${id}`).rowsAffected > 0;
+  }
+
+  /**
+   * The nightly upkeep SQLite advises for connections that stay open: `PRAGMA optimize` refreshes
+   * the query planner's statistics of the tables that changed. Locked, so that two instances of
+   * the app on one database do not both run it. On PostgreSQL it does nothing: the server's
+   * autovacuum daemon already analyzes the tables that changed, without being asked. (Not
+   * `VACUUM` on SQLite: Deno's `node:sqlite` refuses it without `-A`, since it attaches a database
+   * of its own.)
+   */
+  @Scheduled({ cron: "${app.users.upkeep-cron:0 0 3 * * *}" })
+  @SchedulerLock({ name: "users.upkeep", lockAtMostFor: "10m", lockAtLeastFor: "1m" })
+  async upkeep(): Promise<void> {
+    if (this.sql.kind !== "sqlite") return;
+    // 0x10002: every table, and ANALYZE where it helps (a table never analyzed, first of all).
+    await this.sql.unsafe("PRAGMA optimize=0x10002");
+  }
+}
+
+function found(row: Row | undefined): User | undefined {
+  return row === undefined ? undefined : toUser(row);
+}
+
+/**
+ * The unique index's refusal as the app's own error; any other error as it is. PostgreSQL says so
+ * with SQLSTATE 23505 and the index's name. SQLite's code depends on the runtime (bun:sqlite's
+ * `SQLITE_CONSTRAINT_UNIQUE`, node:sqlite's `ERR_SQLITE_ERROR`), its message does not.
+ */
+function takenEmail(error: unknown, email: string): unknown {
+  if (!(error instanceof DataError) || error.reason !== "statement") return error;
+  const taken = error.code === "23505"
+    ? /"users_email"/.test(error.message)
+    : /UNIQUE constraint failed: users\.email/.test(error.message);
+  return taken ? new DuplicateEmailError(email) : error;
+}
