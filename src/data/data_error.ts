@@ -78,3 +78,33 @@ export function firstLine(text: string): string {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message || error.name : String(error);
 }
+
+// Shorter values are left: masking every "a" or "42" would garble the message, and tell little.
+const MASKED_FROM = 3;
+
+/**
+ * `message` with each bound value that is text of 3 characters or more (a string, a number, a
+ * bigint, a Date's ISO form) put as `…`: a database quotes them in its messages (PostgreSQL's
+ * `Key (email)=(…) already exists`, MySQL's `Duplicate entry '…'`), and a message is logged.
+ */
+export function withoutValues(message: string, params: readonly unknown[]): string {
+  const texts = params
+    .map((p) =>
+      typeof p === "string"
+        ? p
+        : typeof p === "number" || typeof p === "bigint"
+        ? String(p)
+        : p instanceof Date && !Number.isNaN(p.getTime())
+        ? p.toISOString()
+        : undefined
+    )
+    .filter((t): t is string => t !== undefined && t.length >= MASKED_FROM)
+    // The longest first: a value inside a longer one would leave the rest of the longer showing.
+    .sort((a, b) => b.length - a.length);
+  let out = message;
+  for (const text of texts) {
+    // Again until none is left: a mask beside the rest of a value can make it whole again.
+    while (out.includes(text)) out = out.replaceAll(text, "…");
+  }
+  return out;
+}

@@ -19,7 +19,7 @@ import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "../migrate/sql/datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
-import { DataError, messageOf } from "./data_error.ts";
+import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
 import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
 
@@ -124,18 +124,26 @@ class MysqlPool implements DataPool {
     );
   }
 
-  describe(error: MysqlError): string {
-    return this.#mask(`${messageOf(error)}${error.code ? ` (${error.code})` : ""}`);
+  // The values a statement was given put as `…` (MySQL quotes them: `Duplicate entry '…'`).
+  describe(error: MysqlError, params: readonly unknown[] = []): string {
+    return this.#mask(
+      withoutValues(`${messageOf(error)}${error.code ? ` (${error.code})` : ""}`, params),
+    );
   }
 
-  statementError(error: MysqlError, text: string, lost: boolean): DataError {
+  statementError(
+    error: MysqlError,
+    text: string,
+    lost: boolean,
+    params: readonly unknown[],
+  ): DataError {
     return new DataError({
       datasource: this.name,
       reason: lost ? "connection" : "statement",
       statement: text,
       message: lost
-        ? `the connection was lost (${this.describe(error)}); the next call gets another`
-        : this.describe(error),
+        ? `the connection was lost (${this.describe(error, params)}); the next call gets another`
+        : this.describe(error, params),
       ...(error.code === undefined ? {} : { code: error.code }),
     }, { cause: error });
   }
@@ -155,23 +163,25 @@ class MysqlConnection implements DataConnection {
   run(text: string, params: readonly unknown[]): Promise<StatementResult> {
     return this.#send(
       text,
+      params,
       (done) => this.#connection.execute(text, params.map(bindable) as mysql.ExecuteValues, done),
     );
   }
 
   // The text protocol: START TRANSACTION and SAVEPOINT are not prepared statements in MySQL.
   async control(text: string): Promise<void> {
-    await this.#send(text, (done) => this.#connection.query(text, done));
+    await this.#send(text, [], (done) => this.#connection.query(text, done));
   }
 
   async #send(
     text: string,
+    params: readonly unknown[],
     send: (done: (error: Error | null, rows: unknown) => void) => void,
   ): Promise<StatementResult> {
     const lost = this.#pool.lostError(this.#connection);
     if (lost !== undefined) {
       this.#broken = true;
-      throw this.#pool.statementError(lost, text, true);
+      throw this.#pool.statementError(lost, text, true, params);
     }
     let result: unknown;
     try {
@@ -182,7 +192,7 @@ class MysqlConnection implements DataConnection {
       const e = error as MysqlError;
       const broken = connectionLost(e) || this.#pool.lostError(this.#connection) !== undefined;
       if (broken) this.#broken = true;
-      throw this.#pool.statementError(e, text, broken);
+      throw this.#pool.statementError(e, text, broken, params);
     }
     if (Array.isArray(result)) return { rows: result, rowsAffected: 0 };
     const header = result as mysql.ResultSetHeader;

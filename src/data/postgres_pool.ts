@@ -17,7 +17,7 @@ import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "../migrate/sql/datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
-import { DataError, messageOf } from "./data_error.ts";
+import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
 
 interface PgError extends Error {
@@ -90,22 +90,29 @@ class PostgresPool implements DataPool {
     await this.native.end();
   }
 
-  #describe(error: PgError): string {
+  // The values a statement was given put as `…` (PostgreSQL quotes them in its messages).
+  #describe(error: PgError, params: readonly unknown[] = []): string {
     const code = error.code && /^[0-9A-Z]{5}$/.test(error.code) ? ` (SQLSTATE ${error.code})` : "";
-    return this.#mask(
+    return this.#mask(withoutValues(
       `${messageOf(error)}${code}${error.detail ? `; detail: ${error.detail}` : ""}`,
-    );
+      params,
+    ));
   }
 
   /** The driver's error as a DataError naming the datasource and the statement. */
-  statementError(error: PgError, text: string, lost: boolean): DataError {
+  statementError(
+    error: PgError,
+    text: string,
+    lost: boolean,
+    params: readonly unknown[],
+  ): DataError {
     return new DataError({
       datasource: this.name,
       reason: lost ? "connection" : "statement",
       statement: text,
       message: lost
-        ? `the connection was lost (${this.#describe(error)}); the next call gets another`
-        : this.#describe(error),
+        ? `the connection was lost (${this.#describe(error, params)}); the next call gets another`
+        : this.#describe(error, params),
       ...(error.code === undefined ? {} : { code: error.code }),
     }, { cause: error });
   }
@@ -152,13 +159,13 @@ class PostgresConnection implements DataConnection {
   }
 
   async #query(text: string, params: readonly unknown[]): Promise<pg.QueryResult> {
-    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, text, true);
+    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, text, true, params);
     let result: pg.QueryResult;
     try {
       result = await this.#client.query(text, params as unknown[]);
     } catch (error) {
       const lost = this.#lost !== undefined || connectionLost(error as PgError);
-      throw this.#pool.statementError(error as PgError, text, lost);
+      throw this.#pool.statementError(error as PgError, text, lost, params);
     }
     // Several statements in one text give one result each; the last is the caller's.
     return Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;

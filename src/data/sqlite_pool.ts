@@ -23,7 +23,7 @@ import type { Datasource } from "../migrate/sql/datasource.ts";
 import { closedError, timeoutError } from "./acquire_within.ts";
 import { sqliteCodeName } from "./sqlite_codes.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
-import { DataError, messageOf } from "./data_error.ts";
+import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
 import { WriterLock } from "./writer_lock.ts";
 import {
@@ -228,7 +228,7 @@ class SqlitePool implements DataPool {
     this.#writer.release();
   }
 
-  statementError(error: unknown, text: string): DataError {
+  statementError(error: unknown, text: string, params: readonly unknown[]): DataError {
     // node:sqlite's `errcode`, Bun's `errno`: the number, named the same on every runtime.
     const { errcode, errno } = error as { errcode?: unknown; errno?: unknown };
     const number = typeof errcode === "number" ? errcode : errno;
@@ -237,7 +237,8 @@ class SqlitePool implements DataPool {
       datasource: this.name,
       reason: "statement",
       statement: text,
-      message: messageOf(error).replace(/ in [\s\S]* at offset \d+$/, ""),
+      // A value raised by the app's own trigger or function may be in it.
+      message: withoutValues(messageOf(error).replace(/ in [\s\S]* at offset \d+$/, ""), params),
       ...(typeof code === "string" ? { code } : {}),
     }, { cause: error });
   }
@@ -291,7 +292,7 @@ class SqliteConnection implements DataConnection {
     try {
       return Promise.resolve(this.#handle.run(text, params));
     } catch (error) {
-      return Promise.reject(this.#pool.statementError(error, text));
+      return Promise.reject(this.#pool.statementError(error, text, params));
     }
   }
 

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DataError, firstLine } from "../../src/data/data_error.ts";
+import fc from "fast-check";
+import { DataError, firstLine, withoutValues } from "../../src/data/data_error.ts";
+import { propertyOptions } from "../property.ts";
 
 describe("data_error", () => {
   it("names the datasource and the statement's first line that is not blank", () => {
@@ -21,5 +23,41 @@ describe("data_error", () => {
     const line = firstLine(`SELECT ${"x, ".repeat(100)}`);
     assert.equal(line.length, 120);
     assert.ok(line.endsWith("…"));
+  });
+
+  it("puts each bound value of 3 characters or more as …, however the message holds it", () => {
+    assert.equal(
+      withoutValues("Key (email)=(a@b.c) already exists; id 42, at 2024-01-02T03:04:05.000Z", [
+        "a@b.c",
+        42,
+        new Date("2024-01-02T03:04:05Z"),
+      ]),
+      "Key (email)=(…) already exists; id 42, at …",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "binary", minLength: 3, maxLength: 12 }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.array(fc.string({ unit: "binary", maxLength: 8 }), { maxLength: 6 }),
+        (values, pieces) => {
+          // The values spread through the message, next to each other and to the text around.
+          const message = pieces.map((p, i) => p + values[i % values.length]).join("") +
+            values.join("");
+          const out = withoutValues(message, values);
+          return values.every((v) => !out.includes(v));
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+
+  it("leaves shorter values and the message without values as it is", () => {
+    assert.equal(
+      withoutValues("id 42 not found", [42, "ab", null, undefined, {}]),
+      "id 42 not found",
+    );
+    assert.equal(withoutValues("unchanged", ["elsewhere"]), "unchanged");
   });
 });

@@ -4,7 +4,7 @@ import { SqlClient } from "../../src/data/sql_client.ts";
 import { DataError } from "../../src/data/data_error.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import { Buffer } from "node:buffer";
-import { type Kind, KINDS, testPools } from "./pools.ts";
+import { type Kind, KINDS, rejection, testPools } from "./pools.ts";
 import { RUNTIME } from "../runtime.ts";
 
 const ID: Record<Kind, string> = {
@@ -214,6 +214,25 @@ for (const { kind, memory, label } of CASES) {
       );
       // The connection is fine: the next call works.
       assert.deepEqual(await sql.query`SELECT name FROM items`, []);
+    });
+
+    it("never quotes a value in its error, though the database quotes it back", async () => {
+      const { sql } = await client();
+      const secret = "hunter2-secret@example.com";
+      await sql.unsafe(
+        `CREATE UNIQUE INDEX items_name ON items (name${kind === "mysql" ? "(64)" : ""})`,
+      );
+      await sql.execute`INSERT INTO items (name) VALUES (${secret})`;
+      // The unique index's refusal: PostgreSQL's detail and MySQL's message name the value.
+      const duplicate = await rejection(sql.execute`INSERT INTO items (name) VALUES (${secret})`);
+      assert.equal(duplicate.reason, "statement");
+      assert.ok(!duplicate.message.includes(secret), duplicate.message);
+      if (kind === "postgres") {
+        // A value PostgreSQL cannot read as the column's type is in its message itself.
+        const typed = await rejection(sql.query`SELECT * FROM items WHERE id = ${secret}`);
+        assert.equal(typed.code, "22P02");
+        assert.ok(!typed.message.includes(secret), typed.message);
+      }
     });
 
     it("runs more calls at once than it has connections, each waiting its turn", async () => {

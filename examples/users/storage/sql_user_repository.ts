@@ -81,14 +81,13 @@ function found(row: Row | undefined): User | undefined {
 }
 
 /**
- * The unique index's refusal as the app's own error; any other error as it is. PostgreSQL says so
- * with SQLSTATE 23505 and the index's name. SQLite's code depends on the runtime (bun:sqlite's
- * `SQLITE_CONSTRAINT_UNIQUE`, node:sqlite's `ERR_SQLITE_ERROR`), its message does not.
+ * The unique index's refusal as the app's own error; any other error as it is. Each database says
+ * so with its own code (PostgreSQL's SQLSTATE 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE) and names
+ * the index or its column in the message.
  */
 function takenEmail(error: unknown, email: string): unknown {
   if (!(error instanceof DataError) || error.reason !== "statement") return error;
-  const taken = error.code === "23505"
-    ? /"users_email"/.test(error.message)
-    : /UNIQUE constraint failed: users\.email/.test(error.message);
+  const taken = (error.code === "23505" && /"users_email"/.test(error.message)) ||
+    (error.code === "SQLITE_CONSTRAINT_UNIQUE" && /users\.email/.test(error.message));
   return taken ? new DuplicateEmailError(email) : error;
 }
