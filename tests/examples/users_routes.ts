@@ -268,6 +268,14 @@ export function routeCases(storage: Storage, open: UsersApps): void {
     assert.deepEqual(inserts.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
     const refused = inserts.find((r) => r.status === "rejected") as PromiseRejectedResult;
     assert.ok(refused.reason instanceof DuplicateEmailError, String(refused.reason));
+    // A name that is the index's or the column's: the database's message, values masked, no
+    // longer names them; the refusal is told by its code.
+    for (const name of ["users.email", "users_email"]) {
+      await assert.rejects(
+        repository.insert({ name, email: "bob@example.com" }),
+        DuplicateEmailError,
+      );
+    }
     const bob = (await repository.findByEmail("bob@example.com"))!;
     const updates = await Promise.allSettled([
       repository.update(bob.id, { name: "Ada?", email: "carl@example.com" }),

@@ -82,12 +82,12 @@ function found(row: Row | undefined): User | undefined {
 
 /**
  * The unique index's refusal as the app's own error; any other error as it is. Each database says
- * so with its own code (PostgreSQL's SQLSTATE 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE) and names
- * the index or its column in the message.
+ * so with its own code (PostgreSQL's SQLSTATE 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE), and the
+ * index on email is the table's only unique one. Not the message: it names the index, but a value
+ * the statement was given is put as … there, and a user may be named "users_email".
  */
 function takenEmail(error: unknown, email: string): unknown {
   if (!(error instanceof DataError) || error.reason !== "statement") return error;
-  const taken = (error.code === "23505" && /"users_email"/.test(error.message)) ||
-    (error.code === "SQLITE_CONSTRAINT_UNIQUE" && /users\.email/.test(error.message));
+  const taken = error.code === "23505" || error.code === "SQLITE_CONSTRAINT_UNIQUE";
   return taken ? new DuplicateEmailError(email) : error;
 }
