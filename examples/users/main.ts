@@ -26,7 +26,7 @@ try {
     config,
     // The `users` datasource as a SqlClient bean, migrated before any bean is made from
     // migrations/users/ (or migrations-postgres/users/ on PostgreSQL).
-    data: data({ migrate: usersMigrations(config) }),
+    data: data({ migrate: usersMigrations(config), onProgress: (line) => console.log(line) }),
     // app.component-scan of application.yml: src/. The storage, and its scheduler locks, are
     // kept out of it: the workers, which scan it too, keep their users in memory.
     components: [...await scanComponents(config), SqlUserRepository, SqlLocks],

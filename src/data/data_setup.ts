@@ -28,6 +28,12 @@ export interface DataOptions {
    * the runner's error. Nothing runs without it.
    */
   readonly migrate?: string | URL | undefined;
+  /**
+   * Receives each line the migration runner prints while it runs (`users [1/2] apply
+   * 001-create-users.sql (applied, 1 ms)`), as `migrate({ onProgress })` does; nothing is printed
+   * without it.
+   */
+  readonly onProgress?: ((line: string) => void) | undefined;
 }
 
 /**
@@ -42,21 +48,25 @@ export function data(options: DataOptions = {}): DataFeature {
     throw new TypeError(`data(options): options must be an object, got ${String(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== "migrate") {
-      throw new TypeError(`data(options): no option "${key}"; it takes migrate`);
+    if (key !== "migrate" && key !== "onProgress") {
+      throw new TypeError(`data(options): no option "${key}"; it takes migrate and onProgress`);
     }
   }
-  const { migrate } = options;
+  const { migrate, onProgress } = options;
   if (migrate !== undefined && typeof migrate !== "string" && !(migrate instanceof URL)) {
     throw new TypeError("data({ migrate }): give the migrations root, a path or a file URL");
   }
-  return dataFeature((settings, host) => setUp(settings, host, migrate));
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    throw new TypeError("data({ onProgress }): give a function, which takes each line");
+  }
+  return dataFeature((settings, host) => setUp(settings, host, migrate, onProgress));
 }
 
 async function setUp(
   settings: ThawSettings,
   { config, context }: SetupHost,
   migrate: string | URL | undefined,
+  onProgress: ((line: string) => void) | undefined,
 ): Promise<FeatureFactory> {
   const cwd = process.cwd();
   if (config.values.datasource === undefined) {
@@ -78,7 +88,7 @@ async function setUp(
       );
     }
     const { migrateAtStart } = await import("./migrate_at_start.ts");
-    await migrateAtStart(list, migrate, cwd);
+    await migrateAtStart(list, migrate, cwd, onProgress);
   }
   const telemetry = await dataTelemetry();
   for (const datasource of list) {

@@ -2,6 +2,7 @@
 // core, on the datasources bootstrap read (not on a config folder of its own), so that the app
 // and its migrations see one configuration. Loaded only when an app asks for it.
 import { runtimeEnv } from "../config/env.ts";
+import { humanProgress } from "../migrate/human_output.ts";
 import { runMigrations } from "../migrate/engine.ts";
 import { localIdentity } from "../migrate/local_process.ts";
 import { MigrationRunError } from "../migrate/migration_run_error.ts";
@@ -14,13 +15,14 @@ import { sqlDriver } from "../migrate/sql/sql_driver.ts";
 
 /**
  * Runs `migrate` on `list` (those with `migrations.enabled: true`) from the migrations root
- * `root` (a path from `cwd`, or a file URL); throws the runner's {@linkcode MigrationRunError}
+ * `root` (a path from `cwd`, or a file URL), each progress line to `onProgress`; throws the runner's {@linkcode MigrationRunError}
  * (file, line, reason) when the run did not succeed.
  */
 export async function migrateAtStart(
   list: readonly Datasource[],
   root: string | URL,
   cwd: string,
+  onProgress?: (line: string) => void,
 ): Promise<RunReport> {
   const report = await runMigrations(
     {
@@ -37,7 +39,7 @@ export async function migrateAtStart(
     {
       env: runtimeEnv(),
       identity: localIdentity(),
-      progress: silentProgress,
+      progress: onProgress === undefined ? silentProgress : humanProgress(onProgress),
       cwd,
       optionNames: MIGRATE_API_NAMES,
     },

@@ -118,10 +118,16 @@ for (const kind of KINDS) {
           seen = await this.sql.query`SELECT v FROM items`;
         }
       }
-      // The root as a file URL (import.meta.url's way), then as a path.
-      const app = await started([main.entry], [Reader], pathToFileURL(`${root}/`));
+      // The root as a file URL (import.meta.url's way), then as a path; the runner's lines told.
+      const lines: string[] = [];
+      const app = await bootstrap({
+        config: { datasource: [main.entry] },
+        components: [Reader],
+        data: data({ migrate: pathToFileURL(`${root}/`), onProgress: (line) => lines.push(line) }),
+      });
       await app.close();
       assert.deepEqual(seen, []);
+      assert.ok(lines.some((l) => /^main .*V1__items\.sql/.test(l)), lines.join("\n"));
       await writeFile(join(root, "main", "V2__broken.sql"), "SELECT 1;\nCREATE TABLE nope (;\n");
       seen = undefined;
       const error = await started([main.entry], [Reader], root).then(
@@ -321,11 +327,15 @@ describe("data(): what stops bootstrap", () => {
   it("data() refuses options it does not know", () => {
     assert.throws(
       () => data({ migrations: "x" } as never),
-      /data\(options\): no option "migrations"; it takes migrate/,
+      /data\(options\): no option "migrations"; it takes migrate and onProgress/,
     );
     assert.throws(
       () => data({ migrate: 3 } as never),
       /data\(\{ migrate \}\): give the migrations root/,
+    );
+    assert.throws(
+      () => data({ onProgress: "console" } as never),
+      /data\(\{ onProgress \}\): give a function/,
     );
   });
 });

@@ -124,7 +124,9 @@ describe("the sample users app's page (docs/sample-app.md)", () => {
   it("shows main.ts's bootstrap call as main.ts makes it", async () => {
     const file = await text("examples/users/main.ts");
     const shown = block(await section(), "`main.ts` is one `bootstrap`", "ts");
-    for (const line of ["data: data({ migrate: usersMigrations(config) }),", "components: ["]) {
+    const data =
+      "data: data({ migrate: usersMigrations(config), onProgress: (line) => console.log(line) }),";
+    for (const line of [data, "components: ["]) {
       assert.ok(shown.includes(line) && file.includes(line), line);
     }
     // main.ts's imports as an app outside the repository writes them: ../../x.ts is @thaw/thaw/x.

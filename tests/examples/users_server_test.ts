@@ -271,8 +271,13 @@ describe("examples/users/main.ts as a process (npm start)", () => {
     const port = await freePort();
     const first = await start(cwd.path, port);
     try {
-      // Both files applied before it listened, as the runner's records show.
+      // Both files applied before it listened, as the runner's records and lines show.
       assert.deepEqual(applied(cwd.path), ["001-create-users.sql", "002-create-shedlock.sql"]);
+      const listening = first.output.indexOf("Thaw listening");
+      for (const file of ["001-create-users.sql", "002-create-shedlock.sql"]) {
+        const line = first.output.search(new RegExp(`users \\[\\d/2\\] apply ${file}`));
+        assert.ok(line >= 0 && line < listening, first.output);
+      }
       assert.equal(first.url, `http://localhost:${port}`);
       const res = await fetch(`${first.url}/users`);
       assert.equal(res.status, 200);
@@ -300,6 +305,7 @@ describe("examples/users/main.ts as a process (npm start)", () => {
     try {
       // Nothing applied again: the records are the first start's, untouched.
       assert.deepEqual(recordRows(cwd.path), records);
+      assert.doesNotMatch(second.output, /\] apply /);
       assert.deepEqual(await (await fetch(`${second.url}/users/1`)).json(), {
         success: true,
         data: { id: 1, name: "Ada", email: "ada@example.com" },
