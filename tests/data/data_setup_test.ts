@@ -19,7 +19,8 @@ import { data, DataError, SqlClient, Transactional } from "../../data.ts";
 import { MigrationRunError } from "../../migrate.ts";
 import { actuator } from "../../actuator.ts";
 import { KINDS, type TestDatabase } from "../migrate/sql/databases.ts";
-import { datasourceEntries } from "./pools.ts";
+import { datasourceEntries, rejection } from "./pools.ts";
+import { tcpProxy } from "./tcp_proxy.ts";
 
 const database = datasourceEntries();
 
@@ -222,6 +223,39 @@ describe("data(): the health component db", () => {
     assert.doesNotMatch(text, /s3cret-pw/);
   });
 });
+
+for (const kind of KINDS.filter((k) => k !== "sqlite")) {
+  describe(`data() on ${kind} that is down at bootstrap`, () => {
+    it("starts, fails each call naming the datasource, and serves once the database is back", async () => {
+      const { entry } = await database(kind, "main");
+      const url = new URL(String(entry.url));
+      const proxy = await tcpProxy(url.hostname, Number(url.port));
+      url.port = String(proxy.port);
+      const app = await bootstrap({
+        config: { datasource: [{ ...entry, url: url.href, pool: { "connect-timeout": "5s" } }] },
+        data: data(),
+      });
+      try {
+        const sql = app.getBean(SqlClient);
+        // Nothing connects at bootstrap: the app starts, and a call fails in time, saying why.
+        const refused = await rejection(sql.query`SELECT 1 AS one`);
+        assert.equal(refused.reason, "connect");
+        assert.match(refused.message, /^datasource "main": cannot connect/);
+        await proxy.up();
+        assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+        // Gone again, with the pool's connection cut under it, and back: the pool recovers.
+        await proxy.down();
+        const lost = await rejection(sql.query`SELECT 2 AS two`);
+        assert.ok(lost.reason === "connection" || lost.reason === "connect", lost.message);
+        await proxy.up();
+        assert.deepEqual(await sql.query`SELECT 3 AS three`, [{ three: 3 }]);
+      } finally {
+        await app.close();
+        await proxy.down();
+      }
+    });
+  });
+}
 
 describe("data(): what stops bootstrap", () => {
   const kind = KINDS[0];
