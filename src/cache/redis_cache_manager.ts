@@ -397,9 +397,16 @@ export class RedisCacheManager extends CacheManager {
       contact();
       if (current()) this.#down(error);
     });
+    // node-redis's destroy() ends no socket that is still connecting: once connected, a client
+    // closed by then would send its handshake and, ready, ping on with no one left to stop it,
+    // its pings re-armed even after Redis drops the connection. Ended again as it connects.
+    client.on("connect", () => {
+      if (!current()) client.destroy();
+    });
     client.on("ready", () => {
       contact();
       if (current()) this.#up();
+      else client.destroy();
     });
     const connected = client.connect().catch(() => {
       // Ends when the client closes; each failure before was an `error` event.

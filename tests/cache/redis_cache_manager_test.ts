@@ -500,6 +500,41 @@ describe("RedisCacheManager", () => {
     }
   });
 
+  it("closed while its connection is still being made: the connection ends, and says nothing", async () => {
+    // A host that records what reaches it and answers nothing: a client that went on after close
+    // would send its handshake, and keep its socket (and its pings) going with no one to end them.
+    const sockets = new Set<Socket>();
+    let closed = 0;
+    let received = "";
+    const host: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on("data", (chunk) => (received += chunk));
+      socket.on("close", () => closed++);
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    const port = (host.address() as { port: number }).port;
+    const log = recorder();
+    const cacheManager = new RedisCacheManager({
+      url: `redis://127.0.0.1:${port}`,
+      timeoutMs: 300,
+      logger: log.logger,
+    });
+    try {
+      // open() resolves once the socket is asked for; its `connect` event comes at a later turn.
+      await cacheManager.open();
+      await cacheManager.close();
+      await until(
+        "the host to see the connection end",
+        () => Promise.resolve(sockets.size > 0 && closed === sockets.size),
+      );
+      assert.equal(received, "", "the closed manager went on with its handshake");
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => host.close(resolve));
+    }
+  });
+
   it("escapes what a failing client says before it logs it: no forged line", async () => {
     const log = recorder();
     const lying = {
