@@ -60,4 +60,17 @@ describe("data_error", () => {
     );
     assert.equal(withoutValues("unchanged", ["elsewhere"]), "unchanged");
   });
+
+  it("leaves the database's own words and the constraint's name when a value equals them", () => {
+    // A user named "key" or "users" must not turn the message an app tells constraints apart by.
+    const message = 'duplicate key value violates unique constraint "users_email_key"; ' +
+      "detail: Key (email)=(a@b.c) already exists.";
+    for (const value of ["key", "duplicate", "users", "email", "constraint"]) {
+      const out = withoutValues(message, [value, "a@b.c"]);
+      assert.ok(
+        out.includes('duplicate key value violates unique constraint "users_email_key"'),
+        `${JSON.stringify(value)}: ${out}`,
+      );
+    }
+  });
 });

@@ -28,6 +28,10 @@ describe("sqliteCodeName", () => {
     assert.equal(sqliteCodeName(795), "SQLITE_NOTICE_RBU");
   });
 
+  it("names SQLITE_ABORT_ROLLBACK, which sqlite3.h numbers (SQLITE_ABORT | (2<<8))", () => {
+    assert.equal(sqliteCodeName(516), "SQLITE_ABORT_ROLLBACK");
+  });
+
   it("gives a name starting with its primary code's for any number, none for no error", () => {
     fc.assert(
       fc.property(fc.integer({ min: -1000, max: 1 << 16 }), (code) => {

@@ -44,3 +44,17 @@ describe("sample users app on PostgreSQL: the nightly upkeep", () => {
     assert.equal(stats.last_analyze, null);
   });
 });
+
+describe("sample users app on PostgreSQL: ids the column cannot hold", () => {
+  const open = usersApps(freshPostgres);
+
+  it("answers 404 for an id past PostgreSQL's INTEGER, as it does on SQLite, not a 500", async () => {
+    const { app } = await open("postgres");
+    for (const method of ["GET", "PUT", "DELETE"] as const) {
+      const res = await call(app, method, "/users/99999999999", {
+        ...(method === "PUT" ? { json: { name: "n", email: "n@example.com" } } : {}),
+      });
+      assert.equal(res.status, 404, `${method} /users/99999999999`);
+    }
+  });
+});
