@@ -19,9 +19,9 @@ import { usersMigrations } from "./storage/users_migrations.ts";
 
 const here = new URL(".", import.meta.url);
 
-const config = await loadConfig(new URL("application.yml", here));
 let app: Application;
 try {
+  const config = await loadConfig(new URL("application.yml", here));
   app = await bootstrap({
     config,
     // The `users` datasource as a SqlClient bean, migrated before any bean is made from
@@ -36,9 +36,9 @@ try {
     actuator: actuator(),
   });
 } catch (error) {
-  // A failed migration (its file, line and the database's reason) or a datasource refused (a
-  // :memory: database, which the migrations would reach and the app would not): one line, no
-  // stack trace, and the runner's exit code.
+  // A failed migration (its file, line and the database's reason), a configuration refused (a
+  // variable it needs unset) or a datasource refused (a :memory: database, which the migrations
+  // would reach and the app would not): one line, no stack trace, and the runner's exit code.
   if (error instanceof MigrationRunError) {
     console.error(`users app not started: ${error.message}`);
     process.exit(error.exitCode);

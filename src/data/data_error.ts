@@ -81,30 +81,85 @@ export function messageOf(error: unknown): string {
 
 // Shorter values are left: masking every "a" or "42" would garble the message, and tell little.
 const MASKED_FROM = 3;
+// Quotes around a value in PostgreSQL's and MySQL's messages (`"abc"`, `'abc'`, `(abc)`).
+const OPENING = new Set(['"', "'", "(", "`"]);
+const CLOSING = new Set(['"', "'", ")", "`"]);
+// Array parameters are looked into this deep, and no further (a value is rarely nested more).
+const NESTED = 4;
+
+/**
+ * Where {@linkcode withoutValues} looks for a value: only between quotes or brackets, as
+ * PostgreSQL and MySQL quote one (`invalid input syntax for type integer: "abc"`), so that a value
+ * that is also a word of the database's own (`key`, `duplicate`) leaves that word alone; or
+ * anywhere, for the messages an app raises itself (a SQLite trigger's `RAISE`).
+ */
+export type ValueQuoting = "quoted" | "anywhere";
 
 /**
  * `message` with each bound value that is text of 3 characters or more (a string, a number, a
- * bigint, a Date's ISO form) put as `…`: a database quotes them in its messages (PostgreSQL's
- * `Key (email)=(…) already exists`, MySQL's `Duplicate entry '…'`), and a message is logged.
+ * bigint, a Date's ISO form, the hex of bytes, each element of an array) put as `…`, in any
+ * letter case: a database quotes them in its messages, and a message is logged. A value that
+ * holds a quote or a bracket itself is looked for anywhere. Linear in the message's length for
+ * each value: a client's value cannot make it slow.
  */
-export function withoutValues(message: string, params: readonly unknown[]): string {
-  const texts = params
-    .map((p) =>
-      typeof p === "string"
-        ? p
-        : typeof p === "number" || typeof p === "bigint"
-        ? String(p)
-        : p instanceof Date && !Number.isNaN(p.getTime())
-        ? p.toISOString()
-        : undefined
-    )
-    .filter((t): t is string => t !== undefined && t.length >= MASKED_FROM)
-    // The longest first: a value inside a longer one would leave the rest of the longer showing.
-    .sort((a, b) => b.length - a.length);
-  let out = message;
+export function withoutValues(
+  message: string,
+  params: readonly unknown[],
+  quoting: ValueQuoting = "quoted",
+): string {
+  const texts = new Set<string>();
+  collectTexts(params, texts, 0);
+  if (texts.size === 0) return message;
+  // Case folded where it keeps every index in place (it does for almost every text).
+  const folded = message.toLowerCase();
+  const fold = folded.length === message.length;
+  const haystack = fold ? folded : message;
+  // +1 where a masked stretch starts, -1 where it ends: overlapping stretches sum.
+  const marks = new Int32Array(message.length + 1);
+  let any = false;
   for (const text of texts) {
-    // Again until none is left: a mask beside the rest of a value can make it whole again.
-    while (out.includes(text)) out = out.replaceAll(text, "…");
+    const needle = fold && text.toLowerCase().length === text.length ? text.toLowerCase() : text;
+    const anywhere = quoting === "anywhere" ||
+      [...needle].some((c) => OPENING.has(c) || CLOSING.has(c));
+    // From past each match: an occurrence that overlapped it would start inside it, after a
+    // quote the value holds, and such a value is masked anywhere.
+    for (
+      let i = haystack.indexOf(needle);
+      i !== -1;
+      i = haystack.indexOf(needle, i + needle.length)
+    ) {
+      const end = i + needle.length;
+      if (!anywhere && !(OPENING.has(haystack[i - 1]) && CLOSING.has(haystack[end]))) continue;
+      marks[i]++;
+      marks[end]--;
+      any = true;
+    }
   }
-  return out;
+  if (!any) return message;
+  let out = "";
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i <= message.length; i++) {
+    const before = depth;
+    depth += marks[i];
+    if (before === 0 && depth > 0) out += message.slice(from, i) + "…";
+    if (before > 0 && depth === 0) from = i;
+  }
+  return out + message.slice(from);
+}
+
+function collectTexts(params: readonly unknown[], into: Set<string>, depth: number): void {
+  for (const p of params) {
+    const text = typeof p === "string"
+      ? p
+      : typeof p === "number" || typeof p === "bigint"
+      ? String(p)
+      : p instanceof Date && !Number.isNaN(p.getTime())
+      ? p.toISOString()
+      : p instanceof Uint8Array
+      ? [...p].map((b) => b.toString(16).padStart(2, "0")).join("")
+      : undefined;
+    if (text !== undefined && text.length >= MASKED_FROM) into.add(text);
+    if (Array.isArray(p) && depth < NESTED) collectTexts(p, into, depth + 1);
+  }
 }

@@ -76,8 +76,10 @@ export class DataTelemetry {
   #follow(provider: MeterProvider): void {
     this.#unregister?.();
     this.#unregister = undefined;
-    this.#provider = provider;
     this.#instruments = undefined;
+    // No pool to read (the last one closing): nothing is made, and the next pool observed
+    // follows the provider then.
+    this.#provider = this.#pools.size === 0 ? undefined : provider;
     if (this.#pools.size === 0) return;
     const meter = provider.getMeter("thaw", VERSION);
     const operations = meter.createHistogram("db.client.operation.duration", {

@@ -124,13 +124,22 @@ class MysqlPool implements DataPool {
     );
   }
 
-  // The values a statement was given put as `…` (MySQL quotes them: `Duplicate entry '…'`).
+  // The values a statement was given put as `…`. A duplicate entry is cut to its first
+  // characters (`Duplicate entry '0123…...'`), which masking cannot find: that part goes whole.
   describe(error: MysqlError, params: readonly unknown[] = []): string {
-    return this.#mask(
-      withoutValues(`${messageOf(error)}${error.code ? ` (${error.code})` : ""}`, params),
-    );
+    const message = error.code === "ER_DUP_ENTRY"
+      ? messageOf(error).replace(
+        /^Duplicate entry '[\s\S]*' for key /,
+        "Duplicate entry '…' for key ",
+      )
+      : messageOf(error);
+    return this.#mask(withoutValues(`${message}${error.code ? ` (${error.code})` : ""}`, params));
   }
 
+  /**
+   * The driver's error as a DataError naming the datasource and the statement; not as its cause,
+   * which a logger prints, values and all.
+   */
   statementError(
     error: MysqlError,
     text: string,
@@ -145,7 +154,7 @@ class MysqlPool implements DataPool {
         ? `the connection was lost (${this.describe(error, params)}); the next call gets another`
         : this.describe(error, params),
       ...(error.code === undefined ? {} : { code: error.code }),
-    }, { cause: error });
+    });
   }
 }
 

@@ -90,16 +90,18 @@ class PostgresPool implements DataPool {
     await this.native.end();
   }
 
-  // The values a statement was given put as `…` (PostgreSQL quotes them in its messages).
+  // The values a statement was given put as `…`. Not the detail: it quotes a row's other columns
+  // (`Failing row contains (…)`), a key as an index folded it (`Key (lower(email))=(…)`), bytes
+  // as hex, none of which masking can find.
   #describe(error: PgError, params: readonly unknown[] = []): string {
     const code = error.code && /^[0-9A-Z]{5}$/.test(error.code) ? ` (SQLSTATE ${error.code})` : "";
-    return this.#mask(withoutValues(
-      `${messageOf(error)}${code}${error.detail ? `; detail: ${error.detail}` : ""}`,
-      params,
-    ));
+    return this.#mask(withoutValues(`${messageOf(error)}${code}`, params));
   }
 
-  /** The driver's error as a DataError naming the datasource and the statement. */
+  /**
+   * The driver's error as a DataError naming the datasource and the statement; not as its cause,
+   * which a logger prints, values and all.
+   */
   statementError(
     error: PgError,
     text: string,
@@ -114,7 +116,7 @@ class PostgresPool implements DataPool {
         ? `the connection was lost (${this.#describe(error, params)}); the next call gets another`
         : this.#describe(error, params),
       ...(error.code === undefined ? {} : { code: error.code }),
-    }, { cause: error });
+    });
   }
 }
 

@@ -38,7 +38,8 @@ const PRIMARY: Record<number, string> = {
 // the n-th (from 1) of its list.
 const EXTENDED: Record<number, readonly string[]> = {
   1: ["MISSING_COLLSEQ", "RETRY", "SNAPSHOT"],
-  4: ["ROLLBACK"],
+  // SQLITE_ABORT_ROLLBACK is ABORT | (2 << 8): sqlite3.h has no first one.
+  4: ["", "ROLLBACK"],
   5: ["RECOVERY", "SNAPSHOT", "TIMEOUT"],
   6: ["SHAREDCACHE", "VTAB"],
   8: ["RECOVERY", "CANTLOCK", "ROLLBACK", "DBMOVED", "CANTINIT", "DIRECTORY"],
@@ -107,5 +108,5 @@ export function sqliteCodeName(code: number): string | undefined {
   const primary = PRIMARY[code & 0xff];
   if (primary === undefined) return undefined;
   const extended = code >> 8 === 0 ? undefined : EXTENDED[code & 0xff]?.[(code >> 8) - 1];
-  return `SQLITE_${primary}${extended === undefined ? "" : `_${extended}`}`;
+  return `SQLITE_${primary}${extended ? `_${extended}` : ""}`;
 }

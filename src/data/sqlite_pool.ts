@@ -228,6 +228,10 @@ class SqlitePool implements DataPool {
     this.#writer.release();
   }
 
+  /**
+   * The driver's error as a DataError naming the datasource and the statement; not as its cause,
+   * which a logger prints, values and all.
+   */
   statementError(error: unknown, text: string, params: readonly unknown[]): DataError {
     // node:sqlite's `errcode`, Bun's `errno`: the number, named the same on every runtime.
     const { errcode, errno } = error as { errcode?: unknown; errno?: unknown };
@@ -237,10 +241,14 @@ class SqlitePool implements DataPool {
       datasource: this.name,
       reason: "statement",
       statement: text,
-      // A value raised by the app's own trigger or function may be in it.
-      message: withoutValues(messageOf(error).replace(/ in [\s\S]* at offset \d+$/, ""), params),
+      // SQLite's own messages quote no value; a trigger's RAISE may, anywhere in its text.
+      message: withoutValues(
+        messageOf(error).replace(/ in [\s\S]* at offset \d+$/, ""),
+        params,
+        "anywhere",
+      ),
       ...(typeof code === "string" ? { code } : {}),
-    }, { cause: error });
+    });
   }
 
   async close(): Promise<void> {

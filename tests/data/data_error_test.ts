@@ -26,27 +26,48 @@ describe("data_error", () => {
   });
 
   it("puts each bound value of 3 characters or more as …, however the message holds it", () => {
+    const at = new Date("2024-01-02T03:04:05Z");
     assert.equal(
-      withoutValues("Key (email)=(a@b.c) already exists; id 42, at 2024-01-02T03:04:05.000Z", [
-        "a@b.c",
+      withoutValues("Key (email)=(A@B.c) already exists; id 42, at 2024-01-02T03:04:05.000Z", [
+        "a@b.C",
         42,
-        new Date("2024-01-02T03:04:05Z"),
-      ]),
+        at,
+      ], "anywhere"),
       "Key (email)=(…) already exists; id 42, at …",
+    );
+    // Quoted: only where the value stands between quotes or brackets, the database's way.
+    assert.equal(
+      withoutValues('at "2024-01-02T03:04:05.000Z" or 2024-01-02T03:04:05.000Z', [at]),
+      'at "…" or 2024-01-02T03:04:05.000Z',
+    );
+    // Bytes as hex, and the elements of an array.
+    assert.equal(
+      withoutValues("'0aff10' and (tok-123)", [new Uint8Array([10, 255, 16]), [["tok-123"]]]),
+      "'…' and (…)",
     );
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: "binary", minLength: 3, maxLength: 12 }), {
-          minLength: 1,
-          maxLength: 4,
-        }),
+        // A value holding the mask itself could be made of it; values that hold one are rare.
+        fc.array(
+          fc.string({ unit: "binary", minLength: 3, maxLength: 12 }).filter((v) =>
+            !v.includes("…")
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
         fc.array(fc.string({ unit: "binary", maxLength: 8 }), { maxLength: 6 }),
-        (values, pieces) => {
+        fc.constantFrom(['"', '"'], ["'", "'"], ["(", ")"]),
+        (values, pieces, [open, close]) => {
           // The values spread through the message, next to each other and to the text around.
           const message = pieces.map((p, i) => p + values[i % values.length]).join("") +
             values.join("");
-          const out = withoutValues(message, values);
-          return values.every((v) => !out.includes(v));
+          const anywhere = withoutValues(message, values, "anywhere");
+          // Quoted, as PostgreSQL and MySQL quote a value.
+          const quoted = withoutValues(
+            pieces.map((p, i) => `${p}${open}${values[i % values.length]}${close}`).join(""),
+            values,
+          );
+          const shown = (out: string) => values.some((v) => out.includes(v));
+          return !shown(anywhere) && (pieces.length === 0 || !shown(quoted));
         },
       ),
       propertyOptions(),

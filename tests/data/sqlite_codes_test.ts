@@ -50,7 +50,7 @@ describe("sqliteCodeName", () => {
 if (SQLITE !== undefined) {
   describe("a refused SQLite statement's DataError", () => {
     const open = testPools();
-    it("carries SQLite's code by name, as Bun's driver names it", async () => {
+    it("carries SQLite's code by name, as Bun's driver names it, on every runtime", async () => {
       const sql = new SqlClient((await open("sqlite")).pool);
       await sql.execute`PRAGMA foreign_keys = ON`;
       await sql.execute`CREATE TABLE parents (id INTEGER PRIMARY KEY)`;
@@ -88,9 +88,6 @@ if (SQLITE !== undefined) {
         const error = await rejection(statement());
         assert.equal(error.reason, "statement");
         assert.equal(error.code, code, error.message);
-        // Bun names the code itself: the table agrees with it.
-        const own = (error.cause as { code?: unknown }).code;
-        if (typeof own === "string" && own.startsWith("SQLITE_")) assert.equal(own, code);
       }
     });
   });

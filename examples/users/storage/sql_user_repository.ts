@@ -5,6 +5,10 @@ import { DuplicateEmailError, toUser, UserRepository } from "../src/user_reposit
 
 type Row = { id: unknown; name: unknown; email: unknown };
 
+// The ids the table can hold on both databases (PostgreSQL's INTEGER); one past them names no
+// user, rather than a statement PostgreSQL refuses (numeric value out of range, a 500).
+const isId = (id: number) => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647;
+
 /**
  * Users in the `users` table of the `users` datasource (SQLite by default, PostgreSQL with the
  * `postgres` profile), through its `SqlClient`: every value a bound parameter, SQL that both
@@ -23,6 +27,7 @@ export class SqlUserRepository extends UserRepository {
   }
 
   async findById(id: number): Promise<User | undefined> {
+    if (!isId(id)) return undefined;
     return found(await this.sql.maybeOne<Row>`SELECT id, name, email FROM users WHERE id = ${id}`);
   }
 
@@ -44,6 +49,7 @@ export class SqlUserRepository extends UserRepository {
   }
 
   async update(id: number, input: UserInput): Promise<User | undefined> {
+    if (!isId(id)) return undefined;
     const { name, email } = input;
     try {
       const row = await this.sql.maybeOne<Row>`
@@ -56,6 +62,7 @@ export class SqlUserRepository extends UserRepository {
   }
 
   async delete(id: number): Promise<boolean> {
+    if (!isId(id)) return false;
     return (await this.sql.execute`DELETE FROM users WHERE id = ${id}`).rowsAffected > 0;
   }
 
