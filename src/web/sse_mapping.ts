@@ -14,6 +14,7 @@ import { bringFeature, type FeatureFactory } from "../app_feature.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { onAbandon } from "../http/request_abandon.ts";
 import { type Clock, systemClock, type Timer } from "../runtime/clock.ts";
+import { markStreamed } from "../runtime/streamed_answers.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
@@ -179,6 +180,8 @@ function streamed(
       },
     });
     if (!over) {
+      // Bun's idle timer would cut the stream in a silence longer than its own 10 s.
+      markStreamed(request);
       host.open.add(stream);
       // The request timeout answered 503: the stream is no one's.
       unregister = onAbandon(request, stream.end);

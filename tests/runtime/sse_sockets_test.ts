@@ -14,6 +14,8 @@ import { request, until } from "./raw_client.ts";
 
 // Large events, so that what the sockets' buffers hold is a few of them, whatever the runtime.
 const EVENT_BYTES = 256 * 1024;
+// Bun closes a connection silent for 10 s, its timer ticking every 4 s: past that.
+const PAST_BUNS_IDLE_TIMEOUT_MS = 15_000;
 // Past what the kernel's buffers of a loopback connection and a server's own take (a few MiB).
 const BOUND = 64;
 
@@ -31,6 +33,13 @@ class Feeds {
     } finally {
       state.ended.resolve("finally ran");
     }
+  }
+
+  @SseMapping("/silent")
+  async *silent() {
+    yield "before";
+    await delay(PAST_BUNS_IDLE_TIMEOUT_MS);
+    yield "after";
   }
 
   @SseMapping("/quiet")
@@ -120,5 +129,20 @@ describe(`@SseMapping over sockets on ${RUNTIME}`, () => {
     assert.equal((await reader.read()).done, true);
     await closed;
     assert.deepEqual(lines.lines, []);
+  });
+
+  it("keeps a stream open through a silence longer than Bun's idle timeout", async () => {
+    const app = await bootstrap({
+      controllers: [Feeds],
+      logger: memoryLogger(),
+      config: { server: { sse: { heartbeat: 0 } } },
+    });
+    const own = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true });
+    try {
+      const res = await fetch(`http://127.0.0.1:${own.port}/silent`);
+      assert.equal(await res.text(), "data: before\n\ndata: after\n\n");
+    } finally {
+      await own.close();
+    }
   });
 });
