@@ -115,6 +115,19 @@ class Events {
     await new Promise(() => {});
   }
 
+  @SseMapping("/never-first")
+  neverFirst(): AsyncIterable<unknown> {
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => new Promise<IteratorResult<unknown>>(() => {}),
+        return: () => {
+          finallies.push("never-first");
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      }),
+    };
+  }
+
   @SseMapping("/not-iterable")
   notIterable() {
     return { data: "x" } as unknown as AsyncIterable<unknown>;
@@ -239,6 +252,14 @@ describe("@SseMapping", () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "text/event-stream");
     assert.equal(await res.text(), "");
+  });
+
+  it("is answered 503 by the request timeout before it began, and its iterator returned", async () => {
+    const { app: a } = await app({ server: { "request-timeout": 5 } });
+    const res = await a.fetch(get("/events/never-first"));
+    assert.equal(res.status, 503);
+    assert.equal((await res.json()).handled, "No answer within 5 ms");
+    assert.ok(finallies.includes("never-first"));
   });
 
   it("is not cut by the request timeout once it has begun", async () => {
