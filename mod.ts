@@ -89,6 +89,9 @@ export {
   PostMapping,
   PutMapping,
 } from "./src/web/mapping.ts";
+export { SseMapping } from "./src/web/sse_mapping.ts";
+export type { SseMappingFor } from "./src/web/sse_mapping.ts";
+export type { SseEvent } from "./src/web/sse_frame.ts";
 export {
   PathVariable,
   RequestBody,

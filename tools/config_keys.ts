@@ -13,7 +13,7 @@ const END = "<!-- keys: end -->";
 function typeOf(d: ReturnType<typeof keyDeclarations>[number][1]): string {
   switch (d.type) {
     case "integer":
-      return `integer, ${d.min} to ${d.max === Number.MAX_SAFE_INTEGER ? "2^53 - 1" : d.max}`;
+      return `integer, ${d.min ?? 0} to ${d.max ?? "2^53 - 1"}`;
     case "choice":
       return d.choices!.map((c) => `\`${c}\``).join(" or ");
     case "list":

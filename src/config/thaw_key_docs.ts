@@ -6,6 +6,8 @@ import type { ThawKey } from "./thaw_keys.ts";
  * for a key no longer declared, does not compile.
  */
 export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
+  "server.sse.heartbeat":
+    "The longest silence of an `@SseMapping` stream before a comment line: `15s` when unset, a duration (`500ms`, `PT15S`; a number is ms), `0`: none.",
   "server.port": "The port `listen(app)` serves on (`0`: any free port).",
   "server.hostname": "The address `listen(app)` binds.",
   "server.max-body-size": "The largest request body, in bytes; a larger one is answered 413.",

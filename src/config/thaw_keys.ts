@@ -28,7 +28,9 @@ export interface KeyDeclaration {
   readonly type: KeyType;
   /** The value when the key is absent; none: the feature decides (or it is off). */
   readonly default?: number | boolean | string | readonly string[];
+  /** An integer's least value; 0 when not given. */
   readonly min?: number;
+  /** An integer's greatest value; `Number.MAX_SAFE_INTEGER` when not given. */
   readonly max?: number;
   readonly choices?: readonly string[];
 }
@@ -70,9 +72,12 @@ export const MOVED_KEYS: Readonly<Record<string, string>> = {
 
 /** Thaw's keys. */
 export const THAW_KEYS = {
+  // A duration, read by the feature that `@SseMapping` brings (an app without it never parses one).
+  "server.sse.heartbeat": {
+    type: "feature",
+  },
   "server.port": {
     type: "integer",
-    min: 0,
     max: 65535,
     default: 8080,
   },
@@ -82,32 +87,22 @@ export const THAW_KEYS = {
   },
   "server.max-body-size": {
     type: "integer",
-    min: 0,
-    max: Number.MAX_SAFE_INTEGER,
     default: 1048576,
   },
   "server.multipart.max-file-size": {
     type: "integer",
-    min: 0,
-    max: Number.MAX_SAFE_INTEGER,
     default: 1048576,
   },
   "server.multipart.max-request-size": {
     type: "integer",
-    min: 0,
-    max: Number.MAX_SAFE_INTEGER,
     default: 10485760,
   },
   "server.multipart.max-parts": {
     type: "integer",
-    min: 0,
-    max: Number.MAX_SAFE_INTEGER,
     default: 1000,
   },
   "server.multipart.file-size-threshold": {
     type: "integer",
-    min: 0,
-    max: Number.MAX_SAFE_INTEGER,
     default: 65536,
   },
   "server.multipart.location": {
@@ -119,19 +114,16 @@ export const THAW_KEYS = {
   },
   "server.shutdown-timeout": {
     type: "integer",
-    min: 0,
     max: 86400,
     default: 30,
   },
   "server.shutdown-delay": {
     type: "integer",
-    min: 0,
     max: 86400,
     default: 0,
   },
   "server.request-timeout": {
     type: "integer",
-    min: 0,
     max: MAX_TIMER,
     default: 0,
   },
@@ -180,7 +172,6 @@ export const THAW_KEYS = {
   },
   "management.server.port": {
     type: "integer",
-    min: 0,
     max: 65535,
   },
   "management.server.address": {

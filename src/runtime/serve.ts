@@ -43,6 +43,7 @@ export interface Server {
 import type { BodyArrival } from "../http/body_arrival.ts";
 import type { DenoHost } from "./deno_listener.ts";
 import { checkEvery, DEFAULT_HEADER_TIMEOUT_MS } from "./header_timeout.ts";
+import { isStreamed } from "./streamed_answers.ts";
 import {
   closing,
   exitOnSignals,
@@ -252,10 +253,11 @@ async function serveOnBun(
           watchBodyArrival(request, arrival);
         (env as BunServerLike).timeout(request, waits ? BUN_IDLE_SECONDS : 0);
       },
+      // An event stream's silences are its heartbeats' to bound: none while it runs.
       settled: (request, env) => {
         const method = request.method;
         if (method !== "GET" && method !== "HEAD") unwatchBodyArrival(request);
-        (env as BunServerLike).timeout(request, BUN_IDLE_SECONDS);
+        (env as BunServerLike).timeout(request, isStreamed(request) ? 0 : BUN_IDLE_SECONDS);
       },
     },
   );

@@ -94,6 +94,16 @@ const OPENAPI = [
   "src/openapi/docs_page.ts",
 ];
 
+// `@SseMapping`: its decorator brings the stream, the framing, the key's reading and the clock.
+const SSE = [
+  "src/web/sse_mapping.ts",
+  "src/web/sse_stream.ts",
+  "src/web/sse_frame.ts",
+  "src/runtime/clock.ts",
+  "src/runtime/streamed_answers.ts",
+  "src/config/duration.ts",
+];
+
 describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
   after(() => stop());
 
@@ -149,6 +159,17 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     }
     for (const part of SERVER_ONLY) {
       assert.ok(!has(served.inputs, part), `${part} is in worker.ts's bundle`);
+    }
+  });
+
+  it("event streams are in the bundle of a worker with @SseMapping only", async () => {
+    const [small, sse] = await Promise.all([
+      oneFile("tests/fixtures/small_worker.ts"),
+      oneFile("tests/fixtures/sse_worker.ts"),
+    ]);
+    for (const part of SSE) {
+      assert.ok(!has(small.inputs, part), `${part} is in the small worker's bundle`);
+      assert.ok(has(sse.inputs, part), `${part} is missing from the SSE worker's bundle`);
     }
   });
 

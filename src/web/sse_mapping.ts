@@ -1,0 +1,253 @@
+// `@SseMapping`: a GET route whose method yields events, answered as a `text/event-stream`. The
+// decorator brings everything it needs itself (the stream, the framing, the feature that reads
+// `server.sse.heartbeat` and ends the streams on shutdown): the route compiler knows none of it,
+// and an app without the decorator carries none of it.
+import type { Class } from "../context/class_record.ts";
+import { methodGetter } from "../context/class_record.ts";
+import { awaitedForm } from "../context/awaited_form.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
+import { DefinitionError } from "../context/errors.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { parseDuration } from "../config/duration.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import { bringFeature, type FeatureFactory } from "../app_feature.ts";
+import { HttpRequest } from "../http/http_request.ts";
+import { onAbandon } from "../http/request_abandon.ts";
+import { type Clock, systemClock, type Timer } from "../runtime/clock.ts";
+import { markStreamed } from "../runtime/streamed_answers.ts";
+import type { ParameterBinder } from "./binder.ts";
+import type { Logger } from "./error_responder.ts";
+import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
+import { joinPaths } from "./path_pattern.ts";
+import { controllerRecordChain, ownControllerRecord } from "./route_record.ts";
+import { type EventStream, openEventStream } from "./sse_stream.ts";
+
+/**
+ * The decorator `@SseMapping(path, ...binders)` returns: it compiles only on a method that
+ * returns an `AsyncIterable` (an `async *` method) and takes the arguments its binders give.
+ */
+export type SseMappingFor<P extends string, B extends readonly ParameterBinder[]> = <
+  This,
+  // deno-lint-ignore no-explicit-any
+  M extends (this: This, ...args: any) => AsyncIterable<unknown> | Promise<AsyncIterable<unknown>>,
+>(
+  value: M & SignatureCheck<Parameters<M>, HandlerArguments<B>> & PathCheck<P, B>,
+  context: ClassMethodDecoratorContext<This, M>,
+) => void;
+
+/** What the streams of one app share: its settings, its logger, and those still open. */
+interface SseHost {
+  readonly heartbeatMs: number;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly open: Set<EventStream>;
+  /** The app shuts down: a stream that opens now ends at once. */
+  ending: boolean;
+}
+
+/** `server.sse.heartbeat` when the configuration leaves it out. */
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+const HOSTS = /* @__PURE__ */ new WeakMap<object, SseHost>();
+
+// A controller used outside `bootstrap` (a test calling the route's method) has no feature.
+const LONE: SseHost = {
+  heartbeatMs: DEFAULT_HEARTBEAT_MS,
+  logger: console,
+  clock: systemClock,
+  open: /* @__PURE__ */ new Set(),
+  ending: false,
+};
+
+/**
+ * Maps a method to `GET path` as a stream of server-sent events (`text/event-stream`, not cached,
+ * not buffered by proxies). The method returns an `AsyncIterable`, usually as an `async *`
+ * method: each item it yields is one event. An item `{ data, event?, id?, retry? }` is that
+ * event (`data` a string sent as it is, a multi-line one as several `data:` lines, anything else
+ * as JSON); any other item is sent as JSON data. Binders, middleware, guards and exception
+ * handlers apply as to any mapping: an error before the first event is answered as any error; one
+ * after it ends the stream and is logged. A comment goes out after each `server.sse.heartbeat`
+ * of silence (15 s by default). The client leaving, the request timeout's 503 and a shutdown end
+ * the stream and call the iterator's `return()`, which runs an async generator's `finally`.
+ *
+ * The example, which the docs' checks run (a decorator line cannot sit in a JSDoc example), is in
+ * docs/streaming.md.
+ *
+ * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
+ * @param binders what the method's parameters are bound to, in order: `RequestHeader("Last-Event-ID",
+ * { required: false })` gives the id a reconnecting client last saw
+ *
+ * @see docs/streaming.md#server-sent-events
+ */
+export function SseMapping<
+  const P extends string,
+  const B extends readonly ParameterBinder[],
+>(path: P, ...binders: B): SseMappingFor<P, B> {
+  if (typeof path !== "string") {
+    throw new TypeError(`@SseMapping: the path must be a string, got ${typeof path}`);
+  }
+  // The request comes last, out of the method's sight: the stream reads its signal.
+  const withRequest = Object.freeze([...binders, HttpRequest]);
+  return ((value: unknown, context: ClassMethodDecoratorContext) => {
+    checkDecoratorCall("@SseMapping", value, context);
+    if (context.kind !== "method") {
+      throw new TypeError(`@SseMapping on ${String(context.name)}: methods only`);
+    }
+    const methodName = String(context.name);
+    const get = methodGetter(context);
+    bringFeature(context.metadata, sseFeature);
+    ownControllerRecord(context.metadata).routes.push({
+      httpMethod: "GET",
+      path,
+      binders: withRequest,
+      methodName,
+      isStatic: context.static,
+      get: (instance) => {
+        const type = (instance as object).constructor as Class;
+        const method = awaitedForm(get(instance));
+        const where = `${type.name}.${methodName}`;
+        if (typeof method !== "function") return method;
+        if (method.length > binders.length) {
+          throw new DefinitionError(
+            `${where} (@SseMapping "${path}"): the method takes ${method.length} argument(s) but ` +
+              `${binders.length} binder(s) are given; give a binder for each argument`,
+          );
+        }
+        return streamed(
+          instance as object,
+          method as (...args: unknown[]) => unknown,
+          `${where} (GET ${fullPath(type, path)})`,
+        );
+      },
+    });
+  }) as SseMappingFor<P, B>;
+}
+
+function fullPath(type: Class, path: string): string {
+  let prefix = "";
+  for (const record of controllerRecordChain(type)) prefix = record.prefix ?? prefix;
+  return joinPaths(prefix, path);
+}
+
+const HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  // nginx (and the proxies that read it) would otherwise hold the events back in its buffer.
+  "x-accel-buffering": "no",
+} as const;
+
+// The route's method as the handler calls it: the bean's method, its result turned into the
+// answer once the stream has begun (a promise that rejects with an error before that).
+function streamed(
+  bean: object,
+  method: (...args: unknown[]) => unknown,
+  label: string,
+): (...args: unknown[]) => Promise<Response> {
+  return async (...args) => {
+    const request = (args.pop() as HttpRequest).getRaw();
+    const result = await method.apply(bean, args);
+    const iterate = (result as { [Symbol.asyncIterator]?: unknown } | null | undefined)?.[
+      Symbol.asyncIterator
+    ];
+    if (typeof iterate !== "function") {
+      throw new TypeError(
+        `${label} returned ${result === null ? "null" : typeof result}, not an AsyncIterable: ` +
+          "an @SseMapping method is an async * method, or returns an AsyncIterable",
+      );
+    }
+    const iterator = iterate.call(result) as AsyncIterator<unknown>;
+    const headers = { ...HEADERS };
+    if (request.method === "HEAD") {
+      // Only the head goes: the events are never asked for.
+      await iterator.return?.();
+      return new Response(null, { headers });
+    }
+    const host = HOSTS.get(bean) ?? LONE;
+    let unregister = () => {};
+    let over = false;
+    let stream: EventStream | undefined = undefined;
+    stream = openEventStream(iterator, {
+      heartbeatMs: host.heartbeatMs,
+      clock: host.clock,
+      // Deno's server also aborts the signal once an answer has gone, and warns whoever reads it
+      // of that: there, a client that left before the first event is seen at the first write.
+      signal: "Deno" in globalThis ? undefined : request.signal,
+      failed: (error) => log(host.logger, label, error),
+      ended: () => {
+        over = true;
+        unregister();
+        if (stream !== undefined) host.open.delete(stream);
+      },
+    });
+    if (!over) {
+      // Bun's idle timer would cut the stream in a silence longer than its own 10 s.
+      markStreamed(request);
+      host.open.add(stream);
+      // The request timeout answered 503: the stream is no one's.
+      unregister = onAbandon(request, stream.end);
+      if (host.ending) stream.end();
+    }
+    await stream.begun;
+    return new Response(stream.body, { headers });
+  };
+}
+
+function log(logger: Logger, label: string, error: unknown): void {
+  try {
+    logger.error(`[thaw] ${label}: the event stream failed after it began, and ended:`, error);
+  } catch {
+    // A logger that throws must not turn one failure into two.
+  }
+}
+
+// Once per app: the settings of its streams, and their end when it shuts down (once the
+// shutdown delay is over, when the server stops accepting), well within server.shutdown-timeout.
+const sseFeature: FeatureFactory = (host) => {
+  const sse: SseHost = {
+    heartbeatMs: heartbeatOf(host.settings),
+    logger: host.logger,
+    clock: systemClock,
+    open: new Set(),
+    ending: false,
+  };
+  for (const bean of host.context.beans()) {
+    if (typeof bean.instance === "object" && bean.instance !== null) {
+      HOSTS.set(bean.instance, sse);
+    }
+  }
+  const endAll = () => {
+    sse.ending = true;
+    for (const stream of [...sse.open]) stream.end();
+  };
+  let timer: Timer | undefined;
+  return {
+    stopAccepting: () => {
+      const delayMs = host.settings.get("server.shutdown-delay") * 1000;
+      if (delayMs === 0) endAll();
+      else timer ??= sse.clock.after(delayMs, endAll);
+    },
+    close: {
+      announce: () => {
+        timer?.cancel();
+        endAll();
+        return Promise.resolve(undefined);
+      },
+    },
+  };
+};
+
+/** `server.sse.heartbeat` in milliseconds: a duration as Spring Boot reads it; 0 for none. */
+export function heartbeatOf(settings: ThawSettings): number {
+  const value = settings.get("server.sse.heartbeat");
+  if (value === undefined || value === null) return DEFAULT_HEARTBEAT_MS;
+  const ms = typeof value === "number" || typeof value === "string"
+    ? parseDuration(value)
+    : undefined;
+  if (ms === undefined) {
+    throw new ConfigError(
+      `${settings.where("server.sse.heartbeat")} must be a duration (15s, 500ms, PT15S; a bare ` +
+        `number is milliseconds; 0: no heartbeat), got ${JSON.stringify(value)}`,
+    );
+  }
+  return ms;
+}
