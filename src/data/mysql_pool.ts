@@ -21,7 +21,7 @@ import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
-import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
+import type { ResolvedPoolSettings } from "./pool_settings.ts";
 
 interface MysqlError extends Error {
   code?: string | undefined;
@@ -29,7 +29,7 @@ interface MysqlError extends Error {
 }
 
 /** Opens the pool of a MySQL or MariaDB datasource; nothing connects before the first call. */
-export function openMysqlPool(datasource: Datasource, settings: PoolSettings): DataPool {
+export function openMysqlPool(datasource: Datasource, settings: ResolvedPoolSettings): DataPool {
   return new MysqlPool(datasource, settings);
 }
 
@@ -46,8 +46,7 @@ class MysqlPool implements DataPool {
   readonly held: HeldConnections = new HeldConnections();
   #closed = false;
 
-  constructor(datasource: Datasource, settings: PoolSettings) {
-    const s = resolvePoolSettings(datasource.name, settings);
+  constructor(datasource: Datasource, s: ResolvedPoolSettings) {
     this.name = datasource.name;
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;

@@ -13,7 +13,7 @@ import { openSqlitePool } from "./sqlite_pool.ts";
  */
 export async function openPool(datasource: Datasource, settings: PoolSettings): Promise<DataPool> {
   // Checked before a driver loads, so a typo fails the same with or without it.
-  resolvePoolSettings(datasource.name, settings);
+  const resolved = resolvePoolSettings(datasource.name, settings);
   const need = (packages: string[], what: string) => driverPackages(datasource, packages, what);
   switch (datasource.kind) {
     case "postgres": {
@@ -21,16 +21,16 @@ export async function openPool(datasource: Datasource, settings: PoolSettings): 
         () => import("./postgres_pool.ts"),
         need(["pg", "pg-connection-string"], "the pg driver"),
       );
-      return openPostgresPool(datasource, settings);
+      return openPostgresPool(datasource, resolved);
     }
     case "mysql": {
       const { openMysqlPool } = await importOptional(
         () => import("./mysql_pool.ts"),
         need(["mysql2"], "the mysql2 driver"),
       );
-      return openMysqlPool(datasource, settings);
+      return openMysqlPool(datasource, resolved);
     }
     case "sqlite":
-      return openSqlitePool(datasource, settings);
+      return openSqlitePool(datasource, resolved);
   }
 }

@@ -18,15 +18,17 @@ import type { Datasource } from "../migrate/sql/datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
-import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
+import type { ResolvedPoolSettings } from "./pool_settings.ts";
 
 interface PgError extends Error {
   code?: string | undefined;
-  detail?: string | undefined;
 }
 
 /** Opens the pool of a PostgreSQL datasource; nothing connects before the first call. */
-export function openPostgresPool(datasource: Datasource, settings: PoolSettings): DataPool {
+export function openPostgresPool(
+  datasource: Datasource,
+  settings: ResolvedPoolSettings,
+): DataPool {
   return new PostgresPool(datasource, settings);
 }
 
@@ -39,8 +41,7 @@ class PostgresPool implements DataPool {
   readonly #mask: (text: string) => string;
   #closed = false;
 
-  constructor(datasource: Datasource, settings: PoolSettings) {
-    const s = resolvePoolSettings(datasource.name, settings);
+  constructor(datasource: Datasource, s: ResolvedPoolSettings) {
     this.name = datasource.name;
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;

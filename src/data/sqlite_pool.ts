@@ -26,11 +26,7 @@ import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
 import { WriterLock } from "./writer_lock.ts";
-import {
-  type PoolSettings,
-  type ResolvedPoolSettings,
-  resolvePoolSettings,
-} from "./pool_settings.ts";
+import type { ResolvedPoolSettings } from "./pool_settings.ts";
 
 /** One SQLite handle, whichever module opened it. */
 interface SqliteHandle {
@@ -39,7 +35,7 @@ interface SqliteHandle {
 }
 
 /** Opens the pool of a SQLite datasource; the file is opened (and its folder made) on first use. */
-export function openSqlitePool(datasource: Datasource, settings: PoolSettings): DataPool {
+export function openSqlitePool(datasource: Datasource, settings: ResolvedPoolSettings): DataPool {
   return new SqlitePool(datasource, settings);
 }
 
@@ -65,10 +61,10 @@ class SqlitePool implements DataPool {
   #opener: Promise<(path: string) => SqliteHandle> | undefined;
   readonly #writer = new WriterLock();
 
-  constructor(datasource: Datasource, settings: PoolSettings) {
+  constructor(datasource: Datasource, settings: ResolvedPoolSettings) {
     this.name = datasource.name;
     this.#location = datasource.location;
-    this.#settings = resolvePoolSettings(datasource.name, settings);
+    this.#settings = settings;
     this.maxSize = this.#location === ":memory:" ? 1 : this.#settings.maxSize;
   }
 

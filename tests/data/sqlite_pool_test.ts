@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openSqlitePool } from "../../src/data/sqlite_pool.ts";
+import { POOL_DEFAULTS } from "../../src/data/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { rejection, testPools } from "./pools.ts";
 import { RUNTIME } from "../runtime.ts";
@@ -17,7 +18,7 @@ describe("sqlite_pool", () => {
         strictOrder: false,
         validateOnMigrate: false,
         table: "framework_migrations",
-      }, {});
+      }, POOL_DEFAULTS);
       const error = await rejection(pool.acquire());
       assert.equal(error.reason, "connect");
       assert.match(
@@ -117,7 +118,7 @@ describe("sqlite_pool", () => {
     assert.deepEqual(await sql.query`PRAGMA journal_mode`, [{ journal_mode: "delete" }]);
     await admin.query("COMMIT");
     // A pool that opens the file free switches it, and the file stays so.
-    const next = new SqlClient(openSqlitePool(datasource, {}));
+    const next = new SqlClient(openSqlitePool(datasource, POOL_DEFAULTS));
     try {
       assert.deepEqual(await next.query`PRAGMA journal_mode`, [{ journal_mode: "wal" }]);
       assert.deepEqual(await next.query`SELECT v FROM t ORDER BY v`, [
