@@ -129,6 +129,9 @@ function optionsOf(target: object, method: string): TransactionalOptions {
 class TransactionInterceptor implements MethodInterceptor {
   readonly #clients: ReadonlyMap<string, SqlClient>;
   readonly #primary: SqlClient;
+  // Each method's client and options, by the bean's class: worked out at its first call, not at
+  // every one (the options are the class's, checked when it was decorated).
+  readonly #plans = new WeakMap<object, Map<string, Plan>>();
 
   constructor(clients: ReadonlyMap<string, SqlClient>, primary: SqlClient) {
     this.#clients = clients;
@@ -151,17 +154,38 @@ class TransactionInterceptor implements MethodInterceptor {
   };
 
   intercept({ target, method }: MethodInvocation, next: () => unknown): Promise<unknown> {
-    const { datasource, ...options } = optionsOf(target, method);
-    const client = datasource === undefined ? this.#primary : this.#clients.get(datasource);
-    if (client === undefined) {
-      return Promise.reject(
-        new DataError({
+    let plan: Plan;
+    try {
+      plan = this.#plan(target, method);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return plan.client.transaction(next as () => Promise<unknown>, plan.options);
+  }
+
+  #plan(target: object, method: string): Plan {
+    const type = (target as { constructor: object }).constructor;
+    let plans = this.#plans.get(type);
+    if (plans === undefined) this.#plans.set(type, plans = new Map());
+    let plan = plans.get(method);
+    if (plan === undefined) {
+      const { datasource, ...options } = optionsOf(target, method);
+      const client = datasource === undefined ? this.#primary : this.#clients.get(datasource);
+      // bootstrap refuses a @Transactional naming no datasource before any call can come.
+      if (client === undefined) {
+        throw new DataError({
           datasource: String(datasource),
           reason: "transaction",
           message: `no such datasource, for @Transactional on ${method}()`,
-        }),
-      );
+        });
+      }
+      plans.set(method, plan = { client, options });
     }
-    return client.transaction(next as () => Promise<unknown>, options);
+    return plan;
   }
+}
+
+interface Plan {
+  readonly client: SqlClient;
+  readonly options: TransactionOptions;
 }

@@ -257,6 +257,44 @@ for (const kind of KINDS.filter((k) => k !== "sqlite")) {
   });
 }
 
+describe("@Transactional on a class and its subclass", () => {
+  it("runs each class's own options, call after call", async () => {
+    const main = await database(KINDS[0], "main");
+    @Service()
+    class Notes {
+      @Autowired(SqlClient)
+      sql!: SqlClient;
+      @Transactional({ readOnly: true })
+      async add(v: string): Promise<void> {
+        await this.sql.execute`INSERT INTO items (v) VALUES (${v})`;
+      }
+    }
+    @Service()
+    class WritableNotes extends Notes {
+      @Transactional()
+      override async add(v: string): Promise<void> {
+        await super.add(v);
+      }
+    }
+    const app = await started([main.entry], [Notes, WritableNotes]);
+    try {
+      const sql = app.getBean(SqlClient);
+      await sql.execute`CREATE TABLE items (v VARCHAR(20))`;
+      // Alternating, so that what the first call of one class worked out is not the other's.
+      for (let i = 0; i < 2; i++) {
+        await app.getBean(WritableNotes).add(`w${i}`);
+        await assert.rejects(app.getBean(Notes).add(`r${i}`), DataError);
+      }
+      assert.deepEqual(
+        (await sql.query<{ v: string }>`SELECT v FROM items ORDER BY v`).map((r) => r.v),
+        ["w0", "w1"],
+      );
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("data(): what stops bootstrap", () => {
   const kind = KINDS[0];
 
