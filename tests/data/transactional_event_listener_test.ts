@@ -2,7 +2,7 @@
 // ended in, BEFORE_COMMIT runs inside it, and an event published outside any is heard only with
 // fallbackExecution.
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   type Application,
   ApplicationEventPublisher,
@@ -11,24 +11,14 @@ import {
   Service,
 } from "../../mod.ts";
 import { data, SqlClient, Transactional, TransactionalEventListener } from "../../data.ts";
-import {
-  createDatabase,
-  DB_PASSWORD,
-  DB_USER,
-  KINDS,
-  type TestDatabase,
-} from "../migrate/sql/databases.ts";
-import { suiteTempDirs } from "../temp_dir.ts";
+import { KINDS } from "../migrate/sql/databases.ts";
+import { datasourceEntries } from "./pools.ts";
 
 class Placed {
   constructor(readonly id: string) {}
 }
 
-const admins: TestDatabase[] = [];
-after(async () => {
-  for (const admin of admins) await admin.close();
-});
-const tempDir = suiteTempDirs();
+const database = datasourceEntries();
 
 for (const kind of KINDS) {
   describe(`@TransactionalEventListener on ${kind}`, () => {
@@ -84,17 +74,9 @@ for (const kind of KINDS) {
     async function app(): Promise<
       { app: Application; rows: (table: string) => Promise<string[]> }
     > {
-      const dir = await tempDir("thaw-tx-events-");
-      const admin = await createDatabase(kind, dir, `e${crypto.randomUUID().slice(0, 8)}`);
-      admins.push(admin);
+      const { entry, admin } = await database(kind, "main");
       const app = await bootstrap({
-        config: {
-          datasource: [{
-            name: "main",
-            url: admin.url,
-            ...(kind === "sqlite" ? {} : { username: DB_USER, password: DB_PASSWORD }),
-          }],
-        },
+        config: { datasource: [entry] },
         components: [Listeners, Orders],
         data: data(),
       });
@@ -176,18 +158,11 @@ describe("@TransactionalEventListener: its datasource after the end", () => {
           await this.events.publishEvent(new Placed("x"));
         }
       }
-      const dir = await tempDir("thaw-tx-events-");
-      const admin = await createDatabase(kind, dir, `e${crypto.randomUUID().slice(0, 8)}`);
-      admins.push(admin);
+      const { entry } = await database(kind, "main", {
+        pool: { "max-size": 1, "acquire-timeout": "30s" },
+      });
       const app = await bootstrap({
-        config: {
-          datasource: [{
-            name: "main",
-            url: admin.url,
-            ...(kind === "sqlite" ? {} : { username: DB_USER, password: DB_PASSWORD }),
-            pool: { "max-size": 1, "acquire-timeout": "30s" },
-          }],
-        },
+        config: { datasource: [entry] },
         components: [Counter, Placing],
         data: data(),
       });
@@ -215,9 +190,7 @@ describe("@TransactionalEventListener: its datasource after the end", () => {
         heard.push("completion");
       }
     }
-    const dir = await tempDir("thaw-tx-events-");
-    const admin = await createDatabase("postgres", dir, `e${crypto.randomUUID().slice(0, 8)}`);
-    admins.push(admin);
+    const { entry } = await database("postgres", "main", { pool: { "max-size": 1 } });
     @Service()
     class Caught {
       @Autowired(SqlClient)
@@ -231,15 +204,7 @@ describe("@TransactionalEventListener: its datasource after the end", () => {
       }
     }
     const app = await bootstrap({
-      config: {
-        datasource: [{
-          name: "main",
-          url: admin.url,
-          username: DB_USER,
-          password: DB_PASSWORD,
-          pool: { "max-size": 1 },
-        }],
-      },
+      config: { datasource: [entry] },
       components: [Heard, Caught],
       data: data(),
     });
