@@ -101,6 +101,34 @@ describe("DataTelemetry", () => {
       api.metrics.disable();
     }
   });
+
+  it("reads a pool opened after the last one closed, though a statement came in between", async () => {
+    const reader = new CollectingReader();
+    api.metrics.disable();
+    api.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    try {
+      const pool = (name: string): DataPool => ({
+        name,
+        kind: "sqlite",
+        maxSize: 4,
+        native: undefined,
+        idleCount: () => 0,
+        acquire: () => Promise.reject(new Error("not used")),
+        close: () => Promise.resolve(),
+      });
+      const datasource = (name: string) =>
+        ({ name, kind: "sqlite", location: ":memory:" }) as Datasource;
+      const telemetry = new DataTelemetry(api);
+      await telemetry.observe(pool("first"), datasource("first")).close();
+      // A statement of the closing pool, with no pool left to read.
+      telemetry.instruments();
+      telemetry.observe(pool("second"), datasource("second"));
+      const points = await reader.points("db.client.connection.max");
+      assert.equal(valueOf(points, { "db.client.connection.pool.name": "second" }), 4);
+    } finally {
+      api.metrics.disable();
+    }
+  });
 });
 
 for (const kind of KINDS) {
