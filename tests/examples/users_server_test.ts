@@ -249,6 +249,19 @@ describe("examples/users/main.ts as a process (npm start)", () => {
     await assert.rejects(stat(join(cwd.path, "data")), "nothing was created");
   });
 
+  it("stops on a configuration it cannot read with one line and exit code 2, no stack trace", async () => {
+    await using cwd = await tempDir("thaw-users-main-");
+    // The postgres profile's password is ${USERS_DB_PASSWORD}, with no default.
+    const { code, out, err } = await runToEnd(cwd.path, { THAW_PROFILES_ACTIVE: "postgres" });
+    assert.equal(code, 2, out + err);
+    assert.match(
+      err,
+      /^users app not started: \S+application-postgres\.yml:\d+: datasource\[0\]\.password uses \$\{USERS_DB_PASSWORD\}, which is not set/,
+    );
+    assert.equal(err.trim().split("\n").length, 1, err);
+    assert.doesNotMatch(out, /Thaw listening/);
+  });
+
   it("stops on a migration that fails with one line (the file, the database's reason) and the runner's exit code", async () => {
     await using cwd = await tempDir("thaw-users-main-");
     // A users table made by hand: 001-create-users.sql's CREATE TABLE meets it.
