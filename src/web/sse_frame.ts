@@ -19,6 +19,8 @@ const FIELDS: ReadonlySet<string> = /* @__PURE__ */ new Set(["data", "event", "i
 
 // What ends a line in the stream, and NUL, which makes a browser drop an `id`.
 const BREAKS = /[\r\n\0]/;
+// A lone surrogate: UTF-8 cannot carry it, and the encoder would send U+FFFD in its place.
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LINES = /\r\n|\r|\n/;
 
 /** A comment line: nothing a client dispatches, but bytes that keep proxies from closing. */
@@ -66,6 +68,7 @@ export function sseFrame(item: unknown): string {
   if (typeof data !== "string") {
     throw new TypeError(`an event's data must be a string or have a JSON form, got ${typeof data}`);
   }
+  if (LONE.test(data)) throw new TypeError(LONE_MESSAGE("data"));
   for (const line of data.split(LINES)) frame += `data: ${line}\n`;
   return `${frame}\n`;
 }
@@ -80,6 +83,7 @@ function field(name: string, value: unknown, number: boolean): string {
         typeof value,
     );
   }
+  if (LONE.test(text)) throw new TypeError(LONE_MESSAGE(name));
   if (BREAKS.test(text)) {
     throw new TypeError(
       `an event's ${name} must not hold CR, LF or NUL (it would end the field), got ` +
@@ -87,4 +91,9 @@ function field(name: string, value: unknown, number: boolean): string {
     );
   }
   return text;
+}
+
+function LONE_MESSAGE(name: string): string {
+  return `an event's ${name} must not hold a lone surrogate: UTF-8 cannot carry it, and it would ` +
+    "reach the client changed (U+FFFD)";
 }

@@ -133,12 +133,26 @@ export function openEventStream(
       inflight = undefined;
       return fail(error, false);
     }
+    let done: boolean;
+    let value: unknown;
+    try {
+      // Read here, not bare: an iterator may break the protocol (a result that is no object, a
+      // `done` getter that throws), and the pull that began the stream has no one to reject to.
+      if (typeof result !== "object" || result === null) {
+        throw new TypeError(`the iterator's next() gave ${String(result)}, not a result object`);
+      }
+      done = Boolean(result.done);
+      value = done ? undefined : result.value;
+    } catch (error) {
+      inflight = undefined;
+      return fail(error, true);
+    }
     inflight = undefined;
     if (ended) return;
-    if (result.done) return finish(false);
+    if (done) return finish(false);
     let frame: string;
     try {
-      frame = sseFrame(result.value);
+      frame = sseFrame(value);
     } catch (error) {
       return fail(error, true);
     }

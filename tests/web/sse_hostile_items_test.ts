@@ -1,4 +1,4 @@
-// Review findings on the event stream: an iterator that breaks the iterator protocol, and an
+// The event stream against an iterator that breaks the iterator protocol, and an
 // `id` the UTF-8 encoding would change without a word.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -53,5 +53,15 @@ describe("sseFrame and lone surrogates", () => {
     // docs/streaming.md: an id is refused rather than changed, "so that no id changes without a
     // word"; TextEncoder sends "a\uD800" as "a\uFFFD", and the client echoes that back.
     assert.throws(() => sseFrame({ data: "x", id: "a\uD800" }), TypeError);
+  });
+
+  it("refuses one in an event name or in data, either half; a whole pair goes as it is", () => {
+    for (const lone of ["\uD800", "\uDC00", "a\uDBFFb", "\uDC00\uD800"]) {
+      assert.throws(() => sseFrame({ data: "x", event: lone }), /lone surrogate/);
+      assert.throws(() => sseFrame({ data: lone }), /lone surrogate/);
+    }
+    assert.equal(sseFrame({ data: "\uD83D\uDE00", id: "\uD83D\uDE00" }), "id: 😀\ndata: 😀\n\n");
+    // As JSON, a lone surrogate is escaped (\ud800): it goes.
+    assert.equal(sseFrame({ data: { s: "\uD800" } }), 'data: {"s":"\\ud800"}\n\n');
   });
 });
