@@ -253,11 +253,14 @@ async function serveOnBun(
           watchBodyArrival(request, arrival);
         (env as BunServerLike).timeout(request, waits ? BUN_IDLE_SECONDS : 0);
       },
-      // An event stream's silences are its heartbeats' to bound: none while it runs.
+      // An event stream's silences are its heartbeats' to bound: none while it runs, and the
+      // kept-alive connection's timeout back once it ends.
       settled: (request, env) => {
         const method = request.method;
         if (method !== "GET" && method !== "HEAD") unwatchBodyArrival(request);
-        (env as BunServerLike).timeout(request, isStreamed(request) ? 0 : BUN_IDLE_SECONDS);
+        const server = env as BunServerLike;
+        const streaming = isStreamed(request, () => server.timeout(request, BUN_IDLE_SECONDS));
+        server.timeout(request, streaming ? 0 : BUN_IDLE_SECONDS);
       },
     },
   );

@@ -14,7 +14,7 @@ import { bringFeature, type FeatureFactory } from "../app_feature.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { onAbandon } from "../http/request_abandon.ts";
 import { type Clock, systemClock, type Timer } from "../runtime/clock.ts";
-import { markStreamed } from "../runtime/streamed_answers.ts";
+import { markStreamed, streamEnded } from "../runtime/streamed_answers.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
@@ -175,19 +175,21 @@ function streamed(
       failed: (error) => log(host.logger, label, error),
       ended: () => {
         over = true;
+        streamEnded(request);
         unregister();
         if (stream !== undefined) host.open.delete(stream);
       },
     });
     if (!over) {
-      // Bun's idle timer would cut the stream in a silence longer than its own 10 s.
-      markStreamed(request);
       host.open.add(stream);
       // The request timeout answered 503: the stream is no one's.
       unregister = onAbandon(request, stream.end);
       if (host.ending) stream.end();
     }
     await stream.begun;
+    // Bun's idle timer would cut the stream in a silence longer than its own 10 s; an error
+    // answered before the first event, or a stream already over, is not one.
+    if (!over) markStreamed(request);
     return new Response(stream.body, { headers });
   };
 }
