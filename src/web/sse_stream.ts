@@ -133,30 +133,16 @@ export function openEventStream(
       inflight = undefined;
       return fail(error, false);
     }
-    let done: boolean;
-    let value: unknown;
-    try {
-      // Read here, not bare: an iterator may break the protocol (a result that is no object, a
-      // `done` getter that throws), and the pull that began the stream has no one to reject to.
-      if (typeof result !== "object" || result === null) {
-        throw new TypeError(`the iterator's next() gave ${String(result)}, not a result object`);
-      }
-      done = Boolean(result.done);
-      value = done ? undefined : result.value;
-    } catch (error) {
-      inflight = undefined;
-      return fail(error, true);
-    }
     inflight = undefined;
     if (ended) return;
-    if (done) return finish(false);
-    let frame: string;
+    let frame: string | undefined;
     try {
-      frame = sseFrame(value);
+      frame = nextFrame(result);
     } catch (error) {
       return fail(error, true);
     }
-    write(frame);
+    if (frame === undefined) finish(false);
+    else write(frame);
   }
   function leave(): void {
     finish(true);
@@ -169,6 +155,16 @@ export function openEventStream(
     void step();
   }
   return stream;
+}
+
+// The frame of an iterator's result; none once it is done. Read inside the caller's catch, not
+// bare: an iterator may break the protocol (a result that is no object, a `done` getter that
+// throws), and the pull that began the stream has no one to reject to.
+function nextFrame(result: IteratorResult<unknown>): string | undefined {
+  if (typeof result !== "object" || result === null) {
+    throw new TypeError(`the iterator's next() gave ${String(result)}, not a result object`);
+  }
+  return result.done ? undefined : sseFrame(result.value);
 }
 
 // Calls the iterator's `return()`: what it throws or rejects with (a `finally` that fails) is the
