@@ -92,6 +92,8 @@ export {
 export { SseMapping } from "./src/web/sse_mapping.ts";
 export type { SseMappingFor } from "./src/web/sse_mapping.ts";
 export type { SseEvent } from "./src/web/sse_frame.ts";
+export { WebSocketMapping } from "./src/web/websocket_mapping.ts";
+export type { WebSocketHandlers, WebSocketMappingFor } from "./src/web/websocket_mapping.ts";
 export {
   PathVariable,
   RequestBody,

@@ -32,7 +32,7 @@ export interface AppFeature {
   /** What observes every request, outermost first. */
   readonly observers?: readonly RequestObserver[];
   /** What `listen` and the other entry points read of it: a port of its own, a document. */
-  readonly internals?: Partial<Pick<ApplicationInternals, "management" | "openapi">>;
+  readonly internals?: Partial<Pick<ApplicationInternals, "management" | "openapi" | "websocket">>;
   /**
    * Once the app is compiled, before it serves. A feature whose step fails undoes its own part;
    * `bootstrap` closes the features that are up (made, and started if they have this step), then

@@ -44,6 +44,11 @@ export interface ApplicationInternals {
    * checks before it serves.
    */
   readonly uploads?: { readonly folder: string; readonly where: string };
+  /**
+   * Where the app maps WebSockets: what `listen` has its server take upgrades with (Bun's
+   * socket handler, Node's `ws` server, bounded to the largest message).
+   */
+  readonly websocket?: { readonly maxMessageSize: number };
   /** What the start line of `listen` says: when `bootstrap` began, and what it wired. */
   readonly started: {
     readonly at: number;

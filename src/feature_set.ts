@@ -17,7 +17,7 @@ export interface FeatureSet {
   /** What observes every request, outermost first. */
   readonly observers: readonly RequestObserver[];
   /** What the features give `listen` and the other entry points. */
-  readonly internals: Partial<Pick<ApplicationInternals, "management" | "openapi">>;
+  readonly internals: Partial<Pick<ApplicationInternals, "management" | "openapi" | "websocket">>;
   /**
    * Runs each `started` step in turn, once the app is compiled. A step that fails undid its own
    * feature's part; its feature, and those after it, are not up: `close()` leaves them out.

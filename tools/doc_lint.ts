@@ -6,7 +6,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 //    an npm package's exported type as "private" (denoland/deno#27364; the upstream fix covers
 //    remote modules, not npm packages read from node_modules). `Application.hono` is Hono's own
 //    app type on purpose, as middleware is Hono's own `MiddlewareHandler`, `Context` and `Next`,
-//    so that Hono's middleware fits as it is: those findings are allowed, by their exact messages.
+//    and a socket's handlers Hono's own `WSEvents`, so that Hono's middleware and socket handlers
+//    fit as they are: those findings are allowed, by their exact messages.
 // 2. Every example `deno test --doc` runs asserts with `node:assert/strict`: an example that states
 //    its result in a comment passes whatever the code does, so a wrong one would go unseen. Read
 //    in the entry files given and in every module under src/.
@@ -16,6 +17,7 @@ const ALLOWED = [
   `public type 'Middleware["handle"]' references private type 'Context'`,
   `public type 'Middleware["handle"]' references private type 'Next'`,
   `public type 'MiddlewareItem' references private type 'MiddlewareHandler'`,
+  `public type 'WebSocketHandlers' references private type 'WSEvents'`,
 ];
 
 // The languages `deno test --doc` runs; a block that names none takes the module's (TypeScript).

@@ -8,6 +8,10 @@ import type { ThawKey } from "./thaw_keys.ts";
 export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "server.sse.heartbeat":
     "The longest silence of an `@SseMapping` stream before a comment line: `15s` when unset, a duration (`500ms`, `PT15S`; a number is ms), `0`: none.",
+  "server.websocket.max-message-size":
+    "The largest message a `@WebSocketMapping` socket takes, in bytes: `1048576` (1 MiB) when unset; a larger one closes it with 1009.",
+  "server.websocket.allowed-origins":
+    "Origins (`https://app.example.com`, `*`: any) whose pages may open a `@WebSocketMapping` socket beside the app's own host: none when unset; a text is split on `,`.",
   "server.port": "The port `listen(app)` serves on (`0`: any free port).",
   "server.hostname": "The address `listen(app)` binds.",
   "server.max-body-size": "The largest request body, in bytes; a larger one is answered 413.",

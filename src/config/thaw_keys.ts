@@ -66,14 +66,20 @@ const MAX_TIMER = 2 ** 31 - 1;
  */
 export const MOVED_KEYS: Readonly<Record<string, string>> = {
   "management.health.enabled": "the health endpoints are the actuator's: pass " +
-    'bootstrap({ actuator: actuator() }), import { actuator } from "@thaw/thaw/actuator"; it ' +
-    "serves health unless management.endpoints.web.exposure says otherwise",
+    'bootstrap({ actuator: actuator() }), import { actuator } from "@thaw/thaw/actuator"',
 };
 
 /** Thaw's keys. */
 export const THAW_KEYS = {
   // A duration, read by the feature that `@SseMapping` brings (an app without it never parses one).
   "server.sse.heartbeat": {
+    type: "feature",
+  },
+  // Read by the feature that `@WebSocketMapping` brings, as the heartbeat is.
+  "server.websocket.max-message-size": {
+    type: "feature",
+  },
+  "server.websocket.allowed-origins": {
     type: "feature",
   },
   "server.port": {

@@ -42,9 +42,12 @@ export function accessLogLine(entry: AccessLogEntry): string {
   );
 }
 
-// Node's adapter and the others give a path as the client sent it, percent-encoding aside; it is
-// cut so that one request cannot fill the log.
-function pathOf(url: string): string {
+/**
+ * The path of `url` as the client sent it (Node's adapter and the others keep it so, percent-
+ * encoding aside), without the query, cut at 2,048 characters so that one request cannot fill the
+ * log.
+ */
+export function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0) return "/";
   const end = url.indexOf("?", start);

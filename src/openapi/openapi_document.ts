@@ -539,9 +539,10 @@ function isBody(binder: ParameterBinder): binder is Extract<Binder, { kind: "bod
 
 function isValue(
   binder: ParameterBinder,
-): binder is Exclude<Binder, { kind: "body" } | { kind: "part" }> {
-  return typeof binder === "object" && binder !== null && binder.kind !== "body" &&
-    binder.kind !== "part";
+): binder is Extract<Binder, { kind: "path" | "param" | "header" }> {
+  // Only these: a mapping may pass the route's own arguments (a WebSocket's context) as binders.
+  return typeof binder === "object" && binder !== null &&
+    (binder.kind === "path" || binder.kind === "param" || binder.kind === "header");
 }
 
 function isPart(binder: ParameterBinder): binder is Extract<Binder, { kind: "part" }> {

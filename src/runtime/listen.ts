@@ -39,6 +39,7 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
       ...internals.serve,
       port,
       hostname,
+      websocket: internals.websocket,
       signals: options.signals ?? true,
       shutdownStarting: () => {
         stopping ??= performance.now();

@@ -43,6 +43,8 @@ export interface Server {
 import type { BodyArrival } from "../http/body_arrival.ts";
 import type { DenoHost } from "./deno_listener.ts";
 import { checkEvery, DEFAULT_HEADER_TIMEOUT_MS } from "./header_timeout.ts";
+import type { WebSocketServerLike } from "@hono/node-server";
+import { importOptional } from "./optional_module.ts";
 import { isStreamed } from "./streamed_answers.ts";
 import {
   closing,
@@ -89,6 +91,11 @@ export interface ServeOptions {
    * Bun keeps on its own.
    */
   readonly headerTimeoutMs?: number;
+  /**
+   * Where the app maps WebSockets: the server takes upgrades (Bun's socket handler, Node's `ws`
+   * server), and refuses a message over `maxMessageSize` bytes with 1009 where it can.
+   */
+  readonly websocket?: { readonly maxMessageSize: number } | undefined;
   /** Whether SIGTERM and SIGINT shut down and end the process. */
   readonly signals: boolean;
   /** How long requests in flight may take once shutdown starts, in milliseconds. */
@@ -131,6 +138,7 @@ interface BunLike {
     error: (error: unknown) => Response;
     maxRequestBodySize: number;
     idleTimeout: number;
+    websocket?: object;
   }): {
     port: number;
     hostname: string;
@@ -195,13 +203,18 @@ async function serveOnDeno(
   const { port, hostname, refuse } = options;
   const headerTimeoutMs = options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS;
   const onError = () => refuse(500);
+  // A WebSocket needs the server to outlive its connection's HTTP, which Deno's per-connection
+  // server does not (see deno_listener.ts): an app that maps one is served by Deno.serve, whose
+  // heads have no bound.
   const { serveWithHeaderTimeout } = await import("./deno_listener.ts");
-  const bounded = serveWithHeaderTimeout(deno as unknown as DenoHost, inFlight.track(app), {
-    port,
-    hostname,
-    headerTimeoutMs,
-    onError,
-  });
+  const bounded = options.websocket !== undefined
+    ? undefined
+    : serveWithHeaderTimeout(deno as unknown as DenoHost, inFlight.track(app), {
+      port,
+      hostname,
+      headerTimeoutMs,
+      onError,
+    });
   if (bounded !== undefined) {
     return server(hostname, bounded.port, bounded.stop, inFlight, options);
   }
@@ -225,7 +238,12 @@ async function serveOnBun(
   const [
     { BUN_MAX_BODY, unboundedBodyLeft },
     { unwatchBodyArrival, watchBodyArrival, watchBodyArrivals },
-  ] = await Promise.all([import("./unread_body.ts"), import("../http/body_arrival.ts")]);
+    websocket,
+  ] = await Promise.all([
+    import("./unread_body.ts"),
+    import("../http/body_arrival.ts"),
+    bunSockets(options.websocket),
+  ]);
   // Raised for uploads, but a body left unread is still judged by the 128 MiB: past it Bun
   // would read an unread body (a refused JSON body of 150 MB) to its end before closing.
   const cap = Math.max(BUN_MAX_BODY, options.largestBody ?? 0);
@@ -278,6 +296,7 @@ async function serveOnBun(
     error: onError,
     maxRequestBodySize: cap,
     idleTimeout: BUN_IDLE_SECONDS,
+    ...websocket === undefined ? {} : { websocket },
   });
   const stop: ServerStop = {
     graceful: async () => {
@@ -293,6 +312,18 @@ async function serveOnBun(
     cut: () => void s.stop(true),
   };
   return server(hostname, s.port, stop, inFlight, options);
+}
+
+// Hono's handler of the sockets `upgradeWebSocket` opens on Bun, where the app maps any: Bun
+// closes a message over the bound with 1009 itself.
+async function bunSockets(
+  websocket: ServeOptions["websocket"],
+): Promise<object | undefined> {
+  if (websocket === undefined) return undefined;
+  const [{ upgradeWebSocket, websocket: handler }, { guarded, useServerUpgrade }] = await Promise
+    .all([import("hono/bun"), import("./websocket_upgrade.ts")]);
+  useServerUpgrade(guarded(upgradeWebSocket));
+  return { ...handler, maxPayloadLength: websocket.maxMessageSize };
 }
 
 async function serveOnNode(
@@ -315,10 +346,14 @@ async function serveOnNode(
     options.requestTimeout === true,
   );
   // Node checks heads every 30 s by default, so a bound of 60 s held up to 90 s.
-  const s = createServer({
+  const serverOptions = {
     headersTimeout: headerTimeoutMs,
     connectionsCheckingInterval: checkEvery(headerTimeoutMs),
-  }, listener);
+  };
+  const s = options.websocket === undefined
+    ? createServer(serverOptions, listener)
+    : await nodeSocketServer(inFlight.track(app), options.websocket, () =>
+      createServer(serverOptions, listener));
   refuseOnNode(s, refuse);
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());
@@ -344,4 +379,33 @@ async function serveOnNode(
     cut: () => s.closeAllConnections(),
   };
   return server(hostname, bound, stop, inFlight, options);
+}
+
+// Node's server with the upgrades of `upgradeWebSocket` wired to a `ws` server, as
+// `@hono/node-server` wires them (its `createAdaptorServer`, given the server made here so that
+// requests keep Thaw's listener): `ws` closes a message over the bound with 1009 itself.
+async function nodeSocketServer(
+  fetch: FetchHandler,
+  websocket: NonNullable<ServeOptions["websocket"]>,
+  create: () => import("node:http").Server,
+): Promise<import("node:http").Server> {
+  const [{ createAdaptorServer, upgradeWebSocket }, { WebSocketServer }, upgrades] = await Promise
+    .all([
+      import("@hono/node-server"),
+      importOptional(() => import("ws"), {
+        packages: ["ws"],
+        neededBy: "a @WebSocketMapping on Node",
+        what: "the ws package",
+      }),
+      import("./websocket_upgrade.ts"),
+    ]);
+  upgrades.useServerUpgrade(upgrades.guarded(upgradeWebSocket));
+  const wss = new WebSocketServer({ noServer: true, maxPayload: websocket.maxMessageSize });
+  return createAdaptorServer({
+    fetch,
+    createServer: create as unknown as typeof import("node:http").createServer,
+    // The adapter types the `ws` server it takes by a shape of its own, which `ws`'s overloaded
+    // types do not meet though the server is the one it is written for.
+    websocket: { server: wss as unknown as WebSocketServerLike },
+  }) as import("node:http").Server;
 }

@@ -92,6 +92,9 @@ function printablePath(url: string): string {
 
 /** A copy of `response` that asks the client to close the connection after it. */
 export function closing(response: Response): Response {
+  // A WebSocket upgrade's answer: the connection is the socket's now, and no Response is made
+  // with a 1xx status.
+  if (response.status === 101) return response;
   const headers = new Headers(response.headers);
   headers.set("connection", "close");
   return new Response(response.body, {

@@ -1,0 +1,115 @@
+// The WebSocket upgrade of the runtime the app runs on, through Hono's socket context: Deno's
+// `Deno.upgradeWebSocket` and workerd's `WebSocketPair` here, each as Hono's adapter for it does it
+// (workerd's with the open event Hono's leaves out), since both serve an app's `fetch` without
+// `listen` (`deno serve`, `export default app`); on Bun and Node, Hono's adapter that `listen`
+// chose, as the server's own part of the upgrade (Bun's socket handler, Node's `ws` server) must go
+// with it. Nothing here imports an adapter: a worker's bundle holds none of those it cannot use.
+import type { Context } from "hono";
+import { WSContext, type WSEvents } from "hono/ws";
+
+/** Upgrades the request of `c` to a socket driven by `events`; `undefined` if it could not. */
+export type Upgrade = (c: Context, events: WSEvents) => Promise<Response | undefined>;
+
+// The upgrade `listen` set up on Bun or Node, with its server.
+let chosen: Upgrade | undefined;
+
+/** What `listen` calls on Bun and Node: the upgrade of Hono's adapter it wired to its server. */
+export function useServerUpgrade(upgrade: Upgrade): void {
+  chosen = upgrade;
+}
+
+/**
+ * The upgrade of the runtime this code runs on. On Bun and Node it is the one `listen` chose,
+ * read at each upgrade (the app is made before it listens); without one, `undefined`.
+ */
+export function runtimeUpgrade(): Upgrade {
+  const g = globalThis as { Deno?: DenoLike; WebSocketPair?: unknown };
+  if (typeof g.WebSocketPair === "function") return workerdUpgrade;
+  if (g.Deno !== undefined) return denoUpgrade(g.Deno);
+  return (c, events) => chosen === undefined ? Promise.resolve(undefined) : chosen(c, events);
+}
+
+/**
+ * Hono's helper as an {@linkcode Upgrade}: it throws when its adapter did not upgrade (a request
+ * it does not take for one, an env without the server's part).
+ */
+export function guarded(helper: (c: Context, events: WSEvents) => Promise<Response>): Upgrade {
+  return async (c, events) => {
+    try {
+      return await helper(c, events);
+    } catch (error) {
+      if (error instanceof Error && error.message === "Failed to upgrade WebSocket") {
+        return undefined;
+      }
+      throw error;
+    }
+  };
+}
+
+interface DenoLike {
+  upgradeWebSocket(request: Request, options?: { protocol?: string }): {
+    response: Response;
+    socket: WebSocket;
+  };
+}
+
+// Hono's Deno adapter (hono/deno's `upgradeWebSocket`), the first protocol offered taken as it does.
+function denoUpgrade(deno: DenoLike): Upgrade {
+  return (c, events) => {
+    const protocol = c.req.header("sec-websocket-protocol")?.split(",")[0]?.trim();
+    const { response, socket } = deno.upgradeWebSocket(c.req.raw, protocol ? { protocol } : {});
+    const ws = new WSContext({
+      close: (code, reason) => socket.close(code, reason),
+      get protocol() {
+        return socket.protocol;
+      },
+      raw: socket,
+      get readyState() {
+        return socket.readyState as 0 | 1 | 2 | 3;
+      },
+      url: socket.url ? new URL(socket.url) : null,
+      send: (source) => socket.send(source),
+    });
+    socket.onopen = (evt) => events.onOpen?.(evt, ws);
+    socket.onmessage = (evt) => events.onMessage?.(evt, ws);
+    socket.onclose = (evt) => events.onClose?.(evt, ws);
+    socket.onerror = (evt) => events.onError?.(evt, ws);
+    return Promise.resolve(response);
+  };
+}
+
+interface WorkerdSocket {
+  readonly protocol: string;
+  readonly readyState: number;
+  readonly url: string | null;
+  accept(): void;
+  send(data: string | ArrayBuffer | Uint8Array): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: string, listener: (event: Event) => void): void;
+}
+
+// Hono's workerd adapter (hono/cloudflare-workers'), with the open event it does not tell:
+// workerd's server half is open once accepted, so `onOpen` runs then, and may already send.
+const workerdUpgrade: Upgrade = (_c, events) => {
+  const Pair = (globalThis as unknown as { WebSocketPair: new () => WorkerdSocket[] })
+    .WebSocketPair;
+  const [client, server] = new Pair();
+  const ws = new WSContext({
+    close: (code, reason) => server.close(code, reason),
+    get protocol() {
+      return server.protocol;
+    },
+    raw: server,
+    get readyState() {
+      return server.readyState as 0 | 1 | 2 | 3;
+    },
+    url: server.url ? new URL(server.url) : null,
+    send: (source) => server.send(source),
+  });
+  server.addEventListener("message", (evt) => events.onMessage?.(evt as MessageEvent, ws));
+  server.addEventListener("close", (evt) => events.onClose?.(evt as CloseEvent, ws));
+  server.addEventListener("error", (evt) => events.onError?.(evt, ws));
+  server.accept();
+  events.onOpen?.(new Event("open"), ws);
+  return Promise.resolve(new Response(null, { status: 101, webSocket: client } as ResponseInit));
+};

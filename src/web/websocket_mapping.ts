@@ -1,0 +1,277 @@
+// `@WebSocketMapping`: a GET route whose method returns a socket's handlers, upgraded through
+// Hono's adapter for the runtime. As `@SseMapping` does, the decorator brings all it needs (the
+// upgrade, the origin check, the feature that bounds messages and closes sockets on shutdown): the
+// route compiler knows none of it, and an app without the decorator carries none of it.
+import type { Context } from "hono";
+import type { WSEvents } from "hono/ws";
+import type { Class } from "../context/class_record.ts";
+import { methodGetter } from "../context/class_record.ts";
+import { awaitedForm } from "../context/awaited_form.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
+import { DefinitionError } from "../context/errors.ts";
+import { bringFeature, type FeatureFactory } from "../app_feature.ts";
+import { HttpException } from "../http/http_exception.ts";
+import { HttpStatus } from "../http/http_status.ts";
+import type { Upgrade } from "../runtime/websocket_upgrade.ts";
+import type { OpenStream, OpenStreams } from "../observe/open_streams.ts";
+import { sync, withResolver } from "./argument_resolver.ts";
+import type { ParameterBinder } from "./binder.ts";
+import type { Logger } from "./error_responder.ts";
+import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
+import { joinPaths } from "./path_pattern.ts";
+import { controllerRecordChain, ownControllerRecord } from "./route_record.ts";
+import { originAllowed } from "./websocket_origin.ts";
+import { webSocketSettings } from "./websocket_settings.ts";
+import type { Session, sessionEvents } from "./websocket_session.ts";
+
+/** A socket's handlers, as a `@WebSocketMapping` method returns them: Hono's `WSEvents`. */
+export type WebSocketHandlers = WSEvents;
+
+/**
+ * The decorator `@WebSocketMapping(path, ...binders)` returns: it compiles only on a method that
+ * returns the socket's handlers (or a promise of them) and takes the arguments its binders give.
+ */
+export type WebSocketMappingFor<P extends string, B extends readonly ParameterBinder[]> = <
+  This,
+  // deno-lint-ignore no-explicit-any
+  M extends (this: This, ...args: any) => WebSocketHandlers | Promise<WebSocketHandlers>,
+>(
+  value: M & SignatureCheck<Parameters<M>, HandlerArguments<B>> & PathCheck<P, B>,
+  context: ClassMethodDecoratorContext<This, M>,
+) => void;
+
+/** What the sockets of one app share: its settings, its logger, its upgrade, those open. */
+interface SocketHost {
+  readonly maxMessageSize: number;
+  readonly allowedOrigins: readonly string[];
+  readonly logger: Logger;
+  readonly upgrade: Upgrade;
+  /** `sessionEvents`, loaded with the feature (Hono's socket helpers with it). */
+  readonly sessions: typeof sessionEvents;
+  /** What an operator sees of them: the gauge by route, a log line at each one's end. */
+  readonly streams: OpenStreams;
+  readonly open: Set<Session>;
+  /** The app shuts down: a socket that opens now is closed at once. */
+  ending: boolean;
+}
+
+const HOSTS = /* @__PURE__ */ new WeakMap<object, SocketHost>();
+
+// The close code of a shutdown (RFC 6455, 7.4.1).
+const GOING_AWAY = 1001;
+
+// The request's Hono context, as the last argument of the route's method: the adapters read it.
+const CONTEXT = /* @__PURE__ */ withResolver(
+  { kind: "context" } as const,
+  () => sync((c) => c),
+) as unknown as ParameterBinder;
+
+/**
+ * Maps a method to `GET path` as a WebSocket endpoint. The method returns the socket's handlers,
+ * Hono's shape: `{ onOpen?, onMessage?, onClose?, onError? }`, each given the event and the
+ * socket (`send`, `close`, `readyState`). It runs once per upgrade, after the middleware and
+ * guards of its controller and method: a refusal there is an HTTP answer, and no socket opens.
+ * A browser's upgrade (one with an `Origin`) from another host is refused with 403 unless
+ * `server.websocket.allowed-origins` lists its origin. A message over
+ * `server.websocket.max-message-size` (1 MiB by default) closes the socket with 1009; a handler
+ * that throws is logged and closes it with 1011; a shutdown closes every socket with 1001.
+ * Served by `listen(app)` on Deno, Bun and Node (where the `ws` package must be installed), and
+ * by workerd, each through Hono's adapter for it.
+ *
+ * The example, which the docs' checks run (a decorator line cannot sit in a JSDoc example), is in
+ * docs/streaming.md.
+ *
+ * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
+ * @param binders what the method's parameters are bound to, in order
+ *
+ * @see docs/streaming.md#websockets
+ */
+export function WebSocketMapping<
+  const P extends string,
+  const B extends readonly ParameterBinder[],
+>(path: P, ...binders: B): WebSocketMappingFor<P, B> {
+  if (typeof path !== "string") {
+    throw new TypeError(`@WebSocketMapping: the path must be a string, got ${typeof path}`);
+  }
+  const withContext = Object.freeze([...binders, CONTEXT]);
+  return ((value: unknown, context: ClassMethodDecoratorContext) => {
+    checkDecoratorCall("@WebSocketMapping", value, context);
+    if (context.kind !== "method") {
+      throw new TypeError(`@WebSocketMapping on ${String(context.name)}: methods only`);
+    }
+    const methodName = String(context.name);
+    const get = methodGetter(context);
+    bringFeature(context.metadata, socketFeature);
+    ownControllerRecord(context.metadata).routes.push({
+      httpMethod: "GET",
+      path,
+      binders: withContext,
+      methodName,
+      isStatic: context.static,
+      get: (instance) => {
+        const type = (instance as object).constructor as Class;
+        const method = awaitedForm(get(instance));
+        const where = `${type.name}.${methodName}`;
+        if (typeof method !== "function") return method;
+        if (method.length > binders.length) {
+          throw new DefinitionError(
+            `${where} (@WebSocketMapping "${path}"): the method takes ${method.length} ` +
+              `argument(s) but ${binders.length} binder(s) are given; give a binder for each ` +
+              "argument",
+          );
+        }
+        const full = fullPath(type, path);
+        return upgraded(
+          instance as object,
+          method as (...args: unknown[]) => unknown,
+          `${where} (WebSocket ${full})`,
+          templateOf(full),
+        );
+      },
+    });
+  }) as WebSocketMappingFor<P, B>;
+}
+
+function fullPath(type: Class, path: string): string {
+  let prefix = "";
+  for (const record of controllerRecordChain(type)) prefix = record.prefix ?? prefix;
+  return joinPaths(prefix, path);
+}
+
+// The route as metrics and logs name it, as the route compiler does: `/rooms/{id}` for
+// `/rooms/{id:\d{1,3}}` (a regex's own braces one level deep, as the regex subset allows).
+function templateOf(path: string): string {
+  return path.replace(/\{(\*?[^{}:]+):(?:[^{}]|\{[^{}]*\})*\}/g, "{$1}");
+}
+
+const HANDLER_KEYS = ["onOpen", "onMessage", "onClose", "onError"] as const;
+
+// The route's method as the handler calls it: the upgrade checked, the bean's method called for
+// the handlers, and the socket opened through the runtime's adapter.
+function upgraded(
+  bean: object,
+  method: (...args: unknown[]) => unknown,
+  label: string,
+  route: string,
+): (...args: unknown[]) => Promise<Response> {
+  return async (...args) => {
+    const c = args.pop() as Context;
+    const host = HOSTS.get(bean);
+    if (host === undefined) {
+      throw new Error(`${label}: a WebSocket is served by an app that bootstrap() made`);
+    }
+    const request = c.req.raw;
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      throw new HttpException(
+        HttpStatus.BAD_REQUEST,
+        'This is a WebSocket endpoint: a request to it asks for "Upgrade: websocket"',
+      );
+    }
+    if (!originAllowed(request.headers.get("origin"), request.url, host.allowedOrigins)) {
+      throw new HttpException(HttpStatus.FORBIDDEN, "This origin may not open a WebSocket here");
+    }
+    const handlers = handlersOf(await method.apply(bean, args), label);
+    let stream: OpenStream | undefined;
+    const events = host.sessions(handlers, {
+      maxMessageSize: host.maxMessageSize,
+      failed: (event, error) =>
+        log(host.logger, `${label}: ${event} failed, closed with 1011:`, error),
+      opened: (session) => {
+        host.open.add(session);
+        stream = host.streams.opened("websocket", route, request, 101);
+        if (host.ending) session.close(GOING_AWAY, "Server shutting down");
+      },
+      closed: (session) => {
+        host.open.delete(session);
+        stream?.end(session);
+      },
+    });
+    const answer = await host.upgrade(c, events);
+    if (answer === undefined) {
+      throw new Error(
+        `${label}: the runtime did not upgrade the request (on Bun and Node a WebSocket is served ` +
+          "by listen(app))",
+      );
+    }
+    return answer;
+  };
+}
+
+function handlersOf(value: unknown, label: string): WSEvents {
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(
+      `${label} returned ${value === null ? "null" : typeof value}, not the socket's handlers ` +
+        "({ onOpen?, onMessage?, onClose?, onError? })",
+    );
+  }
+  for (const key of HANDLER_KEYS) {
+    const handler = (value as Record<string, unknown>)[key];
+    if (handler !== undefined && typeof handler !== "function") {
+      throw new TypeError(
+        `${label} returned handlers whose ${key} is ${typeof handler}, not a function`,
+      );
+    }
+  }
+  return value as WSEvents;
+}
+
+function log(logger: Logger, message: string, error: unknown): void {
+  try {
+    logger.error(`[thaw] ${message}`, error);
+  } catch {
+    // A logger that throws must not turn one failure into two.
+  }
+}
+
+// Once per app: the settings of its sockets, the runtime's upgrade, and their close with 1001
+// when it shuts down (once the shutdown delay is over, when the server stops accepting); those
+// still open when server.shutdown-timeout is over are ended without the closing handshake.
+const socketFeature: FeatureFactory = async (host) => {
+  const settings = host.settings;
+  // Loaded here, not imported: an app bundled without this decorator carries none of them.
+  const [{ runtimeUpgrade }, { sessionEvents }, { openStreamsOf }] = await Promise.all([
+    import("../runtime/websocket_upgrade.ts"),
+    import("./websocket_session.ts"),
+    import("../observe/open_streams.ts"),
+  ]);
+  const sockets: SocketHost = {
+    ...webSocketSettings(settings),
+    logger: host.logger,
+    upgrade: runtimeUpgrade(),
+    sessions: sessionEvents,
+    streams: await openStreamsOf(host),
+    open: new Set(),
+    ending: false,
+  };
+  for (const bean of host.context.beans()) {
+    if (typeof bean.instance === "object" && bean.instance !== null) {
+      HOSTS.set(bean.instance, sockets);
+    }
+  }
+  const closeAll = () => {
+    sockets.ending = true;
+    for (const session of [...sockets.open]) session.close(GOING_AWAY, "Server shutting down");
+  };
+  const terminateAll = () => {
+    for (const session of [...sockets.open]) session.terminate();
+  };
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  return {
+    internals: { websocket: { maxMessageSize: sockets.maxMessageSize } },
+    stopAccepting: () => {
+      const delayMs = settings.get("server.shutdown-delay") * 1000;
+      if (delayMs === 0) closeAll();
+      else timers.push(setTimeout(closeAll, delayMs));
+      timers.push(setTimeout(terminateAll, delayMs + host.shutdownTimeoutMs));
+    },
+    close: {
+      announce: () => {
+        for (const timer of timers) clearTimeout(timer);
+        closeAll();
+        terminateAll();
+        sockets.streams.close();
+        return Promise.resolve(undefined);
+      },
+    },
+  };
+};

@@ -1,0 +1,60 @@
+// Which browsers may open a WebSocket: a page of another site can open one to any server, with the
+// visitor's cookies, and read what comes back (cross-site WebSocket hijacking), because the
+// same-origin policy does not cover WebSockets. Browsers say where the page came from in `Origin`;
+// a client that sends none is no browser, and has no visitor's cookies to abuse.
+
+/**
+ * Whether an upgrade whose `Origin` is `origin` may open a socket on `requestUrl`: no `Origin`
+ * (not a browser), the same host as the request's, or one that `allowed` lists (`*`: any).
+ * Schemes are not compared: TLS usually ends at a proxy, so a page of `https://app.example.com`
+ * upgrades a request that reaches the app as `http://app.example.com`; another site is another
+ * host. `Origin: null` (a sandboxed page, a file) is only allowed by `*` or a listed `null`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { originAllowed } from "./websocket_origin.ts";
+ *
+ * const url = "http://chat.example.com/ws";
+ * assert.equal(originAllowed(null, url, []), true);
+ * assert.equal(originAllowed("https://chat.example.com", url, []), true);
+ * assert.equal(originAllowed("https://evil.example", url, []), false);
+ * assert.equal(originAllowed("https://app.example.com", url, ["https://app.example.com"]), true);
+ * assert.equal(originAllowed("http://app.example.com", url, ["https://app.example.com"]), false);
+ * assert.equal(originAllowed("null", url, ["*"]), true);
+ * ```
+ */
+export function originAllowed(
+  origin: string | null,
+  requestUrl: string,
+  allowed: readonly string[],
+): boolean {
+  if (origin === null) return true;
+  if (allowed.includes("*")) return true;
+  const serialized = serializedOrigin(origin);
+  if (serialized === undefined) return false;
+  if (allowed.includes(serialized)) return true;
+  if (serialized === "null") return false;
+  return new URL(serialized).host === new URL(requestUrl).host;
+}
+
+/**
+ * `origin` as browsers serialize one (`scheme://host[:port]`, lower case, no default port), or
+ * `null`; `undefined` for anything else (a path, credentials, a scheme with no host).
+ */
+export function serializedOrigin(origin: string): string | undefined {
+  if (origin === "null") return "null";
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return undefined;
+  }
+  // `URL.origin` of a `blob:` or `file:` URL is opaque ("null"): a browser sends those as `null`.
+  if (url.origin === "null" || url.host === "") return undefined;
+  // Browsers send the origin alone: anything more is no browser's, and is not trusted.
+  if (`${url.origin}` !== origin.toLowerCase() && `${url.origin}/` !== origin.toLowerCase()) {
+    return undefined;
+  }
+  return url.origin;
+}

@@ -1,0 +1,199 @@
+// `@WebSocketMapping` over real sockets to `listen(app)`, on whichever runtime runs the suite: the
+// same controller as on workerd (tests/edge/workerd_websocket_test.ts), its guard, the origin
+// check, the message bound, the protocol's failures, and a shutdown with sockets and streams open.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { connect, type Socket } from "node:net";
+import { bootstrap } from "../../mod.ts";
+import { listen, type Server } from "../../server.ts";
+import { memoryLogger } from "../helpers.ts";
+import { RUNTIME } from "../runtime.ts";
+import { Live, REFUSAL, seen, TOKEN } from "../fixtures/streaming_controllers.ts";
+import { Opcode, openAccepted, openSocket, type WsClient } from "./ws_raw_client.ts";
+
+const AUTH = { [TOKEN.name]: TOKEN.value };
+const MAX = 1024;
+const config = {
+  server: { websocket: { "max-message-size": MAX, "allowed-origins": ["https://app.example"] } },
+  logging: { access: { enabled: true } },
+};
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
+  let server: Server;
+  const logger = memoryLogger();
+
+  before(async () => {
+    const app = await bootstrap({ controllers: [Live], logger, config });
+    server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true });
+  });
+  after(() => server.close());
+
+  const open = (room: string, headers: Record<string, string> = {}): Promise<WsClient> =>
+    openAccepted(server.port, `/live/echo/${room}`, { ...AUTH, ...headers });
+
+  it("echoes text and binary, with the path variable bound and one socket object throughout", async () => {
+    const ws = await open("tea");
+    assert.deepEqual(await ws.next(), { type: "text", data: "joined tea" });
+    await ws.sendText("grüne 🍵");
+    assert.deepEqual(await ws.next(), { type: "text", data: "tea: grüne 🍵" });
+    const bytes = Uint8Array.from({ length: 300 }, (_, i) => i % 256);
+    await ws.sendBinary(bytes);
+    assert.deepEqual(await ws.next(), { type: "binary", data: bytes });
+    await ws.close(1000, "bye");
+    assert.equal((await ws.closed).code, 1000);
+    await until(() => seen.closed.some((c) => c.room === "tea"));
+    assert.deepEqual(seen.closed.find((c) => c.room === "tea"), { room: "tea", code: 1000 });
+    assert.equal(seen.sameSocket, true);
+  });
+
+  it("writes one access-log line at a socket's end, with what it carried", async () => {
+    const ws = await open("logged");
+    await ws.next();
+    await ws.sendText("ab");
+    await ws.next();
+    await ws.close(1000);
+    await ws.closed;
+    const streamLine = () =>
+      logger.lines.map((l) => String(l[0])).filter((l) => l.includes('"stream":"websocket"'))
+        .map((l) => JSON.parse(l)).find((l) => l.path === "/live/echo/logged");
+    await until(() => streamLine() !== undefined);
+    const line = streamLine();
+    assert.deepEqual(
+      [line.route, line.status, line.sent, line.received, line.bytes_received, line.bytes],
+      ["/live/echo/{room}", 101, 2, 1, 2, "joined logged".length + "logged: ab".length],
+    );
+  });
+
+  it("lets the controller's guard refuse the upgrade with its own status: no socket opens", async () => {
+    const before = seen.upgrades;
+    const answer = await openSocket(server.port, "/live/echo/tea");
+    assert.equal(answer.refused, true);
+    if (!answer.refused) return;
+    assert.equal(answer.status, REFUSAL.status);
+    // Node's adapter writes a refused upgrade's status and headers on the raw connection, no body.
+    if (RUNTIME !== "node") assert.deepEqual(JSON.parse(answer.body), REFUSAL.body);
+    assert.equal(seen.upgrades, before);
+  });
+
+  it("refuses a browser from an unlisted origin with 403, and takes its own host, a listed one and none", async () => {
+    const before = seen.upgrades;
+    for (const origin of ["https://evil.example", "null", "https://app.example.evil"]) {
+      const answer = await openSocket(server.port, "/live/echo/tea", { ...AUTH, Origin: origin });
+      assert.equal(answer.refused && answer.status, 403, origin);
+    }
+    assert.equal(seen.upgrades, before);
+    for (const origin of [`http://127.0.0.1:${server.port}`, "https://app.example", undefined]) {
+      const ws = await open("origins", origin === undefined ? {} : { Origin: origin });
+      assert.deepEqual(await ws.next(), { type: "text", data: "joined origins" });
+      ws.destroy();
+    }
+  });
+
+  it(`takes a message of ${MAX} bytes and closes with 1009 on a larger one`, async () => {
+    const ws = await open("big");
+    await ws.next();
+    await ws.sendText("é".repeat(MAX / 2 - 3));
+    assert.equal((await ws.next()).data, `big: ${"é".repeat(MAX / 2 - 3)}`);
+    await ws.sendText("é".repeat(MAX / 2) + "x");
+    assert.equal((await ws.closed).code, 1009);
+  });
+
+  it("assembles a fragmented message, a ping between its fragments", async () => {
+    const ws = await open("frag");
+    await ws.next();
+    await ws.sendFrame({ fin: false, opcode: Opcode.text, payload: "frag" });
+    await ws.ping("between");
+    await ws.sendFrame({ fin: false, opcode: Opcode.continuation, payload: "men" });
+    await ws.sendFrame({ fin: true, opcode: Opcode.continuation, payload: "ted" });
+    assert.deepEqual(await ws.next(), { type: "text", data: "frag: fragmented" });
+    ws.destroy();
+  });
+
+  it("ends a socket whose text message is not UTF-8, the handler told of no message", async () => {
+    const ws = await open("utf8");
+    await ws.next();
+    await ws.sendFrame({
+      fin: true,
+      opcode: Opcode.text,
+      payload: Uint8Array.of(0x61, 0xc3, 0x28),
+    });
+    const closed = await ws.closed;
+    // Bun and Node close with 1007, as RFC 6455 8.1 asks; Deno drops the connection unannounced.
+    if (RUNTIME === "deno") assert.deepEqual([closed.code, closed.clean], [undefined, false]);
+    else assert.equal(closed.code, 1007);
+    await until(() => seen.closed.some((c) => c.room === "utf8"));
+    // The runtime ended it for a fault of the protocol: to the handler, an end with no handshake.
+    assert.equal(seen.closed.find((c) => c.room === "utf8")?.code, 1006);
+    assert.equal(seen.messages.filter((m) => m.room === "utf8").length, 0);
+  });
+
+  it("logs a handler that throws and closes its socket with 1011", async () => {
+    const ws = await open("boom");
+    await ws.next();
+    await ws.sendText("boom");
+    assert.equal((await ws.closed).code, 1011);
+    const line = logger.lines.find((l) => String(l[0]).includes("onMessage failed"));
+    assert.ok(line, "the failure is logged");
+    assert.equal(
+      line[0],
+      "[thaw] Live.echo (WebSocket /live/echo/{room}): onMessage failed, closed with 1011:",
+    );
+    assert.equal((line[1] as Error).message, "the handler failed on purpose");
+  });
+
+  it("answers 400 to a request that is no upgrade", async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/live/echo/tea`, { headers: AUTH });
+    assert.equal(res.status, 400);
+    assert.match((await res.json()).error, /Upgrade: websocket/);
+  });
+});
+
+/** A raw connection that asks for an event stream and resolves once its first event is in. */
+function openStream(port: number): Promise<{ socket: Socket; ended: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    const ended = new Promise<void>((done) => socket.once("close", () => done()));
+    let text = "";
+    const onData = (chunk: Uint8Array) => {
+      text += new TextDecoder().decode(chunk);
+      if (text.includes("data: open")) {
+        socket.off("data", onData);
+        socket.resume();
+        resolve({ socket, ended });
+      }
+    };
+    socket.on("data", onData);
+    socket.once("error", reject);
+    socket.write(
+      `GET /live/forever HTTP/1.1\r\nHost: 127.0.0.1\r\n${TOKEN.name}: ${TOKEN.value}\r\n\r\n`,
+    );
+  });
+}
+
+describe(`a shutdown with sockets and streams open, on ${RUNTIME}`, () => {
+  it("closes 100 sockets with 1001 and ends 100 streams, with nothing cut", async () => {
+    const logger = memoryLogger();
+    const app = await bootstrap({ controllers: [Live], logger, config });
+    const server = await listen(app, {
+      port: 0,
+      hostname: "127.0.0.1",
+      signals: false,
+      quiet: true,
+    });
+    const sockets = await Promise.all(
+      Array.from({ length: 100 }, () => openAccepted(server.port, "/live/echo/all", AUTH)),
+    );
+    await Promise.all(sockets.map((ws) => ws.next()));
+    const streams = await Promise.all(Array.from({ length: 100 }, () => openStream(server.port)));
+    await server.close();
+    const codes = await Promise.all(sockets.map(async (ws) => (await ws.closed).code));
+    assert.deepEqual(new Set(codes), new Set([1001]));
+    await Promise.all(streams.map((s) => s.ended));
+    // A shutdown that had to cut what still ran says so: this one ended everything in its time.
+    assert.deepEqual(logger.lines.filter((l) => /cut/.test(String(l[0]))), []);
+  });
+});

@@ -1,0 +1,94 @@
+// Which pages may open a socket: the pure check of `Origin` against the request and the list.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { originAllowed, serializedOrigin } from "../../src/web/websocket_origin.ts";
+import { propertyOptions } from "../property.ts";
+
+const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
+const host = fc.tuple(label, fc.constantFrom("com", "example", "test")).map(([l, t]) =>
+  `${l}.${t}`
+);
+const port = fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined });
+const authority = fc.tuple(host, port).map(([h, p]) => p === undefined ? h : `${h}:${p}`);
+const scheme = fc.constantFrom("http", "https");
+
+describe("originAllowed", () => {
+  it("takes a client with no Origin, whatever the request", () => {
+    fc.assert(
+      fc.property(authority, (a) => originAllowed(null, `http://${a}/ws`, [])),
+      propertyOptions(),
+    );
+  });
+
+  it("takes a page of the request's own host, by either scheme", () => {
+    fc.assert(
+      fc.property(scheme, scheme, authority, (page, served, a) => {
+        // A default port is not written in a serialized origin: an authority with one is another.
+        const origin = new URL(`${page}://${a}`).origin;
+        const request = `${served}://${a}/ws`;
+        const sameHost = new URL(origin).host === new URL(request).host;
+        return originAllowed(origin, request, []) === sameHost;
+      }),
+      propertyOptions(),
+    );
+  });
+
+  it("refuses a page of another host unless the list names its origin exactly, or is *", () => {
+    fc.assert(
+      fc.property(scheme, authority, authority, (s, page, served) => {
+        fc.pre(page !== served);
+        const origin = `${s}://${page}`;
+        const request = `http://${served}/ws`;
+        const other = s === "http" ? "https" : "http";
+        return !originAllowed(origin, request, []) &&
+          originAllowed(origin, request, [new URL(origin).origin]) &&
+          !originAllowed(origin, request, [`${other}://${page}`]) &&
+          originAllowed(origin, request, ["*"]);
+      }),
+      propertyOptions(),
+    );
+  });
+
+  it("refuses what no browser sends as an origin, and null unless listed", () => {
+    const request = "http://chat.example/ws";
+    for (
+      const origin of [
+        "",
+        "chat.example",
+        "http://chat.example/path",
+        "http://user@chat.example",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "http://chat.example:80x",
+        "null",
+      ]
+    ) {
+      assert.equal(originAllowed(origin, request, []), false, JSON.stringify(origin));
+    }
+    assert.equal(originAllowed("null", request, ["null"]), true);
+    assert.equal(originAllowed("HTTP://Chat.Example", request, []), true);
+  });
+
+  it("refuses every byte a client may put around a host", () => {
+    for (let byte = 0; byte < 256; byte++) {
+      const c = String.fromCharCode(byte);
+      const origin = `http://chat.example${c}evil.test`;
+      const allowed = originAllowed(origin, "http://chat.example/ws", []);
+      // Only what a URL reads as part of this very host can pass: nothing that makes it another.
+      if (allowed) assert.equal(new URL(origin).host, "chat.example", `byte ${byte}`);
+    }
+  });
+});
+
+describe("serializedOrigin", () => {
+  it("gives the origin as a browser writes it, or undefined", () => {
+    assert.equal(serializedOrigin("https://App.Example.com"), "https://app.example.com");
+    assert.equal(serializedOrigin("https://app.example.com/"), "https://app.example.com");
+    assert.equal(serializedOrigin("http://app.example.com:8080"), "http://app.example.com:8080");
+    assert.equal(serializedOrigin("https://app.example.com:443"), undefined);
+    assert.equal(serializedOrigin("https://app.example.com/x"), undefined);
+    assert.equal(serializedOrigin("null"), "null");
+    assert.equal(serializedOrigin("app.example.com"), undefined);
+  });
+});
