@@ -161,12 +161,8 @@ function upgraded(
       throw new Error(`${label}: a WebSocket is served by an app that bootstrap() made`);
     }
     const request = c.req.raw;
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
-      throw new HttpException(
-        HttpStatus.BAD_REQUEST,
-        'This is a WebSocket endpoint: a request to it asks for "Upgrade: websocket"',
-      );
-    }
+    const refusal = handshakeRefusal(request);
+    if (refusal !== undefined) throw new HttpException(HttpStatus.BAD_REQUEST, refusal);
     if (!originAllowed(request.headers.get("origin"), request.url, host.allowedOrigins)) {
       throw new HttpException(HttpStatus.FORBIDDEN, "This origin may not open a WebSocket here");
     }
@@ -195,6 +191,22 @@ function upgraded(
     }
     return answer;
   };
+}
+
+// What RFC 6455 (4.2.1) asks of an opening handshake, checked before the method runs, so that a
+// runtime never fails on one it cannot take (Deno and Bun would throw: a 500).
+function handshakeRefusal(request: Request): string | undefined {
+  const headers = request.headers;
+  if (request.method !== "GET" || headers.get("upgrade")?.toLowerCase() !== "websocket") {
+    return 'This is a WebSocket endpoint: a request to it is a GET asking for "Upgrade: websocket"';
+  }
+  if (!/^[A-Za-z0-9+/]{22}==$/.test(headers.get("sec-websocket-key") ?? "")) {
+    return "A WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64";
+  }
+  if (headers.get("sec-websocket-version") !== "13") {
+    return "This server speaks WebSocket version 13 (Sec-WebSocket-Version: 13)";
+  }
+  return undefined;
 }
 
 function handlersOf(value: unknown, label: string): WSEvents {

@@ -1,13 +1,17 @@
 // `@WebSocketMapping` over real sockets to `listen(app)`, on whichever runtime runs the suite: the
 // same controller as on workerd (tests/edge/workerd_websocket_test.ts), its guard, the origin
-// check, the message bound, the protocol's failures, and a shutdown with sockets and streams open.
+// check, the message bound, the protocol's failures, and a shutdown with sockets and streams open
+// (in a process of its own, ended by SIGTERM).
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
 import { bootstrap } from "../../mod.ts";
 import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
-import { RUNTIME } from "../runtime.ts";
+import { RUNTIME, scriptCommand } from "../runtime.ts";
+import { watchChild } from "../child_output.ts";
 import { Live, REFUSAL, seen, TOKEN } from "../fixtures/streaming_controllers.ts";
 import { Opcode, openAccepted, openSocket, type WsClient } from "./ws_raw_client.ts";
 
@@ -145,6 +149,22 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     assert.equal((line[1] as Error).message, "the handler failed on purpose");
   });
 
+  it("answers 400 to a handshake the protocol does not allow, before the method runs", async () => {
+    const before = seen.upgrades;
+    for (
+      const headers of [
+        { "Sec-WebSocket-Key": null },
+        { "Sec-WebSocket-Key": "short" },
+        { "Sec-WebSocket-Version": "8" },
+        { "Sec-WebSocket-Version": null },
+      ]
+    ) {
+      const answer = await openSocket(server.port, "/live/echo/tea", { ...AUTH, ...headers });
+      assert.equal(answer.refused && answer.status, 400, JSON.stringify(headers));
+    }
+    assert.equal(seen.upgrades, before);
+  });
+
   it("answers 400 to a request that is no upgrade", async () => {
     const res = await fetch(`http://127.0.0.1:${server.port}/live/echo/tea`, { headers: AUTH });
     assert.equal(res.status, 400);
@@ -174,26 +194,28 @@ function openStream(port: number): Promise<{ socket: Socket; ended: Promise<void
   });
 }
 
+const APP = fileURLToPath(new URL("../fixtures/streaming_app.ts", import.meta.url));
+
 describe(`a shutdown with sockets and streams open, on ${RUNTIME}`, () => {
-  it("closes 100 sockets with 1001 and ends 100 streams, with nothing cut", async () => {
-    const logger = memoryLogger();
-    const app = await bootstrap({ controllers: [Live], logger, config });
-    const server = await listen(app, {
-      port: 0,
-      hostname: "127.0.0.1",
-      signals: false,
-      quiet: true,
-    });
-    const sockets = await Promise.all(
-      Array.from({ length: 100 }, () => openAccepted(server.port, "/live/echo/all", AUTH)),
-    );
-    await Promise.all(sockets.map((ws) => ws.next()));
-    const streams = await Promise.all(Array.from({ length: 100 }, () => openStream(server.port)));
-    await server.close();
-    const codes = await Promise.all(sockets.map(async (ws) => (await ws.closed).code));
-    assert.deepEqual(new Set(codes), new Set([1001]));
-    await Promise.all(streams.map((s) => s.ended));
-    // A shutdown that had to cut what still ran says so: this one ended everything in its time.
-    assert.deepEqual(logger.lines.filter((l) => /cut/.test(String(l[0]))), []);
+  it("closes 100 sockets with 1001, ends 100 streams, and exits 0 on SIGTERM", async () => {
+    const service = watchChild(...scriptCommand(APP, []));
+    try {
+      const port = Number((await service.line(/^listening \d+$/)).split(" ")[1]);
+      const sockets = await Promise.all(
+        Array.from({ length: 100 }, () => openAccepted(port, "/live/echo/all", AUTH)),
+      );
+      await Promise.all(sockets.map((ws) => ws.next()));
+      const streams = await Promise.all(Array.from({ length: 100 }, () => openStream(port)));
+      // By pid: Deno's `ChildProcess.kill` reports the child as ended by the signal it sent.
+      process.kill(service.child.pid!, "SIGTERM");
+      const codes = await Promise.all(sockets.map(async (ws) => (await ws.closed).code));
+      assert.deepEqual(new Set(codes), new Set([1001]));
+      await Promise.all(streams.map((s) => s.ended));
+      // 0: nothing was cut at server.shutdown-timeout, and the app closed cleanly.
+      assert.equal(await service.exited, 0, service.stderr());
+      assert.equal(service.stderr(), "");
+    } finally {
+      service.child.kill("SIGKILL");
+    }
   });
 });
