@@ -102,6 +102,7 @@ export function SseMapping<
       binders: withRequest,
       methodName,
       isStatic: context.static,
+      produces: "text/event-stream",
       get: (instance) => {
         const type = (instance as object).constructor as Class;
         const method = awaitedForm(get(instance));
