@@ -28,7 +28,10 @@ export interface ApiResponseOptions {
    * a JSON Schema object. None: an answer without a body.
    */
   readonly schema?: SchemaSource;
-  /** The body's media type; `application/json` by default. */
+  /**
+   * The body's media type; `application/json` by default (`text/event-stream` for an
+   * `@SseMapping`'s own answer).
+   */
   readonly contentType?: string;
 }
 

@@ -10,6 +10,11 @@ export interface RouteRecord {
   readonly methodName: string;
   readonly isStatic: boolean;
   readonly get: (instance: unknown) => unknown;
+  /**
+   * The media type of the answer when it is not the method's value as JSON: `@SseMapping`'s
+   * event stream, which the OpenAPI document writes its answer as.
+   */
+  readonly produces?: "text/event-stream";
 }
 
 /** An `@ExceptionHandler` method and the error classes it takes. */
@@ -55,4 +60,21 @@ export function ownControllerRecord(metadata: DecoratorMetadataObject): Controll
 /** The web records of a class and its superclasses, the most basic first. */
 export function controllerRecordChain(cls: Class): ControllerRecord[] {
   return entryChain(cls, ROUTES);
+}
+
+/**
+ * The record a compiled route's method comes from: the one in `type`'s chain (the subclass's
+ * first) that maps `methodName` with these very `binders`, since a compiled route keeps its
+ * record's array as it is.
+ */
+export function routeRecordOf(
+  type: Class,
+  methodName: string,
+  binders: readonly ParameterBinder[],
+): RouteRecord | undefined {
+  for (const record of controllerRecordChain(type).reverse()) {
+    const found = record.routes.find((r) => r.methodName === methodName && r.binders === binders);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -20,7 +20,7 @@ import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
 import { joinPaths } from "./path_pattern.ts";
 import { controllerRecordChain, ownControllerRecord } from "./route_record.ts";
-import { type EventStream, openEventStream } from "./sse_stream.ts";
+import { type EventStream, openEventStream, returned } from "./sse_stream.ts";
 
 /**
  * The decorator `@SseMapping(path, ...binders)` returns: it compiles only on a method that
@@ -102,6 +102,7 @@ export function SseMapping<
       binders: withRequest,
       methodName,
       isStatic: context.static,
+      produces: "text/event-stream",
       get: (instance) => {
         const type = (instance as object).constructor as Class;
         const method = awaitedForm(get(instance));
@@ -157,12 +158,17 @@ function streamed(
     }
     const iterator = iterate.call(result) as AsyncIterator<unknown>;
     const headers = { ...HEADERS };
+    const host = HOSTS.get(bean) ?? LONE;
     if (request.method === "HEAD") {
-      // Only the head goes: the events are never asked for.
-      await iterator.return?.();
+      // Only the head goes: the events are never asked for, and the head does not wait on the
+      // iterator's return(), which a custom iterator may never settle.
+      returned(
+        iterator,
+        (error) =>
+          log(host.logger, `${label}: the iterator's return() failed after a HEAD answer:`, error),
+      );
       return new Response(null, { headers });
     }
-    const host = HOSTS.get(bean) ?? LONE;
     let unregister = () => {};
     let over = false;
     let stream: EventStream | undefined = undefined;
@@ -172,7 +178,8 @@ function streamed(
       // Deno's server also aborts the signal once an answer has gone, and warns whoever reads it
       // of that: there, a client that left before the first event is seen at the first write.
       signal: "Deno" in globalThis ? undefined : request.signal,
-      failed: (error) => log(host.logger, label, error),
+      failed: (error) =>
+        log(host.logger, `${label}: the event stream failed after it began, and ended:`, error),
       ended: () => {
         over = true;
         streamEnded(request);
@@ -194,9 +201,9 @@ function streamed(
   };
 }
 
-function log(logger: Logger, label: string, error: unknown): void {
+function log(logger: Logger, message: string, error: unknown): void {
   try {
-    logger.error(`[thaw] ${label}: the event stream failed after it began, and ended:`, error);
+    logger.error(`[thaw] ${message}`, error);
   } catch {
     // A logger that throws must not turn one failure into two.
   }

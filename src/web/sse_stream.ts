@@ -167,9 +167,14 @@ function nextFrame(result: IteratorResult<unknown>): string | undefined {
   return result.done ? undefined : sseFrame(result.value);
 }
 
-// Calls the iterator's `return()`: what it throws or rejects with (a `finally` that fails) is the
-// stream's failure too.
-function returned(iterator: AsyncIterator<unknown>, failed: (error: unknown) => void): void {
+/**
+ * Calls the iterator's `return()`, without waiting on it (a custom iterator's may never settle):
+ * what it throws or rejects with (a `finally` that fails) goes to `failed`.
+ */
+export function returned(
+  iterator: AsyncIterator<unknown>,
+  failed: (error: unknown) => void,
+): void {
   try {
     const done = iterator.return?.();
     if (done !== undefined) Promise.resolve(done).catch(failed);

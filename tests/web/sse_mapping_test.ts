@@ -128,6 +128,30 @@ class Events {
     };
   }
 
+  // A return() that never settles: a HEAD answer must not wait on it.
+  @SseMapping("/stuck-return")
+  stuckReturn(): AsyncIterable<unknown> {
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => Promise.resolve({ done: false, value: "x" }),
+        return: () => {
+          finallies.push("stuck-return");
+          return new Promise<IteratorResult<unknown>>(() => {});
+        },
+      }),
+    };
+  }
+
+  @SseMapping("/failing-return")
+  failingReturn(): AsyncIterable<unknown> {
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => Promise.resolve({ done: false, value: "x" }),
+        return: () => Promise.reject(new Error("the feed would not close")),
+      }),
+    };
+  }
+
   @SseMapping("/not-iterable")
   notIterable() {
     return { data: "x" } as unknown as AsyncIterable<unknown>;
@@ -252,6 +276,24 @@ describe("@SseMapping", () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "text/event-stream");
     assert.equal(await res.text(), "");
+  });
+
+  it("answers HEAD without waiting on the iterator's return(), and logs its failure", async () => {
+    const logged = deferred<unknown[]>();
+    const logger = { error: (...line: unknown[]) => logged.resolve(line) };
+    const a = await bootstrap({ controllers: [Events], components: [Errors], logger });
+    const stuck = await a.fetch(get("/events/stuck-return", {}, "HEAD"));
+    assert.equal(stuck.status, 200);
+    assert.equal(await stuck.text(), "");
+    assert.ok(finallies.includes("stuck-return"));
+    const failing = await a.fetch(get("/events/failing-return", {}, "HEAD"));
+    assert.equal(failing.status, 200);
+    assert.equal(await failing.text(), "");
+    assert.deepEqual(await logged.promise, [
+      "[thaw] Events.failingReturn (GET /events/failing-return): the iterator's return() failed " +
+      "after a HEAD answer:",
+      new Error("the feed would not close"),
+    ]);
   });
 
   it("is answered 503 by the request timeout before it began, and its iterator returned", async () => {
