@@ -7,7 +7,7 @@ import { compareSpecificity, type MappedMethod } from "../web/route_table.ts";
 import { parsePathPattern, type PathPattern } from "../web/path_pattern.ts";
 import { parsePathRegex, type PathRegex } from "../web/path_regex.ts";
 import { type ApiResponseOptions, docsOf, type SecurityScheme } from "./api_docs.ts";
-import { type MiddlewareEntry, routeRecordOf } from "../web/route_record.ts";
+import { type MiddlewareEntry, type RouteRecord, routeRecordOf } from "../web/route_record.ts";
 import { allOf, type Guard } from "./security.ts";
 import {
   type JsonSchema,
@@ -690,8 +690,8 @@ function frameworkAnswers(
 /**
  * An operation's answers: the one its handler gives (`@ResponseStatus`'s status, else `200`),
  * unless `@ApiResponse`s replace it; those; its guards' (the first guard's of a status); Thaw's
- * own. What is declared nearer the handler wins a status. `produces`: the media type of the
- * handler's own answer when it is not JSON (an event stream), a body always there.
+ * own. What is declared nearer the handler wins a status. `produces`: what the handler's own answer
+ * is when it is not JSON: an event stream (a body always there), or a WebSocket's upgrade (101).
  */
 function responsesOf(
   operationId: string,
@@ -700,26 +700,31 @@ function responsesOf(
   schemaOf: SchemaOf,
   guards: readonly Guard[],
   status?: number,
-  produces?: "text/event-stream",
+  produces?: RouteRecord["produces"],
 ): Record<string, JsonSchema> {
   const responses: Record<string, JsonSchema> = {};
-  const own = status ?? 200;
+  const upgrade = produces === "websocket";
+  const own = upgrade ? 101 : status ?? 200;
   const answer = (code: number, options: ApiResponseOptions): JsonSchema => {
-    const streamed = produces !== undefined && code === own;
+    const streamed = produces === "text/event-stream" && code === own;
     const response: Record<string, unknown> = {
       description: options.description ??
-        (streamed ? "A stream of server-sent events" : reasonPhrase(code)),
+        (streamed
+          ? "A stream of server-sent events"
+          : upgrade && code === own
+          ? "Switching Protocols: the connection is now a WebSocket"
+          : reasonPhrase(code)),
     };
     if (options.schema !== undefined || streamed) {
       const schema = options.schema === undefined
         ? { type: "string" }
         : schemaOf(options.schema, "output", `${operationId}.${code}`);
-      const type = options.contentType ?? (streamed ? produces : "application/json");
+      const type = options.contentType ?? (streamed ? "text/event-stream" : "application/json");
       response.content = { [type]: { schema } };
     }
     return response;
   };
-  if (status !== undefined || declared.size === 0) {
+  if (status !== undefined || declared.size === 0 || upgrade) {
     responses[String(own)] = answer(own, declared.get(own) ?? {});
   }
   for (const [code, options] of [...declared].sort(([a], [b]) => a - b)) {

@@ -12,9 +12,10 @@ export interface RouteRecord {
   readonly get: (instance: unknown) => unknown;
   /**
    * The media type of the answer when it is not the method's value as JSON: `@SseMapping`'s
-   * event stream, which the OpenAPI document writes its answer as.
+   * event stream, `@WebSocketMapping`'s upgrade (101), which the OpenAPI document writes its
+   * answer as.
    */
-  readonly produces?: "text/event-stream";
+  readonly produces?: "text/event-stream" | "websocket";
 }
 
 /** An `@ExceptionHandler` method and the error classes it takes. */

@@ -108,6 +108,7 @@ export function WebSocketMapping<
       binders: withContext,
       methodName,
       isStatic: context.static,
+      produces: "websocket",
       get: (instance) => {
         const type = (instance as object).constructor as Class;
         const method = awaitedForm(get(instance));
