@@ -1,27 +1,32 @@
-// What an open `@SseMapping` stream costs a server, on the runtime that runs this file
-// (`npm run bench:sse`: Deno, Bun and Node 26): `bench/sse_clients.ts [--clients 1000]
-// [--events 200] [--rounds 2]`. The server is a child of this runtime: Thaw (`listen(app)`) or
-// the baseline, bare Hono's `streamSSE` on `Deno.serve`, `Bun.serve` or @hono/node-server; the
-// clients are raw sockets in another child, so the server's memory and CPU are its own. Memory per
-// stream: the server's RSS (and V8 heap) after a GC with every stream open and its first event
-// in, minus the same after a few streams opened and closed, over the clients. CPU per event: the
-// server's user + system time over `events` rounds of one event to every client (the next once
-// the clients got all of the last), over the events sent. Thaw and the baseline take turns,
-// `rounds` times each: medians, and their ratios. No threshold: a bench, not a test.
+// What an open `@SseMapping` stream and an open `@WebSocketMapping` socket cost a server, on the
+// runtime that runs this file (`npm run bench:streams`: Deno, Bun and Node 26):
+// `bench/stream_clients.ts [--kind sse|websocket] [--clients 1000] [--events 200] [--rounds 2]`
+// (both kinds without `--kind`). The server is a child of this runtime: Thaw (`listen(app)`) or the
+// baseline, bare Hono (`streamSSE`, or the runtime's `upgradeWebSocket`) on `Deno.serve`,
+// `Bun.serve` or @hono/node-server; the clients are raw sockets in another child, so the server's
+// memory and CPU are its own. Memory per stream: the server's RSS (and V8 heap) after a GC with
+// every stream open and its first event in, minus the same after a few streams opened and closed,
+// over the clients. CPU per event: the server's user + system time over `events` rounds of one
+// event (a message, on a socket) to every client (the next once the clients got all of the last),
+// over the events sent. Thaw and the baseline take turns, `rounds` times each: medians, and their
+// ratios. No threshold: a bench, not a test.
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
+import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { bootstrap, RestController, SseMapping } from "../mod.ts";
+import type { WSContext, WSEvents } from "hono/ws";
+import { bootstrap, RestController, SseMapping, WebSocketMapping } from "../mod.ts";
 import { listen } from "../server.ts";
 
 const RUNTIME = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
+    kind: { type: "string" },
     clients: { type: "string", default: "1000" },
     events: { type: "string", default: "200" },
     rounds: { type: "string", default: "2" },
@@ -42,11 +47,26 @@ async function* ticks(): AsyncGenerator<string> {
   }
 }
 
+// The open sockets, each sent "tick" at every round.
+const sockets = new Set<WSContext>();
+const socketEvents: WSEvents = {
+  onOpen: (_event, ws) => {
+    sockets.add(ws);
+    ws.send("open");
+  },
+  onClose: (_event, ws) => void sockets.delete(ws),
+};
+
 @RestController()
 class Feed {
   @SseMapping("/feed")
   async *feed() {
     for await (const data of ticks()) yield { data };
+  }
+
+  @WebSocketMapping("/socket")
+  socket(): WSEvents {
+    return socketEvents;
   }
 }
 
@@ -56,12 +76,15 @@ interface Runtimes {
     serve(o: { port: 0; hostname: string; onListen(a: { port: number }): void }, f: Fetch): unknown;
   };
   Bun?: {
-    serve(o: { port: 0; hostname: string; fetch: Fetch; idleTimeout: number }): { port: number };
+    serve(
+      o: { port: 0; hostname: string; fetch: Fetch; idleTimeout: number; websocket: object },
+    ): { port: number };
     gc(force: boolean): void;
   };
   gc?: () => void;
 }
 
+// Bare Hono as its docs write it on each runtime: `streamSSE`, and the runtime's `upgradeWebSocket`.
 async function baseline(): Promise<number> {
   const g = globalThis as Runtimes;
   const hono = new Hono();
@@ -70,17 +93,31 @@ async function baseline(): Promise<number> {
       for await (const data of ticks()) await stream.writeSSE({ data });
     }));
   if (g.Deno !== undefined) {
+    const { upgradeWebSocket } = await import("hono/deno");
+    hono.get("/socket", upgradeWebSocket(() => socketEvents));
     return await new Promise<number>((resolve) =>
       g.Deno!.serve({ port: 0, hostname: HOST, onListen: (a) => resolve(a.port) }, hono.fetch)
     );
   }
   // A Hono user on Bun turns its 10 s idle timeout off, or it cuts the streams.
   if (g.Bun !== undefined) {
-    return g.Bun.serve({ port: 0, hostname: HOST, fetch: hono.fetch, idleTimeout: 0 }).port;
+    const { upgradeWebSocket, websocket } = await import("hono/bun");
+    hono.get("/socket", upgradeWebSocket(() => socketEvents));
+    return g.Bun.serve({ port: 0, hostname: HOST, fetch: hono.fetch, idleTimeout: 0, websocket })
+      .port;
   }
-  const { serve } = await import("@hono/node-server");
+  const [{ serve, upgradeWebSocket }, { WebSocketServer }] = await Promise.all([
+    import("@hono/node-server"),
+    import("ws"),
+  ]);
+  hono.get("/socket", upgradeWebSocket(() => socketEvents));
+  const server = new WebSocketServer({ noServer: true });
   return await new Promise<number>((resolve) =>
-    serve({ fetch: hono.fetch, port: 0, hostname: HOST }, (info) => resolve(info.port))
+    serve(
+      // deno-lint-ignore no-explicit-any
+      { fetch: hono.fetch, port: 0, hostname: HOST, websocket: { server: server as any } },
+      (info) => resolve(info.port),
+    )
   );
 }
 
@@ -101,6 +138,7 @@ async function serve(kind: string): Promise<void> {
       const { rss, heapUsed } = process.memoryUsage();
       console.log(`mem ${rss} ${heapUsed}`);
     } else if (line === "tick") {
+      for (const ws of sockets) ws.send("tick");
       round++;
       next.resolve();
       next = Promise.withResolvers<void>();
@@ -112,8 +150,27 @@ async function serve(kind: string): Promise<void> {
   }
 }
 
+// What a client sends to open its stream or socket, and what marks an event in what it receives:
+// a socket's messages are text frames, "open" then "tick" (after a 2-byte head, unmasked).
+function opening(kind: string): { request: () => string; mark: string } {
+  if (kind === "sse") {
+    return {
+      request: () => "GET /feed HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n",
+      mark: "data: ",
+    };
+  }
+  return {
+    request: () =>
+      "GET /socket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\n` +
+      "Sec-WebSocket-Version: 13\r\n\r\n",
+    mark: "\x81\x04",
+  };
+}
+
 /** The clients child: `open n` ends the open streams and opens n; `until k`: k events in all. */
-async function clients(port: number): Promise<void> {
+async function clients(kind: string, port: number): Promise<void> {
+  const { request, mark } = opening(kind);
   let sockets: Socket[] = [];
   let events = 0;
   let waiting = { count: Infinity, done: () => {} };
@@ -121,13 +178,13 @@ async function clients(port: number): Promise<void> {
     new Promise<void>((resolve, reject) => {
       let tail = "";
       const socket = connect(port, HOST, () => {
-        socket.write("GET /feed HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n");
+        socket.write(request());
       });
       socket.setEncoding("latin1");
       socket.on("error", reject);
       socket.on("data", (chunk: string) => {
         const text = tail + chunk;
-        const found = text.split("data: ").length - 1;
+        const found = text.split(mark).length - 1;
         tail = text.slice(-5);
         if (found === 0) return;
         resolve();
@@ -174,10 +231,15 @@ function child(args: string[]) {
 
 type Figures = Readonly<Record<"rss" | "heap" | "cpu", number>>;
 
-async function measure(kind: string, n: number, events: number): Promise<Figures> {
-  const server = child(["serve", kind]);
+async function measure(
+  kind: string,
+  server_: string,
+  n: number,
+  events: number,
+): Promise<Figures> {
+  const server = child(["serve", server_]);
   const [port] = await server.read();
-  const users = child(["clients", String(port)]);
+  const users = child(["clients", kind, String(port)]);
   try {
     await users.ask(`open ${WARM_STREAMS}`);
     await users.ask("open 0");
@@ -200,34 +262,44 @@ async function measure(kind: string, n: number, events: number): Promise<Figures
   }
 }
 
-async function drive(): Promise<void> {
+const NAMES = {
+  sse: { what: "SSE streams", hono: "Hono streamSSE", thaw: "Thaw @SseMapping" },
+  websocket: { what: "WebSockets", hono: "Hono upgradeWebSocket", thaw: "Thaw @WebSocketMapping" },
+} as const;
+
+async function drive(kind: keyof typeof NAMES): Promise<void> {
   const [n, events, rounds] = [values.clients, values.events, values.rounds].map(Number);
   const runs: Record<string, Figures[]> = { hono: [], thaw: [] };
   for (let r = 0; r < rounds; r++) {
-    for (const kind of r % 2 === 0 ? ["hono", "thaw"] : ["thaw", "hono"]) {
-      runs[kind].push(await measure(kind, n, events));
+    for (const server of r % 2 === 0 ? ["hono", "thaw"] : ["thaw", "hono"]) {
+      runs[server].push(await measure(kind, server, n, events));
     }
   }
   const median = (xs: number[]) => {
     xs.sort((a, b) => a - b);
     return (xs[Math.floor((xs.length - 1) / 2)] + xs[Math.ceil((xs.length - 1) / 2)]) / 2;
   };
-  const of = (kind: string, key: keyof Figures) => median(runs[kind].map((x) => x[key]));
+  const of = (server: string, key: keyof Figures) => median(runs[server].map((x) => x[key]));
   const keys = ["rss", "heap", "cpu"] as const;
   const row = (name: string, figures: number[]) =>
-    console.log(`  ${name.padEnd(27)}${figures.map((x) => x.toFixed(2).padStart(16)).join("")}`);
+    console.log(`  ${name.padEnd(34)}${figures.map((x) => x.toFixed(2).padStart(16)).join("")}`);
+  const names = NAMES[kind];
   console.log(
-    `${RUNTIME} ${process.versions[RUNTIME] ?? ""}: ${n} SSE streams, ${events} events each, ` +
+    `${RUNTIME} ${process.versions[RUNTIME] ?? ""}: ${n} ${names.what}, ${events} events each, ` +
       `median of ${rounds} run(s) per server`,
   );
   const heads = ["RSS KiB/stream", "heap KiB/stream", "CPU µs/event"];
-  console.log(`  ${"".padEnd(27)}${heads.map((h) => h.padStart(16)).join("")}`);
-  row("Hono streamSSE (baseline)", keys.map((k) => of("hono", k)));
-  row("Thaw @SseMapping", keys.map((k) => of("thaw", k)));
+  console.log(`  ${"".padEnd(34)}${heads.map((h) => h.padStart(16)).join("")}`);
+  row(`${names.hono} (baseline)`, keys.map((k) => of("hono", k)));
+  row(names.thaw, keys.map((k) => of("thaw", k)));
   row("Thaw / baseline", keys.map((k) => of("thaw", k) / of("hono", k)));
 }
 
-const [mode, arg] = positionals;
+const [mode, arg, more] = positionals;
 if (mode === "serve") await serve(arg);
-else if (mode === "clients") await clients(Number(arg));
-else await drive();
+else if (mode === "clients") await clients(arg, Number(more));
+else if (values.kind === "sse" || values.kind === "websocket") await drive(values.kind);
+else if (values.kind === undefined) {
+  await drive("sse");
+  await drive("websocket");
+} else throw new Error(`--kind is sse or websocket, not ${values.kind}`);
