@@ -8,6 +8,7 @@ import { connect, type Socket } from "node:net";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { bootstrap } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
 import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME, scriptCommand } from "../runtime.ts";
@@ -169,6 +170,46 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     const res = await fetch(`http://127.0.0.1:${server.port}/live/echo/tea`, { headers: AUTH });
     assert.equal(res.status, 400);
     assert.match((await res.json()).error, /Upgrade: websocket/);
+  });
+});
+
+describe(`open sockets at /actuator/prometheus, on ${RUNTIME}`, () => {
+  it("counts the open sockets of a route, and 0 once they closed", async () => {
+    const app = await bootstrap({
+      controllers: [Live],
+      actuator: actuator(),
+      config: { management: { endpoints: { web: { exposure: { include: "prometheus" } } } } },
+    });
+    const server = await listen(app, {
+      port: 0,
+      hostname: "127.0.0.1",
+      signals: false,
+      quiet: true,
+    });
+    try {
+      const gauge = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${server.port}/actuator/prometheus`))
+          .text();
+        const line = text.split("\n").find((l) =>
+          l.startsWith("thaw_server_open_streams{") && l.includes('http_route="/live/echo/{room}"')
+        );
+        assert.match(line ?? "", /thaw_stream_kind="websocket"/);
+        return Number(line?.split(" ").at(-1));
+      };
+      const sockets = await Promise.all(
+        [1, 2].map(() => openAccepted(server.port, "/live/echo/g", AUTH)),
+      );
+      await Promise.all(sockets.map((ws) => ws.next()));
+      assert.equal(await gauge(), 2);
+      for (const ws of sockets) await ws.close(1000);
+      await Promise.all(sockets.map((ws) => ws.closed));
+      // The server's side of the close may come just after the client's: wait for the state.
+      let open = await gauge();
+      while (open !== 0) open = await gauge();
+      assert.equal(open, 0);
+    } finally {
+      await server.close();
+    }
   });
 });
 
