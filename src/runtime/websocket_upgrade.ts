@@ -46,6 +46,31 @@ export function guarded(helper: (c: Context, events: WSEvents) => Promise<Respon
   };
 }
 
+/** What Deno's and workerd's sockets have alike: the web's `WebSocket`. */
+interface WebSocketLike {
+  readonly protocol: string;
+  readonly readyState: number;
+  readonly url: string | null;
+  send(data: string | ArrayBuffer | Uint8Array): void;
+  close(code?: number, reason?: string): void;
+}
+
+// Hono's context of a socket of the web's kind, as its Deno and workerd adapters make it.
+function contextOf(socket: WebSocketLike): WSContext {
+  return new WSContext({
+    close: (code, reason) => socket.close(code, reason),
+    get protocol() {
+      return socket.protocol;
+    },
+    raw: socket,
+    get readyState() {
+      return socket.readyState as 0 | 1 | 2 | 3;
+    },
+    url: socket.url ? new URL(socket.url) : null,
+    send: (source) => socket.send(source),
+  });
+}
+
 interface DenoLike {
   upgradeWebSocket(request: Request, options?: { protocol?: string }): {
     response: Response;
@@ -58,18 +83,7 @@ function denoUpgrade(deno: DenoLike): Upgrade {
   return (c, events) => {
     const protocol = c.req.header("sec-websocket-protocol")?.split(",")[0]?.trim();
     const { response, socket } = deno.upgradeWebSocket(c.req.raw, protocol ? { protocol } : {});
-    const ws = new WSContext({
-      close: (code, reason) => socket.close(code, reason),
-      get protocol() {
-        return socket.protocol;
-      },
-      raw: socket,
-      get readyState() {
-        return socket.readyState as 0 | 1 | 2 | 3;
-      },
-      url: socket.url ? new URL(socket.url) : null,
-      send: (source) => socket.send(source),
-    });
+    const ws = contextOf(socket);
     socket.onopen = (evt) => events.onOpen?.(evt, ws);
     socket.onmessage = (evt) => events.onMessage?.(evt, ws);
     socket.onclose = (evt) => events.onClose?.(evt, ws);
@@ -78,13 +92,8 @@ function denoUpgrade(deno: DenoLike): Upgrade {
   };
 }
 
-interface WorkerdSocket {
-  readonly protocol: string;
-  readonly readyState: number;
-  readonly url: string | null;
+interface WorkerdSocket extends WebSocketLike {
   accept(): void;
-  send(data: string | ArrayBuffer | Uint8Array): void;
-  close(code?: number, reason?: string): void;
   addEventListener(type: string, listener: (event: Event) => void): void;
 }
 
@@ -94,18 +103,7 @@ const workerdUpgrade: Upgrade = (_c, events) => {
   const Pair = (globalThis as unknown as { WebSocketPair: new () => WorkerdSocket[] })
     .WebSocketPair;
   const [client, server] = new Pair();
-  const ws = new WSContext({
-    close: (code, reason) => server.close(code, reason),
-    get protocol() {
-      return server.protocol;
-    },
-    raw: server,
-    get readyState() {
-      return server.readyState as 0 | 1 | 2 | 3;
-    },
-    url: server.url ? new URL(server.url) : null,
-    send: (source) => server.send(source),
-  });
+  const ws = contextOf(server);
   server.addEventListener("message", (evt) => events.onMessage?.(evt as MessageEvent, ws));
   server.addEventListener("close", (evt) => events.onClose?.(evt as CloseEvent, ws));
   server.addEventListener("error", (evt) => events.onError?.(evt, ws));

@@ -4,6 +4,7 @@
 // handler that throws or rejects logged and its socket closed with 1011, as Spring's handler
 // decorator does, rather than an uncaught error that ends the process (Deno) or is dropped.
 import { WSContext, type WSEvents, type WSMessageReceive } from "hono/ws";
+import { utf8Length } from "../http/utf8_length.ts";
 
 /** The close codes Thaw sends (RFC 6455, 7.4.1). */
 export const CLOSE = {
@@ -40,26 +41,6 @@ export interface Session {
   close(code: number, reason: string): void;
   /** Ends it now, without the closing handshake, where the runtime can; else `close`. */
   terminate(): void;
-}
-
-// A string's UTF-8 length, counted rather than encoded: no copy of a large message. A lone
-// surrogate counts as the 3 bytes of the U+FFFD it is sent as.
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) bytes += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        // A pair: 4 bytes for its 2 units.
-        bytes += 2;
-        i++;
-      } else bytes += 2;
-    } else bytes += 2;
-  }
-  return bytes;
 }
 
 function sizeOf(data: WSMessageReceive | Uint8Array): number {

@@ -11,12 +11,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import {
-  AggregationTemporality,
-  type DataPoint,
-  MeterProvider,
-  MetricReader,
-} from "@opentelemetry/sdk-metrics";
+import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
 import { type Application, bootstrap } from "../../mod.ts";
 import { data, DataError, SqlClient } from "../../data.ts";
 import { DataTelemetry } from "../../src/data/data_telemetry.ts";
@@ -25,27 +20,7 @@ import type { Datasource } from "../../src/migrate/sql/datasource.ts";
 import { KINDS } from "../migrate/sql/databases.ts";
 import { deferred } from "../deferred.ts";
 import { datasourceEntries, rejection } from "./pools.ts";
-
-class CollectingReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-  /** The points of the metric `name` now, of every scope. */
-  async points(name: string): Promise<DataPoint<unknown>[]> {
-    const { resourceMetrics } = await this.collect();
-    return resourceMetrics.scopeMetrics.flatMap((scope) =>
-      scope.metrics.filter((m) => m.descriptor.name === name).flatMap((m) =>
-        m.dataPoints as DataPoint<unknown>[]
-      )
-    );
-  }
-}
+import { CollectingReader } from "../metric_reader.ts";
 
 /** The value of the point of `points` whose attributes hold `attributes`; undefined for none. */
 function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes): unknown {

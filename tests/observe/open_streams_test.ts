@@ -2,35 +2,11 @@
 // access-log line at each one's end.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  AggregationTemporality,
-  type DataPoint,
-  MeterProvider,
-  MetricReader,
-} from "@opentelemetry/sdk-metrics";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import type { OtelApi } from "../../src/actuator/opentelemetry.ts";
 import { OpenStreams } from "../../src/observe/open_streams.ts";
 import { memoryLogger } from "../helpers.ts";
-
-class CollectingReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-  async points(name: string): Promise<DataPoint<unknown>[]> {
-    const { resourceMetrics } = await this.collect();
-    return resourceMetrics.scopeMetrics.flatMap((scope) =>
-      scope.metrics.filter((m) => m.descriptor.name === name).flatMap((m) =>
-        m.dataPoints as DataPoint<unknown>[]
-      )
-    );
-  }
-}
+import { CollectingReader } from "../metric_reader.ts";
 
 // The API as the streams read it, with a provider of the test's own: no global registration.
 function apiWith(provider: () => MeterProvider): OtelApi {
