@@ -34,6 +34,8 @@ import { healthRoutes } from "./src/actuator/health_routes.ts";
 import { shownValueMask } from "./src/actuator/shown_values.ts";
 import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
+import { observeOpenStreams } from "./src/actuator/stream_metrics.ts";
+import { openStreamsOf } from "./src/observe/open_streams.ts";
 import { checkOpenTelemetryOption } from "./src/actuator/opentelemetry.ts";
 import type { OpenTelemetryModules } from "./src/actuator/opentelemetry_modules.ts";
 import { indicatorBeans } from "./src/actuator/health_hooks.ts";
@@ -145,6 +147,11 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
         ),
       ];
       const management = managementPort(settings);
+      // The app's event streams and sockets as a gauge beside the requests' (no series without).
+      const streams = telemetry.api === undefined
+        ? undefined
+        : observeOpenStreams(openStreamsOf(host), telemetry.api);
+      const close = { announce: () => Promise.resolve(void streams?.()) };
       // On a port of its own, the actuator answers with none of the app's middleware, so that an
       // auth guard leaves the probes open.
       return management === undefined
@@ -152,10 +159,12 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
           routes,
           documented: served.documented,
           observers: telemetry.observers,
+          close,
         }
         : {
           observers: telemetry.observers,
           internals: { management: { ...management, fetch: host.serveApart(routes) } },
+          close,
         };
     };
   });

@@ -35,7 +35,7 @@ describe("package metadata", () => {
     }
   });
 
-  it("the drivers, undici, swagger-ui-dist, OpenTelemetry and redis are optional peer dependencies, installed here for the tests", async () => {
+  it("the drivers, undici, swagger-ui-dist, OpenTelemetry, redis and ws are optional peer dependencies, installed here for the tests", async () => {
     const npm = await json("package.json");
     const peers = npm.peerDependencies as Record<string, string>;
     const meta = npm.peerDependenciesMeta as Record<string, { optional?: boolean }>;
@@ -51,6 +51,7 @@ describe("package metadata", () => {
       "redis",
       "swagger-ui-dist",
       "undici",
+      "ws",
     ]);
     for (const [name, range] of Object.entries(peers)) {
       assert.equal(meta[name]?.optional, true, `${name} is not optional`);

@@ -7,6 +7,7 @@ import {
   givenMetricsSdk,
   type GivenModules,
   optionalApi,
+  type OtelApi,
   requiredApi,
   requiredMetricsSdk,
 } from "./opentelemetry.ts";
@@ -20,6 +21,8 @@ import { tracingObserver } from "./request_tracing.ts";
 export interface RequestTelemetry {
   readonly observers: readonly RequestObserver[];
   readonly scrape?: () => Promise<string>;
+  /** The API the metrics go through, where there is one: the open streams' gauge goes there too. */
+  readonly api?: OtelApi;
 }
 
 /**
@@ -78,9 +81,10 @@ export async function requestTelemetry(
     return {
       observers: [tracingObserver(api), metricsObserver(histograms)],
       scrape: registry.scrape,
+      api,
     };
   }
   // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
   const noop = api.createNoopMeter().createHistogram("http.server.request.duration");
-  return { observers: [tracingObserver(api), metricsObserver(() => [global()], noop)] };
+  return { observers: [tracingObserver(api), metricsObserver(() => [global()], noop)], api };
 }

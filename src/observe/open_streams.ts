@@ -1,12 +1,9 @@
 // The answers that stay open (`@SseMapping` streams, `@WebSocketMapping` sockets) as an operator
-// sees them: how many are open by route, as a gauge where OpenTelemetry's API is installed and a
-// meter provider registered, and one access-log line each at its end (`logging.access.enabled`),
-// with how long it ran and what it carried. The request's own line says only how its head went.
-import type { MeterProvider, Observable, ObservableCallback } from "@opentelemetry/api";
-import { optionalApi, type OtelApi } from "../actuator/opentelemetry.ts";
+// sees them: how many are open by route (which the actuator reports as a gauge, through the
+// OpenTelemetry it has), and one access-log line each at its end (`logging.access.enabled`), with
+// how long it ran and what it carried. The request's own line says only how its head went.
 import type { FeatureHost } from "../app_feature.ts";
 import type { Logger } from "../web/error_responder.ts";
-import { VERSION } from "../version.ts";
 import { type AccessLogEntry, accessLogLine, pathOf } from "./access_log.ts";
 
 /** What stays open: an event stream or a WebSocket. */
@@ -40,26 +37,21 @@ export interface StreamLogEntry extends AccessLogEntry {
 export class OpenStreams {
   readonly #open = new Map<string, { kind: StreamKind; route: string; count: number }>();
   readonly #log: ((line: string) => void) | undefined;
-  readonly #api: OtelApi | undefined;
-  #provider: MeterProvider | undefined;
-  #unregister: (() => void) | undefined;
+  readonly #watchers = new Set<() => void>();
 
-  /**
-   * `logger` takes a line per stream when `accessLog` is on; `api` reports the gauge, where
-   * OpenTelemetry's API is installed.
-   */
-  constructor(logger: Logger, accessLog: boolean, api: OtelApi | undefined) {
+  /** `logger` takes a line per stream when `accessLog` is on. */
+  constructor(logger: Logger, accessLog: boolean) {
     this.#log = accessLog ? (logger.info ?? logger.error).bind(logger) : undefined;
-    this.#api = api;
   }
 
   /** A stream of `kind` opened on `route` (its template) for `request`, answered with `status`. */
   opened(kind: StreamKind, route: string, request: Request, status: number): OpenStream {
-    this.#follow();
+    for (const watcher of this.#watchers) watcher();
     const key = `${kind} ${route}`;
-    const entry = this.#open.get(key) ?? { kind, route, count: 0 };
+    let entry = this.#open.get(key);
+    if (entry === undefined) this.#open.set(key, entry = { kind, route, count: 0 });
     entry.count++;
-    this.#open.set(key, entry);
+    const counted = entry;
     const time = new Date().toISOString();
     const start = performance.now();
     let ended = false;
@@ -68,7 +60,7 @@ export class OpenStreams {
         if (ended) return;
         ended = true;
         // Kept at 0: the gauge reads 0 for a route whose streams all ended, rather than nothing.
-        entry.count--;
+        counted.count--;
         if (this.#log === undefined) return;
         const line: StreamLogEntry = {
           time,
@@ -94,52 +86,31 @@ export class OpenStreams {
     };
   }
 
-  /** How many are open now, by kind and route. */
+  /** How many are open now, by kind and route (0 for those that were and ended). */
   counts(): { readonly kind: StreamKind; readonly route: string; readonly count: number }[] {
     return [...this.#open.values()].map(({ kind, route, count }) => ({ kind, route, count }));
   }
 
-  /** Reports no more (the app closed). */
-  close(): void {
-    this.#unregister?.();
-    this.#unregister = undefined;
-  }
-
-  // The gauge, on the meter provider registered now: one registered after bootstrap is followed.
-  #follow(): void {
-    const api = this.#api;
-    if (api === undefined) return;
-    const provider = api.metrics.getMeterProvider();
-    if (provider === this.#provider) return;
-    this.#unregister?.();
-    this.#provider = provider;
-    const meter = provider.getMeter("thaw", VERSION);
-    const gauge: Observable = meter.createObservableUpDownCounter("thaw.server.open_streams", {
-      unit: "{stream}",
-      description: "Event streams and WebSockets open now, by route.",
-    });
-    const read: ObservableCallback = (result) => {
-      for (const { kind, route, count } of this.#open.values()) {
-        result.observe(count, { "http.route": route, "thaw.stream.kind": kind });
-      }
-    };
-    gauge.addCallback(read);
-    this.#unregister = () => gauge.removeCallback(read);
+  /**
+   * Runs `watcher` as each stream opens, until the returned function is called: the gauge checks
+   * there that it reports to the meter provider registered now.
+   */
+  watch(watcher: () => void): () => void {
+    this.#watchers.add(watcher);
+    return () => void this.#watchers.delete(watcher);
   }
 }
 
-const BY_APP = /* @__PURE__ */ new WeakMap<object, Promise<OpenStreams>>();
+const BY_APP = /* @__PURE__ */ new WeakMap<object, OpenStreams>();
 
 /**
  * The open streams of the app `host` belongs to: one for its event streams and its sockets alike,
- * made by the first feature that asks.
+ * and the actuator's gauge of them, made by the first feature that asks.
  */
-export function openStreamsOf(host: FeatureHost): Promise<OpenStreams> {
+export function openStreamsOf(host: FeatureHost): OpenStreams {
   let streams = BY_APP.get(host.context);
   if (streams === undefined) {
-    streams = optionalApi().then((api) =>
-      new OpenStreams(host.logger, host.settings.get("logging.access.enabled"), api)
-    );
+    streams = new OpenStreams(host.logger, host.settings.get("logging.access.enabled"));
     BY_APP.set(host.context, streams);
   }
   return streams;

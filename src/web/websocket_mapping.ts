@@ -12,8 +12,8 @@ import { DefinitionError } from "../context/errors.ts";
 import { bringFeature, type FeatureFactory } from "../app_feature.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
-import type { Upgrade } from "../runtime/websocket_upgrade.ts";
-import type { OpenStream, OpenStreams } from "../observe/open_streams.ts";
+import { runtimeUpgrade, type Upgrade } from "../runtime/websocket_upgrade.ts";
+import { type OpenStream, type OpenStreams, openStreamsOf } from "../observe/open_streams.ts";
 import { sync, withResolver } from "./argument_resolver.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { Logger } from "./error_responder.ts";
@@ -22,7 +22,7 @@ import { joinPaths } from "./path_pattern.ts";
 import { controllerRecordChain, ownControllerRecord } from "./route_record.ts";
 import { originAllowed } from "./websocket_origin.ts";
 import { webSocketSettings } from "./websocket_settings.ts";
-import type { Session, sessionEvents } from "./websocket_session.ts";
+import { type Session, sessionEvents } from "./websocket_session.ts";
 
 /** A socket's handlers, as a `@WebSocketMapping` method returns them: Hono's `WSEvents`. */
 export type WebSocketHandlers = WSEvents;
@@ -46,8 +46,6 @@ interface SocketHost {
   readonly allowedOrigins: readonly string[];
   readonly logger: Logger;
   readonly upgrade: Upgrade;
-  /** `sessionEvents`, loaded with the feature (Hono's socket helpers with it). */
-  readonly sessions: typeof sessionEvents;
   /** What an operator sees of them: the gauge by route, a log line at each one's end. */
   readonly streams: OpenStreams;
   readonly open: Set<Session>;
@@ -169,7 +167,7 @@ function upgraded(
     }
     const handlers = handlersOf(await method.apply(bean, args), label);
     let stream: OpenStream | undefined;
-    const events = host.sessions(handlers, {
+    const events = sessionEvents(handlers, {
       maxMessageSize: host.maxMessageSize,
       failed: (event, error) =>
         log(host.logger, `${label}: ${event} failed, closed with 1011:`, error),
@@ -239,20 +237,13 @@ function log(logger: Logger, message: string, error: unknown): void {
 // Once per app: the settings of its sockets, the runtime's upgrade, and their close with 1001
 // when it shuts down (once the shutdown delay is over, when the server stops accepting); those
 // still open when server.shutdown-timeout is over are ended without the closing handshake.
-const socketFeature: FeatureFactory = async (host) => {
+const socketFeature: FeatureFactory = (host) => {
   const settings = host.settings;
-  // Loaded here, not imported: an app bundled without this decorator carries none of them.
-  const [{ runtimeUpgrade }, { sessionEvents }, { openStreamsOf }] = await Promise.all([
-    import("../runtime/websocket_upgrade.ts"),
-    import("./websocket_session.ts"),
-    import("../observe/open_streams.ts"),
-  ]);
   const sockets: SocketHost = {
     ...webSocketSettings(settings),
     logger: host.logger,
     upgrade: runtimeUpgrade(),
-    sessions: sessionEvents,
-    streams: await openStreamsOf(host),
+    streams: openStreamsOf(host),
     open: new Set(),
     ending: false,
   };
@@ -282,7 +273,6 @@ const socketFeature: FeatureFactory = async (host) => {
         for (const timer of timers) clearTimeout(timer);
         closeAll();
         terminateAll();
-        sockets.streams.close();
         return Promise.resolve(undefined);
       },
     },

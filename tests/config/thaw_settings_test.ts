@@ -139,7 +139,7 @@ describe("readSettings: Thaw's keys, read once", () => {
     assert.throws(() => settingsOf({ server: { tls: { cert: "x" } } }), {
       message: "config: server.tls: unknown key; the keys under server are port, hostname, " +
         "max-body-size, allow-encoded-slash, shutdown-timeout, shutdown-delay, request-timeout, " +
-        "header-timeout, sse, multipart",
+        "header-timeout, sse, websocket, multipart",
     });
     assert.throws(() => settingsOf({ logging: { level: { root: "info" } } }), {
       message: "config: logging.level: unknown key; the keys under logging are access",

@@ -78,11 +78,23 @@ describe("response headers (property)", () => {
 
 describe("sendableResponse: status", () => {
   it("refuses a status outside 200-599, which Node and Bun would send ahead of the answer", () => {
-    for (const status of [100, 101, 103, 199, 600, 1000]) {
+    for (const status of [100, 102, 103, 199, 600, 1000]) {
       const response = new Response("x");
       Object.defineProperty(response, "status", { value: status });
       assert.throws(() => sendableResponse(response), TypeError, String(status));
     }
     assert.equal(sendableResponse(new Response("x", { status: 299 })).status, 299);
+  });
+
+  it("sends a WebSocket upgrade's 101 as the runtime made it, its own headers kept", () => {
+    // Deno's and workerd's upgrade answers: no Response constructor makes a 101 for a handler.
+    const upgrade = new Response(null, {
+      headers: { upgrade: "websocket", connection: "Upgrade" },
+    });
+    Object.defineProperty(upgrade, "status", { value: 101 });
+    const sent = sendableResponse(upgrade);
+    assert.equal(sent, upgrade);
+    assert.equal(sent.headers.get("upgrade"), "websocket");
+    assert.equal(sent.headers.get("connection"), "Upgrade");
   });
 });

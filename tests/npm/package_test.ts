@@ -24,7 +24,7 @@ import { tempDir } from "../temp_dir.ts";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const exec = promisify(execFile);
 // The optional peer dependencies: what a web-only install must not bring.
-const DRIVERS = ["pg", "pg-connection-string", "mysql2", "undici", "redis"];
+const DRIVERS = ["pg", "pg-connection-string", "mysql2", "undici", "redis", "ws"];
 // Whatever `node` the package's bin and npx start is the Node running this test.
 const env = {
   ...process.env,
@@ -498,7 +498,7 @@ describe("npm package on Node (no loader)", () => {
     assert.match(failed.message, /file 002-bad\.sql:1: .*no such table: nope/);
   });
 
-  it("installs no database driver, no undici and no redis: they are optional peer dependencies", async () => {
+  it("installs no database driver, no undici, no redis and no ws: they are optional peer dependencies", async () => {
     const installed = JSON.parse(
       await readFile(join(project, "node_modules", "@thaw", "thaw", "package.json"), "utf8"),
     );

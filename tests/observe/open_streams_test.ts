@@ -1,64 +1,37 @@
-// The streams and sockets that stay open, as an operator sees them: the gauge by route and the
+// The streams and sockets that stay open, as an operator sees them: their count by route and the
 // access-log line at each one's end.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { MeterProvider } from "@opentelemetry/sdk-metrics";
-import type { OtelApi } from "../../src/actuator/opentelemetry.ts";
 import { OpenStreams } from "../../src/observe/open_streams.ts";
 import { memoryLogger } from "../helpers.ts";
-import { CollectingReader } from "../metric_reader.ts";
-
-// The API as the streams read it, with a provider of the test's own: no global registration.
-function apiWith(provider: () => MeterProvider): OtelApi {
-  return { metrics: { getMeterProvider: provider } } as unknown as OtelApi;
-}
 
 const request = (path: string) => new Request(`http://localhost${path}?token=secret`);
 
 describe("OpenStreams", () => {
-  it("counts the open ones by kind and route in a gauge, 0 once they end", async () => {
-    const reader = new CollectingReader();
-    const provider = new MeterProvider({ readers: [reader] });
-    const streams = new OpenStreams(memoryLogger(), false, apiWith(() => provider));
+  it("counts the open ones by kind and route, 0 once they end, and tells its watchers", () => {
+    const streams = new OpenStreams(memoryLogger(), false);
+    let told = 0;
+    const unwatch = streams.watch(() => told++);
     const a = streams.opened("websocket", "/rooms/{id}", request("/rooms/1"), 101);
-    const b = streams.opened("websocket", "/rooms/{id}", request("/rooms/2"), 101);
+    streams.opened("websocket", "/rooms/{id}", request("/rooms/2"), 101);
     const c = streams.opened("sse", "/feed", request("/feed"), 200);
-    const value = async (kind: string, route: string) =>
-      (await reader.points("thaw.server.open_streams")).find((p) =>
-        p.attributes["thaw.stream.kind"] === kind && p.attributes["http.route"] === route
-      )?.value;
-    assert.equal(await value("websocket", "/rooms/{id}"), 2);
-    assert.equal(await value("sse", "/feed"), 1);
+    assert.equal(told, 3);
+    unwatch();
     const none = { sent: { messages: 0, bytes: 0 } };
     a.end(none);
     a.end(none);
     c.end(none);
-    assert.equal(await value("websocket", "/rooms/{id}"), 1);
-    assert.equal(await value("sse", "/feed"), 0);
-    b.end(none);
+    streams.opened("sse", "/feed", request("/feed"), 200);
+    assert.equal(told, 3);
     assert.deepEqual(streams.counts(), [
-      { kind: "websocket", route: "/rooms/{id}", count: 0 },
-      { kind: "sse", route: "/feed", count: 0 },
+      { kind: "websocket", route: "/rooms/{id}", count: 1 },
+      { kind: "sse", route: "/feed", count: 1 },
     ]);
-    streams.close();
-    await provider.shutdown();
-  });
-
-  it("follows a provider registered after the first stream", async () => {
-    const reader = new CollectingReader();
-    let provider = new MeterProvider();
-    const streams = new OpenStreams(memoryLogger(), false, apiWith(() => provider));
-    streams.opened("sse", "/feed", request("/feed"), 200);
-    provider = new MeterProvider({ readers: [reader] });
-    streams.opened("sse", "/feed", request("/feed"), 200);
-    const points = await reader.points("thaw.server.open_streams");
-    assert.deepEqual(points.map((p) => p.value), [2]);
-    streams.close();
   });
 
   it("writes one access-log line at a stream's end: what it carried, and for how long", () => {
     const logger = memoryLogger();
-    const streams = new OpenStreams(logger, true, undefined);
+    const streams = new OpenStreams(logger, true);
     const socket = streams.opened("websocket", "/rooms/{id}", request("/rooms/7"), 101);
     assert.equal(logger.lines.length, 0);
     socket.end({ sent: { messages: 3, bytes: 120 }, received: { messages: 2, bytes: 10 } });
@@ -84,7 +57,7 @@ describe("OpenStreams", () => {
 
   it("keeps every byte of a client's path inside its one line", () => {
     const logger = memoryLogger();
-    const streams = new OpenStreams(logger, true, undefined);
+    const streams = new OpenStreams(logger, true);
     for (let byte = 0; byte < 256; byte++) {
       const path = `/feed/${encodeURIComponent(String.fromCharCode(byte))}x${
         String.fromCharCode(byte)
