@@ -1,6 +1,7 @@
 // The open event streams and WebSockets of an app as a gauge, `thaw.server.open_streams` by route
-// and kind, on the meter provider registered now (one registered after bootstrap is followed at
-// the next stream's opening), through the OpenTelemetry API the actuator has.
+// and kind, through the OpenTelemetry API the actuator has: made as the first stream opens (an app
+// that never streams reports no such instrument), on the meter provider registered then, and
+// again on a provider registered later, at the next stream's opening.
 import type { MeterProvider, ObservableCallback } from "@opentelemetry/api";
 import type { OpenStreams } from "../observe/open_streams.ts";
 import { VERSION } from "../version.ts";
@@ -27,7 +28,6 @@ export function observeOpenStreams(streams: OpenStreams, api: OtelApi): () => vo
     gauge.addCallback(read);
     unregister = () => gauge.removeCallback(read);
   };
-  follow();
   const unwatch = streams.watch(follow);
   return () => {
     unwatch();

@@ -151,7 +151,7 @@ describe("readSettings: Thaw's keys, read once", () => {
       message: "config: server must be a mapping of server.port, server.hostname, " +
         "server.max-body-size, server.allow-encoded-slash, server.shutdown-timeout, " +
         "server.shutdown-delay, server.request-timeout, server.header-timeout, server.sse, " +
-        "server.multipart",
+        "server.websocket, server.multipart",
     });
   });
 
