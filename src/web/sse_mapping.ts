@@ -18,6 +18,7 @@ import { markStreamed, streamEnded } from "../runtime/streamed_answers.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
+import { watchAnswer } from "./answer_sent.ts";
 import { joinPaths } from "./path_pattern.ts";
 import { controllerRecordChain, ownControllerRecord } from "./route_record.ts";
 import { type EventStream, openEventStream, returned } from "./sse_stream.ts";
@@ -67,8 +68,9 @@ const LONE: SseHost = {
  * as JSON); any other item is sent as JSON data. Binders, middleware, guards and exception
  * handlers apply as to any mapping: an error before the first event is answered as any error; one
  * after it ends the stream and is logged. A comment goes out after each `server.sse.heartbeat`
- * of silence (15 s by default). The client leaving, the request timeout's 503 and a shutdown end
- * the stream and call the iterator's `return()`, which runs an async generator's `finally`.
+ * of silence (15 s by default). The client leaving, the request timeout's 503, a middleware
+ * answering in its place and a shutdown end the stream and call the iterator's `return()`, which
+ * runs an async generator's `finally`.
  *
  * The example, which the docs' checks run (a decorator line cannot sit in a JSDoc example), is in
  * docs/streaming.md.
@@ -191,6 +193,12 @@ function streamed(
       host.open.add(stream);
       // The request timeout answered 503: the stream is no one's.
       unregister = onAbandon(request, stream.end);
+      // Middleware answered in its place: no one will read it. A body piped on (compress()) is
+      // locked; a runtime whose `Response` wraps the body it is given locks it too.
+      const { body } = stream;
+      watchAnswer(request, (sent) => {
+        if (sent.body !== body && !body.locked) stream?.end();
+      });
       if (host.ending) stream.end();
     }
     await stream.begun;

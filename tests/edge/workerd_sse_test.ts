@@ -24,4 +24,11 @@ describe("an event stream on workerd", () => {
     const frame = (n: number) => `event: tick\nid: ${n}\ndata: line ${n}\ndata: second line\n\n`;
     assert.equal(await res.text(), frame(8) + frame(9) + frame(10));
   });
+
+  it("streams every event through middleware that changes the answer's head", async () => {
+    const res = await fetch(`${worker.origin}/stamped`);
+    assert.equal(res.headers.get("x-stamped"), "yes");
+    const frame = (n: number) => `event: tick\nid: ${n}\ndata: line ${n}\ndata: second line\n\n`;
+    assert.equal(await res.text(), frame(1) + frame(2) + frame(3));
+  });
 });

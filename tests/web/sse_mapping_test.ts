@@ -322,6 +322,82 @@ describe("@SseMapping", () => {
   });
 });
 
+const dropped = { replaced: deferred<void>(), thrown: deferred<void>() };
+
+// Middleware that answers in the route's place once it has answered.
+const replace = async (c: Context, next: Next): Promise<void> => {
+  await next();
+  c.res = new Response("replaced");
+};
+const throwAfter = async (c: Context, next: Next): Promise<void> => {
+  await next();
+  if (c.req.path === "/dropped/thrown") throw new Error("refused after the route");
+};
+// Middleware that answers with the route's body, piped through a stream of its own (as
+// compress() does): the stream is read.
+const pipe = async (c: Context, next: Next): Promise<void> => {
+  await next();
+  const piped = c.res.body!.pipeThrough(new TransformStream<Uint8Array, Uint8Array>());
+  c.res = new Response(piped, { headers: { "x-piped": "yes" } });
+};
+
+@RestController()
+@RequestMapping("/dropped")
+class Dropped {
+  @SseMapping("/replaced")
+  @UseMiddleware(replace)
+  async *replaced() {
+    try {
+      yield "first";
+      await new Promise(() => {});
+    } finally {
+      dropped.replaced.resolve();
+    }
+  }
+
+  @SseMapping("/thrown")
+  async *thrown() {
+    try {
+      yield "first";
+      await new Promise(() => {});
+    } finally {
+      dropped.thrown.resolve();
+    }
+  }
+
+  @SseMapping("/piped")
+  @UseMiddleware(pipe)
+  async *piped() {
+    yield "one";
+    yield "two";
+  }
+}
+
+describe("@SseMapping behind middleware that answers in its place", () => {
+  // No heartbeat: a stream left open holds no timer, and the test fails rather than hangs.
+  const config = { server: { sse: { heartbeat: 0 } } };
+
+  it("ends the stream, its finally run, when a route's middleware replaces the answer", async () => {
+    const a = await bootstrap({ controllers: [Dropped], logger: memoryLogger(), config });
+    const res = await a.fetch(get("/dropped/replaced"));
+    assert.equal(await res.text(), "replaced");
+    await dropped.replaced.promise;
+    // One that reads the route's body keeps the stream.
+    const piped = await a.fetch(get("/dropped/piped"));
+    assert.equal(piped.headers.get("x-piped"), "yes");
+    assert.equal(await piped.text(), "data: one\n\ndata: two\n\n");
+  });
+
+  it("ends the stream when a global middleware throws after the route answered", async () => {
+    const logger = memoryLogger();
+    const a = await bootstrap({ controllers: [Dropped], middleware: [throwAfter], logger, config });
+    const res = await a.fetch(get("/dropped/thrown"));
+    assert.equal(res.status, 500);
+    await res.body?.cancel();
+    await dropped.thrown.promise;
+  });
+});
+
 describe("server.sse.heartbeat and the app's close", () => {
   it("sends a comment while the method waits, and app.close() ends the stream", async () => {
     const { app: a } = await app({ server: { sse: { heartbeat: "1ms" } } });
