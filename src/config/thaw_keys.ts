@@ -65,8 +65,8 @@ const MAX_TIMER = 2 ** 31 - 1;
  * than as a typo of another key.
  */
 export const MOVED_KEYS: Readonly<Record<string, string>> = {
-  "management.health.enabled": "the health endpoints are the actuator's: pass " +
-    'bootstrap({ actuator: actuator() }), import { actuator } from "@thaw/thaw/actuator"',
+  "management.health.enabled":
+    'health is the actuator\'s: bootstrap({ actuator: actuator() }), from "@thaw/thaw/actuator"',
 };
 
 /** Thaw's keys. */

@@ -4,17 +4,10 @@
 // returned, rather than wait for the shutdown. `sendableAnswer`, the outermost middleware wherever
 // there is middleware, tells what goes; without middleware, the route's answer is what goes.
 
-const watchers = /* @__PURE__ */ new WeakMap<Request, (sent: Response) => void>();
-
-/** Gives `watch` the answer that goes for `request`, if middleware runs around its route. */
-export function watchAnswer(request: Request, watch: (sent: Response) => void): void {
-  watchers.set(request, watch);
-}
-
-/** `sent` is the answer that goes for `request`: tells whoever watches it, once. */
-export function answerSent(request: Request, sent: Response): void {
-  const watch = watchers.get(request);
-  if (watch === undefined) return;
-  watchers.delete(request);
-  watch(sent);
-}
+/**
+ * Who watches the answer that goes for a request, if middleware runs around its route: told once
+ * (the outermost middleware runs once a request; the entry goes with the request). A map rather
+ * than functions around it: every app with middleware carries the telling.
+ */
+export const answerWatchers: WeakMap<Request, (sent: Response) => void> =
+  /* @__PURE__ */ new WeakMap();

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler, Next } from "hono";
 import type { Class } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { isResponse, sendableResponse } from "../http/response_headers.ts";
-import { answerSent } from "./answer_sent.ts";
+import { answerWatchers } from "./answer_sent.ts";
 import { withDefaultHeaders } from "./default_headers.ts";
 import { headAnswer, toResponse } from "./return_value.ts";
 import type { ErrorResponder } from "./error_responder.ts";
@@ -270,6 +270,6 @@ export function sendableAnswer(
       c.res = undefined;
       c.res = sendable;
     }
-    answerSent(c.req.raw, sendable);
+    answerWatchers.get(c.req.raw)?.(sendable);
   };
 }

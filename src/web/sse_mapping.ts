@@ -18,9 +18,10 @@ import { markStreamed, streamEnded } from "../runtime/streamed_answers.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
-import { watchAnswer } from "./answer_sent.ts";
-import { joinPaths } from "./path_pattern.ts";
-import { controllerRecordChain, ownControllerRecord } from "./route_record.ts";
+import { answerWatchers } from "./answer_sent.ts";
+import { ownControllerRecord } from "./route_record.ts";
+import { declaredPath, routeTemplate } from "./declared_route.ts";
+import { type OpenStream, type OpenStreams, openStreamsOf } from "../observe/open_streams.ts";
 import { type EventStream, openEventStream, returned } from "./sse_stream.ts";
 
 /**
@@ -42,6 +43,8 @@ interface SseHost {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly open: Set<EventStream>;
+  /** What an operator sees of them (none for a controller used outside an app). */
+  readonly streams?: OpenStreams;
   /** The app shuts down: a stream that opens now ends at once. */
   ending: boolean;
 }
@@ -116,20 +119,16 @@ export function SseMapping<
               `${binders.length} binder(s) are given; give a binder for each argument`,
           );
         }
+        const full = declaredPath(type, path);
         return streamed(
           instance as object,
           method as (...args: unknown[]) => unknown,
-          `${where} (GET ${fullPath(type, path)})`,
+          `${where} (GET ${full})`,
+          routeTemplate(full),
         );
       },
     });
   }) as SseMappingFor<P, B>;
-}
-
-function fullPath(type: Class, path: string): string {
-  let prefix = "";
-  for (const record of controllerRecordChain(type)) prefix = record.prefix ?? prefix;
-  return joinPaths(prefix, path);
 }
 
 const HEADERS = {
@@ -145,6 +144,7 @@ function streamed(
   bean: object,
   method: (...args: unknown[]) => unknown,
   label: string,
+  route: string,
 ): (...args: unknown[]) => Promise<Response> {
   return async (...args) => {
     const request = (args.pop() as HttpRequest).getRaw();
@@ -174,6 +174,7 @@ function streamed(
     let unregister = () => {};
     let over = false;
     let stream: EventStream | undefined = undefined;
+    let open: OpenStream | undefined;
     stream = openEventStream(iterator, {
       heartbeatMs: host.heartbeatMs,
       clock: host.clock,
@@ -186,7 +187,10 @@ function streamed(
         over = true;
         streamEnded(request);
         unregister();
-        if (stream !== undefined) host.open.delete(stream);
+        if (stream !== undefined) {
+          host.open.delete(stream);
+          open?.end({ sent: stream.sent });
+        }
       },
     });
     if (!over) {
@@ -196,7 +200,7 @@ function streamed(
       // Middleware answered in its place: no one will read it. A body piped on (compress()) is
       // locked; a runtime whose `Response` wraps the body it is given locks it too.
       const { body } = stream;
-      watchAnswer(request, (sent) => {
+      answerWatchers.set(request, (sent) => {
         if (sent.body !== body && !body.locked) stream?.end();
       });
       if (host.ending) stream.end();
@@ -204,7 +208,10 @@ function streamed(
     await stream.begun;
     // Bun's idle timer would cut the stream in a silence longer than its own 10 s; an error
     // answered before the first event, or a stream already over, is not one.
-    if (!over) markStreamed(request);
+    if (!over) {
+      markStreamed(request);
+      open = host.streams?.opened("sse", route, request, 200);
+    }
     return new Response(stream.body, { headers });
   };
 }
@@ -225,6 +232,7 @@ const sseFeature: FeatureFactory = (host) => {
     logger: host.logger,
     clock: systemClock,
     open: new Set(),
+    streams: openStreamsOf(host),
     ending: false,
   };
   for (const bean of host.context.beans()) {

@@ -28,6 +28,8 @@ export interface EventStream {
   readonly begun: Promise<void>;
   /** Ends the stream now and returns the iterator; nothing once it ended. */
   end(): void;
+  /** The events put in the body so far, and the bytes put there (heartbeats included). */
+  readonly sent: { readonly messages: number; readonly bytes: number };
 }
 
 const encoder = /* @__PURE__ */ new TextEncoder();
@@ -65,7 +67,8 @@ export function openEventStream(
     pull: () => step(),
     cancel: () => finish(true),
   }, { highWaterMark: 0 });
-  const stream: EventStream = { body, begun: begins, end: () => finish(true) };
+  const sent = { messages: 0, bytes: 0 };
+  const stream: EventStream = { body, begun: begins, end: () => finish(true), sent };
 
   // Once begun, the server cancels the body when the client leaves; the signal is only read
   // until then (Deno also aborts it once an answer has gone, and warns of that to whoever listens).
@@ -81,7 +84,10 @@ export function openEventStream(
     timer = heartbeatMs > 0 ? clock.after(heartbeatMs, beat, { keepAlive: true }) : undefined;
   };
   const write = (text: string): void => {
-    controller.enqueue(encoder.encode(text));
+    const bytes = encoder.encode(text);
+    controller.enqueue(bytes);
+    sent.bytes += bytes.byteLength;
+    if (text !== HEARTBEAT) sent.messages++;
     begin();
     arm();
   };

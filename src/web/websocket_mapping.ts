@@ -18,8 +18,8 @@ import { sync, withResolver } from "./argument_resolver.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
-import { joinPaths } from "./path_pattern.ts";
-import { controllerRecordChain, ownControllerRecord } from "./route_record.ts";
+import { ownControllerRecord } from "./route_record.ts";
+import { declaredPath, routeTemplate } from "./declared_route.ts";
 import { originAllowed } from "./websocket_origin.ts";
 import { webSocketSettings } from "./websocket_settings.ts";
 import { type Session, sessionEvents } from "./websocket_session.ts";
@@ -119,28 +119,16 @@ export function WebSocketMapping<
               "argument",
           );
         }
-        const full = fullPath(type, path);
+        const full = declaredPath(type, path);
         return upgraded(
           instance as object,
           method as (...args: unknown[]) => unknown,
           `${where} (WebSocket ${full})`,
-          templateOf(full),
+          routeTemplate(full),
         );
       },
     });
   }) as WebSocketMappingFor<P, B>;
-}
-
-function fullPath(type: Class, path: string): string {
-  let prefix = "";
-  for (const record of controllerRecordChain(type)) prefix = record.prefix ?? prefix;
-  return joinPaths(prefix, path);
-}
-
-// The route as metrics and logs name it, as the route compiler does: `/rooms/{id}` for
-// `/rooms/{id:\d{1,3}}` (a regex's own braces one level deep, as the regex subset allows).
-function templateOf(path: string): string {
-  return path.replace(/\{(\*?[^{}:]+):(?:[^{}]|\{[^{}]*\})*\}/g, "{$1}");
 }
 
 const HANDLER_KEYS = ["onOpen", "onMessage", "onClose", "onError"] as const;

@@ -1,7 +1,8 @@
-// `@WebSocketMapping` over real sockets to `listen(app)`, on whichever runtime runs the suite: the
-// same controller as on workerd (tests/edge/workerd_websocket_test.ts), its guard, the origin
-// check, the message bound, the protocol's failures, and a shutdown with sockets and streams open
-// (in a process of its own, ended by SIGTERM).
+// `@WebSocketMapping` and `@SseMapping` over real sockets to `listen(app)`, on whichever runtime
+// runs the suite: the same controller as on workerd (tests/edge/workerd_websocket_test.ts), its
+// guard, the origin check, the message bound, the protocol's failures, what an operator sees of
+// the open ones (the access log, the gauge), and a shutdown with sockets and streams open (in a
+// process of its own, ended by SIGTERM).
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
@@ -70,6 +71,20 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     assert.deepEqual(
       [line.route, line.status, line.sent, line.received, line.bytes_received, line.bytes],
       ["/live/echo/{room}", 101, 2, 1, 2, "joined logged".length + "logged: ab".length],
+    );
+  });
+
+  it("writes one access-log line at an event stream's end, with what it sent", async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/live/ticks`, { headers: AUTH });
+    const text = await res.text();
+    const streamLine = () =>
+      logger.lines.map((l) => String(l[0])).filter((l) => l.includes('"stream":"sse"'))
+        .map((l) => JSON.parse(l)).find((l) => l.route === "/live/ticks");
+    await until(() => streamLine() !== undefined);
+    const line = streamLine();
+    assert.deepEqual(
+      [line.path, line.status, line.sent, line.bytes, line.received],
+      ["/live/ticks", 200, 3, new TextEncoder().encode(text).byteLength, undefined],
     );
   });
 
@@ -173,8 +188,8 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
   });
 });
 
-describe(`open sockets at /actuator/prometheus, on ${RUNTIME}`, () => {
-  it("counts the open sockets of a route, and 0 once they closed", async () => {
+describe(`open sockets and streams at /actuator/prometheus, on ${RUNTIME}`, () => {
+  it("counts the open sockets and streams of a route, and 0 once they ended", async () => {
     const app = await bootstrap({
       controllers: [Live],
       actuator: actuator(),
@@ -187,20 +202,27 @@ describe(`open sockets at /actuator/prometheus, on ${RUNTIME}`, () => {
       quiet: true,
     });
     try {
-      const gauge = async () => {
+      const gauge = async (kind = "websocket", route = "/live/echo/{room}") => {
         const text = await (await fetch(`http://127.0.0.1:${server.port}/actuator/prometheus`))
           .text();
         const line = text.split("\n").find((l) =>
-          l.startsWith("thaw_server_open_streams{") && l.includes('http_route="/live/echo/{room}"')
+          l.startsWith("thaw_server_open_streams{") && l.includes(`http_route="${route}"`) &&
+          l.includes(`thaw_stream_kind="${kind}"`)
         );
-        assert.match(line ?? "", /thaw_stream_kind="websocket"/);
-        return Number(line?.split(" ").at(-1));
+        assert.ok(line, `no gauge of ${kind} ${route} in:\n${text}`);
+        return Number(line.split(" ").at(-1));
       };
       const sockets = await Promise.all(
         [1, 2].map(() => openAccepted(server.port, "/live/echo/g", AUTH)),
       );
       await Promise.all(sockets.map((ws) => ws.next()));
       assert.equal(await gauge(), 2);
+      const stream = await openStream(server.port);
+      assert.equal(await gauge("sse", "/live/forever"), 1);
+      stream.socket.destroy();
+      await stream.ended;
+      let streams = await gauge("sse", "/live/forever");
+      while (streams !== 0) streams = await gauge("sse", "/live/forever");
       for (const ws of sockets) await ws.close(1000);
       await Promise.all(sockets.map((ws) => ws.closed));
       // The server's side of the close may come just after the client's: wait for the state.
