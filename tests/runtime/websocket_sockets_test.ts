@@ -149,6 +149,23 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     assert.equal((line[1] as Error).message, "the handler failed on purpose");
   });
 
+  it("refuses a close code or reason RFC 6455 forbids with 1011, logged, neither sent nor dropped", async () => {
+    const long = "é".repeat(62);
+    for (const [code, reason] of [[5000, "x"], [1005, ""], [1015, ""], [999, ""], [1000, long]]) {
+      const ws = await open("badclose");
+      await ws.next();
+      await ws.sendText(`close ${code} ${reason}`);
+      // The raw client rejects a close frame with a code an endpoint may not send.
+      const closed = await ws.closed;
+      assert.deepEqual([closed.code, closed.reason], [1011, "Internal error"], `${code}`);
+    }
+    const failures = logger.lines.filter((l) =>
+      String(l[0]).includes("onMessage failed") && l[1] instanceof RangeError
+    );
+    assert.equal(failures.length, 5);
+    assert.match((failures[0][1] as Error).message, /5000/);
+  });
+
   it("answers 400 to a handshake the protocol does not allow, before the method runs", async () => {
     const before = seen.upgrades;
     for (
