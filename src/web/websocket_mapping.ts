@@ -20,7 +20,7 @@ import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
 import { joinPaths } from "./path_pattern.ts";
 import { controllerRecordChain, ownControllerRecord } from "./route_record.ts";
-import { originAllowed } from "./websocket_origin.ts";
+import { hostUrl, originAllowed } from "./websocket_origin.ts";
 import { webSocketSettings } from "./websocket_settings.ts";
 import type { Session, sessionEvents } from "./websocket_session.ts";
 
@@ -163,7 +163,7 @@ function upgraded(
     const request = c.req.raw;
     const refusal = handshakeRefusal(request);
     if (refusal !== undefined) throw new HttpException(HttpStatus.BAD_REQUEST, refusal);
-    if (!originAllowed(request.headers.get("origin"), request.url, host.allowedOrigins)) {
+    if (!originAllowed(request.headers.get("origin"), hostUrl(request), host.allowedOrigins)) {
       throw new HttpException(HttpStatus.FORBIDDEN, "This origin may not open a WebSocket here");
     }
     const handlers = handlersOf(await method.apply(bean, args), label);

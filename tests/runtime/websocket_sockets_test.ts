@@ -97,6 +97,24 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     }
   });
 
+  it("judges an origin by the Host header: not by an absolute-form target, nor a default host", async () => {
+    const before = seen.upgrades;
+    const evil = "https://evil.example";
+    const absolute = await openSocket(server.port, "http://evil.example/live/echo/tea", {
+      ...AUTH,
+      Origin: evil,
+    });
+    assert.equal(absolute.refused && absolute.status, 403);
+    // No Host: Node's adapter takes "localhost"; Bun refuses such a request itself.
+    const hostless = await openSocket(server.port, "/live/echo/tea", {
+      ...AUTH,
+      Host: null,
+      Origin: "http://localhost",
+    });
+    assert.ok(hostless.refused && [400, 403].includes(hostless.status), String(hostless.refused));
+    assert.equal(seen.upgrades, before);
+  });
+
   it(`takes a message of ${MAX} bytes and closes with 1009 on a larger one`, async () => {
     const ws = await open("big");
     await ws.next();
