@@ -200,6 +200,10 @@ function handshakeRefusal(request: Request): string | undefined {
   if (request.method !== "GET" || headers.get("upgrade")?.toLowerCase() !== "websocket") {
     return 'This is a WebSocket endpoint: a request to it is a GET asking for "Upgrade: websocket"';
   }
+  // Without it Node's server takes the request for a plain one and Deno's upgrade throws: a 500.
+  if (!/(^|,)\s*upgrade\s*(,|$)/i.test(headers.get("connection") ?? "")) {
+    return 'A WebSocket upgrade needs "Connection: Upgrade"';
+  }
   if (!/^[A-Za-z0-9+/]{22}==$/.test(headers.get("sec-websocket-key") ?? "")) {
     return "A WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64";
   }

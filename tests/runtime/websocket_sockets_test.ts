@@ -192,6 +192,8 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
         { "Sec-WebSocket-Key": "short" },
         { "Sec-WebSocket-Version": "8" },
         { "Sec-WebSocket-Version": null },
+        { Connection: null },
+        { Connection: "keep-alive" },
       ]
     ) {
       const answer = await openSocket(server.port, "/live/echo/tea", { ...AUTH, ...headers });
