@@ -72,6 +72,18 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     );
   });
 
+  it("logs the upgrade's own request line with the 101 it was answered, on every runtime", async () => {
+    const ws = await open("head");
+    await ws.next();
+    const headLine = () =>
+      logger.lines.map((l) => String(l[0])).filter((l) => l.includes('"path":"/live/echo/head"'))
+        .map((l) => JSON.parse(l)).find((l) => l.stream === undefined);
+    await until(() => headLine() !== undefined);
+    // Bun's and Node's adapters answer the app with a 200 once the server took the upgrade.
+    assert.equal(headLine().status, 101);
+    ws.destroy();
+  });
+
   it("lets the controller's guard refuse the upgrade with its own status: no socket opens", async () => {
     const before = seen.upgrades;
     const answer = await openSocket(server.port, "/live/echo/tea");
