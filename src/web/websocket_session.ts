@@ -151,7 +151,21 @@ export function sessionEvents(
 // says 0.
 function abnormal(evt: CloseEvent): CloseEvent {
   if (evt.code !== 0 && evt.code !== undefined) return evt;
-  return new CloseEvent("close", { code: 1006, reason: evt.reason ?? "", wasClean: false });
+  return closeEvent(1006, evt.reason ?? "");
+}
+
+/**
+ * A close event with `code` and `reason`, not clean: made from an `Event`, as Node 20 has no
+ * `CloseEvent` (Hono's Node adapter makes its own the same way).
+ */
+export function closeEvent(code: number, reason: string): CloseEvent {
+  const event = new Event("close");
+  Object.defineProperties(event, {
+    code: { value: code },
+    reason: { value: reason },
+    wasClean: { value: false },
+  });
+  return event as CloseEvent;
 }
 
 // What a handler may close with: the codes RFC 6455 (7.4.1) and its registry let an endpoint send,

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { WSContext, type WSEvents, type WSMessageReceive } from "hono/ws";
-import { type Session, sessionEvents } from "../../src/web/websocket_session.ts";
+import { closeEvent, type Session, sessionEvents } from "../../src/web/websocket_session.ts";
 import { propertyOptions } from "../property.ts";
 
 interface Fake {
@@ -73,7 +73,7 @@ describe("sessionEvents", () => {
       messages: 2,
       bytes: bytes("got hé") + bytes("got [object ArrayBuffer]"),
     });
-    events.onClose!(new CloseEvent("close", { code: 1000 }), socket.context());
+    events.onClose!(closeEvent(1000, ""), socket.context());
     assert.equal(h.open.size, 0);
     assert.equal(seen.size, 1);
     // Read from the raw socket, not the state an adapter's context took once (Bun's does).
@@ -127,8 +127,8 @@ describe("sessionEvents", () => {
     const codes: number[] = [];
     const events = sessionEvents({ onClose: (e) => void codes.push(e.code) }, host());
     events.onOpen!(new Event("open"), socket.context());
-    events.onClose!(new CloseEvent("close", { code: 0 }), socket.context());
-    events.onClose!(new CloseEvent("close", { code: 1000 }), socket.context());
+    events.onClose!(closeEvent(0, ""), socket.context());
+    events.onClose!(closeEvent(1000, ""), socket.context());
     assert.deepEqual(codes, [1006]);
   });
 });
