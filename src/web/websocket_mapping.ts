@@ -20,7 +20,7 @@ import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
 import { ownControllerRecord } from "./route_record.ts";
 import { declaredPath, routeTemplate } from "./declared_route.ts";
-import { originAllowed } from "./websocket_origin.ts";
+import { hostUrl, originAllowed } from "./websocket_origin.ts";
 import { webSocketSettings } from "./websocket_settings.ts";
 import { type Session, sessionEvents } from "./websocket_session.ts";
 
@@ -150,7 +150,7 @@ function upgraded(
     const request = c.req.raw;
     const refusal = handshakeRefusal(request);
     if (refusal !== undefined) throw new HttpException(HttpStatus.BAD_REQUEST, refusal);
-    if (!originAllowed(request.headers.get("origin"), request.url, host.allowedOrigins)) {
+    if (!originAllowed(request.headers.get("origin"), hostUrl(request), host.allowedOrigins)) {
       throw new HttpException(HttpStatus.FORBIDDEN, "This origin may not open a WebSocket here");
     }
     const handlers = handlersOf(await method.apply(bean, args), label);
@@ -176,6 +176,10 @@ function upgraded(
           "by listen(app))",
       );
     }
+    // Bun's and Node's adapters answer a 200 once their server took the upgrade (no Response is
+    // made with a 1xx status), which neither server sends: the access log and the request metrics
+    // read the 101 that went, as on Deno and workerd.
+    if (answer.status !== 101) Object.defineProperty(answer, "status", { value: 101 });
     return answer;
   };
 }
@@ -186,6 +190,10 @@ function handshakeRefusal(request: Request): string | undefined {
   const headers = request.headers;
   if (request.method !== "GET" || headers.get("upgrade")?.toLowerCase() !== "websocket") {
     return 'This is a WebSocket endpoint: a request to it is a GET asking for "Upgrade: websocket"';
+  }
+  // Without it Node's server takes the request for a plain one and Deno's upgrade throws: a 500.
+  if (!/(^|,)\s*upgrade\s*(,|$)/i.test(headers.get("connection") ?? "")) {
+    return 'A WebSocket upgrade needs "Connection: Upgrade"';
   }
   if (!/^[A-Za-z0-9+/]{22}==$/.test(headers.get("sec-websocket-key") ?? "")) {
     return "A WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64";

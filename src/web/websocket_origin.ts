@@ -5,7 +5,8 @@
 
 /**
  * Whether an upgrade whose `Origin` is `origin` may open a socket on `requestUrl`: no `Origin`
- * (not a browser), the same host as the request's, or one that `allowed` lists (`*`: any).
+ * (not a browser), the same host as the request's, or one that `allowed` lists (`*`: any); with
+ * no `requestUrl` (or one no URL parses), only a listed one.
  * Schemes are not compared: TLS usually ends at a proxy, so a page of `https://app.example.com`
  * upgrades a request that reaches the app as `http://app.example.com`; another site is another
  * host. `Origin: null` (a sandboxed page, a file) is only allowed by `*` or a listed `null`.
@@ -26,7 +27,7 @@
  */
 export function originAllowed(
   origin: string | null,
-  requestUrl: string,
+  requestUrl: string | undefined,
   allowed: readonly string[],
 ): boolean {
   if (origin === null) return true;
@@ -34,8 +35,28 @@ export function originAllowed(
   const serialized = serializedOrigin(origin);
   if (serialized === undefined) return false;
   if (allowed.includes(serialized)) return true;
-  if (serialized === "null") return false;
-  return new URL(serialized).host === new URL(requestUrl).host;
+  if (serialized === "null" || requestUrl === undefined) return false;
+  return new URL(serialized).host === hostOf(requestUrl);
+}
+
+// Not `URL.parse`: Node 20 has none.
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The URL `request` asked for as its `Host` header names it, for {@linkcode originAllowed}:
+ * the request's URL may hold another host (Deno and Node's adapter take an absolute-form target's,
+ * `GET http://evil.example/ws`; Node's adapter says `localhost` when there is no `Host`), which is
+ * no page's. `undefined` without a `Host`.
+ */
+export function hostUrl(request: Request): string | undefined {
+  const host = request.headers.get("host");
+  return host === null ? undefined : `http://${host}/`;
 }
 
 /**

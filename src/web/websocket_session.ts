@@ -132,7 +132,41 @@ export function sessionEvents(
 // says 0.
 function abnormal(evt: CloseEvent): CloseEvent {
   if (evt.code !== 0 && evt.code !== undefined) return evt;
-  return new CloseEvent("close", { code: 1006, reason: evt.reason ?? "", wasClean: false });
+  return closeEvent(1006, evt.reason ?? "");
+}
+
+/**
+ * A close event with `code` and `reason`, not clean: made from an `Event`, as Node 20 has no
+ * `CloseEvent` (Hono's Node adapter makes its own the same way).
+ */
+export function closeEvent(code: number, reason: string): CloseEvent {
+  const event = new Event("close");
+  Object.defineProperties(event, {
+    code: { value: code },
+    reason: { value: reason },
+    wasClean: { value: false },
+  });
+  return event as CloseEvent;
+}
+
+// What a handler may close with: the codes RFC 6455 (7.4.1) and its registry let an endpoint send,
+// and a reason that fits a control frame's 125 bytes with its code. The runtimes disagree on the
+// rest (Deno and Bun send a forbidden code as it is, Node's `ws` and Deno throw, Bun cuts a long
+// reason): refused here alike, as a browser's `close` does, rather than a socket silently left
+// open or a peer told what the protocol forbids.
+function closeProblem(code: number | undefined, reason: string | undefined): string | undefined {
+  if (code === undefined) {
+    return reason === undefined || reason === "" ? undefined : "a reason needs a code";
+  }
+  const sendable = Number.isInteger(code) &&
+    (code >= 1000 && code <= 1003 || code >= 1007 && code <= 1014 || code >= 3000 && code <= 4999);
+  if (!sendable) {
+    return `${code} is no close code an endpoint may send (1000-1003, 1007-1014, 3000-4999)`;
+  }
+  const bytes = utf8Length(reason ?? "");
+  return bytes > 123
+    ? `a close reason is at most 123 bytes of UTF-8, this one has ${bytes}`
+    : undefined;
 }
 
 function newSession(ws: WSContext, raw: RawSocket): Session {
@@ -154,7 +188,19 @@ function newSession(ws: WSContext, raw: RawSocket): Session {
       sent.bytes += sizeOf(data);
       ws.send(data, options);
     },
-    close,
+    close: (code, reason) => {
+      const problem = closeProblem(code, reason);
+      if (problem !== undefined) throw new RangeError(`WebSocket close: ${problem}`);
+      if (code === undefined) {
+        if (closing) return;
+        closing = true;
+        try {
+          ws.close();
+        } catch {
+          // Already closed under us: nothing to close.
+        }
+      } else close(code, reason ?? "");
+    },
     raw: ws.raw,
     // Read from the socket itself: Bun's adapter gives a state read once, at the event.
     get readyState() {

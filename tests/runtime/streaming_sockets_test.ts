@@ -88,6 +88,18 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     );
   });
 
+  it("logs the upgrade's own request line with the 101 it was answered, on every runtime", async () => {
+    const ws = await open("head");
+    await ws.next();
+    const headLine = () =>
+      logger.lines.map((l) => String(l[0])).filter((l) => l.includes('"path":"/live/echo/head"'))
+        .map((l) => JSON.parse(l)).find((l) => l.stream === undefined);
+    await until(() => headLine() !== undefined);
+    // Bun's and Node's adapters answer the app with a 200 once the server took the upgrade.
+    assert.equal(headLine().status, 101);
+    ws.destroy();
+  });
+
   it("lets the controller's guard refuse the upgrade with its own status: no socket opens", async () => {
     const before = seen.upgrades;
     const answer = await openSocket(server.port, "/live/echo/tea");
@@ -111,6 +123,24 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
       assert.deepEqual(await ws.next(), { type: "text", data: "joined origins" });
       ws.destroy();
     }
+  });
+
+  it("judges an origin by the Host header: not by an absolute-form target, nor a default host", async () => {
+    const before = seen.upgrades;
+    const evil = "https://evil.example";
+    const absolute = await openSocket(server.port, "http://evil.example/live/echo/tea", {
+      ...AUTH,
+      Origin: evil,
+    });
+    assert.equal(absolute.refused && absolute.status, 403);
+    // No Host: Node's adapter takes "localhost"; Bun refuses such a request itself.
+    const hostless = await openSocket(server.port, "/live/echo/tea", {
+      ...AUTH,
+      Host: null,
+      Origin: "http://localhost",
+    });
+    assert.ok(hostless.refused && [400, 403].includes(hostless.status), String(hostless.refused));
+    assert.equal(seen.upgrades, before);
   });
 
   it(`takes a message of ${MAX} bytes and closes with 1009 on a larger one`, async () => {
@@ -165,6 +195,23 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     assert.equal((line[1] as Error).message, "the handler failed on purpose");
   });
 
+  it("refuses a close code or reason RFC 6455 forbids with 1011, logged, neither sent nor dropped", async () => {
+    const long = "é".repeat(62);
+    for (const [code, reason] of [[5000, "x"], [1005, ""], [1015, ""], [999, ""], [1000, long]]) {
+      const ws = await open("badclose");
+      await ws.next();
+      await ws.sendText(`close ${code} ${reason}`);
+      // The raw client rejects a close frame with a code an endpoint may not send.
+      const closed = await ws.closed;
+      assert.deepEqual([closed.code, closed.reason], [1011, "Internal error"], `${code}`);
+    }
+    const failures = logger.lines.filter((l) =>
+      String(l[0]).includes("onMessage failed") && l[1] instanceof RangeError
+    );
+    assert.equal(failures.length, 5);
+    assert.match((failures[0][1] as Error).message, /5000/);
+  });
+
   it("answers 400 to a handshake the protocol does not allow, before the method runs", async () => {
     const before = seen.upgrades;
     for (
@@ -173,6 +220,8 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
         { "Sec-WebSocket-Key": "short" },
         { "Sec-WebSocket-Version": "8" },
         { "Sec-WebSocket-Version": null },
+        { Connection: null },
+        { Connection: "keep-alive" },
       ]
     ) {
       const answer = await openSocket(server.port, "/live/echo/tea", { ...AUTH, ...headers });

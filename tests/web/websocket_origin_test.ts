@@ -2,7 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { originAllowed, serializedOrigin } from "../../src/web/websocket_origin.ts";
+import { hostUrl, originAllowed, serializedOrigin } from "../../src/web/websocket_origin.ts";
 import { propertyOptions } from "../property.ts";
 
 const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
@@ -78,6 +78,20 @@ describe("originAllowed", () => {
       // Only what a URL reads as part of this very host can pass: nothing that makes it another.
       if (allowed) assert.equal(new URL(origin).host, "chat.example", `byte ${byte}`);
     }
+  });
+});
+
+describe("hostUrl", () => {
+  it("reads the host from the Host header, not from the request's URL; none without one", () => {
+    const absolute = new Request("http://evil.example/ws", { headers: { host: "chat.example" } });
+    assert.equal(hostUrl(absolute), "http://chat.example/");
+    assert.equal(originAllowed("https://evil.example", hostUrl(absolute), []), false);
+    assert.equal(originAllowed("https://chat.example", hostUrl(absolute), []), true);
+    const hostless = new Request("http://localhost/ws");
+    assert.equal(hostUrl(hostless), undefined);
+    assert.equal(originAllowed("http://localhost", hostUrl(hostless), []), false);
+    assert.equal(originAllowed("http://localhost", undefined, ["http://localhost"]), true);
+    assert.equal(originAllowed("http://chat.example", "http://a b/", []), false);
   });
 });
 

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { WSContext, type WSEvents, type WSMessageReceive } from "hono/ws";
-import { type Session, sessionEvents } from "../../src/web/websocket_session.ts";
+import { closeEvent, type Session, sessionEvents } from "../../src/web/websocket_session.ts";
 import { propertyOptions } from "../property.ts";
 
 interface Fake {
@@ -73,7 +73,7 @@ describe("sessionEvents", () => {
       messages: 2,
       bytes: bytes("got hé") + bytes("got [object ArrayBuffer]"),
     });
-    events.onClose!(new CloseEvent("close", { code: 1000 }), socket.context());
+    events.onClose!(closeEvent(1000, ""), socket.context());
     assert.equal(h.open.size, 0);
     assert.equal(seen.size, 1);
     // Read from the raw socket, not the state an adapter's context took once (Bun's does).
@@ -122,13 +122,48 @@ describe("sessionEvents", () => {
     }
   });
 
+  it("refuses a close code or reason RFC 6455 forbids: the handler fails, and the socket closes with 1011", () => {
+    const forbidden: [number | undefined, string | undefined][] = [
+      [999, undefined],
+      [1004, ""],
+      [1005, ""],
+      [1006, ""],
+      [1015, ""],
+      [5000, ""],
+      [1000.5, ""],
+      [1000, "é".repeat(62)],
+      [undefined, "a reason without a code"],
+    ];
+    for (const [code, reason] of forbidden) {
+      const socket = fakeSocket();
+      const h = host();
+      const events = sessionEvents({ onMessage: (_e, ws) => ws.close(code, reason) }, h);
+      events.onOpen!(new Event("open"), socket.context());
+      events.onMessage!(message("x"), socket.context());
+      assert.deepEqual(socket.raw.closed, [1011, "Internal error"], `${code} ${reason}`);
+      assert.ok(h.failures[0][1] instanceof RangeError);
+    }
+    const allowed: [number | undefined, string | undefined][] = [
+      [1000, "é".repeat(61) + "x"],
+      [4999, ""],
+      [undefined, undefined],
+    ];
+    for (const [code, reason] of allowed) {
+      const socket = fakeSocket();
+      const events = sessionEvents({ onMessage: (_e, ws) => ws.close(code, reason) }, host());
+      events.onOpen!(new Event("open"), socket.context());
+      events.onMessage!(message("x"), socket.context());
+      assert.deepEqual(socket.raw.closed, [code ?? 1005, reason ?? ""]);
+    }
+  });
+
   it("tells the handler 1006 for an end without a handshake, and a close only once", () => {
     const socket = fakeSocket();
     const codes: number[] = [];
     const events = sessionEvents({ onClose: (e) => void codes.push(e.code) }, host());
     events.onOpen!(new Event("open"), socket.context());
-    events.onClose!(new CloseEvent("close", { code: 0 }), socket.context());
-    events.onClose!(new CloseEvent("close", { code: 1000 }), socket.context());
+    events.onClose!(closeEvent(0, ""), socket.context());
+    events.onClose!(closeEvent(1000, ""), socket.context());
     assert.deepEqual(codes, [1006]);
   });
 });
