@@ -66,7 +66,7 @@ const MAX_TIMER = 2 ** 31 - 1;
  */
 export const MOVED_KEYS: Readonly<Record<string, string>> = {
   "management.health.enabled":
-    'health is the actuator\'s: bootstrap({ actuator: actuator() }), from "@thaw/thaw/actuator"',
+    "the health endpoints are the actuator's: bootstrap({ actuator: actuator() })",
 };
 
 /** Thaw's keys. */

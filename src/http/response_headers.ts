@@ -79,16 +79,16 @@ export function isResponse(value: object): value is Response {
 /**
  * A `Response` a handler returned, as it may be sent: itself, less the headers only a server may
  * write (removed in place; from a copy when its headers are immutable, as a redirect's are); the
- * runtime's answer to a WebSocket upgrade (101) as it is. A
+ * runtime's answer to a WebSocket upgrade (a 101 without a body) as it is. A
  * header value HTTP does not allow (see {@linkcode checkResponseHeaders}), or another status outside
  * 200-599 (Node and Bun would send a 1xx as the answer, and the real one after it), throws a
  * `TypeError`.
  */
 export function sendableResponse(response: Response): Response {
   const status = response.status;
-  // A WebSocket upgrade's answer (Deno's, workerd's): no handler can make one, as no Response
-  // constructor takes a 1xx status, and its `Upgrade` and `Connection` are the runtime's own.
-  if (status === 101) return response;
+  // A WebSocket upgrade's answer, the runtime's: no body, and its `Upgrade` and `Connection` are
+  // its own. (Bun's `Response` takes a 101 from a handler too: one with a body is refused.)
+  if (status === 101 && !response.body) return response;
   if (!(status >= 200 && status <= 599)) {
     throw new TypeError(`A handler returned a Response with status ${status}; give 200-599`);
   }

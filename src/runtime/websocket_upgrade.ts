@@ -51,7 +51,7 @@ interface WebSocketLike {
   readonly protocol: string;
   readonly readyState: number;
   readonly url: string | null;
-  send(data: string | ArrayBuffer | Uint8Array): void;
+  send(data: string | ArrayBuffer | Uint8Array<ArrayBuffer>): void;
   close(code?: number, reason?: string): void;
 }
 

@@ -4,7 +4,7 @@
 // handler that throws or rejects logged and its socket closed with 1011, as Spring's handler
 // decorator does, rather than an uncaught error that ends the process (Deno) or is dropped.
 import { WSContext, type WSEvents, type WSMessageReceive } from "hono/ws";
-import { utf8Length } from "../http/utf8_length.ts";
+import { utf8Length } from "../http/body_length.ts";
 
 /** The close codes Thaw sends (RFC 6455, 7.4.1). */
 export const CLOSE = {

@@ -1,7 +1,7 @@
 // A string's UTF-8 length, counted: the same as the runtime's encoder gives, for any string.
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { utf8Length } from "../../src/http/utf8_length.ts";
+import { utf8Length } from "../../src/http/body_length.ts";
 import { propertyOptions } from "../property.ts";
 
 describe("utf8Length", () => {
