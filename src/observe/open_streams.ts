@@ -44,8 +44,11 @@ export class OpenStreams {
     this.#log = accessLog ? (logger.info ?? logger.error).bind(logger) : undefined;
   }
 
-  /** A stream of `kind` opened on `route` (its template) for `request`, answered with `status`. */
-  opened(kind: StreamKind, route: string, request: Request, status: number): OpenStream {
+  /**
+   * A stream of `kind` opened on `route` (its template) for a request to `url`, answered with
+   * `status`. Only the path is kept, not the request: a socket may stay open for days.
+   */
+  opened(kind: StreamKind, route: string, url: string, status: number): OpenStream {
     for (const watcher of this.#watchers) watcher();
     const key = `${kind} ${route}`;
     let entry = this.#open.get(key);
@@ -54,6 +57,7 @@ export class OpenStreams {
     const counted = entry;
     const time = new Date().toISOString();
     const start = performance.now();
+    const path = this.#log === undefined ? "" : pathOf(url);
     let ended = false;
     return {
       end: (carried) => {
@@ -66,7 +70,7 @@ export class OpenStreams {
           time,
           method: "GET",
           route,
-          path: pathOf(request.url),
+          path,
           status,
           duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
           bytes: carried.sent.bytes,

@@ -210,7 +210,7 @@ function streamed(
     // answered before the first event, or a stream already over, is not one.
     if (!over) {
       markStreamed(request);
-      open = host.streams?.opened("sse", route, request, 200);
+      open = host.streams?.opened("sse", route, request.url, 200);
     }
     return new Response(stream.body, { headers });
   };

@@ -22,7 +22,7 @@ import { ownControllerRecord } from "./route_record.ts";
 import { declaredPath, routeTemplate } from "./declared_route.ts";
 import { hostUrl, originAllowed } from "./websocket_origin.ts";
 import { webSocketSettings } from "./websocket_settings.ts";
-import { type Session, sessionEvents } from "./websocket_session.ts";
+import { type Session, sessionEvents, type SessionHost } from "./websocket_session.ts";
 
 /** A socket's handlers, as a `@WebSocketMapping` method returns them: Hono's `WSEvents`. */
 export type WebSocketHandlers = WSEvents;
@@ -141,6 +141,8 @@ function upgraded(
   label: string,
   route: string,
 ): (...args: unknown[]) => Promise<Response> {
+  // Made at the first upgrade, once the app's feature has set the bean's host.
+  let sessions: SessionHost | undefined;
   return async (...args) => {
     const c = args.pop() as Context;
     const host = HOSTS.get(bean);
@@ -154,21 +156,8 @@ function upgraded(
       throw new HttpException(HttpStatus.FORBIDDEN, "This origin may not open a WebSocket here");
     }
     const handlers = handlersOf(await method.apply(bean, args), label);
-    let stream: OpenStream | undefined;
-    const events = sessionEvents(handlers, {
-      maxMessageSize: host.maxMessageSize,
-      failed: (event, error) =>
-        log(host.logger, `${label}: ${event} failed, closed with 1011:`, error),
-      opened: (session) => {
-        host.open.add(session);
-        stream = host.streams.opened("websocket", route, request, 101);
-        if (host.ending) session.close(GOING_AWAY, "Server shutting down");
-      },
-      closed: (session) => {
-        host.open.delete(session);
-        stream?.end(session);
-      },
-    });
+    sessions ??= routeSessions(host, label, route);
+    const events = sessionEvents(handlers, sessions, request.url);
     const answer = await host.upgrade(c, events);
     if (answer === undefined) {
       throw new Error(
@@ -181,6 +170,26 @@ function upgraded(
     // read the 101 that went, as on Deno and workerd.
     if (answer.status !== 101) Object.defineProperty(answer, "status", { value: 101 });
     return answer;
+  };
+}
+
+// What the sockets of one route report to: made once, so that a socket carries no closures of its
+// own (a server holds thousands), and none that hold the upgrade's request and context.
+function routeSessions(host: SocketHost, label: string, route: string): SessionHost {
+  const streams = new WeakMap<Session, OpenStream>();
+  return {
+    maxMessageSize: host.maxMessageSize,
+    failed: (event, error) =>
+      log(host.logger, `${label}: ${event} failed, closed with 1011:`, error),
+    opened: (session) => {
+      host.open.add(session);
+      streams.set(session, host.streams.opened("websocket", route, session.url, 101));
+      if (host.ending) session.end(GOING_AWAY, "Server shutting down");
+    },
+    closed: (session) => {
+      host.open.delete(session);
+      streams.get(session)?.end(session);
+    },
   };
 }
 
@@ -250,7 +259,7 @@ const socketFeature: FeatureFactory = (host) => {
   }
   const closeAll = () => {
     sockets.ending = true;
-    for (const session of [...sockets.open]) session.close(GOING_AWAY, "Server shutting down");
+    for (const session of [...sockets.open]) session.end(GOING_AWAY, "Server shutting down");
   };
   const terminateAll = () => {
     for (const session of [...sockets.open]) session.terminate();

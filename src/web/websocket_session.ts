@@ -3,7 +3,7 @@
 // size bound closed with 1009 where the runtime does not bound it itself (Deno, workerd), and a
 // handler that throws or rejects logged and its socket closed with 1011, as Spring's handler
 // decorator does, rather than an uncaught error that ends the process (Deno) or is dropped.
-import { WSContext, type WSEvents, type WSMessageReceive } from "hono/ws";
+import { type SendOptions, WSContext, type WSEvents, type WSMessageReceive } from "hono/ws";
 import { utf8Length } from "../http/body_length.ts";
 
 /** The close codes Thaw sends (RFC 6455, 7.4.1). */
@@ -16,7 +16,7 @@ export const CLOSE = {
   serverError: 1011,
 } as const;
 
-/** What a session reports to, and is bounded by. */
+/** What a session reports to, and is bounded by: one for all the sockets of a route. */
 export interface SessionHost {
   /** The largest message taken, in bytes. */
   readonly maxMessageSize: number;
@@ -32,14 +32,16 @@ export interface SessionHost {
 export interface Session {
   /** What the handlers are given: the same object at every event. */
   readonly socket: WSContext;
+  /** The URL its upgrade asked for. */
+  readonly url: string;
   /** Messages received and sent, and their bytes. */
   readonly received: { messages: number; bytes: number };
   readonly sent: { messages: number; bytes: number };
   /** When (`performance.now()`) it opened. */
   readonly since: number;
   /** Closes it with `code` and `reason`; a socket already closing is left to end. */
-  close(code: number, reason: string): void;
-  /** Ends it now, without the closing handshake, where the runtime can; else `close`. */
+  end(code: number, reason: string): void;
+  /** Ends it now, without the closing handshake, where the runtime can; else `end`. */
   terminate(): void;
 }
 
@@ -59,24 +61,137 @@ interface RawSocket {
  * The events the adapter drives for one socket's `handlers`, through one {@linkcode Session} made
  * at its first event.
  */
-export function sessionEvents(
-  handlers: WSEvents,
-  host: SessionHost,
-): WSEvents {
-  // One socket per upgrade, so one session: made at its first event.
-  let made: Session | undefined;
-  let closed = false;
-  const sessionOf = (ws: WSContext): Session =>
-    made ??= newSession(ws, (ws.raw ?? {}) as RawSocket);
+export function sessionEvents(handlers: WSEvents, host: SessionHost, url: string): WSEvents {
+  return new SocketSession(handlers, host, url);
+}
+
+// One socket: the events the adapter calls (as methods: `this` is the session), and the side of
+// Hono's socket context the handlers use. A class, its methods shared: a server holds thousands.
+class SocketSession implements WSEvents, Session {
+  readonly received = { messages: 0, bytes: 0 };
+  readonly sent = { messages: 0, bytes: 0 };
+  readonly since = performance.now();
+  readonly url: string;
+  readonly #handlers: WSEvents;
+  readonly #host: SessionHost;
+  // The adapter's context of the socket, and the app's, from the first event on.
+  #ws: WSContext | undefined;
+  #socket: WSContext | undefined;
+  #closing = false;
+  #closed = false;
+
+  constructor(handlers: WSEvents, host: SessionHost, url: string) {
+    this.#handlers = handlers;
+    this.#host = host;
+    this.url = url;
+  }
+
+  get socket(): WSContext {
+    return this.#socket!;
+  }
+
+  // What Hono's context reads of its side once, as it is made.
+  get raw(): unknown {
+    return this.#ws?.raw;
+  }
+
+  get protocol(): string | null {
+    return this.#ws?.protocol ?? null;
+  }
+
+  // Read from the socket itself: Bun's adapter gives a state read once, at the event.
+  get readyState(): 0 | 1 | 2 | 3 {
+    const raw = this.#ws?.raw as RawSocket | undefined;
+    return (raw?.readyState ?? this.#ws?.readyState ?? 3) as 0 | 1 | 2 | 3;
+  }
+
+  onOpen(_evt: Event, ws: WSContext): void {
+    this.#bind(ws);
+    this.#host.opened(this);
+    // Binary messages arrive as ArrayBuffers everywhere (Deno's socket starts with Blobs).
+    const raw = ws.raw as RawSocket | undefined;
+    if (raw !== undefined && raw.binaryType === "blob") raw.binaryType = "arraybuffer";
+    const onOpen = this.#handlers.onOpen;
+    if (onOpen !== undefined) this.#run("onOpen", () => onOpen(new Event("open"), this.socket));
+  }
+
+  onMessage(evt: MessageEvent<WSMessageReceive>, ws: WSContext): void {
+    this.#bind(ws);
+    const size = sizeOf(evt.data);
+    if (size > this.#host.maxMessageSize) {
+      this.end(CLOSE.tooBig, "Message too big");
+      return;
+    }
+    this.received.messages++;
+    this.received.bytes += size;
+    const onMessage = this.#handlers.onMessage;
+    if (onMessage !== undefined) this.#run("onMessage", () => onMessage(evt, this.socket));
+  }
+
+  onClose(evt: CloseEvent, ws: WSContext): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#bind(ws);
+    this.#host.closed(this);
+    const onClose = this.#handlers.onClose;
+    if (onClose !== undefined) this.#run("onClose", () => onClose(abnormal(evt), this.socket));
+  }
+
+  onError(evt: Event, ws: WSContext): void {
+    this.#bind(ws);
+    const onError = this.#handlers.onError;
+    if (onError !== undefined) this.#run("onError", () => onError(evt, this.socket));
+  }
+
+  /** The handlers' `send`: counted. */
+  send(data: string | ArrayBuffer | Uint8Array<ArrayBuffer>, options: SendOptions): void {
+    this.sent.messages++;
+    this.sent.bytes += sizeOf(data);
+    this.#ws!.send(data, options);
+  }
+
+  /** The handlers' `close`: what the protocol forbids is refused alike on every runtime. */
+  close(code?: number, reason?: string): void {
+    const problem = closeProblem(code, reason);
+    if (problem !== undefined) throw new RangeError(`WebSocket close: ${problem}`);
+    if (code === undefined) this.#close(() => this.#ws!.close());
+    else this.end(code, reason ?? "");
+  }
+
+  end(code: number, reason: string): void {
+    this.#close(() => this.#ws!.close(code, reason));
+  }
+
+  terminate(): void {
+    const raw = this.#ws?.raw as RawSocket | undefined;
+    if (typeof raw?.terminate === "function") raw.terminate();
+    else this.end(CLOSE.goingAway, "Server shutting down");
+  }
+
+  #close(close: () => void): void {
+    if (this.#closing || this.#ws === undefined) return;
+    this.#closing = true;
+    try {
+      close();
+    } catch {
+      // Already closed under us: nothing to close.
+    }
+  }
+
+  // The adapter's context, at the first event (Bun's makes one per event, on one socket).
+  #bind(ws: WSContext): void {
+    if (this.#ws !== undefined) return;
+    this.#ws = ws;
+    this.#socket = new WSContext(this);
+    // The adapter's URL, shared: Hono's context would parse a copy of its own, a URL per socket.
+    this.#socket.url = ws.url;
+  }
+
   // What a handler threw or its promise rejected with: logged, and the socket closed with 1011.
-  const run = (
-    event: string,
-    session: Session,
-    call: () => unknown,
-  ): void => {
+  #run(event: string, call: () => unknown): void {
     const fail = (error: unknown) => {
-      host.failed(event, error);
-      session.close(CLOSE.serverError, "Internal error");
+      this.#host.failed(event, error);
+      this.end(CLOSE.serverError, "Internal error");
     };
     try {
       const result = call();
@@ -84,48 +199,7 @@ export function sessionEvents(
     } catch (error) {
       fail(error);
     }
-  };
-  const open = (ws: WSContext): void => {
-    const session = sessionOf(ws);
-    host.opened(session);
-    // Binary messages arrive as ArrayBuffers everywhere (Deno's socket starts with Blobs).
-    const raw = ws.raw as RawSocket | undefined;
-    if (raw !== undefined && raw.binaryType === "blob") raw.binaryType = "arraybuffer";
-    const onOpen = handlers.onOpen;
-    if (onOpen !== undefined) {
-      run("onOpen", session, () => onOpen(new Event("open"), session.socket));
-    }
-  };
-  return {
-    onOpen: (_evt, ws) => open(ws),
-    onMessage: (evt, ws) => {
-      const session = sessionOf(ws);
-      const size = sizeOf(evt.data);
-      if (size > host.maxMessageSize) {
-        session.close(CLOSE.tooBig, "Message too big");
-        return;
-      }
-      session.received.messages++;
-      session.received.bytes += size;
-      const onMessage = handlers.onMessage;
-      if (onMessage !== undefined) run("onMessage", session, () => onMessage(evt, session.socket));
-    },
-    onClose: (evt, ws) => {
-      if (closed) return;
-      closed = true;
-      const session = sessionOf(ws);
-      host.closed(session);
-      const onClose = handlers.onClose;
-      if (onClose !== undefined) {
-        run("onClose", session, () => onClose(abnormal(evt), session.socket));
-      }
-    },
-    onError: (evt, ws) => {
-      const session = sessionOf(ws);
-      const onError = handlers.onError;
-      if (onError !== undefined) run("onError", session, () => onError(evt, session.socket));
-    },
-  };
+  }
 }
 
 // A socket that ended without a closing handshake has code 1006 (RFC 6455, 7.1.5), where Deno
@@ -167,57 +241,4 @@ function closeProblem(code: number | undefined, reason: string | undefined): str
   return bytes > 123
     ? `a close reason is at most 123 bytes of UTF-8, this one has ${bytes}`
     : undefined;
-}
-
-function newSession(ws: WSContext, raw: RawSocket): Session {
-  const received = { messages: 0, bytes: 0 };
-  const sent = { messages: 0, bytes: 0 };
-  let closing = false;
-  const close = (code: number, reason: string) => {
-    if (closing) return;
-    closing = true;
-    try {
-      ws.close(code, reason);
-    } catch {
-      // Already closed under us: nothing to close.
-    }
-  };
-  const socket = new WSContext({
-    send: (data, options) => {
-      sent.messages++;
-      sent.bytes += sizeOf(data);
-      ws.send(data, options);
-    },
-    close: (code, reason) => {
-      const problem = closeProblem(code, reason);
-      if (problem !== undefined) throw new RangeError(`WebSocket close: ${problem}`);
-      if (code === undefined) {
-        if (closing) return;
-        closing = true;
-        try {
-          ws.close();
-        } catch {
-          // Already closed under us: nothing to close.
-        }
-      } else close(code, reason ?? "");
-    },
-    raw: ws.raw,
-    // Read from the socket itself: Bun's adapter gives a state read once, at the event.
-    get readyState() {
-      return (raw.readyState ?? ws.readyState) as 0 | 1 | 2 | 3;
-    },
-    url: ws.url,
-    protocol: ws.protocol,
-  });
-  return {
-    socket,
-    received,
-    sent,
-    since: performance.now(),
-    close,
-    terminate: () => {
-      if (typeof raw.terminate === "function") raw.terminate();
-      else close(CLOSE.goingAway, "Server shutting down");
-    },
-  };
 }

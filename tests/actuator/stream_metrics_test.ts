@@ -13,7 +13,7 @@ function apiWith(provider: () => MeterProvider): OtelApi {
   return { metrics: { getMeterProvider: provider } } as unknown as OtelApi;
 }
 
-const request = (path: string) => new Request(`http://localhost${path}`);
+const request = (path: string) => `http://localhost${path}`;
 
 describe("observeOpenStreams", () => {
   it("counts the open ones by kind and route in a gauge, 0 once they end", async () => {

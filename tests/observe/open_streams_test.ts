@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { OpenStreams } from "../../src/observe/open_streams.ts";
 import { memoryLogger } from "../helpers.ts";
 
-const request = (path: string) => new Request(`http://localhost${path}?token=secret`);
+const request = (path: string) => `http://localhost${path}?token=secret`;
 
 describe("OpenStreams", () => {
   it("counts the open ones by kind and route, 0 once they end, and tells its watchers", () => {
@@ -68,7 +68,7 @@ describe("OpenStreams", () => {
       } catch {
         continue;
       }
-      streams.opened("sse", "/feed/{id}", new Request(url), 200).end({
+      streams.opened("sse", "/feed/{id}", url, 200).end({
         sent: { messages: 0, bytes: 0 },
       });
     }

@@ -53,14 +53,18 @@ describe("sessionEvents", () => {
     const socket = fakeSocket();
     const seen = new Set<WSContext>();
     const h = host();
-    const events = sessionEvents({
-      onOpen: (_e, ws) => void seen.add(ws),
-      onMessage: (e, ws) => {
-        seen.add(ws);
-        ws.send(`got ${e.data}`);
+    const events = sessionEvents(
+      {
+        onOpen: (_e, ws) => void seen.add(ws),
+        onMessage: (e, ws) => {
+          seen.add(ws);
+          ws.send(`got ${e.data}`);
+        },
+        onClose: (_e, ws) => void seen.add(ws),
       },
-      onClose: (_e, ws) => void seen.add(ws),
-    }, h);
+      h,
+      "ws://localhost/ws",
+    );
     events.onOpen!(new Event("open"), socket.context());
     assert.equal(h.open.size, 1);
     const [session] = h.open;
@@ -88,7 +92,11 @@ describe("sessionEvents", () => {
         const seen: unknown[] = [];
         const at = (max: number) => {
           const socket = fakeSocket();
-          const events = sessionEvents({ onMessage: (e) => void seen.push(e.data) }, host(max));
+          const events = sessionEvents(
+            { onMessage: (e) => void seen.push(e.data) },
+            host(max),
+            "ws://localhost/ws",
+          );
           events.onOpen!(new Event("open"), socket.context());
           events.onMessage!(message(text), socket.context());
           return socket.raw.closed;
@@ -112,7 +120,7 @@ describe("sessionEvents", () => {
     ) {
       const socket = fakeSocket();
       const h = host();
-      const events = sessionEvents({ onMessage: fail } as WSEvents, h);
+      const events = sessionEvents({ onMessage: fail } as WSEvents, h, "ws://localhost/ws");
       events.onOpen!(new Event("open"), socket.context());
       events.onMessage!(message("x"), socket.context());
       await Promise.resolve();
@@ -137,7 +145,11 @@ describe("sessionEvents", () => {
     for (const [code, reason] of forbidden) {
       const socket = fakeSocket();
       const h = host();
-      const events = sessionEvents({ onMessage: (_e, ws) => ws.close(code, reason) }, h);
+      const events = sessionEvents(
+        { onMessage: (_e, ws) => ws.close(code, reason) },
+        h,
+        "ws://localhost/ws",
+      );
       events.onOpen!(new Event("open"), socket.context());
       events.onMessage!(message("x"), socket.context());
       assert.deepEqual(socket.raw.closed, [1011, "Internal error"], `${code} ${reason}`);
@@ -150,7 +162,11 @@ describe("sessionEvents", () => {
     ];
     for (const [code, reason] of allowed) {
       const socket = fakeSocket();
-      const events = sessionEvents({ onMessage: (_e, ws) => ws.close(code, reason) }, host());
+      const events = sessionEvents(
+        { onMessage: (_e, ws) => ws.close(code, reason) },
+        host(),
+        "ws://localhost/ws",
+      );
       events.onOpen!(new Event("open"), socket.context());
       events.onMessage!(message("x"), socket.context());
       assert.deepEqual(socket.raw.closed, [code ?? 1005, reason ?? ""]);
@@ -160,7 +176,11 @@ describe("sessionEvents", () => {
   it("tells the handler 1006 for an end without a handshake, and a close only once", () => {
     const socket = fakeSocket();
     const codes: number[] = [];
-    const events = sessionEvents({ onClose: (e) => void codes.push(e.code) }, host());
+    const events = sessionEvents(
+      { onClose: (e) => void codes.push(e.code) },
+      host(),
+      "ws://localhost/ws",
+    );
     events.onOpen!(new Event("open"), socket.context());
     events.onClose!(closeEvent(0, ""), socket.context());
     events.onClose!(closeEvent(1000, ""), socket.context());
