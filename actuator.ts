@@ -3,6 +3,7 @@
  * served under `management.endpoints.web.base-path` (`/actuator`) as
  * `management.endpoints.web.exposure.include` exposes them (`health` unless it says otherwise):
  *
+ * - `caches`: the caches of the app's `CacheManager` beans; `DELETE` evicts one, or all;
  * - `health`: `/actuator/health`, with its `liveness` and `readiness` groups;
  * - `info`: the `info` section of the configuration, Thaw's version and the runtime;
  * - `mappings`: every route the app serves, its handler and its middleware;
@@ -11,7 +12,8 @@
  * - `prometheus`: the request metrics (`http_server_request_duration_seconds`) and the app's own
  *   OpenTelemetry meters, for Prometheus (needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics`
  *   and `@opentelemetry/exporter-prometheus`; on an edge runtime, handed in by the app:
- *   `actuator({ opentelemetry })`).
+ *   `actuator({ opentelemetry })`);
+ * - `scheduledtasks`: the `@Scheduled` jobs, when each runs next and how its latest run went.
  *
  * Where `@opentelemetry/api` is installed (or handed in), every request is also a SERVER span of
  * the tracer provider the app registered, and a measurement of the meter provider it registered.
@@ -41,6 +43,7 @@ import type { OpenTelemetryModules } from "./src/actuator/opentelemetry_modules.
 import { indicatorBeans } from "./src/actuator/health_hooks.ts";
 import type { ThawSettings } from "./src/config/thaw_settings.ts";
 import { middlewareName } from "./src/web/middleware.ts";
+import { publishedJobs } from "./src/scheduling/published_jobs.ts";
 
 export type { ActuatorFeature } from "./src/actuator/actuator_feature.ts";
 export type { EndpointId, Mapping } from "./src/actuator/actuator_endpoints.ts";
@@ -143,7 +146,12 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
           settings.config,
           () => host.routes,
           host.middleware.map(middlewareName),
-          { scrape: telemetry.scrape, migrations },
+          {
+            scrape: telemetry.scrape,
+            migrations,
+            beans: () => host.context.beans(),
+            jobs: () => publishedJobs(host.context),
+          },
         ),
       ];
       const management = managementPort(settings);

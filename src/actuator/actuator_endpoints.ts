@@ -20,17 +20,29 @@ import {
 } from "./openmetrics.ts";
 import { shownValueMask } from "./shown_values.ts";
 import { isMapping } from "../object_guards.ts";
+import type { ScheduledJobInfo } from "../scheduling/scheduled_job_info.ts";
+import { cachesRoutes } from "./caches_endpoint.ts";
+import { scheduledTasks } from "./scheduled_tasks.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
-export type EndpointId = "health" | "info" | "mappings" | "migrations" | "prometheus";
+export type EndpointId =
+  | "caches"
+  | "health"
+  | "info"
+  | "mappings"
+  | "migrations"
+  | "prometheus"
+  | "scheduledtasks";
 
 /** Every endpoint, in the order the index lists them. */
 export const ENDPOINTS: readonly EndpointId[] = [
+  "caches",
   "health",
   "info",
   "mappings",
   "migrations",
   "prometheus",
+  "scheduledtasks",
 ];
 
 /** What the endpoints that read beyond the configuration read. */
@@ -39,6 +51,10 @@ export interface EndpointSources {
   readonly scrape?: (() => Promise<string>) | undefined;
   /** The migrations' status, where the app gave one. */
   readonly migrations?: (() => Promise<object>) | undefined;
+  /** The app's beans as they are now, where `caches` finds the cache managers. */
+  readonly beans?: (() => readonly { name: string; instance: unknown }[]) | undefined;
+  /** The jobs of the app's scheduler as they are now (none without one). */
+  readonly jobs?: (() => readonly ScheduledJobInfo[]) | undefined;
 }
 
 /** Which endpoints are exposed, and under which path. */
@@ -187,15 +203,15 @@ export function mappings(
 }
 
 /**
- * The routes of `info`, `mappings`, `migrations` and `prometheus` (given what they read) and the
- * index of the exposed endpoints, at `{base}`.
+ * The routes of `caches`, `info`, `mappings`, `migrations`, `prometheus` and `scheduledtasks`
+ * (given what they read) and the index of the exposed endpoints, at `{base}`.
  */
 export function endpointRoutes(
   { base, exposed, discovery }: Exposure,
   config: LoadedConfig,
   routes: () => readonly CompiledRoute[],
   globalMiddleware: readonly string[],
-  { scrape, migrations }: EndpointSources = {},
+  { scrape, migrations, beans, jobs }: EndpointSources = {},
 ): CompiledRoute[] {
   const out: CompiledRoute[] = [];
   const add = (path: string, handler: CompiledRoute["handler"]) =>
@@ -215,10 +231,12 @@ export function endpointRoutes(
       () => json(JSON.stringify({ routes: mappings(routes(), globalMiddleware) })),
     );
   }
+  // What an error's message may carry of the configuration's secrets, or of a URL's.
+  const mask = composeMasks(maskUrls, secretsMask(configSecrets(config)));
+  if (exposed.has("caches") && beans !== undefined) out.push(...cachesRoutes(base, beans, mask));
   if (exposed.has("migrations") && migrations !== undefined) {
     // Each connection's failure is in the body; what fails as a whole (no configuration to read)
     // is a 503 naming why, its secrets masked, never the error path's 500.
-    const mask = composeMasks(maskUrls, secretsMask(configSecrets(config)));
     add(`${base}/migrations`, async () => {
       try {
         return json(JSON.stringify(await migrations()));
@@ -250,6 +268,12 @@ export function endpointRoutes(
         },
       });
     });
+  }
+  if (exposed.has("scheduledtasks")) {
+    add(
+      `${base}/scheduledtasks`,
+      () => json(JSON.stringify(scheduledTasks(jobs?.() ?? [], mask))),
+    );
   }
   if (exposed.size > 0 && discovery) {
     // Spring's discovery page: a link to each endpoint served, as an absolute URL.

@@ -3,8 +3,8 @@
 import { type FeatureSetup, makeFeature } from "../feature_value.ts";
 
 /**
- * The actuator's endpoints (health, info, mappings, prometheus) and request telemetry, for
- * `bootstrap({ actuator })`: made by `actuator()` of `@thaw/thaw/actuator`.
+ * The actuator's endpoints (health, info, mappings, prometheus, caches, scheduledtasks...) and
+ * request telemetry, for `bootstrap({ actuator })`: made by `actuator()` of `@thaw/thaw/actuator`.
  */
 export interface ActuatorFeature {
   /** What this is, for messages. */

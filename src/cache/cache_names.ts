@@ -20,7 +20,7 @@ interface UsedOperation {
 
 /** The check the caching decorators leave for `bootstrap`. */
 export const checkCacheNames: CacheCheck = (app) => {
-  const byCache = usedCaches(app);
+  const byCache = usedCaches(app.beans);
   const used = [...byCache.keys()];
   for (const name of configuredCaches(app.config)) {
     if (!byCache.has(name)) throw unusedCache(app.locate, name, unusedAdvice(name, used));
@@ -74,14 +74,19 @@ function warn(app: CachingApp, message: string): void {
   }
 }
 
+/** The names of the caches the beans' caching decorators use, sorted. */
+export function cacheNamesOf(beans: CachingApp["beans"]): string[] {
+  return [...usedCaches(beans).keys()].sort();
+}
+
 /**
  * The caching decorators in force on the app's beans, by cache name: each once a bean (an object
  * two beans' names share, once), since two beans of one method share its entries.
  */
-function usedCaches(app: CachingApp): Map<string, UsedOperation[]> {
+function usedCaches(beans: CachingApp["beans"]): Map<string, UsedOperation[]> {
   const byCache = new Map<string, UsedOperation[]>();
   const seen = new Set<unknown>();
-  for (const { instance } of app.beans) {
+  for (const { instance } of beans) {
     if (seen.has(instance)) continue;
     seen.add(instance);
     const classes = classesOf(instance);

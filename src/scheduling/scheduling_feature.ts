@@ -2,6 +2,7 @@
 // app without a schedule neither loads nor carries it.
 import type { FeatureFactory } from "../app_feature.ts";
 import { schedulerFor } from "./scheduler.ts";
+import { publishJobs } from "./published_jobs.ts";
 
 /** Builds the scheduler of the app's jobs (rejecting on one it cannot schedule); nothing runs until `start`. */
 export const schedulingFeature: FeatureFactory = async (host) => {
@@ -11,6 +12,8 @@ export const schedulingFeature: FeatureFactory = async (host) => {
     enabled: host.settings.get("thaw.scheduling.enabled"),
     logger: host.logger,
   });
+  // For the actuator's `scheduledtasks`, which reads them as each request comes.
+  publishJobs(host.context, () => scheduler.jobs());
   const timeoutMs = host.shutdownTimeoutMs;
   return {
     start: () => scheduler.start(),
