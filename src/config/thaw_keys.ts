@@ -65,8 +65,7 @@ const MAX_TIMER = 2 ** 31 - 1;
  * than as a typo of another key.
  */
 export const MOVED_KEYS: Readonly<Record<string, string>> = {
-  "management.health.enabled":
-    "the health endpoints are the actuator's: bootstrap({ actuator: actuator() })",
+  "management.health.enabled": "the actuator serves health: bootstrap({ actuator: actuator() })",
 };
 
 /** Thaw's keys. */

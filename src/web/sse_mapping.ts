@@ -2,15 +2,10 @@
 // decorator brings everything it needs itself (the stream, the framing, the feature that reads
 // `server.sse.heartbeat` and ends the streams on shutdown): the route compiler knows none of it,
 // and an app without the decorator carries none of it.
-import type { Class } from "../context/class_record.ts";
-import { methodGetter } from "../context/class_record.ts";
-import { awaitedForm } from "../context/awaited_form.ts";
-import { checkDecoratorCall } from "../context/decorator_call.ts";
-import { DefinitionError } from "../context/errors.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { parseDuration } from "../config/duration.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
-import { bringFeature, type FeatureFactory } from "../app_feature.ts";
+import type { FeatureFactory } from "../app_feature.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { onAbandon } from "../http/request_abandon.ts";
 import { type Clock, systemClock, type Timer } from "../runtime/clock.ts";
@@ -19,8 +14,7 @@ import type { ParameterBinder } from "./binder.ts";
 import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
 import { answerWatchers } from "./answer_sent.ts";
-import { ownControllerRecord } from "./route_record.ts";
-import { declaredPath, routeTemplate } from "./declared_route.ts";
+import { ownRouteDecorator } from "./declared_route.ts";
 import { type OpenStream, type OpenStreams, openStreamsOf } from "../observe/open_streams.ts";
 import { type EventStream, openEventStream, returned } from "./sse_stream.ts";
 
@@ -93,41 +87,15 @@ export function SseMapping<
   }
   // The request comes last, out of the method's sight: the stream reads its signal.
   const withRequest = Object.freeze([...binders, HttpRequest]);
-  return ((value: unknown, context: ClassMethodDecoratorContext) => {
-    checkDecoratorCall("@SseMapping", value, context);
-    if (context.kind !== "method") {
-      throw new TypeError(`@SseMapping on ${String(context.name)}: methods only`);
-    }
-    const methodName = String(context.name);
-    const get = methodGetter(context);
-    bringFeature(context.metadata, sseFeature);
-    ownControllerRecord(context.metadata).routes.push({
-      httpMethod: "GET",
-      path,
-      binders: withRequest,
-      methodName,
-      isStatic: context.static,
-      produces: "text/event-stream",
-      get: (instance) => {
-        const type = (instance as object).constructor as Class;
-        const method = awaitedForm(get(instance));
-        const where = `${type.name}.${methodName}`;
-        if (typeof method !== "function") return method;
-        if (method.length > binders.length) {
-          throw new DefinitionError(
-            `${where} (@SseMapping "${path}"): the method takes ${method.length} argument(s) but ` +
-              `${binders.length} binder(s) are given; give a binder for each argument`,
-          );
-        }
-        const full = declaredPath(type, path);
-        return streamed(
-          instance as object,
-          method as (...args: unknown[]) => unknown,
-          `${where} (GET ${full})`,
-          routeTemplate(full),
-        );
-      },
-    });
+  return ownRouteDecorator({
+    decorator: "@SseMapping",
+    path,
+    binders,
+    resolved: withRequest,
+    produces: "text/event-stream",
+    feature: sseFeature,
+    labelled: "GET",
+    make: streamed,
   }) as SseMappingFor<P, B>;
 }
 

@@ -4,12 +4,7 @@
 // route compiler knows none of it, and an app without the decorator carries none of it.
 import type { Context } from "hono";
 import type { WSEvents } from "hono/ws";
-import type { Class } from "../context/class_record.ts";
-import { methodGetter } from "../context/class_record.ts";
-import { awaitedForm } from "../context/awaited_form.ts";
-import { checkDecoratorCall } from "../context/decorator_call.ts";
-import { DefinitionError } from "../context/errors.ts";
-import { bringFeature, type FeatureFactory } from "../app_feature.ts";
+import type { FeatureFactory } from "../app_feature.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
 import { runtimeUpgrade, type Upgrade } from "../runtime/websocket_upgrade.ts";
@@ -18,8 +13,7 @@ import { sync, withResolver } from "./argument_resolver.ts";
 import type { ParameterBinder } from "./binder.ts";
 import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
-import { ownControllerRecord } from "./route_record.ts";
-import { declaredPath, routeTemplate } from "./declared_route.ts";
+import { ownRouteDecorator } from "./declared_route.ts";
 import { hostUrl, originAllowed } from "./websocket_origin.ts";
 import { webSocketSettings } from "./websocket_settings.ts";
 import { type Session, sessionEvents, type SessionHost } from "./websocket_session.ts";
@@ -92,42 +86,15 @@ export function WebSocketMapping<
     throw new TypeError(`@WebSocketMapping: the path must be a string, got ${typeof path}`);
   }
   const withContext = Object.freeze([...binders, CONTEXT]);
-  return ((value: unknown, context: ClassMethodDecoratorContext) => {
-    checkDecoratorCall("@WebSocketMapping", value, context);
-    if (context.kind !== "method") {
-      throw new TypeError(`@WebSocketMapping on ${String(context.name)}: methods only`);
-    }
-    const methodName = String(context.name);
-    const get = methodGetter(context);
-    bringFeature(context.metadata, socketFeature);
-    ownControllerRecord(context.metadata).routes.push({
-      httpMethod: "GET",
-      path,
-      binders: withContext,
-      methodName,
-      isStatic: context.static,
-      produces: "websocket",
-      get: (instance) => {
-        const type = (instance as object).constructor as Class;
-        const method = awaitedForm(get(instance));
-        const where = `${type.name}.${methodName}`;
-        if (typeof method !== "function") return method;
-        if (method.length > binders.length) {
-          throw new DefinitionError(
-            `${where} (@WebSocketMapping "${path}"): the method takes ${method.length} ` +
-              `argument(s) but ${binders.length} binder(s) are given; give a binder for each ` +
-              "argument",
-          );
-        }
-        const full = declaredPath(type, path);
-        return upgraded(
-          instance as object,
-          method as (...args: unknown[]) => unknown,
-          `${where} (WebSocket ${full})`,
-          routeTemplate(full),
-        );
-      },
-    });
+  return ownRouteDecorator({
+    decorator: "@WebSocketMapping",
+    path,
+    binders,
+    resolved: withContext,
+    produces: "websocket",
+    feature: socketFeature,
+    labelled: "WebSocket",
+    make: upgraded,
   }) as WebSocketMappingFor<P, B>;
 }
 
