@@ -16,7 +16,7 @@ import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_sign
 import { ownRouteDecorator } from "./declared_route.ts";
 import { hostUrl, originAllowed } from "./websocket_origin.ts";
 import { webSocketSettings } from "./websocket_settings.ts";
-import { type Session, sessionEvents, type SessionHost } from "./websocket_session.ts";
+import { CLOSE, type Session, sessionEvents, type SessionHost } from "./websocket_session.ts";
 
 /** A socket's handlers, as a `@WebSocketMapping` method returns them: Hono's `WSEvents`. */
 export type WebSocketHandlers = WSEvents;
@@ -48,9 +48,6 @@ interface SocketHost {
 }
 
 const HOSTS = /* @__PURE__ */ new WeakMap<object, SocketHost>();
-
-// The close code of a shutdown (RFC 6455, 7.4.1).
-const GOING_AWAY = 1001;
 
 // The request's Hono context, as the last argument of the route's method: the adapters read it.
 const CONTEXT = /* @__PURE__ */ withResolver(
@@ -151,7 +148,7 @@ function routeSessions(host: SocketHost, label: string, route: string): SessionH
     opened: (session) => {
       host.open.add(session);
       streams.set(session, host.streams.opened("websocket", route, session.url, 101));
-      if (host.ending) session.end(GOING_AWAY, "Server shutting down");
+      if (host.ending) session.end(CLOSE.goingAway, "Server shutting down");
     },
     closed: (session) => {
       host.open.delete(session);
@@ -226,7 +223,7 @@ const socketFeature: FeatureFactory = (host) => {
   }
   const closeAll = () => {
     sockets.ending = true;
-    for (const session of [...sockets.open]) session.end(GOING_AWAY, "Server shutting down");
+    for (const session of [...sockets.open]) session.end(CLOSE.goingAway, "Server shutting down");
   };
   const terminateAll = () => {
     for (const session of [...sockets.open]) session.terminate();

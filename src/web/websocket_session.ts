@@ -37,8 +37,6 @@ export interface Session {
   /** Messages received and sent, and their bytes. */
   readonly received: { messages: number; bytes: number };
   readonly sent: { messages: number; bytes: number };
-  /** When (`performance.now()`) it opened. */
-  readonly since: number;
   /** Closes it with `code` and `reason`; a socket already closing is left to end. */
   end(code: number, reason: string): void;
   /** Ends it now, without the closing handshake, where the runtime can; else `end`. */
@@ -70,7 +68,6 @@ export function sessionEvents(handlers: WSEvents, host: SessionHost, url: string
 class SocketSession implements WSEvents, Session {
   readonly received = { messages: 0, bytes: 0 };
   readonly sent = { messages: 0, bytes: 0 };
-  readonly since = performance.now();
   readonly url: string;
   readonly #handlers: WSEvents;
   readonly #host: SessionHost;
