@@ -25,6 +25,8 @@
  *
  * @module
  */
+// First: the actuator's keys are declared before the app's configuration can be read.
+import "./src/config/management_keys.ts";
 import { type ActuatorFeature, actuatorFeature } from "./src/actuator/actuator_feature.ts";
 import { endpointRoutes, exposure } from "./src/actuator/actuator_endpoints.ts";
 import {

@@ -4,6 +4,8 @@
 // deno run --allow-read --allow-run [--allow-write=docs] tools/config_keys.ts [--write]
 import { envName } from "../src/config/env_overrides.ts";
 import { keyDeclarations } from "../src/config/thaw_keys.ts";
+// Declares the actuator's keys, which the table lists with the core's.
+import "../src/config/management_keys.ts";
 import { KEY_DOCS } from "../src/config/thaw_key_docs.ts";
 
 const DOC = new URL("../docs/beans-and-configuration.md", import.meta.url);

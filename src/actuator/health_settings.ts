@@ -1,5 +1,5 @@
 import type { ThawSettings } from "../config/thaw_settings.ts";
-import { THAW_KEYS } from "../config/thaw_keys.ts";
+import { MANAGEMENT_KEYS } from "../config/management_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
 import type { ShowDetails } from "./health.ts";
 
@@ -29,9 +29,9 @@ export interface HealthSettings {
 }
 
 /** The default of `management.health.timeout`, in milliseconds. */
-export const DEFAULT_HEALTH_TIMEOUT: number = THAW_KEYS["management.health.timeout"].default;
+export const DEFAULT_HEALTH_TIMEOUT: number = MANAGEMENT_KEYS["management.health.timeout"].default;
 
-const MAX_TIMEOUT = THAW_KEYS["management.health.timeout"].max;
+const MAX_TIMEOUT = MANAGEMENT_KEYS["management.health.timeout"].max;
 const OPTION_KEYS = ["showDetails", "timeout"] as const;
 
 function describeValue(value: unknown): string {

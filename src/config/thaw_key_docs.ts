@@ -46,6 +46,14 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "app.openapi.title": "The document's `info.title`.",
   "app.openapi.version": "The document's `info.version` (quote it).",
   "app.openapi.description": "The document's `info.description`.",
+  "logging.access.enabled":
+    "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id) to the logger's `info`.",
+  "thaw.profiles.active":
+    "The profiles whose `application-{profile}.yml` is read over this file, in order.",
+  "thaw.scheduling.enabled":
+    "`false`: no `@Scheduled` job runs (for tests, or a replica that must not run them).",
+  "thaw.cache":
+    "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":
     "The actuator's endpoints served (`health`, `info`, `mappings`, `migrations`, `prometheus`; `*`: all).",
   "management.endpoints.web.exposure.exclude":
@@ -60,12 +68,4 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "management.health.timeout": "Milliseconds a health check may take before its component is DOWN.",
   "management.endpoint.health.show-details":
     "`always`: the health answer lists each component and its details.",
-  "logging.access.enabled":
-    "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id) to the logger's `info`.",
-  "thaw.profiles.active":
-    "The profiles whose `application-{profile}.yml` is read over this file, in order.",
-  "thaw.scheduling.enabled":
-    "`false`: no `@Scheduled` job runs (for tests, or a replica that must not run them).",
-  "thaw.cache":
-    "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
 };

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { MANAGEMENT_KEYS } from "./management_keys.ts";
 
 /** What a key holds: a closed set, each with its own reading and error message. */
 export type KeyType =
@@ -57,8 +58,8 @@ export const SHARED_SECTIONS: readonly string[] = ["app"];
  */
 export const RUNNER_SECTIONS: readonly string[] = ["datasource", "search", "opensearch"];
 
-// Timers take at most a signed 32-bit count of milliseconds; beyond it they fire at once.
-const MAX_TIMER = 2 ** 31 - 1;
+/** The longest timer, in ms: a signed 32-bit count; beyond it a timer fires at once. */
+export const MAX_TIMER: number = 2 ** 31 - 1;
 
 /**
  * Keys Thaw read once and reads no more, with what to write instead: refused with that, rather
@@ -68,7 +69,10 @@ export const MOVED_KEYS: Readonly<Record<string, string>> = {
   "management.health.enabled": "the actuator serves health: bootstrap({ actuator: actuator() })",
 };
 
-/** Thaw's keys. */
+/**
+ * The keys of the core, which every app carries. A feature in an entry point of its own declares
+ * its keys with {@linkcode declareKeys} (the actuator's `management.*`).
+ */
 export const THAW_KEYS = {
   // A duration, read by the feature that `@SseMapping` brings (an app without it never parses one).
   "server.sse.heartbeat": {
@@ -159,40 +163,6 @@ export const THAW_KEYS = {
   "app.openapi.title": { type: "feature" },
   "app.openapi.version": { type: "feature" },
   "app.openapi.description": { type: "feature" },
-  "management.endpoints.web.exposure.include": {
-    type: "list",
-    default: ["health"],
-  },
-  "management.endpoints.web.exposure.exclude": {
-    type: "list",
-    default: [],
-  },
-  "management.endpoints.web.base-path": {
-    type: "string",
-    default: "/actuator",
-  },
-  "management.endpoints.web.discovery.enabled": {
-    type: "boolean",
-    default: true,
-  },
-  "management.server.port": {
-    type: "integer",
-    max: 65535,
-  },
-  "management.server.address": {
-    type: "string",
-  },
-  "management.health.timeout": {
-    type: "integer",
-    min: 1,
-    max: MAX_TIMER,
-    default: 5000,
-  },
-  "management.endpoint.health.show-details": {
-    type: "choice",
-    choices: ["always", "never"],
-    default: "never",
-  },
   "logging.access.enabled": {
     type: "boolean",
     default: false,
@@ -210,8 +180,11 @@ export const THAW_KEYS = {
   },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;
 
+/** Every declared table: the core's, and the actuator's where it is imported. */
+type DeclaredKeys = typeof THAW_KEYS & typeof MANAGEMENT_KEYS;
+
 /** A key Thaw reads. */
-export type ThawKey = keyof typeof THAW_KEYS;
+export type ThawKey = keyof DeclaredKeys;
 
 interface TypeValues {
   integer: number;
@@ -222,14 +195,25 @@ interface TypeValues {
 }
 
 /** The value a key is read as: its type, `undefined` where it has no default. */
-export type ThawSetting<K extends ThawKey> = (typeof THAW_KEYS)[K] extends
+export type ThawSetting<K extends ThawKey> = DeclaredKeys[K] extends
   { readonly type: "choice"; readonly choices: readonly (infer C)[] } ? C
-  : (typeof THAW_KEYS)[K] extends { readonly type: infer T extends keyof TypeValues } ?
+  : DeclaredKeys[K] extends { readonly type: infer T extends keyof TypeValues } ?
       | TypeValues[T]
-      | ((typeof THAW_KEYS)[K] extends { readonly default: unknown } ? never : undefined)
+      | (DeclaredKeys[K] extends { readonly default: unknown } ? never : undefined)
   : never;
 
-/** The declarations as a list, in the table's order. */
+// Appended to by the modules of entry points as they are imported, never changed after: the
+// settings are read from it once the app's imports have all run.
+const declared: (readonly [ThawKey, KeyDeclaration])[] = Object.entries(THAW_KEYS) as never;
+
+/** Declares a feature's keys beside the core's: checked, set by the environment and read alike. */
+export function declareKeys(table: Readonly<Record<string, KeyDeclaration>>): void {
+  for (const entry of Object.entries(table)) {
+    if (!declared.some(([key]) => key === entry[0])) declared.push(entry as never);
+  }
+}
+
+/** The declarations as a list: the core's in the table's order, then those declared since. */
 export function keyDeclarations(): readonly (readonly [ThawKey, KeyDeclaration])[] {
-  return Object.entries(THAW_KEYS) as unknown as (readonly [ThawKey, KeyDeclaration])[];
+  return declared;
 }

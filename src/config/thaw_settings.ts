@@ -11,7 +11,6 @@ import {
   MOVED_KEYS,
   RUNNER_SECTIONS,
   SHARED_SECTIONS,
-  THAW_KEYS,
   THAW_SECTIONS,
   THAW_SUBSECTIONS,
   type ThawKey,
@@ -20,7 +19,7 @@ import {
 import { isMapping } from "../object_guards.ts";
 
 /**
- * Thaw's own settings, read once from the configuration: every key of {@linkcode THAW_KEYS},
+ * Thaw's own settings, read once from the configuration: every declared key,
  * checked for its type, with its default where the configuration leaves it out. Readonly; the
  * rest of the code receives it instead of reading the configuration.
  */
@@ -54,19 +53,24 @@ export function editDistance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-const KEYS = new Set<string>(Object.keys(THAW_KEYS));
-// Every key that holds declared keys: `server`, `management.endpoint.health`, `app.openapi`.
-const PARENTS = new Set<string>();
-for (const key of KEYS) {
-  const parts = key.split(".");
-  for (let i = 1; i < parts.length; i++) PARENTS.add(parts.slice(0, i).join("."));
+// The declared keys, and every key that holds some (`server`, `management.endpoint.health`,
+// `app.openapi`): made when asked, as an entry point's module may have declared more since. Read
+// once per app and per unknown key: not worth keeping.
+function tree(): { keys: ReadonlyMap<string, KeyDeclaration>; parents: ReadonlySet<string> } {
+  const keys = new Map<string, KeyDeclaration>(keyDeclarations());
+  const parents = new Set<string>();
+  for (const key of keys.keys()) {
+    const parts = key.split(".");
+    for (let i = 1; i < parts.length; i++) parents.add(parts.slice(0, i).join("."));
+  }
+  return { keys, parents };
 }
-for (const section of THAW_SECTIONS) PARENTS.add(section);
 
 /** The keys one level under `parent`, declared or holding declared ones. */
 function childrenOf(parent: string): string[] {
+  const { keys, parents } = tree();
   const depth = parent.split(".").length + 1;
-  return [...new Set([...KEYS, ...PARENTS])]
+  return [...new Set([...keys.keys(), ...parents])]
     .filter((k) => k.startsWith(`${parent}.`) && k.split(".").length === depth);
 }
 
@@ -102,15 +106,16 @@ export function nearestName(name: string, candidates: readonly string[]): string
  * is and the key it may have been meant as.
  */
 export function unknownKeys(config: LoadedConfig): string[] {
+  const { keys, parents } = tree();
   const errors: string[] = [];
   const walk = (key: string, value: unknown): void => {
-    if (KEYS.has(key) && !PARENTS.has(key)) return;
+    if (keys.has(key) && !parents.has(key)) return;
     const moved = (MOVED_KEYS as Record<string, string | undefined>)[key];
-    if (moved !== undefined && !PARENTS.has(key)) {
+    if (moved !== undefined && !parents.has(key)) {
       errors.push(`${configLocation(config, key)}: Thaw no longer reads this key: ${moved}`);
       return;
     }
-    if (!PARENTS.has(key)) {
+    if (!parents.has(key)) {
       const parent = key.slice(0, key.lastIndexOf("."));
       const siblings = childrenOf(parent);
       const nearest = nearestKey(key, siblings);
@@ -129,7 +134,7 @@ export function unknownKeys(config: LoadedConfig): string[] {
     if (value === undefined || value === null) return;
     if (!isMapping(value)) {
       // A feature's own switch (`app.openapi: false`) is read by the feature.
-      if (KEYS.has(key)) return;
+      if (keys.has(key)) return;
       errors.push(
         `${configLocation(config, key)} must be a mapping of ${
           childrenOf(key).join(", ") || "keys"
@@ -147,8 +152,10 @@ export function unknownKeys(config: LoadedConfig): string[] {
   const dotted = (key: string, written: string): string =>
     `${configLocation(config, key)}: a key holding "." is not read as nested keys; write ` +
     `${written.split(".").join(": ")}: on lines of their own, one under the other`;
+  // A section none of whose keys is declared is an entry point's the app does not import
+  // (`management` without the actuator): nothing reads it, so nothing there can mislead.
   for (const section of [...THAW_SECTIONS, ...THAW_SUBSECTIONS]) {
-    walk(section, configValue(config.values, section));
+    if (parents.has(section)) walk(section, configValue(config.values, section));
   }
   for (const key of Object.keys(config.values)) {
     const section = key.slice(0, key.indexOf(".")).toLowerCase();
@@ -189,7 +196,7 @@ function fits(key: string, value: unknown): boolean {
   }
   // A switch alone (`app.openai: false`) says nothing of which feature it is for.
   if (children.length > 0) return false;
-  const declaration = (THAW_KEYS as Record<string, KeyDeclaration>)[key];
+  const declaration = tree().keys.get(key);
   switch (declaration?.type) {
     case "list":
       return typeof value === "string" ||

@@ -1,6 +1,8 @@
 import { describe, it } from "node:test";
 import { writeFile } from "node:fs/promises";
 import assert from "node:assert/strict";
+// The actuator's keys are declared with their module: these tests read them too.
+import "../../src/config/management_keys.ts";
 import fc from "fast-check";
 import { bootstrap, ConfigError } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";

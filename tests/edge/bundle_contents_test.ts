@@ -76,8 +76,9 @@ const SERVER_ONLY = [
   "src/runtime/shutdown.ts",
   "src/runtime/unread_body.ts",
 ];
-// @thaw/thaw/actuator: the endpoints, health's checks runner and its answers.
+// @thaw/thaw/actuator: the endpoints, health's checks runner and its answers, and its keys.
 const ACTUATOR = [
+  "src/config/management_keys.ts",
   "src/actuator/actuator_endpoints.ts",
   "src/actuator/health_routes.ts",
   "src/actuator/health_check.ts",

@@ -1,0 +1,50 @@
+/**
+ * The keys the actuator reads (`management.*`), declared by the actuator's own modules rather
+ * than in the core's table (`thaw_keys.ts`): an app that does not import the actuator neither carries them
+ * (bundled) nor has them checked, and one that does has them checked, reachable from the
+ * environment and documented like every other key, from the moment this module is imported (the
+ * entry point imports it before the app can load its configuration).
+ *
+ * @module
+ */
+import { declareKeys, type KeyDeclaration, MAX_TIMER } from "./thaw_keys.ts";
+
+/** The actuator's keys. */
+export const MANAGEMENT_KEYS = {
+  "management.endpoints.web.exposure.include": {
+    type: "list",
+    default: ["health"],
+  },
+  "management.endpoints.web.exposure.exclude": {
+    type: "list",
+    default: [],
+  },
+  "management.endpoints.web.base-path": {
+    type: "string",
+    default: "/actuator",
+  },
+  "management.endpoints.web.discovery.enabled": {
+    type: "boolean",
+    default: true,
+  },
+  "management.server.port": {
+    type: "integer",
+    max: 65535,
+  },
+  "management.server.address": {
+    type: "string",
+  },
+  "management.health.timeout": {
+    type: "integer",
+    min: 1,
+    max: MAX_TIMER,
+    default: 5000,
+  },
+  "management.endpoint.health.show-details": {
+    type: "choice",
+    choices: ["always", "never"],
+    default: "never",
+  },
+} as const satisfies Readonly<Record<string, KeyDeclaration>>;
+
+declareKeys(MANAGEMENT_KEYS);
