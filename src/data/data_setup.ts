@@ -103,7 +103,7 @@ async function setUp(
       },
     });
   }
-  context.register(databaseHealth(context, list));
+  if (settings.get("management.health.db.enabled")) context.register(databaseHealth(context, list));
   return (host) => {
     checkTransactional(host.context.beans(), list);
     return undefined;
