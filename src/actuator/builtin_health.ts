@@ -4,7 +4,7 @@
 import type { BeanEntry } from "../context/application_context.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { ComponentHealth } from "./health.ts";
-import { HEALTH_CONTRIBUTION, type HealthContribution } from "./health_contribution.ts";
+import { HEALTH_CONTRIBUTION, type HealthContributor } from "./health_contribution.ts";
 import type { IndicatorBean } from "./health_hooks.ts";
 
 // The key that turns off each component a bean may offer.
@@ -60,9 +60,7 @@ export function contributedHealth(
   const seen = new Set<unknown>();
   for (const { name, type, instance } of beans) {
     if (typeof instance !== "object" || instance === null || seen.has(instance)) continue;
-    const offer = (instance as { [HEALTH_CONTRIBUTION]?: () => HealthContribution })[
-      HEALTH_CONTRIBUTION
-    ];
+    const offer = (instance as Partial<HealthContributor>)[HEALTH_CONTRIBUTION];
     if (typeof offer !== "function") continue;
     seen.add(instance);
     const contribution = offer.call(instance);

@@ -1,10 +1,20 @@
 // Spring Boot's `diskSpace` component: loaded by the actuator only where there is a file system
 // (builtin_health.ts), and reaching it through `process.getBuiltinModule`, so that no `node:`
 // module is named in a worker's bundle, where this never runs.
-import type * as Fs from "node:fs";
-import type * as Path from "node:path";
 import type { ComponentHealth } from "./health.ts";
 import type { IndicatorBean } from "./health_hooks.ts";
+
+// What it uses of `node:fs` and `node:path`, typed here: naming them would bring Node's types
+// (and their globals) into every program that type-checks the actuator.
+interface Statfs {
+  readonly blocks: number;
+  readonly bsize: number;
+  readonly bavail: number;
+}
+interface Builtins {
+  fs: { promises: { statfs(path: string): Promise<Statfs> } };
+  path: { resolve(path: string): string };
+}
 
 /** What the component reports, as Spring Boot's `DiskSpaceHealthIndicator` does. */
 export interface DiskSpaceDetails {
@@ -34,8 +44,8 @@ export function diskSpaceIndicator(
   if (typeof load !== "function") {
     throw new Error("diskSpace: this runtime has no process.getBuiltinModule");
   }
-  const { statfs } = (load("fs") as typeof Fs).promises;
-  const absolute = (load("path") as typeof Path).resolve(path);
+  const { statfs } = (load("fs") as Builtins["fs"]).promises;
+  const absolute = (load("path") as Builtins["path"]).resolve(path);
   const check = async (): Promise<ComponentHealth> => {
     let total = 0;
     let free = 0;
