@@ -43,6 +43,7 @@ import { openStreamsOf } from "./src/observe/open_streams.ts";
 import { checkOpenTelemetryOption } from "./src/actuator/opentelemetry.ts";
 import type { OpenTelemetryModules } from "./src/actuator/opentelemetry_modules.ts";
 import { indicatorBeans } from "./src/actuator/health_hooks.ts";
+import { contributedHealth, diskSpaceHealth } from "./src/actuator/builtin_health.ts";
 import type { ThawSettings } from "./src/config/thaw_settings.ts";
 import { middlewareName } from "./src/web/middleware.ts";
 import { publishedJobs } from "./src/scheduling/published_jobs.ts";
@@ -131,10 +132,16 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
     const exposed = { ...asked, exposed: available };
+    const disk = available.has("health") ? await diskSpaceHealth(settings) : undefined;
     return (host) => {
+      const beans = host.context.beans();
       const served = exposed.exposed.has("health")
         ? healthRoutes(
-          indicatorBeans(host.context.beans()),
+          [
+            ...indicatorBeans(beans),
+            ...contributedHealth(beans, settings),
+            ...(disk === undefined ? [] : [disk]),
+          ],
           healthSettings(settings, options.health),
           host.accepting,
           shownValueMask(settings.config),

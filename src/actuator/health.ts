@@ -36,6 +36,16 @@ export function statusAnswer(status: HealthStatus): HealthAnswer {
 }
 
 /**
+ * One component of two checks of one name (the datasources' `db` and the lock provider's): DOWN
+ * when either is, with the details of both.
+ */
+export function joinHealth(a: ComponentHealth, b: ComponentHealth): ComponentHealth {
+  const status = a.status === "DOWN" || b.status === "DOWN" ? "DOWN" : "UP";
+  if (a.details === undefined && b.details === undefined) return { status };
+  return { status, details: { ...a.details, ...b.details } };
+}
+
+/**
  * The app's health from its components': DOWN when any component is DOWN, else UP (an app
  * without indicators is UP). The components are shown only with `always`: with `never` the body
  * holds the status alone, so that neither a component's name nor its error reaches a client.

@@ -87,16 +87,18 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /**
  * Asks one check: a synchronous answer is taken as it is, a promise is given `timeout`
  * milliseconds, after which the component is DOWN (the check goes on; its late answer is
- * dropped). A throw or a rejection is DOWN with the error's message.
+ * dropped). A throw or a rejection is DOWN with the error's message. `read` makes the answer a
+ * component's health: {@linkcode answerHealth} for an app's check; Thaw's own answer one.
  */
 export function runCheck(
   check: () => unknown,
   timeout: number,
+  read: (answer: unknown) => ComponentHealth = answerHealth,
 ): ComponentHealth | Promise<ComponentHealth> {
   let answer: unknown;
   try {
     answer = check();
-    if (!isThenable(answer)) return answerHealth(answer);
+    if (!isThenable(answer)) return read(answer);
   } catch (error) {
     return down(thrownMessage(error));
   }
@@ -113,7 +115,7 @@ export function runCheck(
     // Resolving a promise with the answer adopts any thenable, and turns a `then` that throws
     // (or a `constructor` getter that does, which `Promise.resolve` would read) into a rejection.
     new Promise((adopt) => adopt(pending)).then(
-      (value) => settle(answerHealth(value)),
+      (value) => settle(read(value)),
       (error) => settle(down(thrownMessage(error))),
     );
   });

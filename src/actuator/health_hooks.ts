@@ -13,6 +13,12 @@ export interface IndicatorBean {
   readonly className: string;
   /** Calls its `check()` on the bean. */
   readonly check: () => unknown;
+  /**
+   * Set for a component Thaw checks itself (the disk's, Redis's): its check answers the
+   * component's health, a DOWN with details included; `part`, when given, is the key of its
+   * details in a component it shares with others of its name (`db`).
+   */
+  readonly builtIn?: { readonly part?: string };
 }
 
 /** The app's `@HealthIndicator` beans, checked (see `health_beans.ts`). */

@@ -10,6 +10,7 @@ import {
   type ComponentHealth,
   type HealthAnswer,
   type HealthDetails,
+  joinHealth,
   statusAnswer,
 } from "./health.ts";
 import type { IndicatorBean } from "./health_hooks.ts";
@@ -63,6 +64,9 @@ const BODY_SCHEMA: JsonSchema = {
   $ref: "#/$defs/Health",
 };
 
+// What Thaw's own checks answer: a component's health already.
+const ownHealth = (answer: unknown): ComponentHealth => answer as ComponentHealth;
+
 function respond(answer: HealthAnswer): Response {
   return new Response(JSON.stringify(answer.body), {
     status: answer.httpStatus,
@@ -107,13 +111,23 @@ export function healthRoutes(
       ? health
       : { status: health.status, details: shown(health.details) as HealthDetails };
   const health = async (): Promise<Response> => {
-    const results = await Promise.all(indicators.map((i) => runCheck(i.check, timeout)));
-    const components = new Map<string, ComponentHealth>(
-      indicators.map((indicator, i) => [
-        indicator.name,
-        showDetails === "always" ? masked(results[i]) : results[i],
-      ]),
+    const results = await Promise.all(
+      indicators.map((i) =>
+        runCheck(i.check, timeout, i.builtIn === undefined ? undefined : ownHealth)
+      ),
     );
+    const components = new Map<string, ComponentHealth>();
+    indicators.forEach((indicator, i) => {
+      const part = indicator.builtIn?.part;
+      const result = part === undefined
+        ? results[i]
+        : { status: results[i].status, details: { [part]: results[i].details ?? {} } };
+      const other = components.get(indicator.name);
+      components.set(indicator.name, other === undefined ? result : joinHealth(other, result));
+    });
+    if (showDetails === "always") {
+      for (const [name, component] of components) components.set(name, masked(component));
+    }
     return respond(aggregateHealth(components, showDetails));
   };
   const endpoints: [string, CompiledRoute["handler"], FrameworkOperation][] = [

@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
 import { maskUrl } from "../config/secrets_mask.ts";
+import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 import { PostConstruct, PreDestroy } from "../context/lifecycle.ts";
 import { safeLogger } from "../observe/loggable.ts";
 import { importOptional } from "../runtime/optional_module.ts";
@@ -252,6 +253,34 @@ export class RedisCacheManager extends CacheManager {
     // The first connection's attempts, if they still go on, end at their next turn: so that
     // nothing of them outlives the app.
     await this.#within(own.connected, "the closing").catch(() => {});
+  }
+
+  /**
+   * The `redis` component of the app's health (the actuator's, where it serves health;
+   * `management.health.redis.enabled: false` turns it off): UP with the server's `version` while
+   * Redis answers `INFO server` (or, where INFO is refused, `PING`), DOWN with the reason
+   * otherwise, within `timeoutMs`, as Spring Boot's `RedisHealthIndicator` reports it.
+   * Called by the actuator alone (health_contribution.ts), so left out of the API's docs.
+   *
+   * @ignore
+   */
+  [HEALTH_CONTRIBUTION](): HealthContribution {
+    return { name: "redis", keyed: false, check: () => this.#health() };
+  }
+
+  async #health(): Promise<{ version?: string }> {
+    let info: unknown;
+    try {
+      info = await this.#send(["INFO", "server"]);
+    } catch (error) {
+      // Redis answered, and refused INFO (an ACL without it): PING says as much of its health.
+      if (!isErrorReply(error)) throw error;
+      await this.#send(["PING"]);
+      return {};
+    }
+    const text = typeof info === "string" ? info : new TextDecoder().decode(info as Uint8Array);
+    const version = /^redis_version:([^\r\n]+)/m.exec(text)?.[1];
+    return version === undefined ? {} : { version };
   }
 
   async #get(name: string, key: string): Promise<unknown> {

@@ -40,6 +40,25 @@ export const MANAGEMENT_KEYS = {
     max: MAX_TIMER,
     default: 5000,
   },
+  "management.health.diskspace.enabled": {
+    type: "boolean",
+    default: true,
+  },
+  "management.health.diskspace.threshold": {
+    type: "integer",
+    default: 10485760,
+  },
+  "management.health.diskspace.path": {
+    type: "string",
+  },
+  "management.health.redis.enabled": {
+    type: "boolean",
+    default: true,
+  },
+  "management.health.db.enabled": {
+    type: "boolean",
+    default: true,
+  },
   "management.endpoint.health.show-details": {
     type: "choice",
     choices: ["always", "never"],

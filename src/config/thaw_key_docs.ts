@@ -66,6 +66,16 @@ export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
   "management.server.address":
     "The address the management port binds (`server.hostname` by default; `127.0.0.1` keeps it local).",
   "management.health.timeout": "Milliseconds a health check may take before its component is DOWN.",
+  "management.health.diskspace.enabled":
+    "`false`: no `diskSpace` health component (the free space of `path`; absent on workerd).",
+  "management.health.diskspace.threshold":
+    "Bytes of free space under which `diskSpace` is DOWN (10 MB).",
+  "management.health.diskspace.path":
+    "The folder whose file system `diskSpace` watches (the working folder when unset).",
+  "management.health.redis.enabled":
+    "`false`: no `redis` health component for a `RedisCacheManager` bean.",
+  "management.health.db.enabled":
+    "`false`: no `db` health component, neither the datasources' of `data()` nor a `SqlLockProvider`'s.",
   "management.endpoint.health.show-details":
     "`always`: the health answer lists each component and its details.",
 };

@@ -103,7 +103,10 @@ async function setUp(
       },
     });
   }
-  context.register(databaseHealth(context, list));
+  // Unset, not false, in an app without the actuator (whose key it is): an indicator nobody serves.
+  if (settings.get("management.health.db.enabled") !== false) {
+    context.register(databaseHealth(context, list));
+  }
   return (host) => {
     checkTransactional(host.context.beans(), list);
     return undefined;

@@ -1,5 +1,6 @@
 import { type LockConfiguration, LockProvider, type SimpleLock } from "./lock_provider.ts";
 import { MAX_DURATION_MS } from "../config/duration.ts";
+import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 
 /** The SQL databases {@linkcode SqlLockProvider} speaks. */
 export type SqlLockDialect = "postgres" | "mysql" | "sqlite";
@@ -50,6 +51,9 @@ export interface SqliteDatabaseLike {
   /** Prepares one statement with `?` parameters; `all` runs it and gives its rows. */
   prepare(sql: string): { all(...params: (string | number)[]): unknown[] };
 }
+
+// As the datasources' part of `db` names them.
+const DATABASES = { sqlite: "SQLite", postgres: "PostgreSQL", mysql: "MySQL or MariaDB" } as const;
 
 // Interpolated into SQL: a plain identifier.
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -235,6 +239,26 @@ export class SqlLockProvider extends LockProvider {
       );
     }
     return `${SQL[dialect].create(checkTable(table))};`;
+  }
+
+  /**
+   * The lock database's part of the `db` component of the app's health (the actuator's, where it
+   * serves health; `management.health.db.enabled: false` turns it off), under the bean's name
+   * beside the datasources': UP with the `database` while it answers `SELECT 1`, DOWN with the
+   * driver's error, or once `management.health.timeout` passes without an answer.
+   * Called by the actuator alone (health_contribution.ts), so left out of the API's docs.
+   *
+   * @ignore
+   */
+  [HEALTH_CONTRIBUTION](): HealthContribution {
+    return {
+      name: "db",
+      keyed: true,
+      check: async () => {
+        await this.#query("SELECT 1", []);
+        return { database: DATABASES[this.#dialect] };
+      },
+    };
   }
 
   /** Throws a `TypeError` when the lock's name or times are not what the table can hold. */

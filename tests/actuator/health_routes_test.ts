@@ -79,6 +79,9 @@ async function probe(
   return { status: response.status, text, json: JSON.parse(text), headers: response.headers };
 }
 
+// The disk's component, which Thaw adds by itself, left out where a test compares every component.
+const NO_DISK: ConfigValues = { management: { health: { diskspace: { enabled: false } } } };
+
 function management(health: ConfigValues, showDetails?: string): ConfigValues {
   return {
     management: {
@@ -132,6 +135,7 @@ describe("the health endpoints", () => {
   it("show every component and its details with show-details always", async () => {
     const app = await bootstrap({
       components: [ThrowingHealth, DatabaseHealth],
+      config: NO_DISK,
       actuator: actuator({ health: { showDetails: "always" } }),
     });
     const { status, json } = await probe(app, HEALTH_PATH);
@@ -177,7 +181,7 @@ describe("the health endpoints", () => {
     }
     const app = await bootstrap({
       components: [StoreHealth, BrokerHealth],
-      config: { shop: { password: "configured-s3cret" } },
+      config: { ...NO_DISK, shop: { password: "configured-s3cret" } },
       actuator: actuator({ health: { showDetails: "always" } }),
     });
     const { status, json, text } = await probe(app, HEALTH_PATH);
@@ -226,6 +230,7 @@ describe("the health endpoints", () => {
   it("answer DOWN for an indicator that hangs, within the timeout, naming it", async () => {
     const app = await bootstrap({
       components: [HangingHealth, DatabaseHealth],
+      config: NO_DISK,
       actuator: actuator({ health: { showDetails: "always", timeout: 1 } }),
     });
     const { status, json } = await probe(app, HEALTH_PATH);
@@ -242,6 +247,7 @@ describe("the health endpoints", () => {
   it("answer DOWN for an indicator that answers a number, naming it", async () => {
     const app = await bootstrap({
       components: [NumberHealth],
+      config: NO_DISK,
       actuator: actuator({ health: { showDetails: "always" } }),
     });
     const { status, json } = await probe(app, HEALTH_PATH);
@@ -284,6 +290,7 @@ describe("the health endpoints", () => {
     }
     const app = await bootstrap({
       components: [Left, Right],
+      config: NO_DISK,
       actuator: actuator({ health: { showDetails: "always" } }),
     });
     const { status, json } = await probe(app, HEALTH_PATH);
@@ -327,7 +334,7 @@ describe("the health endpoints", () => {
   });
 
   it("read the management keys, and the option wins", async () => {
-    const config = management({ timeout: 1 }, "always");
+    const config = management({ timeout: 1, diskspace: { enabled: false } }, "always");
     const components = [DatabaseHealth, HangingHealth];
     const fromFile = await bootstrap({ components, config, actuator: actuator() });
     assert.deepEqual((await probe(fromFile, HEALTH_PATH)).json, {
@@ -426,6 +433,7 @@ describe("health indicators at startup", () => {
   it("find indicators by scanning, as any bean", async () => {
     const app = await bootstrap({
       components: await scanComponents([new URL("../fixtures/health_scan/", import.meta.url)]),
+      config: NO_DISK,
       actuator: actuator({ health: { showDetails: "always" } }),
     });
     assert.deepEqual((await probe(app, HEALTH_PATH)).json, {
@@ -510,6 +518,7 @@ describe("health indicators at startup", () => {
     }
     const app = await bootstrap({
       components: [Timing, DiskHealth],
+      config: NO_DISK,
       actuator: actuator({ health: { showDetails: "always" } }),
     });
     const up = await call(app, "GET", HEALTH_PATH);
@@ -596,6 +605,7 @@ describe("the health endpoint over a real socket", () => {
     }
     const app = await bootstrap({
       components: [Ticker, TickerHealth],
+      config: NO_DISK,
       actuator: actuator({ health: { showDetails: "always" } }),
     });
     const client = await reach(app, "socket");

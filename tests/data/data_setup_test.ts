@@ -173,7 +173,8 @@ describe("data(): the health component db", () => {
     const config = {
       management: {
         endpoint: { health: { "show-details": "always" } },
-        health: { timeout: 20_000 },
+        // The disk's component, whose free bytes change between two probes, is left out.
+        health: { timeout: 20_000, diskspace: { enabled: false } },
       },
     };
     const health = async (datasource: Record<string, unknown>[]) => {
@@ -221,6 +222,28 @@ describe("data(): the health component db", () => {
     const text = JSON.stringify(down.body.components.db);
     assert.match(text, /datasource \\"reports\\": cannot connect/);
     assert.doesNotMatch(text, /s3cret-pw/);
+  });
+
+  it("is not there with management.health.db.enabled: false", async () => {
+    const main = await database(kind, "main", { primary: true });
+    const app = await bootstrap({
+      config: {
+        datasource: [main.entry],
+        management: {
+          endpoint: { health: { "show-details": "always" } },
+          health: { db: { enabled: false }, diskspace: { enabled: false } },
+        },
+      },
+      data: data(),
+      actuator: actuator(),
+    });
+    try {
+      const response = await app.fetch(new Request("http://app/actuator/health"));
+      assert.deepEqual(await response.json(), { status: "UP" });
+      assert.throws(() => app.getBean("dbHealthIndicator"), /dbHealthIndicator/);
+    } finally {
+      await app.close();
+    }
   });
 });
 

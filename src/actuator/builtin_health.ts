@@ -1,0 +1,82 @@
+// The components Thaw checks without an indicator of the app's, under Spring Boot's names: the
+// disk's (`diskSpace`), and those its own beans offer (`redis`, the lock provider's `db`), each
+// turned off by its `management.health.<name>.enabled` key.
+import type { BeanEntry } from "../context/application_context.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import type { ComponentHealth } from "./health.ts";
+import { HEALTH_CONTRIBUTION, type HealthContributor } from "./health_contribution.ts";
+import type { IndicatorBean } from "./health_hooks.ts";
+
+// The key that turns off each component a bean may offer.
+const ENABLED = {
+  redis: "management.health.redis.enabled",
+  db: "management.health.db.enabled",
+} as const;
+
+/**
+ * A check that a probe finds still running is answered by that run, not started again: a
+ * database that hangs holds one query of the check, not one per probe.
+ */
+function shared<T>(check: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  return () => running ??= check().finally(() => (running = undefined));
+}
+
+// workerd with `nodejs_compat` has a `node:fs` over memory, whose free space says nothing.
+function hasFileSystem(): boolean {
+  const g = globalThis as {
+    process?: { getBuiltinModule?: unknown };
+    navigator?: { userAgent?: string };
+  };
+  return typeof g.process?.getBuiltinModule === "function" &&
+    g.navigator?.userAgent !== "Cloudflare-Workers";
+}
+
+/**
+ * The `diskSpace` component, where the runtime has a file system and
+ * `management.health.diskspace.enabled` leaves it on: its module is loaded then only.
+ */
+export async function diskSpaceHealth(settings: ThawSettings): Promise<IndicatorBean | undefined> {
+  if (!settings.get("management.health.diskspace.enabled") || !hasFileSystem()) return undefined;
+  const { diskSpaceIndicator } = await import("./disk_space_health.ts");
+  const indicator = diskSpaceIndicator(
+    settings.get("management.health.diskspace.path") ?? ".",
+    settings.get("management.health.diskspace.threshold"),
+  );
+  return { ...indicator, check: shared(indicator.check) };
+}
+
+/**
+ * The components the app's beans offer (a `RedisCacheManager`'s `redis`, a `SqlLockProvider`'s
+ * `db`), but those their key turns off. Each shares its component with the app's indicators of
+ * its name, if any.
+ */
+export function contributedHealth(
+  beans: readonly BeanEntry[],
+  settings: ThawSettings,
+): IndicatorBean[] {
+  const indicators: IndicatorBean[] = [];
+  // A bean that two names hold (a `@Bean` method returning another bean) offers one component.
+  const seen = new Set<unknown>();
+  for (const { name, type, instance } of beans) {
+    if (typeof instance !== "object" || instance === null || seen.has(instance)) continue;
+    const offer = (instance as Partial<HealthContributor>)[HEALTH_CONTRIBUTION];
+    if (typeof offer !== "function") continue;
+    seen.add(instance);
+    const contribution = offer.call(instance);
+    const key = (ENABLED as Record<string, (typeof ENABLED)[keyof typeof ENABLED] | undefined>)[
+      contribution.name
+    ];
+    if (key !== undefined && !settings.get(key)) continue;
+    indicators.push({
+      name: contribution.name,
+      className: type?.name ?? name,
+      check: shared(async (): Promise<ComponentHealth> => ({
+        status: "UP",
+        details: await contribution.check(),
+      })),
+      builtIn: contribution.keyed ? { part: name } : {},
+    });
+  }
+  return indicators;
+}
