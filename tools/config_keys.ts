@@ -7,6 +7,7 @@ import { keyDeclarations } from "../src/config/thaw_keys.ts";
 // Declares the actuator's keys, which the table lists with the core's.
 import "../src/config/management_keys.ts";
 import { KEY_DOCS } from "../src/config/thaw_key_docs.ts";
+import type { SettingKey } from "../src/config/thaw_settings.ts";
 
 const DOC = new URL("../docs/beans-and-configuration.md", import.meta.url);
 const START = "<!-- keys: made by tools/config_keys.ts from the declarations; do not edit -->";
@@ -37,7 +38,9 @@ function table(): string {
     // A key that holds declared keys is reached through them.
     const parent = keyDeclarations().some(([other]) => other.startsWith(`${key}.`));
     const variable = parent ? "" : `\`${envName(key.split("."))}\``;
-    return `| \`${key}\` | ${typeOf(d)} | ${fallback} | ${variable} | ${KEY_DOCS[key]} |`;
+    return `| \`${key}\` | ${typeOf(d)} | ${fallback} | ${variable} | ${
+      KEY_DOCS[key as SettingKey]
+    } |`;
   });
   return [
     START,

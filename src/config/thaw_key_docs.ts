@@ -1,11 +1,11 @@
-import type { ThawKey } from "./thaw_keys.ts";
+import type { SettingKey } from "./thaw_settings.ts";
 
 /**
  * What each key Thaw reads does, one sentence of Markdown each, for the reference table of the
  * docs (tools/config_keys.ts). Typed by the keys: a key declared without a line here, or a line
  * for a key no longer declared, does not compile.
  */
-export const KEY_DOCS: Readonly<Record<ThawKey, string>> = {
+export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "server.sse.heartbeat":
     "The longest silence of an `@SseMapping` stream before a comment line: `15s` when unset, a duration (`500ms`, `PT15S`; a number is ms), `0`: none.",
   "server.websocket.max-message-size":

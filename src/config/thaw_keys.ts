@@ -7,7 +7,6 @@
  *
  * @module
  */
-import type { MANAGEMENT_KEYS } from "./management_keys.ts";
 
 /** What a key holds: a closed set, each with its own reading and error message. */
 export type KeyType =
@@ -180,11 +179,8 @@ export const THAW_KEYS = {
   },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;
 
-/** Every declared table: the core's, and the actuator's where it is imported. */
-type DeclaredKeys = typeof THAW_KEYS & typeof MANAGEMENT_KEYS;
-
-/** A key Thaw reads. */
-export type ThawKey = keyof DeclaredKeys;
+/** A key of the core's. */
+export type ThawKey = keyof typeof THAW_KEYS;
 
 interface TypeValues {
   integer: number;
@@ -194,26 +190,26 @@ interface TypeValues {
   feature: unknown;
 }
 
-/** The value a key is read as: its type, `undefined` where it has no default. */
-export type ThawSetting<K extends ThawKey> = DeclaredKeys[K] extends
+/** The value a key of `table` is read as: its type, `undefined` where it has no default. */
+export type SettingOf<Table, K extends keyof Table> = Table[K] extends
   { readonly type: "choice"; readonly choices: readonly (infer C)[] } ? C
-  : DeclaredKeys[K] extends { readonly type: infer T extends keyof TypeValues } ?
+  : Table[K] extends { readonly type: infer T extends keyof TypeValues } ?
       | TypeValues[T]
-      | (DeclaredKeys[K] extends { readonly default: unknown } ? never : undefined)
+      | (Table[K] extends { readonly default: unknown } ? never : undefined)
   : never;
 
 // Appended to by the modules of entry points as they are imported, never changed after: the
 // settings are read from it once the app's imports have all run.
-const declared: (readonly [ThawKey, KeyDeclaration])[] = Object.entries(THAW_KEYS) as never;
+const declared: (readonly [string, KeyDeclaration])[] = Object.entries(THAW_KEYS);
 
 /** Declares a feature's keys beside the core's: checked, set by the environment and read alike. */
 export function declareKeys(table: Readonly<Record<string, KeyDeclaration>>): void {
   for (const entry of Object.entries(table)) {
-    if (!declared.some(([key]) => key === entry[0])) declared.push(entry as never);
+    if (!declared.some(([key]) => key === entry[0])) declared.push(entry);
   }
 }
 
 /** The declarations as a list: the core's in the table's order, then those declared since. */
-export function keyDeclarations(): readonly (readonly [ThawKey, KeyDeclaration])[] {
+export function keyDeclarations(): readonly (readonly [string, KeyDeclaration])[] {
   return declared;
 }

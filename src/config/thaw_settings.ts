@@ -10,13 +10,23 @@ import {
   keyDeclarations,
   MOVED_KEYS,
   RUNNER_SECTIONS,
+  type SettingOf,
   SHARED_SECTIONS,
+  type THAW_KEYS,
   THAW_SECTIONS,
   THAW_SUBSECTIONS,
-  type ThawKey,
-  type ThawSetting,
 } from "./thaw_keys.ts";
+import type { MANAGEMENT_KEYS } from "./management_keys.ts";
 import { isMapping } from "../object_guards.ts";
+
+/** Every table of keys: the core's, and the actuator's (declared where it is imported). */
+type DeclaredKeys = typeof THAW_KEYS & typeof MANAGEMENT_KEYS;
+
+/** A key Thaw reads. */
+export type SettingKey = keyof DeclaredKeys;
+
+/** The value a key is read as: its type, `undefined` where it has no default. */
+export type Setting<K extends SettingKey> = SettingOf<DeclaredKeys, K>;
 
 /**
  * Thaw's own settings, read once from the configuration: every declared key,
@@ -25,7 +35,7 @@ import { isMapping } from "../object_guards.ts";
  */
 export interface ThawSettings {
   /** A key's value, or its default. */
-  get<K extends ThawKey>(key: K): ThawSetting<K>;
+  get<K extends SettingKey>(key: K): Setting<K>;
   /** `file:line: key`: where a key is, for messages. */
   where(key: string): string;
   /** The active profiles. */
@@ -327,7 +337,7 @@ export function readSettings(
     );
   }
   return Object.freeze({
-    get: <K extends ThawKey>(key: K) => values.get(key) as ThawSetting<K>,
+    get: <K extends SettingKey>(key: K) => values.get(key) as Setting<K>,
     where: (key: string) => configLocation(config, key),
     profiles: Object.freeze([...profiles]),
     config,

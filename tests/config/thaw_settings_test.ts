@@ -19,6 +19,7 @@ import {
   nearestKey,
   nearMissSections,
   readSettings,
+  type SettingKey,
 } from "../../src/config/thaw_settings.ts";
 import { memoryLogger } from "../helpers.ts";
 import { propertyOptions } from "../property.ts";
@@ -74,7 +75,7 @@ describe("readSettings: Thaw's keys, read once", () => {
   it("gives each declared key its default when the configuration leaves it out", () => {
     const settings = settingsOf({});
     for (const [key, declaration] of keyDeclarations()) {
-      assert.deepEqual(settings.get(key), declaration.default, key);
+      assert.deepEqual(settings.get(key as SettingKey), declaration.default, key);
     }
   });
 
@@ -82,7 +83,7 @@ describe("readSettings: Thaw's keys, read once", () => {
     for (const [key] of keyDeclarations()) {
       const value = sampleFor(key);
       const settings = settingsOf(nested(key, value));
-      assert.deepEqual(settings.get(key), value, key);
+      assert.deepEqual(settings.get(key as SettingKey), value, key);
     }
     assert.equal(settingsOf(nested("server.port", "8081")).get("server.port"), 8081);
     assert.equal(
