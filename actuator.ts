@@ -4,6 +4,10 @@
  * `management.endpoints.web.exposure.include` exposes them (`health` unless it says otherwise):
  *
  * - `caches`: the caches of the app's `CacheManager` beans; `DELETE` evicts one, or all;
+ * - `configprops`: Thaw's settings by section and the app's `@ConfigurationProperties` beans,
+ *   every value masked unless `management.endpoint.configprops.show-values` says `always`;
+ * - `env`: the configuration's keys by the file or variable each value comes from, every value
+ *   masked unless `management.endpoint.env.show-values` says `always`;
  * - `health`: `/actuator/health`, with its `liveness` and `readiness` groups;
  * - `info`: the `info` section of the configuration, Thaw's version and the runtime;
  * - `mappings`: every route the app serves, its handler and its middleware;
@@ -35,6 +39,7 @@ import {
   healthSettings,
 } from "./src/actuator/health_settings.ts";
 import { healthRoutes } from "./src/actuator/health_routes.ts";
+import { showValues } from "./src/actuator/show_values.ts";
 import { shownValueMask } from "./src/actuator/shown_values.ts";
 import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
@@ -110,6 +115,9 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
   }
   return actuatorFeature(async (settings) => {
     const asked = exposure(settings);
+    // Read whether or not the endpoints are exposed: a value Thaw cannot honour is refused now.
+    showValues(settings, "env");
+    showValues(settings, "configprops");
     // What can be served of what was asked: `*` leaves out what cannot, a name is refused.
     const available = new Set(asked.exposed);
     if (available.has("migrations") && migrations === undefined) {
@@ -160,6 +168,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
             migrations,
             beans: () => host.context.beans(),
             jobs: () => publishedJobs(host.context),
+            settings,
           },
         ),
       ];

@@ -23,10 +23,15 @@ import { isMapping } from "../object_guards.ts";
 import type { ScheduledJobInfo } from "../scheduling/scheduled_job_info.ts";
 import { cachesRoutes } from "./caches_endpoint.ts";
 import { scheduledTasks } from "./scheduled_tasks.ts";
+import { envRoutes } from "./env_endpoint.ts";
+import { configpropsRoutes } from "./configprops_endpoint.ts";
+import { showValues } from "./show_values.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
 export type EndpointId =
   | "caches"
+  | "configprops"
+  | "env"
   | "health"
   | "info"
   | "mappings"
@@ -37,6 +42,8 @@ export type EndpointId =
 /** Every endpoint, in the order the index lists them. */
 export const ENDPOINTS: readonly EndpointId[] = [
   "caches",
+  "configprops",
+  "env",
   "health",
   "info",
   "mappings",
@@ -55,6 +62,8 @@ export interface EndpointSources {
   readonly beans?: (() => readonly { name: string; instance: unknown }[]) | undefined;
   /** The jobs of the app's scheduler as they are now (none without one). */
   readonly jobs?: (() => readonly ScheduledJobInfo[]) | undefined;
+  /** Thaw's settings, as `configprops` lists them and `show-values` says to show them. */
+  readonly settings?: ThawSettings | undefined;
 }
 
 /** Which endpoints are exposed, and under which path. */
@@ -203,15 +212,15 @@ export function mappings(
 }
 
 /**
- * The routes of `caches`, `info`, `mappings`, `migrations`, `prometheus` and `scheduledtasks`
- * (given what they read) and the index of the exposed endpoints, at `{base}`.
+ * The routes of `caches`, `configprops`, `env`, `info`, `mappings`, `migrations`, `prometheus`
+ * and `scheduledtasks` (given what they read) and the index of the exposed endpoints, at `{base}`.
  */
 export function endpointRoutes(
   { base, exposed, discovery }: Exposure,
   config: LoadedConfig,
   routes: () => readonly CompiledRoute[],
   globalMiddleware: readonly string[],
-  { scrape, migrations, beans, jobs }: EndpointSources = {},
+  { scrape, migrations, beans, jobs, settings }: EndpointSources = {},
 ): CompiledRoute[] {
   const out: CompiledRoute[] = [];
   const add = (path: string, handler: CompiledRoute["handler"]) =>
@@ -234,6 +243,13 @@ export function endpointRoutes(
   // What an error's message may carry of the configuration's secrets, or of a URL's.
   const mask = composeMasks(maskUrls, secretsMask(configSecrets(config)));
   if (exposed.has("caches") && beans !== undefined) out.push(...cachesRoutes(base, beans, mask));
+  if (exposed.has("env") && settings !== undefined) {
+    out.push(...envRoutes(base, config, showValues(settings, "env")));
+  }
+  if (exposed.has("configprops") && settings !== undefined) {
+    const show = showValues(settings, "configprops");
+    out.push(...configpropsRoutes(base, settings, beans ?? (() => []), show));
+  }
   if (exposed.has("migrations") && migrations !== undefined) {
     // Each connection's failure is in the body; what fails as a whole (no configuration to read)
     // is a 503 naming why, its secrets masked, never the error path's 500.

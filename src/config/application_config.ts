@@ -37,7 +37,7 @@ export interface LoadedConfig {
 const LOADED: unique symbol = Symbol.for("@thaw/thaw.loadedConfig") as never;
 
 // The texts `${file:...}` placeholders read: secrets, whatever key holds them.
-const fileSecrets = new WeakMap<LoadedConfig, readonly string[]>();
+const fileSecretTexts = new WeakMap<LoadedConfig, readonly string[]>();
 
 /**
  * Marks a configuration as read from a file by `loadConfig`; `secrets` are the texts its
@@ -51,8 +51,16 @@ export function registerLoadedConfig(
   // change made through one app would otherwise show in the others.
   deepFreeze(config.values);
   Object.defineProperty(config, LOADED, { value: true });
-  fileSecrets.set(config, secrets);
+  fileSecretTexts.set(config, secrets);
   return Object.freeze(config);
+}
+
+/**
+ * The texts the `${file:path}` placeholders of a configuration read, however short: a value that
+ * holds one came from a secret file.
+ */
+export function fileSecrets(config: LoadedConfig): readonly string[] {
+  return fileSecretTexts.get(config) ?? [];
 }
 
 // A key whose value is a secret: a word of its name (`db_password`, `accessToken`,
@@ -71,7 +79,7 @@ export function isSecretKey(key: string): boolean {
  * (`password`, `token`, `api-key`...) and the texts of secret files.
  */
 export function configSecrets(config: LoadedConfig): string[] {
-  const out = [...fileSecrets.get(config) ?? []];
+  const out = [...fileSecrets(config)];
   const walk = (value: unknown, secret: boolean): void => {
     // Text only: a number or a flag under `token-ttl` or `auth-enabled` is no secret, and masking
     // every `3600` or `true` would garble the message.

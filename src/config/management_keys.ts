@@ -64,6 +64,17 @@ export const MANAGEMENT_KEYS = {
     choices: ["always", "never"],
     default: "never",
   },
+  // `when-authorized` is Spring's too: declared so that it is refused with why, not as a typo.
+  "management.endpoint.env.show-values": {
+    type: "choice",
+    choices: ["never", "always", "when-authorized"],
+    default: "never",
+  },
+  "management.endpoint.configprops.show-values": {
+    type: "choice",
+    choices: ["never", "always", "when-authorized"],
+    default: "never",
+  },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;
 
 declareKeys(MANAGEMENT_KEYS);

@@ -55,7 +55,7 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":
-    "The actuator's endpoints served (`health`, `info`, `mappings`, `migrations`, `prometheus`; `*`: all).",
+    "The actuator's endpoints served (`caches`, `configprops`, `env`, `health`, `info`, `mappings`, `migrations`, `prometheus`, `scheduledtasks`; `*`: all).",
   "management.endpoints.web.exposure.exclude":
     "Endpoints not served, though `include` names them (or says `*`).",
   "management.endpoints.web.base-path": "Where the actuator's endpoints are served.",
@@ -78,4 +78,8 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "`false`: no `db` health component, neither the datasources' of `data()` nor a `SqlLockProvider`'s.",
   "management.endpoint.health.show-details":
     "`always`: the health answer lists each component and its details.",
+  "management.endpoint.env.show-values":
+    "`always`: `env` shows values, but never a secret key's, a `${file:}` value or a URL's credentials; `never`: every value is `******`; `when-authorized` stops `bootstrap` (Thaw has no roles).",
+  "management.endpoint.configprops.show-values":
+    "`always`: `configprops` shows values, masked as `env`'s; `never`: every value is `******`; `when-authorized` stops `bootstrap`.",
 };

@@ -119,6 +119,18 @@ export function ConfigurationProperties<S extends StandardSchemaV1>(
 }
 
 /**
+ * The prefix of a `@ConfigurationProperties` bean, by its class (what the actuator's
+ * `configprops` lists it under); `undefined` for any other value.
+ */
+export function propertiesPrefix(instance: unknown): string | undefined {
+  if (typeof instance !== "object" || instance === null) return undefined;
+  const cls: unknown = Object.getPrototypeOf(instance)?.constructor;
+  return typeof cls === "function"
+    ? entryOf<PropertiesEntry>(cls as Class, PROPERTIES)?.prefix
+    : undefined;
+}
+
+/**
  * Fills a `@ConfigurationProperties` instance with its section, validated: every issue in one
  * `ConfigError`, each at `locate(key)`. Does nothing for another class.
  */

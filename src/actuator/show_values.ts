@@ -1,0 +1,123 @@
+// Spring Boot 3's `show-values` for `env` and `configprops`: what those endpoints show of each
+// configured value. `never` (the default) hides every value; `always` hides what is a secret by
+// its key, by where it came from (a `${file:}` secret file) or by its shape (a URL's credentials).
+import {
+  configSecrets,
+  fileSecrets,
+  isSecretKey,
+  type LoadedConfig,
+} from "../config/application_config.ts";
+import { ConfigError } from "../config/config_error.ts";
+import { composeMasks, type Mask, maskUrl, maskUrls, secretsMask } from "../config/secrets_mask.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import { isPlainObject } from "../object_guards.ts";
+
+/** What `management.endpoint.{env,configprops}.show-values` lets an endpoint show. */
+export type ShowValues = "never" | "always";
+
+/** A value not shown, as Spring Boot writes it. */
+export const MASKED = "******";
+
+/**
+ * Reads `management.endpoint.{endpoint}.show-values`. Spring's `when-authorized` shows values to a
+ * user in a role, and Thaw has no roles to ask: it stops `bootstrap`, naming the key, rather than
+ * quietly showing all or nothing.
+ */
+export function showValues(settings: ThawSettings, endpoint: "env" | "configprops"): ShowValues {
+  const key = `management.endpoint.${endpoint}.show-values` as const;
+  const value = settings.get(key);
+  if (value === "when-authorized") {
+    throw new ConfigError(
+      `${settings.where(key)}: when-authorized shows values to users in a role, and Thaw has ` +
+        "no roles: write always, with the actuator on the management port or behind a guard, " +
+        "or never",
+    );
+  }
+  return value;
+}
+
+/** What an endpoint shows of configured keys and values. */
+export interface ValueShower {
+  /** A key as shown: the configuration's secrets and any URL's credentials in it masked. */
+  key(key: string): string;
+  /** A value as shown, under its dotted key (`app.db.password`, `app.hosts[0]`). */
+  value(key: string, value: unknown): unknown;
+  /** A mapping or a list as shown, each value under its own dotted key, each key masked. */
+  tree(key: string, value: unknown): unknown;
+}
+
+// Deeper than any configuration is written: a cycle a bean's schema made, cut.
+const MAX_DEPTH = 32;
+
+/**
+ * How `env` and `configprops` show a configuration's values. With `never`, every value but `null`
+ * is {@linkcode MASKED}. With `always`, so is the value of a key named like a secret (numbers
+ * too) and every text holding what a `${file:}` placeholder read; URLs' credentials and the
+ * configuration's secrets quoted elsewhere are masked in place (`postgres://***@db/shop`). Keys
+ * are masked alike in both. What JSON cannot write (a `BigInt`, a function) is shown as text.
+ */
+export function valueShower(config: LoadedConfig, show: ShowValues): ValueShower {
+  const secrets = configSecrets(config);
+  const files = fileSecrets(config).filter((text) => text !== "");
+  const quoted: Mask = composeMasks(maskUrls, secretsMask(secrets));
+  const inPlace: Mask = composeMasks(maskUrl, secretsMask(secrets));
+  const value = (key: string, raw: unknown): unknown => {
+    if (raw === null || raw === undefined) return null;
+    if (show === "never" || isSecretKey(key)) return MASKED;
+    const leaf = jsonLeaf(raw);
+    if (typeof leaf !== "string") return leaf;
+    return files.some((text) => leaf.includes(text)) ? MASKED : inPlace(leaf);
+  };
+  const tree = (key: string, raw: unknown, depth = 0): unknown => {
+    if (depth > MAX_DEPTH) return MASKED;
+    if (Array.isArray(raw)) {
+      return raw.length === 0
+        ? value(key, raw)
+        : raw.map((v, i) => tree(`${key}[${i}]`, v, depth + 1));
+    }
+    if (!isPlainObject(raw) || Object.keys(raw).length === 0) return value(key, raw);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(raw)) {
+      defineKey(out, quoted(k), tree(key === "" ? k : `${key}.${k}`, v, depth + 1));
+    }
+    return out;
+  };
+  return { key: quoted, value, tree: (key, raw) => tree(key, raw) };
+}
+
+/** Sets an own property, so that a `__proto__` key stays a key. */
+export function defineKey(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+// A value as JSON writes it: text for what it would write as `null` or refuse.
+function jsonLeaf(value: unknown): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : String(value);
+    case "object":
+      if (Array.isArray(value)) return [];
+      if (isPlainObject(value)) return {};
+      if (value instanceof Date) {
+        return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
+      }
+      try {
+        return String(value);
+      } catch {
+        return "(object)";
+      }
+    case "function":
+      // Never its source text, which `String` gives.
+      return "(function)";
+    default:
+      return String(value);
+  }
+}
