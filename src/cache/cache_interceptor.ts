@@ -174,7 +174,7 @@ export class CacheInterceptor implements MethodInterceptor {
       where,
       "store",
       (cache) => cache.put(key, value, ttlMs),
-      () => "puts",
+      PUT,
     );
   }
 
@@ -268,6 +268,8 @@ export class CacheInterceptor implements MethodInterceptor {
   }
 }
 
+// How an answered store and eviction count.
+const PUT = (): keyof CacheCounts => "puts";
 const EVICTED = (): keyof CacheCounts => "evictions";
 
 /** Whether `unless` leaves a result unstored. */
