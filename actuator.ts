@@ -47,6 +47,8 @@ import { shownValueMask } from "./src/actuator/shown_values.ts";
 import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
 import { observeOpenStreams } from "./src/actuator/stream_metrics.ts";
+import { observeCaches } from "./src/actuator/cache_metrics.ts";
+import { observeScheduledRuns } from "./src/actuator/scheduler_metrics.ts";
 import { openStreamsOf } from "./src/observe/open_streams.ts";
 import { checkOpenTelemetryOption } from "./src/actuator/opentelemetry.ts";
 import type { OpenTelemetryModules } from "./src/actuator/opentelemetry_modules.ts";
@@ -190,7 +192,22 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
       const streams = telemetry.api === undefined
         ? undefined
         : observeOpenStreams(openStreamsOf(host), telemetry.api);
-      const close = { announce: () => Promise.resolve(void streams?.()) };
+      // The caches' and the scheduler's series, on the providers the request metrics go to.
+      const providers = telemetry.providers;
+      const caches = providers === undefined
+        ? undefined
+        : observeCaches(host.context.beans(), providers);
+      const runs = providers === undefined
+        ? undefined
+        : observeScheduledRuns(host.context, providers);
+      const close = {
+        announce: () => {
+          streams?.();
+          caches?.();
+          runs?.();
+          return Promise.resolve(undefined);
+        },
+      };
       // On a port of its own, the actuator answers with none of the app's middleware, so that an
       // auth guard leaves the probes open.
       return management === undefined

@@ -1,7 +1,7 @@
 // The process's meters, read by `/actuator/prometheus`: one MeterProvider for the process (as
 // Micrometer's global registry is), registered as OpenTelemetry's global one unless the app
 // registered its own first, so that `metrics.getMeter("shop")` anywhere shows up with no set-up.
-import type { Histogram } from "@opentelemetry/api";
+import type { Histogram, MeterProvider } from "@opentelemetry/api";
 import { VERSION } from "../version.ts";
 import type { OtelApi, OtelMetricsSdk } from "./opentelemetry.ts";
 import { prometheusFamilies } from "./prometheus_names.ts";
@@ -10,6 +10,8 @@ import { prometheusFamilies } from "./prometheus_names.ts";
 export interface PrometheusRegistry {
   /** Thaw's request histogram, in this registry. */
   readonly requests: Histogram;
+  /** The registry's provider: what Thaw's own meters are made on. */
+  readonly provider: MeterProvider;
   /** Whether the app's code reaches this registry through OpenTelemetry's global API. */
   readonly global: boolean;
   /** The text exposition of every meter now. */
@@ -71,6 +73,7 @@ export function prometheusRegistry(api: OtelApi, { sdk, Serializer }: OtelMetric
   const global = api.metrics.setGlobalMeterProvider(provider);
   registry = {
     requests: requestHistogram(provider),
+    provider,
     global,
     async scrape() {
       const { resourceMetrics } = await reader.collect();

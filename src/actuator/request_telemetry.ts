@@ -1,7 +1,7 @@
 // What the actuator observes of every request: the request histogram and the server span, through
 // OpenTelemetry's API where it is installed (or handed in by the app), and the process's registry
 // where `prometheus` is exposed.
-import type { Histogram } from "@opentelemetry/api";
+import type { Histogram, MeterProvider } from "@opentelemetry/api";
 import type { RequestObserver } from "../observe/request_observer.ts";
 import {
   givenMetricsSdk,
@@ -23,6 +23,11 @@ export interface RequestTelemetry {
   readonly scrape?: () => Promise<string>;
   /** The API the metrics go through, where there is one: the open streams' gauge goes there too. */
   readonly api?: OtelApi;
+  /**
+   * The providers Thaw's other meters (the caches', the scheduler's) go to now, as the request
+   * histogram does: the registry's, and the app's own beside it.
+   */
+  readonly providers?: () => readonly MeterProvider[];
 }
 
 /**
@@ -78,13 +83,21 @@ export async function requestTelemetry(
       registry.requests,
       global(),
     ];
+    const own = [registry.provider];
     return {
       observers: [tracingObserver(api), metricsObserver(histograms)],
       scrape: registry.scrape,
       api,
+      providers: registry.global
+        ? () => own
+        : () => [registry.provider, api.metrics.getMeterProvider()],
     };
   }
   // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
   const noop = api.createNoopMeter().createHistogram("http.server.request.duration");
-  return { observers: [tracingObserver(api), metricsObserver(() => [global()], noop)], api };
+  return {
+    observers: [tracingObserver(api), metricsObserver(() => [global()], noop)],
+    api,
+    providers: () => [api.metrics.getMeterProvider()],
+  };
 }

@@ -76,15 +76,23 @@ function lastExecution(run: LastRun, mask: Mask): LastExecution {
 
 function exceptionOf(error: unknown, mask: Mask): { type: string; message: string } {
   if (typeof error !== "object" || error === null) {
-    return { type: typeof error, message: mask(String(error)) };
+    return { type: exceptionType(error), message: mask(String(error)) };
   }
-  // Its class, as Spring gives the exception's class: a subclass of Error says which.
-  const name: unknown = (error as { constructor?: { name?: unknown } }).constructor?.name;
   const message: unknown = (error as { message?: unknown }).message;
   return {
-    type: typeof name === "string" && name !== "" ? name : "Object",
+    type: exceptionType(error),
     message: mask(typeof message === "string" ? message : describe(error)),
   };
+}
+
+/**
+ * What a job threw, by its class, as Spring names an exception by its class (a subclass of Error
+ * says which); a value that is no object, by its type (`string`).
+ */
+export function exceptionType(error: unknown): string {
+  if (typeof error !== "object" || error === null) return typeof error;
+  const name: unknown = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && name !== "" ? name : "Object";
 }
 
 // What was thrown that has no message: as much as it says of itself, if anything.

@@ -6,6 +6,7 @@ import { type Cache, CacheManager } from "./cache_manager.ts";
 import { argumentsKey, cacheKey } from "./cache_key.ts";
 import { type CacheOperation, cacheOperations } from "./cache_operation.ts";
 import { type CacheSettings, cacheSettings, DEFAULT_TIMEOUT_MS } from "./cache_settings.ts";
+import { type CacheCounts, type CacheStatistics, cacheStatisticsOf } from "./cache_statistics.ts";
 
 /** A call of a `@Cacheable` method whose result is not there yet: later callers share it. */
 interface Load {
@@ -36,6 +37,7 @@ export class CacheInterceptor implements MethodInterceptor {
   readonly #loads = new Map<string, Map<string, Load>>();
   // The caches whose last call failed: a store that is down is logged once, not once a call.
   readonly #failing = new Set<string>();
+  readonly #statistics: CacheStatistics;
 
   /**
    * @param manager where the entries are kept
@@ -50,6 +52,7 @@ export class CacheInterceptor implements MethodInterceptor {
     this.#manager = manager;
     this.#settings = settings;
     this.#logger = logger;
+    this.#statistics = cacheStatisticsOf(manager);
   }
 
   static "thaw.provided": BeanProvider = async (support) =>
@@ -130,7 +133,13 @@ export class CacheInterceptor implements MethodInterceptor {
     }
     const load: { promise?: Promise<LoadOutcome>; stale: boolean } = { stale: false };
     load.promise = (async () => {
-      const hit = await this.#attempt(operation, where, "read", (cache) => cache.get(key));
+      const hit = await this.#attempt(
+        operation,
+        where,
+        "read",
+        (cache) => cache.get(key),
+        (found) => found === undefined ? "misses" : "hits",
+      );
       if (hit !== undefined) return { value: hit, shared: true };
       const value = await next();
       const shared = value === undefined || !refused(operation, value, args, where);
@@ -154,13 +163,19 @@ export class CacheInterceptor implements MethodInterceptor {
       await this.#store(operation, key, value, where);
     } else {
       // Nothing to store, but what was stored is no longer the value (a `Promise<void>` update).
-      await this.#attempt(operation, where, "evict", (cache) => cache.evict(key));
+      await this.#attempt(operation, where, "evict", (cache) => cache.evict(key), EVICTED);
     }
   }
 
   async #store(operation: CacheOperation, key: string, value: unknown, where: string) {
     const ttlMs = operation.ttlMs ?? this.#settings.get(operation.name)?.ttlMs;
-    await this.#attempt(operation, where, "store", (cache) => cache.put(key, value, ttlMs));
+    await this.#attempt(
+      operation,
+      where,
+      "store",
+      (cache) => cache.put(key, value, ttlMs),
+      PUT,
+    );
   }
 
   async #evict(operation: CacheOperation, key: string | undefined, where: string): Promise<void> {
@@ -170,6 +185,7 @@ export class CacheInterceptor implements MethodInterceptor {
       where,
       "evict",
       (cache) => key === undefined ? cache.clear() : cache.evict(key),
+      EVICTED,
     );
   }
 
@@ -191,13 +207,15 @@ export class CacheInterceptor implements MethodInterceptor {
 
   /**
    * Runs one call of the store; a failure is logged (once until the cache answers again) and
-   * resolves to `undefined`: the method then runs, or its result goes unstored.
+   * resolves to `undefined`: the method then runs, or its result goes unstored. A call that
+   * answered is counted as `counted` says (a failed one is counted as nothing).
    */
   async #attempt<T>(
     operation: CacheOperation,
     where: string,
     what: string,
     call: (cache: Cache) => Promise<T>,
+    counted: (result: T) => keyof CacheCounts,
   ): Promise<T | undefined> {
     const name = operation.name;
     const timeoutMs = this.#settings.get(name)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -216,6 +234,7 @@ export class CacheInterceptor implements MethodInterceptor {
         }),
       ]);
       if (this.#failing.delete(name)) this.#log("info", `cache '${name}' answers again`);
+      this.#statistics.count(name, counted(result));
       return result;
     } catch (error) {
       if (!this.#failing.has(name)) {
@@ -248,6 +267,10 @@ export class CacheInterceptor implements MethodInterceptor {
     }
   }
 }
+
+// How an answered store and eviction count.
+const PUT = (): keyof CacheCounts => "puts";
+const EVICTED = (): keyof CacheCounts => "evictions";
 
 /** Whether `unless` leaves a result unstored. */
 function refused(

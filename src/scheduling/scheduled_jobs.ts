@@ -6,6 +6,7 @@ import { bringFeature, type FeatureFactory } from "../app_feature.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { ConfigValues } from "../config/config_values.ts";
 import type { ScheduledJobInfo } from "./scheduled_job_info.ts";
+import type { EndedRun } from "./job_runs.ts";
 
 /** What the decorators record on a class, under {@linkcode SCHEDULING}. */
 export interface SchedulingEntry {
@@ -46,6 +47,8 @@ export interface SchedulerHost {
   readonly beanOf: (type: Class) => unknown;
   /** Whether a bean is an instance of `type`. */
   readonly hasBean: (type: Class) => boolean;
+  /** Told of each run as it ends (the actuator's meters watch them). */
+  readonly ended?: (run: EndedRun) => void;
 }
 
 /** Where a scheduler reports: a run that failed, a lock it could not take. */

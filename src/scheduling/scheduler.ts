@@ -23,6 +23,7 @@ import { readJob } from "./read_job.ts";
 import { JobState } from "./job_state.ts";
 import { type DenoCron, denoSchedule, readsOtherwise, runtimeDenoCron } from "./cron_handover.ts";
 import { LockWaits, releaseLate, STOPPED } from "./lock_waits.ts";
+import { type EndedRun, reportRun } from "./job_runs.ts";
 
 export type { DenoCron } from "./cron_handover.ts";
 
@@ -70,6 +71,7 @@ export async function schedulerFor(
       logger: app.logger,
       beanOf: (type) => context.getBean(type),
       hasBean: (type) => beans.some((bean) => bean.instance instanceof type),
+      ended: (run) => reportRun(context, run),
     },
     devices,
   );
@@ -306,15 +308,15 @@ class JobScheduler implements Scheduler {
       const taken = await this.#take(state.job.name, lock);
       if (taken === STOPPED) return;
       if (taken === "held") {
-        state.last = {
+        this.#ended(state, {
           outcome: "skipped",
           at,
           reason: `another replica holds "${lock.config.name}"`,
-        };
+        });
         return;
       }
       if ("error" in taken) {
-        state.last = { outcome: "failed", at, durationMs: 0, error: taken.error };
+        this.#ended(state, { outcome: "failed", at, durationMs: 0, error: taken.error });
         return taken;
       }
       held = { lock: taken.lock, config: lock.config };
@@ -376,12 +378,24 @@ class JobScheduler implements Scheduler {
       failure = { error };
     } finally {
       const durationMs = this.#clock.monotonic() - startedAt;
-      state.last = failure === undefined
-        ? { outcome: "ok", at, durationMs }
-        : { outcome: "failed", at, durationMs, error: failure.error };
+      this.#ended(
+        state,
+        failure === undefined
+          ? { outcome: "ok", at, durationMs }
+          : { outcome: "failed", at, durationMs, error: failure.error },
+      );
       if (held !== undefined) await this.#release(job.name, held, Math.round(durationMs));
     }
     return failure;
+  }
+
+  // The run's outcome, kept for `scheduledtasks` and told to whoever watches runs (the meters).
+  #ended(state: JobState, last: EndedRun["last"]): void {
+    state.last = last;
+    const { job } = state;
+    // `name` is `Class.method`, made so from the two.
+    const className = job.name.slice(0, job.name.length - job.method.length - 1);
+    this.#host.ended?.({ className, method: job.method, last });
   }
 
   async #release(name: string, { lock, config }: HeldLock, took: number): Promise<void> {

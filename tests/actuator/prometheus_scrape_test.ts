@@ -5,7 +5,15 @@ import { spawn, spawnSync } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { metrics } from "@opentelemetry/api";
-import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
+import {
+  bootstrap,
+  Cacheable,
+  GetMapping,
+  PathVariable,
+  RestController,
+  Scheduled,
+  Service,
+} from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { listen } from "../../server.ts";
 import type { Server } from "../../src/runtime/serve.ts";
@@ -21,6 +29,21 @@ class ScrapeController {
   @GetMapping(ROUTE, PathVariable("id", Number))
   get(id: number) {
     return { id };
+  }
+}
+
+// A cache and a job, so that the scrape has the caches' and the scheduler's series.
+@Service()
+class ScrapeWork {
+  @Cacheable(`scrape-${RUNTIME}`)
+  async square(n: number): Promise<number> {
+    return await Promise.resolve(n * n);
+  }
+  @Scheduled({ cron: "0 4 * * *" })
+  sweep(): void {}
+  @Scheduled({ cron: "0 4 * * *" })
+  fail(): void {
+    throw new RangeError("out of range");
   }
 }
 
@@ -43,9 +66,14 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
   before(async () => {
     const app = await bootstrap({
       controllers: [ScrapeController],
+      components: [ScrapeWork],
+      logger: { error: () => {}, info: () => {} },
       config: { management: { endpoints: { web: { exposure: { include: "prometheus" } } } } },
       actuator: actuator(),
     });
+    await app.getBean(ScrapeWork).square(3);
+    await app.getBean(ScrapeWork).square(3);
+    await app.scheduled({ cron: "0 4 * * *" }).catch(() => {});
     server = await listen(app, { port: 0, hostname: "127.0.0.1", quiet: true, signals: false });
     origin = `http://127.0.0.1:${server.port}`;
     for (let id = 0; id < 5; id++) await (await fetch(`${origin}/scrape/${RUNTIME}/${id}`)).text();
@@ -68,6 +96,14 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     assert.equal(res.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
     const text = await res.text();
     assert.match(text, /http_server_request_duration_seconds_bucket\{/);
+    assert.match(
+      text,
+      /^cache_gets_total\{cache="scrape-[a-z]+",cache_manager="cacheManager",result="hit",/m,
+    );
+    assert.match(
+      text,
+      /^tasks_scheduled_execution_seconds_bucket\{code_namespace="ScrapeWork",code_function="fail",outcome="ERROR",exception="RangeError",/m,
+    );
     const check = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
     assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
     assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
