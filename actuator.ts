@@ -16,8 +16,9 @@
  * - `mappings`: every route the app serves, its handler and its middleware;
  * - `migrations`: the state of each SQL and search migration file, from the records (with
  *   `actuator({ migrations: migrationStatus(...) })` of `@thaw/thaw/migrate`);
- * - `prometheus`: the request metrics (`http_server_request_duration_seconds`) and the app's own
- *   OpenTelemetry meters, for Prometheus (needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics`
+ * - `prometheus`: the request metrics (`http_server_request_duration_seconds`), the process's
+ *   (CPU time, memory, uptime, and the runtime's heap, event-loop delay and GC where it gives them)
+ *   and the app's own OpenTelemetry meters, for Prometheus (needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics`
  *   and `@opentelemetry/exporter-prometheus`; on an edge runtime, handed in by the app:
  *   `actuator({ opentelemetry })`);
  * - `scheduledtasks`: the `@Scheduled` jobs, when each runs next and how its latest run went.
@@ -200,6 +201,9 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
       const runs = providers === undefined
         ? undefined
         : observeScheduledRuns(host.context, providers);
+      // The process's series, where prometheus is served; its monitors stop with the app's last
+      // step before the beans, so that a scrape while requests drain still reads them.
+      const unobserve = telemetry.runtime?.observe();
       const close = {
         announce: () => {
           streams?.();
@@ -207,6 +211,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
           runs?.();
           return Promise.resolve(undefined);
         },
+        listeners: () => Promise.resolve(void unobserve?.()),
       };
       // On a port of its own, the actuator answers with none of the app's middleware, so that an
       // auth guard leaves the probes open.

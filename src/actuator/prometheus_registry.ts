@@ -5,6 +5,8 @@ import type { Histogram, MeterProvider } from "@opentelemetry/api";
 import { VERSION } from "../version.ts";
 import type { OtelApi, OtelMetricsSdk } from "./opentelemetry.ts";
 import { prometheusFamilies } from "./prometheus_names.ts";
+import { type RuntimeMetrics, runtimeMetrics } from "./runtime_metrics.ts";
+import { runtimeSources } from "./runtime_sources.ts";
 
 /** What the prometheus endpoint reads. */
 export interface PrometheusRegistry {
@@ -12,6 +14,8 @@ export interface PrometheusRegistry {
   readonly requests: Histogram;
   /** The registry's provider: what Thaw's own meters are made on. */
   readonly provider: MeterProvider;
+  /** The process's own series (CPU, memory, uptime, the runtime's), while an app observes them. */
+  readonly runtime: RuntimeMetrics;
   /** Whether the app's code reaches this registry through OpenTelemetry's global API. */
   readonly global: boolean;
   /** The text exposition of every meter now. */
@@ -52,7 +56,10 @@ export function requestHistogram(
 let registry: PrometheusRegistry | undefined;
 
 /** The process's registry, made on first use. */
-export function prometheusRegistry(api: OtelApi, { sdk, Serializer }: OtelMetricsSdk) {
+export function prometheusRegistry(
+  api: OtelApi,
+  { sdk, Serializer }: OtelMetricsSdk,
+): PrometheusRegistry {
   if (registry !== undefined) return registry;
   class ScrapeReader extends sdk.MetricReader {
     protected override onForceFlush(): Promise<void> {
@@ -74,6 +81,7 @@ export function prometheusRegistry(api: OtelApi, { sdk, Serializer }: OtelMetric
   registry = {
     requests: requestHistogram(provider),
     provider,
+    runtime: runtimeMetrics(provider.getMeter("thaw", VERSION), runtimeSources()),
     global,
     async scrape() {
       const { resourceMetrics } = await reader.collect();

@@ -15,6 +15,7 @@ import { ConfigError } from "../config/config_error.ts";
 import { MissingPackageError } from "../runtime/optional_module.ts";
 import { prometheusRegistry, requestHistogram } from "./prometheus_registry.ts";
 import { metricsObserver } from "./request_metrics.ts";
+import type { RuntimeMetrics } from "./runtime_metrics.ts";
 import { tracingObserver } from "./request_tracing.ts";
 
 /** The request observers, outermost first, and the scrape of `/actuator/prometheus`. */
@@ -28,6 +29,8 @@ export interface RequestTelemetry {
    * histogram does: the registry's, and the app's own beside it.
    */
   readonly providers?: () => readonly MeterProvider[];
+  /** The process's series, in the registry the scrape reads: an app observes them while it runs. */
+  readonly runtime?: RuntimeMetrics;
 }
 
 /**
@@ -91,6 +94,7 @@ export async function requestTelemetry(
       providers: registry.global
         ? () => own
         : () => [registry.provider, api.metrics.getMeterProvider()],
+      runtime: registry.runtime,
     };
   }
   // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.

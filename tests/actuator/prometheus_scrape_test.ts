@@ -104,6 +104,10 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
       text,
       /^tasks_scheduled_execution_seconds_bucket\{code_namespace="ScrapeWork",code_function="fail",outcome="ERROR",exception="RangeError",/m,
     );
+    // The process's series, checked with the rest: present on every runtime the tests run on.
+    assert.match(text, /^process_cpu_time_seconds_total\{cpu_mode="user",/m);
+    assert.match(text, /^process_memory_usage_bytes\{/m);
+    assert.match(text, /^process_uptime_seconds\{/m);
     const check = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
     assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
     assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
@@ -119,6 +123,8 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     );
     const om = await res.text();
     assert.match(om, /^# TYPE scrape_jobs counter$/m);
+    assert.match(om, /^# TYPE process_cpu_time_seconds counter$/m);
+    assert.match(om, /^# UNIT process_uptime_seconds seconds$/m);
     // The import takes timestamped samples only: each sample gets the same one, in seconds.
     const now = Math.floor(Date.now() / 1000);
     const stamped = om.replace(/^([^#\n].*)$/gm, `$1 ${now}`);

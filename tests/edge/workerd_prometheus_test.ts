@@ -35,6 +35,8 @@ describe("/actuator/prometheus on workerd, with OpenTelemetry's modules passed t
       /^http_server_request_duration_seconds_count\{http_request_method="GET",http_route="\/items\/\{id\}",http_response_status_code="200",[^}]*\} 3$/m,
     );
     assert.match(text, /^orders_created_total\{[^}]*otel_scope_name="shop"[^}]*\} 3$/m);
+    // No `process` without nodejs_compat: the process's series are absent, and the scrape answers.
+    assert.doesNotMatch(text, /^(process|v8js|nodejs)_/m);
     const check = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
     assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
     assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
