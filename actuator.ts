@@ -18,9 +18,9 @@
  *   `actuator({ migrations: migrationStatus(...) })` of `@thaw/thaw/migrate`);
  * - `prometheus`: the request metrics (`http_server_request_duration_seconds`), the process's
  *   (CPU time, memory, uptime, and the runtime's heap, event-loop delay and GC where it gives them)
- *   and the app's own OpenTelemetry meters, for Prometheus (needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics`
- *   and `@opentelemetry/exporter-prometheus`; on an edge runtime, handed in by the app:
- *   `actuator({ opentelemetry })`);
+ *   and the app's own OpenTelemetry meters, for Prometheus (needs `@opentelemetry/api`,
+ *   `@opentelemetry/sdk-metrics` and `@opentelemetry/exporter-prometheus`; on an edge runtime,
+ *   handed in by the app: `actuator({ opentelemetry })`);
  * - `scheduledtasks`: the `@Scheduled` jobs, when each runs next and how its latest run went.
  *
  * Where `@opentelemetry/api` is installed (or handed in), every request is also a SERVER span of
