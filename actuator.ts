@@ -137,6 +137,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
         ? "required"
         : "optional",
       opentelemetry,
+      settings.get("server.forward-headers-strategy"),
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
     const exposed = { ...asked, exposed: available };

@@ -16,6 +16,8 @@ import { MissingPackageError } from "../runtime/optional_module.ts";
 import { prometheusRegistry, requestHistogram } from "./prometheus_registry.ts";
 import { metricsObserver } from "./request_metrics.ts";
 import { tracingObserver } from "./request_tracing.ts";
+import { clientAddress, type ForwardHeadersStrategy } from "../runtime/client_address.ts";
+import { clientSource } from "../observe/client_source.ts";
 
 /** The request observers, outermost first, and the scrape of `/actuator/prometheus`. */
 export interface RequestTelemetry {
@@ -30,18 +32,22 @@ export interface RequestTelemetry {
  * must be there; `optional` (`*`), it is served where they are. Else the app's own providers,
  * registered through OpenTelemetry's API, where it is installed. Without the API, nothing: no
  * provider can have been registered. With `given` (`actuator({ opentelemetry })`), its modules
- * are those, and none is imported.
+ * are those, and none is imported. Spans name the client by `strategy`
+ * (`server.forward-headers-strategy`).
  */
 export async function requestTelemetry(
   prometheus: "required" | "optional" | "off",
   given?: GivenModules,
+  strategy: ForwardHeadersStrategy = "none",
 ): Promise<RequestTelemetry> {
+  // The access log names the client as the spans do, however the app is served.
+  clientSource.address = clientAddress;
   if (prometheus === "optional") {
     try {
-      return await requestTelemetry("required", given);
+      return await requestTelemetry("required", given, strategy);
     } catch (error) {
       if (!(error instanceof MissingPackageError || error instanceof ConfigError)) throw error;
-      return await requestTelemetry("off", given);
+      return await requestTelemetry("off", given, strategy);
     }
   }
   const neededBy = "management.endpoints.web.exposure.include: prometheus";
@@ -79,12 +85,15 @@ export async function requestTelemetry(
       global(),
     ];
     return {
-      observers: [tracingObserver(api), metricsObserver(histograms)],
+      observers: [tracingObserver(api, strategy), metricsObserver(histograms)],
       scrape: registry.scrape,
       api,
     };
   }
   // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
   const noop = api.createNoopMeter().createHistogram("http.server.request.duration");
-  return { observers: [tracingObserver(api), metricsObserver(() => [global()], noop)], api };
+  return {
+    observers: [tracingObserver(api, strategy), metricsObserver(() => [global()], noop)],
+    api,
+  };
 }

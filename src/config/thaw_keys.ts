@@ -143,6 +143,11 @@ export const THAW_KEYS = {
     max: 300_000,
     default: 10_000,
   },
+  "server.forward-headers-strategy": {
+    type: "choice",
+    choices: ["none", "native", "framework"],
+    default: "none",
+  },
   "app.component-scan": {
     type: "list",
     default: [],
