@@ -49,7 +49,7 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "app.openapi.version": "The document's `info.version` (quote it).",
   "app.openapi.description": "The document's `info.description`.",
   "logging.access.enabled":
-    "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id) to the logger's `info`.",
+    "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id, client address, user agent) to the logger's `info`.",
   "thaw.profiles.active":
     "The profiles whose `application-{profile}.yml` is read over this file, in order.",
   "thaw.scheduling.enabled":
