@@ -142,7 +142,7 @@ describe("readSettings: Thaw's keys, read once", () => {
     assert.throws(() => settingsOf({ server: { tls: { cert: "x" } } }), {
       message: "config: server.tls: unknown key; the keys under server are port, hostname, " +
         "max-body-size, allow-encoded-slash, shutdown-timeout, shutdown-delay, request-timeout, " +
-        "header-timeout, sse, websocket, multipart",
+        "header-timeout, forward-headers-strategy, sse, websocket, multipart",
     });
     assert.throws(() => settingsOf({ logging: { level: { root: "info" } } }), {
       message: "config: logging.level: unknown key; the keys under logging are access",
@@ -153,8 +153,8 @@ describe("readSettings: Thaw's keys, read once", () => {
     assert.throws(() => settingsOf({ server: 8080 }), {
       message: "config: server must be a mapping of server.port, server.hostname, " +
         "server.max-body-size, server.allow-encoded-slash, server.shutdown-timeout, " +
-        "server.shutdown-delay, server.request-timeout, server.header-timeout, server.sse, " +
-        "server.websocket, server.multipart",
+        "server.shutdown-delay, server.request-timeout, server.header-timeout, " +
+        "server.forward-headers-strategy, server.sse, server.websocket, server.multipart",
     });
   });
 
