@@ -43,6 +43,7 @@ import { showValues } from "./src/actuator/show_values.ts";
 import { shownValueMask } from "./src/actuator/shown_values.ts";
 import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
+import { forwardHeadersStrategy } from "./src/runtime/client_address.ts";
 import { observeOpenStreams } from "./src/actuator/stream_metrics.ts";
 import { openStreamsOf } from "./src/observe/open_streams.ts";
 import { checkOpenTelemetryOption } from "./src/actuator/opentelemetry.ts";
@@ -137,7 +138,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
         ? "required"
         : "optional",
       opentelemetry,
-      settings.get("server.forward-headers-strategy"),
+      forwardHeadersStrategy(settings),
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
     const exposed = { ...asked, exposed: available };

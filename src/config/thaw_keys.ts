@@ -143,10 +143,10 @@ export const THAW_KEYS = {
     max: 300_000,
     default: 10_000,
   },
+  // Read by `listen` and the actuator, which check it (src/runtime/client_address.ts): a worker
+  // served by neither names no client, and carries no check.
   "server.forward-headers-strategy": {
-    type: "choice",
-    choices: ["none", "native", "framework"],
-    default: "none",
+    type: "feature",
   },
   "app.component-scan": {
     type: "list",

@@ -24,16 +24,16 @@ export interface AccessLogEntry {
    * The body's length in bytes, where it is known before it is sent: an answer made from text or
    * bytes, or one whose `Content-Length` gives it (not a stream).
    */
-  readonly bytes?: number;
+  readonly bytes?: number | undefined;
   /** The W3C trace id, where the request was traced. */
-  readonly trace_id?: string;
+  readonly trace_id?: string | undefined;
   /**
    * The client's address: the socket's peer, or what a proxy says by `server.forward-headers-strategy`;
    * absent where neither tells (workerd by default).
    */
-  readonly client_address?: string;
+  readonly client_address?: string | undefined;
   /** The `User-Agent` the client sent, cut at 512 characters. */
-  readonly user_agent?: string;
+  readonly user_agent?: string | undefined;
 }
 
 // JSON.stringify escapes C0 controls, `"` and `\` and lone surrogates; these it leaves as they
@@ -73,7 +73,7 @@ const cut = (text: string, most: number) => text.length > most ? `${text.slice(0
  */
 export function accessLogObserver(
   logger: Logger,
-  strategy: ForwardHeadersStrategy = "none",
+  strategy?: ForwardHeadersStrategy,
 ): RequestObserver {
   const write = (logger.info ?? logger.error).bind(logger);
   recordBodyLengths();
@@ -92,10 +92,11 @@ export function accessLogObserver(
         path: pathOf(request.url),
         status,
         duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
-        ...(bytes === undefined ? {} : { bytes }),
-        ...(exchange.traceId === undefined ? {} : { trace_id: exchange.traceId }),
-        ...(address === undefined ? {} : { client_address: cut(address, 256) }),
-        ...(agent === null ? {} : { user_agent: cut(agent, 512) }),
+        // What is unknown is `undefined`, which JSON leaves out.
+        bytes,
+        trace_id: exchange.traceId,
+        client_address: address,
+        user_agent: agent === null ? undefined : cut(agent, 512),
       };
       try {
         write(accessLogLine(entry));
@@ -120,6 +121,12 @@ export function accessLogObserver(
 export const accessLogFeature: FeatureFactory = ({ settings, logger }) =>
   settings.get("logging.access.enabled")
     ? {
-      observers: [accessLogObserver(logger, settings.get("server.forward-headers-strategy"))],
+      observers: [
+        // Checked by `listen` and the actuator, the only ones to hand in what reads it.
+        accessLogObserver(
+          logger,
+          settings.get("server.forward-headers-strategy") as ForwardHeadersStrategy | undefined,
+        ),
+      ],
     }
     : undefined;

@@ -11,10 +11,29 @@
 // right-most entry of `Forwarded` (its `for=`), else of `X-Forwarded-For`. The right-most, not the
 // left-most: a proxy appends what it saw to what the client sent, so every entry left of its own
 // may be the client's invention, and only the last one is the trusted proxy's.
+import { ConfigError } from "../config/config_error.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
 import { requestHeader } from "./node_incoming.ts";
 
 /** `server.forward-headers-strategy`: which address stands for the client. */
 export type ForwardHeadersStrategy = "none" | "native" | "framework";
+
+const STRATEGIES: readonly unknown[] = ["none", "native", "framework"];
+
+/**
+ * `server.forward-headers-strategy` of `settings`: `none` when unset, else Spring Boot's value it
+ * names; any other stops the app, naming where it was set.
+ */
+export function forwardHeadersStrategy(settings: ThawSettings): ForwardHeadersStrategy {
+  const value = settings.get("server.forward-headers-strategy") ?? "none";
+  if (STRATEGIES.includes(value)) return value as ForwardHeadersStrategy;
+  throw new ConfigError(
+    `${settings.where("server.forward-headers-strategy")} must be none (the socket's address), ` +
+      `framework (the proxy's Forwarded or X-Forwarded-For) or native, got ${
+        JSON.stringify(value)
+      }`,
+  );
+}
 
 /**
  * The peer of the connection `request` came on, where the runtime tells it through `env` (the
@@ -44,12 +63,12 @@ export function socketAddress(request: Request, env: unknown): string | undefine
 /**
  * The client's address by `strategy`: the socket's (`none`); else where the runtime has no socket,
  * Cloudflare's `CF-Connecting-IP` (`native`); or the right-most entry of `Forwarded` (its `for=`,
- * without brackets or port), else of `X-Forwarded-For` (`framework`).
+ * without brackets or port), else of `X-Forwarded-For` (`framework`). Cut at 256 characters.
  */
 export function clientAddress(
   request: Request,
   env: unknown,
-  strategy: ForwardHeadersStrategy,
+  strategy: ForwardHeadersStrategy | undefined,
 ): string | undefined {
   const header = (name: string) => requestHeader(request, env, name) ?? "";
   const last = (list: string) => list.slice(list.lastIndexOf(",") + 1).trim();
@@ -59,6 +78,8 @@ export function clientAddress(
     : null;
   const forwarded = strategy === "framework" &&
     ((found?.[1] ?? found?.[2])?.trim() || last(header("x-forwarded-for")));
-  return forwarded || socketAddress(request, env) ||
-    (strategy === "native" && header("cf-connecting-ip") || undefined);
+  const address = forwarded || socketAddress(request, env) ||
+    (strategy === "native" && header("cf-connecting-ip"));
+  // A header the proxy in front did not replace is the client's to fill: cut, as the log's path is.
+  return address ? address.length > 256 ? `${address.slice(0, 256)}…` : address : undefined;
 }

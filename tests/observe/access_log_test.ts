@@ -372,10 +372,15 @@ describe("the access log's client", () => {
     }
   });
 
-  it("refuses a strategy Spring Boot does not name", async () => {
+  it("refuses, as listen starts, a strategy Spring Boot does not name", async () => {
+    const { app } = await loggedApp(true, "trust-all");
     await assert.rejects(
-      bootstrap({ config: { server: { "forward-headers-strategy": "trust-all" } } }),
-      /server\.forward-headers-strategy/,
+      listen(app, { port: 0, hostname: "127.0.0.1", quiet: true, signals: false }),
+      {
+        name: "ConfigError",
+        message: "config: server.forward-headers-strategy must be none (the socket's address), " +
+          'framework (the proxy\'s Forwarded or X-Forwarded-For) or native, got "trust-all"',
+      },
     );
   });
 

@@ -1,6 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { clientAddress, socketAddress } from "../../src/runtime/client_address.ts";
+import {
+  clientAddress,
+  forwardHeadersStrategy,
+  socketAddress,
+} from "../../src/runtime/client_address.ts";
+import { readSettings } from "../../src/config/thaw_settings.ts";
+import { resolveConfig } from "../../src/config/application_config.ts";
+import { ConfigError } from "../../src/config/config_error.ts";
 
 const g = globalThis as { Deno?: unknown; Bun?: unknown };
 
@@ -88,5 +95,24 @@ describe("clientAddress", () => {
       },
     };
     assert.equal(clientAddress(withHeaders({}), env, "framework"), "203.0.113.9");
+  });
+});
+
+describe("forwardHeadersStrategy", () => {
+  it("is none when unset, else Spring Boot's value, and refuses any other naming where", () => {
+    const of = (server: Record<string, unknown>) =>
+      forwardHeadersStrategy(readSettings(resolveConfig({ server }, () => undefined)));
+    assert.equal(of({}), "none");
+    for (const value of ["none", "native", "framework"]) {
+      assert.equal(of({ "forward-headers-strategy": value }), value);
+    }
+    for (const value of ["NONE", "trust-all", 1, true, ["framework"]]) {
+      assert.throws(
+        () => of({ "forward-headers-strategy": value }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          /^config: server\.forward-headers-strategy must be none/.test(error.message),
+      );
+    }
   });
 });
