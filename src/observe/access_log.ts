@@ -28,8 +28,8 @@ export interface AccessLogEntry {
   /** The W3C trace id, where the request was traced. */
   readonly trace_id?: string | undefined;
   /**
-   * The client's address: the socket's peer, or what a proxy says by `server.forward-headers-strategy`;
-   * absent where neither tells (workerd by default).
+   * The client's address: the socket's peer, or what a proxy says by
+   * `server.forward-headers-strategy`; absent where nothing tells it (workerd by default).
    */
   readonly client_address?: string | undefined;
   /** The `User-Agent` the client sent, cut at 512 characters. */

@@ -6,7 +6,10 @@
 /** One request on its way through the observers. */
 export interface Exchange {
   readonly request: Request;
-  /** What the runtime handed the fetch beside the request (Deno's `info`, Bun's server, Node's `{ incoming }`). */
+  /**
+   * What the runtime handed the fetch beside the request: Deno's `info`, Bun's server, Node's
+   * `{ incoming, outgoing }`, an edge runtime's bindings.
+   */
   readonly env?: unknown;
   /** The method, as a bounded label: one of the HTTP methods, else `_OTHER`. */
   readonly method: string;
