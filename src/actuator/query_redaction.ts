@@ -21,8 +21,8 @@ function decodedName(name: string): string {
 
 /**
  * `query` (without its `?`) with the value of every parameter whose name is secret-like (the rule
- * of the configuration's masks, and `sig`, `key`, `code`) replaced by `REDACTED`: each `&`-separated
- * parameter is kept in its place, its name as sent, so that the shape of the query stays readable.
+ * of the configuration's masks, and `sig`, `key`, `code`) replaced by `REDACTED`: each parameter
+ * (between `&`s) is kept in its place, its name as sent, so that the query's shape stays readable.
  *
  * @example
  * ```ts
