@@ -144,6 +144,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
         ? "required"
         : "optional",
       opentelemetry,
+      settings.get("server.forward-headers-strategy"),
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
     const disk = available.has("health") ? await diskSpaceHealth(settings) : undefined;

@@ -6,6 +6,7 @@ import { envName } from "../src/config/env_overrides.ts";
 import { keyDeclarations } from "../src/config/thaw_keys.ts";
 // Declares the actuator's keys, which the table lists with the core's.
 import "../src/config/management_keys.ts";
+import "../src/config/forward_headers_keys.ts";
 import { KEY_DOCS } from "../src/config/thaw_key_docs.ts";
 import type { SettingKey } from "../src/config/thaw_settings.ts";
 

@@ -17,6 +17,8 @@ import { prometheusRegistry, requestHistogram } from "./prometheus_registry.ts";
 import { metricsObserver } from "./request_metrics.ts";
 import type { RuntimeMetrics } from "./runtime_metrics.ts";
 import { tracingObserver } from "./request_tracing.ts";
+import { clientAddress, type ForwardHeadersStrategy } from "../runtime/client_address.ts";
+import { clientSource } from "../observe/client_source.ts";
 
 /** The request observers, outermost first, and the scrape of `/actuator/prometheus`. */
 export interface RequestTelemetry {
@@ -38,18 +40,22 @@ export interface RequestTelemetry {
  * must be there; `optional` (`*`), it is served where they are. Else the app's own providers,
  * registered through OpenTelemetry's API, where it is installed. Without the API, nothing: no
  * provider can have been registered. With `given` (`actuator({ opentelemetry })`), its modules
- * are those, and none is imported.
+ * are those, and none is imported. Spans name the client by `strategy`
+ * (`server.forward-headers-strategy`).
  */
 export async function requestTelemetry(
   prometheus: "required" | "optional" | "off",
   given?: GivenModules,
+  strategy: ForwardHeadersStrategy = "none",
 ): Promise<RequestTelemetry> {
+  // The access log names the client as the spans do, however the app is served.
+  clientSource.address = clientAddress;
   if (prometheus === "optional") {
     try {
-      return await requestTelemetry("required", given);
+      return await requestTelemetry("required", given, strategy);
     } catch (error) {
       if (!(error instanceof MissingPackageError || error instanceof ConfigError)) throw error;
-      return await requestTelemetry("off", given);
+      return await requestTelemetry("off", given, strategy);
     }
   }
   const neededBy = "management.endpoints.web.exposure.include: prometheus";
@@ -88,7 +94,7 @@ export async function requestTelemetry(
     ];
     const own = [registry.provider];
     return {
-      observers: [tracingObserver(api), metricsObserver(histograms)],
+      observers: [tracingObserver(api, strategy), metricsObserver(histograms)],
       scrape: registry.scrape,
       api,
       providers: registry.global
@@ -100,7 +106,7 @@ export async function requestTelemetry(
   // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
   const noop = api.createNoopMeter().createHistogram("http.server.request.duration");
   return {
-    observers: [tracingObserver(api), metricsObserver(() => [global()], noop)],
+    observers: [tracingObserver(api, strategy), metricsObserver(() => [global()], noop)],
     api,
     providers: () => [api.metrics.getMeterProvider()],
   };

@@ -2,15 +2,28 @@
 // through the global propagator, active while the handler runs. With no tracer provider
 // registered, a request costs one look-up and nothing else.
 import type { Attributes, Span, TextMapGetter } from "@opentelemetry/api";
-import { errorType, type RequestObserver } from "../observe/request_observer.ts";
+import { errorType, type Exchange, type RequestObserver } from "../observe/request_observer.ts";
+import { clientAddress, type ForwardHeadersStrategy } from "../runtime/client_address.ts";
 import { type OtelApi, registeredTracer } from "./opentelemetry.ts";
+import { redactQuery } from "./query_redaction.ts";
 
 const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
   get: (headers, key) => headers.get(key) ?? undefined,
 };
 
-function requestAttributes(request: Request, method: string): Attributes {
+// The HTTP version Node parsed ("2.0" is OpenTelemetry's "2"). Deno and Bun do not say: Deno
+// speaks HTTP/1.0, 1.1 and, with prior knowledge, 2 on one port; Bun answers 1.0 and 1.1 alike.
+function protocolVersion(env: unknown): string | undefined {
+  const version = (env as { incoming?: { httpVersion?: unknown } } | null | undefined)?.incoming
+    ?.httpVersion;
+  return typeof version === "string" ? version === "2.0" ? "2" : version : undefined;
+}
+
+function requestAttributes(
+  { request, method, env }: Exchange,
+  strategy: ForwardHeadersStrategy,
+): Attributes {
   const url = new URL(request.url);
   const attributes: Attributes = {
     "http.request.method": method,
@@ -18,6 +31,11 @@ function requestAttributes(request: Request, method: string): Attributes {
     "url.scheme": url.protocol.slice(0, -1),
     "server.address": url.hostname,
   };
+  if (url.search !== "") attributes["url.query"] = redactQuery(url.search.slice(1));
+  const client = clientAddress(request, env, strategy);
+  if (client !== undefined) attributes["client.address"] = client;
+  const version = protocolVersion(env);
+  if (version !== undefined) attributes["network.protocol.version"] = version;
   if (method === "_OTHER") attributes["http.request.method_original"] = request.method;
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
   attributes["server.port"] = port;
@@ -26,8 +44,14 @@ function requestAttributes(request: Request, method: string): Attributes {
   return attributes;
 }
 
-/** The server span of each request, where a tracer provider is registered. */
-export function tracingObserver(api: OtelApi): RequestObserver {
+/**
+ * The server span of each request, where a tracer provider is registered; its `client.address` by
+ * `strategy` (`server.forward-headers-strategy`).
+ */
+export function tracingObserver(
+  api: OtelApi,
+  strategy: ForwardHeadersStrategy = "none",
+): RequestObserver {
   const observe: RequestObserver = (exchange, proceed) => {
     const tracer = registeredTracer(api);
     if (tracer === undefined) return proceed();
@@ -37,7 +61,7 @@ export function tracingObserver(api: OtelApi): RequestObserver {
     const name = method === "_OTHER" ? "HTTP" : method;
     const span: Span = tracer.startSpan(name, {
       kind: api.SpanKind.SERVER,
-      attributes: requestAttributes(request, method),
+      attributes: requestAttributes(exchange, strategy),
     }, parent);
     const spanContext = span.spanContext();
     if (api.isSpanContextValid(spanContext)) exchange.traceId = spanContext.traceId;
@@ -59,8 +83,21 @@ export function tracingObserver(api: OtelApi): RequestObserver {
         return response;
       },
       (error) => {
-        if (error instanceof Error) span.recordException(error);
-        finish(0, errorType(0, error));
+        const type = errorType(0, error) ?? "_OTHER";
+        // `recordException`'s event, but typed by the error's class, as `error.type` is: its
+        // `name` is "Error" for every subclass that does not set its own.
+        span.addEvent("exception", {
+          "exception.type": type,
+          ...(error instanceof Error
+            ? {
+              "exception.message": String(error.message),
+              ...(typeof error.stack === "string" ? { "exception.stacktrace": error.stack } : {}),
+            }
+            : typeof error === "string"
+            ? { "exception.message": error }
+            : {}),
+        });
+        finish(0, type);
         throw error;
       },
     );

@@ -62,8 +62,8 @@ export function composeMasks(...masks: readonly Mask[]): Mask {
   return (text) => applied.reduce((out, mask) => mask(out), text);
 }
 
-// Matched against a parameter's name: what drivers, clouds and HTTP APIs call their secrets.
-const SECRET_NAME =
+/** Matched against a parameter's name: what drivers, clouds and HTTP APIs call their secrets. */
+export const SECRET_NAME: RegExp =
   /pass|pwd|secret|token|credential|auth|api[-_]?key|access[-_]?key|private[-_]?key|signature/i;
 // A parameter: its name after a separator (or at the start), then `=`.
 const PARAMETER = /(?:^|[?&;\s])([A-Za-z0-9_.-]+)\s*=\s*/g;

@@ -35,6 +35,8 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "Milliseconds a request may take until its answer's head; then it is answered 503 (`0`: no limit).",
   "server.header-timeout":
     "Milliseconds a client has to send a request's head, on a new or a kept-alive connection; then it is closed (Node answers 408 first). Bun keeps its own 10 s.",
+  "server.forward-headers-strategy":
+    "Which address is the client's in spans and the access log: `none`, the socket's peer; `framework`, the right-most `Forwarded` `for=`, else `X-Forwarded-For` entry (set by the proxy in front); `native`, the socket's, or on workerd Cloudflare's `CF-Connecting-IP`.",
   "app.component-scan":
     "Folders, relative to the file, that `scanComponents(config)` scans for bean classes.",
   "app.openapi":
@@ -47,7 +49,7 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "app.openapi.version": "The document's `info.version` (quote it).",
   "app.openapi.description": "The document's `info.description`.",
   "logging.access.enabled":
-    "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id) to the logger's `info`.",
+    "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id, client address, user agent) to the logger's `info`.",
   "thaw.profiles.active":
     "The profiles whose `application-{profile}.yml` is read over this file, in order.",
   "thaw.scheduling.enabled":

@@ -17,10 +17,14 @@ import {
   THAW_SUBSECTIONS,
 } from "./thaw_keys.ts";
 import type { MANAGEMENT_KEYS } from "./management_keys.ts";
+import type { FORWARD_HEADERS_KEYS } from "./forward_headers_keys.ts";
 import { isMapping } from "../object_guards.ts";
 
-/** Every table of keys: the core's, and the actuator's (declared where it is imported). */
-type DeclaredKeys = typeof THAW_KEYS & typeof MANAGEMENT_KEYS;
+/**
+ * Every table of keys: the core's, and those its modules declare where they are imported (the
+ * actuator's, the client address's).
+ */
+type DeclaredKeys = typeof THAW_KEYS & typeof MANAGEMENT_KEYS & typeof FORWARD_HEADERS_KEYS;
 
 /** A key Thaw reads. */
 export type SettingKey = keyof DeclaredKeys;

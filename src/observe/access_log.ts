@@ -3,6 +3,9 @@ import { knownBodyLength, recordBodyLengths } from "../http/body_length.ts";
 import type { Logger } from "../web/error_responder.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import { type RequestObserver, responseBytes } from "./request_observer.ts";
+import type { ForwardHeadersStrategy } from "../runtime/client_address.ts";
+import { clientSource } from "./client_source.ts";
+import { requestHeader } from "../runtime/node_incoming.ts";
 
 /** What the access log says of one request. */
 export interface AccessLogEntry {
@@ -21,9 +24,16 @@ export interface AccessLogEntry {
    * The body's length in bytes, where it is known before it is sent: an answer made from text or
    * bytes, or one whose `Content-Length` gives it (not a stream).
    */
-  readonly bytes?: number;
+  readonly bytes?: number | undefined;
   /** The W3C trace id, where the request was traced. */
-  readonly trace_id?: string;
+  readonly trace_id?: string | undefined;
+  /**
+   * The client's address: the socket's peer, or what a proxy says by
+   * `server.forward-headers-strategy`; absent where nothing tells it (workerd by default).
+   */
+  readonly client_address?: string | undefined;
+  /** The `User-Agent` the client sent, cut at 512 characters. */
+  readonly user_agent?: string | undefined;
 }
 
 // JSON.stringify escapes C0 controls, `"` and `\` and lone surrogates; these it leaves as they
@@ -32,8 +42,8 @@ export interface AccessLogEntry {
 const UNSAFE = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * One entry as one line of JSON, every byte a client sent in it (method, path) escaped so that it
- * can neither end the line nor forge another.
+ * One entry as one line of JSON, every byte a client sent in it (method, path, user agent, a
+ * forwarded address) escaped so that it can neither end the line nor forge another.
  */
 export function accessLogLine(entry: AccessLogEntry): string {
   return JSON.stringify(entry).replace(
@@ -51,29 +61,42 @@ export function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0) return "/";
   const end = url.indexOf("?", start);
-  const path = end < 0 ? url.slice(start) : url.slice(start, end);
-  return path.length > 2048 ? `${path.slice(0, 2048)}…` : path;
+  return cut(end < 0 ? url.slice(start) : url.slice(start, end), 2048);
 }
 
-/** The access log: one line per request to `logger.info` (else `logger.error`). */
-export function accessLogObserver(logger: Logger): RequestObserver {
+// What a client sends, cut so that one request cannot fill the log.
+const cut = (text: string, most: number) => text.length > most ? `${text.slice(0, most)}…` : text;
+
+/**
+ * The access log: one line per request to `logger.info` (else `logger.error`), the client's address
+ * by `strategy` (`server.forward-headers-strategy`).
+ */
+export function accessLogObserver(
+  logger: Logger,
+  strategy?: ForwardHeadersStrategy,
+): RequestObserver {
   const write = (logger.info ?? logger.error).bind(logger);
   recordBodyLengths();
   return async (exchange, proceed) => {
     const time = new Date().toISOString();
     const start = performance.now();
+    const { request, env } = exchange;
+    // Asked before the answer: once it is sent, Bun may no longer know the socket.
+    const address = clientSource.address?.(request, env, strategy);
+    const agent = requestHeader(request, env, "user-agent");
     const log = (status: number, bytes: number | undefined) => {
       const entry: AccessLogEntry = {
         time,
-        method: exchange.request.method.length > 32
-          ? `${exchange.request.method.slice(0, 32)}…`
-          : exchange.request.method,
+        method: cut(request.method, 32),
         route: exchange.route(),
-        path: pathOf(exchange.request.url),
+        path: pathOf(request.url),
         status,
         duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
-        ...(bytes === undefined ? {} : { bytes }),
-        ...(exchange.traceId === undefined ? {} : { trace_id: exchange.traceId }),
+        // What is unknown is `undefined`, which JSON leaves out.
+        bytes,
+        trace_id: exchange.traceId,
+        client_address: address,
+        user_agent: agent === null ? undefined : cut(agent, 512),
       };
       try {
         write(accessLogLine(entry));
@@ -96,4 +119,15 @@ export function accessLogObserver(logger: Logger): RequestObserver {
 
 /** The access log as a feature of the app: a line per request when `logging.access.enabled`. */
 export const accessLogFeature: FeatureFactory = ({ settings, logger }) =>
-  settings.get("logging.access.enabled") ? { observers: [accessLogObserver(logger)] } : undefined;
+  settings.get("logging.access.enabled")
+    ? {
+      observers: [
+        // Declared, and so checked, where `listen` or the actuator is imported: the only ones to
+        // hand in what reads it.
+        accessLogObserver(
+          logger,
+          settings.get("server.forward-headers-strategy"),
+        ),
+      ],
+    }
+    : undefined;

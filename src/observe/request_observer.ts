@@ -6,6 +6,11 @@
 /** One request on its way through the observers. */
 export interface Exchange {
   readonly request: Request;
+  /**
+   * What the runtime handed the fetch beside the request: Deno's `info`, Bun's server, Node's
+   * `{ incoming, outgoing }`, an edge runtime's bindings.
+   */
+  readonly env?: unknown;
   /** The method, as a bounded label: one of the HTTP methods, else `_OTHER`. */
   readonly method: string;
   /** The template of the route that took the request; a fixed value when none did. */
@@ -102,6 +107,7 @@ export function observeFetch<A extends unknown[]>(
     let status = 0;
     const exchange: Exchange = {
       request,
+      env: rest[0],
       method: methodLabel(request.method),
       route: () => marks.of(request) ?? (status === 404 ? NOT_FOUND_ROUTE : UNKNOWN_ROUTE),
       routed: () => marks.of(request) !== undefined,

@@ -3,6 +3,8 @@ import { type ApplicationInternals, internalsOf } from "../application_internals
 import { ConfigError } from "../config/config_error.ts";
 import { type ListenOptions, serve, type Server } from "./serve.ts";
 import { checkUploadFolder } from "./upload_folder.ts";
+import { clientSource } from "../observe/client_source.ts";
+import { clientAddress } from "./client_address.ts";
 
 /**
  * Serves an application on the runtime it runs on (Deno's HTTP server, `Bun.serve`, or Node's
@@ -24,6 +26,8 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
       }`,
     );
   }
+  // The access log's client address: the socket this server hands each request on.
+  clientSource.address = clientAddress;
   const port = options.port ?? internals.defaultPort;
   const hostname = options.hostname ?? internals.defaultHostname;
   if (internals.uploads !== undefined) {

@@ -13,6 +13,7 @@ import { actuator } from "../../actuator.ts";
 import { observeFetch, RouteMarks } from "../../src/observe/request_observer.ts";
 import { tracingObserver } from "../../src/actuator/request_tracing.ts";
 import * as api from "@opentelemetry/api";
+import { listen } from "../../src/runtime/listen.ts";
 
 @RestController()
 class TracedController {
@@ -153,6 +154,77 @@ describe("request spans", () => {
     await logged.fetch(new Request("http://localhost/traced/3"));
     const [span] = exporter.getFinishedSpans();
     assert.equal(JSON.parse(lines[0]).trace_id, span.spanContext().traceId);
+  });
+
+  // A span of one request to a real server on loopback, `strategy` its forward-headers-strategy.
+  async function servedSpan(path: string, headers: Record<string, string>, strategy = "none") {
+    const served = await bootstrap({
+      controllers: [TracedController],
+      actuator: actuator(),
+      config: { server: { "forward-headers-strategy": strategy } },
+      logger: { error: () => {} },
+    });
+    const server = await listen(served, {
+      port: 0,
+      hostname: "127.0.0.1",
+      quiet: true,
+      signals: false,
+    });
+    exporter.reset();
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { headers });
+      await res.body?.cancel();
+    } finally {
+      await server.close();
+    }
+    const spans = exporter.getFinishedSpans();
+    assert.equal(spans.length, 1);
+    return spans[0];
+  }
+
+  it("over a socket, name the client by its socket, the query redacted, and the HTTP version", async () => {
+    const span = await servedSpan("/traced/1?page=2&X-Amz-Signature=abc&token=t0k", {
+      "x-forwarded-for": "6.6.6.6, 203.0.113.7",
+      forwarded: "for=6.6.6.6",
+    });
+    assert.equal(span.attributes["client.address"], "127.0.0.1");
+    assert.equal(span.attributes["url.query"], "page=2&X-Amz-Signature=REDACTED&token=REDACTED");
+    // Node says which version it parsed; Deno (which speaks 2 as well on one port) and Bun do not.
+    const g = globalThis as { Deno?: unknown; Bun?: unknown };
+    assert.equal(
+      span.attributes["network.protocol.version"],
+      g.Deno === undefined && g.Bun === undefined ? "1.1" : undefined,
+    );
+  });
+
+  it("over a socket, name the client by the proxy's right-most entry with framework", async () => {
+    const span = await servedSpan("/traced/1", {
+      "x-forwarded-for": "6.6.6.6, 203.0.113.7",
+    }, "framework");
+    assert.equal(span.attributes["client.address"], "203.0.113.7");
+    assert.equal(span.attributes["url.query"], undefined);
+  });
+
+  it("record an exception event typed by the error's class when the fetch throws", async () => {
+    class QuotaExceeded extends Error {}
+    exporter.reset();
+    const fetch = observeFetch(
+      () => Promise.reject(new QuotaExceeded("over quota")),
+      [tracingObserver(api)],
+      new RouteMarks(),
+    );
+    await assert.rejects(
+      Promise.resolve().then(() => fetch(new Request("http://localhost/x"))),
+      QuotaExceeded,
+    );
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(span.attributes["error.type"], "QuotaExceeded");
+    assert.equal(span.events.length, 1);
+    const [event] = span.events;
+    assert.equal(event.name, "exception");
+    assert.equal(event.attributes?.["exception.type"], "QuotaExceeded");
+    assert.equal(event.attributes?.["exception.message"], "over quota");
+    assert.match(String(event.attributes?.["exception.stacktrace"]), /over quota/);
   });
 });
 

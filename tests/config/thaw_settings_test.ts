@@ -1,8 +1,10 @@
 import { describe, it } from "node:test";
 import { writeFile } from "node:fs/promises";
 import assert from "node:assert/strict";
-// The actuator's keys are declared with their module: these tests read them too.
+// The keys of the actuator and of the client address are declared with their modules: these
+// tests read them too.
 import "../../src/config/management_keys.ts";
+import "../../src/config/forward_headers_keys.ts";
 import fc from "fast-check";
 import { bootstrap, ConfigError } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
@@ -142,7 +144,7 @@ describe("readSettings: Thaw's keys, read once", () => {
     assert.throws(() => settingsOf({ server: { tls: { cert: "x" } } }), {
       message: "config: server.tls: unknown key; the keys under server are port, hostname, " +
         "max-body-size, allow-encoded-slash, shutdown-timeout, shutdown-delay, request-timeout, " +
-        "header-timeout, sse, websocket, multipart",
+        "header-timeout, forward-headers-strategy, sse, websocket, multipart",
     });
     assert.throws(() => settingsOf({ logging: { level: { root: "info" } } }), {
       message: "config: logging.level: unknown key; the keys under logging are access",
@@ -153,8 +155,8 @@ describe("readSettings: Thaw's keys, read once", () => {
     assert.throws(() => settingsOf({ server: 8080 }), {
       message: "config: server must be a mapping of server.port, server.hostname, " +
         "server.max-body-size, server.allow-encoded-slash, server.shutdown-timeout, " +
-        "server.shutdown-delay, server.request-timeout, server.header-timeout, server.sse, " +
-        "server.websocket, server.multipart",
+        "server.shutdown-delay, server.request-timeout, server.header-timeout, " +
+        "server.forward-headers-strategy, server.sse, server.websocket, server.multipart",
     });
   });
 

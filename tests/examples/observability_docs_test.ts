@@ -68,6 +68,17 @@ describe("the observability docs' other blocks", () => {
     await bootstrap({ config, actuator: actuator() });
   });
 
+  it("give a forward-headers strategy that bootstrap takes", async () => {
+    const [keys] = (await blocks("docs/observability.md", "yaml")).filter((b) =>
+      b.includes("forward-headers-strategy")
+    );
+    await using dir = await tempDir("thaw-forward-");
+    await writeFile(join(dir.path, "application.yml"), keys);
+    const config = await loadConfig(join(dir.path, "application.yml"));
+    const app = await bootstrap({ config });
+    assert.deepEqual(app.config, { server: { "forward-headers-strategy": "framework" } });
+  });
+
   it("show an access-log line as the log writes it", async () => {
     const [block] = await blocks("docs/observability.md", "json");
     const shown = JSON.parse(block);
@@ -81,6 +92,8 @@ describe("the observability docs' other blocks", () => {
       "duration_ms",
       "bytes",
       "trace_id",
+      "client_address",
+      "user_agent",
     ]);
     assert.deepEqual(JSON.parse(accessLogLine(shown)), shown);
   });

@@ -20,6 +20,10 @@ import {
 import { observeFetch, RouteMarks } from "../../src/observe/request_observer.ts";
 import { propertyOptions } from "../property.ts";
 import { reach } from "../helpers.ts";
+import { listen } from "../../src/runtime/listen.ts";
+import { exchange, request } from "../runtime/raw_client.ts";
+import { clientSource } from "../../src/observe/client_source.ts";
+import { clientAddress } from "../../src/runtime/client_address.ts";
 
 // What may not stand raw in a line: anything a log viewer takes for a line break or hides.
 // deno-lint-ignore no-control-regex
@@ -100,11 +104,14 @@ async function framing(c: Context, next: Next): Promise<void> {
   if (c.req.path === "/bytes/replaced") c.res = new Response("short", c.res);
 }
 
-async function loggedApp(enabled: boolean) {
+async function loggedApp(enabled: boolean, strategy?: string) {
   const lines: string[] = [];
   const app = await bootstrap({
     controllers: [ItemController],
-    config: { logging: { access: { enabled } } },
+    config: {
+      logging: { access: { enabled } },
+      ...(strategy === undefined ? {} : { server: { "forward-headers-strategy": strategy } }),
+    },
     logger: { error: () => {}, info: (line: string) => void lines.push(line) },
   });
   return { app, lines };
@@ -299,5 +306,137 @@ describe("logging.access.enabled", () => {
       bootstrap({ config: { logging: { access: { enabeld: true } } } }),
       /logging\.access\.enabeld.*did you mean logging\.access\.enabled/,
     );
+  });
+});
+
+describe("the access log's client", () => {
+  const spoof = { "x-forwarded-for": "6.6.6.6, 203.0.113.7", "user-agent": "probe/1" };
+
+  it("is the socket's address over a real listen, with the user agent", async () => {
+    const { app, lines } = await loggedApp(true);
+    const client = await reach(app, "socket");
+    try {
+      await client.send("GET", "/items/1", { headers: spoof });
+    } finally {
+      await client.close();
+    }
+    const entry = JSON.parse(lines[0]) as AccessLogEntry;
+    // A forwarded header is no one's to trust by default.
+    assert.equal(entry.client_address, "127.0.0.1");
+    assert.equal(entry.user_agent, "probe/1");
+  });
+
+  it("is the proxy's right-most entry with server.forward-headers-strategy: framework", async () => {
+    const { app, lines } = await loggedApp(true, "framework");
+    const client = await reach(app, "socket");
+    try {
+      await client.send("GET", "/items/1", { headers: spoof });
+      await client.send("GET", "/items/1", { headers: { "user-agent": "probe/2" } });
+    } finally {
+      await client.close();
+    }
+    const entries = lines.map((line) => JSON.parse(line) as AccessLogEntry);
+    assert.deepEqual(
+      entries.map(({ client_address, user_agent }) => ({ client_address, user_agent })),
+      [
+        { client_address: "203.0.113.7", user_agent: "probe/1" },
+        { client_address: "127.0.0.1", user_agent: "probe/2" },
+      ],
+    );
+  });
+
+  it("is left out where nothing tells it (app.fetch with no runtime's env)", async () => {
+    const { app, lines } = await loggedApp(true);
+    await app.fetch(new Request("http://localhost/items/1"));
+    const entry = JSON.parse(lines[0]) as AccessLogEntry;
+    assert.equal("client_address" in entry, false);
+    assert.equal("user_agent" in entry, false);
+  });
+
+  it("is left out by an app served with neither listen nor the actuator (a worker)", async () => {
+    const handed = clientSource.address;
+    delete clientSource.address;
+    try {
+      const { app, lines } = await loggedApp(true, "native");
+      await app.fetch(
+        new Request("http://localhost/items/1", {
+          headers: { "cf-connecting-ip": "198.51.100.1", "user-agent": "edge/1" },
+        }),
+        {},
+      );
+      const entry = JSON.parse(lines[0]) as AccessLogEntry;
+      assert.equal(entry.client_address, undefined);
+      assert.equal(entry.user_agent, "edge/1");
+    } finally {
+      if (handed !== undefined) clientSource.address = handed;
+    }
+  });
+
+  it("refuses at bootstrap a strategy Spring Boot does not name, in an app that imports listen", async () => {
+    // This file imports listen, whose module declares the key.
+    await assert.rejects(loggedApp(true, "trust-all"), {
+      name: "ConfigError",
+      message:
+        'config: server.forward-headers-strategy must be none or native or framework, got "trust-all"',
+    });
+  });
+
+  it("writes every byte of a hostile User-Agent and X-Forwarded-For escaped on one line", async () => {
+    const { app, lines } = await loggedApp(true, "framework");
+    const server = await listen(app, {
+      port: 0,
+      hostname: "127.0.0.1",
+      quiet: true,
+      signals: false,
+    });
+    let served = 0;
+    try {
+      for (let byte = 0; byte < 256; byte++) {
+        const text = `a${String.fromCharCode(byte)}b`;
+        const answer = await exchange(
+          server.port,
+          request("GET", "/items/1", [`User-Agent: ${text}`, `X-Forwarded-For: ${text}`]),
+        );
+        // A runtime refuses some bytes in a header (CR, LF, NUL): no line then, or a 400 one.
+        if (answer.status === 200) served++;
+      }
+    } finally {
+      await server.close();
+    }
+    assert.ok(served > 200, `${served} of 256 served`);
+    for (const line of lines) {
+      assert.doesNotMatch(line, UNSAFE_RAW);
+      assert.equal(line.split("\n").length, 1);
+      const entry = JSON.parse(line) as AccessLogEntry;
+      if (entry.status !== 200) continue;
+      // What the runtime made of the byte (a character, or U+FFFD), between the two letters.
+      assert.match(entry.user_agent!, /^a.*b$/s);
+      // The list's last entry: after a comma, if the byte was one.
+      assert.match(entry.client_address!, /^(?:a.*)?b$/s);
+    }
+  });
+
+  it("escapes lone surrogates a Node host may hand over in its raw headers", async () => {
+    // What listen and the actuator hand in.
+    clientSource.address = clientAddress;
+    const lines: string[] = [];
+    const fetch = observeFetch(
+      (_request: Request, _env: unknown) => new Response("ok"),
+      [accessLogObserver({ error: () => {}, info: (l) => void lines.push(l) }, "framework")],
+      new RouteMarks(),
+    );
+    const env = {
+      incoming: {
+        headers: {},
+        rawHeaders: ["User-Agent", "a\ud800b\udc00", "X-Forwarded-For", "1.2.3.4, \udfff\u202e"],
+        socket: { remoteAddress: "127.0.0.1" },
+      },
+    };
+    await fetch(new Request("http://localhost/x"), env);
+    assert.doesNotMatch(lines[0], UNSAFE_RAW);
+    assert.doesNotMatch(lines[0], /[\ud800-\udfff]/);
+    const entry = JSON.parse(lines[0]) as AccessLogEntry;
+    assert.equal(entry.user_agent, "a\ud800b\udc00");
+    assert.equal(entry.client_address, "\udfff\u202e");
   });
 });
