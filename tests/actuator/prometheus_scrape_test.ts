@@ -146,7 +146,7 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
   });
 
-  it("is scraped by a Prometheus server, whose API answers the request count by route", async () => {
+  it("is scraped by a Prometheus server, whose API answers the request count by route and the process, cache and job series", async () => {
     await using dir = await tempDir("thaw-prometheus-");
     const port = await freePort();
     await writeFile(
@@ -217,6 +217,32 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
         }),
       ]);
       assert.deepEqual(value, { route: ROUTE, count: "5" });
+      // The series no code asked for, in the same scrape: the process's, the cache's, the jobs'.
+      const instant = async (promql: string) => {
+        const { result } = await api<{ result: { value: [number, string] }[] }>(
+          `query?query=${encodeURIComponent(promql)}`,
+        );
+        return result[0]?.value[1];
+      };
+      assert.ok(Number(await instant('process_cpu_time_seconds_total{cpu_mode="user"}')) > 0);
+      assert.ok(Number(await instant("process_memory_usage_bytes")) > 0);
+      const cache = `cache="scrape-${RUNTIME}"`;
+      assert.equal(await instant(`cache_gets_total{${cache},result="hit"}`), "1");
+      assert.equal(await instant(`cache_gets_total{${cache},result="miss"}`), "1");
+      assert.equal(await instant(`cache_puts_total{${cache}}`), "1");
+      assert.equal(
+        await instant(
+          'tasks_scheduled_execution_seconds_count{code_namespace="ScrapeWork",' +
+            'code_function="fail",outcome="ERROR",exception="RangeError"}',
+        ),
+        "1",
+      );
+      assert.equal(
+        await instant(
+          'tasks_scheduled_execution_seconds_count{code_function="sweep",outcome="SUCCESS"}',
+        ),
+        "1",
+      );
       // Read as OpenMetrics: the counter's family is named without `_total`, and the histogram
       // has a unit, which the text format has no place for.
       const counters = await api<Record<string, { type: string }[]>>(
