@@ -150,6 +150,9 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
     const disk = available.has("health") ? await diskSpaceHealth(settings) : undefined;
     return (host) => {
       const beans = host.context.beans();
+      if (disk !== undefined && "leftOut" in disk) {
+        (host.logger.warn ?? host.logger.error).call(host.logger, disk.leftOut);
+      }
       // The logging system is a bean: known only now that the beans are made.
       const loggingSystem = available.has("loggers") ? loggingSystemOf(beans) : undefined;
       if (available.has("loggers") && loggingSystem === undefined) {
@@ -164,7 +167,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
           [
             ...indicatorBeans(beans),
             ...contributedHealth(beans, settings),
-            ...(disk === undefined ? [] : [disk]),
+            ...(disk !== undefined && "indicator" in disk ? [disk.indicator] : []),
           ],
           healthSettings(settings, options.health),
           host.accepting,

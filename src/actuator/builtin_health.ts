@@ -32,18 +32,35 @@ function hasFileSystem(): boolean {
     g.navigator?.userAgent !== "Cloudflare-Workers";
 }
 
+/** The `diskSpace` component, or why it is left out where the app cannot read the disk. */
+export type DiskSpace = { readonly indicator: IndicatorBean } | { readonly leftOut: string };
+
 /**
  * The `diskSpace` component, where the runtime has a file system and
- * `management.health.diskspace.enabled` leaves it on: its module is loaded then only.
+ * `management.health.diskspace.enabled` leaves it on: its module is loaded then only. Where Deno
+ * does not allow reading a disk's free space (no `--allow-sys=statfs`), it is left out, saying
+ * why: an app that never granted it would otherwise be DOWN for good.
  */
-export async function diskSpaceHealth(settings: ThawSettings): Promise<IndicatorBean | undefined> {
+export async function diskSpaceHealth(settings: ThawSettings): Promise<DiskSpace | undefined> {
   if (!settings.get("management.health.diskspace.enabled") || !hasFileSystem()) return undefined;
   const { diskSpaceIndicator } = await import("./disk_space_health.ts");
   const indicator = diskSpaceIndicator(
     settings.get("management.health.diskspace.path") ?? ".",
     settings.get("management.health.diskspace.threshold"),
   );
-  return { ...indicator, check: shared(indicator.check) };
+  try {
+    await indicator.check();
+  } catch (error) {
+    if ((error as Error | undefined)?.name === "NotCapable") {
+      return {
+        leftOut: "[thaw] the diskSpace health component is left out: Deno does not allow this " +
+          "app to read the free space of a disk; grant it with --allow-sys=statfs, or say so " +
+          "with management.health.diskspace.enabled: false",
+      };
+    }
+    // Any other failure is the disk's, for the component to report DOWN.
+  }
+  return { indicator: { ...indicator, check: shared(indicator.check) } };
 }
 
 /**

@@ -20,6 +20,12 @@ import { contributedHealth, diskSpaceHealth } from "../../src/actuator/builtin_h
 import { readSettings } from "../../src/config/thaw_settings.ts";
 import { resolveConfig } from "../../src/config/application_config.ts";
 import { tempDir } from "../temp_dir.ts";
+import { RUNTIME, scriptCommand } from "../runtime.ts";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
+
+const run = promisify(execFile);
 
 const ALWAYS = { endpoint: { health: { "show-details": "always" } } };
 
@@ -114,6 +120,34 @@ describe("the diskSpace component", () => {
     } finally {
       if (had === undefined) delete (globalThis as { navigator?: unknown }).navigator;
       else Object.defineProperty(globalThis, "navigator", had);
+    }
+  });
+
+  it("is left out with a warning where Deno does not allow statfs, not DOWN for good", async () => {
+    // A process of its own, with the permissions of an app that never granted --allow-sys: an app
+    // upgraded to a Thaw with this component must not turn unhealthy for it. Bun and Node have no
+    // permissions to withhold: there the component is there.
+    const [command, args] = scriptCommand(
+      fileURLToPath(new URL("../fixtures/disk_space_permission.ts", import.meta.url)),
+      [],
+      ["--allow-read", "--allow-env"],
+    );
+    const { stdout } = await run(command, args);
+    const { status, components, warnings } = JSON.parse(stdout) as {
+      status: string;
+      components: string[];
+      warnings: string[];
+    };
+    assert.equal(status, "UP");
+    if (RUNTIME === "deno") {
+      assert.deepEqual(components, []);
+      assert.deepEqual(warnings, [
+        "[thaw] the diskSpace health component is left out: Deno does not allow this app to " +
+        "read the free space of a disk; grant it with --allow-sys=statfs, or say so with " +
+        "management.health.diskspace.enabled: false",
+      ]);
+    } else {
+      assert.deepEqual([components, warnings], [["diskSpace"], []]);
     }
   });
 
