@@ -1,5 +1,6 @@
 // The actuator's endpoints besides health: which are exposed and where, `info` and `mappings`.
 // Loaded by the actuator entry point only.
+import { endpointRoute } from "./endpoint_route.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
@@ -224,12 +225,7 @@ export function endpointRoutes(
 ): CompiledRoute[] {
   const out: CompiledRoute[] = [];
   const add = (path: string, handler: CompiledRoute["handler"]) =>
-    out.push({
-      httpMethod: "GET",
-      pattern: parsePathPattern(path),
-      label: `the actuator's endpoint (GET ${path})`,
-      handler,
-    });
+    out.push(endpointRoute("GET", path, handler));
   if (exposed.has("info")) {
     const body = infoBody(config);
     add(`${base}/info`, () => json(body));

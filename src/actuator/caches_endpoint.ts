@@ -1,10 +1,10 @@
 // The `caches` endpoint: the app's cache managers and the caches its methods use, in Spring
 // Boot's shapes, and the evictions of one cache or of all.
+import { endpointRoute } from "./endpoint_route.ts";
 import { type Cache, CacheManager } from "../cache/cache_manager.ts";
 import { cacheNamesOf } from "../cache/cache_names.ts";
 import type { Mask } from "../config/secrets_mask.ts";
 import type { CompiledRoute } from "../web/compile.ts";
-import { parsePathPattern } from "../web/path_pattern.ts";
 
 /** One cache of a manager bean. */
 export interface CacheEntry {
@@ -79,16 +79,7 @@ export function cachesRoutes(
   beans: () => readonly { name: string; instance: unknown }[],
   mask: Mask,
 ): CompiledRoute[] {
-  const route = (
-    httpMethod: "GET" | "DELETE",
-    path: string,
-    handler: CompiledRoute["handler"],
-  ): CompiledRoute => ({
-    httpMethod,
-    pattern: parsePathPattern(path),
-    label: `the actuator's endpoint (${httpMethod} ${path})`,
-    handler,
-  });
+  const route = endpointRoute;
   const chosen = (manager: string | undefined) =>
     cachesOf(beans()).filter((c) => manager === undefined || c.cacheManager === manager);
   // The one cache of a name, or the answer that there is none, or several.

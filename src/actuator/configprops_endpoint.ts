@@ -1,12 +1,12 @@
 // The `configprops` endpoint: in Spring Boot 3's shape, Thaw's own settings by section (as read,
 // defaults included) and the app's `@ConfigurationProperties` beans (as bound), masked as
 // `management.endpoint.configprops.show-values` says.
+import { endpointRoute } from "./endpoint_route.ts";
 import { configValue } from "../config/application_config.ts";
 import { keyDeclarations, THAW_SUBSECTIONS } from "../config/thaw_keys.ts";
 import type { SettingKey, ThawSettings } from "../config/thaw_settings.ts";
 import { propertiesPrefix } from "../context/configuration_properties.ts";
 import type { CompiledRoute } from "../web/compile.ts";
-import { parsePathPattern } from "../web/path_pattern.ts";
 import { isPlainObject } from "../object_guards.ts";
 import { keySource } from "./env_endpoint.ts";
 import { defineKey, type ShowValues, type ValueShower, valueShower } from "./show_values.ts";
@@ -126,12 +126,8 @@ export function configpropsRoutes(
   beans: () => readonly { name: string; instance: unknown }[],
   show: ShowValues,
 ): CompiledRoute[] {
-  const route = (path: string, handler: CompiledRoute["handler"]): CompiledRoute => ({
-    httpMethod: "GET",
-    pattern: parsePathPattern(path),
-    label: `the actuator's endpoint (GET ${path})`,
-    handler,
-  });
+  const route = (path: string, handler: CompiledRoute["handler"]) =>
+    endpointRoute("GET", path, handler);
   return [
     route(
       `${base}/configprops`,

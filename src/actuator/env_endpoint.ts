@@ -1,10 +1,10 @@
 // The `env` endpoint: the configuration's keys in Spring Boot 3's shape, grouped by the source
 // each value comes from (the environment's overrides, each profile's file, the file), masked as
 // `management.endpoint.env.show-values` says.
+import { endpointRoute } from "./endpoint_route.ts";
 import { keyOrigin, type LoadedConfig } from "../config/application_config.ts";
 import { profileFileName } from "../config/config_layers.ts";
 import type { CompiledRoute } from "../web/compile.ts";
-import { parsePathPattern } from "../web/path_pattern.ts";
 import { isPlainObject } from "../object_guards.ts";
 import { defineKey, type ShowValues, valueShower } from "./show_values.ts";
 
@@ -161,12 +161,8 @@ const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-
 export function envRoutes(base: string, config: LoadedConfig, show: ShowValues): CompiledRoute[] {
   // The configuration does not change once read: the whole answer is made once.
   const report = JSON.stringify(envReport(config, show));
-  const route = (path: string, handler: CompiledRoute["handler"]): CompiledRoute => ({
-    httpMethod: "GET",
-    pattern: parsePathPattern(path),
-    label: `the actuator's endpoint (GET ${path})`,
-    handler,
-  });
+  const route = (path: string, handler: CompiledRoute["handler"]) =>
+    endpointRoute("GET", path, handler);
   return [
     route(`${base}/env`, () => new Response(report, { headers: JSON_HEADERS })),
     route(`${base}/env/{toMatch}`, (c) => {

@@ -12,6 +12,7 @@ import { cacheStatisticsOf } from "../../src/cache/cache_statistics.ts";
 import { CollectingReader } from "../metric_reader.ts";
 import { readOpenMetrics } from "./openmetrics_check.ts";
 import { RUNTIME } from "../runtime.ts";
+import { samples, sampleValue } from "./prometheus_samples.ts";
 
 // The registry behind /actuator/prometheus is the process's: each runtime's run, and each test,
 // has caches of its own names.
@@ -38,27 +39,6 @@ function usersService(cache: string) {
   return Users;
 }
 
-interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-function samples(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(match, `not a sample line: ${JSON.stringify(line)}`);
-    const labels: Record<string, string> = Object.create(null);
-    for (const [, key, value] of (match[2] ?? "").matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) {
-      labels[key] = value;
-    }
-    out.push({ name: match[1], labels, value: Number(match[3]) });
-  }
-  return out;
-}
-
 const PROMETHEUS = {
   management: { endpoints: { web: { exposure: { include: "prometheus" } } } },
 };
@@ -69,12 +49,6 @@ async function scrape(app: { fetch(r: Request): Response | Promise<Response> }):
   return await res.text();
 }
 
-function value(all: readonly Sample[], name: string, labels: Record<string, string>) {
-  return all.find((s) =>
-    s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)
-  )?.value;
-}
-
 describe("the caches' series at /actuator/prometheus", () => {
   it("counts hits, misses, puts and evictions of each cache, by name and manager", async () => {
     const cache = `${PREFIX}-users`;
@@ -83,10 +57,10 @@ describe("the caches' series at /actuator/prometheus", () => {
     // A declared cache has its series before its first call, at 0, as Spring's have.
     const before = samples(await scrape(app));
     const gets = (result: string) => ({ cache, result });
-    assert.equal(value(before, "cache_gets_total", gets("hit")), 0);
-    assert.equal(value(before, "cache_gets_total", gets("miss")), 0);
-    assert.equal(value(before, "cache_puts_total", { cache }), 0);
-    assert.equal(value(before, "cache_evictions_total", { cache }), 0);
+    assert.equal(sampleValue(before, "cache_gets_total", gets("hit")), 0);
+    assert.equal(sampleValue(before, "cache_gets_total", gets("miss")), 0);
+    assert.equal(sampleValue(before, "cache_puts_total", { cache }), 0);
+    assert.equal(sampleValue(before, "cache_evictions_total", { cache }), 0);
 
     const users = app.getBean(Users);
     await users.find(1); // miss, put
@@ -100,10 +74,10 @@ describe("the caches' series at /actuator/prometheus", () => {
     assert.equal(users.loads, 3);
 
     const after = samples(await scrape(app));
-    assert.equal(value(after, "cache_gets_total", gets("hit")), 2);
-    assert.equal(value(after, "cache_gets_total", gets("miss")), 3);
-    assert.equal(value(after, "cache_puts_total", { cache }), 4);
-    assert.equal(value(after, "cache_evictions_total", { cache }), 2);
+    assert.equal(sampleValue(after, "cache_gets_total", gets("hit")), 2);
+    assert.equal(sampleValue(after, "cache_gets_total", gets("miss")), 3);
+    assert.equal(sampleValue(after, "cache_puts_total", { cache }), 4);
+    assert.equal(sampleValue(after, "cache_evictions_total", { cache }), 2);
     const series = after.find((s) => s.name === "cache_puts_total" && s.labels.cache === cache);
     assert.deepEqual(Object.keys(series!.labels).sort(), [
       "cache",
@@ -141,7 +115,7 @@ describe("the caches' series at /actuator/prometheus", () => {
     const manager = app.getBean(CacheManager);
     const other = await bootstrap({ config: PROMETHEUS, actuator: actuator() });
     const misses = async () =>
-      value(samples(await scrape(other)), "cache_gets_total", { cache, result: "miss" });
+      sampleValue(samples(await scrape(other)), "cache_gets_total", { cache, result: "miss" });
     assert.equal(await misses(), 1);
     await app.close();
     // The registry keeps a cumulative series at its last value; the closed app's is not read.

@@ -6,6 +6,7 @@ import { bootstrap, GetMapping, PathVariable, PostMapping, RestController } from
 import { actuator } from "../../actuator.ts";
 import { propertyOptions } from "../property.ts";
 import { readOpenMetrics } from "./openmetrics_check.ts";
+import { type Sample, samples } from "./prometheus_samples.ts";
 
 @RestController()
 class PromItemController {
@@ -43,29 +44,6 @@ async function promApp() {
     actuator: actuator(),
     logger: { error: () => {} },
   });
-}
-
-interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-// The text format's sample lines, as Prometheus reads them (label values unescaped).
-function samples(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(match, `not a sample line: ${JSON.stringify(line)}`);
-    const labels: Record<string, string> = Object.create(null);
-    const pairs = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g;
-    for (const [, key, value] of (match[2] ?? "").matchAll(pairs)) {
-      labels[key] = value.replace(/\\(.)/g, (_, c) => (c === "n" ? "\n" : c));
-    }
-    out.push({ name: match[1], labels, value: Number(match[3]) });
-  }
-  return out;
 }
 
 async function scrape(app: { fetch(r: Request): Response | Promise<Response> }) {

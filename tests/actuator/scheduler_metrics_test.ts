@@ -22,6 +22,7 @@ import { reportRun } from "../../src/scheduling/job_runs.ts";
 import { CollectingReader } from "../metric_reader.ts";
 import { readOpenMetrics } from "./openmetrics_check.ts";
 import { RUNTIME } from "../runtime.ts";
+import { samples, sampleValue } from "./prometheus_samples.ts";
 
 class ArchiveFull extends Error {}
 
@@ -65,27 +66,6 @@ class Locking {
   }
 }
 
-interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-function samples(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(match, `not a sample line: ${JSON.stringify(line)}`);
-    const labels: Record<string, string> = Object.create(null);
-    for (const [, key, value] of (match[2] ?? "").matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) {
-      labels[key] = value;
-    }
-    out.push({ name: match[1], labels, value: Number(match[3]) });
-  }
-  return out;
-}
-
 const PROMETHEUS = {
   management: { endpoints: { web: { exposure: { include: "prometheus" } } } },
 };
@@ -94,12 +74,6 @@ async function scrape(app: { fetch(r: Request): Response | Promise<Response> }):
   const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
   assert.equal(res.status, 200);
   return await res.text();
-}
-
-function value(all: readonly Sample[], name: string, labels: Record<string, string>) {
-  return all.find((s) =>
-    s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)
-  )?.value;
 }
 
 describe("the scheduler's series at /actuator/prometheus", () => {
@@ -121,7 +95,7 @@ describe("the scheduler's series at /actuator/prometheus", () => {
     const all = samples(await scrape(app));
     const ns = Jobs.name;
     const runs = (fn: string, outcome: string, exception: string) =>
-      value(all, "tasks_scheduled_execution_seconds_count", {
+      sampleValue(all, "tasks_scheduled_execution_seconds_count", {
         code_namespace: ns,
         code_function: fn,
         outcome,
@@ -131,18 +105,18 @@ describe("the scheduler's series at /actuator/prometheus", () => {
     assert.equal(runs("archive", "ERROR", "ArchiveFull"), 3);
     assert.equal(runs("report", "SUCCESS", "none"), 2);
     assert.equal(
-      value(all, "thaw_scheduling_lock_not_acquired_total", {
+      sampleValue(all, "thaw_scheduling_lock_not_acquired_total", {
         code_namespace: ns,
         code_function: "report",
       }),
       1,
     );
-    const sum = value(all, "tasks_scheduled_execution_seconds_sum", {
+    const sum = sampleValue(all, "tasks_scheduled_execution_seconds_sum", {
       code_namespace: ns,
       code_function: "digest",
     });
     assert.ok(sum !== undefined && sum >= 0);
-    const inf = value(all, "tasks_scheduled_execution_seconds_bucket", {
+    const inf = sampleValue(all, "tasks_scheduled_execution_seconds_bucket", {
       code_namespace: ns,
       code_function: "archive",
       le: "+Inf",
@@ -191,7 +165,7 @@ describe("the scheduler's series at /actuator/prometheus", () => {
     await assert.rejects(app.scheduled({ cron: CRON }), LockStoreDown);
     const all = samples(await scrape(app));
     assert.equal(
-      value(all, "tasks_scheduled_execution_seconds_count", {
+      sampleValue(all, "tasks_scheduled_execution_seconds_count", {
         code_namespace: Guarded.name,
         code_function: "sweep",
         outcome: "ERROR",
