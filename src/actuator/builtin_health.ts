@@ -32,6 +32,15 @@ function hasFileSystem(): boolean {
     g.navigator?.userAgent !== "Cloudflare-Workers";
 }
 
+// Asked, not tried: trying would prompt on a terminal, or hang the start on a disk that hangs.
+function statfsDenied(): boolean {
+  const deno = (globalThis as {
+    Deno?: { permissions?: { querySync?(d: { name: "sys"; kind: "statfs" }): { state: string } } };
+  }).Deno;
+  const state = deno?.permissions?.querySync?.({ name: "sys", kind: "statfs" }).state;
+  return state !== undefined && state !== "granted";
+}
+
 /** The `diskSpace` component, or why it is left out where the app cannot read the disk. */
 export type DiskSpace = { readonly indicator: IndicatorBean } | { readonly leftOut: string };
 
@@ -43,23 +52,18 @@ export type DiskSpace = { readonly indicator: IndicatorBean } | { readonly leftO
  */
 export async function diskSpaceHealth(settings: ThawSettings): Promise<DiskSpace | undefined> {
   if (!settings.get("management.health.diskspace.enabled") || !hasFileSystem()) return undefined;
+  if (statfsDenied()) {
+    return {
+      leftOut: "[thaw] the diskSpace health component is left out: Deno does not allow this " +
+        "app to read the free space of a disk; grant it with --allow-sys=statfs, or say so " +
+        "with management.health.diskspace.enabled: false",
+    };
+  }
   const { diskSpaceIndicator } = await import("./disk_space_health.ts");
   const indicator = diskSpaceIndicator(
     settings.get("management.health.diskspace.path") ?? ".",
     settings.get("management.health.diskspace.threshold"),
   );
-  try {
-    await indicator.check();
-  } catch (error) {
-    if ((error as Error | undefined)?.name === "NotCapable") {
-      return {
-        leftOut: "[thaw] the diskSpace health component is left out: Deno does not allow this " +
-          "app to read the free space of a disk; grant it with --allow-sys=statfs, or say so " +
-          "with management.health.diskspace.enabled: false",
-      };
-    }
-    // Any other failure is the disk's, for the component to report DOWN.
-  }
   return { indicator: { ...indicator, check: shared(indicator.check) } };
 }
 

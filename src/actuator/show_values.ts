@@ -48,6 +48,8 @@ export interface ValueShower {
 
 // Deeper than any configuration is written: a cycle a bean's schema made, cut.
 const MAX_DEPTH = 32;
+// The most values one tree shows; past it, the rest is masked.
+const MAX_VALUES = 10_000;
 
 /**
  * How `env` and `configprops` show a configuration's values. With `never`, every value but `null`
@@ -68,21 +70,32 @@ export function valueShower(config: LoadedConfig, show: ShowValues): ValueShower
     if (typeof leaf !== "string") return leaf;
     return files.some((text) => leaf.includes(text)) ? MASKED : inPlace(leaf);
   };
-  const tree = (key: string, raw: unknown, depth = 0): unknown => {
-    if (depth > MAX_DEPTH) return MASKED;
+  // `above` holds the objects on the way down, and `left` bounds the values one answer walks: an
+  // object that refers to itself, or one shared at every level (YAML aliases, a bean's fields),
+  // would otherwise be walked once per path, 2^depth times.
+  let left = 0;
+  const tree = (key: string, raw: unknown, above: readonly unknown[]): unknown => {
+    if (above.length > MAX_DEPTH || above.includes(raw) || left-- <= 0) return MASKED;
     if (Array.isArray(raw)) {
       return raw.length === 0
         ? value(key, raw)
-        : raw.map((v, i) => tree(`${key}[${i}]`, v, depth + 1));
+        : raw.map((v, i) => tree(`${key}[${i}]`, v, [...above, raw]));
     }
     if (!isPlainObject(raw) || Object.keys(raw).length === 0) return value(key, raw);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(raw)) {
-      defineKey(out, quoted(k), tree(key === "" ? k : `${key}.${k}`, v, depth + 1));
+      defineKey(out, quoted(k), tree(key === "" ? k : `${key}.${k}`, v, [...above, raw]));
     }
     return out;
   };
-  return { key: quoted, value, tree: (key, raw) => tree(key, raw) };
+  return {
+    key: quoted,
+    value,
+    tree: (key, raw) => {
+      left = MAX_VALUES;
+      return tree(key, raw, []);
+    },
+  };
 }
 
 /** Sets an own property, so that a `__proto__` key stays a key. */
