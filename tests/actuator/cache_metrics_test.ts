@@ -12,7 +12,7 @@ import { cacheStatisticsOf } from "../../src/cache/cache_statistics.ts";
 import { CollectingReader } from "../metric_reader.ts";
 import { readOpenMetrics } from "./openmetrics_check.ts";
 import { RUNTIME } from "../runtime.ts";
-import { samples, sampleValue } from "./prometheus_samples.ts";
+import { PROMETHEUS, samples, sampleValue, scrape } from "./prometheus_samples.ts";
 
 // The registry behind /actuator/prometheus is the process's: each runtime's run, and each test,
 // has caches of its own names.
@@ -37,16 +37,6 @@ function usersService(cache: string) {
     async removeAll(): Promise<void> {}
   }
   return Users;
-}
-
-const PROMETHEUS = {
-  management: { endpoints: { web: { exposure: { include: "prometheus" } } } },
-};
-
-async function scrape(app: { fetch(r: Request): Response | Promise<Response> }): Promise<string> {
-  const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
-  assert.equal(res.status, 200);
-  return await res.text();
 }
 
 describe("the caches' series at /actuator/prometheus", () => {

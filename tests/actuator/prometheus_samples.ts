@@ -36,3 +36,17 @@ export function sampleValue(
     s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)
   )?.value;
 }
+
+/** The configuration that exposes `/actuator/prometheus`. */
+export const PROMETHEUS = {
+  management: { endpoints: { web: { exposure: { include: "prometheus" } } } },
+};
+
+/** The text of `GET /actuator/prometheus`, which must answer 200. */
+export async function scrape(
+  app: { fetch(r: Request): Response | Promise<Response> },
+): Promise<string> {
+  const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
+  assert.equal(res.status, 200);
+  return await res.text();
+}

@@ -22,7 +22,7 @@ import { reportRun } from "../../src/scheduling/job_runs.ts";
 import { CollectingReader } from "../metric_reader.ts";
 import { readOpenMetrics } from "./openmetrics_check.ts";
 import { RUNTIME } from "../runtime.ts";
-import { samples, sampleValue } from "./prometheus_samples.ts";
+import { PROMETHEUS, samples, sampleValue, scrape } from "./prometheus_samples.ts";
 
 class ArchiveFull extends Error {}
 
@@ -64,16 +64,6 @@ class Locking {
   lockProvider(): LockProvider {
     return new MemoryLocks();
   }
-}
-
-const PROMETHEUS = {
-  management: { endpoints: { web: { exposure: { include: "prometheus" } } } },
-};
-
-async function scrape(app: { fetch(r: Request): Response | Promise<Response> }): Promise<string> {
-  const res = await app.fetch(new Request("http://localhost/actuator/prometheus"));
-  assert.equal(res.status, 200);
-  return await res.text();
 }
 
 describe("the scheduler's series at /actuator/prometheus", () => {
