@@ -39,6 +39,7 @@ import { HttpStatus } from "./http/http_status.ts";
 import type { MultipartLimits } from "./http/multipart.ts";
 import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
 import type { DataFeature } from "./data/data_feature.ts";
+import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
   type ApplicationInternals,
   registerApplication,
@@ -113,6 +114,12 @@ export interface BootstrapOptions {
    * by class), and runs its migrations first when asked: `data()` of `@thaw/thaw/data`.
    */
   readonly data?: DataFeature | false | undefined;
+  /**
+   * Levels by logger name (`logging.level`), a logger per bean (`@Autowired(Log)`) and structured
+   * lines (`logging.structured.format.console`), Thaw's own lines included: `logging()` of
+   * `@thaw/thaw/logging`. `false` leaves the logger as it is, whatever the configuration says.
+   */
+  readonly logging?: LoggingFeature | false | undefined;
 }
 
 /** What edge runtimes (Cloudflare Workers, workerd) pass as a fetch handler's third argument. */
@@ -224,6 +231,7 @@ const OPTIONS = new Set([
   "openapi",
   "actuator",
   "data",
+  "logging",
 ]);
 
 // An option bootstrap does not know would be ignored without a word: `scan`, which moved to its
@@ -316,7 +324,7 @@ async function wire(
   });
   // Before the app's classes: a datasource's client is started before the beans that use it,
   // and closed after them.
-  const fromOptions = await optionFeatures(options, settings, { config, context });
+  const fromOptions = await optionFeatures(options, settings, { config, context, logger });
   for (const cls of classes) context.register(cls);
   for (const [token, instance] of options.overrides ?? []) context.override(token, instance);
   await context.refresh();

@@ -5,11 +5,17 @@ import type { LoadedConfig } from "./config/application_config.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { ApplicationContext } from "./context/application_context.ts";
 import type { FeatureFactory } from "./app_feature.ts";
+import type { Logger } from "./web/error_responder.ts";
 
 /** What a feature's setup reads, and the container it may define beans in before they are made. */
 export interface SetupHost {
   readonly config: LoadedConfig;
   readonly context: ApplicationContext;
+  /**
+   * The logger Thaw's own code writes to (the app's, wrapped): its methods are looked up at each
+   * line, so that the logging feature may replace them.
+   */
+  readonly logger: Logger;
 }
 
 /**

@@ -4,7 +4,7 @@
 // word: they stop `bootstrap`, saying what to import (the actuator's only when a file or the
 // configuration object sets them: an environment variable alone may be shared with other
 // services).
-import type { LoadedConfig } from "./config/application_config.ts";
+import { configValue, type LoadedConfig } from "./config/application_config.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { FeatureFactory } from "./app_feature.ts";
@@ -13,7 +13,7 @@ import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_valu
 
 /** One feature given as a `bootstrap` option. */
 interface OptionFeature extends FeatureOrigin {
-  readonly option: "data" | "actuator" | "openapi";
+  readonly option: "logging" | "data" | "actuator" | "openapi";
   /** The section of the configuration that configures it. */
   readonly section?: string;
   /** Whether the configuration asks for the feature; never, without it. */
@@ -23,6 +23,15 @@ interface OptionFeature extends FeatureOrigin {
 }
 
 const OPTION_FEATURES: readonly OptionFeature[] = [
+  // First: the lines the others write as they are set up go through it.
+  {
+    option: "logging",
+    factory: "logging",
+    section: "logging",
+    asked: (config) =>
+      ["level", "structured"].some((key) => configuredInFile(config, `logging.${key}`)),
+    needs: "these keys configure logging",
+  },
   // The datasources serve the migration runner without it: they never ask for it.
   { option: "data", factory: "data" },
   {
@@ -83,5 +92,5 @@ function configuredInFile(config: LoadedConfig, section: string): boolean {
       walk(v, Array.isArray(value) ? `${key}[${k}]` : `${key}.${k}`)
     );
   };
-  return walk(config.values[section], section);
+  return walk(configValue(config.values, section), section);
 }

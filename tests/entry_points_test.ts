@@ -15,7 +15,7 @@ const { exports } = JSON.parse(await readFile(new URL("deno.json", root), "utf8"
 };
 
 describe("entry points, each imported alone", () => {
-  it("deno.json names the default entry and the eleven beside it", () => {
+  it("deno.json names the default entry and the twelve beside it", () => {
     assert.deepEqual(Object.keys(exports).sort(), [
       ".",
       "./actuator",
@@ -24,6 +24,7 @@ describe("entry points, each imported alone", () => {
       "./config",
       "./data",
       "./lock-sql",
+      "./logging",
       "./migrate",
       "./openapi",
       "./scan",

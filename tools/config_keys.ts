@@ -4,9 +4,11 @@
 // deno run --allow-read --allow-run [--allow-write=docs] tools/config_keys.ts [--write]
 import { envName } from "../src/config/env_overrides.ts";
 import { keyDeclarations } from "../src/config/thaw_keys.ts";
-// Declares the actuator's keys, which the table lists with the core's.
+// Declares the keys of the actuator, of the client address and of the logging feature, which the
+// table lists with the core's.
 import "../src/config/management_keys.ts";
 import "../src/config/forward_headers_keys.ts";
+import "../src/config/logging_keys.ts";
 import { KEY_DOCS } from "../src/config/thaw_key_docs.ts";
 import type { SettingKey } from "../src/config/thaw_settings.ts";
 

@@ -18,13 +18,18 @@ import {
 } from "./thaw_keys.ts";
 import type { MANAGEMENT_KEYS } from "./management_keys.ts";
 import type { FORWARD_HEADERS_KEYS } from "./forward_headers_keys.ts";
+import type { LOGGING_KEYS } from "./logging_keys.ts";
 import { isMapping } from "../object_guards.ts";
 
 /**
  * Every table of keys: the core's, and those its modules declare where they are imported (the
- * actuator's, the client address's).
+ * actuator's, the client address's, the logging feature's).
  */
-type DeclaredKeys = typeof THAW_KEYS & typeof MANAGEMENT_KEYS & typeof FORWARD_HEADERS_KEYS;
+type DeclaredKeys =
+  & typeof THAW_KEYS
+  & typeof MANAGEMENT_KEYS
+  & typeof FORWARD_HEADERS_KEYS
+  & typeof LOGGING_KEYS;
 
 /** A key Thaw reads. */
 export type SettingKey = keyof DeclaredKeys;

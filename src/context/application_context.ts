@@ -17,7 +17,7 @@ import {
   NoSuchBeanError,
 } from "./errors.ts";
 import { awaitedForm } from "./awaited_form.ts";
-import { constructWith } from "./field_injection.ts";
+import { constructWith, FOR_CLASS } from "./field_injection.ts";
 import { lifecycleHooks } from "./lifecycle.ts";
 import {
   CONFIGURED_FIELDS,
@@ -437,9 +437,10 @@ export class ApplicationContext {
         const where = `field '${injection.fieldName}' of class ${cls.name}`;
         const token = injection.token;
         const request = `@Autowired(${typeof token === "string" ? `"${token}"` : token.name})`;
+        const bean = await this.#resolve(token, request, where, `field ${injection.fieldName}`);
         values.set(
           injection.key,
-          await this.#resolve(token, request, where, `field ${injection.fieldName}`),
+          (bean as { [FOR_CLASS]?: (cls: Class) => unknown })?.[FOR_CLASS]?.(cls) ?? bean,
         );
       }
     }

@@ -22,3 +22,10 @@ export function constructWith<T>(cls: new () => T, values: ReadonlyMap<symbol, u
 export function injectedOr<V>(key: symbol, initial: V): V {
   return pending !== undefined && pending.has(key) ? pending.get(key) as V : initial;
 }
+
+/**
+ * The key of a bean's method that gives each class whose field asks for the bean a value of its
+ * own (a logger named after the class): the container calls it with the class it constructs, and
+ * injects what it returns instead of the bean.
+ */
+export const FOR_CLASS: unique symbol = Symbol();

@@ -1,8 +1,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-// The actuator's keys are declared with their module: these tests read them too.
+// The keys of the actuator, the client address and the logging feature are declared with their
+// modules: these tests read them too.
 import "../../src/config/management_keys.ts";
 import "../../src/config/forward_headers_keys.ts";
+import "../../src/config/logging_keys.ts";
 import { KEY_DOCS } from "../../src/config/thaw_key_docs.ts";
 import { keyDeclarations } from "../../src/config/thaw_keys.ts";
 

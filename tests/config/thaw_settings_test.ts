@@ -146,8 +146,8 @@ describe("readSettings: Thaw's keys, read once", () => {
         "max-body-size, allow-encoded-slash, shutdown-timeout, shutdown-delay, request-timeout, " +
         "header-timeout, forward-headers-strategy, sse, websocket, multipart",
     });
-    assert.throws(() => settingsOf({ logging: { level: { root: "info" } } }), {
-      message: "config: logging.level: unknown key; the keys under logging are access",
+    assert.throws(() => settingsOf({ logging: { levle: { root: "info" } } }), {
+      message: "config: logging.levle: unknown key; did you mean logging.level?",
     });
     assert.throws(() => settingsOf({ management: { helth: { enabled: true } } }), {
       message: "config: management.helth: unknown key; did you mean management.health?",

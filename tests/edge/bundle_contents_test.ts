@@ -85,6 +85,9 @@ const ACTUATOR = [
   "src/actuator/health_settings.ts",
   "src/actuator/health.ts",
 ];
+// @thaw/thaw/logging: the levels, the writer and its structured lines, the logger of beans, its
+// keys (the core declares only that its sections are its).
+const LOGGING = ["src/config/logging_keys.ts", "src/logging/"];
 // @thaw/thaw/openapi: the generator, its settings and the docs page.
 const OPENAPI = [
   "src/openapi/open_api.ts",
@@ -114,7 +117,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       for (const part of ["src/web/compile.ts", "node_modules/hono/"]) {
         assert.ok(has(inputs, part), `${part} should be in the bundle`);
       }
-      for (const part of SERVER_ONLY) {
+      for (const part of [...SERVER_ONLY, ...LOGGING]) {
         assert.ok(!has(inputs, part), `${part} is in the bundle of ${entry}`);
       }
       // Not even `import("node:...")`: a worker without nodejs_compat cannot load one.
@@ -314,6 +317,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
         ...SERVER_ONLY,
         ...OPENAPI,
         ...ACTUATOR,
+        ...LOGGING,
         "src/migrate/",
         "src/data/transactions.ts",
         "src/data/sql_client.ts",
@@ -330,6 +334,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       "./scan": "src/context/component_scan.ts",
       "./openapi": "src/openapi/openapi_document.ts",
       "./actuator": "src/actuator/health_routes.ts",
+      "./logging": "src/logging/level_table.ts",
       "./server": "src/runtime/serve.ts",
       "./lock-sql": lockSql,
     };

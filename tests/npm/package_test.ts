@@ -106,6 +106,22 @@ switch (entry) {
     assert.deepEqual(await health.json(), { status: "UP" });
     break;
   }
+  case "./logging": {
+    const { logging, LoggingSystem } = await import("@thaw/thaw/logging");
+    const { bootstrap } = await import("@thaw/thaw");
+    const { Ping } = await import("./ping.js");
+    const lines: string[] = [];
+    const app = await bootstrap({
+      controllers: [Ping],
+      logging: logging(),
+      logger: { error: (line: string) => lines.push(line), info: (line: string) => lines.push(line) },
+      config: { logging: { access: { enabled: true }, structured: { format: { console: "ecs" } } } },
+    });
+    await app.fetch(new Request("http://localhost/ping"));
+    assert.equal(JSON.parse(lines[0])["log.logger"], "thaw.access");
+    assert.equal(app.getBean(LoggingSystem).loggers()[0].name, "ROOT");
+    break;
+  }
   case "./server": {
     const { listen } = await import("@thaw/thaw/server");
     const { bootstrap } = await import("@thaw/thaw");
