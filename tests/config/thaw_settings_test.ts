@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 // tests read them too.
 import "../../src/config/management_keys.ts";
 import "../../src/config/forward_headers_keys.ts";
+import "../../src/config/logging_keys.ts";
 import fc from "fast-check";
 import { bootstrap, ConfigError } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
@@ -65,8 +66,11 @@ const SAMPLE: Record<string, unknown> = {
 
 /** A value of the type a declared key holds. */
 function sampleFor(key: string): unknown {
-  // A key holding others is told by them: a switch alone could be any feature's.
-  if (keyDeclarations().some(([k]) => k.startsWith(`${key}.`))) return { path: "/x" };
+  // A key holding others is told by them, one of them set: a switch alone (`enabled`) could be
+  // any feature's.
+  const child = keyDeclarations().find(([k]) => k.startsWith(`${key}.`) && !k.endsWith(".enabled"))
+    ?.[0];
+  if (child !== undefined) return nested(child.slice(key.length + 1), sampleFor(child));
   const declaration = keyDeclarations().find(([k]) => k === key)![1];
   return declaration.type === "choice"
     ? declaration.choices![declaration.choices!.length - 1]
