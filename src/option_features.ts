@@ -1,10 +1,10 @@
 // The features that live in entry points of their own and come as `bootstrap` options: one table,
 // in the order they are folded (OpenAPI last, since it documents the routes of those before it).
 // The keys that configure one, set while the option is left out, would be ignored without a
-// word: they stop `bootstrap`, saying what to import (the actuator's only when a file or the
-// configuration object sets them: an environment variable alone may be shared with other
-// services).
-import { configValue, type LoadedConfig } from "./config/application_config.ts";
+// word: they stop `bootstrap`, saying what to import (the actuator's and the logging feature's
+// only when a file or the configuration object sets them: an environment variable alone may be
+// shared with other services).
+import type { LoadedConfig } from "./config/application_config.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { FeatureFactory } from "./app_feature.ts";
@@ -28,8 +28,7 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
     option: "logging",
     factory: "logging",
     section: "logging",
-    asked: (config) =>
-      ["level", "structured"].some((key) => configuredInFile(config, `logging.${key}`)),
+    asked: (config) => configuredInFile(config, "logging", "access"),
     needs: "these keys configure logging",
   },
   // The datasources serve the migration runner without it: they never ask for it.
@@ -81,16 +80,18 @@ export function entryHint(option: OptionFeature["option"]): string {
     `and pass bootstrap({ ${option}: ${factory}() })`;
 }
 
-// Whether a section holds a value that a file or the configuration object set: one the
-// environment set alone (`MANAGEMENT_HEALTH_TIMEOUT`, shared with other services) is not the app
-// asking for a feature.
-function configuredInFile(config: LoadedConfig, section: string): boolean {
+// Whether a section holds a value that a file or the configuration object set, apart from its key
+// `core` that the core reads (`logging.access`): one the environment set alone
+// (`MANAGEMENT_HEALTH_TIMEOUT`, shared with other services) is not the app asking for a feature.
+function configuredInFile(config: LoadedConfig, section: string, core?: string): boolean {
   const walk = (value: unknown, key: string): boolean => {
-    if (config.origins?.get(key)?.startsWith("environment variable ")) return false;
+    if (
+      config.origins?.get(key)?.startsWith("environment variable ") || key === `${section}.${core}`
+    ) return false;
     if (typeof value !== "object" || value === null) return value !== undefined && value !== null;
     return Object.entries(value).some(([k, v]) =>
       walk(v, Array.isArray(value) ? `${key}[${k}]` : `${key}.${k}`)
     );
   };
-  return walk(configValue(config.values, section), section);
+  return walk(config.values[section], section);
 }
