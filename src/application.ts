@@ -46,7 +46,6 @@ import {
   type RouteToDocument,
 } from "./application_internals.ts";
 import { observeFetch, RouteMarks } from "./observe/request_observer.ts";
-import { accessLogFeature } from "./observe/access_log.ts";
 import { safeLogger } from "./observe/loggable.ts";
 import { checkCaches } from "./cache/cache_hooks.ts";
 import { indicatorBeans } from "./actuator/health_hooks.ts";
@@ -341,7 +340,7 @@ async function wire(
   // balancer stops sending) while the requests in flight finish.
   let accepting = true;
   const features = await foldFeatures(
-    [...broughtFeatures(context.beans()), ...fromOptions, accessLogFeature],
+    [...broughtFeatures(context.beans()), ...fromOptions],
     {
       context,
       settings,

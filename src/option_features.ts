@@ -28,7 +28,7 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
     option: "logging",
     factory: "logging",
     section: "logging",
-    asked: (config) => configuredInFile(config, "logging", "access"),
+    asked: (config) => configuredInFile(config, "logging"),
     needs: "these keys configure logging",
   },
   // The datasources serve the migration runner without it: they never ask for it.
@@ -80,14 +80,12 @@ export function entryHint(option: OptionFeature["option"]): string {
     `and pass bootstrap({ ${option}: ${factory}() })`;
 }
 
-// Whether a section holds a value that a file or the configuration object set, apart from its key
-// `core` that the core reads (`logging.access`): one the environment set alone
-// (`MANAGEMENT_HEALTH_TIMEOUT`, shared with other services) is not the app asking for a feature.
-function configuredInFile(config: LoadedConfig, section: string, core?: string): boolean {
+// Whether a section holds a value that a file or the configuration object set: one the
+// environment set alone (`MANAGEMENT_HEALTH_TIMEOUT`, shared with other services) is not the app
+// asking for a feature.
+function configuredInFile(config: LoadedConfig, section: string): boolean {
   const walk = (value: unknown, key: string): boolean => {
-    if (
-      config.origins?.get(key)?.startsWith("environment variable ") || key === `${section}.${core}`
-    ) return false;
+    if (config.origins?.get(key)?.startsWith("environment variable ")) return false;
     if (typeof value !== "object" || value === null) return value !== undefined && value !== null;
     return Object.entries(value).some(([k, v]) =>
       walk(v, Array.isArray(value) ? `${key}[${k}]` : `${key}.${k}`)

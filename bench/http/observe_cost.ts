@@ -18,6 +18,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { type Application, bootstrap } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
+import { logging } from "../../logging.ts";
 import { UserController } from "./thaw_app.ts";
 import { getRequest, postRequest } from "./users.ts";
 
@@ -49,6 +50,7 @@ const variants: [string, () => Promise<Application>][] = [
   ["access log on", () =>
     bootstrap({
       controllers: [UserController],
+      logging: logging(),
       config: { logging: { access: { enabled: true } } },
       logger: quiet,
     })],

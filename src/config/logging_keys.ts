@@ -1,5 +1,6 @@
 /**
- * The keys the logging feature reads (`logging.level`, `logging.structured.*`), declared by its
+ * The keys the logging feature reads (`logging.level`, `logging.structured.*`,
+ * `logging.access.enabled`), declared by its
  * own modules rather than in the core's table (`thaw_keys.ts`), as the actuator's are: an app that
  * does not import `@thaw/thaw/logging` neither carries them (bundled) nor has them checked, and
  * one that does has them checked, reachable from the environment and documented like every other
@@ -10,14 +11,24 @@
 import { declareKeys, type KeyDeclaration } from "./thaw_keys.ts";
 
 /**
- * The logging feature's keys. Its sections, `logging.level` (a mapping of logger names to levels,
- * read and checked by the feature) and `logging.structured`, are declared by the core, so that an
- * app that sets them without the feature is told what to import rather than that they are unknown.
+ * The logging feature's keys, every one under `logging`: the core declares none, so that an app
+ * that sets any without the feature is told what to import rather than that they are unknown.
+ * `logging.level` is a mapping of logger names to levels, read and checked by the feature.
  */
 export const LOGGING_KEYS = {
+  "logging.level": {
+    type: "feature",
+  },
+  "logging.structured": {
+    type: "feature",
+  },
   "logging.structured.format.console": {
     type: "choice",
     choices: ["ecs", "logstash"],
+  },
+  "logging.access.enabled": {
+    type: "boolean",
+    default: false,
   },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;
 

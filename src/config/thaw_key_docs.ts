@@ -48,11 +48,6 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "app.openapi.title": "The document's `info.title`.",
   "app.openapi.version": "The document's `info.version` (quote it).",
   "app.openapi.description": "The document's `info.description`.",
-  "logging.level":
-    "Each logger's level by name, `TRACE` to `OFF` (`root`: `INFO` unless set; a dotted name's loggers below it take it); needs `logging()`.",
-  "logging.structured": "The keys of structured lines, below; needs `logging()`.",
-  "logging.access.enabled":
-    "`true`: one JSON line per request (method, route, path, status, duration, bytes, trace id, client address, user agent) to the logger's `info`.",
   "thaw.profiles.active":
     "The profiles whose `application-{profile}.yml` is read over this file, in order.",
   "thaw.scheduling.enabled":
@@ -87,6 +82,11 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "`always`: `env` shows values, but never a secret key's, a `${file:}` value or a URL's credentials; `never`: every value is `******`; `when-authorized` stops `bootstrap` (Thaw has no roles).",
   "management.endpoint.configprops.show-values":
     "`always`: `configprops` shows values, masked as `env`'s; `never`: every value is `******`; `when-authorized` stops `bootstrap`.",
+  "logging.level":
+    "Each logger's level by name, `TRACE` to `OFF` (`root`: `INFO` unless set; a dotted name's loggers below it take it); needs `logging()`.",
+  "logging.structured": "The keys of structured lines, below; needs `logging()`.",
   "logging.structured.format.console":
     "Each line one JSON object of Elastic's (`ecs`) or Logstash's (`logstash`) shape; plain lines when unset.",
+  "logging.access.enabled":
+    "`true`: an entry per request (method, route, path, status, duration, bytes, trace id, client address, user agent) to the logger `thaw.access`, one JSON line when lines are plain; needs `logging()`.",
 };

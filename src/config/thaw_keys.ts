@@ -162,18 +162,6 @@ export const THAW_KEYS = {
   "app.openapi.title": { type: "feature" },
   "app.openapi.version": { type: "feature" },
   "app.openapi.description": { type: "feature" },
-  // The logging feature's (`@thaw/thaw/logging`), declared here as sections only, so that an app
-  // without it that sets them is told what to import rather than that they are unknown.
-  "logging.level": {
-    type: "feature",
-  },
-  "logging.structured": {
-    type: "feature",
-  },
-  "logging.access.enabled": {
-    type: "boolean",
-    default: false,
-  },
   "thaw.profiles.active": {
     type: "list",
     default: [],

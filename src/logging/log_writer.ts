@@ -40,9 +40,14 @@ export class LogWriter implements LogSink {
     this.#now = now;
   }
 
-  /** Whether lines are written as JSON objects. */
-  get structured(): boolean {
-    return this.#format !== undefined;
+  /** What every line is masked with. */
+  get mask(): Mask {
+    return this.#mask;
+  }
+
+  /** The shape of the lines when they are JSON objects; `undefined` when they are plain. */
+  get format(): StructuredFormat | undefined {
+    return this.#format;
   }
 
   enabled(name: string, level: LogLevel): boolean {
@@ -66,7 +71,11 @@ export class LogWriter implements LogSink {
         : String(message);
       const record = { time: this.#now(), level, logger: name, message: text, details };
       write(structuredLine(this.#format, record, mask));
-    } else if (name === THAW_LOGGER || name === ACCESS_LOGGER) {
+    } else if (name === ACCESS_LOGGER) {
+      // Its JSON line comes masked field by field: a mask over the line could take a field's
+      // quote with a secret, and break the JSON.
+      write(String(message));
+    } else if (name === THAW_LOGGER) {
       write(mask(String(message)), ...details.map((detail) => masked(detail, mask)));
     } else {
       write(

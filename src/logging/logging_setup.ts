@@ -1,11 +1,12 @@
 // The logging feature's setup, before the beans are made: the levels of `logging.level`, the
-// writer of `logging.structured.format.console`, Thaw's own lines routed through them, and the
-// beans an app asks for (`LoggingSystem`, `Log`).
+// writer of `logging.structured.format.console`, Thaw's own lines routed through them, the access
+// log (`logging.access.enabled`), and the beans an app asks for (`LoggingSystem`, `Log`).
 import { configSecrets } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { isMapping } from "../object_guards.ts";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { FeatureSetup } from "../feature_value.ts";
+import { accessLog } from "./access_log_feature.ts";
 import { configuredLevels } from "./configured_levels.ts";
 import { LevelTable } from "./level_table.ts";
 import { Log } from "./log.ts";
@@ -50,5 +51,5 @@ export const loggingSetup: FeatureSetup = (settings, { config, context, logger }
     source: "logging() of @thaw/thaw/logging",
     create: () => Promise.resolve(new Log(ROOT_LOGGER, writer)),
   });
-  return Promise.resolve(() => undefined);
+  return Promise.resolve(accessLog(settings, context, writer) ?? (() => undefined));
 };

@@ -1,8 +1,9 @@
-// The access log (`logging.access.enabled`): one JSON line per request, to the app's logger.
+// The access log (`logging.access.enabled`, with the logging feature): one entry per request, and
+// one per event stream or WebSocket at its end. Only `@thaw/thaw/logging` imports it: an app
+// without that feature does not carry it.
 import { knownBodyLength, recordBodyLengths } from "../http/body_length.ts";
-import type { Logger } from "../web/error_responder.ts";
-import type { FeatureFactory } from "../app_feature.ts";
 import { type RequestObserver, responseBytes } from "./request_observer.ts";
+import type { StreamKind, StreamLog } from "./open_streams.ts";
 import type { ForwardHeadersStrategy } from "../runtime/client_address.ts";
 import { clientSource } from "./client_source.ts";
 import { requestHeader } from "../runtime/node_incoming.ts";
@@ -68,14 +69,13 @@ export function pathOf(url: string): string {
 const cut = (text: string, most: number) => text.length > most ? `${text.slice(0, most)}…` : text;
 
 /**
- * The access log: one line per request to `logger.info` (else `logger.error`), the client's address
- * by `strategy` (`server.forward-headers-strategy`).
+ * The access log: one entry per request to `write`, the client's address by `strategy`
+ * (`server.forward-headers-strategy`).
  */
 export function accessLogObserver(
-  logger: Logger,
+  write: (entry: AccessLogEntry) => void,
   strategy?: ForwardHeadersStrategy,
 ): RequestObserver {
-  const write = (logger.info ?? logger.error).bind(logger);
   recordBodyLengths();
   return async (exchange, proceed) => {
     const time = new Date().toISOString();
@@ -85,21 +85,20 @@ export function accessLogObserver(
     const address = clientSource.address?.(request, env, strategy);
     const agent = requestHeader(request, env, "user-agent");
     const log = (status: number, bytes: number | undefined) => {
-      const entry: AccessLogEntry = {
-        time,
-        method: cut(request.method, 32),
-        route: exchange.route(),
-        path: pathOf(request.url),
-        status,
-        duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
-        // What is unknown is `undefined`, which JSON leaves out.
-        bytes,
-        trace_id: exchange.traceId,
-        client_address: address,
-        user_agent: agent === null ? undefined : cut(agent, 512),
-      };
       try {
-        write(accessLogLine(entry));
+        write({
+          time,
+          method: cut(request.method, 32),
+          route: exchange.route(),
+          path: pathOf(request.url),
+          status,
+          duration_ms: since(start),
+          // What is unknown is `undefined`, which JSON leaves out.
+          bytes,
+          trace_id: exchange.traceId,
+          client_address: address,
+          user_agent: agent === null ? undefined : cut(agent, 512),
+        });
       } catch {
         // A logger that throws does not fail the request it logs.
       }
@@ -117,17 +116,50 @@ export function accessLogObserver(
   };
 }
 
-/** The access log as a feature of the app: a line per request when `logging.access.enabled`. */
-export const accessLogFeature: FeatureFactory = ({ settings, logger }) =>
-  settings.get("logging.access.enabled")
-    ? {
-      observers: [
-        // Declared, and so checked, where `listen` or the actuator is imported: the only ones to
-        // hand in what reads it.
-        accessLogObserver(
-          logger,
-          settings.get("server.forward-headers-strategy"),
-        ),
-      ],
-    }
-    : undefined;
+/** The access-log entry of a stream or socket at its end. */
+export interface StreamLogEntry extends AccessLogEntry {
+  readonly stream: StreamKind;
+  /** Events or messages sent. */
+  readonly sent: number;
+  /** Messages received (a socket). */
+  readonly received?: number;
+  /** Bytes received (a socket). */
+  readonly bytes_received?: number;
+}
+
+/**
+ * The access log of the streams and sockets that stay open: one entry each to `write` at its end,
+ * with how long it ran and what it carried (the request's own entry says only how its head went).
+ * Only the path is kept, not the request: a socket may stay open for days.
+ */
+export function streamAccessLog(write: (entry: StreamLogEntry) => void): StreamLog {
+  return (stream, route, url, status) => {
+    const time = new Date().toISOString();
+    const start = performance.now();
+    const path = pathOf(url);
+    return (carried) => {
+      try {
+        write({
+          time,
+          method: "GET",
+          route,
+          path,
+          status,
+          duration_ms: since(start),
+          bytes: carried.sent.bytes,
+          stream,
+          sent: carried.sent.messages,
+          ...(carried.received === undefined ? {} : {
+            received: carried.received.messages,
+            bytes_received: carried.received.bytes,
+          }),
+        });
+      } catch {
+        // A logger that throws does not fail the stream it logs.
+      }
+    };
+  };
+}
+
+// Milliseconds since `start`, to the microsecond.
+const since = (start: number): number => Math.round((performance.now() - start) * 1000) / 1000;

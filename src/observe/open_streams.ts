@@ -1,10 +1,8 @@
 // The answers that stay open (`@SseMapping` streams, `@WebSocketMapping` sockets) as an operator
 // sees them: how many are open by route (which the actuator reports as a gauge, through the
 // OpenTelemetry it has), and one access-log line each at its end (`logging.access.enabled`), with
-// how long it ran and what it carried. The request's own line says only how its head went.
+// how long it ran and what it carried, when the logging feature writes the access log.
 import type { FeatureHost } from "../app_feature.ts";
-import type { Logger } from "../web/error_responder.ts";
-import { type AccessLogEntry, accessLogLine, pathOf } from "./access_log.ts";
 
 /** What stays open: an event stream or a WebSocket. */
 export type StreamKind = "sse" | "websocket";
@@ -22,26 +20,26 @@ export interface OpenStream {
   end(carried: StreamCarried): void;
 }
 
-/** The access-log line of a stream or socket at its end. */
-export interface StreamLogEntry extends AccessLogEntry {
-  readonly stream: StreamKind;
-  /** Events or messages sent. */
-  readonly sent: number;
-  /** Messages received (a socket). */
-  readonly received?: number;
-  /** Bytes received (a socket). */
-  readonly bytes_received?: number;
-}
+/**
+ * The access log's part, called as a stream opens (the request kept as its URL only): what it
+ * returns writes the stream's line at its end.
+ */
+export type StreamLog = (
+  kind: StreamKind,
+  route: string,
+  url: string,
+  status: number,
+) => (carried: StreamCarried) => void;
 
 /** The open streams and sockets of one app, by kind and route. */
 export class OpenStreams {
   readonly #open = new Map<string, { kind: StreamKind; route: string; count: number }>();
-  readonly #log: ((line: string) => void) | undefined;
+  readonly #log: StreamLog | undefined;
   readonly #watchers = new Set<() => void>();
 
-  /** `logger` takes a line per stream when `accessLog` is on. */
-  constructor(logger: Logger, accessLog: boolean) {
-    this.#log = accessLog ? (logger.info ?? logger.error).bind(logger) : undefined;
+  /** `log` writes a line per stream; none without it. */
+  constructor(log?: StreamLog) {
+    this.#log = log;
   }
 
   /**
@@ -55,9 +53,7 @@ export class OpenStreams {
     if (entry === undefined) this.#open.set(key, entry = { kind, route, count: 0 });
     entry.count++;
     const counted = entry;
-    const time = new Date().toISOString();
-    const start = performance.now();
-    const path = this.#log === undefined ? "" : pathOf(url);
+    const logEnd = this.#log?.(kind, route, url, status);
     let ended = false;
     return {
       end: (carried) => {
@@ -65,27 +61,7 @@ export class OpenStreams {
         ended = true;
         // Kept at 0: the gauge reads 0 for a route whose streams all ended, rather than nothing.
         counted.count--;
-        if (this.#log === undefined) return;
-        const line: StreamLogEntry = {
-          time,
-          method: "GET",
-          route,
-          path,
-          status,
-          duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
-          bytes: carried.sent.bytes,
-          stream: kind,
-          sent: carried.sent.messages,
-          ...(carried.received === undefined ? {} : {
-            received: carried.received.messages,
-            bytes_received: carried.received.bytes,
-          }),
-        };
-        try {
-          this.#log(accessLogLine(line));
-        } catch {
-          // A logger that throws does not fail the stream it logs.
-        }
+        logEnd?.(carried);
       },
     };
   }
@@ -106,6 +82,15 @@ export class OpenStreams {
 }
 
 const BY_APP = /* @__PURE__ */ new WeakMap<object, OpenStreams>();
+const LOGS = /* @__PURE__ */ new WeakMap<object, StreamLog>();
+
+/**
+ * Gives the streams of the app whose container is `context` their access log: the logging
+ * feature's, set up before the features that open streams are made.
+ */
+export function logStreams(context: object, log: StreamLog): void {
+  LOGS.set(context, log);
+}
 
 /**
  * The open streams of the app `host` belongs to: one for its event streams and its sockets alike,
@@ -114,7 +99,7 @@ const BY_APP = /* @__PURE__ */ new WeakMap<object, OpenStreams>();
 export function openStreamsOf(host: FeatureHost): OpenStreams {
   let streams = BY_APP.get(host.context);
   if (streams === undefined) {
-    streams = new OpenStreams(host.logger, host.settings.get("logging.access.enabled"));
+    streams = new OpenStreams(LOGS.get(host.context));
     BY_APP.set(host.context, streams);
   }
   return streams;

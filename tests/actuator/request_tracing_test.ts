@@ -10,6 +10,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
+import { logging } from "../../logging.ts";
 import { observeFetch, RouteMarks } from "../../src/observe/request_observer.ts";
 import { tracingObserver } from "../../src/actuator/request_tracing.ts";
 import * as api from "@opentelemetry/api";
@@ -147,6 +148,7 @@ describe("request spans", () => {
     const logged = await bootstrap({
       controllers: [TracedController],
       actuator: actuator(),
+      logging: logging(),
       config: { logging: { access: { enabled: true } } },
       logger: { error: () => {}, info: (line: string) => void lines.push(line) },
     });

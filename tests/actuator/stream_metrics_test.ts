@@ -5,7 +5,6 @@ import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import type { OtelApi } from "../../src/actuator/opentelemetry.ts";
 import { observeOpenStreams } from "../../src/actuator/stream_metrics.ts";
 import { OpenStreams } from "../../src/observe/open_streams.ts";
-import { memoryLogger } from "../helpers.ts";
 import { CollectingReader } from "../metric_reader.ts";
 
 // The API as the gauge reads it, with a provider of the test's own: no global registration.
@@ -19,7 +18,7 @@ describe("observeOpenStreams", () => {
   it("counts the open ones by kind and route in a gauge, 0 once they end", async () => {
     const reader = new CollectingReader();
     const provider = new MeterProvider({ readers: [reader] });
-    const streams = new OpenStreams(memoryLogger(), false);
+    const streams = new OpenStreams();
     const stop = observeOpenStreams(streams, apiWith(() => provider));
     const a = streams.opened("websocket", "/rooms/{id}", request("/rooms/1"), 101);
     const b = streams.opened("websocket", "/rooms/{id}", request("/rooms/2"), 101);
@@ -48,7 +47,7 @@ describe("observeOpenStreams", () => {
   it("follows a provider registered after the first stream", async () => {
     const reader = new CollectingReader();
     let provider = new MeterProvider();
-    const streams = new OpenStreams(memoryLogger(), false);
+    const streams = new OpenStreams();
     const stop = observeOpenStreams(streams, apiWith(() => provider));
     streams.opened("sse", "/feed", request("/feed"), 200);
     provider = new MeterProvider({ readers: [reader] });

@@ -86,8 +86,8 @@ const ACTUATOR = [
   "src/actuator/health.ts",
 ];
 // @thaw/thaw/logging: the levels, the writer and its structured lines, the logger of beans, its
-// keys (the core declares only that its sections are its).
-const LOGGING = ["src/config/logging_keys.ts", "src/logging/"];
+// keys (the core declares none under logging), and the access log, which only it turns on.
+const LOGGING = ["src/config/logging_keys.ts", "src/logging/", "src/observe/access_log.ts"];
 // @thaw/thaw/openapi: the generator, its settings and the docs page.
 const OPENAPI = [
   "src/openapi/open_api.ts",
@@ -334,7 +334,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       "./scan": "src/context/component_scan.ts",
       "./openapi": "src/openapi/openapi_document.ts",
       "./actuator": "src/actuator/health_routes.ts",
-      "./logging": "src/logging/level_table.ts",
+      "./logging": "src/observe/access_log.ts",
       "./server": "src/runtime/serve.ts",
       "./lock-sql": lockSql,
     };

@@ -11,6 +11,7 @@ import { bootstrap } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { loadConfig } from "../../config.ts";
 import { accessLogLine } from "../../src/observe/access_log.ts";
+import { ecsFields } from "../../src/logging/access_log_feature.ts";
 import { tempDir } from "../temp_dir.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -96,5 +97,35 @@ describe("the observability docs' other blocks", () => {
       "user_agent",
     ]);
     assert.deepEqual(JSON.parse(accessLogLine(shown)), shown);
+  });
+
+  it("show the access log's ECS line with the fields the log names", async () => {
+    const [block] = (await blocks("docs/observability.md", "json")).filter((b) =>
+      b.includes('"event.duration"')
+    );
+    const shown = JSON.parse(block);
+    const entry = {
+      time: shown["event.start"],
+      method: shown["http.request.method"],
+      route: shown["http.route"],
+      path: shown["url.path"],
+      status: shown["http.response.status_code"],
+      duration_ms: shown["event.duration"] / 1e6,
+      bytes: shown["http.response.body.bytes"],
+      user_agent: shown["user_agent.original"],
+    };
+    const fixed = [
+      "@timestamp",
+      "log.level",
+      "process.pid",
+      "log.logger",
+      "message",
+      "ecs.version",
+    ];
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(shown).filter(([key]) => !fixed.includes(key))),
+      ecsFields(entry),
+    );
+    assert.equal(shown.message, `${entry.method} ${entry.path} ${entry.status}`);
   });
 });

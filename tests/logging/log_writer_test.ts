@@ -73,6 +73,6 @@ describe("LogWriter", () => {
     const writer = new LogWriter(logger, new LevelTable(), "ecs", noMask, time);
     writer.write("thaw", "WARN", "[thaw] slow", []);
     assert.equal(JSON.parse(String(lines[0][1])).message, "slow");
-    assert.equal(writer.structured, true);
+    assert.equal(writer.format, "ecs");
   });
 });

@@ -174,9 +174,11 @@ describe("the logging feature", () => {
 
   it("stops bootstrap when a file sets its keys and the option is left out, saying what to import", async () => {
     for (
-      const logging of [{ level: { root: "DEBUG" } }, {
-        structured: { format: { console: "ecs" } },
-      }]
+      const logging of [
+        { level: { root: "DEBUG" } },
+        { structured: { format: { console: "ecs" } } },
+        { access: { enabled: true } },
+      ]
     ) {
       await assert.rejects(
         bootstrap({ config: { logging } }),
@@ -187,8 +189,6 @@ describe("the logging feature", () => {
         },
       );
     }
-    // The access log is the core's.
-    await bootstrap({ config: { logging: { access: { enabled: true } } } });
     // False: the keys are left to nothing, as the app says.
     await bootstrap({ config: { logging: { level: { root: "DEBUG" } } }, logging: false });
   });

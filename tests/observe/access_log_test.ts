@@ -12,6 +12,7 @@ import {
   ResponseEntity,
   RestController,
 } from "../../mod.ts";
+import { logging } from "../../logging.ts";
 import {
   type AccessLogEntry,
   accessLogLine,
@@ -107,6 +108,7 @@ async function framing(c: Context, next: Next): Promise<void> {
 async function loggedApp(enabled: boolean, strategy?: string) {
   const lines: string[] = [];
   const app = await bootstrap({
+    logging: logging(),
     controllers: [ItemController],
     config: {
       logging: { access: { enabled } },
@@ -199,6 +201,7 @@ describe("logging.access.enabled", () => {
       for (const middleware of [[], [framing]]) {
         const lines: string[] = [];
         const app = await bootstrap({
+          logging: logging(),
           controllers: [BytesController],
           config: { logging: { access: { enabled: true } } },
           middleware,
@@ -247,6 +250,7 @@ describe("logging.access.enabled", () => {
   it("names the route of a request that middleware replaced on its way (Hono's bodyLimit)", async () => {
     const lines: string[] = [];
     const app = await bootstrap({
+      logging: logging(),
       controllers: [ItemController],
       config: { logging: { access: { enabled: true } } },
       middleware: [bodyLimit({ maxSize: 1000 })],
@@ -265,7 +269,7 @@ describe("logging.access.enabled", () => {
       () => {
         throw new TypeError("adapter broke");
       },
-      [accessLogObserver({ error: () => {}, info: (l) => void lines.push(l) })],
+      [accessLogObserver((entry) => void lines.push(accessLogLine(entry)))],
       new RouteMarks(),
     );
     await assert.rejects(
@@ -280,6 +284,7 @@ describe("logging.access.enabled", () => {
 
   it("does not fail the request when the logger throws", async () => {
     const app = await bootstrap({
+      logging: logging(),
       controllers: [ItemController],
       config: { logging: { access: { enabled: true } } },
       logger: {
@@ -296,14 +301,14 @@ describe("logging.access.enabled", () => {
 
   it("is refused with the key's line when it is not a flag", async () => {
     await assert.rejects(
-      bootstrap({ config: { logging: { access: { enabled: "sometimes" } } } }),
+      bootstrap({ logging: logging(), config: { logging: { access: { enabled: "sometimes" } } } }),
       /logging\.access\.enabled/,
     );
   });
 
   it("refuses a misspelt key under logging.access", async () => {
     await assert.rejects(
-      bootstrap({ config: { logging: { access: { enabeld: true } } } }),
+      bootstrap({ logging: logging(), config: { logging: { access: { enabeld: true } } } }),
       /logging\.access\.enabeld.*did you mean logging\.access\.enabled/,
     );
   });
@@ -422,7 +427,7 @@ describe("the access log's client", () => {
     const lines: string[] = [];
     const fetch = observeFetch(
       (_request: Request, _env: unknown) => new Response("ok"),
-      [accessLogObserver({ error: () => {}, info: (l) => void lines.push(l) }, "framework")],
+      [accessLogObserver((entry) => void lines.push(accessLogLine(entry)), "framework")],
       new RouteMarks(),
     );
     const env = {

@@ -3,13 +3,21 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { OpenStreams } from "../../src/observe/open_streams.ts";
+import { accessLogLine, streamAccessLog } from "../../src/observe/access_log.ts";
 import { memoryLogger } from "../helpers.ts";
+
+// The access log's lines of the streams, as the logging feature writes them when they are plain.
+function logged() {
+  const logger = memoryLogger();
+  const streams = new OpenStreams(streamAccessLog((entry) => logger.error(accessLogLine(entry))));
+  return { logger, streams };
+}
 
 const request = (path: string) => `http://localhost${path}?token=secret`;
 
 describe("OpenStreams", () => {
   it("counts the open ones by kind and route, 0 once they end, and tells its watchers", () => {
-    const streams = new OpenStreams(memoryLogger(), false);
+    const streams = new OpenStreams();
     let told = 0;
     const unwatch = streams.watch(() => told++);
     const a = streams.opened("websocket", "/rooms/{id}", request("/rooms/1"), 101);
@@ -30,8 +38,7 @@ describe("OpenStreams", () => {
   });
 
   it("writes one access-log line at a stream's end: what it carried, and for how long", () => {
-    const logger = memoryLogger();
-    const streams = new OpenStreams(logger, true);
+    const { logger, streams } = logged();
     const socket = streams.opened("websocket", "/rooms/{id}", request("/rooms/7"), 101);
     assert.equal(logger.lines.length, 0);
     socket.end({ sent: { messages: 3, bytes: 120 }, received: { messages: 2, bytes: 10 } });
@@ -56,8 +63,7 @@ describe("OpenStreams", () => {
   });
 
   it("keeps every byte of a client's path inside its one line", () => {
-    const logger = memoryLogger();
-    const streams = new OpenStreams(logger, true);
+    const { logger, streams } = logged();
     for (let byte = 0; byte < 256; byte++) {
       const path = `/feed/${encodeURIComponent(String.fromCharCode(byte))}x${
         String.fromCharCode(byte)

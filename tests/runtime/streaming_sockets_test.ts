@@ -9,6 +9,7 @@ import { connect, type Socket } from "node:net";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { bootstrap } from "../../mod.ts";
+import { logging } from "../../logging.ts";
 import { actuator } from "../../actuator.ts";
 import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
@@ -33,7 +34,7 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
   const logger = memoryLogger();
 
   before(async () => {
-    const app = await bootstrap({ controllers: [Live], logger, config });
+    const app = await bootstrap({ controllers: [Live], logger, config, logging: logging() });
     server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true });
   });
   after(() => server.close());
