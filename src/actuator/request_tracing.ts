@@ -2,7 +2,12 @@
 // through the global propagator, active while the handler runs. With no tracer provider
 // registered, a request costs one look-up and nothing else.
 import type { Attributes, Span, TextMapGetter } from "@opentelemetry/api";
-import { errorType, type Exchange, type RequestObserver } from "../observe/request_observer.ts";
+import {
+  answeredErrors,
+  errorType,
+  type Exchange,
+  type RequestObserver,
+} from "../observe/request_observer.ts";
 import { clientAddress, type ForwardHeadersStrategy } from "../runtime/client_address.ts";
 import { type OtelApi, registeredTracer } from "./opentelemetry.ts";
 import { redactQuery } from "./query_redaction.ts";
@@ -77,26 +82,34 @@ export function tracingObserver(
       }
       span.end();
     };
+    // `recordException`'s event, but typed by the error's class, as `error.type` is: its `name` is
+    // "Error" for every subclass that does not set its own.
+    const exception = (error: unknown, type: string) =>
+      span.addEvent("exception", {
+        "exception.type": type,
+        ...(error instanceof Error
+          ? {
+            "exception.message": String(error.message),
+            ...(typeof error.stack === "string" ? { "exception.stacktrace": error.stack } : {}),
+          }
+          : typeof error === "string"
+          ? { "exception.message": error }
+          : {}),
+      });
     return api.context.with(api.trace.setSpan(parent, span), proceed).then(
       (response) => {
+        // A failure the app answered itself (its errorController's 500): the span's status says
+        // 500, the event what was thrown.
+        if (answeredErrors.has(request)) {
+          const error = answeredErrors.get(request);
+          exception(error, errorType(0, error) ?? "_OTHER");
+        }
         finish(response.status, errorType(response.status));
         return response;
       },
       (error) => {
         const type = errorType(0, error) ?? "_OTHER";
-        // `recordException`'s event, but typed by the error's class, as `error.type` is: its
-        // `name` is "Error" for every subclass that does not set its own.
-        span.addEvent("exception", {
-          "exception.type": type,
-          ...(error instanceof Error
-            ? {
-              "exception.message": String(error.message),
-              ...(typeof error.stack === "string" ? { "exception.stacktrace": error.stack } : {}),
-            }
-            : typeof error === "string"
-            ? { "exception.message": error }
-            : {}),
-        });
+        exception(error, type);
         finish(0, type);
         throw error;
       },

@@ -30,6 +30,15 @@ export type RequestObserver =
   & ((exchange: Exchange, proceed: () => Promise<Response>) => Promise<Response>)
   & { readonly idle?: () => boolean };
 
+/**
+ * What a request's handling threw that the app answered itself (the errorController's answer, a
+ * 500), by the request: the server span records it as an `exception` event, as it does what escapes
+ * the fetch. Only a failure the app logs is here, never an `HttpException` a handler chose. Keyed by
+ * the request rather than the answer, which middleware may replace; a request that global
+ * middleware replaced (Hono's `bodyLimit`, for a body of no stated length) is not found.
+ */
+export const answeredErrors: WeakMap<Request, unknown> = /* @__PURE__ */ new WeakMap();
+
 /** The route value of a request no route took and that was answered 404 (Micrometer's). */
 export const NOT_FOUND_ROUTE = "NOT_FOUND";
 /** The route value of any other request no route took: 405, 501, `OPTIONS`, a refused path. */

@@ -5,6 +5,7 @@ import { withKnownBody } from "../http/body_length.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { HttpStatus } from "../http/http_status.ts";
+import { answeredErrors } from "../observe/request_observer.ts";
 import { ResponseEntity } from "../http/response_entity.ts";
 import { defaultErrorBody, type ErrorController } from "./error_controller.ts";
 
@@ -127,7 +128,11 @@ export function createErrorResponder(
       where = route ?? requestLabel(c);
       const status = statusOf(error);
       const hono = error instanceof HTTPException;
-      if (!(error instanceof HttpException) && !hono) log(`[thaw] ${where} failed:`, error);
+      if (!(error instanceof HttpException) && !hono) {
+        log(`[thaw] ${where} failed:`, error);
+        // For the server span's `exception` event, whatever the answer turns out to be.
+        answeredErrors.set(c.req.raw, error);
+      }
       const req = request ?? requestOf(c, maxBodySize);
       const response = ResponseEntity.status(status);
       // Awaited: the controller's interceptors may answer its value with a promise.

@@ -8,7 +8,14 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { bootstrap, GetMapping, PathVariable, RestController } from "../../mod.ts";
+import {
+  bootstrap,
+  GetMapping,
+  HttpException,
+  HttpStatus,
+  PathVariable,
+  RestController,
+} from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { logging } from "../../logging.ts";
 import { observeFetch, RouteMarks } from "../../src/observe/request_observer.ts";
@@ -29,7 +36,19 @@ class TracedController {
   fail(): string {
     throw new Error("broken");
   }
+
+  @GetMapping("/traced-overdrawn")
+  overdrawn(): string {
+    throw new Overdrawn("balance below zero");
+  }
+
+  @GetMapping("/traced-missing")
+  missing(): string {
+    throw new HttpException(HttpStatus.NOT_FOUND, "no such account");
+  }
 }
+
+class Overdrawn extends Error {}
 
 describe("request spans", () => {
   const exporter = new InMemorySpanExporter();
@@ -112,6 +131,41 @@ describe("request spans", () => {
     assert.equal(span.name, "GET /traced-fail");
     assert.equal(span.status.code, SpanStatusCode.ERROR);
     assert.equal(span.attributes["error.type"], "500");
+  });
+
+  it("record an exception event for a handler's error that the errorController answers", async () => {
+    exporter.reset();
+    const res = await app.fetch(new Request("http://localhost/traced-overdrawn"));
+    assert.equal(res.status, 500);
+    const [span] = exporter.getFinishedSpans();
+    assert.equal(span.attributes["error.type"], "500");
+    assert.deepEqual(span.events.map((event) => event.name), ["exception"]);
+    const [event] = span.events;
+    assert.equal(event.attributes?.["exception.type"], "Overdrawn");
+    assert.equal(event.attributes?.["exception.message"], "balance below zero");
+    assert.match(String(event.attributes?.["exception.stacktrace"]), /balance below zero/);
+    // Through middleware that adds a header to the answer, too.
+    const framed = await bootstrap({
+      controllers: [TracedController],
+      actuator: actuator(),
+      middleware: [async (c, next) => {
+        await next();
+        c.header("x-served-by", "thaw");
+      }],
+      logger: { error: () => {} },
+    });
+    exporter.reset();
+    const answered = await framed.fetch(new Request("http://localhost/traced-overdrawn"));
+    assert.equal(answered.headers.get("x-served-by"), "thaw");
+    assert.equal(
+      exporter.getFinishedSpans()[0].events[0]?.attributes?.["exception.type"],
+      "Overdrawn",
+    );
+    // An HttpException is an answer the handler chose, not a failure: no event.
+    exporter.reset();
+    const missing = await app.fetch(new Request("http://localhost/traced-missing"));
+    assert.equal(missing.status, 404);
+    assert.deepEqual(exporter.getFinishedSpans()[0].events, []);
   });
 
   it("name a request no route took by its method alone, and a 404 is no error", async () => {
