@@ -10,6 +10,9 @@
  *   masked unless `management.endpoint.env.show-values` says `always`;
  * - `health`: `/actuator/health`, with its `liveness` and `readiness` groups;
  * - `info`: the `info` section of the configuration, Thaw's version and the runtime;
+ * - `loggers`: each logger's configured and effective level; `POST` sets or clears one (reads
+ *   the `LoggingSystem` bean that `bootstrap({ logging: logging() })` of `@thaw/thaw/logging`
+ *   registers);
  * - `mappings`: every route the app serves, its handler and its middleware;
  * - `migrations`: the state of each SQL and search migration file, from the records (with
  *   `actuator({ migrations: migrationStatus(...) })` of `@thaw/thaw/migrate`);
@@ -55,6 +58,7 @@ import { contributedHealth, diskSpaceHealth } from "./src/actuator/builtin_healt
 import type { ThawSettings } from "./src/config/thaw_settings.ts";
 import { middlewareName } from "./src/web/middleware.ts";
 import { publishedJobs } from "./src/scheduling/published_jobs.ts";
+import { loggingSystemOf, noLoggingSystem } from "./src/actuator/loggers_endpoint.ts";
 
 export type { ActuatorFeature } from "./src/actuator/actuator_feature.ts";
 export type { EndpointId, Mapping } from "./src/actuator/actuator_endpoints.ts";
@@ -143,13 +147,21 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
       settings.get("server.forward-headers-strategy"),
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
-    const exposed = { ...asked, exposed: available };
     const disk = available.has("health") ? await diskSpaceHealth(settings) : undefined;
     return (host) => {
       const beans = host.context.beans();
       if (disk !== undefined && "leftOut" in disk) {
         (host.logger.warn ?? host.logger.error).call(host.logger, disk.leftOut);
       }
+      // The logging system is a bean: known only now that the beans are made.
+      const loggingSystem = available.has("loggers") ? loggingSystemOf(beans) : undefined;
+      if (available.has("loggers") && loggingSystem === undefined) {
+        if (asked.named.has("loggers")) {
+          throw noLoggingSystem(settings.where("management.endpoints.web.exposure.include"));
+        }
+        available.delete("loggers");
+      }
+      const exposed = { ...asked, exposed: available };
       const served = exposed.exposed.has("health")
         ? healthRoutes(
           [
@@ -176,6 +188,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
             beans: () => host.context.beans(),
             jobs: () => publishedJobs(host.context),
             settings,
+            loggingSystem,
           },
         ),
       ];

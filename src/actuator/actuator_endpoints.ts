@@ -27,6 +27,8 @@ import { scheduledTasks } from "./scheduled_tasks.ts";
 import { envRoutes } from "./env_endpoint.ts";
 import { configpropsRoutes } from "./configprops_endpoint.ts";
 import { showValues } from "./show_values.ts";
+import { loggersRoutes } from "./loggers_endpoint.ts";
+import type { LoggingSystem } from "../logging/logging_system.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
 export type EndpointId =
@@ -35,6 +37,7 @@ export type EndpointId =
   | "env"
   | "health"
   | "info"
+  | "loggers"
   | "mappings"
   | "migrations"
   | "prometheus"
@@ -47,6 +50,7 @@ export const ENDPOINTS: readonly EndpointId[] = [
   "env",
   "health",
   "info",
+  "loggers",
   "mappings",
   "migrations",
   "prometheus",
@@ -65,6 +69,8 @@ export interface EndpointSources {
   readonly jobs?: (() => readonly ScheduledJobInfo[]) | undefined;
   /** Thaw's settings, as `configprops` lists them and `show-values` says to show them. */
   readonly settings?: ThawSettings | undefined;
+  /** The app's `LoggingSystem` bean, which `loggers` reads and sets. */
+  readonly loggingSystem?: LoggingSystem | undefined;
 }
 
 /** Which endpoints are exposed, and under which path. */
@@ -213,15 +219,16 @@ export function mappings(
 }
 
 /**
- * The routes of `caches`, `configprops`, `env`, `info`, `mappings`, `migrations`, `prometheus`
- * and `scheduledtasks` (given what they read) and the index of the exposed endpoints, at `{base}`.
+ * The routes of `caches`, `configprops`, `env`, `info`, `loggers`, `mappings`, `migrations`,
+ * `prometheus` and `scheduledtasks` (given what they read) and the index of the exposed endpoints,
+ * at `{base}`.
  */
 export function endpointRoutes(
   { base, exposed, discovery }: Exposure,
   config: LoadedConfig,
   routes: () => readonly CompiledRoute[],
   globalMiddleware: readonly string[],
-  { scrape, migrations, beans, jobs, settings }: EndpointSources = {},
+  { scrape, migrations, beans, jobs, settings, loggingSystem }: EndpointSources = {},
 ): CompiledRoute[] {
   const out: CompiledRoute[] = [];
   const add = (path: string, handler: CompiledRoute["handler"]) =>
@@ -245,6 +252,9 @@ export function endpointRoutes(
   if (exposed.has("configprops") && settings !== undefined) {
     const show = showValues(settings, "configprops");
     out.push(...configpropsRoutes(base, settings, beans ?? (() => []), show));
+  }
+  if (exposed.has("loggers") && loggingSystem !== undefined) {
+    out.push(...loggersRoutes(base, loggingSystem));
   }
   if (exposed.has("migrations") && migrations !== undefined) {
     // Each connection's failure is in the body; what fails as a whole (no configuration to read)

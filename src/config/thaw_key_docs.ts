@@ -55,7 +55,7 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":
-    "The actuator's endpoints served (`caches`, `configprops`, `env`, `health`, `info`, `mappings`, `migrations`, `prometheus`, `scheduledtasks`; `*`: all).",
+    "The actuator's endpoints served (`caches`, `configprops`, `env`, `health`, `info`, `loggers`, `mappings`, `migrations`, `prometheus`, `scheduledtasks`; `*`: all).",
   "management.endpoints.web.exposure.exclude":
     "Endpoints not served, though `include` names them (or says `*`).",
   "management.endpoints.web.base-path": "Where the actuator's endpoints are served.",

@@ -135,8 +135,8 @@ describe("the actuator's endpoints", () => {
         await assert.rejects(bootstrap({ config, actuator: actuator() }), {
           name: "ConfigError",
           message: `${file}:5: management.endpoints.web.exposure.include: no endpoint "helth"; ` +
-            "the endpoints are caches, configprops, env, health, info, mappings, migrations, " +
-            "prometheus, scheduledtasks (or * for all)",
+            "the endpoints are caches, configprops, env, health, info, loggers, mappings, " +
+            "migrations, prometheus, scheduledtasks (or * for all)",
         });
       },
     );
