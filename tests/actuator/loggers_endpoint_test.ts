@@ -1,8 +1,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { bootstrap, Component, ConfigError } from "../../mod.ts";
+import {
+  Autowired,
+  bootstrap,
+  Component,
+  ConfigError,
+  GetMapping,
+  RestController,
+} from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
+import { Log, logging } from "../../logging.ts";
 import { listen } from "../../server.ts";
 import { loggersReport } from "../../src/actuator/loggers_endpoint.ts";
 import {
@@ -396,6 +404,75 @@ describe("/actuator/loggers", () => {
       assert.equal(appPort.status, 401);
       await appPort.body?.cancel();
       assert.deepEqual(app.getBean(Levels).calls, [["app.orders", "TRACE"]]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("changes a bean's level live with logging(): its next line is written, over a real server", async () => {
+    @RestController()
+    class OrderController {
+      @Autowired(Log)
+      log!: Log;
+
+      @GetMapping("/order")
+      order(): string {
+        this.log.debug("order looked up");
+        return "ok";
+      }
+    }
+    const lines: string[] = [];
+    const keep = (line: string) => void lines.push(line);
+    const app = await bootstrap({
+      controllers: [OrderController],
+      logger: { error: keep, warn: keep, info: keep },
+      logging: logging(),
+      actuator: actuator(),
+      config: {
+        logging: { level: { root: "INFO", thaw: "WARN" } },
+        management: {
+          server: { port: 0, address: "127.0.0.1" },
+          endpoints: { web: { exposure: { include: "loggers" } } },
+        },
+      },
+    });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+    try {
+      const management = server.management!.url;
+      const order = async () => {
+        const response = await fetch(`${server.url}/order`);
+        assert.equal(await response.text(), "ok");
+      };
+      await order();
+      assert.deepEqual(lines.filter((l) => l.includes("order looked up")), []);
+      // The bean's logger is listed by its class's name, at ROOT's level.
+      const before = await (await fetch(`${management}/actuator/loggers`)).json();
+      assert.deepEqual(before.loggers.OrderController, {
+        configuredLevel: null,
+        effectiveLevel: "INFO",
+      });
+      assert.deepEqual(before.loggers.thaw, { configuredLevel: "WARN", effectiveLevel: "WARN" });
+      const set = await fetch(`${management}/actuator/loggers/OrderController`, {
+        method: "POST",
+        headers: JSON_TYPE,
+        body: '{"configuredLevel":"debug"}',
+      });
+      assert.equal(set.status, 204);
+      await set.body?.cancel();
+      await order();
+      assert.equal(lines.filter((l) => l.includes("order looked up")).length, 1);
+      const read = await fetch(`${management}/actuator/loggers/OrderController`);
+      assert.deepEqual(await read.json(), { configuredLevel: "DEBUG", effectiveLevel: "DEBUG" });
+      // Cleared: it takes ROOT's again, and the next line is not written.
+      const clear = await fetch(`${management}/actuator/loggers/OrderController`, {
+        method: "POST",
+        headers: JSON_TYPE,
+        body: '{"configuredLevel":null}',
+      });
+      assert.equal(clear.status, 204);
+      await clear.body?.cancel();
+      await order();
+      assert.equal(lines.filter((l) => l.includes("order looked up")).length, 1);
     } finally {
       await server.close();
     }
