@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { bootstrap, ConfigurationProperties } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
+// Declares the logging section's keys, as an app that imports it does: in one process with the
+// other test files (Bun, Node) it is imported whatever this file does.
+import "../../logging.ts";
 import { configpropsReport } from "../../src/actuator/configprops_endpoint.ts";
 import { readSettings } from "../../src/config/thaw_settings.ts";
 import { resolveConfig } from "../../src/config/application_config.ts";
