@@ -18,8 +18,10 @@
  *   or, without `scheme://`, everything before the last `@` when a `:` comes before it
  *   (`admin:pw@host` and `postgres:thaw:pw@host/db` become `***@host...`). The last `@`, because a
  *   password may itself contain `@`, `:` or `/` (a malformed `htp://admin:pw/x@host`);
- * - the value of a password-like parameter (`password`, `pwd`, `secret`, `token`, `api_key`...,
- *   any case) after `?`, `&`, `;` or a space, up to the next parameter (`&name=`) or the end.
+ * - the value of a credential parameter (`password`, `pwd`, `secret`, `token`, `api_key`, a
+ *   signature, `jwt`, a session id..., any case; `sig`, `key`, `code`, `session` and `sid` only as
+ *   the whole name) after `?`, `&`, `;`, `#` (a fragment's `#access_token=`) or a space, up to the
+ *   next parameter (`&name=`) or the end.
  *
  * A `user@host` or an e-mail address without a `:` before the `@` is left alone, as is every other
  * parameter.
@@ -62,11 +64,16 @@ export function composeMasks(...masks: readonly Mask[]): Mask {
   return (text) => applied.reduce((out, mask) => mask(out), text);
 }
 
-/** Matched against a parameter's name: what drivers, clouds and HTTP APIs call their secrets. */
+/**
+ * Matched against a parameter's name: what drivers, clouds and HTTP APIs call their secrets (an
+ * Azure SAS `sig`, a Google API `key`, an OAuth `code`, a `JSESSIONID`); names too short or too
+ * common to match within a name (`keyboard`, `zipcode`, `design`) are taken whole.
+ */
 export const SECRET_NAME: RegExp =
-  /pass|pwd|secret|token|credential|auth|api[-_]?key|access[-_]?key|private[-_]?key|signature/i;
-// A parameter: its name after a separator (or at the start), then `=`.
-const PARAMETER = /(?:^|[?&;\s])([A-Za-z0-9_.-]+)\s*=\s*/g;
+  /pass|pwd|secret|token|credential|auth|(?:api|access|private)[-_]?key|signature|jwt|sess(?:ion)?[-_]?id|^(?:sig|key|code|session|sid)$/i;
+// A parameter: its name after a separator (or at the start), then `=`. The separator is looked
+// behind, not taken: `a= password=x` would otherwise hide `password` behind `a`'s match.
+const PARAMETER = /(?<=^|[?&;#\s])([\w.-]+)\s*=\s*/g;
 // Where a parameter's value ends: before the next parameter. A raw `&` or `#` not followed by a
 // name and `=` is taken as part of the value, so a password containing one is masked whole.
 const NEXT_PARAMETER = /[&;\s]\s*[A-Za-z0-9_.-]+\s*=/;

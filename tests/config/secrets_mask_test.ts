@@ -138,8 +138,7 @@ describe("maskUrl / maskUrls (property)", () => {
 
   it("leaves text without secrets unchanged", () => {
     const noSecretName = (s: string) =>
-      !/pass|pwd|secret|token|credential|auth|api[-_]?key|access[-_]?key|private[-_]?key|signature/i
-        .test(s);
+      !/pass|pwd|secret|token|credential|auth|key|signature|jwt|bearer|sess|sig|sid|code/i.test(s);
     fc.assert(
       fc.property(
         fc.webUrl({ withQueryParameters: true, withFragments: true })
@@ -156,7 +155,100 @@ describe("maskUrl / maskUrls (property)", () => {
   });
 });
 
+// Names a URL carries credentials under besides passwords: signed URLs (Azure SAS `sig`, S3 and
+// Google signatures), API keys, OAuth codes and tokens, sessions.
+const credentialParam = fc.constantFrom(
+  "sig",
+  "SIG",
+  "signature",
+  "X-Amz-Signature",
+  "X-Goog-Signature",
+  "key",
+  "Key",
+  "api_key",
+  "apikey",
+  "code",
+  "token",
+  "access_token",
+  "id_token",
+  "refresh_token",
+  "client_secret",
+  "password",
+  "session",
+  "sid",
+  "jwt",
+  "JSESSIONID",
+  "PHPSESSID",
+  "session_id",
+);
+// Where such a parameter starts: the query, after another one, a `;` path parameter, a fragment
+// (`#access_token=` of OAuth's implicit flow), a fragment after a query.
+const credentialShapes = credentialParam.chain((p) =>
+  fc.constantFrom(
+    { before: `https://h/cb?${p}=`, after: "&state=xyz" },
+    { before: `https://h/cb?page=2&${p}=`, after: "" },
+    { before: `https://h/app;${p}=`, after: "" },
+    { before: `https://h/cb#${p}=`, after: "&expires_in=3600" },
+    { before: `https://h/cb?x=1#${p}=`, after: "" },
+    { before: `https://h/cb?a= ${p}=`, after: "" },
+  )
+);
+// Any character from U+0000 to U+00FF, and beyond, written as a URL writes it but for the
+// characters that end a value (`&`, `;`, whitespace), which a sender must encode.
+const anyValue = fc.string({
+  unit: fc.oneof(
+    fc.integer({ min: 0, max: 0xff }).map((c) => String.fromCharCode(c)),
+    fc.constantFrom("密", "🔑", "\u2028", "\ufeff"),
+  ),
+  minLength: 1,
+  maxLength: 16,
+}).map((v) => v.replace(/[&;\s]/g, encodeURIComponent));
+
+describe("maskUrl / maskUrls: credential parameters (property)", () => {
+  it("masks the value of every credential parameter, in the query or the fragment", () => {
+    fc.assert(
+      fc.property(credentialShapes, anyValue, ({ before, after }, value) => {
+        assertMasked(maskUrl(before + value + after), before, after, before + value + after);
+        if (before.includes(" ")) return;
+        const text = `redirect to ${before}${value}${after} failed`;
+        assertMasked(maskUrls(text), `redirect to ${before}`, `${after} failed`, text);
+      }),
+      propertyOptions(1000),
+    );
+  });
+});
+
 describe("maskUrl / maskUrls (examples)", () => {
+  it("masks signed URLs, API keys, OAuth codes and fragment tokens", () => {
+    const cases: [string, string][] = [
+      [
+        "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&se=2026&sig=AbC%2Fd3F&sp=r",
+        "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&se=2026&sig=***&sp=r",
+      ],
+      [
+        "https://maps.googleapis.com/maps/api/geocode/json?address=x&key=AIzaSyD-s3cret",
+        "https://maps.googleapis.com/maps/api/geocode/json?address=x&key=***",
+      ],
+      ["https://app/cb?code=4%2F0AX-s3cret&state=af0", "https://app/cb?code=***&state=af0"],
+      [
+        "https://app/cb#access_token=ya29.s3cret&expires_in=3599&id_token=eyJ.x.y",
+        "https://app/cb#access_token=***&expires_in=3599&id_token=***",
+      ],
+      [
+        "https://app/;jsessionid=0AB1C2?sid=77f&jwt=eyJ.a.b&session=9",
+        "https://app/;jsessionid=***&jwt=***&session=***",
+      ],
+      ["host=h user= password=pw6", "host=h user= password=***"],
+    ];
+    for (const [input, expected] of cases) assert.equal(maskUrl(input), expected);
+  });
+
+  it("keeps parameters only named like a credential parameter", () => {
+    for (const url of ["https://h/?keyboard=us&zipcode=1&sigma=2&design=3&inside=4#page=2"]) {
+      assert.equal(maskUrl(url), url);
+    }
+  });
+
   it("masks each shape of issue 17", () => {
     const cases: [string, string][] = [
       [
