@@ -64,13 +64,15 @@ export function fileSecrets(config: LoadedConfig): readonly string[] {
 }
 
 // A key whose value is a secret: a word of its name (`db_password`, `accessToken`,
-// `client-secret`, `smtppass`), or `auth`, `pw` or `key` alone as a word of it. Wide on purpose: a
-// value masked for nothing garbles a message, one shown for nothing leaks; but not `author`,
+// `client-secret`, `smtppass`, `jwt`, `signature`, `bearer`, Cloud Foundry's `VCAP_SERVICES`),
+// or `auth`, `pw` or `key` alone as a word of it. Spring's names and more: wide on purpose, a value
+// masked for nothing garbles a message, one shown for nothing leaks; but not `author`,
 // `oauth-enabled`.
 /** Whether a key's value is a secret, by the words of its name. */
 export function isSecretKey(key: string): boolean {
   const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/);
-  return /pass|pwd|secret|token|credential|apikey|accesskey|privatekey/.test(words.join("")) ||
+  return /pass|pwd|secret|token|credential|apikey|accesskey|privatekey|signature|jwt|bearer|vcapservices/
+    .test(words.join("")) ||
     words.some((word) => ["auth", "authorization", "pw", "key"].includes(word));
 }
 

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { bootstrap, ConfigError, PostConstruct, Service } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
-import { isLoadedConfig, resolveConfig } from "../../src/config/application_config.ts";
+import { isLoadedConfig, isSecretKey, resolveConfig } from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
 import { configTree, envOf, expectedValues, missingPlaceholders, render } from "./config_trees.ts";
 import { withYaml } from "./yaml_file.ts";
@@ -370,6 +370,37 @@ describe("bootstrap: secrets in errors, round 3", () => {
         { message: 'config: server.port must be an integer from 0 to 65535, got "***"' },
         key,
       );
+    }
+  });
+});
+
+describe("isSecretKey", () => {
+  it("takes Spring's secret names, and what else names a credential, in any key style", () => {
+    const secret = [
+      "app.db.password",
+      "client-secret",
+      "accessToken",
+      "app.signature",
+      "webhook.signing-signature",
+      "jwt",
+      "app.jwt-value",
+      "bearer",
+      "app.bearerValue",
+      "app.credential",
+      "cloud.aws.credentials",
+      "private-key",
+      "privatekey",
+      "privateKey",
+      "api-key",
+      "apikey",
+      "API_KEY",
+      "key",
+      "VCAP_SERVICES",
+      "vcap.services",
+    ];
+    for (const key of secret) assert.equal(isSecretKey(key), true, key);
+    for (const key of ["author", "oauth-enabled", "server.port", "app.keyboard", "app.monkey"]) {
+      assert.equal(isSecretKey(key), false, key);
     }
   });
 });
