@@ -3,12 +3,14 @@
 // `X-Amz-Signature`, `sig` or `AWSAccessKeyId`, an API key, an OAuth `code`), its name kept.
 import { SECRET_NAME } from "../config/secrets_mask.ts";
 
-// Names too short or too common for the secret-like rule (which matches within a name), taken
-// whole: a shared-access signature's `sig`, a bare `key`, an OAuth authorization `code`.
-const SECRET_WHOLE = /^(?:sig|key|code)$/i;
-
 /** The text OpenTelemetry puts in place of a secret. */
 export const REDACTED = "REDACTED";
+
+/**
+ * The most characters of a query a span keeps: a client can send a query of any length, and every
+ * span of the request, and every exporter's batch, would carry it whole.
+ */
+export const MAX_QUERY = 2048;
 
 // A name as the app would read it: `api%5Fkey` and `api_key` are one parameter.
 function decodedName(name: string): string {
@@ -21,24 +23,27 @@ function decodedName(name: string): string {
 
 /**
  * `query` (without its `?`) with the value of every parameter whose name is secret-like (the rule
- * of the configuration's masks, and `sig`, `key`, `code`) replaced by `REDACTED`: each parameter
- * (between `&`s) is kept in its place, its name as sent, so that the query's shape stays readable.
+ * of the configuration's masks: `token`, `api_key`, a signature, `sig`, `key`, `code`, `jwt`, a
+ * session id...) replaced by `REDACTED`: each parameter (between `&`s, or `;`s, which some servers
+ * read as `&`) is kept in its place, its name as sent, so that the query's shape stays readable.
+ * Past {@linkcode MAX_QUERY} characters, the query is cut and ends with `...[truncated]`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { redactQuery } from "./query_redaction.ts";
  *
- * assert.equal(redactQuery("page=2&api_key=s3cret&sig=abc"), "page=2&api_key=REDACTED&sig=REDACTED");
+ * assert.equal(redactQuery("page=2&api_key=s3cret;sig=abc"), "page=2&api_key=REDACTED;sig=REDACTED");
  * ```
  */
 export function redactQuery(query: string): string {
-  return query.split("&").map((parameter) => {
+  // Redacted first, then cut: a secret's value is taken out whole, whatever it is followed by.
+  const redacted = query.replace(/[^&;]+/g, (parameter) => {
     const equals = parameter.indexOf("=");
     if (equals < 0) return parameter;
-    const name = decodedName(parameter.slice(0, equals));
-    return SECRET_NAME.test(name) || SECRET_WHOLE.test(name)
+    return SECRET_NAME.test(decodedName(parameter.slice(0, equals)))
       ? `${parameter.slice(0, equals)}=${REDACTED}`
       : parameter;
-  }).join("&");
+  });
+  return redacted.length > MAX_QUERY ? `${redacted.slice(0, MAX_QUERY)}...[truncated]` : redacted;
 }

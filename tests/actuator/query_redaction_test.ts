@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { REDACTED, redactQuery } from "../../src/actuator/query_redaction.ts";
+import { MAX_QUERY, REDACTED, redactQuery } from "../../src/actuator/query_redaction.ts";
 import { propertyOptions } from "../property.ts";
 
 // Names a query carries credentials under: signed URLs (S3, Azure, Google), API keys, OAuth.
@@ -27,8 +27,26 @@ const SECRET_NAMES = [
   "auth",
   "api%5Fkey",
   "pass+word",
+  "jwt",
+  "session",
+  "sid",
+  "JSESSIONID",
+  "PHPSESSID",
+  "id_token",
 ];
-const PLAIN_NAMES = ["page", "q", "sort", "id", "lang", "zipcode", "keyboard", "sigma", "mode"];
+const PLAIN_NAMES = [
+  "page",
+  "q",
+  "sort",
+  "id",
+  "lang",
+  "zipcode",
+  "keyboard",
+  "sigma",
+  "mode",
+  "design",
+  "sessions",
+];
 
 describe("redactQuery", () => {
   it("redacts the value of each secret-like parameter, keeping its name", () => {
@@ -40,6 +58,22 @@ describe("redactQuery", () => {
     }
   });
 
+  it("takes `;` as a separator too, as some servers do: no secret hides behind one", () => {
+    assert.equal(redactQuery("page=2;token=s3cret"), `page=2;token=${REDACTED}`);
+    assert.equal(redactQuery("a=1;sig=x&key=y;q=z"), `a=1;sig=${REDACTED}&key=${REDACTED};q=z`);
+  });
+
+  it("cuts a query longer than MAX_QUERY characters, with a marker, after redacting", () => {
+    const long = `token=${"s".repeat(5000)}&q=${"a".repeat(5000)}`;
+    const out = redactQuery(long);
+    assert.ok(out.length <= MAX_QUERY + 20, `${out.length} characters`);
+    assert.ok(out.startsWith(`token=${REDACTED}&q=aaa`), out.slice(0, 40));
+    assert.match(out, /\[truncated\]$/);
+    const cut = redactQuery(`q=${"a".repeat(MAX_QUERY)}&password=${"s".repeat(100)}`);
+    assert.doesNotMatch(cut, /s{3}/);
+    assert.equal(redactQuery("q=a".padEnd(MAX_QUERY, "a")), "q=a".padEnd(MAX_QUERY, "a"));
+  });
+
   it("keeps what has no value, and a name it cannot decode as sent", () => {
     assert.equal(redactQuery("token&flag&=x&%E0%A4%A=1"), "token&flag&=x&%E0%A4%A=1");
     assert.equal(redactQuery("token="), `token=${REDACTED}`);
@@ -47,16 +81,19 @@ describe("redactQuery", () => {
   });
 
   it("keeps the shape and hides every secret value, whatever the query (property)", () => {
-    const value = fc.string({ unit: "grapheme-ascii" }).map((s) => s.replace(/[&=]/g, ""));
+    const value = fc.string({ unit: "grapheme-ascii" }).map((s) => s.replace(/[&;=]/g, ""));
     const parameter = fc.oneof(
       fc.record({ name: fc.constantFrom(...SECRET_NAMES), value, secret: fc.constant(true) }),
       fc.record({ name: fc.constantFrom(...PLAIN_NAMES), value, secret: fc.constant(false) }),
     );
     fc.assert(
       fc.property(fc.array(parameter, { maxLength: 8 }), (parameters) => {
-        const query = parameters.map(({ name, value }) => `${name}=${value}`).join("&");
+        const separators = parameters.map((_, i) => (i % 3 === 2 ? ";" : "&"));
+        const query = parameters.map(({ name, value }, i) =>
+          `${i === 0 ? "" : separators[i]}${name}=${value}`
+        ).join("");
         const redacted = redactQuery(query);
-        const out = redacted.split("&");
+        const out = redacted.split(/[&;]/);
         assert.equal(out.length, Math.max(parameters.length, 1));
         parameters.forEach(({ name, value, secret }, i) => {
           assert.equal(out[i], `${name}=${secret ? REDACTED : value}`);
@@ -71,7 +108,7 @@ describe("redactQuery", () => {
   it("never throws, and keeps the count of parameters, for any text (property)", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary" }), (query) => {
-        assert.equal(redactQuery(query).split("&").length, query.split("&").length);
+        assert.equal(redactQuery(query).split(/[&;]/).length, query.split(/[&;]/).length);
       }),
       propertyOptions(),
     );
