@@ -61,7 +61,14 @@ const MAX_VALUES = 10_000;
 export function valueShower(config: LoadedConfig, show: ShowValues): ValueShower {
   const secrets = configSecrets(config);
   const files = fileSecrets(config).filter((text) => text !== "");
-  const quoted: Mask = composeMasks(maskUrls, secretsMask(secrets));
+  const numbers = numberSecrets(config.values);
+  // A number under a secret's key is no text the other masks hide (`3600` would be masked in
+  // every message), yet a mapping may have it as a key: such a key is masked where it is whole.
+  const quoted: Mask = composeMasks(
+    maskUrls,
+    secretsMask(secrets),
+    (text) => text.replace(/[^.[\]]+/g, (part) => numbers.has(part) ? "***" : part),
+  );
   const inPlace: Mask = composeMasks(maskUrl, secretsMask(secrets));
   const value = (key: string, raw: unknown): unknown => {
     if (raw === null || raw === undefined) return null;
@@ -96,6 +103,23 @@ export function valueShower(config: LoadedConfig, show: ShowValues): ValueShower
       return tree(key, raw, []);
     },
   };
+}
+
+// The numbers of three digits or more under a key named like a secret (`pin.password: 123456`),
+// as text.
+function numberSecrets(values: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (value: unknown, secret: boolean, depth: number): void => {
+    if (typeof value === "number" || typeof value === "bigint") {
+      if (secret && String(value).length >= 3) out.add(String(value));
+    } else if (typeof value === "object" && value !== null && depth < MAX_DEPTH) {
+      for (const [key, child] of Object.entries(value)) {
+        walk(child, secret || isSecretKey(key), depth + 1);
+      }
+    }
+  };
+  walk(values, false, 0);
+  return out;
 }
 
 /** Sets an own property, so that a `__proto__` key stays a key. */

@@ -25,3 +25,33 @@ describe("valueShower().tree", () => {
     assert.equal(JSON.stringify(shower.tree("bean", level)), shown);
   });
 });
+
+describe("valueShower: a configured secret written as a key", () => {
+  // Spring masks values only; a secret the configuration holds is masked wherever it is written,
+  // a mapping's key included (`tokens: { <the token>: true }`), whatever its type.
+  const config = resolveConfig({
+    app: { password: "s3cr3t-value", pin: { password: 123456 }, big: { token: 98765n } },
+    tokens: { "s3cr3t-value": true, "123456": true, "98765": "x", "1": "short" },
+    hosts: ["a", "b"],
+  }, () => undefined);
+
+  for (const show of ["never", "always"] as const) {
+    it(`never shows one, as text or a number, under ${show}`, () => {
+      const shower = valueShower(config, show);
+      const shown = [
+        shower.key("tokens.123456"),
+        shower.key("tokens.s3cr3t-value"),
+        shower.key("tokens.98765"),
+        JSON.stringify(shower.tree("", config.values)),
+      ].join(" ");
+      for (const secret of ["s3cr3t-value", "123456", "98765"]) {
+        assert.ok(!shown.includes(secret), `${secret} in ${shown}`);
+      }
+      // Only whole keys: an index, a short key and the rest of the key stay readable.
+      assert.equal(shower.key("hosts[1]"), "hosts[1]");
+      assert.equal(shower.key("tokens.1"), "tokens.1");
+      assert.equal(shower.key("tokens.123456"), "tokens.***");
+      assert.equal(shower.key("app.x123456"), "app.x123456");
+    });
+  }
+});
