@@ -77,6 +77,10 @@ const PARAMETER = /(?<=^|[?&;#\s])([\w.-]+)\s*=\s*/g;
 // Where a parameter's value ends: before the next parameter. A raw `&` or `#` not followed by a
 // name and `=` is taken as part of the value, so a password containing one is masked whole.
 const NEXT_PARAMETER = /[&;\s]\s*[A-Za-z0-9_.-]+\s*=/;
+// What a userinfo (`@`, or `%40` written by mistake) or a parameter (`=`) needs: text without it
+// has nothing to mask, and most of what lines carry (an access log's path, method, user agent) is
+// such text, checked once rather than through every rule.
+const MAYBE_SECRET = /[@=]|%40/;
 // `scheme://` at the start of a word, after any opening quotes or brackets.
 const SCHEME = /^["'`([{<]*[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 // Opening quotes or brackets, kept in front of a masked userinfo.
@@ -101,6 +105,7 @@ const OPENING = /^["'`([{<]*/;
  * ```
  */
 export function maskUrl(value: string): string {
+  if (!MAYBE_SECRET.test(value)) return value;
   const ranges: [number, number][] = [];
   const userinfo = userinfoRange(value);
   if (userinfo !== undefined) ranges.push(userinfo);
@@ -112,7 +117,8 @@ export function maskUrl(value: string): string {
  * Masks the secrets of every URL or connection string a message quotes: each word (text between
  * whitespace) as {@linkcode maskUrl} masks a value.
  */
-export const maskUrls: Mask = (text) => text.replace(/[^\s]+/g, (word) => maskUrl(word));
+export const maskUrls: Mask = (text) =>
+  MAYBE_SECRET.test(text) ? text.replace(/[^\s]+/g, (word) => maskUrl(word)) : text;
 
 /**
  * A mask of known secrets: every occurrence of each, as written and URL-encoded (and, with
