@@ -1,5 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
+import { propertyOptions } from "../property.ts";
 import { clientAddress, socketAddress } from "../../src/runtime/client_address.ts";
 import { readSettings } from "../../src/config/thaw_settings.ts";
 import { resolveConfig } from "../../src/config/application_config.ts";
@@ -70,6 +72,143 @@ describe("clientAddress", () => {
     ];
     for (const [headers, expected] of cases) {
       assert.equal(clientAddress(withHeaders(headers), host(headers), "framework"), expected);
+    }
+  });
+
+  // Through Node's raw headers, which every runtime's clientAddress reads, so that a value no
+  // `Headers` would take (a control character) still reaches the parser.
+  const raw = (headers: [string, string][]) => ({
+    incoming: { headers: {}, rawHeaders: headers.flat(), socket: { remoteAddress: "10.9.8.7" } },
+  });
+  const framework = (headers: [string, string][]) =>
+    clientAddress(withHeaders({}), raw(headers), "framework");
+  // What an answer taken from a header may be: an address, or RFC 7239's unknown or obfuscated
+  // name, and text of that header.
+  const fromHeader = (got: string | undefined, header: string) =>
+    got !== undefined && /^(?:[\d.]+|[\da-fA-F:.]+|_[\w.-]+|unknown)$/.test(got) &&
+    header.includes(got);
+
+  it("with framework, reads Forwarded by RFC 7239's grammar: a quoted , ; = or \\\" is a value's", () => {
+    const cases: [string, string][] = [
+      // The proxy's element is the last; what the client sent before it cannot reach into it.
+      ['for="1.2.3.4, for=5.6.7.8"', "10.9.8.7"],
+      ['for="1.2.3.4, for=5.6.7.8", for=203.0.113.5', "203.0.113.5"],
+      ['for="a;for=6.6.6.6", for=203.0.113.5', "203.0.113.5"],
+      ['for=203.0.113.5;host="x, for=6.6.6.6"', "203.0.113.5"],
+      ['for=203.0.113.5;host="x;for=6.6.6.6"', "203.0.113.5"],
+      ['proto=http;host="x\\";for=6.6.6.6";for=203.0.113.5', "203.0.113.5"],
+      ['for="[2001:db8::1]:4711"', "2001:db8::1"],
+      ['for="[2001:DB8::1]"', "2001:DB8::1"],
+      ["for=192.0.2.43:47011", "10.9.8.7"],
+      ['for="192.0.2.43:47011"', "192.0.2.43"],
+      ["for=_hidden", "_hidden"],
+      ['for="_hidden:_port"', "_hidden"],
+      ["for=unknown", "unknown"],
+      ["FOR=192.0.2.1 ; proto=https , for=192.0.2.2", "192.0.2.2"],
+      // An unbalanced quote, a control character, a for= twice in an element, a value that is
+      // not a node: the header is broken, and names no one (nor lets X-Forwarded-For).
+      ['for="6.6.6.6, for=203.0.113.5', "10.9.8.7"],
+      ["for=203.0.113.5\n", "10.9.8.7"],
+      ['for="203.0.113.5\r\nX-Evil: 1"', "10.9.8.7"],
+      ["for=203.0.113.5;for=6.6.6.6", "10.9.8.7"],
+      ["for=203.0.113.5 for=6.6.6.6", "10.9.8.7"],
+      ['for="6.6.6.6\u0000"', "10.9.8.7"],
+      ["for=evil.example", "10.9.8.7"],
+      ["for=256.1.1.1", "10.9.8.7"],
+      ["for=01.2.3.4", "10.9.8.7"],
+      ['for="[fe80::1%25eth0]"', "10.9.8.7"],
+      ['for="[1.2.3.4]"', "10.9.8.7"],
+    ];
+    for (const [forwarded, expected] of cases) {
+      const headers: [string, string][] = [["Forwarded", forwarded], [
+        "X-Forwarded-For",
+        "6.6.6.6",
+      ]];
+      assert.equal(framework(headers), expected, forwarded);
+    }
+  });
+
+  it("with framework, takes the last of several Forwarded fields, as if joined by a comma", () => {
+    assert.equal(
+      framework([["Forwarded", 'for="6.6.6.6'], ["forwarded", "for=203.0.113.5"]]),
+      "10.9.8.7",
+    );
+    assert.equal(
+      framework([["Forwarded", "for=6.6.6.6"], ["forwarded", "for=203.0.113.5"]]),
+      "203.0.113.5",
+    );
+  });
+
+  it("with framework, takes X-Forwarded-For's last entry only when it is an address", () => {
+    const cases: [string, string][] = [
+      ["6.6.6.6, 203.0.113.7", "203.0.113.7"],
+      ["6.6.6.6,2001:db8::9", "2001:db8::9"],
+      ["6.6.6.6, [2001:db8::9]:80", "2001:db8::9"],
+      ["203.0.113.7:8080", "203.0.113.7"],
+      ["6.6.6.6, evil\u001b[31m", "10.9.8.7"],
+      ["6.6.6.6, 203.0.113.7 x", "10.9.8.7"],
+      ["6.6.6.6,", "10.9.8.7"],
+    ];
+    for (const [xff, expected] of cases) {
+      assert.equal(framework([["X-Forwarded-For", xff]]), expected, xff);
+    }
+  });
+
+  it("with framework, names for any header the proxy's last for=, or no one", () => {
+    // Any text before the proxy's element: the proxy's node, or (the header broken) the socket.
+    const ipv4 = fc.tuple(...Array.from({ length: 4 }, () => fc.nat(255))).map((n) => n.join("."));
+    const node = fc.oneof(
+      ipv4.map((a) => [a, a]),
+      ipv4.map((a) => [`"${a}:4711"`, a]),
+      fc.ipV6().map((a) => [`"[${a}]"`, a]),
+      fc.stringMatching(/^_[\w.-]{1,20}$/).map((a) => [a, a]),
+    );
+    const bytes = fc.string({ unit: fc.nat(255).map((c) => String.fromCharCode(c)) });
+    fc.assert(
+      fc.property(bytes, node, (prefix, [written, address]) => {
+        const got = framework([["Forwarded", `${prefix}, for=${written};proto=https`]]);
+        assert.ok(got === address || got === "10.9.8.7", `${JSON.stringify(prefix)}: ${got}`);
+      }),
+      propertyOptions(),
+    );
+    // Any header at all: the socket's, or an address that is in it, with nothing unprintable.
+    const header = fc.oneof(
+      bytes,
+      fc.array(
+        fc.constantFrom("for=", '"', "\\", ",", ";", "=", " ", "[", "]", ":", "1.2.3.4", "_x"),
+      )
+        .map((parts) => parts.join("")),
+    );
+    fc.assert(
+      fc.property(header, header, (forwarded, xff) => {
+        const got = framework([["Forwarded", forwarded], ["X-Forwarded-For", xff]]);
+        assert.ok(
+          got === "10.9.8.7" || fromHeader(got, forwarded) || fromHeader(got, xff),
+          `${JSON.stringify([forwarded, xff])}: ${got}`,
+        );
+      }),
+      propertyOptions(),
+    );
+  });
+
+  it("with framework, gives a safe answer for every byte, in Headers where the runtime takes it", () => {
+    for (let c = 0; c < 256; c++) {
+      const b = String.fromCharCode(c);
+      for (const forwarded of [`for=${b}1.2.3.4`, `for="1.2.3.4${b}"`, `for=1.2.3.4${b}`, b]) {
+        const got = framework([["Forwarded", forwarded]]);
+        assert.ok(got === "10.9.8.7" || fromHeader(got, forwarded), `${c}: ${got}`);
+        let request: Request;
+        try {
+          request = withHeaders({ forwarded });
+        } catch {
+          continue; // The runtime refuses the header: it never reaches the app.
+        }
+        const fromRequest = clientAddress(request, undefined, "framework");
+        assert.ok(
+          fromRequest === undefined || fromHeader(fromRequest, forwarded),
+          `${c}: ${fromRequest}`,
+        );
+      }
     }
   });
 
