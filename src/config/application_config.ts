@@ -240,6 +240,7 @@ export function withEnvOverrides(
     ...Object.keys(MOVED_KEYS).map((key) => [key, "text"] as const),
   ];
   const applied = applyEnvOverrides(values, lookup, declared);
+  envRead.set(applied.values, [keys.length, lookup]);
   if (applied.overrides.length > 0) {
     // One pass: a key goes when it, or a key above it, was overridden.
     const overridden = new Set(applied.overrides.map((o) => o.key));
@@ -250,6 +251,27 @@ export function withEnvOverrides(
     origins.set(key, `environment variable ${variable}`);
   }
   return { values: applied.values, lines, origins };
+}
+
+// What each configuration's overrides were read with: the keys declared then, and the lookup.
+const envRead = new WeakMap<ConfigValues, readonly [number, EnvLookup]>();
+
+/**
+ * Throws where the environment sets a key declared after `config` read it (a feature's entry point
+ * imported after `loadConfig`): its variable was not applied, and would be dropped without a word.
+ */
+export function checkLateKeys(config: LoadedConfig): void {
+  const read = envRead.get(config.values);
+  if (read && read[0] < keyDeclarations().length) {
+    for (const [key, origin] of withEnvOverrides(config.values, new Map(), read[1]).origins) {
+      if (!config.origins?.has(key)) {
+        throw new ConfigError(
+          `${origin} sets ${key}, declared after ${config.source} was read: import its ` +
+            `feature's entry point before loading the configuration`,
+        );
+      }
+    }
+  }
 }
 
 /**

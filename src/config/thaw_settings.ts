@@ -1,4 +1,5 @@
 import {
+  checkLateKeys,
   configLocation,
   configValue,
   type LoadedConfig,
@@ -323,6 +324,7 @@ export function readSettings(
   config: LoadedConfig,
   warn: (message: string) => void = () => {},
 ): ThawSettings {
+  checkLateKeys(config);
   // Before the errors: `managment:` explains why `management.endpoint.health` did nothing.
   for (const warning of nearMissSections(config)) warn(warning);
   const errors = unknownKeys(config);

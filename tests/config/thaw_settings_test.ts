@@ -1,5 +1,8 @@
 import { describe, it } from "node:test";
 import { writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 // The keys of the actuator and of the client address are declared with their modules: these
 // tests read them too.
@@ -26,6 +29,7 @@ import {
 } from "../../src/config/thaw_settings.ts";
 import { memoryLogger } from "../helpers.ts";
 import { propertyOptions } from "../property.ts";
+import { scriptCommand } from "../runtime.ts";
 import { withYaml } from "./yaml_file.ts";
 
 const NO_ENV = () => undefined;
@@ -352,5 +356,40 @@ describe("readSettings: round two", () => {
       // deno-lint-ignore no-control-regex
       assert.doesNotMatch(warning, /[\n\u001b]/);
     }
+  });
+});
+
+describe("a feature's keys declared after the configuration was read", () => {
+  // In a process of its own: the keys this file imports are declared before anything is read.
+  const run = (env: Record<string, string>, ...args: string[]) => {
+    const [command, argv] = scriptCommand("tests/fixtures/late_keys.ts", args);
+    return new Promise<string>((resolve, reject) =>
+      execFile(
+        command,
+        argv,
+        { env: { ...process.env, ...env } },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout.trim()),
+      )
+    );
+  };
+
+  it("refuses an environment variable that set one of them, rather than drop it", async () => {
+    assert.equal(
+      await run({ MANAGEMENT_SERVER_PORT: "9090" }),
+      "ConfigError: environment variable MANAGEMENT_SERVER_PORT sets management.server.port, " +
+        `declared after ${
+          fileURLToPath(new URL("../fixtures/env_overrides.yml", import.meta.url))
+        } ` +
+        "was read: import its feature's entry point before loading the configuration",
+    );
+  });
+
+  it("takes the variable when the entry point came first, and nothing is lost without it", async () => {
+    assert.equal(
+      await run({ MANAGEMENT_SERVER_PORT: "9090" }, "early"),
+      'bootstrapped: management.server.port {"server":{"port":9090}}',
+    );
+    assert.equal(await run({}), "bootstrapped: management.server.port undefined");
   });
 });
