@@ -259,12 +259,13 @@ const envRead = new WeakMap<ConfigValues, readonly [number, EnvLookup]>();
 /**
  * Throws where the environment sets a key declared after `config` read it (a feature's entry point
  * imported after `loadConfig`): its variable was not applied, and would be dropped without a word.
+ * `only`: that key alone (what `listen`, imported after `bootstrap`, reads).
  */
-export function checkLateKeys(config: LoadedConfig): void {
+export function checkLateKeys(config: LoadedConfig, only?: string): void {
   const read = envRead.get(config.values);
   if (read && read[0] < keyDeclarations().length) {
     for (const [key, origin] of withEnvOverrides(config.values, new Map(), read[1]).origins) {
-      if (!config.origins?.has(key)) {
+      if (!config.origins?.has(key) && (only ?? key) === key) {
         throw new ConfigError(
           `${origin} sets ${key}, declared after ${config.source} was read: import its ` +
             `feature's entry point before loading the configuration`,

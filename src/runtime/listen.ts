@@ -1,6 +1,7 @@
 import type { Application } from "../application.ts";
 import { type ApplicationInternals, internalsOf } from "../application_internals.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { checkLateKeys } from "../config/application_config.ts";
 import { type ListenOptions, serve, type Server } from "./serve.ts";
 import { checkUploadFolder } from "./upload_folder.ts";
 import { clientSource } from "../observe/client_source.ts";
@@ -28,6 +29,11 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
   }
   // The access log's client address: the socket this server hands each request on.
   clientSource.address = clientAddress;
+  // An app bootstrapped before this module declared the key read none: a variable that sets it
+  // would go unheard.
+  if (internals.settings.get("server.forward-headers-strategy") === undefined) {
+    checkLateKeys(internals.settings.config, "server.forward-headers-strategy");
+  }
   const port = options.port ?? internals.defaultPort;
   const hostname = options.hostname ?? internals.defaultHostname;
   if (internals.uploads !== undefined) {

@@ -361,6 +361,7 @@ describe("readSettings: round two", () => {
 
 describe("a feature's keys declared after the configuration was read", () => {
   // In a process of its own: the keys this file imports are declared before anything is read.
+  const yml = new URL("../fixtures/env_overrides.yml", import.meta.url);
   const run = (env: Record<string, string>, ...args: string[]) => {
     const [command, argv] = scriptCommand("tests/fixtures/late_keys.ts", args);
     return new Promise<string>((resolve, reject) =>
@@ -383,6 +384,17 @@ describe("a feature's keys declared after the configuration was read", () => {
         } ` +
         "was read: import its feature's entry point before loading the configuration",
     );
+  });
+
+  it("refuses one that set listen's key, where listen was imported after bootstrap", async () => {
+    assert.equal(
+      await run({ SERVER_FORWARD_HEADERS_STRATEGY: "framework" }, "listen"),
+      "ConfigError: environment variable SERVER_FORWARD_HEADERS_STRATEGY sets " +
+        `server.forward-headers-strategy, declared after ${fileURLToPath(yml)} was read: ` +
+        "import its feature's entry point before loading the configuration",
+    );
+    // A key of a feature the app does not have (the actuator's) is no concern of listen's.
+    assert.equal(await run({ MANAGEMENT_SERVER_PORT: "9090" }, "listen"), "listening");
   });
 
   it("takes the variable when the entry point came first, and nothing is lost without it", async () => {
