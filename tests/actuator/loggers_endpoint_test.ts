@@ -83,6 +83,17 @@ async function call(
 const post = (app: App, name: string, body: string, headers?: Record<string, string>) =>
   call(app, "POST", `/actuator/loggers/${name}`, body, headers);
 
+// POST over a real server, to `base` (a port's URL): the status, the body read to its end.
+async function postTo(base: string, name: string, body: string): Promise<number> {
+  const response = await fetch(`${base}/actuator/loggers/${name}`, {
+    method: "POST",
+    headers: JSON_TYPE,
+    body,
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
 const LEVELS = ["OFF", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"];
 // What no answer may hold raw: C0 and C1 controls, DEL, the line and paragraph separators, the
 // bidirectional marks, and a lone surrogate (no UTF-8 can carry one).
@@ -387,22 +398,10 @@ describe("/actuator/loggers", () => {
     const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
     try {
       const management = server.management!.url;
-      const set = await fetch(`${management}/actuator/loggers/app.orders`, {
-        method: "POST",
-        headers: JSON_TYPE,
-        body: '{"configuredLevel":"TRACE"}',
-      });
-      assert.equal(set.status, 204);
-      await set.body?.cancel();
+      assert.equal(await postTo(management, "app.orders", '{"configuredLevel":"TRACE"}'), 204);
       const read = await fetch(`${management}/actuator/loggers/app.orders.Payments`);
       assert.deepEqual(await read.json(), { configuredLevel: null, effectiveLevel: "TRACE" });
-      const appPort = await fetch(`${server.url}/actuator/loggers/app.orders`, {
-        method: "POST",
-        headers: JSON_TYPE,
-        body: '{"configuredLevel":"OFF"}',
-      });
-      assert.equal(appPort.status, 401);
-      await appPort.body?.cancel();
+      assert.equal(await postTo(server.url, "app.orders", '{"configuredLevel":"OFF"}'), 401);
       assert.deepEqual(app.getBean(Levels).calls, [["app.orders", "TRACE"]]);
     } finally {
       await server.close();
@@ -452,25 +451,13 @@ describe("/actuator/loggers", () => {
         effectiveLevel: "INFO",
       });
       assert.deepEqual(before.loggers.thaw, { configuredLevel: "WARN", effectiveLevel: "WARN" });
-      const set = await fetch(`${management}/actuator/loggers/OrderController`, {
-        method: "POST",
-        headers: JSON_TYPE,
-        body: '{"configuredLevel":"debug"}',
-      });
-      assert.equal(set.status, 204);
-      await set.body?.cancel();
+      assert.equal(await postTo(management, "OrderController", '{"configuredLevel":"debug"}'), 204);
       await order();
       assert.equal(lines.filter((l) => l.includes("order looked up")).length, 1);
       const read = await fetch(`${management}/actuator/loggers/OrderController`);
       assert.deepEqual(await read.json(), { configuredLevel: "DEBUG", effectiveLevel: "DEBUG" });
       // Cleared: it takes ROOT's again, and the next line is not written.
-      const clear = await fetch(`${management}/actuator/loggers/OrderController`, {
-        method: "POST",
-        headers: JSON_TYPE,
-        body: '{"configuredLevel":null}',
-      });
-      assert.equal(clear.status, 204);
-      await clear.body?.cancel();
+      assert.equal(await postTo(management, "OrderController", '{"configuredLevel":null}'), 204);
       await order();
       assert.equal(lines.filter((l) => l.includes("order looked up")).length, 1);
     } finally {
