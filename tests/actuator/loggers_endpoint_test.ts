@@ -4,8 +4,10 @@ import { Hono } from "hono";
 import {
   Autowired,
   bootstrap,
+  type BootstrapOptions,
   Component,
   ConfigError,
+  type ConfigValues,
   GetMapping,
   RestController,
 } from "../../mod.ts";
@@ -82,6 +84,27 @@ async function call(
 
 const post = (app: App, name: string, body: string, headers?: Record<string, string>) =>
   call(app, "POST", `/actuator/loggers/${name}`, body, headers);
+
+// The app of `options` with loggers exposed on a management port of its own, listening; `config`
+// holds the app's other keys.
+async function servedWithLoggers(
+  options: Omit<BootstrapOptions, "actuator" | "config">,
+  config: ConfigValues = {},
+) {
+  const app = await bootstrap({
+    ...options,
+    actuator: actuator(),
+    config: {
+      ...config,
+      management: {
+        server: { port: 0, address: "127.0.0.1" },
+        endpoints: { web: { exposure: { include: "loggers" } } },
+      },
+    },
+  });
+  const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+  return { app, server, management: server.management!.url };
+}
 
 // POST over a real server, to `base` (a port's URL): the status, the body read to its end.
 async function postTo(base: string, name: string, body: string): Promise<number> {
@@ -383,21 +406,12 @@ describe("/actuator/loggers", () => {
   });
 
   it("sets a level over a real server, on the management port alone, past the app's guard", async () => {
-    const app = await bootstrap({
+    const { app, server, management } = await servedWithLoggers({
       components: [Levels],
       // The app's guard: refuses every request on the app's port.
       middleware: [(c) => Promise.resolve(c.text("no", 401))],
-      actuator: actuator(),
-      config: {
-        management: {
-          server: { port: 0, address: "127.0.0.1" },
-          endpoints: { web: { exposure: { include: "loggers" } } },
-        },
-      },
     });
-    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
     try {
-      const management = server.management!.url;
       assert.equal(await postTo(management, "app.orders", '{"configuredLevel":"TRACE"}'), 204);
       const read = await fetch(`${management}/actuator/loggers/app.orders.Payments`);
       assert.deepEqual(await read.json(), { configuredLevel: null, effectiveLevel: "TRACE" });
@@ -422,22 +436,15 @@ describe("/actuator/loggers", () => {
     }
     const lines: string[] = [];
     const keep = (line: string) => void lines.push(line);
-    const app = await bootstrap({
-      controllers: [OrderController],
-      logger: { error: keep, warn: keep, info: keep },
-      logging: logging(),
-      actuator: actuator(),
-      config: {
-        logging: { level: { root: "INFO", thaw: "WARN" } },
-        management: {
-          server: { port: 0, address: "127.0.0.1" },
-          endpoints: { web: { exposure: { include: "loggers" } } },
-        },
+    const { server, management } = await servedWithLoggers(
+      {
+        controllers: [OrderController],
+        logger: { error: keep, warn: keep, info: keep },
+        logging: logging(),
       },
-    });
-    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+      { logging: { level: { root: "INFO", thaw: "WARN" } } },
+    );
     try {
-      const management = server.management!.url;
       const order = async () => {
         const response = await fetch(`${server.url}/order`);
         assert.equal(await response.text(), "ok");
