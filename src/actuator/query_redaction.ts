@@ -12,20 +12,25 @@ export const REDACTED = "REDACTED";
  */
 export const MAX_QUERY = 2048;
 
-// A name as the app would read it: `api%5Fkey` and `api_key` are one parameter.
+// A name as the app would read it: `api%5Fkey` and `api_key` are one parameter, as are `+key` and
+// `key`.
 function decodedName(name: string): string {
   try {
-    return decodeURIComponent(name.replaceAll("+", " "));
+    return decodeURIComponent(name.replaceAll("+", " ")).trim();
   } catch {
     return name;
   }
 }
 
+// A parameter: up to the next `&`, or the next `;` that a parameter (`name=`) follows. A `;` with
+// no `name=` after it is the value's, so that `token=a;b` hides `b` too.
+const PARAMETER = /(?:[^&;]|;(?![^&;=]*=))+/g;
+
 /**
  * `query` (without its `?`) with the value of every parameter whose name is secret-like (the rule
  * of the configuration's masks: `token`, `api_key`, a signature, `sig`, `key`, `code`, `jwt`, a
- * session id...) replaced by `REDACTED`: each parameter (between `&`s, or `;`s, which some servers
- * read as `&`) is kept in its place, its name as sent, so that the query's shape stays readable.
+ * session id...) replaced by `REDACTED`: each parameter (between `&`s, or `;`s followed by a
+ * parameter, which some servers read as `&`) is kept in its place, its name as sent, so that the query's shape stays readable.
  * Past {@linkcode MAX_QUERY} characters, the query is cut and ends with `...[truncated]`.
  *
  * @example
@@ -38,7 +43,7 @@ function decodedName(name: string): string {
  */
 export function redactQuery(query: string): string {
   // Redacted first, then cut: a secret's value is taken out whole, whatever it is followed by.
-  const redacted = query.replace(/[^&;]+/g, (parameter) => {
+  const redacted = query.replace(PARAMETER, (parameter) => {
     const equals = parameter.indexOf("=");
     if (equals < 0) return parameter;
     return SECRET_NAME.test(decodedName(parameter.slice(0, equals)))
