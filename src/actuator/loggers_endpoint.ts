@@ -88,6 +88,11 @@ const JSON_TYPE = /^application\/(?:[^;\s]*\+)?json\s*(?:;|$)/i;
 // A body a level fits in many times: a larger one is no request of this endpoint's.
 const MAX_BODY = 4096;
 
+// Longer than any class or dotted name: what only reaches the log tables to fill them.
+const MAX_NAME = 256;
+// The loggers a POST may leave the app with; a known one is set whatever their count.
+const MAX_LOGGERS = 1000;
+
 const LEVELS_HINT = `the levels are ${LOG_LEVELS.join(", ")} (in any case), or null to clear it`;
 
 // The level a POST's body asks for (`undefined`: clear it), or the 4xx that says why none.
@@ -166,12 +171,23 @@ export function loggersRoutes(base: string, system: LoggingSystem): CompiledRout
             "bidirectional mark or lone surrogate",
         });
       }
+      if (name.length > MAX_NAME) {
+        return answer(400, { error: `a logger's name is at most ${MAX_NAME} characters` });
+      }
       const request = new HttpRequest(c.req.raw, {
         maxBodySize: MAX_BODY,
         rawBody: rawBodyOf(c.env),
       });
       const level = requestedLevel(await request.text(), c.req.header("content-type") ?? null);
       if (level instanceof Response) return level;
+      // Each new name stays, as in Spring: past MAX_LOGGERS, a client could only fill memory.
+      const known = system.loggers();
+      if (known.length >= MAX_LOGGERS && !known.some((l) => l.name === name)) {
+        return answer(400, {
+          error: `the app has ${known.length} loggers, and takes no new one past ${MAX_LOGGERS}: ` +
+            "set the level of one it has, or of a dotted parent",
+        });
+      }
       system.setLevel(name, level);
       return answer(204);
     }),

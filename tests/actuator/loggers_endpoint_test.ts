@@ -405,6 +405,32 @@ describe("/actuator/loggers", () => {
     await app.close();
   });
 
+  it("refuses a name over 256 characters, and a new one past 1,000 loggers, 400: no client fills it", async () => {
+    const app = await bootstrap({
+      components: [Levels],
+      actuator: actuator(),
+      config: exposing("loggers"),
+    });
+    const levels = app.getBean(Levels);
+    const long = await post(app, "a".repeat(257), '{"configuredLevel":"DEBUG"}');
+    assert.equal(long.status, 400);
+    assert.match(long.body.error, /256 characters/);
+    assert.equal((await post(app, "a".repeat(256), '{"configuredLevel":"DEBUG"}')).status, 204);
+    for (let i = 0; levels.loggers().length < 1000; i++) levels.made.add(`made.${i}`);
+    const more = await post(app, "one.more", '{"configuredLevel":"DEBUG"}');
+    assert.equal(more.status, 400);
+    assert.match(more.body.error, /1000 loggers/);
+    // A logger it knows is still set, and cleared.
+    assert.equal((await post(app, "made.7", '{"configuredLevel":"WARN"}')).status, 204);
+    assert.equal((await post(app, "made.7", "")).status, 204);
+    assert.deepEqual(levels.calls.map(([name]) => name.length > 20 ? "long" : name), [
+      "long",
+      "made.7",
+      "made.7",
+    ]);
+    await app.close();
+  });
+
   it("sets a level over a real server, on the management port alone, past the app's guard", async () => {
     const { app, server, management } = await servedWithLoggers({
       components: [Levels],
