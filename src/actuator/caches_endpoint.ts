@@ -79,7 +79,6 @@ export function cachesRoutes(
   beans: () => readonly { name: string; instance: unknown }[],
   mask: Mask,
 ): CompiledRoute[] {
-  const route = endpointRoute;
   const chosen = (manager: string | undefined) =>
     cachesOf(beans()).filter((c) => manager === undefined || c.cacheManager === manager);
   // The one cache of a name, or the answer that there is none, or several.
@@ -101,12 +100,12 @@ export function cachesRoutes(
     }
   };
   return [
-    route(
+    endpointRoute(
       "GET",
       `${base}/caches`,
       (c) => answer(200, cachesReport(chosen(c.req.query("cacheManager")))),
     ),
-    route("GET", `${base}/caches/{cache}`, (c) => {
+    endpointRoute("GET", `${base}/caches/{cache}`, (c) => {
       const found = one(c.req.param("cache") ?? "", c.req.query("cacheManager"));
       if (found instanceof Response) return found;
       return answer(200, {
@@ -115,8 +114,8 @@ export function cachesRoutes(
         cacheManager: found.cacheManager,
       });
     }),
-    route("DELETE", `${base}/caches`, (c) => evict(chosen(c.req.query("cacheManager")))),
-    route("DELETE", `${base}/caches/{cache}`, (c) => {
+    endpointRoute("DELETE", `${base}/caches`, (c) => evict(chosen(c.req.query("cacheManager")))),
+    endpointRoute("DELETE", `${base}/caches/{cache}`, (c) => {
       const found = one(c.req.param("cache") ?? "", c.req.query("cacheManager"));
       return found instanceof Response ? found : evict([found]);
     }),

@@ -1,6 +1,7 @@
 // The `loggers` endpoint: the levels of the app's loggers in Spring Boot's shapes, read and set
 // through the app's `LoggingSystem` bean.
 import { ConfigError } from "../config/config_error.ts";
+import { endpointRoute } from "./endpoint_route.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import {
   LOG_LEVELS,
@@ -11,7 +12,6 @@ import {
 } from "../logging/logging_system.ts";
 import { rawBodyOf } from "../runtime/node_incoming.ts";
 import type { CompiledRoute } from "../web/compile.ts";
-import { parsePathPattern } from "../web/path_pattern.ts";
 
 /** One logger's levels, as Spring answers them: `null` where none is configured. */
 export interface LoggerLevelsReport {
@@ -145,24 +145,14 @@ const loggerName = (name: string) => /^root$/i.test(name) ? ROOT_LOGGER : name;
  * Spring serves them.
  */
 export function loggersRoutes(base: string, system: LoggingSystem): CompiledRoute[] {
-  const route = (
-    httpMethod: "GET" | "POST",
-    path: string,
-    handler: CompiledRoute["handler"],
-  ): CompiledRoute => ({
-    httpMethod,
-    pattern: parsePathPattern(path),
-    label: `the actuator's endpoint (${httpMethod} ${path})`,
-    handler,
-  });
   return [
-    route("GET", `${base}/loggers`, () => answer(200, loggersReport(system.loggers()))),
-    route("GET", `${base}/loggers/{name}`, (c) => {
+    endpointRoute("GET", `${base}/loggers`, () => answer(200, loggersReport(system.loggers()))),
+    endpointRoute("GET", `${base}/loggers/{name}`, (c) => {
       const name = loggerName(c.req.param("name") ?? "");
       const found = system.loggers().find((l) => l.name === name);
       return found === undefined ? answer(404) : answer(200, levelsOf(found));
     }),
-    route("POST", `${base}/loggers/{name}`, async (c) => {
+    endpointRoute("POST", `${base}/loggers/{name}`, async (c) => {
       const name = loggerName(c.req.param("name") ?? "");
       // Thaw's router refuses these encoded in a path; an app that mounts Thaw's may not.
       if (UNSAFE_NAME.test(name)) {
