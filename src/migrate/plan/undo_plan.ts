@@ -1,0 +1,121 @@
+import { isCodePath } from "../code/code_file.ts";
+import { MigrationFileError } from "../migration_error.ts";
+import { compareVersions } from "./migration_name.ts";
+import { downRecordPath } from "./undo_name.ts";
+import type { UndoableFile } from "./undo_pairs.ts";
+import { compareVersionPaths } from "./version_order.ts";
+import { readVersionRecords } from "./version_state.ts";
+
+/** What `undo` asks of one connection. */
+export interface UndoRequest {
+  /** The connection's versioned files, in run order, each with its undo (`pairUndos`). */
+  readonly files: readonly UndoableFile[];
+  /** Its records: path to checksum. */
+  readonly records: ReadonlyMap<string, string>;
+  /**
+   * `undo --target <version>`: every applied version above it is undone. Absent: the newest
+   * applied version alone.
+   */
+  readonly target?: string;
+}
+
+/** One version to undo, in the order the plan undoes them. */
+export interface UndoStep {
+  /** The versioned file undone (`V3__x.sql`). */
+  readonly path: string;
+  /** What undoes it: the undo file's path (`U3__x.sql`), or `"down"`, the module's own export. */
+  readonly undo: string;
+  /**
+   * The path the undo's record is written under: the undo file's, or for a `down` the versioned
+   * file's with its `V` made a `U`. Its version marks the file undone.
+   */
+  readonly record: string;
+}
+
+/**
+ * What `undo` undoes on one connection, newest version first: with a `target`, every version
+ * above it that is applied and not undone ({@linkcode readVersionRecords}); without one, the
+ * newest such version alone. Newest is by version, as Flyway compares versions (`1.10` after
+ * `1.9`), not by the order the records were written or the files run: the records hold no order.
+ * No I/O; an empty plan is nothing to undo.
+ *
+ * The plan is checked whole before anything runs: a version to undo that has no undo (no undo file
+ * and no `down`), or whose versioned file is gone from this checkout (a record without its file,
+ * so its undo cannot be known), throws a {@linkcode MigrationFileError} naming that file, the
+ * newest first, with how many more are like it. Nothing is undone then: a half-undone range would
+ * leave the database between two versions no checkout describes.
+ *
+ * Repeatable files are never undone, and an undo record whose versioned record is gone is
+ * ignored.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const files = [
+ *   { path: "V1__init.sql", version: "1" },
+ *   { path: "V2__users.sql", version: "2", undo: "U2__users.sql" },
+ *   { path: "V3__slugs.ts", version: "3", undo: "down" },
+ * ];
+ * const records = new Map(files.map((f) => [f.path, "h"]));
+ * assert.deepEqual(planUndo({ files, records, target: "1" }), [
+ *   { path: "V3__slugs.ts", undo: "down", record: "U3__slugs.ts" },
+ *   { path: "V2__users.sql", undo: "U2__users.sql", record: "U2__users.sql" },
+ * ]);
+ * ```
+ */
+export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
+  const recorded = readVersionRecords(records.keys());
+  const onDisk = new Set(files.map((f) => f.path));
+  // Applied and not undone: the files here, and the records whose file is gone (still applied,
+  // and so still to undo, though nothing here says how).
+  const applied: { path: string; version: string; file?: UndoableFile }[] = [
+    ...files.filter((f) => recorded.stateOf(f.path, f.version) === "applied")
+      .map((file) => ({ path: file.path, version: file.version, file })),
+    ...recorded.versioned.filter((r) =>
+      !onDisk.has(r.path) && recorded.stateOf(r.path, r.version) === "applied"
+    ),
+  ].sort((a, b) => compareVersions(b.version, a.version) || compareVersionPaths(b.path, a.path));
+  const chosen = target === undefined
+    ? applied.slice(0, 1)
+    : applied.filter((a) => compareVersions(a.version, target) > 0);
+  const refused = chosen.filter((a) => a.file?.undo === undefined);
+  if (refused.length > 0) {
+    const first = refused[0];
+    const why = first.file === undefined
+      ? `is recorded as applied at version ${first.version}${above(target)}, but its file is ` +
+        `gone from this checkout, and so is its undo: restore the file and its undo, or, where ` +
+        `the version is gone for good, drop its record with "repair"`
+      : target === undefined
+      ? `is the newest applied version (${first.version}), and has no undo: ` +
+        howToUndo(first.path)
+      : `is applied at version ${first.version}${above(target)}, and has no undo: ` +
+        howToUndo(first.path);
+    const more = refused.slice(1).map((r) => r.path);
+    throw new MigrationFileError(
+      first.path,
+      why +
+        (more.length === 0
+          ? ""
+          : ` (and ${more.length} more version(s) to undo that cannot be: ${more.join(", ")})`),
+    );
+  }
+  return chosen.map(({ path, file }) => ({
+    path,
+    undo: file!.undo!,
+    record: file!.undo === "down" ? downRecordPath(path) : file!.undo!,
+  }));
+}
+
+function above(target: string | undefined): string {
+  return target === undefined ? "" : `, above the target ${target}`;
+}
+
+// Where the undo goes: an undo file is named after the version it undoes, beside its V file.
+function howToUndo(path: string): string {
+  const undoFile = downRecordPath(path);
+  const name = undoFile.slice(undoFile.lastIndexOf("/") + 1);
+  return isCodePath(path)
+    ? `export async function down(context) from it, or add an undo file ` +
+      `${name.replace(/\.[^.]*$/, "")} beside it`
+    : `add ${name} beside it, undoing what it does`;
+}
