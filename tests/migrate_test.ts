@@ -93,7 +93,7 @@ describe("migrate() from code", () => {
     const dryStatus = await failing({ ...options, command: "status", dryRun: true });
     assert.equal(dryStatus.kind, "usage");
     assert.equal(dryStatus.exitCode, 2);
-    assert.match(dryStatus.message, /^dryRun applies to migrate, baseline, repair/);
+    assert.match(dryStatus.message, /^dryRun applies to migrate, undo, baseline, repair/);
     const bogus = await failing({ ...options, command: "--help" as never });
     assert.equal(bogus.kind, "usage");
     assert.match(bogus.message, /unknown command "--help"/);
@@ -347,7 +347,7 @@ describe("migrate() from code", () => {
     ]);
     await assert.rejects(
       migrate({ ...options, command: "status", target: "1" }),
-      /: target applies to migrate, baseline, not to status$/,
+      /: target applies to migrate, undo, baseline, not to status$/,
     );
   });
 

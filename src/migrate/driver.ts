@@ -57,6 +57,11 @@ export interface DriverCapabilities {
    * every run, never recorded. A driver without it gets them as ordinary files.
    */
   readonly callbacks: boolean;
+  /**
+   * Flyway's undo: undo files (`U<version>__…`) are taken out of the migrations and run by
+   * `undo`. A driver without it refuses `undo`, and any such file stops its runs by name.
+   */
+  readonly undo?: true;
 }
 
 /** Where a run reads its configuration and files, and what it runs in. */
@@ -225,8 +230,25 @@ export interface MigrationTarget<F extends PlannedFile> {
    * Runs the file and writes its record; throws a MigrationFailure naming what failed. `around`:
    * the callbacks to run right before and after it, inside its transaction where it has one;
    * where it has none, a failure of one after it is thrown in an {@linkcode AppliedThenFailed}.
+   * `undoRecords`: a version `undo` undid is applied again, and these records of its undo are
+   * dropped with its record written; where another runner applied it again first (none of them
+   * left, seen under the file's own lock), nothing runs.
    */
-  apply(file: F, executedAt: Date, around?: EachFileCallbacks<F>): Promise<Applied>;
+  apply(
+    file: F,
+    executedAt: Date,
+    around?: EachFileCallbacks<F>,
+    undoRecords?: readonly string[],
+  ): Promise<Applied>;
+  /**
+   * `undo`: runs `undo`, the undo file of the versioned file `file`, and writes its undo record
+   * (the undo file's path and checksum), which marks the version undone; `file`'s own record
+   * stays. In one transaction where the target has them; `around`: the callbacks right before and
+   * after it, as for {@linkcode MigrationTarget.apply}. Where another runner undid the version
+   * first (seen under the file's own lock), nothing runs: `alreadyRecorded`. Throws a
+   * MigrationFailure naming what failed.
+   */
+  undo(file: F, undo: F, executedAt: Date, around?: EachFileCallbacks<F>): Promise<Applied>;
   /**
    * Runs a callback file, writing no record: in a transaction of its own where the target has
    * them. Throws a MigrationFailure naming the callback (`detail.callback`) when it fails.

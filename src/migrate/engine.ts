@@ -20,6 +20,8 @@ import {
 import { splitCallbacks } from "./plan/callback_files.ts";
 import { acceptsFile } from "./plan/file_kind.ts";
 import { checkMigrationNames } from "./plan/migration_name.ts";
+import { readUndoName } from "./plan/undo_name.ts";
+import { pairUndos, type UndoableFile } from "./plan/undo_pairs.ts";
 import { MigrationFileError, PlanError } from "./migration_error.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
@@ -122,52 +124,14 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     driver.noun,
     optionNames,
   );
-  const plans: {
-    connection: C;
-    files: F[];
-    callbacks: ConnectionCallback<F>[];
-    ignored: string[];
-  }[] = [];
+  const plans: ({ connection: C } & ConnectionPlan<F>)[] = [];
   for (const connection of selected) {
     const planned = readsFiles
-      ? await planFor(connection.name, async () => {
-        const folder = await readMigrationFiles(
-          request.migrationsRoot,
-          connection.name,
-          (name) =>
-            acceptsFile(
-              name,
-              driver.extension,
-              driver.capabilities.code,
-              driver.capabilities.callbacks,
-            ),
-        );
-        if (folder === undefined) return undefined;
-        // Callbacks first: no rule of migrations (versions, order, --target) applies to them.
-        const { migrations, callbacks } = driver.capabilities.callbacks
-          ? splitCallbacks(folder.files)
-          : { migrations: folder.files, callbacks: [] };
-        // Names first: a second file of one version is refused before any file is read as JSON.
-        checkMigrationNames(migrations.map((file) => file.path), request.target, optionNames);
-        const given = (file: MigrationFile) =>
-          context.modules?.get(`${connection.name}/${file.path}`);
-        const files = await planAll(
-          migrations,
-          (file) => driver.plan(file, connection, given(file)),
-        );
-        const planned = await planAll(
-          callbacks,
-          async ({ name, file }): Promise<ConnectionCallback<F>> => ({
-            path: file.path,
-            event: name.event,
-            // Out of scope: listed, never run, so never planned (its JSON need not be valid).
-            ...(name.supported ? { file: await driver.plan(file, connection, given(file)) } : {}),
-          }),
-        );
-        unusedModule(context.modules, connection.name, folder.files);
-        return { files, callbacks: planned, ignored: folder.ignored };
-      })
-      : { files: [], callbacks: [], ignored: [] };
+      ? await planFor(
+        connection.name,
+        () => planConnection(request, driver, connection, context, optionNames),
+      )
+      : { files: [], callbacks: [], ignored: [], undoFiles: [], undoable: [] };
     // No folder: nothing to apply, so nothing is sent to it (not even a read).
     if (planned === undefined) {
       const folder = join(request.migrationsRoot, connection.name);
@@ -182,6 +146,8 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
       files: plan.files,
       callbacks: plan.callbacks,
       ignored: plan.ignored,
+      undoFiles: plan.undoFiles,
+      undoable: plan.undoable,
       settings: plan.connection,
       ...(driver.mask === undefined ? {} : { mask: driver.mask(plan.connection) }),
     })),
@@ -200,6 +166,67 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     },
   );
   return completeReport(report, configured.map((c) => c.name), skipped, context.signal);
+}
+
+/** What one connection's folder plans to: its files, callbacks and undo files, and the others. */
+interface ConnectionPlan<F extends PlannedFile> {
+  files: F[];
+  callbacks: ConnectionCallback<F>[];
+  ignored: string[];
+  undoFiles: F[];
+  undoable: UndoableFile[];
+}
+
+/**
+ * Reads and plans the folder of `connection`: `undefined` where it has none. Throws a
+ * MigrationFileError for the first file that cannot be planned.
+ */
+async function planConnection<C extends DriverConnection, F extends PlannedFile>(
+  request: RunRequest,
+  driver: MigrationDriver<C, F>,
+  connection: C,
+  context: RunContext,
+  optionNames: OptionNames,
+): Promise<ConnectionPlan<F> | undefined> {
+  const folder = await readMigrationFiles(
+    request.migrationsRoot,
+    connection.name,
+    (name) =>
+      acceptsFile(name, driver.extension, driver.capabilities.code, driver.capabilities.callbacks),
+  );
+  if (folder === undefined) return undefined;
+  // Callbacks first: no rule of migrations (versions, order, --target) applies to them.
+  const { migrations: all, callbacks } = driver.capabilities.callbacks
+    ? splitCallbacks(folder.files)
+    : { migrations: folder.files, callbacks: [] };
+  // Undo files next: they undo a version, and are no migration of their own (a name in their
+  // form that breaks Flyway's rules is refused here, naming the file).
+  const undoes = driver.capabilities.undo === true;
+  const migrations = all.filter((file) => !undoes || readUndoName(file.path) === undefined);
+  const undos = undoes ? all.filter((file) => readUndoName(file.path) !== undefined) : [];
+  // Names first: a second file of one version is refused before any file is read as JSON.
+  // `undo --target` names the version to undo down to: no file is above a target of its own.
+  checkMigrationNames(
+    migrations.map((file) => file.path),
+    request.command === "undo" ? undefined : request.target,
+    optionNames,
+  );
+  // Every command checks the pairs: an undo file of no version here stops migrate too.
+  const undoable = undoes ? pairUndos(all.map((file) => ({ path: file.path }))) : [];
+  const given = (file: MigrationFile) => context.modules?.get(`${connection.name}/${file.path}`);
+  const files = await planAll(migrations, (file) => driver.plan(file, connection, given(file)));
+  const planned = await planAll(
+    callbacks,
+    async ({ name, file }): Promise<ConnectionCallback<F>> => ({
+      path: file.path,
+      event: name.event,
+      // Out of scope: listed, never run, so never planned (its JSON need not be valid).
+      ...(name.supported ? { file: await driver.plan(file, connection, given(file)) } : {}),
+    }),
+  );
+  const undoFiles = await planAll(undos, (file) => driver.plan(file, connection, given(file)));
+  unusedModule(context.modules, connection.name, folder.files);
+  return { files, callbacks: planned, ignored: folder.ignored, undoFiles, undoable };
 }
 
 // The user's mistakes found before anything was sent; anything else is a bug and propagates.

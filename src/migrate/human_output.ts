@@ -20,6 +20,8 @@ const LABEL: Record<FileAction, string> = {
   record: "record",
   drop: "drop",
   "above-target": "later",
+  undone: "undone",
+  undo: "undo",
 };
 // The states `status` lists (docs/migrations-reference.md, "Status"): `record` and `drop` are baseline's and repair's.
 const STATE: Record<FileAction, string> = {
@@ -33,6 +35,8 @@ const STATE: Record<FileAction, string> = {
   record: "record",
   drop: "drop",
   "above-target": "above target",
+  undone: "undone",
+  undo: "to undo",
 };
 
 /** Progress lines for a person: `main [2/5] apply a.json -> PUT /a (created, HTTP 201, 14 ms)`. */
@@ -145,7 +149,7 @@ export function humanSummary(report: RunReport): string[] {
   // Commands that record without running: what they leave is pending, for migrate.
   const runsNone = report.command === "repair" || report.command === "baseline";
   const plan = report.command === "dry-run" || report.command === "baseline" ||
-    report.command === "repair";
+    report.command === "repair" || (report.command === "undo" && report.dryRun === true);
   for (const c of report.connections) {
     if (c.state !== "ran") {
       lines.push(`${c.name}: ${c.state === "not-reached" ? "not run" : "skipped"} (${c.reason})`);
@@ -190,7 +194,7 @@ export function humanSummary(report: RunReport): string[] {
     const done = (result: string) => c.files.filter((f) => f.result === result).length;
     const writes = !report.dryRun &&
       (report.command === "migrate" || report.command === "baseline" ||
-        report.command === "repair");
+        report.command === "repair" || report.command === "undo");
     if (n("unknown") > 0) {
       // The records were not read: the counts below would say 0 where nothing is known.
       lines.push(
@@ -202,7 +206,8 @@ export function humanSummary(report: RunReport): string[] {
     const counts = [
       report.command === "migrate"
         ? `${c.applied} applied`
-        : report.command === "baseline" || report.command === "repair"
+        : report.command === "baseline" || report.command === "repair" ||
+            report.command === "undo"
         ? undefined
         : `${n("apply", "reapply")} to apply`,
       `${c.skipped} unchanged`,
@@ -212,6 +217,8 @@ export function humanSummary(report: RunReport): string[] {
       n("rename") > 0 &&
       `${writes ? done("moved") : n("rename")} ${writes ? "renamed" : "to rename"}`,
       n("drop") > 0 && `${writes ? done("dropped") : n("drop")} ${writes ? "dropped" : "to drop"}`,
+      n("undo") > 0 && `${writes ? done("undone") : n("undo")} ${writes ? "undone" : "to undo"}`,
+      n("undone") > 0 && `${n("undone")} undone${report.command === "undo" ? " before" : ""}`,
       n("missing") > 0 && `${n("missing")} missing`,
       n("above-target") > 0 && `${n("above-target")} above the target version`,
       c.ignored && `${c.ignored.length} other file(s) ignored`,

@@ -64,11 +64,11 @@ export interface MigrateOptions {
   readonly migrations: string | URL;
   /** `sql` (the default): SQL files on the datasources; `search`: JSON files on the clusters. */
   readonly mode?: "sql" | "search" | undefined;
-  /** `migrate` (the default), `status`, `validate`, `baseline`, `repair` or `unlock`. */
+  /** `migrate` (the default), `undo` (SQL), `status`, `validate`, `baseline`, `repair` or `unlock`. */
   readonly command?: Command | undefined;
   /** Only this connection or datasource (`--connection`). */
   readonly connection?: string | undefined;
-  /** `migrate`, `baseline`, `repair`: work out what would be done, send only reads. */
+  /** `migrate`, `undo`, `baseline`, `repair`: work out what would be done, send only reads. */
   readonly dryRun?: boolean | undefined;
   /** Over each connection's `migrations.strict_order` (`--strict-order`, `--no-strict-order`). */
   readonly strictOrder?: boolean | undefined;
@@ -78,7 +78,8 @@ export interface MigrateOptions {
   readonly drift?: boolean | undefined;
   /**
    * `migrate`: stop at this version (`--target`); `baseline`: record the files up to it only
-   * (`--version`). Files above it are left as they are.
+   * (`--version`). Files above it are left as they are. `undo`: undo every applied version above
+   * it, newest first.
    */
   readonly target?: string | undefined;
   /**

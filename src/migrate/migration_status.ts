@@ -11,6 +11,7 @@ export type MigrationFileState =
   | "changed"
   | "missing"
   | "renamed"
+  | "undone"
   | "unknown";
 
 /** One file of a connection, with what its record says. */
@@ -59,6 +60,9 @@ const STATES: Readonly<Record<FileAction, MigrationFileState>> = {
   rename: "renamed",
   unknown: "unknown",
   "above-target": "pending",
+  undone: "undone",
+  // Not `status`'s: what undo does, to a file applied until then.
+  undo: "applied",
   // Not `status`'s: what baseline and repair do.
   record: "pending",
   drop: "missing",

@@ -35,12 +35,19 @@ export type FileAction =
    * `migrate --target`, `baseline --version`: pending or changed, but its version is above the
    * one asked for, so it is left as it is (`above target`).
    */
-  | "above-target";
+  | "above-target"
+  /**
+   * Applied, then undone (`undo`): its record stays as history beside an undo record of its
+   * version (`undone`); `migrate` applies it again.
+   */
+  | "undone"
+  /** `undo`: its undo runs, and an undo record marks it undone (`applied` until then). */
+  | "undo";
 
 /**
  * What was done with a file: it was applied (`created`, `updated`, `exists` (search: already
  * there, left as it is), `sent`, `reindexed`, `applied` (SQL)), only its record was written
- * (`recorded`, `moved`, `dropped`), or it `failed`.
+ * (`recorded`, `moved`, `dropped`), its undo ran (`undone`), or it `failed`.
  */
 export type FileResult =
   | "created"
@@ -52,6 +59,7 @@ export type FileResult =
   | "recorded"
   | "moved"
   | "dropped"
+  | "undone"
   | "failed";
 
 /**
@@ -312,9 +320,14 @@ export interface RunReport {
 export interface Progress {
   /**
    * Work begins on a connection: `pending` files of `total` to apply (`migrate`) or to record
-   * (`baseline`, `repair`: records only).
+   * (`baseline`, `repair`: records only) or to undo (`undo`).
    */
-  start(connection: string, pending: number, total: number, verb: "apply" | "record"): void;
+  start(
+    connection: string,
+    pending: number,
+    total: number,
+    verb: "apply" | "record" | "undo",
+  ): void;
   /** File `n` of `pending` is done. */
   file(connection: string, n: number, pending: number, file: FileReport): void;
   /** A note for the user (a lock being waited for, a policy update). */

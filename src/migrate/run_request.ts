@@ -137,6 +137,16 @@ export function checkRunRequest(
         command,
     );
   }
+  if (command === "undo" && capabilities[request.mode].undo !== true) {
+    const modes = (Object.keys(capabilities) as MigrationMode[]).filter((m) =>
+      capabilities[m].undo === true
+    );
+    throw usageError(
+      `undo applies to ${names(modes, " and ")} connections (${
+        modes.map((m) => optionNames.mode(m)).join(", ")
+      }), not yet to ${optionNames.mode(request.mode)}`,
+    );
+  }
   if (request.drift && !capabilities[request.mode].drift) {
     const modes = (Object.keys(capabilities) as MigrationMode[]).filter((m) =>
       capabilities[m].drift

@@ -19,6 +19,11 @@ import {
   PlanError,
 } from "./migration_error.ts";
 import { decideFiles } from "./plan/file_decisions.ts";
+import { decideUndo } from "./command/undo.ts";
+import { fileVersion } from "./plan/migration_name.ts";
+import type { UndoableFile } from "./plan/undo_pairs.ts";
+import type { UndoStep } from "./plan/undo_plan.ts";
+import { readVersionRecords } from "./plan/version_state.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
 import type { CallbackEvent } from "./plan/callback_name.ts";
@@ -55,7 +60,10 @@ export interface RunnerOptions {
    * of applied files with the live system; `migrate` also applies drifted files again.
    */
   readonly drift?: boolean;
-  /** `migrate --target`, `baseline --version`: files above this version are left as they are. */
+  /**
+   * `migrate --target`, `baseline --version`: files above this version are left as they are;
+   * `undo --target`: the applied versions above it are undone.
+   */
   readonly target?: string;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
@@ -95,6 +103,10 @@ export interface TargetWork<F extends PlannedFile> {
   readonly settings?: ConnectionSettings;
   /** What the report may show of its files (its driver's mask); as they are when absent. */
   readonly mask?: Mask;
+  /** Its undo files (`U<version>__…`), planned: what `undo` runs. */
+  readonly undoFiles?: readonly F[];
+  /** Its versioned files, each with its undo where it has one (`pairUndos`). */
+  readonly undoable?: readonly UndoableFile[];
 }
 
 /**
@@ -168,6 +180,8 @@ class ConnectionRun {
   shownRecords: ReadonlyMap<string, FileRecord> | undefined;
   /** The records the decisions were taken on. */
   records: ReadonlyMap<string, FileRecord> = new Map();
+  /** `undo`: what it undoes, newest first, as last planned. */
+  undoSteps: readonly UndoStep[] = [];
   /** What was done, by path. */
   readonly done = new Map<string, FileOutcome>();
   strictOrder = false;
@@ -247,7 +261,7 @@ class ConnectionRun {
           })),
         }
         : {}),
-      applied: outcomes.filter((o) => o.ran && !o.alreadyRecorded).length,
+      applied: outcomes.filter((o) => o.ran && !o.alreadyRecorded && o.result !== "undone").length,
       skipped: this.decided.filter((d) => d.action === "skip").length + late,
       requests,
       ms,
@@ -283,7 +297,7 @@ async function runTarget<F extends PlannedFile>(
     return;
   }
   const t = targetRun(work, run, options, command, force);
-  const { target, callbacks, migrating } = t;
+  const { target, callbacks, migrating, events } = t;
   const drift = await decideUnlocked(t);
   const pending = run.decided.filter((f) => command.isWork(f.action));
   // `migrate --drift` takes the lock for drifted files too, even with nothing pending.
@@ -291,12 +305,13 @@ async function runTarget<F extends PlannedFile>(
     run.drift!.resources.some((r) => r.reapply);
   // Migrate callbacks run on every migrate, as Flyway runs them, with nothing pending too.
   // Each-migrate and error callbacks need work to surround or a failure: not the lock alone.
-  const called = migrating && callbacks.some((c) =>
+  // Undo's run on every undo, the same way.
+  const called = events !== undefined && callbacks.some((c) =>
     c.file !== undefined &&
-    (c.event === "beforeMigrate" || c.event === "afterMigrate" ||
-      (t.validateOnMigrate && VALIDATE_EVENTS.has(c.event)))
+    (c.event === events.before || c.event === events.after ||
+      (migrating && t.validateOnMigrate && VALIDATE_EVENTS.has(c.event)))
   );
-  if (migrating) unsupportedCallbacks(target.name, callbacks, options.progress);
+  if (events !== undefined) unsupportedCallbacks(target.name, callbacks, options.progress);
   if (options.dryRun || (pending.length === 0 && !repair && !called)) {
     command.warn?.(target.name, run.decided, options.progress);
     return;
@@ -308,6 +323,8 @@ async function runTarget<F extends PlannedFile>(
 interface TargetRun<F extends PlannedFile> {
   readonly target: MigrationTarget<F>;
   readonly files: readonly F[];
+  readonly undoFiles: readonly F[];
+  readonly undoable: readonly UndoableFile[];
   readonly callbacks: readonly ConnectionCallback<F>[];
   readonly mask: Mask | undefined;
   readonly run: ConnectionRun;
@@ -320,6 +337,8 @@ interface TargetRun<F extends PlannedFile> {
   readonly validating: boolean;
   /** `migrate`, not in a dry run: its callbacks run. */
   readonly migrating: boolean;
+  /** The events of the run's callbacks around its work (`migrate`, `undo`, not in a dry run). */
+  readonly events: WorkEvents | undefined;
   /** The report shows what each record says of its run. */
   readonly showsRuns: boolean;
   readonly callbackPaths: ReadonlySet<string>;
@@ -327,7 +346,7 @@ interface TargetRun<F extends PlannedFile> {
 }
 
 function targetRun<F extends PlannedFile>(
-  { target, files, settings, mask, callbacks = [] }: TargetWork<F>,
+  { target, files, settings, mask, callbacks = [], undoFiles = [], undoable = [] }: TargetWork<F>,
   run: ConnectionRun,
   options: RunnerOptions,
   command: MigrationCommand,
@@ -341,6 +360,8 @@ function targetRun<F extends PlannedFile>(
   return {
     target,
     files,
+    undoFiles,
+    undoable,
     callbacks,
     mask,
     run,
@@ -349,10 +370,11 @@ function targetRun<F extends PlannedFile>(
     force,
     strict,
     validateOnMigrate,
-    // Only migrate and validate run callbacks, and never in a dry run: status, baseline and
-    // repair list them.
+    // Only migrate, undo and validate run callbacks, and never in a dry run: status, baseline
+    // and repair list them.
     validating: command.name === "validate" && !options.dryRun,
     migrating: command.name === "migrate" && !options.dryRun,
+    events: options.dryRun ? undefined : WORK_EVENTS[command.name],
     // A run that writes no record reports what each record says of its run: the records stay so.
     // One that writes them would report what they said before it replaced them.
     showsRuns: !command.writes || options.dryRun,
@@ -373,19 +395,26 @@ function decideAll<F extends PlannedFile>(
   const repairing = command.name === "repair";
   const read = new Map([...all].filter(([path]) => repairing || !callbackPaths.has(path)));
   const records = new Map([...read].map(([path, record]) => [path, record.hash]));
-  run.decided = decideFiles(files, records, command.name, force, options.target).map((file) =>
+  // `undo --target` names the version to undo down to: no file is above a target of its own.
+  const forward = command.name === "undo" ? undefined : options.target;
+  run.decided = decideFiles(files, records, command.name, force, forward).map((file) =>
     masked(
       repairing && callbackPaths.has(file.path) ? { ...file, action: "drop" } : file,
       t.mask,
     )
   );
+  if (command.name === "undo") {
+    const undo = decideUndo(t.target.name, run.decided, t.undoable, records, options.target);
+    run.decided = undo.decided;
+    run.undoSteps = undo.steps;
+  }
   run.records = read;
   if (t.showsRuns) run.shownRecords = read;
   // Before anything is written: the first check needs no lock, the second sees what another
   // runner wrote while this one waited. `validate` reports them with the changed files.
   // Flyway validates every applied file, those above a --target too.
   const edited = !t.validateOnMigrate ? [] : flywayRefusals(
-    options.target === undefined ? run.decided : decideFiles(files, records, command.name, force),
+    forward === undefined ? run.decided : decideFiles(files, records, command.name, force),
   );
   command.refuse?.(t.target.name, run.decided, records, {
     force,
@@ -404,6 +433,7 @@ async function decideUnlocked<F extends PlannedFile>(
   // What this run would run, refused before anything where this runtime cannot run it.
   const runsEvents: ReadonlySet<string> = new Set([
     ...(command.name === "migrate" ? MIGRATE_EVENTS : []),
+    ...(command.name === "undo" ? UNDO_EVENTS : []),
     ...(validating || (command.name === "migrate" && t.validateOnMigrate) ? VALIDATE_EVENTS : []),
   ]);
   refuseUnrunnable(target.name, callbacks.filter((c) => runsEvents.has(c.event)));
@@ -445,46 +475,49 @@ async function runLocked<F extends PlannedFile>(
   repair: boolean,
 ): Promise<void> {
   const { target, files, callbacks, run, options, command, migrating, validateOnMigrate, fire } = t;
+  const { events } = t;
   await target.lock(
     options.lockTimeoutMs,
     (holder) => options.progress.notice(`${target.name}: waiting for the lock of ${holder}`),
     options.signal,
   );
   let done = false;
-  let migrateStarted = false;
+  let started = false;
   try {
     // Under flyway_compatible, Flyway validates on migrate, and fires the validate events.
     if (migrating && validateOnMigrate) await fire("beforeValidate");
     decideAll(t, await target.readRecords());
     if (migrating && validateOnMigrate) await fire("afterValidate");
-    if (migrating) {
-      migrateStarted = true;
-      await fire("beforeMigrate");
-      // beforeMigrate may have changed what the decisions read.
-      if (callbacks.some((c) => c.event === "beforeMigrate")) {
+    if (events !== undefined) {
+      started = true;
+      await fire(events.before);
+      // beforeMigrate (beforeUndo) may have changed what the decisions read.
+      if (callbacks.some((c) => c.event === events.before)) {
         decideAll(t, await target.readRecords());
       }
     }
     command.warn?.(target.name, run.decided, options.progress);
     // Decided again under the lock: another runner may have changed the records meanwhile.
     const pending = run.decided.some((f) => command.isWork(f.action));
-    const around = migrating
+    const around = events !== undefined
       ? {
-        before: planned(callbacks, "beforeEachMigrate"),
-        after: planned(callbacks, "afterEachMigrate"),
+        before: planned(callbacks, events.beforeEach),
+        after: planned(callbacks, events.afterEach),
       }
       : { before: [], after: [] };
-    if (pending || !repair) await runWork(target, files, run, options, t.mask, around);
+    if (pending || !repair) {
+      await runWork(target, [...files, ...t.undoFiles], run, options, t.mask, around);
+    }
     if (drift !== undefined && command.writes) {
       await repairDrift(target, drift, files, run, options);
     }
     // As in Flyway, afterMigrate's own failure runs no afterMigrateError: every file ran.
-    migrateStarted = false;
-    if (migrating) await fire("afterMigrate");
+    started = false;
+    if (events !== undefined) await fire(events.after);
     done = true;
   } catch (error) {
     // Best effort, as Flyway's: the failure that stopped the run stays the one reported.
-    if (migrateStarted) await fire("afterMigrateError", true);
+    if (started && events !== undefined) await fire(events.error, true);
     throw error;
   } finally {
     // A failing release must not hide why the run stopped.
@@ -550,7 +583,19 @@ async function runWork<F extends PlannedFile>(
 ): Promise<void> {
   const byPath = new Map(files.map((f) => [f.path, f]));
   const command = COMMANDS[options.command];
+  // `undo` goes newest first, as it planned; every other command in run order.
+  const undoOrder = new Map(run.undoSteps.map((step, i) => [step.path, i]));
   const work = run.decided.filter((f) => command.isWork(f.action));
+  if (command.name === "undo") work.sort((a, b) => undoOrder.get(a.path)! - undoOrder.get(b.path)!);
+  // A version undone is applied again with its undo records dropped in its transaction.
+  const versions = readVersionRecords(run.records.keys());
+  const undoRecordsOf = (path: string): string[] => {
+    const version = fileVersion(path);
+    return version === undefined || versions.stateOf(path, version) !== "undone"
+      ? []
+      : versions.undoRecordsOf(version);
+  };
+  const undoOf = new Map(run.undoSteps.map((step) => [step.path, byPath.get(step.undo)]));
   options.progress.start(target.name, work.length, run.decided.length, command.verb);
   let n = 0;
   for (const decision of work) {
@@ -574,7 +619,21 @@ async function runWork<F extends PlannedFile>(
       if (report.notice) options.progress.notice(`${target.name}: ${report.notice}`);
     };
     try {
-      const outcome = await runOne(target, file, decision, mask, around);
+      const outcome = decision.action === "undo"
+        ? appliedOutcome(
+          around.before.length + around.after.length === 0
+            ? await target.undo(file!, undoOf.get(decision.path)!, new Date())
+            : await target.undo(file!, undoOf.get(decision.path)!, new Date(), around),
+          mask,
+        )
+        : await runOne(
+          target,
+          file,
+          decision,
+          mask,
+          around,
+          decision.action === "apply" ? undoRecordsOf(decision.path) : [],
+        );
       run.done.set(decision.path, outcome);
       if (outcome.ran && !outcome.alreadyRecorded) counted(around.after.length);
     } catch (error) {
@@ -599,6 +658,7 @@ async function runOne<F extends PlannedFile>(
   decision: FileDecision,
   mask: Mask,
   around: EachFileCallbacks<F>,
+  undoRecords: readonly string[],
 ): Promise<FileOutcome> {
   if (decision.action === "drop") {
     await target.dropRecord(decision.path);
@@ -612,7 +672,9 @@ async function runOne<F extends PlannedFile>(
     return { result: decision.action === "rename" ? "moved" : "recorded" };
   }
   // Each-migrate callbacks surround the files that run, not records written or dropped.
-  const outcome = around.before.length + around.after.length === 0
+  const outcome = undoRecords.length > 0
+    ? await target.apply(file!, new Date(), around, undoRecords)
+    : around.before.length + around.after.length === 0
     ? await target.apply(file!, new Date())
     : await target.apply(file!, new Date(), around);
   return appliedOutcome(outcome, mask);
@@ -692,6 +754,41 @@ const MIGRATE_EVENTS: ReadonlySet<string> = new Set<CallbackEvent>([
   "afterEachMigrate",
   "afterMigrate",
   "afterMigrateError",
+]);
+
+// The events of a migrate or an undo run, around its work and each of its files.
+interface WorkEvents {
+  readonly before: CallbackEvent;
+  readonly beforeEach: CallbackEvent;
+  readonly afterEach: CallbackEvent;
+  readonly after: CallbackEvent;
+  readonly error: CallbackEvent;
+}
+
+const WORK_EVENTS: Partial<Record<Command, WorkEvents>> = {
+  migrate: {
+    before: "beforeMigrate",
+    beforeEach: "beforeEachMigrate",
+    afterEach: "afterEachMigrate",
+    after: "afterMigrate",
+    error: "afterMigrateError",
+  },
+  undo: {
+    before: "beforeUndo",
+    beforeEach: "beforeEachUndo",
+    afterEach: "afterEachUndo",
+    after: "afterUndo",
+    error: "afterUndoError",
+  },
+};
+
+// The events an undo run fires.
+const UNDO_EVENTS: ReadonlySet<string> = new Set<CallbackEvent>([
+  "beforeUndo",
+  "beforeEachUndo",
+  "afterEachUndo",
+  "afterUndo",
+  "afterUndoError",
 ]);
 
 // The events a validate fires (and a migrate under flyway_compatible).

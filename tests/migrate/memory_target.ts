@@ -97,13 +97,34 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     file: PlannedFile,
     executedAt: Date,
     around?: EachFileCallbacks<PlannedFile>,
+    undoRecords: readonly string[] = [],
   ): Promise<Applied> {
     return this.#io.run(async () => {
       // Logged as the target runs them: inside the file's work, before and after it.
       for (const c of around?.before ?? []) await this.#callback(c);
-      const applied = await this.#apply(file, executedAt);
+      const applied = await this.#apply(file, executedAt, undoRecords);
       for (const c of around?.after ?? []) await this.#callback(c);
       return applied;
+    });
+  }
+
+  undo(
+    file: PlannedFile,
+    undo: PlannedFile,
+    executedAt: Date,
+    around?: EachFileCallbacks<PlannedFile>,
+  ): Promise<Applied> {
+    return this.#io.run(async () => {
+      for (const c of around?.before ?? []) await this.#callback(c);
+      this.calls.push(`undo ${file.path} with ${undo.path}`);
+      this.requests++;
+      if (this.failOn?.path === undo.path) throw this.failOn.error;
+      // Another runner may have undone it first, under the file's own lock.
+      if (this.records.has(undo.path)) return { result: "undone", ms: 0, alreadyRecorded: true };
+      this.records.set(undo.path, undo.hash);
+      this.#ran(undo.path, executedAt);
+      for (const c of around?.after ?? []) await this.#callback(c);
+      return { result: "undone", ms: 1 };
     });
   }
 
@@ -121,15 +142,23 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     return error ? Promise.reject(error) : Promise.resolve({ ms: 1 });
   }
 
-  #apply(file: PlannedFile, executedAt: Date): Promise<Applied> {
+  #apply(file: PlannedFile, executedAt: Date, undoRecords: readonly string[]): Promise<Applied> {
     this.calls.push(`apply ${file.path}`);
     this.requests++;
     if (this.failOn?.path === file.path) return Promise.reject(this.failOn.error);
     // Another runner may have recorded it under the file's own lock (SQLite's check): this text,
-    // or, for a file that runs once, any.
+    // or, for a file that runs once, any; a version undone, while one of its undo records is left.
     const recorded = this.records.get(file.path);
-    if (recorded === file.hash || (runsOnce(file) && recorded !== undefined)) {
+    if (
+      undoRecords.length > 0
+        ? !undoRecords.some((path) => this.records.has(path))
+        : recorded === file.hash || (runsOnce(file) && recorded !== undefined)
+    ) {
       return Promise.resolve({ result: "applied", ms: 0, alreadyRecorded: true });
+    }
+    for (const path of undoRecords) {
+      this.records.delete(path);
+      this.runs.delete(path);
     }
     this.records.set(file.path, file.hash);
     this.#ran(file.path, executedAt);

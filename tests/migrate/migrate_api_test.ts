@@ -72,7 +72,7 @@ describe("migrate() options", () => {
     const base = await options();
     assert.equal(
       await refusal({ ...base, command: "status", dryRun: true }),
-      "dryRun applies to migrate, baseline, repair, not to status",
+      "dryRun applies to migrate, undo, baseline, repair, not to status",
     );
     assert.equal(
       await refusal({ ...base, command: "status", force: true }),
@@ -88,7 +88,7 @@ describe("migrate() options", () => {
     );
     assert.equal(
       await refusal({ ...base, command: "status", target: "1" }),
-      "target applies to migrate, baseline, not to status",
+      "target applies to migrate, undo, baseline, not to status",
     );
     assert.equal(
       await refusal({ ...base, target: "v1" }),
@@ -168,6 +168,35 @@ describe("migrate() options", () => {
     assert.match(
       await said({ ...base, strictOrder: true }),
       /run with strictOrder: false, or set migrations\.strict_order: false/,
+    );
+  });
+});
+
+describe("migrate() undo", () => {
+  it("undoes above a target from code, and refuses undo on search connections", async () => {
+    if (SQLITE === undefined) return;
+    const dir = await suiteDir("thaw-migrate-undo-");
+    await writeFile(
+      join(dir, "application.yml"),
+      "datasource:\n  - name: main\n    url: sqlite:./app.db\n    migrations: { enabled: true }\n",
+    );
+    const folder = join(dir, "migrations", "main");
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, "V1__a.sql"), "CREATE TABLE a (v TEXT);\n");
+    await writeFile(join(folder, "V2__b.sql"), "CREATE TABLE b (v TEXT);\n");
+    await writeFile(join(folder, "U2__b.sql"), "DROP TABLE b;\n");
+    const base: MigrateOptions = { config: dir, migrations: "migrations", cwd: dir, env: {} };
+    await migrate(base);
+    const undone = await migrate({ ...base, command: "undo", target: "1" });
+    assert.deepEqual(
+      undone.connections[0].files.map((f) => `${f.path}:${f.action}:${f.result ?? ""}`),
+      ["V1__a.sql:skip:", "V2__b.sql:undo:undone"],
+    );
+    const status = await migrate({ ...base, command: "status" });
+    assert.deepEqual(status.connections[0].files.map((f) => f.action), ["skip", "undone"]);
+    assert.match(
+      await refusal({ ...base, mode: "search", command: "undo" }),
+      /^undo applies to sql connections .*not yet to/,
     );
   });
 });

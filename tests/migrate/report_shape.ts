@@ -3,7 +3,16 @@ import type { Captured } from "./run_cli.ts";
 
 // The documented `--json` report (docs/migrations-reference.md, "Command line"), written out here independently of the
 // types in src/migrate/run_report.ts: a field added there without being documented fails here.
-const COMMANDS = ["migrate", "status", "validate", "baseline", "repair", "unlock", "dry-run"];
+const COMMANDS = [
+  "migrate",
+  "undo",
+  "status",
+  "validate",
+  "baseline",
+  "repair",
+  "unlock",
+  "dry-run",
+];
 const STATES = ["ran", "disabled", "not-selected", "no-folder", "not-reached"];
 /** Every action a file of a report may have, as documented. */
 export const ACTIONS: readonly string[] = [
@@ -17,6 +26,8 @@ export const ACTIONS: readonly string[] = [
   "record",
   "drop",
   "above-target",
+  "undone",
+  "undo",
 ];
 const KINDS = ["usage", "config", "plan", "failure", "lock", "invalid", "interrupted"];
 const EXIT: Record<string, number> = {

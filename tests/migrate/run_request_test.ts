@@ -92,7 +92,7 @@ describe("checkRunRequest", () => {
     };
     assert.equal(
       message({ dryRun: true }),
-      "--dry-run applies to migrate, baseline, repair, not to status",
+      "--dry-run applies to migrate, undo, baseline, repair, not to status",
     );
     assert.equal(
       message({ drift: true }),
@@ -108,7 +108,7 @@ describe("checkRunRequest", () => {
     );
     assert.equal(
       message({ command: "nope" as Command }),
-      'unknown command "nope" (migrate, status, validate, baseline, repair, unlock)',
+      'unknown command "nope" (migrate, undo, status, validate, baseline, repair, unlock)',
     );
   });
 

@@ -63,6 +63,12 @@ describe("callbacks around a migrate run", () => {
       afterEachMigrate: 2,
       afterMigrate: 1,
       afterMigrateError: 0,
+      // Undo's events are undo's alone.
+      beforeUndo: 0,
+      beforeEachUndo: 0,
+      afterEachUndo: 0,
+      afterUndo: 0,
+      afterUndoError: 0,
     });
   });
 

@@ -21,14 +21,18 @@ export interface CommandLine extends RunRequest {
 }
 
 export const USAGE =
-  `Usage: thaw [migrate|status|validate|baseline|repair|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
+  `Usage: thaw [migrate|undo|status|validate|baseline|repair|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
 
 Applies versioned migration files to the connections configured in <config_dir>.
 
 Commands:
   migrate              apply new files (and, on search connections, changed ones): the default
-  status               show each file as applied, pending, changed, missing, renamed or out of
-                       order (unknown when the records could not be read); sends only reads
+  undo                 SQL: run the undo file (U<version>__) of the newest applied version, or
+                       with --target of every applied version above it, newest first; refused
+                       whole, before anything runs, when one of them has no undo file
+  status               show each file as applied, pending, changed, missing, renamed, undone or
+                       out of order (unknown when the records could not be read); sends only
+                       reads
   validate             like status, but exits with 1 when a run-once file (SQL, a POST, DELETE or
                        PATCH request) was changed after it was applied, or under strict order when
                        a file is out of order or two files define one resource
@@ -49,11 +53,12 @@ Options:
                        datasource-config.yml (default: .)
   --sqlPath <dir>      the migrations root: one folder per connection (default: migrations)
   --connection <name>  only this connection (or datasource)
-  --dry-run            migrate, baseline, repair: print what would be done; sends only reads
+  --dry-run            migrate, undo, baseline, repair: print what would be done; sends only reads
   --force              baseline: record the files even where records exist; repair: also drop
                        missing records that sort after every file here; unlock: remove a lock
                        whose lease is still renewed (its runner looks alive)
-  --target <version>   migrate: stop at this version; the files above it stay as they are
+  --target <version>   migrate: stop at this version; the files above it stay as they are;
+                       undo: undo every applied version above it
   --version <version>  baseline: record the files up to this version only; later ones stay
                        pending, for migrate to run
   --strict-order       refuse a pending file that sorts before an applied one (else: a warning)

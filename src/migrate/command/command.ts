@@ -20,7 +20,7 @@ export type { Command } from "./command_name.ts";
  * {@linkcode FileAction} of the same name, or one of two states only `repair` treats apart.
  */
 export type FileState =
-  | Exclude<FileAction, "record" | "drop" | "unknown">
+  | Exclude<FileAction, "record" | "drop" | "unknown" | "undo">
   /** Recorded with a checksum an earlier version wrote for this content: unchanged. */
   | "earlier-hash"
   /** A versioned record without its file that sorts after every versioned file here: a newer
@@ -58,7 +58,7 @@ export interface MigrationCommand {
   /** A file without a record may take over a record whose file is gone (a rename). */
   readonly renames: boolean;
   /** What progress says it does with its work. */
-  readonly verb: "apply" | "record";
+  readonly verb: "apply" | "record" | "undo";
   /** What it does with a file (or a record without a file) in `state`, `--force` given or not. */
   decide(state: FileState, force: boolean): FileAction;
   /**

@@ -1,2 +1,2 @@
 /** The commands of the migration runner. */
-export type Command = "migrate" | "status" | "validate" | "baseline" | "repair" | "unlock";
+export type Command = "migrate" | "status" | "validate" | "baseline" | "repair" | "unlock" | "undo";

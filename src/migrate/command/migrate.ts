@@ -4,7 +4,7 @@ import { asFound, flywayRefusal, type MigrationCommand } from "./command.ts";
 
 /**
  * `migrate`: applies pending files and, where a driver applies them again, changed declarative
- * ones. Work: `apply`, `reapply`, and `rename` (the record moves, nothing runs). A run-once file
+ * ones, and applies again the versions `undo` undid. Work: `apply`, `reapply`, and `rename` (the record moves, nothing runs). A run-once file
  * changed after it ran is reported, never run. Under strict order it refuses, before anything is
  * written, a pending file that sorts before an applied one and a second file of one resource;
  * otherwise it warns of them. Under `flyway_compatible` it refuses, before anything is written,
@@ -21,7 +21,8 @@ export const migrate: MigrationCommand = {
   verb: "apply",
   target: "--target",
   listsUnknown: false,
-  decide: asFound,
+  // An undone version is pending again: applied anew, its undo records dropped with it.
+  decide: (state) => state === "undone" ? "apply" : asFound(state),
   isWork: (action) => action === "apply" || action === "reapply" || action === "rename",
   refuse(connection, files, _records, options) {
     const edited = options.edited;

@@ -1,8 +1,8 @@
 import { MigrationFileError } from "../migration_error.ts";
 
 /**
- * The Flyway callback events Thaw runs: around `migrate` (and each file it applies) and around
- * `validate`. Every other id of Flyway's `Event` enum is recognised but not run
+ * The Flyway callback events Thaw runs: around `migrate` (and each file it applies), around
+ * `validate`, and around `undo` (and each version it undoes). Every other id of Flyway's `Event` enum is recognised but not run
  * ({@linkcode FLYWAY_EVENT_IDS}).
  */
 export type CallbackEvent =
@@ -12,14 +12,20 @@ export type CallbackEvent =
   | "afterMigrate"
   | "afterMigrateError"
   | "beforeValidate"
-  | "afterValidate";
+  | "afterValidate"
+  | "beforeUndo"
+  | "beforeEachUndo"
+  | "afterEachUndo"
+  | "afterUndo"
+  | "afterUndoError";
 
 /**
  * The events Thaw runs, in the order a `migrate` run reaches them: validate's pair first (Flyway's
  * `validateOnMigrate` fires them before `DbMigrate`), then the migrate events. `afterMigrate` and
  * `afterMigrateError` never both follow one success, but `afterMigrateError` comes last because it
  * is the one that can follow any other (a failing `afterMigrate` included); Flyway's `Event` enum
- * also puts `AFTER_MIGRATE` before `AFTER_MIGRATE_ERROR`. Callbacks are listed in this order.
+ * also puts `AFTER_MIGRATE` before `AFTER_MIGRATE_ERROR`. Undo's events come last, in the order an
+ * `undo` run reaches them, on the same rule. Callbacks are listed in this order.
  */
 export const CALLBACK_EVENTS: readonly CallbackEvent[] = Object.freeze([
   "beforeValidate",
@@ -29,6 +35,11 @@ export const CALLBACK_EVENTS: readonly CallbackEvent[] = Object.freeze([
   "afterEachMigrate",
   "afterMigrate",
   "afterMigrateError",
+  "beforeUndo",
+  "beforeEachUndo",
+  "afterEachUndo",
+  "afterUndo",
+  "afterUndoError",
 ]);
 
 /**

@@ -3,8 +3,10 @@ import { asFound, type Command, type FileState } from "../command/command.ts";
 import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
 import type { FileDecision } from "../run_report.ts";
-import { compareVersions, fileVersion, isRepeatable } from "./migration_name.ts";
+import { compareVersions, fileVersion, isRepeatable, readMigrationName } from "./migration_name.ts";
 import { compareVersionPaths } from "./version_order.ts";
+import { undoRecordVersion } from "./undo_name.ts";
+import { readVersionRecords } from "./version_state.ts";
 
 /**
  * What `command` does with each file, given the records (path to checksum), in run order: the
@@ -24,6 +26,10 @@ import { compareVersionPaths } from "./version_order.ts";
  *   this checkout).
  * - A file that defines the same resource as an earlier one is `sameResourceAs` that one.
  *
+ * - A versioned file whose record has an undo record of its version beside it (`U2__…`, written by
+ *   `undo`) is `undone`, whatever its checksum: pending again to `migrate`, not applied for the
+ *   order of the others. Undo records are history: never missing, never claimed by a rename.
+ *
  * With a `target` version (`migrate --target`, `baseline --version`), a pending or changed file
  * whose version is above it is `above-target`: left as it is.
  *
@@ -42,8 +48,16 @@ export function decideFiles(
 ): FileDecision[] {
   const rules = COMMANDS[command];
   const onDisk = new Set(files.map((f) => f.path));
-  // The records without a file, by checksum, in version order: a rename claims the first.
-  const gone = [...records.keys()].filter((path) => !onDisk.has(path)).sort(compareVersionPaths);
+  const versions = readVersionRecords(records.keys());
+  const undone = (path: string): boolean => {
+    const version = fileVersionOf(path);
+    return version !== undefined && versions.stateOf(path, version) === "undone";
+  };
+  // The records without a file, by checksum, in version order: a rename claims the first. An
+  // undo record has no file of its own to miss: its undo file is no migration.
+  const gone = [...records.keys()]
+    .filter((path) => !onDisk.has(path) && undoRecordVersion(path) === undefined)
+    .sort(compareVersionPaths);
   const goneByHash = new Map<string, string[]>();
   for (const path of gone) {
     const hash = records.get(path)!;
@@ -73,18 +87,24 @@ export function decideFiles(
         }
       }
       state = renamedFrom === undefined ? "apply" : "rename";
-    } else if (recorded === file.hash) state = "skip";
+    } else if (undone(file.path)) state = "undone";
+    else if (recorded === file.hash) state = "skip";
     else if (recorded === file.rawHash || file.earlierHashes?.includes(recorded)) {
       state = "earlier-hash";
     } else state = runsOnce(file) ? "changed" : "reapply";
     if (target !== undefined && aboveTarget(file.path, target)) {
-      if (state === "apply" || state === "reapply" || state === "changed") state = "above-target";
+      if (
+        state === "apply" || state === "reapply" || state === "changed" || state === "undone"
+      ) state = "above-target";
     }
     return { file, state, renamedFrom };
   });
-  // A record moved to a renamed file counts under its new path, not its old one.
+  // A record moved to a renamed file counts under its new path, not its old one; an undone
+  // version, and an undo record, are no applied version.
   const applied = [
-    ...[...records.keys()].filter((path) => !claimed.has(path)),
+    ...[...records.keys()].filter((path) =>
+      !claimed.has(path) && undoRecordVersion(path) === undefined && !undone(path)
+    ),
     ...states.filter((s) => s.state === "rename").map((s) => s.file.path),
   ];
   // Repeatable files sort after every version but are never late: only versions count here.
@@ -103,7 +123,8 @@ export function decideFiles(
       ...(file.request ? { request: file.request } : {}),
       ...(isCodeFile(file) ? { code: true } : {}),
       ...(file.resource === undefined ? {} : { resource: file.resource }),
-      ...(state === "apply" && lastApplied !== undefined && !isRepeatable(file.path) &&
+      ...((state === "apply" || state === "undone") && lastApplied !== undefined &&
+          !isRepeatable(file.path) &&
           compareVersionPaths(file.path, lastApplied) < 0
         ? { outOfOrder: lastApplied }
         : {}),
@@ -157,6 +178,16 @@ function merge(files: FileDecision[], missing: FileDecision[]): FileDecision[] {
 function aboveTarget(path: string, target: string): boolean {
   const version = fileVersion(path);
   return version !== undefined && compareVersions(version, target) > 0;
+}
+
+// A record's version where its name is a versioned file's; a name today's rules refuse is none.
+function fileVersionOf(path: string): string | undefined {
+  try {
+    const name = readMigrationName(path);
+    return name.kind === "versioned" ? name.version : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function baseName(path: string): string {

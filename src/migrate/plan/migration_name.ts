@@ -17,9 +17,9 @@ const VERSION = /^\d+(?:[._]\d+)*$/;
 /**
  * Reads the name of the file at `path` (the last segment; folders say nothing of it). A name that
  * takes Flyway's form but breaks its rules (`V__x.sql` without a version, `V1..1__x.sql`,
- * `V_8_0__x.sql`, `R1__x.sql`), or is Flyway's undo file (`U1__x.sql`), throws a
- * {@linkcode MigrationFileError} naming the file: read as any other name, it would run where
- * Flyway refuses it, or runs it only to undo.
+ * `V_8_0__x.sql`, `R1__x.sql`), or is Flyway's undo file (`U1__x.sql`, which the engine takes out
+ * first, for `undo`), throws a {@linkcode MigrationFileError} naming the file: read as any other
+ * name, it would run where Flyway refuses it, or runs it only to undo.
  */
 export function readMigrationName(path: string): MigrationName {
   const name = path.slice(path.lastIndexOf("/") + 1);
@@ -29,12 +29,13 @@ export function readMigrationName(path: string): MigrationName {
   const version = name.slice(1, separator);
   const description = name.slice(separator + 2).replace(/\.[^.]*$/, "");
   // Flyway's undo file for a version: read as any other name it would run forward, before every
-  // V file (U sorts first), undoing what it never did.
+  // V file (U sorts first), undoing what it never did. The engine takes them out before names
+  // are checked (undo_name.ts); here one is a caller's mistake.
   if (prefix === "U" && VERSION.test(version)) {
     throw new MigrationFileError(
       path,
-      `is an undo file (U<version>__), as Flyway names them: Thaw runs no undo, and would run it ` +
-        `as a migration; move it out of the migrations folder (undo a change with a new V file)`,
+      `is an undo file (U<version>__), as Flyway names them: run only by undo, never as a ` +
+        `migration`,
     );
   }
   // `V` or `R` followed by a digit, `.` or `_`, or by `__`: Flyway's form, by its rules. Any

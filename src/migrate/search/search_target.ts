@@ -236,6 +236,17 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     });
   }
 
+  // Undo on a cluster is a later part: refused, naming the undo file, before it sends anything.
+  undo(_file: SearchPlannedFile, undo: SearchPlannedFile): Promise<Applied> {
+    return Promise.reject(
+      new MigrationFailure({
+        connection: this.name,
+        file: undo.path,
+        reason: "undo is not supported on search connections yet: nothing was undone",
+      }),
+    );
+  }
+
   runCallback(callback: PlannedCallback<SearchPlannedFile>): Promise<CallbackRun> {
     return this.#io.run(() => this.#runCallback(callback, ""));
   }

@@ -136,6 +136,8 @@ export class MysqlDatabase implements SqlDatabase {
     table: string,
     steps: readonly SqlBody[],
     record: SqlRecord | undefined,
+    _once?: boolean,
+    undoRecords: readonly string[] = [],
   ): Promise<number> {
     const connection = await this.#connect();
     for (const [step, body] of steps.entries()) {
@@ -143,6 +145,12 @@ export class MysqlDatabase implements SqlDatabase {
       else await this.#runCode(connection, body.code, step);
     }
     if (record === undefined) return 0;
+    // No transaction: a version applied again loses its undo records first, right after its
+    // steps ran. Its own record is there already, kept as history: a run stopped in between reads
+    // it applied, as it is, never undone, to be applied twice.
+    for (const undone of undoRecords) {
+      await this.#query(`DELETE FROM \`${table}\` WHERE migration_path = ?`, [undone]);
+    }
     const row = recordRow(record);
     const [, hash, executedAt, executedBy, ms, version] = row;
     // A file applied again (repeatable) replaces its record.

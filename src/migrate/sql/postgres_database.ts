@@ -151,6 +151,8 @@ export class PostgresDatabase implements SqlDatabase {
     table: string,
     steps: readonly SqlBody[],
     record: SqlRecord | undefined,
+    _once?: boolean,
+    undoRecords: readonly string[] = [],
   ): Promise<number> {
     const client = await this.#connect();
     await this.#query("BEGIN");
@@ -172,6 +174,10 @@ export class PostgresDatabase implements SqlDatabase {
             execution_ms = EXCLUDED.execution_ms, runner_version = EXCLUDED.runner_version`,
         row,
       );
+      // A version applied again: its undo records go with the same commit.
+      for (const undone of undoRecords) {
+        await this.#query(`DELETE FROM "${table}" WHERE migration_path = $1`, [undone]);
+      }
       await this.#query("COMMIT");
       return row[4];
     } catch (error) {

@@ -230,12 +230,16 @@ export interface SqlDatabase {
    * {@linkcode ScriptError} when a statement of a script fails, {@linkcode CodeError} when code
    * fails, each with the index of its step. Without `record` (a callback), the steps run in a
    * transaction of their own, where there is one, and nothing is checked or recorded.
+   * `undoRecords`: the undo records of a version applied again, deleted after its record is
+   * written, in its transaction; where given, SQLite runs the steps only while one of them is left
+   * (else another runner applied the version again first).
    */
   runFile(
     table: string,
     steps: readonly SqlBody[],
     record: SqlRecord | undefined,
     once: boolean,
+    undoRecords?: readonly string[],
   ): Promise<number | undefined>;
   /**
    * Writes the record of `record.path` without running anything, in one statement: inserted with

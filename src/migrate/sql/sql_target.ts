@@ -55,6 +55,15 @@ const step = (callback: PlannedCallback<SqlPlannedFile>): Step => ({
 
 const NO_CALLBACKS: EachFileCallbacks<SqlPlannedFile> = { before: [], after: [] };
 
+// One run of a file: `file`'s version, the file that `runs` (itself, or its undo file, recorded
+// under its own path), and the undo records dropped with it.
+interface RunJob {
+  readonly file: SqlPlannedFile;
+  readonly runs: SqlPlannedFile;
+  readonly once: boolean;
+  readonly undoRecords: readonly string[];
+}
+
 /** What a code file's `ctx.log` writes to, and what interrupts its run. */
 export interface SqlTargetRun {
   readonly progress?: Progress;
@@ -126,56 +135,89 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     file: SqlPlannedFile,
     executedAt: Date,
     around: EachFileCallbacks<SqlPlannedFile> = NO_CALLBACKS,
+    undoRecords: readonly string[] = [],
   ): Promise<Applied> {
-    return this.#io.run(() => this.#apply(file, executedAt, around));
+    return this.#io.run(() =>
+      this.#runJob({ file, runs: file, once: runsOnce(file), undoRecords }, executedAt, around)
+    );
   }
 
-  async #apply(
+  // The undo file runs in place of the file, and its own record marks the version undone: a
+  // second undo record of the path means another runner undid it first.
+  undo(
     file: SqlPlannedFile,
+    undo: SqlPlannedFile,
+    executedAt: Date,
+    around: EachFileCallbacks<SqlPlannedFile> = NO_CALLBACKS,
+  ): Promise<Applied> {
+    return this.#io.run(() =>
+      this.#runJob({ file, runs: undo, once: true, undoRecords: [] }, executedAt, around)
+    );
+  }
+
+  async #runJob(
+    { file, runs, once, undoRecords }: RunJob,
     executedAt: Date,
     around: EachFileCallbacks<SqlPlannedFile>,
   ): Promise<Applied> {
+    const undoing = runs !== file;
+    const result = undoing ? "undone" : "applied";
     // Where nothing rolls a file back, its record is written before the callbacks after it run:
     // one of them failing must not leave a file that ran unrecorded, to run again.
     const transactional = this.#db.transactionalDdl;
     const steps: Step[] = [
       ...around.before.map(step),
-      { path: file.path, file },
+      { path: runs.path, file: runs },
       ...(transactional ? around.after.map(step) : []),
     ];
     // Imported before the transaction: a file that cannot load never holds a lock or a BEGIN.
     const bodies = await this.#bodies(steps);
+    // What is not done when the run stops, in the failure's words.
+    const notDone = undoing ? `${file.path} is not undone` : `${file.path} is not recorded`;
     let ms: number | undefined;
     try {
-      ms = await this.#db.runFile(this.#datasource.table, bodies, {
-        path: file.path,
-        hash: file.hash,
-        executedAt,
-        executedBy: this.#executedBy,
-      }, runsOnce(file));
+      ms = await this.#db.runFile(
+        this.#datasource.table,
+        bodies,
+        {
+          path: runs.path,
+          hash: runs.hash,
+          executedAt,
+          executedBy: this.#executedBy,
+        },
+        once,
+        undoRecords,
+      );
     } catch (error) {
       const failed = error instanceof ScriptError || error instanceof CodeError
         ? steps[error.step]
         : undefined;
       if (failed === undefined) throw error;
+      const before = failed.callback?.startsWith("before") === true;
       const left = transactional
-        ? failed.file === file ? "" : `; ${file.path} was rolled back with it, and is not recorded`
-        : failed.file === file || failed.callback === "beforeEachMigrate"
-        ? `; ${failed.file === file ? "what ran of it" : "what ran before"} may have been ` +
+        ? failed.file === runs
+          ? undoing ? `; ${notDone}` : ""
+          : undoing
+          ? `; ${runs.path} was rolled back with it, and ${notDone}`
+          : `; ${file.path} was rolled back with it, and is not recorded`
+        : failed.file === runs || before
+        ? `; ${failed.file === runs ? "what ran of it" : "what ran before"} may have been ` +
           `committed (MySQL/MariaDB commit DDL implicitly, and run a file in no transaction), ` +
-          `and ${file.path} is not recorded: fix the database or the file, then re-run`
+          `and ${notDone}: fix the database or the file, then re-run`
         : "";
       throw this.#failure(failed, error as ScriptError | CodeError, left);
     }
-    if (ms === undefined) return { result: "applied", ms: 0, alreadyRecorded: true };
+    if (ms === undefined) return { result, ms: 0, alreadyRecorded: true };
+    const done = undoing ? `${file.path} was undone, and is recorded so` : `${file.path} ran and ` +
+      "is recorded";
     for (const [ran, callback] of (transactional ? [] : around.after).entries()) {
       try {
-        await this.#runCallback(callback, `; ${file.path} ran and is recorded`);
+        await this.#runCallback(callback, `; ${done}`);
       } catch (error) {
-        throw new AppliedThenFailed({ result: "applied", ms }, ran, error);
+        throw new AppliedThenFailed({ result, ms }, ran, error);
       }
     }
-    return { result: "applied", ms };
+    return { result, ms };
   }
 
   runCallback(callback: PlannedCallback<SqlPlannedFile>): Promise<CallbackRun> {

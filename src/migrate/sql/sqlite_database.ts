@@ -143,6 +143,7 @@ export class SqliteDatabase implements SqlDatabase {
     steps: readonly SqlBody[],
     record: SqlRecord | undefined,
     once: boolean,
+    undoRecords: readonly string[] = [],
   ): Promise<number | undefined> {
     const db = await this.#open();
     await this.#begin(db);
@@ -162,7 +163,19 @@ export class SqliteDatabase implements SqlDatabase {
         [record.path],
       );
       const recorded = now.length === 0 ? undefined : String(now[0].content_hash);
-      if (recorded === record.hash || (once && recorded !== undefined)) {
+      // A version undone is applied again while its undo records are left; its own record, kept
+      // as history, says nothing of whether it is applied.
+      const again = undoRecords.length > 0;
+      const pending = again
+        ? this.#all(
+          db,
+          `SELECT 1 FROM "${table}" WHERE migration_path IN (${
+            undoRecords.map(() => "?").join(", ")
+          })`,
+          undoRecords,
+        ).length > 0
+        : recorded !== record.hash && !(once && recorded !== undefined);
+      if (!pending) {
         this.#exec(db, "COMMIT");
         return undefined;
       }
@@ -176,6 +189,9 @@ export class SqliteDatabase implements SqlDatabase {
             execution_ms = excluded.execution_ms, runner_version = excluded.runner_version`,
         [path, hash, executedAt.toISOString(), executedBy, ms, version],
       );
+      for (const undone of undoRecords) {
+        this.#all(db, `DELETE FROM "${table}" WHERE migration_path = ?`, [undone]);
+      }
       this.#exec(db, "COMMIT");
       return ms;
     } catch (error) {

@@ -70,7 +70,7 @@ describe("parseCommandLine", () => {
     assert.equal(parseCommandLine(["unlock", "--force"]).force, true);
     bad(
       ["validate", "--dry-run"],
-      /--dry-run applies to migrate, baseline, repair, not to validate/,
+      /--dry-run applies to migrate, undo, baseline, repair, not to validate/,
     );
   });
 
@@ -83,7 +83,7 @@ describe("parseCommandLine", () => {
     bad(["-c"], /argument missing/);
     bad(["-c", ""], /--config needs a value/);
     bad(["--connection="], /--connection needs a value/);
-    bad(["status", "--dry-run"], /--dry-run applies to migrate, baseline, repair/);
+    bad(["status", "--dry-run"], /--dry-run applies to migrate, undo, baseline, repair/);
   });
 
   it("takes migrate --target and baseline --version, each a version, on those commands only", () => {
@@ -100,7 +100,7 @@ describe("parseCommandLine", () => {
     );
     bad(
       ["status", "--target", "1"],
-      /applies to migrate --target, baseline --version, not to status/,
+      /applies to migrate --target, undo --target, baseline --version, not to status/,
     );
     bad(["--target", "1", "--version", "1"], /give one/);
     for (const version of ["1..1", "V1", "1.", "latest", "-1", "", " 1"]) {

@@ -20,6 +20,7 @@ const STATES: FileState[] = [
   "earlier-hash",
   "missing-after-files",
   "above-target",
+  "undone",
 ];
 const all = Object.values(COMMANDS);
 
@@ -38,15 +39,23 @@ describe("the commands' rules", () => {
       ),
       propertyOptions(200),
     );
-    for (const c of all.filter((c) => c.writes)) {
+    // Undo's work is its plan's (undo.ts), never a state's: it runs no file as found.
+    for (const c of all.filter((c) => c.writes && c.name !== "undo")) {
       assert.ok(STATES.some((s) => c.isWork(c.decide(s, false))), c.name);
     }
+    assert.ok(STATES.every((s) => !COMMANDS.undo.isWork(COMMANDS.undo.decide(s, false))));
   });
 
   it("only repair writes for an unchanged file of an earlier hash; none runs an unchanged file", () => {
     for (const c of all) {
       assert.equal(c.isWork(c.decide("skip", true)), false, c.name);
       assert.equal(c.isWork(c.decide("earlier-hash", false)), c.name === "repair", c.name);
+    }
+  });
+
+  it("migrate applies an undone version again; the others leave it undone", () => {
+    for (const c of all) {
+      assert.equal(c.decide("undone", false), c.name === "migrate" ? "apply" : "undone", c.name);
     }
   });
 

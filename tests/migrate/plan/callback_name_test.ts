@@ -34,7 +34,7 @@ describe("readCallbackName", () => {
     });
   }
 
-  it("lists the seven events in the order a migrate run reaches them", () => {
+  it("lists the twelve events in the order a migrate run, then an undo run, reaches them", () => {
     assert.deepEqual(CALLBACK_EVENTS, [
       "beforeValidate",
       "afterValidate",
@@ -43,6 +43,11 @@ describe("readCallbackName", () => {
       "afterEachMigrate",
       "afterMigrate",
       "afterMigrateError",
+      "beforeUndo",
+      "beforeEachUndo",
+      "afterEachUndo",
+      "afterUndo",
+      "afterUndoError",
     ]);
     for (const event of CALLBACK_EVENTS) assert.ok(FLYWAY_EVENT_IDS.includes(event), event);
     assert.equal(new Set(FLYWAY_EVENT_IDS).size, FLYWAY_EVENT_IDS.length);
@@ -101,8 +106,9 @@ describe("readCallbackName", () => {
         "afterEachMigrateError",
         "beforeInfo",
         "beforeClean",
-        "beforeUndo",
+        "beforeEachUndoStatement",
         "afterEachUndoStatementError",
+        "afterEachUndoError",
         "createSchema",
         "afterMigrateApplied",
         "beforeRepeatables",

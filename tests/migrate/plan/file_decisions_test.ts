@@ -219,6 +219,46 @@ describe("decideFiles", () => {
     ]);
   });
 
+  it("reads a version with an undo record beside its record as undone: pending again to migrate", () => {
+    const files = [file("V1__a.sql", "a"), file("V2__b.sql", "b"), file("V3__c.sql", "c")];
+    // V3 was edited after it was undone: still undone, applied again as it now is.
+    const records = new Map([
+      ["V1__a.sql", "a"],
+      ["V2__b.sql", "b"],
+      ["V3__c.sql", "old"],
+      ["U2__b.sql", "u2"],
+      ["sub/U3__c.sql", "u3"],
+    ]);
+    const show = (command: Command, target?: string) =>
+      decideFiles(files, records, command, false, target).map((f) =>
+        `${f.path}:${f.action}${f.outOfOrder ? `<${f.outOfOrder}` : ""}`
+      );
+    // Undo records are history: never missing, never dropped by repair.
+    assert.deepEqual(show("status"), ["V1__a.sql:skip", "V2__b.sql:undone", "V3__c.sql:undone"]);
+    assert.deepEqual(show("repair"), ["V1__a.sql:skip", "V2__b.sql:undone", "V3__c.sql:undone"]);
+    // Not late: an undone version is no applied one for the order of the others.
+    assert.deepEqual(show("migrate"), ["V1__a.sql:skip", "V2__b.sql:apply", "V3__c.sql:apply"]);
+    assert.deepEqual(show("migrate", "2"), [
+      "V1__a.sql:skip",
+      "V2__b.sql:apply",
+      "V3__c.sql:above-target",
+    ]);
+  });
+
+  it("an undone version below an applied one is late; an undo record never takes a rename", () => {
+    const records = new Map([["V1__a.sql", "a"], ["V2__b.sql", "b"], ["U1__a.sql", "b"]]);
+    const decided = decideFiles(
+      [file("V1__a.sql", "a"), file("V2__b.sql", "b"), file("V3__x.sql", "b")],
+      records,
+      "migrate",
+    );
+    assert.deepEqual(decided.map((f) => `${f.path}:${f.action}:${f.outOfOrder ?? ""}`), [
+      "V1__a.sql:apply:V2__b.sql",
+      "V2__b.sql:skip:",
+      "V3__x.sql:apply:",
+    ]);
+  });
+
   it("property: every file once, every record once (its file, a rename, or missing), in version order", () => {
     const path = fc.stringMatching(/^[1-3](\.[0-9]{1,2})?\/[a-c]$/);
     const hash = fc.constantFrom("h1", "h2", "h3", "h4");

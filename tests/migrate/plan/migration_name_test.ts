@@ -84,8 +84,8 @@ describe("Flyway's MigrationInfoHelperSmallTest", () => {
     refused(["R1.0__EmailAxel.sql"], "R1.0__EmailAxel.sql", /repeatable .* has no version/);
   });
 
-  it("refuses an undo file (U<version>__): Thaw runs no undo, and would run it forward", () => {
-    refused(["V1__a.sql", "U1__a.sql"], "U1__a.sql", /an undo file .* Thaw runs no undo/);
+  it("refuses an undo file (U<version>__) as a migration: only undo runs it", () => {
+    refused(["V1__a.sql", "U1__a.sql"], "U1__a.sql", /an undo file .* run only by undo/);
     refused(["U1.1__Drop_users.sql"], "U1.1__Drop_users.sql", /an undo file/);
     // Not Flyway's undo form (no version): any other name, as before.
     for (const name of ["Update__prices.json", "U__x.sql", "U2F_keys__init.sql", "U8g__x.sql"]) {

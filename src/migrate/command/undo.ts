@@ -1,0 +1,52 @@
+import { MigrationFileError, PlanError } from "../migration_error.ts";
+import type { UndoableFile } from "../plan/undo_pairs.ts";
+import { planUndo, type UndoStep } from "../plan/undo_plan.ts";
+import type { FileDecision } from "../run_report.ts";
+import { asFound, type MigrationCommand } from "./command.ts";
+
+/**
+ * `undo`, as Flyway's: runs the undo file (`U<version>__…`) of the newest applied version, or with
+ * `--target <version>` of every applied version above it, newest first; each undo writes an undo
+ * record beside the version's own record, which stays as history: the version is then `undone`,
+ * and `migrate` applies it again. Work: `undo`. The plan is checked whole before anything runs
+ * ({@linkcode planUndo}): a version to undo without an undo stops the run, naming its file, and
+ * nothing is undone.
+ */
+export const undo: MigrationCommand = {
+  name: "undo",
+  writes: true,
+  drift: false,
+  force: false,
+  renames: true,
+  verb: "undo",
+  target: "--target",
+  listsUnknown: false,
+  decide: asFound,
+  isWork: (action) => action === "undo",
+};
+
+/**
+ * What `undo` undoes on `connection`, from the records (path to checksum) read: the plan, newest
+ * first, and the decisions with each version to undo marked `undo`. A refusal of the plan is a
+ * PlanError naming the connection and the file, thrown before anything is written.
+ */
+export function decideUndo(
+  connection: string,
+  decided: readonly FileDecision[],
+  files: readonly UndoableFile[],
+  records: ReadonlyMap<string, string>,
+  target: string | undefined,
+): { decided: FileDecision[]; steps: UndoStep[] } {
+  let steps: UndoStep[];
+  try {
+    steps = planUndo({ files, records, ...(target === undefined ? {} : { target }) });
+  } catch (error) {
+    if (error instanceof MigrationFileError) throw new PlanError(connection, error);
+    throw error;
+  }
+  const undoing = new Set(steps.map((s) => s.path));
+  return {
+    decided: decided.map((d): FileDecision => undoing.has(d.path) ? { ...d, action: "undo" } : d),
+    steps,
+  };
+}

@@ -1,0 +1,210 @@
+// Flyway's undo through the command line on SQLite (the default): U files beside their V files,
+// the plan checked whole before anything runs, undone versions kept as history and applied again.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { propertyOptions } from "../../property.ts";
+import { KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
+
+// Appends `what` to the log table, in the order the files run.
+const log = (what: string) =>
+  `insert into RUN_LOG (SEQ, WHAT) select count(*), '${what}' from RUN_LOG;\n`;
+
+async function logged(ws: SqlWorkspace): Promise<string[]> {
+  return (await ws.query("select WHAT from RUN_LOG order by SEQ")).map((r) => String(r.WHAT));
+}
+
+async function recorded(ws: SqlWorkspace): Promise<string[]> {
+  const rows = await ws.query(
+    "SELECT migration_path FROM framework_migrations ORDER BY migration_path",
+  );
+  return rows.map((r) => String(r.migration_path));
+}
+
+async function tables(ws: SqlWorkspace): Promise<string[]> {
+  const rows = await ws.query(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' " +
+      "ORDER BY name",
+  );
+  return rows.map((r) => String(r.name));
+}
+
+// V1..V3, with undo files for V2 and V3 only.
+async function threeVersions(ws: SqlWorkspace): Promise<void> {
+  await ws.file("V1__log.sql", "create table RUN_LOG (SEQ int not null, WHAT text);\n" + log("V1"));
+  await ws.file("V2__b.sql", "create table B (V int);\n" + log("V2"));
+  await ws.file("V3__c.sql", "create table C (V int);\n" + log("V3"));
+  await ws.file("U2__b.sql", "drop table B;\n" + log("U2"));
+  await ws.file("U3__c.sql", "drop table C;\n" + log("U3"));
+}
+
+// SQLite alone here: a Node without node:sqlite has none (KINDS leaves it out).
+for (const kind of KINDS.filter((k) => k === "sqlite")) {
+  describe(`undo on ${kind}`, () => {
+    const workspace = workspaces(kind);
+
+    it("undoes above a target newest first; status shows undone; migrate applies them again", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.ok();
+      const undone = await ws.ok("undo", "--target", "1", "--json");
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "U2"]);
+      assert.deepEqual(await tables(ws), ["RUN_LOG", "framework_migrations"]);
+      assert.deepEqual(
+        undone.report!.connections[0].files.map((f) => `${f.path}:${f.action}:${f.result ?? ""}`),
+        ["V1__log.sql:skip:", "V2__b.sql:undo:undone", "V3__c.sql:undo:undone"],
+      );
+      // The versions' records stay as history, beside their undo records.
+      assert.deepEqual(await recorded(ws), [
+        "U2__b.sql",
+        "U3__c.sql",
+        "V1__log.sql",
+        "V2__b.sql",
+        "V3__c.sql",
+      ]);
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__log.sql:skip", "V2__b.sql:undone", "V3__c.sql:undone"],
+      );
+      assert.match((await ws.ok("status")).out, /undone\s+V2__b\.sql/);
+      const again = await ws.ok("--json");
+      assert.equal(again.report!.connections[0].applied, 2);
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "U2", "V2", "V3"]);
+      assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
+      assert.deepEqual(await recorded(ws), ["V1__log.sql", "V2__b.sql", "V3__c.sql"]);
+      assert.deepEqual(
+        (await ws.ok("status", "--json")).report!.connections[0].files.map((f) => f.action),
+        ["skip", "skip", "skip"],
+      );
+    });
+
+    it("refuses a target below a version without an undo file before anything runs, naming it", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.ok();
+      const refused = await ws.run("undo", "--target", "0", "--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.kind, "plan");
+      assert.equal(refused.report!.error!.file, "V1__log.sql");
+      assert.match(refused.report!.error!.message, /V1__log\.sql.*no undo.*U1__log\.sql/);
+      // Nothing undone: not V3, not V2.
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3"]);
+      assert.deepEqual(await recorded(ws), ["V1__log.sql", "V2__b.sql", "V3__c.sql"]);
+      const human = await ws.run("undo", "--target", "0");
+      assert.equal(human.code, 1);
+      assert.match(human.err + human.out, /V1__log\.sql/);
+    });
+
+    it("undoes the newest applied version alone; --dry-run undoes nothing", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.ok();
+      const dry = await ws.ok("undo", "--target", "1", "--dry-run", "--json");
+      assert.equal(dry.report!.dryRun, true);
+      assert.deepEqual(
+        dry.report!.connections[0].files.map((f) => f.action),
+        ["skip", "undo", "undo"],
+      );
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3"]);
+      await ws.ok("undo");
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3"]);
+      await ws.ok("undo");
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "U2"]);
+      // V1 is the newest applied version now, and has no undo.
+      const third = await ws.run("undo");
+      assert.equal(third.code, 1);
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "U2"]);
+    });
+
+    it("an undo file of no version here stops migrate too, naming it", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.file("U4__d.sql", "drop table D;\n");
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1);
+      assert.equal(run.report!.error!.file, "U4__d.sql");
+      assert.equal(await ws.count("RUN_LOG"), undefined, "nothing ran");
+    });
+
+    it("a failing undo file rolls back with nothing marked undone", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.file("U3__c.sql", "drop table C;\n" + log("U3") + "drop table NO_SUCH;\n");
+      await ws.ok();
+      const run = await ws.run("undo", "--json");
+      assert.equal(run.code, 1);
+      assert.equal(run.report!.error!.file, "U3__c.sql");
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3"]);
+      assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
+      assert.deepEqual(await recorded(ws), ["V1__log.sql", "V2__b.sql", "V3__c.sql"]);
+    });
+
+    it("two runners racing on undo undo each version once", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.ok();
+      const [a, b] = await Promise.all([
+        ws.run("undo", "--target", "1", "--json"),
+        ws.run("undo", "--target", "1", "--json"),
+      ]);
+      assert.equal(a.code, 0, a.out);
+      assert.equal(b.code, 0, b.out);
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "U2"]);
+      assert.deepEqual(await recorded(ws), [
+        "U2__b.sql",
+        "U3__c.sql",
+        "V1__log.sql",
+        "V2__b.sql",
+        "V3__c.sql",
+      ]);
+      // Between them, each version was undone once; the other saw it undone.
+      const undone = [a, b].flatMap((r) =>
+        r.report!.connections[0].files.filter((f) => f.result === "undone" && f.action === "undo")
+          .map((f) => f.path)
+      );
+      assert.deepEqual(undone.sort(), ["V2__b.sql", "V3__c.sql"]);
+    });
+
+    it("property: apply to N, undo to M, apply again is applying straight to N", async () => {
+      const versions = 4;
+      const schema = async (ws: SqlWorkspace) =>
+        (await ws.query(
+          "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name",
+        )).map((r) => `${r.type} ${r.name}: ${r.sql}`);
+      const records = async (ws: SqlWorkspace) =>
+        (await ws.query(
+          "SELECT migration_path, content_hash FROM framework_migrations ORDER BY migration_path",
+        )).map((r) => `${r.migration_path} ${r.content_hash}`);
+      const setUp = async (ws: SqlWorkspace) => {
+        for (let v = 1; v <= versions; v++) {
+          await ws.file(
+            `V${v}__t${v}.sql`,
+            `create table T${v} (V int);\ncreate index I${v} on T${v} (V);\n`,
+          );
+          await ws.file(`U${v}__t${v}.sql`, `drop index I${v};\ndrop table T${v};\n`);
+        }
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: versions }).chain((n) =>
+            fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }))
+          ),
+          async ([n, m]) => {
+            const straight = await workspace();
+            await setUp(straight);
+            await straight.ok("--target", String(n));
+            const round = await workspace();
+            await setUp(round);
+            await round.ok("--target", String(n));
+            await round.ok("undo", "--target", String(m));
+            await round.ok("--target", String(n));
+            assert.deepEqual(await schema(round), await schema(straight));
+            assert.deepEqual(await records(round), await records(straight));
+          },
+        ),
+        propertyOptions(8),
+      );
+    });
+  });
+}
