@@ -241,14 +241,20 @@ export interface MigrationTarget<F extends PlannedFile> {
     undoRecords?: readonly string[],
   ): Promise<Applied>;
   /**
-   * `undo`: runs `undo`, the undo file of the versioned file `file`, and writes its undo record
-   * (the undo file's path and checksum), which marks the version undone; `file`'s own record
-   * stays. In one transaction where the target has them; `around`: the callbacks right before and
+   * `undo`: runs `undo`, the undo file of the versioned file `file` (or, for `"down"`, the `down`
+   * export of `file`'s module), and writes its undo record (the undo file's path and checksum; for
+   * a `down`, `file`'s path with its `V` made a `U`, at `file`'s checksum), which marks the
+   * version undone; `file`'s own record stays. In one transaction where the target has them; `around`: the callbacks right before and
    * after it, as for {@linkcode MigrationTarget.apply}. Where another runner undid the version
    * first (seen under the file's own lock), nothing runs: `alreadyRecorded`. Throws a
    * MigrationFailure naming what failed.
    */
-  undo(file: F, undo: F, executedAt: Date, around?: EachFileCallbacks<F>): Promise<Applied>;
+  undo(
+    file: F,
+    undo: F | "down",
+    executedAt: Date,
+    around?: EachFileCallbacks<F>,
+  ): Promise<Applied>;
   /**
    * Runs a callback file, writing no record: in a transaction of its own where the target has
    * them. Throws a MigrationFailure naming the callback (`detail.callback`) when it fails.

@@ -21,6 +21,7 @@ import { splitCallbacks } from "./plan/callback_files.ts";
 import { acceptsFile } from "./plan/file_kind.ts";
 import { checkMigrationNames } from "./plan/migration_name.ts";
 import { readUndoName } from "./plan/undo_name.ts";
+import { isCodePath } from "./code/code_file.ts";
 import { pairUndos, type UndoableFile } from "./plan/undo_pairs.ts";
 import { MigrationFileError, PlanError } from "./migration_error.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
@@ -211,9 +212,21 @@ async function planConnection<C extends DriverConnection, F extends PlannedFile>
     request.command === "undo" ? undefined : request.target,
     optionNames,
   );
-  // Every command checks the pairs: an undo file of no version here stops migrate too.
-  const undoable = undoes ? pairUndos(all.map((file) => ({ path: file.path }))) : [];
   const given = (file: MigrationFile) => context.modules?.get(`${connection.name}/${file.path}`);
+  // Every command checks the pairs: an undo file of no version here stops migrate too. A module
+  // given tells whether it exports `down`; a code file on disk is not imported to tell (that runs
+  // its top-level code, on every command): one without an undo file is taken to export `down`,
+  // which `undo` checks, importing only the files it undoes, before it runs any.
+  const undoable = undoes
+    ? pairUndos(
+      all.map((file) => ({ path: file.path, hasDown: typeof given(file)?.down === "function" })),
+    ).map((file) =>
+      file.undo === undefined && isCodePath(file.path) &&
+        given(all.find((f) => f.path === file.path)!) === undefined
+        ? { ...file, undo: "down" }
+        : file
+    )
+    : [];
   const files = await planAll(migrations, (file) => driver.plan(file, connection, given(file)));
   const planned = await planAll(
     callbacks,

@@ -24,6 +24,9 @@ import { fileVersion } from "./plan/migration_name.ts";
 import type { UndoableFile } from "./plan/undo_pairs.ts";
 import type { UndoStep } from "./plan/undo_plan.ts";
 import { readVersionRecords } from "./plan/version_state.ts";
+import { downRecordPath } from "./plan/undo_name.ts";
+import { isCodeFile } from "./code/code_file.ts";
+import { CodeLoadError, loadDown } from "./code/load_code.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 import type { PlannedFile } from "./plan/planned_file.ts";
 import type { CallbackEvent } from "./plan/callback_name.ts";
@@ -450,6 +453,8 @@ async function decideUnlocked<F extends PlannedFile>(
     throw error;
   }
   decideAll(t, records);
+  // A dry run imports no code: a missing `down` is found by the run itself, before it runs any.
+  if (command.name === "undo" && !options.dryRun) await checkUndoCode(t);
   if (command.name === "migrate") {
     const byPath = new Map(files.map((f) => [f.path, f]));
     refuseUnrunnable(
@@ -496,6 +501,7 @@ async function runLocked<F extends PlannedFile>(
         decideAll(t, await target.readRecords());
       }
     }
+    if (command.name === "undo") await checkUndoCode(t);
     command.warn?.(target.name, run.decided, options.progress);
     // Decided again under the lock: another runner may have changed the records meanwhile.
     const pending = run.decided.some((f) => command.isWork(f.action));
@@ -595,7 +601,9 @@ async function runWork<F extends PlannedFile>(
       ? []
       : versions.undoRecordsOf(version);
   };
-  const undoOf = new Map(run.undoSteps.map((step) => [step.path, byPath.get(step.undo)]));
+  const undoOf = new Map<string, F | "down" | undefined>(
+    run.undoSteps.map((step) => [step.path, step.undo === "down" ? "down" : byPath.get(step.undo)]),
+  );
   options.progress.start(target.name, work.length, run.decided.length, command.verb);
   let n = 0;
   for (const decision of work) {
@@ -808,6 +816,59 @@ function refuseUnrunnable(
       throw new PlanError(connection, new MigrationFileError(path, file.unrunnable));
     }
   }
+}
+
+/**
+ * The undo plan's code, checked whole before anything runs: what it runs must be runnable here, a
+ * migration in code it undoes by its `down` must export one (imported now: the plan undoes it),
+ * and one undone by an undo file must not export one too. Throws a PlanError naming the first
+ * file refused, with how many more are.
+ */
+async function checkUndoCode<F extends PlannedFile>(t: TargetRun<F>): Promise<void> {
+  const byPath = new Map([...t.files, ...t.undoFiles].map((f) => [f.path, f]));
+  const refused: { path: string; why: string }[] = [];
+  for (const step of t.run.undoSteps) {
+    const file = byPath.get(step.path);
+    const runs = step.undo === "down" ? file : byPath.get(step.undo);
+    if (runs?.unrunnable !== undefined) {
+      refused.push({ path: runs.path, why: runs.unrunnable });
+      continue;
+    }
+    if (file === undefined || !isCodeFile(file)) continue;
+    let down;
+    try {
+      down = await loadDown(file);
+    } catch (error) {
+      if (!(error instanceof CodeLoadError)) throw error;
+      refused.push({ path: file.path, why: error.message });
+      continue;
+    }
+    if (step.undo === "down" && down === undefined) {
+      const undoFile = downRecordPath(file.path);
+      refused.push({
+        path: file.path,
+        why: `is to undo, and has no undo: export async function down(context) from it, or ` +
+          `add an undo file ${
+            undoFile.slice(undoFile.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "")
+          } beside it`,
+      });
+    }
+    if (step.undo !== "down" && down !== undefined) {
+      refused.push({
+        path: step.undo,
+        why: `undoes ${file.path}, which exports down too: keep one undo (remove this file, or ` +
+          "the down export)",
+      });
+    }
+  }
+  if (refused.length === 0) return;
+  const more = refused.length > 1
+    ? ` (and ${refused.length - 1} more: ${refused.slice(1).map((r) => r.path).join(", ")})`
+    : "";
+  throw new PlanError(
+    t.target.name,
+    new MigrationFileError(refused[0].path, `${refused[0].why}${more}`),
+  );
 }
 
 // The callbacks of `event` Thaw runs, in their order.

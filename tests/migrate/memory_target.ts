@@ -17,6 +17,7 @@ import type {
 import type { RunReport, UnlockOutcome } from "../../src/migrate/run_report.ts";
 import { VERSION } from "../../src/version.ts";
 import { runsOnce } from "../../src/migrate/plan/file_decisions.ts";
+import { downRecordPath } from "../../src/migrate/plan/undo_name.ts";
 
 /**
  * A target that keeps its records in memory and logs every call, so that the engine's order of
@@ -110,19 +111,20 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
 
   undo(
     file: PlannedFile,
-    undo: PlannedFile,
+    undo: PlannedFile | "down",
     executedAt: Date,
     around?: EachFileCallbacks<PlannedFile>,
   ): Promise<Applied> {
     return this.#io.run(async () => {
       for (const c of around?.before ?? []) await this.#callback(c);
-      this.calls.push(`undo ${file.path} with ${undo.path}`);
+      const record = undo === "down" ? { path: downRecordPath(file.path), hash: file.hash } : undo;
+      this.calls.push(`undo ${file.path} with ${undo === "down" ? "down" : undo.path}`);
       this.requests++;
-      if (this.failOn?.path === undo.path) throw this.failOn.error;
+      if (this.failOn?.path === record.path) throw this.failOn.error;
       // Another runner may have undone it first, under the file's own lock.
-      if (this.records.has(undo.path)) return { result: "undone", ms: 0, alreadyRecorded: true };
-      this.records.set(undo.path, undo.hash);
-      this.#ran(undo.path, executedAt);
+      if (this.records.has(record.path)) return { result: "undone", ms: 0, alreadyRecorded: true };
+      this.records.set(record.path, record.hash);
+      this.#ran(record.path, executedAt);
       for (const c of around?.after ?? []) await this.#callback(c);
       return { result: "undone", ms: 1 };
     });

@@ -109,4 +109,6 @@ export interface CodeMigrationModule {
    * each kind of connection gives its own.
    */
   readonly default: CodeMigration<never>;
+  /** What undoes it (`export async function down(ctx)`): what `undo` runs for its version. */
+  readonly down?: CodeMigration<never>;
 }

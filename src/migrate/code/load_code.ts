@@ -21,6 +21,36 @@ export class CodeLoadError extends Error {
  * that a dry run runs none of its top-level code) or taken from the module given for it.
  */
 export async function loadCode(file: CodeFile): Promise<CodeMigration<never>> {
+  const module = await importCode(file);
+  const run = (module as { default?: unknown } | null)?.default;
+  if (typeof run !== "function") {
+    throw new CodeLoadError(
+      `its default export is ${run === undefined ? "missing" : `a ${typeof run}`}, not a ` +
+        "function: write export default async (ctx) => { ... }",
+    );
+  }
+  return run as CodeMigration<never>;
+}
+
+/**
+ * What undoes a code file: its module's `down` export, imported now (only for a version `undo`
+ * undoes: a dry run and every other command import nothing), or `undefined` where it exports none.
+ * Throws a {@linkcode CodeLoadError} where the module cannot be imported, or `down` is no function.
+ */
+export async function loadDown(file: CodeFile): Promise<CodeMigration<never> | undefined> {
+  const down = (await importCode(file) as { down?: unknown } | null)?.down;
+  if (down === undefined) return undefined;
+  if (typeof down !== "function") {
+    throw new CodeLoadError(
+      `its down export is a ${typeof down}, not a function: write export async function ` +
+        "down(ctx) { ... }",
+    );
+  }
+  return down as CodeMigration<never>;
+}
+
+// The module of a code file: the one given for it, or the file imported, checked unchanged.
+async function importCode(file: CodeFile): Promise<unknown> {
   let module: unknown;
   if (file.code.kind === "module") module = file.code.module;
   else {
@@ -42,14 +72,7 @@ export async function loadCode(file: CodeFile): Promise<CodeMigration<never>> {
       });
     }
   }
-  const run = (module as { default?: unknown } | null)?.default;
-  if (typeof run !== "function") {
-    throw new CodeLoadError(
-      `its default export is ${run === undefined ? "missing" : `a ${typeof run}`}, not a ` +
-        "function: write export default async (ctx) => { ... }",
-    );
-  }
-  return run as CodeMigration<never>;
+  return module;
 }
 
 /**

@@ -237,11 +237,11 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   }
 
   // Undo on a cluster is a later part: refused, naming the undo file, before it sends anything.
-  undo(_file: SearchPlannedFile, undo: SearchPlannedFile): Promise<Applied> {
+  undo(file: SearchPlannedFile, undo: SearchPlannedFile | "down"): Promise<Applied> {
     return Promise.reject(
       new MigrationFailure({
         connection: this.name,
-        file: undo.path,
+        file: undo === "down" ? file.path : undo.path,
         reason: "undo is not supported on search connections yet: nothing was undone",
       }),
     );

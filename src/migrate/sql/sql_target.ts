@@ -1,6 +1,7 @@
 import { type CodeFile, isCodeFile } from "../code/code_file.ts";
 import { codeFailure } from "../code/code_failure.ts";
-import { CodeLoadError, loadCode } from "../code/load_code.ts";
+import { CodeLoadError, loadCode, loadDown } from "../code/load_code.ts";
+import { downRecordPath } from "../plan/undo_name.ts";
 import { migrationContext } from "../code/migration_context.ts";
 import {
   type Applied,
@@ -45,6 +46,8 @@ interface Step {
   readonly path: string;
   readonly file: SqlPlannedFile;
   readonly callback?: CallbackEvent;
+  /** A code file's `down` runs, not its default export. */
+  readonly down?: true;
 }
 
 const step = (callback: PlannedCallback<SqlPlannedFile>): Step => ({
@@ -55,11 +58,13 @@ const step = (callback: PlannedCallback<SqlPlannedFile>): Step => ({
 
 const NO_CALLBACKS: EachFileCallbacks<SqlPlannedFile> = { before: [], after: [] };
 
-// One run of a file: `file`'s version, the file that `runs` (itself, or its undo file, recorded
-// under its own path), and the undo records dropped with it.
+// One run of a file: `file`'s version, the step that runs (the file, its undo file, or its
+// module's `down`), the record written with it, and the undo records dropped with it.
 interface RunJob {
   readonly file: SqlPlannedFile;
-  readonly runs: SqlPlannedFile;
+  readonly runs: Step;
+  readonly record: { readonly path: string; readonly hash: string };
+  readonly undoing: boolean;
   readonly once: boolean;
   readonly undoRecords: readonly string[];
 }
@@ -137,37 +142,52 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     around: EachFileCallbacks<SqlPlannedFile> = NO_CALLBACKS,
     undoRecords: readonly string[] = [],
   ): Promise<Applied> {
-    return this.#io.run(() =>
-      this.#runJob({ file, runs: file, once: runsOnce(file), undoRecords }, executedAt, around)
-    );
+    const job = {
+      file,
+      runs: { path: file.path, file },
+      record: file,
+      undoing: false,
+      once: runsOnce(file),
+      undoRecords,
+    };
+    return this.#io.run(() => this.#runJob(job, executedAt, around));
   }
 
-  // The undo file runs in place of the file, and its own record marks the version undone: a
-  // second undo record of the path means another runner undid it first.
+  // The undo file (or the module's `down`) runs in place of the file, and its record marks the
+  // version undone: a record of that path already means another runner undid it first.
   undo(
     file: SqlPlannedFile,
-    undo: SqlPlannedFile,
+    undo: SqlPlannedFile | "down",
     executedAt: Date,
     around: EachFileCallbacks<SqlPlannedFile> = NO_CALLBACKS,
   ): Promise<Applied> {
-    return this.#io.run(() =>
-      this.#runJob({ file, runs: undo, once: true, undoRecords: [] }, executedAt, around)
-    );
+    const job = {
+      file,
+      ...(undo === "down"
+        ? {
+          runs: { path: file.path, file, down: true as const },
+          record: { path: downRecordPath(file.path), hash: file.hash },
+        }
+        : { runs: { path: undo.path, file: undo }, record: undo }),
+      undoing: true,
+      once: true,
+      undoRecords: [],
+    };
+    return this.#io.run(() => this.#runJob(job, executedAt, around));
   }
 
   async #runJob(
-    { file, runs, once, undoRecords }: RunJob,
+    { file, runs, record, undoing, once, undoRecords }: RunJob,
     executedAt: Date,
     around: EachFileCallbacks<SqlPlannedFile>,
   ): Promise<Applied> {
-    const undoing = runs !== file;
     const result = undoing ? "undone" : "applied";
     // Where nothing rolls a file back, its record is written before the callbacks after it run:
     // one of them failing must not leave a file that ran unrecorded, to run again.
     const transactional = this.#db.transactionalDdl;
     const steps: Step[] = [
       ...around.before.map(step),
-      { path: runs.path, file: runs },
+      runs,
       ...(transactional ? around.after.map(step) : []),
     ];
     // Imported before the transaction: a file that cannot load never holds a lock or a BEGIN.
@@ -180,8 +200,8 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
         this.#datasource.table,
         bodies,
         {
-          path: runs.path,
-          hash: runs.hash,
+          path: record.path,
+          hash: record.hash,
           executedAt,
           executedBy: this.#executedBy,
         },
@@ -195,13 +215,13 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       if (failed === undefined) throw error;
       const before = failed.callback?.startsWith("before") === true;
       const left = transactional
-        ? failed.file === runs
+        ? failed === runs
           ? undoing ? `; ${notDone}` : ""
           : undoing
           ? `; ${runs.path} was rolled back with it, and ${notDone}`
           : `; ${file.path} was rolled back with it, and is not recorded`
-        : failed.file === runs || before
-        ? `; ${failed.file === runs ? "what ran of it" : "what ran before"} may have been ` +
+        : failed === runs || before
+        ? `; ${failed === runs ? "what ran of it" : "what ran before"} may have been ` +
           `committed (MySQL/MariaDB commit DDL implicitly, and run a file in no transaction), ` +
           `and ${notDone}: fix the database or the file, then re-run`
         : "";
@@ -287,7 +307,13 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
   async #code(s: Step, file: CodeFile): Promise<(session: SqlSession) => Promise<void>> {
     let run;
     try {
-      run = await loadCode(file);
+      run = s.down ? await loadDown(file) : await loadCode(file);
+      if (run === undefined) {
+        throw new CodeLoadError(
+          "exports no down: export async function down(ctx) from it, or give its version an " +
+            "undo file",
+        );
+      }
     } catch (error) {
       if (!(error instanceof CodeLoadError)) throw error;
       throw codeFailure(file, error, {

@@ -4,7 +4,7 @@ import { readFile, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CodeFile } from "../../../src/migrate/code/code_file.ts";
 import type { CodeMigration } from "../../../src/migrate/code/code_context.ts";
-import { CodeLoadError, loadCode } from "../../../src/migrate/code/load_code.ts";
+import { CodeLoadError, loadCode, loadDown } from "../../../src/migrate/code/load_code.ts";
 import { planCodeFile } from "../../../src/migrate/code/plan_code_file.ts";
 import { currentRuntime } from "../../../src/migrate/code/typescript_support.ts";
 import { rawContentHash } from "../../../src/migrate/files/content_hash.ts";
@@ -129,6 +129,26 @@ describe(`loadCode on ${RUNTIME}, real files`, () => {
     assert.match(error.message, /its default export is a number, not a function/);
     const missing = await loadError({ ...base, code: { kind: "module", module: {} as never } });
     assert.match(missing.message, /its default export is missing/);
+  });
+
+  it("loadDown: the down export of a file or a given module, none, or a refusal", async () => {
+    const file = await planned(
+      "V9__down.js",
+      "export default () => {};\nexport async function down() { return 'undone'; }\n",
+    );
+    assert.equal(await call((await loadDown(file))!), "undone");
+    assert.equal(
+      await loadDown(await planned("V10__up.js", "export default () => {};\n")),
+      undefined,
+    );
+    const down = () => {};
+    const given = { default: () => {}, down };
+    assert.equal(await loadDown({ ...file, code: { kind: "module", module: given } }), down);
+    await assert.rejects(
+      loadDown({ ...file, code: { kind: "module", module: { default: down, down: 3 } as never } }),
+      (error) =>
+        error instanceof CodeLoadError && /its down export is a number/.test(error.message),
+    );
   });
 
   it("a file that throws on import: the error is the cause, its line found there", async () => {

@@ -140,6 +140,55 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.deepEqual(await recorded(ws), ["V1__log.sql", "V2__b.sql", "V3__c.sql"]);
     });
 
+    it("a migration in code undoes itself by its down export, recorded as U<version>", async () => {
+      const ws = await workspace();
+      await ws.file("V1__log.sql", "create table RUN_LOG (SEQ int not null, WHAT text);\n");
+      await ws.file(
+        "V2__b.js",
+        'export default async (ctx) => { await ctx.query("create table B (V int)"); };\n' +
+          'export async function down(ctx) { await ctx.query("drop table B"); }\n',
+      );
+      await ws.ok();
+      await ws.ok("undo");
+      assert.deepEqual(await tables(ws), ["RUN_LOG", "framework_migrations"]);
+      assert.deepEqual(await recorded(ws), ["U2__b.js", "V1__log.sql", "V2__b.js"]);
+      assert.deepEqual(
+        (await ws.ok("status", "--json")).report!.connections[0].files.map((f) => f.action),
+        ["skip", "undone"],
+      );
+      await ws.ok();
+      assert.deepEqual(await tables(ws), ["B", "RUN_LOG", "framework_migrations"]);
+      assert.deepEqual(await recorded(ws), ["V1__log.sql", "V2__b.js"]);
+    });
+
+    it("refuses a migration in code without down before anything runs; status imports none", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.file(
+        "V4__d.js",
+        'export default async (ctx) => { await ctx.query("create table D (V int)"); };\n',
+      );
+      await ws.ok();
+      // Its top-level code would throw now: only a run that undoes it imports it.
+      await ws.file("V4__d.js", 'throw new Error("imported");\nexport default async () => {};\n');
+      await ws.ok("repair");
+      await ws.ok("status");
+      const refused = await ws.run("undo", "--target", "1", "--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.kind, "plan");
+      assert.equal(refused.report!.error!.file, "V4__d.js");
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3"]);
+      await ws.file(
+        "V4__d.js",
+        'export default async (ctx) => { await ctx.query("create table D (V int)"); };\n',
+      );
+      await ws.ok("repair");
+      const none = await ws.run("undo", "--json");
+      assert.equal(none.report!.error!.file, "V4__d.js");
+      assert.match(none.report!.error!.message, /export async function down\(context\).*U4__d/);
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3"]);
+    });
+
     it("two runners racing on undo undo each version once", async () => {
       const ws = await workspace();
       await threeVersions(ws);
