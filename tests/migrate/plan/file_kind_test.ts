@@ -14,11 +14,13 @@ const CODE_NAMES = [
   "R__refresh.ts",
   "R__refresh.js",
   "V3__two.parts.ts",
+  "U3__backfill.ts",
+  "U1.2__a_b.js",
 ];
 
 describe("acceptsFile", () => {
   for (const extension of [".sql", ".json"]) {
-    it(`V and R code names with ${extension}: kept only by a driver that runs code`, () => {
+    it(`V, U and R code names with ${extension}: kept only by a driver that runs code`, () => {
       for (const name of CODE_NAMES) {
         assert.equal(acceptsFile(name, extension, true), true, name);
         assert.equal(acceptsFile(name, extension, false), false, name);
@@ -38,6 +40,8 @@ describe("acceptsFile", () => {
       "helper.test.js",
       "Vacation.ts",
       "Version.js",
+      "Users.ts",
+      "u1__x.ts",
       "Refresh.ts",
       "R_x.ts",
       "RV1__x.ts",
