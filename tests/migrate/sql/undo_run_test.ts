@@ -2,12 +2,6 @@
 // the plan checked whole before anything runs, undone versions kept as history and applied again.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import fc from "fast-check";
-import { existsSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { startCli } from "../cli_process.ts";
-import { propertyOptions } from "../../property.ts";
 import { KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
 
 // Appends `what` to the log table, in the order the files run.
@@ -191,120 +185,6 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.equal(none.report!.error!.file, "V4__d.js");
       assert.match(none.report!.error!.message, /export async function down\(context\).*U4__d/);
       assert.deepEqual(await logged(ws), ["V1", "V2", "V3"]);
-    });
-
-    it("a runner killed mid-undo: nothing undone; the next run undoes it once", async () => {
-      const ws = await workspace();
-      const reached = join(ws.root, "..", "reached");
-      const hang = join(ws.root, "..", "hang");
-      await ws.file("V1__log.sql", "create table RUN_LOG (SEQ int not null, WHAT text);\n");
-      await ws.file("V2__b.sql", "create table B (V int);\n");
-      // Drops B, says so, then waits forever while `hang` exists: killed inside its transaction.
-      await ws.file(
-        "U2__b.js",
-        `import { existsSync, writeFileSync } from "node:fs";\n` +
-          `export default async (ctx) => {\n` +
-          `  await ctx.query("drop table B");\n` +
-          `  await ctx.query("insert into RUN_LOG (SEQ, WHAT) values (0, 'U2')");\n` +
-          `  writeFileSync(${JSON.stringify(reached)}, "");\n` +
-          `  if (existsSync(${JSON.stringify(hang)})) await new Promise(() => {});\n` +
-          `};\n`,
-      );
-      await ws.ok();
-      await writeFile(hang, "");
-      const runner = startCli(["-c", ws.configDir, "--sqlPath", ws.root, "undo", "--json"]);
-      try {
-        await Promise.race([
-          (async () => {
-            while (!existsSync(reached)) await new Promise((r) => setTimeout(r, 20));
-          })(),
-          runner.closed,
-        ]);
-        assert.ok(existsSync(reached), `ended before the undo ran:\n${runner.stderr()}`);
-        runner.signal("SIGKILL");
-        await runner.closed;
-      } finally {
-        // A runner left running by a failed assertion must not outlive the test.
-        if (runner.child.exitCode === null && runner.child.signalCode === null) {
-          runner.signal("SIGKILL");
-        }
-      }
-      // Its transaction died with it: B is there, V2 applied, no undo record.
-      assert.deepEqual(await tables(ws), ["B", "RUN_LOG", "framework_migrations"]);
-      assert.deepEqual(await recorded(ws), ["V1__log.sql", "V2__b.sql"]);
-      const status = await ws.ok("status", "--json");
-      assert.deepEqual(status.report!.connections[0].files.map((f) => f.action), ["skip", "skip"]);
-      await rm(hang);
-      await ws.ok("undo");
-      assert.deepEqual(await logged(ws), ["U2"]);
-      assert.deepEqual(await recorded(ws), ["U2__b.js", "V1__log.sql", "V2__b.sql"]);
-    });
-
-    it("two runners racing on undo undo each version once", async () => {
-      const ws = await workspace();
-      await threeVersions(ws);
-      await ws.ok();
-      const [a, b] = await Promise.all([
-        ws.run("undo", "--target", "1", "--json"),
-        ws.run("undo", "--target", "1", "--json"),
-      ]);
-      assert.equal(a.code, 0, a.out);
-      assert.equal(b.code, 0, b.out);
-      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "U2"]);
-      assert.deepEqual(await recorded(ws), [
-        "U2__b.sql",
-        "U3__c.sql",
-        "V1__log.sql",
-        "V2__b.sql",
-        "V3__c.sql",
-      ]);
-      // Between them, each version was undone once; the other saw it undone.
-      const undone = [a, b].flatMap((r) =>
-        r.report!.connections[0].files.filter((f) => f.result === "undone" && f.action === "undo")
-          .map((f) => f.path)
-      );
-      assert.deepEqual(undone.sort(), ["V2__b.sql", "V3__c.sql"]);
-    });
-
-    it("property: apply to N, undo to M, apply again is applying straight to N", async () => {
-      const versions = 4;
-      const schema = async (ws: SqlWorkspace) =>
-        (await ws.query(
-          "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name",
-        )).map((r) => `${r.type} ${r.name}: ${r.sql}`);
-      const records = async (ws: SqlWorkspace) =>
-        (await ws.query(
-          "SELECT migration_path, content_hash FROM framework_migrations ORDER BY migration_path",
-        )).map((r) => `${r.migration_path} ${r.content_hash}`);
-      const setUp = async (ws: SqlWorkspace) => {
-        for (let v = 1; v <= versions; v++) {
-          await ws.file(
-            `V${v}__t${v}.sql`,
-            `create table T${v} (V int);\ncreate index I${v} on T${v} (V);\n`,
-          );
-          await ws.file(`U${v}__t${v}.sql`, `drop index I${v};\ndrop table T${v};\n`);
-        }
-      };
-      await fc.assert(
-        fc.asyncProperty(
-          fc.integer({ min: 1, max: versions }).chain((n) =>
-            fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }))
-          ),
-          async ([n, m]) => {
-            const straight = await workspace();
-            await setUp(straight);
-            await straight.ok("--target", String(n));
-            const round = await workspace();
-            await setUp(round);
-            await round.ok("--target", String(n));
-            await round.ok("undo", "--target", String(m));
-            await round.ok("--target", String(n));
-            assert.deepEqual(await schema(round), await schema(straight));
-            assert.deepEqual(await records(round), await records(straight));
-          },
-        ),
-        propertyOptions(8),
-      );
     });
   });
 }
