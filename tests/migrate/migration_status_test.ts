@@ -53,6 +53,14 @@ describe("connectionStatuses", () => {
     });
   });
 
+  it("names a version undo undid as undone", () => {
+    const [main] = connectionStatuses(
+      report([connection("main", "ran", ["skip", "undone"])]),
+      "sql",
+    );
+    assert.deepEqual(main.files.map((f) => f.state), ["applied", "undone"]);
+  });
+
   it("says which connection could not be reached, and why", () => {
     const statuses = connectionStatuses(
       report([connection("a", "ran", ["unknown"]), connection("b", "not-reached")], {
