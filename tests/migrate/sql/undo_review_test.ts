@@ -45,6 +45,24 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.deepEqual(await actions(ws), ["V1__a.sql:skip", "V2__b.sql:skip", "V3__c.sql:skip"]);
     });
 
+    it("after undo, replacing V3 by a fixed V3 under a new name, undo refuses the fixed one", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.ok();
+      await ws.ok("undo");
+      // Flyway's workflow: undo the bad version, delete it and its undo, write it again.
+      await rm(join(ws.root, "main", "V3__c.sql"));
+      await rm(join(ws.root, "main", "U3__c.sql"));
+      await ws.file("V3__c_fixed.sql", "create table C (V int, W int);\n");
+      await ws.ok();
+      const run = await ws.run("undo", "--json");
+      // Fails: exit 0, and V2 is undone below the applied V3__c_fixed.sql (read `undone` by the
+      // stale U3__c.sql record), where the plan should stop, naming V3__c_fixed.sql.
+      assert.equal(run.code, 1, run.out);
+      assert.equal(run.report!.error?.file, "V3__c_fixed.sql");
+      assert.equal(await ws.count("B"), 0, "V2 not undone");
+    });
+
     it("undo --target counts every applied version above it, not only V-named files", async () => {
       const ws = await workspace();
       await ws.file("V1__a.sql", "create table A (V int);\n");
