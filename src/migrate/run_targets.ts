@@ -20,7 +20,7 @@ import {
 } from "./migration_error.ts";
 import { decideFiles } from "./plan/file_decisions.ts";
 import { decideUndo } from "./command/undo.ts";
-import { fileVersion } from "./plan/migration_name.ts";
+import { compareVersions, versionedName } from "./plan/migration_name.ts";
 import type { UndoableFile } from "./plan/undo_pairs.ts";
 import type { UndoStep } from "./plan/undo_plan.ts";
 import { readVersionRecords } from "./plan/version_state.ts";
@@ -593,13 +593,18 @@ async function runWork<F extends PlannedFile>(
   const undoOrder = new Map(run.undoSteps.map((step, i) => [step.path, i]));
   const work = run.decided.filter((f) => command.isWork(f.action));
   if (command.name === "undo") work.sort((a, b) => undoOrder.get(a.path)! - undoOrder.get(b.path)!);
-  // A version undone is applied again with its undo records dropped in its transaction.
+  // A version applied (again, or from another file) loses its undo records in its transaction.
   const versions = readVersionRecords(run.records.keys());
-  const undoRecordsOf = (path: string): string[] => {
-    const version = fileVersion(path);
-    return version === undefined || versions.stateOf(path, version) !== "undone"
-      ? []
-      : versions.undoRecordsOf(version);
+  // A version whose last record is dropped (repair) loses them too.
+  const replacedBy = (decision: FileDecision): string[] => {
+    const version = versionedName(decision.path);
+    if (version === undefined) return [];
+    if (decision.action !== "drop") return versions.replacedBy(decision.path, version);
+    const kept = versions.versioned.some((r) =>
+      r.path !== decision.path && compareVersions(r.version, version) === 0 &&
+      !work.some((w) => w.action === "drop" && w.path === r.path)
+    );
+    return kept ? [] : versions.undoRecordsOf(version);
   };
   const undoOf = new Map<string, F | "down" | undefined>(
     run.undoSteps.map((step) => [step.path, step.undo === "down" ? "down" : byPath.get(step.undo)]),
@@ -640,7 +645,7 @@ async function runWork<F extends PlannedFile>(
           decision,
           mask,
           around,
-          decision.action === "apply" ? undoRecordsOf(decision.path) : [],
+          replacedBy(decision),
         );
       run.done.set(decision.path, outcome);
       if (outcome.ran && !outcome.alreadyRecorded) counted(around.after.length);
@@ -666,10 +671,13 @@ async function runOne<F extends PlannedFile>(
   decision: FileDecision,
   mask: Mask,
   around: EachFileCallbacks<F>,
-  undoRecords: readonly string[],
+  replaced: readonly string[],
 ): Promise<FileOutcome> {
   if (decision.action === "drop") {
     await target.dropRecord(decision.path);
+    // The undo records of a version whose record is gone would read the next file of that
+    // version undone.
+    for (const path of replaced) await target.dropRecord(path);
     return { result: "dropped" };
   }
   if (decision.action === "record" || decision.action === "rename") {
@@ -677,9 +685,11 @@ async function runOne<F extends PlannedFile>(
     // the file as applied and the old path as missing; nothing runs twice.
     await target.record(file!, new Date());
     if (decision.action === "rename") await target.dropRecord(decision.renamedFrom!);
+    for (const path of replaced) await target.dropRecord(path);
     return { result: decision.action === "rename" ? "moved" : "recorded" };
   }
   // Each-migrate callbacks surround the files that run, not records written or dropped.
+  const undoRecords = decision.action === "apply" ? replaced : [];
   const outcome = undoRecords.length > 0
     ? await target.apply(file!, new Date(), around, undoRecords)
     : around.before.length + around.after.length === 0

@@ -3,7 +3,7 @@ import { asFound, type Command, type FileState } from "../command/command.ts";
 import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
 import type { FileDecision } from "../run_report.ts";
-import { compareVersions, fileVersion, isRepeatable, readMigrationName } from "./migration_name.ts";
+import { compareVersions, fileVersion, isRepeatable, versionedName } from "./migration_name.ts";
 import { compareVersionPaths } from "./version_order.ts";
 import { undoRecordVersion } from "./undo_name.ts";
 import { readVersionRecords } from "./version_state.ts";
@@ -28,7 +28,8 @@ import { readVersionRecords } from "./version_state.ts";
  *
  * - A versioned file whose record has an undo record of its version beside it (`U2__…`, written by
  *   `undo`) is `undone`, whatever its checksum: pending again to `migrate`, not applied for the
- *   order of the others. Undo records are history: never missing, never claimed by a rename.
+ *   order of the others. Undo records are history: never missing, never claimed by a rename; nor
+ *   is an undone record, whose renamed file is to apply.
  *
  * With a `target` version (`migrate --target`, `baseline --version`), a pending or changed file
  * whose version is above it is `above-target`: left as it is.
@@ -50,7 +51,7 @@ export function decideFiles(
   const onDisk = new Set(files.map((f) => f.path));
   const versions = readVersionRecords(records.keys());
   const undone = (path: string): boolean => {
-    const version = fileVersionOf(path);
+    const version = versionedName(path);
     return version !== undefined && versions.stateOf(path, version) === "undone";
   };
   // The records without a file, by checksum, in version order: a rename claims the first. An
@@ -59,7 +60,8 @@ export function decideFiles(
     .filter((path) => !onDisk.has(path) && undoRecordVersion(path) === undefined)
     .sort(compareVersionPaths);
   const goneByHash = new Map<string, string[]>();
-  for (const path of gone) {
+  // An undone record says its file is not applied: a file renamed since is applied, not moved.
+  for (const path of gone.filter((p) => !undone(p))) {
     const hash = records.get(path)!;
     goneByHash.set(hash, [...goneByHash.get(hash) ?? [], path]);
   }
@@ -178,16 +180,6 @@ function merge(files: FileDecision[], missing: FileDecision[]): FileDecision[] {
 function aboveTarget(path: string, target: string): boolean {
   const version = fileVersion(path);
   return version !== undefined && compareVersions(version, target) > 0;
-}
-
-// A record's version where its name is a versioned file's; a name today's rules refuse is none.
-function fileVersionOf(path: string): string | undefined {
-  try {
-    const name = readMigrationName(path);
-    return name.kind === "versioned" ? name.version : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function baseName(path: string): string {

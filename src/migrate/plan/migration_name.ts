@@ -68,6 +68,20 @@ export function readMigrationName(path: string): MigrationName {
   return { kind: "versioned", version, description };
 }
 
+/**
+ * The version of a record or file at `path` where its name is a versioned file's
+ * (`V<version>__…`); `undefined` for any other name, and for one today's rules refuse
+ * (`V1..2__x.sql`, from before they held): records are history, read without throwing.
+ */
+export function versionedName(path: string): string | undefined {
+  try {
+    const name = readMigrationName(path);
+    return name.kind === "versioned" ? name.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether the file at `path` is repeatable (`R__<description>`): it runs after every other file. */
 export function isRepeatable(path: string): boolean {
   return path.startsWith("R__", path.lastIndexOf("/") + 1);

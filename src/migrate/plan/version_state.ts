@@ -1,4 +1,4 @@
-import { compareVersions, readMigrationName } from "./migration_name.ts";
+import { compareVersions, versionedName } from "./migration_name.ts";
 import { undoRecordVersion } from "./undo_name.ts";
 import { compareVersionPaths } from "./version_order.ts";
 
@@ -29,6 +29,13 @@ export interface VersionRecords {
    * when it applies the version again. Empty where it is not undone.
    */
   undoRecordsOf(version: string): string[];
+  /**
+   * The records that go when the file at `path`, of `version`, is applied or recorded: the undo
+   * records of its version, and, where there are any, the undone records of its version under
+   * other paths (files since renamed or replaced: their history ends with the undo). Left
+   * behind, an undo record would read the version undone again, whichever file applied it.
+   */
+  replacedBy(path: string, version: string): string[];
 }
 
 /**
@@ -50,7 +57,7 @@ export function readVersionRecords(paths: Iterable<string>): VersionRecords {
       undos.set(path, undone);
       continue;
     }
-    const version = recordedVersion(path);
+    const version = versionedName(path);
     if (version !== undefined) versioned.push({ path, version });
   }
   const recorded = new Set(versioned.map((r) => r.path));
@@ -72,20 +79,20 @@ export function readVersionRecords(paths: Iterable<string>): VersionRecords {
     }
     return found;
   };
+  const replacedBy = (path: string, version: string): string[] => {
+    const undoRecords = undoRecordsOf(version);
+    if (undoRecords.length === 0) return [];
+    const others = versioned.filter((r) =>
+      r.path !== path && compareVersions(r.version, version) === 0
+    );
+    return [...others.map((r) => r.path), ...undoRecords];
+  };
   return {
     versioned,
     undos,
     undoRecordsOf,
+    replacedBy,
     stateOf: (path, version) =>
       !recorded.has(path) ? "pending" : undoRecordsOf(version).length > 0 ? "undone" : "applied",
   };
-}
-
-function recordedVersion(path: string): string | undefined {
-  try {
-    const name = readMigrationName(path);
-    return name.kind === "versioned" ? name.version : undefined;
-  } catch {
-    return undefined;
-  }
 }

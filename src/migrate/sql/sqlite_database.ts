@@ -165,16 +165,14 @@ export class SqliteDatabase implements SqlDatabase {
       const recorded = now.length === 0 ? undefined : String(now[0].content_hash);
       // A version undone is applied again while its undo records are left; its own record, kept
       // as history, says nothing of whether it is applied.
-      const again = undoRecords.length > 0;
-      const pending = again
-        ? this.#all(
-          db,
-          `SELECT 1 FROM "${table}" WHERE migration_path IN (${
-            undoRecords.map(() => "?").join(", ")
-          })`,
-          undoRecords,
-        ).length > 0
-        : recorded !== record.hash && !(once && recorded !== undefined);
+      const pending = (recorded !== record.hash && !(once && recorded !== undefined)) ||
+        (undoRecords.length > 0 && this.#all(
+              db,
+              `SELECT 1 FROM "${table}" WHERE migration_path IN (${
+                undoRecords.map(() => "?").join(", ")
+              })`,
+              undoRecords,
+            ).length > 0);
       if (!pending) {
         this.#exec(db, "COMMIT");
         return undefined;
