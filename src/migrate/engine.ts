@@ -221,7 +221,7 @@ async function planConnection<C extends DriverConnection, F extends PlannedFile>
     ? pairUndos(
       all.map((file) => ({ path: file.path, hasDown: typeof given(file)?.down === "function" })),
     ).map((file) =>
-      file.undo === undefined && isCodePath(file.path) &&
+      file.undo === undefined && file.unnamed === undefined && isCodePath(file.path) &&
         given(all.find((f) => f.path === file.path)!) === undefined
         ? { ...file, undo: "down" }
         : file

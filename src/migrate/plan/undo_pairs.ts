@@ -1,5 +1,5 @@
 import { MigrationFileError } from "../migration_error.ts";
-import { compareVersions, readMigrationName } from "./migration_name.ts";
+import { compareVersions, fileVersion, readMigrationName } from "./migration_name.ts";
 import { readUndoName } from "./undo_name.ts";
 
 /**
@@ -19,9 +19,14 @@ export interface UndoSource {
  */
 export interface UndoableFile {
   readonly path: string;
-  /** The version as its name writes it (`1.0`, `001`). */
+  /** The version as its name writes it (`1.0`, `001`), or as its path does (`fileVersion`). */
   readonly version: string;
   readonly undo?: string;
+  /**
+   * A file whose version is read from a name or folder other than `V<version>__` (`002_b.sql`,
+   * `release-1.0/x.sql`): applied at that version, and never undone (no undo file pairs with it).
+   */
+  readonly unnamed?: true;
 }
 
 /**
@@ -29,7 +34,9 @@ export interface UndoableFile {
  * folder of it) with its undo: the undo file (`U<version>__…`, {@linkcode readUndoName}) of the
  * same version (`U1` undoes `V1.0` and `V001`) in any of its folders, as versions are unique per
  * connection, or the module itself where it exports `down`. Returns the versioned files in the
- * order they came in; repeatable and other files are never undone, and are left out.
+ * order they came in, then the other files with a version in their path (`002_b.sql`), marked
+ * `unnamed`: applied at a version, so `undo` must count them, and never undone. Repeatable files
+ * and files without a version are left out.
  *
  * Throws a {@linkcode MigrationFileError} naming the undo file when it undoes a version no V file
  * here has, when a second undo file undoes one version (the second in run order is named), and
@@ -41,6 +48,7 @@ export interface UndoableFile {
 export function pairUndos(files: readonly UndoSource[]): UndoableFile[] {
   const versioned: { path: string; version: string; hasDown: boolean }[] = [];
   const undos: { path: string; version: string }[] = [];
+  const unnamed: { path: string; version: string }[] = [];
   for (const file of files) {
     // An undo file first: readMigrationName refuses every `U<version>__` name.
     const undo = readUndoName(file.path);
@@ -51,7 +59,10 @@ export function pairUndos(files: readonly UndoSource[]): UndoableFile[] {
     const name = readMigrationName(file.path);
     if (name.kind === "versioned") {
       versioned.push({ path: file.path, version: name.version, hasDown: file.hasDown === true });
+      continue;
     }
+    const version = name.kind === "other" ? fileVersion(file.path) : undefined;
+    if (version !== undefined) unnamed.push({ path: file.path, version });
   }
   // By version, so that each undo file finds its V file by bisection: 1 = 1.0 = 001 compare
   // equal, where the written versions differ.
@@ -83,10 +94,13 @@ export function pairUndos(files: readonly UndoSource[]): UndoableFile[] {
     }
     undoOf.set(target.path, undo.path);
   }
-  return versioned.map(({ path, version, hasDown }) => {
-    const undo = hasDown ? "down" : undoOf.get(path);
-    return { path, version, ...(undo === undefined ? {} : { undo }) };
-  });
+  return [
+    ...versioned.map(({ path, version, hasDown }): UndoableFile => {
+      const undo = hasDown ? "down" : undoOf.get(path);
+      return { path, version, ...(undo === undefined ? {} : { undo }) };
+    }),
+    ...unnamed.map(({ path, version }) => ({ path, version, unnamed: true as const })),
+  ];
 }
 
 function findVersion<T extends { readonly version: string }>(

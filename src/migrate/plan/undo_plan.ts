@@ -1,7 +1,7 @@
 import { isCodePath } from "../code/code_file.ts";
 import { MigrationFileError } from "../migration_error.ts";
-import { compareVersions } from "./migration_name.ts";
-import { downRecordPath } from "./undo_name.ts";
+import { compareVersions, fileVersion, readMigrationName } from "./migration_name.ts";
+import { downRecordPath, undoRecordVersion } from "./undo_name.ts";
 import type { UndoableFile } from "./undo_pairs.ts";
 import { compareVersionPaths } from "./version_order.ts";
 import { readVersionRecords } from "./version_state.ts";
@@ -45,6 +45,8 @@ export interface UndoStep {
  * newest first, with how many more are like it. Nothing is undone then: a half-undone range would
  * leave the database between two versions no checkout describes.
  *
+ * An applied file whose version its path gives rather than a `V<version>__` name (`002_b.sql`,
+ * `release-1.0/x.sql`) counts as an applied version, and has no undo: it is refused too.
  * Repeatable files are never undone, and an undo record whose versioned record is gone is
  * ignored.
  *
@@ -68,12 +70,16 @@ export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
   const onDisk = new Set(files.map((f) => f.path));
   // Applied and not undone: the files here, and the records whose file is gone (still applied,
   // and so still to undo, though nothing here says how).
+  // A file whose version its path gives (`002_b.sql`) is applied at it where it has a record:
+  // no undo record is of it, since undo files pair with V files alone.
   const applied: { path: string; version: string; file?: UndoableFile }[] = [
-    ...files.filter((f) => recorded.stateOf(f.path, f.version) === "applied")
-      .map((file) => ({ path: file.path, version: file.version, file })),
+    ...files.filter((f) =>
+      f.unnamed ? records.has(f.path) : recorded.stateOf(f.path, f.version) === "applied"
+    ).map((file) => ({ path: file.path, version: file.version, file })),
     ...recorded.versioned.filter((r) =>
       !onDisk.has(r.path) && recorded.stateOf(r.path, r.version) === "applied"
     ),
+    ...unnamedRecords(records.keys(), onDisk),
   ].sort((a, b) => compareVersions(b.version, a.version) || compareVersionPaths(b.path, a.path));
   const chosen = target === undefined
     ? applied.slice(0, 1)
@@ -87,9 +93,9 @@ export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
         `the version is gone for good, drop its record with "repair"`
       : target === undefined
       ? `is the newest applied version (${first.version}), and has no undo: ` +
-        howToUndo(first.path)
+        howToUndo(first.file)
       : `is applied at version ${first.version}${above(target)}, and has no undo: ` +
-        howToUndo(first.path);
+        howToUndo(first.file);
     const more = refused.slice(1).map((r) => r.path);
     throw new MigrationFileError(
       first.path,
@@ -110,8 +116,33 @@ function above(target: string | undefined): string {
   return target === undefined ? "" : `, above the target ${target}`;
 }
 
+// The records, their file gone, of files whose version their path gives (`002_b.sql`): applied
+// versions too. Versioned, repeatable and undo records are not, nor paths without a version.
+function unnamedRecords(
+  paths: Iterable<string>,
+  onDisk: ReadonlySet<string>,
+): { path: string; version: string }[] {
+  const found: { path: string; version: string }[] = [];
+  for (const path of paths) {
+    if (onDisk.has(path) || undoRecordVersion(path) !== undefined) continue;
+    let name;
+    try {
+      name = readMigrationName(path);
+    } catch {
+      continue;
+    }
+    const version = name.kind === "other" ? fileVersion(path) : undefined;
+    if (version !== undefined) found.push({ path, version });
+  }
+  return found;
+}
+
 // Where the undo goes: an undo file is named after the version it undoes, beside its V file.
-function howToUndo(path: string): string {
+function howToUndo({ path, unnamed }: UndoableFile): string {
+  if (unnamed) {
+    return `only a V<version>__ file is undone (by its U<version>__ file, or its down), and ` +
+      `this one's version is read from its path`;
+  }
   const undoFile = downRecordPath(path);
   const name = undoFile.slice(undoFile.lastIndexOf("/") + 1);
   return isCodePath(path)

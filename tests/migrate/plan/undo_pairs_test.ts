@@ -48,10 +48,18 @@ describe("pairUndos", () => {
     );
   });
 
-  it("leaves repeatable and other files out; a repeatable's down undoes nothing", () => {
+  it("leaves repeatable files out; a repeatable's down undoes nothing", () => {
+    assert.deepEqual(pairUndos([{ path: "R__views.ts", hasDown: true }, ...paths("init.sql")]), []);
+  });
+
+  it("lists a file whose version its path gives as unnamed, with no undo", () => {
     assert.deepEqual(
-      pairUndos([{ path: "R__views.ts", hasDown: true }, ...paths("001_init.sql", "1.0/a.json")]),
-      [],
+      pairUndos([...paths("001_init.sql", "1.0/a.json"), { path: "002_b.ts", hasDown: true }]),
+      [
+        { path: "001_init.sql", version: "001", unnamed: true },
+        { path: "1.0/a.json", version: "1.0", unnamed: true },
+        { path: "002_b.ts", version: "002", unnamed: true },
+      ],
     );
   });
 

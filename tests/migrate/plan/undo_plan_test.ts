@@ -36,6 +36,33 @@ const ACCEPTANCE = pairUndos(
 );
 
 describe("planUndo", () => {
+  it("counts a file whose version its path gives, and refuses to undo it, naming it", () => {
+    const files = pairUndos(
+      ["V1__a.sql", "002_b.sql", "V3__c.sql", "U3__c.sql", "004_d.sql"].map((path) => ({ path })),
+    );
+    const records = recorded("V1__a.sql", "002_b.sql", "V3__c.sql", "004_d.sql", "release-5/x.sql");
+    refusedPlan(files, records, "1", "release-5/x.sql", /gone from this checkout.*004_d\.sql/);
+    refusedPlan(
+      files,
+      recorded("V1__a.sql", "002_b.sql", "V3__c.sql", "004_d.sql"),
+      undefined,
+      "004_d.sql",
+      /newest applied version \(004\).*version is read from its path/,
+    );
+    // Below the newest V file: still a version to undo with a target under it.
+    refusedPlan(
+      files,
+      recorded("V1__a.sql", "002_b.sql", "V3__c.sql"),
+      "1",
+      "002_b.sql",
+      /applied at version 002, above the target 1/,
+    );
+    assert.deepEqual(
+      steps(planUndo({ files, records: recorded("V1__a.sql", "002_b.sql", "V3__c.sql") })),
+      ["V3__c.sql via U3__c.sql as U3__c.sql"],
+    );
+  });
+
   it("undoes every applied version above the target, newest first", () => {
     const records = recorded("V1__init.sql", "V2__users.sql", "V3__slugs.sql");
     assert.deepEqual(planUndo({ files: ACCEPTANCE, records, target: "1" }), [
