@@ -128,24 +128,46 @@ export async function runTargets<F extends PlannedFile>(
   const started = Date.now();
   const connections: ConnectionReport[] = [];
   let error: RunError | undefined;
+  // `undo` plans (and refuses) every connection before it runs any: a plan refused on one
+  // connection must leave the others as they were, not undone above a version no checkout left.
+  const planFirst = options.command === "undo";
+  const runs: { run: ConnectionRun; ms: number; rest?: (() => Promise<void>) | undefined }[] = [];
+  const timed = async (i: number, step: () => Promise<void>): Promise<void> => {
+    const at = Date.now();
+    try {
+      await step();
+    } catch (thrown) {
+      error = runError(thrown, work[i].target, options.signal);
+    } finally {
+      runs[i].ms += Date.now() - at;
+    }
+  };
+  const report = (i: number): void => {
+    const { target, ignored = [] } = work[i];
+    connections.push(
+      runs[i].run.report(target.name, ignored, {
+        requests: options.requests?.of(target.name) ?? 0,
+        ms: runs[i].ms,
+      }),
+    );
+  };
   try {
     for (let next = 0; next < work.length && !options.signal?.aborted; next++) {
-      const { target, ignored = [] } = work[next];
-      const run = new ConnectionRun();
-      const connectionStarted = Date.now();
-      try {
-        await runTarget(work[next], run, options);
-      } catch (thrown) {
-        error = runError(thrown, target, options.signal);
-      } finally {
-        connections.push(
-          run.report(target.name, ignored, {
-            requests: options.requests?.of(target.name) ?? 0,
-            ms: Date.now() - connectionStarted,
-          }),
-        );
-      }
+      runs[next] = { run: new ConnectionRun(), ms: 0 };
+      await timed(next, async () => {
+        const rest = await runTarget(work[next], runs[next].run, options);
+        if (planFirst) runs[next].rest = rest;
+        else await rest?.();
+      });
+      if (!planFirst) report(next);
       if (error !== undefined) break;
+    }
+    for (let next = 0; planFirst && next < runs.length; next++) {
+      const rest = runs[next].rest;
+      if (error === undefined && rest !== undefined && !options.signal?.aborted) {
+        await timed(next, rest);
+      }
+      report(next);
     }
   } finally {
     await closeAll(work.map((w) => w.target), error !== undefined);
@@ -288,16 +310,17 @@ async function closeAll<F extends PlannedFile>(
   if (failed && !stopped) throw failed.reason;
 }
 
+// Decides the files of one target; returns what is left to run under its lock, if anything.
 async function runTarget<F extends PlannedFile>(
   work: TargetWork<F>,
   run: ConnectionRun,
   options: RunnerOptions,
-): Promise<void> {
+): Promise<(() => Promise<void>) | undefined> {
   const command = COMMANDS[options.command];
   const force = options.force === true;
   if (command.alone) {
     run.unlocked = await command.alone(work.target, force);
-    return;
+    return undefined;
   }
   const t = targetRun(work, run, options, command, force);
   const { target, callbacks, migrating, events } = t;
@@ -317,9 +340,9 @@ async function runTarget<F extends PlannedFile>(
   if (events !== undefined) unsupportedCallbacks(target.name, callbacks, options.progress);
   if (options.dryRun || (pending.length === 0 && !repair && !called)) {
     command.warn?.(target.name, run.decided, options.progress);
-    return;
+    return undefined;
   }
-  await runLocked(t, drift, repair);
+  return () => runLocked(t, drift, repair);
 }
 
 // One target's run, as its command, options and connection settings make it.
