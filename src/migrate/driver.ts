@@ -15,6 +15,7 @@ import type {
   UnlockOutcome,
 } from "./run_report.ts";
 import type { RunnerIdentity } from "./runner_identity.ts";
+import type { Command } from "./command/command_name.ts";
 import { ConnectionFailure } from "./migration_error.ts";
 
 /** The kinds of migration a run applies: `-m sql` (the default) or `-m search`. */
@@ -76,6 +77,8 @@ export interface DriverContext {
   readonly cwd: string;
   /** Who runs: shown to runners waiting for the lock; SQL records `user@host` as executed_by. */
   readonly identity: RunnerIdentity;
+  /** The command run, named with `identity` to runners waiting for the lock; `migrate` if absent. */
+  readonly command?: Command;
   /** How long a lock is waited for, in milliseconds (`--lock-timeout`). */
   readonly lockTimeoutMs: number;
   /**

@@ -99,6 +99,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     env: context.env,
     cwd: context.cwd ?? process.cwd(),
     identity: context.identity,
+    command: request.command,
     lockTimeoutMs: request.lockTimeoutMs,
     ...(request.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: request.stopTimeoutMs }),
     progress: context.progress,

@@ -414,6 +414,7 @@ function targetRun<F extends PlannedFile>(
 function decideAll<F extends PlannedFile>(
   t: TargetRun<F>,
   all: ReadonlyMap<string, FileRecord>,
+  plannedUndo?: readonly UndoStep[],
 ): void {
   const { run, options, command, files, force, callbackPaths } = t;
   // A callback an earlier version ran as a migration has a record: it is no missing file to
@@ -430,7 +431,14 @@ function decideAll<F extends PlannedFile>(
     )
   );
   if (command.name === "undo") {
-    const undo = decideUndo(t.target.name, run.decided, t.undoable, records, options.target);
+    const undo = decideUndo(
+      t.target.name,
+      run.decided,
+      t.undoable,
+      records,
+      options.target,
+      plannedUndo,
+    );
     run.decided = undo.decided;
     run.undoSteps = undo.steps;
   }
@@ -511,17 +519,19 @@ async function runLocked<F extends PlannedFile>(
   );
   let done = false;
   let started = false;
+  // `undo` undoes no more under the lock than it planned before it (decideUndo).
+  const plannedUndo = command.name === "undo" ? run.undoSteps : undefined;
   try {
     // Under flyway_compatible, Flyway validates on migrate, and fires the validate events.
     if (migrating && validateOnMigrate) await fire("beforeValidate");
-    decideAll(t, await target.readRecords());
+    decideAll(t, await target.readRecords(), plannedUndo);
     if (migrating && validateOnMigrate) await fire("afterValidate");
     if (events !== undefined) {
       started = true;
       await fire(events.before);
       // beforeMigrate (beforeUndo) may have changed what the decisions read.
       if (callbacks.some((c) => c.event === events.before)) {
-        decideAll(t, await target.readRecords());
+        decideAll(t, await target.readRecords(), plannedUndo);
       }
     }
     if (command.name === "undo") await checkUndoCode(t);

@@ -101,6 +101,30 @@ describe("undo through the engine", () => {
     );
   });
 
+  it("a plain undo that waited undoes no more than it planned: the newest is gone", async () => {
+    const target = applied();
+    // Another plain undo undid V3, the version this one planned, while it waited.
+    target.whileLocking = () => target.records.set("U3__c.sql", "h-U3__c.sql");
+    const report = await runMemoryTargets(work(target), options());
+    assert.equal(report.error, undefined);
+    assert.ok(!target.calls.some((c) => c.startsWith("undo ")), target.calls.join(", "));
+    assert.deepEqual(
+      report.connections[0].files.map((f) => f.action),
+      ["skip", "skip", "undone"],
+    );
+  });
+
+  it("undo --target refuses a version applied above its target while it waited", async () => {
+    const target = new MemoryTarget("main");
+    for (const f of files.slice(0, 2)) target.records.set(f.path, f.hash);
+    // A migrate applied V3 while this undo of V2 waited: undoing V2 alone would leave V3 above.
+    target.whileLocking = () => target.records.set("V3__c.sql", "h-V3__c.sql");
+    const report = await runMemoryTargets(work(target), options({ target: "1" }));
+    assert.equal(report.error?.kind, "plan", JSON.stringify(report.error));
+    assert.equal(report.error?.file, "V3__c.sql");
+    assert.ok(!target.calls.some((c) => c.startsWith("undo ")), target.calls.join(", "));
+  });
+
   it("migrate applies an undone version again and drops its undo record with it", async () => {
     const target = applied();
     target.records.set("U3__c.sql", "h-U3__c.sql");

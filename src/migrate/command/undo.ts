@@ -2,6 +2,8 @@ import { MigrationFileError, PlanError } from "../migration_error.ts";
 import type { UndoableFile } from "../plan/undo_pairs.ts";
 import { planUndo, type UndoStep } from "../plan/undo_plan.ts";
 import type { FileDecision } from "../run_report.ts";
+import { versionedName } from "../plan/migration_name.ts";
+import { readVersionRecords } from "../plan/version_state.ts";
 import { asFound, type MigrationCommand } from "./command.ts";
 
 /**
@@ -29,6 +31,12 @@ export const undo: MigrationCommand = {
  * What `undo` undoes on `connection`, from the records (path to checksum) read: the plan, newest
  * first, and the decisions with each version to undo marked `undo`. A refusal of the plan is a
  * PlanError naming the connection and the file, thrown before anything is written.
+ *
+ * `planned`, under the lock, is the plan made before it: another runner may have undone or
+ * applied versions meanwhile, and this run undoes no more than it planned, of what is still
+ * applied. A plain `undo` planned the newest version: where another undid it, the next one down
+ * is not this run's to undo. With a target, the plan made again must hold nothing new: a version
+ * applied meanwhile above the target is refused, naming it, as undoing below it would leave it.
  */
 export function decideUndo(
   connection: string,
@@ -36,10 +44,22 @@ export function decideUndo(
   files: readonly UndoableFile[],
   records: ReadonlyMap<string, string>,
   target: string | undefined,
+  planned?: readonly UndoStep[],
 ): { decided: FileDecision[]; steps: UndoStep[] } {
   let steps: UndoStep[];
   try {
-    steps = planUndo({ files, records, ...(target === undefined ? {} : { target }) });
+    steps = planned !== undefined && target === undefined
+      ? stillApplied(planned, records)
+      : planUndo({ files, records, ...(target === undefined ? {} : { target }) });
+    const before = new Set(planned?.map((s) => s.path));
+    const added = planned === undefined ? undefined : steps.find((s) => !before.has(s.path));
+    if (added !== undefined) {
+      throw new MigrationFileError(
+        added.path,
+        `was applied while this undo waited for the lock, above the target ${target}: run ` +
+          `undo again, to plan it`,
+      );
+    }
   } catch (error) {
     if (error instanceof MigrationFileError) throw new PlanError(connection, error);
     throw error;
@@ -49,4 +69,16 @@ export function decideUndo(
     decided: decided.map((d): FileDecision => undoing.has(d.path) ? { ...d, action: "undo" } : d),
     steps,
   };
+}
+
+// The steps whose version the records still say is applied.
+function stillApplied(
+  planned: readonly UndoStep[],
+  records: ReadonlyMap<string, string>,
+): UndoStep[] {
+  const versions = readVersionRecords(records.keys());
+  return planned.filter((step) => {
+    const version = versionedName(step.path);
+    return version !== undefined && versions.stateOf(step.path, version) === "applied";
+  });
 }

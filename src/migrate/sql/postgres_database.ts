@@ -63,15 +63,19 @@ export class PostgresDatabase implements SqlDatabase {
   #client: pg.Client | undefined;
   #lockKey: string | undefined;
 
-  /** `lockOption`: how the caller names the lock timeout, for the message of a lock not taken. */
+  /**
+   * `lockOption`: how the caller names the lock timeout, for the message of a lock not taken;
+   * `command`: the command run, in the session's name a waiting runner is shown.
+   */
   constructor(
     datasource: Datasource,
     identity: { host: string; pid: number },
     lockOption: string,
+    command = "migrate",
   ) {
     this.#datasource = datasource;
     this.#lockOption = lockOption;
-    this.#applicationName = `thaw migrate ${identity.host} ${identity.pid}`.slice(0, 63);
+    this.#applicationName = `thaw ${command} ${identity.host} ${identity.pid}`.slice(0, 63);
   }
 
   async readRecords(table: string): Promise<Map<string, FileRecord>> {

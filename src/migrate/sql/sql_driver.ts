@@ -73,7 +73,7 @@ async function open(datasource: Datasource, context: DriverContext): Promise<Sql
         () => import("./postgres_database.ts"),
         need(["pg", "pg-connection-string"], "the pg driver"),
       );
-      return new PostgresDatabase(datasource, context.identity, lockOption);
+      return new PostgresDatabase(datasource, context.identity, lockOption, context.command);
     }
     case "mysql": {
       const { MysqlDatabase } = await importOptional(

@@ -78,6 +78,24 @@ for (const kind of ["postgres", "mysql"] as const) {
       assert.equal(await ws.count("framework_migrations"), 1);
     });
 
+    if (kind === "postgres") {
+      it("the lock holder an undo shows is named undo, not migrate", async () => {
+        const ws = await workspace();
+        await ws.file("V1__a.sql", "create table A (V int);\n");
+        await ws.ok();
+        const held = gate(kind, ws, 4243);
+        await held.close();
+        await ws.file("U1__a.sql", `${held.file}drop table A;\n`);
+        const first = ws.run("undo");
+        await until(held.reached);
+        const second = await ws.run("undo", "--lock-timeout", "0");
+        assert.equal(second.code, 3, second.err);
+        assert.match(second.err, /locked by "thaw undo test \d+"/);
+        await held.open();
+        assert.equal((await first).code, 0);
+      });
+    }
+
     it("stops waiting for the lock on SIGTERM", async () => {
       const ws = await workspace();
       const held = gate(kind, ws, 4343);

@@ -131,6 +131,38 @@ for (const kind of KINDS) {
       assert.deepEqual(undone.sort(), ["V2__b.sql", "V3__c.sql"]);
     });
 
+    if (kind === "postgres") {
+      it("a plain undo that waited for a racing one undoes nothing more than it planned", async () => {
+        const ws = await workspace();
+        await threeVersions(ws);
+        await ws.ok();
+        // U3 waits on a gate the test holds: the first undo holds the lock while the second
+        // plans V3 too and waits for it.
+        await ws.query("SELECT pg_advisory_lock(4244)");
+        await ws.file(
+          "U3__c.sql",
+          "SELECT pg_advisory_xact_lock(4244);\ndrop table C;\n" + log("U3"),
+        );
+        const env = { THAW_TEST_DB_PASSWORD: ws.password };
+        const args = ["-c", ws.configDir, "--sqlPath", ws.root, "undo"];
+        const first = startCli(args, env);
+        const second = startCli(args, env);
+        try {
+          await Promise.race([
+            first.printed(/waiting for the lock/),
+            second.printed(/waiting for the lock/),
+          ]);
+        } finally {
+          await ws.query("SELECT pg_advisory_unlock(4244)");
+        }
+        assert.equal(await first.closed, 0, first.stderr());
+        assert.equal(await second.closed, 0, second.stderr());
+        // V3 undone once; V2, which neither planned, still applied.
+        assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3"]);
+        assert.equal(await ws.count("B"), 0);
+      });
+    }
+
     // MariaDB commits DDL as it runs: a killed undo there has dropped what it dropped, and the
     // next undo stops on it, as a killed migrate does (sql-migrations.md).
     if (kind === "mysql") return;
