@@ -323,7 +323,7 @@ async function runTarget<F extends PlannedFile>(
     return undefined;
   }
   const t = targetRun(work, run, options, command, force);
-  const { target, callbacks, migrating, events } = t;
+  const { target, callbacks, events } = t;
   const drift = await decideUnlocked(t);
   const pending = run.decided.filter((f) => command.isWork(f.action));
   // `migrate --drift` takes the lock for drifted files too, even with nothing pending.
@@ -335,7 +335,7 @@ async function runTarget<F extends PlannedFile>(
   const called = events !== undefined && callbacks.some((c) =>
     c.file !== undefined &&
     (c.event === events.before || c.event === events.after ||
-      (migrating && t.validateOnMigrate && VALIDATE_EVENTS.has(c.event)))
+      (t.validatesFirst && VALIDATE_EVENTS.has(c.event)))
   );
   if (events !== undefined) unsupportedCallbacks(target.name, callbacks, options.progress);
   if (options.dryRun || (pending.length === 0 && !repair && !called)) {
@@ -363,6 +363,11 @@ interface TargetRun<F extends PlannedFile> {
   readonly validating: boolean;
   /** `migrate`, not in a dry run: its callbacks run. */
   readonly migrating: boolean;
+  /**
+   * `migrate` or `undo` under flyway_compatible, not in a dry run: validated first, as Flyway
+   * does, between the validate callbacks.
+   */
+  readonly validatesFirst: boolean;
   /** The events of the run's callbacks around its work (`migrate`, `undo`, not in a dry run). */
   readonly events: WorkEvents | undefined;
   /** The report shows what each record says of its run. */
@@ -400,6 +405,8 @@ function targetRun<F extends PlannedFile>(
     // and repair list them.
     validating: command.name === "validate" && !options.dryRun,
     migrating: command.name === "migrate" && !options.dryRun,
+    validatesFirst: (command.name === "migrate" || command.name === "undo") && !options.dryRun &&
+      validateOnMigrate,
     events: options.dryRun ? undefined : WORK_EVENTS[command.name],
     // A run that writes no record reports what each record says of its run: the records stay so.
     // One that writes them would report what they said before it replaced them.
@@ -430,6 +437,13 @@ function decideAll<F extends PlannedFile>(
       t.mask,
     )
   );
+  // Before anything is written: the first check needs no lock, the second sees what another
+  // runner wrote while this one waited. `validate` reports them with the changed files.
+  // Flyway validates every applied file, those above a --target too; for `undo`, as they are
+  // found, before the versions to undo are marked.
+  const edited = !t.validateOnMigrate ? [] : flywayRefusals(
+    forward === undefined ? run.decided : decideFiles(files, records, command.name, force),
+  );
   if (command.name === "undo") {
     const undo = decideUndo(
       t.target.name,
@@ -444,12 +458,6 @@ function decideAll<F extends PlannedFile>(
   }
   run.records = read;
   if (t.showsRuns) run.shownRecords = read;
-  // Before anything is written: the first check needs no lock, the second sees what another
-  // runner wrote while this one waited. `validate` reports them with the changed files.
-  // Flyway validates every applied file, those above a --target too.
-  const edited = !t.validateOnMigrate ? [] : flywayRefusals(
-    forward === undefined ? run.decided : decideFiles(files, records, command.name, force),
-  );
   command.refuse?.(t.target.name, run.decided, records, {
     force,
     strictOrder: t.strict,
@@ -468,7 +476,7 @@ async function decideUnlocked<F extends PlannedFile>(
   const runsEvents: ReadonlySet<string> = new Set([
     ...(command.name === "migrate" ? MIGRATE_EVENTS : []),
     ...(command.name === "undo" ? UNDO_EVENTS : []),
-    ...(validating || (command.name === "migrate" && t.validateOnMigrate) ? VALIDATE_EVENTS : []),
+    ...(validating || t.validatesFirst ? VALIDATE_EVENTS : []),
   ]);
   refuseUnrunnable(target.name, callbacks.filter((c) => runsEvents.has(c.event)));
   if (validating) await t.fire("beforeValidate");
@@ -510,7 +518,7 @@ async function runLocked<F extends PlannedFile>(
   drift: DriftInspection<F> | undefined,
   repair: boolean,
 ): Promise<void> {
-  const { target, files, callbacks, run, options, command, migrating, validateOnMigrate, fire } = t;
+  const { target, files, callbacks, run, options, command, validatesFirst, fire } = t;
   const { events } = t;
   await target.lock(
     options.lockTimeoutMs,
@@ -522,10 +530,11 @@ async function runLocked<F extends PlannedFile>(
   // `undo` undoes no more under the lock than it planned before it (decideUndo).
   const plannedUndo = command.name === "undo" ? run.undoSteps : undefined;
   try {
-    // Under flyway_compatible, Flyway validates on migrate, and fires the validate events.
-    if (migrating && validateOnMigrate) await fire("beforeValidate");
+    // Under flyway_compatible, Flyway validates on migrate and undo, and fires the validate
+    // events.
+    if (validatesFirst) await fire("beforeValidate");
     decideAll(t, await target.readRecords(), plannedUndo);
-    if (migrating && validateOnMigrate) await fire("afterValidate");
+    if (validatesFirst) await fire("afterValidate");
     if (events !== undefined) {
       started = true;
       await fire(events.before);

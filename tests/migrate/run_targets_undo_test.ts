@@ -125,6 +125,36 @@ describe("undo through the engine", () => {
     assert.ok(!target.calls.some((c) => c.startsWith("undo ")), target.calls.join(", "));
   });
 
+  it("validates first under flyway_compatible: an edited applied file refuses the undo", async () => {
+    const target = applied();
+    target.records.set("V3__c.sql", "h-edited");
+    const settings = { strictOrder: false, validateOnMigrate: true };
+    const report = await runMemoryTargets(
+      [{ ...work(target)[0], settings }],
+      options({ target: "1" }),
+    );
+    assert.equal(report.error?.kind, "plan", JSON.stringify(report.error));
+    assert.equal(report.error?.file, "V3__c.sql");
+    assert.match(report.error!.message, /changed after it was applied.*refuses to undo/);
+    assert.deepEqual(acts(target), []);
+  });
+
+  it("fires the validate callbacks under flyway_compatible, as migrate does", async () => {
+    const target = applied();
+    const callbacks = ["beforeValidate", "afterValidate", "beforeUndo"].map(callback);
+    const settings = { strictOrder: false, validateOnMigrate: true };
+    const report = await runMemoryTargets([{ ...work(target, callbacks)[0], settings }], options());
+    assert.equal(report.error, undefined, JSON.stringify(report.error));
+    assert.deepEqual(acts(target), [
+      "lock",
+      "callback beforeValidate.sql (beforeValidate)",
+      "callback afterValidate.sql (afterValidate)",
+      "callback beforeUndo.sql (beforeUndo)",
+      "undo V3__c.sql with U3__c.sql",
+      "release",
+    ]);
+  });
+
   it("migrate applies an undone version again and drops its undo record with it", async () => {
     const target = applied();
     target.records.set("U3__c.sql", "h-U3__c.sql");

@@ -1,4 +1,5 @@
 import type { MigrationTarget } from "../driver.ts";
+import { MigrationFileError, PlanError } from "../migration_error.ts";
 import type { PlannedFile } from "../plan/planned_file.ts";
 import type {
   FileAction,
@@ -125,4 +126,26 @@ export function flywayRefusal(file: FileDecision): string {
   return file.action === "missing"
     ? "is recorded as applied, but its file is gone"
     : "changed after it was applied";
+}
+
+/**
+ * Refuses `verb` (`migrate`, `undo`) on `connection` where {@linkcode flywayRefusals} found
+ * `edited` files: a PlanError naming the first, with how many more are like it.
+ */
+export function refuseEdited(
+  connection: string,
+  edited: readonly FileDecision[],
+  verb: string,
+): void {
+  if (edited.length === 0) return;
+  throw new PlanError(
+    connection,
+    new MigrationFileError(
+      edited[0].path,
+      flywayRefusal(edited[0]) +
+        (edited.length > 1 ? ` (and ${edited.length - 1} more file(s) like it)` : "") +
+        `; flyway_compatible refuses to ${verb} until the applied files are as they were ` +
+        `(restore it, or record the files as they are with "repair")`,
+    ),
+  );
 }

@@ -1,6 +1,6 @@
 import { MigrationFileError, PlanError } from "../migration_error.ts";
 import type { FileDecision } from "../run_report.ts";
-import { asFound, flywayRefusal, type MigrationCommand } from "./command.ts";
+import { asFound, type MigrationCommand, refuseEdited } from "./command.ts";
 
 /**
  * `migrate`: applies pending files and, where a driver applies them again, changed declarative
@@ -25,19 +25,7 @@ export const migrate: MigrationCommand = {
   decide: (state) => state === "undone" ? "apply" : asFound(state),
   isWork: (action) => action === "apply" || action === "reapply" || action === "rename",
   refuse(connection, files, _records, options) {
-    const edited = options.edited;
-    if (edited.length > 0) {
-      throw new PlanError(
-        connection,
-        new MigrationFileError(
-          edited[0].path,
-          flywayRefusal(edited[0]) +
-            (edited.length > 1 ? ` (and ${edited.length - 1} more file(s) like it)` : "") +
-            `; flyway_compatible refuses to migrate until the applied files are as they were ` +
-            `(restore it, or record the files as they are with "repair")`,
-        ),
-      );
-    }
+    refuseEdited(connection, options.edited, "migrate");
     if (!options.strictOrder) return;
     const late = files.filter((f) => f.outOfOrder !== undefined);
     if (late.length > 0) {

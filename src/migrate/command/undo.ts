@@ -4,7 +4,7 @@ import { planUndo, type UndoStep } from "../plan/undo_plan.ts";
 import type { FileDecision } from "../run_report.ts";
 import { versionedName } from "../plan/migration_name.ts";
 import { readVersionRecords } from "../plan/version_state.ts";
-import { asFound, type MigrationCommand } from "./command.ts";
+import { asFound, type MigrationCommand, refuseEdited } from "./command.ts";
 
 /**
  * `undo`, as Flyway's: runs the undo file (`U<version>__…`) of the newest applied version, or with
@@ -25,6 +25,11 @@ export const undo: MigrationCommand = {
   listsUnknown: false,
   decide: asFound,
   isWork: (action) => action === "undo",
+  // As Flyway's undo validates first under validateOnMigrate: an edited applied file may no
+  // longer be what its undo undoes.
+  refuse(connection, _files, _records, options) {
+    refuseEdited(connection, options.edited, "undo");
+  },
 };
 
 /**
