@@ -77,7 +77,7 @@ export interface DriverContext {
   readonly cwd: string;
   /** Who runs: shown to runners waiting for the lock; SQL records `user@host` as executed_by. */
   readonly identity: RunnerIdentity;
-  /** The command run, named with `identity` to runners waiting for the lock; `migrate` if absent. */
+  /** The command run, named with `identity` to runners waiting for the lock; absent: migrate. */
   readonly command?: Command;
   /** How long a lock is waited for, in milliseconds (`--lock-timeout`). */
   readonly lockTimeoutMs: number;
@@ -247,10 +247,10 @@ export interface MigrationTarget<F extends PlannedFile> {
    * `undo`: runs `undo`, the undo file of the versioned file `file` (or, for `"down"`, the `down`
    * export of `file`'s module), and writes its undo record (the undo file's path and checksum; for
    * a `down`, `file`'s path with its `V` made a `U`, at `file`'s checksum), which marks the
-   * version undone; `file`'s own record stays. In one transaction where the target has them; `around`: the callbacks right before and
-   * after it, as for {@linkcode MigrationTarget.apply}. Where another runner undid the version
-   * first (seen under the file's own lock), nothing runs: `alreadyRecorded`. Throws a
-   * MigrationFailure naming what failed.
+   * version undone; `file`'s own record stays. In one transaction where the target has them;
+   * `around`: the callbacks right before and after it, as for {@linkcode MigrationTarget.apply}.
+   * Where another runner undid the version first (seen under the file's own lock), nothing runs:
+   * `alreadyRecorded`. Throws a MigrationFailure naming what failed.
    */
   undo(
     file: F,

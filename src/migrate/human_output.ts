@@ -8,6 +8,7 @@ import type {
   ReindexReport,
   RunReport,
 } from "./run_report.ts";
+import { compareVersions, versionedName } from "./plan/migration_name.ts";
 
 const LABEL: Record<FileAction, string> = {
   apply: "apply",
@@ -167,7 +168,7 @@ export function humanSummary(report: RunReport): string[] {
         0,
         ...c.files.filter((f) => f.applied).map((f) => `${f.path}${remarks(f)}`.length),
       );
-      for (const f of c.files) {
+      for (const f of report.command === "undo" ? inUndoOrder(c.files) : c.files) {
         lines.push(
           listing
             ? `  ${state(f).padEnd(12)} ${
@@ -285,4 +286,14 @@ function unlocked(c: ConnectionReport): string {
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+// The files as `undo` goes: those it undoes newest version first (as it runs them), in the places
+// they hold in run order, the others where they are.
+function inUndoOrder(files: readonly FileReport[]): FileReport[] {
+  const undone = files.filter((f) => f.action === "undo").sort((a, b) =>
+    compareVersions(versionedName(b.path) ?? "0", versionedName(a.path) ?? "0")
+  );
+  let next = 0;
+  return files.map((f) => f.action === "undo" ? undone[next++] : f);
 }

@@ -24,7 +24,7 @@ import { compareVersions, versionedName } from "./plan/migration_name.ts";
 import type { UndoableFile } from "./plan/undo_pairs.ts";
 import type { UndoStep } from "./plan/undo_plan.ts";
 import { readVersionRecords } from "./plan/version_state.ts";
-import { downRecordPath } from "./plan/undo_name.ts";
+import { undoAdvice } from "./plan/undo_name.ts";
 import { isCodeFile } from "./code/code_file.ts";
 import { CodeLoadError, loadDown } from "./code/load_code.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
@@ -896,13 +896,9 @@ async function checkUndoCode<F extends PlannedFile>(t: TargetRun<F>): Promise<vo
       continue;
     }
     if (step.undo === "down" && down === undefined) {
-      const undoFile = downRecordPath(file.path);
       refused.push({
         path: file.path,
-        why: `is to undo, and has no undo: export async function down(context) from it, or ` +
-          `add an undo file ${
-            undoFile.slice(undoFile.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "")
-          } beside it`,
+        why: `is to undo, and has no undo: ${undoAdvice(file.path)}`,
       });
     }
     if (step.undo !== "down" && down !== undefined) {

@@ -61,6 +61,35 @@ describe("human output", () => {
     ]);
   });
 
+  it("lists an undo plan in the order it undoes: newest version first", () => {
+    const lines = humanSummary({
+      command: "undo",
+      dryRun: true,
+      connections: [{
+        name: "main",
+        state: "ran",
+        files: [
+          { path: "V1__a.sql", action: "skip" },
+          { path: "V2__b.sql", action: "undo" },
+          { path: "V3__c.sql", action: "undo" },
+          { path: "V10__d.sql", action: "undo" },
+        ],
+        applied: 0,
+        skipped: 1,
+        requests: 1,
+        ms: 10,
+      }],
+      ms: 10,
+    });
+    assert.deepEqual(lines.slice(0, 5), [
+      "main:",
+      "  skip     V1__a.sql",
+      "  undo     V10__d.sql",
+      "  undo     V3__c.sql",
+      "  undo     V2__b.sql",
+    ]);
+  });
+
   it("lists repair's pending files as pending: repair runs none", () => {
     const lines = humanSummary({
       command: "repair",

@@ -4,13 +4,13 @@ import { asFound, type MigrationCommand, refuseEdited } from "./command.ts";
 
 /**
  * `migrate`: applies pending files and, where a driver applies them again, changed declarative
- * ones, and applies again the versions `undo` undid. Work: `apply`, `reapply`, and `rename` (the record moves, nothing runs). A run-once file
- * changed after it ran is reported, never run. Under strict order it refuses, before anything is
- * written, a pending file that sorts before an applied one and a second file of one resource;
- * otherwise it warns of them. Under `flyway_compatible` it refuses, before anything is written,
- * an applied versioned file that was edited or is gone. With `--drift` it also applies again the
- * files whose resources drifted; with `--target <version>` it leaves the files above that version
- * as they are. Fails on the first file that fails.
+ * ones, and applies again the versions `undo` undid. Work: `apply`, `reapply`, and `rename` (the
+ * record moves, nothing runs). A run-once file changed after it ran is reported, never run. Under
+ * strict order it refuses, before anything is written, a pending file that sorts before an applied
+ * one and a second file of one resource; otherwise it warns of them. Under `flyway_compatible` it
+ * refuses, before anything is written, an applied versioned file that was edited or is gone. With
+ * `--drift` it also applies again the files whose resources drifted; with `--target <version>` it
+ * leaves the files above that version as they are. Fails on the first file that fails.
  */
 export const migrate: MigrationCommand = {
   name: "migrate",

@@ -188,6 +188,24 @@ export function compareVersions(a: string, b: string): number {
 }
 
 /**
+ * The index of the first entry of `sorted` (in version order) whose version is at or above
+ * `version`, by bisection: `sorted.length` where none is. Entries of one version (`1`, `1.0`)
+ * follow it.
+ */
+export function firstAtVersion(
+  sorted: readonly { readonly version: string }[],
+  version: string,
+): number {
+  let low = 0, high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareVersions(sorted[middle].version, version) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
  * Two runs of ASCII digits by value without a number type: leading zeros off, then the longer run
  * is larger, then digit by digit. No length limit, no precision lost.
  */

@@ -1,3 +1,4 @@
+import { isCodePath } from "../code/code_file.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import { isVersion } from "./migration_name.ts";
 
@@ -50,6 +51,20 @@ export function downRecordPath(versionedPath: string): string {
     throw new TypeError(`${versionedPath} is no versioned file (V<version>__): it has no down`);
   }
   return `${versionedPath.slice(0, start)}U${versionedPath.slice(start + 1)}`;
+}
+
+/**
+ * How the versioned file at `path` gets an undo, for a message about one that has none: the undo
+ * file to add beside it, named after its version (`U3__x.sql`), or, for a migration in code, a
+ * `down` export or an undo file (named without a suffix: it may be SQL or code).
+ */
+export function undoAdvice(path: string): string {
+  const undoFile = downRecordPath(path);
+  const name = undoFile.slice(undoFile.lastIndexOf("/") + 1);
+  return isCodePath(path)
+    ? `export async function down(context) from it, or add an undo file ` +
+      `${name.replace(/\.[^.]*$/, "")} beside it`
+    : `add ${name} beside it, undoing what it does`;
 }
 
 type ParsedUndo =

@@ -1,5 +1,10 @@
 import { MigrationFileError } from "../migration_error.ts";
-import { compareVersions, fileVersion, readMigrationName } from "./migration_name.ts";
+import {
+  compareVersions,
+  fileVersion,
+  firstAtVersion,
+  readMigrationName,
+} from "./migration_name.ts";
 import { readUndoName } from "./undo_name.ts";
 
 /**
@@ -107,13 +112,6 @@ function findVersion<T extends { readonly version: string }>(
   sorted: readonly T[],
   version: string,
 ): T | undefined {
-  let low = 0, high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const c = compareVersions(sorted[middle].version, version);
-    if (c === 0) return sorted[middle];
-    if (c < 0) low = middle + 1;
-    else high = middle;
-  }
-  return undefined;
+  const found = sorted[firstAtVersion(sorted, version)];
+  return found !== undefined && compareVersions(found.version, version) === 0 ? found : undefined;
 }

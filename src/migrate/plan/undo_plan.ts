@@ -1,7 +1,6 @@
-import { isCodePath } from "../code/code_file.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import { compareVersions, fileVersion, readMigrationName } from "./migration_name.ts";
-import { downRecordPath, undoRecordVersion } from "./undo_name.ts";
+import { downRecordPath, undoAdvice, undoRecordVersion } from "./undo_name.ts";
 import type { UndoableFile } from "./undo_pairs.ts";
 import { compareVersionPaths } from "./version_order.ts";
 import { readVersionRecords } from "./version_state.ts";
@@ -40,10 +39,11 @@ export interface UndoStep {
  * No I/O; an empty plan is nothing to undo.
  *
  * The plan is checked whole before anything runs: a version to undo that has no undo (no undo file
- * and no `down`), or whose versioned file is gone from this checkout (a record without its file,
- * so its undo cannot be known), throws a {@linkcode MigrationFileError} naming that file, the
- * newest first, with how many more are like it. Nothing is undone then: a half-undone range would
- * leave the database between two versions no checkout describes.
+ * and no `down`), or whose versioned file is gone from this checkout (a record without its file, so
+ * its undo cannot be known: `repair` drops its record, with `--force` where it sorts after every
+ * file here, as a newer checkout's may), throws a {@linkcode MigrationFileError} naming that file,
+ * the newest first, with how many more are like it. Nothing is undone then: a half-undone range
+ * would leave the database between two versions no checkout describes.
  *
  * An applied file whose version its path gives rather than a `V<version>__` name (`002_b.sql`,
  * `release-1.0/x.sql`) counts as an applied version, and has no undo: it is refused too.
@@ -90,7 +90,9 @@ export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
     const why = first.file === undefined
       ? `is recorded as applied at version ${first.version}${above(target)}, but its file is ` +
         `gone from this checkout, and so is its undo: restore the file and its undo, or, where ` +
-        `the version is gone for good, drop its record with "repair"`
+        `the version is gone for good, drop its record with "repair${
+          files.some((f) => compareVersionPaths(f.path, first.path) > 0) ? "" : " --force"
+        }"`
       : target === undefined
       ? `is the newest applied version (${first.version}), and has no undo: ` +
         howToUndo(first.file)
@@ -143,10 +145,5 @@ function howToUndo({ path, unnamed }: UndoableFile): string {
     return `only a V<version>__ file is undone (by its U<version>__ file, or its down), and ` +
       `this one's version is read from its path`;
   }
-  const undoFile = downRecordPath(path);
-  const name = undoFile.slice(undoFile.lastIndexOf("/") + 1);
-  return isCodePath(path)
-    ? `export async function down(context) from it, or add an undo file ` +
-      `${name.replace(/\.[^.]*$/, "")} beside it`
-    : `add ${name} beside it, undoing what it does`;
+  return undoAdvice(path);
 }

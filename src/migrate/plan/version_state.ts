@@ -1,4 +1,4 @@
-import { compareVersions, versionedName } from "./migration_name.ts";
+import { compareVersions, firstAtVersion, versionedName } from "./migration_name.ts";
 import { undoRecordVersion } from "./undo_name.ts";
 import { compareVersionPaths } from "./version_order.ts";
 
@@ -67,14 +67,12 @@ export function readVersionRecords(paths: Iterable<string>): VersionRecords {
     compareVersions(a.version, b.version) || compareVersionPaths(a.path, b.path)
   );
   const undoRecordsOf = (version: string): string[] => {
-    let low = 0, high = sorted.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compareVersions(sorted[middle].version, version) < 0) low = middle + 1;
-      else high = middle;
-    }
     const found: string[] = [];
-    for (let i = low; i < sorted.length && compareVersions(sorted[i].version, version) === 0; i++) {
+    for (
+      let i = firstAtVersion(sorted, version);
+      i < sorted.length && compareVersions(sorted[i].version, version) === 0;
+      i++
+    ) {
       found.push(sorted[i].path);
     }
     return found;

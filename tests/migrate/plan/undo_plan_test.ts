@@ -191,6 +191,10 @@ describe("planUndo", () => {
       "old/V4__gone.sql",
       /applied at version 4, above the target 2, but its file is gone/,
     );
+    // The newest version: repair drops its record only with --force (a newer checkout's file?).
+    refusedPlan(ACCEPTANCE, records, undefined, "old/V4__gone.sql", /with "repair --force"/);
+    const between = recorded("V1__init.sql", "V2__users.sql", "V2.5__gone.sql", "V3__slugs.sql");
+    refusedPlan(ACCEPTANCE, between, "2", "V2.5__gone.sql", /drop its record with "repair"$/);
     // Below the target, or undone already, a gone file is no version to undo.
     assert.equal(planUndo({ files: ACCEPTANCE, records, target: "4" }).length, 0);
     records.set("old/U4__gone.sql", "h");
