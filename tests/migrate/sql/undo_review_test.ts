@@ -25,7 +25,7 @@ async function threeVersions(ws: SqlWorkspace): Promise<void> {
   await ws.file("U3__c.sql", "drop table C;\n");
 }
 
-for (const kind of KINDS.filter((k) => k === "sqlite")) {
+for (const kind of KINDS) {
   describe(`undo review on ${kind}`, () => {
     const workspace = workspaces(kind);
 
