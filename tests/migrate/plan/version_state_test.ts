@@ -37,6 +37,16 @@ describe("readVersionRecords", () => {
     assert.deepEqual(records.undoRecordsOf("2"), ["U2.0__a.sql", "z/U2__b.sql"]);
   });
 
+  it("says what applying a file of a version replaces: its undo and undone records", () => {
+    const records = readVersionRecords(["V3__c.sql", "U3__c.sql", "V2__b.sql", "V4__d.sql"]);
+    // A fixed V3 under a new name: the undone V3 record and its undo record go.
+    assert.deepEqual(records.replacedBy("V3__fixed.sql", "3"), ["V3__c.sql", "U3__c.sql"]);
+    // The undone file itself, applied again: its own record stays.
+    assert.deepEqual(records.replacedBy("V3__c.sql", "3.0"), ["U3__c.sql"]);
+    // No undo record of the version: nothing is replaced.
+    assert.deepEqual(records.replacedBy("V2__other.sql", "2"), []);
+  });
+
   it("reads versioned records only, without throwing on names today's rules refuse", () => {
     const records = readVersionRecords([
       "V1__a.sql",
