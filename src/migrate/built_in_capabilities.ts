@@ -7,5 +7,12 @@ import type { DriverCapabilities, MigrationMode } from "./driver.ts";
  */
 export const BUILT_IN_CAPABILITIES: Readonly<Record<MigrationMode, DriverCapabilities>> = {
   sql: { drift: false, reindex: false, repeatable: true, code: true, callbacks: true, undo: true },
-  search: { drift: true, reindex: true, repeatable: true, code: true, callbacks: true },
+  search: {
+    drift: true,
+    reindex: true,
+    repeatable: true,
+    code: true,
+    callbacks: true,
+    undo: true,
+  },
 };

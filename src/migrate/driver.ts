@@ -137,6 +137,12 @@ export interface MigrationDriver<
    * as they are.
    */
   mask?(connection: C): Mask;
+  /**
+   * Why the undo file `undo` cannot undo `file`, from the two files alone (a reindex undo whose
+   * forward file deleted the index to go back into), if it cannot: `undo` refuses its plan with
+   * it, naming the undo file, before anything runs on any connection. Absent: every pair can.
+   */
+  undoRefusal?(file: F, undo: F): string | undefined;
 }
 
 /**

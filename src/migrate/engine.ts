@@ -150,6 +150,9 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
       ignored: plan.ignored,
       undoFiles: plan.undoFiles,
       undoable: plan.undoable,
+      ...(driver.undoRefusal === undefined
+        ? {}
+        : { undoRefusal: (file: F, undo: F) => driver.undoRefusal!(file, undo) }),
       settings: plan.connection,
       ...(driver.mask === undefined ? {} : { mask: driver.mask(plan.connection) }),
     })),

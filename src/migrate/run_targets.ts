@@ -110,6 +110,8 @@ export interface TargetWork<F extends PlannedFile> {
   readonly undoFiles?: readonly F[];
   /** Its versioned files, each with its undo where it has one (`pairUndos`). */
   readonly undoable?: readonly UndoableFile[];
+  /** Its driver's `undoRefusal`: why an undo file cannot undo its versioned file. */
+  readonly undoRefusal?: (file: F, undo: F) => string | undefined;
 }
 
 /**
@@ -351,6 +353,7 @@ interface TargetRun<F extends PlannedFile> {
   readonly files: readonly F[];
   readonly undoFiles: readonly F[];
   readonly undoable: readonly UndoableFile[];
+  readonly undoRefusal?: (file: F, undo: F) => string | undefined;
   readonly callbacks: readonly ConnectionCallback<F>[];
   readonly mask: Mask | undefined;
   readonly run: ConnectionRun;
@@ -377,7 +380,16 @@ interface TargetRun<F extends PlannedFile> {
 }
 
 function targetRun<F extends PlannedFile>(
-  { target, files, settings, mask, callbacks = [], undoFiles = [], undoable = [] }: TargetWork<F>,
+  {
+    target,
+    files,
+    settings,
+    mask,
+    callbacks = [],
+    undoFiles = [],
+    undoable = [],
+    undoRefusal,
+  }: TargetWork<F>,
   run: ConnectionRun,
   options: RunnerOptions,
   command: MigrationCommand,
@@ -393,6 +405,7 @@ function targetRun<F extends PlannedFile>(
     files,
     undoFiles,
     undoable,
+    ...(undoRefusal === undefined ? {} : { undoRefusal }),
     callbacks,
     mask,
     run,
@@ -455,6 +468,7 @@ function decideAll<F extends PlannedFile>(
     );
     run.decided = undo.decided;
     run.undoSteps = undo.steps;
+    refuseUndoPairs(t);
   }
   run.records = read;
   if (t.showsRuns) run.shownRecords = read;
@@ -866,6 +880,24 @@ function refuseUnrunnable(
   for (const { path, file } of running) {
     if (file?.unrunnable !== undefined) {
       throw new PlanError(connection, new MigrationFileError(path, file.unrunnable));
+    }
+  }
+}
+
+/**
+ * The undo plan's pairs, checked whole before anything runs, in a dry run too (no I/O): the driver
+ * must take each undo file for the versioned file it undoes (`undoRefusal`: a reindex's undo
+ * needs the index its file kept). Throws a PlanError naming the first undo file refused.
+ */
+function refuseUndoPairs<F extends PlannedFile>(t: TargetRun<F>): void {
+  if (t.undoRefusal === undefined) return;
+  const byPath = new Map([...t.files, ...t.undoFiles].map((f) => [f.path, f]));
+  for (const step of t.run.undoSteps) {
+    const file = byPath.get(step.path);
+    const undo = step.undo === "down" ? undefined : byPath.get(step.undo);
+    const why = file === undefined || undo === undefined ? undefined : t.undoRefusal(file, undo);
+    if (why !== undefined) {
+      throw new PlanError(t.target.name, new MigrationFileError(undo!.path, why));
     }
   }
 }

@@ -112,6 +112,35 @@ describe("checkRunRequest", () => {
     );
   });
 
+  it("refuses undo by the driver's capabilities: both built-in drivers undo", () => {
+    const base: RunRequest = {
+      mode: "search",
+      command: "undo",
+      configDir: ".",
+      migrationsRoot: "migrations",
+      dryRun: false,
+      force: false,
+      lockTimeoutMs: 0,
+    };
+    assert.equal(checkRunRequest(base).command, "undo");
+    assert.equal(checkRunRequest({ ...base, mode: "sql" }).command, "undo");
+    const can = {
+      drift: false,
+      reindex: false,
+      repeatable: true,
+      code: true,
+      callbacks: true,
+      undo: true as const,
+    };
+    const { undo: _, ...cannot } = can;
+    assert.throws(
+      () => checkRunRequest(base, undefined, { sql: can, search: cannot }),
+      (error: unknown) =>
+        isMigrationError(error, "usage") &&
+        error.message === "undo applies to sql connections (-m sql), not yet to -m search",
+    );
+  });
+
   it("refuses --drift by the driver's capabilities, not by the mode's name", () => {
     const base: RunRequest = {
       mode: "search",

@@ -12,6 +12,7 @@ import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
 import type { SearchPlannedFile } from "./search_file.ts";
 import { isCodePath } from "../code/code_file.ts";
 import { planCodeFile } from "../code/plan_code_file.ts";
+import { searchUndoRefusal } from "./search_undo.ts";
 
 /** How the search driver reaches clusters. */
 export interface SearchDriverOptions {
@@ -71,6 +72,7 @@ export function searchDriver(
         })
       );
     },
+    undoRefusal: searchUndoRefusal,
     // The credentials' mask is its client's: a client that never sends makes it.
     mask: (connection) =>
       searchReportMask(connection, new SearchClient(connection, UNUSED).credentialsMask),

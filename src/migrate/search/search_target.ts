@@ -19,7 +19,7 @@ import {
   silentProgress,
   type UnlockOutcome,
 } from "../run_report.ts";
-import { applyRequest } from "./apply_request.ts";
+import { type ApplyOutcome, applyRequest } from "./apply_request.ts";
 import { type Distribution, distributionOf } from "./distribution.ts";
 import { driftChecks } from "./drift/drift_plan.ts";
 import { composeMasks, type Mask, maskUrls, placeholdersMask } from "../../config/secrets_mask.ts";
@@ -29,6 +29,9 @@ import {
 } from "./drift/live_resources.ts";
 import { RecordStore } from "./history/record_store.ts";
 import { runReindex } from "./reindex/reindex.ts";
+import { runReindexUndo } from "./reindex/reindex_undo.ts";
+import type { ReindexContext } from "./reindex/reindex_setup.ts";
+import { downRecordPath } from "../plan/undo_name.ts";
 import { SearchClient, SearchTransportError } from "./http/search_client.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { describeHolder, SearchLock } from "./history/search_lock.ts";
@@ -38,7 +41,8 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { SearchFile, SearchPlannedFile } from "./search_file.ts";
 import { type CodeFile, isCodeFile } from "../code/code_file.ts";
 import { codeFailure } from "../code/code_failure.ts";
-import { loadCode } from "../code/load_code.ts";
+import { CodeLoadError, loadCode, loadDown } from "../code/load_code.ts";
+import type { CodeMigration } from "../code/code_context.ts";
 import { DEFAULT_STOP_TIMEOUT_SECONDS, runUntilStopped } from "../code/run_until_stopped.ts";
 import { migrationContext } from "../code/migration_context.ts";
 import { searchContext } from "./search_code_context.ts";
@@ -204,47 +208,93 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     });
   }
 
+  // A version undone and applied again loses its undo records once its own record is written: a
+  // runner killed between the two leaves it undone, to apply again, never applied unseen.
   apply(
     file: SearchPlannedFile,
     executedAt: Date,
-    around: EachFileCallbacks<SearchPlannedFile> = { before: [], after: [] },
+    around: EachFileCallbacks<SearchPlannedFile> = NO_CALLBACKS,
+    undoRecords: readonly string[] = [],
   ): Promise<Applied> {
-    return this.#io.run(async () => {
-      // No transaction holds them together: what ran stays, and the message says so.
-      const notices: (string | undefined)[] = [];
-      for (const callback of around.before) {
-        notices.push((await this.#runCallback(callback, `; ${file.path} did not run`)).notice);
-      }
-      const applied = isCodeFile(file)
-        ? await this.#applyCode(file, executedAt)
-        : await this.#apply(file, executedAt);
-      notices.push(applied.notice);
-      const withNotices = (): Applied => {
-        const notice = joinNotices(notices);
-        return { ...applied, ...(notice === undefined ? {} : { notice }) };
-      };
-      for (const [ran, callback] of around.after.entries()) {
-        try {
-          notices.push(
-            (await this.#runCallback(callback, `; ${file.path} ran and is recorded`)).notice,
-          );
-        } catch (error) {
-          throw new AppliedThenFailed(withNotices(), ran, error);
-        }
-      }
-      return withNotices();
-    });
+    return this.#io.run(() =>
+      this.#around(file.path, false, around, async () => {
+        const applied = isCodeFile(file)
+          ? await this.#applyCode(file, file.path, () => loadCode(file))
+          : await this.#apply(file, file.path, this.#send(file, file.path));
+        await this.#write(recordOf(file), executedAt, applied.ms);
+        for (const path of undoRecords) await this.#store.remove(path);
+        return applied;
+      })
+    );
   }
 
-  // Undo on a cluster is a later part: refused, naming the undo file, before it sends anything.
-  undo(file: SearchPlannedFile, undo: SearchPlannedFile | "down"): Promise<Applied> {
-    return Promise.reject(
-      new MigrationFailure({
-        connection: this.name,
-        file: undo === "down" ? file.path : undo.path,
-        reason: "undo is not supported on search connections yet: nothing was undone",
-      }),
+  // The undo file (or a code file's `down`) is sent in place of the file, and its record marks the
+  // version undone; the file's own record stays, as history. No transaction: what a failed undo
+  // sent stays, and the version is not recorded undone.
+  undo(
+    file: SearchPlannedFile,
+    undo: SearchPlannedFile | "down",
+    executedAt: Date,
+    around: EachFileCallbacks<SearchPlannedFile> = NO_CALLBACKS,
+  ): Promise<Applied> {
+    return this.#io.run(() =>
+      this.#around(file.path, true, around, async () => {
+        let applied: Applied;
+        let record: RecordOf;
+        if (undo === "down") {
+          record = {
+            path: downRecordPath(file.path),
+            hash: file.hash,
+            method: "CODE",
+            at: file.path,
+          };
+          applied = await this.#applyCode(file as CodeFile, record.path, async () => {
+            const down = await loadDown(file as CodeFile);
+            // The plan checked it (checkUndoCode); a module changed since may have dropped it.
+            if (down === undefined) throw new CodeLoadError("exports no down function any more");
+            return down;
+          });
+        } else {
+          record = recordOf(undo);
+          applied = isCodeFile(undo)
+            ? await this.#applyCode(undo, undo.path, () => loadCode(undo))
+            : await this.#apply(undo, undo.path, this.#sendUndo(file, undo));
+        }
+        await this.#write(record, executedAt, applied.ms);
+        return { ...applied, result: "undone" };
+      })
     );
+  }
+
+  // Runs `work` between the callbacks of its file: no transaction holds them together, so what ran
+  // stays, and a failure says so.
+  async #around(
+    path: string,
+    undoing: boolean,
+    around: EachFileCallbacks<SearchPlannedFile>,
+    work: () => Promise<Applied>,
+  ): Promise<Applied> {
+    const notices: (string | undefined)[] = [];
+    for (const callback of around.before) {
+      const left = undoing ? `; ${path} was not undone` : `; ${path} did not run`;
+      notices.push((await this.#runCallback(callback, left)).notice);
+    }
+    const applied = await work();
+    notices.push(applied.notice);
+    const withNotices = (): Applied => {
+      const notice = joinNotices(notices);
+      return { ...applied, ...(notice === undefined ? {} : { notice }) };
+    };
+    const done = undoing ? `; ${path} was undone, and is recorded so` : `; ${path} ran and is ` +
+      "recorded";
+    for (const [ran, callback] of around.after.entries()) {
+      try {
+        notices.push((await this.#runCallback(callback, done)).notice);
+      } catch (error) {
+        throw new AppliedThenFailed(withNotices(), ran, error);
+      }
+    }
+    return withNotices();
   }
 
   runCallback(callback: PlannedCallback<SearchPlannedFile>): Promise<CallbackRun> {
@@ -314,19 +364,22 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   }
 
   // Recorded as a JSON file is: once its code returned, and only while the lock is held.
-  async #applyCode(file: CodeFile, executedAt: Date): Promise<Applied> {
+  async #applyCode(
+    file: CodeFile,
+    path: string,
+    load: () => Promise<CodeMigration<never>>,
+  ): Promise<Applied> {
+    const started = Date.now();
     const lost = this.#lock.lost;
     let notices;
     try {
-      notices = await this.#runCode(file, file.path, lost, {});
+      notices = await this.#runCode(file, path, lost, {}, load);
     } catch (error) {
-      if (lost.aborted) throw this.#lockLost(file, lost.reason);
+      if (lost.aborted) throw this.#lockLost(file, path, lost.reason);
       throw error;
     }
-    if (lost.aborted) throw this.#lockLost(file, lost.reason);
-    const ms = Date.now() - executedAt.getTime();
-    await this.#write(file, executedAt, ms);
-    return { result: "sent", ms, ...noticeOf(notices) };
+    if (lost.aborted) throw this.#lockLost(file, path, lost.reason);
+    return { result: "sent", ms: Date.now() - started, ...noticeOf(notices) };
   }
 
   // Runs a code file's function on this connection's client; what its requests left to say.
@@ -335,11 +388,12 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     path: string,
     lost: AbortSignal,
     site: { callback?: CallbackEvent; after?: string },
+    load: () => Promise<CodeMigration<never>> = () => loadCode(file),
   ): Promise<string[]> {
     const notices: string[] = [];
     let running = true;
     try {
-      const run = await loadCode(file);
+      const run = await load();
       const base = migrationContext({
         connection: this.name,
         path,
@@ -374,53 +428,82 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     return notices;
   }
 
-  async #apply(file: SearchFile, executedAt: Date): Promise<Applied> {
+  // What sending a JSON file does: its request, or its reindex.
+  #send(file: SearchFile, path: string): (lost: AbortSignal) => Promise<ApplyOutcome> {
+    return async (lost) => {
+      const { reindex, body } = file.searchRequest;
+      return reindex === undefined
+        ? await applyRequest(
+          this.#client,
+          file.searchRequest,
+          { connection: this.name, file: path },
+          lost,
+          this.#optionNames,
+        )
+        : await runReindex(reindex, body ?? {}, await this.#reindexContext(file, path, lost));
+    };
+  }
+
+  // What sending an undo file does: its request, or, undoing a reindex, the reindex back.
+  #sendUndo(
+    file: SearchPlannedFile,
+    undo: SearchFile,
+  ): (lost: AbortSignal) => Promise<ApplyOutcome> {
+    const back = undo.searchRequest.reindex;
+    const forward = isCodeFile(file) ? undefined : file.searchRequest.reindex;
+    if (back === undefined || forward === undefined) return this.#send(undo, undo.path);
+    return async (lost) =>
+      await runReindexUndo(back, forward, await this.#reindexContext(undo, undo.path, lost));
+  }
+
+  async #reindexContext(
+    file: SearchFile,
+    path: string,
+    lost: AbortSignal,
+  ): Promise<ReindexContext> {
+    return {
+      client: this.#client,
+      connection: this.name,
+      file: path,
+      recordsIndex: this.#recordsIndex,
+      timeoutMs: this.#timeoutMs,
+      lost,
+      ...(this.#interrupt === undefined ? {} : { interrupt: this.#interrupt }),
+      say: (message) => this.#progress.step(this.name, this.#mask(message)),
+      distribution: (await this.#distribution(file)).name,
+    };
+  }
+
+  // Sends a JSON file; recorded by the caller, only while the lock is held.
+  async #apply(
+    file: SearchFile,
+    path: string,
+    send: (lost: AbortSignal) => Promise<ApplyOutcome>,
+  ): Promise<Applied> {
+    const started = Date.now();
     // Aborts the request in flight when a background renewal finds the lock lost.
     const lost = this.#lock.lost;
     let outcome;
     try {
-      const { reindex, body } = file.searchRequest;
-      outcome = reindex === undefined
-        ? await applyRequest(
-          this.#client,
-          file.searchRequest,
-          { connection: this.name, file: file.path },
-          lost,
-          this.#optionNames,
-        )
-        : await runReindex(reindex, body ?? {}, {
-          client: this.#client,
-          connection: this.name,
-          file: file.path,
-          recordsIndex: this.#recordsIndex,
-          timeoutMs: this.#timeoutMs,
-          lost,
-          ...(this.#interrupt === undefined ? {} : { interrupt: this.#interrupt }),
-          say: (message) => this.#progress.step(this.name, this.#mask(message)),
-          distribution: (await this.#distribution(file)).name,
-        });
+      outcome = await send(lost);
     } catch (error) {
-      if (lost.aborted) throw this.#lockLost(file, lost.reason);
-      throw this.#requestFailure(error, file, file.path);
+      if (lost.aborted) throw this.#lockLost(file, path, lost.reason);
+      throw this.#requestFailure(error, file, path);
     }
     // Another runner may hold the lock now: recording the file could hide that it ran twice.
-    if (lost.aborted) throw this.#lockLost(file, lost.reason);
-    const ms = Date.now() - executedAt.getTime();
-    await this.#write(file, executedAt, ms);
-    return { ...outcome, ms };
+    if (lost.aborted) throw this.#lockLost(file, path, lost.reason);
+    return { ...outcome, ms: Date.now() - started };
   }
 
   // A code file's record names no request: `CODE` and its own path say what ran.
-  #write(file: SearchPlannedFile, executedAt: Date, ms: number): Promise<void> {
+  #write(record: RecordOf, executedAt: Date, ms: number): Promise<void> {
     return this.#store.write({
-      migration_path: file.path,
+      migration_path: record.path,
       connection: this.name,
-      content_hash: file.hash,
+      content_hash: record.hash,
       executed_at: executedAt.toISOString(),
       execution_ms: ms,
-      request: isCodeFile(file)
-        ? { method: "CODE", path: file.path }
-        : { method: file.searchRequest.method, path: file.searchRequest.path },
+      request: { method: record.method, path: record.at },
       runner_version: VERSION,
       executed_by: this.#executedBy,
     });
@@ -437,7 +520,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
 
   async #record(file: SearchPlannedFile, executedAt: Date): Promise<void> {
     this.#holdingLock(file.path, "recorded");
-    await this.#write(file, executedAt, 0);
+    await this.#write(recordOf(file), executedAt, 0);
   }
 
   /** Deletes every record of `path` on this connection, if it has any. Under the lock. */
@@ -462,11 +545,11 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     }, { cause: lost.reason });
   }
 
-  #lockLost(file: SearchPlannedFile, reason: unknown): MigrationFailure {
+  #lockLost(file: SearchPlannedFile, path: string, reason: unknown): MigrationFailure {
     const why = reason instanceof MigrationFailure ? reason.detail.reason : String(reason);
     return new MigrationFailure({
       connection: this.name,
-      file: file.path,
+      file: path,
       ...(isCodeFile(file) ? {} : { request: this.#mask(file.request) }),
       reason: `${why}; stopped at once: this file may or may not have been applied, and it is ` +
         `not recorded (the next run applies it again)`,
@@ -532,6 +615,26 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     this.#transport.close();
     return Promise.resolve();
   }
+}
+
+const NO_CALLBACKS: EachFileCallbacks<SearchPlannedFile> = { before: [], after: [] };
+
+// What a record says was sent: its path and checksum, and the request (`CODE` and a code file's
+// own path for code).
+interface RecordOf {
+  readonly path: string;
+  readonly hash: string;
+  readonly method: string;
+  readonly at: string;
+}
+
+function recordOf(file: SearchPlannedFile): RecordOf {
+  return isCodeFile(file) ? { path: file.path, hash: file.hash, method: "CODE", at: file.path } : {
+    path: file.path,
+    hash: file.hash,
+    method: file.searchRequest.method,
+    at: file.searchRequest.path,
+  };
 }
 
 function noticeOf(notices: readonly string[]): { notice?: string } {

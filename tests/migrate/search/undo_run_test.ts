@@ -1,0 +1,198 @@
+// Flyway's undo on a search connection, through the command line against the real node: U files
+// (JSON requests, code) beside their V files, the plan checked whole before anything is sent,
+// undone versions kept as history and applied again, the undo callbacks around them.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { os, type Sent, Workspace, writes } from "./cluster.ts";
+
+async function records(ws: Workspace): Promise<Map<string, string>> {
+  await os("POST", `/${ws.recordsIndex}/_refresh`);
+  const found = await os("POST", `/${ws.recordsIndex}/_search`, {
+    size: 100,
+    query: { exists: { field: "migration_path" } },
+  });
+  assert.equal(found.status, 200, JSON.stringify(found.body));
+  const hits = found.body.hits.hits as {
+    _source: { migration_path: string; content_hash: string };
+  }[];
+  return new Map(
+    hits.map((h) => [h._source.migration_path, h._source.content_hash] as const).sort(),
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await os("HEAD", path)).status === 200;
+}
+
+// The writes a run sent, outside the records index (records, lock): what it did to the cluster.
+function changes(ws: Workspace, sent: readonly Sent[]): string[] {
+  return writes(sent).filter((s) => !s.path.startsWith(`/${ws.recordsIndex}`)).map((s) =>
+    `${s.method} ${s.path}`
+  );
+}
+
+// V1 creates an index; V2 a second index, undone by deleting it; V3 a template, undone by
+// deleting it; V4 (code) a document, undone by its `down`. The callbacks log every undo event.
+async function fourVersions(ws: Workspace): Promise<void> {
+  const log = `${ws.id}-log`;
+  await ws.file("V1__a.json", { method: "PUT", path: `/${ws.id}-a`, body: NO_REPLICAS });
+  await ws.file("V2__b.json", { method: "PUT", path: `/${ws.id}-b`, body: NO_REPLICAS });
+  await ws.file("U2__b.json", { method: "DELETE", path: `/${ws.id}-b` });
+  await ws.file("V3__tpl.json", {
+    method: "PUT",
+    path: `/_index_template/${ws.id}-tpl`,
+    body: { index_patterns: [`${ws.id}-tpl-*`], template: NO_REPLICAS },
+  });
+  await ws.file("U3__tpl.json", { method: "DELETE", path: `/_index_template/${ws.id}-tpl` });
+  await ws.file(
+    "V4__doc.js",
+    `export default async (ctx) => {\n` +
+      `  await ctx.request("PUT", "/${ws.id}-a/_doc/one?refresh=true", { v: 1 });\n};\n` +
+      `export async function down(ctx) {\n` +
+      `  await ctx.request("DELETE", "/${ws.id}-a/_doc/one?refresh=true");\n}\n`,
+  );
+  for (const event of ["beforeUndo", "beforeEachUndo", "afterEachUndo", "afterUndo"]) {
+    await ws.file(`${event}.json`, {
+      method: "POST",
+      path: `/${log}/_doc?refresh=true`,
+      body: { event },
+    });
+  }
+}
+
+const NO_REPLICAS = { settings: { number_of_replicas: 0 } };
+
+async function events(ws: Workspace): Promise<string[]> {
+  const found = await os("POST", `/${ws.id}-log/_search`, { size: 100 });
+  return (found.body.hits?.hits ?? []).map((h: { _source: { event: string } }) => h._source.event)
+    .sort();
+}
+
+describe("undo on a search connection", () => {
+  it("undoes above a target newest first, keeps history, and migrate applies them again", async () => {
+    const ws = await Workspace.create();
+    try {
+      await fourVersions(ws);
+      await ws.ok();
+      const straight = await records(ws);
+      assert.deepEqual([...straight.keys()], [
+        "V1__a.json",
+        "V2__b.json",
+        "V3__tpl.json",
+        "V4__doc.js",
+      ]);
+      assert.equal(await exists(`/${ws.id}-a/_doc/one`), true);
+
+      // A dry run plans the undo and sends nothing to the cluster.
+      const dry = await ws.ok("undo", "--target", "1", "--dry-run");
+      assert.deepEqual(changes(ws, dry.sent), []);
+      assert.match(dry.out, /V4__doc\.js/);
+
+      const undone = await ws.ok("undo", "--target", "1", "--json");
+      assert.deepEqual(
+        undone.report!.connections[0].files.map((f) => `${f.path}:${f.action}:${f.result ?? ""}`),
+        [
+          "V1__a.json:skip:",
+          "V2__b.json:undo:undone",
+          "V3__tpl.json:undo:undone",
+          "V4__doc.js:undo:undone",
+        ],
+      );
+      // Newest first, each between its callbacks.
+      assert.deepEqual(changes(ws, undone.sent).filter((c) => !c.includes("-log/")), [
+        `DELETE /${ws.id}-a/_doc/one?refresh=true`,
+        `DELETE /_index_template/${ws.id}-tpl`,
+        `DELETE /${ws.id}-b`,
+      ]);
+      assert.deepEqual(await events(ws), [
+        "afterEachUndo",
+        "afterEachUndo",
+        "afterEachUndo",
+        "afterUndo",
+        "beforeEachUndo",
+        "beforeEachUndo",
+        "beforeEachUndo",
+        "beforeUndo",
+      ]);
+      assert.equal(await exists(`/${ws.id}-b`), false);
+      assert.equal(await exists(`/_index_template/${ws.id}-tpl`), false);
+      assert.equal(await exists(`/${ws.id}-a/_doc/one`), false);
+      // The versions' records stay, beside the undo records (a down's under its V made a U).
+      assert.deepEqual([...(await records(ws)).keys()], [
+        "U2__b.json",
+        "U3__tpl.json",
+        "U4__doc.js",
+        "V1__a.json",
+        "V2__b.json",
+        "V3__tpl.json",
+        "V4__doc.js",
+      ]);
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__a.json:skip", "V2__b.json:undone", "V3__tpl.json:undone", "V4__doc.js:undone"],
+      );
+
+      // Applied again: the same records as a straight migrate, the undo records gone.
+      const again = await ws.ok("--json");
+      assert.deepEqual(
+        again.report!.connections[0].files.filter((f) => f.action === "apply").map((f) => f.path),
+        ["V2__b.json", "V3__tpl.json", "V4__doc.js"],
+      );
+      assert.deepEqual(await records(ws), straight);
+      assert.equal(await exists(`/${ws.id}-b`), true);
+      assert.equal(await exists(`/${ws.id}-a/_doc/one`), true);
+
+      // Without a target, the newest version alone.
+      const one = await ws.ok("undo", "--json");
+      assert.deepEqual(
+        one.report!.connections[0].files.filter((f) => f.action === "undo").map((f) => f.path),
+        ["V4__doc.js"],
+      );
+      // Down to 0 needs V1's undo, which there is none of: refused before anything is sent.
+      const refused = await ws.run("undo", "--target", "0");
+      assert.equal(refused.code, 1, refused.out + refused.err);
+      assert.match(refused.err, /V1__a\.json/);
+      assert.deepEqual(changes(ws, refused.sent), []);
+      assert.equal(await exists(`/${ws.id}-b`), true);
+    } finally {
+      for (const index of [ws.recordsIndex, `${ws.id}-log`, `${ws.id}-a`, `${ws.id}-b`]) {
+        await os("DELETE", `/${index}`);
+      }
+      await os("DELETE", `/_index_template/${ws.id}-tpl`);
+    }
+  });
+
+  it("refuses a reindex undo whose reindex deleted the index to go back into", async () => {
+    const ws = await Workspace.create();
+    try {
+      await ws.file("V1__users.json", {
+        method: "PUT",
+        path: `/${ws.id}-users`,
+        body: { ...NO_REPLICAS, aliases: { [`${ws.id}-people`]: { is_write_index: true } } },
+      });
+      await ws.file("V2__people-reindex.json", {
+        alias: `${ws.id}-people`,
+        index: `${ws.id}-users-v2`,
+        settings: { number_of_replicas: 0 },
+        delete_source: true,
+      });
+      await ws.ok();
+      await ws.file("U2__people-reindex.json", {
+        alias: `${ws.id}-people`,
+        index: `${ws.id}-users`,
+      });
+      for (const args of [["undo", "--dry-run"], ["undo"]]) {
+        const run = await ws.run(...args);
+        assert.equal(run.code, 1, run.out + run.err);
+        assert.match(run.err, /U2__people-reindex\.json/);
+        assert.match(run.err, /delete_source/);
+        assert.deepEqual(changes(ws, run.sent), []);
+      }
+    } finally {
+      for (const index of [ws.recordsIndex, `${ws.id}-users`, `${ws.id}-users-v2`]) {
+        await os("DELETE", `/${index}`);
+      }
+    }
+  });
+});
