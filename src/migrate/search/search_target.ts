@@ -451,7 +451,21 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   ): (lost: AbortSignal) => Promise<ApplyOutcome> {
     const back = undo.searchRequest.reindex;
     const forward = isCodeFile(file) ? undefined : file.searchRequest.reindex;
-    if (back === undefined || forward === undefined) return this.#send(undo, undo.path);
+    if (back === undefined || forward === undefined) {
+      const send = this.#send(undo, undo.path);
+      if (undo.searchRequest.method !== "DELETE") return send;
+      // What an undo deletes may be gone already: deleted by the run killed before it recorded
+      // the undo, or by hand. Gone is what the undo asks for.
+      return (lost) =>
+        send(lost).catch((error: unknown) => {
+          if (!(error instanceof MigrationFailure) || error.detail.status !== 404) throw error;
+          return {
+            result: "sent",
+            status: 404,
+            notice: `${undo.path}: ${undo.request} found nothing to delete (404): taken as undone`,
+          };
+        });
+    }
     return async (lost) =>
       await runReindexUndo(back, forward, await this.#reindexContext(undo, undo.path, lost));
   }

@@ -163,6 +163,36 @@ describe("undo on a search connection", () => {
     }
   });
 
+  it("takes a DELETE that finds nothing as undone; any other failure is not undone", async () => {
+    const ws = await Workspace.create();
+    try {
+      await ws.file("V1__a.json", { method: "PUT", path: `/${ws.id}-a`, body: NO_REPLICAS });
+      await ws.file("U1__a.json", { method: "POST", path: `/${ws.id}-gone/_close` });
+      await ws.file("V2__b.json", { method: "PUT", path: `/${ws.id}-b`, body: NO_REPLICAS });
+      await ws.file("U2__b.json", { method: "DELETE", path: `/${ws.id}-b` });
+      await ws.ok();
+      // Deleted already, as by a runner killed before it recorded its undo.
+      await os("DELETE", `/${ws.id}-b`);
+      const undone = await ws.ok("undo", "--json");
+      const b = undone.report!.connections[0].files.find((f) => f.path === "V2__b.json")!;
+      assert.equal(b.result, "undone");
+      assert.match(b.notice ?? "", /found nothing to delete \(404\): taken as undone/);
+      const failed = await ws.run("undo", "--json");
+      assert.equal(failed.code, 1, failed.out + failed.err);
+      const a = failed.report!.connections[0].files.find((f) => f.path === "V1__a.json")!;
+      assert.equal(a.result, "failed");
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__a.json:skip", "V2__b.json:undone"],
+      );
+    } finally {
+      for (const index of [ws.recordsIndex, `${ws.id}-a`, `${ws.id}-b`]) {
+        await os("DELETE", `/${index}`);
+      }
+    }
+  });
+
   it("refuses a reindex undo whose reindex deleted the index to go back into", async () => {
     const ws = await Workspace.create();
     try {
