@@ -1,3 +1,4 @@
+import process from "node:process";
 import { runReindex } from "../../../../src/migrate/search/reindex/reindex.ts";
 import { runReindexUndo } from "../../../../src/migrate/search/reindex/reindex_undo.ts";
 import type { ReindexOutcome } from "../../../../src/migrate/search/reindex/reindex_run.ts";
@@ -34,7 +35,11 @@ export class UndoRuns {
       recordsIndex: connection.recordsIndex,
       timeoutMs: connection.timeoutMs,
       lost,
-      say: (line) => this.said.push(line),
+      say: (line) => {
+        this.said.push(line);
+        // UNDO_TRACE=1 prints each line with its time: where a run spent its blocked window.
+        if (process.env.UNDO_TRACE) console.log(new Date().toISOString(), line);
+      },
       waitMs: 200,
     };
   }
