@@ -21,20 +21,39 @@ export type { ReindexContext, ReindexOutcome };
  * naming the step. The progress document and the new index stay, so the next run resumes: it
  * catches up from the sequence number the progress notes, whatever the source took meanwhile.
  */
-export async function runReindex(
+export function runReindex(
   spec: ReindexSpec,
   body: Readonly<Record<string, unknown>>,
   ctx: ReindexContext,
 ): Promise<ReindexOutcome> {
+  return runReindexInto(spec, body, ctx, { into: "new", name: "reindex" });
+}
+
+/** Where {@linkcode runReindexInto} copies, and what its messages call it. */
+export interface ReindexTarget {
+  /** `existing`: into an index that is there, never deleted (see `ReindexObservation.into`). */
+  readonly into: "new" | "existing";
+  /** What a refusal calls the run (`reindex`, `reindex (undo)`). */
+  readonly name: string;
+}
+
+/** {@linkcode runReindex}, into a new index or an existing one as `target` says. */
+export async function runReindexInto(
+  spec: ReindexSpec,
+  body: Readonly<Record<string, unknown>>,
+  ctx: ReindexContext,
+  target: ReindexTarget,
+): Promise<ReindexOutcome> {
   const setup = await reindexSetup(spec, body, ctx);
-  const observation = await observeCluster(setup, setup.requests.steps(setup.signal));
+  const observed = await observeCluster(setup, setup.requests.steps(setup.signal));
+  const observation = { ...observed, into: target.into };
   const decision = decideReindex(observation);
   if (decision.kind === "refuse") {
     const released = await release(setup, decision.release);
     throw new MigrationFailure({
       connection: ctx.connection,
       file: ctx.file,
-      reason: `reindex not started: ${decision.reason} (${released})`,
+      reason: `${target.name} not started: ${decision.reason} (${released})`,
     });
   }
   const summary: ReindexSummary = {

@@ -71,6 +71,12 @@ export interface ReindexObservation {
   readonly uuid: (name: string) => string | undefined;
   /** Facts about {@linkcode sourceCandidate}'s index, when there is one and it exists. */
   readonly source?: SourceFacts;
+  /**
+   * Where the copy goes: `new` (the default), an index the run creates; `existing`, an index that
+   * is there already and is never deleted, as when an undo copies back into the index a reindex
+   * moved the alias off (see {@linkcode ReindexStep} `open`).
+   */
+  readonly into?: "new" | "existing";
 }
 
 /**
@@ -83,6 +89,8 @@ export interface ReindexObservation {
  *   and its `index.uuid` proves it is that index);
  * - `note`: writes the {@linkcode ReindexProgress} document;
  * - `create`: creates the new index, and notes its uuid;
+ * - `open` (instead of `create`, into an existing index): notes its uuid and lifts its write block
+ *   (left by the reindex that moved the alias off it), so that the copy can write into it;
  * - `copy`: while writes go on, `_reindex` as a task into the new index (any other copy into it
  *   is cancelled first); then deletes from it what the source no longer holds, and copies what
  *   was written meanwhile, by sequence number, until what is left is short (see `catch_up.ts`).
@@ -106,6 +114,7 @@ export type ReindexStep =
   | "discard"
   | "note"
   | "create"
+  | "open"
   | "copy"
   | "block"
   | "catch-up"
@@ -180,6 +189,10 @@ function writeIndexOf(members: readonly AliasMember[]): string | undefined {
 export function decideReindex(o: ReindexObservation): ReindexDecision {
   const s = readSituation(o);
   if (s.writeIndex === o.spec.index) return afterSwap(s);
+  if (s.existing) {
+    const refusal = existingRefusal(s);
+    if (refusal !== undefined) return refusal;
+  }
   if (s.own !== undefined) return resumeOwn(s, s.own);
   return startNew(s);
 }
@@ -188,6 +201,8 @@ export function decideReindex(o: ReindexObservation): ReindexDecision {
 interface Situation {
   readonly o: ReindexObservation;
   readonly spec: ReindexSpec;
+  /** Copying into an index that exists, never deleted (an undo): see `into`. */
+  readonly existing: boolean;
   /** `alias "name"`, for reasons. */
   readonly alias: string;
   readonly writeIndex: string | undefined;
@@ -219,6 +234,7 @@ function readSituation(o: ReindexObservation): Situation {
   return {
     o,
     spec,
+    existing: o.into === "existing",
     alias: `alias "${spec.alias}"`,
     writeIndex,
     after,
@@ -241,9 +257,27 @@ function readSituation(o: ReindexObservation): Situation {
 function afterSwap(s: Situation): ReindexDecision {
   const { own, earlier, spec } = s;
   if (own !== undefined) {
-    return { kind: "run", source: own.source, resumed: true, steps: [...s.after, "forget"] };
+    // Into an existing index, only the index the file copies from is deleted, never the one the
+    // alias is back on: a progress naming another source (written by hand) deletes nothing.
+    const after = s.existing && own.source !== spec.source
+      ? s.after.filter((step) => step !== "delete-source")
+      : s.after;
+    return { kind: "run", source: own.source, resumed: true, steps: [...after, "forget"] };
   }
   if (earlier === undefined) return { kind: "done" };
+  // Into an existing index, no settings are applied: what an earlier version of the file left
+  // after its swap is finished (its source, the index the reindex made, deleted once it is the
+  // one the file names).
+  if (s.existing) {
+    const deletes = earlier.source === spec.source && s.after.includes("delete-source");
+    return {
+      kind: "run",
+      source: earlier.source,
+      resumed: false,
+      steps: [...(deletes ? ["delete-source" as const] : []), "forget-earlier"],
+      earlier,
+    };
+  }
   // The alias is where this file wants it, moved by an earlier version (or by hand): what that
   // version left before a swap is undone (after its swap, its source stays blocked), and this
   // version's changes cannot be applied to an index in use. Its progress stays, so every run
@@ -279,15 +313,27 @@ function resumeOwn(s: Situation, own: ReindexProgress): ReindexDecision {
   }
   if (!s.ours(own, true)) {
     return refuse(
-      `"${spec.index}" is not the index this reindex created (another index.uuid): delete it, ` +
-        `or give the new index another name`,
+      s.existing
+        ? `"${spec.index}" is not the index this run was copying into (another index.uuid): ` +
+          `it was deleted and made again meanwhile; sort it out by hand`
+        : `"${spec.index}" is not the index this reindex created (another index.uuid): delete ` +
+          `it, or give the new index another name`,
     );
   }
   return {
     kind: "run",
     source,
     resumed: true,
-    steps: ["create", "copy", "block", "catch-up", "verify", "swap", ...s.after, "forget"],
+    steps: [
+      s.existing ? "open" : "create",
+      "copy",
+      "block",
+      "catch-up",
+      "verify",
+      "swap",
+      ...s.after,
+      "forget",
+    ],
   };
 }
 
@@ -310,7 +356,7 @@ function startNew(s: Situation): ReindexDecision {
   if (typeof source !== "string") return source;
   const refusal = sourceRefusal(s, source, exists);
   if (refusal !== undefined) return refusal;
-  if (exists(spec.index)) {
+  if (!s.existing && exists(spec.index)) {
     return refuse(
       `the index "${spec.index}" exists already, and this file did not create it: give the new ` +
         `index another name, or delete "${spec.index}" (if a run of this reindex under another ` +
@@ -324,7 +370,7 @@ function startNew(s: Situation): ReindexDecision {
     steps: [
       ...first,
       "note",
-      "create",
+      s.existing ? "open" : "create",
       "copy",
       "block",
       "catch-up",
@@ -354,7 +400,8 @@ function clearEarlier(
         `already without it being its write index: sort the alias out by hand first`,
     );
   }
-  if (!swapped && s.known(earlier.index)) {
+  // An existing index was there before the earlier version's run: never deleted.
+  if (!swapped && s.known(earlier.index) && !s.existing) {
     if (!s.ours(earlier, false)) {
       return s.refuse(
         `an earlier version of this file was creating "${earlier.index}", and the index of ` +
@@ -428,10 +475,50 @@ function sourceRefusal(
   }
   if (s.spec.deleteSource && facts !== undefined && facts.otherAliases.length > 0) {
     return refuse(
-      `delete_source would delete "${source}" under its other alias(es) ` +
+      `${
+        s.existing
+          ? "the run deletes it once the alias is back, and would delete"
+          : "delete_source would delete"
+      } "${source}" under its other alias(es) ` +
         `${
           facts.otherAliases.map((a) => `"${a}"`).join(", ")
         }: move them first, or keep the source`,
+    );
+  }
+  return undefined;
+}
+
+// Into an existing index (an undo), checked before anything else: that index must be there as an
+// index outside the alias, and the alias's write index must be the one the file copies from
+// (`spec.source`: the index the reindex being undone made).
+function existingRefusal(s: Situation): ReindexDecision | undefined {
+  const { spec, alias, writeIndex, refuse } = s;
+  const { members } = s.o;
+  if (!s.known(spec.index)) {
+    return refuse(
+      `the previous index "${spec.index}" is gone (pruned, or deleted by hand): nothing is left ` +
+        `to copy back into; a reindex file keeps it with "delete_source": false (the default)`,
+    );
+  }
+  if (s.o.uuid(spec.index) === undefined) {
+    return refuse(`"${spec.index}" is an alias or a data stream, not the previous index`);
+  }
+  if (members.some((m) => m.index === spec.index)) {
+    return refuse(
+      `${alias} points at "${spec.index}" already without it being its write index: sort the ` +
+        `alias out by hand first`,
+    );
+  }
+  if (spec.source !== undefined && writeIndex !== spec.source) {
+    return refuse(
+      members.length === 0
+        ? `${alias} does not exist: nothing to move back from "${spec.source}"`
+        : writeIndex === undefined
+        ? `${alias} points at ${
+          members.map((m) => `"${m.index}"`).join(", ")
+        } and none is its write index, not "${spec.source}", which the reindex made`
+        : `the write index of ${alias} is "${writeIndex}", not "${spec.source}", which the ` +
+          `reindex made: it was moved since; undo the later move first`,
     );
   }
   return undefined;

@@ -125,6 +125,7 @@ export class ReindexRun {
     discard: () => this.#discard(),
     note: () => this.#note(),
     create: () => this.#create(),
+    open: () => this.#open(),
     copy: () => this.#copy(),
     block: () => this.#block(),
     "catch-up": () => this.#lastCatchUp(),
@@ -272,6 +273,25 @@ export class ReindexRun {
         ? `reindex: took over ${spec.index}, created by a run that stopped`
         : `reindex: created ${spec.index}`,
     );
+  }
+
+  // Into an existing index (an undo): the one the planner saw, its uuid noted before its block is
+  // lifted; the copy overwrites what it holds, and the prune deletes what the source lacks.
+  async #open(): Promise<void> {
+    const { spec, to, ctx } = this.#setup;
+    const uuid = await indexUuid(this.#send, spec.index);
+    const noted = this.#plan.resumed?.uuid;
+    if (uuid === undefined || (noted !== undefined && noted !== uuid)) {
+      throw new StepError(
+        `${spec.index} is not the index this run was copying into (another index.uuid, or gone)`,
+      );
+    }
+    this.#advance({ uuid });
+    await this.#note();
+    if ((await writeBlocked(this.#send, spec.index)).blocked) {
+      await this.#send("PUT", `${to}/_settings`, UNBLOCK);
+      ctx.say(`reindex: writes to ${spec.index} unblocked, for the copy`);
+    }
   }
 
   async #copy(): Promise<void> {

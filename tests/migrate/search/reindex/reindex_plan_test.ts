@@ -705,3 +705,149 @@ describe("decideReindex and its steps on a sick cluster (model)", () => {
     );
   });
 });
+
+describe("decideReindex into an existing index (the undo of a reindex)", () => {
+  // The undo of products-v1 -> products-v2: back into products-v1, kept by the forward run.
+  const back = spec({ index: "products-v1", source: "products-v2", deleteSource: true });
+  const into = (o: Parameters<typeof observe>[0]): ReindexObservation => ({
+    ...observe({ spec: back, ...o }),
+    into: "existing",
+  });
+  const onV2 = [{ index: "products-v2", write: true }];
+  const present = { indices: ["products-v1", "products-v2"], uuids: { "products-v1": "u1" } };
+  const STEPS: ReindexStep[] = [
+    "note",
+    "open",
+    "copy",
+    "block",
+    "catch-up",
+    "verify",
+    "swap",
+    "delete-source",
+    "forget",
+  ];
+  const mine = progress({ source: "products-v2", index: "products-v1", uuid: "u1" });
+
+  it("opens the previous index instead of creating it, and deletes the forward's index last", () => {
+    const d = decideReindex(into({ members: onV2, ...present }));
+    assert.deepEqual(d, { kind: "run", source: "products-v2", resumed: false, steps: STEPS });
+  });
+
+  it("refuses, naming delete_source, when the previous index is gone", () => {
+    const d = decideReindex(into({ members: onV2, indices: ["products-v2"] }));
+    assert.equal(d.kind, "refuse");
+    assert.match(d.kind === "refuse" ? d.reason : "", /gone.*"delete_source": false/);
+  });
+
+  it("refuses when the previous index is in the alias, or the write index is another", () => {
+    const inAlias = decideReindex(into({
+      members: [...onV2, { index: "products-v1", write: false }],
+      ...present,
+    }));
+    assert.match(inAlias.kind === "refuse" ? inAlias.reason : "", /without it being its write/);
+    const moved = decideReindex(into({
+      members: [{ index: "products-v3", write: true }],
+      ...present,
+    }));
+    assert.match(
+      moved.kind === "refuse" ? moved.reason : "",
+      /is "products-v3", not "products-v2"/,
+    );
+    const none = decideReindex(into({ ...present }));
+    assert.match(none.kind === "refuse" ? none.reason : "", /does not exist/);
+  });
+
+  it("resumes its own progress from open, and refuses a previous index made again", () => {
+    const d = decideReindex(into({ members: onV2, ...present, progress: mine }));
+    assert.deepEqual(d, {
+      kind: "run",
+      source: "products-v2",
+      resumed: true,
+      steps: STEPS.slice(1),
+    });
+    const other = decideReindex(into({
+      members: onV2,
+      indices: present.indices,
+      uuids: { "products-v1": "u9" },
+      progress: mine,
+    }));
+    assert.equal(other.kind, "refuse");
+    assert.deepEqual(other.kind === "refuse" && other.release, mine, "its block is released");
+  });
+
+  it("finishes after its swap: deletes the forward's index and forgets; else nothing to do", () => {
+    const swapped = [{ index: "products-v1", write: true }];
+    const d = decideReindex(into({ members: swapped, ...present, progress: mine }));
+    assert.deepEqual(d, {
+      kind: "run",
+      source: "products-v2",
+      resumed: true,
+      steps: ["delete-source", "forget"],
+    });
+    assert.deepEqual(decideReindex(into({ members: swapped, ...present })), { kind: "done" });
+  });
+
+  it("never discards the index an earlier version of the file copied into", () => {
+    const earlier = { ...mine, hash: "h0" };
+    const d = decideReindex(into({ members: onV2, ...present, progress: earlier }));
+    assert.equal(d.kind, "run");
+    assert.ok(d.kind === "run" && !d.steps.includes("discard"), JSON.stringify(d));
+    assert.deepEqual(
+      d.kind === "run" && d.steps.slice(0, 3),
+      ["unblock-earlier", "forget-earlier", "note"],
+    );
+    const after = decideReindex(into({
+      members: [{ index: "products-v1", write: true }],
+      ...present,
+      progress: earlier,
+    }));
+    assert.deepEqual(after.kind === "run" && after.steps, ["delete-source", "forget-earlier"]);
+    assert.equal(after.kind === "run" && after.thenRefuse, undefined);
+  });
+
+  it("never deletes the index it copies into, whatever the cluster holds", () => {
+    const name = fc.constantFrom("products-v1", "products-v2", "products-v3");
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ index: name, write: fc.boolean() }), { maxLength: 3 }),
+        fc.subarray(["products-v1", "products-v2", "products-v3"]),
+        fc.option(
+          fc.record({
+            source: name,
+            index: name,
+            hash: fc.constantFrom("h0", "h1"),
+            uuid: fc.option(fc.constantFrom("u1", "u9"), { nil: undefined }),
+          }),
+          { nil: undefined },
+        ),
+        (members, indices, p) => {
+          const unique = [...new Map(members.map((m) => [m.index, m])).values()];
+          const d = decideReindex(into({
+            members: unique,
+            indices,
+            uuids: indices.includes("products-v1") ? { "products-v1": "u1" } : {},
+            ...(p === undefined ? {} : {
+              progress: progress({
+                source: p.source,
+                index: p.index,
+                hash: p.hash,
+                ...(p.uuid === undefined ? {} : { uuid: p.uuid }),
+              }),
+            }),
+          }));
+          if (d.kind !== "run") return;
+          assert.ok(!d.steps.includes("discard") && !d.steps.includes("create"));
+          if (d.steps.includes("delete-source")) assert.notEqual(d.source, "products-v1");
+          if (d.steps.includes("copy")) {
+            assert.ok(
+              indices.includes("products-v1"),
+              "copies into a previous index that is there",
+            );
+            assert.ok(d.steps.includes("open"));
+          }
+        },
+      ),
+      propertyOptions(500),
+    );
+  });
+});
