@@ -193,6 +193,70 @@ describe("undo on a search connection", () => {
     }
   });
 
+  it("moves a reindex back by its undo file, and migrate moves it forward again", async () => {
+    const ws = await Workspace.create();
+    const [users, usersV2, people] = [`${ws.id}-users`, `${ws.id}-users-v2`, `${ws.id}-people`];
+    const writeIndex = async () => {
+      const found = await os("GET", `/_alias/${people}`);
+      return Object.entries(found.body as Record<string, { aliases: Record<string, unknown> }>)
+        .map(([index]) => index);
+    };
+    try {
+      await ws.file("V1__users.json", {
+        method: "PUT",
+        path: `/${users}`,
+        body: { ...NO_REPLICAS, aliases: { [people]: { is_write_index: true } } },
+      });
+      await ws.file("V2__people-reindex.json", {
+        alias: people,
+        index: usersV2,
+        settings: { number_of_replicas: 0 },
+        mappings: { properties: { email: { type: "keyword" } } },
+      });
+      await ws.file("U2__people-reindex.json", { alias: people, index: users });
+      await ws.ok("--target", "1");
+      await os("PUT", `/${people}/_doc/kept?refresh=true`, { email: "a@x" });
+      await os("PUT", `/${people}/_doc/gone?refresh=true`, { email: "b@x" });
+      await ws.ok();
+      assert.deepEqual(await writeIndex(), [usersV2]);
+      // Written through the alias after the reindex: in the previous index after the undo.
+      await os("PUT", `/${people}/_doc/late?refresh=true`, { email: "c@x" });
+      await os("PUT", `/${people}/_doc/kept?refresh=true`, { email: "a2@x" });
+      await os("DELETE", `/${people}/_doc/gone?refresh=true`);
+
+      const undone = await ws.ok("undo", "--json");
+      const file = undone.report!.connections[0].files.find((f) =>
+        f.path === "V2__people-reindex.json"
+      )!;
+      assert.equal(file.result, "undone");
+      assert.equal(file.reindex?.index, users);
+      assert.deepEqual(await writeIndex(), [users]);
+      assert.equal(await exists(`/${usersV2}`), false);
+      await os("POST", `/${users}/_refresh`);
+      const docs = await os("POST", `/${users}/_search`, { size: 10, sort: ["_id"] });
+      assert.deepEqual(
+        docs.body.hits.hits.map((h: { _id: string; _source: { email: string } }) =>
+          `${h._id}:${h._source.email}`
+        ),
+        ["kept:a2@x", "late:c@x"],
+      );
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__users.json:skip", "V2__people-reindex.json:undone"],
+      );
+
+      await ws.ok();
+      assert.deepEqual(await writeIndex(), [usersV2]);
+      assert.deepEqual([...(await records(ws)).keys()], [
+        "V1__users.json",
+        "V2__people-reindex.json",
+      ]);
+    } finally {
+      for (const index of [ws.recordsIndex, users, usersV2]) await os("DELETE", `/${index}`);
+    }
+  });
+
   it("refuses a reindex undo whose reindex deleted the index to go back into", async () => {
     const ws = await Workspace.create();
     try {
