@@ -1,4 +1,4 @@
-import { MigrationFailure } from "../migration_error.ts";
+import { type FailureDetail, MigrationFailure } from "../migration_error.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 import {
   errorDetail,
@@ -23,6 +23,19 @@ export interface ApplyOutcome {
 }
 
 /**
+ * A request the cluster (or whatever answered for it) refused: the failure, and the answer, whose
+ * body tells who refused it (an undo's 404 counts as undone only when the cluster said it).
+ */
+export class RequestRefused extends MigrationFailure {
+  readonly answer: SearchResponse;
+
+  constructor(detail: FailureDetail, answer: SearchResponse) {
+    super(detail);
+    this.answer = answer;
+  }
+}
+
+/**
  * Sends the request(s) a planned file stands for. Index creation checks existence first; a policy
  * is read first, to tell a create from an update, and an ISM one is then written with its
  * sequence numbers, so a changed file really updates it (an ILM `PUT` replaces it as it is).
@@ -37,12 +50,12 @@ export async function applyRequest(
   optionNames: OptionNames = COMMAND_LINE_NAMES,
 ): Promise<ApplyOutcome> {
   const fail = (method: string, path: string, response: SearchResponse): never => {
-    throw new MigrationFailure({
+    throw new RequestRefused({
       ...where,
       request: `${method} ${path}`,
       status: response.status,
       reason: errorDetail(response.body),
-    });
+    }, response);
   };
   const ok = (r: SearchResponse) => r.status >= 200 && r.status < 300;
 

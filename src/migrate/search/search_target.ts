@@ -19,7 +19,8 @@ import {
   silentProgress,
   type UnlockOutcome,
 } from "../run_report.ts";
-import { type ApplyOutcome, applyRequest } from "./apply_request.ts";
+import { type ApplyOutcome, applyRequest, RequestRefused } from "./apply_request.ts";
+import { clusterFoundNothing } from "./found_nothing.ts";
 import { type Distribution, distributionOf } from "./distribution.ts";
 import { driftChecks } from "./drift/drift_plan.ts";
 import { composeMasks, type Mask, maskUrls, placeholdersMask } from "../../config/secrets_mask.ts";
@@ -455,10 +456,11 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
       const send = this.#send(undo, undo.path);
       if (undo.searchRequest.method !== "DELETE") return send;
       // What an undo deletes may be gone already: deleted by the run killed before it recorded
-      // the undo, or by hand. Gone is what the undo asks for.
+      // the undo, or by hand. Gone is what the undo asks for, when the cluster says so: a 404 of a
+      // proxy that never passed the request on says nothing of what the cluster holds.
       return (lost) =>
         send(lost).catch((error: unknown) => {
-          if (!(error instanceof MigrationFailure) || error.detail.status !== 404) throw error;
+          if (!(error instanceof RequestRefused) || !clusterFoundNothing(error.answer)) throw error;
           return {
             result: "sent",
             status: 404,

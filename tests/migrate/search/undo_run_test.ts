@@ -3,7 +3,8 @@
 // undone versions kept as history and applied again, the undo callbacks around them.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { os, type Sent, Workspace, writes } from "./cluster.ts";
+import { OPENSEARCH_URL, os, type Sent, Workspace, writes } from "./cluster.ts";
+import { startFaultServer } from "./fault_server.ts";
 
 async function records(ws: Workspace): Promise<Map<string, string>> {
   await os("POST", `/${ws.recordsIndex}/_refresh`);
@@ -254,6 +255,43 @@ describe("undo on a search connection", () => {
       ]);
     } finally {
       for (const index of [ws.recordsIndex, users, usersV2]) await os("DELETE", `/${index}`);
+    }
+  });
+
+  it("takes a 404 for undone only when the cluster says it: a proxy's 404 is a failure", async () => {
+    let target = "";
+    // A proxy in front of the node answers the undo's DELETE itself, as one that does not route
+    // the path would: the index is never deleted.
+    const answers = [
+      { status: 404, text: "<html><body><h1>404 Not Found</h1>nginx</body></html>" },
+      { status: 404, body: { message: "Not Found" } },
+    ];
+    let answer = answers[0];
+    const proxy = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) => r.method === "DELETE" && r.path === target ? answer : "forward",
+    );
+    const ws = await Workspace.create({ hosts: [proxy.url] });
+    target = `/${ws.id}-b`;
+    try {
+      await ws.file("V1__b.json", { method: "PUT", path: `/${ws.id}-b`, body: NO_REPLICAS });
+      await ws.file("U1__b.json", { method: "DELETE", path: `/${ws.id}-b` });
+      await ws.ok();
+      for (answer of answers) {
+        const run = await ws.run("undo", "--json");
+        assert.equal(run.code, 1, run.out + run.err);
+        const b = run.report!.connections[0].files.find((f) => f.path === "V1__b.json")!;
+        assert.equal(b.result, "failed");
+        assert.equal(await exists(`/${ws.id}-b`), true);
+        const status = await ws.ok("status", "--json");
+        assert.deepEqual(
+          status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+          ["V1__b.json:skip"],
+        );
+      }
+    } finally {
+      await proxy.close();
+      for (const index of [ws.recordsIndex, `${ws.id}-b`]) await os("DELETE", `/${index}`);
     }
   });
 
