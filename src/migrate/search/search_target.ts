@@ -32,7 +32,7 @@ import { RecordStore } from "./history/record_store.ts";
 import { runReindex } from "./reindex/reindex.ts";
 import { runReindexUndo } from "./reindex/reindex_undo.ts";
 import type { ReindexContext } from "./reindex/reindex_setup.ts";
-import { downRecordPath } from "../plan/undo_name.ts";
+import { downRecordPath, undoRecordVersion } from "../plan/undo_name.ts";
 import { SearchClient, SearchTransportError } from "./http/search_client.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { describeHolder, SearchLock } from "./history/search_lock.ts";
@@ -561,14 +561,20 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     }, { cause: lost.reason });
   }
 
+  // An undo's path (an undo file's, a down's record) is a U path: its version stays applied, and
+  // the next `undo`, not the next `migrate`, sends it again.
   #lockLost(file: SearchPlannedFile, path: string, reason: unknown): MigrationFailure {
     const why = reason instanceof MigrationFailure ? reason.detail.reason : String(reason);
+    const left = undoRecordVersion(path) === undefined
+      ? "this file may or may not have been applied, and it is not recorded (the next run " +
+        "applies it again)"
+      : `${path} may or may not have been sent, and the version is not recorded undone (the ` +
+        "next undo sends it again)";
     return new MigrationFailure({
       connection: this.name,
       file: path,
       ...(isCodeFile(file) ? {} : { request: this.#mask(file.request) }),
-      reason: `${why}; stopped at once: this file may or may not have been applied, and it is ` +
-        `not recorded (the next run applies it again)`,
+      reason: `${why}; stopped at once: ${left}`,
     }, { cause: reason });
   }
 

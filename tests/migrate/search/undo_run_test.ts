@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { OPENSEARCH_URL, os, type Sent, Workspace, writes } from "./cluster.ts";
 import { startFaultServer } from "./fault_server.ts";
+import { FakeClock } from "../../fake_clock.ts";
 
 async function records(ws: Workspace): Promise<Map<string, string>> {
   await os("POST", `/${ws.recordsIndex}/_refresh`);
@@ -291,6 +292,48 @@ describe("undo on a search connection", () => {
       }
     } finally {
       await proxy.close();
+      for (const index of [ws.recordsIndex, `${ws.id}-b`]) await os("DELETE", `/${index}`);
+    }
+  });
+
+  it("says what a lost lock left of an undo: not recorded undone, sent again by the next undo", async () => {
+    let held = "";
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // Holds the undo's DELETE until the test opens the gate: the lock is lost with it in flight.
+    const slow = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) => r.method === "DELETE" && r.path === held ? { after: gate } : "forward",
+    );
+    const ws = await Workspace.create({ hosts: [slow.url], migrations: "      lock_lease: 2\n" });
+    held = `/${ws.id}-b`;
+    try {
+      await ws.file("V1__b.json", { method: "PUT", path: held, body: NO_REPLICAS });
+      await ws.file("U1__b.json", { method: "DELETE", path: held });
+      await ws.ok();
+      const clock = new FakeClock();
+      const first = ws.runWith({ clock }, "undo", "--json");
+      await slow.waitFor((r) => r.method === "DELETE" && r.path === held);
+      // As "unlock" by hand, or a runner that took an expired lock over, would do.
+      assert.equal((await os("DELETE", `/${ws.recordsIndex}/_doc/lock-${ws.id}`)).status, 200);
+      await clock.advance(700);
+      const run = await first;
+      assert.equal(run.code, 1, run.out);
+      const message = run.report!.error!.message;
+      assert.match(message, /lost the lock/);
+      // Not "applies it again": the next migrate sends nothing for a version still applied.
+      assert.doesNotMatch(message, /applies it again/);
+      assert.match(message, /U1__b\.json may or may not have been sent/);
+      assert.match(message, /not recorded undone \(the next undo sends it again\)/);
+      open();
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__b.json:skip"],
+      );
+    } finally {
+      open();
+      await slow.close();
       for (const index of [ws.recordsIndex, `${ws.id}-b`]) await os("DELETE", `/${index}`);
     }
   });
