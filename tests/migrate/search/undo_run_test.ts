@@ -3,8 +3,14 @@
 // undone versions kept as history and applied again, the undo callbacks around them.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { OPENSEARCH_URL, os, type Sent, Workspace, writes } from "./cluster.ts";
-import { startFaultServer } from "./fault_server.ts";
+import { OPENSEARCH_URL, os, type Run, type Sent, Workspace, writes } from "./cluster.ts";
+import { type Fault, type Received, startFaultServer } from "./fault_server.ts";
+import { hostname } from "node:os";
+import process from "node:process";
+import { processGone } from "../../../src/migrate/local_process.ts";
+import type { RunReport } from "../../../src/migrate/run_report.ts";
+import { startCli } from "../cli_process.ts";
+import { runCaptured } from "../run_cli.ts";
 import { FakeClock } from "../../fake_clock.ts";
 
 async function records(ws: Workspace): Promise<Map<string, string>> {
@@ -335,6 +341,148 @@ describe("undo on a search connection", () => {
       open();
       await slow.close();
       for (const index of [ws.recordsIndex, `${ws.id}-b`]) await os("DELETE", `/${index}`);
+    }
+  });
+
+  it("two runners racing on undo undo each version once; one that waited undoes no more than it planned", async () => {
+    let held = "";
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const slow = await startFaultServer(
+      OPENSEARCH_URL,
+      (r) => r.method === "DELETE" && r.path === held ? { after: gate } : "forward",
+    );
+    const ws = await Workspace.create({ hosts: [slow.url] });
+    const index = (v: number) => `${ws.id}-v${v}`;
+    try {
+      await ws.file("V1__a.json", { method: "PUT", path: `/${index(1)}`, body: NO_REPLICAS });
+      for (const v of [2, 3]) {
+        await ws.file(`V${v}__x.json`, { method: "PUT", path: `/${index(v)}`, body: NO_REPLICAS });
+        await ws.file(`U${v}__x.json`, { method: "DELETE", path: `/${index(v)}` });
+      }
+      await ws.ok();
+      const deletes = (runs: Run[]) =>
+        runs.flatMap((r) => r.sent).filter((s) => s.method === "DELETE" && s.path.includes("-v"))
+          .map((s) => s.path).sort();
+      const undone = (runs: Run[]) =>
+        runs.flatMap((r) =>
+          r.report!.connections[0].files.filter((f) => f.result === "undone").map((f) => f.path)
+        ).sort();
+
+      // A plain undo each: the second plans V3 while the first holds the lock with U3 in flight.
+      held = `/${index(3)}`;
+      const creates = () =>
+        slow.received.filter((r) => r.path.includes(`/_create/lock-${ws.id}`)).length;
+      const before = creates();
+      const first = ws.run("undo", "--json");
+      await slow.waitFor((r) => r.method === "DELETE" && r.path === held);
+      const second = ws.run("undo", "--json");
+      // Its _create refused: it waits for the lock, having planned V3.
+      await slow.waitFor(() => creates() >= before + 2);
+      open();
+      const plain = [await first, await second];
+      for (const run of plain) assert.equal(run.code, 0, run.out + run.err);
+      assert.deepEqual(deletes(plain), [`/${index(3)}`]);
+      assert.deepEqual(undone(plain), ["V3__x.json"]);
+      assert.equal(await exists(`/${index(2)}`), true);
+
+      await ws.ok();
+      const raced = await Promise.all([
+        ws.run("undo", "--target", "1", "--json"),
+        ws.run("undo", "--target", "1", "--json"),
+      ]);
+      for (const run of raced) assert.equal(run.code, 0, run.out + run.err);
+      assert.deepEqual(deletes(raced), [`/${index(2)}`, `/${index(3)}`]);
+      assert.deepEqual(undone(raced), ["V2__x.json", "V3__x.json"]);
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__a.json:skip", "V2__x.json:undone", "V3__x.json:undone"],
+      );
+    } finally {
+      open();
+      await slow.close();
+      for (const i of [ws.recordsIndex, index(1), index(2), index(3)]) await os("DELETE", `/${i}`);
+    }
+  });
+
+  it("a runner killed after an undo's DELETE, or before it drops an undo record: the next run finishes it once", async () => {
+    // The first request the rule picks is held (`swallow`: the node applies it; `hang`: it never
+    // reaches the node) and never answered: the runner is killed with it in flight.
+    let pick: (r: Received) => Fault | undefined = () => undefined;
+    let held: number | undefined;
+    let fault: Fault = "forward";
+    const host = await startFaultServer(OPENSEARCH_URL, (r) => {
+      const f = held === undefined ? pick(r) : undefined;
+      if (f !== undefined) [held, fault] = [r.n, f];
+      return r.n === held ? fault : "forward";
+    });
+    const ws = await Workspace.create({ hosts: [host.url] });
+    // A template: applied again, it is sent again, which a template is safe to be.
+    const a = `/_index_template/${ws.id}-tpl`;
+    const cli = ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root];
+    const rerun = async (...args: string[]) => {
+      const run = await runCaptured([...cli, "--json", "--lock-timeout", "0", ...args], {
+        identity: { host: hostname(), pid: process.pid, processGone },
+      });
+      assert.equal(run.code, 0, run.out + run.err);
+      return JSON.parse(run.out) as RunReport;
+    };
+    const killedAt = async (args: string[]) => {
+      const runner = startCli([...cli, ...args]);
+      try {
+        await Promise.race([host.waitFor((r) => r.n === held), runner.closed]);
+        assert.notEqual(held, undefined, `ended first:\n${runner.stderr()}`);
+        if (fault === "swallow") await host.waitForUpstream((r) => r.n === held);
+      } finally {
+        // A runner left running by a failed assertion must not outlive the test.
+        if (runner.child.exitCode === null && runner.child.signalCode === null) {
+          runner.signal("SIGKILL");
+        }
+        await runner.closed;
+      }
+      held = undefined;
+      pick = () => undefined;
+    };
+    const states = async () =>
+      (await ws.ok("status", "--json")).report!.connections[0].files.map((f) => f.action);
+    try {
+      await ws.file("V1__a.json", {
+        method: "PUT",
+        path: a,
+        body: { index_patterns: [`${ws.id}-tpl-*`], template: NO_REPLICAS },
+      });
+      await ws.file("U1__a.json", { method: "DELETE", path: a });
+      await ws.ok();
+
+      // Killed once the node deleted the template, before the undo was recorded: still applied.
+      pick = (r) => r.method === "DELETE" && r.path === a ? "swallow" : undefined;
+      await killedAt(["undo"]);
+      assert.equal(await exists(a), false);
+      assert.deepEqual(await states(), ["skip"]);
+      const undone = await rerun("undo");
+      assert.equal(undone.connections[0].files[0].result, "undone");
+      assert.match(undone.connections[0].files[0].notice ?? "", /found nothing to delete/);
+      assert.deepEqual(await states(), ["undone"]);
+
+      // Applied again, killed before its undo record was dropped: undone still, sent again.
+      pick = (r) =>
+        r.method === "DELETE" && r.path.startsWith(`/${ws.recordsIndex}/_doc/`)
+          ? "hang"
+          : undefined;
+      await killedAt([]);
+      assert.equal(await exists(a), true);
+      assert.deepEqual(await states(), ["undone"]);
+      const again = await rerun();
+      assert.deepEqual(again.connections[0].files.map((f) => `${f.action}:${f.result}`), [
+        "apply:sent",
+      ]);
+      assert.deepEqual([...(await records(ws)).keys()], ["V1__a.json"]);
+      assert.deepEqual(await states(), ["skip"]);
+    } finally {
+      await host.close();
+      await os("DELETE", `/${ws.recordsIndex}`);
+      await os("DELETE", a);
     }
   });
 
