@@ -209,8 +209,11 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     });
   }
 
-  // A version undone and applied again loses its undo records once its own record is written: a
-  // runner killed between the two leaves it undone, to apply again, never applied unseen.
+  // A version undone and applied again loses its undo records once its request was sent, before
+  // its own record is rewritten: a runner killed between the two leaves the record it had, and the
+  // version applied, as it is (written the other way round, it would read undone, and the next run
+  // would send it twice). Files since renamed (other paths of its version) are in `undoRecords`
+  // too: their version reads pending then, as when no record was written.
   apply(
     file: SearchPlannedFile,
     executedAt: Date,
@@ -222,8 +225,8 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         const applied = isCodeFile(file)
           ? await this.#applyCode(file, file.path, () => loadCode(file))
           : await this.#apply(file, file.path, this.#send(file, file.path));
-        await this.#write(recordOf(file), executedAt, applied.ms);
         for (const path of undoRecords) await this.#store.remove(path);
+        await this.#write(recordOf(file), executedAt, applied.ms);
         return applied;
       })
     );

@@ -486,6 +486,58 @@ describe("undo on a search connection", () => {
     }
   });
 
+  it("a runner killed while it records a version applied again leaves it applied, not undone", async () => {
+    // Once the index is created again, the second write of a record (not the lock's) never
+    // reaches the node: the runner is killed between its two record writes, whichever they are.
+    let index = "";
+    let recordsIndex = "";
+    let armed = false;
+    let sentV = false;
+    let writes = 0;
+    let held: number | undefined;
+    const host = await startFaultServer(OPENSEARCH_URL, (r) => {
+      if (armed && r.method === "PUT" && r.path === index) sentV = true;
+      const record = r.method !== "GET" && r.path.startsWith(`/${recordsIndex}/_doc/`) &&
+        !r.path.includes("/lock-");
+      if (sentV && record && ++writes === 2) held = r.n;
+      return r.n === held ? "hang" : "forward";
+    });
+    const ws = await Workspace.create({ hosts: [host.url] });
+    index = `/${ws.id}-a`;
+    recordsIndex = ws.recordsIndex;
+    const cli = ["-m", "search", "-c", ws.configDir, "--sqlPath", ws.root];
+    try {
+      // An envelope creating an index: sent twice, the second is refused as existing.
+      await ws.file("V1__a.json", { method: "PUT", path: index, body: NO_REPLICAS });
+      await ws.file("U1__a.json", { method: "DELETE", path: index });
+      await ws.ok();
+      await ws.ok("undo");
+      armed = true;
+      const runner = startCli(cli);
+      try {
+        await Promise.race([host.waitFor((r) => r.n === held), runner.closed]);
+        assert.notEqual(held, undefined, `ended first:\n${runner.stderr()}`);
+      } finally {
+        if (runner.child.exitCode === null && runner.child.signalCode === null) {
+          runner.signal("SIGKILL");
+        }
+        await runner.closed;
+      }
+      assert.equal(await exists(index), true);
+      // Its request was sent: the version is applied, and the next run sends it no more.
+      const rerun = await runCaptured([...cli, "--json", "--lock-timeout", "0"], {
+        identity: { host: hostname(), pid: process.pid, processGone },
+      });
+      assert.equal(rerun.code, 0, rerun.out + rerun.err);
+      const report = JSON.parse(rerun.out) as RunReport;
+      assert.deepEqual(report.connections[0].files.map((f) => f.action), ["skip"]);
+      assert.deepEqual([...(await records(ws)).keys()], ["V1__a.json"]);
+    } finally {
+      await host.close();
+      for (const i of [ws.recordsIndex, `${ws.id}-a`]) await os("DELETE", `/${i}`);
+    }
+  });
+
   it("refuses a reindex undo whose reindex deleted the index to go back into", async () => {
     const ws = await Workspace.create();
     try {
