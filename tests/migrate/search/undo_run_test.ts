@@ -538,6 +538,41 @@ describe("undo on a search connection", () => {
     }
   });
 
+  it("a failing undo callback says what it left, and afterUndoError runs", async () => {
+    const ws = await Workspace.create({
+      migrations: "      placeholders:\n        secret: hunter2-x\n",
+    });
+    const log = `${ws.id}-log`;
+    try {
+      await ws.file("V1__b.json", { method: "PUT", path: `/${ws.id}-b`, body: NO_REPLICAS });
+      await ws.file("U1__b.json", { method: "DELETE", path: `/${ws.id}-b` });
+      // Refused by the cluster, its path quoting a placeholder's value.
+      await ws.file("afterEachUndo.json", {
+        method: "POST",
+        path: `/${ws.id}-\${secret}/_close`,
+      });
+      await ws.file("afterUndoError.json", {
+        method: "POST",
+        path: `/${log}/_doc?refresh=true`,
+        body: { event: "afterUndoError" },
+      });
+      await ws.ok();
+      const run = await ws.run("undo", "--json");
+      assert.equal(run.code, 1, run.out + run.err);
+      const message = run.report!.error!.message;
+      assert.match(message, /afterEachUndo/);
+      assert.match(message, /V1__b\.json was undone, and is recorded so/);
+      assert.doesNotMatch(run.out + run.err, /hunter2-x/);
+      assert.equal(run.report!.connections[0].files[0].result, "undone");
+      assert.equal(await exists(`/${ws.id}-b`), false);
+      assert.deepEqual(await events(ws), ["afterUndoError"]);
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(status.report!.connections[0].files.map((f) => f.action), ["undone"]);
+    } finally {
+      for (const index of [ws.recordsIndex, log, `${ws.id}-b`]) await os("DELETE", `/${index}`);
+    }
+  });
+
   it("refuses a reindex undo whose reindex deleted the index to go back into", async () => {
     const ws = await Workspace.create();
     try {
