@@ -573,6 +573,48 @@ describe("undo on a search connection", () => {
     }
   });
 
+  it("sends an undo file in code, recorded under its own path; its failure names it", async () => {
+    const ws = await Workspace.create();
+    const a = `/${ws.id}-a`;
+    try {
+      await ws.file("V1__a.json", { method: "PUT", path: a, body: NO_REPLICAS });
+      await ws.file("V2__doc.json", {
+        method: "PUT",
+        path: `${a}/_doc/one?refresh=true`,
+        body: {},
+      });
+      await ws.file(
+        "U2__doc.js",
+        `export default async (ctx) => {\n` +
+          `  await ctx.request("DELETE", "${a}/_doc/one?refresh=true");\n` +
+          `  await ctx.request("DELETE", "${a}/_doc/one?refresh=true");\n};\n`,
+      );
+      await ws.ok();
+      // Its second DELETE finds nothing: a code file's 404 is its own to handle, a failure here.
+      const failed = await ws.run("undo", "--json");
+      assert.equal(failed.code, 1, failed.out + failed.err);
+      assert.equal(failed.report!.error!.file, "U2__doc.js");
+      assert.equal(failed.report!.error!.line, 3, failed.report!.error!.message);
+      assert.deepEqual([...(await records(ws)).keys()], ["V1__a.json", "V2__doc.json"]);
+      await ws.file(
+        "U2__doc.js",
+        `export default async (ctx) => {\n` +
+          `  await ctx.request("POST", "${a}/_delete_by_query?refresh=true", ` +
+          `{ query: { ids: { values: ["one"] } } });\n};\n`,
+      );
+      const undone = await ws.ok("undo", "--json");
+      assert.equal(undone.report!.connections[0].files[1].result, "undone");
+      assert.equal(await exists(`${a}/_doc/one`), false);
+      assert.deepEqual([...(await records(ws)).keys()], [
+        "U2__doc.js",
+        "V1__a.json",
+        "V2__doc.json",
+      ]);
+    } finally {
+      for (const index of [ws.recordsIndex, `${ws.id}-a`]) await os("DELETE", `/${index}`);
+    }
+  });
+
   it("refuses a reindex undo whose reindex deleted the index to go back into", async () => {
     const ws = await Workspace.create();
     try {
