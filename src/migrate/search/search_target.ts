@@ -461,9 +461,23 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
       // What an undo deletes may be gone already: deleted by the run killed before it recorded
       // the undo, or by hand. Gone is what the undo asks for, when the cluster says so: a 404 of a
       // proxy that never passed the request on says nothing of what the cluster holds.
+      // Only the path its V file sent: a 404 elsewhere is more likely a wrong path than a
+      // version undone already.
+      const made = isCodeFile(file) ? undefined : pathOf(file.searchRequest.path);
       return (lost) =>
         send(lost).catch((error: unknown) => {
           if (!(error instanceof RequestRefused) || !clusterFoundNothing(error.answer)) throw error;
+          if (made !== pathOf(undo.searchRequest.path)) {
+            throw new MigrationFailure({
+              ...error.detail,
+              reason: `${error.detail.reason}; a DELETE that finds nothing counts as undone only ` +
+                (made === undefined
+                  ? `where it deletes what its V file sent, and ${file.path} is code`
+                  : `where it deletes what its V file sent, and this is not the path ` +
+                    `${file.path} sent (${made})`) +
+                `: ${undo.path} is not undone`,
+            }, { cause: error });
+          }
           return {
             result: "sent",
             status: 404,
@@ -640,6 +654,12 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     this.#transport.close();
     return Promise.resolve();
   }
+}
+
+// A request's path without its query: `/logs/_doc/1?refresh=true` deletes `/logs/_doc/1`.
+function pathOf(request: string): string {
+  const query = request.indexOf("?");
+  return query < 0 ? request : request.slice(0, query);
 }
 
 const NO_CALLBACKS: EachFileCallbacks<SearchPlannedFile> = { before: [], after: [] };

@@ -201,6 +201,29 @@ describe("undo on a search connection", () => {
     }
   });
 
+  it("fails a DELETE that finds nothing where its V file created something else", async () => {
+    const ws = await Workspace.create();
+    try {
+      await ws.file("V1__b.json", { method: "PUT", path: `/${ws.id}-b`, body: NO_REPLICAS });
+      // A typo: not the index V1 made.
+      await ws.file("U1__b.json", { method: "DELETE", path: `/${ws.id}-bb` });
+      await ws.ok();
+      const run = await ws.run("undo", "--json");
+      assert.equal(run.code, 1, run.out + run.err);
+      assert.equal(run.report!.connections[0].files[0].result, "failed");
+      assert.match(run.out, /index_not_found_exception/);
+      assert.match(run.out, new RegExp(`not the path V1__b\\.json sent \\(/${ws.id}-b\\)`));
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__b.json:skip"],
+      );
+      assert.equal(await exists(`/${ws.id}-b`), true);
+    } finally {
+      for (const index of [ws.recordsIndex, `${ws.id}-b`]) await os("DELETE", `/${index}`);
+    }
+  });
+
   it("moves a reindex back by its undo file, and migrate moves it forward again", async () => {
     const ws = await Workspace.create();
     const [users, usersV2, people] = [`${ws.id}-users`, `${ws.id}-users-v2`, `${ws.id}-people`];
