@@ -466,8 +466,8 @@ function decideAll<F extends PlannedFile>(
       options.target,
       plannedUndo,
     );
-    run.decided = undo.decided;
     run.undoSteps = undo.steps;
+    run.decided = undoRequests(undo.decided, t);
     refuseUndoPairs(t);
   }
   run.records = read;
@@ -882,6 +882,22 @@ function refuseUnrunnable(
       throw new PlanError(connection, new MigrationFileError(path, file.unrunnable));
     }
   }
+}
+
+// Each version to undo shows what its undo sends: the undo file's request (none for a `down`, or
+// an undo in code), not its versioned file's.
+function undoRequests<F extends PlannedFile>(
+  decided: readonly FileDecision[],
+  t: TargetRun<F>,
+): FileDecision[] {
+  const undos = new Map(t.undoFiles.map((f) => [f.path, f]));
+  const sends = new Map(t.run.undoSteps.map((step) => [step.path, undos.get(step.undo)?.request]));
+  return decided.map((d) => {
+    if (d.action !== "undo") return d;
+    const { request: _, ...rest } = d;
+    const request = sends.get(d.path);
+    return masked(request === undefined ? rest : { ...rest, request }, t.mask);
+  });
 }
 
 /**

@@ -106,6 +106,16 @@ describe("undo on a search connection", () => {
           "V4__doc.js:undo:undone",
         ],
       );
+      // Each undo row shows what the undo sends: its undo file's request (a down, none).
+      assert.deepEqual(
+        undone.report!.connections[0].files.map((f) => f.request ?? "-"),
+        [
+          `PUT /${ws.id}-a`,
+          `DELETE /${ws.id}-b`,
+          `DELETE /_index_template/${ws.id}-tpl`,
+          "-",
+        ],
+      );
       // Newest first, each between its callbacks.
       assert.deepEqual(changes(ws, undone.sent).filter((c) => !c.includes("-log/")), [
         `DELETE /${ws.id}-a/_doc/one?refresh=true`,
