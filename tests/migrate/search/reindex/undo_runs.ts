@@ -5,6 +5,7 @@ import type { ReindexOutcome } from "../../../../src/migrate/search/reindex/rein
 import type { ReindexContext } from "../../../../src/migrate/search/reindex/reindex_setup.ts";
 import type { ReindexSpec } from "../../../../src/migrate/search/plan/search_request.ts";
 import { SearchClient } from "../../../../src/migrate/search/http/search_client.ts";
+import { distributionOf } from "../../../../src/migrate/search/distribution.ts";
 import { runtimeTransport } from "../../../../src/migrate/search/http/transport.ts";
 import type { SearchConnection } from "../../../../src/migrate/search/search_connection.ts";
 
@@ -28,8 +29,13 @@ export class UndoRuns {
   /** The context of a run of `file`; `lost` aborted stops it where it is, as a killed runner. */
   async context(file: string, lost = new AbortController().signal): Promise<ReindexContext> {
     const connection = this.#connection;
+    const client = new SearchClient(connection, await runtimeTransport(connection));
+    // As the search target does: the swap's timeout is named after the cluster (Elasticsearch's
+    // master_timeout, OpenSearch's cluster_manager_timeout).
+    const root = await client.send("GET", "/");
     return {
-      client: new SearchClient(connection, await runtimeTransport(connection)),
+      client,
+      distribution: distributionOf(root.body).name,
       connection: connection.name,
       file: `${connection.name}/${file}`,
       recordsIndex: connection.recordsIndex,
