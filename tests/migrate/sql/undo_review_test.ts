@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
+import { createDatabase, DB_USER, KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
 
 async function recorded(ws: SqlWorkspace): Promise<string[]> {
   const rows = await ws.query(
@@ -92,21 +92,34 @@ for (const kind of KINDS) {
 
     it("a plan refused on one connection undoes nothing on the others", async () => {
       const ws = await workspace();
-      const other = join(ws.root, "..", "other.db");
-      await writeFile(
-        join(ws.configDir, "application.yml"),
-        `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n` +
-          `  - name: other\n    url: sqlite:${other}\n    migrations:\n      enabled: true\n`,
+      // A second database of the same kind: this runtime may have no SQLite.
+      const other = await createDatabase(
+        kind,
+        join(ws.root, "..", "other"),
+        `t${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,
       );
-      await threeVersions(ws);
-      await mkdir(join(ws.root, "other"));
-      await writeFile(join(ws.root, "other", "V1__a.sql"), "create table A (V int);\n");
-      await writeFile(join(ws.root, "other", "V2__b.sql"), "create table B (V int);\n");
-      await ws.ok();
-      const run = await ws.run("undo", "--target", "1", "--json");
-      assert.equal(run.code, 1, run.out);
-      // Fails: `main` undid V3 and V2 before `other` refused V2__b.sql (no undo file).
-      assert.deepEqual(await recorded(ws), ["V1__a.sql", "V2__b.sql", "V3__c.sql"]);
+      try {
+        const credentials = kind === "sqlite"
+          ? ""
+          : `    username: ${DB_USER}\n    password: \${THAW_TEST_DB_PASSWORD}\n`;
+        await writeFile(
+          join(ws.configDir, "application.yml"),
+          `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n` +
+            `  - name: other\n    url: ${other.url}\n${credentials}    migrations:\n` +
+            `      enabled: true\n`,
+        );
+        await threeVersions(ws);
+        await mkdir(join(ws.root, "other"));
+        await writeFile(join(ws.root, "other", "V1__a.sql"), "create table A (V int);\n");
+        await writeFile(join(ws.root, "other", "V2__b.sql"), "create table B (V int);\n");
+        await ws.ok();
+        const run = await ws.run("undo", "--target", "1", "--json");
+        assert.equal(run.code, 1, run.out);
+        // `other` refuses V2__b.sql (no undo file) before `main` undoes anything.
+        assert.deepEqual(await recorded(ws), ["V1__a.sql", "V2__b.sql", "V3__c.sql"]);
+      } finally {
+        await other.close();
+      }
     });
   });
 }
