@@ -13,6 +13,12 @@ import { startCli } from "../cli_process.ts";
 import { runCaptured } from "../run_cli.ts";
 import { FakeClock } from "../../fake_clock.ts";
 
+// What `status` says of each file: `path:action`.
+async function actions(ws: Workspace): Promise<string[]> {
+  const status = await ws.ok("status", "--json");
+  return status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`);
+}
+
 async function records(ws: Workspace): Promise<Map<string, string>> {
   await os("POST", `/${ws.recordsIndex}/_refresh`);
   const found = await os("POST", `/${ws.recordsIndex}/_search`, {
@@ -145,11 +151,12 @@ describe("undo on a search connection", () => {
         "V3__tpl.json",
         "V4__doc.js",
       ]);
-      const status = await ws.ok("status", "--json");
-      assert.deepEqual(
-        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
-        ["V1__a.json:skip", "V2__b.json:undone", "V3__tpl.json:undone", "V4__doc.js:undone"],
-      );
+      assert.deepEqual(await actions(ws), [
+        "V1__a.json:skip",
+        "V2__b.json:undone",
+        "V3__tpl.json:undone",
+        "V4__doc.js:undone",
+      ]);
 
       // Applied again: the same records as a straight migrate, the undo records gone.
       const again = await ws.ok("--json");
@@ -199,11 +206,7 @@ describe("undo on a search connection", () => {
       assert.equal(failed.code, 1, failed.out + failed.err);
       const a = failed.report!.connections[0].files.find((f) => f.path === "V1__a.json")!;
       assert.equal(a.result, "failed");
-      const status = await ws.ok("status", "--json");
-      assert.deepEqual(
-        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
-        ["V1__a.json:skip", "V2__b.json:undone"],
-      );
+      assert.deepEqual(await actions(ws), ["V1__a.json:skip", "V2__b.json:undone"]);
     } finally {
       for (const index of [ws.recordsIndex, `${ws.id}-a`, `${ws.id}-b`]) {
         await os("DELETE", `/${index}`);
@@ -223,11 +226,7 @@ describe("undo on a search connection", () => {
       assert.equal(run.report!.connections[0].files[0].result, "failed");
       assert.match(run.out, /index_not_found_exception/);
       assert.match(run.out, new RegExp(`not the path V1__b\\.json sent \\(/${ws.id}-b\\)`));
-      const status = await ws.ok("status", "--json");
-      assert.deepEqual(
-        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
-        ["V1__b.json:skip"],
-      );
+      assert.deepEqual(await actions(ws), ["V1__b.json:skip"]);
       assert.equal(await exists(`/${ws.id}-b`), true);
     } finally {
       for (const index of [ws.recordsIndex, `${ws.id}-b`]) await os("DELETE", `/${index}`);
@@ -281,11 +280,10 @@ describe("undo on a search connection", () => {
         ),
         ["kept:a2@x", "late:c@x"],
       );
-      const status = await ws.ok("status", "--json");
-      assert.deepEqual(
-        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
-        ["V1__users.json:skip", "V2__people-reindex.json:undone"],
-      );
+      assert.deepEqual(await actions(ws), [
+        "V1__users.json:skip",
+        "V2__people-reindex.json:undone",
+      ]);
 
       await ws.ok();
       assert.deepEqual(await writeIndex(), [usersV2]);
@@ -323,11 +321,7 @@ describe("undo on a search connection", () => {
         const b = run.report!.connections[0].files.find((f) => f.path === "V1__b.json")!;
         assert.equal(b.result, "failed");
         assert.equal(await exists(`/${ws.id}-b`), true);
-        const status = await ws.ok("status", "--json");
-        assert.deepEqual(
-          status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
-          ["V1__b.json:skip"],
-        );
+        assert.deepEqual(await actions(ws), ["V1__b.json:skip"]);
       }
     } finally {
       await proxy.close();
@@ -365,11 +359,7 @@ describe("undo on a search connection", () => {
       assert.match(message, /U1__b\.json may or may not have been sent/);
       assert.match(message, /not recorded undone \(the next undo sends it again\)/);
       open();
-      const status = await ws.ok("status", "--json");
-      assert.deepEqual(
-        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
-        ["V1__b.json:skip"],
-      );
+      assert.deepEqual(await actions(ws), ["V1__b.json:skip"]);
     } finally {
       open();
       await slow.close();
@@ -427,11 +417,11 @@ describe("undo on a search connection", () => {
       for (const run of raced) assert.equal(run.code, 0, run.out + run.err);
       assert.deepEqual(deletes(raced), [`/${index(2)}`, `/${index(3)}`]);
       assert.deepEqual(undone(raced), ["V2__x.json", "V3__x.json"]);
-      const status = await ws.ok("status", "--json");
-      assert.deepEqual(
-        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
-        ["V1__a.json:skip", "V2__x.json:undone", "V3__x.json:undone"],
-      );
+      assert.deepEqual(await actions(ws), [
+        "V1__a.json:skip",
+        "V2__x.json:undone",
+        "V3__x.json:undone",
+      ]);
     } finally {
       open();
       await slow.close();

@@ -324,17 +324,23 @@ function resumeOwn(s: Situation, own: ReindexProgress): ReindexDecision {
     kind: "run",
     source,
     resumed: true,
-    steps: [
-      s.existing ? "open" : "create",
-      "copy",
-      "block",
-      "catch-up",
-      "verify",
-      "swap",
-      ...s.after,
-      "forget",
-    ],
+    steps: fromTheIndex(s),
   };
+}
+
+// The steps from making (or opening) the index to forgetting the progress: a fresh run's after
+// its note, a resumed run's all.
+function fromTheIndex(s: Situation): ReindexStep[] {
+  return [
+    s.existing ? "open" : "create",
+    "copy",
+    "block",
+    "catch-up",
+    "verify",
+    "swap",
+    ...s.after,
+    "forget",
+  ];
 }
 
 // A fresh start: undo what an earlier version left, then check the source and the new index.
@@ -367,18 +373,7 @@ function startNew(s: Situation): ReindexDecision {
     kind: "run",
     source,
     resumed: false,
-    steps: [
-      ...first,
-      "note",
-      s.existing ? "open" : "create",
-      "copy",
-      "block",
-      "catch-up",
-      "verify",
-      "swap",
-      ...s.after,
-      "forget",
-    ],
+    steps: [...first, "note", ...fromTheIndex(s)],
     ...(earlier === undefined ? {} : { earlier }),
   };
 }
