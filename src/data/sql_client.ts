@@ -3,6 +3,7 @@
 // leaves it held; outside, it takes a connection for the one statement.
 import type { DatabaseKind } from "../migrate/sql/datasource.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import { checkBindable } from "./bindable_values.ts";
 import { DataError } from "./data_error.ts";
 import {
   fragment,
@@ -157,6 +158,7 @@ export class SqlClient {
   }
 
   async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    checkBindable(this.kind, params, this.name, text);
     const held = currentConnection(this.#pool);
     if (held !== undefined) return await held.run(text, params);
     const connection: DataConnection = await this.#pool.acquire();
