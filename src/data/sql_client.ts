@@ -8,7 +8,9 @@ import { DataError } from "./data_error.ts";
 import {
   fragment,
   identifier,
+  isTemplate,
   join,
+  type RenderedSql,
   renderSql,
   type SqlFragment,
   type SqlIdentifier,
@@ -73,7 +75,7 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T[]> {
-    const { text, params } = renderSql(this.kind, strings, values);
+    const { text, params } = this.#render("query", strings, values);
     return (await this.#run(text, params)).rows as T[];
   }
 
@@ -82,7 +84,7 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T> {
-    const { text, params } = renderSql(this.kind, strings, values);
+    const { text, params } = this.#render("one", strings, values);
     const { rows } = await this.#run(text, params);
     if (rows.length !== 1) throw this.#rowsError(text, rows.length, "exactly one");
     return rows[0] as T;
@@ -93,7 +95,7 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T | undefined> {
-    const { text, params } = renderSql(this.kind, strings, values);
+    const { text, params } = this.#render("maybeOne", strings, values);
     const { rows } = await this.#run(text, params);
     if (rows.length > 1) throw this.#rowsError(text, rows.length, "at most one");
     return rows[0] as T | undefined;
@@ -101,7 +103,7 @@ export class SqlClient {
 
   /** Runs a write: how many rows it changed, and the key of the last row inserted where known. */
   async execute(strings: TemplateStringsArray, ...values: unknown[]): Promise<ExecuteResult> {
-    const { text, params } = renderSql(this.kind, strings, values);
+    const { text, params } = this.#render("execute", strings, values);
     const { rowsAffected, lastInsertId } = await this.#run(text, params);
     return lastInsertId === undefined ? { rowsAffected } : { rowsAffected, lastInsertId };
   }
@@ -146,6 +148,19 @@ export class SqlClient {
       return Promise.reject(error);
     }
     return inTransaction(this.#pool, checked, async () => await fn());
+  }
+
+  // A tag called with a string (`query("SELECT ...")`) is refused: it would run the string's
+  // first character, and a `${value}` in a string is text of the statement, not a parameter.
+  #render(method: string, strings: TemplateStringsArray, values: unknown[]): RenderedSql {
+    if (!isTemplate(strings)) {
+      throw new TypeError(
+        `datasource "${this.name}": ${method}() is a tag: write sql.${method}\`SELECT ... ` +
+          `\${value}\`, not sql.${method}("...") or sql.${method}(\`...\`), whose values would be ` +
+          "text of the statement; for SQL another tool built, sql.unsafe(text, params)",
+      );
+    }
+    return renderSql(this.kind, strings, values);
   }
 
   #rowsError(text: string, count: number, expected: string): DataError {

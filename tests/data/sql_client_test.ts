@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
+import { fragment } from "../../src/data/sql_template.ts";
 import { DataError } from "../../src/data/data_error.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import { Buffer } from "node:buffer";
@@ -479,6 +480,44 @@ describe("SqlClient on a pool's connections", () => {
     const { pool, log } = fakePool(lost);
     await assert.rejects(new SqlClient(pool).query`SELECT 1`, lost);
     assert.deepEqual(log, ["acquire", "run SELECT 1", "release broken"]);
+  });
+
+  it("refuses a string where a tag is written, saying how to call it, before any connection", async () => {
+    const { pool, log } = fakePool();
+    const sql = new SqlClient(pool);
+    const id = 7;
+    // As a caller without types (JavaScript, or a cast) would call them.
+    const loose = sql as unknown as Record<string, (first: unknown) => Promise<unknown>>;
+    const calls: [string, unknown][] = [
+      ["query", "SELECT * FROM t"],
+      ["one", `SELECT * FROM t WHERE id = ${id}`],
+      ["maybeOne", "SELECT 1"],
+      ["execute", "DELETE FROM t"],
+      // A plain array is not a template either: its strings were never written as one.
+      ["query", ["SELECT 1"]],
+    ];
+    for (const [method, first] of calls) {
+      await assert.rejects(loose[method](first), (error: unknown) => {
+        assert.ok(error instanceof TypeError, `${method}: ${String(error)}`);
+        assert.match(
+          error.message,
+          new RegExp(
+            `^datasource "fake": ${method}\\(\\) is a tag: write sql\\.${method}\`SELECT \\.\\.\\. \\$\\{value\\}\`, ` +
+              "not sql\\." + method + '\\("\\.\\.\\."\\)',
+          ),
+        );
+        assert.match(error.message, /unsafe\(text, params\)/);
+        return true;
+      });
+    }
+    for (const call of [SqlClient.fragment, fragment]) {
+      assert.throws(() => (call as unknown as (text: string) => unknown)("AND id = 1"), {
+        name: "TypeError",
+        message:
+          /^fragment\(\) is a tag: write fragment`AND id = \$\{value\}`, not fragment\("\.\.\."\)/,
+      });
+    }
+    assert.deepEqual(log, []);
   });
 
   it("gives a connection back whole when the database refused the statement", async () => {
