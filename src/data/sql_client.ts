@@ -52,6 +52,15 @@ export class SqlClient {
     separator?: SqlFragment,
   ) => SqlFragment = join;
 
+  /**
+   * What an injection of a `SqlClient` that no bean provides is told to do: the container says
+   * it instead of advising to decorate the class.
+   */
+  static readonly "thaw.missing": string =
+    "the datasources' SqlClient beans are made by data access: import { data } from " +
+    '"@thaw/thaw/data" and pass bootstrap({ data: data() }), with a datasource in the ' +
+    "configuration.";
+
   /** The datasource's name in the configuration. */
   readonly name: string;
   /** The database it speaks to: `sqlite`, `postgres` or `mysql` (MariaDB too). */
