@@ -77,11 +77,12 @@ function refuse(
     what = "is an ArrayBuffer: bind its bytes as new Uint8Array(buffer)";
   } else {
     const proto = Object.getPrototypeOf(value);
+    const type = (value as { constructor?: { name?: string } }).constructor?.name || "object";
     const name = Array.isArray(value)
       ? "an array"
       : proto === Object.prototype || proto === null
       ? "a plain object"
-      : `a ${(value as { constructor?: { name?: string } }).constructor?.name || "object"}`;
+      : `${/^[AEIOU]/i.test(type) ? "an" : "a"} ${type}`;
     what = `is ${name}, which SQLite cannot bind (it binds strings, numbers, bigints, ` +
       "booleans, null, Dates and Uint8Arrays): JSON.stringify it to store it as JSON";
   }
