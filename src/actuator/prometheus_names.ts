@@ -68,8 +68,21 @@ export function unitSuffix(unit: string): string {
   return head === "" ? `per_${tail}` : `${head}_per_${tail}`;
 }
 
+/**
+ * OpenTelemetry names whose Prometheus form Prometheus refuses, and the name served instead.
+ * `db.client.connection.count`, the database client conventions' connections by state, would be
+ * the gauge `db_client_connection_count`, which `promtool check metrics` refuses (`_count` is a
+ * histogram's and a summary's): it is served as `db_client_connections`, the plural Prometheus's
+ * naming advice gives a gauge of things, as Micrometer's `hikaricp_connections` is. An
+ * instrumentation library's metric of that name (pg's) joins the same family.
+ */
+const RENAMED: ReadonlyMap<string, string> = new Map([
+  ["db.client.connection.count", "db.client.connections"],
+]);
+
 /** `name` with the unit's suffix, unless it ends with it already. */
 export function prometheusName(name: string, unit: string): string {
+  name = RENAMED.get(name) ?? name;
   const suffix = unitSuffix(unit);
   if (suffix === "") return name;
   const words = name.split(/[^A-Za-z0-9]+/).filter((w) => w !== "").join("_").toLowerCase();

@@ -5,6 +5,7 @@ import {
   type Class,
   type ContextLogger,
   defaultBeanName,
+  missingAdviceOf,
   providerOf,
   recordChain,
   recordOf,
@@ -278,7 +279,12 @@ export class ApplicationContext {
       d.state === "ready" && (d.instance instanceof token || isSubclass(d.type, token))
     );
     if (found.length === 0) {
-      throw new NoSuchBeanError(`No bean of class ${token.name}. ${this.#known()}`);
+      const advice = missingAdviceOf(token);
+      throw new NoSuchBeanError(
+        `No bean of class ${token.name}${
+          advice === undefined ? "." : `: ${advice}`
+        } ${this.#known()}`,
+      );
     }
     const one = chosen(found, token);
     if (one) return one.instance as T;
@@ -526,12 +532,13 @@ export class ApplicationContext {
     // Decorated, yet not registered: most often a class its module does not export, which
     // component scanning cannot see (it finds modules' exports only).
     const stereotype = recordOf(token)?.stereotype;
-    const advice = stereotype === undefined
-      ? `decorate ${token.name} with @Service() or @Component() (or return one from a @Bean ` +
-        "method) and register it."
-      : `${token.name} is decorated with @${stereotype.decorator}() but was not ` +
-        `registered: export it from its module (scanning finds exported classes only), or list ` +
-        "it in bootstrap({ components }).";
+    const advice = missingAdviceOf(token) ??
+      (stereotype === undefined
+        ? `decorate ${token.name} with @Service() or @Component() (or return one from a @Bean ` +
+          "method) and register it."
+        : `${token.name} is decorated with @${stereotype.decorator}() but was not ` +
+          `registered: export it from its module (scanning finds exported classes only), or list ` +
+          "it in bootstrap({ components }).");
     throw new NoSuchBeanError(
       `No bean of class ${token.name} for ${request} on ${where}: ${advice}${hint} ${this.#known()}`,
     );

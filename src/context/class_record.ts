@@ -237,6 +237,21 @@ export function providerOf(token: Class): BeanProvider | undefined {
 }
 
 /**
+ * Where a class of Thaw's own keeps what to do when an injection asks for it and no bean of it is
+ * registered (`SqlClient`: pass `data()`), said instead of the advice to decorate it: a text
+ * written as a literal in the class, as {@linkcode PROVIDED} is.
+ */
+export const MISSING = "thaw.missing";
+
+/** The advice `token` itself declares for when no bean of it is registered. */
+export function missingAdviceOf(token: Class): string | undefined {
+  const advice = Object.hasOwn(token, MISSING)
+    ? (token as unknown as Record<string, unknown>)[MISSING]
+    : undefined;
+  return typeof advice === "string" ? advice : undefined;
+}
+
+/**
  * How a method decorator reaches the method it marks on an instance. A public instance method is
  * looked up on the instance, as a call would find it: a subclass's override, or the wrapper the
  * container put in front of an intercepted method (Deno's `access.get` gives the decorated

@@ -3,11 +3,14 @@
 // leaves it held; outside, it takes a connection for the one statement.
 import type { DatabaseKind } from "../migrate/sql/datasource.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import { checkBindable } from "./bindable_values.ts";
 import { DataError } from "./data_error.ts";
 import {
   fragment,
   identifier,
+  isTemplate,
   join,
+  type RenderedSql,
   renderSql,
   type SqlFragment,
   type SqlIdentifier,
@@ -49,6 +52,15 @@ export class SqlClient {
     separator?: SqlFragment,
   ) => SqlFragment = join;
 
+  /**
+   * What an injection of a `SqlClient` that no bean provides is told to do: the container says
+   * it instead of advising to decorate the class.
+   */
+  static readonly "thaw.missing": string =
+    "the datasources' SqlClient beans are made by data access: import { data } from " +
+    '"@thaw/thaw/data" and pass bootstrap({ data: data() }), with a datasource in the ' +
+    "configuration.";
+
   /** The datasource's name in the configuration. */
   readonly name: string;
   /** The database it speaks to: `sqlite`, `postgres` or `mysql` (MariaDB too). */
@@ -72,7 +84,7 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T[]> {
-    const { text, params } = renderSql(this.kind, strings, values);
+    const { text, params } = this.#render("query", strings, values);
     return (await this.#run(text, params)).rows as T[];
   }
 
@@ -81,7 +93,7 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T> {
-    const { text, params } = renderSql(this.kind, strings, values);
+    const { text, params } = this.#render("one", strings, values);
     const { rows } = await this.#run(text, params);
     if (rows.length !== 1) throw this.#rowsError(text, rows.length, "exactly one");
     return rows[0] as T;
@@ -92,7 +104,7 @@ export class SqlClient {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): Promise<T | undefined> {
-    const { text, params } = renderSql(this.kind, strings, values);
+    const { text, params } = this.#render("maybeOne", strings, values);
     const { rows } = await this.#run(text, params);
     if (rows.length > 1) throw this.#rowsError(text, rows.length, "at most one");
     return rows[0] as T | undefined;
@@ -100,7 +112,7 @@ export class SqlClient {
 
   /** Runs a write: how many rows it changed, and the key of the last row inserted where known. */
   async execute(strings: TemplateStringsArray, ...values: unknown[]): Promise<ExecuteResult> {
-    const { text, params } = renderSql(this.kind, strings, values);
+    const { text, params } = this.#render("execute", strings, values);
     const { rowsAffected, lastInsertId } = await this.#run(text, params);
     return lastInsertId === undefined ? { rowsAffected } : { rowsAffected, lastInsertId };
   }
@@ -147,6 +159,19 @@ export class SqlClient {
     return inTransaction(this.#pool, checked, async () => await fn());
   }
 
+  // A tag called with a string (`query("SELECT ...")`) is refused: it would run the string's
+  // first character, and a `${value}` in a string is text of the statement, not a parameter.
+  #render(method: string, strings: TemplateStringsArray, values: unknown[]): RenderedSql {
+    if (!isTemplate(strings)) {
+      throw new TypeError(
+        `datasource "${this.name}": ${method}() is a tag: write sql.${method}\`SELECT ... ` +
+          `\${value}\`, not sql.${method}("...") or sql.${method}(\`...\`), whose values would be ` +
+          "text of the statement; for SQL another tool built, sql.unsafe(text, params)",
+      );
+    }
+    return renderSql(this.kind, strings, values);
+  }
+
   #rowsError(text: string, count: number, expected: string): DataError {
     return new DataError({
       datasource: this.name,
@@ -157,6 +182,7 @@ export class SqlClient {
   }
 
   async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    checkBindable(this.kind, params, this.name, text);
     const held = currentConnection(this.#pool);
     if (held !== undefined) return await held.run(text, params);
     const connection: DataConnection = await this.#pool.acquire();

@@ -63,7 +63,22 @@ export function identifier(name: string, ...more: string[]): SqlIdentifier {
 
 /** A piece of SQL to put into a statement: `` fragment`AND id = ${id}` `` (`id` stays bound). */
 export function fragment(strings: TemplateStringsArray, ...values: unknown[]): SqlFragment {
+  if (!isTemplate(strings)) {
+    throw new TypeError(
+      'fragment() is a tag: write fragment`AND id = ${value}`, not fragment("...") or ' +
+        "fragment(`...`), whose values would be text of the statement",
+    );
+  }
   return new SqlFragment([...strings], values);
+}
+
+/**
+ * Whether a tag was called as one: with a template's strings (an array with its `raw` strings),
+ * not with a string. Called as `query("SELECT ...")` or `` query(`... ${id}`) ``, a tag would take
+ * the string's first character for the statement and its values for text.
+ */
+export function isTemplate(strings: unknown): strings is TemplateStringsArray {
+  return Array.isArray(strings) && Array.isArray((strings as { raw?: unknown }).raw);
 }
 
 const COMMA = new SqlFragment([", "], []);

@@ -19,6 +19,8 @@ describe("Prometheus names", () => {
       ["odd", "kg/fortnight", "odd_kg_per_fortnight"],
       ["area", "m²", "area"],
       ["nested", "a/b/c", "nested"],
+      // A gauge's `_count`, which promtool refuses: the conventions' connections by state.
+      ["db.client.connection.count", "{connection}", "db.client.connections"],
     ];
     for (const [name, unit, expected] of cases) {
       assert.equal(prometheusName(name, unit), expected, `${name} in ${unit}`);
@@ -31,7 +33,7 @@ describe("Prometheus names", () => {
         const once = prometheusName(name, unit);
         assert.equal(prometheusName(once, unit), once);
         assert.match(unitSuffix(unit), /^[A-Za-z_]*$/);
-        assert.ok(once.startsWith(name));
+        assert.ok(once.startsWith(name) || name === "db.client.connection.count");
       }),
       propertyOptions(),
     );

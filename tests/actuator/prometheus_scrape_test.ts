@@ -15,11 +15,13 @@ import {
   Service,
 } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
+import { data, SqlClient } from "../../data.ts";
 import { listen } from "../../server.ts";
 import type { Server } from "../../src/runtime/serve.ts";
 import { RUNTIME } from "../runtime.ts";
 import { freePort } from "../helpers.ts";
 import { tempDir } from "../temp_dir.ts";
+import { datasourceEntries, KINDS } from "../data/pools.ts";
 
 // Each runtime's run of this file scrapes its own routes, so that a query finds this run's.
 const ROUTE = `/scrape/${RUNTIME}/{id}`;
@@ -62,15 +64,41 @@ async function until<T>(what: string, check: () => Promise<T | undefined>): Prom
 describe("the Prometheus exposition, read by Prometheus's own tools", () => {
   let server: Server;
   let origin: string;
+  const database = datasourceEntries();
 
   before(async () => {
+    // A datasource, so that the scrape has the pool's and the statements' series: one connection,
+    // which a transaction holds while another call waits for it and gives up (a timeout).
+    const { entry } = await database(KINDS[0], "main", {
+      pool: { "max-size": 1, "acquire-timeout": 200 },
+    });
     const app = await bootstrap({
       controllers: [ScrapeController],
       components: [ScrapeWork],
       logger: { error: () => {}, info: () => {} },
-      config: { management: { endpoints: { web: { exposure: { include: "prometheus" } } } } },
+      config: {
+        management: { endpoints: { web: { exposure: { include: "prometheus" } } } },
+        datasource: [entry],
+      },
       actuator: actuator(),
+      data: data(),
     });
+    const sql = app.getBean(SqlClient);
+    await sql.query`SELECT 1 AS one`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const holding = sql.transaction(async () => {
+      await sql.query`SELECT 1 AS one`;
+      entered();
+      await held;
+    });
+    await inside;
+    const timedOut = await sql.query`SELECT 2 AS two`.catch((error: unknown) => error);
+    release();
+    await holding;
+    assert.equal((timedOut as { reason?: string }).reason, "timeout");
     await app.getBean(ScrapeWork).square(3);
     await app.getBean(ScrapeWork).square(3);
     await app.scheduled({ cron: "0 4 * * *" }).catch(() => {});
@@ -108,6 +136,20 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
     assert.match(text, /^process_cpu_time_seconds_total\{cpu_mode="user",/m);
     assert.match(text, /^process_memory_usage_bytes\{/m);
     assert.match(text, /^process_uptime_seconds\{/m);
+    // The datasource's: each series its pool and statements serve.
+    for (
+      const series of [
+        "db_client_operation_duration_seconds_bucket",
+        'db_client_connections{db_client_connection_pool_name="main",db_client_connection_state="idle"',
+        'db_client_connections{db_client_connection_pool_name="main",db_client_connection_state="used"',
+        'db_client_connection_max{db_client_connection_pool_name="main"',
+        'db_client_connection_pending_requests{db_client_connection_pool_name="main"',
+        'db_client_connection_wait_time_seconds_bucket{db_client_connection_pool_name="main"',
+        'db_client_connection_timeouts_total{db_client_connection_pool_name="main"',
+      ]
+    ) {
+      assert.ok(text.includes(`\n${series}`), `${series} in:\n${text}`);
+    }
     const check = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
     assert.equal(check.error, undefined, "promtool must be installed (npm test installs it)");
     assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
@@ -226,6 +268,16 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
       };
       assert.ok(Number(await instant('process_cpu_time_seconds_total{cpu_mode="user"}')) > 0);
       assert.ok(Number(await instant("process_memory_usage_bytes")) > 0);
+      assert.equal(
+        await instant(
+          'db_client_connections{db_client_connection_pool_name="main",db_client_connection_state="idle"}',
+        ),
+        "1",
+      );
+      assert.equal(
+        await instant('db_client_connection_timeouts_total{db_client_connection_pool_name="main"}'),
+        "1",
+      );
       const cache = `cache="scrape-${RUNTIME}"`;
       assert.equal(await instant(`cache_gets_total{${cache},result="hit"}`), "1");
       assert.equal(await instant(`cache_gets_total{${cache},result="miss"}`), "1");

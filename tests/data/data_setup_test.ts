@@ -370,6 +370,34 @@ describe("data(): what stops bootstrap", () => {
     });
   });
 
+  it("a SqlClient injected without data(), naming the data() option as @Transactional does", async () => {
+    @Service()
+    class Repo {
+      @Autowired(SqlClient)
+      sql!: SqlClient;
+    }
+    await assert.rejects(bootstrap({ components: [Repo] }), (error: unknown) => {
+      assert.ok(error instanceof Error);
+      assert.equal(error.name, "NoSuchBeanError");
+      assert.match(
+        error.message,
+        /^No bean of class SqlClient for @Autowired\(SqlClient\) on field 'sql' of class Repo: the datasources' SqlClient beans are made by data access: import \{ data \} from "@thaw\/thaw\/data" and pass bootstrap\(\{ data: data\(\) \}\)/,
+      );
+      assert.doesNotMatch(error.message, /@Service\(\)/);
+      return true;
+    });
+    const app = await bootstrap({});
+    try {
+      assert.throws(() => app.getBean(SqlClient), {
+        name: "NoSuchBeanError",
+        message:
+          /^No bean of class SqlClient: the datasources' SqlClient beans are made by data access: import \{ data \}/,
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
   it("@Transactional on a method that is not async, or on a class that has one, where it is written", () => {
     assert.throws(
       () => {

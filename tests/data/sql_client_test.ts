@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
+import { fragment } from "../../src/data/sql_template.ts";
 import { DataError } from "../../src/data/data_error.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import { Buffer } from "node:buffer";
+import fc from "fast-check";
+import { propertyOptions } from "../property.ts";
 import { type Kind, KINDS, rejection, testPools } from "./pools.ts";
 import { RUNTIME } from "../runtime.ts";
 
@@ -281,6 +284,156 @@ for (const { kind, memory, label } of CASES) {
   });
 }
 
+// Values no database binds, or that the database of `kind` cannot: each would be stored as
+// something else (NULL, 0, a function's source), shift the values after it (node:sqlite reads an
+// object first as named parameters; Bun binds nothing), or fail with the driver's puzzle.
+interface ValueKind {
+  readonly name: string;
+  readonly value: () => unknown;
+  /** The databases that refuse it, with what the message says. */
+  readonly refused: Partial<Record<Kind, RegExp>>;
+}
+const EVERYWHERE = (said: RegExp): Record<Kind, RegExp> => ({
+  sqlite: said,
+  postgres: said,
+  mysql: said,
+});
+const UNBINDABLE: readonly ValueKind[] = [
+  { name: "a function", value: () => () => 1, refused: EVERYWHERE(/is a function/) },
+  { name: "a symbol", value: () => Symbol("s"), refused: EVERYWHERE(/is a symbol/) },
+  { name: "NaN", value: () => NaN, refused: EVERYWHERE(/is NaN/) },
+  { name: "an invalid Date", value: () => new Date(NaN), refused: EVERYWHERE(/invalid Date/) },
+  { name: "a plain object", value: () => ({ a: 1 }), refused: { sqlite: /is a plain object/ } },
+  { name: "an empty object", value: () => ({}), refused: { sqlite: /is a plain object/ } },
+  { name: "an array", value: () => [1, 2], refused: { sqlite: /is an array/ } },
+  { name: "a Map", value: () => new Map(), refused: { sqlite: /is a Map/ } },
+  {
+    name: "an ArrayBuffer",
+    value: () => new Uint8Array([1]).buffer,
+    refused: { sqlite: /is an ArrayBuffer/, postgres: /is an ArrayBuffer/ },
+  },
+  {
+    name: "a bigint beyond 64 bits",
+    value: () => 2n ** 63n,
+    refused: { sqlite: /beyond SQLite's 64-bit integers/ },
+  },
+];
+
+for (const kind of KINDS) {
+  describe(`SqlClient on ${kind}: values it cannot bind`, () => {
+    const open = testPools();
+    const client = async () => {
+      const made = await open(kind);
+      const connection = await made.pool.acquire();
+      await connection.run(
+        `CREATE TABLE kept (a ${TEXT[kind]}, b ${TEXT[kind]}, c ${TEXT[kind]})`,
+        [],
+      );
+      connection.release();
+      return new SqlClient(made.pool);
+    };
+
+    it("refuses each with a TypeError naming its position, binding nothing", async () => {
+      const sql = await client();
+      for (const { name, value, refused } of UNBINDABLE) {
+        const said = refused[kind];
+        for (const at of [0, 1, 2]) {
+          const values: unknown[] = ["one", "two", "three"];
+          values[at] = value();
+          const insert = sql.execute`INSERT INTO kept (a, b, c) VALUES (${values[0]}, ${
+            values[1]
+          }, ${values[2]})`;
+          if (said === undefined) {
+            // Bound as the database's driver binds it (pg's JSON, mysql2's bytes), the other
+            // values each in their own column; or refused by the driver (mysql2 and a Map).
+            try {
+              await insert;
+            } catch (error) {
+              assert.ok(error instanceof DataError, `${name} at ${at + 1}: ${String(error)}`);
+              assert.deepEqual(await sql.query`SELECT a FROM kept`, []);
+              continue;
+            }
+            const row = await sql.one<Record<string, unknown>>`SELECT a, b, c FROM kept`;
+            for (const i of [0, 1, 2].filter((i) => i !== at)) {
+              assert.equal(row["abc"[i]], values[i], `${name} at ${at + 1}`);
+            }
+            await sql.execute`DELETE FROM kept`;
+            continue;
+          }
+          await assert.rejects(insert, (error: unknown) => {
+            assert.ok(error instanceof TypeError, `${name} at ${at + 1}: ${String(error)}`);
+            assert.match(error.message, new RegExp(`^datasource "${kind}_main": INSERT INTO kept`));
+            assert.match(error.message, new RegExp(`parameter ${at + 1} `), name);
+            assert.match(error.message, said, name);
+            return true;
+          });
+        }
+        // unsafe() binds as the tag does.
+        if (said !== undefined) {
+          await assert.rejects(sql.unsafe("SELECT 1 WHERE 1 = ?", [value()]), {
+            name: "TypeError",
+            message: said,
+          });
+        }
+      }
+      assert.deepEqual(await sql.query`SELECT a FROM kept`, []);
+    });
+
+    it("property: a row keeps each text in its column, or the call names the first value refused", async () => {
+      const sql = await client();
+      const refusedHere = UNBINDABLE.filter((k) => k.refused[kind] !== undefined);
+      // Values of every kind a caller may pass: those the database binds and those it refuses.
+      const anyValue: fc.Arbitrary<{ value: unknown; refused: boolean }> = fc.oneof(
+        fc.string({ maxLength: 6 }).map((value) => ({ value, refused: false })),
+        fc.integer().map((value) => ({ value, refused: false })),
+        fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => ({
+          value,
+          refused: false,
+        })),
+        fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((value) => ({
+          value,
+          refused: false,
+        })),
+        fc.boolean().map((value) => ({ value, refused: false })),
+        fc.constantFrom(null, undefined).map((value) => ({ value, refused: false })),
+        fc.date({ noInvalidDate: true }).map((value) => ({ value, refused: false })),
+        fc.uint8Array({ maxLength: 4 }).map((value) => ({ value, refused: false })),
+        fc.constantFrom(...UNBINDABLE).map((k) => ({
+          value: k.value(),
+          refused: refusedHere.includes(k),
+        })),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.tuple(anyValue, anyValue, anyValue), async (three) => {
+          await sql.execute`DELETE FROM kept`;
+          const [a, b, c] = three.map((t) => t.value);
+          const first = three.findIndex((t) => t.refused);
+          let outcome: unknown;
+          try {
+            await sql.execute`INSERT INTO kept (a, b, c) VALUES (${a}, ${b}, ${c})`;
+          } catch (error) {
+            outcome = error;
+          }
+          if (first >= 0) {
+            assert.ok(outcome instanceof TypeError, `expected a TypeError, got ${String(outcome)}`);
+            assert.match(outcome.message, new RegExp(`parameter ${first + 1} `));
+            assert.deepEqual(await sql.query`SELECT a FROM kept`, []);
+            return;
+          }
+          // A value the database takes, but not in a text column (mysql2's Infinity): its error.
+          if (outcome instanceof DataError) return;
+          assert.equal(outcome, undefined);
+          const row = await sql.one<Record<string, unknown>>`SELECT a, b, c FROM kept`;
+          three.forEach(({ value }, i) => {
+            if (typeof value === "string") assert.equal(row["abc"[i]], value);
+          });
+        }),
+        propertyOptions(kind === "sqlite" ? 200 : 60),
+      );
+    });
+  });
+}
+
 describe("SqlClient on a pool's connections", () => {
   // A pool that records what the client does with its connections.
   function fakePool(fail?: DataError) {
@@ -327,6 +480,44 @@ describe("SqlClient on a pool's connections", () => {
     const { pool, log } = fakePool(lost);
     await assert.rejects(new SqlClient(pool).query`SELECT 1`, lost);
     assert.deepEqual(log, ["acquire", "run SELECT 1", "release broken"]);
+  });
+
+  it("refuses a string where a tag is written, saying how to call it, before any connection", async () => {
+    const { pool, log } = fakePool();
+    const sql = new SqlClient(pool);
+    const id = 7;
+    // As a caller without types (JavaScript, or a cast) would call them.
+    const loose = sql as unknown as Record<string, (first: unknown) => Promise<unknown>>;
+    const calls: [string, unknown][] = [
+      ["query", "SELECT * FROM t"],
+      ["one", `SELECT * FROM t WHERE id = ${id}`],
+      ["maybeOne", "SELECT 1"],
+      ["execute", "DELETE FROM t"],
+      // A plain array is not a template either: its strings were never written as one.
+      ["query", ["SELECT 1"]],
+    ];
+    for (const [method, first] of calls) {
+      await assert.rejects(loose[method](first), (error: unknown) => {
+        assert.ok(error instanceof TypeError, `${method}: ${String(error)}`);
+        assert.match(
+          error.message,
+          new RegExp(
+            `^datasource "fake": ${method}\\(\\) is a tag: write sql\\.${method}\`SELECT \\.\\.\\. \\$\\{value\\}\`, ` +
+              "not sql\\." + method + '\\("\\.\\.\\."\\)',
+          ),
+        );
+        assert.match(error.message, /unsafe\(text, params\)/);
+        return true;
+      });
+    }
+    for (const call of [SqlClient.fragment, fragment]) {
+      assert.throws(() => (call as unknown as (text: string) => unknown)("AND id = 1"), {
+        name: "TypeError",
+        message:
+          /^fragment\(\) is a tag: write fragment`AND id = \$\{value\}`, not fragment\("\.\.\."\)/,
+      });
+    }
+    assert.deepEqual(log, []);
   });
 
   it("gives a connection back whole when the database refused the statement", async () => {
