@@ -76,6 +76,7 @@ export type FileDecision = Pick<
   | "resource"
   | "renamedFrom"
   | "sameResourceAs"
+  | "baselined"
 >;
 
 /** A callback file of a connection, and what this run did with it. */
@@ -112,6 +113,11 @@ export interface FileReport {
   readonly outOfOrder?: string;
   /** What the file defines, where two files could define the same: `template logs`. */
   readonly resource?: string;
+  /**
+   * Recorded by `baseline`, at or below its version: adopted, never run by Thaw (`status`:
+   * `baselined`). `undo` stops above it.
+   */
+  readonly baselined?: true;
   /** `rename`: the missing record's path, whose checksum this file has. */
   readonly renamedFrom?: string;
   /**

@@ -20,7 +20,13 @@ import {
 } from "./migration_error.ts";
 import { decideFiles } from "./plan/file_decisions.ts";
 import { decideUndo } from "./command/undo.ts";
-import { compareVersions, versionedName } from "./plan/migration_name.ts";
+import {
+  compareVersions,
+  fileVersion,
+  isRepeatable,
+  versionedName,
+} from "./plan/migration_name.ts";
+import { baselineMarkerPath } from "./plan/baseline_marker.ts";
 import type { UndoableFile } from "./plan/undo_pairs.ts";
 import type { UndoStep } from "./plan/undo_plan.ts";
 import { readVersionRecords } from "./plan/version_state.ts";
@@ -570,6 +576,7 @@ async function runLocked<F extends PlannedFile>(
     if (pending || !repair) {
       await runWork(target, [...files, ...t.undoFiles], run, options, t.mask, around);
     }
+    if (command.name === "baseline") await markBaseline(target, files, run, options.target);
     if (drift !== undefined && command.writes) {
       await repairDrift(target, drift, files, run, options);
     }
@@ -718,6 +725,34 @@ async function runWork<F extends PlannedFile>(
     }
     done();
   }
+}
+
+/**
+ * `baseline`, once its records are written: the marker record of its version (`--version`, else
+ * the newest version it adopted), at the checksum of the newest file it adopted, so that `undo`
+ * stops above the versions it adopted ({@linkcode baselineMarkerPath}). Written last: a run stopped
+ * before leaves no marker above records that were not written.
+ */
+async function markBaseline<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  files: readonly F[],
+  run: ConnectionRun,
+  version: string | undefined,
+): Promise<void> {
+  const recorded = new Set(
+    run.decided.filter((d) => run.done.get(d.path)?.result === "recorded").map((d) => d.path),
+  );
+  const adopted = files.filter((f) =>
+    recorded.has(f.path) && !isRepeatable(f.path) && fileVersion(f.path) !== undefined
+  );
+  if (adopted.length === 0) return;
+  const newest = adopted.reduce((a, b) =>
+    compareVersions(fileVersion(b.path)!, fileVersion(a.path)!) > 0 ? b : a
+  );
+  await target.record(
+    { ...newest, path: baselineMarkerPath(version ?? fileVersion(newest.path)!) },
+    new Date(),
+  );
 }
 
 // One file's work: applying it, or writing, moving or dropping its record.

@@ -56,6 +56,7 @@ export interface Report {
       outOfOrder?: string;
       renamedFrom?: string;
       sameResourceAs?: string;
+      baselined?: true;
       resource?: string;
       request?: string;
       result?: string;
@@ -275,6 +276,7 @@ export function checkReport(value: unknown): Report {
         "outOfOrder",
         "renamedFrom",
         "sameResourceAs",
+        "baselined",
         "result",
         "status",
         "ms",
@@ -309,6 +311,9 @@ export function checkReport(value: unknown): Report {
       }
       assert.equal(file.renamedFrom !== undefined, file.action === "rename", `${at}.renamedFrom`);
       if (file.code !== undefined) assert.equal(file.code, true, `${at}.code: only true`);
+      if (file.baselined !== undefined) {
+        assert.equal(file.baselined, true, `${at}.baselined: only true`);
+      }
       assert.ok(ACTIONS.includes(file.action as string), `${at}.action`);
     }
   }

@@ -7,6 +7,7 @@ import { compareVersions, fileVersion, isRepeatable, versionedName } from "./mig
 import { compareVersionPaths } from "./version_order.ts";
 import { undoRecordVersion } from "./undo_name.ts";
 import { readVersionRecords } from "./version_state.ts";
+import { baselineMarkerVersion, baselineVersion } from "./baseline_marker.ts";
 
 /**
  * What `command` does with each file, given the records (path to checksum), in run order: the
@@ -30,6 +31,9 @@ import { readVersionRecords } from "./version_state.ts";
  *   `undo`) is `undone`, whatever its checksum: pending again to `migrate`, not applied for the
  *   order of the others. Undo records are history: never missing, never claimed by a rename; nor
  *   is an undone record, whose renamed file is to apply.
+ *
+ * - A recorded versioned file at or below the version of the baseline's marker (written by
+ *   `baseline`) is `baselined`: adopted, never run by Thaw. The marker is no missing file.
  *
  * With a `target` version (`migrate --target`, `baseline --version`), a pending or changed file
  * whose version is above it is `above-target`: left as it is.
@@ -55,10 +59,12 @@ export function decideFiles(
     return version !== undefined && versions.stateOf(path, version) === "undone";
   };
   // The records without a file, by checksum, in version order: a rename claims the first. An
-  // undo record has no file of its own to miss: its undo file is no migration.
+  // undo record has no file of its own to miss: its undo file is no migration; nor has the
+  // baseline's marker.
   const gone = [...records.keys()]
-    .filter((path) => !onDisk.has(path) && undoRecordVersion(path) === undefined)
+    .filter((path) => !onDisk.has(path) && !isMark(path))
     .sort(compareVersionPaths);
+  const baseline = baselineVersion(records.keys());
   const goneByHash = new Map<string, string[]>();
   // An undone record says its file is not applied: a file renamed since is applied, not moved.
   for (const path of gone.filter((p) => !undone(p))) {
@@ -104,9 +110,7 @@ export function decideFiles(
   // A record moved to a renamed file counts under its new path, not its old one; an undone
   // version, and an undo record, are no applied version.
   const applied = [
-    ...[...records.keys()].filter((path) =>
-      !claimed.has(path) && undoRecordVersion(path) === undefined && !undone(path)
-    ),
+    ...[...records.keys()].filter((path) => !claimed.has(path) && !isMark(path) && !undone(path)),
     ...states.filter((s) => s.state === "rename").map((s) => s.file.path),
   ];
   // Repeatable files sort after every version but are never late: only versions count here.
@@ -132,6 +136,7 @@ export function decideFiles(
         : {}),
       ...(renamedFrom === undefined ? {} : { renamedFrom }),
       ...(earlier === undefined ? {} : { sameResourceAs: earlier }),
+      ...(baselined(file.path, state, baseline) ? { baselined: true as const } : {}),
     };
   });
   // A versioned record that sorts after every versioned file here may be one a newer checkout
@@ -180,6 +185,20 @@ function merge(files: FileDecision[], missing: FileDecision[]): FileDecision[] {
 function aboveTarget(path: string, target: string): boolean {
   const version = fileVersion(path);
   return version !== undefined && compareVersions(version, target) > 0;
+}
+
+// An undo record, or the baseline's marker: records of no file.
+function isMark(path: string): boolean {
+  return undoRecordVersion(path) !== undefined || baselineMarkerVersion(path) !== undefined;
+}
+
+// A recorded file at or below the baseline's version: `baseline` adopted it, Thaw never ran it
+// (or one of its versions below the baseline, applied since, out of order).
+function baselined(path: string, state: FileState, baseline: string | undefined): boolean {
+  if (baseline === undefined || isRepeatable(path)) return false;
+  if (state === "apply" || state === "undone" || state === "rename") return false;
+  const version = fileVersion(path);
+  return version !== undefined && compareVersions(version, baseline) <= 0;
 }
 
 function baseName(path: string): string {

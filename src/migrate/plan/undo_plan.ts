@@ -4,6 +4,7 @@ import { downRecordPath, undoAdvice, undoRecordVersion } from "./undo_name.ts";
 import type { UndoableFile } from "./undo_pairs.ts";
 import { compareVersionPaths } from "./version_order.ts";
 import { readVersionRecords } from "./version_state.ts";
+import { baselineMarkerVersion, baselineVersion } from "./baseline_marker.ts";
 
 /** What `undo` asks of one connection. */
 export interface UndoRequest {
@@ -50,6 +51,10 @@ export interface UndoStep {
  * Repeatable files are never undone, and an undo record whose versioned record is gone is
  * ignored.
  *
+ * Undo stops at the baseline (the greatest version a marker record of `baseline` names,
+ * {@linkcode baselineVersion}), as Flyway's undo stops at its baseline marker: a plan that reaches
+ * a version at or below it is refused, naming that version's file.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -84,6 +89,7 @@ export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
   const chosen = target === undefined
     ? applied.slice(0, 1)
     : applied.filter((a) => compareVersions(a.version, target) > 0);
+  refuseBelowBaseline(chosen, baselineVersion(records.keys()), target);
   const refused = chosen.filter((a) => a.file?.undo === undefined);
   if (refused.length > 0) {
     const first = refused[0];
@@ -114,6 +120,31 @@ export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
   }));
 }
 
+// Undo stops above the baseline, as Flyway's stops at its marker: the versions `baseline` adopted
+// were made by hand, before Thaw ran, and their undo files would undo what Thaw never did.
+function refuseBelowBaseline(
+  chosen: readonly { path: string; version: string }[],
+  baseline: string | undefined,
+  target: string | undefined,
+): void {
+  if (baseline === undefined) return;
+  const below = chosen.filter((a) => compareVersions(a.version, baseline) <= 0);
+  if (below.length === 0) return;
+  const first = below[0];
+  throw new MigrationFileError(
+    first.path,
+    (target === undefined
+      ? `is the newest applied version (${first.version}), and is at or below the baseline ` +
+        `(version ${baseline}, written by "baseline"): undo stops at the baseline`
+      : `is applied at version ${first.version}${above(target)}, and is at or below the ` +
+        `baseline (version ${baseline}, written by "baseline"): undo stops at the baseline ` +
+        `(a target of ${baseline} undoes down to it)`) +
+      ", since the versions it adopted were made before Thaw ran, and their undo files would " +
+      "undo what Thaw never did" +
+      (below.length > 1 ? ` (and ${below.length - 1} more version(s) at or below it)` : ""),
+  );
+}
+
 function above(target: string | undefined): string {
   return target === undefined ? "" : `, above the target ${target}`;
 }
@@ -126,7 +157,10 @@ function unnamedRecords(
 ): { path: string; version: string }[] {
   const found: { path: string; version: string }[] = [];
   for (const path of paths) {
-    if (onDisk.has(path) || undoRecordVersion(path) !== undefined) continue;
+    if (
+      onDisk.has(path) || undoRecordVersion(path) !== undefined ||
+      baselineMarkerVersion(path) !== undefined
+    ) continue;
     let name;
     try {
       name = readMigrationName(path);

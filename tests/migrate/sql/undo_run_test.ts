@@ -115,6 +115,39 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "U2"]);
     });
 
+    it("stops at the baseline, naming it: status shows the adopted versions as baselined", async () => {
+      const ws = await workspace();
+      // V1 and V2 were made by hand before Thaw ran: the table exists, no record says so.
+      await ws.query("create table RUN_LOG (SEQ int not null, WHAT text)");
+      await ws.query("create table B (V int)");
+      await threeVersions(ws);
+      await ws.file("U1__log.sql", "drop table RUN_LOG;\n");
+      await ws.ok("baseline", "--version", "2");
+      await ws.ok();
+      assert.deepEqual(await logged(ws), ["V3"]);
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.baselined ?? false}`),
+        ["V1__log.sql:true", "V2__b.sql:true", "V3__c.sql:false"],
+      );
+      assert.match((await ws.ok("status")).out, /baselined\s+V2__b\.sql/);
+      await ws.ok("undo");
+      assert.deepEqual(await logged(ws), ["V3", "U3"]);
+      // V2 is the newest applied version now, and the baseline's: undo stops, naming it.
+      const refused = await ws.run("undo", "--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.kind, "plan");
+      assert.equal(refused.report!.error!.file, "V2__b.sql");
+      assert.match(refused.report!.error!.message, /baseline \(version 2/);
+      // A target below the baseline is refused whole: nothing is undone.
+      await ws.ok();
+      const below = await ws.run("undo", "--target", "0", "--json");
+      assert.equal(below.code, 1, below.out);
+      assert.equal(below.report!.error!.file, "V2__b.sql");
+      assert.deepEqual(await logged(ws), ["V3", "U3", "V3"]);
+      assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
+    });
+
     it("an undo file of no version here stops migrate too, naming it", async () => {
       const ws = await workspace();
       await threeVersions(ws);
