@@ -64,6 +64,7 @@ function line(file: FileReport): string {
 }
 
 function state(file: FileReport): string {
+  if (file.inProgress) return "in progress";
   if (file.outOfOrder !== undefined) return "out of order";
   return file.baselined && file.action === "skip" ? "baselined" : STATE[file.action];
 }

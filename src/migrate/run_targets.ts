@@ -27,6 +27,7 @@ import {
   versionedName,
 } from "./plan/migration_name.ts";
 import { baselineMarkerPath } from "./plan/baseline_marker.ts";
+import { inProgressFile, inProgressRecord } from "./plan/in_progress_marker.ts";
 import type { UndoableFile } from "./plan/undo_pairs.ts";
 import type { UndoStep } from "./plan/undo_plan.ts";
 import { readVersionRecords } from "./plan/version_state.ts";
@@ -346,7 +347,10 @@ async function runTarget<F extends PlannedFile>(
       (t.validatesFirst && VALIDATE_EVENTS.has(c.event)))
   );
   if (events !== undefined) unsupportedCallbacks(target.name, callbacks, options.progress);
-  if (options.dryRun || (pending.length === 0 && !repair && !called)) {
+  // A file marked in progress is refused under the lock, where the mark cannot be a live run's:
+  // taken for it, with nothing pending too.
+  const marked = command.writes && run.decided.some((d) => d.inProgress === true);
+  if (options.dryRun || (pending.length === 0 && !repair && !called && !marked)) {
     command.warn?.(target.name, run.decided, options.progress);
     return undefined;
   }
@@ -441,6 +445,7 @@ function decideAll<F extends PlannedFile>(
   t: TargetRun<F>,
   all: ReadonlyMap<string, FileRecord>,
   plannedUndo?: readonly UndoStep[],
+  locked = false,
 ): void {
   const { run, options, command, files, force, callbackPaths } = t;
   // A callback an earlier version ran as a migration has a record: it is no missing file to
@@ -456,6 +461,7 @@ function decideAll<F extends PlannedFile>(
       t.mask,
     )
   );
+  run.decided = unfinished(t.target.name, run.decided, read, command.name, locked);
   // Before anything is written: the first check needs no lock, the second sees what another
   // runner wrote while this one waited. `validate` reports them with the changed files.
   // Flyway validates every applied file, those above a --target too; for `undo`, as they are
@@ -484,6 +490,51 @@ function decideAll<F extends PlannedFile>(
     edited,
     optionNames: options.optionNames ?? COMMAND_LINE_NAMES,
   });
+}
+
+/**
+ * The marks of files a run began and never ended (MySQL/MariaDB, where nothing rolls a file back;
+ * {@linkcode inProgressMarkerPath}): each file is shown `inProgress`; `repair` drops the marks; any
+ * other command that writes is refused under the lock (`locked`), naming the first, before
+ * anything is written, since what ran of it may be committed and only a person can tell what.
+ * Before the lock, a mark may be a live runner's, in the middle of its file: shown, not refused.
+ */
+function unfinished(
+  connection: string,
+  decided: readonly FileDecision[],
+  records: ReadonlyMap<string, FileRecord>,
+  command: Command,
+  locked: boolean,
+): FileDecision[] {
+  const marks = [...records.keys()].flatMap((path) => {
+    const record = inProgressRecord(path);
+    return record === undefined ? [] : [{ path, record }];
+  });
+  if (marks.length === 0) return [...decided];
+  const paths = decided.map((d) => d.path);
+  const files = new Set(marks.map((m) => inProgressFile(m.record, paths)));
+  const shown = decided.map((d) => files.has(d.path) ? { ...d, inProgress: true as const } : d);
+  if (command === "repair") {
+    return [...shown, ...marks.map((m): FileDecision => ({ path: m.path, action: "drop" }))];
+  }
+  if (!COMMANDS[command].writes || !locked) return shown;
+  const first = marks[0];
+  const mark = records.get(first.path)!;
+  const when = [
+    mark.executedAt !== undefined && `at ${mark.executedAt}`,
+    mark.executedBy !== undefined && `by ${mark.executedBy}`,
+  ].filter(Boolean).join(" ");
+  throw new PlanError(
+    connection,
+    new MigrationFileError(
+      inProgressFile(first.record, paths),
+      `was begun by a run that never ended${when === "" ? "" : ` (${when})`}: it was killed or ` +
+        `lost its connection in the middle of ${first.record}, and what ran of it may be ` +
+        `committed (MySQL/MariaDB run a file in no transaction). Fix the database by hand, then ` +
+        `run "repair", which drops the mark` +
+        (marks.length > 1 ? ` (and ${marks.length - 1} more file(s) like it)` : ""),
+    ),
+  );
 }
 
 // Everything before the lock: the records read, every file decided, the validate callbacks and
@@ -553,14 +604,14 @@ async function runLocked<F extends PlannedFile>(
     // Under flyway_compatible, Flyway validates on migrate and undo, and fires the validate
     // events.
     if (validatesFirst) await fire("beforeValidate");
-    decideAll(t, await target.readRecords(), plannedUndo);
+    decideAll(t, await target.readRecords(), plannedUndo, true);
     if (validatesFirst) await fire("afterValidate");
     if (events !== undefined) {
       started = true;
       await fire(events.before);
       // beforeMigrate (beforeUndo) may have changed what the decisions read.
       if (callbacks.some((c) => c.event === events.before)) {
-        decideAll(t, await target.readRecords(), plannedUndo);
+        decideAll(t, await target.readRecords(), plannedUndo, true);
       }
     }
     if (command.name === "undo") await checkUndoCode(t);
@@ -660,7 +711,9 @@ async function runWork<F extends PlannedFile>(
   const versions = readVersionRecords(run.records.keys());
   // A version whose last record is dropped (repair) loses them too.
   const replacedBy = (decision: FileDecision): string[] => {
-    const version = versionedName(decision.path);
+    const version = inProgressRecord(decision.path) === undefined
+      ? versionedName(decision.path)
+      : undefined;
     if (version === undefined) return [];
     if (decision.action !== "drop") return versions.replacedBy(decision.path, version);
     const kept = versions.versioned.some((r) =>

@@ -57,6 +57,7 @@ export interface Report {
       renamedFrom?: string;
       sameResourceAs?: string;
       baselined?: true;
+      inProgress?: true;
       resource?: string;
       request?: string;
       result?: string;
@@ -277,6 +278,7 @@ export function checkReport(value: unknown): Report {
         "renamedFrom",
         "sameResourceAs",
         "baselined",
+        "inProgress",
         "result",
         "status",
         "ms",
@@ -311,8 +313,8 @@ export function checkReport(value: unknown): Report {
       }
       assert.equal(file.renamedFrom !== undefined, file.action === "rename", `${at}.renamedFrom`);
       if (file.code !== undefined) assert.equal(file.code, true, `${at}.code: only true`);
-      if (file.baselined !== undefined) {
-        assert.equal(file.baselined, true, `${at}.baselined: only true`);
+      for (const flag of ["baselined", "inProgress"]) {
+        if (file[flag] !== undefined) assert.equal(file[flag], true, `${at}.${flag}: only true`);
       }
       assert.ok(ACTIONS.includes(file.action as string), `${at}.action`);
     }

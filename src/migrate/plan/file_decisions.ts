@@ -8,6 +8,7 @@ import { compareVersionPaths } from "./version_order.ts";
 import { undoRecordVersion } from "./undo_name.ts";
 import { readVersionRecords } from "./version_state.ts";
 import { baselineMarkerVersion, baselineVersion } from "./baseline_marker.ts";
+import { inProgressRecord } from "./in_progress_marker.ts";
 
 /**
  * What `command` does with each file, given the records (path to checksum), in run order: the
@@ -187,9 +188,11 @@ function aboveTarget(path: string, target: string): boolean {
   return version !== undefined && compareVersions(version, target) > 0;
 }
 
-// An undo record, or the baseline's marker: records of no file.
+// An undo record, the baseline's marker, or a run's mark of a file in progress: records of no
+// file.
 function isMark(path: string): boolean {
-  return undoRecordVersion(path) !== undefined || baselineMarkerVersion(path) !== undefined;
+  return undoRecordVersion(path) !== undefined || baselineMarkerVersion(path) !== undefined ||
+    inProgressRecord(path) !== undefined;
 }
 
 // A recorded file at or below the baseline's version: `baseline` adopted it, Thaw never ran it

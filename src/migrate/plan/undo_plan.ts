@@ -5,6 +5,7 @@ import type { UndoableFile } from "./undo_pairs.ts";
 import { compareVersionPaths } from "./version_order.ts";
 import { readVersionRecords } from "./version_state.ts";
 import { baselineMarkerVersion, baselineVersion } from "./baseline_marker.ts";
+import { inProgressRecord } from "./in_progress_marker.ts";
 
 /** What `undo` asks of one connection. */
 export interface UndoRequest {
@@ -159,7 +160,7 @@ function unnamedRecords(
   for (const path of paths) {
     if (
       onDisk.has(path) || undoRecordVersion(path) !== undefined ||
-      baselineMarkerVersion(path) !== undefined
+      baselineMarkerVersion(path) !== undefined || inProgressRecord(path) !== undefined
     ) continue;
     let name;
     try {

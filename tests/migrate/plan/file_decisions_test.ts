@@ -7,6 +7,9 @@ import { decideFiles } from "../../../src/migrate/plan/file_decisions.ts";
 import type { PlannedFile } from "../../../src/migrate/plan/planned_file.ts";
 import { compareVersionPaths } from "../../../src/migrate/plan/version_order.ts";
 import { propertyOptions } from "../../property.ts";
+import { baselineMarkerPath } from "../../../src/migrate/plan/baseline_marker.ts";
+import { inProgressMarkerPath } from "../../../src/migrate/plan/in_progress_marker.ts";
+import { readVersionRecords } from "../../../src/migrate/plan/version_state.ts";
 
 const file = (path: string, hash: string, extra: Partial<PlannedFile> = {}): PlannedFile => ({
   path,
@@ -217,6 +220,27 @@ describe("decideFiles", () => {
       "1/x",
       undefined,
     ]);
+  });
+
+  it("reads the marks of a baseline and of files in progress as no file: never missing, never an undo", () => {
+    const files = [file("V1__a.sql", "a"), file("V2__b.sql", "b"), file("V3__c.sql", "c")];
+    const records = new Map([
+      ["V1__a.sql", "a"],
+      ["V2__b.sql", "b"],
+      ["V3__c.sql", "c"],
+      [baselineMarkerPath("2"), "b"],
+      // A mark of an undo in a folder: its last segment reads as an undo file's name.
+      [inProgressMarkerPath("sub/U3__c.sql"), "u3"],
+    ]);
+    for (const command of ["status", "repair", "migrate"] as const) {
+      assert.deepEqual(
+        decideFiles(files, records, command).map((f) =>
+          `${f.path}:${f.action}${f.baselined ? ":baselined" : ""}`
+        ),
+        ["V1__a.sql:skip:baselined", "V2__b.sql:skip:baselined", "V3__c.sql:skip"],
+      );
+    }
+    assert.equal(readVersionRecords(records.keys()).stateOf("V3__c.sql", "3"), "applied");
   });
 
   it("reads a version with an undo record beside its record as undone: pending again to migrate", () => {
