@@ -18,7 +18,7 @@ import {
   MigrationFileError,
   PlanError,
 } from "./migration_error.ts";
-import { decideFiles } from "./plan/file_decisions.ts";
+import { decideFiles, withChangedUndos } from "./plan/file_decisions.ts";
 import { decideUndo } from "./command/undo.ts";
 import {
   compareVersions,
@@ -455,7 +455,15 @@ function decideAll<F extends PlannedFile>(
   const records = new Map([...read].map(([path, record]) => [path, record.hash]));
   // `undo --target` names the version to undo down to: no file is above a target of its own.
   const forward = command.name === "undo" ? undefined : options.target;
-  run.decided = decideFiles(files, records, command.name, force, forward).map((file) =>
+  const decide = (target?: string) =>
+    withChangedUndos(
+      decideFiles(files, records, command.name, force, target),
+      t.undoFiles,
+      records,
+      command.name,
+      force,
+    );
+  run.decided = decide(forward).map((file) =>
     masked(
       repairing && callbackPaths.has(file.path) ? { ...file, action: "drop" } : file,
       t.mask,
@@ -467,7 +475,7 @@ function decideAll<F extends PlannedFile>(
   // Flyway validates every applied file, those above a --target too; for `undo`, as they are
   // found, before the versions to undo are marked.
   const edited = !t.validateOnMigrate ? [] : flywayRefusals(
-    forward === undefined ? run.decided : decideFiles(files, records, command.name, force),
+    forward === undefined ? run.decided : decide(),
   );
   if (command.name === "undo") {
     const undo = decideUndo(

@@ -158,6 +158,43 @@ export function decideFiles(
 }
 
 /**
+ * The undo files edited after they ran, placed after the versioned file they undid, in `decided`
+ * (made by {@linkcode decideFiles}): an undo file whose undo record (written when it ran, and kept
+ * while its version is undone) holds another checksum is `changed`, as a run-once `V` file is,
+ * and `command` makes it what it makes a changed file (`repair` records it as it is; validate
+ * fails on it; under `flyway_compatible`, `migrate` and `undo` refuse it). An unchanged undo file,
+ * one that has not run, and a `down`'s record are not listed: the undo record is history.
+ */
+export function withChangedUndos(
+  decided: readonly FileDecision[],
+  undoFiles: readonly PlannedFile[],
+  records: ReadonlyMap<string, string>,
+  command: Command,
+  force = false,
+): FileDecision[] {
+  const changed = undoFiles.filter((undo) => {
+    const recorded = records.get(undo.path);
+    return recorded !== undefined && recorded !== undo.hash && recorded !== undo.rawHash &&
+      !undo.earlierHashes?.includes(recorded);
+  });
+  if (changed.length === 0) return [...decided];
+  const out = [...decided];
+  for (const undo of changed) {
+    const version = undoRecordVersion(undo.path)!;
+    const at = out.findLastIndex((d) => {
+      const of = versionedName(d.path);
+      return of !== undefined && compareVersions(of, version) === 0;
+    });
+    out.splice(at + 1, 0, {
+      path: undo.path,
+      action: COMMANDS[command].decide("changed", force),
+      ...(isCodeFile(undo) ? { code: true } : {}),
+    });
+  }
+  return out;
+}
+
+/**
  * Whether `file` runs once: not idempotent ({@linkcode PlannedFile.runOnce}) and not a repeatable
  * `R__` file, which is meant to run again whenever it changes (views, functions). Such a file is
  * applied only where it has no record; a changed one is reported, never run.

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Command } from "../../../src/migrate/command/command.ts";
 import { COMMANDS } from "../../../src/migrate/command/commands.ts";
-import { decideFiles } from "../../../src/migrate/plan/file_decisions.ts";
+import { decideFiles, withChangedUndos } from "../../../src/migrate/plan/file_decisions.ts";
 import type { PlannedFile } from "../../../src/migrate/plan/planned_file.ts";
 import { compareVersionPaths } from "../../../src/migrate/plan/version_order.ts";
 import { propertyOptions } from "../../property.ts";
@@ -400,6 +400,40 @@ describe("decideFiles", () => {
         },
       ),
       propertyOptions(500),
+    );
+  });
+});
+
+describe("withChangedUndos", () => {
+  it("property: lists each undo file whose record holds another checksum once, after its V file, as a changed file", () => {
+    // Its undo file: none, not run (no undo record), run as it is, or edited since it ran.
+    const version = fc.record({ undo: fc.constantFrom("none", "unrun", "same", "edited") });
+    fc.assert(
+      fc.property(
+        fc.array(version, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom<Command>("status", "migrate", "undo", "repair", "validate"),
+        (versions, command) => {
+          const files = versions.map((_, i) => file(`V${i + 1}__f.sql`, `v${i + 1}`));
+          const undos = versions.flatMap((v, i) =>
+            v.undo === "none" ? [] : [file(`U${i + 1}__f.sql`, `u${i + 1}`)]
+          );
+          const records = new Map(files.map((f) => [f.path, f.hash]));
+          versions.forEach((v, i) => {
+            if (v.undo === "same") records.set(`U${i + 1}__f.sql`, `u${i + 1}`);
+            if (v.undo === "edited") records.set(`U${i + 1}__f.sql`, "old");
+          });
+          const decided = decideFiles(files, records, command);
+          const shown = withChangedUndos(decided, undos, records, command);
+          const expected = versions.flatMap((v, i) => [
+            decided[i],
+            ...(v.undo === "edited"
+              ? [{ path: `U${i + 1}__f.sql`, action: COMMANDS[command].decide("changed", false) }]
+              : []),
+          ]);
+          assert.deepEqual(shown, expected);
+        },
+      ),
+      propertyOptions(),
     );
   });
 });

@@ -2,6 +2,8 @@
 // the plan checked whole before anything runs, undone versions kept as history and applied again.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
 
 // Appends `what` to the log table, in the order the files run.
@@ -146,6 +148,39 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.equal(below.report!.error!.file, "V2__b.sql");
       assert.deepEqual(await logged(ws), ["V3", "U3", "V3"]);
       assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
+    });
+
+    it("an undo file edited after it ran is changed, as a V file is: validate fails, flyway_compatible refuses", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.ok();
+      await ws.ok("undo");
+      // U3 ran; then someone edits it.
+      await ws.file("U3__c.sql", "drop table C;\n" + log("U3, edited"));
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__log.sql:skip", "V2__b.sql:skip", "V3__c.sql:undone", "U3__c.sql:changed"],
+      );
+      const invalid = await ws.run("validate", "--json");
+      assert.equal(invalid.code, 1, invalid.out);
+      assert.equal(invalid.report!.error!.file, "U3__c.sql");
+      await writeFile(
+        join(ws.configDir, "application.yml"),
+        `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n` +
+          "      flyway_compatible: true\n",
+      );
+      const refused = await ws.run("--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.file, "U3__c.sql");
+      assert.match(
+        refused.report!.error!.message,
+        /changed after it was applied.*flyway_compatible/,
+      );
+      // Recorded as it is, by repair: then migrate applies V3 again.
+      await ws.ok("repair");
+      await ws.ok();
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "V3"]);
     });
 
     it("an undo file of no version here stops migrate too, naming it", async () => {
