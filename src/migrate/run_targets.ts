@@ -75,6 +75,8 @@ export interface RunnerOptions {
    * `undo --target`: the applied versions above it are undone.
    */
   readonly target?: string;
+  /** `undo --count`: the newest applied versions it undoes. */
+  readonly count?: number;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
   /** How messages name the options: as the caller spells them; the command line's by default. */
@@ -477,19 +479,6 @@ function decideAll<F extends PlannedFile>(
   const edited = !t.validateOnMigrate ? [] : flywayRefusals(
     forward === undefined ? run.decided : decide(),
   );
-  if (command.name === "undo") {
-    const undo = decideUndo(
-      t.target.name,
-      run.decided,
-      t.undoable,
-      records,
-      options.target,
-      plannedUndo,
-    );
-    run.undoSteps = undo.steps;
-    run.decided = undoRequests(undo.decided, t);
-    refuseUndoPairs(t);
-  }
   run.records = read;
   if (t.showsRuns) run.shownRecords = read;
   command.refuse?.(t.target.name, run.decided, records, {
@@ -498,6 +487,25 @@ function decideAll<F extends PlannedFile>(
     edited,
     optionNames: options.optionNames ?? COMMAND_LINE_NAMES,
   });
+  // Planned once the applied files passed validation, as Flyway validates before it undoes.
+  if (command.name === "undo") {
+    const undo = decideUndo(
+      t.target.name,
+      run.decided,
+      t.undoable,
+      records,
+      {
+        ...(options.target === undefined ? {} : { target: options.target }),
+        ...(options.count === undefined ? {} : { count: options.count }),
+        // Flyway's `undo -target` undoes the target too.
+        ...(t.validateOnMigrate ? { inclusive: true as const } : {}),
+      },
+      plannedUndo,
+    );
+    run.undoSteps = undo.steps;
+    run.decided = undoRequests(undo.decided, t);
+    refuseUndoPairs(t);
+  }
 }
 
 /**

@@ -373,6 +373,51 @@ describe("planUndo, against a reference model", () => {
     );
   });
 
+  it("undoes the count newest applied versions, or down to an inclusive target, against the model", () => {
+    const range = fc.oneof(
+      fc.record({ count: fc.integer({ min: 1, max: 9 }) }),
+      fc.record({ target: fc.integer({ min: 0, max: 9 }), inclusive: fc.constant(true as const) }),
+    );
+    fc.assert(
+      fc.property(connection, range, ([entries, spellings], r) => {
+        const { files, records, byVersion } = build(entries, spellings);
+        const request = {
+          files,
+          records,
+          ...("count" in r
+            ? { count: r.count }
+            : { target: `${r.target}`, inclusive: true as const }),
+        };
+        const applied = [...byVersion].filter(([n, v]) =>
+          v.recordPath !== undefined && !entries[n - 1].undone
+        ).sort(([a], [b]) => b - a);
+        const chosen = "count" in r
+          ? applied.slice(0, r.count)
+          : applied.filter(([n]) => n >= r.target);
+        const cannot = chosen.filter(([, v]) =>
+          v.file === undefined || v.recordPath !== v.file.path || v.file.undo === undefined
+        );
+        if (cannot.length > 0) {
+          assert.throws(() => planUndo(request), (error: unknown) => {
+            assert.ok(error instanceof MigrationFileError);
+            assert.equal(error.file, cannot[0][1].recordPath);
+            return true;
+          });
+          return;
+        }
+        assert.deepEqual(
+          planUndo(request),
+          chosen.map(([, v]) => ({
+            path: v.file!.path,
+            undo: v.file!.undo!,
+            record: v.file!.undo === "down" ? downRecord(v.file!.path) : v.file!.undo!,
+          })),
+        );
+      }),
+      propertyOptions(200),
+    );
+  });
+
   it("stops at the baseline: a plan that reaches a version at or below it is refused, naming it", () => {
     fc.assert(
       fc.property(

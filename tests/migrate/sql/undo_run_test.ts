@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
+import { migrate } from "../../../migrate.ts";
 
 // Appends `what` to the log table, in the order the files run.
 const log = (what: string) =>
@@ -253,6 +254,59 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.equal(none.report!.error!.file, "V4__d.js");
       assert.match(none.report!.error!.message, /export async function down\(context\).*U4__d/);
       assert.deepEqual(await logged(ws), ["V1", "V2", "V3"]);
+    });
+  });
+}
+
+// SQLite alone, as above.
+for (const kind of KINDS.filter((k) => k === "sqlite")) {
+  describe(`undo --count and flyway_compatible's target on ${kind}`, () => {
+    const workspace = workspaces(kind);
+
+    // V1..V4, each with its undo file.
+    async function fourVersions(ws: SqlWorkspace): Promise<void> {
+      await ws.file(
+        "V1__log.sql",
+        "create table RUN_LOG (SEQ int not null, WHAT text);\n" + log("V1"),
+      );
+      await ws.file("U1__log.sql", "delete from RUN_LOG;\n");
+      for (const n of [2, 3, 4]) {
+        await ws.file(`V${n}__t.sql`, `create table T${n} (V int);\n` + log(`V${n}`));
+        await ws.file(`U${n}__t.sql`, `drop table T${n};\n` + log(`U${n}`));
+      }
+    }
+
+    it("undo --count 2 undoes the two newest applied versions; migrate() takes count too", async () => {
+      const ws = await workspace();
+      await fourVersions(ws);
+      await ws.ok();
+      const undone = await ws.ok("undo", "--count", "2", "--json");
+      assert.deepEqual(
+        undone.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__log.sql:skip", "V2__t.sql:skip", "V3__t.sql:undo", "V4__t.sql:undo"],
+      );
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "V4", "U4", "U3"]);
+      const report = await migrate({
+        config: ws.configDir,
+        migrations: ws.root,
+        command: "undo",
+        count: 1,
+      });
+      assert.equal(report.connections[0].files.filter((f) => f.result === "undone").length, 1);
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "V4", "U4", "U3", "U2"]);
+    });
+
+    it("under flyway_compatible, undo --target 2 undoes version 2 too, as Flyway's undo -target does", async () => {
+      const ws = await workspace();
+      await fourVersions(ws);
+      await ws.ok();
+      await writeFile(
+        join(ws.configDir, "application.yml"),
+        `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n` +
+          "      flyway_compatible: true\n",
+      );
+      await ws.ok("undo", "--target", "2");
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "V4", "U4", "U3", "U2"]);
     });
   });
 }
