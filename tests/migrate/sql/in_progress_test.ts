@@ -73,4 +73,41 @@ describe("a runner killed in the middle of an undo file on mysql", () => {
     await ws.ok("undo");
     assert.equal(await ws.count("B"), undefined);
   });
+
+  it("leaves a forward file in progress too, not pending: no run starts it again over what it committed", async () => {
+    const ws = await workspace();
+    await ws.file("V1__a.sql", "create table A (V int);\n");
+    await ws.query("SELECT GET_LOCK('gate82', 0)");
+    await ws.file(
+      "V2__b.sql",
+      "create table B (V int);\nSELECT GET_LOCK('gate82', 600);\ncreate table C (V int);\n",
+    );
+    const runner = startCli(
+      ["-c", ws.configDir, "--sqlPath", ws.root],
+      { THAW_TEST_DB_PASSWORD: ws.password },
+    );
+    await until(async () =>
+      Number(
+        (await ws.query(
+          `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST
+            WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND INFO LIKE '%gate82'', 600)%'`,
+        ))[0].n,
+      ) > 0
+    );
+    runner.signal("SIGKILL");
+    await runner.closed;
+    await ws.query("SELECT RELEASE_LOCK('gate82')");
+    const status = await ws.ok("status", "--json");
+    assert.deepEqual(
+      status.report!.connections[0].files.map((f) =>
+        `${f.path}:${f.action}:${f.inProgress ?? false}`
+      ),
+      ["V1__a.sql:skip:false", "V2__b.sql:apply:true"],
+    );
+    // A give-up: the killed runner's session holds the run's lock until the server ends it.
+    const refused = await ws.run("--json", "--lock-timeout", "120");
+    assert.equal(refused.code, 1, refused.out);
+    assert.equal(refused.report!.error!.file, "V2__b.sql");
+    assert.equal(await ws.count("framework_migrations"), 2, "V1's record, and V2's mark");
+  });
 });
