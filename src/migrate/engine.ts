@@ -163,6 +163,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
       force: request.force,
       ...(request.drift ? { drift: true } : {}),
       ...(request.target === undefined ? {} : { target: request.target }),
+      ...(request.count === undefined ? {} : { count: request.count }),
       lockTimeoutMs: request.lockTimeoutMs,
       progress: context.progress,
       optionNames,

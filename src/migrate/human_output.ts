@@ -64,7 +64,9 @@ function line(file: FileReport): string {
 }
 
 function state(file: FileReport): string {
-  return file.outOfOrder === undefined ? STATE[file.action] : "out of order";
+  if (file.inProgress) return "in progress";
+  if (file.outOfOrder !== undefined) return "out of order";
+  return file.baselined && file.action === "skip" ? "baselined" : STATE[file.action];
 }
 
 // What a listing adds after a file's path.

@@ -79,9 +79,11 @@ export interface MigrateOptions {
   /**
    * `migrate`: stop at this version (`--target`); `baseline`: record the files up to it only
    * (`--version`). Files above it are left as they are. `undo`: undo every applied version above
-   * it, newest first.
+   * it (under `flyway_compatible`, it too, as Flyway's `undo -target` does), newest first.
    */
   readonly target?: string | undefined;
+  /** `undo`: undo the `count` newest applied versions (`--count`), newest first. */
+  readonly count?: number | undefined;
   /**
    * How long to wait for another runner's lock, in milliseconds, from 0 to a day (86,400,000);
    * 60,000 by default. A fraction waits to the next whole millisecond.
@@ -202,6 +204,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set<keyof MigrateOptions>([
   "force",
   "drift",
   "target",
+  "count",
   "lockTimeoutMs",
   "stopTimeoutMs",
   "env",
@@ -239,6 +242,9 @@ function checkTypes(options: MigrateOptions): void {
     if (value !== undefined && typeof value !== "string") {
       throw usageError(`${name}: expected a string, got ${got(value)}`);
     }
+  }
+  if (options.count !== undefined && typeof options.count !== "number") {
+    throw usageError(`count: expected a number of versions, got ${got(options.count)}`);
   }
   checkMilliseconds("lockTimeoutMs", options.lockTimeoutMs, MAX_LOCK_TIMEOUT_MS);
   checkMilliseconds("stopTimeoutMs", options.stopTimeoutMs, MAX_STOP_TIMEOUT_MS);
@@ -319,6 +325,7 @@ function runRequest(options: MigrateOptions, cwd: string): RunRequest {
     force: options.force === true,
     ...(options.drift ? { drift: true } : {}),
     ...(options.target === undefined ? {} : { target: options.target }),
+    ...(options.count === undefined ? {} : { count: options.count }),
     // The lock is polled in whole milliseconds; a fraction of one waits that millisecond.
     lockTimeoutMs: Math.ceil(options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_SECONDS * 1000),
     ...(options.stopTimeoutMs === undefined

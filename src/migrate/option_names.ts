@@ -26,6 +26,8 @@ export interface OptionNames {
   readonly stopTimeout: string;
   /** What stops a run at a version: `--target/--version`, `target`. */
   readonly target: string;
+  /** How many versions `undo` undoes: `--count`, `count`. */
+  readonly count: string;
   /** The strict order option set one way: `--no-strict-order`, `strictOrder: false`. */
   strictOrder(on: boolean): string;
   /** The mode option with a value: `-m sql`, `mode "sql"`. */
@@ -54,6 +56,7 @@ export const COMMAND_LINE_NAMES: OptionNames = {
   lockTimeout: "--lock-timeout",
   stopTimeout: "--stop-timeout",
   target: "--target/--version",
+  count: "--count",
   strictOrder: (on) => on ? "--strict-order" : "--no-strict-order",
   mode: (mode) => `-m ${mode}`,
   connectionValue: (name) => `--connection ${name}`,
@@ -75,6 +78,7 @@ export const MIGRATE_API_NAMES: OptionNames = {
   lockTimeout: "lockTimeoutMs",
   stopTimeout: "stopTimeoutMs",
   target: "target",
+  count: "count",
   strictOrder: (on) => `strictOrder: ${on}`,
   mode: (mode) => `mode ${JSON.stringify(mode)}`,
   connectionValue: (name) => `connection ${JSON.stringify(name)}`,

@@ -76,6 +76,8 @@ export type FileDecision = Pick<
   | "resource"
   | "renamedFrom"
   | "sameResourceAs"
+  | "baselined"
+  | "inProgress"
 >;
 
 /** A callback file of a connection, and what this run did with it. */
@@ -112,6 +114,18 @@ export interface FileReport {
   readonly outOfOrder?: string;
   /** What the file defines, where two files could define the same: `template logs`. */
   readonly resource?: string;
+  /**
+   * Recorded by `baseline`, at or below its version: adopted, never run by Thaw (`status`:
+   * `baselined`). `undo` stops above it.
+   */
+  readonly baselined?: true;
+  /**
+   * A run that could not roll it back (MySQL/MariaDB) began it and never ended it (the runner was
+   * killed, or lost its connection, in the middle of it): what ran of it may be committed.
+   * `status`: `in progress`; every run but `status`, `validate` and `repair` is refused until
+   * `repair` drops the mark, once the database is fixed.
+   */
+  readonly inProgress?: true;
   /** `rename`: the missing record's path, whose checksum this file has. */
   readonly renamedFrom?: string;
   /**

@@ -50,6 +50,11 @@ export interface RunRequest {
    * (Flyway's `1.2`, `9_4`) are left as they are. Absent when not given.
    */
   readonly target?: string;
+  /**
+   * `undo --count <n>`: the `n` newest applied versions are undone (golang-migrate's `down N`).
+   * Absent when not given; never with `target`.
+   */
+  readonly count?: number;
   /** How long to wait while another runner holds the lock. */
   readonly lockTimeoutMs: number;
   /**
@@ -175,6 +180,23 @@ export function checkRunRequest(
           optionNames.targetValue(rules, request.target)
         }: expected a version, numbers joined by dots or ` +
           "underscores (1, 1.2, 1_2)",
+      );
+    }
+  }
+  if (request.count !== undefined) {
+    if (command !== "undo") {
+      throw usageError(`${optionNames.count} applies to undo, not to ${command}`);
+    }
+    if (!Number.isSafeInteger(request.count) || request.count < 1) {
+      throw usageError(
+        `${optionNames.count} ${request.count}: expected a whole number of versions, 1 or more`,
+      );
+    }
+    if (request.target !== undefined) {
+      throw usageError(
+        `${optionNames.count} and ${
+          optionNames.targetValue(rules, request.target)
+        }: give one (the number of versions to undo, or the version to undo down to)`,
       );
     }
   }

@@ -18,9 +18,16 @@ import {
   MigrationFileError,
   PlanError,
 } from "./migration_error.ts";
-import { decideFiles } from "./plan/file_decisions.ts";
+import { decideFiles, withChangedUndos } from "./plan/file_decisions.ts";
 import { decideUndo } from "./command/undo.ts";
-import { compareVersions, versionedName } from "./plan/migration_name.ts";
+import {
+  compareVersions,
+  fileVersion,
+  isRepeatable,
+  versionedName,
+} from "./plan/migration_name.ts";
+import { baselineMarkerPath } from "./plan/baseline_marker.ts";
+import { inProgressFile, inProgressRecord } from "./plan/in_progress_marker.ts";
 import type { UndoableFile } from "./plan/undo_pairs.ts";
 import type { UndoStep } from "./plan/undo_plan.ts";
 import { readVersionRecords } from "./plan/version_state.ts";
@@ -68,6 +75,8 @@ export interface RunnerOptions {
    * `undo --target`: the applied versions above it are undone.
    */
   readonly target?: string;
+  /** `undo --count`: the newest applied versions it undoes. */
+  readonly count?: number;
   readonly lockTimeoutMs: number;
   readonly progress: Progress;
   /** How messages name the options: as the caller spells them; the command line's by default. */
@@ -340,7 +349,10 @@ async function runTarget<F extends PlannedFile>(
       (t.validatesFirst && VALIDATE_EVENTS.has(c.event)))
   );
   if (events !== undefined) unsupportedCallbacks(target.name, callbacks, options.progress);
-  if (options.dryRun || (pending.length === 0 && !repair && !called)) {
+  // A file marked in progress is refused under the lock, where the mark cannot be a live run's:
+  // taken for it, with nothing pending too.
+  const marked = command.writes && run.decided.some((d) => d.inProgress === true);
+  if (options.dryRun || (pending.length === 0 && !repair && !called && !marked)) {
     command.warn?.(target.name, run.decided, options.progress);
     return undefined;
   }
@@ -435,6 +447,7 @@ function decideAll<F extends PlannedFile>(
   t: TargetRun<F>,
   all: ReadonlyMap<string, FileRecord>,
   plannedUndo?: readonly UndoStep[],
+  locked = false,
 ): void {
   const { run, options, command, files, force, callbackPaths } = t;
   // A callback an earlier version ran as a migration has a record: it is no missing file to
@@ -444,32 +457,28 @@ function decideAll<F extends PlannedFile>(
   const records = new Map([...read].map(([path, record]) => [path, record.hash]));
   // `undo --target` names the version to undo down to: no file is above a target of its own.
   const forward = command.name === "undo" ? undefined : options.target;
-  run.decided = decideFiles(files, records, command.name, force, forward).map((file) =>
+  const decide = (target?: string) =>
+    withChangedUndos(
+      decideFiles(files, records, command.name, force, target),
+      t.undoFiles,
+      records,
+      command.name,
+      force,
+    );
+  run.decided = decide(forward).map((file) =>
     masked(
       repairing && callbackPaths.has(file.path) ? { ...file, action: "drop" } : file,
       t.mask,
     )
   );
+  run.decided = unfinished(t.target.name, run.decided, read, command.name, locked);
   // Before anything is written: the first check needs no lock, the second sees what another
   // runner wrote while this one waited. `validate` reports them with the changed files.
   // Flyway validates every applied file, those above a --target too; for `undo`, as they are
   // found, before the versions to undo are marked.
   const edited = !t.validateOnMigrate ? [] : flywayRefusals(
-    forward === undefined ? run.decided : decideFiles(files, records, command.name, force),
+    forward === undefined ? run.decided : decide(),
   );
-  if (command.name === "undo") {
-    const undo = decideUndo(
-      t.target.name,
-      run.decided,
-      t.undoable,
-      records,
-      options.target,
-      plannedUndo,
-    );
-    run.undoSteps = undo.steps;
-    run.decided = undoRequests(undo.decided, t);
-    refuseUndoPairs(t);
-  }
   run.records = read;
   if (t.showsRuns) run.shownRecords = read;
   command.refuse?.(t.target.name, run.decided, records, {
@@ -478,6 +487,70 @@ function decideAll<F extends PlannedFile>(
     edited,
     optionNames: options.optionNames ?? COMMAND_LINE_NAMES,
   });
+  // Planned once the applied files passed validation, as Flyway validates before it undoes.
+  if (command.name === "undo") {
+    const undo = decideUndo(
+      t.target.name,
+      run.decided,
+      t.undoable,
+      records,
+      {
+        ...(options.target === undefined ? {} : { target: options.target }),
+        ...(options.count === undefined ? {} : { count: options.count }),
+        // Flyway's `undo -target` undoes the target too.
+        ...(t.validateOnMigrate ? { inclusive: true as const } : {}),
+      },
+      plannedUndo,
+    );
+    run.undoSteps = undo.steps;
+    run.decided = undoRequests(undo.decided, t);
+    refuseUndoPairs(t);
+  }
+}
+
+/**
+ * The marks of files a run began and never ended (MySQL/MariaDB, where nothing rolls a file back;
+ * {@linkcode inProgressMarkerPath}): each file is shown `inProgress`; `repair` drops the marks; any
+ * other command that writes is refused under the lock (`locked`), naming the first, before
+ * anything is written, since what ran of it may be committed and only a person can tell what.
+ * Before the lock, a mark may be a live runner's, in the middle of its file: shown, not refused.
+ */
+function unfinished(
+  connection: string,
+  decided: readonly FileDecision[],
+  records: ReadonlyMap<string, FileRecord>,
+  command: Command,
+  locked: boolean,
+): FileDecision[] {
+  const marks = [...records.keys()].flatMap((path) => {
+    const record = inProgressRecord(path);
+    return record === undefined ? [] : [{ path, record }];
+  });
+  if (marks.length === 0) return [...decided];
+  const paths = decided.map((d) => d.path);
+  const files = new Set(marks.map((m) => inProgressFile(m.record, paths)));
+  const shown = decided.map((d) => files.has(d.path) ? { ...d, inProgress: true as const } : d);
+  if (command === "repair") {
+    return [...shown, ...marks.map((m): FileDecision => ({ path: m.path, action: "drop" }))];
+  }
+  if (!COMMANDS[command].writes || !locked) return shown;
+  const first = marks[0];
+  const mark = records.get(first.path)!;
+  const when = [
+    mark.executedAt !== undefined && `at ${mark.executedAt}`,
+    mark.executedBy !== undefined && `by ${mark.executedBy}`,
+  ].filter(Boolean).join(" ");
+  throw new PlanError(
+    connection,
+    new MigrationFileError(
+      inProgressFile(first.record, paths),
+      `was begun by a run that never ended${when === "" ? "" : ` (${when})`}: it was killed or ` +
+        `lost its connection in the middle of ${first.record}, and what ran of it may be ` +
+        `committed (MySQL/MariaDB run a file in no transaction). Fix the database by hand, then ` +
+        `run "repair", which drops the mark` +
+        (marks.length > 1 ? ` (and ${marks.length - 1} more file(s) like it)` : ""),
+    ),
+  );
 }
 
 // Everything before the lock: the records read, every file decided, the validate callbacks and
@@ -547,14 +620,14 @@ async function runLocked<F extends PlannedFile>(
     // Under flyway_compatible, Flyway validates on migrate and undo, and fires the validate
     // events.
     if (validatesFirst) await fire("beforeValidate");
-    decideAll(t, await target.readRecords(), plannedUndo);
+    decideAll(t, await target.readRecords(), plannedUndo, true);
     if (validatesFirst) await fire("afterValidate");
     if (events !== undefined) {
       started = true;
       await fire(events.before);
       // beforeMigrate (beforeUndo) may have changed what the decisions read.
       if (callbacks.some((c) => c.event === events.before)) {
-        decideAll(t, await target.readRecords(), plannedUndo);
+        decideAll(t, await target.readRecords(), plannedUndo, true);
       }
     }
     if (command.name === "undo") await checkUndoCode(t);
@@ -570,6 +643,7 @@ async function runLocked<F extends PlannedFile>(
     if (pending || !repair) {
       await runWork(target, [...files, ...t.undoFiles], run, options, t.mask, around);
     }
+    if (command.name === "baseline") await markBaseline(target, files, run, options.target);
     if (drift !== undefined && command.writes) {
       await repairDrift(target, drift, files, run, options);
     }
@@ -653,7 +727,9 @@ async function runWork<F extends PlannedFile>(
   const versions = readVersionRecords(run.records.keys());
   // A version whose last record is dropped (repair) loses them too.
   const replacedBy = (decision: FileDecision): string[] => {
-    const version = versionedName(decision.path);
+    const version = inProgressRecord(decision.path) === undefined
+      ? versionedName(decision.path)
+      : undefined;
     if (version === undefined) return [];
     if (decision.action !== "drop") return versions.replacedBy(decision.path, version);
     const kept = versions.versioned.some((r) =>
@@ -718,6 +794,34 @@ async function runWork<F extends PlannedFile>(
     }
     done();
   }
+}
+
+/**
+ * `baseline`, once its records are written: the marker record of its version (`--version`, else
+ * the newest version it adopted), at the checksum of the newest file it adopted, so that `undo`
+ * stops above the versions it adopted ({@linkcode baselineMarkerPath}). Written last: a run stopped
+ * before leaves no marker above records that were not written.
+ */
+async function markBaseline<F extends PlannedFile>(
+  target: MigrationTarget<F>,
+  files: readonly F[],
+  run: ConnectionRun,
+  version: string | undefined,
+): Promise<void> {
+  const recorded = new Set(
+    run.decided.filter((d) => run.done.get(d.path)?.result === "recorded").map((d) => d.path),
+  );
+  const adopted = files.filter((f) =>
+    recorded.has(f.path) && !isRepeatable(f.path) && fileVersion(f.path) !== undefined
+  );
+  if (adopted.length === 0) return;
+  const newest = adopted.reduce((a, b) =>
+    compareVersions(fileVersion(b.path)!, fileVersion(a.path)!) > 0 ? b : a
+  );
+  await target.record(
+    { ...newest, path: baselineMarkerPath(version ?? fileVersion(newest.path)!) },
+    new Date(),
+  );
 }
 
 // One file's work: applying it, or writing, moving or dropping its record.

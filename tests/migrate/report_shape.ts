@@ -56,6 +56,8 @@ export interface Report {
       outOfOrder?: string;
       renamedFrom?: string;
       sameResourceAs?: string;
+      baselined?: true;
+      inProgress?: true;
       resource?: string;
       request?: string;
       result?: string;
@@ -275,6 +277,8 @@ export function checkReport(value: unknown): Report {
         "outOfOrder",
         "renamedFrom",
         "sameResourceAs",
+        "baselined",
+        "inProgress",
         "result",
         "status",
         "ms",
@@ -309,6 +313,9 @@ export function checkReport(value: unknown): Report {
       }
       assert.equal(file.renamedFrom !== undefined, file.action === "rename", `${at}.renamedFrom`);
       if (file.code !== undefined) assert.equal(file.code, true, `${at}.code: only true`);
+      for (const flag of ["baselined", "inProgress"]) {
+        if (file[flag] !== undefined) assert.equal(file[flag], true, `${at}.${flag}: only true`);
+      }
       assert.ok(ACTIONS.includes(file.action as string), `${at}.action`);
     }
   }

@@ -27,9 +27,11 @@ Applies versioned migration files to the connections configured in <config_dir>.
 
 Commands:
   migrate              apply new files (and, on search connections, changed ones): the default
-  undo                 SQL: run the undo file (U<version>__) of the newest applied version, or
-                       with --target of every applied version above it, newest first; refused
-                       whole, before anything runs, when one of them has no undo file
+  undo                 run the undo file (U<version>__) of the newest applied version, with
+                       --count of the n newest, or with --target of every applied version above
+                       it (under flyway_compatible, the target too), newest first; refused
+                       whole, before anything runs, when one of them has no undo file, or is at
+                       or below the baseline
   status               show each file as applied, pending, changed, missing, renamed, undone or
                        out of order (unknown when the records could not be read); sends only
                        reads
@@ -58,7 +60,8 @@ Options:
                        missing records that sort after every file here; unlock: remove a lock
                        whose lease is still renewed (its runner looks alive)
   --target <version>   migrate: stop at this version; the files above it stay as they are;
-                       undo: undo every applied version above it
+                       undo: undo every applied version above it (flyway_compatible: and it)
+  --count <n>          undo: undo the n newest applied versions
   --version <version>  baseline: record the files up to this version only; later ones stay
                        pending, for migrate to run
   --strict-order       refuse a pending file that sorts before an applied one (else: a warning)
@@ -91,6 +94,7 @@ const OPTIONS = {
   "stop-timeout": { type: "string" },
   target: { type: "string" },
   version: { type: "string" },
+  count: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -121,6 +125,12 @@ export function commandNamed(args: readonly string[]): Command | undefined {
   if (positionals.length === 0) return "migrate";
   const [command] = positionals;
   return positionals.length === 1 && isCommand(command) ? command : undefined;
+}
+
+// `--count`: digits only, so that `--count 2.5` or `--count 1e3` is refused rather than read.
+function parseCount(text: string): number {
+  if (/^\d+$/.test(text)) return Number(text);
+  throw usageError(`--count ${text}: expected a whole number of versions, 1 or more`);
 }
 
 /** Parses the arguments (without the runtime and script), or throws a `usage` MigrationError. */
@@ -178,6 +188,7 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     ...(values.target ?? values.version) === undefined
       ? {}
       : { target: (values.target ?? values.version)! },
+    ...(values.count === undefined ? {} : { count: parseCount(values.count) }),
     json: values.json ?? false,
     lockTimeoutMs,
     ...(values["stop-timeout"] === undefined

@@ -1,6 +1,6 @@
 import { MigrationFileError, PlanError } from "../migration_error.ts";
 import type { UndoableFile } from "../plan/undo_pairs.ts";
-import { planUndo, type UndoStep } from "../plan/undo_plan.ts";
+import { planUndo, type UndoRange, type UndoStep } from "../plan/undo_plan.ts";
 import type { FileDecision } from "../run_report.ts";
 import { versionedName } from "../plan/migration_name.ts";
 import { readVersionRecords } from "../plan/version_state.ts";
@@ -39,8 +39,8 @@ export const undo: MigrationCommand = {
  *
  * `planned`, under the lock, is the plan made before it: another runner may have undone or
  * applied versions meanwhile, and this run undoes no more than it planned, of what is still
- * applied. A plain `undo` planned the newest version: where another undid it, the next one down
- * is not this run's to undo. With a target, the plan made again must hold nothing new: a version
+ * applied. A plain `undo` planned the newest version (`--count`: the newest few): where another
+ * undid it, the next one down is not this run's to undo. With a target, the plan made again must hold nothing new: a version
  * applied meanwhile above the target is refused, naming it, as undoing below it would leave it.
  */
 export function decideUndo(
@@ -48,14 +48,15 @@ export function decideUndo(
   decided: readonly FileDecision[],
   files: readonly UndoableFile[],
   records: ReadonlyMap<string, string>,
-  target: string | undefined,
+  range: UndoRange,
   planned?: readonly UndoStep[],
 ): { decided: FileDecision[]; steps: UndoStep[] } {
+  const { target } = range;
   let steps: UndoStep[];
   try {
     steps = planned !== undefined && target === undefined
       ? stillApplied(planned, records)
-      : planUndo({ files, records, ...(target === undefined ? {} : { target }) });
+      : planUndo({ files, records, ...range });
     const before = new Set(planned?.map((s) => s.path));
     const added = planned === undefined ? undefined : steps.find((s) => !before.has(s.path));
     if (added !== undefined) {

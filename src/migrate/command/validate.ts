@@ -23,6 +23,7 @@ function invalidFiles(report: RunReport): RunError | undefined {
       }))
     );
   const changed = found((f) => f.action === "changed", (f) => f.path);
+  const unfinished = found((f) => f.inProgress === true, (f) => f.path);
   // Under flyway_compatible, what migrate refuses: edited declarative files and missing ones too.
   const flyway = report.connections.flatMap((c) =>
     c.validateOnMigrate === true
@@ -52,10 +53,13 @@ function invalidFiles(report: RunReport): RunError | undefined {
       }${r.reapply || r.note === undefined ? "" : `; ${r.note}`})`,
     }))
   );
-  const first = changed[0] ?? flyway[0] ?? late[0] ?? twice[0] ?? drifted[0];
+  const first = unfinished[0] ?? changed[0] ?? flyway[0] ?? late[0] ?? twice[0] ?? drifted[0];
   if (first === undefined) return undefined;
   const list = (items: { text: string }[]) => items.map((i) => i.text).join(", ");
   const why = [
+    unfinished.length > 0 &&
+    `files were begun by a run that never ended (${list(unfinished)}); what ran of them may be ` +
+      `committed: fix the database by hand, then run "repair", which drops their marks`,
     changed.length > 0 &&
     `run-once files were changed after they ran (${list(changed)}); restore them and put ` +
       `changes in new files, or record them as they are with "repair"`,

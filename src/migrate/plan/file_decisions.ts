@@ -7,6 +7,8 @@ import { compareVersions, fileVersion, isRepeatable, versionedName } from "./mig
 import { compareVersionPaths } from "./version_order.ts";
 import { undoRecordVersion } from "./undo_name.ts";
 import { readVersionRecords } from "./version_state.ts";
+import { baselineMarkerVersion, baselineVersion } from "./baseline_marker.ts";
+import { inProgressRecord } from "./in_progress_marker.ts";
 
 /**
  * What `command` does with each file, given the records (path to checksum), in run order: the
@@ -30,6 +32,9 @@ import { readVersionRecords } from "./version_state.ts";
  *   `undo`) is `undone`, whatever its checksum: pending again to `migrate`, not applied for the
  *   order of the others. Undo records are history: never missing, never claimed by a rename; nor
  *   is an undone record, whose renamed file is to apply.
+ *
+ * - A recorded versioned file at or below the version of the baseline's marker (written by
+ *   `baseline`) is `baselined`: adopted, never run by Thaw. The marker is no missing file.
  *
  * With a `target` version (`migrate --target`, `baseline --version`), a pending or changed file
  * whose version is above it is `above-target`: left as it is.
@@ -55,10 +60,12 @@ export function decideFiles(
     return version !== undefined && versions.stateOf(path, version) === "undone";
   };
   // The records without a file, by checksum, in version order: a rename claims the first. An
-  // undo record has no file of its own to miss: its undo file is no migration.
+  // undo record has no file of its own to miss: its undo file is no migration; nor has the
+  // baseline's marker.
   const gone = [...records.keys()]
-    .filter((path) => !onDisk.has(path) && undoRecordVersion(path) === undefined)
+    .filter((path) => !onDisk.has(path) && !isMark(path))
     .sort(compareVersionPaths);
+  const baseline = baselineVersion(records.keys());
   const goneByHash = new Map<string, string[]>();
   // An undone record says its file is not applied: a file renamed since is applied, not moved.
   for (const path of gone.filter((p) => !undone(p))) {
@@ -104,9 +111,7 @@ export function decideFiles(
   // A record moved to a renamed file counts under its new path, not its old one; an undone
   // version, and an undo record, are no applied version.
   const applied = [
-    ...[...records.keys()].filter((path) =>
-      !claimed.has(path) && undoRecordVersion(path) === undefined && !undone(path)
-    ),
+    ...[...records.keys()].filter((path) => !claimed.has(path) && !isMark(path) && !undone(path)),
     ...states.filter((s) => s.state === "rename").map((s) => s.file.path),
   ];
   // Repeatable files sort after every version but are never late: only versions count here.
@@ -132,6 +137,7 @@ export function decideFiles(
         : {}),
       ...(renamedFrom === undefined ? {} : { renamedFrom }),
       ...(earlier === undefined ? {} : { sameResourceAs: earlier }),
+      ...(baselined(file.path, state, baseline) ? { baselined: true as const } : {}),
     };
   });
   // A versioned record that sorts after every versioned file here may be one a newer checkout
@@ -149,6 +155,43 @@ export function decideFiles(
     ),
   }));
   return merge(decided, missing);
+}
+
+/**
+ * The undo files edited after they ran, placed after the versioned file they undid, in `decided`
+ * (made by {@linkcode decideFiles}): an undo file whose undo record (written when it ran, and kept
+ * while its version is undone) holds another checksum is `changed`, as a run-once `V` file is,
+ * and `command` makes it what it makes a changed file (`repair` records it as it is; validate
+ * fails on it; under `flyway_compatible`, `migrate` and `undo` refuse it). An unchanged undo file,
+ * one that has not run, and a `down`'s record are not listed: the undo record is history.
+ */
+export function withChangedUndos(
+  decided: readonly FileDecision[],
+  undoFiles: readonly PlannedFile[],
+  records: ReadonlyMap<string, string>,
+  command: Command,
+  force = false,
+): FileDecision[] {
+  const changed = undoFiles.filter((undo) => {
+    const recorded = records.get(undo.path);
+    return recorded !== undefined && recorded !== undo.hash && recorded !== undo.rawHash &&
+      !undo.earlierHashes?.includes(recorded);
+  });
+  if (changed.length === 0) return [...decided];
+  const out = [...decided];
+  for (const undo of changed) {
+    const version = undoRecordVersion(undo.path)!;
+    const at = out.findLastIndex((d) => {
+      const of = versionedName(d.path);
+      return of !== undefined && compareVersions(of, version) === 0;
+    });
+    out.splice(at + 1, 0, {
+      path: undo.path,
+      action: COMMANDS[command].decide("changed", force),
+      ...(isCodeFile(undo) ? { code: true } : {}),
+    });
+  }
+  return out;
 }
 
 /**
@@ -180,6 +223,22 @@ function merge(files: FileDecision[], missing: FileDecision[]): FileDecision[] {
 function aboveTarget(path: string, target: string): boolean {
   const version = fileVersion(path);
   return version !== undefined && compareVersions(version, target) > 0;
+}
+
+// An undo record, the baseline's marker, or a run's mark of a file in progress: records of no
+// file.
+function isMark(path: string): boolean {
+  return undoRecordVersion(path) !== undefined || baselineMarkerVersion(path) !== undefined ||
+    inProgressRecord(path) !== undefined;
+}
+
+// A recorded file at or below the baseline's version: `baseline` adopted it, Thaw never ran it
+// (or one of its versions below the baseline, applied since, out of order).
+function baselined(path: string, state: FileState, baseline: string | undefined): boolean {
+  if (baseline === undefined || isRepeatable(path)) return false;
+  if (state === "apply" || state === "undone" || state === "rename") return false;
+  const version = fileVersion(path);
+  return version !== undefined && compareVersions(version, baseline) <= 0;
 }
 
 function baseName(path: string): string {

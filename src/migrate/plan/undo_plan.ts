@@ -4,18 +4,28 @@ import { downRecordPath, undoAdvice, undoRecordVersion } from "./undo_name.ts";
 import type { UndoableFile } from "./undo_pairs.ts";
 import { compareVersionPaths } from "./version_order.ts";
 import { readVersionRecords } from "./version_state.ts";
+import { baselineMarkerVersion, baselineVersion } from "./baseline_marker.ts";
+import { inProgressRecord } from "./in_progress_marker.ts";
+
+/** Which applied versions `undo` undoes: the newest alone where none of these is given. */
+export interface UndoRange {
+  /** `undo --target <version>`: every applied version above it is undone. */
+  readonly target?: string;
+  /**
+   * With `target`: the target is undone too, as Flyway's `undo -target` undoes it
+   * (`flyway_compatible`).
+   */
+  readonly inclusive?: true;
+  /** `undo --count <n>`: the `n` newest applied versions (golang-migrate's `down N`). */
+  readonly count?: number;
+}
 
 /** What `undo` asks of one connection. */
-export interface UndoRequest {
+export interface UndoRequest extends UndoRange {
   /** The connection's versioned files, in run order, each with its undo (`pairUndos`). */
   readonly files: readonly UndoableFile[];
   /** Its records: path to checksum. */
   readonly records: ReadonlyMap<string, string>;
-  /**
-   * `undo --target <version>`: every applied version above it is undone. Absent: the newest
-   * applied version alone.
-   */
-  readonly target?: string;
 }
 
 /** One version to undo, in the order the plan undoes them. */
@@ -33,8 +43,9 @@ export interface UndoStep {
 
 /**
  * What `undo` undoes on one connection, newest version first: with a `target`, every version
- * above it that is applied and not undone ({@linkcode readVersionRecords}); without one, the
- * newest such version alone. Newest is by version, as Flyway compares versions (`1.10` after
+ * above it (and at it, `inclusive`) that is applied and not undone
+ * ({@linkcode readVersionRecords}); with a `count`, the `count` newest such versions; with
+ * neither, the newest alone. Newest is by version, as Flyway compares versions (`1.10` after
  * `1.9`), not by the order the records were written or the files run: the records hold no order.
  * No I/O; an empty plan is nothing to undo.
  *
@@ -49,6 +60,10 @@ export interface UndoStep {
  * `release-1.0/x.sql`) counts as an applied version, and has no undo: it is refused too.
  * Repeatable files are never undone, and an undo record whose versioned record is gone is
  * ignored.
+ *
+ * Undo stops at the baseline (the greatest version a marker record of `baseline` names,
+ * {@linkcode baselineVersion}), as Flyway's undo stops at its baseline marker: a plan that reaches
+ * a version at or below it is refused, naming that version's file.
  *
  * @example
  * ```ts
@@ -65,7 +80,9 @@ export interface UndoStep {
  * ]);
  * ```
  */
-export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
+export function planUndo(
+  { files, records, target, inclusive, count }: UndoRequest,
+): UndoStep[] {
   const recorded = readVersionRecords(records.keys());
   const onDisk = new Set(files.map((f) => f.path));
   // Applied and not undone: the files here, and the records whose file is gone (still applied,
@@ -82,22 +99,29 @@ export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
     ...unnamedRecords(records.keys(), onDisk),
   ].sort((a, b) => compareVersions(b.version, a.version) || compareVersionPaths(b.path, a.path));
   const chosen = target === undefined
-    ? applied.slice(0, 1)
-    : applied.filter((a) => compareVersions(a.version, target) > 0);
+    ? applied.slice(0, count ?? 1)
+    : applied.filter((a) => compareVersions(a.version, target) >= (inclusive ? 0 : 1));
+  const above = (version: string) => aboveTarget(version, target, inclusive);
+  // What a refusal says of a version it names.
+  const place = (version: string) =>
+    target !== undefined
+      ? `is applied at version ${version}${above(version)}`
+      : count !== undefined && count > 1
+      ? `is applied at version ${version}, one of the ${count} newest`
+      : `is the newest applied version (${version})`;
+  refuseBelowBaseline(chosen, baselineVersion(records.keys()), target, place, inclusive);
   const refused = chosen.filter((a) => a.file?.undo === undefined);
   if (refused.length > 0) {
     const first = refused[0];
     const why = first.file === undefined
-      ? `is recorded as applied at version ${first.version}${above(target)}, but its file is ` +
+      ? `is recorded as applied at version ${first.version}${
+        above(first.version)
+      }, but its file is ` +
         `gone from this checkout, and so is its undo: restore the file and its undo, or, where ` +
         `the version is gone for good, drop its record with "repair${
           files.some((f) => compareVersionPaths(f.path, first.path) > 0) ? "" : " --force"
         }"`
-      : target === undefined
-      ? `is the newest applied version (${first.version}), and has no undo: ` +
-        howToUndo(first.file)
-      : `is applied at version ${first.version}${above(target)}, and has no undo: ` +
-        howToUndo(first.file);
+      : `${place(first.version)}, and has no undo: ${howToUndo(first.file)}`;
     const more = refused.slice(1).map((r) => r.path);
     throw new MigrationFileError(
       first.path,
@@ -114,8 +138,37 @@ export function planUndo({ files, records, target }: UndoRequest): UndoStep[] {
   }));
 }
 
-function above(target: string | undefined): string {
-  return target === undefined ? "" : `, above the target ${target}`;
+// Undo stops above the baseline, as Flyway's stops at its marker: the versions `baseline` adopted
+// were made by hand, before Thaw ran, and their undo files would undo what Thaw never did.
+function refuseBelowBaseline(
+  chosen: readonly { path: string; version: string }[],
+  baseline: string | undefined,
+  target: string | undefined,
+  place: (version: string) => string,
+  inclusive: true | undefined,
+): void {
+  if (baseline === undefined) return;
+  const below = chosen.filter((a) => compareVersions(a.version, baseline) <= 0);
+  if (below.length === 0) return;
+  const first = below[0];
+  throw new MigrationFileError(
+    first.path,
+    `${place(first.version)}, and is at or below the baseline (version ${baseline}, written by ` +
+      `"baseline"): undo stops at the baseline` +
+      (target === undefined || inclusive ? "" : ` (a target of ${baseline} undoes down to it)`) +
+      ", since the versions it adopted were made before Thaw ran, and their undo files would " +
+      "undo what Thaw never did" +
+      (below.length > 1 ? ` (and ${below.length - 1} more version(s) at or below it)` : ""),
+  );
+}
+
+// Where a version to undo is, in messages: `, above the target 2` (`at or above` where the target
+// is undone too).
+function aboveTarget(version: string, target: string | undefined, inclusive?: true): string {
+  if (target === undefined) return "";
+  return inclusive && compareVersions(version, target) === 0
+    ? `, the target ${target}`
+    : `, above the target ${target}`;
 }
 
 // The records, their file gone, of files whose version their path gives (`002_b.sql`): applied
@@ -126,7 +179,10 @@ function unnamedRecords(
 ): { path: string; version: string }[] {
   const found: { path: string; version: string }[] = [];
   for (const path of paths) {
-    if (onDisk.has(path) || undoRecordVersion(path) !== undefined) continue;
+    if (
+      onDisk.has(path) || undoRecordVersion(path) !== undefined ||
+      baselineMarkerVersion(path) !== undefined || inProgressRecord(path) !== undefined
+    ) continue;
     let name;
     try {
       name = readMigrationName(path);

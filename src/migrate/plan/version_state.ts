@@ -1,6 +1,7 @@
 import { compareVersions, firstAtVersion, versionedName } from "./migration_name.ts";
 import { undoRecordVersion } from "./undo_name.ts";
 import { compareVersionPaths } from "./version_order.ts";
+import { inProgressRecord } from "./in_progress_marker.ts";
 
 /**
  * What the records say of a versioned file: `pending` (no record under its path), `applied`, or
@@ -52,6 +53,8 @@ export function readVersionRecords(paths: Iterable<string>): VersionRecords {
   const versioned: VersionedRecord[] = [];
   const undos = new Map<string, string>();
   for (const path of paths) {
+    // A mark of a file in progress names a record path in its own: it is neither.
+    if (inProgressRecord(path) !== undefined) continue;
     const undone = undoRecordVersion(path);
     if (undone !== undefined) {
       undos.set(path, undone);

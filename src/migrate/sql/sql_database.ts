@@ -223,10 +223,9 @@ export interface SqlDatabase {
   /**
    * Runs `steps` in order (scripts, or code querying through the file's session: the file, and
    * the callbacks around it) and writes the record (inserted, or replacing the path's record), in one
-   * transaction where the database allows, and returns the recorded `execution_ms`. A database
-   * without a run-wide lock (SQLite) decides again under the file's own write lock, as the others
-   * decided under theirs, and returns `undefined`, running nothing, where another runner was
-   * first: a record of this checksum, or, for a file that runs `once`, any record. Throws
+   * transaction where the database allows, and returns the recorded `execution_ms`. SQLite
+   * decides again in the file's own savepoint, and returns `undefined`, running nothing, where
+   * another runner was first: a record of this checksum, or, for a file that runs `once`, any record. Throws
    * {@linkcode ScriptError} when a statement of a script fails, {@linkcode CodeError} when code
    * fails, each with the index of its step. Without `record` (a callback), the steps run in a
    * transaction of their own, where there is one, and nothing is checked or recorded.
@@ -245,8 +244,7 @@ export interface SqlDatabase {
    * Writes the record of `record.path` without running anything, in one statement: inserted with
    * `execution_ms` 0, or, where the path has a record already, its hash, `executed_at`,
    * `executed_by` and `runner_version` replaced (its `execution_ms` stays what the run measured).
-   * Never a second row for a path. Called after {@linkcode SqlDatabase.lock}, so the table exists (SQLite has no
-   * run-wide lock: each write is a statement of its own).
+   * Never a second row for a path. Called after {@linkcode SqlDatabase.lock}, so the table exists.
    */
   putRecord(table: string, record: SqlRecord): Promise<void>;
   /** Deletes the record of `path`; whether there was one. Called after `lock`. */

@@ -2,6 +2,7 @@ import { type CodeFile, isCodeFile } from "../code/code_file.ts";
 import { codeFailure } from "../code/code_failure.ts";
 import { CodeLoadError, loadCode, loadDown } from "../code/load_code.ts";
 import { downRecordPath } from "../plan/undo_name.ts";
+import { inProgressMarkerPath } from "../plan/in_progress_marker.ts";
 import { migrationContext } from "../code/migration_context.ts";
 import {
   type Applied,
@@ -194,6 +195,17 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     const bodies = await this.#bodies(steps);
     // What is not done when the run stops, in the failure's words.
     const notDone = undoing ? `${file.path} is not undone` : `${file.path} is not recorded`;
+    // Where nothing rolls the file back, a mark says it is in progress until its record is
+    // written: a runner killed in the middle leaves it, and the next run is refused.
+    const mark = transactional ? undefined : inProgressMarkerPath(record.path);
+    if (mark !== undefined) {
+      await this.#db.putRecord(this.#datasource.table, {
+        path: mark,
+        hash: record.hash,
+        executedAt,
+        executedBy: this.#executedBy,
+      });
+    }
     let ms: number | undefined;
     try {
       ms = await this.#db.runFile(
@@ -212,7 +224,10 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       const failed = error instanceof ScriptError || error instanceof CodeError
         ? steps[error.step]
         : undefined;
+      // The connection lost: the mark stays, as for a runner killed.
       if (failed === undefined) throw error;
+      // The failure says what ran of the file may have stayed; the next run starts at it again.
+      if (mark !== undefined) await this.#db.deleteRecord(this.#datasource.table, mark);
       const before = failed.callback?.startsWith("before") === true;
       const left = transactional
         ? failed === runs
@@ -227,6 +242,7 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
         : "";
       throw this.#failure(failed, error as ScriptError | CodeError, left);
     }
+    if (mark !== undefined) await this.#db.deleteRecord(this.#datasource.table, mark);
     if (ms === undefined) return { result, ms: 0, alreadyRecorded: true };
     const done = undoing ? `${file.path} was undone, and is recorded so` : `${file.path} ran and ` +
       "is recorded";

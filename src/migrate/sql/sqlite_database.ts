@@ -55,10 +55,10 @@ async function openSqlite(path: string): Promise<SqliteHandle> {
 }
 
 /**
- * SQLite through `node:sqlite`. There is no server to hold a lock for the run: each file
- * runs in its own `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to the lock
- * timeout) that first checks the file was not recorded meanwhile, so two runners apply each
- * file once, and a file commits together with its record.
+ * SQLite through `node:sqlite`. There is no server to hold a lock for the run: the run's lock is
+ * one `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to the lock timeout), from
+ * `lock` to `unlock`, each file a savepoint of it that first checks the file was not recorded
+ * meanwhile; a file rolls back with its record, and the run's files commit together at `unlock`.
  */
 export class SqliteDatabase implements SqlDatabase {
   readonly kind = "sqlite" as const;
@@ -68,6 +68,8 @@ export class SqliteDatabase implements SqlDatabase {
   readonly #lockOption: string;
   #db: SqliteHandle | undefined;
   readonly #timeoutMs: number;
+  /** The run's lock is held: its `BEGIN IMMEDIATE` transaction is open. */
+  #held = false;
 
   /**
    * `lockTimeoutMs` bounds every wait for another process's write lock, from the first read on:
@@ -91,38 +93,40 @@ export class SqliteDatabase implements SqlDatabase {
     return fileRecords(this.#all(db, `SELECT * FROM "${table}"`, []));
   }
 
-  // SQLite's lock is its write lock, taken per file by runFile and waited for up to the timeout
-  // given to the constructor: here, only the table.
-  async lock(table: string): Promise<void> {
+  // SQLite's lock is its write lock, held from here to unlock in one `BEGIN IMMEDIATE`
+  // transaction: the records are read and the files decided and run under it, as PostgreSQL and
+  // MariaDB hold theirs, so no other runner writes between this one's plan and its work. It ends
+  // with the process: SQLite rolls back the transaction of a runner that died.
+  async lock(
+    table: string,
+    timeoutMs: number,
+    onWait: (holder: string) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const db = await this.#open();
-    this.#exec(
-      db,
-      `CREATE TABLE IF NOT EXISTS "${table}" (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        migration_path TEXT NOT NULL UNIQUE,
-        content_hash TEXT NOT NULL,
-        executed_at TEXT NOT NULL,
-        executed_by TEXT NOT NULL,
-        execution_ms INTEGER NOT NULL,
-        ${RUNNER_VERSION_COLUMN} TEXT
-      )`,
-    );
-    // A table an earlier version made lacks the column, and SQLite has no ADD COLUMN IF NOT
-    // EXISTS: the columns are read, then read again under the write lock, since another runner
-    // may have added it in between.
-    if (this.#hasVersionColumn(db, table)) return;
-    await this.#begin(db);
+    const holder = `another runner writing ${this.#datasource.location}`;
+    await this.#begin(db, timeoutMs, () => onWait(holder), signal);
+    this.#held = true;
     try {
+      this.#exec(
+        db,
+        `CREATE TABLE IF NOT EXISTS "${table}" (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          migration_path TEXT NOT NULL UNIQUE,
+          content_hash TEXT NOT NULL,
+          executed_at TEXT NOT NULL,
+          executed_by TEXT NOT NULL,
+          execution_ms INTEGER NOT NULL,
+          ${RUNNER_VERSION_COLUMN} TEXT
+        )`,
+      );
+      // A table an earlier version made lacks the column (no other runner can add it meanwhile).
       if (!this.#hasVersionColumn(db, table)) {
         this.#exec(db, `ALTER TABLE "${table}" ADD COLUMN ${RUNNER_VERSION_COLUMN} TEXT`);
       }
-      this.#exec(db, "COMMIT");
     } catch (error) {
-      try {
-        db.exec("ROLLBACK");
-      } catch {
-        // Already ended by the error.
-      }
+      this.#held = false;
+      rollback(db);
       throw error;
     }
   }
@@ -134,7 +138,12 @@ export class SqliteDatabase implements SqlDatabase {
     ]).length > 0;
   }
 
+  // What ran under the lock commits together: the files before a failing one too, since each
+  // file that failed was rolled back to its own savepoint.
   unlock(): Promise<void> {
+    if (!this.#held) return Promise.resolve();
+    this.#held = false;
+    this.#exec(this.#db!, "COMMIT");
     return Promise.resolve();
   }
 
@@ -146,17 +155,26 @@ export class SqliteDatabase implements SqlDatabase {
     undoRecords: readonly string[] = [],
   ): Promise<number | undefined> {
     const db = await this.#open();
-    await this.#begin(db);
+    // Under the run's lock, a file is a savepoint of its transaction; else (a validate callback)
+    // a transaction of its own.
+    const held = this.#held;
+    const [start, end, undo] = held
+      ? ["SAVEPOINT thaw_run_file", "RELEASE thaw_run_file", [
+        "ROLLBACK TO thaw_run_file",
+        "RELEASE thaw_run_file",
+      ]]
+      : ["BEGIN IMMEDIATE", "COMMIT", ["ROLLBACK"]];
+    if (held) this.#exec(db, start);
+    else await this.#begin(db, this.#timeoutMs);
     try {
       if (record === undefined) {
         await this.#runSteps(db, steps);
-        this.#exec(db, "COMMIT");
+        this.#exec(db, end);
         return 0;
       }
-      // Decided on what this runner read, with no run-wide lock: another runner may have applied
-      // the file since, this text or its own checkout's. Decided again here, as PostgreSQL and
-      // MariaDB decide under their lock: a run-once file never runs over a record, or it would
-      // run twice; a repeatable one runs over any record but one of its own checksum.
+      // Decided under the run's lock already; checked again here, in the file's own savepoint, so
+      // that a file run outside it never runs over a record: a run-once file never runs over any
+      // record, or it would run twice; a repeatable one runs over any but one of its checksum.
       const now = this.#all(
         db,
         `SELECT content_hash FROM "${table}" WHERE migration_path = ?`,
@@ -174,7 +192,7 @@ export class SqliteDatabase implements SqlDatabase {
               undoRecords,
             ).length > 0);
       if (!pending) {
-        this.#exec(db, "COMMIT");
+        this.#exec(db, end);
         return undefined;
       }
       await this.#runSteps(db, steps);
@@ -190,13 +208,14 @@ export class SqliteDatabase implements SqlDatabase {
       for (const undone of undoRecords) {
         this.#all(db, `DELETE FROM "${table}" WHERE migration_path = ?`, [undone]);
       }
-      this.#exec(db, "COMMIT");
+      this.#exec(db, end);
       return ms;
     } catch (error) {
       try {
-        db.exec("ROLLBACK");
+        for (const statement of undo) db.exec(statement);
       } catch {
         // Some errors (a full disk) end the transaction themselves.
+        if (held) this.#held = false;
       }
       throw error;
     }
@@ -247,8 +266,7 @@ export class SqliteDatabase implements SqlDatabase {
   async putRecord(table: string, record: SqlRecord): Promise<void> {
     const db = await this.#open();
     const [path, hash, executedAt, executedBy, ms, version] = putRow(record);
-    // One statement is its own transaction: it waits for another writer as runFile's BEGIN
-    // IMMEDIATE does (busy_timeout), and the UNIQUE path makes a second row impossible.
+    // Under the run's lock, in its transaction; the UNIQUE path makes a second row impossible.
     this.#all(
       db,
       `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
@@ -267,6 +285,8 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   close(): Promise<void> {
+    // A transaction still open at close is rolled back by SQLite.
+    this.#held = false;
     this.#db?.close();
     this.#db = undefined;
     return Promise.resolve();
@@ -330,21 +350,29 @@ export class SqliteDatabase implements SqlDatabase {
   // migrate() twice) that holds the write lock across an `await` (a code step) could not go on
   // before the wait ended, at its timeout. The lock is asked for without that wait, and asked
   // again every LOCK_POLL_MS, the thread given back in between.
-  async #begin(db: SqliteHandle): Promise<void> {
-    const deadline = Date.now() + this.#timeoutMs;
+  async #begin(
+    db: SqliteHandle,
+    timeoutMs: number,
+    onWait?: () => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     db.exec("PRAGMA busy_timeout = 0");
     try {
-      for (;;) {
+      for (let waited = false;; waited = true) {
         try {
           this.#exec(db, "BEGIN IMMEDIATE");
           return;
         } catch (error) {
-          if (!isMigrationError(error, "lock") || Date.now() >= deadline) throw error;
+          if (!isMigrationError(error, "lock") || Date.now() >= deadline) {
+            throw isMigrationError(error, "lock") ? this.#lockError(timeoutMs) : error;
+          }
         }
         this.queries--;
+        if (!waited) onWait?.();
         await pause(
           Math.min(LOCK_POLL_MS, deadline - Date.now()),
-          undefined,
+          signal,
           "waiting for the write lock",
         );
       }
@@ -362,6 +390,14 @@ export class SqliteDatabase implements SqlDatabase {
     }
   }
 
+  #lockError(timeoutMs: number): MigrationError {
+    return new MigrationError(
+      "lock",
+      `datasource "${this.#datasource.name}": another process kept ${this.#datasource.location} ` +
+        `locked for writing; waited ${timeoutMs / 1000} s (${this.#lockOption})`,
+    );
+  }
+
   #all(
     db: SqliteHandle,
     sql: string,
@@ -377,14 +413,16 @@ export class SqliteDatabase implements SqlDatabase {
 
   #error(error: unknown): Error {
     const text = message(error);
-    if (/database is locked|SQLITE_BUSY/i.test(text)) {
-      return new MigrationError(
-        "lock",
-        `datasource "${this.#datasource.name}": another process kept ${this.#datasource.location} ` +
-          `locked for writing; waited ${this.#timeoutMs / 1000} s (${this.#lockOption})`,
-      );
-    }
+    if (/database is locked|SQLITE_BUSY/i.test(text)) return this.#lockError(this.#timeoutMs);
     return new DatabaseError(text, { cause: error });
+  }
+}
+
+function rollback(db: SqliteHandle): void {
+  try {
+    db.exec("ROLLBACK");
+  } catch {
+    // Already ended by the error.
   }
 }
 

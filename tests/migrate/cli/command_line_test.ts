@@ -108,6 +108,16 @@ describe("parseCommandLine", () => {
     }
   });
 
+  it("takes undo --count, a whole number of versions from 1, on undo only and never with --target", () => {
+    assert.equal(parseCommandLine(["undo", "--count", "3"]).count, 3);
+    assert.equal(parseCommandLine(["undo"]).count, undefined);
+    for (const value of ["0", "-1", "2.5", "1e3", "x", ""]) {
+      bad(["undo", `--count=${value}`], /--count|needs a value/);
+    }
+    bad(["--count", "2"], /^--count applies to undo, not to migrate$/);
+    bad(["undo", "--count", "2", "--target", "1"], /--count and --target 1: give one/);
+  });
+
   it("refuses a lock timeout that is not a number of seconds within a day", () => {
     for (const value of ["-1", "abc", "1e3", "0x10", "86401", " 5", "Infinity", ""]) {
       bad(["--lock-timeout", value], /--lock-timeout/);

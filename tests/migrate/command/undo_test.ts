@@ -15,7 +15,7 @@ const records = new Map(files.map((f) => [f.path, "h"]));
 
 describe("undo", () => {
   it("marks the versions it undoes, newest first, and takes --target", () => {
-    const { decided: marked, steps } = decideUndo("main", decided, files, records, "1");
+    const { decided: marked, steps } = decideUndo("main", decided, files, records, { target: "1" });
     assert.deepEqual(steps.map((s) => `${s.path}<${s.undo}`), [
       "V3__c.sql<U3__c.sql",
       "V2__b.sql<U2__b.sql",
@@ -30,13 +30,13 @@ describe("undo", () => {
   });
 
   it("undoes the newest applied version alone without a target", () => {
-    const { steps } = decideUndo("main", decided, files, records, undefined);
+    const { steps } = decideUndo("main", decided, files, records, {});
     assert.deepEqual(steps.map((s) => s.path), ["V3__c.sql"]);
   });
 
   it("refuses a plan with a version that has no undo, naming the connection and the file", () => {
     assert.throws(
-      () => decideUndo("main", decided, files, records, "0"),
+      () => decideUndo("main", decided, files, records, { target: "0" }),
       (error) =>
         error instanceof PlanError && error.connection === "main" &&
         error.file === "V1__a.sql" && /connection "main": V1__a\.sql/.test(error.message),

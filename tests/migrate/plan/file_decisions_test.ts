@@ -3,10 +3,13 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Command } from "../../../src/migrate/command/command.ts";
 import { COMMANDS } from "../../../src/migrate/command/commands.ts";
-import { decideFiles } from "../../../src/migrate/plan/file_decisions.ts";
+import { decideFiles, withChangedUndos } from "../../../src/migrate/plan/file_decisions.ts";
 import type { PlannedFile } from "../../../src/migrate/plan/planned_file.ts";
 import { compareVersionPaths } from "../../../src/migrate/plan/version_order.ts";
 import { propertyOptions } from "../../property.ts";
+import { baselineMarkerPath } from "../../../src/migrate/plan/baseline_marker.ts";
+import { inProgressMarkerPath } from "../../../src/migrate/plan/in_progress_marker.ts";
+import { readVersionRecords } from "../../../src/migrate/plan/version_state.ts";
 
 const file = (path: string, hash: string, extra: Partial<PlannedFile> = {}): PlannedFile => ({
   path,
@@ -219,6 +222,27 @@ describe("decideFiles", () => {
     ]);
   });
 
+  it("reads the marks of a baseline and of files in progress as no file: never missing, never an undo", () => {
+    const files = [file("V1__a.sql", "a"), file("V2__b.sql", "b"), file("V3__c.sql", "c")];
+    const records = new Map([
+      ["V1__a.sql", "a"],
+      ["V2__b.sql", "b"],
+      ["V3__c.sql", "c"],
+      [baselineMarkerPath("2"), "b"],
+      // A mark of an undo in a folder: its last segment reads as an undo file's name.
+      [inProgressMarkerPath("sub/U3__c.sql"), "u3"],
+    ]);
+    for (const command of ["status", "repair", "migrate"] as const) {
+      assert.deepEqual(
+        decideFiles(files, records, command).map((f) =>
+          `${f.path}:${f.action}${f.baselined ? ":baselined" : ""}`
+        ),
+        ["V1__a.sql:skip:baselined", "V2__b.sql:skip:baselined", "V3__c.sql:skip"],
+      );
+    }
+    assert.equal(readVersionRecords(records.keys()).stateOf("V3__c.sql", "3"), "applied");
+  });
+
   it("reads a version with an undo record beside its record as undone: pending again to migrate", () => {
     const files = [file("V1__a.sql", "a"), file("V2__b.sql", "b"), file("V3__c.sql", "c")];
     // V3 was edited after it was undone: still undone, applied again as it now is.
@@ -376,6 +400,40 @@ describe("decideFiles", () => {
         },
       ),
       propertyOptions(500),
+    );
+  });
+});
+
+describe("withChangedUndos", () => {
+  it("property: lists each undo file whose record holds another checksum once, after its V file, as a changed file", () => {
+    // Its undo file: none, not run (no undo record), run as it is, or edited since it ran.
+    const version = fc.record({ undo: fc.constantFrom("none", "unrun", "same", "edited") });
+    fc.assert(
+      fc.property(
+        fc.array(version, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom<Command>("status", "migrate", "undo", "repair", "validate"),
+        (versions, command) => {
+          const files = versions.map((_, i) => file(`V${i + 1}__f.sql`, `v${i + 1}`));
+          const undos = versions.flatMap((v, i) =>
+            v.undo === "none" ? [] : [file(`U${i + 1}__f.sql`, `u${i + 1}`)]
+          );
+          const records = new Map(files.map((f) => [f.path, f.hash]));
+          versions.forEach((v, i) => {
+            if (v.undo === "same") records.set(`U${i + 1}__f.sql`, `u${i + 1}`);
+            if (v.undo === "edited") records.set(`U${i + 1}__f.sql`, "old");
+          });
+          const decided = decideFiles(files, records, command);
+          const shown = withChangedUndos(decided, undos, records, command);
+          const expected = versions.flatMap((v, i) => [
+            decided[i],
+            ...(v.undo === "edited"
+              ? [{ path: `U${i + 1}__f.sql`, action: COMMANDS[command].decide("changed", false) }]
+              : []),
+          ]);
+          assert.deepEqual(shown, expected);
+        },
+      ),
+      propertyOptions(),
     );
   });
 });

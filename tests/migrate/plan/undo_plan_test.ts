@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
 import { pairUndos, type UndoableFile } from "../../../src/migrate/plan/undo_pairs.ts";
 import { planUndo, type UndoStep } from "../../../src/migrate/plan/undo_plan.ts";
+import { baselineMarkerPath } from "../../../src/migrate/plan/baseline_marker.ts";
 import { compareVersionPaths } from "../../../src/migrate/plan/version_order.ts";
 import { propertyOptions } from "../../property.ts";
 
@@ -368,6 +369,97 @@ describe("planUndo, against a reference model", () => {
           })),
         );
       }),
+      propertyOptions(200),
+    );
+  });
+
+  it("undoes the count newest applied versions, or down to an inclusive target, against the model", () => {
+    const range = fc.oneof(
+      fc.record({ count: fc.integer({ min: 1, max: 9 }) }),
+      fc.record({ target: fc.integer({ min: 0, max: 9 }), inclusive: fc.constant(true as const) }),
+    );
+    fc.assert(
+      fc.property(connection, range, ([entries, spellings], r) => {
+        const { files, records, byVersion } = build(entries, spellings);
+        const request = {
+          files,
+          records,
+          ...("count" in r
+            ? { count: r.count }
+            : { target: `${r.target}`, inclusive: true as const }),
+        };
+        const applied = [...byVersion].filter(([n, v]) =>
+          v.recordPath !== undefined && !entries[n - 1].undone
+        ).sort(([a], [b]) => b - a);
+        const chosen = "count" in r
+          ? applied.slice(0, r.count)
+          : applied.filter(([n]) => n >= r.target);
+        const cannot = chosen.filter(([, v]) =>
+          v.file === undefined || v.recordPath !== v.file.path || v.file.undo === undefined
+        );
+        if (cannot.length > 0) {
+          assert.throws(() => planUndo(request), (error: unknown) => {
+            assert.ok(error instanceof MigrationFileError);
+            assert.equal(error.file, cannot[0][1].recordPath);
+            return true;
+          });
+          return;
+        }
+        assert.deepEqual(
+          planUndo(request),
+          chosen.map(([, v]) => ({
+            path: v.file!.path,
+            undo: v.file!.undo!,
+            record: v.file!.undo === "down" ? downRecord(v.file!.path) : v.file!.undo!,
+          })),
+        );
+      }),
+      propertyOptions(200),
+    );
+  });
+
+  it("stops at the baseline: a plan that reaches a version at or below it is refused, naming it", () => {
+    fc.assert(
+      fc.property(
+        connection,
+        target,
+        fc.integer({ min: 0, max: 9 }),
+        fc.boolean(),
+        ([entries, spellings], t, b, spellBaseline) => {
+          const { files, records, byVersion } = build(entries, spellings);
+          records.set(baselineMarkerPath(spellBaseline ? `${b}.0` : `${b}`), "h");
+          const request = { files, records, ...(t === undefined ? {} : { target: `${t}` }) };
+          const applied = [...byVersion].filter(([n, v]) =>
+            v.recordPath !== undefined && !entries[n - 1].undone
+          ).sort(([a], [x]) => x - a);
+          const chosen = t === undefined ? applied.slice(0, 1) : applied.filter(([n]) => n > t);
+          const below = chosen.filter(([n]) => n <= b);
+          if (below.length > 0) {
+            assert.throws(() => planUndo(request), (error: unknown) => {
+              assert.ok(error instanceof MigrationFileError);
+              assert.equal(error.file, below[0][1].recordPath);
+              assert.match(error.message, new RegExp(`baseline \\(version ${b}(\\.0)?,`));
+              return true;
+            });
+            return;
+          }
+          // Above the baseline, the plan is the one made without it, or the same refusal.
+          const without = new Map(records);
+          without.delete(baselineMarkerPath(spellBaseline ? `${b}.0` : `${b}`));
+          let expected: unknown, got: unknown;
+          try {
+            expected = planUndo({ ...request, records: without });
+          } catch (error) {
+            expected = (error as Error).message;
+          }
+          try {
+            got = planUndo(request);
+          } catch (error) {
+            got = (error as Error).message;
+          }
+          assert.deepEqual(got, expected);
+        },
+      ),
       propertyOptions(200),
     );
   });

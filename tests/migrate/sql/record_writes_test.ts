@@ -76,6 +76,9 @@ for (const kind of KINDS) {
         await folder[Symbol.asyncDispose]();
       });
       await db.lock(TABLE, 5_000, () => {});
+      // SQLite's lock is a transaction held to unlock: ended here, so that each write below
+      // commits on its own and the test's connection sees it, as outside a run.
+      if (kind === "sqlite") await db.unlock();
       const rows = async () =>
         (await raw.query(
           `SELECT migration_path, content_hash, executed_by, execution_ms, runner_version, ${

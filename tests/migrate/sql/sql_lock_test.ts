@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { migrate, MigrationRunError } from "../../../migrate.ts";
 import { startCli } from "../cli_process.ts";
-import { type Kind, type SqlWorkspace, workspaces } from "./databases.ts";
+import { type Kind, KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
 
 /**
  * A gate a migration file waits on, held by the test's own connection: the file ends only when
@@ -175,3 +175,67 @@ describe("SQL lock on postgres, its runner killed in the middle of a statement",
     }
   });
 });
+
+// An undo file in code that logs, then ends only when the test writes to its runner's stdin: the
+// undo holds SQLite's write lock there, its plan made, its first version not yet undone.
+const GATED_UNDO = `import process from "node:process";
+
+type Ctx = { log(message: string): void; query(text: string): Promise<unknown[]> };
+export default async (ctx: Ctx): Promise<void> => {
+  ctx.log("U5 waits for the gate");
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+  process.stdin.pause();
+  await ctx.query("drop table T5");
+};
+`;
+
+for (const kind of KINDS.filter((k) => k === "sqlite")) {
+  describe(`SQL lock on ${kind}, an undo racing a migrate`, () => {
+    const workspace = workspaces(kind);
+
+    // Three trials: each must leave no version applied above an undone one.
+    for (const trial of [1, 2, 3]) {
+      it(`undo --target 2 and migrate of V6 run one after the other, never V6 above undone versions (trial ${trial})`, async () => {
+        const ws = await workspace();
+        for (const n of [1, 2, 3, 4, 5]) {
+          await ws.file(`V${n}__t${n}.sql`, `create table T${n} (V int);\n`);
+          if (n >= 3 && n < 5) await ws.file(`U${n}__t${n}.sql`, `drop table T${n};\n`);
+        }
+        await ws.file("U5__t5.ts", `${GATED_UNDO}`);
+        await ws.ok();
+        await ws.file("V6__t6.sql", "create table T6 (V int);\n");
+        const args = ["-c", ws.configDir, "--sqlPath", ws.root, "--lock-timeout", "600"];
+        const undo = startCli([...args, "undo", "--target", "2"]);
+        let migrating: ReturnType<typeof startCli> | undefined;
+        try {
+          // The undo planned V5, V4, V3, and runs U5: SQLite's write lock is its.
+          await undo.printed(/U5 waits for the gate/);
+          migrating = startCli(args);
+          // The migrate read the records, V6 pending for it: it waits for the undo's lock, or,
+          // with no lock over the undo's run, for the write lock of V6's own transaction.
+          await migrating.printed(/waiting for the lock of |main: \d+ of \d+ file\(s\) to apply/);
+          undo.child.stdin.end("go\n");
+          assert.equal(await undo.closed, 0, undo.stderr());
+        } finally {
+          undo.child.stdin.end();
+        }
+        assert.equal(await migrating!.closed, 0, migrating!.stderr());
+        // Whichever ran first, the other saw what it did: every version applied, in order.
+        const status = await ws.ok("status", "--json");
+        assert.deepEqual(
+          status.report!.connections[0].files.map((f) =>
+            `${f.path}:${f.outOfOrder === undefined ? f.action : "out of order"}`
+          ),
+          [
+            "V1__t1.sql:skip",
+            "V2__t2.sql:skip",
+            "V3__t3.sql:skip",
+            "V4__t4.sql:skip",
+            "V5__t5.sql:skip",
+            "V6__t6.sql:skip",
+          ],
+        );
+      });
+    }
+  });
+}

@@ -2,7 +2,10 @@
 // the plan checked whole before anything runs, undone versions kept as history and applied again.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { KINDS, type SqlWorkspace, workspaces } from "./databases.ts";
+import { migrate } from "../../../migrate.ts";
 
 // Appends `what` to the log table, in the order the files run.
 const log = (what: string) =>
@@ -115,6 +118,72 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "U2"]);
     });
 
+    it("stops at the baseline, naming it: status shows the adopted versions as baselined", async () => {
+      const ws = await workspace();
+      // V1 and V2 were made by hand before Thaw ran: the table exists, no record says so.
+      await ws.query("create table RUN_LOG (SEQ int not null, WHAT text)");
+      await ws.query("create table B (V int)");
+      await threeVersions(ws);
+      await ws.file("U1__log.sql", "drop table RUN_LOG;\n");
+      await ws.ok("baseline", "--version", "2");
+      await ws.ok();
+      assert.deepEqual(await logged(ws), ["V3"]);
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.baselined ?? false}`),
+        ["V1__log.sql:true", "V2__b.sql:true", "V3__c.sql:false"],
+      );
+      assert.match((await ws.ok("status")).out, /baselined\s+V2__b\.sql/);
+      await ws.ok("undo");
+      assert.deepEqual(await logged(ws), ["V3", "U3"]);
+      // V2 is the newest applied version now, and the baseline's: undo stops, naming it.
+      const refused = await ws.run("undo", "--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.kind, "plan");
+      assert.equal(refused.report!.error!.file, "V2__b.sql");
+      assert.match(refused.report!.error!.message, /baseline \(version 2/);
+      // A target below the baseline is refused whole: nothing is undone.
+      await ws.ok();
+      const below = await ws.run("undo", "--target", "0", "--json");
+      assert.equal(below.code, 1, below.out);
+      assert.equal(below.report!.error!.file, "V2__b.sql");
+      assert.deepEqual(await logged(ws), ["V3", "U3", "V3"]);
+      assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
+    });
+
+    it("an undo file edited after it ran is changed, as a V file is: validate fails, flyway_compatible refuses", async () => {
+      const ws = await workspace();
+      await threeVersions(ws);
+      await ws.ok();
+      await ws.ok("undo");
+      // U3 ran; then someone edits it.
+      await ws.file("U3__c.sql", "drop table C;\n" + log("U3, edited"));
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__log.sql:skip", "V2__b.sql:skip", "V3__c.sql:undone", "U3__c.sql:changed"],
+      );
+      const invalid = await ws.run("validate", "--json");
+      assert.equal(invalid.code, 1, invalid.out);
+      assert.equal(invalid.report!.error!.file, "U3__c.sql");
+      await writeFile(
+        join(ws.configDir, "application.yml"),
+        `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n` +
+          "      flyway_compatible: true\n",
+      );
+      const refused = await ws.run("--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.file, "U3__c.sql");
+      assert.match(
+        refused.report!.error!.message,
+        /changed after it was applied.*flyway_compatible/,
+      );
+      // Recorded as it is, by repair: then migrate applies V3 again.
+      await ws.ok("repair");
+      await ws.ok();
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "U3", "V3"]);
+    });
+
     it("an undo file of no version here stops migrate too, naming it", async () => {
       const ws = await workspace();
       await threeVersions(ws);
@@ -185,6 +254,59 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.equal(none.report!.error!.file, "V4__d.js");
       assert.match(none.report!.error!.message, /export async function down\(context\).*U4__d/);
       assert.deepEqual(await logged(ws), ["V1", "V2", "V3"]);
+    });
+  });
+}
+
+// SQLite alone, as above.
+for (const kind of KINDS.filter((k) => k === "sqlite")) {
+  describe(`undo --count and flyway_compatible's target on ${kind}`, () => {
+    const workspace = workspaces(kind);
+
+    // V1..V4, each with its undo file.
+    async function fourVersions(ws: SqlWorkspace): Promise<void> {
+      await ws.file(
+        "V1__log.sql",
+        "create table RUN_LOG (SEQ int not null, WHAT text);\n" + log("V1"),
+      );
+      await ws.file("U1__log.sql", "delete from RUN_LOG;\n");
+      for (const n of [2, 3, 4]) {
+        await ws.file(`V${n}__t.sql`, `create table T${n} (V int);\n` + log(`V${n}`));
+        await ws.file(`U${n}__t.sql`, `drop table T${n};\n` + log(`U${n}`));
+      }
+    }
+
+    it("undo --count 2 undoes the two newest applied versions; migrate() takes count too", async () => {
+      const ws = await workspace();
+      await fourVersions(ws);
+      await ws.ok();
+      const undone = await ws.ok("undo", "--count", "2", "--json");
+      assert.deepEqual(
+        undone.report!.connections[0].files.map((f) => `${f.path}:${f.action}`),
+        ["V1__log.sql:skip", "V2__t.sql:skip", "V3__t.sql:undo", "V4__t.sql:undo"],
+      );
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "V4", "U4", "U3"]);
+      const report = await migrate({
+        config: ws.configDir,
+        migrations: ws.root,
+        command: "undo",
+        count: 1,
+      });
+      assert.equal(report.connections[0].files.filter((f) => f.result === "undone").length, 1);
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "V4", "U4", "U3", "U2"]);
+    });
+
+    it("under flyway_compatible, undo --target 2 undoes version 2 too, as Flyway's undo -target does", async () => {
+      const ws = await workspace();
+      await fourVersions(ws);
+      await ws.ok();
+      await writeFile(
+        join(ws.configDir, "application.yml"),
+        `datasource:\n${ws.datasource("main")}    migrations:\n      enabled: true\n` +
+          "      flyway_compatible: true\n",
+      );
+      await ws.ok("undo", "--target", "2");
+      assert.deepEqual(await logged(ws), ["V1", "V2", "V3", "V4", "U4", "U3", "U2"]);
     });
   });
 }
