@@ -47,6 +47,8 @@ import { showValues } from "./src/actuator/show_values.ts";
 import { shownValueMask } from "./src/actuator/shown_values.ts";
 import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
+import { configSecrets } from "./src/config/application_config.ts";
+import { composeMasks, maskUrls, secretsMask } from "./src/config/secrets_mask.ts";
 import { observeOpenStreams } from "./src/actuator/stream_metrics.ts";
 import { observeCaches } from "./src/actuator/cache_metrics.ts";
 import { observeScheduledRuns } from "./src/actuator/scheduler_metrics.ts";
@@ -145,6 +147,8 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
         : "optional",
       opentelemetry,
       settings.get("server.forward-headers-strategy"),
+      // A span is exported as a log line is: its texts masked as the log's lines are.
+      composeMasks(maskUrls, secretsMask(configSecrets(settings.config))),
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
     const disk = available.has("health") ? await diskSpaceHealth(settings) : undefined;
