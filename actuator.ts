@@ -29,7 +29,7 @@
  * An endpoint not exposed answers 404, as an unknown path does. Apart from the default entry
  * point, so that an app that serves none of them does not carry them.
  *
- * @see docs/operations.md#thawthawactuator
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#thawthawactuator
  *
  * @module
  */
@@ -96,7 +96,7 @@ export interface ActuatorOptions {
  * endpoint answers; `opentelemetry`: OpenTelemetry's modules, imported by the app, used instead of
  * the actuator's own imports of them (which an edge worker's bundle does not hold)
  *
- * @see docs/operations.md#actuator
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#actuator
  */
 export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {

@@ -16,7 +16,7 @@ import { clientAddress } from "./client_address.ts";
  * the app's `close()` waits for a job's run and runs its `@PreDestroy` hooks, and the process
  * exits. Edge runtimes serve `app.fetch` themselves (`export default app`) and need none of this.
  *
- * @see docs/operations.md#listen
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#listen
  */
 export async function listen(app: Application, options: ListenOptions = {}): Promise<Server> {
   const internals = internalsOf(app, "listen(app)");
