@@ -168,7 +168,7 @@ async function main(): Promise<void> {
     Deno.exit(1);
   }
   console.log(
-    `docs: ${links} relative link(s) reach their file and heading, in ` +
+    `docs: ${links} link(s) reach their file and heading, in ` +
       `${
         Deno.args.filter((arg) => arg.endsWith(".md")).length
       } page(s) and ${modulesRead} module(s)`,
