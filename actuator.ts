@@ -29,7 +29,7 @@
  * An endpoint not exposed answers 404, as an unknown path does. Apart from the default entry
  * point, so that an app that serves none of them does not carry them.
  *
- * @see docs/operations.md#thawthawactuator
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#thawthawactuator
  *
  * @module
  */
@@ -47,6 +47,8 @@ import { showValues } from "./src/actuator/show_values.ts";
 import { shownValueMask } from "./src/actuator/shown_values.ts";
 import { ConfigError } from "./src/config/config_error.ts";
 import { requestTelemetry } from "./src/actuator/request_telemetry.ts";
+import { configSecrets } from "./src/config/application_config.ts";
+import { composeMasks, maskUrls, secretsMask } from "./src/config/secrets_mask.ts";
 import { observeOpenStreams } from "./src/actuator/stream_metrics.ts";
 import { observeCaches } from "./src/actuator/cache_metrics.ts";
 import { observeScheduledRuns } from "./src/actuator/scheduler_metrics.ts";
@@ -94,7 +96,7 @@ export interface ActuatorOptions {
  * endpoint answers; `opentelemetry`: OpenTelemetry's modules, imported by the app, used instead of
  * the actuator's own imports of them (which an edge worker's bundle does not hold)
  *
- * @see docs/operations.md#actuator
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#actuator
  */
 export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
@@ -145,6 +147,8 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
         : "optional",
       opentelemetry,
       settings.get("server.forward-headers-strategy"),
+      // A span is exported as a log line is: its texts masked as the log's lines are.
+      composeMasks(maskUrls, secretsMask(configSecrets(settings.config))),
     );
     if (telemetry.scrape === undefined) available.delete("prometheus");
     const disk = available.has("health") ? await diskSpaceHealth(settings) : undefined;

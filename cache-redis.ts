@@ -8,7 +8,7 @@
  * Apart from the default entry point, so that an app that caches in memory (or not at all) never
  * loads it nor the client.
  *
- * @see docs/caching-interceptors-events.md#thawthawcache-redis
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#thawthawcache-redis
  *
  * @module
  */

@@ -37,7 +37,7 @@
  * assert.equal(line.user, 7);
  * ```
  *
- * @see docs/observability.md#levelled-and-structured-logs
+ * @see https://github.com/thaw/thaw/blob/main/docs/observability.md#levelled-and-structured-logs
  *
  * @module
  */

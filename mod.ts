@@ -4,11 +4,16 @@
  *
  * An app declares its classes with decorators (`@RestController`, `@GetMapping`, `@Service`,
  * `@Autowired`, ...) and hands them to {@linkcode bootstrap}, which wires them and gives back a
- * `fetch` handler. The guides are in the repository's `docs/`: docs/controllers.md,
- * docs/beans-and-configuration.md, docs/caching-interceptors-events.md, docs/scheduling.md,
- * docs/errors.md and docs/openapi.md. Beside this entry point: `@thaw/thaw/config`, `/scan`,
- * `/openapi`, `/actuator`, `/server`, `/cli`, `/migrate`, `/cache-redis`, `/lock-sql` and
- * `/types` (the types behind the decorators' signatures).
+ * `fetch` handler. Beside this entry point: `@thaw/thaw/config`, `/scan`, `/openapi`, `/actuator`,
+ * `/server`, `/cli`, `/migrate`, `/cache-redis`, `/lock-sql` and `/types` (the types behind the
+ * decorators' signatures). The guides, in the repository's `docs/`:
+ *
+ * - https://github.com/thaw/thaw/blob/main/docs/controllers.md
+ * - https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md
+ * - https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md
+ * - https://github.com/thaw/thaw/blob/main/docs/scheduling.md
+ * - https://github.com/thaw/thaw/blob/main/docs/errors.md
+ * - https://github.com/thaw/thaw/blob/main/docs/openapi.md
  *
  * @example An app of one controller and one service (examples/greeting/), answering a request
  * ```ts
@@ -59,7 +64,7 @@ export {
 export { UseInterceptors } from "./src/context/interceptors.ts";
 export type { MethodInterceptor, MethodInvocation } from "./src/context/interceptors.ts";
 export { Cacheable, CacheEvict, CachePut } from "./src/cache/cacheable.ts";
-export type { CacheableOptions, CacheEvictOptions, CacheKeyOption } from "./src/cache/cacheable.ts";
+export type { CacheableOptions, CacheEvictOptions } from "./src/cache/cacheable.ts";
 export { CacheManager } from "./src/cache/cache_manager.ts";
 export type { Cache } from "./src/cache/cache_manager.ts";
 export {
@@ -90,10 +95,9 @@ export {
   PutMapping,
 } from "./src/web/mapping.ts";
 export { SseMapping } from "./src/web/sse_mapping.ts";
-export type { SseMappingFor } from "./src/web/sse_mapping.ts";
 export type { SseEvent } from "./src/web/sse_frame.ts";
 export { WebSocketMapping } from "./src/web/websocket_mapping.ts";
-export type { WebSocketHandlers, WebSocketMappingFor } from "./src/web/websocket_mapping.ts";
+export type { WebSocketHandlers } from "./src/web/websocket_mapping.ts";
 export {
   PathVariable,
   RequestBody,
@@ -102,8 +106,6 @@ export {
   RequestPart,
 } from "./src/web/binder.ts";
 export type { Binder, PartOptions, ValueOptions } from "./src/web/binder.ts";
-export type { PartType } from "./src/web/binder_descriptor.ts";
-export type { ScalarType } from "./src/web/scalar_type.ts";
 export type { StandardSchemaV1 } from "./src/config/standard_schema.ts";
 export { safeFilename } from "./src/http/multipart_filename.ts";
 export { UseMiddleware } from "./src/web/middleware.ts";
@@ -135,7 +137,7 @@ export type {
   SecurityScheme,
 } from "./src/openapi/api_docs.ts";
 export type { OpenApiFeature } from "./src/openapi/openapi_feature.ts";
-export type { JsonSchema, SchemaSource } from "./src/openapi/json_schema.ts";
+export type { JsonSchema } from "./src/openapi/json_schema.ts";
 
 // Health: an app's own indicators (the endpoint: `@thaw/thaw/actuator`).
 export { HealthIndicator } from "./src/actuator/health_indicator.ts";

@@ -4,7 +4,7 @@
  * file, or generate a typed client from it). Apart from the default entry point so that an app
  * that serves no document carries no generator.
  *
- * @see docs/openapi.md#thawthawopenapi
+ * @see https://github.com/thaw/thaw/blob/main/docs/openapi.md#thawthawopenapi
  *
  * @module
  */

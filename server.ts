@@ -3,7 +3,7 @@
  * shutdown on SIGTERM and SIGINT. Apart from the default entry point because an edge runtime
  * serves `app.fetch` itself (`export default app`) and has no use for Node's `http`.
  *
- * @see docs/operations.md#thawthawserver
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#thawthawserver
  *
  * @module
  */

@@ -23,11 +23,13 @@
 // What each decorator returns.
 export type { ApiDocDecorator } from "./src/openapi/api_docs.ts";
 export type { BeanOf, FieldCheck, InjectionDecorator } from "./src/context/autowired.ts";
-export type { CacheDecorator } from "./src/cache/cacheable.ts";
+export type { CacheDecorator, CacheKeyOption } from "./src/cache/cacheable.ts";
 export type { EventListenerDecorator } from "./src/events/event_listener.ts";
 export type { InterceptorsDecorator } from "./src/context/interceptors.ts";
 export type { LifecycleDecorator } from "./src/context/lifecycle.ts";
 export type { MappingDecorator, MappingFor } from "./src/web/mapping.ts";
+export type { SseMappingFor } from "./src/web/sse_mapping.ts";
+export type { WebSocketMappingFor } from "./src/web/websocket_mapping.ts";
 export type { ResponseStatusDecorator } from "./src/web/response_status.ts";
 export type { ScheduledDecorator } from "./src/scheduling/scheduled.ts";
 export type { BeanClassDecorator, BeanMethodDecorator } from "./src/context/stereotypes.ts";
@@ -44,7 +46,8 @@ export type {
   ScalarValue,
   ValueOf,
 } from "./src/web/binder.ts";
-export type { BinderDescriptor } from "./src/web/binder_descriptor.ts";
+export type { BinderDescriptor, PartType } from "./src/web/binder_descriptor.ts";
+export type { ScalarType } from "./src/web/scalar_type.ts";
 export type {
   HandlerArguments,
   ParameterMismatch,
@@ -78,3 +81,6 @@ export type {
   StandardSchemaV1Props,
   StandardSchemaV1Result,
 } from "./src/config/standard_schema.ts";
+
+// Where an OpenAPI annotation's schema may come from.
+export type { SchemaSource } from "./src/openapi/json_schema.ts";

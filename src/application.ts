@@ -256,7 +256,7 @@ function checkOptions(options: BootstrapOptions): void {
  * bean, a dependency cycle, two beans of one name, a bad route or two handlers for one route
  * reject the promise before any request is served.
  *
- * @see docs/beans-and-configuration.md#bootstrap
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#bootstrap
  */
 export async function bootstrap(options: BootstrapOptions = {}): Promise<Application> {
   const startedAt = performance.now();

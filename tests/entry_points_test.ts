@@ -47,3 +47,35 @@ describe("entry points, each imported alone", () => {
     });
   }
 });
+
+// The names an `export { ... } from` or `export type { ... } from` list of `text` gives out.
+function exportedNames(text: string): string[] {
+  return [...text.matchAll(/^export (?:type )?\{([^}]*)\}/gm)].flatMap(([, list]) =>
+    list.split(",").map((name) => name.trim().replace(/^type /, "").split(/\s+as\s+/).at(-1)!)
+      .filter((name) => name !== "")
+  );
+}
+
+describe("the default entry point's surface", () => {
+  it("mod.ts gives out at most 100 names, each once, by list only", async () => {
+    const text = await readFile(new URL("mod.ts", root), "utf8");
+    // A star export would give out names no list shows, and a declaration one no list counts.
+    assert.doesNotMatch(
+      text,
+      /^export \*|^export (?:async |abstract )?(?:const|let|function|class|interface|type \w+ =|enum)/m,
+    );
+    const names = exportedNames(text);
+    assert.equal(new Set(names).size, names.length);
+    assert.ok(names.length <= 100, `mod.ts exports ${names.length} names: ${names.join(", ")}`);
+  });
+
+  it("the decorators' own types (*Decorator, *For) are in types.ts, not mod.ts", async () => {
+    const mod = exportedNames(await readFile(new URL("mod.ts", root), "utf8"));
+    const types = exportedNames(await readFile(new URL("types.ts", root), "utf8"));
+    const signatureTypes = (names: string[]) => names.filter((n) => /(?:Decorator|For)$/.test(n));
+    assert.deepEqual(signatureTypes(mod), []);
+    for (const name of ["SseMappingFor", "WebSocketMappingFor", "MappingFor", "CacheDecorator"]) {
+      assert.ok(types.includes(name), `${name} is not in types.ts`);
+    }
+  });
+});

@@ -1,11 +1,16 @@
 // Checks the given markdown files: every relative link reaches a file of the checkout, and every
 // `#anchor` a heading of its page (GitHub's slugs); no page cites the project's internal notes
 // (the spec's sections, its issues or its reference notes), which a user cannot follow. Given
-// TypeScript modules (or folders of them, ending in `/`), checks the same of each
-// `docs/<page>.md#<anchor>` their comments name: a JSDoc comment's link to its guide.
+// TypeScript modules (or folders of them, ending in `/`), checks the same of each guide their
+// comments name, `docs/<page>.md#<anchor>` or `DOCS_URL` + `<page>.md#<anchor>`; a
+// `@see` tag, and any JSDoc of an entry point, must name it by its absolute URL: the package does
+// not ship `docs/`, and a user reads those comments on the package's pages or in an editor.
 //
 // Run: `deno run --allow-read tools/check_doc_links.ts README.md CONTRIBUTING.md docs/*.md`, and
 // the entry points and `src/` for the modules' links.
+
+/** Where the guides are read from outside the checkout: the repository's `docs/` on GitHub. */
+export const DOCS_URL = "https://github.com/thaw/thaw/blob/main/docs/";
 
 const root = new URL("../", import.meta.url);
 
@@ -52,73 +57,122 @@ async function modules(path: string): Promise<string[]> {
   return found.sort();
 }
 
-// A module's links are repository paths, written in its comments.
-async function checkModule(path: string): Promise<void> {
-  const lines = (await read(path)).split("\n");
-  for (const [i, line] of lines.entries()) {
-    for (const [target, page, anchor] of line.matchAll(/\bdocs\/([\w-]+\.md)(?:#([\w-]+))?/g)) {
+const escaped = DOCS_URL.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+// A guide named in a comment: by its absolute URL, or (group 1 empty) by its repository path.
+const GUIDE = new RegExp(
+  `(?:(${escaped})|(?<![\\w./-])docs/)([\\w-]+\\.md)(?:#([\\w-]+))?`,
+  "g",
+);
+
+/**
+ * What is wrong with the guides the comments of the module at `path` (from the checkout's root)
+ * name: a page `page` does not give (it answers a page's text, or `undefined` for no such page),
+ * a heading it lacks, or a relative link where a user reads the comment. Pure: the caller reads.
+ */
+export function moduleLinkProblems(
+  path: string,
+  text: string,
+  page: (name: string) => string | undefined,
+): { problems: string[]; links: number } {
+  const problems: string[] = [];
+  let links = 0;
+  // An entry point's JSDoc is the package's front page; a module's under src/ is shown with the
+  // symbols it documents, and an `@see` is always a link out.
+  const entry = !path.includes("/");
+  let jsdoc = false;
+  for (const [i, line] of text.split("\n").entries()) {
+    if (/^\s*\/\*\*/.test(line)) jsdoc = true;
+    for (const match of line.matchAll(GUIDE)) {
+      const [target, absolute, name, anchor] = match;
       links++;
-      let body: string;
-      try {
-        body = await read(`docs/${page}`);
-      } catch {
-        problems.push(`${path}:${i + 1}: ${target}: no such file`);
+      const where = `${path}:${i + 1}: ${target}`;
+      if (
+        absolute === undefined && jsdoc &&
+        (entry || /@see\s+$/.test(line.slice(0, match.index)))
+      ) {
+        problems.push(
+          `${where}: the package does not ship docs/: write ${DOCS_URL}${name}` +
+            (anchor === undefined ? "" : `#${anchor}`),
+        );
         continue;
       }
-      if (anchor !== undefined && !anchorsOf(body).has(anchor)) {
-        problems.push(`${path}:${i + 1}: ${target}: docs/${page} has no heading for #${anchor}`);
+      const body = page(name);
+      if (body === undefined) problems.push(`${where}: no such file (docs/${name})`);
+      else if (anchor !== undefined && !anchorsOf(body).has(anchor)) {
+        problems.push(`${where}: docs/${name} has no heading for #${anchor}`);
       }
     }
+    if (line.includes("*/")) jsdoc = false;
   }
+  return { problems, links };
+}
+
+// A module's links, checked against the pages of the checkout.
+async function checkModule(path: string): Promise<void> {
+  const text = await read(path);
+  const pages = new Map<string, string | undefined>();
+  for (const [, , name] of text.matchAll(GUIDE)) {
+    if (!pages.has(name)) pages.set(name, await read(`docs/${name}`).catch(() => undefined));
+  }
+  const found = moduleLinkProblems(path, text, (name) => pages.get(name));
+  problems.push(...found.problems);
+  links += found.links;
 }
 
 let links = 0;
 let modulesRead = 0;
-for (const arg of Deno.args.filter((arg) => arg.endsWith(".ts") || arg.endsWith("/"))) {
-  for (const path of await modules(arg)) {
-    modulesRead++;
-    await checkModule(path);
-  }
-}
-for (const doc of Deno.args.filter((arg) => arg.endsWith(".md"))) {
-  const text = await read(doc);
-  const lines = text.split("\n");
-  let fence = false;
-  for (const [i, line] of lines.entries()) {
-    if (line.startsWith("```")) fence = !fence;
-    if (INTERNAL.test(line)) {
-      problems.push(`${doc}:${i + 1}: cites an internal note: ${line.trim()}`);
-    }
-    if (fence) continue;
-    for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) {
-      const target = match[1];
-      if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
-      links++;
-      const [path, anchor] = target.split("#", 2) as [string, string | undefined];
-      const file = path === "" ? doc : new URL(path, new URL(doc, root)).pathname.slice(
-        new URL(root).pathname.length,
-      );
-      let body: string;
-      try {
-        const info = await Deno.stat(new URL(file, root));
-        if (info.isDirectory || anchor === undefined) continue;
-        body = await read(file);
-      } catch {
-        problems.push(`${doc}:${i + 1}: ${target}: no such file (${file})`);
-        continue;
-      }
-      if (!anchorsOf(body).has(anchor)) {
-        problems.push(`${doc}:${i + 1}: ${target}: ${file} has no heading for #${anchor}`);
-      }
+
+async function main(): Promise<void> {
+  for (const arg of Deno.args.filter((arg) => arg.endsWith(".ts") || arg.endsWith("/"))) {
+    for (const path of await modules(arg)) {
+      modulesRead++;
+      await checkModule(path);
     }
   }
+  for (const doc of Deno.args.filter((arg) => arg.endsWith(".md"))) {
+    const text = await read(doc);
+    const lines = text.split("\n");
+    let fence = false;
+    for (const [i, line] of lines.entries()) {
+      if (line.startsWith("```")) fence = !fence;
+      if (INTERNAL.test(line)) {
+        problems.push(`${doc}:${i + 1}: cites an internal note: ${line.trim()}`);
+      }
+      if (fence) continue;
+      for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = match[1];
+        if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+        links++;
+        const [path, anchor] = target.split("#", 2) as [string, string | undefined];
+        const file = path === "" ? doc : new URL(path, new URL(doc, root)).pathname.slice(
+          new URL(root).pathname.length,
+        );
+        let body: string;
+        try {
+          const info = await Deno.stat(new URL(file, root));
+          if (info.isDirectory || anchor === undefined) continue;
+          body = await read(file);
+        } catch {
+          problems.push(`${doc}:${i + 1}: ${target}: no such file (${file})`);
+          continue;
+        }
+        if (!anchorsOf(body).has(anchor)) {
+          problems.push(`${doc}:${i + 1}: ${target}: ${file} has no heading for #${anchor}`);
+        }
+      }
+    }
+  }
+
+  if (problems.length > 0) {
+    console.error(problems.join("\n"));
+    Deno.exit(1);
+  }
+  console.log(
+    `docs: ${links} link(s) reach their file and heading, in ` +
+      `${
+        Deno.args.filter((arg) => arg.endsWith(".md")).length
+      } page(s) and ${modulesRead} module(s)`,
+  );
 }
 
-if (problems.length > 0) {
-  console.error(problems.join("\n"));
-  Deno.exit(1);
-}
-console.log(
-  `docs: ${links} relative link(s) reach their file and heading, in ` +
-    `${Deno.args.filter((arg) => arg.endsWith(".md")).length} page(s) and ${modulesRead} module(s)`,
-);
+if (import.meta.main) await main();

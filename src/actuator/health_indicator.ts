@@ -9,7 +9,7 @@ import { recordHealthIndicator } from "./health_beans.ts";
  * number, a string, an array, a class instance) is answered DOWN with a reason naming it, as is a
  * check that throws or does not settle within `management.health.timeout`.
  *
- * @see docs/operations.md#healthcheckanswer
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#healthcheckanswer
  */
 export type HealthCheckAnswer = { readonly [key: string]: unknown } | false | undefined | void;
 
@@ -17,7 +17,7 @@ export type HealthCheckAnswer = { readonly [key: string]: unknown } | false | un
  * What a {@linkcode HealthIndicator} class implements: `check()`, sync or async, run at every
  * request to `/actuator/health`, all of an app's checks at once.
  *
- * @see docs/operations.md#healthcheck
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#healthcheck
  */
 export interface HealthCheck {
   /** Reports this component: see {@linkcode HealthCheckAnswer}. */
@@ -35,7 +35,7 @@ const NAME = /^[A-Za-z0-9_-]+$/;
  *
  * @param name the component's name in the health answer
  *
- * @see docs/operations.md#healthindicator
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#healthindicator
  */
 export function HealthIndicator(name: string): BeanClassDecorator {
   if (typeof name !== "string" || !NAME.test(name)) {

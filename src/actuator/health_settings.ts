@@ -7,7 +7,7 @@ import type { ShowDetails } from "./health.ts";
  * Options of the health endpoint: `actuator({ health })`, over the `management.*` keys of
  * `application.yml` (an option's key wins over the file's).
  *
- * @see docs/operations.md#healthoptions
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#healthoptions
  */
 export interface HealthOptions {
   /**
@@ -27,9 +27,6 @@ export interface HealthSettings {
   readonly showDetails: ShowDetails;
   readonly timeout: number;
 }
-
-/** The default of `management.health.timeout`, in milliseconds. */
-export const DEFAULT_HEALTH_TIMEOUT: number = MANAGEMENT_KEYS["management.health.timeout"].default;
 
 const MAX_TIMEOUT = MANAGEMENT_KEYS["management.health.timeout"].max;
 const OPTION_KEYS = ["showDetails", "timeout"] as const;

@@ -19,6 +19,7 @@ import type { RuntimeMetrics } from "./runtime_metrics.ts";
 import { tracingObserver } from "./request_tracing.ts";
 import { clientAddress, type ForwardHeadersStrategy } from "../runtime/client_address.ts";
 import { clientSource } from "../observe/client_source.ts";
+import { type Mask, noMask } from "../config/secrets_mask.ts";
 
 /** The request observers, outermost first, and the scrape of `/actuator/prometheus`. */
 export interface RequestTelemetry {
@@ -41,21 +42,22 @@ export interface RequestTelemetry {
  * registered through OpenTelemetry's API, where it is installed. Without the API, nothing: no
  * provider can have been registered. With `given` (`actuator({ opentelemetry })`), its modules
  * are those, and none is imported. Spans name the client by `strategy`
- * (`server.forward-headers-strategy`).
+ * (`server.forward-headers-strategy`), their texts through `mask` (the log's).
  */
 export async function requestTelemetry(
   prometheus: "required" | "optional" | "off",
   given?: GivenModules,
   strategy: ForwardHeadersStrategy = "none",
+  mask: Mask = noMask,
 ): Promise<RequestTelemetry> {
   // The access log names the client as the spans do, however the app is served.
   clientSource.address = clientAddress;
   if (prometheus === "optional") {
     try {
-      return await requestTelemetry("required", given, strategy);
+      return await requestTelemetry("required", given, strategy, mask);
     } catch (error) {
       if (!(error instanceof MissingPackageError || error instanceof ConfigError)) throw error;
-      return await requestTelemetry("off", given, strategy);
+      return await requestTelemetry("off", given, strategy, mask);
     }
   }
   const neededBy = "management.endpoints.web.exposure.include: prometheus";
@@ -94,7 +96,7 @@ export async function requestTelemetry(
     ];
     const own = [registry.provider];
     return {
-      observers: [tracingObserver(api, strategy), metricsObserver(histograms)],
+      observers: [tracingObserver(api, strategy, mask), metricsObserver(histograms)],
       scrape: registry.scrape,
       api,
       providers: registry.global
@@ -106,7 +108,7 @@ export async function requestTelemetry(
   // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
   const noop = api.createNoopMeter().createHistogram("http.server.request.duration");
   return {
-    observers: [tracingObserver(api, strategy), metricsObserver(() => [global()], noop)],
+    observers: [tracingObserver(api, strategy, mask), metricsObserver(() => [global()], noop)],
     api,
     providers: () => [api.metrics.getMeterProvider()],
   };

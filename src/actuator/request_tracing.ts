@@ -9,6 +9,7 @@ import {
   type RequestObserver,
 } from "../observe/request_observer.ts";
 import { clientAddress, type ForwardHeadersStrategy } from "../runtime/client_address.ts";
+import { type Mask, noMask } from "../config/secrets_mask.ts";
 import { type OtelApi, registeredTracer } from "./opentelemetry.ts";
 import { redactQuery } from "./query_redaction.ts";
 
@@ -28,15 +29,16 @@ function protocolVersion(env: unknown): string | undefined {
 function requestAttributes(
   { request, method, env }: Exchange,
   strategy: ForwardHeadersStrategy,
+  mask: Mask,
 ): Attributes {
   const url = new URL(request.url);
   const attributes: Attributes = {
     "http.request.method": method,
-    "url.path": url.pathname,
+    "url.path": mask(url.pathname),
     "url.scheme": url.protocol.slice(0, -1),
     "server.address": url.hostname,
   };
-  if (url.search !== "") attributes["url.query"] = redactQuery(url.search.slice(1));
+  if (url.search !== "") attributes["url.query"] = redactQuery(mask(url.search.slice(1)));
   const client = clientAddress(request, env, strategy);
   if (client !== undefined) attributes["client.address"] = client;
   const version = protocolVersion(env);
@@ -45,17 +47,21 @@ function requestAttributes(
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
   attributes["server.port"] = port;
   const agent = request.headers.get("user-agent");
-  if (agent !== null) attributes["user_agent.original"] = agent;
+  if (agent !== null) attributes["user_agent.original"] = mask(agent);
   return attributes;
 }
 
 /**
  * The server span of each request, where a tracer provider is registered; its `client.address` by
- * `strategy` (`server.forward-headers-strategy`).
+ * `strategy` (`server.forward-headers-strategy`). Its texts (the path, query and user agent as
+ * sent, an exception's message and stack) go through `mask`, the mask of the log's lines: a span
+ * is exported as a log line is, and a failure's message may quote a connection string or a
+ * configured key.
  */
 export function tracingObserver(
   api: OtelApi,
   strategy: ForwardHeadersStrategy = "none",
+  mask: Mask = noMask,
 ): RequestObserver {
   const observe: RequestObserver = (exchange, proceed) => {
     const tracer = registeredTracer(api);
@@ -66,7 +72,7 @@ export function tracingObserver(
     const name = method === "_OTHER" ? "HTTP" : method;
     const span: Span = tracer.startSpan(name, {
       kind: api.SpanKind.SERVER,
-      attributes: requestAttributes(exchange, strategy),
+      attributes: requestAttributes(exchange, strategy, mask),
     }, parent);
     const spanContext = span.spanContext();
     if (api.isSpanContextValid(spanContext)) exchange.traceId = spanContext.traceId;
@@ -89,11 +95,13 @@ export function tracingObserver(
         "exception.type": type,
         ...(error instanceof Error
           ? {
-            "exception.message": String(error.message),
-            ...(typeof error.stack === "string" ? { "exception.stacktrace": error.stack } : {}),
+            "exception.message": mask(String(error.message)),
+            ...(typeof error.stack === "string"
+              ? { "exception.stacktrace": mask(error.stack) }
+              : {}),
           }
           : typeof error === "string"
-          ? { "exception.message": error }
+          ? { "exception.message": mask(error) }
           : {}),
       });
     return api.context.with(api.trace.setSpan(parent, span), proceed).then(

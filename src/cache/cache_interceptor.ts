@@ -57,7 +57,13 @@ export class CacheInterceptor implements MethodInterceptor {
 
   static "thaw.provided": BeanProvider = async (support) =>
     new CacheInterceptor(
-      await support.resolve(CacheManager, "@Cacheable", "the caching interceptor") as CacheManager,
+      // Of several managers, the one Spring Boot's is named after, as an app's own replaces it.
+      await support.resolve(
+        CacheManager,
+        "@Cacheable",
+        "the caching interceptor",
+        "cacheManager",
+      ) as CacheManager,
       cacheSettings(support.config, support.locate),
       support.logger,
     );

@@ -44,7 +44,7 @@ export interface Cache {
  * default, and `max-bytes`, 64 MiB). `RedisCacheManager` of `@thaw/thaw/cache-redis` shares them between machines; a store
  * of one's own (Workers KV) is a subclass.
  *
- * @see docs/caching-interceptors-events.md#cachemanager
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#cachemanager
  */
 export abstract class CacheManager {
   /** The cache of a name (`@Cacheable("users")`); the same one each time for a name. */

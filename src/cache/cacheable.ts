@@ -93,7 +93,7 @@ const OPTIONS: Readonly<Record<CacheOperation["kind"], readonly string[]>> = {
  * @param options `key`: the entry's key from the arguments; `condition`: whether a call is cached
  * at all; `ttl`: how long an entry lives (`"5m"`); `unless`: a result not to store
  *
- * @see docs/caching-interceptors-events.md#cacheable
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#cacheable
  */
 export function Cacheable(name: string, options: CacheableOptions = {}): CacheDecorator {
   return cacheDecorator("Cacheable", name, options, "cacheable");
@@ -106,7 +106,7 @@ export function Cacheable(name: string, options: CacheableOptions = {}): CacheDe
  * @param name the cache
  * @param options `key`, `condition`, `ttl` and `unless`, as `@Cacheable`'s
  *
- * @see docs/caching-interceptors-events.md#cacheput
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#cacheput
  */
 export function CachePut(name: string, options: CacheableOptions = {}): CacheDecorator {
   return cacheDecorator("CachePut", name, options, "put");
@@ -120,7 +120,7 @@ export function CachePut(name: string, options: CacheableOptions = {}): CacheDec
  * @param name the cache
  * @param options `key` and `condition`, as `@Cacheable`'s; `allEntries`; `beforeInvocation`
  *
- * @see docs/caching-interceptors-events.md#cacheevict
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#cacheevict
  */
 export function CacheEvict(name: string, options: CacheEvictOptions = {}): CacheDecorator {
   return cacheDecorator("CacheEvict", name, options, "evict");

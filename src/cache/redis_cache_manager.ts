@@ -86,9 +86,8 @@ class CommandTimeout extends Error {
 /**
  * A {@linkcode CacheManager} over Redis, through the `redis` package (node-redis; install it:
  * `npm install redis`): the entries of `@Cacheable` shared by every process of the app, and kept
- * across restarts. Register it as the app's cache manager from a `@Bean` method, which
- * docs/caching-interceptors-events.md#rediscachemanager shows; it closes its connection when the
- * app closes.
+ * across restarts. Register it as the app's cache manager from a `@Bean` method, as the guide
+ * shows (see below); it closes its connection when the app closes.
  *
  * **Storage.** The entry of `key` in the cache `name` is the Redis string at `keyPrefix` + `name`
  * + `:` + `key` (in `name`, `%` is written `%25` and `:` is written `%3A`, so that no cache's keys
@@ -111,7 +110,7 @@ class CommandTimeout extends Error {
  * method uncached. A lost connection is logged once, and so is its recovery. A connection that
  * stops answering is dropped and opened again.
  *
- * @see docs/caching-interceptors-events.md#rediscachemanager
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#rediscachemanager
  */
 export class RedisCacheManager extends CacheManager {
   readonly #url: string;

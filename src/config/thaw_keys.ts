@@ -175,9 +175,6 @@ export const THAW_KEYS = {
   },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;
 
-/** A key of the core's. */
-export type ThawKey = keyof typeof THAW_KEYS;
-
 interface TypeValues {
   integer: number;
   boolean: boolean;

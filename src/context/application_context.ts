@@ -364,7 +364,8 @@ export class ApplicationContext {
 
   #support(): BeanSupport {
     return {
-      resolve: (token, request, where) => this.#resolve(token, request, where, request),
+      resolve: (token, request, where, byName) =>
+        this.#resolve(token, request, where, request, byName),
       config: this.#config,
       locate: this.#locate,
       logger: this.#logger,
@@ -477,6 +478,7 @@ export class ApplicationContext {
     request: string,
     where: string,
     via: string,
+    byName?: string,
   ): Promise<unknown> {
     if (typeof token === "string") {
       const definition = this.#byName.get(token);
@@ -487,10 +489,13 @@ export class ApplicationContext {
       }
       return this.#get(definition, via);
     }
+    const byNameAdvice = byName === undefined ? undefined : `name one of them ${byName}`;
+    const named = (found: BeanDefinition[]) =>
+      byName === undefined ? undefined : only(found.filter((d) => d.name === byName));
     const typed = this.#definitions.filter((d) => isSubclass(d.type, token));
-    const one = chosen(typed, token);
+    const one = chosen(typed, token) ?? named(typed);
     if (one) return this.#get(one, via);
-    if (typed.length > 1) throw ambiguous(`${request} on ${where}`, typed);
+    if (typed.length > 1) throw ambiguous(`${request} on ${where}`, typed, byNameAdvice);
     // Only a @Bean method can still provide it, and its type shows once it has run.
     const made: BeanDefinition[] = [];
     for (const definition of this.#definitions) {
@@ -498,8 +503,10 @@ export class ApplicationContext {
       if ((await this.#get(definition, via)) instanceof token) made.push(definition);
     }
     if (made.length === 1) return made[0].instance;
+    const madeNamed = named(made);
+    if (madeNamed !== undefined) return madeNamed.instance;
     if (made.length > 1) {
-      throw ambiguous(`${request} on ${where}`, made);
+      throw ambiguous(`${request} on ${where}`, made, byNameAdvice);
     }
     // A @Bean method's bean made just now may have asked for the same token and had Thaw's own
     // defined (two @Bean methods' beans of one cached class): that one serves, not a second.

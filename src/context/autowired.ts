@@ -39,7 +39,7 @@ export type InjectionDecorator<T = any> = <This, Value>(
  *
  * @param token the bean's class, or its name
  *
- * @see docs/beans-and-configuration.md#autowired
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#autowired
  */
 export function Autowired<K extends Class | string>(token: K): InjectionDecorator<BeanOf<K>> {
   if (typeof token !== "function" && (typeof token !== "string" || token === "")) {

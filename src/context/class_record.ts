@@ -154,9 +154,11 @@ export function classesOf(instance: unknown): Class[] {
 export interface BeanSupport {
   /**
    * The bean for `token`, created first when needed. `request` and `where` say who asks, for
-   * messages: `@UseInterceptors(Timing)` on `UserService.find()`.
+   * messages: `@UseInterceptors(Timing)` on `UserService.find()`. Where several beans fit and
+   * none is primary, the one named `byName` is chosen, as Spring falls back to the name a
+   * dependency is asked by (`cacheManager`).
    */
-  resolve(token: Class, request: string, where: string): Promise<unknown>;
+  resolve(token: Class, request: string, where: string, byName?: string): Promise<unknown>;
   /** The configuration's values. */
   readonly config: Readonly<Record<string, unknown>>;
   /** Where a key of the configuration is, for messages. */

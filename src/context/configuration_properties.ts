@@ -88,7 +88,7 @@ const PREFIX = /^[^\s.:{}[\]]+(?:\.[^\s.:{}[\]]+)*$/;
  * @param prefix the dotted key of the section (`mail`, `app.mail`)
  * @param schema validates and converts the section
  *
- * @see docs/beans-and-configuration.md#configurationproperties
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#configurationproperties
  */
 export function ConfigurationProperties<S extends StandardSchemaV1>(
   prefix: string,

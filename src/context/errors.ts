@@ -1,7 +1,7 @@
 /**
  * Two beans share a name. Only one bean may have a name: notably, only one `errorController`.
  *
- * @see docs/beans-and-configuration.md#duplicatebeanerror
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#duplicatebeanerror
  */
 export class DuplicateBeanError extends Error {
   /** The name both beans claim. */
@@ -29,7 +29,7 @@ export class DuplicateBeanError extends Error {
 /**
  * A bean that was asked for (by `@Autowired` or `getBean`) does not exist.
  *
- * @see docs/beans-and-configuration.md#nosuchbeanerror
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#nosuchbeanerror
  */
 export class NoSuchBeanError extends Error {
   /**
@@ -46,7 +46,7 @@ export class NoSuchBeanError extends Error {
 /**
  * Beans depend on each other in a circle; the message walks the circle.
  *
- * @see docs/beans-and-configuration.md#circulardependencyerror
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#circulardependencyerror
  */
 export class CircularDependencyError extends Error {
   /** The beans of the circle, from the first back to itself. */
@@ -68,7 +68,7 @@ export class CircularDependencyError extends Error {
  * The application is wired or declared wrongly: a bad route, a bad decorator use, a bean that
  * cannot be made. The message names the class, method or route.
  *
- * @see docs/beans-and-configuration.md#definitionerror
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#definitionerror
  */
 export class DefinitionError extends Error {
   /**

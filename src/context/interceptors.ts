@@ -52,7 +52,7 @@ export interface MethodInvocation {
  * query builder). Around an `async` method, what it returns or throws reaches the caller as a
  * promise.
  *
- * @see docs/caching-interceptors-events.md#methodinterceptor
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#methodinterceptor
  */
 export interface MethodInterceptor {
   /** Runs around one call; returns what the caller gets. */
@@ -95,7 +95,7 @@ const WRAPPED = new WeakMap<object, (...args: unknown[]) => unknown>();
  *
  * @param items `MethodInterceptor` bean classes, outermost first
  *
- * @see docs/caching-interceptors-events.md#useinterceptors
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#useinterceptors
  */
 export function UseInterceptors(...items: Class<MethodInterceptor>[]): InterceptorsDecorator {
   const bad = items.findIndex((item) => typeof item !== "function");

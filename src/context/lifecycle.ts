@@ -5,7 +5,7 @@ import { classesOf, entryOf, type MethodAccess, methodAccess, ownEntry } from ".
  * What {@linkcode PostConstruct} and {@linkcode PreDestroy} return: a decorator for an instance
  * method the container calls without arguments, once the bean is built or when it stops.
  *
- * @see docs/beans-and-configuration.md#lifecycledecorator
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#lifecycledecorator
  */
 export type LifecycleDecorator = <This>(
   value: (this: This) => unknown,
@@ -53,7 +53,7 @@ function lifecycleDecorator(phase: LifecyclePhase, decorator: string): Lifecycle
  * included: a superclass's hooks run first, and a method a subclass overrides runs once, as the
  * subclass has it. A bean given by `bootstrap({ overrides })` is not started.
  *
- * @see docs/beans-and-configuration.md#postconstruct
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#postconstruct
  */
 export function PostConstruct(): LifecycleDecorator {
   return lifecycleDecorator("postConstruct", "PostConstruct");
@@ -69,7 +69,7 @@ export function PostConstruct(): LifecycleDecorator {
  * Within one bean, the subclass's hooks run before its superclass's (the reverse of
  * {@linkcode PostConstruct}), so that a subclass lets go of what it built on its parent first.
  *
- * @see docs/beans-and-configuration.md#predestroy
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#predestroy
  */
 export function PreDestroy(): LifecycleDecorator {
   return lifecycleDecorator("preDestroy", "PreDestroy");

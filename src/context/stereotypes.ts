@@ -38,7 +38,7 @@ export function stereotype(
  *
  * @param name the bean's name; the class's, its first letter lower-cased, by default
  *
- * @see docs/beans-and-configuration.md#component
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#component
  */
 export function Component(name?: string): BeanClassDecorator {
   return stereotype("component", name, "Component");
@@ -49,7 +49,7 @@ export function Component(name?: string): BeanClassDecorator {
  *
  * @param name the bean's name; the class's, its first letter lower-cased, by default
  *
- * @see docs/beans-and-configuration.md#service
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#service
  */
 export function Service(name?: string): BeanClassDecorator {
   return stereotype("service", name, "Service");
@@ -61,7 +61,7 @@ export function Service(name?: string): BeanClassDecorator {
  *
  * @param name the bean's name; the class's, its first letter lower-cased, by default
  *
- * @see docs/beans-and-configuration.md#configuration-1
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#configuration-1
  */
 export function Configuration(name?: string): BeanClassDecorator {
   return stereotype("configuration", name, "Configuration");
@@ -73,7 +73,7 @@ export function Configuration(name?: string): BeanClassDecorator {
  *
  * @param name the bean's name; the method's by default
  *
- * @see docs/beans-and-configuration.md#bean
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#bean
  */
 export function Bean(name?: string): BeanMethodDecorator {
   if (name !== undefined && (typeof name !== "string" || name === "")) {

@@ -10,7 +10,7 @@ import { CONFIGURED_FIELDS, type ConfiguredFields } from "./construction_hooks.t
 /**
  * Options of {@linkcode Value}: `type` converts the configuration value for the field.
  *
- * @see docs/beans-and-configuration.md#configvalueoptions
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#configvalueoptions
  */
 export interface ConfigValueOptions {
   /**
@@ -115,7 +115,7 @@ function needed(type: NumberConstructor | BooleanConstructor): string {
  * @param expression `"${key}"` or `"${key:default}"`; anything else throws a `TypeError` at once
  * @param options `type: Number` or `type: Boolean` converts text (from `${VAR}`) to that type
  *
- * @see docs/beans-and-configuration.md#value
+ * @see https://github.com/thaw/thaw/blob/main/docs/beans-and-configuration.md#value
  */
 export function Value<const O extends ConfigValueOptions = Record<never, never>>(
   expression: string,

@@ -41,7 +41,7 @@ export interface DataOptions {
  * becomes a `SqlClient` bean named after it, the primary one (the only one, or the one with
  * `primary: true`) found by class too; `@Transactional` runs in their transactions.
  *
- * @see docs/data.md
+ * @see https://github.com/thaw/thaw/blob/main/docs/data.md
  */
 export function data(options: DataOptions = {}): DataFeature {
   if (typeof options !== "object" || options === null) {

@@ -48,7 +48,7 @@ const ASYNC_ONLY = "@Transactional runs it in a transaction that ends when its p
  *
  * Only beans the container built are transactional, and only with `bootstrap({ data: data() })`.
  *
- * @see docs/data.md#transactional
+ * @see https://github.com/thaw/thaw/blob/main/docs/data.md#transactional
  */
 export function Transactional(options?: TransactionalOptions): TransactionalDecorator {
   const checked = checkTransactionOptions(options, "@Transactional", ["datasource"]);

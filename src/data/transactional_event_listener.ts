@@ -39,7 +39,7 @@ const PHASES: readonly TransactionPhase[] = [
  * committed; after a failure the call's own error and the listener's come together in an
  * `AggregateError`). What the method returns is not published.
  *
- * @see docs/data.md#transactionaleventlistener
+ * @see https://github.com/thaw/thaw/blob/main/docs/data.md#transactionaleventlistener
  */
 export function TransactionalEventListener<E extends object>(
   eventClass: Class<E>,

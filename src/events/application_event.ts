@@ -32,7 +32,7 @@ export abstract class ApplicationEvent {
  * runs (Spring Boot's `ApplicationStartedEvent`). A listener that throws makes `bootstrap` reject,
  * naming it, once the beans already started are stopped.
  *
- * @see docs/caching-interceptors-events.md#applicationstarted
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#applicationstarted
  */
 export class ApplicationStarted extends ApplicationEvent {}
 
@@ -45,6 +45,6 @@ export class ApplicationStarted extends ApplicationEvent {}
  * returns the close in progress, without awaiting it: the close waits for the listener, which
  * would wait for the close until `server.shutdown-timeout`.
  *
- * @see docs/caching-interceptors-events.md#applicationclosing
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#applicationclosing
  */
 export class ApplicationClosing extends ApplicationEvent {}

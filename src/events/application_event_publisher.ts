@@ -15,7 +15,7 @@ import { EventMulticaster } from "./event_multicaster.ts";
  * has resolved, is not waited for, and what it throws is logged. An event published from a
  * `@PostConstruct` hook reaches the beans made so far.
  *
- * @see docs/caching-interceptors-events.md#applicationeventpublisher
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#applicationeventpublisher
  */
 export abstract class ApplicationEventPublisher {
   /**

@@ -18,7 +18,7 @@ export interface EventListenerOptions {
  * What {@linkcode EventListener} returns: a decorator for an instance method that takes the event
  * (or nothing).
  *
- * @see docs/caching-interceptors-events.md#eventlistenerdecorator
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#eventlistenerdecorator
  */
 export type EventListenerDecorator<E> = <This>(
   value: (this: This, event: E) => unknown,
@@ -50,7 +50,7 @@ const OPTIONS: readonly string[] = ["async"];
  * @param eventClass the class of the events heard, its subclasses included
  * @param options `async`: run after `publishEvent` resolves, not waited for
  *
- * @see docs/caching-interceptors-events.md#eventlistener
+ * @see https://github.com/thaw/thaw/blob/main/docs/caching-interceptors-events.md#eventlistener
  */
 export function EventListener<E extends object>(
   eventClass: Class<E>,

@@ -7,7 +7,7 @@ import { HttpStatus } from "./http_status.ts";
  * instead of 500. Its message is meant for the client: unlike other errors it is shown even on a
  * 5xx.
  *
- * @see docs/errors.md#httpexception
+ * @see https://github.com/thaw/thaw/blob/main/docs/errors.md#httpexception
  */
 export class HttpException extends Error {
   /** The status the response gets. */

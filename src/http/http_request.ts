@@ -54,7 +54,7 @@ export interface HttpRequestOptions {
  * Pass the class itself as a binder to receive it in a handler, and an `errorController` receives
  * one with every error.
  *
- * @see docs/controllers.md#httprequest
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#httprequest
  */
 export class HttpRequest {
   readonly #raw: Request;

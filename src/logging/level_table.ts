@@ -72,6 +72,9 @@ export class LevelTable extends LoggingSystem {
       );
     }
     const logger = loggerName(name);
+    // Named once, known from then on, as Logback makes a logger by its name: cleared, it is listed
+    // with no level of its own rather than gone (Spring answers `configuredLevel: null`, not 404).
+    this.#made.add(logger);
     if (level !== undefined) this.#configured.set(logger, level);
     else if (logger === ROOT_LOGGER) this.#configured.set(ROOT_LOGGER, "INFO");
     else this.#configured.delete(logger);

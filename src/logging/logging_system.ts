@@ -32,7 +32,10 @@ export interface LoggerLevels {
  * this class by whatever reads or changes them (the actuator's `loggers` endpoint).
  */
 export abstract class LoggingSystem {
-  /** Every logger known: `ROOT`, each one configured, and each one made so far; sorted, ROOT first. */
+  /**
+   * Every logger known: `ROOT`, each one configured, each one made so far, and each one
+   * `setLevel` named (cleared, it stays, with no level of its own); sorted, ROOT first.
+   */
   abstract loggers(): readonly LoggerLevels[];
   /**
    * Sets a logger's level, or clears it (`undefined`), effective from its next line; the logger

@@ -145,7 +145,7 @@ function methodDocs(
  *
  * @param options `summary`, `description`, `deprecated`
  *
- * @see docs/openapi.md#apioperation
+ * @see https://github.com/thaw/thaw/blob/main/docs/openapi.md#apioperation
  */
 export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
   if (typeof options !== "object" || options === null) {
@@ -166,7 +166,7 @@ export function ApiOperation(options: ApiOperationOptions): ApiDocDecorator {
  * @param status the answer's status
  * @param options `description`, `schema` (a class or a Standard Schema of the body), `contentType`
  *
- * @see docs/openapi.md#apiresponse
+ * @see https://github.com/thaw/thaw/blob/main/docs/openapi.md#apiresponse
  */
 export function ApiResponse(
   status: number | HttpStatus,
@@ -192,7 +192,7 @@ export function ApiResponse(
  *
  * @param tags one or more names
  *
- * @see docs/openapi.md#apitags
+ * @see https://github.com/thaw/thaw/blob/main/docs/openapi.md#apitags
  */
 export function ApiTags(...tags: string[]): BeanClassDecorator {
   if (tags.length === 0 || !tags.every((t) => typeof t === "string" && t !== "")) {

@@ -18,7 +18,7 @@ import { guardsOf } from "./security.ts";
  * at startup naming the key (and its line) for a wrong type, an unknown key or a path that is not
  * a plain literal path.
  *
- * @see docs/openapi.md#openapi
+ * @see https://github.com/thaw/thaw/blob/main/docs/openapi.md#openapi
  */
 export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
   // Checked here, not at startup: `openApi(false)` would otherwise serve nothing without a word.
@@ -54,7 +54,7 @@ export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
  * once per app when no options are given. Rejects with a `TypeError` for anything `bootstrap` did
  * not return, and with a `ConfigError` for a bad option.
  *
- * @see docs/openapi.md#openapidocument
+ * @see https://github.com/thaw/thaw/blob/main/docs/openapi.md#openapidocument
  */
 export async function openApiDocument(
   app: object,

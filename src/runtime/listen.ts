@@ -16,7 +16,7 @@ import { clientAddress } from "./client_address.ts";
  * the app's `close()` waits for a job's run and runs its `@PreDestroy` hooks, and the process
  * exits. Edge runtimes serve `app.fetch` themselves (`export default app`) and need none of this.
  *
- * @see docs/operations.md#listen
+ * @see https://github.com/thaw/thaw/blob/main/docs/operations.md#listen
  */
 export async function listen(app: Application, options: ListenOptions = {}): Promise<Server> {
   const internals = internalsOf(app, "listen(app)");
@@ -64,7 +64,7 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
           await internals.serve.closed?.();
           // The start line's pair, once the beans are stopped: a log then says the app ended as
           // it should, and how long the shutdown took.
-          if (options.quiet !== true) info(internals, stopLine(server.url, stopping));
+          if (options.quiet !== true) info(internals, stopLine(boundAddress(server), stopping));
         }
       },
     });
@@ -79,7 +79,15 @@ export async function listen(app: Application, options: ListenOptions = {}): Pro
     server = Object.freeze({ ...server, management: { hostname, port, url } });
   }
   if (options.quiet !== true) {
-    info(internals, startLine(server.url, internals.started, undefined, management?.url));
+    info(
+      internals,
+      startLine(
+        boundAddress(server),
+        internals.started,
+        undefined,
+        management === undefined ? undefined : boundAddress(management),
+      ),
+    );
   }
   return server;
 }
@@ -92,6 +100,33 @@ function info(internals: ApplicationInternals, line: string): void {
   } catch {
     // nothing to report it to
   }
+}
+
+/**
+ * Where a server listens, as its start and stop lines say it: the address it is bound to, not the
+ * `localhost` of its `url`, so that a server open to every interface does not read as one open
+ * to this machine alone.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { boundAddress } from "./listen.ts";
+ *
+ * assert.equal(
+ *   boundAddress({ hostname: "0.0.0.0", port: 8080 }),
+ *   "http://0.0.0.0:8080 (every IPv4 interface)",
+ * );
+ * assert.equal(boundAddress({ hostname: "::", port: 80 }), "http://[::]:80 (every interface)");
+ * assert.equal(boundAddress({ hostname: "127.0.0.1", port: 8081 }), "http://127.0.0.1:8081");
+ * ```
+ */
+export function boundAddress(server: { readonly hostname: string; readonly port: number }): string {
+  const { hostname, port } = server;
+  const url = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+  if (hostname === "0.0.0.0") return `${url} (every IPv4 interface)`;
+  // Node, Deno and Bun bind `::` for IPv4 too, where the system allows it (Linux's default).
+  if (hostname === "::") return `${url} (every interface)`;
+  return url;
 }
 
 /** The line `listen` ends with: where it listened, and how long the shutdown took. */

@@ -11,8 +11,8 @@ export interface ListenOptions {
   readonly signals?: boolean | undefined;
   /**
    * Prints no start line. By default `listen` gives the app's logger (its `info`) one line once
-   * it listens: `Thaw listening on http://localhost:8080 — 3 controllers, 12 routes, started in
-   * 23 ms`.
+   * it listens, naming the address bound: `Thaw listening on http://0.0.0.0:8080 (every IPv4
+   * interface) — 3 controllers, 12 routes, started in 23 ms`.
    */
   readonly quiet?: boolean | undefined;
 }

@@ -28,7 +28,7 @@ const KEYS: readonly string[] = ["cron", "fixedRate", "fixedDelay", "zone", "ini
  * @param options one of `cron` (six fields or five, with `zone`), `fixedRate` or `fixedDelay`
  * (milliseconds, or text: `"10s"`, `"PT5M"`), the last two with `initialDelay`
  *
- * @see docs/scheduling.md#scheduled
+ * @see https://github.com/thaw/thaw/blob/main/docs/scheduling.md#scheduled
  */
 export function Scheduled(options: ScheduledOptions): ScheduledDecorator {
   const given = typeof options === "object" && options !== null ? options : undefined;

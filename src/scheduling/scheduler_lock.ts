@@ -14,7 +14,7 @@ const KEYS: readonly string[] = ["name", "lockAtMostFor", "lockAtLeastFor"];
  * @param options `name`: the lock's, shared by the replicas; `lockAtMostFor`: how long a dead
  * holder keeps it; `lockAtLeastFor`: how long it lasts at least
  *
- * @see docs/scheduling.md#schedulerlock
+ * @see https://github.com/thaw/thaw/blob/main/docs/scheduling.md#schedulerlock
  */
 export function SchedulerLock(options: SchedulerLockOptions): ScheduledDecorator {
   const shown = JSON.stringify(options) ?? String(options);

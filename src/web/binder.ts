@@ -140,7 +140,7 @@ function valueBinder(
  * @param name the `{name}` of the path
  * @param type the conversion: `Number`, `Boolean`, or a function of the text; `String` by default
  *
- * @see docs/controllers.md#pathvariable
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#pathvariable
  */
 export function PathVariable<const N extends string, T extends ScalarType = StringConstructor>(
   name: N,
@@ -166,7 +166,7 @@ export function PathVariable<const N extends string, T extends ScalarType = Stri
  * @param options `type`: the conversion (`Number`, `Boolean`, a function of the text); `required`
  * (`true` by default); `default`: the value when the request has none
  *
- * @see docs/controllers.md#requestparam
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#requestparam
  */
 export function RequestParam<const O extends ValueOptions = Record<never, never>>(
   name: string,
@@ -183,7 +183,7 @@ export function RequestParam<const O extends ValueOptions = Record<never, never>
  * @param options `type`: the conversion (`Number`, `Boolean`, a function of the text); `required`
  * (`true` by default); `default`: the value when the request has none
  *
- * @see docs/controllers.md#requestheader
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#requestheader
  */
 export function RequestHeader<const O extends ValueOptions = Record<never, never>>(
   name: string,
@@ -204,7 +204,7 @@ export function RequestHeader<const O extends ValueOptions = Record<never, never
  *
  * @param typeOrSchema a class, a Standard Schema, or nothing for the parsed JSON as `unknown`
  *
- * @see docs/controllers.md#requestbody
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#requestbody
  */
 export function RequestBody<S extends StandardSchemaV1 | Class | undefined = undefined>(
   typeOrSchema?: S,
@@ -234,7 +234,7 @@ export function RequestBody<S extends StandardSchemaV1 | Class | undefined = und
  * @param name the part
  * @param options `type`: `File`, or the conversion of a text part; `required` (`true` by default)
  *
- * @see docs/controllers.md#requestpart
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#requestpart
  */
 export function RequestPart<const O extends PartOptions = Record<never, never>>(
   name: string,

@@ -14,7 +14,7 @@ export interface RestControllerOptions {
  *
  * @param options `name`: the bean's name; the class's, its first letter lower-cased, by default
  *
- * @see docs/controllers.md#restcontroller
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#restcontroller
  */
 export function RestController(options: RestControllerOptions = {}): BeanClassDecorator {
   return stereotype("controller", options.name, "RestController");
@@ -26,7 +26,7 @@ export function RestController(options: RestControllerOptions = {}): BeanClassDe
  *
  * @param prefix the path every route of the class starts with
  *
- * @see docs/controllers.md#requestmapping
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#requestmapping
  */
 export function RequestMapping(prefix: string): BeanClassDecorator {
   if (typeof prefix !== "string") throw new TypeError("@RequestMapping takes a path prefix");

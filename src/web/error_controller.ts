@@ -10,7 +10,7 @@ import type { ResponseEntity } from "../http/response_entity.ts";
  * response it is given; the status is already set. Register one bean named `errorController`,
  * with `@Component("errorController")` or `@Bean("errorController")`.
  *
- * @see docs/errors.md#errorcontroller
+ * @see https://github.com/thaw/thaw/blob/main/docs/errors.md#errorcontroller
  */
 export interface ErrorController {
   /**

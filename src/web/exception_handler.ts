@@ -58,7 +58,7 @@ export type ExceptionHandlerDecorator<E = unknown> = <
  *
  * @param types the error classes the method handles, their subclasses included
  *
- * @see docs/middleware.md#exceptionhandler
+ * @see https://github.com/thaw/thaw/blob/main/docs/middleware.md#exceptionhandler
  */
 export function ExceptionHandler<const C extends readonly Class[]>(
   ...types: C
@@ -94,7 +94,7 @@ export function ExceptionHandler(...types: Class[]): ExceptionHandlerDecorator {
  *
  * @param name the bean's name; the class's, its first letter lower-cased, by default
  *
- * @see docs/middleware.md#controlleradvice
+ * @see https://github.com/thaw/thaw/blob/main/docs/middleware.md#controlleradvice
  */
 export function ControllerAdvice(name?: string): BeanClassDecorator {
   const register = stereotype("component", name, "ControllerAdvice");

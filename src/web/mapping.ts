@@ -65,7 +65,7 @@ function mapping(
  * @param binders what the method's parameters are bound to, in order: `PathVariable`,
  * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * @see docs/controllers.md#getmapping
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#getmapping
  */
 export function GetMapping<
   const P extends string,
@@ -82,7 +82,7 @@ export function GetMapping<
  * @param binders what the method's parameters are bound to, in order: `PathVariable`,
  * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * @see docs/controllers.md#postmapping
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#postmapping
  */
 export function PostMapping<
   const P extends string,
@@ -98,7 +98,7 @@ export function PostMapping<
  * @param binders what the method's parameters are bound to, in order: `PathVariable`,
  * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * @see docs/controllers.md#putmapping
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#putmapping
  */
 export function PutMapping<
   const P extends string,
@@ -114,7 +114,7 @@ export function PutMapping<
  * @param binders what the method's parameters are bound to, in order: `PathVariable`,
  * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * @see docs/controllers.md#deletemapping
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#deletemapping
  */
 export function DeleteMapping<
   const P extends string,
@@ -130,7 +130,7 @@ export function DeleteMapping<
  * @param binders what the method's parameters are bound to, in order: `PathVariable`,
  * `RequestParam`, `RequestHeader`, `RequestBody`, `RequestPart`, or `HttpRequest` itself
  *
- * @see docs/controllers.md#patchmapping
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#patchmapping
  */
 export function PatchMapping<
   const P extends string,

@@ -15,7 +15,7 @@ import type { DescribedRoute, MiddlewareDocs } from "../openapi/api_docs.ts";
  * guard reading a token store). `handle` runs as a Hono middleware does: it may answer early by
  * returning a response without calling `next`, or change the answer after `await next()`.
  *
- * @see docs/middleware.md#middleware
+ * @see https://github.com/thaw/thaw/blob/main/docs/middleware.md#middleware
  */
 export interface Middleware {
   /** Runs around the rest of the chain: answer early, or `await next()` and change the answer. */
@@ -47,7 +47,7 @@ export type UseMiddlewareDecorator = (
  *
  * @param items Hono middleware functions and `Middleware` bean classes, outermost first
  *
- * @see docs/middleware.md#usemiddleware
+ * @see https://github.com/thaw/thaw/blob/main/docs/middleware.md#usemiddleware
  */
 export function UseMiddleware(...items: MiddlewareItem[]): UseMiddlewareDecorator {
   if (items.length === 0) throw new TypeError("@UseMiddleware needs at least one middleware");

@@ -23,7 +23,7 @@ const STATUSES = Symbol("thaw.responseStatus");
  *
  * @param status a number, or an `HttpStatus`
  *
- * @see docs/controllers.md#responsestatus
+ * @see https://github.com/thaw/thaw/blob/main/docs/controllers.md#responsestatus
  */
 export function ResponseStatus(status: number | HttpStatus): ResponseStatusDecorator {
   const code = typeof status === "object" && status !== null ? status.getValue() : status;

@@ -70,13 +70,13 @@ const LONE: SseHost = {
  * runs an async generator's `finally`.
  *
  * The example, which the docs' checks run (a decorator line cannot sit in a JSDoc example), is in
- * docs/streaming.md.
+ * https://github.com/thaw/thaw/blob/main/docs/streaming.md.
  *
  * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
  * @param binders what the method's parameters are bound to, in order: `RequestHeader("Last-Event-ID",
  * { required: false })` gives the id a reconnecting client last saw
  *
- * @see docs/streaming.md#server-sent-events
+ * @see https://github.com/thaw/thaw/blob/main/docs/streaming.md#server-sent-events
  */
 export function SseMapping<
   const P extends string,

@@ -68,12 +68,12 @@ const CONTEXT = /* @__PURE__ */ withResolver(
  * by workerd, each through Hono's adapter for it.
  *
  * The example, which the docs' checks run (a decorator line cannot sit in a JSDoc example), is in
- * docs/streaming.md.
+ * https://github.com/thaw/thaw/blob/main/docs/streaming.md.
  *
  * @param path the route: literal segments and `{name}` variables (`{name:regex}` constrains one)
  * @param binders what the method's parameters are bound to, in order
  *
- * @see docs/streaming.md#websockets
+ * @see https://github.com/thaw/thaw/blob/main/docs/streaming.md#websockets
  */
 export function WebSocketMapping<
   const P extends string,

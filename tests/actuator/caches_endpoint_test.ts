@@ -174,6 +174,84 @@ describe("/actuator/caches", () => {
   });
 });
 
+describe("two cache managers", () => {
+  // A manager of maps of this process, each cache counting what it holds.
+  class MapCacheManager extends CacheManager {
+    readonly caches = new Map<string, Map<string, unknown>>();
+    getCache(name: string): Cache {
+      let entries = this.caches.get(name);
+      if (entries === undefined) this.caches.set(name, entries = new Map());
+      const held = entries;
+      return {
+        get: (key) => Promise.resolve(held.get(key)),
+        put: (key, value) => Promise.resolve(void held.set(key, value)),
+        evict: (key) => Promise.resolve(void held.delete(key)),
+        clear: () => Promise.resolve(held.clear()),
+      };
+    }
+  }
+
+  it("@Cacheable uses the one named cacheManager, and ?cacheManager= picks either", async () => {
+    @Configuration()
+    class Caching {
+      @Bean()
+      cacheManager(): CacheManager {
+        return new MapCacheManager();
+      }
+
+      @Bean()
+      localCache(): CacheManager {
+        return new MapCacheManager();
+      }
+    }
+    const app = await bootstrap({
+      components: [Catalog, Caching],
+      actuator: actuator(),
+      config: exposing("caches"),
+    });
+    await app.getBean(Catalog).price(3);
+    const main = app.getBean<MapCacheManager>("cacheManager");
+    const local = app.getBean<MapCacheManager>("localCache");
+    assert.equal(main.caches.get("prices")?.size, 1);
+    assert.equal(local.caches.get("prices")?.size ?? 0, 0);
+    // Both managers list the caches the methods use; a name they both hold needs the parameter.
+    assert.equal((await call(app, "GET", "/actuator/caches/prices")).status, 400);
+    assert.deepEqual(
+      (await call(app, "GET", "/actuator/caches/prices?cacheManager=localCache")).body,
+      { target: "MapCacheManager", name: "prices", cacheManager: "localCache" },
+    );
+    assert.equal(
+      (await call(app, "DELETE", "/actuator/caches/prices?cacheManager=cacheManager")).status,
+      204,
+    );
+    assert.equal(main.caches.get("prices")?.size, 0);
+    await app.close();
+  });
+
+  it("stop bootstrap, naming both and the way out, when neither is named cacheManager", async () => {
+    @Configuration()
+    class Caching {
+      @Bean()
+      redisCache(): CacheManager {
+        return new MapCacheManager();
+      }
+
+      @Bean()
+      localCache(): CacheManager {
+        return new MapCacheManager();
+      }
+    }
+    await assert.rejects(
+      bootstrap({ components: [Catalog, Caching], logger: { error: () => {} } }),
+      (error: Error) => {
+        assert.match(error.message, /redisCache .*localCache/);
+        assert.match(error.message, /name one of them cacheManager/);
+        return true;
+      },
+    );
+  });
+});
+
 describe("cachesOf()", () => {
   it("finds no cache manager among beans that hold none", () => {
     assert.deepEqual(cachesOf([{ name: "x", instance: {} }]), []);

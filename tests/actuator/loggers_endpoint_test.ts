@@ -244,6 +244,33 @@ describe("/actuator/loggers", () => {
     await app.close();
   });
 
+  it("with logging(), a logger set then cleared stays known: configuredLevel null, as Spring", async () => {
+    const app = await bootstrap({
+      logging: logging(),
+      actuator: actuator(),
+      config: exposing("loggers"),
+      logger: { error: () => {}, info: () => {} },
+    });
+    assert.equal((await post(app, "app.audit", '{"configuredLevel":"DEBUG"}')).status, 204);
+    assert.equal((await post(app, "app.audit", '{"configuredLevel":null}')).status, 204);
+    const one = await call(app, "GET", "/actuator/loggers/app.audit");
+    assert.deepEqual({ status: one.status, body: one.body }, {
+      status: 200,
+      body: { configuredLevel: null, effectiveLevel: "INFO" },
+    });
+    assert.deepEqual((await call(app, "GET", "/actuator/loggers")).body.loggers["app.audit"], {
+      configuredLevel: null,
+      effectiveLevel: "INFO",
+    });
+    // A POST names a logger, as Logback's makes it by its name: cleared, it is known from then on.
+    assert.equal((await post(app, "app.never", "")).status, 204);
+    assert.deepEqual((await call(app, "GET", "/actuator/loggers/app.never")).body, {
+      configuredLevel: null,
+      effectiveLevel: "INFO",
+    });
+    await app.close();
+  });
+
   it("answers 400 naming what is wrong for a bad level or body, 415 for a body not JSON", async () => {
     const app = await bootstrap({
       components: [Levels],

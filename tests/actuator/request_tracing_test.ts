@@ -50,6 +50,17 @@ class TracedController {
 
 class Overdrawn extends Error {}
 
+// A configured secret, and a connection string with a password, as a failing handler may quote them.
+const API_KEY = "sk-live-7f3a9c2e";
+
+@RestController()
+class LeakyController {
+  @GetMapping("/leaky")
+  fail(): string {
+    throw new Error(`cannot reach postgres://admin:pw@db:5432/shop with key ${API_KEY}`);
+  }
+}
+
 describe("request spans", () => {
   const exporter = new InMemorySpanExporter();
   let app: Awaited<ReturnType<typeof bootstrap>>;
@@ -281,6 +292,44 @@ describe("request spans", () => {
     assert.equal(event.attributes?.["exception.type"], "QuotaExceeded");
     assert.equal(event.attributes?.["exception.message"], "over quota");
     assert.match(String(event.attributes?.["exception.stacktrace"]), /over quota/);
+  });
+  it("mask the secrets the log masks: exception message and stack, user agent, query", async () => {
+    const leaky = await bootstrap({
+      controllers: [LeakyController],
+      actuator: actuator(),
+      config: { payments: { "api-key": API_KEY } },
+      logger: { error: () => {} },
+    });
+    exporter.reset();
+    const res = await leaky.fetch(
+      new Request(`http://localhost/leaky?k=${API_KEY}`, {
+        headers: { "user-agent": `probe/1 (https://bot:hunter2@example.com) ${API_KEY}` },
+      }),
+    );
+    assert.equal(res.status, 500);
+    const [span] = exporter.getFinishedSpans();
+    const [event] = span.events;
+    const message = String(event.attributes?.["exception.message"]);
+    const stack = String(event.attributes?.["exception.stacktrace"]);
+    assert.equal(message, "cannot reach postgres://***@db:5432/shop with key ***");
+    assert.match(stack, /^Error: cannot reach postgres:\/\/\*\*\*@db:5432\/shop with key \*\*\*/);
+    assert.equal(span.attributes["user_agent.original"], "probe/1 (https://***@example.com) ***");
+    assert.equal(span.attributes["url.query"], "k=***");
+    const everything = JSON.stringify([span.attributes, span.events, span.name]);
+    for (const secret of [API_KEY, "admin:pw", "hunter2"]) {
+      assert.ok(!everything.includes(secret), `${secret} in ${everything}`);
+    }
+    // A fetch that throws, observed with the mask.
+    exporter.reset();
+    const fetch = observeFetch(
+      () => Promise.reject(new Error(`token ${API_KEY} refused`)),
+      [tracingObserver(api, "none", (text) => text.replaceAll(API_KEY, "***"))],
+      new RouteMarks(),
+    );
+    await assert.rejects(Promise.resolve().then(() => fetch(new Request("http://localhost/x"))));
+    const thrown = exporter.getFinishedSpans()[0].events[0];
+    assert.equal(thrown.attributes?.["exception.message"], "token *** refused");
+    assert.doesNotMatch(String(thrown.attributes?.["exception.stacktrace"]), /sk-live/);
   });
 });
 

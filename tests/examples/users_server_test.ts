@@ -74,7 +74,7 @@ async function start(cwd: string, port: number): Promise<Started> {
     const read = (chunk: Buffer) => {
       out += chunk.toString();
       const match =
-        /Thaw listening on (http:\/\/\S+) — [^\n]+\n(?:[^\n]*\n)*?users app: pid (\d+)\n/
+        /Thaw listening on (http:\/\/\S+)(?: \([^)]*\))? — [^\n]+\n(?:[^\n]*\n)*?users app: pid (\d+)\n/
           .exec(out);
       if (match) {
         clearTimeout(timer);
@@ -99,9 +99,11 @@ async function start(cwd: string, port: number): Promise<Started> {
   const terminate = () => {
     if (!over) process.kill(child.pid!, "SIGTERM");
   };
+  // The line names the address bound (every interface: 0.0.0.0); a client calls it localhost.
+  const bound = Number(new URL(url).port);
   return {
-    url,
-    port: Number(new URL(url).port),
+    url: `http://localhost:${bound}`,
+    port: bound,
     output: out,
     terminate,
     ended,
@@ -291,7 +293,11 @@ describe("examples/users/main.ts as a process (npm start)", () => {
         const line = first.output.search(new RegExp(`users \\[\\d/2\\] apply ${file}`));
         assert.ok(line >= 0 && line < listening, first.output);
       }
-      assert.equal(first.url, `http://localhost:${port}`);
+      assert.equal(first.port, port);
+      assert.match(
+        first.output,
+        new RegExp(`Thaw listening on http://0\\.0\\.0\\.0:${port} \\(every IPv4 interface\\) — `),
+      );
       const res = await fetch(`${first.url}/users`);
       assert.equal(res.status, 200);
       assert.deepEqual(await res.json(), { success: true, data: [] });

@@ -352,6 +352,32 @@ describe("npm package on Node (no loader)", () => {
     assert.deepEqual(echoed, [200, { a: [1] }]);
   });
 
+  it("compiles the testing guide's files, which import each other as .ts, with the README's tsconfig", async () => {
+    const readme = await readFile(join(root, "README.md"), "utf8");
+    const tsconfig = /^ {2}```json\n([\s\S]*?)^ {2}```/m.exec(readme)?.[1];
+    assert.ok(tsconfig !== undefined, "the README shows a tsconfig.json");
+    const guide = await readFile(join(root, "docs", "testing.md"), "utf8");
+    const file = (name: string) => {
+      const at = guide.indexOf(`// tests/${name}\n`);
+      assert.ok(at !== -1, `docs/testing.md shows tests/${name}`);
+      return guide.slice(at, guide.indexOf("```", at));
+    };
+    const dir = join(project, "guide");
+    await mkdir(join(dir, "tests"), { recursive: true });
+    await writeFile(join(dir, "tsconfig.json"), tsconfig.replace(/^ {2}/gm, ""));
+    for (const name of ["create_app.ts", "health_test.ts"]) {
+      await writeFile(join(dir, "tests", name), file(name));
+    }
+    const tsc = await sh(join(root, "node_modules", ".bin", "tsc"), ["-p", "guide"], project);
+    assert.equal(tsc.code, 0, `tsc: ${tsc.stdout}${tsc.stderr}`);
+    const run = await sh(
+      process.execPath,
+      ["--test", join("guide", "tests", "health_test.js")],
+      project,
+    );
+    assert.equal(run.code, 0, `${run.stdout}${run.stderr}`);
+  });
+
   it("each entry point of the installed package works imported alone, type-checked against its .d.ts", async () => {
     await mkdir(join(project, "entries"), { recursive: true });
     await writeFile(join(project, "entries", "ping.ts"), ENTRY_PING);

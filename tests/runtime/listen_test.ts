@@ -117,7 +117,7 @@ describe("listen(app, options)", () => {
     assert.deepEqual(lines, []);
   });
 
-  it("prints the start line to console.info by default, naming localhost for every interface", async () => {
+  it("prints the start line to console.info by default, naming the address bound: every interface", async () => {
     const printed: unknown[][] = [];
     const info = console.info;
     console.info = (...args: unknown[]) => void printed.push(args);
@@ -131,7 +131,10 @@ describe("listen(app, options)", () => {
       assert.equal(printed.length, 1);
       assert.match(
         String(printed[0][0]),
-        new RegExp(`^Thaw listening on http://localhost:${server.port} — 1 controller, 2 routes, `),
+        new RegExp(
+          `^Thaw listening on http://0\\.0\\.0\\.0:${server.port} \\(every IPv4 interface\\) — ` +
+            "1 controller, 2 routes, ",
+        ),
       );
     } finally {
       await server.close();
