@@ -379,6 +379,37 @@ for (const kind of KINDS) {
       assert.deepEqual(await sql.query`SELECT a FROM kept`, []);
     });
 
+    it("stores a typed array's or a DataView's bytes as a Uint8Array's, on every database", async () => {
+      const made = await open(kind);
+      const sql = new SqlClient(made.pool);
+      await sql.unsafe(
+        `CREATE TABLE bytes (n INTEGER, b ${kind === "postgres" ? "BYTEA" : "BLOB"})`,
+      );
+      const bytesOf = (
+        view: ArrayBufferView,
+      ) => [...new Uint8Array(view.buffer, view.byteOffset, view.byteLength)];
+      // mysql2 took any view but a Buffer as an array of numbers, each cut to a byte (an
+      // Int32Array's 256 stored as 0), and a DataView as no bytes at all.
+      const views: ArrayBufferView[] = [
+        new Int32Array([256, -1]),
+        new Float64Array([1.5]),
+        new BigInt64Array([2n ** 40n]),
+        new Uint16Array([1, 2, 3]).subarray(1),
+        new Uint8ClampedArray([255, 0]),
+        new DataView(new Uint8Array([9, 8, 7, 6]).buffer, 1, 2),
+        new Uint8Array([5, 6, 7]).subarray(1),
+        Buffer.from([1, 2]),
+      ];
+      for (const [n, view] of views.entries()) {
+        await sql.execute`INSERT INTO bytes (n, b) VALUES (${n}, ${view})`;
+      }
+      const rows = await sql.query<{ n: number; b: Uint8Array }>`SELECT n, b FROM bytes ORDER BY n`;
+      assert.deepEqual(
+        rows.map((row) => [row.n, [...row.b]]),
+        views.map((view, n) => [n, bytesOf(view)]),
+      );
+    });
+
     it("property: a row keeps each text in its column, or the call names the first value refused", async () => {
       const sql = await client();
       const refusedHere = UNBINDABLE.filter((k) => k.refused[kind] !== undefined);
