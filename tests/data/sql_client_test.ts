@@ -306,7 +306,30 @@ const UNBINDABLE: readonly ValueKind[] = [
   { name: "a plain object", value: () => ({ a: 1 }), refused: { sqlite: /is a plain object/ } },
   { name: "an empty object", value: () => ({}), refused: { sqlite: /is a plain object/ } },
   { name: "an array", value: () => [1, 2], refused: { sqlite: /is an array/ } },
-  { name: "a Map", value: () => new Map(), refused: { sqlite: /is a Map/ } },
+  // pg binds each as its JSON: {} for a Map, a Set and a Promise (an await left out), `"x"`
+  // with its quotes for new String("x"); mysql2 fails with Buffer.from's puzzle or the same.
+  { name: "a Map", value: () => new Map([["a", 1]]), refused: EVERYWHERE(/is a Map/) },
+  { name: "a Set", value: () => new Set([1]), refused: EVERYWHERE(/is a Set/) },
+  {
+    name: "a Promise",
+    value: () => Promise.resolve(1),
+    refused: EVERYWHERE(/is a Promise \(an await left out\?\)/),
+  },
+  {
+    name: "a String object",
+    value: () => new String("x"),
+    refused: EVERYWHERE(/is a String object: bind its primitive/),
+  },
+  {
+    name: "a Number object",
+    value: () => new Number(1),
+    refused: EVERYWHERE(/is a Number object: bind its primitive/),
+  },
+  {
+    name: "a Boolean object",
+    value: () => new Boolean(false),
+    refused: EVERYWHERE(/is a Boolean object: bind its primitive/),
+  },
   {
     name: "an ArrayBuffer",
     value: () => new Uint8Array([1]).buffer,
@@ -377,6 +400,29 @@ for (const kind of KINDS) {
         }
       }
       assert.deepEqual(await sql.query`SELECT a FROM kept`, []);
+    });
+
+    it("refuses a fragment or an identifier among unsafe()'s values, and names no refused value", async () => {
+      const sql = await client();
+      const ph = kind === "postgres" ? "$1" : "?";
+      for (const value of [SqlClient.fragment`a = ${1}`, SqlClient.identifier("a")]) {
+        await assert.rejects(sql.unsafe(`INSERT INTO kept (a) VALUES (${ph})`, [value]), {
+          name: "TypeError",
+          message:
+            /parameter 1 is SQL, not a value: write it into a tag \(sql\.query`\.\.\. \$\{fragment\}`\)/,
+        });
+      }
+      // A refused object of a class (SQLite binds none), whose own fields (a row's) hold what
+      // the message must not show: its class is named, from its prototype.
+      if (kind !== "sqlite") return;
+      class Row {}
+      const row = Object.assign(new Row(), { constructor: { name: "s3cret" }, then: "s3cret" });
+      await assert.rejects(sql.execute`INSERT INTO kept (a) VALUES (${row})`, (error: unknown) => {
+        assert.ok(error instanceof TypeError, String(error));
+        assert.match(error.message, /parameter 1 is a Row, which SQLite cannot bind/);
+        assert.doesNotMatch(error.message, /s3cret/);
+        return true;
+      });
     });
 
     it("stores a typed array's or a DataView's bytes as a Uint8Array's, on every database", async () => {
