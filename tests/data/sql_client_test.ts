@@ -425,6 +425,32 @@ for (const kind of KINDS) {
       });
     });
 
+    it("refuses a template whose text has an escape JavaScript cannot read, naming where", async () => {
+      const sql = await client();
+      // A tagged template's piece with an invalid escape (\x not followed by two hex digits, \u,
+      // an octal \1) has no text: the statement ran as `SELECT ?undefined`, the rest lost.
+      const refused: [string, () => Promise<unknown>][] = [
+        [" after value 1", async () => await sql.query`SELECT ${1} AS x, '\xZZ' AS v`],
+        [
+          " before value 1",
+          async () => await sql.execute`UPDATE kept SET a = '\u{zz}' WHERE b = ${"b"}`,
+        ],
+        ["", async () => await sql.query`${SqlClient.fragment`SELECT '\xZZ' AS v`}`],
+      ];
+      for (const [where, call] of refused) {
+        await assert.rejects(call(), {
+          name: "TypeError",
+          message: new RegExp(
+            `^(datasource "${kind}_main": (query|execute)\\(\\)|fragment\\(\\)): the template's text` +
+              `${where} has an escape JavaScript cannot read \\(\\\\x, \\\\u or \\\\1\\): write its ` +
+              "backslash twice",
+          ),
+        });
+      }
+      // Escapes JavaScript reads are read as in any template.
+      assert.deepEqual(await sql.query`SELECT ${"a"} AS x, '\x41' AS v`, [{ x: "a", v: "A" }]);
+    });
+
     it("stores a typed array's or a DataView's bytes as a Uint8Array's, on every database", async () => {
       const made = await open(kind);
       const sql = new SqlClient(made.pool);
