@@ -17,9 +17,9 @@ const INT64_MAX = 2n ** 63n - 1n;
  * Throws a `TypeError` naming the datasource, the statement and the position (1 for `$1` or the
  * first `?`) of the first value of `params` that a `kind` database cannot bind: a function, a
  * symbol, `NaN`, an invalid `Date`, a boxed primitive (`new String("x")`), a `Map`, a `Set`, a
- * promise and a SQL fragment or identifier on every database; on SQLite, any object but a `Date`
- * and a typed array (plain objects, arrays), and a bigint beyond 64 bits; an `ArrayBuffer` on
- * SQLite and PostgreSQL (pg stores it as `{}`).
+ * promise and a SQL fragment or identifier on every database, and an array holding one (where an
+ * array is bound); on SQLite, any object but a `Date` and a typed array (plain objects, arrays),
+ * and a bigint beyond 64 bits; an `ArrayBuffer` on SQLite and PostgreSQL (pg stores it as `{}`).
  */
 export function checkBindable(
   kind: DatabaseKind,
@@ -28,33 +28,35 @@ export function checkBindable(
   text: string,
 ): void {
   for (let i = 0; i < params.length; i++) {
-    const value = params[i];
-    switch (typeof value) {
-      case "string":
-      case "boolean":
-      case "undefined":
-        break;
-      case "number":
-        if (value !== value) refuse(value, i, datasource, text);
-        break;
-      case "bigint":
-        if (kind === "sqlite" && (value < INT64_MIN || value > INT64_MAX)) {
-          refuse(value, i, datasource, text);
+    if (!bindable(params[i], kind)) refuse(params[i], kind, i, datasource, text);
+  }
+}
+
+// A type switch; an array's items (pg binds each as a value, mysql2 the array as JSON) are
+// checked as values are, so that a promise or a function in a list of keys is not bound as {}.
+function bindable(value: unknown, kind: DatabaseKind): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "undefined":
+      return true;
+    case "number":
+      return value === value;
+    case "bigint":
+      return kind !== "sqlite" || (value >= INT64_MIN && value <= INT64_MAX);
+    case "object":
+      if (value === null || ArrayBuffer.isView(value)) return true;
+      if (value instanceof Date) return value.getTime() === value.getTime();
+      if (kind === "sqlite") return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          if (!bindable(value[i], kind)) return false;
         }
-        break;
-      case "object":
-        if (value === null || ArrayBuffer.isView(value)) break;
-        if (value instanceof Date) {
-          if (value.getTime() !== value.getTime()) refuse(value, i, datasource, text);
-        } else if (
-          kind === "sqlite" || (!Array.isArray(value) && !boundAsJson(value, kind))
-        ) {
-          refuse(value, i, datasource, text);
-        }
-        break;
-      default:
-        refuse(value, i, datasource, text);
-    }
+        return true;
+      }
+      return boundAsJson(value, kind);
+    default:
+      return false;
   }
 }
 
@@ -76,12 +78,22 @@ function boundAsJson(value: object, kind: DatabaseKind): boolean {
 // secret, nor anything read from it but its class (from its prototype: its own fields are data).
 function refuse(
   value: unknown,
+  kind: DatabaseKind,
   index: number,
   datasource: string,
   text: string,
 ): never {
+  // The item of an array that is refused, where the array itself is not (not on SQLite).
+  let at = "";
+  while (Array.isArray(value) && kind !== "sqlite") {
+    const i = value.findIndex((item) => !bindable(item, kind));
+    at += `[${i}]`;
+    value = value[i];
+  }
   throw new TypeError(
-    `datasource "${datasource}": ${firstLine(text)}: parameter ${index + 1} ${whatIsWrong(value)}`,
+    `datasource "${datasource}": ${firstLine(text)}: parameter ${index + 1}${
+      at === "" ? "" : `, at ${at},`
+    } ${whatIsWrong(value)}`,
   );
 }
 
