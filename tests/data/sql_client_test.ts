@@ -471,6 +471,28 @@ for (const kind of KINDS) {
       assert.deepEqual(await sql.query`SELECT ${"a"} AS x, '\x41' AS v`, [{ x: "a", v: "A" }]);
     });
 
+    it("binds any other object as its JSON where objects are bound, as pg does", async () => {
+      if (kind === "sqlite") return; // refused there (above)
+      const sql = await client();
+      // mysql2 sent a plain object and one with toJSON as JSON, and failed on the others with
+      // Buffer.from's "The first argument must be of type string" (querystring.parse's objects
+      // have no prototype).
+      class Point {
+        constructor(readonly x: number, readonly y: number) {}
+      }
+      const objects: [unknown, unknown][] = [
+        [Object.assign(Object.create(null), { a: 1 }), { a: 1 }],
+        [new Point(1, 2), { x: 1, y: 2 }],
+        [{ nested: { list: [1, "two"] } }, { nested: { list: [1, "two"] } }],
+      ];
+      for (const [value, json] of objects) {
+        await sql.execute`DELETE FROM kept`;
+        await sql.execute`INSERT INTO kept (a, b) VALUES (${value}, ${"next"})`;
+        const row = await sql.one<{ a: string; b: string }>`SELECT a, b FROM kept`;
+        assert.deepEqual([JSON.parse(row.a), row.b], [json, "next"]);
+      }
+    });
+
     it("stores a typed array's or a DataView's bytes as a Uint8Array's, on every database", async () => {
       const made = await open(kind);
       const sql = new SqlClient(made.pool);
