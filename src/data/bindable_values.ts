@@ -8,6 +8,7 @@
 // switch per value, nothing allocated unless a value is refused.
 import type { DatabaseKind } from "../migrate/sql/datasource.ts";
 import { firstLine } from "./data_error.ts";
+import { SqlFragment, SqlIdentifier } from "./sql_template.ts";
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -15,9 +16,10 @@ const INT64_MAX = 2n ** 63n - 1n;
 /**
  * Throws a `TypeError` naming the datasource, the statement and the position (1 for `$1` or the
  * first `?`) of the first value of `params` that a `kind` database cannot bind: a function, a
- * symbol, `NaN` or an invalid `Date` on every database; on SQLite, any object but a `Date` and a
- * byte array (plain objects, arrays, maps), and a bigint beyond 64 bits; an `ArrayBuffer` on SQLite
- * and PostgreSQL (pg stores it as `{}`).
+ * symbol, `NaN`, an invalid `Date`, a boxed primitive (`new String("x")`), a `Map`, a `Set`, a
+ * promise and a SQL fragment or identifier on every database, and an array holding one (where an
+ * array is bound); on SQLite, any object but a `Date` and a typed array (plain objects, arrays),
+ * and a bigint beyond 64 bits; an `ArrayBuffer` on SQLite and PostgreSQL (pg stores it as `{}`).
  */
 export function checkBindable(
   kind: DatabaseKind,
@@ -26,67 +28,124 @@ export function checkBindable(
   text: string,
 ): void {
   for (let i = 0; i < params.length; i++) {
-    const value = params[i];
-    switch (typeof value) {
-      case "string":
-      case "boolean":
-      case "undefined":
-        break;
-      case "number":
-        if (value !== value) refuse(value, i, datasource, text);
-        break;
-      case "bigint":
-        if (kind === "sqlite" && (value < INT64_MIN || value > INT64_MAX)) {
-          refuse(value, i, datasource, text);
-        }
-        break;
-      case "object":
-        if (value === null || ArrayBuffer.isView(value)) break;
-        if (value instanceof Date) {
-          if (value.getTime() !== value.getTime()) refuse(value, i, datasource, text);
-        } else if (kind === "sqlite" || (value instanceof ArrayBuffer && kind === "postgres")) {
-          refuse(value, i, datasource, text);
-        }
-        break;
-      default:
-        refuse(value, i, datasource, text);
-    }
+    if (!bindable(params[i], kind)) refuse(params[i], kind, i, datasource, text);
   }
 }
 
+// A type switch; an array's items (pg binds each as a value, mysql2 the array as JSON) are
+// checked as values are, so that a promise or a function in a list of keys is not bound as {}.
+function bindable(value: unknown, kind: DatabaseKind): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "undefined":
+      return true;
+    case "number":
+      return value === value;
+    case "bigint":
+      return kind !== "sqlite" || (value >= INT64_MIN && value <= INT64_MAX);
+    case "object":
+      if (value === null || ArrayBuffer.isView(value)) return true;
+      if (value instanceof Date) return value.getTime() === value.getTime();
+      if (kind === "sqlite") return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          if (!bindable(value[i], kind)) return false;
+        }
+        return true;
+      }
+      return boundAsJson(value, kind);
+    default:
+      return false;
+  }
+}
+
+// Whether pg and mysql2 bind an object (not an array, a Date or a view) as what it holds: its
+// JSON. Not what JSON makes `{}` of (a Map, a Set, a promise whose await was left out), nor a
+// boxed primitive (pg binds new String("x") as `"x"`, quotes and all), nor a fragment, which is
+// SQL for a tag.
+function boundAsJson(value: object, kind: DatabaseKind): boolean {
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) return true;
+  return !(value instanceof Map || value instanceof Set || value instanceof WeakMap ||
+    value instanceof WeakSet || typeof (value as { then?: unknown }).then === "function" ||
+    value instanceof String || value instanceof Number || value instanceof Boolean ||
+    value instanceof SqlFragment || value instanceof SqlIdentifier ||
+    (value instanceof ArrayBuffer && kind === "postgres"));
+}
+
 // What is wrong with the value, and what to bind instead; never the value itself, which may be a
-// secret.
+// secret, nor anything read from it but its class (from its prototype: its own fields are data).
 function refuse(
   value: unknown,
+  kind: DatabaseKind,
   index: number,
   datasource: string,
   text: string,
 ): never {
-  let what: string;
-  if (typeof value === "function") {
-    what = "is a function, which no database binds (a call left out: f() for f?)";
-  } else if (typeof value === "symbol") {
-    what = "is a symbol, which no database binds";
-  } else if (typeof value === "number") {
-    what = "is NaN, which SQLite stores as NULL and MySQL as 0 or refuses: bind null for no value";
-  } else if (typeof value === "bigint") {
-    what = "is a bigint beyond SQLite's 64-bit integers: bind it as text (String(n))";
-  } else if (value instanceof Date) {
-    what = "is an invalid Date (its time is NaN)";
-  } else if (value instanceof ArrayBuffer) {
-    what = "is an ArrayBuffer: bind its bytes as new Uint8Array(buffer)";
-  } else {
-    const proto = Object.getPrototypeOf(value);
-    const type = (value as { constructor?: { name?: string } }).constructor?.name || "object";
-    const name = Array.isArray(value)
-      ? "an array"
-      : proto === Object.prototype || proto === null
-      ? "a plain object"
-      : `${/^[AEIOU]/i.test(type) ? "an" : "a"} ${type}`;
-    what = `is ${name}, which SQLite cannot bind (it binds strings, numbers, bigints, ` +
-      "booleans, null, Dates and Uint8Arrays): JSON.stringify it to store it as JSON";
+  // The item of an array that is refused, where the array itself is not (not on SQLite).
+  let at = "";
+  while (Array.isArray(value) && kind !== "sqlite") {
+    const i = value.findIndex((item) => !bindable(item, kind));
+    at += `[${i}]`;
+    value = value[i];
   }
   throw new TypeError(
-    `datasource "${datasource}": ${firstLine(text)}: parameter ${index + 1} ${what}`,
+    `datasource "${datasource}": ${firstLine(text)}: parameter ${index + 1}${
+      at === "" ? "" : `, at ${at},`
+    } ${whatIsWrong(value)}`,
   );
+}
+
+function whatIsWrong(value: unknown): string {
+  if (typeof value === "function") {
+    return "is a function, which no database binds (a call left out: f() for f?)";
+  }
+  if (typeof value === "symbol") return "is a symbol, which no database binds";
+  if (typeof value === "number") {
+    return "is NaN, which SQLite stores as NULL and MySQL as 0 or refuses: bind null for no value";
+  }
+  if (typeof value === "bigint") {
+    return "is a bigint beyond SQLite's 64-bit integers: bind it as text (String(n))";
+  }
+  if (value instanceof Date) return "is an invalid Date (its time is NaN)";
+  if (value instanceof ArrayBuffer) {
+    return "is an ArrayBuffer: bind its bytes as new Uint8Array(buffer)";
+  }
+  if (value instanceof SqlFragment || value instanceof SqlIdentifier) {
+    return "is SQL, not a value: write it into a tag (sql.query`... ${fragment}`), where it is " +
+      "SQL text";
+  }
+  if (typeof (value as { then?: unknown }).then === "function") {
+    return "is a Promise (an await left out?), which no database binds";
+  }
+  if (value instanceof String || value instanceof Number || value instanceof Boolean) {
+    const type = value instanceof String
+      ? "String"
+      : value instanceof Number
+      ? "Number"
+      : "Boolean";
+    return `is a ${type} object: bind its primitive, value.valueOf()`;
+  }
+  if (value instanceof Map || value instanceof WeakMap) {
+    const type = value instanceof Map ? "Map" : "WeakMap";
+    return `is a ${type}, which no database binds (as JSON it is {}): bind ` +
+      "JSON.stringify(Object.fromEntries(map))";
+  }
+  if (value instanceof Set || value instanceof WeakSet) {
+    return `is a ${value instanceof Set ? "Set" : "WeakSet"}, which no database binds (as JSON ` +
+      "it is {}): bind an array, [...set]";
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  const type: unknown = proto === null || proto === Object.prototype
+    ? undefined
+    : (proto as { constructor?: { name?: unknown } }).constructor?.name;
+  const name = Array.isArray(value)
+    ? "an array"
+    : typeof type !== "string" || type === ""
+    ? "a plain object"
+    : `${/^[AEIOU]/i.test(type) ? "an" : "a"} ${type}`;
+  // Only SQLite refuses the other objects.
+  return `is ${name}, which SQLite cannot bind (it binds strings, numbers, bigints, booleans, ` +
+    "null, Dates and Uint8Arrays): JSON.stringify it to store it as JSON";
 }

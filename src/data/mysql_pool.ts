@@ -12,8 +12,9 @@
 //   (where JSON is a `LONGTEXT` the server marks as JSON). A `TEXT` column holding JSON is text.
 // - `BLOB`, `BINARY` are Buffers (Uint8Arrays).
 // `lastInsertId` of an INSERT of several rows is the first row's key (MySQL's LAST_INSERT_ID).
-// Parameters: a `Date` is sent as UTC, a boolean as 1 or 0, `undefined` as NULL; an object is not
-// a value there (JSON.stringify it).
+// Parameters: a `Date` is sent as UTC, a boolean as 1 or 0, `undefined` as NULL, an array or
+// another object as its JSON, a typed array as its bytes.
+import { Buffer } from "node:buffer";
 import mysql from "mysql2";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "../migrate/sql/datasource.ts";
@@ -238,9 +239,25 @@ function connectionLost(error: MysqlError): boolean {
 }
 
 // `execute` refuses undefined (NULL is meant) and sends a boolean as text: 1 and 0 are what a
-// TINYINT(1) column holds.
+// TINYINT(1) column holds. It sends a Buffer's bytes, but reads any other view as an array of
+// numbers each cut to a byte (an Int32Array's 256 is 0, a DataView no bytes): a view's bytes go
+// as a Buffer, as pg and SQLite bind them. It sends an array, a plain object and one with
+// `toJSON` as JSON, and fails on other objects (one without a prototype, a class's): those go
+// as their JSON, as pg binds them.
 function bindable(value: unknown): unknown {
   if (value === undefined) return null;
   if (typeof value === "boolean") return value ? 1 : 0;
-  return value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  if (ArrayBuffer.isView(value)) {
+    return Buffer.isBuffer(value)
+      ? value
+      : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  }
+  if (
+    Object.getPrototypeOf(value) === Object.prototype || value instanceof Date ||
+    value instanceof ArrayBuffer || typeof (value as { toJSON?: unknown }).toJSON === "function"
+  ) {
+    return value;
+  }
+  return JSON.stringify(value);
 }

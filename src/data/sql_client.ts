@@ -14,6 +14,7 @@ import {
   renderSql,
   type SqlFragment,
   type SqlIdentifier,
+  unreadEscape,
 } from "./sql_template.ts";
 import { currentConnection } from "./transaction_scope.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
@@ -169,6 +170,8 @@ export class SqlClient {
           "text of the statement; for SQL another tool built, sql.unsafe(text, params)",
       );
     }
+    const unread = unreadEscape(`datasource "${this.name}": ${method}()`, strings);
+    if (unread !== undefined) throw unread;
     return renderSql(this.kind, strings, values);
   }
 

@@ -69,7 +69,30 @@ export function fragment(strings: TemplateStringsArray, ...values: unknown[]): S
         "fragment(`...`), whose values would be text of the statement",
     );
   }
+  const unread = unreadEscape("fragment()", strings);
+  if (unread !== undefined) throw unread;
   return new SqlFragment([...strings], values);
+}
+
+/**
+ * The error for a template one of whose pieces has no text, or undefined. A tagged template's
+ * piece with an escape JavaScript cannot read (`\x` without two hex digits, `\u`, an octal `\1`,
+ * common in a regular expression or a Windows path) is undefined, not text: the statement would
+ * run without it (`SELECT ?undefined`).
+ */
+export function unreadEscape(
+  where: string,
+  strings: TemplateStringsArray,
+): TypeError | undefined {
+  for (let i = 0; i < strings.length; i++) {
+    if (typeof strings[i] === "string") continue;
+    const at = strings.length === 1 ? "" : i === 0 ? " before value 1" : ` after value ${i}`;
+    return new TypeError(
+      `${where}: the template's text${at} has an escape JavaScript cannot read (\\x, \\u or ` +
+        "\\1): write its backslash twice (\\\\1) for the database to read one",
+    );
+  }
+  return undefined;
 }
 
 /**

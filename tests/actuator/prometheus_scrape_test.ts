@@ -68,9 +68,10 @@ describe("the Prometheus exposition, read by Prometheus's own tools", () => {
 
   before(async () => {
     // A datasource, so that the scrape has the pool's and the statements' series: one connection,
-    // which a transaction holds while another call waits for it and gives up (a timeout).
+    // which a transaction holds while another call waits for it and gives up (a timeout). It
+    // stays idle until Prometheus scrapes, however late a loaded machine lets it start.
     const { entry } = await database(KINDS[0], "main", {
-      pool: { "max-size": 1, "acquire-timeout": 200 },
+      pool: { "max-size": 1, "acquire-timeout": 200, "idle-timeout": "1h" },
     });
     const app = await bootstrap({
       controllers: [ScrapeController],

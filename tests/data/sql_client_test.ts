@@ -306,7 +306,50 @@ const UNBINDABLE: readonly ValueKind[] = [
   { name: "a plain object", value: () => ({ a: 1 }), refused: { sqlite: /is a plain object/ } },
   { name: "an empty object", value: () => ({}), refused: { sqlite: /is a plain object/ } },
   { name: "an array", value: () => [1, 2], refused: { sqlite: /is an array/ } },
-  { name: "a Map", value: () => new Map(), refused: { sqlite: /is a Map/ } },
+  // pg binds an array's items one by one (a function as its source, a promise as {}), mysql2 as
+  // JSON (a function as null): an item is checked as a value is.
+  {
+    name: "an array holding a promise",
+    value: () => [1, [2, Promise.resolve(3)]],
+    refused: {
+      sqlite: /is an array/,
+      postgres: /, at \[1\]\[1\], is a Promise/,
+      mysql: /, at \[1\]\[1\], is a Promise/,
+    },
+  },
+  {
+    name: "an array holding a function",
+    value: () => [() => 1],
+    refused: {
+      sqlite: /is an array/,
+      postgres: /, at \[0\], is a function/,
+      mysql: /, at \[0\], is a function/,
+    },
+  },
+  // pg binds each as its JSON: {} for a Map, a Set and a Promise (an await left out), `"x"`
+  // with its quotes for new String("x"); mysql2 fails with Buffer.from's puzzle or the same.
+  { name: "a Map", value: () => new Map([["a", 1]]), refused: EVERYWHERE(/is a Map/) },
+  { name: "a Set", value: () => new Set([1]), refused: EVERYWHERE(/is a Set/) },
+  {
+    name: "a Promise",
+    value: () => Promise.resolve(1),
+    refused: EVERYWHERE(/is a Promise \(an await left out\?\)/),
+  },
+  {
+    name: "a String object",
+    value: () => new String("x"),
+    refused: EVERYWHERE(/is a String object: bind its primitive/),
+  },
+  {
+    name: "a Number object",
+    value: () => new Number(1),
+    refused: EVERYWHERE(/is a Number object: bind its primitive/),
+  },
+  {
+    name: "a Boolean object",
+    value: () => new Boolean(false),
+    refused: EVERYWHERE(/is a Boolean object: bind its primitive/),
+  },
   {
     name: "an ArrayBuffer",
     value: () => new Uint8Array([1]).buffer,
@@ -363,7 +406,7 @@ for (const kind of KINDS) {
           await assert.rejects(insert, (error: unknown) => {
             assert.ok(error instanceof TypeError, `${name} at ${at + 1}: ${String(error)}`);
             assert.match(error.message, new RegExp(`^datasource "${kind}_main": INSERT INTO kept`));
-            assert.match(error.message, new RegExp(`parameter ${at + 1} `), name);
+            assert.match(error.message, new RegExp(`parameter ${at + 1}[ ,]`), name);
             assert.match(error.message, said, name);
             return true;
           });
@@ -377,6 +420,108 @@ for (const kind of KINDS) {
         }
       }
       assert.deepEqual(await sql.query`SELECT a FROM kept`, []);
+    });
+
+    it("refuses a fragment or an identifier among unsafe()'s values, and names no refused value", async () => {
+      const sql = await client();
+      const ph = kind === "postgres" ? "$1" : "?";
+      for (const value of [SqlClient.fragment`a = ${1}`, SqlClient.identifier("a")]) {
+        await assert.rejects(sql.unsafe(`INSERT INTO kept (a) VALUES (${ph})`, [value]), {
+          name: "TypeError",
+          message:
+            /parameter 1 is SQL, not a value: write it into a tag \(sql\.query`\.\.\. \$\{fragment\}`\)/,
+        });
+      }
+      // A refused object of a class (SQLite binds none), whose own fields (a row's) hold what
+      // the message must not show: its class is named, from its prototype.
+      if (kind !== "sqlite") return;
+      class Row {}
+      const row = Object.assign(new Row(), { constructor: { name: "s3cret" }, then: "s3cret" });
+      await assert.rejects(sql.execute`INSERT INTO kept (a) VALUES (${row})`, (error: unknown) => {
+        assert.ok(error instanceof TypeError, String(error));
+        assert.match(error.message, /parameter 1 is a Row, which SQLite cannot bind/);
+        assert.doesNotMatch(error.message, /s3cret/);
+        return true;
+      });
+    });
+
+    it("refuses a template whose text has an escape JavaScript cannot read, naming where", async () => {
+      const sql = await client();
+      // A tagged template's piece with an invalid escape (\x not followed by two hex digits, \u,
+      // an octal \1) has no text: the statement ran as `SELECT ?undefined`, the rest lost.
+      const refused: [string, () => Promise<unknown>][] = [
+        [" after value 1", async () => await sql.query`SELECT ${1} AS x, '\xZZ' AS v`],
+        [
+          " before value 1",
+          async () => await sql.execute`UPDATE kept SET a = '\u{zz}' WHERE b = ${"b"}`,
+        ],
+        ["", async () => await sql.query`${SqlClient.fragment`SELECT '\xZZ' AS v`}`],
+      ];
+      for (const [where, call] of refused) {
+        await assert.rejects(call(), {
+          name: "TypeError",
+          message: new RegExp(
+            `^(datasource "${kind}_main": (query|execute)\\(\\)|fragment\\(\\)): the template's text` +
+              `${where} has an escape JavaScript cannot read \\(\\\\x, \\\\u or \\\\1\\): write its ` +
+              "backslash twice",
+          ),
+        });
+      }
+      // Escapes JavaScript reads are read as in any template.
+      assert.deepEqual(await sql.query`SELECT ${"a"} AS x, '\x41' AS v`, [{ x: "a", v: "A" }]);
+    });
+
+    it("binds any other object as its JSON where objects are bound, as pg does", async () => {
+      if (kind === "sqlite") return; // refused there (above)
+      const sql = await client();
+      // mysql2 sent a plain object and one with toJSON as JSON, and failed on the others with
+      // Buffer.from's "The first argument must be of type string" (querystring.parse's objects
+      // have no prototype).
+      class Point {
+        constructor(readonly x: number, readonly y: number) {}
+      }
+      const objects: [unknown, unknown][] = [
+        [Object.assign(Object.create(null), { a: 1 }), { a: 1 }],
+        [new Point(1, 2), { x: 1, y: 2 }],
+        [{ nested: { list: [1, "two"] } }, { nested: { list: [1, "two"] } }],
+      ];
+      for (const [value, json] of objects) {
+        await sql.execute`DELETE FROM kept`;
+        await sql.execute`INSERT INTO kept (a, b) VALUES (${value}, ${"next"})`;
+        const row = await sql.one<{ a: string; b: string }>`SELECT a, b FROM kept`;
+        assert.deepEqual([JSON.parse(row.a), row.b], [json, "next"]);
+      }
+    });
+
+    it("stores a typed array's or a DataView's bytes as a Uint8Array's, on every database", async () => {
+      const made = await open(kind);
+      const sql = new SqlClient(made.pool);
+      await sql.unsafe(
+        `CREATE TABLE bytes (n INTEGER, b ${kind === "postgres" ? "BYTEA" : "BLOB"})`,
+      );
+      const bytesOf = (
+        view: ArrayBufferView,
+      ) => [...new Uint8Array(view.buffer, view.byteOffset, view.byteLength)];
+      // mysql2 took any view but a Buffer as an array of numbers, each cut to a byte (an
+      // Int32Array's 256 stored as 0), and a DataView as no bytes at all.
+      const views: ArrayBufferView[] = [
+        new Int32Array([256, -1]),
+        new Float64Array([1.5]),
+        new BigInt64Array([2n ** 40n]),
+        new Uint16Array([1, 2, 3]).subarray(1),
+        new Uint8ClampedArray([255, 0]),
+        new DataView(new Uint8Array([9, 8, 7, 6]).buffer, 1, 2),
+        new Uint8Array([5, 6, 7]).subarray(1),
+        Buffer.from([1, 2]),
+      ];
+      for (const [n, view] of views.entries()) {
+        await sql.execute`INSERT INTO bytes (n, b) VALUES (${n}, ${view})`;
+      }
+      const rows = await sql.query<{ n: number; b: Uint8Array }>`SELECT n, b FROM bytes ORDER BY n`;
+      assert.deepEqual(
+        rows.map((row) => [row.n, [...row.b]]),
+        views.map((view, n) => [n, bytesOf(view)]),
+      );
     });
 
     it("property: a row keeps each text in its column, or the call names the first value refused", async () => {
@@ -416,7 +561,7 @@ for (const kind of KINDS) {
           }
           if (first >= 0) {
             assert.ok(outcome instanceof TypeError, `expected a TypeError, got ${String(outcome)}`);
-            assert.match(outcome.message, new RegExp(`parameter ${first + 1} `));
+            assert.match(outcome.message, new RegExp(`parameter ${first + 1}[ ,]`));
             assert.deepEqual(await sql.query`SELECT a FROM kept`, []);
             return;
           }
