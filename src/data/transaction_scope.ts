@@ -4,6 +4,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DataConnection, DataPool } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
+import type { Aborted } from "./transaction_connection.ts";
 
 /**
  * When a transactional event listener runs (Spring's `TransactionPhase`): just before the
@@ -42,6 +43,8 @@ export interface Transaction {
   rollbackOnly: boolean;
   /** Committed or rolled back: a statement now is one that outlived it. */
   ended: boolean;
+  /** The failure at which the database ended it (a deadlock): a statement now is refused. */
+  aborted: Aborted | undefined;
   /** What runs at its phases (the transactional event listeners of events published in it). */
   readonly synchronizations: Synchronization[];
   /** The innermost savepoint in use: one NESTED call at a time per level, on one connection. */
@@ -104,7 +107,8 @@ export function runBound<T>(
 
 /**
  * The connection of the transaction of `pool` the current call runs in, if any. A statement
- * after the transaction ended, or past its timeout, fails (and, for the timeout, dooms it).
+ * after the transaction ended, or past its timeout, fails (and, for the timeout, dooms it); one
+ * after the database aborted it is refused by the connection itself (transaction_connection.ts).
  */
 export function currentConnection(pool: DataPool): DataConnection | undefined {
   const transaction = currentTransaction(pool);
