@@ -11,6 +11,7 @@ import {
   enclosingSavepoint,
   runBound,
   runInSavepoint,
+  runJoined,
   type Savepoint,
   type Transaction,
   type TransactionPhase,
@@ -23,9 +24,10 @@ export function inTransaction<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   // A transaction that ended is none: a promise chain or a timer begun inside it carries it on,
-  // and a transaction begun there must be one of its own.
+  // and a transaction begun there must be one of its own. So is one whose call that began the
+  // current work has returned: the work outlived it.
   const found = currentTransaction(pool);
-  const current = found?.ended ? undefined : found;
+  const current = currentTransaction(pool, true);
   // Without a transaction: outside any, also where an ended one is still bound.
   const outside = () => found === undefined ? fn() : runBound(pool, null, fn);
   const fail = (message: string) =>
@@ -60,7 +62,7 @@ async function joined<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   try {
-    return await fn();
+    return await runJoined(fn);
   } catch (error) {
     if (rollsBack(options, error)) transaction.rollbackOnly = true;
     throw error;
