@@ -76,20 +76,21 @@ export function transactionConnection(
   state: () => AbortState,
 ): TransactionConnection {
   const kind = pool.kind;
-  const inFlight = new Set<Promise<unknown>>();
-  const tracked = <T>(text: string, send: () => Promise<T>): Promise<T> => {
-    const promise = guarded(text, send);
-    const settled = promise.then(() => {}, () => {});
-    inFlight.add(settled);
-    void settled.then(() => inFlight.delete(settled));
-    return promise;
-  };
-  const guarded = async <T>(text: string, send: () => Promise<T>): Promise<T> => {
+  // The statements sent and not settled yet, and the end's wait for them.
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const statement = async <T>(text: string, send: () => Promise<T>): Promise<T> => {
     const before = state().aborted;
     if (before?.final) throw abortedError(pool, before, text);
-    let result: T;
+    inFlight++;
     try {
-      result = await send();
+      const result = await send();
+      // A savepoint rolled back to on PostgreSQL takes the abort back with the failed work.
+      const transaction = state();
+      if (transaction.aborted?.final === false && /^\s*ROLLBACK\s+TO\b/i.test(text)) {
+        transaction.aborted = undefined;
+      }
+      return result;
     } catch (error) {
       const transaction = state();
       // PostgreSQL's own refusal of a statement in an aborted transaction: named as ours is.
@@ -104,22 +105,27 @@ export function transactionConnection(
         }
       }
       throw error;
+    } finally {
+      if (--inFlight === 0 && idle !== undefined) {
+        const wake = idle;
+        idle = undefined;
+        wake();
+      }
     }
-    // A savepoint rolled back to on PostgreSQL takes the abort back with the failed work.
-    const transaction = state();
-    if (transaction.aborted?.final === false && /^\s*ROLLBACK\s+TO\b/i.test(text)) {
-      transaction.aborted = undefined;
-    }
-    return result;
   };
   return {
     run: (text: string, params: readonly unknown[]): Promise<StatementResult> =>
-      tracked(text, () => connection.run(text, params)),
-    control: (text: string): Promise<void> => tracked(text, () => connection.control(text)),
+      statement(text, () => connection.run(text, params)),
+    control: (text: string): Promise<void> => statement(text, () => connection.control(text)),
     release: (broken?: boolean): void => connection.release(broken),
-    settled: async (): Promise<void> => {
-      while (inFlight.size > 0) await Promise.all(inFlight);
-    },
+    settled: (): Promise<void> =>
+      inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
+        const waiting = idle;
+        idle = () => {
+          waiting?.();
+          resolve();
+        };
+      }),
   };
 }
 
