@@ -5,8 +5,12 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { DataError } from "../../src/data/data_error.ts";
+import type { DataConnection, DataPool } from "../../src/data/data_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
+import { type AbortState, transactionConnection } from "../../src/data/transaction_connection.ts";
+import { propertyOptions } from "../property.ts";
 import { KINDS, testPools } from "./pools.ts";
 
 // A promise and the function that settles it, for ordering steps without sleeping.
@@ -299,3 +303,64 @@ for (const kind of KINDS) {
     }
   });
 }
+
+// The connection's rule alone, against a stand-in connection (the real servers' cases are above):
+// on MySQL, once a statement failed with a deadlock, nothing more reaches the connection, and each
+// later statement is refused naming it; any other failure leaves the transaction going on.
+describe("a transaction's connection after a deadlock (property)", () => {
+  type Step = "ok" | "deadlock" | "duplicate";
+  const pool = { name: "main", kind: "mysql" } as DataPool;
+
+  it("sends nothing after the first deadlock, and refuses each statement naming it", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom<Step>("ok", "deadlock", "duplicate"), { maxLength: 12 }),
+        async (steps) => {
+          const sent: string[] = [];
+          let next = 0;
+          const fake: DataConnection = {
+            run: (text) => {
+              sent.push(text);
+              const step = steps[next++];
+              if (step === "ok") return Promise.resolve({ rows: [], rowsAffected: 1 });
+              const code = step === "deadlock" ? "ER_LOCK_DEADLOCK" : "ER_DUP_ENTRY";
+              return Promise.reject(
+                new DataError({ datasource: "main", reason: "statement", message: code, code }),
+              );
+            },
+            control: () => Promise.resolve(),
+            release: () => {},
+          };
+          const state: AbortState = { aborted: undefined, rollbackOnly: false };
+          const connection = transactionConnection(pool, fake, () => state);
+          const first = steps.indexOf("deadlock");
+          for (const [i] of steps.entries()) {
+            const outcome = await connection.run(`UPDATE t SET v = ${i}`, []).then(
+              () => "ok",
+              (error: DataError) => error,
+            );
+            if (first === -1 || i <= first) {
+              assert.equal(
+                outcome === "ok" ? "ok" : (outcome as DataError).code,
+                {
+                  ok: "ok",
+                  deadlock: "ER_LOCK_DEADLOCK",
+                  duplicate: "ER_DUP_ENTRY",
+                }[steps[i]],
+              );
+            } else {
+              assert.ok(outcome instanceof DataError);
+              assert.equal(outcome.reason, "transaction");
+              assert.equal(outcome.code, "ER_LOCK_DEADLOCK");
+              assert.equal(outcome.statement, `UPDATE t SET v = ${i}`);
+            }
+          }
+          assert.equal(sent.length, first === -1 ? steps.length : first + 1);
+          assert.equal(state.rollbackOnly, first !== -1);
+          await connection.settled();
+        },
+      ),
+      propertyOptions(200),
+    );
+  });
+});
