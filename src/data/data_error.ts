@@ -12,8 +12,9 @@
  * - `rows`: `one` or `maybeOne` got another number of rows than it allows;
  * - `closed`: the pool was closed;
  * - `transaction`: a transaction's rule was broken: none where `MANDATORY` needs one, one where
- *   `NEVER` refuses it, its timeout passed, a statement came after it ended, or a call inside
- *   it failed and marked it for rollback while the outer call went on to commit.
+ *   `NEVER` refuses it, its timeout passed, a statement came after it ended or after the
+ *   database aborted it (a deadlock), or a call inside it failed and marked it for rollback while
+ *   the outer call went on to commit.
  */
 export type DataErrorReason =
   | "statement"

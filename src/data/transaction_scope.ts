@@ -4,6 +4,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DataConnection, DataPool } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
+import type { Aborted } from "./transaction_connection.ts";
+import { registerDetach } from "../events/detached_run.ts";
 
 /**
  * When a transactional event listener runs (Spring's `TransactionPhase`): just before the
@@ -42,10 +44,21 @@ export interface Transaction {
   rollbackOnly: boolean;
   /** Committed or rolled back: a statement now is one that outlived it. */
   ended: boolean;
+  /** The failure at which the database ended it (a deadlock): a statement now is refused. */
+  aborted: Aborted | undefined;
   /** What runs at its phases (the transactional event listeners of events published in it). */
   readonly synchronizations: Synchronization[];
   /** The innermost savepoint in use: one NESTED call at a time per level, on one connection. */
   activeSavepoint: Savepoint | undefined;
+}
+
+/**
+ * A transactional call (begun, joined or NESTED) while it runs. The work it begins carries it
+ * on (a timer, an interval, a promise it does not await): once the call has returned, that work
+ * is no part of its transaction any more, and runs outside any, as on another thread in Spring.
+ */
+interface Call {
+  returned: boolean;
 }
 
 /** Where the current call runs: each pool's transaction, and the one begun last. */
@@ -56,19 +69,51 @@ interface Scope {
   readonly innermost: Transaction | undefined;
   /** The savepoint of the NESTED call the current call runs in. */
   readonly savepoint?: Savepoint | undefined;
+  /** The innermost transactional call the current call runs in. */
+  readonly call?: Call | undefined;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
 
-/** The transaction of `pool` the current call runs in: `undefined` outside one, or suspended. */
-export function currentTransaction(pool: DataPool): Transaction | undefined {
-  return scopes.getStore()?.pools.get(pool) ?? undefined;
+// Work detached from its call (an async event listener) runs in no transaction of it.
+const DETACHED: Scope = { pools: new Map(), innermost: undefined };
+registerDetach((fn) => scopes.run(DETACHED, fn));
+
+// Runs `fn` in `scope` as a transactional call of its own, marked returned once it settles.
+function runCall<T>(scope: Omit<Scope, "call">, fn: () => Promise<T>): Promise<T> {
+  const call: Call = { returned: false };
+  return scopes.run({ ...scope, call }, async () => {
+    try {
+      return await fn();
+    } finally {
+      call.returned = true;
+    }
+  });
+}
+
+/**
+ * The transaction of `pool` the current call runs in: `undefined` outside one, or suspended.
+ * `live`: only while it has not ended and the transactional call that began the current work
+ * has not returned (else the work outlived it).
+ */
+export function currentTransaction(pool: DataPool, live = false): Transaction | undefined {
+  const scope = scopes.getStore();
+  const transaction = scope?.pools.get(pool) ?? undefined;
+  if (live && (transaction?.ended || scope?.call?.returned)) return undefined;
+  return transaction;
 }
 
 /** The transaction begun last around the current call, of whichever pool: `undefined` if none. */
 export function innermostTransaction(): Transaction | undefined {
-  const innermost = scopes.getStore()?.innermost;
-  return innermost?.ended ? undefined : innermost;
+  const scope = scopes.getStore();
+  const innermost = scope?.innermost;
+  return innermost?.ended || scope?.call?.returned ? undefined : innermost;
+}
+
+/** Runs `fn`, a call that joins the transaction it runs in, as a transactional call. */
+export function runJoined<T>(fn: () => Promise<T>): Promise<T> {
+  const outer = scopes.getStore();
+  return runCall(outer ?? { pools: new Map(), innermost: undefined }, fn);
 }
 
 /** The savepoint of `transaction` the current call runs in, if any. */
@@ -80,16 +125,19 @@ export function enclosingSavepoint(transaction: Transaction): Savepoint | undefi
   return savepoint;
 }
 
-/** Runs `fn` inside `savepoint`. */
+/** Runs `fn` inside `savepoint`, as a transactional call. */
 export function runInSavepoint<T>(savepoint: Savepoint, fn: () => Promise<T>): Promise<T> {
   const outer = scopes.getStore();
-  return scopes.run(
+  return runCall(
     { pools: outer?.pools ?? new Map(), innermost: outer?.innermost, savepoint },
     fn,
   );
 }
 
-/** Runs `fn` with `pool` bound to `transaction` (`null`: to none, the caller's suspended). */
+/**
+ * Runs `fn` with `pool` bound to `transaction`, as the call that began it (`null`: to none, the
+ * caller's suspended).
+ */
 export function runBound<T>(
   pool: DataPool,
   transaction: Transaction | null,
@@ -99,22 +147,28 @@ export function runBound<T>(
   const pools = new Map(outer?.pools);
   pools.set(pool, transaction);
   // While a transaction is suspended, an event published belongs to none (as in Spring).
-  return scopes.run({ pools, innermost: transaction ?? undefined }, fn);
+  if (transaction !== null) return runCall({ pools, innermost: transaction }, fn);
+  return scopes.run({ pools, innermost: undefined, call: outer?.call }, fn);
 }
 
 /**
- * The connection of the transaction of `pool` the current call runs in, if any. A statement
- * after the transaction ended, or past its timeout, fails (and, for the timeout, dooms it).
+ * The connection of the transaction of `pool` the current call runs in, if any. A statement of
+ * a transactional call still running after its transaction ended (one the transaction's code did
+ * not await), or past the timeout, fails (and, for the timeout, dooms it); one after the database
+ * aborted it is refused by the connection itself (transaction_connection.ts).
  */
 export function currentConnection(pool: DataPool): DataConnection | undefined {
-  const transaction = currentTransaction(pool);
-  if (transaction === undefined) return undefined;
+  const scope = scopes.getStore();
+  const transaction = scope?.pools.get(pool) ?? undefined;
+  // Work that outlived the transactional call that began it (a timer, an interval, a promise
+  // left running): outside any transaction, as on another thread in Spring.
+  if (transaction === undefined || scope?.call?.returned) return undefined;
   const fail = (message: string) =>
     new DataError({ datasource: pool.name, reason: "transaction", message });
   if (transaction.ended) {
     throw fail(
-      "a statement came after its transaction ended (a promise the transactional call did not " +
-        "await?): it is not run",
+      "a statement came after its transaction ended, from a transactional call still running " +
+        "(one the transaction's code did not await?): it is not run",
     );
   }
   if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {

@@ -5,11 +5,13 @@ import type { DatabaseKind } from "../migrate/sql/datasource.ts";
 import type { DataPool } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
 import { rollsBack, type TransactionOptions } from "./transaction_options.ts";
+import { abortedCommitError, transactionConnection } from "./transaction_connection.ts";
 import {
   currentTransaction,
   enclosingSavepoint,
   runBound,
   runInSavepoint,
+  runJoined,
   type Savepoint,
   type Transaction,
   type TransactionPhase,
@@ -22,9 +24,10 @@ export function inTransaction<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   // A transaction that ended is none: a promise chain or a timer begun inside it carries it on,
-  // and a transaction begun there must be one of its own.
+  // and a transaction begun there must be one of its own. So is one whose call that began the
+  // current work has returned: the work outlived it.
   const found = currentTransaction(pool);
-  const current = found?.ended ? undefined : found;
+  const current = currentTransaction(pool, true);
   // Without a transaction: outside any, also where an ended one is still bound.
   const outside = () => found === undefined ? fn() : runBound(pool, null, fn);
   const fail = (message: string) =>
@@ -59,7 +62,7 @@ async function joined<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   try {
-    return await fn();
+    return await runJoined(fn);
   } catch (error) {
     if (rollsBack(options, error)) transaction.rollbackOnly = true;
     throw error;
@@ -90,9 +93,10 @@ async function begun<T>(
   const giveBack = async () => {
     if (given) return;
     given = true;
-    // A read-only SQLite transaction set query_only on the connection: the next user writes.
-    if (readOnly && pool.kind === "sqlite" && !broken) {
-      await control("PRAGMA query_only = OFF").catch(() => {});
+    // What the transaction set on the session, put back for the next user: SQLite's query_only
+    // (read-only), MySQL's autocommit. One that cannot be put back closes the connection.
+    if (!broken) {
+      for (const text of RESET[pool.kind](readOnly)) await control(text).catch(() => {});
     }
     connection.release(broken);
   };
@@ -102,15 +106,24 @@ async function begun<T>(
     connection.release(true);
     throw error;
   }
+  // It hears the failures after which the database ended the transaction itself.
+  const watched = transactionConnection(pool, connection, () => transaction);
+  // The COMMIT or ROLLBACK waits for the statements sent before it to settle: one beside a
+  // failure (Promise.all) may still be on its way, and must not reach the server after the end.
+  const finish = async (text: string) => {
+    await watched.settled();
+    await control(text);
+  };
   const transaction: Transaction = {
     pool,
-    connection,
+    connection: watched,
     deadline: options.timeout === undefined
       ? undefined
       : performance.now() + options.timeout * 1000,
     savepoints: 0,
     rollbackOnly: false,
     ended: false,
+    aborted: undefined,
     synchronizations: [],
     activeSavepoint: undefined,
   };
@@ -128,7 +141,7 @@ async function begun<T>(
       broken ||= lostHere(pool, error);
       const how = rollsBack(options, error) ? "ROLLBACK" : "COMMIT";
       // A failed COMMIT or ROLLBACK leaves the outcome unknown (the connection is closed).
-      const ended = await end(transaction, how, control, giveBack).then(() => true, () => false);
+      const ended = await end(transaction, how, finish, giveBack).then(() => true, () => false);
       throw await afterEnd(
         transaction,
         ended && (transaction.rollbackOnly ? "ROLLBACK" : how),
@@ -140,11 +153,12 @@ async function begun<T>(
       transaction.rollbackOnly = true;
     }
     if (transaction.rollbackOnly) {
-      await end(transaction, "ROLLBACK", control, giveBack);
+      await end(transaction, "ROLLBACK", finish, giveBack);
+      const aborted = transaction.aborted;
       throw await afterEnd(
         transaction,
         "ROLLBACK",
-        new DataError({
+        aborted?.final ? abortedCommitError(pool, aborted) : new DataError({
           datasource: pool.name,
           reason: "transaction",
           message: "rolled back: a call inside it failed, which marked it for rollback, or it " +
@@ -154,7 +168,7 @@ async function begun<T>(
     }
     // A COMMIT the database refused (a deferred constraint): the caller gets its error, once the
     // listeners of AFTER_COMPLETION heard of it.
-    await end(transaction, "COMMIT", control, giveBack).catch(async (error: unknown) => {
+    await end(transaction, "COMMIT", finish, giveBack).catch(async (error: unknown) => {
       throw await afterEnd(transaction, rolledBack(error) && "ROLLBACK", error);
     });
     const failure = await afterEnd(transaction, "COMMIT", undefined);
@@ -296,8 +310,20 @@ async function inSavepoint<T>(
 
 // How each database begins a transaction. SQLite's takes the write lock at once (IMMEDIATE):
 // two deferred ones that both go on to write would deadlock, one failing at once with BUSY.
+// MySQL's session leaves autocommit for the transaction's life (as Spring's setAutoCommit(false)):
+// once InnoDB rolled it back (a deadlock), a statement that still reached the server (one queued
+// beside the failed one) opens a transaction the final ROLLBACK ends, rather than committing
+// alone. A START TRANSACTION in autocommit would leave the session committing each statement.
 const BEGIN: Readonly<Record<DatabaseKind, (readOnly: boolean) => string[]>> = {
   postgres: (readOnly) => [readOnly ? "BEGIN READ ONLY" : "BEGIN"],
-  mysql: (readOnly) => [readOnly ? "START TRANSACTION READ ONLY" : "START TRANSACTION"],
+  mysql: (readOnly) =>
+    readOnly ? ["SET autocommit = 0", "START TRANSACTION READ ONLY"] : ["SET autocommit = 0"],
   sqlite: (readOnly) => readOnly ? ["PRAGMA query_only = ON", "BEGIN"] : ["BEGIN IMMEDIATE"],
+};
+
+// What puts a session back as the pool hands it out, once the transaction ended.
+const RESET: Readonly<Record<DatabaseKind, (readOnly: boolean) => string[]>> = {
+  postgres: () => [],
+  mysql: () => ["SET autocommit = 1"],
+  sqlite: (readOnly) => readOnly ? ["PRAGMA query_only = OFF"] : [],
 };

@@ -7,6 +7,7 @@ import { type Class, classesOf, type ContextLogger, entryOf } from "../context/c
 import { messageOf } from "../context/application_context.ts";
 import { printable } from "../config/application_config.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
+import { runDetached } from "./detached_run.ts";
 
 /** A listener method found on a bean, ready to call. */
 interface Listener {
@@ -128,9 +129,15 @@ export class EventMulticaster {
     for (const listener of listeners) {
       // Never rejects (the report cannot throw): nothing is left unhandled, and the run is
       // forgotten however it ended.
+      // Outside the publisher's transaction (as on another thread in Spring), which may still
+      // run, or have ended: its statements are its own, and so are the events it returns.
       const run: Promise<void> = turn
-        .then(() => listener.call(event))
-        .then((result) => this.#publishResult(listener, event, result, {}))
+        .then(() =>
+          runDetached(async () => {
+            const result = await listener.call(event);
+            await this.#publishResult(listener, event, result, {});
+          })
+        )
         .then(() => {}, (error) => this.#report(listener, event, error))
         .finally(() => void this.#running.delete(run));
       // Kept from now, so that a close() that comes before the turn waits for it too.

@@ -156,13 +156,10 @@ for (const kind of KINDS) {
         const target = kind === "sqlite" ? "" : ` ${spans[0].attributes["db.namespace"]}`;
         assert.deepEqual(
           spans.map((s) => s.name),
-          [
-            "SELECT",
-            kind === "mysql" ? "START" : "BEGIN",
-            "CREATE",
-            "COMMIT",
-            "SELECT",
-          ].map((op) => `${op}${target}`),
+          // MySQL's session leaves autocommit for the transaction, and is given it back after.
+          (kind === "mysql"
+            ? ["SELECT", "SET", "CREATE", "COMMIT", "SET", "SELECT"]
+            : ["SELECT", "BEGIN", "CREATE", "COMMIT", "SELECT"]).map((op) => `${op}${target}`),
         );
         for (const span of spans) {
           assert.equal(span.kind, api.SpanKind.CLIENT);
@@ -178,7 +175,7 @@ for (const kind of KINDS) {
           assert.equal(select.attributes["server.address"], "127.0.0.1");
           assert.equal(typeof select.attributes["server.port"], "number");
         }
-        const failed = spans[4];
+        const failed = spans[spans.length - 1];
         assert.equal(failed.status.code, api.SpanStatusCode.ERROR);
         assert.equal(
           failed.attributes["error.type"],

@@ -1,0 +1,164 @@
+// A transaction's connection as the calls inside it use it: it hears the failures after which the
+// database itself has ended the transaction, and refuses what comes after, naming that failure.
+// InnoDB (MariaDB, MySQL) rolls the whole transaction back at a deadlock, and at a lock wait
+// timeout where the server runs with innodb_rollback_on_timeout, while the call that caught the
+// error goes on: what it ran next would start a transaction of its own and be kept. PostgreSQL
+// aborts a transaction at any failed statement, until a rollback (to a savepoint, or whole).
+import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import { DataError } from "./data_error.ts";
+
+/** The failure after which the database refuses a transaction's statements. */
+export interface Aborted {
+  /** The statement's failure, as the call got it. */
+  readonly failure: DataError;
+  /**
+   * The database rolled the whole transaction back (InnoDB): nothing can revive it. Otherwise
+   * (PostgreSQL) a rollback to a savepoint made before the failure does.
+   */
+  readonly final: boolean;
+}
+
+/** What the connection reads and marks of its transaction. */
+export interface AbortState {
+  aborted: Aborted | undefined;
+  rollbackOnly: boolean;
+}
+
+/** The error of a statement refused because its transaction was aborted by `aborted`. */
+export function abortedError(pool: DataPool, aborted: Aborted, statement?: string): DataError {
+  const failure = aborted.failure;
+  const prefix = `datasource "${failure.datasource}": `;
+  const cause = failure.message.startsWith(prefix)
+    ? failure.message.slice(prefix.length)
+    : failure.message;
+  return new DataError({
+    datasource: pool.name,
+    reason: "transaction",
+    ...(statement === undefined ? {} : { statement }),
+    ...(failure.code === undefined ? {} : { code: failure.code }),
+    message: aborted.final
+      ? `not run: the database rolled back the whole transaction at an earlier failure the ` +
+        `call caught (${cause}); nothing of it is committed`
+      : `not run: the database aborted the transaction at an earlier failure the call caught ` +
+        `(${cause}); it runs nothing more until it rolls back (a NESTED call's savepoint, or ` +
+        `the whole transaction)`,
+  });
+}
+
+/** The error a transaction's commit fails with once the database rolled it back. */
+export function abortedCommitError(pool: DataPool, aborted: Aborted): DataError {
+  const refused = abortedError(pool, aborted);
+  return new DataError({
+    datasource: pool.name,
+    reason: "transaction",
+    ...(refused.code === undefined ? {} : { code: refused.code }),
+    message: `rolled back, not committed: ${
+      refused.message.slice(`datasource "${pool.name}": not run: `.length)
+    }`,
+  });
+}
+
+/** A transaction's connection, and a wait for the statements in flight on it. */
+export interface TransactionConnection extends DataConnection {
+  /** Resolves once every statement sent so far has settled (at once when none is in flight). */
+  settled(): Promise<void>;
+}
+
+/**
+ * `connection` for the transaction whose state is `state()`: a failure that ended the
+ * transaction on the database marks it (and for good, on InnoDB, dooms it), and every statement
+ * after such an end is refused, naming the failure.
+ */
+export function transactionConnection(
+  pool: DataPool,
+  connection: DataConnection,
+  state: () => AbortState,
+): TransactionConnection {
+  const kind = pool.kind;
+  // The statements sent and not settled yet, and the end's wait for them.
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const statement = async <T>(text: string, send: () => Promise<T>): Promise<T> => {
+    const before = state().aborted;
+    if (before?.final) throw abortedError(pool, before, text);
+    inFlight++;
+    try {
+      const result = await send();
+      // A savepoint rolled back to on PostgreSQL takes the abort back with the failed work.
+      const transaction = state();
+      if (transaction.aborted?.final === false && /^\s*ROLLBACK\s+TO\b/i.test(text)) {
+        transaction.aborted = undefined;
+      }
+      return result;
+    } catch (error) {
+      const transaction = state();
+      // PostgreSQL's own refusal of a statement in an aborted transaction: named as ours is.
+      if (transaction.aborted !== undefined && isDataError(error) && error.code === "25P02") {
+        throw abortedError(pool, transaction.aborted, text);
+      }
+      if (transaction.aborted === undefined && isDataError(error)) {
+        const final = await endedWhole(kind, error, connection);
+        if (final !== undefined) {
+          transaction.aborted = { failure: error, final };
+          if (final) transaction.rollbackOnly = true;
+        }
+      }
+      throw error;
+    } finally {
+      if (--inFlight === 0 && idle !== undefined) {
+        const wake = idle;
+        idle = undefined;
+        wake();
+      }
+    }
+  };
+  return {
+    run: (text: string, params: readonly unknown[]): Promise<StatementResult> =>
+      statement(text, () => connection.run(text, params)),
+    control: (text: string): Promise<void> => statement(text, () => connection.control(text)),
+    release: (broken?: boolean): void => connection.release(broken),
+    settled: (): Promise<void> =>
+      inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
+        const waiting = idle;
+        idle = () => {
+          waiting?.();
+          resolve();
+        };
+      }),
+  };
+}
+
+function isDataError(error: unknown): error is DataError {
+  return error instanceof DataError;
+}
+
+/**
+ * Whether the database ended the transaction at `error`: `true` rolled back whole (InnoDB),
+ * `false` aborted until a rollback (PostgreSQL), `undefined` not ended (the statement alone
+ * failed, or SQLite, whose transaction a failed statement leaves open).
+ */
+async function endedWhole(
+  kind: DatabaseKind,
+  error: DataError,
+  connection: DataConnection,
+): Promise<boolean | undefined> {
+  if (error.reason !== "statement") return undefined;
+  switch (kind) {
+    case "postgres":
+      return false;
+    case "sqlite":
+      return undefined;
+    case "mysql":
+      if (error.code === "ER_LOCK_DEADLOCK") return true;
+      // A lock wait timeout rolls back the statement alone, unless the server was started with
+      // innodb_rollback_on_timeout: asked, since what it did is what holds.
+      if (error.code === "ER_LOCK_WAIT_TIMEOUT") {
+        const asked = await connection
+          .run("SELECT @@innodb_rollback_on_timeout AS whole", [])
+          .then(({ rows }) => Number(rows[0]?.whole) !== 0, () => true);
+        return asked ? true : undefined;
+      }
+      return undefined;
+  }
+}
