@@ -19,6 +19,7 @@ import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
+import { answeredWithin, statementBound } from "./statement_bound.ts";
 
 interface PgError extends Error {
   code?: string | undefined;
@@ -38,6 +39,7 @@ class PostgresPool implements DataPool {
   readonly native: pg.Pool;
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
+  readonly statementTimeoutMs: number;
   readonly #mask: (text: string) => string;
   #closed = false;
 
@@ -45,17 +47,29 @@ class PostgresPool implements DataPool {
     this.name = datasource.name;
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
+    this.statementTimeoutMs = s.statementTimeoutMs;
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
-    this.native = new pg.Pool({
+    const client: pg.ClientConfig = {
       // Parsed here rather than passed as connectionString, which would override user/password.
       ...parseIntoClientConfig(datasource.location),
       ...(datasource.username === undefined ? {} : { user: datasource.username }),
       ...(datasource.password === undefined ? {} : { password: datasource.password }),
+      // Each client's own bound on connecting. pg.Pool's connectionTimeoutMillis would bound
+      // the wait for a free client with it, cutting acquire-timeout to connect-timeout: the
+      // pool has none, and acquireWithin bounds the wait.
+      connectionTimeoutMillis: s.connectTimeoutMs,
+      // A server gone without a word (its host down, a network cut) ends an idle connection.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    };
+    this.native = new pg.Pool({
+      Client: class extends pg.Client {
+        constructor() {
+          super(client);
+        }
+      },
       max: s.maxSize,
       idleTimeoutMillis: s.idleTimeoutMs,
-      // pg bounds the wait for a free client and the connecting together; acquireWithin bounds
-      // the wait alone, so this bounds only what it must: one connect.
-      connectionTimeoutMillis: s.connectTimeoutMs,
     });
     // An idle client whose server went away: pg removes it; unheard, the event would crash.
     this.native.on("error", () => {});
@@ -121,6 +135,9 @@ class PostgresPool implements DataPool {
   }
 }
 
+/** How long a connection stays idle before TCP keepalive probes ask whether its server is there. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
@@ -138,8 +155,12 @@ class PostgresConnection implements DataConnection {
     client.on("error", this.#onError);
   }
 
-  async run(text: string, params: readonly unknown[]): Promise<StatementResult> {
-    const last = await this.#query(text, params);
+  async run(
+    text: string,
+    params: readonly unknown[],
+    deadline?: number,
+  ): Promise<StatementResult> {
+    const last = await this.#query(text, params, deadline);
     const reads = last.command === "SELECT" || last.command === null;
     return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
   }
@@ -161,12 +182,25 @@ class PostgresConnection implements DataConnection {
     }
   }
 
-  async #query(text: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+  async #query(
+    text: string,
+    params: readonly unknown[],
+    deadline?: number,
+  ): Promise<pg.QueryResult> {
     if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, text, true, params);
     let result: pg.QueryResult;
     try {
-      result = await this.#client.query(text, params as unknown[]);
+      // Unanswered in time: the connection is lost, and pg ends it (a query still running on
+      // a client it ends destroys the socket) when it is released.
+      result = await answeredWithin(
+        this.#pool.name,
+        text,
+        statementBound(this.#pool.statementTimeoutMs, deadline),
+        this.#client.query(text, params as unknown[]),
+        () => this.#lost ??= new Error("the database did not answer a statement in time"),
+      );
     } catch (error) {
+      if (error instanceof DataError) throw error;
       const lost = this.#lost !== undefined || connectionLost(error as PgError);
       throw this.#pool.statementError(error as PgError, text, lost, params);
     }
