@@ -40,7 +40,10 @@ class PostgresPool implements DataPool {
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
   readonly statementTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
   readonly #mask: (text: string) => string;
+  /** When each client was last given back, for the check of one idle for a while. */
+  readonly #idleSince = new WeakMap<pg.PoolClient, number>();
   #closed = false;
 
   constructor(datasource: Datasource, s: ResolvedPoolSettings) {
@@ -48,6 +51,7 @@ class PostgresPool implements DataPool {
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
     this.statementTimeoutMs = s.statementTimeoutMs;
+    this.#connectTimeoutMs = s.connectTimeoutMs;
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
     const client: pg.ClientConfig = {
       // Parsed here rather than passed as connectionString, which would override user/password.
@@ -77,6 +81,15 @@ class PostgresPool implements DataPool {
 
   async acquire(): Promise<DataConnection> {
     if (this.#closed) throw closedError(this.name);
+    // A connection that fails its check is closed (pg opens another in its place): each turn
+    // takes one fewer old connection, so this ends with a checked or a new one.
+    for (;;) {
+      const client = await this.#take();
+      if (await this.#alive(client)) return new PostgresConnection(this, client);
+    }
+  }
+
+  #take(): Promise<pg.PoolClient> {
     const connect = () =>
       this.native.connect().catch((error: PgError) => {
         throw new DataError({
@@ -88,10 +101,40 @@ class PostgresPool implements DataPool {
     // An idle client no one waits for is handed out at once: no timer to arm (a timer a call
     // costs more CPU than the rest of the acquire).
     const pool = this.native;
-    const client = pool.idleCount > pool.waitingCount
-      ? await connect()
-      : await acquireWithin(this.name, this.#acquireTimeoutMs, connect, (late) => late.release());
-    return new PostgresConnection(this, client);
+    return pool.idleCount > pool.waitingCount
+      ? connect()
+      : acquireWithin(this.name, this.#acquireTimeoutMs, connect, (late) => late.release());
+  }
+
+  /** Given back now: idle from now on. */
+  wentIdle(client: pg.PoolClient): void {
+    this.#idleSince.set(client, performance.now());
+  }
+
+  // A connection idle for a while may have died without a word (its server restarted, a
+  // firewall dropped it): it answers an empty statement within connect-timeout, or is closed.
+  // Used again at once, it is not checked (HikariCP's rule, and its 500 ms).
+  async #alive(client: pg.PoolClient): Promise<boolean> {
+    const since = this.#idleSince.get(client);
+    if (since === undefined || performance.now() - since <= CHECK_IDLE_AFTER_MS) return true;
+    // pg-pool stops listening while a client is out: an error now would be unhandled.
+    const ignore = () => {};
+    client.on("error", ignore);
+    try {
+      await answeredWithin(
+        this.name,
+        "",
+        { ms: this.#connectTimeoutMs, transaction: false },
+        client.query(""),
+        () => {},
+      );
+      return true;
+    } catch {
+      client.release(true);
+      return false;
+    } finally {
+      client.removeListener("error", ignore);
+    }
   }
 
   idleCount(): number {
@@ -134,6 +177,9 @@ class PostgresPool implements DataPool {
     });
   }
 }
+
+/** How long a connection may sit idle and be handed out unchecked (HikariCP's figure). */
+const CHECK_IDLE_AFTER_MS = 500;
 
 /** How long a connection stays idle before TCP keepalive probes ask whether its server is there. */
 const KEEPALIVE_DELAY_MS = 10_000;
@@ -212,7 +258,9 @@ class PostgresConnection implements DataConnection {
     if (this.#released) return;
     this.#released = true;
     this.#client.removeListener("error", this.#onError);
-    this.#client.release(broken || this.#lost !== undefined ? true : undefined);
+    const closing = broken || this.#lost !== undefined;
+    if (!closing) this.#pool.wentIdle(this.#client);
+    this.#client.release(closing ? true : undefined);
   }
 }
 

@@ -20,6 +20,12 @@ export interface TcpProxy {
   hold(): void;
   /** Forwards again, what waited first. */
   release(): void;
+  /**
+   * Cuts the server's side of every connection it carries now and leaves the client's open,
+   * answering nothing: connections a firewall dropped, or a server that went away without a
+   * word. Connections accepted later are carried as before.
+   */
+  sever(): void;
 }
 
 /** A proxy to `host:port`, down; taken down after the caller is done (`down()`). */
@@ -28,6 +34,9 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   // What came while held, per destination, in order.
   const waiting = new Map<Socket, Buffer[]>();
+  // The server's side of each connection carried, by its client's side.
+  const upstreams = new Map<Socket, Socket>();
+  const severed = new WeakSet<Socket>();
   let held = false;
   let server: Server | undefined;
   const track = (socket: Socket) => {
@@ -44,7 +53,7 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
       if (held || queued !== undefined) {
         if (queued === undefined) waiting.set(to, [chunk]);
         else queued.push(chunk);
-      } else if (!to.destroyed) to.write(chunk);
+      } else if (!to.destroyed && !severed.has(from)) to.write(chunk);
     });
   return {
     port: own,
@@ -54,8 +63,14 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
         const upstream = connect(port, host);
         track(client);
         track(upstream);
-        client.on("close", () => upstream.destroy());
-        upstream.on("close", () => client.destroy());
+        upstreams.set(client, upstream);
+        client.on("close", () => {
+          upstreams.delete(client);
+          upstream.destroy();
+        });
+        upstream.on("close", () => {
+          if (!severed.has(client)) client.destroy();
+        });
         carry(client, upstream);
         carry(upstream, client);
       });
@@ -75,6 +90,12 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
     },
     hold() {
       held = true;
+    },
+    sever() {
+      for (const [client, upstream] of upstreams) {
+        severed.add(client);
+        upstream.destroy();
+      }
     },
     release() {
       held = false;
