@@ -22,7 +22,7 @@ import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
-import { answeredWithin, statementBound } from "./statement_bound.ts";
+import { statementBound, StatementWatch } from "./statement_bound.ts";
 
 interface MysqlError extends Error {
   code?: string | undefined;
@@ -41,6 +41,7 @@ class MysqlPool implements DataPool {
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
   readonly statementTimeoutMs: number;
+  readonly watch: StatementWatch;
   readonly #mask: (text: string) => string;
   /** The error that ended a connection, heard whenever it came (held, idle or running). */
   readonly #lost = new WeakMap<mysql.PoolConnection, MysqlError>();
@@ -53,6 +54,7 @@ class MysqlPool implements DataPool {
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
     this.statementTimeoutMs = s.statementTimeoutMs;
+    this.watch = new StatementWatch(datasource.name);
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
     this.native = mysql.createPool({
       uri: datasource.location,
@@ -204,8 +206,7 @@ class MysqlConnection implements DataConnection {
     let result: unknown;
     try {
       // Unanswered in time: the connection is destroyed as it is released.
-      result = await answeredWithin(
-        this.#pool.name,
+      result = await this.#pool.watch.within(
         text,
         statementBound(this.#pool.statementTimeoutMs, deadline),
         new Promise<unknown>((resolve, reject) =>

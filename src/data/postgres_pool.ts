@@ -19,7 +19,7 @@ import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
-import { answeredWithin, statementBound } from "./statement_bound.ts";
+import { statementBound, StatementWatch } from "./statement_bound.ts";
 
 interface PgError extends Error {
   code?: string | undefined;
@@ -40,6 +40,7 @@ class PostgresPool implements DataPool {
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
   readonly statementTimeoutMs: number;
+  readonly watch: StatementWatch;
   readonly #connectTimeoutMs: number;
   readonly #mask: (text: string) => string;
   /** When each client was last given back, for the check of one idle for a while. */
@@ -51,6 +52,7 @@ class PostgresPool implements DataPool {
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
     this.statementTimeoutMs = s.statementTimeoutMs;
+    this.watch = new StatementWatch(datasource.name);
     this.#connectTimeoutMs = s.connectTimeoutMs;
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
     const client: pg.ClientConfig = {
@@ -121,8 +123,7 @@ class PostgresPool implements DataPool {
     const ignore = () => {};
     client.on("error", ignore);
     try {
-      await answeredWithin(
-        this.name,
+      await this.watch.within(
         "",
         { ms: this.#connectTimeoutMs, transaction: false },
         client.query(""),
@@ -238,8 +239,7 @@ class PostgresConnection implements DataConnection {
     try {
       // Unanswered in time: the connection is lost, and pg ends it (a query still running on
       // a client it ends destroys the socket) when it is released.
-      result = await answeredWithin(
-        this.#pool.name,
+      result = await this.#pool.watch.within(
         text,
         statementBound(this.#pool.statementTimeoutMs, deadline),
         this.#client.query(text, params as unknown[]),

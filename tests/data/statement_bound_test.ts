@@ -3,7 +3,7 @@ import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { openPool } from "../../src/data/open_pool.ts";
 import { DataError } from "../../src/data/data_error.ts";
-import { answeredWithin, statementBound } from "../../src/data/statement_bound.ts";
+import { statementBound, StatementWatch } from "../../src/data/statement_bound.ts";
 import { propertyOptions } from "../property.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import type { PoolSettings } from "../../src/data/pool_settings.ts";
@@ -52,11 +52,12 @@ describe("statement_bound", () => {
   });
 
   it("gives what comes in time, and a timeout naming the statement and the key once the bound passed", async () => {
+    const watch = new StatementWatch("main");
     const bound = { ms: 10, transaction: false };
-    assert.equal(await answeredWithin("main", "SELECT 1", bound, Promise.resolve(1), () => {}), 1);
+    assert.equal(await watch.within("SELECT 1", bound, Promise.resolve(1), () => {}), 1);
     let late = 0;
     const error = await rejection(
-      answeredWithin("main", "SELECT 2\nFROM t", bound, new Promise(() => {}), () => late++),
+      watch.within("SELECT 2\nFROM t", bound, new Promise(() => {}), () => late++),
     );
     assert.equal(late, 1);
     assert.equal(error.reason, "timeout");
@@ -66,21 +67,27 @@ describe("statement_bound", () => {
         "is closed, and the next call gets another",
     );
     const inTransaction = await rejection(
-      answeredWithin(
-        "main",
-        "SELECT 3",
-        { ms: 5, transaction: true },
-        new Promise(() => {}),
-        () => {},
-      ),
+      watch.within("SELECT 3", { ms: 5, transaction: true }, new Promise(() => {}), () => {}),
     );
     assert.equal(inTransaction.reason, "transaction");
     assert.match(inTransaction.message, /SELECT 3: no answer before the transaction's timeout/);
     const refused = new DataError({ datasource: "main", reason: "statement", message: "no" });
     assert.equal(
-      await rejection(answeredWithin("main", "SELECT 4", bound, Promise.reject(refused), () => {})),
+      await rejection(watch.within("SELECT 4", bound, Promise.reject(refused), () => {})),
       refused,
     );
+    // Many in flight, one late among them: it alone fails, the others are answered.
+    let answer!: (value: number) => void;
+    const slow = watch.within(
+      "SELECT 5",
+      { ms: 60_000, transaction: false },
+      new Promise<number>((r) => answer = r),
+      () => {},
+    );
+    const stuck = rejection(watch.within("SELECT 6", bound, new Promise(() => {}), () => {}));
+    assert.equal((await stuck).reason, "timeout");
+    answer(5);
+    assert.equal(await slow, 5);
   });
 });
 
