@@ -38,9 +38,9 @@ export function timeoutError(datasource: string, timeoutMs: number): DataError {
   return new DataError({
     datasource,
     reason: "timeout",
-    message: `no connection was free within ${timeoutMs} ms (acquireTimeoutMs); every one is ` +
-      "in use: raise maxSize, or look for connections held for long (a transaction waiting on " +
-      "something slow)",
+    message: `no connection was free within ${timeoutMs} ms (pool.acquire-timeout); every one ` +
+      "is in use: raise pool.max-size, or look for connections held for long (a transaction " +
+      "waiting on something slow)",
   });
 }
 

@@ -8,13 +8,14 @@
  * - `connection`: the connection failed under it (killed, its socket closed): it is not reused,
  *   and the next call gets another;
  * - `connect`: no connection could be opened;
- * - `timeout`: no connection was free within the pool's acquire timeout;
+ * - `timeout`: no connection was free within the pool's acquire timeout, or the database did not
+ *   answer a statement within the pool's statement timeout (its connection is then closed);
  * - `rows`: `one` or `maybeOne` got another number of rows than it allows;
  * - `closed`: the pool was closed;
  * - `transaction`: a transaction's rule was broken: none where `MANDATORY` needs one, one where
- *   `NEVER` refuses it, its timeout passed, a statement came after it ended or after the
- *   database aborted it (a deadlock), or a call inside it failed and marked it for rollback while
- *   the outer call went on to commit.
+ *   `NEVER` refuses it, its timeout passed (before a statement, or while the database did not
+ *   answer one), a statement came after it ended or after the database aborted it (a deadlock),
+ *   or a call inside it failed and marked it for rollback while the outer call went on to commit.
  */
 export type DataErrorReason =
   | "statement"

@@ -15,8 +15,12 @@ export interface StatementResult {
 
 /** One connection out of a pool, held by one caller until it is released. */
 export interface DataConnection {
-  /** Runs one statement, `params` bound to its placeholders in order. */
-  run(text: string, params: readonly unknown[]): Promise<StatementResult>;
+  /**
+   * Runs one statement, `params` bound to its placeholders in order. `deadline`
+   * (`performance.now()`'s clock): its transaction's timeout, which bounds the wait for the
+   * answer in place of the pool's `statement-timeout`.
+   */
+  run(text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult>;
   /**
    * Runs a statement of transaction control (`BEGIN`, `SAVEPOINT x`, `COMMIT`), which MySQL does
    * not take as a prepared statement: fails as `run` does.

@@ -299,8 +299,12 @@ class ObservedConnection implements DataConnection {
     this.#connection = connection;
   }
 
-  run(text: string, params: readonly unknown[]): ReturnType<DataConnection["run"]> {
-    return this.#pool.statement(text, () => this.#connection.run(text, params));
+  run(
+    text: string,
+    params: readonly unknown[],
+    deadline?: number,
+  ): ReturnType<DataConnection["run"]> {
+    return this.#pool.statement(text, () => this.#connection.run(text, params, deadline));
   }
 
   control(text: string): Promise<void> {

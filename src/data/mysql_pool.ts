@@ -23,6 +23,7 @@ import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
+import { statementBound, StatementWatch } from "./statement_bound.ts";
 
 interface MysqlError extends Error {
   code?: string | undefined;
@@ -40,6 +41,8 @@ class MysqlPool implements DataPool {
   readonly native: mysql.Pool;
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
+  readonly statementTimeoutMs: number;
+  readonly watch: StatementWatch;
   readonly #mask: (text: string) => string;
   /** The error that ended a connection, heard whenever it came (held, idle or running). */
   readonly #lost = new WeakMap<mysql.PoolConnection, MysqlError>();
@@ -51,6 +54,8 @@ class MysqlPool implements DataPool {
     this.name = datasource.name;
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
+    this.statementTimeoutMs = s.statementTimeoutMs;
+    this.watch = new StatementWatch(datasource.name);
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
     this.native = mysql.createPool({
       uri: datasource.location,
@@ -60,6 +65,9 @@ class MysqlPool implements DataPool {
       maxIdle: s.maxSize,
       idleTimeout: s.idleTimeoutMs,
       connectTimeout: s.connectTimeoutMs,
+      // A server gone without a word (its host down, a network cut) ends an idle connection.
+      enableKeepAlive: true,
+      keepAliveInitialDelay: 10_000,
       // mysql2's own wait for a free connection is unbounded: acquireWithin bounds it.
       waitForConnections: true,
       queueLimit: 0,
@@ -163,17 +171,20 @@ class MysqlConnection implements DataConnection {
   readonly #connection: mysql.PoolConnection;
   #broken = false;
   #released = false;
+  /** A statement it sent was not answered in time: whatever comes next on it is unknown. */
+  #unanswered: MysqlError | undefined;
 
   constructor(pool: MysqlPool, connection: mysql.PoolConnection) {
     this.#pool = pool;
     this.#connection = connection;
   }
 
-  run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+  run(text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult> {
     return this.#send(
       text,
       params,
       (done) => this.#connection.execute(text, params.map(bindable) as mysql.ExecuteValues, done),
+      deadline,
     );
   }
 
@@ -186,18 +197,29 @@ class MysqlConnection implements DataConnection {
     text: string,
     params: readonly unknown[],
     send: (done: (error: Error | null, rows: unknown) => void) => void,
+    deadline?: number,
   ): Promise<StatementResult> {
-    const lost = this.#pool.lostError(this.#connection);
+    const lost = this.#unanswered ?? this.#pool.lostError(this.#connection);
     if (lost !== undefined) {
       this.#broken = true;
       throw this.#pool.statementError(lost, text, true, params);
     }
     let result: unknown;
     try {
-      result = await new Promise<unknown>((resolve, reject) =>
-        send((error, rows) => error ? reject(error) : resolve(rows))
+      // Unanswered in time: the connection is destroyed as it is released.
+      result = await this.#pool.watch.within(
+        text,
+        statementBound(this.#pool.statementTimeoutMs, deadline),
+        new Promise<unknown>((resolve, reject) =>
+          send((error, rows) => error ? reject(error) : resolve(rows))
+        ),
+        () => {
+          this.#broken = true;
+          this.#unanswered ??= new Error("the database did not answer a statement in time");
+        },
       );
     } catch (error) {
+      if (error instanceof DataError) throw error;
       const e = error as MysqlError;
       const broken = connectionLost(e) || this.#pool.lostError(this.#connection) !== undefined;
       if (broken) this.#broken = true;

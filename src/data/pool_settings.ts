@@ -17,6 +17,11 @@ export interface PoolSettings {
   readonly connectTimeoutMs?: number;
   /** SQLite: how long a statement waits for another connection's write lock (default 5 000 ms). */
   readonly busyTimeoutMs?: number;
+  /**
+   * PostgreSQL, MySQL: how long a statement outside a transaction with a `timeout` waits for the
+   * database's answer before the call fails and its connection is closed (default 60 000 ms).
+   */
+  readonly statementTimeoutMs?: number;
 }
 
 /** Every setting, defaults applied. */
@@ -29,6 +34,7 @@ export const POOL_DEFAULTS: ResolvedPoolSettings = {
   acquireTimeoutMs: 10_000,
   connectTimeoutMs: 10_000,
   busyTimeoutMs: 5_000,
+  statementTimeoutMs: 60_000,
 };
 
 /** `settings` over the defaults; refuses a value that is not a positive number, naming it. */
@@ -42,15 +48,13 @@ export function resolvePoolSettings(
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
       throw new RangeError(
-        `datasource "${datasource}": pool setting ${key} must be a positive number, got ${
-          String(value)
-        }`,
+        `datasource "${datasource}": ${keyOf(key)} must be a positive number, got ${String(value)}`,
       );
     }
     resolved[key] = key === "maxSize" ? Math.floor(value) : value;
   }
   if (resolved.maxSize < 1) {
-    throw new RangeError(`datasource "${datasource}": pool setting maxSize must be at least 1`);
+    throw new RangeError(`datasource "${datasource}": ${keyOf("maxSize")} must be at least 1`);
   }
   return resolved;
 }
@@ -63,11 +67,18 @@ const POOL_KEYS: Readonly<Record<string, keyof PoolSettings>> = {
   "acquire-timeout": "acquireTimeoutMs",
   "connect-timeout": "connectTimeoutMs",
   "busy-timeout": "busyTimeoutMs",
+  "statement-timeout": "statementTimeoutMs",
 };
+
+/** The key a user writes for `setting` (`pool.max-size`), as errors name it. */
+function keyOf(setting: keyof PoolSettings): string {
+  const key = Object.keys(POOL_KEYS).find((k) => POOL_KEYS[k] === setting);
+  return `pool.${key ?? setting}`;
+}
 
 /**
  * The settings a `pool` mapping gives (`max-size`, `idle-timeout`, `acquire-timeout`,
- * `connect-timeout`, `busy-timeout`); a `ConfigError` naming the key, where `at` places it, for
+ * `connect-timeout`, `busy-timeout`, `statement-timeout`); a `ConfigError` naming the key, where `at` places it, for
  * an unknown key or a value out of range.
  */
 export function poolSettingsFrom(raw: unknown, at: (key: string) => string): PoolSettings {

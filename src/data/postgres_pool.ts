@@ -19,6 +19,7 @@ import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
+import { statementBound, StatementWatch } from "./statement_bound.ts";
 
 interface PgError extends Error {
   code?: string | undefined;
@@ -38,24 +39,43 @@ class PostgresPool implements DataPool {
   readonly native: pg.Pool;
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
+  readonly statementTimeoutMs: number;
+  readonly watch: StatementWatch;
+  readonly #connectTimeoutMs: number;
   readonly #mask: (text: string) => string;
+  /** When each client was last given back, for the check of one idle for a while. */
+  readonly #idleSince = new WeakMap<pg.PoolClient, number>();
   #closed = false;
 
   constructor(datasource: Datasource, s: ResolvedPoolSettings) {
     this.name = datasource.name;
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
+    this.statementTimeoutMs = s.statementTimeoutMs;
+    this.watch = new StatementWatch(datasource.name);
+    this.#connectTimeoutMs = s.connectTimeoutMs;
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
-    this.native = new pg.Pool({
+    const client: pg.ClientConfig = {
       // Parsed here rather than passed as connectionString, which would override user/password.
       ...parseIntoClientConfig(datasource.location),
       ...(datasource.username === undefined ? {} : { user: datasource.username }),
       ...(datasource.password === undefined ? {} : { password: datasource.password }),
+      // Each client's own bound on connecting. pg.Pool's connectionTimeoutMillis would bound
+      // the wait for a free client with it, cutting acquire-timeout to connect-timeout: the
+      // pool has none, and acquireWithin bounds the wait.
+      connectionTimeoutMillis: s.connectTimeoutMs,
+      // A server gone without a word (its host down, a network cut) ends an idle connection.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    };
+    this.native = new pg.Pool({
+      Client: class extends pg.Client {
+        constructor() {
+          super(client);
+        }
+      },
       max: s.maxSize,
       idleTimeoutMillis: s.idleTimeoutMs,
-      // pg bounds the wait for a free client and the connecting together; acquireWithin bounds
-      // the wait alone, so this bounds only what it must: one connect.
-      connectionTimeoutMillis: s.connectTimeoutMs,
     });
     // An idle client whose server went away: pg removes it; unheard, the event would crash.
     this.native.on("error", () => {});
@@ -63,6 +83,15 @@ class PostgresPool implements DataPool {
 
   async acquire(): Promise<DataConnection> {
     if (this.#closed) throw closedError(this.name);
+    // A connection that fails its check is closed (pg opens another in its place): each turn
+    // takes one fewer old connection, so this ends with a checked or a new one.
+    for (;;) {
+      const client = await this.#take();
+      if (await this.#alive(client)) return new PostgresConnection(this, client);
+    }
+  }
+
+  #take(): Promise<pg.PoolClient> {
     const connect = () =>
       this.native.connect().catch((error: PgError) => {
         throw new DataError({
@@ -74,10 +103,39 @@ class PostgresPool implements DataPool {
     // An idle client no one waits for is handed out at once: no timer to arm (a timer a call
     // costs more CPU than the rest of the acquire).
     const pool = this.native;
-    const client = pool.idleCount > pool.waitingCount
-      ? await connect()
-      : await acquireWithin(this.name, this.#acquireTimeoutMs, connect, (late) => late.release());
-    return new PostgresConnection(this, client);
+    return pool.idleCount > pool.waitingCount
+      ? connect()
+      : acquireWithin(this.name, this.#acquireTimeoutMs, connect, (late) => late.release());
+  }
+
+  /** Given back now: idle from now on. */
+  wentIdle(client: pg.PoolClient): void {
+    this.#idleSince.set(client, performance.now());
+  }
+
+  // A connection idle for a while may have died without a word (its server restarted, a
+  // firewall dropped it): it answers an empty statement within connect-timeout, or is closed.
+  // Used again at once, it is not checked (HikariCP's rule, and its 500 ms).
+  async #alive(client: pg.PoolClient): Promise<boolean> {
+    const since = this.#idleSince.get(client);
+    if (since === undefined || performance.now() - since <= CHECK_IDLE_AFTER_MS) return true;
+    // pg-pool stops listening while a client is out: an error now would be unhandled.
+    const ignore = () => {};
+    client.on("error", ignore);
+    try {
+      await this.watch.within(
+        "",
+        { ms: this.#connectTimeoutMs, transaction: false },
+        client.query(""),
+        () => {},
+      );
+      return true;
+    } catch {
+      client.release(true);
+      return false;
+    } finally {
+      client.removeListener("error", ignore);
+    }
   }
 
   idleCount(): number {
@@ -121,6 +179,12 @@ class PostgresPool implements DataPool {
   }
 }
 
+/** How long a connection may sit idle and be handed out unchecked (HikariCP's figure). */
+const CHECK_IDLE_AFTER_MS = 500;
+
+/** How long a connection stays idle before TCP keepalive probes ask whether its server is there. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
@@ -138,8 +202,12 @@ class PostgresConnection implements DataConnection {
     client.on("error", this.#onError);
   }
 
-  async run(text: string, params: readonly unknown[]): Promise<StatementResult> {
-    const last = await this.#query(text, params);
+  async run(
+    text: string,
+    params: readonly unknown[],
+    deadline?: number,
+  ): Promise<StatementResult> {
+    const last = await this.#query(text, params, deadline);
     const reads = last.command === "SELECT" || last.command === null;
     return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
   }
@@ -161,12 +229,24 @@ class PostgresConnection implements DataConnection {
     }
   }
 
-  async #query(text: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+  async #query(
+    text: string,
+    params: readonly unknown[],
+    deadline?: number,
+  ): Promise<pg.QueryResult> {
     if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, text, true, params);
     let result: pg.QueryResult;
     try {
-      result = await this.#client.query(text, params as unknown[]);
+      // Unanswered in time: the connection is lost, and pg ends it (a query still running on
+      // a client it ends destroys the socket) when it is released.
+      result = await this.#pool.watch.within(
+        text,
+        statementBound(this.#pool.statementTimeoutMs, deadline),
+        this.#client.query(text, params as unknown[]),
+        () => this.#lost ??= new Error("the database did not answer a statement in time"),
+      );
     } catch (error) {
+      if (error instanceof DataError) throw error;
       const lost = this.#lost !== undefined || connectionLost(error as PgError);
       throw this.#pool.statementError(error as PgError, text, lost, params);
     }
@@ -178,7 +258,9 @@ class PostgresConnection implements DataConnection {
     if (this.#released) return;
     this.#released = true;
     this.#client.removeListener("error", this.#onError);
-    this.#client.release(broken || this.#lost !== undefined ? true : undefined);
+    const closing = broken || this.#lost !== undefined;
+    if (!closing) this.#pool.wentIdle(this.#client);
+    this.#client.release(closing ? true : undefined);
   }
 }
 

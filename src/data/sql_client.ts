@@ -16,7 +16,7 @@ import {
   type SqlIdentifier,
   unreadEscape,
 } from "./sql_template.ts";
-import { currentConnection } from "./transaction_scope.ts";
+import { currentConnection, currentTransaction } from "./transaction_scope.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
 import { inTransaction } from "./transactions.ts";
 
@@ -187,7 +187,10 @@ export class SqlClient {
   async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {
     checkBindable(this.kind, params, this.name, text);
     const held = currentConnection(this.#pool);
-    if (held !== undefined) return await held.run(text, params);
+    // The transaction's timeout bounds its statements' wait for an answer too.
+    if (held !== undefined) {
+      return await held.run(text, params, currentTransaction(this.#pool)?.deadline);
+    }
     const connection: DataConnection = await this.#pool.acquire();
     let broken = false;
     try {

@@ -17,7 +17,7 @@
 // `rowsAffected` of a statement that returns rows is their number, except for a read (SELECT,
 // VALUES, PRAGMA, EXPLAIN, WITH): 0. `lastInsertId` is given after an INSERT or REPLACE (of several
 // rows: the last row's key).
-import { mkdir } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Datasource } from "../migrate/sql/datasource.ts";
 import { closedError, timeoutError } from "./acquire_within.ts";
@@ -176,8 +176,13 @@ class SqlitePool implements DataPool {
   async #openHandle(): Promise<SqliteHandle> {
     try {
       const open = await (this.#opener ??= sqliteOpener());
-      if (this.#location !== ":memory:") {
-        await mkdir(dirname(this.#location), { recursive: true });
+      // A missing folder is a mistyped path far more often than one to make: SQLite makes the
+      // file, never its folder, as every SQLite tool does.
+      const missing = this.#location === ":memory:"
+        ? undefined
+        : await missingFolder(dirname(this.#location));
+      if (missing !== undefined) {
+        throw new Error(`its folder ${missing} does not exist (is the datasource's url right?)`);
       }
       const handle = open(this.#location);
       handle.run(`PRAGMA busy_timeout = ${Math.round(this.#settings.busyTimeoutMs)}`, []);
@@ -546,4 +551,24 @@ function withNulText(text: string, values: unknown[]): [string, unknown[]] {
     i = end;
   }
   return [out, values];
+}
+
+// The outermost folder of `folder` that does not exist (itself, or one above it), if any.
+async function missingFolder(folder: string): Promise<string | undefined> {
+  let missing: string | undefined;
+  for (let at = folder; !(await exists(at)); at = dirname(at)) {
+    missing = at;
+    if (dirname(at) === at) break;
+  }
+  return missing;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return false;
+    throw error;
+  }
 }

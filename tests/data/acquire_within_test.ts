@@ -21,6 +21,10 @@ describe("acquire_within", () => {
       assert.ok(error instanceof DataError);
       assert.equal(error.reason, "timeout");
       assert.match(error.message, /^datasource "reports": no connection was free within 10 ms/);
+      // The keys the user writes, not the code's names for them.
+      assert.match(error.message, /within 10 ms \(pool\.acquire-timeout\)/);
+      assert.match(error.message, /raise pool\.max-size/);
+      assert.doesNotMatch(error.message, /acquireTimeoutMs|maxSize/);
       return true;
     });
     arrive("late");

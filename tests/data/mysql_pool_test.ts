@@ -84,4 +84,33 @@ describe("mysql_pool (MariaDB)", () => {
     const sql = new SqlClient(pool);
     assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
   });
+
+  it("a call waits its acquire-timeout for a busy pool, not the shorter connect-timeout", async () => {
+    const { pool } = await open("mysql", {
+      maxSize: 1,
+      connectTimeoutMs: 100,
+      acquireTimeoutMs: 60_000,
+    });
+    const held = await pool.acquire();
+    let outcome = "waiting";
+    const waiting = pool.acquire().then(
+      (connection) => {
+        outcome = "served";
+        return connection;
+      },
+      (error: Error) => {
+        outcome = error.message;
+        throw error;
+      },
+    );
+    waiting.catch(() => {});
+    // The connect timeout passing, several times over, is the condition under test: the waiter
+    // connects nothing, so that bound is not its own.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(outcome, "waiting");
+    held.release();
+    const served = await waiting;
+    assert.deepEqual((await served.run("SELECT 1 AS one", [])).rows, [{ one: 1 }]);
+    served.release();
+  });
 });

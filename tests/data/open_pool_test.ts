@@ -53,7 +53,7 @@ describe("open_pool", () => {
     it(`refuses a ${datasource.kind} setting that is not a positive number`, async () => {
       await assert.rejects(
         openPool(datasource, { acquireTimeoutMs: -1 }),
-        new RegExp(`datasource "${datasource.name}": pool setting acquireTimeoutMs`),
+        new RegExp(`datasource "${datasource.name}": pool\\.acquire-timeout must be`),
       );
     });
   }

@@ -23,12 +23,12 @@ describe("pool_settings", () => {
     for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, "5" as unknown as number]) {
       assert.throws(
         () => resolvePoolSettings("reports", { idleTimeoutMs: bad }),
-        /datasource "reports": pool setting idleTimeoutMs must be a positive number/,
+        /datasource "reports": pool\.idle-timeout must be a positive number/,
       );
     }
     assert.throws(
       () => resolvePoolSettings("reports", { maxSize: 0.5 }),
-      /datasource "reports": pool setting maxSize must be at least 1/,
+      /datasource "reports": pool\.max-size must be at least 1/,
     );
   });
 });
@@ -44,6 +44,7 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
         "acquire-timeout": 250,
         "connect-timeout": "PT2S",
         "busy-timeout": "1m",
+        "statement-timeout": "90s",
       }, at),
       {
         maxSize: 4,
@@ -51,6 +52,7 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
         acquireTimeoutMs: 250,
         connectTimeoutMs: 2_000,
         busyTimeoutMs: 60_000,
+        statementTimeoutMs: 90_000,
       },
     );
     assert.deepEqual(poolSettingsFrom(undefined, at), {});
@@ -86,7 +88,14 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
 });
 
 describe("poolSettingsFrom (property)", () => {
-  const KEYS = ["max-size", "idle-timeout", "acquire-timeout", "connect-timeout", "busy-timeout"];
+  const KEYS = [
+    "max-size",
+    "idle-timeout",
+    "acquire-timeout",
+    "connect-timeout",
+    "busy-timeout",
+    "statement-timeout",
+  ];
   const at = (key: string) => `application.yml:3: datasource[0].${key}`;
 
   it("takes every known key with a value above 0, and refuses any other key, naming it", () => {

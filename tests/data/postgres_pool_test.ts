@@ -5,6 +5,8 @@ import { openPostgresPool } from "../../src/data/postgres_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { rejection, testPools } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";
+import { openPool } from "../../src/data/open_pool.ts";
+import { tcpProxy } from "./tcp_proxy.ts";
 
 describe("postgres_pool", () => {
   const open = testPools();
@@ -78,5 +80,70 @@ describe("postgres_pool", () => {
     held.release(true);
     const sql = new SqlClient(pool);
     assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+  });
+
+  it("a call waits its acquire-timeout for a busy pool, not the shorter connect-timeout", async () => {
+    const { pool } = await open("postgres", {
+      maxSize: 1,
+      connectTimeoutMs: 100,
+      acquireTimeoutMs: 60_000,
+    });
+    const held = await pool.acquire();
+    let outcome = "waiting";
+    const waiting = pool.acquire().then(
+      (connection) => {
+        outcome = "served";
+        return connection;
+      },
+      (error: Error) => {
+        outcome = error.message;
+        throw error;
+      },
+    );
+    waiting.catch(() => {});
+    // The connect timeout passing, several times over, is the condition under test: the waiter
+    // connects nothing, so that bound is not its own.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(outcome, "waiting");
+    held.release();
+    const served = await waiting;
+    assert.deepEqual((await served.run("SELECT 1 AS one", [])).rows, [{ one: 1 }]);
+    served.release();
+  });
+
+  it("checks a connection idle past 500 ms before handing it out: a dead one is replaced, not failed", async () => {
+    const { datasource } = await open("postgres");
+    const url = new URL(datasource.location);
+    const proxy = await tcpProxy(url.hostname, Number(url.port));
+    await proxy.up();
+    url.port = String(proxy.port);
+    const pool = await openPool({ ...datasource, location: url.href }, {
+      maxSize: 2,
+      connectTimeoutMs: 1_000,
+      // Far beyond the give-up: a call that waits on a dead connection's answer fails the test.
+      statementTimeoutMs: 600_000,
+    });
+    try {
+      const sql = new SqlClient(pool);
+      await Promise.all([sql.query`SELECT 1 AS one`, sql.query`SELECT 1 AS one`]);
+      const idleFrom = performance.now();
+      // Both connections dead without a word, as a firewall that dropped them leaves them.
+      proxy.sever();
+      // Idle past the bound is the condition under test: time passing, not an event.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.ok(performance.now() - idleFrom > 500);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const rows = await Promise.race([
+        sql.query`SELECT 2 AS two`,
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error("still waiting after 30 s")), 30_000);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      assert.deepEqual(rows, [{ two: 2 }]);
+    } finally {
+      // The proxy first: it cuts what a call may still wait on, so the pool can close.
+      await proxy.down();
+      await pool.close();
+    }
   });
 });

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { openSqlitePool } from "../../src/data/sqlite_pool.ts";
 import { POOL_DEFAULTS } from "../../src/data/pool_settings.ts";
@@ -127,6 +129,28 @@ describe("sqlite_pool", () => {
       ]);
     } finally {
       await (next.pool as { close(): Promise<void> }).close();
+    }
+  });
+
+  it("refuses a file whose folder is missing (a mistyped path) as a connect error, creating nothing", async () => {
+    const { datasource } = await open("sqlite");
+    const folder = join(dirname(datasource.location), "dta", "sub");
+    const pool = openSqlitePool({ ...datasource, location: join(folder, "app.db") }, POOL_DEFAULTS);
+    try {
+      // Given back if it opens, so that the pool closes.
+      const error = await rejection(pool.acquire().then((connection) => connection.release()));
+      assert.equal(error.reason, "connect");
+      assert.equal(error.datasource, datasource.name);
+      assert.ok(
+        error.message.startsWith(
+          `datasource "${datasource.name}": cannot open ${join(folder, "app.db")}: ` +
+            `its folder ${join(dirname(datasource.location), "dta")} does not exist`,
+        ),
+        error.message,
+      );
+      assert.equal(existsSync(join(dirname(datasource.location), "dta")), false);
+    } finally {
+      await pool.close();
     }
   });
 

@@ -1,5 +1,7 @@
-// A database server that goes away and comes back, on loopback: a proxy in front of the real one,
-// refusing connections while down (nothing listens on its port) and cutting those it carried.
+// A database server that goes away and comes back, or stops answering, on loopback: a proxy in
+// front of the real one, refusing connections while down (nothing listens on its port) and
+// cutting those it carried; while held, it keeps every socket open and forwards nothing (a
+// frozen server, a network that drops everything), and forwards what waited once let go.
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { freePort } from "../free_port.ts";
 
@@ -11,18 +13,48 @@ export interface TcpProxy {
   up(): Promise<void>;
   /** Stops listening and cuts every connection it carried. */
   down(): Promise<void>;
+  /**
+   * Forwards nothing either way from now on, on the connections it carries and on those it
+   * accepts, which stay open: a database that stops answering.
+   */
+  hold(): void;
+  /** Forwards again, what waited first. */
+  release(): void;
+  /**
+   * Cuts the server's side of every connection it carries now and leaves the client's open,
+   * answering nothing: connections a firewall dropped, or a server that went away without a
+   * word. Connections accepted later are carried as before.
+   */
+  sever(): void;
 }
 
 /** A proxy to `host:port`, down; taken down after the caller is done (`down()`). */
 export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
   const own = await freePort();
   const sockets = new Set<Socket>();
+  // What came while held, per destination, in order.
+  const waiting = new Map<Socket, Buffer[]>();
+  // The server's side of each connection carried, by its client's side.
+  const upstreams = new Map<Socket, Socket>();
+  const severed = new WeakSet<Socket>();
+  let held = false;
   let server: Server | undefined;
   const track = (socket: Socket) => {
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    socket.on("close", () => {
+      sockets.delete(socket);
+      waiting.delete(socket);
+    });
     socket.on("error", () => socket.destroy());
   };
+  const carry = (from: Socket, to: Socket) =>
+    from.on("data", (chunk: Buffer) => {
+      const queued = waiting.get(to);
+      if (held || queued !== undefined) {
+        if (queued === undefined) waiting.set(to, [chunk]);
+        else queued.push(chunk);
+      } else if (!to.destroyed && !severed.has(from)) to.write(chunk);
+    });
   return {
     port: own,
     async up() {
@@ -31,9 +63,16 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
         const upstream = connect(port, host);
         track(client);
         track(upstream);
-        client.on("close", () => upstream.destroy());
-        upstream.on("close", () => client.destroy());
-        client.pipe(upstream).pipe(client);
+        upstreams.set(client, upstream);
+        client.on("close", () => {
+          upstreams.delete(client);
+          upstream.destroy();
+        });
+        upstream.on("close", () => {
+          if (!severed.has(client)) client.destroy();
+        });
+        carry(client, upstream);
+        carry(upstream, client);
       });
       server = listening;
       await new Promise<void>((resolve, reject) => {
@@ -48,6 +87,22 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
       const closed = new Promise((resolve) => listening.close(resolve));
       for (const socket of sockets) socket.destroy();
       await closed;
+    },
+    hold() {
+      held = true;
+    },
+    sever() {
+      for (const [client, upstream] of upstreams) {
+        severed.add(client);
+        upstream.destroy();
+      }
+    },
+    release() {
+      held = false;
+      for (const [to, chunks] of waiting) {
+        waiting.delete(to);
+        if (!to.destroyed) { for (const chunk of chunks) to.write(chunk); }
+      }
     },
   };
 }

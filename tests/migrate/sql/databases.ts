@@ -59,10 +59,9 @@ export async function createDatabase(kind: Kind, dir: string, id: string): Promi
     const sqlite = SQLITE;
     if (sqlite === undefined) throw new Error("this runtime has no node:sqlite");
     let db: InstanceType<typeof sqlite.DatabaseSync> | undefined;
-    const open = async () => {
-      await mkdir(dirname(file), { recursive: true });
-      return db ??= new sqlite.DatabaseSync(file);
-    };
+    // The folder made now, as an app's deployment makes it: the pool makes the file, not it.
+    await mkdir(dirname(file), { recursive: true });
+    const open = () => Promise.resolve(db ??= new sqlite.DatabaseSync(file));
     return {
       url: `sqlite:${file}`,
       query: async (sql) => (await open()).prepare(sql).all() as Row[],

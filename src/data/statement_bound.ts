@@ -1,0 +1,118 @@
+// The bound of one statement on a server database: a database that stops answering (frozen, a
+// network that drops everything while the sockets stay open) answers no keepalive failure and
+// no socket error, so only the caller's own clock ends the wait. The connection is then in a
+// state nobody knows (a reply may still come): the pool closes it, and the next call gets another.
+import { DataError } from "./data_error.ts";
+
+/** What bounds a statement: the pool's `statement-timeout`, or its transaction's `timeout`. */
+export interface StatementBound {
+  /** Milliseconds from now. */
+  readonly ms: number;
+  /** The transaction's timeout bounds it (rather than the pool's `statement-timeout`). */
+  readonly transaction: boolean;
+}
+
+/**
+ * The bound of a statement sent now: what is left of its transaction's time where it has one
+ * (`deadline`, on `performance.now()`'s clock), else the pool's `statementTimeoutMs`.
+ */
+export function statementBound(
+  statementTimeoutMs: number,
+  deadline: number | undefined,
+): StatementBound {
+  if (deadline === undefined) return { ms: statementTimeoutMs, transaction: false };
+  return { ms: Math.max(1, deadline - performance.now()), transaction: true };
+}
+
+/** How often a pool looks at its statements in flight: how late past its bound one fails. */
+export const WATCH_TICK_MS = 50;
+
+interface InFlight {
+  /** When it is late (`performance.now()`'s clock). */
+  readonly due: number;
+  readonly late: () => void;
+}
+
+/**
+ * A pool's statements in flight, each failed once its bound passed. One timer for them all,
+ * armed while any runs, rather than one per statement: a statement costs a timer's setting and
+ * clearing otherwise (a few µs on Deno, several percent of a local round trip).
+ */
+export class StatementWatch {
+  readonly #datasource: string;
+  readonly #inFlight = new Set<InFlight>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(datasource: string) {
+    this.#datasource = datasource;
+  }
+
+  /**
+   * `work`, or a DataError naming the datasource and `text` once `bound` passed (within
+   * {@linkcode WATCH_TICK_MS}), after `onLate` ran (it marks the connection lost); what `work`
+   * does later is dropped.
+   */
+  within<T>(text: string, bound: StatementBound, work: Promise<T>, onLate: () => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry: InFlight = {
+        due: performance.now() + bound.ms,
+        late: () => {
+          onLate();
+          reject(unansweredError(this.#datasource, text, bound));
+        },
+      };
+      this.#inFlight.add(entry);
+      this.#timer ??= this.#arm();
+      work.then(
+        (value) => {
+          if (this.#inFlight.delete(entry)) resolve(value);
+        },
+        (error) => {
+          if (this.#inFlight.delete(entry)) reject(error);
+        },
+      );
+    });
+  }
+
+  #arm(): ReturnType<typeof setInterval> {
+    const timer = setInterval(() => {
+      const now = performance.now();
+      for (const entry of this.#inFlight) {
+        if (entry.due > now) continue;
+        this.#inFlight.delete(entry);
+        entry.late();
+      }
+      // Nothing in flight: stopped, and armed again by the next statement.
+      if (this.#inFlight.size === 0) {
+        clearInterval(timer);
+        this.#timer = undefined;
+      }
+    }, WATCH_TICK_MS);
+    // Not unref'd: it runs only while a statement is in flight, which waits on it to end.
+    return timer;
+  }
+}
+
+/** The error of a statement the database did not answer within its bound. */
+export function unansweredError(
+  datasource: string,
+  text: string,
+  bound: StatementBound,
+): DataError {
+  return bound.transaction
+    ? new DataError({
+      datasource,
+      reason: "transaction",
+      statement: text,
+      message: "no answer before the transaction's timeout passed: the connection is closed " +
+        "and the transaction rolled back",
+    })
+    : new DataError({
+      datasource,
+      reason: "timeout",
+      statement: text,
+      message:
+        `no answer within ${Math.round(bound.ms)} ms (statement-timeout): the connection is ` +
+        "closed, and the next call gets another",
+    });
+}

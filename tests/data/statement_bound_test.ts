@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import fc from "fast-check";
+import { openPool } from "../../src/data/open_pool.ts";
+import { DataError } from "../../src/data/data_error.ts";
+import { statementBound, StatementWatch } from "../../src/data/statement_bound.ts";
+import { propertyOptions } from "../property.ts";
+import type { DataPool } from "../../src/data/data_pool.ts";
+import type { PoolSettings } from "../../src/data/pool_settings.ts";
+import { SqlClient } from "../../src/data/sql_client.ts";
+import { rejection, testPools } from "./pools.ts";
+import { type TcpProxy, tcpProxy } from "./tcp_proxy.ts";
+
+// A give-up for a call that never settles, not a measure: the bounds under test are far below it.
+const GIVE_UP_MS = 30_000;
+
+function settledWithin<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const giveUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`still waiting after ${GIVE_UP_MS / 1000} s: ${what}`)),
+      GIVE_UP_MS,
+    );
+  });
+  return Promise.race([promise, giveUp]).finally(() => clearTimeout(timer));
+}
+
+describe("statement_bound", () => {
+  it("bounds by the pool's statement-timeout outside a transaction's time, by what is left of it inside", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.option(fc.integer({ min: -1e6, max: 1e9 }), { nil: undefined }),
+        (statementTimeoutMs, fromNow) => {
+          const before = performance.now();
+          const deadline = fromNow === undefined ? undefined : before + fromNow;
+          const bound = statementBound(statementTimeoutMs, deadline);
+          const after = performance.now();
+          if (deadline === undefined) {
+            assert.deepEqual(bound, { ms: statementTimeoutMs, transaction: false });
+          } else {
+            assert.equal(bound.transaction, true);
+            // Never below 1 ms (a deadline passed still waits a little: the timer's floor).
+            assert.ok(bound.ms >= 1);
+            assert.ok(bound.ms <= Math.max(1, deadline - before), String(bound.ms));
+            assert.ok(bound.ms >= Math.max(1, deadline - after), String(bound.ms));
+          }
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+
+  it("gives what comes in time, and a timeout naming the statement and the key once the bound passed", async () => {
+    const watch = new StatementWatch("main");
+    const bound = { ms: 10, transaction: false };
+    assert.equal(await watch.within("SELECT 1", bound, Promise.resolve(1), () => {}), 1);
+    let late = 0;
+    const error = await rejection(
+      watch.within("SELECT 2\nFROM t", bound, new Promise(() => {}), () => late++),
+    );
+    assert.equal(late, 1);
+    assert.equal(error.reason, "timeout");
+    assert.equal(
+      error.message,
+      'datasource "main": SELECT 2: no answer within 10 ms (statement-timeout): the connection ' +
+        "is closed, and the next call gets another",
+    );
+    const inTransaction = await rejection(
+      watch.within("SELECT 3", { ms: 5, transaction: true }, new Promise(() => {}), () => {}),
+    );
+    assert.equal(inTransaction.reason, "transaction");
+    assert.match(inTransaction.message, /SELECT 3: no answer before the transaction's timeout/);
+    const refused = new DataError({ datasource: "main", reason: "statement", message: "no" });
+    assert.equal(
+      await rejection(watch.within("SELECT 4", bound, Promise.reject(refused), () => {})),
+      refused,
+    );
+    // Many in flight, one late among them: it alone fails, the others are answered.
+    let answer!: (value: number) => void;
+    const slow = watch.within(
+      "SELECT 5",
+      { ms: 60_000, transaction: false },
+      new Promise<number>((r) => answer = r),
+      () => {},
+    );
+    const stuck = rejection(watch.within("SELECT 6", bound, new Promise(() => {}), () => {}));
+    assert.equal((await stuck).reason, "timeout");
+    answer(5);
+    assert.equal(await slow, 5);
+  });
+});
+
+for (const kind of ["postgres", "mysql"] as const) {
+  describe(`a ${kind} database that stops answering`, () => {
+    const open = testPools();
+    const proxies: TcpProxy[] = [];
+    const pools: DataPool[] = [];
+    // Registered after testPools' own, so run before it: these pools go before the databases.
+    after(async () => {
+      for (const proxy of proxies) proxy.release();
+      for (const pool of pools) await pool.close();
+      for (const proxy of proxies) await proxy.down();
+    });
+
+    // A pool on a fresh database through a proxy that can stop answering.
+    async function throughProxy(settings: PoolSettings) {
+      const { datasource } = await open(kind);
+      const url = new URL(datasource.location);
+      const proxy = await tcpProxy(url.hostname, Number(url.port));
+      proxies.push(proxy);
+      await proxy.up();
+      url.port = String(proxy.port);
+      const pool = await openPool({ ...datasource, location: url.href }, settings);
+      pools.push(pool);
+      return { proxy, pool, sql: new SqlClient(pool), name: datasource.name };
+    }
+
+    it("fails each call within the statement bound, and the pool serves again once it answers", async () => {
+      const maxSize = 2;
+      const { proxy, sql, name } = await throughProxy({
+        maxSize,
+        statementTimeoutMs: 300,
+        connectTimeoutMs: 300,
+        acquireTimeoutMs: 60_000,
+      });
+      // Every connection the pool may open, open and idle.
+      await Promise.all(
+        Array.from({ length: maxSize }, () => sql.query`SELECT 1 AS one`),
+      );
+      proxy.hold();
+      // As many calls as the pool has connections: each fails on its own bound, none waits on
+      // the others, and each frees its connection.
+      for (let round = 0; round < 2; round++) {
+        const errors = await settledWithin(
+          Promise.all(Array.from({ length: maxSize }, () => rejection(sql.query`SELECT 2 AS two`))),
+          "the calls on a database that does not answer",
+        );
+        for (const error of errors) {
+          assert.equal(error.datasource, name);
+          // The first round on the connections open; the next one connecting anew.
+          if (round === 0) {
+            assert.equal(error.reason, "timeout", error.message);
+            assert.match(
+              error.message,
+              /SELECT 2 AS two: no answer within 300 ms \(statement-timeout\)/,
+            );
+          } else assert.equal(error.reason, "connect", error.message);
+        }
+      }
+      proxy.release();
+      assert.deepEqual(
+        await settledWithin(sql.query`SELECT 3 AS three`, "a call once it answers"),
+        [{ three: 3 }],
+      );
+    });
+
+    it("bounds a transaction's statement by the transaction's timeout", async () => {
+      const { proxy, sql, name } = await throughProxy({
+        maxSize: 1,
+        statementTimeoutMs: 600_000,
+        acquireTimeoutMs: 60_000,
+      });
+      const error = await settledWithin(
+        rejection(sql.transaction(async () => {
+          await sql.query`SELECT 1 AS one`;
+          proxy.hold();
+          await sql.query`SELECT 2 AS two`;
+        }, { timeout: 0.3 })),
+        "a transaction on a database that stops answering",
+      );
+      assert.equal(error.datasource, name);
+      assert.equal(error.reason, "transaction", error.message);
+      assert.match(error.message, /SELECT 2 AS two: .*timeout/);
+      proxy.release();
+      assert.deepEqual(
+        await settledWithin(sql.query`SELECT 3 AS three`, "a call once it answers"),
+        [{ three: 3 }],
+      );
+    });
+  });
+}
