@@ -114,8 +114,8 @@ export function transactionConnection(
     }
   };
   return {
-    run: (text: string, params: readonly unknown[]): Promise<StatementResult> =>
-      statement(text, () => connection.run(text, params)),
+    run: (text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult> =>
+      statement(text, () => connection.run(text, params, deadline)),
     control: (text: string): Promise<void> => statement(text, () => connection.control(text)),
     release: (broken?: boolean): void => connection.release(broken),
     settled: (): Promise<void> =>
