@@ -35,6 +35,8 @@ export interface ReindexTarget {
   readonly into: "new" | "existing";
   /** What a refusal calls the run (`reindex`, `reindex (undo)`). */
   readonly name: string;
+  /** Into an existing index: see `ReindexObservation.checkInto`. */
+  readonly checkInto?: (uuid: string) => string | undefined;
 }
 
 /** {@linkcode runReindex}, into a new index or an existing one as `target` says. */
@@ -46,7 +48,11 @@ export async function runReindexInto(
 ): Promise<ReindexOutcome> {
   const setup = await reindexSetup(spec, body, ctx);
   const observed = await observeCluster(setup, setup.requests.steps(setup.signal));
-  const observation = { ...observed, into: target.into };
+  const observation = {
+    ...observed,
+    into: target.into,
+    ...(target.checkInto === undefined ? {} : { checkInto: target.checkInto }),
+  };
   const decision = decideReindex(observation);
   if (decision.kind === "refuse") {
     const released = await release(setup, decision.release);

@@ -77,6 +77,11 @@ export interface ReindexObservation {
    * moved the alias off (see {@linkcode ReindexStep} `open`).
    */
   readonly into?: "new" | "existing";
+  /**
+   * Into an existing index: why the index found there, by its `index.uuid`, must not be copied
+   * into, if it must not (an undo checks it is the index the reindex moved the alias off).
+   */
+  readonly checkInto?: (uuid: string) => string | undefined;
 }
 
 /**
@@ -495,9 +500,14 @@ function existingRefusal(s: Situation): ReindexDecision | undefined {
         `to copy back into; a reindex file keeps it with "delete_source": false (the default)`,
     );
   }
-  if (s.o.uuid(spec.index) === undefined) {
+  const uuid = s.o.uuid(spec.index);
+  if (uuid === undefined) {
     return refuse(`"${spec.index}" is an alias or a data stream, not the previous index`);
   }
+  // Before anything else: the copy overwrites this index, and the prune empties it of what the
+  // alias's index lacks.
+  const wrong = s.o.checkInto?.(uuid);
+  if (wrong !== undefined) return refuse(wrong);
   if (members.some((m) => m.index === spec.index)) {
     return refuse(
       `${alias} points at "${spec.index}" already without it being its write index: sort the ` +

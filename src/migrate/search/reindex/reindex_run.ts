@@ -38,6 +38,17 @@ import { CopyNotProven, stopCopies } from "./stop_copies.ts";
 /** What applying a reindex file did. */
 export interface ReindexOutcome extends ApplyOutcome {
   readonly reindex: ReindexReport;
+  /**
+   * The index the alias was moved off, kept (not deleted), when the run knows its uuid: the
+   * reindex's record names it, and only an undo into that very index is run.
+   */
+  readonly movedOff?: MovedOff;
+}
+
+/** An index a reindex moved its alias off: its name, and its `index.uuid`. */
+export interface MovedOff {
+  readonly name: string;
+  readonly uuid: string;
 }
 
 // At most one progress line about the copy in this many milliseconds.
@@ -154,10 +165,14 @@ export class ReindexRun {
         reason: `reindex not applied: ${this.#plan.thenRefuse}`,
       });
     }
+    // The source's uuid, as the copy (or, resumed after its swap, the progress) read it.
+    const uuid = this.#progress.blockedSeqNos?.uuid ?? this.#progress.since?.uuid;
+    const kept = uuid !== undefined && !this.#figures.deletedSource;
     return {
       result: "reindexed",
       status: 200,
       reindex: reindexReport(this.#plan.summary, this.#figures),
+      ...(kept ? { movedOff: { name: this.#plan.source, uuid } } : {}),
     };
   }
 
