@@ -7,7 +7,7 @@ import { NO_FIGURES, reindexReport, type ReindexSummary } from "./reindex_report
 import { planRun, type ReindexOutcome, ReindexRun } from "./reindex_run.ts";
 import { type ReindexContext, type ReindexSetup, reindexSetup } from "./reindex_setup.ts";
 import type { Send } from "./reindex_step.ts";
-import { notedCopies, taskFailure } from "./reindex_values.ts";
+import { notedCopies, seconds, taskFailure } from "./reindex_values.ts";
 import { stopCopies } from "./stop_copies.ts";
 
 export { taskFailure };
@@ -104,8 +104,11 @@ async function release(
     typed: setup.typed,
   });
   const lifted = await requests.unblockQuietly(release.source);
+  // How long writers were refused, where the unfinished run noted when it asked for its block.
+  const at = Date.parse(release.blocked_at ?? "");
+  const since = Number.isNaN(at) ? "" : `, ${seconds(Date.now() - at)} after it was set`;
   return (lifted
-    ? `the write block an unfinished run left on ${release.source} was lifted`
+    ? `the write block an unfinished run left on ${release.source} was lifted${since}`
     : `the write block an unfinished run left on ${release.source} could not be ` +
       `lifted: PUT /${release.source}/_settings {"index.blocks.write": null}`) +
     (unproven === undefined

@@ -24,7 +24,10 @@ export interface ReindexProgress {
    * source took since.
    */
   readonly since?: string;
-  /** When a run blocked writes to the source (ISO 8601), while its block is on. */
+  /**
+   * When a run asked for the block on the source (ISO 8601; writers are refused from when it
+   * lands, which may be before its answer), while the block may be on.
+   */
   readonly blocked_at?: string;
   /** The `_reindex` task (`node:id`) of the copy under way, once started. */
   readonly task?: string;
