@@ -122,6 +122,22 @@ describe("how long a reindex blocked writes", () => {
     );
   });
 
+  it("says when not every node applied the swap: writes through such a node wait past the figure", async () => {
+    await withReindex(
+      // The swap lands, but the answer says a node did not acknowledge it in time.
+      () => (r) =>
+        isSwap(r) ? { status: 200, body: { acknowledged: false }, forwarded: true } : "forward",
+      async ({ alias, users, runs }) => {
+        const done = await runs.runForward(NEW_INDEX);
+        assert.equal(done.result, "reindexed");
+        const line = runs.said.find((l) => l.startsWith(`reindex: alias ${alias} moved to`));
+        assert.match(line ?? runs.said.join("\n"), /writes through it blocked \d+\.\d s/);
+        assert.match(line ?? "", /not every node applied the move within \d+\.\d s/);
+        assert.equal(await blocked(users), true);
+      },
+    );
+  });
+
   it("of a run that ends with its block still set: how long so far, and that it is set", async () => {
     await withReindex(
       () => (r) => isSwap(r) ? { status: 502, text: "bad gateway" } : "forward",
