@@ -124,11 +124,11 @@ function moved(r: ReindexReport): string {
   ].filter(Boolean).join(", ");
 }
 
-// The request, for the files a command sends: records alone send none to the resource.
+// The request, for the files a command sends (an undo: its undo file's): records alone send none
+// to the resource.
 function sent(file: FileReport): string {
-  return file.request === undefined || (file.action !== "apply" && file.action !== "reapply")
-    ? ""
-    : ` -> ${file.request}`;
+  const sends = file.action === "apply" || file.action === "reapply" || file.action === "undo";
+  return file.request === undefined || !sends ? "" : ` -> ${file.request}`;
 }
 
 const ERROR_PREFIX: Record<ErrorKind, string> = {

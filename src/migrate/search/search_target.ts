@@ -32,6 +32,7 @@ import { RecordStore } from "./history/record_store.ts";
 import { runReindex } from "./reindex/reindex.ts";
 import { runReindexUndo } from "./reindex/reindex_undo.ts";
 import type { ReindexContext } from "./reindex/reindex_setup.ts";
+import type { MovedOff } from "./reindex/reindex_run.ts";
 import { downRecordPath, undoRecordVersion } from "../plan/undo_name.ts";
 import { SearchClient, SearchTransportError } from "./http/search_client.ts";
 import type { SearchConnection } from "./search_connection.ts";
@@ -222,11 +223,12 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   ): Promise<Applied> {
     return this.#io.run(() =>
       this.#around(file.path, false, around, async () => {
-        const applied = isCodeFile(file)
+        const sent: Applied & { readonly movedOff?: MovedOff } = isCodeFile(file)
           ? await this.#applyCode(file, file.path, () => loadCode(file))
           : await this.#apply(file, file.path, this.#send(file, file.path));
+        const { movedOff, ...applied } = sent;
         for (const path of undoRecords) await this.#store.remove(path);
-        await this.#write(recordOf(file), executedAt, applied.ms);
+        await this.#write(recordOf(file), executedAt, applied.ms, movedOff);
         return applied;
       })
     );
@@ -433,7 +435,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   }
 
   // What sending a JSON file does: its request, or its reindex.
-  #send(file: SearchFile, path: string): (lost: AbortSignal) => Promise<ApplyOutcome> {
+  #send(file: SearchFile, path: string): (lost: AbortSignal) => Promise<SentOutcome> {
     return async (lost) => {
       const { reindex, body } = file.searchRequest;
       return reindex === undefined
@@ -485,8 +487,17 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
           };
         });
     }
-    return async (lost) =>
-      await runReindexUndo(back, forward, await this.#reindexContext(undo, undo.path, lost));
+    return async (lost) => {
+      const context = await this.#reindexContext(undo, undo.path, lost);
+      // Read now, by id: what the reindex's run recorded, under this run's lock.
+      const record = await this.#store.read(file.path);
+      const movedOff = movedOffOf(record?.previous_index);
+      const { movedOff: _, ...outcome } = await runReindexUndo(back, forward, context, {
+        file: file.path,
+        ...(movedOff === undefined ? {} : { movedOff }),
+      });
+      return outcome;
+    };
   }
 
   async #reindexContext(
@@ -511,8 +522,8 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   async #apply(
     file: SearchFile,
     path: string,
-    send: (lost: AbortSignal) => Promise<ApplyOutcome>,
-  ): Promise<Applied> {
+    send: (lost: AbortSignal) => Promise<SentOutcome>,
+  ): Promise<Applied & { readonly movedOff?: MovedOff }> {
     const started = Date.now();
     // Aborts the request in flight when a background renewal finds the lock lost.
     const lost = this.#lock.lost;
@@ -529,7 +540,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   }
 
   // A code file's record names no request: `CODE` and its own path say what ran.
-  #write(record: RecordOf, executedAt: Date, ms: number): Promise<void> {
+  #write(record: RecordOf, executedAt: Date, ms: number, movedOff?: MovedOff): Promise<void> {
     return this.#store.write({
       migration_path: record.path,
       connection: this.name,
@@ -539,6 +550,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
       request: { method: record.method, path: record.at },
       runner_version: VERSION,
       executed_by: this.#executedBy,
+      ...(movedOff === undefined ? {} : { previous_index: movedOff }),
     });
   }
 
@@ -553,7 +565,13 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
 
   async #record(file: SearchPlannedFile, executedAt: Date): Promise<void> {
     this.#holdingLock(file.path, "recorded");
-    await this.#write(recordOf(file), executedAt, 0);
+    // A reindex's record written again (repair) keeps the index its run moved the alias off:
+    // nothing ran that moved it.
+    const reindex = !isCodeFile(file) && file.searchRequest.reindex !== undefined;
+    const kept = reindex
+      ? movedOffOf((await this.#store.read(file.path))?.previous_index)
+      : undefined;
+    await this.#write(recordOf(file), executedAt, 0, kept);
   }
 
   /** Deletes every record of `path` on this connection, if it has any. Under the lock. */
@@ -663,6 +681,18 @@ function pathOf(request: string): string {
 }
 
 const NO_CALLBACKS: EachFileCallbacks<SearchPlannedFile> = { before: [], after: [] };
+
+// What sending a file did: a reindex says which index it moved the alias off, for its record.
+type SentOutcome = ApplyOutcome & { readonly movedOff?: MovedOff };
+
+// A record's `previous_index`, where it holds one as written (a record may be made by hand).
+function movedOffOf(value: unknown): MovedOff | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { name, uuid } = value as Record<string, unknown>;
+  return typeof name === "string" && name !== "" && typeof uuid === "string" && uuid !== ""
+    ? { name, uuid }
+    : undefined;
+}
 
 // What a record says was sent: its path and checksum, and the request (`CODE` and a code file's
 // own path for code).

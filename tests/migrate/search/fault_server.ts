@@ -41,7 +41,9 @@ export interface Received {
  *   balancer that gave up on a node);
  * - `{ after }`: forwards it once `after` settles (a slow host the test controls), unless the
  *   client closed the connection meanwhile;
- * - `{ forwardAs }`: forwards it under another path and query (a copy throttled to stay running).
+ * - `{ forwardAs }`: forwards it under another path and query (a copy throttled to stay running);
+ * - `{ answerAfter }`: forwards it (so the cluster applies it), and answers once `answerAfter`
+ *   settles (an answer that comes late).
  */
 export type Fault =
   | "forward"
@@ -57,7 +59,8 @@ export type Fault =
   }
   | { readonly resetAfter: Promise<unknown> }
   | { readonly after: Promise<unknown> }
-  | { readonly forwardAs: string };
+  | { readonly forwardAs: string }
+  | { readonly answerAfter: Promise<unknown> };
 
 /** A loopback host in front of a real node that misbehaves as its rule says. */
 export interface FaultServer {
@@ -121,6 +124,7 @@ export async function startFaultServer(
     const answer = await forward(upstream, req, body, headers, path);
     forwarded.add(request);
     if (fault === "swallow") return;
+    if (typeof fault === "object" && "answerAfter" in fault) await fault.answerAfter;
     if (typeof fault === "object" && "resetAfter" in fault) {
       await fault.resetAfter;
       req.socket.destroy();

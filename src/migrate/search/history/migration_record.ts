@@ -19,6 +19,12 @@ export interface MigrationRecord {
    * versions, which did not store it.
    */
   readonly executed_by?: string;
+  /**
+   * A reindex file's: the index its run moved the alias off, kept, with its `index.uuid`. Its
+   * undo goes back into that index only. Absent from the records of earlier versions, and from
+   * records written without a run (`baseline`, `repair`).
+   */
+  readonly previous_index?: { readonly name: string; readonly uuid: string };
 }
 
 /**

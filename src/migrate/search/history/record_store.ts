@@ -142,6 +142,25 @@ export class RecordStore {
   }
 
   /**
+   * The record of `path` as the records index holds it now (a `GET` by id, which sees a record
+   * written since the last refresh): under the id {@linkcode RecordStore.readAll} found for it,
+   * else under {@linkcode recordId}. None: undefined.
+   */
+  async read(path: string): Promise<MigrationRecord | undefined> {
+    const id = this.#ids.get(path)?.[0] ?? await recordId(this.#connection, path);
+    const doc = `/${this.#index}/_doc/${encodeURIComponent(id)}`;
+    const response = await this.#client.send("GET", doc, undefined, { repeatable: true });
+    if (response.status === 404) return undefined;
+    this.#expect(response, `read the record of ${path}`, `GET ${doc}`, path);
+    const body = response.body;
+    const source = isJsonObject(body) && isJsonObject(body._source) ? body._source : undefined;
+    if (source === undefined || source.migration_path !== path) {
+      this.#malformed(response, `GET ${doc}`, `answered without the record of ${path}`);
+    }
+    return source as unknown as MigrationRecord;
+  }
+
+  /**
    * Creates the index (1 shard, 0 replicas) unless it exists, and waits until it can be used; a
    * concurrent creation is fine. An existing index is checked for what the runner relies on: a
    * stored `_source`, and `keyword` for the fields it filters and sorts on; record fields it lacks

@@ -36,6 +36,7 @@ const REINDEX_KEYS = new Set([
   "script",
   "delete_source",
   "unblock_source",
+  "index_uuid",
 ]);
 
 /** A migration file's JSON: the parsed value, and the text it was read from (for line numbers). */
@@ -293,10 +294,15 @@ function reindex(doc: JsonObject, fail: (m: string) => never): SearchRequest {
         `is left to lift (keep one)`,
     );
   }
+  const indexUuid = doc.index_uuid;
+  if (indexUuid !== undefined && (typeof indexUuid !== "string" || indexUuid === "")) {
+    fail(`"index_uuid" must be the index.uuid of "${index}", a string`);
+  }
   const spec: ReindexSpec = {
     alias,
     index,
     ...(source === undefined ? {} : { source }),
+    ...(indexUuid === undefined ? {} : { indexUuid: indexUuid as string }),
     ...(script === undefined ? {} : { script: script as JsonObject }),
     deleteSource: deleteSource as boolean,
     unblockSource: unblockSource as boolean,

@@ -4,6 +4,7 @@ import { type Placeholders, replaceInJson } from "../../files/placeholders.ts";
 import { parseMigrationJson, planDocument } from "./plan_request.ts";
 import { MigrationFileError } from "../../migration_error.ts";
 import { readCallbackName } from "../../plan/callback_name.ts";
+import { readUndoName } from "../../plan/undo_name.ts";
 import { placeholdersMask } from "../../../config/secrets_mask.ts";
 import type { SearchFile } from "../search_file.ts";
 
@@ -43,6 +44,14 @@ export async function planSearchFile(
         `"body": ... } (this file reads as a ${kind})`,
     );
   }
+  const undoing = searchRequest.reindex !== undefined && readUndoName(file.path) !== undefined;
+  if (searchRequest.reindex?.indexUuid !== undefined && !undoing) {
+    throw new MigrationFileError(
+      file.path,
+      `gives "index_uuid", which only a reindex undo file (U<version>__...-reindex.json) takes: ` +
+        `leave it out`,
+    );
+  }
   return {
     path: file.path,
     hash,
@@ -53,7 +62,11 @@ export async function planSearchFile(
     ...(kind !== "request" && name !== undefined
       ? { resource: `${kind === "reindex" ? "index" : kind} ${name}` }
       : {}),
-    request: `${method} ${path}`,
+    // An undo copies back into an index that exists: what it holds is overwritten, and what the
+    // alias's index lacks is deleted. A dry run shows which index that is.
+    request: undoing
+      ? `${method} ${path} into ${name} (overwritten and pruned)`
+      : `${method} ${path}`,
     searchRequest,
   };
 }

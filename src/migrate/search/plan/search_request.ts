@@ -33,6 +33,12 @@ export interface ReindexSpec {
    * the source, lost to the alias, as do writes that name the source itself.
    */
   readonly unblockSource: boolean;
+  /**
+   * An undo file's `index_uuid`: the `index.uuid` of {@linkcode ReindexSpec.index}, which the
+   * user confirms is the index the reindex moved the alias off, where the reindex's record does
+   * not say (written by an earlier version). Refused in any other file.
+   */
+  readonly indexUuid?: string;
 }
 
 /** The methods an envelope may send. */

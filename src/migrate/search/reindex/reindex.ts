@@ -7,7 +7,7 @@ import { NO_FIGURES, reindexReport, type ReindexSummary } from "./reindex_report
 import { planRun, type ReindexOutcome, ReindexRun } from "./reindex_run.ts";
 import { type ReindexContext, type ReindexSetup, reindexSetup } from "./reindex_setup.ts";
 import type { Send } from "./reindex_step.ts";
-import { notedCopies, taskFailure } from "./reindex_values.ts";
+import { notedCopies, seconds, taskFailure } from "./reindex_values.ts";
 import { stopCopies } from "./stop_copies.ts";
 
 export { taskFailure };
@@ -35,6 +35,8 @@ export interface ReindexTarget {
   readonly into: "new" | "existing";
   /** What a refusal calls the run (`reindex`, `reindex (undo)`). */
   readonly name: string;
+  /** Into an existing index: see `ReindexObservation.checkInto`. */
+  readonly checkInto?: (uuid: string) => string | undefined;
 }
 
 /** {@linkcode runReindex}, into a new index or an existing one as `target` says. */
@@ -46,7 +48,11 @@ export async function runReindexInto(
 ): Promise<ReindexOutcome> {
   const setup = await reindexSetup(spec, body, ctx);
   const observed = await observeCluster(setup, setup.requests.steps(setup.signal));
-  const observation = { ...observed, into: target.into };
+  const observation = {
+    ...observed,
+    into: target.into,
+    ...(target.checkInto === undefined ? {} : { checkInto: target.checkInto }),
+  };
   const decision = decideReindex(observation);
   if (decision.kind === "refuse") {
     const released = await release(setup, decision.release);
@@ -98,8 +104,11 @@ async function release(
     typed: setup.typed,
   });
   const lifted = await requests.unblockQuietly(release.source);
+  // How long writers were refused, where the unfinished run noted when it asked for its block.
+  const at = Date.parse(release.blocked_at ?? "");
+  const since = Number.isNaN(at) ? "" : `, ${seconds(Date.now() - at)} after it was set`;
   return (lifted
-    ? `the write block an unfinished run left on ${release.source} was lifted`
+    ? `the write block an unfinished run left on ${release.source} was lifted${since}`
     : `the write block an unfinished run left on ${release.source} could not be ` +
       `lifted: PUT /${release.source}/_settings {"index.blocks.write": null}`) +
     (unproven === undefined

@@ -24,7 +24,10 @@ export interface ReindexProgress {
    * source took since.
    */
   readonly since?: string;
-  /** When a run blocked writes to the source (ISO 8601), while its block is on. */
+  /**
+   * When a run asked for the block on the source (ISO 8601; writers are refused from when it
+   * lands, which may be before its answer), while the block may be on.
+   */
   readonly blocked_at?: string;
   /** The `_reindex` task (`node:id`) of the copy under way, once started. */
   readonly task?: string;
@@ -77,6 +80,11 @@ export interface ReindexObservation {
    * moved the alias off (see {@linkcode ReindexStep} `open`).
    */
   readonly into?: "new" | "existing";
+  /**
+   * Into an existing index: why the index found there, by its `index.uuid`, must not be copied
+   * into, if it must not (an undo checks it is the index the reindex moved the alias off).
+   */
+  readonly checkInto?: (uuid: string) => string | undefined;
 }
 
 /**
@@ -495,9 +503,14 @@ function existingRefusal(s: Situation): ReindexDecision | undefined {
         `to copy back into; a reindex file keeps it with "delete_source": false (the default)`,
     );
   }
-  if (s.o.uuid(spec.index) === undefined) {
+  const uuid = s.o.uuid(spec.index);
+  if (uuid === undefined) {
     return refuse(`"${spec.index}" is an alias or a data stream, not the previous index`);
   }
+  // Before anything else: the copy overwrites this index, and the prune empties it of what the
+  // alias's index lacks.
+  const wrong = s.o.checkInto?.(uuid);
+  if (wrong !== undefined) return refuse(wrong);
   if (members.some((m) => m.index === spec.index)) {
     return refuse(
       `${alias} points at "${spec.index}" already without it being its write index: sort the ` +

@@ -38,6 +38,17 @@ import { CopyNotProven, stopCopies } from "./stop_copies.ts";
 /** What applying a reindex file did. */
 export interface ReindexOutcome extends ApplyOutcome {
   readonly reindex: ReindexReport;
+  /**
+   * The index the alias was moved off, kept (not deleted), when the run knows its uuid: the
+   * reindex's record names it, and only an undo into that very index is run.
+   */
+  readonly movedOff?: MovedOff;
+}
+
+/** An index a reindex moved its alias off: its name, and its `index.uuid`. */
+export interface MovedOff {
+  readonly name: string;
+  readonly uuid: string;
 }
 
 // At most one progress line about the copy in this many milliseconds.
@@ -154,10 +165,14 @@ export class ReindexRun {
         reason: `reindex not applied: ${this.#plan.thenRefuse}`,
       });
     }
+    // The source's uuid, as the copy (or, resumed after its swap, the progress) read it.
+    const uuid = this.#progress.blockedSeqNos?.uuid ?? this.#progress.since?.uuid;
+    const kept = uuid !== undefined && !this.#figures.deletedSource;
     return {
       result: "reindexed",
       status: 200,
       reindex: reindexReport(this.#plan.summary, this.#figures),
+      ...(kept ? { movedOff: { name: this.#plan.source, uuid } } : {}),
     };
   }
 
@@ -198,7 +213,7 @@ export class ReindexRun {
         ctx,
         { ...failed, error: error.cause },
         `whether the alias ${spec.alias} moved is unknown (no answer, and it is not on ` +
-          `${spec.index} yet): writes to ${source} stay blocked, since a swap still queued ` +
+          `${spec.index} yet): ${this.#stillBlocked()}, since a swap still queued ` +
           `could land after they were lifted; the next run finds where the alias is, and ` +
           `finishes or resumes`,
       );
@@ -328,7 +343,11 @@ export class ReindexRun {
   async #block(): Promise<void> {
     const { ctx } = this.#setup;
     const { source, from } = this.#plan;
-    this.#advance({ mayBeBlocked: true });
+    // Writers are refused from the moment the block lands, which may be long before its answer
+    // comes (a node slow to give up its writes in flight): counted from the asking, and noted
+    // first, so that a run killed meanwhile leaves it to the next.
+    this.#advance({ mayBeBlocked: true, blockedAt: this.#progress.blockedAt ?? Date.now() });
+    await this.#note();
     const blocked = await this.#send("PUT", `${from}/_block/write`);
     // A block in place already (a resumed run) is acknowledged with no index listed.
     if (!isJsonObject(blocked.body) || blocked.body.acknowledged !== true) {
@@ -337,7 +356,6 @@ export class ReindexRun {
     if (!(await writeBlocked(this.#send, source)).blocked) {
       throw new StepError(`${source} is not write-blocked after the block was acknowledged`);
     }
-    this.#advance({ blockedAt: this.#progress.blockedAt ?? Date.now() });
     // The last catch-up reads what a refresh made visible: every acknowledged write must be.
     await refresh(this.#send, source);
     const blockedSeqNos = await shardSeqNos(this.#send, source);
@@ -395,8 +413,11 @@ export class ReindexRun {
     await this.#checkBeforeSwap();
     // The cluster answers within nodeWaitMs: a swap still queued when the client gives up could
     // land after a rollback lifted the block.
+    // Every node applied the move (acknowledged): else one that has not yet still sends writes
+    // through the alias to the blocked source, refused until it does.
+    let everyNode = true;
     try {
-      await this.#send(
+      const moved = await this.#send(
         "POST",
         `/_aliases?${managerTimeout(ctx.distribution)}=${nodeWaitMs}ms&timeout=${nodeWaitMs}ms`,
         {
@@ -417,6 +438,7 @@ export class ReindexRun {
           ],
         },
       );
+      everyNode = !isJsonObject(moved.body) || moved.body.acknowledged !== false;
     } catch (error) {
       // An answer lost on the way back, or Ctrl-C: the alias itself says whether it moved. Read
       // aside: a failure names the swap.
@@ -435,7 +457,11 @@ export class ReindexRun {
       `reindex: alias ${spec.alias} moved to ${spec.index}` +
         (writeBlockedMs === undefined
           ? ""
-          : `, writes through it blocked ${seconds(writeBlockedMs)}`),
+          : `, writes through it blocked ${seconds(writeBlockedMs)}`) +
+        (everyNode
+          ? ""
+          : `; not every node applied the move within ${seconds(nodeWaitMs)}: writes through ` +
+            `the alias on a node that has not yet are refused until it does`),
     );
     // A node that has not seen the swap yet still resolves the alias to the source: blocked,
     // what it sends there is refused, and retried through the alias it reaches the new index.
@@ -734,14 +760,30 @@ export class ReindexRun {
       : `; ${unproven}: the alias moves only once it is`;
     if (!this.#progress.mayBeBlocked) return "writes to it were not blocked" + left;
     const lifted = await requests.unblockQuietly(source);
-    if (lifted && this.#progress.blockedAt !== undefined) {
+    const { blockedAt } = this.#progress;
+    if (!lifted) {
+      return `${this.#stillBlocked()}: the block could not be lifted (the next run lifts it; ` +
+        `or PUT /${source}/_settings {"index.blocks.write": null})` + left;
+    }
+    if (blockedAt !== undefined) {
       this.#advance({ blockedAt: undefined });
       if (this.#progress.noted) await requests.quiet("PUT", progressPath, this.#progressDoc());
     }
-    return (lifted
+    return (blockedAt === undefined
       ? "writes to it are unblocked"
-      : `the write block on ${source} could not be lifted (the next run lifts it; or ` +
-        `PUT /${source}/_settings {"index.blocks.write": null})`) + left;
+      : `writes to ${source} were blocked ${seconds(Date.now() - blockedAt)}, until the ` +
+        `block was lifted`) + left;
+  }
+
+  // A block this run leaves set, and how long writers have been refused: from when it was asked
+  // for (or when the run found it), to now.
+  #stillBlocked(): string {
+    const { source } = this.#plan;
+    const { blockedAt } = this.#progress;
+    return blockedAt === undefined
+      ? `writes to ${source} stay blocked`
+      : `writes to ${source} are still blocked, ${seconds(Date.now() - blockedAt)} since the ` +
+        `block was set`;
   }
 }
 

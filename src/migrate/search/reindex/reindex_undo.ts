@@ -1,7 +1,7 @@
 import { MigrationFailure } from "../../migration_error.ts";
 import type { ReindexSpec } from "../plan/search_request.ts";
 import type { ReindexContext } from "./reindex_setup.ts";
-import type { ReindexOutcome } from "./reindex_run.ts";
+import type { MovedOff, ReindexOutcome } from "./reindex_run.ts";
 import { runReindexInto } from "./reindex.ts";
 
 /** What the undo's messages call it: `reindex (undo) users-v2 -> users: ...`. */
@@ -54,6 +54,64 @@ export function reindexUndoRefusal(
   return undefined;
 }
 
+/** What the reindex being undone left to tell which index it moved the alias off. */
+export interface ReindexRecorded {
+  /** The reindex file's path, as messages name it. */
+  readonly file: string;
+  /** What its record names; absent from a record written by an earlier version of Thaw. */
+  readonly movedOff?: MovedOff;
+}
+
+/** What {@linkcode previousIndexRefusal} compares. */
+export interface PreviousIndexFacts {
+  /** The undo file's path, as messages name it. */
+  readonly undoFile: string;
+  readonly forward: ReindexSpec;
+  readonly recorded: ReindexRecorded;
+  /** The undo file's `index`, and its `index_uuid` if given. */
+  readonly undo: ReindexSpec;
+  /** The `index.uuid` of the index the undo file names, as the cluster holds it. */
+  readonly uuid: string;
+}
+
+/**
+ * Why the undo must not copy into the index it names, if it must not: the copy overwrites that
+ * index and the prune deletes what the alias's index lacks, so it must be the index the reindex
+ * moved the alias off, as its record names it (name and `index.uuid`). A record that does not
+ * name it (an earlier version's, or one `baseline` or `repair` wrote) proves nothing: then the
+ * reindex file's own `source`, which its run was refused without, or the undo file's
+ * `index_uuid`, which the user gives for the index as it stands, must say it. Pure.
+ */
+export function previousIndexRefusal(facts: PreviousIndexFacts): string | undefined {
+  const { undoFile, forward, recorded, undo, uuid } = facts;
+  const named = undo.index;
+  const alias = `the alias "${forward.alias}"`;
+  const harm = `the undo would overwrite it and delete its documents that the alias's index lacks`;
+  const confirmed = undo.indexUuid;
+  if (confirmed !== undefined && confirmed !== uuid) {
+    return `${undoFile} gives "index_uuid": "${confirmed}", but "${named}" has index.uuid ` +
+      `${uuid}: it is not the index that was confirmed`;
+  }
+  const moved = recorded.movedOff;
+  if (moved !== undefined) {
+    if (named !== moved.name) {
+      return `${undoFile} names "${named}", but the run of ${recorded.file} moved ${alias} off ` +
+        `"${moved.name}" (index.uuid ${moved.uuid}), as its record says: ${harm}; give ` +
+        `"index": "${moved.name}"`;
+    }
+    if (uuid === moved.uuid || confirmed === uuid) return undefined;
+    return `"${named}", which ${undoFile} names, has index.uuid ${uuid}, but the run of ` +
+      `${recorded.file} moved ${alias} off the index of that name with index.uuid ${moved.uuid}: ` +
+      `it was deleted and made again since, and ${harm}; if it is the index to go back into ` +
+      `(restored from a snapshot), confirm it with "index_uuid": "${uuid}" in ${undoFile}`;
+  }
+  if (forward.source !== undefined || confirmed === uuid) return undefined;
+  return `the record of ${recorded.file} does not say which index its run moved ${alias} off ` +
+    `(written by an earlier version of Thaw, or by baseline or repair): "${named}", which ` +
+    `${undoFile} names, cannot be told to be that index, and ${harm}; if it is, confirm it with ` +
+    `"index_uuid": its index.uuid (GET /${named}/_settings/index.uuid) in ${undoFile}`;
+}
+
 /**
  * Undoes the reindex `forward`: copies the documents of the alias's index back into the previous
  * index `undo.index` (kept by the forward run), catches up, blocks writes for the last catch-up
@@ -61,13 +119,15 @@ export function reindexUndoRefusal(
  * forward run, into an existing index (`open` lifts its write block where `create` made it), so
  * the same guarantees: no acknowledged write lost, and a runner killed at any step is finished by
  * the next one, from the progress document of the undo file (`ctx.file`). Refused before anything
- * is written when the previous index is gone, in the alias already, or when the alias's write
- * index is not the one the forward run made.
+ * is written when the previous index is gone, in the alias already, not the one the forward run
+ * moved the alias off (`recorded`: see {@linkcode previousIndexRefusal}), or when the alias's
+ * write index is not the one the forward run made.
  */
 export function runReindexUndo(
   undo: ReindexSpec,
   forward: ReindexSpec,
   ctx: ReindexContext,
+  recorded: ReindexRecorded,
 ): Promise<ReindexOutcome> {
   // Checked at plan time already; again here, since the run deletes an index on what it says.
   const refusal = reindexUndoRefusal(forward, undo, {});
@@ -91,5 +151,7 @@ export function runReindexUndo(
     unblockSource: false,
   };
   const say = (message: string) => ctx.say(message.replace(/^reindex\b/, NAME));
-  return runReindexInto(spec, {}, { ...ctx, say }, { into: "existing", name: NAME });
+  const checkInto = (uuid: string) =>
+    previousIndexRefusal({ undoFile: ctx.file, forward, recorded, undo, uuid });
+  return runReindexInto(spec, {}, { ...ctx, say }, { into: "existing", name: NAME, checkInto });
 }

@@ -688,7 +688,7 @@ describe("a reindex against hostile states and faults", () => {
         assert.equal(failed.code, 1, failed.out);
         assert.match(
           failed.report!.error!.message,
-          /reindex step swap: .*whether the alias .* moved is unknown .*writes to .*-p-v1 stay blocked/,
+          /reindex step swap: .*whether the alias .* moved is unknown .*writes to .*-p-v1 are still blocked, \d+\.\d s since the block was set/,
         );
         // A swap still queued could land later: a write the source acknowledged now would be lost.
         const refused = await os("PUT", `/${alias}/_doc/late`, { seq: -5, price: "1" });
@@ -822,7 +822,7 @@ describe("a reindex against hostile states and faults", () => {
       assert.equal(failed.code, 1, failed.out);
       assert.match(
         failed.report!.error!.message,
-        /reindex step block: .*writes to it are unblocked/,
+        /reindex step block: .*writes to .* were blocked \d+\.\d s, until the block was lifted/,
       );
       const write = await os("PUT", `/${alias}/_doc/after?refresh=true`, { seq: -6, price: "1" });
       assert.equal(write.status, 201, "the source takes writes again");

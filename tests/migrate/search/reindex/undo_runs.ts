@@ -1,7 +1,10 @@
 import process from "node:process";
 import { runReindex } from "../../../../src/migrate/search/reindex/reindex.ts";
 import { runReindexUndo } from "../../../../src/migrate/search/reindex/reindex_undo.ts";
-import type { ReindexOutcome } from "../../../../src/migrate/search/reindex/reindex_run.ts";
+import type {
+  MovedOff,
+  ReindexOutcome,
+} from "../../../../src/migrate/search/reindex/reindex_run.ts";
 import type { ReindexContext } from "../../../../src/migrate/search/reindex/reindex_setup.ts";
 import type { ReindexSpec } from "../../../../src/migrate/search/plan/search_request.ts";
 import { SearchClient } from "../../../../src/migrate/search/http/search_client.ts";
@@ -19,6 +22,8 @@ export class UndoRuns {
   readonly #connection: SearchConnection;
   readonly forward: ReindexSpec;
   readonly undo: ReindexSpec;
+  /** What the last forward run moved the alias off, as the search target records it. */
+  movedOff: MovedOff | undefined;
 
   constructor(connection: SearchConnection, alias: string, previous: string, made: string) {
     this.#connection = connection;
@@ -52,7 +57,13 @@ export class UndoRuns {
 
   /** Runs the reindex file, with `body` (settings, mappings). */
   async runForward(body: Readonly<Record<string, unknown>> = {}): Promise<ReindexOutcome> {
-    return await runReindex(this.forward, body, await this.context("V3__people-reindex.json"));
+    const outcome = await runReindex(
+      this.forward,
+      body,
+      await this.context("V3__people-reindex.json"),
+    );
+    if (outcome.result === "reindexed") this.movedOff = outcome.movedOff;
+    return outcome;
   }
 
   /** Runs the undo file; `lost` as {@linkcode UndoRuns.context} says. */
@@ -61,6 +72,10 @@ export class UndoRuns {
       this.undo,
       this.forward,
       await this.context("U3__people-reindex.json", lost),
+      {
+        file: "V3__people-reindex.json",
+        ...(this.movedOff === undefined ? {} : { movedOff: this.movedOff }),
+      },
     );
   }
 }
