@@ -783,6 +783,8 @@ async function runWork<F extends PlannedFile>(
       if (outcome.ran && !outcome.alreadyRecorded) counted(around.after.length);
     } catch (error) {
       if (!(error instanceof AppliedThenFailed)) {
+        // What ran before it went with it: those files are not done, whatever they reported.
+        if (error instanceof MigrationFailure && error.earlierRolledBack) run.done.clear();
         run.done.set(decision.path, { result: "failed" });
         throw error;
       }

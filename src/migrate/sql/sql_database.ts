@@ -70,6 +70,21 @@ export class CodeError extends Error {
   }
 }
 
+/**
+ * A step failed ({@linkcode ScriptError} or {@linkcode CodeError}, the `cause`) and its failure
+ * ended the transaction that held the run's lock and earlier files (SQLite: `INSERT OR ROLLBACK`,
+ * `RAISE(ROLLBACK)`, a full disk): what the run did before the file is rolled back with it.
+ */
+export class RunRolledBack extends Error {
+  override readonly cause: ScriptError | CodeError;
+
+  constructor(cause: ScriptError | CodeError) {
+    super(cause.message, { cause });
+    this.name = "RunRolledBack";
+    this.cause = cause;
+  }
+}
+
 /** A query of a migration in code failed: the database's message and code, for its code to read. */
 export class QueryError extends Error {
   /** The database's own code: SQLSTATE, or MySQL's error name. */

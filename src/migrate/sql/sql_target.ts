@@ -24,6 +24,7 @@ import type { Datasource } from "./datasource.ts";
 import {
   CodeError,
   DatabaseError,
+  RunRolledBack,
   ScriptError,
   type SqlBody,
   type SqlDatabase,
@@ -220,7 +221,9 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
         once,
         undoRecords,
       );
-    } catch (error) {
+    } catch (thrown) {
+      const lost = thrown instanceof RunRolledBack;
+      const error = lost ? thrown.cause : thrown;
       const failed = error instanceof ScriptError || error instanceof CodeError
         ? steps[error.step]
         : undefined;
@@ -240,7 +243,16 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
           `committed (MySQL/MariaDB commit DDL implicitly, and run a file in no transaction), ` +
           `and ${notDone}: fix the database or the file, then re-run`
         : "";
-      throw this.#failure(failed, error as ScriptError | CodeError, left);
+      if (!lost) throw this.#failure(failed, error as ScriptError | CodeError, left);
+      const failure = this.#failure(
+        failed,
+        error as ScriptError | CodeError,
+        `${left}; the failure ended the transaction that held this run (SQLite), and the files ` +
+          `this run applied before it on this connection were rolled back with it, and are not ` +
+          `recorded: fix the file, then run again`,
+      );
+      failure.earlierRolledBack = true;
+      throw failure;
     }
     if (mark !== undefined) await this.#db.deleteRecord(this.#datasource.table, mark);
     if (ms === undefined) return { result, ms: 0, alreadyRecorded: true };
