@@ -658,6 +658,12 @@ async function runLocked<F extends PlannedFile>(
   } finally {
     // A failing release must not hide why the run stopped.
     await target.release().catch((error) => {
+      // What ran was not committed: no file of it is done, whatever it reported.
+      if (error instanceof MigrationFailure && error.earlierRolledBack) {
+        for (const [path, outcome] of run.done) {
+          if (outcome.result !== "failed") run.done.delete(path);
+        }
+      }
       if (done) throw error;
     });
   }

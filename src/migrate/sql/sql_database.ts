@@ -71,14 +71,15 @@ export class CodeError extends Error {
 }
 
 /**
- * A step failed ({@linkcode ScriptError} or {@linkcode CodeError}, the `cause`) and its failure
- * ended the transaction that held the run's lock and earlier files (SQLite: `INSERT OR ROLLBACK`,
- * `RAISE(ROLLBACK)`, a full disk): what the run did before the file is rolled back with it.
+ * The transaction that held the run's lock and work (SQLite) ended without committing: a step
+ * failed ({@linkcode ScriptError} or {@linkcode CodeError}, the `cause`) in a way that ended it
+ * (`INSERT OR ROLLBACK`, `RAISE(ROLLBACK)`, a full disk), or its `COMMIT` was refused (the
+ * `cause`). What the run did before is rolled back with it.
  */
 export class RunRolledBack extends Error {
-  override readonly cause: ScriptError | CodeError;
+  override readonly cause: Error;
 
-  constructor(cause: ScriptError | CodeError) {
+  constructor(cause: Error) {
     super(cause.message, { cause });
     this.name = "RunRolledBack";
     this.cause = cause;

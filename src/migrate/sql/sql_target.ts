@@ -128,7 +128,20 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
   }
 
   release(): Promise<void> {
-    return this.#io.run(() => this.#db.unlock());
+    return this.#io.run(async () => {
+      try {
+        await this.#db.unlock();
+      } catch (error) {
+        if (!(error instanceof RunRolledBack)) throw error;
+        const failure = new MigrationFailure({
+          connection: this.name,
+          reason: `this run's work could not be committed, and is rolled back: none of the ` +
+            `files it ran is applied (${error.cause.message})`,
+        }, { cause: error.cause });
+        failure.earlierRolledBack = true;
+        throw failure;
+      }
+    });
   }
 
   unlock(): Promise<UnlockOutcome> {
@@ -223,7 +236,7 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       );
     } catch (thrown) {
       const lost = thrown instanceof RunRolledBack;
-      const error = lost ? thrown.cause : thrown;
+      const error: unknown = lost ? thrown.cause : thrown;
       const failed = error instanceof ScriptError || error instanceof CodeError
         ? steps[error.step]
         : undefined;

@@ -142,10 +142,17 @@ export class SqliteDatabase implements SqlDatabase {
 
   // What ran under the lock commits together: the files before a failing one too, since each
   // file that failed was rolled back to its own savepoint.
+  // A refused COMMIT (a reader kept past the lock timeout) loses the run's work: said so.
   unlock(): Promise<void> {
     if (!this.#held) return Promise.resolve();
     this.#held = false;
-    this.#exec(this.#db!, "COMMIT");
+    const db = this.#db!;
+    try {
+      this.#exec(db, "COMMIT");
+    } catch (error) {
+      rollback(db);
+      return Promise.reject(new RunRolledBack(error as Error));
+    }
     return Promise.resolve();
   }
 
