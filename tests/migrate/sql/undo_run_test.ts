@@ -151,6 +151,29 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
     });
 
+    it("baseline --force marks a baseline written before markers existed, so undo stops there", async () => {
+      const ws = await workspace();
+      await ws.query("create table RUN_LOG (SEQ int not null, WHAT text)");
+      await ws.query("create table B (V int)");
+      await threeVersions(ws);
+      await ws.file("U1__log.sql", "drop table RUN_LOG;\n");
+      await ws.ok("baseline", "--version", "2");
+      // An earlier Thaw's baseline: the records of V1 and V2, and no marker.
+      await ws.query("DELETE FROM framework_migrations WHERE migration_path LIKE '<<%'");
+      await ws.ok("baseline", "--version", "2", "--force");
+      await ws.ok();
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.baselined ?? false}`),
+        ["V1__log.sql:true", "V2__b.sql:true", "V3__c.sql:false"],
+      );
+      const refused = await ws.run("undo", "--count", "2", "--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.file, "V2__b.sql");
+      assert.match(refused.report!.error!.message, /baseline \(version 2/);
+      assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
+    });
+
     it("an undo file edited after it ran is changed, as a V file is: validate fails, flyway_compatible refuses", async () => {
       const ws = await workspace();
       await threeVersions(ws);
