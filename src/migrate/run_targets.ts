@@ -656,20 +656,25 @@ async function runLocked<F extends PlannedFile>(
     if (events !== undefined) await fire(events.after);
     done = true;
   } catch (error) {
+    rolledBack(run, error);
     // Best effort, as Flyway's: the failure that stopped the run stays the one reported.
     if (started && events !== undefined) await fire(events.error, true);
     throw error;
   } finally {
     // A failing release must not hide why the run stopped.
     await target.release().catch((error) => {
-      // What ran was not committed: no file of it is done, whatever it reported.
-      if (error instanceof MigrationFailure && error.earlierRolledBack) {
-        for (const [path, outcome] of run.done) {
-          if (outcome.result !== "failed") run.done.delete(path);
-        }
-      }
+      rolledBack(run, error);
       if (done) throw error;
     });
+  }
+}
+
+// A failure that rolled back what the run did on the connection (SQLite's run transaction):
+// no file of it is done, whatever it reported; the failed one stays failed.
+function rolledBack(run: ConnectionRun, error: unknown): void {
+  if (!(error instanceof MigrationFailure && error.earlierRolledBack)) return;
+  for (const [path, outcome] of run.done) {
+    if (outcome.result !== "failed") run.done.delete(path);
   }
 }
 
@@ -793,8 +798,6 @@ async function runWork<F extends PlannedFile>(
       if (outcome.ran && !outcome.alreadyRecorded) counted(around.after.length);
     } catch (error) {
       if (!(error instanceof AppliedThenFailed)) {
-        // What ran before it went with it: those files are not done, whatever they reported.
-        if (error instanceof MigrationFailure && error.earlierRolledBack) run.done.clear();
         run.done.set(decision.path, { result: "failed" });
         throw error;
       }

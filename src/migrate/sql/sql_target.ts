@@ -81,6 +81,11 @@ export interface SqlTargetRun {
   readonly optionNames?: OptionNames;
 }
 
+// What a failure that ended SQLite's run transaction adds: the run's earlier work went with it.
+const ROLLED_BACK = "; the failure ended the transaction that held this run (SQLite), and the " +
+  "files this run applied before it on this connection were rolled back with it, and are not " +
+  "recorded: fix the file, then run again";
+
 /**
  * One SQL datasource for the engine. A database's own error (a refused connection, a rejected
  * login) is thrown as a MigrationFailure with its message, and every query is counted in the run's
@@ -260,9 +265,7 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       const failure = this.#failure(
         failed,
         error as ScriptError | CodeError,
-        `${left}; the failure ended the transaction that held this run (SQLite), and the files ` +
-          `this run applied before it on this connection were rolled back with it, and are not ` +
-          `recorded: fix the file, then run again`,
+        `${left}${ROLLED_BACK}`,
       );
       failure.earlierRolledBack = true;
       throw failure;
@@ -295,9 +298,14 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     const bodies = await this.#bodies(steps);
     try {
       await this.#db.runFile(this.#datasource.table, bodies, undefined, false);
-    } catch (error) {
+    } catch (thrown) {
+      const lost = thrown instanceof RunRolledBack;
+      const error: unknown = lost ? thrown.cause : thrown;
       if (!(error instanceof ScriptError || error instanceof CodeError)) throw error;
-      throw this.#failure(steps[0], error, left);
+      if (!lost) throw this.#failure(steps[0], error, left);
+      const failure = this.#failure(steps[0], error, `${left}${ROLLED_BACK}`);
+      failure.earlierRolledBack = true;
+      throw failure;
     }
     return { ms: Date.now() - started };
   }

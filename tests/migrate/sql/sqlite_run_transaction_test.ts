@@ -56,6 +56,20 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.equal((await ws.ok("--json")).report!.connections[0].applied, 3);
     });
 
+    it("an afterMigrate callback whose failure ends the transaction reports the files as not applied", async () => {
+      const ws = await workspace();
+      await ws.file("V1__a.sql", "create table A (V int primary key);\n");
+      await ws.file(
+        "afterMigrate.sql",
+        "insert into A values (1);\ninsert or rollback into A values (1);\n",
+      );
+      const run = await ws.run("--json");
+      assert.equal(run.code, 1, run.out);
+      const connection = run.report!.connections[0];
+      assert.equal(connection.applied, 0, JSON.stringify(connection));
+      assert.match(run.report!.error!.message, /afterMigrate.*rolled back/s);
+    });
+
     it("a run whose commit is refused reports its files as not applied", async () => {
       const ws = await workspace();
       await ws.file("V1__a.sql", "create table A (V int);\n");
