@@ -98,6 +98,11 @@ export interface FailureDetail {
  */
 export class MigrationFailure extends MigrationError {
   readonly detail: FailureDetail;
+  /**
+   * The failure rolled back what the run did before it on its connection (SQLite holds a run's
+   * files in one transaction, which some failures end): the files before it are not applied.
+   */
+  earlierRolledBack = false;
 
   constructor(
     detail: FailureDetail,

@@ -352,7 +352,11 @@ async function runTarget<F extends PlannedFile>(
   // A file marked in progress is refused under the lock, where the mark cannot be a live run's:
   // taken for it, with nothing pending too.
   const marked = command.writes && run.decided.some((d) => d.inProgress === true);
-  if (options.dryRun || (pending.length === 0 && !repair && !called && !marked)) {
+  // `baseline --force` over the records of an earlier baseline that wrote no marker: the marker.
+  const unmarked = command.name === "baseline" &&
+    baselineMark(t.files, (path) => run.records.has(path), run.records, options.target) !==
+      undefined;
+  if (options.dryRun || (pending.length === 0 && !repair && !called && !marked && !unmarked)) {
     command.warn?.(target.name, run.decided, options.progress);
     return undefined;
   }
@@ -652,14 +656,25 @@ async function runLocked<F extends PlannedFile>(
     if (events !== undefined) await fire(events.after);
     done = true;
   } catch (error) {
+    rolledBack(run, error);
     // Best effort, as Flyway's: the failure that stopped the run stays the one reported.
     if (started && events !== undefined) await fire(events.error, true);
     throw error;
   } finally {
     // A failing release must not hide why the run stopped.
     await target.release().catch((error) => {
+      rolledBack(run, error);
       if (done) throw error;
     });
+  }
+}
+
+// A failure that rolled back what the run did on the connection (SQLite's run transaction):
+// no file of it is done, whatever it reported; the failed one stays failed.
+function rolledBack(run: ConnectionRun, error: unknown): void {
+  if (!(error instanceof MigrationFailure && error.earlierRolledBack)) return;
+  for (const [path, outcome] of run.done) {
+    if (outcome.result !== "failed") run.done.delete(path);
   }
 }
 
@@ -798,9 +813,10 @@ async function runWork<F extends PlannedFile>(
 
 /**
  * `baseline`, once its records are written: the marker record of its version (`--version`, else
- * the newest version it adopted), at the checksum of the newest file it adopted, so that `undo`
- * stops above the versions it adopted ({@linkcode baselineMarkerPath}). Written last: a run stopped
- * before leaves no marker above records that were not written.
+ * the newest version recorded), at the checksum of the newest file recorded at or below it, so
+ * that `undo` stops above the versions it adopted ({@linkcode baselineMarkerPath}). The records
+ * already there count (`--force` over a baseline of a Thaw that wrote no marker). Written last: a
+ * run stopped before leaves no marker above records that were not written.
  */
 async function markBaseline<F extends PlannedFile>(
   target: MigrationTarget<F>,
@@ -808,20 +824,35 @@ async function markBaseline<F extends PlannedFile>(
   run: ConnectionRun,
   version: string | undefined,
 ): Promise<void> {
-  const recorded = new Set(
-    run.decided.filter((d) => run.done.get(d.path)?.result === "recorded").map((d) => d.path),
-  );
-  const adopted = files.filter((f) =>
-    recorded.has(f.path) && !isRepeatable(f.path) && fileVersion(f.path) !== undefined
-  );
-  if (adopted.length === 0) return;
+  const recorded = (path: string) =>
+    run.records.has(path) || run.done.get(path)?.result === "recorded";
+  const mark = baselineMark(files, recorded, run.records, version);
+  if (mark === undefined) return;
+  await target.record({ ...mark.file, path: baselineMarkerPath(mark.version) }, new Date());
+}
+
+/**
+ * The marker `baseline` writes: its version (`version`, else the newest recorded), and the
+ * newest recorded versioned file at or below it, whose checksum it takes; `undefined` where no
+ * such file is recorded, or the marker of that version is in `records` already.
+ */
+function baselineMark<F extends PlannedFile>(
+  files: readonly F[],
+  recorded: (path: string) => boolean,
+  records: ReadonlyMap<string, FileRecord>,
+  version: string | undefined,
+): { file: F; version: string } | undefined {
+  const adopted = files.filter((f) => {
+    const of = isRepeatable(f.path) ? undefined : fileVersion(f.path);
+    return of !== undefined && recorded(f.path) &&
+      (version === undefined || compareVersions(of, version) <= 0);
+  });
+  if (adopted.length === 0) return undefined;
   const newest = adopted.reduce((a, b) =>
     compareVersions(fileVersion(b.path)!, fileVersion(a.path)!) > 0 ? b : a
   );
-  await target.record(
-    { ...newest, path: baselineMarkerPath(version ?? fileVersion(newest.path)!) },
-    new Date(),
-  );
+  const at = version ?? fileVersion(newest.path)!;
+  return records.has(baselineMarkerPath(at)) ? undefined : { file: newest, version: at };
 }
 
 // One file's work: applying it, or writing, moving or dropping its record.

@@ -70,6 +70,22 @@ export class CodeError extends Error {
   }
 }
 
+/**
+ * The transaction that held the run's lock and work (SQLite) ended without committing: a step
+ * failed ({@linkcode ScriptError} or {@linkcode CodeError}, the `cause`) in a way that ended it
+ * (`INSERT OR ROLLBACK`, `RAISE(ROLLBACK)`, a full disk), or its `COMMIT` was refused (the
+ * `cause`). What the run did before is rolled back with it.
+ */
+export class RunRolledBack extends Error {
+  override readonly cause: Error;
+
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.name = "RunRolledBack";
+    this.cause = cause;
+  }
+}
+
 /** A query of a migration in code failed: the database's message and code, for its code to read. */
 export class QueryError extends Error {
   /** The database's own code: SQLSTATE, or MySQL's error name. */

@@ -24,6 +24,7 @@ import type { Datasource } from "./datasource.ts";
 import {
   CodeError,
   DatabaseError,
+  RunRolledBack,
   ScriptError,
   type SqlBody,
   type SqlDatabase,
@@ -80,6 +81,11 @@ export interface SqlTargetRun {
   readonly optionNames?: OptionNames;
 }
 
+// What a failure that ended SQLite's run transaction adds: the run's earlier work went with it.
+const ROLLED_BACK = "; the failure ended the transaction that held this run (SQLite), and the " +
+  "files this run applied before it on this connection were rolled back with it, and are not " +
+  "recorded: fix the file, then run again";
+
 /**
  * One SQL datasource for the engine. A database's own error (a refused connection, a rejected
  * login) is thrown as a MigrationFailure with its message, and every query is counted in the run's
@@ -127,7 +133,20 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
   }
 
   release(): Promise<void> {
-    return this.#io.run(() => this.#db.unlock());
+    return this.#io.run(async () => {
+      try {
+        await this.#db.unlock();
+      } catch (error) {
+        if (!(error instanceof RunRolledBack)) throw error;
+        const failure = new MigrationFailure({
+          connection: this.name,
+          reason: `this run's work could not be committed, and is rolled back: none of the ` +
+            `files it ran is applied (${error.cause.message})`,
+        }, { cause: error.cause });
+        failure.earlierRolledBack = true;
+        throw failure;
+      }
+    });
   }
 
   unlock(): Promise<UnlockOutcome> {
@@ -220,7 +239,9 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
         once,
         undoRecords,
       );
-    } catch (error) {
+    } catch (thrown) {
+      const lost = thrown instanceof RunRolledBack;
+      const error: unknown = lost ? thrown.cause : thrown;
       const failed = error instanceof ScriptError || error instanceof CodeError
         ? steps[error.step]
         : undefined;
@@ -240,7 +261,14 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
           `committed (MySQL/MariaDB commit DDL implicitly, and run a file in no transaction), ` +
           `and ${notDone}: fix the database or the file, then re-run`
         : "";
-      throw this.#failure(failed, error as ScriptError | CodeError, left);
+      if (!lost) throw this.#failure(failed, error as ScriptError | CodeError, left);
+      const failure = this.#failure(
+        failed,
+        error as ScriptError | CodeError,
+        `${left}${ROLLED_BACK}`,
+      );
+      failure.earlierRolledBack = true;
+      throw failure;
     }
     if (mark !== undefined) await this.#db.deleteRecord(this.#datasource.table, mark);
     if (ms === undefined) return { result, ms: 0, alreadyRecorded: true };
@@ -270,9 +298,14 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     const bodies = await this.#bodies(steps);
     try {
       await this.#db.runFile(this.#datasource.table, bodies, undefined, false);
-    } catch (error) {
+    } catch (thrown) {
+      const lost = thrown instanceof RunRolledBack;
+      const error: unknown = lost ? thrown.cause : thrown;
       if (!(error instanceof ScriptError || error instanceof CodeError)) throw error;
-      throw this.#failure(steps[0], error, left);
+      if (!lost) throw this.#failure(steps[0], error, left);
+      const failure = this.#failure(steps[0], error, `${left}${ROLLED_BACK}`);
+      failure.earlierRolledBack = true;
+      throw failure;
     }
     return { ms: Date.now() - started };
   }

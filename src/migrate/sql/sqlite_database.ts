@@ -5,6 +5,7 @@ import { pause } from "../interruption.ts";
 import { LOCK_POLL_MS } from "../lock_poll.ts";
 import type { Datasource } from "./datasource.ts";
 import {
+  CodeError,
   DatabaseError,
   fileRecords,
   putRow,
@@ -13,6 +14,7 @@ import {
   recordRow,
   RUNNER_VERSION_COLUMN,
   runOnSession,
+  RunRolledBack,
   ScriptError,
   type SqlBody,
   type SqlDatabase,
@@ -140,10 +142,17 @@ export class SqliteDatabase implements SqlDatabase {
 
   // What ran under the lock commits together: the files before a failing one too, since each
   // file that failed was rolled back to its own savepoint.
+  // A refused COMMIT (a reader kept past the lock timeout) loses the run's work: said so.
   unlock(): Promise<void> {
     if (!this.#held) return Promise.resolve();
     this.#held = false;
-    this.#exec(this.#db!, "COMMIT");
+    const db = this.#db!;
+    try {
+      this.#exec(db, "COMMIT");
+    } catch (error) {
+      rollback(db);
+      return Promise.reject(new RunRolledBack(error as Error));
+    }
     return Promise.resolve();
   }
 
@@ -214,8 +223,14 @@ export class SqliteDatabase implements SqlDatabase {
       try {
         for (const statement of undo) db.exec(statement);
       } catch {
-        // Some errors (a full disk) end the transaction themselves.
-        if (held) this.#held = false;
+        // Some errors (a full disk, `INSERT OR ROLLBACK`) end the transaction themselves: under
+        // the run's lock, the files before this one went with it.
+        if (held) {
+          this.#held = false;
+          if (error instanceof ScriptError || error instanceof CodeError) {
+            throw new RunRolledBack(error);
+          }
+        }
       }
       throw error;
     }

@@ -3,11 +3,34 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { startCli } from "../cli_process.ts";
-import { workspaces } from "./databases.ts";
+import { type SqlWorkspace, workspaces } from "./databases.ts";
 
-/** Polls a condition of the database (there is no event to wait on) until it holds. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  while (!await condition()) await new Promise((r) => setTimeout(r, 20));
+/**
+ * Runs the CLI with `args` until its file waits on the test's `gate` (a MariaDB named lock the test
+ * holds), polled in the process list since there is no event to wait on, then kills it with
+ * SIGKILL and releases the gate. A runner that ends before reaching the gate fails the test.
+ */
+async function killedAtGate(ws: SqlWorkspace, gate: string, args: string[]): Promise<void> {
+  const runner = startCli(
+    ["-c", ws.configDir, "--sqlPath", ws.root, ...args],
+    { THAW_TEST_DB_PASSWORD: ws.password },
+  );
+  let ended = false;
+  void runner.closed.then(() => ended = true);
+  const waiting = async () =>
+    Number(
+      (await ws.query(
+        `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST
+          WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND INFO LIKE '%${gate}'', 600)%'`,
+      ))[0].n,
+    ) > 0;
+  while (!await waiting()) {
+    assert.equal(ended, false, `the runner ended before it reached ${gate}:\n${runner.stderr()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  runner.signal("SIGKILL");
+  await runner.closed;
+  await ws.query(`SELECT RELEASE_LOCK('${gate}')`);
 }
 
 describe("a runner killed in the middle of an undo file on mysql", () => {
@@ -24,21 +47,7 @@ describe("a runner killed in the middle of an undo file on mysql", () => {
       "U2__b.sql",
       "drop table B;\nSELECT GET_LOCK('gate81', 600);\ncreate table AFTER_GATE (V int);\n",
     );
-    const runner = startCli(
-      ["-c", ws.configDir, "--sqlPath", ws.root, "undo"],
-      { THAW_TEST_DB_PASSWORD: ws.password },
-    );
-    await until(async () =>
-      Number(
-        (await ws.query(
-          `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST
-            WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND INFO LIKE '%gate81'', 600)%'`,
-        ))[0].n,
-      ) > 0
-    );
-    runner.signal("SIGKILL");
-    await runner.closed;
-    await ws.query("SELECT RELEASE_LOCK('gate81')");
+    await killedAtGate(ws, "gate81", ["undo"]);
     assert.equal(await ws.count("B"), undefined, "the undo's first statement is committed");
 
     const status = await ws.ok("status", "--json");
@@ -82,21 +91,7 @@ describe("a runner killed in the middle of an undo file on mysql", () => {
       "V2__b.sql",
       "create table B (V int);\nSELECT GET_LOCK('gate82', 600);\ncreate table C (V int);\n",
     );
-    const runner = startCli(
-      ["-c", ws.configDir, "--sqlPath", ws.root],
-      { THAW_TEST_DB_PASSWORD: ws.password },
-    );
-    await until(async () =>
-      Number(
-        (await ws.query(
-          `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST
-            WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND INFO LIKE '%gate82'', 600)%'`,
-        ))[0].n,
-      ) > 0
-    );
-    runner.signal("SIGKILL");
-    await runner.closed;
-    await ws.query("SELECT RELEASE_LOCK('gate82')");
+    await killedAtGate(ws, "gate82", []);
     const status = await ws.ok("status", "--json");
     assert.deepEqual(
       status.report!.connections[0].files.map((f) =>

@@ -39,6 +39,17 @@ async function threeVersions(ws: SqlWorkspace): Promise<void> {
   await ws.file("U3__c.sql", "drop table C;\n" + log("U3"));
 }
 
+// V1..V3, each with its undo file, V1 and V2 made by hand before Thaw ran (their tables exist,
+// no record says so), then baselined at 2.
+async function baselinedAt2(ws: SqlWorkspace): Promise<SqlWorkspace> {
+  await ws.query("create table RUN_LOG (SEQ int not null, WHAT text)");
+  await ws.query("create table B (V int)");
+  await threeVersions(ws);
+  await ws.file("U1__log.sql", "drop table RUN_LOG;\n");
+  await ws.ok("baseline", "--version", "2");
+  return ws;
+}
+
 // SQLite alone here: a Node without node:sqlite has none (KINDS leaves it out).
 for (const kind of KINDS.filter((k) => k === "sqlite")) {
   describe(`undo on ${kind}`, () => {
@@ -119,13 +130,7 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
     });
 
     it("stops at the baseline, naming it: status shows the adopted versions as baselined", async () => {
-      const ws = await workspace();
-      // V1 and V2 were made by hand before Thaw ran: the table exists, no record says so.
-      await ws.query("create table RUN_LOG (SEQ int not null, WHAT text)");
-      await ws.query("create table B (V int)");
-      await threeVersions(ws);
-      await ws.file("U1__log.sql", "drop table RUN_LOG;\n");
-      await ws.ok("baseline", "--version", "2");
+      const ws = await baselinedAt2(await workspace());
       await ws.ok();
       assert.deepEqual(await logged(ws), ["V3"]);
       const status = await ws.ok("status", "--json");
@@ -148,6 +153,24 @@ for (const kind of KINDS.filter((k) => k === "sqlite")) {
       assert.equal(below.code, 1, below.out);
       assert.equal(below.report!.error!.file, "V2__b.sql");
       assert.deepEqual(await logged(ws), ["V3", "U3", "V3"]);
+      assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
+    });
+
+    it("baseline --force marks a baseline written before markers existed, so undo stops there", async () => {
+      const ws = await baselinedAt2(await workspace());
+      // An earlier Thaw's baseline: the records of V1 and V2, and no marker.
+      await ws.query("DELETE FROM framework_migrations WHERE migration_path LIKE '<<%'");
+      await ws.ok("baseline", "--version", "2", "--force");
+      await ws.ok();
+      const status = await ws.ok("status", "--json");
+      assert.deepEqual(
+        status.report!.connections[0].files.map((f) => `${f.path}:${f.baselined ?? false}`),
+        ["V1__log.sql:true", "V2__b.sql:true", "V3__c.sql:false"],
+      );
+      const refused = await ws.run("undo", "--count", "2", "--json");
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.report!.error!.file, "V2__b.sql");
+      assert.match(refused.report!.error!.message, /baseline \(version 2/);
       assert.deepEqual(await tables(ws), ["B", "C", "RUN_LOG", "framework_migrations"]);
     });
 
