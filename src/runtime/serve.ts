@@ -320,9 +320,9 @@ async function bunSockets(
   websocket: ServeOptions["websocket"],
 ): Promise<object | undefined> {
   if (websocket === undefined) return undefined;
-  const [{ upgradeWebSocket, websocket: handler }, { guarded, useServerUpgrade }] = await Promise
+  const [{ websocket: handler }, { bunUpgrade, useServerUpgrade }] = await Promise
     .all([import("hono/bun"), import("./websocket_upgrade.ts")]);
-  useServerUpgrade(guarded(upgradeWebSocket));
+  useServerUpgrade(bunUpgrade);
   return { ...handler, maxPayloadLength: websocket.maxMessageSize };
 }
 
@@ -400,7 +400,12 @@ async function nodeSocketServer(
       import("./websocket_upgrade.ts"),
     ]);
   upgrades.useServerUpgrade(upgrades.guarded(upgradeWebSocket));
-  const wss = new WebSocketServer({ noServer: true, maxPayload: websocket.maxMessageSize });
+  // No subprotocol is answered (`ws` takes the first one offered unless told): an app declares none.
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: websocket.maxMessageSize,
+    handleProtocols: () => false,
+  });
   return createAdaptorServer({
     fetch,
     createServer: create as unknown as typeof import("node:http").createServer,

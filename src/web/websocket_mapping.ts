@@ -116,7 +116,7 @@ function upgraded(
     const request = c.req.raw;
     const refusal = handshakeRefusal(request);
     if (refusal !== undefined) throw new HttpException(HttpStatus.BAD_REQUEST, refusal);
-    if (!originAllowed(request.headers.get("origin"), hostUrl(request), host.allowedOrigins)) {
+    if (!originAllowed(originOf(c), hostUrl(request), host.allowedOrigins)) {
       throw new HttpException(HttpStatus.FORBIDDEN, "This origin may not open a WebSocket here");
     }
     const handlers = handlersOf(await method.apply(bean, args), label);
@@ -155,6 +155,17 @@ function routeSessions(host: SocketHost, label: string, route: string): SessionH
       streams.get(session)?.end(session);
     },
   };
+}
+
+// The upgrade's `Origin`, empty or not: Node's adapter leaves empty headers out of the request it
+// makes of an upgrade (an empty `Origin` would read as none, a client that is no browser), so
+// there the raw request it passes as `incoming` is asked.
+function originOf(c: Context): string | null {
+  const origin = c.req.raw.headers.get("origin");
+  if (origin !== null) return origin;
+  const env = c.env as { incoming?: { headers?: Record<string, unknown> } } | undefined;
+  const raw = typeof env === "object" && env !== null ? env.incoming?.headers?.origin : undefined;
+  return typeof raw === "string" ? raw : null;
 }
 
 // What RFC 6455 (4.2.1) asks of an opening handshake, checked before the method runs, so that a

@@ -144,6 +144,55 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     assert.equal(seen.upgrades, before);
   });
 
+  it("refuses an empty Origin with 403, as any origin no browser sends", async () => {
+    const before = seen.upgrades;
+    for (const origin of ["", " "]) {
+      const answer = await openSocket(server.port, "/live/echo/tea", { ...AUTH, Origin: origin });
+      assert.equal(answer.refused && answer.status, 403, JSON.stringify(origin));
+    }
+    assert.equal(seen.upgrades, before);
+  });
+
+  it("takes its own host when Host or Origin names the default port and the other does not", async () => {
+    const pairs = [
+      ["app.test:443", "https://app.test"],
+      ["app.test:80", "http://app.test"],
+      ["app.test", "https://app.test"],
+      ["APP.test:443", "https://app.test"],
+    ];
+    for (const [host, origin] of pairs) {
+      const answer = await openSocket(server.port, "/live/echo/ports", {
+        ...AUTH,
+        Host: host,
+        Origin: origin,
+      });
+      assert.equal(answer.refused, false, `${host} ${origin}: ${answer.refused && answer.head}`);
+      if (!answer.refused) answer.destroy();
+    }
+    const before = seen.upgrades;
+    for (
+      const [host, origin] of [["app.test:8443", "https://app.test"], [
+        "app.test",
+        "https://app.test:8443",
+      ]]
+    ) {
+      const answer = await openSocket(server.port, "/live/echo/tea", {
+        ...AUTH,
+        Host: host,
+        Origin: origin,
+      });
+      assert.equal(answer.refused && answer.status, 403, `${host} ${origin}`);
+    }
+    assert.equal(seen.upgrades, before);
+  });
+
+  it("answers no subprotocol, whichever a client offers: the app declares none", async () => {
+    const ws = await open("protocols", { "Sec-WebSocket-Protocol": "chat, superchat" });
+    assert.equal(ws.headers["sec-websocket-protocol"], undefined, ws.head);
+    assert.deepEqual(await ws.next(), { type: "text", data: "joined protocols" });
+    ws.destroy();
+  });
+
   it(`takes a message of ${MAX} bytes and closes with 1009 on a larger one`, async () => {
     const ws = await open("big");
     await ws.next();
