@@ -35,6 +35,16 @@ class Feeds {
     }
   }
 
+  // A feed with nothing to send, or none yet: a browser told 200 would reconnect without end.
+  @SseMapping("/empty")
+  async *empty() {}
+
+  @SseMapping("/down")
+  async *down() {
+    await Promise.resolve();
+    throw new Error("the feed is down");
+  }
+
   @SseMapping("/silent")
   async *silent() {
     yield "before";
@@ -83,6 +93,15 @@ describe(`@SseMapping over sockets on ${RUNTIME}`, () => {
     base = `http://127.0.0.1:${server.port}`;
   });
   after(() => server.close());
+
+  it("answers a stream that ends or fails before its first event with a status that stops EventSource", async () => {
+    const empty = await fetch(`${base}/empty`);
+    assert.equal(empty.status, 204);
+    assert.equal(await empty.text(), "");
+    const down = await fetch(`${base}/down`);
+    assert.equal(down.status, 500);
+    await down.body?.cancel();
+  });
 
   it("ends the iterator, its finally run, when the client leaves", async () => {
     reset();
