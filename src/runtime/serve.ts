@@ -95,7 +95,9 @@ export interface ServeOptions {
    * Where the app maps WebSockets: the server takes upgrades (Bun's socket handler, Node's `ws`
    * server), and refuses a message over `maxMessageSize` bytes with 1009 where it can.
    */
-  readonly websocket?: { readonly maxMessageSize: number } | undefined;
+  readonly websocket?:
+    | { readonly maxMessageSize: number; readonly maxBuffered: number }
+    | undefined;
   /** Whether SIGTERM and SIGINT shut down and end the process. */
   readonly signals: boolean;
   /** How long requests in flight may take once shutdown starts, in milliseconds. */
@@ -323,7 +325,12 @@ async function bunSockets(
   const [{ websocket: handler }, { bunUpgrade, useServerUpgrade }] = await Promise
     .all([import("hono/bun"), import("./websocket_upgrade.ts")]);
   useServerUpgrade(bunUpgrade);
-  return { ...handler, maxPayloadLength: websocket.maxMessageSize };
+  // Bun drops what is sent past its own bound (16 MiB unless told): never before Thaw's closes.
+  return {
+    ...handler,
+    maxPayloadLength: websocket.maxMessageSize,
+    backpressureLimit: websocket.maxBuffered,
+  };
 }
 
 async function serveOnNode(
