@@ -104,7 +104,6 @@ export function openEventStream(
     if (inflight !== undefined && (controller.desiredSize ?? 0) >= 0) write(HEARTBEAT);
     else arm();
   };
-  // `returnIterator`: ended from outside (the client, `end()`), not by the iterator being done.
   function finish(returnIterator: boolean): void {
     if (ended) return;
     ended = true;
@@ -115,7 +114,7 @@ export function openEventStream(
     } catch {
       // Cancelled by the server: closed already.
     }
-    begin(returnIterator ? "ended" : "done");
+    begin(returnIterator ? "ended" : "done"); // Returned: ended from outside, not done.
     if (returnIterator) returned(iterator, options.failed);
     options.ended?.();
   }

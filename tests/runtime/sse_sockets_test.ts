@@ -19,6 +19,11 @@ const PAST_BUNS_IDLE_TIMEOUT_MS = 15_000;
 // Past what the kernel's buffers of a loopback connection and a server's own take (a few MiB).
 const BOUND = 64;
 
+// A feed that fails as it is asked for its first event.
+const feedDown = (): string[] => {
+  throw new Error("the feed is down");
+};
+
 const state = { pulls: 0, ended: deferred<string>(), left: deferred<void>() };
 
 @RestController()
@@ -37,12 +42,14 @@ class Feeds {
 
   // A feed with nothing to send, or none yet: a browser told 200 would reconnect without end.
   @SseMapping("/empty")
-  async *empty() {}
+  async *empty() {
+    yield* [];
+  }
 
   @SseMapping("/down")
   async *down() {
     await Promise.resolve();
-    throw new Error("the feed is down");
+    yield* feedDown();
   }
 
   @SseMapping("/silent")

@@ -70,6 +70,7 @@ class Events {
   @SseMapping("/empty")
   async *empty() {
     finallies.push("empty");
+    yield* [];
   }
 
   @SseMapping("/fails-first")
