@@ -48,7 +48,7 @@ export interface ApplicationInternals {
    * Where the app maps WebSockets: what `listen` has its server take upgrades with (Bun's
    * socket handler, Node's `ws` server, bounded to the largest message).
    */
-  readonly websocket?: { readonly maxMessageSize: number };
+  readonly websocket?: { readonly maxMessageSize: number; readonly maxBuffered: number };
   /** What the start line of `listen` says: when `bootstrap` began, and what it wired. */
   readonly started: {
     readonly at: number;

@@ -29,6 +29,7 @@ import { configpropsRoutes } from "./configprops_endpoint.ts";
 import { showValues } from "./show_values.ts";
 import { loggersRoutes } from "./loggers_endpoint.ts";
 import type { LoggingSystem } from "../logging/logging_system.ts";
+import { onWorkerd } from "../runtime/on_workerd.ts";
 
 /** The endpoints the actuator serves, by Spring's ids. */
 export type EndpointId =
@@ -152,6 +153,8 @@ function runtime(): { name: string; version: string } {
     process?: { versions?: { node?: string } };
     navigator?: { userAgent?: string };
   };
+  // Before `process`: workerd's says it is Node 22.
+  if (onWorkerd()) return { name: "workerd", version: "" };
   if (g.Deno !== undefined) return { name: "deno", version: g.Deno.version.deno };
   if (g.Bun !== undefined) return { name: "bun", version: g.Bun.version };
   if (g.process?.versions?.node !== undefined) {

@@ -6,6 +6,7 @@ import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { ComponentHealth } from "./health.ts";
 import { HEALTH_CONTRIBUTION, type HealthContributor } from "./health_contribution.ts";
 import type { IndicatorBean } from "./health_hooks.ts";
+import { onWorkerd } from "../runtime/on_workerd.ts";
 
 // The key that turns off each component a bean may offer.
 const ENABLED = {
@@ -24,12 +25,8 @@ function shared<T>(check: () => Promise<T>): () => Promise<T> {
 
 // workerd with `nodejs_compat` has a `node:fs` over memory, whose free space says nothing.
 function hasFileSystem(): boolean {
-  const g = globalThis as {
-    process?: { getBuiltinModule?: unknown };
-    navigator?: { userAgent?: string };
-  };
-  return typeof g.process?.getBuiltinModule === "function" &&
-    g.navigator?.userAgent !== "Cloudflare-Workers";
+  const g = globalThis as { process?: { getBuiltinModule?: unknown } };
+  return typeof g.process?.getBuiltinModule === "function" && !onWorkerd();
 }
 
 // Asked, not tried: trying would prompt on a terminal, or hang the start on a disk that hangs.

@@ -12,6 +12,8 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "The largest message a `@WebSocketMapping` socket takes, in bytes: `1048576` (1 MiB) when unset; a larger one closes it with 1009.",
   "server.websocket.allowed-origins":
     "Origins (`https://app.example.com`, `*`: any) whose pages may open a `@WebSocketMapping` socket beside the app's own host: none when unset; a text is split on `,`.",
+  "server.websocket.max-buffered":
+    "The most a `@WebSocketMapping` socket may hold waiting to be sent, in bytes: `16777216` (16 MiB) when unset; past it (a client that does not read) the socket is closed with 1008, logged.",
   "server.port": "The port `listen(app)` serves on (`0`: any free port).",
   "server.hostname": "The address `listen(app)` binds.",
   "server.max-body-size": "The largest request body, in bytes; a larger one is answered 413.",

@@ -84,6 +84,9 @@ export const THAW_KEYS = {
   "server.websocket.allowed-origins": {
     type: "feature",
   },
+  "server.websocket.max-buffered": {
+    type: "feature",
+  },
   "server.port": {
     type: "integer",
     max: 65535,

@@ -11,6 +11,7 @@ import type * as Fs from "node:fs";
 import type * as FsPromises from "node:fs/promises";
 import type * as Os from "node:os";
 import type * as Path from "node:path";
+import { onWorkerd } from "../runtime/on_workerd.ts";
 
 interface Builtins {
   readonly fs: typeof Fs;
@@ -54,13 +55,10 @@ function keep(file: string): void {
 // Looked up on first use, once.
 function fileSystem(): Builtins | null {
   if (builtins !== undefined) return builtins;
-  const g = globalThis as {
-    process?: { getBuiltinModule?: (id: string) => unknown };
-    navigator?: { userAgent?: string };
-  };
+  const g = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } };
   const load = g.process?.getBuiltinModule;
   // workerd with `nodejs_compat` has a `node:fs`, over memory: no better than memory itself.
-  if (typeof load !== "function" || g.navigator?.userAgent === "Cloudflare-Workers") {
+  if (typeof load !== "function" || onWorkerd()) {
     return builtins = null;
   }
   const get = (id: string) => load.call(g.process, id);

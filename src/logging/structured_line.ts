@@ -5,6 +5,7 @@
 import type { Mask } from "../config/secrets_mask.ts";
 import { loggableText } from "../observe/loggable.ts";
 import type { LogLevel } from "./logging_system.ts";
+import { onWorkerd } from "../runtime/on_workerd.ts";
 
 /** The shapes of `logging.structured.format.console`. */
 export type StructuredFormat = "ecs" | "logstash";
@@ -33,7 +34,9 @@ const LEVEL_VALUES: Readonly<Record<LogLevel, number>> = {
 // How deep a chain of causes is written: a cycle of causes ends here.
 const MAX_CAUSES = 8;
 
+// workerd's `process` (with nodejs_compat) says 1: the pid of no process of the machine.
 const pid: number | undefined = (() => {
+  if (onWorkerd()) return undefined;
   const global = globalThis as { process?: { pid?: unknown }; Deno?: { pid?: unknown } };
   const value = global.process?.pid ?? global.Deno?.pid;
   return typeof value === "number" ? value : undefined;

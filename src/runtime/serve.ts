@@ -95,7 +95,9 @@ export interface ServeOptions {
    * Where the app maps WebSockets: the server takes upgrades (Bun's socket handler, Node's `ws`
    * server), and refuses a message over `maxMessageSize` bytes with 1009 where it can.
    */
-  readonly websocket?: { readonly maxMessageSize: number } | undefined;
+  readonly websocket?:
+    | { readonly maxMessageSize: number; readonly maxBuffered: number }
+    | undefined;
   /** Whether SIGTERM and SIGINT shut down and end the process. */
   readonly signals: boolean;
   /** How long requests in flight may take once shutdown starts, in milliseconds. */
@@ -320,10 +322,15 @@ async function bunSockets(
   websocket: ServeOptions["websocket"],
 ): Promise<object | undefined> {
   if (websocket === undefined) return undefined;
-  const [{ upgradeWebSocket, websocket: handler }, { guarded, useServerUpgrade }] = await Promise
+  const [{ websocket: handler }, { bunUpgrade, useServerUpgrade }] = await Promise
     .all([import("hono/bun"), import("./websocket_upgrade.ts")]);
-  useServerUpgrade(guarded(upgradeWebSocket));
-  return { ...handler, maxPayloadLength: websocket.maxMessageSize };
+  useServerUpgrade(bunUpgrade);
+  // Bun drops what is sent past its own bound (16 MiB unless told): never before Thaw's closes.
+  return {
+    ...handler,
+    maxPayloadLength: websocket.maxMessageSize,
+    backpressureLimit: websocket.maxBuffered,
+  };
 }
 
 async function serveOnNode(
@@ -400,7 +407,12 @@ async function nodeSocketServer(
       import("./websocket_upgrade.ts"),
     ]);
   upgrades.useServerUpgrade(upgrades.guarded(upgradeWebSocket));
-  const wss = new WebSocketServer({ noServer: true, maxPayload: websocket.maxMessageSize });
+  // No subprotocol is answered (`ws` takes the first one offered unless told): an app declares none.
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: websocket.maxMessageSize,
+    handleProtocols: () => false,
+  });
   return createAdaptorServer({
     fetch,
     createServer: create as unknown as typeof import("node:http").createServer,

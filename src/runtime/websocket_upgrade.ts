@@ -78,11 +78,12 @@ interface DenoLike {
   };
 }
 
-// Hono's Deno adapter (hono/deno's `upgradeWebSocket`), the first protocol offered taken as it does.
+// Hono's Deno adapter (hono/deno's `upgradeWebSocket`), but with no subprotocol chosen: Hono's
+// answers the first one a client offers, which tells the client the app speaks one it never
+// declared. An app declares none, so none is answered, on every runtime.
 function denoUpgrade(deno: DenoLike): Upgrade {
   return (c, events) => {
-    const protocol = c.req.header("sec-websocket-protocol")?.split(",")[0]?.trim();
-    const { response, socket } = deno.upgradeWebSocket(c.req.raw, protocol ? { protocol } : {});
+    const { response, socket } = deno.upgradeWebSocket(c.req.raw);
     const ws = contextOf(socket);
     socket.onopen = (evt) => events.onOpen?.(evt, ws);
     socket.onmessage = (evt) => events.onMessage?.(evt, ws);
@@ -91,6 +92,25 @@ function denoUpgrade(deno: DenoLike): Upgrade {
     return Promise.resolve(response);
   };
 }
+
+interface BunServerLike {
+  upgrade(request: Request, options: { data: unknown; headers: Record<string, string> }): boolean;
+}
+
+/**
+ * Hono's Bun adapter (hono/bun's `upgradeWebSocket`, whose `websocket` handler drives the socket
+ * from `data`), but with no subprotocol: Bun answers the first one offered unless the answer's
+ * headers name one, and an empty one sends none.
+ */
+export const bunUpgrade: Upgrade = (c, events) => {
+  const env = c.env as ({ server?: BunServerLike } & Partial<BunServerLike>) | undefined;
+  const server = env !== undefined && "server" in env ? env.server : env;
+  if (typeof server?.upgrade !== "function") return Promise.resolve(undefined);
+  const data = { events, url: new URL(c.req.url), protocol: "" };
+  const upgraded = server.upgrade(c.req.raw, { data, headers: { "sec-websocket-protocol": "" } });
+  // Bun's server writes the 101 itself; the app's answer is not sent.
+  return Promise.resolve(upgraded ? new Response(null) : undefined);
+};
 
 interface WorkerdSocket extends WebSocketLike {
   accept(): void;

@@ -139,7 +139,9 @@ class JobScheduler implements Scheduler {
   readonly #host: SchedulerHost;
   readonly #clock: Clock;
   readonly #denoCron: DenoCron | null;
-  readonly #cronRegistrations = new AbortController();
+  // Made by start(), never by the constructor: a worker's `await bootstrap()` builds the scheduler
+  // at global scope, where workerd (as `wrangler dev` ships it) refuses `new AbortController()`.
+  #cronRegistrations: AbortController | undefined;
   readonly #waits: LockWaits;
   #started = false;
   /** Set by `stop()`: from then on no run starts. */
@@ -210,7 +212,7 @@ class JobScheduler implements Scheduler {
   async #stopAll(timeoutMs: number): Promise<Error | undefined> {
     for (const state of this.#jobs) state.disarm();
     this.#waits.stop();
-    this.#cronRegistrations.abort();
+    this.#cronRegistrations?.abort();
     const running = this.#jobs.filter((state) => state.running !== undefined);
     if (running.length === 0) return undefined;
     let timer: Timer | undefined;
@@ -240,7 +242,7 @@ class JobScheduler implements Scheduler {
       this.#denoCron(
         job.name.replace(/[^\w -]/g, "_"),
         schedule,
-        { signal: this.#cronRegistrations.signal },
+        { signal: (this.#cronRegistrations ??= new AbortController()).signal },
         // A run that fails is logged; Deno.cron is not told, so that its failure stays the
         // schedule's and never becomes an unhandled rejection of the process.
         () =>

@@ -64,7 +64,8 @@ const LONE: SseHost = {
  * event (`data` a string sent as it is, a multi-line one as several `data:` lines, anything else
  * as JSON); any other item is sent as JSON data. Binders, middleware, guards and exception
  * handlers apply as to any mapping: an error before the first event is answered as any error; one
- * after it ends the stream and is logged. A comment goes out after each `server.sse.heartbeat`
+ * after it ends the stream and is logged. A stream with no event to send is answered 204, which
+ * stops a browser's `EventSource` from reconnecting. A comment goes out after each `server.sse.heartbeat`
  * of silence (15 s by default). The client leaving, the request timeout's 503, a middleware
  * answering in its place and a shutdown end the stream and call the iterator's `return()`, which
  * runs an async generator's `finally`.
@@ -98,6 +99,8 @@ export function SseMapping<
     make: streamed,
   }) as SseMappingFor<P, B>;
 }
+
+const NOT_CACHED = { "cache-control": "no-cache" } as const;
 
 const HEADERS = {
   "content-type": "text/event-stream",
@@ -173,7 +176,11 @@ function streamed(
       });
       if (host.ending) stream.end();
     }
-    await stream.begun;
+    const start = await stream.begun;
+    // Nothing to send: a 200 with no event would have EventSource reconnect (after its retry
+    // delay) for ever, where 204 tells it to stop. A stream a shutdown or the client ended before
+    // its first event stays a 200, which the browser reconnects from, to the next instance.
+    if (start === "done") return new Response(null, { status: 204, headers: NOT_CACHED });
     // Bun's idle timer would cut the stream in a silence longer than its own 10 s; an error
     // answered before the first event, or a stream already over, is not one.
     if (!over) {

@@ -18,14 +18,19 @@ export interface EventStreamOptions {
   readonly ended?: () => void;
 }
 
+/** How an event stream's first wait ended: see {@linkcode EventStream.begun}. */
+export type StreamStart = "begun" | "done" | "ended";
+
 /** An event stream: its body, when it begins, and what ends it early (a shutdown). */
 export interface EventStream {
   readonly body: ReadableStream<Uint8Array>;
   /**
-   * Resolves once the first event or heartbeat is in the body, or the stream ended before one
-   * (the body then ends empty); rejects with what the iterator or the first frame threw first.
+   * Resolves once the first event or heartbeat is in the body (`"begun"`), or the stream ended
+   * before one, the body then empty: `"done"` when the iterator was done, `"ended"` when the
+   * client left or `end()` was called. Rejects with what the iterator or the first frame threw
+   * first.
    */
-  readonly begun: Promise<void>;
+  readonly begun: Promise<StreamStart>;
   /** Ends the stream now and returns the iterator; nothing once it ended. */
   end(): void;
   /** The events put in the body so far, and the bytes put there (heartbeats included). */
@@ -53,9 +58,9 @@ export function openEventStream(
   // The iterator's `next()` in progress, whoever asked for it (the first wait, or a pull).
   let inflight: Promise<void> | undefined;
   let timer: Timer | undefined;
-  let resolveBegun!: () => void;
+  let resolveBegun!: (start: StreamStart) => void;
   let rejectBegun!: (error: unknown) => void;
-  const begins = new Promise<void>((resolve, reject) => {
+  const begins = new Promise<StreamStart>((resolve, reject) => {
     resolveBegun = resolve;
     rejectBegun = reject;
   });
@@ -72,11 +77,11 @@ export function openEventStream(
 
   // Once begun, the server cancels the body when the client leaves; the signal is only read
   // until then (Deno also aborts it once an answer has gone, and warns of that to whoever listens).
-  const begin = (): void => {
+  const begin = (start: StreamStart): void => {
     if (begun) return;
     begun = true;
     signal?.removeEventListener("abort", leave);
-    resolveBegun();
+    resolveBegun(start);
   };
   const arm = (): void => {
     timer?.cancel();
@@ -88,7 +93,7 @@ export function openEventStream(
     controller.enqueue(bytes);
     sent.bytes += bytes.byteLength;
     if (text !== HEARTBEAT) sent.messages++;
-    begin();
+    begin("begun");
     arm();
   };
   // Silence: only while the iterator keeps the server waiting, and with no frame queued (a client
@@ -109,7 +114,7 @@ export function openEventStream(
     } catch {
       // Cancelled by the server: closed already.
     }
-    begin();
+    begin(returnIterator ? "ended" : "done"); // Returned: ended from outside, not done.
     if (returnIterator) returned(iterator, options.failed);
     options.ended?.();
   }

@@ -37,6 +37,7 @@ export type WebSocketMappingFor<P extends string, B extends readonly ParameterBi
 /** What the sockets of one app share: its settings, its logger, its upgrade, those open. */
 interface SocketHost {
   readonly maxMessageSize: number;
+  readonly maxBuffered: number;
   readonly allowedOrigins: readonly string[];
   readonly logger: Logger;
   readonly upgrade: Upgrade;
@@ -62,8 +63,10 @@ const CONTEXT = /* @__PURE__ */ withResolver(
  * guards of its controller and method: a refusal there is an HTTP answer, and no socket opens.
  * A browser's upgrade (one with an `Origin`) from another host is refused with 403 unless
  * `server.websocket.allowed-origins` lists its origin. A message over
- * `server.websocket.max-message-size` (1 MiB by default) closes the socket with 1009; a handler
- * that throws is logged and closes it with 1011; a shutdown closes every socket with 1001.
+ * `server.websocket.max-message-size` (1 MiB by default) closes the socket with 1009; more than
+ * `server.websocket.max-buffered` (16 MiB) waiting to be sent to a client that does not read
+ * closes it with 1008, logged; a handler that throws is logged and closes it with 1011; a
+ * shutdown closes every socket with 1001.
  * Served by `listen(app)` on Deno, Bun and Node (where the `ws` package must be installed), and
  * by workerd, each through Hono's adapter for it.
  *
@@ -116,7 +119,7 @@ function upgraded(
     const request = c.req.raw;
     const refusal = handshakeRefusal(request);
     if (refusal !== undefined) throw new HttpException(HttpStatus.BAD_REQUEST, refusal);
-    if (!originAllowed(request.headers.get("origin"), hostUrl(request), host.allowedOrigins)) {
+    if (!originAllowed(originOf(c), hostUrl(request), host.allowedOrigins)) {
       throw new HttpException(HttpStatus.FORBIDDEN, "This origin may not open a WebSocket here");
     }
     const handlers = handlersOf(await method.apply(bean, args), label);
@@ -143,8 +146,15 @@ function routeSessions(host: SocketHost, label: string, route: string): SessionH
   const streams = new WeakMap<Session, OpenStream>();
   return {
     maxMessageSize: host.maxMessageSize,
+    maxBuffered: host.maxBuffered,
     failed: (event, error) =>
       log(host.logger, `${label}: ${event} failed, closed with 1011:`, error),
+    overflowed: (buffered) =>
+      log(
+        host.logger,
+        `${label}: ${buffered} bytes wait to be sent to a client that does not read them, ` +
+          `over server.websocket.max-buffered (${host.maxBuffered}): closed with 1008`,
+      ),
     opened: (session) => {
       host.open.add(session);
       streams.set(session, host.streams.opened("websocket", route, session.url, 101));
@@ -155,6 +165,17 @@ function routeSessions(host: SocketHost, label: string, route: string): SessionH
       streams.get(session)?.end(session);
     },
   };
+}
+
+// The upgrade's `Origin`, empty or not: Node's adapter leaves empty headers out of the request it
+// makes of an upgrade (an empty `Origin` would read as none, a client that is no browser), so
+// there the raw request it passes as `incoming` is asked.
+function originOf(c: Context): string | null {
+  const origin = c.req.raw.headers.get("origin");
+  if (origin !== null) return origin;
+  const env = c.env as { incoming?: { headers?: Record<string, unknown> } } | undefined;
+  const raw = typeof env === "object" && env !== null ? env.incoming?.headers?.origin : undefined;
+  return typeof raw === "string" ? raw : null;
 }
 
 // What RFC 6455 (4.2.1) asks of an opening handshake, checked before the method runs, so that a
@@ -195,9 +216,9 @@ function handlersOf(value: unknown, label: string): WSEvents {
   return value as WSEvents;
 }
 
-function log(logger: Logger, message: string, error: unknown): void {
+function log(logger: Logger, message: string, ...error: unknown[]): void {
   try {
-    logger.error(`[thaw] ${message}`, error);
+    logger.error(`[thaw] ${message}`, ...error);
   } catch {
     // A logger that throws must not turn one failure into two.
   }
@@ -230,7 +251,9 @@ const socketFeature: FeatureFactory = (host) => {
   };
   const timers: ReturnType<typeof setTimeout>[] = [];
   return {
-    internals: { websocket: { maxMessageSize: sockets.maxMessageSize } },
+    internals: {
+      websocket: { maxMessageSize: sockets.maxMessageSize, maxBuffered: sockets.maxBuffered },
+    },
     stopAccepting: () => {
       const delayMs = settings.get("server.shutdown-delay") * 1000;
       if (delayMs === 0) closeAll();

@@ -9,7 +9,8 @@
  * no `requestUrl` (or one no URL parses), only a listed one.
  * Schemes are not compared: TLS usually ends at a proxy, so a page of `https://app.example.com`
  * upgrades a request that reaches the app as `http://app.example.com`; another site is another
- * host. `Origin: null` (a sandboxed page, a file) is only allowed by `*` or a listed `null`.
+ * host. Nor are default ports (80, 443): `Host: app.example.com:443` is that page's host too. An
+ * empty `Origin` is no browser's, and is refused. `Origin: null` (a sandboxed page, a file) is only allowed by `*` or a listed `null`.
  *
  * @example
  * ```ts
@@ -23,6 +24,8 @@
  * assert.equal(originAllowed("https://app.example.com", url, ["https://app.example.com"]), true);
  * assert.equal(originAllowed("http://app.example.com", url, ["https://app.example.com"]), false);
  * assert.equal(originAllowed("null", url, ["*"]), true);
+ * assert.equal(originAllowed("https://chat.example.com", "http://chat.example.com:443/", []), true);
+ * assert.equal(originAllowed("", url, []), false);
  * ```
  */
 export function originAllowed(
@@ -36,13 +39,16 @@ export function originAllowed(
   if (serialized === undefined) return false;
   if (allowed.includes(serialized)) return true;
   if (serialized === "null" || requestUrl === undefined) return false;
-  return new URL(serialized).host === hostOf(requestUrl);
+  return hostOf(serialized) === hostOf(requestUrl);
 }
 
+// The host without a default port (80, 443), whichever side names it: the scheme of each side is
+// not known (TLS may end at a proxy), so `Host: x:443` is the host of a page of `https://x`.
 // Not `URL.parse`: Node 20 has none.
 function hostOf(url: string): string | undefined {
   try {
-    return new URL(url).host;
+    const { hostname, port } = new URL(url);
+    return port === "" || port === "80" || port === "443" ? hostname : `${hostname}:${port}`;
   } catch {
     return undefined;
   }

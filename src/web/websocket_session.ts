@@ -10,6 +10,8 @@ import { utf8Length } from "../http/body_length.ts";
 export const CLOSE = {
   /** The server goes down. */
   goingAway: 1001,
+  /** The client reads too slowly: more than `server.websocket.max-buffered` waits to be sent. */
+  policyViolation: 1008,
   /** A message larger than `server.websocket.max-message-size`. */
   tooBig: 1009,
   /** A handler failed. */
@@ -20,8 +22,12 @@ export const CLOSE = {
 export interface SessionHost {
   /** The largest message taken, in bytes. */
   readonly maxMessageSize: number;
+  /** The most bytes that may wait to be sent; past it the socket is closed with 1008. */
+  readonly maxBuffered: number;
   /** Takes what a handler threw, with the event it was handling. */
   readonly failed: (event: string, error: unknown) => void;
+  /** The socket passed `maxBuffered` with `buffered` bytes waiting: it is being closed. */
+  readonly overflowed: (buffered: number) => void;
   /** The socket opened: from now on it is one of those a shutdown closes. */
   readonly opened: (session: Session) => void;
   /** The socket closed. */
@@ -53,6 +59,17 @@ interface RawSocket {
   readonly readyState?: number;
   binaryType?: string;
   terminate?(): void;
+  /** Deno's and Node's (`ws`). */
+  readonly bufferedAmount?: number;
+  /** Bun's. */
+  getBufferedAmount?(): number;
+}
+
+// What waits to be sent on the socket, in bytes: written by the app and not yet taken by the
+// kernel. workerd tells none: 0.
+function bufferedOf(raw: RawSocket | undefined): number {
+  if (typeof raw?.getBufferedAmount === "function") return raw.getBufferedAmount();
+  return typeof raw?.bufferedAmount === "number" ? raw.bufferedAmount : 0;
 }
 
 /**
@@ -140,11 +157,22 @@ class SocketSession implements WSEvents, Session {
     if (onError !== undefined) this.#run("onError", () => onError(evt, this.socket));
   }
 
-  /** The handlers' `send`: counted. */
+  /**
+   * The handlers' `send`: counted, and dropped once the socket is closing (each runtime does
+   * otherwise: Node's and Bun's drop it, an older Deno throws). A client that does not read what
+   * is sent leaves it waiting in the server's memory: past `maxBuffered` the socket is closed with
+   * 1008, and what waits is all it holds.
+   */
   send(data: string | ArrayBuffer | Uint8Array<ArrayBuffer>, options: SendOptions): void {
+    if (this.#closing) return;
     this.sent.messages++;
     this.sent.bytes += sizeOf(data);
     this.#ws!.send(data, options);
+    const buffered = bufferedOf(this.#ws!.raw as RawSocket | undefined);
+    if (buffered > this.#host.maxBuffered) {
+      this.#host.overflowed(buffered);
+      this.end(CLOSE.policyViolation, "Send buffer full");
+    }
   }
 
   /** The handlers' `close`: what the protocol forbids is refused alike on every runtime. */

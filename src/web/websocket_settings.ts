@@ -7,34 +7,45 @@ import { serializedOrigin } from "./websocket_origin.ts";
 /** `server.websocket.max-message-size` when the configuration leaves it out: 1 MiB. */
 export const DEFAULT_MAX_MESSAGE_SIZE = 1_048_576;
 
+/** `server.websocket.max-buffered` when the configuration leaves it out: 16 MiB. */
+export const DEFAULT_MAX_BUFFERED = 16_777_216;
+
 /** What the sockets of an app are bound by. */
 export interface WebSocketSettings {
   /** The largest message, in bytes. */
   readonly maxMessageSize: number;
+  /** The most bytes a socket may hold waiting to be sent, in bytes. */
+  readonly maxBuffered: number;
   /** The origins, as browsers send them, whose pages may open a socket; `*`: any. */
   readonly allowedOrigins: readonly string[];
 }
 
 /**
- * Reads `server.websocket.max-message-size` (a whole number of bytes, at least 1; numeric text as
- * the environment gives it) and `server.websocket.allowed-origins` (origins, or `*`; a text is
- * split on `,`), each refused with a `ConfigError` that says where it is.
+ * Reads `server.websocket.max-message-size` and `server.websocket.max-buffered` (each a whole
+ * number of bytes, at least 1; numeric text as the environment gives it) and
+ * `server.websocket.allowed-origins` (origins, or `*`; a text is split on `,`), each refused with a
+ * `ConfigError` that says where it is.
  */
 export function webSocketSettings(settings: ThawSettings): WebSocketSettings {
   return {
-    maxMessageSize: maxMessageSize(settings),
+    maxMessageSize: bytes(settings, "server.websocket.max-message-size", DEFAULT_MAX_MESSAGE_SIZE),
+    maxBuffered: bytes(settings, "server.websocket.max-buffered", DEFAULT_MAX_BUFFERED),
     allowedOrigins: allowedOrigins(settings),
   };
 }
 
-function maxMessageSize(settings: ThawSettings): number {
-  const value = settings.get("server.websocket.max-message-size");
-  if (value === undefined || value === null) return DEFAULT_MAX_MESSAGE_SIZE;
+function bytes(
+  settings: ThawSettings,
+  key: "server.websocket.max-message-size" | "server.websocket.max-buffered",
+  fallback: number,
+): number {
+  const value = settings.get(key);
+  if (value === undefined || value === null) return fallback;
   const size = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 1) {
     throw new ConfigError(
-      `${settings.where("server.websocket.max-message-size")} must be a whole number of bytes, ` +
-        `at least 1, got ${JSON.stringify(value)}`,
+      `${settings.where(key)} must be a whole number of bytes, at least 1, got ` +
+        JSON.stringify(value),
     );
   }
   return size;

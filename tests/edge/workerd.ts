@@ -12,6 +12,26 @@ import { freePort } from "../helpers.ts";
 /** The binary the workerd package installs for this platform. */
 export const WORKERD: string = createRequire(import.meta.url)("workerd").default;
 
+/** A workerd binary, and the compatibility date its workers get. */
+export interface WorkerdBuild {
+  readonly binary: string;
+  readonly compatibilityDate: string;
+}
+
+/**
+ * The workerd that `wrangler dev` 4.86 runs (`npm view wrangler@4.86 dependencies`), installed as
+ * the `workerd-wrangler` alias: older than {@linkcode WORKERD}, and stricter at global scope (it
+ * refuses `new AbortController()` there, which later builds allow). Looked up when asked for, so
+ * that the other edge tests run without it.
+ */
+export function wranglerWorkerd(): WorkerdBuild {
+  return {
+    binary: createRequire(import.meta.url)("workerd-wrangler").default,
+    // The newest date that build accepts: its own.
+    compatibilityDate: "2026-04-26",
+  };
+}
+
 /**
  * Resolves once `url` answers, whatever the status; rejects when workerd exits first (with its
  * output, `log()`) or when nothing answers within 60 s (a give-up only: a loaded machine may take
@@ -51,6 +71,7 @@ export async function startWorkerd(
   args: (ports: readonly number[]) => string[],
   ready: (ports: readonly number[], child: ChildProcess, output: () => string) => Promise<void>,
   pick: () => Promise<number> = freePort,
+  binary: string = WORKERD,
 ): Promise<StartedWorkerd> {
   for (let attempt = 1;; attempt++) {
     const ports: number[] = [];
@@ -58,7 +79,7 @@ export async function startWorkerd(
       const port = await pick();
       if (!ports.includes(port)) ports.push(port);
     }
-    const child = spawn(WORKERD, args(ports), { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(binary, args(ports), { stdio: ["ignore", "pipe", "pipe"] });
     let text = "";
     child.stdout!.on("data", (chunk) => text += chunk);
     child.stderr!.on("data", (chunk) => text += chunk);
@@ -83,6 +104,16 @@ export interface ServedWorker {
   close(): Promise<void>;
 }
 
+/** How {@linkcode serveWorker} serves a worker. */
+export interface ServeOptions {
+  /** Compatibility flags, such as `"nodejs_compat"`. */
+  readonly flags?: readonly string[];
+  /** The path whose answer, whatever its status, says the worker is up. `/` by default. */
+  readonly readyPath?: string;
+  /** Another workerd (such as {@linkcode wranglerWorkerd}'s) than {@linkcode WORKERD}. */
+  readonly workerd?: WorkerdBuild;
+}
+
 /**
  * Bundles `fixture` as tools/bundle_worker.ts bundles the sample app, serves it alone on workerd
  * (with `flags`, such as `"nodejs_compat"`) on a free port, and resolves once `readyPath` answers.
@@ -90,7 +121,7 @@ export interface ServedWorker {
 export async function serveWorker(
   fixture: string,
   name: string,
-  options: { readonly flags?: readonly string[]; readonly readyPath?: string } = {},
+  options: ServeOptions = {},
 ): Promise<ServedWorker> {
   const dir = await mkdtemp(join(tmpdir(), `thaw-workerd-${name}-`));
   await build({
@@ -113,7 +144,7 @@ const config :Workerd.Config = (
 
 const main :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed "${name}.js")],
-  compatibilityDate = "2026-10-23",
+  compatibilityDate = "${options.workerd?.compatibilityDate ?? "2026-10-23"}",
   compatibilityFlags = [${flags}],
 );
 `,
@@ -123,6 +154,8 @@ const main :Workerd.Worker = (
     ([port]) => ["serve", join(dir, "config.capnp"), "--socket-addr", `main=127.0.0.1:${port}`],
     ([port], child, output) =>
       until(`http://127.0.0.1:${port}${options.readyPath ?? "/"}`, child, output),
+    freePort,
+    options.workerd?.binary,
   ).catch(async (error) => {
     await rm(dir, { recursive: true, force: true });
     throw error;

@@ -56,6 +56,19 @@ describe("WebSockets and event streams on workerd", () => {
     ws.destroy();
   });
 
+  // workerd drops an empty header before the app sees it: there an empty Origin is none.
+  it("takes its own host named with a default port", async () => {
+    const ws = await open("ports", { Host: "app.test:443", Origin: "https://app.test" });
+    assert.deepEqual(await ws.next(), { type: "text", data: "joined ports" });
+    ws.destroy();
+  });
+
+  it("answers no subprotocol, whichever a client offers", async () => {
+    const ws = await open("protocols", { "Sec-WebSocket-Protocol": "chat, superchat" });
+    assert.equal(ws.headers["sec-websocket-protocol"], undefined, ws.head);
+    ws.destroy();
+  });
+
   it("closes with 1009 a message over server.websocket.max-message-size", async () => {
     const ws = await open("big");
     await ws.next();

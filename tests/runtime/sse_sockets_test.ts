@@ -19,6 +19,11 @@ const PAST_BUNS_IDLE_TIMEOUT_MS = 15_000;
 // Past what the kernel's buffers of a loopback connection and a server's own take (a few MiB).
 const BOUND = 64;
 
+// A feed that fails as it is asked for its first event.
+const feedDown = (): string[] => {
+  throw new Error("the feed is down");
+};
+
 const state = { pulls: 0, ended: deferred<string>(), left: deferred<void>() };
 
 @RestController()
@@ -33,6 +38,18 @@ class Feeds {
     } finally {
       state.ended.resolve("finally ran");
     }
+  }
+
+  // A feed with nothing to send, or none yet: a browser told 200 would reconnect without end.
+  @SseMapping("/empty")
+  async *empty() {
+    yield* [];
+  }
+
+  @SseMapping("/down")
+  async *down() {
+    await Promise.resolve();
+    yield* feedDown();
   }
 
   @SseMapping("/silent")
@@ -83,6 +100,15 @@ describe(`@SseMapping over sockets on ${RUNTIME}`, () => {
     base = `http://127.0.0.1:${server.port}`;
   });
   after(() => server.close());
+
+  it("answers a stream that ends or fails before its first event with a status that stops EventSource", async () => {
+    const empty = await fetch(`${base}/empty`);
+    assert.equal(empty.status, 204);
+    assert.equal(await empty.text(), "");
+    const down = await fetch(`${base}/down`);
+    assert.equal(down.status, 500);
+    await down.body?.cancel();
+  });
 
   it("ends the iterator, its finally run, when the client leaves", async () => {
     reset();

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { bootstrap } from "../../mod.ts";
+import { bootstrap, RestController, type WebSocketHandlers, WebSocketMapping } from "../../mod.ts";
 import { logging } from "../../logging.ts";
 import { actuator } from "../../actuator.ts";
 import { listen, type Server } from "../../server.ts";
@@ -142,6 +142,55 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     });
     assert.ok(hostless.refused && [400, 403].includes(hostless.status), String(hostless.refused));
     assert.equal(seen.upgrades, before);
+  });
+
+  it("refuses an empty Origin with 403, as any origin no browser sends", async () => {
+    const before = seen.upgrades;
+    for (const origin of ["", " "]) {
+      const answer = await openSocket(server.port, "/live/echo/tea", { ...AUTH, Origin: origin });
+      assert.equal(answer.refused && answer.status, 403, JSON.stringify(origin));
+    }
+    assert.equal(seen.upgrades, before);
+  });
+
+  it("takes its own host when Host or Origin names the default port and the other does not", async () => {
+    const pairs = [
+      ["app.test:443", "https://app.test"],
+      ["app.test:80", "http://app.test"],
+      ["app.test", "https://app.test"],
+      ["APP.test:443", "https://app.test"],
+    ];
+    for (const [host, origin] of pairs) {
+      const answer = await openSocket(server.port, "/live/echo/ports", {
+        ...AUTH,
+        Host: host,
+        Origin: origin,
+      });
+      assert.equal(answer.refused, false, `${host} ${origin}: ${answer.refused && answer.head}`);
+      if (!answer.refused) answer.destroy();
+    }
+    const before = seen.upgrades;
+    for (
+      const [host, origin] of [["app.test:8443", "https://app.test"], [
+        "app.test",
+        "https://app.test:8443",
+      ]]
+    ) {
+      const answer = await openSocket(server.port, "/live/echo/tea", {
+        ...AUTH,
+        Host: host,
+        Origin: origin,
+      });
+      assert.equal(answer.refused && answer.status, 403, `${host} ${origin}`);
+    }
+    assert.equal(seen.upgrades, before);
+  });
+
+  it("answers no subprotocol, whichever a client offers: the app declares none", async () => {
+    const ws = await open("protocols", { "Sec-WebSocket-Protocol": "chat, superchat" });
+    assert.equal(ws.headers["sec-websocket-protocol"], undefined, ws.head);
+    assert.deepEqual(await ws.next(), { type: "text", data: "joined protocols" });
+    ws.destroy();
   });
 
   it(`takes a message of ${MAX} bytes and closes with 1009 on a larger one`, async () => {
@@ -306,6 +355,65 @@ function openStream(port: number): Promise<{ socket: Socket; ended: Promise<void
     );
   });
 }
+
+// A socket whose handler sends, on "go", up to FLOOD messages of CHUNK bytes in one go, as long
+// as the socket stays open: what a producer does to a client that never reads.
+const CHUNK = 64 * 1024;
+const FLOOD = 512;
+const MAX_BUFFERED = 1024 * 1024;
+const flood = { sent: 0 };
+
+@RestController()
+class Flood {
+  @WebSocketMapping("/flood")
+  open(): WebSocketHandlers {
+    const chunk = "x".repeat(CHUNK);
+    return {
+      onMessage: (_event, socket) => {
+        while (flood.sent < FLOOD && socket.readyState === 1) {
+          socket.send(chunk);
+          flood.sent++;
+        }
+      },
+    };
+  }
+}
+
+describe(`server.websocket.max-buffered, on ${RUNTIME}`, () => {
+  let server: Server;
+  const logger = memoryLogger();
+
+  before(async () => {
+    const app = await bootstrap({
+      controllers: [Flood],
+      logger,
+      config: { server: { websocket: { "max-buffered": MAX_BUFFERED } } },
+    });
+    server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true });
+  });
+  after(() => server.close());
+
+  it("closes with 1008, logged, a socket whose client reads nothing past the bound", async () => {
+    const ws = await openAccepted(server.port, "/flood");
+    ws.pause();
+    await ws.sendText("go");
+    // The server stops taking sends once the bound is passed: far from all FLOOD of them.
+    const lines = () => logger.lines.map(([line]) => String(line));
+    const logged = () => lines().some((line) => line.includes("max-buffered"));
+    await until(() => logged() || flood.sent === FLOOD);
+    assert.ok(flood.sent < FLOOD, `all ${flood.sent} messages of ${CHUNK} B were taken`);
+    assert.match(
+      lines().find((line) => line.includes("max-buffered"))!,
+      /\[thaw\] Flood\.open \(WebSocket \/flood\): .* closed with 1008/,
+    );
+    ws.resume();
+    for (;;) {
+      const message = await ws.next().catch(() => undefined);
+      if (message === undefined) break;
+    }
+    assert.equal((await ws.closed).code, 1008);
+  });
+});
 
 const APP = fileURLToPath(new URL("../fixtures/streaming_app.ts", import.meta.url));
 

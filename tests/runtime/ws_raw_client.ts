@@ -94,6 +94,9 @@ export interface WsClient {
    * of 60 s: await it rather than keep it. Rejects when the server broke RFC 6455.
    */
   readonly closed: Promise<Closed>;
+  /** Stops reading the connection (what the server sends waits in its buffers), until `resume`. */
+  pause(): void;
+  resume(): void;
   /** Ends the TCP connection without a close frame (a FIN): a client that hangs up. */
   hangUp(): void;
   /** Resets the TCP connection: a client that vanishes. */
@@ -544,6 +547,8 @@ function client(socket: Socket, handshake: Handshake): WsClient {
         return () => void endListeners.splice(endListeners.indexOf(report), 1);
       });
     },
+    pause: () => void socket.pause(),
+    resume: () => void socket.resume(),
     hangUp: () => void socket.end(),
     destroy: () => void socket.resetAndDestroy(),
   };

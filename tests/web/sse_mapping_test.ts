@@ -66,6 +66,13 @@ class Events {
     for (let i = 1; i <= n; i++) yield i;
   }
 
+  // Nothing to send: done before a first event.
+  @SseMapping("/empty")
+  async *empty() {
+    finallies.push("empty");
+    yield* [];
+  }
+
   @SseMapping("/fails-first")
   async *failsFirst() {
     yield* down(new FeedDown("the feed is down"));
@@ -237,6 +244,16 @@ describe("@SseMapping", () => {
     assert.deepEqual(logger.lines.map(([line]) => line), [
       "[thaw] Events.notIterable (GET /events/not-iterable) failed:",
     ]);
+  });
+
+  it("answers 204 to a stream that ends before its first event: EventSource stops there", async () => {
+    const { app: a, logger } = await app();
+    const res = await a.fetch(get("/events/empty"));
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get("content-type"), null);
+    assert.equal(await res.text(), "");
+    assert.ok(finallies.includes("empty"));
+    assert.deepEqual(logger.lines, []);
   });
 
   it("ends the stream on an error after the first event, logs it, and runs the finally", async () => {

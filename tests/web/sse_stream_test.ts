@@ -63,12 +63,20 @@ describe("openEventStream", () => {
   it("ends the body when the iterator ends, and an iterator without events gives an empty body", async () => {
     const { iterator, state } = counted(["a", "b"]);
     const stream = openEventStream(iterator, options(new FakeClock()));
-    await stream.begun;
+    assert.equal(await stream.begun, "begun");
     assert.equal(await new Response(stream.body).text(), "data: a\n\ndata: b\n\n");
     assert.equal(state.returned, false);
     const empty = openEventStream(counted([]).iterator, options(new FakeClock()));
-    await empty.begun;
+    assert.equal(await empty.begun, "done");
     assert.equal(await new Response(empty.body).text(), "");
+  });
+
+  it("tells a stream ended from outside before its first event from one with none to send", async () => {
+    const waiting: AsyncIterator<unknown> = { next: () => new Promise(() => {}) };
+    const stream = openEventStream(waiting, options(new FakeClock()));
+    stream.end();
+    assert.equal(await stream.begun, "ended");
+    assert.equal(await new Response(stream.body).text(), "");
   });
 
   it("rejects begun with an error before the first event, and returns an iterator whose frame failed", async () => {

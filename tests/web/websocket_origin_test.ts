@@ -24,14 +24,31 @@ describe("originAllowed", () => {
   it("takes a page of the request's own host, by either scheme", () => {
     fc.assert(
       fc.property(scheme, scheme, authority, (page, served, a) => {
-        // A default port is not written in a serialized origin: an authority with one is another.
+        // A serialized origin drops its scheme's default port; either default is no other host.
         const origin = new URL(`${page}://${a}`).origin;
         const request = `${served}://${a}/ws`;
-        const sameHost = new URL(origin).host === new URL(request).host;
-        return originAllowed(origin, request, []) === sameHost;
+        return originAllowed(origin, request, []);
       }),
       propertyOptions(),
     );
+  });
+
+  it("takes a Host that names a default port (80, 443) a page's origin leaves out, no other", () => {
+    const other = fc.integer({ min: 1, max: 65535 }).filter((p) => p !== 80 && p !== 443);
+    fc.assert(
+      fc.property(scheme, host, fc.constantFrom(80, 443), other, (page, h, named, elsewhere) => {
+        const origin = `${page}://${h}`;
+        const at = (p: number) =>
+          hostUrl(new Request("http://x/", { headers: { host: `${h}:${p}` } }));
+        return originAllowed(origin, at(named), []) && !originAllowed(origin, at(elsewhere), []);
+      }),
+      propertyOptions(),
+    );
+  });
+
+  it("refuses an empty Origin, which no browser sends", () => {
+    assert.equal(originAllowed("", "http://chat.example/ws", []), false);
+    assert.equal(originAllowed("", "http://chat.example/ws", ["https://chat.example"]), false);
   });
 
   it("refuses a page of another host unless the list names its origin exactly, or is *", () => {

@@ -33,14 +33,18 @@ function fakeSocket(): Fake {
   };
 }
 
-function host(maxMessageSize = 100) {
+function host(maxMessageSize = 100, maxBuffered = 1000) {
   const failures: [string, unknown][] = [];
+  const overflows: number[] = [];
   const open = new Set<Session>();
   return {
     failures,
+    overflows,
     open,
     maxMessageSize,
+    maxBuffered,
     failed: (event: string, error: unknown) => void failures.push([event, error]),
+    overflowed: (buffered: number) => void overflows.push(buffered),
     opened: (session: Session) => void open.add(session),
     closed: (session: Session) => void open.delete(session),
   };
@@ -49,6 +53,38 @@ function host(maxMessageSize = 100) {
 const message = (data: WSMessageReceive) => new MessageEvent<WSMessageReceive>("message", { data });
 
 describe("sessionEvents", () => {
+  it("closes with 1008 a socket past maxBuffered, told once, and drops what is sent after", () => {
+    // Deno's and Node's sockets say `bufferedAmount`, Bun's `getBufferedAmount()`.
+    for (const kind of ["bufferedAmount", "getBufferedAmount"] as const) {
+      const socket = fakeSocket();
+      let waiting = 0;
+      const raw = socket.raw as Record<string, unknown>;
+      if (kind === "bufferedAmount") {
+        Object.defineProperty(raw, "bufferedAmount", { get: () => waiting });
+      } else raw.getBufferedAmount = () => waiting;
+      const h = host(100, 1000);
+      const events = sessionEvents(
+        {
+          onOpen: (_e, ws) => {
+            // Waiting as the runtime's send would leave it, read once the send returns.
+            for (let i = 0; i < 20; i++) {
+              waiting += 100;
+              ws.send("x".repeat(100));
+            }
+          },
+        },
+        h,
+        "ws://localhost/ws",
+      );
+      events.onOpen!(new Event("open"), socket.context());
+      assert.deepEqual(h.overflows, [1100], kind);
+      assert.deepEqual(socket.raw.closed, [1008, "Send buffer full"], kind);
+      assert.equal(socket.sent.length, 11, kind);
+      const [session] = h.open;
+      assert.deepEqual(session.sent, { messages: 11, bytes: 1100 }, kind);
+    }
+  });
+
   it("gives the handlers one socket object at every event, and counts what it carried", () => {
     const socket = fakeSocket();
     const seen = new Set<WSContext>();

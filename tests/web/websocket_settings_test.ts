@@ -5,43 +5,60 @@ import { bootstrap, RestController, WebSocketMapping } from "../../mod.ts";
 import { readSettings } from "../../src/config/thaw_settings.ts";
 import { resolveConfig } from "../../src/config/application_config.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
-import { DEFAULT_MAX_MESSAGE_SIZE, webSocketSettings } from "../../src/web/websocket_settings.ts";
+import {
+  DEFAULT_MAX_BUFFERED,
+  DEFAULT_MAX_MESSAGE_SIZE,
+  webSocketSettings,
+} from "../../src/web/websocket_settings.ts";
 
 const settings = (websocket: unknown, env: Record<string, string> = {}) =>
   readSettings(resolveConfig({ server: { websocket } }, (name) => env[name]));
 
 describe("server.websocket.*", () => {
-  it("is 1 MiB and no other origin unless set", () => {
+  it("is 1 MiB a message, 16 MiB waiting to be sent, and no other origin unless set", () => {
     assert.deepEqual(webSocketSettings(readSettings(resolveConfig({}, () => undefined))), {
       maxMessageSize: DEFAULT_MAX_MESSAGE_SIZE,
+      maxBuffered: DEFAULT_MAX_BUFFERED,
       allowedOrigins: [],
     });
     assert.equal(DEFAULT_MAX_MESSAGE_SIZE, 1024 * 1024);
+    assert.equal(DEFAULT_MAX_BUFFERED, 16 * 1024 * 1024);
   });
 
   it("reads a size and origins from the file and from the environment", () => {
     assert.deepEqual(
       webSocketSettings(
-        settings({ "max-message-size": 4096, "allowed-origins": ["https://A.example", "*"] }),
+        settings({
+          "max-message-size": 4096,
+          "max-buffered": 8192,
+          "allowed-origins": ["https://A.example", "*"],
+        }),
       ),
-      { maxMessageSize: 4096, allowedOrigins: ["https://a.example", "*"] },
+      { maxMessageSize: 4096, maxBuffered: 8192, allowedOrigins: ["https://a.example", "*"] },
     );
     assert.deepEqual(
       webSocketSettings(settings(undefined, {
         SERVER_WEBSOCKET_MAX_MESSAGE_SIZE: "65536",
+        SERVER_WEBSOCKET_MAX_BUFFERED: "1048576",
         SERVER_WEBSOCKET_ALLOWED_ORIGINS: "https://a.example, http://b.example:8080",
       })),
-      { maxMessageSize: 65536, allowedOrigins: ["https://a.example", "http://b.example:8080"] },
+      {
+        maxMessageSize: 65536,
+        maxBuffered: 1048576,
+        allowedOrigins: ["https://a.example", "http://b.example:8080"],
+      },
     );
   });
 
   it("refuses a size that is no whole number of bytes, naming the key", () => {
-    for (const size of [0, -1, 1.5, "1MB", true, [1]]) {
-      assert.throws(() => webSocketSettings(settings({ "max-message-size": size })), {
-        name: "ConfigError",
-        message: "config: server.websocket.max-message-size must be a whole number of bytes, " +
-          `at least 1, got ${JSON.stringify(size)}`,
-      });
+    for (const key of ["max-message-size", "max-buffered"]) {
+      for (const size of [0, -1, 1.5, "1MB", true, [1]]) {
+        assert.throws(() => webSocketSettings(settings({ [key]: size })), {
+          name: "ConfigError",
+          message: `config: server.websocket.${key} must be a whole number of bytes, ` +
+            `at least 1, got ${JSON.stringify(size)}`,
+        });
+      }
     }
   });
 
