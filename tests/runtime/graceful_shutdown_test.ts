@@ -3,7 +3,8 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { connect } from "node:net";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,7 @@ import { actuator } from "../../actuator.ts";
 import { tempDir } from "../temp_dir.ts";
 
 const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
+const SSE_APP = fileURLToPath(new URL("../fixtures/sse_finally_app.ts", import.meta.url));
 
 interface Service extends WatchedChild {
   readonly port: number;
@@ -169,6 +171,22 @@ describe("graceful shutdown on SIGTERM", () => {
     assert.deepEqual(await readdir(uploads.path), [], "no temporary file is left");
     socket.destroy();
     await closed;
+  });
+
+  it("runs an event stream's finally, an await in it, before the process ends", async () => {
+    await using folder = await tempDir("thaw-sse-finally-");
+    const marker = join(folder.path, "cleaned");
+    const watched = watchChild(...scriptCommand(SSE_APP, [marker]));
+    running = watched.child;
+    const port = Number((await watched.line(/^listening \d+$/)).split(" ")[1]);
+    const events = keptAlive(port);
+    await events.connected;
+    events.send("/events");
+    await until(() => Promise.resolve(events.received().includes("data: tick 1")), "two ticks");
+    process.kill(watched.child.pid!, "SIGTERM");
+    assert.equal(await watched.exited, 0, watched.stderr());
+    assert.equal(await readFile(marker, "utf8").catch(() => "no marker"), "cleaned up");
+    events.destroy();
   });
 
   it("ends at once with 1 on a second signal", async () => {
