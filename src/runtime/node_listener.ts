@@ -192,3 +192,63 @@ export function refuseOnNode(server: Server, refuse: (status: number) => Respons
       answer(socket, 501, current(socket) !== undefined),
   );
 }
+
+type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Uint8Array) => void;
+
+/**
+ * Whether `request` asks for a WebSocket: the upgrades `@hono/node-server`'s listener takes, read
+ * as it reads them. Given to Node as `shouldUpgradeCallback`, which Node 24.9 and later call only
+ * for a request that asks for an upgrade (earlier ones ignore the option).
+ */
+export function asksForWebSocket(request: IncomingMessage): boolean {
+  return request.headers.upgrade?.toLowerCase() === "websocket";
+}
+
+/**
+ * Serves as plain HTTP/1.1 a request that asks to upgrade to anything but a WebSocket (the h2c
+ * upgrade Java's HttpClient and `curl --http2` offer on `http://`), where the app maps a socket.
+ * Node hands such a request to the `upgrade` listeners, which then own the connection, and the
+ * adapter's returns without a word: the client waited for ever on every route. Where Node knows
+ * `shouldUpgradeCallback` it serves those requests itself; elsewhere the request's head is given
+ * back to the server as a new connection's first bytes, with the `upgrade` token taken out of
+ * `Connection` so that the parser does not take it for an upgrade again: the route answers it, and
+ * the connection goes on as any other, under the server's timeouts. WebSocket upgrades go to the
+ * listeners there were.
+ */
+export async function serveOtherUpgrades(server: Server): Promise<void> {
+  const { Buffer } = await import("node:buffer");
+  const taken = server.listeners("upgrade") as UpgradeListener[];
+  // One listener: the adapter answers a refused WebSocket upgrade only when it is the only one.
+  server.removeAllListeners("upgrade");
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Uint8Array) => {
+    if (asksForWebSocket(request)) {
+      for (const listener of taken) listener.call(server, request, socket, head);
+      return;
+    }
+    if (socket.destroyed) return;
+    // Node 20 stops at the head: the body, and what follows it, are in `head` and on the socket.
+    // A Node that read part of the body into the request first (22.0 to 22.20: later ones and
+    // 24.9 on serve the request themselves) cannot give it back as it came: the connection closes.
+    if (!request.complete || request.readableLength > 0) return void socket.destroy();
+    socket.unshift(Buffer.concat([headOf(request), head]));
+    server.emit("connection", socket);
+  });
+
+  // The request's head as it came, but for the `upgrade` token of `Connection`. Node's parser
+  // took the head: its values hold no line breaks.
+  function headOf(request: IncomingMessage): Uint8Array {
+    let text = `${request.method} ${request.url} HTTP/${request.httpVersion}\r\n`;
+    const raw = request.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i].toLowerCase();
+      let value = raw[i + 1];
+      if (name === "connection") {
+        value = value.split(",").map((token) => token.trim())
+          .filter((token) => token !== "" && token.toLowerCase() !== "upgrade").join(", ");
+        if (value === "") continue;
+      }
+      text += `${raw[i]}: ${value}\r\n`;
+    }
+    return Buffer.from(`${text}\r\n`, "latin1");
+  }
+}

@@ -341,10 +341,10 @@ async function serveOnNode(
   const { port, hostname, maxBodySize, refuse } = options;
   const headerTimeoutMs = options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS;
   // Loaded only here, so other runtimes never import node:http or Hono's adapter for it.
-  const [{ createServer }, { nodeRequestListener, refuseOnNode }] = await Promise.all([
-    import("node:http"),
-    import("./node_listener.ts"),
-  ]);
+  const [
+    { createServer },
+    { asksForWebSocket, nodeRequestListener, refuseOnNode, serveOtherUpgrades },
+  ] = await Promise.all([import("node:http"), import("./node_listener.ts")]);
   const listener = await nodeRequestListener(
     inFlight.track(app),
     hostname,
@@ -357,10 +357,19 @@ async function serveOnNode(
     headersTimeout: headerTimeoutMs,
     connectionsCheckingInterval: checkEvery(headerTimeoutMs),
   };
-  const s = options.websocket === undefined
-    ? createServer(serverOptions, listener)
-    : await nodeSocketServer(inFlight.track(app), options.websocket, () =>
-      createServer(serverOptions, listener));
+  let s: import("node:http").Server;
+  if (options.websocket === undefined) s = createServer(serverOptions, listener);
+  else {
+    // Upgrades other than a WebSocket's are served as requests: by Node where it knows the
+    // option, else by the listener serveOtherUpgrades adds.
+    const upgrading = { ...serverOptions, shouldUpgradeCallback: asksForWebSocket };
+    s = await nodeSocketServer(
+      inFlight.track(app),
+      options.websocket,
+      () => createServer(upgrading, listener),
+    );
+    await serveOtherUpgrades(s);
+  }
   refuseOnNode(s, refuse);
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());

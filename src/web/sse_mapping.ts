@@ -41,6 +41,8 @@ interface SseHost {
   readonly streams?: OpenStreams;
   /** The app shuts down: a stream that opens now ends at once. */
   ending: boolean;
+  /** The iterators' `return()` called and not settled yet: the app's close waits for them. */
+  readonly returning: Set<Promise<void>>;
 }
 
 /** `server.sse.heartbeat` when the configuration leaves it out. */
@@ -55,6 +57,7 @@ const LONE: SseHost = {
   clock: systemClock,
   open: /* @__PURE__ */ new Set(),
   ending: false,
+  returning: /* @__PURE__ */ new Set(),
 };
 
 /**
@@ -154,6 +157,10 @@ function streamed(
       signal: "Deno" in globalThis ? undefined : request.signal,
       failed: (error) =>
         log(host.logger, `${label}: the event stream failed after it began, and ended:`, error),
+      returning: (done) => {
+        host.returning.add(done);
+        void done.then(() => host.returning.delete(done));
+      },
       ended: () => {
         over = true;
         streamEnded(request);
@@ -209,6 +216,7 @@ const sseFeature: FeatureFactory = (host) => {
     open: new Set(),
     streams: openStreamsOf(host),
     ending: false,
+    returning: new Set(),
   };
   for (const bean of host.context.beans()) {
     if (typeof bean.instance === "object" && bean.instance !== null) {
@@ -227,14 +235,35 @@ const sseFeature: FeatureFactory = (host) => {
       else timer ??= sse.clock.after(delayMs, endAll);
     },
     close: {
-      announce: () => {
+      // The generators' `finally` (an unsubscribe, a nack, a lock let go) runs before the app's
+      // beans stop and the process ends: waited for within server.shutdown-timeout.
+      announce: async () => {
         timer?.cancel();
         endAll();
-        return Promise.resolve(undefined);
+        return await returnsWithin(sse.returning, host.shutdownTimeoutMs);
       },
     },
   };
 };
+
+// Waits for the iterators' `return()` still running, at most `timeoutMs`: a generator waiting
+// on something that never comes holds its `return()` for good. Those still running then are the
+// error the app's close reports.
+async function returnsWithin(
+  returning: ReadonlySet<Promise<void>>,
+  timeoutMs: number,
+): Promise<Error | undefined> {
+  if (returning.size === 0) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<void>((resolve) => timer = setTimeout(resolve, timeoutMs));
+  await Promise.race([Promise.all(returning), timedOut]);
+  clearTimeout(timer);
+  if (returning.size === 0) return undefined;
+  return new Error(
+    `the return() of ${returning.size} event stream iterator(s) did not finish within ` +
+      `${timeoutMs} ms (server.shutdown-timeout): their finally blocks were cut short`,
+  );
+}
 
 /** `server.sse.heartbeat` in milliseconds: a duration as Spring Boot reads it; 0 for none. */
 export function heartbeatOf(settings: ThawSettings): number {

@@ -16,6 +16,8 @@ export interface EventStreamOptions {
   readonly signal?: AbortSignal | undefined;
   /** Runs once, when the stream ends for whatever reason. */
   readonly ended?: () => void;
+  /** Takes what settles once the iterator's `return()`, where called, has (a shutdown waits). */
+  readonly returning?: (done: Promise<void>) => void;
 }
 
 /** How an event stream's first wait ended: see {@linkcode EventStream.begun}. */
@@ -38,6 +40,7 @@ export interface EventStream {
 }
 
 const encoder = /* @__PURE__ */ new TextEncoder();
+const ignore = (): void => {};
 
 /**
  * The stream of `iterator`'s events, its first event pulled at once: it begins with it, or with a
@@ -51,7 +54,7 @@ export function openEventStream(
   iterator: AsyncIterator<unknown>,
   options: EventStreamOptions,
 ): EventStream {
-  const { clock, heartbeatMs, signal } = options;
+  const { clock, heartbeatMs, signal, returning = ignore } = options;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let begun = false;
   let ended = false;
@@ -115,7 +118,7 @@ export function openEventStream(
       // Cancelled by the server: closed already.
     }
     begin(returnIterator ? "ended" : "done"); // Returned: ended from outside, not done.
-    if (returnIterator) returned(iterator, options.failed);
+    if (returnIterator) returning(returned(iterator, options.failed));
     options.ended?.();
   }
   const fail = (error: unknown, returnIterator: boolean): void => {
@@ -128,7 +131,7 @@ export function openEventStream(
     ended = true;
     timer?.cancel();
     signal?.removeEventListener("abort", leave);
-    if (returnIterator) returned(iterator, options.failed);
+    if (returnIterator) returning(returned(iterator, options.failed));
     options.ended?.();
     rejectBegun(error);
   };
@@ -180,16 +183,18 @@ function nextFrame(result: IteratorResult<unknown>): string | undefined {
 
 /**
  * Calls the iterator's `return()`, without waiting on it (a custom iterator's may never settle):
- * what it throws or rejects with (a `finally` that fails) goes to `failed`.
+ * what it throws or rejects with (a `finally` that fails) goes to `failed`. Gives back what
+ * settles once `return()` has, for a shutdown to wait on within its bound.
  */
 export function returned(
   iterator: AsyncIterator<unknown>,
   failed: (error: unknown) => void,
-): void {
+): Promise<void> {
   try {
     const done = iterator.return?.();
-    if (done !== undefined) Promise.resolve(done).catch(failed);
+    if (done !== undefined) return Promise.resolve(done).then(() => {}, failed);
   } catch (error) {
     failed(error);
   }
+  return Promise.resolve();
 }

@@ -3,7 +3,8 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { connect } from "node:net";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,7 @@ import { actuator } from "../../actuator.ts";
 import { tempDir } from "../temp_dir.ts";
 
 const APP = fileURLToPath(new URL("../fixtures/shutdown_app.ts", import.meta.url));
+const SSE_APP = fileURLToPath(new URL("../fixtures/sse_finally_app.ts", import.meta.url));
 
 interface Service extends WatchedChild {
   readonly port: number;
@@ -62,41 +64,10 @@ describe("graceful shutdown on SIGTERM", () => {
     assert.equal(service.stdout().match(/^pool closed$/gm)?.length, 1, "@PreDestroy ran once");
   });
 
-  it("closes the connections idle at the signal unanswered, whenever a request comes on one", async () => {
-    const service = await start(30);
-    // Idle after an answer, and idle from the start (a client's preconnection).
-    const idle = await Promise.all(Array.from({ length: 24 }, async (_, i) => {
-      const connection = keptAlive(service.port);
-      await connection.connected;
-      if (i % 3 !== 0) {
-        connection.send("/fast");
-        await connection.answers(1);
-      }
-      return connection;
-    }));
-    const answered = idle.map((connection) => connection.received().length);
-    // A request in flight keeps the drain, and the process, going while the others come.
-    const slow = fetch(`http://127.0.0.1:${service.port}/slow`);
-    await service.line(/^slow started$/);
-    signal(service);
-    // Half race the signal; half come once the server no longer accepts.
-    for (const connection of idle.slice(0, 12)) connection.send("/fast");
-    await untilRefused(service.port);
-    for (const connection of idle.slice(12)) connection.send("/fast");
-    await Promise.all(idle.map((connection) => connection.closedByServer()));
-    idle.forEach((connection, i) => {
-      // Nothing (the client may retry it elsewhere), or the request's own answer: never a refusal.
-      const after = connection.received().slice(answered[i]);
-      // (Its body may be chunked: once the drain starts, an answer is a copy saying it closes.)
-      assert.match(
-        after,
-        /^$|^HTTP\/1\.1 200 [^]*\r\n\r\n(4\r\n)?fast(\r\n0\r\n\r\n)?$/,
-        `connection ${i}: ${after}`,
-      );
-    });
-    service.child.stdin!.write("release\n");
-    assert.equal((await slow).status, 200);
-    assert.equal(await service.exited, 0, service.stderr());
+  // Bun answered such a request 400 in some runs (4 of 8, 6 of 11 and 9 of 16 in three outside
+  // looks): one run proves little, so it runs 8 times, each in a process of its own.
+  it("closes the connections idle at the signal unanswered, whenever a request comes on one (8 runs)", async () => {
+    for (let run = 0; run < 8; run++) await idleAtTheSignal(run);
   });
 
   it("answers on a kept-alive connection busy at the signal with Connection: close, then closes it", async () => {
@@ -169,6 +140,22 @@ describe("graceful shutdown on SIGTERM", () => {
     assert.deepEqual(await readdir(uploads.path), [], "no temporary file is left");
     socket.destroy();
     await closed;
+  });
+
+  it("runs an event stream's finally, an await in it, before the process ends", async () => {
+    await using folder = await tempDir("thaw-sse-finally-");
+    const marker = join(folder.path, "cleaned");
+    const watched = watchChild(...scriptCommand(SSE_APP, [marker]));
+    running = watched.child;
+    const port = Number((await watched.line(/^listening \d+$/)).split(" ")[1]);
+    const events = keptAlive(port);
+    await events.connected;
+    events.send("/events");
+    await until(() => Promise.resolve(events.received().includes("data: tick 1")), "two ticks");
+    process.kill(watched.child.pid!, "SIGTERM");
+    assert.equal(await watched.exited, 0, watched.stderr());
+    assert.equal(await readFile(marker, "utf8").catch(() => "no marker"), "cleaned up");
+    events.destroy();
   });
 
   it("ends at once with 1 on a second signal", async () => {
@@ -264,3 +251,43 @@ describe("server.close()", () => {
     assert.deepEqual(events, ["slow answered", "store closed"]);
   });
 });
+
+// One run of the idle-connections case: 24 kept-alive connections idle at SIGTERM (two thirds after
+// an answer, a third never used), a request sent on each, half racing the signal and half once the
+// server no longer accepts: each gets nothing or its own answer, never a refusal.
+async function idleAtTheSignal(run: number): Promise<void> {
+  const service = await start(30);
+  // Idle after an answer, and idle from the start (a client's preconnection).
+  const idle = await Promise.all(Array.from({ length: 24 }, async (_, i) => {
+    const connection = keptAlive(service.port);
+    await connection.connected;
+    if (i % 3 !== 0) {
+      connection.send("/fast");
+      await connection.answers(1);
+    }
+    return connection;
+  }));
+  const answered = idle.map((connection) => connection.received().length);
+  // A request in flight keeps the drain, and the process, going while the others come.
+  const slow = fetch(`http://127.0.0.1:${service.port}/slow`);
+  await service.line(/^slow started$/);
+  signal(service);
+  // Half race the signal; half come once the server no longer accepts.
+  for (const connection of idle.slice(0, 12)) connection.send("/fast");
+  await untilRefused(service.port);
+  for (const connection of idle.slice(12)) connection.send("/fast");
+  await Promise.all(idle.map((connection) => connection.closedByServer()));
+  idle.forEach((connection, i) => {
+    // Nothing (the client may retry it elsewhere), or the request's own answer: never a refusal.
+    const after = connection.received().slice(answered[i]);
+    // (Its body may be chunked: once the drain starts, an answer is a copy saying it closes.)
+    assert.match(
+      after,
+      /^$|^HTTP\/1\.1 200 [^]*\r\n\r\n(4\r\n)?fast(\r\n0\r\n\r\n)?$/,
+      `run ${run}, connection ${i}: ${after}`,
+    );
+  });
+  service.child.stdin!.write("release\n");
+  assert.equal((await slow).status, 200);
+  assert.equal(await service.exited, 0, service.stderr());
+}

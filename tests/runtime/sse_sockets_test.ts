@@ -59,15 +59,25 @@ class Feeds {
     yield "after";
   }
 
+  // Waits for what never comes: only the end of the stream ends it, through its return(). An
+  // iterator of its own, as a subscription's is: a generator waiting on a promise that never
+  // settles could not be returned, and a shutdown waits for that within server.shutdown-timeout.
   @SseMapping("/quiet")
-  async *quiet() {
-    try {
-      yield "hello";
-      // Waits for what never comes: only the end of the stream ends it.
-      await new Promise(() => {});
-    } finally {
-      state.left.resolve();
-    }
+  quiet(): AsyncIterable<string> {
+    let first = true;
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          if (!first) return new Promise<IteratorResult<string>>(() => {});
+          first = false;
+          return Promise.resolve({ done: false, value: "hello" });
+        },
+        return: () => {
+          state.left.resolve();
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      }),
+    };
   }
 }
 

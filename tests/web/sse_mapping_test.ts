@@ -44,6 +44,8 @@ const guard = async (c: Context, next: Next): Promise<Response | void> => {
 
 const late = deferred<void>();
 const finallies: string[] = [];
+/** What the finally of `/events/cleans-up` did, in order, across its await. */
+const cleanedUp: string[] = [];
 
 @RestController()
 @RequestMapping("/events")
@@ -114,6 +116,18 @@ class Events {
     yield "first";
     await late.promise;
     yield "after the timeout";
+  }
+
+  @SseMapping("/cleans-up")
+  async *cleansUp() {
+    try {
+      yield "open";
+      yield "never read";
+    } finally {
+      cleanedUp.push("begun");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      cleanedUp.push("ended");
+    }
   }
 
   @SseMapping("/waits")
@@ -417,16 +431,29 @@ describe("@SseMapping behind middleware that answers in its place", () => {
 
 describe("server.sse.heartbeat and the app's close", () => {
   it("sends a comment while the method waits, and app.close() ends the stream", async () => {
-    const { app: a } = await app({ server: { sse: { heartbeat: "1ms" } } });
+    // The generator waits on a promise that never settles: its return() cannot run, and the
+    // close, which waits for it within server.shutdown-timeout, reports it once that is over.
+    const { app: a } = await app({ server: { sse: { heartbeat: "1ms" }, "shutdown-timeout": 1 } });
     const res = await a.fetch(get("/events/waits"));
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     assert.equal(decoder.decode((await reader.read()).value), "data: first\n\n");
     assert.equal(decoder.decode((await reader.read()).value), ":\n\n");
-    await a.close();
+    await assert.rejects(a.close(), {
+      message: /the return\(\) of 1 event stream iterator\(s\) did not finish within 1000 ms/,
+    });
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
       assert.equal(decoder.decode(chunk.value), ":\n\n");
     }
+  });
+
+  it("app.close() waits for a generator's finally that awaits, before the beans stop", async () => {
+    const { app: a } = await app();
+    const res = await a.fetch(get("/events/cleans-up"));
+    const reader = res.body!.getReader();
+    assert.equal(new TextDecoder().decode((await reader.read()).value), "data: open\n\n");
+    await a.close();
+    assert.deepEqual(cleanedUp, ["begun", "ended"]);
   });
 });
 

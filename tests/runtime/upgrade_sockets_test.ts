@@ -1,0 +1,116 @@
+// What an app that maps a `@WebSocketMapping` does with the requests that are not a WebSocket's,
+// over real sockets on whichever runtime runs the suite: an upgrade to another protocol (the h2c
+// upgrade Java's HttpClient and `curl --http2` send on `http://`) is served as plain HTTP/1.1 by
+// the route, and the connection kept alive goes on serving. Deno's server refuses such an offer
+// that carries a body with its own 400, whatever the app maps: an answer at once, not a hang.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  bootstrap,
+  GetMapping,
+  PostMapping,
+  RequestBody,
+  RestController,
+  type WebSocketHandlers,
+  WebSocketMapping,
+} from "../../mod.ts";
+import { listen, type Server } from "../../server.ts";
+import { RUNTIME } from "../runtime.ts";
+import { keptAlive } from "./raw_client.ts";
+
+@RestController()
+class Mixed {
+  @GetMapping("/hello")
+  hello(): string {
+    return "hello";
+  }
+  @PostMapping("/echo", RequestBody())
+  echo(body: unknown): unknown {
+    return body;
+  }
+  @WebSocketMapping("/socket")
+  socket(): WebSocketHandlers {
+    return { onMessage: (event, ws) => ws.send(String(event.data)) };
+  }
+}
+
+// What Java's HttpClient sends on `http://` by default: an offer to switch to HTTP/2.
+const H2C = [
+  "Connection: Upgrade, HTTP2-Settings",
+  "Upgrade: h2c",
+  "HTTP2-Settings: AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA",
+];
+
+// A give-up only, for a server that never answers: a healthy one answers long before.
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const giveUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within 30 s: ${what}`)), 30_000);
+  });
+  return Promise.race([promise, giveUp]).finally(() => clearTimeout(timer));
+}
+
+const head = (method: string, path: string, headers: string[]) =>
+  `${method} ${path} HTTP/1.1\r\nHost: x\r\n${headers.map((h) => `${h}\r\n`).join("")}\r\n`;
+
+describe(`upgrades other than a WebSocket's, with one mapped, on ${RUNTIME}`, () => {
+  let server: Server;
+
+  before(async () => {
+    const app = await bootstrap({ controllers: [Mixed] });
+    server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true });
+  });
+  after(() => server.close());
+
+  const cases: { what: string; request: string; body: string; withBody?: true }[] = [
+    { what: "an h2c GET", request: head("GET", "/hello", H2C), body: "hello" },
+    {
+      what: "an h2c POST with its body",
+      request: head("POST", "/echo", [
+        ...H2C,
+        "Content-Type: application/json",
+        "Content-Length: 9",
+      ]) + '{"a":"b"}',
+      body: '{"a":"b"}',
+      withBody: true,
+    },
+    {
+      what: "an h2c POST with a chunked body",
+      request: head("POST", "/echo", [
+        ...H2C,
+        "Content-Type: application/json",
+        "Transfer-Encoding: chunked",
+      ]) + '4\r\n{"a"\r\n5\r\n:"b"}\r\n0\r\n\r\n',
+      body: '{"a":"b"}',
+      withBody: true,
+    },
+    {
+      what: "an upgrade to an unknown protocol",
+      request: head("GET", "/hello", ["Connection: upgrade", "Upgrade: thaw-unknown/1"]),
+      body: "hello",
+    },
+  ];
+  for (const { what, request, body, withBody } of cases) {
+    it(`answers ${what} with the route's 200, and the connection serves on`, async () => {
+      const connection = keptAlive(server.port);
+      try {
+        await connection.connected;
+        connection.write(request);
+        const [first] = await within(connection.answers(1), what);
+        if (withBody && RUNTIME === "deno") {
+          assert.match(first, /^HTTP\/1\.1 400 /, first);
+          return await within(connection.closedByServer(), `the close after ${what}`);
+        }
+        assert.match(first, /^HTTP\/1\.1 200 /, first);
+        assert.ok(first.endsWith(`\r\n\r\n${body}`), first);
+        // The next request on the same connection, once the first was answered, as clients do.
+        connection.send("/hello");
+        const [, second] = await within(connection.answers(2), `the request after ${what}`);
+        assert.match(second, /^HTTP\/1\.1 200 /, second);
+        assert.ok(second.endsWith("\r\n\r\nhello"), second);
+      } finally {
+        connection.destroy();
+      }
+    });
+  }
+});
