@@ -9,6 +9,7 @@ import { abortedCommitError, transactionConnection } from "./transaction_connect
 import {
   currentTransaction,
   enclosingSavepoint,
+  leftByFailedCall,
   runBound,
   runInSavepoint,
   runJoined,
@@ -26,6 +27,8 @@ export function inTransaction<T>(
   // A transaction that ended is none: a promise chain or a timer begun inside it carries it on,
   // and a transaction begun there must be one of its own. So is one whose call that began the
   // current work has returned: the work outlived it.
+  const failedCall = leftByFailedCall(pool);
+  if (failedCall !== undefined) return Promise.reject(failedCall);
   const found = currentTransaction(pool);
   const current = currentTransaction(pool, true);
   // Without a transaction: outside any, also where an ended one is still bound.

@@ -169,12 +169,11 @@ for (const kind of KINDS) {
             if (ticks.length >= 3 && ticks.every((t) => t !== "running")) three.open();
           });
         }, 1);
-        throw new Error("the call fails: its own write is rolled back");
-      }).catch(() => {});
+      });
       await three.wait;
       clearInterval(interval);
       assert.deepEqual(ticks, ["written", "written", "written"]);
-      assert.deepEqual(await committed(), ["tick 1", "tick 2", "tick 3"]);
+      assert.deepEqual(await committed(), ["call", "tick 1", "tick 2", "tick 3"]);
     });
 
     // A timer, and a promise the call left running: they outlive the call on their own.
@@ -200,6 +199,34 @@ for (const kind of KINDS) {
       await fromTimer;
       await fromPromise;
       assert.deepEqual(await committed(), ["promise", "timer"]);
+    });
+
+    // Promise.all rejects at its first failure while its other branches go on: what they run
+    // next is the failed call's own work, rolled back with it. Run outside the transaction, it
+    // committed alone: half of a transaction that rolled back.
+    it("what a failed call left running (Promise.all's other branch) is refused", async () => {
+      const { sql, committed } = await items();
+      const failed = gate();
+      let other!: Promise<unknown>;
+      await assert.rejects(
+        sql.transaction(async () => {
+          await sql.execute`INSERT INTO items (v) VALUES (${"first"})`;
+          const branch = (async () => {
+            await failed.wait;
+            await sql.execute`INSERT INTO items (v) VALUES (${"second"})`;
+            await sql.transaction(() => sql.execute`INSERT INTO items (v) VALUES (${"third"})`);
+          })();
+          other = branch.then(() => "ran", (error: unknown) => error);
+          await Promise.all([branch, Promise.reject(new Error("one branch fails"))]);
+        }),
+        /one branch fails/,
+      );
+      failed.open();
+      const refused = await other;
+      assert.ok(refused instanceof DataError, `the late statement ran: ${String(refused)}`);
+      assert.equal(refused.reason, "transaction");
+      assert.match(refused.message, /call that failed/);
+      assert.deepEqual(await committed(), []);
     });
 
     // A transactional call the transaction's code did not await, still running when the
