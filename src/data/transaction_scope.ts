@@ -4,7 +4,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DataConnection, DataPool } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
-import type { Aborted } from "./transaction_connection.ts";
+import { type Aborted, endedError } from "./transaction_connection.ts";
 import { registerDetach } from "../events/detached_run.ts";
 
 /**
@@ -190,12 +190,7 @@ export function currentConnection(pool: DataPool): DataConnection | undefined {
   if (scope?.call?.returned) return undefined;
   const fail = (message: string) =>
     new DataError({ datasource: pool.name, reason: "transaction", message });
-  if (transaction.ended) {
-    throw fail(
-      "a statement came after its transaction ended, from a transactional call still running " +
-        "(one the transaction's code did not await?): it is not run",
-    );
-  }
+  if (transaction.ended) throw endedError(pool);
   if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {
     transaction.rollbackOnly = true;
     throw fail("the transaction ran past its timeout: it is rolled back");

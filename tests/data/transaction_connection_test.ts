@@ -331,7 +331,7 @@ describe("a transaction's connection after a deadlock (property)", () => {
             control: () => Promise.resolve(),
             release: () => {},
           };
-          const state: AbortState = { aborted: undefined, rollbackOnly: false };
+          const state: AbortState = { ended: false, aborted: undefined, rollbackOnly: false };
           const connection = transactionConnection(pool, fake, () => state);
           const first = steps.indexOf("deadlock");
           for (const [i] of steps.entries()) {

@@ -229,6 +229,36 @@ for (const kind of KINDS) {
       assert.deepEqual(await committed(), []);
     });
 
+    if (kind !== "sqlite") {
+      // A NESTED call the transaction's code did not await, whose statement is refused after the
+      // end: its ROLLBACK TO SAVEPOINT went to the connection, which the pool had handed to the
+      // next transaction by then, and took back that transaction's own NESTED work.
+      it("a NESTED call left running past its transaction's end sends nothing more", async () => {
+        const { sql, committed } = await items({ maxSize: 1 });
+        const ended = gate();
+        let orphan!: Promise<unknown>;
+        await sql.transaction(async () => {
+          await sql.execute`INSERT INTO items (v) VALUES (${"first"})`;
+          orphan = sql.transaction(async () => {
+            await ended.wait;
+            await sql.execute`INSERT INTO items (v) VALUES (${"orphan"})`;
+          }, { propagation: "NESTED" }).then(() => "ran", (error: unknown) => error);
+        });
+        // The next transaction, on the one connection, in a NESTED call of its own.
+        await sql.transaction(async () => {
+          await sql.transaction(async () => {
+            await sql.execute`INSERT INTO items (v) VALUES (${"next"})`;
+            ended.open();
+            const refused = await orphan;
+            assert.ok(refused instanceof DataError, `the orphan ran: ${String(refused)}`);
+            assert.match(refused.message, /after its transaction ended/);
+            await sql.execute`INSERT INTO items (v) VALUES (${"next 2"})`;
+          }, { propagation: "NESTED" });
+        });
+        assert.deepEqual(await committed(), ["first", "next", "next 2"]);
+      });
+    }
+
     // A transactional call the transaction's code did not await, still running when the
     // transaction ended: its statements are refused, as they would run on a connection another
     // caller holds by then, in no transaction the code meant.
