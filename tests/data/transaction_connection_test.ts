@@ -258,6 +258,43 @@ for (const kind of KINDS) {
         assert.deepEqual(rows.map((r) => Number(r.balance)), expected);
       });
 
+      // A statement the call did not await, still on its way as the call returns, deadlocks
+      // while the COMMIT waits for it: InnoDB rolled the whole transaction back, and the COMMIT
+      // sent after it committed nothing, while the call resolved as if all of it had.
+      it("a deadlock of a statement in flight at the commit rejects the call", async () => {
+        const sql = await accounts();
+        const held = [deferred(), deferred()];
+        const both = Promise.all(held.map((g) => g.promise));
+        const left: Promise<unknown>[] = [];
+        const side = (who: number, mine: number, theirs: number) =>
+          sql.transaction(async () => {
+            await sql.execute`UPDATE accounts SET balance = balance - ${1} WHERE id = ${mine}`;
+            held[who].resolve();
+            await both;
+            // Not awaited: on its way, and blocked on the other side's row, as the call returns.
+            left[who] = sql
+              .execute`UPDATE accounts SET balance = balance + ${1} WHERE id = ${theirs}`
+              .then(() => "ran", (error: unknown) => error);
+          }).then(() => "resolved", (error: unknown) => error);
+        const outcomes = await Promise.all([side(0, 0, 1), side(1, 1, 0)]);
+        const statements = await Promise.all(left);
+        const victim = statements.findIndex((s) => s !== "ran");
+        assert.notEqual(victim, -1, "one statement is the deadlock's victim");
+        assert.ok(lockFailure(statements[victim]), `its error: ${String(statements[victim])}`);
+        const ended = outcomes[victim];
+        assert.ok(ended instanceof DataError, `the victim's call resolved: ${String(ended)}`);
+        assert.equal(ended.reason, "transaction");
+        assert.match(ended.message, /rolled back, not committed/);
+        assert.equal(outcomes[1 - victim], "resolved");
+        const rows = await sql.query<{ balance: number }>`
+          SELECT balance FROM accounts WHERE id IN (${0}, ${1}) ORDER BY id`;
+        // The winner moved 1 from its row to the victim's; nothing of the victim's stayed.
+        const expected = [OPENING, OPENING];
+        expected[1 - victim] = OPENING - 1;
+        expected[victim] = OPENING + 1;
+        assert.deepEqual(rows.map((r) => Number(r.balance)), expected);
+      });
+
       // A lock wait timeout rolls back the statement alone unless the server runs with
       // innodb_rollback_on_timeout: what the server did is what the transaction does.
       it("a lock wait timeout ends the transaction only where the server rolled it back", async () => {
