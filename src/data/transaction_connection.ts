@@ -21,6 +21,8 @@ export interface Aborted {
 
 /** What the connection reads and marks of its transaction. */
 export interface AbortState {
+  /** Committed or rolled back: its connection may be another caller's by now. */
+  readonly ended: boolean;
   aborted: Aborted | undefined;
   rollbackOnly: boolean;
 }
@@ -43,6 +45,17 @@ export function abortedError(pool: DataPool, aborted: Aborted, statement?: strin
       : `not run: the database aborted the transaction at an earlier failure the call caught ` +
         `(${cause}); it runs nothing more until it rolls back (a NESTED call's savepoint, or ` +
         `the whole transaction)`,
+  });
+}
+
+/** The error of a statement that came after its transaction ended. */
+export function endedError(pool: DataPool, statement?: string): DataError {
+  return new DataError({
+    datasource: pool.name,
+    reason: "transaction",
+    ...(statement === undefined ? {} : { statement }),
+    message: "a statement came after its transaction ended, from a transactional call still " +
+      "running (one the transaction's code did not await?): it is not run",
   });
 }
 
@@ -80,6 +93,9 @@ export function transactionConnection(
   let inFlight = 0;
   let idle: (() => void) | undefined;
   const statement = async <T>(text: string, send: () => Promise<T>): Promise<T> => {
+    // A NESTED call left running past the end sends its savepoint's statements here, not through
+    // the scope's check: on a connection the pool may have handed to another transaction.
+    if (state().ended) throw endedError(pool, text);
     const before = state().aborted;
     if (before?.final) throw abortedError(pool, before, text);
     inFlight++;

@@ -4,7 +4,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DataConnection, DataPool } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
-import type { Aborted } from "./transaction_connection.ts";
+import { type Aborted, endedError } from "./transaction_connection.ts";
 import { registerDetach } from "../events/detached_run.ts";
 
 /**
@@ -56,9 +56,12 @@ export interface Transaction {
  * A transactional call (begun, joined or NESTED) while it runs. The work it begins carries it
  * on (a timer, an interval, a promise it does not await): once the call has returned, that work
  * is no part of its transaction any more, and runs outside any, as on another thread in Spring.
+ * Once it failed, that work is the rest of what failed (Promise.all's other branches go on after
+ * one rejected): run outside, it would commit part of what rolled back, so it runs nothing.
  */
 interface Call {
   returned: boolean;
+  failed: boolean;
 }
 
 /** Where the current call runs: each pool's transaction, and the one begun last. */
@@ -81,12 +84,15 @@ registerDetach((fn) => scopes.run(DETACHED, fn));
 
 // Runs `fn` in `scope` as a transactional call of its own, marked returned once it settles.
 function runCall<T>(scope: Omit<Scope, "call">, fn: () => Promise<T>): Promise<T> {
-  const call: Call = { returned: false };
+  const call: Call = { returned: false, failed: false };
   return scopes.run({ ...scope, call }, async () => {
     try {
-      return await fn();
-    } finally {
+      const result = await fn();
       call.returned = true;
+      return result;
+    } catch (error) {
+      call.failed = true;
+      throw error;
     }
   });
 }
@@ -101,6 +107,22 @@ export function currentTransaction(pool: DataPool, live = false): Transaction | 
   const transaction = scope?.pools.get(pool) ?? undefined;
   if (live && (transaction?.ended || scope?.call?.returned)) return undefined;
   return transaction;
+}
+
+/**
+ * The error for a transactional call or a statement of `pool` made by work a transactional call
+ * left running when it failed, if the current work is such: `undefined` otherwise.
+ */
+export function leftByFailedCall(pool: DataPool): DataError | undefined {
+  const scope = scopes.getStore();
+  if (!scope?.call?.failed || !scope.pools.get(pool)) return undefined;
+  return new DataError({
+    datasource: pool.name,
+    reason: "transaction",
+    message: "not run: it comes from work that a transactional call that failed left running " +
+      "(Promise.all's other branches go on after one failed): it is part of what was rolled " +
+      "back (await every branch, e.g. with Promise.allSettled, before failing)",
+  });
 }
 
 /** The transaction begun last around the current call, of whichever pool: `undefined` if none. */
@@ -162,15 +184,13 @@ export function currentConnection(pool: DataPool): DataConnection | undefined {
   const transaction = scope?.pools.get(pool) ?? undefined;
   // Work that outlived the transactional call that began it (a timer, an interval, a promise
   // left running): outside any transaction, as on another thread in Spring.
-  if (transaction === undefined || scope?.call?.returned) return undefined;
+  if (transaction === undefined) return undefined;
+  const failedCall = leftByFailedCall(pool);
+  if (failedCall !== undefined) throw failedCall;
+  if (scope?.call?.returned) return undefined;
   const fail = (message: string) =>
     new DataError({ datasource: pool.name, reason: "transaction", message });
-  if (transaction.ended) {
-    throw fail(
-      "a statement came after its transaction ended, from a transactional call still running " +
-        "(one the transaction's code did not await?): it is not run",
-    );
-  }
+  if (transaction.ended) throw endedError(pool);
   if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {
     transaction.rollbackOnly = true;
     throw fail("the transaction ran past its timeout: it is rolled back");

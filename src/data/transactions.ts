@@ -9,6 +9,7 @@ import { abortedCommitError, transactionConnection } from "./transaction_connect
 import {
   currentTransaction,
   enclosingSavepoint,
+  leftByFailedCall,
   runBound,
   runInSavepoint,
   runJoined,
@@ -26,6 +27,8 @@ export function inTransaction<T>(
   // A transaction that ended is none: a promise chain or a timer begun inside it carries it on,
   // and a transaction begun there must be one of its own. So is one whose call that began the
   // current work has returned: the work outlived it.
+  const failedCall = leftByFailedCall(pool);
+  if (failedCall !== undefined) return Promise.reject(failedCall);
   const found = currentTransaction(pool);
   const current = currentTransaction(pool, true);
   // Without a transaction: outside any, also where an ended one is still bound.
@@ -110,9 +113,21 @@ async function begun<T>(
   const watched = transactionConnection(pool, connection, () => transaction);
   // The COMMIT or ROLLBACK waits for the statements sent before it to settle: one beside a
   // failure (Promise.all) may still be on its way, and must not reach the server after the end.
-  const finish = async (text: string) => {
+  // Which of the two is chosen once they settled: one of them may have ended the transaction on
+  // the database (a deadlock), and a COMMIT then commits nothing.
+  const finish = async (how: () => "COMMIT" | "ROLLBACK") => {
     await watched.settled();
-    await control(text);
+    await control(how());
+  };
+  // The caller's error when the transaction rolled back where the call asked for a commit.
+  const rolledBackError = (): DataError => {
+    const aborted = transaction.aborted;
+    return aborted?.final ? abortedCommitError(pool, aborted) : new DataError({
+      datasource: pool.name,
+      reason: "transaction",
+      message: "rolled back: a call inside it failed, which marked it for rollback, or it " +
+        "ran past its timeout",
+    });
   };
   const transaction: Transaction = {
     pool,
@@ -154,23 +169,15 @@ async function begun<T>(
     }
     if (transaction.rollbackOnly) {
       await end(transaction, "ROLLBACK", finish, giveBack);
-      const aborted = transaction.aborted;
-      throw await afterEnd(
-        transaction,
-        "ROLLBACK",
-        aborted?.final ? abortedCommitError(pool, aborted) : new DataError({
-          datasource: pool.name,
-          reason: "transaction",
-          message: "rolled back: a call inside it failed, which marked it for rollback, or it " +
-            "ran past its timeout",
-        }),
-      );
+      throw await afterEnd(transaction, "ROLLBACK", rolledBackError());
     }
     // A COMMIT the database refused (a deferred constraint): the caller gets its error, once the
     // listeners of AFTER_COMPLETION heard of it.
     await end(transaction, "COMMIT", finish, giveBack).catch(async (error: unknown) => {
       throw await afterEnd(transaction, rolledBack(error) && "ROLLBACK", error);
     });
+    // A statement still on its way as the call returned doomed it (a deadlock): rolled back.
+    if (transaction.rollbackOnly) throw await afterEnd(transaction, "ROLLBACK", rolledBackError());
     const failure = await afterEnd(transaction, "COMMIT", undefined);
     if (failure !== undefined) throw failure;
     return result;
@@ -236,13 +243,13 @@ async function afterEnd(
 async function end(
   transaction: Transaction,
   how: "COMMIT" | "ROLLBACK",
-  control: (text: string) => Promise<void>,
+  finish: (how: () => "COMMIT" | "ROLLBACK") => Promise<void>,
   giveBack: () => Promise<void>,
 ): Promise<void> {
   transaction.ended = true;
   try {
     // A doomed transaction is never committed, whatever the call's own outcome.
-    await control(transaction.rollbackOnly ? "ROLLBACK" : how);
+    await finish(() => transaction.rollbackOnly ? "ROLLBACK" : how);
   } finally {
     await giveBack();
   }

@@ -12,13 +12,7 @@ import { SqlClient } from "../../src/data/sql_client.ts";
 import { type AbortState, transactionConnection } from "../../src/data/transaction_connection.ts";
 import { propertyOptions } from "../property.ts";
 import { KINDS, testPools } from "./pools.ts";
-
-// A promise and the function that settles it, for ordering steps without sleeping.
-function gate(): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => open = resolve);
-  return { wait, open };
-}
+import { deferred } from "../deferred.ts";
 
 // A small seeded generator (mulberry32): a failing run is replayed with FC_SEED=<seed>.
 function random(seed: number): () => number {
@@ -118,13 +112,13 @@ for (const kind of KINDS) {
       it("a real deadlock in a caught NESTED call: what resolved is what committed", async () => {
         const sql = await accounts();
         await sql.execute`CREATE TABLE log (who VARCHAR(10) NOT NULL)`;
-        const held = [gate(), gate()];
-        const both = Promise.all(held.map((g) => g.wait));
+        const held = [deferred(), deferred()];
+        const both = Promise.all(held.map((g) => g.promise));
         const nestedErrors: unknown[] = [];
         const side = (who: number, mine: number, theirs: number) =>
           sql.transaction(async () => {
             await sql.execute`UPDATE accounts SET balance = balance - ${1} WHERE id = ${mine}`;
-            held[who].open();
+            held[who].resolve();
             await both;
             await sql.transaction(async () => {
               await sql.execute`UPDATE accounts SET balance = balance + ${1} WHERE id = ${theirs}`;
@@ -191,13 +185,13 @@ for (const kind of KINDS) {
       // refused, naming why, and the transaction rejects (nothing of it commits).
       it("after a deadlock, a later statement is refused naming it, and the commit fails", async () => {
         const sql = await accounts();
-        const held = [gate(), gate()];
-        const both = Promise.all(held.map((g) => g.wait));
+        const held = [deferred(), deferred()];
+        const both = Promise.all(held.map((g) => g.promise));
         const later: unknown[] = [];
         const side = (who: number, mine: number, theirs: number) =>
           sql.transaction(async () => {
             await sql.execute`UPDATE accounts SET balance = balance - ${1} WHERE id = ${mine}`;
-            held[who].open();
+            held[who].resolve();
             await both;
             const deadlocked = await sql
               .execute`UPDATE accounts SET balance = balance + ${1} WHERE id = ${theirs}`
@@ -240,12 +234,12 @@ for (const kind of KINDS) {
       // server after InnoDB rolled the transaction back: in autocommit it committed alone.
       it("a statement sent beside the deadlocked one is not committed", async () => {
         const sql = await accounts();
-        const held = [gate(), gate()];
-        const both = Promise.all(held.map((g) => g.wait));
+        const held = [deferred(), deferred()];
+        const both = Promise.all(held.map((g) => g.promise));
         const side = (who: number, mine: number, theirs: number) =>
           sql.transaction(async () => {
             await sql.execute`UPDATE accounts SET balance = balance - ${1} WHERE id = ${mine}`;
-            held[who].open();
+            held[who].resolve();
             await both;
             await Promise.all([
               sql.execute`UPDATE accounts SET balance = balance + ${1} WHERE id = ${theirs}`,
@@ -264,27 +258,64 @@ for (const kind of KINDS) {
         assert.deepEqual(rows.map((r) => Number(r.balance)), expected);
       });
 
+      // A statement the call did not await, still on its way as the call returns, deadlocks
+      // while the COMMIT waits for it: InnoDB rolled the whole transaction back, and the COMMIT
+      // sent after it committed nothing, while the call resolved as if all of it had.
+      it("a deadlock of a statement in flight at the commit rejects the call", async () => {
+        const sql = await accounts();
+        const held = [deferred(), deferred()];
+        const both = Promise.all(held.map((g) => g.promise));
+        const left: Promise<unknown>[] = [];
+        const side = (who: number, mine: number, theirs: number) =>
+          sql.transaction(async () => {
+            await sql.execute`UPDATE accounts SET balance = balance - ${1} WHERE id = ${mine}`;
+            held[who].resolve();
+            await both;
+            // Not awaited: on its way, and blocked on the other side's row, as the call returns.
+            left[who] = sql
+              .execute`UPDATE accounts SET balance = balance + ${1} WHERE id = ${theirs}`
+              .then(() => "ran", (error: unknown) => error);
+          }).then(() => "resolved", (error: unknown) => error);
+        const outcomes = await Promise.all([side(0, 0, 1), side(1, 1, 0)]);
+        const statements = await Promise.all(left);
+        const victim = statements.findIndex((s) => s !== "ran");
+        assert.notEqual(victim, -1, "one statement is the deadlock's victim");
+        assert.ok(lockFailure(statements[victim]), `its error: ${String(statements[victim])}`);
+        const ended = outcomes[victim];
+        assert.ok(ended instanceof DataError, `the victim's call resolved: ${String(ended)}`);
+        assert.equal(ended.reason, "transaction");
+        assert.match(ended.message, /rolled back, not committed/);
+        assert.equal(outcomes[1 - victim], "resolved");
+        const rows = await sql.query<{ balance: number }>`
+          SELECT balance FROM accounts WHERE id IN (${0}, ${1}) ORDER BY id`;
+        // The winner moved 1 from its row to the victim's; nothing of the victim's stayed.
+        const expected = [OPENING, OPENING];
+        expected[1 - victim] = OPENING - 1;
+        expected[victim] = OPENING + 1;
+        assert.deepEqual(rows.map((r) => Number(r.balance)), expected);
+      });
+
       // A lock wait timeout rolls back the statement alone unless the server runs with
       // innodb_rollback_on_timeout: what the server did is what the transaction does.
       it("a lock wait timeout ends the transaction only where the server rolled it back", async () => {
         const sql = await accounts();
         const [{ whole }] = await sql.query<{ whole: number }>`
           SELECT @@innodb_rollback_on_timeout AS whole`;
-        const holding = gate();
-        const done = gate();
+        const holding = deferred();
+        const done = deferred();
         const holder = sql.transaction(async () => {
           await sql.execute`UPDATE accounts SET balance = balance + ${1} WHERE id = ${0}`;
-          holding.open();
-          await done.wait;
+          holding.resolve();
+          await done.promise;
         });
-        await holding.wait;
+        await holding.promise;
         let timedOut: unknown;
         const outcome = await sql.transaction(async () => {
           await sql.unsafe("SET SESSION innodb_lock_wait_timeout = 1");
           await sql.execute`UPDATE accounts SET balance = balance - ${1} WHERE id = ${2}`;
           timedOut = await sql.execute`UPDATE accounts SET balance = ${0} WHERE id = ${0}`
             .then(() => undefined, (error: unknown) => error);
-          done.open();
+          done.resolve();
           await sql.execute`UPDATE accounts SET balance = balance + ${1} WHERE id = ${3}`;
         }).then(() => "resolved", (error: unknown) => error);
         await holder;
@@ -331,7 +362,7 @@ describe("a transaction's connection after a deadlock (property)", () => {
             control: () => Promise.resolve(),
             release: () => {},
           };
-          const state: AbortState = { aborted: undefined, rollbackOnly: false };
+          const state: AbortState = { ended: false, aborted: undefined, rollbackOnly: false };
           const connection = transactionConnection(pool, fake, () => state);
           const first = steps.indexOf("deadlock");
           for (const [i] of steps.entries()) {

@@ -15,13 +15,7 @@ import { data, SqlClient, Transactional } from "../../data.ts";
 import { DataError } from "../../src/data/data_error.ts";
 import { KINDS } from "../migrate/sql/databases.ts";
 import { datasourceEntries, itemsTables, testPools } from "./pools.ts";
-
-// A promise and the function that settles it, for ordering steps without sleeping.
-function gate(): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => open = resolve);
-  return { wait, open };
-}
+import { deferred } from "../deferred.ts";
 
 class Placed {
   constructor(readonly id: string) {}
@@ -38,8 +32,8 @@ for (const kind of KINDS) {
     // Here it started inside it: once the transaction ended, each statement failed ("a statement
     // came after its transaction ended"), for ever.
     it("an async @EventListener heard from a @Transactional method runs outside it", async () => {
-      const heard = gate();
-      const late = gate();
+      const heard = deferred();
+      const late = deferred();
       const outcome: unknown[] = [];
 
       @Service()
@@ -49,8 +43,8 @@ for (const kind of KINDS) {
 
         @EventListener(Placed, { async: true })
         async sent(event: Placed): Promise<void> {
-          heard.open();
-          await late.wait;
+          heard.resolve();
+          await late.promise;
           outcome.push(
             await this.sql.execute`INSERT INTO mails (id) VALUES (${event.id})`
               .then(() => "written", (error: unknown) => error),
@@ -83,8 +77,8 @@ for (const kind of KINDS) {
         await sql.execute`CREATE TABLE orders (id VARCHAR(20))`;
         await sql.execute`CREATE TABLE mails (id VARCHAR(20))`;
         await app.getBean(Orders).place("a");
-        await heard.wait;
-        late.open();
+        await heard.promise;
+        late.resolve();
         // The close waits for the async listener's run to end.
         await app.close();
         assert.deepEqual(outcome, ["written"]);
@@ -99,7 +93,7 @@ for (const kind of KINDS) {
       // While the transaction still runs, the async listener's statements ran on its connection,
       // in it: rolled back with it, though the listener is no part of the call.
       it("an async @EventListener that runs while the transaction goes on is no part of it", async () => {
-        const written = gate();
+        const written = deferred();
 
         @Service()
         class Audit {
@@ -109,7 +103,7 @@ for (const kind of KINDS) {
           @EventListener(Placed, { async: true })
           async record(event: Placed): Promise<void> {
             await this.sql.execute`INSERT INTO audit (id) VALUES (${event.id})`;
-            written.open();
+            written.resolve();
           }
         }
 
@@ -124,7 +118,7 @@ for (const kind of KINDS) {
           async place(id: string): Promise<void> {
             await this.sql.execute`INSERT INTO orders (id) VALUES (${id})`;
             await this.events.publishEvent(new Placed(id));
-            await written.wait;
+            await written.promise;
             throw new Error("the order is refused");
           }
         }
@@ -155,7 +149,7 @@ for (const kind of KINDS) {
     it("an interval started in a transaction writes outside it on every tick", async () => {
       const { sql, committed } = await items();
       const ticks: unknown[] = [];
-      const three = gate();
+      const three = deferred();
       let interval: ReturnType<typeof setInterval> | undefined;
       await sql.transaction(async () => {
         await sql.execute`INSERT INTO items (v) VALUES (${"call"})`;
@@ -166,57 +160,114 @@ for (const kind of KINDS) {
             () => ticks[n - 1] = "written",
             (error: unknown) => ticks[n - 1] = error,
           ).finally(() => {
-            if (ticks.length >= 3 && ticks.every((t) => t !== "running")) three.open();
+            if (ticks.length >= 3 && ticks.every((t) => t !== "running")) three.resolve();
           });
         }, 1);
-        throw new Error("the call fails: its own write is rolled back");
-      }).catch(() => {});
-      await three.wait;
+      });
+      await three.promise;
       clearInterval(interval);
       assert.deepEqual(ticks, ["written", "written", "written"]);
-      assert.deepEqual(await committed(), ["tick 1", "tick 2", "tick 3"]);
+      assert.deepEqual(await committed(), ["call", "tick 1", "tick 2", "tick 3"]);
     });
 
     // A timer, and a promise the call left running: they outlive the call on their own.
     it("a timer or a promise the call left running, once it returned, runs outside it", async () => {
       const { sql, committed } = await items();
-      const returned = gate();
+      const returned = deferred();
       let fromTimer!: Promise<unknown>;
       let fromPromise!: Promise<unknown>;
       await sql.transaction(() => {
         fromTimer = new Promise((resolve) => {
           setTimeout(() => {
             resolve(
-              returned.wait.then(() => sql.execute`INSERT INTO items (v) VALUES (${"timer"})`),
+              returned.promise.then(() => sql.execute`INSERT INTO items (v) VALUES (${"timer"})`),
             );
           }, 0);
         });
-        fromPromise = returned.wait.then(() =>
+        fromPromise = returned.promise.then(() =>
           sql.execute`INSERT INTO items (v) VALUES (${"promise"})`
         );
         return Promise.resolve();
       });
-      returned.open();
+      returned.resolve();
       await fromTimer;
       await fromPromise;
       assert.deepEqual(await committed(), ["promise", "timer"]);
     });
+
+    // Promise.all rejects at its first failure while its other branches go on: what they run
+    // next is the failed call's own work, rolled back with it. Run outside the transaction, it
+    // committed alone: half of a transaction that rolled back.
+    it("what a failed call left running (Promise.all's other branch) is refused", async () => {
+      const { sql, committed } = await items();
+      const failed = deferred();
+      let other!: Promise<unknown>;
+      await assert.rejects(
+        sql.transaction(async () => {
+          await sql.execute`INSERT INTO items (v) VALUES (${"first"})`;
+          const branch = (async () => {
+            await failed.promise;
+            await sql.execute`INSERT INTO items (v) VALUES (${"second"})`;
+            await sql.transaction(() => sql.execute`INSERT INTO items (v) VALUES (${"third"})`);
+          })();
+          other = branch.then(() => "ran", (error: unknown) => error);
+          await Promise.all([branch, Promise.reject(new Error("one branch fails"))]);
+        }),
+        /one branch fails/,
+      );
+      failed.resolve();
+      const refused = await other;
+      assert.ok(refused instanceof DataError, `the late statement ran: ${String(refused)}`);
+      assert.equal(refused.reason, "transaction");
+      assert.match(refused.message, /call that failed/);
+      assert.deepEqual(await committed(), []);
+    });
+
+    if (kind !== "sqlite") {
+      // A NESTED call the transaction's code did not await, whose statement is refused after the
+      // end: its ROLLBACK TO SAVEPOINT went to the connection, which the pool had handed to the
+      // next transaction by then, and took back that transaction's own NESTED work.
+      it("a NESTED call left running past its transaction's end sends nothing more", async () => {
+        const { sql, committed } = await items({ maxSize: 1 });
+        const ended = deferred();
+        let orphan!: Promise<unknown>;
+        await sql.transaction(async () => {
+          await sql.execute`INSERT INTO items (v) VALUES (${"first"})`;
+          orphan = sql.transaction(async () => {
+            await ended.promise;
+            await sql.execute`INSERT INTO items (v) VALUES (${"orphan"})`;
+          }, { propagation: "NESTED" }).then(() => "ran", (error: unknown) => error);
+        });
+        // The next transaction, on the one connection, in a NESTED call of its own.
+        await sql.transaction(async () => {
+          await sql.transaction(async () => {
+            await sql.execute`INSERT INTO items (v) VALUES (${"next"})`;
+            ended.resolve();
+            const refused = await orphan;
+            assert.ok(refused instanceof DataError, `the orphan ran: ${String(refused)}`);
+            assert.match(refused.message, /after its transaction ended/);
+            await sql.execute`INSERT INTO items (v) VALUES (${"next 2"})`;
+          }, { propagation: "NESTED" });
+        });
+        assert.deepEqual(await committed(), ["first", "next", "next 2"]);
+      });
+    }
 
     // A transactional call the transaction's code did not await, still running when the
     // transaction ended: its statements are refused, as they would run on a connection another
     // caller holds by then, in no transaction the code meant.
     it("a transactional call left running past its transaction's end is refused", async () => {
       const { sql, committed } = await items();
-      const ended = gate();
+      const ended = deferred();
       let inner!: Promise<unknown>;
       await sql.transaction(async () => {
         await sql.execute`INSERT INTO items (v) VALUES (${"outer"})`;
         inner = sql.transaction(async () => {
-          await ended.wait;
+          await ended.promise;
           await sql.execute`INSERT INTO items (v) VALUES (${"inner"})`;
         }).then(() => "ran", (error: unknown) => error);
       });
-      ended.open();
+      ended.resolve();
       const refused = await inner;
       assert.ok(refused instanceof DataError, `the late statement ran: ${String(refused)}`);
       assert.equal(refused.reason, "transaction");
