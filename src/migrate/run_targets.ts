@@ -508,6 +508,7 @@ async function decideUnlocked<F extends PlannedFile>(
   decideAll(t, records);
   // A dry run imports no code: a missing `down` is found by the run itself, before it runs any.
   if (command.name === "undo" && !options.dryRun) await checkUndoCode(t);
+  if (command.name === "undo") await refuseUndoPlan(t);
   if (command.name === "migrate") {
     const byPath = new Map(files.map((f) => [f.path, f]));
     refuseUnrunnable(
@@ -557,7 +558,11 @@ async function runLocked<F extends PlannedFile>(
         decideAll(t, await target.readRecords(), plannedUndo);
       }
     }
-    if (command.name === "undo") await checkUndoCode(t);
+    if (command.name === "undo") {
+      await checkUndoCode(t);
+      // Again: another runner may have changed what the first check read.
+      await refuseUndoPlan(t);
+    }
     command.warn?.(target.name, run.decided, options.progress);
     // Decided again under the lock: another runner may have changed the records meanwhile.
     const pending = run.decided.some((f) => command.isWork(f.action));
@@ -915,6 +920,27 @@ function refuseUndoPairs<F extends PlannedFile>(t: TargetRun<F>): void {
     if (why !== undefined) {
       throw new PlanError(t.target.name, new MigrationFileError(undo!.path, why));
     }
+  }
+}
+
+/**
+ * The undo plan's pairs, checked whole against what the target holds (its `undoPlanRefusal`,
+ * reads only), before anything runs: a pair refused while its file runs would be refused after
+ * the newer versions were undone. Throws a PlanError naming the undo file refused.
+ */
+async function refuseUndoPlan<F extends PlannedFile>(t: TargetRun<F>): Promise<void> {
+  if (t.target.undoPlanRefusal === undefined) return;
+  const byPath = new Map([...t.files, ...t.undoFiles].map((f) => [f.path, f]));
+  const pairs: { file: F; undo: F }[] = [];
+  for (const step of t.run.undoSteps) {
+    const file = byPath.get(step.path);
+    const undo = step.undo === "down" ? undefined : byPath.get(step.undo);
+    if (file !== undefined && undo !== undefined) pairs.push({ file, undo });
+  }
+  if (pairs.length === 0) return;
+  const refused = await t.target.undoPlanRefusal(pairs);
+  if (refused !== undefined) {
+    throw new PlanError(t.target.name, new MigrationFileError(refused.path, refused.why));
   }
 }
 

@@ -110,9 +110,10 @@ describe("a reindex undo naming another index than the one the reindex moved off
     const r = await reindexed();
     try {
       await r.ws.file("U1__x-reindex.json", { alias: r.alias, index: r.precious });
-      // The dry run says which index the undo would overwrite and prune.
-      const dry = await r.ws.ok("undo", "--dry-run");
-      assert.match(dry.out, new RegExp(`${r.precious}.*overwritten and pruned`));
+      // The dry run refuses it as the run does.
+      const dry = await r.ws.run("undo", "--dry-run");
+      assert.equal(dry.code, 1, dry.out + dry.err);
+      assert.match(dry.err, new RegExp(`names "${r.precious}"`));
       const run = await r.ws.run("undo");
       assert.equal(run.code, 1, run.out + run.err);
       assert.match(run.err, /U1__x-reindex\.json/);
@@ -121,10 +122,42 @@ describe("a reindex undo naming another index than the one the reindex moved off
       await assertUntouched(r, run);
       // The undo file fixed, the undo goes back into the previous index.
       await r.ws.file("U1__x-reindex.json", { alias: r.alias, index: r.v1 });
+      // The dry run says which index the undo would overwrite and prune.
+      const fixed = await r.ws.ok("undo", "--dry-run");
+      assert.match(fixed.out, new RegExp(`${r.v1} \\(overwritten and pruned\\)`));
       await r.ws.ok("undo");
       assert.deepEqual(await aliasIndices(r.alias), [r.v1]);
       assert.equal(await count(r.precious), 300);
     } finally {
+      await r.cleanup();
+    }
+  });
+
+  it("is refused before a newer version is undone (undo --target)", async () => {
+    const r = await reindexed();
+    const later = `${r.ws.id}-later`;
+    try {
+      await r.ws.file("V2__later.json", {
+        method: "PUT",
+        path: `/${later}`,
+        body: { settings: { number_of_shards: 1, number_of_replicas: 0 } },
+      });
+      await r.ws.file("U2__later.json", { method: "DELETE", path: `/${later}` });
+      await r.ws.ok();
+      await r.ws.file("U1__x-reindex.json", { alias: r.alias, index: r.precious });
+      // The dry run refuses it too, naming the undo file.
+      const dry = await r.ws.run("undo", "--target", "0", "--dry-run");
+      assert.equal(dry.code, 1, dry.out + dry.err);
+      assert.match(dry.err, /U1__x-reindex\.json/);
+      const run = await r.ws.run("undo", "--target", "0");
+      assert.equal(run.code, 1, run.out + run.err);
+      assert.match(run.err, /U1__x-reindex\.json/);
+      assert.match(run.err, new RegExp(`names "${r.precious}"`));
+      // V2 is not undone: the plan is refused whole.
+      assert.equal((await os("HEAD", `/${later}`)).status, 200);
+      await assertUntouched(r, run);
+    } finally {
+      await os("DELETE", `/${later}`);
       await r.cleanup();
     }
   });
