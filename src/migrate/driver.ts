@@ -279,8 +279,11 @@ export interface MigrationTarget<F extends PlannedFile> {
   undoPlanRefusal?(
     pairs: readonly { readonly file: F; readonly undo: F }[],
   ): Promise<{ readonly path: string; readonly why: string } | undefined>;
-  /** Writes the file's record at its checksum without running it (`baseline`, `repair`, renames). */
-  record(file: F, executedAt: Date): Promise<void>;
+  /**
+   * Writes the file's record at its checksum without running it (`baseline`, `repair`, renames);
+   * `from`: the path of the record it takes over (a rename), whose account of the run it keeps.
+   */
+  record(file: F, executedAt: Date, from?: string): Promise<void>;
   /** Removes the record of `path` (`repair`, renames); no record is fine. */
   dropRecord(path: string): Promise<void>;
   close(): Promise<void>;

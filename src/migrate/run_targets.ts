@@ -744,7 +744,7 @@ async function runOne<F extends PlannedFile>(
   if (decision.action === "record" || decision.action === "rename") {
     // The new record first: a run stopped in between leaves both, and the next run reads
     // the file as applied and the old path as missing; nothing runs twice.
-    await target.record(file!, new Date());
+    await target.record(file!, new Date(), decision.renamedFrom);
     if (decision.action === "rename") await target.dropRecord(decision.renamedFrom!);
     for (const path of replaced) await target.dropRecord(path);
     return { result: decision.action === "rename" ? "moved" : "recorded" };

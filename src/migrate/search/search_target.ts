@@ -613,17 +613,17 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
    * repair, a renamed file): the fields {@linkcode SearchTarget.apply} writes, `execution_ms` 0.
    * Under the lock.
    */
-  record(file: SearchPlannedFile, executedAt: Date): Promise<void> {
-    return this.#io.run(() => this.#record(file, executedAt));
+  record(file: SearchPlannedFile, executedAt: Date, from?: string): Promise<void> {
+    return this.#io.run(() => this.#record(file, executedAt, from));
   }
 
-  async #record(file: SearchPlannedFile, executedAt: Date): Promise<void> {
+  async #record(file: SearchPlannedFile, executedAt: Date, from?: string): Promise<void> {
     this.#holdingLock(file.path, "recorded");
-    // A reindex's record written again (repair) keeps the index its run moved the alias off:
-    // nothing ran that moved it.
+    // A reindex's record written again (repair) or moved (a rename) keeps the index its run moved
+    // the alias off: nothing ran that moved it.
     const reindex = !isCodeFile(file) && file.searchRequest.reindex !== undefined;
     const kept = reindex
-      ? movedOffOf((await this.#store.read(file.path))?.previous_index)
+      ? movedOffOf((await this.#store.read(from ?? file.path))?.previous_index)
       : undefined;
     await this.#write(recordOf(file), executedAt, 0, kept);
   }

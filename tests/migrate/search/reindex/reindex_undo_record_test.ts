@@ -2,6 +2,8 @@
 // record names it (its name and index.uuid): an undo file naming another index that exists would
 // have it overwritten and pruned. Through the command line, against the real node.
 import assert from "node:assert/strict";
+import { mkdir, rename } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { os, type Sent, Workspace, writes } from "../cluster.ts";
 
@@ -158,6 +160,34 @@ describe("a reindex undo naming another index than the one the reindex moved off
       await assertUntouched(r, run);
     } finally {
       await os("DELETE", `/${later}`);
+      await r.cleanup();
+    }
+  });
+
+  it("keeps the previous index in the record when the file moves folder or is repaired", async () => {
+    const r = await reindexed();
+    try {
+      const expected = { name: r.v1, uuid: await uuidOf(r.v1) };
+      // Moved to another folder: its record is moved with it.
+      const folder = join(r.ws.root, r.ws.id);
+      await mkdir(join(folder, "1.0"));
+      await rename(join(folder, "V1__x-reindex.json"), join(folder, "1.0", "V1__x-reindex.json"));
+      await r.ws.ok();
+      const moved = "1.0/V1__x-reindex.json";
+      assert.deepEqual((await recordOf(r.ws, moved)).previous_index, expected);
+      // Edited, then repaired: the record is written at the new checksum, nothing ran.
+      await r.ws.file(moved, {
+        alias: r.alias,
+        index: r.v2,
+        settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: "2s" },
+      });
+      await r.ws.ok("repair");
+      assert.deepEqual((await recordOf(r.ws, moved)).previous_index, expected);
+      // The undo goes back into the previous index, which the record still names.
+      await r.ws.file("1.0/U1__x-reindex.json", { alias: r.alias, index: r.v1 });
+      await r.ws.ok("undo");
+      assert.deepEqual(await aliasIndices(r.alias), [r.v1]);
+    } finally {
       await r.cleanup();
     }
   });
