@@ -789,6 +789,7 @@ function masked(file: FileDecision, mask: Mask | undefined): FileDecision {
     ...file,
     ...(file.request === undefined ? {} : { request: mask(file.request) }),
     ...(file.resource === undefined ? {} : { resource: mask(file.resource) }),
+    ...(file.overwrites === undefined ? {} : { overwrites: mask(file.overwrites) }),
   };
 }
 
@@ -896,12 +897,16 @@ function undoRequests<F extends PlannedFile>(
   t: TargetRun<F>,
 ): FileDecision[] {
   const undos = new Map(t.undoFiles.map((f) => [f.path, f]));
-  const sends = new Map(t.run.undoSteps.map((step) => [step.path, undos.get(step.undo)?.request]));
+  const runs = new Map(t.run.undoSteps.map((step) => [step.path, undos.get(step.undo)]));
   return decided.map((d) => {
     if (d.action !== "undo") return d;
-    const { request: _, ...rest } = d;
-    const request = sends.get(d.path);
-    return masked(request === undefined ? rest : { ...rest, request }, t.mask);
+    const { request: _, overwrites: _o, ...rest } = d;
+    const undo = runs.get(d.path);
+    return masked({
+      ...rest,
+      ...(undo?.request === undefined ? {} : { request: undo.request }),
+      ...(undo?.overwrites === undefined ? {} : { overwrites: undo.overwrites }),
+    }, t.mask);
   });
 }
 

@@ -127,6 +127,11 @@ describe("a reindex undo naming another index than the one the reindex moved off
       // The dry run says which index the undo would overwrite and prune.
       const fixed = await r.ws.ok("undo", "--dry-run");
       assert.match(fixed.out, new RegExp(`${r.v1} \\(overwritten and pruned\\)`));
+      // In the report, the request is the request, and the index overwritten is named beside it.
+      const json = await r.ws.ok("undo", "--dry-run", "--json");
+      const row = json.report!.connections[0].files.find((f) => f.action === "undo");
+      assert.equal(row?.request, "POST /_reindex");
+      assert.equal(row?.overwrites, r.v1);
       await r.ws.ok("undo");
       assert.deepEqual(await aliasIndices(r.alias), [r.v1]);
       assert.equal(await count(r.precious), 300);
