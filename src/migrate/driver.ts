@@ -269,8 +269,21 @@ export interface MigrationTarget<F extends PlannedFile> {
    * them. Throws a MigrationFailure naming the callback (`detail.callback`) when it fails.
    */
   runCallback(callback: PlannedCallback<F>): Promise<CallbackRun>;
-  /** Writes the file's record at its checksum without running it (`baseline`, `repair`, renames). */
-  record(file: F, executedAt: Date): Promise<void>;
+  /**
+   * `undo`: why one of the planned pairs (each versioned file and the undo file that undoes it,
+   * newest first) must not run, from what the target holds now (reads only), if one must not:
+   * the undo file refused and why. Asked before anything runs on any connection, and again under
+   * the lock, so that a refused pair refuses the plan whole rather than after the newer versions
+   * were undone. Absent: nothing beyond {@linkcode MigrationDriver.undoRefusal} to check.
+   */
+  undoPlanRefusal?(
+    pairs: readonly { readonly file: F; readonly undo: F }[],
+  ): Promise<{ readonly path: string; readonly why: string } | undefined>;
+  /**
+   * Writes the file's record at its checksum without running it (`baseline`, `repair`, renames);
+   * `from`: the path of the record it takes over (a rename), whose account of the run it keeps.
+   */
+  record(file: F, executedAt: Date, from?: string): Promise<void>;
   /** Removes the record of `path` (`repair`, renames); no record is fine. */
   dropRecord(path: string): Promise<void>;
   close(): Promise<void>;

@@ -128,7 +128,11 @@ function moved(r: ReindexReport): string {
 // to the resource.
 function sent(file: FileReport): string {
   const sends = file.action === "apply" || file.action === "reapply" || file.action === "undo";
-  return file.request === undefined || !sends ? "" : ` -> ${file.request}`;
+  if (file.request === undefined || !sends) return "";
+  const into = file.overwrites === undefined
+    ? ""
+    : ` into ${file.overwrites} (overwritten and pruned)`;
+  return ` -> ${file.request}${into}`;
 }
 
 const ERROR_PREFIX: Record<ErrorKind, string> = {

@@ -71,6 +71,7 @@ export type FileDecision = Pick<
   | "path"
   | "action"
   | "request"
+  | "overwrites"
   | "code"
   | "outOfOrder"
   | "resource"
@@ -105,6 +106,11 @@ export interface FileReport {
   readonly action: FileAction;
   /** `METHOD /path` of the main request (search files). */
   readonly request?: string;
+  /**
+   * `undo` of a reindex: the existing index its undo file copies back into, whose documents are
+   * overwritten and those the alias's index lacks deleted.
+   */
+  readonly overwrites?: string;
   /** A migration in code (`.ts`, `.js`): what it sends is its own. */
   readonly code?: true;
   /**

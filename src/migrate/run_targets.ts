@@ -585,6 +585,7 @@ async function decideUnlocked<F extends PlannedFile>(
   decideAll(t, records);
   // A dry run imports no code: a missing `down` is found by the run itself, before it runs any.
   if (command.name === "undo" && !options.dryRun) await checkUndoCode(t);
+  if (command.name === "undo") await refuseUndoPlan(t);
   if (command.name === "migrate") {
     const byPath = new Map(files.map((f) => [f.path, f]));
     refuseUnrunnable(
@@ -634,7 +635,11 @@ async function runLocked<F extends PlannedFile>(
         decideAll(t, await target.readRecords(), plannedUndo, true);
       }
     }
-    if (command.name === "undo") await checkUndoCode(t);
+    if (command.name === "undo") {
+      await checkUndoCode(t);
+      // Again: another runner may have changed what the first check read.
+      await refuseUndoPlan(t);
+    }
     command.warn?.(target.name, run.decided, options.progress);
     // Decided again under the lock: another runner may have changed the records meanwhile.
     const pending = run.decided.some((f) => command.isWork(f.action));
@@ -874,7 +879,7 @@ async function runOne<F extends PlannedFile>(
   if (decision.action === "record" || decision.action === "rename") {
     // The new record first: a run stopped in between leaves both, and the next run reads
     // the file as applied and the old path as missing; nothing runs twice.
-    await target.record(file!, new Date());
+    await target.record(file!, new Date(), decision.renamedFrom);
     if (decision.action === "rename") await target.dropRecord(decision.renamedFrom!);
     for (const path of replaced) await target.dropRecord(path);
     return { result: decision.action === "rename" ? "moved" : "recorded" };
@@ -919,6 +924,7 @@ function masked(file: FileDecision, mask: Mask | undefined): FileDecision {
     ...file,
     ...(file.request === undefined ? {} : { request: mask(file.request) }),
     ...(file.resource === undefined ? {} : { resource: mask(file.resource) }),
+    ...(file.overwrites === undefined ? {} : { overwrites: mask(file.overwrites) }),
   };
 }
 
@@ -1026,12 +1032,16 @@ function undoRequests<F extends PlannedFile>(
   t: TargetRun<F>,
 ): FileDecision[] {
   const undos = new Map(t.undoFiles.map((f) => [f.path, f]));
-  const sends = new Map(t.run.undoSteps.map((step) => [step.path, undos.get(step.undo)?.request]));
+  const runs = new Map(t.run.undoSteps.map((step) => [step.path, undos.get(step.undo)]));
   return decided.map((d) => {
     if (d.action !== "undo") return d;
-    const { request: _, ...rest } = d;
-    const request = sends.get(d.path);
-    return masked(request === undefined ? rest : { ...rest, request }, t.mask);
+    const { request: _, overwrites: _o, ...rest } = d;
+    const undo = runs.get(d.path);
+    return masked({
+      ...rest,
+      ...(undo?.request === undefined ? {} : { request: undo.request }),
+      ...(undo?.overwrites === undefined ? {} : { overwrites: undo.overwrites }),
+    }, t.mask);
   });
 }
 
@@ -1050,6 +1060,27 @@ function refuseUndoPairs<F extends PlannedFile>(t: TargetRun<F>): void {
     if (why !== undefined) {
       throw new PlanError(t.target.name, new MigrationFileError(undo!.path, why));
     }
+  }
+}
+
+/**
+ * The undo plan's pairs, checked whole against what the target holds (its `undoPlanRefusal`,
+ * reads only), before anything runs: a pair refused while its file runs would be refused after
+ * the newer versions were undone. Throws a PlanError naming the undo file refused.
+ */
+async function refuseUndoPlan<F extends PlannedFile>(t: TargetRun<F>): Promise<void> {
+  if (t.target.undoPlanRefusal === undefined) return;
+  const byPath = new Map([...t.files, ...t.undoFiles].map((f) => [f.path, f]));
+  const pairs: { file: F; undo: F }[] = [];
+  for (const step of t.run.undoSteps) {
+    const file = byPath.get(step.path);
+    const undo = step.undo === "down" ? undefined : byPath.get(step.undo);
+    if (file !== undefined && undo !== undefined) pairs.push({ file, undo });
+  }
+  if (pairs.length === 0) return;
+  const refused = await t.target.undoPlanRefusal(pairs);
+  if (refused !== undefined) {
+    throw new PlanError(t.target.name, new MigrationFileError(refused.path, refused.why));
   }
 }
 

@@ -60,6 +60,7 @@ export interface Report {
       inProgress?: true;
       resource?: string;
       request?: string;
+      overwrites?: string;
       result?: string;
       reindex?: {
         source: string;
@@ -272,6 +273,7 @@ export function checkReport(value: unknown): Report {
       const at = `${where}.files[${j}]`;
       const file = keys(f, at, ["path", "action"], [
         "request",
+        "overwrites",
         "code",
         "resource",
         "outOfOrder",
@@ -308,7 +310,10 @@ export function checkReport(value: unknown): Report {
       if (file.recordChecksum !== undefined) {
         assert.match(String(file.recordChecksum), /^\S+$/, `${at}.recordChecksum`);
       }
-      for (const k of ["outOfOrder", "renamedFrom", "sameResourceAs", "resource"]) {
+      if (file.request !== undefined) {
+        assert.match(String(file.request), /^[A-Z]+ \/\S*$/, `${at}.request: METHOD /path`);
+      }
+      for (const k of ["outOfOrder", "renamedFrom", "sameResourceAs", "resource", "overwrites"]) {
         if (file[k] !== undefined) text(file, k, at, true);
       }
       assert.equal(file.renamedFrom !== undefined, file.action === "rename", `${at}.renamedFrom`);

@@ -29,4 +29,6 @@ export interface PlannedFile {
   readonly resource?: string;
   /** What is sent, for the report: `PUT /logs` (search). SQL files leave it out. */
   readonly request?: string;
+  /** An undo file that copies into an existing index (a reindex's): that index, for the report. */
+  readonly overwrites?: string;
 }

@@ -30,8 +30,12 @@ import {
 } from "./drift/live_resources.ts";
 import { RecordStore } from "./history/record_store.ts";
 import { runReindex } from "./reindex/reindex.ts";
-import { runReindexUndo } from "./reindex/reindex_undo.ts";
+import { previousIndexRefusal, runReindexUndo } from "./reindex/reindex_undo.ts";
+import { indexUuid } from "./reindex/cluster_reads.ts";
+import type { ReindexSpec } from "./plan/search_request.ts";
 import type { ReindexContext } from "./reindex/reindex_setup.ts";
+import { ReindexRequests } from "./reindex/reindex_requests.ts";
+import { StepError } from "./reindex/reindex_step.ts";
 import type { MovedOff } from "./reindex/reindex_run.ts";
 import { downRecordPath, undoRecordVersion } from "../plan/undo_name.ts";
 import { SearchClient, SearchTransportError } from "./http/search_client.ts";
@@ -500,6 +504,56 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     };
   }
 
+  /**
+   * A reindex undo of the plan that would go into another index than the one its reindex moved
+   * the alias off (see `previousIndexRefusal`), checked for every pair before any runs. An index
+   * that is not there yet is left to the undo's own run, which refuses what it finds then.
+   */
+  undoPlanRefusal(
+    pairs: readonly { readonly file: SearchPlannedFile; readonly undo: SearchPlannedFile }[],
+  ): Promise<{ readonly path: string; readonly why: string } | undefined> {
+    return this.#io.run(async () => {
+      for (const { file, undo } of pairs) {
+        const forward = isCodeFile(file) ? undefined : file.searchRequest.reindex;
+        const back = isCodeFile(undo) ? undefined : undo.searchRequest.reindex;
+        if (forward === undefined || back === undefined) continue;
+        const why = await this.#previousIndexRefusal(file.path, forward, undo.path, back);
+        if (why !== undefined) return { path: undo.path, why };
+      }
+      return undefined;
+    });
+  }
+
+  async #previousIndexRefusal(
+    path: string,
+    forward: ReindexSpec,
+    undoPath: string,
+    back: ReindexSpec,
+  ): Promise<string | undefined> {
+    const movedOff = movedOffOf((await this.#store.read(path))?.previous_index);
+    const read = `GET /${back.index}/_settings/index.uuid`;
+    let uuid: string | undefined;
+    try {
+      uuid = await indexUuid(new ReindexRequests(this.#client).aside(), back.index);
+    } catch (error) {
+      if (!(error instanceof StepError)) throw error;
+      throw new MigrationFailure({
+        connection: this.name,
+        file: undoPath,
+        request: this.#mask(read),
+        reason: `could not read which index ${undoPath} goes back into: ${error.message}`,
+      }, { cause: error });
+    }
+    if (uuid === undefined) return undefined;
+    return previousIndexRefusal({
+      undoFile: undoPath,
+      forward,
+      recorded: { file: path, ...(movedOff === undefined ? {} : { movedOff }) },
+      undo: back,
+      uuid,
+    });
+  }
+
   async #reindexContext(
     file: SearchFile,
     path: string,
@@ -559,17 +613,17 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
    * repair, a renamed file): the fields {@linkcode SearchTarget.apply} writes, `execution_ms` 0.
    * Under the lock.
    */
-  record(file: SearchPlannedFile, executedAt: Date): Promise<void> {
-    return this.#io.run(() => this.#record(file, executedAt));
+  record(file: SearchPlannedFile, executedAt: Date, from?: string): Promise<void> {
+    return this.#io.run(() => this.#record(file, executedAt, from));
   }
 
-  async #record(file: SearchPlannedFile, executedAt: Date): Promise<void> {
+  async #record(file: SearchPlannedFile, executedAt: Date, from?: string): Promise<void> {
     this.#holdingLock(file.path, "recorded");
-    // A reindex's record written again (repair) keeps the index its run moved the alias off:
-    // nothing ran that moved it.
+    // A reindex's record written again (repair) or moved (a rename) keeps the index its run moved
+    // the alias off: nothing ran that moved it.
     const reindex = !isCodeFile(file) && file.searchRequest.reindex !== undefined;
     const kept = reindex
-      ? movedOffOf((await this.#store.read(file.path))?.previous_index)
+      ? movedOffOf((await this.#store.read(from ?? file.path))?.previous_index)
       : undefined;
     await this.#write(recordOf(file), executedAt, 0, kept);
   }

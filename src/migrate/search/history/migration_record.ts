@@ -22,7 +22,7 @@ export interface MigrationRecord {
   /**
    * A reindex file's: the index its run moved the alias off, kept, with its `index.uuid`. Its
    * undo goes back into that index only. Absent from the records of earlier versions, and from
-   * records written without a run (`baseline`, `repair`).
+   * records `baseline` wrote; `repair` and a rename keep the one the record held.
    */
   readonly previous_index?: { readonly name: string; readonly uuid: string };
 }

@@ -62,11 +62,10 @@ export async function planSearchFile(
     ...(kind !== "request" && name !== undefined
       ? { resource: `${kind === "reindex" ? "index" : kind} ${name}` }
       : {}),
+    request: `${method} ${path}`,
     // An undo copies back into an index that exists: what it holds is overwritten, and what the
     // alias's index lacks is deleted. A dry run shows which index that is.
-    request: undoing
-      ? `${method} ${path} into ${name} (overwritten and pruned)`
-      : `${method} ${path}`,
+    ...(undoing && name !== undefined ? { overwrites: name } : {}),
     searchRequest,
   };
 }

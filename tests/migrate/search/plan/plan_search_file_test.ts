@@ -27,13 +27,15 @@ describe("planSearchFile", () => {
   it("shows which index a reindex undo overwrites; index_uuid only in such an undo", async () => {
     const undo = '{"alias": "hr", "index": "hr-v1", "index_uuid": "abc"}';
     const planned = await planSearchFile(await file("U1__x-reindex.json", undo), undefined);
-    assert.equal(planned.request, "POST /_reindex into hr-v1 (overwritten and pruned)");
+    assert.equal(planned.request, "POST /_reindex");
+    assert.equal(planned.overwrites, "hr-v1");
     assert.equal(planned.searchRequest.reindex?.indexUuid, "abc");
     const forward = await planSearchFile(
       await file("V1__x-reindex.json", '{"alias": "hr", "index": "hr-v2"}'),
       undefined,
     );
     assert.equal(forward.request, "POST /_reindex");
+    assert.equal(forward.overwrites, undefined);
     await assert.rejects(
       planSearchFile(await file("V1__x-reindex.json", undo), undefined),
       /V1__x-reindex\.json: gives "index_uuid", which only a reindex undo file/,

@@ -2,6 +2,8 @@
 // record names it (its name and index.uuid): an undo file naming another index that exists would
 // have it overwritten and pruned. Through the command line, against the real node.
 import assert from "node:assert/strict";
+import { mkdir, rename } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { os, type Sent, Workspace, writes } from "../cluster.ts";
 
@@ -110,9 +112,10 @@ describe("a reindex undo naming another index than the one the reindex moved off
     const r = await reindexed();
     try {
       await r.ws.file("U1__x-reindex.json", { alias: r.alias, index: r.precious });
-      // The dry run says which index the undo would overwrite and prune.
-      const dry = await r.ws.ok("undo", "--dry-run");
-      assert.match(dry.out, new RegExp(`${r.precious}.*overwritten and pruned`));
+      // The dry run refuses it as the run does.
+      const dry = await r.ws.run("undo", "--dry-run");
+      assert.equal(dry.code, 1, dry.out + dry.err);
+      assert.match(dry.err, new RegExp(`names "${r.precious}"`));
       const run = await r.ws.run("undo");
       assert.equal(run.code, 1, run.out + run.err);
       assert.match(run.err, /U1__x-reindex\.json/);
@@ -121,9 +124,74 @@ describe("a reindex undo naming another index than the one the reindex moved off
       await assertUntouched(r, run);
       // The undo file fixed, the undo goes back into the previous index.
       await r.ws.file("U1__x-reindex.json", { alias: r.alias, index: r.v1 });
+      // The dry run says which index the undo would overwrite and prune.
+      const fixed = await r.ws.ok("undo", "--dry-run");
+      assert.match(fixed.out, new RegExp(`${r.v1} \\(overwritten and pruned\\)`));
+      // In the report, the request is the request, and the index overwritten is named beside it.
+      const json = await r.ws.ok("undo", "--dry-run", "--json");
+      const row = json.report!.connections[0].files.find((f) => f.action === "undo");
+      assert.equal(row?.request, "POST /_reindex");
+      assert.equal(row?.overwrites, r.v1);
       await r.ws.ok("undo");
       assert.deepEqual(await aliasIndices(r.alias), [r.v1]);
       assert.equal(await count(r.precious), 300);
+    } finally {
+      await r.cleanup();
+    }
+  });
+
+  it("is refused before a newer version is undone (undo --target)", async () => {
+    const r = await reindexed();
+    const later = `${r.ws.id}-later`;
+    try {
+      await r.ws.file("V2__later.json", {
+        method: "PUT",
+        path: `/${later}`,
+        body: { settings: { number_of_shards: 1, number_of_replicas: 0 } },
+      });
+      await r.ws.file("U2__later.json", { method: "DELETE", path: `/${later}` });
+      await r.ws.ok();
+      await r.ws.file("U1__x-reindex.json", { alias: r.alias, index: r.precious });
+      // The dry run refuses it too, naming the undo file.
+      const dry = await r.ws.run("undo", "--target", "0", "--dry-run");
+      assert.equal(dry.code, 1, dry.out + dry.err);
+      assert.match(dry.err, /U1__x-reindex\.json/);
+      const run = await r.ws.run("undo", "--target", "0");
+      assert.equal(run.code, 1, run.out + run.err);
+      assert.match(run.err, /U1__x-reindex\.json/);
+      assert.match(run.err, new RegExp(`names "${r.precious}"`));
+      // V2 is not undone: the plan is refused whole.
+      assert.equal((await os("HEAD", `/${later}`)).status, 200);
+      await assertUntouched(r, run);
+    } finally {
+      await os("DELETE", `/${later}`);
+      await r.cleanup();
+    }
+  });
+
+  it("keeps the previous index in the record when the file moves folder or is repaired", async () => {
+    const r = await reindexed();
+    try {
+      const expected = { name: r.v1, uuid: await uuidOf(r.v1) };
+      // Moved to another folder: its record is moved with it.
+      const folder = join(r.ws.root, r.ws.id);
+      await mkdir(join(folder, "1.0"));
+      await rename(join(folder, "V1__x-reindex.json"), join(folder, "1.0", "V1__x-reindex.json"));
+      await r.ws.ok();
+      const moved = "1.0/V1__x-reindex.json";
+      assert.deepEqual((await recordOf(r.ws, moved)).previous_index, expected);
+      // Edited, then repaired: the record is written at the new checksum, nothing ran.
+      await r.ws.file(moved, {
+        alias: r.alias,
+        index: r.v2,
+        settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: "2s" },
+      });
+      await r.ws.ok("repair");
+      assert.deepEqual((await recordOf(r.ws, moved)).previous_index, expected);
+      // The undo goes back into the previous index, which the record still names.
+      await r.ws.file("1.0/U1__x-reindex.json", { alias: r.alias, index: r.v1 });
+      await r.ws.ok("undo");
+      assert.deepEqual(await aliasIndices(r.alias), [r.v1]);
     } finally {
       await r.cleanup();
     }
