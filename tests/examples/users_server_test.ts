@@ -349,7 +349,7 @@ describe("examples/users/main.ts as a process (npm start)", () => {
       // A clean shutdown prints its one line, the start line's pair, and nothing else.
       assert.match(
         await app.stop(),
-        /^Thaw stopped listening on http:\/\/\S+, shut down in \d+ ms\n$/,
+        /^Thaw stopped listening on http:\/\/\S+(?: \([^)]*\))?, shut down in \d+ ms\n$/,
       );
     } finally {
       if (!stopped) await app.stop();
