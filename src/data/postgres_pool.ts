@@ -45,6 +45,9 @@ class PostgresPool implements DataPool {
   readonly #mask: (text: string) => string;
   /** When each client was last given back, for the check of one idle for a while. */
   readonly #idleSince = new WeakMap<pg.PoolClient, number>();
+  readonly #clientConfig: pg.ClientConfig;
+  /** Sessions of statements cut by their bound, being ended on the server. */
+  readonly #ending = new Set<Promise<void>>();
   #closed = false;
 
   constructor(datasource: Datasource, s: ResolvedPoolSettings) {
@@ -68,6 +71,7 @@ class PostgresPool implements DataPool {
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     };
+    this.#clientConfig = client;
     this.native = new pg.Pool({
       Client: class extends pg.Client {
         constructor() {
@@ -138,6 +142,34 @@ class PostgresPool implements DataPool {
     }
   }
 
+  /**
+   * Ends the session `client` ran a statement its bound cut. PostgreSQL does not notice a closed
+   * socket while it runs a statement (a lock wait, a long scan): the session would run on, its
+   * transaction's locks held, until the statement ended of itself. Ended from another connection
+   * (as JDBC's query timeout cancels), as its own user may; none is made for a database that
+   * does not answer within connect-timeout, which ends the session once it notices the socket.
+   */
+  endSession(client: pg.PoolClient): void {
+    const pid = (client as { processID?: unknown }).processID;
+    if (typeof pid !== "number") return;
+    const ending: Promise<void> = this.#terminate(pid).catch(() => {}).finally(() =>
+      this.#ending.delete(ending)
+    );
+    this.#ending.add(ending);
+  }
+
+  async #terminate(pid: number): Promise<void> {
+    const client = new pg.Client({ ...this.#clientConfig, query_timeout: this.#connectTimeoutMs });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("SELECT pg_terminate_backend($1)", [pid]);
+    } finally {
+      // Not waited on: a server that stopped answering would never acknowledge the end.
+      client.end().catch(() => {});
+    }
+  }
+
   idleCount(): number {
     return this.native.idleCount;
   }
@@ -147,6 +179,7 @@ class PostgresPool implements DataPool {
     if (this.#closed) return;
     this.#closed = true;
     await this.native.end();
+    await Promise.all(this.#ending);
   }
 
   // The values a statement was given put as `…`. Not the detail: it quotes a row's other columns
@@ -243,7 +276,10 @@ class PostgresConnection implements DataConnection {
         text,
         statementBound(this.#pool.statementTimeoutMs, deadline),
         this.#client.query(text, params as unknown[]),
-        () => this.#lost ??= new Error("the database did not answer a statement in time"),
+        () => {
+          this.#lost ??= new Error("the database did not answer a statement in time");
+          this.#pool.endSession(this.#client);
+        },
       );
     } catch (error) {
       if (error instanceof DataError) throw error;

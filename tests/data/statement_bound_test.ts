@@ -63,8 +63,8 @@ describe("statement_bound", () => {
     assert.equal(error.reason, "timeout");
     assert.equal(
       error.message,
-      'datasource "main": SELECT 2: no answer within 10 ms (statement-timeout): the connection ' +
-        "is closed, and the next call gets another",
+      'datasource "main": SELECT 2: no answer within 10 ms (pool.statement-timeout): the ' +
+        "connection is closed, and the next call gets another",
     );
     const inTransaction = await rejection(
       watch.within("SELECT 3", { ms: 5, transaction: true }, new Promise(() => {}), () => {}),
@@ -143,7 +143,7 @@ for (const kind of ["postgres", "mysql"] as const) {
             assert.equal(error.reason, "timeout", error.message);
             assert.match(
               error.message,
-              /SELECT 2 AS two: no answer within 300 ms \(statement-timeout\)/,
+              /SELECT 2 AS two: no answer within 300 ms \(pool\.statement-timeout\)/,
             );
           } else assert.equal(error.reason, "connect", error.message);
         }
@@ -153,6 +153,53 @@ for (const kind of ["postgres", "mysql"] as const) {
         await settledWithin(sql.query`SELECT 3 AS three`, "a call once it answers"),
         [{ three: 3 }],
       );
+    });
+
+    it("ends a timed-out statement's session on the server, and the locks it held", async () => {
+      const { pool, admin } = await open(kind, { maxSize: 1, statementTimeoutMs: 2_000 });
+      const sql = new SqlClient(pool);
+      let id: unknown;
+      const error = await settledWithin(
+        rejection(sql.transaction(async () => {
+          [{ id }] = kind === "postgres"
+            ? await sql.query<{ id: unknown }>`SELECT pg_backend_pid() AS id`
+            : await sql.query<{ id: unknown }>`SELECT CONNECTION_ID() AS id`;
+          // Runs far past the bound, as a statement waiting on a lock or a slow report does.
+          if (kind === "postgres") await sql.query`SELECT pg_sleep(600)`;
+          else await sql.query`SELECT SLEEP(600)`;
+        })),
+        "a statement past its statement-timeout",
+      );
+      assert.equal(error.reason, "timeout", error.message);
+      const alive = kind === "postgres"
+        ? `SELECT pid FROM pg_stat_activity WHERE pid = ${Number(id)}`
+        : `SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ${Number(id)}`;
+      // Gone once the server heard of it: waited on, with a give-up far past any bound.
+      const giveUp = performance.now() + GIVE_UP_MS;
+      while ((await admin.query(alive)).length > 0) {
+        assert.ok(performance.now() < giveUp, `session ${String(id)} still runs on the server`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+
+    it("says that a COMMIT left unanswered may or may not have committed", async () => {
+      const { proxy, sql, name } = await throughProxy({
+        maxSize: 1,
+        statementTimeoutMs: 1_000,
+        acquireTimeoutMs: 60_000,
+      });
+      const error = await settledWithin(
+        rejection(sql.transaction(async () => {
+          await sql.query`SELECT 1 AS one`;
+          proxy.hold();
+        })),
+        "a COMMIT on a database that stops answering",
+      );
+      assert.equal(error.datasource, name);
+      assert.equal(error.reason, "timeout", error.message);
+      assert.match(error.message, /COMMIT: no answer within 1000 ms \(pool\.statement-timeout\)/);
+      assert.match(error.message, /whether the transaction committed or not is unknown/);
+      proxy.release();
     });
 
     it("bounds a transaction's statement by the transaction's timeout", async () => {
