@@ -88,14 +88,24 @@ class PostgresPool implements DataPool {
   async acquire(): Promise<DataConnection> {
     if (this.#closed) throw closedError(this.name);
     // A connection that fails its check is closed (pg opens another in its place): each turn
-    // takes one fewer old connection, so this ends with a checked or a new one.
-    for (;;) {
-      const client = await this.#take();
-      if (await this.#alive(client)) return new PostgresConnection(this, client);
+    // takes one fewer old connection, so this ends with a checked or a new one. All of it within
+    // acquire-timeout (HikariCP's rule): checks one after another, each waiting connect-timeout
+    // on a database that stopped answering, would wait max-size times that.
+    const deadline = performance.now() + this.#acquireTimeoutMs;
+    for (let left = this.#acquireTimeoutMs; left > 0; left = deadline - performance.now()) {
+      const client = await this.#take(left);
+      if (await this.#alive(client, deadline)) return new PostgresConnection(this, client);
     }
+    throw new DataError({
+      datasource: this.name,
+      reason: "timeout",
+      message: `no connection was ready within ${this.#acquireTimeoutMs} ms ` +
+        "(pool.acquire-timeout): the idle ones did not answer their check, and were closed (does " +
+        "the database answer?)",
+    });
   }
 
-  #take(): Promise<pg.PoolClient> {
+  #take(timeoutMs: number): Promise<pg.PoolClient> {
     const connect = () =>
       this.native.connect().catch((error: PgError) => {
         throw new DataError({
@@ -107,9 +117,13 @@ class PostgresPool implements DataPool {
     // An idle client no one waits for is handed out at once: no timer to arm (a timer a call
     // costs more CPU than the rest of the acquire).
     const pool = this.native;
-    return pool.idleCount > pool.waitingCount
-      ? connect()
-      : acquireWithin(this.name, this.#acquireTimeoutMs, connect, (late) => late.release());
+    return pool.idleCount > pool.waitingCount ? connect() : acquireWithin(
+      this.name,
+      timeoutMs,
+      connect,
+      (late) => late.release(),
+      this.#acquireTimeoutMs,
+    );
   }
 
   /** Given back now: idle from now on. */
@@ -120,16 +134,18 @@ class PostgresPool implements DataPool {
   // A connection idle for a while may have died without a word (its server restarted, a
   // firewall dropped it): it answers an empty statement within connect-timeout, or is closed.
   // Used again at once, it is not checked (HikariCP's rule, and its 500 ms).
-  async #alive(client: pg.PoolClient): Promise<boolean> {
+  async #alive(client: pg.PoolClient, deadline: number): Promise<boolean> {
     const since = this.#idleSince.get(client);
-    if (since === undefined || performance.now() - since <= CHECK_IDLE_AFTER_MS) return true;
+    const now = performance.now();
+    if (since === undefined || now - since <= CHECK_IDLE_AFTER_MS) return true;
+    const checkMs = Math.max(1, Math.min(this.#connectTimeoutMs, deadline - now));
     // pg-pool stops listening while a client is out: an error now would be unhandled.
     const ignore = () => {};
     client.on("error", ignore);
     try {
       await this.watch.within(
         "",
-        { ms: this.#connectTimeoutMs, transaction: false },
+        { ms: checkMs, transaction: false },
         client.query(""),
         () => {},
       );

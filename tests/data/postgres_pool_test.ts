@@ -111,6 +111,39 @@ describe("postgres_pool", () => {
     served.release();
   });
 
+  it("checks idle connections within acquire-timeout, however many there are", async () => {
+    const { datasource } = await open("postgres");
+    const url = new URL(datasource.location);
+    const proxy = await tcpProxy(url.hostname, Number(url.port));
+    await proxy.up();
+    url.port = String(proxy.port);
+    const maxSize = 4;
+    const pool = await openPool({ ...datasource, location: url.href }, {
+      maxSize,
+      connectTimeoutMs: 2_000,
+      acquireTimeoutMs: 3_000,
+      statementTimeoutMs: 600_000,
+    });
+    try {
+      const sql = new SqlClient(pool);
+      await Promise.all(Array.from({ length: maxSize }, () => sql.query`SELECT 1 AS one`));
+      const idleFrom = performance.now();
+      // Idle past the bound is the condition under test: time passing, not an event.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.ok(performance.now() - idleFrom > 500);
+      // A database that stops answering: each idle connection's check waits its whole bound.
+      proxy.hold();
+      const error = await rejection(sql.query`SELECT 2 AS two`);
+      // Not one check after another past it (four times connect-timeout), then a connect.
+      assert.equal(error.reason, "timeout", error.message);
+      assert.match(error.message, /within 3000 ms \(pool\.acquire-timeout\)/);
+    } finally {
+      proxy.release();
+      await proxy.down();
+      await pool.close();
+    }
+  });
+
   it("checks a connection idle past 500 ms before handing it out: a dead one is replaced, not failed", async () => {
     const { datasource } = await open("postgres");
     const url = new URL(datasource.location);
