@@ -182,6 +182,44 @@ for (const kind of ["postgres", "mysql"] as const) {
       }
     });
 
+    it("ends a session whose statement timed out waiting on a lock, and the locks it held", async () => {
+      const { pool, admin } = await open(kind, { maxSize: 2, statementTimeoutMs: 2_000 });
+      const sql = new SqlClient(pool);
+      await sql.execute`CREATE TABLE t (id INT PRIMARY KEY, n INT)`;
+      await sql.execute`INSERT INTO t VALUES (1, 0), (2, 0)`;
+      // Row 1 locked beside the pool, for as long as the test runs.
+      await admin.query(kind === "postgres" ? "BEGIN" : "START TRANSACTION");
+      await admin.query("UPDATE t SET n = 1 WHERE id = 1");
+      try {
+        let id: unknown;
+        const error = await settledWithin(
+          rejection(sql.transaction(async () => {
+            [{ id }] = kind === "postgres"
+              ? await sql.query<{ id: unknown }>`SELECT pg_backend_pid() AS id`
+              : await sql.query<{ id: unknown }>`SELECT CONNECTION_ID() AS id`;
+            await sql.execute`UPDATE t SET n = 2 WHERE id = 2`;
+            await sql.execute`UPDATE t SET n = 2 WHERE id = 1`;
+          })),
+          "a statement waiting on a lock past its statement-timeout",
+        );
+        assert.equal(error.reason, "timeout", error.message);
+        const alive = () =>
+          kind === "postgres"
+            ? sql.query`SELECT pid FROM pg_stat_activity WHERE pid = ${Number(id)}`
+            : sql.query`SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ${Number(id)}`;
+        // Looked for outside the lock's transaction, whose view of sessions stays as it was.
+        const giveUp = performance.now() + GIVE_UP_MS;
+        while ((await alive()).length > 0) {
+          assert.ok(performance.now() < giveUp, `session ${String(id)} still waits on the server`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        // Its lock on row 2 went with it.
+        assert.equal((await sql.execute`UPDATE t SET n = 3 WHERE id = 2`).rowsAffected, 1);
+      } finally {
+        await admin.query("ROLLBACK");
+      }
+    });
+
     it("says that a COMMIT left unanswered may or may not have committed", async () => {
       const { proxy, sql, name } = await throughProxy({
         maxSize: 1,
