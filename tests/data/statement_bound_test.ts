@@ -8,6 +8,7 @@ import { propertyOptions } from "../property.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import type { PoolSettings } from "../../src/data/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
+import type { TransactionOptions } from "../../src/data/transaction_options.ts";
 import { rejection, testPools } from "./pools.ts";
 import { type TcpProxy, tcpProxy } from "./tcp_proxy.ts";
 
@@ -116,6 +117,23 @@ for (const kind of ["postgres", "mysql"] as const) {
       return { proxy, pool, sql: new SqlClient(pool), name: datasource.name };
     }
 
+    // A transaction whose database stops answering after its first statement, `then` run next.
+    function stopsAnsweringIn(
+      sql: SqlClient,
+      proxy: TcpProxy,
+      then: () => Promise<unknown>,
+      options?: TransactionOptions,
+    ): Promise<DataError> {
+      return settledWithin(
+        rejection(sql.transaction(async () => {
+          await sql.query`SELECT 1 AS one`;
+          proxy.hold();
+          await then();
+        }, options)),
+        "a transaction on a database that stops answering",
+      );
+    }
+
     it("fails each call within the statement bound, and the pool serves again once it answers", async () => {
       const maxSize = 2;
       const { proxy, sql, name } = await throughProxy({
@@ -155,31 +173,40 @@ for (const kind of ["postgres", "mysql"] as const) {
       );
     });
 
-    it("ends a timed-out statement's session on the server, and the locks it held", async () => {
-      const { pool, admin } = await open(kind, { maxSize: 1, statementTimeoutMs: 2_000 });
-      const sql = new SqlClient(pool);
+    // Runs `long` in a transaction on `sql` past its statement-timeout, then waits for that
+    // session to go from the server (looked for outside any transaction, whose view of sessions
+    // stays as it was), with a give-up far past any bound.
+    async function cutSession(sql: SqlClient, long: () => Promise<unknown>): Promise<void> {
       let id: unknown;
       const error = await settledWithin(
         rejection(sql.transaction(async () => {
           [{ id }] = kind === "postgres"
             ? await sql.query<{ id: unknown }>`SELECT pg_backend_pid() AS id`
             : await sql.query<{ id: unknown }>`SELECT CONNECTION_ID() AS id`;
-          // Runs far past the bound, as a statement waiting on a lock or a slow report does.
-          if (kind === "postgres") await sql.query`SELECT pg_sleep(600)`;
-          else await sql.query`SELECT SLEEP(600)`;
+          await long();
         })),
         "a statement past its statement-timeout",
       );
       assert.equal(error.reason, "timeout", error.message);
-      const alive = kind === "postgres"
-        ? `SELECT pid FROM pg_stat_activity WHERE pid = ${Number(id)}`
-        : `SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ${Number(id)}`;
-      // Gone once the server heard of it: waited on, with a give-up far past any bound.
+      const alive = () =>
+        kind === "postgres"
+          ? sql.query`SELECT pid FROM pg_stat_activity WHERE pid = ${Number(id)}`
+          : sql.query`SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ${Number(id)}`;
       const giveUp = performance.now() + GIVE_UP_MS;
-      while ((await admin.query(alive)).length > 0) {
+      while ((await alive()).length > 0) {
         assert.ok(performance.now() < giveUp, `session ${String(id)} still runs on the server`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    }
+
+    it("ends a timed-out statement's session on the server", async () => {
+      const { pool } = await open(kind, { maxSize: 2, statementTimeoutMs: 2_000 });
+      const sql = new SqlClient(pool);
+      // Runs far past the bound, as a slow report does.
+      await cutSession(
+        sql,
+        () => kind === "postgres" ? sql.query`SELECT pg_sleep(600)` : sql.query`SELECT SLEEP(600)`,
+      );
     });
 
     it("ends a session whose statement timed out waiting on a lock, and the locks it held", async () => {
@@ -191,28 +218,10 @@ for (const kind of ["postgres", "mysql"] as const) {
       await admin.query(kind === "postgres" ? "BEGIN" : "START TRANSACTION");
       await admin.query("UPDATE t SET n = 1 WHERE id = 1");
       try {
-        let id: unknown;
-        const error = await settledWithin(
-          rejection(sql.transaction(async () => {
-            [{ id }] = kind === "postgres"
-              ? await sql.query<{ id: unknown }>`SELECT pg_backend_pid() AS id`
-              : await sql.query<{ id: unknown }>`SELECT CONNECTION_ID() AS id`;
-            await sql.execute`UPDATE t SET n = 2 WHERE id = 2`;
-            await sql.execute`UPDATE t SET n = 2 WHERE id = 1`;
-          })),
-          "a statement waiting on a lock past its statement-timeout",
-        );
-        assert.equal(error.reason, "timeout", error.message);
-        const alive = () =>
-          kind === "postgres"
-            ? sql.query`SELECT pid FROM pg_stat_activity WHERE pid = ${Number(id)}`
-            : sql.query`SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ${Number(id)}`;
-        // Looked for outside the lock's transaction, whose view of sessions stays as it was.
-        const giveUp = performance.now() + GIVE_UP_MS;
-        while ((await alive()).length > 0) {
-          assert.ok(performance.now() < giveUp, `session ${String(id)} still waits on the server`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await cutSession(sql, async () => {
+          await sql.execute`UPDATE t SET n = 2 WHERE id = 2`;
+          await sql.execute`UPDATE t SET n = 2 WHERE id = 1`;
+        });
         // Its lock on row 2 went with it.
         assert.equal((await sql.execute`UPDATE t SET n = 3 WHERE id = 2`).rowsAffected, 1);
       } finally {
@@ -226,13 +235,7 @@ for (const kind of ["postgres", "mysql"] as const) {
         statementTimeoutMs: 1_000,
         acquireTimeoutMs: 60_000,
       });
-      const error = await settledWithin(
-        rejection(sql.transaction(async () => {
-          await sql.query`SELECT 1 AS one`;
-          proxy.hold();
-        })),
-        "a COMMIT on a database that stops answering",
-      );
+      const error = await stopsAnsweringIn(sql, proxy, () => Promise.resolve());
       assert.equal(error.datasource, name);
       assert.equal(error.reason, "timeout", error.message);
       assert.match(error.message, /COMMIT: no answer within 1000 ms \(pool\.statement-timeout\)/);
@@ -246,14 +249,9 @@ for (const kind of ["postgres", "mysql"] as const) {
         statementTimeoutMs: 600_000,
         acquireTimeoutMs: 60_000,
       });
-      const error = await settledWithin(
-        rejection(sql.transaction(async () => {
-          await sql.query`SELECT 1 AS one`;
-          proxy.hold();
-          await sql.query`SELECT 2 AS two`;
-        }, { timeout: 0.3 })),
-        "a transaction on a database that stops answering",
-      );
+      const error = await stopsAnsweringIn(sql, proxy, () => sql.query`SELECT 2 AS two`, {
+        timeout: 0.3,
+      });
       assert.equal(error.datasource, name);
       assert.equal(error.reason, "transaction", error.message);
       assert.match(error.message, /SELECT 2 AS two: .*timeout/);
