@@ -230,8 +230,8 @@ class MysqlConnection implements DataConnection {
   }
 
   // The text protocol: START TRANSACTION and SAVEPOINT are not prepared statements in MySQL.
-  async control(text: string): Promise<void> {
-    await this.#send(text, [], (done) => this.#connection.query(text, done));
+  async control(text: string, deadline?: number): Promise<void> {
+    await this.#send(text, [], (done) => this.#connection.query(text, done), deadline);
   }
 
   async #send(

@@ -261,8 +261,8 @@ class PostgresConnection implements DataConnection {
     return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
   }
 
-  async control(text: string): Promise<void> {
-    const { command } = await this.#query(text, []);
+  async control(text: string, deadline?: number): Promise<void> {
+    const { command } = await this.#query(text, [], deadline);
     // PostgreSQL aborts a transaction at its first failed statement, and answers its COMMIT with
     // ROLLBACK, not an error: a call that caught that failure and went on must not resolve as
     // if its writes were kept.

@@ -271,8 +271,9 @@ async function inSavepoint<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   const name = `thaw_savepoint_${++transaction.savepoints}`;
-  const { connection } = transaction;
-  await connection.control(`SAVEPOINT ${name}`);
+  const { connection, deadline } = transaction;
+  // Bounded by the transaction's timeout, as its statements are.
+  await connection.control(`SAVEPOINT ${name}`, deadline);
   // A joined call inside that fails marks the whole transaction; rolled back to the savepoint,
   // its work is gone, and so is the mark (as Spring's rollbackToSavepoint clears it).
   const marked = transaction.rollbackOnly;
@@ -282,15 +283,15 @@ async function inSavepoint<T>(
   } catch (error) {
     const undo = rollsBack(options, error);
     try {
-      if (undo) await connection.control(`ROLLBACK TO SAVEPOINT ${name}`);
-      await connection.control(`RELEASE SAVEPOINT ${name}`);
+      if (undo) await connection.control(`ROLLBACK TO SAVEPOINT ${name}`, deadline);
+      await connection.control(`RELEASE SAVEPOINT ${name}`, deadline);
       if (undo) transaction.rollbackOnly = marked;
     } catch {
       transaction.rollbackOnly = true;
     }
     throw error;
   }
-  await connection.control(`RELEASE SAVEPOINT ${name}`);
+  await connection.control(`RELEASE SAVEPOINT ${name}`, deadline);
   return result;
 }
 

@@ -173,6 +173,28 @@ for (const kind of ["postgres", "mysql"] as const) {
       );
     });
 
+    it("bounds a NESTED call's savepoint by the transaction's timeout too", async () => {
+      const { proxy, sql, name } = await throughProxy({
+        maxSize: 1,
+        statementTimeoutMs: 600_000,
+        acquireTimeoutMs: 60_000,
+      });
+      const error = await stopsAnsweringIn(
+        sql,
+        proxy,
+        () => sql.transaction(() => sql.query`SELECT 2 AS two`, { propagation: "NESTED" }),
+        { timeout: 0.3 },
+      );
+      assert.equal(error.datasource, name);
+      assert.equal(error.reason, "transaction", error.message);
+      assert.match(error.message, /SAVEPOINT thaw_savepoint_1: .*timeout/);
+      proxy.release();
+      assert.deepEqual(
+        await settledWithin(sql.query`SELECT 3 AS three`, "a call once it answers"),
+        [{ three: 3 }],
+      );
+    });
+
     // Runs `long` in a transaction on `sql` past its statement-timeout, then waits for that
     // session to go from the server (looked for outside any transaction, whose view of sessions
     // stays as it was), with a give-up far past any bound.
