@@ -265,6 +265,27 @@ for (const kind of ["postgres", "mysql"] as const) {
       proxy.release();
     });
 
+    it("closes the connection a statement timed out on", async () => {
+      const { proxy, sql } = await throughProxy({
+        maxSize: 1,
+        statementTimeoutMs: 300,
+        connectTimeoutMs: 300,
+        acquireTimeoutMs: 60_000,
+      });
+      await sql.query`SELECT 1 AS one`;
+      assert.equal(proxy.carried(), 1);
+      proxy.hold();
+      assert.equal((await rejection(sql.query`SELECT 2 AS two`)).reason, "timeout");
+      // The client's side closed (by each runtime's socket): the server's side goes with it,
+      // and with it the session and its locks. Waited on, with a give-up far past any bound.
+      const giveUp = performance.now() + GIVE_UP_MS;
+      while (proxy.carried() > 0) {
+        assert.ok(performance.now() < giveUp, `${proxy.carried()} connections still open`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      proxy.release();
+    });
+
     it("bounds a transaction's statement by the transaction's timeout", async () => {
       const { proxy, sql, name } = await throughProxy({
         maxSize: 1,
