@@ -23,8 +23,8 @@ export interface DataConnection {
   run(text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult>;
   /**
    * Runs a statement of transaction control (`BEGIN`, `SAVEPOINT x`, `COMMIT`), which MySQL does
-   * not take as a prepared statement: fails as `run` does. `deadline` as for `run` (a savepoint's;
-   * the pool's `statement-timeout` bounds `BEGIN`, `COMMIT` and `ROLLBACK`).
+   * not take as a prepared statement: fails as `run` does. `deadline` as for `run` (`BEGIN`'s and a
+   * savepoint's; the pool's `statement-timeout` bounds `COMMIT` and `ROLLBACK`).
    */
   control(text: string, deadline?: number): Promise<void>;
   /**

@@ -76,9 +76,9 @@ async function begun<T>(
   let broken = false;
   // A transaction statement that fails leaves the connection in a state nobody knows: closed.
   // (A COMMIT PostgreSQL answered with ROLLBACK is known: the connection is fine.)
-  const control = async (text: string) => {
+  const control = async (text: string, deadline?: number) => {
     try {
-      await connection.control(text);
+      await connection.control(text, deadline);
     } catch (error) {
       broken ||= !rolledBack(error);
       throw error;
@@ -96,8 +96,12 @@ async function begun<T>(
     }
     connection.release(broken);
   };
+  // Counted from now: the timeout bounds the wait for BEGIN's answer too, as its statements'.
+  const deadline = options.timeout === undefined
+    ? undefined
+    : performance.now() + options.timeout * 1000;
   try {
-    for (const text of BEGIN[pool.kind](readOnly)) await control(text);
+    for (const text of BEGIN[pool.kind](readOnly)) await control(text, deadline);
   } catch (error) {
     connection.release(true);
     throw error;
@@ -105,9 +109,7 @@ async function begun<T>(
   const transaction: Transaction = {
     pool,
     connection,
-    deadline: options.timeout === undefined
-      ? undefined
-      : performance.now() + options.timeout * 1000,
+    deadline,
     savepoints: 0,
     rollbackOnly: false,
     ended: false,

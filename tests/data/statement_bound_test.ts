@@ -173,6 +173,28 @@ for (const kind of ["postgres", "mysql"] as const) {
       );
     });
 
+    // MySQL alone: PostgreSQL checks a connection idle past 500 ms before handing it out, which a
+    // loaded machine may reach, and that check has its own bound (acquire-timeout).
+    if (kind === "mysql") {
+      it("bounds a transaction's BEGIN by its timeout too", async () => {
+        const { proxy, sql, name } = await throughProxy({
+          maxSize: 1,
+          statementTimeoutMs: 600_000,
+          acquireTimeoutMs: 60_000,
+        });
+        await sql.query`SELECT 1 AS one`;
+        proxy.hold();
+        const error = await settledWithin(
+          rejection(sql.transaction(() => sql.query`SELECT 2 AS two`, { timeout: 0.3 })),
+          "a transaction begun on a database that stopped answering",
+        );
+        assert.equal(error.datasource, name);
+        assert.equal(error.reason, "transaction", error.message);
+        assert.match(error.message, /START TRANSACTION.*: .*timeout/);
+        proxy.release();
+      });
+    }
+
     it("bounds a NESTED call's savepoint by the transaction's timeout too", async () => {
       const { proxy, sql, name } = await throughProxy({
         maxSize: 1,
