@@ -5,19 +5,21 @@ import { DataError } from "./data_error.ts";
 
 /**
  * `acquire()`, or a `timeout` DataError naming `datasource` after `timeoutMs`; a connection that
- * comes later goes to `giveBack`, and a failure that comes later is dropped.
+ * comes later goes to `giveBack`, and a failure that comes later is dropped. `named`: the
+ * acquire-timeout the error names, where `timeoutMs` is what is left of it.
  */
 export function acquireWithin<C>(
   datasource: string,
   timeoutMs: number,
   acquire: () => Promise<C>,
   giveBack: (connection: C) => void,
+  named: number = timeoutMs,
 ): Promise<C> {
   return new Promise<C>((resolve, reject) => {
     let late = false;
     const timer = setTimeout(() => {
       late = true;
-      reject(timeoutError(datasource, timeoutMs));
+      reject(timeoutError(datasource, named));
     }, timeoutMs);
     acquire().then(
       (connection) => {

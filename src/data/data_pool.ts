@@ -23,9 +23,10 @@ export interface DataConnection {
   run(text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult>;
   /**
    * Runs a statement of transaction control (`BEGIN`, `SAVEPOINT x`, `COMMIT`), which MySQL does
-   * not take as a prepared statement: fails as `run` does.
+   * not take as a prepared statement: fails as `run` does. `deadline` as for `run` (`BEGIN`'s and a
+   * savepoint's; the pool's `statement-timeout` bounds `COMMIT` and `ROLLBACK`).
    */
-  control(text: string): Promise<void>;
+  control(text: string, deadline?: number): Promise<void>;
   /**
    * Gives the connection back to its pool; `broken`: it failed so that it must not be used again
    * (its socket died, it was killed), and the pool replaces it.

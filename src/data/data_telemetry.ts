@@ -307,8 +307,8 @@ class ObservedConnection implements DataConnection {
     return this.#pool.statement(text, () => this.#connection.run(text, params, deadline));
   }
 
-  control(text: string): Promise<void> {
-    return this.#pool.statement(text, () => this.#connection.control(text));
+  control(text: string, deadline?: number): Promise<void> {
+    return this.#pool.statement(text, () => this.#connection.control(text, deadline));
   }
 
   release(broken?: boolean): void {

@@ -48,6 +48,10 @@ class MysqlPool implements DataPool {
   readonly #lost = new WeakMap<mysql.PoolConnection, MysqlError>();
   readonly #watched = new WeakSet<mysql.PoolConnection>();
   readonly held: HeldConnections = new HeldConnections();
+  readonly #connectOptions: mysql.ConnectionOptions;
+  readonly #connectTimeoutMs: number;
+  /** Sessions of statements cut by their bound, being ended on the server. */
+  readonly #ending = new Set<Promise<void>>();
   #closed = false;
 
   constructor(datasource: Datasource, s: ResolvedPoolSettings) {
@@ -57,10 +61,15 @@ class MysqlPool implements DataPool {
     this.statementTimeoutMs = s.statementTimeoutMs;
     this.watch = new StatementWatch(datasource.name);
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
-    this.native = mysql.createPool({
+    this.#connectTimeoutMs = s.connectTimeoutMs;
+    this.#connectOptions = {
       uri: datasource.location,
       ...(datasource.username === undefined ? {} : { user: datasource.username }),
       ...(datasource.password === undefined ? {} : { password: datasource.password }),
+      connectTimeout: s.connectTimeoutMs,
+    };
+    this.native = mysql.createPool({
+      ...this.#connectOptions,
       connectionLimit: s.maxSize,
       maxIdle: s.maxSize,
       idleTimeout: s.idleTimeoutMs,
@@ -130,6 +139,39 @@ class MysqlPool implements DataPool {
     await new Promise<void>((resolve, reject) =>
       this.native.end((error) => error ? reject(error) : resolve())
     );
+    await Promise.all(this.#ending);
+  }
+
+  /**
+   * Ends the session `connection` ran a statement its bound cut. MariaDB does not notice a
+   * closed socket while a statement waits on a lock: the session would wait on
+   * (`innodb_lock_wait_timeout`), its transaction's locks held. Ended from another connection
+   * (as Connector/J's query timeout does), as its own user may; none is made for a database
+   * that does not answer within connect-timeout.
+   */
+  endSession(connection: mysql.PoolConnection): void {
+    const id = connection.threadId;
+    if (typeof id !== "number") return;
+    const ending: Promise<void> = this.#kill(id).finally(() => this.#ending.delete(ending));
+    this.#ending.add(ending);
+  }
+
+  #kill(id: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const killer = mysql.createConnection(this.#connectOptions);
+      const done = () => {
+        clearTimeout(giveUp);
+        killer.destroy();
+        resolve();
+      };
+      // Connecting and the KILL each have their bound; this one is for a callback never called.
+      const giveUp = setTimeout(done, 2 * this.#connectTimeoutMs);
+      killer.on("error", () => {});
+      killer.query(
+        { sql: `KILL CONNECTION ${Math.trunc(id)}`, timeout: this.#connectTimeoutMs },
+        done,
+      );
+    });
   }
 
   // The values a statement was given put as `…`. A duplicate entry is cut to its first
@@ -189,8 +231,8 @@ class MysqlConnection implements DataConnection {
   }
 
   // The text protocol: START TRANSACTION and SAVEPOINT are not prepared statements in MySQL.
-  async control(text: string): Promise<void> {
-    await this.#send(text, [], (done) => this.#connection.query(text, done));
+  async control(text: string, deadline?: number): Promise<void> {
+    await this.#send(text, [], (done) => this.#connection.query(text, done), deadline);
   }
 
   async #send(
@@ -216,6 +258,7 @@ class MysqlConnection implements DataConnection {
         () => {
           this.#broken = true;
           this.#unanswered ??= new Error("the database did not answer a statement in time");
+          this.#pool.endSession(this.#connection);
         },
       );
     } catch (error) {

@@ -45,6 +45,9 @@ class PostgresPool implements DataPool {
   readonly #mask: (text: string) => string;
   /** When each client was last given back, for the check of one idle for a while. */
   readonly #idleSince = new WeakMap<pg.PoolClient, number>();
+  readonly #clientConfig: pg.ClientConfig;
+  /** Sessions of statements cut by their bound, being ended on the server. */
+  readonly #ending = new Set<Promise<void>>();
   #closed = false;
 
   constructor(datasource: Datasource, s: ResolvedPoolSettings) {
@@ -68,6 +71,7 @@ class PostgresPool implements DataPool {
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     };
+    this.#clientConfig = client;
     this.native = new pg.Pool({
       Client: class extends pg.Client {
         constructor() {
@@ -84,14 +88,24 @@ class PostgresPool implements DataPool {
   async acquire(): Promise<DataConnection> {
     if (this.#closed) throw closedError(this.name);
     // A connection that fails its check is closed (pg opens another in its place): each turn
-    // takes one fewer old connection, so this ends with a checked or a new one.
-    for (;;) {
-      const client = await this.#take();
-      if (await this.#alive(client)) return new PostgresConnection(this, client);
+    // takes one fewer old connection, so this ends with a checked or a new one. All of it within
+    // acquire-timeout (HikariCP's rule): checks one after another, each waiting connect-timeout
+    // on a database that stopped answering, would wait max-size times that.
+    const deadline = performance.now() + this.#acquireTimeoutMs;
+    for (let left = this.#acquireTimeoutMs; left > 0; left = deadline - performance.now()) {
+      const client = await this.#take(left);
+      if (await this.#alive(client, deadline)) return new PostgresConnection(this, client);
     }
+    throw new DataError({
+      datasource: this.name,
+      reason: "timeout",
+      message: `no connection was ready within ${this.#acquireTimeoutMs} ms ` +
+        "(pool.acquire-timeout): the idle ones did not answer their check, and were closed (does " +
+        "the database answer?)",
+    });
   }
 
-  #take(): Promise<pg.PoolClient> {
+  #take(timeoutMs: number): Promise<pg.PoolClient> {
     const connect = () =>
       this.native.connect().catch((error: PgError) => {
         throw new DataError({
@@ -103,9 +117,13 @@ class PostgresPool implements DataPool {
     // An idle client no one waits for is handed out at once: no timer to arm (a timer a call
     // costs more CPU than the rest of the acquire).
     const pool = this.native;
-    return pool.idleCount > pool.waitingCount
-      ? connect()
-      : acquireWithin(this.name, this.#acquireTimeoutMs, connect, (late) => late.release());
+    return pool.idleCount > pool.waitingCount ? connect() : acquireWithin(
+      this.name,
+      timeoutMs,
+      connect,
+      (late) => late.release(),
+      this.#acquireTimeoutMs,
+    );
   }
 
   /** Given back now: idle from now on. */
@@ -116,16 +134,18 @@ class PostgresPool implements DataPool {
   // A connection idle for a while may have died without a word (its server restarted, a
   // firewall dropped it): it answers an empty statement within connect-timeout, or is closed.
   // Used again at once, it is not checked (HikariCP's rule, and its 500 ms).
-  async #alive(client: pg.PoolClient): Promise<boolean> {
+  async #alive(client: pg.PoolClient, deadline: number): Promise<boolean> {
     const since = this.#idleSince.get(client);
-    if (since === undefined || performance.now() - since <= CHECK_IDLE_AFTER_MS) return true;
+    const now = performance.now();
+    if (since === undefined || now - since <= CHECK_IDLE_AFTER_MS) return true;
+    const checkMs = Math.max(1, Math.min(this.#connectTimeoutMs, deadline - now));
     // pg-pool stops listening while a client is out: an error now would be unhandled.
     const ignore = () => {};
     client.on("error", ignore);
     try {
       await this.watch.within(
         "",
-        { ms: this.#connectTimeoutMs, transaction: false },
+        { ms: checkMs, transaction: false },
         client.query(""),
         () => {},
       );
@@ -138,6 +158,34 @@ class PostgresPool implements DataPool {
     }
   }
 
+  /**
+   * Ends the session `client` ran a statement its bound cut. PostgreSQL does not notice a closed
+   * socket while it runs a statement (a lock wait, a long scan): the session would run on, its
+   * transaction's locks held, until the statement ended of itself. Ended from another connection
+   * (as JDBC's query timeout cancels), as its own user may; none is made for a database that
+   * does not answer within connect-timeout, which ends the session once it notices the socket.
+   */
+  endSession(client: pg.PoolClient): void {
+    const pid = (client as { processID?: unknown }).processID;
+    if (typeof pid !== "number") return;
+    const ending: Promise<void> = this.#terminate(pid).catch(() => {}).finally(() =>
+      this.#ending.delete(ending)
+    );
+    this.#ending.add(ending);
+  }
+
+  async #terminate(pid: number): Promise<void> {
+    const client = new pg.Client({ ...this.#clientConfig, query_timeout: this.#connectTimeoutMs });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("SELECT pg_terminate_backend($1)", [pid]);
+    } finally {
+      // Not waited on: a server that stopped answering would never acknowledge the end.
+      client.end().catch(() => {});
+    }
+  }
+
   idleCount(): number {
     return this.native.idleCount;
   }
@@ -147,6 +195,7 @@ class PostgresPool implements DataPool {
     if (this.#closed) return;
     this.#closed = true;
     await this.native.end();
+    await Promise.all(this.#ending);
   }
 
   // The values a statement was given put as `…`. Not the detail: it quotes a row's other columns
@@ -212,8 +261,8 @@ class PostgresConnection implements DataConnection {
     return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
   }
 
-  async control(text: string): Promise<void> {
-    const { command } = await this.#query(text, []);
+  async control(text: string, deadline?: number): Promise<void> {
+    const { command } = await this.#query(text, [], deadline);
     // PostgreSQL aborts a transaction at its first failed statement, and answers its COMMIT with
     // ROLLBACK, not an error: a call that caught that failure and went on must not resolve as
     // if its writes were kept.
@@ -243,7 +292,10 @@ class PostgresConnection implements DataConnection {
         text,
         statementBound(this.#pool.statementTimeoutMs, deadline),
         this.#client.query(text, params as unknown[]),
-        () => this.#lost ??= new Error("the database did not answer a statement in time"),
+        () => {
+          this.#lost ??= new Error("the database did not answer a statement in time");
+          this.#pool.endSession(this.#client);
+        },
       );
     } catch (error) {
       if (error instanceof DataError) throw error;

@@ -111,8 +111,11 @@ export function unansweredError(
       datasource,
       reason: "timeout",
       statement: text,
-      message:
-        `no answer within ${Math.round(bound.ms)} ms (statement-timeout): the connection is ` +
-        "closed, and the next call gets another",
+      message: `no answer within ${Math.round(bound.ms)} ms (pool.statement-timeout): ` +
+        // The COMMIT may have been carried out with its answer lost: a retry could write twice.
+        (COMMIT.test(text) ? "whether the transaction committed or not is unknown; " : "") +
+        "the connection is closed, and the next call gets another",
     });
 }
+
+const COMMIT = /^\s*COMMIT\b/i;

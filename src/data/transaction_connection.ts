@@ -132,7 +132,8 @@ export function transactionConnection(
   return {
     run: (text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult> =>
       statement(text, () => connection.run(text, params, deadline)),
-    control: (text: string): Promise<void> => statement(text, () => connection.control(text)),
+    control: (text: string, deadline?: number): Promise<void> =>
+      statement(text, () => connection.control(text, deadline)),
     release: (broken?: boolean): void => connection.release(broken),
     settled: (): Promise<void> =>
       inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => {

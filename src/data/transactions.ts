@@ -82,9 +82,9 @@ async function begun<T>(
   let broken = false;
   // A transaction statement that fails leaves the connection in a state nobody knows: closed.
   // (A COMMIT PostgreSQL answered with ROLLBACK is known: the connection is fine.)
-  const control = async (text: string) => {
+  const control = async (text: string, deadline?: number) => {
     try {
-      await connection.control(text);
+      await connection.control(text, deadline);
     } catch (error) {
       broken ||= !rolledBack(error);
       throw error;
@@ -103,8 +103,12 @@ async function begun<T>(
     }
     connection.release(broken);
   };
+  // Counted from now: the timeout bounds the wait for BEGIN's answer too, as its statements'.
+  const deadline = options.timeout === undefined
+    ? undefined
+    : performance.now() + options.timeout * 1000;
   try {
-    for (const text of BEGIN[pool.kind](readOnly)) await control(text);
+    for (const text of BEGIN[pool.kind](readOnly)) await control(text, deadline);
   } catch (error) {
     connection.release(true);
     throw error;
@@ -132,9 +136,7 @@ async function begun<T>(
   const transaction: Transaction = {
     pool,
     connection: watched,
-    deadline: options.timeout === undefined
-      ? undefined
-      : performance.now() + options.timeout * 1000,
+    deadline,
     savepoints: 0,
     rollbackOnly: false,
     ended: false,
@@ -292,8 +294,9 @@ async function inSavepoint<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   const name = `thaw_savepoint_${++transaction.savepoints}`;
-  const { connection } = transaction;
-  await connection.control(`SAVEPOINT ${name}`);
+  const { connection, deadline } = transaction;
+  // Bounded by the transaction's timeout, as its statements are.
+  await connection.control(`SAVEPOINT ${name}`, deadline);
   // A joined call inside that fails marks the whole transaction; rolled back to the savepoint,
   // its work is gone, and so is the mark (as Spring's rollbackToSavepoint clears it).
   const marked = transaction.rollbackOnly;
@@ -303,15 +306,15 @@ async function inSavepoint<T>(
   } catch (error) {
     const undo = rollsBack(options, error);
     try {
-      if (undo) await connection.control(`ROLLBACK TO SAVEPOINT ${name}`);
-      await connection.control(`RELEASE SAVEPOINT ${name}`);
+      if (undo) await connection.control(`ROLLBACK TO SAVEPOINT ${name}`, deadline);
+      await connection.control(`RELEASE SAVEPOINT ${name}`, deadline);
       if (undo) transaction.rollbackOnly = marked;
     } catch {
       transaction.rollbackOnly = true;
     }
     throw error;
   }
-  await connection.control(`RELEASE SAVEPOINT ${name}`);
+  await connection.control(`RELEASE SAVEPOINT ${name}`, deadline);
   return result;
 }
 

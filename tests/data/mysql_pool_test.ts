@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { Buffer } from "node:buffer";
 import { openMysqlPool } from "../../src/data/mysql_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { rejection, testPools } from "./pools.ts";
+import { rejection, testPools, waitsAcquireTimeout } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";
 
 describe("mysql_pool (MariaDB)", () => {
@@ -86,31 +86,6 @@ describe("mysql_pool (MariaDB)", () => {
   });
 
   it("a call waits its acquire-timeout for a busy pool, not the shorter connect-timeout", async () => {
-    const { pool } = await open("mysql", {
-      maxSize: 1,
-      connectTimeoutMs: 100,
-      acquireTimeoutMs: 60_000,
-    });
-    const held = await pool.acquire();
-    let outcome = "waiting";
-    const waiting = pool.acquire().then(
-      (connection) => {
-        outcome = "served";
-        return connection;
-      },
-      (error: Error) => {
-        outcome = error.message;
-        throw error;
-      },
-    );
-    waiting.catch(() => {});
-    // The connect timeout passing, several times over, is the condition under test: the waiter
-    // connects nothing, so that bound is not its own.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    assert.equal(outcome, "waiting");
-    held.release();
-    const served = await waiting;
-    assert.deepEqual((await served.run("SELECT 1 AS one", [])).rows, [{ one: 1 }]);
-    served.release();
+    await waitsAcquireTimeout((settings) => open("mysql", settings));
   });
 });

@@ -139,3 +139,34 @@ export function datasourceEntries(): (
     return { entry, admin, dir };
   };
 }
+
+/**
+ * Asserts that a call on a busy pool of `open`'s database waits its acquire-timeout, not the
+ * shorter connect-timeout (pg bounds the two together unless told apart).
+ */
+export async function waitsAcquireTimeout(
+  open: (settings: PoolSettings) => Promise<TestPool>,
+): Promise<void> {
+  const { pool } = await open({ maxSize: 1, connectTimeoutMs: 100, acquireTimeoutMs: 60_000 });
+  const held = await pool.acquire();
+  let outcome = "waiting";
+  const waiting = pool.acquire().then(
+    (connection) => {
+      outcome = "served";
+      return connection;
+    },
+    (error: Error) => {
+      outcome = error.message;
+      throw error;
+    },
+  );
+  waiting.catch(() => {});
+  // The connect timeout passing, several times over, is the condition under test: the waiter
+  // connects nothing, so that bound is not its own.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  assert.equal(outcome, "waiting");
+  held.release();
+  const served = await waiting;
+  assert.deepEqual((await served.run("SELECT 1 AS one", [])).rows, [{ one: 1 }]);
+  served.release();
+}

@@ -3,10 +3,11 @@ import { describe, it } from "node:test";
 import pg from "pg";
 import { openPostgresPool } from "../../src/data/postgres_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { rejection, testPools } from "./pools.ts";
+import { rejection, testPools, waitsAcquireTimeout } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";
 import { openPool } from "../../src/data/open_pool.ts";
-import { tcpProxy } from "./tcp_proxy.ts";
+import { type TcpProxy, tcpProxy } from "./tcp_proxy.ts";
+import type { PoolSettings } from "../../src/data/pool_settings.ts";
 
 describe("postgres_pool", () => {
   const open = testPools();
@@ -83,55 +84,69 @@ describe("postgres_pool", () => {
   });
 
   it("a call waits its acquire-timeout for a busy pool, not the shorter connect-timeout", async () => {
-    const { pool } = await open("postgres", {
-      maxSize: 1,
-      connectTimeoutMs: 100,
-      acquireTimeoutMs: 60_000,
-    });
-    const held = await pool.acquire();
-    let outcome = "waiting";
-    const waiting = pool.acquire().then(
-      (connection) => {
-        outcome = "served";
-        return connection;
-      },
-      (error: Error) => {
-        outcome = error.message;
-        throw error;
-      },
-    );
-    waiting.catch(() => {});
-    // The connect timeout passing, several times over, is the condition under test: the waiter
-    // connects nothing, so that bound is not its own.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    assert.equal(outcome, "waiting");
-    held.release();
-    const served = await waiting;
-    assert.deepEqual((await served.run("SELECT 1 AS one", [])).rows, [{ one: 1 }]);
-    served.release();
+    await waitsAcquireTimeout((settings) => open("postgres", settings));
   });
 
-  it("checks a connection idle past 500 ms before handing it out: a dead one is replaced, not failed", async () => {
+  // A pool on a fresh database through a proxy that can stop answering; both closed after `body`.
+  async function throughProxy(
+    settings: PoolSettings,
+    body: (sql: SqlClient, proxy: TcpProxy) => Promise<void>,
+  ): Promise<void> {
     const { datasource } = await open("postgres");
     const url = new URL(datasource.location);
     const proxy = await tcpProxy(url.hostname, Number(url.port));
     await proxy.up();
     url.port = String(proxy.port);
-    const pool = await openPool({ ...datasource, location: url.href }, {
+    const pool = await openPool({ ...datasource, location: url.href }, settings);
+    try {
+      await body(new SqlClient(pool), proxy);
+    } finally {
+      // The proxy first: it cuts what a call may still wait on, so the pool can close.
+      proxy.release();
+      await proxy.down();
+      await pool.close();
+    }
+  }
+
+  // `size` connections opened, then idle past the 500 ms after which one is checked: time
+  // passing is the condition under test, not an event.
+  async function idlePastCheck(sql: SqlClient, size: number): Promise<void> {
+    await Promise.all(Array.from({ length: size }, () => sql.query`SELECT 1 AS one`));
+    const idleFrom = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.ok(performance.now() - idleFrom > 500);
+  }
+
+  it("checks idle connections within acquire-timeout, however many there are", async () => {
+    const maxSize = 4;
+    const settings = {
+      maxSize,
+      connectTimeoutMs: 2_000,
+      acquireTimeoutMs: 3_000,
+      statementTimeoutMs: 600_000,
+    };
+    await throughProxy(settings, async (sql, proxy) => {
+      await idlePastCheck(sql, maxSize);
+      // A database that stops answering: each idle connection's check waits its whole bound.
+      proxy.hold();
+      const error = await rejection(sql.query`SELECT 2 AS two`);
+      // Not one check after another past it (four times connect-timeout), then a connect.
+      assert.equal(error.reason, "timeout", error.message);
+      assert.match(error.message, /within 3000 ms \(pool\.acquire-timeout\)/);
+    });
+  });
+
+  it("checks a connection idle past 500 ms before handing it out: a dead one is replaced, not failed", async () => {
+    const settings = {
       maxSize: 2,
       connectTimeoutMs: 1_000,
       // Far beyond the give-up: a call that waits on a dead connection's answer fails the test.
       statementTimeoutMs: 600_000,
-    });
-    try {
-      const sql = new SqlClient(pool);
-      await Promise.all([sql.query`SELECT 1 AS one`, sql.query`SELECT 1 AS one`]);
-      const idleFrom = performance.now();
+    };
+    await throughProxy(settings, async (sql, proxy) => {
+      await idlePastCheck(sql, 2);
       // Both connections dead without a word, as a firewall that dropped them leaves them.
       proxy.sever();
-      // Idle past the bound is the condition under test: time passing, not an event.
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      assert.ok(performance.now() - idleFrom > 500);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const rows = await Promise.race([
         sql.query`SELECT 2 AS two`,
@@ -140,10 +155,6 @@ describe("postgres_pool", () => {
         }),
       ]).finally(() => clearTimeout(timer));
       assert.deepEqual(rows, [{ two: 2 }]);
-    } finally {
-      // The proxy first: it cuts what a call may still wait on, so the pool can close.
-      await proxy.down();
-      await pool.close();
-    }
+    });
   });
 });

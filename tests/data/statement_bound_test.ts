@@ -8,6 +8,7 @@ import { propertyOptions } from "../property.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import type { PoolSettings } from "../../src/data/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
+import type { TransactionOptions } from "../../src/data/transaction_options.ts";
 import { rejection, testPools } from "./pools.ts";
 import { type TcpProxy, tcpProxy } from "./tcp_proxy.ts";
 
@@ -63,8 +64,8 @@ describe("statement_bound", () => {
     assert.equal(error.reason, "timeout");
     assert.equal(
       error.message,
-      'datasource "main": SELECT 2: no answer within 10 ms (statement-timeout): the connection ' +
-        "is closed, and the next call gets another",
+      'datasource "main": SELECT 2: no answer within 10 ms (pool.statement-timeout): the ' +
+        "connection is closed, and the next call gets another",
     );
     const inTransaction = await rejection(
       watch.within("SELECT 3", { ms: 5, transaction: true }, new Promise(() => {}), () => {}),
@@ -116,6 +117,23 @@ for (const kind of ["postgres", "mysql"] as const) {
       return { proxy, pool, sql: new SqlClient(pool), name: datasource.name };
     }
 
+    // A transaction whose database stops answering after its first statement, `then` run next.
+    function stopsAnsweringIn(
+      sql: SqlClient,
+      proxy: TcpProxy,
+      then: () => Promise<unknown>,
+      options?: TransactionOptions,
+    ): Promise<DataError> {
+      return settledWithin(
+        rejection(sql.transaction(async () => {
+          await sql.query`SELECT 1 AS one`;
+          proxy.hold();
+          await then();
+        }, options)),
+        "a transaction on a database that stops answering",
+      );
+    }
+
     it("fails each call within the statement bound, and the pool serves again once it answers", async () => {
       const maxSize = 2;
       const { proxy, sql, name } = await throughProxy({
@@ -143,7 +161,7 @@ for (const kind of ["postgres", "mysql"] as const) {
             assert.equal(error.reason, "timeout", error.message);
             assert.match(
               error.message,
-              /SELECT 2 AS two: no answer within 300 ms \(statement-timeout\)/,
+              /SELECT 2 AS two: no answer within 300 ms \(pool\.statement-timeout\)/,
             );
           } else assert.equal(error.reason, "connect", error.message);
         }
@@ -155,20 +173,150 @@ for (const kind of ["postgres", "mysql"] as const) {
       );
     });
 
+    // MySQL alone: PostgreSQL checks a connection idle past 500 ms before handing it out, which a
+    // loaded machine may reach, and that check has its own bound (acquire-timeout).
+    if (kind === "mysql") {
+      it("bounds a transaction's BEGIN by its timeout too", async () => {
+        const { proxy, sql, name } = await throughProxy({
+          maxSize: 1,
+          statementTimeoutMs: 600_000,
+          acquireTimeoutMs: 60_000,
+        });
+        await sql.query`SELECT 1 AS one`;
+        proxy.hold();
+        const error = await settledWithin(
+          rejection(sql.transaction(() => sql.query`SELECT 2 AS two`, { timeout: 0.3 })),
+          "a transaction begun on a database that stopped answering",
+        );
+        assert.equal(error.datasource, name);
+        assert.equal(error.reason, "transaction", error.message);
+        assert.match(error.message, /START TRANSACTION.*: .*timeout/);
+        proxy.release();
+      });
+    }
+
+    it("bounds a NESTED call's savepoint by the transaction's timeout too", async () => {
+      const { proxy, sql, name } = await throughProxy({
+        maxSize: 1,
+        statementTimeoutMs: 600_000,
+        acquireTimeoutMs: 60_000,
+      });
+      const error = await stopsAnsweringIn(
+        sql,
+        proxy,
+        () => sql.transaction(() => sql.query`SELECT 2 AS two`, { propagation: "NESTED" }),
+        { timeout: 0.3 },
+      );
+      assert.equal(error.datasource, name);
+      assert.equal(error.reason, "transaction", error.message);
+      assert.match(error.message, /SAVEPOINT thaw_savepoint_1: .*timeout/);
+      proxy.release();
+      assert.deepEqual(
+        await settledWithin(sql.query`SELECT 3 AS three`, "a call once it answers"),
+        [{ three: 3 }],
+      );
+    });
+
+    // Runs `long` in a transaction on `sql` past its statement-timeout, then waits for that
+    // session to go from the server (looked for outside any transaction, whose view of sessions
+    // stays as it was), with a give-up far past any bound.
+    async function cutSession(sql: SqlClient, long: () => Promise<unknown>): Promise<void> {
+      let id: unknown;
+      const error = await settledWithin(
+        rejection(sql.transaction(async () => {
+          [{ id }] = kind === "postgres"
+            ? await sql.query<{ id: unknown }>`SELECT pg_backend_pid() AS id`
+            : await sql.query<{ id: unknown }>`SELECT CONNECTION_ID() AS id`;
+          await long();
+        })),
+        "a statement past its statement-timeout",
+      );
+      assert.equal(error.reason, "timeout", error.message);
+      const alive = () =>
+        kind === "postgres"
+          ? sql.query`SELECT pid FROM pg_stat_activity WHERE pid = ${Number(id)}`
+          : sql.query`SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ${Number(id)}`;
+      const giveUp = performance.now() + GIVE_UP_MS;
+      while ((await alive()).length > 0) {
+        assert.ok(performance.now() < giveUp, `session ${String(id)} still runs on the server`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+
+    it("ends a timed-out statement's session on the server", async () => {
+      const { pool } = await open(kind, { maxSize: 2, statementTimeoutMs: 2_000 });
+      const sql = new SqlClient(pool);
+      // Runs far past the bound, as a slow report does.
+      await cutSession(
+        sql,
+        () => kind === "postgres" ? sql.query`SELECT pg_sleep(600)` : sql.query`SELECT SLEEP(600)`,
+      );
+    });
+
+    it("ends a session whose statement timed out waiting on a lock, and the locks it held", async () => {
+      const { pool, admin } = await open(kind, { maxSize: 2, statementTimeoutMs: 2_000 });
+      const sql = new SqlClient(pool);
+      await sql.execute`CREATE TABLE t (id INT PRIMARY KEY, n INT)`;
+      await sql.execute`INSERT INTO t VALUES (1, 0), (2, 0)`;
+      // Row 1 locked beside the pool, for as long as the test runs.
+      await admin.query(kind === "postgres" ? "BEGIN" : "START TRANSACTION");
+      await admin.query("UPDATE t SET n = 1 WHERE id = 1");
+      try {
+        await cutSession(sql, async () => {
+          await sql.execute`UPDATE t SET n = 2 WHERE id = 2`;
+          await sql.execute`UPDATE t SET n = 2 WHERE id = 1`;
+        });
+        // Its lock on row 2 went with it.
+        assert.equal((await sql.execute`UPDATE t SET n = 3 WHERE id = 2`).rowsAffected, 1);
+      } finally {
+        await admin.query("ROLLBACK");
+      }
+    });
+
+    it("says that a COMMIT left unanswered may or may not have committed", async () => {
+      const { proxy, sql, name } = await throughProxy({
+        maxSize: 1,
+        statementTimeoutMs: 1_000,
+        acquireTimeoutMs: 60_000,
+      });
+      const error = await stopsAnsweringIn(sql, proxy, () => Promise.resolve());
+      assert.equal(error.datasource, name);
+      assert.equal(error.reason, "timeout", error.message);
+      assert.match(error.message, /COMMIT: no answer within 1000 ms \(pool\.statement-timeout\)/);
+      assert.match(error.message, /whether the transaction committed or not is unknown/);
+      proxy.release();
+    });
+
+    it("closes the connection a statement timed out on", async () => {
+      const { proxy, sql } = await throughProxy({
+        maxSize: 1,
+        statementTimeoutMs: 300,
+        connectTimeoutMs: 300,
+        acquireTimeoutMs: 60_000,
+      });
+      await sql.query`SELECT 1 AS one`;
+      assert.equal(proxy.carried(), 1);
+      proxy.hold();
+      assert.equal((await rejection(sql.query`SELECT 2 AS two`)).reason, "timeout");
+      // The client's side closed (by each runtime's socket): the server's side goes with it,
+      // and with it the session and its locks. Waited on, with a give-up far past any bound.
+      const giveUp = performance.now() + GIVE_UP_MS;
+      while (proxy.carried() > 0) {
+        assert.ok(performance.now() < giveUp, `${proxy.carried()} connections still open`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      proxy.release();
+    });
+
     it("bounds a transaction's statement by the transaction's timeout", async () => {
       const { proxy, sql, name } = await throughProxy({
         maxSize: 1,
         statementTimeoutMs: 600_000,
         acquireTimeoutMs: 60_000,
       });
-      const error = await settledWithin(
-        rejection(sql.transaction(async () => {
-          await sql.query`SELECT 1 AS one`;
-          proxy.hold();
-          await sql.query`SELECT 2 AS two`;
-        }, { timeout: 0.3 })),
-        "a transaction on a database that stops answering",
-      );
+      const error = await stopsAnsweringIn(sql, proxy, () => sql.query`SELECT 2 AS two`, {
+        timeout: 0.3,
+      });
       assert.equal(error.datasource, name);
       assert.equal(error.reason, "transaction", error.message);
       assert.match(error.message, /SELECT 2 AS two: .*timeout/);

@@ -26,6 +26,8 @@ export interface TcpProxy {
    * word. Connections accepted later are carried as before.
    */
   sever(): void;
+  /** How many connections it carries now whose client's side is open. */
+  carried(): number;
 }
 
 /** A proxy to `host:port`, down; taken down after the caller is done (`down()`). */
@@ -90,6 +92,9 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
     },
     hold() {
       held = true;
+    },
+    carried() {
+      return upstreams.size;
     },
     sever() {
       for (const [client, upstream] of upstreams) {
