@@ -197,11 +197,37 @@ type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Uint8Arr
 
 /**
  * Whether `request` asks for a WebSocket: the upgrades `@hono/node-server`'s listener takes, read
- * as it reads them. Given to Node as `shouldUpgradeCallback`, which Node 24.9 and later call only
- * for a request that asks for an upgrade (earlier ones ignore the option).
+ * as it reads them.
  */
 export function asksForWebSocket(request: IncomingMessage): boolean {
   return request.headers.upgrade?.toLowerCase() === "websocket";
+}
+
+/**
+ * Node's `shouldUpgradeCallback` (Node 22.21 and 24.9 on; earlier ones ignore the option), with
+ * the request listener that goes with it. A WebSocket's upgrade, and an offer of another protocol
+ * without a body, go to the `upgrade` listeners ({@linkcode serveOtherUpgrades} serves the
+ * latter as a request, with what follows it). An offer with a body Node serves itself, having
+ * read part of it: but it drops what came after the offer in its packet (a pipelined request)
+ * and would serve those after it, each answer then taken for the one before. `listener` closes
+ * the connection once such an offer is answered, and the client sends the rest on a new one.
+ */
+export function upgradeOffers(listener: Listener): {
+  readonly shouldUpgradeCallback: (request: IncomingMessage) => boolean;
+  readonly listener: Listener;
+} {
+  const served = new WeakSet<IncomingMessage>();
+  return {
+    shouldUpgradeCallback: (request) => {
+      if (asksForWebSocket(request) || !declaresBody(request.rawHeaders)) return true;
+      served.add(request);
+      return false;
+    },
+    listener: (incoming, outgoing) => {
+      if (served.has(incoming)) outgoing.shouldKeepAlive = false;
+      listener(incoming, outgoing);
+    },
+  };
 }
 
 /**
