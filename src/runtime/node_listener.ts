@@ -254,8 +254,15 @@ export async function serveOtherUpgrades(server: Server): Promise<void> {
     if (socket.destroyed) return;
     // Node 20 stops at the head: the body, and what follows it, are in `head` and on the socket.
     // A Node that read part of the body into the request first (22.0 to 22.20: later ones and
-    // 24.9 on serve the request themselves) cannot give it back as it came: the connection closes.
+    // 24.9 on serve such a request themselves) cannot give it back as it came: the connection
+    // closes.
     if (!request.complete || request.readableLength > 0) return void socket.destroy();
+    // Past a bound Node drops headers without a word: given back without them (a
+    // `Content-Length` among them), the body would be read as a request of its own. The bound
+    // is on names and values (`maxHeadersCount` of each, 1,000 headers unless set), and Node
+    // takes them in batches: once it has dropped some, it holds at least that many.
+    const most = typeof server.maxHeadersCount === "number" ? server.maxHeadersCount * 2 : 2000;
+    if (most > 0 && request.rawHeaders.length >= most) return void socket.destroy();
     socket.unshift(Buffer.concat([headOf(request), head]));
     server.emit("connection", socket);
   });

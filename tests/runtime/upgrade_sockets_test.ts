@@ -175,4 +175,33 @@ describe(`upgrades other than a WebSocket's, with one mapped, on ${RUNTIME}`, ()
       }
     });
   }
+
+  // Node keeps the first 1,000 headers of a request (`maxHeadersCount`) and drops the rest
+  // silently: a request given back to the server from what Node kept would lose a
+  // `Content-Length` past them, and its body, read as the next request, would be answered, a
+  // request no proxy in front saw. Each runtime answers the offer, or closes: never the body.
+  for (const framing of ["Content-Length", "Transfer-Encoding"]) {
+    it(`never answers the body of an offer with over 1,000 headers (${framing}) as a request`, async () => {
+      const hidden = head("GET", "/say/SMUGGLED", []);
+      const [declared, body] = framing === "Content-Length"
+        ? [`Content-Length: ${hidden.length}`, hidden]
+        : ["Transfer-Encoding: chunked", `${hidden.length.toString(16)}\r\n${hidden}\r\n0\r\n\r\n`];
+      const filler = Array.from({ length: 2000 }, () => "a: b");
+      const connection = keptAlive(server.port);
+      try {
+        await connection.connected;
+        connection.write(head("POST", "/say/first", [...H2C, ...filler, declared]) + body);
+        connection.write(head("GET", "/say/last", []));
+        // Two answers (the offer's and the next one's), or the close.
+        const answers = await within(
+          connection.answers(2).catch(() => []),
+          "two answers or a close",
+        );
+        assert.ok(!connection.received().includes("\r\n\r\nSMUGGLED"), connection.received());
+        if (answers.length === 2) assert.ok(answers[1].endsWith("\r\n\r\nlast"), answers[1]);
+      } finally {
+        connection.destroy();
+      }
+    });
+  }
 });
