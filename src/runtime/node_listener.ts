@@ -197,11 +197,37 @@ type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Uint8Arr
 
 /**
  * Whether `request` asks for a WebSocket: the upgrades `@hono/node-server`'s listener takes, read
- * as it reads them. Given to Node as `shouldUpgradeCallback`, which Node 24.9 and later call only
- * for a request that asks for an upgrade (earlier ones ignore the option).
+ * as it reads them.
  */
 export function asksForWebSocket(request: IncomingMessage): boolean {
   return request.headers.upgrade?.toLowerCase() === "websocket";
+}
+
+/**
+ * Node's `shouldUpgradeCallback` (Node 22.21 and 24.9 on; earlier ones ignore the option), with
+ * the request listener that goes with it. A WebSocket's upgrade, and an offer of another protocol
+ * without a body, go to the `upgrade` listeners ({@linkcode serveOtherUpgrades} serves the
+ * latter as a request, with what follows it). An offer with a body Node serves itself, having
+ * read part of it: but it drops what came after the offer in its packet (a pipelined request)
+ * and would serve those after it, each answer then taken for the one before. `listener` closes
+ * the connection once such an offer is answered, and the client sends the rest on a new one.
+ */
+export function upgradeOffers(listener: Listener): {
+  readonly shouldUpgradeCallback: (request: IncomingMessage) => boolean;
+  readonly listener: Listener;
+} {
+  const served = new WeakSet<IncomingMessage>();
+  return {
+    shouldUpgradeCallback: (request) => {
+      if (asksForWebSocket(request) || !declaresBody(request.rawHeaders)) return true;
+      served.add(request);
+      return false;
+    },
+    listener: (incoming, outgoing) => {
+      if (served.has(incoming)) outgoing.shouldKeepAlive = false;
+      listener(incoming, outgoing);
+    },
+  };
 }
 
 /**
@@ -228,8 +254,15 @@ export async function serveOtherUpgrades(server: Server): Promise<void> {
     if (socket.destroyed) return;
     // Node 20 stops at the head: the body, and what follows it, are in `head` and on the socket.
     // A Node that read part of the body into the request first (22.0 to 22.20: later ones and
-    // 24.9 on serve the request themselves) cannot give it back as it came: the connection closes.
+    // 24.9 on serve such a request themselves) cannot give it back as it came: the connection
+    // closes.
     if (!request.complete || request.readableLength > 0) return void socket.destroy();
+    // Past a bound Node drops headers without a word: given back without them (a
+    // `Content-Length` among them), the body would be read as a request of its own. The bound
+    // is on names and values (`maxHeadersCount` of each, 1,000 headers unless set), and Node
+    // takes them in batches: once it has dropped some, it holds at least that many.
+    const most = typeof server.maxHeadersCount === "number" ? server.maxHeadersCount * 2 : 2000;
+    if (most > 0 && request.rawHeaders.length >= most) return void socket.destroy();
     socket.unshift(Buffer.concat([headOf(request), head]));
     server.emit("connection", socket);
   });

@@ -343,7 +343,7 @@ async function serveOnNode(
   // Loaded only here, so other runtimes never import node:http or Hono's adapter for it.
   const [
     { createServer },
-    { asksForWebSocket, nodeRequestListener, refuseOnNode, serveOtherUpgrades },
+    { nodeRequestListener, refuseOnNode, serveOtherUpgrades, upgradeOffers },
   ] = await Promise.all([import("node:http"), import("./node_listener.ts")]);
   const listener = await nodeRequestListener(
     inFlight.track(app),
@@ -362,11 +362,12 @@ async function serveOnNode(
   else {
     // Upgrades other than a WebSocket's are served as requests: by Node where it knows the
     // option, else by the listener serveOtherUpgrades adds.
-    const upgrading = { ...serverOptions, shouldUpgradeCallback: asksForWebSocket };
+    const offers = upgradeOffers(listener);
+    const upgrading = { ...serverOptions, shouldUpgradeCallback: offers.shouldUpgradeCallback };
     s = await nodeSocketServer(
       inFlight.track(app),
       options.websocket,
-      () => createServer(upgrading, listener),
+      () => createServer(upgrading, offers.listener),
     );
     await serveOtherUpgrades(s);
   }
