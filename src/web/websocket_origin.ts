@@ -9,8 +9,10 @@
  * no `requestUrl` (or one no URL parses), only a listed one.
  * Schemes are not compared: TLS usually ends at a proxy, so a page of `https://app.example.com`
  * upgrades a request that reaches the app as `http://app.example.com`; another site is another
- * host. Nor are default ports (80, 443): `Host: app.example.com:443` is that page's host too. An
- * empty `Origin` is no browser's, and is refused. `Origin: null` (a sandboxed page, a file) is only allowed by `*` or a listed `null`.
+ * host. A `Host` may name the default port a page's origin leaves out: `Host: app.example.com:443`
+ * is a page of `https://app.example.com`'s host (not of `http://app.example.com`'s). An empty
+ * `Origin` is no browser's, and is refused. `Origin: null` (a sandboxed page, a file) is only
+ * allowed by `*` or a listed `null`.
  *
  * @example
  * ```ts
@@ -39,20 +41,29 @@ export function originAllowed(
   if (serialized === undefined) return false;
   if (allowed.includes(serialized)) return true;
   if (serialized === "null" || requestUrl === undefined) return false;
-  return hostOf(serialized) === hostOf(requestUrl);
+  return sameHost(serialized, requestUrl);
 }
 
-// The host without a default port (80, 443), whichever side names it: the scheme of each side is
-// not known (TLS may end at a proxy), so `Host: x:443` is the host of a page of `https://x`.
+// Whether a page of `origin` is of the host and port `requestUrl` names. The request's scheme is
+// not known (TLS may end at a proxy), so a `Host` without a port takes a page on its scheme's
+// default port, whichever; a named port must be the page's own, its scheme's default included
+// (`Host: x:443` is `https://x`'s, not `http://x`'s): one scheme's default is no other's.
 // Not `URL.parse`: Node 20 has none.
-function hostOf(url: string): string | undefined {
+function sameHost(origin: string, requestUrl: string): boolean {
   try {
-    const { hostname, port } = new URL(url);
-    return port === "" || port === "80" || port === "443" ? hostname : `${hostname}:${port}`;
+    const page = new URL(origin);
+    const { hostname } = new URL(requestUrl);
+    if (page.hostname !== hostname) return false;
+    // A scheme URL does not know keeps the port as written, even 80 or 443.
+    const port = new URL(requestUrl.replace(/^[a-z][a-z\d+.-]*:/i, "thaw:")).port;
+    if (port === "") return page.port === "";
+    return (page.port === "" ? DEFAULT_PORTS[page.protocol] : page.port) === port;
   } catch {
-    return undefined;
+    return false;
   }
 }
+
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { "http:": "80", "https:": "443" };
 
 /**
  * The URL `request` asked for as its `Host` header names it, for {@linkcode originAllowed}:

@@ -153,7 +153,7 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
     assert.equal(seen.upgrades, before);
   });
 
-  it("takes its own host when Host or Origin names the default port and the other does not", async () => {
+  it("takes its own host when Host or Origin names the page's default port, not the other scheme's", async () => {
     const pairs = [
       ["app.test:443", "https://app.test"],
       ["app.test:80", "http://app.test"],
@@ -170,12 +170,15 @@ describe(`@WebSocketMapping over sockets on ${RUNTIME}`, () => {
       if (!answer.refused) answer.destroy();
     }
     const before = seen.upgrades;
-    for (
-      const [host, origin] of [["app.test:8443", "https://app.test"], [
-        "app.test",
-        "https://app.test:8443",
-      ]]
-    ) {
+    // One scheme's default port is no other's: each of these is a page on another port.
+    const others = [
+      ["app.test:8443", "https://app.test"],
+      ["app.test", "https://app.test:8443"],
+      ["app.test:443", "http://app.test"],
+      ["app.test", "http://app.test:443"],
+      ["app.test:80", "https://app.test"],
+    ];
+    for (const [host, origin] of others) {
       const answer = await openSocket(server.port, "/live/echo/tea", {
         ...AUTH,
         Host: host,

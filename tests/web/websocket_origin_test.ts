@@ -33,17 +33,39 @@ describe("originAllowed", () => {
     );
   });
 
-  it("takes a Host that names a default port (80, 443) a page's origin leaves out, no other", () => {
-    const other = fc.integer({ min: 1, max: 65535 }).filter((p) => p !== 80 && p !== 443);
+  it("takes a Host that names the default port a page's origin leaves out, no other", () => {
+    const defaultPort = { http: 80, https: 443 } as const;
     fc.assert(
-      fc.property(scheme, host, fc.constantFrom(80, 443), other, (page, h, named, elsewhere) => {
-        const origin = `${page}://${h}`;
-        const at = (p: number) =>
-          hostUrl(new Request("http://x/", { headers: { host: `${h}:${p}` } }));
-        return originAllowed(origin, at(named), []) && !originAllowed(origin, at(elsewhere), []);
-      }),
+      fc.property(
+        scheme,
+        host,
+        fc.oneof(fc.constantFrom(80, 443), fc.integer({ min: 1, max: 65535 })),
+        (page, h, named) => {
+          const origin = `${page}://${h}`;
+          const at = hostUrl(new Request("http://x/", { headers: { host: `${h}:${named}` } }));
+          return originAllowed(origin, at, []) === (named === defaultPort[page]);
+        },
+      ),
       propertyOptions(),
     );
+  });
+
+  it("does not take one scheme's default port for the other's", () => {
+    const at = (host: string) => hostUrl(new Request("http://x/", { headers: { host } }));
+    // A page served on the other scheme's default port is another origin of the same name.
+    assert.equal(originAllowed("http://chat.example:443", at("chat.example"), []), false);
+    assert.equal(originAllowed("https://chat.example:80", at("chat.example"), []), false);
+    assert.equal(originAllowed("http://chat.example", at("chat.example:443"), []), false);
+    assert.equal(originAllowed("https://chat.example", at("chat.example:80"), []), false);
+    // Each named on both sides, or each scheme's own default: the same host and port.
+    assert.equal(originAllowed("http://chat.example:443", at("chat.example:443"), []), true);
+    assert.equal(originAllowed("https://chat.example:80", at("chat.example:80"), []), true);
+    assert.equal(originAllowed("https://chat.example", at("chat.example:443"), []), true);
+    assert.equal(originAllowed("http://chat.example", at("chat.example:80"), []), true);
+    assert.equal(originAllowed("https://[::1]", at("[::1]:443"), []), true);
+    assert.equal(originAllowed("http://[::1]:443", at("[::1]"), []), false);
+    assert.equal(originAllowed("HTTPS://Chat.Example", at("CHAT.example:443"), []), true);
+    assert.equal(originAllowed("https://chat.example", at("chat.example.:443"), []), false);
   });
 
   it("refuses an empty Origin, which no browser sends", () => {

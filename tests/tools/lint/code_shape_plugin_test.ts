@@ -2,20 +2,10 @@
 // span crosses its folder's bound, and where a non-null assertion is refused.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import process from "node:process";
-import { promisify } from "node:util";
 import fc from "fast-check";
 import { lineOf, lineStarts } from "../../../tools/lint/code_shape_plugin.ts";
 import { propertyOptions } from "../../property.ts";
-import { tempDir } from "../../temp_dir.ts";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const DENO = join(ROOT, "node_modules", ".bin", process.platform === "win32" ? "deno.cmd" : "deno");
-const PLUGIN = join(ROOT, "tools", "lint", "code_shape_plugin.ts");
+import { lintWith } from "./lint_plugin.ts";
 
 /** A function of `lines` lines in all, its name `name`. */
 function spanning(name: string, lines: number): string {
@@ -25,30 +15,8 @@ function spanning(name: string, lines: number): string {
 
 /** What `deno lint`, with the plugin alone, says of a tree of `files`: `rule file:line message`. */
 async function lint(files: Record<string, string>): Promise<string[]> {
-  await using root = await tempDir("thaw-code-shape-");
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root.path, path)), { recursive: true });
-    await writeFile(join(root.path, path), text);
-  }
-  const config = join(root.path, "deno.json");
-  await writeFile(config, JSON.stringify({ lint: { plugins: [PLUGIN], rules: { tags: [] } } }));
-  const { stdout } = await promisify(execFile)(
-    DENO,
-    ["lint", "--json", "--config", config, root.path],
-    { cwd: root.path },
-  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
-  const { diagnostics } = JSON.parse(stdout) as {
-    diagnostics: {
-      filename: string;
-      code: string;
-      message: string;
-      range: { start: { line: number } };
-    }[];
-  };
-  return diagnostics.map((d) =>
-    `${d.code} ${
-      fileURLToPath(d.filename).slice(root.path.length + 1)
-    }:${d.range.start.line} ${d.message}`
+  return (await lintWith("code_shape_plugin.ts", files)).map((d) =>
+    `${d.code} ${d.file}:${d.line} ${d.message}`
   ).sort();
 }
 

@@ -2,37 +2,12 @@
 // at global scope is refused at a module's top level in src/, and allowed in a function.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import process from "node:process";
-import { promisify } from "node:util";
-import { tempDir } from "../../temp_dir.ts";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const DENO = join(ROOT, "node_modules", ".bin", process.platform === "win32" ? "deno.cmd" : "deno");
-const PLUGIN = join(ROOT, "tools", "lint", "global_scope_plugin.ts");
+import { lintWith } from "./lint_plugin.ts";
 
 /** What `deno lint`, with the plugin alone, says of a tree of `files`: `file:line message`. */
 async function lint(files: Record<string, string>): Promise<string[]> {
-  await using root = await tempDir("thaw-global-scope-");
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root.path, path)), { recursive: true });
-    await writeFile(join(root.path, path), text);
-  }
-  const config = join(root.path, "deno.json");
-  await writeFile(config, JSON.stringify({ lint: { plugins: [PLUGIN], rules: { tags: [] } } }));
-  const { stdout } = await promisify(execFile)(
-    DENO,
-    ["lint", "--json", "--config", config, root.path],
-    { cwd: root.path },
-  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
-  const { diagnostics } = JSON.parse(stdout) as {
-    diagnostics: { filename: string; message: string; range: { start: { line: number } } }[];
-  };
-  return diagnostics.map((d) =>
-    `${fileURLToPath(d.filename).slice(root.path.length + 1)}:${d.range.start.line} ${d.message}`
+  return (await lintWith("global_scope_plugin.ts", files)).map((d) =>
+    `${d.file}:${d.line} ${d.message}`
   ).sort();
 }
 
