@@ -322,37 +322,59 @@ function appliedVersions(records: ReadonlyMap<string, string>): Set<number> {
   );
 }
 
+type ModelVersion = [number, { file?: UndoableFile; recordPath?: string }];
+
+// The model: versions applied and not undone, by their recorded path, newest first.
+function appliedNewestFirst(entries: readonly Entry[], built: Built): ModelVersion[] {
+  return [...built.byVersion].filter(([n, v]) =>
+    v.recordPath !== undefined && !entries[n - 1].undone
+  ).sort(([a], [b]) => b - a);
+}
+
+// What planUndo must do with the versions the model chose: refuse, naming the newest one that
+// cannot be undone (its file gone, renamed, or without an undo), or plan exactly those.
+function assertPlansChosen(request: Parameters<typeof planUndo>[0], chosen: ModelVersion[]) {
+  const cannot = chosen.filter(([, v]) =>
+    v.file === undefined || v.recordPath !== v.file.path || v.file.undo === undefined
+  );
+  if (cannot.length > 0) {
+    assert.throws(() => planUndo(request), (error: unknown) => {
+      assert.ok(error instanceof MigrationFileError);
+      assert.equal(error.file, cannot[0][1].recordPath);
+      return true;
+    });
+    return;
+  }
+  const plan = planUndo(request);
+  assert.deepEqual(
+    plan,
+    chosen.map(([, v]) => ({
+      path: v.file!.path,
+      undo: v.file!.undo!,
+      record: v.file!.undo === "down" ? downRecord(v.file!.path) : v.file!.undo!,
+    })),
+  );
+  return plan;
+}
+
 describe("planUndo, against a reference model", () => {
   const target = fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined });
 
   it("plans the applied, not undone versions above the target, newest first, or refuses iff one cannot be undone", () => {
     fc.assert(
       fc.property(connection, target, fc.boolean(), ([entries, spellings], t, spellTarget) => {
-        const { files, records, byVersion } = build(entries, spellings);
+        const built = build(entries, spellings);
+        const { files, records } = built;
         const request = {
           files,
           records,
           ...(t === undefined ? {} : { target: spellTarget ? `${t}.0` : `${t}` }),
         };
-        // The model: versions applied and not undone, by their recorded path.
-        const applied = [...byVersion].filter(([n, v]) =>
-          v.recordPath !== undefined && !entries[n - 1].undone
-        ).sort(([a], [b]) => b - a);
+        const applied = appliedNewestFirst(entries, built);
         const chosen = t === undefined ? applied.slice(0, 1) : applied.filter(([n]) => n > t);
-        const cannot = chosen.filter(([, v]) =>
-          v.file === undefined || v.recordPath !== v.file.path || v.file.undo === undefined
-        );
-        if (cannot.length > 0) {
-          // (b) refused, naming the newest version that cannot be undone.
-          assert.throws(() => planUndo(request), (error: unknown) => {
-            assert.ok(error instanceof MigrationFileError);
-            assert.equal(error.file, cannot[0][1].recordPath);
-            return true;
-          });
-          return;
-        }
-        const plan = planUndo(request);
-        // (a) newest first, each above the target, each applied and not undone.
+        const plan = assertPlansChosen(request, chosen);
+        if (plan === undefined) return;
+        // Newest first, each above the target, each applied and not undone.
         const versions = plan.map((s) => numberOf(s.path, "V")!);
         assert.deepEqual(versions, [...versions].sort((a, b) => b - a));
         const now = appliedVersions(records);
@@ -360,14 +382,6 @@ describe("planUndo, against a reference model", () => {
           assert.ok(now.has(n), `version ${n} is applied`);
           if (t !== undefined) assert.ok(n > t, `version ${n} is above ${t}`);
         }
-        assert.deepEqual(
-          plan,
-          chosen.map(([, v]) => ({
-            path: v.file!.path,
-            undo: v.file!.undo!,
-            record: v.file!.undo === "down" ? downRecord(v.file!.path) : v.file!.undo!,
-          })),
-        );
       }),
       propertyOptions(200),
     );
@@ -380,39 +394,19 @@ describe("planUndo, against a reference model", () => {
     );
     fc.assert(
       fc.property(connection, range, ([entries, spellings], r) => {
-        const { files, records, byVersion } = build(entries, spellings);
+        const built = build(entries, spellings);
         const request = {
-          files,
-          records,
+          files: built.files,
+          records: built.records,
           ...("count" in r
             ? { count: r.count }
             : { target: `${r.target}`, inclusive: true as const }),
         };
-        const applied = [...byVersion].filter(([n, v]) =>
-          v.recordPath !== undefined && !entries[n - 1].undone
-        ).sort(([a], [b]) => b - a);
+        const applied = appliedNewestFirst(entries, built);
         const chosen = "count" in r
           ? applied.slice(0, r.count)
           : applied.filter(([n]) => n >= r.target);
-        const cannot = chosen.filter(([, v]) =>
-          v.file === undefined || v.recordPath !== v.file.path || v.file.undo === undefined
-        );
-        if (cannot.length > 0) {
-          assert.throws(() => planUndo(request), (error: unknown) => {
-            assert.ok(error instanceof MigrationFileError);
-            assert.equal(error.file, cannot[0][1].recordPath);
-            return true;
-          });
-          return;
-        }
-        assert.deepEqual(
-          planUndo(request),
-          chosen.map(([, v]) => ({
-            path: v.file!.path,
-            undo: v.file!.undo!,
-            record: v.file!.undo === "down" ? downRecord(v.file!.path) : v.file!.undo!,
-          })),
-        );
+        assertPlansChosen(request, chosen);
       }),
       propertyOptions(200),
     );
@@ -426,12 +420,11 @@ describe("planUndo, against a reference model", () => {
         fc.integer({ min: 0, max: 9 }),
         fc.boolean(),
         ([entries, spellings], t, b, spellBaseline) => {
-          const { files, records, byVersion } = build(entries, spellings);
+          const built = build(entries, spellings);
+          const { files, records } = built;
           records.set(baselineMarkerPath(spellBaseline ? `${b}.0` : `${b}`), "h");
           const request = { files, records, ...(t === undefined ? {} : { target: `${t}` }) };
-          const applied = [...byVersion].filter(([n, v]) =>
-            v.recordPath !== undefined && !entries[n - 1].undone
-          ).sort(([a], [x]) => x - a);
+          const applied = appliedNewestFirst(entries, built);
           const chosen = t === undefined ? applied.slice(0, 1) : applied.filter(([n]) => n > t);
           const below = chosen.filter(([n]) => n <= b);
           if (below.length > 0) {
