@@ -7,7 +7,6 @@ import { DataError } from "./data_error.ts";
 import { type Aborted, endedError } from "./transaction_connection.ts";
 import { registerDetach } from "../events/detached_run.ts";
 import type { Isolation } from "./transaction_options.ts";
-import type { CallStatus } from "./transaction_status.ts";
 
 /**
  * When a transactional event listener runs (Spring's `TransactionPhase`): just before the
@@ -85,7 +84,16 @@ interface Scope {
   /** The innermost transactional call the current call runs in. */
   readonly call?: Call | undefined;
   /** The status of the innermost transactional call (of any pool), even one run outside any. */
-  readonly status?: CallStatus | undefined;
+  readonly status?: ScopedStatus | undefined;
+}
+
+/**
+ * What the scope keeps of a transactional call's status: transaction_status.ts has the rest, and
+ * is the only maker of one (it imports this file, which does not import it back).
+ */
+export interface ScopedStatus {
+  /** The call has ended. */
+  readonly completed: boolean;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -100,7 +108,7 @@ registerDetach((fn) => scopes.run(DETACHED, fn));
 // Runs `fn` in `scope` as a transactional call of its own, marked returned once it settles.
 function runCall<T>(
   scope: Omit<Scope, "call" | "status">,
-  status: CallStatus,
+  status: ScopedStatus,
   fn: () => Promise<T>,
 ): Promise<T> {
   const call: Call = { returned: false, failed: false };
@@ -152,13 +160,13 @@ export function innermostTransaction(): Transaction | undefined {
 }
 
 /** Runs `fn`, a call that joins the transaction it runs in, as a transactional call. */
-export function runJoined<T>(status: CallStatus, fn: () => Promise<T>): Promise<T> {
+export function runJoined<T>(status: ScopedStatus, fn: () => Promise<T>): Promise<T> {
   const outer = scopes.getStore();
   return runCall(outer ?? { pools: new Map(), innermost: undefined }, status, fn);
 }
 
 /** Runs `fn`, a transactional call in no transaction of its pool, with its `status`. */
-export function runOutside<T>(status: CallStatus, fn: () => Promise<T>): Promise<T> {
+export function runOutside<T>(status: ScopedStatus, fn: () => Promise<T>): Promise<T> {
   const outer = scopes.getStore();
   return scopes.run({ ...(outer ?? { pools: new Map(), innermost: undefined }), status }, fn);
 }
@@ -167,7 +175,7 @@ export function runOutside<T>(status: CallStatus, fn: () => Promise<T>): Promise
  * The status of the innermost transactional call the caller runs in: `undefined` outside any,
  * and in work that outlived it.
  */
-export function currentStatus(): CallStatus | undefined {
+export function currentStatus(): ScopedStatus | undefined {
   const scope = scopes.getStore();
   const status = scope?.status;
   return status === undefined || status.completed || scope?.call?.returned ? undefined : status;
@@ -185,7 +193,7 @@ export function enclosingSavepoint(transaction: Transaction): Savepoint | undefi
 /** Runs `fn` inside `savepoint`, as a transactional call. */
 export function runInSavepoint<T>(
   savepoint: Savepoint,
-  status: CallStatus,
+  status: ScopedStatus,
   fn: () => Promise<T>,
 ): Promise<T> {
   const outer = scopes.getStore();
@@ -203,7 +211,7 @@ export function runInSavepoint<T>(
 export function runBound<T>(
   pool: DataPool,
   transaction: Transaction | null,
-  status: CallStatus,
+  status: ScopedStatus,
   fn: () => Promise<T>,
 ): Promise<T> {
   const outer = scopes.getStore();

@@ -134,28 +134,26 @@ export class CallStatus implements TransactionStatus {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { bootstrap, Service } from "@thaw/thaw";
- * import { currentTransactionStatus, data, Transactional } from "@thaw/thaw/data";
+ * import { bootstrap } from "@thaw/thaw";
+ * import { currentTransactionStatus, data, SqlClient } from "@thaw/thaw/data";
  *
- * @Service()
- * class Reports {
- *   @Transactional({ readOnly: true })
- *   async build(): Promise<boolean> {
- *     return currentTransactionStatus().isNewTransaction();
- *   }
- * }
  * const app = await bootstrap({
  *   config: { datasource: [{ name: "main", url: "sqlite::memory:" }] },
- *   components: [Reports],
  *   data: data(),
  * });
- * assert.equal(await app.getBean(Reports).build(), true);
+ * const sql = app.getBean(SqlClient);
+ * // As inside a @Transactional method: the innermost transactional call's status.
+ * const began = await sql.transaction(() => currentTransactionStatus().isNewTransaction());
+ * assert.equal(began, true);
  * assert.throws(() => currentTransactionStatus(), /outside any transactional call/);
  * await app.close();
  * ```
+ *
+ * @see https://github.com/thaw/thaw/blob/main/docs/data.md#the-transactions-status
  */
 export function currentTransactionStatus(): TransactionStatus {
-  const status = currentStatus();
+  // Every status a scope holds is a CallStatus: the transactions make no other.
+  const status = currentStatus() as CallStatus | undefined;
   if (status === undefined) {
     throw new Error(
       "currentTransactionStatus() is called outside any transactional call: call it inside a " +
