@@ -474,6 +474,22 @@ async function inSavepoint<T>(
     if (failure !== undefined) throw failure;
     return result;
   }
+  // A call joined inside it marked the transaction (Spring's processCommit of a savepoint's
+  // status): rolled back to the savepoint, which clears the mark, and this call fails with
+  // UnexpectedRollbackError. Not where the database rolled the whole transaction back, nor past
+  // the timeout: no savepoint can take those back.
+  const doom = transaction.doom;
+  if (
+    transaction.rollbackOnly && !marked && transaction.aborted?.final !== true &&
+    doom !== undefined && doom !== TIMED_OUT
+  ) {
+    const failure = await undoSavepoint(true);
+    if (failure !== undefined) throw failure;
+    throw new UnexpectedRollbackError({
+      datasource: transaction.pool.name,
+      message: `${where} rolled back to its savepoint: ${doom}`,
+    });
+  }
   await connection.control(`RELEASE SAVEPOINT ${name}`, deadline);
   return result;
 }

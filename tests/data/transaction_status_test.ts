@@ -135,6 +135,38 @@ for (const kind of KINDS) {
       assert.deepEqual(await committed(), ["a"]);
     });
 
+    // Spring's processCommit on a savepoint's status: a global mark set inside it rolls back to
+    // the savepoint (which clears the mark), and the NESTED call fails with
+    // UnexpectedRollbackException; the outer transaction may go on and commit.
+    it("a mark set inside a NESTED call rolls back its savepoint alone; the call fails", async () => {
+      const { sql, committed } = await items();
+      const failures: unknown[] = [];
+      await sql.transaction(async (outer) => {
+        await sql.execute`INSERT INTO items (v) VALUES (${"a"})`;
+        for (const how of ["set", "caught"]) {
+          await sql.transaction(async () => {
+            await sql.execute`INSERT INTO items (v) VALUES (${how})`;
+            await sql.transaction(async (inner) => {
+              if (how === "set") inner.setRollbackOnly();
+              else throw new Error("inner failed");
+            }).catch(() => {});
+            return "nested";
+          }, { propagation: "NESTED" }).catch((error: unknown) => failures.push(error));
+          assert.equal(outer.isRollbackOnly(), false, `after ${how}`);
+        }
+        await sql.execute`INSERT INTO items (v) VALUES (${"b"})`;
+      });
+      assert.deepEqual(await committed(), ["a", "b"]);
+      assert.equal(failures.length, 2);
+      for (const failure of failures) {
+        assert.ok(failure instanceof UnexpectedRollbackError, String(failure));
+        assert.match(
+          failure.message,
+          /transaction\(\) rolled back to its savepoint: a call inside it/,
+        );
+      }
+    });
+
     it("currentTransactionStatus() is the @Transactional call's; outside any it throws", async () => {
       const { entry, admin } = await database(kind, "main");
       @Service()
