@@ -74,7 +74,8 @@ export interface TransactionOptions {
   /**
    * Refuses writes where the database can (PostgreSQL's and MySQL's read-only transactions,
    * SQLite's `query_only`). Only a transaction this call begins is made read-only: one it joins
-   * stays as its beginner made it.
+   * stays as its beginner made it. A call without it cannot join a read-only transaction (Spring's
+   * `validateExistingTransaction`): it is refused before it runs.
    */
   readonly readOnly?: boolean | undefined;
   /**

@@ -12,7 +12,8 @@ import { currentStatus, type Transaction } from "./transaction_scope.ts";
  * instead of committing, and the call still resolves to its value (Spring's silent rollback). In
  * a call that joined it, the mark is the whole transaction's: the call that began it is then
  * refused its commit with an {@linkcode UnexpectedRollbackError}. In a `NESTED` call, only its
- * savepoint is rolled back.
+ * savepoint is rolled back (and a mark set by a call joined inside it rolls back the savepoint,
+ * the `NESTED` call then failing with an `UnexpectedRollbackError`).
  *
  * @example
  * ```ts
