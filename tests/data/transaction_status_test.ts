@@ -146,7 +146,7 @@ for (const kind of KINDS) {
         for (const how of ["set", "caught"]) {
           await sql.transaction(async () => {
             await sql.execute`INSERT INTO items (v) VALUES (${how})`;
-            await sql.transaction(async (inner) => {
+            await sql.transaction((inner) => {
               if (how === "set") inner.setRollbackOnly();
               else throw new Error("inner failed");
             }).catch(() => {});
