@@ -200,6 +200,11 @@ for (const kind of KINDS) {
           assert.equal(currentTransactionStatus(), status);
           return how;
         }
+
+        @Transactional({ readOnly: true })
+        async report(): Promise<void> {
+          await this.audit.record(false);
+        }
       }
       const app = await bootstrap({
         config: { datasource: [entry] },
@@ -222,6 +227,15 @@ for (const kind of KINDS) {
         );
         assert.deepEqual(await committed(), []);
         assert.equal(await orders.place("commit"), "commit");
+        assert.deepEqual(await committed(), ["audit", "commit"]);
+        // A read-write method joining a read-only transaction: refused before it runs.
+        const refused = await orders.report().then(() => undefined, (e: unknown) => e);
+        assert.ok(refused instanceof DataError, String(refused));
+        assert.equal(refused.reason, "transaction");
+        assert.match(
+          refused.message,
+          /^datasource "main": Audit\.record\(\) is read-write \(readOnly: false\) and cannot join the read-only transaction of Orders\.report\(\)/,
+        );
         assert.deepEqual(await committed(), ["audit", "commit"]);
         assert.throws(() => currentTransactionStatus(), {
           message: /^currentTransactionStatus\(\) is called outside any transactional call/,
