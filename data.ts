@@ -31,8 +31,11 @@ export type { DataFeature } from "./src/data/data_feature.ts";
 export { type ExecuteResult, SqlClient, type StatementOutcome } from "./src/data/sql_client.ts";
 export type { SqlFragment, SqlIdentifier } from "./src/data/sql_template.ts";
 export { DataError, type DataErrorReason } from "./src/data/data_error.ts";
+export { UnexpectedRollbackError } from "./src/data/unexpected_rollback_error.ts";
+export { currentTransactionStatus, type TransactionStatus } from "./src/data/transaction_status.ts";
 export {
   type ErrorClass,
+  Isolation,
   Propagation,
   type TransactionOptions,
 } from "./src/data/transaction_options.ts";

@@ -18,6 +18,7 @@ import { type DataFeature, dataFeature } from "./data_feature.ts";
 import { openPool } from "./open_pool.ts";
 import { SqlClient } from "./sql_client.ts";
 import { transactionalMethods } from "./transactional.ts";
+import { checkIsolation } from "./transaction_dialect.ts";
 
 /** What `data()` takes. */
 export interface DataOptions {
@@ -108,7 +109,7 @@ async function setUp(
     context.register(databaseHealth(context, list));
   }
   return (host) => {
-    checkTransactional(host.context.beans(), list);
+    checkTransactional(host.context.beans(), list, primary);
     return undefined;
   };
 }
@@ -140,15 +141,32 @@ function primaryOf(list: readonly Datasource[], settings: ThawSettings): Datasou
   );
 }
 
-// A @Transactional naming a datasource the configuration lacks stops bootstrap, naming it.
+// A @Transactional naming a datasource the configuration lacks, or an isolation level its
+// database lacks, stops bootstrap, naming it.
 function checkTransactional(
   beans: readonly { readonly instance: unknown }[],
   list: readonly Datasource[],
+  primary: Datasource,
 ): void {
   const names = new Set(list.map((d) => d.name));
   for (const { instance } of beans) {
     for (const { where, options } of transactionalMethods(instance)) {
-      if (options.datasource === undefined || names.has(options.datasource)) continue;
+      const datasource = options.datasource === undefined
+        ? primary
+        : list.find((d) => d.name === options.datasource);
+      if (datasource !== undefined) {
+        try {
+          checkIsolation(
+            datasource.kind,
+            datasource.name,
+            options.isolation,
+            `${where}: @Transactional`,
+          );
+        } catch (error) {
+          throw new DefinitionError((error as Error).message);
+        }
+        continue;
+      }
       throw new DefinitionError(
         `${where}: @Transactional({ datasource: "${options.datasource}" }) names no datasource ` +
           `of the configuration (${[...names].map((n) => `"${n}"`).join(", ")})`,

@@ -18,6 +18,7 @@ import type { Datasource } from "../migrate/sql/datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
+import { isConflict } from "./transaction_dialect.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
 import { statementBound, StatementWatch } from "./statement_bound.ts";
 
@@ -218,7 +219,7 @@ class PostgresPool implements DataPool {
   ): DataError {
     return new DataError({
       datasource: this.name,
-      reason: lost ? "connection" : "statement",
+      reason: lost ? "connection" : isConflict("postgres", error.code) ? "conflict" : "statement",
       statement: text,
       message: lost
         ? `the connection was lost (${this.#describe(error, params)}); the next call gets another`

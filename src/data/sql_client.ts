@@ -19,6 +19,17 @@ import {
 import { currentConnection, currentTransaction } from "./transaction_scope.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
 import { inTransaction } from "./transactions.ts";
+import { checkIsolation } from "./transaction_dialect.ts";
+import type { TransactionStatus } from "./transaction_status.ts";
+
+// Runs a @Transactional method's call on a client's pool, named as the method (the interceptor's
+// way in: the pool is the client's own).
+let runNamed: <T>(
+  client: SqlClient,
+  fn: () => Promise<T>,
+  options: TransactionOptions,
+  where: string,
+) => Promise<T>;
 
 /** What `execute` gives back. */
 export interface ExecuteResult {
@@ -144,9 +155,14 @@ export class SqlClient {
    * joins the one the call runs in, or begins one). Every call of this datasource's clients
    * inside `fn`, in any bean, runs on the transaction's connection; it commits when `fn`
    * resolves and rolls back when it rejects (as the rollback rules say), the rejection reaching
-   * the caller.
+   * the caller. `fn` is given the call's {@linkcode TransactionStatus}: its `setRollbackOnly()`
+   * rolls the transaction back at the end, `fn`'s value still coming back. A commit refused
+   * because the transaction was marked for rollback rejects with an `UnexpectedRollbackError`.
    */
-  transaction<T>(fn: () => T | Promise<T>, options?: TransactionOptions): Promise<T> {
+  transaction<T>(
+    fn: (status: TransactionStatus) => T | Promise<T>,
+    options?: TransactionOptions,
+  ): Promise<T> {
     const where = `datasource "${this.name}": transaction()`;
     if (typeof fn !== "function") {
       return Promise.reject(new TypeError(`${where} takes a function, got ${String(fn)}`));
@@ -154,10 +170,15 @@ export class SqlClient {
     let checked: TransactionOptions;
     try {
       checked = checkTransactionOptions(options, where);
+      checkIsolation(this.kind, this.name, checked.isolation, where);
     } catch (error) {
       return Promise.reject(error);
     }
-    return inTransaction(this.#pool, checked, async () => await fn());
+    return inTransaction(this.#pool, checked, async (status) => await fn(status), "transaction()");
+  }
+
+  static {
+    runNamed = (client, fn, options, where) => inTransaction(client.#pool, options, fn, where);
   }
 
   // A tag called with a string (`query("SELECT ...")`) is refused: it would run the string's
@@ -202,4 +223,17 @@ export class SqlClient {
       connection.release(broken);
     }
   }
+}
+
+/**
+ * Runs `fn` as `sql.transaction` does, on `client`'s datasource, with `options` already checked,
+ * its call named `where` (`Billing.charge()`) in errors and its status.
+ */
+export function transactionNamed<T>(
+  client: SqlClient,
+  fn: () => Promise<T>,
+  options: TransactionOptions,
+  where: string,
+): Promise<T> {
+  return runNamed(client, fn, options, where);
 }

@@ -7,6 +7,7 @@
 import type { DatabaseKind } from "../migrate/sql/datasource.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
+import { UnexpectedRollbackError } from "./unexpected_rollback_error.ts";
 
 /** The failure after which the database refuses a transaction's statements. */
 export interface Aborted {
@@ -59,14 +60,20 @@ export function endedError(pool: DataPool, statement?: string): DataError {
   });
 }
 
-/** The error a transaction's commit fails with once the database rolled it back. */
-export function abortedCommitError(pool: DataPool, aborted: Aborted): DataError {
+/**
+ * The error the commit of `where` (the call that began the transaction) fails with once the
+ * database rolled it back.
+ */
+export function abortedCommitError(
+  pool: DataPool,
+  aborted: Aborted,
+  where: string,
+): UnexpectedRollbackError {
   const refused = abortedError(pool, aborted);
-  return new DataError({
+  return new UnexpectedRollbackError({
     datasource: pool.name,
-    reason: "transaction",
     ...(refused.code === undefined ? {} : { code: refused.code }),
-    message: `rolled back, not committed: ${
+    message: `${where} rolled back, not committed: ${
       refused.message.slice(`datasource "${pool.name}": not run: `.length)
     }`,
   });
@@ -160,7 +167,7 @@ async function endedWhole(
   error: DataError,
   connection: DataConnection,
 ): Promise<boolean | undefined> {
-  if (error.reason !== "statement") return undefined;
+  if (error.reason !== "statement" && error.reason !== "conflict") return undefined;
   switch (kind) {
     case "postgres":
       return false;

@@ -1,5 +1,4 @@
-// What a transaction is asked to be (Spring's `@Transactional` attributes, minus the isolation
-// level), checked once where it is declared, and the rule that says whether an error rolls it
+// What a transaction is asked to be (Spring's `@Transactional` attributes), checked once where it is declared, and the rule that says whether an error rolls it
 // back. Pure: nothing here runs a statement.
 
 /**
@@ -32,6 +31,38 @@ export const Propagation: { readonly [P in Propagation]: P } = Object.freeze({
   NESTED: "NESTED",
 });
 
+/**
+ * The isolation level a transaction begins at (Spring's `Isolation`):
+ * - `DEFAULT`: the database's own (PostgreSQL's `READ COMMITTED`, InnoDB's `REPEATABLE READ`,
+ *   SQLite's `SERIALIZABLE`), with no statement sent for it;
+ * - `READ_UNCOMMITTED`, `READ_COMMITTED`, `REPEATABLE_READ`, `SERIALIZABLE`: the SQL levels.
+ *   SQLite has only `SERIALIZABLE` (what its transactions are); the others are refused there.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Isolation } from "@thaw/thaw/data";
+ *
+ * const options = { isolation: Isolation.SERIALIZABLE };
+ * assert.equal(options.isolation, "SERIALIZABLE");
+ * ```
+ */
+export type Isolation =
+  | "DEFAULT"
+  | "READ_UNCOMMITTED"
+  | "READ_COMMITTED"
+  | "REPEATABLE_READ"
+  | "SERIALIZABLE";
+
+/** The isolation levels by name, as Spring's enum spells them: `Isolation.SERIALIZABLE`. */
+export const Isolation: { readonly [I in Isolation]: I } = Object.freeze({
+  DEFAULT: "DEFAULT",
+  READ_UNCOMMITTED: "READ_UNCOMMITTED",
+  READ_COMMITTED: "READ_COMMITTED",
+  REPEATABLE_READ: "REPEATABLE_READ",
+  SERIALIZABLE: "SERIALIZABLE",
+});
+
 /** An error class a rollback rule names. */
 // deno-lint-ignore no-explicit-any -- an error class's constructor takes anything
 export type ErrorClass = abstract new (...args: any[]) => Error;
@@ -43,9 +74,17 @@ export interface TransactionOptions {
   /**
    * Refuses writes where the database can (PostgreSQL's and MySQL's read-only transactions,
    * SQLite's `query_only`). Only a transaction this call begins is made read-only: one it joins
-   * stays as its beginner made it.
+   * stays as its beginner made it. A call without it cannot join a read-only transaction (Spring's
+   * `validateExistingTransaction`): it is refused before it runs.
    */
   readonly readOnly?: boolean | undefined;
+  /**
+   * The isolation level of a transaction this call begins; `DEFAULT` (the database's own) by
+   * default. A call that joins a transaction and asks a level other than `DEFAULT` is refused
+   * unless the transaction was begun at that very level (Spring with
+   * `validateExistingTransaction`). SQLite has only `SERIALIZABLE`.
+   */
+  readonly isolation?: Isolation | undefined;
   /**
    * Seconds the transaction may take from its beginning: a statement after that fails, and the
    * transaction rolls back. None by default.
@@ -58,9 +97,11 @@ export interface TransactionOptions {
 }
 
 const PROPAGATIONS: ReadonlySet<string> = new Set(Object.keys(Propagation));
+const ISOLATIONS: ReadonlySet<string> = new Set(Object.keys(Isolation));
 const KEYS: ReadonlySet<string> = new Set([
   "propagation",
   "readOnly",
+  "isolation",
   "timeout",
   "rollbackFor",
   "noRollbackFor",
@@ -89,12 +130,17 @@ export function checkTransactionOptions(
       );
     }
   }
-  const { propagation, readOnly, timeout, rollbackFor, noRollbackFor } = given;
+  const { propagation, readOnly, isolation, timeout, rollbackFor, noRollbackFor } = given;
   if (propagation !== undefined && !PROPAGATIONS.has(propagation as string)) {
     throw new TypeError(
       `${where}: propagation ${JSON.stringify(propagation)} is none of ${
         [...PROPAGATIONS].join(", ")
       }`,
+    );
+  }
+  if (isolation !== undefined && !ISOLATIONS.has(isolation as string)) {
+    throw new TypeError(
+      `${where}: isolation ${JSON.stringify(isolation)} is none of ${[...ISOLATIONS].join(", ")}`,
     );
   }
   if (readOnly !== undefined && typeof readOnly !== "boolean") {

@@ -6,6 +6,7 @@ import type { DataConnection, DataPool } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
 import { type Aborted, endedError } from "./transaction_connection.ts";
 import { registerDetach } from "../events/detached_run.ts";
+import type { Isolation } from "./transaction_options.ts";
 
 /**
  * When a transactional event listener runs (Spring's `TransactionPhase`): just before the
@@ -38,6 +39,14 @@ export interface Transaction {
   readonly connection: DataConnection;
   /** When it must have ended (`performance.now()`), if it has a timeout. */
   readonly deadline: number | undefined;
+  /** The call that began it, as errors name it: `Billing.charge()`, `transaction()`. */
+  readonly name: string;
+  /** Begun read-only: a read-write call cannot join it. */
+  readonly readOnly: boolean;
+  /** The level it was begun at: a call asking another cannot join it. */
+  readonly isolation: Isolation;
+  /** What marked it for rollback first, as its commit's refusal says (`undefined`: unknown). */
+  doom: string | undefined;
   /** Savepoints made so far: each NESTED call's has a name of its own. */
   savepoints: number;
   /** A call inside it failed and asked for a rollback: the outer call cannot commit it. */
@@ -74,18 +83,36 @@ interface Scope {
   readonly savepoint?: Savepoint | undefined;
   /** The innermost transactional call the current call runs in. */
   readonly call?: Call | undefined;
+  /** The status of the innermost transactional call (of any pool), even one run outside any. */
+  readonly status?: ScopedStatus | undefined;
+}
+
+/**
+ * What the scope keeps of a transactional call's status: transaction_status.ts has the rest, and
+ * is the only maker of one (it imports this file, which does not import it back).
+ */
+export interface ScopedStatus {
+  /** The call has ended. */
+  readonly completed: boolean;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
+
+/** What dooms a transaction that ran past its timeout, as its commit's refusal says. */
+export const TIMED_OUT = "it ran past its timeout";
 
 // Work detached from its call (an async event listener) runs in no transaction of it.
 const DETACHED: Scope = { pools: new Map(), innermost: undefined };
 registerDetach((fn) => scopes.run(DETACHED, fn));
 
 // Runs `fn` in `scope` as a transactional call of its own, marked returned once it settles.
-function runCall<T>(scope: Omit<Scope, "call">, fn: () => Promise<T>): Promise<T> {
+function runCall<T>(
+  scope: Omit<Scope, "call" | "status">,
+  status: ScopedStatus,
+  fn: () => Promise<T>,
+): Promise<T> {
   const call: Call = { returned: false, failed: false };
-  return scopes.run({ ...scope, call }, async () => {
+  return scopes.run({ ...scope, status, call }, async () => {
     try {
       const result = await fn();
       call.returned = true;
@@ -133,9 +160,25 @@ export function innermostTransaction(): Transaction | undefined {
 }
 
 /** Runs `fn`, a call that joins the transaction it runs in, as a transactional call. */
-export function runJoined<T>(fn: () => Promise<T>): Promise<T> {
+export function runJoined<T>(status: ScopedStatus, fn: () => Promise<T>): Promise<T> {
   const outer = scopes.getStore();
-  return runCall(outer ?? { pools: new Map(), innermost: undefined }, fn);
+  return runCall(outer ?? { pools: new Map(), innermost: undefined }, status, fn);
+}
+
+/** Runs `fn`, a transactional call in no transaction of its pool, with its `status`. */
+export function runOutside<T>(status: ScopedStatus, fn: () => Promise<T>): Promise<T> {
+  const outer = scopes.getStore();
+  return scopes.run({ ...(outer ?? { pools: new Map(), innermost: undefined }), status }, fn);
+}
+
+/**
+ * The status of the innermost transactional call the caller runs in: `undefined` outside any,
+ * and in work that outlived it.
+ */
+export function currentStatus(): ScopedStatus | undefined {
+  const scope = scopes.getStore();
+  const status = scope?.status;
+  return status === undefined || status.completed || scope?.call?.returned ? undefined : status;
 }
 
 /** The savepoint of `transaction` the current call runs in, if any. */
@@ -148,10 +191,15 @@ export function enclosingSavepoint(transaction: Transaction): Savepoint | undefi
 }
 
 /** Runs `fn` inside `savepoint`, as a transactional call. */
-export function runInSavepoint<T>(savepoint: Savepoint, fn: () => Promise<T>): Promise<T> {
+export function runInSavepoint<T>(
+  savepoint: Savepoint,
+  status: ScopedStatus,
+  fn: () => Promise<T>,
+): Promise<T> {
   const outer = scopes.getStore();
   return runCall(
     { pools: outer?.pools ?? new Map(), innermost: outer?.innermost, savepoint },
+    status,
     fn,
   );
 }
@@ -163,14 +211,15 @@ export function runInSavepoint<T>(savepoint: Savepoint, fn: () => Promise<T>): P
 export function runBound<T>(
   pool: DataPool,
   transaction: Transaction | null,
+  status: ScopedStatus,
   fn: () => Promise<T>,
 ): Promise<T> {
   const outer = scopes.getStore();
   const pools = new Map(outer?.pools);
   pools.set(pool, transaction);
   // While a transaction is suspended, an event published belongs to none (as in Spring).
-  if (transaction !== null) return runCall({ pools, innermost: transaction }, fn);
-  return scopes.run({ pools, innermost: undefined, call: outer?.call }, fn);
+  if (transaction !== null) return runCall({ pools, innermost: transaction }, status, fn);
+  return scopes.run({ pools, innermost: undefined, call: outer?.call, status }, fn);
 }
 
 /**
@@ -193,6 +242,7 @@ export function currentConnection(pool: DataPool): DataConnection | undefined {
   if (transaction.ended) throw endedError(pool);
   if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {
     transaction.rollbackOnly = true;
+    transaction.doom ??= TIMED_OUT;
     throw fail("the transaction ran past its timeout: it is rolled back");
   }
   return transaction.connection;

@@ -18,7 +18,8 @@ import {
   type MethodInvocation,
 } from "../context/interceptors.ts";
 import { DataError } from "./data_error.ts";
-import { SqlClient } from "./sql_client.ts";
+import { SqlClient, transactionNamed } from "./sql_client.ts";
+import { checkIsolation } from "./transaction_dialect.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
 
 /** What `@Transactional` takes: a transaction's options, and the datasource it is of. */
@@ -160,7 +161,7 @@ class TransactionInterceptor implements MethodInterceptor {
     } catch (error) {
       return Promise.reject(error);
     }
-    return plan.client.transaction(next as () => Promise<unknown>, plan.options);
+    return transactionNamed(plan.client, next as () => Promise<unknown>, plan.options, plan.where);
   }
 
   #plan(target: object, method: string): Plan {
@@ -179,7 +180,10 @@ class TransactionInterceptor implements MethodInterceptor {
           message: `no such datasource, for @Transactional on ${method}()`,
         });
       }
-      plans.set(method, plan = { client, options });
+      const where = `${(type as { name?: string }).name || "(anonymous)"}.${method}()`;
+      // bootstrap refuses it first (data_setup.ts); a bean made beside the container reaches here.
+      checkIsolation(client.kind, client.name, options.isolation, `@Transactional on ${where}`);
+      plans.set(method, plan = { client, options, where });
     }
     return plan;
   }
@@ -188,4 +192,6 @@ class TransactionInterceptor implements MethodInterceptor {
 interface Plan {
   readonly client: SqlClient;
   readonly options: TransactionOptions;
+  /** The method, as errors and its status name it: `Billing.charge()`. */
+  readonly where: string;
 }

@@ -370,6 +370,29 @@ describe("data(): what stops bootstrap", () => {
     });
   });
 
+  // SQLite is the database that lacks levels: on a runtime without it, there is nothing to refuse.
+  if (KINDS.includes("sqlite")) {
+    it("@Transactional asking an isolation level SQLite lacks, naming the method and datasource", async () => {
+      const sqlite = await database("sqlite", "main");
+      const other = await database("sqlite", "other");
+      @Service()
+      class Ledger {
+        @Transactional({ isolation: "SERIALIZABLE" })
+        async balance(): Promise<void> {}
+        @Transactional({ datasource: "other", isolation: "READ_COMMITTED" })
+        async post(): Promise<void> {}
+      }
+      await assert.rejects(
+        started([{ ...sqlite.entry, primary: true }, other.entry], [Ledger]),
+        {
+          name: "DefinitionError",
+          message:
+            /^Ledger\.post\(\): @Transactional: isolation READ_COMMITTED is not one datasource "other" \(SQLite\) has: its transactions are SERIALIZABLE/,
+        },
+      );
+    });
+  }
+
   it("a SqlClient injected without data(), naming the data() option as @Transactional does", async () => {
     @Service()
     class Repo {

@@ -131,6 +131,9 @@ for (const kind of KINDS) {
         const victims = nestedErrors.filter((e) => e !== undefined);
         assert.equal(victims.length, 1, `one NESTED call is the deadlock's victim: ${victims}`);
         assert.ok(lockFailure(victims[0]), `the victim failed for the deadlock: ${victims[0]}`);
+        // A deadlock is a conflict with a concurrent transaction: the whole transaction may be
+        // run again (docs/data.md).
+        assert.equal((victims[0] as DataError).reason, "conflict");
         const logged = (await sql.query<{ who: string }>`SELECT who FROM log`).map((r) => r.who);
         for (const who of [0, 1]) {
           assert.equal(

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import {
   checkTransactionOptions,
   type ErrorClass,
+  Isolation,
   Propagation,
   rollsBack,
 } from "../../src/data/transaction_options.ts";
@@ -14,6 +15,7 @@ describe("checkTransactionOptions", () => {
     const options = {
       propagation: Propagation.REQUIRES_NEW,
       readOnly: true,
+      isolation: Isolation.SERIALIZABLE,
       timeout: 2.5,
       rollbackFor: [TypeError],
       noRollbackFor: [RangeError],
@@ -28,6 +30,14 @@ describe("checkTransactionOptions", () => {
       "SUPPORTS",
       "NOT_SUPPORTED",
       "NESTED",
+    ]);
+    // Spring's names, DEFAULT first: the database's own level.
+    assert.deepEqual(Object.values(Isolation), [
+      "DEFAULT",
+      "READ_UNCOMMITTED",
+      "READ_COMMITTED",
+      "REPEATABLE_READ",
+      "SERIALIZABLE",
     ]);
   });
 
@@ -44,8 +54,16 @@ describe("checkTransactionOptions", () => {
       [{ rollbackFor: TypeError }, /rollbackFor must be a list of error classes/],
       [{ noRollbackFor: ["TypeError"] }, /noRollbackFor must be a list of error classes/],
       [
-        { isolation: "SERIALIZABLE" },
-        /no option "isolation"; the options are propagation, readOnly, timeout/,
+        { isolation: "serializable" },
+        /isolation "serializable" is none of DEFAULT, READ_UNCOMMITTED, READ_COMMITTED, REPEATABLE_READ, SERIALIZABLE/,
+      ],
+      [
+        { isolation: "SNAPSHOT" },
+        /^@Transactional on save: isolation "SNAPSHOT" is none of DEFAULT/,
+      ],
+      [
+        { isolated: true },
+        /no option "isolated"; the options are propagation, readOnly, isolation, timeout/,
       ],
       [null, /the options must be an object, got null/],
       [[], /the options must be an object/],

@@ -4,12 +4,18 @@
 // committed.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { SqlClient } from "../../src/data/sql_client.ts";
+import { SqlClient } from "../../src/data/sql_client.ts";
+import { Isolation } from "../../src/data/transaction_options.ts";
 import { itemsTables, type Kind, KINDS, rejection, testPools } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";
+import { DataError } from "../../src/data/data_error.ts";
 
 class ConflictError extends Error {}
 class SoftConflict extends ConflictError {}
+
+// Whether a transaction at the database's own level sees a row committed beside it after its
+// first read: PostgreSQL's READ COMMITTED does, InnoDB's REPEATABLE READ does not.
+const DEFAULT_SEES: Record<Kind, boolean> = { postgres: true, mysql: false, sqlite: false };
 
 // Which connection runs a statement, where the database says.
 const SESSION: Record<Kind, string | undefined> = {
@@ -337,6 +343,155 @@ for (const kind of KINDS) {
         sql.transaction(() => Promise.resolve(), { readonly: true } as never),
         /no option "readonly"; the options are propagation, readOnly/,
       );
+    });
+
+    if (kind === "sqlite") {
+      it("isolation: SERIALIZABLE is what SQLite has; another level is refused, naming it", async () => {
+        const { sql, committed } = await items();
+        await sql.transaction(
+          () => sql.execute`INSERT INTO items (v) VALUES (${"s"})`,
+          { isolation: Isolation.SERIALIZABLE },
+        );
+        assert.deepEqual(await committed(), ["s"]);
+        for (
+          const isolation of ["READ_UNCOMMITTED", "READ_COMMITTED", "REPEATABLE_READ"] as const
+        ) {
+          await assert.rejects(sql.transaction(() => Promise.resolve(), { isolation }), {
+            name: "TypeError",
+            message: new RegExp(
+              `^datasource "sqlite_main": transaction\\(\\): isolation ${isolation} is not one ` +
+                `datasource "sqlite_main" \\(SQLite\\) has`,
+            ),
+          });
+        }
+      });
+    } else {
+      it("isolation applies to the transaction it begins; the next one is at the default again", async () => {
+        // One connection: every transaction below runs on the same session.
+        const { pool, admin } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        await sql.execute`CREATE TABLE counter (n INT NOT NULL)`;
+        await sql.execute`INSERT INTO counter (n) VALUES (1)`;
+        // Whether it sees the row a connection beside it committed after its first read.
+        const sees = (options: { isolation?: Isolation; readOnly?: boolean }) =>
+          sql.transaction(async () => {
+            const before = Number((await sql.one<{ n: number }>`SELECT n FROM counter`).n);
+            await admin.query("UPDATE counter SET n = n + 1");
+            return Number((await sql.one<{ n: number }>`SELECT n FROM counter`).n) !== before;
+          }, options);
+        const other = DEFAULT_SEES[kind] ? Isolation.REPEATABLE_READ : Isolation.READ_COMMITTED;
+        assert.equal(await sees({}), DEFAULT_SEES[kind], "at the default");
+        assert.equal(await sees({ isolation: other }), !DEFAULT_SEES[kind], `at ${other}`);
+        assert.equal(await sees({}), DEFAULT_SEES[kind], "after it, at the default again");
+        assert.equal(await sees({ isolation: other, readOnly: true }), !DEFAULT_SEES[kind]);
+        // A transaction at another level that ran no statement leaves nothing for the next.
+        await sql.transaction(() => Promise.resolve(), { isolation: other });
+        assert.equal(await sees({ isolation: Isolation.DEFAULT }), DEFAULT_SEES[kind]);
+        if (kind === "postgres") {
+          const level = await sql.transaction(
+            () => sql.one<{ transaction_isolation: string }>`SHOW transaction_isolation`,
+            { isolation: Isolation.SERIALIZABLE },
+          );
+          assert.equal(level.transaction_isolation, "serializable");
+          const after = await sql.transaction(
+            () => sql.one<{ transaction_isolation: string }>`SHOW transaction_isolation`,
+          );
+          assert.equal(after.transaction_isolation, "read committed");
+        }
+      });
+    }
+
+    if (kind === "postgres") {
+      it("two SERIALIZABLE transactions that conflict: one fails as a conflict, and a retry commits", async () => {
+        const { sql, committed } = await items({ maxSize: 2 });
+        await sql.execute`INSERT INTO items (v) VALUES (${"seed"})`;
+        // Write skew: each reads what the other writes, then writes; run one after the other, the
+        // second would have read the first's row.
+        const gates = [0, 1].map(() => {
+          let resolve!: () => void;
+          return { promise: new Promise<void>((r) => resolve = r), resolve: () => resolve() };
+        });
+        const write = (me: 0 | 1) =>
+          sql.transaction(async () => {
+            const count = (await sql.query`SELECT v FROM items`).length;
+            gates[me].resolve();
+            await gates[1 - me].promise;
+            await sql.execute`INSERT INTO items (v) VALUES (${`t${me}-saw-${count}`})`;
+          }, { isolation: Isolation.SERIALIZABLE });
+        const outcomes = await Promise.allSettled([write(0), write(1)]);
+        const failed = outcomes.filter((o) => o.status === "rejected");
+        assert.equal(failed.length, 1, JSON.stringify(outcomes));
+        const error = (failed[0] as PromiseRejectedResult).reason;
+        assert.ok(error instanceof DataError, String(error));
+        assert.equal(error.reason, "conflict");
+        assert.equal(error.code, "40001");
+        assert.match(error.message, /could not serialize access/);
+        const kept = await committed();
+        assert.equal(kept.length, 2);
+        // Run again, alone, it sees the other's row: the retry the docs advise.
+        const loser = outcomes[0].status === "rejected" ? 0 : 1;
+        await sql.transaction(async () => {
+          const count = (await sql.query`SELECT v FROM items`).length;
+          await sql.execute`INSERT INTO items (v) VALUES (${`t${loser}-saw-${count}`})`;
+        }, { isolation: Isolation.SERIALIZABLE });
+        assert.deepEqual(await committed(), [...kept, `t${loser}-saw-2`].sort());
+      });
+    }
+
+    it("a read-write call joining a read-only transaction is refused, naming both calls", async () => {
+      const { sql, committed } = await items();
+      let ran = false;
+      const refused = await rejection(sql.transaction(async () => {
+        await sql.transaction(() => {
+          ran = true;
+          return sql.execute`INSERT INTO items (v) VALUES (${"w"})`;
+        });
+      }, { readOnly: true }));
+      assert.equal(ran, false, "the joining call ran");
+      assert.equal(refused.reason, "transaction");
+      assert.match(
+        refused.message,
+        /^datasource "\w+": transaction\(\) is read-write \(readOnly: false\) and cannot join the read-only transaction of transaction\(\)/,
+      );
+      assert.deepEqual(await committed(), []);
+      // Read-only joining read-only, and read-only joining read-write, are fine (SUPPORTS too).
+      await sql.transaction(
+        () => sql.transaction(() => sql.query`SELECT v FROM items`, { readOnly: true }),
+        { readOnly: true },
+      );
+      await sql.transaction(async () => {
+        await sql.transaction(() => sql.query`SELECT v FROM items`, { readOnly: true });
+        await sql.execute`INSERT INTO items (v) VALUES (${"w"})`;
+      });
+      assert.deepEqual(await committed(), ["w"]);
+      const supports = await rejection(sql.transaction(
+        () => sql.transaction(() => Promise.resolve(), { propagation: "SUPPORTS" }),
+        { readOnly: true },
+      ));
+      assert.match(supports.message, /is read-write \(readOnly: false\) and cannot join/);
+    });
+
+    it("a joining call asking another isolation than the transaction's is refused", async () => {
+      const { sql } = await items();
+      const asked = kind === "sqlite" ? Isolation.SERIALIZABLE : Isolation.READ_COMMITTED;
+      // Begun at the database's own level: a call asking a level of its own cannot join it.
+      const refused = await rejection(
+        sql.transaction(() => sql.transaction(() => Promise.resolve(), { isolation: asked })),
+      );
+      assert.equal(refused.reason, "transaction");
+      assert.match(
+        refused.message,
+        new RegExp(
+          `transaction\\(\\) asks isolation ${asked} and cannot join the transaction of ` +
+            `transaction\\(\\), begun at DEFAULT`,
+        ),
+      );
+      // The same level, or DEFAULT (no level of its own), joins.
+      await sql.transaction(async () => {
+        await sql.transaction(() => Promise.resolve(), { isolation: asked });
+        await sql.transaction(() => Promise.resolve(), { isolation: Isolation.DEFAULT });
+        await sql.transaction(() => Promise.resolve());
+      }, { isolation: asked });
     });
   });
 }
