@@ -100,12 +100,13 @@ export function valuesOf(
     const row = rows[r] as Record<string, unknown>;
     for (let c = 0; c < names.length; c++) {
       const name = names[c];
-      if (!(name in row)) {
+      const value = row[name];
+      // A key of its own set to undefined is NULL; a getter of its class is a column too.
+      if (value === undefined && !Object.hasOwn(row, name)) {
         throw new TypeError(
           `${where}: rows[${r}] has no column "${name}" (undefined is NULL: give it as such)`,
         );
       }
-      const value = row[name];
       const wrong = kind === undefined ? refusedEverywhere(value) : refusalOf(value, kind);
       if (wrong !== undefined) {
         throw new TypeError(`${where}: rows[${r}], column "${name}",${wrong}`);

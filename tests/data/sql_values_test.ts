@@ -106,6 +106,16 @@ describe("SqlClient.values: rows as one VALUES list", () => {
       name: "TypeError",
       message: /^datasource "main": values\(\): rows\[1\] has no column "b"/,
     });
+    // A key set to undefined is there (NULL), as is a getter of the row's class.
+    class Point {
+      get x(): number {
+        return 3;
+      }
+    }
+    assert.deepEqual(
+      renderSql("sqlite", ["", ""], [sql.values([{ x: undefined }, new Point()], "x")]).params,
+      [undefined, 3],
+    );
     assert.throws(() => sql.values([{}]), {
       name: "TypeError",
       message: /values\(\): rows\[0\] has no keys to take as columns: name them/,
