@@ -110,7 +110,14 @@ export function poolSettingsFrom(raw: unknown, at: (key: string) => string): Poo
     );
   }
   const settings: Record<string, number | SqliteSettings> = {};
+  // `sqlite: { synchronous: NORMAL }`, or `sqlite.synchronous: NORMAL` as the key is named.
+  let sqlite: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(raw)) {
+    if (key.startsWith("sqlite.")) {
+      sqlite ??= {};
+      Object.defineProperty(sqlite, key.slice("sqlite.".length), { value, enumerable: true });
+      continue;
+    }
     const field = Object.hasOwn(POOL_KEYS, key) ? POOL_KEYS[key] : undefined;
     if (field === undefined) {
       throw new ConfigError(
@@ -118,7 +125,8 @@ export function poolSettingsFrom(raw: unknown, at: (key: string) => string): Poo
       );
     }
     if (field === "sqlite") {
-      settings.sqlite = sqliteSettingsFrom(value, at);
+      if (isMapping(value)) sqlite = { ...value, ...sqlite };
+      else settings.sqlite = sqliteSettingsFrom(value, at);
       continue;
     }
     const number = field === "maxSize"
@@ -135,5 +143,6 @@ export function poolSettingsFrom(raw: unknown, at: (key: string) => string): Poo
     }
     settings[field] = number;
   }
+  if (sqlite !== undefined) settings.sqlite = sqliteSettingsFrom(sqlite, at);
   return settings;
 }

@@ -112,6 +112,15 @@ describe("the pool.sqlite keys of a datasource entry", () => {
         sqlite: { journalMode: value },
       });
     }
+    // The key as its name is written, in the pool's mapping.
+    assert.deepEqual(
+      poolSettingsFrom({ "sqlite.synchronous": "NORMAL", "sqlite.journal-mode": "WAL" }, at),
+      { sqlite: { synchronous: "NORMAL", journalMode: "WAL" } },
+    );
+    assert.throws(
+      () => poolSettingsFrom({ "sqlite.sync": "NORMAL" }, at),
+      /datasource\[0\]\.pool\.sqlite\.sync is not a SQLite setting/,
+    );
     // As an environment variable gives it: text.
     assert.deepEqual(poolSettingsFrom({ sqlite: { "foreign-keys": "true" } }, at), {
       sqlite: { foreignKeys: true },
