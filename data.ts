@@ -50,3 +50,8 @@ export {
   type TransactionPhase,
 } from "./src/data/transactional_event_listener.ts";
 export type { PoolSettings } from "./src/data/pool_settings.ts";
+export type {
+  SqliteJournalMode,
+  SqliteSettings,
+  SqliteSynchronous,
+} from "./src/data/sqlite_settings.ts";

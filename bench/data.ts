@@ -64,7 +64,9 @@ async function thawClient(entry: Record<string, unknown>) {
 }
 const quiet = { error: () => {}, info: () => {} };
 
-async function sqlite(): Promise<Bench | undefined> {
+// SQLite as the pool leaves it (WAL, SQLite's FULL synchronous), or with `synchronous: NORMAL`
+// on both sides (`pool.sqlite.synchronous`; the raw handle's own pragma).
+async function sqlite(synchronous?: "NORMAL"): Promise<Bench | undefined> {
   const file = join(await mkdtemp(join(tmpdir(), "thaw-bench-data-")), "bench.db");
   type Db = {
     exec(sql: string): void;
@@ -85,13 +87,21 @@ async function sqlite(): Promise<Bench | undefined> {
     }
   }
   db.exec("PRAGMA busy_timeout = 5000");
+  if (synchronous !== undefined) {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA synchronous = ${synchronous}`);
+  }
   db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
   for (let i = 0; i < ROWS; i++) db.prepare("INSERT INTO items (id, v) VALUES (?, ?)").run(i, "x");
   const read = db.prepare("SELECT id, v FROM items WHERE id = ?");
   const write = db.prepare("UPDATE items SET v = ? WHERE id = ?");
-  const { app, sql } = await thawClient({ name: "main", url: `sqlite:${file}` });
+  const { app, sql } = await thawClient({
+    name: "main",
+    url: `sqlite:${file}`,
+    ...(synchronous === undefined ? {} : { pool: { sqlite: { synchronous } } }),
+  });
   return {
-    name: "SQLite",
+    name: synchronous === undefined ? "SQLite" : `SQLite ${synchronous}+WAL`,
     pairs: pairs(sql, {
       read: (i) => Promise.resolve(read.get(i % ROWS)),
       write: (i) => Promise.resolve(write.run(`v${i}`, i % ROWS)),
@@ -245,10 +255,17 @@ function pairs(
   };
 }
 
+// CPU per call; and the wall time, which a sync to the disk (SQLite's synchronous) takes
+// without CPU.
+const wall: Map<(i: number) => Promise<unknown>, number[]> = new Map();
 async function cpuPerCall(call: (i: number) => Promise<unknown>): Promise<number> {
   const start = process.cpuUsage();
+  const since = performance.now();
   for (let i = 0; i < batch; i++) await call(i);
   const used = process.cpuUsage(start);
+  const times = wall.get(call) ?? [];
+  times.push(((performance.now() - since) * 1000) / batch);
+  wall.set(call, times);
   return (used.user + used.system) / batch;
 }
 
@@ -265,9 +282,9 @@ const runtime = "Deno" in globalThis
   : `Node ${process.version}`;
 console.log(`\n${runtime}: CPU per call of this process, SqlClient against the raw driver`);
 console.log(`(${batches} pairs of batches of ${batch} calls, alternating; medians, middle half)`);
-console.log("| database | call | raw driver µs | SqlClient µs | ratio |");
-console.log("|---|---|---|---|---|");
-for (const open of [sqlite, postgres, mariadb]) {
+console.log("| database | call | raw driver µs | SqlClient µs | ratio | wall µs raw, SqlClient |");
+console.log("|---|---|---|---|---|---|");
+for (const open of [() => sqlite(), () => sqlite("NORMAL"), postgres, mariadb]) {
   const bench = await open();
   if (bench === undefined) continue;
   try {
@@ -297,7 +314,10 @@ for (const open of [sqlite, postgres, mariadb]) {
       const [qr, qt, qx] = [quartiles(raw), quartiles(thaw), quartiles(ratio)];
       console.log(
         `| ${bench.name} | ${call} | ${qr.median.toFixed(1)} | ${qt.median.toFixed(1)} | ` +
-          `${qx.median.toFixed(3)}x (${qx.low.toFixed(3)}-${qx.high.toFixed(3)}) |`,
+          `${qx.median.toFixed(3)}x (${qx.low.toFixed(3)}-${qx.high.toFixed(3)}) | ` +
+          `${quartiles(wall.get(pair.raw)!).median.toFixed(1)}, ${
+            quartiles(wall.get(pair.thaw)!).median.toFixed(1)
+          } |`,
       );
     }
   } finally {

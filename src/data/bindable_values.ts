@@ -83,6 +83,20 @@ function refuse(
   datasource: string,
   text: string,
 ): never {
+  throw new TypeError(
+    `datasource "${datasource}": ${firstLine(text)}: parameter ${index + 1}${
+      refusalOf(value, kind)
+    }`,
+  );
+}
+
+/**
+ * Why a `kind` database cannot bind `value`, as a message goes on after naming it
+ * (`" is a function, ..."`, `", at [3], is a Promise ..."` for an array's item), or `undefined`
+ * when it can. It names the value's class, never the value.
+ */
+export function refusalOf(value: unknown, kind: DatabaseKind): string | undefined {
+  if (bindable(value, kind)) return undefined;
   // The item of an array that is refused, where the array itself is not (not on SQLite).
   let at = "";
   while (Array.isArray(value) && kind !== "sqlite") {
@@ -90,11 +104,7 @@ function refuse(
     at += `[${i}]`;
     value = value[i];
   }
-  throw new TypeError(
-    `datasource "${datasource}": ${firstLine(text)}: parameter ${index + 1}${
-      at === "" ? "" : `, at ${at},`
-    } ${whatIsWrong(value)}`,
-  );
+  return `${at === "" ? "" : `, at ${at},`} ${whatIsWrong(value)}`;
 }
 
 function whatIsWrong(value: unknown): string {

@@ -5,15 +5,20 @@ import { importOptional } from "../runtime/optional_module.ts";
 import type { DataPool } from "./data_pool.ts";
 import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
 import { openSqlitePool } from "./sqlite_pool.ts";
+import { sqliteMisfit } from "./sqlite_settings.ts";
 
 /**
  * Opens the pool of `datasource` with `settings`. A driver that is not installed is a
  * `MissingPackageError` naming the datasource and the line that installs it; a setting that is
- * not a positive number is a RangeError naming it. Nothing connects before the first call.
+ * not a positive number, or a `sqlite` one that cannot apply, is a RangeError naming it. Nothing connects before the first call.
  */
 export async function openPool(datasource: Datasource, settings: PoolSettings): Promise<DataPool> {
   // Checked before a driver loads, so a typo fails the same with or without it.
   const resolved = resolvePoolSettings(datasource.name, settings);
+  const misfit = sqliteMisfit(datasource.kind, datasource.location, settings.sqlite);
+  if (misfit !== undefined) {
+    throw new RangeError(`datasource "${datasource.name}": ${misfit.key} ${misfit.message}`);
+  }
   const need = (packages: string[], what: string) => driverPackages(datasource, packages, what);
   switch (datasource.kind) {
     case "postgres": {

@@ -4,6 +4,11 @@ import { ConfigError } from "../config/config_error.ts";
 import { shownValue } from "../config/application_config.ts";
 import { parseDuration } from "../config/duration.ts";
 import { isMapping } from "../object_guards.ts";
+import {
+  resolveSqliteSettings,
+  type SqliteSettings,
+  sqliteSettingsFrom,
+} from "./sqlite_settings.ts";
 
 /** How a datasource's pool sizes and bounds its connections. Every field has a default. */
 export interface PoolSettings {
@@ -22,6 +27,11 @@ export interface PoolSettings {
    * database's answer before the call fails and its connection is closed (default 60 000 ms).
    */
   readonly statementTimeoutMs?: number;
+  /**
+   * SQLite: the pragmas of each connection (`pool.sqlite.synchronous`, `journal-mode`,
+   * `foreign-keys`); refused on another database.
+   */
+  readonly sqlite?: SqliteSettings;
 }
 
 /** Every setting, defaults applied. */
@@ -35,7 +45,11 @@ export const POOL_DEFAULTS: ResolvedPoolSettings = {
   connectTimeoutMs: 10_000,
   busyTimeoutMs: 5_000,
   statementTimeoutMs: 60_000,
+  sqlite: { foreignKeys: true },
 };
+
+// The settings that are numbers.
+type NumberSetting = Exclude<keyof PoolSettings, "sqlite">;
 
 /** `settings` over the defaults; refuses a value that is not a positive number, naming it. */
 export function resolvePoolSettings(
@@ -44,6 +58,10 @@ export function resolvePoolSettings(
 ): ResolvedPoolSettings {
   const resolved = { ...POOL_DEFAULTS };
   for (const key of Object.keys(POOL_DEFAULTS) as (keyof PoolSettings)[]) {
+    if (key === "sqlite") {
+      resolved.sqlite = resolveSqliteSettings(datasource, settings.sqlite);
+      continue;
+    }
     const value = settings[key];
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
@@ -68,18 +86,19 @@ const POOL_KEYS: Readonly<Record<string, keyof PoolSettings>> = {
   "connect-timeout": "connectTimeoutMs",
   "busy-timeout": "busyTimeoutMs",
   "statement-timeout": "statementTimeoutMs",
+  sqlite: "sqlite",
 };
 
 /** The key a user writes for `setting` (`pool.max-size`), as errors name it. */
-function keyOf(setting: keyof PoolSettings): string {
+function keyOf(setting: NumberSetting): string {
   const key = Object.keys(POOL_KEYS).find((k) => POOL_KEYS[k] === setting);
   return `pool.${key ?? setting}`;
 }
 
 /**
  * The settings a `pool` mapping gives (`max-size`, `idle-timeout`, `acquire-timeout`,
- * `connect-timeout`, `busy-timeout`, `statement-timeout`); a `ConfigError` naming the key, where `at` places it, for
- * an unknown key or a value out of range.
+ * `connect-timeout`, `busy-timeout`, `statement-timeout`, and `sqlite`'s own); a `ConfigError`
+ * naming the key, where `at` places it, for an unknown key or a value out of range.
  */
 export function poolSettingsFrom(raw: unknown, at: (key: string) => string): PoolSettings {
   if (raw === undefined || raw === null) return {};
@@ -90,13 +109,25 @@ export function poolSettingsFrom(raw: unknown, at: (key: string) => string): Poo
       }`,
     );
   }
-  const settings: Record<string, number> = {};
+  const settings: Record<string, number | SqliteSettings> = {};
+  // `sqlite: { synchronous: NORMAL }`, or `sqlite.synchronous: NORMAL` as the key is named.
+  let sqlite: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(raw)) {
+    if (key.startsWith("sqlite.")) {
+      sqlite ??= {};
+      Object.defineProperty(sqlite, key.slice("sqlite.".length), { value, enumerable: true });
+      continue;
+    }
     const field = Object.hasOwn(POOL_KEYS, key) ? POOL_KEYS[key] : undefined;
     if (field === undefined) {
       throw new ConfigError(
         `${at(`pool.${key}`)} is not a pool setting (${Object.keys(POOL_KEYS).join(", ")})`,
       );
+    }
+    if (field === "sqlite") {
+      if (isMapping(value)) sqlite = { ...value, ...sqlite };
+      else settings.sqlite = sqliteSettingsFrom(value, at);
+      continue;
     }
     const number = field === "maxSize"
       ? (Number.isSafeInteger(value) ? value as number : undefined)
@@ -112,5 +143,6 @@ export function poolSettingsFrom(raw: unknown, at: (key: string) => string): Poo
     }
     settings[field] = number;
   }
+  if (sqlite !== undefined) settings.sqlite = sqliteSettingsFrom(sqlite, at);
   return settings;
 }

@@ -4,7 +4,8 @@
 import type { DatabaseKind } from "../migrate/sql/datasource.ts";
 import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
 import { checkBindable } from "./bindable_values.ts";
-import { DataError } from "./data_error.ts";
+import { DataError, firstLine } from "./data_error.ts";
+import { MAX_PARAMETERS, tooManyParameters, valuesOf } from "./sql_values.ts";
 import {
   fragment,
   identifier,
@@ -65,6 +66,20 @@ export class SqlClient {
   ) => SqlFragment = join;
 
   /**
+   * Rows as one `VALUES` list, `(…), (…)`, every value bound, for a tag:
+   * `` sql.execute`INSERT INTO t (a, b) VALUES ${SqlClient.values(rows, "a", "b")}` ``. Each row is
+   * an object; `columns` names the keys to take, in order (none: the first row's keys). Refuses
+   * what no database binds; the client's own {@linkcode SqlClient.prototype.values} knows its
+   * database and refuses what that one does not bind, at its parameter limit.
+   */
+  static values(
+    rows: readonly object[],
+    ...columns: (string | readonly string[])[]
+  ): SqlFragment {
+    return valuesOf(rows, columns, "values()");
+  }
+
+  /**
    * What an injection of a `SqlClient` that no bean provides is told to do: the container says
    * it instead of advising to decorate the class.
    */
@@ -89,6 +104,20 @@ export class SqlClient {
   /** The driver's own pool (`pg.Pool`, mysql2's `Pool`, the SQLite pool), for what the client lacks. */
   get pool(): unknown {
     return this.#pool.native;
+  }
+
+  /**
+   * Rows as one `VALUES` list, `(…), (…)`, every value a bound parameter:
+   * `` sql.execute`INSERT INTO t (a, b) VALUES ${sql.values(rows, "a", "b")}` ``. Each row is an
+   * object and `columns` names the keys to take, in that order; with none named, the first row's
+   * keys (as postgres.js' `sql(rows, ...columns)`). A `TypeError` names the row and the column of
+   * what cannot make the list (no rows, a row that is not an object or lacks a column, a value
+   * this database does not bind); a `RangeError` says to split rows past the parameters the
+   * database binds in one statement (65535 on PostgreSQL and MariaDB, 32766 on SQLite): the list
+   * is one statement, never split.
+   */
+  values(rows: readonly object[], ...columns: (string | readonly string[])[]): SqlFragment {
+    return valuesOf(rows, columns, `datasource "${this.name}": values()`, this.kind);
   }
 
   /** Every row of the statement. */
@@ -207,6 +236,13 @@ export class SqlClient {
 
   async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {
     checkBindable(this.kind, params, this.name, text);
+    if (params.length > MAX_PARAMETERS[this.kind]) {
+      throw tooManyParameters(
+        this.kind,
+        params.length,
+        `datasource "${this.name}": ${firstLine(text)}`,
+      );
+    }
     const held = currentConnection(this.#pool);
     // The transaction's timeout bounds its statements' wait for an answer too.
     if (held !== undefined) {

@@ -27,6 +27,7 @@ import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
 import { WriterLock } from "./writer_lock.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
+import { type SqlitePragma, sqlitePragmas } from "./sqlite_settings.ts";
 
 /** One SQLite handle, whichever module opened it. */
 interface SqliteHandle {
@@ -60,11 +61,13 @@ class SqlitePool implements DataPool {
   readonly #held = new HeldConnections();
   #opener: Promise<(path: string) => SqliteHandle> | undefined;
   readonly #writer = new WriterLock();
+  readonly #pragmas: readonly SqlitePragma[];
 
   constructor(datasource: Datasource, settings: ResolvedPoolSettings) {
     this.name = datasource.name;
     this.#location = datasource.location;
     this.#settings = settings;
+    this.#pragmas = sqlitePragmas(settings.sqlite, this.#location);
     this.maxSize = this.#location === ":memory:" ? 1 : this.#settings.maxSize;
   }
 
@@ -185,17 +188,12 @@ class SqlitePool implements DataPool {
         throw new Error(`its folder ${missing} does not exist (is the datasource's url right?)`);
       }
       const handle = open(this.#location);
-      handle.run(`PRAGMA busy_timeout = ${Math.round(this.#settings.busyTimeoutMs)}`, []);
-      // WAL: readers and the one writer never wait for each other (a read-only transaction held
-      // across awaits would otherwise make every writer's commit wait in SQLite's busy loop,
-      // which stops the thread). It stays set in the file, as SQLite means it to.
-      // A file SQLite cannot switch (read-only) stays as it is: reads still serve.
-      if (this.#location !== ":memory:") {
-        try {
-          handle.run("PRAGMA journal_mode = WAL", []);
-        } catch {
-          // left in its mode
-        }
+      try {
+        handle.run(`PRAGMA busy_timeout = ${Math.round(this.#settings.busyTimeoutMs)}`, []);
+        this.#configure(handle);
+      } catch (error) {
+        closeQuietly(handle);
+        throw error;
       }
       return handle;
     } catch (error) {
@@ -204,6 +202,29 @@ class SqlitePool implements DataPool {
         reason: "connect",
         message: `cannot open ${this.#location}: ${messageOf(error)}`,
       }, { cause: error });
+    }
+  }
+
+  // The pool's pragmas (sqlite_settings.ts). Unless another journal is asked, WAL: readers and
+  // the one writer never wait for each other (a read-only transaction held across awaits would
+  // otherwise make every writer's commit wait in SQLite's busy loop, which stops the thread). It
+  // stays set in the file, as SQLite means it to. A file SQLite cannot switch (read-only) stays
+  // as it is, reads still served; a journal asked for and not had fails the connection.
+  #configure(handle: SqliteHandle): void {
+    for (const { text, expect, key, optional } of this.#pragmas) {
+      let rows: readonly Record<string, unknown>[];
+      try {
+        rows = handle.run(text, []).rows;
+      } catch (error) {
+        if (optional) continue;
+        throw key === undefined
+          ? error
+          : new Error(`${key} ${expect?.toUpperCase()}: ${messageOf(error)}`);
+      }
+      const mode = rows[0]?.journal_mode;
+      if (expect !== undefined && mode !== expect) {
+        throw new Error(`${key} ${expect.toUpperCase()}: SQLite kept ${String(mode)}`);
+      }
     }
   }
 

@@ -27,6 +27,23 @@ describe("open_pool", () => {
     });
 
     if (datasource.kind !== "sqlite") {
+      it(`refuses pool.sqlite settings on a ${datasource.kind} datasource, naming it and the key`, async () => {
+        await assert.rejects(
+          openPool(datasource, { sqlite: { synchronous: "NORMAL" } }),
+          {
+            name: "RangeError",
+            message: new RegExp(
+              `^datasource "${datasource.name}": pool\\.sqlite\\.synchronous is a SQLite setting, and ` +
+                `this datasource is ${
+                  datasource.kind === "postgres" ? "PostgreSQL" : "MariaDB or MySQL"
+                }`,
+            ),
+          },
+        );
+      });
+    }
+
+    if (datasource.kind !== "sqlite") {
       it(`a ${datasource.kind} server that refuses connections fails the call naming the datasource, not the password`, async () => {
         // Port 1 on the loopback: nothing listens, the connection is refused at once.
         const pool = await openPool({ ...datasource, username: "u", password: "pw-SECRET-1" }, {

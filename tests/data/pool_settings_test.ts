@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   POOL_DEFAULTS,
+  type PoolSettings,
   poolSettingsFrom,
   resolvePoolSettings,
 } from "../../src/data/pool_settings.ts";
@@ -87,6 +88,106 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
   });
 });
 
+describe("the pool.sqlite keys of a datasource entry", () => {
+  const at = (key: string) => `application.yml:7: datasource[0].${key}`;
+
+  it("reads synchronous, journal-mode and foreign-keys, in any letter case", () => {
+    assert.deepEqual(
+      poolSettingsFrom(
+        {
+          "max-size": 2,
+          sqlite: { synchronous: "normal", "journal-mode": "wal", "foreign-keys": false },
+        },
+        at,
+      ),
+      { maxSize: 2, sqlite: { synchronous: "NORMAL", journalMode: "WAL", foreignKeys: false } },
+    );
+    for (const value of ["OFF", "NORMAL", "FULL", "EXTRA"]) {
+      assert.deepEqual(poolSettingsFrom({ sqlite: { synchronous: value } }, at), {
+        sqlite: { synchronous: value },
+      });
+    }
+    for (const value of ["DELETE", "TRUNCATE", "PERSIST", "MEMORY", "WAL"]) {
+      assert.deepEqual(poolSettingsFrom({ sqlite: { "journal-mode": value } }, at), {
+        sqlite: { journalMode: value },
+      });
+    }
+    // The key as its name is written, in the pool's mapping.
+    assert.deepEqual(
+      poolSettingsFrom({ "sqlite.synchronous": "NORMAL", "sqlite.journal-mode": "WAL" }, at),
+      { sqlite: { synchronous: "NORMAL", journalMode: "WAL" } },
+    );
+    assert.throws(
+      () => poolSettingsFrom({ "sqlite.sync": "NORMAL" }, at),
+      /datasource\[0\]\.pool\.sqlite\.sync is not a SQLite setting/,
+    );
+    // As an environment variable gives it: text.
+    assert.deepEqual(poolSettingsFrom({ sqlite: { "foreign-keys": "true" } }, at), {
+      sqlite: { foreignKeys: true },
+    });
+  });
+
+  it("refuses a bad value or key, naming the key and the line", () => {
+    const cases: [unknown, RegExp][] = [
+      [
+        { synchronous: "fast" },
+        /^application\.yml:7: datasource\[0\]\.pool\.sqlite\.synchronous must be OFF, NORMAL, FULL or EXTRA, got "fast"/,
+      ],
+      [{ synchronous: 1 }, /pool\.sqlite\.synchronous must be OFF, NORMAL, FULL or EXTRA, got 1/],
+      [
+        { "journal-mode": "wal2" },
+        /pool\.sqlite\.journal-mode must be DELETE, TRUNCATE, PERSIST, MEMORY or WAL, got "wal2"/,
+      ],
+      [
+        { "journal-mode": "off" },
+        /pool\.sqlite\.journal-mode cannot be OFF: the SQLite of Deno, Bun and Node is built defensive.*MEMORY is the nearest, got "off"/,
+      ],
+      [{ "foreign-keys": "yes" }, /pool\.sqlite\.foreign-keys must be true or false, got "yes"/],
+      [
+        { "foreign_keys": true },
+        /pool\.sqlite\.foreign_keys is not a SQLite setting \(synchronous, journal-mode, foreign-keys\)/,
+      ],
+      [
+        "WAL",
+        /datasource\[0\]\.pool\.sqlite must be a mapping \(synchronous, journal-mode, foreign-keys\)/,
+      ],
+    ];
+    for (const [raw, message] of cases) {
+      assert.throws(
+        () => poolSettingsFrom({ sqlite: raw }, at),
+        (e: unknown) => e instanceof ConfigError && message.test(e.message),
+        JSON.stringify(raw),
+      );
+    }
+  });
+
+  it("refuses, from code, a value that is not one of SQLite's, naming the datasource and key", () => {
+    assert.deepEqual(resolvePoolSettings("notes", {}).sqlite, { foreignKeys: true });
+    assert.deepEqual(
+      resolvePoolSettings("notes", { sqlite: { synchronous: "NORMAL", journalMode: "WAL" } })
+        .sqlite,
+      { synchronous: "NORMAL", journalMode: "WAL", foreignKeys: true },
+    );
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [
+        { synchronous: "normal" },
+        /^datasource "notes": pool\.sqlite\.synchronous must be OFF, NORMAL, FULL or EXTRA, got "normal"/,
+      ],
+      [{ journalMode: 5 }, /^datasource "notes": pool\.sqlite\.journal-mode must be DELETE, /],
+      [
+        { foreignKeys: "on" },
+        /^datasource "notes": pool\.sqlite\.foreign-keys must be true or false/,
+      ],
+    ];
+    for (const [sqlite, message] of bad) {
+      assert.throws(() => resolvePoolSettings("notes", { sqlite } as PoolSettings), {
+        name: "RangeError",
+        message,
+      });
+    }
+  });
+});
+
 describe("poolSettingsFrom (property)", () => {
   const KEYS = [
     "max-size",
@@ -102,7 +203,9 @@ describe("poolSettingsFrom (property)", () => {
     fc.assert(
       fc.property(
         fc.dictionary(fc.constantFrom(...KEYS), fc.integer({ min: 1, max: 2_000_000_000 })),
-        fc.option(fc.string().filter((k) => !KEYS.includes(k)), { nil: undefined }),
+        fc.option(fc.string().filter((k) => !KEYS.includes(k) && k !== "sqlite"), {
+          nil: undefined,
+        }),
         (known, stray) => {
           const raw: Record<string, unknown> = { ...known };
           if (stray !== undefined) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { fragment } from "../../src/data/sql_template.ts";
+import { fragment, SqlFragment } from "../../src/data/sql_template.ts";
 import { DataError } from "../../src/data/data_error.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import { Buffer } from "node:buffer";
@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { propertyOptions } from "../property.ts";
 import { type Kind, KINDS, rejection, testPools } from "./pools.ts";
 import { RUNTIME } from "../runtime.ts";
+import { readFileSync } from "node:fs";
 
 const ID: Record<Kind, string> = {
   sqlite: "id INTEGER PRIMARY KEY",
@@ -361,6 +362,122 @@ const UNBINDABLE: readonly ValueKind[] = [
     refused: { sqlite: /beyond SQLite's 64-bit integers/ },
   },
 ];
+
+// The upsert clause docs/data.md shows for each database, run here as it is written there.
+const UPSERT_ROW: Record<Kind, string> = {
+  postgres: "| PostgreSQL",
+  mysql: "| MariaDB, MySQL",
+  sqlite: "| SQLite",
+};
+function upsertOfDocs(kind: Kind): string {
+  const doc = readFileSync(new URL("../../docs/data.md", import.meta.url), "utf8");
+  const line = doc.split("\n").find((l) => l.startsWith(UPSERT_ROW[kind]) && l.includes("UPDATE"));
+  const clause = line === undefined ? undefined : /`([^`]*UPDATE[^`]*)`/.exec(line)?.[1];
+  assert.ok(clause !== undefined, `docs/data.md has no upsert row for ${kind}`);
+  return clause;
+}
+
+const COLUMNS: Record<Kind, string> = {
+  postgres: "id INTEGER PRIMARY KEY, t TEXT, n DOUBLE PRECISION, b BOOLEAN, z TEXT, bytes BYTEA",
+  mysql: `id INT PRIMARY KEY, t ${TEXT.mysql}, n DOUBLE, b BOOLEAN, z ${TEXT.mysql}, bytes BLOB`,
+  sqlite: "id INTEGER PRIMARY KEY, t TEXT, n REAL, b INTEGER, z TEXT, bytes BLOB",
+};
+// Every character 0 to 255 and more of Unicode, but NUL where the database (PostgreSQL) refuses it
+// in text or the runtime (Deno's SQLite) reads text only up to it.
+const ALL_CHARACTERS = (kind: Kind) =>
+  Array.from({ length: 256 }, (_, c) => String.fromCharCode(c)).join("")
+    .slice(kind === "postgres" || (kind === "sqlite" && RUNTIME === "deno") ? 1 : 0) +
+  "\u2603\u00e9\u4e2d\ud83d\ude00\u{10ffff}";
+
+for (const kind of KINDS) {
+  describe(`SqlClient on ${kind}: values(), many rows in one statement`, () => {
+    const open = testPools();
+    const client = async () => {
+      const made = await open(kind);
+      const connection = await made.pool.acquire();
+      await connection.run(`CREATE TABLE bulk (${COLUMNS[kind]})`, []);
+      connection.release();
+      return new SqlClient(made.pool);
+    };
+
+    it("inserts 1,000 rows in one statement and reads them back as they were", async () => {
+      const sql = await client();
+      const text = ALL_CHARACTERS(kind);
+      // By code point: a cut inside a surrogate pair would be no text any database stores.
+      const points = [...text];
+      const rows = Array.from({ length: 1000 }, (_, i) => ({
+        id: i,
+        t: i === 0
+          ? text
+          : `${points.slice(i % points.length).join("")}${NASTY[i % NASTY.length]}${i}`,
+        n: i % 7 === 0 ? -(i + 1) / 8 : i * 1.5,
+        b: i % 2 === 0,
+        z: i % 3 === 0 ? null : `z${i}`,
+        bytes: new Uint8Array([i % 256, 255 - (i % 256), 0]),
+      }));
+      const result = await sql.execute`INSERT INTO bulk (id, t, n, b, z, bytes) VALUES ${
+        sql.values(rows, "id", "t", "n", "b", "z", "bytes")
+      }`;
+      assert.equal(result.rowsAffected, 1000);
+      const back = await sql.query<Record<string, unknown>>`
+        SELECT id, t, n, b, z, bytes FROM bulk ORDER BY id`;
+      // Booleans: PostgreSQL's own type; 1 and 0 on MariaDB and SQLite.
+      const bool = (b: boolean) => kind === "postgres" ? b : b ? 1 : 0;
+      assert.deepEqual(
+        back.map((row) => ({ ...row, bytes: [...(row.bytes as Uint8Array)] })),
+        rows.map((row) => ({ ...row, b: bool(row.b), bytes: [...row.bytes] })),
+      );
+    });
+
+    it("upserts as the docs show for this database", async () => {
+      const sql = await client();
+      await sql.execute`INSERT INTO bulk (id, t) VALUES ${
+        sql.values([{ id: 1, t: "pen" }, { id: 2, t: "ink" }])
+      }`;
+      // The docs' table has a column `count`; this one calls it `n`.
+      const clause = new SqlFragment([upsertOfDocs(kind).replaceAll("count", "n")], []);
+      await sql.execute`INSERT INTO bulk (id, t, n) VALUES ${
+        sql.values([{ id: 2, t: "ink", n: 5 }, { id: 3, t: "nib", n: 1 }])
+      } ${clause}`;
+      assert.deepEqual(await sql.query`SELECT id, t, n FROM bulk ORDER BY id`, [
+        { id: 1, t: "pen", n: null },
+        { id: 2, t: "ink", n: 5 },
+        { id: 3, t: "nib", n: 1 },
+      ]);
+    });
+
+    it("binds as many parameters as the database takes in one statement, and refuses one more", async () => {
+      const sql = await client();
+      const limit = { postgres: 65535, mysql: 65535, sqlite: 32766 }[kind];
+      const rows = Array.from({ length: limit }, (_, i) => ({ id: i }));
+      const result = await sql.execute`INSERT INTO bulk (id) VALUES ${sql.values(rows, "id")}`;
+      assert.equal(result.rowsAffected, limit);
+      const more = [...rows, { id: limit }];
+      assert.throws(() => sql.values(more, "id"), {
+        name: "RangeError",
+        message: new RegExp(
+          `^datasource "${kind}_main": values\\(\\): ${limit + 1} rows of 1 column are ${
+            limit + 1
+          } parameters, .*\\(${limit}\\): split the rows`,
+        ),
+      });
+      // A statement past the limit however its parameters came: refused before it is sent.
+      await assert.rejects(
+        sql.execute`INSERT INTO bulk (id) VALUES ${sql.values(rows, "id")}, (${limit})`,
+        {
+          name: "RangeError",
+          message: new RegExp(
+            `^datasource "${kind}_main": INSERT INTO bulk .*: ${
+              limit + 1
+            } parameters, more than .* \\(${limit}\\): split the rows`,
+          ),
+        },
+      );
+      const count = await sql.one<{ n: number | string }>`SELECT COUNT(*) AS n FROM bulk`;
+      assert.equal(Number(count.n), limit);
+    });
+  });
+}
 
 for (const kind of KINDS) {
   describe(`SqlClient on ${kind}: values it cannot bind`, () => {

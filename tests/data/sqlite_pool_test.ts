@@ -4,6 +4,8 @@ import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { openSqlitePool } from "../../src/data/sqlite_pool.ts";
 import { POOL_DEFAULTS } from "../../src/data/pool_settings.ts";
+import { openPool } from "../../src/data/open_pool.ts";
+import type { DataConnection } from "../../src/data/data_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { rejection, testPools } from "./pools.ts";
 import { RUNTIME } from "../runtime.ts";
@@ -152,6 +154,129 @@ describe("sqlite_pool", () => {
     } finally {
       await pool.close();
     }
+  });
+
+  // What each connection says of itself.
+  const pragmas = async (connection: DataConnection) => ({
+    synchronous: (await connection.run("PRAGMA synchronous", [])).rows[0].synchronous,
+    journal: (await connection.run("PRAGMA journal_mode", [])).rows[0].journal_mode,
+    foreignKeys: (await connection.run("PRAGMA foreign_keys", [])).rows[0].foreign_keys,
+  });
+
+  it("gives every connection foreign keys on, SQLite's FULL synchronous and WAL by default", async () => {
+    const { pool } = await open("sqlite", { maxSize: 2 });
+    const a = await pool.acquire();
+    const b = await pool.acquire();
+    for (const connection of [a, b]) {
+      assert.deepEqual(await pragmas(connection), {
+        synchronous: 2,
+        journal: "wal",
+        foreignKeys: 1,
+      });
+    }
+    a.release();
+    b.release();
+    const memory = await open("sqlite", {}, { memory: true });
+    const only = await memory.pool.acquire();
+    assert.deepEqual(await pragmas(only), { synchronous: 2, journal: "memory", foreignKeys: 1 });
+    only.release();
+  });
+
+  it("refuses a row whose foreign key points nowhere, by default, as a statement error", async () => {
+    const { pool } = await open("sqlite");
+    const sql = new SqlClient(pool);
+    await sql.execute`CREATE TABLE parents (id INTEGER PRIMARY KEY)`;
+    await sql.execute`CREATE TABLE kids (parent INTEGER REFERENCES parents (id))`;
+    await sql.execute`INSERT INTO parents (id) VALUES (${1})`;
+    await sql.execute`INSERT INTO kids (parent) VALUES (${1})`;
+    const error = await rejection(sql.execute`INSERT INTO kids (parent) VALUES (${2})`);
+    assert.equal(error.reason, "statement");
+    assert.equal(error.code, "SQLITE_CONSTRAINT_FOREIGNKEY");
+    assert.match(
+      error.message,
+      /^datasource "sqlite_main": INSERT INTO kids .*FOREIGN KEY constraint failed/,
+    );
+    await rejection(sql.execute`DELETE FROM parents`);
+    assert.deepEqual(await sql.query`SELECT parent FROM kids`, [{ parent: 1 }]);
+    // Off when asked.
+    const off = new SqlClient((await open("sqlite", { sqlite: { foreignKeys: false } })).pool);
+    await off.execute`CREATE TABLE parents (id INTEGER PRIMARY KEY)`;
+    await off.execute`CREATE TABLE kids (parent INTEGER REFERENCES parents (id))`;
+    assert.equal((await off.execute`INSERT INTO kids (parent) VALUES (${2})`).rowsAffected, 1);
+  });
+
+  it("applies pool.sqlite's settings on each connection it opens", async () => {
+    const { pool } = await open("sqlite", {
+      maxSize: 2,
+      sqlite: { synchronous: "NORMAL", journalMode: "TRUNCATE", foreignKeys: false },
+    });
+    const a = await pool.acquire();
+    const b = await pool.acquire();
+    for (const connection of [a, b]) {
+      assert.deepEqual(await pragmas(connection), {
+        synchronous: 1,
+        journal: "truncate",
+        foreignKeys: 0,
+      });
+    }
+    a.release();
+    b.release();
+    const synchronous = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 } as const;
+    for (const [name, level] of Object.entries(synchronous)) {
+      const { pool } = await open("sqlite", {
+        sqlite: { synchronous: name as keyof typeof synchronous, journalMode: "WAL" },
+      });
+      const connection = await pool.acquire();
+      assert.deepEqual(await pragmas(connection), {
+        synchronous: level,
+        journal: "wal",
+        foreignKeys: 1,
+      });
+      connection.release();
+    }
+    for (const mode of ["DELETE", "TRUNCATE", "PERSIST", "MEMORY", "WAL"] as const) {
+      const { pool } = await open("sqlite", { sqlite: { journalMode: mode } });
+      const connection = await pool.acquire();
+      assert.equal((await pragmas(connection)).journal, mode.toLowerCase());
+      connection.release();
+    }
+    // :memory: keeps its journal in memory.
+    const memory = await open("sqlite", { sqlite: { journalMode: "MEMORY" } }, { memory: true });
+    const connection = await memory.pool.acquire();
+    assert.equal((await pragmas(connection)).journal, "memory");
+    connection.release();
+  });
+
+  it("refuses a journal mode :memory: cannot have, naming the key", async () => {
+    const { datasource } = await open("sqlite", {}, { memory: true });
+    for (const mode of ["WAL", "DELETE", "TRUNCATE", "PERSIST"] as const) {
+      await assert.rejects(openPool(datasource, { sqlite: { journalMode: mode } }), {
+        name: "RangeError",
+        message: new RegExp(
+          `^datasource "sqlite_main": pool\\.sqlite\\.journal-mode ${mode} is not possible on ` +
+            "sqlite::memory:, whose journal is in memory: MEMORY",
+        ),
+      });
+    }
+  });
+
+  it("fails the connection, naming the key, when SQLite keeps another journal mode than asked", async () => {
+    const { pool, admin } = await open("sqlite", {
+      sqlite: { journalMode: "WAL" },
+      busyTimeoutMs: 50,
+    });
+    // The admin connection holds the file's write lock: no switch to WAL can be made.
+    await admin.query("CREATE TABLE t (v TEXT)");
+    await admin.query("BEGIN IMMEDIATE");
+    await admin.query("INSERT INTO t VALUES ('pending')");
+    const error = await rejection(pool.acquire().then((connection) => connection.release()));
+    assert.equal(error.reason, "connect");
+    // SQLite waits busy_timeout for the lock, then says so (or keeps the mode it has).
+    assert.match(
+      error.message,
+      /cannot open .*: pool\.sqlite\.journal-mode WAL: (database is locked|SQLite kept delete)/,
+    );
+    await admin.query("COMMIT");
   });
 
   it("refuses calls once closed", async () => {

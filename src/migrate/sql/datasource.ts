@@ -11,6 +11,7 @@ import {
 import type { Placeholders } from "../files/placeholders.ts";
 import type { OptionalPackages } from "../../runtime/optional_module.ts";
 import { type PoolSettings, poolSettingsFrom } from "../../data/pool_settings.ts";
+import { sqliteMisfit } from "../../data/sqlite_settings.ts";
 
 /** The databases the SQL runner speaks to. */
 export type DatabaseKind = "sqlite" | "postgres" | "mysql";
@@ -68,7 +69,8 @@ const SCHEMES: Record<string, DatabaseKind> = {
  * a message.
  */
 export function datasources(config: LoadedConfig, key: string, cwd: string): Datasource[] {
-  const list = connectionEntries(config, key, RULES).map((entry): Datasource => {
+  const entries = connectionEntries(config, key, RULES);
+  const list = entries.map((entry): Datasource => {
     const { name, values, migrations, at } = entry;
     const table = migrations.table ?? DEFAULT_RECORDS_TABLE;
     if (typeof table !== "string" || !TABLE.test(table)) {
@@ -147,6 +149,13 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
     // Only when present: deleting re-encodes the whole query.
     for (const k of ["user", "password"]) if (query.has(k)) query.delete(k);
     return { ...fromUrl, ...base, kind, location: parsed.href };
+  });
+  // Once the URL has said which database it is: `pool.sqlite` fits SQLite alone.
+  list.forEach((d, i) => {
+    const misfit = sqliteMisfit(d.kind, d.location, d.pool?.sqlite);
+    if (misfit !== undefined) {
+      throw new ConfigError(`${entries[i].at(misfit.key)} ${misfit.message}`);
+    }
   });
   refuseSharedRecords(list);
   return list;

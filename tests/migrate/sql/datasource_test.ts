@@ -127,6 +127,28 @@ describe("SQL datasources config", () => {
     await fails("datasource: { name: main }\n", /datasource must be a list/);
   });
 
+  it("reads pool.sqlite, and refuses it where it cannot apply, naming the file, line and key", async () => {
+    const { list } = await load(
+      "datasource:\n  - name: notes\n    url: sqlite:a.db\n    pool:\n      sqlite:\n" +
+        "        synchronous: NORMAL\n        journal-mode: WAL\n        foreign-keys: false\n",
+    );
+    assert.deepEqual((await list())[0].pool, {
+      sqlite: { synchronous: "NORMAL", journalMode: "WAL", foreignKeys: false },
+    });
+    await fails(
+      "datasource:\n  - name: main\n    url: postgres://db/shop\n    pool:\n      sqlite: { synchronous: OFF }\n",
+      /application\.yml:5: datasource\[0\]\.pool\.sqlite\.synchronous is a SQLite setting, and this datasource is PostgreSQL/,
+    );
+    await fails(
+      "datasource:\n  - name: main\n    url: 'sqlite::memory:'\n    pool: { sqlite: { journal-mode: WAL } }\n",
+      /:4: datasource\[0\]\.pool\.sqlite\.journal-mode WAL is not possible on sqlite::memory:/,
+    );
+    await fails(
+      "datasource:\n  - name: main\n    url: sqlite:a.db\n    pool: { sqlite: { synchronous: fast } }\n",
+      /:4: datasource\[0\]\.pool\.sqlite\.synchronous must be OFF, NORMAL, FULL or EXTRA, got "fast"/,
+    );
+  });
+
   it("names the file, line and key of a variable that is not set", async () => {
     await fails(
       "datasource:\n  - name: main\n    url: sqlite:a.db\n    migrations:\n" +

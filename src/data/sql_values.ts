@@ -1,0 +1,133 @@
+// Rows as one `VALUES` list, `(…), (…)`, every value a bound parameter: the bulk insert of
+// postgres.js' `sql(rows, ...columns)`, as a fragment a tag renders. One list is one statement:
+// rows past what the database binds in one statement are refused, never split behind the
+// caller's back (a split insert is several statements, which a failure leaves half done).
+import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+import { refusalOf } from "./bindable_values.ts";
+import { SqlFragment } from "./sql_template.ts";
+
+/**
+ * The most parameters one statement binds: PostgreSQL's protocol counts them in 16 bits (65535),
+ * as MariaDB's and MySQL's prepared statements do; SQLite's SQLITE_MAX_VARIABLE_NUMBER is 32766
+ * in the builds of Deno, Bun and Node (its default since SQLite 3.32).
+ */
+export const MAX_PARAMETERS: Readonly<Record<DatabaseKind, number>> = {
+  postgres: 65535,
+  mysql: 65535,
+  sqlite: 32766,
+};
+
+const NAMES: Readonly<Record<DatabaseKind, string>> = {
+  postgres: "PostgreSQL",
+  mysql: "MariaDB or MySQL",
+  sqlite: "SQLite",
+};
+
+/**
+ * The error for a statement of `count` parameters, more than a `kind` database binds (or
+ * `undefined` when it fits): said before the driver sends it, since pg would send the count cut
+ * to 16 bits and the server would answer about a statement the caller did not write.
+ */
+export function tooManyParameters(
+  kind: DatabaseKind,
+  count: number,
+  where: string,
+): RangeError | undefined {
+  const limit = MAX_PARAMETERS[kind];
+  if (count <= limit) return undefined;
+  return new RangeError(
+    `${where}: ${count} parameters, more than ${NAMES[kind]} binds in one statement (${limit}): ` +
+      "split the rows into several statements (in one transaction, to land whole)",
+  );
+}
+
+/**
+ * The fragment `(…), (…)` of `rows`, each row's `columns` in that order (none named: the first
+ * row's own keys, as postgres.js takes them). `where` starts each message; `kind` the database
+ * whose binding rules and parameter limit apply, or none known (every value some database binds,
+ * the largest limit). A `TypeError` names the row (`rows[2]`) and the column.
+ */
+export function valuesOf(
+  rows: readonly object[],
+  columns: readonly (string | readonly string[])[],
+  where: string,
+  kind?: DatabaseKind,
+): SqlFragment {
+  if (!Array.isArray(rows)) {
+    throw new TypeError(`${where} takes an array of rows (objects), then the columns to take`);
+  }
+  if (rows.length === 0) {
+    throw new TypeError(
+      `${where} needs at least one row: VALUES with none is not SQL (skip the statement)`,
+    );
+  }
+  for (let r = 0; r < rows.length; r++) {
+    const row: unknown = rows[r];
+    if (typeof row !== "object" || row === null || Array.isArray(row)) {
+      throw new TypeError(
+        `${where}: rows[${r}] is ${kindOf(row)}, not an object of columns ({ id: 1, name: "a" })`,
+      );
+    }
+  }
+  const names = columns.length === 0 ? Object.keys(rows[0]) : columns.flat();
+  if (names.length === 0) {
+    throw new TypeError(
+      `${where}: rows[0] has no keys to take as columns: name them, values(rows, "id", "name")`,
+    );
+  }
+  for (const name of names) {
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(`${where}: column names are non-empty strings, got ${kindOf(name)}`);
+    }
+  }
+  const count = rows.length * names.length;
+  const limit = MAX_PARAMETERS[kind ?? "postgres"];
+  if (count > limit) {
+    throw new RangeError(
+      `${where}: ${rows.length} rows of ${names.length} column${
+        names.length === 1 ? "" : "s"
+      } are ${count} parameters, more than ${
+        kind === undefined ? "any database" : NAMES[kind]
+      } binds in one statement (${limit}): split the rows into several statements (in one ` +
+        "transaction, to land whole)",
+    );
+  }
+  const values = new Array<unknown>(count);
+  const strings = new Array<string>(count + 1);
+  strings[0] = "(";
+  let at = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as Record<string, unknown>;
+    for (let c = 0; c < names.length; c++) {
+      const name = names[c];
+      const value = row[name];
+      // A key of its own set to undefined is NULL; a getter of its class is a column too.
+      if (value === undefined && !Object.hasOwn(row, name)) {
+        throw new TypeError(
+          `${where}: rows[${r}] has no column "${name}" (undefined is NULL: give it as such)`,
+        );
+      }
+      const wrong = kind === undefined ? refusedEverywhere(value) : refusalOf(value, kind);
+      if (wrong !== undefined) {
+        throw new TypeError(`${where}: rows[${r}], column "${name}",${wrong}`);
+      }
+      values[at] = value;
+      at++;
+      strings[at] = c === names.length - 1 ? (r === rows.length - 1 ? ")" : "), (") : ", ";
+    }
+  }
+  return new SqlFragment(strings, values);
+}
+
+// What no database binds: PostgreSQL and MariaDB take every value SQLite takes.
+function refusedEverywhere(value: unknown): string | undefined {
+  const postgres = refusalOf(value, "postgres");
+  return postgres !== undefined && refusalOf(value, "mysql") !== undefined ? postgres : undefined;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
