@@ -164,6 +164,23 @@ export class SqlClient {
   }
 
   /**
+   * {@linkcode SqlClient.stream} of `text` as it is written, `params` bound to its own
+   * placeholders, as {@linkcode SqlClient.unsafe} is to `query`: for SQL another tool built (a
+   * query builder's stream). Never build `text` from what a client sent.
+   */
+  unsafeStream<T = Record<string, unknown>>(
+    text: string,
+    params: readonly unknown[] = [],
+  ): AsyncIterableIterator<T> {
+    if (typeof text !== "string" || !Array.isArray(params)) {
+      throw new TypeError(
+        `datasource "${this.name}": unsafeStream(text, params) takes a string and an array`,
+      );
+    }
+    return this.#rows<T>(text, params);
+  }
+
+  /**
    * Runs `text` as it is written, `params` bound to its own placeholders (`$1` on PostgreSQL, `?`
    * on MySQL, MariaDB and SQLite): for SQL another tool built, such as a query builder's compiled
    * query. Inside a transaction of this datasource it runs on the transaction's connection, as

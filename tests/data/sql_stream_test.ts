@@ -167,12 +167,23 @@ for (const kind of KINDS) {
       });
     });
 
-    it("refuses a call with a string, as the other tags do", () => {
+    it("refuses a call with a string, as the other tags do; unsafeStream takes one", async () => {
       const sql = new SqlClient({ name: "main", kind } as never);
       assert.throws(
         () => (sql as unknown as { stream(text: string): unknown }).stream("SELECT 1"),
         (error: unknown) => error instanceof TypeError && /stream\(\) is a tag/.test(error.message),
       );
+      assert.throws(
+        () => sql.unsafeStream(["SELECT 1"] as unknown as string),
+        /unsafeStream\(text, params\) takes a string and an array/,
+      );
+      const { pool } = await open(kind);
+      const placeholder = kind === "postgres" ? "$1" : "?";
+      const rows = [];
+      for await (const row of new SqlClient(pool).unsafeStream(`SELECT ${placeholder} AS v`, [7])) {
+        rows.push(row);
+      }
+      assert.deepEqual(rows.map((row) => Number(row.v)), [7]);
     });
   });
 }
