@@ -134,8 +134,9 @@ export function transactionConnection(
     }
   };
   // The streams begun on it and not closed yet: closed as it ends, before its COMMIT or ROLLBACK
-  // (a MariaDB result still being sent would hold the connection from taking either).
-  const open = new Set<RowCursor>();
+  // (a MariaDB result still being sent would hold the connection from taking either). Made by
+  // the first stream: a transaction without one costs nothing more.
+  let open: Set<RowCursor> | undefined;
   const cursor = async (
     text: string,
     params: readonly unknown[],
@@ -143,13 +144,13 @@ export function transactionConnection(
     deadline?: number,
   ): Promise<RowCursor> => {
     const rows = await statement(text, () => connection.cursor(text, params, alone, deadline));
-    open.add(rows);
+    (open ??= new Set()).add(rows);
     return {
       // Past the end, refused as any statement is (the cursor was closed as the transaction ended).
       next: (bound?: number) => statement(text, () => rows.next(bound)),
       close: () => {
         if (state().ended) return Promise.resolve();
-        open.delete(rows);
+        open?.delete(rows);
         return statement(text, () => rows.close());
       },
     };
@@ -169,16 +170,20 @@ export function transactionConnection(
       statement(text, () => connection.control(text, deadline)),
     cursor,
     release: (broken?: boolean): void => connection.release(broken),
-    settled: async (): Promise<void> => {
-      await inFlightSettled();
-      // A stream that cannot be closed leaves its statement to the transaction's end, whose
-      // failure then says so.
-      for (const rows of open) {
-        open.delete(rows);
-        await rows.close().catch(() => {});
-      }
-    },
+    settled: (): Promise<void> =>
+      open === undefined || open.size === 0
+        ? inFlightSettled()
+        : inFlightSettled().then(() => closeStreams(open!)),
   };
+}
+
+// A stream that cannot be closed leaves its statement to the transaction's end, whose failure
+// then says so.
+async function closeStreams(streams: Set<RowCursor>): Promise<void> {
+  for (const rows of streams) {
+    streams.delete(rows);
+    await rows.close().catch(() => {});
+  }
 }
 
 function isDataError(error: unknown): error is DataError {
