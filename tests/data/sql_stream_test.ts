@@ -167,6 +167,30 @@ for (const kind of KINDS) {
       });
     });
 
+    if (kind !== "sqlite") {
+      it("bounds each batch's wait by statement-timeout: a timeout, and the pool serves on", async () => {
+        const { pool } = await open(kind, {
+          maxSize: 1,
+          acquireTimeoutMs: 20_000,
+          statementTimeoutMs: 500,
+        });
+        const sql = new SqlClient(pool);
+        // Row 1,500 (in the second batch) sleeps a minute: far past the bound.
+        const rows = kind === "postgres"
+          ? sql.stream`SELECT n, pg_sleep(CASE WHEN n = 1500 THEN 60 ELSE 0 END)::text AS s
+              FROM generate_series(1, 2000) AS n`
+          : sql.stream`SELECT seq AS n, IF(seq = 1500, SLEEP(60), 0) AS s FROM seq_1_to_2000`;
+        let seen = 0;
+        const error = await rejection((async () => {
+          for await (const _ of rows) seen++;
+        })());
+        assert.equal(error.reason, "timeout", error.message);
+        assert.match(error.message, /no answer within 500 ms \(pool\.statement-timeout\)/);
+        assert.ok(seen < 1500, `rows before the bound: ${seen}`);
+        assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+      });
+    }
+
     it("refuses a call with a string, as the other tags do; unsafeStream takes one", async () => {
       const sql = new SqlClient({ name: "main", kind } as never);
       assert.throws(
