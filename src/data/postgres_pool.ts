@@ -315,7 +315,8 @@ class PostgresConnection implements DataConnection {
         if (done || closed) return [];
         let result: pg.QueryResult;
         try {
-          result = await this.#query(fetch, [], next, text);
+          // Its failure named as the statement's, with the statement's values masked.
+          result = await this.#query(fetch, [], next, text, params);
         } catch (error) {
           failed = true;
           throw error;
@@ -340,8 +341,9 @@ class PostgresConnection implements DataConnection {
     params: readonly unknown[],
     deadline?: number,
     shown: string = text,
+    masked: readonly unknown[] = params,
   ): Promise<pg.QueryResult> {
-    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, shown, true, params);
+    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, shown, true, masked);
     let result: pg.QueryResult;
     try {
       // Unanswered in time: the connection is lost, and pg ends it (a query still running on
@@ -358,7 +360,7 @@ class PostgresConnection implements DataConnection {
     } catch (error) {
       if (error instanceof DataError) throw error;
       const lost = this.#lost !== undefined || connectionLost(error as PgError);
-      throw this.#pool.statementError(error as PgError, shown, lost, params);
+      throw this.#pool.statementError(error as PgError, shown, lost, masked);
     }
     // Several statements in one text give one result each; the last is the caller's.
     return Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;

@@ -167,6 +167,24 @@ for (const kind of KINDS) {
       });
     });
 
+    if (kind === "postgres") {
+      it("masks the statement's values in a failure of a later batch", async () => {
+        const { sql } = await single();
+        const secret = "hunter2-secret";
+        // The value is cast at row 1,500, in the second FETCH, which carries no parameter itself.
+        const rows = sql.stream`
+          SELECT n, (CASE WHEN n = 1500 THEN ${secret} ELSE n::text END)::int AS v
+          FROM generate_series(1, 2000) AS n`;
+        const error = await rejection((async () => {
+          for await (const _ of rows) { /* read */ }
+        })());
+        assert.equal(error.reason, "statement");
+        assert.equal(error.code, "22P02");
+        assert.ok(!error.message.includes(secret), error.message);
+        assert.match(error.message, /: SELECT n, \(CASE WHEN n = 1500/);
+      });
+    }
+
     if (kind !== "sqlite") {
       it("bounds each batch's wait by statement-timeout: a timeout, and the pool serves on", async () => {
         const { pool } = await open(kind, {
