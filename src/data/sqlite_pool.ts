@@ -610,10 +610,19 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
         // overflow): the rows would be cut short as if all were read. Read whole there instead,
         // as all() reports the failure; given a batch at a time all the same.
         if (deno) {
-          const all = statement.all(...values);
+          // Copied at once, as run's rows are: the driver's own rows (heavier, without a
+          // prototype) are let go before the first is read.
+          const all: (Record<string, unknown> | undefined)[] = statement.all(...values)
+            .map((row) => ({ ...row }));
           let at = 0;
           return {
-            next: () => at < all.length ? { ...all[at++] } : undefined,
+            // Each row let go as it is read.
+            next: () => {
+              if (at >= all.length) return undefined;
+              const row = all[at];
+              all[at++] = undefined;
+              return row;
+            },
             close: () => void all.splice(0),
           };
         }
