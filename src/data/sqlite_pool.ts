@@ -545,20 +545,7 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
             ? rowsResult(shape, statement.all(...values))
             : runResult(shape, statement.run(...values));
         },
-        iterate: (text, params) => {
-          const statement = db.prepare(text);
-          const rows = statement.iterate(...params.map(bindable));
-          return {
-            next: () => {
-              const step = rows.next();
-              return step.done ? undefined : step.value;
-            },
-            close: () => {
-              rows.return?.();
-              statement.finalize();
-            },
-          };
-        },
+        iterate: (text, params) => bunRows(db.prepare(text), params.map(bindable)),
         close: () => db.close(),
       };
     };
@@ -606,39 +593,61 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
           [text, values] = withNulText(text, values);
         }
         const statement = db.prepare(text) as unknown as Statement;
-        // Deno's iterator (2.9) ends without a word at a row that fails (a function's error, an
-        // overflow): the rows would be cut short as if all were read. Read whole there instead,
-        // as all() reports the failure; given a batch at a time all the same.
-        if (deno) {
-          // Copied at once, as run's rows are: the driver's own rows (heavier, without a
-          // prototype) are let go before the first is read.
-          const all: (Record<string, unknown> | undefined)[] = statement.all(...values)
-            .map((row) => ({ ...row }));
-          let at = 0;
-          return {
-            // Each row let go as it is read.
-            next: () => {
-              if (at >= all.length) return undefined;
-              const row = all[at];
-              all[at++] = undefined;
-              return row;
-            },
-            close: () => void all.splice(0),
-          };
-        }
-        const rows = statement.iterate(...values);
-        return {
-          next: () => {
-            const step = rows.next();
-            return step.done ? undefined : { ...step.value };
-          },
-          // Names the statement so that it stays referenced while its iterator runs: Node
-          // finalizes a statement collected mid-iteration.
-          close: () => void rows.return?.(statement),
-        };
+        return deno ? wholeRows(statement, values) : nodeRows(statement, values);
       },
       close: () => db.close(),
     };
+  };
+}
+
+/** bun:sqlite's iterator over `statement` (prepared for it alone), finalized as it closes. */
+function bunRows(statement: BunStatement, values: unknown[]): SqliteRows {
+  const rows = statement.iterate(...values);
+  return {
+    next: () => {
+      const step = rows.next();
+      return step.done ? undefined : step.value;
+    },
+    close: () => {
+      rows.return?.();
+      statement.finalize();
+    },
+  };
+}
+
+/** node:sqlite's iterator over `statement` (prepared for it alone), its rows plain objects. */
+function nodeRows(statement: Statement, values: unknown[]): SqliteRows {
+  const rows = statement.iterate(...values);
+  return {
+    next: () => {
+      const step = rows.next();
+      return step.done ? undefined : { ...step.value };
+    },
+    // Names the statement so that it stays referenced while its iterator runs: Node
+    // finalizes a statement collected mid-iteration.
+    close: () => void rows.return?.(statement),
+  };
+}
+
+/**
+ * Deno's: its iterator (2.9) ends without a word at a row that fails (a function's error, an
+ * overflow), the rows cut short as if all were read. Read whole instead, as all() reports the
+ * failure, and given a batch at a time all the same: copied at once, as run's rows are (the
+ * driver's own, heavier and without a prototype, let go before the first is read), and each let
+ * go as it is read.
+ */
+function wholeRows(statement: Statement, values: unknown[]): SqliteRows {
+  const all: (Record<string, unknown> | undefined)[] = statement.all(...values)
+    .map((row) => ({ ...row }));
+  let at = 0;
+  return {
+    next: () => {
+      if (at >= all.length) return undefined;
+      const row = all[at];
+      all[at++] = undefined;
+      return row;
+    },
+    close: () => void all.splice(0),
   };
 }
 
