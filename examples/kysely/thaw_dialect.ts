@@ -1,6 +1,6 @@
 // Kysely, the typed query builder, over a datasource of `data()`: its queries run through the
 // datasource's SqlClient, so they share its pool and, inside `@Transactional` or
-// `sql.transaction()`, its transaction. docs/data.md shows this file; tests/examples/kysely_test.ts
+// `sql.transaction()`, its transaction; `.stream()` reads through `sql.unsafeStream`. docs/data.md shows this file; tests/examples/kysely_test.ts
 // runs it on SQLite, PostgreSQL and MariaDB.
 import {
   type CompiledQuery,
@@ -57,8 +57,21 @@ class ThawDriver implements Driver {
           ...(lastInsertId === undefined ? {} : { insertId: BigInt(lastInsertId) }),
         };
       },
-      streamQuery(): AsyncIterableIterator<never> {
-        throw new Error("streaming is not supported over Thaw's SqlClient");
+      // Kysely's `.stream(chunkSize)`: the rows of sql.unsafeStream, a chunk at a time. The
+      // database reads them a batch at a time whatever the chunk size.
+      async *streamQuery<R>(
+        query: CompiledQuery,
+        chunkSize = 100,
+      ): AsyncIterableIterator<QueryResult<R>> {
+        let rows: R[] = [];
+        for await (const row of sql.unsafeStream<R>(query.sql, query.parameters)) {
+          rows.push(row);
+          if (rows.length >= chunkSize) {
+            yield { rows };
+            rows = [];
+          }
+        }
+        if (rows.length > 0) yield { rows };
       },
     };
   }

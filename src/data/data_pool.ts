@@ -13,6 +13,30 @@ export interface StatementResult {
   readonly lastInsertId?: number | bigint;
 }
 
+/**
+ * The rows of one statement, read a batch at a time (`SqlClient.stream`): a PostgreSQL cursor,
+ * MariaDB's streamed result (the socket paused between batches), SQLite's statement iterator.
+ */
+export interface RowCursor {
+  /**
+   * The next rows, at most a batch of them; none once the statement gave them all. `deadline` as
+   * for {@linkcode DataConnection.run}: each batch's wait for the database is bounded as a
+   * statement is, not the whole iteration.
+   */
+  next(deadline?: number): Promise<readonly Record<string, unknown>[]>;
+  /**
+   * Ends the statement, read to its end or not, and leaves the connection ready for the next
+   * statement; rejects when it could not (the connection is then released broken). Twice is once.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * The rows a cursor reads at a time: memory stays bounded by a batch whatever the row count, and
+ * a round trip (PostgreSQL's FETCH) is spread over enough rows to cost little each.
+ */
+export const STREAM_BATCH_ROWS = 1000;
+
 /** One connection out of a pool, held by one caller until it is released. */
 export interface DataConnection {
   /**
@@ -27,6 +51,17 @@ export interface DataConnection {
    * savepoint's; the pool's `statement-timeout` bounds `COMMIT` and `ROLLBACK`).
    */
   control(text: string, deadline?: number): Promise<void>;
+  /**
+   * Starts `text` for its rows to be read a batch at a time; fails as `run` does. `alone`: the
+   * connection is in no transaction, held for this statement alone (PostgreSQL's cursor then
+   * lives in a read-only transaction of its own, ended by `close`).
+   */
+  cursor(
+    text: string,
+    params: readonly unknown[],
+    alone: boolean,
+    deadline?: number,
+  ): Promise<RowCursor>;
   /**
    * Gives the connection back to its pool; `broken`: it failed so that it must not be used again
    * (its socket died, it was killed), and the pool replaces it.

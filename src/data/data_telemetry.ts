@@ -311,6 +311,20 @@ class ObservedConnection implements DataConnection {
     return this.#pool.statement(text, () => this.#connection.control(text, deadline));
   }
 
+  // The span is the statement's start (its first rows on MariaDB and SQLite, its DECLARE on
+  // PostgreSQL); the batches after it are the caller's pace, not the database's.
+  cursor(
+    text: string,
+    params: readonly unknown[],
+    alone: boolean,
+    deadline?: number,
+  ): ReturnType<DataConnection["cursor"]> {
+    return this.#pool.statement(
+      text,
+      () => this.#connection.cursor(text, params, alone, deadline),
+    );
+  }
+
   release(broken?: boolean): void {
     if (!this.#released) {
       this.#released = true;

@@ -19,7 +19,13 @@ import mysql from "mysql2";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "../migrate/sql/datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
-import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import {
+  type DataConnection,
+  type DataPool,
+  type RowCursor,
+  type StatementResult,
+  STREAM_BATCH_ROWS,
+} from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
 import { HeldConnections } from "./held_connections.ts";
@@ -216,6 +222,8 @@ class MysqlConnection implements DataConnection {
   #released = false;
   /** A statement it sent was not answered in time: whatever comes next on it is unknown. */
   #unanswered: MysqlError | undefined;
+  /** A streamed result is being read: the connection takes nothing else until it ends. */
+  #streaming = false;
 
   constructor(pool: MysqlPool, connection: mysql.PoolConnection) {
     this.#pool = pool;
@@ -236,17 +244,134 @@ class MysqlConnection implements DataConnection {
     await this.#send(text, [], (done) => this.#connection.query(text, done), deadline);
   }
 
+  // The result streamed (mysql2's row events, the socket paused while a batch waits to be read),
+  // with the statement prepared as `run`'s are. A result is sent whole before the connection
+  // takes another statement: ended early inside a transaction, its rest is read and dropped;
+  // outside one the connection is closed instead (the pool opens another), which is quicker
+  // than reading a million rows to throw them away.
+  cursor(
+    text: string,
+    params: readonly unknown[],
+    alone: boolean,
+    deadline?: number,
+  ): Promise<RowCursor> {
+    try {
+      this.#check(text, params);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const connection = this.#connection;
+    const pool = this.#pool;
+    let buffered: Record<string, unknown>[] = [];
+    let paused = false;
+    let ended = false;
+    let closed = false;
+    let failure: DataError | undefined;
+    let wake: (() => void) | undefined;
+    const woken = () => {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    };
+    // Rows count from a result set's columns on: a write's OK packet comes as a 'result' too.
+    let columns = false;
+    const command = connection.execute(text, params.map(bindable) as mysql.ExecuteValues);
+    this.#streaming = true;
+    command.on("fields", () => columns = true);
+    command.on("result", (row: Record<string, unknown>) => {
+      if (!columns || closed) return;
+      buffered.push(row);
+      if (buffered.length >= STREAM_BATCH_ROWS && !paused) {
+        paused = true;
+        connection.pause();
+      }
+      woken();
+    });
+    const finished = () => {
+      ended = true;
+      this.#streaming = false;
+      woken();
+    };
+    command.on("error", (error: MysqlError) => {
+      if (failure === undefined) {
+        const broken = connectionLost(error) || pool.lostError(connection) !== undefined;
+        if (broken) this.#broken = true;
+        failure = pool.statementError(error, text, broken, params);
+      }
+      finished();
+    });
+    command.on("end", finished);
+    const arrived = (bound: number | undefined): Promise<void> =>
+      pool.watch.within(
+        text,
+        statementBound(pool.statementTimeoutMs, bound),
+        new Promise<void>((resolve) => wake = resolve),
+        () => {
+          this.#broken = true;
+          this.#unanswered ??= new Error("the database did not answer a statement in time");
+          pool.endSession(connection);
+        },
+      );
+    return Promise.resolve({
+      next: async (bound?: number) => {
+        if (buffered.length === 0 && !ended && !closed) await arrived(bound ?? deadline);
+        if (buffered.length > 0) {
+          const rows = buffered;
+          buffered = [];
+          if (paused) {
+            paused = false;
+            connection.resume();
+          }
+          return rows;
+        }
+        if (failure !== undefined) throw failure;
+        return [];
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        buffered = [];
+        if (ended) return;
+        if (alone) {
+          this.#broken = true;
+          return;
+        }
+        if (paused) {
+          paused = false;
+          connection.resume();
+        }
+        if (!ended) await arrived(deadline);
+        if (failure !== undefined) throw failure;
+      },
+    });
+  }
+
+  // A connection lost, or busy with a stream, takes no statement.
+  #check(text: string, params: readonly unknown[]): void {
+    const lost = this.#unanswered ?? this.#pool.lostError(this.#connection);
+    if (lost !== undefined) {
+      this.#broken = true;
+      throw this.#pool.statementError(lost, text, true, params);
+    }
+    if (this.#streaming) {
+      throw new DataError({
+        datasource: this.#pool.name,
+        reason: "transaction",
+        statement: text,
+        message: "not run: a stream's rows are still being read on the transaction's " +
+          "connection, and MariaDB and MySQL send a result whole before the next statement: " +
+          "read the stream to its end, or leave its loop, first",
+      });
+    }
+  }
+
   async #send(
     text: string,
     params: readonly unknown[],
     send: (done: (error: Error | null, rows: unknown) => void) => void,
     deadline?: number,
   ): Promise<StatementResult> {
-    const lost = this.#unanswered ?? this.#pool.lostError(this.#connection);
-    if (lost !== undefined) {
-      this.#broken = true;
-      throw this.#pool.statementError(lost, text, true, params);
-    }
+    this.#check(text, params);
     let result: unknown;
     try {
       // Unanswered in time: the connection is destroyed as it is released.

@@ -16,7 +16,13 @@ import { parseIntoClientConfig } from "pg-connection-string";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "../migrate/sql/datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
-import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import {
+  type DataConnection,
+  type DataPool,
+  type RowCursor,
+  type StatementResult,
+  STREAM_BATCH_ROWS,
+} from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
@@ -235,6 +241,9 @@ const CHECK_IDLE_AFTER_MS = 500;
 /** How long a connection stays idle before TCP keepalive probes ask whether its server is there. */
 const KEEPALIVE_DELAY_MS = 10_000;
 
+/** Names each cursor apart from the others its connection may have open (in one transaction). */
+let cursors = 0;
+
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
@@ -279,18 +288,69 @@ class PostgresConnection implements DataConnection {
     }
   }
 
+  // A cursor (DECLARE ... CURSOR, then FETCH a batch at a time) rather than pg's row-limited
+  // portal: each FETCH is a statement as any other (bounded, its errors classified and masked,
+  // the connection free between batches for the transaction's other statements and other
+  // cursors), and the cursor is the transaction's, ended with it. Outside a transaction it lives
+  // in a read-only one of its own, as a cursor must.
+  async cursor(
+    text: string,
+    params: readonly unknown[],
+    alone: boolean,
+    deadline?: number,
+  ): Promise<RowCursor> {
+    const name = `thaw_cursor_${++cursors}`;
+    if (alone) await this.control("BEGIN READ ONLY", deadline);
+    let failed = false;
+    let done = false;
+    let closed = false;
+    try {
+      await this.#query(`DECLARE ${name} NO SCROLL CURSOR FOR ${text}`, params, deadline, text);
+    } catch (error) {
+      if (alone) await this.#query("ROLLBACK", []).catch(() => this.release(true));
+      throw error;
+    }
+    const fetch = `FETCH ${STREAM_BATCH_ROWS} FROM ${name}`;
+    return {
+      next: async (next?: number) => {
+        if (done || closed) return [];
+        let result: pg.QueryResult;
+        try {
+          // Its failure named as the statement's, with the statement's values masked.
+          result = await this.#query(fetch, [], next, text, params);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+        // Fewer than asked: the last batch, and no FETCH more for an empty one.
+        if (result.rows.length < STREAM_BATCH_ROWS) done = true;
+        return result.rows;
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        // A failed FETCH aborted the transaction: a CLOSE would be refused (the rollback of the
+        // transaction ends the cursor).
+        if (alone) await this.control(failed ? "ROLLBACK" : "COMMIT");
+        else if (!failed) await this.#query(`CLOSE ${name}`, []);
+      },
+    };
+  }
+
   async #query(
     text: string,
     params: readonly unknown[],
     deadline?: number,
+    shown: string = text,
+    masked: readonly unknown[] = params,
   ): Promise<pg.QueryResult> {
-    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, text, true, params);
+    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, shown, true, masked);
     let result: pg.QueryResult;
     try {
       // Unanswered in time: the connection is lost, and pg ends it (a query still running on
       // a client it ends destroys the socket) when it is released.
       result = await this.#pool.watch.within(
-        text,
+        shown,
         statementBound(this.#pool.statementTimeoutMs, deadline),
         this.#client.query(text, params as unknown[]),
         () => {
@@ -301,7 +361,7 @@ class PostgresConnection implements DataConnection {
     } catch (error) {
       if (error instanceof DataError) throw error;
       const lost = this.#lost !== undefined || connectionLost(error as PgError);
-      throw this.#pool.statementError(error as PgError, text, lost, params);
+      throw this.#pool.statementError(error as PgError, shown, lost, masked);
     }
     // Several statements in one text give one result each; the last is the caller's.
     return Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;

@@ -2,7 +2,7 @@
 // to the async call by transaction_scope), a call runs on the transaction's connection and
 // leaves it held; outside, it takes a connection for the one statement.
 import type { DatabaseKind } from "../migrate/sql/datasource.ts";
-import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import type { DataConnection, DataPool, RowCursor, StatementResult } from "./data_pool.ts";
 import { checkBindable } from "./bindable_values.ts";
 import { DataError, firstLine } from "./data_error.ts";
 import { MAX_PARAMETERS, tooManyParameters, valuesOf } from "./sql_values.ts";
@@ -159,6 +159,68 @@ export class SqlClient {
   }
 
   /**
+   * The rows of the statement one at a time, read from the database a batch at a time: memory
+   * stays bounded whatever the row count (a PostgreSQL cursor, MariaDB's and MySQL's streamed
+   * result, SQLite's statement iterator). Nothing runs before the loop asks for the first row;
+   * each loop runs the statement anew. Inside a transaction of this datasource it reads on the
+   * transaction's connection, seeing its uncommitted rows; otherwise it holds a connection of the
+   * pool until the loop ends. Leaving the loop (`break`, `return`, a throw) closes the statement
+   * and frees the connection; a loop left unfinished without leaving it (an iterator dropped
+   * half read) holds its connection for good. A database error rejects the loop with a
+   * {@linkcode DataError}, as `query` does. On PostgreSQL outside a transaction the cursor lives
+   * in a read-only transaction of its own.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { bootstrap } from "@thaw/thaw";
+   * import { data, SqlClient } from "@thaw/thaw/data";
+   *
+   * const app = await bootstrap({
+   *   config: { datasource: [{ name: "main", url: "sqlite::memory:" }] },
+   *   data: data(),
+   * });
+   * const sql = app.getBean(SqlClient);
+   * let total = 0;
+   * for await (
+   *   const { n } of sql.stream<{ n: number }>`
+   *     WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ${5000})
+   *     SELECT n FROM r`
+   * ) {
+   *   total += n;
+   *   if (n === 4000) break; // closes the statement and frees the connection
+   * }
+   * assert.equal(total, 4000 * 4001 / 2);
+   * assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]); // the one connection is free
+   * await app.close();
+   * ```
+   */
+  stream<T = Record<string, unknown>>(
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ): AsyncIterableIterator<T> {
+    const { text, params } = this.#render("stream", strings, values);
+    return this.#rows<T>(text, params);
+  }
+
+  /**
+   * {@linkcode SqlClient.stream} of `text` as it is written, `params` bound to its own
+   * placeholders, as {@linkcode SqlClient.unsafe} is to `query`: for SQL another tool built (a
+   * query builder's stream). Never build `text` from what a client sent.
+   */
+  unsafeStream<T = Record<string, unknown>>(
+    text: string,
+    params: readonly unknown[] = [],
+  ): AsyncIterableIterator<T> {
+    if (typeof text !== "string" || !Array.isArray(params)) {
+      throw new TypeError(
+        `datasource "${this.name}": unsafeStream(text, params) takes a string and an array`,
+      );
+    }
+    return this.#rows<T>(text, params);
+  }
+
+  /**
    * Runs `text` as it is written, `params` bound to its own placeholders (`$1` on PostgreSQL, `?`
    * on MySQL, MariaDB and SQLite): for SQL another tool built, such as a query builder's compiled
    * query. Inside a transaction of this datasource it runs on the transaction's connection, as
@@ -232,6 +294,33 @@ export class SqlClient {
       statement: text,
       message: `expected ${expected} row, got ${count}`,
     });
+  }
+
+  // A generator: its body runs at the first next(), in the caller's transaction, and its finally
+  // runs at a break, a return or a throw of the loop (for await calls return()).
+  async *#rows<T>(text: string, params: readonly unknown[]): AsyncGenerator<T, void, undefined> {
+    checkBindable(this.kind, params, this.name, text);
+    const held = currentConnection(this.#pool);
+    const deadline = held === undefined ? undefined : currentTransaction(this.#pool)?.deadline;
+    const connection = held ?? await this.#pool.acquire();
+    let cursor: RowCursor | undefined;
+    let broken = false;
+    try {
+      cursor = await connection.cursor(text, params, held === undefined, deadline);
+      for (;;) {
+        const rows = await cursor.next(deadline);
+        if (rows.length === 0) return;
+        for (const row of rows) yield row as T;
+      }
+    } catch (error) {
+      broken = error instanceof DataError && error.reason === "connection";
+      throw error;
+    } finally {
+      // A statement that cannot be closed leaves the connection in a state nobody knows: closed.
+      // Its error is not the caller's (the rows they read were read).
+      if (cursor !== undefined) await cursor.close().catch(() => broken = true);
+      if (held === undefined) connection.release(broken);
+    }
   }
 
   async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {

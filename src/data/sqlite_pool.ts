@@ -22,7 +22,13 @@ import { dirname } from "node:path";
 import type { Datasource } from "../migrate/sql/datasource.ts";
 import { closedError, timeoutError } from "./acquire_within.ts";
 import { sqliteCodeName } from "./sqlite_codes.ts";
-import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import {
+  type DataConnection,
+  type DataPool,
+  type RowCursor,
+  type StatementResult,
+  STREAM_BATCH_ROWS,
+} from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
 import { WriterLock } from "./writer_lock.ts";
@@ -32,6 +38,16 @@ import { type SqlitePragma, sqlitePragmas } from "./sqlite_settings.ts";
 /** One SQLite handle, whichever module opened it. */
 interface SqliteHandle {
   run(text: string, params: readonly unknown[]): StatementResult;
+  /** The statement's rows one at a time, on a statement of its own (not the cached one). */
+  iterate(text: string, params: readonly unknown[]): SqliteRows;
+  close(): void;
+}
+
+/** A statement being stepped through. */
+interface SqliteRows {
+  /** The next row; `undefined` past the last. */
+  next(): Record<string, unknown> | undefined;
+  /** Resets the statement, read to its end or not. */
   close(): void;
 }
 
@@ -326,6 +342,64 @@ class SqliteConnection implements DataConnection {
     }
   }
 
+  // The driver's iterator, a batch of rows stepped at a time. A writing statement outside a
+  // transaction holds the write lock until the iteration ends, as a write does for its run.
+  async cursor(text: string, params: readonly unknown[]): Promise<RowCursor> {
+    if (this.#released) throw new Error("a released SQLite connection was used");
+    const writes = !this.#inTransaction && !onlyReads(text);
+    if (writes) await this.#pool.lockWriter(text);
+    let rows: SqliteRows;
+    try {
+      rows = this.#handle.iterate(text, params);
+    } catch (error) {
+      if (writes) this.#pool.unlockWriter();
+      throw this.#pool.statementError(error, text, params);
+    }
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      try {
+        rows.close();
+      } finally {
+        if (writes) this.#pool.unlockWriter();
+      }
+    };
+    return {
+      next: () => {
+        const batch: Record<string, unknown>[] = [];
+        if (closed) return Promise.resolve(batch);
+        try {
+          for (let i = 0; i < STREAM_BATCH_ROWS; i++) {
+            const row = rows.next();
+            if (row === undefined) {
+              // Read to its end: the statement and the lock are let go before the last batch.
+              close();
+              break;
+            }
+            batch.push(row);
+          }
+        } catch (error) {
+          try {
+            close();
+          } catch {
+            // the statement's own failure is the one to give
+          }
+          return Promise.reject(this.#pool.statementError(error, text, params));
+        }
+        return Promise.resolve(batch);
+      },
+      close: () => {
+        try {
+          close();
+          return Promise.resolve();
+        } catch (error) {
+          return Promise.reject(this.#pool.statementError(error, text, params));
+        }
+      },
+    };
+  }
+
   async control(text: string): Promise<void> {
     const keyword = leadingKeyword(text).toUpperCase();
     if (keyword === "BEGIN") {
@@ -448,12 +522,15 @@ function bindable(value: unknown): unknown {
 interface Statement {
   columns(): unknown[];
   all(...params: unknown[]): Record<string, unknown>[];
+  iterate(...params: unknown[]): Iterator<Record<string, unknown>>;
   run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
 }
 
 interface BunStatement {
   readonly columnNames: string[];
   all(...params: unknown[]): Record<string, unknown>[];
+  iterate(...params: unknown[]): Iterator<Record<string, unknown>>;
+  finalize(): void;
   run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
 }
 
@@ -467,6 +544,7 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
     const { Database } = await import(specifier) as {
       Database: new (path: string) => {
         query(text: string): BunStatement;
+        prepare(text: string): BunStatement;
         close(): void;
       };
     };
@@ -488,6 +566,7 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
             ? rowsResult(shape, statement.all(...values))
             : runResult(shape, statement.run(...values));
         },
+        iterate: (text, params) => bunRows(db.prepare(text), params.map(bindable)),
         close: () => db.close(),
       };
     };
@@ -529,8 +608,67 @@ async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
           ? rowsResult(shape, statement.all(...values).map((row) => ({ ...row })))
           : runResult(shape, statement.run(...values));
       },
+      iterate: (text, params) => {
+        let values = params.map(bindable);
+        if (deno && values.some((v) => typeof v === "string" && v.includes("\0"))) {
+          [text, values] = withNulText(text, values);
+        }
+        const statement = db.prepare(text) as unknown as Statement;
+        return deno ? wholeRows(statement, values) : nodeRows(statement, values);
+      },
       close: () => db.close(),
     };
+  };
+}
+
+/** bun:sqlite's iterator over `statement` (prepared for it alone), finalized as it closes. */
+function bunRows(statement: BunStatement, values: unknown[]): SqliteRows {
+  const rows = statement.iterate(...values);
+  return {
+    next: () => {
+      const step = rows.next();
+      return step.done ? undefined : step.value;
+    },
+    close: () => {
+      rows.return?.();
+      statement.finalize();
+    },
+  };
+}
+
+/** node:sqlite's iterator over `statement` (prepared for it alone), its rows plain objects. */
+function nodeRows(statement: Statement, values: unknown[]): SqliteRows {
+  const rows = statement.iterate(...values);
+  return {
+    next: () => {
+      const step = rows.next();
+      return step.done ? undefined : { ...step.value };
+    },
+    // Names the statement so that it stays referenced while its iterator runs: Node
+    // finalizes a statement collected mid-iteration.
+    close: () => void rows.return?.(statement),
+  };
+}
+
+/**
+ * Deno's: its iterator (2.9) ends without a word at a row that fails (a function's error, an
+ * overflow), the rows cut short as if all were read. Read whole instead, as all() reports the
+ * failure, and given a batch at a time all the same: copied at once, as run's rows are (the
+ * driver's own, heavier and without a prototype, let go before the first is read), and each let
+ * go as it is read.
+ */
+function wholeRows(statement: Statement, values: unknown[]): SqliteRows {
+  const all: (Record<string, unknown> | undefined)[] = statement.all(...values)
+    .map((row) => ({ ...row }));
+  let at = 0;
+  return {
+    next: () => {
+      if (at >= all.length) return undefined;
+      const row = all[at];
+      all[at++] = undefined;
+      return row;
+    },
+    close: () => void all.splice(0),
   };
 }
 

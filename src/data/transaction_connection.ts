@@ -5,7 +5,7 @@
 // error goes on: what it ran next would start a transaction of its own and be kept. PostgreSQL
 // aborts a transaction at any failed statement, until a rollback (to a savepoint, or whole).
 import type { DatabaseKind } from "../migrate/sql/datasource.ts";
-import type { DataConnection, DataPool, StatementResult } from "./data_pool.ts";
+import type { DataConnection, DataPool, RowCursor, StatementResult } from "./data_pool.ts";
 import { DataError } from "./data_error.ts";
 import { UnexpectedRollbackError } from "./unexpected_rollback_error.ts";
 
@@ -81,7 +81,11 @@ export function abortedCommitError(
 
 /** A transaction's connection, and a wait for the statements in flight on it. */
 export interface TransactionConnection extends DataConnection {
-  /** Resolves once every statement sent so far has settled (at once when none is in flight). */
+  /**
+   * Resolves once every statement sent so far has settled (at once when none is in flight) and
+   * the streams still open on it are closed: the transaction ends, and their reads after it are
+   * refused.
+   */
   settled(): Promise<void>;
 }
 
@@ -136,21 +140,57 @@ export function transactionConnection(
       }
     }
   };
+  // The streams begun on it and not closed yet: closed as it ends, before its COMMIT or ROLLBACK
+  // (a MariaDB result still being sent would hold the connection from taking either). Made by
+  // the first stream: a transaction without one costs nothing more.
+  let open: Set<RowCursor> | undefined;
+  const cursor = async (
+    text: string,
+    params: readonly unknown[],
+    alone: boolean,
+    deadline?: number,
+  ): Promise<RowCursor> => {
+    const rows = await statement(text, () => connection.cursor(text, params, alone, deadline));
+    (open ??= new Set()).add(rows);
+    return {
+      // Past the end, refused as any statement is (the cursor was closed as the transaction ended).
+      next: (bound?: number) => statement(text, () => rows.next(bound)),
+      close: () => {
+        if (state().ended) return Promise.resolve();
+        open?.delete(rows);
+        return statement(text, () => rows.close());
+      },
+    };
+  };
+  const inFlightSettled = (): Promise<void> =>
+    inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
+      const waiting = idle;
+      idle = () => {
+        waiting?.();
+        resolve();
+      };
+    });
   return {
     run: (text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult> =>
       statement(text, () => connection.run(text, params, deadline)),
     control: (text: string, deadline?: number): Promise<void> =>
       statement(text, () => connection.control(text, deadline)),
+    cursor,
     release: (broken?: boolean): void => connection.release(broken),
     settled: (): Promise<void> =>
-      inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
-        const waiting = idle;
-        idle = () => {
-          waiting?.();
-          resolve();
-        };
-      }),
+      open === undefined || open.size === 0
+        ? inFlightSettled()
+        : inFlightSettled().then(() => closeStreams(open!)),
   };
+}
+
+// A stream that cannot be closed leaves its statement to the transaction's end, whose failure
+// then says so.
+async function closeStreams(streams: Set<RowCursor>): Promise<void> {
+  for (const rows of streams) {
+    streams.delete(rows);
+    await rows.close().catch(() => {});
+  }
 }
 
 function isDataError(error: unknown): error is DataError {

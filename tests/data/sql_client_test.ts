@@ -719,6 +719,10 @@ describe("SqlClient on a pool's connections", () => {
             log.push(`control ${text}`);
             return Promise.resolve();
           },
+          cursor: (text) => {
+            log.push(`cursor ${text}`);
+            return Promise.reject(fail ?? new Error("no stream in this case"));
+          },
           release: (broken) => {
             log.push(`release${broken ? " broken" : ""}`);
           },

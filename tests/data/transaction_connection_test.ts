@@ -363,6 +363,7 @@ describe("a transaction's connection after a deadlock (property)", () => {
               );
             },
             control: () => Promise.resolve(),
+            cursor: () => Promise.reject(new Error("no stream in this case")),
             release: () => {},
           };
           const state: AbortState = { ended: false, aborted: undefined, rollbackOnly: false };

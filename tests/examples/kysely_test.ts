@@ -23,7 +23,7 @@ for (const kind of KINDS) {
     const open = testPools();
 
     it("runs typed queries with bound values, and joins the transaction it is called in", async () => {
-      const { pool, admin } = await open(kind);
+      const { pool, admin } = await open(kind, { maxSize: 1, acquireTimeoutMs: 5_000 });
       const sql = new SqlClient(pool);
       await sql.unsafe(`CREATE TABLE notes (id ${ID[kind]}, body VARCHAR(100) NOT NULL)`);
       const db = new Kysely<Database>({ dialect: thawDialect(sql) });
@@ -41,6 +41,22 @@ for (const kind of KINDS) {
         /fails after Kysely's insert/,
       );
       assert.deepEqual((await admin.query("SELECT body FROM notes")).map((r) => r.body), [body]);
+      // .stream() through sql.unsafeStream: its rows, chunk by chunk; a break frees the
+      // connection (the pool has one).
+      await db.insertInto("notes").values(
+        Array.from({ length: 250 }, (_, i) => ({ body: `note ${i}` })),
+      ).execute();
+      const streamed: string[] = [];
+      for await (
+        const row of db.selectFrom("notes").select(["body"]).where("body", "like", "note %")
+          .orderBy("id").stream(40)
+      ) {
+        streamed.push(row.body);
+      }
+      assert.equal(streamed.length, 250);
+      assert.equal(streamed[249], "note 249");
+      for await (const _ of db.selectFrom("notes").select(["body"]).stream(10)) break;
+      assert.equal((await db.selectFrom("notes").select(["id"]).execute()).length, 251);
       await assert.rejects(
         db.transaction().execute(() => Promise.resolve()),
         /Kysely's transactions are Thaw's here: use @Transactional or sql.transaction\(\)/,

@@ -1,0 +1,231 @@
+// sql.stream on each database: rows read a batch at a time (a PostgreSQL cursor, MariaDB's
+// streamed result, SQLite's iterator), on the transaction's connection inside one, else on a
+// connection held for the iteration and given back however the loop ends.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { SqlClient } from "../../src/data/sql_client.ts";
+import { type Kind, KINDS, rejection, testPools } from "./pools.ts";
+import { RUNTIME } from "../runtime.ts";
+
+/** More rows than a batch, many times over: the rows come in several batches. */
+const COUNT = 20_000;
+
+// The numbers 1..count: a recursive CTE, but on MariaDB (whose recursion stops at
+// max_recursive_iterations, 1000 by default) its sequence table.
+function numbers(sql: SqlClient, count: number): AsyncIterable<{ n: number }> {
+  return sql.kind === "mysql"
+    ? sql.stream<{ n: number }>`SELECT seq AS n FROM ${SqlClient.identifier(`seq_1_to_${count}`)}`
+    : sql.stream<{ n: number }>`
+      WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ${count})
+      SELECT n FROM r`;
+}
+
+// A statement whose row `at` fails on the database, after the rows before it were sent.
+async function failingAt(sql: SqlClient, kind: Kind, at: number): Promise<AsyncIterable<unknown>> {
+  switch (kind) {
+    case "postgres":
+      return sql.stream`SELECT n, 1 / (${at} - n) AS q FROM generate_series(1, ${COUNT}) AS n`;
+    case "sqlite":
+      return sql.stream`
+        WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ${COUNT})
+        SELECT n, CASE WHEN n = ${at} THEN abs(-9223372036854775807 - 1) ELSE n END AS q FROM r`;
+    case "mysql":
+      // MariaDB's division by zero is NULL: a function that signals fails the row instead.
+      await sql.unsafe(
+        "CREATE FUNCTION fail_at(n INT, at_row INT) RETURNS INT DETERMINISTIC BEGIN " +
+          "IF n = at_row THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'failed at the row'; " +
+          "END IF; RETURN n; END",
+      );
+      return sql.stream`
+        SELECT seq AS n, fail_at(seq, ${at}) AS q FROM ${
+        SqlClient.identifier(`seq_1_to_${COUNT}`)
+      }`;
+  }
+}
+
+for (const kind of KINDS) {
+  describe(`sql.stream on ${kind}`, () => {
+    const open = testPools();
+    // One connection: a stream that kept its connection would leave the next call waiting.
+    const single = async () => {
+      const { pool, admin } = await open(kind, { maxSize: 1, acquireTimeoutMs: 5_000 });
+      return { sql: new SqlClient(pool), pool, admin };
+    };
+
+    it("gives every row, in order, across many batches", async () => {
+      const { sql, pool } = await single();
+      let expected = 1;
+      for await (const row of numbers(sql, COUNT)) {
+        assert.equal(Number(row.n), expected++);
+      }
+      assert.equal(expected, COUNT + 1);
+      // Run again: the iterable is a statement, not one run of it.
+      let again = 0;
+      for await (const _ of numbers(sql, 3)) again++;
+      assert.equal(again, 3);
+      assert.equal(pool.idleCount(), 1);
+    });
+
+    it("frees its connection at a break after 10 rows: a pool of one serves the next call", async () => {
+      const { sql } = await single();
+      const seen: number[] = [];
+      for await (const row of numbers(sql, COUNT)) {
+        seen.push(Number(row.n));
+        if (seen.length === 10) break;
+      }
+      assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+      // The iterator's own return() (what a break calls) frees it too.
+      const iterator = numbers(sql, COUNT)[Symbol.asyncIterator]();
+      assert.equal(Number((await iterator.next()).value?.n), 1);
+      await iterator.return?.();
+      assert.deepEqual(await sql.query`SELECT 2 AS two`, [{ two: 2 }]);
+    });
+
+    it("frees its connection when the loop throws, the loop's error reaching the caller", async () => {
+      const { sql } = await single();
+      await assert.rejects(
+        (async () => {
+          for await (const row of numbers(sql, COUNT)) {
+            if (row.n === 5) throw new Error("the loop's own failure");
+          }
+        })(),
+        /the loop's own failure/,
+      );
+      assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+    });
+
+    it("rejects with a DataError at a database error after some rows, freeing the connection", async () => {
+      const { sql } = await single();
+      const at = COUNT - 10;
+      const rows = await failingAt(sql, kind, at);
+      let seen = 0;
+      const error = await rejection((async () => {
+        for await (const _ of rows) seen++;
+      })());
+      assert.equal(error.reason, "statement");
+      assert.equal(error.datasource, `${kind}_main`);
+      assert.ok(seen < at, `rows before the failure: ${seen}`);
+      // Deno's SQLite reads the rows whole (its iterator hides a failure): none come before it.
+      if (kind !== "sqlite" || RUNTIME !== "deno") assert.ok(seen > 0, "rows before the failure");
+      assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+    });
+
+    it("runs in the transaction it is called in: its uncommitted rows, its connection", async () => {
+      const { sql, admin } = await single();
+      await sql.execute`CREATE TABLE items (v INT NOT NULL)`;
+      const seen = await sql.transaction(async () => {
+        for (let v = 1; v <= 30; v++) await sql.execute`INSERT INTO items (v) VALUES (${v})`;
+        const rows: number[] = [];
+        // A pool of one: the stream can only be on the transaction's connection.
+        for await (const row of sql.stream<{ v: number }>`SELECT v FROM items ORDER BY v`) {
+          rows.push(Number(row.v));
+        }
+        assert.equal((await admin.query("SELECT v FROM items")).length, 0, "uncommitted");
+        return rows;
+      });
+      assert.equal(seen.length, 30);
+      assert.equal(seen[29], 30);
+    });
+
+    it("refuses the reads after its transaction ended, and the pool serves on", async () => {
+      const { sql } = await single();
+      const iterator = await sql.transaction(async () => {
+        const it = numbers(sql, COUNT)[Symbol.asyncIterator]();
+        assert.equal(Number((await it.next()).value?.n), 1);
+        return it;
+      });
+      const error = await rejection(
+        (async () => {
+          while (!(await iterator.next()).done) { /* the rest of a batch already read */ }
+        })(),
+      );
+      assert.equal(error.reason, "transaction");
+      assert.match(error.message, /after its transaction ended/);
+      assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+    });
+
+    it("is refused or served beside another stream on one transaction's connection", async () => {
+      const { sql } = await single();
+      await sql.transaction(async () => {
+        const first = numbers(sql, COUNT)[Symbol.asyncIterator]();
+        assert.equal(Number((await first.next()).value?.n), 1);
+        const second = numbers(sql, 5)[Symbol.asyncIterator]();
+        if (kind === "mysql") {
+          // MariaDB sends a result whole before the connection takes another statement.
+          const error = await rejection(second.next());
+          assert.equal(error.reason, "transaction");
+          assert.match(error.message, /a stream's rows are still being read/);
+          await assert.rejects(sql.query`SELECT 1 AS one`, /a stream's rows are still being read/);
+        } else {
+          let count = 0;
+          for await (const _ of { [Symbol.asyncIterator]: () => second }) count++;
+          assert.equal(count, 5);
+        }
+        await first.return?.();
+        assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+      });
+    });
+
+    if (kind === "postgres") {
+      it("masks the statement's values in a failure of a later batch", async () => {
+        const { sql } = await single();
+        const secret = "hunter2-secret";
+        // The value is cast at row 1,500, in the second FETCH, which carries no parameter itself.
+        const rows = sql.stream`
+          SELECT n, (CASE WHEN n = 1500 THEN ${secret} ELSE n::text END)::int AS v
+          FROM generate_series(1, 2000) AS n`;
+        const error = await rejection((async () => {
+          for await (const _ of rows) { /* read */ }
+        })());
+        assert.equal(error.reason, "statement");
+        assert.equal(error.code, "22P02");
+        assert.ok(!error.message.includes(secret), error.message);
+        assert.match(error.message, /: SELECT n, \(CASE WHEN n = 1500/);
+      });
+    }
+
+    if (kind !== "sqlite") {
+      it("bounds each batch's wait by statement-timeout: a timeout, and the pool serves on", async () => {
+        const { pool } = await open(kind, {
+          maxSize: 1,
+          acquireTimeoutMs: 20_000,
+          statementTimeoutMs: 500,
+        });
+        const sql = new SqlClient(pool);
+        // Row 1,500 (in the second batch) sleeps a minute: far past the bound.
+        const rows = kind === "postgres"
+          ? sql.stream`SELECT n, pg_sleep(CASE WHEN n = 1500 THEN 60 ELSE 0 END)::text AS s
+              FROM generate_series(1, 2000) AS n`
+          : sql.stream`SELECT seq AS n, IF(seq = 1500, SLEEP(60), 0) AS s FROM seq_1_to_2000`;
+        let seen = 0;
+        const error = await rejection((async () => {
+          for await (const _ of rows) seen++;
+        })());
+        assert.equal(error.reason, "timeout", error.message);
+        assert.match(error.message, /no answer within 500 ms \(pool\.statement-timeout\)/);
+        assert.ok(seen < 1500, `rows before the bound: ${seen}`);
+        assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+      });
+    }
+
+    it("refuses a call with a string, as the other tags do; unsafeStream takes one", async () => {
+      const sql = new SqlClient({ name: "main", kind } as never);
+      assert.throws(
+        () => (sql as unknown as { stream(text: string): unknown }).stream("SELECT 1"),
+        (error: unknown) => error instanceof TypeError && /stream\(\) is a tag/.test(error.message),
+      );
+      assert.throws(
+        () => sql.unsafeStream(["SELECT 1"] as unknown as string),
+        /unsafeStream\(text, params\) takes a string and an array/,
+      );
+      const { pool } = await open(kind);
+      const placeholder = kind === "postgres" ? "$1" : "?";
+      const rows = [];
+      for await (const row of new SqlClient(pool).unsafeStream(`SELECT ${placeholder} AS v`, [7])) {
+        rows.push(row);
+      }
+      assert.deepEqual(rows.map((row) => Number(row.v)), [7]);
+    });
+  });
+}
