@@ -258,9 +258,7 @@ async function begun<T>(
     // inside marked (Spring's processCommit looks at the local mark first).
     if (status.local) {
       await end(transaction, "ROLLBACK", decide, finish, giveBack);
-      const failure = await afterEnd(transaction, "ROLLBACK", undefined);
-      if (failure !== undefined) throw failure;
-      return result;
+      return await heard(transaction, "ROLLBACK", result);
     }
     // A statement in flight as the timeout passed ran on: the transaction is over its time.
     if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {
@@ -278,17 +276,9 @@ async function begun<T>(
     });
     // A statement still on its way as the call returned doomed it (a deadlock), or marked it
     // (its own setRollbackOnly(): silent, as above): rolled back.
-    if (chosenRollback) {
-      if (status.local) {
-        const failure = await afterEnd(transaction, "ROLLBACK", undefined);
-        if (failure !== undefined) throw failure;
-        return result;
-      }
-      throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
-    }
-    const failure = await afterEnd(transaction, "COMMIT", undefined);
-    if (failure !== undefined) throw failure;
-    return result;
+    if (chosenRollback && status.local) return await heard(transaction, "ROLLBACK", result);
+    if (chosenRollback) throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
+    return await heard(transaction, "COMMIT", result);
   } catch (error) {
     broken ||= lostHere(pool, error);
     throw error;
@@ -354,6 +344,17 @@ async function phase(transaction: Transaction, phases: TransactionPhase[]): Prom
   for (const { phase, run } of transaction.synchronizations) {
     if (phases.includes(phase)) await run();
   }
+}
+
+// `result`, once the listeners of the end `how` heard of it; what they threw, if they did.
+async function heard<T>(
+  transaction: Transaction,
+  how: "COMMIT" | "ROLLBACK",
+  result: T,
+): Promise<T> {
+  const failure = await afterEnd(transaction, how, undefined);
+  if (failure !== undefined) throw failure;
+  return result;
 }
 
 /**
