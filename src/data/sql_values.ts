@@ -101,8 +101,11 @@ export function valuesOf(
     for (let c = 0; c < names.length; c++) {
       const name = names[c];
       const value = row[name];
-      // A key of its own set to undefined is NULL; a getter of its class is a column too.
-      if (value === undefined && !Object.hasOwn(row, name)) {
+      // A key of its own set to undefined is NULL; a getter of its class is a column too. Not
+      // `__proto__` inherited: Node's and Bun's Object.prototype answer it with itself.
+      if (
+        (value === undefined || name === "__proto__") && !Object.hasOwn(row, name)
+      ) {
         throw new TypeError(
           `${where}: rows[${r}] has no column "${name}" (undefined is NULL: give it as such)`,
         );

@@ -55,7 +55,8 @@ export interface TransactionStatus {
   isNested(): boolean;
   /**
    * Marks the transaction to be rolled back at this call's end instead of committed (see
-   * {@linkcode TransactionStatus}). Throws once the call has ended.
+   * {@linkcode TransactionStatus}). Throws once the call has ended, or its commit or rollback is
+   * under way (work it did not await comes too late to change the outcome).
    */
   setRollbackOnly(): void;
   /** Whether this call marked it, or (Spring's global rollback-only) a call inside it did. */

@@ -227,6 +227,15 @@ async function begun<T>(
   const status = new CallStatus(pool.name, where, "new", transaction, readOnly, "DEFAULT");
   // Whether it must roll back whatever the call asks: a call inside marked it, or this call did.
   const doomed = () => transaction.rollbackOnly || status.local;
+  // The end's statement, chosen once the statements sent before it settled: from then on the
+  // outcome is settled, and a mark set later (by work the call did not await) is refused rather
+  // than lost, and changes neither what the caller is told nor the listeners' phase.
+  let chosenRollback = false;
+  const decide = () => {
+    chosenRollback = doomed();
+    status.completed = true;
+    return chosenRollback;
+  };
   try {
     let result: T;
     try {
@@ -241,17 +250,15 @@ async function begun<T>(
       broken ||= lostHere(pool, error);
       const how = rollsBack(options, error) ? "ROLLBACK" : "COMMIT";
       // A failed COMMIT or ROLLBACK leaves the outcome unknown (the connection is closed).
-      const ended = await end(transaction, how, doomed, finish, giveBack)
+      const ended = await end(transaction, how, decide, finish, giveBack)
         .then(() => true, () => false);
-      throw await afterEnd(transaction, ended && (doomed() ? "ROLLBACK" : how), error);
+      throw await afterEnd(transaction, ended && (chosenRollback ? "ROLLBACK" : how), error);
     }
     // Its own setRollbackOnly(): rolled back, and the call's value comes back, whatever a call
     // inside marked (Spring's processCommit looks at the local mark first).
     if (status.local) {
-      await end(transaction, "ROLLBACK", doomed, finish, giveBack);
-      const failure = await afterEnd(transaction, "ROLLBACK", undefined);
-      if (failure !== undefined) throw failure;
-      return result;
+      await end(transaction, "ROLLBACK", decide, finish, giveBack);
+      return await heard(transaction, "ROLLBACK", result);
     }
     // A statement in flight as the timeout passed ran on: the transaction is over its time.
     if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {
@@ -259,21 +266,19 @@ async function begun<T>(
       transaction.doom ??= TIMED_OUT;
     }
     if (transaction.rollbackOnly) {
-      await end(transaction, "ROLLBACK", doomed, finish, giveBack);
+      await end(transaction, "ROLLBACK", decide, finish, giveBack);
       throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
     }
     // A COMMIT the database refused (a deferred constraint): the caller gets its error, once the
     // listeners of AFTER_COMPLETION heard of it.
-    await end(transaction, "COMMIT", doomed, finish, giveBack).catch(async (error: unknown) => {
+    await end(transaction, "COMMIT", decide, finish, giveBack).catch(async (error: unknown) => {
       throw await afterEnd(transaction, rolledBack(error) && "ROLLBACK", error);
     });
-    // A statement still on its way as the call returned doomed it (a deadlock): rolled back.
-    if (transaction.rollbackOnly) {
-      throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
-    }
-    const failure = await afterEnd(transaction, "COMMIT", undefined);
-    if (failure !== undefined) throw failure;
-    return result;
+    // A statement still on its way as the call returned doomed it (a deadlock), or marked it
+    // (its own setRollbackOnly(): silent, as above): rolled back.
+    if (chosenRollback && status.local) return await heard(transaction, "ROLLBACK", result);
+    if (chosenRollback) throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
+    return await heard(transaction, "COMMIT", result);
   } catch (error) {
     broken ||= lostHere(pool, error);
     throw error;
@@ -339,6 +344,17 @@ async function phase(transaction: Transaction, phases: TransactionPhase[]): Prom
   for (const { phase, run } of transaction.synchronizations) {
     if (phases.includes(phase)) await run();
   }
+}
+
+// `result`, once the listeners of the end `how` heard of it; what they threw, if they did.
+async function heard<T>(
+  transaction: Transaction,
+  how: "COMMIT" | "ROLLBACK",
+  result: T,
+): Promise<T> {
+  const failure = await afterEnd(transaction, how, undefined);
+  if (failure !== undefined) throw failure;
+  return result;
 }
 
 /**

@@ -143,6 +143,26 @@ describe("SqlClient.values: rows as one VALUES list", () => {
     assert.ok(SqlClient.values([{ a: { x: 1 } }]));
   });
 
+  it("a column the row lacks is missing, though Object.prototype has it (__proto__)", () => {
+    // On Node and Bun, row.__proto__ is Object.prototype: bound, it would store "{}" as JSON.
+    for (const kind of ["postgres", "mysql"] as const) {
+      assert.throws(() => client(kind).values([{ a: 1 }], "a", "__proto__"), {
+        name: "TypeError",
+        message: /^datasource "main": values\(\): rows\[0\] has no column "__proto__"/,
+      });
+    }
+    assert.throws(() => SqlClient.values([{ a: 1 }], "a", "__proto__"), {
+      name: "TypeError",
+      message: /^values\(\): rows\[0\] has no column "__proto__"/,
+    });
+    // A key of its own by that name (JSON.parse makes one) is a column.
+    const own = JSON.parse('{"a": 1, "__proto__": "p"}') as object;
+    assert.deepEqual(renderSql("postgres", ["", ""], [client("postgres").values([own])]).params, [
+      1,
+      "p",
+    ]);
+  });
+
   it("refuses more parameters than the database binds in one statement, saying to split", () => {
     for (const kind of DIALECTS) {
       const limit = MAX_PARAMETERS[kind];

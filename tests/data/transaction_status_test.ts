@@ -17,6 +17,7 @@ import {
   UnexpectedRollbackError,
 } from "../../data.ts";
 import { datasourceEntries, itemsTables, KINDS, testPools } from "./pools.ts";
+import { innermostTransaction } from "../../src/data/transaction_scope.ts";
 
 const database = datasourceEntries();
 
@@ -104,6 +105,48 @@ for (const kind of KINDS) {
         ),
       );
       assert.deepEqual(await committed(), []);
+    });
+
+    it("a mark set while its call's end is on its way: rolled back and heard so, or refused", async () => {
+      const { sql, committed } = await items();
+      // A statement the callback did not await marks the transaction as it settles: before the
+      // end's statement is chosen (then it rolls back, and AFTER_ROLLBACK is what is heard) or
+      // after (then the outcome is settled and the mark is refused, the commit standing).
+      let marked: Promise<"accepted" | "refused"> | undefined;
+      const heard: string[] = [];
+      const value = await sql.transaction(async (status) => {
+        await sql.execute`INSERT INTO items (v) VALUES (${"a"})`;
+        const transaction = innermostTransaction();
+        assert.ok(transaction !== undefined);
+        for (const phase of ["AFTER_COMMIT", "AFTER_ROLLBACK"] as const) {
+          transaction.synchronizations.push({
+            phase,
+            run: () => {
+              heard.push(phase);
+              return Promise.resolve();
+            },
+          });
+        }
+        marked = sql.query`SELECT 1 AS x`.then(() => {
+          try {
+            status.setRollbackOnly();
+            return "accepted";
+          } catch (error) {
+            assert.match(String(error), /which has ended: its transaction's outcome is settled/);
+            return "refused";
+          }
+        });
+        return 7;
+      });
+      assert.equal(value, 7);
+      const outcome = await marked;
+      assert.deepEqual(
+        { heard, committed: await committed() },
+        outcome === "accepted"
+          ? { heard: ["AFTER_ROLLBACK"], committed: [] }
+          : { heard: ["AFTER_COMMIT"], committed: ["a"] },
+        `the mark was ${outcome}`,
+      );
     });
 
     it("the outer's own setRollbackOnly() wins over a joined call's mark: no error", async () => {
