@@ -68,7 +68,7 @@ export class SqlClient {
   /**
    * Rows as one `VALUES` list, `(…), (…)`, every value bound, for a tag:
    * `` sql.execute`INSERT INTO t (a, b) VALUES ${SqlClient.values(rows, "a", "b")}` ``. Each row is
-   * an object; `columns` names the keys to take, in order (none: the first row's keys). Refuses
+   * an object; `columns` names the keys to take, in the column list's order (one at least). Refuses
    * what no database binds; the client's own {@linkcode SqlClient.prototype.values} knows its
    * database and refuses what that one does not bind, at its parameter limit.
    */
@@ -109,9 +109,10 @@ export class SqlClient {
   /**
    * Rows as one `VALUES` list, `(…), (…)`, every value a bound parameter:
    * `` sql.execute`INSERT INTO t (a, b) VALUES ${sql.values(rows, "a", "b")}` ``. Each row is an
-   * object and `columns` names the keys to take, in that order; with none named, the first row's
-   * keys (as postgres.js' `sql(rows, ...columns)`). A `TypeError` names the row and the column of
-   * what cannot make the list (no rows, a row that is not an object or lacks a column, a value
+   * object and `columns` names the keys to take, in the order of the statement's column list (one
+   * at least: the rows' own key order need not be that one). A `TypeError` names the row and the
+   * column of what cannot make the list (no rows, no column, a row that is not an object or lacks a
+   * column, a value
    * this database does not bind); a `RangeError` says to split rows past the parameters the
    * database binds in one statement (65535 on PostgreSQL and MariaDB, 32766 on SQLite): the list
    * is one statement, never split.

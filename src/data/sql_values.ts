@@ -42,8 +42,7 @@ export function tooManyParameters(
 }
 
 /**
- * The fragment `(…), (…)` of `rows`, each row's `columns` in that order (none named: the first
- * row's own keys, as postgres.js takes them). `where` starts each message; `kind` the database
+ * The fragment `(…), (…)` of `rows`, each row's `columns` in that order (at least one named). `where` starts each message; `kind` the database
  * whose binding rules and parameter limit apply, or none known (every value some database binds,
  * the largest limit). A `TypeError` names the row (`rows[2]`) and the column.
  */
@@ -69,10 +68,13 @@ export function valuesOf(
       );
     }
   }
-  const names = columns.length === 0 ? Object.keys(rows[0]) : columns.flat();
+  const names = columns.flat();
+  // Not the first row's keys, as postgres.js takes them where it writes the column list too: here
+  // the statement names its columns, and `{ name, id }` rows into `(id, name)` would swap them.
   if (names.length === 0) {
     throw new TypeError(
-      `${where}: rows[0] has no keys to take as columns: name them, values(rows, "id", "name")`,
+      `${where}: name the columns to take, in the order of the statement's column list: ` +
+        `INSERT INTO t (id, name) VALUES \${values(rows, "id", "name")}`,
     );
   }
   for (const name of names) {

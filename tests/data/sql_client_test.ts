@@ -432,12 +432,12 @@ for (const kind of KINDS) {
     it("upserts as the docs show for this database", async () => {
       const sql = await client();
       await sql.execute`INSERT INTO bulk (id, t) VALUES ${
-        sql.values([{ id: 1, t: "pen" }, { id: 2, t: "ink" }])
+        sql.values([{ id: 1, t: "pen" }, { id: 2, t: "ink" }], "id", "t")
       }`;
       // The docs' table has a column `count`; this one calls it `n`.
       const clause = new SqlFragment([upsertOfDocs(kind).replaceAll("count", "n")], []);
       await sql.execute`INSERT INTO bulk (id, t, n) VALUES ${
-        sql.values([{ id: 2, t: "ink", n: 5 }, { id: 3, t: "nib", n: 1 }])
+        sql.values([{ id: 2, t: "ink", n: 5 }, { id: 3, t: "nib", n: 1 }], "id", "t", "n")
       } ${clause}`;
       assert.deepEqual(await sql.query`SELECT id, t, n FROM bulk ORDER BY id`, [
         { id: 1, t: "pen", n: null },

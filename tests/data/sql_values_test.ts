@@ -65,10 +65,19 @@ describe("SqlClient.values: rows as one VALUES list", () => {
     );
   });
 
-  it("takes the first row's keys, in their order, when no column is named (as postgres.js)", () => {
+  // The statement names its own column list, which the rows' key order need not follow: taking
+  // `{ name, id }` rows into `(id, name)` would swap every value without an error.
+  it("refuses rows with no column named, saying to name them in the column list's order", () => {
     const rows = [{ b: 1, a: "x" }, { a: "y", b: 2, c: true }];
+    for (const values of [client("postgres").values.bind(client("postgres")), SqlClient.values]) {
+      assert.throws(() => values(rows), {
+        name: "TypeError",
+        message:
+          /values\(\): name the columns to take, in the order of the statement's column list/,
+      });
+    }
     const sql = client("postgres");
-    const { text, params } = renderSql("postgres", ["VALUES ", ""], [sql.values(rows)]);
+    const { text, params } = renderSql("postgres", ["VALUES ", ""], [sql.values(rows, "b", "a")]);
     assert.equal(text, "VALUES ($1, $2), ($3, $4)");
     assert.deepEqual(params, [1, "x", 2, "y"]);
     // Columns given as an array, as postgres.js takes them too.
@@ -116,10 +125,6 @@ describe("SqlClient.values: rows as one VALUES list", () => {
       renderSql("sqlite", ["", ""], [sql.values([{ x: undefined }, new Point()], "x")]).params,
       [undefined, 3],
     );
-    assert.throws(() => sql.values([{}]), {
-      name: "TypeError",
-      message: /values\(\): rows\[0\] has no keys to take as columns: name them/,
-    });
     assert.throws(() => sql.values([{ a: 1 }], ""), {
       name: "TypeError",
       message: /values\(\): column names are non-empty strings/,
@@ -130,17 +135,17 @@ describe("SqlClient.values: rows as one VALUES list", () => {
       message: /^datasource "main": values\(\): rows\[1\], column "b", is a function/,
     });
     // A plain object: SQLite cannot bind it, PostgreSQL binds it as JSON.
-    assert.throws(() => sql.values([{ a: { x: 1 } }]), {
+    assert.throws(() => sql.values([{ a: { x: 1 } }], "a"), {
       name: "TypeError",
       message: /rows\[0\], column "a", is a plain object, which SQLite cannot bind/,
     });
-    assert.ok(client("postgres").values([{ a: { x: 1 } }]));
+    assert.ok(client("postgres").values([{ a: { x: 1 } }], "a"));
     // Without a database, what none binds.
-    assert.throws(() => SqlClient.values([{ a: Number.NaN }]), {
+    assert.throws(() => SqlClient.values([{ a: Number.NaN }], "a"), {
       name: "TypeError",
       message: /^values\(\): rows\[0\], column "a", is NaN/,
     });
-    assert.ok(SqlClient.values([{ a: { x: 1 } }]));
+    assert.ok(SqlClient.values([{ a: { x: 1 } }], "a"));
   });
 
   it("a column the row lacks is missing, though Object.prototype has it (__proto__)", () => {
@@ -157,10 +162,13 @@ describe("SqlClient.values: rows as one VALUES list", () => {
     });
     // A key of its own by that name (JSON.parse makes one) is a column.
     const own = JSON.parse('{"a": 1, "__proto__": "p"}') as object;
-    assert.deepEqual(renderSql("postgres", ["", ""], [client("postgres").values([own])]).params, [
-      1,
-      "p",
-    ]);
+    assert.deepEqual(
+      renderSql("postgres", ["", ""], [client("postgres").values([own], "a", "__proto__")]).params,
+      [
+        1,
+        "p",
+      ],
+    );
   });
 
   it("refuses more parameters than the database binds in one statement, saying to split", () => {
