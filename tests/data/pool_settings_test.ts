@@ -45,6 +45,7 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
         "connect-timeout": "PT2S",
         "busy-timeout": "1m",
         "statement-timeout": "90s",
+        "query-timeout": "5s",
       }, at),
       {
         maxSize: 4,
@@ -53,6 +54,7 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
         connectTimeoutMs: 2_000,
         busyTimeoutMs: 60_000,
         statementTimeoutMs: 90_000,
+        queryTimeoutMs: 5_000,
       },
     );
     assert.deepEqual(poolSettingsFrom(undefined, at), {});
@@ -95,6 +97,7 @@ describe("poolSettingsFrom (property)", () => {
     "connect-timeout",
     "busy-timeout",
     "statement-timeout",
+    "query-timeout",
   ];
   const at = (key: string) => `application.yml:3: datasource[0].${key}`;
 

@@ -1,0 +1,140 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { DataError } from "../../src/data/data_error.ts";
+import { poolSettingsFrom } from "../../src/data/pool_settings.ts";
+import { SqlClient } from "../../src/data/sql_client.ts";
+import { openPool } from "../../src/data/open_pool.ts";
+import { ConfigError } from "../../src/config/config_error.ts";
+import { KINDS, rejection, testPools } from "./pools.ts";
+import type { Datasource } from "../../src/migrate/sql/datasource.ts";
+import { bootstrap } from "../../mod.ts";
+import { data } from "../../data.ts";
+
+// A statement that runs far past the timeouts under test (200 ms): the database stops it.
+const LONG = {
+  postgres: (sql: SqlClient) => sql.query`SELECT pg_sleep(${5})`,
+  mysql: (sql: SqlClient) => sql.query`SELECT SLEEP(${5}) AS slept`,
+} as const;
+
+// The session a call runs on: the same one after a timeout proves the connection was kept.
+const SESSION = {
+  postgres: async (sql: SqlClient) =>
+    String((await sql.one<{ id: unknown }>`SELECT pg_backend_pid() AS id`).id),
+  mysql: async (sql: SqlClient) =>
+    String((await sql.one<{ id: unknown }>`SELECT CONNECTION_ID() AS id`).id),
+} as const;
+
+describe("query timeout: settings", () => {
+  it("reads pool.query-timeout as a duration, naming the key when it is out of range", () => {
+    const at = (key: string) => `application.yml:4: datasource[0].${key}`;
+    assert.deepEqual(poolSettingsFrom({ "query-timeout": "5s" }, at), { queryTimeoutMs: 5_000 });
+    assert.throws(
+      () => poolSettingsFrom({ "query-timeout": 0 }, at),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        /datasource\[0\]\.pool\.query-timeout must be a duration above 0/.test(e.message),
+    );
+  });
+
+  it("refuses withTimeout(ms) with a value that is not a positive finite number, naming the call", async () => {
+    const open = testPools();
+    const { pool } = await open(KINDS.includes("postgres") ? "postgres" : "sqlite");
+    const sql = new SqlClient(pool);
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, "5" as unknown as number]) {
+      assert.throws(
+        () => sql.withTimeout(bad),
+        /withTimeout\(ms\) takes a number of milliseconds above 0/,
+      );
+    }
+  });
+});
+
+describe("query timeout on SQLite", () => {
+  // Refused before any handle opens: on every runtime, with SQLite built in or not.
+  const datasource: Datasource = {
+    name: "local",
+    kind: "sqlite",
+    location: ":memory:",
+    migrationsEnabled: false,
+    strictOrder: false,
+    validateOnMigrate: false,
+    table: "framework_migrations",
+  };
+
+  it("is refused: a synchronous statement cannot be stopped, and saying so beats pretending", async () => {
+    const pool = await openPool(datasource, {});
+    try {
+      assert.throws(
+        () => new SqlClient(pool).withTimeout(200),
+        /datasource "local": withTimeout\(\) cannot be kept on SQLite/,
+      );
+    } finally {
+      await pool.close();
+    }
+    await assert.rejects(
+      openPool(datasource, { queryTimeoutMs: 200 }),
+      /datasource "local": pool\.query-timeout cannot be kept on SQLite/,
+    );
+    // In the configuration: named where it is written.
+    await assert.rejects(
+      bootstrap({
+        config: {
+          datasource: [{ name: "local", url: "sqlite::memory:", pool: { "query-timeout": "5s" } }],
+        },
+        data: data(),
+      }),
+      {
+        name: "ConfigError",
+        message: /datasource\[0\]\.pool\.query-timeout cannot be kept on SQLite/,
+      },
+    );
+  });
+});
+
+for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes(k))) {
+  describe(`query timeout on ${kind}`, () => {
+    const open = testPools();
+    const long = LONG[kind];
+    const session = SESSION[kind];
+
+    it("pool.query-timeout: the database stops the statement, and its connection serves the next call", async () => {
+      const { pool } = await open(kind, { maxSize: 1, queryTimeoutMs: 200 });
+      const sql = new SqlClient(pool);
+      const before = await session(sql);
+      const error = await rejection(long(sql));
+      assert.equal(error.reason, "timeout");
+      assert.match(
+        error.message,
+        /stopped by the database at its query timeout \(200 ms, pool\.query-timeout\)/,
+      );
+      // The one connection of the pool, kept: the same session answers.
+      assert.equal(await session(sql), before);
+    });
+
+    it("withTimeout(ms): its statements only, outside and inside a transaction", async () => {
+      const { pool } = await open(kind, { maxSize: 1 });
+      const sql = new SqlClient(pool);
+      const before = await session(sql);
+      const quick = sql.withTimeout(200);
+      const error = await rejection(long(quick));
+      assert.equal(error.reason, "timeout");
+      assert.match(error.message, /query timeout \(200 ms, withTimeout\)/);
+      assert.equal(await session(sql), before);
+      // The client it came from keeps no timeout: a statement past 200 ms runs to its end.
+      const slept = kind === "postgres"
+        ? sql.query`SELECT pg_sleep(${0.4}) AS slept`
+        : sql.query`SELECT SLEEP(${0.4}) AS slept`;
+      assert.equal((await slept).length, 1);
+      // Inside a transaction, on the transaction's connection.
+      // (PostgreSQL aborts the transaction there, as at any failure; MariaDB goes on.)
+      const inside = await rejection(sql.transaction(async () => {
+        assert.equal(await session(sql), before);
+        const failure = await rejection(long(quick));
+        assert.equal(failure.reason, "timeout");
+        throw failure;
+      }));
+      assert.equal(inside.reason, "timeout");
+      assert.equal(await session(quick), before);
+    });
+  });
+}
