@@ -134,6 +134,8 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
         throw failure;
       }));
       assert.equal(inside.reason, "timeout");
+      // The rollback undid what the transaction set in the session: the timeout still holds.
+      assert.equal((await rejection(long(quick))).reason, "timeout");
       assert.equal(await session(quick), before);
     });
   });
