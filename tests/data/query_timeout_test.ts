@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DataError } from "../../src/data/data_error.ts";
 import { poolSettingsFrom } from "../../src/data/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { openPool } from "../../src/data/open_pool.ts";
