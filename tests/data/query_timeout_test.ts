@@ -4,7 +4,7 @@ import { poolSettingsFrom } from "../../src/data/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { openPool } from "../../src/data/open_pool.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
-import { KINDS, rejection, testPools } from "./pools.ts";
+import { datasourceEntries, KINDS, rejection, testPools } from "./pools.ts";
 import type { Datasource } from "../../src/migrate/sql/datasource.ts";
 import { bootstrap } from "../../mod.ts";
 import { data } from "../../data.ts";
@@ -93,21 +93,30 @@ describe("query timeout on SQLite", () => {
 for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes(k))) {
   describe(`query timeout on ${kind}`, () => {
     const open = testPools();
+    const database = datasourceEntries();
     const long = LONG[kind];
     const session = SESSION[kind];
 
     it("pool.query-timeout: the database stops the statement, and its connection serves the next call", async () => {
-      const { pool } = await open(kind, { maxSize: 1, queryTimeoutMs: 200 });
-      const sql = new SqlClient(pool);
-      const before = await session(sql);
-      const error = await rejection(long(sql));
-      assert.equal(error.reason, "timeout");
-      assert.match(
-        error.message,
-        /stopped by the database at its query timeout \(200 ms, pool\.query-timeout\)/,
-      );
-      // The one connection of the pool, kept: the same session answers.
-      assert.equal(await session(sql), before);
+      // As an app configures it.
+      const { entry } = await database(kind, "main", {
+        pool: { "max-size": 1, "query-timeout": "200ms" },
+      });
+      const app = await bootstrap({ config: { datasource: [entry] }, data: data() });
+      try {
+        const sql = app.getBean(SqlClient);
+        const before = await session(sql);
+        const error = await rejection(long(sql));
+        assert.equal(error.reason, "timeout");
+        assert.match(
+          error.message,
+          /stopped by the database at its query timeout \(200 ms, pool\.query-timeout\)/,
+        );
+        // The one connection of the pool, kept: the same session answers.
+        assert.equal(await session(sql), before);
+      } finally {
+        await app.close();
+      }
     });
 
     it("withTimeout(ms): its statements only, outside and inside a transaction", async () => {
