@@ -90,7 +90,7 @@ const POOL_KEYS: Readonly<Record<string, keyof PoolSettings>> = {
 };
 
 /** The key a user writes for `setting` (`pool.max-size`), as errors name it. */
-export function keyOf(setting: keyof PoolSettings): string {
+function keyOf(setting: keyof PoolSettings): string {
   const key = Object.keys(POOL_KEYS).find((k) => POOL_KEYS[k] === setting);
   return `pool.${key ?? setting}`;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { poolSettingsFrom } from "../../src/data/pool_settings.ts";
+import { poolSettingsFrom, resolvePoolSettings } from "../../src/data/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { openPool } from "../../src/data/open_pool.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
@@ -27,6 +27,12 @@ describe("query timeout: settings", () => {
   it("reads pool.query-timeout as a duration, naming the key when it is out of range", () => {
     const at = (key: string) => `application.yml:4: datasource[0].${key}`;
     assert.deepEqual(poolSettingsFrom({ "query-timeout": "5s" }, at), { queryTimeoutMs: 5_000 });
+    // None by default; given in code, checked as the other settings are.
+    assert.equal(resolvePoolSettings("main", {}).queryTimeoutMs, undefined);
+    assert.throws(
+      () => resolvePoolSettings("reports", { queryTimeoutMs: Number.NaN }),
+      /datasource "reports": pool\.query-timeout must be a positive number, got NaN/,
+    );
     assert.throws(
       () => poolSettingsFrom({ "query-timeout": 0 }, at),
       (e: unknown) =>
