@@ -30,6 +30,12 @@ import {
   statementBound,
   StatementWatch,
 } from "./statement_bound.ts";
+import {
+  type QueryTimeout,
+  queryTimeout,
+  timeoutError,
+  TRANSACTION_TIMEOUT,
+} from "./query_timeout.ts";
 
 interface MysqlError extends Error {
   code?: string | undefined;
@@ -209,15 +215,7 @@ class MysqlPool implements DataPool {
   ): DataError {
     // mysql2 has no name for MariaDB's ER_STATEMENT_TIMEOUT: its number.
     if (timeout !== undefined && !lost && error.errno === ER_STATEMENT_TIMEOUT) {
-      return new DataError({
-        datasource: this.name,
-        reason: "timeout",
-        statement: text,
-        code: "ER_STATEMENT_TIMEOUT",
-        message:
-          `stopped by the database at its query timeout (${timeout.ms} ms, ${timeout.by}); ` +
-          "the connection is kept",
-      });
+      return timeoutError(this.name, text, "ER_STATEMENT_TIMEOUT", timeout);
     }
     return new DataError({
       datasource: this.name,
@@ -233,12 +231,6 @@ class MysqlPool implements DataPool {
 
 /** MariaDB's error of a statement stopped at its `max_statement_time`. */
 const ER_STATEMENT_TIMEOUT = 1969;
-
-/** A statement's query timeout, and what set it, for its error. */
-interface QueryTimeout {
-  readonly ms: number;
-  readonly by: "pool.query-timeout" | "withTimeout";
-}
 
 // Whether the server is MariaDB, which stops a statement at its max_statement_time; MySQL has
 // only a limit for SELECT. mysql2 reads it from the handshake into a field it does not document
@@ -270,11 +262,7 @@ class MysqlConnection implements DataConnection {
     queryTimeoutMs?: number,
   ): Promise<StatementResult> {
     const pool = this.#pool;
-    const timeout: QueryTimeout | undefined = queryTimeoutMs !== undefined
-      ? { ms: Math.ceil(queryTimeoutMs), by: "withTimeout" }
-      : pool.queryTimeoutMs !== undefined
-      ? { ms: pool.queryTimeoutMs, by: "pool.query-timeout" }
-      : undefined;
+    const timeout = queryTimeout(queryTimeoutMs, pool.queryTimeoutMs, deadline);
     if (timeout === undefined) {
       return this.#send(
         text,
@@ -297,7 +285,7 @@ class MysqlConnection implements DataConnection {
       timeout,
       mariaDb
         ? queryBound(pool.statementTimeoutMs, deadline, timeout.ms)
-        : deadline !== undefined && deadline - performance.now() < timeout.ms
+        : timeout.by === TRANSACTION_TIMEOUT
         ? statementBound(pool.statementTimeoutMs, deadline)
         : { ms: timeout.ms, transaction: false, query: true },
     );

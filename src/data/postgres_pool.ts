@@ -21,6 +21,12 @@ import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
 import { queryBound, statementBound, StatementWatch } from "./statement_bound.ts";
+import {
+  type QueryTimeout,
+  queryTimeout,
+  timeoutError,
+  TRANSACTION_TIMEOUT,
+} from "./query_timeout.ts";
 
 interface PgError extends Error {
   code?: string | undefined;
@@ -236,15 +242,7 @@ class PostgresPool implements DataPool {
       timeout !== undefined && !lost && error.code === "57014" &&
       !/user request/i.test(messageOf(error))
     ) {
-      return new DataError({
-        datasource: this.name,
-        reason: "timeout",
-        statement: text,
-        code: "57014",
-        message:
-          `stopped by the database at its query timeout (${timeout.ms} ms, ${timeout.by}); ` +
-          "the connection is kept",
-      });
+      return timeoutError(this.name, text, "57014", timeout);
     }
     return new DataError({
       datasource: this.name,
@@ -263,12 +261,6 @@ const CHECK_IDLE_AFTER_MS = 500;
 
 /** How long a connection stays idle before TCP keepalive probes ask whether its server is there. */
 const KEEPALIVE_DELAY_MS = 10_000;
-
-/** A statement's query timeout, and what set it, for its error. */
-interface QueryTimeout {
-  readonly ms: number;
-  readonly by: "pool.query-timeout" | "withTimeout";
-}
 
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
@@ -297,12 +289,10 @@ class PostgresConnection implements DataConnection {
   ): Promise<StatementResult> {
     const pool = this.#pool;
     // Without a query timeout anywhere, nothing to look at: the session has none.
-    const timeout: QueryTimeout | undefined = queryTimeoutMs !== undefined
-      ? { ms: Math.ceil(queryTimeoutMs), by: "withTimeout" }
-      : pool.queryTimeoutMs !== undefined
-      ? { ms: pool.queryTimeoutMs, by: "pool.query-timeout" }
-      : undefined;
-    if (queryTimeoutMs !== undefined || pool.changed) await this.#sessionTimeout(timeout?.ms ?? 0);
+    const timeout = queryTimeout(queryTimeoutMs, pool.queryTimeoutMs, deadline);
+    if (queryTimeoutMs !== undefined || pool.changed || timeout?.by === TRANSACTION_TIMEOUT) {
+      await this.#sessionTimeout(timeout?.ms ?? 0);
+    }
     const last = await this.#query(text, params, deadline, timeout);
     const reads = last.command === "SELECT" || last.command === null;
     return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };

@@ -174,7 +174,7 @@ async function endedWhole(
 ): Promise<boolean | undefined> {
   // PostgreSQL aborts the transaction at a statement it stopped at its query timeout (57014)
   // as at any failure; InnoDB rolls back that statement alone.
-  const stopped = error.reason === "timeout" && error.code === "57014";
+  const stopped = error.code === "57014";
   if (error.reason !== "statement" && error.reason !== "conflict" && !stopped) return undefined;
   switch (kind) {
     case "postgres":

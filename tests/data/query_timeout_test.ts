@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { poolSettingsFrom, resolvePoolSettings } from "../../src/data/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
+import { queryTimeout, TRANSACTION_TIMEOUT } from "../../src/data/query_timeout.ts";
+import fc from "fast-check";
+import { propertyOptions } from "../property.ts";
 import { openPool } from "../../src/data/open_pool.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 import { datasourceEntries, KINDS, rejection, testPools } from "./pools.ts";
@@ -51,6 +54,32 @@ describe("query timeout: settings", () => {
         /withTimeout\(ms\) takes a number of milliseconds above 0/,
       );
     }
+  });
+});
+
+describe("queryTimeout: a statement's timeout", () => {
+  it("is the call's, else the pool's, and inside a transaction's time the lesser of it and what is left", () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: 1, max: 10_000_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 10_000_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: -1_000, max: 10_000_000 }), { nil: undefined }),
+        (call, pool, fromNow) => {
+          const deadline = fromNow === undefined ? undefined : performance.now() + fromNow;
+          const timeout = queryTimeout(call, pool, deadline);
+          const asked = call ?? pool;
+          if (asked === undefined) return assert.equal(timeout, undefined);
+          assert.ok(timeout !== undefined && timeout.ms >= 1 && timeout.ms <= asked);
+          if (timeout.by === TRANSACTION_TIMEOUT) {
+            assert.ok(deadline !== undefined && timeout.ms <= Math.max(1, Math.ceil(fromNow!)));
+          } else {
+            assert.equal(timeout.ms, asked);
+            assert.equal(timeout.by, call !== undefined ? "withTimeout" : "pool.query-timeout");
+          }
+        },
+      ),
+      propertyOptions(),
+    );
   });
 });
 
@@ -123,6 +152,20 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
       } finally {
         await app.close();
       }
+    });
+
+    it("inside a transaction with a timeout, the database stops a statement at the first of the two", async () => {
+      const { pool } = await open(kind, { maxSize: 1 });
+      const sql = new SqlClient(pool);
+      const before = await session(sql);
+      // What is left of the transaction's 0.3 s comes before the statement's 60 s.
+      const error = await rejection(sql.transaction(async () => {
+        await long(sql.withTimeout(60_000));
+      }, { timeout: 0.3 }));
+      assert.equal(error.reason, "transaction");
+      assert.match(error.message, /stopped by the database at the transaction's timeout/);
+      // Stopped by the database, not cut by the client: the connection was kept.
+      assert.equal(await session(sql), before);
     });
 
     it("withTimeout(ms): its statements only, outside and inside a transaction", async () => {
