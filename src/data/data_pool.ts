@@ -42,9 +42,15 @@ export interface DataConnection {
   /**
    * Runs one statement, `params` bound to its placeholders in order. `deadline`
    * (`performance.now()`'s clock): its transaction's timeout, which bounds the wait for the
-   * answer in place of the pool's `statement-timeout`.
+   * answer in place of the pool's `statement-timeout`. `queryTimeoutMs`: how long the database
+   * lets it run (`withTimeout`), in place of the pool's `query-timeout`.
    */
-  run(text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult>;
+  run(
+    text: string,
+    params: readonly unknown[],
+    deadline?: number,
+    queryTimeoutMs?: number,
+  ): Promise<StatementResult>;
   /**
    * Runs a statement of transaction control (`BEGIN`, `SAVEPOINT x`, `COMMIT`), which MySQL does
    * not take as a prepared statement: fails as `run` does. `deadline` as for `run` (`BEGIN`'s and a

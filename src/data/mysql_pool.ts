@@ -30,10 +30,22 @@ import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
 import { HeldConnections } from "./held_connections.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
-import { statementBound, StatementWatch } from "./statement_bound.ts";
+import {
+  queryBound,
+  type StatementBound,
+  statementBound,
+  StatementWatch,
+} from "./statement_bound.ts";
+import {
+  type QueryTimeout,
+  queryTimeout,
+  timeoutError,
+  TRANSACTION_TIMEOUT,
+} from "./query_timeout.ts";
 
 interface MysqlError extends Error {
   code?: string | undefined;
+  errno?: number | undefined;
   fatal?: boolean | undefined;
 }
 
@@ -49,6 +61,8 @@ class MysqlPool implements DataPool {
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
   readonly statementTimeoutMs: number;
+  /** `query-timeout`, in whole milliseconds; none where unset. */
+  readonly queryTimeoutMs: number | undefined;
   readonly watch: StatementWatch;
   readonly #mask: (text: string) => string;
   /** The error that ended a connection, heard whenever it came (held, idle or running). */
@@ -66,6 +80,7 @@ class MysqlPool implements DataPool {
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
     this.statementTimeoutMs = s.statementTimeoutMs;
+    this.queryTimeoutMs = s.queryTimeoutMs === undefined ? undefined : Math.ceil(s.queryTimeoutMs);
     this.watch = new StatementWatch(datasource.name);
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
     this.#connectTimeoutMs = s.connectTimeoutMs;
@@ -202,7 +217,12 @@ class MysqlPool implements DataPool {
     text: string,
     lost: boolean,
     params: readonly unknown[],
+    timeout?: QueryTimeout,
   ): DataError {
+    // mysql2 has no name for MariaDB's ER_STATEMENT_TIMEOUT: its number.
+    if (timeout !== undefined && !lost && error.errno === ER_STATEMENT_TIMEOUT) {
+      return timeoutError(this.name, text, "ER_STATEMENT_TIMEOUT", timeout);
+    }
     return new DataError({
       datasource: this.name,
       reason: lost ? "connection" : isConflict("mysql", error.code) ? "conflict" : "statement",
@@ -213,6 +233,19 @@ class MysqlPool implements DataPool {
       ...(error.code === undefined ? {} : { code: error.code }),
     });
   }
+}
+
+/** MariaDB's error of a statement stopped at its `max_statement_time`. */
+const ER_STATEMENT_TIMEOUT = 1969;
+
+// Whether the server is MariaDB, which stops a statement at its max_statement_time; MySQL has
+// only a limit for SELECT. mysql2 reads it from the handshake into a field it does not document
+// (the server's version, which names MariaDB, beside it): were both renamed, the client's bound
+// would end a statement in the database's place.
+function isMariaDb(connection: mysql.PoolConnection): boolean {
+  const c = connection as { _isMariaDB?: unknown; _handshakePacket?: { serverVersion?: unknown } };
+  if (typeof c._isMariaDB === "boolean") return c._isMariaDB;
+  return /mariadb/i.test(String(c._handshakePacket?.serverVersion ?? ""));
 }
 
 class MysqlConnection implements DataConnection {
@@ -230,12 +263,39 @@ class MysqlConnection implements DataConnection {
     this.#connection = connection;
   }
 
-  run(text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult> {
+  run(
+    text: string,
+    params: readonly unknown[],
+    deadline?: number,
+    queryTimeoutMs?: number,
+  ): Promise<StatementResult> {
+    const pool = this.#pool;
+    const timeout = queryTimeout(queryTimeoutMs, pool.queryTimeoutMs, deadline);
+    if (timeout === undefined) {
+      return this.#send(
+        text,
+        params,
+        (done) => this.#connection.execute(text, params.map(bindable) as mysql.ExecuteValues, done),
+        deadline,
+      );
+    }
+    // MariaDB: the limit goes with the statement itself, no statement of its own (a prepared
+    // statement per text and timeout). MySQL: the client ends the statement at the timeout.
+    const mariaDb = isMariaDb(this.#connection);
+    const sent = mariaDb
+      ? `SET STATEMENT max_statement_time=${(timeout.ms / 1000).toFixed(3)} FOR ${text}`
+      : text;
     return this.#send(
       text,
       params,
-      (done) => this.#connection.execute(text, params.map(bindable) as mysql.ExecuteValues, done),
+      (done) => this.#connection.execute(sent, params.map(bindable) as mysql.ExecuteValues, done),
       deadline,
+      timeout,
+      mariaDb
+        ? queryBound(pool.statementTimeoutMs, deadline, timeout.ms)
+        : timeout.by === TRANSACTION_TIMEOUT
+        ? statementBound(pool.statementTimeoutMs, deadline)
+        : { ms: timeout.ms, transaction: false, query: true },
     );
   }
 
@@ -370,6 +430,8 @@ class MysqlConnection implements DataConnection {
     params: readonly unknown[],
     send: (done: (error: Error | null, rows: unknown) => void) => void,
     deadline?: number,
+    timeout?: QueryTimeout,
+    bound: StatementBound = statementBound(this.#pool.statementTimeoutMs, deadline),
   ): Promise<StatementResult> {
     this.#check(text, params);
     let result: unknown;
@@ -377,7 +439,7 @@ class MysqlConnection implements DataConnection {
       // Unanswered in time: the connection is destroyed as it is released.
       result = await this.#pool.watch.within(
         text,
-        statementBound(this.#pool.statementTimeoutMs, deadline),
+        bound,
         new Promise<unknown>((resolve, reject) =>
           send((error, rows) => error ? reject(error) : resolve(rows))
         ),
@@ -392,7 +454,7 @@ class MysqlConnection implements DataConnection {
       const e = error as MysqlError;
       const broken = connectionLost(e) || this.#pool.lostError(this.#connection) !== undefined;
       if (broken) this.#broken = true;
-      throw this.#pool.statementError(e, text, broken, params);
+      throw this.#pool.statementError(e, text, broken, params, timeout);
     }
     if (Array.isArray(result)) return { rows: result, rowsAffected: 0 };
     const header = result as mysql.ResultSetHeader;

@@ -3,7 +3,7 @@
 import { type Datasource, driverPackages } from "../migrate/sql/datasource.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { DataPool } from "./data_pool.ts";
-import { type PoolSettings, resolvePoolSettings } from "./pool_settings.ts";
+import { type PoolSettings, resolvePoolSettings, SQLITE_NO_TIMEOUT } from "./pool_settings.ts";
 import { openSqlitePool } from "./sqlite_pool.ts";
 import { sqliteMisfit } from "./sqlite_settings.ts";
 
@@ -36,6 +36,11 @@ export async function openPool(datasource: Datasource, settings: PoolSettings): 
       return openMysqlPool(datasource, resolved);
     }
     case "sqlite":
+      if (resolved.queryTimeoutMs !== undefined) {
+        throw new RangeError(
+          `datasource "${datasource.name}": pool.query-timeout ${SQLITE_NO_TIMEOUT}`,
+        );
+      }
       return openSqlitePool(datasource, resolved);
   }
 }

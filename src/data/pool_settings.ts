@@ -32,10 +32,17 @@ export interface PoolSettings {
    * `foreign-keys`); refused on another database.
    */
   readonly sqlite?: SqliteSettings;
+  /**
+   * PostgreSQL, MariaDB, MySQL: how long a statement may run before the database stops it (the
+   * call fails with `timeout`, its connection kept); none by default. SQLite refuses it.
+   */
+  readonly queryTimeoutMs?: number;
 }
 
-/** Every setting, defaults applied. */
-export type ResolvedPoolSettings = Required<PoolSettings>;
+/** Every setting, defaults applied; `queryTimeoutMs` stays unset where none is given. */
+export type ResolvedPoolSettings =
+  & Required<Omit<PoolSettings, "queryTimeoutMs">>
+  & Pick<PoolSettings, "queryTimeoutMs">;
 
 /** The defaults of {@linkcode PoolSettings}. */
 export const POOL_DEFAULTS: ResolvedPoolSettings = {
@@ -51,13 +58,21 @@ export const POOL_DEFAULTS: ResolvedPoolSettings = {
 // The settings that are numbers.
 type NumberSetting = Exclude<keyof PoolSettings, "sqlite">;
 
+/** Why SQLite takes no query timeout, after what asked for one. */
+export const SQLITE_NO_TIMEOUT =
+  "cannot be kept on SQLite: its statements run synchronously in the process, and no runtime " +
+  "lets JavaScript interrupt one (a timer fires only after it ended). Bound the work itself " +
+  "(LIMIT, an index), or leave the timeout to the server databases";
+
 /** `settings` over the defaults; refuses a value that is not a positive number, naming it. */
 export function resolvePoolSettings(
   datasource: string,
   settings: PoolSettings,
 ): ResolvedPoolSettings {
-  const resolved = { ...POOL_DEFAULTS };
-  for (const key of Object.keys(POOL_DEFAULTS) as (keyof PoolSettings)[]) {
+  const resolved: { -readonly [K in keyof ResolvedPoolSettings]: ResolvedPoolSettings[K] } = {
+    ...POOL_DEFAULTS,
+  };
+  for (const key of SETTINGS) {
     if (key === "sqlite") {
       resolved.sqlite = resolveSqliteSettings(datasource, settings.sqlite);
       continue;
@@ -77,6 +92,9 @@ export function resolvePoolSettings(
   return resolved;
 }
 
+// Every setting, the one without a default included.
+const SETTINGS = [...Object.keys(POOL_DEFAULTS), "queryTimeoutMs"] as (keyof PoolSettings)[];
+
 // The `pool` keys of a datasource entry, and the setting each gives: durations as Spring Boot
 // writes them (`30s`, `500ms`; a bare number is milliseconds), the size a whole number.
 const POOL_KEYS: Readonly<Record<string, keyof PoolSettings>> = {
@@ -86,6 +104,7 @@ const POOL_KEYS: Readonly<Record<string, keyof PoolSettings>> = {
   "connect-timeout": "connectTimeoutMs",
   "busy-timeout": "busyTimeoutMs",
   "statement-timeout": "statementTimeoutMs",
+  "query-timeout": "queryTimeoutMs",
   sqlite: "sqlite",
 };
 
@@ -97,7 +116,8 @@ function keyOf(setting: NumberSetting): string {
 
 /**
  * The settings a `pool` mapping gives (`max-size`, `idle-timeout`, `acquire-timeout`,
- * `connect-timeout`, `busy-timeout`, `statement-timeout`, and `sqlite`'s own); a `ConfigError`
+ * `connect-timeout`, `busy-timeout`, `statement-timeout`, `query-timeout`, and `sqlite`'s own); a
+ * `ConfigError`
  * naming the key, where `at` places it, for an unknown key or a value out of range.
  */
 export function poolSettingsFrom(raw: unknown, at: (key: string) => string): PoolSettings {

@@ -26,7 +26,13 @@ import {
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
-import { statementBound, StatementWatch } from "./statement_bound.ts";
+import { queryBound, statementBound, StatementWatch } from "./statement_bound.ts";
+import {
+  type QueryTimeout,
+  queryTimeout,
+  timeoutError,
+  TRANSACTION_TIMEOUT,
+} from "./query_timeout.ts";
 
 interface PgError extends Error {
   code?: string | undefined;
@@ -47,6 +53,15 @@ class PostgresPool implements DataPool {
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
   readonly statementTimeoutMs: number;
+  /** `query-timeout`: each session's `statement_timeout` from its start; none where unset. */
+  readonly queryTimeoutMs: number | undefined;
+  /**
+   * Each session's `statement_timeout` where a call changed it from the pool's (`withTimeout`),
+   * NaN where a rollback may have undone that change: sent again before the next call.
+   */
+  readonly sessionTimeouts = new WeakMap<pg.PoolClient, number>();
+  /** A call changed a session's `statement_timeout`: calls look at what it is now. */
+  changed = false;
   readonly watch: StatementWatch;
   readonly #connectTimeoutMs: number;
   readonly #mask: (text: string) => string;
@@ -62,6 +77,7 @@ class PostgresPool implements DataPool {
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
     this.statementTimeoutMs = s.statementTimeoutMs;
+    this.queryTimeoutMs = s.queryTimeoutMs === undefined ? undefined : Math.ceil(s.queryTimeoutMs);
     this.watch = new StatementWatch(datasource.name);
     this.#connectTimeoutMs = s.connectTimeoutMs;
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
@@ -77,6 +93,8 @@ class PostgresPool implements DataPool {
       // A server gone without a word (its host down, a network cut) ends an idle connection.
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      // Sent with the startup message: the query timeout costs no statement of its own.
+      ...(this.queryTimeoutMs === undefined ? {} : { statement_timeout: this.queryTimeoutMs }),
     };
     this.#clientConfig = client;
     this.native = new pg.Pool({
@@ -222,7 +240,16 @@ class PostgresPool implements DataPool {
     text: string,
     lost: boolean,
     params: readonly unknown[],
+    timeout?: QueryTimeout,
   ): DataError {
+    // 57014 is also a cancel (pg_cancel_backend): only a statement with a query timeout, and not
+    // canceled "due to user request", was stopped by it.
+    if (
+      timeout !== undefined && !lost && error.code === "57014" &&
+      !/user request/i.test(messageOf(error))
+    ) {
+      return timeoutError(this.name, text, "57014", timeout);
+    }
     return new DataError({
       datasource: this.name,
       reason: lost ? "connection" : isConflict("postgres", error.code) ? "conflict" : "statement",
@@ -248,6 +275,8 @@ class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
   #released = false;
+  /** It changed its session's statement_timeout: a rollback may undo that. */
+  #setSent = false;
   #lost: PgError | undefined;
   readonly #onError = (error: PgError) => {
     this.#lost ??= error;
@@ -265,13 +294,23 @@ class PostgresConnection implements DataConnection {
     text: string,
     params: readonly unknown[],
     deadline?: number,
+    queryTimeoutMs?: number,
   ): Promise<StatementResult> {
-    const last = await this.#query(text, params, deadline);
+    const pool = this.#pool;
+    // Without a query timeout anywhere, nothing to look at: the session has none.
+    const timeout = queryTimeout(queryTimeoutMs, pool.queryTimeoutMs, deadline);
+    if (queryTimeoutMs !== undefined || pool.changed || timeout?.by === TRANSACTION_TIMEOUT) {
+      await this.#sessionTimeout(timeout?.ms ?? 0);
+    }
+    const last = await this.#query(text, params, deadline, text, params, timeout);
     const reads = last.command === "SELECT" || last.command === null;
     return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
   }
 
   async control(text: string, deadline?: number): Promise<void> {
+    if (this.#setSent && /^\s*(ROLLBACK|COMMIT)\b/i.test(text)) {
+      this.#pool.sessionTimeouts.set(this.#client, Number.NaN);
+    }
     const { command } = await this.#query(text, [], deadline);
     // PostgreSQL aborts a transaction at its first failed statement, and answers its COMMIT with
     // ROLLBACK, not an error: a call that caught that failure and went on must not resolve as
@@ -300,12 +339,26 @@ class PostgresConnection implements DataConnection {
     deadline?: number,
   ): Promise<RowCursor> {
     const name = `thaw_cursor_${++cursors}`;
+    const pool = this.#pool;
+    // The session may still hold the timeout of a withTimeout call before: put it back to the
+    // pool's (or to what is left of the transaction's time), as `run` does.
+    const timeout = queryTimeout(undefined, pool.queryTimeoutMs, deadline);
+    if (pool.changed || timeout?.by === TRANSACTION_TIMEOUT) {
+      await this.#sessionTimeout(timeout?.ms ?? 0);
+    }
     if (alone) await this.control("BEGIN READ ONLY", deadline);
     let failed = false;
     let done = false;
     let closed = false;
     try {
-      await this.#query(`DECLARE ${name} NO SCROLL CURSOR FOR ${text}`, params, deadline, text);
+      await this.#query(
+        `DECLARE ${name} NO SCROLL CURSOR FOR ${text}`,
+        params,
+        deadline,
+        text,
+        params,
+        timeout,
+      );
     } catch (error) {
       if (alone) await this.#query("ROLLBACK", []).catch(() => this.release(true));
       throw error;
@@ -317,7 +370,7 @@ class PostgresConnection implements DataConnection {
         let result: pg.QueryResult;
         try {
           // Its failure named as the statement's, with the statement's values masked.
-          result = await this.#query(fetch, [], next, text, params);
+          result = await this.#query(fetch, [], next, text, params, timeout);
         } catch (error) {
           failed = true;
           throw error;
@@ -337,12 +390,28 @@ class PostgresConnection implements DataConnection {
     };
   }
 
+  // The session's statement_timeout made `ms` (0: none) where it is not already: one statement
+  // more when a call asks another timeout than the one the session last ran with. A SET is
+  // undone by a rollback (of the transaction, or to a savepoint) it was sent in: after one, the
+  // session's value is not known, and is sent again.
+  async #sessionTimeout(ms: number): Promise<void> {
+    const pool = this.#pool;
+    const now = pool.sessionTimeouts.get(this.#client) ?? pool.queryTimeoutMs ?? 0;
+    if (now === ms) return;
+    pool.changed = true;
+    this.#setSent = true;
+    pool.sessionTimeouts.set(this.#client, Number.NaN);
+    await this.#query(`SET statement_timeout = ${ms}`, []);
+    pool.sessionTimeouts.set(this.#client, ms);
+  }
+
   async #query(
     text: string,
     params: readonly unknown[],
     deadline?: number,
     shown: string = text,
     masked: readonly unknown[] = params,
+    timeout?: QueryTimeout,
   ): Promise<pg.QueryResult> {
     if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, shown, true, masked);
     let result: pg.QueryResult;
@@ -351,7 +420,9 @@ class PostgresConnection implements DataConnection {
       // a client it ends destroys the socket) when it is released.
       result = await this.#pool.watch.within(
         shown,
-        statementBound(this.#pool.statementTimeoutMs, deadline),
+        timeout === undefined
+          ? statementBound(this.#pool.statementTimeoutMs, deadline)
+          : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms),
         this.#client.query(text, params as unknown[]),
         () => {
           this.#lost ??= new Error("the database did not answer a statement in time");
@@ -361,7 +432,7 @@ class PostgresConnection implements DataConnection {
     } catch (error) {
       if (error instanceof DataError) throw error;
       const lost = this.#lost !== undefined || connectionLost(error as PgError);
-      throw this.#pool.statementError(error as PgError, shown, lost, masked);
+      throw this.#pool.statementError(error as PgError, shown, lost, masked, timeout);
     }
     // Several statements in one text give one result each; the last is the caller's.
     return Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;

@@ -22,6 +22,7 @@ import { checkTransactionOptions, type TransactionOptions } from "./transaction_
 import { inTransaction } from "./transactions.ts";
 import { checkIsolation } from "./transaction_dialect.ts";
 import type { TransactionStatus } from "./transaction_status.ts";
+import { SQLITE_NO_TIMEOUT } from "./pool_settings.ts";
 
 // Runs a @Transactional method's call on a client's pool, named as the method (the interceptor's
 // way in: the pool is the client's own).
@@ -93,6 +94,8 @@ export class SqlClient {
   /** The database it speaks to: `sqlite`, `postgres` or `mysql` (MariaDB too). */
   readonly kind: DatabaseKind;
   readonly #pool: DataPool;
+  // The query timeout of this client's statements (withTimeout), in place of the pool's.
+  #timeoutMs: number | undefined;
 
   /** A client on `pool`; it does not own it (closing is the pool's owner's). */
   constructor(pool: DataPool) {
@@ -269,6 +272,47 @@ export class SqlClient {
     return inTransaction(this.#pool, checked, async (status) => await fn(status), "transaction()");
   }
 
+  /**
+   * This client with a query timeout of its own: each of its statements runs at most `ms`
+   * milliseconds before the database stops it (PostgreSQL's `statement_timeout`, MariaDB's
+   * `max_statement_time`; on MySQL the client ends it), and fails with `DataError` reason
+   * `timeout`, the connection kept. It replaces the pool's `query-timeout`, and applies inside
+   * a transaction as outside; the client it came from is left as it was. SQLite refuses it.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { DataError, SqlClient } from "@thaw/thaw/data";
+   *
+   * async function report(sql: SqlClient): Promise<string> {
+   *   try {
+   *     await sql.withTimeout(200).query`SELECT pg_sleep(${5})`;
+   *     return "done";
+   *   } catch (error) {
+   *     if (error instanceof DataError && error.reason === "timeout") return "too slow";
+   *     throw error;
+   *   }
+   * }
+   * assert.equal(typeof report, "function");
+   * ```
+   */
+  withTimeout(ms: number): SqlClient {
+    const where = `datasource "${this.name}": withTimeout(ms)`;
+    if (typeof ms !== "number" || !Number.isFinite(ms) || ms <= 0) {
+      throw new RangeError(
+        `${where} takes a number of milliseconds above 0, got ${
+          typeof ms === "string" ? JSON.stringify(ms) : String(ms)
+        }`,
+      );
+    }
+    if (this.kind === "sqlite") {
+      throw new TypeError(`datasource "${this.name}": withTimeout() ${SQLITE_NO_TIMEOUT}`);
+    }
+    const client = new SqlClient(this.#pool);
+    client.#timeoutMs = ms;
+    return client;
+  }
+
   static {
     runNamed = (client, fn, options, where) => inTransaction(client.#pool, options, fn, where);
   }
@@ -336,12 +380,17 @@ export class SqlClient {
     const held = currentConnection(this.#pool);
     // The transaction's timeout bounds its statements' wait for an answer too.
     if (held !== undefined) {
-      return await held.run(text, params, currentTransaction(this.#pool)?.deadline);
+      return await held.run(
+        text,
+        params,
+        currentTransaction(this.#pool)?.deadline,
+        this.#timeoutMs,
+      );
     }
     const connection: DataConnection = await this.#pool.acquire();
     let broken = false;
     try {
-      return await connection.run(text, params);
+      return await connection.run(text, params, undefined, this.#timeoutMs);
     } catch (error) {
       broken = error instanceof DataError && error.reason === "connection";
       throw error;

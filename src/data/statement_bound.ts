@@ -10,6 +10,39 @@ export interface StatementBound {
   readonly ms: number;
   /** The transaction's timeout bounds it (rather than the pool's `statement-timeout`). */
   readonly transaction: boolean;
+  /**
+   * The statement's query timeout bounds it, the client ending it where the database cannot
+   * (MySQL, which has no limit on every statement).
+   */
+  readonly query?: boolean;
+}
+
+/**
+ * How much longer than its query timeout the client waits for a statement the database is to
+ * stop: the database's own answer (the statement's error, the connection kept) comes first.
+ */
+export const QUERY_TIMEOUT_GRACE_MS = 1_000;
+
+/**
+ * The bound of a statement the database stops at `queryTimeoutMs` (inside a transaction's time,
+ * at the first of that and what is left of the transaction's): as {@linkcode statementBound},
+ * with a grace past the database's own stop, so that it comes first; outside a transaction's
+ * time, at least `statement-timeout` (a query timeout of 2 minutes is not cut at the default
+ * 60 s).
+ */
+export function queryBound(
+  statementTimeoutMs: number,
+  deadline: number | undefined,
+  queryTimeoutMs: number,
+): StatementBound {
+  if (deadline !== undefined) {
+    const left = Math.max(1, deadline - performance.now());
+    return { ms: Math.min(left, queryTimeoutMs) + QUERY_TIMEOUT_GRACE_MS, transaction: true };
+  }
+  return {
+    ms: Math.max(statementTimeoutMs, queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS),
+    transaction: false,
+  };
 }
 
 /**
@@ -99,6 +132,16 @@ export function unansweredError(
   text: string,
   bound: StatementBound,
 ): DataError {
+  if (bound.query) {
+    return new DataError({
+      datasource,
+      reason: "timeout",
+      statement: text,
+      message: `ran past its query timeout (${Math.round(bound.ms)} ms), which MySQL cannot ` +
+        "keep for every statement: the client ended it, its connection closed and its session " +
+        "ended, and the next call gets another",
+    });
+  }
   return bound.transaction
     ? new DataError({
       datasource,

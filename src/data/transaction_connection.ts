@@ -171,8 +171,13 @@ export function transactionConnection(
       };
     });
   return {
-    run: (text: string, params: readonly unknown[], deadline?: number): Promise<StatementResult> =>
-      statement(text, () => connection.run(text, params, deadline)),
+    run: (
+      text: string,
+      params: readonly unknown[],
+      deadline?: number,
+      queryTimeoutMs?: number,
+    ): Promise<StatementResult> =>
+      statement(text, () => connection.run(text, params, deadline, queryTimeoutMs)),
     control: (text: string, deadline?: number): Promise<void> =>
       statement(text, () => connection.control(text, deadline)),
     cursor,
@@ -207,7 +212,10 @@ async function endedWhole(
   error: DataError,
   connection: DataConnection,
 ): Promise<boolean | undefined> {
-  if (error.reason !== "statement" && error.reason !== "conflict") return undefined;
+  // PostgreSQL aborts the transaction at a statement it stopped at its query timeout (57014)
+  // as at any failure; InnoDB rolls back that statement alone.
+  const stopped = error.code === "57014";
+  if (error.reason !== "statement" && error.reason !== "conflict" && !stopped) return undefined;
   switch (kind) {
     case "postgres":
       return false;

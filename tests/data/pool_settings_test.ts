@@ -46,6 +46,7 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
         "connect-timeout": "PT2S",
         "busy-timeout": "1m",
         "statement-timeout": "90s",
+        "query-timeout": "5s",
       }, at),
       {
         maxSize: 4,
@@ -54,6 +55,7 @@ describe("poolSettingsFrom: the pool keys of a datasource entry", () => {
         connectTimeoutMs: 2_000,
         busyTimeoutMs: 60_000,
         statementTimeoutMs: 90_000,
+        queryTimeoutMs: 5_000,
       },
     );
     assert.deepEqual(poolSettingsFrom(undefined, at), {});
@@ -196,6 +198,7 @@ describe("poolSettingsFrom (property)", () => {
     "connect-timeout",
     "busy-timeout",
     "statement-timeout",
+    "query-timeout",
   ];
   const at = (key: string) => `application.yml:3: datasource[0].${key}`;
 

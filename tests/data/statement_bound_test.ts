@@ -3,7 +3,12 @@ import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { openPool } from "../../src/data/open_pool.ts";
 import { DataError } from "../../src/data/data_error.ts";
-import { statementBound, StatementWatch } from "../../src/data/statement_bound.ts";
+import {
+  QUERY_TIMEOUT_GRACE_MS,
+  queryBound,
+  statementBound,
+  StatementWatch,
+} from "../../src/data/statement_bound.ts";
 import { propertyOptions } from "../property.ts";
 import type { DataPool } from "../../src/data/data_pool.ts";
 import type { PoolSettings } from "../../src/data/pool_settings.ts";
@@ -46,6 +51,30 @@ describe("statement_bound", () => {
             assert.ok(bound.ms <= Math.max(1, deadline - before), String(bound.ms));
             assert.ok(bound.ms >= Math.max(1, deadline - after), String(bound.ms));
           }
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+
+  it("waits for a statement with a query timeout past that timeout, so that the database stops it first", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        (statementTimeoutMs, queryTimeoutMs) => {
+          const bound = queryBound(statementTimeoutMs, undefined, queryTimeoutMs);
+          assert.equal(bound.transaction, false);
+          assert.ok(bound.ms >= queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS, String(bound.ms));
+          assert.equal(
+            bound.ms,
+            Math.max(statementTimeoutMs, queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS),
+          );
+          // Inside a transaction's time, what is left of it bounds the wait, as without one.
+          assert.equal(
+            queryBound(statementTimeoutMs, performance.now() - 1, queryTimeoutMs).transaction,
+            true,
+          );
         },
       ),
       propertyOptions(),

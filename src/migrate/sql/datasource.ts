@@ -10,7 +10,11 @@ import {
 } from "../config/connection_settings.ts";
 import type { Placeholders } from "../files/placeholders.ts";
 import type { OptionalPackages } from "../../runtime/optional_module.ts";
-import { type PoolSettings, poolSettingsFrom } from "../../data/pool_settings.ts";
+import {
+  type PoolSettings,
+  poolSettingsFrom,
+  SQLITE_NO_TIMEOUT,
+} from "../../data/pool_settings.ts";
 import { sqliteMisfit } from "../../data/sqlite_settings.ts";
 
 /** The databases the SQL runner speaks to. */
@@ -105,6 +109,9 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
         throw new ConfigError(`${at("url")} must name a file: sqlite:./data/app.db`);
       }
       const location = path === ":memory:" ? path : isAbsolute(path) ? path : resolve(cwd, path);
+      if (base.pool?.queryTimeoutMs !== undefined) {
+        throw new ConfigError(`${at("pool.query-timeout")} ${SQLITE_NO_TIMEOUT}`);
+      }
       return { ...base, kind: "sqlite", location };
     }
     let parsed: URL | undefined;

@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { poolSettingsFrom, resolvePoolSettings } from "../../src/data/pool_settings.ts";
+import { SqlClient } from "../../src/data/sql_client.ts";
+import { queryTimeout, TRANSACTION_TIMEOUT } from "../../src/data/query_timeout.ts";
+import fc from "fast-check";
+import { propertyOptions } from "../property.ts";
+import { openPool } from "../../src/data/open_pool.ts";
+import { ConfigError } from "../../src/config/config_error.ts";
+import { datasourceEntries, KINDS, rejection, testPools } from "./pools.ts";
+import type { Datasource } from "../../src/migrate/sql/datasource.ts";
+import { bootstrap } from "../../mod.ts";
+import { data } from "../../data.ts";
+
+// A statement that runs far past the timeouts under test (200 ms): the database stops it.
+const LONG = {
+  postgres: (sql: SqlClient) => sql.query`SELECT pg_sleep(${5})`,
+  mysql: (sql: SqlClient) => sql.query`SELECT SLEEP(${5}) AS slept`,
+} as const;
+
+// The session a call runs on: the same one after a timeout proves the connection was kept.
+const SESSION = {
+  postgres: async (sql: SqlClient) =>
+    String((await sql.one<{ id: unknown }>`SELECT pg_backend_pid() AS id`).id),
+  mysql: async (sql: SqlClient) =>
+    String((await sql.one<{ id: unknown }>`SELECT CONNECTION_ID() AS id`).id),
+} as const;
+
+describe("query timeout: settings", () => {
+  it("reads pool.query-timeout as a duration, naming the key when it is out of range", () => {
+    const at = (key: string) => `application.yml:4: datasource[0].${key}`;
+    assert.deepEqual(poolSettingsFrom({ "query-timeout": "5s" }, at), { queryTimeoutMs: 5_000 });
+    // None by default; given in code, checked as the other settings are.
+    assert.equal(resolvePoolSettings("main", {}).queryTimeoutMs, undefined);
+    assert.throws(
+      () => resolvePoolSettings("reports", { queryTimeoutMs: Number.NaN }),
+      /datasource "reports": pool\.query-timeout must be a positive number, got NaN/,
+    );
+    assert.throws(
+      () => poolSettingsFrom({ "query-timeout": 0 }, at),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        /datasource\[0\]\.pool\.query-timeout must be a duration above 0/.test(e.message),
+    );
+  });
+
+  it("refuses withTimeout(ms) with a value that is not a positive finite number, naming the call", async () => {
+    const open = testPools();
+    const { pool } = await open(KINDS.includes("postgres") ? "postgres" : "sqlite");
+    const sql = new SqlClient(pool);
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, "5" as unknown as number]) {
+      assert.throws(
+        () => sql.withTimeout(bad),
+        /withTimeout\(ms\) takes a number of milliseconds above 0/,
+      );
+    }
+  });
+});
+
+describe("queryTimeout: a statement's timeout", () => {
+  it("is the call's, else the pool's, and inside a transaction's time the lesser of it and what is left", () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: 1, max: 10_000_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 10_000_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: -1_000, max: 10_000_000 }), { nil: undefined }),
+        (call, pool, fromNow) => {
+          const deadline = fromNow === undefined ? undefined : performance.now() + fromNow;
+          const timeout = queryTimeout(call, pool, deadline);
+          const asked = call ?? pool;
+          if (asked === undefined) return assert.equal(timeout, undefined);
+          assert.ok(timeout !== undefined && timeout.ms >= 1 && timeout.ms <= asked);
+          if (timeout.by === TRANSACTION_TIMEOUT) {
+            assert.ok(deadline !== undefined && timeout.ms <= Math.max(1, Math.ceil(fromNow!)));
+          } else {
+            assert.equal(timeout.ms, asked);
+            assert.equal(timeout.by, call !== undefined ? "withTimeout" : "pool.query-timeout");
+          }
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+});
+
+describe("query timeout on SQLite", () => {
+  // Refused before any handle opens: on every runtime, with SQLite built in or not.
+  const datasource: Datasource = {
+    name: "local",
+    kind: "sqlite",
+    location: ":memory:",
+    migrationsEnabled: false,
+    strictOrder: false,
+    validateOnMigrate: false,
+    table: "framework_migrations",
+  };
+
+  it("is refused: a synchronous statement cannot be stopped, and saying so beats pretending", async () => {
+    const pool = await openPool(datasource, {});
+    try {
+      assert.throws(
+        () => new SqlClient(pool).withTimeout(200),
+        /datasource "local": withTimeout\(\) cannot be kept on SQLite/,
+      );
+    } finally {
+      await pool.close();
+    }
+    await assert.rejects(
+      openPool(datasource, { queryTimeoutMs: 200 }),
+      /datasource "local": pool\.query-timeout cannot be kept on SQLite/,
+    );
+    // In the configuration: named where it is written.
+    await assert.rejects(
+      bootstrap({
+        config: {
+          datasource: [{ name: "local", url: "sqlite::memory:", pool: { "query-timeout": "5s" } }],
+        },
+        data: data(),
+      }),
+      {
+        name: "ConfigError",
+        message: /datasource\[0\]\.pool\.query-timeout cannot be kept on SQLite/,
+      },
+    );
+  });
+});
+
+for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes(k))) {
+  describe(`query timeout on ${kind}`, () => {
+    const open = testPools();
+    const database = datasourceEntries();
+    const long = LONG[kind];
+    const session = SESSION[kind];
+
+    it("pool.query-timeout: the database stops the statement, and its connection serves the next call", async () => {
+      // As an app configures it.
+      const { entry } = await database(kind, "main", {
+        pool: { "max-size": 1, "query-timeout": "200ms" },
+      });
+      const app = await bootstrap({ config: { datasource: [entry] }, data: data() });
+      try {
+        const sql = app.getBean(SqlClient);
+        const before = await session(sql);
+        const error = await rejection(long(sql));
+        assert.equal(error.reason, "timeout");
+        assert.match(
+          error.message,
+          /stopped by the database at its query timeout \(200 ms, pool\.query-timeout\)/,
+        );
+        // The one connection of the pool, kept: the same session answers.
+        assert.equal(await session(sql), before);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("inside a transaction with a timeout, the database stops a statement at the first of the two", async () => {
+      const { pool } = await open(kind, { maxSize: 1 });
+      const sql = new SqlClient(pool);
+      const before = await session(sql);
+      // What is left of the transaction's 0.3 s comes before the statement's 60 s.
+      const error = await rejection(sql.transaction(async () => {
+        await long(sql.withTimeout(60_000));
+      }, { timeout: 0.3 }));
+      assert.equal(error.reason, "transaction");
+      assert.match(error.message, /stopped by the database at the transaction's timeout/);
+      // Stopped by the database, not cut by the client: the connection was kept.
+      assert.equal(await session(sql), before);
+    });
+
+    it("withTimeout(ms): its statements only, outside and inside a transaction", async () => {
+      const { pool } = await open(kind, { maxSize: 1 });
+      const sql = new SqlClient(pool);
+      const before = await session(sql);
+      const quick = sql.withTimeout(200);
+      const error = await rejection(long(quick));
+      assert.equal(error.reason, "timeout");
+      assert.match(error.message, /query timeout \(200 ms, withTimeout\)/);
+      assert.equal(await session(sql), before);
+      // The client it came from keeps no timeout: a statement past 200 ms runs to its end.
+      const slept = kind === "postgres"
+        ? sql.query`SELECT pg_sleep(${0.4}) AS slept`
+        : sql.query`SELECT SLEEP(${0.4}) AS slept`;
+      assert.equal((await slept).length, 1);
+      // Inside a transaction, on the transaction's connection.
+      // (PostgreSQL aborts the transaction there, as at any failure; MariaDB goes on.)
+      const inside = await rejection(sql.transaction(async () => {
+        assert.equal(await session(sql), before);
+        const failure = await rejection(long(quick));
+        assert.equal(failure.reason, "timeout");
+        throw failure;
+      }));
+      assert.equal(inside.reason, "timeout");
+      // The rollback undid what the transaction set in the session: the timeout still holds.
+      assert.equal((await rejection(long(quick))).reason, "timeout");
+      assert.equal(await session(quick), before);
+    });
+
+    // The session keeps the timeout a withTimeout call set in it (PostgreSQL): a later call on
+    // that connection without one must not run under it, a stream's statements included.
+    it("a stream after a withTimeout call on the same connection runs without that timeout", async () => {
+      const { pool } = await open(kind, { maxSize: 1 });
+      const sql = new SqlClient(pool);
+      const before = await session(sql);
+      assert.equal((await rejection(long(sql.withTimeout(100)))).reason, "timeout");
+      const rows: unknown[] = [];
+      const slow = kind === "postgres"
+        ? sql.stream`SELECT pg_sleep(${0.3}) AS slept`
+        : sql.stream`SELECT SLEEP(${0.3}) AS slept`;
+      for await (const row of slow) rows.push(row);
+      assert.equal(rows.length, 1);
+      assert.equal(await session(sql), before);
+    });
+  });
+}
