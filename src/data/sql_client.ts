@@ -282,18 +282,19 @@ export class SqlClient {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { DataError, SqlClient } from "@thaw/thaw/data";
+   * import { bootstrap } from "@thaw/thaw";
+   * import { data, SqlClient } from "@thaw/thaw/data";
    *
-   * async function report(sql: SqlClient): Promise<string> {
-   *   try {
-   *     await sql.withTimeout(200).query`SELECT pg_sleep(${5})`;
-   *     return "done";
-   *   } catch (error) {
-   *     if (error instanceof DataError && error.reason === "timeout") return "too slow";
-   *     throw error;
-   *   }
-   * }
-   * assert.equal(typeof report, "function");
+   * const app = await bootstrap({
+   *   config: { datasource: [{ name: "main", url: "sqlite::memory:" }] },
+   *   data: data(),
+   * });
+   * const sql = app.getBean(SqlClient);
+   * // On PostgreSQL or MariaDB, `await sql.withTimeout(200).query\`SELECT pg_sleep(${5})\`` fails
+   * // with a DataError of reason "timeout". SQLite cannot stop a statement it runs, and says so:
+   * assert.throws(() => sql.withTimeout(200), /withTimeout\(\) cannot be kept on SQLite/);
+   * assert.throws(() => sql.withTimeout(0), RangeError);
+   * await app.close();
    * ```
    */
   withTimeout(ms: number): SqlClient {
