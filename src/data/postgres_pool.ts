@@ -21,6 +21,7 @@ import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
 import { statementBound, StatementWatch } from "./statement_bound.ts";
+import { PreparedStatements } from "./prepared_statements.ts";
 
 interface PgError extends Error {
   code?: string | undefined;
@@ -47,6 +48,8 @@ class PostgresPool implements DataPool {
   /** When each client was last given back, for the check of one idle for a while. */
   readonly #idleSince = new WeakMap<pg.PoolClient, number>();
   readonly #clientConfig: pg.ClientConfig;
+  /** The statements each client's session keeps prepared. */
+  readonly #prepared = new WeakMap<pg.PoolClient, PreparedStatements>();
   /** Sessions of statements cut by their bound, being ended on the server. */
   readonly #ending = new Set<Promise<void>>();
   #closed = false;
@@ -125,6 +128,13 @@ class PostgresPool implements DataPool {
       (late) => late.release(),
       this.#acquireTimeoutMs,
     );
+  }
+
+  /** The statements `client`'s session keeps prepared. */
+  preparedOf(client: pg.PoolClient): PreparedStatements {
+    let prepared = this.#prepared.get(client);
+    if (prepared === undefined) this.#prepared.set(client, prepared = new PreparedStatements());
+    return prepared;
   }
 
   /** Given back now: idle from now on. */
@@ -238,6 +248,7 @@ const KEEPALIVE_DELAY_MS = 10_000;
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
+  readonly #prepared: PreparedStatements;
   #released = false;
   #lost: PgError | undefined;
   readonly #onError = (error: PgError) => {
@@ -247,6 +258,7 @@ class PostgresConnection implements DataConnection {
   constructor(pool: PostgresPool, client: pg.PoolClient) {
     this.#pool = pool;
     this.#client = client;
+    this.#prepared = pool.preparedOf(client);
     // pg-pool stops listening while a client is checked out: an error then (the server ended
     // the session) would be an unhandled 'error' event. Kept, it fails the next statement.
     client.on("error", this.#onError);
@@ -287,24 +299,59 @@ class PostgresConnection implements DataConnection {
     if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, text, true, params);
     let result: pg.QueryResult;
     try {
-      // Unanswered in time: the connection is lost, and pg ends it (a query still running on
-      // a client it ends destroys the socket) when it is released.
-      result = await this.#pool.watch.within(
-        text,
-        statementBound(this.#pool.statementTimeoutMs, deadline),
-        this.#client.query(text, params as unknown[]),
-        () => {
-          this.#lost ??= new Error("the database did not answer a statement in time");
-          this.#pool.endSession(this.#client);
-        },
-      );
+      result = await this.#within(text, params, deadline);
     } catch (error) {
-      if (error instanceof DataError) throw error;
-      const lost = this.#lost !== undefined || connectionLost(error as PgError);
-      throw this.#pool.statementError(error as PgError, text, lost, params);
+      // A table's columns changed under a prepared `SELECT *`: prepared anew, and run again
+      // unless a transaction, which the failure aborted, holds the connection.
+      if (!planWentStale(error, params)) throw this.#failure(error, text, params);
+      this.#unprepare(this.#prepared.forget(text));
+      if (this.#client.getTransactionStatus() !== "I") throw this.#failure(error, text, params);
+      try {
+        result = await this.#within(text, params, deadline);
+      } catch (again) {
+        throw this.#failure(again, text, params);
+      }
     }
     // Several statements in one text give one result each; the last is the caller's.
     return Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;
+  }
+
+  #within(text: string, params: readonly unknown[], deadline?: number): Promise<pg.QueryResult> {
+    // Unanswered in time: the connection is lost, and pg ends it (a query still running on
+    // a client it ends destroys the socket) when it is released.
+    return this.#pool.watch.within(
+      text,
+      statementBound(this.#pool.statementTimeoutMs, deadline),
+      this.#send(text, params),
+      () => {
+        this.#lost ??= new Error("the database did not answer a statement in time");
+        this.#pool.endSession(this.#client);
+      },
+    );
+  }
+
+  // A statement with values runs prepared under its name; one without may hold several
+  // statements (the simple protocol), which a prepared statement cannot.
+  #send(text: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+    if (params.length === 0) return this.#client.query(text, params as unknown[]);
+    const { name, evicted } = this.#prepared.name(text);
+    if (evicted !== undefined) this.#unprepare(evicted);
+    return this.#client.query({ name, text, values: params as unknown[] });
+  }
+
+  // The server forgets `name` (queued before the next statement), pg too. In an aborted
+  // transaction DEALLOCATE fails: the statement stays until the session ends.
+  #unprepare(name: string | undefined): void {
+    const parsed = (this.#client as unknown as PgSession).connection.parsedStatements;
+    if (name === undefined || parsed[name] === undefined) return;
+    delete parsed[name];
+    this.#client.query(`DEALLOCATE ${name}`).catch(() => {});
+  }
+
+  #failure(error: unknown, text: string, params: readonly unknown[]): DataError {
+    if (error instanceof DataError) return error;
+    const lost = this.#lost !== undefined || connectionLost(error as PgError);
+    return this.#pool.statementError(error as PgError, text, lost, params);
   }
 
   release(broken = false): void {
@@ -315,6 +362,17 @@ class PostgresConnection implements DataConnection {
     if (!closing) this.#pool.wentIdle(this.#client);
     this.#client.release(closing ? true : undefined);
   }
+}
+
+/** pg's record of the statements its connection parsed, by name. */
+interface PgSession {
+  readonly connection: { readonly parsedStatements: Record<string, string | undefined> };
+}
+
+/** PostgreSQL refusing a prepared statement whose row type changed (`ALTER TABLE` under it). */
+function planWentStale(error: unknown, params: readonly unknown[]): boolean {
+  return params.length > 0 && (error as PgError).code === "0A000" &&
+    /cached plan must not change result type/.test(messageOf(error as PgError));
 }
 
 /**
