@@ -110,10 +110,12 @@ async function sqlite(synchronous?: "NORMAL"): Promise<Bench | undefined> {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec(`PRAGMA synchronous = ${synchronous}`);
   }
-  db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
-  for (let i = 0; i < ROWS; i++) db.prepare("INSERT INTO items (id, v) VALUES (?, ?)").run(i, "x");
-  const read = db.prepare("SELECT id, v FROM items WHERE id = ?");
-  const write = db.prepare("UPDATE items SET v = ? WHERE id = ?");
+  db.exec("CREATE TABLE bench_items (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+  for (let i = 0; i < ROWS; i++) {
+    db.prepare("INSERT INTO bench_items (id, v) VALUES (?, ?)").run(i, "x");
+  }
+  const read = db.prepare("SELECT id, v FROM bench_items WHERE id = ?");
+  const write = db.prepare("UPDATE bench_items SET v = ? WHERE id = ?");
   const { app, sql } = await thawClient({
     name: "main",
     url: `sqlite:${file}`,
@@ -159,25 +161,43 @@ interface Tables {
   bench_items: { id: number; v: string };
 }
 
+// A database of this run's own on each server: another run at the same time (the servers are
+// shared) would drop the table under this one.
+const DATABASE = `thaw_bench_${process.pid}_${Date.now()}`;
+const url = (base: string) => {
+  const at = new URL(base);
+  at.pathname = `/${DATABASE}`;
+  return at;
+};
+
 async function postgres(): Promise<Bench> {
-  const url = new URL(POSTGRES);
+  const server = new URL(POSTGRES);
+  const admin = new pg.Client({
+    host: server.hostname,
+    port: Number(server.port),
+    database: server.pathname.slice(1),
+    user: USER,
+    password: PASSWORD,
+  });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  const own = url(POSTGRES);
   const options = {
-    host: url.hostname,
-    port: Number(url.port),
-    database: url.pathname.slice(1),
+    host: own.hostname,
+    port: Number(own.port),
+    database: DATABASE,
     user: USER,
     password: PASSWORD,
     max: POOL_SIZE,
   };
   const pool = new pg.Pool(options);
-  await pool.query("DROP TABLE IF EXISTS bench_items");
   await pool.query("CREATE TABLE bench_items (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
   await pool.query(
     `INSERT INTO bench_items SELECT g, 'x' FROM generate_series(0, ${ROWS - 1}) AS g`,
   );
   const { app, sql } = await thawClient({
     name: "main",
-    url: POSTGRES,
+    url: own.href,
     username: USER,
     password: PASSWORD,
   });
@@ -213,7 +233,7 @@ async function postgres(): Promise<Bench> {
             client.release();
           }
         },
-      }, "bench_items"),
+      }),
       {
         "postgres.js": {
           read: (i) => pgjs`SELECT id, v FROM bench_items WHERE id = ${i % ROWS}`,
@@ -248,21 +268,25 @@ async function postgres(): Promise<Bench> {
       await pgjs.end();
       await kysely.destroy();
       await drizzlePool.end();
+      await admin.query(`DROP DATABASE ${DATABASE}`);
+      await admin.end();
     },
   };
 }
 
 async function mariadb(): Promise<Bench> {
-  const options = { uri: MARIADB, user: USER, password: PASSWORD, connectionLimit: POOL_SIZE };
+  const admin = await mysql.createConnection({ uri: MARIADB, user: USER, password: PASSWORD });
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  const own = url(MARIADB).href;
+  const options = { uri: own, user: USER, password: PASSWORD, connectionLimit: POOL_SIZE };
   const pool = mysql.createPool(options);
-  await pool.query("DROP TABLE IF EXISTS bench_items");
   await pool.query("CREATE TABLE bench_items (id INT PRIMARY KEY, v VARCHAR(40) NOT NULL)");
   for (let i = 0; i < ROWS; i++) {
     await pool.execute("INSERT INTO bench_items VALUES (?, ?)", [i, "x"]);
   }
   const { app, sql } = await thawClient({
     name: "main",
-    url: MARIADB,
+    url: own,
     username: USER,
     password: PASSWORD,
   });
@@ -298,7 +322,7 @@ async function mariadb(): Promise<Bench> {
             connection.release();
           }
         },
-      }, "bench_items"),
+      }),
       {
         Kysely: kyselyCalls(kysely),
         Drizzle: {
@@ -322,6 +346,8 @@ async function mariadb(): Promise<Bench> {
       await pool.end();
       await kysely.destroy();
       await drizzlePool.end();
+      await admin.query(`DROP DATABASE ${DATABASE}`);
+      await admin.end();
     },
   };
 }
@@ -344,28 +370,28 @@ function kyselyCalls(db: Kysely<Tables>): Record<Kind, Call> {
   };
 }
 
-// The raw driver's calls and the same three through the SqlClient.
-function withThaw(
-  sql: SqlClient,
-  raw: Record<Kind, Call>,
-  table = "items",
-): Bench["calls"] {
-  const t = SqlClient.identifier(table);
+// The raw driver's calls and the same three through the SqlClient, the table named in the
+// statement's text as the raw driver's and the peers' statements name it.
+function withThaw(sql: SqlClient, raw: Record<Kind, Call>): Bench["calls"] {
   return {
     read: {
       [RAW]: raw.read,
-      [THAW]: (i) => sql.maybeOne`SELECT id, v FROM ${t} WHERE id = ${i % ROWS}`,
+      [THAW]: (i) => sql.maybeOne`SELECT id, v FROM bench_items WHERE id = ${i % ROWS}`,
     },
     write: {
       [RAW]: raw.write,
-      [THAW]: (i) => sql.execute`UPDATE ${t} SET v = ${`v${i}`} WHERE id = ${i % ROWS}`,
+      [THAW]: (i) => sql.execute`UPDATE bench_items SET v = ${`v${i}`} WHERE id = ${i % ROWS}`,
     },
     transaction: {
       [RAW]: raw.transaction,
       [THAW]: (i) =>
         sql.transaction(async () => {
-          const row = await sql.one<{ v: string }>`SELECT v FROM ${t} WHERE id = ${i % ROWS}`;
-          await sql.execute`UPDATE ${t} SET v = ${`${row.v.slice(0, 8)}!`} WHERE id = ${i % ROWS}`;
+          const row = await sql.one<{ v: string }>`SELECT v FROM bench_items WHERE id = ${
+            i % ROWS
+          }`;
+          await sql.execute`UPDATE bench_items SET v = ${`${row.v.slice(0, 8)}!`} WHERE id = ${
+            i % ROWS
+          }`;
         }),
     },
   };
