@@ -33,6 +33,7 @@ import {
   timeoutError,
   TRANSACTION_TIMEOUT,
 } from "./query_timeout.ts";
+import { PreparedStatements } from "./prepared_statements.ts";
 
 interface PgError extends Error {
   code?: string | undefined;
@@ -68,6 +69,8 @@ class PostgresPool implements DataPool {
   /** When each client was last given back, for the check of one idle for a while. */
   readonly #idleSince = new WeakMap<pg.PoolClient, number>();
   readonly #clientConfig: pg.ClientConfig;
+  /** The statements each client's session keeps prepared. */
+  readonly #prepared = new WeakMap<pg.PoolClient, PreparedStatements>();
   /** Sessions of statements cut by their bound, being ended on the server. */
   readonly #ending = new Set<Promise<void>>();
   #closed = false;
@@ -149,6 +152,13 @@ class PostgresPool implements DataPool {
       (late) => late.release(),
       this.#acquireTimeoutMs,
     );
+  }
+
+  /** The statements `client`'s session keeps prepared. */
+  preparedOf(client: pg.PoolClient): PreparedStatements {
+    let prepared = this.#prepared.get(client);
+    if (prepared === undefined) this.#prepared.set(client, prepared = new PreparedStatements());
+    return prepared;
   }
 
   /** Given back now: idle from now on. */
@@ -274,6 +284,7 @@ let cursors = 0;
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
+  readonly #prepared: PreparedStatements;
   #released = false;
   /** It changed its session's statement_timeout: a rollback may undo that. */
   #setSent = false;
@@ -285,6 +296,7 @@ class PostgresConnection implements DataConnection {
   constructor(pool: PostgresPool, client: pg.PoolClient) {
     this.#pool = pool;
     this.#client = client;
+    this.#prepared = pool.preparedOf(client);
     // pg-pool stops listening while a client is checked out: an error then (the server ended
     // the session) would be an unhandled 'error' event. Kept, it fails the next statement.
     client.on("error", this.#onError);
@@ -358,6 +370,7 @@ class PostgresConnection implements DataConnection {
         text,
         params,
         timeout,
+        false,
       );
     } catch (error) {
       if (alone) await this.#query("ROLLBACK", []).catch(() => this.release(true));
@@ -412,30 +425,83 @@ class PostgresConnection implements DataConnection {
     shown: string = text,
     masked: readonly unknown[] = params,
     timeout?: QueryTimeout,
+    prepare = true,
   ): Promise<pg.QueryResult> {
     if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, shown, true, masked);
     let result: pg.QueryResult;
     try {
-      // Unanswered in time: the connection is lost, and pg ends it (a query still running on
-      // a client it ends destroys the socket) when it is released.
-      result = await this.#pool.watch.within(
-        shown,
-        timeout === undefined
-          ? statementBound(this.#pool.statementTimeoutMs, deadline)
-          : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms),
-        this.#client.query(text, params as unknown[]),
-        () => {
-          this.#lost ??= new Error("the database did not answer a statement in time");
-          this.#pool.endSession(this.#client);
-        },
-      );
+      result = await this.#within(text, params, deadline, shown, timeout, prepare);
     } catch (error) {
-      if (error instanceof DataError) throw error;
-      const lost = this.#lost !== undefined || connectionLost(error as PgError);
-      throw this.#pool.statementError(error as PgError, shown, lost, masked, timeout);
+      // A table's columns changed under a prepared `SELECT *`: prepared anew, and run again
+      // unless a transaction, which the failure aborted, holds the connection.
+      if (!prepare || !planWentStale(error, params)) {
+        throw this.#failure(error, shown, masked, timeout);
+      }
+      this.#unprepare(this.#prepared.forget(text));
+      if (this.#client.getTransactionStatus() !== "I") {
+        throw this.#failure(error, shown, masked, timeout);
+      }
+      try {
+        result = await this.#within(text, params, deadline, shown, timeout, prepare);
+      } catch (again) {
+        throw this.#failure(again, shown, masked, timeout);
+      }
     }
     // Several statements in one text give one result each; the last is the caller's.
     return Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result;
+  }
+
+  #within(
+    text: string,
+    params: readonly unknown[],
+    deadline: number | undefined,
+    shown: string,
+    timeout: QueryTimeout | undefined,
+    prepare: boolean,
+  ): Promise<pg.QueryResult> {
+    // Unanswered in time: the connection is lost, and pg ends it (a query still running on
+    // a client it ends destroys the socket) when it is released.
+    return this.#pool.watch.within(
+      shown,
+      timeout === undefined
+        ? statementBound(this.#pool.statementTimeoutMs, deadline)
+        : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms),
+      this.#send(text, params, prepare),
+      () => {
+        this.#lost ??= new Error("the database did not answer a statement in time");
+        this.#pool.endSession(this.#client);
+      },
+    );
+  }
+
+  // A statement with values runs prepared under its name; one without may hold several
+  // statements (the simple protocol), which a prepared statement cannot.
+  // (A cursor's DECLARE names its cursor: a text never sent again, not worth a name.)
+  #send(text: string, params: readonly unknown[], prepare: boolean): Promise<pg.QueryResult> {
+    if (!prepare || params.length === 0) return this.#client.query(text, params as unknown[]);
+    const { name, evicted } = this.#prepared.name(text);
+    if (evicted !== undefined) this.#unprepare(evicted);
+    return this.#client.query({ name, text, values: params as unknown[] });
+  }
+
+  // The server forgets `name` (queued before the next statement), pg too. In an aborted
+  // transaction DEALLOCATE fails: the statement stays until the session ends.
+  #unprepare(name: string | undefined): void {
+    const parsed = (this.#client as unknown as PgSession).connection.parsedStatements;
+    if (name === undefined || parsed[name] === undefined) return;
+    delete parsed[name];
+    this.#client.query(`DEALLOCATE ${name}`).catch(() => {});
+  }
+
+  #failure(
+    error: unknown,
+    shown: string,
+    masked: readonly unknown[],
+    timeout: QueryTimeout | undefined,
+  ): DataError {
+    if (error instanceof DataError) return error;
+    const lost = this.#lost !== undefined || connectionLost(error as PgError);
+    return this.#pool.statementError(error as PgError, shown, lost, masked, timeout);
   }
 
   release(broken = false): void {
@@ -446,6 +512,17 @@ class PostgresConnection implements DataConnection {
     if (!closing) this.#pool.wentIdle(this.#client);
     this.#client.release(closing ? true : undefined);
   }
+}
+
+/** pg's record of the statements its connection parsed, by name. */
+interface PgSession {
+  readonly connection: { readonly parsedStatements: Record<string, string | undefined> };
+}
+
+/** PostgreSQL refusing a prepared statement whose row type changed (`ALTER TABLE` under it). */
+function planWentStale(error: unknown, params: readonly unknown[]): boolean {
+  return params.length > 0 && (error as PgError).code === "0A000" &&
+    /cached plan must not change result type/.test(messageOf(error as PgError));
 }
 
 /**
