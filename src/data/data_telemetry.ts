@@ -299,30 +299,19 @@ class ObservedConnection implements DataConnection {
     this.#connection = connection;
   }
 
-  run(
-    text: string,
-    params: readonly unknown[],
-    deadline?: number,
-  ): ReturnType<DataConnection["run"]> {
-    return this.#pool.statement(text, () => this.#connection.run(text, params, deadline));
+  // Each call handed on whole (`...args`): a parameter the interface gains cannot be dropped here.
+  run(...args: Parameters<DataConnection["run"]>): ReturnType<DataConnection["run"]> {
+    return this.#pool.statement(args[0], () => this.#connection.run(...args));
   }
 
-  control(text: string, deadline?: number): Promise<void> {
-    return this.#pool.statement(text, () => this.#connection.control(text, deadline));
+  control(...args: Parameters<DataConnection["control"]>): Promise<void> {
+    return this.#pool.statement(args[0], () => this.#connection.control(...args));
   }
 
   // The span is the statement's start (its first rows on MariaDB and SQLite, its DECLARE on
   // PostgreSQL); the batches after it are the caller's pace, not the database's.
-  cursor(
-    text: string,
-    params: readonly unknown[],
-    alone: boolean,
-    deadline?: number,
-  ): ReturnType<DataConnection["cursor"]> {
-    return this.#pool.statement(
-      text,
-      () => this.#connection.cursor(text, params, alone, deadline),
-    );
+  cursor(...args: Parameters<DataConnection["cursor"]>): ReturnType<DataConnection["cursor"]> {
+    return this.#pool.statement(args[0], () => this.#connection.cursor(...args));
   }
 
   release(broken?: boolean): void {

@@ -263,6 +263,26 @@ for (const kind of KINDS) {
       }
     });
 
+    // The observed connection stands between the client and the pool's: it must hand on every
+    // argument, the call's own query timeout included.
+    if (kind !== "sqlite") {
+      it("keeps a withTimeout(ms) call's timeout with a provider registered", async () => {
+        registerMeters();
+        const started = await app("timed");
+        try {
+          const sql = started.getBean(SqlClient).withTimeout(200);
+          const long = kind === "postgres"
+            ? sql.query`SELECT pg_sleep(${5})`
+            : sql.query`SELECT SLEEP(${5}) AS slept`;
+          const error = await rejection(long);
+          assert.equal(error.reason, "timeout");
+          assert.match(error.message, /query timeout \(200 ms, withTimeout\)/);
+        } finally {
+          await started.close();
+        }
+      });
+    }
+
     it("leaves a statement that ran unmarked, though `one` refuses its rows", async () => {
       registerMeters();
       const started = await app("rows");
