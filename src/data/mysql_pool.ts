@@ -333,11 +333,12 @@ class MysqlConnection implements DataConnection {
       wake = undefined;
       waiting?.();
     };
-    // Rows count from a result set's columns on: a write's OK packet comes as a 'result' too.
+    // Rows count from a result set's columns on: a write's OK packet comes as a 'result' too,
+    // after `fields` of nothing (so does the OK that ends a CALL's result sets).
     let columns = false;
     const command = connection.execute(text, params.map(bindable) as mysql.ExecuteValues);
     this.#streaming = true;
-    command.on("fields", () => columns = true);
+    command.on("fields", (fields: unknown) => columns = fields !== undefined);
     command.on("result", (row: Record<string, unknown>) => {
       if (!columns || closed) return;
       buffered.push(row);

@@ -209,6 +209,23 @@ for (const kind of KINDS) {
       });
     }
 
+    // mysql2 tells a statement without a result set as `fields` of nothing, then its OK packet as
+    // a `result`: that packet is no row.
+    if (kind === "mysql") {
+      it("gives the rows of a result set only: none for a write, a CALL's own", async () => {
+        const { sql } = await single();
+        await sql.execute`CREATE TABLE streamed_write (v INT)`;
+        await sql.execute`INSERT INTO streamed_write (v) VALUES (1), (2)`;
+        const written: unknown[] = [];
+        for await (const row of sql.stream`UPDATE streamed_write SET v = v + 1`) written.push(row);
+        assert.deepEqual(written, []);
+        await sql.execute`CREATE PROCEDURE streamed_call() SELECT v FROM streamed_write ORDER BY v`;
+        const called: unknown[] = [];
+        for await (const row of sql.stream`CALL streamed_call()`) called.push(row);
+        assert.deepEqual(called, [{ v: 2 }, { v: 3 }]);
+      });
+    }
+
     it("refuses a call with a string, as the other tags do; unsafeStream takes one", async () => {
       const sql = new SqlClient({ name: "main", kind } as never);
       assert.throws(
