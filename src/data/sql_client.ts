@@ -345,7 +345,7 @@ export class SqlClient {
   // A generator: its body runs at the first next(), in the caller's transaction, and its finally
   // runs at a break, a return or a throw of the loop (for await calls return()).
   async *#rows<T>(text: string, params: readonly unknown[]): AsyncGenerator<T, void, undefined> {
-    checkBindable(this.kind, params, this.name, text);
+    this.#checkParameters(text, params);
     const held = currentConnection(this.#pool);
     const deadline = held === undefined ? undefined : currentTransaction(this.#pool)?.deadline;
     const connection = held ?? await this.#pool.acquire();
@@ -369,7 +369,9 @@ export class SqlClient {
     }
   }
 
-  async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+  // Values no database binds, and more of them than one statement takes (pg would send the
+  // count cut to 16 bits): refused before any connection is taken.
+  #checkParameters(text: string, params: readonly unknown[]): void {
     checkBindable(this.kind, params, this.name, text);
     if (params.length > MAX_PARAMETERS[this.kind]) {
       throw tooManyParameters(
@@ -378,6 +380,10 @@ export class SqlClient {
         `datasource "${this.name}": ${firstLine(text)}`,
       );
     }
+  }
+
+  async #run(text: string, params: readonly unknown[]): Promise<StatementResult> {
+    this.#checkParameters(text, params);
     const held = currentConnection(this.#pool);
     // The transaction's timeout bounds its statements' wait for an answer too.
     if (held !== undefined) {

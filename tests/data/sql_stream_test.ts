@@ -2,6 +2,7 @@
 // streamed result, SQLite's iterator), on the transaction's connection inside one, else on a
 // connection held for the iteration and given back however the loop ends.
 import assert from "node:assert/strict";
+import { MAX_PARAMETERS } from "../../src/data/sql_values.ts";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { type Kind, KINDS, rejection, testPools } from "./pools.ts";
@@ -225,6 +226,20 @@ for (const kind of KINDS) {
         assert.deepEqual(called, [{ v: 2 }, { v: 3 }]);
       });
     }
+
+    it("refuses more parameters than the database binds in one statement, as query does", async () => {
+      const { sql } = await single();
+      const limit = MAX_PARAMETERS[kind];
+      const params = Array.from({ length: limit + 1 }, (_, i) => i);
+      await assert.rejects(
+        async () => {
+          for await (const _ of sql.unsafeStream("SELECT 1 AS one", params)) { /* none */ }
+        },
+        { name: "RangeError", message: new RegExp(`more than .* \\(${limit}\\): split the rows`) },
+      );
+      // Refused before a connection was taken: the pool of one serves the next call.
+      assert.equal((await sql.query`SELECT 1 AS one`).length, 1);
+    });
 
     it("refuses a call with a string, as the other tags do; unsafeStream takes one", async () => {
       const sql = new SqlClient({ name: "main", kind } as never);
