@@ -470,7 +470,9 @@ class MysqlConnection implements DataConnection {
   release(broken = false): void {
     if (this.#released) return;
     this.#released = true;
-    if (broken || this.#broken) this.#connection.destroy();
+    // Given back in the middle of a result (a stream left unclosed): the rest would come before
+    // the next user's answer, or never, its socket paused. Closed instead.
+    if (broken || this.#broken || this.#streaming) this.#connection.destroy();
     else this.#connection.release();
     this.#pool.held.give();
   }

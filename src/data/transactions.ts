@@ -197,7 +197,9 @@ async function begun<T>(
     // What the transaction set on the session, put back for the next user: SQLite's query_only
     // (read-only), MySQL's autocommit. One that cannot be put back closes the connection.
     if (!broken) {
-      for (const text of resetStatements(pool.kind, readOnly)) await control(text).catch(() => {});
+      for (const text of resetStatements(pool.kind, readOnly)) {
+        await control(text).catch(() => broken = true);
+      }
     }
     connection.release(broken);
   };

@@ -85,6 +85,20 @@ describe("mysql_pool (MariaDB)", () => {
     assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
   });
 
+  // A result is sent whole before the connection takes another statement: given back in the
+  // middle of one, the next user would wait behind its rest, or find it paused for ever.
+  it("a connection given back while a stream still reads is closed, not handed on", async () => {
+    const { pool } = await open("mysql", { maxSize: 1, statementTimeoutMs: 5_000 });
+    const sql = new SqlClient(pool);
+    const before = String((await sql.one<{ id: unknown }>`SELECT CONNECTION_ID() AS id`).id);
+    const connection = await pool.acquire();
+    const rows = await connection.cursor("SELECT seq FROM seq_1_to_100000", [], true);
+    assert.equal((await rows.next()).length > 0, true);
+    connection.release();
+    const after = await sql.one<{ id: unknown }>`SELECT CONNECTION_ID() AS id`;
+    assert.notEqual(String(after.id), before);
+  });
+
   it("a call waits its acquire-timeout for a busy pool, not the shorter connect-timeout", async () => {
     await waitsAcquireTimeout((settings) => open("mysql", settings));
   });
