@@ -382,8 +382,14 @@ class PostgresConnection implements DataConnection {
         if (done || closed) return [];
         let result: pg.QueryResult;
         try {
+          // A statement of the loop may have set the session's timeout since (a withTimeout
+          // call in the same transaction): each batch puts it back, as a call of its own would.
+          const now = queryTimeout(undefined, pool.queryTimeoutMs, next);
+          if (pool.changed || now?.by === TRANSACTION_TIMEOUT) {
+            await this.#sessionTimeout(now?.ms ?? 0);
+          }
           // Its failure named as the statement's, with the statement's values masked.
-          result = await this.#query(fetch, [], next, text, params, timeout);
+          result = await this.#query(fetch, [], next, text, params, now);
         } catch (error) {
           failed = true;
           throw error;

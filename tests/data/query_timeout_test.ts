@@ -196,6 +196,25 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
       assert.equal(await session(quick), before);
     });
 
+    // In a transaction a stream's batches and the loop's own statements share the session: a
+    // withTimeout call in the loop must not cut the stream's next batch.
+    if (kind === "postgres") {
+      it("a withTimeout call inside a stream's loop leaves the stream's next batch its own", async () => {
+        const { pool } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        let read = 0;
+        await sql.transaction(async () => {
+          const slow = sql.stream<{ n: number }>`
+            SELECT n, CASE WHEN n = 1500 THEN pg_sleep(${0.3}) END AS slept
+            FROM generate_series(1, 2000) AS n`;
+          for await (const _ of slow) {
+            if (read++ === 0) await sql.withTimeout(50).query`SELECT 1 AS one`;
+          }
+        });
+        assert.equal(read, 2000);
+      });
+    }
+
     // The session keeps the timeout a withTimeout call set in it (PostgreSQL): a later call on
     // that connection without one must not run under it, a stream's statements included.
     it("a stream after a withTimeout call on the same connection runs without that timeout", async () => {
