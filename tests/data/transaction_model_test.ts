@@ -81,9 +81,13 @@ function model(
     if (failed || tx!.rollbackOnly) failed = true;
     else committed.push(...tx!.rows);
   } else if (mode === "join" && failed) tx!.rollbackOnly = true;
-  else if (mode === "savepoint" && failed) {
+  else if (mode === "savepoint" && (failed || (tx!.rollbackOnly && !marked))) {
+    // Its own failure, or a joined call inside it that marked the transaction: Spring's commit
+    // of the savepoint's status finds the mark, rolls back to the savepoint (clearing the mark)
+    // and fails with UnexpectedRollbackException; the caller goes on.
     tx!.rows.length = savepoint;
     tx!.rollbackOnly = marked;
+    failed = true;
   }
   return failed;
 }
