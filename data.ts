@@ -30,7 +30,7 @@ export { data, type DataOptions } from "./src/data/data_setup.ts";
 export type { DataFeature } from "./src/data/data_feature.ts";
 export { type ExecuteResult, SqlClient, type StatementOutcome } from "./src/data/sql_client.ts";
 export type { SqlFragment, SqlIdentifier } from "./src/data/sql_template.ts";
-export { DataError, type DataErrorReason } from "./src/data/data_error.ts";
+export { DataError, type DataErrorReason } from "./src/sql/data_error.ts";
 export { UnexpectedRollbackError } from "./src/data/unexpected_rollback_error.ts";
 export { currentTransactionStatus, type TransactionStatus } from "./src/data/transaction_status.ts";
 export {
@@ -49,9 +49,9 @@ export {
   type TransactionalEventListenerOptions,
   type TransactionPhase,
 } from "./src/data/transactional_event_listener.ts";
-export type { PoolSettings } from "./src/data/pool_settings.ts";
+export type { PoolSettings } from "./src/sql/pool_settings.ts";
 export type {
   SqliteJournalMode,
   SqliteSettings,
   SqliteSynchronous,
-} from "./src/data/sqlite_settings.ts";
+} from "./src/sql/sqlite_settings.ts";

@@ -38,7 +38,7 @@
  */
 export { ConfigError } from "./src/config/config_error.ts";
 export type { Command } from "./src/migrate/command/command.ts";
-export type { DatabaseKind } from "./src/migrate/sql/datasource.ts";
+export type { DatabaseKind } from "./src/sql/datasource.ts";
 export type {
   CallbackReport,
   ConnectionDrift,

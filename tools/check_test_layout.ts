@@ -28,8 +28,10 @@ const ENTRY_POINTS = entryPoints(ROOT);
 // Modules no import of their folder's tests shows: the module, and the test that covers it.
 const COVERED_ELSEWHERE: Record<string, string> = {
   // The settings every connection list shares, tested as each kind reads them.
-  "src/migrate/config/connection_config.ts": "tests/migrate/sql/datasource_test.ts",
-  "src/migrate/config/connection_settings.ts": "tests/migrate/search/search_connection_test.ts",
+  "src/migrate/config/connection_config.ts": "tests/migrate/sql/sql_config_test.ts",
+  "src/config/connection_settings.ts": "tests/migrate/search/search_connection_test.ts",
+  // Joins data access and the runner (`data({ migrate })`), as an app uses it.
+  "src/migrate_at_start.ts": "tests/data/data_setup_test.ts",
   // Reads the live cluster: driven end to end by the command line on the real node.
   "src/migrate/search/drift/live_resources.ts": "tests/migrate/search/drift/drift_cluster_test.ts",
 };

@@ -6,8 +6,8 @@
 // that an app behaves alike on each; what one database's driver binds its own way (pg's and
 // mysql2's JSON for objects and arrays) stays bound there. The check runs per statement: a type
 // switch per value, nothing allocated unless a value is refused.
-import type { DatabaseKind } from "../migrate/sql/datasource.ts";
-import { firstLine } from "./data_error.ts";
+import type { DatabaseKind } from "../sql/datasource.ts";
+import { firstLine } from "../sql/data_error.ts";
 import { SqlFragment, SqlIdentifier } from "./sql_template.ts";
 
 const INT64_MIN = -(2n ** 63n);

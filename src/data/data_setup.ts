@@ -11,14 +11,14 @@ import { DefinitionError } from "../context/errors.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import type { SetupHost } from "../feature_value.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
-import { type Datasource, datasources } from "../migrate/sql/datasource.ts";
-import type { DataPool } from "./data_pool.ts";
+import { type Datasource, datasources } from "../sql/datasource.ts";
+import type { DataPool } from "../sql/data_pool.ts";
 import type { DataTelemetry } from "./data_telemetry.ts";
 import { type DataFeature, dataFeature } from "./data_feature.ts";
-import { openPool } from "./open_pool.ts";
+import { openPool } from "../sql/open_pool.ts";
 import { SqlClient } from "./sql_client.ts";
 import { transactionalMethods } from "./transactional.ts";
-import { checkIsolation } from "./transaction_dialect.ts";
+import { checkIsolation } from "../sql/transaction_dialect.ts";
 
 /** What `data()` takes. */
 export interface DataOptions {
@@ -88,7 +88,7 @@ async function setUp(
           `not the one datasource "${memory.name}" gives the app: give a file (sqlite:./data/app.db)`,
       );
     }
-    const { migrateAtStart } = await import("./migrate_at_start.ts");
+    const { migrateAtStart } = await import("../migrate_at_start.ts");
     await migrateAtStart(list, migrate, cwd, onProgress);
   }
   const telemetry = await dataTelemetry();

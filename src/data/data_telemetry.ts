@@ -12,10 +12,10 @@ import type {
   Observable,
 } from "@opentelemetry/api";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
-import type { Datasource } from "../migrate/sql/datasource.ts";
+import type { Datasource } from "../sql/datasource.ts";
 import { VERSION } from "../version.ts";
-import type { DataConnection, DataPool } from "./data_pool.ts";
-import { DataError } from "./data_error.ts";
+import type { DataConnection, DataPool } from "../sql/data_pool.ts";
+import { DataError } from "../sql/data_error.ts";
 import { operationName } from "./statement_operation.ts";
 
 // The conventions' advice for `db.client.operation.duration`, in seconds.

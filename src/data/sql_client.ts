@@ -1,10 +1,10 @@
 // Queries as tagged templates on a datasource's pool. Inside a transaction of the pool (bound
 // to the async call by transaction_scope), a call runs on the transaction's connection and
 // leaves it held; outside, it takes a connection for the one statement.
-import type { DatabaseKind } from "../migrate/sql/datasource.ts";
-import type { DataConnection, DataPool, RowCursor, StatementResult } from "./data_pool.ts";
+import type { DatabaseKind } from "../sql/datasource.ts";
+import type { DataConnection, DataPool, RowCursor, StatementResult } from "../sql/data_pool.ts";
 import { checkBindable } from "./bindable_values.ts";
-import { DataError, firstLine } from "./data_error.ts";
+import { DataError, firstLine } from "../sql/data_error.ts";
 import { MAX_PARAMETERS, tooManyParameters, valuesOf } from "./sql_values.ts";
 import {
   fragment,
@@ -20,9 +20,9 @@ import {
 import { currentConnection, currentTransaction } from "./transaction_scope.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
 import { inTransaction } from "./transactions.ts";
-import { checkIsolation } from "./transaction_dialect.ts";
+import { checkIsolation } from "../sql/transaction_dialect.ts";
 import type { TransactionStatus } from "./transaction_status.ts";
-import { SQLITE_NO_TIMEOUT } from "./pool_settings.ts";
+import { SQLITE_NO_TIMEOUT } from "../sql/pool_settings.ts";
 
 // Runs a @Transactional method's call on a client's pool, named as the method (the interceptor's
 // way in: the pool is the client's own).

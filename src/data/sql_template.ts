@@ -1,7 +1,7 @@
 // A tagged template as a statement and its parameters. Every `${value}` is bound, never spliced
 // into the text: only an identifier and a fragment (both made by the helpers below, so that a
 // string can never become SQL by accident) add text, and a fragment's own values stay bound.
-import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+import type { DatabaseKind } from "../sql/datasource.ts";
 
 /** The placeholder and quoting style of a database: `$1` and `"a"`, or `?` and `` `a` ``. */
 export type SqlDialect = DatabaseKind;

@@ -2,7 +2,7 @@
 // postgres.js' `sql(rows, ...columns)`, as a fragment a tag renders. One list is one statement:
 // rows past what the database binds in one statement are refused, never split behind the
 // caller's back (a split insert is several statements, which a failure leaves half done).
-import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+import type { DatabaseKind } from "../sql/datasource.ts";
 import { refusalOf } from "./bindable_values.ts";
 import { SqlFragment } from "./sql_template.ts";
 

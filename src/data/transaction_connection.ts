@@ -4,9 +4,9 @@
 // timeout where the server runs with innodb_rollback_on_timeout, while the call that caught the
 // error goes on: what it ran next would start a transaction of its own and be kept. PostgreSQL
 // aborts a transaction at any failed statement, until a rollback (to a savepoint, or whole).
-import type { DatabaseKind } from "../migrate/sql/datasource.ts";
-import type { DataConnection, DataPool, RowCursor, StatementResult } from "./data_pool.ts";
-import { DataError } from "./data_error.ts";
+import type { DatabaseKind } from "../sql/datasource.ts";
+import type { DataConnection, DataPool, RowCursor, StatementResult } from "../sql/data_pool.ts";
+import { DataError } from "../sql/data_error.ts";
 import { UnexpectedRollbackError } from "./unexpected_rollback_error.ts";
 
 /** The failure after which the database refuses a transaction's statements. */

@@ -1,5 +1,8 @@
 // What a transaction is asked to be (Spring's `@Transactional` attributes), checked once where it is declared, and the rule that says whether an error rolls it
 // back. Pure: nothing here runs a statement.
+import { Isolation } from "../sql/isolation.ts";
+
+export { Isolation };
 
 /**
  * How a transactional call relates to the transaction it is called in (Spring's `Propagation`):
@@ -29,38 +32,6 @@ export const Propagation: { readonly [P in Propagation]: P } = Object.freeze({
   SUPPORTS: "SUPPORTS",
   NOT_SUPPORTED: "NOT_SUPPORTED",
   NESTED: "NESTED",
-});
-
-/**
- * The isolation level a transaction begins at (Spring's `Isolation`):
- * - `DEFAULT`: the database's own (PostgreSQL's `READ COMMITTED`, InnoDB's `REPEATABLE READ`,
- *   SQLite's `SERIALIZABLE`), with no statement sent for it;
- * - `READ_UNCOMMITTED`, `READ_COMMITTED`, `REPEATABLE_READ`, `SERIALIZABLE`: the SQL levels.
- *   SQLite has only `SERIALIZABLE` (what its transactions are); the others are refused there.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Isolation } from "@thaw/thaw/data";
- *
- * const options = { isolation: Isolation.SERIALIZABLE };
- * assert.equal(options.isolation, "SERIALIZABLE");
- * ```
- */
-export type Isolation =
-  | "DEFAULT"
-  | "READ_UNCOMMITTED"
-  | "READ_COMMITTED"
-  | "REPEATABLE_READ"
-  | "SERIALIZABLE";
-
-/** The isolation levels by name, as Spring's enum spells them: `Isolation.SERIALIZABLE`. */
-export const Isolation: { readonly [I in Isolation]: I } = Object.freeze({
-  DEFAULT: "DEFAULT",
-  READ_UNCOMMITTED: "READ_UNCOMMITTED",
-  READ_COMMITTED: "READ_COMMITTED",
-  REPEATABLE_READ: "REPEATABLE_READ",
-  SERIALIZABLE: "SERIALIZABLE",
 });
 
 /** An error class a rollback rule names. */

@@ -2,8 +2,8 @@
 // datasource made inside it, in any bean, runs on its connection, and nothing outside it does.
 // AsyncLocalStorage, which Deno, Bun, Node and workerd all have, carries it across awaits.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { DataConnection, DataPool } from "./data_pool.ts";
-import { DataError } from "./data_error.ts";
+import type { DataConnection, DataPool } from "../sql/data_pool.ts";
+import { DataError } from "../sql/data_error.ts";
 import { type Aborted, endedError } from "./transaction_connection.ts";
 import { registerDetach } from "../events/detached_run.ts";
 import type { Isolation } from "./transaction_options.ts";

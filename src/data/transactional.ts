@@ -17,9 +17,9 @@ import {
   type MethodInterceptor,
   type MethodInvocation,
 } from "../context/interceptors.ts";
-import { DataError } from "./data_error.ts";
+import { DataError } from "../sql/data_error.ts";
 import { SqlClient, transactionNamed } from "./sql_client.ts";
-import { checkIsolation } from "./transaction_dialect.ts";
+import { checkIsolation } from "../sql/transaction_dialect.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
 
 /** What `@Transactional` takes: a transaction's options, and the datasource it is of. */

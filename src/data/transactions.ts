@@ -2,15 +2,15 @@
 // isolation, timeout and rollback rules, and its TransactionStatus), with each database's own
 // statements (transaction_dialect.ts). A transaction holds one connection from its beginning to
 // its end: concurrent transactions never share one.
-import type { DataPool } from "./data_pool.ts";
-import { DataError } from "./data_error.ts";
+import type { DataPool } from "../sql/data_pool.ts";
+import { DataError } from "../sql/data_error.ts";
 import { rollsBack, type TransactionOptions } from "./transaction_options.ts";
 import {
   abortedCommitError,
   type TransactionConnection,
   transactionConnection,
 } from "./transaction_connection.ts";
-import { beginStatements, resetStatements } from "./transaction_dialect.ts";
+import { beginStatements, resetStatements } from "../sql/transaction_dialect.ts";
 import { CallStatus } from "./transaction_status.ts";
 import { UnexpectedRollbackError } from "./unexpected_rollback_error.ts";
 import {

@@ -1,5 +1,5 @@
 // The error of a commit that became a rollback (Spring's UnexpectedRollbackException).
-import { DataError } from "./data_error.ts";
+import { DataError } from "../sql/data_error.ts";
 
 /**
  * A transaction whose call asked for a commit was rolled back instead (Spring's

@@ -3,7 +3,7 @@ import { ConfigError } from "../config/config_error.ts";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { MIGRATE_API_NAMES } from "./option_names.ts";
 import { optionEnv, optionFolder } from "./migrate_api.ts";
-import type { DatabaseKind } from "./sql/datasource.ts";
+import type { DatabaseKind } from "../sql/datasource.ts";
 import { loadDatasources } from "./sql/sql_config.ts";
 
 /** One SQL datasource of a config folder, as the runner reads it. */

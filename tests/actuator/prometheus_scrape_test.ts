@@ -21,7 +21,7 @@ import type { Server } from "../../src/runtime/serve.ts";
 import { RUNTIME } from "../runtime.ts";
 import { freePort } from "../helpers.ts";
 import { tempDir } from "../temp_dir.ts";
-import { datasourceEntries, KINDS } from "../data/pools.ts";
+import { datasourceEntries, KINDS } from "../sql/pools.ts";
 
 // Each runtime's run of this file scrapes its own routes, so that a query finds this run's.
 const ROUTE = `/scrape/${RUNTIME}/{id}`;

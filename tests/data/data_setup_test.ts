@@ -19,8 +19,8 @@ import { data, DataError, SqlClient, Transactional } from "../../data.ts";
 import { MigrationRunError } from "../../migrate.ts";
 import { actuator } from "../../actuator.ts";
 import { KINDS, type TestDatabase } from "../migrate/sql/databases.ts";
-import { datasourceEntries, rejection } from "./pools.ts";
-import { tcpProxy } from "./tcp_proxy.ts";
+import { datasourceEntries, rejection } from "../sql/pools.ts";
+import { tcpProxy } from "../sql/tcp_proxy.ts";
 
 const database = datasourceEntries();
 

@@ -15,11 +15,11 @@ import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
 import { type Application, bootstrap } from "../../mod.ts";
 import { data, DataError, SqlClient } from "../../data.ts";
 import { DataTelemetry } from "../../src/data/data_telemetry.ts";
-import type { DataPool } from "../../src/data/data_pool.ts";
-import type { Datasource } from "../../src/migrate/sql/datasource.ts";
+import type { DataPool } from "../../src/sql/data_pool.ts";
+import type { Datasource } from "../../src/sql/datasource.ts";
 import { KINDS } from "../migrate/sql/databases.ts";
 import { deferred } from "../deferred.ts";
-import { datasourceEntries, rejection } from "./pools.ts";
+import { datasourceEntries, rejection } from "../sql/pools.ts";
 import { CollectingReader } from "../metric_reader.ts";
 
 /** The value of the point of `points` whose attributes hold `attributes`; undefined for none. */

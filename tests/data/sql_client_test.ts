@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { fragment, SqlFragment } from "../../src/data/sql_template.ts";
-import { DataError } from "../../src/data/data_error.ts";
-import type { DataPool } from "../../src/data/data_pool.ts";
+import { DataError } from "../../src/sql/data_error.ts";
+import type { DataPool } from "../../src/sql/data_pool.ts";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import { propertyOptions } from "../property.ts";
-import { type Kind, KINDS, rejection, testPools } from "./pools.ts";
+import { type Kind, KINDS, rejection, testPools } from "../sql/pools.ts";
 import { RUNTIME } from "../runtime.ts";
 import { readFileSync } from "node:fs";
 

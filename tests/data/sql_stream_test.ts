@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { MAX_PARAMETERS } from "../../src/data/sql_values.ts";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { type Kind, KINDS, rejection, testPools } from "./pools.ts";
+import { type Kind, KINDS, rejection, testPools } from "../sql/pools.ts";
 import { RUNTIME } from "../runtime.ts";
 
 /** More rows than a batch, many times over: the rows come in several batches. */

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { renderSql, type SqlDialect, SqlFragment } from "../../src/data/sql_template.ts";
-import type { DataPool } from "../../src/data/data_pool.ts";
+import type { DataPool } from "../../src/sql/data_pool.ts";
 import { MAX_PARAMETERS, valuesOf } from "../../src/data/sql_values.ts";
 import { propertyOptions } from "../property.ts";
 

@@ -6,12 +6,12 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { DataError } from "../../src/data/data_error.ts";
-import type { DataConnection, DataPool } from "../../src/data/data_pool.ts";
+import { DataError } from "../../src/sql/data_error.ts";
+import type { DataConnection, DataPool } from "../../src/sql/data_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { type AbortState, transactionConnection } from "../../src/data/transaction_connection.ts";
 import { propertyOptions } from "../property.ts";
-import { KINDS, testPools } from "./pools.ts";
+import { KINDS, testPools } from "../sql/pools.ts";
 import { deferred } from "../deferred.ts";
 
 // A small seeded generator (mulberry32): a failing run is replayed with FC_SEED=<seed>.

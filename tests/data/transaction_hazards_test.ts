@@ -4,9 +4,9 @@
 // failed before its fix. Run on real SQLite, PostgreSQL and MariaDB.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DataError } from "../../src/data/data_error.ts";
+import { DataError } from "../../src/sql/data_error.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { itemsTables, KINDS, testPools } from "./pools.ts";
+import { itemsTables, KINDS, testPools } from "../sql/pools.ts";
 
 // A promise and the function that settles it, for ordering steps without sleeping.
 function gate(): { wait: Promise<void>; open: () => void } {

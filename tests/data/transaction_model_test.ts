@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import type { Propagation } from "../../src/data/transaction_options.ts";
-import { KINDS, testPools } from "./pools.ts";
+import { KINDS, testPools } from "../sql/pools.ts";
 import { propertyOptions } from "../property.ts";
 
 interface Call {

@@ -12,9 +12,9 @@ import {
   Service,
 } from "../../mod.ts";
 import { data, SqlClient, Transactional } from "../../data.ts";
-import { DataError } from "../../src/data/data_error.ts";
+import { DataError } from "../../src/sql/data_error.ts";
 import { KINDS } from "../migrate/sql/databases.ts";
-import { datasourceEntries, itemsTables, testPools } from "./pools.ts";
+import { datasourceEntries, itemsTables, testPools } from "../sql/pools.ts";
 import { deferred } from "../deferred.ts";
 
 class Placed {

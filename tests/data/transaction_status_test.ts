@@ -16,7 +16,7 @@ import {
   type TransactionStatus,
   UnexpectedRollbackError,
 } from "../../data.ts";
-import { datasourceEntries, itemsTables, KINDS, testPools } from "./pools.ts";
+import { datasourceEntries, itemsTables, KINDS, testPools } from "../sql/pools.ts";
 import { innermostTransaction } from "../../src/data/transaction_scope.ts";
 
 const database = datasourceEntries();

@@ -12,7 +12,7 @@ import {
 } from "../../mod.ts";
 import { data, SqlClient, Transactional, TransactionalEventListener } from "../../data.ts";
 import { KINDS } from "../migrate/sql/databases.ts";
-import { datasourceEntries } from "./pools.ts";
+import { datasourceEntries } from "../sql/pools.ts";
 
 class Placed {
   constructor(readonly id: string) {}

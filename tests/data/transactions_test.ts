@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { Isolation } from "../../src/data/transaction_options.ts";
-import { itemsTables, type Kind, KINDS, rejection, testPools } from "./pools.ts";
+import { itemsTables, type Kind, KINDS, rejection, testPools } from "../sql/pools.ts";
 import { until } from "../runtime/raw_client.ts";
-import { DataError } from "../../src/data/data_error.ts";
+import { DataError } from "../../src/sql/data_error.ts";
 
 class ConflictError extends Error {}
 class SoftConflict extends ConflictError {}

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { inspect } from "node:util";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { loggable } from "../../src/observe/loggable.ts";
-import { rejection, testPools } from "./pools.ts";
+import { rejection, testPools } from "../sql/pools.ts";
 import { SQLITE } from "../sqlite.ts";
 
 describe("bound values in DataError messages", () => {

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { type Generated, Kysely } from "kysely";
 import { SqlClient } from "../../data.ts";
 import { thawDialect } from "../../examples/kysely/thaw_dialect.ts";
-import { KINDS, testPools } from "../data/pools.ts";
+import { KINDS, testPools } from "../sql/pools.ts";
 
 interface Database {
   notes: { id: Generated<number>; body: string };

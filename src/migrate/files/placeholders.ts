@@ -1,11 +1,6 @@
 import { type JSONPath, visit } from "jsonc-parser";
 import { MigrationFileError } from "../migration_error.ts";
-
-/** A connection's `migrations.placeholders`: name → the text that replaces `${name}`. */
-export type Placeholders = ReadonlyMap<string, string>;
-
-/** What a placeholder's name may be, in a migration file and in the configuration. */
-export const PLACEHOLDER_NAME: RegExp = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+import type { Placeholders } from "../../config/connection_settings.ts";
 
 // The leftmost `$${` or `${`: in `$$${x}` that is the escape at index 1, so the first `$` stays.
 const START = /\$(\$?)\{/g;

@@ -7,8 +7,8 @@ import {
   type EntryRules,
   optionalString,
   shown,
-} from "../config/connection_settings.ts";
-import type { Placeholders } from "../files/placeholders.ts";
+} from "../../config/connection_settings.ts";
+import type { Placeholders } from "../../config/connection_settings.ts";
 import { AUTH_KEYS, authSetting, type SearchAuth } from "./auth/search_auth.ts";
 
 /** Seconds a request may take, and a connection may take to open, unless configured. */

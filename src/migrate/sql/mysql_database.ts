@@ -1,7 +1,7 @@
 import mysql from "mysql2";
 import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { FileRecord } from "../driver.ts";
-import type { Datasource } from "./datasource.ts";
+import type { Datasource } from "../../sql/datasource.ts";
 import {
   addRunnerVersion,
   DatabaseError,

@@ -2,7 +2,8 @@ import { earlierSqlContentHashes, sqlContentHash } from "../files/content_hash.t
 import { decodeFileText } from "../files/file_text.ts";
 import { MigrationFileError } from "../migration_error.ts";
 import type { MigrationFile } from "../files/migration_files.ts";
-import { type Placeholders, replaceInText } from "../files/placeholders.ts";
+import type { Placeholders } from "../../config/connection_settings.ts";
+import { replaceInText } from "../files/placeholders.ts";
 import type { SqlFile } from "./sql_target.ts";
 
 /**

@@ -2,7 +2,7 @@ import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { FileRecord } from "../driver.ts";
-import type { Datasource } from "./datasource.ts";
+import type { Datasource } from "../../sql/datasource.ts";
 import {
   addRunnerVersion,
   CodeError,

@@ -1,6 +1,6 @@
 import { atCallSite } from "../code/call_site.ts";
 import type { MigrationContext, SqlMigrationContext } from "../code/code_context.ts";
-import type { DatabaseKind } from "./datasource.ts";
+import type { DatabaseKind } from "../../sql/datasource.ts";
 import type { SqlSession } from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
 

@@ -2,7 +2,7 @@ import { ConfigError } from "../../config/config_error.ts";
 import type { EnvLookup } from "../../config/env.ts";
 import { findConnectionList } from "../config/connection_config.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
-import { type Datasource, datasources } from "./datasource.ts";
+import { type Datasource, datasources } from "../../sql/datasource.ts";
 
 const MODULE_FILES = ["datasource-config.yml", "datasource-config.yaml"];
 

@@ -2,7 +2,7 @@ import type { FileRecord } from "../driver.ts";
 import { pause } from "../interruption.ts";
 import { LOCK_POLL_MS } from "../lock_poll.ts";
 import { MigrationError } from "../migration_error.ts";
-import type { DatabaseKind } from "./datasource.ts";
+import type { DatabaseKind } from "../../sql/datasource.ts";
 import { VERSION } from "../../version.ts";
 
 /**

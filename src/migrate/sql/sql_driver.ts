@@ -1,7 +1,7 @@
 import { importOptional } from "../../runtime/optional_module.ts";
 import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
 import { type DriverContext, type MigrationDriver, recordedBy } from "../driver.ts";
-import { type Datasource, driverPackages } from "./datasource.ts";
+import { type Datasource, driverPackages } from "../../sql/datasource.ts";
 import { planSqlFile } from "./plan_sql_file.ts";
 import { loadDatasources } from "./sql_config.ts";
 import type { SqlDatabase } from "./sql_database.ts";

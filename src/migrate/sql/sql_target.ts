@@ -20,7 +20,7 @@ import { MigrationFailure } from "../migration_error.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
 import { DEFAULT_STOP_TIMEOUT_SECONDS, runUntilStopped } from "../code/run_until_stopped.ts";
 import { type Progress, silentProgress, type UnlockOutcome } from "../run_report.ts";
-import type { Datasource } from "./datasource.ts";
+import type { Datasource } from "../../sql/datasource.ts";
 import {
   CodeError,
   DatabaseError,

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { isMigrationError, MigrationError } from "../migration_error.ts";
 import { pause } from "../interruption.ts";
 import { LOCK_POLL_MS } from "../lock_poll.ts";
-import type { Datasource } from "./datasource.ts";
+import type { Datasource } from "../../sql/datasource.ts";
 import {
   CodeError,
   DatabaseError,

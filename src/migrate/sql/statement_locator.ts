@@ -4,7 +4,7 @@ import {
   splitQuery,
   sqliteSplitterOptions,
 } from "dbgate-query-splitter";
-import type { DatabaseKind } from "./datasource.ts";
+import type { DatabaseKind } from "../../sql/datasource.ts";
 
 /** Where a failing statement is in its file. */
 export interface StatementLocation {

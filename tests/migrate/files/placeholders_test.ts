@@ -2,11 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { MigrationFileError } from "../../../src/migrate/migration_error.ts";
-import {
-  type Placeholders,
-  replaceInJson,
-  replaceInText,
-} from "../../../src/migrate/files/placeholders.ts";
+import type { Placeholders } from "../../../src/config/connection_settings.ts";
+import { replaceInJson, replaceInText } from "../../../src/migrate/files/placeholders.ts";
 import { propertyOptions } from "../../property.ts";
 
 const map = (entries: Record<string, string>): Placeholders => new Map(Object.entries(entries));

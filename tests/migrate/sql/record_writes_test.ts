@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import type { Datasource } from "../../../src/migrate/sql/datasource.ts";
+import type { Datasource } from "../../../src/sql/datasource.ts";
 import { MysqlDatabase } from "../../../src/migrate/sql/mysql_database.ts";
 import { PostgresDatabase } from "../../../src/migrate/sql/postgres_database.ts";
 import type { SqlDatabase, SqlRecord } from "../../../src/migrate/sql/sql_database.ts";

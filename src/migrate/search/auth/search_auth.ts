@@ -11,7 +11,7 @@
  */
 import { ConfigError } from "../../../config/config_error.ts";
 import type { EnvLookup } from "../../../config/env.ts";
-import { optionalString, shown } from "../../config/connection_settings.ts";
+import { optionalString, shown } from "../../../config/connection_settings.ts";
 import { isJsonObject } from "../../files/json_object.ts";
 
 /** The services SigV4 signs for: Amazon OpenSearch Service and OpenSearch Serverless. */

@@ -1,6 +1,7 @@
 import { jsonContentHash } from "../../files/content_hash.ts";
 import type { MigrationFile } from "../../files/migration_files.ts";
-import { type Placeholders, replaceInJson } from "../../files/placeholders.ts";
+import type { Placeholders } from "../../../config/connection_settings.ts";
+import { replaceInJson } from "../../files/placeholders.ts";
 import { parseMigrationJson, planDocument } from "./plan_request.ts";
 import { MigrationFileError } from "../../migration_error.ts";
 import { readCallbackName } from "../../plan/callback_name.ts";

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
-import type { LoadedConfig } from "../../config/application_config.ts";
-import { ConfigError } from "../../config/config_error.ts";
+import type { LoadedConfig } from "../config/application_config.ts";
+import { ConfigError } from "../config/config_error.ts";
 import {
   booleanSetting,
   connectionEntries,
@@ -8,14 +8,10 @@ import {
   optionalString,
   shown,
 } from "../config/connection_settings.ts";
-import type { Placeholders } from "../files/placeholders.ts";
-import type { OptionalPackages } from "../../runtime/optional_module.ts";
-import {
-  type PoolSettings,
-  poolSettingsFrom,
-  SQLITE_NO_TIMEOUT,
-} from "../../data/pool_settings.ts";
-import { sqliteMisfit } from "../../data/sqlite_settings.ts";
+import type { Placeholders } from "../config/connection_settings.ts";
+import type { OptionalPackages } from "../runtime/optional_module.ts";
+import { type PoolSettings, poolSettingsFrom, SQLITE_NO_TIMEOUT } from "./pool_settings.ts";
+import { sqliteMisfit } from "./sqlite_settings.ts";
 
 /** The databases the SQL runner speaks to. */
 export type DatabaseKind = "sqlite" | "postgres" | "mysql";

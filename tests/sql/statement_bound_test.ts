@@ -1,17 +1,17 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
-import { openPool } from "../../src/data/open_pool.ts";
-import { DataError } from "../../src/data/data_error.ts";
+import { openPool } from "../../src/sql/open_pool.ts";
+import { DataError } from "../../src/sql/data_error.ts";
 import {
   QUERY_TIMEOUT_GRACE_MS,
   queryBound,
   statementBound,
   StatementWatch,
-} from "../../src/data/statement_bound.ts";
+} from "../../src/sql/statement_bound.ts";
 import { propertyOptions } from "../property.ts";
-import type { DataPool } from "../../src/data/data_pool.ts";
-import type { PoolSettings } from "../../src/data/pool_settings.ts";
+import type { DataPool } from "../../src/sql/data_pool.ts";
+import type { PoolSettings } from "../../src/sql/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import type { TransactionOptions } from "../../src/data/transaction_options.ts";
 import { rejection, testPools } from "./pools.ts";

@@ -14,7 +14,7 @@
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
-import type { Datasource } from "../migrate/sql/datasource.ts";
+import type { Datasource } from "./datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
 import {
   type DataConnection,

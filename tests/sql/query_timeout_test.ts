@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { poolSettingsFrom, resolvePoolSettings } from "../../src/data/pool_settings.ts";
+import { poolSettingsFrom, resolvePoolSettings } from "../../src/sql/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { queryTimeout, TRANSACTION_TIMEOUT } from "../../src/data/query_timeout.ts";
+import { queryTimeout, TRANSACTION_TIMEOUT } from "../../src/sql/query_timeout.ts";
 import fc from "fast-check";
 import { propertyOptions } from "../property.ts";
-import { openPool } from "../../src/data/open_pool.ts";
+import { openPool } from "../../src/sql/open_pool.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 import { datasourceEntries, KINDS, rejection, testPools } from "./pools.ts";
-import type { Datasource } from "../../src/migrate/sql/datasource.ts";
+import type { Datasource } from "../../src/sql/datasource.ts";
 import { bootstrap } from "../../mod.ts";
 import { data } from "../../data.ts";
 

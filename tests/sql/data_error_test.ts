@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { DataError, firstLine, withoutValues } from "../../src/data/data_error.ts";
+import { DataError, firstLine, withoutValues } from "../../src/sql/data_error.ts";
 import { propertyOptions } from "../property.ts";
 
 describe("data_error", () => {

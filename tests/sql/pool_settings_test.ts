@@ -5,7 +5,7 @@ import {
   type PoolSettings,
   poolSettingsFrom,
   resolvePoolSettings,
-} from "../../src/data/pool_settings.ts";
+} from "../../src/sql/pool_settings.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 import fc from "fast-check";
 import { propertyOptions } from "../property.ts";

@@ -1,17 +1,17 @@
 // The migrations `data({ migrate })` runs before the app's beans are made: the SQL runner's one
 // core, on the datasources bootstrap read (not on a config folder of its own), so that the app
 // and its migrations see one configuration. Loaded only when an app asks for it.
-import { runtimeEnv } from "../config/env.ts";
-import { humanProgress } from "../migrate/human_output.ts";
-import { runMigrations } from "../migrate/engine.ts";
-import { localIdentity } from "../migrate/local_process.ts";
-import { MigrationRunError } from "../migrate/migration_run_error.ts";
-import { optionFolder } from "../migrate/migrate_api.ts";
-import { MIGRATE_API_NAMES } from "../migrate/option_names.ts";
-import { DEFAULT_LOCK_TIMEOUT_SECONDS } from "../migrate/run_request.ts";
-import { type RunError, type RunReport, silentProgress } from "../migrate/run_report.ts";
-import type { Datasource } from "../migrate/sql/datasource.ts";
-import { sqlDriver } from "../migrate/sql/sql_driver.ts";
+import { runtimeEnv } from "./config/env.ts";
+import { humanProgress } from "./migrate/human_output.ts";
+import { runMigrations } from "./migrate/engine.ts";
+import { localIdentity } from "./migrate/local_process.ts";
+import { MigrationRunError } from "./migrate/migration_run_error.ts";
+import { optionFolder } from "./migrate/migrate_api.ts";
+import { MIGRATE_API_NAMES } from "./migrate/option_names.ts";
+import { DEFAULT_LOCK_TIMEOUT_SECONDS } from "./migrate/run_request.ts";
+import { type RunError, type RunReport, silentProgress } from "./migrate/run_report.ts";
+import type { Datasource } from "./sql/datasource.ts";
+import { sqlDriver } from "./migrate/sql/sql_driver.ts";
 
 /**
  * Runs `migrate` on `list` (those with `migrations.enabled: true`) from the migrations root

@@ -19,7 +19,7 @@
 // rows: the last row's key).
 import { stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { Datasource } from "../migrate/sql/datasource.ts";
+import type { Datasource } from "./datasource.ts";
 import { closedError, timeoutError } from "./acquire_within.ts";
 import { sqliteCodeName } from "./sqlite_codes.ts";
 import {

@@ -1,7 +1,7 @@
 // The one narrow interface each database's driver implements for data access (as the migration
 // runner's SqlDatabase is for migrations): a pool of connections, each used by one caller at a
 // time. SqlClient and the transactions are written against it alone.
-import type { DatabaseKind } from "../migrate/sql/datasource.ts";
+import type { DatabaseKind } from "./datasource.ts";
 
 /** What one statement gives back. */
 export interface StatementResult {

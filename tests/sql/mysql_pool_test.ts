@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Buffer } from "node:buffer";
-import { openMysqlPool } from "../../src/data/mysql_pool.ts";
+import { openMysqlPool } from "../../src/sql/mysql_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { rejection, testPools, waitsAcquireTimeout } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";

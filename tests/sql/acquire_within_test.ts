@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { acquireWithin } from "../../src/data/acquire_within.ts";
-import { DataError } from "../../src/data/data_error.ts";
+import { acquireWithin } from "../../src/sql/acquire_within.ts";
+import { DataError } from "../../src/sql/data_error.ts";
 
 describe("acquire_within", () => {
   it("gives the connection that comes in time", async () => {

@@ -1,6 +1,6 @@
 // A datasource's pool, its driver loaded only now: an app whose configuration names no
 // PostgreSQL datasource never loads pg, as the migration runner does.
-import { type Datasource, driverPackages } from "../migrate/sql/datasource.ts";
+import { type Datasource, driverPackages } from "./datasource.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { DataPool } from "./data_pool.ts";
 import { type PoolSettings, resolvePoolSettings, SQLITE_NO_TIMEOUT } from "./pool_settings.ts";

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import pg from "pg";
-import { openPostgresPool } from "../../src/data/postgres_pool.ts";
+import { openPostgresPool } from "../../src/sql/postgres_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { rejection, testPools, waitsAcquireTimeout } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";
-import { openPool } from "../../src/data/open_pool.ts";
+import { openPool } from "../../src/sql/open_pool.ts";
 import { type TcpProxy, tcpProxy } from "./tcp_proxy.ts";
-import type { PoolSettings } from "../../src/data/pool_settings.ts";
+import type { PoolSettings } from "../../src/sql/pool_settings.ts";
 
 describe("postgres_pool", () => {
   const open = testPools();

@@ -1,8 +1,8 @@
 // What each database says to begin and end a transaction, which isolation levels it has, and
 // which of its errors are conflicts with a concurrent transaction: the transactions' per-database
 // part, in one place. Pure: nothing here runs a statement.
-import type { DatabaseKind } from "../migrate/sql/datasource.ts";
-import type { Isolation } from "./transaction_options.ts";
+import type { DatabaseKind } from "./datasource.ts";
+import type { Isolation } from "./isolation.ts";
 
 const NAMES: Readonly<Record<DatabaseKind, string>> = {
   sqlite: "SQLite",

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { after } from "node:test";
-import { DataError } from "../../src/data/data_error.ts";
-import { openPool } from "../../src/data/open_pool.ts";
-import type { DataPool } from "../../src/data/data_pool.ts";
-import type { PoolSettings } from "../../src/data/pool_settings.ts";
-import type { Datasource } from "../../src/migrate/sql/datasource.ts";
+import { DataError } from "../../src/sql/data_error.ts";
+import { openPool } from "../../src/sql/open_pool.ts";
+import type { DataPool } from "../../src/sql/data_pool.ts";
+import type { PoolSettings } from "../../src/sql/pool_settings.ts";
+import type { Datasource } from "../../src/sql/datasource.ts";
 import {
   createDatabase,
   DB_PASSWORD,

@@ -17,7 +17,7 @@
 import { Buffer } from "node:buffer";
 import mysql from "mysql2";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
-import type { Datasource } from "../migrate/sql/datasource.ts";
+import type { Datasource } from "./datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
 import {
   type DataConnection,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HeldConnections } from "../../src/data/held_connections.ts";
+import { HeldConnections } from "../../src/sql/held_connections.ts";
 
 describe("held_connections", () => {
   it("resolves none() once every connection taken is given back", async () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { openPool } from "../../src/data/open_pool.ts";
-import type { Datasource } from "../../src/migrate/sql/datasource.ts";
-import { DataError } from "../../src/data/data_error.ts";
+import { openPool } from "../../src/sql/open_pool.ts";
+import type { Datasource } from "../../src/sql/datasource.ts";
+import { DataError } from "../../src/sql/data_error.ts";
 
 const base = {
   migrationsEnabled: false,

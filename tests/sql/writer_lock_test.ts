@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { WriterLock } from "../../src/data/writer_lock.ts";
+import { WriterLock } from "../../src/sql/writer_lock.ts";
 
 describe("WriterLock", () => {
   it("hands the lock to the callers in the order they asked, one at a time", async () => {

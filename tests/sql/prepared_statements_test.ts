@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { PREPARED_PER_CONNECTION, PreparedStatements } from "../../src/data/prepared_statements.ts";
+import { PREPARED_PER_CONNECTION, PreparedStatements } from "../../src/sql/prepared_statements.ts";
 import { propertyOptions } from "../property.ts";
 import fc from "fast-check";
 import { rejection, testPools } from "./pools.ts";

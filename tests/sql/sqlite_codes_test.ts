@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { sqliteCodeName } from "../../src/data/sqlite_codes.ts";
+import { sqliteCodeName } from "../../src/sql/sqlite_codes.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { SQLITE } from "../sqlite.ts";
 import { propertyOptions } from "../property.ts";

@@ -8,7 +8,7 @@ import {
   checkIsolation,
   isConflict,
   resetStatements,
-} from "../../src/data/transaction_dialect.ts";
+} from "../../src/sql/transaction_dialect.ts";
 import { Isolation } from "../../src/data/transaction_options.ts";
 import { propertyOptions } from "../property.ts";
 

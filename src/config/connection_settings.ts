@@ -1,8 +1,13 @@
-import { isJsonObject } from "../files/json_object.ts";
-import { configLocation, configValue, type LoadedConfig } from "../../config/application_config.ts";
-import { ConfigError } from "../../config/config_error.ts";
-import { maskUrl, maskUrls } from "../../config/secrets_mask.ts";
-import { PLACEHOLDER_NAME, type Placeholders } from "../files/placeholders.ts";
+import { isMapping } from "../object_guards.ts";
+import { configLocation, configValue, type LoadedConfig } from "./application_config.ts";
+import { ConfigError } from "./config_error.ts";
+import { maskUrl, maskUrls } from "./secrets_mask.ts";
+
+/** A connection's `migrations.placeholders`: name → the text that replaces `${name}`. */
+export type Placeholders = ReadonlyMap<string, string>;
+
+/** What a placeholder's name may be, in a migration file and in the configuration. */
+export const PLACEHOLDER_NAME: RegExp = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /** One entry of a connection list, checked for its shape, its keys and its name. */
 export interface ConnectionEntry {
@@ -62,7 +67,7 @@ export function connectionEntries(
   return list.map((item: unknown, i) => {
     const at = (k: string) =>
       configLocation(config, k === "" ? `${key}[${i}]` : `${key}[${i}].${k}`);
-    if (!isJsonObject(item)) {
+    if (!isMapping(item)) {
       throw new ConfigError(`${at("")} must be a mapping with ${rules.needs}`);
     }
     for (const k of Object.keys(item)) {
@@ -77,7 +82,7 @@ export function connectionEntries(
     if (seen.has(name)) throw new ConfigError(`${at("name")}: "${name}" is used twice`);
     seen.add(name);
     const migrations = item.migrations ?? {};
-    if (!isJsonObject(migrations)) {
+    if (!isMapping(migrations)) {
       throw new ConfigError(
         `${at("migrations")} must be a mapping (${[...rules.migrationKeys].join(", ")})`,
       );
@@ -125,7 +130,7 @@ function placeholderSetting(
   // `placeholders:` with every entry commented out is none, as other empty settings are.
   if (value === undefined || value === null) return undefined;
   const placeholders = new Map<string, string>();
-  if (!isJsonObject(value)) {
+  if (!isMapping(value)) {
     throw new ConfigError(
       `${at("migrations.placeholders")} must be a mapping of name: value (prefix: dev_), got ${
         kind(value)
