@@ -9,6 +9,7 @@ import { openPool } from "../../src/sql/open_pool.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 import { datasourceEntries, KINDS, rejection, testPools } from "./pools.ts";
 import type { Datasource } from "../../src/sql/datasource.ts";
+import type { DataError } from "../../src/sql/data_error.ts";
 import { bootstrap } from "../../mod.ts";
 import { data } from "../../data.ts";
 
@@ -212,6 +213,49 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
           }
         });
         assert.equal(read, 2000);
+      });
+    }
+
+    if (kind === "postgres") {
+      // The two statements share the transaction's session: each must run under its own.
+      it("two withTimeout calls at once in one transaction each run under their own timeout", async () => {
+        const { pool } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        let outcomes: PromiseSettledResult<unknown>[] = [];
+        // The stopped statement aborts the transaction (PostgreSQL): its COMMIT rolls back.
+        await rejection(sql.transaction(async () => {
+          outcomes = await Promise.allSettled([
+            sql.withTimeout(60_000).query`SELECT pg_sleep(${0.3}) AS slept`,
+            sql.withTimeout(100).query`SELECT pg_sleep(${5}) AS slept`,
+          ]);
+        }));
+        const [first, second] = outcomes;
+        assert.equal(first.status, "fulfilled", String((first as PromiseRejectedResult).reason));
+        assert.equal(second.status, "rejected");
+        const error = (second as PromiseRejectedResult).reason as DataError;
+        assert.equal(error.reason, "timeout", error.message);
+        assert.match(error.message, /query timeout \(100 ms, withTimeout\)/);
+      });
+
+      // A deferred constraint trigger runs at COMMIT: the last statement's timeout must not cut it.
+      it("a COMMIT after a withTimeout statement runs under the pool's timeout, not that one's", async () => {
+        const { pool, admin } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        await sql.unsafe(`
+          CREATE TABLE checked (v int NOT NULL);
+          CREATE FUNCTION slow_check() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN PERFORM pg_sleep(0.5); RETURN NULL; END $$;
+          CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON checked DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION slow_check();`);
+        await sql.transaction(async () => {
+          await sql.execute`INSERT INTO checked (v) VALUES (${1})`;
+          await sql.withTimeout(100).query`SELECT ${1}::int AS one`;
+        });
+        assert.deepEqual(await admin.query("SELECT v FROM checked"), [{ v: 1 }]);
+        // And the session runs the next call under the pool's timeout (none) too.
+        assert.deepEqual(await sql.query`SELECT current_setting('statement_timeout') AS t`, [
+          { t: "0" },
+        ]);
       });
     }
 
