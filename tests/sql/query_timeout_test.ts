@@ -257,6 +257,29 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
           { t: "0" },
         ]);
       });
+
+      // A SET the statement needed is part of it: its failure is the statement's.
+      it("a statement whose timeout the session refuses fails naming that statement", async () => {
+        const { pool } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        // Past PostgreSQL's range for statement_timeout (2^31 - 1 ms).
+        const outside = await rejection(
+          sql.withTimeout(3_000_000_000).query`SELECT ${1}::int AS one`,
+        );
+        assert.equal(outside.statement, "SELECT $1::int AS one");
+        assert.match(
+          outside.message,
+          /SELECT \$1::int AS one: invalid value for parameter "statement_timeout"/,
+        );
+        // In a transaction a failure aborted: the timeout's SET fails first.
+        const inside = await rejection(sql.transaction(async () => {
+          await rejection(sql.query`SELECT * FROM missing_table`);
+          const error = await rejection(sql.withTimeout(100).query`SELECT ${2}::int AS two`);
+          assert.equal(error.statement, "SELECT $1::int AS two");
+          assert.match(error.message, /not run: the database aborted the transaction/);
+        }));
+        assert.equal(inside.reason, "transaction", inside.message);
+      });
     }
 
     // The session keeps the timeout a withTimeout call set in it (PostgreSQL): a later call on
