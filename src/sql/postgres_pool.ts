@@ -511,13 +511,12 @@ class PostgresConnection implements DataConnection {
     return this.#client.query({ name, text, values: params as unknown[] });
   }
 
-  // The server forgets `name` (queued before the next statement), pg too. In an aborted
-  // transaction DEALLOCATE fails: the statement stays until the session ends.
+  // The server forgets `name` (queued before the next statement), pg too.
   #unprepare(name: string | undefined): void {
     const parsed = (this.#client as unknown as PgSession).connection.parsedStatements;
     if (name === undefined || parsed[name] === undefined) return;
     delete parsed[name];
-    this.#client.query(`DEALLOCATE ${name}`).catch(() => {});
+    this.#client.query(new CloseStatement(name));
   }
 
   #failure(
@@ -539,6 +538,33 @@ class PostgresConnection implements DataConnection {
     if (!closing) this.#pool.wentIdle(this.#client);
     this.#client.release(closing ? true : undefined);
   }
+}
+
+/**
+ * The protocol's Close of a prepared statement, then Sync, queued on a client as a query is. Not
+ * `DEALLOCATE`, a statement, which fails for a name the server does not have (after the app's
+ * `DEALLOCATE ALL`; behind PgBouncer, which renames prepared statements and translates only
+ * Close) and in an aborted transaction: a failure that would abort the caller's transaction
+ * unseen, or leave the statement on the server. Close does neither: PostgreSQL takes it in any
+ * transaction state, and a name it does not have is no error.
+ */
+class CloseStatement implements pg.Submittable {
+  readonly #statement: string;
+
+  constructor(statement: string) {
+    this.#statement = statement;
+  }
+
+  submit(connection: pg.Connection): void {
+    connection.close({ type: "S", name: this.#statement }, false);
+    connection.sync();
+  }
+
+  // pg hands the query it runs what the server answers: CloseComplete (which pg does not pass
+  // on), then ReadyForQuery; an error only where the connection failed, which its next
+  // statement hears.
+  handleReadyForQuery(): void {}
+  handleError(): void {}
 }
 
 /** pg's record of the statements its connection parsed, by name. */
