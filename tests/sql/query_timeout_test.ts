@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { poolSettingsFrom, resolvePoolSettings } from "../../src/sql/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { queryTimeout, TRANSACTION_TIMEOUT } from "../../src/sql/query_timeout.ts";
+import {
+  queryTimeout,
+  TRANSACTION_STEP_MS,
+  TRANSACTION_TIMEOUT,
+} from "../../src/sql/query_timeout.ts";
 import fc from "fast-check";
 import { propertyOptions } from "../property.ts";
 import { openPool } from "../../src/sql/open_pool.ts";
@@ -59,7 +63,7 @@ describe("query timeout: settings", () => {
 });
 
 describe("queryTimeout: a statement's timeout", () => {
-  it("is the call's, else the pool's, and inside a transaction's time the lesser of it and what is left", () => {
+  it("is the call's, else the pool's, and inside a transaction's time the lesser of it and what is left, up to a second", () => {
     fc.assert(
       fc.property(
         fc.option(fc.integer({ min: 1, max: 10_000_000 }), { nil: undefined }),
@@ -72,7 +76,9 @@ describe("queryTimeout: a statement's timeout", () => {
           if (asked === undefined) return assert.equal(timeout, undefined);
           assert.ok(timeout !== undefined && timeout.ms >= 1 && timeout.ms <= asked);
           if (timeout.by === TRANSACTION_TIMEOUT) {
-            assert.ok(deadline !== undefined && timeout.ms <= Math.max(1, Math.ceil(fromNow!)));
+            // Whole seconds, never past what was left by a second or more.
+            assert.ok(deadline !== undefined && timeout.ms % TRANSACTION_STEP_MS === 0);
+            assert.ok(timeout.ms <= Math.max(0, fromNow!) + TRANSACTION_STEP_MS, `${timeout.ms}`);
           } else {
             assert.equal(timeout.ms, asked);
             assert.equal(timeout.by, call !== undefined ? "withTimeout" : "pool.query-timeout");
@@ -279,6 +285,33 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
           assert.match(error.message, /not run: the database aborted the transaction/);
         }));
         assert.equal(inside.reason, "transaction", inside.message);
+      });
+    }
+
+    if (kind === "mysql") {
+      // The limit is part of the statement's text (SET STATEMENT ... FOR): were it what is left
+      // to the millisecond, each statement of a loop would be prepared anew.
+      it("in a transaction with a timeout, a loop's statements share their prepared statement", async () => {
+        const { pool } = await open(kind, { maxSize: 1, queryTimeoutMs: 120_000 });
+        const sql = new SqlClient(pool);
+        const prepares = async () =>
+          Number(
+            (await sql.one<{ n: unknown }>`
+              SELECT VARIABLE_VALUE AS n FROM information_schema.SESSION_STATUS
+              WHERE VARIABLE_NAME = ${"COM_STMT_PREPARE"}`).n,
+          );
+        const { made, seconds } = await sql.transaction(async () => {
+          // Once, so that the count's own statement is prepared before the loop.
+          await prepares();
+          const before = await prepares();
+          const started = performance.now();
+          for (let i = 0; i < 200; i++) await sql.query`SELECT ${i} AS i`;
+          const seconds = (performance.now() - started) / 1000;
+          return { made: (await prepares()) - before, seconds };
+        }, { timeout: 60 });
+        // One text per whole second left: the loop's, and its count's, at most once more each
+        // time a second passes.
+        assert.ok(made <= 2 * (Math.floor(seconds) + 2), `${made} prepared in ${seconds} s`);
       });
     }
 
