@@ -243,6 +243,25 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
         assert.match(error.message, /query timeout \(100 ms, withTimeout\)/);
       });
 
+      // A rollback to a savepoint undoes the SET LOCAL sent since: the session is back at the
+      // value before it, which the next statement must not take for the one it set.
+      it("after a NESTED call rolled back, a statement runs under its own timeout again", async () => {
+        const { pool } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        const slept = await sql.transaction(async () => {
+          await sql.withTimeout(100).query`SELECT ${1}::int AS one`;
+          await assert.rejects(
+            sql.transaction(async () => {
+              await sql.withTimeout(60_000).query`SELECT ${1}::int AS one`;
+              throw new Error("undone");
+            }, { propagation: "NESTED" }),
+            /undone/,
+          );
+          return await sql.withTimeout(60_000).query`SELECT pg_sleep(${0.3}) AS slept`;
+        });
+        assert.equal(slept.length, 1);
+      });
+
       // A deferred constraint trigger runs at COMMIT: the last statement's timeout must not cut it.
       it("a COMMIT after a withTimeout statement runs under the pool's timeout, not that one's", async () => {
         const { pool, admin } = await open(kind, { maxSize: 1 });
