@@ -27,12 +27,7 @@ import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
 import { queryBound, statementBound, StatementWatch } from "./statement_bound.ts";
-import {
-  type QueryTimeout,
-  queryTimeout,
-  timeoutError,
-  TRANSACTION_TIMEOUT,
-} from "./query_timeout.ts";
+import { type QueryTimeout, queryTimeout, timeoutError } from "./query_timeout.ts";
 import { PreparedStatements } from "./prepared_statements.ts";
 
 interface PgError extends Error {
@@ -57,12 +52,11 @@ class PostgresPool implements DataPool {
   /** `query-timeout`: each session's `statement_timeout` from its start; none where unset. */
   readonly queryTimeoutMs: number | undefined;
   /**
-   * Each session's `statement_timeout` where a call changed it from the pool's (`withTimeout`),
-   * NaN where a rollback may have undone that change: sent again before the next call.
+   * Each session's own `statement_timeout` where a call outside a transaction changed it from
+   * the pool's (`withTimeout`). Only such a call sets it (inside a transaction, `SET LOCAL`):
+   * committed as it is sent, no rollback undoes it.
    */
   readonly sessionTimeouts = new WeakMap<pg.PoolClient, number>();
-  /** A call changed a session's `statement_timeout`: calls look at what it is now. */
-  changed = false;
   readonly watch: StatementWatch;
   readonly #connectTimeoutMs: number;
   readonly #mask: (text: string) => string;
@@ -286,8 +280,14 @@ class PostgresConnection implements DataConnection {
   readonly #client: pg.PoolClient;
   readonly #prepared: PreparedStatements;
   #released = false;
-  /** It changed its session's statement_timeout: a rollback may undo that. */
-  #setSent = false;
+  /** Its session's own `statement_timeout`, read when first needed. */
+  #session: number | undefined;
+  /**
+   * The `statement_timeout` a `SET LOCAL` of the transaction under way made, in the order the
+   * statements are sent; none since it began, or NaN where a rollback to a savepoint may have
+   * undone one.
+   */
+  #local: number | undefined;
   #lost: PgError | undefined;
   readonly #onError = (error: PgError) => {
     this.#lost ??= error;
@@ -308,21 +308,16 @@ class PostgresConnection implements DataConnection {
     deadline?: number,
     queryTimeoutMs?: number,
   ): Promise<StatementResult> {
-    const pool = this.#pool;
-    // Without a query timeout anywhere, nothing to look at: the session has none.
-    const timeout = queryTimeout(queryTimeoutMs, pool.queryTimeoutMs, deadline);
-    if (queryTimeoutMs !== undefined || pool.changed || timeout?.by === TRANSACTION_TIMEOUT) {
-      await this.#sessionTimeout(timeout?.ms ?? 0);
-    }
-    const last = await this.#query(text, params, deadline, text, params, timeout);
+    const timeout = queryTimeout(queryTimeoutMs, this.#pool.queryTimeoutMs, deadline);
+    const last = await this.#query(text, params, deadline, text, params, timeout, true, true);
     const reads = last.command === "SELECT" || last.command === null;
     return { rows: last.rows, rowsAffected: reads ? 0 : last.rowCount ?? 0 };
   }
 
   async control(text: string, deadline?: number): Promise<void> {
-    if (this.#setSent && /^\s*(ROLLBACK|COMMIT)\b/i.test(text)) {
-      this.#pool.sessionTimeouts.set(this.#client, Number.NaN);
-    }
+    // A transaction's SET LOCAL ends with it; a rollback to a savepoint undoes those sent since.
+    if (/^\s*ROLLBACK\s+TO\b/i.test(text)) this.#local = Number.NaN;
+    else if (/^\s*(BEGIN|COMMIT|ROLLBACK)\b/i.test(text)) this.#local = undefined;
     const { command } = await this.#query(text, [], deadline);
     // PostgreSQL aborts a transaction at its first failed statement, and answers its COMMIT with
     // ROLLBACK, not an error: a call that caught that failure and went on must not resolve as
@@ -352,12 +347,9 @@ class PostgresConnection implements DataConnection {
   ): Promise<RowCursor> {
     const name = `thaw_cursor_${++cursors}`;
     const pool = this.#pool;
-    // The session may still hold the timeout of a withTimeout call before: put it back to the
-    // pool's (or to what is left of the transaction's time), as `run` does.
+    // The pool's timeout (or what is left of the transaction's time), whatever a withTimeout
+    // call before left in the session, as for `run`.
     const timeout = queryTimeout(undefined, pool.queryTimeoutMs, deadline);
-    if (pool.changed || timeout?.by === TRANSACTION_TIMEOUT) {
-      await this.#sessionTimeout(timeout?.ms ?? 0);
-    }
     if (alone) await this.control("BEGIN READ ONLY", deadline);
     let failed = false;
     let done = false;
@@ -371,9 +363,10 @@ class PostgresConnection implements DataConnection {
         params,
         timeout,
         false,
+        true,
       );
     } catch (error) {
-      if (alone) await this.#query("ROLLBACK", []).catch(() => this.release(true));
+      if (alone) await this.control("ROLLBACK").catch(() => this.release(true));
       throw error;
     }
     const fetch = `FETCH ${STREAM_BATCH_ROWS} FROM ${name}`;
@@ -382,14 +375,11 @@ class PostgresConnection implements DataConnection {
         if (done || closed) return [];
         let result: pg.QueryResult;
         try {
-          // A statement of the loop may have set the session's timeout since (a withTimeout
-          // call in the same transaction): each batch puts it back, as a call of its own would.
+          // Each batch under its own timeout, whatever a statement of the loop ran under since
+          // (a withTimeout call in the same transaction), as a call of its own would.
           const now = queryTimeout(undefined, pool.queryTimeoutMs, next);
-          if (pool.changed || now?.by === TRANSACTION_TIMEOUT) {
-            await this.#sessionTimeout(now?.ms ?? 0);
-          }
           // Its failure named as the statement's, with the statement's values masked.
-          result = await this.#query(fetch, [], next, text, params, now);
+          result = await this.#query(fetch, [], next, text, params, now, true, true);
         } catch (error) {
           failed = true;
           throw error;
@@ -409,21 +399,6 @@ class PostgresConnection implements DataConnection {
     };
   }
 
-  // The session's statement_timeout made `ms` (0: none) where it is not already: one statement
-  // more when a call asks another timeout than the one the session last ran with. A SET is
-  // undone by a rollback (of the transaction, or to a savepoint) it was sent in: after one, the
-  // session's value is not known, and is sent again.
-  async #sessionTimeout(ms: number): Promise<void> {
-    const pool = this.#pool;
-    const now = pool.sessionTimeouts.get(this.#client) ?? pool.queryTimeoutMs ?? 0;
-    if (now === ms) return;
-    pool.changed = true;
-    this.#setSent = true;
-    pool.sessionTimeouts.set(this.#client, Number.NaN);
-    await this.#query(`SET statement_timeout = ${ms}`, []);
-    pool.sessionTimeouts.set(this.#client, ms);
-  }
-
   async #query(
     text: string,
     params: readonly unknown[],
@@ -432,11 +407,12 @@ class PostgresConnection implements DataConnection {
     masked: readonly unknown[] = params,
     timeout?: QueryTimeout,
     prepare = true,
+    timed = false,
   ): Promise<pg.QueryResult> {
     if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, shown, true, masked);
     let result: pg.QueryResult;
     try {
-      result = await this.#within(text, params, deadline, shown, timeout, prepare);
+      result = await this.#within(text, params, deadline, shown, timeout, prepare, timed);
     } catch (error) {
       // A table's columns changed under a prepared `SELECT *`: prepared anew, and run again
       // unless a transaction, which the failure aborted, holds the connection.
@@ -448,7 +424,7 @@ class PostgresConnection implements DataConnection {
         throw this.#failure(error, shown, masked, timeout);
       }
       try {
-        result = await this.#within(text, params, deadline, shown, timeout, prepare);
+        result = await this.#within(text, params, deadline, shown, timeout, prepare, timed);
       } catch (again) {
         throw this.#failure(again, shown, masked, timeout);
       }
@@ -464,6 +440,7 @@ class PostgresConnection implements DataConnection {
     shown: string,
     timeout: QueryTimeout | undefined,
     prepare: boolean,
+    timed: boolean,
   ): Promise<pg.QueryResult> {
     // Unanswered in time: the connection is lost, and pg ends it (a query still running on
     // a client it ends destroys the socket) when it is released.
@@ -472,12 +449,56 @@ class PostgresConnection implements DataConnection {
       timeout === undefined
         ? statementBound(this.#pool.statementTimeoutMs, deadline)
         : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms),
-      this.#send(text, params, prepare),
+      timed
+        ? this.#timed(text, params, prepare, timeout?.ms ?? 0)
+        : this.#send(text, params, prepare),
       () => {
         this.#lost ??= new Error("the database did not answer a statement in time");
         this.#pool.endSession(this.#client);
       },
     );
+  }
+
+  // The one way a statement with a timeout (0: none) is sent: after the SET that gives its session
+  // that `statement_timeout`, where the session does not have it already (a statement without
+  // any timeout, on a session that has none, costs nothing more). In a transaction a SET LOCAL,
+  // which ends with it (and which PostgreSQL does not apply to the COMMIT's deferred triggers),
+  // sent with the statement, nothing between them: another call's statement in the same
+  // transaction (Promise.all) runs under its own. Outside one, the session's own, left for the
+  // calls after (which set theirs where it differs). The SET's failure is the statement's.
+  #timed(
+    text: string,
+    params: readonly unknown[],
+    prepare: boolean,
+    ms: number,
+  ): Promise<pg.QueryResult> {
+    const client = this.#client;
+    const pool = this.#pool;
+    if (client.getTransactionStatus() !== "I") {
+      const now = this.#local ?? (this.#session ??= this.#sessionTimeout());
+      if (now === ms) return this.#send(text, params, prepare);
+      this.#local = ms;
+      const set = client.query(`SET LOCAL statement_timeout = ${ms}`);
+      const sent = this.#send(text, params, prepare);
+      return set.then(() => sent, (error: unknown) => {
+        // The transaction is aborted: the statement fails too, heard here.
+        sent.catch(() => {});
+        throw error;
+      });
+    }
+    this.#local = undefined;
+    if ((this.#session ??= this.#sessionTimeout()) === ms) return this.#send(text, params, prepare);
+    // The connection is this call's alone: the statement is sent once the SET took.
+    return client.query(`SET statement_timeout = ${ms}`).then(() => {
+      this.#session = ms;
+      pool.sessionTimeouts.set(client, ms);
+      return this.#send(text, params, prepare);
+    });
+  }
+
+  /** The session's own statement_timeout: the pool's, unless a call outside a transaction set it. */
+  #sessionTimeout(): number {
+    return this.#pool.sessionTimeouts.get(this.#client) ?? this.#pool.queryTimeoutMs ?? 0;
   }
 
   // A statement with values runs prepared under its name; one without may hold several
@@ -490,13 +511,12 @@ class PostgresConnection implements DataConnection {
     return this.#client.query({ name, text, values: params as unknown[] });
   }
 
-  // The server forgets `name` (queued before the next statement), pg too. In an aborted
-  // transaction DEALLOCATE fails: the statement stays until the session ends.
+  // The server forgets `name` (queued before the next statement), pg too.
   #unprepare(name: string | undefined): void {
     const parsed = (this.#client as unknown as PgSession).connection.parsedStatements;
     if (name === undefined || parsed[name] === undefined) return;
     delete parsed[name];
-    this.#client.query(`DEALLOCATE ${name}`).catch(() => {});
+    this.#client.query(new CloseStatement(name));
   }
 
   #failure(
@@ -518,6 +538,33 @@ class PostgresConnection implements DataConnection {
     if (!closing) this.#pool.wentIdle(this.#client);
     this.#client.release(closing ? true : undefined);
   }
+}
+
+/**
+ * The protocol's Close of a prepared statement, then Sync, queued on a client as a query is. Not
+ * `DEALLOCATE`, a statement, which fails for a name the server does not have (after the app's
+ * `DEALLOCATE ALL`; behind PgBouncer, which renames prepared statements and translates only
+ * Close) and in an aborted transaction: a failure that would abort the caller's transaction
+ * unseen, or leave the statement on the server. Close does neither: PostgreSQL takes it in any
+ * transaction state, and a name it does not have is no error.
+ */
+class CloseStatement implements pg.Submittable {
+  readonly #statement: string;
+
+  constructor(statement: string) {
+    this.#statement = statement;
+  }
+
+  submit(connection: pg.Connection): void {
+    connection.close({ type: "S", name: this.#statement }, false);
+    connection.sync();
+  }
+
+  // pg hands the query it runs what the server answers: CloseComplete (which pg does not pass
+  // on), then ReadyForQuery; an error only where the connection failed, which its next
+  // statement hears.
+  handleReadyForQuery(): void {}
+  handleError(): void {}
 }
 
 /** pg's record of the statements its connection parsed, by name. */

@@ -25,10 +25,10 @@ export const QUERY_TIMEOUT_GRACE_MS = 1_000;
 
 /**
  * The bound of a statement the database stops at `queryTimeoutMs` (inside a transaction's time,
- * at the first of that and what is left of the transaction's): as {@linkcode statementBound},
- * with a grace past the database's own stop, so that it comes first; outside a transaction's
- * time, at least `statement-timeout` (a query timeout of 2 minutes is not cut at the default
- * 60 s).
+ * already the lesser of that and what is left of the transaction's, which may pass its end by
+ * less than a second): that, with a grace past the database's own stop, so that it comes first;
+ * outside a transaction's time, at least `statement-timeout` (a query timeout of 2 minutes is
+ * not cut at the default 60 s).
  */
 export function queryBound(
   statementTimeoutMs: number,
@@ -36,8 +36,7 @@ export function queryBound(
   queryTimeoutMs: number,
 ): StatementBound {
   if (deadline !== undefined) {
-    const left = Math.max(1, deadline - performance.now());
-    return { ms: Math.min(left, queryTimeoutMs) + QUERY_TIMEOUT_GRACE_MS, transaction: true };
+    return { ms: queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS, transaction: true };
   }
   return {
     ms: Math.max(statementTimeoutMs, queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS),

@@ -9,6 +9,8 @@ import { Isolation } from "../../src/data/transaction_options.ts";
 import { itemsTables, type Kind, KINDS, rejection, testPools } from "../sql/pools.ts";
 import { until } from "../runtime/raw_client.ts";
 import { DataError } from "../../src/sql/data_error.ts";
+import { openPool } from "../../src/sql/open_pool.ts";
+import { tcpProxy } from "../sql/tcp_proxy.ts";
 
 class ConflictError extends Error {}
 class SoftConflict extends ConflictError {}
@@ -221,6 +223,40 @@ for (const kind of KINDS) {
         await sql.execute`INSERT INTO items (v) VALUES (${"after"})`;
         assert.deepEqual(await committed(), ["after"]);
       });
+
+      if (kind === "mysql") {
+        // MariaDB's session is out of autocommit for a transaction's life: one that could not be
+        // put back must not serve the next call, whose writes would then never commit.
+        it("a session whose reset fails as the transaction ends is closed, not handed on", async () => {
+          const { datasource, admin } = await open(kind);
+          const url = new URL(datasource.location);
+          const proxy = await tcpProxy(url.hostname, Number(url.port));
+          await proxy.up();
+          url.port = String(proxy.port);
+          const pool = await openPool({ ...datasource, location: url.href }, { maxSize: 1 });
+          try {
+            const sql = new SqlClient(pool);
+            const committed = async () =>
+              (await admin.query("SELECT v FROM items ORDER BY v")).map((r) => String(r.v));
+            await sql.execute`CREATE TABLE items (v VARCHAR(40) NOT NULL)`;
+            // The server refuses the reset, the connection up: a reset failing as any may.
+            const refused = proxy.rewrite("SET autocommit = 1", "SET autocommit = 9");
+            const first = await sql.transaction(async () => {
+              await sql.execute`INSERT INTO items (v) VALUES (${"kept"})`;
+              return await session(sql);
+            });
+            assert.equal(refused(), true, "the reset was refused");
+            assert.deepEqual(await committed(), ["kept"]);
+            // Another session serves the next call, and its write commits on its own.
+            await sql.execute`INSERT INTO items (v) VALUES (${"next"})`;
+            assert.deepEqual(await committed(), ["kept", "next"]);
+            assert.notEqual(await session(sql), first);
+          } finally {
+            await proxy.down();
+            await pool.close();
+          }
+        });
+      }
 
       it("NOT_SUPPORTED writes outside: kept when the outer transaction rolls back", async () => {
         const { sql, committed } = await items();

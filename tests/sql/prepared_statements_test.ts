@@ -46,6 +46,39 @@ describe("prepared_statements", () => {
     assert.deepEqual(await first(), { first: 0 }, "and it is prepared anew when used again");
   });
 
+  // The server may not have the name put out (a DEALLOCATE ALL the app ran; PgBouncer, which
+  // renames prepared statements and passes DEALLOCATE on as it is): its forgetting must not fail
+  // the transaction it happens in.
+  it("a statement put out inside a transaction never aborts it, whatever the server still has", async () => {
+    const { pool } = await open("postgres", { maxSize: 1 });
+    const sql = new SqlClient(pool);
+    const rows = await sql.transaction(async () => {
+      for (let i = 0; i < PREPARED_PER_CONNECTION; i++) {
+        await sql.one`SELECT /* filled */ ${i}::int AS ${SqlClient.identifier(`c${i}`)}`;
+      }
+      await sql.execute`DEALLOCATE ALL`;
+      // Each puts out the oldest name, which the server no longer has.
+      const fresh = [];
+      for (const n of [1, 2, 3]) fresh.push(await sql.one`SELECT /* fresh */ ${n}::int AS n`);
+      return fresh;
+    });
+    assert.deepEqual(rows, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+
+  // A stale plan inside a transaction aborts it: the name is put out even so, not left on the
+  // server until the session ends.
+  it("a statement put out in an aborted transaction is forgotten by the server too", async () => {
+    const { pool } = await open("postgres", { maxSize: 1 });
+    const sql = new SqlClient(pool);
+    await sql.execute`CREATE TABLE changing (id int PRIMARY KEY, a int)`;
+    const read = () => sql.maybeOne`SELECT /* stale */ * FROM changing WHERE id = ${1}`;
+    await read();
+    await sql.execute`ALTER TABLE changing ADD COLUMN b int`;
+    await rejection(sql.transaction(() => read()));
+    await read();
+    assert.equal((await prepared(sql, "/* stale */")).length, 1);
+  });
+
   it("a statement that failed to parse works once what it needs exists", async () => {
     const { pool } = await open("postgres", { maxSize: 1 });
     const sql = new SqlClient(pool);

@@ -2,13 +2,18 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { poolSettingsFrom, resolvePoolSettings } from "../../src/sql/pool_settings.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { queryTimeout, TRANSACTION_TIMEOUT } from "../../src/sql/query_timeout.ts";
+import {
+  queryTimeout,
+  TRANSACTION_STEP_MS,
+  TRANSACTION_TIMEOUT,
+} from "../../src/sql/query_timeout.ts";
 import fc from "fast-check";
 import { propertyOptions } from "../property.ts";
 import { openPool } from "../../src/sql/open_pool.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 import { datasourceEntries, KINDS, rejection, testPools } from "./pools.ts";
 import type { Datasource } from "../../src/sql/datasource.ts";
+import type { DataError } from "../../src/sql/data_error.ts";
 import { bootstrap } from "../../mod.ts";
 import { data } from "../../data.ts";
 
@@ -58,7 +63,7 @@ describe("query timeout: settings", () => {
 });
 
 describe("queryTimeout: a statement's timeout", () => {
-  it("is the call's, else the pool's, and inside a transaction's time the lesser of it and what is left", () => {
+  it("is the call's, else the pool's, and inside a transaction's time the lesser of it and what is left, up to a second", () => {
     fc.assert(
       fc.property(
         fc.option(fc.integer({ min: 1, max: 10_000_000 }), { nil: undefined }),
@@ -71,7 +76,9 @@ describe("queryTimeout: a statement's timeout", () => {
           if (asked === undefined) return assert.equal(timeout, undefined);
           assert.ok(timeout !== undefined && timeout.ms >= 1 && timeout.ms <= asked);
           if (timeout.by === TRANSACTION_TIMEOUT) {
-            assert.ok(deadline !== undefined && timeout.ms <= Math.max(1, Math.ceil(fromNow!)));
+            // Whole seconds, never past what was left by a second or more.
+            assert.ok(deadline !== undefined && timeout.ms % TRANSACTION_STEP_MS === 0);
+            assert.ok(timeout.ms <= Math.max(0, fromNow!) + TRANSACTION_STEP_MS, `${timeout.ms}`);
           } else {
             assert.equal(timeout.ms, asked);
             assert.equal(timeout.by, call !== undefined ? "withTimeout" : "pool.query-timeout");
@@ -212,6 +219,118 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
           }
         });
         assert.equal(read, 2000);
+      });
+    }
+
+    if (kind === "postgres") {
+      // The two statements share the transaction's session: each must run under its own.
+      it("two withTimeout calls at once in one transaction each run under their own timeout", async () => {
+        const { pool } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        let outcomes: PromiseSettledResult<unknown>[] = [];
+        // The stopped statement aborts the transaction (PostgreSQL): its COMMIT rolls back.
+        await rejection(sql.transaction(async () => {
+          outcomes = await Promise.allSettled([
+            sql.withTimeout(60_000).query`SELECT pg_sleep(${0.3}) AS slept`,
+            sql.withTimeout(100).query`SELECT pg_sleep(${5}) AS slept`,
+          ]);
+        }));
+        const [first, second] = outcomes;
+        assert.equal(first.status, "fulfilled", String((first as PromiseRejectedResult).reason));
+        assert.equal(second.status, "rejected");
+        const error = (second as PromiseRejectedResult).reason as DataError;
+        assert.equal(error.reason, "timeout", error.message);
+        assert.match(error.message, /query timeout \(100 ms, withTimeout\)/);
+      });
+
+      // A rollback to a savepoint undoes the SET LOCAL sent since: the session is back at the
+      // value before it, which the next statement must not take for the one it set.
+      it("after a NESTED call rolled back, a statement runs under its own timeout again", async () => {
+        const { pool } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        const slept = await sql.transaction(async () => {
+          await sql.withTimeout(100).query`SELECT ${1}::int AS one`;
+          await assert.rejects(
+            sql.transaction(async () => {
+              await sql.withTimeout(60_000).query`SELECT ${1}::int AS one`;
+              throw new Error("undone");
+            }, { propagation: "NESTED" }),
+            /undone/,
+          );
+          return await sql.withTimeout(60_000).query`SELECT pg_sleep(${0.3}) AS slept`;
+        });
+        assert.equal(slept.length, 1);
+      });
+
+      // A deferred constraint trigger runs at COMMIT: the last statement's timeout must not cut it.
+      it("a COMMIT after a withTimeout statement runs under the pool's timeout, not that one's", async () => {
+        const { pool, admin } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        await sql.unsafe(`
+          CREATE TABLE checked (v int NOT NULL);
+          CREATE FUNCTION slow_check() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN PERFORM pg_sleep(0.5); RETURN NULL; END $$;
+          CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON checked DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION slow_check();`);
+        await sql.transaction(async () => {
+          await sql.execute`INSERT INTO checked (v) VALUES (${1})`;
+          await sql.withTimeout(100).query`SELECT ${1}::int AS one`;
+        });
+        assert.deepEqual(await admin.query("SELECT v FROM checked"), [{ v: 1 }]);
+        // And the session runs the next call under the pool's timeout (none) too.
+        assert.deepEqual(await sql.query`SELECT current_setting('statement_timeout') AS t`, [
+          { t: "0" },
+        ]);
+      });
+
+      // A SET the statement needed is part of it: its failure is the statement's.
+      it("a statement whose timeout the session refuses fails naming that statement", async () => {
+        const { pool } = await open(kind, { maxSize: 1 });
+        const sql = new SqlClient(pool);
+        // Past PostgreSQL's range for statement_timeout (2^31 - 1 ms).
+        const outside = await rejection(
+          sql.withTimeout(3_000_000_000).query`SELECT ${1}::int AS one`,
+        );
+        assert.equal(outside.statement, "SELECT $1::int AS one");
+        assert.match(
+          outside.message,
+          /SELECT \$1::int AS one: invalid value for parameter "statement_timeout"/,
+        );
+        // In a transaction a failure aborted: the timeout's SET fails first.
+        const inside = await rejection(sql.transaction(async () => {
+          await rejection(sql.query`SELECT * FROM missing_table`);
+          const error = await rejection(sql.withTimeout(100).query`SELECT ${2}::int AS two`);
+          assert.equal(error.statement, "SELECT $1::int AS two");
+          assert.match(error.message, /not run: the database aborted the transaction/);
+        }));
+        assert.equal(inside.reason, "transaction", inside.message);
+      });
+    }
+
+    if (kind === "mysql") {
+      // The limit is part of the statement's text (SET STATEMENT ... FOR): were it what is left
+      // to the millisecond, each statement of a loop would be prepared anew.
+      it("in a transaction with a timeout, a loop's statements share their prepared statement", async () => {
+        const { pool } = await open(kind, { maxSize: 1, queryTimeoutMs: 120_000 });
+        const sql = new SqlClient(pool);
+        const prepares = async () =>
+          Number(
+            (await sql.one<{ n: unknown }>`
+              SELECT VARIABLE_VALUE AS n FROM information_schema.SESSION_STATUS
+              WHERE VARIABLE_NAME = ${"COM_STMT_PREPARE"}`).n,
+          );
+        const { made, seconds } = await sql.transaction(async () => {
+          // Once, so that the count's own statement is prepared before the loop.
+          await prepares();
+          const before = await prepares();
+          const started = performance.now();
+          for (let i = 0; i < 200; i++) await sql.query`SELECT ${i} AS i`;
+          const seconds = (performance.now() - started) / 1000;
+          return { made: (await prepares()) - before, seconds };
+        }, { timeout: 60 });
+        // One text per whole second left: the loop's, and its count's, at most once more each
+        // time a second passes.
+        assert.ok(made <= 2 * (Math.floor(seconds) + 2), `${made} prepared in ${seconds} s`);
       });
     }
 

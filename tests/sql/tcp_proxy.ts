@@ -2,6 +2,7 @@
 // front of the real one, refusing connections while down (nothing listens on its port) and
 // cutting those it carried; while held, it keeps every socket open and forwards nothing (a
 // frozen server, a network that drops everything), and forwards what waited once let go.
+import { Buffer } from "node:buffer";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { freePort } from "../free_port.ts";
 
@@ -28,6 +29,12 @@ export interface TcpProxy {
   sever(): void;
   /** How many connections it carries now whose client's side is open. */
   carried(): number;
+  /**
+   * Sends `to` in place of the next `from` a client sends (in one chunk, as a short statement
+   * comes), once: `to` of the same length, a statement the server then refuses, on a connection
+   * that stays up. Gives whether that was done yet.
+   */
+  rewrite(from: string, to: string): () => boolean;
 }
 
 /** A proxy to `host:port`, down; taken down after the caller is done (`down()`). */
@@ -41,6 +48,8 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
   const severed = new WeakSet<Socket>();
   let held = false;
   let server: Server | undefined;
+  // The next client bytes to put another text in place of, and whether that was done.
+  let replace: { from: Buffer; to: Buffer; done: boolean } | undefined;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => {
@@ -49,8 +58,15 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
     });
     socket.on("error", () => socket.destroy());
   };
-  const carry = (from: Socket, to: Socket) =>
+  const carry = (from: Socket, to: Socket, fromClient: boolean) =>
     from.on("data", (chunk: Buffer) => {
+      const at = fromClient && replace !== undefined ? chunk.indexOf(replace.from) : -1;
+      if (at >= 0 && replace !== undefined) {
+        chunk = Buffer.concat([chunk]);
+        replace.to.copy(chunk, at);
+        replace.done = true;
+        replace = undefined;
+      }
       const queued = waiting.get(to);
       if (held || queued !== undefined) {
         if (queued === undefined) waiting.set(to, [chunk]);
@@ -73,8 +89,8 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
         upstream.on("close", () => {
           if (!severed.has(client)) client.destroy();
         });
-        carry(client, upstream);
-        carry(upstream, client);
+        carry(client, upstream, true);
+        carry(upstream, client, false);
       });
       server = listening;
       await new Promise<void>((resolve, reject) => {
@@ -95,6 +111,14 @@ export async function tcpProxy(host: string, port: number): Promise<TcpProxy> {
     },
     carried() {
       return upstreams.size;
+    },
+    rewrite(from, to) {
+      if (Buffer.byteLength(from) !== Buffer.byteLength(to)) {
+        throw new RangeError("rewrite: the two texts must be of the same length");
+      }
+      const made = { from: Buffer.from(from), to: Buffer.from(to), done: false };
+      replace = made;
+      return () => made.done;
     },
     sever() {
       for (const [client, upstream] of upstreams) {
