@@ -4,9 +4,10 @@
 # data in a private folder, on ports of their own, so a system server is never touched:
 #   PostgreSQL  postgres://thaw:thaw-secret@127.0.0.1:54329/thaw
 #   MariaDB     mysql://thaw:thaw-secret@127.0.0.1:33069/thaw
-# The user thaw may create databases (the tests make one each). The user thaw_writer (same password)
-# is a deploy user that may only read and write rows: PostgreSQL's tests grant it that per table,
-# MariaDB grants it on every thaw* database here.
+# The user thaw may create databases (the tests make one each) and set PostgreSQL's
+# deadlock_timeout on them. The user thaw_writer (same password) is a deploy user that may only read
+# and write rows: PostgreSQL's tests grant it that per table, MariaDB grants it on every thaw*
+# database here.
 #   tools/databases.sh start   start both (idempotent) and wait until they take connections
 #   tools/databases.sh stop    stop the servers this script started
 set -euo pipefail
@@ -34,6 +35,11 @@ pg_users() {
         CREATE ROLE thaw_writer LOGIN PASSWORD 'thaw-secret';
       END IF;
     END \$\$;" >/dev/null || no_users PostgreSQL "$pg_port"
+  # A test that makes hundreds of deadlocks on purpose breaks them after milliseconds, not the
+  # server's second (ALTER DATABASE on its own database); the setting is a superuser's otherwise.
+  as postgres "$(pg_bin)/psql" -q -h "$root/postgres" -p "$pg_port" -U postgres -d postgres \
+    -c "GRANT SET ON PARAMETER deadlock_timeout TO thaw" >/dev/null ||
+    echo "databases: could not let thaw set deadlock_timeout on the PostgreSQL server on $pg_port" >&2
 }
 
 my_users() {

@@ -15,43 +15,11 @@
 //
 // Run: deno run --allow-read --allow-run tools/import_cycles.ts (it asks `deno info` for the graph).
 
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join, normalize, relative } from "node:path";
+import { normalize, relative } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { denoInfo } from "./deno_info.ts";
 import { checkedFiles } from "./entry_points.ts";
-
-const here = fileURLToPath(new URL(".", import.meta.url));
-
-/** What `deno info --json` says of one module (the fields read here). */
-interface InfoModule {
-  readonly specifier: string;
-  readonly error?: string;
-  readonly dependencies?: readonly {
-    readonly code?: { readonly specifier: string };
-    readonly type?: { readonly specifier: string };
-    readonly isDynamic?: boolean;
-  }[];
-}
-
-// Deno's own module graph, not a pattern over the text: its parser knows a string holding `/*`
-// from a comment, an indented import from a doc example, `typeof import()` from a lazy import().
-function denoInfo(root: string, file: string): readonly InfoModule[] {
-  const args = ["info", "--json", file];
-  if (typeof Deno === "object") {
-    const run = new Deno.Command(Deno.execPath(), { args, cwd: root, stderr: "inherit" })
-      .outputSync();
-    if (!run.success) throw new Error(`${file}: deno info failed (its message is above)`);
-    return (JSON.parse(new TextDecoder().decode(run.stdout)) as { modules: InfoModule[] }).modules;
-  }
-  const out = execFileSync(
-    [join(here, "../node_modules/.bin/deno")].find((path) => existsSync(path)) ?? "deno",
-    args,
-    { cwd: root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
-  );
-  return (JSON.parse(out) as { modules: InfoModule[] }).modules;
-}
 
 /**
  * The modules of `files` (paths from `root`) each one imports statically, `import type` and

@@ -12,8 +12,8 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
-import { type Application, bootstrap } from "../../mod.ts";
-import { data, DataError, SqlClient } from "../../data.ts";
+import type { Application } from "../../mod.ts";
+import { DataError, SqlClient } from "../../data.ts";
 import { DataTelemetry } from "../../src/data/data_telemetry.ts";
 import type { DataPool } from "../../src/sql/data_pool.ts";
 import type { Datasource } from "../../src/sql/datasource.ts";
@@ -21,6 +21,7 @@ import { KINDS } from "../migrate/sql/databases.ts";
 import { deferred } from "../deferred.ts";
 import { datasourceEntries, rejection } from "../sql/pools.ts";
 import { CollectingReader } from "../metric_reader.ts";
+import { dataApp } from "./data_app.ts";
 
 /** The value of the point of `points` whose attributes hold `attributes`; undefined for none. */
 function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes): unknown {
@@ -29,6 +30,22 @@ function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes): unkn
 }
 
 const database = datasourceEntries();
+
+// A pool the telemetry only reads (its size, its idle connections): nothing acquires from it.
+function unusedPool(name: string, maxSize: number, idleCount: () => number): DataPool {
+  return {
+    name,
+    kind: "sqlite",
+    maxSize,
+    native: undefined,
+    idleCount,
+    acquire: () => Promise.reject(new Error("not used")),
+    close: () => Promise.resolve(),
+  };
+}
+
+const memoryDatasource = (name: string): Datasource =>
+  ({ name, kind: "sqlite", location: ":memory:" }) as Datasource;
 
 // Bun runs every test file in one process: the meter provider another file registered (the
 // actuator's registry) is put back after this one.
@@ -55,17 +72,8 @@ describe("DataTelemetry", () => {
     api.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
     try {
       let reads = 0;
-      const pool: DataPool = {
-        name: "counted",
-        kind: "sqlite",
-        maxSize: 3,
-        native: undefined,
-        idleCount: () => ++reads,
-        acquire: () => Promise.reject(new Error("not used")),
-        close: () => Promise.resolve(),
-      };
-      const datasource = { name: "counted", kind: "sqlite", location: ":memory:" } as Datasource;
-      const observed = new DataTelemetry(api).observe(pool, datasource);
+      const pool = unusedPool("counted", 3, () => ++reads);
+      const observed = new DataTelemetry(api).observe(pool, memoryDatasource("counted"));
       const max = { "db.client.connection.pool.name": "counted" };
       assert.equal(valueOf(await reader.points("db.client.connection.max"), max), 3);
       assert.equal(reads, 1);
@@ -82,22 +90,12 @@ describe("DataTelemetry", () => {
     api.metrics.disable();
     api.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
     try {
-      const pool = (name: string): DataPool => ({
-        name,
-        kind: "sqlite",
-        maxSize: 4,
-        native: undefined,
-        idleCount: () => 0,
-        acquire: () => Promise.reject(new Error("not used")),
-        close: () => Promise.resolve(),
-      });
-      const datasource = (name: string) =>
-        ({ name, kind: "sqlite", location: ":memory:" }) as Datasource;
+      const pool = (name: string): DataPool => unusedPool(name, 4, () => 0);
       const telemetry = new DataTelemetry(api);
-      await telemetry.observe(pool("first"), datasource("first")).close();
+      await telemetry.observe(pool("first"), memoryDatasource("first")).close();
       // A statement of the closing pool, with no pool left to read.
       telemetry.instruments();
-      telemetry.observe(pool("second"), datasource("second"));
+      telemetry.observe(pool("second"), memoryDatasource("second"));
       const points = await reader.points("db.client.connection.max");
       assert.equal(valueOf(points, { "db.client.connection.pool.name": "second" }), 4);
     } finally {
@@ -131,7 +129,7 @@ for (const kind of KINDS) {
 
     async function app(name: string, extra: Record<string, unknown> = {}): Promise<Application> {
       const { entry } = await database(kind, name, extra);
-      return await bootstrap({ config: { datasource: [entry] }, data: data() });
+      return await dataApp(entry);
     }
 
     it("gives each statement a CLIENT span under the caller's, its values never in it", async () => {

@@ -12,6 +12,7 @@ import {
   SqlIdentifier,
 } from "../../src/data/sql_template.ts";
 import { propertyOptions } from "../property.ts";
+import { boundValue } from "./sql_arbitraries.ts";
 
 const DIALECTS: readonly SqlDialect[] = ["postgres", "mysql", "sqlite"];
 const tag = (strings: TemplateStringsArray, ...values: unknown[]) => ({ strings, values });
@@ -24,12 +25,7 @@ type Part =
   | { kind: "fragment"; strings: string[]; parts: Part[] };
 
 const literal = fc.string({ maxLength: 8 }).map((s) => s.replace(/[$?"`]/g, "_"));
-const value = fc.oneof(
-  fc.string(),
-  fc.integer(),
-  fc.double({ noNaN: true }),
-  fc.boolean(),
-  fc.constant(null),
+const value = boundValue(
   fc.bigInt(),
   fc.constantFrom("'; DROP TABLE users; --", "$1", "?", '"', "`", "\\", "\0"),
 );

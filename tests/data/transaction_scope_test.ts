@@ -4,18 +4,13 @@
 // is refused. Run on real SQLite, PostgreSQL and MariaDB.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  ApplicationEventPublisher,
-  Autowired,
-  bootstrap,
-  EventListener,
-  Service,
-} from "../../mod.ts";
-import { data, SqlClient, Transactional } from "../../data.ts";
+import { ApplicationEventPublisher, Autowired, EventListener, Service } from "../../mod.ts";
+import { SqlClient, Transactional } from "../../data.ts";
 import { DataError } from "../../src/sql/data_error.ts";
 import { KINDS } from "../migrate/sql/databases.ts";
 import { datasourceEntries, itemsTables, testPools } from "../sql/pools.ts";
 import { deferred } from "../deferred.ts";
+import { dataApp } from "./data_app.ts";
 
 class Placed {
   constructor(readonly id: string) {}
@@ -67,11 +62,7 @@ for (const kind of KINDS) {
       }
 
       const { entry, admin } = await database(kind, "main");
-      const app = await bootstrap({
-        config: { datasource: [entry] },
-        components: [Mailer, Orders],
-        data: data(),
-      });
+      const app = await dataApp(entry, [Mailer, Orders]);
       try {
         const sql = app.getBean(SqlClient);
         await sql.execute`CREATE TABLE orders (id VARCHAR(20))`;
@@ -124,11 +115,7 @@ for (const kind of KINDS) {
         }
 
         const { entry, admin } = await database(kind, "main");
-        const app = await bootstrap({
-          config: { datasource: [entry] },
-          components: [Audit, Orders],
-          data: data(),
-        });
+        const app = await dataApp(entry, [Audit, Orders]);
         try {
           const sql = app.getBean(SqlClient);
           await sql.execute`CREATE TABLE orders (id VARCHAR(20))`;

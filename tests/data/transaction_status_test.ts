@@ -5,10 +5,9 @@
 // AbstractPlatformTransactionManager.processCommit).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Autowired, bootstrap, Service } from "../../mod.ts";
+import { Autowired, Service } from "../../mod.ts";
 import {
   currentTransactionStatus,
-  data,
   DataError,
   Isolation,
   SqlClient,
@@ -18,6 +17,7 @@ import {
 } from "../../data.ts";
 import { datasourceEntries, itemsTables, KINDS, testPools } from "../sql/pools.ts";
 import { innermostTransaction } from "../../src/data/transaction_scope.ts";
+import { dataApp } from "./data_app.ts";
 
 const database = datasourceEntries();
 
@@ -249,11 +249,7 @@ for (const kind of KINDS) {
           await this.audit.record(false);
         }
       }
-      const app = await bootstrap({
-        config: { datasource: [entry] },
-        components: [Audit, Orders],
-        data: data(),
-      });
+      const app = await dataApp(entry, [Audit, Orders]);
       try {
         const sql = app.getBean(SqlClient);
         await sql.execute`CREATE TABLE items (v VARCHAR(40) NOT NULL)`;

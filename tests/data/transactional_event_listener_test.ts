@@ -10,9 +10,10 @@ import {
   bootstrap,
   Service,
 } from "../../mod.ts";
-import { data, SqlClient, Transactional, TransactionalEventListener } from "../../data.ts";
+import { SqlClient, Transactional, TransactionalEventListener } from "../../data.ts";
 import { KINDS } from "../migrate/sql/databases.ts";
 import { datasourceEntries } from "../sql/pools.ts";
+import { dataApp } from "./data_app.ts";
 
 class Placed {
   constructor(readonly id: string) {}
@@ -75,11 +76,7 @@ for (const kind of KINDS) {
       { app: Application; rows: (table: string) => Promise<string[]> }
     > {
       const { entry, admin } = await database(kind, "main");
-      const app = await bootstrap({
-        config: { datasource: [entry] },
-        components: [Listeners, Orders],
-        data: data(),
-      });
+      const app = await dataApp(entry, [Listeners, Orders]);
       const sql = app.getBean(SqlClient);
       await sql.execute`CREATE TABLE orders (id VARCHAR(20))`;
       await sql.execute`CREATE TABLE audit (id VARCHAR(20))`;
@@ -161,11 +158,7 @@ describe("@TransactionalEventListener: its datasource after the end", () => {
       const { entry } = await database(kind, "main", {
         pool: { "max-size": 1, "acquire-timeout": "30s" },
       });
-      const app = await bootstrap({
-        config: { datasource: [entry] },
-        components: [Counter, Placing],
-        data: data(),
-      });
+      const app = await dataApp(entry, [Counter, Placing]);
       try {
         await app.getBean(SqlClient).execute`CREATE TABLE orders (id VARCHAR(20))`;
         await app.getBean(Placing).place();
@@ -203,11 +196,7 @@ describe("@TransactionalEventListener: its datasource after the end", () => {
         await this.sql.query`SELECT 1 / 0`.catch(() => {});
       }
     }
-    const app = await bootstrap({
-      config: { datasource: [entry] },
-      components: [Heard, Caught],
-      data: data(),
-    });
+    const app = await dataApp(entry, [Heard, Caught]);
     try {
       const sql = app.getBean(SqlClient);
       const pid = async () => (await sql.one<{ p: number }>`SELECT pg_backend_pid() AS p`).p;

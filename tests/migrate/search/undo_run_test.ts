@@ -12,6 +12,7 @@ import type { RunReport } from "../../../src/migrate/run_report.ts";
 import { startCli } from "../cli_process.ts";
 import { runCaptured } from "../run_cli.ts";
 import { FakeClock } from "../../fake_clock.ts";
+import { deferred } from "../../deferred.ts";
 
 // What `status` says of each file: `path:action`.
 async function actions(ws: Workspace): Promise<string[]> {
@@ -435,9 +436,15 @@ describe("undo on a search connection", () => {
     let pick: (r: Received) => Fault | undefined = () => undefined;
     let held: number | undefined;
     let fault: Fault = "forward";
+    // Resolved by the rule: it runs after the server noted the request, which a waitFor on `held`
+    // would never see held (the runner then ended alone, at its timeout, and was not killed).
+    let taken = deferred();
     const host = await startFaultServer(OPENSEARCH_URL, (r) => {
       const f = held === undefined ? pick(r) : undefined;
-      if (f !== undefined) [held, fault] = [r.n, f];
+      if (f !== undefined) {
+        [held, fault] = [r.n, f];
+        taken.resolve();
+      }
       return r.n === held ? fault : "forward";
     });
     const ws = await Workspace.create({ hosts: [host.url] });
@@ -452,11 +459,17 @@ describe("undo on a search connection", () => {
       return JSON.parse(run.out) as RunReport;
     };
     const killedAt = async (args: string[]) => {
+      taken = deferred();
       const runner = startCli([...cli, ...args]);
       try {
-        await Promise.race([host.waitFor((r) => r.n === held), runner.closed]);
+        await Promise.race([taken.promise, runner.closed]);
         assert.notEqual(held, undefined, `ended first:\n${runner.stderr()}`);
         if (fault === "swallow") await host.waitForUpstream((r) => r.n === held);
+        assert.equal(
+          runner.child.exitCode,
+          null,
+          `ended before it was killed:\n${runner.stderr()}`,
+        );
       } finally {
         // A runner left running by a failed assertion must not outlive the test.
         if (runner.child.exitCode === null && runner.child.signalCode === null) {
@@ -518,11 +531,16 @@ describe("undo on a search connection", () => {
     let sentV = false;
     let writes = 0;
     let held: number | undefined;
+    // Resolved by the rule, which runs after the server noted the request (see above).
+    const taken = deferred();
     const host = await startFaultServer(OPENSEARCH_URL, (r) => {
       if (armed && r.method === "PUT" && r.path === index) sentV = true;
       const record = r.method !== "GET" && r.path.startsWith(`/${recordsIndex}/_doc/`) &&
         !r.path.includes("/lock-");
-      if (sentV && record && ++writes === 2) held = r.n;
+      if (sentV && record && ++writes === 2) {
+        held = r.n;
+        taken.resolve();
+      }
       return r.n === held ? "hang" : "forward";
     });
     const ws = await Workspace.create({ hosts: [host.url] });
@@ -538,8 +556,13 @@ describe("undo on a search connection", () => {
       armed = true;
       const runner = startCli(cli);
       try {
-        await Promise.race([host.waitFor((r) => r.n === held), runner.closed]);
+        await Promise.race([taken.promise, runner.closed]);
         assert.notEqual(held, undefined, `ended first:\n${runner.stderr()}`);
+        assert.equal(
+          runner.child.exitCode,
+          null,
+          `ended before it was killed:\n${runner.stderr()}`,
+        );
       } finally {
         if (runner.child.exitCode === null && runner.child.signalCode === null) {
           runner.signal("SIGKILL");

@@ -529,10 +529,13 @@ describe("a reindex while the copy runs", () => {
   it("stopped by Ctrl-C, cancels the copy, which never blocked writes; the next run resumes", async () => {
     // The copy must still run when Ctrl-C comes: Elasticsearch copies 2,000 documents before the
     // first task read. At one document a second, the second batch waits long past the test.
+    // Only the run's wait for the copy hangs: the reads after the cancel that prove the copy
+    // stopped reach the node (hung too, each would wait out the client's timeout).
     const fault = await startFaultServer(
       OPENSEARCH_URL,
       (r): Fault =>
-        r.method === "GET" && r.path.startsWith("/_tasks/")
+        r.method === "GET" && r.path.startsWith("/_tasks/") &&
+          r.path.includes("wait_for_completion=true")
           ? "hang"
           : r.method === "POST" && r.path.startsWith("/_reindex?")
           ? { forwardAs: `${r.path}&requests_per_second=1` }
@@ -558,6 +561,8 @@ describe("a reindex while the copy runs", () => {
         error.message,
         /reindex step copy: interrupted; .* writes to it were not blocked/,
       );
+      // The node answered the reads after the cancel: the copy is proven stopped.
+      assert.doesNotMatch(error.message, /not proven stopped/);
       const task = waiting.path.split("?")[0];
       await fault.waitFor((r) => r.method === "POST" && r.path.startsWith(`${task}/_cancel`));
       const write = await os("PUT", `/${alias}/_doc/late?refresh=true`, { seq: -4, price: "3" });
