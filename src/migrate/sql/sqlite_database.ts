@@ -23,44 +23,31 @@ import {
 } from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
 import type { FileRecord } from "../driver.ts";
-
-/** What the runner needs of `node:sqlite`. */
-interface SqliteHandle {
-  exec(sql: string): void;
-  all(sql: string, params: readonly (string | number)[]): Record<string, unknown>[];
-  close(): void;
-}
+import { type SqliteHandle, sqliteOpener } from "../../sql/sqlite_opener.ts";
 
 /**
- * Opens a SQLite file with the runtime's built-in `node:sqlite` (Deno, Bun, Node 22.13+): no
- * native package to install. Imported on first use, so the search runner still loads on a Node
- * without it.
+ * Opens a SQLite file with the runtime's built-in SQLite (the data pool's opener: `bun:sqlite` on
+ * Bun, `node:sqlite` on Deno and Node 22.13+): no native package to install. Loaded on first use,
+ * so the search runner still loads on a Node without it.
  */
 async function openSqlite(path: string): Promise<SqliteHandle> {
-  let sqlite: typeof import("node:sqlite");
+  let open: (path: string) => SqliteHandle;
   try {
-    sqlite = await import("node:sqlite");
+    open = await sqliteOpener();
   } catch (error) {
-    throw new DatabaseError(
-      "SQLite needs a runtime with node:sqlite: Deno, Bun, or Node 22.13 or later",
-      { cause: error },
-    );
+    throw new DatabaseError(message(error), { cause: error });
   }
   // Only now, so a runtime without SQLite leaves no folder behind.
   if (path !== ":memory:") await mkdir(dirname(path), { recursive: true });
-  const db = new sqlite.DatabaseSync(path);
-  return {
-    exec: (sql) => db.exec(sql),
-    all: (sql, params) => db.prepare(sql).all(...params) as Record<string, unknown>[],
-    close: () => db.close(),
-  };
+  return open(path);
 }
 
 /**
- * SQLite through `node:sqlite`. There is no server to hold a lock for the run: the run's lock is
- * one `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to the lock timeout), from
- * `lock` to `unlock`, each file a savepoint of it that first checks the file was not recorded
- * meanwhile; a file rolls back with its record, and the run's files commit together at `unlock`.
+ * SQLite through the runtime's built-in SQLite. There is no server to hold a lock for the run:
+ * the run's lock is one `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to the
+ * lock timeout), from `lock` to `unlock`, each file a savepoint of it that first checks the file
+ * was not recorded meanwhile; a file rolls back with its record, and the run's files commit
+ * together at `unlock`.
  */
 export class SqliteDatabase implements SqlDatabase {
   readonly kind = "sqlite" as const;
@@ -268,7 +255,7 @@ export class SqliteDatabase implements SqlDatabase {
       query: (text, params = []) => {
         this.queries++;
         try {
-          return Promise.resolve(db.all(text, params as (string | number)[]));
+          return Promise.resolve(db.run(text, params).rows as Record<string, unknown>[]);
         } catch (error) {
           // SQLite has no SQLSTATE; its message names the failure (`UNIQUE constraint failed`).
           return Promise.reject(new QueryError(message(error), undefined, { cause: error }));
@@ -420,7 +407,7 @@ export class SqliteDatabase implements SqlDatabase {
   ): Record<string, unknown>[] {
     this.queries++;
     try {
-      return db.all(sql, params);
+      return db.run(sql, params).rows as Record<string, unknown>[];
     } catch (error) {
       throw this.#error(error);
     }
