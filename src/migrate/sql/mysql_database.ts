@@ -1,7 +1,9 @@
-import mysql from "mysql2";
+import type mysql from "mysql2";
 import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { FileRecord } from "../driver.ts";
 import type { Datasource } from "../../sql/datasource.ts";
+import type { DataPool } from "../../sql/data_pool.ts";
+import { openPool } from "../../sql/open_pool.ts";
 import {
   addRunnerVersion,
   DatabaseError,
@@ -11,6 +13,7 @@ import {
   QueryError,
   RECORD_COLUMNS,
   recordRow,
+  RUNNER_POOL,
   RUNNER_VERSION_COLUMN,
   runOnSession,
   ScriptError,
@@ -19,8 +22,6 @@ import {
   type SqlRecord,
   type SqlSession,
 } from "./sql_database.ts";
-
-const CONNECT_TIMEOUT_MS = 10_000;
 
 interface MysqlError extends Error {
   code?: string;
@@ -39,7 +40,8 @@ export class MysqlDatabase implements SqlDatabase {
   queries = 0;
   readonly #datasource: Datasource;
   readonly #lockOption: string;
-  #connection: mysql.Connection | undefined;
+  #pool: DataPool | undefined;
+  #connection: mysql.PoolConnection | undefined;
   #lockName: string | undefined;
 
   /** `lockOption`: how the caller names the lock timeout, for the message of a lock not taken. */
@@ -163,7 +165,7 @@ export class MysqlDatabase implements SqlDatabase {
     return ms;
   }
 
-  #runScript(connection: mysql.Connection, text: string, step: number): Promise<void> {
+  #runScript(connection: mysql.PoolConnection, text: string, step: number): Promise<void> {
     this.queries++;
     return new Promise<void>((resolve, reject) => {
       // Every completed statement reports its fields (undefined for a statement without rows)
@@ -184,7 +186,7 @@ export class MysqlDatabase implements SqlDatabase {
   // No transaction, as for a script: MySQL and MariaDB commit DDL implicitly, and the failure
   // says that what ran before it stays.
   async #runCode(
-    connection: mysql.Connection,
+    connection: mysql.PoolConnection,
     code: (session: SqlSession) => Promise<void>,
     step: number,
   ): Promise<void> {
@@ -234,37 +236,34 @@ export class MysqlDatabase implements SqlDatabase {
     return result.affectedRows > 0;
   }
 
+  // Given back, then ended with its pool.
   async close(): Promise<void> {
-    const connection = this.#connection;
-    this.#connection = undefined;
-    if (connection) await new Promise<void>((resolve) => connection.end(() => resolve()));
+    const [connection, pool] = [this.#connection, this.#pool];
+    [this.#connection, this.#pool] = [undefined, undefined];
+    connection?.release();
+    await pool?.close().catch(() => {});
   }
 
-  async #connect(): Promise<mysql.Connection> {
+  // The pool's connection itself: its statements bound by none of the pool's timeouts.
+  async #connect(): Promise<mysql.PoolConnection> {
     if (this.#connection) return this.#connection;
     const d = this.#datasource;
-    const connection = mysql.createConnection({
-      uri: d.location,
-      ...(d.username === undefined ? {} : { user: d.username }),
-      ...(d.password === undefined ? {} : { password: d.password }),
-      multipleStatements: true,
-      timezone: "Z",
-      connectTimeout: CONNECT_TIMEOUT_MS,
-    });
-    // A dropped connection surfaces on the next query instead.
-    connection.on("error", () => {});
+    this.#pool ??= await openPool(d, RUNNER_POOL, {});
+    const pool = this.#pool.native as mysql.Pool;
+    let connection: mysql.PoolConnection;
     try {
-      await new Promise<void>((resolve, reject) =>
-        connection.connect((error) => error ? reject(error) : resolve())
+      connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+        pool.getConnection((error, connection) => error ? reject(error) : resolve(connection))
       );
     } catch (error) {
-      connection.destroy();
       // The driver's text may quote the connection settings: masked, the password too.
       throw new DatabaseError(
         `cannot connect to ${maskUrl(d.location)}: ${describe(error as MysqlError, [d.password])}`,
         { cause: error },
       );
     }
+    // A dropped connection surfaces on the next query instead.
+    connection.on("error", () => {});
     this.#connection = connection;
     return connection;
   }

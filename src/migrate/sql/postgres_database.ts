@@ -1,8 +1,9 @@
 import pg from "pg";
-import { parseIntoClientConfig } from "pg-connection-string";
 import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { FileRecord } from "../driver.ts";
 import type { Datasource } from "../../sql/datasource.ts";
+import type { DataPool } from "../../sql/data_pool.ts";
+import { openPool } from "../../sql/open_pool.ts";
 import {
   addRunnerVersion,
   CodeError,
@@ -14,6 +15,7 @@ import {
   QueryError,
   RECORD_COLUMNS,
   recordRow,
+  RUNNER_POOL,
   RUNNER_VERSION_COLUMN,
   runOnSession,
   ScriptError,
@@ -22,8 +24,6 @@ import {
   type SqlRecord,
   type SqlSession,
 } from "./sql_database.ts";
-
-const CONNECT_TIMEOUT_MS = 10_000;
 
 // `handleCommandComplete` is the per-statement hook of pg's Query (its protocol handlers are what
 // submittables such as pg-cursor implement); the published types leave it out.
@@ -60,7 +60,8 @@ export class PostgresDatabase implements SqlDatabase {
   readonly #datasource: Datasource;
   readonly #lockOption: string;
   readonly #applicationName: string;
-  #client: pg.Client | undefined;
+  #pool: DataPool | undefined;
+  #client: pg.PoolClient | undefined;
   #lockKey: string | undefined;
 
   /**
@@ -190,7 +191,7 @@ export class PostgresDatabase implements SqlDatabase {
     }
   }
 
-  #runScript(client: pg.Client, text: string, step: number): Promise<void> {
+  #runScript(client: pg.PoolClient, text: string, step: number): Promise<void> {
     const query = new CountingQuery(text);
     this.queries++;
     return new Promise<void>((resolve, reject) => {
@@ -210,7 +211,7 @@ export class PostgresDatabase implements SqlDatabase {
 
   // On the client that ran BEGIN: the code's rows commit or roll back with its record.
   async #runCode(
-    client: pg.Client,
+    client: pg.PoolClient,
     code: (session: SqlSession) => Promise<void>,
     step: number,
   ): Promise<void> {
@@ -264,8 +265,11 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async close(): Promise<void> {
-    await this.#client?.end().catch(() => {});
-    this.#client = undefined;
+    const [client, pool] = [this.#client, this.#pool];
+    [this.#client, this.#pool] = [undefined, undefined];
+    await client?.end().catch(() => {});
+    client?.release(true);
+    await pool?.close();
   }
 
   async #holder(key: string): Promise<LockHolder> {
@@ -288,21 +292,14 @@ export class PostgresDatabase implements SqlDatabase {
     };
   }
 
-  async #connect(): Promise<pg.Client> {
+  // The pool's client itself: its statements bound by none of the pool's timeouts.
+  async #connect(): Promise<pg.PoolClient> {
     if (this.#client) return this.#client;
     const d = this.#datasource;
-    const client = new pg.Client({
-      // Parsed here rather than passed as connectionString, which would override user/password.
-      ...parseIntoClientConfig(d.location),
-      ...(d.username === undefined ? {} : { user: d.username }),
-      ...(d.password === undefined ? {} : { password: d.password }),
-      application_name: this.#applicationName,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    });
-    // An error on an idle connection (the server went away) surfaces on the next query instead.
-    client.on("error", () => {});
+    this.#pool ??= await openPool(d, RUNNER_POOL, { applicationName: this.#applicationName });
+    let client: pg.PoolClient;
     try {
-      await client.connect();
+      client = await (this.#pool.native as pg.Pool).connect();
     } catch (error) {
       // The driver's text may quote the connection settings: masked, the password too.
       throw new DatabaseError(
@@ -310,6 +307,8 @@ export class PostgresDatabase implements SqlDatabase {
         { cause: error },
       );
     }
+    // An error on an idle connection (the server went away) surfaces on the next query instead.
+    client.on("error", () => {});
     await watchClient(client);
     this.#client = client;
     return client;
@@ -339,7 +338,7 @@ const CLIENT_CHECK_MS = 1000;
  * Not counted as a query of the run: it is part of connecting. A server that refuses the value
  * (built for a platform that cannot tell a closed socket) leaves the session as it was.
  */
-async function watchClient(client: pg.Client): Promise<void> {
+async function watchClient(client: pg.PoolClient): Promise<void> {
   await client.query(
     `SELECT set_config(name, '${CLIENT_CHECK_MS}', false) FROM pg_settings
       WHERE name = 'client_connection_check_interval'`,
