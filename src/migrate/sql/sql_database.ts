@@ -3,7 +3,6 @@ import { pause } from "../interruption.ts";
 import { LOCK_POLL_MS } from "../lock_poll.ts";
 import { MigrationError } from "../migration_error.ts";
 import type { DatabaseKind } from "../../sql/datasource.ts";
-import type { PoolSettings } from "../../sql/pool_settings.ts";
 import { VERSION } from "../../version.ts";
 
 /**
@@ -16,13 +15,6 @@ export interface SqlRecord {
   readonly executedAt: Date;
   readonly executedBy: string;
 }
-
-/**
- * The pool a server database (PostgreSQL, MySQL) takes its one connection from, held from the
- * first query to `close`: opening it may take 10 s. Its statements go to the driver's connection
- * itself, bound by no pool timeout: a migration runs as long as it needs.
- */
-export const RUNNER_POOL: PoolSettings = { maxSize: 1, connectTimeoutMs: 10_000 };
 
 /** A statement's parameters, as the database's driver takes them. */
 export type SqlParams = readonly unknown[];
