@@ -1,5 +1,5 @@
-// A datasource's pool, its driver loaded only now: an app whose configuration names no
-// PostgreSQL datasource never loads pg, as the migration runner does.
+// A datasource's pool, its driver loaded only now, for data access and the migration runner
+// alike: an app whose configuration names no PostgreSQL datasource never loads pg.
 import { type Datasource, driverPackages } from "./datasource.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { DataPool } from "./data_pool.ts";
@@ -15,9 +15,10 @@ import { sqliteMisfit } from "./sqlite_settings.ts";
 
 /**
  * Opens the pool of `datasource` with `settings`; `migration`: its connections are the migration
- * runner's (PostgreSQL, MySQL). A driver that is not installed is a
- * `MissingPackageError` naming the datasource and the line that installs it; a setting that is
- * not a positive number, or a `sqlite` one that cannot apply, is a RangeError naming it. Nothing connects before the first call.
+ * runner's (PostgreSQL, MySQL). A driver that is not installed is a `MissingPackageError` naming
+ * the datasource and the line that installs it; a setting that is not a positive number, or a
+ * `sqlite` one that cannot apply, is a RangeError naming it. Nothing connects before the first
+ * call.
  */
 export async function openPool(
   datasource: Datasource,

@@ -2,6 +2,15 @@
 // `bun:sqlite` on Bun, the runtime's `node:sqlite` elsewhere (Deno, Node 22.13+). One handle is
 // used by one caller at a time; its statements are prepared once per text.
 import type { StatementResult } from "./data_pool.ts";
+import { messageOf } from "./data_error.ts";
+
+/**
+ * SQLite's message of `error`. Deno appends the rest of the statement to a syntax error
+ * ("... in <sql> at offset 3"): cut, as the statement is named apart (or, for a script, its line).
+ */
+export function sqliteMessage(error: unknown): string {
+  return messageOf(error).replace(/ in [\s\S]* at offset \d+$/, "");
+}
 
 /** One SQLite handle, whichever module opened it. */
 export interface SqliteHandle {

@@ -37,6 +37,7 @@ import { type SqlitePragma, sqlitePragmas } from "./sqlite_settings.ts";
 import {
   leadingKeyword,
   type SqliteHandle,
+  sqliteMessage,
   sqliteOpener,
   type SqliteRows,
 } from "./sqlite_opener.ts";
@@ -271,7 +272,7 @@ class SqlitePool implements DataPool {
       statement: text,
       // SQLite's own messages quote no value; a trigger's RAISE may, anywhere in its text.
       message: withoutValues(
-        messageOf(error).replace(/ in [\s\S]* at offset \d+$/, ""),
+        sqliteMessage(error),
         params,
         "anywhere",
       ),

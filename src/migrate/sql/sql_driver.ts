@@ -69,7 +69,8 @@ async function open(datasource: Datasource, context: DriverContext): Promise<Sql
   if (datasource.kind === "sqlite") {
     return new SqliteDatabase(datasource, context.lockTimeoutMs, lockOption);
   }
-  // Each database module imports its driver: loaded once the pool's loader found it installed.
+  // Loaded now, so that a missing driver fails before anything is sent; postgres_database.ts
+  // imports pg itself (its counting query), which the loader found installed.
   await poolOpener(datasource);
   if (datasource.kind === "postgres") {
     const { PostgresDatabase } = await import("./postgres_database.ts");

@@ -23,7 +23,7 @@ import {
 } from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
 import type { FileRecord } from "../driver.ts";
-import { type SqliteHandle, sqliteOpener } from "../../sql/sqlite_opener.ts";
+import { type SqliteHandle, sqliteMessage, sqliteOpener } from "../../sql/sqlite_opener.ts";
 
 /**
  * Opens a SQLite file with the runtime's built-in SQLite (the data pool's opener: `bun:sqlite` on
@@ -35,7 +35,7 @@ async function openSqlite(path: string): Promise<SqliteHandle> {
   try {
     open = await sqliteOpener();
   } catch (error) {
-    throw new DatabaseError(message(error), { cause: error });
+    throw new DatabaseError(sqliteMessage(error), { cause: error });
   }
   // Only now, so a runtime without SQLite leaves no folder behind.
   if (path !== ":memory:") await mkdir(dirname(path), { recursive: true });
@@ -236,7 +236,7 @@ export class SqliteDatabase implements SqlDatabase {
       this.queries++;
       db.exec(text);
     } catch (error) {
-      throw new ScriptError(message(error), {
+      throw new ScriptError(sqliteMessage(error), {
         completed: this.#replay(db, text),
         step,
       }, { cause: error });
@@ -258,7 +258,7 @@ export class SqliteDatabase implements SqlDatabase {
           return Promise.resolve(db.run(text, params).rows as Record<string, unknown>[]);
         } catch (error) {
           // SQLite has no SQLSTATE; its message names the failure (`UNIQUE constraint failed`).
-          return Promise.reject(new QueryError(message(error), undefined, { cause: error }));
+          return Promise.reject(new QueryError(sqliteMessage(error), undefined, { cause: error }));
         }
       },
     };
@@ -338,7 +338,7 @@ export class SqliteDatabase implements SqlDatabase {
     } catch (error) {
       if (error instanceof DatabaseError) throw error;
       throw new DatabaseError(
-        `cannot open ${this.#datasource.location}: ${message(error)}`,
+        `cannot open ${this.#datasource.location}: ${sqliteMessage(error)}`,
         { cause: error },
       );
     }
@@ -414,7 +414,7 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   #error(error: unknown): Error {
-    const text = message(error);
+    const text = sqliteMessage(error);
     if (/database is locked|SQLITE_BUSY/i.test(text)) return this.#lockError(this.#timeoutMs);
     return new DatabaseError(text, { cause: error });
   }
@@ -426,11 +426,4 @@ function rollback(db: SqliteHandle): void {
   } catch {
     // Already ended by the error.
   }
-}
-
-// Deno appends the rest of the script to a syntax error ("... in <sql> at offset 3"): the
-// runner reports the line instead.
-function message(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/ in [\s\S]* at offset \d+$/, "");
 }
