@@ -29,7 +29,7 @@ import {
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
 import { HeldConnections } from "./held_connections.ts";
-import type { ResolvedPoolSettings } from "./pool_settings.ts";
+import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
 import {
   queryBound,
   type StatementBound,
@@ -50,8 +50,12 @@ interface MysqlError extends Error {
 }
 
 /** Opens the pool of a MySQL or MariaDB datasource; nothing connects before the first call. */
-export function openMysqlPool(datasource: Datasource, settings: ResolvedPoolSettings): DataPool {
-  return new MysqlPool(datasource, settings);
+export function openMysqlPool(
+  datasource: Datasource,
+  settings: ResolvedPoolSettings,
+  migration?: MigrationSession,
+): DataPool {
+  return new MysqlPool(datasource, settings, migration);
 }
 
 class MysqlPool implements DataPool {
@@ -75,7 +79,7 @@ class MysqlPool implements DataPool {
   readonly #ending = new Set<Promise<void>>();
   #closed = false;
 
-  constructor(datasource: Datasource, s: ResolvedPoolSettings) {
+  constructor(datasource: Datasource, s: ResolvedPoolSettings, migration?: MigrationSession) {
     this.name = datasource.name;
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
@@ -103,7 +107,9 @@ class MysqlPool implements DataPool {
       waitForConnections: true,
       queueLimit: 0,
       timezone: "Z",
-      supportBigNumbers: true,
+      // The migration runner sends a file in one query, and reads values as it always did.
+      supportBigNumbers: migration === undefined,
+      multipleStatements: migration !== undefined,
       // Prepared statements are kept per connection; the server caps them all together
       // (max_prepared_stmt_count, 16 382 by default), which mysql2's 16 000 each would pass.
       maxPreparedStatements: 256,

@@ -39,6 +39,16 @@ export interface PoolSettings {
   readonly queryTimeoutMs?: number;
 }
 
+/**
+ * The connections of a pool the migration runner takes its connection from, in place of data
+ * access's: a file's statements run in one query (MySQL's `multipleStatements`), values are read as
+ * the runner always read them (no `supportBigNumbers`), and the session is named (PostgreSQL's
+ * `application_name`), so that a runner waiting for the lock is told who holds it.
+ */
+export interface MigrationSession {
+  readonly applicationName?: string;
+}
+
 /** Every setting, defaults applied; `queryTimeoutMs` stays unset where none is given. */
 export type ResolvedPoolSettings =
   & Required<Omit<PoolSettings, "queryTimeoutMs">>

@@ -25,7 +25,7 @@ import {
 } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { isConflict } from "./transaction_dialect.ts";
-import type { ResolvedPoolSettings } from "./pool_settings.ts";
+import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
 import { queryBound, statementBound, StatementWatch } from "./statement_bound.ts";
 import { type QueryTimeout, queryTimeout, timeoutError } from "./query_timeout.ts";
 import { PreparedStatements } from "./prepared_statements.ts";
@@ -38,8 +38,9 @@ interface PgError extends Error {
 export function openPostgresPool(
   datasource: Datasource,
   settings: ResolvedPoolSettings,
+  migration?: MigrationSession,
 ): DataPool {
-  return new PostgresPool(datasource, settings);
+  return new PostgresPool(datasource, settings, migration);
 }
 
 class PostgresPool implements DataPool {
@@ -69,7 +70,7 @@ class PostgresPool implements DataPool {
   readonly #ending = new Set<Promise<void>>();
   #closed = false;
 
-  constructor(datasource: Datasource, s: ResolvedPoolSettings) {
+  constructor(datasource: Datasource, s: ResolvedPoolSettings, migration?: MigrationSession) {
     this.name = datasource.name;
     this.maxSize = s.maxSize;
     this.#acquireTimeoutMs = s.acquireTimeoutMs;
@@ -83,6 +84,9 @@ class PostgresPool implements DataPool {
       ...parseIntoClientConfig(datasource.location),
       ...(datasource.username === undefined ? {} : { user: datasource.username }),
       ...(datasource.password === undefined ? {} : { password: datasource.password }),
+      ...(migration?.applicationName === undefined
+        ? {}
+        : { application_name: migration.applicationName }),
       // Each client's own bound on connecting. pg.Pool's connectionTimeoutMillis would bound
       // the wait for a free client with it, cutting acquire-timeout to connect-timeout: the
       // pool has none, and acquireWithin bounds the wait.

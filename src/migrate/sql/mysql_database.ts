@@ -1,12 +1,8 @@
-import mysql from "mysql2";
-import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
-import type { FileRecord } from "../driver.ts";
+import type mysql from "mysql2";
+import { composeMasks, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { Datasource } from "../../sql/datasource.ts";
+import type { DataPool } from "../../sql/data_pool.ts";
 import {
-  addRunnerVersion,
-  DatabaseError,
-  fileRecords,
-  pollServerLock,
   putRow,
   QueryError,
   RECORD_COLUMNS,
@@ -19,8 +15,7 @@ import {
   type SqlRecord,
   type SqlSession,
 } from "./sql_database.ts";
-
-const CONNECT_TIMEOUT_MS = 10_000;
+import { ServerDatabase, type ServerLock } from "./server_database.ts";
 
 interface MysqlError extends Error {
   code?: string;
@@ -33,73 +28,29 @@ interface MysqlError extends Error {
  * splits a file); the lock is `GET_LOCK`, released when the connection ends. DDL commits
  * implicitly there, so a failing file may leave its earlier statements applied.
  */
-export class MysqlDatabase implements SqlDatabase {
+export class MysqlDatabase extends ServerDatabase<mysql.PoolConnection> implements SqlDatabase {
   readonly kind = "mysql" as const;
   readonly transactionalDdl = false;
-  queries = 0;
-  readonly #datasource: Datasource;
-  readonly #lockOption: string;
-  #connection: mysql.Connection | undefined;
-  #lockName: string | undefined;
 
   /** `lockOption`: how the caller names the lock timeout, for the message of a lock not taken. */
   constructor(datasource: Datasource, lockOption: string) {
-    this.#datasource = datasource;
-    this.#lockOption = lockOption;
+    super(datasource, lockOption, {});
   }
 
-  async readRecords(table: string): Promise<Map<string, FileRecord>> {
-    if (!await this.#tableExists(table)) return new Map();
-    return fileRecords(await this.#query<Record<string, unknown>>(`SELECT * FROM \`${table}\``));
+  protected quoted(table: string): string {
+    return `\`${table}\``;
   }
 
-  async #tableExists(table: string): Promise<boolean> {
-    const [{ n }] = await this.#query<{ n: number }>(
+  protected async tableExists(table: string): Promise<boolean> {
+    const [{ n }] = await this.query<{ n: number }>(
       "SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
       [table],
     );
     return Number(n) > 0;
   }
 
-  async lock(
-    table: string,
-    timeoutMs: number,
-    onWait: (holder: string) => void,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    // Lock names are server-wide: the database's name keeps two databases apart.
-    const [{ name }] = await this.#query<{ name: string }>(
-      "SELECT LEFT(CONCAT('thaw:', DATABASE(), '.', ?), 64) AS name",
-      [table],
-    );
-    // Polled rather than one GET_LOCK(name, timeout): a server-side wait cannot be interrupted.
-    await pollServerLock(
-      async () =>
-        Number(
-          (await this.#query<{ got: number }>("SELECT GET_LOCK(?, 0) AS got", [name]))[0].got,
-        ) === 1,
-      async () => {
-        const [{ id }] = await this.#query<{ id: number | null }>(
-          "SELECT IS_USED_LOCK(?) AS id",
-          [name],
-        );
-        return id === null
-          ? { name: "another session" }
-          : { name: `connection ${id}`, end: `KILL ${id}` };
-      },
-      {
-        datasource: this.#datasource.name,
-        timeoutMs,
-        option: this.#lockOption,
-        onWait,
-        ...(signal === undefined ? {} : { signal }),
-      },
-    );
-    this.#lockName = name;
-    // Looked for first: CREATE TABLE IF NOT EXISTS needs the CREATE privilege even where the table
-    // is there, which a deploy user that only writes rows lacks.
-    if (!await this.#tableExists(table)) {
-      await this.#query(`CREATE TABLE IF NOT EXISTS \`${table}\` (
+  protected createTable(table: string): string {
+    return `CREATE TABLE IF NOT EXISTS \`${table}\` (
       id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
       migration_path VARCHAR(768) NOT NULL,
       content_hash CHAR(64) NOT NULL,
@@ -108,28 +59,47 @@ export class MysqlDatabase implements SqlDatabase {
       execution_ms INT NOT NULL,
       ${RUNNER_VERSION_COLUMN} VARCHAR(64) NULL,
       UNIQUE KEY uq_migration_path (migration_path)
-    ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`);
-    }
-    // A table an earlier version made lacks the column. Looked for first: MySQL has no ADD COLUMN
-    // IF NOT EXISTS (MariaDB has), and an ALTER TABLE that changes nothing still locks the table.
-    const [{ n }] = await this.#query<{ n: number }>(
+    ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`;
+  }
+
+  protected async hasVersionColumn(table: string): Promise<boolean> {
+    const [{ n }] = await this.query<{ n: number }>(
       `SELECT COUNT(*) AS n FROM information_schema.COLUMNS
         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?`,
       [table, RUNNER_VERSION_COLUMN],
     );
-    if (Number(n) === 0) {
-      await addRunnerVersion(
-        table,
-        `ALTER TABLE \`${table}\` ADD COLUMN ${RUNNER_VERSION_COLUMN} VARCHAR(64) NULL`,
-        (sql) => this.#query(sql),
-      );
-    }
+    return Number(n) > 0;
   }
 
-  async unlock(): Promise<void> {
-    if (this.#lockName === undefined) return;
-    await this.#query("SELECT RELEASE_LOCK(?)", [this.#lockName]);
-    this.#lockName = undefined;
+  protected addVersionColumn(table: string): string {
+    return `ALTER TABLE \`${table}\` ADD COLUMN ${RUNNER_VERSION_COLUMN} VARCHAR(64) NULL`;
+  }
+
+  // Polled rather than one GET_LOCK(name, timeout): a server-side wait cannot be interrupted.
+  protected async serverLock(table: string): Promise<ServerLock> {
+    // Lock names are server-wide: the database's name keeps two databases apart.
+    const [{ name }] = await this.query<{ name: string }>(
+      "SELECT LEFT(CONCAT('thaw:', DATABASE(), '.', ?), 64) AS name",
+      [table],
+    );
+    return {
+      attempt: async () =>
+        Number(
+          (await this.query<{ got: number }>("SELECT GET_LOCK(?, 0) AS got", [name]))[0].got,
+        ) === 1,
+      holder: async () => {
+        const [{ id }] = await this.query<{ id: number | null }>(
+          "SELECT IS_USED_LOCK(?) AS id",
+          [name],
+        );
+        return id === null
+          ? { name: "another session" }
+          : { name: `connection ${id}`, end: `KILL ${id}` };
+      },
+      release: async () => {
+        await this.query("SELECT RELEASE_LOCK(?)", [name]);
+      },
+    };
   }
 
   async runFile(
@@ -139,22 +109,18 @@ export class MysqlDatabase implements SqlDatabase {
     _once?: boolean,
     undoRecords: readonly string[] = [],
   ): Promise<number> {
-    const connection = await this.#connect();
-    for (const [step, body] of steps.entries()) {
-      if ("script" in body) await this.#runScript(connection, body.script, step);
-      else await this.#runCode(connection, body.code, step);
-    }
+    await this.runSteps(await this.connect(), steps);
     if (record === undefined) return 0;
     // No transaction: a version applied again loses its undo records first, right after its
     // steps ran. Its own record is there already, kept as history: a run stopped in between reads
     // it applied, as it is, never undone, to be applied twice.
     for (const undone of undoRecords) {
-      await this.#query(`DELETE FROM \`${table}\` WHERE migration_path = ?`, [undone]);
+      await this.query(`DELETE FROM \`${table}\` WHERE migration_path = ?`, [undone]);
     }
     const row = recordRow(record);
     const [, hash, executedAt, executedBy, ms, version] = row;
     // A file applied again (repeatable) replaces its record.
-    await this.#query(
+    await this.query(
       `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
         ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?,
           execution_ms = ?, runner_version = ?`,
@@ -163,7 +129,7 @@ export class MysqlDatabase implements SqlDatabase {
     return ms;
   }
 
-  #runScript(connection: mysql.Connection, text: string, step: number): Promise<void> {
+  protected runScript(connection: mysql.PoolConnection, text: string, step: number): Promise<void> {
     this.queries++;
     return new Promise<void>((resolve, reject) => {
       // Every completed statement reports its fields (undefined for a statement without rows)
@@ -183,8 +149,8 @@ export class MysqlDatabase implements SqlDatabase {
 
   // No transaction, as for a script: MySQL and MariaDB commit DDL implicitly, and the failure
   // says that what ran before it stays.
-  async #runCode(
-    connection: mysql.Connection,
+  protected async runCode(
+    connection: mysql.PoolConnection,
     code: (session: SqlSession) => Promise<void>,
     step: number,
   ): Promise<void> {
@@ -207,17 +173,17 @@ export class MysqlDatabase implements SqlDatabase {
     try {
       await runOnSession(code, session, step);
     } catch (error) {
-      await this.#query("ROLLBACK").catch(() => {});
+      await this.query("ROLLBACK").catch(() => {});
       throw error;
     }
-    await this.#query("COMMIT");
+    await this.query("COMMIT");
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {
     const [path, hash, executedAt, executedBy, ms, version] = putRow(record);
     // The new values given twice, not as VALUES(column): MySQL 8.0.20 deprecates that, and the
     // row alias it suggests instead is not MariaDB syntax.
-    await this.#query(
+    await this.query(
       `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
         ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?,
           runner_version = ?`,
@@ -227,62 +193,42 @@ export class MysqlDatabase implements SqlDatabase {
 
   async deleteRecord(table: string, path: string): Promise<boolean> {
     // A statement without rows answers mysql2's result header in place of the rows.
-    const result = await this.#query(
+    const result = await this.query(
       `DELETE FROM \`${table}\` WHERE migration_path = ?`,
       [path],
     ) as unknown as { affectedRows: number };
     return result.affectedRows > 0;
   }
 
-  async close(): Promise<void> {
-    const connection = this.#connection;
-    this.#connection = undefined;
-    if (connection) await new Promise<void>((resolve) => connection.end(() => resolve()));
+  protected take(pool: DataPool): Promise<mysql.PoolConnection> {
+    return new Promise((resolve, reject) =>
+      (pool.native as mysql.Pool).getConnection((error, connection) => {
+        if (error) return reject(error);
+        // A dropped connection surfaces on the next query instead.
+        connection.on("error", () => {});
+        resolve(connection);
+      })
+    );
   }
 
-  async #connect(): Promise<mysql.Connection> {
-    if (this.#connection) return this.#connection;
-    const d = this.#datasource;
-    const connection = mysql.createConnection({
-      uri: d.location,
-      ...(d.username === undefined ? {} : { user: d.username }),
-      ...(d.password === undefined ? {} : { password: d.password }),
-      multipleStatements: true,
-      timezone: "Z",
-      connectTimeout: CONNECT_TIMEOUT_MS,
-    });
-    // A dropped connection surfaces on the next query instead.
-    connection.on("error", () => {});
-    try {
-      await new Promise<void>((resolve, reject) =>
-        connection.connect((error) => error ? reject(error) : resolve())
-      );
-    } catch (error) {
-      connection.destroy();
-      // The driver's text may quote the connection settings: masked, the password too.
-      throw new DatabaseError(
-        `cannot connect to ${maskUrl(d.location)}: ${describe(error as MysqlError, [d.password])}`,
-        { cause: error },
-      );
-    }
-    this.#connection = connection;
-    return connection;
+  // Given back, to end with its pool.
+  protected end(connection: mysql.PoolConnection): Promise<void> {
+    connection.release();
+    return Promise.resolve();
   }
 
-  async #query<R>(text: string, values?: unknown[]): Promise<R[]> {
-    const connection = await this.#connect();
-    this.queries++;
-    try {
-      return await new Promise<R[]>((resolve, reject) =>
-        connection.query(
-          text,
-          values,
-          (error, rows) => error ? reject(error) : resolve(rows as R[]),
-        )
-      );
-    } catch (error) {
-      throw new DatabaseError(describe(error as MysqlError), { cause: error });
-    }
+  protected send<R>(
+    connection: mysql.PoolConnection,
+    text: string,
+    values?: unknown[],
+  ): Promise<R[]> {
+    return new Promise<R[]>((resolve, reject) =>
+      connection.query(text, values, (error, rows) => error ? reject(error) : resolve(rows as R[]))
+    );
+  }
+
+  protected describe(error: unknown, secrets?: readonly (string | undefined)[]): string {
+    return describe(error as MysqlError, secrets);
   }
 }
 

@@ -1,15 +1,10 @@
 import pg from "pg";
-import { parseIntoClientConfig } from "pg-connection-string";
-import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
-import type { FileRecord } from "../driver.ts";
+import { composeMasks, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { Datasource } from "../../sql/datasource.ts";
+import type { DataPool } from "../../sql/data_pool.ts";
 import {
-  addRunnerVersion,
   CodeError,
-  DatabaseError,
-  fileRecords,
   type LockHolder,
-  pollServerLock,
   putRow,
   QueryError,
   RECORD_COLUMNS,
@@ -22,8 +17,7 @@ import {
   type SqlRecord,
   type SqlSession,
 } from "./sql_database.ts";
-
-const CONNECT_TIMEOUT_MS = 10_000;
+import { ServerDatabase, type ServerLock } from "./server_database.ts";
 
 // `handleCommandComplete` is the per-statement hook of pg's Query (its protocol handlers are what
 // submittables such as pg-cursor implement); the published types leave it out.
@@ -53,15 +47,9 @@ interface PgError extends Error {
  * its statements in order) inside the runner's transaction; the lock is a session advisory lock,
  * so a runner that dies releases it with its connection.
  */
-export class PostgresDatabase implements SqlDatabase {
+export class PostgresDatabase extends ServerDatabase<pg.PoolClient> implements SqlDatabase {
   readonly kind = "postgres" as const;
   readonly transactionalDdl = true;
-  queries = 0;
-  readonly #datasource: Datasource;
-  readonly #lockOption: string;
-  readonly #applicationName: string;
-  #client: pg.Client | undefined;
-  #lockKey: string | undefined;
 
   /**
    * `lockOption`: how the caller names the lock timeout, for the message of a lock not taken;
@@ -73,53 +61,27 @@ export class PostgresDatabase implements SqlDatabase {
     lockOption: string,
     command = "migrate",
   ) {
-    this.#datasource = datasource;
-    this.#lockOption = lockOption;
-    this.#applicationName = `thaw ${command} ${identity.host} ${identity.pid}`.slice(0, 63);
+    super(datasource, lockOption, {
+      applicationName: `thaw ${command} ${identity.host} ${identity.pid}`.slice(0, 63),
+    });
   }
 
-  async readRecords(table: string): Promise<Map<string, FileRecord>> {
-    if (!await this.#tableExists(table)) return new Map();
-    return fileRecords(await this.#query<Record<string, unknown>>(`SELECT * FROM "${table}"`));
+  protected quoted(table: string): string {
+    return `"${table}"`;
   }
 
-  async #tableExists(table: string): Promise<boolean> {
+  protected async tableExists(table: string): Promise<boolean> {
     // Quoted as CREATE TABLE quotes it: unquoted, to_regclass folds Audit_Migrations to lower case
     // and never finds the table, which the next run then fails to create again.
-    const [{ t }] = await this.#query<{ t: string | null }>(
+    const [{ t }] = await this.query<{ t: string | null }>(
       "SELECT to_regclass(quote_ident($1)) AS t",
       [table],
     );
     return t !== null;
   }
 
-  async lock(
-    table: string,
-    timeoutMs: number,
-    onWait: (holder: string) => void,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const key = await lockKey(table);
-    await pollServerLock(
-      async () =>
-        (await this.#query<{ locked: boolean }>(
-          "SELECT pg_try_advisory_lock($1::bigint) AS locked",
-          [key],
-        ))[0].locked,
-      () => this.#holder(key),
-      {
-        datasource: this.#datasource.name,
-        timeoutMs,
-        option: this.#lockOption,
-        onWait,
-        ...(signal === undefined ? {} : { signal }),
-      },
-    );
-    this.#lockKey = key;
-    // Looked for first: CREATE TABLE IF NOT EXISTS needs CREATE on the schema even where the table
-    // is there, which a deploy user that only writes rows lacks (PostgreSQL 15 grants it to none).
-    if (!await this.#tableExists(table)) {
-      await this.#query(`CREATE TABLE IF NOT EXISTS "${table}" (
+  protected createTable(table: string): string {
+    return `CREATE TABLE IF NOT EXISTS "${table}" (
       id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       migration_path VARCHAR(1024) NOT NULL UNIQUE,
       content_hash CHAR(64) NOT NULL,
@@ -127,28 +89,35 @@ export class PostgresDatabase implements SqlDatabase {
       executed_by VARCHAR(255) NOT NULL,
       execution_ms INTEGER NOT NULL,
       ${RUNNER_VERSION_COLUMN} VARCHAR(64)
-    )`);
-    }
-    // A table an earlier version made lacks the column. Looked for first: ALTER TABLE takes an
-    // exclusive lock on the table, and needs its owner, even where IF NOT EXISTS then does nothing.
-    const [{ found }] = await this.#query<{ found: boolean }>(
+    )`;
+  }
+
+  protected async hasVersionColumn(table: string): Promise<boolean> {
+    const [{ found }] = await this.query<{ found: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(quote_ident($1))
          AND attname = $2 AND NOT attisdropped) AS found`,
       [table, RUNNER_VERSION_COLUMN],
     );
-    if (!found) {
-      await addRunnerVersion(
-        table,
-        `ALTER TABLE "${table}" ADD COLUMN IF NOT EXISTS ${RUNNER_VERSION_COLUMN} VARCHAR(64)`,
-        (sql) => this.#query(sql),
-      );
-    }
+    return found;
   }
 
-  async unlock(): Promise<void> {
-    if (this.#lockKey === undefined) return;
-    await this.#query("SELECT pg_advisory_unlock($1::bigint)", [this.#lockKey]);
-    this.#lockKey = undefined;
+  protected addVersionColumn(table: string): string {
+    return `ALTER TABLE "${table}" ADD COLUMN IF NOT EXISTS ${RUNNER_VERSION_COLUMN} VARCHAR(64)`;
+  }
+
+  protected async serverLock(table: string): Promise<ServerLock> {
+    const key = await lockKey(table);
+    return {
+      attempt: async () =>
+        (await this.query<{ locked: boolean }>(
+          "SELECT pg_try_advisory_lock($1::bigint) AS locked",
+          [key],
+        ))[0].locked,
+      holder: () => this.#holder(key),
+      release: async () => {
+        await this.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
+      },
+    };
   }
 
   async runFile(
@@ -158,20 +127,17 @@ export class PostgresDatabase implements SqlDatabase {
     _once?: boolean,
     undoRecords: readonly string[] = [],
   ): Promise<number> {
-    const client = await this.#connect();
-    await this.#query("BEGIN");
+    const client = await this.connect();
+    await this.query("BEGIN");
     try {
-      for (const [step, body] of steps.entries()) {
-        if ("script" in body) await this.#runScript(client, body.script, step);
-        else await this.#runCode(client, body.code, step);
-      }
+      await this.runSteps(client, steps);
       if (record === undefined) {
-        await this.#query("COMMIT");
+        await this.query("COMMIT");
         return 0;
       }
       const row = recordRow(record);
       // A file applied again (repeatable) replaces its record.
-      await this.#query(
+      await this.query(
         `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
           ON CONFLICT (migration_path) DO UPDATE SET content_hash = EXCLUDED.content_hash,
             executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by,
@@ -180,17 +146,17 @@ export class PostgresDatabase implements SqlDatabase {
       );
       // A version applied again: its undo records go with the same commit.
       for (const undone of undoRecords) {
-        await this.#query(`DELETE FROM "${table}" WHERE migration_path = $1`, [undone]);
+        await this.query(`DELETE FROM "${table}" WHERE migration_path = $1`, [undone]);
       }
-      await this.#query("COMMIT");
+      await this.query("COMMIT");
       return row[4];
     } catch (error) {
-      await this.#query("ROLLBACK").catch(() => {});
+      await this.query("ROLLBACK").catch(() => {});
       throw error;
     }
   }
 
-  #runScript(client: pg.Client, text: string, step: number): Promise<void> {
+  protected runScript(client: pg.PoolClient, text: string, step: number): Promise<void> {
     const query = new CountingQuery(text);
     this.queries++;
     return new Promise<void>((resolve, reject) => {
@@ -209,8 +175,8 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   // On the client that ran BEGIN: the code's rows commit or roll back with its record.
-  async #runCode(
-    client: pg.Client,
+  protected async runCode(
+    client: pg.PoolClient,
     code: (session: SqlSession) => Promise<void>,
     step: number,
   ): Promise<void> {
@@ -245,7 +211,7 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {
-    await this.#query(
+    await this.query(
       `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (migration_path) DO UPDATE SET content_hash = EXCLUDED.content_hash,
           executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by,
@@ -255,21 +221,16 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async deleteRecord(table: string, path: string): Promise<boolean> {
-    // RETURNING: #query gives rows, not the number of rows changed.
-    const rows = await this.#query(
+    // RETURNING: query gives rows, not the number of rows changed.
+    const rows = await this.query(
       `DELETE FROM "${table}" WHERE migration_path = $1 RETURNING 1`,
       [path],
     );
     return rows.length > 0;
   }
 
-  async close(): Promise<void> {
-    await this.#client?.end().catch(() => {});
-    this.#client = undefined;
-  }
-
   async #holder(key: string): Promise<LockHolder> {
-    const rows = await this.#query<{ application_name: string; pid: number; addr: string | null }>(
+    const rows = await this.query<{ application_name: string; pid: number; addr: string | null }>(
       `SELECT a.application_name, a.pid, host(a.client_addr) AS addr
          FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
         WHERE l.locktype = 'advisory' AND l.granted
@@ -288,41 +249,25 @@ export class PostgresDatabase implements SqlDatabase {
     };
   }
 
-  async #connect(): Promise<pg.Client> {
-    if (this.#client) return this.#client;
-    const d = this.#datasource;
-    const client = new pg.Client({
-      // Parsed here rather than passed as connectionString, which would override user/password.
-      ...parseIntoClientConfig(d.location),
-      ...(d.username === undefined ? {} : { user: d.username }),
-      ...(d.password === undefined ? {} : { password: d.password }),
-      application_name: this.#applicationName,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    });
+  protected async take(pool: DataPool): Promise<pg.PoolClient> {
+    const client = await (pool.native as pg.Pool).connect();
     // An error on an idle connection (the server went away) surfaces on the next query instead.
     client.on("error", () => {});
-    try {
-      await client.connect();
-    } catch (error) {
-      // The driver's text may quote the connection settings: masked, the password too.
-      throw new DatabaseError(
-        `cannot connect to ${maskUrl(d.location)}: ${describe(error as PgError, [d.password])}`,
-        { cause: error },
-      );
-    }
     await watchClient(client);
-    this.#client = client;
     return client;
   }
 
-  async #query<R>(text: string, values?: unknown[]): Promise<R[]> {
-    const client = await this.#connect();
-    this.queries++;
-    try {
-      return (await client.query(text, values)).rows as R[];
-    } catch (error) {
-      throw new DatabaseError(describe(error as PgError), { cause: error });
-    }
+  protected async end(client: pg.PoolClient): Promise<void> {
+    await client.end().catch(() => {});
+    client.release(true);
+  }
+
+  protected async send<R>(client: pg.PoolClient, text: string, values?: unknown[]): Promise<R[]> {
+    return (await client.query(text, values)).rows as R[];
+  }
+
+  protected describe(error: unknown, secrets?: readonly (string | undefined)[]): string {
+    return describe(error as PgError, secrets);
   }
 }
 
@@ -339,7 +284,7 @@ const CLIENT_CHECK_MS = 1000;
  * Not counted as a query of the run: it is part of connecting. A server that refuses the value
  * (built for a platform that cannot tell a closed socket) leaves the session as it was.
  */
-async function watchClient(client: pg.Client): Promise<void> {
+async function watchClient(client: pg.PoolClient): Promise<void> {
   await client.query(
     `SELECT set_config(name, '${CLIENT_CHECK_MS}', false) FROM pg_settings
       WHERE name = 'client_connection_check_interval'`,

@@ -1,7 +1,7 @@
-import { importOptional } from "../../runtime/optional_module.ts";
 import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
 import { type DriverContext, type MigrationDriver, recordedBy } from "../driver.ts";
-import { type Datasource, driverPackages } from "../../sql/datasource.ts";
+import type { Datasource } from "../../sql/datasource.ts";
+import { poolOpener } from "../../sql/open_pool.ts";
 import { planSqlFile } from "./plan_sql_file.ts";
 import { loadDatasources } from "./sql_config.ts";
 import type { SqlDatabase } from "./sql_database.ts";
@@ -59,30 +59,23 @@ export const sqlDriver: MigrationDriver<Datasource, SqlPlannedFile> = {
 
 /**
  * The database class of a datasource. The PostgreSQL and MariaDB drivers are optional peer
- * dependencies: their module (which imports the driver) is loaded only for a datasource of that
- * kind, and a driver that is not installed is a `MissingPackageError` naming the datasource and
- * the line that installs it. SQLite is built into the runtime. Opening is lazy: nothing connects
- * before the first query.
+ * dependencies: loaded as the datasource's pool loads them, only for a datasource of that kind, and
+ * a driver that is not installed is a `MissingPackageError` naming the datasource and the line that
+ * installs it. SQLite is built into the runtime. Opening is lazy: nothing connects before the
+ * first query.
  */
 async function open(datasource: Datasource, context: DriverContext): Promise<SqlDatabase> {
   const lockOption = context.optionNames.lockTimeout;
-  const need = (packages: string[], what: string) => driverPackages(datasource, packages, what);
-  switch (datasource.kind) {
-    case "postgres": {
-      const { PostgresDatabase } = await importOptional(
-        () => import("./postgres_database.ts"),
-        need(["pg", "pg-connection-string"], "the pg driver"),
-      );
-      return new PostgresDatabase(datasource, context.identity, lockOption, context.command);
-    }
-    case "mysql": {
-      const { MysqlDatabase } = await importOptional(
-        () => import("./mysql_database.ts"),
-        need(["mysql2"], "the mysql2 driver"),
-      );
-      return new MysqlDatabase(datasource, lockOption);
-    }
-    case "sqlite":
-      return new SqliteDatabase(datasource, context.lockTimeoutMs, lockOption);
+  if (datasource.kind === "sqlite") {
+    return new SqliteDatabase(datasource, context.lockTimeoutMs, lockOption);
   }
+  // Loaded now, so that a missing driver fails before anything is sent; postgres_database.ts
+  // imports pg itself (its counting query), which the loader found installed.
+  await poolOpener(datasource);
+  if (datasource.kind === "postgres") {
+    const { PostgresDatabase } = await import("./postgres_database.ts");
+    return new PostgresDatabase(datasource, context.identity, lockOption, context.command);
+  }
+  const { MysqlDatabase } = await import("./mysql_database.ts");
+  return new MysqlDatabase(datasource, lockOption);
 }

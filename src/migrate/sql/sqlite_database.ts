@@ -23,44 +23,31 @@ import {
 } from "./sql_database.ts";
 import { statementStarts } from "./statement_locator.ts";
 import type { FileRecord } from "../driver.ts";
-
-/** What the runner needs of `node:sqlite`. */
-interface SqliteHandle {
-  exec(sql: string): void;
-  all(sql: string, params: readonly (string | number)[]): Record<string, unknown>[];
-  close(): void;
-}
+import { type SqliteHandle, sqliteMessage, sqliteOpener } from "../../sql/sqlite_opener.ts";
 
 /**
- * Opens a SQLite file with the runtime's built-in `node:sqlite` (Deno, Bun, Node 22.13+): no
- * native package to install. Imported on first use, so the search runner still loads on a Node
- * without it.
+ * Opens a SQLite file with the runtime's built-in SQLite (the data pool's opener: `bun:sqlite` on
+ * Bun, `node:sqlite` on Deno and Node 22.13+): no native package to install. Loaded on first use,
+ * so the search runner still loads on a Node without it.
  */
 async function openSqlite(path: string): Promise<SqliteHandle> {
-  let sqlite: typeof import("node:sqlite");
+  let open: (path: string) => SqliteHandle;
   try {
-    sqlite = await import("node:sqlite");
+    open = await sqliteOpener();
   } catch (error) {
-    throw new DatabaseError(
-      "SQLite needs a runtime with node:sqlite: Deno, Bun, or Node 22.13 or later",
-      { cause: error },
-    );
+    throw new DatabaseError(sqliteMessage(error), { cause: error });
   }
   // Only now, so a runtime without SQLite leaves no folder behind.
   if (path !== ":memory:") await mkdir(dirname(path), { recursive: true });
-  const db = new sqlite.DatabaseSync(path);
-  return {
-    exec: (sql) => db.exec(sql),
-    all: (sql, params) => db.prepare(sql).all(...params) as Record<string, unknown>[],
-    close: () => db.close(),
-  };
+  return open(path);
 }
 
 /**
- * SQLite through `node:sqlite`. There is no server to hold a lock for the run: the run's lock is
- * one `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to the lock timeout), from
- * `lock` to `unlock`, each file a savepoint of it that first checks the file was not recorded
- * meanwhile; a file rolls back with its record, and the run's files commit together at `unlock`.
+ * SQLite through the runtime's built-in SQLite. There is no server to hold a lock for the run:
+ * the run's lock is one `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to the
+ * lock timeout), from `lock` to `unlock`, each file a savepoint of it that first checks the file
+ * was not recorded meanwhile; a file rolls back with its record, and the run's files commit
+ * together at `unlock`.
  */
 export class SqliteDatabase implements SqlDatabase {
   readonly kind = "sqlite" as const;
@@ -249,7 +236,7 @@ export class SqliteDatabase implements SqlDatabase {
       this.queries++;
       db.exec(text);
     } catch (error) {
-      throw new ScriptError(message(error), {
+      throw new ScriptError(sqliteMessage(error), {
         completed: this.#replay(db, text),
         step,
       }, { cause: error });
@@ -268,10 +255,10 @@ export class SqliteDatabase implements SqlDatabase {
       query: (text, params = []) => {
         this.queries++;
         try {
-          return Promise.resolve(db.all(text, params as (string | number)[]));
+          return Promise.resolve(db.run(text, params).rows as Record<string, unknown>[]);
         } catch (error) {
           // SQLite has no SQLSTATE; its message names the failure (`UNIQUE constraint failed`).
-          return Promise.reject(new QueryError(message(error), undefined, { cause: error }));
+          return Promise.reject(new QueryError(sqliteMessage(error), undefined, { cause: error }));
         }
       },
     };
@@ -351,7 +338,7 @@ export class SqliteDatabase implements SqlDatabase {
     } catch (error) {
       if (error instanceof DatabaseError) throw error;
       throw new DatabaseError(
-        `cannot open ${this.#datasource.location}: ${message(error)}`,
+        `cannot open ${this.#datasource.location}: ${sqliteMessage(error)}`,
         { cause: error },
       );
     }
@@ -420,14 +407,14 @@ export class SqliteDatabase implements SqlDatabase {
   ): Record<string, unknown>[] {
     this.queries++;
     try {
-      return db.all(sql, params);
+      return db.run(sql, params).rows as Record<string, unknown>[];
     } catch (error) {
       throw this.#error(error);
     }
   }
 
   #error(error: unknown): Error {
-    const text = message(error);
+    const text = sqliteMessage(error);
     if (/database is locked|SQLITE_BUSY/i.test(text)) return this.#lockError(this.#timeoutMs);
     return new DatabaseError(text, { cause: error });
   }
@@ -439,11 +426,4 @@ function rollback(db: SqliteHandle): void {
   } catch {
     // Already ended by the error.
   }
-}
-
-// Deno appends the rest of the script to a syntax error ("... in <sql> at offset 3"): the
-// runner reports the line instead.
-function message(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/ in [\s\S]* at offset \d+$/, "");
 }
