@@ -6,7 +6,7 @@
 // that an app behaves alike on each; what one database's driver binds its own way (pg's and
 // mysql2's JSON for objects and arrays) stays bound there. The check runs per statement: a type
 // switch per value, nothing allocated unless a value is refused.
-import type { DatabaseKind } from "../sql/datasource.ts";
+import type { SqlDialect } from "../sql/sql_dialect.ts";
 import { firstLine } from "../sql/data_error.ts";
 import { SqlFragment, SqlIdentifier } from "./sql_template.ts";
 
@@ -15,26 +15,26 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * Throws a `TypeError` naming the datasource, the statement and the position (1 for `$1` or the
- * first `?`) of the first value of `params` that a `kind` database cannot bind: a function, a
+ * first `?`) of the first value of `params` that a `dialect` database cannot bind: a function, a
  * symbol, `NaN`, an invalid `Date`, a boxed primitive (`new String("x")`), a `Map`, a `Set`, a
  * promise and a SQL fragment or identifier on every database, and an array holding one (where an
  * array is bound); on SQLite, any object but a `Date` and a typed array (plain objects, arrays),
  * and a bigint beyond 64 bits; an `ArrayBuffer` on SQLite and PostgreSQL (pg stores it as `{}`).
  */
 export function checkBindable(
-  kind: DatabaseKind,
+  dialect: SqlDialect,
   params: readonly unknown[],
   datasource: string,
   text: string,
 ): void {
   for (let i = 0; i < params.length; i++) {
-    if (!bindable(params[i], kind)) refuse(params[i], kind, i, datasource, text);
+    if (!bindable(params[i], dialect)) refuse(params[i], dialect, i, datasource, text);
   }
 }
 
 // A type switch; an array's items (pg binds each as a value, mysql2 the array as JSON) are
 // checked as values are, so that a promise or a function in a list of keys is not bound as {}.
-function bindable(value: unknown, kind: DatabaseKind): boolean {
+function bindable(value: unknown, dialect: SqlDialect): boolean {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -43,18 +43,18 @@ function bindable(value: unknown, kind: DatabaseKind): boolean {
     case "number":
       return value === value;
     case "bigint":
-      return kind !== "sqlite" || (value >= INT64_MIN && value <= INT64_MAX);
+      return !dialect.bigintIs64Bits || (value >= INT64_MIN && value <= INT64_MAX);
     case "object":
       if (value === null || ArrayBuffer.isView(value)) return true;
       if (value instanceof Date) return value.getTime() === value.getTime();
-      if (kind === "sqlite") return false;
+      if (!dialect.bindsObjects) return false;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          if (!bindable(value[i], kind)) return false;
+          if (!bindable(value[i], dialect)) return false;
         }
         return true;
       }
-      return boundAsJson(value, kind);
+      return boundAsJson(value, dialect);
     default:
       return false;
   }
@@ -64,43 +64,43 @@ function bindable(value: unknown, kind: DatabaseKind): boolean {
 // JSON. Not what JSON makes `{}` of (a Map, a Set, a promise whose await was left out), nor a
 // boxed primitive (pg binds new String("x") as `"x"`, quotes and all), nor a fragment, which is
 // SQL for a tag.
-function boundAsJson(value: object, kind: DatabaseKind): boolean {
+function boundAsJson(value: object, dialect: SqlDialect): boolean {
   const proto = Object.getPrototypeOf(value);
   if (proto === Object.prototype || proto === null) return true;
   return !(value instanceof Map || value instanceof Set || value instanceof WeakMap ||
     value instanceof WeakSet || typeof (value as { then?: unknown }).then === "function" ||
     value instanceof String || value instanceof Number || value instanceof Boolean ||
     value instanceof SqlFragment || value instanceof SqlIdentifier ||
-    (value instanceof ArrayBuffer && kind === "postgres"));
+    (value instanceof ArrayBuffer && !dialect.bindsArrayBuffer));
 }
 
 // What is wrong with the value, and what to bind instead; never the value itself, which may be a
 // secret, nor anything read from it but its class (from its prototype: its own fields are data).
 function refuse(
   value: unknown,
-  kind: DatabaseKind,
+  dialect: SqlDialect,
   index: number,
   datasource: string,
   text: string,
 ): never {
   throw new TypeError(
     `datasource "${datasource}": ${firstLine(text)}: parameter ${index + 1}${
-      refusalOf(value, kind)
+      refusalOf(value, dialect)
     }`,
   );
 }
 
 /**
- * Why a `kind` database cannot bind `value`, as a message goes on after naming it
+ * Why a `dialect` database cannot bind `value`, as a message goes on after naming it
  * (`" is a function, ..."`, `", at [3], is a Promise ..."` for an array's item), or `undefined`
  * when it can. It names the value's class, never the value.
  */
-export function refusalOf(value: unknown, kind: DatabaseKind): string | undefined {
-  if (bindable(value, kind)) return undefined;
+export function refusalOf(value: unknown, dialect: SqlDialect): string | undefined {
+  if (bindable(value, dialect)) return undefined;
   // The item of an array that is refused, where the array itself is not (not on SQLite).
   let at = "";
-  while (Array.isArray(value) && kind !== "sqlite") {
-    const i = value.findIndex((item) => !bindable(item, kind));
+  while (Array.isArray(value) && dialect.bindsObjects) {
+    const i = value.findIndex((item) => !bindable(item, dialect));
     at += `[${i}]`;
     value = value[i];
   }

@@ -18,7 +18,7 @@ import { type DataFeature, dataFeature } from "./data_feature.ts";
 import { openPool } from "../sql/open_pool.ts";
 import { SqlClient } from "./sql_client.ts";
 import { transactionalMethods } from "./transactional.ts";
-import { checkIsolation } from "../sql/transaction_dialect.ts";
+import { checkIsolation, DIALECTS } from "../sql/dialects.ts";
 
 /** What `data()` takes. */
 export interface DataOptions {
@@ -156,12 +156,7 @@ function checkTransactional(
         : list.find((d) => d.name === options.datasource);
       if (datasource !== undefined) {
         try {
-          checkIsolation(
-            datasource.kind,
-            datasource.name,
-            options.isolation,
-            `${where}: @Transactional`,
-          );
+          checkIsolation(datasource, options.isolation, `${where}: @Transactional`);
         } catch (error) {
           throw new DefinitionError((error as Error).message);
         }
@@ -174,8 +169,6 @@ function checkTransactional(
     }
   }
 }
-
-const DATABASES = { sqlite: "SQLite", postgres: "PostgreSQL", mysql: "MySQL or MariaDB" } as const;
 
 /**
  * The health component `db`, of the bean `dbHealthIndicator` (Spring Boot's names: an app's own
@@ -198,7 +191,7 @@ function databaseHealth(
       for (const client of clients) {
         // A DataError names the datasource and why, never a password.
         await client.unsafe("SELECT 1");
-        details[client.name] = { database: DATABASES[client.kind] };
+        details[client.name] = { database: DIALECTS[client.kind].name };
       }
       return details;
     }

@@ -13,6 +13,7 @@ import type {
 } from "@opentelemetry/api";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
 import type { Datasource } from "../sql/datasource.ts";
+import { DIALECTS } from "../sql/dialects.ts";
 import { VERSION } from "../version.ts";
 import type { DataConnection, DataPool } from "../sql/data_pool.ts";
 import { DataError } from "../sql/data_error.ts";
@@ -142,23 +143,21 @@ interface Described {
   readonly poolAttributes: Attributes;
 }
 
-const SYSTEMS = { sqlite: "sqlite", postgres: "postgresql", mysql: "mysql" } as const;
-const PORTS = { postgres: 5432, mysql: 3306 } as const;
-
 // The conventions' attributes, read once per pool. The pool's name (the datasource's) is on the
 // operations too: an app with two datasources on one server tells them apart by it.
 function describe({ name, kind, location }: Datasource): Described {
-  const system = kind === "mysql" && location.startsWith("mariadb:") ? "mariadb" : SYSTEMS[kind];
+  const { system: own, defaultPort } = DIALECTS[kind];
+  const system = kind === "mysql" && location.startsWith("mariadb:") ? "mariadb" : own;
   const poolAttributes: Attributes = { "db.client.connection.pool.name": name };
   const attributes: Attributes = { "db.system.name": system, ...poolAttributes };
   let namespace: string | undefined;
-  if (kind !== "sqlite") {
+  if (defaultPort !== undefined) {
     try {
       const url = new URL(location);
       namespace = decodeURIComponent(url.pathname.slice(1)) || undefined;
       if (url.hostname !== "") {
         attributes["server.address"] = url.hostname;
-        attributes["server.port"] = url.port === "" ? PORTS[kind] : Number(url.port);
+        attributes["server.port"] = url.port === "" ? defaultPort : Number(url.port);
       }
     } catch {
       // A location the driver reads its own way: the spans go without the server.

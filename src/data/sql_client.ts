@@ -2,10 +2,12 @@
 // to the async call by transaction_scope), a call runs on the transaction's connection and
 // leaves it held; outside, it takes a connection for the one statement.
 import type { DatabaseKind } from "../sql/datasource.ts";
+import { checkIsolation, DIALECTS } from "../sql/dialects.ts";
+import type { SqlDialect } from "../sql/sql_dialect.ts";
 import type { DataConnection, DataPool, RowCursor, StatementResult } from "../sql/data_pool.ts";
 import { checkBindable } from "./bindable_values.ts";
 import { DataError, firstLine } from "../sql/data_error.ts";
-import { MAX_PARAMETERS, tooManyParameters, valuesOf } from "./sql_values.ts";
+import { tooManyParameters, valuesOf } from "./sql_values.ts";
 import {
   fragment,
   identifier,
@@ -20,7 +22,6 @@ import {
 import { currentConnection, currentTransaction } from "./transaction_scope.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
 import { inTransaction } from "./transactions.ts";
-import { checkIsolation } from "../sql/transaction_dialect.ts";
 import type { TransactionStatus } from "./transaction_status.ts";
 import { SQLITE_NO_TIMEOUT } from "../sql/pool_settings.ts";
 
@@ -93,6 +94,7 @@ export class SqlClient {
   readonly name: string;
   /** The database it speaks to: `sqlite`, `postgres` or `mysql` (MariaDB too). */
   readonly kind: DatabaseKind;
+  readonly #dialect: SqlDialect;
   readonly #pool: DataPool;
   // The query timeout of this client's statements (withTimeout), in place of the pool's.
   #timeoutMs: number | undefined;
@@ -102,6 +104,7 @@ export class SqlClient {
     this.#pool = pool;
     this.name = pool.name;
     this.kind = pool.kind;
+    this.#dialect = DIALECTS[pool.kind];
   }
 
   /** The driver's own pool (`pg.Pool`, mysql2's `Pool`, the SQLite pool), for what the client lacks. */
@@ -121,7 +124,7 @@ export class SqlClient {
    * is one statement, never split.
    */
   values(rows: readonly object[], ...columns: (string | readonly string[])[]): SqlFragment {
-    return valuesOf(rows, columns, `datasource "${this.name}": values()`, this.kind);
+    return valuesOf(rows, columns, `datasource "${this.name}": values()`, this.#dialect);
   }
 
   /** Every row of the statement. */
@@ -265,7 +268,7 @@ export class SqlClient {
     let checked: TransactionOptions;
     try {
       checked = checkTransactionOptions(options, where);
-      checkIsolation(this.kind, this.name, checked.isolation, where);
+      checkIsolation(this, checked.isolation, where);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -306,7 +309,7 @@ export class SqlClient {
         }`,
       );
     }
-    if (this.kind === "sqlite") {
+    if (!this.#dialect.stopsStatements) {
       throw new TypeError(`datasource "${this.name}": withTimeout() ${SQLITE_NO_TIMEOUT}`);
     }
     const client = new SqlClient(this.#pool);
@@ -330,7 +333,7 @@ export class SqlClient {
     }
     const unread = unreadEscape(`datasource "${this.name}": ${method}()`, strings);
     if (unread !== undefined) throw unread;
-    return renderSql(this.kind, strings, values);
+    return renderSql(this.#dialect, strings, values);
   }
 
   #rowsError(text: string, count: number, expected: string): DataError {
@@ -372,12 +375,12 @@ export class SqlClient {
   // Values no database binds, and more of them than one statement takes (pg would send the
   // count cut to 16 bits): refused before any connection is taken.
   #checkParameters(text: string, params: readonly unknown[]): void {
-    checkBindable(this.kind, params, this.name, text);
-    if (params.length > MAX_PARAMETERS[this.kind]) {
+    checkBindable(this.#dialect, params, this.name, text);
+    if (params.length > this.#dialect.maxParameters) {
       throw tooManyParameters(
-        this.kind,
-        params.length,
+        this.#dialect,
         `datasource "${this.name}": ${firstLine(text)}`,
+        `${params.length} parameters`,
       );
     }
   }

@@ -1,10 +1,7 @@
 // A tagged template as a statement and its parameters. Every `${value}` is bound, never spliced
 // into the text: only an identifier and a fragment (both made by the helpers below, so that a
 // string can never become SQL by accident) add text, and a fragment's own values stay bound.
-import type { DatabaseKind } from "../sql/datasource.ts";
-
-/** The placeholder and quoting style of a database: `$1` and `"a"`, or `?` and `` `a` ``. */
-export type SqlDialect = DatabaseKind;
+import type { SqlDialect } from "../sql/sql_dialect.ts";
 
 /** A piece of SQL written as a tagged template; its values stay bound parameters. */
 export class SqlFragment {
@@ -137,13 +134,6 @@ export function join(
   return new SqlFragment(strings, values);
 }
 
-/** Quotes one name for the dialect, doubling the quote character inside it. */
-export function quoteIdentifier(name: string, dialect: SqlDialect): string {
-  return dialect === "mysql"
-    ? `\`${name.replaceAll("`", "``")}\``
-    : `"${name.replaceAll('"', '""')}"`;
-}
-
 /**
  * The text and parameters of a tagged template for `dialect`: each value a placeholder
  * (`$1..$n` on PostgreSQL, `?` elsewhere) and a parameter, a fragment's values included; an
@@ -159,8 +149,7 @@ export function renderSql(
     let text = strings[0];
     for (let i = 0; i < values.length; i++) {
       const next = strings[i + 1];
-      text += (dialect === "postgres" ? `$${i + 1}` : "?") + (/^[0-9]/.test(next) ? " " : "") +
-        next;
+      text += dialect.placeholder(i + 1) + (/^[0-9]/.test(next) ? " " : "") + next;
     }
     return { text, params: values };
   }
@@ -180,10 +169,10 @@ export function renderSql(
       const value = part.values[i];
       if (value instanceof SqlFragment) walk(value);
       else if (value instanceof SqlIdentifier) {
-        add(value.parts.map((name) => quoteIdentifier(name, dialect)).join("."));
+        add(value.parts.map((name) => dialect.quote(name)).join("."));
       } else {
         params.push(value);
-        add(dialect === "postgres" ? `$${params.length}` : "?");
+        add(dialect.placeholder(params.length));
         numbered = true;
       }
       add(part.strings[i + 1]);

@@ -2,47 +2,32 @@
 // postgres.js' `sql(rows, ...columns)`, as a fragment a tag renders. One list is one statement:
 // rows past what the database binds in one statement are refused, never split behind the
 // caller's back (a split insert is several statements, which a failure leaves half done).
-import type { DatabaseKind } from "../sql/datasource.ts";
+import type { SqlDialect } from "../sql/sql_dialect.ts";
+import { MYSQL } from "../sql/mysql_dialect.ts";
+import { POSTGRES } from "../sql/postgres_dialect.ts";
 import { refusalOf } from "./bindable_values.ts";
 import { SqlFragment } from "./sql_template.ts";
 
 /**
- * The most parameters one statement binds: PostgreSQL's protocol counts them in 16 bits (65535),
- * as MariaDB's and MySQL's prepared statements do; SQLite's SQLITE_MAX_VARIABLE_NUMBER is 32766
- * in the builds of Deno, Bun and Node (its default since SQLite 3.32).
- */
-export const MAX_PARAMETERS: Readonly<Record<DatabaseKind, number>> = {
-  postgres: 65535,
-  mysql: 65535,
-  sqlite: 32766,
-};
-
-const NAMES: Readonly<Record<DatabaseKind, string>> = {
-  postgres: "PostgreSQL",
-  mysql: "MariaDB or MySQL",
-  sqlite: "SQLite",
-};
-
-/**
- * The error for a statement of `count` parameters, more than a `kind` database binds (or
- * `undefined` when it fits): said before the driver sends it, since pg would send the count cut
- * to 16 bits and the server would answer about a statement the caller did not write.
+ * The error for a statement of more parameters (`what` says how many) than a `dialect` database
+ * binds, or any database where none is known: said before the driver sends it, since pg would
+ * send the count cut to 16 bits and the server would answer about a statement the caller did not
+ * write.
  */
 export function tooManyParameters(
-  kind: DatabaseKind,
-  count: number,
+  dialect: SqlDialect | undefined,
   where: string,
-): RangeError | undefined {
-  const limit = MAX_PARAMETERS[kind];
-  if (count <= limit) return undefined;
+  what: string,
+): RangeError {
   return new RangeError(
-    `${where}: ${count} parameters, more than ${NAMES[kind]} binds in one statement (${limit}): ` +
-      "split the rows into several statements (in one transaction, to land whole)",
+    `${where}: ${what}, more than ${dialect?.name ?? "any database"} binds in one statement (${
+      (dialect ?? POSTGRES).maxParameters
+    }): split the rows into several statements (in one transaction, to land whole)`,
   );
 }
 
 /**
- * The fragment `(…), (…)` of `rows`, each row's `columns` in that order (at least one named). `where` starts each message; `kind` the database
+ * The fragment `(…), (…)` of `rows`, each row's `columns` in that order (at least one named). `where` starts each message; `dialect` the database
  * whose binding rules and parameter limit apply, or none known (every value some database binds,
  * the largest limit). A `TypeError` names the row (`rows[2]`) and the column.
  */
@@ -50,7 +35,7 @@ export function valuesOf(
   rows: readonly object[],
   columns: readonly (string | readonly string[])[],
   where: string,
-  kind?: DatabaseKind,
+  dialect?: SqlDialect,
 ): SqlFragment {
   if (!Array.isArray(rows)) {
     throw new TypeError(`${where} takes an array of rows (objects), then the columns to take`);
@@ -83,16 +68,9 @@ export function valuesOf(
     }
   }
   const count = rows.length * names.length;
-  const limit = MAX_PARAMETERS[kind ?? "postgres"];
-  if (count > limit) {
-    throw new RangeError(
-      `${where}: ${rows.length} rows of ${names.length} column${
-        names.length === 1 ? "" : "s"
-      } are ${count} parameters, more than ${
-        kind === undefined ? "any database" : NAMES[kind]
-      } binds in one statement (${limit}): split the rows into several statements (in one ` +
-        "transaction, to land whole)",
-    );
+  if (count > (dialect ?? POSTGRES).maxParameters) {
+    const shape = `${rows.length} rows of ${names.length} column${names.length === 1 ? "" : "s"}`;
+    throw tooManyParameters(dialect, where, `${shape} are ${count} parameters`);
   }
   const values = new Array<unknown>(count);
   const strings = new Array<string>(count + 1);
@@ -112,7 +90,7 @@ export function valuesOf(
           `${where}: rows[${r}] has no column "${name}" (undefined is NULL: give it as such)`,
         );
       }
-      const wrong = kind === undefined ? refusedEverywhere(value) : refusalOf(value, kind);
+      const wrong = dialect === undefined ? refusedEverywhere(value) : refusalOf(value, dialect);
       if (wrong !== undefined) {
         throw new TypeError(`${where}: rows[${r}], column "${name}",${wrong}`);
       }
@@ -126,8 +104,8 @@ export function valuesOf(
 
 // What no database binds: PostgreSQL and MariaDB take every value SQLite takes.
 function refusedEverywhere(value: unknown): string | undefined {
-  const postgres = refusalOf(value, "postgres");
-  return postgres !== undefined && refusalOf(value, "mysql") !== undefined ? postgres : undefined;
+  const postgres = refusalOf(value, POSTGRES);
+  return postgres !== undefined && refusalOf(value, MYSQL) !== undefined ? postgres : undefined;
 }
 
 function kindOf(value: unknown): string {

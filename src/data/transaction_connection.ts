@@ -4,7 +4,7 @@
 // timeout where the server runs with innodb_rollback_on_timeout, while the call that caught the
 // error goes on: what it ran next would start a transaction of its own and be kept. PostgreSQL
 // aborts a transaction at any failed statement, until a rollback (to a savepoint, or whole).
-import type { DatabaseKind } from "../sql/datasource.ts";
+import { DIALECTS } from "../sql/dialects.ts";
 import type { DataConnection, DataPool, RowCursor, StatementResult } from "../sql/data_pool.ts";
 import { DataError } from "../sql/data_error.ts";
 import { UnexpectedRollbackError } from "./unexpected_rollback_error.ts";
@@ -99,7 +99,7 @@ export function transactionConnection(
   connection: DataConnection,
   state: () => AbortState,
 ): TransactionConnection {
-  const kind = pool.kind;
+  const dialect = DIALECTS[pool.kind];
   // The statements sent and not settled yet, and the end's wait for them.
   let inFlight = 0;
   let idle: (() => void) | undefined;
@@ -125,7 +125,10 @@ export function transactionConnection(
         throw abortedError(pool, transaction.aborted, text);
       }
       if (transaction.aborted === undefined && isDataError(error)) {
-        const final = await endedWhole(kind, error, connection);
+        const final = await dialect.endedAt(
+          error,
+          (t) => connection.run(t, []).then((r) => r.rows),
+        );
         if (final !== undefined) {
           transaction.aborted = { failure: error, final };
           if (final) transaction.rollbackOnly = true;
@@ -200,37 +203,4 @@ async function closeStreams(streams: Set<RowCursor>): Promise<void> {
 
 function isDataError(error: unknown): error is DataError {
   return error instanceof DataError;
-}
-
-/**
- * Whether the database ended the transaction at `error`: `true` rolled back whole (InnoDB),
- * `false` aborted until a rollback (PostgreSQL), `undefined` not ended (the statement alone
- * failed, or SQLite, whose transaction a failed statement leaves open).
- */
-async function endedWhole(
-  kind: DatabaseKind,
-  error: DataError,
-  connection: DataConnection,
-): Promise<boolean | undefined> {
-  // PostgreSQL aborts the transaction at a statement it stopped at its query timeout (57014)
-  // as at any failure; InnoDB rolls back that statement alone.
-  const stopped = error.code === "57014";
-  if (error.reason !== "statement" && error.reason !== "conflict" && !stopped) return undefined;
-  switch (kind) {
-    case "postgres":
-      return false;
-    case "sqlite":
-      return undefined;
-    case "mysql":
-      if (error.code === "ER_LOCK_DEADLOCK") return true;
-      // A lock wait timeout rolls back the statement alone, unless the server was started with
-      // innodb_rollback_on_timeout: asked, since what it did is what holds.
-      if (error.code === "ER_LOCK_WAIT_TIMEOUT") {
-        const asked = await connection
-          .run("SELECT @@innodb_rollback_on_timeout AS whole", [])
-          .then(({ rows }) => Number(rows[0]?.whole) !== 0, () => true);
-        return asked ? true : undefined;
-      }
-      return undefined;
-  }
 }

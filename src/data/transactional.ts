@@ -19,7 +19,7 @@ import {
 } from "../context/interceptors.ts";
 import { DataError } from "../sql/data_error.ts";
 import { SqlClient, transactionNamed } from "./sql_client.ts";
-import { checkIsolation } from "../sql/transaction_dialect.ts";
+import { checkIsolation } from "../sql/dialects.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
 
 /** What `@Transactional` takes: a transaction's options, and the datasource it is of. */
@@ -182,7 +182,7 @@ class TransactionInterceptor implements MethodInterceptor {
       }
       const where = `${(type as { name?: string }).name || "(anonymous)"}.${method}()`;
       // bootstrap refuses it first (data_setup.ts); a bean made beside the container reaches here.
-      checkIsolation(client.kind, client.name, options.isolation, `@Transactional on ${where}`);
+      checkIsolation(client, options.isolation, `@Transactional on ${where}`);
       plans.set(method, plan = { client, options, where });
     }
     return plan;

@@ -1,6 +1,6 @@
 // Runs a call in a transaction of a pool, as its options ask (Spring's propagation, read-only,
 // isolation, timeout and rollback rules, and its TransactionStatus), with each database's own
-// statements (transaction_dialect.ts). A transaction holds one connection from its beginning to
+// statements (its SqlDialect). A transaction holds one connection from its beginning to
 // its end: concurrent transactions never share one.
 import type { DataPool } from "../sql/data_pool.ts";
 import { DataError } from "../sql/data_error.ts";
@@ -10,7 +10,7 @@ import {
   type TransactionConnection,
   transactionConnection,
 } from "./transaction_connection.ts";
-import { beginStatements, resetStatements } from "../sql/transaction_dialect.ts";
+import { DIALECTS } from "../sql/dialects.ts";
 import { CallStatus } from "./transaction_status.ts";
 import { UnexpectedRollbackError } from "./unexpected_rollback_error.ts";
 import {
@@ -197,7 +197,7 @@ async function begun<T>(
     // What the transaction set on the session, put back for the next user: SQLite's query_only
     // (read-only), MySQL's autocommit. One that cannot be put back closes the connection.
     if (!broken) {
-      for (const text of resetStatements(pool.kind, readOnly)) {
+      for (const text of DIALECTS[pool.kind].reset(readOnly)) {
         await control(text).catch(() => broken = true);
       }
     }
@@ -208,7 +208,7 @@ async function begun<T>(
     ? undefined
     : performance.now() + options.timeout * 1000;
   try {
-    for (const text of beginStatements(pool.kind, readOnly, options.isolation)) {
+    for (const text of DIALECTS[pool.kind].begin(readOnly, options.isolation)) {
       await control(text, deadline);
     }
   } catch (error) {

@@ -12,9 +12,10 @@ import type { Placeholders } from "../config/connection_settings.ts";
 import type { OptionalPackages } from "../runtime/optional_module.ts";
 import { type PoolSettings, poolSettingsFrom, SQLITE_NO_TIMEOUT } from "./pool_settings.ts";
 import { sqliteMisfit } from "./sqlite_settings.ts";
+import { DIALECTS } from "./dialects.ts";
+import type { DatabaseKind } from "./sql_dialect.ts";
 
-/** The databases the SQL runner speaks to. */
-export type DatabaseKind = "sqlite" | "postgres" | "mysql";
+export type { DatabaseKind };
 
 /** Where the records go unless `migrations.table` says otherwise. */
 export const DEFAULT_RECORDS_TABLE = "framework_migrations";
@@ -164,8 +165,6 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
   return list;
 }
 
-const DEFAULT_PORTS: Record<DatabaseKind, string> = { postgres: "5432", mysql: "3306", sqlite: "" };
-
 /**
  * Two enabled datasources keeping their records in one table of one database would each read the other's
  * records as their own: its files as missing (which `repair` drops, so they run again), a file of
@@ -179,9 +178,10 @@ function refuseSharedRecords(list: readonly Datasource[]): void {
     // database of its own.
     if (!d.migrationsEnabled || d.location === ":memory:") continue;
     let database = d.location;
-    if (d.kind !== "sqlite") {
+    const port = DIALECTS[d.kind].defaultPort;
+    if (port !== undefined) {
       const u = new URL(d.location);
-      database = `${u.hostname.toLowerCase()}:${u.port || DEFAULT_PORTS[d.kind]}${u.pathname}`;
+      database = `${u.hostname.toLowerCase()}:${u.port || port}${u.pathname}`;
     }
     const key = `${d.kind} ${database} ${d.table}`;
     const first = seen.get(key);

@@ -27,7 +27,7 @@ import {
   STREAM_BATCH_ROWS,
 } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
-import { isConflict } from "./transaction_dialect.ts";
+import { MYSQL } from "./mysql_dialect.ts";
 import { HeldConnections } from "./held_connections.ts";
 import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
 import {
@@ -231,7 +231,7 @@ class MysqlPool implements DataPool {
     }
     return new DataError({
       datasource: this.name,
-      reason: lost ? "connection" : isConflict("mysql", error.code) ? "conflict" : "statement",
+      reason: lost ? "connection" : MYSQL.isConflict(error.code) ? "conflict" : "statement",
       statement: text,
       message: lost
         ? `the connection was lost (${this.describe(error, params)}); the next call gets another`

@@ -24,7 +24,7 @@ import {
   STREAM_BATCH_ROWS,
 } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
-import { isConflict } from "./transaction_dialect.ts";
+import { POSTGRES } from "./postgres_dialect.ts";
 import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
 import { queryBound, statementBound, StatementWatch } from "./statement_bound.ts";
 import { type QueryTimeout, queryTimeout, timeoutError } from "./query_timeout.ts";
@@ -260,7 +260,7 @@ class PostgresPool implements DataPool {
     }
     return new DataError({
       datasource: this.name,
-      reason: lost ? "connection" : isConflict("postgres", error.code) ? "conflict" : "statement",
+      reason: lost ? "connection" : POSTGRES.isConflict(error.code) ? "conflict" : "statement",
       statement: text,
       message: lost
         ? `the connection was lost (${this.#describe(error, params)}); the next call gets another`

@@ -2,7 +2,7 @@
 // streamed result, SQLite's iterator), on the transaction's connection inside one, else on a
 // connection held for the iteration and given back however the loop ends.
 import assert from "node:assert/strict";
-import { MAX_PARAMETERS } from "../../src/data/sql_values.ts";
+import { DIALECTS } from "../../src/sql/dialects.ts";
 import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { type Kind, KINDS, rejection, testPools } from "../sql/pools.ts";
@@ -229,7 +229,7 @@ for (const kind of KINDS) {
 
     it("refuses more parameters than the database binds in one statement, as query does", async () => {
       const { sql } = await single();
-      const limit = MAX_PARAMETERS[kind];
+      const limit = DIALECTS[kind].maxParameters;
       const params = Array.from({ length: limit + 1 }, (_, i) => i);
       await assert.rejects(
         async () => {

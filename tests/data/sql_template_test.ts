@@ -5,16 +5,16 @@ import {
   fragment,
   identifier,
   join,
-  quoteIdentifier,
   renderSql,
-  type SqlDialect,
   SqlFragment,
   SqlIdentifier,
 } from "../../src/data/sql_template.ts";
+import type { DatabaseKind } from "../../src/sql/datasource.ts";
+import { DIALECTS as BY_KIND } from "../../src/sql/dialects.ts";
 import { propertyOptions } from "../property.ts";
 import { boundValue } from "./sql_arbitraries.ts";
 
-const DIALECTS: readonly SqlDialect[] = ["postgres", "mysql", "sqlite"];
+const DIALECTS: readonly DatabaseKind[] = ["postgres", "mysql", "sqlite"];
 const tag = (strings: TemplateStringsArray, ...values: unknown[]) => ({ strings, values });
 
 // A model of a template: literal parts (no placeholder characters, so placeholders are countable),
@@ -67,7 +67,7 @@ function build(parts: Part[]): unknown[] {
  * placeholder followed by a digit gets a space, or `$1` `0` would read as `$10` (`?1` on SQLite).
  */
 function expected(
-  dialect: SqlDialect,
+  dialect: DatabaseKind,
   strings: string[],
   parts: Part[],
 ): { text: string; params: unknown[] } {
@@ -79,7 +79,7 @@ function expected(
       if (p.kind === "value") {
         params.push(p.value);
         pieces.push(dialect === "postgres" ? `$${params.length}` : "?");
-      } else if (p.kind === "identifier") pieces.push(quoteIdentifier(p.name, dialect));
+      } else if (p.kind === "identifier") pieces.push(BY_KIND[dialect].quote(p.name));
       else walk(p.strings, p.parts);
       pieces.push(strings[i + 1]);
     });
@@ -97,7 +97,7 @@ describe("sql_template", () => {
   it("binds every value as a parameter, in order, with one placeholder each", () => {
     fc.assert(
       fc.property(fc.constantFrom(...DIALECTS), template, (dialect, { strings, parts }) => {
-        const rendered = renderSql(dialect, strings, build(parts));
+        const rendered = renderSql(BY_KIND[dialect], strings, build(parts));
         const model = expected(dialect, strings, parts);
         assert.deepEqual(rendered.params, model.params);
         assert.equal(rendered.text, model.text);
@@ -129,7 +129,7 @@ describe("sql_template", () => {
         (dialect, values) => {
           const strings = ["SELECT ", ...values.slice(1).map(() => ", "), ""];
           const nested = new SqlFragment(["WHERE a = ", ""], [values[0]]);
-          const rendered = renderSql(dialect, [...strings, ""], [...values, nested]);
+          const rendered = renderSql(BY_KIND[dialect], [...strings, ""], [...values, nested]);
           assert.ok(!rendered.text.includes("\u2603"), rendered.text);
           assert.deepEqual(rendered.params, [...values, values[0]]);
         },
@@ -143,11 +143,11 @@ describe("sql_template", () => {
     const name = "x";
     const where = fragment`AND id = ${id}`;
     const { strings, values } = tag`SELECT * FROM t WHERE name = ${name} ${where} LIMIT ${1}`;
-    assert.deepEqual(renderSql("postgres", strings, values), {
+    assert.deepEqual(renderSql(BY_KIND.postgres, strings, values), {
       text: "SELECT * FROM t WHERE name = $1 AND id = $2 LIMIT $3",
       params: ["x", 7, 1],
     });
-    assert.deepEqual(renderSql("mysql", strings, values), {
+    assert.deepEqual(renderSql(BY_KIND.mysql, strings, values), {
       text: "SELECT * FROM t WHERE name = ? AND id = ? LIMIT ?",
       params: ["x", 7, 1],
     });
@@ -155,16 +155,19 @@ describe("sql_template", () => {
 
   it("keeps a placeholder apart from a digit after it", () => {
     const { strings, values } = tag`SELECT ${"a"}0, ${fragment`${"b"}`}1`;
-    assert.equal(renderSql("postgres", strings, values).text, "SELECT $1 0, $2 1");
-    assert.equal(renderSql("sqlite", strings, values).text, "SELECT ? 0, ? 1");
+    assert.equal(renderSql(BY_KIND.postgres, strings, values).text, "SELECT $1 0, $2 1");
+    assert.equal(renderSql(BY_KIND.sqlite, strings, values).text, "SELECT ? 0, ? 1");
   });
 
   it("quotes identifiers per dialect, doubling the quote inside", () => {
     const { strings, values } = tag`SELECT ${identifier('a"b`c')} FROM ${identifier("app", "t")}`;
-    assert.equal(renderSql("postgres", strings, values).text, 'SELECT "a""b`c" FROM "app"."t"');
-    assert.equal(renderSql("sqlite", strings, values).text, 'SELECT "a""b`c" FROM "app"."t"');
-    assert.equal(renderSql("mysql", strings, values).text, 'SELECT `a"b``c` FROM `app`.`t`');
-    assert.deepEqual(renderSql("mysql", strings, values).params, []);
+    assert.equal(
+      renderSql(BY_KIND.postgres, strings, values).text,
+      'SELECT "a""b`c" FROM "app"."t"',
+    );
+    assert.equal(renderSql(BY_KIND.sqlite, strings, values).text, 'SELECT "a""b`c" FROM "app"."t"');
+    assert.equal(renderSql(BY_KIND.mysql, strings, values).text, 'SELECT `a"b``c` FROM `app`.`t`');
+    assert.deepEqual(renderSql(BY_KIND.mysql, strings, values).params, []);
   });
 
   it("refuses an empty identifier and one with NUL", () => {
@@ -178,13 +181,13 @@ describe("sql_template", () => {
     const columns = join([identifier("a"), identifier("b")]);
     const conditions = join([fragment`a = ${1}`, fragment`b = ${"two"}`], fragment` AND `);
     const { strings, values } = tag`SELECT ${columns} FROM t WHERE ${conditions}`;
-    assert.deepEqual(renderSql("postgres", strings, values), {
+    assert.deepEqual(renderSql(BY_KIND.postgres, strings, values), {
       text: 'SELECT "a", "b" FROM t WHERE a = $1 AND b = $2',
       params: [1, "two"],
     });
     assert.equal(
       renderSql(
-        "sqlite",
+        BY_KIND.sqlite,
         ...Object.values(tag`${join([])}`) as [
           string[],
           unknown[],

@@ -2,16 +2,18 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { renderSql, type SqlDialect, SqlFragment } from "../../src/data/sql_template.ts";
+import { renderSql, SqlFragment } from "../../src/data/sql_template.ts";
+import type { DatabaseKind } from "../../src/sql/datasource.ts";
+import { DIALECTS as BY_KIND } from "../../src/sql/dialects.ts";
 import type { DataPool } from "../../src/sql/data_pool.ts";
-import { MAX_PARAMETERS, valuesOf } from "../../src/data/sql_values.ts";
+import { valuesOf } from "../../src/data/sql_values.ts";
 import { propertyOptions } from "../property.ts";
 import { boundValue } from "./sql_arbitraries.ts";
 
-const DIALECTS: readonly SqlDialect[] = ["postgres", "mysql", "sqlite"];
+const DIALECTS: readonly DatabaseKind[] = ["postgres", "mysql", "sqlite"];
 
 // A client whose pool is never used: values() only renders.
-function client(kind: SqlDialect): SqlClient {
+function client(kind: DatabaseKind): SqlClient {
   return new SqlClient({ name: "main", kind } as unknown as DataPool);
 }
 
@@ -36,7 +38,7 @@ describe("SqlClient.values: rows as one VALUES list", () => {
         const { columns, rows } = t;
         // A value before the list: its placeholders go on numbering from the one before.
         const strings = ["INSERT INTO t SELECT ", " WHERE 1 = 0 UNION ALL VALUES ", ""];
-        const { text, params } = renderSql(dialect, strings, [
+        const { text, params } = renderSql(BY_KIND[dialect], strings, [
           before,
           client(dialect).values(rows, ...columns),
         ]);
@@ -51,7 +53,7 @@ describe("SqlClient.values: rows as one VALUES list", () => {
         assert.deepEqual(params, [before, ...rows.flatMap((row) => columns.map((c) => row[c]))]);
         // The static form renders the same.
         assert.deepEqual(
-          renderSql(dialect, strings, [before, SqlClient.values(rows, ...columns)]),
+          renderSql(BY_KIND[dialect], strings, [before, SqlClient.values(rows, ...columns)]),
           { text, params },
         );
       }),
@@ -71,12 +73,16 @@ describe("SqlClient.values: rows as one VALUES list", () => {
       });
     }
     const sql = client("postgres");
-    const { text, params } = renderSql("postgres", ["VALUES ", ""], [sql.values(rows, "b", "a")]);
+    const { text, params } = renderSql(BY_KIND.postgres, ["VALUES ", ""], [
+      sql.values(rows, "b", "a"),
+    ]);
     assert.equal(text, "VALUES ($1, $2), ($3, $4)");
     assert.deepEqual(params, [1, "x", 2, "y"]);
     // Columns given as an array, as postgres.js takes them too.
     assert.throws(() => client("mysql").values(rows, ["a", "c"]), /rows\[0\] has no column "c"/);
-    const listed = renderSql("mysql", ["VALUES ", ""], [client("mysql").values(rows, ["b"], "a")]);
+    const listed = renderSql(BY_KIND.mysql, ["VALUES ", ""], [
+      client("mysql").values(rows, ["b"], "a"),
+    ]);
     assert.deepEqual(listed, { text: "VALUES (?, ?), (?, ?)", params: [1, "x", 2, "y"] });
   });
 
@@ -116,7 +122,8 @@ describe("SqlClient.values: rows as one VALUES list", () => {
       }
     }
     assert.deepEqual(
-      renderSql("sqlite", ["", ""], [sql.values([{ x: undefined }, new Point()], "x")]).params,
+      renderSql(BY_KIND.sqlite, ["", ""], [sql.values([{ x: undefined }, new Point()], "x")])
+        .params,
       [undefined, 3],
     );
     assert.throws(() => sql.values([{ a: 1 }], ""), {
@@ -157,7 +164,8 @@ describe("SqlClient.values: rows as one VALUES list", () => {
     // A key of its own by that name (JSON.parse makes one) is a column.
     const own = JSON.parse('{"a": 1, "__proto__": "p"}') as object;
     assert.deepEqual(
-      renderSql("postgres", ["", ""], [client("postgres").values([own], "a", "__proto__")]).params,
+      renderSql(BY_KIND.postgres, ["", ""], [client("postgres").values([own], "a", "__proto__")])
+        .params,
       [
         1,
         "p",
@@ -167,10 +175,10 @@ describe("SqlClient.values: rows as one VALUES list", () => {
 
   it("refuses more parameters than the database binds in one statement, saying to split", () => {
     for (const kind of DIALECTS) {
-      const limit = MAX_PARAMETERS[kind];
+      const limit = BY_KIND[kind].maxParameters;
       const fits = Array.from({ length: limit }, (_, i) => ({ a: i }));
       assert.equal(
-        renderSql(kind, ["", ""], [client(kind).values(fits, "a")]).params.length,
+        renderSql(BY_KIND[kind], ["", ""], [client(kind).values(fits, "a")]).params.length,
         limit,
       );
       assert.throws(() => client(kind).values([...fits, { a: 0 }], "a"), {
@@ -182,7 +190,10 @@ describe("SqlClient.values: rows as one VALUES list", () => {
         ),
       });
     }
-    assert.deepEqual(MAX_PARAMETERS, { postgres: 65535, mysql: 65535, sqlite: 32766 });
+    assert.deepEqual(
+      DIALECTS.map((kind) => BY_KIND[kind].maxParameters),
+      [65535, 65535, 32766],
+    );
     // Where the database is not known (the static form), the largest limit.
     assert.throws(() => SqlClient.values(Array.from({ length: 65536 }, () => ({ a: 1 })), "a"), {
       name: "RangeError",

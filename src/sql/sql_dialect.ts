@@ -1,0 +1,54 @@
+// What each database does its own way with a statement and a transaction, one object per
+// database (postgres_dialect.ts, ...; dialects.ts looks one up): asked instead of its kind.
+import type { DataError } from "./data_error.ts";
+import type { Isolation } from "./isolation.ts";
+
+/** The databases the SQL layer speaks to. */
+export type DatabaseKind = "sqlite" | "postgres" | "mysql";
+
+/** One database's statement-level rules: placeholders, quoting, binding, transactions. */
+export interface SqlDialect {
+  /** Its name in messages and the health details: `PostgreSQL`, `MySQL or MariaDB`, `SQLite`. */
+  readonly name: string;
+  /** OpenTelemetry's `db.system.name` (MariaDB's own is told by the URL's scheme). */
+  readonly system: string;
+  /** The port of a URL that names none; none for a database that is a file. */
+  readonly defaultPort: number | undefined;
+  /** The most parameters one statement binds. */
+  readonly maxParameters: number;
+  /** Whether its driver binds objects and arrays (as their JSON; an array's items one by one). */
+  readonly bindsObjects: boolean;
+  /** Whether its driver binds an `ArrayBuffer`'s bytes (pg stores `{}`). */
+  readonly bindsArrayBuffer: boolean;
+  /** Whether a bigint must fit in 64 bits to be bound. */
+  readonly bigintIs64Bits: boolean;
+  /** Whether a statement can be stopped at a query timeout (SQLite cannot stop one it runs). */
+  readonly stopsStatements: boolean;
+  /** The placeholder of the `n`th parameter, from 1: `$1` or `?`. */
+  placeholder(n: number): string;
+  /** One name quoted for the SQL text, the quote character inside it doubled. */
+  quote(name: string): string;
+  /** Why it lacks `isolation`, said after its name in a message; `undefined` when it has it. */
+  lacks(isolation: Isolation): string | undefined;
+  /** The statements that begin a transaction (at the database's own level when `DEFAULT`). */
+  begin(readOnly: boolean, isolation: Isolation | undefined): string[];
+  /** What puts a session back as the pool hands it out, once the transaction ended. */
+  reset(readOnly: boolean): string[];
+  /** Whether error `code` is a conflict with a concurrent transaction, which a retry may clear. */
+  isConflict(code: string | undefined): boolean;
+  /**
+   * Whether it ended the transaction at `error`: `true` rolled back whole, `false` aborted until
+   * a rollback, `undefined` not (the statement alone failed). `ask` runs a query on its connection.
+   */
+  endedAt(
+    error: DataError,
+    ask: (text: string) => Promise<readonly Record<string, unknown>[]>,
+  ): Promise<boolean | undefined>;
+}
+
+/** A level to set, as SQL spells it (`REPEATABLE READ`); `undefined` for the database's own. */
+export function levelOf(isolation: Isolation | undefined): string | undefined {
+  return isolation === undefined || isolation === "DEFAULT"
+    ? undefined
+    : isolation.replace("_", " ");
+}
