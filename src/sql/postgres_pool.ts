@@ -487,7 +487,19 @@ class PostgresConnection implements DataConnection {
     if (!prepare || params.length === 0) return this.#client.query(text, params as unknown[]);
     const { name, evicted } = this.#prepared.name(text);
     if (evicted !== undefined) this.#unprepare(evicted);
-    return this.#client.query({ name, text, values: params as unknown[] });
+    // A Query made of the text and named after, with a callback: given a config object, pg
+    // copies its every property descriptor and wraps its promise in another, which cost more
+    // CPU than the rest of the client's side of the call.
+    return new Promise((resolve, reject) => {
+      const query = new pg.Query(
+        text,
+        params as unknown[],
+        (error: Error | undefined, result: unknown) =>
+          error ? reject(error) : resolve(result as pg.QueryResult),
+      );
+      (query as unknown as { name: string }).name = name;
+      this.#client.query(query);
+    });
   }
 
   // The server forgets `name` (queued before the next statement), pg too. In an aborted
