@@ -122,7 +122,9 @@ class PostgresPool implements DataPool {
     const deadline = performance.now() + this.#acquireTimeoutMs;
     for (let left = this.#acquireTimeoutMs; left > 0; left = deadline - performance.now()) {
       const client = await this.#take(left);
-      if (await this.#alive(client, deadline)) return new PostgresConnection(this, client);
+      if (this.#usedLately(client) || await this.#alive(client, deadline)) {
+        return new PostgresConnection(this, client);
+      }
     }
     throw new DataError({
       datasource: this.name,
@@ -134,25 +136,27 @@ class PostgresPool implements DataPool {
   }
 
   #take(timeoutMs: number): Promise<pg.PoolClient> {
-    const connect = () =>
-      this.native.connect().catch((error: PgError) => {
-        throw new DataError({
-          datasource: this.name,
-          reason: "connect",
-          message: `cannot connect: ${this.#describe(error)}`,
-        }, { cause: error });
-      });
     // An idle client no one waits for is handed out at once: no timer to arm (a timer a call
     // costs more CPU than the rest of the acquire).
     const pool = this.native;
-    return pool.idleCount > pool.waitingCount ? connect() : acquireWithin(
+    return pool.idleCount > pool.waitingCount ? this.#connect() : acquireWithin(
       this.name,
       timeoutMs,
-      connect,
-      (late) => late.release(),
+      this.#connect,
+      giveBack,
       this.#acquireTimeoutMs,
     );
   }
+
+  // Made once, not for each call.
+  readonly #connect = (): Promise<pg.PoolClient> =>
+    this.native.connect().catch((error: PgError) => {
+      throw new DataError({
+        datasource: this.name,
+        reason: "connect",
+        message: `cannot connect: ${this.#describe(error)}`,
+      }, { cause: error });
+    });
 
   /** The statements `client`'s session keeps prepared. */
   preparedOf(client: pg.PoolClient): PreparedStatements {
@@ -166,13 +170,16 @@ class PostgresPool implements DataPool {
     this.#idleSince.set(client, performance.now());
   }
 
+  // Used again at once, a connection is not checked (HikariCP's rule, and its 500 ms).
+  #usedLately(client: pg.PoolClient): boolean {
+    const since = this.#idleSince.get(client);
+    return since === undefined || performance.now() - since <= CHECK_IDLE_AFTER_MS;
+  }
+
   // A connection idle for a while may have died without a word (its server restarted, a
   // firewall dropped it): it answers an empty statement within connect-timeout, or is closed.
-  // Used again at once, it is not checked (HikariCP's rule, and its 500 ms).
   async #alive(client: pg.PoolClient, deadline: number): Promise<boolean> {
-    const since = this.#idleSince.get(client);
     const now = performance.now();
-    if (since === undefined || now - since <= CHECK_IDLE_AFTER_MS) return true;
     const checkMs = Math.max(1, Math.min(this.#connectTimeoutMs, deadline - now));
     // pg-pool stops listening while a client is out: an error now would be unhandled.
     const ignore = () => {};
@@ -270,6 +277,11 @@ class PostgresPool implements DataPool {
       ...(error.code === undefined ? {} : { code: error.code }),
     });
   }
+}
+
+/** A client that came after its caller gave up goes back to the pool. */
+function giveBack(late: pg.PoolClient): void {
+  late.release();
 }
 
 /** How long a connection may sit idle and be handed out unchecked (HikariCP's figure). */
