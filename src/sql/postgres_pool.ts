@@ -69,8 +69,8 @@ class PostgresPool implements DataPool {
   /** When each client was last given back, for the check of one idle for a while. */
   readonly #idleSince = new WeakMap<pg.PoolClient, number>();
   readonly #clientConfig: pg.ClientConfig;
-  /** The statements each client's session keeps prepared. */
-  readonly #prepared = new WeakMap<pg.PoolClient, PreparedStatements>();
+  /** What is kept of each client's session. */
+  readonly #sessions = new WeakMap<pg.PoolClient, Session>();
   /** Sessions of statements cut by their bound, being ended on the server. */
   readonly #ending = new Set<Promise<void>>();
   #closed = false;
@@ -158,11 +158,25 @@ class PostgresPool implements DataPool {
       }, { cause: error });
     });
 
-  /** The statements `client`'s session keeps prepared. */
-  preparedOf(client: pg.PoolClient): PreparedStatements {
-    let prepared = this.#prepared.get(client);
-    if (prepared === undefined) this.#prepared.set(client, prepared = new PreparedStatements());
-    return prepared;
+  /** What is kept of `client`'s session, listened to from its first call on. */
+  sessionOf(client: pg.PoolClient): Session {
+    let session = this.#sessions.get(client);
+    if (session === undefined) {
+      const made = session = new Session();
+      // pg-pool stops listening while a client is checked out: an error then (the server ended
+      // the session) would be an unhandled 'error' event. Kept, it fails the next statement.
+      // Listened to for the client's life rather than each time it is out: a listener added and
+      // taken off cost each call as much as the rest of the hand-out.
+      client.on("error", (error: PgError) => {
+        made.lost ??= error;
+      });
+      made.late = () => {
+        made.lost ??= new Error("the database did not answer a statement in time");
+        this.endSession(client);
+      };
+      this.#sessions.set(client, made);
+    }
+    return session;
   }
 
   /** Given back now: idle from now on. */
@@ -293,25 +307,32 @@ const KEEPALIVE_DELAY_MS = 10_000;
 /** Names each cursor apart from the others its connection may have open (in one transaction). */
 let cursors = 0;
 
+/**
+ * One client's session as long as it lives: the statements it keeps prepared, and what ended it.
+ * A client whose session was lost is closed when given back, never handed out again.
+ */
+class Session {
+  readonly prepared = new PreparedStatements();
+  /** The error that ended the session, or the statement it did not answer in time. */
+  lost: PgError | undefined;
+  /** A statement went unanswered past its bound: the session is lost, and ended on the server. */
+  late: () => void = () => {};
+}
+
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
+  readonly #session: Session;
   readonly #prepared: PreparedStatements;
   #released = false;
   /** It changed its session's statement_timeout: a rollback may undo that. */
   #setSent = false;
-  #lost: PgError | undefined;
-  readonly #onError = (error: PgError) => {
-    this.#lost ??= error;
-  };
 
   constructor(pool: PostgresPool, client: pg.PoolClient) {
     this.#pool = pool;
     this.#client = client;
-    this.#prepared = pool.preparedOf(client);
-    // pg-pool stops listening while a client is checked out: an error then (the server ended
-    // the session) would be an unhandled 'error' event. Kept, it fails the next statement.
-    client.on("error", this.#onError);
+    this.#session = pool.sessionOf(client);
+    this.#prepared = this.#session.prepared;
   }
 
   async run(
@@ -445,7 +466,8 @@ class PostgresConnection implements DataConnection {
     timeout?: QueryTimeout,
     prepare = true,
   ): Promise<pg.QueryResult> {
-    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, shown, true, masked);
+    const lost = this.#session.lost;
+    if (lost !== undefined) throw this.#pool.statementError(lost, shown, true, masked);
     let result: pg.QueryResult;
     try {
       result = await this.#within(text, params, deadline, shown, timeout, prepare);
@@ -485,10 +507,7 @@ class PostgresConnection implements DataConnection {
         ? statementBound(this.#pool.statementTimeoutMs, deadline)
         : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms),
       this.#send(text, params, prepare),
-      () => {
-        this.#lost ??= new Error("the database did not answer a statement in time");
-        this.#pool.endSession(this.#client);
-      },
+      this.#session.late,
     );
   }
 
@@ -530,15 +549,14 @@ class PostgresConnection implements DataConnection {
     timeout: QueryTimeout | undefined,
   ): DataError {
     if (error instanceof DataError) return error;
-    const lost = this.#lost !== undefined || connectionLost(error as PgError);
+    const lost = this.#session.lost !== undefined || connectionLost(error as PgError);
     return this.#pool.statementError(error as PgError, shown, lost, masked, timeout);
   }
 
   release(broken = false): void {
     if (this.#released) return;
     this.#released = true;
-    this.#client.removeListener("error", this.#onError);
-    const closing = broken || this.#lost !== undefined;
+    const closing = broken || this.#session.lost !== undefined;
     if (!closing) this.#pool.wentIdle(this.#client);
     this.#client.release(closing ? true : undefined);
   }
