@@ -148,15 +148,21 @@ class PostgresPool implements DataPool {
     );
   }
 
-  // Made once, not for each call.
+  // Made once, not for each call; with a callback, which pg-pool answers without the two
+  // promises of its own it makes for a call without one.
   readonly #connect = (): Promise<pg.PoolClient> =>
-    this.native.connect().catch((error: PgError) => {
-      throw new DataError({
-        datasource: this.name,
-        reason: "connect",
-        message: `cannot connect: ${this.#describe(error)}`,
-      }, { cause: error });
-    });
+    new Promise((resolve, reject) =>
+      this.native.connect((error, client) => {
+        if (!error) return resolve(client!);
+        reject(
+          new DataError({
+            datasource: this.name,
+            reason: "connect",
+            message: `cannot connect: ${this.#describe(error)}`,
+          }, { cause: error }),
+        );
+      })
+    );
 
   /** What is kept of `client`'s session, listened to from its first call on. */
   sessionOf(client: pg.PoolClient): Session {
