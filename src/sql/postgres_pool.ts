@@ -507,35 +507,41 @@ class PostgresConnection implements DataConnection {
   ): Promise<pg.QueryResult> {
     // Unanswered in time: the connection is lost, and pg ends it (a query still running on
     // a client it ends destroys the socket) when it is released.
-    return this.#pool.watch.within(
-      shown,
-      timeout === undefined
-        ? statementBound(this.#pool.statementTimeoutMs, deadline)
-        : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms),
-      this.#send(text, params, prepare),
-      this.#session.late,
-    );
-  }
-
-  // A statement with values runs prepared under its name; one without may hold several
-  // statements (the simple protocol), which a prepared statement cannot.
-  // (A cursor's DECLARE names its cursor: a text never sent again, not worth a name.)
-  #send(text: string, params: readonly unknown[], prepare: boolean): Promise<pg.QueryResult> {
-    if (!prepare || params.length === 0) return this.#client.query(text, params as unknown[]);
+    const bound = timeout === undefined
+      ? statementBound(this.#pool.statementTimeoutMs, deadline)
+      : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms);
+    // A statement with values runs prepared under its name; one without may hold several
+    // statements (the simple protocol), which a prepared statement cannot.
+    // (A cursor's DECLARE names its cursor: a text never sent again, not worth a name.)
+    if (!prepare || params.length === 0) {
+      const sent = this.#client.query(text, params as unknown[]);
+      return this.#pool.watch.within(shown, bound, sent, this.#session.late);
+    }
     const { name, evicted } = this.#prepared.name(text);
     if (evicted !== undefined) this.#unprepare(evicted);
-    // A Query made of the text and named after, with a callback: given a config object, pg
-    // copies its every property descriptor and wraps its promise in another, which cost more
-    // CPU than the rest of the client's side of the call.
+    const watch = this.#pool.watch;
+    // A Query made of the text and named after, with a callback, watched by the promise it
+    // settles: given a config object, pg copies its every property descriptor and wraps its
+    // promise in another, which with the watch's own promise cost more CPU than the rest of the
+    // client's side of the call.
     return new Promise((resolve, reject) => {
+      const entry = watch.start(shown, bound, this.#session.late, reject);
       const query = new pg.Query(
         text,
         params as unknown[],
-        (error: Error | undefined, result: unknown) =>
-          error ? reject(error) : resolve(result as pg.QueryResult),
+        (error: Error | undefined, result: unknown) => {
+          if (!watch.end(entry)) return;
+          if (error) reject(error);
+          else resolve(result as pg.QueryResult);
+        },
       );
       (query as unknown as { name: string }).name = name;
-      this.#client.query(query);
+      try {
+        this.#client.query(query);
+      } catch (error) {
+        watch.end(entry);
+        reject(error);
+      }
     });
   }
 
