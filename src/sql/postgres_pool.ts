@@ -123,6 +123,11 @@ class PostgresPool implements DataPool {
     this.#idleTimeoutMs = s.idleTimeoutMs;
     this.#inside = insideOf(this.native);
     if (this.#inside !== undefined) this.#inside.options.idleTimeoutMillis = 0;
+    // Every client given back whole is idle from now: this pool's, one that came after its
+    // caller gave up, and one a caller of the native pool gave back.
+    this.native.on("release", (error: unknown, client: pg.PoolClient) => {
+      if (!error) this.wentIdle(client);
+    });
   }
 
   async acquire(): Promise<DataConnection> {
@@ -160,9 +165,8 @@ class PostgresPool implements DataPool {
     );
   }
 
-  /** A client that came after its caller gave up goes back to the pool, idle from now. */
+  /** A client that came after its caller gave up goes back to the pool. */
   readonly #giveBack = (late: pg.PoolClient): void => {
-    this.wentIdle(late);
     late.release();
   };
 
@@ -203,7 +207,7 @@ class PostgresPool implements DataPool {
     return session;
   }
 
-  /** Given back now: idle from now on. */
+  /** Given back whole now: idle from now on. */
   wentIdle(client: pg.PoolClient): void {
     this.#idleSince.set(client, performance.now());
     if (this.#inside !== undefined) this.#reaper ??= setTimeout(this.#reap, this.#idleTimeoutMs);
@@ -617,8 +621,8 @@ class PostgresConnection implements DataConnection {
   release(broken = false): void {
     if (this.#released) return;
     this.#released = true;
+    // Idle from now (the pool hears pg-pool's release), unless it is closed.
     const closing = broken || this.#session.lost !== undefined;
-    if (!closing) this.#pool.wentIdle(this.#client);
     this.#client.release(closing ? true : undefined);
   }
 }

@@ -185,4 +185,11 @@ describe("postgres_pool", () => {
     assert.deepEqual(await sql.one`SELECT ${4}::int AS n`, { n: 4 });
     assert.equal(await sessions(), 1);
   });
+
+  it("closes a connection the native pool's callers gave back, idle past idle-timeout", async () => {
+    const { pool } = await open("postgres", { maxSize: 2, idleTimeoutMs: 300 });
+    const native = pool.native as pg.Pool;
+    assert.deepEqual((await native.query("SELECT 1 AS one")).rows, [{ one: 1 }]);
+    await until(async () => native.totalCount === 0, "the native pool's idle client closed");
+  });
 });
