@@ -112,25 +112,14 @@ class MysqlPool implements DataPool {
 
   async acquire(): Promise<DataConnection> {
     if (this.#closed) throw closedError(this.name);
-    const connection = await acquireWithin(
+    // A free connection is handed out at once (mysql2 gives its waiters the ones given back
+    // first): no timer to arm, which would cost a call more CPU than the rest of the acquire.
+    const connection = await (this.idleCount() > 0 ? this.#connect() : acquireWithin(
       this.name,
       this.#acquireTimeoutMs,
-      () =>
-        new Promise<mysql.PoolConnection>((resolve, reject) =>
-          this.native.getConnection((error, connection) => {
-            if (error) {
-              reject(
-                new DataError({
-                  datasource: this.name,
-                  reason: "connect",
-                  message: `cannot connect: ${this.describe(error)}`,
-                }, { cause: error }),
-              );
-            } else resolve(connection);
-          })
-        ),
-      (late) => late.release(),
-    );
+      this.#connect,
+      giveBack,
+    ));
     if (!this.#watched.has(connection)) {
       this.#watched.add(connection);
       // mysql2's pool listens once; a later error (a KILL while the connection is held, then
@@ -142,6 +131,22 @@ class MysqlPool implements DataPool {
     this.held.take();
     return new MysqlConnection(this, connection);
   }
+
+  // Made once, not for each call.
+  readonly #connect = (): Promise<mysql.PoolConnection> =>
+    new Promise<mysql.PoolConnection>((resolve, reject) =>
+      this.native.getConnection((error, connection) => {
+        if (error) {
+          reject(
+            new DataError({
+              datasource: this.name,
+              reason: "connect",
+              message: `cannot connect: ${this.describe(error)}`,
+            }, { cause: error }),
+          );
+        } else resolve(connection);
+      })
+    );
 
   // mysql2 keeps its free connections in a field it does not document (the same since 1.x);
   // were it renamed, the metric would read 0 rather than fail a statement.
@@ -233,6 +238,11 @@ class MysqlPool implements DataPool {
       ...(error.code === undefined ? {} : { code: error.code }),
     });
   }
+}
+
+/** A connection that came after its caller gave up goes back to the pool. */
+function giveBack(late: mysql.PoolConnection): void {
+  late.release();
 }
 
 /** MariaDB's error of a statement stopped at its `max_statement_time`. */
