@@ -447,19 +447,22 @@ class MysqlConnection implements DataConnection {
     this.#check(text, params);
     let result: unknown;
     try {
-      // Unanswered in time: the connection is destroyed as it is released.
-      result = await this.#pool.watch.within(
-        text,
-        bound,
-        new Promise<unknown>((resolve, reject) =>
-          send((error, rows) => error ? reject(error) : resolve(rows))
-        ),
-        () => {
-          this.#broken = true;
-          this.#unanswered ??= new Error("the database did not answer a statement in time");
-          this.#pool.endSession(this.#connection);
-        },
-      );
+      // Unanswered in time: the connection is destroyed as it is released. One promise for
+      // the statement and its watch, not one each.
+      const watch = this.#pool.watch;
+      result = await new Promise<unknown>((resolve, reject) => {
+        const entry = watch.start(text, bound, this.#late, reject);
+        try {
+          send((error, rows) => {
+            if (!watch.end(entry)) return;
+            if (error) reject(error);
+            else resolve(rows);
+          });
+        } catch (error) {
+          watch.end(entry);
+          reject(error);
+        }
+      });
     } catch (error) {
       if (error instanceof DataError) throw error;
       const e = error as MysqlError;
@@ -476,6 +479,12 @@ class MysqlConnection implements DataConnection {
       ...(header.insertId ? { lastInsertId: header.insertId } : {}),
     };
   }
+
+  readonly #late = (): void => {
+    this.#broken = true;
+    this.#unanswered ??= new Error("the database did not answer a statement in time");
+    this.#pool.endSession(this.#connection);
+  };
 
   release(broken = false): void {
     if (this.#released) return;
