@@ -145,14 +145,7 @@ export function renderSql(
   values: readonly unknown[],
 ): RenderedSql {
   // The common statement: values only, none a fragment or an identifier.
-  if (values.every((v) => !(v instanceof SqlFragment || v instanceof SqlIdentifier))) {
-    let text = strings[0];
-    for (let i = 0; i < values.length; i++) {
-      const next = strings[i + 1];
-      text += dialect.placeholder(i + 1) + (/^[0-9]/.test(next) ? " " : "") + next;
-    }
-    return { text, params: values };
-  }
+  if (plainValues(values)) return { text: plainText(dialect, strings), params: values };
   const params: unknown[] = [];
   let text = "";
   // `$1` then a digit would read as `$10`, and SQLite reads `?1` as parameter 1: a space
@@ -180,4 +173,31 @@ export function renderSql(
   };
   walk(new SqlFragment(strings, values));
   return { text, params };
+}
+
+function plainValues(values: readonly unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value instanceof SqlFragment || value instanceof SqlIdentifier) return false;
+  }
+  return true;
+}
+
+// A tagged template's strings are one frozen array per call site: its text is made once per
+// dialect, and the same string each call is hashed once where it keys the connection's prepared
+// statements. An array that may still change (not frozen) is rendered each time.
+const TEXTS = new Map<SqlDialect, WeakMap<readonly string[], string>>();
+
+function plainText(dialect: SqlDialect, strings: readonly string[]): string {
+  let texts = TEXTS.get(dialect);
+  if (texts === undefined) TEXTS.set(dialect, texts = new WeakMap());
+  let text = texts.get(strings);
+  if (text !== undefined) return text;
+  text = strings[0];
+  for (let i = 1; i < strings.length; i++) {
+    const next = strings[i];
+    text += dialect.placeholder(i) + (/^[0-9]/.test(next) ? " " : "") + next;
+  }
+  if (Object.isFrozen(strings)) texts.set(strings, text);
+  return text;
 }

@@ -26,7 +26,12 @@ import {
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { POSTGRES } from "./postgres_dialect.ts";
 import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
-import { queryBound, statementBound, StatementWatch } from "./statement_bound.ts";
+import {
+  queryBound,
+  type StatementBound,
+  statementBound,
+  StatementWatch,
+} from "./statement_bound.ts";
 import { type QueryTimeout, queryTimeout, timeoutError } from "./query_timeout.ts";
 import { PreparedStatements } from "./prepared_statements.ts";
 
@@ -52,20 +57,19 @@ class PostgresPool implements DataPool {
   readonly statementTimeoutMs: number;
   /** `query-timeout`: each session's `statement_timeout` from its start; none where unset. */
   readonly queryTimeoutMs: number | undefined;
-  /**
-   * Each session's own `statement_timeout` where a call outside a transaction changed it from
-   * the pool's (`withTimeout`). Only such a call sets it (inside a transaction, `SET LOCAL`):
-   * committed as it is sent, no rollback undoes it.
-   */
-  readonly sessionTimeouts = new WeakMap<pg.PoolClient, number>();
   readonly watch: StatementWatch;
   readonly #connectTimeoutMs: number;
   readonly #mask: (text: string) => string;
   /** When each client was last given back, for the check of one idle for a while. */
   readonly #idleSince = new WeakMap<pg.PoolClient, number>();
+  readonly #idleTimeoutMs: number;
+  /** pg-pool's idle clients, where they can be read: the pool's one timer closes them. */
+  readonly #inside: PgPoolInside | undefined;
+  /** The timer of the next look for clients idle past idle-timeout, while one is idle. */
+  #reaper: ReturnType<typeof setTimeout> | undefined;
   readonly #clientConfig: pg.ClientConfig;
-  /** The statements each client's session keeps prepared. */
-  readonly #prepared = new WeakMap<pg.PoolClient, PreparedStatements>();
+  /** What is kept of each client's session. */
+  readonly #sessions = new WeakMap<pg.PoolClient, Session>();
   /** Sessions of statements cut by their bound, being ended on the server. */
   readonly #ending = new Set<Promise<void>>();
   #closed = false;
@@ -109,6 +113,18 @@ class PostgresPool implements DataPool {
     });
     // An idle client whose server went away: pg removes it; unheard, the event would crash.
     this.native.on("error", () => {});
+    // pg-pool arms a timer for each client given back and clears it when the client is taken
+    // again: two timer calls for each statement, a tenth of what the client spends on one. One
+    // timer of the pool's closes the clients idle past idle-timeout instead, where pg-pool's
+    // list of them can be read (else its own timers stay).
+    this.#idleTimeoutMs = s.idleTimeoutMs;
+    this.#inside = insideOf(this.native);
+    if (this.#inside !== undefined) this.#inside.options.idleTimeoutMillis = 0;
+    // Every client given back whole is idle from now: this pool's, one that came after its
+    // caller gave up, and one a caller of the native pool gave back.
+    this.native.on("release", (error: unknown, client: pg.PoolClient) => {
+      if (!error) this.wentIdle(client);
+    });
   }
 
   async acquire(): Promise<DataConnection> {
@@ -120,7 +136,9 @@ class PostgresPool implements DataPool {
     const deadline = performance.now() + this.#acquireTimeoutMs;
     for (let left = this.#acquireTimeoutMs; left > 0; left = deadline - performance.now()) {
       const client = await this.#take(left);
-      if (await this.#alive(client, deadline)) return new PostgresConnection(this, client);
+      if (this.#usedLately(client) || await this.#alive(client, deadline)) {
+        return new PostgresConnection(this, client);
+      }
     }
     throw new DataError({
       datasource: this.name,
@@ -132,45 +150,94 @@ class PostgresPool implements DataPool {
   }
 
   #take(timeoutMs: number): Promise<pg.PoolClient> {
-    const connect = () =>
-      this.native.connect().catch((error: PgError) => {
-        throw new DataError({
-          datasource: this.name,
-          reason: "connect",
-          message: `cannot connect: ${this.#describe(error)}`,
-        }, { cause: error });
-      });
     // An idle client no one waits for is handed out at once: no timer to arm (a timer a call
     // costs more CPU than the rest of the acquire).
     const pool = this.native;
-    return pool.idleCount > pool.waitingCount ? connect() : acquireWithin(
+    return pool.idleCount > pool.waitingCount ? this.#connect() : acquireWithin(
       this.name,
       timeoutMs,
-      connect,
-      (late) => late.release(),
+      this.#connect,
+      this.#giveBack,
       this.#acquireTimeoutMs,
     );
   }
 
-  /** The statements `client`'s session keeps prepared. */
-  preparedOf(client: pg.PoolClient): PreparedStatements {
-    let prepared = this.#prepared.get(client);
-    if (prepared === undefined) this.#prepared.set(client, prepared = new PreparedStatements());
-    return prepared;
+  /** A client that came after its caller gave up goes back to the pool. */
+  readonly #giveBack = (late: pg.PoolClient): void => {
+    late.release();
+  };
+
+  // Made once, not for each call; with a callback, which pg-pool answers without the two
+  // promises of its own it makes for a call without one.
+  readonly #connect = (): Promise<pg.PoolClient> =>
+    new Promise((resolve, reject) =>
+      this.native.connect((error, client) => {
+        if (!error) return resolve(client!);
+        reject(
+          new DataError({
+            datasource: this.name,
+            reason: "connect",
+            message: `cannot connect: ${this.#describe(error)}`,
+          }, { cause: error }),
+        );
+      })
+    );
+
+  /** What is kept of `client`'s session, listened to from its first call on. */
+  sessionOf(client: pg.PoolClient): Session {
+    let session = this.#sessions.get(client);
+    if (session === undefined) {
+      const made = session = new Session();
+      // pg-pool stops listening while a client is checked out: an error then (the server ended
+      // the session) would be an unhandled 'error' event. Kept, it fails the next statement.
+      // Listened to for the client's life rather than each time it is out: a listener added and
+      // taken off cost each call as much as the rest of the hand-out.
+      client.on("error", (error: PgError) => {
+        made.lost ??= error;
+      });
+      made.late = () => {
+        made.lost ??= new Error("the database did not answer a statement in time");
+        this.endSession(client);
+      };
+      this.#sessions.set(client, made);
+    }
+    return session;
   }
 
-  /** Given back now: idle from now on. */
+  /** Given back whole now: idle from now on. */
   wentIdle(client: pg.PoolClient): void {
     this.#idleSince.set(client, performance.now());
+    if (this.#inside !== undefined) this.#reaper ??= setTimeout(this.#reap, this.#idleTimeoutMs);
+  }
+
+  // Closes the clients idle past idle-timeout, as pg-pool's timer of each would, and looks again
+  // when the next one will be, while any is idle.
+  readonly #reap = (): void => {
+    this.#reaper = undefined;
+    const inside = this.#inside!;
+    if (this.#closed) return;
+    const now = performance.now();
+    let next = Infinity;
+    for (const { client } of [...inside._idle]) {
+      const since = this.#idleSince.get(client);
+      if (since === undefined) this.#idleSince.set(client, now);
+      const left = (since ?? now) + this.#idleTimeoutMs - now;
+      if (left <= 0) inside._remove(client, () => inside._pulseQueue());
+      else next = Math.min(next, left);
+    }
+    if (next !== Infinity) this.#reaper = setTimeout(this.#reap, Math.max(1, next));
+  };
+
+  // Used again at once, a connection is not checked (HikariCP's rule, and its 500 ms).
+  #usedLately(client: pg.PoolClient): boolean {
+    const since = this.#idleSince.get(client);
+    return since === undefined || performance.now() - since <= CHECK_IDLE_AFTER_MS;
   }
 
   // A connection idle for a while may have died without a word (its server restarted, a
   // firewall dropped it): it answers an empty statement within connect-timeout, or is closed.
-  // Used again at once, it is not checked (HikariCP's rule, and its 500 ms).
   async #alive(client: pg.PoolClient, deadline: number): Promise<boolean> {
-    const since = this.#idleSince.get(client);
     const now = performance.now();
-    if (since === undefined || now - since <= CHECK_IDLE_AFTER_MS) return true;
     const checkMs = Math.max(1, Math.min(this.#connectTimeoutMs, deadline - now));
     // pg-pool stops listening while a client is out: an error now would be unhandled.
     const ignore = () => {};
@@ -227,6 +294,7 @@ class PostgresPool implements DataPool {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#reaper);
     await this.native.end();
     await Promise.all(this.#ending);
   }
@@ -270,6 +338,22 @@ class PostgresPool implements DataPool {
   }
 }
 
+/** What pg-pool keeps of its idle clients, and how it closes one: not documented, read if there. */
+interface PgPoolInside {
+  readonly options: { idleTimeoutMillis?: number };
+  readonly _idle: readonly { readonly client: pg.PoolClient }[];
+  _remove(client: pg.PoolClient, callback: () => void): void;
+  _pulseQueue(): void;
+}
+
+function insideOf(pool: pg.Pool): PgPoolInside | undefined {
+  const inside = pool as unknown as Partial<PgPoolInside>;
+  return Array.isArray(inside._idle) && typeof inside._remove === "function" &&
+      typeof inside._pulseQueue === "function" && typeof inside.options === "object"
+    ? inside as PgPoolInside
+    : undefined;
+}
+
 /** How long a connection may sit idle and be handed out unchecked (HikariCP's figure). */
 const CHECK_IDLE_AFTER_MS = 500;
 
@@ -279,31 +363,42 @@ const KEEPALIVE_DELAY_MS = 10_000;
 /** Names each cursor apart from the others its connection may have open (in one transaction). */
 let cursors = 0;
 
+/**
+ * One client's session as long as it lives: the statements it keeps prepared, and what ended it.
+ * A client whose session was lost is closed when given back, never handed out again.
+ */
+class Session {
+  readonly prepared = new PreparedStatements();
+  /** The error that ended the session, or the statement it did not answer in time. */
+  lost: PgError | undefined;
+  /** A statement went unanswered past its bound: the session is lost, and ended on the server. */
+  late: () => void = () => {};
+  /**
+   * Its own `statement_timeout` where a call outside a transaction changed it from the pool's
+   * (`withTimeout`): only such a call sets it (inside a transaction, `SET LOCAL`), committed as
+   * it is sent, no rollback undoes it.
+   */
+  timeoutMs: number | undefined;
+}
+
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
   readonly #client: pg.PoolClient;
+  readonly #session: Session;
   readonly #prepared: PreparedStatements;
   #released = false;
-  /** Its session's own `statement_timeout`, read when first needed. */
-  #session: number | undefined;
   /**
    * The `statement_timeout` a `SET LOCAL` of the transaction under way made, in the order the
    * statements are sent; none since it began, or NaN where a rollback to a savepoint may have
    * undone one.
    */
   #local: number | undefined;
-  #lost: PgError | undefined;
-  readonly #onError = (error: PgError) => {
-    this.#lost ??= error;
-  };
 
   constructor(pool: PostgresPool, client: pg.PoolClient) {
     this.#pool = pool;
     this.#client = client;
-    this.#prepared = pool.preparedOf(client);
-    // pg-pool stops listening while a client is checked out: an error then (the server ended
-    // the session) would be an unhandled 'error' event. Kept, it fails the next statement.
-    client.on("error", this.#onError);
+    this.#session = pool.sessionOf(client);
+    this.#prepared = this.#session.prepared;
   }
 
   async run(
@@ -413,7 +508,8 @@ class PostgresConnection implements DataConnection {
     prepare = true,
     timed = false,
   ): Promise<pg.QueryResult> {
-    if (this.#lost !== undefined) throw this.#pool.statementError(this.#lost, shown, true, masked);
+    const lost = this.#session.lost;
+    if (lost !== undefined) throw this.#pool.statementError(lost, shown, true, masked);
     let result: pg.QueryResult;
     try {
       result = await this.#within(text, params, deadline, shown, timeout, prepare, timed);
@@ -448,19 +544,12 @@ class PostgresConnection implements DataConnection {
   ): Promise<pg.QueryResult> {
     // Unanswered in time: the connection is lost, and pg ends it (a query still running on
     // a client it ends destroys the socket) when it is released.
-    return this.#pool.watch.within(
-      shown,
-      timeout === undefined
-        ? statementBound(this.#pool.statementTimeoutMs, deadline)
-        : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms),
-      timed
-        ? this.#timed(text, params, prepare, timeout?.ms ?? 0)
-        : this.#send(text, params, prepare),
-      () => {
-        this.#lost ??= new Error("the database did not answer a statement in time");
-        this.#pool.endSession(this.#client);
-      },
-    );
+    const bound = timeout === undefined
+      ? statementBound(this.#pool.statementTimeoutMs, deadline)
+      : queryBound(this.#pool.statementTimeoutMs, deadline, timeout.ms);
+    return timed
+      ? this.#timed(text, params, prepare, timeout?.ms ?? 0, shown, bound)
+      : this.#send(text, params, prepare, shown, bound);
   }
 
   // The one way a statement with a timeout (0: none) is sent: after the SET that gives its session
@@ -475,15 +564,17 @@ class PostgresConnection implements DataConnection {
     params: readonly unknown[],
     prepare: boolean,
     ms: number,
+    shown: string,
+    bound: StatementBound,
   ): Promise<pg.QueryResult> {
     const client = this.#client;
-    const pool = this.#pool;
+    const session = this.#session;
+    const own = session.timeoutMs ?? this.#pool.queryTimeoutMs ?? 0;
     if (client.getTransactionStatus() !== "I") {
-      const now = this.#local ?? (this.#session ??= this.#sessionTimeout());
-      if (now === ms) return this.#send(text, params, prepare);
+      if ((this.#local ?? own) === ms) return this.#send(text, params, prepare, shown, bound);
       this.#local = ms;
       const set = client.query(`SET LOCAL statement_timeout = ${ms}`);
-      const sent = this.#send(text, params, prepare);
+      const sent = this.#send(text, params, prepare, shown, bound);
       return set.then(() => sent, (error: unknown) => {
         // The transaction is aborted: the statement fails too, heard here.
         sent.catch(() => {});
@@ -491,28 +582,56 @@ class PostgresConnection implements DataConnection {
       });
     }
     this.#local = undefined;
-    if ((this.#session ??= this.#sessionTimeout()) === ms) return this.#send(text, params, prepare);
-    // The connection is this call's alone: the statement is sent once the SET took.
-    return client.query(`SET statement_timeout = ${ms}`).then(() => {
-      this.#session = ms;
-      pool.sessionTimeouts.set(client, ms);
-      return this.#send(text, params, prepare);
+    if (own === ms) return this.#send(text, params, prepare, shown, bound);
+    // The connection is this call's alone: the statement is sent once the SET took, the SET
+    // bound as the statement is.
+    const set = client.query(`SET statement_timeout = ${ms}`);
+    return this.#pool.watch.within(shown, bound, set, session.late).then(() => {
+      session.timeoutMs = ms;
+      return this.#send(text, params, prepare, shown, bound);
     });
-  }
-
-  /** The session's own statement_timeout: the pool's, unless a call outside a transaction set it. */
-  #sessionTimeout(): number {
-    return this.#pool.sessionTimeouts.get(this.#client) ?? this.#pool.queryTimeoutMs ?? 0;
   }
 
   // A statement with values runs prepared under its name; one without may hold several
   // statements (the simple protocol), which a prepared statement cannot.
   // (A cursor's DECLARE names its cursor: a text never sent again, not worth a name.)
-  #send(text: string, params: readonly unknown[], prepare: boolean): Promise<pg.QueryResult> {
-    if (!prepare || params.length === 0) return this.#client.query(text, params as unknown[]);
+  #send(
+    text: string,
+    params: readonly unknown[],
+    prepare: boolean,
+    shown: string,
+    bound: StatementBound,
+  ): Promise<pg.QueryResult> {
+    if (!prepare || params.length === 0) {
+      const sent = this.#client.query(text, params as unknown[]);
+      return this.#pool.watch.within(shown, bound, sent, this.#session.late);
+    }
     const { name, evicted } = this.#prepared.name(text);
     if (evicted !== undefined) this.#unprepare(evicted);
-    return this.#client.query({ name, text, values: params as unknown[] });
+    const watch = this.#pool.watch;
+    // A Query made of the text and named after, with a callback, watched by the promise it
+    // settles: given a config object, pg copies its every property descriptor and wraps its
+    // promise in another, which with the watch's own promise cost more CPU than the rest of the
+    // client's side of the call.
+    return new Promise((resolve, reject) => {
+      const entry = watch.start(shown, bound, this.#session.late, reject);
+      const query = new pg.Query(
+        text,
+        params as unknown[],
+        (error: Error | undefined, result: unknown) => {
+          if (!watch.end(entry)) return;
+          if (error) reject(error);
+          else resolve(result as pg.QueryResult);
+        },
+      );
+      (query as unknown as { name: string }).name = name;
+      try {
+        this.#client.query(query);
+      } catch (error) {
+        watch.end(entry);
+        reject(error);
+      }
+    });
   }
 
   // The server forgets `name` (queued before the next statement), pg too.
@@ -530,16 +649,15 @@ class PostgresConnection implements DataConnection {
     timeout: QueryTimeout | undefined,
   ): DataError {
     if (error instanceof DataError) return error;
-    const lost = this.#lost !== undefined || connectionLost(error as PgError);
+    const lost = this.#session.lost !== undefined || connectionLost(error as PgError);
     return this.#pool.statementError(error as PgError, shown, lost, masked, timeout);
   }
 
   release(broken = false): void {
     if (this.#released) return;
     this.#released = true;
-    this.#client.removeListener("error", this.#onError);
-    const closing = broken || this.#lost !== undefined;
-    if (!closing) this.#pool.wentIdle(this.#client);
+    // Idle from now (the pool hears pg-pool's release), unless it is closed.
+    const closing = broken || this.#session.lost !== undefined;
     this.#client.release(closing ? true : undefined);
   }
 }

@@ -14,11 +14,18 @@ export interface StatementName {
   readonly evicted?: string;
 }
 
+/** A text's name, and when it was last used (a count of uses of its connection). */
+interface Named {
+  readonly name: string;
+  used: number;
+}
+
 /** One connection's statement names, least recently used first; a name is never given twice. */
 export class PreparedStatements {
   readonly #limit: number;
-  readonly #names = new Map<string, string>();
+  readonly #names = new Map<string, Named>();
   #next = 0;
+  #uses = 0;
 
   constructor(limit: number = PREPARED_PER_CONNECTION) {
     this.#limit = limit;
@@ -26,25 +33,29 @@ export class PreparedStatements {
 
   /** The name `text` runs under: the one it has, or a new one (putting out the oldest). */
   name(text: string): StatementName {
-    const names = this.#names;
-    const kept = names.get(text);
+    const kept = this.#names.get(text);
+    // A use is a count stamped on the name, not a move in the map: the statements run most are
+    // the ones run on every call, and the search for the oldest comes only with a new text.
     if (kept !== undefined) {
-      // Moved to the end: Map keeps its keys in the order they were set.
-      names.delete(text);
-      names.set(text, kept);
-      return { name: kept };
+      kept.used = ++this.#uses;
+      return kept;
     }
-    const name = `thaw_${this.#next++}`;
-    names.set(text, name);
-    if (names.size <= this.#limit) return { name };
-    const [oldest, evicted] = names.entries().next().value as [string, string];
-    names.delete(oldest);
-    return { name, evicted };
+    const named: Named = { name: `thaw_${this.#next++}`, used: ++this.#uses };
+    this.#names.set(text, named);
+    if (this.#names.size <= this.#limit) return named;
+    let oldest: string | undefined;
+    let least = Infinity;
+    for (const [t, { used }] of this.#names) {
+      if (used < least) [oldest, least] = [t, used];
+    }
+    const evicted = this.#names.get(oldest!)!.name;
+    this.#names.delete(oldest!);
+    return { name: named.name, evicted };
   }
 
   /** Forgets `text`'s name (its plan went stale): its next use gets a new one. */
   forget(text: string): string | undefined {
-    const name = this.#names.get(text);
+    const name = this.#names.get(text)?.name;
     this.#names.delete(text);
     return name;
   }

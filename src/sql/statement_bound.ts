@@ -59,10 +59,16 @@ export function statementBound(
 /** How often a pool looks at its statements in flight: how late past its bound one fails. */
 export const WATCH_TICK_MS = 50;
 
-interface InFlight {
-  /** When it is late (`performance.now()`'s clock). */
-  readonly due: number;
-  readonly late: () => void;
+/** A statement in flight: failed with `fail` once `due` passed, after `onLate` ran. */
+export class InFlight {
+  constructor(
+    /** When it is late (`performance.now()`'s clock). */
+    readonly due: number,
+    readonly text: string,
+    readonly bound: StatementBound,
+    readonly onLate: () => void,
+    readonly fail: (error: DataError) => void,
+  ) {}
 }
 
 /**
@@ -86,24 +92,39 @@ export class StatementWatch {
    */
   within<T>(text: string, bound: StatementBound, work: Promise<T>, onLate: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const entry: InFlight = {
-        due: performance.now() + bound.ms,
-        late: () => {
-          onLate();
-          reject(unansweredError(this.#datasource, text, bound));
-        },
-      };
-      this.#inFlight.add(entry);
-      this.#timer ??= this.#arm();
+      const entry = this.start(text, bound, onLate, reject);
       work.then(
         (value) => {
-          if (this.#inFlight.delete(entry)) resolve(value);
+          if (this.end(entry)) resolve(value);
         },
         (error) => {
-          if (this.#inFlight.delete(entry)) reject(error);
+          if (this.end(entry)) reject(error);
         },
       );
     });
+  }
+
+  /**
+   * Watches a statement sent now, as {@linkcode StatementWatch.within} does, for a caller that
+   * settles its own promise (one promise for the statement rather than two): `fail` gets the
+   * DataError once `bound` passed, after `onLate` ran. The caller settles only if
+   * {@linkcode StatementWatch.end} says the statement was still in flight.
+   */
+  start(
+    text: string,
+    bound: StatementBound,
+    onLate: () => void,
+    fail: (error: DataError) => void,
+  ): InFlight {
+    const entry = new InFlight(performance.now() + bound.ms, text, bound, onLate, fail);
+    this.#inFlight.add(entry);
+    this.#timer ??= this.#arm();
+    return entry;
+  }
+
+  /** The statement answered: whether it was still in flight (false once it failed as late). */
+  end(entry: InFlight): boolean {
+    return this.#inFlight.delete(entry);
   }
 
   #arm(): ReturnType<typeof setInterval> {
@@ -112,7 +133,8 @@ export class StatementWatch {
       for (const entry of this.#inFlight) {
         if (entry.due > now) continue;
         this.#inFlight.delete(entry);
-        entry.late();
+        entry.onLate();
+        entry.fail(unansweredError(this.#datasource, entry.text, entry.bound));
       }
       // Nothing in flight: stopped, and armed again by the next statement.
       if (this.#inFlight.size === 0) {

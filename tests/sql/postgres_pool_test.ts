@@ -157,4 +157,45 @@ describe("postgres_pool", () => {
       assert.deepEqual(rows, [{ two: 2 }]);
     });
   });
+
+  it("closes the connections idle past idle-timeout; the next call opens another", async () => {
+    const { pool, admin } = await open("postgres", { maxSize: 3, idleTimeoutMs: 300 });
+    const sql = new SqlClient(pool);
+    const sessions = async () => {
+      const [{ n }] = await admin.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() " +
+          "AND pid <> pg_backend_pid()",
+      );
+      return Number(n);
+    };
+    // Three connections held at once, so that three are opened; then all given back.
+    let giveBack!: () => void;
+    const given = new Promise<void>((resolve) => giveBack = resolve);
+    const held = Promise.all([1, 2, 3].map((n) =>
+      sql.transaction(async () => {
+        await sql.one`SELECT ${n}::int AS n`;
+        await given;
+      })
+    ));
+    await until(async () => await sessions() === 3, "three sessions open");
+    giveBack();
+    await held;
+    await until(() => Promise.resolve(pool.idleCount() === 0), "the idle connections closed");
+    await until(async () => await sessions() === 0, "their sessions ended on the server");
+    // Held while it looks: idle, the new one could close again before the count.
+    await sql.transaction(async () => {
+      assert.deepEqual(await sql.one`SELECT ${4}::int AS n`, { n: 4 });
+      assert.equal(await sessions(), 1);
+    });
+  });
+
+  it("closes a connection the native pool's callers gave back, idle past idle-timeout", async () => {
+    const { pool } = await open("postgres", { maxSize: 2, idleTimeoutMs: 300 });
+    const native = pool.native as pg.Pool;
+    assert.deepEqual((await native.query("SELECT 1 AS one")).rows, [{ one: 1 }]);
+    await until(
+      () => Promise.resolve(native.totalCount === 0),
+      "the native pool's idle client closed",
+    );
+  });
 });

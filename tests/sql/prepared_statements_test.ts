@@ -155,4 +155,29 @@ describe("PreparedStatements", () => {
       propertyOptions(),
     );
   });
+
+  it("puts out the least recently used text, as a list moved on each use would", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.integer({ min: 0, max: 8 }), { maxLength: 60 }),
+        (limit, uses) => {
+          const statements = new PreparedStatements(limit);
+          const order: string[] = []; // the model: least recently used first
+          const names = new Map<string, string>();
+          for (const use of uses) {
+            const text = `SELECT ${use}`;
+            const kept = order.indexOf(text);
+            if (kept !== -1) order.splice(kept, 1);
+            order.push(text);
+            const oldest = order.length > limit ? order.shift()! : undefined;
+            const { name, evicted } = statements.name(text);
+            names.set(text, name);
+            assert.equal(evicted, oldest === undefined ? undefined : names.get(oldest), text);
+          }
+        },
+      ),
+      propertyOptions(),
+    );
+  });
 });
