@@ -1,26 +1,17 @@
 import type mysql from "mysql2";
-import { composeMasks, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { Datasource } from "../../sql/datasource.ts";
 import type { DataPool } from "../../sql/data_pool.ts";
 import {
-  putRow,
-  QueryError,
   RECORD_COLUMNS,
-  recordRow,
+  type RecordRow,
   RUNNER_VERSION_COLUMN,
-  runOnSession,
   ScriptError,
-  type SqlBody,
-  type SqlDatabase,
-  type SqlRecord,
   type SqlSession,
 } from "./sql_database.ts";
 import { ServerDatabase, type ServerLock } from "./server_database.ts";
 
 interface MysqlError extends Error {
   code?: string;
-  errno?: number;
-  sqlState?: string;
 }
 
 /**
@@ -28,7 +19,7 @@ interface MysqlError extends Error {
  * splits a file); the lock is `GET_LOCK`, released when the connection ends. DDL commits
  * implicitly there, so a failing file may leave its earlier statements applied.
  */
-export class MysqlDatabase extends ServerDatabase<mysql.PoolConnection> implements SqlDatabase {
+export class MysqlDatabase extends ServerDatabase<mysql.PoolConnection> {
   readonly kind = "mysql" as const;
   readonly transactionalDdl = false;
 
@@ -102,33 +93,6 @@ export class MysqlDatabase extends ServerDatabase<mysql.PoolConnection> implemen
     };
   }
 
-  async runFile(
-    table: string,
-    steps: readonly SqlBody[],
-    record: SqlRecord | undefined,
-    _once?: boolean,
-    undoRecords: readonly string[] = [],
-  ): Promise<number> {
-    await this.runSteps(await this.connect(), steps);
-    if (record === undefined) return 0;
-    // No transaction: a version applied again loses its undo records first, right after its
-    // steps ran. Its own record is there already, kept as history: a run stopped in between reads
-    // it applied, as it is, never undone, to be applied twice.
-    for (const undone of undoRecords) {
-      await this.query(`DELETE FROM \`${table}\` WHERE migration_path = ?`, [undone]);
-    }
-    const row = recordRow(record);
-    const [, hash, executedAt, executedBy, ms, version] = row;
-    // A file applied again (repeatable) replaces its record.
-    await this.query(
-      `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
-        ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?,
-          execution_ms = ?, runner_version = ?`,
-      [...row, hash, executedAt, executedBy, ms, version],
-    );
-    return ms;
-  }
-
   protected runScript(connection: mysql.PoolConnection, text: string, step: number): Promise<void> {
     this.queries++;
     return new Promise<void>((resolve, reject) => {
@@ -139,7 +103,7 @@ export class MysqlDatabase extends ServerDatabase<mysql.PoolConnection> implemen
         .on("fields", () => completed++)
         .on("error", (error: MysqlError) =>
           reject(
-            new ScriptError(describe(error), { code: error.code, completed, step }, {
+            new ScriptError(this.describe(error), { code: error.code, completed, step }, {
               cause: error,
             }),
           ))
@@ -149,29 +113,16 @@ export class MysqlDatabase extends ServerDatabase<mysql.PoolConnection> implemen
 
   // No transaction, as for a script: MySQL and MariaDB commit DDL implicitly, and the failure
   // says that what ran before it stays.
-  protected async runCode(
+  protected override async runCode(
     connection: mysql.PoolConnection,
     code: (session: SqlSession) => Promise<void>,
     step: number,
   ): Promise<void> {
-    const session: SqlSession = {
-      query: (text, params) => {
-        this.queries++;
-        return new Promise((resolve, reject) =>
-          connection.query(text, params as unknown[] | undefined, (error, rows) => {
-            if (error) {
-              reject(new QueryError(describe(error as MysqlError), error.code, { cause: error }));
-            } // A statement without rows answers a result header in place of rows.
-            else resolve(Array.isArray(rows) ? rows as Record<string, unknown>[] : []);
-          })
-        );
-      },
-    };
     // The runner holds no transaction here, so code may hold its own: one it left open ends with
     // its step, committed when the code returned, rolled back when it threw. Left open, it would
     // take the file's record in, and both would roll back when the connection closed.
     try {
-      await runOnSession(code, session, step);
+      await super.runCode(connection, code, step);
     } catch (error) {
       await this.query("ROLLBACK").catch(() => {});
       throw error;
@@ -179,15 +130,15 @@ export class MysqlDatabase extends ServerDatabase<mysql.PoolConnection> implemen
     await this.query("COMMIT");
   }
 
-  async putRecord(table: string, record: SqlRecord): Promise<void> {
-    const [path, hash, executedAt, executedBy, ms, version] = putRow(record);
+  protected async writeRecord(table: string, row: RecordRow, ran: boolean): Promise<void> {
+    const [, hash, executedAt, executedBy, ms, version] = row;
     // The new values given twice, not as VALUES(column): MySQL 8.0.20 deprecates that, and the
     // row alias it suggests instead is not MariaDB syntax.
     await this.query(
       `INSERT INTO \`${table}\` (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
         ON DUPLICATE KEY UPDATE content_hash = ?, executed_at = ?, executed_by = ?,
-          runner_version = ?`,
-      [path, hash, executedAt, executedBy, ms, version, hash, executedAt, executedBy, version],
+          ${ran ? "execution_ms = ?, " : ""}runner_version = ?`,
+      [...row, hash, executedAt, executedBy, ...(ran ? [ms] : []), version],
     );
   }
 
@@ -227,13 +178,8 @@ export class MysqlDatabase extends ServerDatabase<mysql.PoolConnection> implemen
     );
   }
 
-  protected describe(error: unknown, secrets?: readonly (string | undefined)[]): string {
-    return describe(error as MysqlError, secrets);
+  protected message(error: unknown): string {
+    const { message, code } = error as MysqlError;
+    return `${message || String(error)}${code ? ` (${code})` : ""}`;
   }
-}
-
-/** The driver's error for a message, with any URL credentials and the given secrets masked. */
-function describe(error: MysqlError, secrets: readonly (string | undefined)[] = []): string {
-  const text = `${error.message || String(error)}${error.code ? ` (${error.code})` : ""}`;
-  return composeMasks(maskUrls, secretsMask(secrets))(text);
 }

@@ -1,20 +1,13 @@
 import pg from "pg";
-import { composeMasks, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { Datasource } from "../../sql/datasource.ts";
 import type { DataPool } from "../../sql/data_pool.ts";
 import {
   CodeError,
   type LockHolder,
-  putRow,
-  QueryError,
   RECORD_COLUMNS,
-  recordRow,
+  type RecordRow,
   RUNNER_VERSION_COLUMN,
-  runOnSession,
   ScriptError,
-  type SqlBody,
-  type SqlDatabase,
-  type SqlRecord,
   type SqlSession,
 } from "./sql_database.ts";
 import { ServerDatabase, type ServerLock } from "./server_database.ts";
@@ -47,7 +40,7 @@ interface PgError extends Error {
  * its statements in order) inside the runner's transaction; the lock is a session advisory lock,
  * so a runner that dies releases it with its connection.
  */
-export class PostgresDatabase extends ServerDatabase<pg.PoolClient> implements SqlDatabase {
+export class PostgresDatabase extends ServerDatabase<pg.PoolClient> {
   readonly kind = "postgres" as const;
   readonly transactionalDdl = true;
 
@@ -120,42 +113,6 @@ export class PostgresDatabase extends ServerDatabase<pg.PoolClient> implements S
     };
   }
 
-  async runFile(
-    table: string,
-    steps: readonly SqlBody[],
-    record: SqlRecord | undefined,
-    _once?: boolean,
-    undoRecords: readonly string[] = [],
-  ): Promise<number> {
-    const client = await this.connect();
-    await this.query("BEGIN");
-    try {
-      await this.runSteps(client, steps);
-      if (record === undefined) {
-        await this.query("COMMIT");
-        return 0;
-      }
-      const row = recordRow(record);
-      // A file applied again (repeatable) replaces its record.
-      await this.query(
-        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
-          ON CONFLICT (migration_path) DO UPDATE SET content_hash = EXCLUDED.content_hash,
-            executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by,
-            execution_ms = EXCLUDED.execution_ms, runner_version = EXCLUDED.runner_version`,
-        row,
-      );
-      // A version applied again: its undo records go with the same commit.
-      for (const undone of undoRecords) {
-        await this.query(`DELETE FROM "${table}" WHERE migration_path = $1`, [undone]);
-      }
-      await this.query("COMMIT");
-      return row[4];
-    } catch (error) {
-      await this.query("ROLLBACK").catch(() => {});
-      throw error;
-    }
-  }
-
   protected runScript(client: pg.PoolClient, text: string, step: number): Promise<void> {
     const query = new CountingQuery(text);
     this.queries++;
@@ -163,7 +120,7 @@ export class PostgresDatabase extends ServerDatabase<pg.PoolClient> implements S
       query.on("end", () => resolve());
       query.on("error", (error: PgError) =>
         reject(
-          new ScriptError(describe(error), {
+          new ScriptError(this.describe(error), {
             code: error.code,
             position: error.position ? Number(error.position) : undefined,
             completed: query.completed,
@@ -175,23 +132,12 @@ export class PostgresDatabase extends ServerDatabase<pg.PoolClient> implements S
   }
 
   // On the client that ran BEGIN: the code's rows commit or roll back with its record.
-  protected async runCode(
+  protected override async runCode(
     client: pg.PoolClient,
     code: (session: SqlSession) => Promise<void>,
     step: number,
   ): Promise<void> {
-    const session: SqlSession = {
-      query: async (text, params) => {
-        this.queries++;
-        try {
-          return (await client.query(text, params as unknown[] | undefined)).rows;
-        } catch (error) {
-          const pgError = error as PgError;
-          throw new QueryError(describe(pgError), pgError.code, { cause: error });
-        }
-      },
-    };
-    await runOnSession(code, session, step);
+    await super.runCode(client, code, step);
     // A failed query the code caught leaves the transaction aborted, and only the record's
     // INSERT would find it, failing with no file named: found here, it is the file's failure.
     try {
@@ -201,7 +147,7 @@ export class PostgresDatabase extends ServerDatabase<pg.PoolClient> implements S
     } catch (error) {
       throw new CodeError(
         new Error(
-          `a query failed and the code went on (${describe(error as PgError)}): PostgreSQL ` +
+          `a query failed and the code went on (${this.describe(error)}): PostgreSQL ` +
             "aborts the transaction at a failed statement; undo a failure the code means to " +
             "survive with SAVEPOINT and ROLLBACK TO, or let it fail the file",
         ),
@@ -210,13 +156,14 @@ export class PostgresDatabase extends ServerDatabase<pg.PoolClient> implements S
     }
   }
 
-  async putRecord(table: string, record: SqlRecord): Promise<void> {
+  protected async writeRecord(table: string, row: RecordRow, ran: boolean): Promise<void> {
+    const measured = ran ? "execution_ms = EXCLUDED.execution_ms, " : "";
     await this.query(
       `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (migration_path) DO UPDATE SET content_hash = EXCLUDED.content_hash,
           executed_at = EXCLUDED.executed_at, executed_by = EXCLUDED.executed_by,
-          runner_version = EXCLUDED.runner_version`,
-      putRow(record),
+          ${measured}runner_version = EXCLUDED.runner_version`,
+      row,
     );
   }
 
@@ -266,8 +213,15 @@ export class PostgresDatabase extends ServerDatabase<pg.PoolClient> implements S
     return (await client.query(text, values)).rows as R[];
   }
 
-  protected describe(error: unknown, secrets?: readonly (string | undefined)[]): string {
-    return describe(error as PgError, secrets);
+  protected message(error: unknown): string {
+    const { code, message, detail, hint } = error as PgError;
+    return [
+      `${message || code || String(error)}${
+        code && /^[0-9A-Z]{5}$/.test(code) ? ` (SQLSTATE ${code})` : ""
+      }`,
+      detail && `detail: ${detail}`,
+      hint && `hint: ${hint}`,
+    ].filter(Boolean).join("; ");
   }
 }
 
@@ -289,17 +243,6 @@ async function watchClient(client: pg.PoolClient): Promise<void> {
     `SELECT set_config(name, '${CLIENT_CHECK_MS}', false) FROM pg_settings
       WHERE name = 'client_connection_check_interval'`,
   ).catch(() => {});
-}
-
-/** The driver's error for a message, with any URL credentials and the given secrets masked. */
-function describe(error: PgError, secrets: readonly (string | undefined)[] = []): string {
-  const code = error.code && /^[0-9A-Z]{5}$/.test(error.code) ? ` (SQLSTATE ${error.code})` : "";
-  const text = [
-    `${error.message || error.code || String(error)}${code}`,
-    error.detail && `detail: ${error.detail}`,
-    error.hint && `hint: ${error.hint}`,
-  ].filter(Boolean).join("; ");
-  return composeMasks(maskUrls, secretsMask(secrets))(text);
 }
 
 // One advisory-lock key per records table: the first 8 bytes of a SHA-256, as a signed bigint.

@@ -1,6 +1,6 @@
-import { maskUrl } from "../../config/secrets_mask.ts";
+import { composeMasks, maskUrl, maskUrls, secretsMask } from "../../config/secrets_mask.ts";
 import type { FileRecord } from "../driver.ts";
-import type { Datasource } from "../../sql/datasource.ts";
+import type { DatabaseKind, Datasource } from "../../sql/datasource.ts";
 import type { DataPool } from "../../sql/data_pool.ts";
 import { openPool } from "../../sql/open_pool.ts";
 import type { MigrationSession, PoolSettings } from "../../sql/pool_settings.ts";
@@ -10,7 +10,14 @@ import {
   fileRecords,
   type LockHolder,
   pollServerLock,
+  QueryError,
+  type RecordRow,
+  recordRow,
+  runOnSession,
+  runSteps,
   type SqlBody,
+  type SqlDatabase,
+  type SqlRecord,
   type SqlSession,
 } from "./sql_database.ts";
 
@@ -36,7 +43,13 @@ export interface ServerLock {
  * polled; the records table made under it. Each database says its SQL, its lock, and how it runs
  * a script (`C`: its driver's connection, which runs a file's statements in one query).
  */
-export abstract class ServerDatabase<C> {
+export abstract class ServerDatabase<C> implements SqlDatabase {
+  abstract readonly kind: DatabaseKind;
+  /**
+   * PostgreSQL: a file's steps and its record commit together, in one transaction. MySQL and
+   * MariaDB commit DDL implicitly: no transaction, and a failing file keeps what ran before.
+   */
+  abstract readonly transactionalDdl: boolean;
   queries = 0;
   protected readonly datasource: Datasource;
   readonly #lockOption: string;
@@ -68,14 +81,15 @@ export abstract class ServerDatabase<C> {
   protected abstract end(connection: C): Promise<void>;
   /** Runs one statement on `connection`; its rows. Rejects with the driver's error. */
   protected abstract send<R>(connection: C, text: string, values?: unknown[]): Promise<R[]>;
-  /** The driver's error for a message, with any URL credentials and the given secrets masked. */
-  protected abstract describe(error: unknown, secrets?: readonly (string | undefined)[]): string;
+  /** The driver's error as text: its message, and the database's code where it gives one. */
+  protected abstract message(error: unknown): string;
   protected abstract runScript(connection: C, text: string, step: number): Promise<void>;
-  protected abstract runCode(
-    connection: C,
-    code: (session: SqlSession) => Promise<void>,
-    step: number,
-  ): Promise<void>;
+  /**
+   * Writes `row` in one statement, replacing the path's record where there is one: its
+   * `execution_ms` too where the file `ran`, else that stays what the run measured.
+   */
+  protected abstract writeRecord(table: string, row: RecordRow, ran: boolean): Promise<void>;
+  abstract deleteRecord(table: string, path: string): Promise<boolean>;
 
   async readRecords(table: string): Promise<Map<string, FileRecord>> {
     if (!await this.tableExists(table)) return new Map();
@@ -117,12 +131,71 @@ export abstract class ServerDatabase<C> {
     this.#lock = undefined;
   }
 
-  /** Runs `steps` in order on `connection`: a file's scripts and code, or a callback's. */
-  protected async runSteps(connection: C, steps: readonly SqlBody[]): Promise<void> {
-    for (const [step, body] of steps.entries()) {
-      if ("script" in body) await this.runScript(connection, body.script, step);
-      else await this.runCode(connection, body.code, step);
+  async runFile(
+    table: string,
+    steps: readonly SqlBody[],
+    record: SqlRecord | undefined,
+    _once?: boolean,
+    undoRecords: readonly string[] = [],
+  ): Promise<number> {
+    const connection = await this.connect();
+    const transaction = this.transactionalDdl;
+    if (transaction) await this.query("BEGIN");
+    try {
+      await runSteps(
+        steps,
+        (text, step) => this.runScript(connection, text, step),
+        (code, step) => this.runCode(connection, code, step),
+      );
+      let ms = 0;
+      if (record !== undefined) {
+        // A version applied again loses its undo records: in its transaction, or, without one,
+        // first, right after its steps ran. Its own record is there already, kept as history: a
+        // run stopped in between reads it applied, as it is, never undone, to be applied twice.
+        for (const undone of undoRecords) await this.deleteRecord(table, undone);
+        const row = recordRow(record, true);
+        await this.writeRecord(table, row, true);
+        ms = row[4];
+      }
+      if (transaction) await this.query("COMMIT");
+      return ms;
+    } catch (error) {
+      if (transaction) await this.query("ROLLBACK").catch(() => {});
+      throw error;
     }
+  }
+
+  async putRecord(table: string, record: SqlRecord): Promise<void> {
+    await this.writeRecord(table, recordRow(record, false), false);
+  }
+
+  /**
+   * Runs `code` with the file's connection as its session: a query's failure is a
+   * {@linkcode QueryError} with the driver's message and code, for the code to read.
+   */
+  protected async runCode(
+    connection: C,
+    code: (session: SqlSession) => Promise<void>,
+    step: number,
+  ): Promise<void> {
+    const session: SqlSession = {
+      query: async (text, params) => {
+        this.queries++;
+        try {
+          const rows = await this.send<Record<string, unknown>>(
+            connection,
+            text,
+            params as unknown[] | undefined,
+          );
+          // MySQL answers a statement without rows with a result header in place of rows.
+          return Array.isArray(rows) ? rows : [];
+        } catch (error) {
+          const driverCode = (error as { code?: string }).code;
+          throw new QueryError(this.describe(error), driverCode, { cause: error });
+        }
+      },
+    };
+    await runOnSession(code, session, step);
   }
 
   async close(): Promise<void> {
@@ -150,6 +223,11 @@ export abstract class ServerDatabase<C> {
       );
     }
     return this.#connection;
+  }
+
+  /** The driver's error for a message, with any URL credentials and the given secrets masked. */
+  protected describe(error: unknown, secrets: readonly (string | undefined)[] = []): string {
+    return composeMasks(maskUrls, secretsMask(secrets))(this.message(error));
   }
 
   /** Runs one of the runner's own statements; its rows. */

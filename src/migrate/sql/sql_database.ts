@@ -112,20 +112,25 @@ export const RUNNER_VERSION_COLUMN = "runner_version";
 export type RecordRow = [string, string, Date, string, number, string];
 
 /**
- * A record's values for an INSERT, right after its file ran: `execution_ms` is the time since,
- * `runner_version` this runner's.
+ * A record's values for an INSERT: right after its file ran (`ran`), `execution_ms` is the time
+ * since; for a file that did not run (baseline, repair, a renamed file), 0. `runner_version` is
+ * this runner's.
  */
-export function recordRow(record: SqlRecord): RecordRow {
-  const ms = Date.now() - record.executedAt.getTime();
+export function recordRow(record: SqlRecord, ran: boolean): RecordRow {
+  const ms = ran ? Date.now() - record.executedAt.getTime() : 0;
   return [record.path, record.hash, record.executedAt, record.executedBy, ms, VERSION];
 }
 
-/**
- * A record's values for an INSERT of a file that did not run (baseline, repair, a renamed file):
- * nothing was executed, so `execution_ms` is 0.
- */
-export function putRow(record: SqlRecord): RecordRow {
-  return [record.path, record.hash, record.executedAt, record.executedBy, 0, VERSION];
+/** Runs `steps` in order: each script by `script`, each migration in code by `code`. */
+export async function runSteps(
+  steps: readonly SqlBody[],
+  script: (text: string, step: number) => Promise<void> | void,
+  code: (code: (session: SqlSession) => Promise<void>, step: number) => Promise<void>,
+): Promise<void> {
+  for (const [step, body] of steps.entries()) {
+    if ("script" in body) await script(body.script, step);
+    else await code(body.code, step);
+  }
 }
 
 /**

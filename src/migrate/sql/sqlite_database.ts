@@ -8,13 +8,14 @@ import {
   CodeError,
   DatabaseError,
   fileRecords,
-  putRow,
   QueryError,
   RECORD_COLUMNS,
+  type RecordRow,
   recordRow,
   RUNNER_VERSION_COLUMN,
   runOnSession,
   RunRolledBack,
+  runSteps,
   ScriptError,
   type SqlBody,
   type SqlDatabase,
@@ -192,20 +193,13 @@ export class SqliteDatabase implements SqlDatabase {
         return undefined;
       }
       await this.#runSteps(db, steps);
-      const [path, hash, executedAt, executedBy, ms, version] = recordRow(record);
-      this.#all(
-        db,
-        `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
-          ON CONFLICT (migration_path) DO UPDATE SET content_hash = excluded.content_hash,
-            executed_at = excluded.executed_at, executed_by = excluded.executed_by,
-            execution_ms = excluded.execution_ms, runner_version = excluded.runner_version`,
-        [path, hash, executedAt.toISOString(), executedBy, ms, version],
-      );
+      const row = recordRow(record, true);
+      this.#writeRecord(db, table, row, true);
       for (const undone of undoRecords) {
         this.#all(db, `DELETE FROM "${table}" WHERE migration_path = ?`, [undone]);
       }
       this.#exec(db, end);
-      return ms;
+      return row[4];
     } catch (error) {
       try {
         for (const statement of undo) db.exec(statement);
@@ -223,11 +217,12 @@ export class SqliteDatabase implements SqlDatabase {
     }
   }
 
-  async #runSteps(db: SqliteHandle, steps: readonly SqlBody[]): Promise<void> {
-    for (const [step, body] of steps.entries()) {
-      if ("script" in body) this.#runScript(db, body.script, step);
-      else await this.#runCode(db, body.code, step);
-    }
+  #runSteps(db: SqliteHandle, steps: readonly SqlBody[]): Promise<void> {
+    return runSteps(
+      steps,
+      (text, step) => this.#runScript(db, text, step),
+      (code, step) => this.#runCode(db, code, step),
+    );
   }
 
   #runScript(db: SqliteHandle, text: string, step: number): void {
@@ -266,15 +261,21 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   async putRecord(table: string, record: SqlRecord): Promise<void> {
-    const db = await this.#open();
-    const [path, hash, executedAt, executedBy, ms, version] = putRow(record);
-    // Under the run's lock, in its transaction; the UNIQUE path makes a second row impossible.
+    // Under the run's lock, in its transaction.
+    this.#writeRecord(await this.#open(), table, recordRow(record, false), false);
+  }
+
+  // The UNIQUE path makes a second row impossible: the path's record is replaced, its
+  // execution_ms only by a run that measured one.
+  #writeRecord(db: SqliteHandle, table: string, row: RecordRow, ran: boolean): void {
+    const [path, hash, executedAt, executedBy, ms, version] = row;
+    const measured = ran ? "execution_ms = excluded.execution_ms, " : "";
     this.#all(
       db,
       `INSERT INTO "${table}" (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (migration_path) DO UPDATE SET content_hash = excluded.content_hash,
           executed_at = excluded.executed_at, executed_by = excluded.executed_by,
-          runner_version = excluded.runner_version`,
+          ${measured}runner_version = excluded.runner_version`,
       [path, hash, executedAt.toISOString(), executedBy, ms, version],
     );
   }
