@@ -291,6 +291,22 @@ class PostgresConnection implements DataConnection {
   #lost: PgError | undefined;
   readonly #onError = (error: PgError) => {
     this.#lost ??= error;
+    // pg refuses them at once, as it did those it held.
+    this.#handOnAll();
+  };
+  /**
+   * Queries held back, in their order, while one already waits in pg's queue; none while
+   * nothing is held. pg queues a query sent while another runs, but prints a deprecation
+   * warning on the app's stderr for one sent while another already waits: a transaction's calls
+   * side by side (`Promise.all`), a statement with its `SET LOCAL` or a prepared statement's
+   * Close. Handed on one at a time, as pg's queue empties: the same order, sent as soon.
+   */
+  #held: (() => void)[] | undefined;
+  readonly #handOn = (): void => {
+    const held = this.#held;
+    // pg heard the answer first: its next query, if any, runs, and its queue may take one.
+    while (held !== undefined && held.length > 0 && this.#roomInQueue()) held.shift()!();
+    if (held !== undefined && held.length === 0) this.#stopHolding();
   };
 
   constructor(pool: PostgresPool, client: pg.PoolClient) {
@@ -478,7 +494,7 @@ class PostgresConnection implements DataConnection {
       const now = this.#local ?? (this.#session ??= this.#sessionTimeout());
       if (now === ms) return this.#send(text, params, prepare);
       this.#local = ms;
-      const set = client.query(`SET LOCAL statement_timeout = ${ms}`);
+      const set = this.#ask({ text: `SET LOCAL statement_timeout = ${ms}` });
       const sent = this.#send(text, params, prepare);
       return set.then(() => sent, (error: unknown) => {
         // The transaction is aborted: the statement fails too, heard here.
@@ -489,7 +505,7 @@ class PostgresConnection implements DataConnection {
     this.#local = undefined;
     if ((this.#session ??= this.#sessionTimeout()) === ms) return this.#send(text, params, prepare);
     // The connection is this call's alone: the statement is sent once the SET took.
-    return client.query(`SET statement_timeout = ${ms}`).then(() => {
+    return this.#ask({ text: `SET statement_timeout = ${ms}` }).then(() => {
       this.#session = ms;
       pool.sessionTimeouts.set(client, ms);
       return this.#send(text, params, prepare);
@@ -505,10 +521,44 @@ class PostgresConnection implements DataConnection {
   // statements (the simple protocol), which a prepared statement cannot.
   // (A cursor's DECLARE names its cursor: a text never sent again, not worth a name.)
   #send(text: string, params: readonly unknown[], prepare: boolean): Promise<pg.QueryResult> {
-    if (!prepare || params.length === 0) return this.#client.query(text, params as unknown[]);
+    if (!prepare || params.length === 0) return this.#ask({ text, values: params as unknown[] });
     const { name, evicted } = this.#prepared.name(text);
     if (evicted !== undefined) this.#unprepare(evicted);
-    return this.#client.query({ name, text, values: params as unknown[] });
+    return this.#ask({ name, text, values: params as unknown[] });
+  }
+
+  /** `query` sent to pg now, or once pg's queue has room (see `#held`). */
+  #ask(query: pg.QueryConfig): Promise<pg.QueryResult> {
+    if (this.#held === undefined && this.#roomInQueue()) return this.#client.query(query);
+    return new Promise((resolve, reject) => {
+      this.#hold(() => this.#client.query(query).then(resolve, reject));
+    });
+  }
+
+  #roomInQueue(): boolean {
+    // A pg without that queue (a later version) has nothing to hold back for.
+    return ((this.#client as unknown as PgQueue)._queryQueue?.length ?? 0) === 0;
+  }
+
+  #hold(send: () => void): void {
+    if (this.#held === undefined) {
+      this.#held = [];
+      (this.#client as unknown as PgQueue).connection.on("readyForQuery", this.#handOn);
+    }
+    this.#held.push(send);
+  }
+
+  #stopHolding(): void {
+    this.#held = undefined;
+    (this.#client as unknown as PgQueue).connection.removeListener("readyForQuery", this.#handOn);
+  }
+
+  // The connection is lost or given back: pg gets what is held, and runs or refuses it.
+  #handOnAll(): void {
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#stopHolding();
+    for (const send of held) send();
   }
 
   // The server forgets `name` (queued before the next statement), pg too.
@@ -516,7 +566,9 @@ class PostgresConnection implements DataConnection {
     const parsed = (this.#client as unknown as PgSession).connection.parsedStatements;
     if (name === undefined || parsed[name] === undefined) return;
     delete parsed[name];
-    this.#client.query(new CloseStatement(name));
+    const close = new CloseStatement(name);
+    if (this.#held === undefined && this.#roomInQueue()) this.#client.query(close);
+    else this.#hold(() => this.#client.query(close));
   }
 
   #failure(
@@ -534,6 +586,7 @@ class PostgresConnection implements DataConnection {
     if (this.#released) return;
     this.#released = true;
     this.#client.removeListener("error", this.#onError);
+    this.#handOnAll();
     const closing = broken || this.#lost !== undefined;
     if (!closing) this.#pool.wentIdle(this.#client);
     this.#client.release(closing ? true : undefined);
@@ -565,6 +618,15 @@ class CloseStatement implements pg.Submittable {
   // statement hears.
   handleReadyForQuery(): void {}
   handleError(): void {}
+}
+
+/** pg's queries waiting behind the one running, and its connection's messages. */
+interface PgQueue {
+  readonly _queryQueue?: readonly unknown[];
+  readonly connection: {
+    on(event: "readyForQuery", listener: () => void): unknown;
+    removeListener(event: "readyForQuery", listener: () => void): unknown;
+  };
 }
 
 /** pg's record of the statements its connection parsed, by name. */
