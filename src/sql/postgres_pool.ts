@@ -389,6 +389,17 @@ class PostgresConnection implements DataConnection {
     return {
       next: async (next?: number) => {
         if (done || closed) return [];
+        // A batch is a statement: past the transaction's timeout it is not sent, as no statement
+        // is (its limit would be the whole second what is left goes up to, so a stream of quick
+        // batches would read on to its end).
+        if (next !== undefined && performance.now() > next) {
+          throw new DataError({
+            datasource: pool.name,
+            reason: "transaction",
+            statement: text,
+            message: "the transaction ran past its timeout: it is rolled back",
+          });
+        }
         let result: pg.QueryResult;
         try {
           // Each batch under its own timeout, whatever a statement of the loop ran under since
