@@ -291,8 +291,7 @@ class PostgresConnection implements DataConnection {
   #lost: PgError | undefined;
   readonly #onError = (error: PgError) => {
     this.#lost ??= error;
-    // pg refuses them at once, as it did those it held.
-    this.#handOnAll();
+    this.#dropHeld(error);
   };
   /**
    * Queries held back, in their order, while one already waits in pg's queue; none while
@@ -301,11 +300,11 @@ class PostgresConnection implements DataConnection {
    * side by side (`Promise.all`), a statement with its `SET LOCAL` or a prepared statement's
    * Close. Handed on one at a time, as pg's queue empties: the same order, sent as soon.
    */
-  #held: (() => void)[] | undefined;
+  #held: Held[] | undefined;
   readonly #handOn = (): void => {
     const held = this.#held;
     // pg heard the answer first: its next query, if any, runs, and its queue may take one.
-    while (held !== undefined && held.length > 0 && this.#roomInQueue()) held.shift()!();
+    while (held !== undefined && held.length > 0 && this.#roomInQueue()) held.shift()!.send();
     if (held !== undefined && held.length === 0) this.#stopHolding();
   };
 
@@ -542,7 +541,7 @@ class PostgresConnection implements DataConnection {
   #ask(query: pg.QueryConfig): Promise<pg.QueryResult> {
     if (this.#held === undefined && this.#roomInQueue()) return this.#client.query(query);
     return new Promise((resolve, reject) => {
-      this.#hold(() => this.#client.query(query).then(resolve, reject));
+      this.#hold({ send: () => this.#client.query(query).then(resolve, reject), fail: reject });
     });
   }
 
@@ -551,12 +550,12 @@ class PostgresConnection implements DataConnection {
     return ((this.#client as unknown as PgQueue)._queryQueue?.length ?? 0) === 0;
   }
 
-  #hold(send: () => void): void {
+  #hold(query: Held): void {
     if (this.#held === undefined) {
       this.#held = [];
       (this.#client as unknown as PgQueue).connection.on("readyForQuery", this.#handOn);
     }
-    this.#held.push(send);
+    this.#held.push(query);
   }
 
   #stopHolding(): void {
@@ -564,12 +563,13 @@ class PostgresConnection implements DataConnection {
     (this.#client as unknown as PgQueue).connection.removeListener("readyForQuery", this.#handOn);
   }
 
-  // The connection is lost or given back: pg gets what is held, and runs or refuses it.
-  #handOnAll(): void {
+  // The connection is lost or given back: what is held is not sent (not to a session being
+  // closed, nor to the next caller's), and fails as on a lost connection.
+  #dropHeld(error: Error): void {
     const held = this.#held;
     if (held === undefined) return;
     this.#stopHolding();
-    for (const send of held) send();
+    for (const query of held) query.fail(error);
   }
 
   // The server forgets `name` (queued before the next statement), pg too.
@@ -579,7 +579,7 @@ class PostgresConnection implements DataConnection {
     delete parsed[name];
     const close = new CloseStatement(name);
     if (this.#held === undefined && this.#roomInQueue()) this.#client.query(close);
-    else this.#hold(() => this.#client.query(close));
+    else this.#hold({ send: () => this.#client.query(close), fail: () => {} });
   }
 
   #failure(
@@ -597,7 +597,7 @@ class PostgresConnection implements DataConnection {
     if (this.#released) return;
     this.#released = true;
     this.#client.removeListener("error", this.#onError);
-    this.#handOnAll();
+    this.#dropHeld(new Error("the connection was given back before the statement was sent"));
     const closing = broken || this.#lost !== undefined;
     if (!closing) this.#pool.wentIdle(this.#client);
     this.#client.release(closing ? true : undefined);
@@ -629,6 +629,12 @@ class CloseStatement implements pg.Submittable {
   // statement hears.
   handleReadyForQuery(): void {}
   handleError(): void {}
+}
+
+/** A query held back from pg's queue: sent once there is room, or failed. */
+interface Held {
+  send(): void;
+  fail(error: Error): void;
 }
 
 /** pg's queries waiting behind the one running, and its connection's messages. */

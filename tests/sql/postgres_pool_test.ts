@@ -18,6 +18,9 @@ process.on("warning", (warning: Error) => {
   if (/client\.query\(\)/.test(warning.message)) pgWarnings.push(warning.message);
 });
 
+// A warning is emitted on the next tick: delivered once the event loop turns (ticks run first).
+const warningsDelivered = () => new Promise((resolve) => setImmediate(resolve));
+
 describe("postgres_pool", () => {
   const open = testPools();
 
@@ -197,6 +200,7 @@ describe("postgres_pool", () => {
       { n: 4, t: "1min" },
       { n: 5, t: "9s" },
     ]);
+    await warningsDelivered();
     assert.deepEqual(pgWarnings, []);
   });
 
@@ -227,5 +231,22 @@ describe("postgres_pool", () => {
       outcomes.map((o) => o.status === "rejected" && (o.reason as DataError).reason),
       ["connection", "connection", "connection", "connection"],
     );
+  });
+
+  // Cut by statement-timeout, the connection is closed: what waited its turn is not sent to it.
+  it("statements waiting their turn on a connection closed at a timeout are not sent to it", async () => {
+    const { pool } = await open("postgres", { maxSize: 1, statementTimeoutMs: 500 });
+    const sql = new SqlClient(pool);
+    let outcomes: PromiseSettledResult<unknown>[] = [];
+    await rejection(sql.transaction(async () => {
+      outcomes = await Promise.allSettled([
+        sql.query`SELECT pg_sleep(${5})`,
+        sql.query`SELECT ${1}::int AS one`,
+        sql.query`SELECT ${2}::int AS two`,
+      ]);
+    }));
+    assert.deepEqual(outcomes.map((o) => o.status), ["rejected", "rejected", "rejected"]);
+    await warningsDelivered();
+    assert.deepEqual(pgWarnings, []);
   });
 });
