@@ -7,6 +7,7 @@
 import type { DatabaseKind } from "../sql/datasource.ts";
 import type { DataConnection, DataPool, RowCursor, StatementResult } from "../sql/data_pool.ts";
 import { DataError } from "../sql/data_error.ts";
+import { isConflict } from "../sql/transaction_dialect.ts";
 import { UnexpectedRollbackError } from "./unexpected_rollback_error.ts";
 
 /** The failure after which the database refuses a transaction's statements. */
@@ -222,7 +223,8 @@ async function endedWhole(
     case "sqlite":
       return undefined;
     case "mysql":
-      if (error.code === "ER_LOCK_DEADLOCK") return true;
+      // A deadlock, or a write snapshot isolation refused: the transaction is rolled back.
+      if (isConflict(kind, error.code)) return true;
       // A lock wait timeout rolls back the statement alone, unless the server was started with
       // innodb_rollback_on_timeout: asked, since what it did is what holds.
       if (error.code === "ER_LOCK_WAIT_TIMEOUT") {

@@ -89,14 +89,17 @@ export function resetStatements(kind: DatabaseKind, readOnly: boolean): string[]
 /**
  * Whether the database's error `code` is a conflict with a concurrent transaction, after which it
  * rolled the transaction back, and which running the whole transaction again may clear:
- * PostgreSQL's serialization failure (`40001`) and deadlock (`40P01`), InnoDB's deadlock.
+ * PostgreSQL's serialization failure (`40001`) and deadlock (`40P01`), InnoDB's deadlock and
+ * MariaDB's snapshot isolation failure (`ER_CHECKREAD`).
  */
 export function isConflict(kind: DatabaseKind, code: string | undefined): boolean {
   switch (kind) {
     case "postgres":
       return code === "40001" || code === "40P01";
     case "mysql":
-      return code === "ER_LOCK_DEADLOCK";
+      // ER_CHECKREAD: MariaDB's snapshot isolation refused a write to a row changed since the
+      // transaction's snapshot, and rolled the transaction back ("try restarting transaction").
+      return code === "ER_LOCK_DEADLOCK" || code === "ER_CHECKREAD";
     case "sqlite":
       return false;
   }
