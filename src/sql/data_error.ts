@@ -7,7 +7,8 @@
  * - `statement`: the database refused the statement (a syntax error, a constraint);
  * - `conflict`: the database refused it for a conflict with a concurrent transaction and rolled
  *   the transaction back: PostgreSQL's serialization failure (`40001`, at `SERIALIZABLE` or
- *   `REPEATABLE_READ`) or deadlock (`40P01`), InnoDB's deadlock (`ER_LOCK_DEADLOCK`). Retryable:
+ *   `REPEATABLE_READ`) or deadlock (`40P01`), InnoDB's deadlock (`ER_LOCK_DEADLOCK`), MariaDB's
+ *   snapshot isolation refusing a write to a row changed since (`ER_CHECKREAD`). Retryable:
  *   run the whole transaction again, from its beginning;
  * - `connection`: the connection failed under it (killed, its socket closed): it is not reused,
  *   and the next call gets another;

@@ -30,11 +30,14 @@ export const MYSQL: SqlDialect = {
     return level === undefined ? begin : [`SET TRANSACTION ISOLATION LEVEL ${level}`, ...begin];
   },
   reset: () => ["SET autocommit = 1"],
-  isConflict: (code) => code === "ER_LOCK_DEADLOCK",
+  // ER_CHECKREAD: MariaDB's snapshot isolation refused a write to a row changed since the
+  // transaction's snapshot, and rolled the transaction back ("try restarting transaction").
+  isConflict: (code) => code === "ER_LOCK_DEADLOCK" || code === "ER_CHECKREAD",
   async endedAt(error, ask) {
     // InnoDB rolls back a statement stopped at its query timeout alone.
     if (error.reason !== "statement" && error.reason !== "conflict") return undefined;
-    if (error.code === "ER_LOCK_DEADLOCK") return true;
+    // A deadlock, or a write snapshot isolation refused: the transaction is rolled back.
+    if (MYSQL.isConflict(error.code)) return true;
     // A lock wait timeout rolls back the statement alone, unless the server was started with
     // innodb_rollback_on_timeout: asked, since what it did is what holds.
     if (error.code === "ER_LOCK_WAIT_TIMEOUT") {

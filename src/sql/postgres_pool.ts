@@ -194,9 +194,11 @@ class PostgresPool implements DataPool {
       // taken off cost each call as much as the rest of the hand-out.
       client.on("error", (error: PgError) => {
         made.lost ??= error;
+        made.holder?.dropHeld(error);
       });
       made.late = () => {
         made.lost ??= new Error("the database did not answer a statement in time");
+        made.holder?.dropHeld(made.lost);
         this.endSession(client);
       };
       this.#sessions.set(client, made);
@@ -379,6 +381,8 @@ class Session {
    * it is sent, no rollback undoes it.
    */
   timeoutMs: number | undefined;
+  /** The connection that has it out now, whose held queries fail with the session. */
+  holder: PostgresConnection | undefined;
 }
 
 class PostgresConnection implements DataConnection {
@@ -393,12 +397,27 @@ class PostgresConnection implements DataConnection {
    * undone one.
    */
   #local: number | undefined;
+  /**
+   * Queries held back, in their order, while one already waits in pg's queue; none while
+   * nothing is held. pg queues a query sent while another runs, but prints a deprecation
+   * warning on the app's stderr for one sent while another already waits: a transaction's calls
+   * side by side (`Promise.all`), a statement with its `SET LOCAL` or a prepared statement's
+   * Close. Handed on one at a time, as pg's queue empties: the same order, sent as soon.
+   */
+  #held: Held[] | undefined;
+  readonly #handOn = (): void => {
+    const held = this.#held;
+    // pg heard the answer first: its next query, if any, runs, and its queue may take one.
+    while (held !== undefined && held.length > 0 && this.#roomInQueue()) held.shift()!.send();
+    if (held !== undefined && held.length === 0) this.#stopHolding();
+  };
 
   constructor(pool: PostgresPool, client: pg.PoolClient) {
     this.#pool = pool;
     this.#client = client;
-    this.#session = pool.sessionOf(client);
-    this.#prepared = this.#session.prepared;
+    const session = this.#session = pool.sessionOf(client);
+    this.#prepared = session.prepared;
+    session.holder = this;
   }
 
   async run(
@@ -472,6 +491,17 @@ class PostgresConnection implements DataConnection {
     return {
       next: async (next?: number) => {
         if (done || closed) return [];
+        // A batch is a statement: past the transaction's timeout it is not sent, as no statement
+        // is (its limit would be the whole second what is left goes up to, so a stream of quick
+        // batches would read on to its end).
+        if (next !== undefined && performance.now() > next) {
+          throw new DataError({
+            datasource: pool.name,
+            reason: "transaction",
+            statement: text,
+            message: "the transaction ran past its timeout: it is rolled back",
+          });
+        }
         let result: pg.QueryResult;
         try {
           // Each batch under its own timeout, whatever a statement of the loop ran under since
@@ -573,7 +603,7 @@ class PostgresConnection implements DataConnection {
     if (client.getTransactionStatus() !== "I") {
       if ((this.#local ?? own) === ms) return this.#send(text, params, prepare, shown, bound);
       this.#local = ms;
-      const set = client.query(`SET LOCAL statement_timeout = ${ms}`);
+      const set = this.#ask(`SET LOCAL statement_timeout = ${ms}`, []);
       const sent = this.#send(text, params, prepare, shown, bound);
       return set.then(() => sent, (error: unknown) => {
         // The transaction is aborted: the statement fails too, heard here.
@@ -585,7 +615,7 @@ class PostgresConnection implements DataConnection {
     if (own === ms) return this.#send(text, params, prepare, shown, bound);
     // The connection is this call's alone: the statement is sent once the SET took, the SET
     // bound as the statement is.
-    const set = client.query(`SET statement_timeout = ${ms}`);
+    const set = this.#ask(`SET statement_timeout = ${ms}`, []);
     return this.#pool.watch.within(shown, bound, set, session.late).then(() => {
       session.timeoutMs = ms;
       return this.#send(text, params, prepare, shown, bound);
@@ -603,8 +633,7 @@ class PostgresConnection implements DataConnection {
     bound: StatementBound,
   ): Promise<pg.QueryResult> {
     if (!prepare || params.length === 0) {
-      const sent = this.#client.query(text, params as unknown[]);
-      return this.#pool.watch.within(shown, bound, sent, this.#session.late);
+      return this.#pool.watch.within(shown, bound, this.#ask(text, params), this.#session.late);
     }
     const { name, evicted } = this.#prepared.name(text);
     if (evicted !== undefined) this.#unprepare(evicted);
@@ -625,13 +654,59 @@ class PostgresConnection implements DataConnection {
         },
       );
       (query as unknown as { name: string }).name = name;
+      const fail = (error: Error) => {
+        if (watch.end(entry)) reject(error);
+      };
       try {
-        this.#client.query(query);
+        if (this.#held === undefined && this.#roomInQueue()) this.#client.query(query);
+        else this.#hold({ send: () => this.#client.query(query), fail });
       } catch (error) {
-        watch.end(entry);
-        reject(error);
+        fail(error as Error);
       }
     });
+  }
+
+  /** `text` sent to pg now, or once pg's queue has room (see `#held`). */
+  #ask(text: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+    const client = this.#client;
+    if (this.#held === undefined && this.#roomInQueue()) {
+      return client.query(text, params as unknown[]);
+    }
+    return new Promise((resolve, reject) => {
+      this.#hold({
+        send: () => client.query(text, params as unknown[]).then(resolve, reject),
+        fail: reject,
+      });
+    });
+  }
+
+  #roomInQueue(): boolean {
+    // A pg without that queue (a later version) has nothing to hold back for.
+    return ((this.#client as unknown as PgQueue)._queryQueue?.length ?? 0) === 0;
+  }
+
+  #hold(query: Held): void {
+    if (this.#held === undefined) {
+      this.#held = [];
+      (this.#client as unknown as PgQueue).connection.on("readyForQuery", this.#handOn);
+    }
+    this.#held.push(query);
+  }
+
+  #stopHolding(): void {
+    this.#held = undefined;
+    (this.#client as unknown as PgQueue).connection.removeListener("readyForQuery", this.#handOn);
+  }
+
+  /**
+   * The connection is lost or given back: what is held is not sent (not to a session being
+   * closed, nor to the next caller's), and fails as on a lost connection.
+   */
+  dropHeld(error: Error): void {
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#stopHolding();
+    for (const query of held) query.fail(error);
   }
 
   // The server forgets `name` (queued before the next statement), pg too.
@@ -639,7 +714,9 @@ class PostgresConnection implements DataConnection {
     const parsed = (this.#client as unknown as PgSession).connection.parsedStatements;
     if (name === undefined || parsed[name] === undefined) return;
     delete parsed[name];
-    this.#client.query(new CloseStatement(name));
+    const close = new CloseStatement(name);
+    if (this.#held === undefined && this.#roomInQueue()) this.#client.query(close);
+    else this.#hold({ send: () => this.#client.query(close), fail: () => {} });
   }
 
   #failure(
@@ -656,6 +733,8 @@ class PostgresConnection implements DataConnection {
   release(broken = false): void {
     if (this.#released) return;
     this.#released = true;
+    this.#session.holder = undefined;
+    this.dropHeld(new Error("the connection was given back before the statement was sent"));
     // Idle from now (the pool hears pg-pool's release), unless it is closed.
     const closing = broken || this.#session.lost !== undefined;
     this.#client.release(closing ? true : undefined);
@@ -687,6 +766,21 @@ class CloseStatement implements pg.Submittable {
   // statement hears.
   handleReadyForQuery(): void {}
   handleError(): void {}
+}
+
+/** A query held back from pg's queue: sent once there is room, or failed. */
+interface Held {
+  send(): void;
+  fail(error: Error): void;
+}
+
+/** pg's queries waiting behind the one running, and its connection's messages. */
+interface PgQueue {
+  readonly _queryQueue?: readonly unknown[];
+  readonly connection: {
+    on(event: "readyForQuery", listener: () => void): unknown;
+    removeListener(event: "readyForQuery", listener: () => void): unknown;
+  };
 }
 
 /** pg's record of the statements its connection parsed, by name. */

@@ -343,6 +343,9 @@ for (const kind of KINDS) {
         }).then(() => "resolved", (error: unknown) => error);
         await holder;
         assert.ok(lockFailure(timedOut), `the statement timed out: ${String(timedOut)}`);
+        // Not a conflict, whether or not the server rolled the transaction back (docs/data.md).
+        assert.equal((timedOut as DataError).reason, "statement");
+        assert.equal((timedOut as DataError).code, "ER_LOCK_WAIT_TIMEOUT");
         const rows = await sql.query<{ balance: number }>`
           SELECT balance FROM accounts WHERE id IN (${2}, ${3}) ORDER BY id`;
         const balances = rows.map((r) => Number(r.balance));
@@ -353,6 +356,37 @@ for (const kind of KINDS) {
           assert.equal(outcome, "resolved");
           assert.deepEqual(balances, [OPENING - 1, OPENING + 1]);
         }
+      });
+
+      // MariaDB's snapshot isolation (innodb_snapshot_isolation, the default from 11.6) refuses a
+      // write to a row changed since the transaction's snapshot, "try restarting transaction", and
+      // rolls the whole transaction back: a conflict, after which nothing of it may commit.
+      it("a write to a row changed since the snapshot is a conflict that ends the transaction", async () => {
+        const sql = await accounts();
+        let refused: unknown;
+        const outcome = await sql.transaction(async () => {
+          await sql.unsafe("SET SESSION innodb_snapshot_isolation = ON");
+          await sql.execute`UPDATE accounts SET balance = balance - ${1} WHERE id = ${2}`;
+          await sql.query`SELECT balance FROM accounts WHERE id = ${0}`;
+          // Committed beside it, after its snapshot.
+          await sql.transaction(async () => {
+            await sql.execute`UPDATE accounts SET balance = ${5} WHERE id = ${0}`;
+          }, { propagation: "REQUIRES_NEW" });
+          refused = await sql.execute`UPDATE accounts SET balance = ${7} WHERE id = ${0}`
+            .then(() => undefined, (error: unknown) => error);
+          await sql.execute`UPDATE accounts SET balance = balance + ${1} WHERE id = ${3}`;
+        }).then(() => "resolved", (error: unknown) => error);
+        assert.ok(refused instanceof DataError, String(refused));
+        assert.equal(refused.code, "ER_CHECKREAD");
+        assert.equal(refused.reason, "conflict", refused.message);
+        assert.ok(
+          outcome instanceof DataError && outcome.reason === "transaction",
+          String(outcome),
+        );
+        const rows = await sql.query<{ balance: number }>`
+          SELECT balance FROM accounts WHERE id IN (${0}, ${2}, ${3}) ORDER BY id`;
+        // The write beside it kept; nothing of the transaction, before the refusal or after.
+        assert.deepEqual(rows.map((r) => Number(r.balance)), [5, OPENING, OPENING]);
       });
     }
   });

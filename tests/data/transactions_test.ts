@@ -258,6 +258,34 @@ for (const kind of KINDS) {
         });
       }
 
+      if (kind === "mysql") {
+        // As docs/data.md says: a DDL statement commits the transaction on MariaDB, and what
+        // follows runs in another, which the server begins at the session's level.
+        it("a DDL statement commits what the transaction wrote before it; the rest runs apart", async () => {
+          const { sql, admin, committed } = await items();
+          const error = await sql.transaction(async () => {
+            await sql.execute`INSERT INTO items (v) VALUES (${"before"})`;
+            await sql.execute`CREATE TABLE other (id INT)`;
+            await sql.execute`INSERT INTO items (v) VALUES (${"after"})`;
+            throw new Error("undone");
+          }).catch((e: unknown) => e);
+          assert.match(String(error), /undone/);
+          // Committed at the CREATE TABLE: the rollback undid only what came after it.
+          assert.deepEqual(await committed(), ["before"]);
+          // At READ COMMITTED a read sees a row committed beside it since the last read; after a
+          // DDL statement the transaction is the server's REPEATABLE READ, and does not.
+          const seesBeside = (ddl: string | undefined, value: string) =>
+            sql.transaction(async () => {
+              if (ddl !== undefined) await sql.unsafe(ddl);
+              await sql.query`SELECT v FROM items`;
+              await admin.query(`INSERT INTO items (v) VALUES ('${value}')`);
+              return (await sql.query`SELECT v FROM items WHERE v = ${value}`).length === 1;
+            }, { isolation: Isolation.READ_COMMITTED });
+          assert.equal(await seesBeside(undefined, "beside-1"), true);
+          assert.equal(await seesBeside("CREATE TABLE another (id INT)", "beside-2"), false);
+        });
+      }
+
       it("NOT_SUPPORTED writes outside: kept when the outer transaction rolls back", async () => {
         const { sql, committed } = await items();
         await assert.rejects(

@@ -3,11 +3,23 @@ import { describe, it } from "node:test";
 import pg from "pg";
 import { openPostgresPool } from "../../src/sql/postgres_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
+import type { DataError } from "../../src/sql/data_error.ts";
 import { rejection, testPools, waitsAcquireTimeout } from "./pools.ts";
 import { until } from "../runtime/raw_client.ts";
 import { openPool } from "../../src/sql/open_pool.ts";
 import { type TcpProxy, tcpProxy } from "./tcp_proxy.ts";
 import type { PoolSettings } from "../../src/sql/pool_settings.ts";
+import { PREPARED_PER_CONNECTION } from "../../src/sql/prepared_statements.ts";
+
+// pg's warnings, from the file's start: pg warns once a process (a DeprecationWarning on stderr)
+// at a query queued behind another that already waits, so a test after the first would not see it.
+const pgWarnings: string[] = [];
+process.on("warning", (warning: Error) => {
+  if (/client\.query\(\)/.test(warning.message)) pgWarnings.push(warning.message);
+});
+
+// A warning is emitted on the next tick: delivered once the event loop turns (ticks run first).
+const warningsDelivered = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("postgres_pool", () => {
   const open = testPools();
@@ -197,5 +209,85 @@ describe("postgres_pool", () => {
       () => Promise.resolve(native.totalCount === 0),
       "the native pool's idle client closed",
     );
+  });
+
+  // A transaction's calls side by side share its connection, and a statement with a timeout of
+  // its own goes with its SET LOCAL: pg must not be handed a query while another waits (it
+  // prints a deprecation warning on the user's stderr), and each still runs in its order.
+  it("statements side by side in a transaction, with their SET LOCAL, make pg print nothing", async () => {
+    const { pool } = await open("postgres", { maxSize: 1, queryTimeoutMs: 60_000 });
+    const sql = new SqlClient(pool);
+    const results = await sql.transaction(async () => {
+      const side = await Promise.all([
+        sql.withTimeout(5_000)
+          .query`SELECT ${1}::int AS n, current_setting('statement_timeout') AS t`,
+        sql.query`SELECT ${2}::int AS n, current_setting('statement_timeout') AS t`,
+        sql.withTimeout(7_000)
+          .query`SELECT ${3}::int AS n, current_setting('statement_timeout') AS t`,
+        sql.query`SELECT ${4}::int AS n, current_setting('statement_timeout') AS t`,
+      ]);
+      // The connection's prepared statements full: the next one puts one out (a Close) too.
+      for (let i = 0; i < PREPARED_PER_CONNECTION; i++) {
+        await sql.unsafe(`SELECT $1::int AS n${i}`, [i]);
+      }
+      const last = await sql.withTimeout(9_000)
+        .query`SELECT ${5}::int AS n, current_setting('statement_timeout') AS t`;
+      return [...side.flat(), ...last];
+    }, { timeout: 120 });
+    assert.deepEqual(results, [
+      { n: 1, t: "5s" },
+      { n: 2, t: "1min" },
+      { n: 3, t: "7s" },
+      { n: 4, t: "1min" },
+      { n: 5, t: "9s" },
+    ]);
+    await warningsDelivered();
+    assert.deepEqual(pgWarnings, []);
+  });
+
+  // Those held back for pg's queue fail with the connection too, not at their bound (an hour here).
+  it("statements waiting their turn on a connection killed under them fail with it", async () => {
+    const { pool, admin } = await open("postgres", { maxSize: 1, statementTimeoutMs: 3_600_000 });
+    const sql = new SqlClient(pool);
+    let outcomes: PromiseSettledResult<unknown>[] = [];
+    await rejection(sql.transaction(async () => {
+      const { pid } = await sql.one<{ pid: number }>`SELECT pg_backend_pid() AS pid`;
+      const waiting = Promise.allSettled([
+        sql.query`SELECT pg_sleep(${60})`,
+        sql.withTimeout(5_000).query`SELECT ${1}::int AS one`,
+        sql.query`SELECT ${2}::int AS two`,
+        sql.withTimeout(6_000).query`SELECT ${3}::int AS three`,
+      ]);
+      await until(
+        async () =>
+          (await admin.query(
+            `SELECT 1 FROM pg_stat_activity WHERE pid = ${pid} AND query LIKE '%pg_sleep%'`,
+          )).length > 0,
+        "the statement runs",
+      );
+      await admin.query(`SELECT pg_terminate_backend(${pid})`);
+      outcomes = await waiting;
+    }));
+    assert.deepEqual(
+      outcomes.map((o) => o.status === "rejected" && (o.reason as DataError).reason),
+      ["connection", "connection", "connection", "connection"],
+    );
+  });
+
+  // Cut by statement-timeout, the connection is closed: what waited its turn is not sent to it.
+  it("statements waiting their turn on a connection closed at a timeout are not sent to it", async () => {
+    const { pool } = await open("postgres", { maxSize: 1, statementTimeoutMs: 500 });
+    const sql = new SqlClient(pool);
+    let outcomes: PromiseSettledResult<unknown>[] = [];
+    await rejection(sql.transaction(async () => {
+      outcomes = await Promise.allSettled([
+        sql.query`SELECT pg_sleep(${5})`,
+        sql.query`SELECT ${1}::int AS one`,
+        sql.query`SELECT ${2}::int AS two`,
+      ]);
+    }));
+    assert.deepEqual(outcomes.map((o) => o.status), ["rejected", "rejected", "rejected"]);
+    await warningsDelivered();
+    assert.deepEqual(pgWarnings, []);
   });
 });

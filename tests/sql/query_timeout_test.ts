@@ -222,6 +222,26 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
       });
     }
 
+    // A batch is a statement (FETCH): one sent after the transaction's timeout passed fails, as
+    // any statement then does, rather than run under the second the limit goes up to.
+    if (kind === "postgres") {
+      it("a stream's batch sent after the transaction's timeout fails, and the transaction rolls back", async () => {
+        const { pool } = await open(kind, { maxSize: 1, queryTimeoutMs: 60_000 });
+        const sql = new SqlClient(pool);
+        let read = 0;
+        // Each batch of 1000 rows takes 0.3 s of the database's time: the third is sent past 0.5 s.
+        const error = await rejection(sql.transaction(async () => {
+          const slow = sql.stream<{ n: number }>`
+            SELECT n, CASE WHEN n % 1000 = 0 THEN pg_sleep(${0.3}) END AS slept
+            FROM generate_series(1, 5000) AS n`;
+          for await (const _ of slow) read++;
+        }, { timeout: 0.5 }));
+        assert.equal(error.reason, "transaction", error.message);
+        assert.match(error.message, /ran past its timeout/);
+        assert.ok(read < 5000, `${read} rows read`);
+      });
+    }
+
     if (kind === "postgres") {
       // The two statements share the transaction's session: each must run under its own.
       it("two withTimeout calls at once in one transaction each run under their own timeout", async () => {
