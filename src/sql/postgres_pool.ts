@@ -605,11 +605,10 @@ class PostgresConnection implements DataConnection {
       this.#local = ms;
       const set = this.#ask(`SET LOCAL statement_timeout = ${ms}`, []);
       const sent = this.#send(text, params, prepare, shown, bound);
-      return set.then(() => sent, (error: unknown) => {
-        // The transaction is aborted: the statement fails too, heard here.
-        sent.catch(() => {});
-        throw error;
-      });
+      // Both heard from now on, the first failure the call's: a failed SET aborts the
+      // transaction (the statement fails after it), and a statement cut at its bound while the
+      // SET still waits (a database that stopped answering) fails before the SET does.
+      return Promise.all([set, sent]).then(([, result]) => result);
     }
     this.#local = undefined;
     if (own === ms) return this.#send(text, params, prepare, shown, bound);

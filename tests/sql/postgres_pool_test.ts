@@ -290,4 +290,27 @@ describe("postgres_pool", () => {
     await warningsDelivered();
     assert.deepEqual(pgWarnings, []);
   });
+  // A statement sent with its SET LOCAL, to a database that stops answering: cut at its bound
+  // while the SET still waits, its failure is the call's, not an unhandled rejection.
+  it("a statement cut at its bound while its SET LOCAL waits leaves no unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const heard = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", heard);
+    try {
+      await throughProxy({ maxSize: 1, statementTimeoutMs: 300 }, async (sql, proxy) => {
+        const error = await rejection(sql.transaction(async () => {
+          await sql.query`SELECT ${1}::int AS one`;
+          proxy.hold();
+          await sql.withTimeout(100).query`SELECT ${2}::int AS two`;
+        }));
+        assert.equal(error.reason, "timeout", error.message);
+        proxy.release();
+        await warningsDelivered();
+      });
+      await warningsDelivered();
+    } finally {
+      process.off("unhandledRejection", heard);
+    }
+    assert.deepEqual(unhandled, []);
+  });
 });
