@@ -684,7 +684,11 @@ class PostgresConnection implements DataConnection {
     if (this.#released) return;
     this.#released = true;
     this.#session.holder = undefined;
-    this.dropHeld(new Error("the connection was given back before the statement was sent"));
+    // The error made only where a query is held: an Error's stack trace, made on each release,
+    // cost more CPU than the rest of the hand-out.
+    if (this.#held !== undefined) {
+      this.dropHeld(new Error("the connection was given back before the statement was sent"));
+    }
     // Idle from now, unless it is closed.
     this.#pool.giveBack(this.#client, broken || this.#session.lost !== undefined);
   }
