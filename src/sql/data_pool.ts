@@ -89,7 +89,10 @@ export interface DataPool {
   readonly maxSize: number;
   /** Connections open and free now, for the pool's metrics. */
   idleCount(): number;
-  /** The driver's own pool (`pg.Pool`, mysql2's `Pool`; for SQLite, the pool of handles itself), for what the client lacks. */
+  /**
+   * The driver's own pool (`pg.Pool`, mysql2's `Pool`; for SQLite, the pool of handles itself), for
+   * what the client lacks. PostgreSQL's is made on first use, its connections apart from the pool's.
+   */
   readonly native: unknown;
   /** Closes every connection; waits for those held to be released. */
   close(): Promise<void>;

@@ -1,4 +1,5 @@
-// PostgreSQL's pool: pg.Pool, its clients handed out one caller at a time.
+// PostgreSQL's pool: Thaw's own over pg.Client (postgres_clients.ts), its clients handed out one
+// caller at a time.
 //
 // How values come back with pg's default settings:
 // - `bigint` (int8) and `numeric` are strings, exact ("9007199254740993"); `integer`, `smallint`,
@@ -15,7 +16,8 @@ import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "./datasource.ts";
-import { acquireWithin, closedError } from "./acquire_within.ts";
+import { closedError } from "./acquire_within.ts";
+import { PostgresClients } from "./postgres_clients.ts";
 import {
   type DataConnection,
   type DataPool,
@@ -51,7 +53,6 @@ export function openPostgresPool(
 class PostgresPool implements DataPool {
   readonly kind = "postgres" as const;
   readonly name: string;
-  readonly native: pg.Pool;
   readonly maxSize: number;
   readonly #acquireTimeoutMs: number;
   readonly statementTimeoutMs: number;
@@ -60,16 +61,14 @@ class PostgresPool implements DataPool {
   readonly watch: StatementWatch;
   readonly #connectTimeoutMs: number;
   readonly #mask: (text: string) => string;
-  /** When each client was last given back, for the check of one idle for a while. */
-  readonly #idleSince = new WeakMap<pg.PoolClient, number>();
   readonly #idleTimeoutMs: number;
-  /** pg-pool's idle clients, where they can be read: the pool's one timer closes them. */
-  readonly #inside: PgPoolInside | undefined;
-  /** The timer of the next look for clients idle past idle-timeout, while one is idle. */
-  #reaper: ReturnType<typeof setTimeout> | undefined;
+  /** The connections Thaw's calls take. */
+  readonly #clients: PostgresClients<pg.Client>;
+  /** pg.Pool over the same settings, made only where the app asks for the driver's own pool. */
+  #native: pg.Pool | undefined;
   readonly #clientConfig: pg.ClientConfig;
   /** What is kept of each client's session. */
-  readonly #sessions = new WeakMap<pg.PoolClient, Session>();
+  readonly #sessions = new WeakMap<pg.Client, Session>();
   /** Sessions of statements cut by their bound, being ended on the server. */
   readonly #ending = new Set<Promise<void>>();
   #closed = false;
@@ -82,8 +81,9 @@ class PostgresPool implements DataPool {
     this.queryTimeoutMs = s.queryTimeoutMs === undefined ? undefined : Math.ceil(s.queryTimeoutMs);
     this.watch = new StatementWatch(datasource.name);
     this.#connectTimeoutMs = s.connectTimeoutMs;
+    this.#idleTimeoutMs = s.idleTimeoutMs;
     this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
-    const client: pg.ClientConfig = {
+    this.#clientConfig = {
       // Parsed here rather than passed as connectionString, which would override user/password.
       ...parseIntoClientConfig(datasource.location),
       ...(datasource.username === undefined ? {} : { user: datasource.username }),
@@ -91,9 +91,7 @@ class PostgresPool implements DataPool {
       ...(migration?.applicationName === undefined
         ? {}
         : { application_name: migration.applicationName }),
-      // Each client's own bound on connecting. pg.Pool's connectionTimeoutMillis would bound
-      // the wait for a free client with it, cutting acquire-timeout to connect-timeout: the
-      // pool has none, and acquireWithin bounds the wait.
+      // Each client's own bound on connecting; the wait for a free one is acquire-timeout's.
       connectionTimeoutMillis: s.connectTimeoutMs,
       // A server gone without a word (its host down, a network cut) ends an idle connection.
       keepAlive: true,
@@ -101,31 +99,56 @@ class PostgresPool implements DataPool {
       // Sent with the startup message: the query timeout costs no statement of its own.
       ...(this.queryTimeoutMs === undefined ? {} : { statement_timeout: this.queryTimeoutMs }),
     };
-    this.#clientConfig = client;
-    this.native = new pg.Pool({
-      Client: class extends pg.Client {
-        constructor() {
-          super(client);
-        }
-      },
-      max: s.maxSize,
-      idleTimeoutMillis: s.idleTimeoutMs,
-    });
-    // An idle client whose server went away: pg removes it; unheard, the event would crash.
-    this.native.on("error", () => {});
-    // pg-pool arms a timer for each client given back and clears it when the client is taken
-    // again: two timer calls for each statement, a tenth of what the client spends on one. One
-    // timer of the pool's closes the clients idle past idle-timeout instead, where pg-pool's
-    // list of them can be read (else its own timers stay).
-    this.#idleTimeoutMs = s.idleTimeoutMs;
-    this.#inside = insideOf(this.native);
-    if (this.#inside !== undefined) this.#inside.options.idleTimeoutMillis = 0;
-    // Every client given back whole is idle from now: this pool's, one that came after its
-    // caller gave up, and one a caller of the native pool gave back.
-    this.native.on("release", (error: unknown, client: pg.PoolClient) => {
-      if (!error) this.wentIdle(client);
-    });
+    this.#clients = new PostgresClients<pg.Client>(
+      { name: this.name, maxSize: s.maxSize, idleTimeoutMs: s.idleTimeoutMs },
+      { open: this.#open, close: (client) => void client.end().catch(() => {}) },
+    );
   }
+
+  /**
+   * The driver's own pool, `pg.Pool`, for what the client lacks: made on first use, over the same
+   * settings and max-size, its connections its own (Thaw's calls never wait for them).
+   */
+  get native(): pg.Pool {
+    if (this.#native === undefined) {
+      const config = this.#clientConfig;
+      const native = this.#native = new pg.Pool({
+        // pg.Pool's connectionTimeoutMillis would bound the wait for a free client with it:
+        // each client has its own instead.
+        Client: class extends pg.Client {
+          constructor() {
+            super(config);
+          }
+        },
+        max: this.maxSize,
+        idleTimeoutMillis: this.#idleTimeoutMs,
+      });
+      // An idle client whose server went away: pg removes it; unheard, the event would crash.
+      native.on("error", () => {});
+      if (this.#closed) void native.end();
+    }
+    return this.#native;
+  }
+
+  // A new connection, listened to for its life: an error while idle closes it, one while held
+  // fails its next statement (see sessionOf); unheard, the event would crash the process.
+  readonly #open = (): Promise<pg.Client> => {
+    const client = new pg.Client(this.#clientConfig);
+    client.on("error", () => this.#clients.lost(client));
+    return new Promise((resolve, reject) =>
+      client.connect((error: Error | undefined) => {
+        if (!error) return resolve(client);
+        client.end().catch(() => {});
+        reject(
+          new DataError({
+            datasource: this.name,
+            reason: "connect",
+            message: `cannot connect: ${this.#describe(error)}`,
+          }, { cause: error }),
+        );
+      })
+    );
+  };
 
   async acquire(): Promise<DataConnection> {
     if (this.#closed) throw closedError(this.name);
@@ -135,7 +158,9 @@ class PostgresPool implements DataPool {
     // on a database that stopped answering, would wait max-size times that.
     const deadline = performance.now() + this.#acquireTimeoutMs;
     for (let left = this.#acquireTimeoutMs; left > 0; left = deadline - performance.now()) {
-      const client = await this.#take(left);
+      // An idle one no one waits before is taken at once, without a promise to wait on.
+      const client = this.#clients.takeIdle() ??
+        await this.#clients.acquire(left, this.#acquireTimeoutMs);
       if (this.#usedLately(client) || await this.#alive(client, deadline)) {
         return new PostgresConnection(this, client);
       }
@@ -149,47 +174,18 @@ class PostgresPool implements DataPool {
     });
   }
 
-  #take(timeoutMs: number): Promise<pg.PoolClient> {
-    // An idle client no one waits for is handed out at once: no timer to arm (a timer a call
-    // costs more CPU than the rest of the acquire).
-    const pool = this.native;
-    return pool.idleCount > pool.waitingCount ? this.#connect() : acquireWithin(
-      this.name,
-      timeoutMs,
-      this.#connect,
-      this.#giveBack,
-      this.#acquireTimeoutMs,
-    );
+  /** `client` given back: idle from now, or closed where `broken`. */
+  giveBack(client: pg.Client, broken: boolean): void {
+    this.#clients.release(client, broken);
   }
 
-  /** A client that came after its caller gave up goes back to the pool. */
-  readonly #giveBack = (late: pg.PoolClient): void => {
-    late.release();
-  };
-
-  // Made once, not for each call; with a callback, which pg-pool answers without the two
-  // promises of its own it makes for a call without one.
-  readonly #connect = (): Promise<pg.PoolClient> =>
-    new Promise((resolve, reject) =>
-      this.native.connect((error, client) => {
-        if (!error) return resolve(client!);
-        reject(
-          new DataError({
-            datasource: this.name,
-            reason: "connect",
-            message: `cannot connect: ${this.#describe(error)}`,
-          }, { cause: error }),
-        );
-      })
-    );
-
   /** What is kept of `client`'s session, listened to from its first call on. */
-  sessionOf(client: pg.PoolClient): Session {
+  sessionOf(client: pg.Client): Session {
     let session = this.#sessions.get(client);
     if (session === undefined) {
       const made = session = new Session();
-      // pg-pool stops listening while a client is checked out: an error then (the server ended
-      // the session) would be an unhandled 'error' event. Kept, it fails the next statement.
+      // An error while the client is out (the server ended the session) is kept: it fails the
+      // next statement.
       // Listened to for the client's life rather than each time it is out: a listener added and
       // taken off cost each call as much as the rest of the hand-out.
       client.on("error", (error: PgError) => {
@@ -206,44 +202,17 @@ class PostgresPool implements DataPool {
     return session;
   }
 
-  /** Given back whole now: idle from now on. */
-  wentIdle(client: pg.PoolClient): void {
-    this.#idleSince.set(client, performance.now());
-    if (this.#inside !== undefined) this.#reaper ??= setTimeout(this.#reap, this.#idleTimeoutMs);
-  }
-
-  // Closes the clients idle past idle-timeout, as pg-pool's timer of each would, and looks again
-  // when the next one will be, while any is idle.
-  readonly #reap = (): void => {
-    this.#reaper = undefined;
-    const inside = this.#inside!;
-    if (this.#closed) return;
-    const now = performance.now();
-    let next = Infinity;
-    for (const { client } of [...inside._idle]) {
-      const since = this.#idleSince.get(client);
-      if (since === undefined) this.#idleSince.set(client, now);
-      const left = (since ?? now) + this.#idleTimeoutMs - now;
-      if (left <= 0) inside._remove(client, () => inside._pulseQueue());
-      else next = Math.min(next, left);
-    }
-    if (next !== Infinity) this.#reaper = setTimeout(this.#reap, Math.max(1, next));
-  };
-
   // Used again at once, a connection is not checked (HikariCP's rule, and its 500 ms).
-  #usedLately(client: pg.PoolClient): boolean {
-    const since = this.#idleSince.get(client);
+  #usedLately(client: pg.Client): boolean {
+    const since = this.#clients.idleSince(client);
     return since === undefined || performance.now() - since <= CHECK_IDLE_AFTER_MS;
   }
 
   // A connection idle for a while may have died without a word (its server restarted, a
   // firewall dropped it): it answers an empty statement within connect-timeout, or is closed.
-  async #alive(client: pg.PoolClient, deadline: number): Promise<boolean> {
+  async #alive(client: pg.Client, deadline: number): Promise<boolean> {
     const now = performance.now();
     const checkMs = Math.max(1, Math.min(this.#connectTimeoutMs, deadline - now));
-    // pg-pool stops listening while a client is out: an error now would be unhandled.
-    const ignore = () => {};
-    client.on("error", ignore);
     try {
       await this.watch.within(
         "",
@@ -253,10 +222,8 @@ class PostgresPool implements DataPool {
       );
       return true;
     } catch {
-      client.release(true);
+      this.#clients.release(client, true);
       return false;
-    } finally {
-      client.removeListener("error", ignore);
     }
   }
 
@@ -267,7 +234,7 @@ class PostgresPool implements DataPool {
    * (as JDBC's query timeout cancels), as its own user may; none is made for a database that
    * does not answer within connect-timeout, which ends the session once it notices the socket.
    */
-  endSession(client: pg.PoolClient): void {
+  endSession(client: pg.Client): void {
     const pid = (client as { processID?: unknown }).processID;
     if (typeof pid !== "number") return;
     const ending: Promise<void> = this.#terminate(pid).catch(() => {}).finally(() =>
@@ -289,15 +256,14 @@ class PostgresPool implements DataPool {
   }
 
   idleCount(): number {
-    return this.native.idleCount;
+    return this.#clients.idleCount;
   }
 
-  // pg's end waits for the clients held to be released.
+  // Waits for the clients held to be given back (pg's end of its own pool does too).
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#reaper);
-    await this.native.end();
+    await Promise.all([this.#clients.close(), this.#native?.end()]);
     await Promise.all(this.#ending);
   }
 
@@ -340,22 +306,6 @@ class PostgresPool implements DataPool {
   }
 }
 
-/** What pg-pool keeps of its idle clients, and how it closes one: not documented, read if there. */
-interface PgPoolInside {
-  readonly options: { idleTimeoutMillis?: number };
-  readonly _idle: readonly { readonly client: pg.PoolClient }[];
-  _remove(client: pg.PoolClient, callback: () => void): void;
-  _pulseQueue(): void;
-}
-
-function insideOf(pool: pg.Pool): PgPoolInside | undefined {
-  const inside = pool as unknown as Partial<PgPoolInside>;
-  return Array.isArray(inside._idle) && typeof inside._remove === "function" &&
-      typeof inside._pulseQueue === "function" && typeof inside.options === "object"
-    ? inside as PgPoolInside
-    : undefined;
-}
-
 /** How long a connection may sit idle and be handed out unchecked (HikariCP's figure). */
 const CHECK_IDLE_AFTER_MS = 500;
 
@@ -387,7 +337,7 @@ class Session {
 
 class PostgresConnection implements DataConnection {
   readonly #pool: PostgresPool;
-  readonly #client: pg.PoolClient;
+  readonly #client: pg.Client;
   readonly #session: Session;
   readonly #prepared: PreparedStatements;
   #released = false;
@@ -412,7 +362,7 @@ class PostgresConnection implements DataConnection {
     if (held !== undefined && held.length === 0) this.#stopHolding();
   };
 
-  constructor(pool: PostgresPool, client: pg.PoolClient) {
+  constructor(pool: PostgresPool, client: pg.Client) {
     this.#pool = pool;
     this.#client = client;
     const session = this.#session = pool.sessionOf(client);
@@ -733,10 +683,13 @@ class PostgresConnection implements DataConnection {
     if (this.#released) return;
     this.#released = true;
     this.#session.holder = undefined;
-    this.dropHeld(new Error("the connection was given back before the statement was sent"));
-    // Idle from now (the pool hears pg-pool's release), unless it is closed.
-    const closing = broken || this.#session.lost !== undefined;
-    this.#client.release(closing ? true : undefined);
+    // The error made only where a query is held: an Error's stack trace, made on each release,
+    // cost more CPU than the rest of the hand-out.
+    if (this.#held !== undefined) {
+      this.dropHeld(new Error("the connection was given back before the statement was sent"));
+    }
+    // Idle from now, unless it is closed.
+    this.#pool.giveBack(this.#client, broken || this.#session.lost !== undefined);
   }
 }
 

@@ -95,6 +95,41 @@ describe("postgres_pool", () => {
     assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
   });
 
+  it("an idle connection whose session the server ended is closed, not handed out", async () => {
+    // Not closed by idle-timeout meanwhile: only by hearing its end.
+    const { pool, admin } = await open("postgres", { maxSize: 1, idleTimeoutMs: 600_000 });
+    const sql = new SqlClient(pool);
+    const { pid } = await sql.one<{ pid: number }>`SELECT pg_backend_pid() AS pid`;
+    assert.equal(pool.idleCount(), 1);
+    await admin.query(`SELECT pg_terminate_backend(${pid})`);
+    await until(() => Promise.resolve(pool.idleCount() === 0), "the ended connection closed");
+    const next = await sql.one<{ pid: number }>`SELECT pg_backend_pid() AS pid`;
+    assert.notEqual(next.pid, pid);
+  });
+
+  it("close waits for the connection held, then ends every session", async () => {
+    const { pool, admin } = await open("postgres", { maxSize: 2 });
+    const sql = new SqlClient(pool);
+    assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+    const held = await pool.acquire();
+    const order: string[] = [];
+    const closing = pool.close().then(() => order.push("closed"));
+    await rejection(pool.acquire());
+    assert.deepEqual((await held.run("SELECT 2 AS two", [])).rows, [{ two: 2 }]);
+    order.push("released");
+    held.release();
+    await closing;
+    assert.deepEqual(order, ["released", "closed"]);
+    await until(
+      async () =>
+        (await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() " +
+            "AND pid <> pg_backend_pid()",
+        )).length === 0,
+      "every session of the pool ended",
+    );
+  });
+
   it("a call waits its acquire-timeout for a busy pool, not the shorter connect-timeout", async () => {
     await waitsAcquireTimeout((settings) => open("postgres", settings));
   });
