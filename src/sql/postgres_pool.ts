@@ -658,11 +658,14 @@ class PostgresConnection implements DataConnection {
     for (const query of held) query.fail(error);
   }
 
-  // The server forgets `name` (queued before the next statement), pg too.
+  // The server forgets `name` (queued before the next statement), pg too. Closed whether or not
+  // pg has heard its Parse answered: a name put out while its statement is still queued or
+  // parsing (statements sent at once, Promise.all) is parsed before the Close, which follows
+  // every statement given that name (a name is never given twice) and forgets it in pg as it
+  // is sent. A Close of a name the server does not have is no error.
   #unprepare(name: string | undefined): void {
-    const parsed = (this.#client as unknown as PgSession).connection.parsedStatements;
-    if (name === undefined || parsed[name] === undefined) return;
-    delete parsed[name];
+    if (name === undefined) return;
+    delete (this.#client as unknown as PgSession).connection.parsedStatements[name];
     const close = new CloseStatement(name);
     if (this.#held === undefined && this.#roomInQueue()) this.#client.query(close);
     else this.#hold({ send: () => this.#client.query(close), fail: () => {} });
@@ -709,6 +712,8 @@ class CloseStatement implements pg.Submittable {
   }
 
   submit(connection: pg.Connection): void {
+    // Its statement's Parse, sent before, may have been answered since the name was put out.
+    delete (connection as unknown as PgSession["connection"]).parsedStatements[this.#statement];
     connection.close({ type: "S", name: this.#statement }, false);
     connection.sync();
   }

@@ -27,8 +27,8 @@ export const QUERY_TIMEOUT_GRACE_MS = 1_000;
  * The bound of a statement the database stops at `queryTimeoutMs` (inside a transaction's time,
  * already the lesser of that and what is left of the transaction's, which may pass its end by
  * less than a second): that, with a grace past the database's own stop, so that it comes first;
- * outside a transaction's time, at least `statement-timeout` (a query timeout of 2 minutes is
- * not cut at the default 60 s).
+ * inside a transaction's time, at least what is left of it; outside one, at least
+ * `statement-timeout` (a query timeout of 2 minutes is not cut at the default 60 s).
  */
 export function queryBound(
   statementTimeoutMs: number,
@@ -36,7 +36,13 @@ export function queryBound(
   queryTimeoutMs: number,
 ): StatementBound {
   if (deadline !== undefined) {
-    return { ms: queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS, transaction: true };
+    // The bound counts from when the statement is queued, the database's timeout from when it
+    // starts: one waiting behind the transaction's other statements (Promise.all) is not
+    // running, and only the transaction's end may cut it.
+    return {
+      ms: Math.max(queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS, deadline - performance.now()),
+      transaction: true,
+    };
   }
   return {
     ms: Math.max(statementTimeoutMs, queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS),

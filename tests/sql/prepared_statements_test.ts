@@ -46,6 +46,25 @@ describe("prepared_statements", () => {
     assert.deepEqual(await first(), { first: 0 }, "and it is prepared anew when used again");
   });
 
+  // Statements sent at once in one transaction are all parsing when the later ones put the
+  // first out: a name put out before its Parse was answered must be closed on the server too.
+  it("statements put out while their own Parse is in flight are closed on the server", async () => {
+    const { pool } = await open("postgres", { maxSize: 1 });
+    const sql = new SqlClient(pool);
+    const count = PREPARED_PER_CONNECTION + 20;
+    const kept = await sql.transaction(async () => {
+      const rows = await Promise.all(
+        Array.from(
+          { length: count },
+          (_, i) => sql.one`SELECT /* at once */ ${i}::int AS ${SqlClient.identifier(`c${i}`)}`,
+        ),
+      );
+      rows.forEach((row, i) => assert.deepEqual(row, { [`c${i}`]: i }));
+      return await sql.one<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements`;
+    });
+    assert.ok(kept.n <= PREPARED_PER_CONNECTION, `${kept.n} statements kept by the server`);
+  });
+
   // The server may not have the name put out (a DEALLOCATE ALL the app ran; PgBouncer, which
   // renames prepared statements and passes DEALLOCATE on as it is): its forgetting must not fail
   // the transaction it happens in.

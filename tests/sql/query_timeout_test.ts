@@ -175,6 +175,27 @@ for (const kind of (["postgres", "mysql"] as const).filter((k) => KINDS.includes
       assert.equal(await session(sql), before);
     });
 
+    // Statements of one transaction run one after another on its connection: one waiting its
+    // turn is not running, and its own timeout (the database's, from when it starts) must not
+    // be counted by the client from when it was queued.
+    it("a withTimeout statement waiting behind another in its transaction is not cut while it waits", async () => {
+      const { pool } = await open(kind, { maxSize: 1 });
+      const sql = new SqlClient(pool);
+      const before = await session(sql);
+      const results = await sql.transaction(async () => {
+        const [first, second] = await Promise.all([
+          kind === "postgres"
+            ? sql.withTimeout(10_000).query`SELECT pg_sleep(${2}) AS slept`
+            : sql.withTimeout(10_000).query`SELECT SLEEP(${2}) AS slept`,
+          sql.withTimeout(200).query`SELECT 1 AS one`,
+        ]);
+        return { first: first.length, second };
+      }, { timeout: 30 });
+      assert.deepEqual(results, { first: 1, second: [{ one: 1 }] });
+      // Nothing was cut: the connection was kept.
+      assert.equal(await session(sql), before);
+    });
+
     it("withTimeout(ms): its statements only, outside and inside a transaction", async () => {
       const { pool } = await open(kind, { maxSize: 1 });
       const sql = new SqlClient(pool);

@@ -81,6 +81,31 @@ describe("statement_bound", () => {
     );
   });
 
+  // The bound counts from the queue, the database's timeout from the statement's start: one
+  // waiting behind its transaction's others is cut only by the transaction's end.
+  it("inside a transaction's time, waits at least what is left of it", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.integer({ min: -1_000, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        (statementTimeoutMs, leftMs, queryTimeoutMs) => {
+          const before = performance.now();
+          const bound = queryBound(statementTimeoutMs, before + leftMs, queryTimeoutMs);
+          const elapsed = performance.now() - before;
+          assert.equal(bound.transaction, true);
+          assert.ok(bound.ms >= queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS, String(bound.ms));
+          assert.ok(bound.ms >= leftMs - elapsed, `${bound.ms} < ${leftMs} left`);
+          assert.ok(
+            bound.ms <= Math.max(queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS, leftMs),
+            String(bound.ms),
+          );
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+
   it("gives what comes in time, and a timeout naming the statement and the key once the bound passed", async () => {
     const watch = new StatementWatch("main");
     const bound = { ms: 10, transaction: false };
