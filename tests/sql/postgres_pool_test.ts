@@ -5,6 +5,7 @@ import { openPostgresPool } from "../../src/sql/postgres_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import type { DataError } from "../../src/sql/data_error.ts";
 import { rejection, testPools, waitsAcquireTimeout } from "./pools.ts";
+import type { TestDatabase } from "../migrate/sql/databases.ts";
 import { until } from "../runtime/raw_client.ts";
 import { openPool } from "../../src/sql/open_pool.ts";
 import { type TcpProxy, tcpProxy } from "./tcp_proxy.ts";
@@ -60,14 +61,7 @@ describe("postgres_pool", () => {
     const { pid } = await sql.one<{ pid: number }>`SELECT pg_backend_pid() AS pid`;
     // Heard from the start: it fails while the test waits on the kill.
     const sleeping = rejection(sql.query`SELECT pg_sleep(60)`);
-    await until(
-      async () =>
-        (await admin.query(
-          `SELECT 1 FROM pg_stat_activity WHERE pid = ${pid} AND query LIKE '%pg_sleep%'`,
-        )).length > 0,
-      "the statement runs",
-    );
-    await admin.query(`SELECT pg_terminate_backend(${pid})`);
+    await killWhileSleeping(admin, pid);
     const error = await sleeping;
     assert.equal(error.reason, "connection");
     assert.equal(error.datasource, datasource.name);
@@ -293,14 +287,7 @@ describe("postgres_pool", () => {
         sql.query`SELECT ${2}::int AS two`,
         sql.withTimeout(6_000).query`SELECT ${3}::int AS three`,
       ]);
-      await until(
-        async () =>
-          (await admin.query(
-            `SELECT 1 FROM pg_stat_activity WHERE pid = ${pid} AND query LIKE '%pg_sleep%'`,
-          )).length > 0,
-        "the statement runs",
-      );
-      await admin.query(`SELECT pg_terminate_backend(${pid})`);
+      await killWhileSleeping(admin, pid);
       outcomes = await waiting;
     }));
     assert.deepEqual(
@@ -349,3 +336,15 @@ describe("postgres_pool", () => {
     assert.deepEqual(unhandled, []);
   });
 });
+
+/** Ends session `pid` on the server once it runs its `pg_sleep`: a connection killed mid-statement. */
+async function killWhileSleeping(admin: TestDatabase, pid: number): Promise<void> {
+  await until(
+    async () =>
+      (await admin.query(
+        `SELECT 1 FROM pg_stat_activity WHERE pid = ${pid} AND query LIKE '%pg_sleep%'`,
+      )).length > 0,
+    "the statement runs",
+  );
+  await admin.query(`SELECT pg_terminate_backend(${pid})`);
+}
