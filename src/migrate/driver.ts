@@ -208,6 +208,21 @@ export class AppliedThenFailed extends Error {
   }
 }
 
+/** What goes with a file {@linkcode MigrationTarget.apply} runs. */
+export interface ApplyAlso<F extends PlannedFile> {
+  /**
+   * The callbacks to run right before and after it, inside its transaction where it has one;
+   * where it has none, a failure of one after it is thrown in an {@linkcode AppliedThenFailed}.
+   */
+  readonly around?: EachFileCallbacks<F> | undefined;
+  /**
+   * A version `undo` undid is applied again: these records of its undo are dropped with its
+   * record written; where another runner applied it again first (none of them left, seen under
+   * the file's own lock), nothing runs.
+   */
+  readonly undoRecords?: readonly string[] | undefined;
+}
+
 /**
  * One opened connection as the engine drives it: its records, its lock, its files. Everything
  * else (deciding, locking order, progress, the report, stopping) is the engine's; its settings
@@ -236,19 +251,10 @@ export interface MigrationTarget<F extends PlannedFile> {
    */
   unlock(force: boolean): Promise<UnlockOutcome>;
   /**
-   * Runs the file and writes its record; throws a MigrationFailure naming what failed. `around`:
-   * the callbacks to run right before and after it, inside its transaction where it has one;
-   * where it has none, a failure of one after it is thrown in an {@linkcode AppliedThenFailed}.
-   * `undoRecords`: a version `undo` undid is applied again, and these records of its undo are
-   * dropped with its record written; where another runner applied it again first (none of them
-   * left, seen under the file's own lock), nothing runs.
+   * Runs the file and writes its record; throws a MigrationFailure naming what failed. `also`:
+   * what else goes with it (callbacks, undo records dropped).
    */
-  apply(
-    file: F,
-    executedAt: Date,
-    around?: EachFileCallbacks<F>,
-    undoRecords?: readonly string[],
-  ): Promise<Applied>;
+  apply(file: F, executedAt: Date, also?: ApplyAlso<F>): Promise<Applied>;
   /**
    * `undo`: runs `undo`, the undo file of the versioned file `file` (or, for `"down"`, the `down`
    * export of `file`'s module), and writes its undo record (the undo file's path and checksum; for

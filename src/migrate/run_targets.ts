@@ -887,10 +887,10 @@ async function runOne<F extends PlannedFile>(
   // Each-migrate callbacks surround the files that run, not records written or dropped.
   const undoRecords = decision.action === "apply" ? replaced : [];
   const outcome = undoRecords.length > 0
-    ? await target.apply(file!, new Date(), around, undoRecords)
+    ? await target.apply(file!, new Date(), { around, undoRecords })
     : around.before.length + around.after.length === 0
     ? await target.apply(file!, new Date())
-    : await target.apply(file!, new Date(), around);
+    : await target.apply(file!, new Date(), { around });
   return appliedOutcome(outcome, mask);
 }
 

@@ -64,6 +64,33 @@ const LOCKED_BY_LENGTH = 255;
 const TAKING_ID_LENGTH = 13;
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
+// PostgreSQL's and SQLite's one statement that takes a lock: inserted, or taken over from a lock
+// that has ended; the row comes back only then. `until` and `now`: the database's times, `name`
+// and `by` the placeholders of the lock's name and holder.
+function takeOver(t: string, name: string, until: string, now: string, by: string): string {
+  return `INSERT INTO ${t} (name, lock_until, locked_at, locked_by) ` +
+    `VALUES (${name}, ${until}, ${now}, ${by}) ON CONFLICT (name) DO UPDATE SET ` +
+    "lock_until = excluded.lock_until, locked_at = excluded.locked_at, " +
+    `locked_by = excluded.locked_by WHERE ${t}.lock_until <= excluded.locked_at RETURNING locked_by`;
+}
+
+// How each driver runs a statement with its parameters and gives the rows.
+function postgresQuery(pool: PostgresQueryable): SqlLockQuery {
+  return async (sql, params) => (await pool.query(sql, [...params])).rows;
+}
+
+function mysqlQuery(pool: MysqlQueryable): SqlLockQuery {
+  return async (sql, params) => {
+    const [rows] = await pool.execute(sql, [...params]);
+    return Array.isArray(rows) ? rows as Record<string, unknown>[] : [];
+  };
+}
+
+function sqliteQuery(db: SqliteDatabaseLike): SqlLockQuery {
+  return (sql, params) =>
+    Promise.resolve(db.prepare(sql).all(...params) as Record<string, unknown>[]);
+}
+
 // Every time is the database's (ShedLock's `usingDbTime()`): replicas whose clocks disagree
 // still agree on when a lock ends. In UTC, so that sessions in other time zones agree too. One
 // reading of the clock per statement, so that lock_until is locked_at + lockAtMostFor exactly.
@@ -73,14 +100,14 @@ const SQL = {
       `CREATE TABLE ${t} (name VARCHAR(64) NOT NULL PRIMARY KEY, ` +
       "lock_until TIMESTAMP(3) WITH TIME ZONE NOT NULL, " +
       "locked_at TIMESTAMP(3) WITH TIME ZONE NOT NULL, locked_by VARCHAR(255) NOT NULL)",
-    // One statement: inserted, or taken over from a lock that has ended; the row comes back only then.
     lock: (t: string) =>
-      `INSERT INTO ${t} (name, lock_until, locked_at, locked_by) ` +
-      "VALUES ($1, statement_timestamp() + $2 * interval '1 millisecond', " +
-      "statement_timestamp(), $3) " +
-      `ON CONFLICT (name) DO UPDATE SET lock_until = EXCLUDED.lock_until, ` +
-      "locked_at = EXCLUDED.locked_at, locked_by = EXCLUDED.locked_by " +
-      `WHERE ${t}.lock_until <= EXCLUDED.locked_at RETURNING locked_by`,
+      takeOver(
+        t,
+        "$1",
+        "statement_timestamp() + $2 * interval '1 millisecond'",
+        "statement_timestamp()",
+        "$3",
+      ),
     unlock: (t: string) =>
       `UPDATE ${t} SET lock_until = GREATEST(statement_timestamp(), ` +
       "locked_at + $1 * interval '1 millisecond') WHERE name = $2 AND locked_by = $3",
@@ -112,12 +139,13 @@ const SQL = {
       "locked_at TEXT NOT NULL, locked_by TEXT NOT NULL)",
     // Times as text that sorts as it should: 'YYYY-MM-DD HH:MM:SS.SSS', UTC.
     lock: (t: string) =>
-      `INSERT INTO ${t} (name, lock_until, locked_at, locked_by) ` +
-      "VALUES (?, strftime('%Y-%m-%d %H:%M:%f', 'now', '+' || (? / 1000.0) || ' seconds'), " +
-      "strftime('%Y-%m-%d %H:%M:%f', 'now'), ?) " +
-      "ON CONFLICT (name) DO UPDATE SET lock_until = excluded.lock_until, " +
-      "locked_at = excluded.locked_at, locked_by = excluded.locked_by " +
-      `WHERE ${t}.lock_until <= excluded.locked_at RETURNING locked_by`,
+      takeOver(
+        t,
+        "?",
+        "strftime('%Y-%m-%d %H:%M:%f', 'now', '+' || (? / 1000.0) || ' seconds')",
+        "strftime('%Y-%m-%d %H:%M:%f', 'now')",
+        "?",
+      ),
     unlock: (t: string) =>
       `UPDATE ${t} SET lock_until = MAX(strftime('%Y-%m-%d %H:%M:%f', 'now'), ` +
       "strftime('%Y-%m-%d %H:%M:%f', locked_at, '+' || (? / 1000.0) || ' seconds')) " +
@@ -190,11 +218,7 @@ export class SqlLockProvider extends LockProvider {
     pool: PostgresQueryable,
     options: Omit<SqlLockProviderOptions, "dialect" | "query"> = {},
   ): SqlLockProvider {
-    return new SqlLockProvider({
-      ...options,
-      dialect: "postgres",
-      query: async (sql, params) => (await pool.query(sql, [...params])).rows,
-    });
+    return new SqlLockProvider({ ...options, dialect: "postgres", query: postgresQuery(pool) });
   }
 
   /** Over `mysql2/promise`'s `Pool` (or a `Connection`), for MariaDB and MySQL. */
@@ -202,14 +226,7 @@ export class SqlLockProvider extends LockProvider {
     pool: MysqlQueryable,
     options: Omit<SqlLockProviderOptions, "dialect" | "query"> = {},
   ): SqlLockProvider {
-    return new SqlLockProvider({
-      ...options,
-      dialect: "mysql",
-      query: async (sql, params) => {
-        const [rows] = await pool.execute(sql, [...params]);
-        return Array.isArray(rows) ? rows as Record<string, unknown>[] : [];
-      },
-    });
+    return new SqlLockProvider({ ...options, dialect: "mysql", query: mysqlQuery(pool) });
   }
 
   /** Over a SQLite database of `node:sqlite` (`DatabaseSync`). */
@@ -217,12 +234,7 @@ export class SqlLockProvider extends LockProvider {
     db: SqliteDatabaseLike,
     options: Omit<SqlLockProviderOptions, "dialect" | "query"> = {},
   ): SqlLockProvider {
-    return new SqlLockProvider({
-      ...options,
-      dialect: "sqlite",
-      query: (sql, params) =>
-        Promise.resolve(db.prepare(sql).all(...params) as Record<string, unknown>[]),
-    });
+    return new SqlLockProvider({ ...options, dialect: "sqlite", query: sqliteQuery(db) });
   }
 
   /**

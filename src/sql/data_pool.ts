@@ -1,7 +1,8 @@
 // The one narrow interface each database's driver implements for data access (as the migration
 // runner's SqlDatabase is for migrations): a pool of connections, each used by one caller at a
 // time. SqlClient and the transactions are written against it alone.
-import type { DatabaseKind } from "./datasource.ts";
+import type { DatabaseKind, Datasource } from "./datasource.ts";
+import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
 
 /** What one statement gives back. */
 export interface StatementResult {
@@ -97,3 +98,13 @@ export interface DataPool {
   /** Closes every connection; waits for those held to be released. */
   close(): Promise<void>;
 }
+
+/**
+ * How a database's pool opens; `migration`: its connections are the migration runner's. Nothing
+ * connects before the first call.
+ */
+export type PoolOpener = (
+  datasource: Datasource,
+  settings: ResolvedPoolSettings,
+  migration?: MigrationSession,
+) => DataPool;

@@ -16,32 +16,17 @@
 // another object as its JSON, a typed array as its bytes.
 import { Buffer } from "node:buffer";
 import mysql from "mysql2";
-import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "./datasource.ts";
 import { acquireWithin, closedError } from "./acquire_within.ts";
-import {
-  type DataConnection,
-  type DataPool,
-  type RowCursor,
-  type StatementResult,
-  STREAM_BATCH_ROWS,
-} from "./data_pool.ts";
+import type { DataConnection, DataPool, PoolOpener, RowCursor } from "./data_pool.ts";
+import { type StatementResult, STREAM_BATCH_ROWS } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
+import { ServerPool } from "./server_pool.ts";
 import { MYSQL } from "./mysql_dialect.ts";
 import { HeldConnections } from "./held_connections.ts";
 import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
-import {
-  queryBound,
-  type StatementBound,
-  statementBound,
-  StatementWatch,
-} from "./statement_bound.ts";
-import {
-  type QueryTimeout,
-  queryTimeout,
-  timeoutError,
-  TRANSACTION_TIMEOUT,
-} from "./query_timeout.ts";
+import { queryBound, type StatementBound, statementBound } from "./statement_bound.ts";
+import { type QueryTimeout, queryTimeout, TRANSACTION_TIMEOUT } from "./query_timeout.ts";
 
 interface MysqlError extends Error {
   code?: string | undefined;
@@ -50,44 +35,21 @@ interface MysqlError extends Error {
 }
 
 /** Opens the pool of a MySQL or MariaDB datasource; nothing connects before the first call. */
-export function openMysqlPool(
-  datasource: Datasource,
-  settings: ResolvedPoolSettings,
-  migration?: MigrationSession,
-): DataPool {
-  return new MysqlPool(datasource, settings, migration);
-}
+export const openMysqlPool: PoolOpener = (datasource, settings, migration) =>
+  new MysqlPool(datasource, settings, migration);
 
-class MysqlPool implements DataPool {
+class MysqlPool extends ServerPool<MysqlError> implements DataPool {
   readonly kind = "mysql" as const;
-  readonly name: string;
+  protected readonly dialect = MYSQL;
   readonly native: mysql.Pool;
-  readonly maxSize: number;
-  readonly #acquireTimeoutMs: number;
-  readonly statementTimeoutMs: number;
-  /** `query-timeout`, in whole milliseconds; none where unset. */
-  readonly queryTimeoutMs: number | undefined;
-  readonly watch: StatementWatch;
-  readonly #mask: (text: string) => string;
   /** The error that ended a connection, heard whenever it came (held, idle or running). */
   readonly #lost = new WeakMap<mysql.PoolConnection, MysqlError>();
   readonly #watched = new WeakSet<mysql.PoolConnection>();
   readonly held: HeldConnections = new HeldConnections();
   readonly #connectOptions: mysql.ConnectionOptions;
-  readonly #connectTimeoutMs: number;
-  /** Sessions of statements cut by their bound, being ended on the server. */
-  readonly #ending = new Set<Promise<void>>();
-  #closed = false;
 
   constructor(datasource: Datasource, s: ResolvedPoolSettings, migration?: MigrationSession) {
-    this.name = datasource.name;
-    this.maxSize = s.maxSize;
-    this.#acquireTimeoutMs = s.acquireTimeoutMs;
-    this.statementTimeoutMs = s.statementTimeoutMs;
-    this.queryTimeoutMs = s.queryTimeoutMs === undefined ? undefined : Math.ceil(s.queryTimeoutMs);
-    this.watch = new StatementWatch(datasource.name);
-    this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
-    this.#connectTimeoutMs = s.connectTimeoutMs;
+    super(datasource, s);
     this.#connectOptions = {
       uri: datasource.location,
       ...(datasource.username === undefined ? {} : { user: datasource.username }),
@@ -117,12 +79,12 @@ class MysqlPool implements DataPool {
   }
 
   async acquire(): Promise<DataConnection> {
-    if (this.#closed) throw closedError(this.name);
+    if (this.closed) throw closedError(this.name);
     // A free connection is handed out at once (mysql2 gives its waiters the ones given back
     // first): no timer to arm, which would cost a call more CPU than the rest of the acquire.
     const connection = await (this.idleCount() > 0 ? this.#connect() : acquireWithin(
       this.name,
-      this.#acquireTimeoutMs,
+      this.acquireTimeoutMs,
       this.#connect,
       giveBack,
     ));
@@ -144,11 +106,7 @@ class MysqlPool implements DataPool {
       this.native.getConnection((error, connection) => {
         if (error) {
           reject(
-            new DataError({
-              datasource: this.name,
-              reason: "connect",
-              message: `cannot connect: ${this.describe(error)}`,
-            }, { cause: error }),
+            this.connectError(error),
           );
         } else resolve(connection);
       })
@@ -165,14 +123,11 @@ class MysqlPool implements DataPool {
     return this.#lost.get(connection);
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  protected async closeConnections(): Promise<void> {
     await this.held.none();
     await new Promise<void>((resolve, reject) =>
       this.native.end((error) => error ? reject(error) : resolve())
     );
-    await Promise.all(this.#ending);
   }
 
   /**
@@ -185,8 +140,7 @@ class MysqlPool implements DataPool {
   endSession(connection: mysql.PoolConnection): void {
     const id = connection.threadId;
     if (typeof id !== "number") return;
-    const ending: Promise<void> = this.#kill(id).finally(() => this.#ending.delete(ending));
-    this.#ending.add(ending);
+    this.ending(this.#kill(id));
   }
 
   #kill(id: number): Promise<void> {
@@ -198,10 +152,10 @@ class MysqlPool implements DataPool {
         resolve();
       };
       // Connecting and the KILL each have their bound; this one is for a callback never called.
-      const giveUp = setTimeout(done, 2 * this.#connectTimeoutMs);
+      const giveUp = setTimeout(done, 2 * this.connectTimeoutMs);
       killer.on("error", () => {});
       killer.query(
-        { sql: `KILL CONNECTION ${Math.trunc(id)}`, timeout: this.#connectTimeoutMs },
+        { sql: `KILL CONNECTION ${Math.trunc(id)}`, timeout: this.connectTimeoutMs },
         done,
       );
     });
@@ -216,33 +170,12 @@ class MysqlPool implements DataPool {
         "Duplicate entry '…' for key ",
       )
       : messageOf(error);
-    return this.#mask(withoutValues(`${message}${error.code ? ` (${error.code})` : ""}`, params));
+    return this.mask(withoutValues(`${message}${error.code ? ` (${error.code})` : ""}`, params));
   }
 
-  /**
-   * The driver's error as a DataError naming the datasource and the statement; not as its cause,
-   * which a logger prints, values and all.
-   */
-  statementError(
-    error: MysqlError,
-    text: string,
-    lost: boolean,
-    params: readonly unknown[],
-    timeout?: QueryTimeout,
-  ): DataError {
-    // mysql2 has no name for MariaDB's ER_STATEMENT_TIMEOUT: its number.
-    if (timeout !== undefined && !lost && error.errno === ER_STATEMENT_TIMEOUT) {
-      return timeoutError(this.name, text, "ER_STATEMENT_TIMEOUT", timeout);
-    }
-    return new DataError({
-      datasource: this.name,
-      reason: lost ? "connection" : MYSQL.isConflict(error.code) ? "conflict" : "statement",
-      statement: text,
-      message: lost
-        ? `the connection was lost (${this.describe(error, params)}); the next call gets another`
-        : this.describe(error, params),
-      ...(error.code === undefined ? {} : { code: error.code }),
-    });
+  // mysql2 has no name for MariaDB's ER_STATEMENT_TIMEOUT: its number.
+  protected timedOut(error: MysqlError): string | undefined {
+    return error.errno === ER_STATEMENT_TIMEOUT ? "ER_STATEMENT_TIMEOUT" : undefined;
   }
 }
 
@@ -431,14 +364,12 @@ class MysqlConnection implements DataConnection {
       throw this.#pool.statementError(lost, text, true, params);
     }
     if (this.#streaming) {
-      throw new DataError({
-        datasource: this.#pool.name,
-        reason: "transaction",
-        statement: text,
-        message: "not run: a stream's rows are still being read on the transaction's " +
-          "connection, and MariaDB and MySQL send a result whole before the next statement: " +
-          "read the stream to its end, or leave its loop, first",
-      });
+      throw this.#pool.refused(
+        text,
+        "not run: a stream's rows are still being read on the transaction's connection, and " +
+          "MariaDB and MySQL send a result whole before the next statement: read the stream to " +
+          "its end, or leave its loop, first",
+      );
     }
   }
 

@@ -2,11 +2,10 @@
 // alike: an app whose configuration names no PostgreSQL datasource never loads pg.
 import { type Datasource, driverPackages } from "./datasource.ts";
 import { importOptional } from "../runtime/optional_module.ts";
-import type { DataPool } from "./data_pool.ts";
+import type { DataPool, PoolOpener } from "./data_pool.ts";
 import {
   type MigrationSession,
   type PoolSettings,
-  type ResolvedPoolSettings,
   resolvePoolSettings,
   SQLITE_NO_TIMEOUT,
 } from "./pool_settings.ts";
@@ -38,13 +37,6 @@ export async function openPool(
   }
   return (await poolOpener(datasource))(datasource, resolved, migration);
 }
-
-/** How a database's pool opens. */
-export type PoolOpener = (
-  datasource: Datasource,
-  settings: ResolvedPoolSettings,
-  migration?: MigrationSession,
-) => DataPool;
 
 /**
  * The opener of `datasource`'s pool, its driver loaded now: a driver that is not installed is a

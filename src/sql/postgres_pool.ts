@@ -14,53 +14,29 @@
 // array as a PostgreSQL array, an object as its JSON, a bigint as its digits, `undefined` as NULL.
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
-import { composeMasks, maskUrls, secretsMask } from "../config/secrets_mask.ts";
 import type { Datasource } from "./datasource.ts";
 import { closedError } from "./acquire_within.ts";
 import { PostgresClients } from "./postgres_clients.ts";
-import {
-  type DataConnection,
-  type DataPool,
-  type RowCursor,
-  type StatementResult,
-  STREAM_BATCH_ROWS,
-} from "./data_pool.ts";
+import type { DataConnection, DataPool, PoolOpener, RowCursor } from "./data_pool.ts";
+import { type StatementResult, STREAM_BATCH_ROWS } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
+import { type DriverError, ServerPool } from "./server_pool.ts";
 import { POSTGRES } from "./postgres_dialect.ts";
 import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
-import {
-  queryBound,
-  type StatementBound,
-  statementBound,
-  StatementWatch,
-} from "./statement_bound.ts";
-import { type QueryTimeout, queryTimeout, timeoutError } from "./query_timeout.ts";
+import { queryBound, type StatementBound, statementBound } from "./statement_bound.ts";
+import { type QueryTimeout, queryTimeout } from "./query_timeout.ts";
 import { PreparedStatements } from "./prepared_statements.ts";
 
-interface PgError extends Error {
-  code?: string | undefined;
-}
+/** pg's error: a SQLSTATE code where the server sent one. */
+type PgError = DriverError;
 
 /** Opens the pool of a PostgreSQL datasource; nothing connects before the first call. */
-export function openPostgresPool(
-  datasource: Datasource,
-  settings: ResolvedPoolSettings,
-  migration?: MigrationSession,
-): DataPool {
-  return new PostgresPool(datasource, settings, migration);
-}
+export const openPostgresPool: PoolOpener = (datasource, settings, migration) =>
+  new PostgresPool(datasource, settings, migration);
 
-class PostgresPool implements DataPool {
+class PostgresPool extends ServerPool<PgError> implements DataPool {
   readonly kind = "postgres" as const;
-  readonly name: string;
-  readonly maxSize: number;
-  readonly #acquireTimeoutMs: number;
-  readonly statementTimeoutMs: number;
-  /** `query-timeout`: each session's `statement_timeout` from its start; none where unset. */
-  readonly queryTimeoutMs: number | undefined;
-  readonly watch: StatementWatch;
-  readonly #connectTimeoutMs: number;
-  readonly #mask: (text: string) => string;
+  protected readonly dialect = POSTGRES;
   readonly #idleTimeoutMs: number;
   /** The connections Thaw's calls take. */
   readonly #clients: PostgresClients<pg.Client>;
@@ -69,20 +45,10 @@ class PostgresPool implements DataPool {
   readonly #clientConfig: pg.ClientConfig;
   /** What is kept of each client's session. */
   readonly #sessions = new WeakMap<pg.Client, Session>();
-  /** Sessions of statements cut by their bound, being ended on the server. */
-  readonly #ending = new Set<Promise<void>>();
-  #closed = false;
 
   constructor(datasource: Datasource, s: ResolvedPoolSettings, migration?: MigrationSession) {
-    this.name = datasource.name;
-    this.maxSize = s.maxSize;
-    this.#acquireTimeoutMs = s.acquireTimeoutMs;
-    this.statementTimeoutMs = s.statementTimeoutMs;
-    this.queryTimeoutMs = s.queryTimeoutMs === undefined ? undefined : Math.ceil(s.queryTimeoutMs);
-    this.watch = new StatementWatch(datasource.name);
-    this.#connectTimeoutMs = s.connectTimeoutMs;
+    super(datasource, s);
     this.#idleTimeoutMs = s.idleTimeoutMs;
-    this.#mask = composeMasks(maskUrls, secretsMask([datasource.password]));
     this.#clientConfig = {
       // Parsed here rather than passed as connectionString, which would override user/password.
       ...parseIntoClientConfig(datasource.location),
@@ -96,7 +62,8 @@ class PostgresPool implements DataPool {
       // A server gone without a word (its host down, a network cut) ends an idle connection.
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-      // Sent with the startup message: the query timeout costs no statement of its own.
+      // Sent with the startup message (each session's statement_timeout from its start): the
+      // query timeout costs no statement of its own.
       ...(this.queryTimeoutMs === undefined ? {} : { statement_timeout: this.queryTimeoutMs }),
     };
     this.#clients = new PostgresClients<pg.Client>(
@@ -125,7 +92,7 @@ class PostgresPool implements DataPool {
       });
       // An idle client whose server went away: pg removes it; unheard, the event would crash.
       native.on("error", () => {});
-      if (this.#closed) void native.end();
+      if (this.closed) void native.end();
     }
     return this.#native;
   }
@@ -140,27 +107,23 @@ class PostgresPool implements DataPool {
         if (!error) return resolve(client);
         client.end().catch(() => {});
         reject(
-          new DataError({
-            datasource: this.name,
-            reason: "connect",
-            message: `cannot connect: ${this.#describe(error)}`,
-          }, { cause: error }),
+          this.connectError(error),
         );
       })
     );
   };
 
   async acquire(): Promise<DataConnection> {
-    if (this.#closed) throw closedError(this.name);
+    if (this.closed) throw closedError(this.name);
     // A connection that fails its check is closed (pg opens another in its place): each turn
     // takes one fewer old connection, so this ends with a checked or a new one. All of it within
     // acquire-timeout (HikariCP's rule): checks one after another, each waiting connect-timeout
     // on a database that stopped answering, would wait max-size times that.
-    const deadline = performance.now() + this.#acquireTimeoutMs;
-    for (let left = this.#acquireTimeoutMs; left > 0; left = deadline - performance.now()) {
+    const deadline = performance.now() + this.acquireTimeoutMs;
+    for (let left = this.acquireTimeoutMs; left > 0; left = deadline - performance.now()) {
       // An idle one no one waits before is taken at once, without a promise to wait on.
       const client = this.#clients.takeIdle() ??
-        await this.#clients.acquire(left, this.#acquireTimeoutMs);
+        await this.#clients.acquire(left, this.acquireTimeoutMs);
       if (this.#usedLately(client) || await this.#alive(client, deadline)) {
         return new PostgresConnection(this, client);
       }
@@ -168,7 +131,7 @@ class PostgresPool implements DataPool {
     throw new DataError({
       datasource: this.name,
       reason: "timeout",
-      message: `no connection was ready within ${this.#acquireTimeoutMs} ms ` +
+      message: `no connection was ready within ${this.acquireTimeoutMs} ms ` +
         "(pool.acquire-timeout): the idle ones did not answer their check, and were closed (does " +
         "the database answer?)",
     });
@@ -212,7 +175,7 @@ class PostgresPool implements DataPool {
   // firewall dropped it): it answers an empty statement within connect-timeout, or is closed.
   async #alive(client: pg.Client, deadline: number): Promise<boolean> {
     const now = performance.now();
-    const checkMs = Math.max(1, Math.min(this.#connectTimeoutMs, deadline - now));
+    const checkMs = Math.max(1, Math.min(this.connectTimeoutMs, deadline - now));
     try {
       await this.watch.within(
         "",
@@ -237,14 +200,11 @@ class PostgresPool implements DataPool {
   endSession(client: pg.Client): void {
     const pid = (client as { processID?: unknown }).processID;
     if (typeof pid !== "number") return;
-    const ending: Promise<void> = this.#terminate(pid).catch(() => {}).finally(() =>
-      this.#ending.delete(ending)
-    );
-    this.#ending.add(ending);
+    this.ending(this.#terminate(pid));
   }
 
   async #terminate(pid: number): Promise<void> {
-    const client = new pg.Client({ ...this.#clientConfig, query_timeout: this.#connectTimeoutMs });
+    const client = new pg.Client({ ...this.#clientConfig, query_timeout: this.connectTimeoutMs });
     client.on("error", () => {});
     try {
       await client.connect();
@@ -260,49 +220,22 @@ class PostgresPool implements DataPool {
   }
 
   // Waits for the clients held to be given back (pg's end of its own pool does too).
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  protected async closeConnections(): Promise<void> {
     await Promise.all([this.#clients.close(), this.#native?.end()]);
-    await Promise.all(this.#ending);
   }
 
   // The values a statement was given put as `…`. Not the detail: it quotes a row's other columns
   // (`Failing row contains (…)`), a key as an index folded it (`Key (lower(email))=(…)`), bytes
   // as hex, none of which masking can find.
-  #describe(error: PgError, params: readonly unknown[] = []): string {
+  describe(error: PgError, params: readonly unknown[] = []): string {
     const code = error.code && /^[0-9A-Z]{5}$/.test(error.code) ? ` (SQLSTATE ${error.code})` : "";
-    return this.#mask(withoutValues(`${messageOf(error)}${code}`, params));
+    return this.mask(withoutValues(`${messageOf(error)}${code}`, params));
   }
 
-  /**
-   * The driver's error as a DataError naming the datasource and the statement; not as its cause,
-   * which a logger prints, values and all.
-   */
-  statementError(
-    error: PgError,
-    text: string,
-    lost: boolean,
-    params: readonly unknown[],
-    timeout?: QueryTimeout,
-  ): DataError {
-    // 57014 is also a cancel (pg_cancel_backend): only a statement with a query timeout, and not
-    // canceled "due to user request", was stopped by it.
-    if (
-      timeout !== undefined && !lost && error.code === "57014" &&
-      !/user request/i.test(messageOf(error))
-    ) {
-      return timeoutError(this.name, text, "57014", timeout);
-    }
-    return new DataError({
-      datasource: this.name,
-      reason: lost ? "connection" : POSTGRES.isConflict(error.code) ? "conflict" : "statement",
-      statement: text,
-      message: lost
-        ? `the connection was lost (${this.#describe(error, params)}); the next call gets another`
-        : this.#describe(error, params),
-      ...(error.code === undefined ? {} : { code: error.code }),
-    });
+  // 57014 is also a cancel (pg_cancel_backend): only one not canceled "due to user request" was
+  // stopped by the query timeout.
+  protected timedOut(error: PgError): string | undefined {
+    return error.code === "57014" && !/user request/i.test(messageOf(error)) ? "57014" : undefined;
   }
 }
 
@@ -391,14 +324,11 @@ class PostgresConnection implements DataConnection {
     // ROLLBACK, not an error: a call that caught that failure and went on must not resolve as
     // if its writes were kept.
     if (command === "ROLLBACK" && /^\s*COMMIT\b/i.test(text)) {
-      throw new DataError({
-        datasource: this.#pool.name,
-        reason: "transaction",
-        statement: text,
-        message: "rolled back, not committed: a statement in the transaction failed, and " +
-          "PostgreSQL aborts a transaction at its first error, though the call caught it and " +
-          "went on",
-      });
+      throw this.#pool.refused(
+        text,
+        "rolled back, not committed: a statement in the transaction failed, and PostgreSQL " +
+          "aborts a transaction at its first error, though the call caught it and went on",
+      );
     }
   }
 
@@ -445,12 +375,7 @@ class PostgresConnection implements DataConnection {
         // is (its limit would be the whole second what is left goes up to, so a stream of quick
         // batches would read on to its end).
         if (next !== undefined && performance.now() > next) {
-          throw new DataError({
-            datasource: pool.name,
-            reason: "transaction",
-            statement: text,
-            message: "the transaction ran past its timeout: it is rolled back",
-          });
+          throw pool.refused(text, "the transaction ran past its timeout: it is rolled back");
         }
         let result: pg.QueryResult;
         try {

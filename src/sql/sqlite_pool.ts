@@ -22,13 +22,8 @@ import { dirname } from "node:path";
 import type { Datasource } from "./datasource.ts";
 import { closedError, timeoutError } from "./acquire_within.ts";
 import { sqliteCodeName } from "./sqlite_codes.ts";
-import {
-  type DataConnection,
-  type DataPool,
-  type RowCursor,
-  type StatementResult,
-  STREAM_BATCH_ROWS,
-} from "./data_pool.ts";
+import type { DataConnection, DataPool, PoolOpener, RowCursor } from "./data_pool.ts";
+import { type StatementResult, STREAM_BATCH_ROWS } from "./data_pool.ts";
 import { DataError, messageOf, withoutValues } from "./data_error.ts";
 import { HeldConnections } from "./held_connections.ts";
 import { WriterLock } from "./writer_lock.ts";
@@ -43,9 +38,8 @@ import {
 } from "./sqlite_opener.ts";
 
 /** Opens the pool of a SQLite datasource; the file is opened (and its folder made) on first use. */
-export function openSqlitePool(datasource: Datasource, settings: ResolvedPoolSettings): DataPool {
-  return new SqlitePool(datasource, settings);
-}
+export const openSqlitePool: PoolOpener = (datasource, settings) =>
+  new SqlitePool(datasource, settings);
 
 interface Waiter {
   resolve(handle: SqliteHandle): void;

@@ -2,6 +2,7 @@
 // run_targets_drift_test.ts): no database, no cluster, every call logged.
 import {
   type Applied,
+  type ApplyAlso,
   type CallbackRun,
   type FileRecord,
   type MigrationTarget,
@@ -94,12 +95,8 @@ export class MemoryTarget implements MigrationTarget<PlannedFile> {
     return Promise.resolve({ unlocked: "nothing" });
   }
 
-  apply(
-    file: PlannedFile,
-    executedAt: Date,
-    around?: EachFileCallbacks<PlannedFile>,
-    undoRecords: readonly string[] = [],
-  ): Promise<Applied> {
+  apply(file: PlannedFile, executedAt: Date, also: ApplyAlso<PlannedFile> = {}): Promise<Applied> {
+    const { around, undoRecords = [] } = also;
     return this.#io.run(async () => {
       // Logged as the target runs them: inside the file's work, before and after it.
       for (const c of around?.before ?? []) await this.#callback(c);

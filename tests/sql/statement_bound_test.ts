@@ -210,14 +210,21 @@ for (const kind of ["postgres", "mysql"] as const) {
         );
         for (const error of errors) {
           assert.equal(error.datasource, name);
-          // The first round on the connections open; the next one connecting anew.
-          if (round === 0) {
+          // The first round on the connections open, cut by the statement bound; the next one
+          // connecting anew. On PostgreSQL a connection idle past 500 ms is checked before it is
+          // handed out (a loaded machine may take that long between the two rounds): its check
+          // fails within connect-timeout, and the one opened in its place cannot connect.
+          const checked = kind === "postgres" && error.reason === "connect";
+          if (round === 0 && !checked) {
             assert.equal(error.reason, "timeout", error.message);
             assert.match(
               error.message,
               /SELECT 2 AS two: no answer within 300 ms \(pool\.statement-timeout\)/,
             );
-          } else assert.equal(error.reason, "connect", error.message);
+          } else {
+            assert.equal(error.reason, "connect", error.message);
+            assert.match(error.message, /cannot connect: /);
+          }
         }
       }
       proxy.release();

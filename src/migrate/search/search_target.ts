@@ -3,6 +3,7 @@ import {
   type Applied,
   type AppliedFiles,
   AppliedThenFailed,
+  type ApplyAlso,
   type CallbackRun,
   type DriftInspection,
   type FileRecord,
@@ -222,8 +223,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   apply(
     file: SearchPlannedFile,
     executedAt: Date,
-    around: EachFileCallbacks<SearchPlannedFile> = NO_CALLBACKS,
-    undoRecords: readonly string[] = [],
+    { around = NO_CALLBACKS, undoRecords = [] }: ApplyAlso<SearchPlannedFile> = {},
   ): Promise<Applied> {
     return this.#io.run(() =>
       this.#around(file.path, false, around, async () => {

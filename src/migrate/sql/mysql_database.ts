@@ -1,13 +1,8 @@
 import type mysql from "mysql2";
 import type { Datasource } from "../../sql/datasource.ts";
 import type { DataPool } from "../../sql/data_pool.ts";
-import {
-  RECORD_COLUMNS,
-  type RecordRow,
-  RUNNER_VERSION_COLUMN,
-  ScriptError,
-  type SqlSession,
-} from "./sql_database.ts";
+import { RECORD_COLUMNS, RUNNER_VERSION_COLUMN, ScriptError } from "./sql_database.ts";
+import type { RecordRow, SqlSession } from "./sql_database.ts";
 import { ServerDatabase, type ServerLock } from "./server_database.ts";
 
 interface MysqlError extends Error {

@@ -1,15 +1,8 @@
 import pg from "pg";
 import type { Datasource } from "../../sql/datasource.ts";
 import type { DataPool } from "../../sql/data_pool.ts";
-import {
-  CodeError,
-  type LockHolder,
-  RECORD_COLUMNS,
-  type RecordRow,
-  RUNNER_VERSION_COLUMN,
-  ScriptError,
-  type SqlSession,
-} from "./sql_database.ts";
+import { CodeError, RECORD_COLUMNS, RUNNER_VERSION_COLUMN, ScriptError } from "./sql_database.ts";
+import type { LockHolder, RecordRow, SqlSession } from "./sql_database.ts";
 import { ServerDatabase, type ServerLock } from "./server_database.ts";
 
 // `handleCommandComplete` is the per-statement hook of pg's Query (its protocol handlers are what

@@ -9,6 +9,7 @@ import {
   DatabaseError,
   fileRecords,
   type LockHolder,
+  type LockWait,
   pollServerLock,
   QueryError,
   type RecordRow,
@@ -98,12 +99,7 @@ export abstract class ServerDatabase<C> implements SqlDatabase {
     );
   }
 
-  async lock(
-    table: string,
-    timeoutMs: number,
-    onWait: (holder: string) => void,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  async lock(table: string, { timeoutMs, onWait, signal }: LockWait): Promise<void> {
     const lock = await this.serverLock(table);
     await pollServerLock(() => lock.attempt(), () => lock.holder(), {
       datasource: this.datasource.name,

@@ -214,6 +214,16 @@ export async function pollServerLock(
   }
 }
 
+/** How long a run waits for the lock, and what it is told meanwhile. */
+export interface LockWait {
+  /** The longest wait, after which a `lock` MigrationError. */
+  readonly timeoutMs: number;
+  /** Told, once, who holds the lock while the run waits. */
+  readonly onWait: (holder: string) => void;
+  /** Ends the wait with an `interrupted` MigrationError. */
+  readonly signal?: AbortSignal | undefined;
+}
+
 /**
  * One datasource's database, as the SQL runner needs it. Each implementation owns its driver, its
  * SQL types and its lock; all of them run a file through the driver's own multi-statement support.
@@ -230,16 +240,10 @@ export interface SqlDatabase {
    */
   readRecords(table: string): Promise<Map<string, FileRecord>>;
   /**
-   * Takes the run's lock (waiting up to `timeoutMs`; `signal` ends the wait with a
-   * `interrupted` MigrationError), then creates the table when missing, and adds
+   * Takes the run's lock, waiting as `wait` says, then creates the table when missing, and adds
    * {@linkcode RUNNER_VERSION_COLUMN} to one an earlier version made.
    */
-  lock(
-    table: string,
-    timeoutMs: number,
-    onWait: (holder: string) => void,
-    signal?: AbortSignal,
-  ): Promise<void>;
+  lock(table: string, wait: LockWait): Promise<void>;
   unlock(): Promise<void>;
   /**
    * Runs `steps` in order (scripts, or code querying through the file's session: the file, and

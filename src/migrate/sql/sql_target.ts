@@ -7,6 +7,7 @@ import { migrationContext } from "../code/migration_context.ts";
 import {
   type Applied,
   AppliedThenFailed,
+  type ApplyAlso,
   type CallbackRun,
   type FileRecord,
   type MigrationTarget,
@@ -129,7 +130,7 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
 
   // The table is created under the lock, when missing: two runners must not race to create it.
   lock(timeoutMs: number, onWait: (holder: string) => void, signal?: AbortSignal): Promise<void> {
-    return this.#io.run(() => this.#db.lock(this.#datasource.table, timeoutMs, onWait, signal));
+    return this.#io.run(() => this.#db.lock(this.#datasource.table, { timeoutMs, onWait, signal }));
   }
 
   release(): Promise<void> {
@@ -159,8 +160,7 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
   apply(
     file: SqlPlannedFile,
     executedAt: Date,
-    around: EachFileCallbacks<SqlPlannedFile> = NO_CALLBACKS,
-    undoRecords: readonly string[] = [],
+    { around = NO_CALLBACKS, undoRecords = [] }: ApplyAlso<SqlPlannedFile> = {},
   ): Promise<Applied> {
     const job = {
       file,

@@ -8,6 +8,7 @@ import {
   CodeError,
   DatabaseError,
   fileRecords,
+  type LockWait,
   QueryError,
   RECORD_COLUMNS,
   type RecordRow,
@@ -87,12 +88,7 @@ export class SqliteDatabase implements SqlDatabase {
   // transaction: the records are read and the files decided and run under it, as PostgreSQL and
   // MariaDB hold theirs, so no other runner writes between this one's plan and its work. It ends
   // with the process: SQLite rolls back the transaction of a runner that died.
-  async lock(
-    table: string,
-    timeoutMs: number,
-    onWait: (holder: string) => void,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  async lock(table: string, { timeoutMs, onWait, signal }: LockWait): Promise<void> {
     const db = await this.#open();
     const holder = `another runner writing ${this.#datasource.location}`;
     await this.#begin(db, timeoutMs, () => onWait(holder), signal);

@@ -75,7 +75,7 @@ for (const kind of KINDS) {
         await raw.close();
         await folder[Symbol.asyncDispose]();
       });
-      await db.lock(TABLE, 5_000, () => {});
+      await db.lock(TABLE, { timeoutMs: 5_000, onWait: () => {} });
       // SQLite's lock is a transaction held to unlock: ended here, so that each write below
       // commits on its own and the test's connection sees it, as outside a run.
       if (kind === "sqlite") await db.unlock();
