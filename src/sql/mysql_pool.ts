@@ -356,8 +356,9 @@ class MysqlConnection implements DataConnection {
     });
   }
 
-  // A connection lost, or busy with a stream, takes no statement.
+  // A connection given back, lost, or busy with a stream, takes no statement.
   #check(text: string, params: readonly unknown[]): void {
+    if (this.#released) throw this.#pool.usedAfterRelease();
     const lost = this.#unanswered ?? this.#pool.lostError(this.#connection);
     if (lost !== undefined) {
       this.#broken = true;

@@ -413,6 +413,7 @@ class PostgresConnection implements DataConnection {
     prepare = true,
     timed = false,
   ): Promise<pg.QueryResult> {
+    if (this.#released) throw this.#pool.usedAfterRelease();
     const lost = this.#session.lost;
     if (lost !== undefined) throw this.#pool.statementError(lost, shown, true, masked);
     let result: pg.QueryResult;

@@ -108,6 +108,16 @@ export abstract class ServerPool<E extends DriverError> {
     }, { cause: error });
   }
 
+  /**
+   * A connection's use after its caller gave it back: refused before it reaches the session of
+   * whoever has the connection now (inside their transaction).
+   */
+  usedAfterRelease(): Error {
+    return new Error(
+      `a released ${this.dialect.name} connection was used (datasource "${this.name}")`,
+    );
+  }
+
   /** A statement refused as its transaction stands (`reason: "transaction"`), with why. */
   refused(text: string, message: string): DataError {
     return new DataError({
