@@ -22,4 +22,6 @@ export {
   type RedisCommandClient,
 } from "./src/cache/redis_cache_manager.ts";
 export { RedisLockManager, type RedisLockManagerOptions } from "./src/cache/redis_lock_manager.ts";
+// What RedisLockManager's signatures name: the interface of @Lockable's lock managers.
+export type { HeldLock, LockManager, LockRequest } from "./src/tasks/lock_manager.ts";
 export type { Logger } from "./src/web/error_responder.ts";

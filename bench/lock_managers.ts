@@ -5,7 +5,7 @@
  *
  *   deno run -A bench/lock_managers.ts [--rounds 10] [--batch 300]
  *   bun bench/lock_managers.ts
- *   node --import tsx bench/lock_managers.ts
+ *   node --import tsx bench/lock_managers.ts   (SQLite on Node 22.13 and later)
  *
  * One `acquire` and `release` of one key no one else holds, through `SqlLockManager` on SQLite (a
  * file) and PostgreSQL (the `SqlClient` of `bootstrap({ data: data() })`) and `RedisLockManager`
@@ -67,7 +67,7 @@ async function measure(store: string, contestants: readonly Contestant[]): Promi
       `${store.padEnd(11)} ${name.padEnd(16)} ${
         median(times.get(name)!).toFixed(1).padStart(9)
       } µs` +
-        `  ×${median(ratios.get(name)!).toFixed(2)} of one statement`,
+        `  ×${median(ratios.get(name)!).toPrecision(3)} of one statement`,
     );
   }
 }
@@ -144,12 +144,15 @@ async function redisStore(): Promise<void> {
 }
 
 console.log(`lock managers, ${rounds} rounds of ${batch} calls, uncontended, on ${runtime()}`);
-const dir = await mkdtemp(join(tmpdir(), "thaw-bench-locks-"));
-try {
-  await sqlStore("SQLite", { name: "main", url: `sqlite:${join(dir, "locks.db")}` });
-} finally {
-  await rm(dir, { recursive: true, force: true });
-}
+// Node before 22.13 has no built-in SQLite: the other stores are measured all the same.
+if (await import("node:sqlite").then(() => true, () => false)) {
+  const dir = await mkdtemp(join(tmpdir(), "thaw-bench-locks-"));
+  try {
+    await sqlStore("SQLite", { name: "main", url: `sqlite:${join(dir, "locks.db")}` });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+} else console.log("SQLite      (this runtime has no node:sqlite)");
 await sqlStore("PostgreSQL", {
   name: "main",
   url: POSTGRES_URL,

@@ -1,5 +1,5 @@
 import { maskUrl } from "../config/secrets_mask.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
+import { systemClock } from "../runtime/clock.ts";
 import { type HeldLock, LockManager, type LockRequest } from "../tasks/lock_manager.ts";
 import { checkLockRequest, pollLock } from "../tasks/lock_polling.ts";
 import type { RedisCommandClient } from "./redis_cache_manager.ts";
@@ -13,11 +13,9 @@ export interface RedisLockManagerOptions {
    * `release` rejects, naming Redis.
    */
   readonly timeoutMs?: number | undefined;
-  /** Where the waits' pauses come from: the real clock by default (a test may give its own). */
-  readonly clock?: Clock | undefined;
 }
 
-const OPTIONS = ["keyPrefix", "timeoutMs", "clock"];
+const OPTIONS = ["keyPrefix", "timeoutMs"];
 const WHO = "RedisLockManager";
 const DEFAULT_PREFIX = "thaw:lock:";
 const DEFAULT_TIMEOUT_MS = 1000;
@@ -71,7 +69,6 @@ export class RedisLockManager extends LockManager {
   readonly #client: RedisCommandClient;
   readonly #prefix: string;
   readonly #timeoutMs: number;
-  readonly #clock: Clock;
   readonly #redis: string;
 
   /**
@@ -85,7 +82,7 @@ export class RedisLockManager extends LockManager {
       throw new TypeError(`${WHO}: client must be a Redis client (with sendCommand)`);
     }
     if (typeof options !== "object" || options === null) {
-      throw new TypeError(`${WHO}: options are { keyPrefix?, timeoutMs?, clock? }`);
+      throw new TypeError(`${WHO}: options are { keyPrefix?, timeoutMs? }`);
     }
     for (const key of Object.keys(options)) {
       if (!OPTIONS.includes(key)) {
@@ -108,7 +105,6 @@ export class RedisLockManager extends LockManager {
     this.#client = client;
     this.#prefix = keyPrefix;
     this.#timeoutMs = timeoutMs;
-    this.#clock = options.clock ?? systemClock;
     this.#redis = described(client as DescribedClient);
   }
 
@@ -126,7 +122,7 @@ export class RedisLockManager extends LockManager {
       );
     }
     const redisKey = this.#prefix + key;
-    return await pollLock(request, () => this.#take(key, redisKey, leaseMs), this.#clock);
+    return await pollLock(request, () => this.#take(key, redisKey, leaseMs), systemClock);
   }
 
   async #take(key: string, redisKey: string, leaseMs: number): Promise<HeldLock | undefined> {

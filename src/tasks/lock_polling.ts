@@ -7,7 +7,7 @@ import { MAX_DURATION_MS } from "../config/duration.ts";
 import type { HeldLock, LockRequest } from "./lock_manager.ts";
 
 /** The first pause after a try that found the lock held, in milliseconds. */
-export const FIRST_PAUSE_MS = 5;
+const FIRST_PAUSE_MS = 5;
 /** The longest pause: how late at most a waiter sees a lock given back. */
 export const LONGEST_PAUSE_MS = 200;
 
@@ -57,8 +57,9 @@ export async function pollLock(
     if (held !== undefined) return held;
     const left = deadline - clock.monotonic();
     if (left <= 0 || signal?.aborted) return undefined;
-    // Spread, so that waiters that found the lock held together do not all try again together.
-    const wait = Math.min(left, pause * (0.5 + Math.random()));
+    // Spread over its second half, so that waiters that found the lock held together do not all
+    // try again together, and no pause is longer than the longest.
+    const wait = Math.min(left, pause * (0.5 + Math.random() / 2));
     try {
       await clock.sleep(wait, signal);
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { SqlClient } from "../data/sql_client.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
+import { systemClock } from "../runtime/clock.ts";
 import {
   checkLockedBy,
   checkLockTable,
@@ -26,11 +26,9 @@ export interface SqlLockManagerOptions {
    * by default. Each lock taken adds an id of its own after it (a space and 13 characters).
    */
   readonly lockedBy?: string | undefined;
-  /** Where the waits' pauses come from: the real clock by default (a test may give its own). */
-  readonly clock?: Clock | undefined;
 }
 
-const OPTIONS = ["table", "lockedBy", "clock"];
+const OPTIONS = ["table", "lockedBy"];
 const WHO = "SqlLockManager";
 // A key the name column cannot hold as it is goes in as this and its SHA-256; so does a key that
 // starts with it, so that no key is stored as another's hash.
@@ -93,7 +91,6 @@ export class SqlLockManager extends LockManager {
   readonly #dialect: SqlLockDialect;
   readonly #table: string;
   readonly #lockedBy: string;
-  readonly #clock: Clock;
   readonly #query: SqlLockQuery;
 
   /**
@@ -113,7 +110,7 @@ export class SqlLockManager extends LockManager {
       throw new TypeError(`${WHO}: datasource "${sql.name}" is ${String(sql.kind)}`);
     }
     if (typeof options !== "object" || options === null) {
-      throw new TypeError(`${WHO}: options are { table?, lockedBy?, clock? }`);
+      throw new TypeError(`${WHO}: options are { table?, lockedBy? }`);
     }
     for (const key of Object.keys(options)) {
       if (!OPTIONS.includes(key)) {
@@ -126,7 +123,6 @@ export class SqlLockManager extends LockManager {
     this.#dialect = sql.kind;
     this.#table = checkLockTable(options.table ?? "shedlock", WHO);
     this.#lockedBy = checkLockedBy(options.lockedBy ?? defaultLockedBy(), WHO);
-    this.#clock = options.clock ?? systemClock;
     this.#query = async (text, params) => (await sql.unsafe(text, params)).rows;
   }
 
@@ -151,7 +147,7 @@ export class SqlLockManager extends LockManager {
   async acquire(request: LockRequest): Promise<HeldLock | undefined> {
     const { key, leaseMs } = checkLockRequest(request, WHO);
     const name = await storedName(key);
-    return await pollLock(request, () => this.#take(key, name, leaseMs), this.#clock);
+    return await pollLock(request, () => this.#take(key, name, leaseMs), systemClock);
   }
 
   async #take(key: string, name: string, leaseMs: number): Promise<HeldLock | undefined> {
