@@ -11,7 +11,7 @@ import { RedisLockManager, type RedisLockManagerOptions } from "../../cache-redi
 import type { HeldLock, LockRequest } from "../../src/tasks/lock_manager.ts";
 import { freePort } from "../helpers.ts";
 import { RedisServer } from "./redis_server.ts";
-import { assertNoOverlap, contender } from "../tasks/lock_contenders.ts";
+import { assertNoOverlap, contender, startTogether } from "../tasks/lock_contenders.ts";
 
 const LONG_WAIT = 120_000;
 
@@ -199,7 +199,7 @@ describe("RedisLockManager", () => {
         LOCK_ROUNDS: String(rounds),
       })
     );
-    for (const child of children) await child.done();
+    await startTogether(children);
     const events = (await raw.lRange("t:events", 0, -1)).map((line) => {
       const [k, who, event] = line.split("|");
       return { k: k!, who: who!, event: event! };

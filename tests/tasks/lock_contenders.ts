@@ -34,6 +34,16 @@ export function assertNoOverlap(
   }
 }
 
+/**
+ * Lets contenders go once every one is ready (connected, its manager made), so that they contend
+ * from their first taking rather than each run alone as the others start; waits until all end.
+ */
+export async function startTogether(contenders: readonly Contender[]): Promise<void> {
+  for (const c of contenders) await c.printed("ready");
+  for (const c of contenders) c.child.stdin.write("go\n");
+  for (const c of contenders) await c.done();
+}
+
 interface Contender {
   readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<number | null>;

@@ -1,8 +1,8 @@
 // integration test: SQLite (the runtime's own), PostgreSQL and MariaDB (tools/databases.sh start)
 // SqlLockManager against the real databases: each manager over a pool of its own on one database,
 // as in a process of its own, and three real processes of the runtime running the suite on
-// PostgreSQL (tests/fixtures/tasks/lock_contender.ts). Every wait is on a state (an acquire that
-// resolves, a row that changes), bounded only against one that never comes.
+// PostgreSQL and MariaDB (tests/fixtures/tasks/lock_contender.ts). Every wait is on a state (an
+// acquire that resolves, a row that changes), bounded only against one that never comes.
 import assert from "node:assert/strict";
 import process from "node:process";
 import { after, describe, it } from "node:test";
@@ -14,7 +14,7 @@ import { SqlLockManager } from "../../src/tasks/sql_lock_manager.ts";
 import { KINDS, testPools } from "../sql/pools.ts";
 import { DB_PASSWORD } from "../migrate/sql/databases.ts";
 import { tcpProxy } from "../sql/tcp_proxy.ts";
-import { assertNoOverlap, contender } from "./lock_contenders.ts";
+import { assertNoOverlap, contender, startTogether } from "./lock_contenders.ts";
 
 const LONG_WAIT = 120_000;
 
@@ -245,23 +245,26 @@ for (const kind of KINDS) {
       });
     }
 
-    if (kind === "postgres") {
+    if (kind !== "sqlite") {
       it("three processes taking five keys never hold one key together", async () => {
         const db = await database();
-        await db.sql.execute`CREATE TABLE lock_events (
-          id SERIAL PRIMARY KEY, k TEXT NOT NULL, who TEXT NOT NULL, event TEXT NOT NULL)`;
+        await db.sql.unsafe(
+          `CREATE TABLE lock_events (id ${
+            kind === "postgres" ? "SERIAL" : "INT AUTO_INCREMENT"
+          } PRIMARY KEY, k TEXT NOT NULL, who TEXT NOT NULL, event TEXT NOT NULL)`,
+        );
         const keys = ["a", "b", "c", "d", "e"];
         const rounds = 8;
         const children = ["p1", "p2", "p3"].map((name) =>
           contender(name, {
-            LOCK_STORE: "postgres",
+            LOCK_STORE: "sql",
             LOCK_DATASOURCE: JSON.stringify(db.datasource),
             LOCK_MODE: "contend",
             LOCK_KEYS: keys.join(","),
             LOCK_ROUNDS: String(rounds),
           })
         );
-        for (const child of children) await child.done();
+        await startTogether(children);
         const events = await db.sql.query<{ k: string; who: string; event: string }>`
           SELECT k, who, event FROM lock_events ORDER BY id`;
         assertNoOverlap(events, keys, 3 * rounds);
@@ -270,7 +273,7 @@ for (const kind of KINDS) {
       it("a holder killed with kill -9 frees its key once its lease has passed", async () => {
         const db = await database();
         const child = contender("holder", {
-          LOCK_STORE: "postgres",
+          LOCK_STORE: "sql",
           LOCK_DATASOURCE: JSON.stringify(db.datasource),
           LOCK_MODE: "hold",
           LOCK_KEYS: "k",
