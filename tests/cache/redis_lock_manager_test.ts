@@ -142,6 +142,20 @@ describe("RedisLockManager", () => {
     await assert.rejects(a!.acquire(request("\uD800")), /lone UTF-16 surrogate/);
   });
 
+  it("refuses what is not a client, an option it lacks, and requests that are none", async () => {
+    const client = await connected(redis.url);
+    assert.throws(() => new RedisLockManager({} as never), /client must be a Redis client/);
+    assert.throws(
+      () => new RedisLockManager(client, { url: "redis://x" } as never),
+      /unknown option "url"; the options are keyPrefix, timeoutMs/,
+    );
+    assert.throws(() => new RedisLockManager(client, { timeoutMs: 0 }), /timeoutMs must be/);
+    assert.throws(() => new RedisLockManager(client, { keyPrefix: "\uDC00" }), /keyPrefix/);
+    const locks = new RedisLockManager(client);
+    await assert.rejects(locks.acquire(request("k", 0, 0)), /leaseMs of the lock "k" is 0/);
+    await assert.rejects(locks.acquire(request("k", NaN)), /waitMs of the lock "k" is NaN/);
+  });
+
   it("a signal aborted ends the wait with nothing", async () => {
     const { locks: [a, b] } = await replicas(2);
     const first = held(await a!.acquire(request("k")));
