@@ -5,6 +5,10 @@
  * from a `@Bean` method, it replaces the in-memory caches; it needs TCP sockets (Deno, Bun, Node),
  * which an edge worker does not have.
  *
+ * {@linkcode RedisLockManager} keeps the locks of `@Lockable` in the same Redis, through a client the
+ * app made (`createClient()` of the `redis` package), so that runs of one key never overlap across
+ * the app's processes.
+ *
  * Apart from the default entry point, so that an app that caches in memory (or not at all) never
  * loads it nor the client.
  *
@@ -17,4 +21,7 @@ export {
   type RedisCacheManagerOptions,
   type RedisCommandClient,
 } from "./src/cache/redis_cache_manager.ts";
+export { RedisLockManager, type RedisLockManagerOptions } from "./src/cache/redis_lock_manager.ts";
+// What RedisLockManager's signatures name: the interface of @Lockable's lock managers.
+export type { HeldLock, LockManager, LockRequest } from "./src/tasks/lock_manager.ts";
 export type { Logger } from "./src/web/error_responder.ts";

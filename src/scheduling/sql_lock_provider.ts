@@ -1,15 +1,22 @@
 import { type LockConfiguration, LockProvider, type SimpleLock } from "./lock_provider.ts";
 import { MAX_DURATION_MS } from "../config/duration.ts";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
+import {
+  checkLockedBy,
+  checkLockTable,
+  createLockTable,
+  defaultLockedBy,
+  isSqlLockDialect,
+  NAME_LENGTH,
+  releaseLock,
+  type SqlLockDialect,
+  type SqlLockQuery,
+  takeLock,
+  takingHolder,
+  unstorable,
+} from "./sql_lock_table.ts";
 
-/** The SQL databases {@linkcode SqlLockProvider} speaks. */
-export type SqlLockDialect = "postgres" | "mysql" | "sqlite";
-
-/** Runs one statement with positional parameters and gives its rows (none for a write). */
-export type SqlLockQuery = (
-  sql: string,
-  params: readonly (string | number)[],
-) => Promise<readonly Record<string, unknown>[]>;
+export type { SqlLockDialect, SqlLockQuery };
 
 /** Options of {@linkcode SqlLockProvider}. */
 export interface SqlLockProviderOptions {
@@ -55,25 +62,6 @@ export interface SqliteDatabaseLike {
 // As the datasources' part of `db` names them.
 const DATABASES = { sqlite: "SQLite", postgres: "PostgreSQL", mysql: "MySQL or MariaDB" } as const;
 
-// Interpolated into SQL: a plain identifier.
-const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
-// The columns' lengths, in characters, and what each taking adds to `lockedBy`.
-const NAME_LENGTH = 64;
-const LOCKED_BY_LENGTH = 255;
-const TAKING_ID_LENGTH = 13;
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
-// PostgreSQL's and SQLite's one statement that takes a lock: inserted, or taken over from a lock
-// that has ended; the row comes back only then. `until` and `now`: the database's times, `name`
-// and `by` the placeholders of the lock's name and holder.
-function takeOver(t: string, name: string, until: string, now: string, by: string): string {
-  return `INSERT INTO ${t} (name, lock_until, locked_at, locked_by) ` +
-    `VALUES (${name}, ${until}, ${now}, ${by}) ON CONFLICT (name) DO UPDATE SET ` +
-    "lock_until = excluded.lock_until, locked_at = excluded.locked_at, " +
-    `locked_by = excluded.locked_by WHERE ${t}.lock_until <= excluded.locked_at RETURNING locked_by`;
-}
-
 // How each driver runs a statement with its parameters and gives the rows.
 function postgresQuery(pool: PostgresQueryable): SqlLockQuery {
   return async (sql, params) => (await pool.query(sql, [...params])).rows;
@@ -90,68 +78,6 @@ function sqliteQuery(db: SqliteDatabaseLike): SqlLockQuery {
   return (sql, params) =>
     Promise.resolve(db.prepare(sql).all(...params) as Record<string, unknown>[]);
 }
-
-// Every time is the database's (ShedLock's `usingDbTime()`): replicas whose clocks disagree
-// still agree on when a lock ends. In UTC, so that sessions in other time zones agree too. One
-// reading of the clock per statement, so that lock_until is locked_at + lockAtMostFor exactly.
-const SQL = {
-  postgres: {
-    create: (t: string) =>
-      `CREATE TABLE ${t} (name VARCHAR(64) NOT NULL PRIMARY KEY, ` +
-      "lock_until TIMESTAMP(3) WITH TIME ZONE NOT NULL, " +
-      "locked_at TIMESTAMP(3) WITH TIME ZONE NOT NULL, locked_by VARCHAR(255) NOT NULL)",
-    lock: (t: string) =>
-      takeOver(
-        t,
-        "$1",
-        "statement_timestamp() + $2 * interval '1 millisecond'",
-        "statement_timestamp()",
-        "$3",
-      ),
-    unlock: (t: string) =>
-      `UPDATE ${t} SET lock_until = GREATEST(statement_timestamp(), ` +
-      "locked_at + $1 * interval '1 millisecond') WHERE name = $2 AND locked_by = $3",
-  },
-  mysql: {
-    // utf8mb4, so that any name is stored as it is (the server's default may be latin1), and
-    // compared byte for byte: "Tick" and "tick" are two locks, as on PostgreSQL and SQLite.
-    create: (t: string) =>
-      `CREATE TABLE ${t} (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until DATETIME(3) NOT NULL, ` +
-      "locked_at DATETIME(3) NOT NULL, locked_by VARCHAR(255) NOT NULL) " +
-      "DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
-    // MySQL has no RETURNING here: the update takes over an ended lock only (lock_until is set
-    // last, as MySQL assigns left to right), and a read says whose the lock is now.
-    lock: (t: string) =>
-      `INSERT INTO ${t} (name, lock_until, locked_at, locked_by) ` +
-      "VALUES (?, UTC_TIMESTAMP(3) + INTERVAL ? * 1000 MICROSECOND, UTC_TIMESTAMP(3), ?) " +
-      "ON DUPLICATE KEY UPDATE " +
-      "locked_by = IF(lock_until <= VALUES(locked_at), VALUES(locked_by), locked_by), " +
-      "locked_at = IF(lock_until <= VALUES(locked_at), VALUES(locked_at), locked_at), " +
-      "lock_until = IF(lock_until <= VALUES(locked_at), VALUES(lock_until), lock_until)",
-    holder: (t: string) => `SELECT locked_by FROM ${t} WHERE name = ?`,
-    unlock: (t: string) =>
-      `UPDATE ${t} SET lock_until = GREATEST(UTC_TIMESTAMP(3), ` +
-      "locked_at + INTERVAL ? * 1000 MICROSECOND) WHERE name = ? AND locked_by = ?",
-  },
-  sqlite: {
-    create: (t: string) =>
-      `CREATE TABLE ${t} (name TEXT NOT NULL PRIMARY KEY, lock_until TEXT NOT NULL, ` +
-      "locked_at TEXT NOT NULL, locked_by TEXT NOT NULL)",
-    // Times as text that sorts as it should: 'YYYY-MM-DD HH:MM:SS.SSS', UTC.
-    lock: (t: string) =>
-      takeOver(
-        t,
-        "?",
-        "strftime('%Y-%m-%d %H:%M:%f', 'now', '+' || (? / 1000.0) || ' seconds')",
-        "strftime('%Y-%m-%d %H:%M:%f', 'now')",
-        "?",
-      ),
-    unlock: (t: string) =>
-      `UPDATE ${t} SET lock_until = MAX(strftime('%Y-%m-%d %H:%M:%f', 'now'), ` +
-      "strftime('%Y-%m-%d %H:%M:%f', locked_at, '+' || (? / 1000.0) || ' seconds')) " +
-      "WHERE name = ? AND locked_by = ?",
-  },
-} as const;
 
 /**
  * ShedLock's JDBC provider for Thaw: `@SchedulerLock` locks in one table of PostgreSQL,
@@ -199,7 +125,7 @@ export class SqlLockProvider extends LockProvider {
       );
     }
     const { dialect, query, table = "shedlock" } = options;
-    if (!Object.hasOwn(SQL, dialect)) {
+    if (!isSqlLockDialect(dialect)) {
       throw new TypeError(
         `SqlLockProvider: dialect ${JSON.stringify(dialect)}; it is one of postgres, mysql, sqlite`,
       );
@@ -210,7 +136,7 @@ export class SqlLockProvider extends LockProvider {
     this.#dialect = dialect;
     this.#query = query;
     this.#table = checkTable(table);
-    this.#lockedBy = checkLockedBy(options.lockedBy ?? `thaw ${crypto.randomUUID().slice(0, 8)}`);
+    this.#lockedBy = checkLockedBy(options.lockedBy ?? defaultLockedBy(), "SqlLockProvider");
   }
 
   /** Over `pg`'s `Pool` (or a `Client`): `SqlLockProvider.postgres(pool)`. */
@@ -244,13 +170,13 @@ export class SqlLockProvider extends LockProvider {
    * and `"Tick"` is not `"tick"`, as on PostgreSQL and SQLite.
    */
   static createTable(dialect: SqlLockDialect, table = "shedlock"): string {
-    if (!Object.hasOwn(SQL, dialect)) {
+    if (!isSqlLockDialect(dialect)) {
       throw new TypeError(
         `SqlLockProvider.createTable: dialect ${JSON.stringify(dialect)}; it is one of ` +
           "postgres, mysql, sqlite",
       );
     }
-    return `${SQL[dialect].create(checkTable(table))};`;
+    return createLockTable(dialect, checkTable(table));
   }
 
   /**
@@ -289,28 +215,18 @@ export class SqlLockProvider extends LockProvider {
     const table = this.#table;
     // Whose this lock is: the holder's name, and an id of this taking, so that a late unlock
     // of a lock that expired and went to another never releases the other's.
-    const holder = `${this.#lockedBy} ${crypto.randomUUID().slice(0, TAKING_ID_LENGTH)}`;
-    const params = [config.name, config.lockAtMostFor, holder];
-    let taken: boolean;
-    if (this.#dialect === "mysql") {
-      await this.#query(SQL.mysql.lock(table), params);
-      const rows = await this.#query(SQL.mysql.holder(table), [config.name]);
-      taken = rows[0]?.locked_by === holder;
-    } else {
-      const rows = await this.#query(SQL[this.#dialect].lock(table), params);
-      taken = rows.length > 0;
+    const holder = takingHolder(this.#lockedBy);
+    const dialect = this.#dialect;
+    const query = this.#query;
+    if (!await takeLock(query, dialect, table, config.name, config.lockAtMostFor, holder)) {
+      return undefined;
     }
-    if (!taken) return undefined;
     let released = false;
     return {
       unlock: async () => {
         if (released) return;
         released = true;
-        await this.#query(SQL[this.#dialect].unlock(table), [
-          config.lockAtLeastFor,
-          config.name,
-          holder,
-        ]);
+        await releaseLock(query, dialect, table, config.name, config.lockAtLeastFor, holder);
       },
     };
   }
@@ -319,29 +235,6 @@ export class SqlLockProvider extends LockProvider {
 // A value as a message shows it: text quoted, anything else as it is.
 function shown(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : String(value);
-}
-
-// Why `text` cannot be stored exactly in a column that `holds` characters, or `undefined`.
-function unstorable(text: unknown, max: number, holds: string): string | undefined {
-  if (typeof text !== "string") return "is not text";
-  if (text === "") return "is empty";
-  if (text.includes("\0")) return "holds NUL (U+0000), which PostgreSQL cannot store";
-  if (LONE_SURROGATE.test(text)) {
-    return "holds a lone UTF-16 surrogate, which no database stores as it is";
-  }
-  const length = [...text].length;
-  return length > max ? `is ${length} characters long; ${holds}` : undefined;
-}
-
-function checkLockedBy(lockedBy: string): string {
-  const why = unstorable(
-    lockedBy,
-    LOCKED_BY_LENGTH - 1 - TAKING_ID_LENGTH,
-    `the locked_by column holds ${LOCKED_BY_LENGTH}, with the ${1 + TAKING_ID_LENGTH} of the ` +
-      "id each taking adds",
-  );
-  if (why !== undefined) throw new TypeError(`SqlLockProvider: lockedBy ${shown(lockedBy)} ${why}`);
-  return lockedBy;
 }
 
 function checkConfiguration(config: LockConfiguration): void {
@@ -376,11 +269,5 @@ function checkConfiguration(config: LockConfiguration): void {
 }
 
 function checkTable(table: string): string {
-  if (typeof table !== "string" || !TABLE.test(table)) {
-    throw new TypeError(
-      `SqlLockProvider: table ${JSON.stringify(table)} is not a plain table name ` +
-        "(letters, digits, _; up to 63, not starting with a digit)",
-    );
-  }
-  return table;
+  return checkLockTable(table, "SqlLockProvider");
 }

@@ -1,0 +1,186 @@
+import { maskUrl } from "../config/secrets_mask.ts";
+import { systemClock } from "../runtime/clock.ts";
+import { type HeldLock, LockManager, type LockRequest } from "../tasks/lock_manager.ts";
+import { checkLockRequest, pollLock } from "../tasks/lock_polling.ts";
+import type { RedisCommandClient } from "./redis_cache_manager.ts";
+
+/** The options of {@linkcode RedisLockManager}. */
+export interface RedisLockManagerOptions {
+  /** What every lock's Redis key starts with: `thaw:lock:` by default. */
+  readonly keyPrefix?: string | undefined;
+  /**
+   * How long one command may take, in milliseconds (1,000 by default): past it `acquire` or
+   * `release` rejects, naming Redis.
+   */
+  readonly timeoutMs?: number | undefined;
+}
+
+const OPTIONS = ["keyPrefix", "timeoutMs"];
+const WHO = "RedisLockManager";
+const DEFAULT_PREFIX = "thaw:lock:";
+const DEFAULT_TIMEOUT_MS = 1000;
+// A lone surrogate: UTF-8 has no encoding for it, so two keys would be sent as the same bytes.
+const LONE_SURROGATE = /\p{Cs}/u;
+const SHOWN_KEY = 100;
+// Deletes the key only while it holds this taking's token: never another holder's lock.
+const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then " +
+  "return redis.call('DEL', KEYS[1]) else return 0 end";
+
+/** node-redis's client, as far as the manager reads where it connects for its messages. */
+interface DescribedClient extends RedisCommandClient {
+  readonly options?: {
+    readonly url?: string;
+    readonly socket?: { readonly host?: string; readonly port?: number };
+  };
+}
+
+/**
+ * The locks of `@Lockable` in Redis, so that runs of one key never overlap across the processes
+ * that share it, through a client of the `redis` package (node-redis) the app made, connected
+ * and closes: the one its `RedisCacheManager` may take too. A lock is the Redis string
+ * `keyPrefix` + key, taken with `SET key token NX PX leaseMs` (it ends of itself once the lease
+ * has passed, on Redis's clock), and released by a script that deletes it only while it holds
+ * this taking's random token: a release that comes after the lease ended and another took the
+ * lock leaves the other's lock alone. While another holds the key, `acquire` tries again after a
+ * pause that grows from 5 ms to 200 ms, until `waitMs`.
+ *
+ * Keys are stored as they are, at any length; one that is not well-formed UTF-16 (a lone
+ * surrogate) is refused with a `TypeError`, since Redis keys are UTF-8. Each command is bounded
+ * by `timeoutMs`: a Redis that is down or does not answer makes `acquire` reject, naming it (its
+ * password masked). Give the client `disableOfflineQueue: true` so that such a call fails at once
+ * rather than at the timeout.
+ *
+ * @example Construction over the app's node-redis client (the calls need a Redis server)
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LockManager } from "../tasks/lock_manager.ts";
+ * import { RedisLockManager } from "@thaw/thaw/cache-redis";
+ *
+ * // In a @Bean method: `createClient({ url })` of the redis package, connected.
+ * const client = { sendCommand: () => Promise.resolve("OK") };
+ * const locks = new RedisLockManager(client, { keyPrefix: "orders:lock:" });
+ * assert.ok(locks instanceof LockManager);
+ * const held = await locks.acquire({ key: "order-42", waitMs: 0, leaseMs: 30_000 });
+ * assert.notEqual(held, undefined); // this stand-in answers OK to SET ... NX
+ * assert.throws(() => new RedisLockManager(client, { timeoutMs: 0 }), TypeError);
+ * ```
+ */
+export class RedisLockManager extends LockManager {
+  readonly #client: RedisCommandClient;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  readonly #redis: string;
+
+  /**
+   * A manager over `client` (connected, and closed by the app). Throws a `TypeError` for what is
+   * not a client, an unknown option, a `keyPrefix` that is not well-formed text and a `timeoutMs`
+   * that is not a number of milliseconds above 0.
+   */
+  constructor(client: RedisCommandClient, options: RedisLockManagerOptions = {}) {
+    super();
+    if (typeof client?.sendCommand !== "function") {
+      throw new TypeError(`${WHO}: client must be a Redis client (with sendCommand)`);
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`${WHO}: options are { keyPrefix?, timeoutMs? }`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!OPTIONS.includes(key)) {
+        throw new TypeError(
+          `${WHO}: unknown option "${key}"; the options are ${OPTIONS.join(", ")}`,
+        );
+      }
+    }
+    const { keyPrefix = DEFAULT_PREFIX, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+    if (typeof keyPrefix !== "string" || LONE_SURROGATE.test(keyPrefix)) {
+      throw new TypeError(
+        `${WHO}: keyPrefix must be a text (well-formed UTF-16), got ${shown(keyPrefix)}`,
+      );
+    }
+    if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new TypeError(
+        `${WHO}: timeoutMs must be a number of milliseconds above 0, got ${shown(timeoutMs)}`,
+      );
+    }
+    this.#client = client;
+    this.#prefix = keyPrefix;
+    this.#timeoutMs = timeoutMs;
+    this.#redis = described(client as DescribedClient);
+  }
+
+  /**
+   * The lock of `request.key`, waiting up to `request.waitMs` while another holds it: `undefined`
+   * once the wait ended without it. Rejects, naming Redis and the key, when Redis fails or does
+   * not answer within `timeoutMs`; with a `TypeError` for a key with a lone surrogate.
+   */
+  async acquire(request: LockRequest): Promise<HeldLock | undefined> {
+    const { key, leaseMs } = checkLockRequest(request, WHO);
+    if (LONE_SURROGATE.test(key)) {
+      throw new TypeError(
+        `${WHO}: the lock's key ${shownKey(key)} holds a lone UTF-16 surrogate, which Redis ` +
+          "keys (UTF-8) cannot hold as it is",
+      );
+    }
+    const redisKey = this.#prefix + key;
+    return await pollLock(request, () => this.#take(key, redisKey, leaseMs), systemClock);
+  }
+
+  async #take(key: string, redisKey: string, leaseMs: number): Promise<HeldLock | undefined> {
+    const token = crypto.randomUUID();
+    const reply = await this.#send(
+      ["SET", redisKey, token, "NX", "PX", String(leaseMs)],
+      key,
+      "take",
+    );
+    if (reply === null || reply === undefined) return undefined;
+    let released: Promise<void> | undefined;
+    return {
+      release: () =>
+        released ??= this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "release")
+          .then(() => {}),
+    };
+  }
+
+  async #send(args: string[], key: string, what: string): Promise<unknown> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        this.#client.sendCommand(args),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
+            this.#timeoutMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      throw new Error(
+        `${WHO}: could not ${what} the lock ${shownKey(key)} on ${this.#redis}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** `Redis at redis://cache:6379` (its password masked), or `Redis (the app's client)`. */
+function described(client: DescribedClient): string {
+  const options = client.options;
+  if (typeof options?.url === "string") return `Redis at ${maskUrl(options.url)}`;
+  const socket = options?.socket;
+  if (typeof socket?.host === "string" || typeof socket?.port === "number") {
+    return `Redis at ${socket.host ?? "localhost"}:${socket.port ?? 6379}`;
+  }
+  return "Redis (the app's client)";
+}
+
+function shownKey(key: string): string {
+  return JSON.stringify(key.length > SHOWN_KEY ? `${key.slice(0, SHOWN_KEY)}…` : key);
+}
+
+function shown(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}

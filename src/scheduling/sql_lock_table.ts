@@ -1,0 +1,192 @@
+// ShedLock's table, as SqlLockProvider (the scheduler's locks) and SqlLockManager (@Lockable's)
+// both use it: the statements of each database, what the columns hold, and the one taking and
+// release of a lock. Every time is the database's (ShedLock's `usingDbTime()`): replicas whose
+// clocks disagree still agree on when a lock ends. In UTC, so that sessions in other time zones
+// agree too. One reading of the clock per statement, so that lock_until is locked_at + the lease
+// exactly.
+
+/** The SQL databases the locks' table is written for. */
+export type SqlLockDialect = "postgres" | "mysql" | "sqlite";
+
+/** Runs one statement with positional parameters and gives its rows (none for a write). */
+export type SqlLockQuery = (
+  sql: string,
+  params: readonly (string | number)[],
+) => Promise<readonly Record<string, unknown>[]>;
+
+/** How many characters the `name` column holds. */
+export const NAME_LENGTH = 64;
+/** How many characters the `locked_by` column holds. */
+export const LOCKED_BY_LENGTH = 255;
+/** What each taking adds to its holder's name: a space, then an id of this taking. */
+export const TAKING_ID_LENGTH = 13;
+
+// Interpolated into SQL: a plain identifier.
+const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+// PostgreSQL's and SQLite's one statement that takes a lock: inserted, or taken over from a lock
+// that has ended; the row comes back only then. `until` and `now`: the database's times, `name`
+// and `by` the placeholders of the lock's name and holder.
+function takeOver(t: string, name: string, until: string, now: string, by: string): string {
+  return `INSERT INTO ${t} (name, lock_until, locked_at, locked_by) ` +
+    `VALUES (${name}, ${until}, ${now}, ${by}) ON CONFLICT (name) DO UPDATE SET ` +
+    "lock_until = excluded.lock_until, locked_at = excluded.locked_at, " +
+    `locked_by = excluded.locked_by WHERE ${t}.lock_until <= excluded.locked_at RETURNING locked_by`;
+}
+
+const SQL = {
+  postgres: {
+    create: (t: string) =>
+      `CREATE TABLE ${t} (name VARCHAR(64) NOT NULL PRIMARY KEY, ` +
+      "lock_until TIMESTAMP(3) WITH TIME ZONE NOT NULL, " +
+      "locked_at TIMESTAMP(3) WITH TIME ZONE NOT NULL, locked_by VARCHAR(255) NOT NULL)",
+    lock: (t: string) =>
+      takeOver(
+        t,
+        "$1",
+        "statement_timestamp() + $2 * interval '1 millisecond'",
+        "statement_timestamp()",
+        "$3",
+      ),
+    unlock: (t: string) =>
+      `UPDATE ${t} SET lock_until = GREATEST(statement_timestamp(), ` +
+      "locked_at + $1 * interval '1 millisecond') WHERE name = $2 AND locked_by = $3",
+  },
+  mysql: {
+    // utf8mb4, so that any name is stored as it is (the server's default may be latin1), and
+    // compared byte for byte: "Tick" and "tick" are two locks, as on PostgreSQL and SQLite.
+    create: (t: string) =>
+      `CREATE TABLE ${t} (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until DATETIME(3) NOT NULL, ` +
+      "locked_at DATETIME(3) NOT NULL, locked_by VARCHAR(255) NOT NULL) " +
+      "DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+    // MySQL has no RETURNING here: the update takes over an ended lock only (lock_until is set
+    // last, as MySQL assigns left to right), and a read says whose the lock is now.
+    lock: (t: string) =>
+      `INSERT INTO ${t} (name, lock_until, locked_at, locked_by) ` +
+      "VALUES (?, UTC_TIMESTAMP(3) + INTERVAL ? * 1000 MICROSECOND, UTC_TIMESTAMP(3), ?) " +
+      "ON DUPLICATE KEY UPDATE " +
+      "locked_by = IF(lock_until <= VALUES(locked_at), VALUES(locked_by), locked_by), " +
+      "locked_at = IF(lock_until <= VALUES(locked_at), VALUES(locked_at), locked_at), " +
+      "lock_until = IF(lock_until <= VALUES(locked_at), VALUES(lock_until), lock_until)",
+    holder: (t: string) => `SELECT locked_by FROM ${t} WHERE name = ?`,
+    unlock: (t: string) =>
+      `UPDATE ${t} SET lock_until = GREATEST(UTC_TIMESTAMP(3), ` +
+      "locked_at + INTERVAL ? * 1000 MICROSECOND) WHERE name = ? AND locked_by = ?",
+  },
+  sqlite: {
+    create: (t: string) =>
+      `CREATE TABLE ${t} (name TEXT NOT NULL PRIMARY KEY, lock_until TEXT NOT NULL, ` +
+      "locked_at TEXT NOT NULL, locked_by TEXT NOT NULL)",
+    // Times as text that sorts as it should: 'YYYY-MM-DD HH:MM:SS.SSS', UTC.
+    lock: (t: string) =>
+      takeOver(
+        t,
+        "?",
+        "strftime('%Y-%m-%d %H:%M:%f', 'now', '+' || (? / 1000.0) || ' seconds')",
+        "strftime('%Y-%m-%d %H:%M:%f', 'now')",
+        "?",
+      ),
+    unlock: (t: string) =>
+      `UPDATE ${t} SET lock_until = MAX(strftime('%Y-%m-%d %H:%M:%f', 'now'), ` +
+      "strftime('%Y-%m-%d %H:%M:%f', locked_at, '+' || (? / 1000.0) || ' seconds')) " +
+      "WHERE name = ? AND locked_by = ?",
+  },
+} as const;
+
+/** Whether `dialect` is one the table is written for. */
+export function isSqlLockDialect(dialect: unknown): dialect is SqlLockDialect {
+  return typeof dialect === "string" && Object.hasOwn(SQL, dialect);
+}
+
+/** The statement that creates the table `table` (already checked) on `dialect`. */
+export function createLockTable(dialect: SqlLockDialect, table: string): string {
+  return `${SQL[dialect].create(table)};`;
+}
+
+/** `table`, when it is a plain table name; else a `TypeError` that `who` starts. */
+export function checkLockTable(table: unknown, who: string): string {
+  if (typeof table !== "string" || !TABLE.test(table)) {
+    throw new TypeError(
+      `${who}: table ${JSON.stringify(table)} is not a plain table name ` +
+        "(letters, digits, _; up to 63, not starting with a digit)",
+    );
+  }
+  return table;
+}
+
+/** Why `text` cannot be stored exactly in a column that `holds` `max` characters, or `undefined`. */
+export function unstorable(text: unknown, max: number, holds: string): string | undefined {
+  if (typeof text !== "string") return "is not text";
+  if (text === "") return "is empty";
+  if (text.includes("\0")) return "holds NUL (U+0000), which PostgreSQL cannot store";
+  if (LONE_SURROGATE.test(text)) {
+    return "holds a lone UTF-16 surrogate, which no database stores as it is";
+  }
+  const length = [...text].length;
+  return length > max ? `is ${length} characters long; ${holds}` : undefined;
+}
+
+/** Who holds the locks of a provider or manager that was given no name: `thaw` and an id. */
+export function defaultLockedBy(): string {
+  return `thaw ${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * `lockedBy`, when `locked_by` holds it with the id each taking adds; else a `TypeError` that
+ * `who` starts.
+ */
+export function checkLockedBy(lockedBy: unknown, who: string): string {
+  const why = unstorable(
+    lockedBy,
+    LOCKED_BY_LENGTH - 1 - TAKING_ID_LENGTH,
+    `the locked_by column holds ${LOCKED_BY_LENGTH}, with the ${1 + TAKING_ID_LENGTH} of the ` +
+      "id each taking adds",
+  );
+  if (why !== undefined) {
+    const shown = typeof lockedBy === "string" ? JSON.stringify(lockedBy) : String(lockedBy);
+    throw new TypeError(`${who}: lockedBy ${shown} ${why}`);
+  }
+  return lockedBy as string;
+}
+
+/** The holder of one taking: `by` and an id of its own, so that two takings are never one. */
+export function takingHolder(by: string): string {
+  return `${by} ${crypto.randomUUID().slice(0, TAKING_ID_LENGTH)}`;
+}
+
+/**
+ * Takes the lock `name` for `holder` for `leaseMs`, in one atomic statement that succeeds only
+ * where no lock of that name is held (MySQL: and a read of whose it is): whether it was taken.
+ */
+export async function takeLock(
+  query: SqlLockQuery,
+  dialect: SqlLockDialect,
+  table: string,
+  name: string,
+  leaseMs: number,
+  holder: string,
+): Promise<boolean> {
+  const params = [name, leaseMs, holder];
+  if (dialect === "mysql") {
+    await query(SQL.mysql.lock(table), params);
+    const rows = await query(SQL.mysql.holder(table), [name]);
+    return rows[0]?.locked_by === holder;
+  }
+  return (await query(SQL[dialect].lock(table), params)).length > 0;
+}
+
+/**
+ * Ends `holder`'s lock `name`, at once or `atLeastMs` after it was taken, whichever is later; a
+ * lock that is now another's is left as it is.
+ */
+export async function releaseLock(
+  query: SqlLockQuery,
+  dialect: SqlLockDialect,
+  table: string,
+  name: string,
+  atLeastMs: number,
+  holder: string,
+): Promise<void> {
+  await query(SQL[dialect].unlock(table), [atLeastMs, name, holder]);
+}

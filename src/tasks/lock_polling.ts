@@ -1,0 +1,75 @@
+// The wait of a lock manager over a store that cannot tell when a lock is given back (a table, a
+// Redis key): one try, then tries again after a pause that grows up to a bound, until the lock is
+// taken, the wait runs out, or the signal aborts. The pauses are the clock's, so that a test's
+// clock can drive them; each is cut to what is left of the wait, and the last try is at its end.
+import type { Clock } from "../runtime/clock.ts";
+import { MAX_DURATION_MS } from "../config/duration.ts";
+import type { HeldLock, LockRequest } from "./lock_manager.ts";
+
+/** The first pause after a try that found the lock held, in milliseconds. */
+const FIRST_PAUSE_MS = 5;
+/** The longest pause: how late at most a waiter sees a lock given back. */
+export const LONGEST_PAUSE_MS = 200;
+
+/**
+ * `request`, when its key is text and its times whole milliseconds the store can keep; else a
+ * `TypeError` that `who` (`SqlLockManager`) starts.
+ */
+export function checkLockRequest(request: LockRequest, who: string): LockRequest {
+  if (typeof request !== "object" || request === null) {
+    throw new TypeError(`${who}: acquire() takes { key, waitMs, leaseMs, signal? }`);
+  }
+  const { key, waitMs, leaseMs } = request;
+  if (typeof key !== "string" || key === "") {
+    throw new TypeError(`${who}: the lock's key must be a non-empty text, got ${shown(key)}`);
+  }
+  if (typeof waitMs !== "number" || !(waitMs >= 0) || waitMs > MAX_DURATION_MS) {
+    throw new TypeError(
+      `${who}: waitMs of the lock ${JSON.stringify(key)} is ${shown(waitMs)}; it is a number ` +
+        `of milliseconds from 0 to ${MAX_DURATION_MS}`,
+    );
+  }
+  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0 || leaseMs > MAX_DURATION_MS) {
+    throw new TypeError(
+      `${who}: leaseMs of the lock ${JSON.stringify(key)} is ${shown(leaseMs)}; it is a whole ` +
+        `number of milliseconds from 1 to ${MAX_DURATION_MS}`,
+    );
+  }
+  return request;
+}
+
+/**
+ * Tries `attempt` until it gives a lock, for `request.waitMs` at most: the lock, or `undefined`
+ * once the wait ran out or `request.signal` aborted. A try that rejects (the store is down) ends
+ * the wait with its rejection.
+ */
+export async function pollLock(
+  request: LockRequest,
+  attempt: () => Promise<HeldLock | undefined>,
+  clock: Clock,
+): Promise<HeldLock | undefined> {
+  const { waitMs, signal } = request;
+  if (signal?.aborted) return undefined;
+  const deadline = clock.monotonic() + waitMs;
+  let pause = FIRST_PAUSE_MS;
+  for (;;) {
+    const held = await attempt();
+    if (held !== undefined) return held;
+    const left = deadline - clock.monotonic();
+    if (left <= 0 || signal?.aborted) return undefined;
+    // Spread over its second half, so that waiters that found the lock held together do not all
+    // try again together, and no pause is longer than the longest.
+    const wait = Math.min(left, pause * (0.5 + Math.random() / 2));
+    try {
+      await clock.sleep(wait, signal);
+    } catch (error) {
+      if (signal?.aborted) return undefined;
+      throw error;
+    }
+    pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+  }
+}
+
+function shown(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}

@@ -1,0 +1,219 @@
+import type { SqlClient } from "../data/sql_client.ts";
+import { systemClock } from "../runtime/clock.ts";
+import {
+  checkLockedBy,
+  checkLockTable,
+  createLockTable,
+  defaultLockedBy,
+  isSqlLockDialect,
+  NAME_LENGTH,
+  releaseLock,
+  type SqlLockDialect,
+  type SqlLockQuery,
+  takeLock,
+  takingHolder,
+  unstorable,
+} from "../scheduling/sql_lock_table.ts";
+import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+import { checkLockRequest, pollLock } from "./lock_polling.ts";
+
+/** The options of {@linkcode SqlLockManager}. */
+export interface SqlLockManagerOptions {
+  /** The locks' table: `shedlock` by default, the table of `SqlLockProvider`. */
+  readonly table?: string | undefined;
+  /**
+   * Who holds a lock, as the table's `locked_by` shows it: `thaw` and a random id of this manager
+   * by default. Each lock taken adds an id of its own after it (a space and 13 characters).
+   */
+  readonly lockedBy?: string | undefined;
+}
+
+const OPTIONS = ["table", "lockedBy"];
+const WHO = "SqlLockManager";
+// A key the name column cannot hold as it is goes in as this and its SHA-256; so does a key that
+// starts with it, so that no key is stored as another's hash.
+const HASHED = "sha256:";
+// How much of a key an error shows: a key of a megabyte must not make a message of one.
+const SHOWN_KEY = 100;
+
+/**
+ * The locks of `@Lockable` in a table of the app's datasource (PostgreSQL, MariaDB/MySQL or
+ * SQLite), so that runs of one key never overlap across the processes that share the database:
+ * ShedLock's table, the one `SqlLockProvider` uses (`shedlock` by default; a key and a
+ * `@SchedulerLock` of the same name are then one lock), or a table of its own. Taking a lock is
+ * one atomic insert, or update of a lock whose lease has ended; every time is the database's. A
+ * taken lock names its holder and an id of that taking, so that a release that comes after the
+ * lease ended and another took the lock leaves the other's lock alone. While another holds the
+ * key, `acquire` tries again after a pause that grows from 5 ms to 200 ms, until `waitMs`.
+ *
+ * **Connection.** Its statements run outside the caller's transaction, on a connection of the
+ * datasource's pool of their own, each committed at once: a lock taken in a transaction that
+ * rolls back is still held, until released. On SQLite, inside a write transaction of the same
+ * datasource (which holds SQLite's one writer), they run in that transaction: no other
+ * connection could write before it ends, so no one else can take the lock meanwhile either.
+ *
+ * **Keys.** A key is the row's `name` as it is when that column holds it exactly (at most 64
+ * characters, no NUL, no lone surrogate, no trailing space); any other key is stored as
+ * `sha256:` and the base64url SHA-256 of its UTF-16 code units, 50 characters.
+ *
+ * The table is created by a migration of the app: {@linkcode SqlLockManager.createTable} gives its
+ * statement, which is `SqlLockProvider.createTable`'s.
+ *
+ * @example Two processes over one SQLite database, as two managers
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap } from "@thaw/thaw";
+ * import { data, SqlClient } from "@thaw/thaw/data";
+ * import { SqlLockManager } from "./sql_lock_manager.ts";
+ *
+ * const app = await bootstrap({
+ *   config: { datasource: [{ name: "main", url: "sqlite::memory:" }] },
+ *   data: data(),
+ * });
+ * const sql = app.getBean(SqlClient);
+ * await sql.unsafe(SqlLockManager.createTable(sql.kind)); // a migration's work
+ * const a = new SqlLockManager(sql, { lockedBy: "host-a" });
+ * const b = new SqlLockManager(sql, { lockedBy: "host-b" });
+ * const request = { key: "order-42", waitMs: 0, leaseMs: 60_000 };
+ *
+ * const held = await a.acquire(request);
+ * assert.notEqual(held, undefined);
+ * assert.equal(await b.acquire(request), undefined); // a holds it
+ * await held!.release();
+ * const next = await b.acquire(request);
+ * assert.notEqual(next, undefined);
+ * await next!.release();
+ * await app.close();
+ * ```
+ */
+export class SqlLockManager extends LockManager {
+  readonly #sql: SqlClient;
+  readonly #dialect: SqlLockDialect;
+  readonly #table: string;
+  readonly #lockedBy: string;
+  readonly #query: SqlLockQuery;
+
+  /**
+   * A manager over the datasource of `sql` (the app's `SqlClient` bean). Throws a `TypeError` for
+   * what is not a `SqlClient`, an unknown option, a table name that is not a plain identifier and
+   * a `lockedBy` the `locked_by` column cannot hold.
+   */
+  constructor(sql: SqlClient, options: SqlLockManagerOptions = {}) {
+    super();
+    if (
+      typeof sql !== "object" || sql === null || typeof sql.unsafe !== "function" ||
+      typeof sql.transaction !== "function"
+    ) {
+      throw new TypeError(`${WHO}: new SqlLockManager(sql, options?) takes the app's SqlClient`);
+    }
+    if (!isSqlLockDialect(sql.kind)) {
+      throw new TypeError(`${WHO}: datasource "${sql.name}" is ${String(sql.kind)}`);
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`${WHO}: options are { table?, lockedBy? }`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!OPTIONS.includes(key)) {
+        throw new TypeError(
+          `${WHO}: unknown option "${key}"; the options are ${OPTIONS.join(", ")}`,
+        );
+      }
+    }
+    this.#sql = sql;
+    this.#dialect = sql.kind;
+    this.#table = checkLockTable(options.table ?? "shedlock", WHO);
+    this.#lockedBy = checkLockedBy(options.lockedBy ?? defaultLockedBy(), WHO);
+    this.#query = async (text, params) => (await sql.unsafe(text, params)).rows;
+  }
+
+  /**
+   * The statement that creates the locks' table on `kind` (a `SqlClient`'s `kind`), for a
+   * migration of the app: `SqlLockProvider.createTable`'s, ShedLock's columns.
+   */
+  static createTable(kind: SqlLockDialect, table = "shedlock"): string {
+    if (!isSqlLockDialect(kind)) {
+      throw new TypeError(
+        `${WHO}.createTable: ${JSON.stringify(kind)} is none of postgres, mysql, sqlite`,
+      );
+    }
+    return createLockTable(kind, checkLockTable(table, WHO));
+  }
+
+  /**
+   * The lock of `request.key`, waiting up to `request.waitMs` while another holds it: `undefined`
+   * once the wait ended without it. Rejects, naming the datasource, the table and the key, when
+   * the database fails (down, the table missing); with a `TypeError` for a request that is not one.
+   */
+  async acquire(request: LockRequest): Promise<HeldLock | undefined> {
+    const { key, leaseMs } = checkLockRequest(request, WHO);
+    const name = await storedName(key);
+    return await pollLock(request, () => this.#take(key, name, leaseMs), systemClock);
+  }
+
+  async #take(key: string, name: string, leaseMs: number): Promise<HeldLock | undefined> {
+    // Whose this lock is: the manager's name, and an id of this taking, so that a late release
+    // of a lock that expired and went to another never releases the other's.
+    const holder = takingHolder(this.#lockedBy);
+    const [query, dialect, table] = [this.#query, this.#dialect, this.#table];
+    const taken = await this.#outside(
+      () => takeLock(query, dialect, table, name, leaseMs, holder),
+      key,
+      "take",
+    );
+    if (!taken) return undefined;
+    let released: Promise<void> | undefined;
+    return {
+      release: () =>
+        released ??= this.#outside(
+          () => releaseLock(query, dialect, table, name, 0, holder),
+          key,
+          "release",
+        ),
+    };
+  }
+
+  // Runs `work` outside the caller's transaction (see the class's "Connection"), and names the
+  // datasource, table and key in its failure.
+  async #outside<T>(work: () => Promise<T>, key: string, what: string): Promise<T> {
+    const sql = this.#sql;
+    try {
+      if (this.#dialect === "sqlite") {
+        const inWrite = await sql.transaction(
+          (status) => status.hasTransaction() && !status.readOnly,
+          { propagation: "SUPPORTS", readOnly: true },
+        );
+        if (inWrite) return await work();
+      }
+      return await sql.transaction(work, { propagation: "NOT_SUPPORTED" });
+    } catch (error) {
+      const shown = key.length > SHOWN_KEY ? `${key.slice(0, SHOWN_KEY)}…` : key;
+      throw new Error(
+        `${WHO}: could not ${what} the lock ${JSON.stringify(shown)} on datasource ` +
+          `"${sql.name}" (table ${this.#table}): ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+// The row's name of `key`: itself where the column holds it exactly, else its hash.
+async function storedName(key: string): Promise<string> {
+  if (
+    !key.startsWith(HASHED) && !key.endsWith(" ") &&
+    unstorable(key, NAME_LENGTH, "") === undefined
+  ) {
+    return key;
+  }
+  // The UTF-16 code units, not UTF-8: two keys with different lone surrogates stay two.
+  const units = new Uint8Array(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    const unit = key.charCodeAt(i);
+    units[2 * i] = unit & 0xff;
+    units[2 * i + 1] = unit >> 8;
+  }
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", units));
+  const base64 = btoa(String.fromCharCode(...digest));
+  return HASHED + base64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}

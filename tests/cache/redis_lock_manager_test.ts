@@ -1,0 +1,239 @@
+// integration test: redis-server from Debian's redis-server package (tools/system_packages.sh)
+// RedisLockManager against a real Redis: a redis-server this file starts on a free loopback port,
+// each manager over a client of its own, as in a process of its own, and three real processes of
+// the runtime running the suite (tests/fixtures/tasks/lock_contender.ts). Every wait is on a
+// state (an acquire that resolves, a key that changes), bounded only against one that never comes.
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, before, describe, it } from "node:test";
+import { createClient } from "redis";
+import { RedisLockManager, type RedisLockManagerOptions } from "../../cache-redis.ts";
+import type { HeldLock, LockRequest } from "../../src/tasks/lock_manager.ts";
+import { freePort } from "../helpers.ts";
+import { RedisServer } from "./redis_server.ts";
+import { assertNoOverlap, contender, startTogether } from "../tasks/lock_contenders.ts";
+
+const LONG_WAIT = 120_000;
+
+const request = (key: string, waitMs = 0, leaseMs = 60_000): LockRequest => ({
+  key,
+  waitMs,
+  leaseMs,
+});
+
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  promise.then(() => done = true, () => done = true);
+  for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  return done;
+}
+
+function held(lock: HeldLock | undefined): HeldLock {
+  assert.notEqual(lock, undefined, "expected the lock to be taken");
+  return lock!;
+}
+
+/** A node-redis client; `down`: one that queues nothing while disconnected, and retries often. */
+function makeClient(url: string, down = false) {
+  const client = down
+    ? createClient({
+      url,
+      RESP: 2,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy: () => 50 },
+    })
+    : createClient({ url, RESP: 2 });
+  client.on("error", () => {});
+  return client;
+}
+
+type Client = ReturnType<typeof makeClient>;
+
+describe("RedisLockManager", () => {
+  let redis: RedisServer;
+  let raw: Client;
+  const clients: Client[] = [];
+  let prefixes = 0;
+
+  before(async () => {
+    redis = await RedisServer.start();
+    raw = await connected(redis.url);
+  });
+  after(async () => {
+    for (const client of clients) client.destroy();
+    await redis.kill();
+  });
+
+  async function connected(url: string): Promise<Client> {
+    const client = makeClient(url);
+    clients.push(client);
+    await client.connect();
+    return client;
+  }
+
+  /** Managers over clients of their own (processes of their own), with a prefix of this test's. */
+  async function replicas(count: number, options: RedisLockManagerOptions = {}) {
+    const keyPrefix = `t${++prefixes}:`;
+    const made: RedisLockManager[] = [];
+    for (let i = 0; i < count; i++) {
+      made.push(new RedisLockManager(await connected(redis.url), { keyPrefix, ...options }));
+    }
+    return { keyPrefix, locks: made };
+  }
+
+  it("one key: a second try gets nothing, a waiting one gets it once released", async () => {
+    const { locks: [a, b] } = await replicas(2);
+    const first = held(await a!.acquire(request("order-42")));
+    assert.equal(await b!.acquire(request("order-42")), undefined);
+    const other = held(await b!.acquire(request("order-43")));
+    const waiting = b!.acquire(request("order-42", LONG_WAIT));
+    assert.equal(await settled(waiting), false);
+    await first.release();
+    const second = held(await waiting);
+    assert.equal(await a!.acquire(request("order-42")), undefined);
+    await second.release();
+    await other.release();
+  });
+
+  it("release twice is once, and a late release never frees another's lock", async () => {
+    const { keyPrefix, locks: [a, b, c] } = await replicas(3);
+    const first = held(await a!.acquire(request("k")));
+    await first.release();
+    await first.release();
+    const second = held(await b!.acquire(request("k")));
+    await first.release();
+    assert.equal(await c!.acquire(request("k")), undefined);
+    await second.release();
+
+    const late = held(await a!.acquire(request("late", 0, 1)));
+    const taken = held(await b!.acquire(request("late", LONG_WAIT)));
+    const token = await raw.get(`${keyPrefix}late`);
+    await late.release(); // late: the lock is B's now
+    assert.equal(await raw.get(`${keyPrefix}late`), token);
+    assert.equal(await c!.acquire(request("late")), undefined);
+    await taken.release();
+    held(await c!.acquire(request("late")));
+  });
+
+  it("every character and very long keys are locks of their own, stored as they are", async () => {
+    const { keyPrefix, locks: [a, b] } = await replicas(2);
+    const keys = [
+      ...Array.from({ length: 256 }, (_, i) => String.fromCharCode(i)),
+      "\uFFFD",
+      "😀",
+      "Tick",
+      "tick",
+      "tick ",
+      "a*b?[c]",
+      "x".repeat(100_000),
+    ];
+    const locks: HeldLock[] = [];
+    for (const key of keys) {
+      const lock = await a!.acquire(request(key));
+      assert.notEqual(lock, undefined, `key ${JSON.stringify(key)}`);
+      locks.push(lock!);
+      assert.equal(await b!.acquire(request(key)), undefined, `key ${JSON.stringify(key)}`);
+      assert.notEqual(await raw.get(keyPrefix + key), null, `key ${JSON.stringify(key)}`);
+    }
+    for (const lock of locks) await lock.release();
+    for (const key of keys) {
+      assert.notEqual(await b!.acquire(request(key)), undefined, `key ${JSON.stringify(key)}`);
+    }
+    await assert.rejects(a!.acquire(request("\uD800")), /lone UTF-16 surrogate/);
+  });
+
+  it("refuses what is not a client, an option it lacks, and requests that are none", async () => {
+    const client = await connected(redis.url);
+    assert.throws(() => new RedisLockManager({} as never), /client must be a Redis client/);
+    assert.throws(
+      () => new RedisLockManager(client, { url: "redis://x" } as never),
+      /unknown option "url"; the options are keyPrefix, timeoutMs/,
+    );
+    assert.throws(() => new RedisLockManager(client, { timeoutMs: 0 }), /timeoutMs must be/);
+    assert.throws(() => new RedisLockManager(client, { keyPrefix: "\uDC00" }), /keyPrefix/);
+    const locks = new RedisLockManager(client);
+    await assert.rejects(locks.acquire(request("k", 0, 0)), /leaseMs of the lock "k" is 0/);
+    await assert.rejects(locks.acquire(request("k", NaN)), /waitMs of the lock "k" is NaN/);
+  });
+
+  it("a signal aborted ends the wait with nothing", async () => {
+    const { locks: [a, b] } = await replicas(2);
+    const first = held(await a!.acquire(request("k")));
+    const abort = new AbortController();
+    const waiting = b!.acquire({ ...request("k", LONG_WAIT), signal: abort.signal });
+    assert.equal(await settled(waiting), false);
+    abort.abort();
+    assert.equal(await waiting, undefined);
+    await first.release();
+  });
+
+  it("Redis down or silent: acquire rejects within its timeout, naming it, no password", async () => {
+    // Nothing listens on the port: the client queues nothing (disableOfflineQueue), or the
+    // manager's timeout ends the call.
+    const port = await freePort();
+    const url = `redis://user:s3cret-pass@127.0.0.1:${port}`;
+    const client = makeClient(url, true);
+    clients.push(client);
+    client.connect().catch(() => {});
+    const locks = new RedisLockManager(client, { timeoutMs: 300 });
+    const down = await locks.acquire(request("k", 60_000)).then(
+      () => assert.fail("expected a rejection"),
+      (error: Error) => error,
+    );
+    assert.match(down.message, /could not take the lock "k" on Redis at redis:\/\//);
+    assert.match(down.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
+    assert.ok(!down.message.includes("s3cret-pass"), down.message);
+
+    // A server frozen: connected, and answering nothing.
+    const frozen = await RedisServer.start();
+    const silentClient = await connected(frozen.url);
+    frozen.freeze();
+    try {
+      const silent = await new RedisLockManager(silentClient, { timeoutMs: 300 })
+        .acquire(request("k")).then(
+          () => assert.fail("expected a rejection"),
+          (error: Error) => error,
+        );
+      assert.match(silent.message, /no answer within 300 ms/);
+    } finally {
+      frozen.thaw();
+      await frozen.kill();
+    }
+  });
+
+  it("three processes taking five keys never hold one key together", async () => {
+    const keys = ["a", "b", "c", "d", "e"];
+    const rounds = 20;
+    const children = ["p1", "p2", "p3"].map((name) =>
+      contender(name, {
+        LOCK_STORE: "redis",
+        LOCK_URL: redis.url,
+        LOCK_MODE: "contend",
+        LOCK_KEYS: keys.join(","),
+        LOCK_ROUNDS: String(rounds),
+      })
+    );
+    await startTogether(children);
+    const events = (await raw.lRange("t:events", 0, -1)).map((line) => {
+      const [k, who, event] = line.split("|");
+      return { k: k!, who: who!, event: event! };
+    });
+    assertNoOverlap(events, keys, 3 * rounds);
+  });
+
+  it("a holder killed with kill -9 frees its key once its lease has passed", async () => {
+    const child = contender("holder", {
+      LOCK_STORE: "redis",
+      LOCK_URL: redis.url,
+      LOCK_MODE: "hold",
+      LOCK_KEYS: "killed",
+      LOCK_LEASE_MS: "2000",
+    });
+    await child.printed("held");
+    process.kill(child.child.pid!, "SIGKILL");
+    await child.exited;
+    const next = new RedisLockManager(await connected(redis.url), { keyPrefix: "t:lock:" });
+    assert.equal(await next.acquire(request("killed")), undefined);
+    held(await next.acquire(request("killed", LONG_WAIT)));
+  });
+});
