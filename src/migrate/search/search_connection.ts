@@ -47,6 +47,8 @@ export interface SearchConnection {
   readonly recordsIndex: string;
   /** How long the lock lives without renewal (`migrations.lock_lease`, seconds). */
   readonly lockLeaseMs: number;
+  /** `primary: true`: the client `search()` of `@thaw/thaw/search` injects by class among several. */
+  readonly primary?: boolean;
 }
 
 const RULES: EntryRules = {
@@ -61,6 +63,7 @@ const RULES: EntryRules = {
     "connect_timeout",
     "proxy",
     "migrations",
+    "primary",
   ]),
   migrationKeys: new Set([
     "enabled",
@@ -127,6 +130,7 @@ export function searchConnections(
         ...(rest.placeholders === undefined ? {} : { placeholders: rest.placeholders }),
         recordsIndex,
         lockLeaseMs: lockLease(migrations.lock_lease, at("migrations.lock_lease")),
+        ...(booleanSetting(e.primary, false, at("primary")) ? { primary: true } : {}),
       };
     },
   );
