@@ -7,11 +7,11 @@ import { describe, it } from "node:test";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Application, Autowired, bootstrap, PostConstruct, Service } from "../mod.ts";
-import { search, SearchClient } from "../search.ts";
-import { MigrationRunError } from "../migrate.ts";
-import { OPENSEARCH_URL, os } from "./migrate/search/cluster.ts";
-import { tempDir } from "./temp_dir.ts";
+import { type Application, Autowired, bootstrap, PostConstruct, Service } from "../../mod.ts";
+import { search, SearchClient } from "../../search.ts";
+import { MigrationRunError } from "../../migrate.ts";
+import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
+import { tempDir } from "../temp_dir.ts";
 
 const id = () => `t${crypto.randomUUID().slice(0, 8)}`;
 
