@@ -12,6 +12,7 @@ import { search, SearchClient } from "../../search.ts";
 import { MigrationRunError } from "../../migrate.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
 import { tempDir } from "../temp_dir.ts";
+import { startAliasWriter, whileWriting } from "../migrate/search/alias_writer.ts";
 
 const id = () => `t${crypto.randomUUID().slice(0, 8)}`;
 
@@ -22,8 +23,11 @@ interface Setup {
 }
 
 // A connection named `name`, its records in an index of its own, and its files under `dir`.
-async function connection(dir: string, files: Record<string, unknown>): Promise<Setup> {
-  const name = id();
+async function connection(
+  dir: string,
+  files: Record<string, unknown>,
+  name: string = id(),
+): Promise<Setup> {
   for (const [file, body] of Object.entries(files)) {
     const path = join(dir, name, file);
     await mkdir(join(path, ".."), { recursive: true });
@@ -169,6 +173,78 @@ describe("bootstrap({ search: search({ migrate }) })", () => {
     } finally {
       await os("DELETE", `/_index_template/${template}`);
       await cleanUp(`fm_${setup.name}`);
+    }
+  });
+
+  it("a reindex at the next start moves the alias under the running app's writes, losing none", async () => {
+    await using first = await tempDir();
+    await using second = await tempDir();
+    const suffix = id();
+    const alias = `items_${suffix}`;
+    const index = {
+      [`1.0/items_${suffix}_v1-index.json`]: {
+        settings: { number_of_shards: 1, number_of_replicas: 0 },
+        mappings: { properties: { seq: { type: "long" }, price: { type: "keyword" } } },
+        aliases: { [alias]: {} },
+      },
+    };
+    const old = await connection(first.path, index);
+    // The next version of the app: the same connection, and a reindex that changes a mapping.
+    const next = await connection(second.path, {
+      ...index,
+      [`1.1/${alias}-reindex.json`]: {
+        alias,
+        index: `items_${suffix}_v2`,
+        settings: { number_of_shards: 1, number_of_replicas: 0 },
+        mappings: { properties: { seq: { type: "long" }, price: { type: "double" } } },
+      },
+    }, old.name);
+    const running = await bootstrap({
+      config: { search: [old.entry] },
+      search: search({ migrate: old.root }),
+    });
+    let deployed: Application | undefined;
+    try {
+      const client = running.getBean(SearchClient);
+      const seeded = 200;
+      await client.bulk({
+        refresh: true,
+        body: Array.from({ length: seeded }, (_, i) => [
+          { index: { _index: alias, _id: `s${i}` } },
+          { seq: i, price: "1.5" },
+        ]).flat(),
+      });
+      // The running app writes through the alias with its bean, retrying what the block refuses.
+      const call = async (method: string, path: string, body?: unknown) => {
+        const r = await client.transport.request(
+          {
+            method,
+            path,
+            ...(body === undefined ? {} : { body: body as Record<string, unknown> }),
+          },
+          { ignore: [403, 404, 409] },
+        );
+        return { status: r.statusCode ?? 0, body: r.body as { [key: string]: unknown } };
+      };
+      const writer = startAliasWriter(call, alias, seeded);
+      const lines: string[] = [];
+      deployed = await whileWriting(writer, () =>
+        bootstrap({
+          config: { search: [next.entry] },
+          search: search({ migrate: next.root, onProgress: (l) => lines.push(l) }),
+        }));
+      assert.ok(
+        lines.some((l) => l.includes(`alias ${alias} moved to items_${suffix}_v2`)),
+        lines.join("\n"),
+      );
+      await writer.checkMoved(`items_${suffix}_v2`);
+      // The new app reads through the alias what the old one wrote.
+      const found = await deployed.getBean(SearchClient).count({ index: alias });
+      assert.equal(found.body.count, seeded + writer.added);
+    } finally {
+      await deployed?.close();
+      await running.close();
+      await cleanUp(`items_${suffix}_v1`, `items_${suffix}_v2`, `fm_${old.name}`);
     }
   });
 });
