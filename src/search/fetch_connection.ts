@@ -84,7 +84,9 @@ export function fetchConnectionClass(
             return settle(new TimeoutError("Request timed out", params as never), null);
           }
           settle(
-            new ConnectionError(`search connection "${way.name}": ${reason(way, error)}`),
+            new ConnectionError(
+              `search connection "${way.name}": ${this.url.origin}: ${reason(way, error)}`,
+            ),
             null,
           );
         },
