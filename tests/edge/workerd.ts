@@ -122,6 +122,8 @@ export interface ServeOptions {
    * each Node built-in named without `node:` becomes the runtime's `node:` module.
    */
   readonly nodeBuiltins?: boolean;
+  /** Text bindings, the worker's `env`. */
+  readonly bindings?: Readonly<Record<string, string>>;
 }
 
 // Node's built-ins named without `node:`, as CommonJS packages require them (a list of its own:
@@ -202,6 +204,9 @@ export async function serveWorker(
     ? `,\n    (name = "loopback", network = (allow = ["public", "private", "local"]))`
     : "";
   const flags = (options.flags ?? []).map((flag) => JSON.stringify(flag)).join(", ");
+  const bindings = Object.entries(options.bindings ?? {}).map(([name, text]) =>
+    `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`
+  ).join(", ");
   await writeFile(
     join(dir, "config.capnp"),
     `using Workerd = import "/workerd/workerd.capnp";
@@ -215,6 +220,7 @@ const main :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed "${name}.js")],
   compatibilityDate = "${options.workerd?.compatibilityDate ?? "2026-10-23"}",
   compatibilityFlags = [${flags}]${outbound},
+  bindings = [${bindings}],
 );
 `,
   );
