@@ -6,6 +6,7 @@
 // own Connection is `node:http`'s, which fetch-only runtimes (workerd) lack, and knows no SigV4 of
 // the runner's settings.
 import { Buffer } from "node:buffer";
+import { EventEmitter } from "node:events";
 import { Readable } from "node:stream";
 import type { Connection as BaseConnection, errors } from "@opensearch-project/opensearch";
 import type { Mask } from "../config/secrets_mask.ts";
@@ -21,6 +22,8 @@ export interface ConnectionWay {
   readonly auth: SearchAuth | undefined;
   /** Hides the connection's secrets in what an answer or an error says. */
   readonly mask: Mask;
+  /** The headers of a method that signs nothing per request (basic, API key, bearer), once made. */
+  fixedAuth?: Promise<Readonly<Record<string, string>>>;
 }
 
 /** The parts of the client's module this file uses. */
@@ -62,27 +65,29 @@ export function fetchConnectionClass(
         return { abort() {} };
       }
       this._openRequests++;
+      const abort = new AbortController();
+      // A timer of its own, cleared with the answer: cheaper than AbortSignal.timeout and any().
+      let timedOut = false;
+      const timer = typeof params.timeout === "number" && params.timeout > 0
+        ? setTimeout(() => {
+          timedOut = true;
+          abort.abort();
+        }, params.timeout)
+        : undefined;
       let settled = false;
-      const settle = (error: Error | null, response: Readable | null) => {
+      const settle = (error: Error | null, response: Answer | Readable | null) => {
         if (settled) return;
         settled = true;
+        clearTimeout(timer);
         this._openRequests--;
         callback(error, response as Parameters<Callback>[1]);
+        if (response instanceof Answer) response.flush();
       };
-      const abort = new AbortController();
-      const timeout = typeof params.timeout === "number" && params.timeout > 0
-        ? AbortSignal.timeout(params.timeout)
-        : undefined;
-      const signal = timeout === undefined
-        ? abort.signal
-        : AbortSignal.any([abort.signal, timeout]);
-      send(way, new URL(built.path, this.url), params, built.headers, signal).then(
+      send(way, new URL(built.path, this.url), params, built.headers, abort.signal).then(
         (response) => settle(null, response),
         (error) => {
+          if (timedOut) return settle(new TimeoutError("Request timed out", params as never), null);
           if (abort.signal.aborted) return settle(new RequestAbortedError("Request aborted"), null);
-          if (timeout?.aborted) {
-            return settle(new TimeoutError("Request timed out", params as never), null);
-          }
           settle(
             new ConnectionError(
               `search connection "${way.name}": ${this.url.origin}: ${reason(way, error)}`,
@@ -105,10 +110,19 @@ async function send(
   params: RequestParams,
   given: Record<string, unknown>,
   signal: AbortSignal,
-): Promise<Readable> {
+): Promise<Answer | Readable> {
   const method = (params.method ?? "GET").toUpperCase();
   const body = await bodyText(params.body);
-  const { url, headers: auth } = await authorize(way.auth, { method, url: target, body });
+  const { url, headers: auth } = way.auth?.method === "aws_sigv4"
+    ? await authorize(way.auth, { method, url: target, body })
+    // Headers that depend on nothing but the connection: made once.
+    : {
+      url: target,
+      headers:
+        await (way.fixedAuth ??= authorize(way.auth, { method, url: target, body }).then((a) =>
+          a.headers
+        )),
+    };
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(given)) {
     // The runtime counts the body itself; a stale count would cut or hang it.
@@ -133,10 +147,53 @@ async function send(
     // length it had on the wire.
     if (name !== "content-encoding" && name !== "content-length") answer[name] = value;
   });
+  if (params.asStream !== true) return new Answer(response.status, answer, bytes);
+  // The caller reads the body as a stream of its own.
   const stream = Readable.from(bytes.length === 0 ? [] : [Buffer.from(bytes)], {
     objectMode: false,
   });
   return Object.assign(stream, { statusCode: response.status, headers: answer });
+}
+
+/**
+ * An answer read whole, as the client reads a node:http response that is not asked for as a
+ * stream: `setEncoding`, then `data` and `end` once its listeners are on. Lighter than a stream.
+ */
+class Answer extends EventEmitter {
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly #bytes: Uint8Array;
+  #encoding: string | undefined;
+  #destroyed = false;
+
+  constructor(status: number, headers: Readonly<Record<string, string>>, bytes: Uint8Array) {
+    super();
+    this.statusCode = status;
+    this.headers = headers;
+    this.#bytes = bytes;
+  }
+
+  setEncoding(encoding: string): this {
+    this.#encoding = encoding;
+    return this;
+  }
+
+  destroy(): this {
+    this.#destroyed = true;
+    return this;
+  }
+
+  /** Emits the body, once the client has put its listeners on. */
+  flush(): void {
+    queueMicrotask(() => {
+      if (this.#destroyed) return;
+      if (this.#bytes.length > 0) {
+        const chunk = Buffer.from(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.length);
+        this.emit("data", this.#encoding === undefined ? chunk : chunk.toString("utf8"));
+      }
+      this.emit("end");
+    });
+  }
 }
 
 async function bodyText(body: unknown): Promise<string | undefined> {

@@ -89,6 +89,13 @@ describe("bootstrap({ search: search() })", () => {
       assert.deepEqual(seen.sort(), ["1", "2", "3", "4", "5"]);
       const missing = await client.get({ index: name, id: "nope" }, { ignore: [404] });
       assert.equal(missing.statusCode, 404);
+      // Asked for as a stream, the body is one.
+      const streamed = await client.get({ index: name, id: "1" }, { asStream: true });
+      let text = "";
+      for await (const chunk of streamed.body as unknown as AsyncIterable<Uint8Array>) {
+        text += new TextDecoder().decode(chunk);
+      }
+      assert.equal(JSON.parse(text)._source.title, "red apple");
     } finally {
       await client.indices.delete({ index: name }, { ignore: [404] });
       await app.close();
@@ -196,6 +203,31 @@ describe("bootstrap({ search: search() })", () => {
       await proxy.up();
       const info = await client.info();
       assert.equal(info.statusCode, 200);
+    } finally {
+      await app.close();
+      await proxy.down();
+    }
+  });
+
+  it("gives up on a request the node does not answer within the entry's timeout", async () => {
+    const { port } = new URL(OPENSEARCH_URL);
+    const proxy = await tcpProxy("127.0.0.1", Number(port));
+    await proxy.up();
+    const app = await started([{
+      name: "slow",
+      hosts: `http://127.0.0.1:${proxy.port}`,
+      timeout: 1,
+    }]);
+    try {
+      const client = app.getBean(SearchClient);
+      assert.equal((await client.info()).statusCode, 200);
+      proxy.hold();
+      const error = await client.info({}, { maxRetries: 0 }).then(
+        () => assert.fail("a node that does not answer answered"),
+        (e: Error) => e,
+      );
+      assert.equal(error.name, "TimeoutError");
+      proxy.release();
     } finally {
       await app.close();
       await proxy.down();
