@@ -45,10 +45,14 @@ const CALLS: Record<string, Call> = {
     client.search({ index: INDEX, body: { query: { match: { title: `word${i % 7}` } } } }),
 };
 
-const runtime = "Bun" in globalThis
-  ? `Bun ${(globalThis as { Bun: { version: string } }).Bun.version}`
-  : "Deno" in globalThis
-  ? `Deno ${(globalThis as { Deno: { version: { deno: string } } }).Deno.version.deno}`
+const runtimes = globalThis as unknown as {
+  Bun?: { version: string };
+  Deno?: { version: { deno: string } };
+};
+const runtime = runtimes.Bun !== undefined
+  ? `Bun ${runtimes.Bun.version}`
+  : runtimes.Deno !== undefined
+  ? `Deno ${runtimes.Deno.version.deno}`
   : `Node ${process.versions.node}`;
 
 const app = await bootstrap({
