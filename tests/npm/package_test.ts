@@ -207,7 +207,7 @@ switch (entry) {
         config: { search: [{ name: "main", hosts: "http://127.0.0.1:1" }] },
         search: search(),
       }),
-      /search connection "main" needs the OpenSearch client: npm install @opensearch-project\/opensearch/,
+      /search connection "main" needs the OpenSearch client: npm install @opensearch-project.opensearch/,
     );
     break;
   }
