@@ -42,6 +42,7 @@ export function openSearchClient(connection: SearchConnection, transport: Transp
     nodes: connection.hosts.map((host) => host.href),
     Connection: fetchConnectionClass({ Connection, errors }, way),
     requestTimeout: connection.timeoutMs,
+    ...(connection.maxRetries === undefined ? {} : { maxRetries: connection.maxRetries }),
     // A node that failed a request is tried again after this long, not left dead.
     resurrectStrategy: "ping",
   });

@@ -16,6 +16,7 @@ import { search, SearchClient } from "../../search.ts";
 import { OPENSEARCH_URL } from "../migrate/search/cluster.ts";
 import { type AuthReceived, startAuthServer } from "../migrate/search/auth_server.ts";
 import { tcpProxy } from "../sql/tcp_proxy.ts";
+import { serveLoopback } from "../migrate/search/loopback_server.ts";
 
 const index = (what: string) =>
   `thaw-bean-${what}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
@@ -231,6 +232,37 @@ describe("bootstrap({ search: search() })", () => {
     } finally {
       await app.close();
       await proxy.down();
+    }
+  });
+
+  it("sends a request again after a 503 as often as max_retries says", async () => {
+    let received = 0;
+    const server = await serveLoopback((_req, res) => {
+      received++;
+      res.writeHead(503, { "content-type": "application/json" }).end('{"error":"busy"}');
+      return Promise.resolve();
+    });
+    try {
+      for (const [retries, sent] of [[undefined, 4], [0, 1], [1, 2]] as const) {
+        received = 0;
+        const app = await started([{
+          name: "busy",
+          hosts: server.url,
+          ...(retries === undefined ? {} : { max_retries: retries }),
+        }]);
+        try {
+          await assert.rejects(app.getBean(SearchClient).info(), /busy|503/);
+          assert.equal(received, sent, `max_retries ${retries}`);
+        } finally {
+          await app.close();
+        }
+      }
+      await assert.rejects(
+        started([{ name: "busy", hosts: server.url, max_retries: -1 }]),
+        /search\[0\]\.max_retries must be a whole number from 0 to 100, got -1/,
+      );
+    } finally {
+      await server.close();
     }
   });
 
