@@ -83,7 +83,10 @@ export function fetchConnectionClass(
         callback(error, response as Parameters<Callback>[1]);
         if (response instanceof Answer) response.flush();
       };
-      send(way, new URL(built.path, this.url), params, built.headers, abort.signal).then(
+      // Joined as text: resolved against the host, a path starting with `//` (an empty index name
+      // makes one) would name another host, and the credentials would go there.
+      const target = new URL(`${this.url.origin}${built.path}`);
+      send(way, target, params, built.headers, abort.signal).then(
         (response) => settle(null, response),
         (error) => {
           if (timedOut) return settle(new TimeoutError("Request timed out", params as never), null);

@@ -266,6 +266,27 @@ describe("bootstrap({ search: search() })", () => {
     }
   });
 
+  it("sends a path that starts with // to the connection's host, with its credentials", async () => {
+    const paths: string[] = [];
+    const server = await serveLoopback((req, res) => {
+      paths.push(`${req.headers.authorization} ${req.url}`);
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      return Promise.resolve();
+    });
+    const app = await started([{ name: "main", hosts: server.url, bearer_token: "tok-of-main" }]);
+    try {
+      const client = app.getBean(SearchClient);
+      // Resolved as a URL against the host, this one would name the host elsewhere.invalid.
+      await client.transport.request({ method: "GET", path: "//elsewhere.invalid/_search" });
+      // Here, not there (Bun's fetch sends the path with one slash).
+      assert.equal(paths.length, 1);
+      assert.match(paths[0], /^Bearer tok-of-main \/\/?elsewhere\.invalid\/_search$/);
+    } finally {
+      await app.close();
+      await server.close();
+    }
+  });
+
   it("closes the client after the beans that use it", async () => {
     const order: string[] = [];
     @Service()
