@@ -86,15 +86,17 @@ async function setUp(
   { config, context }: SetupHost,
   wanted: Wanted,
 ): Promise<FeatureFactory> {
-  if (config.values.search === undefined) {
+  // `opensearch:` is the runner's other name for the list.
+  const key = ["search", "opensearch"].find((k) => config.values[k] !== undefined);
+  if (key === undefined) {
     throw new ConfigError(
       `search() makes each search connection a bean, and ${
         config.source ?? "the configuration"
       } has none: add a search: list (- name: main, hosts: http://127.0.0.1:9200)`,
     );
   }
-  const list = searchConnections(config, "search", runtimeEnv());
-  const primary = primaryOf(list, settings);
+  const list = searchConnections(config, key, runtimeEnv());
+  const primary = primaryOf(list, settings, key);
   if (wanted.migrate !== undefined) {
     const { searchMigrateAtStart } = await import("../search_migrate_at_start.ts");
     await searchMigrateAtStart(list, wanted.migrate, process.cwd(), {
@@ -129,13 +131,17 @@ function registerConnection(
 }
 
 // The one @Autowired(SearchClient) gets: the only connection, or the one marked primary.
-function primaryOf(list: readonly SearchConnection[], settings: ThawSettings): SearchConnection {
+function primaryOf(
+  list: readonly SearchConnection[],
+  settings: ThawSettings,
+  key: string,
+): SearchConnection {
   if (list.length === 1) return list[0];
   const marked = list.filter((c) => c.primary === true);
   if (marked.length === 1) return marked[0];
   const names = (of: readonly SearchConnection[]) => of.map((c) => `"${c.name}"`).join(", ");
   throw new ConfigError(
-    `${settings.where("search")}: ${
+    `${settings.where(key)}: ${
       list.length === 0
         ? "the list is empty: search() needs a connection"
         : marked.length === 0

@@ -306,6 +306,19 @@ describe("bootstrap({ search: search() })", () => {
     await assert.rejects(client.ping(), /./);
   });
 
+  it("reads the list under opensearch: too, as the runner does", async () => {
+    const app = await bootstrap({
+      config: { opensearch: [{ name: "legacy", hosts: OPENSEARCH_URL }] },
+      search: search(),
+    });
+    try {
+      assert.equal(app.getBean(SearchClient), app.getBean("legacy"));
+      assert.equal((await app.getBean(SearchClient).ping()).statusCode, 200);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("refuses a configuration without a search list, or with no primary among several", async () => {
     await assert.rejects(
       bootstrap({ config: {}, search: search() }),
