@@ -39,6 +39,7 @@ import { HttpStatus } from "./http/http_status.ts";
 import type { MultipartLimits } from "./http/multipart.ts";
 import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
 import type { DataFeature } from "./data/data_feature.ts";
+import type { SearchFeature } from "./search/search_feature.ts";
 import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
   type ApplicationInternals,
@@ -113,6 +114,12 @@ export interface BootstrapOptions {
    * by class), and runs its migrations first when asked: `data()` of `@thaw/thaw/data`.
    */
   readonly data?: DataFeature | false | undefined;
+  /**
+   * Makes each `search:` entry a `SearchClient` bean (the official OpenSearch client) named after
+   * it (the primary one also found by class), and runs its migrations first when asked:
+   * `search()` of `@thaw/thaw/search`.
+   */
+  readonly search?: SearchFeature | false | undefined;
   /**
    * Levels by logger name (`logging.level`), a logger per bean (`@Autowired(Log)`) and structured
    * lines (`logging.structured.format.console`), Thaw's own lines included: `logging()` of
@@ -230,6 +237,7 @@ const OPTIONS = new Set([
   "openapi",
   "actuator",
   "data",
+  "search",
   "logging",
 ]);
 

@@ -13,7 +13,7 @@ import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_valu
 
 /** One feature given as a `bootstrap` option. */
 interface OptionFeature extends FeatureOrigin {
-  readonly option: "logging" | "data" | "actuator" | "openapi";
+  readonly option: "logging" | "data" | "search" | "actuator" | "openapi";
   /** The section of the configuration that configures it. */
   readonly section?: string;
   /** Whether the configuration asks for the feature; never, without it. */
@@ -33,6 +33,8 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
   },
   // The datasources serve the migration runner without it: they never ask for it.
   { option: "data", factory: "data" },
+  // Likewise the search connections, which the runner reads without it.
+  { option: "search", factory: "search" },
   {
     option: "actuator",
     factory: "actuator",

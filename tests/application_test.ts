@@ -23,7 +23,7 @@ describe("bootstrap options", () => {
         (error: unknown) =>
           error instanceof TypeError &&
           error.message.startsWith(`bootstrap({ ${key} }): no such option; the options are `) &&
-          error.message.endsWith("openapi, actuator, data, logging"),
+          error.message.endsWith("openapi, actuator, data, search, logging"),
         key,
       );
     }
@@ -51,6 +51,7 @@ describe("bootstrap options", () => {
       logger: console,
       openapi: false,
       actuator: false,
+      search: false,
     });
     assert.equal(await (await app.fetch(new Request("http://localhost/ping"))).text(), "pong");
   });

@@ -15,7 +15,7 @@ const { exports } = JSON.parse(await readFile(new URL("deno.json", root), "utf8"
 };
 
 describe("entry points, each imported alone", () => {
-  it("deno.json names the default entry and the twelve beside it", () => {
+  it("deno.json names the default entry and the thirteen beside it", () => {
     assert.deepEqual(Object.keys(exports).sort(), [
       ".",
       "./actuator",
@@ -28,6 +28,7 @@ describe("entry points, each imported alone", () => {
       "./migrate",
       "./openapi",
       "./scan",
+      "./search",
       "./server",
       "./types",
     ]);

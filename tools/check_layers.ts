@@ -5,8 +5,11 @@
 //   app without controllers, and the command line, carry none of them;
 // - data access (src/data) and the runner (src/migrate) do not import each other: both stand on
 //   src/sql, the one SQL layer, which imports neither of them nor src/web.
+// - the search connections (src/search) stand on the runner's search settings and transport
+//   (src/migrate/search), which imports nothing of them.
 // What joins layers on purpose lives above them: the entry points and the root of src/
-// (src/migrate_at_start.ts joins data access and the runner) are under no rule.
+// (src/migrate_at_start.ts joins data access and the runner, src/search_migrate_at_start.ts the
+// search connections and the runner) are under no rule.
 //
 // Every import counts: `import`, `import type`, `export ... from`, a dynamic `import("./x.ts")`
 // and `typeof import("./x.ts")`. A lazy import keeps a module out of a bundle until it is used,
@@ -46,8 +49,14 @@ export const LAYER_RULES: readonly LayerRule[] = [
   rule("src/http", ["src/web"], "HTTP's types serve the controllers, not the other way"),
   rule(
     "src/migrate",
-    ["src/data", "src/web"],
-    "the runner stands on src/sql; src/migrate_at_start.ts joins it to data access",
+    ["src/data", "src/search", "src/web"],
+    "the runner stands on src/sql and its own search driver; src/migrate_at_start.ts and " +
+      "src/search_migrate_at_start.ts join it to data access and to the search connections",
+  ),
+  rule(
+    "src/search",
+    ["src/data", "src/sql", "src/web"],
+    "the search connections stand on the runner's search settings, authentication and transport",
   ),
   rule(
     "src/data",

@@ -32,6 +32,8 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   "src/config/connection_settings.ts": "tests/migrate/search/search_connection_test.ts",
   // Joins data access and the runner (`data({ migrate })`), as an app uses it.
   "src/migrate_at_start.ts": "tests/data/data_setup_test.ts",
+  // Joins the search connections and the runner (`search({ migrate })`), as an app uses it.
+  "src/search_migrate_at_start.ts": "tests/search/search_migrate_test.ts",
   // Reads the live cluster: driven end to end by the command line on the real node.
   "src/migrate/search/drift/live_resources.ts": "tests/migrate/search/drift/drift_cluster_test.ts",
 };

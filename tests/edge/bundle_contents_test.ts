@@ -321,6 +321,9 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
         "src/migrate/",
         "src/data/transactions.ts",
         "src/data/sql_client.ts",
+        // @thaw/thaw/search: the search connections and the client's package.
+        "src/search/",
+        "node_modules/@opensearch-project/",
         ...redis,
         lockSql,
       ]

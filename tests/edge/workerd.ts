@@ -2,10 +2,10 @@
 // it serves answers.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build, stop } from "esbuild";
+import { createRequire } from "node:module";
+import { build, type Plugin, stop } from "esbuild";
 import { WORKER_BUILD } from "../../tools/bundle_worker.ts";
 import { freePort } from "../helpers.ts";
 
@@ -112,7 +112,73 @@ export interface ServeOptions {
   readonly readyPath?: string;
   /** Another workerd (such as {@linkcode wranglerWorkerd}'s) than {@linkcode WORKERD}. */
   readonly workerd?: WorkerdBuild;
+  /**
+   * Lets the worker's `fetch` reach loopback and private addresses (a test's node on 127.0.0.1),
+   * which workerd's default outbound network refuses.
+   */
+  readonly loopbackOutbound?: boolean;
+  /**
+   * Bundles a package's `require("http")` and the like as Wrangler does under `nodejs_compat`:
+   * each Node built-in named without `node:` becomes the runtime's `node:` module.
+   */
+  readonly nodeBuiltins?: boolean;
+  /** Text bindings, the worker's `env`. */
+  readonly bindings?: Readonly<Record<string, string>>;
 }
+
+// Node's built-ins named without `node:`, as CommonJS packages require them (a list of its own:
+// Bun's `builtinModules` counts packages such as undici among them).
+const BARE_BUILTIN = new RegExp(
+  `^(?:${
+    [
+      "assert",
+      "async_hooks",
+      "buffer",
+      "child_process",
+      "crypto",
+      "dns",
+      "events",
+      "fs",
+      "fs/promises",
+      "http",
+      "http2",
+      "https",
+      "net",
+      "os",
+      "path",
+      "perf_hooks",
+      "process",
+      "querystring",
+      "stream",
+      "stream/web",
+      "string_decoder",
+      "timers",
+      "tls",
+      "tty",
+      "url",
+      "util",
+      "util/types",
+      "v8",
+      "zlib",
+    ].join("|")
+  })$`,
+);
+
+/** Wrangler's `nodejs_compat` bundling of bare built-ins, for {@linkcode ServeOptions.nodeBuiltins}. */
+const nodeBuiltins: Plugin = {
+  name: "node-builtins",
+  setup(build) {
+    build.onResolve(
+      { filter: BARE_BUILTIN },
+      (args) => ({ path: args.path, namespace: "node-builtin" }),
+    );
+    // What Wrangler writes: the module itself, so that a package may call it (`assert(x)`).
+    build.onLoad({ filter: /.*/, namespace: "node-builtin" }, (args) => ({
+      contents: `import m from "node:${args.path}";\nmodule.exports = m;\n`,
+      loader: "js",
+    }));
+  },
+};
 
 /**
  * Bundles `fixture` as tools/bundle_worker.ts bundles the sample app, serves it alone on workerd
@@ -130,22 +196,31 @@ export async function serveWorker(
     outdir: dir,
     minify: true,
     logLevel: "warning",
+    ...(options.nodeBuiltins ? { plugins: [nodeBuiltins] } : {}),
   });
   await stop();
+  const outbound = options.loopbackOutbound ? `,\n  globalOutbound = "loopback"` : "";
+  const loopback = options.loopbackOutbound
+    ? `,\n    (name = "loopback", network = (allow = ["public", "private", "local"]))`
+    : "";
   const flags = (options.flags ?? []).map((flag) => JSON.stringify(flag)).join(", ");
+  const bindings = Object.entries(options.bindings ?? {}).map(([name, text]) =>
+    `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`
+  ).join(", ");
   await writeFile(
     join(dir, "config.capnp"),
     `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
-  services = [(name = "main", worker = .main)],
+  services = [(name = "main", worker = .main)${loopback}],
   sockets = [(name = "main", address = "127.0.0.1:0", http = (), service = "main")],
 );
 
 const main :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed "${name}.js")],
   compatibilityDate = "${options.workerd?.compatibilityDate ?? "2026-10-23"}",
-  compatibilityFlags = [${flags}],
+  compatibilityFlags = [${flags}]${outbound},
+  bindings = [${bindings}],
 );
 `,
   );

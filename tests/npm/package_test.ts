@@ -24,7 +24,15 @@ import { tempDir } from "../temp_dir.ts";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const exec = promisify(execFile);
 // The optional peer dependencies: what a web-only install must not bring.
-const DRIVERS = ["pg", "pg-connection-string", "mysql2", "undici", "redis", "ws"];
+const DRIVERS = [
+  "pg",
+  "pg-connection-string",
+  "mysql2",
+  "undici",
+  "redis",
+  "ws",
+  "@opensearch-project/opensearch",
+];
 // Whatever `node` the package's bin and npx start is the Node running this test.
 const env = {
   ...process.env,
@@ -186,6 +194,20 @@ switch (entry) {
         data: data(),
       }),
       /npm install pg pg-connection-string/,
+    );
+    break;
+  }
+  case "./search": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { search, SearchClient } = await import("@thaw/thaw/search");
+    assert.equal({} instanceof SearchClient, false);
+    // Its client is the OpenSearch package, an optional peer dependency this install does not have.
+    await assert.rejects(
+      bootstrap({
+        config: { search: [{ name: "main", hosts: "http://127.0.0.1:1" }] },
+        search: search(),
+      }),
+      /search connection "main" needs the OpenSearch client: npm install @opensearch-project.opensearch/,
     );
     break;
   }

@@ -47,6 +47,14 @@ export interface SearchConnection {
   readonly recordsIndex: string;
   /** How long the lock lives without renewal (`migrations.lock_lease`, seconds). */
   readonly lockLeaseMs: number;
+  /** `primary: true`: the client `search()` of `@thaw/thaw/search` injects by class among several. */
+  readonly primary?: boolean;
+  /**
+   * `max_retries`: how many times the app's client (`search()`) sends a request again on another
+   * host after no answer or a 502/503/504; absent, the client's default. The runner keeps its own
+   * rules (a write that may have been applied is never sent again).
+   */
+  readonly maxRetries?: number;
 }
 
 const RULES: EntryRules = {
@@ -61,6 +69,8 @@ const RULES: EntryRules = {
     "connect_timeout",
     "proxy",
     "migrations",
+    "primary",
+    "max_retries",
   ]),
   migrationKeys: new Set([
     "enabled",
@@ -127,6 +137,10 @@ export function searchConnections(
         ...(rest.placeholders === undefined ? {} : { placeholders: rest.placeholders }),
         recordsIndex,
         lockLeaseMs: lockLease(migrations.lock_lease, at("migrations.lock_lease")),
+        ...(booleanSetting(e.primary, false, at("primary")) ? { primary: true } : {}),
+        ...(e.max_retries === undefined || e.max_retries === null
+          ? {}
+          : { maxRetries: retries(e.max_retries, at("max_retries")) }),
       };
     },
   );
@@ -163,6 +177,14 @@ function lockLease(value: unknown, where: string): number {
     );
   }
   return Math.round(n * 1000);
+}
+
+function retries(value: unknown, where: string): number {
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > 100) {
+    throw new ConfigError(`${where} must be a whole number from 0 to 100, got ${shown(value)}`);
+  }
+  return n;
 }
 
 // Values <= 0 fall back to the default, as in the original.

@@ -1,0 +1,116 @@
+/**
+ * What a `SearchClient` bean of `search()` costs per request over the bare official client, in
+ * the same run, on the runtime that runs this file (`npm run bench:search` runs it on Deno, Bun
+ * and Node 26 against the node of `tools/opensearch.sh start`):
+ *
+ *   deno run -A bench/search_bean.ts [--batches 20] [--batch 300]
+ *
+ * Two contestants make the same calls on one small index: the bean (the official client over the
+ * runner's transport and authentication) and `new Client({ node })` as the client's own
+ * documentation writes it (its node:http connection). Two calls: a `get` of one document by id,
+ * and a `search` matching a term. Each round runs a batch of `batch` calls of each contestant, the
+ * order swapped every round; CPU time of this process (`process.cpuUsage()`, the node's is not
+ * counted) and wall time per call. Reported per call: the medians of µs per call of each, and the
+ * median of the ratio bean / bare of the same round.
+ *
+ * @module
+ */
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { Client } from "@opensearch-project/opensearch";
+import { bootstrap } from "../mod.ts";
+import { search, SearchClient } from "../search.ts";
+
+const { values } = parseArgs({
+  options: {
+    batches: { type: "string", default: "20" },
+    batch: { type: "string", default: "300" },
+  },
+});
+const batches = Number(values.batches);
+const batch = Number(values.batch);
+if (!Number.isInteger(batches) || batches < 2 || !Number.isInteger(batch) || batch < 2) {
+  console.error("search_bean.ts: --batches and --batch must be whole numbers of at least 2");
+  process.exit(2);
+}
+
+const NODE = process.env.OPENSEARCH_URL ?? "http://127.0.0.1:9200";
+const INDEX = `bench-bean-${crypto.randomUUID().slice(0, 8)}`;
+const DOCS = 50;
+
+type Call = (client: Client, i: number) => Promise<unknown>;
+const CALLS: Record<string, Call> = {
+  get: (client, i) => client.get({ index: INDEX, id: String(i % DOCS) }),
+  search: (client, i) =>
+    client.search({ index: INDEX, body: { query: { match: { title: `word${i % 7}` } } } }),
+};
+
+const runtimes = globalThis as unknown as {
+  Bun?: { version: string };
+  Deno?: { version: { deno: string } };
+};
+const runtime = runtimes.Bun !== undefined
+  ? `Bun ${runtimes.Bun.version}`
+  : runtimes.Deno !== undefined
+  ? `Deno ${runtimes.Deno.version.deno}`
+  : `Node ${process.versions.node}`;
+
+const app = await bootstrap({
+  config: { search: [{ name: "main", hosts: NODE }] },
+  search: search(),
+});
+const bean = app.getBean(SearchClient) as unknown as Client;
+const bare = new Client({ node: NODE });
+try {
+  await bare.indices.create({
+    index: INDEX,
+    body: { settings: { number_of_shards: 1, number_of_replicas: 0 } },
+  });
+  await bare.bulk({
+    refresh: true,
+    body: Array.from({ length: DOCS }, (_, i) => [
+      { index: { _index: INDEX, _id: String(i) } },
+      { title: `word${i % 7} word${i % 3}`, n: i },
+    ]).flat(),
+  });
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const measure = async (client: Client, call: Call) => {
+    const cpu = process.cpuUsage();
+    const since = performance.now();
+    for (let i = 0; i < batch; i++) await call(client, i);
+    const used = process.cpuUsage(cpu);
+    return {
+      cpu: (used.user + used.system) / batch,
+      wall: ((performance.now() - since) * 1000) / batch,
+    };
+  };
+  console.log(`${runtime}: ${batches} rounds of ${batch} calls against ${NODE}`);
+  for (const [name, call] of Object.entries(CALLS)) {
+    // Warm both, so that neither pays for the first connections and the JIT alone.
+    await measure(bean, call);
+    await measure(bare, call);
+    const rows = { bean: [] as number[], bare: [] as number[], ratio: [] as number[] };
+    const walls = { bean: [] as number[], bare: [] as number[] };
+    for (let round = 0; round < batches; round++) {
+      const order = round % 2 === 0 ? ["bean", "bare"] as const : ["bare", "bean"] as const;
+      const got: Record<string, { cpu: number; wall: number }> = {};
+      for (const who of order) got[who] = await measure(who === "bean" ? bean : bare, call);
+      rows.bean.push(got.bean.cpu);
+      rows.bare.push(got.bare.cpu);
+      rows.ratio.push(got.bean.cpu / got.bare.cpu);
+      walls.bean.push(got.bean.wall);
+      walls.bare.push(got.bare.wall);
+    }
+    console.log(
+      `  ${name.padEnd(6)} CPU µs/call: bean ${median(rows.bean).toFixed(0)}, bare ${
+        median(rows.bare).toFixed(0)
+      }, ratio ${median(rows.ratio).toFixed(2)}; wall µs/call: bean ${
+        median(walls.bean).toFixed(0)
+      }, bare ${median(walls.bare).toFixed(0)}`,
+    );
+  }
+} finally {
+  await bare.indices.delete({ index: INDEX }, { ignore: [404] });
+  await bare.close();
+  await app.close();
+}

@@ -1,0 +1,224 @@
+// The OpenSearch client's own extension point, its `Connection` class, over the runner's transport:
+// one way out for every runtime. The transport is the runner's (`runtimeTransport`: the runtime's
+// `fetch`, or `node:http(s)` where a setting needs it, with `ssl_verification`, the proxy and the
+// connect timeout as each runtime honours them), and so are the authentication headers
+// (`authorize`: basic, API key, bearer, SigV4 signed for each attempt on each host). The client's
+// own Connection is `node:http`'s, which fetch-only runtimes (workerd) lack, and knows no SigV4 of
+// the runner's settings.
+import { Buffer } from "node:buffer";
+import { EventEmitter } from "node:events";
+import { Readable } from "node:stream";
+import type { Connection as BaseConnection, errors } from "@opensearch-project/opensearch";
+import type { Mask } from "../config/secrets_mask.ts";
+import { authorize } from "../migrate/search/auth/authorize.ts";
+import type { SearchAuth } from "../migrate/search/auth/search_auth.ts";
+import type { Transport } from "../migrate/search/http/transport.ts";
+
+/** What a connection's requests go through. */
+export interface ConnectionWay {
+  /** The `search:` entry's name, for messages. */
+  readonly name: string;
+  readonly transport: Transport;
+  readonly auth: SearchAuth | undefined;
+  /** Hides the connection's secrets in what an answer or an error says. */
+  readonly mask: Mask;
+  /** The headers of a method that signs nothing per request (basic, API key, bearer), once made. */
+  fixedAuth?: Promise<Readonly<Record<string, string>>>;
+}
+
+/** The parts of the client's module this file uses. */
+export interface ClientModule {
+  readonly Connection: typeof BaseConnection;
+  readonly errors: typeof errors;
+}
+
+type RequestParams = Parameters<BaseConnection["request"]>[0] & { timeout?: number };
+// The client reads the answer as a node:http response: a stream with a status and headers.
+type Callback = Parameters<BaseConnection["request"]>[1];
+
+// Unescaped characters in a path, which the client's own Connection refuses too.
+const INVALID_PATH = /[^\u0021-\u00ff]/;
+
+/** The Connection class of one `search:` entry, over `way`. */
+export function fetchConnectionClass(
+  module: ClientModule,
+  way: ConnectionWay,
+): typeof BaseConnection {
+  const { ConnectionError, TimeoutError, RequestAbortedError } = module.errors;
+  const Base = module.Connection;
+  class FetchConnection extends Base {
+    // deno-lint-ignore no-explicit-any -- the client's own options type, passed on as it is
+    constructor(options: any) {
+      // No node:http agent: requests go through the runner's transport.
+      super({ ...options, agent: false });
+    }
+
+    // deno-lint-ignore no-explicit-any -- the client reads only abort() of what this returns
+    override request(params: RequestParams, callback: Callback): any {
+      const built = this.buildRequestObject(params) as {
+        path: string;
+        headers: Record<string, unknown>;
+        method?: string;
+      };
+      if (INVALID_PATH.test(built.path)) {
+        callback(new TypeError(`ERR_UNESCAPED_CHARACTERS: ${built.path}`), null);
+        return { abort() {} };
+      }
+      this._openRequests++;
+      const abort = new AbortController();
+      // A timer of its own, cleared with the answer: cheaper than AbortSignal.timeout and any().
+      let timedOut = false;
+      const timer = typeof params.timeout === "number" && params.timeout > 0
+        ? setTimeout(() => {
+          timedOut = true;
+          abort.abort();
+        }, params.timeout)
+        : undefined;
+      let settled = false;
+      const settle = (error: Error | null, response: Answer | Readable | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this._openRequests--;
+        callback(error, response as Parameters<Callback>[1]);
+        if (response instanceof Answer) response.flush();
+      };
+      // Joined as text: resolved against the host, a path starting with `//` (an empty index name
+      // makes one) would name another host, and the credentials would go there.
+      const target = new URL(`${this.url.origin}${built.path}`);
+      send(way, target, params, built.headers, abort.signal).then(
+        (response) => settle(null, response),
+        (error) => {
+          if (timedOut) return settle(new TimeoutError("Request timed out", params as never), null);
+          if (abort.signal.aborted) return settle(new RequestAbortedError("Request aborted"), null);
+          settle(
+            new ConnectionError(
+              `search connection "${way.name}": ${this.url.origin}: ${reason(way, error)}`,
+            ),
+            null,
+          );
+        },
+      );
+      return { abort: () => abort.abort() };
+    }
+  }
+  return FetchConnection;
+}
+
+// One attempt: the body read whole (a SigV4 signature covers it), signed for this host and this
+// time, sent, and the answer read whole into the stream the client reads.
+async function send(
+  way: ConnectionWay,
+  target: URL,
+  params: RequestParams,
+  given: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Answer | Readable> {
+  const method = (params.method ?? "GET").toUpperCase();
+  const body = await bodyText(params.body);
+  const { url, headers: auth } = way.auth?.method === "aws_sigv4"
+    ? await authorize(way.auth, { method, url: target, body })
+    // Headers that depend on nothing but the connection: made once.
+    : {
+      url: target,
+      headers:
+        await (way.fixedAuth ??= authorize(way.auth, { method, url: target, body }).then((a) =>
+          a.headers
+        )),
+    };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    // The runtime counts the body itself; a stale count would cut or hang it.
+    if (value === undefined || value === null || name.toLowerCase() === "content-length") continue;
+    headers[name.toLowerCase()] = String(value);
+  }
+  const response = await way.transport.fetch(url, {
+    method,
+    headers: { ...headers, ...auth },
+    ...(body === undefined ? {} : { body }),
+    redirect: "manual",
+    signal,
+  });
+  let bytes: Uint8Array = new Uint8Array(await response.arrayBuffer());
+  // An error answer may echo a header (a proxy's page, AWS's message): masked before anyone reads it.
+  if (response.status >= 400 && bytes.length > 0) {
+    bytes = new TextEncoder().encode(way.mask(new TextDecoder().decode(bytes)));
+  }
+  const answer: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    // `fetch` has decoded the body already: the client must not decode it again, nor trust the
+    // length it had on the wire.
+    if (name !== "content-encoding" && name !== "content-length") answer[name] = value;
+  });
+  if (params.asStream !== true) return new Answer(response.status, answer, bytes);
+  // The caller reads the body as a stream of its own.
+  const stream = Readable.from(bytes.length === 0 ? [] : [Buffer.from(bytes)], {
+    objectMode: false,
+  });
+  return Object.assign(stream, { statusCode: response.status, headers: answer });
+}
+
+/**
+ * An answer read whole, as the client reads a node:http response that is not asked for as a
+ * stream: `setEncoding`, then `data` and `end` once its listeners are on. Lighter than a stream.
+ */
+class Answer extends EventEmitter {
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly #bytes: Uint8Array;
+  #encoding: string | undefined;
+  #destroyed = false;
+
+  constructor(status: number, headers: Readonly<Record<string, string>>, bytes: Uint8Array) {
+    super();
+    this.statusCode = status;
+    this.headers = headers;
+    this.#bytes = bytes;
+  }
+
+  setEncoding(encoding: string): this {
+    this.#encoding = encoding;
+    return this;
+  }
+
+  destroy(): this {
+    this.#destroyed = true;
+    return this;
+  }
+
+  /** Emits the body, once the client has put its listeners on. */
+  flush(): void {
+    queueMicrotask(() => {
+      if (this.#destroyed) return;
+      if (this.#bytes.length > 0) {
+        const chunk = Buffer.from(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.length);
+        this.emit("data", this.#encoding === undefined ? chunk : chunk.toString("utf8"));
+      }
+      this.emit("end");
+    });
+  }
+}
+
+async function bodyText(body: unknown): Promise<string | undefined> {
+  if (body === undefined || body === null || body === "") return undefined;
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
+  if (typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body as AsyncIterable<string | Uint8Array>) {
+      chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk);
+    }
+    return new TextDecoder().decode(Buffer.concat(chunks));
+  }
+  return String(body);
+}
+
+// What the runtime said, with the cause it wraps (Deno and undici put the socket's error there),
+// the connection's secrets masked.
+function reason(way: ConnectionWay, error: unknown): string {
+  const e = error as { message?: unknown; cause?: { message?: unknown; code?: unknown } };
+  const own = String(e?.message ?? error);
+  const cause = e?.cause?.message ?? e?.cause?.code;
+  const text = cause === undefined || own.includes(String(cause)) ? own : `${own} (${cause})`;
+  return way.mask(text);
+}

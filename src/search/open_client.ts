@@ -1,0 +1,54 @@
+// Opens a `search:` entry's client: its transport first (a setting the runtime cannot honour is
+// the entry's configuration error), then the client's package, loaded here and only here.
+import { ConfigError } from "../config/config_error.ts";
+import { importOptional, MissingPackageError } from "../runtime/optional_module.ts";
+import { runtimeTransport, type Transport } from "../migrate/search/http/transport.ts";
+import type { SearchConnection } from "../migrate/search/search_connection.ts";
+import type { SearchClient } from "./search_client.ts";
+
+/** The package `search()` makes its clients with, an optional peer dependency. */
+export const CLIENT_PACKAGE = "@opensearch-project/opensearch";
+
+/** The client of `connection`, ready for requests (none sent yet). */
+export async function openClient(connection: SearchConnection): Promise<SearchClient> {
+  const { openSearchClient } = await importOptional(() => import("./opensearch_client.ts"), {
+    packages: [CLIENT_PACKAGE],
+    neededBy: `search connection "${connection.name}"`,
+    what: "the OpenSearch client",
+    connection: connection.name,
+  });
+  let transport: Transport;
+  try {
+    transport = onFetchOnlyRuntime() ? fetchTransport(connection) : await runtimeTransport({
+      sslVerification: connection.sslVerification,
+      proxy: connection.proxy,
+      connectTimeoutMs: connection.connectTimeoutMs,
+      name: connection.name,
+    });
+  } catch (error) {
+    // Names the connection and the install line already.
+    if (error instanceof MissingPackageError) throw error;
+    throw new ConfigError(`search connection "${connection.name}": ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return openSearchClient(connection, transport);
+}
+
+// workerd (Cloudflare Workers) gives `process.versions.node` with nodejs_compat, which would send
+// the runner's transport down node:http: there the runtime's own `fetch` is the way out.
+function onFetchOnlyRuntime(): boolean {
+  const g = globalThis as { navigator?: { userAgent?: unknown } };
+  return g.navigator?.userAgent === "Cloudflare-Workers";
+}
+
+// The runtime's `fetch` as it is: it has no switch for certificates, proxies or connect timeouts.
+function fetchTransport(connection: SearchConnection): Transport {
+  if (!connection.sslVerification || connection.proxy) {
+    throw new Error(
+      "this runtime's fetch cannot turn off TLS verification or use a proxy: leave out " +
+        "ssl_verification: false and proxy",
+    );
+  }
+  return { fetch: (url, init) => fetch(url, init), close() {} };
+}
