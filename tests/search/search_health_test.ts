@@ -1,0 +1,264 @@
+// The `search` health component of a search connection's client, against the real node and
+// loopback servers: the cluster's status (green and yellow UP, red DOWN), a node nothing listens
+// for and one that never answers (DOWN, naming the connection, within the actuator's timeout),
+// one part per connection under its bean's name, and no credential of the client in the answer,
+// the error or a log line.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Client } from "@opensearch-project/opensearch";
+import { type Application, Bean, bootstrap, Configuration } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
+import { offerSearchHealth, searchHealth } from "../../src/search/search_health.ts";
+import { closeSearchClient } from "../../src/search/search_close.ts";
+import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
+import { type LoopbackServer, serveLoopback } from "../migrate/search/loopback_server.ts";
+import { freePort } from "../free_port.ts";
+
+interface Body {
+  readonly status: string;
+  readonly components: Record<string, { status: string; details: Record<string, unknown> }>;
+}
+
+async function healthOf(app: Application): Promise<{ status: number; text: string; body: Body }> {
+  const response = await app.fetch(new Request("http://x/actuator/health"));
+  const text = await response.text();
+  return { status: response.status, text, body: JSON.parse(text) };
+}
+
+/** An app whose beans are the given clients, each offering its part under its bean's name. */
+async function appOf(clients: Record<string, Client>, timeout = 10_000): Promise<Application> {
+  const names = Object.keys(clients);
+  @Configuration()
+  class Connections {
+    @Bean()
+    main(): Client {
+      return clients[names[0]];
+    }
+    @Bean()
+    logs(): Client {
+      return clients[names[1] ?? names[0]];
+    }
+  }
+  for (const [name, client] of Object.entries(clients)) offerSearchHealth(client, name, timeout);
+  return await bootstrap({
+    components: names.length === 1 ? [oneConnection(clients[names[0]])] : [Connections],
+    config: { management: { endpoint: { health: { "show-details": "always" } } } },
+    actuator: actuator({ health: { showDetails: "always", timeout } }),
+  });
+}
+
+function oneConnection(client: Client) {
+  @Configuration()
+  class Connection {
+    @Bean()
+    main(): Client {
+      return client;
+    }
+  }
+  return Connection;
+}
+
+/** The message a promise rejected with; fails when it resolved. */
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof Error, `rejected with ${String(error)}`);
+    return error;
+  }
+  assert.fail("resolved; a rejection was expected");
+}
+
+describe("searchHealth on the real node", () => {
+  const client = new Client({ node: OPENSEARCH_URL });
+  const index = `thaw-health-${crypto.randomUUID().slice(0, 8)}`;
+  after(async () => {
+    await os("DELETE", `/${index}`);
+    await closeSearchClient(client);
+  });
+
+  it("is UP with the status the node gives, and the cluster's figures", async () => {
+    const expected = (await os("GET", "/_cluster/health")).body.status;
+    const details = await searchHealth("main", client, 10_000).check();
+    assert.ok(["green", "yellow"].includes(details.status as string), String(details.status));
+    // Read apart, the two answers may differ only if another test changed the cluster between.
+    if (expected === "green" || expected === "yellow") assert.ok(details.status !== "red");
+    assert.equal(typeof details.cluster_name, "string");
+    assert.equal(typeof details.number_of_nodes, "number");
+  });
+
+  it("is UP with status yellow once an index has a replica the one node cannot hold", async () => {
+    const created = await os("PUT", `/${index}`, {
+      settings: { number_of_shards: 1, number_of_replicas: 1 },
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const details = await searchHealth("main", client, 10_000).check();
+    assert.equal(details.status, "yellow");
+    assert.ok((details.unassigned_shards as number) >= 1);
+  });
+
+  it("is a part named after the bean in the app's search component", async () => {
+    const app = await appOf({ main: client });
+    try {
+      const { status, body } = await healthOf(app);
+      assert.equal(status, 200);
+      assert.equal(body.components.search.status, "UP");
+      const part = body.components.search.details.main as Record<string, unknown>;
+      assert.ok(["green", "yellow"].includes(part.status as string));
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("searchHealth on a cluster that is not healthy", () => {
+  let red: LoopbackServer;
+  let silent: LoopbackServer;
+  before(async () => {
+    red = await serveLoopback((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        req.url?.startsWith("/_cluster/health")
+          ? JSON.stringify({ cluster_name: "shop", status: "red", unassigned_shards: 3 })
+          : "{}",
+      );
+      return Promise.resolve();
+    });
+    // Takes each request and never answers: a node that hangs.
+    silent = await serveLoopback(() => new Promise(() => {}));
+  });
+  after(async () => {
+    await red.close();
+    await silent.close();
+  });
+
+  it("is DOWN when the cluster is red, naming the connection", async () => {
+    const client = new Client({ node: red.url });
+    try {
+      const error = await rejection(searchHealth("orders", client, 10_000).check());
+      assert.match(error.message, /search connection "orders"/);
+      assert.match(error.message, /the cluster "shop" is red \(3 shards unassigned\)/);
+    } finally {
+      await closeSearchClient(client);
+    }
+  });
+
+  it("is DOWN naming the connection where nothing listens", async () => {
+    const port = await freePort();
+    const client = new Client({ node: `http://127.0.0.1:${port}` });
+    try {
+      const error = await rejection(searchHealth("orders", client, 10_000).check());
+      assert.match(
+        error.message,
+        new RegExp(
+          `^search connection "orders" at http://127\\.0\\.0\\.1:${port}: ConnectionError`,
+        ),
+      );
+    } finally {
+      await closeSearchClient(client);
+    }
+  });
+
+  it("gives up once its timeout passes on a node that never answers", async () => {
+    const client = new Client({ node: silent.url });
+    try {
+      const error = await rejection(searchHealth("orders", client, 200).check());
+      assert.match(
+        error.message,
+        /^search connection "orders" at http:\/\/127\.0\.0\.1:\d+: TimeoutError/,
+      );
+    } finally {
+      await closeSearchClient(client);
+    }
+  });
+
+  it("is DOWN in the app's answer within management.health.timeout, each connection by name", async () => {
+    const up = new Client({ node: OPENSEARCH_URL });
+    const hung = new Client({ node: silent.url });
+    const app = await appOf({ main: up, logs: hung }, 300);
+    try {
+      const { status, body } = await healthOf(app);
+      assert.equal(status, 503);
+      const search = body.components.search;
+      assert.equal(search.status, "DOWN");
+      assert.ok(["green", "yellow"].includes((search.details.main as { status: string }).status));
+      assert.deepEqual(search.details.logs, { error: "check() did not answer within 300 ms" });
+    } finally {
+      await app.close();
+      await closeSearchClient(up);
+      await closeSearchClient(hung);
+    }
+  });
+});
+
+describe("searchHealth and the client's credentials", () => {
+  const SECRETS = ["s3cret-XYZ", "s3cret-BEARER", "s3cret-URL"];
+  let echo: LoopbackServer;
+  const lines: string[] = [];
+  const methods = ["log", "info", "warn", "error", "debug"] as const;
+  const saved = methods.map((m) => console[m]);
+  before(async () => {
+    // A node that refuses every request, quoting the Authorization header it was sent (the worst
+    // a proxy's error page may do).
+    echo = await serveLoopback((req, res) => {
+      const header = String(req.headers.authorization);
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({
+        error: {
+          type: "security_exception",
+          root_cause: [{ type: "security_exception", reason: `refused ${header}` }],
+        },
+        status: 401,
+      }));
+      return Promise.resolve();
+    });
+    for (const m of methods) {
+      console[m] = (...args: unknown[]) => lines.push(args.map((a) => String(a)).join(" "));
+    }
+  });
+  after(async () => {
+    methods.forEach((m, i) => (console[m] = saved[i]));
+    await echo.close();
+  });
+
+  function assertHidden(text: string, where: string): void {
+    for (const secret of SECRETS) {
+      assert.ok(!text.includes(secret), `${where} shows ${secret}: ${text}`);
+      assert.ok(
+        !text.includes(btoa(`user:${secret}`)),
+        `${where} shows ${secret} encoded: ${text}`,
+      );
+    }
+  }
+
+  it("shows none of them where the node refuses them, nor where nothing listens", async () => {
+    const port = await freePort();
+    const clients = {
+      basic: new Client({ node: echo.url, auth: { username: "user", password: SECRETS[0] } }),
+      bearer: new Client({ node: echo.url, headers: { authorization: `Bearer ${SECRETS[1]}` } }),
+      url: new Client({ node: echo.url.replace("//", `//user:${SECRETS[2]}@`) }),
+      gone: new Client({ node: `http://user:${SECRETS[2]}@127.0.0.1:${port}` }),
+    };
+    try {
+      for (const [name, client] of Object.entries(clients)) {
+        const error = await rejection(searchHealth(name, client, 10_000).check());
+        assert.match(error.message, new RegExp(`^search connection "${name}"`));
+        if (name !== "gone") assert.match(error.message, /HTTP 401: ResponseError/);
+        assertHidden(error.message, `${name}'s error`);
+        assertHidden(String(error.stack), `${name}'s stack`);
+        const app = await appOf({ [name]: client });
+        try {
+          const { status, text } = await healthOf(app);
+          assert.equal(status, 503);
+          assert.match(text, new RegExp(`"main":\\{"error":"search connection \\\\"${name}\\\\"`));
+          assertHidden(text, `${name}'s health answer`);
+        } finally {
+          await app.close();
+        }
+      }
+      for (const line of lines) assertHidden(line, "a log line");
+    } finally {
+      for (const client of Object.values(clients)) await closeSearchClient(client);
+    }
+  });
+});
