@@ -3,8 +3,8 @@
 // tracer provider is registered, its duration in `db.client.operation.duration` while a meter
 // provider is, read from the events the client emits. A provider registered after the client is
 // followed, as the datasources' telemetry follows it. Nothing of a request's body, query string,
-// headers or document ids is read: only its method, the endpoint and index its path names, and
-// the node's host and port.
+// headers or document ids is read: only its method, the endpoint and index its path names, the
+// node's host and port, and of the response its status and whether it says it is Elasticsearch.
 import type { Attributes, Histogram, MeterProvider, Span } from "@opentelemetry/api";
 import type { Client } from "@opensearch-project/opensearch";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
@@ -19,6 +19,7 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10];
 /** What the client's `request` and `response` events carry, as far as this reads it. */
 interface EventResult {
   readonly statusCode?: unknown;
+  readonly headers?: { readonly [name: string]: unknown } | null;
   readonly meta?: {
     readonly request?: { readonly params?: { readonly method?: unknown; readonly path?: unknown } };
     readonly connection?: { readonly url?: unknown } | null;
@@ -42,7 +43,7 @@ interface Pending {
 }
 
 /**
- * Reports each request `client` sends as connection `name` of a cluster of `system`: a CLIENT span
+ * Reports each request `client` sends as connection `name`: a CLIENT span
  * named `{operation} {index}` (`search products`, `bulk`, `cluster.health`) under the caller's
  * active span, and a point of the `db.client.operation.duration` histogram (seconds), both with
  * `db.system.name`, `db.operation.name` (the API's endpoint name, read from the method and path),
@@ -58,21 +59,23 @@ interface Pending {
  *
  * @param client the connection's client
  * @param name the connection's name
- * @param system `opensearch` or `elasticsearch`, as the cluster's `GET /` says
- *   (`distributionOf`)
  * @param api OpenTelemetry's API
+ * @param system `opensearch` or `elasticsearch`, where known (the runner's `distributionOf` of
+ *   the cluster's `GET /`); `opensearch` when not given. A response saying
+ *   `x-elastic-product: Elasticsearch` (every answer of Elasticsearch 7.14 and later) makes it
+ *   `elasticsearch` from that request on, that request's span and point included.
  * @returns a function that removes the listeners
  */
 export function observeSearchClient(
   client: Client,
   name: string,
-  system: DistributionName,
   api: OtelApi,
+  system: DistributionName = "opensearch",
 ): () => void {
   const instruments = new Instruments(api);
   // Keyed by the request's `meta`, the one object its events share, retries included.
   const pending = new WeakMap<object, Pending>();
-  const base: Attributes = { "db.system.name": system, "db.client.connection.pool.name": name };
+  let base: Attributes = { "db.system.name": system, "db.client.connection.pool.name": name };
   const onRequest = (error: unknown, result: EventResult | null | undefined): void => {
     const meta = result?.meta;
     // An error here is one of serialization: nothing is sent, and no response event follows.
@@ -113,9 +116,14 @@ export function observeSearchClient(
     pending.delete(meta);
     const seconds = (performance.now() - request.start) / 1000;
     const status = typeof result?.statusCode === "number" ? String(result.statusCode) : undefined;
-    const attributes: Attributes = status === undefined
-      ? { ...request.attributes }
-      : { ...request.attributes, "db.response.status_code": status };
+    if (result?.headers?.["x-elastic-product"] === "Elasticsearch") {
+      base = { ...base, "db.system.name": "elasticsearch" };
+    }
+    const attributes: Attributes = {
+      ...request.attributes,
+      "db.system.name": base["db.system.name"],
+    };
+    if (status !== undefined) attributes["db.response.status_code"] = status;
     if (error != null) attributes["error.type"] = status ?? errorName(error);
     const { span } = request;
     if (span !== undefined) {

@@ -18,6 +18,7 @@ import { closeSearchClient } from "../../src/search/search_close.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
 import { CollectingReader } from "../metric_reader.ts";
 import { freePort } from "../free_port.ts";
+import { forward, serveLoopback } from "../migrate/search/loopback_server.ts";
 
 function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes): unknown {
   return points.find((p) => Object.entries(attributes).every(([k, v]) => p.attributes[k] === v))
@@ -65,7 +66,7 @@ describe("observeSearchClient on the real node", () => {
       node: OPENSEARCH_URL,
       headers: { "x-api-key": SECRET },
     });
-    const stop = observeSearchClient(client, "catalog", "opensearch", api);
+    const stop = observeSearchClient(client, "catalog", api);
     try {
       exporter.reset();
       const tracer = api.trace.getTracer("test");
@@ -136,7 +137,7 @@ describe("observeSearchClient on the real node", () => {
       node: `http://user:${SECRET}@127.0.0.1:${port}`,
       maxRetries: 1,
     });
-    const stop = observeSearchClient(client, "gone", "elasticsearch", api);
+    const stop = observeSearchClient(client, "gone", api, "elasticsearch");
     try {
       exporter.reset();
       await assert.rejects(client.search({ index, body: { query: { term: { name: VALUE } } } }));
@@ -164,9 +165,47 @@ describe("observeSearchClient on the real node", () => {
     }
   });
 
+  it("says elasticsearch where the node's answers say they are Elasticsearch's", async () => {
+    // The real node behind a proxy that marks each answer as Elasticsearch 7.14 and later do.
+    const elastic = await serveLoopback(async (req, res, body) => {
+      const answer = await forward(OPENSEARCH_URL, req, body, {
+        "content-type": String(req.headers["content-type"] ?? "application/json"),
+      });
+      res.writeHead(answer.status, {
+        "content-type": "application/json",
+        "x-elastic-product": "Elasticsearch",
+      });
+      res.end(answer.text);
+    });
+    const client = new Client({ node: elastic.url });
+    const stop = observeSearchClient(client, "elastic", api);
+    try {
+      exporter.reset();
+      await client.cluster.health();
+      await client.count({ index: "*" });
+      const spans = exporter.getFinishedSpans();
+      assert.deepEqual(spans.map((s) => s.name), ["cluster.health", "count *"]);
+      // The first answer already tells: its own span says so too.
+      for (const span of spans) assert.equal(span.attributes["db.system.name"], "elasticsearch");
+      const durations = await reader.points("db.client.operation.duration");
+      const own = { "db.client.connection.pool.name": "elastic" };
+      assert.equal(valueOf(durations, { ...own, "db.system.name": "opensearch" }), undefined);
+      const health = valueOf(durations, { ...own, "db.operation.name": "cluster.health" });
+      assert.equal((health as { count: number }).count, 1);
+      const points = durations.filter((p) =>
+        p.attributes["db.client.connection.pool.name"] === "elastic"
+      );
+      for (const point of points) assert.equal(point.attributes["db.system.name"], "elasticsearch");
+    } finally {
+      stop();
+      await closeSearchClient(client);
+      await elastic.close();
+    }
+  });
+
   it("reports nothing once its listeners are removed", async () => {
     const client = new Client({ node: OPENSEARCH_URL });
-    const stop = observeSearchClient(client, "quiet", "opensearch", api);
+    const stop = observeSearchClient(client, "quiet", api);
     stop();
     try {
       exporter.reset();
