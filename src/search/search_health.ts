@@ -4,7 +4,7 @@
 // ("search")` shares the component rather than clashing with it.
 import type { Client } from "@opensearch-project/opensearch";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
-import { composeMasks, type Mask, maskUrls, secretsMask } from "../config/secrets_mask.ts";
+import { composeMasks, type Mask, maskUrls, noMask, secretsMask } from "../config/secrets_mask.ts";
 import { isPlainObject } from "../object_guards.ts";
 
 /** The component's name in the health answer, as the datasources' is `db`. */
@@ -18,25 +18,43 @@ export const SEARCH_HEALTH = "search";
  * without retrying, so that a node that hangs holds nothing past the probe. The reason of a DOWN
  * names the connection and its node, never what the client authenticates with: a URL's
  * credentials, an `Authorization` header, a password, a token or an AWS secret it was given are
- * masked in it.
+ * masked in it, as is what `credentials` masks (the connection's own secrets, where the client
+ * does not hold them: a `Connection` class that signs each request itself).
  *
  * @param name the connection's name (its bean's), which the reason of a DOWN names
  * @param client the connection's client
  * @param timeoutMs how long one check may take, in milliseconds
+ * @param credentials masks the connection's secrets in a reason; none besides the client's when
+ *   not given
  */
-export function searchHealth(name: string, client: Client, timeoutMs: number): HealthContribution {
+export function searchHealth(
+  name: string,
+  client: Client,
+  timeoutMs: number,
+  credentials: Mask = noMask,
+): HealthContribution {
   // Read at the first check: the client's configuration no longer changes by then.
   let mask: Mask | undefined;
   return {
     name: SEARCH_HEALTH,
     keyed: true,
     check: async () => {
-      mask ??= composeMasks(maskUrls, secretsMask(clientSecrets(client), { json: true }));
+      mask ??= composeMasks(
+        maskUrls,
+        secretsMask(clientSecrets(client), { json: true }),
+        credentials,
+      );
       let body: unknown;
       try {
         ({ body } = await client.cluster.health({}, { requestTimeout: timeoutMs, maxRetries: 0 }));
       } catch (error) {
-        throw new Error(mask(`search connection "${name}"${nodeOf(error)}: ${reasonOf(error)}`));
+        const reason = reasonOf(error);
+        // A connection's own error may name it already.
+        throw new Error(mask(
+          reason.includes(`search connection "${name}"`)
+            ? reason
+            : `search connection "${name}"${nodeOf(error)}: ${reason}`,
+        ));
       }
       const details = figures(body);
       if (details.status === "green" || details.status === "yellow") return details;
@@ -61,9 +79,15 @@ export function searchHealth(name: string, client: Client, timeoutMs: number): H
  * @param client the connection's client, as its bean holds it
  * @param name the connection's name (its bean's)
  * @param timeoutMs `management.health.timeout`, in milliseconds
+ * @param credentials masks the connection's secrets (see {@linkcode searchHealth})
  */
-export function offerSearchHealth(client: Client, name: string, timeoutMs: number): void {
-  const contribution = searchHealth(name, client, timeoutMs);
+export function offerSearchHealth(
+  client: Client,
+  name: string,
+  timeoutMs: number,
+  credentials: Mask = noMask,
+): void {
+  const contribution = searchHealth(name, client, timeoutMs, credentials);
   Object.defineProperty(client, HEALTH_CONTRIBUTION, {
     value: (): HealthContribution => contribution,
     configurable: true,
@@ -111,15 +135,18 @@ function clientSecrets(client: Client): string[] {
   const add = (value: unknown) => {
     if (typeof value === "string" && value !== "") secrets.push(value);
   };
+  // A password alone, as the runner masks one (authorize.ts): from 8 characters, or masking it
+  // would garble every message that holds its letters; its Authorization header is masked whole.
+  const addPassword = (value: unknown) => {
+    if (typeof value === "string" && value.length >= 8) secrets.push(value);
+  };
   const addAuth = (auth: unknown) => {
     if (!isPlainObject(auth)) return;
-    add(auth.username === undefined ? undefined : auth.password);
-    add(auth.password);
+    addPassword(auth.password);
     add(auth.bearer);
     const apiKey = auth.apiKey;
     if (isPlainObject(apiKey)) {
       add(apiKey.api_key);
-      add(apiKey.id);
     } else add(apiKey);
     const credentials = auth.credentials;
     if (isPlainObject(credentials)) {
@@ -142,8 +169,8 @@ function clientSecrets(client: Client): string[] {
   if (Array.isArray(pool?.connections)) {
     for (const connection of pool.connections as { url?: unknown; headers?: unknown }[]) {
       if (connection.url instanceof URL) {
-        add(decodeURIComponent(connection.url.password));
-        add(connection.url.password);
+        addPassword(decodeURIComponent(connection.url.password));
+        addPassword(connection.url.password);
       }
       addHeaders(connection.headers);
     }

@@ -5,7 +5,8 @@
 // the error or a log line.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Client } from "@opensearch-project/opensearch";
+import { Client, Connection, errors } from "@opensearch-project/opensearch";
+import { secretsMask } from "../../src/config/secrets_mask.ts";
 import { type Application, Bean, bootstrap, Configuration } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { offerSearchHealth, searchHealth } from "../../src/search/search_health.ts";
@@ -225,7 +226,7 @@ describe("searchHealth and the client's credentials", () => {
     // A node that refuses every request, quoting the Authorization header it was sent (the worst
     // a proxy's error page may do).
     echo = await serveLoopback((req, res) => {
-      const header = String(req.headers.authorization);
+      const header = `${req.headers.authorization} ${req.headers["x-token"] ?? ""}`;
       res.writeHead(401, { "content-type": "application/json" });
       res.end(JSON.stringify({
         error: {
@@ -283,6 +284,53 @@ describe("searchHealth and the client's credentials", () => {
       for (const line of lines) assertHidden(line, "a log line");
     } finally {
       for (const client of Object.values(clients)) await closeSearchClient(client);
+    }
+  });
+
+  it("masks what the credentials mask hides, which the client does not hold as a credential", async () => {
+    const own = "s3cret-OWN-1234";
+    const client = new Client({ node: echo.url, headers: { "x-token": own } });
+    try {
+      const bare = await rejection(searchHealth("signed", client, 10_000).check());
+      // The echo quotes it: without the connection's own mask it would show.
+      assert.ok(bare.message.includes(own), bare.message);
+      const masked = await rejection(
+        searchHealth("signed", client, 10_000, secretsMask([own])).check(),
+      );
+      assert.ok(!masked.message.includes(own), masked.message);
+      assert.match(
+        masked.message,
+        /^search connection "signed" at http:\/\/127\.0\.0\.1:\d+: HTTP 401/,
+      );
+    } finally {
+      await closeSearchClient(client);
+    }
+  });
+});
+
+describe("searchHealth and a connection's own errors", () => {
+  it("does not name the connection twice where its error names it", async () => {
+    // A Connection class of the app's own (one over fetch, say) whose errors name their
+    // connection already.
+    class Refusing extends Connection {
+      override request(
+        _params: unknown,
+        callback: (error: Error | null, response: null) => void,
+      ): never {
+        const error = new errors.ConnectionError('search connection "orders": refused by the test');
+        queueMicrotask(() => callback(error, null));
+        return { abort: () => {} } as never;
+      }
+    }
+    const client = new Client({ node: "http://127.0.0.1:9", Connection: Refusing });
+    try {
+      const error = await rejection(searchHealth("orders", client, 10_000).check());
+      assert.equal(
+        error.message,
+        'ConnectionError: search connection "orders": refused by the test',
+      );
+    } finally {
+      await closeSearchClient(client);
     }
   });
 });
