@@ -1,0 +1,220 @@
+// A search connection's client through OpenTelemetry's real SDK, against the real node: a CLIENT
+// span per request under the caller's, the operations' histogram, a failing request with its
+// error.type, nothing of a body, a query or a credential in any attribute, and no listener left
+// once removed.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import * as api from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
+import { Client } from "@opensearch-project/opensearch";
+import { observeSearchClient } from "../../src/search/search_telemetry.ts";
+import { closeSearchClient } from "../../src/search/search_close.ts";
+import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
+import { CollectingReader } from "../metric_reader.ts";
+import { freePort } from "../free_port.ts";
+import { forward, serveLoopback } from "../migrate/search/loopback_server.ts";
+
+function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes): unknown {
+  return points.find((p) => Object.entries(attributes).every(([k, v]) => p.attributes[k] === v))
+    ?.value;
+}
+
+// Bun runs every test file in one process: the meter provider another file registered is put
+// back after this one.
+const previousMeters = api.metrics.getMeterProvider();
+after(() => {
+  api.metrics.disable();
+  const noop = api.createNoopMeter().createHistogram("h");
+  if (previousMeters.getMeter("probe").createHistogram("h") !== noop) {
+    api.metrics.setGlobalMeterProvider(previousMeters);
+  }
+});
+
+describe("observeSearchClient on the real node", () => {
+  const exporter = new InMemorySpanExporter();
+  let reader: CollectingReader;
+  const index = `thaw-telemetry-${crypto.randomUUID().slice(0, 8)}`;
+  const SECRET = "s3cret-XYZ";
+  const VALUE = "value-in-the-body";
+  const node = new URL(OPENSEARCH_URL);
+
+  before(() => {
+    api.trace.setGlobalTracerProvider(
+      new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+    );
+    api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    api.metrics.disable();
+    reader = new CollectingReader();
+    api.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  });
+  after(async () => {
+    api.trace.disable();
+    api.context.disable();
+    api.metrics.disable();
+    await os("DELETE", `/${index}`);
+  });
+
+  it("gives each request a CLIENT span under the caller's and a duration", async () => {
+    // The node takes no credentials; the header is sent, and must show nowhere.
+    const client = new Client({
+      node: OPENSEARCH_URL,
+      headers: { "x-api-key": SECRET },
+    });
+    const stop = observeSearchClient(client, "catalog", api);
+    try {
+      exporter.reset();
+      const tracer = api.trace.getTracer("test");
+      await tracer.startActiveSpan("request", async (parent) => {
+        await client.index({ index, id: "doc-1", body: { name: VALUE }, refresh: true });
+        await client.search({ index, q: `name:${VALUE}` });
+        await client.bulk({ body: [{ index: { _index: index } }, { name: VALUE }] });
+        await assert.rejects(client.get({ index, id: "no-such-doc" }));
+        parent.end();
+      });
+      const all = exporter.getFinishedSpans();
+      const parent = all.find((s) => s.name === "request")!;
+      const spans = all.filter((s) => s !== parent);
+      assert.deepEqual(spans.map((s) => s.name), [
+        `index ${index}`,
+        `search ${index}`,
+        "bulk",
+        `get ${index}`,
+      ]);
+      for (const span of spans) {
+        assert.equal(span.kind, api.SpanKind.CLIENT);
+        assert.equal(span.parentSpanContext?.spanId, parent.spanContext().spanId);
+        assert.equal(span.attributes["db.system.name"], "opensearch");
+        assert.equal(span.attributes["db.client.connection.pool.name"], "catalog");
+        assert.equal(span.attributes["server.address"], node.hostname);
+        assert.equal(span.attributes["server.port"], Number(node.port || 80));
+        const text = JSON.stringify(span.attributes);
+        assert.ok(!text.includes(SECRET), text);
+        assert.ok(!text.includes(VALUE), text);
+        assert.ok(!text.includes("doc-1"), text);
+      }
+      const [indexed, searched, bulk, missing] = spans;
+      assert.deepEqual(
+        spans.map((s) => s.attributes["db.operation.name"]),
+        ["index", "search", "bulk", "get"],
+      );
+      assert.equal(indexed.attributes["db.collection.name"], index);
+      assert.equal(indexed.attributes["http.request.method"], "PUT");
+      assert.equal(indexed.attributes["db.response.status_code"], "201");
+      assert.equal(searched.attributes["db.collection.name"], index);
+      assert.equal(searched.status.code, api.SpanStatusCode.UNSET);
+      assert.equal(bulk.attributes["db.collection.name"], undefined);
+      assert.equal(missing.status.code, api.SpanStatusCode.ERROR);
+      assert.equal(missing.attributes["error.type"], "404");
+      assert.equal(missing.attributes["db.response.status_code"], "404");
+
+      const durations = await reader.points("db.client.operation.duration");
+      const count = (attributes: api.Attributes) =>
+        (valueOf(durations, attributes) as { count: number } | undefined)?.count;
+      const own = { "db.system.name": "opensearch", "db.client.connection.pool.name": "catalog" };
+      assert.equal(count({ ...own, "db.operation.name": "index", "db.collection.name": index }), 1);
+      assert.equal(count({ ...own, "db.operation.name": "search" }), 1);
+      assert.equal(count({ ...own, "db.operation.name": "bulk" }), 1);
+      assert.equal(count({ ...own, "db.operation.name": "get", "error.type": "404" }), 1);
+      for (const point of durations) {
+        const text = JSON.stringify(point.attributes);
+        assert.ok(!text.includes(SECRET) && !text.includes(VALUE), text);
+      }
+    } finally {
+      stop();
+      await closeSearchClient(client);
+    }
+  });
+
+  it("names a request nothing answered by the client's error, its credentials nowhere", async () => {
+    const port = await freePort();
+    const client = new Client({
+      node: `http://user:${SECRET}@127.0.0.1:${port}`,
+      maxRetries: 1,
+    });
+    const stop = observeSearchClient(client, "gone", api, "elasticsearch");
+    try {
+      exporter.reset();
+      await assert.rejects(client.search({ index, body: { query: { term: { name: VALUE } } } }));
+      const spans = exporter.getFinishedSpans();
+      // Retried once: one span, ended by the last attempt.
+      assert.equal(spans.length, 1);
+      const [span] = spans;
+      assert.equal(span.name, `search ${index}`);
+      assert.equal(span.attributes["db.system.name"], "elasticsearch");
+      assert.equal(span.attributes["error.type"], "ConnectionError");
+      assert.equal(span.attributes["server.port"], port);
+      assert.equal(span.attributes["db.response.status_code"], undefined);
+      assert.equal(span.status.code, api.SpanStatusCode.ERROR);
+      const text = JSON.stringify(span.attributes);
+      assert.ok(!text.includes(SECRET) && !text.includes(VALUE), text);
+      const durations = await reader.points("db.client.operation.duration");
+      const failed = valueOf(durations, {
+        "db.client.connection.pool.name": "gone",
+        "error.type": "ConnectionError",
+      }) as { count: number } | undefined;
+      assert.equal(failed?.count, 1);
+    } finally {
+      stop();
+      await closeSearchClient(client);
+    }
+  });
+
+  it("says elasticsearch where the node's answers say they are Elasticsearch's", async () => {
+    // The real node behind a proxy that marks each answer as Elasticsearch 7.14 and later do.
+    const elastic = await serveLoopback(async (req, res, body) => {
+      const answer = await forward(OPENSEARCH_URL, req, body, {
+        "content-type": String(req.headers["content-type"] ?? "application/json"),
+      });
+      res.writeHead(answer.status, {
+        "content-type": "application/json",
+        "x-elastic-product": "Elasticsearch",
+      });
+      res.end(answer.text);
+    });
+    const client = new Client({ node: elastic.url });
+    const stop = observeSearchClient(client, "elastic", api);
+    try {
+      exporter.reset();
+      await client.cluster.health();
+      await client.count({ index: "*" });
+      const spans = exporter.getFinishedSpans();
+      assert.deepEqual(spans.map((s) => s.name), ["cluster.health", "count *"]);
+      // The first answer already tells: its own span says so too.
+      for (const span of spans) assert.equal(span.attributes["db.system.name"], "elasticsearch");
+      const durations = await reader.points("db.client.operation.duration");
+      const own = { "db.client.connection.pool.name": "elastic" };
+      assert.equal(valueOf(durations, { ...own, "db.system.name": "opensearch" }), undefined);
+      const health = valueOf(durations, { ...own, "db.operation.name": "cluster.health" });
+      assert.equal((health as { count: number }).count, 1);
+      const points = durations.filter((p) =>
+        p.attributes["db.client.connection.pool.name"] === "elastic"
+      );
+      for (const point of points) assert.equal(point.attributes["db.system.name"], "elasticsearch");
+    } finally {
+      stop();
+      await closeSearchClient(client);
+      await elastic.close();
+    }
+  });
+
+  it("reports nothing once its listeners are removed", async () => {
+    const client = new Client({ node: OPENSEARCH_URL });
+    const stop = observeSearchClient(client, "quiet", api);
+    stop();
+    try {
+      exporter.reset();
+      await client.cluster.health();
+      assert.deepEqual(exporter.getFinishedSpans(), []);
+      const durations = await reader.points("db.client.operation.duration");
+      assert.equal(valueOf(durations, { "db.client.connection.pool.name": "quiet" }), undefined);
+    } finally {
+      await closeSearchClient(client);
+    }
+  });
+});
