@@ -1,5 +1,6 @@
 // The components Thaw checks without an indicator of the app's, under Spring Boot's names: the
-// disk's (`diskSpace`), and those its own beans offer (`redis`, the lock provider's `db`), each
+// disk's (`diskSpace`), and those its own beans offer (`redis`, the lock provider's `db`, the
+// search clients' `search`), each
 // turned off by its `management.health.<name>.enabled` key.
 import type { BeanEntry } from "../context/application_context.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
@@ -12,6 +13,7 @@ import { onWorkerd } from "../runtime/on_workerd.ts";
 const ENABLED = {
   redis: "management.health.redis.enabled",
   db: "management.health.db.enabled",
+  search: "management.health.search.enabled",
 } as const;
 
 /**

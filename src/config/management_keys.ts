@@ -59,6 +59,10 @@ export const MANAGEMENT_KEYS = {
     type: "boolean",
     default: true,
   },
+  "management.health.search.enabled": {
+    type: "boolean",
+    default: true,
+  },
   "management.endpoint.health.show-details": {
     type: "choice",
     choices: ["always", "never"],

@@ -78,6 +78,8 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "`false`: no `redis` health component for a `RedisCacheManager` bean.",
   "management.health.db.enabled":
     "`false`: no `db` health component, neither the datasources' of `data()` nor a `SqlLockProvider`'s.",
+  "management.health.search.enabled":
+    "`false`: no `search` health component for the search connections of `search()`.",
   "management.endpoint.health.show-details":
     "`always`: the health answer lists each component and its details.",
   "management.endpoint.env.show-values":

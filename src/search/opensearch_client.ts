@@ -5,15 +5,14 @@ import { Client, Connection, errors } from "@opensearch-project/opensearch";
 import { secretsMask } from "../config/secrets_mask.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
 import { authSecrets } from "../migrate/search/auth/authorize.ts";
-import type { SearchAuth } from "../migrate/search/auth/search_auth.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
-import type { SearchConnection } from "../migrate/search/search_connection.ts";
+import { connectionAuth, type SearchConnection } from "../migrate/search/search_connection.ts";
 import { fetchConnectionClass } from "./fetch_connection.ts";
 import { markSearchClient, type SearchClient } from "./search_client.ts";
 
 /** The client of `connection`, whose requests go through `transport` (closed with the client). */
 export function openSearchClient(connection: SearchConnection, transport: Transport): SearchClient {
-  const auth = authOf(connection);
+  const auth = connectionAuth(connection);
   const way = {
     name: connection.name,
     transport,
@@ -47,11 +46,4 @@ export function openSearchClient(connection: SearchConnection, transport: Transp
     resurrectStrategy: "ping",
   });
   return markSearchClient(client) as unknown as SearchClient;
-}
-
-// As the runner reads it: a connection given only username and password is basic authentication.
-function authOf(connection: SearchConnection): SearchAuth | undefined {
-  if (connection.auth !== undefined) return connection.auth;
-  if (connection.username === undefined) return undefined;
-  return { method: "basic", username: connection.username, password: connection.password ?? "" };
 }

@@ -8,8 +8,17 @@ import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import type { SetupHost } from "../feature_value.ts";
-import { type SearchConnection, searchConnections } from "../migrate/search/search_connection.ts";
+import {
+  connectionAuth,
+  type SearchConnection,
+  searchConnections,
+} from "../migrate/search/search_connection.ts";
+import { secretsMask } from "../config/secrets_mask.ts";
+import { optionalApi, type OtelApi } from "../actuator/opentelemetry.ts";
+import { authSecrets } from "../migrate/search/auth/authorize.ts";
 import { openClient } from "./open_client.ts";
+import { offerSearchHealth } from "./search_health.ts";
+import { observeSearchClient } from "./search_telemetry.ts";
 import { SearchClient } from "./search_client.ts";
 import { type SearchFeature, searchFeature } from "./search_feature.ts";
 
@@ -104,20 +113,36 @@ async function setUp(
       onProgress: wanted.onProgress,
     });
   }
-  for (const connection of list) registerConnection(context, connection, connection === primary);
+  const operations: Operations = {
+    // Offered by each client, served only by an actuator whose management.health.search.enabled
+    // is not false (builtin_health.ts).
+    healthTimeoutMs: settings.get("management.health.timeout"),
+    // Where OpenTelemetry's API is installed: without it no app can have registered a provider.
+    api: await optionalApi(),
+  };
+  for (const connection of list) {
+    registerConnection(context, connection, connection === primary, operations);
+  }
   return () => undefined;
+}
+
+/** What each connection's client is watched with: its health part, its telemetry. */
+interface Operations {
+  /** `management.health.timeout`. */
+  readonly healthTimeoutMs: number;
+  readonly api: OtelApi | undefined;
 }
 
 /**
  * Everything one connection brings to the app, in one place: its client as a bean named after
  * it (found by class too when it is the primary one), which the container closes after the beans
- * that use it. What else a connection brings (its health component, its telemetry) registers
- * here, beside it.
+ * that use it, with its part of the `search` health component and its spans and metrics.
  */
 function registerConnection(
   context: ApplicationContext,
   connection: SearchConnection,
   primary: boolean,
+  { healthTimeoutMs, api }: Operations,
 ): void {
   context.registerBean({
     name: connection.name,
@@ -126,7 +151,13 @@ function registerConnection(
     primary,
     // No request at creation: a cluster that is down when the app starts fails the calls made to
     // it, not the start.
-    create: () => openClient(connection),
+    create: async () => {
+      const client = await openClient(connection);
+      const secrets = secretsMask(authSecrets(connectionAuth(connection)), { json: true });
+      offerSearchHealth(client, connection.name, healthTimeoutMs, secrets);
+      if (api !== undefined) observeSearchClient(client, connection.name, api);
+      return client;
+    },
   });
 }
 

@@ -9,8 +9,9 @@ import { Client, Connection, errors } from "@opensearch-project/opensearch";
 import { secretsMask } from "../../src/config/secrets_mask.ts";
 import { type Application, Bean, bootstrap, Configuration } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
+import { search } from "../../search.ts";
 import { offerSearchHealth, searchHealth } from "../../src/search/search_health.ts";
-import { closeSearchClient } from "../../src/search/search_close.ts";
+import { closeSearchClient } from "./close_client.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
 import { forward, type LoopbackServer, serveLoopback } from "../migrate/search/loopback_server.ts";
 import { freePort } from "../free_port.ts";
@@ -331,6 +332,58 @@ describe("searchHealth and a connection's own errors", () => {
       );
     } finally {
       await closeSearchClient(client);
+    }
+  });
+});
+
+describe("bootstrap({ search: search(), actuator })", () => {
+  it("gives each search connection its part of search, DOWN naming it and never its password", async () => {
+    const password = "s3cret-pass-XYZ-42";
+    const port = await freePort();
+    const app = await bootstrap({
+      config: {
+        search: [
+          { name: "main", hosts: OPENSEARCH_URL, primary: true },
+          { name: "gone", hosts: `http://127.0.0.1:${port}`, username: "elastic", password },
+        ],
+        management: { endpoint: { health: { "show-details": "always" } } },
+      },
+      search: search(),
+      actuator: actuator({ health: { showDetails: "always", timeout: 10_000 } }),
+    });
+    try {
+      const { status, text, body } = await healthOf(app);
+      assert.equal(status, 503, text);
+      // Each connection's part under its name: the cluster's figures, or the error of a DOWN.
+      const { status: whole, details } = body.components.search;
+      assert.equal(whole, "DOWN", text);
+      const parts = details as Record<string, Record<string, unknown>>;
+      assert.ok(["green", "yellow"].includes(String(parts.main.status)), text);
+      assert.match(String(parts.gone.error), /^ConnectionError: search connection "gone": /);
+      assert.ok(!text.includes(password), text);
+      assert.ok(!text.includes(btoa(`elastic:${password}`)), text);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("has no search component with management.health.search.enabled: false", async () => {
+    const app = await bootstrap({
+      config: {
+        search: [{ name: "main", hosts: OPENSEARCH_URL }],
+        management: {
+          endpoint: { health: { "show-details": "always" } },
+          health: { search: { enabled: false } },
+        },
+      },
+      search: search(),
+      actuator: actuator({ health: { showDetails: "always", timeout: 10_000 } }),
+    });
+    try {
+      const { text, body } = await healthOf(app);
+      assert.equal(body.components.search, undefined, text);
+    } finally {
+      await app.close();
     }
   });
 });

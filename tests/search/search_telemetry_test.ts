@@ -14,7 +14,9 @@ import {
 import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
 import { Client } from "@opensearch-project/opensearch";
 import { observeSearchClient } from "../../src/search/search_telemetry.ts";
-import { closeSearchClient } from "../../src/search/search_close.ts";
+import { bootstrap } from "../../mod.ts";
+import { search, SearchClient } from "../../search.ts";
+import { closeSearchClient } from "./close_client.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
 import { CollectingReader } from "../metric_reader.ts";
 import { freePort } from "../free_port.ts";
@@ -128,6 +130,29 @@ describe("observeSearchClient on the real node", () => {
     } finally {
       stop();
       await closeSearchClient(client);
+    }
+  });
+
+  it("reports the requests of search()'s bean, named after its connection", async () => {
+    const app = await bootstrap({
+      config: { search: [{ name: "shop", hosts: OPENSEARCH_URL }] },
+      search: search(),
+    });
+    try {
+      exporter.reset();
+      await app.getBean(SearchClient).cluster.health();
+      const spans = exporter.getFinishedSpans().filter((s) =>
+        s.attributes["db.client.connection.pool.name"] === "shop"
+      );
+      assert.deepEqual(spans.map((s) => s.attributes["db.operation.name"]), ["cluster.health"]);
+      assert.equal(spans[0].kind, api.SpanKind.CLIENT);
+      const durations = await reader.points("db.client.operation.duration");
+      assert.ok(
+        durations.some((p) => p.attributes["db.client.connection.pool.name"] === "shop"),
+        JSON.stringify(durations.map((p) => p.attributes)),
+      );
+    } finally {
+      await app.close();
     }
   });
 

@@ -196,3 +196,13 @@ function seconds(value: unknown, fallback: number, where: string): number {
   }
   return n <= 0 ? fallback * 1000 : Math.round(n * 1000);
 }
+
+/**
+ * How `connection` authenticates: its `auth`, or, for a connection made in code with only
+ * `username`/`password`, basic authentication as it always was.
+ */
+export function connectionAuth(connection: SearchConnection): SearchAuth | undefined {
+  if (connection.auth !== undefined) return connection.auth;
+  if (connection.username === undefined) return undefined;
+  return { method: "basic", username: connection.username, password: connection.password ?? "" };
+}

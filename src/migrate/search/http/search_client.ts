@@ -3,7 +3,7 @@ import { renderValue } from "../render_value.ts";
 import { type Mask, maskJson, secretsMask } from "../../../config/secrets_mask.ts";
 import { authorize, authSecrets } from "../auth/authorize.ts";
 import type { SearchAuth } from "../auth/search_auth.ts";
-import type { SearchConnection } from "../search_connection.ts";
+import { connectionAuth, type SearchConnection } from "../search_connection.ts";
 import { connectionDropped, neverSent } from "./send_failure.ts";
 import type { Transport } from "./transport.ts";
 
@@ -136,12 +136,7 @@ export class SearchClient {
   ) {
     this.#connection = connection;
     this.#transport = transport;
-    // A connection made in code with only username/password authenticates as it always did.
-    this.#auth = connection.auth ?? (connection.username === undefined ? undefined : {
-      method: "basic",
-      username: connection.username,
-      password: connection.password ?? "",
-    });
+    this.#auth = connectionAuth(connection);
     this.credentialsMask = secretsMask(authSecrets(this.#auth), { json: true });
     this.#now = options.now ?? (() => new Date());
   }
