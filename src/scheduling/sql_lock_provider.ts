@@ -2,18 +2,10 @@ import { type LockConfiguration, LockProvider, type SimpleLock } from "./lock_pr
 import { MAX_DURATION_MS } from "../config/duration.ts";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 import {
-  checkLockedBy,
-  checkLockTable,
-  createLockTable,
-  defaultLockedBy,
   isSqlLockDialect,
-  NAME_LENGTH,
-  releaseLock,
   type SqlLockDialect,
   type SqlLockQuery,
-  takeLock,
-  takingHolder,
-  unstorable,
+  SqlLockTable,
 } from "./sql_lock_table.ts";
 
 export type { SqlLockDialect, SqlLockQuery };
@@ -59,6 +51,7 @@ export interface SqliteDatabaseLike {
   prepare(sql: string): { all(...params: (string | number)[]): unknown[] };
 }
 
+const WHO = "SqlLockProvider";
 // As the datasources' part of `db` names them.
 const DATABASES = { sqlite: "SQLite", postgres: "PostgreSQL", mysql: "MySQL or MariaDB" } as const;
 
@@ -106,10 +99,7 @@ function sqliteQuery(db: SqliteDatabaseLike): SqlLockQuery {
  * ```
  */
 export class SqlLockProvider extends LockProvider {
-  readonly #dialect: SqlLockDialect;
-  readonly #query: SqlLockQuery;
-  readonly #table: string;
-  readonly #lockedBy: string;
+  readonly #locks: SqlLockTable;
 
   /**
    * A provider over `options.query`; the factories `postgres`, `mysql` and `sqlite` build it over
@@ -133,10 +123,7 @@ export class SqlLockProvider extends LockProvider {
     if (typeof query !== "function") {
       throw new TypeError("SqlLockProvider: query is the function that runs a statement");
     }
-    this.#dialect = dialect;
-    this.#query = query;
-    this.#table = checkTable(table);
-    this.#lockedBy = checkLockedBy(options.lockedBy ?? defaultLockedBy(), "SqlLockProvider");
+    this.#locks = new SqlLockTable({ who: WHO, dialect, query, table, lockedBy: options.lockedBy });
   }
 
   /** Over `pg`'s `Pool` (or a `Client`): `SqlLockProvider.postgres(pool)`. */
@@ -176,7 +163,7 @@ export class SqlLockProvider extends LockProvider {
           "postgres, mysql, sqlite",
       );
     }
-    return createLockTable(dialect, checkTable(table));
+    return SqlLockTable.createStatement(dialect, table, WHO);
   }
 
   /**
@@ -193,8 +180,8 @@ export class SqlLockProvider extends LockProvider {
       name: "db",
       keyed: true,
       check: async () => {
-        await this.#query("SELECT 1", []);
-        return { database: DATABASES[this.#dialect] };
+        await this.#locks.ping();
+        return { database: DATABASES[this.#locks.dialect] };
       },
     };
   }
@@ -212,21 +199,15 @@ export class SqlLockProvider extends LockProvider {
    */
   override async lock(config: LockConfiguration): Promise<SimpleLock | undefined> {
     checkConfiguration(config);
-    const table = this.#table;
-    // Whose this lock is: the holder's name, and an id of this taking, so that a late unlock
-    // of a lock that expired and went to another never releases the other's.
-    const holder = takingHolder(this.#lockedBy);
-    const dialect = this.#dialect;
-    const query = this.#query;
-    if (!await takeLock(query, dialect, table, config.name, config.lockAtMostFor, holder)) {
-      return undefined;
-    }
+    const locks = this.#locks;
+    const holder = await locks.take(config.name, config.lockAtMostFor);
+    if (holder === undefined) return undefined;
     let released = false;
     return {
       unlock: async () => {
         if (released) return;
         released = true;
-        await releaseLock(query, dialect, table, config.name, config.lockAtLeastFor, holder);
+        await locks.release(config.name, config.lockAtLeastFor, holder);
       },
     };
   }
@@ -242,13 +223,7 @@ function checkConfiguration(config: LockConfiguration): void {
     throw new TypeError("SqlLockProvider: lock() takes { name, lockAtMostFor, lockAtLeastFor }");
   }
   const { name, lockAtMostFor, lockAtLeastFor } = config;
-  let why = unstorable(name, NAME_LENGTH, `the name column holds ${NAME_LENGTH}`);
-  // MySQL's and MariaDB's collations pad with spaces: "tick " would be the lock "tick" there.
-  if (why === undefined && name.endsWith(" ")) {
-    why =
-      "ends with a space, which MySQL and MariaDB ignore in comparisons: it would be the lock " +
-      JSON.stringify(name.trimEnd());
-  }
+  const why = SqlLockTable.unstorableName(name);
   if (why !== undefined) {
     throw new TypeError(`SqlLockProvider: the lock name ${shown(name)} ${why}`);
   }
@@ -266,8 +241,4 @@ function checkConfiguration(config: LockConfiguration): void {
         `(${lockAtMostFor} ms) for the lock ${JSON.stringify(name)}`,
     );
   }
-}
-
-function checkTable(table: string): string {
-  return checkLockTable(table, "SqlLockProvider");
 }

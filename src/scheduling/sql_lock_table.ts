@@ -1,6 +1,6 @@
 // ShedLock's table, as SqlLockProvider (the scheduler's locks) and SqlLockManager (@Lockable's)
 // both use it: the statements of each database, what the columns hold, and the one taking and
-// release of a lock. Every time is the database's (ShedLock's `usingDbTime()`): replicas whose
+// release of a lock, in one class so that the two cannot drift apart. Every time is the database's (ShedLock's `usingDbTime()`): replicas whose
 // clocks disagree still agree on when a lock ends. In UTC, so that sessions in other time zones
 // agree too. One reading of the clock per statement, so that lock_until is locked_at + the lease
 // exactly.
@@ -14,12 +14,11 @@ export type SqlLockQuery = (
   params: readonly (string | number)[],
 ) => Promise<readonly Record<string, unknown>[]>;
 
-/** How many characters the `name` column holds. */
-export const NAME_LENGTH = 64;
-/** How many characters the `locked_by` column holds. */
-export const LOCKED_BY_LENGTH = 255;
-/** What each taking adds to its holder's name: a space, then an id of this taking. */
-export const TAKING_ID_LENGTH = 13;
+// How many characters the `name` and `locked_by` columns hold, and what each taking adds to its
+// holder's name: a space, then an id of this taking.
+const NAME_LENGTH = 64;
+const LOCKED_BY_LENGTH = 255;
+const TAKING_ID_LENGTH = 13;
 
 // Interpolated into SQL: a plain identifier.
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -99,13 +98,97 @@ export function isSqlLockDialect(dialect: unknown): dialect is SqlLockDialect {
   return typeof dialect === "string" && Object.hasOwn(SQL, dialect);
 }
 
-/** The statement that creates the table `table` (already checked) on `dialect`. */
-export function createLockTable(dialect: SqlLockDialect, table: string): string {
-  return `${SQL[dialect].create(table)};`;
+/** What {@linkcode SqlLockTable} is built over. */
+export interface SqlLockTableOptions {
+  /** Who uses the table, as its errors start: the class the user wrote. */
+  readonly who: string;
+  readonly dialect: SqlLockDialect;
+  readonly query: SqlLockQuery;
+  /** The table's name, checked here: the user's default already applied. */
+  readonly table: unknown;
+  /** Who holds the locks; `thaw` and a random id when `undefined` or `null`. */
+  readonly lockedBy: unknown;
 }
 
-/** `table`, when it is a plain table name; else a `TypeError` that `who` starts. */
-export function checkLockTable(table: unknown, who: string): string {
+/** One locks' table of one database, as one provider or manager takes and releases its locks. */
+export class SqlLockTable {
+  readonly #dialect: SqlLockDialect;
+  readonly #query: SqlLockQuery;
+  readonly #table: string;
+  readonly #lockedBy: string;
+
+  /**
+   * Throws a `TypeError` that `options.who` starts for a table name that is not a plain
+   * identifier, then for a `lockedBy` the `locked_by` column cannot hold.
+   */
+  constructor(options: SqlLockTableOptions) {
+    this.#dialect = options.dialect;
+    this.#query = options.query;
+    this.#table = checkTable(options.table, options.who);
+    this.#lockedBy = checkLockedBy(options.lockedBy ?? defaultLockedBy(), options.who);
+  }
+
+  /** The statement that creates the table `table` on `dialect`; `who` starts its `TypeError`. */
+  static createStatement(dialect: SqlLockDialect, table: unknown, who: string): string {
+    return `${SQL[dialect].create(checkTable(table, who))};`;
+  }
+
+  /**
+   * Why `name` cannot be a row's name exactly, or `undefined`. A space at the end counts: MySQL's
+   * and MariaDB's collations pad with spaces, so "tick " would be the lock "tick" there.
+   */
+  static unstorableName(name: unknown): string | undefined {
+    const why = unstorable(name, NAME_LENGTH, `the name column holds ${NAME_LENGTH}`);
+    if (why !== undefined || typeof name !== "string" || !name.endsWith(" ")) return why;
+    return "ends with a space, which MySQL and MariaDB ignore in comparisons: it would be the " +
+      `lock ${JSON.stringify(name.trimEnd())}`;
+  }
+
+  /** The database the statements are written for. */
+  get dialect(): SqlLockDialect {
+    return this.#dialect;
+  }
+
+  /** The table's name, as errors show it. */
+  get table(): string {
+    return this.#table;
+  }
+
+  /** Runs `SELECT 1`: whether the database answers, for the health. */
+  async ping(): Promise<void> {
+    await this.#query("SELECT 1", []);
+  }
+
+  /**
+   * Takes the lock `name` for `leaseMs`, in one atomic statement that succeeds only where no lock
+   * of that name is held (MySQL: and a read of whose it is): this taking's holder, for
+   * {@linkcode SqlLockTable.release}, or `undefined` while another holds it. The holder is the
+   * `lockedBy` and an id of this taking, so that a late release of a lock that expired and went
+   * to another never releases the other's.
+   */
+  async take(name: string, leaseMs: number): Promise<string | undefined> {
+    const holder = `${this.#lockedBy} ${crypto.randomUUID().slice(0, TAKING_ID_LENGTH)}`;
+    const [query, table] = [this.#query, this.#table];
+    const params = [name, leaseMs, holder];
+    if (this.#dialect === "mysql") {
+      await query(SQL.mysql.lock(table), params);
+      const rows = await query(SQL.mysql.holder(table), [name]);
+      return rows[0]?.locked_by === holder ? holder : undefined;
+    }
+    return (await query(SQL[this.#dialect].lock(table), params)).length > 0 ? holder : undefined;
+  }
+
+  /**
+   * Ends `holder`'s lock `name`, at once or `atLeastMs` after it was taken, whichever is later; a
+   * lock that is now another's is left as it is.
+   */
+  async release(name: string, atLeastMs: number, holder: string): Promise<void> {
+    await this.#query(SQL[this.#dialect].unlock(this.#table), [atLeastMs, name, holder]);
+  }
+}
+
+// `table`, when it is a plain table name; else a `TypeError` that `who` starts.
+function checkTable(table: unknown, who: string): string {
   if (typeof table !== "string" || !TABLE.test(table)) {
     throw new TypeError(
       `${who}: table ${JSON.stringify(table)} is not a plain table name ` +
@@ -115,8 +198,8 @@ export function checkLockTable(table: unknown, who: string): string {
   return table;
 }
 
-/** Why `text` cannot be stored exactly in a column that `holds` `max` characters, or `undefined`. */
-export function unstorable(text: unknown, max: number, holds: string): string | undefined {
+// Why `text` cannot be stored exactly in a column that `holds` `max` characters, or `undefined`.
+function unstorable(text: unknown, max: number, holds: string): string | undefined {
   if (typeof text !== "string") return "is not text";
   if (text === "") return "is empty";
   if (text.includes("\0")) return "holds NUL (U+0000), which PostgreSQL cannot store";
@@ -127,16 +210,14 @@ export function unstorable(text: unknown, max: number, holds: string): string | 
   return length > max ? `is ${length} characters long; ${holds}` : undefined;
 }
 
-/** Who holds the locks of a provider or manager that was given no name: `thaw` and an id. */
-export function defaultLockedBy(): string {
+// Who holds the locks of a provider or manager that was given no name: `thaw` and an id.
+function defaultLockedBy(): string {
   return `thaw ${crypto.randomUUID().slice(0, 8)}`;
 }
 
-/**
- * `lockedBy`, when `locked_by` holds it with the id each taking adds; else a `TypeError` that
- * `who` starts.
- */
-export function checkLockedBy(lockedBy: unknown, who: string): string {
+// `lockedBy`, when `locked_by` holds it with the id each taking adds; else a `TypeError` that
+// `who` starts.
+function checkLockedBy(lockedBy: unknown, who: string): string {
   const why = unstorable(
     lockedBy,
     LOCKED_BY_LENGTH - 1 - TAKING_ID_LENGTH,
@@ -148,45 +229,4 @@ export function checkLockedBy(lockedBy: unknown, who: string): string {
     throw new TypeError(`${who}: lockedBy ${shown} ${why}`);
   }
   return lockedBy as string;
-}
-
-/** The holder of one taking: `by` and an id of its own, so that two takings are never one. */
-export function takingHolder(by: string): string {
-  return `${by} ${crypto.randomUUID().slice(0, TAKING_ID_LENGTH)}`;
-}
-
-/**
- * Takes the lock `name` for `holder` for `leaseMs`, in one atomic statement that succeeds only
- * where no lock of that name is held (MySQL: and a read of whose it is): whether it was taken.
- */
-export async function takeLock(
-  query: SqlLockQuery,
-  dialect: SqlLockDialect,
-  table: string,
-  name: string,
-  leaseMs: number,
-  holder: string,
-): Promise<boolean> {
-  const params = [name, leaseMs, holder];
-  if (dialect === "mysql") {
-    await query(SQL.mysql.lock(table), params);
-    const rows = await query(SQL.mysql.holder(table), [name]);
-    return rows[0]?.locked_by === holder;
-  }
-  return (await query(SQL[dialect].lock(table), params)).length > 0;
-}
-
-/**
- * Ends `holder`'s lock `name`, at once or `atLeastMs` after it was taken, whichever is later; a
- * lock that is now another's is left as it is.
- */
-export async function releaseLock(
-  query: SqlLockQuery,
-  dialect: SqlLockDialect,
-  table: string,
-  name: string,
-  atLeastMs: number,
-  holder: string,
-): Promise<void> {
-  await query(SQL[dialect].unlock(table), [atLeastMs, name, holder]);
 }

@@ -1,18 +1,9 @@
 import type { SqlClient } from "../data/sql_client.ts";
 import { systemClock } from "../runtime/clock.ts";
 import {
-  checkLockedBy,
-  checkLockTable,
-  createLockTable,
-  defaultLockedBy,
   isSqlLockDialect,
-  NAME_LENGTH,
-  releaseLock,
   type SqlLockDialect,
-  type SqlLockQuery,
-  takeLock,
-  takingHolder,
-  unstorable,
+  SqlLockTable,
 } from "../scheduling/sql_lock_table.ts";
 import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
 import { checkLockRequest, pollLock } from "./lock_polling.ts";
@@ -88,10 +79,7 @@ const SHOWN_KEY = 100;
  */
 export class SqlLockManager extends LockManager {
   readonly #sql: SqlClient;
-  readonly #dialect: SqlLockDialect;
-  readonly #table: string;
-  readonly #lockedBy: string;
-  readonly #query: SqlLockQuery;
+  readonly #locks: SqlLockTable;
 
   /**
    * A manager over the datasource of `sql` (the app's `SqlClient` bean). Throws a `TypeError` for
@@ -120,10 +108,13 @@ export class SqlLockManager extends LockManager {
       }
     }
     this.#sql = sql;
-    this.#dialect = sql.kind;
-    this.#table = checkLockTable(options.table ?? "shedlock", WHO);
-    this.#lockedBy = checkLockedBy(options.lockedBy ?? defaultLockedBy(), WHO);
-    this.#query = async (text, params) => (await sql.unsafe(text, params)).rows;
+    this.#locks = new SqlLockTable({
+      who: WHO,
+      dialect: sql.kind,
+      query: async (text, params) => (await sql.unsafe(text, params)).rows,
+      table: options.table ?? "shedlock",
+      lockedBy: options.lockedBy,
+    });
   }
 
   /**
@@ -136,7 +127,7 @@ export class SqlLockManager extends LockManager {
         `${WHO}.createTable: ${JSON.stringify(kind)} is none of postgres, mysql, sqlite`,
       );
     }
-    return createLockTable(kind, checkLockTable(table, WHO));
+    return SqlLockTable.createStatement(kind, table, WHO);
   }
 
   /**
@@ -151,24 +142,13 @@ export class SqlLockManager extends LockManager {
   }
 
   async #take(key: string, name: string, leaseMs: number): Promise<HeldLock | undefined> {
-    // Whose this lock is: the manager's name, and an id of this taking, so that a late release
-    // of a lock that expired and went to another never releases the other's.
-    const holder = takingHolder(this.#lockedBy);
-    const [query, dialect, table] = [this.#query, this.#dialect, this.#table];
-    const taken = await this.#outside(
-      () => takeLock(query, dialect, table, name, leaseMs, holder),
-      key,
-      "take",
-    );
-    if (!taken) return undefined;
+    const locks = this.#locks;
+    const holder = await this.#outside(() => locks.take(name, leaseMs), key, "take");
+    if (holder === undefined) return undefined;
     let released: Promise<void> | undefined;
     return {
       release: () =>
-        released ??= this.#outside(
-          () => releaseLock(query, dialect, table, name, 0, holder),
-          key,
-          "release",
-        ),
+        released ??= this.#outside(() => locks.release(name, 0, holder), key, "release"),
     };
   }
 
@@ -177,7 +157,7 @@ export class SqlLockManager extends LockManager {
   async #outside<T>(work: () => Promise<T>, key: string, what: string): Promise<T> {
     const sql = this.#sql;
     try {
-      if (this.#dialect === "sqlite") {
+      if (this.#locks.dialect === "sqlite") {
         const inWrite = await sql.transaction(
           (status) => status.hasTransaction() && !status.readOnly,
           { propagation: "SUPPORTS", readOnly: true },
@@ -189,7 +169,7 @@ export class SqlLockManager extends LockManager {
       const shown = key.length > SHOWN_KEY ? `${key.slice(0, SHOWN_KEY)}…` : key;
       throw new Error(
         `${WHO}: could not ${what} the lock ${JSON.stringify(shown)} on datasource ` +
-          `"${sql.name}" (table ${this.#table}): ${
+          `"${sql.name}" (table ${this.#locks.table}): ${
             error instanceof Error ? error.message : String(error)
           }`,
         { cause: error },
@@ -201,8 +181,7 @@ export class SqlLockManager extends LockManager {
 // The row's name of `key`: itself where the column holds it exactly, else its hash.
 async function storedName(key: string): Promise<string> {
   if (
-    !key.startsWith(HASHED) && !key.endsWith(" ") &&
-    unstorable(key, NAME_LENGTH, "") === undefined
+    !key.startsWith(HASHED) && SqlLockTable.unstorableName(key) === undefined
   ) {
     return key;
   }
