@@ -8,8 +8,8 @@
 // - the search connections (src/search) stand on the runner's search settings and transport
 //   (src/migrate/search), which imports nothing of them.
 // What joins layers on purpose lives above them: the entry points and the root of src/
-// (src/migrate_at_start.ts joins data access and the runner, src/search_migrate_at_start.ts the
-// search connections and the runner) are under no rule.
+// (src/migrate_at_start.ts joins data access and the runner) are under no rule. The search
+// connections run their migrations at start through the runner's src/migrate/at_start.ts.
 //
 // Every import counts: `import`, `import type`, `export ... from`, a dynamic `import("./x.ts")`
 // and `typeof import("./x.ts")`. A lazy import keeps a module out of a bundle until it is used,
@@ -50,8 +50,8 @@ export const LAYER_RULES: readonly LayerRule[] = [
   rule(
     "src/migrate",
     ["src/data", "src/search", "src/web"],
-    "the runner stands on src/sql and its own search driver; src/migrate_at_start.ts and " +
-      "src/search_migrate_at_start.ts join it to data access and to the search connections",
+    "the runner stands on src/sql and its own search driver; src/migrate_at_start.ts joins " +
+      "it to data access, and the search connections call it",
   ),
   rule(
     "src/search",

@@ -32,8 +32,10 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   "src/config/connection_settings.ts": "tests/migrate/search/search_connection_test.ts",
   // Joins data access and the runner (`data({ migrate })`), as an app uses it.
   "src/migrate_at_start.ts": "tests/data/data_setup_test.ts",
-  // Joins the search connections and the runner (`search({ migrate })`), as an app uses it.
-  "src/search_migrate_at_start.ts": "tests/search/search_migrate_test.ts",
+  // The runner's one core run at start, with one driver: as apps use it, with each driver.
+  "src/migrate/at_start.ts": "tests/search/search_migrate_test.ts",
+  // What a folder given from code is: through migrate() and the runs at start that take one.
+  "src/migrate/option_folder.ts": "tests/migrate/migrate_api_test.ts",
   // Reads the live cluster: driven end to end by the command line on the real node.
   "src/migrate/search/drift/live_resources.ts": "tests/migrate/search/drift/drift_cluster_test.ts",
 };

@@ -1,6 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
 import { type EnvLookup, runtimeEnv } from "../config/env.ts";
 import type { Command } from "./command/command.ts";
 import { isCommand } from "./command/commands.ts";
@@ -13,6 +11,7 @@ import { isMigrationError } from "./migration_error.ts";
 import { isCodeCallbackName, isCodeMigrationName } from "./plan/file_kind.ts";
 import { MigrationRunError } from "./migration_run_error.ts";
 import { MIGRATE_API_NAMES } from "./option_names.ts";
+import { optionFolder } from "./option_folder.ts";
 import type { RunError, RunReport } from "./run_report.ts";
 import { silentProgress } from "./run_report.ts";
 import {
@@ -115,12 +114,6 @@ export interface MigrateOptions {
    */
   readonly modules?: Readonly<Record<string, CodeMigrationModule>> | undefined;
 }
-
-/** A folder option: a string (relative ones start at `cwd`) or a file URL, as an absolute path. */
-export const optionFolder = (path: string | URL, cwd: string): string => {
-  const text = path instanceof URL ? fileURLToPath(path) : path;
-  return isAbsolute(text) ? text : resolve(cwd, text);
-};
 
 /** Where an `env` option's `${VAR}` placeholders are read: it, or the runtime's environment. */
 export const optionEnv = (env: MigrateOptions["env"]): EnvLookup =>

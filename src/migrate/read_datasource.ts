@@ -2,7 +2,8 @@ import process from "node:process";
 import { ConfigError } from "../config/config_error.ts";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { MIGRATE_API_NAMES } from "./option_names.ts";
-import { optionEnv, optionFolder } from "./migrate_api.ts";
+import { optionEnv } from "./migrate_api.ts";
+import { optionFolder } from "./option_folder.ts";
 import type { DatabaseKind } from "../sql/datasource.ts";
 import { loadDatasources } from "./sql/sql_config.ts";
 

@@ -107,8 +107,12 @@ async function setUp(
   const list = searchConnections(config, key, runtimeEnv());
   const primary = primaryOf(list, settings, key);
   if (wanted.migrate !== undefined) {
-    const { searchMigrateAtStart } = await import("../search_migrate_at_start.ts");
-    await searchMigrateAtStart(list, wanted.migrate, process.cwd(), {
+    // Loaded only by an app that migrates at start, and with the search driver alone.
+    const [{ migrateWith }, { searchDriver }] = await Promise.all([
+      import("../migrate/at_start.ts"),
+      import("../migrate/search/search_driver.ts"),
+    ]);
+    await migrateWith(searchDriver(), list, wanted.migrate, process.cwd(), {
       drift: wanted.drift,
       onProgress: wanted.onProgress,
     });

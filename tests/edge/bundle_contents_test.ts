@@ -6,9 +6,10 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type BuildOptions, stop } from "esbuild";
+import { build, type BuildOptions, type Plugin, stop } from "esbuild";
 import { bundleWorkers, loadedChunks, WORKER_BUILD } from "../../tools/bundle_worker.ts";
 import { tempDir } from "../temp_dir.ts";
+import { nodeBuiltins } from "./workerd.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -25,8 +26,14 @@ const EDGE = {
 /** The input files of the chunks an entry loads before it runs (its static imports, transitively). */
 async function loadedInputs(
   entry: string,
+  plugins: Plugin[] = [],
 ): Promise<{ loaded: Set<string>; lazy: Set<string>; external: Set<string> }> {
-  const result = await build({ ...EDGE, entryPoints: [join(root, entry)], splitting: true });
+  const result = await build({
+    ...EDGE,
+    entryPoints: [join(root, entry)],
+    splitting: true,
+    plugins,
+  });
   const outputs = result.metafile.outputs;
   const chunks = loadedChunks(result.metafile);
   const loaded = new Set<string>();
@@ -370,6 +377,18 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       assert.ok(!external.has("node:sqlite"), `the worker imports node:sqlite: ${[...external]}`);
     });
   }
+
+  it("examples/products/worker.ts: search() brings no SQL driver, not even lazily", async () => {
+    // Under nodejs_compat, as the client's package needs.
+    const { loaded, lazy } = await loadedInputs("examples/products/worker.ts", [nodeBuiltins]);
+    const all = new Set([...loaded, ...lazy]);
+    assert.ok(has(loaded, "src/search/search_setup.ts"));
+    for (
+      const part of ["src/migrate/sql/", "src/sql/", "node_modules/pg/", "node_modules/mysql2/"]
+    ) {
+      assert.ok(!has(all, part), `${part} is in the worker's bundle`);
+    }
+  });
 
   it("the one-file worker bundles of the sample app import no node: module at load", async () => {
     // users.js serves OpenAPI: the docs page, which it turns off, reads its files with `import()`

@@ -165,7 +165,7 @@ const BARE_BUILTIN = new RegExp(
 );
 
 /** Wrangler's `nodejs_compat` bundling of bare built-ins, for {@linkcode ServeOptions.nodeBuiltins}. */
-const nodeBuiltins: Plugin = {
+export const nodeBuiltins: Plugin = {
   name: "node-builtins",
   setup(build) {
     build.onResolve(
