@@ -39,6 +39,7 @@ import { HttpStatus } from "./http/http_status.ts";
 import type { MultipartLimits } from "./http/multipart.ts";
 import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
 import type { DataFeature } from "./data/data_feature.ts";
+import type { TasksFeature } from "./tasks/tasks_feature.ts";
 import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
   type ApplicationInternals,
@@ -113,6 +114,11 @@ export interface BootstrapOptions {
    * by class), and runs its migrations first when asked: `data()` of `@thaw/thaw/data`.
    */
   readonly data?: DataFeature | false | undefined;
+  /**
+   * The task executors that `@Async` methods run on, and what `@Lockable`, `@Retryable` and
+   * `@ConcurrencyLimit` need: `tasks()` of `@thaw/thaw/tasks`.
+   */
+  readonly tasks?: TasksFeature | false | undefined;
   /**
    * Levels by logger name (`logging.level`), a logger per bean (`@Autowired(Log)`) and structured
    * lines (`logging.structured.format.console`), Thaw's own lines included: `logging()` of
@@ -230,6 +236,7 @@ const OPTIONS = new Set([
   "openapi",
   "actuator",
   "data",
+  "tasks",
   "logging",
 ]);
 

@@ -13,7 +13,7 @@ import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_valu
 
 /** One feature given as a `bootstrap` option. */
 interface OptionFeature extends FeatureOrigin {
-  readonly option: "logging" | "data" | "actuator" | "openapi";
+  readonly option: "logging" | "data" | "tasks" | "actuator" | "openapi";
   /** The section of the configuration that configures it. */
   readonly section?: string;
   /** Whether the configuration asks for the feature; never, without it. */
@@ -33,6 +33,8 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
   },
   // The datasources serve the migration runner without it: they never ask for it.
   { option: "data", factory: "data" },
+  // Its keys are unknown to an app that does not import it: they never ask for it either.
+  { option: "tasks", factory: "tasks" },
   {
     option: "actuator",
     factory: "actuator",
