@@ -2,7 +2,7 @@
  * Work beside the request: `tasks()` for `bootstrap({ tasks })`, and the decorators that run on
  * it. `@Async` hands a method's calls to a bounded executor, `@Lockable` keeps runs of one key
  * from overlapping, `@Retryable` tries a failing method again, `@ConcurrencyLimit` bounds its
- * runs at once.
+ * runs at once, and `@Daemon` keeps a bean's `run(signal)` going while the app runs.
  *
  * Apart from the default entry point, so that an app that does not use it carries none of it.
  *
@@ -40,3 +40,4 @@ export {
 } from "./src/tasks/retryable.ts";
 export type { ErrorClass } from "./src/tasks/retry_policy.ts";
 export { ConcurrencyLimit, type ConcurrencyLimitDecorator } from "./src/tasks/concurrency_limit.ts";
+export { Daemon, type DaemonDecorator, type DaemonOptions } from "./src/tasks/daemon.ts";

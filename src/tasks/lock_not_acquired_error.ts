@@ -20,6 +20,8 @@ export class LockNotAcquiredError extends Error {
   readonly lockManager: string;
 
   /**
+   * The refusal of one call.
+   *
    * @param key the lock's key
    * @param lockManager `in-process`, or the bean's name
    * @param waitMs how long the call waited, in milliseconds

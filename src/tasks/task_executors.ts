@@ -3,6 +3,7 @@
 // interceptors are made with.
 import type { ContextLogger } from "../context/class_record.ts";
 import type { TaskExecutor } from "./task_executor.ts";
+import type { DaemonSupervisor } from "./daemon_supervisor.ts";
 
 /** The executors of one app, by name. */
 export class TaskExecutors {
@@ -15,6 +16,8 @@ export class TaskExecutors {
   readonly #logger: ContextLogger;
   /** Failed runs whose promise nobody awaited, logged. */
   unawaitedFailures = 0;
+  /** The supervisor of the app's `@Daemon` beans, when it has any. */
+  daemons: DaemonSupervisor | undefined = undefined;
   /** Retries `@Retryable` made. */
   retries = 0;
 

@@ -25,6 +25,8 @@ export class TaskRejectedError extends Error {
   readonly dropped: boolean;
 
   /**
+   * The refusal of one call.
+   *
    * @param executor the executor's name
    * @param why what the executor was doing, as the message says it
    * @param dropped whether the close dropped the run queued

@@ -55,8 +55,14 @@ describe("@Retryable", () => {
   });
 
   it("refuses options it cannot run, at once", () => {
-    assert.throws(() => Retryable({ maxRetries: -1 }), /@Retryable\(\{ maxRetries \}\): give a number, 0 or more, got -1/);
-    assert.throws(() => Retryable({ multiplier: 0.5 }), /@Retryable\(\{ multiplier \}\): give a number, 1 or more/);
+    assert.throws(
+      () => Retryable({ maxRetries: -1 }),
+      /@Retryable\(\{ maxRetries \}\): give a number, 0 or more, got -1/,
+    );
+    assert.throws(
+      () => Retryable({ multiplier: 0.5 }),
+      /@Retryable\(\{ multiplier \}\): give a number, 1 or more/,
+    );
     assert.throws(
       () => Retryable({ retries: 3 } as never),
       /no option "retries"; it takes maxRetries, delay/,
