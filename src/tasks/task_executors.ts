@@ -2,8 +2,18 @@
 // failed run nobody awaited is reported: the bean `tasks()` registers, which the decorators'
 // interceptors are made with.
 import type { ContextLogger } from "../context/class_record.ts";
-import type { TaskExecutor } from "./task_executor.ts";
+import type { ExecutorCounts, TaskExecutor } from "./task_executor.ts";
 import type { DaemonSupervisor } from "./daemon_supervisor.ts";
+
+/** What the executors counted so far, for metrics and health. */
+export interface TaskCounts {
+  readonly executors: readonly (ExecutorCounts & { readonly name: string })[];
+  readonly retries: number;
+  readonly unawaitedFailures: number;
+  readonly daemonRestarts: number;
+  /** The daemons now waiting to be restarted: health is DOWN meanwhile. */
+  readonly daemonsInBackoff: readonly string[];
+}
 
 /** The executors of one app, by name. */
 export class TaskExecutors {
@@ -39,6 +49,20 @@ export class TaskExecutors {
   /** The names of the executors, as a refusal lists them. */
   names(): string[] {
     return [...this.#executors.keys()];
+  }
+
+  /**
+   * What the actuator reports (`executor.*` by executor name, retries, daemon restarts): read as
+   * each scrape comes, under a text key so that the actuator need not load this module.
+   */
+  "thaw.taskCounts"(): TaskCounts {
+    return {
+      executors: this.all().map((executor) => ({ name: executor.name, ...executor.counts })),
+      retries: this.retries,
+      unawaitedFailures: this.unawaitedFailures,
+      daemonRestarts: this.daemons?.restarts ?? 0,
+      daemonsInBackoff: [...this.daemons?.inBackoff ?? []],
+    };
   }
 
   /** A run of `where` failed and nobody awaited its promise: logged, counted, never thrown. */

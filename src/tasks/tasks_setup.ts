@@ -18,6 +18,7 @@ import { RetryInterceptor } from "./retryable.ts";
 import { executorSettings } from "./executor_settings.ts";
 import { TaskExecutor } from "./task_executor.ts";
 import { TaskExecutors } from "./task_executors.ts";
+import { tasksHealth } from "./tasks_health.ts";
 import { type TasksFeature, tasksFeature } from "./tasks_feature.ts";
 
 /**
@@ -69,6 +70,8 @@ async function setUp(
       create: () => Promise.resolve(make()),
     });
   }
+  // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
+  context.register(tasksHealth(executors));
   return (host) => {
     const beans = host.context.beans();
     checkExecutors(beans, executors);
