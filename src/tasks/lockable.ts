@@ -150,12 +150,14 @@ export class LockInterceptor implements MethodInterceptor {
   /** The lock managers the methods name, by bean name (set once the beans are made). */
   readonly managers = new Map<string, LockManager>();
   readonly #memory = new MemoryLockManager();
+  // Each method's mark, by the bean's class: looked up at its first call, not at every one.
+  readonly #marks = new WeakMap<object, Map<string, LockMark>>();
 
   async intercept(
     { target, method, args }: MethodInvocation,
     next: () => unknown,
   ): Promise<unknown> {
-    const mark = markOf<LockMark>(target, LOCKABLE, method)!;
+    const mark = this.#mark(target, method);
     const key = mark.key(...args);
     if (typeof key !== "string") {
       throw new TypeError(
@@ -179,5 +181,14 @@ export class LockInterceptor implements MethodInterceptor {
     } finally {
       await held.release();
     }
+  }
+
+  #mark(target: object, method: string): LockMark {
+    const type = (target as { constructor: object }).constructor;
+    let marks = this.#marks.get(type);
+    if (marks === undefined) this.#marks.set(type, marks = new Map());
+    let mark = marks.get(method);
+    if (mark === undefined) marks.set(method, mark = markOf<LockMark>(target, LOCKABLE, method)!);
+    return mark;
   }
 }

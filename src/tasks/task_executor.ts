@@ -69,8 +69,9 @@ export class TaskExecutor {
     return new Promise<T>((resolve, reject) => {
       const start = () => {
         this.#active++;
-        // A task of its own: the caller's stack has unwound, and its bindings are left.
-        setTimeout(() =>
+        // Once the caller's stack has unwound (a microtask: a timer's task would cost each run a
+        // millisecond or more, where runtimes clamp it), and outside its bindings.
+        queueMicrotask(() =>
           this.#leave(() => {
             let result: Promise<T>;
             try {
@@ -79,7 +80,8 @@ export class TaskExecutor {
               result = Promise.reject(error);
             }
             result.then(resolve, reject).finally(() => this.#ended());
-          }), 0);
+          })
+        );
       };
       if (this.#active < maxSize) start();
       else this.#queue.push({ start, drop: reject });
