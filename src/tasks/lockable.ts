@@ -150,6 +150,8 @@ export class LockInterceptor implements MethodInterceptor {
   /** The lock managers the methods name, by bean name (set once the beans are made). */
   readonly managers = new Map<string, LockManager>();
   readonly #memory = new MemoryLockManager();
+  // Aborted when the app closes: a call waiting for a lock gives up then.
+  readonly #closing = new AbortController();
   // Each method's mark, by the bean's class: looked up at its first call, not at every one.
   readonly #marks = new WeakMap<object, Map<string, LockMark>>();
 
@@ -167,7 +169,12 @@ export class LockInterceptor implements MethodInterceptor {
     const manager = mark.lockManager === undefined
       ? this.#memory
       : this.managers.get(mark.lockManager)!;
-    const held = await manager.acquire({ key, waitMs: mark.waitMs, leaseMs: mark.leaseMs });
+    const held = await manager.acquire({
+      key,
+      waitMs: mark.waitMs,
+      leaseMs: mark.leaseMs,
+      signal: this.#closing.signal,
+    });
     if (held === undefined) {
       throw new LockNotAcquiredError(
         key,
@@ -181,6 +188,11 @@ export class LockInterceptor implements MethodInterceptor {
     } finally {
       await held.release();
     }
+  }
+
+  /** The app closes: the calls waiting for a lock stop waiting (`LockNotAcquiredError`). */
+  close(): void {
+    this.#closing.abort();
   }
 
   #mark(target: object, method: string): LockMark {

@@ -46,6 +46,7 @@ async function setUp(
     logger,
   );
   const source = "tasks()";
+  const locks = new LockInterceptor();
   context.registerBean({
     name: "taskExecutors",
     type: TaskExecutors,
@@ -54,7 +55,7 @@ async function setUp(
   });
   const interceptors: [string, Class, () => unknown][] = [
     ["asyncInterceptor", AsyncInterceptor, () => new AsyncInterceptor(executors)],
-    ["lockInterceptor", LockInterceptor, () => new LockInterceptor()],
+    ["lockInterceptor", LockInterceptor, () => locks],
     ["retryInterceptor", RetryInterceptor, () => new RetryInterceptor(executors)],
     [
       "concurrencyLimitInterceptor",
@@ -79,6 +80,7 @@ async function setUp(
     return {
       close: {
         jobs: async () => {
+          locks.close();
           const dropped = await Promise.all(
             executors.all().map(async (executor) =>
               [executor.name, await executor.shutdown(awaitTerminationMs)] as const

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { Autowired, bootstrap, Service } from "../../mod.ts";
 import { data, SqlClient, Transactional } from "../../data.ts";
 import { Async, TaskRejectedError, tasks } from "../../tasks.ts";
+import { TaskExecutors } from "../../src/tasks/task_executors.ts";
 import { deferred } from "../deferred.ts";
 import { memoryLogger } from "../helpers.ts";
 import { datasourceEntries } from "../sql/pools.ts";
@@ -109,6 +110,7 @@ describe("@Async", () => {
     // Awaited, it reaches the caller and is not logged.
     await assert.rejects(app.getBean(Worker).fail(), /mail server down/);
     assert.equal(logger.lines.length, 1);
+    assert.equal(app.getBean(TaskExecutors).unawaitedFailures, 1);
     await app.close();
   });
 

@@ -84,6 +84,30 @@ describe("@Lockable on the in-process lock manager", () => {
     await app.close();
   });
 
+  it("a call waiting for a lock stops waiting when the app closes", async () => {
+    @Service()
+    class Long {
+      runs = 0;
+      release!: () => void;
+      @Lockable({ key: () => "one", waitTime: "1h" })
+      async go(): Promise<void> {
+        this.runs++;
+        await new Promise<void>((resolve) => this.release = resolve);
+      }
+    }
+    const app = await bootstrap({ components: [Long], tasks: tasks() });
+    const long = app.getBean(Long);
+    const first = long.go();
+    await until(() => long.runs === 1);
+    const waiting = long.go();
+    const closing = app.close();
+    await assert.rejects(waiting, LockNotAcquiredError);
+    long.release();
+    await first;
+    await closing;
+    assert.equal(long.runs, 1);
+  });
+
   it("releases the lock when the method fails", async () => {
     @Service()
     class Flaky {
