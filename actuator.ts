@@ -52,6 +52,7 @@ import { composeMasks, maskUrls, secretsMask } from "./src/config/secrets_mask.t
 import { observeOpenStreams } from "./src/actuator/stream_metrics.ts";
 import { observeCaches } from "./src/actuator/cache_metrics.ts";
 import { observeScheduledRuns } from "./src/actuator/scheduler_metrics.ts";
+import { observeExecutors } from "./src/actuator/executor_metrics.ts";
 import { openStreamsOf } from "./src/observe/open_streams.ts";
 import { checkOpenTelemetryOption } from "./src/actuator/opentelemetry.ts";
 import type { OpenTelemetryModules } from "./src/actuator/opentelemetry_modules.ts";
@@ -209,6 +210,9 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
       const runs = providers === undefined
         ? undefined
         : observeScheduledRuns(host.context, providers);
+      const executors = providers === undefined
+        ? undefined
+        : observeExecutors(host.context.beans(), providers);
       // The process's series, where prometheus is served; its monitors stop with the app's last
       // step before the beans, so that a scrape while requests drain still reads them.
       const unobserve = telemetry.runtime?.observe();
@@ -217,6 +221,7 @@ export function actuator(options: ActuatorOptions = {}): ActuatorFeature {
           streams?.();
           caches?.();
           runs?.();
+          executors?.();
           return Promise.resolve(undefined);
         },
         listeners: () => Promise.resolve(void unobserve?.()),

@@ -40,6 +40,7 @@ import type { MultipartLimits } from "./http/multipart.ts";
 import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
 import type { DataFeature } from "./data/data_feature.ts";
 import type { SearchFeature } from "./search/search_feature.ts";
+import type { TasksFeature } from "./tasks/tasks_feature.ts";
 import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
   type ApplicationInternals,
@@ -120,6 +121,11 @@ export interface BootstrapOptions {
    * `search()` of `@thaw/thaw/search`.
    */
   readonly search?: SearchFeature | false | undefined;
+  /**
+   * The task executors that `@Async` methods run on, and what `@Lockable`, `@Retryable` and
+   * `@ConcurrencyLimit` need: `tasks()` of `@thaw/thaw/tasks`.
+   */
+  readonly tasks?: TasksFeature | false | undefined;
   /**
    * Levels by logger name (`logging.level`), a logger per bean (`@Autowired(Log)`) and structured
    * lines (`logging.structured.format.console`), Thaw's own lines included: `logging()` of
@@ -238,6 +244,7 @@ const OPTIONS = new Set([
   "actuator",
   "data",
   "search",
+  "tasks",
   "logging",
 ]);
 

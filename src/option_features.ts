@@ -13,7 +13,7 @@ import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_valu
 
 /** One feature given as a `bootstrap` option. */
 interface OptionFeature extends FeatureOrigin {
-  readonly option: "logging" | "data" | "search" | "actuator" | "openapi";
+  readonly option: "logging" | "data" | "search" | "tasks" | "actuator" | "openapi";
   /** The section of the configuration that configures it. */
   readonly section?: string;
   /** Whether the configuration asks for the feature; never, without it. */
@@ -35,6 +35,8 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
   { option: "data", factory: "data" },
   // Likewise the search connections, which the runner reads without it.
   { option: "search", factory: "search" },
+  // Its keys are unknown to an app that does not import it: they never ask for it either.
+  { option: "tasks", factory: "tasks" },
   {
     option: "actuator",
     factory: "actuator",

@@ -23,7 +23,7 @@ describe("bootstrap options", () => {
         (error: unknown) =>
           error instanceof TypeError &&
           error.message.startsWith(`bootstrap({ ${key} }): no such option; the options are `) &&
-          error.message.endsWith("openapi, actuator, data, search, logging"),
+          error.message.endsWith("openapi, actuator, data, search, tasks, logging"),
         key,
       );
     }

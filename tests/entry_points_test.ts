@@ -30,6 +30,7 @@ describe("entry points, each imported alone", () => {
       "./scan",
       "./search",
       "./server",
+      "./tasks",
       "./types",
     ]);
   });

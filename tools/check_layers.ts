@@ -4,9 +4,10 @@
 // - src/http and the runner (src/migrate) import nothing of the controllers (src/web), so that an
 //   app without controllers, and the command line, carry none of them;
 // - data access (src/data) and the runner (src/migrate) do not import each other: both stand on
-//   src/sql, the one SQL layer, which imports neither of them nor src/web.
+//   src/sql, the one SQL layer, which imports neither of them nor src/web;
 // - the search connections (src/search) stand on the runner's search settings and transport
-//   (src/migrate/search), which imports nothing of them.
+//   (src/migrate/search), which imports nothing of them;
+// - work beside the request (src/tasks) imports nothing of the controllers (src/web).
 // What joins layers on purpose lives above them: the entry points and the root of src/
 // (src/migrate_at_start.ts joins data access and the runner) are under no rule. The search
 // connections run their migrations at start through the runner's src/migrate/at_start.ts.
@@ -63,6 +64,7 @@ export const LAYER_RULES: readonly LayerRule[] = [
     ["src/migrate"],
     "data access stands on src/sql; src/migrate_at_start.ts joins it to the runner",
   ),
+  rule("src/tasks", ["src/web"], "work beside the request knows nothing of the controllers"),
   rule(
     "src/sql",
     ["src/data", "src/migrate", "src/web"],

@@ -54,6 +54,14 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "The profiles whose `application-{profile}.yml` is read over this file, in order.",
   "thaw.scheduling.enabled":
     "`false`: no `@Scheduled` job runs (for tests, or a replica that must not run them).",
+  "thaw.task.execution.pool.max-size":
+    "The most `@Async` runs of the default executor at once (`tasks()` of `@thaw/thaw/tasks`).",
+  "thaw.task.execution.pool.queue-capacity":
+    "The most `@Async` runs of the default executor waiting for a slot; one more rejects with `TaskRejectedError`.",
+  "thaw.task.execution.shutdown.await-termination-period":
+    "How long `close()` lets the executors' running and queued runs finish before it drops the rest: `30s` when unset, a duration (`500ms`, `PT30S`; a number is ms).",
+  "thaw.task.executors":
+    "Named executors for `@Async(name)`, each with the keys of `thaw.task.execution.pool` (`thaw.task.executors.mail.pool.max-size`).",
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":

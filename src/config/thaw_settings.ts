@@ -20,6 +20,7 @@ import {
 import type { MANAGEMENT_KEYS } from "./management_keys.ts";
 import type { FORWARD_HEADERS_KEYS } from "./forward_headers_keys.ts";
 import type { LOGGING_KEYS } from "./logging_keys.ts";
+import type { TASK_KEYS } from "./task_keys.ts";
 import { isMapping } from "../object_guards.ts";
 
 /**
@@ -30,7 +31,8 @@ type DeclaredKeys =
   & typeof THAW_KEYS
   & typeof MANAGEMENT_KEYS
   & typeof FORWARD_HEADERS_KEYS
-  & typeof LOGGING_KEYS;
+  & typeof LOGGING_KEYS
+  & typeof TASK_KEYS;
 
 /** A key Thaw reads. */
 export type SettingKey = keyof DeclaredKeys;

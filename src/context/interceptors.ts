@@ -334,7 +334,10 @@ function intercepted(
     if (!strict) return step(0);
     if (isAsync) {
       try {
-        return Promise.resolve(step(0));
+        const result = step(0);
+        // A promise of a kind of its own stays what it is (`@Async`'s knows whether it is
+        // awaited); anything else becomes a promise.
+        return result instanceof Promise ? result : Promise.resolve(result);
       } catch (error) {
         return Promise.reject(error);
       }

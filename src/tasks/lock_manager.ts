@@ -30,7 +30,7 @@ export interface LockRequest {
  * @example A lock manager in memory, for one process
  * ```ts
  * import assert from "node:assert/strict";
- * import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+ * import { type HeldLock, LockManager, type LockRequest } from "@thaw/thaw/tasks";
  *
  * class OneTry extends LockManager {
  *   readonly #held = new Set<string>();

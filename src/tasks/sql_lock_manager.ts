@@ -55,7 +55,7 @@ const SHOWN_KEY = 100;
  * import assert from "node:assert/strict";
  * import { bootstrap } from "@thaw/thaw";
  * import { data, SqlClient } from "@thaw/thaw/data";
- * import { SqlLockManager } from "./sql_lock_manager.ts";
+ * import { SqlLockManager } from "@thaw/thaw/tasks";
  *
  * const app = await bootstrap({
  *   config: { datasource: [{ name: "main", url: "sqlite::memory:" }] },

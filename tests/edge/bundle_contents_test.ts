@@ -95,6 +95,8 @@ const ACTUATOR = [
 // @thaw/thaw/logging: the levels, the writer and its structured lines, the logger of beans, its
 // keys (the core declares none under logging), and the access log, which only it turns on.
 const LOGGING = ["src/config/logging_keys.ts", "src/logging/", "src/observe/access_log.ts"];
+// @thaw/thaw/tasks: the executors, the decorators that run on them, and their keys.
+const TASKS = ["src/config/task_keys.ts", "src/tasks/"];
 // @thaw/thaw/openapi: the generator, its settings and the docs page.
 const OPENAPI = [
   "src/openapi/open_api.ts",
@@ -124,7 +126,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       for (const part of ["src/web/compile.ts", "node_modules/hono/"]) {
         assert.ok(has(inputs, part), `${part} should be in the bundle`);
       }
-      for (const part of [...SERVER_ONLY, ...LOGGING]) {
+      for (const part of [...SERVER_ONLY, ...LOGGING, ...TASKS]) {
         assert.ok(!has(inputs, part), `${part} is in the bundle of ${entry}`);
       }
       // Not even `import("node:...")`: a worker without nodejs_compat cannot load one.

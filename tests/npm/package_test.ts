@@ -211,6 +211,14 @@ switch (entry) {
     );
     break;
   }
+  case "./tasks": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { tasks, TaskRejectedError } = await import("@thaw/thaw/tasks");
+    assert.equal(new TaskRejectedError("default", "full").executor, "default");
+    const app = await bootstrap({ tasks: tasks() });
+    await app.close();
+    break;
+  }
   case "./types": {
     // Types only: the declarations are there, and nothing at run time.
     const types: typeof import("@thaw/thaw/types") = await import("@thaw/thaw/types");

@@ -1,0 +1,117 @@
+// `@Async`: a bean's method whose calls return a promise at once while the body runs on an
+// executor of `tasks()`, never in the caller's stack nor in its transaction.
+import type { Class } from "../context/class_record.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
+import {
+  declaredAsync,
+  interceptMethod,
+  type MethodInterceptor,
+  type MethodInvocation,
+} from "../context/interceptors.ts";
+import { watchedResult } from "./async_result.ts";
+import { markMethod, markOf, whereOf } from "./method_marks.ts";
+import type { TaskExecutor } from "./task_executor.ts";
+import { TaskExecutors } from "./task_executors.ts";
+import { TaskRejectedError } from "./task_rejected_error.ts";
+
+/** Each `@Async` method's executor name (`undefined`: the default one), by method name. */
+export const ASYNC: unique symbol = Symbol("thaw.async");
+
+/** What {@linkcode Async} returns: a decorator for a bean's method, sync or async. */
+export type AsyncDecorator = <This, A extends unknown[], R>(
+  value: (this: This, ...args: A) => R,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => R>,
+) => (this: This, ...args: A) => R;
+
+/**
+ * Runs the method on an executor of `bootstrap({ tasks: tasks() })`: a call returns a promise of
+ * the method's result at once, and the body runs later, on a task of its own, outside the
+ * caller's transaction. `executor` names one of `thaw.task.executors`; the default one
+ * (`thaw.task.execution.pool.*`) otherwise. A full queue rejects the call's promise with
+ * `TaskRejectedError` and runs nothing; a failure nobody awaits is logged with the bean and
+ * method. Declare the method's type `Promise<T>` (or `void`): what the caller gets is a promise.
+ *
+ * Written first (outermost) above the method's other decorators, so that they run on the
+ * executor too. Only beans the container built run apart.
+ *
+ * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#async
+ */
+export function Async(executor?: string): AsyncDecorator {
+  if (executor !== undefined && (typeof executor !== "string" || executor === "")) {
+    throw new TypeError(
+      `@Async(executor): give the name of one of thaw.task.executors, got ${String(executor)}`,
+    );
+  }
+  return <This, A extends unknown[], R>(
+    value: (this: This, ...args: A) => R,
+    context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => R>,
+  ) => {
+    checkDecoratorCall("@Async", value, context);
+    const name = String(context.name);
+    if (context.kind !== "method" || context.static || context.private) {
+      throw new TypeError(`@Async on ${name}: it runs public instance methods only`);
+    }
+    markMethod(context.metadata, ASYNC, name, executor);
+    interceptMethod(
+      context as ClassMethodDecoratorContext,
+      [AsyncInterceptor as Class],
+      "@Async answers with a promise",
+    );
+    if (declaredAsync(value)) return value;
+    // The call answers with a promise whatever the body: the method is made async, so that the
+    // interceptors around it may answer with one.
+    const made = async function (this: This, ...args: A): Promise<Awaited<R>> {
+      return await value.apply(this, args);
+    };
+    Object.defineProperty(made, "name", { value: value.name });
+    Object.defineProperty(made, "length", { value: value.length });
+    return made as unknown as (this: This, ...args: A) => R;
+  };
+}
+
+/** Hands each `@Async` call to its executor; registered by `tasks()`. */
+export class AsyncInterceptor implements MethodInterceptor {
+  /** Said when `@Async` is used without `tasks()`. */
+  static "thaw.missing" = `@Async ${TaskExecutors["thaw.missing"]}`;
+
+  readonly #executors: TaskExecutors;
+  // Each method's executor, by the bean's class: worked out at its first call.
+  readonly #plans = new WeakMap<object, Map<string, Plan>>();
+
+  constructor(executors: TaskExecutors) {
+    this.#executors = executors;
+  }
+
+  intercept({ target, method }: MethodInvocation, next: () => unknown): Promise<unknown> {
+    const plan = this.#plan(target, method);
+    return watchedResult<unknown>(
+      (resolve, reject) => plan.executor.submit(next).then(resolve, reject),
+      (error) => {
+        // The close logs how many it dropped, once.
+        if (!(error instanceof TaskRejectedError && error.dropped)) {
+          this.#executors.unawaited(plan.where, error);
+        }
+      },
+    );
+  }
+
+  #plan(target: object, method: string): Plan {
+    const type = (target as { constructor: object }).constructor;
+    let plans = this.#plans.get(type);
+    if (plans === undefined) this.#plans.set(type, plans = new Map());
+    let plan = plans.get(method);
+    if (plan === undefined) {
+      const where = whereOf(target, method);
+      const name = markOf<string | undefined>(target, ASYNC, method) ?? "default";
+      // bootstrap refuses a name no executor has (tasks_setup.ts) before any call can come.
+      const executor = this.#executors.get(name) ?? this.#executors.get("default")!;
+      plans.set(method, plan = { executor, where });
+    }
+    return plan;
+  }
+}
+
+interface Plan {
+  readonly executor: TaskExecutor;
+  readonly where: string;
+}

@@ -1,0 +1,81 @@
+// `@ConcurrencyLimit(n)`: at most `n` runs of a method at once; the others wait, first come first.
+import type { Class } from "../context/class_record.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
+import {
+  declaredAsync,
+  interceptMethod,
+  type MethodInterceptor,
+  type MethodInvocation,
+} from "../context/interceptors.ts";
+import { markMethod, markOf } from "./method_marks.ts";
+import { TaskExecutors } from "./task_executors.ts";
+
+/** What {@linkcode ConcurrencyLimit} returns: a decorator for an async method. */
+export type ConcurrencyLimitDecorator = <This, A extends unknown[], R>(
+  value: (this: This, ...args: A) => Promise<R>,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => Promise<R>>,
+) => void;
+
+const LIMIT: unique symbol = Symbol("thaw.concurrencyLimit");
+const ASYNC_ONLY = "@ConcurrencyLimit counts a run until its promise settles: declare it async";
+
+/**
+ * At most `n` runs of the method at once (Spring's `@ConcurrencyLimit`), the bean's own calls
+ * included; the others wait, in the order they came. Needs `bootstrap({ tasks: tasks() })`.
+ *
+ * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#concurrencylimit
+ */
+export function ConcurrencyLimit(n: number): ConcurrencyLimitDecorator {
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new TypeError(`@ConcurrencyLimit(n): give a whole number, 1 or more, got ${String(n)}`);
+  }
+  return (value, context) => {
+    checkDecoratorCall("@ConcurrencyLimit", value, context);
+    const name = String(context.name);
+    if (context.kind !== "method" || context.static || context.private) {
+      throw new TypeError(`@ConcurrencyLimit on ${name}: it limits public instance methods only`);
+    }
+    if (!declaredAsync(value)) throw new TypeError(`@ConcurrencyLimit on ${name}: ${ASYNC_ONLY}`);
+    markMethod(context.metadata, LIMIT, name, n);
+    interceptMethod(
+      context as ClassMethodDecoratorContext,
+      [ConcurrencyLimitInterceptor as Class],
+      ASYNC_ONLY,
+    );
+  };
+}
+
+interface Gate {
+  running: number;
+  readonly waiting: (() => void)[];
+}
+
+/** Holds each `@ConcurrencyLimit` call until a slot is free; registered by `tasks()`. */
+export class ConcurrencyLimitInterceptor implements MethodInterceptor {
+  /** Said when `@ConcurrencyLimit` is used without `tasks()`. */
+  static "thaw.missing" = `@ConcurrencyLimit ${TaskExecutors["thaw.missing"]}`;
+
+  // Each bean's gates, by method.
+  readonly #gates = new WeakMap<object, Map<string, Gate>>();
+
+  async intercept({ target, method }: MethodInvocation, next: () => unknown): Promise<unknown> {
+    let gates = this.#gates.get(target);
+    if (gates === undefined) this.#gates.set(target, gates = new Map());
+    let gate = gates.get(method);
+    if (gate === undefined) gates.set(method, gate = { running: 0, waiting: [] });
+    const limit = markOf<number>(target, LIMIT, method)!;
+    if (gate.running >= limit) {
+      // The slot is handed over by the run that ends: `running` stays counted.
+      await new Promise<void>((resolve) => gate.waiting.push(resolve));
+    } else {
+      gate.running++;
+    }
+    try {
+      return await next();
+    } finally {
+      const nextRun = gate.waiting.shift();
+      if (nextRun !== undefined) nextRun();
+      else gate.running--;
+    }
+  }
+}

@@ -1,0 +1,206 @@
+// `@Lockable`: runs of one key never overlap. The key comes from the method's arguments; the
+// lock from a lock manager, in the process unless the options name a bean.
+import type { ApplicationContext } from "../context/application_context.ts";
+import type { Class } from "../context/class_record.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
+import { DefinitionError } from "../context/errors.ts";
+import {
+  declaredAsync,
+  interceptMethod,
+  type MethodInterceptor,
+  type MethodInvocation,
+} from "../context/interceptors.ts";
+import { parseDuration } from "../config/duration.ts";
+import { LockManager } from "./lock_manager.ts";
+import { LockNotAcquiredError } from "./lock_not_acquired_error.ts";
+import { MemoryLockManager } from "./memory_lock_manager.ts";
+import { markedMethods, markMethod, markOf, whereOf } from "./method_marks.ts";
+import { TaskExecutors } from "./task_executors.ts";
+
+/** What `@Lockable` takes: the key of a run, from the method's arguments. */
+export interface LockableOptions<A extends unknown[]> {
+  /** The lock's key, from the method's arguments: `(id: number) => "order-" + id`. */
+  readonly key: (...args: A) => string;
+  /** The bean name of a `LockManager`; the one of the process by default. */
+  readonly lockManager?: string | undefined;
+  /** How long a run waits for the key: milliseconds or a duration (`5s`); 0 (one try) by default. */
+  readonly waitTime?: number | string | undefined;
+  /**
+   * After how long a lock whose holder died ends of itself (a store shared by processes): 60 s
+   * by default; milliseconds or a duration.
+   */
+  readonly leaseTime?: number | string | undefined;
+}
+
+/** What {@linkcode Lockable} returns: a decorator for an async method whose arguments fit `key`. */
+export type LockableDecorator<A extends unknown[]> = <This, M extends [...A, ...unknown[]]>(
+  value: (this: This, ...args: M) => Promise<unknown>,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: M) => Promise<unknown>>,
+) => void;
+
+interface LockMark {
+  readonly key: (...args: unknown[]) => string;
+  readonly lockManager: string | undefined;
+  readonly waitMs: number;
+  readonly leaseMs: number;
+}
+
+const LOCKABLE: unique symbol = Symbol("thaw.lockable");
+const ASYNC_ONLY = "@Lockable holds its lock until the promise settles: declare it async";
+const IN_PROCESS = "in-process";
+
+/**
+ * Runs of the method with one key never overlap: a run takes the lock of `key(...args)` first,
+ * and gives it back when the method settles, whatever its outcome. A run that waited `waitTime`
+ * (0 by default: one try) without it rejects with `LockNotAcquiredError`, and the method does not
+ * run. The locks are the process's unless `lockManager` names a `LockManager` bean (in a database
+ * or Redis, for runs across replicas). Needs `bootstrap({ tasks: tasks() })`.
+ *
+ * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#lockable
+ */
+export function Lockable<A extends unknown[]>(options: LockableOptions<A>): LockableDecorator<A> {
+  if (typeof options !== "object" || options === null || typeof options.key !== "function") {
+    throw new TypeError(
+      '@Lockable takes { key }: a function of the method\'s arguments, (id) => "order-" + id',
+    );
+  }
+  for (const name of Object.keys(options)) {
+    if (!["key", "lockManager", "waitTime", "leaseTime"].includes(name)) {
+      throw new TypeError(
+        `@Lockable: no option "${name}"; it takes key, lockManager, waitTime and leaseTime`,
+      );
+    }
+  }
+  const { lockManager } = options;
+  if (lockManager !== undefined && (typeof lockManager !== "string" || lockManager === "")) {
+    throw new TypeError("@Lockable({ lockManager }): give the name of a LockManager bean");
+  }
+  const mark: LockMark = {
+    key: options.key as (...args: unknown[]) => string,
+    lockManager,
+    waitMs: millis(options.waitTime, "waitTime", 0),
+    leaseMs: millis(options.leaseTime, "leaseTime", 60_000),
+  };
+  return (value, context) => {
+    checkDecoratorCall("@Lockable", value, context);
+    const name = String(context.name);
+    if (context.kind !== "method" || context.static || context.private) {
+      throw new TypeError(`@Lockable on ${name}: it locks public instance methods only`);
+    }
+    if (!declaredAsync(value)) throw new TypeError(`@Lockable on ${name}: ${ASYNC_ONLY}`);
+    markMethod(context.metadata, LOCKABLE, name, mark);
+    interceptMethod(context as ClassMethodDecoratorContext, [LockInterceptor as Class], ASYNC_ONLY);
+  };
+}
+
+function millis(value: number | string | undefined, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = typeof value === "number" || typeof value === "string"
+    ? parseDuration(value)
+    : undefined;
+  if (ms === undefined) {
+    throw new TypeError(
+      `@Lockable({ ${option} }): give milliseconds or a duration (5s, PT5S), got ${String(value)}`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * Checks, once the beans are made, that each `lockManager` a `@Lockable` names is a bean that is
+ * a `LockManager`, and gives them to the interceptor.
+ */
+export function checkLockManagers(
+  beans: readonly { readonly instance: unknown }[],
+  context: ApplicationContext,
+): void {
+  let interceptor: LockInterceptor | undefined;
+  for (const { instance } of beans) {
+    for (const { where, mark } of markedMethods<LockMark>(instance, LOCKABLE)) {
+      const name = mark.lockManager;
+      if (name === undefined) continue;
+      interceptor ??= context.getBean(LockInterceptor);
+      if (interceptor.managers.has(name)) continue;
+      let manager: unknown;
+      try {
+        manager = context.getBean(name);
+      } catch {
+        throw new DefinitionError(
+          `${where}: @Lockable({ lockManager: "${name}" }) names no bean; declare a LockManager ` +
+            `bean named ${name} (@thaw/thaw/tasks' SqlLockManager, @thaw/thaw/cache-redis' ` +
+            "RedisLockManager, or a subclass of your own)",
+        );
+      }
+      if (!(manager instanceof LockManager)) {
+        throw new DefinitionError(
+          `${where}: @Lockable({ lockManager: "${name}" }) names a bean that is no LockManager ` +
+            `(a ${(manager as object | null)?.constructor?.name ?? typeof manager})`,
+        );
+      }
+      interceptor.managers.set(name, manager);
+    }
+  }
+}
+
+/** Takes each `@Lockable` call's lock around it; registered by `tasks()`. */
+export class LockInterceptor implements MethodInterceptor {
+  /** Said when `@Lockable` is used without `tasks()`. */
+  static "thaw.missing" = `@Lockable ${TaskExecutors["thaw.missing"]}`;
+
+  /** The lock managers the methods name, by bean name (set once the beans are made). */
+  readonly managers = new Map<string, LockManager>();
+  readonly #memory = new MemoryLockManager();
+  // Aborted when the app closes: a call waiting for a lock gives up then.
+  readonly #closing = new AbortController();
+  // Each method's mark, by the bean's class: looked up at its first call, not at every one.
+  readonly #marks = new WeakMap<object, Map<string, LockMark>>();
+
+  async intercept(
+    { target, method, args }: MethodInvocation,
+    next: () => unknown,
+  ): Promise<unknown> {
+    const mark = this.#mark(target, method);
+    const key = mark.key(...args);
+    if (typeof key !== "string") {
+      throw new TypeError(
+        `${whereOf(target, method)}: @Lockable's key gave ${typeof key}, not a text`,
+      );
+    }
+    const manager = mark.lockManager === undefined
+      ? this.#memory
+      : this.managers.get(mark.lockManager)!;
+    const held = await manager.acquire({
+      key,
+      waitMs: mark.waitMs,
+      leaseMs: mark.leaseMs,
+      signal: this.#closing.signal,
+    });
+    if (held === undefined) {
+      throw new LockNotAcquiredError(
+        key,
+        mark.lockManager ?? IN_PROCESS,
+        mark.waitMs,
+        whereOf(target, method),
+      );
+    }
+    try {
+      return await next();
+    } finally {
+      await held.release();
+    }
+  }
+
+  /** The app closes: the calls waiting for a lock stop waiting (`LockNotAcquiredError`). */
+  close(): void {
+    this.#closing.abort();
+  }
+
+  #mark(target: object, method: string): LockMark {
+    const type = (target as { constructor: object }).constructor;
+    let marks = this.#marks.get(type);
+    if (marks === undefined) this.#marks.set(type, marks = new Map());
+    let mark = marks.get(method);
+    if (mark === undefined) marks.set(method, mark = markOf<LockMark>(target, LOCKABLE, method)!);
+    return mark;
+  }
+}

@@ -1,0 +1,56 @@
+// The lock manager `@Lockable` uses when it names none: locks of one process, in a map. A holder
+// cannot die apart from the process that holds the map, so no lease is kept.
+import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+
+interface Waiter {
+  readonly granted: (lock: HeldLock) => void;
+}
+
+/** Locks in memory, for one process: waiters get a key in the order they asked. */
+export class MemoryLockManager extends LockManager {
+  // The keys held, each with those waiting for it, first come first.
+  readonly #held = new Map<string, Waiter[]>();
+
+  acquire({ key, waitMs, signal }: LockRequest): Promise<HeldLock | undefined> {
+    const waiting = this.#held.get(key);
+    if (waiting === undefined) {
+      this.#held.set(key, []);
+      return Promise.resolve(this.#lock(key));
+    }
+    if (waitMs <= 0 || signal?.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const done = (lock: HeldLock | undefined) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(lock);
+      };
+      const waiter: Waiter = { granted: done };
+      const give = () => {
+        const list = this.#held.get(key);
+        const at = list?.indexOf(waiter) ?? -1;
+        if (at >= 0) list!.splice(at, 1);
+        done(undefined);
+      };
+      const onAbort = give;
+      const timer = setTimeout(give, waitMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      waiting.push(waiter);
+    });
+  }
+
+  #lock(key: string): HeldLock {
+    let released = false;
+    return {
+      release: () => {
+        if (!released) {
+          released = true;
+          // Handed to the first waiter, or the key is free.
+          const next = this.#held.get(key)?.shift();
+          if (next === undefined) this.#held.delete(key);
+          else next.granted(this.#lock(key));
+        }
+        return Promise.resolve();
+      },
+    };
+  }
+}

@@ -1,0 +1,72 @@
+// When `@Retryable` tries again (Spring Framework 7's RetryPolicy and backoff): how long it waits
+// before each retry, and which errors it retries. Pure: the randomness is given.
+
+/** An error class, as `includes` and `excludes` name it. */
+// deno-lint-ignore no-explicit-any
+export type ErrorClass = abstract new (...args: any[]) => unknown;
+
+/** A retry policy, its defaults filled in: Spring's names, milliseconds. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  readonly maxRetries: number;
+  /** The wait before the first retry. */
+  readonly delay: number;
+  /** What each wait is multiplied by for the next. */
+  readonly multiplier: number;
+  /** The longest wait. */
+  readonly maxDelay: number;
+  /** How far a wait may stray from its value, scaled as the waits grow (0: none). */
+  readonly jitter: number;
+  /** Errors retried (any, when empty), unless a nearer rule of `excludes` says otherwise. */
+  readonly includes: readonly ErrorClass[];
+  /** Errors never retried, unless a nearer rule of `includes` says otherwise. */
+  readonly excludes: readonly ErrorClass[];
+}
+
+/** Spring Framework 7's defaults: 3 retries, 1 s apart. */
+export const RETRY_DEFAULTS: RetryPolicy = {
+  maxRetries: 3,
+  delay: 1000,
+  multiplier: 1,
+  maxDelay: Number.MAX_SAFE_INTEGER,
+  jitter: 0,
+  includes: [],
+  excludes: [],
+};
+
+/**
+ * The bounds of the wait before retry `n` (0: the first retry): `delay * multiplier^n`, at most
+ * `maxDelay`, give or take the jitter scaled by how much the wait grew, never under `delay` nor
+ * over `maxDelay`.
+ */
+export function delayBounds(policy: RetryPolicy, n: number): { min: number; max: number } {
+  const base = Math.min(policy.delay * policy.multiplier ** n, policy.maxDelay);
+  if (policy.jitter <= 0) return { min: base, max: base };
+  const spread = policy.delay === 0 ? policy.jitter : policy.jitter * (base / policy.delay);
+  return {
+    min: Math.max(base - spread, Math.min(policy.delay, policy.maxDelay)),
+    max: Math.min(base + spread, policy.maxDelay),
+  };
+}
+
+/** The wait before retry `n`, `random` (in [0, 1)) picking within its jitter. */
+export function retryDelay(policy: RetryPolicy, n: number, random: () => number): number {
+  const { min, max } = delayBounds(policy, n);
+  return Math.round(min + random() * (max - min));
+}
+
+/**
+ * Whether `error` is retried: the rule whose class is nearest to the error's (fewest steps up its
+ * prototype chain) wins; none matching: retried when `includes` is empty.
+ */
+export function retries(policy: RetryPolicy, error: unknown): boolean {
+  if (policy.includes.length === 0 && policy.excludes.length === 0) return true;
+  if (typeof error === "object" && error !== null) {
+    for (let p = Object.getPrototypeOf(error); p !== null; p = Object.getPrototypeOf(p)) {
+      const type = Object.hasOwn(p, "constructor") ? p.constructor : undefined;
+      if (policy.excludes.includes(type)) return false;
+      if (policy.includes.includes(type)) return true;
+    }
+  }
+  return policy.includes.length === 0;
+}

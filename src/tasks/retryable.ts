@@ -1,0 +1,134 @@
+// `@Retryable`: an async method tried again when it fails, Spring Framework 7's way.
+import type { Class } from "../context/class_record.ts";
+import { checkDecoratorCall } from "../context/decorator_call.ts";
+import {
+  declaredAsync,
+  interceptMethod,
+  type MethodInterceptor,
+  type MethodInvocation,
+} from "../context/interceptors.ts";
+import { markMethod, markOf } from "./method_marks.ts";
+import {
+  type ErrorClass,
+  retries,
+  RETRY_DEFAULTS,
+  retryDelay,
+  type RetryPolicy,
+} from "./retry_policy.ts";
+import { TaskExecutors } from "./task_executors.ts";
+
+/** What `@Retryable` takes: Spring Framework 7's names; times in milliseconds. */
+export interface RetryableOptions {
+  /** Retries after the first attempt: 3 by default. */
+  readonly maxRetries?: number | undefined;
+  /** The wait before the first retry: 1000 ms by default. */
+  readonly delay?: number | undefined;
+  /** What each wait is multiplied by for the next: 1 by default. */
+  readonly multiplier?: number | undefined;
+  /** The longest wait: none by default. */
+  readonly maxDelay?: number | undefined;
+  /** How far a wait may stray, as the waits grow: 0 by default. */
+  readonly jitter?: number | undefined;
+  /** The errors retried (with their subclasses): any by default. */
+  readonly includes?: readonly ErrorClass[] | undefined;
+  /** The errors never retried (with their subclasses); the nearest rule wins. */
+  readonly excludes?: readonly ErrorClass[] | undefined;
+}
+
+/** What {@linkcode Retryable} returns: a decorator for an async method. */
+export type RetryableDecorator = <This, A extends unknown[], R>(
+  value: (this: This, ...args: A) => Promise<R>,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => Promise<R>>,
+) => void;
+
+const RETRYABLE: unique symbol = Symbol("thaw.retryable");
+const ASYNC_ONLY = "@Retryable awaits each attempt: declare it async";
+
+/**
+ * Tries the method again when it fails: up to `maxRetries` more times, waiting `delay` ms, then
+ * `delay * multiplier` ... (at most `maxDelay`, give or take `jitter`). `includes` and `excludes`
+ * name error classes; the nearest rule to the error's class wins. The last error reaches the
+ * caller with `attempts` (how many calls were made) set on it. Needs `bootstrap({ tasks: tasks() })`.
+ *
+ * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#retryable
+ */
+export function Retryable(options: RetryableOptions = {}): RetryableDecorator {
+  const policy = retryPolicy(options);
+  return (value, context) => {
+    checkDecoratorCall("@Retryable", value, context);
+    const name = String(context.name);
+    if (context.kind !== "method" || context.static || context.private) {
+      throw new TypeError(`@Retryable on ${name}: it retries public instance methods only`);
+    }
+    if (!declaredAsync(value)) throw new TypeError(`@Retryable on ${name}: ${ASYNC_ONLY}`);
+    markMethod(context.metadata, RETRYABLE, name, policy);
+    interceptMethod(
+      context as ClassMethodDecoratorContext,
+      [RetryInterceptor as Class],
+      ASYNC_ONLY,
+    );
+  };
+}
+
+function retryPolicy(options: RetryableOptions): RetryPolicy {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`@Retryable takes an object of options, got ${String(options)}`);
+  }
+  const policy: Record<string, unknown> = { ...RETRY_DEFAULTS };
+  for (const [key, value] of Object.entries(options)) {
+    if (!(key in RETRY_DEFAULTS)) {
+      throw new TypeError(
+        `@Retryable: no option "${key}"; it takes ${Object.keys(RETRY_DEFAULTS).join(", ")}`,
+      );
+    }
+    if (value === undefined) continue;
+    if (key === "includes" || key === "excludes") {
+      if (!Array.isArray(value) || value.some((type) => typeof type !== "function")) {
+        throw new TypeError(`@Retryable({ ${key} }): give a list of error classes`);
+      }
+    } else {
+      const least = key === "multiplier" ? 1 : 0;
+      if (typeof value !== "number" || !Number.isFinite(value) || value < least) {
+        throw new TypeError(
+          `@Retryable({ ${key} }): give a number, ${least} or more, got ${String(value)}`,
+        );
+      }
+      if (key === "maxRetries" && !Number.isSafeInteger(value)) {
+        throw new TypeError(`@Retryable({ maxRetries }): give a whole number, got ${value}`);
+      }
+    }
+    policy[key] = value;
+  }
+  return policy as unknown as RetryPolicy;
+}
+
+/** Runs each `@Retryable` call's attempts; registered by `tasks()`. */
+export class RetryInterceptor implements MethodInterceptor {
+  /** Said when `@Retryable` is used without `tasks()`. */
+  static "thaw.missing" = `@Retryable ${TaskExecutors["thaw.missing"]}`;
+
+  readonly #executors: TaskExecutors;
+
+  constructor(executors: TaskExecutors) {
+    this.#executors = executors;
+  }
+
+  async intercept({ target, method }: MethodInvocation, next: () => unknown): Promise<unknown> {
+    const policy = markOf<RetryPolicy>(target, RETRYABLE, method)!;
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await next();
+      } catch (error) {
+        if (attempt > policy.maxRetries || !retries(policy, error)) {
+          if (typeof error === "object" && error !== null && Object.isExtensible(error)) {
+            Object.assign(error, { attempts: attempt });
+          }
+          throw error;
+        }
+        this.#executors.retries++;
+        const ms = retryDelay(policy, attempt - 1, Math.random);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+      }
+    }
+  }
+}

@@ -1,0 +1,131 @@
+// `tasks()`: the task executors of the configuration, and the interceptors of `@Async`,
+// `@Lockable`, `@Retryable` and `@ConcurrencyLimit`, registered as beans before the app's (an
+// app that uses one of them without `tasks()` is told so by the container, naming the method).
+// Once every bean is made, the names the decorators give (executors, lock managers) are checked;
+// at close the executors finish what they hold for the period, then drop the rest.
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import type { Class } from "../context/class_record.ts";
+import { DefinitionError } from "../context/errors.ts";
+import type { FeatureFactory } from "../app_feature.ts";
+import type { SetupHost } from "../feature_value.ts";
+import { optionalApi } from "../actuator/opentelemetry.ts";
+import { runDetached } from "../events/detached_run.ts";
+import { ASYNC, AsyncInterceptor } from "./async.ts";
+import { ConcurrencyLimitInterceptor } from "./concurrency_limit.ts";
+import { checkLockManagers, LockInterceptor } from "./lockable.ts";
+import { markedMethods } from "./method_marks.ts";
+import { RetryInterceptor } from "./retryable.ts";
+import { executorSettings } from "./executor_settings.ts";
+import { TaskExecutor } from "./task_executor.ts";
+import { TaskExecutors } from "./task_executors.ts";
+import { tasksHealth } from "./tasks_health.ts";
+import { type TasksFeature, tasksFeature } from "./tasks_feature.ts";
+
+/**
+ * Work beside the request, for `bootstrap({ tasks: tasks() })`: the task executors of
+ * `thaw.task.execution.pool.*` (and `thaw.task.executors.<name>.pool.*`) that `@Async` methods
+ * run on, and what `@Lockable`, `@Retryable` and `@ConcurrencyLimit` need. `app.close()` stops
+ * taking runs, lets those running and queued finish for
+ * `thaw.task.execution.shutdown.await-termination-period` (30 s), then drops the rest, logging
+ * how many.
+ *
+ * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md
+ */
+export function tasks(): TasksFeature {
+  return tasksFeature(setUp);
+}
+
+async function setUp(
+  settings: ThawSettings,
+  { context, logger }: SetupHost,
+): Promise<FeatureFactory> {
+  const { executors: bounds, awaitTerminationMs } = executorSettings(settings);
+  const leave = await leaveTrace();
+  const executors = new TaskExecutors(
+    new Map([...bounds].map(([name, b]) => [name, new TaskExecutor(name, b, leave)])),
+    logger,
+  );
+  const source = "tasks()";
+  const locks = new LockInterceptor();
+  context.registerBean({
+    name: "taskExecutors",
+    type: TaskExecutors,
+    source,
+    create: () => Promise.resolve(executors),
+  });
+  const interceptors: [string, Class, () => unknown][] = [
+    ["asyncInterceptor", AsyncInterceptor, () => new AsyncInterceptor(executors)],
+    ["lockInterceptor", LockInterceptor, () => locks],
+    ["retryInterceptor", RetryInterceptor, () => new RetryInterceptor(executors)],
+    [
+      "concurrencyLimitInterceptor",
+      ConcurrencyLimitInterceptor,
+      () => new ConcurrencyLimitInterceptor(),
+    ],
+  ];
+  for (const [name, type, make] of interceptors) {
+    context.registerBean({
+      name: `thaw.${name}`,
+      type,
+      source,
+      create: () => Promise.resolve(make()),
+    });
+  }
+  // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
+  context.register(tasksHealth(executors));
+  return (host) => {
+    const beans = host.context.beans();
+    checkExecutors(beans, executors);
+    checkLockManagers(beans, host.context);
+    return {
+      close: {
+        jobs: async () => {
+          locks.close();
+          const dropped = await Promise.all(
+            executors.all().map(async (executor) =>
+              [executor.name, await executor.shutdown(awaitTerminationMs)] as const
+            ),
+          );
+          for (const [name, count] of dropped) {
+            if (count === 0) continue;
+            (logger.warn ?? logger.error).call(
+              logger,
+              `The task executor "${name}" dropped ${count} run${
+                count === 1 ? "" : "s"
+              } at close: ` +
+                `${awaitTerminationMs} ms (thaw.task.execution.shutdown.await-termination-period) ` +
+                "were not enough to finish them",
+            );
+          }
+          return undefined;
+        },
+      },
+    };
+  };
+}
+
+// The executors' runs begin outside the caller's transaction and, where OpenTelemetry is
+// installed, outside its trace: each run is a root of its own.
+async function leaveTrace(): Promise<<T>(fn: () => T) => T> {
+  const api = await optionalApi();
+  if (api === undefined) return runDetached;
+  return <T>(fn: () => T): T => api.context.with(api.ROOT_CONTEXT, () => runDetached(fn));
+}
+
+// An `@Async("name")` naming no executor of the configuration.
+function checkExecutors(
+  beans: readonly { readonly instance: unknown }[],
+  executors: TaskExecutors,
+): void {
+  for (const { instance } of beans) {
+    for (const { where, mark } of markedMethods<string | undefined>(instance, ASYNC)) {
+      if (mark !== undefined && executors.get(mark) === undefined) {
+        throw new DefinitionError(
+          `${where}: @Async("${mark}") names no executor of thaw.task.executors (${
+            executors.names().join(", ")
+          })`,
+        );
+      }
+    }
+  }
+}

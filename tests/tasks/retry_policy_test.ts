@@ -1,0 +1,102 @@
+// The pure retry policy of @Retryable: the waits against Spring Framework 7's formula, and which
+// errors are retried.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  delayBounds,
+  retries,
+  RETRY_DEFAULTS,
+  retryDelay,
+  type RetryPolicy,
+} from "../../src/tasks/retry_policy.ts";
+import { propertyOptions } from "../property.ts";
+
+const policies: fc.Arbitrary<RetryPolicy> = fc.record({
+  maxRetries: fc.integer({ min: 0, max: 10 }),
+  delay: fc.integer({ min: 0, max: 10_000 }),
+  multiplier: fc.double({ min: 1, max: 5, noNaN: true }),
+  maxDelay: fc.integer({ min: 0, max: 600_000 }),
+  jitter: fc.integer({ min: 0, max: 5_000 }),
+  includes: fc.constant([]),
+  excludes: fc.constant([]),
+});
+
+describe("retry waits", () => {
+  it("without jitter: delay * multiplier^n, at most maxDelay", () => {
+    fc.assert(
+      fc.property(policies, fc.integer({ min: 0, max: 20 }), (p, n) => {
+        const policy = { ...p, jitter: 0 };
+        const expected = Math.min(policy.delay * policy.multiplier ** n, policy.maxDelay);
+        assert.deepEqual(delayBounds(policy, n), { min: expected, max: expected });
+        assert.equal(retryDelay(policy, n, () => 0.5), Math.round(expected));
+      }),
+      propertyOptions(),
+    );
+  });
+
+  it("with jitter: within the scaled jitter of the wait, never under delay nor over maxDelay", () => {
+    fc.assert(
+      fc.property(
+        policies,
+        fc.integer({ min: 0, max: 20 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (policy, n, random) => {
+          const base = Math.min(policy.delay * policy.multiplier ** n, policy.maxDelay);
+          const spread = policy.delay === 0 ? policy.jitter : policy.jitter * (base / policy.delay);
+          const wait = retryDelay(policy, n, () => random);
+          const { min, max } = delayBounds(policy, n);
+          assert.ok(min <= max + 1e-9, `bounds ${min}..${max}`);
+          assert.ok(wait >= Math.floor(min) && wait <= Math.ceil(max), `${wait} in ${min}..${max}`);
+          assert.ok(wait <= Math.ceil(policy.maxDelay));
+          assert.ok(wait >= Math.floor(Math.min(policy.delay, policy.maxDelay)));
+          assert.ok(wait >= Math.floor(base - spread) && wait <= Math.ceil(base + spread));
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+
+  it("Spring's defaults: 3 retries, 1 s apart", () => {
+    assert.equal(RETRY_DEFAULTS.maxRetries, 3);
+    assert.deepEqual([0, 1, 2].map((n) => retryDelay(RETRY_DEFAULTS, n, Math.random)), [
+      1000,
+      1000,
+      1000,
+    ]);
+  });
+});
+
+describe("which errors are retried", () => {
+  class Transient extends Error {}
+  class Timeout extends Transient {}
+  class Fatal extends Error {}
+  const policy = (includes: RetryPolicy["includes"], excludes: RetryPolicy["excludes"]) => ({
+    ...RETRY_DEFAULTS,
+    includes,
+    excludes,
+  });
+
+  it("any error without rules", () => {
+    assert.equal(retries(RETRY_DEFAULTS, new Error("x")), true);
+    assert.equal(retries(RETRY_DEFAULTS, "text"), true);
+  });
+
+  it("an excluded error, its subclasses too, is not retried", () => {
+    assert.equal(retries(policy([], [Transient]), new Timeout()), false);
+    assert.equal(retries(policy([], [Transient]), new Fatal()), true);
+  });
+
+  it("with includes, only what they name", () => {
+    assert.equal(retries(policy([Transient], []), new Timeout()), true);
+    assert.equal(retries(policy([Transient], []), new Fatal()), false);
+  });
+
+  it("the nearest rule wins", () => {
+    assert.equal(retries(policy([Timeout], [Transient]), new Timeout()), true);
+    assert.equal(retries(policy([Timeout], [Transient]), new Transient()), false);
+    assert.equal(retries(policy([Error], [Transient]), new Timeout()), false);
+    assert.equal(retries(policy([Transient], [Error]), new Timeout()), true);
+    assert.equal(retries(policy([Transient], [Error]), new Fatal()), false);
+  });
+});

@@ -1,0 +1,97 @@
+// @Retryable and @ConcurrencyLimit as an app uses them.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { bootstrap, Service } from "../../mod.ts";
+import { ConcurrencyLimit, Retryable, tasks } from "../../tasks.ts";
+
+class Transient extends Error {}
+class Fatal extends Error {}
+
+describe("@Retryable", () => {
+  @Service()
+  class Quotes {
+    calls = 0;
+    failures: Error[] = [];
+
+    @Retryable({ maxRetries: 2, delay: 0, excludes: [Fatal] })
+    async fetch(): Promise<string> {
+      await Promise.resolve();
+      this.calls++;
+      const failure = this.failures.shift();
+      if (failure !== undefined) throw failure;
+      return "42";
+    }
+  }
+
+  it("tries again until it succeeds", async () => {
+    const app = await bootstrap({ components: [Quotes], tasks: tasks() });
+    const quotes = app.getBean(Quotes);
+    quotes.failures = [new Transient("busy"), new Transient("busy")];
+    assert.equal(await quotes.fetch(), "42");
+    assert.equal(quotes.calls, 3);
+    await app.close();
+  });
+
+  it("the last error reaches the caller with the attempts counted on it", async () => {
+    const app = await bootstrap({ components: [Quotes], tasks: tasks() });
+    const quotes = app.getBean(Quotes);
+    quotes.failures = [new Transient("1"), new Transient("2"), new Transient("3")];
+    await assert.rejects(quotes.fetch(), (error: Error & { attempts?: number }) => {
+      assert.equal(error.message, "3");
+      assert.equal(error.attempts, 3);
+      return true;
+    });
+    assert.equal(quotes.calls, 3);
+    await app.close();
+  });
+
+  it("an excluded error is not retried", async () => {
+    const app = await bootstrap({ components: [Quotes], tasks: tasks() });
+    const quotes = app.getBean(Quotes);
+    quotes.failures = [new Fatal("no such quote")];
+    await assert.rejects(quotes.fetch(), { message: "no such quote", attempts: 1 });
+    assert.equal(quotes.calls, 1);
+    await app.close();
+  });
+
+  it("refuses options it cannot run, at once", () => {
+    assert.throws(
+      () => Retryable({ maxRetries: -1 }),
+      /@Retryable\(\{ maxRetries \}\): give a number, 0 or more, got -1/,
+    );
+    assert.throws(
+      () => Retryable({ multiplier: 0.5 }),
+      /@Retryable\(\{ multiplier \}\): give a number, 1 or more/,
+    );
+    assert.throws(
+      () => Retryable({ retries: 3 } as never),
+      /no option "retries"; it takes maxRetries, delay/,
+    );
+  });
+});
+
+describe("@ConcurrencyLimit", () => {
+  it("at most n runs at once; the others wait and all run, in order", async () => {
+    @Service()
+    class Reports {
+      running = 0;
+      most = 0;
+      readonly order: number[] = [];
+      @ConcurrencyLimit(2)
+      async build(i: number): Promise<number> {
+        this.order.push(i);
+        this.most = Math.max(this.most, ++this.running);
+        for (let t = 0; t < 3; t++) await new Promise((resolve) => setTimeout(resolve, 0));
+        this.running--;
+        return i;
+      }
+    }
+    const app = await bootstrap({ components: [Reports], tasks: tasks() });
+    const reports = app.getBean(Reports);
+    const runs = Array.from({ length: 10 }, (_, i) => reports.build(i));
+    assert.deepEqual(await Promise.all(runs), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.equal(reports.most, 2);
+    assert.deepEqual(reports.order, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    await app.close();
+  });
+});
