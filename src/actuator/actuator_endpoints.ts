@@ -20,8 +20,21 @@ import { scheduledtasksEndpoint } from "./endpoints/scheduledtasks.ts";
 
 export type { Mapping } from "./mappings.ts";
 
+/** The endpoints the actuator serves itself, by Spring's ids. */
+export type EndpointId =
+  | "caches"
+  | "configprops"
+  | "env"
+  | "health"
+  | "info"
+  | "loggers"
+  | "mappings"
+  | "migrations"
+  | "prometheus"
+  | "scheduledtasks";
+
 /** Thaw's own endpoints, in the order the index lists them. */
-export const BUILT_IN = [
+export const BUILT_IN: readonly ActuatorEndpoint<EndpointId>[] = [
   cachesEndpoint,
   configpropsEndpoint,
   envEndpoint,
@@ -32,10 +45,7 @@ export const BUILT_IN = [
   migrationsEndpoint,
   prometheusEndpoint,
   scheduledtasksEndpoint,
-] as const;
-
-/** The endpoints the actuator serves itself, by Spring's ids. */
-export type EndpointId = (typeof BUILT_IN)[number]["id"];
+];
 
 /** Every endpoint of Thaw's, in the order the index lists them. */
 export const ENDPOINTS: readonly EndpointId[] = BUILT_IN.map((e) => e.id);
