@@ -23,6 +23,10 @@
  *   handed in by the app: `actuator({ opentelemetry })`);
  * - `scheduledtasks`: the `@Scheduled` jobs, when each runs next and how its latest run went.
  *
+ * An app adds endpoints of its own, served, exposed and guarded as these are: a bean class marked
+ * `@Endpoint("id")`, with `@ReadOperation()`, `@WriteOperation()` and `@DeleteOperation()`
+ * methods (`GET`, `POST`, `DELETE` at `/actuator/<id>`) and `@Selector(...)` for path segments.
+ *
  * Where `@opentelemetry/api` is installed (or handed in), every request is also a SERVER span of
  * the tracer provider the app registered, and a measurement of the meter provider it registered.
  *
@@ -37,6 +41,14 @@
 import "./src/config/management_keys.ts";
 
 export { actuator } from "./src/actuator/actuator.ts";
+export {
+  DeleteOperation,
+  Endpoint,
+  type OperationDecorator,
+  ReadOperation,
+  Selector,
+  WriteOperation,
+} from "./src/actuator/endpoint.ts";
 export type { ActuatorOptions } from "./src/actuator/actuator_options.ts";
 export type { ActuatorFeature } from "./src/actuator/actuator_feature.ts";
 export type { EndpointId, Mapping } from "./src/actuator/actuator_endpoints.ts";

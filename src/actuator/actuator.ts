@@ -3,8 +3,7 @@
 // served on the app's port or on one of its own.
 import { type ActuatorFeature, actuatorFeature } from "./actuator_feature.ts";
 import { type ActuatorOptions, checkActuatorOptions } from "./actuator_options.ts";
-import type { ActuatorEndpoint, EndpointHost } from "./actuator_endpoint.ts";
-import { DefinitionError } from "../context/errors.ts";
+import type { EndpointHost } from "./actuator_endpoint.ts";
 import { BUILT_IN, endpointRoutes, exposure } from "./actuator_endpoints.ts";
 import { ownEndpoints } from "./endpoint_hooks.ts";
 import { checkOpenTelemetryOption } from "./opentelemetry.ts";
@@ -75,7 +74,9 @@ type Prepared = Pick<
 // port of its own, with none of the app's middleware, so that an auth guard leaves probes open.
 function served(host: FeatureHost, prepared: Prepared): AppFeature {
   const { settings, telemetry } = prepared;
-  const table = endpointTable(host);
+  // Thaw's endpoints, then the app's, none of which may take an id of Thaw's.
+  const own = ownEndpoints(host.context.beans(), BUILT_IN.map((e) => e.id));
+  const table = [...BUILT_IN, ...own];
   const made = endpointRoutes(table, exposure(settings, table.map((e) => e.id)), {
     ...prepared,
     config: settings.config,
@@ -106,20 +107,6 @@ function served(host: FeatureHost, prepared: Prepared): AppFeature {
     internals: { management: { ...management, fetch } },
     close,
   };
-}
-
-// Thaw's endpoints then the app's: an id of the app's that is Thaw's stops `bootstrap`.
-function endpointTable(host: FeatureHost): ActuatorEndpoint[] {
-  const own = ownEndpoints(host.context.beans());
-  for (const endpoint of own) {
-    if (BUILT_IN.some((e) => e.id === endpoint.id)) {
-      throw new DefinitionError(
-        `@Endpoint(${JSON.stringify(endpoint.id)}) on ${endpoint.source}: the actuator's own ` +
-          `${endpoint.id} endpoint has this id; give it another`,
-      );
-    }
-  }
-  return [...BUILT_IN, ...own];
 }
 
 // The open streams', the caches' and the scheduler's series, on the providers the request metrics

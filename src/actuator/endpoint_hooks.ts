@@ -6,18 +6,27 @@ import type { BeanEntry } from "../context/application_context.ts";
 import { constructionHook } from "../context/construction_hooks.ts";
 import type { ActuatorEndpoint } from "./actuator_endpoint.ts";
 
-/** The app's `@Endpoint` beans, as endpoints of the actuator's table. */
-export type OwnEndpoints = (beans: readonly BeanEntry[]) => ActuatorEndpoint[];
+/** The app's `@Endpoint` beans, as endpoints of the actuator's table, none of a `taken` id. */
+export type OwnEndpoints = (
+  beans: readonly BeanEntry[],
+  taken: readonly string[],
+) => ActuatorEndpoint[];
 
 /** Where `@Endpoint` leaves the {@linkcode OwnEndpoints} in a class's metadata. */
 export const OWN_ENDPOINTS: unique symbol = Symbol("thaw.own-endpoints");
 
-/** The app's own endpoints: none when no bean's class is an `@Endpoint`. */
-export function ownEndpoints(beans: readonly BeanEntry[]): ActuatorEndpoint[] {
+/**
+ * The app's own endpoints: none when no bean's class is an `@Endpoint`; one whose id is `taken`
+ * (Thaw's own) stops `bootstrap`, naming the bean.
+ */
+export function ownEndpoints(
+  beans: readonly BeanEntry[],
+  taken: readonly string[],
+): ActuatorEndpoint[] {
   for (const { type } of beans) {
     if (type === undefined) continue;
     const make = constructionHook<OwnEndpoints>(type, OWN_ENDPOINTS);
-    if (make !== undefined) return make(beans);
+    if (make !== undefined) return make(beans, taken);
   }
   return [];
 }
