@@ -48,17 +48,36 @@ export function appEndpoints(
     const other = byId.get(id);
     if (other !== undefined) fail(`${other} has this id too; give each its own`);
     byId.set(id, source);
-    if (record.operations.length === 0) {
-      fail("it has no @ReadOperation(), @WriteOperation() or @DeleteOperation() method");
-    }
+    checkOperations(id, record.operations, record.selectors, fail);
     endpoints.push({
       id,
       source,
-      routes: ({ base }) =>
-        operationRoutes(bean, id, base, record.operations, record.selectors, fail),
+      routes: ({ base }) => operationRoutes(bean, id, base, record.operations, record.selectors),
     });
   }
   return endpoints;
+}
+
+// Checked whether or not the endpoint is exposed, so that an app that exposes it in one
+// environment only does not find its mistakes there first.
+function checkOperations(
+  id: string,
+  operations: readonly OperationRecord[],
+  selectors: ReadonlyMap<string, readonly string[]>,
+  fail: (why: string) => never,
+): void {
+  if (operations.length === 0) {
+    fail("it has no @ReadOperation(), @WriteOperation() or @DeleteOperation() method");
+  }
+  const taken = new Map<string, string>();
+  for (const { kind, methodName } of operations) {
+    // By the count of segments: `/{name}` and `/{key}` match the same paths.
+    const segments = (selectors.get(methodName) ?? []).map(() => "/{…}").join("");
+    const route = `${HTTP[kind]} /actuator/${id}${segments}`;
+    const other = taken.get(route);
+    if (other !== undefined) fail(`${other} and ${methodName} are both ${route}`);
+    taken.set(route, methodName);
+  }
 }
 
 function operationRoutes(
@@ -67,18 +86,13 @@ function operationRoutes(
   base: string,
   operations: readonly OperationRecord[],
   selectors: ReadonlyMap<string, readonly string[]>,
-  fail: (why: string) => never,
 ): { routes: CompiledRoute[]; documented: DocumentedRoute[] } {
   const routes: CompiledRoute[] = [];
   const documented: DocumentedRoute[] = [];
-  const taken = new Map<string, string>();
   for (const { kind, methodName } of operations) {
     const names = selectors.get(methodName) ?? [];
     const path = `${base}/${id}${names.map((n) => `/{${n}}`).join("")}`;
     const httpMethod = HTTP[kind];
-    const other = taken.get(`${httpMethod} ${path}`);
-    if (other !== undefined) fail(`${other} and ${methodName} are both ${httpMethod} ${path}`);
-    taken.set(`${httpMethod} ${path}`, methodName);
     const instance = bean.instance as Record<string, unknown>;
     const method = awaitedForm(instance[methodName]) as (...args: unknown[]) => unknown;
     const handler: CompiledRoute["handler"] = async (c) => {

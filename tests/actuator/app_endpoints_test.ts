@@ -219,6 +219,18 @@ describe("an app's own @Endpoint", () => {
     }
     @Endpoint("empty")
     class Empty {}
+    @Endpoint("twice")
+    class Twice {
+      @ReadOperation()
+      first() {
+        return {};
+      }
+
+      @ReadOperation()
+      second() {
+        return {};
+      }
+    }
     for (
       const [components, message] of [
         [
@@ -234,6 +246,10 @@ describe("an app's own @Endpoint", () => {
           /@Endpoint\("features"\) on bean "moreFeatures" \(class MoreFeatures\): bean "features" \(class Features\) has this id too/,
         ],
         [[Empty], /@Endpoint\("empty"\) on bean "empty" \(class Empty\): it has no @ReadOperation/],
+        [
+          [Twice],
+          /@Endpoint\("twice"\) on bean "twice" \(class Twice\): first and second are both GET \/actuator\/twice/,
+        ],
       ] as const
     ) {
       await assert.rejects(
