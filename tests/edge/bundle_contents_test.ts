@@ -270,6 +270,20 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
     assert.ok(has(checked.inputs, part), `${part} is missing from health_worker's bundle`);
   });
 
+  it("an app's own @Endpoint code is in the bundle of a worker that has one only", async () => {
+    const [served, own] = await Promise.all([
+      oneFile("examples/users/worker.ts"),
+      oneFile("tests/fixtures/endpoint_worker.ts"),
+    ]);
+    for (const part of ["src/actuator/app_endpoints.ts", "src/actuator/endpoint_records.ts"]) {
+      assert.ok(
+        !has(served.inputs, part),
+        `${part} is in worker.ts's bundle, which has no @Endpoint`,
+      );
+      assert.ok(has(own.inputs, part), `${part} is missing from endpoint_worker's bundle`);
+    }
+  });
+
   it("@Value and @ConfigurationProperties are in the bundle of a worker that uses them only", async () => {
     const [small, configured] = await Promise.all([
       oneFile("tests/fixtures/small_worker.ts"),

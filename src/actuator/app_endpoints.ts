@@ -1,0 +1,158 @@
+// An app's `@Endpoint` beans as endpoints of the actuator's table: each operation a route under
+// `{base}/{id}`, listed by `mappings` under its class and method, and described in the OpenAPI
+// document. Brought by `@Endpoint`: an app without an endpoint of its own carries none of this.
+import type { BeanEntry } from "../context/application_context.ts";
+import { awaitedForm } from "../context/awaited_form.ts";
+import { DefinitionError } from "../context/errors.ts";
+import { HttpRequest } from "../http/http_request.ts";
+import type { ApiResponseOptions } from "../openapi/api_docs.ts";
+import type { DocumentedRoute } from "../openapi/openapi_document.ts";
+import { rawBodyOf } from "../runtime/node_incoming.ts";
+import type { CompiledRoute } from "../web/compile.ts";
+import type { ActuatorEndpoint } from "./actuator_endpoint.ts";
+import { jsonAnswer } from "./actuator_endpoint.ts";
+import { endpointRoute } from "./endpoint_route.ts";
+import { endpointRecordOf, type OperationKind, type OperationRecord } from "./endpoint_records.ts";
+
+// Spring Boot's `EndpointId`: lowercase letters and digits, starting with a letter.
+const ID = /^[a-z][a-z0-9]*$/;
+const HTTP = { read: "GET", write: "POST", delete: "DELETE" } as const;
+const NO_STORE = { "cache-control": "no-store" };
+// JSON, as Spring takes it: no cross-site form can send it without the browser asking first.
+const JSON_TYPE = /^application\/(?:[^;\s]*\+)?json\s*(?:;|$)/i;
+
+/**
+ * The app's `@Endpoint` beans; a wrong id, one of Thaw's (`taken`), two of one id or an operation
+ * twice stop `bootstrap`, naming the bean.
+ */
+export function appEndpoints(
+  beans: readonly BeanEntry[],
+  taken: readonly string[],
+): ActuatorEndpoint[] {
+  const endpoints: ActuatorEndpoint[] = [];
+  const byId = new Map<string, string>();
+  for (const bean of beans) {
+    const record = bean.type === undefined ? undefined : endpointRecordOf(bean.type);
+    if (record?.id === undefined) continue;
+    const id = record.id;
+    const source = `bean "${bean.name}" (class ${bean.type!.name})`;
+    const fail = (why: string): never => {
+      throw new DefinitionError(`@Endpoint(${JSON.stringify(id)}) on ${source}: ${why}`);
+    };
+    if (!ID.test(id)) {
+      fail("an endpoint's id is lowercase letters and digits, starting with a letter");
+    }
+    if (taken.includes(id)) {
+      fail(`the actuator's own ${id} endpoint has this id; give it another`);
+    }
+    const other = byId.get(id);
+    if (other !== undefined) fail(`${other} has this id too; give each its own`);
+    byId.set(id, source);
+    checkOperations(id, record.operations, record.selectors, fail);
+    endpoints.push({
+      id,
+      source,
+      routes: ({ base }) => operationRoutes(bean, id, base, record.operations, record.selectors),
+    });
+  }
+  return endpoints;
+}
+
+// Checked whether or not the endpoint is exposed, so that an app that exposes it in one
+// environment only does not find its mistakes there first.
+function checkOperations(
+  id: string,
+  operations: readonly OperationRecord[],
+  selectors: ReadonlyMap<string, readonly string[]>,
+  fail: (why: string) => never,
+): void {
+  if (operations.length === 0) {
+    fail("it has no @ReadOperation(), @WriteOperation() or @DeleteOperation() method");
+  }
+  const taken = new Map<string, string>();
+  for (const { kind, methodName } of operations) {
+    // By the count of segments: `/{name}` and `/{key}` match the same paths.
+    const segments = (selectors.get(methodName) ?? []).map(() => "/{…}").join("");
+    const route = `${HTTP[kind]} /actuator/${id}${segments}`;
+    const other = taken.get(route);
+    if (other !== undefined) fail(`${other} and ${methodName} are both ${route}`);
+    taken.set(route, methodName);
+  }
+}
+
+function operationRoutes(
+  bean: BeanEntry,
+  id: string,
+  base: string,
+  operations: readonly OperationRecord[],
+  selectors: ReadonlyMap<string, readonly string[]>,
+): { routes: CompiledRoute[]; documented: DocumentedRoute[] } {
+  const routes: CompiledRoute[] = [];
+  const documented: DocumentedRoute[] = [];
+  for (const { kind, methodName } of operations) {
+    const names = selectors.get(methodName) ?? [];
+    const path = `${base}/${id}${names.map((n) => `/{${n}}`).join("")}`;
+    const httpMethod = HTTP[kind];
+    const instance = bean.instance as Record<string, unknown>;
+    const method = awaitedForm(instance[methodName]) as (...args: unknown[]) => unknown;
+    const handler: CompiledRoute["handler"] = async (c) => {
+      const args: unknown[] = names.map((n) => c.req.param(n) ?? "");
+      if (kind === "write") {
+        const body = await bodyOf(c.req.raw, c.env);
+        if (body instanceof Response) return body;
+        args.push(body);
+      }
+      return answer(kind, await method.apply(instance, args));
+    };
+    const type = bean.type!;
+    routes.push({
+      ...endpointRoute(httpMethod, path, handler),
+      method: { type, methodName, binders: [] },
+    });
+    documented.push({
+      httpMethod,
+      path,
+      variables: names,
+      operation: {
+        operationId: `${id}${kind[0].toUpperCase()}${kind.slice(1)}`,
+        tags: ["Actuator"],
+        summary: `The ${id} endpoint's ${kind} (${type.name}.${methodName})`,
+        responses: responses(kind),
+      },
+    });
+  }
+  return { routes, documented };
+}
+
+// Spring Boot's answers: a value as JSON; no value a 404 for a read, a 204 for a write or delete.
+function answer(kind: OperationKind, value: unknown): Response {
+  if (value instanceof Response) return value;
+  if (value === undefined || value === null) {
+    return new Response(null, { status: kind === "read" ? 404 : 204, headers: NO_STORE });
+  }
+  return jsonAnswer(JSON.stringify(value));
+}
+
+// A write's body: a JSON object, `{}` when there is none; the 4xx that says why not, else.
+async function bodyOf(raw: Request, env: unknown): Promise<object | Response> {
+  const request = new HttpRequest(raw, { rawBody: rawBodyOf(env) });
+  const text = await request.text();
+  if (text.trim() === "") return {};
+  const type = raw.headers.get("content-type");
+  if (type === null || !JSON_TYPE.test(type)) {
+    return jsonAnswer(JSON.stringify({ error: "send the body as application/json" }), 415);
+  }
+  const body = await request.json().catch(() => undefined);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return jsonAnswer(JSON.stringify({ error: "the body must be a JSON object" }), 400);
+  }
+  return body;
+}
+
+function responses(kind: OperationKind): ReadonlyMap<number, ApiResponseOptions> {
+  return new Map<number, ApiResponseOptions>(
+    kind === "read"
+      ? [[200, { description: "The answer" }], [404, { description: "Nothing to answer" }]]
+      : [[200, { description: "The answer" }], [204, { description: "Done, no answer" }]],
+  );
+}

@@ -1,0 +1,38 @@
+// What `@Endpoint`, its operations' decorators and `@Selector` record on a class, in the
+// actuator's own key of its decorator metadata (the container never reads it).
+import { type Class, entryOf, ownEntry } from "../context/class_record.ts";
+
+/** An operation's kind, as Spring Boot names it: a read is `GET`, a write `POST`, a delete `DELETE`. */
+export type OperationKind = "read" | "write" | "delete";
+
+/** One operation of an `@Endpoint` class. */
+export interface OperationRecord {
+  readonly kind: OperationKind;
+  readonly methodName: string;
+}
+
+/** What the decorators of one class (not its superclasses) recorded. */
+export interface EndpointRecord {
+  /** `@Endpoint`'s id, once the class decorator has run. */
+  id?: string;
+  readonly operations: OperationRecord[];
+  /** `@Selector`'s path segments, by method. */
+  readonly selectors: Map<string, readonly string[]>;
+}
+
+const ENDPOINT = Symbol("thaw.endpoint");
+
+/** The record of the class whose decorators receive `metadata`. */
+export function ownEndpointRecord(metadata: DecoratorMetadataObject): EndpointRecord {
+  return ownEntry<EndpointRecord>(
+    metadata,
+    ENDPOINT,
+    () => ({ operations: [], selectors: new Map() }),
+  );
+}
+
+/** The record of a class's own `@Endpoint`: a subclass is one only when decorated itself. */
+export function endpointRecordOf(cls: Class): EndpointRecord | undefined {
+  const record = entryOf<EndpointRecord>(cls, ENDPOINT);
+  return record?.id === undefined ? undefined : record;
+}

@@ -1,0 +1,277 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { bearerAuth } from "hono/bearer-auth";
+import { bootstrap } from "../../mod.ts";
+import {
+  actuator,
+  DeleteOperation,
+  Endpoint,
+  ReadOperation,
+  Selector,
+  WriteOperation,
+} from "../../actuator.ts";
+import { openApi, openApiDocument } from "../../openapi.ts";
+import type { ConfigValues } from "../../src/config/config_values.ts";
+
+@Endpoint("features")
+class Features {
+  readonly flags = new Map<string, boolean>([["dark", true]]);
+
+  @ReadOperation()
+  all() {
+    return Object.fromEntries(this.flags);
+  }
+
+  @ReadOperation()
+  @Selector("name")
+  one(name: string) {
+    const on = this.flags.get(name);
+    return on === undefined ? undefined : { name, enabled: on };
+  }
+
+  @WriteOperation()
+  @Selector("name")
+  set(name: string, body: { enabled?: unknown }) {
+    this.flags.set(name, body.enabled === true);
+  }
+
+  @WriteOperation()
+  reset(body: { to?: unknown }) {
+    this.flags.clear();
+    return { cleared: true, to: body.to ?? null };
+  }
+
+  @DeleteOperation()
+  @Selector("name")
+  drop(name: string) {
+    this.flags.delete(name);
+  }
+}
+
+function exposing(include: string, rest: ConfigValues = {}): ConfigValues {
+  return { ...rest, management: { endpoints: { web: { exposure: { include } } } } };
+}
+
+type App = { fetch(r: Request): Response | Promise<Response> };
+
+async function call(app: App, method: string, path: string, body?: string, type?: string) {
+  const headers: Record<string, string> = type === undefined ? {} : { "content-type": type };
+  const res = await app.fetch(
+    new Request(`http://localhost${path}`, { method, body: body ?? null, headers }),
+  );
+  const text = await res.text();
+  return { status: res.status, body: text === "" ? undefined : JSON.parse(text) };
+}
+
+describe("an app's own @Endpoint", () => {
+  it("reads, writes and deletes at /actuator/<id> and /actuator/<id>/{selector}", async () => {
+    const app = await bootstrap({
+      components: [Features],
+      config: exposing("health,features"),
+      actuator: actuator(),
+    });
+    assert.deepEqual(await call(app, "GET", "/actuator/features"), {
+      status: 200,
+      body: { dark: true },
+    });
+    assert.deepEqual(await call(app, "GET", "/actuator/features/dark"), {
+      status: 200,
+      body: { name: "dark", enabled: true },
+    });
+    // A read that answers nothing is a 404, as Spring Boot's.
+    assert.deepEqual(await call(app, "GET", "/actuator/features/beta"), {
+      status: 404,
+      body: undefined,
+    });
+    const json = "application/json";
+    // A write that answers nothing is a 204; its JSON body's fields are the method's object.
+    assert.deepEqual(
+      await call(app, "POST", "/actuator/features/beta", '{"enabled":true}', json),
+      { status: 204, body: undefined },
+    );
+    assert.deepEqual(await call(app, "GET", "/actuator/features/beta"), {
+      status: 200,
+      body: { name: "beta", enabled: true },
+    });
+    assert.deepEqual(
+      await call(app, "POST", "/actuator/features/beta", "enabled=1", "text/plain"),
+      {
+        status: 415,
+        body: { error: "send the body as application/json" },
+      },
+    );
+    assert.deepEqual(await call(app, "POST", "/actuator/features/beta", "[1]", json), {
+      status: 400,
+      body: { error: "the body must be a JSON object" },
+    });
+    assert.deepEqual(await call(app, "DELETE", "/actuator/features/dark"), {
+      status: 204,
+      body: undefined,
+    });
+    assert.deepEqual(await call(app, "GET", "/actuator/features"), {
+      status: 200,
+      body: { beta: true },
+    });
+    // No body is an empty object.
+    assert.deepEqual(await call(app, "POST", "/actuator/features"), {
+      status: 200,
+      body: { cleared: true, to: null },
+    });
+    const index = await call(app, "GET", "/actuator");
+    assert.deepEqual(Object.keys(index.body._links), ["self", "health", "features"]);
+    await app.close();
+  });
+
+  it("is exposed as Thaw's own are: by its id or *, and excluded", async () => {
+    for (
+      const [include, exclude, status] of [
+        ["health", "", 404],
+        ["*", "", 200],
+        ["*", "features", 404],
+        ["FEATURES", "", 200],
+      ] as const
+    ) {
+      const app = await bootstrap({
+        components: [Features],
+        config: {
+          management: { endpoints: { web: { exposure: { include, exclude } } } },
+        },
+        actuator: actuator(),
+      });
+      assert.equal((await call(app, "GET", "/actuator/features")).status, status, include);
+      await app.close();
+    }
+    // Without the actuator, the bean is a bean, and no route.
+    const bare = await bootstrap({ components: [Features] });
+    assert.equal((await call(bare, "GET", "/actuator/features")).status, 404);
+    await bare.close();
+  });
+
+  it("is secured as Thaw's own are: behind the app's middleware", async () => {
+    const app = await bootstrap({
+      components: [Features],
+      config: exposing("features"),
+      middleware: [bearerAuth({ token: "secret" })],
+      actuator: actuator(),
+    });
+    assert.equal((await call(app, "GET", "/actuator/features")).status, 401);
+    assert.equal((await call(app, "DELETE", "/actuator/features/dark")).status, 401);
+    const res = await app.fetch(
+      new Request("http://localhost/actuator/features", {
+        headers: { authorization: "Bearer secret" },
+      }),
+    );
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    await app.close();
+  });
+
+  it("is in mappings and in the OpenAPI document", async () => {
+    const app = await bootstrap({
+      components: [Features],
+      config: exposing("features,mappings"),
+      actuator: actuator(),
+      openapi: openApi({ docs: false }),
+    });
+    const { body } = await call(app, "GET", "/actuator/mappings");
+    const own = (body.routes as { method: string; path: string; handler: string }[])
+      .filter((r) => r.path.startsWith("/actuator/features"))
+      .map((r) => `${r.method} ${r.path} ${r.handler}`);
+    assert.deepEqual(own, [
+      "GET /actuator/features Features.all",
+      "GET /actuator/features/{name} Features.one",
+      "POST /actuator/features/{name} Features.set",
+      "POST /actuator/features Features.reset",
+      "DELETE /actuator/features/{name} Features.drop",
+    ]);
+    const doc = await openApiDocument(app);
+    const paths = doc.paths as Record<string, Record<string, { tags?: string[] }>>;
+    assert.deepEqual(Object.keys(paths["/actuator/features/{name}"]).sort(), [
+      "delete",
+      "get",
+      "post",
+    ]);
+    assert.deepEqual(paths["/actuator/features"].get.tags, ["Actuator"]);
+    await app.close();
+  });
+
+  it("stops bootstrap for an id that is Thaw's, invalid or taken, naming the bean", async () => {
+    @Endpoint("health")
+    class MyHealth {
+      @ReadOperation()
+      read() {
+        return {};
+      }
+    }
+    @Endpoint("Bad-Id")
+    class BadId {
+      @ReadOperation()
+      read() {
+        return {};
+      }
+    }
+    @Endpoint("features")
+    class MoreFeatures {
+      @ReadOperation()
+      read() {
+        return {};
+      }
+    }
+    @Endpoint("empty")
+    class Empty {}
+    @Endpoint("twice")
+    class Twice {
+      @ReadOperation()
+      first() {
+        return {};
+      }
+
+      @ReadOperation()
+      second() {
+        return {};
+      }
+    }
+    for (
+      const [components, message] of [
+        [
+          [MyHealth],
+          /@Endpoint\("health"\) on bean "myHealth" \(class MyHealth\): the actuator's own health endpoint/,
+        ],
+        [
+          [BadId],
+          /@Endpoint\("Bad-Id"\) on bean "badId" \(class BadId\): an endpoint's id is lowercase letters and digits/,
+        ],
+        [
+          [Features, MoreFeatures],
+          /@Endpoint\("features"\) on bean "moreFeatures" \(class MoreFeatures\): bean "features" \(class Features\) has this id too/,
+        ],
+        [[Empty], /@Endpoint\("empty"\) on bean "empty" \(class Empty\): it has no @ReadOperation/],
+        [
+          [Twice],
+          /@Endpoint\("twice"\) on bean "twice" \(class Twice\): first and second are both GET \/actuator\/twice/,
+        ],
+      ] as const
+    ) {
+      await assert.rejects(
+        bootstrap({
+          components: [...components],
+          config: exposing("health"),
+          actuator: actuator(),
+        }),
+        message,
+      );
+    }
+  });
+
+  it("refuses decorators used on what they do not decorate", () => {
+    assert.throws(() => Selector(), /names one path segment or more/);
+    assert.throws(() => Selector("a/b"), /"a\/b" is no name/);
+    assert.throws(() => {
+      class Statics {
+        @ReadOperation()
+        static read() {}
+      }
+      return Statics;
+    }, /@ReadOperation decorates the instance methods of an @Endpoint class/);
+  });
+});
