@@ -21,6 +21,7 @@ import { DataError } from "../sql/data_error.ts";
 import { SqlClient, transactionNamed } from "./sql_client.ts";
 import { checkIsolation } from "../sql/dialects.ts";
 import { checkTransactionOptions, type TransactionOptions } from "./transaction_options.ts";
+import { MethodPlans } from "../context/method_plans.ts";
 
 /** What `@Transactional` takes: a transaction's options, and the datasource it is of. */
 export interface TransactionalOptions extends TransactionOptions {
@@ -130,9 +131,8 @@ function optionsOf(target: object, method: string): TransactionalOptions {
 class TransactionInterceptor implements MethodInterceptor {
   readonly #clients: ReadonlyMap<string, SqlClient>;
   readonly #primary: SqlClient;
-  // Each method's client and options, by the bean's class: worked out at its first call, not at
-  // every one (the options are the class's, checked when it was decorated).
-  readonly #plans = new WeakMap<object, Map<string, Plan>>();
+  // Each method's client and options: the options are the class's, checked when it was decorated.
+  readonly #plans = new MethodPlans<Plan>();
 
   constructor(clients: ReadonlyMap<string, SqlClient>, primary: SqlClient) {
     this.#clients = clients;
@@ -165,11 +165,7 @@ class TransactionInterceptor implements MethodInterceptor {
   }
 
   #plan(target: object, method: string): Plan {
-    const type = (target as { constructor: object }).constructor;
-    let plans = this.#plans.get(type);
-    if (plans === undefined) this.#plans.set(type, plans = new Map());
-    let plan = plans.get(method);
-    if (plan === undefined) {
+    return this.#plans.of(target, method, (type) => {
       const { datasource, ...options } = optionsOf(target, method);
       const client = datasource === undefined ? this.#primary : this.#clients.get(datasource);
       // bootstrap refuses a @Transactional naming no datasource before any call can come.
@@ -183,9 +179,8 @@ class TransactionInterceptor implements MethodInterceptor {
       const where = `${(type as { name?: string }).name || "(anonymous)"}.${method}()`;
       // bootstrap refuses it first (data_setup.ts); a bean made beside the container reaches here.
       checkIsolation(client, options.isolation, `@Transactional on ${where}`);
-      plans.set(method, plan = { client, options, where });
-    }
-    return plan;
+      return { client, options, where };
+    });
   }
 }
 

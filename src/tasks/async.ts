@@ -13,6 +13,7 @@ import { markMethod, markOf, whereOf } from "./method_marks.ts";
 import type { TaskExecutor } from "./task_executor.ts";
 import { TaskExecutors } from "./task_executors.ts";
 import { TaskRejectedError } from "./task_rejected_error.ts";
+import { MethodPlans } from "../context/method_plans.ts";
 
 /** Each `@Async` method's executor name (`undefined`: the default one), by method name. */
 export const ASYNC: unique symbol = Symbol("thaw.async");
@@ -75,8 +76,8 @@ export class AsyncInterceptor implements MethodInterceptor {
   static "thaw.missing" = `@Async ${TaskExecutors["thaw.missing"]}`;
 
   readonly #executors: TaskExecutors;
-  // Each method's executor, by the bean's class: worked out at its first call.
-  readonly #plans = new WeakMap<object, Map<string, Plan>>();
+  // Each method's executor.
+  readonly #plans = new MethodPlans<Plan>();
 
   constructor(executors: TaskExecutors) {
     this.#executors = executors;
@@ -96,18 +97,12 @@ export class AsyncInterceptor implements MethodInterceptor {
   }
 
   #plan(target: object, method: string): Plan {
-    const type = (target as { constructor: object }).constructor;
-    let plans = this.#plans.get(type);
-    if (plans === undefined) this.#plans.set(type, plans = new Map());
-    let plan = plans.get(method);
-    if (plan === undefined) {
-      const where = whereOf(target, method);
+    return this.#plans.of(target, method, () => {
       const name = markOf<string | undefined>(target, ASYNC, method) ?? "default";
       // bootstrap refuses a name no executor has (tasks_setup.ts) before any call can come.
       const executor = this.#executors.get(name) ?? this.#executors.get("default")!;
-      plans.set(method, plan = { executor, where });
-    }
-    return plan;
+      return { executor, where: whereOf(target, method) };
+    });
   }
 }
 

@@ -15,6 +15,7 @@ import { LockManager } from "./lock_manager.ts";
 import { LockNotAcquiredError } from "./lock_not_acquired_error.ts";
 import { MemoryLockManager } from "./memory_lock_manager.ts";
 import { markedMethods, markMethod, markOf, whereOf } from "./method_marks.ts";
+import { MethodPlans } from "../context/method_plans.ts";
 import { TaskExecutors } from "./task_executors.ts";
 
 /** What `@Lockable` takes: the key of a run, from the method's arguments. */
@@ -152,8 +153,8 @@ export class LockInterceptor implements MethodInterceptor {
   readonly #memory = new MemoryLockManager();
   // Aborted when the app closes: a call waiting for a lock gives up then.
   readonly #closing = new AbortController();
-  // Each method's mark, by the bean's class: looked up at its first call, not at every one.
-  readonly #marks = new WeakMap<object, Map<string, LockMark>>();
+  // Each method's mark: looked up at its first call, not at every one.
+  readonly #marks = new MethodPlans<LockMark>();
 
   async intercept(
     { target, method, args }: MethodInvocation,
@@ -196,11 +197,6 @@ export class LockInterceptor implements MethodInterceptor {
   }
 
   #mark(target: object, method: string): LockMark {
-    const type = (target as { constructor: object }).constructor;
-    let marks = this.#marks.get(type);
-    if (marks === undefined) this.#marks.set(type, marks = new Map());
-    let mark = marks.get(method);
-    if (mark === undefined) marks.set(method, mark = markOf<LockMark>(target, LOCKABLE, method)!);
-    return mark;
+    return this.#marks.of(target, method, () => markOf<LockMark>(target, LOCKABLE, method)!);
   }
 }
