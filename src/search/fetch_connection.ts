@@ -39,6 +39,14 @@ type Callback = Parameters<BaseConnection["request"]>[1];
 // Unescaped characters in a path, which the client's own Connection refuses too.
 const INVALID_PATH = /[^\u0021-\u00ff]/;
 
+/** Whether the path (its query aside) has a segment `.` or `..`, however its dots are written. */
+function hasDotSegment(path: string): boolean {
+  const end = path.indexOf("?");
+  return (end === -1 ? path : path.slice(0, end)).split("/").some((segment) =>
+    /^(?:\.|%2e){1,2}$/i.test(segment)
+  );
+}
+
 /** The Connection class of one `search:` entry, over `way`. */
 export function fetchConnectionClass(
   module: ClientModule,
@@ -62,6 +70,21 @@ export function fetchConnectionClass(
       };
       if (INVALID_PATH.test(built.path)) {
         callback(new TypeError(`ERR_UNESCAPED_CHARACTERS: ${built.path}`), null);
+        return { abort() {} };
+      }
+      // A URL reads a segment `.` or `..` (`%2e` too) as a step up: `DELETE /products/_doc/..`
+      // would be sent as `DELETE /products/`, which deletes the index. The package's own
+      // connection sends the path as written; `fetch` cannot, so such a path is refused, and as
+      // an abort, which the client neither retries nor counts against the node.
+      if (hasDotSegment(built.path)) {
+        callback(
+          new RequestAbortedError(
+            `search connection "${way.name}": ${
+              (params.method ?? "GET").toUpperCase()
+            } ${built.path} has a path segment . or .. (a document id or an index name), which the URL would read as a step up to another resource: not sent`,
+          ),
+          null,
+        );
         return { abort() {} };
       }
       this._openRequests++;

@@ -8,6 +8,7 @@ import { search, SearchClient } from "../../search.ts";
 import { OPENSEARCH_URL } from "../migrate/search/cluster.ts";
 import { type Helper, startForwardProxy, startTlsProxy } from "../migrate/search/servers.ts";
 import { RUNTIME } from "../runtime.ts";
+import { type LoopbackServer, serveLoopback } from "../migrate/search/loopback_server.ts";
 
 const PASSWORD = "bean-Pa55word-long";
 
@@ -62,6 +63,72 @@ describe("a SearchClient bean through TLS and a proxy", () => {
         ? new RegExp(`CONNECT ${host.replaceAll(".", "\\.")} `)
         : new RegExp(`/${marker}`);
       assert.match(await proxy.log(), through);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("what a SearchClient bean sends", () => {
+  interface Received {
+    readonly method: string;
+    readonly url: string;
+    readonly body: string;
+  }
+  let received: Received[];
+  let server: LoopbackServer;
+  before(async () => {
+    server = await serveLoopback(async (req, res, body) => {
+      received.push({ method: req.method ?? "", url: req.url ?? "", body: body.toString() });
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ acknowledged: true, succeeded: true, num_freed: 1 }));
+      await Promise.resolve();
+    });
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  it("refuses a path segment . or .., which the URL would read as a step up, and sends nothing", async () => {
+    received = [];
+    const app = await started({ hosts: server.url });
+    try {
+      const client = app.getBean(SearchClient);
+      for (
+        const call of [
+          () => client.delete({ index: "products", id: ".." }),
+          () => client.get({ index: "products", id: "." }),
+          () => client.search({ index: ".." }),
+          () => client.transport.request({ method: "DELETE", path: "/products/_doc/.%2E" }),
+        ]
+      ) {
+        const error = await call().then(
+          () => assert.fail("a request with a dot segment was sent"),
+          (e: Error) => e,
+        );
+        assert.equal(error.name, "RequestAbortedError", error.message);
+        assert.match(error.message, /^search connection "main": .* \. or \.\./);
+      }
+      assert.deepEqual(received, []);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("sends the body of a DELETE whole, and the next request on the connection is its own", async () => {
+    received = [];
+    const app = await started({ hosts: server.url });
+    try {
+      const client = app.getBean(SearchClient);
+      await client.deletePit({ body: { pit_id: ["pit-a"] } });
+      await client.clearScroll({ body: { scroll_id: ["scroll-b"] } });
+      await client.info();
+      assert.deepEqual(received.map(({ method, body }) => ({ method, body })), [
+        { method: "DELETE", body: '{"pit_id":["pit-a"]}' },
+        { method: "DELETE", body: '{"scroll_id":["scroll-b"]}' },
+        { method: "GET", body: "" },
+      ]);
+      assert.equal(received[2].url, "/");
     } finally {
       await app.close();
     }

@@ -1,5 +1,6 @@
 import { Agent as HttpsAgent, request } from "node:https";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Buffer } from "node:buffer";
 import { CONNECT_TIMEOUT_CODE } from "./send_failure.ts";
 import type { Transport, TransportOptions } from "./transport.ts";
 
@@ -45,7 +46,7 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
         const send = https ? request : httpRequest;
         const req = send(url, {
           method: init.method,
-          headers: init.headers as Record<string, string>,
+          headers: withLength(init.headers as Record<string, string> | undefined, body),
           rejectUnauthorized: options.sslVerification,
           signal,
           agent: once || via?.fresh ? false : https ? pools.https : pools.http,
@@ -110,4 +111,23 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
       pools.https.destroy();
     },
   };
+}
+
+/**
+ * `headers` with the body's length. node:http frames a body it is not told the length of only for
+ * the methods it sends chunked: a DELETE's or a GET's bytes would go with neither a length nor
+ * chunks, the server would read the request as bodiless, and the bytes as the start of the next
+ * request on the connection.
+ */
+function withLength(
+  headers: Record<string, string> | undefined,
+  body: string | undefined,
+): Record<string, string> {
+  const given = { ...headers };
+  if (body === undefined) return given;
+  for (const name of Object.keys(given)) {
+    if (name.toLowerCase() === "content-length") delete given[name];
+  }
+  given["content-length"] = String(Buffer.byteLength(body));
+  return given;
 }
