@@ -35,13 +35,14 @@ describe("package metadata", () => {
     }
   });
 
-  it("the drivers, undici, swagger-ui-dist, OpenTelemetry, redis and ws are optional peer dependencies, installed here for the tests", async () => {
+  it("the drivers, the OpenSearch client, undici, swagger-ui-dist, OpenTelemetry, redis and ws are optional peer dependencies, installed here for the tests", async () => {
     const npm = await json("package.json");
     const peers = npm.peerDependencies as Record<string, string>;
     const meta = npm.peerDependenciesMeta as Record<string, { optional?: boolean }>;
     const dev = npm.devDependencies as Record<string, string>;
     const dependencies = npm.dependencies as Record<string, string>;
     assert.deepEqual(Object.keys(peers).sort(), [
+      "@opensearch-project/opensearch",
       "@opentelemetry/api",
       "@opentelemetry/exporter-prometheus",
       "@opentelemetry/sdk-metrics",
