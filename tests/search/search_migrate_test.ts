@@ -139,7 +139,7 @@ describe("bootstrap({ search: search({ migrate }) })", () => {
     const template = `tpl_${suffix}`;
     const setup = await connection(dir.path, {
       [`1.0/${template}-template.json`]: {
-        index_patterns: [`logs_${suffix}-*`],
+        index_patterns: [`${suffix}_logs-*`],
         template: { settings: { number_of_replicas: 0 } },
       },
     });
@@ -151,7 +151,7 @@ describe("bootstrap({ search: search({ migrate }) })", () => {
     try {
       await (await start(false, [])).close();
       const edited = await os("PUT", `/_index_template/${template}`, {
-        index_patterns: [`logs_${suffix}-*`],
+        index_patterns: [`${suffix}_logs-*`],
         template: { settings: { number_of_replicas: 2 } },
       });
       assert.equal(edited.status, 200);
