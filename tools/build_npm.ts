@@ -44,10 +44,12 @@ async function rewriteDeclarationImports(optionalPeers: readonly string[]): Prom
   // A declaration that names an optional peer dependency's types (the OpenSearch client's, for
   // `@thaw/thaw/search`): an install without that package must still type-check, the type then
   // empty; with it, the type is the package's.
-  const peer = new RegExp(
-    `^(import type [^\\n]* from ["'](?:${
-      optionalPeers.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|")
-    })(?:/[^"']*)?["'];)$`,
+  const names = optionalPeers.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
+    .join("|");
+  const peer = new RegExp(`^(import type [^\\n]* from ["'](?:${names})(?:/[^"']*)?["'];)$`, "gm");
+  // A type written `typeof import("peer")` (OpenTelemetry's, for the actuator): the line it is on.
+  const inline = new RegExp(
+    `^([^\\n]*\\bimport\\(["'](?:${names})(?:/[^"']*)?["']\\)[^\\n]*)$`,
     "gm",
   );
   for (const file of await filesUnder(out)) {
@@ -58,7 +60,8 @@ async function rewriteDeclarationImports(optionalPeers: readonly string[]): Prom
       "$1.js$2",
     );
     if (optionalPeers.length > 0) {
-      fixed = fixed.replace(peer, "// @ts-ignore: an optional peer dependency, maybe absent\n$1");
+      fixed = fixed.replace(peer, "// @ts-ignore: an optional peer dependency, maybe absent\n$1")
+        .replace(inline, "// @ts-ignore: an optional peer dependency, maybe absent\n$1");
     }
     if (fixed !== text) await writeFile(file, fixed);
   }
