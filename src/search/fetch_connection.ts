@@ -11,6 +11,7 @@ import { Readable } from "node:stream";
 import type { Connection as BaseConnection, errors } from "@opensearch-project/opensearch";
 import type { Mask } from "../config/secrets_mask.ts";
 import { authorize } from "../migrate/search/auth/authorize.ts";
+import { sendablePath } from "./dot_segments.ts";
 import type { SearchAuth } from "../migrate/search/auth/search_auth.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
 
@@ -38,14 +39,6 @@ type Callback = Parameters<BaseConnection["request"]>[1];
 
 // Unescaped characters in a path, which the client's own Connection refuses too.
 const INVALID_PATH = /[^\u0021-\u00ff]/;
-
-/** Whether the path (its query aside) has a segment `.` or `..`, however its dots are written. */
-function hasDotSegment(path: string): boolean {
-  const end = path.indexOf("?");
-  return (end === -1 ? path : path.slice(0, end)).split("/").some((segment) =>
-    /^(?:\.|%2e){1,2}$/i.test(segment)
-  );
-}
 
 /** The Connection class of one `search:` entry, over `way`. */
 export function fetchConnectionClass(
@@ -76,7 +69,8 @@ export function fetchConnectionClass(
       // would be sent as `DELETE /products/`, which deletes the index. The package's own
       // connection sends the path as written; `fetch` cannot, so such a path is refused, and as
       // an abort, which the client neither retries nor counts against the node.
-      if (hasDotSegment(built.path)) {
+      const path = sendablePath(built.path);
+      if (path === undefined) {
         callback(
           new RequestAbortedError(
             `search connection "${way.name}": ${
@@ -108,7 +102,7 @@ export function fetchConnectionClass(
       };
       // Joined as text: resolved against the host, a path starting with `//` (an empty index name
       // makes one) would name another host, and the credentials would go there.
-      const target = new URL(`${this.url.origin}${built.path}`);
+      const target = new URL(`${this.url.origin}${path}`);
       send(way, target, params, built.headers, abort.signal).then(
         (response) => settle(null, response),
         (error) => {

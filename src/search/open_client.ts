@@ -4,6 +4,7 @@ import { ConfigError } from "../config/config_error.ts";
 import { importOptional, MissingPackageError } from "../runtime/optional_module.ts";
 import { runtimeTransport, type Transport } from "../migrate/search/http/transport.ts";
 import type { SearchConnection } from "../migrate/search/search_connection.ts";
+import { onWorkerd } from "../runtime/on_workerd.ts";
 import type { SearchClient } from "./search_client.ts";
 
 /** The package `search()` makes its clients with, an optional peer dependency. */
@@ -19,7 +20,9 @@ export async function openClient(connection: SearchConnection): Promise<SearchCl
   });
   let transport: Transport;
   try {
-    transport = onFetchOnlyRuntime() ? fetchTransport(connection) : await runtimeTransport({
+    // workerd gives `process.versions.node` with nodejs_compat, which would send the runner's
+    // transport down node:http: there the runtime's own `fetch` is the way out.
+    transport = onWorkerd() ? fetchTransport(connection) : await runtimeTransport({
       sslVerification: connection.sslVerification,
       proxy: connection.proxy,
       connectTimeoutMs: connection.connectTimeoutMs,
@@ -33,13 +36,6 @@ export async function openClient(connection: SearchConnection): Promise<SearchCl
     });
   }
   return openSearchClient(connection, transport);
-}
-
-// workerd (Cloudflare Workers) gives `process.versions.node` with nodejs_compat, which would send
-// the runner's transport down node:http: there the runtime's own `fetch` is the way out.
-function onFetchOnlyRuntime(): boolean {
-  const g = globalThis as { navigator?: { userAgent?: unknown } };
-  return g.navigator?.userAgent === "Cloudflare-Workers";
 }
 
 // The runtime's `fetch` as it is: it has no switch for certificates, proxies or connect timeouts.

@@ -115,6 +115,22 @@ describe("what a SearchClient bean sends", () => {
     }
   });
 
+  it("sends a path with a \\ or a # whole: neither a step up nor a cut", async () => {
+    received = [];
+    const app = await started({ hosts: server.url });
+    try {
+      const client = app.getBean(SearchClient);
+      await client.transport.request({ method: "DELETE", path: "/products/_doc/..\\x" });
+      await client.transport.request({ method: "GET", path: "/products/_doc/a#b" });
+      assert.deepEqual(received.map(({ method, url }) => ({ method, url })), [
+        { method: "DELETE", url: "/products/_doc/..%5Cx" },
+        { method: "GET", url: "/products/_doc/a%23b" },
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("sends the body of a DELETE whole, and the next request on the connection is its own", async () => {
     received = [];
     const app = await started({ hosts: server.url });
