@@ -19,7 +19,10 @@ export interface LockRequest {
    * itself. A holder still running past it may lose the lock: set it above the longest run.
    */
   readonly leaseMs: number;
-  /** Aborted when the app closes: the wait ends, `undefined`. */
+  /**
+   * Aborted when the app closes, once its runs had their time to finish: the wait ends,
+   * `undefined`. A request whose signal has aborted still tries once: a free key is taken.
+   */
   readonly signal?: AbortSignal | undefined;
 }
 

@@ -1,7 +1,9 @@
-// What a `@Lockable` call gets when its key stayed held for its whole wait.
+// What a `@Lockable` call gets when its key stayed held for its whole wait, or for as much of it as
+// the app's close left.
 
 /**
- * A `@Lockable` call that waited `waitTime` without the lock of its key: the method did not run.
+ * A `@Lockable` call that waited `waitTime` without the lock of its key (or less, the app
+ * closing): the method did not run.
  *
  * @example
  * ```ts
@@ -26,11 +28,21 @@ export class LockNotAcquiredError extends Error {
    * @param lockManager `in-process`, or the bean's name
    * @param waitMs how long the call waited, in milliseconds
    * @param where the method, `Orders.ship()`
+   * @param closing whether the wait was cut short because the app was closing
    */
-  constructor(key: string, lockManager: string, waitMs: number, where?: string) {
+  constructor(
+    key: string,
+    lockManager: string,
+    waitMs: number,
+    where?: string,
+    closing = false,
+  ) {
     super(
       `${where === undefined ? "" : `${where}: `}the lock "${key}" of the lock manager ` +
-        `${lockManager} stayed held for the whole wait (${waitMs} ms, waitTime)`,
+        (closing
+          ? `${lockManager} was held, and the app was closing: the call stopped waiting for it ` +
+            `before its wait (${waitMs} ms, waitTime) ended`
+          : `${lockManager} stayed held for the whole wait (${waitMs} ms, waitTime)`),
     );
     this.name = "LockNotAcquiredError";
     this.key = key;

@@ -40,8 +40,8 @@ export function checkLockRequest(request: LockRequest, who: string): LockRequest
 
 /**
  * Tries `attempt` until it gives a lock, for `request.waitMs` at most: the lock, or `undefined`
- * once the wait ran out or `request.signal` aborted. A try that rejects (the store is down) ends
- * the wait with its rejection.
+ * once the wait ran out or `request.signal` aborted (after one try, aborted or not). A try that
+ * rejects (the store is down) ends the wait with its rejection.
  */
 export async function pollLock(
   request: LockRequest,
@@ -49,7 +49,8 @@ export async function pollLock(
   clock: Clock,
 ): Promise<HeldLock | undefined> {
   const { waitMs, signal } = request;
-  if (signal?.aborted) return undefined;
+  // Even when the signal has aborted (the app is closing), one try: a run the close lets finish
+  // takes a free key; the signal only cuts the waits after a try.
   const deadline = clock.monotonic() + waitMs;
   let pause = FIRST_PAUSE_MS;
   for (;;) {

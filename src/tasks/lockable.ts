@@ -1,7 +1,7 @@
 // `@Lockable`: runs of one key never overlap. The key comes from the method's arguments; the
 // lock from a lock manager, in the process unless the options name a bean.
 import type { ApplicationContext } from "../context/application_context.ts";
-import type { Class } from "../context/class_record.ts";
+import type { Class, ContextLogger } from "../context/class_record.ts";
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import { DefinitionError } from "../context/errors.ts";
 import {
@@ -151,10 +151,17 @@ export class LockInterceptor implements MethodInterceptor {
   /** The lock managers the methods name, by bean name (set once the beans are made). */
   readonly managers = new Map<string, LockManager>();
   readonly #memory = new MemoryLockManager();
-  // Aborted when the app closes: a call waiting for a lock gives up then.
+  // Aborted when the app's close has given up waiting for the runs: a call still waiting for a
+  // lock gives up then.
   readonly #closing = new AbortController();
   // Each method's mark: looked up at its first call, not at every one.
   readonly #marks = new MethodPlans<LockMark>();
+  // Where a lock that could not be given back is reported.
+  readonly #logger: ContextLogger;
+
+  constructor(logger: ContextLogger) {
+    this.#logger = logger;
+  }
 
   async intercept(
     { target, method, args }: MethodInvocation,
@@ -182,16 +189,29 @@ export class LockInterceptor implements MethodInterceptor {
         mark.lockManager ?? IN_PROCESS,
         mark.waitMs,
         whereOf(target, method),
+        mark.waitMs > 0 && this.#closing.signal.aborted,
       );
     }
     try {
       return await next();
     } finally {
-      await held.release();
+      // The method ran: the caller gets its outcome, never the store's failure to give the lock
+      // back (a caller that retried on it would run the work twice). The lease ends the lock.
+      await held.release().catch((error: unknown) =>
+        this.#logger.error(
+          `${whereOf(target, method)}: giving back the lock "${key}" of the lock manager ` +
+            `${mark.lockManager ?? IN_PROCESS} failed; the call keeps its own outcome, and the ` +
+            `lock ends with its lease (${mark.leaseMs} ms, leaseTime):`,
+          error,
+        )
+      );
     }
   }
 
-  /** The app closes: the calls waiting for a lock stop waiting (`LockNotAcquiredError`). */
+  /**
+   * The app's close has given the runs their time: the calls still waiting for a lock stop
+   * waiting (`LockNotAcquiredError`).
+   */
   close(): void {
     this.#closing.abort();
   }

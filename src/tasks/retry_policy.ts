@@ -1,5 +1,6 @@
 // When `@Retryable` tries again (Spring Framework 7's RetryPolicy and backoff): how long it waits
 // before each retry, and which errors it retries. Pure: the randomness is given.
+import { MAX_DURATION_MS } from "../config/duration.ts";
 
 /** An error class, as `includes` and `excludes` name it. */
 // deno-lint-ignore no-explicit-any
@@ -13,7 +14,7 @@ export interface RetryPolicy {
   readonly delay: number;
   /** What each wait is multiplied by for the next. */
   readonly multiplier: number;
-  /** The longest wait. */
+  /** The longest wait; at most what one timer waits, `MAX_DURATION_MS`, whatever it says. */
   readonly maxDelay: number;
   /** How far a wait may stray from its value, scaled as the waits grow (0: none). */
   readonly jitter: number;
@@ -28,7 +29,7 @@ export const RETRY_DEFAULTS: RetryPolicy = {
   maxRetries: 3,
   delay: 1000,
   multiplier: 1,
-  maxDelay: Number.MAX_SAFE_INTEGER,
+  maxDelay: MAX_DURATION_MS,
   jitter: 0,
   includes: [],
   excludes: [],
@@ -37,15 +38,19 @@ export const RETRY_DEFAULTS: RetryPolicy = {
 /**
  * The bounds of the wait before retry `n` (0: the first retry): `delay * multiplier^n`, at most
  * `maxDelay`, give or take the jitter scaled by how much the wait grew, never under `delay` nor
- * over `maxDelay`.
+ * over `maxDelay`. Never over `MAX_DURATION_MS` either: a runtime waits about 1 ms for a timer
+ * longer than that, so the retries would run back to back.
  */
 export function delayBounds(policy: RetryPolicy, n: number): { min: number; max: number } {
-  const base = Math.min(policy.delay * policy.multiplier ** n, policy.maxDelay);
+  const maxDelay = Math.min(policy.maxDelay, MAX_DURATION_MS);
+  // No wait grows from 0 (0 * Infinity, a multiplier^n past the numbers, would be NaN).
+  const grown = policy.delay === 0 ? 0 : policy.delay * policy.multiplier ** n;
+  const base = Math.min(grown, maxDelay);
   if (policy.jitter <= 0) return { min: base, max: base };
   const spread = policy.delay === 0 ? policy.jitter : policy.jitter * (base / policy.delay);
   return {
-    min: Math.max(base - spread, Math.min(policy.delay, policy.maxDelay)),
-    max: Math.min(base + spread, policy.maxDelay),
+    min: Math.max(base - spread, Math.min(policy.delay, maxDelay)),
+    max: Math.min(base + spread, maxDelay),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   type MethodInterceptor,
   type MethodInvocation,
 } from "../context/interceptors.ts";
+import { MAX_DURATION_MS } from "../config/duration.ts";
 import { markMethod, markOf } from "./method_marks.ts";
 import {
   type ErrorClass,
@@ -21,11 +22,11 @@ import { TaskExecutors } from "./task_executors.ts";
 export interface RetryableOptions {
   /** Retries after the first attempt: 3 by default. */
   readonly maxRetries?: number | undefined;
-  /** The wait before the first retry: 1000 ms by default. */
+  /** The wait before the first retry: 1000 ms by default; at most 2,147,483,647 (a timer's). */
   readonly delay?: number | undefined;
   /** What each wait is multiplied by for the next: 1 by default. */
   readonly multiplier?: number | undefined;
-  /** The longest wait: none by default. */
+  /** The longest wait: 2,147,483,647 ms (what one timer waits) by default, and at most. */
   readonly maxDelay?: number | undefined;
   /** How far a wait may stray, as the waits grow: 0 by default. */
   readonly jitter?: number | undefined;
@@ -48,7 +49,8 @@ const ASYNC_ONLY = "@Retryable awaits each attempt: declare it async";
  * Tries the method again when it fails: up to `maxRetries` more times, waiting `delay` ms, then
  * `delay * multiplier` ... (at most `maxDelay`, give or take `jitter`). `includes` and `excludes`
  * name error classes; the nearest rule to the error's class wins. The last error reaches the
- * caller with `attempts` (how many calls were made) set on it. Needs `bootstrap({ tasks: tasks() })`.
+ * caller with `attempts` (how many calls were made) set on it, at once when the app closes during
+ * a wait. Needs `bootstrap({ tasks: tasks() })`.
  *
  * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#retryable
  */
@@ -96,6 +98,13 @@ function retryPolicy(options: RetryableOptions): RetryPolicy {
       if (key === "maxRetries" && !Number.isSafeInteger(value)) {
         throw new TypeError(`@Retryable({ maxRetries }): give a whole number, got ${value}`);
       }
+      // A runtime waits about 1 ms for a longer timer: the retries would run back to back.
+      if ((key === "delay" || key === "maxDelay") && value > MAX_DURATION_MS) {
+        throw new TypeError(
+          `@Retryable({ ${key} }): at most ${MAX_DURATION_MS} ms (what one timer waits), ` +
+            `got ${value}`,
+        );
+      }
     }
     policy[key] = value;
   }
@@ -108,6 +117,8 @@ export class RetryInterceptor implements MethodInterceptor {
   static "thaw.missing" = `@Retryable ${TaskExecutors["thaw.missing"]}`;
 
   readonly #executors: TaskExecutors;
+  // Aborted when the app closes: a call waiting to try again gives up then.
+  readonly #closing = new AbortController();
 
   constructor(executors: TaskExecutors) {
     this.#executors = executors;
@@ -119,16 +130,38 @@ export class RetryInterceptor implements MethodInterceptor {
       try {
         return await next();
       } catch (error) {
-        if (attempt > policy.maxRetries || !retries(policy, error)) {
+        const last = attempt > policy.maxRetries || !retries(policy, error) ||
+          !await this.#pause(retryDelay(policy, attempt - 1, Math.random));
+        if (last) {
           if (typeof error === "object" && error !== null && Object.isExtensible(error)) {
             Object.assign(error, { attempts: attempt });
           }
           throw error;
         }
-        this.#executors.retries++;
-        const ms = retryDelay(policy, attempt - 1, Math.random);
-        await new Promise((resolve) => setTimeout(resolve, ms));
       }
     }
+  }
+
+  /** The app closes: the calls waiting to try again reject with their last error. */
+  close(): void {
+    this.#closing.abort();
+  }
+
+  // Waits `ms` before a retry: whether to make it (not when the app closed before or meanwhile).
+  #pause(ms: number): Promise<boolean> {
+    const { signal } = this.#closing;
+    if (signal.aborted) return Promise.resolve(false);
+    this.#executors.retries++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
   }
 }

@@ -46,7 +46,8 @@ async function setUp(
     logger,
   );
   const source = "tasks()";
-  const locks = new LockInterceptor();
+  const locks = new LockInterceptor(logger);
+  const retrying = new RetryInterceptor(executors);
   context.registerBean({
     name: "taskExecutors",
     type: TaskExecutors,
@@ -56,7 +57,7 @@ async function setUp(
   const interceptors: [string, Class, () => unknown][] = [
     ["asyncInterceptor", AsyncInterceptor, () => new AsyncInterceptor(executors)],
     ["lockInterceptor", LockInterceptor, () => locks],
-    ["retryInterceptor", RetryInterceptor, () => new RetryInterceptor(executors)],
+    ["retryInterceptor", RetryInterceptor, () => retrying],
     [
       "concurrencyLimitInterceptor",
       ConcurrencyLimitInterceptor,
@@ -80,12 +81,17 @@ async function setUp(
     return {
       close: {
         jobs: async () => {
-          locks.close();
+          // A wait between attempts is no work to finish: the retry rejects with its last error
+          // now, rather than holding the close and then calling into beans that stopped.
+          retrying.close();
           const dropped = await Promise.all(
             executors.all().map(async (executor) =>
               [executor.name, await executor.shutdown(awaitTerminationMs)] as const
             ),
           );
+          // Only once the runs finished or had their period: a queued run that starts meanwhile
+          // waits for its key like any other.
+          locks.close();
           for (const [name, count] of dropped) {
             if (count === 0) continue;
             (logger.warn ?? logger.error).call(

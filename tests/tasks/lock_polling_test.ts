@@ -65,7 +65,7 @@ describe("pollLock", () => {
     );
   });
 
-  it("ends with nothing once the signal aborts, and a failing try rejects", async () => {
+  it("ends with nothing once the signal aborts, after one try at least; a failing try rejects", async () => {
     const abort = new AbortController();
     const { clock } = virtualClock((now) => {
       if (now > 1000) abort.abort();
@@ -76,11 +76,24 @@ describe("pollLock", () => {
       clock,
     );
     assert.equal(held, undefined);
+    // Already aborted (the app is closing): one try still, and no wait after it.
+    let tries = 0;
     assert.equal(
-      await pollLock({ key: "k", waitMs: 0, leaseMs: 1, signal: abort.signal }, () => {
-        throw new Error("never tried");
+      await pollLock({ key: "k", waitMs: 60_000, leaseMs: 1, signal: abort.signal }, () => {
+        tries++;
+        return Promise.resolve(undefined);
       }, clock),
       undefined,
+    );
+    assert.equal(tries, 1);
+    const free: HeldLock = { release: () => Promise.resolve() };
+    assert.equal(
+      await pollLock(
+        { key: "k", waitMs: 0, leaseMs: 1, signal: abort.signal },
+        () => Promise.resolve(free),
+        clock,
+      ),
+      free,
     );
     await assert.rejects(
       pollLock({ key: "k", waitMs: 0, leaseMs: 1 }, () => Promise.reject(new Error("down")), clock),

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Bean, bootstrap, Configuration, Service } from "../../mod.ts";
 import {
+  Async,
   type HeldLock,
   Lockable,
   LockManager,
@@ -11,6 +12,9 @@ import {
   tasks,
 } from "../../tasks.ts";
 import { MemoryLockManager } from "../../src/tasks/memory_lock_manager.ts";
+import { TaskExecutors } from "../../src/tasks/task_executors.ts";
+import { deferred } from "../deferred.ts";
+import { memoryLogger } from "../helpers.ts";
 
 /** Resolves once `condition` holds, checking on every turn of the event loop. */
 async function until(condition: () => boolean): Promise<void> {
@@ -18,6 +22,18 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Resolves once `app.close()` reached the executors: the probe executor refuses a run. Until then
+ * each probe runs at once (its executor has nothing else to run) and is counted completed.
+ */
+async function untilExecutorsClosed(executors: TaskExecutors): Promise<void> {
+  const probe = executors.get("probe")!;
+  await until(() => {
+    probe.submit(() => undefined).catch(() => undefined);
+    return probe.counts.rejected > 0;
+  });
+}
 
 describe("@Lockable on the in-process lock manager", () => {
   it("50 concurrent calls on 5 keys: no two of one key overlap, different keys overlap", async () => {
@@ -101,11 +117,50 @@ describe("@Lockable on the in-process lock manager", () => {
     await until(() => long.runs === 1);
     const waiting = long.go();
     const closing = app.close();
-    await assert.rejects(waiting, LockNotAcquiredError);
+    await assert.rejects(waiting, (error: unknown) => {
+      assert.ok(error instanceof LockNotAcquiredError);
+      assert.match(error.message, /the app was closing/);
+      return true;
+    });
     long.release();
     await first;
     await closing;
     assert.equal(long.runs, 1);
+  });
+
+  it("close lets the @Async runs queued on one key take it in turn and finish", async () => {
+    const gate = deferred();
+    @Service()
+    class Digest {
+      runs = 0;
+      @Async()
+      @Lockable({ key: () => "digest", waitTime: "1h" })
+      async send(): Promise<number> {
+        const run = ++this.runs;
+        await gate.promise;
+        return run;
+      }
+    }
+    const config = {
+      thaw: {
+        task: {
+          execution: { pool: { "max-size": 2 } },
+          executors: { probe: { pool: { "max-size": 1 } } },
+        },
+      },
+    };
+    const app = await bootstrap({ config, components: [Digest], tasks: tasks() });
+    const digest = app.getBean(Digest);
+    const sent = Promise.allSettled([digest.send(), digest.send()]);
+    await until(() => digest.runs === 1);
+    const closing = app.close();
+    await untilExecutorsClosed(app.getBean(TaskExecutors));
+    gate.resolve();
+    assert.deepEqual(await sent, [
+      { status: "fulfilled", value: 1 },
+      { status: "fulfilled", value: 2 },
+    ]);
+    await closing;
   });
 
   it("releases the lock when the method fails", async () => {
@@ -172,6 +227,47 @@ describe("@Lockable({ lockManager })", () => {
     const app = await bootstrap({ components: [Locks, Orders], tasks: tasks() });
     assert.equal(await app.getBean(Orders).ship(7), 7);
     assert.deepEqual(app.getBean<OneTry>("shared").asked, ["order-7"]);
+    await app.close();
+  });
+
+  it("a release that fails leaves the call its own outcome, and is logged naming the key", async () => {
+    class FailingRelease extends LockManager {
+      acquire(): Promise<HeldLock | undefined> {
+        return Promise.resolve({ release: () => Promise.reject(new Error("redis timeout")) });
+      }
+    }
+    @Configuration()
+    class Locks {
+      @Bean("flaky")
+      flaky(): LockManager {
+        return new FailingRelease();
+      }
+    }
+    @Service()
+    class Orders {
+      @Lockable({ key: (id: number) => `order-${id}`, lockManager: "flaky" })
+      async ship(id: number): Promise<number> {
+        return await Promise.resolve(id * 6);
+      }
+      @Lockable({ key: (id: number) => `order-${id}`, lockManager: "flaky" })
+      async cancel(_id: number): Promise<void> {
+        await Promise.resolve();
+        throw new Error("no such order");
+      }
+    }
+    const logger = memoryLogger();
+    const app = await bootstrap({ components: [Locks, Orders], tasks: tasks(), logger });
+    const orders = app.getBean(Orders);
+    assert.equal(await orders.ship(7), 42);
+    assert.equal(logger.lines.length, 1, String(logger.lines));
+    assert.match(
+      String(logger.lines[0][0]),
+      /^Orders\.ship\(\): giving back the lock "order-7" of the lock manager flaky failed/,
+    );
+    assert.equal((logger.lines[0][1] as Error).message, "redis timeout");
+    await assert.rejects(orders.cancel(8), { message: "no such order" });
+    assert.equal(logger.lines.length, 2, String(logger.lines));
+    assert.match(String(logger.lines[1][0]), /Orders\.cancel\(\): giving back the lock "order-8"/);
     await app.close();
   });
 

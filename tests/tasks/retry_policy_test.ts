@@ -57,6 +57,43 @@ describe("retry waits", () => {
     );
   });
 
+  it("every wait, whatever the options, is one a timer can wait (at most 2^31 - 1 ms)", () => {
+    const anyPolicy: fc.Arbitrary<RetryPolicy> = fc.record({
+      maxRetries: fc.integer({ min: 0, max: 2_000 }),
+      delay: fc.oneof(
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.double({ min: 0, max: 1e300, noNaN: true }),
+      ),
+      multiplier: fc.oneof(fc.constant(2), fc.double({ min: 1, max: 1e6, noNaN: true })),
+      maxDelay: fc.oneof(
+        fc.constant(RETRY_DEFAULTS.maxDelay),
+        fc.constant(Number.MAX_SAFE_INTEGER),
+        fc.double({ min: 0, max: 1e300, noNaN: true }),
+      ),
+      jitter: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1e300, noNaN: true })),
+      includes: fc.constant([]),
+      excludes: fc.constant([]),
+    });
+    fc.assert(
+      fc.property(
+        anyPolicy,
+        fc.integer({ min: 0, max: 2_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (policy, n, random) => {
+          const wait = retryDelay(policy, n, () => random);
+          assert.ok(Number.isInteger(wait) && wait >= 0, `${wait} is a wait`);
+          assert.ok(wait <= 2 ** 31 - 1, `${wait} is over what a timer waits`);
+        },
+      ),
+      propertyOptions(500),
+    );
+    // @Retryable({ maxRetries: 30, multiplier: 2 }): from retry 22 on, at the longest.
+    const doubling = { ...RETRY_DEFAULTS, maxRetries: 30, multiplier: 2 };
+    assert.equal(retryDelay(doubling, 21, Math.random), 1000 * 2 ** 21);
+    assert.equal(retryDelay(doubling, 22, Math.random), 2 ** 31 - 1);
+    assert.equal(retryDelay(doubling, 29, Math.random), 2 ** 31 - 1);
+  });
+
   it("Spring's defaults: 3 retries, 1 s apart", () => {
     assert.equal(RETRY_DEFAULTS.maxRetries, 3);
     assert.deepEqual([0, 1, 2].map((n) => retryDelay(RETRY_DEFAULTS, n, Math.random)), [

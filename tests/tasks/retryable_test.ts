@@ -3,6 +3,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { bootstrap, Service } from "../../mod.ts";
 import { ConcurrencyLimit, Retryable, tasks } from "../../tasks.ts";
+import { TaskExecutors } from "../../src/tasks/task_executors.ts";
+
+/** Resolves once `condition` holds, checking on every turn of the event loop. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
 
 class Transient extends Error {}
 class Fatal extends Error {}
@@ -67,6 +73,48 @@ describe("@Retryable", () => {
       () => Retryable({ retries: 3 } as never),
       /no option "retries"; it takes maxRetries, delay/,
     );
+    // Past what one timer waits, a runtime would wait about 1 ms instead.
+    for (const option of ["delay", "maxDelay"]) {
+      assert.throws(
+        () => Retryable({ [option]: 2 ** 31 }),
+        new RegExp(
+          `@Retryable\\(\\{ ${option} \\}\\): at most 2147483647 ms \\(what one timer waits\\), ` +
+            "got 2147483648",
+        ),
+      );
+    }
+    Retryable({ delay: 2 ** 31 - 1, maxDelay: 2 ** 31 - 1 });
+  });
+
+  it("a retry waiting when the app closes rejects with the last error, never trying again", async () => {
+    @Service()
+    class Slow {
+      calls = 0;
+      @Retryable({ maxRetries: 3, delay: 60_000 })
+      async fetch(): Promise<string> {
+        await Promise.resolve();
+        this.calls++;
+        throw new Transient(`attempt ${this.calls}`);
+      }
+    }
+    const app = await bootstrap({ components: [Slow], tasks: tasks() });
+    const slow = app.getBean(Slow);
+    const call = slow.fetch();
+    const outcome = call.then(() => undefined, (error: Error) => error);
+    // The first attempt failed and its retry is counted as the wait begins.
+    const executors = app.getBean(TaskExecutors);
+    await until(() => executors["thaw.taskCounts"]().retries === 1);
+    await app.close();
+    // A give-up only: the wait would otherwise run its 60 s and try again.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const gaveUp = new Promise<never>((_, reject) =>
+      timer = setTimeout(() => reject(new Error("the retry's wait outlived close")), 30_000)
+    );
+    const error = await Promise.race([outcome, gaveUp]).finally(() => clearTimeout(timer));
+    assert.ok(error instanceof Transient, String(error));
+    assert.equal(error.message, "attempt 1");
+    assert.equal((error as Error & { attempts?: number }).attempts, 1);
+    assert.equal(slow.calls, 1);
   });
 });
 
