@@ -1,0 +1,60 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { checkOptionsObject } from "../src/options_object.ts";
+import { propertyOptions } from "./property.ts";
+
+const KNOWN = ["table", "lockedBy"] as const;
+
+describe("checkOptionsObject", () => {
+  it("takes an object of known keys, and the empty object", () => {
+    checkOptionsObject({}, "where", KNOWN);
+    checkOptionsObject({ table: "locks", lockedBy: undefined }, "where", KNOWN);
+    checkOptionsObject(Object.create(null), "where", KNOWN);
+  });
+
+  it("refuses what is not an object, naming where and what it got", () => {
+    for (
+      const [value, got] of [
+        [null, "null"],
+        [undefined, "undefined"],
+        [[], "an array"],
+        ["x", '"x"'],
+        [3, "3"],
+        [() => 1, "a function"],
+        [Symbol("s"), "symbol"],
+        [1n, "bigint"],
+      ] as const
+    ) {
+      assert.throws(() => checkOptionsObject(value, "new SqlLockManager", KNOWN), {
+        name: "TypeError",
+        message: `new SqlLockManager: the options must be an object, got ${got}`,
+      });
+    }
+  });
+
+  it("names an unknown key as JSON, whatever its characters", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary" }).filter((k) => !KNOWN.includes(k as never)),
+        (key) => {
+          const message = (() => {
+            try {
+              checkOptionsObject({ [key]: 1 }, "where", KNOWN);
+            } catch (e) {
+              return (e as Error).message;
+            }
+            return "no error";
+          })();
+          assert.equal(
+            message,
+            `where: unknown option ${JSON.stringify(key)}; the options are table, lockedBy`,
+          );
+          // deno-lint-ignore no-control-regex
+          assert.doesNotMatch(message, /[\u0000-\u001f]/);
+        },
+      ),
+      propertyOptions(),
+    );
+  });
+});
