@@ -168,7 +168,7 @@ describe("@Retryable beside @Transactional", () => {
   }
 });
 
-describe("@Lockable beside @Transactional", () => {
+describe("@Lockable beside @Transactional and @Retryable", () => {
   it("the lock is held around the transaction: the commit comes before the release", async () => {
     const { entry, admin } = await itemsDatabase();
     // What the table held when each lock was given back.
@@ -208,6 +208,43 @@ describe("@Lockable beside @Transactional", () => {
     });
     await app.getBean(Orders).settle("42");
     assert.deepEqual(seenAtRelease, [["42"]]);
+    await app.close();
+  });
+
+  it("under @Retryable, each attempt takes the lock anew, wherever @Lockable is written", async () => {
+    const steps: string[] = [];
+    class Counting extends LockManager {
+      acquire({ key }: LockRequest): Promise<HeldLock | undefined> {
+        steps.push(`take ${key}`);
+        return Promise.resolve({ release: () => Promise.resolve(void steps.push("give back")) });
+      }
+    }
+    @Configuration()
+    class Locks {
+      @Bean()
+      counting(): LockManager {
+        return new Counting();
+      }
+    }
+    @Service()
+    class Orders {
+      calls = 0;
+      @Lockable({ key: (id: string) => `order-${id}`, lockManager: "counting" })
+      @Retryable({ maxRetries: 2, delay: 0 })
+      async settle(_id: string): Promise<number> {
+        await Promise.resolve();
+        steps.push("run");
+        if (++this.calls < 3) throw new Error("busy");
+        return this.calls;
+      }
+    }
+    const app = await bootstrap({ components: [Locks, Orders], tasks: tasks() });
+    assert.equal(await app.getBean(Orders).settle("42"), 3);
+    assert.deepEqual(steps, [
+      ...["take order-42", "run", "give back"],
+      ...["take order-42", "run", "give back"],
+      ...["take order-42", "run", "give back"],
+    ]);
     await app.close();
   });
 });
