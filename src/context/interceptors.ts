@@ -88,6 +88,7 @@ const WRAPPED = new WeakMap<object, (...args: unknown[]) => unknown>();
  * aside). The container builds the interceptors as beans, so they may use `@Autowired`; each
  * must be registered, or `bootstrap` stops naming it and the method. The first named runs
  * outermost: the class's interceptors, then the method's, as written; one named twice runs once.
+ * The decorators of `@thaw/thaw/tasks` run outside them, wherever they are written.
  *
  * Only beans the container built are intercepted, and every call reaches the interceptors,
  * the bean's own calls (`this.find()`) included. Decorators of one's own are built on it:
@@ -185,22 +186,8 @@ async function interceptBean(bean: object, support: BeanSupport): Promise<void> 
     }
     const wanted = new Set([...typeLevel, ...entries.flatMap((e) => e.methods.get(name) ?? [])]);
     const chain: MethodInterceptor[] = [];
-    for (const type of wanted) {
-      let interceptor = made.get(type);
-      if (interceptor === undefined) {
-        interceptor = await support.resolve(
-          type,
-          `@UseInterceptors(${type.name})`,
-          where,
-        ) as MethodInterceptor;
-        if (typeof interceptor?.intercept !== "function") {
-          throw new DefinitionError(
-            `The interceptor ${type.name} of ${where} has no intercept(invocation, next) method`,
-          );
-        }
-        made.set(type, interceptor);
-      }
-      chain.push(interceptor);
+    for (const type of [...wanted].sort((a, b) => orderOf(a) - orderOf(b))) {
+      chain.push(made.get(type) ?? await makeInterceptor(type, where, support, made));
     }
     Object.defineProperty(bean, name, {
       value: intercepted(bean, name, where, original as (...args: unknown[]) => unknown, chain),
@@ -208,6 +195,41 @@ async function interceptBean(bean: object, support: BeanSupport): Promise<void> 
       configurable: true,
     });
   }
+}
+
+/**
+ * The static key of an interceptor class's place in a method's chain: the lower runs further out,
+ * whatever order the decorators are written in; equal ones keep the order written. 0 unless set,
+ * as for `@UseInterceptors`' own, `@Cacheable`'s and `@Transactional`'s; `@thaw/thaw/tasks` sets
+ * it below 0, so that `@Async` runs the whole chain on its executor, and a retry or a lock spans
+ * whole transactions.
+ */
+const INTERCEPTOR_ORDER = "thaw.order";
+
+function orderOf(type: Class): number {
+  const order = (type as unknown as Record<string, unknown>)[INTERCEPTOR_ORDER];
+  return typeof order === "number" ? order : 0;
+}
+
+// Makes the interceptor bean `type` for `where`, once for the bean.
+async function makeInterceptor(
+  type: Class,
+  where: string,
+  support: BeanSupport,
+  made: Map<Class, MethodInterceptor>,
+): Promise<MethodInterceptor> {
+  const interceptor = await support.resolve(
+    type,
+    `@UseInterceptors(${type.name})`,
+    where,
+  ) as MethodInterceptor;
+  if (typeof interceptor?.intercept !== "function") {
+    throw new DefinitionError(
+      `The interceptor ${type.name} of ${where} has no intercept(invocation, next) method`,
+    );
+  }
+  made.set(type, interceptor);
+  return interceptor;
 }
 
 /** The names of the methods of an object's classes, `constructor` and accessors aside. */
@@ -254,115 +276,50 @@ function given(outcome: { returned: unknown } | { threw: unknown }): string {
   return `returned ${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
 
+/** One intercepted method: what every call of it needs. */
+interface Chain {
+  readonly target: object;
+  readonly method: string;
+  readonly where: string;
+  readonly original: (...args: unknown[]) => unknown;
+  readonly interceptors: readonly MethodInterceptor[];
+  readonly isAsync: boolean;
+}
+
+/** One call through a chain. */
+interface Call {
+  readonly invocation: MethodInvocation;
+  /** The caller may use the answer as it is, so it must stay of the method's kind. */
+  readonly strict: boolean;
+  /**
+   * Set when an interceptor would turn a value into a promise: the call fails with it, and a
+   * next() an interceptor calls later must not run the method the caller was refused.
+   */
+  refusal: TypeError | undefined;
+  /** What the method itself returned, when it ran within this call. */
+  answered: { returned: unknown } | undefined;
+}
+
+/** What next() gave while an interceptor ran, before it returned. */
+type Inner = { returned: unknown } | { threw: unknown };
+
 function intercepted(
   target: object,
   method: string,
   where: string,
   original: (...args: unknown[]) => unknown,
-  chain: readonly MethodInterceptor[],
+  interceptors: readonly MethodInterceptor[],
 ): (...args: unknown[]) => unknown {
-  const isAsync = declaredAsync(original);
-  const named = (interceptor: MethodInterceptor) =>
-    `${interceptor.constructor?.name || "(anonymous)"}.intercept()`;
-  // `strict`: the caller may use the answer as it is, so it must stay of the method's kind.
-  const run = (args: unknown[], strict: boolean): unknown => {
-    const invocation: MethodInvocation = { target, method, args };
-    // Set when an interceptor would turn a value into a promise: the call fails with it, and a
-    // next() an interceptor calls later must not run the method the caller was refused.
-    let refusal: TypeError | undefined;
-    // What the method itself returned, when it ran within this call.
-    let answered: { returned: unknown } | undefined;
-    const step = (i: number): unknown => {
-      if (i === chain.length) {
-        if (refusal !== undefined) throw refusal;
-        const returned = original.apply(target, invocation.args);
-        answered ??= { returned };
-        return returned;
-      }
-      const interceptor = chain[i];
-      // What next() gave first while the interceptor ran, before it returned.
-      let inner: { returned: unknown } | { threw: unknown } | undefined;
-      let running = true;
-      let result: unknown;
-      try {
-        result = interceptor.intercept(invocation, () => {
-          if (!running || inner !== undefined) return step(i + 1);
-          try {
-            const returned = step(i + 1);
-            inner = { returned };
-            return returned;
-          } catch (error) {
-            inner = { threw: error };
-            throw error;
-          }
-        });
-      } finally {
-        running = false;
-      }
-      if (!strict || isAsync || refusal !== undefined || !isThenable(result)) return result;
-      if (inner === undefined) {
-        refusal = new TypeError(
-          `${named(interceptor)} returned a promise before calling next() around ${where}, ` +
-            "which is not declared async: Thaw cannot tell whether the method returns a promise, " +
-            "and must not make one that returns a value return one; declare the method async if " +
-            "it returns a promise, or let the interceptor call next() before it awaits",
-        );
-      } else if ("threw" in inner || !isThenable(inner.returned)) {
-        const bean = where.charAt(0).toLowerCase() + where.slice(1, where.lastIndexOf("("));
-        refusal = new TypeError(
-          `${named(interceptor)} returned a promise around ${where}, which ${
-            given(inner)
-          }, not a promise: an interceptor must return what next() returns in kind, or a ` +
-            `caller's \`if (${bean}(...))\` holds whatever the answer; declare the method async ` +
-            "if it is meant to return a promise, or let the interceptor return next()'s value " +
-            "as it is when it is not a promise",
-          "threw" in inner ? { cause: inner.threw } : undefined,
-        );
-      } else if (!(inner.returned instanceof Promise) && result instanceof Promise) {
-        // A query builder is awaited to run it, but its type is not a promise's: the caller goes
-        // on to call its methods.
-        refusal = new TypeError(
-          `${named(interceptor)} returned a promise around ${where}, which returned a thenable ` +
-            "that is not a promise, as a query builder is: an interceptor must return what " +
-            "next() returns in kind, or the caller gets a promise where the method's type says " +
-            "that object; let the interceptor return next()'s value as it is when it is not a " +
-            "promise",
-        );
-      }
-      return result;
-    };
-    if (!strict) return step(0);
-    if (isAsync) {
-      try {
-        const result = step(0);
-        // A promise of a kind of its own stays what it is (`@Async`'s knows whether it is
-        // awaited); anything else becomes a promise.
-        return result instanceof Promise ? result : Promise.resolve(result);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    let result: unknown;
-    try {
-      result = step(0);
-    } catch (error) {
-      throw refusal ?? error;
-    }
-    if (refusal !== undefined) {
-      // Its outcome no longer reaches anyone: the caller gets the refusal.
-      // A native promise only: adopting any other thenable calls its `then`, which may run it (a
-      // query builder), and only a native one reports an unhandled rejection.
-      if (result instanceof Promise) result.catch(() => {});
-      throw refusal;
-    }
-    // The method answered with a promise: so does the call, whatever an interceptor made of it.
-    if (answered !== undefined && isThenable(answered.returned) && !isThenable(result)) {
-      return Promise.resolve(result);
-    }
-    return result;
+  const chain: Chain = {
+    target,
+    method,
+    where,
+    original,
+    interceptors,
+    isAsync: declaredAsync(original),
   };
-  const wrapper = (...args: unknown[]): unknown => run(args, true);
-  const awaited = (...args: unknown[]): unknown => run(args, false);
+  const wrapper = (...args: unknown[]): unknown => called(chain, args);
+  const awaited = (...args: unknown[]): unknown => step(chain, newCall(chain, args, false), 0);
   for (const form of [wrapper, awaited]) {
     // What a route's binders are checked against, and what a stack trace shows.
     Object.defineProperty(form, "length", { value: original.length });
@@ -371,4 +328,128 @@ function intercepted(
   WRAPPED.set(wrapper, original);
   setAwaitedForm(wrapper, awaited);
   return wrapper;
+}
+
+function newCall(chain: Chain, args: unknown[], strict: boolean): Call {
+  const invocation: MethodInvocation = { target: chain.target, method: chain.method, args };
+  return { invocation, strict, refusal: undefined, answered: undefined };
+}
+
+// A caller's call: its answer stays of the method's kind.
+function called(chain: Chain, args: unknown[]): unknown {
+  const call = newCall(chain, args, true);
+  if (chain.isAsync) {
+    try {
+      const result = step(chain, call, 0);
+      // A promise of a kind of its own stays what it is (`@Async`'s knows whether it is
+      // awaited); anything else becomes a promise.
+      return result instanceof Promise ? result : Promise.resolve(result);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  let result: unknown;
+  try {
+    result = step(chain, call, 0);
+  } catch (error) {
+    throw call.refusal ?? error;
+  }
+  if (call.refusal !== undefined) {
+    // Its outcome no longer reaches anyone: the caller gets the refusal.
+    // A native promise only: adopting any other thenable calls its `then`, which may run it (a
+    // query builder), and only a native one reports an unhandled rejection.
+    if (result instanceof Promise) result.catch(() => {});
+    throw call.refusal;
+  }
+  // The method answered with a promise: so does the call, whatever an interceptor made of it.
+  const answered = call.answered;
+  if (answered !== undefined && isThenable(answered.returned) && !isThenable(result)) {
+    return Promise.resolve(result);
+  }
+  return result;
+}
+
+// Runs the interceptors from `i` on, then the method.
+function step(chain: Chain, call: Call, i: number): unknown {
+  if (i === chain.interceptors.length) {
+    if (call.refusal !== undefined) throw call.refusal;
+    const returned = chain.original.apply(chain.target, call.invocation.args);
+    call.answered ??= { returned };
+    return returned;
+  }
+  const interceptor = chain.interceptors[i];
+  let inner: Inner | undefined;
+  let running = true;
+  let result: unknown;
+  try {
+    result = interceptor.intercept(call.invocation, () => {
+      if (!running || inner !== undefined) return step(chain, call, i + 1);
+      try {
+        const returned = step(chain, call, i + 1);
+        inner = { returned };
+        return returned;
+      } catch (error) {
+        inner = { threw: error };
+        throw error;
+      }
+    });
+  } finally {
+    running = false;
+  }
+  if (!call.strict || chain.isAsync || call.refusal !== undefined || !isThenable(result)) {
+    return result;
+  }
+  call.refusal = refusalOf(chain.where, interceptor, inner, result);
+  return result;
+}
+
+function named(interceptor: MethodInterceptor): string {
+  return `${interceptor.constructor?.name || "(anonymous)"}.intercept()`;
+}
+
+// Why an interceptor that returned a promise (`result`) around a method not declared async may
+// not: it would turn a value into a promise. `undefined` when it kept next()'s kind.
+function refusalOf(
+  where: string,
+  interceptor: MethodInterceptor,
+  inner: Inner | undefined,
+  result: unknown,
+): TypeError | undefined {
+  if (inner === undefined) {
+    return new TypeError(
+      `${named(interceptor)} returned a promise before calling next() around ${where}, ` +
+        "which is not declared async: Thaw cannot tell whether the method returns a promise, " +
+        "and must not make one that returns a value return one; declare the method async if " +
+        "it returns a promise, or let the interceptor call next() before it awaits",
+    );
+  }
+  if ("threw" in inner || !isThenable(inner.returned)) {
+    return kindRefusal(where, interceptor, inner);
+  }
+  if (!(inner.returned instanceof Promise) && result instanceof Promise) {
+    // A query builder is awaited to run it, but its type is not a promise's: the caller goes
+    // on to call its methods.
+    return new TypeError(
+      `${named(interceptor)} returned a promise around ${where}, which returned a thenable ` +
+        "that is not a promise, as a query builder is: an interceptor must return what " +
+        "next() returns in kind, or the caller gets a promise where the method's type says " +
+        "that object; let the interceptor return next()'s value as it is when it is not a " +
+        "promise",
+    );
+  }
+  return undefined;
+}
+
+// An interceptor returned a promise where next() returned a value or threw.
+function kindRefusal(where: string, interceptor: MethodInterceptor, inner: Inner): TypeError {
+  const bean = where.charAt(0).toLowerCase() + where.slice(1, where.lastIndexOf("("));
+  return new TypeError(
+    `${named(interceptor)} returned a promise around ${where}, which ${
+      given(inner)
+    }, not a promise: an interceptor must return what next() returns in kind, or a ` +
+      `caller's \`if (${bean}(...))\` holds whatever the answer; declare the method async ` +
+      "if it is meant to return a promise, or let the interceptor return next()'s value " +
+      "as it is when it is not a promise",
+    "threw" in inner ? { cause: inner.threw } : undefined,
+  );
 }

@@ -12,6 +12,7 @@ import { watchedResult } from "./async_result.ts";
 import { markMethod, markOf, whereOf } from "./method_marks.ts";
 import type { TaskExecutor } from "./task_executor.ts";
 import { TaskExecutors } from "./task_executors.ts";
+import { TASK_ORDER } from "./task_order.ts";
 import { TaskRejectedError } from "./task_rejected_error.ts";
 import { MethodPlans } from "../context/method_plans.ts";
 
@@ -32,8 +33,9 @@ export type AsyncDecorator = <This, A extends unknown[], R>(
  * `TaskRejectedError` and runs nothing; a failure nobody awaits is logged with the bean and
  * method. Declare the method's type `Promise<T>` (or `void`): what the caller gets is a promise.
  *
- * Written first (outermost) above the method's other decorators, so that they run on the
- * executor too. Only beans the container built run apart.
+ * It runs outermost, whatever order the decorators are written in: the method's other
+ * decorators, and a `@Transactional` on its class, run on the executor too. Only beans the
+ * container built run apart.
  *
  * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#async
  */
@@ -72,6 +74,8 @@ export function Async(executor?: string): AsyncDecorator {
 
 /** Hands each `@Async` call to its executor; registered by `tasks()`. */
 export class AsyncInterceptor implements MethodInterceptor {
+  /** Its place in a method's chain, whatever order the decorators are written in. */
+  static "thaw.order": number = TASK_ORDER.async;
   /** Said when `@Async` is used without `tasks()`. */
   static "thaw.missing" = `@Async ${TaskExecutors["thaw.missing"]}`;
 

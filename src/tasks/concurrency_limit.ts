@@ -9,6 +9,7 @@ import {
 } from "../context/interceptors.ts";
 import { markMethod, markOf } from "./method_marks.ts";
 import { TaskExecutors } from "./task_executors.ts";
+import { TASK_ORDER } from "./task_order.ts";
 
 /** What {@linkcode ConcurrencyLimit} returns: a decorator for an async method. */
 export type ConcurrencyLimitDecorator = <This, A extends unknown[], R>(
@@ -52,6 +53,8 @@ interface Gate {
 
 /** Holds each `@ConcurrencyLimit` call until a slot is free; registered by `tasks()`. */
 export class ConcurrencyLimitInterceptor implements MethodInterceptor {
+  /** Its place in a method's chain, whatever order the decorators are written in. */
+  static "thaw.order": number = TASK_ORDER.concurrencyLimit;
   /** Said when `@ConcurrencyLimit` is used without `tasks()`. */
   static "thaw.missing" = `@ConcurrencyLimit ${TaskExecutors["thaw.missing"]}`;
 

@@ -34,7 +34,8 @@ const DAEMON: unique symbol = Symbol("thaw.daemon");
 /**
  * Runs the bean's `run(signal)` while the app runs, from `app.start()` (which `listen` calls),
  * `instances` copies at once. A run that throws, or ends while the app runs, is started again
- * after a capped exponential backoff (1 s, doubling, at most 1 minute), logged and counted.
+ * after a capped exponential backoff (1 s, doubling, at most 1 minute; 1 s again after a run
+ * that lasted a minute), logged and counted.
  * `app.close()` aborts `signal` and waits for every run to settle, up to
  * `server.shutdown-timeout`, naming in the log those that did not. Needs
  * `bootstrap({ tasks: tasks() })`; the class must be a bean (`@Service()`). Refused on workerd,

@@ -1,5 +1,6 @@
 // Keeps the runs of `@Daemon` beans going while the app runs: a run that throws, or ends, is
-// started again after a capped exponential backoff (1 s, doubling, at most 1 minute); the close
+// started again after a capped exponential backoff (1 s, doubling, at most 1 minute, back to 1 s
+// after a run that lasted that minute); the close
 // aborts their signal and waits for each run to settle, up to a bound, naming those that did not.
 import type { ContextLogger } from "../context/class_record.ts";
 import { type Clock, systemClock } from "../runtime/clock.ts";
@@ -76,6 +77,7 @@ export class DaemonSupervisor {
   async #keep(daemon: DaemonRun): Promise<void> {
     const signal = this.#abort.signal;
     for (let failures = 0; !signal.aborted; failures++) {
+      const started = this.#clock.monotonic();
       // A turn later, apart from the caller of start(); not at all once the app closes.
       const running = Promise.resolve().then(() => signal.aborted ? undefined : daemon.run(signal));
       this.#current.set(daemon.name, running);
@@ -90,6 +92,9 @@ export class DaemonSupervisor {
         this.#current.delete(daemon.name);
       }
       if (signal.aborted) return;
+      // A run that lasted the longest delay was healthy: its end is a new trouble, not the same
+      // one again, and waits the first delay (as Kubernetes resets a crash loop's backoff).
+      if (this.#clock.monotonic() - started >= this.#backoff.maxMs) failures = 0;
       const delay = Math.min(this.#backoff.initialMs * 2 ** failures, this.#backoff.maxMs);
       const why = failed ? "failed" : "ended while the application runs";
       this.#logger.error(

@@ -17,6 +17,7 @@ import { MemoryLockManager } from "./memory_lock_manager.ts";
 import { markedMethods, markMethod, markOf, whereOf } from "./method_marks.ts";
 import { MethodPlans } from "../context/method_plans.ts";
 import { TaskExecutors } from "./task_executors.ts";
+import { TASK_ORDER } from "./task_order.ts";
 
 /** What `@Lockable` takes: the key of a run, from the method's arguments. */
 export interface LockableOptions<A extends unknown[]> {
@@ -145,6 +146,8 @@ export function checkLockManagers(
 
 /** Takes each `@Lockable` call's lock around it; registered by `tasks()`. */
 export class LockInterceptor implements MethodInterceptor {
+  /** Its place in a method's chain, whatever order the decorators are written in. */
+  static "thaw.order": number = TASK_ORDER.lock;
   /** Said when `@Lockable` is used without `tasks()`. */
   static "thaw.missing" = `@Lockable ${TaskExecutors["thaw.missing"]}`;
 

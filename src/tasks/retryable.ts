@@ -17,6 +17,7 @@ import {
   type RetryPolicy,
 } from "./retry_policy.ts";
 import { TaskExecutors } from "./task_executors.ts";
+import { TASK_ORDER } from "./task_order.ts";
 
 /** What `@Retryable` takes: Spring Framework 7's names; times in milliseconds. */
 export interface RetryableOptions {
@@ -113,6 +114,8 @@ function retryPolicy(options: RetryableOptions): RetryPolicy {
 
 /** Runs each `@Retryable` call's attempts; registered by `tasks()`. */
 export class RetryInterceptor implements MethodInterceptor {
+  /** Its place in a method's chain, whatever order the decorators are written in. */
+  static "thaw.order": number = TASK_ORDER.retry;
   /** Said when `@Retryable` is used without `tasks()`. */
   static "thaw.missing" = `@Retryable ${TaskExecutors["thaw.missing"]}`;
 

@@ -19,6 +19,14 @@ export interface ExecutorCounts {
   readonly rejected: number;
 }
 
+/** What a close gave up on once its period ended. */
+export interface LeftAtClose {
+  /** Queued runs dropped, never started: their calls reject with `TaskRejectedError`. */
+  readonly dropped: number;
+  /** Runs still running, abandoned: nothing can stop them, and they may still finish. */
+  readonly abandoned: number;
+}
+
 interface Waiting {
   readonly start: () => void;
   readonly drop: (error: Error) => void;
@@ -34,6 +42,10 @@ export class TaskExecutor {
   #completed = 0;
   #rejected = 0;
   #closed = false;
+  /** Queued runs the close dropped, never started. */
+  dropped = 0;
+  /** Runs still running when the close gave up on them. */
+  abandoned = 0;
   // Resolved each time a run ends, for the close that waits on them.
   #idle: (() => void) | undefined;
 
@@ -90,9 +102,10 @@ export class TaskExecutor {
 
   /**
    * Stops taking runs, lets those running and queued finish for `awaitMs`, then gives up on the
-   * rest: how many were left (the queued ones reject with `TaskRejectedError`).
+   * rest: the queued ones are dropped (they reject with `TaskRejectedError`), the running ones
+   * abandoned (a promise cannot be stopped: they go on, and may still settle their calls).
    */
-  async shutdown(awaitMs: number): Promise<number> {
+  async shutdown(awaitMs: number): Promise<LeftAtClose> {
     this.#closed = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const period = new Promise<void>((resolve) => timer = setTimeout(resolve, awaitMs));
@@ -105,11 +118,13 @@ export class TaskExecutor {
       clearTimeout(timer);
       this.#idle = undefined;
     }
-    const dropped = this.#active + this.#queue.length;
+    const left = { dropped: this.#queue.length, abandoned: this.#active };
+    this.dropped += left.dropped;
+    this.abandoned += left.abandoned;
     for (const waiting of this.#queue.splice(0)) {
       waiting.drop(new TaskRejectedError(this.name, "dropped at close, never started", true));
     }
-    return dropped;
+    return left;
   }
 
   #ended(): void {

@@ -2,7 +2,7 @@
 // `@Lockable`, `@Retryable` and `@ConcurrencyLimit`, registered as beans before the app's (an
 // app that uses one of them without `tasks()` is told so by the container, naming the method).
 // Once every bean is made, the names the decorators give (executors, lock managers) are checked;
-// at close the executors finish what they hold for the period, then drop the rest.
+// at close the executors finish what they hold for the period, then drop what is queued.
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { Class } from "../context/class_record.ts";
 import { DefinitionError } from "../context/errors.ts";
@@ -16,7 +16,7 @@ import { checkLockManagers, LockInterceptor } from "./lockable.ts";
 import { markedMethods } from "./method_marks.ts";
 import { RetryInterceptor } from "./retryable.ts";
 import { executorSettings } from "./executor_settings.ts";
-import { TaskExecutor } from "./task_executor.ts";
+import { type LeftAtClose, TaskExecutor } from "./task_executor.ts";
 import { TaskExecutors } from "./task_executors.ts";
 import { tasksHealth } from "./tasks_health.ts";
 import { type TasksFeature, tasksFeature } from "./tasks_feature.ts";
@@ -26,8 +26,8 @@ import { type TasksFeature, tasksFeature } from "./tasks_feature.ts";
  * `thaw.task.execution.pool.*` (and `thaw.task.executors.<name>.pool.*`) that `@Async` methods
  * run on, and what `@Lockable`, `@Retryable` and `@ConcurrencyLimit` need. `app.close()` stops
  * taking runs, lets those running and queued finish for
- * `thaw.task.execution.shutdown.await-termination-period` (30 s), then drops the rest, logging
- * how many.
+ * `thaw.task.execution.shutdown.await-termination-period` (30 s), then drops the queued ones
+ * and abandons those still running (nothing stops them), logging how many of each.
  *
  * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md
  */
@@ -84,7 +84,7 @@ async function setUp(
           // A wait between attempts is no work to finish: the retry rejects with its last error
           // now, rather than holding the close and then calling into beans that stopped.
           retrying.close();
-          const dropped = await Promise.all(
+          const left = await Promise.all(
             executors.all().map(async (executor) =>
               [executor.name, await executor.shutdown(awaitTerminationMs)] as const
             ),
@@ -92,22 +92,33 @@ async function setUp(
           // Only once the runs finished or had their period: a queued run that starts meanwhile
           // waits for its key like any other.
           locks.close();
-          for (const [name, count] of dropped) {
-            if (count === 0) continue;
-            (logger.warn ?? logger.error).call(
-              logger,
-              `The task executor "${name}" dropped ${count} run${
-                count === 1 ? "" : "s"
-              } at close: ` +
-                `${awaitTerminationMs} ms (thaw.task.execution.shutdown.await-termination-period) ` +
-                "were not enough to finish them",
-            );
+          for (const [name, counts] of left) {
+            const said = leftAtClose(name, counts, awaitTerminationMs);
+            if (said !== undefined) (logger.warn ?? logger.error).call(logger, said);
           }
           return undefined;
         },
       },
     };
   };
+}
+
+// What the close of executor `name` says of the runs its period left; nothing when none.
+function leftAtClose(name: string, left: LeftAtClose, awaitMs: number): string | undefined {
+  const { dropped, abandoned } = left;
+  const parts: string[] = [];
+  if (dropped > 0) {
+    parts.push(`${dropped} queued run${dropped === 1 ? "" : "s"} dropped, never started`);
+  }
+  if (abandoned > 0) {
+    parts.push(
+      `${abandoned} run${abandoned === 1 ? "" : "s"} still running, abandoned: not stopped, ` +
+        `${abandoned === 1 ? "it" : "they"} may still finish`,
+    );
+  }
+  if (parts.length === 0) return undefined;
+  return `The task executor "${name}" gave up at close after ${awaitMs} ms ` +
+    `(thaw.task.execution.shutdown.await-termination-period): ${parts.join("; ")}`;
 }
 
 // The executors' runs begin outside the caller's transaction and, where OpenTelemetry is

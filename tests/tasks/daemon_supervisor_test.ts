@@ -65,6 +65,40 @@ describe("DaemonSupervisor", () => {
     assert.deepEqual(await supervisor.stop(60_000), []);
   });
 
+  it("a run that lasted the longest delay was healthy: its crash starts the delays again", async () => {
+    const clock = new FakeClock(0);
+    const logger = memoryLogger();
+    let calls = 0;
+    const supervisor = new DaemonSupervisor(
+      [{
+        name: "indexer",
+        run: async (signal) => {
+          // Runs 1 and 2 crash at once; run 3 after a minute of work; run 4 at once again.
+          if (++calls === 3) await clock.sleep(60_000, signal);
+          throw new Error(`crash ${calls}`);
+        },
+      }],
+      logger,
+      { clock },
+    );
+    // The next wait on the clock, ended at once.
+    const nextWait = async () => {
+      await clock.whenSleeping();
+      const ms = clock.due[0] - clock.monotonic();
+      clock.next();
+      return ms;
+    };
+    supervisor.start();
+    assert.equal(await nextWait(), 1000);
+    assert.equal(await nextWait(), 2000);
+    assert.equal(await nextWait(), 60_000); // run 3's work
+    assert.equal(calls, 3);
+    assert.equal(await nextWait(), 1000);
+    assert.equal(await nextWait(), 2000);
+    assert.equal(calls, 4);
+    assert.deepEqual(await supervisor.stop(60_000), []);
+  });
+
   it("stop aborts the signal and waits for the runs; one that ignores it is named", async () => {
     const logger = memoryLogger();
     let aborted = 0;

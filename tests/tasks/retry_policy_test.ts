@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   delayBounds,
+  type ErrorClass,
   retries,
   RETRY_DEFAULTS,
   retryDelay,
@@ -135,5 +136,65 @@ describe("which errors are retried", () => {
     assert.equal(retries(policy([Error], [Transient]), new Timeout()), false);
     assert.equal(retries(policy([Transient], [Error]), new Timeout()), true);
     assert.equal(retries(policy([Transient], [Error]), new Fatal()), false);
+  });
+  it("a class named in both lists: the exclude wins", () => {
+    assert.equal(retries(policy([Transient], [Transient]), new Timeout()), false);
+  });
+
+  // The reference: a hierarchy given as each class's parent (-1: Error), the error's class, and
+  // the rules as indexes (n: Error itself, n + 1: Object).
+  interface Case {
+    readonly parents: readonly number[];
+    readonly thrown: number | string | undefined;
+    readonly includes: readonly number[];
+    readonly excludes: readonly number[];
+  }
+
+  function expected({ parents, thrown, includes, excludes }: Case): boolean {
+    if (typeof thrown !== "number") return includes.length === 0;
+    const n = parents.length;
+    const chain: number[] = [];
+    for (let c = thrown; c !== -1; c = parents[c]) chain.push(c);
+    chain.push(n, n + 1);
+    for (const c of chain) {
+      if (excludes.includes(c)) return false;
+      if (includes.includes(c)) return true;
+    }
+    return includes.length === 0;
+  }
+
+  const cases: fc.Arbitrary<Case> = fc.integer({ min: 1, max: 8 }).chain((n) =>
+    fc.record({
+      // Each class extends one made before it, or Error.
+      parents: fc.tuple(
+        ...Array.from({ length: n }, (_, i) => fc.integer({ min: -1, max: i - 1 })),
+      ),
+      thrown: fc.oneof(
+        { weight: 5, arbitrary: fc.integer({ min: 0, max: n - 1 }) },
+        fc.constantFrom("text", undefined),
+      ),
+      includes: fc.uniqueArray(fc.integer({ min: 0, max: n + 1 }), { maxLength: 4 }),
+      excludes: fc.uniqueArray(fc.integer({ min: 0, max: n + 1 }), { maxLength: 4 }),
+    })
+  );
+
+  it("the nearest rule wins over random hierarchies; a tie goes to the exclude", () => {
+    fc.assert(
+      fc.property(cases, (c) => {
+        const classes: ErrorClass[] = [];
+        for (const parent of c.parents) {
+          const base = (parent === -1 ? Error : classes[parent]) as typeof Error;
+          classes.push(class extends base {});
+        }
+        const rule = (i: number): ErrorClass =>
+          i < classes.length ? classes[i] : i === classes.length ? Error : Object;
+        const thrown = typeof c.thrown === "number"
+          ? new (classes[c.thrown] as typeof Error)("x")
+          : c.thrown;
+        const got = retries(policy(c.includes.map(rule), c.excludes.map(rule)), thrown);
+        assert.equal(got, expected(c));
+      }),
+      propertyOptions(300),
+    );
   });
 });
