@@ -5,6 +5,7 @@ import type { AppFeature, ClosePhase, FeatureFactory, FeatureHost } from "./app_
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute } from "./web/compile.ts";
+import { Deferred } from "./runtime/deferred.ts";
 
 /** What a feature set is made from: the host, whose routes the fold adds to. */
 export interface FeatureSetHost extends FeatureHost {
@@ -98,9 +99,11 @@ function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>)
       // A step may call close() before the first of them returns (a listener of
       // ApplicationClosing does): the promise is there first, so that such a call gets it.
       if (closing === undefined) {
-        let settle!: (done: Promise<void>) => void;
-        closing = new Promise<void>((resolve) => settle = resolve);
-        settle(closeInOrder(all.filter((feature) => up.has(feature)), closeBeans, failures));
+        const settled = new Deferred();
+        closing = settled.promise;
+        settled.resolve(
+          closeInOrder(all.filter((feature) => up.has(feature)), closeBeans, failures),
+        );
       }
       return closing;
     },

@@ -3,6 +3,7 @@ import { maskUrl } from "../config/secrets_mask.ts";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 import { PostConstruct, PreDestroy } from "../context/lifecycle.ts";
 import { safeLogger } from "../observe/loggable.ts";
+import { Deferred } from "../runtime/deferred.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { type Cache, CacheManager } from "./cache_manager.ts";
@@ -418,8 +419,8 @@ export class RedisCacheManager extends CacheManager {
       },
     });
     const current = () => this.#own?.client === client;
-    let contact!: () => void;
-    const contacted = new Promise<void>((resolve) => contact = resolve);
+    const contacted = new Deferred();
+    const contact = contacted.resolve;
     // Every failure is also an `error` event: one unheard would end the process.
     client.on("error", (error: unknown) => {
       contact();
@@ -439,7 +440,7 @@ export class RedisCacheManager extends CacheManager {
     const connected = client.connect().catch(() => {
       // Ends when the client closes; each failure before was an `error` event.
     });
-    this.#own = { client, connected, contact: contacted };
+    this.#own = { client, connected, contact: contacted.promise };
   }
 
   /** Drops the connection of the manager for a new one. */
