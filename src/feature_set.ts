@@ -5,7 +5,6 @@ import type { AppFeature, ClosePhase, FeatureFactory, FeatureHost } from "./app_
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute } from "./web/compile.ts";
-import { Deferred } from "./runtime/deferred.ts";
 
 /** What a feature set is made from: the host, whose routes the fold adds to. */
 export interface FeatureSetHost extends FeatureHost {
@@ -99,11 +98,11 @@ function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>)
       // A step may call close() before the first of them returns (a listener of
       // ApplicationClosing does): the promise is there first, so that such a call gets it.
       if (closing === undefined) {
-        const settled = new Deferred();
-        closing = settled.promise;
-        settled.resolve(
-          closeInOrder(all.filter((feature) => up.has(feature)), closeBeans, failures),
-        );
+        // Not a Deferred, which would weigh on the small worker that carries this module. Set by
+        // the executor, which runs before the constructor returns.
+        let settle: ((done: Promise<void>) => void) | undefined;
+        closing = new Promise<void>((resolve) => settle = resolve);
+        settle?.(closeInOrder(all.filter((feature) => up.has(feature)), closeBeans, failures));
       }
       return closing;
     },
