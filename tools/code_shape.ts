@@ -119,11 +119,15 @@ for (const file of files) {
     const lines = text.split("\n");
     const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
     if (count > largest.lines) largest = { lines: count, file: relative(ROOT, file) };
+    let previous: { line: number; commented: boolean } | undefined;
     lines.forEach((line, i) => {
       if (!/^(export )?let /.test(line)) return;
-      // Said why on the line itself or in the comment right above it.
+      // Said why on the line itself, in the comment right above it, or above the run of lets it
+      // ends.
       const above = i > 0 ? lines[i - 1].trim() : "";
-      const commented = line.includes("//") || above.startsWith("//") || above.endsWith("*/");
+      const commented = line.includes("//") || above.startsWith("//") || above.endsWith("*/") ||
+        (previous?.line === i - 1 && previous.commented);
+      previous = { line: i, commented };
       moduleLets.push({ where: `${relative(ROOT, file)}:${i + 1}`, commented });
     });
   }
