@@ -398,12 +398,13 @@ export class RedisCacheManager extends CacheManager {
       neededBy: "RedisCacheManager",
       what: "the redis client",
     });
-    this.#createClient = redis.createClient as unknown as (options: object) => OwnClient;
-    if (!this.#closed) this.#connect();
+    const create = redis.createClient as unknown as (options: object) => OwnClient;
+    this.#createClient = create;
+    if (!this.#closed) this.#connect(create);
   }
 
-  #connect(): void {
-    const client = this.#createClient!({
+  #connect(create: (options: object) => OwnClient): void {
+    const client = create({
       url: this.#url,
       // RESP2: every Redis answers it, 2.6 on; the replies read are the same.
       RESP: 2,
@@ -446,8 +447,10 @@ export class RedisCacheManager extends CacheManager {
   /** Drops the connection of the manager for a new one. */
   #replace(): void {
     const old = this.#own;
-    if (old === undefined || this.#closed) return;
-    this.#connect();
+    // A connection was made: the client is loaded.
+    const create = this.#createClient;
+    if (old === undefined || create === undefined || this.#closed) return;
+    this.#connect(create);
     old.client.destroy();
   }
 
