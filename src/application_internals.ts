@@ -5,7 +5,7 @@ import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { MiddlewareEntry } from "./web/route_record.ts";
 import type { DocumentedRoute, OpenApiDocument } from "./openapi/openapi_document.ts";
 import type { CompiledRoute } from "./web/compile.ts";
-import type { ServeOptions } from "./runtime/serve.ts";
+import type { ServedSockets, ServeOptions } from "./runtime/serve.ts";
 
 /**
  * A route as the OpenAPI document describes it: a controller's, compiled (the generator reads
@@ -46,9 +46,10 @@ export interface ApplicationInternals {
   readonly uploads?: { readonly folder: string; readonly where: string };
   /**
    * Where the app maps WebSockets: what `listen` has its server take upgrades with (Bun's
-   * socket handler, Node's `ws` server, bounded to the largest message).
+   * socket handler, Node's `ws` server, bounded to the largest message), and hands the
+   * server's upgrade to.
    */
-  readonly websocket?: { readonly maxMessageSize: number; readonly maxBuffered: number };
+  readonly websocket?: ServedSockets;
   /** What the start line of `listen` says: when `bootstrap` began, and what it wired. */
   readonly started: {
     readonly at: number;

@@ -98,9 +98,11 @@ function featureSet(all: readonly AppFeature[], closeBeans: () => Promise<void>)
       // A step may call close() before the first of them returns (a listener of
       // ApplicationClosing does): the promise is there first, so that such a call gets it.
       if (closing === undefined) {
-        let settle!: (done: Promise<void>) => void;
+        // Not a Deferred, which would weigh on the small worker that carries this module. Set by
+        // the executor, which runs before the constructor returns.
+        let settle: ((done: Promise<void>) => void) | undefined;
         closing = new Promise<void>((resolve) => settle = resolve);
-        settle(closeInOrder(all.filter((feature) => up.has(feature)), closeBeans, failures));
+        settle?.(closeInOrder(all.filter((feature) => up.has(feature)), closeBeans, failures));
       }
       return closing;
     },

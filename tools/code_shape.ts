@@ -2,8 +2,10 @@
 //
 //   deno run --allow-read --allow-write --allow-run tools/code_shape.ts [function ...]
 //
-// prints the longest functions under src/, the span of each function named (`wire`,
-// `createScheduler`), the non-null assertions in src/scheduling/, the names `mod.ts` exports
+// prints the longest functions under src/ and of the entry modules (the *.ts at the root), the
+// count of functions over 100 lines, the span of each function named (`wire`, `createScheduler`),
+// the largest file of src/, the non-null assertions (`x!`) in src/ and in src/scheduling/, the
+// module-level `let`s of src/ (and those with no comment saying why), the names `mod.ts` exports
 // (values and types), and the JSDoc examples that hold a decorator line (which an editor's hover
 // reads as a tag). Pairs of duplicate lines are the `duplicates` command's.
 import { dirname, join, relative } from "node:path";
@@ -19,6 +21,13 @@ interface Diagnostic {
   readonly code: string;
 }
 
+// The entry modules: the *.ts at the root, each a public entry point.
+const entries: string[] = [];
+for await (const entry of Deno.readDir(ROOT)) {
+  if (entry.isFile && entry.name.endsWith(".ts")) entries.push(join(ROOT, entry.name));
+}
+entries.sort();
+
 const folder = await Deno.makeTempDir({ prefix: "thaw-code-shape-" });
 try {
   const config = join(folder, "deno.json");
@@ -32,7 +41,7 @@ try {
     }),
   );
   const { stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["lint", "--json", "--config", config, join(ROOT, "src")],
+    args: ["lint", "--json", "--config", config, join(ROOT, "src"), ...entries],
     stdout: "piped",
     stderr: "inherit",
   }).output();
@@ -44,17 +53,30 @@ try {
     const where = `${relative(ROOT, fromFileUrl(d.filename))}:${d.range.start.line}`;
     return { lines: Number(lines), name, where };
   }).sort((a, b) => b.lines - a.lines);
+  const inSrc = functions.filter((f) => f.where.startsWith("src/"));
+  const inEntries = functions.filter((f) => !f.where.startsWith("src/"));
   console.log("Longest functions in src/:");
-  for (const f of functions.slice(0, 5)) console.log(`  ${f.lines} lines  ${f.name}  ${f.where}`);
+  for (const f of inSrc.slice(0, 5)) console.log(`  ${f.lines} lines  ${f.name}  ${f.where}`);
+  console.log("Longest functions in the entry modules (*.ts at the root):");
+  for (const f of inEntries.slice(0, 3)) console.log(`  ${f.lines} lines  ${f.name}  ${f.where}`);
+  const long = functions.filter((f) => f.lines > 100);
+  console.log(
+    `Functions over 100 lines: ${long.length} (src/ ${
+      long.filter((f) => f.where.startsWith("src/")).length
+    }, entry modules ${long.filter((f) => !f.where.startsWith("src/")).length})`,
+  );
   for (const name of named) {
     const found = functions.filter((f) => f.name === name);
     if (found.length === 0) console.log(`${name}: no such function in src/`);
     for (const f of found) console.log(`${name}: ${f.lines} lines (${f.where})`);
   }
-  const scheduling = diagnostics.filter((d) =>
-    d.code === "measure/non-null" && d.filename.includes("/src/scheduling/")
+  const nonNull = diagnostics.filter((d) =>
+    d.code === "measure/non-null" && d.filename.includes("/src/")
   );
-  console.log(`Non-null assertions in src/scheduling/: ${scheduling.length}`);
+  const scheduling = nonNull.filter((d) => d.filename.includes("/src/scheduling/"));
+  console.log(
+    `Non-null assertions (x!) in src/: ${nonNull.length}, in src/scheduling/: ${scheduling.length}`,
+  );
 } finally {
   await Deno.remove(folder, { recursive: true });
 }
@@ -80,10 +102,7 @@ console.log(
 // comment's `*`, with `@` and a name.
 let examples = 0;
 let withDecorator = 0;
-const files: string[] = [];
-for await (const entry of Deno.readDir(ROOT)) {
-  if (entry.isFile && entry.name.endsWith(".ts")) files.push(join(ROOT, entry.name));
-}
+const files: string[] = [...entries];
 async function walk(dir: string): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
@@ -92,8 +111,26 @@ async function walk(dir: string): Promise<void> {
   }
 }
 await walk(join(ROOT, "src"));
+let largest = { lines: 0, file: "" };
+const moduleLets: { where: string; commented: boolean }[] = [];
 for (const file of files) {
   const text = await Deno.readTextFile(file);
+  if (file.startsWith(join(ROOT, "src"))) {
+    const lines = text.split("\n");
+    const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
+    if (count > largest.lines) largest = { lines: count, file: relative(ROOT, file) };
+    let previous: { line: number; commented: boolean } | undefined;
+    lines.forEach((line, i) => {
+      if (!/^(export )?let /.test(line)) return;
+      // Said why on the line itself, in the comment right above it, or above the run of lets it
+      // ends.
+      const above = i > 0 ? lines[i - 1].trim() : "";
+      const commented = line.includes("//") || above.startsWith("//") || above.endsWith("*/") ||
+        (previous?.line === i - 1 && previous.commented);
+      previous = { line: i, commented };
+      moduleLets.push({ where: `${relative(ROOT, file)}:${i + 1}`, commented });
+    });
+  }
   for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
     for (const block of comment[0].matchAll(/```[^\n]*\n([\s\S]*?)```/g)) {
       examples++;
@@ -102,3 +139,9 @@ for (const file of files) {
   }
 }
 console.log(`JSDoc examples: ${examples}, with a decorator line: ${withDecorator}`);
+console.log(`Largest file in src/: ${largest.lines} lines (${largest.file})`);
+const uncommented = moduleLets.filter((l) => !l.commented);
+console.log(
+  `Module-level lets in src/: ${moduleLets.length}, with no comment: ${uncommented.length}` +
+    uncommented.map((l) => `\n  ${l.where}`).join(""),
+);

@@ -53,6 +53,7 @@ export function requestHistogram(
   });
 }
 
+// Module-level: one registry for the process, as OpenTelemetry's global one is (see the top).
 let registry: PrometheusRegistry | undefined;
 
 /** The process's registry, made on first use. */

@@ -3,6 +3,7 @@ import { maskUrl } from "../config/secrets_mask.ts";
 import { HEALTH_CONTRIBUTION, type HealthContribution } from "../actuator/health_contribution.ts";
 import { PostConstruct, PreDestroy } from "../context/lifecycle.ts";
 import { safeLogger } from "../observe/loggable.ts";
+import { Deferred } from "../runtime/deferred.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { type Cache, CacheManager } from "./cache_manager.ts";
@@ -397,12 +398,13 @@ export class RedisCacheManager extends CacheManager {
       neededBy: "RedisCacheManager",
       what: "the redis client",
     });
-    this.#createClient = redis.createClient as unknown as (options: object) => OwnClient;
-    if (!this.#closed) this.#connect();
+    const create = redis.createClient as unknown as (options: object) => OwnClient;
+    this.#createClient = create;
+    if (!this.#closed) this.#connect(create);
   }
 
-  #connect(): void {
-    const client = this.#createClient!({
+  #connect(create: (options: object) => OwnClient): void {
+    const client = create({
       url: this.#url,
       // RESP2: every Redis answers it, 2.6 on; the replies read are the same.
       RESP: 2,
@@ -418,8 +420,8 @@ export class RedisCacheManager extends CacheManager {
       },
     });
     const current = () => this.#own?.client === client;
-    let contact!: () => void;
-    const contacted = new Promise<void>((resolve) => contact = resolve);
+    const contacted = new Deferred();
+    const contact = contacted.resolve;
     // Every failure is also an `error` event: one unheard would end the process.
     client.on("error", (error: unknown) => {
       contact();
@@ -439,14 +441,16 @@ export class RedisCacheManager extends CacheManager {
     const connected = client.connect().catch(() => {
       // Ends when the client closes; each failure before was an `error` event.
     });
-    this.#own = { client, connected, contact: contacted };
+    this.#own = { client, connected, contact: contacted.promise };
   }
 
   /** Drops the connection of the manager for a new one. */
   #replace(): void {
     const old = this.#own;
-    if (old === undefined || this.#closed) return;
-    this.#connect();
+    // A connection was made: the client is loaded.
+    const create = this.#createClient;
+    if (old === undefined || create === undefined || this.#closed) return;
+    this.#connect(create);
     old.client.destroy();
   }
 

@@ -1,7 +1,8 @@
 // The values for the instance under construction, keyed by field. The container resolves a class's
 // dependencies and configuration values first and then constructs it with this set, so the field
 // initializers of `@Autowired` and `@Value` pick them up: such fields are usable in the
-// constructor, and `#private` fields work too.
+// constructor, and `#private` fields work too. Module-level as a constructor takes no extra
+// argument: the field initializers read it while `constructWith` runs, synchronously.
 let pending: ReadonlyMap<symbol, unknown> | undefined;
 
 /** Constructs `cls` with its container-filled fields set from `values`. */

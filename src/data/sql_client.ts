@@ -26,7 +26,8 @@ import type { TransactionStatus } from "./transaction_status.ts";
 import { SQLITE_NO_TIMEOUT } from "../sql/pool_settings.ts";
 
 // Runs a @Transactional method's call on a client's pool, named as the method (the interceptor's
-// way in: the pool is the client's own).
+// way in: the pool is the client's own). Module-level: set once, as the class is defined, by the
+// class's own static block, so that no other module reaches the pool.
 let runNamed: <T>(
   client: SqlClient,
   fn: () => Promise<T>,

@@ -8,6 +8,7 @@ import { messageOf } from "../context/application_context.ts";
 import { printable } from "../config/application_config.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
 import { runDetached } from "./detached_run.ts";
+import { Deferred } from "../runtime/deferred.ts";
 
 /** A listener method found on a bean, ready to call. */
 interface Listener {
@@ -124,8 +125,8 @@ export class EventMulticaster {
   // Starts the async listeners of an event whose promise has just resolved, on a later turn of
   // the event loop: after what its callers do on this one.
   #launch(listeners: Listener[], event: object): void {
-    let start!: () => void;
-    const turn = new Promise<void>((resolve) => start = resolve);
+    const turned = new Deferred();
+    const turn = turned.promise;
     for (const listener of listeners) {
       // Never rejects (the report cannot throw): nothing is left unhandled, and the run is
       // forgotten however it ended.
@@ -144,11 +145,11 @@ export class EventMulticaster {
       this.#running.set(run, listener.name);
     }
     try {
-      setTimeout(start, 0);
+      setTimeout(turned.resolve, 0);
     } catch {
       // No timer may be set where a worker's bootstrap runs (workerd's global scope): then after
       // the reactions to the promise, which resolve() has queued already.
-      start();
+      turned.resolve();
     }
   }
 

@@ -19,6 +19,7 @@ const watched = /* @__PURE__ */ new WeakMap<Request, BodyArrival>();
 const waiting = /* @__PURE__ */ new WeakSet<Request>();
 // Until a server says it will watch requests, no read pays for any of this (Deno and Node never
 // do). Said before the first request, not at the first watch: the first reads come before it.
+// Module-level as the readers are, which know a request but not its server.
 let watching = false;
 
 /** Says that a server in this process will watch requests: reads are noted from now on. */

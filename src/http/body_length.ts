@@ -12,6 +12,8 @@
 // By response: its text, measured only when asked (most requests are not logged), or the length
 // of its bytes, taken at once (a buffer may be transferred once sent).
 const bodies = new WeakMap<Response, string | number>();
+// Module-level as `bodies` is: a response is made before anyone knows its app (in a handler's
+// `new Response`); turned on by the first app with an access log, for the process.
 let recording = false;
 
 /** Starts keeping bodies: called once something will ask (the access log is on). */

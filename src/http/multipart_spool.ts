@@ -20,19 +20,22 @@ interface Builtins {
   readonly path: typeof Path;
 }
 
+// The runtime's file system, looked up once for the process (null: none); module-level as the
+// runtime is the same for every app.
 let builtins: Builtins | null | undefined;
 
 // The files of every spool not yet released. A shutdown that cuts a request ends the process at
 // once, before that request's release runs (and an async delete would not finish in it): they
 // are deleted as the process exits, synchronously, on every runtime.
 const live = new Set<string>();
+// Module-level as the exit is the process's: one hook, whatever the number of spools.
 let exitHooked = false;
 
 function keep(file: string): void {
   live.add(file);
   if (exitHooked) return;
   exitHooked = true;
-  const { fs } = fileSystem()!;
+  const { fs } = spoolFileSystem();
   const removeLeft = () => {
     for (const path of live) {
       try {
@@ -70,6 +73,15 @@ function fileSystem(): Builtins | null {
   };
 }
 
+// The file system of a spool, which is made only where there is one (`canSpool`).
+function spoolFileSystem(): Builtins {
+  const found = fileSystem();
+  if (found === null) {
+    throw new Error("an upload is spooled to disk only where there is a file system");
+  }
+  return found;
+}
+
 /** Whether this runtime can spool parts to temporary files. */
 export function canSpool(): boolean {
   return fileSystem() !== null;
@@ -103,7 +115,7 @@ export class UploadSpool {
 
   /** A new temporary file for the part `name`, sent as `filename` with `type`. */
   async create(name: string, filename: string, type: string): Promise<SpoolFile> {
-    const { fsp, os, path } = fileSystem()!;
+    const { fsp, os, path } = spoolFileSystem();
     let folder = this.#location;
     let file: string;
     let handle: FsPromises.FileHandle;
@@ -193,7 +205,7 @@ async function spooledFile(
   reads: Reads,
 ): Promise<File> {
   if ("Deno" in globalThis) return new DiskFile(file, 0, size, name, type, reads);
-  const blob = await fileSystem()!.fs.openAsBlob(file);
+  const blob = await spoolFileSystem().fs.openAsBlob(file);
   return new BlobFile([blob], name, { type }, file, [0, size], reads);
 }
 
@@ -205,7 +217,7 @@ class Reads {
   /** Opens `path` for reading, or fails once the spool is released. */
   async open(path: string): Promise<FsPromises.FileHandle> {
     if (this.#closed) throw new Error(`${path} was deleted: the request is done with its upload`);
-    const handle = await fileSystem()!.fsp.open(path, "r");
+    const handle = await spoolFileSystem().fsp.open(path, "r");
     if (this.#closed) {
       await handle.close();
       throw new Error(`${path} was deleted: the request is done with its upload`);

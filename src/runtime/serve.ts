@@ -45,6 +45,7 @@ import type { DenoHost } from "./deno_listener.ts";
 import { checkEvery, DEFAULT_HEADER_TIMEOUT_MS } from "./header_timeout.ts";
 import type { WebSocketServerLike } from "@hono/node-server";
 import { importOptional } from "./optional_module.ts";
+import type { Upgrade } from "./websocket_upgrade.ts";
 import { isStreamed } from "./streamed_answers.ts";
 import {
   closing,
@@ -56,6 +57,17 @@ import {
 } from "./shutdown.ts";
 
 type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
+
+/** The sockets of an app that maps WebSockets, as its server takes them. */
+export interface ServedSockets {
+  readonly maxMessageSize: number;
+  readonly maxBuffered: number;
+  /**
+   * Takes the upgrade of the server made for the app (on Bun and Node: Hono's adapter, whose
+   * other half the server holds), for the app's upgrades alone: another app has its own server.
+   */
+  readonly useUpgrade: (upgrade: Upgrade) => void;
+}
 
 // How long Bun keeps a connection with nothing sent or received: a kept-alive one between requests,
 // an answer's stream that pauses, a client silent mid-body while the app waits on it. Not while a
@@ -95,9 +107,7 @@ export interface ServeOptions {
    * Where the app maps WebSockets: the server takes upgrades (Bun's socket handler, Node's `ws`
    * server), and refuses a message over `maxMessageSize` bytes with 1009 where it can.
    */
-  readonly websocket?:
-    | { readonly maxMessageSize: number; readonly maxBuffered: number }
-    | undefined;
+  readonly websocket?: ServedSockets | undefined;
   /** Whether SIGTERM and SIGINT shut down and end the process. */
   readonly signals: boolean;
   /** How long requests in flight may take once shutdown starts, in milliseconds. */
@@ -322,9 +332,9 @@ async function bunSockets(
   websocket: ServeOptions["websocket"],
 ): Promise<object | undefined> {
   if (websocket === undefined) return undefined;
-  const [{ websocket: handler }, { bunUpgrade, useServerUpgrade }] = await Promise
+  const [{ websocket: handler }, { bunUpgrade }] = await Promise
     .all([import("hono/bun"), import("./websocket_upgrade.ts")]);
-  useServerUpgrade(bunUpgrade);
+  websocket.useUpgrade(bunUpgrade);
   // Bun drops what is sent past its own bound (16 MiB unless told): never before Thaw's closes.
   return {
     ...handler,
@@ -416,7 +426,7 @@ async function nodeSocketServer(
       }),
       import("./websocket_upgrade.ts"),
     ]);
-  upgrades.useServerUpgrade(upgrades.guarded(upgradeWebSocket));
+  websocket.useUpgrade(upgrades.guarded(upgradeWebSocket));
   // No subprotocol is answered (`ws` takes the first one offered unless told): an app declares none.
   const wss = new WebSocketServer({
     noServer: true,

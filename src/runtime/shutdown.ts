@@ -211,6 +211,7 @@ function signalHost(): SignalHost | undefined {
 // One listener per signal for the whole process, however many servers it runs: the shutdowns of
 // every server still open run together, and Node warns past ten listeners of one event.
 const shutdowns = new Set<() => Promise<boolean>>();
+// Module-level as the signals are the process's: set while any server listens to them.
 let listening: { host: SignalHost; signals: ShutdownSignal[]; listener: () => void } | undefined;
 
 /**

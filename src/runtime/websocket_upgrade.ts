@@ -1,32 +1,25 @@
 // The WebSocket upgrade of the runtime the app runs on, through Hono's socket context: Deno's
 // `Deno.upgradeWebSocket` and workerd's `WebSocketPair` here, each as Hono's adapter for it does it
 // (workerd's with the open event Hono's leaves out), since both serve an app's `fetch` without
-// `listen` (`deno serve`, `export default app`); on Bun and Node, Hono's adapter that `listen`
-// chose, as the server's own part of the upgrade (Bun's socket handler, Node's `ws` server) must go
-// with it. Nothing here imports an adapter: a worker's bundle holds none of those it cannot use.
+// `listen` (`deno serve`, `export default app`); on Bun and Node, Hono's adapter that the app's own
+// server chose (each `listen` hands it to the app it serves, not to every app of the process), as
+// the server's own part of the upgrade (Bun's socket handler, Node's `ws` server) must go with it. Nothing here imports an adapter: a worker's bundle holds none of those it cannot use.
 import type { Context } from "hono";
 import { WSContext, type WSEvents } from "hono/ws";
 
 /** Upgrades the request of `c` to a socket driven by `events`; `undefined` if it could not. */
 export type Upgrade = (c: Context, events: WSEvents) => Promise<Response | undefined>;
 
-// The upgrade `listen` set up on Bun or Node, with its server.
-let chosen: Upgrade | undefined;
-
-/** What `listen` calls on Bun and Node: the upgrade of Hono's adapter it wired to its server. */
-export function useServerUpgrade(upgrade: Upgrade): void {
-  chosen = upgrade;
-}
-
 /**
- * The upgrade of the runtime this code runs on. On Bun and Node it is the one `listen` chose,
- * read at each upgrade (the app is made before it listens); without one, `undefined`.
+ * The upgrade of the runtime this code runs on. On Bun and Node it is the one the app's own server
+ * handed over (`serverUpgrade`, read at each upgrade: the app is made before it listens); without
+ * one, `undefined`.
  */
-export function runtimeUpgrade(): Upgrade {
+export function runtimeUpgrade(serverUpgrade: () => Upgrade | undefined): Upgrade {
   const g = globalThis as { Deno?: DenoLike; WebSocketPair?: unknown };
   if (typeof g.WebSocketPair === "function") return workerdUpgrade;
   if (g.Deno !== undefined) return denoUpgrade(g.Deno);
-  return (c, events) => chosen === undefined ? Promise.resolve(undefined) : chosen(c, events);
+  return (c, events) => serverUpgrade()?.(c, events) ?? Promise.resolve(undefined);
 }
 
 /**

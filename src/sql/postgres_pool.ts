@@ -246,6 +246,8 @@ const CHECK_IDLE_AFTER_MS = 500;
 const KEEPALIVE_DELAY_MS = 10_000;
 
 /** Names each cursor apart from the others its connection may have open (in one transaction). */
+// Module-level: one counter for every pool of the process, so that no two cursors share a name
+// whatever connection they run on.
 let cursors = 0;
 
 /**
@@ -291,7 +293,7 @@ class PostgresConnection implements DataConnection {
   readonly #handOn = (): void => {
     const held = this.#held;
     // pg heard the answer first: its next query, if any, runs, and its queue may take one.
-    while (held !== undefined && held.length > 0 && this.#roomInQueue()) held.shift()!.send();
+    while (held !== undefined && held.length > 0 && this.#roomInQueue()) held.shift()?.send();
     if (held !== undefined && held.length === 0) this.#stopHolding();
   };
 

@@ -46,6 +46,8 @@ function refusedEncoding(path: string, allowEncodedSlash: boolean): string | und
   return undefined;
 }
 
+// The last authority found valid, so that the requests of one host skip the check: module-level
+// as the servers of a process see the same hosts, and one string costs nothing to keep.
 let lastAuthority = "\u0000"; // no URL holds it
 
 /**

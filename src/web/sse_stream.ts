@@ -4,6 +4,7 @@
 // error before it is still an ordinary error answer; one after it can only end the stream.
 import type { Clock, Timer } from "../runtime/clock.ts";
 import { HEARTBEAT, sseFrame } from "./sse_frame.ts";
+import { Deferred } from "../runtime/deferred.ts";
 
 /** What an event stream is opened with. */
 export interface EventStreamOptions {
@@ -54,121 +55,158 @@ export function openEventStream(
   iterator: AsyncIterator<unknown>,
   options: EventStreamOptions,
 ): EventStream {
-  const { clock, heartbeatMs, signal, returning = ignore } = options;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let begun = false;
-  let ended = false;
-  // The iterator's `next()` in progress, whoever asked for it (the first wait, or a pull).
-  let inflight: Promise<void> | undefined;
-  let timer: Timer | undefined;
-  let resolveBegun!: (start: StreamStart) => void;
-  let rejectBegun!: (error: unknown) => void;
-  const begins = new Promise<StreamStart>((resolve, reject) => {
-    resolveBegun = resolve;
-    rejectBegun = reject;
-  });
+  return new EventStreamRun(iterator, options).open();
+}
 
-  const body = new ReadableStream<Uint8Array>({
-    start: (c) => {
-      controller = c;
-    },
-    pull: () => step(),
-    cancel: () => finish(true),
-  }, { highWaterMark: 0 });
-  const sent = { messages: 0, bytes: 0 };
-  const stream: EventStream = { body, begun: begins, end: () => finish(true), sent };
+// One event stream as it runs: its state is written only by its own methods, the body's pulls
+// and cancel, the heartbeat's timer and the client's signal calling in.
+class EventStreamRun {
+  readonly #iterator: AsyncIterator<unknown>;
+  readonly #options: EventStreamOptions;
+  readonly #returning: (done: Promise<void>) => void;
+  readonly #begins = new Deferred<StreamStart>();
+  readonly #sent = { messages: 0, bytes: 0 };
+  readonly #body: ReadableStream<Uint8Array>;
+  // Set by the body's `start`, which runs as the body is made.
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #begun = false;
+  #ended = false;
+  // The iterator's `next()` in progress, whoever asked for it (the first wait, or a pull).
+  #inflight: Promise<void> | undefined;
+  #timer: Timer | undefined;
+
+  constructor(iterator: AsyncIterator<unknown>, options: EventStreamOptions) {
+    this.#iterator = iterator;
+    this.#options = options;
+    this.#returning = options.returning ?? ignore;
+    this.#body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        this.#controller = c;
+      },
+      pull: () => this.#step(),
+      cancel: () => this.#finish(true),
+    }, { highWaterMark: 0 });
+  }
+
+  // The stream, its first event asked for (unless the client has left already).
+  open(): EventStream {
+    const signal = this.#options.signal;
+    const stream: EventStream = {
+      body: this.#body,
+      begun: this.#begins.promise,
+      end: () => this.#finish(true),
+      sent: this.#sent,
+    };
+    if (signal?.aborted) this.#finish(true);
+    else {
+      signal?.addEventListener("abort", this.#leave, { once: true });
+      this.#arm();
+      void this.#step();
+    }
+    return stream;
+  }
 
   // Once begun, the server cancels the body when the client leaves; the signal is only read
   // until then (Deno also aborts it once an answer has gone, and warns of that to whoever listens).
-  const begin = (start: StreamStart): void => {
-    if (begun) return;
-    begun = true;
-    signal?.removeEventListener("abort", leave);
-    resolveBegun(start);
-  };
-  const arm = (): void => {
-    timer?.cancel();
+  #begin(start: StreamStart): void {
+    if (this.#begun) return;
+    this.#begun = true;
+    this.#options.signal?.removeEventListener("abort", this.#leave);
+    this.#begins.resolve(start);
+  }
+
+  #arm(): void {
+    const { heartbeatMs, clock } = this.#options;
+    this.#timer?.cancel();
     // Held: an open stream is the app's work, as a schedule is.
-    timer = heartbeatMs > 0 ? clock.after(heartbeatMs, beat, { keepAlive: true }) : undefined;
-  };
-  const write = (text: string): void => {
+    this.#timer = heartbeatMs > 0
+      ? clock.after(heartbeatMs, this.#beat, { keepAlive: true })
+      : undefined;
+  }
+
+  #write(text: string): void {
     const bytes = encoder.encode(text);
-    controller.enqueue(bytes);
-    sent.bytes += bytes.byteLength;
-    if (text !== HEARTBEAT) sent.messages++;
-    begin("begun");
-    arm();
-  };
+    this.#controller?.enqueue(bytes);
+    this.#sent.bytes += bytes.byteLength;
+    if (text !== HEARTBEAT) this.#sent.messages++;
+    this.#begin("begun");
+    this.#arm();
+  }
+
   // Silence: only while the iterator keeps the server waiting, and with no frame queued (a client
   // that reads nothing gets no more than one).
-  const beat = (): void => {
-    timer = undefined;
-    if (ended) return;
-    if (inflight !== undefined && (controller.desiredSize ?? 0) >= 0) write(HEARTBEAT);
-    else arm();
+  readonly #beat = (): void => {
+    this.#timer = undefined;
+    if (this.#ended) return;
+    if (this.#inflight !== undefined && (this.#controller?.desiredSize ?? 0) >= 0) {
+      this.#write(HEARTBEAT);
+    } else this.#arm();
   };
-  function finish(returnIterator: boolean): void {
-    if (ended) return;
-    ended = true;
-    timer?.cancel();
-    signal?.removeEventListener("abort", leave);
+
+  // The client left before the stream began.
+  readonly #leave = (): void => this.#finish(true);
+
+  #finish(returnIterator: boolean): void {
+    if (this.#ended) return;
+    this.#stop();
     try {
-      controller.close();
+      this.#controller?.close();
     } catch {
       // Cancelled by the server: closed already.
     }
-    begin(returnIterator ? "ended" : "done"); // Returned: ended from outside, not done.
-    if (returnIterator) returning(returned(iterator, options.failed));
-    options.ended?.();
+    this.#begin(returnIterator ? "ended" : "done"); // Returned: ended from outside, not done.
+    this.#afterEnd(returnIterator);
   }
-  const fail = (error: unknown, returnIterator: boolean): void => {
-    if (ended) return;
-    if (begun) {
-      options.failed(error);
-      finish(returnIterator);
+
+  #fail(error: unknown, returnIterator: boolean): void {
+    if (this.#ended) return;
+    if (this.#begun) {
+      this.#options.failed(error);
+      this.#finish(returnIterator);
       return;
     }
-    ended = true;
-    timer?.cancel();
-    signal?.removeEventListener("abort", leave);
-    if (returnIterator) returning(returned(iterator, options.failed));
-    options.ended?.();
-    rejectBegun(error);
-  };
-  function step(): Promise<void> {
-    if (ended) return Promise.resolve();
-    return inflight ??= pull();
+    this.#stop();
+    this.#afterEnd(returnIterator);
+    this.#begins.reject(error);
   }
-  async function pull(): Promise<void> {
+
+  // No more frames, no more heartbeats, and the signal no longer heard.
+  #stop(): void {
+    this.#ended = true;
+    this.#timer?.cancel();
+    this.#options.signal?.removeEventListener("abort", this.#leave);
+  }
+
+  // What follows the end: the iterator returned where it is not done, and the owner told.
+  #afterEnd(returnIterator: boolean): void {
+    if (returnIterator) this.#returning(returned(this.#iterator, this.#options.failed));
+    this.#options.ended?.();
+  }
+
+  #step(): Promise<void> {
+    if (this.#ended) return Promise.resolve();
+    return this.#inflight ??= this.#pull();
+  }
+
+  async #pull(): Promise<void> {
     let result: IteratorResult<unknown>;
     try {
-      result = await iterator.next();
+      result = await this.#iterator.next();
     } catch (error) {
-      inflight = undefined;
-      return fail(error, false);
+      this.#inflight = undefined;
+      return this.#fail(error, false);
     }
-    inflight = undefined;
-    if (ended) return;
+    this.#inflight = undefined;
+    if (this.#ended) return;
     let frame: string | undefined;
     try {
       frame = nextFrame(result);
     } catch (error) {
-      return fail(error, true);
+      return this.#fail(error, true);
     }
-    if (frame === undefined) finish(false);
-    else write(frame);
+    if (frame === undefined) this.#finish(false);
+    else this.#write(frame);
   }
-  function leave(): void {
-    finish(true);
-  }
-
-  if (signal?.aborted) finish(true);
-  else {
-    signal?.addEventListener("abort", leave, { once: true });
-    arm();
-    void step();
-  }
-  return stream;
 }
 
 // The frame of an iterator's result; none once it is done. Read inside the caller's catch, not

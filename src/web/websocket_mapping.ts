@@ -229,10 +229,12 @@ function log(logger: Logger, message: string, ...error: unknown[]): void {
 // still open when server.shutdown-timeout is over are ended without the closing handshake.
 const socketFeature: FeatureFactory = (host) => {
   const settings = host.settings;
+  // Handed over by the server `listen` makes for this app, on Bun and Node.
+  let serverUpgrade: Upgrade | undefined;
   const sockets: SocketHost = {
     ...webSocketSettings(settings),
     logger: host.logger,
-    upgrade: runtimeUpgrade(),
+    upgrade: runtimeUpgrade(() => serverUpgrade),
     streams: openStreamsOf(host),
     open: new Set(),
     ending: false,
@@ -252,7 +254,11 @@ const socketFeature: FeatureFactory = (host) => {
   const timers: ReturnType<typeof setTimeout>[] = [];
   return {
     internals: {
-      websocket: { maxMessageSize: sockets.maxMessageSize, maxBuffered: sockets.maxBuffered },
+      websocket: {
+        maxMessageSize: sockets.maxMessageSize,
+        maxBuffered: sockets.maxBuffered,
+        useUpgrade: (upgrade) => void (serverUpgrade = upgrade),
+      },
     },
     stopAccepting: () => {
       const delayMs = settings.get("server.shutdown-delay") * 1000;

@@ -43,6 +43,8 @@ export function runningGuard(): object | undefined {
 // The refusing functions put in place: an owner's exit that is not one of them was set by someone
 // else since (the app, a test's stub), and is wrapped anew.
 const refusals = new WeakSet<object>();
+// Module-level as `process.exit` and `Deno.exit` are the process's: the guards running at once
+// (runs of several apps or targets), and how to put back the functions the first one replaced.
 let guards = 0;
 let undo: (() => void)[] = [];
 

@@ -6,6 +6,7 @@ export type FailUncaught = (error: unknown) => void;
 
 // The runs whose code is running, each told what its code throws outside the chain it awaits.
 const live = new Set<FailUncaught>();
+// Module-level as the process's uncaught-error events are: one listener while any run listens.
 let stopListening: (() => void) | undefined;
 
 /**

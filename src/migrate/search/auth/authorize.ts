@@ -156,6 +156,8 @@ export async function signV4(
   return headers;
 }
 
+// The signer's module, loaded once for the process (again after a failure): module-level as a
+// module is.
 let loading: Promise<typeof import("aws4fetch")> | undefined;
 
 function aws4fetch(): Promise<typeof import("aws4fetch")> {
