@@ -119,7 +119,10 @@ describe("observeSearchClient on the real node", () => {
       const count = (attributes: api.Attributes) =>
         (valueOf(durations, attributes) as { count: number } | undefined)?.count;
       const own = { "db.system.name": "opensearch", "db.client.connection.pool.name": "catalog" };
-      assert.equal(count({ ...own, "db.operation.name": "index", "db.collection.name": index }), 1);
+      assert.equal(count({ ...own, "db.operation.name": "index" }), 1);
+      for (const point of durations) {
+        assert.equal(point.attributes["db.collection.name"], undefined);
+      }
       assert.equal(count({ ...own, "db.operation.name": "search" }), 1);
       assert.equal(count({ ...own, "db.operation.name": "bulk" }), 1);
       assert.equal(count({ ...own, "db.operation.name": "get", "error.type": "404" }), 1);
@@ -225,6 +228,38 @@ describe("observeSearchClient on the real node", () => {
       stop();
       await closeSearchClient(client);
       await elastic.close();
+    }
+  });
+
+  it("keeps the index out of the duration's series: 1,000 indices make one series", async () => {
+    const client = new Client({ node: OPENSEARCH_URL });
+    const stop = observeSearchClient(client, "tenants", api);
+    const names = Array.from({ length: 1000 }, (_, i) => `${index}-tenant-${i}`);
+    try {
+      exporter.reset();
+      // An index per tenant or per day, none of which exists: HEAD answers 404 for each.
+      for (let i = 0; i < names.length; i += 50) {
+        await Promise.all(
+          names.slice(i, i + 50).map((name) => client.indices.exists({ index: name })),
+        );
+      }
+      const durations = await reader.points("db.client.operation.duration");
+      const own = durations.filter((p) =>
+        p.attributes["db.client.connection.pool.name"] === "tenants"
+      );
+      assert.equal(own.length, 1, `${own.length} series`);
+      assert.equal(own[0].attributes["db.collection.name"], undefined);
+      assert.equal(own[0].attributes["db.operation.name"], "indices.exists");
+      assert.equal((own[0].value as { count: number }).count, names.length);
+      // The spans, one per request, still say which index each asked for.
+      const spans = exporter.getFinishedSpans();
+      assert.deepEqual(
+        new Set(spans.map((s) => s.attributes["db.collection.name"])),
+        new Set(names),
+      );
+    } finally {
+      stop();
+      await closeSearchClient(client);
     }
   });
 
