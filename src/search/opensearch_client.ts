@@ -2,23 +2,23 @@
 // authentication. This module imports the client's package: `open_client.ts` loads it only when
 // an app's `search()` makes a client, so that no other app carries it.
 import { Client, type ClientOptions, Connection, errors } from "@opensearch-project/opensearch";
-import { secretsMask } from "../config/secrets_mask.ts";
+import type { Mask } from "../config/secrets_mask.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
-import { authSecrets } from "../migrate/search/auth/authorize.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
 import { connectionAuth, type SearchConnection } from "../migrate/search/search_connection.ts";
 import { fetchConnectionClass } from "./fetch_connection.ts";
 import { markSearchClient, type SearchClient } from "./search_client.ts";
 
-/** The client of `connection`, whose requests go through `transport` (closed with the client). */
-export function openSearchClient(connection: SearchConnection, transport: Transport): SearchClient {
-  const auth = connectionAuth(connection);
-  const way = {
-    name: connection.name,
-    transport,
-    auth,
-    mask: secretsMask(authSecrets(auth), { json: true }),
-  };
+/**
+ * The client of `connection`, whose requests go through `transport` (closed with the client), its
+ * errors masked by `mask` (the connection's secrets).
+ */
+export function openSearchClient(
+  connection: SearchConnection,
+  transport: Transport,
+  mask: Mask,
+): SearchClient {
+  const way = { name: connection.name, transport, auth: connectionAuth(connection), mask };
   // A bean's class: the container closes it after the beans that use it.
   let closing: Promise<void> | undefined;
   class BeanClient extends Client {

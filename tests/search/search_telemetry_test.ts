@@ -15,6 +15,7 @@ import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
 import { Client } from "@opensearch-project/opensearch";
 import { observeSearchClient } from "../../src/search/search_telemetry.ts";
 import { bootstrap } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
 import { search, SearchClient } from "../../search.ts";
 import { closeSearchClient } from "./close_client.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
@@ -261,6 +262,66 @@ describe("observeSearchClient on the real node", () => {
       stop();
       await closeSearchClient(client);
     }
+  });
+
+  it("shows a bean's credentials in no error, span, point, health answer or log line", async () => {
+    const token = "s3cret-bean-TOKEN-1";
+    const password = "s3cret-bean-PASS-2";
+    // A node that refuses every request, quoting the Authorization header it was sent.
+    const echo = await serveLoopback((req, res) => {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: `refused ${req.headers.authorization}`, status: 401 }));
+      return Promise.resolve();
+    });
+    const lines: string[] = [];
+    const methods = ["log", "info", "warn", "error", "debug"] as const;
+    const saved = methods.map((m) => console[m]);
+    for (const m of methods) {
+      console[m] = (...args: unknown[]) => lines.push(args.map((a) => String(a)).join(" "));
+    }
+    const app = await bootstrap({
+      config: {
+        search: [
+          { name: "orders", hosts: echo.url, bearer_token: token, primary: true },
+          { name: "logs", hosts: echo.url, username: "user", password },
+        ],
+        management: { endpoint: { health: { "show-details": "always" } } },
+      },
+      search: search(),
+      actuator: actuator({ health: { showDetails: "always", timeout: 10_000 } }),
+    });
+    const secrets = [token, password, btoa(`user:${password}`)];
+    const hidden = (text: string, where: string) => {
+      for (const secret of secrets) assert.ok(!text.includes(secret), `${where}: ${text}`);
+    };
+    try {
+      exporter.reset();
+      for (const name of ["orders", "logs"]) {
+        const client = app.getBean(name) as SearchClient;
+        const error = await client.info().then(
+          () => assert.fail("the echo answered 200"),
+          (e: Error) => e,
+        );
+        hidden(`${error.message} ${error.stack} ${JSON.stringify(error)}`, `${name}'s error`);
+      }
+      const response = await app.fetch(new Request("http://x/actuator/health"));
+      const text = await response.text();
+      assert.equal(response.status, 503, text);
+      assert.match(text, /search connection \\"orders\\"/);
+      hidden(text, "the health answer");
+      const spans = exporter.getFinishedSpans();
+      assert.ok(spans.length >= 2, `${spans.length} spans`);
+      for (const span of spans) {
+        hidden(JSON.stringify([span.name, span.attributes, span.status, span.events]), "a span");
+      }
+      const durations = await reader.points("db.client.operation.duration");
+      for (const point of durations) hidden(JSON.stringify(point.attributes), "a point");
+    } finally {
+      await app.close();
+      methods.forEach((m, i) => (console[m] = saved[i]));
+      await echo.close();
+    }
+    for (const line of lines) hidden(line, "a log line");
   });
 
   it("reports nothing once its listeners are removed", async () => {
