@@ -11,7 +11,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { Client } from "@opensearch-project/opensearch";
 import { observeSearchClient } from "../../src/search/search_telemetry.ts";
 import { bootstrap } from "../../mod.ts";
@@ -19,25 +19,11 @@ import { actuator } from "../../actuator.ts";
 import { search, SearchClient } from "../../search.ts";
 import { closeSearchClient } from "./close_client.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
-import { CollectingReader } from "../metric_reader.ts";
+import { CollectingReader, restoreMeterProviderAfter, valueOf } from "../metric_reader.ts";
 import { freePort } from "../free_port.ts";
 import { forward, serveLoopback } from "../migrate/search/loopback_server.ts";
 
-function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes): unknown {
-  return points.find((p) => Object.entries(attributes).every(([k, v]) => p.attributes[k] === v))
-    ?.value;
-}
-
-// Bun runs every test file in one process: the meter provider another file registered is put
-// back after this one.
-const previousMeters = api.metrics.getMeterProvider();
-after(() => {
-  api.metrics.disable();
-  const noop = api.createNoopMeter().createHistogram("h");
-  if (previousMeters.getMeter("probe").createHistogram("h") !== noop) {
-    api.metrics.setGlobalMeterProvider(previousMeters);
-  }
-});
+restoreMeterProviderAfter();
 
 describe("observeSearchClient on the real node", () => {
   const exporter = new InMemorySpanExporter();
