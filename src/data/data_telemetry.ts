@@ -8,19 +8,20 @@ import type {
   BatchObservableCallback,
   Counter,
   Histogram,
-  MeterProvider,
+  Meter,
   Observable,
 } from "@opentelemetry/api";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
 import type { Datasource } from "../sql/datasource.ts";
 import { DIALECTS } from "../sql/dialects.ts";
-import { VERSION } from "../version.ts";
+import {
+  DbClientMeter,
+  DURATION_BUCKETS,
+  type MeterInstruments,
+} from "../observe/db_client_meter.ts";
 import type { DataConnection, DataPool } from "../sql/data_pool.ts";
 import { DataError } from "../sql/data_error.ts";
 import { operationName } from "./statement_operation.ts";
-
-// The conventions' advice for `db.client.operation.duration`, in seconds.
-const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10];
 
 interface Instruments {
   readonly operations: Histogram;
@@ -32,15 +33,12 @@ interface Instruments {
 export class DataTelemetry {
   readonly api: OtelApi;
   readonly #pools = new Set<ObservedPool>();
-  // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
-  readonly #noop: Histogram;
-  #provider: MeterProvider | undefined;
-  #instruments: Instruments | undefined;
-  #unregister: (() => void) | undefined;
+  // The search connections' histogram too (search_telemetry.ts), so that both describe it alike.
+  readonly #meter: DbClientMeter<Instruments>;
 
   constructor(api: OtelApi) {
     this.api = api;
-    this.#noop = api.createNoopMeter().createHistogram("db.client.operation.duration");
+    this.#meter = new DbClientMeter(api, (meter, operations) => this.#make(meter, operations));
   }
 
   /** `pool`, reporting as the pool of `datasource`. */
@@ -55,18 +53,14 @@ export class DataTelemetry {
   /** A closed pool reports no more; with the last one, neither does the app. */
   forget(pool: ObservedPool): void {
     this.#pools.delete(pool);
-    if (this.#pools.size > 0) return;
-    this.#unregister?.();
-    this.#unregister = undefined;
-    this.#provider = undefined;
-    this.#instruments = undefined;
+    if (this.#pools.size === 0) this.#meter.forget();
   }
 
   /** The instruments of the meter provider registered now; none while it is the no-op one. */
   instruments(): Instruments | undefined {
-    const provider = this.api.metrics.getMeterProvider();
-    if (provider !== this.#provider) this.#follow(provider);
-    return this.#instruments;
+    // No pool to read (the last one closed): nothing is made, and the next pool observed follows
+    // the provider then.
+    return this.#pools.size === 0 ? undefined : this.#meter.current();
   }
 
   /** Thaw's tracer, while a tracer provider is registered. */
@@ -74,22 +68,8 @@ export class DataTelemetry {
     return registeredTracer(this.api);
   }
 
-  #follow(provider: MeterProvider): void {
-    this.#unregister?.();
-    this.#unregister = undefined;
-    this.#instruments = undefined;
-    // No pool to read (the last one closing): nothing is made, and the next pool observed
-    // follows the provider then.
-    this.#provider = this.#pools.size === 0 ? undefined : provider;
-    if (this.#pools.size === 0) return;
-    const meter = provider.getMeter("thaw", VERSION);
-    const operations = meter.createHistogram("db.client.operation.duration", {
-      unit: "s",
-      description: "Duration of database client operations.",
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    });
-    if (operations === this.#noop) return;
-    this.#instruments = {
+  #make(meter: Meter, operations: Histogram): MeterInstruments<Instruments> {
+    const value: Instruments = {
       operations,
       waits: meter.createHistogram("db.client.connection.wait_time", {
         unit: "s",
@@ -127,7 +107,7 @@ export class DataTelemetry {
       }
     };
     meter.addBatchObservableCallback(read, observables);
-    this.#unregister = () => meter.removeBatchObservableCallback(read, observables);
+    return { value, undo: () => meter.removeBatchObservableCallback(read, observables) };
   }
 }
 

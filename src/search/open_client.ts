@@ -1,6 +1,7 @@
 // Opens a `search:` entry's client: its transport first (a setting the runtime cannot honour is
 // the entry's configuration error), then the client's package, loaded here and only here.
 import { ConfigError } from "../config/config_error.ts";
+import type { Mask } from "../config/secrets_mask.ts";
 import { importOptional, MissingPackageError } from "../runtime/optional_module.ts";
 import { runtimeTransport, type Transport } from "../migrate/search/http/transport.ts";
 import type { SearchConnection } from "../migrate/search/search_connection.ts";
@@ -10,8 +11,11 @@ import type { SearchClient } from "./search_client.ts";
 /** The package `search()` makes its clients with, an optional peer dependency. */
 export const CLIENT_PACKAGE = "@opensearch-project/opensearch";
 
-/** The client of `connection`, ready for requests (none sent yet). */
-export async function openClient(connection: SearchConnection): Promise<SearchClient> {
+/**
+ * The client of `connection`, ready for requests (none sent yet), its errors masked by `mask`
+ * (the connection's secrets).
+ */
+export async function openClient(connection: SearchConnection, mask: Mask): Promise<SearchClient> {
   const { openSearchClient } = await importOptional(() => import("./opensearch_client.ts"), {
     packages: [CLIENT_PACKAGE],
     neededBy: `search connection "${connection.name}"`,
@@ -35,7 +39,7 @@ export async function openClient(connection: SearchConnection): Promise<SearchCl
       cause: error,
     });
   }
-  return openSearchClient(connection, transport);
+  return openSearchClient(connection, transport, mask);
 }
 
 // The runtime's `fetch` as it is: it has no switch for certificates, proxies or connect timeouts.

@@ -156,8 +156,9 @@ function registerConnection(
     // No request at creation: a cluster that is down when the app starts fails the calls made to
     // it, not the start.
     create: async () => {
-      const client = await openClient(connection);
+      // The connection's secrets, masked alike in its client's errors and its health's reasons.
       const secrets = secretsMask(authSecrets(connectionAuth(connection)), { json: true });
+      const client = await openClient(connection, secrets);
       offerSearchHealth(client, connection.name, healthTimeoutMs, secrets);
       if (api !== undefined) observeSearchClient(client, connection.name, api);
       return client;

@@ -5,16 +5,12 @@
 // followed, as the datasources' telemetry follows it. Nothing of a request's body, query string,
 // headers or document ids is read: only its method, the endpoint and index its path names, the
 // node's host and port, and of the response its status and whether it says it is Elasticsearch.
-import type { Attributes, Histogram, MeterProvider, Span } from "@opentelemetry/api";
+import type { Attributes, Histogram, Span } from "@opentelemetry/api";
 import type { Client } from "@opensearch-project/opensearch";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
 import type { DistributionName } from "../migrate/search/distribution.ts";
-import { VERSION } from "../version.ts";
+import { DbClientMeter } from "../observe/db_client_meter.ts";
 import { searchOperation } from "./search_operation.ts";
-
-// The conventions' advice for `db.client.operation.duration`, in seconds: the datasources' too
-// (data_telemetry.ts), so that both describe the one instrument alike.
-const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10];
 
 /** What the client's `request` and `response` events carry, as far as this reads it. */
 interface EventResult {
@@ -47,11 +43,12 @@ interface Pending {
  * named `{operation} {index}` (`search products`, `bulk`, `cluster.health`) under the caller's
  * active span, and a point of the `db.client.operation.duration` histogram (seconds), both with
  * `db.system.name`, `db.operation.name` (the API's endpoint name, read from the method and path),
- * `db.collection.name` (the index the path names, where it names one), `server.address`,
- * `server.port`, `db.client.connection.pool.name` (the connection's name, as a datasource's pool
- * is named), `db.response.status_code` where the node answered, and `error.type` (the status, or
- * the client's error class where nothing answered) on failure; the span also has
- * `http.request.method`. A retried request is one span, ended by its last attempt.
+ * `server.address`, `server.port`, `db.client.connection.pool.name` (the connection's name, as a
+ * datasource's pool is named), `db.response.status_code` where the node answered, and `error.type`
+ * (the status, or the client's error class where nothing answered) on failure; the span also has
+ * `http.request.method` and `db.collection.name` (the index the path names, where it names one),
+ * which the histogram leaves out so that its series stay as few as the connection's operations. A
+ * retried request is one span, ended by its last attempt.
  *
  * Listens to the client's `request` and `response` events: call it only where the API is installed
  * (`optionalApi()`), so that an app without OpenTelemetry attaches no listener at all. While no
@@ -72,7 +69,8 @@ export function observeSearchClient(
   api: OtelApi,
   system: DistributionName = "opensearch",
 ): () => void {
-  const instruments = new Instruments(api);
+  // The datasources' histogram too (data_telemetry.ts), so that both describe it alike.
+  const instruments = new DbClientMeter(api, (_meter, duration) => ({ value: duration }));
   // Keyed by the request's `meta`, the one object its events share, retries included.
   const pending = new WeakMap<object, Pending>();
   let base: Attributes = { "db.system.name": system, "db.client.connection.pool.name": name };
@@ -81,7 +79,7 @@ export function observeSearchClient(
     // An error here is one of serialization: nothing is sent, and no response event follows.
     if (error != null || meta == null || pending.has(meta)) return;
     const tracer = registeredTracer(api);
-    const histogram = instruments.histogram();
+    const histogram = instruments.current();
     if (tracer === undefined && histogram === undefined) return;
     const params = meta.request?.params;
     const method = typeof params?.method === "string" ? params.method : "GET";
@@ -90,7 +88,6 @@ export function observeSearchClient(
       typeof params?.path === "string" ? params.path : "/",
     );
     const attributes: Attributes = { ...base, "db.operation.name": operation };
-    if (index !== undefined) attributes["db.collection.name"] = index;
     const url = meta.connection?.url;
     if (url instanceof URL) {
       attributes["server.address"] = url.hostname.replace(/^\[(.*)\]$/, "$1");
@@ -102,7 +99,11 @@ export function observeSearchClient(
       index === undefined ? operation : `${operation} ${index}`,
       {
         kind: api.SpanKind.CLIENT,
-        attributes: { ...attributes, "http.request.method": method },
+        // The index on the span alone: as a label of the histogram, an index per day or per
+        // tenant would make a series of each (the datasources' metrics name no table either).
+        attributes: index === undefined
+          ? { ...attributes, "http.request.method": method }
+          : { ...attributes, "db.collection.name": index, "http.request.method": method },
       },
       api.context.active(),
     );
@@ -146,34 +147,4 @@ export function observeSearchClient(
 // The client's error class (`ConnectionError`, `TimeoutError`): its message may quote a URL.
 function errorName(error: unknown): string {
   return error instanceof Error && error.name !== "" ? error.name : "_OTHER";
-}
-
-/** The histogram of the meter provider registered now, made again when the provider changes. */
-class Instruments {
-  readonly #api: OtelApi;
-  // The API's no-op meter hands out one histogram, the same the no-op provider's meters do.
-  readonly #noop: Histogram;
-  #provider: MeterProvider | undefined;
-  #histogram: Histogram | undefined;
-
-  constructor(api: OtelApi) {
-    this.#api = api;
-    this.#noop = api.createNoopMeter().createHistogram("db.client.operation.duration");
-  }
-
-  histogram(): Histogram | undefined {
-    const provider = this.#api.metrics.getMeterProvider();
-    if (provider === this.#provider) return this.#histogram;
-    this.#provider = provider;
-    const histogram = provider.getMeter("thaw", VERSION).createHistogram(
-      "db.client.operation.duration",
-      {
-        unit: "s",
-        description: "Duration of database client operations.",
-        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-      },
-    );
-    this.#histogram = histogram === this.#noop ? undefined : histogram;
-    return this.#histogram;
-  }
 }

@@ -11,7 +11,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import type { Application } from "../../mod.ts";
 import { DataError, SqlClient } from "../../data.ts";
 import { DataTelemetry } from "../../src/data/data_telemetry.ts";
@@ -20,14 +20,8 @@ import type { Datasource } from "../../src/sql/datasource.ts";
 import { KINDS } from "../migrate/sql/databases.ts";
 import { deferred } from "../deferred.ts";
 import { datasourceEntries, rejection } from "../sql/pools.ts";
-import { CollectingReader } from "../metric_reader.ts";
+import { CollectingReader, restoreMeterProviderAfter, valueOf } from "../metric_reader.ts";
 import { dataApp } from "./data_app.ts";
-
-/** The value of the point of `points` whose attributes hold `attributes`; undefined for none. */
-function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes): unknown {
-  return points.find((p) => Object.entries(attributes).every(([k, v]) => p.attributes[k] === v))
-    ?.value;
-}
 
 const database = datasourceEntries();
 
@@ -47,16 +41,7 @@ function unusedPool(name: string, maxSize: number, idleCount: () => number): Dat
 const memoryDatasource = (name: string): Datasource =>
   ({ name, kind: "sqlite", location: ":memory:" }) as Datasource;
 
-// Bun runs every test file in one process: the meter provider another file registered (the
-// actuator's registry) is put back after this one.
-const previousMeters = api.metrics.getMeterProvider();
-after(() => {
-  api.metrics.disable();
-  const noop = api.createNoopMeter().createHistogram("h");
-  if (previousMeters.getMeter("probe").createHistogram("h") !== noop) {
-    api.metrics.setGlobalMeterProvider(previousMeters);
-  }
-});
+restoreMeterProviderAfter();
 
 describe("DataTelemetry", () => {
   it("has no tracer and no instruments while no provider is registered", () => {

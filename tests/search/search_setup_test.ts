@@ -21,6 +21,17 @@ import { serveLoopback } from "../migrate/search/loopback_server.ts";
 const index = (what: string) =>
   `thaw-bean-${what}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
+// A give-up, not a timing: a promise that never settles fails the test rather than hang the file.
+async function settled(promise: Promise<unknown>): Promise<string> {
+  let giveUp: ReturnType<typeof setTimeout> | undefined;
+  return await Promise.race([
+    promise.then(() => "settled"),
+    new Promise<string>((resolve) => {
+      giveUp = setTimeout(() => resolve("never settled"), 30_000);
+    }),
+  ]).finally(() => clearTimeout(giveUp));
+}
+
 async function started(
   entries: Record<string, unknown>[],
   components: (new () => unknown)[] = [],
@@ -304,6 +315,31 @@ describe("bootstrap({ search: search() })", () => {
     await app.close();
     assert.deepEqual(order, ["writer 200"]);
     await assert.rejects(client.ping(), /./);
+  });
+
+  it("leaves the bean's connections open when a child of it closes, and closes the app", async () => {
+    const app = await started([{ name: "main", hosts: OPENSEARCH_URL }]);
+    const client = app.getBean(SearchClient);
+    // Children share the bean's pool: closing one must neither end the bean's connections nor
+    // leave the container's close of the bean waiting on a pool already emptied.
+    const child = client.child({ headers: { "x-tenant": "a" } });
+    const grandchild = child.child({ headers: { "x-tenant": "b" } });
+    assert.equal((await child.ping()).statusCode, 200);
+    assert.equal(await settled(child.close()), "settled");
+    assert.equal(
+      await settled(
+        new Promise<void>((resolve, reject) =>
+          grandchild.close((error: unknown) => error == null ? resolve() : reject(error))
+        ),
+      ),
+      "settled",
+    );
+    assert.equal((await client.ping()).statusCode, 200);
+    assert.equal((await child.ping()).statusCode, 200);
+    assert.equal((await grandchild.ping()).statusCode, 200);
+    assert.equal(await settled(app.close()), "settled");
+    await assert.rejects(client.ping(), /./);
+    await assert.rejects(child.ping(), /./);
   });
 
   it("reads the list under opensearch: too, as the runner does", async () => {

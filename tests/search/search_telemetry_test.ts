@@ -11,32 +11,19 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { type DataPoint, MeterProvider } from "@opentelemetry/sdk-metrics";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { Client } from "@opensearch-project/opensearch";
 import { observeSearchClient } from "../../src/search/search_telemetry.ts";
 import { bootstrap } from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
 import { search, SearchClient } from "../../search.ts";
 import { closeSearchClient } from "./close_client.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
-import { CollectingReader } from "../metric_reader.ts";
+import { CollectingReader, restoreMeterProviderAfter, valueOf } from "../metric_reader.ts";
 import { freePort } from "../free_port.ts";
 import { forward, serveLoopback } from "../migrate/search/loopback_server.ts";
 
-function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes): unknown {
-  return points.find((p) => Object.entries(attributes).every(([k, v]) => p.attributes[k] === v))
-    ?.value;
-}
-
-// Bun runs every test file in one process: the meter provider another file registered is put
-// back after this one.
-const previousMeters = api.metrics.getMeterProvider();
-after(() => {
-  api.metrics.disable();
-  const noop = api.createNoopMeter().createHistogram("h");
-  if (previousMeters.getMeter("probe").createHistogram("h") !== noop) {
-    api.metrics.setGlobalMeterProvider(previousMeters);
-  }
-});
+restoreMeterProviderAfter();
 
 describe("observeSearchClient on the real node", () => {
   const exporter = new InMemorySpanExporter();
@@ -119,7 +106,10 @@ describe("observeSearchClient on the real node", () => {
       const count = (attributes: api.Attributes) =>
         (valueOf(durations, attributes) as { count: number } | undefined)?.count;
       const own = { "db.system.name": "opensearch", "db.client.connection.pool.name": "catalog" };
-      assert.equal(count({ ...own, "db.operation.name": "index", "db.collection.name": index }), 1);
+      assert.equal(count({ ...own, "db.operation.name": "index" }), 1);
+      for (const point of durations) {
+        assert.equal(point.attributes["db.collection.name"], undefined);
+      }
       assert.equal(count({ ...own, "db.operation.name": "search" }), 1);
       assert.equal(count({ ...own, "db.operation.name": "bulk" }), 1);
       assert.equal(count({ ...own, "db.operation.name": "get", "error.type": "404" }), 1);
@@ -226,6 +216,98 @@ describe("observeSearchClient on the real node", () => {
       await closeSearchClient(client);
       await elastic.close();
     }
+  });
+
+  it("keeps the index out of the duration's series: 1,000 indices make one series", async () => {
+    const client = new Client({ node: OPENSEARCH_URL });
+    const stop = observeSearchClient(client, "tenants", api);
+    const names = Array.from({ length: 1000 }, (_, i) => `${index}-tenant-${i}`);
+    try {
+      exporter.reset();
+      // An index per tenant or per day, none of which exists: HEAD answers 404 for each.
+      for (let i = 0; i < names.length; i += 50) {
+        await Promise.all(
+          names.slice(i, i + 50).map((name) => client.indices.exists({ index: name })),
+        );
+      }
+      const durations = await reader.points("db.client.operation.duration");
+      const own = durations.filter((p) =>
+        p.attributes["db.client.connection.pool.name"] === "tenants"
+      );
+      assert.equal(own.length, 1, `${own.length} series`);
+      assert.equal(own[0].attributes["db.collection.name"], undefined);
+      assert.equal(own[0].attributes["db.operation.name"], "indices.exists");
+      assert.equal((own[0].value as { count: number }).count, names.length);
+      // The spans, one per request, still say which index each asked for.
+      const spans = exporter.getFinishedSpans();
+      assert.deepEqual(
+        new Set(spans.map((s) => s.attributes["db.collection.name"])),
+        new Set(names),
+      );
+    } finally {
+      stop();
+      await closeSearchClient(client);
+    }
+  });
+
+  it("shows a bean's credentials in no error, span, point, health answer or log line", async () => {
+    const token = "s3cret-bean-TOKEN-1";
+    const password = "s3cret-bean-PASS-2";
+    // A node that refuses every request, quoting the Authorization header it was sent.
+    const echo = await serveLoopback((req, res) => {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: `refused ${req.headers.authorization}`, status: 401 }));
+      return Promise.resolve();
+    });
+    const lines: string[] = [];
+    const methods = ["log", "info", "warn", "error", "debug"] as const;
+    const saved = methods.map((m) => console[m]);
+    for (const m of methods) {
+      console[m] = (...args: unknown[]) => lines.push(args.map((a) => String(a)).join(" "));
+    }
+    const app = await bootstrap({
+      config: {
+        search: [
+          { name: "orders", hosts: echo.url, bearer_token: token, primary: true },
+          { name: "logs", hosts: echo.url, username: "user", password },
+        ],
+        management: { endpoint: { health: { "show-details": "always" } } },
+      },
+      search: search(),
+      actuator: actuator({ health: { showDetails: "always", timeout: 10_000 } }),
+    });
+    const secrets = [token, password, btoa(`user:${password}`)];
+    const hidden = (text: string, where: string) => {
+      for (const secret of secrets) assert.ok(!text.includes(secret), `${where}: ${text}`);
+    };
+    try {
+      exporter.reset();
+      for (const name of ["orders", "logs"]) {
+        const client = app.getBean(name) as SearchClient;
+        const error = await client.info().then(
+          () => assert.fail("the echo answered 200"),
+          (e: Error) => e,
+        );
+        hidden(`${error.message} ${error.stack} ${JSON.stringify(error)}`, `${name}'s error`);
+      }
+      const response = await app.fetch(new Request("http://x/actuator/health"));
+      const text = await response.text();
+      assert.equal(response.status, 503, text);
+      assert.match(text, /search connection \\"orders\\"/);
+      hidden(text, "the health answer");
+      const spans = exporter.getFinishedSpans();
+      assert.ok(spans.length >= 2, `${spans.length} spans`);
+      for (const span of spans) {
+        hidden(JSON.stringify([span.name, span.attributes, span.status, span.events]), "a span");
+      }
+      const durations = await reader.points("db.client.operation.duration");
+      for (const point of durations) hidden(JSON.stringify(point.attributes), "a point");
+    } finally {
+      await app.close();
+      methods.forEach((m, i) => (console[m] = saved[i]));
+      await echo.close();
+    }
+    for (const line of lines) hidden(line, "a log line");
   });
 
   it("reports nothing once its listeners are removed", async () => {
