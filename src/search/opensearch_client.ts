@@ -1,13 +1,18 @@
 // A `search:` entry's client: the official OpenSearch client over the runner's transport and
 // authentication. This module imports the client's package: `open_client.ts` loads it only when
 // an app's `search()` makes a client, so that no other app carries it.
-import { Client, Connection, errors } from "@opensearch-project/opensearch";
+import {
+  Client,
+  Connection,
+  errors,
+  Transport as ClientTransport,
+} from "@opensearch-project/opensearch";
 import { secretsMask } from "../config/secrets_mask.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
 import { authSecrets } from "../migrate/search/auth/authorize.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
 import { connectionAuth, type SearchConnection } from "../migrate/search/search_connection.ts";
-import { fetchConnectionClass } from "./fetch_connection.ts";
+import { fetchConnectionClass, sizedTransportClass } from "./fetch_connection.ts";
 import { markSearchClient, type SearchClient } from "./search_client.ts";
 
 /** The client of `connection`, whose requests go through `transport` (closed with the client). */
@@ -40,6 +45,7 @@ export function openSearchClient(connection: SearchConnection, transport: Transp
   const client = new BeanClient({
     nodes: connection.hosts.map((host) => host.href),
     Connection: fetchConnectionClass({ Connection, errors }, way),
+    Transport: sizedTransportClass(ClientTransport),
     requestTimeout: connection.timeoutMs,
     ...(connection.maxRetries === undefined ? {} : { maxRetries: connection.maxRetries }),
     // A node that failed a request is tried again after this long, not left dead.
