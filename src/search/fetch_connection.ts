@@ -5,19 +5,24 @@
 // (`authorize`: basic, API key, bearer, SigV4 signed for each attempt on each host). The client's
 // own Connection is `node:http`'s, which fetch-only runtimes (workerd) lack, and knows no SigV4 of
 // the runner's settings.
-import { Buffer, constants } from "node:buffer";
+import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
 import { Readable } from "node:stream";
-import type {
-  Connection as BaseConnection,
-  errors,
-  Transport as BaseTransport,
-} from "@opensearch-project/opensearch";
+import type { Connection as BaseConnection, errors } from "@opensearch-project/opensearch";
 import type { Mask } from "../config/secrets_mask.ts";
 import { authorize } from "../migrate/search/auth/authorize.ts";
 import { sendablePath } from "./dot_segments.ts";
 import type { SearchAuth } from "../migrate/search/auth/search_auth.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
+import {
+  type Bounds,
+  boundsOf,
+  decoded,
+  readBody,
+  stillEncoded,
+  type TooLarge,
+} from "./answer_bounds.ts";
+import { readsByPost } from "./reads_by_post.ts";
 
 /** What a connection's requests go through. */
 export interface ConnectionWay {
@@ -48,48 +53,6 @@ type Callback = Parameters<BaseConnection["request"]>[1];
 
 // Unescaped characters in a path, which the client's own Connection refuses too.
 const INVALID_PATH = /[^\u0021-\u00ff]/;
-
-// The reads whose body a GET carries and that POST answers the same: a GET with a body goes as
-// POST where the transport (`fetch`) cannot send it. Index names never start with `_` (but
-// `_all`), so a document or a route of another kind never matches: `POST /products/_doc/_search`
-// would index a document.
-const READ_BY_POST = new RegExp(
-  [
-    "^(?:/(?:[^/_][^/]*|_all))?/(?:_search|_count|_msearch|_field_caps|_mget|_mtermvectors|" +
-    "_rank_eval|_analyze|_validate/query|_search/template|_msearch/template)/?$",
-    "^/_search/scroll(?:/[^/]+)?/?$",
-    "^/_render/template(?:/[^/]+)?/?$",
-    "^/[^/_][^/]*/(?:_explain|_termvectors)(?:/[^/]+)?/?$",
-    "^/_cluster/allocation/explain/?$",
-  ].join("|"),
-);
-
-// What an answer is read up to unless the request says less: the client makes one string of
-// it (a longer one throws where no caller catches), and one buffer of a compressed one.
-const MAX_RESPONSE_SIZE = constants.MAX_STRING_LENGTH;
-const MAX_COMPRESSED_RESPONSE_SIZE = constants.MAX_LENGTH;
-
-/**
- * The client's Transport, which also hands a request's `maxResponseSize` and
- * `maxCompressedResponseSize` options (the Elasticsearch client's names; the OpenSearch client
- * has no such options) on to the connection, which reads the answer.
- */
-export function sizedTransportClass(Base: typeof BaseTransport): typeof BaseTransport {
-  class SizedTransport extends Base {
-    // deno-lint-ignore no-explicit-any -- the client's own overloads, passed on as they are
-    override request(params: any, options?: any, callback?: any): any {
-      if (typeof options === "object" && options !== null) {
-        const { maxResponseSize, maxCompressedResponseSize } = options;
-        if (maxResponseSize !== undefined) params.maxResponseSize = maxResponseSize;
-        if (maxCompressedResponseSize !== undefined) {
-          params.maxCompressedResponseSize = maxCompressedResponseSize;
-        }
-      }
-      return super.request(params, options, callback);
-    }
-  }
-  return SizedTransport;
-}
 
 /** The Connection class of one `search:` entry, over `way`. */
 export function fetchConnectionClass(
@@ -140,7 +103,7 @@ export function fetchConnectionClass(
         (method === "GET" || method === "HEAD") && way.transport.sendsGetBodies !== true &&
         params.body !== undefined && params.body !== null && params.body !== ""
       ) {
-        if (method === "GET" && READ_BY_POST.test((params.path ?? "/").replace(/^\/*/, "/"))) {
+        if (method === "GET" && readsByPost(params.path ?? "/")) {
           method = "POST";
         } else {
           callback(
@@ -184,10 +147,9 @@ export function fetchConnectionClass(
       // Joined as text: resolved against the host, a path starting with `//` (an empty index name
       // makes one) would name another host, and the credentials would go there.
       const target = new URL(`${this.url.origin}${path}`);
-      const what = `${method} ${built.path}`;
       const tooLarge = (bound: string, bytes: number) =>
         new RequestAbortedError(
-          `search connection "${way.name}": the answer to ${what} is over ${bound} (${bytes} bytes): not read`,
+          `search connection "${way.name}": the answer to ${method} ${built.path} is over ${bound} (${bytes} bytes): not read`,
         );
       send(way, target, method, params, built.headers, abort, bounds, tooLarge).then(
         (response) => settle(null, response),
@@ -220,7 +182,7 @@ async function send(
   given: Record<string, unknown>,
   abort: AbortController,
   bounds: Bounds,
-  tooLarge: (bound: string, bytes: number) => Error,
+  tooLarge: TooLarge,
 ): Promise<Answer | Readable> {
   const body = await bodyOf(params.body);
   const { url, headers: auth } = way.auth?.method === "aws_sigv4"
@@ -251,18 +213,7 @@ async function send(
   // `fetch` decodes gzip itself (deflate not on every runtime); node:http decodes nothing. What is
   // still encoded is decoded here, within the bound.
   if (encoding !== undefined && stillEncoded(bytes, encoding)) {
-    const { unzip } = await import("node:zlib");
-    bytes = await new Promise<Uint8Array>((resolve, reject) =>
-      unzip(bytes, { maxOutputLength: bounds.decoded }, (error, out) => {
-        if (error === null) return resolve(out);
-        const code = (error as { code?: string }).code;
-        reject(
-          code === "ERR_BUFFER_TOO_LARGE"
-            ? tooLarge("maxResponseSize", bounds.decoded)
-            : new Error(`the answer says content-encoding: ${encoding}: ${error.message}`),
-        );
-      })
-    );
+    bytes = await decoded(bytes, encoding, bounds, tooLarge);
   }
   // An error answer may echo a header (a proxy's page, AWS's message): masked before anyone reads it.
   if (response.status >= 400 && bytes.length > 0) {
@@ -280,96 +231,6 @@ async function send(
     objectMode: false,
   });
   return Object.assign(stream, { statusCode: response.status, headers: answer });
-}
-
-/** How much of an answer a request reads: decoded, and as it came compressed. */
-interface Bounds {
-  readonly decoded: number;
-  readonly compressed: number;
-}
-
-const DEFAULT_BOUNDS: Bounds = {
-  decoded: MAX_RESPONSE_SIZE,
-  compressed: MAX_COMPRESSED_RESPONSE_SIZE,
-};
-
-// The request's options `maxResponseSize` and `maxCompressedResponseSize`, as the Elasticsearch
-// client names them; each at most what the runtime can hold.
-function boundsOf(params: RequestParams): Bounds {
-  const { maxResponseSize, maxCompressedResponseSize } = params;
-  if (maxResponseSize === undefined && maxCompressedResponseSize === undefined) {
-    return DEFAULT_BOUNDS;
-  }
-  return {
-    decoded: bound("maxResponseSize", maxResponseSize, MAX_RESPONSE_SIZE),
-    compressed: bound(
-      "maxCompressedResponseSize",
-      maxCompressedResponseSize,
-      MAX_COMPRESSED_RESPONSE_SIZE,
-    ),
-  };
-}
-
-function bound(name: string, value: unknown, most: number): number {
-  if (value === undefined) return most;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > most) {
-    throw new TypeError(
-      `${name} must be a whole number of bytes from 0 to ${most}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-// The answer's bytes, given up on (the read cancelled) past the bound: the decoded one, or the
-// compressed one for bytes the transport left encoded, which the first bytes tell.
-async function readBody(
-  response: Response,
-  encoding: string | undefined,
-  bounds: Bounds,
-  tooLarge: (bound: string, bytes: number) => Error,
-  abort: AbortController,
-): Promise<Uint8Array> {
-  const said = response.headers.get("content-length");
-  const length = said === null ? undefined : Number(said);
-  if (encoding === undefined && length !== undefined && length <= bounds.decoded) {
-    // A length the runtime holds the body to, within the bound: read at once.
-    return new Uint8Array(await response.arrayBuffer());
-  }
-  const reader = response.body?.getReader();
-  if (reader === undefined) return new Uint8Array(0);
-  const over = (name: string, most: number): never => {
-    reader.cancel().catch(() => {});
-    abort.abort();
-    throw tooLarge(name, most);
-  };
-  if (encoding === undefined && length !== undefined) over("maxResponseSize", bounds.decoded);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let most: number | undefined;
-  let name = "maxResponseSize";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (most === undefined) {
-      const encoded = encoding !== undefined && stillEncoded(value, encoding);
-      if (encoded) name = "maxCompressedResponseSize";
-      most = encoded ? bounds.compressed : bounds.decoded;
-    }
-    total += value.length;
-    if (total > most) over(name, most);
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-}
-
-// Whether `bytes` still carry the format `encoding` names: gzip's magic number, or a zlib header.
-function stillEncoded(bytes: Uint8Array, encoding: string): boolean {
-  if (bytes.length < 2) return false;
-  if (encoding === "gzip" || encoding === "x-gzip") return bytes[0] === 0x1f && bytes[1] === 0x8b;
-  if (encoding === "deflate") {
-    return (bytes[0] & 0x0f) === 8 && ((bytes[0] << 8) | bytes[1]) % 31 === 0;
-  }
-  return false;
 }
 
 /**

@@ -12,7 +12,8 @@ import { PreDestroy } from "../context/lifecycle.ts";
 import { authSecrets } from "../migrate/search/auth/authorize.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
 import { connectionAuth, type SearchConnection } from "../migrate/search/search_connection.ts";
-import { fetchConnectionClass, sizedTransportClass } from "./fetch_connection.ts";
+import { sizedTransportClass } from "./answer_bounds.ts";
+import { fetchConnectionClass } from "./fetch_connection.ts";
 import { markSearchClient, type SearchClient } from "./search_client.ts";
 
 /** The client of `connection`, whose requests go through `transport` (closed with the client). */

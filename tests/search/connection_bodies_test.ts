@@ -127,8 +127,14 @@ describe("a SearchClient bean in front of loopback servers", () => {
       res.end(deflate ? (await import("node:zlib")).deflateSync(answer) : gzipSync(answer));
     });
     // Sends its headers and half of the body it announces, then nothing.
-    stallServer = await serveLoopback(async (_req, res) => {
-      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+    stallServer = await serveLoopback(async (req, res) => {
+      // With a length, or chunked (read as a stream, with no length to go by).
+      res.writeHead(
+        200,
+        req.url === "/chunked"
+          ? { "content-type": "application/json" }
+          : { "content-type": "application/json", "content-length": "100" },
+      );
       res.write('{"half":"' + "x".repeat(40));
       await Promise.resolve();
     });
@@ -183,9 +189,9 @@ describe("a SearchClient bean in front of loopback servers", () => {
       const bean = await started({ hosts: stallServer.url, ...way.entry });
       try {
         const client = bean.getBean(SearchClient);
-        for (const asStream of [false, true]) {
+        for (const [path, asStream] of [["/", false], ["/", true], ["/chunked", false]] as const) {
           const error = await settled(
-            client.transport.request({ method: "GET", path: "/" }, {
+            client.transport.request({ method: "GET", path }, {
               requestTimeout: 300,
               maxRetries: 0,
               asStream,
