@@ -14,6 +14,15 @@ import { authorize } from "../migrate/search/auth/authorize.ts";
 import { sendablePath } from "./dot_segments.ts";
 import type { SearchAuth } from "../migrate/search/auth/search_auth.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
+import {
+  type Bounds,
+  boundsOf,
+  decoded,
+  readBody,
+  stillEncoded,
+  type TooLarge,
+} from "./answer_bounds.ts";
+import { readsByPost } from "./reads_by_post.ts";
 
 /** What a connection's requests go through. */
 export interface ConnectionWay {
@@ -33,7 +42,12 @@ export interface ClientModule {
   readonly errors: typeof errors;
 }
 
-type RequestParams = Parameters<BaseConnection["request"]>[0] & { timeout?: number };
+type RequestParams = Parameters<BaseConnection["request"]>[0] & {
+  timeout?: number;
+  /** The request's own bounds on its answer, as `sizedTransportClass` passes them on. */
+  maxResponseSize?: unknown;
+  maxCompressedResponseSize?: unknown;
+};
 // The client reads the answer as a node:http response: a stream with a status and headers.
 type Callback = Parameters<BaseConnection["request"]>[1];
 
@@ -81,6 +95,36 @@ export function fetchConnectionClass(
         );
         return { abort() {} };
       }
+      // `fetch` refuses a GET or a HEAD with a body before anything is sent. A read that POST
+      // answers the same goes as POST (the client's own API does so for them); any other is
+      // refused here, as an abort: no node is to blame for it.
+      let method = (params.method ?? "GET").toUpperCase();
+      if (
+        (method === "GET" || method === "HEAD") && way.transport.sendsGetBodies !== true &&
+        params.body !== undefined && params.body !== null && params.body !== ""
+      ) {
+        if (method === "GET" && readsByPost(params.path ?? "/")) {
+          method = "POST";
+        } else {
+          callback(
+            new RequestAbortedError(
+              `search connection "${way.name}": ${method} ${built.path} has a body, which this runtime's fetch cannot send (and POST is another request there): not sent`,
+            ),
+            null,
+          );
+          return { abort() {} };
+        }
+      }
+      let bounds: Bounds;
+      try {
+        bounds = boundsOf(params);
+      } catch (error) {
+        callback(
+          new RequestAbortedError(`search connection "${way.name}": ${(error as Error).message}`),
+          null,
+        );
+        return { abort() {} };
+      }
       this._openRequests++;
       const abort = new AbortController();
       // A timer of its own, cleared with the answer: cheaper than AbortSignal.timeout and any().
@@ -103,10 +147,16 @@ export function fetchConnectionClass(
       // Joined as text: resolved against the host, a path starting with `//` (an empty index name
       // makes one) would name another host, and the credentials would go there.
       const target = new URL(`${this.url.origin}${path}`);
-      send(way, target, params, built.headers, abort.signal).then(
+      const tooLarge = (bound: string, bytes: number) =>
+        new RequestAbortedError(
+          `search connection "${way.name}": the answer to ${method} ${built.path} is over ${bound} (${bytes} bytes): not read`,
+        );
+      send(way, target, method, params, built.headers, abort, bounds, tooLarge).then(
         (response) => settle(null, response),
         (error) => {
           if (timedOut) return settle(new TimeoutError("Request timed out", params as never), null);
+          // An answer over a bound: the request's own, no fault of the node's.
+          if (error instanceof RequestAbortedError) return settle(error, null);
           if (abort.signal.aborted) return settle(new RequestAbortedError("Request aborted"), null);
           settle(
             new ConnectionError(
@@ -123,16 +173,18 @@ export function fetchConnectionClass(
 }
 
 // One attempt: the body read whole (a SigV4 signature covers it), signed for this host and this
-// time, sent, and the answer read whole into the stream the client reads.
+// time, sent, and the answer read whole into the stream the client reads, within its bounds.
 async function send(
   way: ConnectionWay,
   target: URL,
+  method: string,
   params: RequestParams,
   given: Record<string, unknown>,
-  signal: AbortSignal,
+  abort: AbortController,
+  bounds: Bounds,
+  tooLarge: TooLarge,
 ): Promise<Answer | Readable> {
-  const method = (params.method ?? "GET").toUpperCase();
-  const body = await bodyText(params.body);
+  const body = await bodyOf(params.body);
   const { url, headers: auth } = way.auth?.method === "aws_sigv4"
     ? await authorize(way.auth, { method, url: target, body })
     // Headers that depend on nothing but the connection: made once.
@@ -152,19 +204,25 @@ async function send(
   const response = await way.transport.fetch(url, {
     method,
     headers: { ...headers, ...auth },
-    ...(body === undefined ? {} : { body }),
+    ...(body === undefined ? {} : { body: body as BodyInit }),
     redirect: "manual",
-    signal,
+    signal: abort.signal,
   });
-  let bytes: Uint8Array = new Uint8Array(await response.arrayBuffer());
+  const encoding = response.headers.get("content-encoding")?.trim().toLowerCase();
+  let bytes = await readBody(response, encoding, bounds, tooLarge, abort);
+  // `fetch` decodes gzip itself (deflate not on every runtime); node:http decodes nothing. What is
+  // still encoded is decoded here, within the bound.
+  if (encoding !== undefined && stillEncoded(bytes, encoding)) {
+    bytes = await decoded(bytes, encoding, bounds, tooLarge);
+  }
   // An error answer may echo a header (a proxy's page, AWS's message): masked before anyone reads it.
   if (response.status >= 400 && bytes.length > 0) {
     bytes = new TextEncoder().encode(way.mask(new TextDecoder().decode(bytes)));
   }
   const answer: Record<string, string> = {};
   response.headers.forEach((value, name) => {
-    // `fetch` has decoded the body already: the client must not decode it again, nor trust the
-    // length it had on the wire.
+    // The body is decoded now: the client must not decode it again, nor trust the length it had
+    // on the wire.
     if (name !== "content-encoding" && name !== "content-length") answer[name] = value;
   });
   if (params.asStream !== true) return new Answer(response.status, answer, bytes);
@@ -216,16 +274,17 @@ class Answer extends EventEmitter {
   }
 }
 
-async function bodyText(body: unknown): Promise<string | undefined> {
+// The body as it is sent: text stays text, and bytes (a body compressed with gzip) stay bytes.
+async function bodyOf(body: unknown): Promise<string | Uint8Array | undefined> {
   if (body === undefined || body === null || body === "") return undefined;
   if (typeof body === "string") return body;
-  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
+  if (body instanceof Uint8Array) return body.length === 0 ? undefined : body;
   if (typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") {
     const chunks: Uint8Array[] = [];
     for await (const chunk of body as AsyncIterable<string | Uint8Array>) {
       chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk);
     }
-    return new TextDecoder().decode(Buffer.concat(chunks));
+    return chunks.length === 0 ? undefined : Buffer.concat(chunks);
   }
   return String(body);
 }

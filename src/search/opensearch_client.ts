@@ -1,11 +1,18 @@
 // A `search:` entry's client: the official OpenSearch client over the runner's transport and
 // authentication. This module imports the client's package: `open_client.ts` loads it only when
 // an app's `search()` makes a client, so that no other app carries it.
-import { Client, type ClientOptions, Connection, errors } from "@opensearch-project/opensearch";
+import {
+  Client,
+  type ClientOptions,
+  Connection,
+  errors,
+  Transport as ClientTransport,
+} from "@opensearch-project/opensearch";
 import type { Mask } from "../config/secrets_mask.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
 import type { Transport } from "../migrate/search/http/transport.ts";
 import { connectionAuth, type SearchConnection } from "../migrate/search/search_connection.ts";
+import { sizedTransportClass } from "./answer_bounds.ts";
 import { fetchConnectionClass } from "./fetch_connection.ts";
 import { markSearchClient, type SearchClient } from "./search_client.ts";
 
@@ -50,6 +57,7 @@ export function openSearchClient(
   const client = new BeanClient({
     nodes: connection.hosts.map((host) => host.href),
     Connection: fetchConnectionClass({ Connection, errors }, way),
+    Transport: sizedTransportClass(ClientTransport),
     requestTimeout: connection.timeoutMs,
     ...(connection.maxRetries === undefined ? {} : { maxRetries: connection.maxRetries }),
     // A node that failed a request is tried again after this long, not left dead.

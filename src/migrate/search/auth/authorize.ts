@@ -16,8 +16,8 @@ export interface AuthRequest {
   readonly method: string;
   /** The host's URL joined with the request's path and query. */
   readonly url: URL;
-  /** The exact text sent as the body; `undefined` for none. */
-  readonly body: string | undefined;
+  /** The exact body sent, text or bytes (a compressed one); `undefined` for none. */
+  readonly body: string | Uint8Array | undefined;
 }
 
 /** What one attempt sends: its URL (exactly as signed) and the headers to add. */
@@ -114,7 +114,7 @@ export interface SigV4Request {
   /** Headers to sign, sent as they are; the host is the URL's. */
   readonly headers?: Readonly<Record<string, string>>;
   /** The body; its SHA-256 is signed unless `x-amz-content-sha256` is among the headers. */
-  readonly body?: string;
+  readonly body?: string | Uint8Array;
 }
 
 /**
@@ -138,7 +138,7 @@ export async function signV4(
     method: request.method,
     url: request.url.href,
     headers: { ...request.headers },
-    body: request.body ?? "",
+    body: (request.body ?? "") as BodyInit,
     accessKeyId: credentials.accessKeyId,
     secretAccessKey: credentials.secretAccessKey,
     ...(credentials.sessionToken === undefined ? {} : { sessionToken: credentials.sessionToken }),
@@ -188,8 +188,9 @@ function rfc3986(text: string): string {
   );
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 

@@ -24,12 +24,16 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
     https: new HttpsAgent({ keepAlive: true }),
   };
   return {
+    sendsGetBodies: true,
     fetch: async (url, init, via) => {
       // A body given as a stream is one that must not be sent twice (see search_client.ts): it
       // goes on a connection of its own, which Deno's node:http never replays (a reused one it
       // may, denoland/deno#36786).
       const once = init.body instanceof ReadableStream;
-      const body = once ? await new Response(init.body).text() : init.body as string | undefined;
+      // Bytes stay bytes: a compressed body is no text.
+      const body = once
+        ? new Uint8Array(await new Response(init.body).arrayBuffer())
+        : init.body as string | Uint8Array | undefined;
       return await new Promise<Response>((resolve, reject) => {
         // Settled once: node:http can end a request with neither "response" nor "error" (a 101
         // answer with no upgrade listener destroys the socket and only emits "close").
@@ -121,7 +125,7 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
  */
 function withLength(
   headers: Record<string, string> | undefined,
-  body: string | undefined,
+  body: string | Uint8Array | undefined,
 ): Record<string, string> {
   const given = { ...headers };
   if (body === undefined) return given;

@@ -12,6 +12,11 @@ export interface SendVia {
 
 /** How requests reach a cluster: the runtime's `fetch` with its TLS and proxy settings. */
 export interface Transport {
+  /**
+   * Whether a GET or a HEAD may carry a body: node:http sends it, as HTTP allows; `fetch`
+   * refuses it before anything is sent.
+   */
+  readonly sendsGetBodies?: boolean;
   fetch(url: URL, init: RequestInit, via?: SendVia): Promise<Response>;
   /** Frees the connection pool. */
   close(): void;

@@ -1,0 +1,162 @@
+// How much of an answer the bean's connection reads: the request's `maxResponseSize` and
+// `maxCompressedResponseSize` options (the Elasticsearch client's names; the OpenSearch client has
+// no such options), handed on by the client's Transport, and the read that keeps to them,
+// decoding what the runtime's transport left compressed.
+import { Buffer, constants } from "node:buffer";
+import type { Transport as BaseTransport } from "@opensearch-project/opensearch";
+
+// What an answer is read up to unless the request says less: the client makes one string of
+// it (a longer one throws where no caller catches), and one buffer of a compressed one.
+const MAX_RESPONSE_SIZE = constants.MAX_STRING_LENGTH;
+const MAX_COMPRESSED_RESPONSE_SIZE = constants.MAX_LENGTH;
+
+/**
+ * The client's Transport, which also hands a request's `maxResponseSize` and
+ * `maxCompressedResponseSize` options (the Elasticsearch client's names; the OpenSearch client
+ * has no such options) on to the connection, which reads the answer.
+ */
+export function sizedTransportClass(Base: typeof BaseTransport): typeof BaseTransport {
+  class SizedTransport extends Base {
+    // deno-lint-ignore no-explicit-any -- the client's own overloads, passed on as they are
+    override request(params: any, options?: any, callback?: any): any {
+      if (typeof options === "object" && options !== null) {
+        const { maxResponseSize, maxCompressedResponseSize } = options;
+        if (maxResponseSize !== undefined) params.maxResponseSize = maxResponseSize;
+        if (maxCompressedResponseSize !== undefined) {
+          params.maxCompressedResponseSize = maxCompressedResponseSize;
+        }
+      }
+      return super.request(params, options, callback);
+    }
+  }
+  return SizedTransport;
+}
+
+/** How much of an answer a request reads: decoded, and as it came compressed. */
+export interface Bounds {
+  readonly decoded: number;
+  readonly compressed: number;
+}
+
+const DEFAULT_BOUNDS: Bounds = {
+  decoded: MAX_RESPONSE_SIZE,
+  compressed: MAX_COMPRESSED_RESPONSE_SIZE,
+};
+
+/**
+ * The request's options `maxResponseSize` and `maxCompressedResponseSize`, as the Elasticsearch
+ * client names them, each at most what the runtime can hold; throws a `TypeError` naming the
+ * option for any other value.
+ */
+export function boundsOf(params: {
+  readonly maxResponseSize?: unknown;
+  readonly maxCompressedResponseSize?: unknown;
+}): Bounds {
+  const { maxResponseSize, maxCompressedResponseSize } = params;
+  if (maxResponseSize === undefined && maxCompressedResponseSize === undefined) {
+    return DEFAULT_BOUNDS;
+  }
+  return {
+    decoded: bound("maxResponseSize", maxResponseSize, MAX_RESPONSE_SIZE),
+    compressed: bound(
+      "maxCompressedResponseSize",
+      maxCompressedResponseSize,
+      MAX_COMPRESSED_RESPONSE_SIZE,
+    ),
+  };
+}
+
+function bound(name: string, value: unknown, most: number): number {
+  if (value === undefined) return most;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > most) {
+    throw new TypeError(
+      `${name} must be a whole number of bytes from 0 to ${most}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The answer's bytes, given up on (the read cancelled, `abort` aborted) past the bound: the
+ * decoded one, or the compressed one for bytes the transport left encoded, which the first bytes
+ * tell.
+ */
+export async function readBody(
+  response: Response,
+  encoding: string | undefined,
+  bounds: Bounds,
+  tooLarge: TooLarge,
+  abort: AbortController,
+): Promise<Uint8Array> {
+  const said = response.headers.get("content-length");
+  const length = said === null ? undefined : Number(said);
+  if (encoding === undefined && length !== undefined && length <= bounds.decoded) {
+    // A length the runtime holds the body to, within the bound: read at once.
+    return new Uint8Array(await response.arrayBuffer());
+  }
+  const reader = response.body?.getReader();
+  if (reader === undefined) return new Uint8Array(0);
+  const over = (name: string, most: number): never => {
+    reader.cancel().catch(() => {});
+    abort.abort();
+    throw tooLarge(name, most);
+  };
+  if (encoding === undefined && length !== undefined) over("maxResponseSize", bounds.decoded);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let most: number | undefined;
+  let name = "maxResponseSize";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (most === undefined) {
+      const encoded = encoding !== undefined && stillEncoded(value, encoding);
+      if (encoded) name = "maxCompressedResponseSize";
+      most = encoded ? bounds.compressed : bounds.decoded;
+    }
+    total += value.length;
+    if (total > most) over(name, most);
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/** Whether `bytes` still carry the format `encoding` names: gzip's magic number, or a zlib header. */
+export function stillEncoded(bytes: Uint8Array, encoding: string): boolean {
+  if (bytes.length < 2) return false;
+  if (encoding === "gzip" || encoding === "x-gzip") return bytes[0] === 0x1f && bytes[1] === 0x8b;
+  if (encoding === "deflate") {
+    return (bytes[0] & 0x0f) === 8 && ((bytes[0] << 8) | bytes[1]) % 31 === 0;
+  }
+  return false;
+}
+
+/** The error of an answer over `bound` (its name) of `bytes`. */
+export type TooLarge = (bound: string, bytes: number) => Error;
+
+/** `bytes` decoded as `encoding` says, no longer than the decoded bound. */
+export async function decoded(
+  bytes: Uint8Array,
+  encoding: string,
+  bounds: Bounds,
+  tooLarge: TooLarge,
+): Promise<Uint8Array> {
+  // Loaded only for an answer still compressed: most apps never need it.
+  const { unzip } = await import("node:zlib");
+  return await new Promise<Uint8Array>((resolve, reject) =>
+    // zlib takes no bound under 1 byte.
+    unzip(bytes, { maxOutputLength: Math.max(1, bounds.decoded) }, (error, out) => {
+      if (error === null) {
+        return out.length > bounds.decoded
+          ? reject(tooLarge("maxResponseSize", bounds.decoded))
+          : resolve(out);
+      }
+      const code = (error as { code?: string }).code;
+      reject(
+        code === "ERR_BUFFER_TOO_LARGE"
+          ? tooLarge("maxResponseSize", bounds.decoded)
+          : new Error(`the answer says content-encoding: ${encoding}: ${error.message}`),
+      );
+    })
+  );
+}
