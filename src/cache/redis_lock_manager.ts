@@ -44,6 +44,11 @@ interface DescribedClient extends RedisCommandClient {
  * lock leaves the other's lock alone. While another holds the key, `acquire` tries again after a
  * pause that grows from 5 ms to 200 ms, until `waitMs`.
  *
+ * A take that fails or gets no answer within `timeoutMs` is undone before `acquire` rejects: the
+ * manager deletes the key while it holds that take's token, so a SET that reached Redis late (or
+ * whose answer was lost) leaves no lock behind. On one connection (node-redis's client) Redis
+ * runs the two in the order sent, so the undo holds even when both arrive late.
+ *
  * Keys are stored as they are, at any length; one that is not well-formed UTF-16 (a lone
  * surrogate) is refused with a `TypeError`, since Redis keys are UTF-8. Each command is bounded
  * by `timeoutMs`: a Redis that is down or does not answer makes `acquire` reject, naming it (its
@@ -127,11 +132,16 @@ export class RedisLockManager extends LockManager {
 
   async #take(key: string, redisKey: string, leaseMs: number): Promise<HeldLock | undefined> {
     const token = crypto.randomUUID();
-    const reply = await this.#send(
-      ["SET", redisKey, token, "NX", "PX", String(leaseMs)],
-      key,
-      "take",
-    );
+    let reply: unknown;
+    try {
+      reply = await this.#send(["SET", redisKey, token, "NX", "PX", String(leaseMs)], key, "take");
+    } catch (error) {
+      // The SET may still reach Redis, or have reached it with its answer lost: the key would
+      // then hold a lock nobody holds until its lease ends. Deleting it while it holds this
+      // token undoes that; on one connection Redis runs this after the SET, even late.
+      await this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "undo").catch(() => {});
+      throw error;
+    }
     if (reply === null || reply === undefined) return undefined;
     let released: Promise<void> | undefined;
     return {
