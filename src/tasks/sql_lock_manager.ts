@@ -37,6 +37,12 @@ const SHOWN_KEY = 100;
  * lease ended and another took the lock leaves the other's lock alone. While another holds the
  * key, `acquire` tries again after a pause that grows from 5 ms to 200 ms, until `waitMs`.
  *
+ * **Rows.** A release deletes its lock's row (while it is still this taking's), so keys made of
+ * arguments (`order-42`) leave no row behind. ShedLock and `SqlLockProvider` keep a row per name
+ * and only end its lease, as a scheduler's locks are a few fixed names; both take a lock the same
+ * way whether its row exists or not, so they share the table. The row of a holder that died stays
+ * until its key is taken and released again.
+ *
  * **Connection.** Its statements run outside the caller's transaction, on a connection of the
  * datasource's pool of their own, each committed at once: a lock taken in a transaction that
  * rolls back is still held, until released. On SQLite, inside a write transaction of the same
@@ -147,8 +153,7 @@ export class SqlLockManager extends LockManager {
     if (holder === undefined) return undefined;
     let released: Promise<void> | undefined;
     return {
-      release: () =>
-        released ??= this.#outside(() => locks.release(name, 0, holder), key, "release"),
+      release: () => released ??= this.#outside(() => locks.delete(name, holder), key, "release"),
     };
   }
 
