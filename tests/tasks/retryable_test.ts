@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { bootstrap, Service } from "../../mod.ts";
 import { ConcurrencyLimit, Retryable, tasks } from "../../tasks.ts";
 import { TaskExecutors } from "../../src/tasks/task_executors.ts";
+import { deferred } from "../deferred.ts";
 
 /** Resolves once `condition` holds, checking on every turn of the event loop. */
 async function until(condition: () => boolean): Promise<void> {
@@ -141,5 +142,69 @@ describe("@ConcurrencyLimit", () => {
     assert.equal(reports.most, 2);
     assert.deepEqual(reports.order, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     await app.close();
+  });
+
+  it("past queueCapacity waiting calls, a call rejects naming the method and runs nothing", async () => {
+    const gate = deferred();
+    @Service()
+    class Exports {
+      started = 0;
+      @ConcurrencyLimit(1, { queueCapacity: 2 })
+      async run(): Promise<void> {
+        this.started++;
+        await gate.promise;
+      }
+    }
+    const app = await bootstrap({ components: [Exports], tasks: tasks() });
+    const exports = app.getBean(Exports);
+    const admitted = [exports.run(), exports.run(), exports.run()]; // one runs, two wait
+    await until(() => exports.started === 1);
+    const refused = exports.run().then(() => undefined, (error: Error) => error);
+    gate.resolve();
+    await Promise.all(admitted);
+    assert.equal(
+      (await refused)?.message,
+      "Exports.run(): @ConcurrencyLimit(1) refused the call: 1 run going and 2 calls waiting, " +
+        "its queueCapacity",
+    );
+    assert.equal(exports.started, 3);
+    // The queue empties as the runs end: a call is taken again.
+    await exports.run();
+    assert.equal(exports.started, 4);
+    await app.close();
+  });
+
+  it("lets 1,000 calls wait by default", async () => {
+    const gate = deferred();
+    @Service()
+    class Imports {
+      started = 0;
+      @ConcurrencyLimit(1)
+      async run(): Promise<void> {
+        this.started++;
+        await gate.promise;
+      }
+    }
+    const app = await bootstrap({ components: [Imports], tasks: tasks() });
+    const imports = app.getBean(Imports);
+    const admitted = Array.from({ length: 1001 }, () => imports.run());
+    await until(() => imports.started === 1);
+    const refused = imports.run().then(() => undefined, (error: Error) => error);
+    gate.resolve();
+    await Promise.all(admitted);
+    assert.match((await refused)?.message ?? "", /1 run going and 1000 calls waiting/);
+    assert.equal(imports.started, 1001);
+    await app.close();
+  });
+
+  it("refuses a queueCapacity that is none, and options it does not know", () => {
+    assert.throws(
+      () => ConcurrencyLimit(1, { queueCapacity: -1 }),
+      /@ConcurrencyLimit\(1, \{ queueCapacity \}\): give a whole number, 0 or more, got -1/,
+    );
+    assert.throws(
+      () => ConcurrencyLimit(1, { queue: 3 } as never),
+      /@ConcurrencyLimit\(1\): unknown option "queue"; the options are queueCapacity/,
+    );
   });
 });
