@@ -2,6 +2,7 @@ import { maskUrl } from "../config/secrets_mask.ts";
 import { systemClock } from "../runtime/clock.ts";
 import { type HeldLock, LockManager, type LockRequest } from "../tasks/lock_manager.ts";
 import { checkLockRequest, pollLock } from "../tasks/lock_polling.ts";
+import { shownKey } from "../tasks/shown_key.ts";
 import type { RedisCommandClient } from "./redis_cache_manager.ts";
 
 /** The options of {@linkcode RedisLockManager}. */
@@ -21,7 +22,6 @@ const DEFAULT_PREFIX = "thaw:lock:";
 const DEFAULT_TIMEOUT_MS = 1000;
 // A lone surrogate: UTF-8 has no encoding for it, so two keys would be sent as the same bytes.
 const LONE_SURROGATE = /\p{Cs}/u;
-const SHOWN_KEY = 100;
 // Deletes the key only while it holds this taking's token: never another holder's lock.
 const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then " +
   "return redis.call('DEL', KEYS[1]) else return 0 end";
@@ -185,10 +185,6 @@ function described(client: DescribedClient): string {
     return `Redis at ${socket.host ?? "localhost"}:${socket.port ?? 6379}`;
   }
   return "Redis (the app's client)";
-}
-
-function shownKey(key: string): string {
-  return JSON.stringify(key.length > SHOWN_KEY ? `${key.slice(0, SHOWN_KEY)}…` : key);
 }
 
 function shown(value: unknown): string {

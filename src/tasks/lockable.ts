@@ -15,6 +15,7 @@ import { LockManager } from "./lock_manager.ts";
 import { LockNotAcquiredError } from "./lock_not_acquired_error.ts";
 import { MemoryLockManager } from "./memory_lock_manager.ts";
 import { markedMethods, markMethod, markOf, whereOf } from "./method_marks.ts";
+import { shownKey } from "./shown_key.ts";
 import { MethodPlans } from "../context/method_plans.ts";
 import { TaskExecutors } from "./task_executors.ts";
 
@@ -199,7 +200,7 @@ export class LockInterceptor implements MethodInterceptor {
       // back (a caller that retried on it would run the work twice). The lease ends the lock.
       await held.release().catch((error: unknown) =>
         this.#logger.error(
-          `${whereOf(target, method)}: giving back the lock "${key}" of the lock manager ` +
+          `${whereOf(target, method)}: giving back the lock ${shownKey(key)} of the lock manager ` +
             `${mark.lockManager ?? IN_PROCESS} failed; the call keeps its own outcome, and the ` +
             `lock ends with its lease (${mark.leaseMs} ms, leaseTime):`,
           error,

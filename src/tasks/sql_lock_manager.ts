@@ -7,6 +7,7 @@ import {
 } from "../scheduling/sql_lock_table.ts";
 import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
 import { checkLockRequest, pollLock } from "./lock_polling.ts";
+import { shownKey } from "./shown_key.ts";
 
 /** The options of {@linkcode SqlLockManager}. */
 export interface SqlLockManagerOptions {
@@ -24,8 +25,6 @@ const WHO = "SqlLockManager";
 // A key the name column cannot hold as it is goes in as this and its SHA-256; so does a key that
 // starts with it, so that no key is stored as another's hash.
 const HASHED = "sha256:";
-// How much of a key an error shows: a key of a megabyte must not make a message of one.
-const SHOWN_KEY = 100;
 
 /**
  * The locks of `@Lockable` in a table of the app's datasource (PostgreSQL, MariaDB/MySQL or
@@ -171,9 +170,8 @@ export class SqlLockManager extends LockManager {
       }
       return await sql.transaction(work, { propagation: "NOT_SUPPORTED" });
     } catch (error) {
-      const shown = key.length > SHOWN_KEY ? `${key.slice(0, SHOWN_KEY)}…` : key;
       throw new Error(
-        `${WHO}: could not ${what} the lock ${JSON.stringify(shown)} on datasource ` +
+        `${WHO}: could not ${what} the lock ${shownKey(key)} on datasource ` +
           `"${sql.name}" (table ${this.#locks.table}): ${
             error instanceof Error ? error.message : String(error)
           }`,
