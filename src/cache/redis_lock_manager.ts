@@ -3,6 +3,8 @@ import { systemClock } from "../runtime/clock.ts";
 import { type HeldLock, LockManager, type LockRequest } from "../tasks/lock_manager.ts";
 import { checkLockRequest, pollLock } from "../tasks/lock_polling.ts";
 import { shownKey } from "../tasks/shown_key.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { ReleaseOnce } from "../tasks/release_once.ts";
 import type { RedisCommandClient } from "./redis_cache_manager.ts";
 
 /** The options of {@linkcode RedisLockManager}. */
@@ -86,16 +88,8 @@ export class RedisLockManager extends LockManager {
     if (typeof client?.sendCommand !== "function") {
       throw new TypeError(`${WHO}: client must be a Redis client (with sendCommand)`);
     }
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`${WHO}: options are { keyPrefix?, timeoutMs? }`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key)) {
-        throw new TypeError(
-          `${WHO}: unknown option "${key}"; the options are ${OPTIONS.join(", ")}`,
-        );
-      }
-    }
+    const given: unknown = options;
+    checkOptionsObject(given, WHO, OPTIONS);
     const { keyPrefix = DEFAULT_PREFIX, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if (typeof keyPrefix !== "string" || LONE_SURROGATE.test(keyPrefix)) {
       throw new TypeError(
@@ -143,12 +137,9 @@ export class RedisLockManager extends LockManager {
       throw error;
     }
     if (reply === null || reply === undefined) return undefined;
-    let released: Promise<void> | undefined;
-    return {
-      release: () =>
-        released ??= this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "release")
-          .then(() => {}),
-    };
+    return new ReleaseOnce(async () => {
+      await this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "release");
+    });
   }
 
   async #send(args: string[], key: string, what: string): Promise<unknown> {

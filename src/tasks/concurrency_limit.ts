@@ -1,14 +1,9 @@
 // `@ConcurrencyLimit(n)`: at most `n` runs of a method at once; the others wait, first come first.
 import type { Class } from "../context/class_record.ts";
-import { checkDecoratorCall } from "../context/decorator_call.ts";
-import {
-  declaredAsync,
-  interceptMethod,
-  type MethodInterceptor,
-  type MethodInvocation,
-} from "../context/interceptors.ts";
+import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
 import { checkOptionsObject } from "../options_object.ts";
-import { markMethod, markOf, whereOf } from "./method_marks.ts";
+import { decorateMethod } from "./method_decoration.ts";
+import { markOf, whereOf } from "./method_marks.ts";
 import { TaskExecutors } from "./task_executors.ts";
 
 /** What `@ConcurrencyLimit` takes besides its limit. */
@@ -60,20 +55,16 @@ export function ConcurrencyLimit(
     );
   }
   const mark: LimitMark = { limit: n, queueCapacity };
-  return (value, context) => {
-    checkDecoratorCall("@ConcurrencyLimit", value, context);
-    const name = String(context.name);
-    if (context.kind !== "method" || context.static || context.private) {
-      throw new TypeError(`@ConcurrencyLimit on ${name}: it limits public instance methods only`);
-    }
-    if (!declaredAsync(value)) throw new TypeError(`@ConcurrencyLimit on ${name}: ${ASYNC_ONLY}`);
-    markMethod(context.metadata, LIMIT, name, mark);
-    interceptMethod(
-      context as ClassMethodDecoratorContext,
-      [ConcurrencyLimitInterceptor as Class],
-      ASYNC_ONLY,
-    );
-  };
+  return (value, context) =>
+    decorateMethod(value, context as ClassMethodDecoratorContext, {
+      decorator: "@ConcurrencyLimit",
+      does: "limits",
+      promise: ASYNC_ONLY,
+      declaredAsync: true,
+      key: LIMIT,
+      mark,
+      interceptor: ConcurrencyLimitInterceptor as Class,
+    });
 }
 
 interface Gate {

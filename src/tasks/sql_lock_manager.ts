@@ -6,7 +6,9 @@ import {
   SqlLockTable,
 } from "../scheduling/sql_lock_table.ts";
 import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import { checkLockRequest, pollLock } from "./lock_polling.ts";
+import { ReleaseOnce } from "./release_once.ts";
 import { shownKey } from "./shown_key.ts";
 
 /** The options of {@linkcode SqlLockManager}. */
@@ -102,16 +104,8 @@ export class SqlLockManager extends LockManager {
     if (!isSqlLockDialect(sql.kind)) {
       throw new TypeError(`${WHO}: datasource "${sql.name}" is ${String(sql.kind)}`);
     }
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`${WHO}: options are { table?, lockedBy? }`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key)) {
-        throw new TypeError(
-          `${WHO}: unknown option "${key}"; the options are ${OPTIONS.join(", ")}`,
-        );
-      }
-    }
+    const given: unknown = options;
+    checkOptionsObject(given, WHO, OPTIONS);
     this.#sql = sql;
     this.#locks = new SqlLockTable({
       who: WHO,
@@ -150,10 +144,7 @@ export class SqlLockManager extends LockManager {
     const locks = this.#locks;
     const holder = await this.#outside(() => locks.take(name, leaseMs), key, "take");
     if (holder === undefined) return undefined;
-    let released: Promise<void> | undefined;
-    return {
-      release: () => released ??= this.#outside(() => locks.delete(name, holder), key, "release"),
-    };
+    return new ReleaseOnce(() => this.#outside(() => locks.delete(name, holder), key, "release"));
   }
 
   // Runs `work` outside the caller's transaction (see the class's "Connection"), and names the

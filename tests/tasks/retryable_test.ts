@@ -2,7 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { bootstrap, Service } from "../../mod.ts";
-import { ConcurrencyLimit, Retryable, tasks } from "../../tasks.ts";
+import { ConcurrencyLimit, type ConcurrencyLimitOptions, Retryable, tasks } from "../../tasks.ts";
 import { TaskExecutors } from "../../src/tasks/task_executors.ts";
 import { deferred } from "../deferred.ts";
 
@@ -72,7 +72,7 @@ describe("@Retryable", () => {
     );
     assert.throws(
       () => Retryable({ retries: 3 } as never),
-      /no option "retries"; it takes maxRetries, delay/,
+      /@Retryable: unknown option "retries"; the options are maxRetries, delay/,
     );
     // Past what one timer waits, a runtime would wait about 1 ms instead.
     for (const option of ["delay", "maxDelay"]) {
@@ -144,12 +144,16 @@ describe("@ConcurrencyLimit", () => {
     await app.close();
   });
 
-  it("past queueCapacity waiting calls, a call rejects naming the method and runs nothing", async () => {
+  /**
+   * A bean under `@ConcurrencyLimit(1, options)` whose runs wait on one gate: one call runs,
+   * `waiting` wait, one more is made; then the gate opens. What that last call got.
+   */
+  async function overflow(options: ConcurrencyLimitOptions | undefined, waiting: number) {
     const gate = deferred();
     @Service()
     class Exports {
       started = 0;
-      @ConcurrencyLimit(1, { queueCapacity: 2 })
+      @ConcurrencyLimit(1, options)
       async run(): Promise<void> {
         this.started++;
         await gate.promise;
@@ -157,13 +161,18 @@ describe("@ConcurrencyLimit", () => {
     }
     const app = await bootstrap({ components: [Exports], tasks: tasks() });
     const exports = app.getBean(Exports);
-    const admitted = [exports.run(), exports.run(), exports.run()]; // one runs, two wait
+    const admitted = Array.from({ length: 1 + waiting }, () => exports.run());
     await until(() => exports.started === 1);
     const refused = exports.run().then(() => undefined, (error: Error) => error);
     gate.resolve();
     await Promise.all(admitted);
+    return { app, exports, refused: await refused };
+  }
+
+  it("past queueCapacity waiting calls, a call rejects naming the method and runs nothing", async () => {
+    const { app, exports, refused } = await overflow({ queueCapacity: 2 }, 2);
     assert.equal(
-      (await refused)?.message,
+      refused?.message,
       "Exports.run(): @ConcurrencyLimit(1) refused the call: 1 run going and 2 calls waiting, " +
         "its queueCapacity",
     );
@@ -175,25 +184,9 @@ describe("@ConcurrencyLimit", () => {
   });
 
   it("lets 1,000 calls wait by default", async () => {
-    const gate = deferred();
-    @Service()
-    class Imports {
-      started = 0;
-      @ConcurrencyLimit(1)
-      async run(): Promise<void> {
-        this.started++;
-        await gate.promise;
-      }
-    }
-    const app = await bootstrap({ components: [Imports], tasks: tasks() });
-    const imports = app.getBean(Imports);
-    const admitted = Array.from({ length: 1001 }, () => imports.run());
-    await until(() => imports.started === 1);
-    const refused = imports.run().then(() => undefined, (error: Error) => error);
-    gate.resolve();
-    await Promise.all(admitted);
-    assert.match((await refused)?.message ?? "", /1 run going and 1000 calls waiting/);
-    assert.equal(imports.started, 1001);
+    const { app, exports, refused } = await overflow(undefined, 1000);
+    assert.match(refused?.message ?? "", /1 run going and 1000 calls waiting/);
+    assert.equal(exports.started, 1001);
     await app.close();
   });
 
