@@ -40,5 +40,9 @@ export {
   type RetryableOptions,
 } from "./src/tasks/retryable.ts";
 export type { ErrorClass } from "./src/tasks/retry_policy.ts";
-export { ConcurrencyLimit, type ConcurrencyLimitDecorator } from "./src/tasks/concurrency_limit.ts";
+export {
+  ConcurrencyLimit,
+  type ConcurrencyLimitDecorator,
+  type ConcurrencyLimitOptions,
+} from "./src/tasks/concurrency_limit.ts";
 export { Daemon, type DaemonDecorator, type DaemonOptions } from "./src/tasks/daemon.ts";

@@ -2,6 +2,9 @@ import { maskUrl } from "../config/secrets_mask.ts";
 import { systemClock } from "../runtime/clock.ts";
 import { type HeldLock, LockManager, type LockRequest } from "../tasks/lock_manager.ts";
 import { checkLockRequest, pollLock } from "../tasks/lock_polling.ts";
+import { shownKey } from "../tasks/shown_key.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { ReleaseOnce } from "../tasks/release_once.ts";
 import type { RedisCommandClient } from "./redis_cache_manager.ts";
 
 /** The options of {@linkcode RedisLockManager}. */
@@ -21,7 +24,6 @@ const DEFAULT_PREFIX = "thaw:lock:";
 const DEFAULT_TIMEOUT_MS = 1000;
 // A lone surrogate: UTF-8 has no encoding for it, so two keys would be sent as the same bytes.
 const LONE_SURROGATE = /\p{Cs}/u;
-const SHOWN_KEY = 100;
 // Deletes the key only while it holds this taking's token: never another holder's lock.
 const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then " +
   "return redis.call('DEL', KEYS[1]) else return 0 end";
@@ -43,6 +45,11 @@ interface DescribedClient extends RedisCommandClient {
  * this taking's random token: a release that comes after the lease ended and another took the
  * lock leaves the other's lock alone. While another holds the key, `acquire` tries again after a
  * pause that grows from 5 ms to 200 ms, until `waitMs`.
+ *
+ * A take that fails or gets no answer within `timeoutMs` is undone before `acquire` rejects: the
+ * manager deletes the key while it holds that take's token, so a SET that reached Redis late (or
+ * whose answer was lost) leaves no lock behind. On one connection (node-redis's client) Redis
+ * runs the two in the order sent, so the undo holds even when both arrive late.
  *
  * Keys are stored as they are, at any length; one that is not well-formed UTF-16 (a lone
  * surrogate) is refused with a `TypeError`, since Redis keys are UTF-8. Each command is bounded
@@ -81,16 +88,8 @@ export class RedisLockManager extends LockManager {
     if (typeof client?.sendCommand !== "function") {
       throw new TypeError(`${WHO}: client must be a Redis client (with sendCommand)`);
     }
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`${WHO}: options are { keyPrefix?, timeoutMs? }`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key)) {
-        throw new TypeError(
-          `${WHO}: unknown option "${key}"; the options are ${OPTIONS.join(", ")}`,
-        );
-      }
-    }
+    const given: unknown = options;
+    checkOptionsObject(given, WHO, OPTIONS);
     const { keyPrefix = DEFAULT_PREFIX, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if (typeof keyPrefix !== "string" || LONE_SURROGATE.test(keyPrefix)) {
       throw new TypeError(
@@ -127,18 +126,20 @@ export class RedisLockManager extends LockManager {
 
   async #take(key: string, redisKey: string, leaseMs: number): Promise<HeldLock | undefined> {
     const token = crypto.randomUUID();
-    const reply = await this.#send(
-      ["SET", redisKey, token, "NX", "PX", String(leaseMs)],
-      key,
-      "take",
-    );
+    let reply: unknown;
+    try {
+      reply = await this.#send(["SET", redisKey, token, "NX", "PX", String(leaseMs)], key, "take");
+    } catch (error) {
+      // The SET may still reach Redis, or have reached it with its answer lost: the key would
+      // then hold a lock nobody holds until its lease ends. Deleting it while it holds this
+      // token undoes that; on one connection Redis runs this after the SET, even late.
+      await this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "undo").catch(() => {});
+      throw error;
+    }
     if (reply === null || reply === undefined) return undefined;
-    let released: Promise<void> | undefined;
-    return {
-      release: () =>
-        released ??= this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "release")
-          .then(() => {}),
-    };
+    return new ReleaseOnce(async () => {
+      await this.#send(["EVAL", RELEASE, "1", redisKey, token], key, "release");
+    });
   }
 
   async #send(args: string[], key: string, what: string): Promise<unknown> {
@@ -175,10 +176,6 @@ function described(client: DescribedClient): string {
     return `Redis at ${socket.host ?? "localhost"}:${socket.port ?? 6379}`;
   }
   return "Redis (the app's client)";
-}
-
-function shownKey(key: string): string {
-  return JSON.stringify(key.length > SHOWN_KEY ? `${key.slice(0, SHOWN_KEY)}…` : key);
 }
 
 function shown(value: unknown): string {

@@ -179,8 +179,22 @@ export class SqlLockTable {
   }
 
   /**
+   * Ends `holder`'s lock `name` by deleting its row, at once; a lock that is now another's is left
+   * as it is. For locks whose names come from data (`order-42`), which would otherwise leave one
+   * row per name ever used.
+   */
+  async delete(name: string, holder: string): Promise<void> {
+    await this.#query(
+      `DELETE FROM ${this.#table} WHERE name = ${this.#dialect === "postgres" ? "$1" : "?"} ` +
+        `AND locked_by = ${this.#dialect === "postgres" ? "$2" : "?"}`,
+      [name, holder],
+    );
+  }
+
+  /**
    * Ends `holder`'s lock `name`, at once or `atLeastMs` after it was taken, whichever is later; a
-   * lock that is now another's is left as it is.
+   * lock that is now another's is left as it is. The row stays, as ShedLock leaves it: a
+   * scheduler's locks are a few fixed names.
    */
   async release(name: string, atLeastMs: number, holder: string): Promise<void> {
     await this.#query(SQL[this.#dialect].unlock(this.#table), [atLeastMs, name, holder]);

@@ -1,15 +1,14 @@
 // `@Async`: a bean's method whose calls return a promise at once while the body runs on an
 // executor of `tasks()`, never in the caller's stack nor in its transaction.
 import type { Class } from "../context/class_record.ts";
-import { checkDecoratorCall } from "../context/decorator_call.ts";
 import {
   declaredAsync,
-  interceptMethod,
   type MethodInterceptor,
   type MethodInvocation,
 } from "../context/interceptors.ts";
 import { watchedResult } from "./async_result.ts";
-import { markMethod, markOf, whereOf } from "./method_marks.ts";
+import { decorateMethod } from "./method_decoration.ts";
+import { markOf, whereOf } from "./method_marks.ts";
 import type { TaskExecutor } from "./task_executor.ts";
 import { TaskExecutors } from "./task_executors.ts";
 import { TASK_ORDER } from "./task_order.ts";
@@ -49,17 +48,15 @@ export function Async(executor?: string): AsyncDecorator {
     value: (this: This, ...args: A) => R,
     context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => R>,
   ) => {
-    checkDecoratorCall("@Async", value, context);
-    const name = String(context.name);
-    if (context.kind !== "method" || context.static || context.private) {
-      throw new TypeError(`@Async on ${name}: it runs public instance methods only`);
-    }
-    markMethod(context.metadata, ASYNC, name, executor);
-    interceptMethod(
-      context as ClassMethodDecoratorContext,
-      [AsyncInterceptor as Class],
-      "@Async answers with a promise",
-    );
+    decorateMethod(value, context as ClassMethodDecoratorContext, {
+      decorator: "@Async",
+      does: "runs",
+      promise: "@Async answers with a promise",
+      declaredAsync: false,
+      key: ASYNC,
+      mark: executor,
+      interceptor: AsyncInterceptor as Class,
+    });
     if (declaredAsync(value)) return value;
     // The call answers with a promise whatever the body: the method is made async, so that the
     // interceptors around it may answer with one.

@@ -1,15 +1,20 @@
 // `@ConcurrencyLimit(n)`: at most `n` runs of a method at once; the others wait, first come first.
 import type { Class } from "../context/class_record.ts";
-import { checkDecoratorCall } from "../context/decorator_call.ts";
-import {
-  declaredAsync,
-  interceptMethod,
-  type MethodInterceptor,
-  type MethodInvocation,
-} from "../context/interceptors.ts";
-import { markMethod, markOf } from "./method_marks.ts";
+import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { decorateMethod } from "./method_decoration.ts";
+import { markOf, whereOf } from "./method_marks.ts";
 import { TaskExecutors } from "./task_executors.ts";
 import { TASK_ORDER } from "./task_order.ts";
+
+/** What `@ConcurrencyLimit` takes besides its limit. */
+export interface ConcurrencyLimitOptions {
+  /**
+   * How many calls may wait for a run slot (1,000 by default, as an executor's queue): a call
+   * past it rejects at once, and the method does not run for it. 0: none waits.
+   */
+  readonly queueCapacity?: number | undefined;
+}
 
 /** What {@linkcode ConcurrencyLimit} returns: a decorator for an async method. */
 export type ConcurrencyLimitDecorator = <This, A extends unknown[], R>(
@@ -17,33 +22,50 @@ export type ConcurrencyLimitDecorator = <This, A extends unknown[], R>(
   context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => Promise<R>>,
 ) => void;
 
+interface LimitMark {
+  readonly limit: number;
+  readonly queueCapacity: number;
+}
+
 const LIMIT: unique symbol = Symbol("thaw.concurrencyLimit");
+const DEFAULT_QUEUE_CAPACITY = 1000;
 const ASYNC_ONLY = "@ConcurrencyLimit counts a run until its promise settles: declare it async";
 
 /**
  * At most `n` runs of the method at once (Spring's `@ConcurrencyLimit`), the bean's own calls
- * included; the others wait, in the order they came. Needs `bootstrap({ tasks: tasks() })`.
+ * included; the others wait, in the order they came, `queueCapacity` of them at most (1,000 by
+ * default): a call past that rejects at once, naming the method and the bound, and does not run.
+ * Needs `bootstrap({ tasks: tasks() })`.
  *
  * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#concurrencylimit
  */
-export function ConcurrencyLimit(n: number): ConcurrencyLimitDecorator {
+export function ConcurrencyLimit(
+  n: number,
+  options: ConcurrencyLimitOptions = {},
+): ConcurrencyLimitDecorator {
   if (!Number.isSafeInteger(n) || n < 1) {
     throw new TypeError(`@ConcurrencyLimit(n): give a whole number, 1 or more, got ${String(n)}`);
   }
-  return (value, context) => {
-    checkDecoratorCall("@ConcurrencyLimit", value, context);
-    const name = String(context.name);
-    if (context.kind !== "method" || context.static || context.private) {
-      throw new TypeError(`@ConcurrencyLimit on ${name}: it limits public instance methods only`);
-    }
-    if (!declaredAsync(value)) throw new TypeError(`@ConcurrencyLimit on ${name}: ${ASYNC_ONLY}`);
-    markMethod(context.metadata, LIMIT, name, n);
-    interceptMethod(
-      context as ClassMethodDecoratorContext,
-      [ConcurrencyLimitInterceptor as Class],
-      ASYNC_ONLY,
+  const given: unknown = options;
+  checkOptionsObject(given, `@ConcurrencyLimit(${n})`, ["queueCapacity"]);
+  const { queueCapacity = DEFAULT_QUEUE_CAPACITY } = options;
+  if (!Number.isSafeInteger(queueCapacity) || queueCapacity < 0) {
+    throw new TypeError(
+      `@ConcurrencyLimit(${n}, { queueCapacity }): give a whole number, 0 or more, got ` +
+        String(queueCapacity),
     );
-  };
+  }
+  const mark: LimitMark = { limit: n, queueCapacity };
+  return (value, context) =>
+    decorateMethod(value, context as ClassMethodDecoratorContext, {
+      decorator: "@ConcurrencyLimit",
+      does: "limits",
+      promise: ASYNC_ONLY,
+      declaredAsync: true,
+      key: LIMIT,
+      mark,
+      interceptor: ConcurrencyLimitInterceptor as Class,
+    });
 }
 
 interface Gate {
@@ -66,8 +88,15 @@ export class ConcurrencyLimitInterceptor implements MethodInterceptor {
     if (gates === undefined) this.#gates.set(target, gates = new Map());
     let gate = gates.get(method);
     if (gate === undefined) gates.set(method, gate = { running: 0, waiting: [] });
-    const limit = markOf<number>(target, LIMIT, method)!;
+    const { limit, queueCapacity } = markOf<LimitMark>(target, LIMIT, method)!;
     if (gate.running >= limit) {
+      if (gate.waiting.length >= queueCapacity) {
+        throw new Error(
+          `${whereOf(target, method)}: @ConcurrencyLimit(${limit}) refused the call: ` +
+            `${gate.running} run${gate.running === 1 ? "" : "s"} going and ${queueCapacity} ` +
+            `call${queueCapacity === 1 ? "" : "s"} waiting, its queueCapacity`,
+        );
+      }
       // The slot is handed over by the run that ends: `running` stays counted.
       await new Promise<void>((resolve) => gate.waiting.push(resolve));
     } else {

@@ -1,5 +1,6 @@
 // What a `@Lockable` call gets when its key stayed held for its whole wait, or for as much of it as
 // the app's close left.
+import { shownKey } from "./shown_key.ts";
 
 /**
  * A `@Lockable` call that waited `waitTime` without the lock of its key (or less, the app
@@ -38,7 +39,7 @@ export class LockNotAcquiredError extends Error {
     closing = false,
   ) {
     super(
-      `${where === undefined ? "" : `${where}: `}the lock "${key}" of the lock manager ` +
+      `${where === undefined ? "" : `${where}: `}the lock ${shownKey(key)} of the lock manager ` +
         (closing
           ? `${lockManager} was held, and the app was closing: the call stopped waiting for it ` +
             `before its wait (${waitMs} ms, waitTime) ended`

@@ -5,6 +5,7 @@
 import type { Clock } from "../runtime/clock.ts";
 import { MAX_DURATION_MS } from "../config/duration.ts";
 import type { HeldLock, LockRequest } from "./lock_manager.ts";
+import { shownKey } from "./shown_key.ts";
 
 /** The first pause after a try that found the lock held, in milliseconds. */
 const FIRST_PAUSE_MS = 5;
@@ -25,13 +26,13 @@ export function checkLockRequest(request: LockRequest, who: string): LockRequest
   }
   if (typeof waitMs !== "number" || !(waitMs >= 0) || waitMs > MAX_DURATION_MS) {
     throw new TypeError(
-      `${who}: waitMs of the lock ${JSON.stringify(key)} is ${shown(waitMs)}; it is a number ` +
+      `${who}: waitMs of the lock ${shownKey(key)} is ${shown(waitMs)}; it is a number ` +
         `of milliseconds from 0 to ${MAX_DURATION_MS}`,
     );
   }
   if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0 || leaseMs > MAX_DURATION_MS) {
     throw new TypeError(
-      `${who}: leaseMs of the lock ${JSON.stringify(key)} is ${shown(leaseMs)}; it is a whole ` +
+      `${who}: leaseMs of the lock ${shownKey(key)} is ${shown(leaseMs)}; it is a whole ` +
         `number of milliseconds from 1 to ${MAX_DURATION_MS}`,
     );
   }

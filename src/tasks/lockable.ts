@@ -2,19 +2,16 @@
 // lock from a lock manager, in the process unless the options name a bean.
 import type { ApplicationContext } from "../context/application_context.ts";
 import type { Class, ContextLogger } from "../context/class_record.ts";
-import { checkDecoratorCall } from "../context/decorator_call.ts";
 import { DefinitionError } from "../context/errors.ts";
-import {
-  declaredAsync,
-  interceptMethod,
-  type MethodInterceptor,
-  type MethodInvocation,
-} from "../context/interceptors.ts";
+import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import { parseDuration } from "../config/duration.ts";
 import { LockManager } from "./lock_manager.ts";
 import { LockNotAcquiredError } from "./lock_not_acquired_error.ts";
 import { MemoryLockManager } from "./memory_lock_manager.ts";
-import { markedMethods, markMethod, markOf, whereOf } from "./method_marks.ts";
+import { decorateMethod } from "./method_decoration.ts";
+import { markedMethods, markOf, whereOf } from "./method_marks.ts";
+import { shownKey } from "./shown_key.ts";
 import { MethodPlans } from "../context/method_plans.ts";
 import { TaskExecutors } from "./task_executors.ts";
 import { TASK_ORDER } from "./task_order.ts";
@@ -61,17 +58,12 @@ const IN_PROCESS = "in-process";
  * @see https://github.com/thaw/thaw/blob/main/docs/tasks.md#lockable
  */
 export function Lockable<A extends unknown[]>(options: LockableOptions<A>): LockableDecorator<A> {
-  if (typeof options !== "object" || options === null || typeof options.key !== "function") {
+  const given: unknown = options;
+  checkOptionsObject(given, "@Lockable", ["key", "lockManager", "waitTime", "leaseTime"]);
+  if (typeof options.key !== "function") {
     throw new TypeError(
       '@Lockable takes { key }: a function of the method\'s arguments, (id) => "order-" + id',
     );
-  }
-  for (const name of Object.keys(options)) {
-    if (!["key", "lockManager", "waitTime", "leaseTime"].includes(name)) {
-      throw new TypeError(
-        `@Lockable: no option "${name}"; it takes key, lockManager, waitTime and leaseTime`,
-      );
-    }
   }
   const { lockManager } = options;
   if (lockManager !== undefined && (typeof lockManager !== "string" || lockManager === "")) {
@@ -83,16 +75,16 @@ export function Lockable<A extends unknown[]>(options: LockableOptions<A>): Lock
     waitMs: millis(options.waitTime, "waitTime", 0),
     leaseMs: millis(options.leaseTime, "leaseTime", 60_000),
   };
-  return (value, context) => {
-    checkDecoratorCall("@Lockable", value, context);
-    const name = String(context.name);
-    if (context.kind !== "method" || context.static || context.private) {
-      throw new TypeError(`@Lockable on ${name}: it locks public instance methods only`);
-    }
-    if (!declaredAsync(value)) throw new TypeError(`@Lockable on ${name}: ${ASYNC_ONLY}`);
-    markMethod(context.metadata, LOCKABLE, name, mark);
-    interceptMethod(context as ClassMethodDecoratorContext, [LockInterceptor as Class], ASYNC_ONLY);
-  };
+  return (value, context) =>
+    decorateMethod(value, context as ClassMethodDecoratorContext, {
+      decorator: "@Lockable",
+      does: "locks",
+      promise: ASYNC_ONLY,
+      declaredAsync: true,
+      key: LOCKABLE,
+      mark,
+      interceptor: LockInterceptor as Class,
+    });
 }
 
 function millis(value: number | string | undefined, option: string, fallback: number): number {
@@ -202,7 +194,7 @@ export class LockInterceptor implements MethodInterceptor {
       // back (a caller that retried on it would run the work twice). The lease ends the lock.
       await held.release().catch((error: unknown) =>
         this.#logger.error(
-          `${whereOf(target, method)}: giving back the lock "${key}" of the lock manager ` +
+          `${whereOf(target, method)}: giving back the lock ${shownKey(key)} of the lock manager ` +
             `${mark.lockManager ?? IN_PROCESS} failed; the call keeps its own outcome, and the ` +
             `lock ends with its lease (${mark.leaseMs} ms, leaseTime):`,
           error,

@@ -1,6 +1,7 @@
 // The lock manager `@Lockable` uses when it names none: locks of one process, in a map. A holder
 // cannot die apart from the process that holds the map, so no lease is kept.
 import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+import { ReleaseOnce } from "./release_once.ts";
 
 interface Waiter {
   readonly granted: (lock: HeldLock) => void;
@@ -39,18 +40,12 @@ export class MemoryLockManager extends LockManager {
   }
 
   #lock(key: string): HeldLock {
-    let released = false;
-    return {
-      release: () => {
-        if (!released) {
-          released = true;
-          // Handed to the first waiter, or the key is free.
-          const next = this.#held.get(key)?.shift();
-          if (next === undefined) this.#held.delete(key);
-          else next.granted(this.#lock(key));
-        }
-        return Promise.resolve();
-      },
-    };
+    return new ReleaseOnce(() => {
+      // Handed to the first waiter, or the key is free.
+      const next = this.#held.get(key)?.shift();
+      if (next === undefined) this.#held.delete(key);
+      else next.granted(this.#lock(key));
+      return Promise.resolve();
+    });
   }
 }

@@ -1,14 +1,10 @@
 // `@Retryable`: an async method tried again when it fails, Spring Framework 7's way.
 import type { Class } from "../context/class_record.ts";
-import { checkDecoratorCall } from "../context/decorator_call.ts";
-import {
-  declaredAsync,
-  interceptMethod,
-  type MethodInterceptor,
-  type MethodInvocation,
-} from "../context/interceptors.ts";
+import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
 import { MAX_DURATION_MS } from "../config/duration.ts";
-import { markMethod, markOf } from "./method_marks.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { decorateMethod } from "./method_decoration.ts";
+import { markOf } from "./method_marks.ts";
 import {
   type ErrorClass,
   retries,
@@ -57,33 +53,23 @@ const ASYNC_ONLY = "@Retryable awaits each attempt: declare it async";
  */
 export function Retryable(options: RetryableOptions = {}): RetryableDecorator {
   const policy = retryPolicy(options);
-  return (value, context) => {
-    checkDecoratorCall("@Retryable", value, context);
-    const name = String(context.name);
-    if (context.kind !== "method" || context.static || context.private) {
-      throw new TypeError(`@Retryable on ${name}: it retries public instance methods only`);
-    }
-    if (!declaredAsync(value)) throw new TypeError(`@Retryable on ${name}: ${ASYNC_ONLY}`);
-    markMethod(context.metadata, RETRYABLE, name, policy);
-    interceptMethod(
-      context as ClassMethodDecoratorContext,
-      [RetryInterceptor as Class],
-      ASYNC_ONLY,
-    );
-  };
+  return (value, context) =>
+    decorateMethod(value, context as ClassMethodDecoratorContext, {
+      decorator: "@Retryable",
+      does: "retries",
+      promise: ASYNC_ONLY,
+      declaredAsync: true,
+      key: RETRYABLE,
+      mark: policy,
+      interceptor: RetryInterceptor as Class,
+    });
 }
 
 function retryPolicy(options: RetryableOptions): RetryPolicy {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`@Retryable takes an object of options, got ${String(options)}`);
-  }
+  const given: unknown = options;
+  checkOptionsObject(given, "@Retryable", Object.keys(RETRY_DEFAULTS));
   const policy: Record<string, unknown> = { ...RETRY_DEFAULTS };
-  for (const [key, value] of Object.entries(options)) {
-    if (!(key in RETRY_DEFAULTS)) {
-      throw new TypeError(
-        `@Retryable: no option "${key}"; it takes ${Object.keys(RETRY_DEFAULTS).join(", ")}`,
-      );
-    }
+  for (const [key, value] of Object.entries(given)) {
     if (value === undefined) continue;
     if (key === "includes" || key === "excludes") {
       if (!Array.isArray(value) || value.some((type) => typeof type !== "function")) {

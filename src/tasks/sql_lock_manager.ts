@@ -6,7 +6,10 @@ import {
   SqlLockTable,
 } from "../scheduling/sql_lock_table.ts";
 import { type HeldLock, LockManager, type LockRequest } from "./lock_manager.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import { checkLockRequest, pollLock } from "./lock_polling.ts";
+import { ReleaseOnce } from "./release_once.ts";
+import { shownKey } from "./shown_key.ts";
 
 /** The options of {@linkcode SqlLockManager}. */
 export interface SqlLockManagerOptions {
@@ -24,8 +27,6 @@ const WHO = "SqlLockManager";
 // A key the name column cannot hold as it is goes in as this and its SHA-256; so does a key that
 // starts with it, so that no key is stored as another's hash.
 const HASHED = "sha256:";
-// How much of a key an error shows: a key of a megabyte must not make a message of one.
-const SHOWN_KEY = 100;
 
 /**
  * The locks of `@Lockable` in a table of the app's datasource (PostgreSQL, MariaDB/MySQL or
@@ -36,6 +37,12 @@ const SHOWN_KEY = 100;
  * taken lock names its holder and an id of that taking, so that a release that comes after the
  * lease ended and another took the lock leaves the other's lock alone. While another holds the
  * key, `acquire` tries again after a pause that grows from 5 ms to 200 ms, until `waitMs`.
+ *
+ * **Rows.** A release deletes its lock's row (while it is still this taking's), so keys made of
+ * arguments (`order-42`) leave no row behind. ShedLock and `SqlLockProvider` keep a row per name
+ * and only end its lease, as a scheduler's locks are a few fixed names; both take a lock the same
+ * way whether its row exists or not, so they share the table. The row of a holder that died stays
+ * until its key is taken and released again.
  *
  * **Connection.** Its statements run outside the caller's transaction, on a connection of the
  * datasource's pool of their own, each committed at once: a lock taken in a transaction that
@@ -97,16 +104,8 @@ export class SqlLockManager extends LockManager {
     if (!isSqlLockDialect(sql.kind)) {
       throw new TypeError(`${WHO}: datasource "${sql.name}" is ${String(sql.kind)}`);
     }
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`${WHO}: options are { table?, lockedBy? }`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key)) {
-        throw new TypeError(
-          `${WHO}: unknown option "${key}"; the options are ${OPTIONS.join(", ")}`,
-        );
-      }
-    }
+    const given: unknown = options;
+    checkOptionsObject(given, WHO, OPTIONS);
     this.#sql = sql;
     this.#locks = new SqlLockTable({
       who: WHO,
@@ -145,11 +144,7 @@ export class SqlLockManager extends LockManager {
     const locks = this.#locks;
     const holder = await this.#outside(() => locks.take(name, leaseMs), key, "take");
     if (holder === undefined) return undefined;
-    let released: Promise<void> | undefined;
-    return {
-      release: () =>
-        released ??= this.#outside(() => locks.release(name, 0, holder), key, "release"),
-    };
+    return new ReleaseOnce(() => this.#outside(() => locks.delete(name, holder), key, "release"));
   }
 
   // Runs `work` outside the caller's transaction (see the class's "Connection"), and names the
@@ -166,9 +161,8 @@ export class SqlLockManager extends LockManager {
       }
       return await sql.transaction(work, { propagation: "NOT_SUPPORTED" });
     } catch (error) {
-      const shown = key.length > SHOWN_KEY ? `${key.slice(0, SHOWN_KEY)}…` : key;
       throw new Error(
-        `${WHO}: could not ${what} the lock ${JSON.stringify(shown)} on datasource ` +
+        `${WHO}: could not ${what} the lock ${shownKey(key)} on datasource ` +
           `"${sql.name}" (table ${this.#locks.table}): ${
             error instanceof Error ? error.message : String(error)
           }`,

@@ -11,6 +11,7 @@ import { RedisLockManager, type RedisLockManagerOptions } from "../../cache-redi
 import type { HeldLock, LockRequest } from "../../src/tasks/lock_manager.ts";
 import { freePort } from "../helpers.ts";
 import { RedisServer } from "./redis_server.ts";
+import { tcpProxy } from "../sql/tcp_proxy.ts";
 import { assertNoOverlap, contender, startTogether } from "../tasks/lock_contenders.ts";
 
 const LONG_WAIT = 120_000;
@@ -198,6 +199,33 @@ describe("RedisLockManager", () => {
     } finally {
       frozen.thaw();
       await frozen.kill();
+    }
+  });
+
+  it("a take that times out and reaches Redis later leaves no lock behind it", async () => {
+    // A proxy that holds everything: the SET reaches Redis only after the manager gave up on
+    // it, as a reply lost or late would leave it. Redis then applies it: a lock nobody holds.
+    const proxy = await tcpProxy("127.0.0.1", redis.port);
+    await proxy.up();
+    try {
+      const client = await connected(`redis://127.0.0.1:${proxy.port}`);
+      const { keyPrefix, locks: [other] } = await replicas(1);
+      const late = new RedisLockManager(client, { keyPrefix, timeoutMs: 200 });
+      proxy.hold();
+      const failure = await late.acquire(request("late-take", 0, 600_000)).then(
+        () => assert.fail("expected a rejection"),
+        (error: Error) => error,
+      );
+      assert.match(failure.message, /could not take the lock "late-take".*no answer within 200 ms/);
+      proxy.release();
+      // One connection answers in order: once this PING is answered, all the manager sent
+      // before it has been applied.
+      assert.equal(await client.ping(), "PONG");
+      assert.equal(await raw.get(`${keyPrefix}late-take`), null);
+      // Another contender takes it at once, not after the 10-minute lease.
+      await held(await other!.acquire(request("late-take"))).release();
+    } finally {
+      await proxy.down();
     }
   });
 

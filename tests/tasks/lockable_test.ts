@@ -16,6 +16,21 @@ import { TaskExecutors } from "../../src/tasks/task_executors.ts";
 import { deferred } from "../deferred.ts";
 import { memoryLogger } from "../helpers.ts";
 
+/** A lock manager whose every release fails, as a store that timed out would. */
+class FailingRelease extends LockManager {
+  acquire(): Promise<HeldLock | undefined> {
+    return Promise.resolve({ release: () => Promise.reject(new Error("redis timeout")) });
+  }
+}
+
+@Configuration()
+class FlakyLocks {
+  @Bean("flaky")
+  flaky(): LockManager {
+    return new FailingRelease();
+  }
+}
+
 /** Resolves once `condition` holds, checking on every turn of the event loop. */
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
@@ -231,18 +246,6 @@ describe("@Lockable({ lockManager })", () => {
   });
 
   it("a release that fails leaves the call its own outcome, and is logged naming the key", async () => {
-    class FailingRelease extends LockManager {
-      acquire(): Promise<HeldLock | undefined> {
-        return Promise.resolve({ release: () => Promise.reject(new Error("redis timeout")) });
-      }
-    }
-    @Configuration()
-    class Locks {
-      @Bean("flaky")
-      flaky(): LockManager {
-        return new FailingRelease();
-      }
-    }
     @Service()
     class Orders {
       @Lockable({ key: (id: number) => `order-${id}`, lockManager: "flaky" })
@@ -256,7 +259,7 @@ describe("@Lockable({ lockManager })", () => {
       }
     }
     const logger = memoryLogger();
-    const app = await bootstrap({ components: [Locks, Orders], tasks: tasks(), logger });
+    const app = await bootstrap({ components: [FlakyLocks, Orders], tasks: tasks(), logger });
     const orders = app.getBean(Orders);
     assert.equal(await orders.ship(7), 42);
     assert.equal(logger.lines.length, 1, String(logger.lines));
@@ -268,6 +271,53 @@ describe("@Lockable({ lockManager })", () => {
     await assert.rejects(orders.cancel(8), { message: "no such order" });
     assert.equal(logger.lines.length, 2, String(logger.lines));
     assert.match(String(logger.lines[1][0]), /Orders\.cancel\(\): giving back the lock "order-8"/);
+    await app.close();
+  });
+
+  it("a key of any character, or of a megabyte, reaches errors and logs on one bounded line", async () => {
+    const gate = deferred();
+    @Service()
+    class Orders {
+      @Lockable({ key: (key: string) => key })
+      async hold(_key: string): Promise<void> {
+        await gate.promise;
+      }
+      @Lockable({ key: (key: string) => key, lockManager: "flaky" })
+      async ship(_key: string): Promise<void> {
+        await Promise.resolve();
+      }
+    }
+    const megabyte = '\n\u2028"\u0085'.repeat(262_144);
+    const keys = [...Array.from({ length: 256 }, (_, i) => String.fromCharCode(i)), megabyte];
+    const logger = memoryLogger();
+    const app = await bootstrap({ components: [FlakyLocks, Orders], tasks: tasks(), logger });
+    const orders = app.getBean(Orders);
+    // One line: no line break of any kind, and no other control character, in what is shown.
+    const oneBoundedLine = (text: string, key: string) => {
+      const shown = JSON.stringify(key.length > 8 ? `${key.slice(0, 8)}…` : key);
+      assert.ok(text.length < 600, `${text.length} characters for the key ${shown}`);
+      // deno-lint-ignore no-control-regex
+      assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/, shown);
+    };
+    const holding = keys.map((key) => orders.hold(key));
+    for (const key of keys) {
+      const error = await orders.hold(key).then(() => undefined, (e: Error) => e);
+      assert.ok(error instanceof LockNotAcquiredError, String(error));
+      assert.equal(error.key, key);
+      oneBoundedLine(error.message, key);
+      await orders.ship(key);
+    }
+    assert.match(
+      (await orders.hold(megabyte).catch((e: Error) => e) as Error).message,
+      /^Orders\.hold\(\): the lock "(\\n\\u2028\\\"\\u0085)+.*…\(1048576 chars\) of the/,
+    );
+    assert.equal(logger.lines.length, keys.length);
+    for (const [i, line] of logger.lines.entries()) {
+      oneBoundedLine(String(line[0]), keys[i]!);
+      assert.match(String(line[0]), /^Orders\.ship\(\): giving back the lock "/);
+    }
+    gate.resolve();
+    await Promise.all(holding);
     await app.close();
   });
 

@@ -2,8 +2,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { bootstrap, Service } from "../../mod.ts";
-import { ConcurrencyLimit, Retryable, tasks } from "../../tasks.ts";
+import { ConcurrencyLimit, type ConcurrencyLimitOptions, Retryable, tasks } from "../../tasks.ts";
 import { TaskExecutors } from "../../src/tasks/task_executors.ts";
+import { deferred } from "../deferred.ts";
 
 /** Resolves once `condition` holds, checking on every turn of the event loop. */
 async function until(condition: () => boolean): Promise<void> {
@@ -71,7 +72,7 @@ describe("@Retryable", () => {
     );
     assert.throws(
       () => Retryable({ retries: 3 } as never),
-      /no option "retries"; it takes maxRetries, delay/,
+      /@Retryable: unknown option "retries"; the options are maxRetries, delay/,
     );
     // Past what one timer waits, a runtime would wait about 1 ms instead.
     for (const option of ["delay", "maxDelay"]) {
@@ -141,5 +142,62 @@ describe("@ConcurrencyLimit", () => {
     assert.equal(reports.most, 2);
     assert.deepEqual(reports.order, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     await app.close();
+  });
+
+  /**
+   * A bean under `@ConcurrencyLimit(1, options)` whose runs wait on one gate: one call runs,
+   * `waiting` wait, one more is made; then the gate opens. What that last call got.
+   */
+  async function overflow(options: ConcurrencyLimitOptions | undefined, waiting: number) {
+    const gate = deferred();
+    @Service()
+    class Exports {
+      started = 0;
+      @ConcurrencyLimit(1, options)
+      async run(): Promise<void> {
+        this.started++;
+        await gate.promise;
+      }
+    }
+    const app = await bootstrap({ components: [Exports], tasks: tasks() });
+    const exports = app.getBean(Exports);
+    const admitted = Array.from({ length: 1 + waiting }, () => exports.run());
+    await until(() => exports.started === 1);
+    const refused = exports.run().then(() => undefined, (error: Error) => error);
+    gate.resolve();
+    await Promise.all(admitted);
+    return { app, exports, refused: await refused };
+  }
+
+  it("past queueCapacity waiting calls, a call rejects naming the method and runs nothing", async () => {
+    const { app, exports, refused } = await overflow({ queueCapacity: 2 }, 2);
+    assert.equal(
+      refused?.message,
+      "Exports.run(): @ConcurrencyLimit(1) refused the call: 1 run going and 2 calls waiting, " +
+        "its queueCapacity",
+    );
+    assert.equal(exports.started, 3);
+    // The queue empties as the runs end: a call is taken again.
+    await exports.run();
+    assert.equal(exports.started, 4);
+    await app.close();
+  });
+
+  it("lets 1,000 calls wait by default", async () => {
+    const { app, exports, refused } = await overflow(undefined, 1000);
+    assert.match(refused?.message ?? "", /1 run going and 1000 calls waiting/);
+    assert.equal(exports.started, 1001);
+    await app.close();
+  });
+
+  it("refuses a queueCapacity that is none, and options it does not know", () => {
+    assert.throws(
+      () => ConcurrencyLimit(1, { queueCapacity: -1 }),
+      /@ConcurrencyLimit\(1, \{ queueCapacity \}\): give a whole number, 0 or more, got -1/,
+    );
+    assert.throws(
+      () => ConcurrencyLimit(1, { queue: 3 } as never),
+      /@ConcurrencyLimit\(1\): unknown option "queue"; the options are queueCapacity/,
+    );
   });
 });

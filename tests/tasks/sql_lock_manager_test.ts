@@ -113,6 +113,26 @@ for (const kind of KINDS) {
       held(await c.acquire(request("late")));
     });
 
+    it("a released lock leaves no row: keys from arguments do not grow the table", async () => {
+      const db = await database();
+      const a = (await db.replica("host-a")).locks;
+      const b = (await db.replica("host-b")).locks;
+      const keys = [
+        ...Array.from({ length: 40 }, (_, i) => `order-${i}`),
+        "x".repeat(500), // stored as its hash
+        "sha256:abc",
+      ];
+      const locks = await Promise.all(keys.map(async (key) => held(await a.acquire(request(key)))));
+      const rows = async () =>
+        Number((await db.admin.query("SELECT COUNT(*) AS n FROM shedlock"))[0]!.n);
+      assert.equal(await rows(), keys.length);
+      // A waiter still gets a key handed over by a release that deletes its row.
+      const waiting = b.acquire(request("order-0", LONG_WAIT));
+      for (const lock of locks) await lock.release();
+      await held(await waiting).release();
+      assert.equal(await rows(), 0);
+    });
+
     it("every character and very long keys are locks of their own", async () => {
       const db = await database();
       const a = (await db.replica("host-a")).locks;
