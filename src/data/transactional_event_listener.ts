@@ -7,7 +7,8 @@ import { bringFeature } from "../app_feature.ts";
 import type { EventListenerDecorator } from "../events/event_listener.ts";
 import { type ListenerRecord, LISTENERS } from "../events/listener_record.ts";
 import { eventsFeature } from "../events/lifecycle_events.ts";
-import { innermostTransaction, type TransactionPhase } from "./transaction_scope.ts";
+import { innermostTransaction } from "./transaction_scope.ts";
+import type { TransactionPhase } from "./transaction.ts";
 
 export type { TransactionPhase };
 
@@ -86,7 +87,7 @@ export function TransactionalEventListener<E extends object>(
             await method.call(this, event);
           };
           const transaction = innermostTransaction();
-          if (transaction !== undefined) transaction.synchronizations.push({ phase, run });
+          if (transaction !== undefined) transaction.register({ phase, run });
           // Outside a transaction it is heard as an @EventListener is: publishEvent waits for it.
           else if (fallback) return run();
           return undefined;
