@@ -3,6 +3,7 @@ import { systemClock } from "../runtime/clock.ts";
 import { type HeldLock, LockManager, type LockRequest } from "../tasks/lock_manager.ts";
 import { checkLockRequest, pollLock } from "../tasks/lock_polling.ts";
 import type { RedisCommandClient } from "./redis_cache_manager.ts";
+import { checkOptionsObject } from "../options_object.ts";
 
 /** The options of {@linkcode RedisLockManager}. */
 export interface RedisLockManagerOptions {
@@ -81,16 +82,7 @@ export class RedisLockManager extends LockManager {
     if (typeof client?.sendCommand !== "function") {
       throw new TypeError(`${WHO}: client must be a Redis client (with sendCommand)`);
     }
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`${WHO}: options are { keyPrefix?, timeoutMs? }`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key)) {
-        throw new TypeError(
-          `${WHO}: unknown option "${key}"; the options are ${OPTIONS.join(", ")}`,
-        );
-      }
-    }
+    checkOptionsObject(options as unknown, WHO, OPTIONS);
     const { keyPrefix = DEFAULT_PREFIX, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if (typeof keyPrefix !== "string" || LONE_SURROGATE.test(keyPrefix)) {
       throw new TypeError(
