@@ -54,6 +54,7 @@ import { indicatorBeans } from "./actuator/health_hooks.ts";
 import { broughtFeatures } from "./app_feature.ts";
 import { type FeatureSet, foldFeatures } from "./feature_set.ts";
 import { entryHint, optionFeatures } from "./option_features.ts";
+import { definedFields } from "./defined_fields.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -311,7 +312,7 @@ function multipartLimits(settings: ThawSettings, maxBodySize: number): Multipart
     maxParts: settings.get("server.multipart.max-parts"),
     fileSizeThreshold: settings.get("server.multipart.file-size-threshold"),
     readWhole: maxBodySize,
-    ...(location === undefined ? {} : { location }),
+    ...definedFields({ location }),
   };
 }
 
@@ -527,7 +528,7 @@ async function compileApp(
       allowEncodedSlash,
       middleware: web.middleware,
       maxBodySize,
-      ...(marks === undefined ? {} : { marks }),
+      ...definedFields({ marks }),
       ...(requestTimeoutMs > 0 ? { requestTimeout: { ms: requestTimeoutMs, logger } } : {}),
     });
     refuseLateRegistration(hono);

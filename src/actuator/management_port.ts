@@ -1,6 +1,7 @@
 // `management.server.port`: the actuator on a port of its own, and the address to bind it on.
 import { ConfigError } from "../config/config_error.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** The actuator's own port and address, if the app asks for a port of its own. */
 export function managementPort(
@@ -18,7 +19,7 @@ export function managementPort(
   }
   return {
     port,
-    ...(address === undefined ? {} : { hostname: address }),
+    ...definedFields({ hostname: address }),
     where: settings.where("management.server.port"),
   };
 }

@@ -8,6 +8,7 @@
 // no monitor running.
 import type { BatchObservableCallback, Histogram, Meter, Observable } from "@opentelemetry/api";
 import type { LoopDelayMonitor, RuntimeSources } from "./runtime_sources.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** The process's series, reported while at least one app observes them. */
 export interface RuntimeMetrics {
@@ -136,7 +137,7 @@ function instruments(meter: Meter, sources: RuntimeSources): Instruments {
         });
       }
     },
-    ...(gc === undefined ? {} : { gc }),
+    ...definedFields({ gc }),
   };
 }
 

@@ -3,6 +3,7 @@ import type { ConfigValues } from "../config/config_values.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { MAX_DURATION_MS, parseDuration } from "../config/duration.ts";
 import { isMapping } from "../object_guards.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** What `thaw.cache.<name>` sets for one cache. */
 export interface CacheSettings {
@@ -85,10 +86,7 @@ export function cacheSettings(
       }
     }
     settings.set(name, {
-      ...(ttlMs === undefined ? {} : { ttlMs }),
-      ...(maxEntries === undefined ? {} : { maxEntries }),
-      ...(maxBytes === undefined ? {} : { maxBytes }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...definedFields({ ttlMs, maxEntries, maxBytes, timeoutMs }),
     });
   }
   return settings;

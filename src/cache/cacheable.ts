@@ -7,6 +7,7 @@ import { CacheInterceptor } from "./cache_interceptor.ts";
 import { CACHE_CHECK } from "./cache_hooks.ts";
 import { checkCacheNames } from "./cache_names.ts";
 import { type CacheOperation, CACHING, type CachingEntry } from "./cache_operation.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /**
  * What {@linkcode Cacheable}, {@linkcode CachePut} and {@linkcode CacheEvict} return: a decorator
@@ -171,10 +172,7 @@ function cacheDecorator(
     kind,
     decorator: `@${decorator}(${JSON.stringify(name)})`,
     name,
-    ...(key === undefined ? {} : { key }),
-    ...(ttlMs === undefined ? {} : { ttlMs }),
-    ...(condition === undefined ? {} : { condition }),
-    ...(unless === undefined || kind === "evict" ? {} : { unless }),
+    ...definedFields({ key, ttlMs, condition, unless: kind === "evict" ? undefined : unless }),
     allEntries,
     beforeInvocation: (options as CacheEvictOptions).beforeInvocation === true,
   };

@@ -8,6 +8,7 @@ import { importOptional } from "../runtime/optional_module.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { type Cache, CacheManager } from "./cache_manager.ts";
 import { notJsonData } from "./json_data.ts";
+import { checkOptionsObject } from "../options_object.ts";
 
 /**
  * What {@linkcode RedisCacheManager} uses of a Redis client: one command at a time. A client of
@@ -140,16 +141,7 @@ export class RedisCacheManager extends CacheManager {
    */
   constructor(options: RedisCacheManagerOptions = {}) {
     super();
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError("RedisCacheManager: options must be an object");
-    }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key)) {
-        throw new TypeError(
-          `RedisCacheManager: unknown option "${key}"; the options are ${OPTIONS.join(", ")}`,
-        );
-      }
-    }
+    checkOptionsObject(options as unknown, "RedisCacheManager", OPTIONS);
     const { url, client, keyPrefix = DEFAULT_PREFIX, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if (url !== undefined && client !== undefined) {
       throw new TypeError("RedisCacheManager: give url or client, not both");

@@ -2,6 +2,7 @@ import { isMapping } from "../object_guards.ts";
 import { configLocation, configValue, type LoadedConfig } from "./application_config.ts";
 import { ConfigError } from "./config_error.ts";
 import { maskUrl, maskUrls } from "./secrets_mask.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** A connection's `migrations.placeholders`: name → the text that replaces `${name}`. */
 export type Placeholders = ReadonlyMap<string, string>;
@@ -112,7 +113,7 @@ export function connectionEntries(
       migrationsEnabled,
       strictOrder,
       validateOnMigrate: flyway,
-      ...(placeholders === undefined ? {} : { placeholders }),
+      ...definedFields({ placeholders }),
       at,
     };
   });

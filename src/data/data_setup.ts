@@ -3,6 +3,7 @@
 // before the beans that use them, and closed after them.
 import process from "node:process";
 import { ConfigError } from "../config/config_error.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
 import { type HealthCheck, HealthIndicator } from "../actuator/health_indicator.ts";
@@ -45,14 +46,7 @@ export interface DataOptions {
  * @see https://github.com/thaw/thaw/blob/main/docs/data.md
  */
 export function data(options: DataOptions = {}): DataFeature {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`data(options): options must be an object, got ${String(options)}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== "migrate" && key !== "onProgress") {
-      throw new TypeError(`data(options): no option "${key}"; it takes migrate and onProgress`);
-    }
-  }
+  checkOptionsObject(options as unknown, "data(options)", ["migrate", "onProgress"]);
   const { migrate, onProgress } = options;
   if (migrate !== undefined && typeof migrate !== "string" && !(migrate instanceof URL)) {
     throw new TypeError("data({ migrate }): give the migrations root, a path or a file URL");

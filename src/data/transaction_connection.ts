@@ -20,12 +20,15 @@ export interface Aborted {
   readonly final: boolean;
 }
 
-/** What the connection reads and marks of its transaction. */
+/** What the connection reads of its transaction, and tells it. */
 export interface AbortState {
   /** Committed or rolled back: its connection may be another caller's by now. */
   readonly ended: boolean;
-  aborted: Aborted | undefined;
-  rollbackOnly: boolean;
+  readonly aborted: Aborted | undefined;
+  /** The database ended the transaction at `aborted` (for good, if final: it is doomed). */
+  abortAt(aborted: Aborted): void;
+  /** A rollback to a savepoint took the abort back (PostgreSQL). */
+  revive(): void;
 }
 
 /** The error of a statement refused because its transaction was aborted by `aborted`. */
@@ -115,7 +118,7 @@ export function transactionConnection(
       // A savepoint rolled back to on PostgreSQL takes the abort back with the failed work.
       const transaction = state();
       if (transaction.aborted?.final === false && /^\s*ROLLBACK\s+TO\b/i.test(text)) {
-        transaction.aborted = undefined;
+        transaction.revive();
       }
       return result;
     } catch (error) {
@@ -129,10 +132,7 @@ export function transactionConnection(
           error,
           (t) => connection.run(t, []).then((r) => r.rows),
         );
-        if (final !== undefined) {
-          transaction.aborted = { failure: error, final };
-          if (final) transaction.rollbackOnly = true;
-        }
+        if (final !== undefined) transaction.abortAt({ failure: error, final });
       }
       throw error;
     } finally {

@@ -1,6 +1,7 @@
 // What a transaction is asked to be (Spring's `@Transactional` attributes), checked once where it is declared, and the rule that says whether an error rolls it
 // back. Pure: nothing here runs a statement.
 import { Isolation } from "../sql/isolation.ts";
+import { checkOptionsObject } from "../options_object.ts";
 
 export { Isolation };
 
@@ -69,14 +70,14 @@ export interface TransactionOptions {
 
 const PROPAGATIONS: ReadonlySet<string> = new Set(Object.keys(Propagation));
 const ISOLATIONS: ReadonlySet<string> = new Set(Object.keys(Isolation));
-const KEYS: ReadonlySet<string> = new Set([
+const KEYS: readonly string[] = [
   "propagation",
   "readOnly",
   "isolation",
   "timeout",
   "rollbackFor",
   "noRollbackFor",
-]);
+];
 
 /**
  * `options` checked: a `TypeError` naming `where` (`@Transactional on UserService.save`) and the
@@ -88,20 +89,9 @@ export function checkTransactionOptions(
   extra: readonly string[] = [],
 ): TransactionOptions {
   if (options === undefined) return {};
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new TypeError(`${where}: the options must be an object, got ${String(options)}`);
-  }
-  const given = options as Record<string, unknown>;
-  for (const key of Object.keys(given)) {
-    if (!KEYS.has(key) && !extra.includes(key)) {
-      throw new TypeError(
-        `${where}: no option ${JSON.stringify(key)}; the options are ${
-          [...extra, ...KEYS].join(", ")
-        }`,
-      );
-    }
-  }
-  const { propagation, readOnly, isolation, timeout, rollbackFor, noRollbackFor } = given;
+  // sql.transaction() checks its options at each call: no list is made where none is added.
+  checkOptionsObject(options, where, extra.length === 0 ? KEYS : [...extra, ...KEYS]);
+  const { propagation, readOnly, isolation, timeout, rollbackFor, noRollbackFor } = options;
   if (propagation !== undefined && !PROPAGATIONS.has(propagation as string)) {
     throw new TypeError(
       `${where}: propagation ${JSON.stringify(propagation)} is none of ${
@@ -129,7 +119,7 @@ export function checkTransactionOptions(
       throw new TypeError(`${where}: ${name} must be a list of error classes ([ConflictError])`);
     }
   }
-  return given as TransactionOptions;
+  return options as TransactionOptions;
 }
 
 /**

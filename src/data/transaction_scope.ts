@@ -4,62 +4,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DataConnection, DataPool } from "../sql/data_pool.ts";
 import { DataError } from "../sql/data_error.ts";
-import { type Aborted, endedError } from "./transaction_connection.ts";
+import { endedError } from "./transaction_connection.ts";
 import { registerDetach } from "../events/detached_run.ts";
-import type { Isolation } from "./transaction_options.ts";
-
-/**
- * When a transactional event listener runs (Spring's `TransactionPhase`): just before the
- * transaction commits (inside it; a failure rolls it back), after it committed, after it rolled
- * back, or after either.
- */
-export type TransactionPhase =
-  | "BEFORE_COMMIT"
-  | "AFTER_COMMIT"
-  | "AFTER_ROLLBACK"
-  | "AFTER_COMPLETION";
-
-/** Work a transaction runs at one of its phases, in the order it was registered. */
-export interface Synchronization {
-  readonly phase: TransactionPhase;
-  readonly run: () => Promise<void>;
-}
-
-/** A NESTED call's savepoint while it runs: its siblings wait for `done`. */
-export interface Savepoint {
-  readonly transaction: Transaction;
-  /** The savepoint of the NESTED call it runs in, if any. */
-  readonly parent: Savepoint | undefined;
-  readonly done: Promise<void>;
-}
-
-/** One transaction of one pool, as the calls inside it share it. */
-export interface Transaction {
-  readonly pool: DataPool;
-  readonly connection: DataConnection;
-  /** When it must have ended (`performance.now()`), if it has a timeout. */
-  readonly deadline: number | undefined;
-  /** The call that began it, as errors name it: `Billing.charge()`, `transaction()`. */
-  readonly name: string;
-  /** Begun read-only: a read-write call cannot join it. */
-  readonly readOnly: boolean;
-  /** The level it was begun at: a call asking another cannot join it. */
-  readonly isolation: Isolation;
-  /** What marked it for rollback first, as its commit's refusal says (`undefined`: unknown). */
-  doom: string | undefined;
-  /** Savepoints made so far: each NESTED call's has a name of its own. */
-  savepoints: number;
-  /** A call inside it failed and asked for a rollback: the outer call cannot commit it. */
-  rollbackOnly: boolean;
-  /** Committed or rolled back: a statement now is one that outlived it. */
-  ended: boolean;
-  /** The failure at which the database ended it (a deadlock): a statement now is refused. */
-  aborted: Aborted | undefined;
-  /** What runs at its phases (the transactional event listeners of events published in it). */
-  readonly synchronizations: Synchronization[];
-  /** The innermost savepoint in use: one NESTED call at a time per level, on one connection. */
-  activeSavepoint: Savepoint | undefined;
-}
+import type { Savepoint, Transaction } from "./transaction.ts";
 
 /**
  * A transactional call (begun, joined or NESTED) while it runs. The work it begins carries it
@@ -97,9 +44,6 @@ export interface ScopedStatus {
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
-
-/** What dooms a transaction that ran past its timeout, as its commit's refusal says. */
-export const TIMED_OUT = "it ran past its timeout";
 
 // Work detached from its call (an async event listener) runs in no transaction of it.
 const DETACHED: Scope = { pools: new Map(), innermost: undefined };
@@ -237,13 +181,13 @@ export function currentConnection(pool: DataPool): DataConnection | undefined {
   const failedCall = leftByFailedCall(pool);
   if (failedCall !== undefined) throw failedCall;
   if (scope?.call?.returned) return undefined;
-  const fail = (message: string) =>
-    new DataError({ datasource: pool.name, reason: "transaction", message });
   if (transaction.ended) throw endedError(pool);
-  if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {
-    transaction.rollbackOnly = true;
-    transaction.doom ??= TIMED_OUT;
-    throw fail("the transaction ran past its timeout: it is rolled back");
+  if (transaction.markIfTimedOut()) {
+    throw new DataError({
+      datasource: pool.name,
+      reason: "transaction",
+      message: "the transaction ran past its timeout: it is rolled back",
+    });
   }
   return transaction.connection;
 }

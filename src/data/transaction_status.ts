@@ -2,7 +2,8 @@
 // transaction it runs in, and its own rollback-only mark. Given to sql.transaction's callback and
 // returned by currentTransactionStatus() inside a @Transactional method.
 import type { Isolation } from "./transaction_options.ts";
-import { currentStatus, type Transaction } from "./transaction_scope.ts";
+import { currentStatus } from "./transaction_scope.ts";
+import type { Transaction } from "./transaction.ts";
 
 /**
  * The status of the transactional call it is given to (Spring's `TransactionStatus`): whether it

@@ -4,10 +4,12 @@
 // and it hands the call to the transaction (see Synchronization in transaction_scope.ts).
 import { type Class, methodAccess, ownEntry } from "../context/class_record.ts";
 import { bringFeature } from "../app_feature.ts";
+import { checkOptionsObject } from "../options_object.ts";
 import type { EventListenerDecorator } from "../events/event_listener.ts";
 import { type ListenerRecord, LISTENERS } from "../events/listener_record.ts";
 import { eventsFeature } from "../events/lifecycle_events.ts";
-import { innermostTransaction, type TransactionPhase } from "./transaction_scope.ts";
+import { innermostTransaction } from "./transaction_scope.ts";
+import type { TransactionPhase } from "./transaction.ts";
 
 export type { TransactionPhase };
 
@@ -51,14 +53,7 @@ export function TransactionalEventListener<E extends object>(
   if (typeof eventClass !== "function") {
     throw new TypeError(`${where}: takes the class of the events to hear`);
   }
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`${where}: the options are an object`);
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== "phase" && key !== "fallbackExecution") {
-      throw new TypeError(`${where}: no option "${key}"; the options are phase, fallbackExecution`);
-    }
-  }
+  checkOptionsObject(options as unknown, where, ["phase", "fallbackExecution"]);
   const phase = options.phase ?? "AFTER_COMMIT";
   if (!PHASES.includes(phase)) {
     throw new TypeError(`${where}: phase ${JSON.stringify(phase)} is none of ${PHASES.join(", ")}`);
@@ -86,7 +81,7 @@ export function TransactionalEventListener<E extends object>(
             await method.call(this, event);
           };
           const transaction = innermostTransaction();
-          if (transaction !== undefined) transaction.synchronizations.push({ phase, run });
+          if (transaction !== undefined) transaction.register({ phase, run });
           // Outside a transaction it is heard as an @EventListener is: publishEvent waits for it.
           else if (fallback) return run();
           return undefined;

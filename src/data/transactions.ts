@@ -5,14 +5,17 @@
 import type { DataPool } from "../sql/data_pool.ts";
 import { DataError } from "../sql/data_error.ts";
 import { rollsBack, type TransactionOptions } from "./transaction_options.ts";
-import {
-  abortedCommitError,
-  type TransactionConnection,
-  transactionConnection,
-} from "./transaction_connection.ts";
-import { DIALECTS } from "../sql/dialects.ts";
+import { abortedCommitError } from "./transaction_connection.ts";
 import { CallStatus } from "./transaction_status.ts";
 import { UnexpectedRollbackError } from "./unexpected_rollback_error.ts";
+import {
+  type RollbackMark,
+  rolledBack,
+  type Savepoint,
+  TIMED_OUT,
+  Transaction,
+  type TransactionPhase,
+} from "./transaction.ts";
 import {
   currentTransaction,
   enclosingSavepoint,
@@ -21,10 +24,6 @@ import {
   runInSavepoint,
   runJoined,
   runOutside,
-  type Savepoint,
-  TIMED_OUT,
-  type Transaction,
-  type TransactionPhase,
 } from "./transaction_scope.ts";
 
 /** The work of a transactional call: given its status. */
@@ -118,9 +117,9 @@ async function joined<T>(
     result = await runJoined(status, () => fn(status));
   } catch (error) {
     if (rollsBack(options, error)) {
-      transaction.rollbackOnly = true;
-      transaction.doom ??= `a call inside it failed (${where}, joined to it), which marked it ` +
-        "for rollback";
+      transaction.markRollbackOnly(
+        `a call inside it failed (${where}, joined to it), which marked it for rollback`,
+      );
     } // A rule that commits on this error: a mark the call set still dooms the transaction.
     else if (status.local) doomBy(transaction, where);
     throw error;
@@ -133,9 +132,9 @@ async function joined<T>(
 
 // A participant's own rollback-only mark is the transaction's (Spring's doSetRollbackOnly).
 function doomBy(transaction: Transaction, where: string): void {
-  transaction.rollbackOnly = true;
-  transaction.doom ??= `a call inside it (${where}, joined to it) marked it rollback-only ` +
-    "(setRollbackOnly())";
+  transaction.markRollbackOnly(
+    `a call inside it (${where}, joined to it) marked it rollback-only (setRollbackOnly())`,
+  );
 }
 
 // Why a call cannot join `transaction`, if it cannot: Spring's validateExistingTransaction (which
@@ -169,150 +168,99 @@ function joinRefusal(
   return undefined;
 }
 
+// A call that begins a transaction of its own: it ends as the call's outcome and the marks ask.
 async function begun<T>(
   pool: DataPool,
   options: TransactionOptions,
   fn: TransactionWork<T>,
   where: string,
 ): Promise<T> {
-  const connection = await pool.acquire();
-  const readOnly = options.readOnly === true;
-  let broken = false;
-  // A transaction statement that fails leaves the connection in a state nobody knows: closed.
-  // (A COMMIT PostgreSQL answered with ROLLBACK is known: the connection is fine.)
-  const control = async (text: string, deadline?: number) => {
-    try {
-      await connection.control(text, deadline);
-    } catch (error) {
-      broken ||= !rolledBack(error);
-      throw error;
-    }
-  };
-  // Given back once the transaction ended, before its after-phase listeners run: they may use
-  // the datasource, whose pool may have no other connection (`:memory:` has one).
-  let given = false;
-  const giveBack = async () => {
-    if (given) return;
-    given = true;
-    // What the transaction set on the session, put back for the next user: SQLite's query_only
-    // (read-only), MySQL's autocommit. One that cannot be put back closes the connection.
-    if (!broken) {
-      for (const text of DIALECTS[pool.kind].reset(readOnly)) {
-        await control(text).catch(() => broken = true);
-      }
-    }
-    connection.release(broken);
-  };
-  // Counted from now: the timeout bounds the wait for BEGIN's answer too, as its statements'.
-  const deadline = options.timeout === undefined
-    ? undefined
-    : performance.now() + options.timeout * 1000;
+  const transaction = await Transaction.begin(pool, options, where);
+  const status = new CallStatus(
+    pool.name,
+    where,
+    "new",
+    transaction,
+    transaction.readOnly,
+    "DEFAULT",
+  );
   try {
-    for (const text of DIALECTS[pool.kind].begin(readOnly, options.isolation)) {
-      await control(text, deadline);
-    }
+    return await runBegun(transaction, status, options, fn);
   } catch (error) {
-    connection.release(true);
-    throw error;
-  }
-  // It hears the failures after which the database ended the transaction itself.
-  const watched = transactionConnection(pool, connection, () => transaction);
-  // The COMMIT or ROLLBACK waits for the statements sent before it to settle: one beside a
-  // failure (Promise.all) may still be on its way, and must not reach the server after the end.
-  // Which of the two is chosen once they settled: one of them may have ended the transaction on
-  // the database (a deadlock), and a COMMIT then commits nothing.
-  const finish = async (how: () => "COMMIT" | "ROLLBACK") => {
-    await watched.settled();
-    await control(how());
-  };
-  const transaction = newTransaction(pool, watched, deadline, options, where);
-  const status = new CallStatus(pool.name, where, "new", transaction, readOnly, "DEFAULT");
-  // Whether it must roll back whatever the call asks: a call inside marked it, or this call did.
-  const doomed = () => transaction.rollbackOnly || status.local;
-  // The end's statement, chosen once the statements sent before it settled: from then on the
-  // outcome is settled, and a mark set later (by work the call did not await) is refused rather
-  // than lost, and changes neither what the caller is told nor the listeners' phase.
-  let chosenRollback = false;
-  const decide = () => {
-    chosenRollback = doomed();
-    status.completed = true;
-    return chosenRollback;
-  };
-  try {
-    let result: T;
-    try {
-      result = await runBound(pool, transaction, status, async () => {
-        const value = await fn(status);
-        // Inside the transaction still: what they write commits with it, and a failure rolls
-        // it back.
-        if (!doomed()) await phase(transaction, ["BEFORE_COMMIT"]);
-        return value;
-      });
-    } catch (error) {
-      broken ||= lostHere(pool, error);
-      const how = rollsBack(options, error) ? "ROLLBACK" : "COMMIT";
-      // A failed COMMIT or ROLLBACK leaves the outcome unknown (the connection is closed).
-      const ended = await end(transaction, how, decide, finish, giveBack)
-        .then(() => true, () => false);
-      throw await afterEnd(transaction, ended && (chosenRollback ? "ROLLBACK" : how), error);
-    }
-    // Its own setRollbackOnly(): rolled back, and the call's value comes back, whatever a call
-    // inside marked (Spring's processCommit looks at the local mark first).
-    if (status.local) {
-      await end(transaction, "ROLLBACK", decide, finish, giveBack);
-      return await heard(transaction, "ROLLBACK", result);
-    }
-    // A statement in flight as the timeout passed ran on: the transaction is over its time.
-    if (transaction.deadline !== undefined && performance.now() > transaction.deadline) {
-      transaction.rollbackOnly = true;
-      transaction.doom ??= TIMED_OUT;
-    }
-    if (transaction.rollbackOnly) {
-      await end(transaction, "ROLLBACK", decide, finish, giveBack);
-      throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
-    }
-    // A COMMIT the database refused (a deferred constraint): the caller gets its error, once the
-    // listeners of AFTER_COMPLETION heard of it.
-    await end(transaction, "COMMIT", decide, finish, giveBack).catch(async (error: unknown) => {
-      throw await afterEnd(transaction, rolledBack(error) && "ROLLBACK", error);
-    });
-    // A statement still on its way as the call returned doomed it (a deadlock), or marked it
-    // (its own setRollbackOnly(): silent, as above): rolled back.
-    if (chosenRollback && status.local) return await heard(transaction, "ROLLBACK", result);
-    if (chosenRollback) throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
-    return await heard(transaction, "COMMIT", result);
-  } catch (error) {
-    broken ||= lostHere(pool, error);
+    transaction.failedWith(error);
     throw error;
   } finally {
     status.completed = true;
-    await giveBack();
+    await transaction.giveBack();
   }
 }
 
-// A transaction just begun on `connection`, by the call `where`.
-function newTransaction(
-  pool: DataPool,
-  connection: TransactionConnection,
-  deadline: number | undefined,
+async function runBegun<T>(
+  transaction: Transaction,
+  status: CallStatus,
   options: TransactionOptions,
-  where: string,
-): Transaction {
-  return {
-    pool,
-    name: where,
-    readOnly: options.readOnly === true,
-    isolation: options.isolation ?? "DEFAULT",
-    doom: undefined,
-    connection,
-    deadline,
-    savepoints: 0,
-    rollbackOnly: false,
-    ended: false,
-    aborted: undefined,
-    synchronizations: [],
-    activeSavepoint: undefined,
+  fn: TransactionWork<T>,
+): Promise<T> {
+  // Whether it must roll back whatever the call asks: asked once the statements sent before the
+  // end settled. From then on the outcome is settled, and a mark set later (by work the call did
+  // not await) is refused rather than lost, and changes neither what the caller is told nor the
+  // listeners' phase.
+  const decide = () => {
+    status.completed = true;
+    return transaction.rollbackOnly || status.local;
   };
+  let result: T;
+  try {
+    result = await runBound(transaction.pool, transaction, status, async () => {
+      const value = await fn(status);
+      // Inside the transaction still: what they write commits with it, and a failure rolls it
+      // back. Not where a call inside marked it, or this call did.
+      if (!transaction.rollbackOnly && !status.local) {
+        await transaction.runPhases(["BEFORE_COMMIT"]);
+      }
+      return value;
+    });
+  } catch (error) {
+    transaction.failedWith(error);
+    const how = rollsBack(options, error) ? "ROLLBACK" : "COMMIT";
+    // A failed COMMIT or ROLLBACK leaves the outcome unknown (the connection is closed).
+    const ended = await transaction.end(how, decide).catch(() => false as const);
+    throw await afterEnd(transaction, ended, error);
+  }
+  return await endReturned(transaction, status, result, decide);
+}
+
+// Ends the transaction whose call returned `result`: committed, unless a mark dooms it.
+async function endReturned<T>(
+  transaction: Transaction,
+  status: CallStatus,
+  result: T,
+  decide: () => boolean,
+): Promise<T> {
+  // Its own setRollbackOnly(): rolled back, and the call's value comes back, whatever a call
+  // inside marked (Spring's processCommit looks at the local mark first).
+  if (status.local) {
+    await transaction.end("ROLLBACK", decide);
+    return await heard(transaction, "ROLLBACK", result);
+  }
+  // A statement in flight as the timeout passed ran on: the transaction is over its time.
+  transaction.markIfTimedOut();
+  if (transaction.rollbackOnly) {
+    await transaction.end("ROLLBACK", decide);
+    throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
+  }
+  // A COMMIT the database refused (a deferred constraint): the caller gets its error, once the
+  // listeners of AFTER_COMPLETION heard of it.
+  const how = await transaction.end("COMMIT", decide).catch(async (error: unknown) => {
+    throw await afterEnd(transaction, rolledBack(error) && "ROLLBACK", error);
+  });
+  // A statement still on its way as the call returned doomed it (a deadlock), or marked it
+  // (its own setRollbackOnly(): silent, as above): rolled back.
+  if (how === "ROLLBACK" && status.local) return await heard(transaction, "ROLLBACK", result);
+  if (how === "ROLLBACK") {
+    throw await afterEnd(transaction, "ROLLBACK", rolledBackError(transaction));
+  }
+  return await heard(transaction, "COMMIT", result);
 }
 
 // The caller's error when the transaction rolled back where the call asked for a commit
@@ -326,26 +274,6 @@ function rolledBackError(transaction: Transaction): UnexpectedRollbackError {
         "a call inside it failed, which marked it for rollback, or it ran past its timeout"
     }; nothing of it is committed`,
   });
-}
-
-// A COMMIT the database turned into a rollback (PostgreSQL's, after a failed statement, or at a
-// serialization failure).
-function rolledBack(error: unknown): boolean {
-  return error instanceof DataError &&
-    (error.reason === "transaction" || error.reason === "conflict");
-}
-
-// Whether `error` says this pool's connection died (another datasource's says nothing of it).
-function lostHere(pool: DataPool, error: unknown): boolean {
-  return error instanceof DataError && error.reason === "connection" &&
-    error.datasource === pool.name;
-}
-
-// Runs the work registered for `phases`, in order; the first failure rejects.
-async function phase(transaction: Transaction, phases: TransactionPhase[]): Promise<void> {
-  for (const { phase, run } of transaction.synchronizations) {
-    if (phases.includes(phase)) await run();
-  }
 }
 
 // `result`, once the listeners of the end `how` heard of it; what they threw, if they did.
@@ -376,7 +304,7 @@ async function afterEnd(
     ? ["AFTER_ROLLBACK", "AFTER_COMPLETION"]
     : ["AFTER_COMPLETION"];
   try {
-    await phase(transaction, phases);
+    await transaction.runPhases(phases);
   } catch (failure) {
     if (error === undefined) return failure;
     return new AggregateError(
@@ -389,25 +317,6 @@ async function afterEnd(
   return error;
 }
 
-// Ends it: whatever the outcome, no statement runs on it after this. A COMMIT or ROLLBACK that
-// fails may leave it open (SQLite's COMMIT, refused while another handle reads): `control`
-// marks the connection broken then, so that it is closed rather than reused.
-async function end(
-  transaction: Transaction,
-  how: "COMMIT" | "ROLLBACK",
-  doomed: () => boolean,
-  finish: (how: () => "COMMIT" | "ROLLBACK") => Promise<void>,
-  giveBack: () => Promise<void>,
-): Promise<void> {
-  transaction.ended = true;
-  try {
-    // A doomed transaction is never committed, whatever the call's own outcome.
-    await finish(() => doomed() ? "ROLLBACK" : how);
-  } finally {
-    await giveBack();
-  }
-}
-
 // A savepoint in the transaction: rolled back alone when the call fails, the outer transaction
 // going on. A savepoint that cannot be rolled back to dooms the whole transaction instead.
 async function nested<T>(
@@ -416,44 +325,27 @@ async function nested<T>(
   fn: TransactionWork<T>,
   where: string,
 ): Promise<T> {
-  // Two NESTED calls side by side (Promise.all) would interleave their savepoints on the one
-  // connection, and one's rollback would take the other's finished work with it: they take turns.
-  const enclosing = enclosingSavepoint(transaction);
-  while (
-    transaction.activeSavepoint !== undefined && transaction.activeSavepoint !== enclosing
-  ) {
-    await transaction.activeSavepoint.done;
-  }
-  let finish!: () => void;
-  const savepoint: Savepoint = {
-    transaction,
-    parent: enclosing,
-    done: new Promise<void>((resolve) => finish = resolve),
-  };
-  transaction.activeSavepoint = savepoint;
+  // Two NESTED calls side by side (Promise.all) take turns (Transaction.enterSavepoint).
+  const savepoint = await transaction.enterSavepoint(enclosingSavepoint(transaction));
   try {
-    return await inSavepoint(transaction, savepoint, options, fn, where);
+    return await inSavepoint(savepoint, options, fn, where);
   } finally {
-    transaction.activeSavepoint = enclosing;
-    finish();
+    transaction.leaveSavepoint(savepoint);
   }
 }
 
 async function inSavepoint<T>(
-  transaction: Transaction,
   savepoint: Savepoint,
   options: TransactionOptions,
   fn: TransactionWork<T>,
   where: string,
 ): Promise<T> {
-  const name = `thaw_savepoint_${++transaction.savepoints}`;
-  const { connection, deadline } = transaction;
+  const { transaction, name } = savepoint;
   // Bounded by the transaction's timeout, as its statements are.
-  await connection.control(`SAVEPOINT ${name}`, deadline);
+  await transaction.connection.control(`SAVEPOINT ${name}`, transaction.deadline);
   // A joined call inside that fails marks the whole transaction; rolled back to the savepoint,
   // its work is gone, and so is the mark (as Spring's rollbackToSavepoint clears it).
-  const marked = transaction.rollbackOnly;
-  const markedBy = transaction.doom;
+  const mark = transaction.mark();
   const status = new CallStatus(
     transaction.pool.name,
     where,
@@ -462,52 +354,65 @@ async function inSavepoint<T>(
     false,
     "DEFAULT",
   );
-  // Rolled back to the savepoint: this call's failure, or its setRollbackOnly() (Spring's
-  // rollbackToHeldSavepoint); a savepoint that cannot be rolled back to dooms the transaction.
-  const undoSavepoint = async (undo: boolean) => {
-    try {
-      if (undo) await connection.control(`ROLLBACK TO SAVEPOINT ${name}`, deadline);
-      await connection.control(`RELEASE SAVEPOINT ${name}`, deadline);
-      if (undo) {
-        transaction.rollbackOnly = marked;
-        transaction.doom = markedBy;
-      }
-    } catch (error) {
-      transaction.rollbackOnly = true;
-      return error;
-    }
-    return undefined;
-  };
   let result: T;
   try {
     result = await runInSavepoint(savepoint, status, () => fn(status));
   } catch (error) {
-    await undoSavepoint(rollsBack(options, error) || status.local);
+    await undoSavepoint(savepoint, mark, rollsBack(options, error) || status.local);
     throw error;
   } finally {
     status.completed = true;
   }
   if (status.local) {
-    const failure = await undoSavepoint(true);
+    const failure = await undoSavepoint(savepoint, mark, true);
     if (failure !== undefined) throw failure;
     return result;
   }
-  // A call joined inside it marked the transaction (Spring's processCommit of a savepoint's
-  // status): rolled back to the savepoint, which clears the mark, and this call fails with
-  // UnexpectedRollbackError. Not where the database rolled the whole transaction back, nor past
-  // the timeout: no savepoint can take those back.
+  await releaseSavepoint(savepoint, mark, where);
+  return result;
+}
+
+// Rolled back to the savepoint (`undo`: this call's failure, or its setRollbackOnly(): Spring's
+// rollbackToHeldSavepoint), then released. One that cannot be rolled back to dooms the
+// transaction: resolves to that failure.
+async function undoSavepoint(
+  { transaction, name }: Savepoint,
+  mark: RollbackMark,
+  undo: boolean,
+): Promise<unknown> {
+  const { connection, deadline } = transaction;
+  try {
+    if (undo) await connection.control(`ROLLBACK TO SAVEPOINT ${name}`, deadline);
+    await connection.control(`RELEASE SAVEPOINT ${name}`, deadline);
+    if (undo) transaction.restoreMark(mark);
+  } catch (error) {
+    transaction.markRollbackOnly();
+    return error;
+  }
+  return undefined;
+}
+
+// The NESTED call returned: its savepoint released. A call joined inside it marked the
+// transaction (Spring's processCommit of a savepoint's status): rolled back to the savepoint,
+// which clears the mark, and this call fails with UnexpectedRollbackError. Not where the database
+// rolled the whole transaction back, nor past the timeout: no savepoint can take those back.
+async function releaseSavepoint(
+  savepoint: Savepoint,
+  mark: RollbackMark,
+  where: string,
+): Promise<void> {
+  const { transaction, name } = savepoint;
   const doom = transaction.doom;
   if (
-    transaction.rollbackOnly && !marked && transaction.aborted?.final !== true &&
+    transaction.rollbackOnly && !mark.rollbackOnly && transaction.aborted?.final !== true &&
     doom !== undefined && doom !== TIMED_OUT
   ) {
-    const failure = await undoSavepoint(true);
+    const failure = await undoSavepoint(savepoint, mark, true);
     if (failure !== undefined) throw failure;
     throw new UnexpectedRollbackError({
       datasource: transaction.pool.name,
       message: `${where} rolled back to its savepoint: ${doom}`,
     });
   }
-  await connection.control(`RELEASE SAVEPOINT ${name}`, deadline);
-  return result;
+  await transaction.connection.control(`RELEASE SAVEPOINT ${name}`, transaction.deadline);
 }

@@ -2,6 +2,7 @@ import { type Class, methodAccess, ownEntry } from "../context/class_record.ts";
 import { bringFeature } from "../app_feature.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
 import { eventsFeature } from "./lifecycle_events.ts";
+import { checkOptionsObject } from "../options_object.ts";
 
 /** Options of {@linkcode EventListener}. */
 export interface EventListenerOptions {
@@ -65,9 +66,7 @@ export function EventListener<E extends object>(
   const fail = (why: string): never => {
     throw new TypeError(`@EventListener(${eventClass.name}, ${JSON.stringify(options)}): ${why}`);
   };
-  if (typeof options !== "object" || options === null) fail("the options are an object");
-  const unknown = Object.keys(options).filter((key) => !OPTIONS.includes(key));
-  if (unknown.length > 0) fail(`no option ${unknown.join(", ")}; the options are async`);
+  checkOptionsObject(options as unknown, `@EventListener(${eventClass.name})`, OPTIONS);
   if (options.async !== undefined && typeof options.async !== "boolean") fail("async is a boolean");
   const async = options.async === true;
   return (value, context) => {

@@ -10,6 +10,7 @@ import type { RouteToDocument } from "../application_internals.ts";
 import { checkOptionKeys, type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
 import { openApiRoutes } from "./openapi_routes.ts";
 import { guardsOf } from "./security.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /**
  * Serves the OpenAPI 3.1 document of the app's routes and its Swagger UI docs page, at
@@ -107,7 +108,7 @@ function describe(routes: readonly RouteToDocument[]): DocumentedRoute[] {
         httpMethod: route.httpMethod,
         path: route.pattern.source,
         variables: route.pattern.variables,
-        ...(route.method === undefined ? {} : { method: route.method }),
+        ...definedFields({ method: route.method }),
       }
       : route
   );

@@ -1,6 +1,7 @@
 // When a job runs next: the pure half of the scheduler. Durations in Spring Boot's forms, cron
 // expressions read by croner, and which job an edge runtime's cron trigger names.
 import type { Cron } from "croner";
+import { definedFields } from "../defined_fields.ts";
 
 /** croner's `Cron` class: what {@linkcode cronTrigger} reads expressions with. */
 export type CronClass = typeof Cron;
@@ -59,7 +60,7 @@ export function cronTrigger(Cron: CronClass, expression: string, zone?: string):
       domAndDow: true,
       // Spring takes `0/5` (from 0, every 5) as Quartz does.
       sloppyRanges: true,
-      ...(zone === undefined ? {} : { timezone: zone }),
+      ...definedFields({ timezone: zone }),
     });
   } catch (error) {
     throw new TypeError(`cron "${expression}": ${(error as Error).message}`);

@@ -14,6 +14,7 @@ import { type PoolSettings, poolSettingsFrom, SQLITE_NO_TIMEOUT } from "./pool_s
 import { sqliteMisfit } from "./sqlite_settings.ts";
 import { DIALECTS } from "./dialects.ts";
 import type { DatabaseKind } from "./sql_dialect.ts";
+import { definedFields } from "../defined_fields.ts";
 
 export type { DatabaseKind };
 
@@ -86,7 +87,7 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
       migrationsEnabled: entry.migrationsEnabled,
       strictOrder: entry.strictOrder,
       validateOnMigrate: entry.validateOnMigrate,
-      ...(entry.placeholders === undefined ? {} : { placeholders: entry.placeholders }),
+      ...definedFields({ placeholders: entry.placeholders }),
       table,
       source: at("url"),
       ...(booleanSetting(values.primary, false, at("primary")) ? { primary: true } : {}),

@@ -27,6 +27,7 @@ import { HeldConnections } from "./held_connections.ts";
 import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts";
 import { queryBound, type StatementBound, statementBound } from "./statement_bound.ts";
 import { type QueryTimeout, queryTimeout, TRANSACTION_TIMEOUT } from "./query_timeout.ts";
+import { definedFields } from "../defined_fields.ts";
 
 interface MysqlError extends Error {
   code?: string | undefined;
@@ -52,8 +53,7 @@ class MysqlPool extends ServerPool<MysqlError> implements DataPool {
     super(datasource, s);
     this.#connectOptions = {
       uri: datasource.location,
-      ...(datasource.username === undefined ? {} : { user: datasource.username }),
-      ...(datasource.password === undefined ? {} : { password: datasource.password }),
+      ...definedFields({ user: datasource.username, password: datasource.password }),
       connectTimeout: s.connectTimeoutMs,
     };
     this.native = mysql.createPool({

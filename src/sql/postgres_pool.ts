@@ -26,6 +26,7 @@ import type { MigrationSession, ResolvedPoolSettings } from "./pool_settings.ts"
 import { queryBound, type StatementBound, statementBound } from "./statement_bound.ts";
 import { type QueryTimeout, queryTimeout } from "./query_timeout.ts";
 import { PreparedStatements } from "./prepared_statements.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** pg's error: a SQLSTATE code where the server sent one. */
 type PgError = DriverError;
@@ -52,11 +53,11 @@ class PostgresPool extends ServerPool<PgError> implements DataPool {
     this.#clientConfig = {
       // Parsed here rather than passed as connectionString, which would override user/password.
       ...parseIntoClientConfig(datasource.location),
-      ...(datasource.username === undefined ? {} : { user: datasource.username }),
-      ...(datasource.password === undefined ? {} : { password: datasource.password }),
-      ...(migration?.applicationName === undefined
-        ? {}
-        : { application_name: migration.applicationName }),
+      ...definedFields({
+        user: datasource.username,
+        password: datasource.password,
+        application_name: migration?.applicationName,
+      }),
       // Each client's own bound on connecting; the wait for a free one is acquire-timeout's.
       connectionTimeoutMillis: s.connectTimeoutMs,
       // A server gone without a word (its host down, a network cut) ends an idle connection.
@@ -64,7 +65,7 @@ class PostgresPool extends ServerPool<PgError> implements DataPool {
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       // Sent with the startup message (each session's statement_timeout from its start): the
       // query timeout costs no statement of its own.
-      ...(this.queryTimeoutMs === undefined ? {} : { statement_timeout: this.queryTimeoutMs }),
+      ...definedFields({ statement_timeout: this.queryTimeoutMs }),
     };
     this.#clients = new PostgresClients<pg.Client>(
       { name: this.name, maxSize: s.maxSize, idleTimeoutMs: s.idleTimeoutMs },

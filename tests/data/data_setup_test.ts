@@ -473,7 +473,7 @@ describe("data(): what stops bootstrap", () => {
   it("data() refuses options it does not know", () => {
     assert.throws(
       () => data({ migrations: "x" } as never),
-      /data\(options\): no option "migrations"; it takes migrate and onProgress/,
+      /data\(options\): unknown option "migrations"; the options are migrate, onProgress/,
     );
     assert.throws(
       () => data({ migrate: 3 } as never),

@@ -9,7 +9,11 @@ import fc from "fast-check";
 import { DataError } from "../../src/sql/data_error.ts";
 import type { DataConnection, DataPool } from "../../src/sql/data_pool.ts";
 import { SqlClient } from "../../src/data/sql_client.ts";
-import { type AbortState, transactionConnection } from "../../src/data/transaction_connection.ts";
+import {
+  type Aborted,
+  type AbortState,
+  transactionConnection,
+} from "../../src/data/transaction_connection.ts";
 import { propertyOptions } from "../property.ts";
 import { KINDS, testPools } from "../sql/pools.ts";
 import { deferred } from "../deferred.ts";
@@ -420,7 +424,21 @@ describe("a transaction's connection after a deadlock (property)", () => {
             cursor: () => Promise.reject(new Error("no stream in this case")),
             release: () => {},
           };
-          const state: AbortState = { ended: false, aborted: undefined, rollbackOnly: false };
+          let rollbackOnly = false;
+          let aborted: Aborted | undefined;
+          const state: AbortState = {
+            ended: false,
+            get aborted() {
+              return aborted;
+            },
+            abortAt(at) {
+              aborted = at;
+              if (at.final) rollbackOnly = true;
+            },
+            revive() {
+              aborted = undefined;
+            },
+          };
           const connection = transactionConnection(pool, fake, () => state);
           const first = steps.indexOf("deadlock");
           for (const [i] of steps.entries()) {
@@ -445,7 +463,7 @@ describe("a transaction's connection after a deadlock (property)", () => {
             }
           }
           assert.equal(sent.length, first === -1 ? steps.length : first + 1);
-          assert.equal(state.rollbackOnly, first !== -1);
+          assert.equal(rollbackOnly, first !== -1);
           await connection.settled();
         },
       ),

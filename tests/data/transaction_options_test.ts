@@ -63,10 +63,10 @@ describe("checkTransactionOptions", () => {
       ],
       [
         { isolated: true },
-        /no option "isolated"; the options are propagation, readOnly, isolation, timeout/,
+        /unknown option "isolated"; the options are propagation, readOnly, isolation, timeout/,
       ],
       [null, /the options must be an object, got null/],
-      [[], /the options must be an object/],
+      [[], /the options must be an object, got an array$/],
     ];
     for (const [options, message] of cases) {
       assert.throws(() => checkTransactionOptions(options, "@Transactional on save"), {

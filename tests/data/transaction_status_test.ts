@@ -119,7 +119,7 @@ for (const kind of KINDS) {
         const transaction = innermostTransaction();
         assert.ok(transaction !== undefined);
         for (const phase of ["AFTER_COMMIT", "AFTER_ROLLBACK"] as const) {
-          transaction.synchronizations.push({
+          transaction.register({
             phase,
             run: () => {
               heard.push(phase);

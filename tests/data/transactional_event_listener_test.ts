@@ -238,7 +238,7 @@ describe("@TransactionalEventListener: fallbackExecution and misuse", () => {
     );
     assert.throws(
       () => TransactionalEventListener(Placed, { fallback: true } as never),
-      /no option "fallback"; the options are phase, fallbackExecution/,
+      /unknown option "fallback"; the options are phase, fallbackExecution/,
     );
   });
 });

@@ -405,7 +405,7 @@ for (const kind of KINDS) {
       );
       await assert.rejects(
         sql.transaction(() => Promise.resolve(), { readonly: true } as never),
-        /no option "readonly"; the options are propagation, readOnly/,
+        /unknown option "readonly"; the options are propagation, readOnly/,
       );
     });
 

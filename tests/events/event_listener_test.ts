@@ -53,8 +53,11 @@ describe("@EventListener: what it refuses, when the class is defined", () => {
       );
     }
     const refused: [unknown, RegExp][] = [
-      [null, /^@EventListener\(OrderPlaced, null\): the options are an object$/],
-      [{ sync: true }, /no option sync; the options are async$/],
+      [null, /^@EventListener\(OrderPlaced\): the options must be an object, got null$/],
+      [
+        { sync: true },
+        /^@EventListener\(OrderPlaced\): unknown option "sync"; the options are async$/,
+      ],
       [{ async: "yes" }, /^@EventListener\(OrderPlaced, \{"async":"yes"\}\): async is a boolean$/],
     ];
     for (const [options, message] of refused) {
