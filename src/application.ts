@@ -54,7 +54,6 @@ import { indicatorBeans } from "./actuator/health_hooks.ts";
 import { broughtFeatures } from "./app_feature.ts";
 import { type FeatureSet, foldFeatures } from "./feature_set.ts";
 import { entryHint, optionFeatures } from "./option_features.ts";
-import { definedFields } from "./defined_fields.ts";
 
 /** Options of {@linkcode bootstrap}. */
 export interface BootstrapOptions {
@@ -312,7 +311,8 @@ function multipartLimits(settings: ThawSettings, maxBodySize: number): Multipart
     maxParts: settings.get("server.multipart.max-parts"),
     fileSizeThreshold: settings.get("server.multipart.file-size-threshold"),
     readWhole: maxBodySize,
-    ...definedFields({ location }),
+    // A conditional spread, not definedFields: this module is in every app's bundle.
+    ...(location === undefined ? {} : { location }),
   };
 }
 
@@ -528,7 +528,7 @@ async function compileApp(
       allowEncodedSlash,
       middleware: web.middleware,
       maxBodySize,
-      ...definedFields({ marks }),
+      ...(marks === undefined ? {} : { marks }),
       ...(requestTimeoutMs > 0 ? { requestTimeout: { ms: requestTimeoutMs, logger } } : {}),
     });
     refuseLateRegistration(hono);
