@@ -432,18 +432,7 @@ interface Glushkov {
  * the start, or from any position, share a character.
  */
 export function checkRegexTree(tree: RegexNode): void {
-  const emptyRepeat = (node: RegexNode): void => {
-    if (node.kind === "repeat") {
-      if (nullable(node.body)) {
-        throw new Error(
-          `"${node.text}" repeats a part that can match nothing, which backtracks badly`,
-        );
-      }
-      emptyRepeat(node.body);
-    } else if (node.kind === "sequence") node.items.forEach(emptyRepeat);
-    else if (node.kind === "choice") node.options.forEach(emptyRepeat);
-  };
-  emptyRepeat(tree);
+  checkEmptyRepeats(tree);
   const size = expandedSize(tree);
   if (size > MAX_EXPANDED_SIZE) {
     throw new Error(
@@ -451,85 +440,121 @@ export function checkRegexTree(tree: RegexNode): void {
         `(at most ${MAX_EXPANDED_SIZE}); use smaller counts`,
     );
   }
+  const automaton = new Automaton();
+  const root = automaton.build(tree);
+  checkDeterministic(root.first, "at the start");
+  for (const [position, ways] of automaton.follow) {
+    checkDeterministic(ways, `after "${position.text}"`);
+  }
+  if (root.nullable) {
+    throw new Error(
+      "the regex matches an empty segment, which no request has; use + rather than *",
+    );
+  }
+}
 
-  const follow = new Map<Position, Next[]>();
-  const build = (node: RegexNode): Glushkov => {
+// A repetition of what can match nothing.
+function checkEmptyRepeats(node: RegexNode): void {
+  if (node.kind === "repeat") {
+    if (nullable(node.body)) {
+      throw new Error(
+        `"${node.text}" repeats a part that can match nothing, which backtracks badly`,
+      );
+    }
+    checkEmptyRepeats(node.body);
+  } else if (node.kind === "sequence") node.items.forEach(checkEmptyRepeats);
+  else if (node.kind === "choice") node.options.forEach(checkEmptyRepeats);
+}
+
+// Glushkov's automaton of a regex: `follow` lists, for each position in the order built, every
+// way forward from it.
+class Automaton {
+  readonly follow = new Map<Position, Next[]>();
+
+  build(node: RegexNode): Glushkov {
     switch (node.kind) {
       case "chars": {
         const position: Position = { set: node.set, text: node.text };
-        follow.set(position, []);
+        this.follow.set(position, []);
         return { nullable: false, first: [{ position }], last: [position] };
       }
       case "sequence":
-        return node.items.map(build).reduce(concat, EMPTY);
+        return this.sequence(node.items.map((item) => this.build(item)));
       case "choice": {
-        const parts = node.options.map(build);
+        const parts = node.options.map((option) => this.build(option));
         return {
           nullable: parts.some((p) => p.nullable),
           first: parts.flatMap((p) => p.first),
           last: parts.flatMap((p) => p.last),
         };
       }
-      case "repeat": {
-        const copies: Glushkov[] = [];
-        for (let i = 0; i < node.min; i++) copies.push(build(node.body));
-        if (node.max === Infinity) {
-          // `x{n,}`: the last required copy repeats; `x*` is an optional repeating copy.
-          const looped = node.min > 0 ? copies.pop()! : build(node.body);
-          for (const p of looped.last) {
-            follow.get(p)!.push(
-              ...looped.first.map(({ position }) => ({ position, loop: node.text })),
-            );
-          }
-          copies.push({ ...looped, nullable: node.min === 0 });
-          return copies.reduce(concat, EMPTY);
-        }
-        // `x{n,m}`: then `(?:x(?:x...)?)?`, m - n deep, as a greedy count backtracks.
-        let optional: Glushkov = EMPTY;
-        for (let i = node.min; i < node.max; i++) {
-          optional = { ...concat(build(node.body), optional), nullable: true };
-        }
-        return [...copies, optional].reduce(concat, EMPTY);
-      }
+      case "repeat":
+        return this.repeat(node);
     }
-  };
-  const concat = (a: Glushkov, b: Glushkov): Glushkov => {
-    for (const p of a.last) follow.get(p)!.push(...b.first);
+  }
+
+  private repeat(node: Extract<RegexNode, { kind: "repeat" }>): Glushkov {
+    const copies: Glushkov[] = [];
+    for (let i = 0; i < node.min; i++) copies.push(this.build(node.body));
+    if (node.max === Infinity) {
+      // `x{n,}`: the last required copy repeats; `x*` is an optional repeating copy.
+      const looped = copies.pop() ?? this.build(node.body);
+      for (const p of looped.last) {
+        this.ways(p).push(...looped.first.map(({ position }) => ({ position, loop: node.text })));
+      }
+      copies.push({ ...looped, nullable: node.min === 0 });
+      return this.sequence(copies);
+    }
+    // `x{n,m}`: then `(?:x(?:x...)?)?`, m - n deep, as a greedy count backtracks.
+    let optional: Glushkov = EMPTY;
+    for (let i = node.min; i < node.max; i++) {
+      optional = { ...this.concat(this.build(node.body), optional), nullable: true };
+    }
+    return this.sequence([...copies, optional]);
+  }
+
+  private sequence(parts: readonly Glushkov[]): Glushkov {
+    return parts.reduce((a, b) => this.concat(a, b), EMPTY);
+  }
+
+  private concat(a: Glushkov, b: Glushkov): Glushkov {
+    for (const p of a.last) this.ways(p).push(...b.first);
     return {
       nullable: a.nullable && b.nullable,
       first: a.nullable ? [...a.first, ...b.first] : a.first,
       last: b.nullable ? [...b.last, ...a.last] : b.last,
     };
-  };
-  const root = build(tree);
-  const deterministic = (ways: readonly Next[], where: string): void => {
-    for (let i = 0; i < ways.length; i++) {
-      for (let j = i + 1; j < ways.length; j++) {
-        const a = ways[i];
-        const b = ways[j];
-        const unit = common(a.position.set, b.position.set);
-        if (unit === undefined) continue;
-        if (a.position === b.position && a.loop !== undefined && b.loop !== undefined) {
-          const [inner, outer] = [a.loop, b.loop].sort((x, y) => x.length - y.length);
-          throw new Error(
-            `"${outer}" repeats "${inner}", and both can go on with ${show(unit)} ${where}, ` +
-              "so the same text matches in many ways, which backtracks badly",
-          );
-        }
+  }
+
+  // Every position is listed as it is built, before anything can follow it.
+  private ways(position: Position): Next[] {
+    const ways = this.follow.get(position);
+    if (ways === undefined) throw new Error(`"${position.text}" was never built`);
+    return ways;
+  }
+}
+
+// No two ways forward share a character.
+function checkDeterministic(ways: readonly Next[], where: string): void {
+  for (let i = 0; i < ways.length; i++) {
+    for (let j = i + 1; j < ways.length; j++) {
+      const a = ways[i];
+      const b = ways[j];
+      const unit = common(a.position.set, b.position.set);
+      if (unit === undefined) continue;
+      if (a.position === b.position && a.loop !== undefined && b.loop !== undefined) {
+        const [inner, outer] = [a.loop, b.loop].sort((x, y) => x.length - y.length);
         throw new Error(
-          `"${a.position.text}" and "${b.position.text}" can both match ${show(unit)} ${where}, ` +
-            "so the regex is ambiguous and backtracks badly; write it so that each character " +
-            "has one place to go",
+          `"${outer}" repeats "${inner}", and both can go on with ${show(unit)} ${where}, ` +
+            "so the same text matches in many ways, which backtracks badly",
         );
       }
+      throw new Error(
+        `"${a.position.text}" and "${b.position.text}" can both match ${show(unit)} ${where}, ` +
+          "so the regex is ambiguous and backtracks badly; write it so that each character " +
+          "has one place to go",
+      );
     }
-  };
-  deterministic(root.first, "at the start");
-  for (const [position, ways] of follow) deterministic(ways, `after "${position.text}"`);
-  if (root.nullable) {
-    throw new Error(
-      "the regex matches an empty segment, which no request has; use + rather than *",
-    );
   }
 }
 
