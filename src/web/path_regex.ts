@@ -410,6 +410,8 @@ function expandedSize(node: RegexNode): number {
 interface Position {
   readonly set: CharSet;
   readonly text: string;
+  /** Every way forward from it. */
+  readonly follow: Next[];
 }
 
 /** A position that may come next, and the repetition that brings it back, if one does. */
@@ -440,12 +442,9 @@ export function checkRegexTree(tree: RegexNode): void {
         `(at most ${MAX_EXPANDED_SIZE}); use smaller counts`,
     );
   }
-  const automaton = new Automaton();
-  const root = automaton.build(tree);
+  const { root, positions } = glushkov(tree);
   checkDeterministic(root.first, "at the start");
-  for (const [position, ways] of automaton.follow) {
-    checkDeterministic(ways, `after "${position.text}"`);
-  }
+  for (const { follow, text } of positions) checkDeterministic(follow, `after "${text}"`);
   if (root.nullable) {
     throw new Error(
       "the regex matches an empty segment, which no request has; use + rather than *",
@@ -466,72 +465,56 @@ function checkEmptyRepeats(node: RegexNode): void {
   else if (node.kind === "choice") node.options.forEach(checkEmptyRepeats);
 }
 
-// Glushkov's automaton of a regex: `follow` lists, for each position in the order built, every
-// way forward from it.
-class Automaton {
-  readonly follow = new Map<Position, Next[]>();
-
-  build(node: RegexNode): Glushkov {
+// Glushkov's automaton of a regex: its start, and its positions in the order built.
+function glushkov(tree: RegexNode): { root: Glushkov; positions: Position[] } {
+  const positions: Position[] = [];
+  const build = (node: RegexNode): Glushkov => {
     switch (node.kind) {
       case "chars": {
-        const position: Position = { set: node.set, text: node.text };
-        this.follow.set(position, []);
+        const position: Position = { set: node.set, text: node.text, follow: [] };
+        positions.push(position);
         return { nullable: false, first: [{ position }], last: [position] };
       }
       case "sequence":
-        return this.sequence(node.items.map((item) => this.build(item)));
+        return node.items.map(build).reduce(concat, EMPTY);
       case "choice": {
-        const parts = node.options.map((option) => this.build(option));
+        const parts = node.options.map(build);
         return {
           nullable: parts.some((p) => p.nullable),
           first: parts.flatMap((p) => p.first),
           last: parts.flatMap((p) => p.last),
         };
       }
-      case "repeat":
-        return this.repeat(node);
-    }
-  }
-
-  private repeat(node: Extract<RegexNode, { kind: "repeat" }>): Glushkov {
-    const copies: Glushkov[] = [];
-    for (let i = 0; i < node.min; i++) copies.push(this.build(node.body));
-    if (node.max === Infinity) {
-      // `x{n,}`: the last required copy repeats; `x*` is an optional repeating copy.
-      const looped = copies.pop() ?? this.build(node.body);
-      for (const p of looped.last) {
-        this.ways(p).push(...looped.first.map(({ position }) => ({ position, loop: node.text })));
+      case "repeat": {
+        const copies: Glushkov[] = [];
+        for (let i = 0; i < node.min; i++) copies.push(build(node.body));
+        if (node.max === Infinity) {
+          // `x{n,}`: the last required copy repeats; `x*` is an optional repeating copy.
+          const looped = copies.pop() ?? build(node.body);
+          for (const p of looped.last) {
+            p.follow.push(...looped.first.map(({ position }) => ({ position, loop: node.text })));
+          }
+          copies.push({ ...looped, nullable: node.min === 0 });
+          return copies.reduce(concat, EMPTY);
+        }
+        // `x{n,m}`: then `(?:x(?:x...)?)?`, m - n deep, as a greedy count backtracks.
+        let optional: Glushkov = EMPTY;
+        for (let i = node.min; i < node.max; i++) {
+          optional = { ...concat(build(node.body), optional), nullable: true };
+        }
+        return [...copies, optional].reduce(concat, EMPTY);
       }
-      copies.push({ ...looped, nullable: node.min === 0 });
-      return this.sequence(copies);
     }
-    // `x{n,m}`: then `(?:x(?:x...)?)?`, m - n deep, as a greedy count backtracks.
-    let optional: Glushkov = EMPTY;
-    for (let i = node.min; i < node.max; i++) {
-      optional = { ...this.concat(this.build(node.body), optional), nullable: true };
-    }
-    return this.sequence([...copies, optional]);
-  }
-
-  private sequence(parts: readonly Glushkov[]): Glushkov {
-    return parts.reduce((a, b) => this.concat(a, b), EMPTY);
-  }
-
-  private concat(a: Glushkov, b: Glushkov): Glushkov {
-    for (const p of a.last) this.ways(p).push(...b.first);
+  };
+  const concat = (a: Glushkov, b: Glushkov): Glushkov => {
+    for (const p of a.last) p.follow.push(...b.first);
     return {
       nullable: a.nullable && b.nullable,
       first: a.nullable ? [...a.first, ...b.first] : a.first,
       last: b.nullable ? [...b.last, ...a.last] : b.last,
     };
-  }
-
-  // Every position is listed as it is built, before anything can follow it.
-  private ways(position: Position): Next[] {
-    const ways = this.follow.get(position);
-    if (ways === undefined) throw new Error(`"${position.text}" was never built`);
-    return ways;
-  }
+  };
+  return { root: build(tree), positions };
 }
 
 // No two ways forward share a character.
