@@ -5,7 +5,7 @@ import { HttpStatus } from "../http/http_status.ts";
 import { isAbandoned } from "../http/request_abandon.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import { type ArgumentResolver, type FormArgument, FROM_BODY } from "./argument_resolver.ts";
-import { EMPTY_FORM_BODY, type FormBody } from "../http/form_body.ts";
+import { EMPTY_FORM_BODY } from "../http/form_body.ts";
 import { type ErrorResponder, lastResortResponse } from "./error_responder.ts";
 import { answerWithDefaults } from "./middleware.ts";
 import { headAnswer, toResponse } from "./return_value.ts";
@@ -46,33 +46,47 @@ export interface HandlerSpec {
  * returns one, none otherwise, and no `HttpRequest` unless an argument or a body needs one.
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
-  const parts = handlerParts(spec);
-  if (parts.bodyIndex >= 0) return bodyHandler(parts);
-  if (parts.readForm !== undefined) return formHandler(parts, parts.readForm);
-  if (parts.count === 0) return noArgumentHandler(parts);
-  return argumentHandler(parts);
+  const { bean, method, resolvers, errors, label } = spec;
+  const count = resolvers.length;
+  const fromBody = resolvers.map((r) => r.fromBody);
+  const bodyIndex = resolvers.findIndex((r) => r.async);
+  const resolve = argumentReaders(resolvers, bodyIndex);
+  const newRequest = requestMaker(spec);
+  const needsRequest = resolvers.some((r) => r.needsRequest);
+  const makeRequest = (c: Context) => needsRequest ? newRequest(c) : undefined;
+  const settle = settler(spec);
+  if (bodyIndex >= 0) return bodyHandler(spec, resolve, bodyIndex, makeRequest, settle);
+  const readForm = fromBody.find((f) => f !== undefined)?.read;
+  if (readForm !== undefined) {
+    return formHandler(spec, resolve, fromBody, readForm, newRequest, makeRequest, settle);
+  }
+  if (count === 0) {
+    return (c) => {
+      try {
+        return settle(c, undefined, method.call(bean));
+      } catch (error) {
+        return errors(error, c, undefined, label);
+      }
+    };
+  }
+  return (c) => {
+    let request: HttpRequest | undefined;
+    try {
+      request = makeRequest(c);
+      const args = new Array(count);
+      for (let i = 0; i < count; i++) args[i] = resolve[i](c, request);
+      return settle(c, request, method.apply(bean, args));
+    } catch (error) {
+      return errors(error, c, request, label);
+    }
+  };
 }
 
-// What a route's handler is made of, decided once when it is compiled.
-interface HandlerParts {
-  readonly bean: unknown;
-  readonly method: (...args: unknown[]) => unknown;
-  readonly errors: ErrorResponder;
-  readonly label: string;
-  readonly server: ServerRequest;
-  readonly count: number;
-  readonly fromBody: readonly (FormArgument | undefined)[];
-  /** The argument read asynchronously (a RequestBody()), or -1. */
-  readonly bodyIndex: number;
-  readonly resolve: readonly ArgumentResolver["resolve"][];
-  /** How a form body is read, when an argument may come from one and no RequestBody() does. */
-  readonly readForm: FormArgument["read"] | undefined;
-  readonly partsOnly: boolean;
-  readonly newRequest: (c: Context) => HttpRequest;
-  /** The request's HttpRequest when an argument needs one, else undefined. */
-  readonly makeRequest: (c: Context) => HttpRequest | undefined;
-  readonly settle: Settle;
-}
+// What reads a route's arguments from a request.
+type Readers = readonly ArgumentResolver["resolve"][];
+
+// The request's HttpRequest when an argument needs one, else undefined.
+type RequestMaker = (c: Context) => HttpRequest | undefined;
 
 type Settle = (
   c: Context,
@@ -80,34 +94,17 @@ type Settle = (
   result: unknown,
 ) => Response | Promise<Response>;
 
-function handlerParts(spec: HandlerSpec): HandlerParts {
-  const { bean, method, resolvers, errors, label, server } = spec;
-  const fromBody = resolvers.map((r) => r.fromBody);
-  const bodyIndex = resolvers.findIndex((r) => r.async);
-  const newRequest = requestMaker(spec);
-  const needsRequest = resolvers.some((r) => r.needsRequest);
-  return {
-    bean,
-    method,
-    errors,
-    label,
-    server,
-    count: resolvers.length,
-    fromBody,
-    bodyIndex,
-    resolve: argumentReaders(resolvers, bodyIndex),
-    readForm: bodyIndex < 0 ? fromBody.find((f) => f !== undefined)?.read : undefined,
-    partsOnly: fromBody.some((f) => f?.partsOnly === true),
-    newRequest,
-    makeRequest: (c: Context) => needsRequest ? newRequest(c) : undefined,
-    settle: settler(spec),
-  };
-}
-
 // The body is the one argument read asynchronously (compile.ts refuses a second RequestBody()),
 // so a route with a body waits on that one promise and nothing else: no async function.
-function bodyHandler(parts: HandlerParts): RouteHandler {
-  const { bean, method, errors, label, count, bodyIndex, resolve, makeRequest, settle } = parts;
+function bodyHandler(
+  spec: HandlerSpec,
+  resolve: Readers,
+  bodyIndex: number,
+  makeRequest: RequestMaker,
+  settle: Settle,
+): RouteHandler {
+  const { bean, method, errors, label } = spec;
+  const count = resolve.length;
   return (c) => {
     let request: HttpRequest | undefined;
     try {
@@ -135,10 +132,18 @@ function bodyHandler(parts: HandlerParts): RouteHandler {
 // then is the body read, once for all of them, and the request waits on that one promise. A
 // request whose arguments all came from elsewhere (every GET, a query holding every parameter)
 // is answered synchronously, as on a route without them.
-function formHandler(parts: HandlerParts, readForm: FormArgument["read"]): RouteHandler {
-  const { bean, method, errors, label, server, count, resolve, partsOnly } = parts;
-  const { newRequest, makeRequest, settle } = parts;
-  const answerWithForm = formAnswerer(parts);
+function formHandler(
+  spec: HandlerSpec,
+  resolve: Readers,
+  fromBody: readonly (FormArgument | undefined)[],
+  readForm: FormArgument["read"],
+  newRequest: (c: Context) => HttpRequest,
+  makeRequest: RequestMaker,
+  settle: Settle,
+): RouteHandler {
+  const { bean, method, errors, label, server } = spec;
+  const count = resolve.length;
+  const partsOnly = fromBody.some((f) => f?.partsOnly === true);
   return (c) => {
     let request: HttpRequest | undefined;
     try {
@@ -156,68 +161,29 @@ function formHandler(parts: HandlerParts, readForm: FormArgument["read"]): Route
       const withBody = request ?? newRequest(c);
       request = withBody;
       return readForm(c, server, withBody, partsOnly).then(
-        (form) => answerWithForm(c, withBody, args, form),
+        (form) => {
+          // The request timed out while its body was read: no one reads the answer.
+          if (isAbandoned(c.req.raw)) {
+            void form.release?.();
+            return lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE);
+          }
+          let answer: Response | Promise<Response>;
+          try {
+            for (let i = 0; i < count; i++) {
+              if (args[i] === FROM_BODY) args[i] = (fromBody[i] as FormArgument).resolve(form);
+            }
+            answer = settle(c, withBody, method.apply(bean, args));
+          } catch (error) {
+            answer = errors(error, c, withBody, label);
+          }
+          // An upload's temporary files go once the answer is made, whatever it is.
+          return form.release === undefined ? answer : releasedAfter(answer, form.release);
+        },
         (error) =>
           isAbandoned(c.req.raw)
             ? lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE)
             : errors(error, c, withBody, label),
       );
-    } catch (error) {
-      return errors(error, c, request, label);
-    }
-  };
-}
-
-// The answer once the form body is read: the arguments that waited for it get their values.
-function formAnswerer(
-  parts: HandlerParts,
-): (
-  c: Context,
-  request: HttpRequest,
-  args: unknown[],
-  form: FormBody,
-) => Response | Promise<Response> {
-  const { bean, method, errors, label, count, fromBody, settle } = parts;
-  return (c, request, args, form) => {
-    // The request timed out while its body was read: no one reads the answer.
-    if (isAbandoned(c.req.raw)) {
-      void form.release?.();
-      return lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE);
-    }
-    let answer: Response | Promise<Response>;
-    try {
-      for (let i = 0; i < count; i++) {
-        if (args[i] === FROM_BODY) args[i] = (fromBody[i] as FormArgument).resolve(form);
-      }
-      answer = settle(c, request, method.apply(bean, args));
-    } catch (error) {
-      answer = errors(error, c, request, label);
-    }
-    // An upload's temporary files go once the answer is made, whatever it is.
-    return form.release === undefined ? answer : releasedAfter(answer, form.release);
-  };
-}
-
-function noArgumentHandler(parts: HandlerParts): RouteHandler {
-  const { bean, method, errors, label, settle } = parts;
-  return (c) => {
-    try {
-      return settle(c, undefined, method.call(bean));
-    } catch (error) {
-      return errors(error, c, undefined, label);
-    }
-  };
-}
-
-function argumentHandler(parts: HandlerParts): RouteHandler {
-  const { bean, method, errors, label, count, resolve, makeRequest, settle } = parts;
-  return (c) => {
-    let request: HttpRequest | undefined;
-    try {
-      request = makeRequest(c);
-      const args = new Array(count);
-      for (let i = 0; i < count; i++) args[i] = resolve[i](c, request);
-      return settle(c, request, method.apply(bean, args));
     } catch (error) {
       return errors(error, c, request, label);
     }
