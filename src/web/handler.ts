@@ -55,7 +55,31 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
   const needsRequest = resolvers.some((r) => r.needsRequest);
   const makeRequest = (c: Context) => needsRequest ? newRequest(c) : undefined;
   const settle = settler(spec);
-  if (bodyIndex >= 0) return bodyHandler(spec, resolve, bodyIndex, makeRequest, settle);
+  // The body is the one argument read asynchronously (compile.ts refuses a second RequestBody()),
+  // so a route with a body waits on that one promise and nothing else: no async function.
+  if (bodyIndex >= 0) {
+    return (c) => {
+      let request: HttpRequest | undefined;
+      try {
+        request = makeRequest(c);
+        const args = new Array(count);
+        for (let i = 0; i < count; i++) if (i !== bodyIndex) args[i] = resolve[i](c, request);
+        return (resolve[bodyIndex](c, request) as Promise<unknown>).then(
+          (body) => {
+            try {
+              args[bodyIndex] = body;
+              return settle(c, request, method.apply(bean, args));
+            } catch (error) {
+              return errors(error, c, request, label);
+            }
+          },
+          (error) => errors(error, c, request, label),
+        );
+      } catch (error) {
+        return errors(error, c, request, label);
+      }
+    };
+  }
   const readForm = fromBody.find((f) => f !== undefined)?.read;
   if (readForm !== undefined) {
     return formHandler(spec, resolve, fromBody, readForm, newRequest, makeRequest, settle);
@@ -93,40 +117,6 @@ type Settle = (
   request: HttpRequest | undefined,
   result: unknown,
 ) => Response | Promise<Response>;
-
-// The body is the one argument read asynchronously (compile.ts refuses a second RequestBody()),
-// so a route with a body waits on that one promise and nothing else: no async function.
-function bodyHandler(
-  spec: HandlerSpec,
-  resolve: Readers,
-  bodyIndex: number,
-  makeRequest: RequestMaker,
-  settle: Settle,
-): RouteHandler {
-  const { bean, method, errors, label } = spec;
-  const count = resolve.length;
-  return (c) => {
-    let request: HttpRequest | undefined;
-    try {
-      request = makeRequest(c);
-      const args = new Array(count);
-      for (let i = 0; i < count; i++) if (i !== bodyIndex) args[i] = resolve[i](c, request);
-      return (resolve[bodyIndex](c, request) as Promise<unknown>).then(
-        (body) => {
-          try {
-            args[bodyIndex] = body;
-            return settle(c, request, method.apply(bean, args));
-          } catch (error) {
-            return errors(error, c, request, label);
-          }
-        },
-        (error) => errors(error, c, request, label),
-      );
-    } catch (error) {
-      return errors(error, c, request, label);
-    }
-  };
-}
 
 // Arguments a form body may hold (RequestParam, RequestPart) say so by returning FROM_BODY; only
 // then is the body read, once for all of them, and the request waits on that one promise. A
