@@ -11,15 +11,19 @@ import type { FeatureFactory } from "./app_feature.ts";
 import { openApiConfigured } from "./openapi/openapi_feature.ts";
 import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_value.ts";
 
-/** One feature given as a `bootstrap` option. */
-interface OptionFeature extends FeatureOrigin {
+/** One feature given as a `bootstrap` option, with the keys that configure it or none. */
+type OptionFeature = FeatureOrigin & {
   readonly option: "logging" | "data" | "search" | "tasks" | "actuator" | "openapi";
+} & (FeatureKeys | { readonly section?: undefined });
+
+/** The keys of an option feature, which stop `bootstrap` when set without the option. */
+interface FeatureKeys {
   /** The section of the configuration that configures it. */
-  readonly section?: string;
-  /** Whether the configuration asks for the feature; never, without it. */
-  readonly asked?: (config: LoadedConfig, settings: ThawSettings) => boolean;
+  readonly section: string;
+  /** Whether the configuration asks for the feature. */
+  readonly asked: (config: LoadedConfig, settings: ThawSettings) => boolean;
   /** What the keys ask for, as the refusal says it. */
-  readonly needs?: string;
+  readonly needs: string;
 }
 
 const OPTION_FEATURES: readonly OptionFeature[] = [
@@ -68,9 +72,11 @@ export async function optionFeatures(
     const value = options[feature.option];
     if (value !== undefined && value !== false) {
       factories.push(await featureSetup(value, feature)(settings, host));
-    } else if (value === undefined && feature.asked?.(config, settings)) {
+    } else if (
+      value === undefined && feature.section !== undefined && feature.asked(config, settings)
+    ) {
       throw new ConfigError(
-        `${settings.where(feature.section!)}: ${feature.needs}, ${entryHint(feature.option)}`,
+        `${settings.where(feature.section)}: ${feature.needs}, ${entryHint(feature.option)}`,
       );
     }
   }

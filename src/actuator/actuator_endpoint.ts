@@ -69,3 +69,12 @@ const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-
 export function jsonAnswer(body: string, status = 200): Response {
   return new Response(body, { status, headers: JSON_HEADERS });
 }
+
+/**
+ * What an endpoint's `unavailable` checked is there: its routes are asked for only once that
+ * said nothing, so a missing one is Thaw's bug, named here rather than met as `undefined` later.
+ */
+export function available<T>(value: T | undefined, id: string, what: string): T {
+  if (value === undefined) throw new Error(`the ${id} endpoint's routes were made without ${what}`);
+  return value;
+}

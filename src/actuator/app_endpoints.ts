@@ -2,6 +2,7 @@
 // `{base}/{id}`, listed by `mappings` under its class and method, and described in the OpenAPI
 // document. Brought by `@Endpoint`: an app without an endpoint of its own carries none of this.
 import type { BeanEntry } from "../context/application_context.ts";
+import type { Class } from "../context/class_record.ts";
 import { awaitedForm } from "../context/awaited_form.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpRequest } from "../http/http_request.ts";
@@ -32,10 +33,11 @@ export function appEndpoints(
   const endpoints: ActuatorEndpoint[] = [];
   const byId = new Map<string, string>();
   for (const bean of beans) {
-    const record = bean.type === undefined ? undefined : endpointRecordOf(bean.type);
-    if (record?.id === undefined) continue;
+    const type = bean.type;
+    const record = type === undefined ? undefined : endpointRecordOf(type);
+    if (type === undefined || record?.id === undefined) continue;
     const id = record.id;
-    const source = `bean "${bean.name}" (class ${bean.type!.name})`;
+    const source = `bean "${bean.name}" (class ${type.name})`;
     const fail = (why: string): never => {
       throw new DefinitionError(`@Endpoint(${JSON.stringify(id)}) on ${source}: ${why}`);
     };
@@ -52,7 +54,8 @@ export function appEndpoints(
     endpoints.push({
       id,
       source,
-      routes: ({ base }) => operationRoutes(bean, id, base, record.operations, record.selectors),
+      routes: ({ base }) =>
+        operationRoutes(bean, type, id, base, record.operations, record.selectors),
     });
   }
   return endpoints;
@@ -82,6 +85,7 @@ function checkOperations(
 
 function operationRoutes(
   bean: BeanEntry,
+  type: Class,
   id: string,
   base: string,
   operations: readonly OperationRecord[],
@@ -104,7 +108,6 @@ function operationRoutes(
       }
       return answer(kind, await method.apply(instance, args));
     };
-    const type = bean.type!;
     routes.push({
       ...endpointRoute(httpMethod, path, handler),
       method: { type, methodName, binders: [] },

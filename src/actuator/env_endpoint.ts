@@ -105,9 +105,13 @@ export function envReport(config: LoadedConfig, show: ShowValues): EnvReport {
   const shower = valueShower(config, show);
   const all = properties(config);
   const names = sourceNames(config, new Set(all.map((p) => p.source)));
-  const bySource = new Map(names.map((name) => [name, {} as Record<string, EnvValue>]));
+  const sources = names.map((name) => ({ name, properties: {} as Record<string, EnvValue> }));
+  const bySource = new Map(sources.map((s) => [s.name, s.properties]));
   for (const { key, value, source, origin } of all) {
-    defineKey(bySource.get(source)!, shower.key(key), {
+    // sourceNames lists every source a key came from.
+    const properties = bySource.get(source);
+    if (properties === undefined) throw new Error(`env: ${source} is not among the sources`);
+    defineKey(properties, shower.key(key), {
       value: shower.value(key, value),
       ...(origin === undefined ? {} : { origin: shower.key(origin) }),
     });
@@ -115,9 +119,9 @@ export function envReport(config: LoadedConfig, show: ShowValues): EnvReport {
   return {
     activeProfiles: [...(config.profiles ?? [])],
     defaultProfiles: DEFAULT_PROFILES,
-    propertySources: names.map((name) => ({
+    propertySources: sources.map(({ name, properties }) => ({
       name: shower.key(name),
-      properties: bySource.get(name)!,
+      properties,
     })),
   };
 }

@@ -58,10 +58,9 @@ export function aggregateHealth(
   for (const component of components.values()) if (component.status === "DOWN") status = "DOWN";
   const answer = statusAnswer(status);
   if (showDetails !== "always" || components.size === 0) return answer;
-  const names = [...components.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = [...components].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // `fromEntries` defines each name as an own key, `__proto__` included.
-  const shown = Object.fromEntries(names.map((name) => {
-    const { status, details } = components.get(name)!;
+  const shown = Object.fromEntries(sorted.map(([name, { status, details }]) => {
     return [name, details === undefined ? { status } : { status, details }];
   }));
   return { httpStatus: answer.httpStatus, body: { status, components: shown } };

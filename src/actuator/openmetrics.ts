@@ -252,12 +252,14 @@ function readText(text: string): TextFamily[] {
       const type = TYPE.exec(line);
       const name = help?.[1] ?? type?.[1];
       if (name === undefined) continue; // a comment
-      const same = current !== undefined && current.name === name && current.samples.length === 0;
-      const family = same && (help === null ? current!.type : current!.help) === undefined
-        ? current!
+      // A HELP or TYPE the family it follows lacks, before its samples, describes that one.
+      const family = current !== undefined && current.name === name &&
+          current.samples.length === 0 &&
+          (help === null ? current.type : current.help) === undefined
+        ? current
         : start(name);
       if (help !== null) family.help = help[2] ?? "";
-      else family.type = type![2].toLowerCase();
+      else if (type !== null) family.type = type[2].toLowerCase();
       continue;
     }
     const sample = readSample(line);

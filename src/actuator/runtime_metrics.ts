@@ -6,7 +6,13 @@
 // Shared by the apps of a process, as the registry is: the first that observes starts the monitors
 // (the loop's delay, the GC observer), the last that stops ends them, so that a closed app leaves
 // no monitor running.
-import type { BatchObservableCallback, Histogram, Meter, Observable } from "@opentelemetry/api";
+import type {
+  BatchObservableCallback,
+  BatchObservableResult,
+  Histogram,
+  Meter,
+  Observable,
+} from "@opentelemetry/api";
 import type { LoopDelayMonitor, RuntimeSources } from "./runtime_sources.ts";
 import { definedFields } from "../defined_fields.ts";
 
@@ -49,53 +55,39 @@ function attempt(read: () => void): void {
   }
 }
 
+// Reads one family of series into a scrape's result.
+type Reading = (result: BatchObservableResult, monitor: LoopDelayMonitor | undefined) => void;
+
+// Makes an observable instrument, listed for the batch callback.
+type Make = <T extends Observable>(instrument: T) => T;
+
 function instruments(meter: Meter, sources: RuntimeSources): Instruments {
   const observables: Observable[] = [];
-  const made = <T extends Observable>(instrument: T): T => {
+  const made: Make = (instrument) => {
     observables.push(instrument);
     return instrument;
   };
-  const cpu = sources.cpu &&
-    made(meter.createObservableCounter("process.cpu.time", {
-      unit: "s",
-      description: "Total CPU seconds broken down by different CPU modes.",
-    }));
-  const memory = sources.rss &&
-    made(meter.createObservableUpDownCounter("process.memory.usage", {
-      unit: "By",
-      description: "The amount of physical memory in use.",
-    }));
-  const uptime = sources.uptime &&
-    made(meter.createObservableGauge("process.uptime", {
-      unit: "s",
-      description: "The time the process has been running.",
-    }));
-  const heap = sources.heapSpaces && {
-    used: made(meter.createObservableUpDownCounter("v8js.memory.heap.used", {
-      unit: "By",
-      description: "Heap Memory size allocated.",
-    })),
-    limit: made(meter.createObservableUpDownCounter("v8js.memory.heap.limit", {
-      unit: "By",
-      description: "Total heap memory size pre-allocated.",
-    })),
-    available: made(meter.createObservableUpDownCounter("v8js.heap.space.available_size", {
-      unit: "By",
-      description: "Heap space available size.",
-    })),
-    physical: made(meter.createObservableUpDownCounter("v8js.heap.space.physical_size", {
-      unit: "By",
-      description: "Committed size of a heap space.",
-    })),
-  };
-  const delay = sources.loopDelay &&
-    Object.fromEntries(DELAYS.map((figure) => [
-      figure,
-      made(meter.createObservableGauge(`nodejs.eventloop.delay.${figure}`, {
-        unit: "s",
-        description: `Event loop ${DELAY_WORDS[figure]} delay.`,
-      })),
-    ])) as Record<(typeof DELAYS)[number], Observable>;
+  const readings = [
+    cpuReading(meter, made, sources.cpu),
+    gaugeReading(
+      sources.rss,
+      () =>
+        made(meter.createObservableUpDownCounter("process.memory.usage", {
+          unit: "By",
+          description: "The amount of physical memory in use.",
+        })),
+    ),
+    gaugeReading(
+      sources.uptime,
+      () =>
+        made(meter.createObservableGauge("process.uptime", {
+          unit: "s",
+          description: "The time the process has been running.",
+        })),
+    ),
+    heapReading(meter, made, sources.heapSpaces),
+    delayReading(meter, made, sources.loopDelay !== undefined),
+  ].filter((reading) => reading !== undefined);
   const gc = sources.gc &&
     meter.createHistogram("v8js.gc.duration", {
       unit: "s",
@@ -105,39 +97,79 @@ function instruments(meter: Meter, sources: RuntimeSources): Instruments {
   return {
     observables,
     read: (monitor) => (result) => {
-      const observe = (instrument: Observable, value: number | undefined) => {
-        if (value !== undefined) result.observe(instrument, value);
-      };
-      if (cpu !== undefined) {
-        attempt(() => {
-          const time = sources.cpu!();
-          if (time === undefined) return;
-          result.observe(cpu, time.user, { "cpu.mode": "user" });
-          result.observe(cpu, time.system, { "cpu.mode": "system" });
-        });
-      }
-      if (memory !== undefined) attempt(() => observe(memory, sources.rss!()));
-      if (uptime !== undefined) attempt(() => observe(uptime, sources.uptime!()));
-      if (heap !== undefined) {
-        attempt(() => {
-          for (const space of sources.heapSpaces!()) {
-            const at = { "v8js.heap.space.name": space.name };
-            result.observe(heap.used, space.used, at);
-            result.observe(heap.limit, space.size, at);
-            result.observe(heap.available, space.available, at);
-            result.observe(heap.physical, space.physical, at);
-          }
-        });
-      }
-      if (delay !== undefined && monitor !== undefined) {
-        attempt(() => {
-          const taken = monitor.take();
-          if (taken === undefined) return;
-          for (const figure of DELAYS) result.observe(delay[figure], taken[figure]);
-        });
-      }
+      for (const reading of readings) attempt(() => reading(result, monitor));
     },
     ...definedFields({ gc }),
+  };
+}
+
+function cpuReading(
+  meter: Meter,
+  made: Make,
+  read: RuntimeSources["cpu"],
+): Reading | undefined {
+  if (read === undefined) return undefined;
+  const cpu = made(meter.createObservableCounter("process.cpu.time", {
+    unit: "s",
+    description: "Total CPU seconds broken down by different CPU modes.",
+  }));
+  return (result) => {
+    const time = read();
+    if (time === undefined) return;
+    result.observe(cpu, time.user, { "cpu.mode": "user" });
+    result.observe(cpu, time.system, { "cpu.mode": "system" });
+  };
+}
+
+// One value a source may not have this time.
+function gaugeReading(
+  read: (() => number | undefined) | undefined,
+  make: () => Observable,
+): Reading | undefined {
+  if (read === undefined) return undefined;
+  const instrument = make();
+  return (result) => {
+    const value = read();
+    if (value !== undefined) result.observe(instrument, value);
+  };
+}
+
+function heapReading(
+  meter: Meter,
+  made: Make,
+  read: RuntimeSources["heapSpaces"],
+): Reading | undefined {
+  if (read === undefined) return undefined;
+  const counter = (name: string, description: string) =>
+    made(meter.createObservableUpDownCounter(name, { unit: "By", description }));
+  const used = counter("v8js.memory.heap.used", "Heap Memory size allocated.");
+  const limit = counter("v8js.memory.heap.limit", "Total heap memory size pre-allocated.");
+  const available = counter("v8js.heap.space.available_size", "Heap space available size.");
+  const physical = counter("v8js.heap.space.physical_size", "Committed size of a heap space.");
+  return (result) => {
+    for (const space of read()) {
+      const at = { "v8js.heap.space.name": space.name };
+      result.observe(used, space.used, at);
+      result.observe(limit, space.size, at);
+      result.observe(available, space.available, at);
+      result.observe(physical, space.physical, at);
+    }
+  };
+}
+
+function delayReading(meter: Meter, made: Make, monitored: boolean): Reading | undefined {
+  if (!monitored) return undefined;
+  const delay = Object.fromEntries(DELAYS.map((figure) => [
+    figure,
+    made(meter.createObservableGauge(`nodejs.eventloop.delay.${figure}`, {
+      unit: "s",
+      description: `Event loop ${DELAY_WORDS[figure]} delay.`,
+    })),
+  ])) as Record<(typeof DELAYS)[number], Observable>;
+  return (result, monitor) => {
+    const taken = monitor?.take();
+    if (taken === undefined) return;
+    for (const figure of DELAYS) result.observe(delay[figure], taken[figure]);
   };
 }
 

@@ -170,7 +170,7 @@ export function runtimeSources(
         })),
     }),
     ...(monitor === undefined ? {} : { loopDelay: () => loopDelayMonitor(monitor.bind(perf)) }),
-    ...(gcSeen ? { gc: (pause) => observeGc(Observer!, perf.constants ?? {}, pause) } : {}),
+    ...(gcSeen ? { gc: (pause) => observeGc(Observer, perf.constants ?? {}, pause) } : {}),
   };
 }
 

@@ -92,7 +92,7 @@ export class CacheInterceptor implements MethodInterceptor {
     const main = operations.find(({ operation }) => operation.kind !== "evict");
     let result: unknown;
     if (main?.operation.kind === "cacheable") {
-      result = await this.#cached(main.operation, main.key!, passed, next, where);
+      result = await this.#cached(main.operation, mainKey(main), passed, next, where);
     } else {
       result = await next();
       // No result (a `Promise<void>` update) is nothing for unless to look at: its entry goes.
@@ -100,7 +100,7 @@ export class CacheInterceptor implements MethodInterceptor {
         main !== undefined &&
         (result === undefined || !refused(main.operation, result, passed, where))
       ) {
-        await this.#put(main.operation, main.key!, result, where);
+        await this.#put(main.operation, mainKey(main), result, where);
       }
     }
     for (const { operation, key } of operations) {
@@ -310,4 +310,15 @@ function verdict(
   throw new TypeError(
     `${operation.decorator} on ${where}: ${option} must answer true or false, got ${kind}`,
   );
+}
+
+// The key of the @Cacheable or @CachePut of a call: theirs is never every entry (`allEntries` is
+// @CacheEvict's alone, refused on the others as an unknown option).
+function mainKey(
+  main: { readonly operation: CacheOperation; readonly key: string | undefined },
+): string {
+  if (main.key === undefined) {
+    throw new TypeError(`${main.operation.decorator}: allEntries is for @CacheEvict only`);
+  }
+  return main.key;
 }

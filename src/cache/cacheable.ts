@@ -133,49 +133,10 @@ function cacheDecorator(
   options: CacheableOptions | CacheEvictOptions,
   kind: CacheOperation["kind"],
 ): CacheDecorator {
-  const fail = (why: string): never => {
-    throw new TypeError(`@${decorator}(${JSON.stringify(String(name))}): ${why}`);
-  };
-  if (typeof name !== "string" || name === "") fail("name the cache: a non-empty text");
-  if (typeof options !== "object" || options === null) fail("the options must be an object");
-  const key = (options as CacheKeyOption).key;
-  if (key !== undefined && typeof key !== "function") {
-    fail("key must be a function of the method's arguments");
-  }
-  const condition = (options as CacheKeyOption).condition;
-  if (condition !== undefined && typeof condition !== "function") {
-    fail("condition must be a function of the method's arguments, answering true or false");
-  }
-  const unless = (options as CacheableOptions).unless;
-  if (unless !== undefined && typeof unless !== "function" && kind !== "evict") {
-    fail("unless must be a function of the result and the arguments, answering true or false");
-  }
+  const operation = cacheOperation(decorator, name, options, kind);
   // TypeScript refuses them, but tsx and Bun do not type-check: a misspelt option would be ignored.
   const known = OPTIONS[kind];
   const unknown = Object.keys(options).find((option) => !known.includes(option));
-  const allEntries = (options as CacheEvictOptions).allEntries === true;
-  if (allEntries && key !== undefined) fail("give key or allEntries, not both");
-  const ttl = (options as CacheableOptions).ttl;
-  let ttlMs: number | undefined;
-  if (ttl !== undefined) {
-    // An entry's time to live waits on no timer: days and years are fine.
-    ttlMs = typeof ttl === "number" || typeof ttl === "string"
-      ? parseDuration(ttl, Number.MAX_SAFE_INTEGER)
-      : undefined;
-    if (ttlMs === undefined || ttlMs === 0) {
-      fail(
-        `ttl must be a duration above 0 (milliseconds, "30s", "5m", "PT1H"), got ${String(ttl)}`,
-      );
-    }
-  }
-  const operation: CacheOperation = {
-    kind,
-    decorator: `@${decorator}(${JSON.stringify(name)})`,
-    name,
-    ...definedFields({ key, ttlMs, condition, unless: kind === "evict" ? undefined : unless }),
-    allEntries,
-    beforeInvocation: (options as CacheEvictOptions).beforeInvocation === true,
-  };
   return (value, context) => {
     checkDecoratorCall(`@${decorator}`, value, context);
     const method = String(context.name);
@@ -212,4 +173,54 @@ function cacheDecorator(
         "wait on the store), or leave it uncached",
     );
   };
+}
+
+// The operation the options describe, checked: a wrong one throws a TypeError naming it.
+function cacheOperation(
+  decorator: string,
+  name: string,
+  options: CacheableOptions | CacheEvictOptions,
+  kind: CacheOperation["kind"],
+): CacheOperation {
+  const fail = (why: string): never => {
+    throw new TypeError(`@${decorator}(${JSON.stringify(String(name))}): ${why}`);
+  };
+  if (typeof name !== "string" || name === "") fail("name the cache: a non-empty text");
+  if (typeof options !== "object" || options === null) fail("the options must be an object");
+  const key = (options as CacheKeyOption).key;
+  if (key !== undefined && typeof key !== "function") {
+    fail("key must be a function of the method's arguments");
+  }
+  const condition = (options as CacheKeyOption).condition;
+  if (condition !== undefined && typeof condition !== "function") {
+    fail("condition must be a function of the method's arguments, answering true or false");
+  }
+  const unless = (options as CacheableOptions).unless;
+  if (unless !== undefined && typeof unless !== "function" && kind !== "evict") {
+    fail("unless must be a function of the result and the arguments, answering true or false");
+  }
+  const allEntries = (options as CacheEvictOptions).allEntries === true;
+  if (allEntries && key !== undefined) fail("give key or allEntries, not both");
+  const ttl = (options as CacheableOptions).ttl;
+  let ttlMs: number | undefined;
+  if (ttl !== undefined) {
+    // An entry's time to live waits on no timer: days and years are fine.
+    ttlMs = typeof ttl === "number" || typeof ttl === "string"
+      ? parseDuration(ttl, Number.MAX_SAFE_INTEGER)
+      : undefined;
+    if (ttlMs === undefined || ttlMs === 0) {
+      fail(
+        `ttl must be a duration above 0 (milliseconds, "30s", "5m", "PT1H"), got ${String(ttl)}`,
+      );
+    }
+  }
+  const operation: CacheOperation = {
+    kind,
+    decorator: `@${decorator}(${JSON.stringify(name)})`,
+    name,
+    ...definedFields({ key, ttlMs, condition, unless: kind === "evict" ? undefined : unless }),
+    allEntries,
+    beforeInvocation: (options as CacheEvictOptions).beforeInvocation === true,
+  };
+  return operation;
 }

@@ -42,11 +42,12 @@ export function overrideEnv(lookup?: EnvLookup): EnvLookup {
       }
     };
   }
-  const query = g.Deno?.permissions?.querySync;
-  if (g.Deno !== undefined && query !== undefined) {
+  const deno = g.Deno;
+  const query = deno?.permissions?.querySync;
+  if (deno !== undefined && query !== undefined) {
     return (name) =>
-      query.call(g.Deno!.permissions, { name: "env", variable: name }).state === "granted"
-        ? g.Deno!.env.get(name)
+      query.call(deno.permissions, { name: "env", variable: name }).state === "granted"
+        ? deno.env.get(name)
         : undefined;
   }
   return (name) => {

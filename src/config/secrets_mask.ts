@@ -285,7 +285,7 @@ function userinfoRange(value: string): [number, number] | undefined {
   if (at === -1) return undefined;
   const scheme = SCHEME.exec(value);
   if (scheme !== null && scheme[0].length <= at) return [scheme[0].length, at];
-  const start = OPENING.exec(value)![0].length;
+  const start = OPENING.exec(value)?.[0].length ?? 0; // it matches the empty text too
   // Without a scheme, only `name:secret@`: a bare `user@host` carries no password.
   return value.slice(start, at).includes(":") ? [start, at] : undefined;
 }

@@ -23,16 +23,19 @@ export type KeyType =
   /** Read as it is by the feature it belongs to, which checks it (its keys are declared too). */
   | "feature";
 
-/** One key Thaw reads. */
-export interface KeyDeclaration {
-  readonly type: KeyType;
+/** One key Thaw reads: a `choice` lists its choices. */
+export type KeyDeclaration =
+  | KeyBase & { readonly type: "choice"; readonly choices: readonly string[] }
+  | KeyBase & { readonly type: Exclude<KeyType, "choice">; readonly choices?: undefined };
+
+/** What every key declaration may say. */
+interface KeyBase {
   /** The value when the key is absent; none: the feature decides (or it is off). */
   readonly default?: number | boolean | string | readonly string[];
   /** An integer's least value; 0 when not given. */
   readonly min?: number;
   /** An integer's greatest value; `Number.MAX_SAFE_INTEGER` when not given. */
   readonly max?: number;
-  readonly choices?: readonly string[];
 }
 
 /** The sections whose every key is Thaw's: an unknown key under them stops `bootstrap`. */

@@ -282,9 +282,9 @@ function readKey(config: LoadedConfig, key: string, declaration: KeyDeclaration)
       if (typeof value !== "string") throw new ConfigError(`${where} must be text`);
       return value;
     case "choice":
-      if (typeof value !== "string" || !declaration.choices!.includes(value)) {
+      if (typeof value !== "string" || !declaration.choices.includes(value)) {
         throw new ConfigError(
-          `${where} must be ${declaration.choices!.join(" or ")}, got ${shownValue(value)}`,
+          `${where} must be ${declaration.choices.join(" or ")}, got ${shownValue(value)}`,
         );
       }
       return value;

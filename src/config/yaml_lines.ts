@@ -49,13 +49,14 @@ export function yamlLines(text: string): Map<string, number> {
   for (const event of events) {
     switch (event.type) {
       case EVENT_ID.SCALAR: {
-        const path = childPath();
-        if (path === undefined) {
-          const top = stack.at(-1)!;
+        const top = stack.at(-1);
+        // A mapping's key: the value that follows has its path.
+        if (top?.mapping === true && top.key === undefined) {
           top.key = getScalarValue(text, event);
           const full = top.path ? `${top.path}.${top.key}` : top.key;
           if (!lines.has(full)) lines.set(full, lineOf(event.valueStart));
         } else {
+          const path = childPath();
           if (path && !lines.has(path)) lines.set(path, lineOf(event.valueStart));
           valueDone();
         }

@@ -124,12 +124,13 @@ export async function runManifestCommand(
   } catch (error) {
     if (!(error instanceof DefinitionError)) throw error;
     io.err(`error: ${error.message}`);
+    const ran = io.script;
     if (
-      io.script !== undefined && error instanceof ScanImportError &&
+      ran !== undefined && error instanceof ScanImportError &&
       typeScriptOnNode(error.file, error.cause)
     ) {
       // The package's own file, not the .bin link, relative to where the user stands.
-      const script = relative(io.cwd, await realpath(io.script).catch(() => io.script!));
+      const script = relative(io.cwd, await realpath(ran).catch(() => ran));
       io.err(
         "\nNode runs no TypeScript with decorators by itself; run the manifest through tsx:\n" +
           "  npm install --save-dev tsx\n" +

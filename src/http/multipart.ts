@@ -412,7 +412,11 @@ export function parseMultipart(
       chunks = [];
     },
     data: (chunk) => void chunks.push(chunk),
-    end: () => void parts.push({ ...head!, body: joined(chunks) }),
+    end: () => {
+      // The parser ends a part after its head.
+      if (head === undefined) throw new Error("multipart: a part ended before its head");
+      parts.push({ ...head, body: joined(chunks) });
+    },
   }, { maxParts, maxFileSize: Infinity, maxRequestSize: Infinity });
   parser.write(bytes);
   parser.end();

@@ -193,6 +193,12 @@ interface PartInProgress {
   spooled: boolean;
 }
 
+// A spooled part's file: the queued work made it before any that writes to it runs.
+function spooledFile(part: PartInProgress): SpoolFile {
+  if (part.file === undefined) throw new Error("multipart: a part was spooled before its file");
+  return part.file;
+}
+
 /**
  * Collects the parts the parser hands over: in memory, or, for a file part past `threshold` when
  * there is a spool, in a temporary file. The spool's work is queued in order and awaited between
@@ -222,11 +228,11 @@ class Parts implements MultipartSink {
   }
 
   data(chunk: Uint8Array): void {
-    const part = this.#current!;
+    const part = this.#part();
     part.size += chunk.byteLength;
     // The chunks come from the body's stream, which hands each over for good: a view of one
     // stays as it is while the queued write waits.
-    if (part.spooled) return this.#then(() => part.file!.write(chunk));
+    if (part.spooled) return this.#then(() => spooledFile(part).write(chunk));
     const spool = this.#spool;
     const { name, filename, contentType } = part.head;
     if (spool !== undefined && filename !== undefined && part.size > this.#threshold) {
@@ -244,15 +250,22 @@ class Parts implements MultipartSink {
   }
 
   end(): void {
-    const part = this.#current!;
+    const part = this.#part();
     this.#current = undefined;
     if (!part.spooled) {
       part.entry.body = joined(part.chunks);
       return;
     }
     this.#then(async () => {
-      part.entry.file = await part.file!.finish();
+      part.entry.file = await spooledFile(part).finish();
     });
+  }
+
+  // The parser hands a part's data and end over after its head.
+  #part(): PartInProgress {
+    const part = this.#current;
+    if (part === undefined) throw new Error("multipart: a part's data came before its head");
+    return part;
   }
 
   /** Waits for the queued work; rejects with its first failure. */

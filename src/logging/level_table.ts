@@ -9,9 +9,6 @@ import {
   ROOT_LOGGER,
 } from "./logging_system.ts";
 
-// How many lines each level lets through, by its place in LOG_LEVELS (OFF: none, TRACE: all).
-const RANK = new Map<LogLevel, number>(LOG_LEVELS.map((level, i) => [level, i]));
-
 /** The loggers' levels: the `LoggingSystem` bean of the logging feature. */
 export class LevelTable extends LoggingSystem {
   readonly #configured: Map<string, LogLevel>;
@@ -43,7 +40,9 @@ export class LevelTable extends LoggingSystem {
 
   /** Whether a line of `level` of the logger `name` is written. */
   enabled(name: string, level: LogLevel): boolean {
-    return level !== "OFF" && RANK.get(level)! <= RANK.get(this.effectiveLevel(name))!;
+    // How many lines a level lets through is its place in LOG_LEVELS (OFF: none, TRACE: all).
+    return level !== "OFF" &&
+      LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(this.effectiveLevel(name));
   }
 
   loggers(): readonly LoggerLevels[] {
@@ -64,7 +63,7 @@ export class LevelTable extends LoggingSystem {
     if (typeof name !== "string" || name === "") {
       throw new TypeError(`setLevel: a logger's name is a non-empty text, got ${String(name)}`);
     }
-    if (level !== undefined && !RANK.has(level)) {
+    if (level !== undefined && !LOG_LEVELS.includes(level)) {
       throw new TypeError(
         `setLevel(${JSON.stringify(name)}): the levels are ${LOG_LEVELS.join(", ")}, got ${
           String(level)
@@ -89,6 +88,7 @@ export class LevelTable extends LoggingSystem {
       const dot = at.lastIndexOf(".");
       at = dot < 0 ? "" : at.slice(0, dot);
     }
-    return this.#configured.get(ROOT_LOGGER)!;
+    // ROOT is always configured (setLevel puts back its INFO): the default is never needed.
+    return this.#configured.get(ROOT_LOGGER) ?? "INFO";
   }
 }

@@ -105,7 +105,7 @@ export function observeFetch<A extends unknown[]>(
 ): Fetch<A> {
   if (observers.length === 0) return fetch;
   const idle = observers.every((o) => o.idle !== undefined)
-    ? () => observers.every((o) => o.idle!())
+    ? () => observers.every((o) => o.idle?.() === true)
     : undefined;
   return (request, ...rest) => {
     if (idle !== undefined) {

@@ -172,7 +172,7 @@ export function buildOpenApiDocument(
   const shared: SharedSchemas = new Map();
   // First, so that a schema of the app's own named `Error` gets another name.
   if (options.defaultErrorBody) shared.set("Error", structuredClone(ERROR_SCHEMA));
-  const { paths, documented, sharing, templates } = layOutPaths(routes);
+  const { paths, documented } = layOutPaths(routes);
   const found: Findings = {
     schemaOf: schemaConverter(shared),
     tags: [],
@@ -182,11 +182,9 @@ export function buildOpenApiDocument(
     required: new Map(),
   };
   for (const entry of documented) {
-    const { route, pattern } = entry;
-    const shape = shapeOf(pattern);
-    const [first, ...others] = sharing.get(`${route.httpMethod} ${shape}`)!;
+    const { route, template } = entry;
+    const [first, ...others] = entry.sharing;
     if (first.route !== route) continue;
-    const template = templates.get(shape)!;
     paths[template.path][route.httpMethod.toLowerCase()] = documentRoute(
       entry,
       template,
@@ -261,34 +259,40 @@ function shapeOf(pattern: PathPattern): string {
  */
 function layOutPaths(routes: readonly DocumentedRoute[]): {
   paths: Record<string, Record<string, JsonSchema>>;
-  documented: DocumentedEntry[];
-  sharing: Map<string, DocumentedEntry[]>;
-  templates: Map<string, PathTemplate>;
+  documented: LaidOutEntry[];
 } {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const templates = new Map<string, PathTemplate>();
-  const documented = routes.flatMap((route) =>
-    route.method === undefined && route.operation === undefined
-      ? []
-      : [{ route, pattern: parsePathPattern(route.path, parsePathRegex) }]
-  );
   const sharing = new Map<string, DocumentedEntry[]>();
-  for (const entry of documented) {
+  const documented = routes.flatMap((route): LaidOutEntry[] => {
+    if (route.method === undefined && route.operation === undefined) return [];
+    const entry = { route, pattern: parsePathPattern(route.path, parsePathRegex) };
     const { pattern } = entry;
     const shape = shapeOf(pattern);
-    const key = `${entry.route.httpMethod} ${shape}`;
-    sharing.set(key, [...(sharing.get(key) ?? []), entry]);
-    if (!templates.has(shape)) {
+    const key = `${route.httpMethod} ${shape}`;
+    let group = sharing.get(key);
+    if (group === undefined) sharing.set(key, group = []);
+    group.push(entry);
+    let template = templates.get(shape);
+    if (template === undefined) {
       const path = "/" +
         pattern.segments.map((s) => s.kind === "literal" ? s.text : `{${s.name}}`).join("/");
-      templates.set(shape, { path, variables: pattern.variables });
+      templates.set(shape, template = { path, variables: pattern.variables });
       paths[path] = {}; // in the order routes are declared, whichever documents it
     }
-  }
+    return [{ ...entry, sharing: group, template }];
+  });
   for (const entries of sharing.values()) {
     entries.sort((a, b) => compareSpecificity(a.pattern, b.pattern));
   }
-  return { paths, documented, sharing, templates };
+  return { paths, documented };
+}
+
+// A documented route, the routes of its method and path shape (most specific first, itself
+// among them) and its path's template.
+interface LaidOutEntry extends DocumentedEntry {
+  readonly sharing: readonly DocumentedEntry[];
+  readonly template: PathTemplate;
 }
 
 function nameOf(route: DocumentedRoute): string | undefined {

@@ -73,35 +73,11 @@ export function openApiSettings(
   const raw = settings.get("app.openapi");
   const where = (key?: string) =>
     settings.where(key === undefined ? "app.openapi" : `app.openapi.${key}`);
-  // `app.openapi: false` (or `${OPENAPI:true}` set to false) is `enabled: false`, so that options
-  // given in code do not turn back on what the file turned off.
-  let file: Record<string, unknown> = {};
-  const fileFlag = asFlag(raw);
-  if (fileFlag !== undefined) file = { enabled: fileFlag };
-  else if (isMapping(raw)) {
-    file = raw;
-    for (const key of Object.keys(file)) {
-      if (!(KEYS as readonly string[]).includes(key)) {
-        throw new ConfigError(`${where(key)}: unknown key; the keys are ${KEYS.join(", ")}`);
-      }
-    }
-  } else if (raw !== undefined && raw !== null) {
-    throw new ConfigError(`${where()} must be true, false or a map of ${KEYS.join(", ")}`);
-  }
-  // Checked, not trusted: `openapi: isProduction ? null : {...}` must not serve in production.
-  if (
-    option !== undefined && typeof option !== "boolean" &&
-    (typeof option !== "object" || option === null || Array.isArray(option))
-  ) {
-    throw new ConfigError(
-      `${caller} takes an object of options, got ${
-        option === null ? "null" : JSON.stringify(option)
-      }`,
-    );
-  }
+  const file = fileOptions(raw, where);
+  checkOptionValue(option, caller);
   const code: Record<string, unknown> = typeof option === "object" ? { ...option } : {};
   checkOptionKeys(code, caller);
-  const pick = (key: (typeof KEYS)[number]): [unknown, string] =>
+  const pick: Picker = (key) =>
     code[key] !== undefined ? [code[key], `${caller} option ${key}`] : [file[key], where(key)];
 
   const [enabledValue, enabledAt] = pick("enabled");
@@ -113,39 +89,10 @@ export function openApiSettings(
     ? false
     : enabledFlag ?? (option !== undefined || (raw !== undefined && raw !== null));
 
-  const text = (key: "title" | "version" | "description"): string | undefined => {
-    const [value, at] = pick(key);
-    if (value === undefined || value === null) return undefined;
-    // YAML reads `version: 1.10` as the number 1.1: the text is gone before it gets here.
-    if (typeof value === "number") {
-      throw new ConfigError(`${at} must be text: quote it (${key}: "${value}")`);
-    }
-    if (typeof value !== "string") throw new ConfigError(`${at} must be text`);
-    return value;
-  };
-  const route = (key: "path" | "docs", fallback: string): string | undefined => {
-    const [value, at] = pick(key);
-    if (asFlag(value) === false) return undefined;
-    if (value === undefined || value === null) return fallback;
-    if (typeof value !== "string") throw new ConfigError(`${at} must be a path or false`);
-    // A trailing `/` is dropped, as in mappings.
-    const path = value.length > 1 && value.endsWith("/") ? value.slice(0, -1) : value;
-    let variables: readonly string[];
-    try {
-      variables = parsePathPattern(path, parsePathRegex).variables;
-    } catch (error) {
-      throw new ConfigError(`${at}: ${(error as Error).message}`);
-    }
-    if (variables.length > 0 || path === "/") {
-      throw new ConfigError(`${at} must be a fixed path like /docs, got "${value}"`);
-    }
-    return path;
-  };
-
-  const path = route("path", "/openapi.json");
+  const path = route(pick, "path", "/openapi.json");
   // No document, no page: unless the page's path is given too, which cannot work.
   const docsAsked = typeof pick("docs")[0] === "string" && asFlag(pick("docs")[0]) === undefined;
-  const docs = path === undefined && !docsAsked ? undefined : route("docs", "/docs");
+  const docs = path === undefined && !docsAsked ? undefined : route(pick, "docs", "/docs");
   if (enabled && docs !== undefined && path === undefined) {
     throw new ConfigError(
       `${pick("docs")[1]}: the docs page loads the document, so openapi.path cannot be false`,
@@ -157,8 +104,77 @@ export function openApiSettings(
   return {
     path: enabled ? path : undefined,
     docs: enabled ? docs : undefined,
-    title: text("title") ?? "OpenAPI definition",
-    version: text("version") ?? "v0",
-    description: text("description"),
+    title: text(pick, "title") ?? "OpenAPI definition",
+    version: text(pick, "version") ?? "v0",
+    description: text(pick, "description"),
   };
+}
+
+// A key's value, the option's over the file's, and where it was given.
+type Picker = (key: (typeof KEYS)[number]) => [unknown, string];
+
+// `app.openapi: false` (or `${OPENAPI:true}` set to false) is `enabled: false`, so that options
+// given in code do not turn back on what the file turned off.
+function fileOptions(
+  raw: unknown,
+  where: (key?: string) => string,
+): Record<string, unknown> {
+  const fileFlag = asFlag(raw);
+  if (fileFlag !== undefined) return { enabled: fileFlag };
+  if (isMapping(raw)) {
+    for (const key of Object.keys(raw)) {
+      if (!(KEYS as readonly string[]).includes(key)) {
+        throw new ConfigError(`${where(key)}: unknown key; the keys are ${KEYS.join(", ")}`);
+      }
+    }
+    return raw;
+  }
+  if (raw !== undefined && raw !== null) {
+    throw new ConfigError(`${where()} must be true, false or a map of ${KEYS.join(", ")}`);
+  }
+  return {};
+}
+
+// Checked, not trusted: `openapi: isProduction ? null : {...}` must not serve in production.
+function checkOptionValue(option: unknown, caller: string): void {
+  if (
+    option !== undefined && typeof option !== "boolean" &&
+    (typeof option !== "object" || option === null || Array.isArray(option))
+  ) {
+    throw new ConfigError(
+      `${caller} takes an object of options, got ${
+        option === null ? "null" : JSON.stringify(option)
+      }`,
+    );
+  }
+}
+
+function text(pick: Picker, key: "title" | "version" | "description"): string | undefined {
+  const [value, at] = pick(key);
+  if (value === undefined || value === null) return undefined;
+  // YAML reads `version: 1.10` as the number 1.1: the text is gone before it gets here.
+  if (typeof value === "number") {
+    throw new ConfigError(`${at} must be text: quote it (${key}: "${value}")`);
+  }
+  if (typeof value !== "string") throw new ConfigError(`${at} must be text`);
+  return value;
+}
+
+function route(pick: Picker, key: "path" | "docs", fallback: string): string | undefined {
+  const [value, at] = pick(key);
+  if (asFlag(value) === false) return undefined;
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== "string") throw new ConfigError(`${at} must be a path or false`);
+  // A trailing `/` is dropped, as in mappings.
+  const path = value.length > 1 && value.endsWith("/") ? value.slice(0, -1) : value;
+  let variables: readonly string[];
+  try {
+    variables = parsePathPattern(path, parsePathRegex).variables;
+  } catch (error) {
+    throw new ConfigError(`${at}: ${(error as Error).message}`);
+  }
+  if (variables.length > 0 || path === "/") {
+    throw new ConfigError(`${at} must be a fixed path like /docs, got "${value}"`);
+  }
+  return path;
 }

@@ -54,6 +54,7 @@ import {
   InFlight,
   type ServerStop,
   type ShutdownLogger,
+  type Waiting,
 } from "./shutdown.ts";
 
 type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
@@ -247,11 +248,7 @@ async function serveOnBun(
 ): Promise<Server> {
   const { port, hostname, refuse } = options;
   const onError = () => refuse(500);
-  const [
-    { BUN_MAX_BODY, unboundedBodyLeft },
-    { unwatchBodyArrival, watchBodyArrival, watchBodyArrivals },
-    websocket,
-  ] = await Promise.all([
+  const [{ BUN_MAX_BODY, unboundedBodyLeft }, bodies, websocket] = await Promise.all([
     import("./unread_body.ts"),
     import("../http/body_arrival.ts"),
     bunSockets(options.websocket),
@@ -259,6 +256,11 @@ async function serveOnBun(
   // Raised for uploads, but a body left unread is still judged by the 128 MiB: past it Bun
   // would read an unread body (a refused JSON body of 150 MB) to its end before closing.
   const cap = Math.max(BUN_MAX_BODY, options.largestBody ?? 0);
+  // Told only while the handler runs (watched from `started` to `settled`).
+  const arrival: BodyArrival = {
+    waiting: (request) => s.timeout(request, BUN_IDLE_SECONDS),
+    ended: (request) => s.timeout(request, 0),
+  };
   // Bun reads a body left unread to its end, unless the answer says it closes: a chunked one,
   // or a GET's of any declared length (a larger one on other methods it refuses itself). A
   // client still sending may then get the reset before it reads the answer, which is better
@@ -267,39 +269,9 @@ async function serveOnBun(
   const handler = inFlight.track(
     app,
     (request, response) => unboundedBodyLeft(request) ? closing(response) : response,
-    // Bun's idle timer runs while a handler does (nothing is sent or received), and at its end
-    // the answer is dropped for an empty close, though the handler, the access log and the
-    // metrics saw a 200: held while the handler runs (`server.request-timeout` bounds that),
-    // set again for the kept-alive connection once it answers. But Bun runs the handler once
-    // the head is in, so the app may wait on a body still arriving: the timer runs while it
-    // does (what Thaw's body readers tell body_arrival.ts), or a client silent mid-body would
-    // hold its connection for good. GET and HEAD are not watched (no lookup on them), nor a
-    // body a middleware reads through `c.req`: those wait as on Deno, within
-    // `server.request-timeout`. A body the app never reads Bun reads after the answer, timed.
-    {
-      started: (request, env) => {
-        const method = request.method;
-        const waits = method !== "GET" && method !== "HEAD" &&
-          watchBodyArrival(request, arrival);
-        (env as BunServerLike).timeout(request, waits ? BUN_IDLE_SECONDS : 0);
-      },
-      // An event stream's silences are its heartbeats' to bound: none while it runs, and the
-      // kept-alive connection's timeout back once it ends.
-      settled: (request, env) => {
-        const method = request.method;
-        if (method !== "GET" && method !== "HEAD") unwatchBodyArrival(request);
-        const server = env as BunServerLike;
-        const streaming = isStreamed(request, () => server.timeout(request, BUN_IDLE_SECONDS));
-        server.timeout(request, streaming ? 0 : BUN_IDLE_SECONDS);
-      },
-    },
+    bunIdleTimer(bodies, arrival),
   );
-  watchBodyArrivals();
-  // Told only while the handler runs (watched from `started` to `settled`).
-  const arrival: BodyArrival = {
-    waiting: (request) => s.timeout(request, BUN_IDLE_SECONDS),
-    ended: (request) => s.timeout(request, 0),
-  };
+  bodies.watchBodyArrivals();
   const s = bun.serve({
     port,
     hostname,
@@ -310,7 +282,44 @@ async function serveOnBun(
     idleTimeout: BUN_IDLE_SECONDS,
     ...websocket === undefined ? {} : { websocket },
   });
-  const stop: ServerStop = {
+  return server(hostname, s.port, bunStop(s), inFlight, options);
+}
+
+// Bun's idle timer runs while a handler does (nothing is sent or received), and at its end
+// the answer is dropped for an empty close, though the handler, the access log and the
+// metrics saw a 200: held while the handler runs (`server.request-timeout` bounds that),
+// set again for the kept-alive connection once it answers. But Bun runs the handler once
+// the head is in, so the app may wait on a body still arriving: the timer runs while it
+// does (what Thaw's body readers tell body_arrival.ts), or a client silent mid-body would
+// hold its connection for good. GET and HEAD are not watched (no lookup on them), nor a
+// body a middleware reads through `c.req`: those wait as on Deno, within
+// `server.request-timeout`. A body the app never reads Bun reads after the answer, timed.
+function bunIdleTimer(
+  bodies: typeof import("../http/body_arrival.ts"),
+  arrival: BodyArrival,
+): Waiting {
+  const { unwatchBodyArrival, watchBodyArrival } = bodies;
+  return {
+    started: (request, env) => {
+      const method = request.method;
+      const waits = method !== "GET" && method !== "HEAD" &&
+        watchBodyArrival(request, arrival);
+      (env as BunServerLike).timeout(request, waits ? BUN_IDLE_SECONDS : 0);
+    },
+    // An event stream's silences are its heartbeats' to bound: none while it runs, and the
+    // kept-alive connection's timeout back once it ends.
+    settled: (request, env) => {
+      const method = request.method;
+      if (method !== "GET" && method !== "HEAD") unwatchBodyArrival(request);
+      const server = env as BunServerLike;
+      const streaming = isStreamed(request, () => server.timeout(request, BUN_IDLE_SECONDS));
+      server.timeout(request, streaming ? 0 : BUN_IDLE_SECONDS);
+    },
+  };
+}
+
+function bunStop(s: ReturnType<BunLike["serve"]>): ServerStop {
+  return {
     graceful: async () => {
       const stopped = s.stop(false);
       // Closed unanswered, as Deno and Node close them: a request a client sends on a kept-alive
@@ -323,7 +332,6 @@ async function serveOnBun(
     },
     cut: () => void s.stop(true),
   };
-  return server(hostname, s.port, stop, inFlight, options);
 }
 
 // Hono's handler of the sockets `upgradeWebSocket` opens on Bun, where the app maps any: Bun

@@ -4,6 +4,7 @@ import { ConfigError } from "../config/config_error.ts";
 import {
   booleanSetting,
   connectionEntries,
+  type ConnectionEntry,
   type EntryRules,
   optionalString,
   shown,
@@ -72,89 +73,7 @@ const SCHEMES: Record<string, DatabaseKind> = {
  */
 export function datasources(config: LoadedConfig, key: string, cwd: string): Datasource[] {
   const entries = connectionEntries(config, key, RULES);
-  const list = entries.map((entry): Datasource => {
-    const { name, values, migrations, at } = entry;
-    const table = migrations.table ?? DEFAULT_RECORDS_TABLE;
-    if (typeof table !== "string" || !TABLE.test(table)) {
-      throw new ConfigError(
-        `${at("migrations.table")} must be a table name (letters, digits, _; up to 63), got ${
-          shown(table)
-        }`,
-      );
-    }
-    const base = {
-      name,
-      migrationsEnabled: entry.migrationsEnabled,
-      strictOrder: entry.strictOrder,
-      validateOnMigrate: entry.validateOnMigrate,
-      ...definedFields({ placeholders: entry.placeholders }),
-      table,
-      source: at("url"),
-      ...(booleanSetting(values.primary, false, at("primary")) ? { primary: true } : {}),
-      ...(values.pool === undefined ? {} : { pool: poolSettingsFrom(values.pool, at) }),
-      ...credentials(optionalString(values.username, at("username")), "username"),
-      ...credentials(optionalString(values.password, at("password"), true), "password"),
-    };
-    const url = values.url;
-    if (typeof url !== "string" || url === "") {
-      throw new ConfigError(
-        `${at("url")} is missing: give sqlite:<file>, postgres://host/db or mysql://host/db`,
-      );
-    }
-    if (url.startsWith("sqlite:")) {
-      const path = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
-      if (path === "" || path.includes("\0")) {
-        throw new ConfigError(`${at("url")} must name a file: sqlite:./data/app.db`);
-      }
-      const location = path === ":memory:" ? path : isAbsolute(path) ? path : resolve(cwd, path);
-      if (base.pool?.queryTimeoutMs !== undefined) {
-        throw new ConfigError(`${at("pool.query-timeout")} ${SQLITE_NO_TIMEOUT}`);
-      }
-      return { ...base, kind: "sqlite", location };
-    }
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      // reported below
-    }
-    const kind = parsed && SCHEMES[parsed.protocol];
-    if (parsed === undefined || kind === undefined || parsed.hostname === "") {
-      throw new ConfigError(
-        `${at("url")} must be sqlite:<file>, postgres://host/db or mysql://host/db, got ${
-          shown(url)
-        }`,
-      );
-    }
-    if (kind === "mysql" && parsed.pathname.length <= 1) {
-      throw new ConfigError(`${at("url")} must name the database: mysql://host:3306/<database>`);
-    }
-    // `?user=` and `?password=` are credentials as much as a userinfo is (and win over it, as in
-    // node-postgres). All leave the URL: it is printed ("cannot connect to <location>"), and
-    // mysql2 would ignore them there anyway.
-    const query = parsed.searchParams;
-    const decoded = (part: string) => {
-      try {
-        return part ? decodeURIComponent(part) : undefined;
-      } catch (error) {
-        throw new ConfigError(
-          `${at("url")}: the user name or password is not valid percent-encoding (write % as %25)`,
-          { cause: error },
-        );
-      }
-    };
-    const fromUrl = {
-      ...credentials(decoded(parsed.username), "username"),
-      ...credentials(decoded(parsed.password), "password"),
-      ...credentials(query.get("user") ?? undefined, "username"),
-      ...credentials(query.get("password") ?? undefined, "password"),
-    };
-    parsed.username = "";
-    parsed.password = "";
-    // Only when present: deleting re-encodes the whole query.
-    for (const k of ["user", "password"]) if (query.has(k)) query.delete(k);
-    return { ...fromUrl, ...base, kind, location: parsed.href };
-  });
+  const list = entries.map((entry) => datasourceOf(entry, cwd));
   // Once the URL has said which database it is: `pool.sqlite` fits SQLite alone.
   list.forEach((d, i) => {
     const misfit = sqliteMisfit(d.kind, d.location, d.pool?.sqlite);
@@ -164,6 +83,109 @@ export function datasources(config: LoadedConfig, key: string, cwd: string): Dat
   });
   refuseSharedRecords(list);
   return list;
+}
+
+// What a datasource has whatever its database: all but its kind and location.
+type DatasourceBase = Omit<Datasource, "kind" | "location">;
+
+function datasourceOf(entry: ConnectionEntry, cwd: string): Datasource {
+  const { name, values, migrations, at } = entry;
+  const table = migrations.table ?? DEFAULT_RECORDS_TABLE;
+  if (typeof table !== "string" || !TABLE.test(table)) {
+    throw new ConfigError(
+      `${at("migrations.table")} must be a table name (letters, digits, _; up to 63), got ${
+        shown(table)
+      }`,
+    );
+  }
+  const base = {
+    name,
+    migrationsEnabled: entry.migrationsEnabled,
+    strictOrder: entry.strictOrder,
+    validateOnMigrate: entry.validateOnMigrate,
+    ...definedFields({ placeholders: entry.placeholders }),
+    table,
+    source: at("url"),
+    ...(booleanSetting(values.primary, false, at("primary")) ? { primary: true } : {}),
+    ...(values.pool === undefined ? {} : { pool: poolSettingsFrom(values.pool, at) }),
+    ...credentials(optionalString(values.username, at("username")), "username"),
+    ...credentials(optionalString(values.password, at("password"), true), "password"),
+  };
+  const url = values.url;
+  if (typeof url !== "string" || url === "") {
+    throw new ConfigError(
+      `${at("url")} is missing: give sqlite:<file>, postgres://host/db or mysql://host/db`,
+    );
+  }
+  return url.startsWith("sqlite:")
+    ? sqliteDatasource(base, url, at, cwd)
+    : serverDatasource(base, url, at);
+}
+
+function sqliteDatasource(
+  base: DatasourceBase,
+  url: string,
+  at: ConnectionEntry["at"],
+  cwd: string,
+): Datasource {
+  const path = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
+  if (path === "" || path.includes("\0")) {
+    throw new ConfigError(`${at("url")} must name a file: sqlite:./data/app.db`);
+  }
+  const location = path === ":memory:" ? path : isAbsolute(path) ? path : resolve(cwd, path);
+  if (base.pool?.queryTimeoutMs !== undefined) {
+    throw new ConfigError(`${at("pool.query-timeout")} ${SQLITE_NO_TIMEOUT}`);
+  }
+  return { ...base, kind: "sqlite", location };
+}
+
+function serverDatasource(
+  base: DatasourceBase,
+  url: string,
+  at: ConnectionEntry["at"],
+): Datasource {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  const kind = parsed && SCHEMES[parsed.protocol];
+  if (parsed === undefined || kind === undefined || parsed.hostname === "") {
+    throw new ConfigError(
+      `${at("url")} must be sqlite:<file>, postgres://host/db or mysql://host/db, got ${
+        shown(url)
+      }`,
+    );
+  }
+  if (kind === "mysql" && parsed.pathname.length <= 1) {
+    throw new ConfigError(`${at("url")} must name the database: mysql://host:3306/<database>`);
+  }
+  // `?user=` and `?password=` are credentials as much as a userinfo is (and win over it, as in
+  // node-postgres). All leave the URL: it is printed ("cannot connect to <location>"), and
+  // mysql2 would ignore them there anyway.
+  const query = parsed.searchParams;
+  const decoded = (part: string) => {
+    try {
+      return part ? decodeURIComponent(part) : undefined;
+    } catch (error) {
+      throw new ConfigError(
+        `${at("url")}: the user name or password is not valid percent-encoding (write % as %25)`,
+        { cause: error },
+      );
+    }
+  };
+  const fromUrl = {
+    ...credentials(decoded(parsed.username), "username"),
+    ...credentials(decoded(parsed.password), "password"),
+    ...credentials(query.get("user") ?? undefined, "username"),
+    ...credentials(query.get("password") ?? undefined, "password"),
+  };
+  parsed.username = "";
+  parsed.password = "";
+  // Only when present: deleting re-encodes the whole query.
+  for (const k of ["user", "password"]) if (query.has(k)) query.delete(k);
+  return { ...fromUrl, ...base, kind, location: parsed.href };
 }
 
 /**

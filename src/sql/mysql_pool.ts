@@ -271,89 +271,25 @@ class MysqlConnection implements DataConnection {
     }
     const connection = this.#connection;
     const pool = this.#pool;
-    let buffered: Record<string, unknown>[] = [];
-    let paused = false;
-    let ended = false;
-    let closed = false;
-    let failure: DataError | undefined;
-    let wake: (() => void) | undefined;
-    const woken = () => {
-      const waiting = wake;
-      wake = undefined;
-      waiting?.();
-    };
-    // Rows count from a result set's columns on: a write's OK packet comes as a 'result' too,
-    // after `fields` of nothing (so does the OK that ends a CALL's result sets).
-    let columns = false;
     const command = connection.execute(text, params.map(bindable) as mysql.ExecuteValues);
     this.#streaming = true;
-    command.on("fields", (fields: unknown) => columns = fields !== undefined);
-    command.on("result", (row: Record<string, unknown>) => {
-      if (!columns || closed) return;
-      buffered.push(row);
-      if (buffered.length >= STREAM_BATCH_ROWS && !paused) {
-        paused = true;
-        connection.pause();
-      }
-      woken();
-    });
-    const finished = () => {
-      ended = true;
-      this.#streaming = false;
-      woken();
-    };
-    command.on("error", (error: MysqlError) => {
-      if (failure === undefined) {
-        const broken = connectionLost(error) || pool.lostError(connection) !== undefined;
-        if (broken) this.#broken = true;
-        failure = pool.statementError(error, text, broken, params);
-      }
-      finished();
-    });
-    command.on("end", finished);
-    const arrived = (bound: number | undefined): Promise<void> =>
-      pool.watch.within(
-        text,
-        statementBound(pool.statementTimeoutMs, bound),
-        new Promise<void>((resolve) => wake = resolve),
-        () => {
+    return Promise.resolve(
+      new MysqlRows(command, pool, connection, text, deadline, {
+        failed: (error) => {
+          const broken = connectionLost(error) || pool.lostError(connection) !== undefined;
+          if (broken) this.#broken = true;
+          return pool.statementError(error, text, broken, params);
+        },
+        finished: () => this.#streaming = false,
+        unanswered: () => {
           this.#broken = true;
           this.#unanswered ??= new Error("the database did not answer a statement in time");
           pool.endSession(connection);
         },
-      );
-    return Promise.resolve({
-      next: async (bound?: number) => {
-        if (buffered.length === 0 && !ended && !closed) await arrived(bound ?? deadline);
-        if (buffered.length > 0) {
-          const rows = buffered;
-          buffered = [];
-          if (paused) {
-            paused = false;
-            connection.resume();
-          }
-          return rows;
-        }
-        if (failure !== undefined) throw failure;
-        return [];
-      },
-      close: async () => {
-        if (closed) return;
-        closed = true;
-        buffered = [];
-        if (ended) return;
-        if (alone) {
-          this.#broken = true;
-          return;
-        }
-        if (paused) {
-          paused = false;
-          connection.resume();
-        }
-        if (!ended) await arrived(deadline);
-        if (failure !== undefined) throw failure;
-      },
-    });
+        // Outside a transaction, a result ended early closes the connection: see `cursor`.
+        left: alone ? () => this.#broken = true : undefined,
+      }),
+    );
   }
 
   // A connection given back, lost, or busy with a stream, takes no statement.
@@ -473,4 +409,123 @@ function bindable(value: unknown): unknown {
     return value;
   }
   return JSON.stringify(value);
+}
+
+// What a streamed result tells the connection it runs on.
+interface RowsOwner {
+  /** The statement failed: the error to throw, the connection marked broken where it is. */
+  failed(error: MysqlError): DataError;
+  /** The result ended, whole or with an error: the connection takes statements again. */
+  finished(): void;
+  /** A batch was not answered in time: the connection is ended. */
+  unanswered(): void;
+  /** Closed early where the rest is not read but the connection closed; undefined: read it. */
+  readonly left: (() => void) | undefined;
+}
+
+// A streamed result: mysql2's row events kept in batches, the socket paused while a full batch
+// waits to be read.
+class MysqlRows implements RowCursor {
+  readonly #pool: MysqlPool;
+  readonly #connection: mysql.PoolConnection;
+  readonly #text: string;
+  readonly #deadline: number | undefined;
+  readonly #owner: RowsOwner;
+  #buffered: Record<string, unknown>[] = [];
+  #paused = false;
+  #ended = false;
+  #closed = false;
+  #failure: DataError | undefined;
+  #wake: (() => void) | undefined;
+  // Rows count from a result set's columns on: a write's OK packet comes as a 'result' too,
+  // after `fields` of nothing (so does the OK that ends a CALL's result sets).
+  #columns = false;
+
+  constructor(
+    command: mysql.Query,
+    pool: MysqlPool,
+    connection: mysql.PoolConnection,
+    text: string,
+    deadline: number | undefined,
+    owner: RowsOwner,
+  ) {
+    this.#pool = pool;
+    this.#connection = connection;
+    this.#text = text;
+    this.#deadline = deadline;
+    this.#owner = owner;
+    command.on("fields", (fields: unknown) => this.#columns = fields !== undefined);
+    command.on("result", (row: Record<string, unknown>) => this.#row(row));
+    command.on("error", (error: MysqlError) => {
+      this.#failure ??= owner.failed(error);
+      this.#finished();
+    });
+    command.on("end", () => this.#finished());
+  }
+
+  async next(bound?: number): Promise<Record<string, unknown>[]> {
+    if (this.#buffered.length === 0 && !this.#ended && !this.#closed) {
+      await this.#arrived(bound ?? this.#deadline);
+    }
+    if (this.#buffered.length > 0) {
+      const rows = this.#buffered;
+      this.#buffered = [];
+      this.#resume();
+      return rows;
+    }
+    if (this.#failure !== undefined) throw this.#failure;
+    return [];
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#buffered = [];
+    if (this.#ended) return;
+    if (this.#owner.left !== undefined) {
+      this.#owner.left();
+      return;
+    }
+    this.#resume();
+    if (!this.#ended) await this.#arrived(this.#deadline);
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #row(row: Record<string, unknown>): void {
+    if (!this.#columns || this.#closed) return;
+    this.#buffered.push(row);
+    if (this.#buffered.length >= STREAM_BATCH_ROWS && !this.#paused) {
+      this.#paused = true;
+      this.#connection.pause();
+    }
+    this.#woken();
+  }
+
+  #resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#connection.resume();
+  }
+
+  #finished(): void {
+    this.#ended = true;
+    this.#owner.finished();
+    this.#woken();
+  }
+
+  #woken(): void {
+    const waiting = this.#wake;
+    this.#wake = undefined;
+    waiting?.();
+  }
+
+  #arrived(bound: number | undefined): Promise<void> {
+    const pool = this.#pool;
+    return pool.watch.within(
+      this.#text,
+      statementBound(pool.statementTimeoutMs, bound),
+      new Promise<void>((resolve) => this.#wake = resolve),
+      () => this.#owner.unanswered(),
+    );
+  }
 }

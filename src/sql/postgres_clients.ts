@@ -191,13 +191,14 @@ export class PostgresClients<C extends object> {
     if (this.#closed) return;
     const now = performance.now();
     const timeout = this.#settings.idleTimeoutMs;
-    while (this.#idle.length > 0) {
-      const left = (this.#since.get(this.#idle[0]) ?? now) + timeout - now;
+    for (let first = this.#idle[0]; first !== undefined; first = this.#idle[0]) {
+      const left = (this.#since.get(first) ?? now) + timeout - now;
       if (left > 0) {
         this.#reaper = setTimeout(this.#reap, Math.max(1, left));
         return;
       }
-      this.#drop(this.#idle.shift()!);
+      this.#idle.shift();
+      this.#drop(first);
     }
   };
 }

@@ -43,14 +43,14 @@ export class PreparedStatements {
     const named: Named = { name: `thaw_${this.#next++}`, used: ++this.#uses };
     this.#names.set(text, named);
     if (this.#names.size <= this.#limit) return named;
-    let oldest: string | undefined;
-    let least = Infinity;
-    for (const [t, { used }] of this.#names) {
-      if (used < least) [oldest, least] = [t, used];
+    // The new name has the highest count: the oldest is another one.
+    let oldest: [string, Named] | undefined;
+    for (const entry of this.#names) {
+      if (oldest === undefined || entry[1].used < oldest[1].used) oldest = entry;
     }
-    const evicted = this.#names.get(oldest!)!.name;
-    this.#names.delete(oldest!);
-    return { name: named.name, evicted };
+    if (oldest === undefined) return named;
+    this.#names.delete(oldest[0]);
+    return { name: named.name, evicted: oldest[1].name };
   }
 
   /** Forgets `text`'s name (its plan went stale): its next use gets a new one. */

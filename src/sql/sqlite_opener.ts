@@ -94,42 +94,47 @@ interface BunStatement {
 const CACHED = 200;
 
 /** How this runtime opens a SQLite file: `bun:sqlite` on Bun, `node:sqlite` elsewhere. */
-export async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
-  if ("Bun" in globalThis) {
-    // A variable specifier: Deno and Node cannot resolve bun:sqlite, and never load it.
-    const specifier = "bun:sqlite";
-    const { Database } = await import(specifier) as {
-      Database: new (path: string) => {
-        query(text: string): BunStatement;
-        prepare(text: string): BunStatement;
-        exec(text: string): void;
-        close(): void;
-      };
+export function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
+  return "Bun" in globalThis ? bunOpener() : nodeOpener();
+}
+
+async function bunOpener(): Promise<(path: string) => SqliteHandle> {
+  // A variable specifier: Deno and Node cannot resolve bun:sqlite, and never load it.
+  const specifier = "bun:sqlite";
+  const { Database } = await import(specifier) as {
+    Database: new (path: string) => {
+      query(text: string): BunStatement;
+      prepare(text: string): BunStatement;
+      exec(text: string): void;
+      close(): void;
     };
-    return (path) => {
-      const db = new Database(path);
-      const shapes = new Map<BunStatement, Shape>();
-      return {
-        run: (text, params) => {
-          // query() caches the statement per text, so the shape is cached per statement.
-          const statement = db.query(text);
-          let shape = shapes.get(statement);
-          if (shape === undefined) {
-            shape = shapeOf(text, statement.columnNames.length);
-            if (shapes.size >= CACHED) shapes.delete(shapes.keys().next().value!);
-            shapes.set(statement, shape);
-          }
-          const values = params.map(bindable);
-          return shape.rows
-            ? rowsResult(shape, statement.all(...values))
-            : runResult(shape, statement.run(...values));
-        },
-        iterate: (text, params) => bunRows(db.prepare(text), params.map(bindable)),
-        exec: (text) => db.exec(text),
-        close: () => db.close(),
-      };
+  };
+  return (path) => {
+    const db = new Database(path);
+    const shapes = new Map<BunStatement, Shape>();
+    return {
+      run: (text, params) => {
+        // query() caches the statement per text, so the shape is cached per statement.
+        const statement = db.query(text);
+        let shape = shapes.get(statement);
+        if (shape === undefined) {
+          shape = shapeOf(text, statement.columnNames.length);
+          if (shapes.size >= CACHED) dropOldest(shapes);
+          shapes.set(statement, shape);
+        }
+        const values = params.map(bindable);
+        return shape.rows
+          ? rowsResult(shape, statement.all(...values))
+          : runResult(shape, statement.run(...values));
+      },
+      iterate: (text, params) => bunRows(db.prepare(text), params.map(bindable)),
+      exec: (text) => db.exec(text),
+      close: () => db.close(),
     };
-  }
+  };
+}
+
+async function nodeOpener(): Promise<(path: string) => SqliteHandle> {
   let sqlite: typeof import("node:sqlite");
   try {
     sqlite = await import("node:sqlite");
@@ -140,45 +145,52 @@ export async function sqliteOpener(): Promise<(path: string) => SqliteHandle> {
     );
   }
   const deno = "Deno" in globalThis;
-  return (path) => {
-    const db = new sqlite.DatabaseSync(path);
-    // Prepared once per text, as bun:sqlite's query() does: parsing costs more than running.
-    const statements = new Map<string, { statement: Statement; shape: Shape }>();
-    const prepare = (text: string): { statement: Statement; shape: Shape } => {
-      let prepared = statements.get(text);
-      if (prepared === undefined) {
-        const statement = db.prepare(text) as unknown as Statement;
-        prepared = { statement, shape: shapeOf(text, statement.columns().length) };
-        if (statements.size >= CACHED) statements.delete(statements.keys().next().value!);
-        statements.set(text, prepared);
-      }
-      return prepared;
-    };
-    return {
-      run: (text, params) => {
-        let values = params.map(bindable);
-        if (deno && values.some((v) => typeof v === "string" && v.includes("\0"))) {
-          [text, values] = withNulText(text, values);
-        }
-        const { statement, shape } = prepare(text);
-        // node:sqlite's rows have no prototype: plain objects, as the other databases give,
-        // so that they compare (deepStrictEqual) and print as callers expect.
-        return shape.rows
-          ? rowsResult(shape, statement.all(...values).map((row) => ({ ...row })))
-          : runResult(shape, statement.run(...values));
-      },
-      iterate: (text, params) => {
-        let values = params.map(bindable);
-        if (deno && values.some((v) => typeof v === "string" && v.includes("\0"))) {
-          [text, values] = withNulText(text, values);
-        }
-        const statement = db.prepare(text) as unknown as Statement;
-        return deno ? wholeRows(statement, values) : nodeRows(statement, values);
-      },
-      exec: (text) => db.exec(text),
-      close: () => db.close(),
-    };
+  return (path) => nodeHandle(new sqlite.DatabaseSync(path), deno);
+}
+
+function nodeHandle(db: import("node:sqlite").DatabaseSync, deno: boolean): SqliteHandle {
+  // Prepared once per text, as bun:sqlite's query() does: parsing costs more than running.
+  const statements = new Map<string, { statement: Statement; shape: Shape }>();
+  const prepare = (text: string): { statement: Statement; shape: Shape } => {
+    let prepared = statements.get(text);
+    if (prepared === undefined) {
+      const statement = db.prepare(text) as unknown as Statement;
+      prepared = { statement, shape: shapeOf(text, statement.columns().length) };
+      if (statements.size >= CACHED) dropOldest(statements);
+      statements.set(text, prepared);
+    }
+    return prepared;
   };
+  return {
+    run: (text, params) => {
+      let values = params.map(bindable);
+      if (deno && values.some((v) => typeof v === "string" && v.includes("\0"))) {
+        [text, values] = withNulText(text, values);
+      }
+      const { statement, shape } = prepare(text);
+      // node:sqlite's rows have no prototype: plain objects, as the other databases give,
+      // so that they compare (deepStrictEqual) and print as callers expect.
+      return shape.rows
+        ? rowsResult(shape, statement.all(...values).map((row) => ({ ...row })))
+        : runResult(shape, statement.run(...values));
+    },
+    iterate: (text, params) => {
+      let values = params.map(bindable);
+      if (deno && values.some((v) => typeof v === "string" && v.includes("\0"))) {
+        [text, values] = withNulText(text, values);
+      }
+      const statement = db.prepare(text) as unknown as Statement;
+      return deno ? wholeRows(statement, values) : nodeRows(statement, values);
+    },
+    exec: (text) => db.exec(text),
+    close: () => db.close(),
+  };
+}
+
+// A Map keeps the order its keys were set in: the first is the one cached longest.
+function dropOldest<K>(cache: Map<K, unknown>): void {
+  const oldest = cache.keys().next();
+  if (oldest.done !== true) cache.delete(oldest.value);
 }
 
 /** bun:sqlite's iterator over `statement` (prepared for it alone), finalized as it closes. */

@@ -156,10 +156,11 @@ class SqlitePool implements DataPool {
       this.#sweep = undefined;
       const now = Date.now();
       const limit = this.#settings.idleTimeoutMs;
-      while (this.#idle.length > 0 && now - this.#idle[0].since >= limit) {
-        const { handle } = this.#idle.shift()!;
+      for (let first = this.#idle[0]; first !== undefined; first = this.#idle[0]) {
+        if (now - first.since < limit) break;
+        this.#idle.shift();
         this.#open--;
-        closeQuietly(handle);
+        closeQuietly(first.handle);
       }
       if (this.#idle.length > 0) this.#armSweep(this.#idle[0].since + limit - now);
     }, ms);

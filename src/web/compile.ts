@@ -15,6 +15,7 @@ import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
 import type { ServerRequest } from "../http/server_request.ts";
 import { compileArgument } from "./arguments.ts";
+import type { ArgumentResolver } from "./argument_resolver.ts";
 import { clip } from "./convert.ts";
 import type { ParameterBinder } from "./binder.ts";
 import { type ErrorResponder, type Logger, MethodNotAllowedException } from "./error_responder.ts";
@@ -26,10 +27,15 @@ import {
   type PathPattern,
   type RegexParser,
 } from "./path_pattern.ts";
-import { pathReader } from "./path_variables.ts";
+import { type PathReader, pathReader } from "./path_variables.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import { REFUSED_PATHS, requestPath, requestPathAllowingEncodedSlash } from "./request_path.ts";
-import { IMPLEMENTED_METHODS, type MappedMethod, routeTable } from "./route_table.ts";
+import {
+  IMPLEMENTED_METHODS,
+  type MappedMethod,
+  type RouteTable,
+  routeTable,
+} from "./route_table.ts";
 import type { RouteMarks } from "../observe/request_observer.ts";
 import { requestTimeout } from "./request_timeout.ts";
 import { responseStatusOf } from "./response_status.ts";
@@ -167,24 +173,7 @@ function compileRoute(
   const errors = reader?.rest === undefined
     ? scope.errors
     : withPathVariables(scope.errors, reader.all, options.maxBodySize);
-  const resolvers = route.binders.map((binder, i) => {
-    if (
-      typeof binder === "object" && binder?.kind === "path" &&
-      !pattern.variables.includes(binder.name)
-    ) {
-      fail(`PathVariable("${binder.name}") has no {${binder.name}} in path "${pattern.source}"`);
-    }
-    try {
-      return compileArgument(binder, options.server, reader?.rest);
-    } catch (error) {
-      return fail(`argument ${i + 1}: ${(error as Error).message}`);
-    }
-  });
-  const bodies = route.binders.filter((b) => typeof b === "object" && b?.kind === "body").length;
-  if (bodies > 1) fail("a request has one body; only one RequestBody() binder may be given");
-  if (bodies > 0 && route.binders.some((b) => typeof b === "object" && b?.kind === "part")) {
-    fail("a request has one body; RequestBody() and RequestPart() cannot both read it");
-  }
+  const resolvers = compileArguments(route.binders, pattern, reader?.rest, options.server, fail);
   if (method.length > resolvers.length) {
     fail(
       `the method takes ${method.length} argument(s) but ${resolvers.length} binder(s) are given; ` +
@@ -194,17 +183,7 @@ function compileRoute(
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
   const middlewareItems = [...scope.middleware, ...methodMiddleware];
   const status = responseStatusOf(controller.type, route.methodName);
-  const middleware = middlewareItems.map((item) =>
-    guardMiddleware(
-      resolveMiddleware(item, options.beanOf, label),
-      errors,
-      label,
-      middlewareName(item),
-    )
-  );
-  if (middleware.length > 0 && !options.answersChecked) {
-    middleware.unshift(sendableAnswer(errors, label));
-  }
+  const middleware = routeMiddleware(middlewareItems, errors, label, options);
   return {
     httpMethod: route.httpMethod,
     pattern,
@@ -233,6 +212,57 @@ function compileRoute(
       ...(status === undefined ? {} : { status }),
     }),
   };
+}
+
+// The argument readers of a route's binders; `fail` throws the route's DefinitionError.
+function compileArguments(
+  binders: readonly ParameterBinder[],
+  pattern: PathPattern,
+  rest: PathReader["rest"] | undefined,
+  server: ServerRequest,
+  fail: (why: string) => never,
+): ArgumentResolver[] {
+  const resolvers = binders.map((binder, i) => {
+    if (
+      typeof binder === "object" && binder?.kind === "path" &&
+      !pattern.variables.includes(binder.name)
+    ) {
+      fail(`PathVariable("${binder.name}") has no {${binder.name}} in path "${pattern.source}"`);
+    }
+    try {
+      return compileArgument(binder, server, rest);
+    } catch (error) {
+      return fail(`argument ${i + 1}: ${(error as Error).message}`);
+    }
+  });
+  const bodies = binders.filter((b) => typeof b === "object" && b?.kind === "body").length;
+  if (bodies > 1) fail("a request has one body; only one RequestBody() binder may be given");
+  if (bodies > 0 && binders.some((b) => typeof b === "object" && b?.kind === "part")) {
+    fail("a request has one body; RequestBody() and RequestPart() cannot both read it");
+  }
+  return resolvers;
+}
+
+// The route's own middleware, each guarded, behind a check of what it answers unless global
+// middleware checks every answer already.
+function routeMiddleware(
+  items: readonly MiddlewareEntry[],
+  errors: ErrorResponder,
+  label: string,
+  options: CompileOptions,
+): MiddlewareHandler[] {
+  const middleware = items.map((item) =>
+    guardMiddleware(
+      resolveMiddleware(item, options.beanOf, label),
+      errors,
+      label,
+      middlewareName(item),
+    )
+  );
+  if (middleware.length > 0 && !options.answersChecked) {
+    middleware.unshift(sendableAnswer(errors, label));
+  }
+  return middleware;
 }
 
 // A route whose `{*name}` Hono does not name: an error path that makes its own `HttpRequest` gets
@@ -310,24 +340,15 @@ export function buildApp(
   errors: ErrorResponder,
   options: BuildOptions = {},
 ): Hono {
-  const seen = new Map<string, string>();
-  for (const route of routes) {
-    const key = `${route.httpMethod} ${route.pattern.shape}`;
-    const other = seen.get(key);
-    if (other !== undefined) {
-      throw new DefinitionError(
-        `Two handlers for ${route.httpMethod} ${route.pattern.source}: ${other} and ${route.label}`,
-      );
-    }
-    seen.set(key, route.label);
-  }
+  checkDistinct(routes);
   const table = routeTable(routes);
   // Hono tries routes in the order they were added: most specific first.
   const hono = new Hono({
     getPath: options.allowEncodedSlash === true ? requestPathAllowingEncodedSlash : requestPath,
   });
   // Added first, so that Hono runs them ahead of every route and of the answers below.
-  const global = (options.middleware?.length ?? 0) > 0;
+  const globalMiddleware = options.middleware ?? [];
+  const global = globalMiddleware.length > 0;
   // The request the app was given, by context, for the route marks: global middleware may replace
   // `c.req.raw` (Hono's `bodyLimit` does) before a route takes it. Without global middleware
   // nothing runs before a route's first handler, which marks the request as it comes.
@@ -347,39 +368,76 @@ export function buildApp(
       return next();
     });
   }
-  if (global) hono.use("*", ...options.middleware!);
+  if (global) hono.use("*", ...globalMiddleware);
   for (const route of table.routes) {
-    const own = route.middleware ?? [];
-    const handler = global || own.length > 0 ? adoptAnswer(route.handler) : route.handler;
-    const handlers = [...own, handler] as [RouteHandler];
-    const marks = options.marks;
-    if (marks !== undefined) {
-      // The first of the route's handlers, so that a route guard's refusal counts for the route;
-      // marked on the request the app was given, which middleware may since have replaced.
-      const first = handlers[0] as (c: Context, next: Next) => ReturnType<RouteHandler>;
-      const template = route.pattern.template;
-      handlers[0] = ((c: Context, next: Next) => {
-        if (marks.recording) marks.mark(originals.get(c) ?? c.req.raw, template);
-        return first(c, next);
-      }) as RouteHandler;
-    }
-    // A `{name:regex}` is a plain `:name` to Hono; a request whose value fails the regex passes,
-    // through each of the route's own handlers, to the next route that matches (else to the 404
-    // or 405 below). Routes without constraints are added as they are, and cost nothing more.
-    const holds = pathReader(route.pattern)?.holds;
-    const guarded = holds === undefined
-      ? handlers
-      : handlers.map((h: (c: Context, next: Next) => unknown) => (c: Context, next: Next) =>
-        holds(c) ? h(c, next) : next()
-      ) as unknown as [RouteHandler];
-    if (timeout !== undefined) { for (const h of guarded) templates.set(h, route.pattern.source); }
-    hono.on(route.httpMethod, route.pattern.honoPath, ...guarded);
+    const handlers = routeHandlers(route, global, options.marks, originals);
+    if (timeout !== undefined) { for (const h of handlers) templates.set(h, route.pattern.source); }
+    hono.on(route.httpMethod, route.pattern.honoPath, ...handlers);
   }
+  const notFound = notFoundAnswer(table, errors, options.maxBodySize);
+  hono.notFound(global ? adoptAnswer(notFound) : notFound);
+  // Thaw's handlers and middleware catch their own errors; this serves what is mounted by hand.
+  hono.onError((error, c) => errors(error, c, undefined, undefined));
+  return hono;
+}
 
+// Two routes for one method and path shape: Hono would serve the first one only.
+function checkDistinct(routes: readonly CompiledRoute[]): void {
+  const seen = new Map<string, string>();
+  for (const route of routes) {
+    const key = `${route.httpMethod} ${route.pattern.shape}`;
+    const other = seen.get(key);
+    if (other !== undefined) {
+      throw new DefinitionError(
+        `Two handlers for ${route.httpMethod} ${route.pattern.source}: ${other} and ${route.label}`,
+      );
+    }
+    seen.set(key, route.label);
+  }
+}
+
+// What Hono runs for a route: its own middleware then its handler, the first of them marking the
+// request when the observers want marks.
+function routeHandlers(
+  route: CompiledRoute,
+  global: boolean,
+  marks: RouteMarks | undefined,
+  originals: WeakMap<Context, Request>,
+): [RouteHandler] {
+  const own = route.middleware ?? [];
+  const handler = global || own.length > 0 ? adoptAnswer(route.handler) : route.handler;
+  const handlers = [...own, handler] as [RouteHandler];
+  if (marks !== undefined) {
+    // The first of the route's handlers, so that a route guard's refusal counts for the route;
+    // marked on the request the app was given, which middleware may since have replaced.
+    const first = handlers[0] as (c: Context, next: Next) => ReturnType<RouteHandler>;
+    const template = route.pattern.template;
+    handlers[0] = ((c: Context, next: Next) => {
+      if (marks.recording) marks.mark(originals.get(c) ?? c.req.raw, template);
+      return first(c, next);
+    }) as RouteHandler;
+  }
+  // A `{name:regex}` is a plain `:name` to Hono; a request whose value fails the regex passes,
+  // through each of the route's own handlers, to the next route that matches (else to the 404
+  // or 405 below). Routes without constraints are added as they are, and cost nothing more.
+  const holds = pathReader(route.pattern)?.holds;
+  return holds === undefined
+    ? handlers
+    : handlers.map((h: (c: Context, next: Next) => unknown) => (c: Context, next: Next) =>
+      holds(c) ? h(c, next) : next()
+    ) as unknown as [RouteHandler];
+}
+
+// The answer when no route takes a request: 501 for an unknown method, 404, 405 with `Allow`, or
+// 204 with `Allow` to an `OPTIONS` on a known path.
+function notFoundAnswer(
+  table: RouteTable<CompiledRoute>,
+  errors: ErrorResponder,
+  maxBodySize: number | undefined,
+): (c: Context) => Response | Promise<Response> {
   // A client's path or method is echoed in an error message only this far.
   const echo = (text: string) => clip(text, 100);
-  const maxBodySize = options.maxBodySize;
-  const notFound = (c: Context): Response | Promise<Response> => {
+  return (c) => {
     const { method, path } = c.req;
     // No route answers, so none has path variables; but after a route whose regex did not hold
     // passed the request on, `c.req.param()` still reads that route's.
@@ -403,8 +461,4 @@ export function buildApp(
       undefined,
     );
   };
-  hono.notFound(global ? adoptAnswer(notFound) : notFound);
-  // Thaw's handlers and middleware catch their own errors; this serves what is mounted by hand.
-  hono.onError((error, c) => errors(error, c, undefined, undefined));
-  return hono;
 }

@@ -46,18 +46,15 @@ export interface HandlerSpec {
  * returns one, none otherwise, and no `HttpRequest` unless an argument or a body needs one.
  */
 export function compileHandler(spec: HandlerSpec): RouteHandler {
-  const { bean, method, resolvers, errors, label, server } = spec;
+  const { bean, method, resolvers, errors, label } = spec;
   const count = resolvers.length;
   const fromBody = resolvers.map((r) => r.fromBody);
   const bodyIndex = resolvers.findIndex((r) => r.async);
   const resolve = argumentReaders(resolvers, bodyIndex);
-  const readForm = bodyIndex < 0 ? fromBody.find((f) => f !== undefined)?.read : undefined;
-  const partsOnly = fromBody.some((f) => f?.partsOnly === true);
   const newRequest = requestMaker(spec);
   const needsRequest = resolvers.some((r) => r.needsRequest);
   const makeRequest = (c: Context) => needsRequest ? newRequest(c) : undefined;
   const settle = settler(spec);
-
   // The body is the one argument read asynchronously (compile.ts refuses a second RequestBody()),
   // so a route with a body waits on that one promise and nothing else: no async function.
   if (bodyIndex >= 0) {
@@ -83,55 +80,9 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       }
     };
   }
-  // Arguments a form body may hold (RequestParam, RequestPart) say so by returning FROM_BODY; only
-  // then is the body read, once for all of them, and the request waits on that one promise. A
-  // request whose arguments all came from elsewhere (every GET, a query holding every parameter)
-  // is answered synchronously, as on a route without them.
+  const readForm = fromBody.find((f) => f !== undefined)?.read;
   if (readForm !== undefined) {
-    return (c) => {
-      let request: HttpRequest | undefined;
-      try {
-        request = makeRequest(c);
-        const args = new Array(count);
-        let waiting = false;
-        for (let i = 0; i < count; i++) {
-          const value = resolve[i](c, request);
-          if (value === FROM_BODY) waiting = true;
-          args[i] = value;
-        }
-        if (!waiting) return settle(c, request, method.apply(bean, args));
-        // The form is read through the request's own reader, so that a handler given the
-        // HttpRequest reads the same bytes again.
-        const withBody = request ?? newRequest(c);
-        request = withBody;
-        return readForm(c, server, withBody, partsOnly).then(
-          (form) => {
-            // The request timed out while its body was read: no one reads the answer.
-            if (isAbandoned(c.req.raw)) {
-              void form.release?.();
-              return lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE);
-            }
-            let answer: Response | Promise<Response>;
-            try {
-              for (let i = 0; i < count; i++) {
-                if (args[i] === FROM_BODY) args[i] = (fromBody[i] as FormArgument).resolve(form);
-              }
-              answer = settle(c, withBody, method.apply(bean, args));
-            } catch (error) {
-              answer = errors(error, c, withBody, label);
-            }
-            // An upload's temporary files go once the answer is made, whatever it is.
-            return form.release === undefined ? answer : releasedAfter(answer, form.release);
-          },
-          (error) =>
-            isAbandoned(c.req.raw)
-              ? lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE)
-              : errors(error, c, withBody, label),
-        );
-      } catch (error) {
-        return errors(error, c, request, label);
-      }
-    };
+    return formHandler(spec, resolve, fromBody, readForm, newRequest, makeRequest, settle);
   }
   if (count === 0) {
     return (c) => {
@@ -149,6 +100,80 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       const args = new Array(count);
       for (let i = 0; i < count; i++) args[i] = resolve[i](c, request);
       return settle(c, request, method.apply(bean, args));
+    } catch (error) {
+      return errors(error, c, request, label);
+    }
+  };
+}
+
+// What reads a route's arguments from a request.
+type Readers = readonly ArgumentResolver["resolve"][];
+
+// The request's HttpRequest when an argument needs one, else undefined.
+type RequestMaker = (c: Context) => HttpRequest | undefined;
+
+type Settle = (
+  c: Context,
+  request: HttpRequest | undefined,
+  result: unknown,
+) => Response | Promise<Response>;
+
+// Arguments a form body may hold (RequestParam, RequestPart) say so by returning FROM_BODY; only
+// then is the body read, once for all of them, and the request waits on that one promise. A
+// request whose arguments all came from elsewhere (every GET, a query holding every parameter)
+// is answered synchronously, as on a route without them.
+function formHandler(
+  spec: HandlerSpec,
+  resolve: Readers,
+  fromBody: readonly (FormArgument | undefined)[],
+  readForm: FormArgument["read"],
+  newRequest: (c: Context) => HttpRequest,
+  makeRequest: RequestMaker,
+  settle: Settle,
+): RouteHandler {
+  const { bean, method, errors, label, server } = spec;
+  const count = resolve.length;
+  const partsOnly = fromBody.some((f) => f?.partsOnly === true);
+  return (c) => {
+    let request: HttpRequest | undefined;
+    try {
+      request = makeRequest(c);
+      const args = new Array(count);
+      let waiting = false;
+      for (let i = 0; i < count; i++) {
+        const value = resolve[i](c, request);
+        if (value === FROM_BODY) waiting = true;
+        args[i] = value;
+      }
+      if (!waiting) return settle(c, request, method.apply(bean, args));
+      // The form is read through the request's own reader, so that a handler given the
+      // HttpRequest reads the same bytes again.
+      const withBody = request ?? newRequest(c);
+      request = withBody;
+      return readForm(c, server, withBody, partsOnly).then(
+        (form) => {
+          // The request timed out while its body was read: no one reads the answer.
+          if (isAbandoned(c.req.raw)) {
+            void form.release?.();
+            return lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE);
+          }
+          let answer: Response | Promise<Response>;
+          try {
+            for (let i = 0; i < count; i++) {
+              if (args[i] === FROM_BODY) args[i] = (fromBody[i] as FormArgument).resolve(form);
+            }
+            answer = settle(c, withBody, method.apply(bean, args));
+          } catch (error) {
+            answer = errors(error, c, withBody, label);
+          }
+          // An upload's temporary files go once the answer is made, whatever it is.
+          return form.release === undefined ? answer : releasedAfter(answer, form.release);
+        },
+        (error) =>
+          isAbandoned(c.req.raw)
+            ? lastResortResponse(HttpStatus.SERVICE_UNAVAILABLE)
+            : errors(error, c, withBody, label),
+      );
     } catch (error) {
       return errors(error, c, request, label);
     }
@@ -192,9 +217,7 @@ function requestMaker(spec: HandlerSpec): (c: Context) => HttpRequest {
 }
 
 // The answer made of what the method returned, or of the error its promise rejected with.
-function settler(
-  spec: HandlerSpec,
-): (c: Context, request: HttpRequest | undefined, result: unknown) => Response | Promise<Response> {
+function settler(spec: HandlerSpec): Settle {
   const { errors, label, status } = spec;
   const behindMiddleware = spec.behindMiddleware === true;
   // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.

@@ -175,7 +175,8 @@ function parseSegment(
         if (colon === -1) return { kind: "variable", name };
         try {
           // Given whenever mayHoldRegex(path): a missing one is Thaw's bug, and throws here.
-          return { kind: "variable", name, constraint: parseRegex!(inner.slice(colon + 1)) };
+          if (parseRegex === undefined) throw new Error("no regex parser");
+          return { kind: "variable", name, constraint: parseRegex(inner.slice(colon + 1)) };
         } catch (error) {
           return fail(`: the regex of {${name}}: ${(error as Error).message}`);
         }

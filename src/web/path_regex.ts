@@ -410,6 +410,8 @@ function expandedSize(node: RegexNode): number {
 interface Position {
   readonly set: CharSet;
   readonly text: string;
+  /** Every way forward from it. */
+  readonly follow: Next[];
 }
 
 /** A position that may come next, and the repetition that brings it back, if one does. */
@@ -432,18 +434,7 @@ interface Glushkov {
  * the start, or from any position, share a character.
  */
 export function checkRegexTree(tree: RegexNode): void {
-  const emptyRepeat = (node: RegexNode): void => {
-    if (node.kind === "repeat") {
-      if (nullable(node.body)) {
-        throw new Error(
-          `"${node.text}" repeats a part that can match nothing, which backtracks badly`,
-        );
-      }
-      emptyRepeat(node.body);
-    } else if (node.kind === "sequence") node.items.forEach(emptyRepeat);
-    else if (node.kind === "choice") node.options.forEach(emptyRepeat);
-  };
-  emptyRepeat(tree);
+  checkEmptyRepeats(tree);
   const size = expandedSize(tree);
   if (size > MAX_EXPANDED_SIZE) {
     throw new Error(
@@ -451,13 +442,37 @@ export function checkRegexTree(tree: RegexNode): void {
         `(at most ${MAX_EXPANDED_SIZE}); use smaller counts`,
     );
   }
+  const { root, positions } = glushkov(tree);
+  checkDeterministic(root.first, "at the start");
+  for (const { follow, text } of positions) checkDeterministic(follow, `after "${text}"`);
+  if (root.nullable) {
+    throw new Error(
+      "the regex matches an empty segment, which no request has; use + rather than *",
+    );
+  }
+}
 
-  const follow = new Map<Position, Next[]>();
+// A repetition of what can match nothing.
+function checkEmptyRepeats(node: RegexNode): void {
+  if (node.kind === "repeat") {
+    if (nullable(node.body)) {
+      throw new Error(
+        `"${node.text}" repeats a part that can match nothing, which backtracks badly`,
+      );
+    }
+    checkEmptyRepeats(node.body);
+  } else if (node.kind === "sequence") node.items.forEach(checkEmptyRepeats);
+  else if (node.kind === "choice") node.options.forEach(checkEmptyRepeats);
+}
+
+// Glushkov's automaton of a regex: its start, and its positions in the order built.
+function glushkov(tree: RegexNode): { root: Glushkov; positions: Position[] } {
+  const positions: Position[] = [];
   const build = (node: RegexNode): Glushkov => {
     switch (node.kind) {
       case "chars": {
-        const position: Position = { set: node.set, text: node.text };
-        follow.set(position, []);
+        const position: Position = { set: node.set, text: node.text, follow: [] };
+        positions.push(position);
         return { nullable: false, first: [{ position }], last: [position] };
       }
       case "sequence":
@@ -475,11 +490,9 @@ export function checkRegexTree(tree: RegexNode): void {
         for (let i = 0; i < node.min; i++) copies.push(build(node.body));
         if (node.max === Infinity) {
           // `x{n,}`: the last required copy repeats; `x*` is an optional repeating copy.
-          const looped = node.min > 0 ? copies.pop()! : build(node.body);
+          const looped = copies.pop() ?? build(node.body);
           for (const p of looped.last) {
-            follow.get(p)!.push(
-              ...looped.first.map(({ position }) => ({ position, loop: node.text })),
-            );
+            p.follow.push(...looped.first.map(({ position }) => ({ position, loop: node.text })));
           }
           copies.push({ ...looped, nullable: node.min === 0 });
           return copies.reduce(concat, EMPTY);
@@ -494,42 +507,37 @@ export function checkRegexTree(tree: RegexNode): void {
     }
   };
   const concat = (a: Glushkov, b: Glushkov): Glushkov => {
-    for (const p of a.last) follow.get(p)!.push(...b.first);
+    for (const p of a.last) p.follow.push(...b.first);
     return {
       nullable: a.nullable && b.nullable,
       first: a.nullable ? [...a.first, ...b.first] : a.first,
       last: b.nullable ? [...b.last, ...a.last] : b.last,
     };
   };
-  const root = build(tree);
-  const deterministic = (ways: readonly Next[], where: string): void => {
-    for (let i = 0; i < ways.length; i++) {
-      for (let j = i + 1; j < ways.length; j++) {
-        const a = ways[i];
-        const b = ways[j];
-        const unit = common(a.position.set, b.position.set);
-        if (unit === undefined) continue;
-        if (a.position === b.position && a.loop !== undefined && b.loop !== undefined) {
-          const [inner, outer] = [a.loop, b.loop].sort((x, y) => x.length - y.length);
-          throw new Error(
-            `"${outer}" repeats "${inner}", and both can go on with ${show(unit)} ${where}, ` +
-              "so the same text matches in many ways, which backtracks badly",
-          );
-        }
+  return { root: build(tree), positions };
+}
+
+// No two ways forward share a character.
+function checkDeterministic(ways: readonly Next[], where: string): void {
+  for (let i = 0; i < ways.length; i++) {
+    for (let j = i + 1; j < ways.length; j++) {
+      const a = ways[i];
+      const b = ways[j];
+      const unit = common(a.position.set, b.position.set);
+      if (unit === undefined) continue;
+      if (a.position === b.position && a.loop !== undefined && b.loop !== undefined) {
+        const [inner, outer] = [a.loop, b.loop].sort((x, y) => x.length - y.length);
         throw new Error(
-          `"${a.position.text}" and "${b.position.text}" can both match ${show(unit)} ${where}, ` +
-            "so the regex is ambiguous and backtracks badly; write it so that each character " +
-            "has one place to go",
+          `"${outer}" repeats "${inner}", and both can go on with ${show(unit)} ${where}, ` +
+            "so the same text matches in many ways, which backtracks badly",
         );
       }
+      throw new Error(
+        `"${a.position.text}" and "${b.position.text}" can both match ${show(unit)} ${where}, ` +
+          "so the regex is ambiguous and backtracks badly; write it so that each character " +
+          "has one place to go",
+      );
     }
-  };
-  deterministic(root.first, "at the start");
-  for (const [position, ways] of follow) deterministic(ways, `after "${position.text}"`);
-  if (root.nullable) {
-    throw new Error(
-      "the regex matches an empty segment, which no request has; use + rather than *",
-    );
   }
 }
 

@@ -16,7 +16,12 @@ import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_sign
 import { answerWatchers } from "./answer_sent.ts";
 import { ownRouteDecorator } from "./declared_route.ts";
 import { type OpenStream, type OpenStreams, openStreamsOf } from "../observe/open_streams.ts";
-import { type EventStream, openEventStream, returned } from "./sse_stream.ts";
+import {
+  type EventStream,
+  type EventStreamOptions,
+  openEventStream,
+  returned,
+} from "./sse_stream.ts";
 
 /**
  * The decorator `@SseMapping(path, ...binders)` returns: it compiles only on a method that
@@ -122,46 +127,17 @@ function streamed(
 ): (...args: unknown[]) => Promise<Response> {
   return async (...args) => {
     const request = (args.pop() as HttpRequest).getRaw();
-    const result = await method.apply(bean, args);
-    const iterate = (result as { [Symbol.asyncIterator]?: unknown } | null | undefined)?.[
-      Symbol.asyncIterator
-    ];
-    if (typeof iterate !== "function") {
-      throw new TypeError(
-        `${label} returned ${result === null ? "null" : typeof result}, not an AsyncIterable: ` +
-          "an @SseMapping method is an async * method, or returns an AsyncIterable",
-      );
-    }
-    const iterator = iterate.call(result) as AsyncIterator<unknown>;
+    const iterator = iteratorOf(await method.apply(bean, args), label);
     const headers = { ...HEADERS };
     const host = HOSTS.get(bean) ?? LONE;
-    if (request.method === "HEAD") {
-      // Only the head goes: the events are never asked for, and the head does not wait on the
-      // iterator's return(), which a custom iterator may never settle.
-      returned(
-        iterator,
-        (error) =>
-          log(host.logger, `${label}: the iterator's return() failed after a HEAD answer:`, error),
-      );
-      return new Response(null, { headers });
-    }
+    if (request.method === "HEAD") return headOnly(iterator, host, label, headers);
     let unregister = () => {};
     let over = false;
     let stream: EventStream | undefined = undefined;
     let open: OpenStream | undefined;
-    stream = openEventStream(iterator, {
-      heartbeatMs: host.heartbeatMs,
-      clock: host.clock,
-      // Deno's server also aborts the signal once an answer has gone, and warns whoever reads it
-      // of that: there, a client that left before the first event is seen at the first write.
-      signal: "Deno" in globalThis ? undefined : request.signal,
-      failed: (error) =>
-        log(host.logger, `${label}: the event stream failed after it began, and ended:`, error),
-      returning: (done) => {
-        host.returning.add(done);
-        void done.then(() => host.returning.delete(done));
-      },
-      ended: () => {
+    stream = openEventStream(
+      iterator,
+      streamOptions(host, label, request, () => {
         over = true;
         streamEnded(request);
         unregister();
@@ -169,18 +145,10 @@ function streamed(
           host.open.delete(stream);
           open?.end({ sent: stream.sent });
         }
-      },
-    });
+      }),
+    );
     if (!over) {
-      host.open.add(stream);
-      // The request timeout answered 503: the stream is no one's.
-      unregister = onAbandon(request, stream.end);
-      // Middleware answered in its place: no one will read it. A body piped on (compress()) is
-      // locked; a runtime whose `Response` wraps the body it is given locks it too.
-      const { body } = stream;
-      answerWatchers.set(request, (sent) => {
-        if (sent.body !== body && !body.locked) stream?.end();
-      });
+      unregister = watched(host, request, stream);
       if (host.ending) stream.end();
     }
     const start = await stream.begun;
@@ -196,6 +164,73 @@ function streamed(
     }
     return new Response(stream.body, { headers });
   };
+}
+
+// The iterator of what the method returned, which must be an AsyncIterable.
+function iteratorOf(result: unknown, label: string): AsyncIterator<unknown> {
+  const iterate = (result as { [Symbol.asyncIterator]?: unknown } | null | undefined)?.[
+    Symbol.asyncIterator
+  ];
+  if (typeof iterate !== "function") {
+    throw new TypeError(
+      `${label} returned ${result === null ? "null" : typeof result}, not an AsyncIterable: ` +
+        "an @SseMapping method is an async * method, or returns an AsyncIterable",
+    );
+  }
+  return iterate.call(result) as AsyncIterator<unknown>;
+}
+
+// Only the head goes: the events are never asked for, and the head does not wait on the
+// iterator's return(), which a custom iterator may never settle.
+function headOnly(
+  iterator: AsyncIterator<unknown>,
+  host: SseHost,
+  label: string,
+  headers: Record<string, string>,
+): Response {
+  returned(
+    iterator,
+    (error) =>
+      log(host.logger, `${label}: the iterator's return() failed after a HEAD answer:`, error),
+  );
+  return new Response(null, { headers });
+}
+
+function streamOptions(
+  host: SseHost,
+  label: string,
+  request: Request,
+  ended: () => void,
+): EventStreamOptions {
+  return {
+    heartbeatMs: host.heartbeatMs,
+    clock: host.clock,
+    // Deno's server also aborts the signal once an answer has gone, and warns whoever reads it
+    // of that: there, a client that left before the first event is seen at the first write.
+    signal: "Deno" in globalThis ? undefined : request.signal,
+    failed: (error) =>
+      log(host.logger, `${label}: the event stream failed after it began, and ended:`, error),
+    returning: (done) => {
+      host.returning.add(done);
+      void done.then(() => host.returning.delete(done));
+    },
+    ended,
+  };
+}
+
+// The stream open on the host, ended when the request is abandoned or its answer is not the
+// stream; returns how to stop watching the request.
+function watched(host: SseHost, request: Request, stream: EventStream): () => void {
+  host.open.add(stream);
+  // The request timeout answered 503: the stream is no one's.
+  const unregister = onAbandon(request, stream.end);
+  // Middleware answered in its place: no one will read it. A body piped on (compress()) is
+  // locked; a runtime whose `Response` wraps the body it is given locks it too.
+  const { body } = stream;
+  answerWatchers.set(request, (sent) => {
+    if (sent.body !== body && !body.locked) stream.end();
+  });
+  return unregister;
 }
 
 function log(logger: Logger, message: string, error: unknown): void {

@@ -101,7 +101,8 @@ class SocketSession implements WSEvents, Session {
   }
 
   get socket(): WSContext {
-    return this.#socket!;
+    if (this.#socket === undefined) throw new Error("WebSocket session: no event has come yet");
+    return this.#socket;
   }
 
   // What Hono's context reads of its side once, as it is made.
@@ -167,8 +168,10 @@ class SocketSession implements WSEvents, Session {
     if (this.#closing) return;
     this.sent.messages++;
     this.sent.bytes += sizeOf(data);
-    this.#ws!.send(data, options);
-    const buffered = bufferedOf(this.#ws!.raw as RawSocket | undefined);
+    const ws = this.#ws;
+    if (ws === undefined) throw new Error("WebSocket session: send before the socket opened");
+    ws.send(data, options);
+    const buffered = bufferedOf(ws.raw as RawSocket | undefined);
     if (buffered > this.#host.maxBuffered) {
       this.#host.overflowed(buffered);
       this.end(CLOSE.policyViolation, "Send buffer full");
@@ -179,12 +182,12 @@ class SocketSession implements WSEvents, Session {
   close(code?: number, reason?: string): void {
     const problem = closeProblem(code, reason);
     if (problem !== undefined) throw new RangeError(`WebSocket close: ${problem}`);
-    if (code === undefined) this.#close(() => this.#ws!.close());
+    if (code === undefined) this.#close((ws) => ws.close());
     else this.end(code, reason ?? "");
   }
 
   end(code: number, reason: string): void {
-    this.#close(() => this.#ws!.close(code, reason));
+    this.#close((ws) => ws.close(code, reason));
   }
 
   terminate(): void {
@@ -193,11 +196,12 @@ class SocketSession implements WSEvents, Session {
     else this.end(CLOSE.goingAway, "Server shutting down");
   }
 
-  #close(close: () => void): void {
-    if (this.#closing || this.#ws === undefined) return;
+  #close(close: (ws: WSContext) => void): void {
+    const ws = this.#ws;
+    if (this.#closing || ws === undefined) return;
     this.#closing = true;
     try {
-      close();
+      close(ws);
     } catch {
       // Already closed under us: nothing to close.
     }

@@ -1,5 +1,6 @@
 // `prometheus`: the request metrics, the process's and the app's own meters, for Prometheus.
 import type { ActuatorEndpoint } from "../actuator_endpoint.ts";
+import { available } from "../actuator_endpoint.ts";
 import { endpointRoute } from "../endpoint_route.ts";
 import {
   OPENMETRICS_CONTENT_TYPE,
@@ -17,7 +18,7 @@ export const prometheusEndpoint: ActuatorEndpoint<"prometheus"> = {
   unavailable: ({ telemetry }) =>
     telemetry.scrape === undefined ? "prometheus needs OpenTelemetry's packages" : undefined,
   routes: ({ base, telemetry }) => {
-    const scrape = telemetry.scrape!;
+    const scrape = available(telemetry.scrape, "prometheus", "a scrape");
     // OpenMetrics for a scraper that asks for it first (Prometheus does), the text format else;
     // `Vary`, since one URL answers both.
     const route = endpointRoute("GET", `${base}/prometheus`, async (c) => {
