@@ -167,7 +167,7 @@ function run(command: [string, string[]], until: (out: string) => unknown): Prom
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB (${n} B)`;
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB (${Math.round(n)} B)`;
 
 /** As for an edge runtime: one ES module, and the file-system paths of the library left out. */
 const BUNDLE = {
