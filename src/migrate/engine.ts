@@ -28,7 +28,7 @@ import type { PlannedFile } from "./plan/planned_file.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 import type { Progress, RunError, RunReport } from "./run_report.ts";
 import type { RunRequest } from "./run_request.ts";
-import { type ConnectionCallback, runTargets } from "./run_targets.ts";
+import { type ConnectionCallback, runTargets } from "./run/run_targets.ts";
 import { RequestTally } from "./request_counter.ts";
 import type { RunnerIdentity } from "./runner_identity.ts";
 import { selectEnabled } from "./select_connections.ts";

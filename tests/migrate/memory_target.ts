@@ -9,7 +9,11 @@ import {
   TargetIo,
 } from "../../src/migrate/driver.ts";
 import type { RequestCounter } from "../../src/migrate/request_counter.ts";
-import { type RunnerOptions, runTargets, type TargetWork } from "../../src/migrate/run_targets.ts";
+import {
+  type RunnerOptions,
+  runTargets,
+  type TargetWork,
+} from "../../src/migrate/run/run_targets.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import type {
   EachFileCallbacks,

@@ -7,7 +7,7 @@ import type {
   ConnectionCallback,
   PlannedFile,
   RunnerOptions,
-} from "../../src/migrate/run_targets.ts";
+} from "../../src/migrate/run/run_targets.ts";
 import { type Progress, silentProgress } from "../../src/migrate/run_report.ts";
 import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";
 import { checkReport } from "./report_shape.ts";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { DriftInspection } from "../../src/migrate/driver.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
-import type { RunnerOptions } from "../../src/migrate/run_targets.ts";
+import type { RunnerOptions } from "../../src/migrate/run/run_targets.ts";
 import type { ConnectionDrift, Progress } from "../../src/migrate/run_report.ts";
 import { silentProgress } from "../../src/migrate/run_report.ts";
 import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";

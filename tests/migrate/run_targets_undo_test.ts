@@ -6,7 +6,7 @@ import type {
   ConnectionCallback,
   PlannedFile,
   RunnerOptions,
-} from "../../src/migrate/run_targets.ts";
+} from "../../src/migrate/run/run_targets.ts";
 import { silentProgress } from "../../src/migrate/run_report.ts";
 import type { UndoableFile } from "../../src/migrate/plan/undo_pairs.ts";
 import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";
