@@ -32,6 +32,7 @@ import { type ConnectionCallback, runTargets } from "./run/run_targets.ts";
 import { RequestTally } from "./request_counter.ts";
 import type { RunnerIdentity } from "./runner_identity.ts";
 import { selectEnabled } from "./select_connections.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** What a run runs in: everything that is not the request itself. */
 export interface RunContext {
@@ -95,13 +96,13 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
   const optionNames = context.optionNames ?? COMMAND_LINE_NAMES;
   const where: DriverContext = {
     configDir: request.configDir,
-    migrationsRoot: request.migrationsRoot,
+    migrations: request.migrations,
     env: context.env,
     cwd: context.cwd ?? process.cwd(),
     identity: context.identity,
     command: request.command,
     lockTimeoutMs: request.lockTimeoutMs,
-    ...(request.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: request.stopTimeoutMs }),
+    ...definedFields({ stopTimeoutMs: request.stopTimeoutMs }),
     progress: context.progress,
     ...(context.signal ? { signal: context.signal } : {}),
     requests,
@@ -119,7 +120,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
   }
   // A command that reads no file (unlock) must not depend on them.
   const readsFiles = command.alone === undefined;
-  if (readsFiles) await requireMigrationsRoot(request.migrationsRoot, optionNames);
+  if (readsFiles) await requireMigrationsRoot(request.migrations, optionNames);
   const { selected, skipped } = selectEnabled(
     configured,
     request.connection,
@@ -136,7 +137,7 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
       : { files: [], callbacks: [], ignored: [], undoFiles: [], undoable: [] };
     // No folder: nothing to apply, so nothing is sent to it (not even a read).
     if (planned === undefined) {
-      const folder = join(request.migrationsRoot, connection.name);
+      const folder = join(request.migrations, connection.name);
       skipped.push(notRun(connection.name, "no-folder", `no folder ${folder}`));
     } else plans.push({ connection, ...planned });
   }
@@ -159,11 +160,10 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
     {
       command: request.command,
       dryRun: request.dryRun,
-      ...(request.strictOrder === undefined ? {} : { strictOrder: request.strictOrder }),
+      ...definedFields({ strictOrder: request.strictOrder }),
       force: request.force,
       ...(request.drift ? { drift: true } : {}),
-      ...(request.target === undefined ? {} : { target: request.target }),
-      ...(request.count === undefined ? {} : { count: request.count }),
+      ...definedFields({ target: request.target, count: request.count }),
       lockTimeoutMs: request.lockTimeoutMs,
       progress: context.progress,
       optionNames,
@@ -195,7 +195,7 @@ async function planConnection<C extends DriverConnection, F extends PlannedFile>
   optionNames: OptionNames,
 ): Promise<ConnectionPlan<F> | undefined> {
   const folder = await readMigrationFiles(
-    request.migrationsRoot,
+    request.migrations,
     connection.name,
     (name) =>
       acceptsFile(name, driver.extension, driver.capabilities.code, driver.capabilities.callbacks),
@@ -255,7 +255,7 @@ function stoppedBefore(error: unknown): RunError | undefined {
     return {
       kind: "config",
       message: error.message,
-      ...(error.connection === undefined ? {} : { connection: error.connection }),
+      ...definedFields({ connection: error.connection }),
     };
   }
   if (error instanceof PlanError) {
@@ -263,7 +263,7 @@ function stoppedBefore(error: unknown): RunError | undefined {
       kind: "plan",
       message: `${error.message} (nothing was sent)`,
       connection: error.connection,
-      ...(error.file === undefined ? {} : { file: error.file }),
+      ...definedFields({ file: error.file }),
     };
   }
   if (error instanceof MigrationFileError) {

@@ -22,8 +22,8 @@ export interface RunRequest {
   readonly command: Command;
   /** The folder of `application.yml` (`-c`). */
   readonly configDir: string;
-  /** The migrations root: one folder per connection (`--sqlPath`). */
-  readonly migrationsRoot: string;
+  /** The migrations root: one folder per connection (`--migrations`). */
+  readonly migrations: string;
   /** Only this connection (or datasource). */
   readonly connection?: string;
   /** Work out what would be done; send only reads. */

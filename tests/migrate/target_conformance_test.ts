@@ -77,7 +77,7 @@ async function configFolder(yaml: string): Promise<string> {
 function context(dir: string, env: Record<string, string> = {}): DriverContext {
   return {
     configDir: dir,
-    migrationsRoot: join(dir, "migrations"),
+    migrations: join(dir, "migrations"),
     env: (name) => env[name],
     cwd: dir,
     identity: { host: "conformance", pid: process.pid, user: "tester" },
