@@ -1,5 +1,5 @@
-// A migration target in memory, for the engine's tests (run_targets_test.ts,
-// run_targets_drift_test.ts): no database, no cluster, every call logged.
+// A migration target in memory, for the engine's tests (run/run_targets_test.ts,
+// run/run_targets_drift_test.ts): no database, no cluster, every call logged.
 import {
   type Applied,
   type ApplyAlso,
