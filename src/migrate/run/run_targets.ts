@@ -11,6 +11,7 @@ import { runTarget } from "./before_lock.ts";
 import type { ConnectionRun } from "./connection_run.ts";
 import { connectionRun } from "./target_run.ts";
 import type { RunnerOptions, TargetWork } from "./target_work.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 export type {
   ConnectionCallback,
@@ -45,7 +46,7 @@ export async function runTargets<F extends PlannedFile>(
     ...(options.dryRun ? { dryRun: true as const } : {}),
     connections: targets.reports,
     ms: Date.now() - started,
-    ...(targets.error === undefined ? {} : { error: targets.error }),
+    ...definedFields({ error: targets.error }),
   };
 }
 
@@ -161,7 +162,7 @@ function runError<F extends PlannedFile>(
       kind: "plan",
       message: `${error.message} (nothing was written on this connection)`,
       connection: error.connection,
-      ...(error.file === undefined ? {} : { file: error.file }),
+      ...definedFields({ file: error.file }),
     };
   }
   if (isMigrationError(error, "lock")) {
