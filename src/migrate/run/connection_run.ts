@@ -1,6 +1,5 @@
 import { definedFields } from "../../defined_fields.ts";
 import type { Applied, AppliedFiles, FileRecord } from "../driver.ts";
-import { MigrationFailure } from "../migration_error.ts";
 import type { UndoStep } from "../plan/undo_plan.ts";
 import type {
   CallbackReport,

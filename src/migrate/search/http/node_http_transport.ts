@@ -58,7 +58,6 @@ function sendOnNode(
 ): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     let settled = false;
-    let deadline: ReturnType<typeof setTimeout> | undefined;
     const settle = (fn: () => void) => {
       if (settled) return;
       settled = true;
@@ -75,7 +74,8 @@ function sendOnNode(
       signal: init.signal ?? undefined,
       agent,
     }, (res) => readAnswer(res, init.method, (response) => settle(() => resolve(response)), fail));
-    deadline = connectDeadline(req, https, options.connectTimeoutMs);
+    // Declared after the request, as settle (which clears it) runs no sooner than its events.
+    const deadline = connectDeadline(req, https, options.connectTimeoutMs);
     req.on("error", fail);
     // After any "end" still queued (a body delimited by the close itself ends after "close").
     req.on("close", () => {
