@@ -1,6 +1,6 @@
 /**
  * Thaw's command line (`npx thaw` from npm):
- * `deno run -A cli.ts [-m search] -c <config_dir> --sqlPath <migrations_root> [command]`: SQL
+ * `deno run -A cli.ts [-m search] -c <config_dir> --migrations <migrations_root> [command]`: SQL
  * migrations by default, search-cluster migrations with `-m search`;
  * `deno run -A cli.ts manifest <dir>... --out <file>`: writes the module that lists the bean
  * classes for runtimes without a file system.

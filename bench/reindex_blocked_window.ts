@@ -53,7 +53,7 @@ async function measure(size: number) {
       "d",
     );
     let out = "";
-    const code = await runCli(["-m", "search", "-c", config, "--sqlPath", root, "--json"], {
+    const code = await runCli(["-m", "search", "-c", config, "--migrations", root, "--json"], {
       out: (text) => out += text,
       err: () => {},
       env: (name) => process.env[name],

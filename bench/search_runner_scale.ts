@@ -64,7 +64,7 @@ async function run(label: string) {
   const sent: Sent[] = [];
   const waited = { ms: 0 };
   const started = performance.now();
-  const code = await runCli(["-m", "search", "-c", config, "--sqlPath", root], {
+  const code = await runCli(["-m", "search", "-c", config, "--migrations", root], {
     out: () => {},
     err: () => {},
     env: (name) => process.env[name],

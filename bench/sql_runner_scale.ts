@@ -41,7 +41,7 @@ for (let i = 0; i < count; i++) {
 async function run(label: string): Promise<number> {
   let out = "";
   const started = performance.now();
-  const code = await runCli(["-c", config, "--sqlPath", root, "--json"], {
+  const code = await runCli(["-c", config, "--migrations", root, "--json"], {
     out: (text) => out += text,
     err: () => {},
     env: (name) => process.env[name],

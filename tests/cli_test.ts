@@ -33,6 +33,7 @@ describe("cli.ts as a process", () => {
       const flag of [
         "-m",
         "-c",
+        "--migrations",
         "--sqlPath",
         "--dry-run",
         "--json",
@@ -57,6 +58,27 @@ describe("cli.ts as a process", () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /Unknown option '--nope'/);
     assert.equal((await cli(["-m", "elastic"])).code, 2);
+  });
+
+  it("takes the migrations root as --migrations, or as --sqlPath, its old name: the same run", async () => {
+    await using cwd = await tempDir("thaw-sql-alias-");
+    const config = ["-c", join(root, "examples/migrations/config")];
+    const files = join(root, "examples/migrations/files");
+    const named = await cli(["status", "--json", ...config, "--migrations", files], {}, cwd.path);
+    const old = await cli(["status", "--json", ...config, "--sqlPath", files], {}, cwd.path);
+    const report = (out: string) => JSON.stringify(JSON.parse(out), (k, v) => k === "ms" ? 0 : v);
+    assert.equal(old.code, named.code, old.stderr);
+    assert.equal(report(old.stdout), report(named.stdout));
+    // Node before 22.13 has no built-in SQLite: there, both say so alike.
+    if (SQLITE !== undefined) {
+      assert.equal(named.code, 0, named.stderr);
+      assert.deepEqual(
+        JSON.parse(named.stdout).connections[0].files.map((f: { action: string }) => f.action),
+        ["apply", "apply"],
+      );
+    }
+    const help = await cli(["--help"]);
+    assert.match(help.stdout, /--sqlPath <dir>\s+an alias of --migrations/);
   });
 
   it("runs the SQL worked example on SQLite with one command, then skips it all", async () => {

@@ -24,7 +24,7 @@ import { checkIsolation, DIALECTS } from "../sql/dialects.ts";
 /** What `data()` takes. */
 export interface DataOptions {
   /**
-   * The migrations root (one folder per datasource, as `npx thaw --sqlPath` takes it; a path
+   * The migrations root (one folder per datasource, as `npx thaw --migrations` takes it; a path
    * relative to the working directory, or a file URL): the migrations of every datasource with
    * `migrations.enabled: true` run before any bean is made, and a failure stops `bootstrap` with
    * the runner's error. Nothing runs without it.

@@ -40,7 +40,7 @@ export async function migrateWith<C extends DriverConnection, F extends PlannedF
       command: "migrate",
       configDir: cwd,
       // As migrate({ migrations }) takes it: a path from `cwd`, or a file URL.
-      migrationsRoot: optionFolder(root, cwd),
+      migrations: optionFolder(root, cwd),
       dryRun: false,
       force: false,
       lockTimeoutMs: DEFAULT_LOCK_TIMEOUT_SECONDS * 1000,

@@ -69,8 +69,8 @@ export interface DriverCapabilities {
 export interface DriverContext {
   /** The folder of `application.yml` (`-c`). */
   readonly configDir: string;
-  /** The migrations root: one folder per connection (`--sqlPath`). */
-  readonly migrationsRoot: string;
+  /** The migrations root: one folder per connection (`--migrations`). */
+  readonly migrations: string;
   /** Where `${VAR}` placeholders of the configuration are read. */
   readonly env: EnvLookup;
   /** Where relative paths of the configuration (SQLite files) start. */

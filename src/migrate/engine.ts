@@ -28,10 +28,16 @@ import type { PlannedFile } from "./plan/planned_file.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "./option_names.ts";
 import type { Progress, RunError, RunReport } from "./run_report.ts";
 import type { RunRequest } from "./run_request.ts";
-import { type ConnectionCallback, runTargets } from "./run_targets.ts";
+import {
+  type ConnectionCallback,
+  type RunnerOptions,
+  runTargets,
+  type TargetWork,
+} from "./run/run_targets.ts";
 import { RequestTally } from "./request_counter.ts";
 import type { RunnerIdentity } from "./runner_identity.ts";
 import { selectEnabled } from "./select_connections.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** What a run runs in: everything that is not the request itself. */
 export interface RunContext {
@@ -93,40 +99,19 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
   const command = COMMANDS[request.command];
   const requests = new RequestTally();
   const optionNames = context.optionNames ?? COMMAND_LINE_NAMES;
-  const where: DriverContext = {
-    configDir: request.configDir,
-    migrationsRoot: request.migrationsRoot,
-    env: context.env,
-    cwd: context.cwd ?? process.cwd(),
-    identity: context.identity,
-    command: request.command,
-    lockTimeoutMs: request.lockTimeoutMs,
-    ...(request.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: request.stopTimeoutMs }),
-    progress: context.progress,
-    ...(context.signal ? { signal: context.signal } : {}),
-    requests,
-    optionNames,
-  };
+  const where = driverContext(request, context, requests, optionNames);
   const configured = await driver.connections(where);
-  for (const key of context.modules?.keys() ?? []) {
-    if (!configured.some((c) => key.startsWith(`${c.name}/`))) {
-      throw new MigrationFileError(
-        key,
-        `is given as a module (the modules option), and names no configured ${driver.noun}: ` +
-          `a key is <${driver.noun}>/<path under its folder>`,
-      );
-    }
-  }
+  refuseUnknownModules(context.modules, configured, driver.noun);
   // A command that reads no file (unlock) must not depend on them.
   const readsFiles = command.alone === undefined;
-  if (readsFiles) await requireMigrationsRoot(request.migrationsRoot, optionNames);
+  if (readsFiles) await requireMigrationsRoot(request.migrations, optionNames);
   const { selected, skipped } = selectEnabled(
     configured,
     request.connection,
     driver.noun,
     optionNames,
   );
-  const plans: ({ connection: C } & ConnectionPlan<F>)[] = [];
+  const plans: Plan<C, F>[] = [];
   for (const connection of selected) {
     const planned = readsFiles
       ? await planFor(
@@ -136,42 +121,106 @@ async function run<C extends DriverConnection, F extends PlannedFile>(
       : { files: [], callbacks: [], ignored: [], undoFiles: [], undoable: [] };
     // No folder: nothing to apply, so nothing is sent to it (not even a read).
     if (planned === undefined) {
-      const folder = join(request.migrationsRoot, connection.name);
+      const folder = join(request.migrations, connection.name);
       skipped.push(notRun(connection.name, "no-folder", `no folder ${folder}`));
     } else plans.push({ connection, ...planned });
   }
   // Opened once every file is planned: nothing is opened for a run that stops at a bad file.
   const targets: MigrationTarget<F>[] = await driver.open(plans.map((p) => p.connection), where);
   const report = await runTargets(
-    plans.map((plan, i) => ({
-      target: targets[i],
-      files: plan.files,
-      callbacks: plan.callbacks,
-      ignored: plan.ignored,
-      undoFiles: plan.undoFiles,
-      undoable: plan.undoable,
-      ...(driver.undoRefusal === undefined
-        ? {}
-        : { undoRefusal: (file: F, undo: F) => driver.undoRefusal!(file, undo) }),
-      settings: plan.connection,
-      ...(driver.mask === undefined ? {} : { mask: driver.mask(plan.connection) }),
-    })),
-    {
-      command: request.command,
-      dryRun: request.dryRun,
-      ...(request.strictOrder === undefined ? {} : { strictOrder: request.strictOrder }),
-      force: request.force,
-      ...(request.drift ? { drift: true } : {}),
-      ...(request.target === undefined ? {} : { target: request.target }),
-      ...(request.count === undefined ? {} : { count: request.count }),
-      lockTimeoutMs: request.lockTimeoutMs,
-      progress: context.progress,
-      optionNames,
-      ...(context.signal ? { signal: context.signal } : {}),
-      requests,
-    },
+    plans.map((plan, i) => targetWork(plan, targets[i], driver)),
+    runnerOptions(request, context, requests, optionNames),
   );
   return completeReport(report, configured.map((c) => c.name), skipped, context.signal);
+}
+
+// A connection and what its folder plans to.
+type Plan<C extends DriverConnection, F extends PlannedFile> =
+  & { connection: C }
+  & ConnectionPlan<F>;
+
+// What a driver is given of the run: where its files and configuration are, and how it runs.
+function driverContext(
+  request: RunRequest,
+  context: RunContext,
+  requests: RequestTally,
+  optionNames: OptionNames,
+): DriverContext {
+  return {
+    configDir: request.configDir,
+    migrations: request.migrations,
+    env: context.env,
+    cwd: context.cwd ?? process.cwd(),
+    identity: context.identity,
+    command: request.command,
+    lockTimeoutMs: request.lockTimeoutMs,
+    ...definedFields({ stopTimeoutMs: request.stopTimeoutMs }),
+    progress: context.progress,
+    ...(context.signal ? { signal: context.signal } : {}),
+    requests,
+    optionNames,
+  };
+}
+
+// A module given (the modules option) for a connection that is not configured is a mistake.
+function refuseUnknownModules(
+  modules: RunContext["modules"],
+  configured: readonly DriverConnection[],
+  noun: string,
+): void {
+  for (const key of modules?.keys() ?? []) {
+    if (!configured.some((c) => key.startsWith(`${c.name}/`))) {
+      throw new MigrationFileError(
+        key,
+        `is given as a module (the modules option), and names no configured ${noun}: ` +
+          `a key is <${noun}>/<path under its folder>`,
+      );
+    }
+  }
+}
+
+// One opened target and its connection's plan, as the runner takes them.
+function targetWork<C extends DriverConnection, F extends PlannedFile>(
+  plan: Plan<C, F>,
+  target: MigrationTarget<F>,
+  driver: MigrationDriver<C, F>,
+): TargetWork<F> {
+  const { undoRefusal } = driver;
+  return {
+    target,
+    files: plan.files,
+    callbacks: plan.callbacks,
+    ignored: plan.ignored,
+    undoFiles: plan.undoFiles,
+    undoable: plan.undoable,
+    ...(undoRefusal === undefined
+      ? {}
+      : { undoRefusal: (file: F, undo: F) => undoRefusal.call(driver, file, undo) }),
+    settings: plan.connection,
+    ...(driver.mask === undefined ? {} : { mask: driver.mask(plan.connection) }),
+  };
+}
+
+// What the runner is asked to do, from the request.
+function runnerOptions(
+  request: RunRequest,
+  context: RunContext,
+  requests: RequestTally,
+  optionNames: OptionNames,
+): RunnerOptions {
+  return {
+    command: request.command,
+    dryRun: request.dryRun,
+    ...definedFields({ strictOrder: request.strictOrder }),
+    force: request.force,
+    ...(request.drift ? { drift: true } : {}),
+    ...definedFields({ target: request.target, count: request.count }),
+    lockTimeoutMs: request.lockTimeoutMs,
+    progress: context.progress,
+    optionNames,
+    ...(context.signal ? { signal: context.signal } : {}),
+    requests,
+  };
 }
 
 /** What one connection's folder plans to: its files, callbacks and undo files, and the others. */
@@ -195,7 +244,7 @@ async function planConnection<C extends DriverConnection, F extends PlannedFile>
   optionNames: OptionNames,
 ): Promise<ConnectionPlan<F> | undefined> {
   const folder = await readMigrationFiles(
-    request.migrationsRoot,
+    request.migrations,
     connection.name,
     (name) =>
       acceptsFile(name, driver.extension, driver.capabilities.code, driver.capabilities.callbacks),
@@ -255,7 +304,7 @@ function stoppedBefore(error: unknown): RunError | undefined {
     return {
       kind: "config",
       message: error.message,
-      ...(error.connection === undefined ? {} : { connection: error.connection }),
+      ...definedFields({ connection: error.connection }),
     };
   }
   if (error instanceof PlanError) {
@@ -263,7 +312,7 @@ function stoppedBefore(error: unknown): RunError | undefined {
       kind: "plan",
       message: `${error.message} (nothing was sent)`,
       connection: error.connection,
-      ...(error.file === undefined ? {} : { file: error.file }),
+      ...definedFields({ file: error.file }),
     };
   }
   if (error instanceof MigrationFileError) {

@@ -153,8 +153,6 @@ const ERROR_PREFIX: Record<ErrorKind, string> = {
 export function humanSummary(report: RunReport): string[] {
   const lines: string[] = [];
   const listing = report.command === "status" || report.command === "validate";
-  // Commands that record without running: what they leave is pending, for migrate.
-  const runsNone = report.command === "repair" || report.command === "baseline";
   const plan = report.command === "dry-run" || report.command === "baseline" ||
     report.command === "repair" || (report.command === "undo" && report.dryRun === true);
   for (const c of report.connections) {
@@ -166,78 +164,102 @@ export function humanSummary(report: RunReport): string[] {
       lines.push(`${c.name}: ${unlocked(c)}`);
       continue;
     }
-    if (listing || plan) {
-      lines.push(`${c.name}:`);
-      if (c.files.length === 0) lines.push("  (no files)");
-      // What the records say of their runs, in a column after the longest path that has one.
-      const width = Math.max(
-        0,
-        ...c.files.filter((f) => f.applied).map((f) => `${f.path}${remarks(f)}`.length),
-      );
-      for (const f of report.command === "undo" ? inUndoOrder(c.files) : c.files) {
-        lines.push(
-          listing
-            ? `  ${state(f).padEnd(12)} ${
-              f.applied
-                ? `${`${f.path}${remarks(f)}`.padEnd(width)}  ${ran(f.applied)}`
-                : `${f.path}${remarks(f)}`
-            }`
-            : runsNone && (f.action === "apply" || f.action === "reapply")
-            ? `  ${"pending".padEnd(8)} ${f.path}${remarks(f)}`
-            : `  ${LABEL[f.action].padEnd(8)} ${f.path}${sent(f)}${remarks(f, !runsNone)}`,
-        );
-      }
-      // Apart from the files: they run at their events, and are never recorded.
-      for (const cb of c.callbacks ?? []) {
-        const note = cb.supported === false ? ", an event Thaw does not run" : "";
-        lines.push(`  ${"callback".padEnd(listing ? 12 : 8)} ${cb.path} (${cb.event}${note})`);
-      }
-      if (listing) {
-        for (const path of c.ignored ?? []) lines.push(`  ${"ignored".padEnd(12)} ${path}`);
-      }
-    }
-    const n = (...actions: FileAction[]) =>
-      c.files.filter((f) => actions.includes(f.action)).length;
-    const done = (result: string) => c.files.filter((f) => f.result === result).length;
-    const writes = !report.dryRun &&
-      (report.command === "migrate" || report.command === "baseline" ||
-        report.command === "repair" || report.command === "undo");
-    if (n("unknown") > 0) {
-      // The records were not read: the counts below would say 0 where nothing is known.
-      lines.push(
-        `${c.name}: ${n("unknown")} file(s) in this checkout, their state unknown (the records ` +
-          `could not be read), ${c.requests} request(s), ${seconds(c.ms)}`,
-      );
+    if (listing || plan) lines.push(...fileLines(report, c, listing));
+    if (c.files.some((f) => f.action === "unknown")) {
+      lines.push(unknownLine(c));
       continue;
     }
-    const counts = [
-      report.command === "migrate"
-        ? `${c.applied} applied`
-        : report.command === "baseline" || report.command === "repair" ||
-            report.command === "undo"
-        ? undefined
-        : `${n("apply", "reapply")} to apply`,
-      `${c.skipped} unchanged`,
-      n("changed") > 0 && `${n("changed")} changed since applied`,
-      n("record") > 0 &&
-      `${writes ? done("recorded") : n("record")} ${writes ? "recorded" : "to record"}`,
-      n("rename") > 0 &&
-      `${writes ? done("moved") : n("rename")} ${writes ? "renamed" : "to rename"}`,
-      n("drop") > 0 && `${writes ? done("dropped") : n("drop")} ${writes ? "dropped" : "to drop"}`,
-      n("undo") > 0 && `${writes ? done("undone") : n("undo")} ${writes ? "undone" : "to undo"}`,
-      n("undone") > 0 && `${n("undone")} undone${report.command === "undo" ? " before" : ""}`,
-      n("missing") > 0 && `${n("missing")} missing`,
-      n("above-target") > 0 && `${n("above-target")} above the target version`,
-      c.ignored && `${c.ignored.length} other file(s) ignored`,
-      runsNone && n("apply", "reapply") > 0 &&
-      `${n("apply", "reapply")} pending (${report.command} runs none)`,
-    ].filter(Boolean).join(", ");
     if (c.drift) lines.push(...driftLines(c.name, c.drift, report.command === "migrate"));
-    lines.push(`${c.name}: ${counts}, ${c.requests} request(s), ${seconds(c.ms)}`);
+    lines.push(`${c.name}: ${counts(report, c)}, ${c.requests} request(s), ${seconds(c.ms)}`);
   }
-  // A message about the configuration or the command line may hold lines of its own (a YAML
-  // snippet): kept as lines. Every other names paths and values from files, records or a server,
-  // which must not start a line of their own: escaped, as every line is.
+  lines.push(...closingLines(report));
+  return lines.map(printable);
+}
+
+// Commands that record without running: what they leave is pending, for migrate.
+function runsNone(report: RunReport): boolean {
+  return report.command === "repair" || report.command === "baseline";
+}
+
+// The plan or status table of a connection: its files, callbacks and (listing) ignored files.
+function fileLines(report: RunReport, c: ConnectionReport, listing: boolean): string[] {
+  const lines = [`${c.name}:`];
+  if (c.files.length === 0) lines.push("  (no files)");
+  const recordsOnly = runsNone(report);
+  // What the records say of their runs, in a column after the longest path that has one.
+  const width = Math.max(
+    0,
+    ...c.files.filter((f) => f.applied).map((f) => `${f.path}${remarks(f)}`.length),
+  );
+  for (const f of report.command === "undo" ? inUndoOrder(c.files) : c.files) {
+    lines.push(
+      listing
+        ? `  ${state(f).padEnd(12)} ${
+          f.applied
+            ? `${`${f.path}${remarks(f)}`.padEnd(width)}  ${ran(f.applied)}`
+            : `${f.path}${remarks(f)}`
+        }`
+        : recordsOnly && (f.action === "apply" || f.action === "reapply")
+        ? `  ${"pending".padEnd(8)} ${f.path}${remarks(f)}`
+        : `  ${LABEL[f.action].padEnd(8)} ${f.path}${sent(f)}${remarks(f, !recordsOnly)}`,
+    );
+  }
+  // Apart from the files: they run at their events, and are never recorded.
+  for (const cb of c.callbacks ?? []) {
+    const note = cb.supported === false ? ", an event Thaw does not run" : "";
+    lines.push(`  ${"callback".padEnd(listing ? 12 : 8)} ${cb.path} (${cb.event}${note})`);
+  }
+  if (listing) {
+    for (const path of c.ignored ?? []) lines.push(`  ${"ignored".padEnd(12)} ${path}`);
+  }
+  return lines;
+}
+
+// The records were not read: the counts would say 0 where nothing is known.
+function unknownLine(c: ConnectionReport): string {
+  const unknown = c.files.filter((f) => f.action === "unknown").length;
+  return `${c.name}: ${unknown} file(s) in this checkout, their state unknown (the records ` +
+    `could not be read), ${c.requests} request(s), ${seconds(c.ms)}`;
+}
+
+// What a connection's files came to, counted by what was decided (or, where the run writes,
+// done).
+function counts(report: RunReport, c: ConnectionReport): string {
+  const n = (...actions: FileAction[]) => c.files.filter((f) => actions.includes(f.action)).length;
+  const done = (result: string) => c.files.filter((f) => f.result === result).length;
+  const writes = !report.dryRun &&
+    (report.command === "migrate" || report.command === "baseline" ||
+      report.command === "repair" || report.command === "undo");
+  return [
+    report.command === "migrate"
+      ? `${c.applied} applied`
+      : report.command === "baseline" || report.command === "repair" ||
+          report.command === "undo"
+      ? undefined
+      : `${n("apply", "reapply")} to apply`,
+    `${c.skipped} unchanged`,
+    n("changed") > 0 && `${n("changed")} changed since applied`,
+    n("record") > 0 &&
+    `${writes ? done("recorded") : n("record")} ${writes ? "recorded" : "to record"}`,
+    n("rename") > 0 &&
+    `${writes ? done("moved") : n("rename")} ${writes ? "renamed" : "to rename"}`,
+    n("drop") > 0 && `${writes ? done("dropped") : n("drop")} ${writes ? "dropped" : "to drop"}`,
+    n("undo") > 0 && `${writes ? done("undone") : n("undo")} ${writes ? "undone" : "to undo"}`,
+    n("undone") > 0 && `${n("undone")} undone${report.command === "undo" ? " before" : ""}`,
+    n("missing") > 0 && `${n("missing")} missing`,
+    n("above-target") > 0 && `${n("above-target")} above the target version`,
+    c.ignored && `${c.ignored.length} other file(s) ignored`,
+    runsNone(report) && n("apply", "reapply") > 0 &&
+    `${n("apply", "reapply")} pending (${report.command} runs none)`,
+  ].filter(Boolean).join(", ");
+}
+
+// The error, or that nothing ran, then the time. A message about the configuration or the
+// command line may hold lines of its own (a YAML snippet): kept as lines. Every other names paths
+// and values from files, records or a server, which must not start a line of their own: escaped,
+// as every line is.
+function closingLines(report: RunReport): string[] {
+  const lines: string[] = [];
   if (report.error) {
     const { kind, message } = report.error;
     const text = `${ERROR_PREFIX[kind]}: ${message}`;
@@ -250,7 +272,7 @@ export function humanSummary(report: RunReport): string[] {
     );
   }
   lines.push(`${report.error ? "stopped" : "done"} in ${seconds(report.ms)}`);
-  return lines.map(printable);
+  return lines;
 }
 
 // `--drift`: each resource that differs from its file, a difference a line; after `migrate`, what

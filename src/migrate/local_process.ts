@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import process from "node:process";
 import type { RunnerIdentity } from "./runner_identity.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /**
  * Whether no process `pid` runs on this machine: `kill(pid, 0)` sends nothing and fails with
@@ -27,7 +28,7 @@ export function localIdentity(): RunnerIdentity {
   return {
     host: hostname(),
     pid: process.pid,
-    ...(user === undefined ? {} : { user }),
+    ...definedFields({ user }),
     processGone,
   };
 }

@@ -23,6 +23,7 @@ import {
   type RunRequest,
   usageError,
 } from "./run_request.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /**
  * What {@linkcode migrate} runs: the options of the command line, by name. Paths are folders,
@@ -59,7 +60,7 @@ import {
 export interface MigrateOptions {
   /** The config folder: the one holding `application.yml` (`-c`). */
   readonly config: string | URL;
-  /** The migrations root: one folder per connection or datasource (`--sqlPath`). */
+  /** The migrations root: one folder per connection or datasource (`--migrations`). */
   readonly migrations: string | URL;
   /** `sql` (the default): SQL files on the datasources; `search`: JSON files on the clusters. */
   readonly mode?: "sql" | "search" | undefined;
@@ -120,7 +121,7 @@ export const optionEnv = (env: MigrateOptions["env"]): EnvLookup =>
   env === undefined ? runtimeEnv() : (name) => Object.hasOwn(env, name) ? env[name] : undefined;
 
 /**
- * Runs the migrations of a config folder, as `cli.ts -c <config> --sqlPath <migrations>
+ * Runs the migrations of a config folder, as `cli.ts -c <config> --migrations <migrations>
  * [command]` does (the same checks, the same records, the same lock), and returns its report:
  * what ran, what was skipped, per connection. A run that does not succeed throws a
  * {@linkcode MigrationRunError} carrying the report; with a failed file, the files before it stay
@@ -311,14 +312,13 @@ function runRequest(options: MigrateOptions, cwd: string): RunRequest {
     mode: parseMode(options.mode ?? "sql", MIGRATE_API_NAMES),
     command: options.command ?? "migrate",
     configDir: optionFolder(options.config, cwd),
-    migrationsRoot: optionFolder(options.migrations, cwd),
-    ...(options.connection === undefined ? {} : { connection: options.connection }),
+    migrations: optionFolder(options.migrations, cwd),
+    ...definedFields({ connection: options.connection }),
     dryRun: options.dryRun === true,
-    ...(options.strictOrder === undefined ? {} : { strictOrder: options.strictOrder }),
+    ...definedFields({ strictOrder: options.strictOrder }),
     force: options.force === true,
     ...(options.drift ? { drift: true } : {}),
-    ...(options.target === undefined ? {} : { target: options.target }),
-    ...(options.count === undefined ? {} : { count: options.count }),
+    ...definedFields({ target: options.target, count: options.count }),
     // The lock is polled in whole milliseconds; a fraction of one waits that millisecond.
     lockTimeoutMs: Math.ceil(options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_SECONDS * 1000),
     ...(options.stopTimeoutMs === undefined

@@ -3,6 +3,7 @@
 // are. The same runs as the command line's `status`; nothing is written.
 import type { FileAction, RunReport } from "./run_report.ts";
 import { fileVersion, readMigrationName } from "./plan/migration_name.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** A file's state, as the endpoint names it. */
 export type MigrationFileState =
@@ -114,10 +115,10 @@ export function connectionStatuses(
         const version = versionOf(file.path);
         return {
           path: file.path,
-          ...(version === undefined ? {} : { version }),
+          ...definedFields({ version }),
           description: describe(file.path),
           state: STATES[file.action],
-          ...(file.recordChecksum === undefined ? {} : { checksum: file.recordChecksum }),
+          ...definedFields({ checksum: file.recordChecksum }),
           ...(file.applied?.at === undefined ? {} : { appliedOn: file.applied.at }),
           ...(file.applied?.by === undefined ? {} : { appliedBy: file.applied.by }),
         };

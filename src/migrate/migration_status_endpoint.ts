@@ -1,6 +1,7 @@
 import { migrate, type MigrateOptions } from "./migrate_api.ts";
 import { MigrationRunError } from "./migration_run_error.ts";
 import { type MigrationConnectionStatus, migrationStatuses } from "./migration_status.ts";
+import { definedFields } from "../defined_fields.ts";
 
 /** What {@linkcode migrationStatus} reads: {@linkcode migrate}'s folders and environment. */
 export type MigrationStatusOptions = Pick<MigrateOptions, "config" | "migrations" | "env" | "cwd">;
@@ -54,7 +55,7 @@ export function migrationStatus(
           ...given,
           command: "status",
           mode,
-          ...(connection === undefined ? {} : { connection }),
+          ...definedFields({ connection }),
         });
         return { report, failed: false };
       } catch (error) {

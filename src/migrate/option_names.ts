@@ -18,7 +18,7 @@ export interface OptionNames {
   readonly force: string;
   /** The folder of `application.yml`: `-c`, `config`. */
   readonly config: string;
-  /** The migrations root: `--sqlPath`, `migrations`. */
+  /** The migrations root: `--migrations`, `migrations`. */
   readonly migrations: string;
   /** How long a run waits for another runner's lock: `--lock-timeout`, `lockTimeoutMs`. */
   readonly lockTimeout: string;
@@ -52,7 +52,7 @@ export const COMMAND_LINE_NAMES: OptionNames = {
   drift: "--drift",
   force: "--force",
   config: "-c",
-  migrations: "--sqlPath",
+  migrations: "--migrations",
   lockTimeout: "--lock-timeout",
   stopTimeout: "--stop-timeout",
   target: "--target/--version",

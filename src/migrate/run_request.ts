@@ -22,8 +22,8 @@ export interface RunRequest {
   readonly command: Command;
   /** The folder of `application.yml` (`-c`). */
   readonly configDir: string;
-  /** The migrations root: one folder per connection (`--sqlPath`). */
-  readonly migrationsRoot: string;
+  /** The migrations root: one folder per connection (`--migrations`). */
+  readonly migrations: string;
   /** Only this connection (or datasource). */
   readonly connection?: string;
   /** Work out what would be done; send only reads. */
@@ -142,26 +142,7 @@ export function checkRunRequest(
         command,
     );
   }
-  if (command === "undo" && capabilities[request.mode].undo !== true) {
-    const modes = (Object.keys(capabilities) as MigrationMode[]).filter((m) =>
-      capabilities[m].undo === true
-    );
-    throw usageError(
-      `undo applies to ${names(modes, " and ")} connections (${
-        modes.map((m) => optionNames.mode(m)).join(", ")
-      }), not yet to ${optionNames.mode(request.mode)}`,
-    );
-  }
-  if (request.drift && !capabilities[request.mode].drift) {
-    const modes = (Object.keys(capabilities) as MigrationMode[]).filter((m) =>
-      capabilities[m].drift
-    );
-    throw usageError(
-      `${optionNames.drift} applies to ${names(modes, " and ")} connections (${
-        modes.map((m) => optionNames.mode(m)).join(", ")
-      }), not to ${optionNames.mode(request.mode)}`,
-    );
-  }
+  checkCapabilities(request, command, optionNames, capabilities);
   if (request.drift && !rules.drift) {
     // The commands that only read first: they are what --drift is mostly for.
     const takers = ALL.filter((c) => c.drift).sort((a, b) => Number(a.writes) - Number(b.writes));
@@ -169,6 +150,45 @@ export function checkRunRequest(
       `${optionNames.drift} applies to ${names(takers.map((c) => c.name))}, not to ${command}`,
     );
   }
+  checkVersions(request, command, optionNames);
+  if (request.force && !rules.force) {
+    throw usageError(
+      `${optionNames.force} applies to ${
+        names(ALL.filter((c) => c.force).map((c) => c.name), " and ")
+      }, not to ${command}`,
+    );
+  }
+  return request;
+}
+
+// The options that need a driver able to honour them: undo, --drift.
+function checkCapabilities(
+  request: RunRequest,
+  command: Command,
+  optionNames: OptionNames,
+  capabilities: Readonly<Record<MigrationMode, DriverCapabilities>>,
+): void {
+  const able = (what: "undo" | "drift") =>
+    (Object.keys(capabilities) as MigrationMode[]).filter((m) => capabilities[m][what] === true);
+  const modes = (found: readonly MigrationMode[]) =>
+    `${names(found, " and ")} connections (${found.map((m) => optionNames.mode(m)).join(", ")})`;
+  if (command === "undo" && capabilities[request.mode].undo !== true) {
+    throw usageError(
+      `undo applies to ${modes(able("undo"))}, not yet to ${optionNames.mode(request.mode)}`,
+    );
+  }
+  if (request.drift && !capabilities[request.mode].drift) {
+    throw usageError(
+      `${optionNames.drift} applies to ${modes(able("drift"))}, not to ${
+        optionNames.mode(request.mode)
+      }`,
+    );
+  }
+}
+
+// The target version and the count: each to a command that takes it, well formed, not both.
+function checkVersions(request: RunRequest, command: Command, optionNames: OptionNames): void {
+  const rules = COMMANDS[command];
   if (request.target !== undefined) {
     const takers = ALL.filter((c) => c.target !== undefined);
     if (rules.target === undefined) {
@@ -183,29 +203,20 @@ export function checkRunRequest(
       );
     }
   }
-  if (request.count !== undefined) {
-    if (command !== "undo") {
-      throw usageError(`${optionNames.count} applies to undo, not to ${command}`);
-    }
-    if (!Number.isSafeInteger(request.count) || request.count < 1) {
-      throw usageError(
-        `${optionNames.count} ${request.count}: expected a whole number of versions, 1 or more`,
-      );
-    }
-    if (request.target !== undefined) {
-      throw usageError(
-        `${optionNames.count} and ${
-          optionNames.targetValue(rules, request.target)
-        }: give one (the number of versions to undo, or the version to undo down to)`,
-      );
-    }
+  if (request.count === undefined) return;
+  if (command !== "undo") {
+    throw usageError(`${optionNames.count} applies to undo, not to ${command}`);
   }
-  if (request.force && !rules.force) {
+  if (!Number.isSafeInteger(request.count) || request.count < 1) {
     throw usageError(
-      `${optionNames.force} applies to ${
-        names(ALL.filter((c) => c.force).map((c) => c.name), " and ")
-      }, not to ${command}`,
+      `${optionNames.count} ${request.count}: expected a whole number of versions, 1 or more`,
     );
   }
-  return request;
+  if (request.target !== undefined) {
+    throw usageError(
+      `${optionNames.count} and ${
+        optionNames.targetValue(rules, request.target)
+      }: give one (the number of versions to undo, or the version to undo down to)`,
+    );
+  }
 }

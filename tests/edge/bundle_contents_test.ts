@@ -377,7 +377,7 @@ describe("an edge worker bundled into one file, as Wrangler bundles it", () => {
       // The runners (and the migrate.ts entry point): both loops, each runner, its drivers.
       const runner = [
         "src/migrate/engine.ts",
-        "src/migrate/run_targets.ts",
+        "src/migrate/run/",
         "src/migrate/sql/",
         "src/migrate/search/",
       ];

@@ -74,7 +74,7 @@ function request(migrationsRoot: string, extra: Partial<RunRequest> = {}): RunRe
     mode: "sql",
     command: "migrate",
     configDir: migrationsRoot,
-    migrationsRoot,
+    migrations: migrationsRoot,
     dryRun: false,
     force: false,
     lockTimeoutMs: 1000,

@@ -1,5 +1,5 @@
-// A migration target in memory, for the engine's tests (run_targets_test.ts,
-// run_targets_drift_test.ts): no database, no cluster, every call logged.
+// A migration target in memory, for the engine's tests (run/run_targets_test.ts,
+// run/run_targets_drift_test.ts): no database, no cluster, every call logged.
 import {
   type Applied,
   type ApplyAlso,
@@ -9,7 +9,11 @@ import {
   TargetIo,
 } from "../../src/migrate/driver.ts";
 import type { RequestCounter } from "../../src/migrate/request_counter.ts";
-import { type RunnerOptions, runTargets, type TargetWork } from "../../src/migrate/run_targets.ts";
+import {
+  type RunnerOptions,
+  runTargets,
+  type TargetWork,
+} from "../../src/migrate/run/run_targets.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import type {
   EachFileCallbacks,

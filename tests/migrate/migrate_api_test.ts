@@ -109,7 +109,7 @@ describe("migrate() options", () => {
     const said = async (given: MigrateOptions): Promise<string> => {
       const error = await migrate(given).then(() => undefined, (e: unknown) => e);
       assert.ok(error instanceof MigrationRunError, String(error));
-      assert.doesNotMatch(error.message, /-c\b|--sqlPath|--connection|--lock-timeout/);
+      assert.doesNotMatch(error.message, /-c\b|--migrations|--sqlPath|--connection|--lock-timeout/);
       return error.message;
     };
     const gone = join(base.config as string, "gone");

@@ -19,7 +19,7 @@ import { rawContentHash } from "../../src/migrate/files/content_hash.ts";
 import { isMigrationError, MigrationFailure } from "../../src/migrate/migration_error.ts";
 import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
 import { type FileReport, silentProgress } from "../../src/migrate/run_report.ts";
-import { type RunnerOptions, runTargets } from "../../src/migrate/run_targets.ts";
+import { type RunnerOptions, runTargets } from "../../src/migrate/run/run_targets.ts";
 import { RequestTally } from "../../src/migrate/request_counter.ts";
 import { COMMAND_LINE_NAMES } from "../../src/migrate/option_names.ts";
 import { searchDriver } from "../../src/migrate/search/search_driver.ts";
@@ -77,7 +77,7 @@ async function configFolder(yaml: string): Promise<string> {
 function context(dir: string, env: Record<string, string> = {}): DriverContext {
   return {
     configDir: dir,
-    migrationsRoot: join(dir, "migrations"),
+    migrations: join(dir, "migrations"),
     env: (name) => env[name],
     cwd: dir,
     identity: { host: "conformance", pid: process.pid, user: "tester" },

@@ -452,7 +452,7 @@ describe("npm package on Node (no loader)", () => {
   it("runs the migration CLI as `npx thaw`", async () => {
     const help = await sh("npx", ["--no-install", "thaw", "--help"], project);
     assert.equal(help.code, 0, help.stderr);
-    assert.match(help.stdout, /Usage: .*-c <config_dir> --sqlPath <migrations_root>/);
+    assert.match(help.stdout, /Usage: .*-c <config_dir> --migrations <migrations_root>/);
     const config = join(project, "config");
     const files = join(project, "migrations");
     await mkdir(join(files, "app"), { recursive: true });

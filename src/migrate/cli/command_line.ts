@@ -12,6 +12,7 @@ import {
   type RunRequest,
   usageError,
 } from "../run_request.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 /** A parsed command line: the run it asks for, or `--help`. */
 export interface CommandLine extends RunRequest {
@@ -21,7 +22,7 @@ export interface CommandLine extends RunRequest {
 }
 
 export const USAGE =
-  `Usage: thaw [migrate|undo|status|validate|baseline|repair|unlock] -c <config_dir> --sqlPath <migrations_root> [options]
+  `Usage: thaw [migrate|undo|status|validate|baseline|repair|unlock] -c <config_dir> --migrations <migrations_root> [options]
 
 Applies versioned migration files to the connections configured in <config_dir>.
 
@@ -53,7 +54,8 @@ Options:
                        sql: SQL files (the default)
   -c, --config <dir>   the folder of application.yml, search-config.yml or
                        datasource-config.yml (default: .)
-  --sqlPath <dir>      the migrations root: one folder per connection (default: migrations)
+  --migrations <dir>   the migrations root: one folder per connection (default: migrations)
+  --sqlPath <dir>      an alias of --migrations (its old name)
   --connection <name>  only this connection (or datasource)
   --dry-run            migrate, undo, baseline, repair: print what would be done; sends only reads
   --force              baseline: record the files even where records exist; repair: also drop
@@ -82,6 +84,8 @@ Exit codes: 0 success, 1 a migration failed, 2 usage or configuration error, 3 l
 const OPTIONS = {
   mode: { type: "string", short: "m" },
   config: { type: "string", short: "c" },
+  migrations: { type: "string" },
+  // The old name of --migrations, kept as its alias.
   sqlPath: { type: "string" },
   connection: { type: "string" },
   "dry-run": { type: "boolean" },
@@ -150,8 +154,11 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   const lockTimeoutMs = parseLockTimeout(
     values["lock-timeout"] ?? String(DEFAULT_LOCK_TIMEOUT_SECONDS),
   );
-  for (const key of ["config", "sqlPath", "connection"] as const) {
+  for (const key of ["config", "migrations", "sqlPath", "connection"] as const) {
     if (values[key] === "") throw usageError(`--${key} needs a value`);
+  }
+  if (values.migrations !== undefined && values.sqlPath !== undefined) {
+    throw usageError("--migrations and --sqlPath (its old name): give one");
   }
   // One version option per command, each spelt as the command's own (Flyway's `target`,
   // `baselineVersion`): the other spelling is a mistake worth naming.
@@ -177,8 +184,8 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
     mode,
     command,
     configDir: values.config ?? ".",
-    migrationsRoot: values.sqlPath ?? "migrations",
-    ...(values.connection === undefined ? {} : { connection: values.connection }),
+    migrations: values.migrations ?? values.sqlPath ?? "migrations",
+    ...definedFields({ connection: values.connection }),
     dryRun: values["dry-run"] ?? false,
     ...(values["strict-order"] || values["no-strict-order"]
       ? { strictOrder: values["strict-order"] === true }

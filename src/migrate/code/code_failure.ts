@@ -4,6 +4,7 @@ import type { CodeFile } from "./code_file.ts";
 import { CodeLoadError } from "./load_code.ts";
 import { lineIn } from "./stack_line.ts";
 import { withoutColours } from "./terminal_colours.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 /** Where a code file failed, and what the message adds. */
 export interface CodeFailureSite {
@@ -41,8 +42,7 @@ export function codeFailure(
     {
       connection: site.connection,
       file: file.path,
-      ...(site.callback === undefined ? {} : { callback: site.callback }),
-      ...(line === undefined ? {} : { line }),
+      ...definedFields({ callback: site.callback, line }),
       ...(typeof code === "string" && code !== "" ? { code } : {}),
       reason: site.mask(plain(`${describe(error)}${site.after ?? ""}`)),
     },

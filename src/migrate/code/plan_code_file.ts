@@ -11,6 +11,7 @@ import {
   typeScriptRefusal,
   typeScriptSupport,
 } from "./typescript_support.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 /**
  * Plans a migration in code. Its checksum is that of its text by the rule SQL files follow (line
@@ -52,6 +53,6 @@ export async function planCodeFile(
       ? { unrunnable: typeScriptRefusal(file.path, runtime) }
       : {}),
     code,
-    ...(file.source === undefined ? {} : { source: file.source }),
+    ...definedFields({ source: file.source }),
   };
 }

@@ -49,7 +49,7 @@ const REORDERING =
 export const MAX_MIGRATION_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
- * Checks that the migrations root (`--sqlPath`) is a folder. A mistyped root would otherwise look
+ * Checks that the migrations root (`--migrations`) is a folder. A mistyped root would otherwise look
  * like a root where no connection has files, and the run would succeed having done nothing.
  */
 export async function requireMigrationsRoot(
@@ -112,15 +112,50 @@ export async function readMigrationFiles(
   if (!(await stat(dirReal)).isDirectory()) {
     throw new MigrationFileError(dir, "is not a folder");
   }
-  // Real path -> the name it was first reached under: a real file or folder is read once only.
-  const seen = new Map<string, string>();
-  const found: { path: string; real: string }[] = [];
-  const ignored: string[] = [];
   const isMigration = typeof accepts === "function"
     ? accepts
     : (name: string) => name.toLowerCase().endsWith(accepts.toLowerCase());
-  const walk = async (rel: string, real: string, ancestors: readonly string[]) => {
-    seen.set(real, rel);
+  const folder = new FolderWalk(rootReal, isMigration);
+  await folder.walk("", dirReal, [dirReal]);
+  const { found, ignored } = folder.listed();
+  return { files: await readFound(found), ignored };
+}
+
+// A file the walk found to read: its path under the connection folder, and its real path.
+interface Found {
+  readonly path: string;
+  readonly real: string;
+}
+
+// An entry's kind, as its directory entry or (a link's) its target's stat says.
+type EntryKind = { isDirectory(): boolean; isFile(): boolean };
+
+// One walk of a connection folder: what it found, what it left out, and each real file or folder
+// reached, refused when reached again.
+class FolderWalk {
+  readonly #rootReal: string;
+  readonly #isMigration: (name: string) => boolean;
+  // Real path -> the name it was first reached under: a real file or folder is read once only.
+  readonly #seen = new Map<string, string>();
+  readonly #found: Found[] = [];
+  readonly #ignored: string[] = [];
+
+  constructor(rootReal: string, isMigration: (name: string) => boolean) {
+    this.#rootReal = rootReal;
+    this.#isMigration = isMigration;
+  }
+
+  /** What was found and left out, each in version order. */
+  listed(): { found: Found[]; ignored: string[] } {
+    return {
+      found: [...this.#found].sort((a, b) => compareVersionPaths(a.path, b.path)),
+      ignored: [...this.#ignored].sort(compareVersionPaths),
+    };
+  }
+
+  /** Walks the folder `rel` (real path `real`), below the real folders `ancestors`. */
+  async walk(rel: string, real: string, ancestors: readonly string[]): Promise<void> {
+    this.#seen.set(real, rel);
     const entries = (await readdir(real, { withFileTypes: true }))
       .filter((entry) => !entry.name.startsWith("."))
       // Sorted, so that of two names for one file the same one is refused on every machine.
@@ -130,61 +165,77 @@ export async function readMigrationFiles(
       const path = rel ? `${rel}/${entry.name}` : entry.name;
       refuseUnprintable(path, entry.name);
       let target = join(real, entry.name);
-      let kind: { isDirectory(): boolean; isFile(): boolean } = entry;
+      let kind: EntryKind = entry;
       if (entry.isSymbolicLink()) {
-        target = await resolveInside(target, path, rootReal, true);
+        target = await resolveInside(target, path, this.#rootReal, true);
         kind = await stat(target);
       }
-      const isFolder = kind.isDirectory();
-      // Sockets, FIFOs and devices, linked or not, are no migrations (a FIFO would block a read);
-      // one named as a migration is refused rather than skipped, which would lose it unseen.
-      const migration = !isFolder && isMigration(entry.name);
-      if (!isFolder && !migration) {
-        ignored.push(path);
-        continue;
-      }
-      if (!isFolder && !kind.isFile()) {
-        throw new MigrationFileError(
-          path,
-          "is not a regular file (a FIFO, a socket or a device): a migration file must be one",
-        );
-      }
-      if (isFolder && ancestors.includes(target)) {
-        throw new MigrationFileError(
-          path,
-          `leads back to ${target}, a folder that contains it: a symbolic link loop`,
-        );
-      }
-      const first = seen.get(target);
-      if (first !== undefined) {
-        throw new MigrationFileError(
-          path,
-          `is the same ${isFolder ? "folder" : "file"} as ${first || "the connection folder"} ` +
-            `(${target}), reached through a symbolic link; each migration file must be reachable ` +
-            "under one name only, or it would be recorded twice",
-        );
-      }
-      if (isFolder) {
-        await walk(path, target, [...ancestors, target]);
-        continue;
-      }
-      // stat, not lstat: a link's own size says nothing about the file it stands for.
-      const { size } = await stat(target);
-      if (size > MAX_MIGRATION_FILE_BYTES) {
-        throw new MigrationFileError(
-          path,
-          `is ${size} bytes, over the limit of ${MAX_MIGRATION_FILE_BYTES} bytes for a migration file`,
-        );
-      }
-      seen.set(target, path);
-      found.push({ path, real: target });
+      await this.#entry(path, entry.name, target, kind, ancestors);
     }
-  };
-  await walk("", dirReal, [dirReal]);
-  found.sort((a, b) => compareVersionPaths(a.path, b.path));
-  ignored.sort(compareVersionPaths);
-  // One at a time: thousands of files at once would run out of file descriptors. Read through the
-  // real path that was checked, not the link, which may have been re-pointed since.
+  }
+
+  // One entry of a folder: a folder walked, a migration found, or another file left out.
+  async #entry(
+    path: string,
+    name: string,
+    target: string,
+    kind: EntryKind,
+    ancestors: readonly string[],
+  ): Promise<void> {
+    const isFolder = kind.isDirectory();
+    // Sockets, FIFOs and devices, linked or not, are no migrations (a FIFO would block a read);
+    // one named as a migration is refused rather than skipped, which would lose it unseen.
+    if (!isFolder && !this.#isMigration(name)) {
+      this.#ignored.push(path);
+      return;
+    }
+    if (!isFolder && !kind.isFile()) {
+      throw new MigrationFileError(
+        path,
+        "is not a regular file (a FIFO, a socket or a device): a migration file must be one",
+      );
+    }
+    if (isFolder && ancestors.includes(target)) {
+      throw new MigrationFileError(
+        path,
+        `leads back to ${target}, a folder that contains it: a symbolic link loop`,
+      );
+    }
+    this.#refuseSeen(path, target, isFolder);
+    if (isFolder) await this.walk(path, target, [...ancestors, target]);
+    else await this.#file(path, target);
+  }
+
+  // A real file or folder reached under a second name would be recorded twice.
+  #refuseSeen(path: string, target: string, isFolder: boolean): void {
+    const first = this.#seen.get(target);
+    if (first === undefined) return;
+    throw new MigrationFileError(
+      path,
+      `is the same ${isFolder ? "folder" : "file"} as ${first || "the connection folder"} ` +
+        `(${target}), reached through a symbolic link; each migration file must be reachable ` +
+        "under one name only, or it would be recorded twice",
+    );
+  }
+
+  // A migration file found, refused over the size limit.
+  async #file(path: string, target: string): Promise<void> {
+    // stat, not lstat: a link's own size says nothing about the file it stands for.
+    const { size } = await stat(target);
+    if (size > MAX_MIGRATION_FILE_BYTES) {
+      throw new MigrationFileError(
+        path,
+        `is ${size} bytes, over the limit of ${MAX_MIGRATION_FILE_BYTES} bytes for a migration file`,
+      );
+    }
+    this.#seen.set(target, path);
+    this.#found.push({ path, real: target });
+  }
+}
+
+// One at a time: thousands of files at once would run out of file descriptors. Read through the
+// real path that was checked, not the link, which may have been re-pointed since.
+async function readFound(found: readonly Found[]): Promise<MigrationFile[]> {
   const files: MigrationFile[] = [];
   for (const { path, real } of found) {
     let bytes;
@@ -201,7 +252,7 @@ export async function readMigrationFiles(
     }
     files.push({ path, bytes, hash: await rawContentHash(bytes), source: real });
   }
-  return { files, ignored };
+  return files;
 }
 
 // Two names a reader cannot tell apart (`é` as one character, or as `e` and an accent): which one

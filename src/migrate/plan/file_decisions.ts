@@ -1,5 +1,11 @@
 import { isCodeFile } from "../code/code_file.ts";
-import { asFound, type Command, type FileState } from "../command/command.ts";
+import {
+  asFound,
+  type Command,
+  type FileState,
+  type MigrationCommand,
+} from "../command/command.ts";
+import { definedFields } from "../../defined_fields.ts";
 import { COMMANDS } from "../command/commands.ts";
 import type { PlannedFile } from "./planned_file.ts";
 import type { FileDecision } from "../run_report.ts";
@@ -53,71 +59,121 @@ export function decideFiles(
   target?: string,
 ): FileDecision[] {
   const rules = COMMANDS[command];
-  const onDisk = new Set(files.map((f) => f.path));
   const versions = readVersionRecords(records.keys());
   const undone = (path: string): boolean => {
     const version = versionedName(path);
     return version !== undefined && versions.stateOf(path, version) === "undone";
   };
-  // The records without a file, by checksum, in version order: a rename claims the first. An
-  // undo record has no file of its own to miss: its undo file is no migration; nor has the
-  // baseline's marker.
+  const onDisk = new Set(files.map((f) => f.path));
+  // The records without a file, in version order. An undo record has no file of its own to
+  // miss: its undo file is no migration; nor has the baseline's marker.
   const gone = [...records.keys()]
     .filter((path) => !onDisk.has(path) && !isMark(path))
     .sort(compareVersionPaths);
-  const baseline = baselineVersion(records.keys());
-  const goneByHash = new Map<string, string[]>();
   // An undone record says its file is not applied: a file renamed since is applied, not moved.
-  for (const path of gone.filter((p) => !undone(p))) {
-    const hash = records.get(path)!;
-    goneByHash.set(hash, [...goneByHash.get(hash) ?? [], path]);
-  }
-  const claimed = new Set<string>();
-  // A file that defines a resource takes its name from its file name: under another name it
-  // defines another resource, which must be created, so only a move keeps the record.
-  const claim = (file: PlannedFile, hash: string | undefined): string | undefined => {
-    const path = hash === undefined
-      ? undefined
-      : goneByHash.get(hash)?.find((p) =>
-        !claimed.has(p) && (file.resource === undefined || baseName(p) === baseName(file.path))
-      );
-    if (path !== undefined) claimed.add(path);
-    return path;
-  };
+  const claims = new RenameClaims(gone.filter((p) => !undone(p)), records);
   // First what each file is, claiming the records of renamed files; then what counts as applied.
-  const states = files.map((file) => {
-    const recorded = records.get(file.path);
-    let state: FileState;
-    let renamedFrom: string | undefined;
-    if (recorded === undefined) {
-      if (rules.renames) {
-        for (const hash of [file.hash, file.rawHash, ...file.earlierHashes ?? []]) {
-          renamedFrom ??= claim(file, hash);
-        }
-      }
-      state = renamedFrom === undefined ? "apply" : "rename";
-    } else if (undone(file.path)) state = "undone";
-    else if (recorded === file.hash) state = "skip";
-    else if (recorded === file.rawHash || file.earlierHashes?.includes(recorded)) {
-      state = "earlier-hash";
-    } else state = runsOnce(file) ? "changed" : "reapply";
-    if (target !== undefined && aboveTarget(file.path, target)) {
-      if (
-        state === "apply" || state === "reapply" || state === "changed" || state === "undone"
-      ) state = "above-target";
-    }
-    return { file, state, renamedFrom };
-  });
+  const states = files.map((file) =>
+    fileState(file, records.get(file.path), rules.renames ? claims : undefined, undone, target)
+  );
   // A record moved to a renamed file counts under its new path, not its old one; an undone
   // version, and an undo record, are no applied version.
   const applied = [
-    ...[...records.keys()].filter((path) => !claimed.has(path) && !isMark(path) && !undone(path)),
+    ...[...records.keys()].filter((path) =>
+      !claims.claimed.has(path) && !isMark(path) && !undone(path)
+    ),
     ...states.filter((s) => s.state === "rename").map((s) => s.file.path),
   ];
-  // Repeatable files sort after every version but are never late: only versions count here.
-  const lastApplied = greatest(applied.filter((path) => !isRepeatable(path)));
+  const decide = fileDecider(rules, force, {
+    // Repeatable files sort after every version but are never late: only versions count here.
+    lastApplied: greatest(applied.filter((path) => !isRepeatable(path))),
+    baseline: baselineVersion(records.keys()),
+  });
+  const missing = gone.filter((path) => !claims.claimed.has(path));
+  return merge(states.map(decide), missingDecisions(missing, files, rules, force));
+}
+
+// One file, and what its record (or the record it takes over) says of it.
+interface FileAndState {
+  readonly file: PlannedFile;
+  readonly state: FileState;
+  readonly renamedFrom: string | undefined;
+}
+
+/**
+ * The records without a file, by checksum, in version order, each claimed by one renamed file at
+ * most: the first in run order.
+ */
+class RenameClaims {
+  /** The paths of the records renamed files took over. */
+  readonly claimed = new Set<string>();
+  readonly #goneByHash = new Map<string, string[]>();
+
+  constructor(gone: readonly string[], records: ReadonlyMap<string, string>) {
+    for (const path of gone) {
+      const hash = records.get(path);
+      if (hash !== undefined) {
+        this.#goneByHash.set(hash, [...this.#goneByHash.get(hash) ?? [], path]);
+      }
+    }
+  }
+
+  /**
+   * The record `file` was renamed from: the first unclaimed one holding one of its checksums. A
+   * file that defines a resource takes its name from its file name: under another name it defines
+   * another resource, which must be created, so only a move keeps the record.
+   */
+  claim(file: PlannedFile): string | undefined {
+    let path: string | undefined;
+    for (const hash of [file.hash, file.rawHash, ...file.earlierHashes ?? []]) {
+      path ??= hash === undefined
+        ? undefined
+        : this.#goneByHash.get(hash)?.find((p) =>
+          !this.claimed.has(p) &&
+          (file.resource === undefined || baseName(p) === baseName(file.path))
+        );
+    }
+    if (path !== undefined) this.claimed.add(path);
+    return path;
+  }
+}
+
+// What `file` is, given its record's checksum (`recorded`); `claims`: where the command follows
+// renames, the records a file without one may take over.
+function fileState(
+  file: PlannedFile,
+  recorded: string | undefined,
+  claims: RenameClaims | undefined,
+  undone: (path: string) => boolean,
+  target: string | undefined,
+): FileAndState {
+  let state: FileState;
+  let renamedFrom: string | undefined;
+  if (recorded === undefined) {
+    renamedFrom = claims?.claim(file);
+    state = renamedFrom === undefined ? "apply" : "rename";
+  } else if (undone(file.path)) state = "undone";
+  else if (recorded === file.hash) state = "skip";
+  else if (recorded === file.rawHash || file.earlierHashes?.includes(recorded)) {
+    state = "earlier-hash";
+  } else state = runsOnce(file) ? "changed" : "reapply";
+  if (target !== undefined && aboveTarget(file.path, target)) {
+    if (
+      state === "apply" || state === "reapply" || state === "changed" || state === "undone"
+    ) state = "above-target";
+  }
+  return { file, state, renamedFrom };
+}
+
+// Each file's decision, in run order, from its state: a file that defines the resource of an
+// earlier one names it.
+function fileDecider(
+  rules: MigrationCommand,
+  force: boolean,
+  { lastApplied, baseline }: { lastApplied: string | undefined; baseline: string | undefined },
+): (file: FileAndState) => FileDecision {
   const definedBy = new Map<string, string>();
-  const decided: FileDecision[] = states.map(({ file, state, renamedFrom }) => {
+  return ({ file, state, renamedFrom }) => {
     const earlier = file.resource === undefined ? undefined : definedBy.get(file.resource);
     if (file.resource !== undefined && earlier === undefined) {
       definedBy.set(file.resource, file.path);
@@ -129,22 +185,30 @@ export function decideFiles(
         : rules.decide(state, force),
       ...(file.request ? { request: file.request } : {}),
       ...(isCodeFile(file) ? { code: true } : {}),
-      ...(file.resource === undefined ? {} : { resource: file.resource }),
+      ...definedFields({ resource: file.resource }),
       ...((state === "apply" || state === "undone") && lastApplied !== undefined &&
           !isRepeatable(file.path) &&
           compareVersionPaths(file.path, lastApplied) < 0
         ? { outOfOrder: lastApplied }
         : {}),
-      ...(renamedFrom === undefined ? {} : { renamedFrom }),
-      ...(earlier === undefined ? {} : { sameResourceAs: earlier }),
+      ...definedFields({ renamedFrom, sameResourceAs: earlier }),
       ...(baselined(file.path, state, baseline) ? { baselined: true as const } : {}),
     };
-  });
-  // A versioned record that sorts after every versioned file here may be one a newer checkout
-  // applied. A repeatable has no version, so its name's place says nothing of which checkout is
-  // newer (Flyway has no future repeatable): its record is missing wherever it sorts.
+  };
+}
+
+// The records whose file is gone and no renamed file took over. A versioned record that sorts
+// after every versioned file here may be one a newer checkout applied. A repeatable has no
+// version, so its name's place says nothing of which checkout is newer (Flyway has no future
+// repeatable): its record is missing wherever it sorts.
+function missingDecisions(
+  missing: readonly string[],
+  files: readonly PlannedFile[],
+  rules: MigrationCommand,
+  force: boolean,
+): FileDecision[] {
   const lastVersioned = greatest(files.map((f) => f.path).filter((path) => !isRepeatable(path)));
-  const missing: FileDecision[] = gone.filter((path) => !claimed.has(path)).map((path) => ({
+  return missing.map((path) => ({
     path,
     action: rules.decide(
       !isRepeatable(path) &&
@@ -154,7 +218,6 @@ export function decideFiles(
       force,
     ),
   }));
-  return merge(decided, missing);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from "../../config/connection_settings.ts";
 import type { Placeholders } from "../../config/connection_settings.ts";
 import { AUTH_KEYS, authSetting, type SearchAuth } from "./auth/search_auth.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 /** Seconds a request may take, and a connection may take to open, unless configured. */
 export const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -120,9 +121,7 @@ export function searchConnections(
       return {
         name,
         hosts,
-        ...(username === undefined ? {} : { username }),
-        ...(password === undefined ? {} : { password }),
-        ...(auth === undefined ? {} : { auth }),
+        ...definedFields({ username, password, auth }),
         sslVerification: booleanSetting(e.ssl_verification, true, at("ssl_verification")),
         timeoutMs: seconds(e.timeout, DEFAULT_TIMEOUT_SECONDS, at("timeout")),
         connectTimeoutMs: seconds(
@@ -134,7 +133,7 @@ export function searchConnections(
         migrationsEnabled: rest.migrationsEnabled,
         strictOrder: rest.strictOrder,
         validateOnMigrate: rest.validateOnMigrate,
-        ...(rest.placeholders === undefined ? {} : { placeholders: rest.placeholders }),
+        ...definedFields({ placeholders: rest.placeholders }),
         recordsIndex,
         lockLeaseMs: lockLease(migrations.lock_lease, at("migrations.lock_lease")),
         ...(booleanSetting(e.primary, false, at("primary")) ? { primary: true } : {}),

@@ -13,6 +13,7 @@ import type { SearchPlannedFile } from "./search_file.ts";
 import { isCodePath } from "../code/code_file.ts";
 import { planCodeFile } from "../code/plan_code_file.ts";
 import { searchUndoRefusal } from "./search_undo.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 /** How the search driver reaches clusters. */
 export interface SearchDriverOptions {
@@ -64,9 +65,11 @@ export function searchDriver(
       return connections.map((connection, i) =>
         new SearchTarget(connection, transports[i], context.identity, {
           progress: context.progress,
-          ...(context.signal === undefined ? {} : { signal: context.signal }),
-          ...(context.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: context.stopTimeoutMs }),
-          ...(options.clock === undefined ? {} : { clock: options.clock }),
+          ...definedFields({
+            signal: context.signal,
+            stopTimeoutMs: context.stopTimeoutMs,
+            clock: options.clock,
+          }),
           requests: context.requests,
           optionNames: context.optionNames,
         })

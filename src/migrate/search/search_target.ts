@@ -55,6 +55,7 @@ import { migrationContext } from "../code/migration_context.ts";
 import { searchContext } from "./search_code_context.ts";
 import type { CallbackEvent } from "../plan/callback_name.ts";
 import type { EachFileCallbacks, PlannedCallback } from "../plan/planned_callback.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 /**
  * What the report may show of a search connection's files and of the cluster's answers: its
@@ -157,7 +158,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
           connection: this.name,
           file: file.path,
           request: "GET /",
-          ...(status === undefined ? {} : { status }),
+          ...definedFields({ status }),
           reason: `reindex not started: ${reason}; the runner reads GET / to tell OpenSearch ` +
             "from Elasticsearch, whose parameters differ",
         }, { cause });
@@ -498,7 +499,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
       const movedOff = movedOffOf(record?.previous_index);
       const { movedOff: _, ...outcome } = await runReindexUndo(back, forward, context, {
         file: file.path,
-        ...(movedOff === undefined ? {} : { movedOff }),
+        ...definedFields({ movedOff }),
       });
       return outcome;
     };
@@ -604,7 +605,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
       request: { method: record.method, path: record.at },
       runner_version: VERSION,
       executed_by: this.#executedBy,
-      ...(movedOff === undefined ? {} : { previous_index: movedOff }),
+      ...definedFields({ previous_index: movedOff }),
     });
   }
 

@@ -9,6 +9,7 @@ import { SqliteDatabase } from "./sqlite_database.ts";
 import { type SqlPlannedFile, SqlTarget } from "./sql_target.ts";
 import { isCodePath } from "../code/code_file.ts";
 import { planCodeFile } from "../code/plan_code_file.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 /**
  * SQL migrations: `.sql` files on the datasources of `application.yml` (SQLite, PostgreSQL,
@@ -23,7 +24,7 @@ export const sqlDriver: MigrationDriver<Datasource, SqlPlannedFile> = {
   connections: (context) =>
     loadDatasources(
       context.configDir,
-      context.migrationsRoot,
+      context.migrations,
       context.env,
       context.cwd,
       context.optionNames,
@@ -41,7 +42,7 @@ export const sqlDriver: MigrationDriver<Datasource, SqlPlannedFile> = {
         targets.push(
           new SqlTarget(datasource, db, executedBy, context.requests, {
             progress: context.progress,
-            ...(context.signal === undefined ? {} : { signal: context.signal }),
+            ...definedFields({ signal: context.signal }),
             ...(context.stopTimeoutMs === undefined
               ? {}
               : { stopTimeoutMs: context.stopTimeoutMs }),

@@ -35,6 +35,7 @@ import { sqlContext } from "./sql_code_context.ts";
 import { locateStatement } from "./statement_locator.ts";
 import { runsOnce } from "../plan/file_decisions.ts";
 import { type Mask, placeholdersMask } from "../../config/secrets_mask.ts";
+import { definedFields } from "../../defined_fields.ts";
 
 /** A planned SQL migration file: its text, sent as it is. */
 export interface SqlFile extends PlannedFile {
@@ -197,10 +198,11 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
   }
 
   async #runJob(
-    { file, runs, record, undoing, once, undoRecords }: RunJob,
+    job: RunJob,
     executedAt: Date,
     around: EachFileCallbacks<SqlPlannedFile>,
   ): Promise<Applied> {
+    const { file, runs, record, undoing, once, undoRecords } = job;
     const result = undoing ? "undone" : "applied";
     // Where nothing rolls a file back, its record is written before the callbacks after it run:
     // one of them failing must not leave a file that ran unrecorded, to run again.
@@ -212,63 +214,21 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     ];
     // Imported before the transaction: a file that cannot load never holds a lock or a BEGIN.
     const bodies = await this.#bodies(steps);
-    // What is not done when the run stops, in the failure's words.
-    const notDone = undoing ? `${file.path} is not undone` : `${file.path} is not recorded`;
     // Where nothing rolls the file back, a mark says it is in progress until its record is
     // written: a runner killed in the middle leaves it, and the next run is refused.
     const mark = transactional ? undefined : inProgressMarkerPath(record.path);
-    if (mark !== undefined) {
-      await this.#db.putRecord(this.#datasource.table, {
-        path: mark,
-        hash: record.hash,
-        executedAt,
-        executedBy: this.#executedBy,
-      });
-    }
+    if (mark !== undefined) await this.#putRecord({ ...record, path: mark }, executedAt);
     let ms: number | undefined;
     try {
       ms = await this.#db.runFile(
         this.#datasource.table,
         bodies,
-        {
-          path: record.path,
-          hash: record.hash,
-          executedAt,
-          executedBy: this.#executedBy,
-        },
+        { ...this.#recordOf(record), executedAt, executedBy: this.#executedBy },
         once,
         undoRecords,
       );
     } catch (thrown) {
-      const lost = thrown instanceof RunRolledBack;
-      const error: unknown = lost ? thrown.cause : thrown;
-      const failed = error instanceof ScriptError || error instanceof CodeError
-        ? steps[error.step]
-        : undefined;
-      // The connection lost: the mark stays, as for a runner killed.
-      if (failed === undefined) throw error;
-      // The failure says what ran of the file may have stayed; the next run starts at it again.
-      if (mark !== undefined) await this.#db.deleteRecord(this.#datasource.table, mark);
-      const before = failed.callback?.startsWith("before") === true;
-      const left = transactional
-        ? failed === runs
-          ? undoing ? `; ${notDone}` : ""
-          : undoing
-          ? `; ${runs.path} was rolled back with it, and ${notDone}`
-          : `; ${file.path} was rolled back with it, and is not recorded`
-        : failed === runs || before
-        ? `; ${failed === runs ? "what ran of it" : "what ran before"} may have been ` +
-          `committed (MySQL/MariaDB commit DDL implicitly, and run a file in no transaction), ` +
-          `and ${notDone}: fix the database or the file, then re-run`
-        : "";
-      if (!lost) throw this.#failure(failed, error as ScriptError | CodeError, left);
-      const failure = this.#failure(
-        failed,
-        error as ScriptError | CodeError,
-        `${left}${ROLLED_BACK}`,
-      );
-      failure.earlierRolledBack = true;
-      throw failure;
+      throw await this.#jobFailure(thrown, job, steps, mark);
     }
     if (mark !== undefined) await this.#db.deleteRecord(this.#datasource.table, mark);
     if (ms === undefined) return { result, ms: 0, alreadyRecorded: true };
@@ -282,6 +242,64 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       }
     }
     return { result, ms };
+  }
+
+  // A record's path and checksum alone.
+  #recordOf({ path, hash }: RunJob["record"]): RunJob["record"] {
+    return { path, hash };
+  }
+
+  async #putRecord(record: RunJob["record"], executedAt: Date): Promise<void> {
+    await this.#db.putRecord(this.#datasource.table, {
+      ...this.#recordOf(record),
+      executedAt,
+      executedBy: this.#executedBy,
+    });
+  }
+
+  // What a job's failure throws: a step's failure, saying what it left (the in-progress `mark`
+  // dropped: the next run starts at the file again); the connection lost, as it is (the mark
+  // stays, as for a runner killed).
+  async #jobFailure(
+    thrown: unknown,
+    job: RunJob,
+    steps: readonly Step[],
+    mark: string | undefined,
+  ): Promise<unknown> {
+    const lost = thrown instanceof RunRolledBack;
+    const error: unknown = lost ? thrown.cause : thrown;
+    const failed = error instanceof ScriptError || error instanceof CodeError
+      ? steps[error.step]
+      : undefined;
+    if (failed === undefined) return error;
+    if (mark !== undefined) await this.#db.deleteRecord(this.#datasource.table, mark);
+    const left = this.#left(job, failed);
+    if (!lost) return this.#failure(failed, error as ScriptError | CodeError, left);
+    const failure = this.#failure(
+      failed,
+      error as ScriptError | CodeError,
+      `${left}${ROLLED_BACK}`,
+    );
+    failure.earlierRolledBack = true;
+    return failure;
+  }
+
+  // What a failure of step `failed` left of the job, after the failure's own words.
+  #left({ file, runs, undoing }: RunJob, failed: Step): string {
+    const notDone = undoing ? `${file.path} is not undone` : `${file.path} is not recorded`;
+    if (this.#db.transactionalDdl) {
+      return failed === runs
+        ? undoing ? `; ${notDone}` : ""
+        : undoing
+        ? `; ${runs.path} was rolled back with it, and ${notDone}`
+        : `; ${file.path} was rolled back with it, and is not recorded`;
+    }
+    const before = failed.callback?.startsWith("before") === true;
+    return failed === runs || before
+      ? `; ${failed === runs ? "what ran of it" : "what ran before"} may have been ` +
+        `committed (MySQL/MariaDB commit DDL implicitly, and run a file in no transaction), ` +
+        `and ${notDone}: fix the database or the file, then re-run`
+      : "";
   }
 
   runCallback(callback: PlannedCallback<SqlPlannedFile>): Promise<CallbackRun> {
@@ -326,7 +344,7 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
     const mask = this.#mask();
     const where = {
       connection: this.name,
-      ...(failed.callback === undefined ? {} : { callback: failed.callback }),
+      ...definedFields({ callback: failed.callback }),
     };
     if (error instanceof CodeError && isCodeFile(failed.file)) {
       return codeFailure(failed.file, error.cause, {
@@ -368,7 +386,7 @@ export class SqlTarget implements MigrationTarget<SqlPlannedFile> {
       throw codeFailure(file, error, {
         connection: this.name,
         mask: this.#mask(),
-        ...(s.callback === undefined ? {} : { callback: s.callback }),
+        ...definedFields({ callback: s.callback }),
       });
     }
     const base = migrationContext({

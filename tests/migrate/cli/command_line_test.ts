@@ -20,7 +20,7 @@ describe("parseCommandLine", () => {
         mode: "search",
         command: "migrate",
         configDir: "config",
-        migrationsRoot: "migrations",
+        migrations: "migrations",
         dryRun: false,
         force: false,
         json: false,
@@ -30,6 +30,21 @@ describe("parseCommandLine", () => {
     const sql = parseCommandLine([]);
     assert.equal(sql.mode, "sql");
     assert.equal(sql.configDir, ".");
+  });
+
+  it("takes the migrations root as --migrations, or as --sqlPath, its old name: the same run", () => {
+    const named = parseCommandLine(["status", "-c", "config", "--migrations", "db/files"]);
+    const old = parseCommandLine(["status", "-c", "config", "--sqlPath", "db/files"]);
+    assert.deepEqual(named, old);
+    assert.equal(named.migrations, "db/files");
+    assert.equal(parseCommandLine(["--migrations=db"]).migrations, "db");
+    assert.equal(parseCommandLine([]).migrations, "migrations");
+    bad(["--migrations", ""], /^--migrations needs a value/);
+    bad(["--sqlPath", ""], /^--sqlPath needs a value/);
+    bad(
+      ["--migrations", "a", "--sqlPath", "b"],
+      /^--migrations and --sqlPath \(its old name\): give one/,
+    );
   });
 
   it("accepts opensearch as an alias, the commands, and every option", () => {

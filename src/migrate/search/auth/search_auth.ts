@@ -13,6 +13,7 @@ import { ConfigError } from "../../../config/config_error.ts";
 import type { EnvLookup } from "../../../config/env.ts";
 import { optionalString, shown } from "../../../config/connection_settings.ts";
 import { isJsonObject } from "../../files/json_object.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** The services SigV4 signs for: Amazon OpenSearch Service and OpenSearch Serverless. */
 export type AwsService = "es" | "aoss";
@@ -150,7 +151,7 @@ function sigV4Setting(
     credentials = {
       accessKeyId: id,
       secretAccessKey: secret,
-      ...(token === undefined ? {} : { sessionToken: token }),
+      ...definedFields({ sessionToken: token }),
     };
   } else if (id !== undefined || secret !== undefined) {
     const missing = id === undefined ? "access_key_id" : "secret_access_key";
@@ -203,7 +204,7 @@ function environmentCredentials(env: EnvLookup | undefined, where: string): AwsC
   return {
     accessKeyId: id,
     secretAccessKey: secret,
-    ...(token === undefined ? {} : { sessionToken: token }),
+    ...definedFields({ sessionToken: token }),
   };
 }
 

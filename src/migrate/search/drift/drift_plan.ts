@@ -5,6 +5,7 @@ import { flattenSettings } from "./settings_rules.ts";
 import type { SearchFile, SearchPlannedFile } from "../search_file.ts";
 import { isCodeFile, isCodePath } from "../../code/code_file.ts";
 import type { AppliedFiles, FileRecord } from "../../driver.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /**
  * One resource `--drift` compares with the cluster, and the file it is compared with. `codeAfter`
@@ -120,103 +121,162 @@ function applied(report: FileReport | undefined): boolean {
  */
 export function driftChecks(
   planned: readonly SearchPlannedFile[],
-  { decided, records }: AppliedFiles,
+  applied: AppliedFiles,
 ): DriftCheck[] {
-  const reports = new Map(decided.map((d) => [d.path, d]));
-  // Positions count code files too, so that `codeRuns` and `at` below agree.
-  const files = planned.map((f) => isCodeFile(f) ? undefined : f);
-  const codeRuns = codeFilesRun(planned, reports, records);
-  const codeAfter = (at: number, file: SearchFile) => {
-    const recorded = timeOf(records.get(file.path));
-    const ran = codeRuns.find((c) =>
+  return new DriftScan(planned, applied).checks();
+}
+
+// A reindex applied, at its place in run order.
+interface AppliedReindex {
+  readonly at: number;
+  readonly alias: string;
+  readonly source?: string;
+  readonly deleteSource: boolean;
+}
+
+// The keys of the resources a file defines: its template, policy or index, a reindex's new index
+// and alias.
+function keysOf(f: SearchFile): string[] {
+  const r = f.searchRequest;
+  if (r.kind === "reindex" && r.reindex !== undefined) {
+    return [`index ${r.reindex.index}`, `alias ${r.reindex.alias}`];
+  }
+  if (r.kind === "template" || r.kind === "policy" || r.kind === "index") {
+    return r.name === undefined ? [] : [`${r.kind} ${r.name}`];
+  }
+  return [];
+}
+
+// One pass of `driftChecks` over the files in run order (positions count code files too, so that
+// the code files' and the files' places agree).
+class DriftScan {
+  readonly #reports: ReadonlyMap<string, FileReport>;
+  readonly #records: ReadonlyMap<string, FileRecord>;
+  readonly #files: readonly (SearchFile | undefined)[];
+  readonly #codeRuns: ReturnType<typeof codeFilesRun>;
+  // The place of the last file defining each resource key.
+  readonly #last = new Map<string, number>();
+  readonly #effects: { at: number; effect: Effect }[] = [];
+  readonly #reindexes: AppliedReindex[] = [];
+  readonly #checks: DriftCheck[] = [];
+
+  constructor(planned: readonly SearchPlannedFile[], { decided, records }: AppliedFiles) {
+    this.#reports = new Map(decided.map((d) => [d.path, d]));
+    this.#records = records;
+    this.#files = planned.map((f) => isCodeFile(f) ? undefined : f);
+    this.#codeRuns = codeFilesRun(planned, this.#reports, records);
+    this.#files.forEach((f, i) => f && keysOf(f).forEach((k) => this.#last.set(k, i)));
+    this.#files.forEach((f, at) => {
+      if (f === undefined || !applied(this.#reports.get(f.path))) return;
+      const r = f.searchRequest;
+      if (r.kind === "request") {
+        for (const effect of envelopeEffects(r.method, r.path, r.body)) {
+          this.#effects.push({ at, effect });
+        }
+      } else if (r.kind === "reindex" && r.reindex !== undefined) {
+        this.#reindexes.push({ at, ...r.reindex });
+      }
+    });
+  }
+
+  /** What to compare, in run order. */
+  checks(): DriftCheck[] {
+    this.#files.forEach((file, at) => {
+      if (file === undefined || this.#reports.get(file.path)?.action !== "skip") return;
+      const r = file.searchRequest;
+      if ((r.kind === "template" || r.kind === "policy") && r.name !== undefined) {
+        this.#definition(file, at, r.kind, r.name, r.body);
+      } else if (r.kind === "index" && r.name !== undefined) {
+        this.#index(file, at, r.name, r.body ?? {});
+      } else if (r.kind === "reindex" && r.reindex !== undefined) {
+        this.#reindex(file, at, r.reindex, r.body ?? {});
+      }
+    });
+    return this.#checks;
+  }
+
+  #check(at: number, file: SearchFile, target: DriftTarget): void {
+    this.#checks.push({ ...target, ...this.#codeAfter(at, file) });
+  }
+
+  // The code file that ran after the file at `at`, if any: nothing says what it did.
+  #codeAfter(at: number, file: SearchFile): { codeAfter?: string } {
+    const recorded = timeOf(this.#records.get(file.path));
+    const ran = this.#codeRuns.find((c) =>
       c.at === undefined || c.at > at || c.time === "now" ||
       (c.time !== undefined && recorded !== undefined && c.time >= recorded)
     );
     return ran === undefined ? {} : { codeAfter: ran.path };
-  };
-  const unchanged = (f: SearchFile) => reports.get(f.path)?.action === "skip";
-  const keysOf = (f: SearchFile): string[] => {
-    const r = f.searchRequest;
-    if (r.kind === "reindex" && r.reindex !== undefined) {
-      return [`index ${r.reindex.index}`, `alias ${r.reindex.alias}`];
-    }
-    if (r.kind === "template" || r.kind === "policy" || r.kind === "index") {
-      return r.name === undefined ? [] : [`${r.kind} ${r.name}`];
-    }
-    return [];
-  };
-  const last = new Map<string, number>();
-  files.forEach((f, i) => f && keysOf(f).forEach((k) => last.set(k, i)));
-  const effects: { at: number; effect: Effect }[] = [];
-  const reindexes: { at: number; alias: string; source?: string; deleteSource: boolean }[] = [];
-  files.forEach((f, at) => {
-    if (f === undefined || !applied(reports.get(f.path))) return;
-    const r = f.searchRequest;
-    if (r.kind === "request") {
-      for (const effect of envelopeEffects(r.method, r.path, r.body)) effects.push({ at, effect });
-    } else if (r.kind === "reindex" && r.reindex !== undefined) {
-      reindexes.push({ at, ...r.reindex });
-    }
-  });
-  const after = (at: number) => effects.filter((e) => e.at > at).map((e) => e.effect);
-  const replaced = (at: number, resource: "template" | "policy" | "index", name: string) =>
-    after(at).some((e) =>
+  }
+
+  #isLast(key: string, at: number): boolean {
+    return this.#last.get(key) === at;
+  }
+
+  #after(at: number): Effect[] {
+    return this.#effects.filter((e) => e.at > at).map((e) => e.effect);
+  }
+
+  #replaced(at: number, resource: "template" | "policy" | "index", name: string): boolean {
+    return this.#after(at).some((e) =>
       e.kind === "replaces" && e.resource === resource && matches(e.names, name, [])
     );
+  }
 
-  const checks: DriftCheck[] = [];
-  files.forEach((file, at) => {
-    if (file === undefined || !unchanged(file)) return;
-    const r = file.searchRequest;
-    const isLast = (key: string) => last.get(key) === at;
-    const check = (target: DriftTarget) => checks.push({ ...target, ...codeAfter(at, file) });
-    if ((r.kind === "template" || r.kind === "policy") && r.name !== undefined) {
-      const resource = `${r.kind} ${r.name}`;
-      if (!isLast(resource) || replaced(at, r.kind, r.name)) return;
-      check(
-        r.kind === "template"
-          ? { kind: "template", resource, file, name: r.name, body: r.body }
-          : { kind: "policy", resource, file, id: r.name, body: r.body },
-      );
-    } else if (r.kind === "index" && r.name !== undefined) {
-      const name = r.name;
-      const resource = `index ${name}`;
-      const body = r.body ?? {};
-      const aliases = isJsonObject(body.aliases) ? Object.keys(body.aliases) : [];
-      const moved = reindexes.some((x) =>
-        x.at > at && (aliases.includes(x.alias) || (x.deleteSource && x.source === name))
-      );
-      if (!isLast(resource) || moved || replaced(at, "index", name)) return;
-      check({
-        kind: "index",
-        resource,
-        file,
-        name,
-        definition: amend(body, name, aliases, after(at)),
-      });
-    } else if (r.kind === "reindex" && r.reindex !== undefined) {
-      const { alias, index } = r.reindex;
-      // A later reindex of the same alias may have deleted this one's index.
-      if (reindexes.some((x) => x.at > at && (x.alias === alias || x.source === index))) return;
-      const resource = `index ${index}`;
-      if (isLast(resource) && !replaced(at, "index", index)) {
-        check({
-          kind: "index",
-          resource,
-          file,
-          name: index,
-          definition: amend(r.body ?? {}, index, [], after(at)),
-        });
-      }
-      const touched = after(at).some((e) =>
-        e.kind === "aliases" && e.names.some((n) => matches(n, alias, []))
-      );
-      if (isLast(`alias ${alias}`) && !touched) {
-        check({ kind: "alias", resource: `alias ${alias}`, file, alias, index });
-      }
+  // A template or a policy, where no later file defines or replaces it.
+  #definition(
+    file: SearchFile,
+    at: number,
+    kind: "template" | "policy",
+    name: string,
+    body: unknown,
+  ): void {
+    const resource = `${kind} ${name}`;
+    if (!this.#isLast(resource, at) || this.#replaced(at, kind, name)) return;
+    this.#check(
+      at,
+      file,
+      kind === "template"
+        ? { kind: "template", resource, file, name, body }
+        : { kind: "policy", resource, file, id: name, body },
+    );
+  }
+
+  // An index, where no later reindex moves its aliases or deletes it, nor a file replaces it.
+  #index(file: SearchFile, at: number, name: string, body: JsonObject): void {
+    const resource = `index ${name}`;
+    const aliases = isJsonObject(body.aliases) ? Object.keys(body.aliases) : [];
+    const moved = this.#reindexes.some((x) =>
+      x.at > at && (aliases.includes(x.alias) || (x.deleteSource && x.source === name))
+    );
+    if (!this.#isLast(resource, at) || moved || this.#replaced(at, "index", name)) return;
+    const definition = amend(body, name, aliases, this.#after(at));
+    this.#check(at, file, { kind: "index", resource, file, name, definition });
+  }
+
+  // A reindex: its new index, and its alias pointing there.
+  #reindex(
+    file: SearchFile,
+    at: number,
+    { alias, index }: { alias: string; index: string },
+    body: JsonObject,
+  ): void {
+    // A later reindex of the same alias may have deleted this one's index.
+    if (this.#reindexes.some((x) => x.at > at && (x.alias === alias || x.source === index))) {
+      return;
     }
-  });
-  return checks;
+    const resource = `index ${index}`;
+    if (this.#isLast(resource, at) && !this.#replaced(at, "index", index)) {
+      const definition = amend(body, index, [], this.#after(at));
+      this.#check(at, file, { kind: "index", resource, file, name: index, definition });
+    }
+    const touched = this.#after(at).some((e) =>
+      e.kind === "aliases" && e.names.some((n) => matches(n, alias, []))
+    );
+    if (this.#isLast(`alias ${alias}`, at) && !touched) {
+      this.#check(at, file, { kind: "alias", resource: `alias ${alias}`, file, alias, index });
+    }
+  }
 }
 
 // The file's definition of an index, with the mappings and settings later envelopes send to it,
@@ -247,8 +307,7 @@ function amend(
   }
   return {
     ...(settings === undefined ? {} : { settings: Object.fromEntries(settings) }),
-    ...(mappings === undefined ? {} : { mappings }),
-    ...(fileAliases === undefined ? {} : { aliases: fileAliases }),
+    ...definedFields({ mappings, aliases: fileAliases }),
   };
 }
 

@@ -13,6 +13,7 @@ import type { DriftCheck } from "./drift_plan.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
 import type { SearchFile } from "../search_file.ts";
 import { type Mask, noMask } from "../../../config/secrets_mask.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** What the cluster holds under a checked resource's name. */
 export type Live =
@@ -204,7 +205,7 @@ export function differences(
     settings: body.settings,
     mappings: body.mappings,
     aliases: body.aliases,
-    ...(live.movedAliases === undefined ? {} : { movedAliases: live.movedAliases }),
+    ...definedFields({ movedAliases: live.movedAliases }),
   }, redact);
 }
 
@@ -228,7 +229,7 @@ function driftReport(
     file: check.file.path,
     differences: found.map((d) => mask(d.text)),
     reapply: check.codeAfter === undefined && !check.file.runOnce && fixable,
-    ...(note === undefined ? {} : { note }),
+    ...definedFields({ note }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { FileRecord } from "../../driver.ts";
 import { rawContentHash } from "../../files/content_hash.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** What the runner stores on the cluster for each applied file. */
 export interface MigrationRecord {
@@ -41,8 +42,7 @@ export function fileRecord(record: MigrationRecord): FileRecord {
   return {
     hash: record.content_hash,
     ...(at === undefined || Number.isNaN(at.getTime()) ? {} : { executedAt: at.toISOString() }),
-    ...(by === undefined ? {} : { executedBy: by }),
-    ...(version === undefined ? {} : { runnerVersion: version }),
+    ...definedFields({ executedBy: by, runnerVersion: version }),
   };
 }
 

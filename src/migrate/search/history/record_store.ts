@@ -4,6 +4,7 @@ import type { FileRecord } from "../../driver.ts";
 import type { MigrationRecord } from "./migration_record.ts";
 import { fileRecord, recordId } from "./migration_record.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 // The records index is tiny and must not need a replica to be green on a one-node cluster.
 // Records are read by search, which sees what the last refresh made visible: the runner refreshes
@@ -366,7 +367,7 @@ export class RecordStore {
     if (response.status >= 200 && response.status < 300) return;
     throw new MigrationFailure({
       connection: this.#connection,
-      ...(file === undefined ? {} : { file }),
+      ...definedFields({ file }),
       request,
       status: response.status,
       reason: `could not ${what}: ${errorDetail(response.body)}`,

@@ -5,6 +5,7 @@ import { LOCK_POLL_MS } from "../../lock_poll.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "../../option_names.ts";
 import type { RunnerIdentity } from "../../runner_identity.ts";
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** Who holds a lock, as stored in its document. */
 export interface LockHolder {
@@ -430,7 +431,7 @@ export class SearchLock {
     return new MigrationFailure({
       connection: this.#connection,
       request,
-      ...(status === undefined ? {} : { status }),
+      ...definedFields({ status }),
       reason,
     });
   }

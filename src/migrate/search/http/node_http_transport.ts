@@ -1,5 +1,10 @@
 import { Agent as HttpsAgent, request } from "node:https";
-import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import {
+  Agent as HttpAgent,
+  type ClientRequest,
+  type IncomingMessage,
+  request as httpRequest,
+} from "node:http";
 import { Buffer } from "node:buffer";
 import { CONNECT_TIMEOUT_CODE } from "./send_failure.ts";
 import type { Transport, TransportOptions } from "./transport.ts";
@@ -34,87 +39,116 @@ export function nodeHttpTransport(options: TransportOptions): Transport {
       const body = once
         ? new Uint8Array(await new Response(init.body).arrayBuffer())
         : init.body as string | Uint8Array | undefined;
-      return await new Promise<Response>((resolve, reject) => {
-        // Settled once: node:http can end a request with neither "response" nor "error" (a 101
-        // answer with no upgrade listener destroys the socket and only emits "close").
-        let settled = false;
-        const settle = (fn: () => void) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(deadline);
-          fn();
-        };
-        const fail = (error: unknown) => settle(() => reject(error));
-        const signal = init.signal ?? undefined;
-        const https = url.protocol === "https:";
-        const send = https ? request : httpRequest;
-        const req = send(url, {
-          method: init.method,
-          headers: withLength(init.headers as Record<string, string> | undefined, body),
-          rejectUnauthorized: options.sslVerification,
-          signal,
-          agent: once || via?.fresh ? false : https ? pools.https : pools.http,
-        }, (res) => {
-          const chunks: Uint8Array[] = [];
-          res.on("data", (chunk: Uint8Array) => chunks.push(chunk));
-          res.on("error", fail);
-          res.on("end", () => {
-            const status = res.statusCode ?? 0;
-            try {
-              // Response() takes 200-599 only: anything else is not an answer this client reads.
-              if (status < 200 || status > 599) {
-                throw new Error(`HTTP status ${status} from the host`);
-              }
-              const headers = new Headers();
-              for (const [k, v] of Object.entries(res.headers)) {
-                if (typeof v === "string") headers.set(k, v);
-              }
-              const body = [204, 205, 304].includes(status) || init.method === "HEAD"
-                ? null
-                : new Blob(chunks as BlobPart[]);
-              const response = new Response(body, { status, headers });
-              settle(() => resolve(response));
-            } catch (error) {
-              fail(error);
-            }
-          });
-        });
-        // No connection within connect_timeout counts as unreachable: the request never left. For
-        // https the connection is made when the TLS handshake is done, since the TLS socket holds
-        // the request back until then. A socket reused from the pool is connected already and
-        // gets no such deadline: its silence says nothing about the request (the request's own
-        // timeout still applies). A timer of its own, not the socket's idle timeout, which Bun
-        // never fires on a TLS socket whose handshake stalls.
-        let connected = false;
-        const deadline = setTimeout(() => {
-          if (connected) return;
-          req.destroy(
-            Object.assign(new Error(`no connection within ${options.connectTimeoutMs / 1000} s`), {
-              code: CONNECT_TIMEOUT_CODE,
-            }),
-          );
-        }, options.connectTimeoutMs);
-        const made = () => {
-          connected = true;
-          clearTimeout(deadline);
-        };
-        req.on("socket", (socket) => {
-          if (req.reusedSocket || (!https && !socket.connecting)) return made();
-          socket.once(https ? "secureConnect" : "connect", made);
-        });
-        req.on("error", fail);
-        // After any "end" still queued (a body delimited by the close itself ends after "close").
-        req.on("close", () => {
-          setImmediate(() => fail(new Error("the connection closed without an answer")));
-        });
-        req.end(body);
-      });
+      const https = url.protocol === "https:";
+      const agent = once || via?.fresh ? false : https ? pools.https : pools.http;
+      return await sendOnNode(url, init, body, agent, options);
     },
     close() {
       pools.http.destroy();
       pools.https.destroy();
     },
   };
+}
+
+// One request on node:http(s), settled once: node:http can end a request with neither
+// "response" nor "error" (a 101 answer with no upgrade listener destroys the socket and only
+// emits "close").
+function sendOnNode(
+  url: URL,
+  init: RequestInit,
+  body: string | Uint8Array | undefined,
+  agent: HttpAgent | HttpsAgent | false,
+  options: TransportOptions,
+): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      fn();
+    };
+    const fail = (error: unknown) => settle(() => reject(error));
+    const https = url.protocol === "https:";
+    const send = https ? request : httpRequest;
+    const req = send(url, {
+      method: init.method,
+      headers: withLength(init.headers as Record<string, string> | undefined, body),
+      rejectUnauthorized: options.sslVerification,
+      signal: init.signal ?? undefined,
+      agent,
+    }, (res) => readAnswer(res, init.method, (response) => settle(() => resolve(response)), fail));
+    // Declared after the request, as settle (which clears it) runs no sooner than its events.
+    const deadline = connectDeadline(req, https, options.connectTimeoutMs);
+    req.on("error", fail);
+    // After any "end" still queued (a body delimited by the close itself ends after "close").
+    req.on("close", () => {
+      setImmediate(() => fail(new Error("the connection closed without an answer")));
+    });
+    req.end(body);
+  });
+}
+
+// The answer read whole, as a Response; anything Response() cannot hold fails.
+function readAnswer(
+  res: IncomingMessage,
+  method: string | undefined,
+  answered: (response: Response) => void,
+  fail: (error: unknown) => void,
+): void {
+  const chunks: Uint8Array[] = [];
+  res.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+  res.on("error", fail);
+  res.on("end", () => {
+    const status = res.statusCode ?? 0;
+    try {
+      // Response() takes 200-599 only: anything else is not an answer this client reads.
+      if (status < 200 || status > 599) {
+        throw new Error(`HTTP status ${status} from the host`);
+      }
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (typeof v === "string") headers.set(k, v);
+      }
+      const body = [204, 205, 304].includes(status) || method === "HEAD"
+        ? null
+        : new Blob(chunks as BlobPart[]);
+      answered(new Response(body, { status, headers }));
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
+
+// No connection within connect_timeout counts as unreachable: the request never left. For https
+// the connection is made when the TLS handshake is done, since the TLS socket holds the request
+// back until then. A socket reused from the pool is connected already and gets no such deadline:
+// its silence says nothing about the request (the request's own timeout still applies). A timer
+// of its own, not the socket's idle timeout, which Bun never fires on a TLS socket whose
+// handshake stalls.
+function connectDeadline(
+  req: ClientRequest,
+  https: boolean,
+  connectTimeoutMs: number,
+): ReturnType<typeof setTimeout> {
+  let connected = false;
+  const deadline = setTimeout(() => {
+    if (connected) return;
+    req.destroy(
+      Object.assign(new Error(`no connection within ${connectTimeoutMs / 1000} s`), {
+        code: CONNECT_TIMEOUT_CODE,
+      }),
+    );
+  }, connectTimeoutMs);
+  const made = () => {
+    connected = true;
+    clearTimeout(deadline);
+  };
+  req.on("socket", (socket) => {
+    if (req.reusedSocket || (!https && !socket.connecting)) return made();
+    socket.once(https ? "secureConnect" : "connect", made);
+  });
+  return deadline;
 }
 
 /**

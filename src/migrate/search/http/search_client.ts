@@ -150,20 +150,9 @@ export class SearchClient {
   ): Promise<SearchResponse> {
     const hosts = this.#connection.hosts;
     const repeatable = options.repeatable ?? (method === "GET" || method === "HEAD");
-    const headers: Record<string, string> = { accept: "application/json" };
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = JSON.stringify(body);
-      headers["content-type"] = "application/json";
-    }
+    const payload = body === undefined ? undefined : JSON.stringify(body);
     const request = `${method} ${path.split("?", 1)[0]}`;
-    const causes: string[] = [];
-    // A repeatable request whose connection dropped unanswered is sent once more to the same
-    // host before the next, on a connection of its own: a proxy or balancer may have closed the
-    // idle kept-alive connection it went out on, and every other one in the pool with it.
-    let droppedOnce = false;
-    let fresh = false;
-    const unanswered: string[] = [];
+    const tries = new HostTries(repeatable);
     for (let i = 0; i < hosts.length; i++) {
       const index = (this.#preferred + i) % hosts.length;
       const origin = hosts[index].origin;
@@ -174,59 +163,72 @@ export class SearchClient {
         path,
         payload,
       );
-      const timeout = AbortSignal.timeout(this.#connection.timeoutMs);
       this.requests++;
-      let response: Response;
-      let text: string;
+      let answer: { response: Response; text: string };
       try {
         options.signal?.throwIfAborted();
-        response = await this.#transport.fetch(url, {
-          method,
-          headers: { ...headers, ...auth },
-          ...(repeatable ? (payload === undefined ? {} : { body: payload }) : sentOnce(payload)),
-          redirect: "manual",
-          signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
-        }, fresh ? { fresh } : undefined);
-        // An answer cut off mid-body is no answer: the request was sent all the same.
-        text = await response.text();
+        const init = { method, auth, payload, repeatable, signal: options.signal };
+        answer = await this.#fetch(url, init, tries.fresh);
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
-        const cause = `${origin}: ${
-          this.credentialsMask(describe(error, this.#connection.timeoutMs))
-        }`;
-        if (!repeatable && !neverSent(error)) {
-          throw new SearchTransportError(
-            `${request}: ${cause}; the request may or may not have been applied (it is not ` +
-              `sent to another host, where it could be applied twice)`,
-            { cause: error },
-          );
-        }
-        causes.push(cause);
-        // A hung host keeps the request; a dropped connection (a proxy closing an idle one) does not.
-        if (!neverSent(error) && !connectionDropped(error) && !unanswered.includes(origin)) {
-          unanswered.push(origin);
-        }
-        fresh = false;
-        if (repeatable && !droppedOnce && connectionDropped(error)) {
-          droppedOnce = true;
-          fresh = true;
-          i--;
-        }
+        if (tries.failed(origin, this.#cause(request, origin, error, repeatable), error)) i--;
         continue;
       }
       this.#preferred = index;
-      const parsed = this.#parse(request, origin, response, text);
+      const parsed = this.#parse(request, origin, answer.response, answer.text);
       return {
-        status: response.status,
+        status: answer.response.status,
         body: parsed,
-        ...(unanswered.length === 0 ? {} : { unansweredBy: unanswered }),
+        ...(tries.unanswered.length === 0 ? {} : { unansweredBy: tries.unanswered }),
       };
     }
     throw new SearchTransportError(
-      unansweredMessage(method, request, this.#connection.name, causes, unanswered, {
+      unansweredMessage(method, request, this.#connection.name, tries.causes, tries.unanswered, {
         hosts: new Set(hosts.map((h) => h.origin)).size,
       }),
     );
+  }
+
+  // One attempt on one host: its answer, read whole (an answer cut off mid-body is no answer: the
+  // request was sent all the same).
+  async #fetch(
+    url: URL,
+    { method, auth, payload, repeatable, signal }: {
+      method: string;
+      auth: Record<string, string>;
+      payload: string | undefined;
+      repeatable: boolean;
+      signal: AbortSignal | undefined;
+    },
+    fresh: boolean,
+  ): Promise<{ response: Response; text: string }> {
+    const timeout = AbortSignal.timeout(this.#connection.timeoutMs);
+    const response = await this.#transport.fetch(url, {
+      method,
+      headers: {
+        accept: "application/json",
+        ...(payload === undefined ? {} : { "content-type": "application/json" }),
+        ...auth,
+      },
+      ...(repeatable ? (payload === undefined ? {} : { body: payload }) : sentOnce(payload)),
+      redirect: "manual",
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    }, fresh ? { fresh } : undefined);
+    return { response, text: await response.text() };
+  }
+
+  // Why an attempt on `origin` failed, masked; thrown where the request may have been applied
+  // and must not be sent to another host.
+  #cause(request: string, origin: string, error: unknown, repeatable: boolean): string {
+    const cause = `${origin}: ${this.credentialsMask(describe(error, this.#connection.timeoutMs))}`;
+    if (!repeatable && !neverSent(error)) {
+      throw new SearchTransportError(
+        `${request}: ${cause}; the request may or may not have been applied (it is not ` +
+          `sent to another host, where it could be applied twice)`,
+        { cause: error },
+      );
+    }
+    return cause;
   }
 
   // Signed for this host and this attempt: a signature covers the host and the time.
@@ -320,6 +322,44 @@ function htmlPage(text: string): string | undefined {
   const title = (/<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] ?? "")
     .replace(/[\p{Cc}\u2028\u2029]+/gu, " ").replace(/ {2,}/g, " ").trim().slice(0, 100);
   return title === "" ? "an HTML page" : `an HTML page titled ${JSON.stringify(title)}`;
+}
+
+// The failed attempts of one request, host after host. A repeatable request whose connection
+// dropped unanswered is sent once more to the same host before the next, on a connection of its
+// own: a proxy or balancer may have closed the idle kept-alive connection it went out on, and
+// every other one in the pool with it.
+class HostTries {
+  readonly causes: string[] = [];
+  /** The hosts that kept the request unanswered. */
+  readonly unanswered: string[] = [];
+  readonly #repeatable: boolean;
+  #droppedOnce = false;
+  #fresh = false;
+
+  constructor(repeatable: boolean) {
+    this.#repeatable = repeatable;
+  }
+
+  /** The next attempt goes out on a connection of its own. */
+  get fresh(): boolean {
+    return this.#fresh;
+  }
+
+  /** Counts a failed attempt on `origin`; true where the same host is to be tried again. */
+  failed(origin: string, cause: string, error: unknown): boolean {
+    this.causes.push(cause);
+    // A hung host keeps the request; a dropped connection (a proxy closing an idle one) does not.
+    if (!neverSent(error) && !connectionDropped(error) && !this.unanswered.includes(origin)) {
+      this.unanswered.push(origin);
+    }
+    this.#fresh = false;
+    if (this.#repeatable && !this.#droppedOnce && connectionDropped(error)) {
+      this.#droppedOnce = true;
+      this.#fresh = true;
+      return true;
+    }
+    return false;
+  }
 }
 
 /**

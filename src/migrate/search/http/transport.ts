@@ -1,4 +1,5 @@
 import { importOptional } from "../../../runtime/optional_module.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** How one request goes out. */
 export interface SendVia {
@@ -70,7 +71,7 @@ export const runtimeTransport: TransportFactory = async (options) => {
       packages: ["undici"],
       neededBy: `connection "${options.name ?? "?"}" (a proxy on Node)`,
       what: "undici",
-      ...(options.name === undefined ? {} : { connection: options.name }),
+      ...definedFields({ connection: options.name }),
     });
     return nodeProxyTransport(options.proxy, options);
   }

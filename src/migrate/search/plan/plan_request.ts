@@ -4,6 +4,7 @@ import { MigrationFileError } from "../../migration_error.ts";
 import { policyApiOf } from "./policy_api.ts";
 import { indexNameProblem, policyIdProblem, templateNameProblem } from "./resource_names.ts";
 import type { ReindexSpec, SearchMethod, SearchRequest } from "./search_request.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 const METHODS: ReadonlySet<string> = new Set<SearchMethod>([
   "GET",
@@ -301,7 +302,7 @@ function reindex(doc: JsonObject, fail: (m: string) => never): SearchRequest {
   const spec: ReindexSpec = {
     alias,
     index,
-    ...(source === undefined ? {} : { source }),
+    ...definedFields({ source }),
     ...(indexUuid === undefined ? {} : { indexUuid: indexUuid as string }),
     ...(script === undefined ? {} : { script: script as JsonObject }),
     deleteSource: deleteSource as boolean,

@@ -9,6 +9,7 @@ import {
   type SourceFacts,
 } from "./reindex_plan.ts";
 import { type Send, StepError } from "./reindex_step.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 // What a reindex reads of the cluster: each function sends only reads, and keeps no state.
 
@@ -42,11 +43,11 @@ export async function observe(
   return {
     spec,
     hash,
-    ...(progress === undefined ? {} : { progress }),
+    ...definedFields({ progress }),
     members,
     exists: (name) => found.has(name),
     uuid: (name) => uuids.get(name),
-    ...(source === undefined ? {} : { source }),
+    ...definedFields({ source }),
     definitions,
   };
 }

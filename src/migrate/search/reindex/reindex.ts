@@ -9,6 +9,7 @@ import { type ReindexContext, type ReindexSetup, reindexSetup } from "./reindex_
 import type { Send } from "./reindex_step.ts";
 import { notedCopies, seconds, taskFailure } from "./reindex_values.ts";
 import { stopCopies } from "./stop_copies.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 export { taskFailure };
 export type { ReindexContext, ReindexOutcome };
@@ -51,7 +52,7 @@ export async function runReindexInto(
   const observation = {
     ...observed,
     into: target.into,
-    ...(target.checkInto === undefined ? {} : { checkInto: target.checkInto }),
+    ...definedFields({ checkInto: target.checkInto }),
   };
   const decision = decideReindex(observation);
   if (decision.kind === "refuse") {

@@ -1,4 +1,5 @@
 import type { ReindexSpec } from "../plan/search_request.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /**
  * Where a reindex stands, kept as a document of the records index from its first write until its
@@ -252,7 +253,7 @@ function readSituation(o: ReindexObservation): Situation {
     refuse: (reason) => ({
       kind: "refuse",
       reason,
-      ...(pending === undefined ? {} : { release: pending }),
+      ...definedFields({ release: pending }),
     }),
     // The new index a progress names is the one its run created: same uuid. Without a uuid noted
     // (killed between the create and the note) it may be adopted, never deleted.
@@ -382,7 +383,7 @@ function startNew(s: Situation): ReindexDecision {
     source,
     resumed: false,
     steps: [...first, "note", ...fromTheIndex(s)],
-    ...(earlier === undefined ? {} : { earlier }),
+    ...definedFields({ earlier }),
   };
 }
 

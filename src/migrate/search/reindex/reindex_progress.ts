@@ -1,6 +1,7 @@
 import type { Baseline, shardSeqNos } from "./catch_up.ts";
 import type { ReindexProgress } from "./reindex_plan.ts";
 import { notedCopies, parseSince } from "./reindex_values.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** Every write to the source up to `seqNo` is in the new index (see catch_up.ts). */
 export interface Since {
@@ -90,10 +91,10 @@ export function progressDocument(
   const { uuid, since, blockedAt, task, copies } = progress;
   return {
     ...header,
-    ...(uuid === undefined ? {} : { uuid }),
+    ...definedFields({ uuid }),
     ...(since === undefined ? {} : { since: `${since.uuid}/${since.seqNo}` }),
     ...(blockedAt === undefined ? {} : { blocked_at: new Date(blockedAt).toISOString() }),
-    ...(task === undefined ? {} : { task }),
+    ...definedFields({ task }),
     ...(copies.size === 0 ? {} : { copies: [...copies] }),
   };
 }

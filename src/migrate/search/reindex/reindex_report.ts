@@ -1,4 +1,5 @@
 import type { ReindexReport } from "../../run_report.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** What the report says of a reindex whatever it did. */
 export interface ReindexSummary {
@@ -29,11 +30,11 @@ export function reindexReport(summary: ReindexSummary, figures: ReportFigures): 
   return {
     ...summary,
     deletedSource: figures.deletedSource,
-    ...(documents === undefined ? {} : { documents }),
+    ...definedFields({ documents }),
     ...(copy === undefined ? {} : {
       copyMs: copy.ms,
       documentsPerSecond: copy.ms > 0 ? Math.round(copy.documents / (copy.ms / 1000)) : 0,
     }),
-    ...(writeBlockedMs === undefined ? {} : { writeBlockedMs }),
+    ...definedFields({ writeBlockedMs }),
   };
 }

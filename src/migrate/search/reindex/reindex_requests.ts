@@ -1,5 +1,6 @@
 import { errorDetail, type SearchClient, type SearchResponse } from "../http/search_client.ts";
 import { type Send, StepError } from "./reindex_step.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** The settings that lift a write block. */
 export const UNBLOCK: { readonly "index.blocks.write": null } = { "index.blocks.write": null };
@@ -50,7 +51,7 @@ export class ReindexRequests {
       if (noted) this.#last = `${method} ${path.split("?", 1)[0]}`;
       const response = await this.#client.send(method, path, body, {
         repeatable: options.repeatable ?? true,
-        ...(signal === undefined ? {} : { signal }),
+        ...definedFields({ signal }),
       });
       if (
         (response.status < 200 || response.status >= 300) &&

@@ -34,6 +34,7 @@ import {
   taskStatus,
 } from "./reindex_values.ts";
 import { CopyNotProven, stopCopies } from "./stop_copies.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** What applying a reindex file did. */
 export interface ReindexOutcome extends ApplyOutcome {
@@ -580,7 +581,7 @@ export class ReindexRun {
         waitMs: nodeWaitMs,
         typed,
         strict: true,
-        ...(keep === undefined ? {} : { keep }),
+        ...definedFields({ keep }),
         remember: () => this.#note(),
       });
       return members;
@@ -688,7 +689,7 @@ export class ReindexRun {
       },
       // Overwrites: a document written again since it was copied is copied again.
       dest: { index: spec.index },
-      ...(spec.script === undefined ? {} : { script: spec.script }),
+      ...definedFields({ script: spec.script }),
     }, { repeatable: false }).catch(async (error) => {
       // The cluster refused it (4xx): no copy started. A 5xx (a balancer that gave up on the
       // node that took it) says nothing of that node.

@@ -3,6 +3,7 @@ import type { ReindexSpec } from "../plan/search_request.ts";
 import type { ReindexContext } from "./reindex_setup.ts";
 import type { MovedOff, ReindexOutcome } from "./reindex_run.ts";
 import { runReindexInto } from "./reindex.ts";
+import { definedFields } from "../../../defined_fields.ts";
 
 /** What the undo's messages call it: `reindex (undo) users-v2 -> users: ...`. */
 const NAME = "reindex (undo)";
@@ -144,7 +145,7 @@ export function runReindexUndo(
     alias: undo.alias,
     index: undo.index,
     source: undo.source ?? forward.index,
-    ...(undo.script === undefined ? {} : { script: undo.script }),
+    ...definedFields({ script: undo.script }),
     // Deleted once the alias is back: a later `migrate` applies the reindex file again, and it
     // refuses a new index that exists.
     deleteSource: true,

@@ -1,16 +1,16 @@
 // Flyway's callbacks around a run: the events, their order, and what never runs them.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MigrationFailure } from "../../src/migrate/migration_error.ts";
-import { CALLBACK_EVENTS } from "../../src/migrate/plan/callback_name.ts";
+import { MigrationFailure } from "../../../src/migrate/migration_error.ts";
+import { CALLBACK_EVENTS } from "../../../src/migrate/plan/callback_name.ts";
 import type {
   ConnectionCallback,
   PlannedFile,
   RunnerOptions,
-} from "../../src/migrate/run_targets.ts";
-import { type Progress, silentProgress } from "../../src/migrate/run_report.ts";
-import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";
-import { checkReport } from "./report_shape.ts";
+} from "../../../src/migrate/run/run_targets.ts";
+import { type Progress, silentProgress } from "../../../src/migrate/run_report.ts";
+import { MemoryTarget, runMemoryTargets } from "../memory_target.ts";
+import { checkReport } from "../report_shape.ts";
 
 const file = (path: string): PlannedFile => ({ path, hash: `h-${path}`, runOnce: true });
 const callback = (event: string, supported = true): ConnectionCallback<PlannedFile> => ({

@@ -6,11 +6,11 @@ import type {
   ConnectionCallback,
   PlannedFile,
   RunnerOptions,
-} from "../../src/migrate/run_targets.ts";
-import { silentProgress } from "../../src/migrate/run_report.ts";
-import type { UndoableFile } from "../../src/migrate/plan/undo_pairs.ts";
-import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";
-import { checkReport } from "./report_shape.ts";
+} from "../../../src/migrate/run/run_targets.ts";
+import { silentProgress } from "../../../src/migrate/run_report.ts";
+import type { UndoableFile } from "../../../src/migrate/plan/undo_pairs.ts";
+import { MemoryTarget, runMemoryTargets } from "../memory_target.ts";
+import { checkReport } from "../report_shape.ts";
 
 const file = (path: string): PlannedFile => ({ path, hash: `h-${path}`, runOnce: true });
 const files = [file("V1__a.sql"), file("V2__b.sql"), file("V3__c.sql")];

@@ -2,12 +2,12 @@
 // and in which order (a target in memory that logs its calls).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { DriftInspection } from "../../src/migrate/driver.ts";
-import type { PlannedFile } from "../../src/migrate/plan/planned_file.ts";
-import type { RunnerOptions } from "../../src/migrate/run_targets.ts";
-import type { ConnectionDrift, Progress } from "../../src/migrate/run_report.ts";
-import { silentProgress } from "../../src/migrate/run_report.ts";
-import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";
+import type { DriftInspection } from "../../../src/migrate/driver.ts";
+import type { PlannedFile } from "../../../src/migrate/plan/planned_file.ts";
+import type { RunnerOptions } from "../../../src/migrate/run/run_targets.ts";
+import type { ConnectionDrift, Progress } from "../../../src/migrate/run_report.ts";
+import { silentProgress } from "../../../src/migrate/run_report.ts";
+import { MemoryTarget, runMemoryTargets } from "../memory_target.ts";
 
 /** A target in memory that also reads and repairs drift, as it is told. */
 class DriftTarget extends MemoryTarget {

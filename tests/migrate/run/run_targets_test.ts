@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { MigrationError, MigrationFailure } from "../../src/migrate/migration_error.ts";
-import type { PlannedFile, RunnerOptions } from "../../src/migrate/run_targets.ts";
-import { type Progress, silentProgress } from "../../src/migrate/run_report.ts";
-import { MemoryTarget, runMemoryTargets } from "./memory_target.ts";
-import { propertyOptions } from "../property.ts";
+import { MigrationError, MigrationFailure } from "../../../src/migrate/migration_error.ts";
+import type { PlannedFile, RunnerOptions } from "../../../src/migrate/run/run_targets.ts";
+import { type Progress, silentProgress } from "../../../src/migrate/run_report.ts";
+import { MemoryTarget, runMemoryTargets } from "../memory_target.ts";
+import { propertyOptions } from "../../property.ts";
 
 const file = (path: string, hash = `h-${path}`, extra: Partial<PlannedFile> = {}): PlannedFile => ({
   path,
