@@ -178,15 +178,20 @@ function start(
   // makes one) would name another host, and the credentials would go there.
   const target = new URL(`${connection.url.origin}${sendable.path}`);
   const { method, bounds } = sendable;
-  const tooLarge = (bound: string, bytes: number) =>
-    new RequestAbortedError(
-      `search connection "${way.name}": the answer to ${method} ${built.path} is over ${bound} (${bytes} bytes): not read`,
-    );
+  const tooLarge = tooLargeOf(context, method, built.path);
   send(way, target, method, params, built.headers, abort, bounds, tooLarge).then(
     (response) => settle(null, response),
     (error) => settle(failure(context, connection, params, error, timedOut, abort.signal), null),
   );
   return { abort: () => abort.abort() };
+}
+
+// The error of an answer over one of the request's bounds.
+function tooLargeOf(context: Context, method: string, path: string): TooLarge {
+  return (bound, bytes) =>
+    new context.errors.RequestAbortedError(
+      `search connection "${context.way.name}": the answer to ${method} ${path} is over ${bound} (${bytes} bytes): not read`,
+    );
 }
 
 // The error the client reads of a request that got no answer.

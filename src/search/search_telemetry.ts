@@ -78,21 +78,8 @@ export function observeSearchClient(
     const meta = result?.meta;
     // An error here is one of serialization: nothing is sent, and no response event follows.
     if (error != null || meta == null || pending.has(meta)) return;
-    const tracer = registeredTracer(api);
-    const histogram = instruments.current();
-    if (tracer === undefined && histogram === undefined) return;
-    const params = meta.request?.params;
-    const method = typeof params?.method === "string" ? params.method : "GET";
-    const { operation, index } = searchOperation(
-      method,
-      typeof params?.path === "string" ? params.path : "/",
-    );
-    const attributes: Attributes = { ...base, "db.operation.name": operation };
-    addServer(attributes, meta.connection?.url);
-    const span = tracer === undefined
-      ? undefined
-      : startSpan(api, tracer, attributes, method, operation, index);
-    pending.set(meta, { span, histogram, attributes, start: performance.now() });
+    const request = pendingOf(api, instruments, base, meta);
+    if (request !== undefined) pending.set(meta, request);
   };
   const onResponse = (error: unknown, result: EventResult | null | undefined): void => {
     const meta = result?.meta;
@@ -114,6 +101,31 @@ export function observeSearchClient(
     events.off("request", onRequest);
     events.off("response", onResponse);
   };
+}
+
+// What a request's response needs, where a provider is registered: its span, its histogram, its
+// attributes and when it began.
+function pendingOf(
+  api: OtelApi,
+  instruments: DbClientMeter<Histogram>,
+  base: Attributes,
+  meta: NonNullable<EventResult["meta"]>,
+): Pending | undefined {
+  const tracer = registeredTracer(api);
+  const histogram = instruments.current();
+  if (tracer === undefined && histogram === undefined) return undefined;
+  const params = meta.request?.params;
+  const method = typeof params?.method === "string" ? params.method : "GET";
+  const { operation, index } = searchOperation(
+    method,
+    typeof params?.path === "string" ? params.path : "/",
+  );
+  const attributes: Attributes = { ...base, "db.operation.name": operation };
+  addServer(attributes, meta.connection?.url);
+  const span = tracer === undefined
+    ? undefined
+    : startSpan(api, tracer, attributes, method, operation, index);
+  return { span, histogram, attributes, start: performance.now() };
 }
 
 // The node's host and port, where the connection's URL is known.
