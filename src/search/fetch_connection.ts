@@ -154,7 +154,7 @@ function start(
   sendable: Sendable,
   callback: Callback,
 ): { abort(): void } {
-  const { way, errors: { RequestAbortedError } } = context;
+  const { way } = context;
   connection._openRequests++;
   const abort = new AbortController();
   // A timer of its own, cleared with the answer: cheaper than AbortSignal.timeout and any().
