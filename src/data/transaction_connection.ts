@@ -102,94 +102,130 @@ export function transactionConnection(
   connection: DataConnection,
   state: () => AbortState,
 ): TransactionConnection {
-  const dialect = DIALECTS[pool.kind];
+  return new GuardedConnection(pool, connection, state);
+}
+
+// A class: its methods are made once, not as closures for each transaction.
+class GuardedConnection implements TransactionConnection {
+  readonly #pool: DataPool;
+  readonly #connection: DataConnection;
+  readonly #state: () => AbortState;
   // The statements sent and not settled yet, and the end's wait for them.
-  let inFlight = 0;
-  let idle: (() => void) | undefined;
-  const statement = async <T>(text: string, send: () => Promise<T>): Promise<T> => {
+  #inFlight = 0;
+  #idle: (() => void) | undefined;
+  // The streams begun on it and not closed yet: closed as it ends, before its COMMIT or ROLLBACK
+  // (a MariaDB result still being sent would hold the connection from taking either). Made by
+  // the first stream: a transaction without one costs nothing more.
+  #open: Set<RowCursor> | undefined;
+
+  constructor(pool: DataPool, connection: DataConnection, state: () => AbortState) {
+    this.#pool = pool;
+    this.#connection = connection;
+    this.#state = state;
+  }
+
+  run(
+    text: string,
+    params: readonly unknown[],
+    deadline?: number,
+    queryTimeoutMs?: number,
+  ): Promise<StatementResult> {
+    return this.#statement(
+      text,
+      () => this.#connection.run(text, params, deadline, queryTimeoutMs),
+    );
+  }
+
+  control(text: string, deadline?: number): Promise<void> {
+    return this.#statement(text, () => this.#connection.control(text, deadline));
+  }
+
+  async cursor(
+    text: string,
+    params: readonly unknown[],
+    alone: boolean,
+    deadline?: number,
+  ): Promise<RowCursor> {
+    const rows = await this.#statement(
+      text,
+      () => this.#connection.cursor(text, params, alone, deadline),
+    );
+    const open = this.#open ??= new Set();
+    open.add(rows);
+    return {
+      // Past the end, refused as any statement is (the cursor was closed as the transaction ended).
+      next: (bound?: number) => this.#statement(text, () => rows.next(bound)),
+      close: () => {
+        if (this.#state().ended) return Promise.resolve();
+        open.delete(rows);
+        return this.#statement(text, () => rows.close());
+      },
+    };
+  }
+
+  release(broken?: boolean): void {
+    this.#connection.release(broken);
+  }
+
+  settled(): Promise<void> {
+    const open = this.#open;
+    return open === undefined || open.size === 0
+      ? this.#inFlightSettled()
+      : this.#inFlightSettled().then(() => closeStreams(open));
+  }
+
+  async #statement<T>(text: string, send: () => Promise<T>): Promise<T> {
     // A NESTED call left running past the end sends its savepoint's statements here, not through
     // the scope's check: on a connection the pool may have handed to another transaction.
-    if (state().ended) throw endedError(pool, text);
-    const before = state().aborted;
-    if (before?.final) throw abortedError(pool, before, text);
-    inFlight++;
+    if (this.#state().ended) throw endedError(this.#pool, text);
+    const before = this.#state().aborted;
+    if (before?.final) throw abortedError(this.#pool, before, text);
+    this.#inFlight++;
     try {
       const result = await send();
       // A savepoint rolled back to on PostgreSQL takes the abort back with the failed work.
-      const transaction = state();
+      const transaction = this.#state();
       if (transaction.aborted?.final === false && /^\s*ROLLBACK\s+TO\b/i.test(text)) {
         transaction.revive();
       }
       return result;
     } catch (error) {
-      const transaction = state();
+      const transaction = this.#state();
       // PostgreSQL's own refusal of a statement in an aborted transaction: named as ours is.
       if (transaction.aborted !== undefined && isDataError(error) && error.code === "25P02") {
-        throw abortedError(pool, transaction.aborted, text);
+        throw abortedError(this.#pool, transaction.aborted, text);
       }
       if (transaction.aborted === undefined && isDataError(error)) {
-        const final = await dialect.endedAt(
-          error,
-          (t) => connection.run(t, []).then((r) => r.rows),
-        );
-        if (final !== undefined) transaction.abortAt({ failure: error, final });
+        await this.#noteEnd(transaction, error);
       }
       throw error;
     } finally {
-      if (--inFlight === 0 && idle !== undefined) {
-        const wake = idle;
-        idle = undefined;
+      if (--this.#inFlight === 0 && this.#idle !== undefined) {
+        const wake = this.#idle;
+        this.#idle = undefined;
         wake();
       }
     }
-  };
-  // The streams begun on it and not closed yet: closed as it ends, before its COMMIT or ROLLBACK
-  // (a MariaDB result still being sent would hold the connection from taking either). Made by
-  // the first stream: a transaction without one costs nothing more.
-  let open: Set<RowCursor> | undefined;
-  const cursor = async (
-    text: string,
-    params: readonly unknown[],
-    alone: boolean,
-    deadline?: number,
-  ): Promise<RowCursor> => {
-    const rows = await statement(text, () => connection.cursor(text, params, alone, deadline));
-    (open ??= new Set()).add(rows);
-    return {
-      // Past the end, refused as any statement is (the cursor was closed as the transaction ended).
-      next: (bound?: number) => statement(text, () => rows.next(bound)),
-      close: () => {
-        if (state().ended) return Promise.resolve();
-        open?.delete(rows);
-        return statement(text, () => rows.close());
-      },
-    };
-  };
-  const inFlightSettled = (): Promise<void> =>
-    inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
-      const waiting = idle;
-      idle = () => {
+  }
+
+  // Marks the transaction aborted where `error` ended it on the database.
+  async #noteEnd(transaction: AbortState, error: DataError): Promise<void> {
+    const final = await DIALECTS[this.#pool.kind].endedAt(
+      error,
+      (t) => this.#connection.run(t, []).then((r) => r.rows),
+    );
+    if (final !== undefined) transaction.abortAt({ failure: error, final });
+  }
+
+  #inFlightSettled(): Promise<void> {
+    return this.#inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
+      const waiting = this.#idle;
+      this.#idle = () => {
         waiting?.();
         resolve();
       };
     });
-  return {
-    run: (
-      text: string,
-      params: readonly unknown[],
-      deadline?: number,
-      queryTimeoutMs?: number,
-    ): Promise<StatementResult> =>
-      statement(text, () => connection.run(text, params, deadline, queryTimeoutMs)),
-    control: (text: string, deadline?: number): Promise<void> =>
-      statement(text, () => connection.control(text, deadline)),
-    cursor,
-    release: (broken?: boolean): void => connection.release(broken),
-    settled: (): Promise<void> =>
-      open === undefined || open.size === 0
-        ? inFlightSettled()
-        : inFlightSettled().then(() => closeStreams(open!)),
-  };
+  }
 }
 
 // A stream that cannot be closed leaves its statement to the transaction's end, whose failure

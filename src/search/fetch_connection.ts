@@ -54,12 +54,32 @@ type Callback = Parameters<BaseConnection["request"]>[1];
 // Unescaped characters in a path, which the client's own Connection refuses too.
 const INVALID_PATH = /[^\u0021-\u00ff]/;
 
+/** The client's errors and the way out: what each request of one `search:` entry needs. */
+interface Context {
+  readonly way: ConnectionWay;
+  readonly errors: typeof errors;
+}
+
+/** A request that can be sent: its path as sent, its method, and the bounds on its answer. */
+interface Sendable {
+  readonly path: string;
+  readonly method: string;
+  readonly bounds: Bounds;
+}
+
+/** What `buildRequestObject` gives, as far as this reads it. */
+interface Built {
+  path: string;
+  headers: Record<string, unknown>;
+  method?: string;
+}
+
 /** The Connection class of one `search:` entry, over `way`. */
 export function fetchConnectionClass(
   module: ClientModule,
   way: ConnectionWay,
 ): typeof BaseConnection {
-  const { ConnectionError, TimeoutError, RequestAbortedError } = module.errors;
+  const context: Context = { way, errors: module.errors };
   const Base = module.Connection;
   class FetchConnection extends Base {
     // deno-lint-ignore no-explicit-any -- the client's own options type, passed on as it is
@@ -70,106 +90,129 @@ export function fetchConnectionClass(
 
     // deno-lint-ignore no-explicit-any -- the client reads only abort() of what this returns
     override request(params: RequestParams, callback: Callback): any {
-      const built = this.buildRequestObject(params) as {
-        path: string;
-        headers: Record<string, unknown>;
-        method?: string;
-      };
-      if (INVALID_PATH.test(built.path)) {
-        callback(new TypeError(`ERR_UNESCAPED_CHARACTERS: ${built.path}`), null);
+      const built = this.buildRequestObject(params) as Built;
+      const sendable = sendableOf(context, params, built.path);
+      if (sendable instanceof Error) {
+        callback(sendable, null);
         return { abort() {} };
       }
-      // A URL reads a segment `.` or `..` (`%2e` too) as a step up: `DELETE /products/_doc/..`
-      // would be sent as `DELETE /products/`, which deletes the index. The package's own
-      // connection sends the path as written; `fetch` cannot, so such a path is refused, and as
-      // an abort, which the client neither retries nor counts against the node.
-      const path = sendablePath(built.path);
-      if (path === undefined) {
-        callback(
-          new RequestAbortedError(
-            `search connection "${way.name}": ${
-              (params.method ?? "GET").toUpperCase()
-            } ${built.path} has a path segment . or .. (a document id or an index name), which the URL would read as a step up to another resource: not sent`,
-          ),
-          null,
-        );
-        return { abort() {} };
-      }
-      // `fetch` refuses a GET or a HEAD with a body before anything is sent. A read that POST
-      // answers the same goes as POST (the client's own API does so for them); any other is
-      // refused here, as an abort: no node is to blame for it.
-      let method = (params.method ?? "GET").toUpperCase();
-      if (
-        (method === "GET" || method === "HEAD") && way.transport.sendsGetBodies !== true &&
-        params.body !== undefined && params.body !== null && params.body !== ""
-      ) {
-        if (method === "GET" && readsByPost(params.path ?? "/")) {
-          method = "POST";
-        } else {
-          callback(
-            new RequestAbortedError(
-              `search connection "${way.name}": ${method} ${built.path} has a body, which this runtime's fetch cannot send (and POST is another request there): not sent`,
-            ),
-            null,
-          );
-          return { abort() {} };
-        }
-      }
-      let bounds: Bounds;
-      try {
-        bounds = boundsOf(params);
-      } catch (error) {
-        callback(
-          new RequestAbortedError(`search connection "${way.name}": ${(error as Error).message}`),
-          null,
-        );
-        return { abort() {} };
-      }
-      this._openRequests++;
-      const abort = new AbortController();
-      // A timer of its own, cleared with the answer: cheaper than AbortSignal.timeout and any().
-      let timedOut = false;
-      const timer = typeof params.timeout === "number" && params.timeout > 0
-        ? setTimeout(() => {
-          timedOut = true;
-          abort.abort();
-        }, params.timeout)
-        : undefined;
-      let settled = false;
-      const settle = (error: Error | null, response: Answer | Readable | null) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this._openRequests--;
-        callback(error, response as Parameters<Callback>[1]);
-        if (response instanceof Answer) response.flush();
-      };
-      // Joined as text: resolved against the host, a path starting with `//` (an empty index name
-      // makes one) would name another host, and the credentials would go there.
-      const target = new URL(`${this.url.origin}${path}`);
-      const tooLarge = (bound: string, bytes: number) =>
-        new RequestAbortedError(
-          `search connection "${way.name}": the answer to ${method} ${built.path} is over ${bound} (${bytes} bytes): not read`,
-        );
-      send(way, target, method, params, built.headers, abort, bounds, tooLarge).then(
-        (response) => settle(null, response),
-        (error) => {
-          if (timedOut) return settle(new TimeoutError("Request timed out", params as never), null);
-          // An answer over a bound: the request's own, no fault of the node's.
-          if (error instanceof RequestAbortedError) return settle(error, null);
-          if (abort.signal.aborted) return settle(new RequestAbortedError("Request aborted"), null);
-          settle(
-            new ConnectionError(
-              `search connection "${way.name}": ${this.url.origin}: ${reason(way, error)}`,
-            ),
-            null,
-          );
-        },
-      );
-      return { abort: () => abort.abort() };
+      return start(this, context, params, built, sendable, callback);
     }
   }
   return FetchConnection;
+}
+
+// The request as it can be sent, or the error it is refused with before anything is sent.
+function sendableOf(context: Context, params: RequestParams, path: string): Sendable | Error {
+  const { way, errors: { RequestAbortedError } } = context;
+  if (INVALID_PATH.test(path)) return new TypeError(`ERR_UNESCAPED_CHARACTERS: ${path}`);
+  // A URL reads a segment `.` or `..` (`%2e` too) as a step up: `DELETE /products/_doc/..`
+  // would be sent as `DELETE /products/`, which deletes the index. The package's own
+  // connection sends the path as written; `fetch` cannot, so such a path is refused, and as
+  // an abort, which the client neither retries nor counts against the node.
+  const sent = sendablePath(path);
+  if (sent === undefined) {
+    return new RequestAbortedError(
+      `search connection "${way.name}": ${
+        (params.method ?? "GET").toUpperCase()
+      } ${path} has a path segment . or .. (a document id or an index name), which the URL would read as a step up to another resource: not sent`,
+    );
+  }
+  const method = methodOf(context, params, path);
+  if (method instanceof Error) return method;
+  try {
+    return { path: sent, method, bounds: boundsOf(params) };
+  } catch (error) {
+    return new RequestAbortedError(`search connection "${way.name}": ${(error as Error).message}`);
+  }
+}
+
+// `fetch` refuses a GET or a HEAD with a body before anything is sent. A read that POST answers
+// the same goes as POST (the client's own API does so for them); any other is refused here, as an
+// abort: no node is to blame for it.
+function methodOf(context: Context, params: RequestParams, path: string): string | Error {
+  const method = (params.method ?? "GET").toUpperCase();
+  if (
+    (method !== "GET" && method !== "HEAD") || context.way.transport.sendsGetBodies === true ||
+    params.body === undefined || params.body === null || params.body === ""
+  ) {
+    return method;
+  }
+  if (method === "GET" && readsByPost(params.path ?? "/")) return "POST";
+  return new context.errors.RequestAbortedError(
+    `search connection "${context.way.name}": ${method} ${path} has a body, which this runtime's fetch cannot send (and POST is another request there): not sent`,
+  );
+}
+
+// Sends the request, and answers `callback` once: with the answer, or the error the client reads
+// (a timeout, an abort, or the connection's failure).
+function start(
+  connection: BaseConnection,
+  context: Context,
+  params: RequestParams,
+  built: Built,
+  sendable: Sendable,
+  callback: Callback,
+): { abort(): void } {
+  const { way } = context;
+  connection._openRequests++;
+  const abort = new AbortController();
+  // A timer of its own, cleared with the answer: cheaper than AbortSignal.timeout and any().
+  let timedOut = false;
+  const timer = typeof params.timeout === "number" && params.timeout > 0
+    ? setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, params.timeout)
+    : undefined;
+  let settled = false;
+  const settle = (error: Error | null, response: Answer | Readable | null) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    connection._openRequests--;
+    callback(error, response as Parameters<Callback>[1]);
+    if (response instanceof Answer) response.flush();
+  };
+  // Joined as text: resolved against the host, a path starting with `//` (an empty index name
+  // makes one) would name another host, and the credentials would go there.
+  const target = new URL(`${connection.url.origin}${sendable.path}`);
+  const { method, bounds } = sendable;
+  const tooLarge = tooLargeOf(context, method, built.path);
+  send(way, target, method, params, built.headers, abort, bounds, tooLarge).then(
+    (response) => settle(null, response),
+    (error) => settle(failure(context, connection, params, error, timedOut, abort.signal), null),
+  );
+  return { abort: () => abort.abort() };
+}
+
+// The error of an answer over one of the request's bounds.
+function tooLargeOf(context: Context, method: string, path: string): TooLarge {
+  return (bound, bytes) =>
+    new context.errors.RequestAbortedError(
+      `search connection "${context.way.name}": the answer to ${method} ${path} is over ${bound} (${bytes} bytes): not read`,
+    );
+}
+
+// The error the client reads of a request that got no answer.
+function failure(
+  context: Context,
+  connection: BaseConnection,
+  params: RequestParams,
+  error: unknown,
+  timedOut: boolean,
+  signal: AbortSignal,
+): Error {
+  const { ConnectionError, TimeoutError, RequestAbortedError } = context.errors;
+  if (timedOut) return new TimeoutError("Request timed out", params as never);
+  // An answer over a bound: the request's own, no fault of the node's.
+  if (error instanceof RequestAbortedError) return error;
+  if (signal.aborted) return new RequestAbortedError("Request aborted");
+  return new ConnectionError(
+    `search connection "${context.way.name}": ${connection.url.origin}: ${
+      reason(context.way, error)
+    }`,
+  );
 }
 
 // One attempt: the body read whole (a SigV4 signature covers it), signed for this host and this

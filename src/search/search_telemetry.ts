@@ -5,7 +5,7 @@
 // followed, as the datasources' telemetry follows it. Nothing of a request's body, query string,
 // headers or document ids is read: only its method, the endpoint and index its path names, the
 // node's host and port, and of the response its status and whether it says it is Elasticsearch.
-import type { Attributes, Histogram, Span } from "@opentelemetry/api";
+import type { Attributes, Histogram, Span, Tracer } from "@opentelemetry/api";
 import type { Client } from "@opensearch-project/opensearch";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
 import type { DistributionName } from "../migrate/search/distribution.ts";
@@ -78,36 +78,8 @@ export function observeSearchClient(
     const meta = result?.meta;
     // An error here is one of serialization: nothing is sent, and no response event follows.
     if (error != null || meta == null || pending.has(meta)) return;
-    const tracer = registeredTracer(api);
-    const histogram = instruments.current();
-    if (tracer === undefined && histogram === undefined) return;
-    const params = meta.request?.params;
-    const method = typeof params?.method === "string" ? params.method : "GET";
-    const { operation, index } = searchOperation(
-      method,
-      typeof params?.path === "string" ? params.path : "/",
-    );
-    const attributes: Attributes = { ...base, "db.operation.name": operation };
-    const url = meta.connection?.url;
-    if (url instanceof URL) {
-      attributes["server.address"] = url.hostname.replace(/^\[(.*)\]$/, "$1");
-      attributes["server.port"] = url.port === ""
-        ? (url.protocol === "https:" ? 443 : 80)
-        : Number(url.port);
-    }
-    const span = tracer?.startSpan(
-      index === undefined ? operation : `${operation} ${index}`,
-      {
-        kind: api.SpanKind.CLIENT,
-        // The index on the span alone: as a label of the histogram, an index per day or per
-        // tenant would make a series of each (the datasources' metrics name no table either).
-        attributes: index === undefined
-          ? { ...attributes, "http.request.method": method }
-          : { ...attributes, "db.collection.name": index, "http.request.method": method },
-      },
-      api.context.active(),
-    );
-    pending.set(meta, { span, histogram, attributes, start: performance.now() });
+    const request = pendingOf(api, instruments, base, meta);
+    if (request !== undefined) pending.set(meta, request);
   };
   const onResponse = (error: unknown, result: EventResult | null | undefined): void => {
     const meta = result?.meta;
@@ -116,23 +88,10 @@ export function observeSearchClient(
     if (request === undefined) return;
     pending.delete(meta);
     const seconds = (performance.now() - request.start) / 1000;
-    const status = typeof result?.statusCode === "number" ? String(result.statusCode) : undefined;
     if (result?.headers?.["x-elastic-product"] === "Elasticsearch") {
       base = { ...base, "db.system.name": "elasticsearch" };
     }
-    const attributes: Attributes = {
-      ...request.attributes,
-      "db.system.name": base["db.system.name"],
-    };
-    if (status !== undefined) attributes["db.response.status_code"] = status;
-    if (error != null) attributes["error.type"] = status ?? errorName(error);
-    const { span } = request;
-    if (span !== undefined) {
-      span.setAttributes(attributes);
-      if (error != null) span.setStatus({ code: api.SpanStatusCode.ERROR });
-      span.end();
-    }
-    request.histogram?.record(seconds, attributes);
+    finish(api, request, seconds, base["db.system.name"], error, result);
   };
   // The package's types give its listeners its own result type; these read any shape safely.
   const events = client as unknown as ClientEvents;
@@ -142,6 +101,85 @@ export function observeSearchClient(
     events.off("request", onRequest);
     events.off("response", onResponse);
   };
+}
+
+// What a request's response needs, where a provider is registered: its span, its histogram, its
+// attributes and when it began.
+function pendingOf(
+  api: OtelApi,
+  instruments: DbClientMeter<Histogram>,
+  base: Attributes,
+  meta: NonNullable<EventResult["meta"]>,
+): Pending | undefined {
+  const tracer = registeredTracer(api);
+  const histogram = instruments.current();
+  if (tracer === undefined && histogram === undefined) return undefined;
+  const params = meta.request?.params;
+  const method = typeof params?.method === "string" ? params.method : "GET";
+  const { operation, index } = searchOperation(
+    method,
+    typeof params?.path === "string" ? params.path : "/",
+  );
+  const attributes: Attributes = { ...base, "db.operation.name": operation };
+  addServer(attributes, meta.connection?.url);
+  const span = tracer === undefined
+    ? undefined
+    : startSpan(api, tracer, attributes, method, operation, index);
+  return { span, histogram, attributes, start: performance.now() };
+}
+
+// The node's host and port, where the connection's URL is known.
+function addServer(attributes: Attributes, url: unknown): void {
+  if (!(url instanceof URL)) return;
+  attributes["server.address"] = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  attributes["server.port"] = url.port === ""
+    ? (url.protocol === "https:" ? 443 : 80)
+    : Number(url.port);
+}
+
+// The request's span, under the caller's active span.
+function startSpan(
+  api: OtelApi,
+  tracer: Tracer,
+  attributes: Attributes,
+  method: string,
+  operation: string,
+  index: string | undefined,
+): Span {
+  return tracer.startSpan(
+    index === undefined ? operation : `${operation} ${index}`,
+    {
+      kind: api.SpanKind.CLIENT,
+      // The index on the span alone: as a label of the histogram, an index per day or per
+      // tenant would make a series of each (the datasources' metrics name no table either).
+      attributes: index === undefined
+        ? { ...attributes, "http.request.method": method }
+        : { ...attributes, "db.collection.name": index, "http.request.method": method },
+    },
+    api.context.active(),
+  );
+}
+
+// Ends the request's span and records its point, with what its response (or its failure) says.
+function finish(
+  api: OtelApi,
+  request: Pending,
+  seconds: number,
+  system: Attributes[string],
+  error: unknown,
+  result: EventResult | null | undefined,
+): void {
+  const status = typeof result?.statusCode === "number" ? String(result.statusCode) : undefined;
+  const attributes: Attributes = { ...request.attributes, "db.system.name": system };
+  if (status !== undefined) attributes["db.response.status_code"] = status;
+  if (error != null) attributes["error.type"] = status ?? errorName(error);
+  const { span } = request;
+  if (span !== undefined) {
+    span.setAttributes(attributes);
+    if (error != null) span.setStatus({ code: api.SpanStatusCode.ERROR });
+    span.end();
+  }
+  request.histogram?.record(seconds, attributes);
 }
 
 // The client's error class (`ConnectionError`, `TimeoutError`): its message may quote a URL.

@@ -101,7 +101,13 @@ export class AsyncInterceptor implements MethodInterceptor {
     return this.#plans.of(target, method, () => {
       const name = markOf<string | undefined>(target, ASYNC, method) ?? "default";
       // bootstrap refuses a name no executor has (tasks_setup.ts) before any call can come.
-      const executor = this.#executors.get(name) ?? this.#executors.get("default")!;
+      const executor = this.#executors.get(name) ?? this.#executors.get("default");
+      if (executor === undefined) {
+        throw new Error(
+          `${whereOf(target, method)}: @Async("${name}") names no executor, and there is no ` +
+            `"default" one`,
+        );
+      }
       return { executor, where: whereOf(target, method) };
     });
   }

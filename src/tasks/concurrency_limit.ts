@@ -3,7 +3,7 @@ import type { Class } from "../context/class_record.ts";
 import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import { decorateMethod } from "./method_decoration.ts";
-import { markOf, whereOf } from "./method_marks.ts";
+import { requiredMark, whereOf } from "./method_marks.ts";
 import { TaskExecutors } from "./task_executors.ts";
 import { TASK_ORDER } from "./task_order.ts";
 
@@ -88,7 +88,12 @@ export class ConcurrencyLimitInterceptor implements MethodInterceptor {
     if (gates === undefined) this.#gates.set(target, gates = new Map());
     let gate = gates.get(method);
     if (gate === undefined) gates.set(method, gate = { running: 0, waiting: [] });
-    const { limit, queueCapacity } = markOf<LimitMark>(target, LIMIT, method)!;
+    const { limit, queueCapacity } = requiredMark<LimitMark>(
+      target,
+      LIMIT,
+      method,
+      "ConcurrencyLimit",
+    );
     if (gate.running >= limit) {
       if (gate.waiting.length >= queueCapacity) {
         throw new Error(

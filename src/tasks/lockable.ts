@@ -10,7 +10,7 @@ import { LockManager } from "./lock_manager.ts";
 import { LockNotAcquiredError } from "./lock_not_acquired_error.ts";
 import { MemoryLockManager } from "./memory_lock_manager.ts";
 import { decorateMethod } from "./method_decoration.ts";
-import { markedMethods, markOf, whereOf } from "./method_marks.ts";
+import { markedMethods, requiredMark, whereOf } from "./method_marks.ts";
 import { shownKey } from "./shown_key.ts";
 import { MethodPlans } from "../context/method_plans.ts";
 import { TaskExecutors } from "./task_executors.ts";
@@ -169,9 +169,7 @@ export class LockInterceptor implements MethodInterceptor {
         `${whereOf(target, method)}: @Lockable's key gave ${typeof key}, not a text`,
       );
     }
-    const manager = mark.lockManager === undefined
-      ? this.#memory
-      : this.managers.get(mark.lockManager)!;
+    const manager = this.#manager(mark, target, method);
     const held = await manager.acquire({
       key,
       waitMs: mark.waitMs,
@@ -211,7 +209,24 @@ export class LockInterceptor implements MethodInterceptor {
     this.#closing.abort();
   }
 
+  // The manager `mark` names, given by checkLockManagers once the beans are made.
+  #manager(mark: LockMark, target: object, method: string): LockManager {
+    if (mark.lockManager === undefined) return this.#memory;
+    const manager = this.managers.get(mark.lockManager);
+    if (manager === undefined) {
+      throw new Error(
+        `${whereOf(target, method)}: @Lockable({ lockManager: "${mark.lockManager}" }) ran ` +
+          "before its LockManager bean was checked (checkLockManagers)",
+      );
+    }
+    return manager;
+  }
+
   #mark(target: object, method: string): LockMark {
-    return this.#marks.of(target, method, () => markOf<LockMark>(target, LOCKABLE, method)!);
+    return this.#marks.of(
+      target,
+      method,
+      () => requiredMark<LockMark>(target, LOCKABLE, method, "Lockable"),
+    );
   }
 }

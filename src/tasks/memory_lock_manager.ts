@@ -28,8 +28,8 @@ export class MemoryLockManager extends LockManager {
       const waiter: Waiter = { granted: done };
       const give = () => {
         const list = this.#held.get(key);
-        const at = list?.indexOf(waiter) ?? -1;
-        if (at >= 0) list!.splice(at, 1);
+        const at = list === undefined ? -1 : list.indexOf(waiter);
+        if (list !== undefined && at >= 0) list.splice(at, 1);
         done(undefined);
       };
       const onAbort = give;

@@ -21,6 +21,26 @@ export function markOf<T>(target: object, key: symbol, method: string): T | unde
   return undefined;
 }
 
+/**
+ * The mark of `method` on `target`, for the interceptor of `decorator`, which runs for marked
+ * methods only: a mark missing there is a bug of the interceptor's registration, and said so.
+ */
+export function requiredMark<T>(
+  target: object,
+  key: symbol,
+  method: string,
+  decorator: string,
+): T {
+  const mark = markOf<T>(target, key, method);
+  if (mark === undefined) {
+    throw new Error(
+      `${whereOf(target, method)}: the @${decorator} interceptor ran for a method with no ` +
+        `@${decorator} mark`,
+    );
+  }
+  return mark;
+}
+
 /** Every method of a bean marked under `key`, with its mark and `Class.method()` for messages. */
 export function markedMethods<T>(
   bean: unknown,

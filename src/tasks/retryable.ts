@@ -4,7 +4,7 @@ import type { MethodInterceptor, MethodInvocation } from "../context/interceptor
 import { MAX_DURATION_MS } from "../config/duration.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import { decorateMethod } from "./method_decoration.ts";
-import { markOf } from "./method_marks.ts";
+import { requiredMark } from "./method_marks.ts";
 import {
   type ErrorClass,
   retries,
@@ -114,7 +114,7 @@ export class RetryInterceptor implements MethodInterceptor {
   }
 
   async intercept({ target, method }: MethodInvocation, next: () => unknown): Promise<unknown> {
-    const policy = markOf<RetryPolicy>(target, RETRYABLE, method)!;
+    const policy = requiredMark<RetryPolicy>(target, RETRYABLE, method, "Retryable");
     for (let attempt = 1;; attempt++) {
       try {
         return await next();
