@@ -206,10 +206,10 @@ function compileRoute(
       maxBodySize: options.maxBodySize,
       server: options.server,
       hasPathVariables: pattern.variables.length > 0,
-      ...(reader?.rest === undefined ? {} : { pathVariables: reader.all }),
+      pathVariables: reader?.rest === undefined ? undefined : reader.all,
       behindMiddleware: middleware.length > 0 || options.answersChecked,
       middlewareNames: [...options.globalMiddleware ?? [], ...middlewareItems.map(middlewareName)],
-      ...(status === undefined ? {} : { status }),
+      status,
     }),
   };
 }
