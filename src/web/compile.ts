@@ -441,24 +441,22 @@ function notFoundAnswer(
     const { method, path } = c.req;
     // No route answers, so none has path variables; but after a route whose regex did not hold
     // passed the request on, `c.req.param()` still reads that route's.
-    const request = () => new HttpRequest(c.req.raw, { maxBodySize });
-    const refuse = (status: HttpStatus, message: string) =>
-      errors(new HttpException(status, message), c, request(), undefined);
+    const refuse = (error: HttpException) =>
+      errors(error, c, new HttpRequest(c.req.raw, { maxBodySize }), undefined);
     if (!IMPLEMENTED_METHODS.has(method)) {
-      return refuse(HttpStatus.NOT_IMPLEMENTED, `Method ${echo(method)} is not implemented`);
+      return refuse(
+        new HttpException(HttpStatus.NOT_IMPLEMENTED, `Method ${echo(method)} is not implemented`),
+      );
     }
     const refused = REFUSED_PATHS.get(path);
-    if (refused !== undefined) return refuse(HttpStatus.BAD_REQUEST, refused);
+    if (refused !== undefined) return refuse(new HttpException(HttpStatus.BAD_REQUEST, refused));
     const allow = table.allowed(path);
     if (allow === undefined) {
-      return refuse(HttpStatus.NOT_FOUND, `No route for ${method} ${echo(path)}`);
+      return refuse(
+        new HttpException(HttpStatus.NOT_FOUND, `No route for ${method} ${echo(path)}`),
+      );
     }
     if (method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
-    return errors(
-      new MethodNotAllowedException(method, echo(path), allow),
-      c,
-      request(),
-      undefined,
-    );
+    return refuse(new MethodNotAllowedException(method, echo(path), allow));
   };
 }
