@@ -3,13 +3,7 @@ import { awaitedForm } from "../context/awaited_form.ts";
 import type { Class } from "../context/class_record.ts";
 import { controllerRecordChain, type MiddlewareEntry, type RouteRecord } from "./route_record.ts";
 import { exceptionResolver, type ExceptionScope, exceptionScope } from "./exception_resolver.ts";
-import {
-  adoptAnswer,
-  guardMiddleware,
-  middlewareName,
-  resolveMiddleware,
-  sendableAnswer,
-} from "./middleware.ts";
+import { adoptAnswer, guardedChain, middlewareName } from "./middleware.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
@@ -183,7 +177,14 @@ function compileRoute(
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
   const middlewareItems = [...scope.middleware, ...methodMiddleware];
   const status = responseStatusOf(controller.type, route.methodName);
-  const middleware = routeMiddleware(middlewareItems, errors, label, options);
+  const middleware = guardedChain(
+    middlewareItems,
+    options.beanOf,
+    errors,
+    label,
+    () => label,
+    options.answersChecked,
+  );
   return {
     httpMethod: route.httpMethod,
     pattern,
@@ -241,28 +242,6 @@ function compileArguments(
     fail("a request has one body; RequestBody() and RequestPart() cannot both read it");
   }
   return resolvers;
-}
-
-// The route's own middleware, each guarded, behind a check of what it answers unless global
-// middleware checks every answer already.
-function routeMiddleware(
-  items: readonly MiddlewareEntry[],
-  errors: ErrorResponder,
-  label: string,
-  options: CompileOptions,
-): MiddlewareHandler[] {
-  const middleware = items.map((item) =>
-    guardMiddleware(
-      resolveMiddleware(item, options.beanOf, label),
-      errors,
-      label,
-      middlewareName(item),
-    )
-  );
-  if (middleware.length > 0 && !options.answersChecked) {
-    middleware.unshift(sendableAnswer(errors, label));
-  }
-  return middleware;
 }
 
 // A route whose `{*name}` Hono does not name: an error path that makes its own `HttpRequest` gets

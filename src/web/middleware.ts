@@ -271,3 +271,23 @@ export function sendableAnswer(
     answerWatchers.get(c.req.raw)?.(sendable);
   };
 }
+
+/**
+ * Middleware items as the handlers that run them, each guarded, behind {@linkcode sendableAnswer}
+ * unless global middleware checks every answer already (`answersChecked`). `route` is the route's
+ * label, `where` names an item in the errors of {@linkcode resolveMiddleware}.
+ */
+export function guardedChain(
+  items: readonly MiddlewareEntry[],
+  beanOf: (type: Class) => unknown,
+  errors: ErrorResponder,
+  route: string | undefined,
+  where: (index: number) => string,
+  answersChecked = false,
+): MiddlewareHandler[] {
+  const chain = items.map((item, i) =>
+    guardMiddleware(resolveMiddleware(item, beanOf, where(i)), errors, route, middlewareName(item))
+  );
+  if (chain.length > 0 && !answersChecked) chain.unshift(sendableAnswer(errors, route));
+  return chain;
+}
