@@ -48,7 +48,6 @@ export interface HandlerSpec {
 export function compileHandler(spec: HandlerSpec): RouteHandler {
   const { bean, method, resolvers, errors, label } = spec;
   const count = resolvers.length;
-  const fromBody = resolvers.map((r) => r.fromBody);
   const bodyIndex = resolvers.findIndex((r) => r.async);
   const resolve = argumentReaders(resolvers, bodyIndex);
   const newRequest = requestMaker(spec);
@@ -80,9 +79,9 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       }
     };
   }
-  const readForm = fromBody.find((f) => f !== undefined)?.read;
+  const readForm = resolvers.find((r) => r.fromBody !== undefined)?.fromBody?.read;
   if (readForm !== undefined) {
-    return formHandler(spec, resolve, fromBody, readForm, newRequest, makeRequest, settle);
+    return formHandler(spec, resolve, readForm, newRequest, makeRequest, settle);
   }
   if (count === 0) {
     return (c) => {
@@ -125,7 +124,6 @@ type Settle = (
 function formHandler(
   spec: HandlerSpec,
   resolve: Readers,
-  fromBody: readonly (FormArgument | undefined)[],
   readForm: FormArgument["read"],
   newRequest: (c: Context) => HttpRequest,
   makeRequest: RequestMaker,
@@ -133,6 +131,7 @@ function formHandler(
 ): RouteHandler {
   const { bean, method, errors, label, server } = spec;
   const count = resolve.length;
+  const fromBody = spec.resolvers.map((r) => r.fromBody);
   const partsOnly = fromBody.some((f) => f?.partsOnly === true);
   return (c) => {
     let request: HttpRequest | undefined;
