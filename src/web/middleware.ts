@@ -217,9 +217,11 @@ function earlyAnswer(c: Context, answer: Response): Response {
   return setAnswer(c, withDefaultHeaders(answer, withoutCookiesOf(c.res.headers, answer)));
 }
 
-// Hono's `c.res` setter copies the new answer with the headers of the one it replaces over its
-// own: cleared first, the answer is set as it is.
-function setAnswer(c: Context, answer: Response): Response {
+/**
+ * Sets `answer` on the context as it is: Hono's `c.res` setter copies a new answer with the
+ * headers of the one it replaces over its own, unless `c.res` is cleared first.
+ */
+export function setAnswer(c: Context, answer: Response): Response {
   c.res = undefined;
   c.res = answer;
   return answer;
