@@ -19,13 +19,7 @@ import { DefinitionError } from "./context/errors.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
 import { buildApp, type CompiledRoute, compileRoutes } from "./web/compile.ts";
 import { exceptionResolver, exceptionScope } from "./web/exception_resolver.ts";
-import {
-  guardMiddleware,
-  type MiddlewareItem,
-  middlewareName,
-  resolveMiddleware,
-  sendableAnswer,
-} from "./web/middleware.ts";
+import { guardedChain, type MiddlewareItem, middlewareName } from "./web/middleware.ts";
 import { webBeans } from "./web/web_beans.ts";
 import type { OpenApiFeature } from "./openapi/openapi_feature.ts";
 import { DefaultErrorController, type ErrorController } from "./web/error_controller.ts";
@@ -491,15 +485,13 @@ async function compileWeb(
     globalMiddleware: given.map(middlewareName),
     allowEncodedSlash,
   });
-  const middleware = given.map((item, i) =>
-    guardMiddleware(
-      resolveMiddleware(item, beanOf, `bootstrap({ middleware }) item ${i + 1}`),
-      errors,
-      undefined,
-      middlewareName(item),
-    )
+  const middleware = guardedChain(
+    given,
+    beanOf,
+    errors,
+    undefined,
+    (i) => `bootstrap({ middleware }) item ${i + 1}`,
   );
-  if (middleware.length > 0) middleware.unshift(sendableAnswer(errors, undefined));
   return {
     routes,
     // The controllers' routes; the features' are added to `routes` as they are folded.

@@ -32,19 +32,10 @@ const RUNTIME_ENV: EnvLookup = (name) => {
  * prompting or failing (`--allow-env` grants them all). A given lookup that throws reads as unset.
  */
 export function overrideEnv(lookup?: EnvLookup): EnvLookup {
-  const g = globalThis as RuntimeGlobals;
-  if (lookup !== undefined && lookup !== RUNTIME_ENV) {
-    return (name) => {
-      try {
-        return lookup(name);
-      } catch {
-        return undefined;
-      }
-    };
-  }
-  const deno = g.Deno;
+  const read = lookup ?? RUNTIME_ENV;
+  const deno = (globalThis as RuntimeGlobals).Deno;
   const query = deno?.permissions?.querySync;
-  if (deno !== undefined && query !== undefined) {
+  if (read === RUNTIME_ENV && deno !== undefined && query !== undefined) {
     return (name) =>
       query.call(deno.permissions, { name: "env", variable: name }).state === "granted"
         ? deno.env.get(name)
@@ -52,7 +43,7 @@ export function overrideEnv(lookup?: EnvLookup): EnvLookup {
   }
   return (name) => {
     try {
-      return RUNTIME_ENV(name);
+      return read(name);
     } catch {
       return undefined;
     }

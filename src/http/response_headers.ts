@@ -92,13 +92,8 @@ export function sendableResponse(response: Response): Response {
   if (!(status >= 200 && status <= 599)) {
     throw new TypeError(`A handler returned a Response with status ${status}; give 200-599`);
   }
-  let framing = false;
-  response.headers.forEach((value, name) => {
-    if (INVALID_FIELD_VALUE.test(value)) throw invalidValue(name, value);
-    if (FRAMING.has(name)) framing = true;
-  });
-  if (!framing) return response;
-  // In place, the body stays what it was (a Blob keeps the length the server writes from it).
+  // In place, the body stays what it was (a Blob keeps the length the server writes from it). A
+  // value HTTP does not allow throws again from the copy.
   try {
     checkResponseHeaders(response.headers);
     return response;

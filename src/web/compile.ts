@@ -3,13 +3,7 @@ import { awaitedForm } from "../context/awaited_form.ts";
 import type { Class } from "../context/class_record.ts";
 import { controllerRecordChain, type MiddlewareEntry, type RouteRecord } from "./route_record.ts";
 import { exceptionResolver, type ExceptionScope, exceptionScope } from "./exception_resolver.ts";
-import {
-  adoptAnswer,
-  guardMiddleware,
-  middlewareName,
-  resolveMiddleware,
-  sendableAnswer,
-} from "./middleware.ts";
+import { adoptAnswer, guardedChain, middlewareName } from "./middleware.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpException } from "../http/http_exception.ts";
 import { HttpStatus } from "../http/http_status.ts";
@@ -183,7 +177,14 @@ function compileRoute(
   const label = `${where} (${route.httpMethod} ${pattern.source})`;
   const middlewareItems = [...scope.middleware, ...methodMiddleware];
   const status = responseStatusOf(controller.type, route.methodName);
-  const middleware = routeMiddleware(middlewareItems, errors, label, options);
+  const middleware = guardedChain(
+    middlewareItems,
+    options.beanOf,
+    errors,
+    label,
+    () => label,
+    options.answersChecked,
+  );
   return {
     httpMethod: route.httpMethod,
     pattern,
@@ -206,10 +207,10 @@ function compileRoute(
       maxBodySize: options.maxBodySize,
       server: options.server,
       hasPathVariables: pattern.variables.length > 0,
-      ...(reader?.rest === undefined ? {} : { pathVariables: reader.all }),
+      pathVariables: reader?.rest === undefined ? undefined : reader.all,
       behindMiddleware: middleware.length > 0 || options.answersChecked,
       middlewareNames: [...options.globalMiddleware ?? [], ...middlewareItems.map(middlewareName)],
-      ...(status === undefined ? {} : { status }),
+      status,
     }),
   };
 }
@@ -241,28 +242,6 @@ function compileArguments(
     fail("a request has one body; RequestBody() and RequestPart() cannot both read it");
   }
   return resolvers;
-}
-
-// The route's own middleware, each guarded, behind a check of what it answers unless global
-// middleware checks every answer already.
-function routeMiddleware(
-  items: readonly MiddlewareEntry[],
-  errors: ErrorResponder,
-  label: string,
-  options: CompileOptions,
-): MiddlewareHandler[] {
-  const middleware = items.map((item) =>
-    guardMiddleware(
-      resolveMiddleware(item, options.beanOf, label),
-      errors,
-      label,
-      middlewareName(item),
-    )
-  );
-  if (middleware.length > 0 && !options.answersChecked) {
-    middleware.unshift(sendableAnswer(errors, label));
-  }
-  return middleware;
 }
 
 // A route whose `{*name}` Hono does not name: an error path that makes its own `HttpRequest` gets
@@ -441,24 +420,22 @@ function notFoundAnswer(
     const { method, path } = c.req;
     // No route answers, so none has path variables; but after a route whose regex did not hold
     // passed the request on, `c.req.param()` still reads that route's.
-    const request = () => new HttpRequest(c.req.raw, { maxBodySize });
-    const refuse = (status: HttpStatus, message: string) =>
-      errors(new HttpException(status, message), c, request(), undefined);
+    const refuse = (error: HttpException) =>
+      errors(error, c, new HttpRequest(c.req.raw, { maxBodySize }), undefined);
     if (!IMPLEMENTED_METHODS.has(method)) {
-      return refuse(HttpStatus.NOT_IMPLEMENTED, `Method ${echo(method)} is not implemented`);
+      return refuse(
+        new HttpException(HttpStatus.NOT_IMPLEMENTED, `Method ${echo(method)} is not implemented`),
+      );
     }
     const refused = REFUSED_PATHS.get(path);
-    if (refused !== undefined) return refuse(HttpStatus.BAD_REQUEST, refused);
+    if (refused !== undefined) return refuse(new HttpException(HttpStatus.BAD_REQUEST, refused));
     const allow = table.allowed(path);
     if (allow === undefined) {
-      return refuse(HttpStatus.NOT_FOUND, `No route for ${method} ${echo(path)}`);
+      return refuse(
+        new HttpException(HttpStatus.NOT_FOUND, `No route for ${method} ${echo(path)}`),
+      );
     }
     if (method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
-    return errors(
-      new MethodNotAllowedException(method, echo(path), allow),
-      c,
-      request(),
-      undefined,
-    );
+    return refuse(new MethodNotAllowedException(method, echo(path), allow));
   };
 }

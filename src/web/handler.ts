@@ -27,16 +27,16 @@ export interface HandlerSpec {
   /** The route has `{var}` segments, so an `HttpRequest` needs them. */
   readonly hasPathVariables: boolean;
   /** How to read them when `c.req.param()` lacks one (a `{*name}`); else `c.req.param()`. */
-  readonly pathVariables?: (c: Context) => Record<string, string>;
+  readonly pathVariables: ((c: Context) => Record<string, string>) | undefined;
   /**
    * Middleware runs around the route: a HEAD answer keeps its body for it (`etag` hashes it; the
    * end of the chain drops it), and a body a middleware read through `c.req` is read from Hono.
    */
-  readonly behindMiddleware?: boolean;
+  readonly behindMiddleware: boolean;
   /** The names of the middleware that run before the handler, for an error that one caused. */
-  readonly middlewareNames?: readonly string[];
+  readonly middlewareNames: readonly string[];
   /** Its `@ResponseStatus`: the status of an answer made from what it returns. */
-  readonly status?: number;
+  readonly status: number | undefined;
 }
 
 /**
@@ -48,7 +48,6 @@ export interface HandlerSpec {
 export function compileHandler(spec: HandlerSpec): RouteHandler {
   const { bean, method, resolvers, errors, label } = spec;
   const count = resolvers.length;
-  const fromBody = resolvers.map((r) => r.fromBody);
   const bodyIndex = resolvers.findIndex((r) => r.async);
   const resolve = argumentReaders(resolvers, bodyIndex);
   const newRequest = requestMaker(spec);
@@ -80,9 +79,9 @@ export function compileHandler(spec: HandlerSpec): RouteHandler {
       }
     };
   }
-  const readForm = fromBody.find((f) => f !== undefined)?.read;
+  const readForm = resolvers.find((r) => r.fromBody !== undefined)?.fromBody?.read;
   if (readForm !== undefined) {
-    return formHandler(spec, resolve, fromBody, readForm, newRequest, makeRequest, settle);
+    return formHandler(spec, resolve, readForm, newRequest, makeRequest, settle);
   }
   if (count === 0) {
     return (c) => {
@@ -125,7 +124,6 @@ type Settle = (
 function formHandler(
   spec: HandlerSpec,
   resolve: Readers,
-  fromBody: readonly (FormArgument | undefined)[],
   readForm: FormArgument["read"],
   newRequest: (c: Context) => HttpRequest,
   makeRequest: RequestMaker,
@@ -133,6 +131,7 @@ function formHandler(
 ): RouteHandler {
   const { bean, method, errors, label, server } = spec;
   const count = resolve.length;
+  const fromBody = spec.resolvers.map((r) => r.fromBody);
   const partsOnly = fromBody.some((f) => f?.partsOnly === true);
   return (c) => {
     let request: HttpRequest | undefined;
@@ -148,8 +147,7 @@ function formHandler(
       if (!waiting) return settle(c, request, method.apply(bean, args));
       // The form is read through the request's own reader, so that a handler given the
       // HttpRequest reads the same bytes again.
-      const withBody = request ?? newRequest(c);
-      request = withBody;
+      const withBody = request ??= newRequest(c);
       return readForm(c, server, withBody, partsOnly).then(
         (form) => {
           // The request timed out while its body was read: no one reads the answer.
@@ -198,9 +196,7 @@ function argumentReaders(
 // Makes the route's HttpRequest: for every request when an argument needs it, or when a form
 // body is read.
 function requestMaker(spec: HandlerSpec): (c: Context) => HttpRequest {
-  const { label, maxBodySize, server, hasPathVariables } = spec;
-  const behindMiddleware = spec.behindMiddleware === true;
-  const middlewareNames = spec.middlewareNames ?? [];
+  const { label, maxBodySize, server, hasPathVariables, behindMiddleware, middlewareNames } = spec;
   const readVariables = spec.pathVariables;
   return (c) =>
     new HttpRequest(c.req.raw, {
@@ -218,8 +214,7 @@ function requestMaker(spec: HandlerSpec): (c: Context) => HttpRequest {
 
 // The answer made of what the method returned, or of the error its promise rejected with.
 function settler(spec: HandlerSpec): Settle {
-  const { errors, label, status } = spec;
-  const behindMiddleware = spec.behindMiddleware === true;
+  const { errors, label, status, behindMiddleware } = spec;
   // HEAD is served by the GET handler (Hono routes it so), and its answer goes without the body.
   const answer = (c: Context, value: unknown): Response => {
     if (behindMiddleware) return answerWithDefaults(c, value, status);

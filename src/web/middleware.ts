@@ -147,10 +147,10 @@ export function adoptAnswer(handler: (c: Context) => Response | Promise<Response
     // The placeholder Hono makes holds what `c.header()` set before `next()`.
     const defaults = c.res.headers;
     defaultsOf.set(c, defaults);
-    const adopted = madeWithDefaults.delete(answer) ? answer : withDefaultHeaders(answer, defaults);
-    c.res = undefined;
-    c.res = adopted;
-    return adopted;
+    return setAnswer(
+      c,
+      madeWithDefaults.delete(answer) ? answer : withDefaultHeaders(answer, defaults),
+    );
   };
   return (c: Context): Response | Promise<Response> => {
     const answer = handler(c);
@@ -182,11 +182,8 @@ export function guardMiddleware(
     const response = await errors(error, c, undefined, route);
     // Thrown after `next()`: the route's answer is set, and what middleware set before it is
     // kept aside; before: the placeholder holds it.
-    const defaults = c.finalized ? defaultsOf.get(c) : c.res.headers;
-    const answer = defaults === undefined ? response : withDefaultHeaders(response, defaults);
-    c.res = undefined;
-    c.res = answer;
-    return answer;
+    const defaults = headersBeforeRoute(c);
+    return setAnswer(c, defaults === undefined ? response : withDefaultHeaders(response, defaults));
   };
   // `return next()` answers with the context, as Hono's own middleware does: nothing to set.
   const checked = (c: Context, value: unknown): Response | void | Promise<Response> => {
@@ -217,11 +214,17 @@ export function guardMiddleware(
  */
 function earlyAnswer(c: Context, answer: Response): Response {
   // The placeholder Hono makes holds what `c.header()` set before `next()`.
-  const defaults = c.res.headers;
-  const adopted = withDefaultHeaders(answer, withoutCookiesOf(defaults, answer));
+  return setAnswer(c, withDefaultHeaders(answer, withoutCookiesOf(c.res.headers, answer)));
+}
+
+/**
+ * Sets `answer` on the context as it is: Hono's `c.res` setter copies a new answer with the
+ * headers of the one it replaces over its own, unless `c.res` is cleared first.
+ */
+export function setAnswer(c: Context, answer: Response): Response {
   c.res = undefined;
-  c.res = adopted;
-  return adopted;
+  c.res = answer;
+  return answer;
 }
 
 // `c.text()` and `c.json()` make their answer with those defaults in already: their cookies are not
@@ -266,10 +269,27 @@ export function sendableAnswer(
     } catch (error) {
       sendable = await errors(error, c, undefined, route);
     }
-    if (sendable !== answer) {
-      c.res = undefined;
-      c.res = sendable;
-    }
+    if (sendable !== answer) setAnswer(c, sendable);
     answerWatchers.get(c.req.raw)?.(sendable);
   };
+}
+
+/**
+ * Middleware items as the handlers that run them, each guarded, behind {@linkcode sendableAnswer}
+ * unless global middleware checks every answer already (`answersChecked`). `route` is the route's
+ * label, `where` names an item in the errors of {@linkcode resolveMiddleware}.
+ */
+export function guardedChain(
+  items: readonly MiddlewareEntry[],
+  beanOf: (type: Class) => unknown,
+  errors: ErrorResponder,
+  route: string | undefined,
+  where: (index: number) => string,
+  answersChecked = false,
+): MiddlewareHandler[] {
+  const chain = items.map((item, i) =>
+    guardMiddleware(resolveMiddleware(item, beanOf, where(i)), errors, route, middlewareName(item))
+  );
+  if (chain.length > 0 && !answersChecked) chain.unshift(sendableAnswer(errors, route));
+  return chain;
 }

@@ -95,7 +95,7 @@ export function parsePathPattern(source: string, parseRegex?: RegexParser): Path
     segments,
     variables,
     ...(last?.kind === "rest" ? { rest: last.name } : {}),
-    template: source === "/" ? source : "/" +
+    template: "/" +
       segments.map((s) =>
         s.kind === "literal" ? s.text : s.kind === "rest" ? `{*${s.name}}` : `{${s.name}}`
       ).join("/"),

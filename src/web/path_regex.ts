@@ -136,6 +136,10 @@ export function parseRegexTree(source: string): RegexNode {
 // What the messages suggest for a class escape that holds `/`.
 const COMPLEMENT: Record<string, string> = { D: "[^/0-9]", W: "[^/\\w]", S: "[^/\\s]" };
 
+// A `{` that is not a count.
+const noCount = (at: number) =>
+  `"{" at ${at} starts no count {n}, {n,} or {n,m}; write \\{ for the character`;
+
 class Parser {
   #at = 0;
   readonly #source: string;
@@ -216,11 +220,7 @@ class Parser {
       case "?":
         return this.#fail(`"${c}" at ${start} repeats nothing`);
       case "{":
-        return this.#fail(
-          this.#count() !== undefined
-            ? `"{" at ${start} repeats nothing`
-            : `"{" at ${start} starts no count {n}, {n,} or {n,m}; write \\{ for the character`,
-        );
+        return this.#fail(this.#count(start) ? `"{" at ${start} repeats nothing` : noCount(start));
       case "}":
       case "]":
         return this.#fail(`write \\${c} for the character "${c}" (at ${start})`);
@@ -242,8 +242,7 @@ class Parser {
 
   // `\d`, `\w`, `\s`, or an escaped character that is not a letter or a digit.
   #escape(start: number): RegexNode {
-    const c = this.#source[this.#at++];
-    if (c === undefined) return this.#fail("the regex ends with a lone \\");
+    const c = this.#escaped();
     const text = this.#source.slice(start, this.#at);
     const set = this.#escapeSet(c, text);
     return this.#chars(set ?? [[c.charCodeAt(0), c.charCodeAt(0)]], text);
@@ -315,22 +314,26 @@ class Parser {
     return this.#chars(result, text);
   }
 
+  /** The character after a `\`. */
+  #escaped(): string {
+    return this.#source[this.#at++] ?? this.#fail("the regex ends with a lone \\");
+  }
+
   /** A character of a class (its code unit) or a class escape's set. */
   #classAtom(): number | CharSet {
     const start = this.#at;
     const c = this.#source[this.#at++];
     if (c === "[") this.#fail(`write \\[ for "[" in a class (at ${start})`);
     if (c !== "\\") return c.charCodeAt(0);
-    const e = this.#source[this.#at++];
-    if (e === undefined) return this.#fail("the regex ends with a lone \\");
+    const e = this.#escaped();
     const text = this.#source.slice(start, this.#at);
     if (e === "b") return this.#fail(`"\\b" in a class is not supported`);
     return this.#escapeSet(e, text) ?? e.charCodeAt(0);
   }
 
-  /** `{n}`, `{n,}` or `{n,m}` at the cursor, read without moving it; else `undefined`. */
-  #count(): { min: number; max: number; length: number } | undefined {
-    const match = /^\{(\d+)(,(\d*))?\}/.exec(this.#source.slice(this.#at - 1));
+  /** `{n}`, `{n,}` or `{n,m}` at `at`, read without moving the cursor; else `undefined`. */
+  #count(at: number): { min: number; max: number; length: number } | undefined {
+    const match = /^\{(\d+)(,(\d*))?\}/.exec(this.#source.slice(at));
     if (match === null) return undefined;
     const min = Number(match[1]);
     const max = match[2] === undefined ? min : match[3] === "" ? Infinity : Number(match[3]);
@@ -345,14 +348,7 @@ class Parser {
     else if (c === "+") [min, max] = [1, Infinity];
     else if (c === "?") [min, max] = [0, 1];
     else if (c === "{") {
-      this.#at++;
-      const count = this.#count();
-      this.#at--;
-      if (count === undefined) {
-        return this.#fail(
-          `"{" at ${this.#at} starts no count {n}, {n,} or {n,m}; write \\{ for the character`,
-        );
-      }
+      const count = this.#count(this.#at) ?? this.#fail(noCount(this.#at));
       ({ min, max } = count);
       const text = this.#source.slice(this.#at, this.#at + count.length + 1);
       if (min > max) this.#fail(`the count ${text} is out of order`);
@@ -365,17 +361,10 @@ class Parser {
     const after = this.#peek();
     const text = this.#source.slice(start, this.#at);
     if (after === "?") this.#fail(`lazy quantifiers ("${text}?") are not supported`);
-    if (after === "*" || after === "+" || (after === "{" && this.#countAhead())) {
+    if (after === "*" || after === "+" || (after === "{" && this.#count(this.#at))) {
       this.#fail(`"${after}" after "${text}" repeats a quantifier; group what it repeats`);
     }
     return { kind: "repeat", body: atom, min, max, text };
-  }
-
-  #countAhead(): boolean {
-    this.#at++;
-    const count = this.#count();
-    this.#at--;
-    return count !== undefined;
   }
 }
 

@@ -10,7 +10,7 @@ import { HttpStatus } from "../http/http_status.ts";
 import { abandonRequest } from "../http/request_abandon.ts";
 import { withDefaultHeaders } from "./default_headers.ts";
 import { type ErrorResponder, type Logger, requestLabel } from "./error_responder.ts";
-import { headersBeforeRoute } from "./middleware.ts";
+import { headersBeforeRoute, setAnswer } from "./middleware.ts";
 
 const TIMED_OUT = Symbol("timed out");
 
@@ -54,8 +54,7 @@ export function requestTimeout(
     const defaults = headersBeforeRoute(c);
     const error = new HttpException(HttpStatus.SERVICE_UNAVAILABLE, `No answer within ${ms} ms`);
     const response = await errors(error, c, undefined, where);
-    c.res = undefined;
-    c.res = defaults === undefined ? response : withDefaultHeaders(response, defaults);
+    setAnswer(c, defaults === undefined ? response : withDefaultHeaders(response, defaults));
   };
 }
 

@@ -247,6 +247,15 @@ describe("resolveConfig (property)", () => {
       assert.deepEqual(resolveConfig(undefined), { values: {}, source: "config", dir: undefined });
     });
   });
+
+  it("reads a variable its env lookup throws for as unset, for the overrides", () => {
+    const env = (name: string): string | undefined => {
+      if (name === "SERVER_PORT") throw new Error("not allowed");
+      return name === "SERVER_HOSTNAME" ? "0.0.0.0" : undefined;
+    };
+    const { values } = resolveConfig({ server: { port: 8080, hostname: "localhost" } }, env);
+    assert.deepEqual(values, { server: { port: 8080, hostname: "0.0.0.0" } });
+  });
 });
 
 describe("bootstrap: secrets in errors", () => {

@@ -107,6 +107,11 @@ describe("parsePathPattern", () => {
     );
   });
 
+  it("writes the root as '/' in every form", () => {
+    const { template, honoPath, shape, segments } = parsePattern("/");
+    assert.deepEqual([template, honoPath, shape, segments], ["/", "/", "/", []]);
+  });
+
   it("reads a regex to its closing brace, braces nested, a '/' inside it included", () => {
     const pattern = parsePattern("/y/{year:\\d{4}}/{slug:[^/.]+}");
     assert.deepEqual(pattern.segments.map((s) => s.kind), ["literal", "variable", "variable"]);
