@@ -356,7 +356,7 @@ export function buildApp(
   const notFound = notFoundAnswer(table, errors, options.maxBodySize);
   hono.notFound(global ? adoptAnswer(notFound) : notFound);
   // Thaw's handlers and middleware catch their own errors; this serves what is mounted by hand.
-  hono.onError((error, c) => errors(error, c, undefined, undefined));
+  hono.onError((error, c) => errors(error, c));
   return hono;
 }
 
@@ -421,7 +421,7 @@ function notFoundAnswer(
     // No route answers, so none has path variables; but after a route whose regex did not hold
     // passed the request on, `c.req.param()` still reads that route's.
     const refuse = (error: HttpException) =>
-      errors(error, c, new HttpRequest(c.req.raw, { maxBodySize }), undefined);
+      errors(error, c, new HttpRequest(c.req.raw, { maxBodySize }));
     if (!IMPLEMENTED_METHODS.has(method)) {
       return refuse(
         new HttpException(HttpStatus.NOT_IMPLEMENTED, `Method ${echo(method)} is not implemented`),

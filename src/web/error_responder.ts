@@ -36,8 +36,8 @@ export class MethodNotAllowedException extends HttpException {
 export type ErrorResponder = (
   error: unknown,
   c: Context,
-  request: HttpRequest | undefined,
-  route: string | undefined,
+  request?: HttpRequest,
+  route?: string,
 ) => Promise<Response>;
 
 function pathVariablesOf(c: Context): Record<string, string> {
