@@ -6,7 +6,7 @@ import type { ApplicationContext } from "./context/application_context.ts";
 import { type Class, metadataOfInstance } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
-import type { DocumentedRoute } from "./openapi/openapi_document.ts";
+import type { DocumentedRoute } from "./openapi/documented_route.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute } from "./web/compile.ts";
 import type { Logger } from "./web/error_responder.ts";

@@ -3,7 +3,8 @@
 import type { Class } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { MiddlewareEntry } from "./web/route_record.ts";
-import type { DocumentedRoute, OpenApiDocument } from "./openapi/openapi_document.ts";
+import type { DocumentedRoute } from "./openapi/documented_route.ts";
+import type { OpenApiDocument } from "./openapi/openapi_document.ts";
 import type { CompiledRoute } from "./web/compile.ts";
 import type { ServedSockets, ServeOptions } from "./runtime/serve.ts";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import type { AppFeature, ClosePhase, FeatureFactory } from "../src/app_feature.ts";
 import { type FeatureSet, type FeatureSetHost, foldFeatures } from "../src/feature_set.ts";
 import type { CompiledRoute } from "../src/web/compile.ts";
-import type { DocumentedRoute } from "../src/openapi/openapi_document.ts";
+import type { DocumentedRoute } from "../src/openapi/documented_route.ts";
 
 // What no test here reads but the routes: the fold passes it on as it is.
 const host = (routes: CompiledRoute[] = [], documented: DocumentedRoute[] = []) =>

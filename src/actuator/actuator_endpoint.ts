@@ -5,7 +5,7 @@ import type { LoadedConfig } from "../config/application_config.ts";
 import type { Mask } from "../config/secrets_mask.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { ApplicationContext, BeanEntry } from "../context/application_context.ts";
-import type { DocumentedRoute } from "../openapi/openapi_document.ts";
+import type { DocumentedRoute } from "../openapi/documented_route.ts";
 import type { CompiledRoute } from "../web/compile.ts";
 import type { Logger } from "../web/error_responder.ts";
 import type { DiskSpace } from "./builtin_health.ts";

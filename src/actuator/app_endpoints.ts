@@ -7,7 +7,7 @@ import { awaitedForm } from "../context/awaited_form.ts";
 import { DefinitionError } from "../context/errors.ts";
 import { HttpRequest } from "../http/http_request.ts";
 import type { ApiResponseOptions } from "../openapi/api_docs.ts";
-import type { DocumentedRoute } from "../openapi/openapi_document.ts";
+import type { DocumentedRoute } from "../openapi/documented_route.ts";
 import { rawBodyOf } from "../runtime/node_incoming.ts";
 import type { CompiledRoute } from "../web/compile.ts";
 import type { ActuatorEndpoint } from "./actuator_endpoint.ts";

@@ -2,7 +2,7 @@
 // checks' runner or the aggregation, nor (bundled) carries them.
 import type { ApiResponseOptions } from "../openapi/api_docs.ts";
 import type { JsonSchema } from "../openapi/json_schema.ts";
-import type { DocumentedRoute, FrameworkOperation } from "../openapi/openapi_document.ts";
+import type { DocumentedRoute, FrameworkOperation } from "../openapi/documented_route.ts";
 import type { CompiledRoute } from "../web/compile.ts";
 import { parsePathPattern } from "../web/path_pattern.ts";
 import {

@@ -1,6 +1,6 @@
 import type { BeanProvider, ContextLogger } from "../context/class_record.ts";
 import type { MethodInterceptor, MethodInvocation } from "../context/interceptors.ts";
-import { messageOf } from "../context/application_context.ts";
+import { messageOf } from "../context/message_of.ts";
 import { printable } from "../config/application_config.ts";
 import { type Cache, CacheManager } from "./cache_manager.ts";
 import { argumentsKey, cacheKey } from "./cache_key.ts";

@@ -1,4 +1,6 @@
 import type { ConfigValues } from "../config/config_values.ts";
+import { isTimeout, timeoutRule, within } from "./hook_timeout.ts";
+import { messageOf } from "./message_of.ts";
 import {
   beanExtension,
   type BeanSupport,
@@ -83,9 +85,6 @@ export interface ContextOptions {
 
 /** How long a `@PreDestroy` hook may run when nothing else is said: Spring Boot's default. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
-
-// The longest delay setTimeout takes (a signed 32-bit count): runtimes fire a longer one at once.
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 interface StackEntry {
   readonly definition: BeanDefinition;
@@ -596,49 +595,4 @@ function hookName(definition: BeanDefinition, instance: unknown, methodName: str
   return cls !== undefined && defaultBeanName(cls) === definition.name
     ? method
     : `${method} of bean '${definition.name}'`;
-}
-
-/**
- * Runs a hook, bounded by `timeoutMs`; resolves to its failure, if any. A hook still running then
- * is left to itself: waiting for it is what the bound is there to prevent.
- */
-async function within(
-  run: () => unknown,
-  timeoutMs: number,
-  name: string,
-): Promise<Error | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<"timed out">((resolve) => {
-    timer = setTimeout(() => resolve("timed out"), timeoutMs);
-  });
-  try {
-    const outcome = await Promise.race([
-      Promise.resolve().then(run).then(() => "done" as const),
-      timedOut,
-    ]);
-    return outcome === "done" ? undefined : new Error(`${name} timed out after ${timeoutMs} ms`);
-  } catch (error) {
-    return new Error(`${name} threw: ${messageOf(error)}`, { cause: error });
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function isTimeout(ms: unknown): ms is number {
-  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 && ms <= MAX_TIMEOUT_MS;
-}
-
-function timeoutRule(ms: unknown): string {
-  return `must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, got ${String(ms)}`;
-}
-
-/** An error's message, or the thrown value as text when it is not an Error. */
-export function messageOf(error: unknown): string {
-  // Whatever was thrown: a value without a way to be text (`Object.create(null)`) must not turn
-  // the report of one failure into a failure that stops the others.
-  try {
-    return error instanceof Error ? String(error.message) : String(error);
-  } catch {
-    return "a thrown value that cannot be shown as text";
-  }
 }

@@ -1,7 +1,7 @@
 import type { Class } from "./class_record.ts";
 import { recordOf } from "./class_record.ts";
 import { DefinitionError } from "./errors.ts";
-import { messageOf } from "./application_context.ts";
+import { messageOf } from "./message_of.ts";
 import {
   isLoadedConfig,
   type LoadedConfig,

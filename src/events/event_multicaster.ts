@@ -4,7 +4,7 @@
 // `app.close()` can wait for them. Once the close stops the beans, it delivers no more.
 import { awaitedForm } from "../context/awaited_form.ts";
 import { type Class, classesOf, type ContextLogger, entryOf } from "../context/class_record.ts";
-import { messageOf } from "../context/application_context.ts";
+import { messageOf } from "../context/message_of.ts";
 import { printable } from "../config/application_config.ts";
 import { type ListenerRecord, LISTENERS } from "./listener_record.ts";
 import { runDetached } from "./detached_run.ts";

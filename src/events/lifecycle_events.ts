@@ -1,7 +1,7 @@
 // The application's own events, `ApplicationStarted` and `ApplicationClosing`, and the shutdown
 // they frame, as a feature of the app: brought by `@EventListener`, so that an app without a
 // listener neither loads nor carries it.
-import { messageOf } from "../context/application_context.ts";
+import { messageOf } from "../context/message_of.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import { ApplicationClosing, ApplicationStarted } from "./application_event.ts";
 import { ListenerPublisher } from "./application_event_publisher.ts";

@@ -1,11 +1,8 @@
 import { internalsOf } from "../application_internals.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { type OpenApiFeature, openApiFeature } from "./openapi_feature.ts";
-import {
-  buildOpenApiDocument,
-  type DocumentedRoute,
-  type OpenApiDocument,
-} from "./openapi_document.ts";
+import { buildOpenApiDocument, type OpenApiDocument } from "./openapi_document.ts";
+import type { DocumentedRoute } from "./documented_route.ts";
 import type { RouteToDocument } from "../application_internals.ts";
 import { checkOptionKeys, type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
 import { openApiRoutes } from "./openapi_routes.ts";

@@ -102,6 +102,8 @@ const OPENAPI = [
   "src/openapi/open_api.ts",
   "src/openapi/openapi_options.ts",
   "src/openapi/openapi_document.ts",
+  "src/openapi/openapi_operation.ts",
+  "src/openapi/framework_responses.ts",
   "src/openapi/json_schema.ts",
   "src/openapi/openapi_routes.ts",
   "src/openapi/docs_page.ts",

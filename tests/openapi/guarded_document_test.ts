@@ -23,7 +23,8 @@ import {
 } from "../../mod.ts";
 import { openApi, type OpenApiDocument, openApiDocument } from "../../openapi.ts";
 import { actuator } from "../../actuator.ts";
-import { buildOpenApiDocument, type DocumentedRoute } from "../../src/openapi/openapi_document.ts";
+import { buildOpenApiDocument } from "../../src/openapi/openapi_document.ts";
+import type { DocumentedRoute } from "../../src/openapi/documented_route.ts";
 import { allOf, guardsOf } from "../../src/openapi/security.ts";
 import { propertyOptions } from "../property.ts";
 import { assertValidOpenApi } from "./openapi_validator.ts";
