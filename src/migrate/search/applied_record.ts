@@ -1,5 +1,5 @@
 import { isCodeFile } from "../code/code_file.ts";
-import type { MovedOff } from "./reindex/reindex_run.ts";
+import type { MovedOff } from "./reindex/run_plan.ts";
 import type { SearchPlannedFile } from "./search_file.ts";
 
 /** A record's `previous_index`, where it holds one as written (a record may be made by hand). */

@@ -26,7 +26,7 @@ import { RecordStore } from "./history/record_store.ts";
 import { runReindex } from "./reindex/reindex.ts";
 import { runReindexUndo } from "./reindex/reindex_undo.ts";
 import type { ReindexContext } from "./reindex/reindex_setup.ts";
-import type { MovedOff } from "./reindex/reindex_run.ts";
+import type { MovedOff } from "./reindex/run_plan.ts";
 import { recordedIndexRefusal, type RefusalReads } from "./recorded_index_refusal.ts";
 import { movedOffOf, type RecordOf, recordOf } from "./applied_record.ts";
 import { joinNotices, noticeOf } from "./joined_notices.ts";
