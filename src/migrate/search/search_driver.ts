@@ -6,7 +6,8 @@ import { runtimeTransport, type Transport, type TransportFactory } from "./http/
 import { planSearchFile } from "./plan/plan_search_file.ts";
 import { loadSearchConnections } from "./search_config.ts";
 import type { SearchConnection } from "./search_connection.ts";
-import { searchReportMask, SearchTarget } from "./search_target.ts";
+import { SearchTarget } from "./search_target.ts";
+import { searchReportMask } from "./search_report_mask.ts";
 import { SearchClient } from "./http/search_client.ts";
 import { BUILT_IN_CAPABILITIES } from "../built_in_capabilities.ts";
 import type { SearchPlannedFile } from "./search_file.ts";

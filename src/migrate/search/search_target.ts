@@ -1,7 +1,6 @@
 import { VERSION } from "../../version.ts";
 import {
   type Applied,
-  type AppliedFiles,
   AppliedThenFailed,
   type ApplyAlso,
   type CallbackRun,
@@ -13,32 +12,27 @@ import {
 } from "../driver.ts";
 import type { RequestCounter } from "../request_counter.ts";
 import { COMMAND_LINE_NAMES, type OptionNames } from "../option_names.ts";
-import { isMigrationError, MigrationError, MigrationFailure } from "../migration_error.ts";
-import {
-  type ConnectionDrift,
-  type Progress,
-  silentProgress,
-  type UnlockOutcome,
-} from "../run_report.ts";
+import { MigrationFailure } from "../migration_error.ts";
+import { type Progress, silentProgress, type UnlockOutcome } from "../run_report.ts";
 import { type ApplyOutcome, applyRequest, RequestRefused } from "./apply_request.ts";
 import { clusterFoundNothing } from "./found_nothing.ts";
-import { type Distribution, distributionOf } from "./distribution.ts";
+import type { Distribution } from "./distribution.ts";
+import { readDistribution } from "./cluster_distribution.ts";
 import { driftChecks } from "./drift/drift_plan.ts";
-import { composeMasks, type Mask, maskUrls, placeholdersMask } from "../../config/secrets_mask.ts";
-import {
-  readDrift as readLiveDrift,
-  repairDrift as repairLiveDrift,
-} from "./drift/live_resources.ts";
+import type { Mask } from "../../config/secrets_mask.ts";
+import { readDrift as readLiveDrift } from "./drift/live_resources.ts";
+import { repairSearchDrift } from "./drift_repair.ts";
 import { RecordStore } from "./history/record_store.ts";
 import { runReindex } from "./reindex/reindex.ts";
-import { previousIndexRefusal, runReindexUndo } from "./reindex/reindex_undo.ts";
-import { indexUuid } from "./reindex/cluster_reads.ts";
-import type { ReindexSpec } from "./plan/search_request.ts";
+import { runReindexUndo } from "./reindex/reindex_undo.ts";
 import type { ReindexContext } from "./reindex/reindex_setup.ts";
-import { ReindexRequests } from "./reindex/reindex_requests.ts";
-import { StepError } from "./reindex/reindex_step.ts";
-import type { MovedOff } from "./reindex/reindex_run.ts";
-import { downRecordPath, undoRecordVersion } from "../plan/undo_name.ts";
+import type { MovedOff } from "./reindex/run_plan.ts";
+import { recordedIndexRefusal, type RefusalReads } from "./recorded_index_refusal.ts";
+import { movedOffOf, type RecordOf, recordOf } from "./applied_record.ts";
+import { joinNotices, noticeOf } from "./joined_notices.ts";
+import { type FailureSite, holdingLock, lockLost, requestFailure } from "./target_failure.ts";
+import { searchReportMask } from "./search_report_mask.ts";
+import { downRecordPath } from "../plan/undo_name.ts";
 import { SearchClient, SearchTransportError } from "./http/search_client.ts";
 import type { SearchConnection } from "./search_connection.ts";
 import { describeHolder, SearchLock } from "./history/search_lock.ts";
@@ -58,17 +52,6 @@ import type { EachFileCallbacks, PlannedCallback } from "../plan/planned_callbac
 import { definedFields } from "../../defined_fields.ts";
 
 /**
- * What the report may show of a search connection's files and of the cluster's answers: its
- * placeholder values, URL passwords and the connection's own credentials (`credentials`: its
- * client's mask of them) masked.
- */
-export function searchReportMask(connection: SearchConnection, credentials: Mask): Mask {
-  // Drift quotes values of the files and of the cluster: a placeholder's may be a secret, a
-  // URL's password is, and a host may echo the connection's own credentials in a success.
-  return composeMasks(placeholdersMask(connection.placeholders), maskUrls, credentials);
-}
-
-/**
  * One search connection for the engine: records index, lock document, requests. A transport
  * error (no host answered) is thrown as a MigrationFailure with its message, and every request is
  * counted in the run's request counter.
@@ -80,6 +63,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   readonly #lock: SearchLock;
   readonly #transport: Transport;
   readonly #mask: Mask;
+  readonly #failures: FailureSite;
   readonly #io: TargetIo;
   readonly #recordsIndex: string;
   readonly #timeoutMs: number;
@@ -124,6 +108,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     const client = new SearchClient(connection, transport);
     this.#client = client;
     this.#mask = searchReportMask(connection, client.credentialsMask);
+    this.#failures = { connection: connection.name, mask: this.#mask };
     this.#io = new TargetIo(
       connection.name,
       () => client.requests,
@@ -148,39 +133,21 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   }
 
   // What the cluster is, read from `GET /` once, by the first file that needs to know (a
-  // reindex); a read that failed is not kept, so the next file asks again. A refused read stops
-  // the file before its first step: taken for OpenSearch, an Elasticsearch would refuse the swap's
-  // timeout only after the copy, with writes blocked.
+  // reindex); a read that failed is not kept, so the next file asks again.
   #distribution(file: SearchFile): Promise<Distribution> {
     if (this.#cluster === undefined) {
-      const failed = (reason: string, status?: number, cause?: unknown) =>
-        new MigrationFailure({
-          connection: this.name,
-          file: file.path,
-          request: "GET /",
-          ...definedFields({ status }),
-          reason: `reindex not started: ${reason}; the runner reads GET / to tell OpenSearch ` +
-            "from Elasticsearch, whose parameters differ",
-        }, { cause });
-      const read = this.#client.send("GET", "/").then((root) => {
-        if (root.status === 200) return distributionOf(root.body);
-        throw failed(
-          root.status === 401 || root.status === 403
-            ? "the connection's user may not read it: grant it cluster:monitor/main (in the " +
-              "monitor privileges)"
-            : "the cluster answered no version",
-          root.status,
-        );
-      }, (error: unknown) => {
-        if (!(error instanceof SearchTransportError)) throw error;
-        throw failed(error.message, undefined, error);
-      });
+      const read = readDistribution(this.#client, this.name, file);
       read.catch(() => {
         if (this.#cluster === read) this.#cluster = undefined;
       });
       this.#cluster = read;
     }
     return this.#cluster;
+  }
+
+  // What the undo plan's check reads with.
+  #reads(): RefusalReads {
+    return { client: this.#client, store: this.#store, connection: this.name, mask: this.#mask };
   }
 
   readRecords(): Promise<ReadonlyMap<string, FileRecord>> {
@@ -337,41 +304,8 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         ...(outcome.notice === undefined ? {} : { notice: this.#mask(outcome.notice) }),
       };
     } catch (error) {
-      throw this.#requestFailure(error, file, path, site);
+      throw requestFailure(this.#failures, error, file, path, site);
     }
-  }
-
-  // The failure of a file's or a callback's request, with what it quotes masked: the cluster's
-  // answer may quote what was sent, placeholders replaced, and a value may be a secret; messages
-  // name placeholders, never their values.
-  #requestFailure(
-    error: unknown,
-    file: SearchFile,
-    path: string,
-    site: { callback?: CallbackEvent; after?: string } = {},
-  ): unknown {
-    const after = site.after ?? "";
-    const callback = site.callback === undefined ? {} : { callback: site.callback };
-    if (error instanceof MigrationFailure) {
-      const { detail } = error;
-      return new MigrationFailure({
-        ...detail,
-        ...callback,
-        reason: this.#mask(detail.reason) + after,
-        ...(detail.request === undefined ? {} : { request: this.#mask(detail.request) }),
-      }, { cause: error.cause });
-    }
-    if (isMigrationError(error, "interrupted")) {
-      return new MigrationError("interrupted", this.#mask(error.message));
-    }
-    if (!(error instanceof SearchTransportError)) return error;
-    return new MigrationFailure({
-      connection: this.name,
-      file: path,
-      ...callback,
-      request: this.#mask(file.request),
-      reason: this.#mask(error.message) + after,
-    }, { cause: error });
   }
 
   // Recorded as a JSON file is: once its code returned, and only while the lock is held.
@@ -386,10 +320,10 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     try {
       notices = await this.#runCode(file, path, lost, {}, load);
     } catch (error) {
-      if (lost.aborted) throw this.#lockLost(file, path, lost.reason);
+      if (lost.aborted) throw lockLost(this.#failures, file, path, lost.reason);
       throw error;
     }
-    if (lost.aborted) throw this.#lockLost(file, path, lost.reason);
+    if (lost.aborted) throw lockLost(this.#failures, file, path, lost.reason);
     return { result: "sent", ms: Date.now() - started, ...noticeOf(notices) };
   }
 
@@ -518,40 +452,10 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
         const forward = isCodeFile(file) ? undefined : file.searchRequest.reindex;
         const back = isCodeFile(undo) ? undefined : undo.searchRequest.reindex;
         if (forward === undefined || back === undefined) continue;
-        const why = await this.#previousIndexRefusal(file.path, forward, undo.path, back);
+        const why = await recordedIndexRefusal(this.#reads(), file.path, forward, undo.path, back);
         if (why !== undefined) return { path: undo.path, why };
       }
       return undefined;
-    });
-  }
-
-  async #previousIndexRefusal(
-    path: string,
-    forward: ReindexSpec,
-    undoPath: string,
-    back: ReindexSpec,
-  ): Promise<string | undefined> {
-    const movedOff = movedOffOf((await this.#store.read(path))?.previous_index);
-    const read = `GET /${back.index}/_settings/index.uuid`;
-    let uuid: string | undefined;
-    try {
-      uuid = await indexUuid(new ReindexRequests(this.#client).aside(), back.index);
-    } catch (error) {
-      if (!(error instanceof StepError)) throw error;
-      throw new MigrationFailure({
-        connection: this.name,
-        file: undoPath,
-        request: this.#mask(read),
-        reason: `could not read which index ${undoPath} goes back into: ${error.message}`,
-      }, { cause: error });
-    }
-    if (uuid === undefined) return undefined;
-    return previousIndexRefusal({
-      undoFile: undoPath,
-      forward,
-      recorded: { file: path, ...(movedOff === undefined ? {} : { movedOff }) },
-      undo: back,
-      uuid,
     });
   }
 
@@ -586,11 +490,11 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
     try {
       outcome = await send(lost);
     } catch (error) {
-      if (lost.aborted) throw this.#lockLost(file, path, lost.reason);
-      throw this.#requestFailure(error, file, path);
+      if (lost.aborted) throw lockLost(this.#failures, file, path, lost.reason);
+      throw requestFailure(this.#failures, error, file, path);
     }
     // Another runner may hold the lock now: recording the file could hide that it ran twice.
-    if (lost.aborted) throw this.#lockLost(file, path, lost.reason);
+    if (lost.aborted) throw lockLost(this.#failures, file, path, lost.reason);
     return { ...outcome, ms: Date.now() - started };
   }
 
@@ -619,7 +523,7 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   }
 
   async #record(file: SearchPlannedFile, executedAt: Date, from?: string): Promise<void> {
-    this.#holdingLock(file.path, "recorded");
+    holdingLock(this.name, this.#lock.lost, file.path, "recorded");
     // A reindex's record written again (repair) or moved (a rename) keeps the index its run moved
     // the alias off: nothing ran that moved it.
     const reindex = !isCodeFile(file) && file.searchRequest.reindex !== undefined;
@@ -632,96 +536,29 @@ export class SearchTarget implements MigrationTarget<SearchPlannedFile> {
   /** Deletes every record of `path` on this connection, if it has any. Under the lock. */
   dropRecord(path: string): Promise<void> {
     return this.#io.run(async () => {
-      this.#holdingLock(path, "dropped");
+      holdingLock(this.name, this.#lock.lost, path, "dropped");
       await this.#store.remove(path);
     });
   }
 
-  // Another runner may hold the lock now and be reading the records: they are left as they are.
-  #holdingLock(path: string, what: string): void {
-    const lost = this.#lock.lost;
-    if (!lost.aborted) return;
-    const why = lost.reason instanceof MigrationFailure
-      ? lost.reason.detail.reason
-      : String(lost.reason);
-    throw new MigrationFailure({
-      connection: this.name,
-      file: path,
-      reason: `${why}; stopped at once: its record was not ${what}`,
-    }, { cause: lost.reason });
-  }
-
-  // An undo's path (an undo file's, a down's record) is a U path: its version stays applied, and
-  // the next `undo`, not the next `migrate`, sends it again.
-  #lockLost(file: SearchPlannedFile, path: string, reason: unknown): MigrationFailure {
-    const why = reason instanceof MigrationFailure ? reason.detail.reason : String(reason);
-    const left = undoRecordVersion(path) === undefined
-      ? "this file may or may not have been applied, and it is not recorded (the next run " +
-        "applies it again)"
-      : `${path} may or may not have been sent, and the version is not recorded undone (the ` +
-        "next undo sends it again)";
-    return new MigrationFailure({
-      connection: this.name,
-      file: path,
-      ...(isCodeFile(file) ? {} : { request: this.#mask(file.request) }),
-      reason: `${why}; stopped at once: ${left}`,
-    }, { cause: reason });
-  }
-
   /** `--drift`: compares the cluster with the applied files, and applies drifted files again. */
   readonly drift: DriftInspection<SearchPlannedFile> = {
-    read: (files, applied) => this.#io.run(() => this.#readDrift(files, applied)),
+    // Sends only reads.
+    read: (files, applied) =>
+      this.#io.run(() =>
+        readLiveDrift(this.#client, driftChecks(files, applied), this.name, this.#mask)
+      ),
+    // Under the lock: rewrites the records of the files applied again at the same checksum.
     repair: (files, applied, found, signal) =>
-      this.#io.run(() => this.#repairDrift(files, applied, found, signal)),
+      this.#io.run(() =>
+        repairSearchDrift(this.#client, files, applied, found, {
+          connection: this.name,
+          mask: this.#mask,
+          lost: this.#lock.lost,
+          record: (file) => this.#record(file, new Date()),
+        }, signal)
+      ),
   };
-
-  // Sends only reads.
-  #readDrift(
-    files: readonly SearchPlannedFile[],
-    applied: AppliedFiles,
-  ): Promise<ConnectionDrift> {
-    return readLiveDrift(
-      this.#client,
-      driftChecks(files, applied),
-      this.name,
-      this.#mask,
-    );
-  }
-
-  // Under the lock: rewrites the records of the files applied again at the same checksum.
-  async #repairDrift(
-    files: readonly SearchPlannedFile[],
-    applied: AppliedFiles,
-    found: ConnectionDrift,
-    signal?: AbortSignal,
-  ): Promise<ConnectionDrift> {
-    const lost = this.#lock.lost;
-    try {
-      return await repairLiveDrift(this.#client, driftChecks(files, applied), found, {
-        connection: this.name,
-        signal: lost,
-        mask: this.#mask,
-        record: (file) => this.#record(file, new Date()),
-        stopping: (file) => {
-          if (!signal?.aborted) return;
-          throw new MigrationError(
-            "interrupted",
-            `connection "${this.name}": interrupted before applying ${file.path} again for drift`,
-          );
-        },
-      });
-    } catch (error) {
-      if (!lost.aborted) throw error;
-      const why = lost.reason instanceof MigrationFailure
-        ? lost.reason.detail.reason
-        : String(lost.reason);
-      throw new MigrationFailure({
-        connection: this.name,
-        reason: `${why}; stopped at once while applying drifted files again: the request in ` +
-          `flight may or may not have been applied`,
-      }, { cause: lost.reason });
-    }
-  }
 
   close(): Promise<void> {
     this.#transport.close();
@@ -739,41 +576,3 @@ const NO_CALLBACKS: EachFileCallbacks<SearchPlannedFile> = { before: [], after: 
 
 // What sending a file did: a reindex says which index it moved the alias off, for its record.
 type SentOutcome = ApplyOutcome & { readonly movedOff?: MovedOff };
-
-// A record's `previous_index`, where it holds one as written (a record may be made by hand).
-function movedOffOf(value: unknown): MovedOff | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { name, uuid } = value as Record<string, unknown>;
-  return typeof name === "string" && name !== "" && typeof uuid === "string" && uuid !== ""
-    ? { name, uuid }
-    : undefined;
-}
-
-// What a record says was sent: its path and checksum, and the request (`CODE` and a code file's
-// own path for code).
-interface RecordOf {
-  readonly path: string;
-  readonly hash: string;
-  readonly method: string;
-  readonly at: string;
-}
-
-function recordOf(file: SearchPlannedFile): RecordOf {
-  return isCodeFile(file) ? { path: file.path, hash: file.hash, method: "CODE", at: file.path } : {
-    path: file.path,
-    hash: file.hash,
-    method: file.searchRequest.method,
-    at: file.searchRequest.path,
-  };
-}
-
-function noticeOf(notices: readonly string[]): { notice?: string } {
-  const notice = joinNotices(notices);
-  return notice === undefined ? {} : { notice };
-}
-
-// One notice of several, each said once.
-function joinNotices(notices: readonly (string | undefined)[]): string | undefined {
-  const said = [...new Set(notices.filter((n): n is string => n !== undefined))];
-  return said.length === 0 ? undefined : said.join("; ");
-}

@@ -167,3 +167,15 @@ export async function clusterNodes(send: Send): Promise<string[]> {
   if (nodes.length === 0) throw new StepError("the cluster state lists no node");
   return nodes;
 }
+
+// The documents `index` (a path: `/name`) holds, counted on every shard.
+export async function documentCount(send: Send, index: string): Promise<number> {
+  const response = await send("GET", `${index}/_count`);
+  const answer = isJsonObject(response.body) ? response.body : {};
+  const shards = isJsonObject(answer._shards) ? answer._shards : {};
+  if (typeof shards.failed === "number" && shards.failed > 0) {
+    throw new StepError(`_count of ${index.slice(1)} failed on ${shards.failed} shard(s)`);
+  }
+  if (typeof answer.count !== "number") throw new StepError("_count answered without a count");
+  return answer.count;
+}

@@ -1,13 +1,10 @@
-import { isJsonObject, type JsonObject } from "../../files/json_object.ts";
 import { MigrationFailure } from "../../migration_error.ts";
-import type { ApplyOutcome } from "../apply_request.ts";
-import type { ReindexReport } from "../../run_report.ts";
-import type { DistributionName } from "../distribution.ts";
 import { errorDetail } from "../http/search_client.ts";
 import { renderValue } from "../render_value.ts";
+import { isJsonObject } from "../../files/json_object.ts";
 import { checkpointOf, listingsOf, prune, rebase, refresh, shardSeqNos } from "./catch_up.ts";
-import { aliasMembers, clusterNodes, indexUuid, writeBlocked } from "./cluster_reads.ts";
-import type { ReindexDecision, ReindexProgress, ReindexStep } from "./reindex_plan.ts";
+import { documentCount, indexUuid, writeBlocked } from "./cluster_reads.ts";
+import type { ReindexProgress, ReindexStep } from "./reindex_plan.ts";
 import { stepFailure } from "./reindex_failure.ts";
 import {
   progressAtStart,
@@ -15,104 +12,21 @@ import {
   type RunProgress,
   type Since,
 } from "./reindex_progress.ts";
-import {
-  NO_FIGURES,
-  reindexReport,
-  type ReindexSummary,
-  type ReportFigures,
-} from "./reindex_report.ts";
+import { NO_FIGURES, reindexReport, type ReportFigures } from "./reindex_report.ts";
 import { UNBLOCK } from "./reindex_requests.ts";
 import type { ReindexSetup } from "./reindex_setup.ts";
 import { type FailedStep, type Send, StepError } from "./reindex_step.ts";
-import {
-  fenceOf,
-  notedCopies,
-  placeholder,
-  refused,
-  seconds,
-  taskFailure,
-  taskStatus,
-} from "./reindex_values.ts";
+import { fenceOf, notedCopies, seconds } from "./reindex_values.ts";
 import { CopyNotProven, stopCopies } from "./stop_copies.ts";
+import { moveAlias, SwapUnknown } from "./alias_swap.ts";
+import { copyDocuments, type CopyingRun } from "./copy_task.ts";
+import type { ReindexOutcome, RunPlan } from "./run_plan.ts";
 import { definedFields } from "../../../defined_fields.ts";
-
-/** What applying a reindex file did. */
-export interface ReindexOutcome extends ApplyOutcome {
-  readonly reindex: ReindexReport;
-  /**
-   * The index the alias was moved off, kept (not deleted), when the run knows its uuid: the
-   * reindex's record names it, and only an undo into that very index is run.
-   */
-  readonly movedOff?: MovedOff;
-}
-
-/** An index a reindex moved its alias off: its name, and its `index.uuid`. */
-export interface MovedOff {
-  readonly name: string;
-  readonly uuid: string;
-}
-
-// At most one progress line about the copy in this many milliseconds.
-const SAY_EVERY_MS = 5_000;
 
 // A catch-up that copied at most this many documents is short enough to be the last, under the
 // block; else another runs while writes go on, up to this many.
 const SHORT_CATCH_UP = 2_000;
 const CATCH_UPS = 5;
-
-// OpenSearch 2 renamed master_timeout; Elasticsearch knows only the old name, OpenSearch 3 only
-// the new one.
-const managerTimeout = (distribution: DistributionName = "opensearch") =>
-  distribution === "elasticsearch" ? "master_timeout" : "cluster_manager_timeout";
-
-/** What a run starts from, fixed once decided: the decision, and what the cluster told of it. */
-export interface RunPlan {
-  /** The index copied from. */
-  readonly source: string;
-  /** The source's path. */
-  readonly from: string;
-  /** The alias's definition (filter, routing) on each of its indices: the swap keeps the source's. */
-  readonly definitions: ReadonlyMap<string, JsonObject>;
-  readonly steps: readonly ReindexStep[];
-  /** The progress of an earlier version of the file, which the `*-earlier` steps undo. */
-  readonly earlier: ReindexProgress | undefined;
-  /** The progress of a run of this version that stopped halfway, which this one resumes. */
-  readonly resumed: ReindexProgress | undefined;
-  /** When the reindex began, which the progress notes: the resumed run's start, else now. */
-  readonly startedAt: string;
-  /** Once the steps ran, the run stops with this reason. */
-  readonly thenRefuse: string | undefined;
-  readonly summary: ReindexSummary;
-}
-
-/**
- * The plan of a run decided: takes up what a resumed run noted, and says it resumes one.
- * `progress` and `definitions` are what the decision was made from.
- */
-export function planRun(
-  setup: ReindexSetup,
-  decision: Extract<ReindexDecision, { kind: "run" }>,
-  progress: ReindexProgress | undefined,
-  definitions: ReadonlyMap<string, JsonObject>,
-  summary: ReindexSummary,
-): RunPlan {
-  const { source } = decision;
-  const resumed = decision.resumed ? progress : undefined;
-  if (resumed !== undefined) {
-    setup.ctx.say(`reindex ${source} -> ${setup.spec.index}: resuming a run that stopped halfway`);
-  }
-  return {
-    source,
-    from: `/${encodeURIComponent(source)}`,
-    definitions,
-    steps: decision.steps,
-    earlier: decision.earlier,
-    resumed,
-    startedAt: resumed?.started_at ?? new Date().toISOString(),
-    thenRefuse: decision.thenRefuse,
-    summary,
-  };
-}
 
 /**
  * One run of a reindex file, built from its plan: one method per step (`#steps` maps each
@@ -129,6 +43,8 @@ export class ReindexRun {
   #send: Send;
   #progress: RunProgress;
   #figures: ReportFigures = NO_FIGURES;
+  // What the copy's functions see of this run.
+  readonly #copying: CopyingRun;
 
   // The step each name runs.
   readonly #steps: Record<ReindexStep, () => Promise<void>> = {
@@ -153,6 +69,15 @@ export class ReindexRun {
     this.#plan = plan;
     this.#send = setup.requests.steps(setup.signal);
     this.#progress = progressAtStart(plan.resumed);
+    this.#copying = {
+      setup,
+      plan,
+      send: (...request) => this.#send(...request),
+      progress: () => this.#progress,
+      advance: (change) => this.#advance(change),
+      note: () => this.#note(),
+      stopOthers: () => this.#stopOthers(),
+    };
   }
 
   /** Runs the steps planned; see `runReindex`. */
@@ -370,7 +295,7 @@ export class ReindexRun {
     const { source } = this.#plan;
     const blocked = this.#progress.blockedSeqNos;
     if (blocked === undefined) throw new Error("reindex: catch-up planned without a block");
-    const last = await this.#copyDocuments(this.#progress.since?.seqNo);
+    const last = await copyDocuments(this.#copying, this.#progress.since?.seqNo);
     this.#tally({ firstCopy: this.#figures.firstCopy ?? last });
     this.#advance({
       since: {
@@ -395,7 +320,10 @@ export class ReindexRun {
     const { spec, to, ctx } = this.#setup;
     const { source, from } = this.#plan;
     await refresh(this.#send, spec.index);
-    const [before, after] = [await this.#count(from), await this.#count(to)];
+    const [before, after] = [
+      await documentCount(this.#send, from),
+      await documentCount(this.#send, to),
+    ];
     if (before !== after) {
       throw new StepError(
         `${source} holds ${before} document(s), ${spec.index} ${after}: the copy is incomplete ` +
@@ -412,44 +340,13 @@ export class ReindexRun {
     // Not sent yet: Ctrl-C now rolls back, with nothing queued that could land later.
     if (ctx.interrupt?.aborted) throw new StepError("interrupted before the swap was sent");
     await this.#checkBeforeSwap();
-    // The cluster answers within nodeWaitMs: a swap still queued when the client gives up could
-    // land after a rollback lifted the block.
-    // Every node applied the move (acknowledged): else one that has not yet still sends writes
-    // through the alias to the blocked source, refused until it does.
-    let everyNode = true;
-    try {
-      const moved = await this.#send(
-        "POST",
-        `/_aliases?${managerTimeout(ctx.distribution)}=${nodeWaitMs}ms&timeout=${nodeWaitMs}ms`,
-        {
-          actions: [
-            // Only from a source that holds the alias (it may be outside it), and without
-            // `must_exist`, which Elasticsearch 7.10 refuses to parse: a swap repeated after it
-            // landed fails on the remove, and the alias read below shows it moved.
-            ...(definitions.has(source) ? [{ remove: { index: source, alias: spec.alias } }] : []),
-            {
-              add: {
-                // The alias keeps its filter and routing on the new index.
-                ...definitions.get(source),
-                index: spec.index,
-                alias: spec.alias,
-                is_write_index: true,
-              },
-            },
-          ],
-        },
-      );
-      everyNode = !isJsonObject(moved.body) || moved.body.acknowledged !== false;
-    } catch (error) {
-      // An answer lost on the way back, or Ctrl-C: the alias itself says whether it moved. Read
-      // aside: a failure names the swap.
-      const now = await aliasMembers(requests.aside(), spec.alias).catch(() => undefined);
-      // Only a refusal (4xx) says the swap did not happen; without an answer, or with a 5xx (a
-      // proxy's 502, a cluster manager that timed out), it may still be queued and land later.
-      if (!now?.members.some((m) => m.index === spec.index && m.write)) {
-        throw refused(error) ? error : new SwapUnknown(error);
-      }
-    }
+    const everyNode = await moveAlias(this.#send, requests, {
+      spec,
+      source,
+      definitions,
+      distribution: ctx.distribution,
+      nodeWaitMs,
+    });
     // Writes through the alias go to the new index now: they were refused since the block.
     const { blockedAt } = this.#progress;
     if (blockedAt !== undefined) this.#tally({ writeBlockedMs: Date.now() - blockedAt });
@@ -605,141 +502,11 @@ export class ReindexRun {
     const { source } = this.#plan;
     const seqNos = await shardSeqNos(this.#send, source);
     await refresh(this.#send, source);
-    const done = await this.#copyDocuments(this.#progress.since?.seqNo);
+    const done = await copyDocuments(this.#copying, this.#progress.since?.seqNo);
     const since = { uuid: seqNos.uuid, seqNo: checkpointOf(seqNos.shards) };
     this.#advance({ since });
     await this.#note();
     return { ...done, since };
-  }
-
-  // Starts a copy of the documents written after sequence number `after` (all, when undefined),
-  // or follows the task started for it, until it ends.
-  async #copyDocuments(after?: number): Promise<{ documents: number; ms: number }> {
-    const { spec, ctx } = this.#setup;
-    const { source } = this.#plan;
-    // The first wait that times out says where the copy stands; later ones every few seconds.
-    let saidAt = 0;
-    const wait = ctx.waitMs ?? 1_000;
-    for (;;) {
-      const task = this.#progress.task ?? await this.#startCopy(after);
-      // The cluster answers as soon as the task ends, or after `wait` with a timeout error.
-      const path = `/_tasks/${encodeURIComponent(task)}`;
-      const waited = await this.#send(
-        "GET",
-        `${path}?wait_for_completion=true&timeout=${wait}ms`,
-        undefined,
-        { ok: [404, 500] },
-      );
-      if (waited.status === 404) {
-        // The node that ran it restarted, and it stored no result: copy again, overwriting what is
-        // there. Or the node left the cluster, and the copy may go on once it is back: it stays
-        // noted, and the restart must prove it ended.
-        ctx.say(`reindex: task ${task} is gone; starting the copy again`);
-        this.#advance({ task: undefined });
-        continue;
-      }
-      if (waited.status === 500) {
-        if (!errorDetail(waited.body).startsWith("timeout_exception")) {
-          throw new StepError(errorDetail(waited.body), 500);
-        }
-        if (Date.now() - saidAt >= SAY_EVERY_MS) {
-          saidAt = Date.now();
-          await this.#sayProgress(path);
-        }
-        continue;
-      }
-      const answer = isJsonObject(waited.body) ? waited.body : {};
-      const failed = taskFailure(answer);
-      if (failed !== undefined) throw new StepError(failed);
-      const { done, ms } = taskStatus(answer);
-      this.#progress.copies.delete(task);
-      this.#advance({ task: undefined });
-      await this.#note();
-      if (after !== undefined) {
-        ctx.say(
-          `reindex ${source} -> ${spec.index}: caught up with ${done} document(s) written since ` +
-            `sequence number ${after}`,
-        );
-      }
-      return { documents: done, ms };
-    }
-  }
-
-  // Starts the `_reindex` task of a copy (see #copyDocuments), noted before and once started.
-  // Returns its id.
-  async #startCopy(after: number | undefined): Promise<string> {
-    const { spec, ctx } = this.#setup;
-    const { source } = this.#plan;
-    const { copies } = this.#progress;
-    // A copy that is gone may have been restarted by nobody; one still going is stopped.
-    // A start that gets no answer may have started a copy on the node that took it, which
-    // may hang and leave the cluster before anyone lists it: noted, before it is sent, as a
-    // copy on any node, until a start is answered. Any node: those that answered the list,
-    // and those the cluster manager counts (a node joining is applied node by node, so the
-    // node that coordinated the list may not know it yet).
-    const members = new Set([...await this.#stopOthers(), ...await clusterNodes(this.#send)]);
-    let unknown = placeholder(members);
-    copies.add(unknown);
-    await this.#note();
-    // Not repeatable: sent twice, two copies would run, one of them followed by nobody.
-    const started = await this.#send("POST", "/_reindex?wait_for_completion=false", {
-      source: {
-        index: source,
-        ...(after === undefined ? {} : { query: { range: { _seq_no: { gt: after } } } }),
-      },
-      // Overwrites: a document written again since it was copied is copied again.
-      dest: { index: spec.index },
-      ...definedFields({ script: spec.script }),
-    }, { repeatable: false }).catch(async (error) => {
-      // The cluster refused it (4xx): no copy started. A 5xx (a balancer that gave up on the
-      // node that took it) says nothing of that node.
-      if (refused(error)) {
-        copies.delete(unknown);
-        throw error;
-      }
-      // A node that joined while the start was on its way may have taken it.
-      const now = await clusterNodes(this.#send).catch(() => []);
-      const wider = placeholder(new Set([...members, ...now]));
-      if (wider !== unknown) {
-        copies.delete(unknown);
-        copies.add(unknown = wider);
-        await this.#note().catch(() => {});
-      }
-      throw error;
-    });
-    const id = isJsonObject(started.body) ? started.body.task : undefined;
-    if (typeof id !== "string") throw new StepError("_reindex answered without a task id");
-    this.#advance({ task: id });
-    copies.add(id);
-    copies.delete(unknown);
-    // Kept before waiting: a runner killed now finds the task instead of starting another.
-    await this.#note();
-    // A catch-up says what it copied once done, in one line.
-    if (after === undefined) ctx.say(`reindex ${source} -> ${spec.index}: copying (task ${id})`);
-    return id;
-  }
-
-  // A line on where the copy stands, from its task's status.
-  async #sayProgress(path: string): Promise<void> {
-    const status = await this.#send("GET", path, undefined, { ok: [404] });
-    const { counts, done, ms } = taskStatus(status.body);
-    const total = typeof counts.total === "number" ? counts.total : 0;
-    this.#setup.ctx.say(
-      `reindex ${this.#plan.source} -> ${this.#setup.spec.index}: ${done} of ${total} document(s)` +
-        (total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : "") +
-        (ms > 0 ? `, ${Math.round(done / (ms / 1000))}/s` : ""),
-    );
-  }
-
-  async #count(index: string): Promise<number> {
-    const response = await this.#send("GET", `${index}/_count`);
-    const answer = isJsonObject(response.body) ? response.body : {};
-    const shards = isJsonObject(answer._shards) ? answer._shards : {};
-    if (typeof shards.failed === "number" && shards.failed > 0) {
-      throw new StepError(`_count of ${index.slice(1)} failed on ${shards.failed} shard(s)`);
-    }
-    if (typeof answer.count !== "number") throw new StepError("_count answered without a count");
-    return answer.count;
   }
 
   // Before the swap: the copy is stopped and the source takes writes again, its requests sent
@@ -785,13 +552,5 @@ export class ReindexRun {
       ? `writes to ${source} stay blocked`
       : `writes to ${source} are still blocked, ${seconds(Date.now() - blockedAt)} since the ` +
         `block was set`;
-  }
-}
-
-/** The swap got no answer, and the alias has not moved (yet). */
-class SwapUnknown extends Error {
-  constructor(cause: unknown) {
-    super("the swap got no answer", { cause });
-    this.name = "SwapUnknown";
   }
 }

@@ -1,7 +1,7 @@
 import { MigrationFailure } from "../../migration_error.ts";
 import type { ReindexSpec } from "../plan/search_request.ts";
 import type { ReindexContext } from "./reindex_setup.ts";
-import type { MovedOff, ReindexOutcome } from "./reindex_run.ts";
+import type { MovedOff, ReindexOutcome } from "./run_plan.ts";
 import { runReindexInto } from "./reindex.ts";
 import { definedFields } from "../../../defined_fields.ts";
 

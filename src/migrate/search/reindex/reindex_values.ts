@@ -6,7 +6,8 @@ import type { ReindexProgress } from "./reindex_plan.ts";
 import { StepError } from "./reindex_step.ts";
 
 // What a reindex reads from the cluster's answers and from its progress document, and how it
-// writes them down: pure, so that reindex_run.ts holds the requests and this what they mean.
+// writes them down: pure, so that the run (reindex_run.ts, copy_task.ts) holds the requests and
+// this what they mean.
 
 /**
  * `<uuid>/0:41,1:40`: each primary shard's highest sequence number, which every write moves; the

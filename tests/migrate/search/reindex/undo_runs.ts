@@ -1,10 +1,7 @@
 import process from "node:process";
 import { runReindex } from "../../../../src/migrate/search/reindex/reindex.ts";
 import { runReindexUndo } from "../../../../src/migrate/search/reindex/reindex_undo.ts";
-import type {
-  MovedOff,
-  ReindexOutcome,
-} from "../../../../src/migrate/search/reindex/reindex_run.ts";
+import type { MovedOff, ReindexOutcome } from "../../../../src/migrate/search/reindex/run_plan.ts";
 import type { ReindexContext } from "../../../../src/migrate/search/reindex/reindex_setup.ts";
 import type { ReindexSpec } from "../../../../src/migrate/search/plan/search_request.ts";
 import { SearchClient } from "../../../../src/migrate/search/http/search_client.ts";
