@@ -1,6 +1,6 @@
 // A metric reader a test collects from when it wants: the points of one metric, now; the value
 // of one point; and the global meter provider put back after a test file that sets its own.
-import { after } from "node:test";
+import { after, before } from "node:test";
 import * as api from "@opentelemetry/api";
 import { AggregationTemporality, type DataPoint, MetricReader } from "@opentelemetry/sdk-metrics";
 
@@ -11,12 +11,18 @@ export function valueOf(points: DataPoint<unknown>[], attributes: api.Attributes
 }
 
 /**
- * Puts back, after the calling test file, the meter provider registered before it: Bun runs every
- * test file in one process, and another file's provider (the actuator's registry) must outlive
- * this one's. Call it at the file's top level.
+ * Puts back, after the calling test file, the meter provider registered before its tests: Bun
+ * runs every test file in one process, and another file's provider (the actuator's registry) must
+ * outlive this one's. Call it at the file's top level.
  */
 export function restoreMeterProviderAfter(): void {
-  const previous = api.metrics.getMeterProvider();
+  // Read when the file's tests start, not when it is imported: a one-process run imports files
+  // while earlier files' apps are still open, and putting back the provider of an app closed
+  // since would hand every later app's actuator a registry nobody reads.
+  let previous = api.metrics.getMeterProvider();
+  before(() => {
+    previous = api.metrics.getMeterProvider();
+  });
   after(() => {
     api.metrics.disable();
     const noop = api.createNoopMeter().createHistogram("h");
