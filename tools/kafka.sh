@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Starts Apache Kafka brokers in KRaft mode (each node broker and controller) for the integration
+# tests. The broker comes from Maven Central (.ci/kafka/pom.xml): the first start downloads ~30 MB.
+#   tools/kafka.sh start            one broker on 127.0.0.1:9092, unless one already answers there
+#   tools/kafka.sh start-cluster    three brokers on 127.0.0.1:9192 to 9194 (the fault tests)
+#   tools/kafka.sh stop             stop every broker this script started
+# A start wipes the broker's data: every test makes topics and groups of its own names.
+set -euo pipefail
+tools="$(cd "$(dirname "$0")" && pwd)"
+cd "$tools/../.ci/kafka"
+mkdir -p target
+
+answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Writes node $1's properties: broker port $2, controller port $3, voters $4.
+properties() {
+  local id=$1 port=$2 controller=$3 voters=$4 replicas=$5 dir="$PWD/target/node-$2"
+  cat <<PROPS
+process.roles=broker,controller
+node.id=$id
+controller.quorum.voters=$voters
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$controller
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$dir/data
+num.partitions=1
+default.replication.factor=$replicas
+min.insync.replicas=$((replicas > 1 ? 2 : 1))
+offsets.topic.replication.factor=$replicas
+offsets.topic.num.partitions=10
+transaction.state.log.replication.factor=$replicas
+transaction.state.log.min.isr=$((replicas > 1 ? 2 : 1))
+share.coordinator.state.topic.replication.factor=$replicas
+share.coordinator.state.topic.min.isr=$((replicas > 1 ? 2 : 1))
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=true
+delete.topic.enable=true
+PROPS
+}
+
+# Starts the nodes on the given broker ports (controllers on port + 3), waits until each answers.
+start_nodes() {
+  local replicas=$# voters="" id=0 port
+  for port in "$@"; do id=$((id + 1)); voters="$voters${voters:+,}$id@127.0.0.1:$((port + 3))"; done
+  exec 9>target/start.lock
+  flock 9
+  local all_up=1
+  for port in "$@"; do answers "$port" || all_up=0; done
+  if [ "$all_up" = 1 ]; then echo "kafka: already up on $*"; return 0; fi
+  mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+  local cp java_opts cluster
+  cp="$(cat target/classpath.txt)"
+  java_opts=(-Xms256m -Xmx512m -XX:+UseSerialGC -Dlog4j2.configurationFile="$PWD/log4j2.xml")
+  cluster=$(java "${java_opts[@]}" -cp "$cp" kafka.tools.StorageTool random-uuid)
+  id=0
+  for port in "$@"; do
+    id=$((id + 1))
+    local dir="$PWD/target/node-$port"
+    [ -f "$dir/pid" ] && kill -9 "$(cat "$dir/pid")" 2>/dev/null || true
+    rm -rf "$dir" && mkdir -p "$dir"
+    properties "$id" "$port" $((port + 3)) "$voters" "$replicas" >"$dir/server.properties"
+    java "${java_opts[@]}" -cp "$cp" kafka.tools.StorageTool format -t "$cluster" \
+      -c "$dir/server.properties" >"$dir/format.log" 2>&1
+    nohup java "${java_opts[@]}" -cp "$cp" kafka.Kafka "$dir/server.properties" \
+      >"$dir/kafka.log" 2>&1 9>&- &
+    echo $! >"$dir/pid"
+  done
+  for port in "$@"; do
+    local dir="$PWD/target/node-$port" up=0
+    for _ in $(seq 1 300); do
+      if grep -q "Kafka Server started\|KafkaRaftServer.*started" "$dir/kafka.log" 2>/dev/null && answers "$port"; then up=1; break; fi
+      if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then break; fi
+      sleep 1
+    done
+    if [ "$up" = 0 ]; then
+      echo "kafka: the broker on $port did not start; the last lines of its log:" >&2
+      tail -n 40 "$dir/format.log" "$dir/kafka.log" >&2 || true
+      exit 1
+    fi
+  done
+  echo "kafka: up on $*"
+}
+
+case "${1:-start}" in
+start) start_nodes 9092 ;;
+start-cluster) start_nodes 9192 9193 9194 ;;
+stop)
+  for pidfile in target/node-*/pid; do
+    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+    rm -f "$pidfile"
+  done
+  ;;
+*) echo "usage: tools/kafka.sh [start|start-cluster|stop]" >&2; exit 2 ;;
+esac
