@@ -3,6 +3,8 @@
 # tests. The broker comes from Maven Central (.ci/kafka/pom.xml): the first start downloads ~30 MB.
 #   tools/kafka.sh start            one broker on 127.0.0.1:9092, unless one already answers there
 #   tools/kafka.sh start-cluster    three brokers on 127.0.0.1:9192 to 9194 (the fault tests)
+#   tools/kafka.sh kill-node PORT   kill -9 the cluster's broker on PORT (a fault test's crash)
+#   tools/kafka.sh restart-node PORT  start that broker again on its data, wait until it answers
 #   tools/kafka.sh stop             stop every broker this script started
 # A start wipes the broker's data: every test makes topics and groups of its own names.
 set -euo pipefail
@@ -40,6 +42,30 @@ delete.topic.enable=true
 PROPS
 }
 
+# Waits until the broker on port $1 (its folder target/node-$1) says it started and answers.
+wait_up() {
+  local port=$1 dir="$PWD/target/node-$1"
+  for _ in $(seq 1 300); do
+    if grep -q "Kafka Server started" "$dir/kafka.log" 2>/dev/null && answers "$port"; then return 0; fi
+    if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then break; fi
+    sleep 1
+  done
+  echo "kafka: the broker on $port did not start; the last lines of its log:" >&2
+  tail -n 40 "$dir/format.log" "$dir/kafka.log" >&2 || true
+  exit 1
+}
+
+java_opts=(-Xms256m -Xmx512m -XX:+UseSerialGC -Dlog4j2.configurationFile="$PWD/log4j2.xml")
+
+# Starts the broker whose folder is target/node-$1, on the data it has.
+launch() {
+  local dir="$PWD/target/node-$1"
+  : >"$dir/kafka.log"
+  nohup java "${java_opts[@]}" -cp "$(cat target/classpath.txt)" kafka.Kafka "$dir/server.properties" \
+    >>"$dir/kafka.log" 2>&1 9>&- &
+  echo $! >"$dir/pid"
+}
+
 # Starts the nodes on the given broker ports (controllers on port + 3), waits until each answers.
 start_nodes() {
   local replicas=$# voters="" id=0 port
@@ -50,9 +76,8 @@ start_nodes() {
   for port in "$@"; do answers "$port" || all_up=0; done
   if [ "$all_up" = 1 ]; then echo "kafka: already up on $*"; return 0; fi
   mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
-  local cp java_opts cluster
+  local cp cluster
   cp="$(cat target/classpath.txt)"
-  java_opts=(-Xms256m -Xmx512m -XX:+UseSerialGC -Dlog4j2.configurationFile="$PWD/log4j2.xml")
   cluster=$(java "${java_opts[@]}" -cp "$cp" kafka.tools.StorageTool random-uuid)
   id=0
   for port in "$@"; do
@@ -63,29 +88,28 @@ start_nodes() {
     properties "$id" "$port" $((port + 3)) "$voters" "$replicas" >"$dir/server.properties"
     java "${java_opts[@]}" -cp "$cp" kafka.tools.StorageTool format -t "$cluster" \
       -c "$dir/server.properties" >"$dir/format.log" 2>&1
-    nohup java "${java_opts[@]}" -cp "$cp" kafka.Kafka "$dir/server.properties" \
-      >"$dir/kafka.log" 2>&1 9>&- &
-    echo $! >"$dir/pid"
+    launch "$port"
   done
-  for port in "$@"; do
-    local dir="$PWD/target/node-$port" up=0
-    for _ in $(seq 1 300); do
-      if grep -q "Kafka Server started\|KafkaRaftServer.*started" "$dir/kafka.log" 2>/dev/null && answers "$port"; then up=1; break; fi
-      if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then break; fi
-      sleep 1
-    done
-    if [ "$up" = 0 ]; then
-      echo "kafka: the broker on $port did not start; the last lines of its log:" >&2
-      tail -n 40 "$dir/format.log" "$dir/kafka.log" >&2 || true
-      exit 1
-    fi
-  done
+  for port in "$@"; do wait_up "$port"; done
   echo "kafka: up on $*"
 }
 
 case "${1:-start}" in
 start) start_nodes 9092 ;;
 start-cluster) start_nodes 9192 9193 9194 ;;
+kill-node)
+  [ -f "target/node-${2:?a broker port}/pid" ] || { echo "kafka: no broker of this script on $2" >&2; exit 1; }
+  kill -9 "$(cat "target/node-$2/pid")" 2>/dev/null || true
+  ;;
+restart-node)
+  [ -f "target/node-${2:?a broker port}/server.properties" ] || { echo "kafka: no broker of this script on $2" >&2; exit 1; }
+  exec 9>target/start.lock
+  flock 9
+  if answers "$2"; then echo "kafka: $2 already up"; exit 0; fi
+  launch "$2"
+  wait_up "$2"
+  echo "kafka: $2 up again"
+  ;;
 stop)
   for pidfile in target/node-*/pid; do
     [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true

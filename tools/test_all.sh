@@ -51,7 +51,8 @@ set_up=0
   bash tools/system_packages.sh &&
     npm ci --prefix tools/openapi-typescript --no-audit --no-fund --loglevel=error &&
     bash tools/opensearch.sh start && bash tools/opensearch_cluster.sh start &&
-    bash tools/databases.sh start && bash tools/elasticsearch.sh start
+    bash tools/databases.sh start && bash tools/elasticsearch.sh start &&
+    bash tools/kafka.sh start && bash tools/kafka.sh start-cluster
 } || set_up=$?
 linted=0
 wait "$lint" || linted=$?

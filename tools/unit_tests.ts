@@ -11,7 +11,7 @@
 //
 // `--part` splits the integration tests by the server they lean on, so that `npm test`
 // (tools/test_all.sh) can run parts side by side: `cluster`, the files that reach OpenSearch's
-// three-node cluster (they hang its nodes); `search`, those that reach the single OpenSearch node
+// three-node cluster (they hang its nodes) or Kafka's three brokers (they kill them); `search`, those that reach the single OpenSearch node
 // and not the cluster; `other`, the rest (databases, browser, workerd, ...), whose servers give
 // each test its own database, index or port.
 //
@@ -33,6 +33,8 @@ const NEEDS: Readonly<Record<string, string>> = {
     "OpenSearch (tools/opensearch.sh, tools/opensearch_cluster.sh)",
   "tests/migrate/search/servers.ts": "nginx, tinyproxy and openssl from Debian",
   "tests/migrate/sql/databases.ts": "PostgreSQL and MariaDB (tools/databases.sh)",
+  "tests/kafka/three_brokers.ts": "Kafka's three-broker cluster (tools/kafka.sh start-cluster)",
+  "tests/kafka/broker.ts": "Apache Kafka (tools/kafka.sh start)",
   "tools/chromium.ts": "Chromium",
   // Packages, by name (an `import`, or a `require` as for workerd's binary).
   "puppeteer-core": "Chromium",
@@ -143,6 +145,7 @@ function partOf(file: string): Part {
   const reached = needs(file);
   if (reached.size === 0) return "unit";
   if (reached.has("tests/migrate/search/three_nodes.ts")) return "cluster";
+  if (reached.has("tests/kafka/three_brokers.ts")) return "cluster";
   if (reached.has("tests/migrate/search/cluster.ts")) return "search";
   return "other";
 }

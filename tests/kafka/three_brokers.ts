@@ -1,0 +1,27 @@
+// The three-broker cluster `tools/kafka.sh start-cluster` runs, for the tests that kill a broker
+// (`kill -9`) and start it again on its data: those tests run apart from the others that use it
+// (tools/unit_tests.ts puts every file reaching this one in the `cluster` part).
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+/** The cluster's brokers. */
+export const KAFKA_CLUSTER: readonly string[] = [
+  "127.0.0.1:9192",
+  "127.0.0.1:9193",
+  "127.0.0.1:9194",
+];
+
+const script = fileURLToPath(new URL("../../tools/kafka.sh", import.meta.url));
+
+/** Kills the broker on `port` with SIGKILL: a crash, not a shutdown. */
+export async function killBroker(port: number): Promise<void> {
+  await promisify(execFile)("bash", [script, "kill-node", String(port)]);
+}
+
+/** Starts the broker on `port` again on its data, and waits until it answers. */
+export async function restartBroker(port: number): Promise<void> {
+  await promisify(execFile)("bash", [script, "restart-node", String(port)], {
+    maxBuffer: 1 << 20,
+  });
+}
