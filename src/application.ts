@@ -35,6 +35,7 @@ import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
 import type { DataFeature } from "./data/data_feature.ts";
 import type { SearchFeature } from "./search/search_feature.ts";
 import type { TasksFeature } from "./tasks/tasks_feature.ts";
+import type { KafkaFeature } from "./kafka/kafka_feature.ts";
 import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
   type ApplicationInternals,
@@ -120,6 +121,11 @@ export interface BootstrapOptions {
    * `@ConcurrencyLimit` need: `tasks()` of `@thaw/thaw/tasks`.
    */
   readonly tasks?: TasksFeature | false | undefined;
+  /**
+   * The Kafka client: `KafkaTemplate` as a bean, and `@KafkaListener` methods consuming, over the
+   * `kafka.*` keys: `kafka()` of `@thaw/thaw/kafka`.
+   */
+  readonly kafka?: KafkaFeature | false | undefined;
   /**
    * Levels by logger name (`logging.level`), a logger per bean (`@Autowired(Log)`) and structured
    * lines (`logging.structured.format.console`), Thaw's own lines included: `logging()` of
@@ -239,6 +245,7 @@ const OPTIONS = new Set([
   "data",
   "search",
   "tasks",
+  "kafka",
   "logging",
 ]);
 

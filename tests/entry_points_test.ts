@@ -23,6 +23,7 @@ describe("entry points, each imported alone", () => {
       "./cli",
       "./config",
       "./data",
+      "./kafka",
       "./lock-sql",
       "./logging",
       "./migrate",

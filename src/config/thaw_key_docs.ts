@@ -62,6 +62,28 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "How long `close()` lets the executors' running and queued runs finish before it drops the rest: `30s` when unset, a duration (`500ms`, `PT30S`; a number is ms).",
   "thaw.task.executors":
     "Named executors for `@Async(name)`, each with the keys of `thaw.task.execution.pool` (`thaw.task.executors.mail.pool.max-size`).",
+  "kafka.bootstrap-servers":
+    "The brokers the Kafka client first reaches, `host:port` each (`kafka()` of `@thaw/thaw/kafka`); a text is split on `,`.",
+  "kafka.client-id": "The client id the brokers see in their logs and quotas: `thaw` when unset.",
+  "kafka.consumer.group-id": "The consumer group of every `@KafkaListener` that names none.",
+  "kafka.consumer.auto-offset-reset":
+    "Where a group with no committed offset starts: the partition's `earliest` record, the `latest` (only what comes next), or `none` (the listener fails).",
+  "kafka.producer.acks":
+    "What the broker waits for before acknowledging a send: `all` (every in-sync replica, with the idempotent producer), `1` (the leader) or `0` (nothing).",
+  "kafka.producer.retries":
+    "How many times a send is tried again after a failure the broker says may pass (a leader moving, a broker restarting), waiting 100 ms, then twice as long each time up to 1 s; then it rejects.",
+  "kafka.listener.concurrency":
+    "The consumers each `@KafkaListener` runs that names no `concurrency`: at most one per partition does work.",
+  "kafka.security.protocol":
+    "How the client reaches the brokers: `PLAINTEXT`, `SSL` (TLS), `SASL_PLAINTEXT` or `SASL_SSL`.",
+  "kafka.sasl.mechanism": "The SASL mechanism: `PLAIN`, `SCRAM-SHA-256` or `SCRAM-SHA-512`.",
+  "kafka.sasl.username": "The SASL user name.",
+  "kafka.sasl.password": "The SASL password (masked wherever Thaw shows the configuration).",
+  "kafka.ssl.trust-store-certificates":
+    "The PEM certificates the brokers' certificates are checked against: the runtime's own when unset.",
+  "kafka.ssl.key-store-certificate-chain":
+    "The client's PEM certificate chain, for brokers that ask for one (mutual TLS).",
+  "kafka.ssl.key-store-key": "The client's PEM private key (masked).",
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":

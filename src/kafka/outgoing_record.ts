@@ -5,6 +5,7 @@
 
 /** A record on its way to Kafka: its key, value and header values as bytes. */
 export interface OutgoingRecord {
+  /** The topic it goes to. */
   readonly topic: string;
   /** Records of one key go to one partition (unless `partition` says which), in order. */
   readonly key: Uint8Array | undefined;
@@ -17,14 +18,17 @@ export interface OutgoingRecord {
 }
 
 /** Where a record went, once the broker acknowledged it. */
-export interface SendResult {
+export interface RecordMetadata {
+  /** The topic it went to. */
   readonly topic: string;
+  /** The partition it went to. */
   readonly partition: number;
+  /** Its offset in the partition. */
   readonly offset: bigint;
 }
 
 /** What sends records and resolves once the broker acknowledged each (the producer). */
 export interface RecordSender {
   /** Sends `records` in order; resolves with where each went, in the same order. */
-  send(records: readonly OutgoingRecord[]): Promise<readonly SendResult[]>;
+  send(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]>;
 }

@@ -1,0 +1,119 @@
+// The producer every send goes through, over `@platformatic/kafka`: this module and the
+// listeners' are the only ones that import the package, and only `kafka()` loads them.
+import { Buffer } from "node:buffer";
+import { compatibilityPartitioner, type MessageToProduce, Producer } from "@platformatic/kafka";
+import type { Acks, KafkaClientOptions } from "./kafka_settings.ts";
+import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
+
+type Bytes = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
+
+// Java's retry.backoff.ms and retry.backoff.max.ms: 100 ms, doubling, up to 1 s.
+const backoff = (_: unknown, __: string, attempt: number): number =>
+  Math.min(100 * 2 ** (attempt - 1), 1000);
+
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** What the broker said of the cluster, for the health check. */
+export interface ClusterView {
+  readonly clusterId: string;
+  readonly brokers: number;
+}
+
+/** Sends serialized records, each resolved once the broker acknowledged it. */
+export class KafkaProducer implements RecordSender {
+  readonly #producer: Producer<Buffer, Buffer, Buffer, Buffer>;
+  // The next partition of each topic for a batch's records without a key.
+  readonly #turns = new Map<string, number>();
+
+  constructor(client: KafkaClientOptions, acks: Acks, retries: number) {
+    this.#producer = new Producer({
+      ...client,
+      bootstrapBrokers: [...client.bootstrapBrokers],
+      acks,
+      // The package retries an idempotent producer's sends without end when not told otherwise
+      // (Java bounds them by delivery.timeout.ms, which it lacks): a broker that is gone would
+      // leave every send pending, and the errors it keeps, growing.
+      retries,
+      retryDelay: backoff,
+      // Kafka's idempotence needs every in-sync replica's acknowledgement.
+      idempotent: acks === -1,
+      // Java's partitioner: a key lands on the partition a Spring or Java service puts it on.
+      partitioner: compatibilityPartitioner,
+      // As Java's producer: a topic the broker does not know is made when its settings allow.
+      autocreateTopics: true,
+    });
+  }
+
+  async send(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
+    const partitions = await this.#partitions(records);
+    const messages = records.map((record, i) => {
+      const message: Bytes = {
+        topic: record.topic,
+        // A map keyed by distinct buffers keeps a name that repeats, as Kafka allows.
+        headers: new Map(
+          record.headers.map(([name, value]) => [Buffer.from(name, "utf8"), asBuffer(value)]),
+        ),
+      };
+      if (record.key !== undefined) message.key = asBuffer(record.key);
+      if (record.value !== undefined) message.value = asBuffer(record.value);
+      const partition = partitions[i];
+      if (partition !== undefined) message.partition = partition;
+      return message;
+    });
+    const { offsets = [] } = await this.#producer.send({ messages });
+    if (records.length === 1 && offsets.length === 1) return [offsets[0]];
+    // The broker answers each partition's first offset; its records follow in the order sent.
+    const next = new Map(offsets.map((o) => [`${o.partition}\u0000${o.topic}`, o.offset]));
+    return records.map((record, i) => {
+      const partition = partitions[i] as number;
+      const key = `${partition}\u0000${record.topic}`;
+      const offset = next.get(key) as bigint;
+      next.set(key, offset + 1n);
+      return { topic: record.topic, partition, offset };
+    });
+  }
+
+  /** The cluster as the broker describes it now: a round trip, for the health check. */
+  async cluster(): Promise<ClusterView> {
+    const metadata = await this.#producer.metadata({ topics: [], forceUpdate: true });
+    return { clusterId: metadata.id, brokers: metadata.brokers.size };
+  }
+
+  /** Waits for the sends in flight, then closes the connections. */
+  close(): Promise<void> {
+    return this.#producer.close();
+  }
+
+  // The partition of each record: the one asked for, checked (the package folds a partition past
+  // the topic's count into it: 7 of 3 partitions is 1), or, for a batch, the one Java's
+  // partitioner gives its key (round robin without one), so that each record's offset is known.
+  // One record alone is left to the package, which answers its offset.
+  async #partitions(records: readonly OutgoingRecord[]): Promise<(number | undefined)[]> {
+    const chosen = records.map((r) => r.partition);
+    if (records.length === 1 && chosen[0] === undefined) return chosen;
+    const topics = [...new Set(records.map((r) => r.topic))];
+    const metadata = await this.#producer.metadata({ topics, autocreateTopics: true });
+    return records.map((record) => {
+      const count = metadata.topics.get(record.topic)?.partitionsCount ?? 0;
+      if (count === 0) {
+        throw new Error(`send(${JSON.stringify(record.topic)}): the broker knows no such topic`);
+      }
+      if (record.partition !== undefined) {
+        if (record.partition >= count) {
+          throw new RangeError(
+            `send(${JSON.stringify(record.topic)}): partition ${record.partition} does not ` +
+              `exist; the topic has ${count} partition${count === 1 ? "" : "s"}`,
+          );
+        }
+        return record.partition;
+      }
+      if (record.key !== undefined) {
+        return compatibilityPartitioner({ topic: record.topic }, asBuffer(record.key)) % count;
+      }
+      const turn = this.#turns.get(record.topic) ?? 0;
+      this.#turns.set(record.topic, turn + 1);
+      return turn % count;
+    });
+  }
+}

@@ -1,0 +1,84 @@
+// `kafka()`: the `kafka.*` keys read once, the producer, and `KafkaTemplate` as a bean over it,
+// which the container closes after the beans that use it; the `kafka` health component. The
+// client's package is loaded here, and only by an app that imports the entry point.
+import type { FeatureFactory } from "../app_feature.ts";
+import type { ThawSettings } from "../config/thaw_settings.ts";
+import { PreDestroy } from "../context/lifecycle.ts";
+import type { SetupHost } from "../feature_value.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { importOptional } from "../runtime/optional_module.ts";
+import { type KafkaFeature, kafkaFeature } from "./kafka_feature.ts";
+import { kafkaHealth } from "./kafka_health.ts";
+import type { KafkaProducer } from "./kafka_producer.ts";
+import { KafkaSettings } from "./kafka_settings.ts";
+import { jsonSerializer, KafkaTemplate, type Serializer } from "./kafka_template.ts";
+
+/** The package the client is made with, an optional peer dependency. */
+export const CLIENT_PACKAGE = "@platformatic/kafka";
+
+/** What `kafka()` takes. */
+export interface KafkaOptions {
+  /** Makes a value's bytes for `KafkaTemplate.send`: JSON when left out. */
+  readonly serializer?: Serializer | undefined;
+}
+
+/**
+ * The Kafka client for `bootstrap({ kafka: kafka() })`: `KafkaTemplate` as a bean, over one
+ * producer made from the `kafka.*` keys (`kafka.bootstrap-servers`, `kafka.producer.acks`:
+ * `all` by default, with the idempotent producer), closed after the beans that use it.
+ *
+ * @see https://github.com/thaw/thaw/blob/main/docs/kafka.md
+ */
+export function kafka(options: KafkaOptions = {}): KafkaFeature {
+  checkOptionsObject(options, "kafka(options)", ["serializer"]);
+  const serializer = (options as KafkaOptions).serializer ?? jsonSerializer;
+  if (typeof serializer !== "function") {
+    throw new TypeError(
+      "kafka({ serializer }): give a function (value, topic) => Uint8Array",
+    );
+  }
+  return kafkaFeature((settings, host) => setUp(settings, host, serializer));
+}
+
+async function setUp(
+  settings: ThawSettings,
+  { context }: SetupHost,
+  serializer: Serializer,
+): Promise<FeatureFactory> {
+  const kafkaSettings = new KafkaSettings(settings);
+  const { KafkaProducer } = await importOptional(() => import("./kafka_producer.ts"), {
+    packages: [CLIENT_PACKAGE],
+    neededBy: "kafka()",
+    what: "the Kafka client",
+  });
+  const producer = new KafkaProducer(
+    kafkaSettings.client,
+    kafkaSettings.acks,
+    kafkaSettings.retries,
+  );
+  context.registerBean({
+    name: "kafkaTemplate",
+    type: KafkaTemplate,
+    source: "kafka()",
+    create: () => Promise.resolve(new OwnedTemplate(producer, serializer)),
+  });
+  // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
+  context.register(kafkaHealth(() => producer.cluster()));
+  return () => undefined;
+}
+
+/** The app's template: it owns the producer, closed once the beans that send are stopped. */
+class OwnedTemplate extends KafkaTemplate {
+  readonly #producer: KafkaProducer;
+
+  constructor(producer: KafkaProducer, serializer: Serializer) {
+    super(producer, serializer);
+    this.#producer = producer;
+  }
+
+  /** Waits for the sends in flight, then closes the producer: the container calls it. */
+  @PreDestroy()
+  async close(): Promise<void> {
+    await this.#producer.close();
+  }
+}
