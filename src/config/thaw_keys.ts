@@ -39,7 +39,13 @@ interface KeyBase {
 }
 
 /** The sections whose every key is Thaw's: an unknown key under them stops `bootstrap`. */
-export const THAW_SECTIONS: readonly string[] = ["server", "management", "logging", "thaw"];
+export const THAW_SECTIONS: readonly string[] = [
+  "server",
+  "management",
+  "logging",
+  "thaw",
+  "security",
+];
 
 /**
  * Keys under which everything is Thaw's though the section is not (`app` holds the app's own keys
