@@ -41,6 +41,8 @@ export interface JwtVerifierOptions {
   readonly timeoutMs?: number;
   /** Told of a fetch of the keys that failed (the keys already fetched are kept). */
   readonly onKeyFetchFailed?: (error: Error) => void;
+  /** Whether a stale key set is refetched within the request: on workerd only, by default. */
+  readonly staleInRequest?: boolean;
   /** Reads `public-key-location`: `node:fs/promises`' `readFile` when not given. */
   readonly readFile?: (path: string) => Promise<string>;
 }
@@ -115,6 +117,7 @@ export class JwtVerifier {
             maxAgeMs: options.maxAgeMs,
             timeoutMs: options.timeoutMs,
             onFetchFailed: options.onKeyFetchFailed,
+            staleInRequest: options.staleInRequest,
           }),
         },
       );

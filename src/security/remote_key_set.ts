@@ -9,12 +9,14 @@
  * - fetches (of the discovery document and of the set) are one at a time, and at most one starts
  *   per cooldown, whether it succeeds or not: a flood of unknown key ids costs one fetch;
  * - a set older than its maximum age is refetched in the background while its keys go on
- *   verifying; a fetch that fails leaves them in place (while the host is down, the cached keys
- *   keep working).
+ *   verifying (on workerd, within the request: it drops a request's I/O once it is answered); a
+ *   fetch that fails leaves them in place (while the host is down, the cached keys keep working);
+ * - a call that joins another's fetch waits no longer than a fetch may take.
  *
  * @module
  */
 import type { Clock } from "../runtime/clock.ts";
+import { onWorkerd } from "../runtime/on_workerd.ts";
 import { TokenFailure } from "./token_failure.ts";
 
 /** The parts of jose the key set uses (the package is loaded by the verifier). */
@@ -37,6 +39,11 @@ export interface RemoteKeySetOptions {
   readonly fetch?: typeof fetch;
   /** Told of a fetch that failed (the keys already fetched are kept): to log it. */
   readonly onFetchFailed?: (error: Error) => void;
+  /**
+   * Whether a token that finds the set stale waits for its refetch rather than leaving it to the
+   * background: on workerd (the default there), which drops a request's I/O once it is answered.
+   */
+  readonly staleInRequest?: boolean;
 }
 
 /**
@@ -59,6 +66,7 @@ export class RemoteKeySet {
   #lastAttempt: number | undefined;
   #pending: Promise<void> | undefined;
   #lastError: Error | undefined;
+  readonly #staleInRequest: boolean;
 
   /**
    * @param jose jose's key set functions
@@ -78,6 +86,7 @@ export class RemoteKeySet {
     this.#clock = options.clock ?? { monotonic: () => performance.now() };
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#onFetchFailed = options.onFetchFailed ?? (() => {});
+    this.#staleInRequest = options.staleInRequest ?? onWorkerd();
   }
 
   /** The key function for jose's `jwtVerify`: throws jose's no-matching-key error, or a `TokenFailure`. */
@@ -88,8 +97,11 @@ export class RemoteKeySet {
         throw new TokenFailure("keys-unavailable", definedCause(this.#lastError));
       }
     } else if (this.#clock.monotonic() - this.#fetchedAt >= this.#maxAgeMs) {
-      // In the background: the keys at hand verify this token meanwhile.
-      void this.#refresh();
+      // In the background, the keys at hand verify this token meanwhile; but workerd drops the I/O
+      // a request started once its answer is sent (the fetch would never settle), so there the
+      // request waits for it (a failure keeps the keys all the same).
+      if (this.#staleInRequest) await this.#refresh();
+      else void this.#refresh();
     }
     const keys: KeyLookup = this.#keys;
     try {
@@ -107,13 +119,13 @@ export class RemoteKeySet {
    * a fetch ran (that one or the one joined); never rejects: a failure is `onFetchFailed`'s.
    */
   #refresh(): Promise<boolean> {
-    if (this.#pending !== undefined) return this.#pending.then(() => true);
+    if (this.#pending !== undefined) return this.#join(this.#pending);
     const now = this.#clock.monotonic();
     if (this.#lastAttempt !== undefined && now - this.#lastAttempt < this.#cooldownMs) {
       return Promise.resolve(false);
     }
     this.#lastAttempt = now;
-    const pending = this.#fetchSet().then(
+    const pending: Promise<void> = this.#fetchSet().then(
       (keys) => {
         this.#keys = keys;
         this.#fetchedAt = this.#clock.monotonic();
@@ -127,7 +139,27 @@ export class RemoteKeySet {
       this.#pending = undefined;
     });
     this.#pending = pending;
-    return pending.then(() => true);
+    return this.#join(pending);
+  }
+
+  /**
+   * Waits for a fetch, no longer than a fetch may take: on workerd, a fetch whose request went
+   * away never settles, and would hold every call that joined it, and every later one.
+   */
+  async #join(pending: Promise<void>): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const lost = new Promise<"lost">((resolve) => {
+      timer = setTimeout(() => resolve("lost"), this.#timeoutMs + 1_000);
+    });
+    try {
+      if ((await Promise.race([pending, lost])) === "lost" && this.#pending === pending) {
+        this.#pending = undefined;
+        this.#lastError = new Error("the key set's fetch did not settle");
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    return true;
   }
 
   async #fetchSet(): Promise<KeyLookup> {

@@ -48,8 +48,8 @@ const DESCRIPTIONS: Readonly<Record<TokenFailureReason, string>> = {
 
 /**
  * A token refused: its `reason`, and a message made of the reason alone (never of the token, nor
- * of what it says). The underlying error, where there is one, is the `cause`: jose's errors do not
- * quote the token either, but a log line should print `reason` and `message` only.
+ * of what it says). Only `keys-unavailable` has a `cause`, the fetch's error (which names URLs,
+ * nothing of the token); jose's own errors are never kept, since they hold the token's claims.
  *
  * @example
  * ```ts

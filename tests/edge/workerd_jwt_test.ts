@@ -77,4 +77,34 @@ describe("the JWT verifier on workerd", () => {
     assert.equal(missing.headers.get("www-authenticate"), 'Bearer realm="edge"');
     await missing.body?.cancel();
   });
+
+  it("refetches a stale key set within the request, so a rotation reaches the worker", async () => {
+    const own = await IssuerServer.start([rsa]);
+    const refetching = await serveWorker(WORKER, "jwt_worker_refetch", {
+      loopbackOutbound: true,
+      bindings: { JWKS_URL: own.jwksUrl, ISSUER: own.url, REFETCH_AT_ONCE: "true" },
+      readyPath: "/failures",
+    });
+    try {
+      const ask = async (jwt: string) => {
+        const response = await fetch(`${refetching.origin}/orders`, {
+          headers: { authorization: `Bearer ${jwt}` },
+          signal: AbortSignal.timeout(20_000),
+        });
+        return [response.status, await response.text()];
+      };
+      const first = await token(rsa, { iss: own.url }, Date.now());
+      for (let i = 1; i <= 3; i++) {
+        assert.equal((await ask(first))[0], 200);
+        assert.equal(own.count("jwks"), i, "each request finds the set stale and fetches it");
+      }
+      own.keys = [ec];
+      const rotated = await token(ec, { iss: own.url }, Date.now());
+      assert.deepEqual(await ask(rotated), [200, '{"name":"alice","authorities":[]}']);
+      assert.deepEqual(await (await fetch(`${refetching.origin}/failures`)).json(), []);
+    } finally {
+      await refetching.close();
+      await own.down();
+    }
+  });
 });
