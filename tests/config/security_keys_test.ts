@@ -44,6 +44,16 @@ describe("security.oauth2.resourceserver.jwt.* keys", () => {
     );
   });
 
+  it("leaves the app's own keys under security alone", () => {
+    const settings = readSettings(
+      resolveConfig(
+        { security: { "admin-token": "t", cors: { origins: ["a"] } } },
+        () => undefined,
+      ),
+    );
+    assert.deepEqual(settings.get("security.oauth2.resourceserver.jwt.audiences"), []);
+  });
+
   it("reads them from the environment", () => {
     const settings = readSettings(
       resolveConfig(
