@@ -84,6 +84,28 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "kafka.ssl.key-store-certificate-chain":
     "The client's PEM certificate chain, for brokers that ask for one (mutual TLS).",
   "kafka.ssl.key-store-key": "The client's PEM private key (masked).",
+  "security.oauth2.resourceserver.jwt.issuer-uri":
+    "The token issuer: its `/.well-known/openid-configuration` names the key set, and every token's `iss` must be this.",
+  "security.oauth2.resourceserver.jwt.jwk-set-uri":
+    "The issuer's key set (JWKS), fetched directly: without `issuer-uri`, a token's `iss` is not checked.",
+  "security.oauth2.resourceserver.jwt.public-key-location":
+    "A file holding the issuer's public key (PEM, `-----BEGIN PUBLIC KEY-----`), instead of a key set.",
+  "security.oauth2.resourceserver.jwt.public-key":
+    "The issuer's public key itself (PEM), instead of a key set or a file.",
+  "security.oauth2.resourceserver.jwt.audiences":
+    "Audiences of which a token's `aud` must hold one; none: `aud` is not checked.",
+  "security.oauth2.resourceserver.jwt.jws-algorithms":
+    "The signature algorithms a token may use, all asymmetric (`none` and `HS256`... are refused).",
+  "security.oauth2.resourceserver.jwt.principal-claim-name":
+    "The claim whose value is the caller's name.",
+  "security.oauth2.resourceserver.jwt.authorities-claim-name":
+    "The claim holding the caller's authorities: `scope`, else `scp`, when unset.",
+  "security.oauth2.resourceserver.jwt.authority-prefix":
+    "What each authority of that claim is prefixed with (`SCOPE_read`).",
+  "security.oauth2.resourceserver.jwt.roles-claim-name":
+    "A claim holding roles, each an authority prefixed `ROLE_` (a dotted path reaches into objects: `realm_access.roles`).",
+  "security.oauth2.resourceserver.jwt.clock-skew":
+    "How far a token's `exp` and `nbf` may be off the server's clock: `60s` when unset, a duration (`500ms`, `PT1M`; a number is ms).",
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":

@@ -22,6 +22,7 @@ import type { FORWARD_HEADERS_KEYS } from "./forward_headers_keys.ts";
 import type { LOGGING_KEYS } from "./logging_keys.ts";
 import type { TASK_KEYS } from "./task_keys.ts";
 import type { KAFKA_KEYS } from "./kafka_keys.ts";
+import type { SECURITY_KEYS } from "./security_keys.ts";
 import { isMapping } from "../object_guards.ts";
 
 /**
@@ -34,7 +35,8 @@ type DeclaredKeys =
   & typeof FORWARD_HEADERS_KEYS
   & typeof LOGGING_KEYS
   & typeof TASK_KEYS
-  & typeof KAFKA_KEYS;
+  & typeof KAFKA_KEYS
+  & typeof SECURITY_KEYS;
 
 /** A key Thaw reads. */
 export type SettingKey = keyof DeclaredKeys;

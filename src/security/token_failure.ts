@@ -1,0 +1,79 @@
+/**
+ * Why a bearer token was not accepted: a closed set of reasons, for the log line and the
+ * failures' metric. The token is never part of one (nor any text it carries: a claim's value
+ * would let a client write into the log), so a failure can be logged and counted as it is.
+ *
+ * @module
+ */
+
+/** Every reason a token is refused for, in the order a check meets them. */
+export const TOKEN_FAILURE_REASONS = [
+  /** Not a compact JWS (three base64url parts, a JSON header and a JSON payload). */
+  "malformed",
+  /** Its `alg` is not one of the allowed ones (`none`, an HMAC one, or one not configured). */
+  "algorithm-not-allowed",
+  /** No key of the key set has its `kid` (after one refresh of the set, where allowed). */
+  "unknown-key",
+  /** The keys could not be had: the key set or the discovery document never fetched. */
+  "keys-unavailable",
+  /** The signature does not verify with the key. */
+  "bad-signature",
+  /** Its `exp` is past, beyond the clock skew. */
+  "expired",
+  /** Its `nbf` is ahead, beyond the clock skew. */
+  "not-yet-valid",
+  /** Its `iss` is not the configured issuer. */
+  "wrong-issuer",
+  /** Its `aud` holds none of the configured audiences. */
+  "wrong-audience",
+  /** A claim that must be there is missing or of the wrong type (`exp`, the principal's). */
+  "missing-claim",
+] as const;
+
+/** Why a token was refused. */
+export type TokenFailureReason = typeof TOKEN_FAILURE_REASONS[number];
+
+const DESCRIPTIONS: Readonly<Record<TokenFailureReason, string>> = {
+  "malformed": "the token is not a well-formed JWT",
+  "algorithm-not-allowed": "the token's algorithm is not allowed",
+  "unknown-key": "no key of the issuer has the token's key id",
+  "keys-unavailable": "the issuer's keys could not be fetched",
+  "bad-signature": "the token's signature does not verify",
+  "expired": "the token has expired",
+  "not-yet-valid": "the token is not valid yet",
+  "wrong-issuer": "the token is from another issuer",
+  "wrong-audience": "the token is for another audience",
+  "missing-claim": "the token lacks a claim it must have",
+};
+
+/**
+ * A token refused: its `reason`, and a message made of the reason alone (never of the token, nor
+ * of what it says). Only `keys-unavailable` has a `cause`, the fetch's error (which names URLs,
+ * nothing of the token); jose's own errors are never kept, since they hold the token's claims.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { TokenFailure } from "./token_failure.ts";
+ *
+ * const failure = new TokenFailure("expired");
+ * assert.equal(failure.reason, "expired");
+ * assert.equal(failure.message, "bearer token refused (expired): the token has expired");
+ * ```
+ */
+export class TokenFailure extends Error {
+  /** Why, one of {@linkcode TOKEN_FAILURE_REASONS}. */
+  readonly reason: TokenFailureReason;
+
+  /**
+   * Creates the failure.
+   *
+   * @param reason why the token was refused
+   * @param options the check's own error as `cause`
+   */
+  constructor(reason: TokenFailureReason, options?: ErrorOptions) {
+    super(`bearer token refused (${reason}): ${DESCRIPTIONS[reason]}`, options);
+    this.name = "TokenFailure";
+    this.reason = reason;
+  }
+}
