@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `npm test`: lint, while the system packages are installed and the servers start (each wants a
 # core, and each spends its first seconds waiting on something else), then the whole suite on every
-# runtime in three lanes side by side, each running its steps in turn (tools/unit_tests.ts --part):
+# runtime in four lanes side by side, each running its steps in turn (tools/unit_tests.ts --part):
 # one hangs the nodes of the three-node cluster, then runs against Elasticsearch; one runs the tests
-# of the single OpenSearch node; one the unit tests and the rest, whose servers (databases, Redis,
-# Prometheus, nginx, workerd, Chromium) give each test its own database, index or port, as the
-# databases do for the search tests that use them too. Most of an integration test's time is spent
+# of the single OpenSearch node; one those of the Kafka brokers; one the unit tests and the rest,
+# whose servers (databases, Redis, Prometheus, nginx, workerd, Chromium) give each test its own
+# database, index or port, as the databases do for the search and Kafka tests that use them too. Most of an integration test's time is spent
 # waiting on a server, so the lanes overlap on two cores. Tests must hold under that load: they wait
 # on states, and a bound a healthy server must beat is a give-up, never a deadline.
 #
@@ -64,18 +64,20 @@ export THAW_TESTS_TYPE_CHECKED=1
 
 cluster=("cluster deno" "cluster bun" "cluster node machine" "cluster node lts" elasticsearch)
 search=("search deno" "search bun" "search node machine" "search node lts")
+kafka=("kafka deno" "kafka bun" "kafka node machine" "kafka node lts")
 rest=("unit deno" "other deno" "unit bun" "other bun" "unit node machine" "other node machine"
   "unit node lts" "other node lts")
 start=$SECONDS
 lane cluster "${cluster[@]}" &
 lane search "${search[@]}" &
+lane kafka "${kafka[@]}" &
 lane rest "${rest[@]}" &
 wait
 
 echo "=== steps: lane, step, exit, seconds ($((SECONDS - start)) s in all)"
 touch "$work/steps"
 awk -F'\t' '{ printf "%-8s %-20s %4s %6s\n", $1, $2, $3, $4 }' "$work/steps"
-expected=$((${#cluster[@]} + ${#search[@]} + ${#rest[@]}))
+expected=$((${#cluster[@]} + ${#search[@]} + ${#kafka[@]} + ${#rest[@]}))
 if [ "$(wc -l <"$work/steps")" -ne "$expected" ]; then
   echo "test_all.sh: $(wc -l <"$work/steps") of $expected steps ended" >&2
   exit 1

@@ -9,7 +9,7 @@
 # (tools/test_in_one_process.ts), Bun's as always (one process). The full run runs the unit tests
 # that way first, then each integration test in a process (Node) or a worker in turn (Deno) of its
 # own, since those share servers: on Node a process per unit file cost more than its tests did.
-# `--part cluster|search|other` runs one part of the integration tests alone (tools/unit_tests.ts
+# `--part cluster|search|kafka|other` runs one part of the integration tests alone (tools/unit_tests.ts
 # says which), as tools/test_all.sh does to run parts side by side;
 # `--part unit` is `--unit`.
 set -euo pipefail
@@ -21,7 +21,7 @@ case "${1:-}" in
   shift
   ;;
 --part)
-  part=${2:?usage: tools/test_on.sh --part unit|cluster|search|other <runtime>}
+  part=${2:?usage: tools/test_on.sh --part unit|cluster|search|kafka|other <runtime>}
   shift 2
   ;;
 esac
@@ -44,7 +44,7 @@ split_files() {
   all | unit)
     mapfile -t integrations < <(printf '%s\n' "${all[@]}" | grep -vxF -f <(printf '%s\n' "${units[@]}") || true)
     ;;
-  cluster | search | other)
+  cluster | search | kafka | other)
     # Every runtime has tests of every part: an empty list is a classification gone wrong, and
     # must not pass as a step that ran nothing.
     list=$(deno run --allow-read tools/unit_tests.ts --part "$part" "${all[@]}")
@@ -56,7 +56,7 @@ split_files() {
     units=()
     ;;
   *)
-    echo "test_on.sh: no part '$part' (unit, cluster, search or other)" >&2
+    echo "test_on.sh: no part '$part' (unit, cluster, search, kafka or other)" >&2
     exit 2
     ;;
   esac
@@ -107,7 +107,7 @@ node)
   both "$node" --import tsx --test-reporter=spec tools/test_in_one_process.ts
   ;;
 *)
-  echo "usage: tools/test_on.sh [--unit | --part unit|cluster|search|other] deno | bun | node machine|lts|<node binary>" >&2
+  echo "usage: tools/test_on.sh [--unit | --part unit|cluster|search|kafka|other] deno | bun | node machine|lts|<node binary>" >&2
   exit 2
   ;;
 esac

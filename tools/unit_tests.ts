@@ -11,11 +11,12 @@
 //
 // `--part` splits the integration tests by the server they lean on, so that `npm test`
 // (tools/test_all.sh) can run parts side by side: `cluster`, the files that reach OpenSearch's
-// three-node cluster (they hang its nodes) or Kafka's three brokers (they kill them); `search`, those that reach the single OpenSearch node
-// and not the cluster; `other`, the rest (databases, browser, workerd, ...), whose servers give
+// three-node cluster (they hang its nodes); `search`, those that reach the single OpenSearch node
+// and not the cluster; `kafka`, those that reach a Kafka broker (the single one, or the three that
+// some kill: only this part uses them); `other`, the rest (databases, browser, workerd, ...), whose servers give
 // each test its own database, index or port.
 //
-// Run: `deno run --allow-read tools/unit_tests.ts [--why | --part unit|cluster|search|other]
+// Run: `deno run --allow-read tools/unit_tests.ts [--why | --part unit|cluster|search|kafka|other]
 // tests/a_test.ts tests/b_test.ts ...`; `--why` prints, for each integration test, the chain of
 // imports that reaches what it needs.
 
@@ -138,14 +139,16 @@ function needs(file: string, seen: Set<string> = new Set()): Set<string> {
   return found;
 }
 
-type Part = "unit" | "cluster" | "search" | "other";
-const PARTS: readonly Part[] = ["unit", "cluster", "search", "other"];
+type Part = "unit" | "cluster" | "search" | "kafka" | "other";
+const PARTS: readonly Part[] = ["unit", "cluster", "search", "kafka", "other"];
 
 function partOf(file: string): Part {
   const reached = needs(file);
   if (reached.size === 0) return "unit";
   if (reached.has("tests/migrate/search/three_nodes.ts")) return "cluster";
-  if (reached.has("tests/kafka/three_brokers.ts")) return "cluster";
+  if (reached.has("tests/kafka/three_brokers.ts") || reached.has("tests/kafka/broker.ts")) {
+    return "kafka";
+  }
   if (reached.has("tests/migrate/search/cluster.ts")) return "search";
   return "other";
 }
@@ -156,7 +159,7 @@ const part = args[0] === "--part" ? args[1] : "unit";
 const files = args.slice(why ? 1 : args[0] === "--part" ? 2 : 0);
 if (files.length === 0 || !PARTS.includes(part as Part)) {
   console.error(
-    "usage: deno run --allow-read tools/unit_tests.ts [--why | --part unit|cluster|search|other] " +
+    "usage: deno run --allow-read tools/unit_tests.ts [--why | --part unit|cluster|search|kafka|other] " +
       "<test file>...",
   );
   process.exit(2);
