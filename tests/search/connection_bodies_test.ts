@@ -119,6 +119,10 @@ describe("a SearchClient bean in front of loopback servers", () => {
       received.push({ encoding: req.headers["content-encoding"], body });
       const answer = req.url?.includes("huge") === true
         ? Buffer.from(JSON.stringify({ a: "a".repeat(4 * 1024 * 1024) }))
+        // A bomb that starts as gzip starts: once decoded by the transport, its bytes look as
+        // if still compressed.
+        : req.url?.includes("bomb") === true
+        ? Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(8 * 1024 * 1024)])
         : Buffer.from(JSON.stringify({ name: "gz-node", text: "déjà vu ✓" }));
       const deflate = req.url?.includes("deflate") === true;
       res.writeHead(200, {
@@ -257,6 +261,16 @@ describe("a SearchClient bean in front of loopback servers", () => {
           );
           assert.equal(error.name, "RequestAbortedError", error.message);
           assert.match(error.message, /^search connection "main": .*maxResponseSize/);
+          // Decoded by the transport into bytes that start as gzip does: still the decoded bound.
+          const bomb = await settled(
+            gzipped.getBean(SearchClient).transport.request(
+              { method: "GET", path: "/bomb" },
+              { maxResponseSize: 1000 } as never,
+            ).then(() => assert.fail("an answer over the maximum was read"), (e: Error) => e),
+            "a request whose compressed answer is over the maximum",
+          );
+          assert.equal(bomb.name, "RequestAbortedError", bomb.message);
+          assert.match(bomb.message, /^search connection "main": .*maxResponseSize/);
         } finally {
           await gzipped.close();
         }
