@@ -106,19 +106,35 @@ export async function readBody(
   let total = 0;
   let most: number | undefined;
   let name = "maxResponseSize";
+  let shown = bounds.decoded;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     if (most === undefined) {
-      const encoded = encoding !== undefined && stillEncoded(value, encoding);
-      if (encoded) name = "maxCompressedResponseSize";
-      most = encoded ? bounds.compressed : bounds.decoded;
+      most = bounds.decoded;
+      if (encoding !== undefined && stillEncoded(value, encoding)) {
+        // Bytes that look compressed may be the transport's decoding of bytes made to look so
+        // (a bomb): they are read no further than the compressed form of an answer within the
+        // decoded bound could be.
+        const ceiling = compressedCeiling(bounds.decoded);
+        [most, name, shown] = ceiling < bounds.compressed
+          ? [ceiling, "maxResponseSize", bounds.decoded]
+          : [bounds.compressed, "maxCompressedResponseSize", bounds.compressed];
+      }
     }
     total += value.length;
-    if (total > most) over(name, most);
+    if (total > most) over(name, shown);
     chunks.push(value);
   }
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/**
+ * The most bytes gzip or deflate takes for `decoded` bytes: stored blocks add 5 bytes in 65,535,
+ * fixed codes at most 1 bit in 8; and room for a header's optional fields.
+ */
+export function compressedCeiling(decoded: number): number {
+  return decoded + Math.ceil(decoded / 8) + 65_536;
 }
 
 /** Whether `bytes` still carry the format `encoding` names: gzip's magic number, or a zlib header. */

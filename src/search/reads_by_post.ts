@@ -10,6 +10,7 @@ const READ_BY_POST = new RegExp(
     "^/_render/template(?:/[^/]+)?/?$",
     "^/[^/_][^/]*/(?:_explain|_termvectors)(?:/[^/]+)?/?$",
     "^/_cluster/allocation/explain/?$",
+    "^/_scripts/painless/_execute/?$",
   ].join("|"),
 );
 

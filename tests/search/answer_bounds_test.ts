@@ -3,7 +3,12 @@ import { Buffer, constants } from "node:buffer";
 import { deflateSync, gzipSync } from "node:zlib";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { boundsOf, decoded, stillEncoded } from "../../src/search/answer_bounds.ts";
+import {
+  boundsOf,
+  compressedCeiling,
+  decoded,
+  stillEncoded,
+} from "../../src/search/answer_bounds.ts";
 import { propertyOptions } from "../property.ts";
 
 const tooLarge = (bound: string, bytes: number) => new RangeError(`${bound} ${bytes}`);
@@ -21,6 +26,23 @@ describe("stillEncoded", () => {
         assert.equal(stillEncoded(gzipSync(raw), "br"), false);
       }),
       propertyOptions(),
+    );
+  });
+});
+
+describe("compressedCeiling", () => {
+  it("property: gzip and deflate at any level never take more than it says", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 200_000 }),
+        fc.integer({ min: 0, max: 9 }),
+        (raw, level) => {
+          const most = compressedCeiling(raw.length);
+          assert.ok(gzipSync(raw, { level }).length <= most);
+          assert.ok(deflateSync(raw, { level }).length <= most);
+        },
+      ),
+      propertyOptions(30),
     );
   });
 });

@@ -112,12 +112,17 @@ describe("a SearchClient bean in front of loopback servers", () => {
   let gzipServer: LoopbackServer;
   let stallServer: LoopbackServer;
   let hugeServer: LoopbackServer;
+  let openServer: LoopbackServer;
   before(async () => {
     // Answers every request compressed as it says, and keeps what it received.
     gzipServer = await serveLoopback(async (req, res, body) => {
       received.push({ encoding: req.headers["content-encoding"], body });
       const answer = req.url?.includes("huge") === true
         ? Buffer.from(JSON.stringify({ a: "a".repeat(4 * 1024 * 1024) }))
+        // A bomb that starts as gzip starts: once decoded by the transport, its bytes look as
+        // if still compressed.
+        : req.url?.includes("bomb") === true
+        ? Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(8 * 1024 * 1024)])
         : Buffer.from(JSON.stringify({ name: "gz-node", text: "déjà vu ✓" }));
       const deflate = req.url?.includes("deflate") === true;
       res.writeHead(200, {
@@ -149,9 +154,27 @@ describe("a SearchClient bean in front of loopback servers", () => {
       }
       res.end('"}');
     });
+    // Sends 1 MiB of its body, with or without a length, then holds the connection: an answer
+    // that has not ended (a node still sending, or a hostile one) while over the client's bound.
+    openServer = await serveLoopback(async (req, res) => {
+      const size = 1024 * 1024;
+      res.writeHead(
+        200,
+        req.url === "/chunked"
+          ? { "content-type": "application/json" }
+          : { "content-type": "application/json", "content-length": String(2 * size) },
+      );
+      res.write(Buffer.alloc(size, "a".charCodeAt(0)));
+      await Promise.resolve();
+    });
   });
   after(async () => {
-    await Promise.all([gzipServer?.close(), stallServer?.close(), hugeServer?.close()]);
+    await Promise.all([
+      gzipServer?.close(),
+      stallServer?.close(),
+      hugeServer?.close(),
+      openServer?.close(),
+    ]);
   });
 
   for (const way of WAYS) {
@@ -229,15 +252,19 @@ describe("a SearchClient bean in front of loopback servers", () => {
         // Compressed, the bound is the decoded size's.
         const gzipped = await started({ hosts: gzipServer.url, ...way.entry });
         try {
-          const error = await settled(
-            gzipped.getBean(SearchClient).transport.request(
-              { method: "GET", path: "/huge" },
-              { maxResponseSize: 1000 } as never,
-            ).then(() => assert.fail("an answer over the maximum was read"), (e: Error) => e),
-            "a request whose compressed answer is over the maximum",
-          );
-          assert.equal(error.name, "RequestAbortedError", error.message);
-          assert.match(error.message, /^search connection "main": .*maxResponseSize/);
+          // `/bomb`: decoded by the transport into bytes that start as gzip does, still bounded
+          // by the decoded size.
+          for (const path of ["/huge", "/bomb"]) {
+            const error = await settled(
+              gzipped.getBean(SearchClient).transport.request(
+                { method: "GET", path },
+                { maxResponseSize: 1000 } as never,
+              ).then(() => assert.fail("an answer over the maximum was read"), (e: Error) => e),
+              "a request whose compressed answer is over the maximum",
+            );
+            assert.equal(error.name, "RequestAbortedError", `${path}: ${error.message}`);
+            assert.match(error.message, /^search connection "main": .*maxResponseSize/);
+          }
         } finally {
           await gzipped.close();
         }
@@ -245,6 +272,31 @@ describe("a SearchClient bean in front of loopback servers", () => {
         const whole = await client.info({}, { maxResponseSize: 8 * 1024 * 1024 } as never);
         assert.equal((whole.body as unknown as { a: string }).a.length, 4 * 1024 * 1024);
         assert.deepEqual(nodeStates(client), [{ status: "alive", deadCount: 0 }]);
+      } finally {
+        await bean.close();
+      }
+    });
+
+    it(`refuses an answer over maxResponseSize before its end comes (${way.name})`, async () => {
+      const bean = await started({ hosts: openServer.url, ...way.entry });
+      try {
+        const client = bean.getBean(SearchClient);
+        for (const path of ["/", "/chunked"]) {
+          // The timeout is a give-up: the bound is passed with the first bytes.
+          const error = await settled(
+            client.transport.request({ method: "GET", path }, {
+              maxResponseSize: 1000,
+              requestTimeout: 60_000,
+              maxRetries: 0,
+            } as never).then(
+              () => assert.fail("an answer over the maximum was read"),
+              (e: Error) => e,
+            ),
+            "a request whose unended answer is over the maximum",
+          );
+          assert.equal(error.name, "RequestAbortedError", `${path}: ${error.message}`);
+          assert.match(error.message, /^search connection "main": .*maxResponseSize/);
+        }
       } finally {
         await bean.close();
       }

@@ -27,6 +27,7 @@ describe("readsByPost", () => {
         "/products/_termvectors/7",
         "/products/_validate/query",
         "/_cluster/allocation/explain",
+        "/_scripts/painless/_execute",
         "products/_mget",
       ]
     ) {

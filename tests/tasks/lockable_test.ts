@@ -3,7 +3,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Bean, bootstrap, Configuration, Service } from "../../mod.ts";
 import {
-  Async,
   type HeldLock,
   Lockable,
   LockManager,
@@ -12,9 +11,9 @@ import {
   tasks,
 } from "../../tasks.ts";
 import { MemoryLockManager } from "../../src/tasks/memory_lock_manager.ts";
-import { TaskExecutors } from "../../src/tasks/task_executors.ts";
 import { deferred } from "../deferred.ts";
 import { memoryLogger } from "../helpers.ts";
+import { assertQueuedRunsFinishAtClose } from "./queued_lock_runs.ts";
 
 /** A lock manager whose every release fails, as a store that timed out would. */
 class FailingRelease extends LockManager {
@@ -37,18 +36,6 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-/**
- * Resolves once `app.close()` reached the executors: the probe executor refuses a run. Until then
- * each probe runs at once (its executor has nothing else to run) and is counted completed.
- */
-async function untilExecutorsClosed(executors: TaskExecutors): Promise<void> {
-  const probe = executors.get("probe")!;
-  await until(() => {
-    probe.submit(() => undefined).catch(() => undefined);
-    return probe.counts.rejected > 0;
-  });
-}
 
 describe("@Lockable on the in-process lock manager", () => {
   it("50 concurrent calls on 5 keys: no two of one key overlap, different keys overlap", async () => {
@@ -144,38 +131,7 @@ describe("@Lockable on the in-process lock manager", () => {
   });
 
   it("close lets the @Async runs queued on one key take it in turn and finish", async () => {
-    const gate = deferred();
-    @Service()
-    class Digest {
-      runs = 0;
-      @Async()
-      @Lockable({ key: () => "digest", waitTime: "1h" })
-      async send(): Promise<number> {
-        const run = ++this.runs;
-        await gate.promise;
-        return run;
-      }
-    }
-    const config = {
-      thaw: {
-        task: {
-          execution: { pool: { "max-size": 2 } },
-          executors: { probe: { pool: { "max-size": 1 } } },
-        },
-      },
-    };
-    const app = await bootstrap({ config, components: [Digest], tasks: tasks() });
-    const digest = app.getBean(Digest);
-    const sent = Promise.allSettled([digest.send(), digest.send()]);
-    await until(() => digest.runs === 1);
-    const closing = app.close();
-    await untilExecutorsClosed(app.getBean(TaskExecutors));
-    gate.resolve();
-    assert.deepEqual(await sent, [
-      { status: "fulfilled", value: 1 },
-      { status: "fulfilled", value: 2 },
-    ]);
-    await closing;
+    await assertQueuedRunsFinishAtClose({ key: () => "digest", waitTime: "1h" }, 2);
   });
 
   it("releases the lock when the method fails", async () => {

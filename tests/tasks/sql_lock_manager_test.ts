@@ -15,15 +15,9 @@ import { KINDS, testPools } from "../sql/pools.ts";
 import { DB_PASSWORD } from "../migrate/sql/databases.ts";
 import { tcpProxy } from "../sql/tcp_proxy.ts";
 import { assertNoOverlap, contender, startTogether } from "./lock_contenders.ts";
-import { Bean, bootstrap, Configuration, Service } from "../../mod.ts";
-import { Async, Lockable, type LockManager, tasks } from "../../tasks.ts";
-import { TaskExecutors } from "../../src/tasks/task_executors.ts";
-import { deferred } from "../deferred.ts";
-
-/** Resolves once `condition` holds, checking on every turn of the event loop. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
-}
+import { assertQueuedRunsFinishAtClose } from "./queued_lock_runs.ts";
+import { Bean, Configuration } from "../../mod.ts";
+import type { LockManager } from "../../tasks.ts";
 
 const LONG_WAIT = 120_000;
 
@@ -327,7 +321,6 @@ for (const kind of KINDS) {
       const sql = new SqlClient(pool);
       await sql.unsafe(SqlLockManager.createTable(kind));
       const locks = new SqlLockManager(sql, { lockedBy: "app" });
-      const gate = deferred();
       @Configuration()
       class Locks {
         @Bean("sqlLocks")
@@ -335,42 +328,11 @@ for (const kind of KINDS) {
           return locks;
         }
       }
-      @Service()
-      class Reports {
-        runs = 0;
-        @Async()
-        @Lockable({ key: () => "report", lockManager: "sqlLocks" })
-        async build(): Promise<number> {
-          const run = ++this.runs;
-          await gate.promise;
-          return run;
-        }
-      }
-      const config = {
-        thaw: {
-          task: {
-            execution: { pool: { "max-size": 1 } },
-            executors: { probe: { pool: { "max-size": 1 } } },
-          },
-        },
-      };
-      const app = await bootstrap({ config, components: [Locks, Reports], tasks: tasks() });
-      const reports = app.getBean(Reports);
-      const built = Promise.allSettled([reports.build(), reports.build()]);
-      await until(() => reports.runs === 1);
-      const closing = app.close();
-      // Once the close reached the executors: the probe executor refuses a run.
-      const probe = app.getBean(TaskExecutors).get("probe")!;
-      await until(() => {
-        probe.submit(() => undefined).catch(() => undefined);
-        return probe.counts.rejected > 0;
-      });
-      gate.resolve();
-      assert.deepEqual(await built, [
-        { status: "fulfilled", value: 1 },
-        { status: "fulfilled", value: 2 },
-      ]);
-      await closing;
+      await assertQueuedRunsFinishAtClose(
+        { key: () => "report", lockManager: "sqlLocks" },
+        1,
+        [Locks],
+      );
     });
   });
 }

@@ -89,34 +89,69 @@ function sendOnNode(
   });
 }
 
-// The answer read whole, as a Response; anything Response() cannot hold fails.
+// The answer as a Response once its head came; anything Response() cannot hold fails. Its body
+// is read as it comes, not gathered first: the reader bounds it (a search connection's
+// maxResponseSize), and an answer that is too large or never ends must not be held whole first.
 function readAnswer(
   res: IncomingMessage,
   method: string | undefined,
   answered: (response: Response) => void,
   fail: (error: unknown) => void,
 ): void {
-  const chunks: Uint8Array[] = [];
-  res.on("data", (chunk: Uint8Array) => chunks.push(chunk));
-  res.on("error", fail);
-  res.on("end", () => {
-    const status = res.statusCode ?? 0;
-    try {
-      // Response() takes 200-599 only: anything else is not an answer this client reads.
-      if (status < 200 || status > 599) {
-        throw new Error(`HTTP status ${status} from the host`);
-      }
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (typeof v === "string") headers.set(k, v);
-      }
-      const body = [204, 205, 304].includes(status) || method === "HEAD"
-        ? null
-        : new Blob(chunks as BlobPart[]);
-      answered(new Response(body, { status, headers }));
-    } catch (error) {
-      fail(error);
+  const status = res.statusCode ?? 0;
+  // Response() takes 200-599 only: anything else is not an answer this client reads.
+  if (status < 200 || status > 599) {
+    res.destroy();
+    return fail(new Error(`HTTP status ${status} from the host`));
+  }
+  const headers = new Headers();
+  try {
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (typeof v === "string") headers.set(k, v);
     }
+  } catch (error) {
+    res.destroy();
+    return fail(error);
+  }
+  if ([204, 205, 304].includes(status) || method === "HEAD") {
+    // Read to its end, so that the connection goes back to the pool.
+    res.resume();
+    return answered(new Response(null, { status, headers }));
+  }
+  answered(new Response(bodyOf(res), { status, headers }));
+}
+
+// `res`'s body as a stream that holds at most a chunk ahead of its reader: a connection that
+// ends before the body does is the stream's error, and a reader that cancels closes the
+// connection.
+function bodyOf(res: IncomingMessage): ReadableStream<Uint8Array> {
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const end = (error?: unknown) => {
+        if (done) return;
+        done = true;
+        if (error === undefined) controller.close();
+        else controller.error(error);
+      };
+      res.on("data", (chunk: Uint8Array) => {
+        if (done) return;
+        controller.enqueue(new Uint8Array(chunk));
+        if ((controller.desiredSize ?? 1) <= 0) res.pause();
+      });
+      res.on("end", () => end());
+      res.on("error", (error) => end(error));
+      res.on("close", () => {
+        if (!res.complete) end(new Error("the connection closed before the answer's end"));
+      });
+    },
+    pull() {
+      res.resume();
+    },
+    cancel() {
+      done = true;
+      res.destroy();
+    },
   });
 }
 
