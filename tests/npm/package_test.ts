@@ -219,6 +219,17 @@ switch (entry) {
     await app.close();
     break;
   }
+  case "./kafka": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { kafka, KafkaTemplate } = await import("@thaw/thaw/kafka");
+    assert.equal({} instanceof KafkaTemplate, false);
+    // Its client is @platformatic/kafka, an optional peer dependency this install does not have.
+    await assert.rejects(
+      bootstrap({ config: { kafka: { "bootstrap-servers": "127.0.0.1:1" } }, kafka: kafka() }),
+      /kafka.. needs the Kafka client: npm install @platformatic.kafka/,
+    );
+    break;
+  }
   case "./types": {
     // Types only: the declarations are there, and nothing at run time.
     const types: typeof import("@thaw/thaw/types") = await import("@thaw/thaw/types");
