@@ -62,6 +62,20 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "How long `close()` lets the executors' running and queued runs finish before it drops the rest: `30s` when unset, a duration (`500ms`, `PT30S`; a number is ms).",
   "thaw.task.executors":
     "Named executors for `@Async(name)`, each with the keys of `thaw.task.execution.pool` (`thaw.task.executors.mail.pool.max-size`).",
+  "thaw.broadcast.transport":
+    "What carries `Broadcaster.publish` to every replica (`broadcast()` of `@thaw/thaw/broadcast`): `memory` (this process alone), `redis` (pub/sub) or `kafka` (a topic).",
+  "thaw.broadcast.max-buffered":
+    "The most bytes of messages that may wait for one subscriber of a channel; past it the subscriber is dropped, with a log line.",
+  "thaw.broadcast.redis.url":
+    "The Redis the `redis` transport publishes and subscribes on, `redis[s]://[[user][:password]@]host[:port][/db]`.",
+  "thaw.broadcast.redis.channel":
+    "The one Redis channel the `redis` transport's messages go on, every broadcast channel's.",
+  "thaw.broadcast.kafka.bootstrap-servers":
+    "The Kafka brokers of the `kafka` transport (`host:port`, a list or a comma-separated text).",
+  "thaw.broadcast.kafka.topic":
+    "The topic the `kafka` transport's records go to, keyed by channel; each replica reads it from its end, in a group of its own.",
+  "thaw.broadcast.kafka.client-id":
+    "The client id of the `kafka` transport's producer and consumer, and the start of its consumer groups' ids.",
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":

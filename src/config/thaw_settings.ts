@@ -21,6 +21,7 @@ import type { MANAGEMENT_KEYS } from "./management_keys.ts";
 import type { FORWARD_HEADERS_KEYS } from "./forward_headers_keys.ts";
 import type { LOGGING_KEYS } from "./logging_keys.ts";
 import type { TASK_KEYS } from "./task_keys.ts";
+import type { BROADCAST_KEYS } from "./broadcast_keys.ts";
 import { isMapping } from "../object_guards.ts";
 
 /**
@@ -32,7 +33,8 @@ type DeclaredKeys =
   & typeof MANAGEMENT_KEYS
   & typeof FORWARD_HEADERS_KEYS
   & typeof LOGGING_KEYS
-  & typeof TASK_KEYS;
+  & typeof TASK_KEYS
+  & typeof BROADCAST_KEYS;
 
 /** A key Thaw reads. */
 export type SettingKey = keyof DeclaredKeys;

@@ -219,6 +219,17 @@ switch (entry) {
     await app.close();
     break;
   }
+  case "./broadcast": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { broadcast, Broadcaster } = await import("@thaw/thaw/broadcast");
+    const app = await bootstrap({ broadcast: broadcast() });
+    const broadcaster = app.getBean(Broadcaster);
+    const feed = broadcaster.subscribe("news");
+    await broadcaster.publish("news", { n: 1 });
+    assert.equal((await feed.next()).value?.data, '{"n":1}');
+    await app.close();
+    break;
+  }
   case "./types": {
     // Types only: the declarations are there, and nothing at run time.
     const types: typeof import("@thaw/thaw/types") = await import("@thaw/thaw/types");
