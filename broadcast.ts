@@ -1,21 +1,28 @@
 /**
- * Broadcast to open streams and sockets: `broadcast()` for `bootstrap({ broadcast })` makes a
- * {@linkcode Broadcaster} bean whose `publish(channel, data)` reaches every `@SseMapping` stream
- * and `@WebSocketMapping` socket subscribed to the channel, in every replica of the app, through
- * the transport `thaw.broadcast.transport` names: `memory` (this process), `redis` (pub/sub, the
+ * Broadcast to open streams and sockets: the {@linkcode Broadcaster} bean, which any bean of an
+ * app that imports this entry point can ask for (`@Autowired(Broadcaster)`; none is made for an
+ * app that does not). Its `publish(channel, data)` reaches every `@SseMapping` stream and
+ * `@WebSocketMapping` socket subscribed to the channel, in every replica of the app, through the
+ * transport `thaw.broadcast.transport` names: `memory` (this process), `redis` (pub/sub, the
  * `redis` package) or `kafka` (a topic, the `@platformatic/kafka` package). A subscriber that
  * does not keep up is dropped, with a log line, and never holds the others back.
  *
  * Apart from the default entry point, so that an app that does not use it carries none of it.
  *
- * @example An app whose beans publish to the subscribers of a channel
+ * @example A bean that publishes, and the subscribers of its channel
  * ```ts
  * import assert from "node:assert/strict";
- * import { bootstrap } from "@thaw/thaw";
- * import { broadcast, Broadcaster } from "@thaw/thaw/broadcast";
+ * import { Autowired, bootstrap, Service } from "@thaw/thaw";
+ * import { Broadcaster } from "@thaw/thaw/broadcast";
  *
- * const app = await bootstrap({ broadcast: broadcast() });
- * const broadcaster = app.getBean(Broadcaster);
+ * @Service()
+ * class Prices {
+ *   @Autowired(Broadcaster)
+ *   broadcaster!: Broadcaster;
+ * }
+ *
+ * const app = await bootstrap({ components: [Prices] });
+ * const { broadcaster } = app.getBean(Prices);
  * const feed = broadcaster.subscribe("prices");
  * await broadcaster.publish("prices", { eur: 1.08 });
  * assert.equal((await feed.next()).value?.data, '{"eur":1.08}');
@@ -29,8 +36,6 @@
  */
 import "./src/config/broadcast_keys.ts";
 
-export { broadcast } from "./src/broadcast/broadcast_setup.ts";
-export type { BroadcastFeature } from "./src/broadcast/broadcast_feature.ts";
 export {
   Broadcaster,
   type BroadcasterOptions,

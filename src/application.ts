@@ -35,7 +35,6 @@ import type { ActuatorFeature } from "./actuator/actuator_feature.ts";
 import type { DataFeature } from "./data/data_feature.ts";
 import type { SearchFeature } from "./search/search_feature.ts";
 import type { TasksFeature } from "./tasks/tasks_feature.ts";
-import type { BroadcastFeature } from "./broadcast/broadcast_feature.ts";
 import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
   type ApplicationInternals,
@@ -121,11 +120,6 @@ export interface BootstrapOptions {
    * `@ConcurrencyLimit` need: `tasks()` of `@thaw/thaw/tasks`.
    */
   readonly tasks?: TasksFeature | false | undefined;
-  /**
-   * A `Broadcaster` bean that publishes to the `@SseMapping` streams and `@WebSocketMapping`
-   * sockets subscribed to a channel, in every replica: `broadcast()` of `@thaw/thaw/broadcast`.
-   */
-  readonly broadcast?: BroadcastFeature | false | undefined;
   /**
    * Levels by logger name (`logging.level`), a logger per bean (`@Autowired(Log)`) and structured
    * lines (`logging.structured.format.console`), Thaw's own lines included: `logging()` of
@@ -245,7 +239,6 @@ const OPTIONS = new Set([
   "data",
   "search",
   "tasks",
-  "broadcast",
   "logging",
 ]);
 

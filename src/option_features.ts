@@ -13,7 +13,7 @@ import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_valu
 
 /** One feature given as a `bootstrap` option, with the keys that configure it or none. */
 type OptionFeature = FeatureOrigin & {
-  readonly option: "logging" | "data" | "search" | "tasks" | "broadcast" | "actuator" | "openapi";
+  readonly option: "logging" | "data" | "search" | "tasks" | "actuator" | "openapi";
 } & (FeatureKeys | { readonly section?: undefined });
 
 /** The keys of an option feature, which stop `bootstrap` when set without the option. */
@@ -41,7 +41,6 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
   { option: "search", factory: "search" },
   // Its keys are unknown to an app that does not import it: they never ask for it either.
   { option: "tasks", factory: "tasks" },
-  { option: "broadcast", factory: "broadcast" },
   {
     option: "actuator",
     factory: "actuator",

@@ -2,6 +2,9 @@ import type { WSContext, WSEvents } from "hono/ws";
 import { utf8Length } from "../http/body_length.ts";
 import { loggableText } from "../observe/loggable.ts";
 import { checkOptionsObject } from "../options_object.ts";
+import type { BeanProvider, BeanSupport } from "../context/class_record.ts";
+import { PreDestroy } from "../context/lifecycle.ts";
+import { safeLogger } from "../observe/loggable.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { STREAM_OPENED, type StreamOwner } from "../web/stream_opened.ts";
 import {
@@ -12,6 +15,8 @@ import {
 } from "./broadcast_message.ts";
 import type { BroadcastTransport } from "./broadcast_transport.ts";
 import { MemoryTransport } from "./memory_transport.ts";
+import { broadcastSettings } from "./broadcast_settings.ts";
+import { transportOf } from "./transport_of.ts";
 
 /** `thaw.broadcast.max-buffered` when the configuration leaves it out: 1 MiB. */
 export const DEFAULT_MAX_BUFFERED = 1_048_576;
@@ -49,16 +54,15 @@ interface Hub {
   overflowed(subscriber: Subscriber, where: string | undefined, bytes: number, max: number): void;
 }
 
-// Set by the module that makes the app's broadcaster over its configured transport.
+// Set by the class: begins receiving through a broadcaster's transport.
 let started: (broadcaster: Broadcaster) => Promise<void>;
-let closed: (broadcaster: Broadcaster) => Promise<void>;
 
 /**
  * Publishes to every subscriber of a channel in every replica of the app: the `@SseMapping`
  * streams and `@WebSocketMapping` sockets of a live feed, whatever bean publishes (a
- * `@KafkaListener`, a controller, a `@Scheduled` job). `broadcast()` of `@thaw/thaw/broadcast`
- * makes it a bean, over the transport `thaw.broadcast.transport` names: the process, Redis
- * pub/sub or a Kafka topic.
+ * `@KafkaListener`, a controller, a `@Scheduled` job). A bean of an app that imports
+ * `@thaw/thaw/broadcast` asks for it (`@Autowired(Broadcaster)`), and gets the app's, over the
+ * transport `thaw.broadcast.transport` names: the process, Redis pub/sub or a Kafka topic.
  *
  * What is published is JSON data; each subscriber gets its JSON text, as one SSE `data:` line or
  * one WebSocket text message (it never holds a line break, whatever the data). A subscriber that
@@ -91,7 +95,7 @@ export class Broadcaster {
   #closed = false;
 
   /**
-   * A broadcaster of this process alone (the app's, from `broadcast()`, reaches every replica).
+   * A broadcaster of this process alone (the app's bean reaches every replica).
    * Throws a `TypeError` for an unknown option or a `maxBuffered` that is not a whole number of
    * bytes above 0.
    */
@@ -117,8 +121,13 @@ export class Broadcaster {
 
   static {
     started = (broadcaster) => broadcaster.#transport.start(broadcaster.#receive);
-    closed = (broadcaster) => broadcaster.#close();
   }
+
+  /**
+   * The app's broadcaster, made when a bean asks for one and the app registers none: over the
+   * transport of `thaw.broadcast.*`, receiving before any bean can use it.
+   */
+  static "thaw.provided": BeanProvider = (support) => appBroadcaster(support);
 
   /**
    * Publishes `data` on `channel`: every subscriber of it, in every replica, gets its JSON text.
@@ -215,8 +224,13 @@ export class Broadcaster {
     if (set.size === 0) this.#channels.delete(subscriber.channel);
   }
 
-  // The app closes: every subscriber ends, and the transport lets its connections go.
-  async #close(): Promise<void> {
+  /**
+   * Ends every subscriber (an iterator gives what waits, then is done), refuses any further
+   * `publish`, and lets the transport's connections go: what the app's close does, once the
+   * beans that may publish have stopped.
+   */
+  @PreDestroy()
+  async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     for (const set of [...this.#channels.values()]) {
@@ -235,30 +249,35 @@ export class Broadcaster {
   }
 }
 
-// The transport the next Broadcaster is made over: set just before, by the app's setup.
+// The transport the next Broadcaster is made over: set just before, by the app's provider.
 let TRANSPORT: BroadcastTransport | undefined;
 
-/** A broadcaster over `transport` (the app's setup makes it so). */
-export function broadcasterOver(
-  transport: BroadcastTransport,
-  options: BroadcasterOptions,
-): Broadcaster {
-  TRANSPORT = transport;
+// The app's broadcaster: over the configured transport, started before it is handed out (a
+// transport that cannot start fails the app's bootstrap, naming it).
+async function appBroadcaster(support: BeanSupport): Promise<Broadcaster> {
+  const settings = broadcastSettings(support.config);
+  const logger = safeLogger(support.logger as Logger);
+  const warn = (message: string, error: unknown): void => {
+    try {
+      (logger.warn ?? logger.error).call(logger, `[thaw] ${message}`, error);
+    } catch {
+      // Nowhere left to report it.
+    }
+  };
+  TRANSPORT = await transportOf(settings, warn);
+  let broadcaster: Broadcaster;
   try {
-    return new Broadcaster(options);
+    broadcaster = new Broadcaster({ maxBuffered: settings.maxBuffered, logger });
   } finally {
     TRANSPORT = undefined;
   }
-}
-
-/** Begins receiving through the broadcaster's transport. */
-export function startBroadcaster(broadcaster: Broadcaster): Promise<void> {
-  return started(broadcaster);
-}
-
-/** Ends every subscriber, refuses further publishing and closes the transport. */
-export function closeBroadcaster(broadcaster: Broadcaster): Promise<void> {
-  return closed(broadcaster);
+  try {
+    await started(broadcaster);
+  } catch (error) {
+    await broadcaster.close();
+    throw error;
+  }
+  return broadcaster;
 }
 
 /**

@@ -63,7 +63,7 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "thaw.task.executors":
     "Named executors for `@Async(name)`, each with the keys of `thaw.task.execution.pool` (`thaw.task.executors.mail.pool.max-size`).",
   "thaw.broadcast.transport":
-    "What carries `Broadcaster.publish` to every replica (`broadcast()` of `@thaw/thaw/broadcast`): `memory` (this process alone), `redis` (pub/sub) or `kafka` (a topic).",
+    "What carries `Broadcaster.publish` to every replica (the `Broadcaster` of `@thaw/thaw/broadcast`): `memory` (this process alone), `redis` (pub/sub) or `kafka` (a topic).",
   "thaw.broadcast.max-buffered":
     "The most bytes of messages that may wait for one subscriber of a channel; past it the subscriber is dropped, with a log line.",
   "thaw.broadcast.redis.url":

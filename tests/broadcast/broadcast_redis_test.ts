@@ -9,9 +9,8 @@ import { until } from "../runtime/raw_client.ts";
 import { openAccepted } from "../runtime/ws_raw_client.ts";
 import { RedisServer } from "../cache/redis_server.ts";
 import { bootstrap } from "../../mod.ts";
-import { broadcast } from "../../broadcast.ts";
 import { sseClient } from "./feed_clients.ts";
-import { type Replica, startReplica } from "./live_app.ts";
+import { Live, type Replica, startReplica } from "./live_app.ts";
 
 const CHANNEL = "thaw:broadcast:test";
 
@@ -88,7 +87,7 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
             broadcast: { transport: "redis", redis: { url: "redis://u:secret@127.0.0.1:1" } },
           },
         },
-        broadcast: broadcast(),
+        components: [Live],
       }),
       (error: Error) => {
         assert.match(

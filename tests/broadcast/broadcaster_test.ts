@@ -2,8 +2,8 @@
 // does not take its messages, unsubscribing, and what it refuses.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bootstrap } from "../../mod.ts";
-import { broadcast, Broadcaster } from "../../broadcast.ts";
+import { Autowired, bootstrap, Service } from "../../mod.ts";
+import { Broadcaster } from "../../broadcast.ts";
 import { memoryLogger } from "../helpers.ts";
 
 describe("Broadcaster", () => {
@@ -75,26 +75,54 @@ describe("Broadcaster", () => {
     await assert.rejects(broadcaster.publish("a", undefined), /must have a JSON form/);
   });
 
-  it("is a bean of bootstrap({ broadcast }), ended with the app, its keys checked", async () => {
-    const app = await bootstrap({ broadcast: broadcast() });
+  it("is the app's bean, made when one asks for it, ended with the app, its keys checked", async () => {
+    @Service()
+    class Ticker {
+      @Autowired(Broadcaster)
+      broadcaster!: Broadcaster;
+    }
+    const app = await bootstrap({ components: [Ticker] });
     const broadcaster = app.getBean(Broadcaster);
+    assert.equal(app.getBean(Ticker).broadcaster, broadcaster);
     const feed = broadcaster.subscribe("a");
+    await app.getBean(Ticker).broadcaster.publish("a", 1);
     await app.close();
+    assert.deepEqual(await feed.next(), { value: { data: "1" }, done: false });
     assert.deepEqual(await feed.next(), { value: undefined, done: true });
     assert.equal(broadcaster.subscribers("a"), 0);
     assert.equal(broadcaster.subscribe("a").channel, "a");
     assert.equal(broadcaster.subscribers("a"), 0);
     await assert.rejects(broadcaster.publish("a", 1), /Broadcaster: closed/);
     await assert.rejects(
-      bootstrap({
-        config: { thaw: { broadcast: { transport: "rabbit" } } },
-        broadcast: broadcast(),
-      }),
+      bootstrap({ config: { thaw: { broadcast: { transport: "rabbit" } } } }),
       /thaw\.broadcast\.transport/,
     );
     await assert.rejects(
-      bootstrap({ config: { thaw: { broadcast: { "max-bufered": 1 } } }, broadcast: broadcast() }),
+      bootstrap({ config: { thaw: { broadcast: { "max-bufered": 1 } } } }),
       /max-bufered/,
     );
+  });
+
+  it("reads its keys from text, as the environment gives them", async () => {
+    const logger = memoryLogger();
+    @Service()
+    class Ticker {
+      @Autowired(Broadcaster)
+      broadcaster!: Broadcaster;
+    }
+    const app = await bootstrap({
+      components: [Ticker],
+      config: { thaw: { broadcast: { "max-buffered": "${MAX}" } } },
+      env: { MAX: "4" },
+      logger,
+    });
+    const broadcaster = app.getBean(Broadcaster);
+    const slow = broadcaster.subscribe("a");
+    await broadcaster.publish("a", "1");
+    await broadcaster.publish("a", "2");
+    // Dropped with what waited for it: 6 bytes, over the 4 the text said.
+    assert.deepEqual(await slow.next(), { value: undefined, done: true });
+    assert.match(String(logger.lines[0]?.[0]), /6 bytes waited, over 4 /);
+    await app.close();
   });
 });

@@ -9,7 +9,7 @@ import {
   type WebSocketHandlers,
   WebSocketMapping,
 } from "../../mod.ts";
-import { broadcast, Broadcaster, type BroadcastSubscription } from "../../broadcast.ts";
+import { Broadcaster, type BroadcastSubscription } from "../../broadcast.ts";
 import { listen, type Server } from "../../server.ts";
 import { memoryLogger } from "../helpers.ts";
 
@@ -47,7 +47,6 @@ export async function startReplica(config: Record<string, unknown> = {}): Promis
     controllers: [Live],
     config,
     logger,
-    broadcast: broadcast(),
   });
   const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false, quiet: true });
   return {

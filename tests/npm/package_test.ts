@@ -220,14 +220,13 @@ switch (entry) {
     break;
   }
   case "./broadcast": {
-    const { bootstrap } = await import("@thaw/thaw");
-    const { broadcast, Broadcaster } = await import("@thaw/thaw/broadcast");
-    const app = await bootstrap({ broadcast: broadcast() });
-    const broadcaster = app.getBean(Broadcaster);
+    const { Broadcaster } = await import("@thaw/thaw/broadcast");
+    const broadcaster = new Broadcaster();
     const feed = broadcaster.subscribe("news");
     await broadcaster.publish("news", { n: 1 });
     assert.equal((await feed.next()).value?.data, '{"n":1}');
-    await app.close();
+    await broadcaster.close();
+    assert.equal((await feed.next()).done, true);
     break;
   }
   case "./types": {
