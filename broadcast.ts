@@ -9,24 +9,19 @@
  *
  * Apart from the default entry point, so that an app that does not use it carries none of it.
  *
- * @example A bean that publishes, and the subscribers of its channel
+ * The app's bean, which an `@SseMapping` or `@WebSocketMapping` route subscribes with, is shown
+ * in the guide (a decorator line cannot sit in a JSDoc example); by hand, in the process:
+ *
+ * @example A broadcaster of this process alone, as a test of the app's beans makes one
  * ```ts
  * import assert from "node:assert/strict";
- * import { Autowired, bootstrap, Service } from "@thaw/thaw";
  * import { Broadcaster } from "@thaw/thaw/broadcast";
  *
- * @Service()
- * class Prices {
- *   @Autowired(Broadcaster)
- *   broadcaster!: Broadcaster;
- * }
- *
- * const app = await bootstrap({ components: [Prices] });
- * const { broadcaster } = app.getBean(Prices);
+ * const broadcaster = new Broadcaster();
  * const feed = broadcaster.subscribe("prices");
  * await broadcaster.publish("prices", { eur: 1.08 });
  * assert.equal((await feed.next()).value?.data, '{"eur":1.08}');
- * await app.close();
+ * await broadcaster.close();
  * assert.equal((await feed.next()).done, true);
  * ```
  *
@@ -39,6 +34,7 @@ import "./src/config/broadcast_keys.ts";
 export {
   Broadcaster,
   type BroadcasterOptions,
+  type BroadcastSocket,
   BroadcastSubscription,
   type SubscribeOptions,
 } from "./src/broadcast/broadcaster.ts";

@@ -1,4 +1,4 @@
-import type { WSContext, WSEvents } from "hono/ws";
+import type { WebSocketHandlers } from "../web/websocket_mapping.ts";
 import { utf8Length } from "../http/body_length.ts";
 import { loggableText } from "../observe/loggable.ts";
 import { checkOptionsObject } from "../options_object.ts";
@@ -6,7 +6,7 @@ import type { BeanProvider, BeanSupport } from "../context/class_record.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
 import { safeLogger } from "../observe/loggable.ts";
 import type { Logger } from "../web/error_responder.ts";
-import { STREAM_OPENED, type StreamOwner } from "../web/stream_opened.ts";
+import { STREAM_OPENED } from "../web/stream_opened.ts";
 import {
   type BroadcastEvent,
   checkChannel,
@@ -38,6 +38,17 @@ export interface BroadcasterOptions {
   readonly maxBuffered?: number | undefined;
   /** Where a subscriber dropped, and a message that is none, are reported: `console`. */
   readonly logger?: Logger | undefined;
+}
+
+/**
+ * An open socket as {@linkcode Broadcaster.join} uses it: the socket a `@WebSocketMapping`
+ * handler is given (`onOpen: (event, ws) => ...`) is one.
+ */
+export interface BroadcastSocket {
+  /** 1 while open; 2 and 3 once closing or closed. */
+  readonly readyState: number;
+  /** Sends a text message. */
+  send(data: string): void;
 }
 
 /** Something subscribed to one channel in this replica. */
@@ -166,7 +177,7 @@ export class Broadcaster {
    * message the client sends goes to their `onMessage`). Sent through the socket's own `send`,
    * bounded by `server.websocket.max-buffered`.
    */
-  socket(channel: string, handlers: WSEvents = {}): WSEvents {
+  socket(channel: string, handlers: WebSocketHandlers = {}): WebSocketHandlers {
     checkChannel(channel, WHO);
     let leave: (() => void) | undefined;
     return {
@@ -187,7 +198,7 @@ export class Broadcaster {
    * until the returned function is called or the socket closes: for a socket that picks its
    * channels from what the client sends. Call it from the socket's handlers.
    */
-  join(channel: string, ws: WSContext): () => void {
+  join(channel: string, ws: BroadcastSocket): () => void {
     checkChannel(channel, WHO);
     const subscriber = new SocketSubscriber(channel, ws, this.#hub);
     if (this.#closed) return () => {};
@@ -284,8 +295,7 @@ async function appBroadcaster(support: BeanSupport): Promise<Broadcaster> {
  * The messages of one channel, as {@linkcode Broadcaster.subscribe} gives them: an async
  * iterator (of events an `@SseMapping` sends as they are) over a bounded buffer.
  */
-export class BroadcastSubscription
-  implements AsyncIterableIterator<BroadcastEvent>, StreamOwner, Subscriber {
+export class BroadcastSubscription implements AsyncIterableIterator<BroadcastEvent> {
   /** The channel it receives. */
   readonly channel: string;
   readonly #max: number;
@@ -356,6 +366,7 @@ export class BroadcastSubscription
     return Promise.resolve({ value: undefined, done: true });
   }
 
+  /** Itself: a subscription is iterated once, by one reader. */
   [Symbol.asyncIterator](): this {
     return this;
   }
@@ -376,10 +387,10 @@ export class BroadcastSubscription
 /** A socket joined to a channel: each message sent through its own `send`. */
 class SocketSubscriber implements Subscriber {
   readonly channel: string;
-  readonly #ws: WSContext;
+  readonly #ws: BroadcastSocket;
   readonly #hub: Hub;
 
-  constructor(channel: string, ws: WSContext, hub: Hub) {
+  constructor(channel: string, ws: BroadcastSocket, hub: Hub) {
     this.channel = channel;
     this.#ws = ws;
     this.#hub = hub;

@@ -5,10 +5,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { RUNTIME } from "../runtime.ts";
-import { until } from "../runtime/raw_client.ts";
 import { openAccepted } from "../runtime/ws_raw_client.ts";
 import { createTopic, KAFKA_BOOTSTRAP, readTopic, uniqueName } from "../kafka/broker.ts";
-import { sseClient } from "./feed_clients.ts";
+import { sseClient, untilHolds } from "./feed_clients.ts";
 import { type Replica, startReplica } from "./live_app.ts";
 
 describe(`broadcast through a Kafka topic on ${RUNTIME}`, () => {
@@ -29,8 +28,8 @@ describe(`broadcast through a Kafka topic on ${RUNTIME}`, () => {
       const [a, b] = replicas as [Replica, Replica];
       const stream = await sseClient(`${a.base}/rooms/k/feed`);
       const socket = await openAccepted(b.port, "/rooms/k/socket");
-      await until(async () => a.broadcaster.subscribers("room:k") === 1, "a stream on a");
-      await until(async () => b.broadcaster.subscribers("room:k") === 1, "a socket on b");
+      await untilHolds(() => a.broadcaster.subscribers("room:k") === 1, "a stream on a");
+      await untilHolds(() => b.broadcaster.subscribers("room:k") === 1, "a socket on b");
       const sent: unknown[] = [];
       for (let n = 0; n < 20; n++) {
         const data = { n, text: `from ${n % 2 === 0 ? "a" : "b"}\r\n\0\u2028` };

@@ -1,3 +1,4 @@
+// integration test: redis-server from Debian's redis-server package (tools/system_packages.sh)
 // Broadcast through Redis pub/sub between two replicas (two apps in this process, each with its
 // own connections to a real redis-server): a message published on either reaches the streams and
 // sockets of both, in order; each replica's close ends its subscribers and its subscription.
@@ -5,11 +6,10 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "redis";
 import { RUNTIME } from "../runtime.ts";
-import { until } from "../runtime/raw_client.ts";
 import { openAccepted } from "../runtime/ws_raw_client.ts";
 import { RedisServer } from "../cache/redis_server.ts";
 import { bootstrap } from "../../mod.ts";
-import { sseClient } from "./feed_clients.ts";
+import { sseClient, untilHolds } from "./feed_clients.ts";
 import { Live, type Replica, startReplica } from "./live_app.ts";
 
 const CHANNEL = "thaw:broadcast:test";
@@ -46,8 +46,8 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
       assert.equal(await subscribed(), 2);
       const stream = await sseClient(`${a.base}/rooms/r/feed`);
       const socket = await openAccepted(b.port, "/rooms/r/socket");
-      await until(async () => a.broadcaster.subscribers("room:r") === 1, "a stream on a");
-      await until(async () => b.broadcaster.subscribers("room:r") === 1, "a socket on b");
+      await untilHolds(() => a.broadcaster.subscribers("room:r") === 1, "a stream on a");
+      await untilHolds(() => b.broadcaster.subscribers("room:r") === 1, "a socket on b");
       const sent: unknown[] = [];
       for (let n = 0; n < 20; n++) {
         const data = { n, text: `from ${n % 2 === 0 ? "a" : "b"}\r\n\0\u2028` };

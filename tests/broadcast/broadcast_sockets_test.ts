@@ -5,9 +5,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { RUNTIME } from "../runtime.ts";
-import { until } from "../runtime/raw_client.ts";
 import { openAccepted } from "../runtime/ws_raw_client.ts";
-import { silentClient, sseClient } from "./feed_clients.ts";
+import { silentClient, sseClient, untilHolds } from "./feed_clients.ts";
 import { type Replica, startReplica } from "./live_app.ts";
 
 // Large messages, so that what the sockets' buffers hold is a few of them, whatever the runtime.
@@ -34,8 +33,8 @@ describe(`broadcast to streams and sockets on ${RUNTIME}`, () => {
     const stream = await sseClient(`${base}/rooms/a/feed`);
     const socket = await openAccepted(port, "/rooms/a/socket");
     const other = await sseClient(`${base}/rooms/b/feed`);
-    await until(async () => broadcaster.subscribers("room:a") === 2, "two subscribers of room:a");
-    await until(async () => broadcaster.subscribers("room:b") === 1, "one subscriber of room:b");
+    await untilHolds(() => broadcaster.subscribers("room:a") === 2, "two subscribers of room:a");
+    await untilHolds(() => broadcaster.subscribers("room:b") === 1, "one subscriber of room:b");
     const sent = [
       "plain",
       "line\r\nbreaks\rand\nNUL\0",
@@ -56,15 +55,15 @@ describe(`broadcast to streams and sockets on ${RUNTIME}`, () => {
     stream.leave();
     other.leave();
     await socket.close(1000);
-    await until(async () => broadcaster.subscribers("room:a") === 0, "room:a left");
-    await until(async () => broadcaster.subscribers("room:b") === 0, "room:b left");
+    await untilHolds(() => broadcaster.subscribers("room:a") === 0, "room:a left");
+    await untilHolds(() => broadcaster.subscribers("room:b") === 0, "room:b left");
   });
 
   it("drops a client that reads nothing once its buffer is full, with one log line, while a fast one gets everything in order", async () => {
     const { base, port, broadcaster } = replica;
     const fast = await sseClient(`${base}/rooms/slow/feed`);
     const slow = await silentClient(port, "/rooms/slow/feed");
-    await until(async () => broadcaster.subscribers("room:slow") === 2, "both subscribed");
+    await untilHolds(() => broadcaster.subscribers("room:slow") === 2, "both subscribed");
     const dropped = () => replica.lines().filter((line) => line.includes("max-buffered"));
     let n = 0;
     while (dropped().length === 0 && n < GIVE_UP) {
@@ -85,7 +84,7 @@ describe(`broadcast to streams and sockets on ${RUNTIME}`, () => {
     assert.equal(dropped().length, 1);
     slow.destroy();
     fast.leave();
-    await until(async () => broadcaster.subscribers("room:slow") === 0, "room:slow left");
+    await untilHolds(() => broadcaster.subscribers("room:slow") === 0, "room:slow left");
   });
 
   it("closes with 1008 a socket whose client reads nothing, while a fast one gets everything", async () => {
@@ -93,7 +92,7 @@ describe(`broadcast to streams and sockets on ${RUNTIME}`, () => {
     const fast = await sseClient(`${base}/rooms/ws/feed`);
     const slow = await openAccepted(port, "/rooms/ws/socket");
     slow.pause();
-    await until(async () => broadcaster.subscribers("room:ws") === 2, "both subscribed");
+    await untilHolds(() => broadcaster.subscribers("room:ws") === 2, "both subscribed");
     const closedLine = () => replica.lines().filter((line) => line.includes("closed with 1008"));
     let n = 0;
     while (closedLine().length === 0 && n < GIVE_UP) {
@@ -106,9 +105,9 @@ describe(`broadcast to streams and sockets on ${RUNTIME}`, () => {
     slow.resume();
     for (;;) if (await slow.next().catch(() => undefined) === undefined) break;
     assert.equal((await slow.closed).code, 1008);
-    await until(async () => broadcaster.subscribers("room:ws") === 1, "the socket left");
+    await untilHolds(() => broadcaster.subscribers("room:ws") === 1, "the socket left");
     fast.leave();
-    await until(async () => broadcaster.subscribers("room:ws") === 0, "room:ws left");
+    await untilHolds(() => broadcaster.subscribers("room:ws") === 0, "room:ws left");
   });
 });
 
@@ -119,7 +118,7 @@ describe(`the app's close with broadcast subscribers on ${RUNTIME}`, () => {
     const stream = await sseClient(`${base}/rooms/c/feed`);
     const socket = await openAccepted(port, "/rooms/c/socket");
     const iterator = broadcaster.subscribe("room:c");
-    await until(async () => broadcaster.subscribers("room:c") === 3, "three subscribers");
+    await untilHolds(() => broadcaster.subscribers("room:c") === 3, "three subscribers");
     await broadcaster.publish("room:c", "before");
     assert.deepEqual(await stream.received(1), ['"before"']);
     await replica.server.close();

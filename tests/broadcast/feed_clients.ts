@@ -1,7 +1,7 @@
 // Clients of a live feed over real sockets: an EventSource-like reader of an SSE answer (fetch),
 // and a raw connection that asks for a stream and then reads nothing.
 import { connect, type Socket } from "node:net";
-import { request } from "../runtime/raw_client.ts";
+import { request, until } from "../runtime/raw_client.ts";
 
 /** A client of an SSE answer that reads every event's data as it comes. */
 export interface SseClient {
@@ -83,4 +83,9 @@ export function silentClient(port: number, path: string): Promise<Socket> {
     });
     socket.once("error", reject);
   });
+}
+
+/** Waits until `check` holds: a state of the server's (a subscriber count), asked again and again. */
+export function untilHolds(check: () => boolean, what: string): Promise<void> {
+  return until(() => Promise.resolve(check()), what);
 }
