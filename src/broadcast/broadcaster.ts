@@ -104,6 +104,7 @@ export class Broadcaster {
   readonly #channels = new Map<string, Set<Subscriber>>();
   readonly #hub: Hub;
   #closed = false;
+  #warnedForeign = false;
 
   /**
    * A broadcaster of this process alone (the app's bean reaches every replica).
@@ -215,7 +216,14 @@ export class Broadcaster {
   readonly #receive = (text: string): void => {
     const message = decodeMessage(text);
     if (message === undefined) {
-      this.#warn(`${WHO}: dropped a message of ${this.#transport.name} that is not one`);
+      // Once: whatever else writes to the channel or topic must not flood the log.
+      if (!this.#warnedForeign) {
+        this.#warnedForeign = true;
+        this.#warn(
+          `${WHO}: dropped what ${this.#transport.name} carried that is no broadcast message ` +
+            "(another writer?); others like it are dropped without a word",
+        );
+      }
       return;
     }
     const subscribers = this.#channels.get(message.channel);

@@ -4,6 +4,7 @@
 // sockets of both, in order; each replica's close ends its subscribers and its subscription.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { createClient } from "redis";
 import { RUNTIME } from "../runtime.ts";
 import { openAccepted } from "../runtime/ws_raw_client.ts";
@@ -76,6 +77,79 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
       assert.equal(await subscribed(), 0);
     } finally {
       for (const replica of replicas) await replica.server.close().catch(() => {});
+    }
+  });
+
+  it("drops, with one line, what another writer puts on the Redis channel", async () => {
+    const channel = `${CHANNEL}:foreign`;
+    const replica = await startReplica({
+      thaw: { broadcast: { transport: "redis", redis: { url: redis.url, channel } } },
+      server: { sse: { heartbeat: "100ms" } },
+    });
+    try {
+      const stream = await sseClient(`${replica.base}/rooms/f/feed`);
+      await untilHolds(() => replica.broadcaster.subscribers("room:f") === 1, "a stream");
+      const writer = createClient({ url: redis.url, RESP: 2 });
+      writer.on("error", () => {});
+      await writer.connect();
+      try {
+        for (
+          const message of [
+            "not json",
+            Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), // not UTF-8
+            '{"channel":"room:f"}',
+            '{"channel":"room:f","data":"\\r\\n\\u0000"}',
+          ]
+        ) {
+          await writer.sendCommand(["PUBLISH", channel, message]);
+        }
+      } finally {
+        writer.destroy();
+      }
+      await replica.broadcaster.publish("room:f", "mine");
+      assert.deepEqual(await stream.received(2), ['"\\r\\n\\u0000"', '"mine"']);
+      const foreign = replica.lines().filter((line) => line.includes("no broadcast message"));
+      assert.equal(foreign.length, 1);
+      assert.match(
+        foreign[0],
+        /Redis at redis:\/\/127\.0\.0\.1:\d+ \(channel "thaw:broadcast:test:foreign"\)/,
+      );
+      stream.leave();
+    } finally {
+      await replica.server.close();
+    }
+  });
+
+  it("subscribes again once Redis is back, and the feed goes on", async () => {
+    const channel = `${CHANNEL}:again`;
+    const replica = await startReplica({
+      thaw: { broadcast: { transport: "redis", redis: { url: redis.url, channel } } },
+      server: { sse: { heartbeat: "100ms" } },
+    });
+    try {
+      const stream = await sseClient(`${replica.base}/rooms/g/feed`);
+      await untilHolds(() => replica.broadcaster.subscribers("room:g") === 1, "a stream");
+      await replica.broadcaster.publish("room:g", 0);
+      assert.deepEqual(await stream.received(1), ["0"]);
+      await redis.kill();
+      await untilHolds(
+        () => replica.lines().some((line) => line.includes("is unavailable, reconnecting")),
+        "the lost connection logged",
+      );
+      await assert.rejects(replica.broadcaster.publish("room:g", "lost"), /could not publish/);
+      await redis.restart();
+      // Published until one comes back through the subscription made again: those sent before
+      // it was made again are lost, as pub/sub keeps nothing.
+      let n = 0;
+      await untilHolds(() => {
+        void replica.broadcaster.publish("room:g", ++n).catch(() => {});
+        return stream.data.length > 1;
+      }, "a message through the new subscription");
+      assert.equal(stream.data[0], "0");
+      assert.ok(Number(stream.data[1]) >= 1);
+      stream.leave();
+    } finally {
+      await replica.server.close();
     }
   });
 

@@ -7,7 +7,7 @@ import { request, until } from "../runtime/raw_client.ts";
 export interface SseClient {
   /** The data of each event received so far, in order. */
   readonly data: string[];
-  /** Resolves once `count` events came; rejects when the stream ends before. */
+  /** Resolves once `count` events came; rejects when the stream ends before, or after 60 s. */
   received(count: number): Promise<string[]>;
   /** Resolves once the server ended the stream. */
   readonly ended: Promise<void>;
@@ -54,12 +54,19 @@ export async function sseClient(url: string): Promise<SseClient> {
     ended,
     received: (count) =>
       new Promise((resolve, reject) => {
+        // A give-up, paid only when the events never come.
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`not within 60 s: ${count} events, ${data.length} came`));
+        }, 60_000);
         const check = () => {
           if (data.length >= count) {
             waiters.delete(check);
+            clearTimeout(timer);
             resolve(data.slice(0, count));
           } else if (over) {
             waiters.delete(check);
+            clearTimeout(timer);
             reject(new Error(`the stream ended after ${data.length} of ${count} events`));
           }
         };
