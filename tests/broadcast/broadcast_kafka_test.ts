@@ -4,21 +4,35 @@
 // clients.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Admin } from "@platformatic/kafka";
 import { RUNTIME } from "../runtime.ts";
 import { openAccepted } from "../runtime/ws_raw_client.ts";
 import { createTopic, KAFKA_BOOTSTRAP, readTopic, uniqueName } from "../kafka/broker.ts";
 import { sseClient, untilHolds } from "./feed_clients.ts";
 import { type Replica, startReplica } from "./live_app.ts";
 
+// The members of each consumer group whose id starts with the replicas' client id.
+async function groupMembers(clientId: string): Promise<number[]> {
+  const admin = new Admin({ clientId: "thaw-tests", bootstrapBrokers: [KAFKA_BOOTSTRAP] });
+  try {
+    const ids = [...(await admin.listGroups()).keys()].filter((id) => id.startsWith(clientId));
+    const groups = await admin.describeGroups({ groups: ids });
+    return [...groups.values()].map((group) => group.members.size);
+  } finally {
+    await admin.close();
+  }
+}
+
 describe(`broadcast through a Kafka topic on ${RUNTIME}`, () => {
   it("publishes from either replica to the streams and sockets of both, in order", async () => {
     const topic = uniqueName("thaw-broadcast");
+    const clientId = uniqueName("thaw-broadcast-client");
     await createTopic(topic, 3);
     const config = {
       thaw: {
         broadcast: {
           transport: "kafka",
-          kafka: { "bootstrap-servers": KAFKA_BOOTSTRAP, topic },
+          kafka: { "bootstrap-servers": KAFKA_BOOTSTRAP, topic, "client-id": clientId },
         },
       },
       server: { sse: { heartbeat: "100ms" } },
@@ -26,6 +40,8 @@ describe(`broadcast through a Kafka topic on ${RUNTIME}`, () => {
     const replicas: Replica[] = [await startReplica(config), await startReplica(config)];
     try {
       const [a, b] = replicas as [Replica, Replica];
+      // Each replica is the one member of a group of its own, which it leaves as it closes.
+      assert.deepEqual(await groupMembers(clientId), [1, 1]);
       const stream = await sseClient(`${a.base}/rooms/k/feed`);
       const socket = await openAccepted(b.port, "/rooms/k/socket");
       await untilHolds(() => a.broadcaster.subscribers("room:k") === 1, "a stream on a");
@@ -59,6 +75,7 @@ describe(`broadcast through a Kafka topic on ${RUNTIME}`, () => {
       assert.equal(last.type === "text" ? last.data : last, '"still here"');
       await b.server.close();
       assert.equal((await socket.closed).code, 1001);
+      assert.deepEqual(await groupMembers(clientId), [0, 0]);
     } finally {
       for (const replica of replicas) await replica.server.close().catch(() => {});
     }
