@@ -59,6 +59,25 @@ describe(`broadcast to streams and sockets on ${RUNTIME}`, () => {
     await untilHolds(() => broadcaster.subscribers("room:b") === 0, "room:b left");
   });
 
+  it("sends a socket the messages of the channel its client picks, until it picks another or leaves", async () => {
+    const { port, broadcaster } = replica;
+    const socket = await openAccepted(port, "/lobby");
+    await socket.sendText("room:x");
+    await untilHolds(() => broadcaster.subscribers("room:x") === 1, "the socket in room:x");
+    await broadcaster.publish("room:x", "in x");
+    assert.deepEqual(await socket.next(), { type: "text", data: '"in x"' });
+    await socket.sendText("room:y");
+    await untilHolds(() => broadcaster.subscribers("room:y") === 1, "the socket in room:y");
+    assert.equal(broadcaster.subscribers("room:x"), 0);
+    await broadcaster.publish("room:x", "not for it");
+    await broadcaster.publish("room:y", "in y");
+    assert.deepEqual(await socket.next(), { type: "text", data: '"in y"' });
+    // A channel name no broadcaster takes: the handler throws, and the socket is closed with 1011.
+    await socket.sendText("x".repeat(2000));
+    assert.equal((await socket.closed).code, 1011);
+    await untilHolds(() => broadcaster.subscribers("room:y") === 0, "the socket left room:y");
+  });
+
   it("drops a client that reads nothing once its buffer is full, with one log line, while a fast one gets everything in order", async () => {
     const { base, port, broadcaster } = replica;
     const fast = await sseClient(`${base}/rooms/slow/feed`);

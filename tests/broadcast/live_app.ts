@@ -27,6 +27,19 @@ export class Live {
   socket(room: string): WebSocketHandlers {
     return this.broadcaster.socket(`room:${room}`);
   }
+
+  // A socket that follows the channel its client names last.
+  @WebSocketMapping("/lobby")
+  lobby(): WebSocketHandlers {
+    let leave = () => {};
+    return {
+      onMessage: (event, ws) => {
+        leave();
+        leave = this.broadcaster.join(String(event.data), ws);
+      },
+      onClose: () => leave(),
+    };
+  }
 }
 
 /** One replica of the app, listening. */
