@@ -19,6 +19,7 @@ describe("entry points, each imported alone", () => {
     assert.deepEqual(Object.keys(exports).sort(), [
       ".",
       "./actuator",
+      "./broadcast",
       "./cache-redis",
       "./cli",
       "./config",

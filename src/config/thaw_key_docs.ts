@@ -106,6 +106,20 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "A claim holding roles, each an authority prefixed `ROLE_` (a dotted path reaches into objects: `realm_access.roles`).",
   "security.oauth2.resourceserver.jwt.clock-skew":
     "How far a token's `exp` and `nbf` may be off the server's clock: `60s` when unset, a duration (`500ms`, `PT1M`; a number is ms).",
+  "thaw.broadcast.transport":
+    "What carries `Broadcaster.publish` to every replica (the `Broadcaster` of `@thaw/thaw/broadcast`): `memory` (this process alone), `redis` (pub/sub) or `kafka` (a topic).",
+  "thaw.broadcast.max-buffered":
+    "The most bytes of messages that may wait for one subscriber of a channel; past it the subscriber is dropped, with a log line.",
+  "thaw.broadcast.redis.url":
+    "The Redis the `redis` transport publishes and subscribes on, `redis[s]://[[user][:password]@]host[:port][/db]`.",
+  "thaw.broadcast.redis.channel":
+    "The one Redis channel the `redis` transport's messages go on, every broadcast channel's.",
+  "thaw.broadcast.kafka.bootstrap-servers":
+    "The Kafka brokers of the `kafka` transport (`host:port`, a list or a comma-separated text).",
+  "thaw.broadcast.kafka.topic":
+    "The topic the `kafka` transport's records go to, keyed by channel; each replica reads it from its end, in a group of its own.",
+  "thaw.broadcast.kafka.client-id":
+    "The client id of the `kafka` transport's producer and consumer, and the start of its consumer groups' ids.",
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":

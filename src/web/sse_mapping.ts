@@ -15,6 +15,7 @@ import type { Logger } from "./error_responder.ts";
 import type { HandlerArguments, PathCheck, SignatureCheck } from "./handler_signature.ts";
 import { answerWatchers } from "./answer_sent.ts";
 import { ownRouteDecorator } from "./declared_route.ts";
+import { STREAM_OPENED, type StreamOwner } from "./stream_opened.ts";
 import { type OpenStream, type OpenStreams, openStreamsOf } from "../observe/open_streams.ts";
 import {
   type EventStream,
@@ -127,7 +128,8 @@ function streamed(
 ): (...args: unknown[]) => Promise<Response> {
   return async (...args) => {
     const request = (args.pop() as HttpRequest).getRaw();
-    const iterator = iteratorOf(await method.apply(bean, args), label);
+    const result = await method.apply(bean, args);
+    const iterator = iteratorOf(result, label);
     const headers = { ...HEADERS };
     const host = HOSTS.get(bean) ?? LONE;
     if (request.method === "HEAD") return headOnly(iterator, host, label, headers);
@@ -149,6 +151,7 @@ function streamed(
     );
     if (!over) {
       unregister = watched(host, request, stream);
+      (result as Partial<StreamOwner>)[STREAM_OPENED]?.(label, stream.end);
       if (host.ending) stream.end();
     }
     const start = await stream.begun;

@@ -230,6 +230,16 @@ switch (entry) {
     );
     break;
   }
+  case "./broadcast": {
+    const { Broadcaster } = await import("@thaw/thaw/broadcast");
+    const broadcaster = new Broadcaster();
+    const feed = broadcaster.subscribe("news");
+    await broadcaster.publish("news", { n: 1 });
+    assert.equal((await feed.next()).value?.data, '{"n":1}');
+    await broadcaster.close();
+    assert.equal((await feed.next()).done, true);
+    break;
+  }
   case "./types": {
     // Types only: the declarations are there, and nothing at run time.
     const types: typeof import("@thaw/thaw/types") = await import("@thaw/thaw/types");

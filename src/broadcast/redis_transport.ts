@@ -1,0 +1,139 @@
+// Broadcast through Redis pub/sub (the `redis` package, node-redis): every replica SUBSCRIBEs to
+// one Redis channel on a connection of its own (a subscribed connection takes no other command),
+// and PUBLISHes on another. Redis delivers to every subscribed connection, the publisher's own
+// included, in the order it took the PUBLISHes; a message sent while a replica is disconnected
+// is lost for it (pub/sub keeps nothing), as a live feed allows.
+import { Buffer } from "node:buffer";
+import { maskUrl } from "../config/secrets_mask.ts";
+import { importOptional } from "../runtime/optional_module.ts";
+import type { BroadcastTransport } from "./broadcast_transport.ts";
+
+/** The client of node-redis, as far as the transport uses it. */
+interface RedisClient {
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  connect(): Promise<unknown>;
+  duplicate(): RedisClient;
+  sendCommand(args: ReadonlyArray<string | Uint8Array>): Promise<unknown>;
+  subscribe(
+    channel: string,
+    listener: (message: Buffer, channel: Buffer) => void,
+    bufferMode: true,
+  ): Promise<void>;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+/** The longest wait between two attempts to reconnect. */
+const MAX_RECONNECT_DELAY_MS = 2000;
+const STRICT_UTF8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
+
+/** Where the Redis transport connects, and on which Redis channel its messages go. */
+export interface RedisTransportSettings {
+  readonly url: string;
+  readonly channel: string;
+}
+
+/** Broadcast through Redis pub/sub: one Redis channel for every broadcast channel. */
+export class RedisTransport implements BroadcastTransport {
+  readonly name: string;
+  readonly #settings: RedisTransportSettings;
+  readonly #warn: (message: string, error: unknown) => void;
+  #publisher: RedisClient | undefined;
+  #subscriber: RedisClient | undefined;
+  #closed = false;
+
+  constructor(settings: RedisTransportSettings, warn: (message: string, error: unknown) => void) {
+    this.#settings = settings;
+    this.#warn = warn;
+    this.name = `Redis at ${maskUrl(settings.url)} (channel ${JSON.stringify(settings.channel)})`;
+  }
+
+  async start(receive: (text: string) => void): Promise<void> {
+    const redis = await importOptional(() => import("redis"), {
+      packages: ["redis"],
+      neededBy: "thaw.broadcast.transport: redis",
+      what: "the redis client",
+    });
+    const create = redis.createClient as unknown as (options: object) => RedisClient;
+    // Until the first connection, a failure fails the start (the app's bootstrap) rather than
+    // retrying for ever; from then on node-redis reconnects, and subscribes again, by itself.
+    let connected = false;
+    const reconnectStrategy = (retries: number, cause: Error): number | Error =>
+      connected
+        ? Math.min(50 * 2 ** Math.min(retries, 10), MAX_RECONNECT_DELAY_MS) +
+          Math.floor(Math.random() * 50)
+        : cause;
+    const publisher = create({
+      url: this.#settings.url,
+      RESP: 2,
+      // A publish while Redis is down fails at once rather than waiting in a queue.
+      disableOfflineQueue: true,
+      maintNotifications: "disabled",
+      socket: { reconnectStrategy },
+    });
+    const subscriber = publisher.duplicate();
+    this.#publisher = publisher;
+    this.#subscriber = subscriber;
+    // Every failure is also an `error` event: one unheard would end the process.
+    let down = false;
+    for (const client of [publisher, subscriber]) {
+      client.on("error", (error: never) => {
+        // Before the first connection the start's own failure says it.
+        if (down || this.#closed || !connected) return;
+        down = true;
+        this.#warn(`Broadcaster: ${this.name} is unavailable, reconnecting:`, error);
+      });
+      client.on("ready", () => void (down = false));
+    }
+    try {
+      await Promise.all([publisher.connect(), subscriber.connect()]);
+      connected = true;
+      await subscriber.subscribe(this.#settings.channel, (message) => {
+        let text: string;
+        try {
+          text = STRICT_UTF8.decode(message);
+        } catch {
+          return receive(""); // not UTF-8: no message, which the broadcaster reports
+        }
+        receive(text);
+      }, true);
+    } catch (error) {
+      await this.close();
+      throw new Error(
+        `Broadcaster: could not subscribe on ${this.name}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    }
+  }
+
+  async publish(_channel: string, text: string): Promise<void> {
+    const publisher = this.#publisher;
+    if (publisher === undefined) throw new Error(`Broadcaster: ${this.name} is not connected`);
+    try {
+      await publisher.sendCommand(["PUBLISH", this.#settings.channel, Buffer.from(text)]);
+    } catch (error) {
+      throw new Error(
+        `Broadcaster: could not publish on ${this.name}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const clients = [this.#publisher, this.#subscriber];
+    this.#publisher = this.#subscriber = undefined;
+    await Promise.all(clients.map(async (client) => {
+      if (client === undefined) return;
+      try {
+        await client.close();
+      } catch {
+        client.destroy(); // never connected, or already gone
+      }
+    }));
+  }
+}

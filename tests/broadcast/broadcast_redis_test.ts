@@ -1,0 +1,176 @@
+// integration test: redis-server from Debian's redis-server package (tools/system_packages.sh)
+// Broadcast through Redis pub/sub between two replicas (two apps in this process, each with its
+// own connections to a real redis-server): a message published on either reaches the streams and
+// sockets of both, in order; each replica's close ends its subscribers and its subscription.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { createClient } from "redis";
+import { RUNTIME } from "../runtime.ts";
+import { openAccepted } from "../runtime/ws_raw_client.ts";
+import { RedisServer } from "../cache/redis_server.ts";
+import { bootstrap } from "../../mod.ts";
+import { sseClient, untilHolds } from "./feed_clients.ts";
+import { Live, type Replica, startReplica } from "./live_app.ts";
+
+const CHANNEL = "thaw:broadcast:test";
+
+describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
+  let redis: RedisServer;
+
+  before(async () => {
+    redis = await RedisServer.start();
+  });
+  after(() => redis.kill());
+
+  // How many connections of the replicas are subscribed to the Redis channel.
+  async function subscribed(): Promise<number> {
+    const client = createClient({ url: redis.url, RESP: 2 });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      const reply = await client.sendCommand(["PUBSUB", "NUMSUB", CHANNEL]) as [string, number];
+      return Number(reply[1]);
+    } finally {
+      client.destroy();
+    }
+  }
+
+  it("publishes from either replica to the streams and sockets of both, in order", async () => {
+    const config = {
+      thaw: { broadcast: { transport: "redis", redis: { url: redis.url, channel: CHANNEL } } },
+      server: { sse: { heartbeat: "100ms" } },
+    };
+    const replicas: Replica[] = [await startReplica(config), await startReplica(config)];
+    try {
+      const [a, b] = replicas as [Replica, Replica];
+      assert.equal(await subscribed(), 2);
+      const stream = await sseClient(`${a.base}/rooms/r/feed`);
+      const socket = await openAccepted(b.port, "/rooms/r/socket");
+      await untilHolds(() => a.broadcaster.subscribers("room:r") === 1, "a stream on a");
+      await untilHolds(() => b.broadcaster.subscribers("room:r") === 1, "a socket on b");
+      const sent: unknown[] = [];
+      for (let n = 0; n < 20; n++) {
+        const data = { n, text: `from ${n % 2 === 0 ? "a" : "b"}\r\n\0\u2028` };
+        sent.push(data);
+        // One replica after the other, each publish taken before the next: Redis keeps that order.
+        await (n % 2 === 0 ? a : b).broadcaster.publish("room:r", data);
+      }
+      const expected = sent.map((data) => JSON.stringify(data));
+      assert.deepEqual(await stream.received(sent.length), expected);
+      const messages: unknown[] = [];
+      for (let i = 0; i < sent.length; i++) {
+        const message = await socket.next();
+        messages.push(message.type === "text" ? message.data : message);
+      }
+      assert.deepEqual(messages, expected);
+
+      await a.server.close();
+      await stream.ended;
+      assert.equal(a.broadcaster.subscribers("room:r"), 0);
+      assert.equal(await subscribed(), 1);
+      await b.broadcaster.publish("room:r", "still here");
+      const last = await socket.next();
+      assert.equal(last.type === "text" ? last.data : last, '"still here"');
+      await b.server.close();
+      assert.equal((await socket.closed).code, 1001);
+      assert.equal(await subscribed(), 0);
+    } finally {
+      for (const replica of replicas) await replica.server.close().catch(() => {});
+    }
+  });
+
+  it("drops, with one line, what another writer puts on the Redis channel", async () => {
+    const channel = `${CHANNEL}:foreign`;
+    const replica = await startReplica({
+      thaw: { broadcast: { transport: "redis", redis: { url: redis.url, channel } } },
+      server: { sse: { heartbeat: "100ms" } },
+    });
+    try {
+      const stream = await sseClient(`${replica.base}/rooms/f/feed`);
+      await untilHolds(() => replica.broadcaster.subscribers("room:f") === 1, "a stream");
+      const writer = createClient({ url: redis.url, RESP: 2 });
+      writer.on("error", () => {});
+      await writer.connect();
+      try {
+        for (
+          const message of [
+            "not json",
+            Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), // not UTF-8
+            '{"channel":"room:f"}',
+            '{"channel":"room:f","data":"\\r\\n\\u0000"}',
+          ]
+        ) {
+          await writer.sendCommand(["PUBLISH", channel, message]);
+        }
+      } finally {
+        writer.destroy();
+      }
+      await replica.broadcaster.publish("room:f", "mine");
+      assert.deepEqual(await stream.received(2), ['"\\r\\n\\u0000"', '"mine"']);
+      const foreign = replica.lines().filter((line) => line.includes("no broadcast message"));
+      assert.equal(foreign.length, 1);
+      assert.match(
+        foreign[0],
+        /Redis at redis:\/\/127\.0\.0\.1:\d+ \(channel "thaw:broadcast:test:foreign"\)/,
+      );
+      stream.leave();
+    } finally {
+      await replica.server.close();
+    }
+  });
+
+  it("subscribes again once Redis is back, and the feed goes on", async () => {
+    const channel = `${CHANNEL}:again`;
+    const replica = await startReplica({
+      thaw: { broadcast: { transport: "redis", redis: { url: redis.url, channel } } },
+      server: { sse: { heartbeat: "100ms" } },
+    });
+    try {
+      const stream = await sseClient(`${replica.base}/rooms/g/feed`);
+      await untilHolds(() => replica.broadcaster.subscribers("room:g") === 1, "a stream");
+      await replica.broadcaster.publish("room:g", 0);
+      assert.deepEqual(await stream.received(1), ["0"]);
+      await redis.kill();
+      await untilHolds(
+        () => replica.lines().some((line) => line.includes("is unavailable, reconnecting")),
+        "the lost connection logged",
+      );
+      await assert.rejects(replica.broadcaster.publish("room:g", "lost"), /could not publish/);
+      await redis.restart();
+      // Published until one comes back through the subscription made again: those sent before
+      // it was made again are lost, as pub/sub keeps nothing.
+      let n = 0;
+      await untilHolds(() => {
+        void replica.broadcaster.publish("room:g", ++n).catch(() => {});
+        return stream.data.length > 1;
+      }, "a message through the new subscription");
+      assert.equal(stream.data[0], "0");
+      assert.ok(Number(stream.data[1]) >= 1);
+      stream.leave();
+    } finally {
+      await replica.server.close();
+    }
+  });
+
+  it("fails bootstrap, naming Redis with its password masked, when Redis cannot be reached", async () => {
+    await assert.rejects(
+      bootstrap({
+        config: {
+          thaw: {
+            broadcast: { transport: "redis", redis: { url: "redis://u:secret@127.0.0.1:1" } },
+          },
+        },
+        components: [Live],
+      }),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          /Broadcaster: could not subscribe on Redis at redis:\/\/\*\*\*@127\.0\.0\.1:1 /,
+        );
+        assert.doesNotMatch(error.message, /secret/);
+        return true;
+      },
+    );
+  });
+});
