@@ -21,17 +21,21 @@ type Key = keyof typeof BROADCAST_KEYS;
 
 /** The broadcaster's settings in `config`, each key's default where it is left out. */
 export function broadcastSettings(config: ConfigValues): BroadcastSettings {
-  const get = (key: Key): unknown => {
+  const at = (key: string): unknown => {
     let value: unknown = config;
     for (const part of key.split(".")) {
       value = typeof value === "object" && value !== null
         ? (value as Record<string, unknown>)[part]
         : undefined;
     }
-    return value ?? BROADCAST_KEYS[key].default;
+    return value;
   };
+  const get = (key: Key): unknown => at(key) ?? BROADCAST_KEYS[key].default;
   const text = (key: Key): string => String(get(key));
-  const servers = get("thaw.broadcast.kafka.bootstrap-servers");
+  // An app with a Kafka client broadcasts through its brokers unless told otherwise: one list of
+  // brokers to keep, not two.
+  const servers = at("thaw.broadcast.kafka.bootstrap-servers") ?? at("kafka.bootstrap-servers") ??
+    BROADCAST_KEYS["thaw.broadcast.kafka.bootstrap-servers"].default;
   return {
     transport: text("thaw.broadcast.transport") as BroadcastSettings["transport"],
     maxBuffered: Number(get("thaw.broadcast.max-buffered")),

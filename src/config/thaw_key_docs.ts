@@ -115,7 +115,7 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "thaw.broadcast.redis.channel":
     "The one Redis channel the `redis` transport's messages go on, every broadcast channel's.",
   "thaw.broadcast.kafka.bootstrap-servers":
-    "The Kafka brokers of the `kafka` transport (`host:port`, a list or a comma-separated text).",
+    "The Kafka brokers of the `kafka` transport (`host:port`, a list or a comma-separated text): those of `kafka.bootstrap-servers` when unset, else `127.0.0.1:9092`.",
   "thaw.broadcast.kafka.topic":
     "The topic the `kafka` transport's records go to, keyed by channel; each replica reads it from its end, in a group of its own.",
   "thaw.broadcast.kafka.client-id":
