@@ -6,6 +6,7 @@ import "../../src/config/management_keys.ts";
 import "../../src/config/forward_headers_keys.ts";
 import "../../src/config/logging_keys.ts";
 import "../../src/config/task_keys.ts";
+import "../../src/config/kafka_keys.ts";
 import "../../src/config/security_keys.ts";
 import "../../src/config/broadcast_keys.ts";
 import { KEY_DOCS } from "../../src/config/thaw_key_docs.ts";
