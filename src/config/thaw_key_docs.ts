@@ -106,6 +106,11 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "A claim holding roles, each an authority prefixed `ROLE_` (a dotted path reaches into objects: `realm_access.roles`).",
   "security.oauth2.resourceserver.jwt.clock-skew":
     "How far a token's `exp` and `nbf` may be off the server's clock: `60s` when unset, a duration (`500ms`, `PT1M`; a number is ms).",
+  "security.basic.realm":
+    "The realm HTTP Basic's challenge names (`WWW-Authenticate: Basic realm=...`).",
+  "security.api-keys.header-name": "The request header an API key is read from.",
+  "security.api-keys.keys":
+    "Each API key by name: `key` (the secret, at least 16 printable ASCII characters) and `authorities`; the name is the caller's name.",
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":

@@ -23,6 +23,7 @@ import type { LOGGING_KEYS } from "./logging_keys.ts";
 import type { TASK_KEYS } from "./task_keys.ts";
 import type { KAFKA_KEYS } from "./kafka_keys.ts";
 import type { SECURITY_KEYS } from "./security_keys.ts";
+import type { SECURITY_SCHEME_KEYS } from "./security_scheme_keys.ts";
 import { isMapping } from "../object_guards.ts";
 
 /**
@@ -36,7 +37,8 @@ type DeclaredKeys =
   & typeof LOGGING_KEYS
   & typeof TASK_KEYS
   & typeof KAFKA_KEYS
-  & typeof SECURITY_KEYS;
+  & typeof SECURITY_KEYS
+  & typeof SECURITY_SCHEME_KEYS;
 
 /** A key Thaw reads. */
 export type SettingKey = keyof DeclaredKeys;

@@ -7,6 +7,7 @@ import "../../src/config/forward_headers_keys.ts";
 import "../../src/config/logging_keys.ts";
 import "../../src/config/task_keys.ts";
 import "../../src/config/security_keys.ts";
+import "../../src/config/security_scheme_keys.ts";
 import { KEY_DOCS } from "../../src/config/thaw_key_docs.ts";
 import { keyDeclarations } from "../../src/config/thaw_keys.ts";
 
