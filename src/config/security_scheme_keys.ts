@@ -14,6 +14,13 @@ export const SECURITY_SCHEME_KEYS = {
     type: "string",
     default: "Realm",
   },
+  // The cost of the dummy hash an unknown user is checked against: that of the users' hashes.
+  "security.basic.iterations": {
+    type: "integer",
+    min: 1000,
+    max: 10_000_000,
+    default: 600_000,
+  },
   "security.api-keys.header-name": {
     type: "string",
     default: "X-API-Key",

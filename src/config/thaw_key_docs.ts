@@ -108,6 +108,8 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "How far a token's `exp` and `nbf` may be off the server's clock: `60s` when unset, a duration (`500ms`, `PT1M`; a number is ms).",
   "security.basic.realm":
     "The realm HTTP Basic's challenge names (`WWW-Authenticate: Basic realm=...`).",
+  "security.basic.iterations":
+    "The PBKDF2 iterations of the users' password hashes, which an unknown user's check costs alike: `600000` (OWASP's); `100000` on Cloudflare's hosted Workers, which refuse more.",
   "security.api-keys.header-name": "The request header an API key is read from.",
   "security.api-keys.keys":
     "Each API key by name: `key` (the secret, at least 16 printable ASCII characters) and `authorities`; the name is the caller's name.",

@@ -1,6 +1,9 @@
 // HTTP Basic against a UserDetailsService: who is let in, with what, and what every refusal costs.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { resolveConfig } from "../../src/config/application_config.ts";
+import { readSettings } from "../../src/config/thaw_settings.ts";
+import "../../src/config/security_scheme_keys.ts";
 import { BasicAuthenticator } from "../../src/security/basic_authenticator.ts";
 import { hashPassword } from "../../src/security/password_hash.ts";
 import type { UserDetails, UserDetailsService } from "../../src/security/user_details.ts";
@@ -110,6 +113,48 @@ describe("BasicAuthenticator", () => {
       derived.length = 0;
       await defaults.authenticate(header("nobody:x"));
       assert.deepEqual(derived, [600_000]);
+    } finally {
+      subtle.deriveBits = original;
+    }
+  });
+
+  it("checks unknown users at security.basic.iterations, within a capped PBKDF2 (Cloudflare's)", async () => {
+    const read = (basic: unknown) =>
+      readSettings(resolveConfig({ security: { basic } }, () => undefined)).get(
+        "security.basic.iterations",
+      );
+    assert.equal(read(undefined), 600_000);
+    assert.equal(read({ iterations: 100_000 }), 100_000);
+    assert.throws(
+      () => read({ iterations: 10 }),
+      /security\.basic\.iterations must be an integer from 1000/,
+    );
+    // Cloudflare's hosted Workers refuse more than 100,000 iterations; the local workerd does not.
+    const subtle = crypto.subtle;
+    const original = subtle.deriveBits;
+    subtle.deriveBits = function (algorithm, key, length) {
+      if ((algorithm as Pbkdf2Params).iterations > 100_000) {
+        return Promise.reject(
+          new DOMException(
+            "Pbkdf2 failed: iteration counts above 100000 are not supported",
+            "NotSupportedError",
+          ),
+        );
+      }
+      return original.call(subtle, algorithm, key, length as number);
+    } as typeof subtle.deriveBits;
+    try {
+      const users = await service();
+      const capped = new BasicAuthenticator(users, { iterations: read({ iterations: 100_000 }) });
+      assert.deepEqual(await capped.authenticate(header("nobody:x")), {
+        kind: "refused",
+        scheme: "basic",
+        reason: "unknown-user",
+      });
+      await assert.rejects(
+        new BasicAuthenticator(users).authenticate(header("nobody:x")),
+        /iteration counts above 100000/,
+      );
     } finally {
       subtle.deriveBits = original;
     }
