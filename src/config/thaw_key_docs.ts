@@ -120,6 +120,13 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
     "The topic the `kafka` transport's records go to, keyed by channel; each replica reads it from its end, in a group of its own.",
   "thaw.broadcast.kafka.client-id":
     "The client id of the `kafka` transport's producer and consumer, and the start of its consumer groups' ids.",
+  "security.basic.realm":
+    "The realm HTTP Basic's challenge names (`WWW-Authenticate: Basic realm=...`).",
+  "security.basic.iterations":
+    "The PBKDF2 iterations of the users' password hashes, which an unknown user's check costs alike: `600000` (OWASP's); `100000` on Cloudflare's hosted Workers, which refuse more.",
+  "security.api-keys.header-name": "The request header an API key is read from.",
+  "security.api-keys.keys":
+    "Each API key by name: `key` (the secret, at least 16 printable ASCII characters) and `authorities`; the name is the caller's name.",
   "thaw.cache":
     "Each cache, by name: `ttl` its entries live (`5m`), `max-entries` (10,000) and `max-bytes` (64 MiB) the in-memory cache keeps, `timeout` a store call (`2s`).",
   "management.endpoints.web.exposure.include":

@@ -50,9 +50,15 @@ export const THAW_SECTIONS: readonly string[] = [
 /**
  * Keys under which everything is Thaw's though the section is not (`app` holds the app's own keys
  * beside `app.component-scan`; `security` may hold an app's own beside the resource server's
- * `security.oauth2`, checked once the security modules declare its keys).
+ * `security.oauth2`, `security.basic` and `security.api-keys`, checked once the security modules
+ * declare their keys).
  */
-export const THAW_SUBSECTIONS: readonly string[] = ["app.openapi", "security.oauth2"];
+export const THAW_SUBSECTIONS: readonly string[] = [
+  "app.openapi",
+  "security.oauth2",
+  "security.basic",
+  "security.api-keys",
+];
 
 /**
  * Sections shared with the app's own keys: a key there is the app's, unless it is near one of

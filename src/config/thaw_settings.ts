@@ -24,6 +24,7 @@ import type { TASK_KEYS } from "./task_keys.ts";
 import type { KAFKA_KEYS } from "./kafka_keys.ts";
 import type { SECURITY_KEYS } from "./security_keys.ts";
 import type { BROADCAST_KEYS } from "./broadcast_keys.ts";
+import type { SECURITY_SCHEME_KEYS } from "./security_scheme_keys.ts";
 import { isMapping } from "../object_guards.ts";
 
 /**
@@ -38,7 +39,8 @@ type DeclaredKeys =
   & typeof TASK_KEYS
   & typeof KAFKA_KEYS
   & typeof SECURITY_KEYS
-  & typeof BROADCAST_KEYS;
+  & typeof BROADCAST_KEYS
+  & typeof SECURITY_SCHEME_KEYS;
 
 /** A key Thaw reads. */
 export type SettingKey = keyof DeclaredKeys;

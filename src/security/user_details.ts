@@ -1,0 +1,36 @@
+/**
+ * The bean HTTP Basic asks for users, as Spring Security's `UserDetailsService` is: the app's own
+ * (a table, a directory, a fixed list), Thaw only asks it by name. Types only.
+ *
+ * @module
+ */
+
+/**
+ * A user, as the app's store has them. Fewer fields than Spring's `UserDetails`: its
+ * `accountNonExpired`, `accountNonLocked` and `credentialsNonExpired` each say "refuse this user",
+ * which `enabled: false` says once (or the service returns no user); Thaw would only have to
+ * guess which answer each deserves.
+ */
+export interface UserDetails {
+  /** The name the caller is known by from then on (`Authentication`'s name): the store's spelling, not the typed one. */
+  readonly username: string;
+  /**
+   * The password's hash, never the password: `{pbkdf2-sha256}...` as `hashPassword` writes it, or
+   * Spring's `{pbkdf2}`/`{pbkdf2@SpringSecurity_v5_8}`. Any other form refuses the login.
+   */
+  readonly password: string;
+  /** What `@Secured` and `@PreAuthorize` check (`ROLE_ADMIN`, `orders:write`), as they are. */
+  readonly authorities: readonly string[];
+  /** `false`: refused even with the right password (a suspended account kept in the store). */
+  readonly enabled?: boolean;
+}
+
+/** Finds users by name, for HTTP Basic. */
+export interface UserDetailsService {
+  /**
+   * The user named `username` (as the client sent it: any text without a `:` or a control
+   * character), or `undefined` when there is none. A rejection is the store's failure, not a
+   * refused login: it reaches the request as an error.
+   */
+  loadUserByUsername(username: string): Promise<UserDetails | undefined>;
+}
