@@ -3,7 +3,7 @@
 // by `kafka()`, and only where the app has OpenTelemetry's API.
 import { Admin } from "@platformatic/kafka";
 import type { KafkaClientOptions } from "./kafka_settings.ts";
-import type { PartitionLag } from "./kafka_telemetry.ts";
+import type { KafkaTelemetry, PartitionLag } from "./kafka_telemetry.ts";
 
 // ListOffsets' timestamp for "the next offset to be written".
 const LATEST = -1n;
@@ -79,4 +79,23 @@ export class ConsumerLag {
     this.#admin = undefined;
     await admin?.close();
   }
+}
+
+/**
+ * Reports the lag of the groups `groups` answers (the listeners') through `telemetry`, read with
+ * an Admin of `client` when metrics are collected, waiting at most `timeoutMs` each time. Returns
+ * what stops it and closes the Admin (at the app's close).
+ */
+export function observeConsumerLag(
+  telemetry: KafkaTelemetry,
+  client: KafkaClientOptions,
+  groups: () => readonly string[],
+  timeoutMs?: number,
+): () => Promise<void> {
+  const lag = new ConsumerLag(client);
+  const stop = telemetry.observeLag(groups, (names) => lag.read(names), timeoutMs);
+  return () => {
+    stop();
+    return lag.close();
+  };
 }

@@ -182,7 +182,9 @@ export class KafkaTelemetry {
   ): Promise<R> {
     const tracer = registeredTracer(this.#api);
     const instruments = this.#instruments();
-    if (tracer === undefined && instruments === undefined) return Promise.resolve(handle(record));
+    if (tracer === undefined && instruments === undefined) {
+      return processRecord(undefined, group, record, handle);
+    }
     const api = this.#api;
     const attributes: Attributes = {
       ...this.#base,

@@ -8,7 +8,7 @@ import { Admin } from "@platformatic/kafka";
 import { bootstrap } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { kafka, KafkaTemplate } from "../../kafka.ts";
-import { ConsumerLag } from "../../src/kafka/consumer_lag.ts";
+import { observeConsumerLag } from "../../src/kafka/consumer_lag.ts";
 import { KafkaTelemetry } from "../../src/kafka/kafka_telemetry.ts";
 import { PROMETHEUS, samples, sampleValue, scrape } from "../actuator/prometheus_samples.ts";
 import { createTopic, KAFKA_BOOTSTRAP, uniqueName } from "./broker.ts";
@@ -23,8 +23,7 @@ describe("Kafka at /actuator/prometheus", () => {
       actuator: actuator(),
       kafka: kafka(),
     });
-    const lag = new ConsumerLag({ clientId: "thaw", bootstrapBrokers: [KAFKA_BOOTSTRAP] });
-    let stop = () => {};
+    let stop = () => Promise.resolve();
     try {
       const template = app.getBean(KafkaTemplate);
       for (let i = 0; i < 4; i++) await template.send(topic, i, { partition: 1 });
@@ -39,9 +38,10 @@ describe("Kafka at /actuator/prometheus", () => {
         await admin.close();
       }
       // What kafka() registers for its listeners' groups.
-      stop = new KafkaTelemetry(api, "thaw").observeLag(
+      stop = observeConsumerLag(
+        new KafkaTelemetry(api, "thaw"),
+        { clientId: "thaw", bootstrapBrokers: [KAFKA_BOOTSTRAP] },
         () => [group],
-        (groups) => lag.read(groups),
         60_000,
       );
       const all = samples(await scrape(app));
@@ -61,8 +61,7 @@ describe("Kafka at /actuator/prometheus", () => {
         3,
       );
     } finally {
-      stop();
-      await lag.close();
+      await stop();
       await app.close();
     }
   });

@@ -16,7 +16,7 @@ import { type Histogram, MeterProvider } from "@opentelemetry/sdk-metrics";
 import { Admin } from "@platformatic/kafka";
 import { bootstrap } from "../../mod.ts";
 import { kafka, KafkaTemplate } from "../../kafka.ts";
-import { ConsumerLag } from "../../src/kafka/consumer_lag.ts";
+import { observeConsumerLag } from "../../src/kafka/consumer_lag.ts";
 import { KafkaTelemetry, processRecord } from "../../src/kafka/kafka_telemetry.ts";
 import { CollectingReader, restoreMeterProviderAfter, valueOf } from "../metric_reader.ts";
 import { createTopic, KAFKA_BOOTSTRAP, readTopic, uniqueName } from "./broker.ts";
@@ -199,9 +199,13 @@ describe("Kafka telemetry on the real broker", () => {
     } finally {
       await admin.close();
     }
-    const lag = new ConsumerLag({ clientId: "thaw", bootstrapBrokers: [KAFKA_BOOTSTRAP] });
     const telemetry = new KafkaTelemetry(api, "telemetry");
-    const stop = telemetry.observeLag(() => [group], (groups) => lag.read(groups), 60_000);
+    const stop = observeConsumerLag(
+      telemetry,
+      { clientId: "thaw", bootstrapBrokers: [KAFKA_BOOTSTRAP] },
+      () => [group],
+      60_000,
+    );
     try {
       const points = await reader.points("messaging.kafka.consumer.lag");
       const at = (partition: number) =>
@@ -212,8 +216,7 @@ describe("Kafka telemetry on the real broker", () => {
         });
       assert.deepEqual([at(0), at(1)], [3, 0]);
     } finally {
-      stop();
-      await lag.close();
+      await stop();
     }
   });
 
