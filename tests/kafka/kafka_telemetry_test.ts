@@ -20,6 +20,9 @@ import { observeConsumerLag } from "../../src/kafka/consumer_lag.ts";
 import { KafkaTelemetry, processRecord } from "../../src/kafka/kafka_telemetry.ts";
 import { CollectingReader, restoreMeterProviderAfter, valueOf } from "../metric_reader.ts";
 import { createTopic, KAFKA_BOOTSTRAP, readTopic, uniqueName } from "./broker.ts";
+import fc from "fast-check";
+import { propertyOptions } from "../property.ts";
+import type { OutgoingRecord } from "../../src/kafka/outgoing_record.ts";
 
 restoreMeterProviderAfter();
 
@@ -162,6 +165,89 @@ describe("Kafka telemetry on the real broker", () => {
       "error.type": "OrderRefused",
     };
     assert.equal(valueOf(await reader.points("messaging.client.consumed.messages"), where), 1);
+  });
+
+  it("takes a record's traceparent as the parent only when it is well formed", async () => {
+    const telemetry = new KafkaTelemetry(api, "telemetry");
+    const hex = (length: number) =>
+      fc.string({
+        unit: fc.constantFrom(..."0123456789abcdef"),
+        minLength: length,
+        maxLength: length,
+      });
+    const wellFormed = fc.tuple(hex(32), hex(16), fc.constantFrom("00", "01")).map(
+      ([trace, span, flags]) => `00-${trace}-${span}-${flags}`,
+    );
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(wellFormed, fc.string(), fc.string({ unit: "binary" })),
+        fc.boolean(),
+        async (header, asBytes) => {
+          const topic = `property-${runs++}`;
+          const value = asBytes ? new TextEncoder().encode(header) : header;
+          let inHandler: api.SpanContext | undefined;
+          await processRecord(telemetry, "g", {
+            topic,
+            partition: 0,
+            offset: 0n,
+            headers: [["traceparent", value]],
+          }, () => {
+            inHandler = api.trace.getActiveSpan()?.spanContext();
+          });
+          const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(header.trim());
+          const valid = match !== null && !/^0+$/.test(match[1]) && !/^0+$/.test(match[2]);
+          // The handler runs in the record's trace where it names one, else in a trace of its own.
+          assert.equal(inHandler?.traceId === match?.[1], valid);
+          const [span] = spansNamed(`process ${topic}`);
+          if (valid && match[3] === "00") {
+            // The producer did not sample the trace: neither is the processing recorded.
+            assert.equal(span, undefined);
+          } else {
+            assert.equal(span.parentSpanContext?.spanId, valid ? match[2] : undefined);
+          }
+        },
+      ),
+      propertyOptions(60),
+    );
+  });
+
+  it("carries each record's own send span to its processing, the app's traceparent replaced", async () => {
+    const telemetry = new KafkaTelemetry(api, "telemetry");
+    const captured: OutgoingRecord[] = [];
+    const sender = telemetry.sender({
+      send: (records) => {
+        captured.push(...records);
+        return Promise.resolve(
+          records.map((r, i) => ({ topic: r.topic, partition: 0, offset: BigInt(i) })),
+        );
+      },
+    });
+    const topic = uniqueName("batch");
+    const text = (s: string) => new TextEncoder().encode(s);
+    await sender.send([0, 1, 2].map((i) => ({
+      topic,
+      key: undefined,
+      value: text(String(i)),
+      headers: [["traceparent", text("00-11111111111111111111111111111111-2222222222222222-01")]],
+      partition: undefined,
+    })));
+    const sends = spansNamed(`send ${topic}`);
+    assert.equal(sends.length, 3);
+    for (const [i, record] of captured.entries()) {
+      assert.deepEqual(record.headers.filter(([name]) => name === "traceparent").length, 1);
+      await processRecord(telemetry, "g", {
+        topic,
+        partition: 0,
+        offset: BigInt(i),
+        headers: record.headers,
+      }, () => {});
+    }
+    const processed = spansNamed(`process ${topic}`);
+    assert.deepEqual(
+      processed.map((s) => s.parentSpanContext?.spanId),
+      sends.map((s) => s.spanContext().spanId),
+    );
   });
 
   it("calls the handler directly when there is no telemetry", async () => {
