@@ -6,6 +6,14 @@ import type { Acks, KafkaClientOptions } from "./kafka_settings.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
 
 type Bytes = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
+type ClusterMetadata = Awaited<ReturnType<Producer["metadata"]>>;
+
+/** A send waiting for the one in flight. */
+interface Waiting {
+  readonly records: readonly OutgoingRecord[];
+  readonly resolve: (sent: readonly RecordMetadata[]) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 // Java's retry.backoff.ms and retry.backoff.max.ms: 100 ms, doubling, up to 1 s.
 const backoff = (_: unknown, __: string, attempt: number): number =>
@@ -25,8 +33,13 @@ export class KafkaProducer implements RecordSender {
   readonly #producer: Producer<Buffer, Buffer, Buffer, Buffer>;
   // The next partition of each topic for a batch's records without a key.
   readonly #turns = new Map<string, number>();
+  readonly #idempotent: boolean;
+  // The sends waiting for the one in flight, with the idempotent producer.
+  readonly #waiting: Waiting[] = [];
+  #draining: Promise<void> | undefined;
 
   constructor(client: KafkaClientOptions, acks: Acks, retries: number) {
+    this.#idempotent = acks === -1;
     this.#producer = new Producer({
       ...client,
       bootstrapBrokers: [...client.bootstrapBrokers],
@@ -37,7 +50,7 @@ export class KafkaProducer implements RecordSender {
       retries,
       retryDelay: backoff,
       // Kafka's idempotence needs every in-sync replica's acknowledgement.
-      idempotent: acks === -1,
+      idempotent: this.#idempotent,
       // Java's partitioner: a key lands on the partition a Spring or Java service puts it on.
       partitioner: compatibilityPartitioner,
       // As Java's producer: a topic the broker does not know is made when its settings allow.
@@ -45,8 +58,76 @@ export class KafkaProducer implements RecordSender {
     });
   }
 
-  async send(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
-    const partitions = await this.#partitions(records);
+  /**
+   * Sends `records`, in order. With the idempotent producer, sends made while one is in flight
+   * wait, and go together as the next request: the package numbers an idempotent producer's
+   * records per partition only once a request is answered, so that two requests in flight carry
+   * the same numbers, and the broker keeps the first and acknowledges the others as its
+   * duplicates (or refuses them as out of order, and every send after).
+   */
+  send(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
+    if (!this.#idempotent) return this.#sendNow(records);
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ records, resolve, reject });
+      this.#draining ??= this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#waiting.length > 0) await this.#sendTogether(this.#waiting.splice(0));
+    } finally {
+      this.#draining = undefined;
+    }
+  }
+
+  // One request for the sends that waited; a send whose records cannot be placed (a partition
+  // the topic lacks) fails alone.
+  async #sendTogether(sends: readonly Waiting[]): Promise<void> {
+    if (sends.length === 1) {
+      const [only] = sends;
+      await this.#sendNow(only.records).then(only.resolve, only.reject);
+      return;
+    }
+    const placed: { send: Waiting; partitions: number[] }[] = [];
+    try {
+      const metadata = await this.#metadata(sends.flatMap((s) => s.records));
+      for (const send of sends) {
+        try {
+          placed.push({ send, partitions: this.#place(metadata, send.records) });
+        } catch (error) {
+          send.reject(error);
+        }
+      }
+    } catch (error) {
+      for (const send of sends) send.reject(error);
+      return;
+    }
+    if (placed.length === 0) return;
+    try {
+      const sent = await this.#produce(
+        placed.flatMap((p) => p.send.records),
+        placed.flatMap((p) => p.partitions),
+      );
+      let at = 0;
+      for (const { send } of placed) send.resolve(sent.slice(at, at += send.records.length));
+    } catch (error) {
+      for (const { send } of placed) send.reject(error);
+    }
+  }
+
+  async #sendNow(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
+    // One record alone is left to the package's partitioner, which answers its offset.
+    if (records.length === 1 && records[0].partition === undefined) {
+      return await this.#produce(records, [undefined]);
+    }
+    return await this.#produce(records, this.#place(await this.#metadata(records), records));
+  }
+
+  async #produce(
+    records: readonly OutgoingRecord[],
+    partitions: readonly (number | undefined)[],
+  ): Promise<readonly RecordMetadata[]> {
     const messages = records.map((record, i) => {
       const message: Bytes = {
         topic: record.topic,
@@ -80,20 +161,22 @@ export class KafkaProducer implements RecordSender {
     return { clusterId: metadata.id, brokers: metadata.brokers.size };
   }
 
-  /** Waits for the sends in flight, then closes the connections. */
-  close(): Promise<void> {
-    return this.#producer.close();
+  /** Waits for the sends in flight and those waiting, then closes the connections. */
+  async close(): Promise<void> {
+    await this.#draining;
+    await this.#producer.close();
+  }
+
+  // What the broker says of the records' topics (made where its settings allow).
+  #metadata(records: readonly OutgoingRecord[]): Promise<ClusterMetadata> {
+    const topics = [...new Set(records.map((r) => r.topic))];
+    return this.#producer.metadata({ topics, autocreateTopics: true });
   }
 
   // The partition of each record: the one asked for, checked (the package folds a partition past
-  // the topic's count into it: 7 of 3 partitions is 1), or, for a batch, the one Java's
-  // partitioner gives its key (round robin without one), so that each record's offset is known.
-  // One record alone is left to the package, which answers its offset.
-  async #partitions(records: readonly OutgoingRecord[]): Promise<(number | undefined)[]> {
-    const chosen = records.map((r) => r.partition);
-    if (records.length === 1 && chosen[0] === undefined) return chosen;
-    const topics = [...new Set(records.map((r) => r.topic))];
-    const metadata = await this.#producer.metadata({ topics, autocreateTopics: true });
+  // the topic's count into it: 7 of 3 partitions is 1), or the one Java's partitioner gives its
+  // key (round robin without one), so that each record's offset is known.
+  #place(metadata: ClusterMetadata, records: readonly OutgoingRecord[]): number[] {
     return records.map((record) => {
       const count = metadata.topics.get(record.topic)?.partitionsCount ?? 0;
       if (count === 0) {

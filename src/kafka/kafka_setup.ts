@@ -1,6 +1,7 @@
 // `kafka()`: the `kafka.*` keys read once, the producer, and `KafkaTemplate` as a bean over it,
 // which the container closes after the beans that use it; the `kafka` health component. The
 // client's package is loaded here, and only by an app that imports the entry point.
+import { optionalApi } from "../actuator/opentelemetry.ts";
 import type { FeatureFactory } from "../app_feature.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
@@ -10,6 +11,7 @@ import { importOptional } from "../runtime/optional_module.ts";
 import { type KafkaFeature, kafkaFeature } from "./kafka_feature.ts";
 import { kafkaHealth } from "./kafka_health.ts";
 import type { KafkaProducer } from "./kafka_producer.ts";
+import type { RecordSender } from "./outgoing_record.ts";
 import { KafkaSettings } from "./kafka_settings.ts";
 import { jsonSerializer, KafkaTemplate, type Serializer } from "./kafka_template.ts";
 
@@ -56,11 +58,22 @@ async function setUp(
     kafkaSettings.acks,
     kafkaSettings.retries,
   );
+  // Spans and metrics where the app has OpenTelemetry's API; without it, a send goes straight to
+  // the producer and nothing of the telemetry is loaded.
+  const api = await optionalApi();
+  const telemetry = api === undefined
+    ? undefined
+    : new (await import("./kafka_telemetry.ts")).KafkaTelemetry(
+      api,
+      kafkaSettings.client.clientId,
+      kafkaSettings.client.bootstrapBrokers[0],
+    );
+  const sender = telemetry === undefined ? producer : telemetry.sender(producer);
   context.registerBean({
     name: "kafkaTemplate",
     type: KafkaTemplate,
     source: "kafka()",
-    create: () => Promise.resolve(new OwnedTemplate(producer, serializer)),
+    create: () => Promise.resolve(new OwnedTemplate(producer, sender, serializer)),
   });
   // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
   context.register(kafkaHealth(() => producer.cluster()));
@@ -71,8 +84,8 @@ async function setUp(
 class OwnedTemplate extends KafkaTemplate {
   readonly #producer: KafkaProducer;
 
-  constructor(producer: KafkaProducer, serializer: Serializer) {
-    super(producer, serializer);
+  constructor(producer: KafkaProducer, sender: RecordSender, serializer: Serializer) {
+    super(sender, serializer);
     this.#producer = producer;
   }
 
