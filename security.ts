@@ -1,7 +1,8 @@
 /**
  * Security: `security()` for `bootstrap({ security })`, the JWT resource server (Spring Boot's
  * `security.oauth2.resourceserver.jwt.*` keys; tokens checked with jose, on every runtime), the
- * caller as `SecurityContext.current()` and the `Principal()` binder, and `@PermitAll()`.
+ * caller as `SecurityContext.current()` and the `Principal()` binder, `@PermitAll()`, and method
+ * security: `@Secured` and `@PreAuthorize` on any bean's methods (`AccessDeniedError`).
  *
  * Apart from the default entry point, so that an app that does not use it carries none of it.
  *
@@ -35,6 +36,13 @@ export { type Authentication, SecurityContext } from "./src/security/security_co
 export { Principal } from "./src/security/principal.ts";
 export type { Binder } from "./src/web/binder.ts";
 export { PermitAll, type PermitAllDecorator } from "./src/security/permit_all.ts";
+export {
+  PreAuthorize,
+  type PreAuthorizeDecorator,
+  Secured,
+  type SecuredDecorator,
+} from "./src/security/method_security.ts";
+export { AccessDeniedError } from "./src/security/access_denied_error.ts";
 export {
   TOKEN_FAILURE_REASONS,
   TokenFailure,

@@ -47,3 +47,8 @@ export function permitted(type: Class, methodName: string): boolean {
     entry.type || entry.methods.has(methodName)
   );
 }
+
+/** Whether `@PermitAll()` is on the method `methodName` itself (of `type` or a superclass). */
+export function permittedMethod(type: Class, methodName: string): boolean {
+  return entryChain<PermitEntry>(type, PERMIT).some((entry) => entry.methods.has(methodName));
+}

@@ -8,6 +8,7 @@ import type { SetupHost } from "../feature_value.ts";
 import { checkOptionsObject } from "../options_object.ts";
 import { jwtSettings } from "./jwt_settings.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
+import { MethodSecurityInterceptor } from "./method_security.ts";
 import { routeGuard } from "./route_guard.ts";
 import { type SecurityFeature, securityFeature } from "./security_feature.ts";
 
@@ -45,7 +46,7 @@ export function security(options: SecurityOptions = {}): SecurityFeature {
 
 async function setUp(
   settings: ThawSettings,
-  { logger }: SetupHost,
+  { logger, context }: SetupHost,
   realm: string | undefined,
 ): Promise<FeatureFactory> {
   const jwt = jwtSettings(settings);
@@ -69,5 +70,12 @@ async function setUp(
     onKeyFetchFailed: (error) => logger.error(`security: ${error.message}`),
   });
   const guard = routeGuard({ verifier, jwt, permitAll, permitAllWhere, logger, realm });
+  const interceptor = new MethodSecurityInterceptor(jwt.authorityPrefix);
+  context.registerBean({
+    name: "thaw.methodSecurityInterceptor",
+    type: MethodSecurityInterceptor,
+    source: "security()",
+    create: () => Promise.resolve(interceptor),
+  });
   return () => ({ guard });
 }
