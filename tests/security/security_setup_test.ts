@@ -13,6 +13,7 @@ import {
   Service,
 } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
+import { listen } from "../../server.ts";
 import {
   type Authentication,
   PermitAll,
@@ -223,6 +224,38 @@ describe("bootstrap({ security: security() })", () => {
       assert.equal((await get("/nowhere")).status, 404);
     } finally {
       await app.close();
+    }
+  });
+
+  it("guards the actuator on a port of its own alike: health open, the rest needs a caller", async () => {
+    const app = await bootstrap({
+      config: {
+        ...jwtConfig({ "issuer-uri": issuer.url }),
+        management: {
+          server: { port: 0, address: "127.0.0.1" },
+          endpoints: { web: { exposure: { include: ["health", "info"] } } },
+        },
+      },
+      security: security(),
+      actuator: actuator(),
+      logger: memoryLogger(),
+    });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+    try {
+      const base = server.management!.url;
+      const health = await fetch(new URL("/actuator/health", base));
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+      const info = await fetch(new URL("/actuator/info", base));
+      assert.equal(info.status, 401);
+      assert.equal(info.headers.get("www-authenticate"), "Bearer");
+      await info.body?.cancel();
+      const jwt = await token(key, { iss: issuer.url }, Date.now());
+      const allowed = await fetch(new URL("/actuator/info", base), { headers: bearer(jwt) });
+      assert.equal(allowed.status, 200);
+      await allowed.body?.cancel();
+    } finally {
+      await server.close();
     }
   });
 
