@@ -8,7 +8,7 @@ import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { DocumentedRoute } from "./openapi/documented_route.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
-import type { CompiledRoute } from "./web/compile.ts";
+import type { CompiledRoute, RouteGuard } from "./web/compile.ts";
 import type { Logger } from "./web/error_responder.ts";
 import type { MiddlewareEntry } from "./web/route_record.ts";
 
@@ -31,6 +31,11 @@ export interface AppFeature {
   readonly documented?: readonly DocumentedRoute[];
   /** What observes every request, outermost first. */
   readonly observers?: readonly RequestObserver[];
+  /**
+   * Runs first in each route's own chain, those of the features folded after it included, so
+   * that it decides on the very route the router picked (the security feature's).
+   */
+  readonly guard?: RouteGuard;
   /** What `listen` and the other entry points read of it: a port of its own, a document. */
   readonly internals?: Partial<Pick<ApplicationInternals, "management" | "openapi" | "websocket">>;
   /**

@@ -17,7 +17,7 @@ import { ApplicationContext } from "./context/application_context.ts";
 import type { Class } from "./context/class_record.ts";
 import { DefinitionError } from "./context/errors.ts";
 import { nodeServerRequest } from "./runtime/node_incoming.ts";
-import { buildApp, type CompiledRoute, compileRoutes } from "./web/compile.ts";
+import { buildApp, type CompiledRoute, compileRoutes, type RouteGuard } from "./web/compile.ts";
 import { exceptionResolver, exceptionScope } from "./web/exception_resolver.ts";
 import { guardedChain, type MiddlewareItem, middlewareName } from "./web/middleware.ts";
 import { webBeans } from "./web/web_beans.ts";
@@ -36,6 +36,7 @@ import type { DataFeature } from "./data/data_feature.ts";
 import type { SearchFeature } from "./search/search_feature.ts";
 import type { TasksFeature } from "./tasks/tasks_feature.ts";
 import type { KafkaFeature } from "./kafka/kafka_feature.ts";
+import type { SecurityFeature } from "./security/security_feature.ts";
 import type { LoggingFeature } from "./logging/logging_feature.ts";
 import {
   type ApplicationInternals,
@@ -47,7 +48,7 @@ import { safeLogger } from "./observe/loggable.ts";
 import { checkCaches } from "./cache/cache_hooks.ts";
 import { indicatorBeans } from "./actuator/health_hooks.ts";
 import { broughtFeatures } from "./app_feature.ts";
-import { type FeatureSet, foldFeatures } from "./feature_set.ts";
+import { type FeatureSet, type FeatureSetHost, foldFeatures } from "./feature_set.ts";
 import { entryHint, optionFeatures } from "./option_features.ts";
 
 /** Options of {@linkcode bootstrap}. */
@@ -126,6 +127,11 @@ export interface BootstrapOptions {
    * `kafka.*` keys: `kafka()` of `@thaw/thaw/kafka`.
    */
   readonly kafka?: KafkaFeature | false | undefined;
+  /**
+   * The JWT resource server: every route needs a caller with a valid bearer token unless
+   * `@PermitAll()` or `security.permit-all` says otherwise: `security()` of `@thaw/thaw/security`.
+   */
+  readonly security?: SecurityFeature | false | undefined;
   /**
    * Levels by logger name (`logging.level`), a logger per bean (`@Autowired(Log)`) and structured
    * lines (`logging.structured.format.console`), Thaw's own lines included: `logging()` of
@@ -246,6 +252,7 @@ const OPTIONS = new Set([
   "search",
   "tasks",
   "kafka",
+  "security",
   "logging",
 ]);
 
@@ -356,24 +363,26 @@ async function wire(
   // Turned off when a server's shutdown starts, so that readiness answers DOWN (and a load
   // balancer stops sending) while the requests in flight finish.
   let accepting = true;
+  const host: FeatureSetHost = {
+    context,
+    settings,
+    logger,
+    shutdownTimeoutMs: limits.shutdownTimeoutMs,
+    middleware: options.middleware ?? [],
+    beanOf: web.beanOf,
+    defaultErrorBody: web.defaultErrorBody,
+    accepting: () => accepting,
+    // The guard of a feature folded before the one that serves apart guards its routes too.
+    serveApart: (routes) => buildApp(routes, web.errors, { ...limits, guard: host.guard }).fetch,
+    routes: web.routes,
+    documented: web.documented,
+  };
   const features = await foldFeatures(
     [...broughtFeatures(context.beans()), ...fromOptions],
-    {
-      context,
-      settings,
-      logger,
-      shutdownTimeoutMs: limits.shutdownTimeoutMs,
-      middleware: options.middleware ?? [],
-      beanOf: web.beanOf,
-      defaultErrorBody: web.defaultErrorBody,
-      accepting: () => accepting,
-      serveApart: (routes) => buildApp(routes, web.errors, limits).fetch,
-      routes: web.routes,
-      documented: web.documented,
-    },
+    host,
     closeBeans,
   );
-  const { hono, fetch } = await compileApp(web, features, limits, logger);
+  const { hono, fetch } = await compileApp(web, features, limits, logger, host.guard);
   const app: Application = {
     fetch,
     hono,
@@ -519,6 +528,7 @@ async function compileApp(
   features: FeatureSet,
   { allowEncodedSlash, maxBodySize, requestTimeoutMs }: ServerLimits,
   logger: Logger,
+  guard: RouteGuard | undefined,
 ): Promise<{ hono: Hono; fetch: Application["fetch"] }> {
   const observers = features.observers;
   const marks = observers.length > 0 ? new RouteMarks() : undefined;
@@ -527,6 +537,7 @@ async function compileApp(
       allowEncodedSlash,
       middleware: web.middleware,
       maxBodySize,
+      guard,
       ...(marks === undefined ? {} : { marks }),
       ...(requestTimeoutMs > 0 ? { requestTimeout: { ms: requestTimeoutMs, logger } } : {}),
     });

@@ -4,12 +4,14 @@
 import type { AppFeature, ClosePhase, FeatureFactory, FeatureHost } from "./app_feature.ts";
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
-import type { CompiledRoute } from "./web/compile.ts";
+import type { CompiledRoute, RouteGuard } from "./web/compile.ts";
 
 /** What a feature set is made from: the host, whose routes the fold adds to. */
 export interface FeatureSetHost extends FeatureHost {
   readonly routes: CompiledRoute[];
   readonly documented: RouteToDocument[];
+  /** The guard of every route, once a feature gave one. */
+  guard?: RouteGuard | undefined;
 }
 
 /** The features of one app, in the order they were folded, and their steps. */
@@ -53,6 +55,7 @@ export async function foldFeatures(
       const feature = await factory(host);
       if (feature === undefined) continue;
       made.push(feature);
+      host.guard ??= feature.guard;
       host.routes.push(...feature.routes ?? []);
       host.documented.push(...feature.documented ?? []);
     }

@@ -13,7 +13,15 @@ import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_valu
 
 /** One feature given as a `bootstrap` option, with the keys that configure it or none. */
 type OptionFeature = FeatureOrigin & {
-  readonly option: "logging" | "data" | "search" | "tasks" | "kafka" | "actuator" | "openapi";
+  readonly option:
+    | "logging"
+    | "data"
+    | "search"
+    | "tasks"
+    | "kafka"
+    | "security"
+    | "actuator"
+    | "openapi";
 } & (FeatureKeys | { readonly section?: undefined });
 
 /** The keys of an option feature, which stop `bootstrap` when set without the option. */
@@ -47,6 +55,14 @@ const OPTION_FEATURES: readonly OptionFeature[] = [
     section: "kafka",
     asked: (config) => configuredInFile(config, "kafka"),
     needs: "these keys configure the Kafka client",
+  },
+  // Before the actuator, whose routes (on a port of their own too) it guards.
+  {
+    option: "security",
+    factory: "security",
+    section: "security.oauth2",
+    asked: (config) => configuredInFile(config, "security.oauth2"),
+    needs: "these keys configure the resource server",
   },
   {
     option: "actuator",
@@ -108,5 +124,12 @@ function configuredInFile(config: LoadedConfig, section: string): boolean {
       walk(v, Array.isArray(value) ? `${key}[${k}]` : `${key}.${k}`)
     );
   };
-  return walk(config.values[section], section);
+  // A dotted section (`security.oauth2`) is walked from where it is.
+  return walk(
+    section.split(".").reduce<unknown>(
+      (v, k) => (v as Record<string, unknown> | null)?.[k],
+      config.values,
+    ),
+    section,
+  );
 }

@@ -23,7 +23,9 @@ describe("bootstrap options", () => {
         (error: unknown) =>
           error instanceof TypeError &&
           error.message.startsWith(`bootstrap({ ${key} }): no such option; the options are `) &&
-          error.message.endsWith("openapi, actuator, data, search, tasks, logging"),
+          error.message.endsWith(
+            "openapi, actuator, data, search, tasks, kafka, security, logging",
+          ),
         key,
       );
     }
@@ -52,6 +54,8 @@ describe("bootstrap options", () => {
       openapi: false,
       actuator: false,
       search: false,
+      kafka: false,
+      security: false,
     });
     assert.equal(await (await app.fetch(new Request("http://localhost/ping"))).text(), "pong");
   });

@@ -7,7 +7,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 //    remote modules, not npm packages read from node_modules). `Application.hono` is Hono's own
 //    app type on purpose, as middleware is Hono's own `MiddlewareHandler`, `Context` and `Next`,
 //    and a socket's handlers Hono's own `WSEvents`, so that Hono's middleware and socket handlers
-//    fit as they are, and a search connection's bean is the OpenSearch package's own `Client`:
+//    fit as they are, a search connection's bean is the OpenSearch package's own `Client`, and
+//    `AccessDeniedError` is Hono's `HTTPException`, whose challenge the error path keeps:
 //    those findings are allowed, by their exact messages.
 // 2. Every example `deno test --doc` runs asserts with `node:assert/strict`: an example that states
 //    its result in a comment passes whatever the code does, so a wrong one would go unseen. Read
@@ -20,6 +21,7 @@ const ALLOWED = [
   `public type 'MiddlewareItem' references private type 'MiddlewareHandler'`,
   `public type 'WebSocketHandlers' references private type 'WSEvents'`,
   `public type 'SearchClient' references private type 'Client'`,
+  `public type 'AccessDeniedError' references private type 'HTTPException'`,
 ];
 
 // The languages `deno test --doc` runs; a block that names none takes the module's (TypeScript).

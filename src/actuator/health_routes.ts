@@ -162,6 +162,8 @@ export function healthRoutes(
       pattern,
       label: `the actuator's health endpoint (GET ${path})`,
       handler,
+      // Probes and load balancers call it without a token, as Spring Boot lets them.
+      access: "public",
     });
     documented.push({ httpMethod: "GET", path, variables: [], operation: described });
   }

@@ -63,6 +63,11 @@ export const SECURITY_KEYS = {
   "security.oauth2.resourceserver.jwt.roles-claim-name": {
     type: "string",
   },
+  // Path patterns of routes any caller may reach, checked by the security feature.
+  "security.permit-all": {
+    type: "list",
+    default: [],
+  },
   // A duration, read by the settings of the resource server.
   "security.oauth2.resourceserver.jwt.clock-skew": {
     type: "feature",

@@ -84,6 +84,8 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "kafka.ssl.key-store-certificate-chain":
     "The client's PEM certificate chain, for brokers that ask for one (mutual TLS).",
   "kafka.ssl.key-store-key": "The client's PEM private key (masked).",
+  "security.permit-all":
+    "Routes any caller may reach with `security()` on, as their paths are written (`/public/**` for every route under `/public`).",
   "security.oauth2.resourceserver.jwt.issuer-uri":
     "The token issuer: its `/.well-known/openid-configuration` names the key set, and every token's `iss` must be this.",
   "security.oauth2.resourceserver.jwt.jwk-set-uri":

@@ -1,6 +1,7 @@
 // One executor of `@Async` runs: at most `maxSize` at once, at most `queueCapacity` waiting, in
 // the order they came. A run starts on a task of its own, never in the caller's stack, and
 // outside the caller's bindings (its transaction): `leave` says how.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { TaskRejectedError } from "./task_rejected_error.ts";
 
 /** The bounds of one executor: `thaw.task.execution.pool.*`, or a named one's. */
@@ -78,21 +79,27 @@ export class TaskExecutor {
           "(queue-capacity) is full",
       );
     }
+    // The caller's async context, which a run started from the queue would otherwise not be in
+    // (it would be in that of the run whose end freed the slot: its caller, seen by the security
+    // context, its trace); `leave` then drops the caller's own transaction.
+    const inCaller = AsyncLocalStorage.snapshot();
     return new Promise<T>((resolve, reject) => {
       const start = () => {
         this.#active++;
         // Once the caller's stack has unwound (a microtask: a timer's task would cost each run a
         // millisecond or more, where runtimes clamp it), and outside its bindings.
         queueMicrotask(() =>
-          this.#leave(() => {
-            let result: Promise<T>;
-            try {
-              result = Promise.resolve(run());
-            } catch (error) {
-              result = Promise.reject(error);
-            }
-            result.then(resolve, reject).finally(() => this.#ended());
-          })
+          inCaller(() =>
+            this.#leave(() => {
+              let result: Promise<T>;
+              try {
+                result = Promise.resolve(run());
+              } catch (error) {
+                result = Promise.reject(error);
+              }
+              result.then(resolve, reject).finally(() => this.#ended());
+            })
+          )
         );
       };
       if (this.#active < maxSize) start();

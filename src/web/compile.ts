@@ -53,6 +53,8 @@ export interface CompiledRoute {
   readonly middleware?: readonly MiddlewareHandler[];
   /** The names of that middleware, for the actuator's `mappings`. */
   readonly middlewareNames?: readonly string[];
+  /** `public`: a route of Thaw's own that any caller may reach with security on (health). */
+  readonly access?: "public";
 }
 
 /** The controller method behind a route, as its decorators declared it. */
@@ -294,8 +296,13 @@ export async function compileRoutes(
   return routes;
 }
 
+/** The handler that runs first for a route, or none: made once per route as the app is built. */
+export type RouteGuard = (route: CompiledRoute) => MiddlewareHandler | undefined;
+
 /** How {@linkcode buildApp} builds the app. */
 export interface BuildOptions {
+  /** Put first in each route's own chain (see {@linkcode RouteGuard}). */
+  readonly guard?: RouteGuard | undefined;
   /** Takes `%2F` in a path (`bootstrap`'s `allowEncodedSlash`). */
   readonly allowEncodedSlash?: boolean;
   /** Runs around every request, the framework's own answers included, in this order. */
@@ -349,7 +356,13 @@ export function buildApp(
   }
   if (global) hono.use("*", ...globalMiddleware);
   for (const route of table.routes) {
-    const handlers = routeHandlers(route, global, options.marks, originals);
+    const guard = options.guard?.(route);
+    const handlers = routeHandlers(
+      guard ? { ...route, middleware: [guard, ...route.middleware ?? []] } : route,
+      global,
+      options.marks,
+      originals,
+    );
     if (timeout !== undefined) { for (const h of handlers) templates.set(h, route.pattern.source); }
     hono.on(route.httpMethod, route.pattern.honoPath, ...handlers);
   }

@@ -212,7 +212,7 @@ export function guardMiddleware(
  * Hono, a `new Response` would lose what `c.header()` set ahead of `next()` while no `c.res` had
  * been made yet (Hono merges only with a `c.res`), and otherwise have its own values replaced.
  */
-function earlyAnswer(c: Context, answer: Response): Response {
+export function earlyAnswer(c: Context, answer: Response): Response {
   // The placeholder Hono makes holds what `c.header()` set before `next()`.
   return setAnswer(c, withDefaultHeaders(answer, withoutCookiesOf(c.res.headers, answer)));
 }

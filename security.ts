@@ -1,0 +1,50 @@
+/**
+ * Security: `security()` for `bootstrap({ security })`, the JWT resource server (Spring Boot's
+ * `security.oauth2.resourceserver.jwt.*` keys; tokens checked with jose, on every runtime), the
+ * caller as `SecurityContext.current()` and the `Principal()` binder, `@PermitAll()`, and method
+ * security: `@Secured` and `@PreAuthorize` on any bean's methods (`AccessDeniedError`).
+ *
+ * Apart from the default entry point, so that an app that does not use it carries none of it.
+ *
+ * @example An app whose routes need a bearer token signed by the issuer's key
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bootstrap } from "@thaw/thaw";
+ * import { security } from "@thaw/thaw/security";
+ * import { exportSPKI, generateKeyPair } from "jose";
+ *
+ * const { publicKey } = await generateKeyPair("ES256", { extractable: true });
+ * const app = await bootstrap({
+ *   config: {
+ *     security: { oauth2: { resourceserver: { jwt: { "public-key": await exportSPKI(publicKey) } } } },
+ *   },
+ *   security: security(),
+ * });
+ * assert.equal((await app.fetch(new Request("http://localhost/anything"))).status, 404);
+ * await app.close();
+ * ```
+ *
+ * @see https://github.com/thaw/thaw/blob/main/docs/security.md
+ *
+ * @module
+ */
+import "./src/config/security_keys.ts";
+
+export { security, type SecurityOptions } from "./src/security/security_setup.ts";
+export type { SecurityFeature } from "./src/security/security_feature.ts";
+export { type Authentication, SecurityContext } from "./src/security/security_context.ts";
+export { Principal } from "./src/security/principal.ts";
+export type { Binder } from "./src/web/binder.ts";
+export { PermitAll, type PermitAllDecorator } from "./src/security/permit_all.ts";
+export {
+  PreAuthorize,
+  type PreAuthorizeDecorator,
+  Secured,
+  type SecuredDecorator,
+} from "./src/security/method_security.ts";
+export { AccessDeniedError } from "./src/security/access_denied_error.ts";
+export {
+  TOKEN_FAILURE_REASONS,
+  TokenFailure,
+  type TokenFailureReason,
+} from "./src/security/token_failure.ts";

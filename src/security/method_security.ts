@@ -1,0 +1,171 @@
+/**
+ * Method security: `@Secured(...authorities)` and `@PreAuthorize(check)` on any bean's methods,
+ * controllers' included, run by {@linkcode MethodSecurityInterceptor} through the interceptor
+ * seam. It runs outermost (its `thaw.order`, -500, is below `@Async`'s): a call is checked where
+ * it is made, with its caller, before `@Async` queues it (a refusal holds no slot), before
+ * `@Retryable` (a refusal is not retried) and outside `@Transactional`, as Spring runs method
+ * security outside its transaction advice: a refused call begins nothing.
+ *
+ * @module
+ */
+import { type Class, entryChain, ownEntry } from "../context/class_record.ts";
+import {
+  type MethodInterceptor,
+  type MethodInvocation,
+  UseInterceptors,
+} from "../context/interceptors.ts";
+import { MethodPlans } from "../context/method_plans.ts";
+import { AccessDeniedError } from "./access_denied_error.ts";
+import { permittedMethod } from "./permit_all.ts";
+import { type Authentication, SecurityContext } from "./security_context.ts";
+
+type Check = (caller: Authentication, ...args: unknown[]) => boolean | Promise<boolean>;
+
+interface SecuredEntry {
+  type?: readonly string[];
+  readonly methods: Map<string, readonly string[]>;
+  readonly checks: Map<string, Check[]>;
+}
+
+const SECURED = Symbol("thaw.secured");
+
+const entryOf = (metadata: DecoratorMetadataObject): SecuredEntry =>
+  ownEntry(metadata, SECURED, () => ({ methods: new Map(), checks: new Map() }));
+
+/** What {@linkcode Secured} returns: a decorator for a bean class or one of its methods. */
+export type SecuredDecorator = (
+  value: unknown,
+  context: ClassDecoratorContext | ClassMethodDecoratorContext,
+) => void;
+
+/**
+ * The caller must hold one of `authorities` (`SCOPE_orders:write`, `ROLE_ADMIN`) to call the
+ * method, or any method of the class (a method's own `@Secured` replaces its class's). Refused:
+ * an `AccessDeniedError`, 403 at the edge of a request (`insufficient_scope` with the scopes
+ * when they are `SCOPE_` ones), 401 when there is no caller (a `@Scheduled` run) unless
+ * `@PermitAll()` is on the method. Needs `bootstrap({ security: security() })`.
+ *
+ * The example, which the docs' checks run (a decorator line cannot sit in a JSDoc example), is in
+ * https://github.com/thaw/thaw/blob/main/docs/security.md.
+ */
+export function Secured(...authorities: string[]): SecuredDecorator {
+  if (authorities.length === 0 || authorities.some((a) => typeof a !== "string" || a === "")) {
+    throw new TypeError('@Secured(...authorities): give one or more, such as "ROLE_ADMIN"');
+  }
+  const intercept = UseInterceptors(MethodSecurityInterceptor as Class<MethodInterceptor>);
+  return (value, context) => {
+    intercept(value, context);
+    const entry = entryOf(context.metadata);
+    if (context.kind === "class") entry.type = authorities;
+    else entry.methods.set(String(context.name), authorities);
+  };
+}
+
+/** What {@linkcode PreAuthorize} returns: a decorator for a method taking the check's arguments. */
+export type PreAuthorizeDecorator<A extends unknown[]> = <This, R>(
+  value: (this: This, ...args: A) => R,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => R>,
+) => void;
+
+/**
+ * The method runs only when `check(caller, ...args)` holds: it gets the caller and the method's
+ * own arguments, typed as the method takes them. Refused (or no caller): an `AccessDeniedError`,
+ * 403 at the edge of a request (401 without a caller). A check that answers with a promise makes
+ * the call answer with one: give it to `async` methods. Needs `bootstrap({ security: security() })`.
+ *
+ * The example, which the docs' checks run (a decorator line cannot sit in a JSDoc example), is in
+ * https://github.com/thaw/thaw/blob/main/docs/security.md.
+ */
+export function PreAuthorize<A extends unknown[]>(
+  check: (caller: Authentication, ...args: A) => boolean | Promise<boolean>,
+): PreAuthorizeDecorator<A> {
+  if (typeof check !== "function") {
+    throw new TypeError("@PreAuthorize(check): give a function (caller, ...args) => boolean");
+  }
+  const intercept = UseInterceptors(MethodSecurityInterceptor as Class<MethodInterceptor>);
+  return (value, context) => {
+    intercept(value, context as ClassMethodDecoratorContext);
+    const checks = entryOf(context.metadata).checks;
+    const name = String(context.name);
+    checks.set(name, [...(checks.get(name) ?? []), check as Check]);
+  };
+}
+
+/** What one method needs, worked out at its first call. */
+interface Plan {
+  readonly where: string;
+  readonly open: boolean;
+  readonly authorities: readonly string[] | undefined;
+  readonly checks: readonly Check[];
+}
+
+/** Checks each call of a method `@Secured` or `@PreAuthorize` guards; registered by `security()`. */
+export class MethodSecurityInterceptor implements MethodInterceptor {
+  /** Outermost: see the module's note. */
+  static "thaw.order": number = -500;
+  /** Said when the decorators are used without `security()`. */
+  static "thaw.missing" =
+    '@Secured and @PreAuthorize need the security feature: import { security } from "@thaw/thaw/security" and pass bootstrap({ security: security() })';
+
+  readonly #plans = new MethodPlans<Plan>();
+  readonly #prefix: string;
+
+  /** @param scopePrefix the prefix of scope authorities (`authority-prefix`, `SCOPE_`) */
+  constructor(scopePrefix: string) {
+    this.#prefix = scopePrefix;
+  }
+
+  intercept({ target, method, args }: MethodInvocation, next: () => unknown): unknown {
+    const plan = this.#plans.of(target, method, (type) => planOf(type as Class, method));
+    if (plan.open) return next();
+    const caller = SecurityContext.current();
+    if (caller === undefined) throw new AccessDeniedError(plan.where, false);
+    const { authorities } = plan;
+    if (authorities !== undefined && !authorities.some((a) => caller.authorities.includes(a))) {
+      const scopes = authorities.filter((a) => a.startsWith(this.#prefix)).map((a) =>
+        a.slice(this.#prefix.length)
+      );
+      throw new AccessDeniedError(plan.where, true, scopes);
+    }
+    return runChecks(plan, caller, args, 0, next);
+  }
+}
+
+// The checks from `i` on, synchronously while they answer so, then the call.
+function runChecks(
+  plan: Plan,
+  caller: Authentication,
+  args: unknown[],
+  i: number,
+  next: () => unknown,
+): unknown {
+  for (; i < plan.checks.length; i++) {
+    const held = plan.checks[i](caller, ...args);
+    if (held instanceof Promise) {
+      const from = i + 1;
+      return held.then((ok) => {
+        if (ok !== true) throw new AccessDeniedError(plan.where, true);
+        return runChecks(plan, caller, args, from, next);
+      });
+    }
+    if (held !== true) throw new AccessDeniedError(plan.where, true);
+  }
+  return next();
+}
+
+function planOf(type: Class, method: string): Plan {
+  const chain = entryChain<SecuredEntry>(type, SECURED);
+  let authorities: readonly string[] | undefined;
+  for (const entry of chain) authorities = entry.methods.get(method) ?? entry.type ?? authorities;
+  // A method's own @Secured, wherever in the chain, replaces the classes'.
+  const own = chain.map((entry) => entry.methods.get(method)).filter((a) => a !== undefined);
+  if (own.length > 0) authorities = own.at(-1);
+  return {
+    where: `${type.name}.${method}()`,
+    // `@PermitAll()` on the method itself lifts its class's `@Secured`; a controller's
+    // class-level one opens its routes, not its methods' own checks.
+    open: permittedMethod(type, method),
+    authorities,
+    checks: chain.flatMap((entry) => entry.checks.get(method) ?? []),
+  };
+}

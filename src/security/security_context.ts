@@ -1,0 +1,47 @@
+/**
+ * The caller of the current request, bound to the async call that serves it: every call the
+ * request's handler makes, awaited or not, in any bean, reads it, and nothing outside it does.
+ * AsyncLocalStorage, which Deno, Bun, Node and workerd all have, carries it across awaits (as
+ * the transactions' scope is carried).
+ *
+ * @module
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** Who calls: what a verified bearer token says of its holder. */
+export interface Authentication {
+  /** The caller's name: the token's `sub`, or the claim `principal-claim-name` names. */
+  readonly name: string;
+  /** `SCOPE_x` for each scope of the token, `ROLE_x` for each role of `roles-claim-name`. */
+  readonly authorities: readonly string[];
+  /** Every claim of the token. */
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
+const callers = new AsyncLocalStorage<Authentication>();
+
+/**
+ * The caller of the current call: `SecurityContext.current()` in any bean.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SecurityContext } from "@thaw/thaw/security";
+ *
+ * // Outside a request that a caller made (a test, a scheduled run): no one.
+ * assert.equal(SecurityContext.current(), undefined);
+ * ```
+ */
+export class SecurityContext {
+  private constructor() {}
+
+  /** The caller of the request the current call serves; `undefined` outside one. */
+  static current(): Authentication | undefined {
+    return callers.getStore();
+  }
+}
+
+/** Runs `fn` as a call of `caller`'s: it and every async call it makes see them. */
+export function runAs<T>(caller: Authentication, fn: () => T): T {
+  return callers.run(caller, fn);
+}

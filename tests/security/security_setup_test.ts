@@ -1,0 +1,302 @@
+// `bootstrap({ security: security() })` against an issuer on loopback: the routes it guards and
+// those it opens, the 401 answers of RFC 6750 and their log lines, the caller bound to the
+// request's async calls, and what stops bootstrap.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  Autowired,
+  bootstrap,
+  GetMapping,
+  PathVariable,
+  RequestMapping,
+  RestController,
+  Service,
+} from "../../mod.ts";
+import { actuator } from "../../actuator.ts";
+import { listen } from "../../server.ts";
+import {
+  type Authentication,
+  PermitAll,
+  Principal,
+  security,
+  SecurityContext,
+} from "../../security.ts";
+import { ConfigError } from "../../src/config/config_error.ts";
+import { DefinitionError } from "../../src/context/errors.ts";
+import { memoryLogger } from "../helpers.ts";
+import { IssuerServer, type SigningKey, signingKey, token } from "./issuer_server.ts";
+
+@Service()
+class Audit {
+  /** The caller as a call the handler does not await sees it, once it ran. */
+  later: Promise<string | undefined> = Promise.resolve(undefined);
+
+  who(): string | undefined {
+    this.later = new Promise((resolve) =>
+      setTimeout(() => resolve(SecurityContext.current()?.name), 1)
+    );
+    return SecurityContext.current()?.name;
+  }
+}
+
+@RestController()
+@RequestMapping("/orders")
+class Orders {
+  @Autowired(Audit)
+  audit!: Audit;
+
+  @GetMapping("/{id}", PathVariable("id"), Principal())
+  async get(id: string, caller: Authentication): Promise<Record<string, unknown>> {
+    await Promise.resolve();
+    return { id, name: caller.name, authorities: caller.authorities, seen: this.audit.who() };
+  }
+}
+
+@RestController()
+@RequestMapping("/open")
+@PermitAll()
+class Open {
+  @GetMapping("/ping")
+  ping(): string {
+    return "pong";
+  }
+}
+
+@RestController()
+@RequestMapping("/mixed")
+class Mixed {
+  @GetMapping("/public")
+  @PermitAll()
+  open(): string {
+    return "anyone";
+  }
+
+  @GetMapping("/private")
+  closed(): string {
+    return "caller only";
+  }
+}
+
+@RestController()
+@RequestMapping("/listed")
+class Listed {
+  @GetMapping("/{id}", PathVariable("id"))
+  one(id: string): string {
+    return `one ${id}`;
+  }
+
+  @GetMapping("/deep/a/b")
+  deep(): string {
+    return "deep";
+  }
+}
+
+const jwtConfig = (jwt: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  ...extra,
+  security: {
+    ...(extra.security as Record<string, unknown> | undefined),
+    oauth2: { resourceserver: { jwt } },
+  },
+});
+
+describe("bootstrap({ security: security() })", () => {
+  let key: SigningKey;
+  let issuer: IssuerServer;
+  before(async () => {
+    key = await signingKey("k1");
+    issuer = await IssuerServer.start([key]);
+  });
+  after(() => issuer.down());
+
+  const start = async (extra: Record<string, unknown> = {}) => {
+    const logger = memoryLogger();
+    const app = await bootstrap({
+      controllers: [Orders, Open, Mixed, Listed],
+      components: [Audit],
+      config: jwtConfig({ "issuer-uri": issuer.url, audiences: ["orders"] }, {
+        ...extra,
+        management: { endpoints: { web: { exposure: { include: ["health", "info"] } } } },
+      }),
+      security: security(),
+      actuator: actuator(),
+      logger,
+    });
+    const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+      app.fetch(new Request(`http://localhost${path}`, { method, headers }));
+    return { app, logger, get };
+  };
+  const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
+
+  it("refuses a route without a token with 401 Bearer and no body; runs it for a valid one", async () => {
+    const { app, get } = await start();
+    try {
+      for (const method of ["GET", "HEAD"]) {
+        const refused = await get("/orders/7", {}, method);
+        assert.equal(refused.status, 401, method);
+        assert.equal(refused.headers.get("www-authenticate"), "Bearer");
+        assert.equal(await refused.text(), "");
+      }
+      const jwt = await token(key, {
+        iss: issuer.url,
+        aud: "orders",
+        sub: "alice",
+        scope: "orders:read",
+      }, Date.now());
+      const served = await get("/orders/7", bearer(jwt));
+      assert.equal(served.status, 200);
+      const body = await served.json();
+      assert.deepEqual(body, {
+        id: "7",
+        name: "alice",
+        authorities: ["SCOPE_orders:read"],
+        seen: "alice",
+      });
+      // A call the handler began and never awaited still runs as the caller's.
+      assert.equal(await app.getBean(Audit).later, "alice");
+      // Outside the request, no one.
+      assert.equal(SecurityContext.current(), undefined);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("answers a refused token 401 invalid_token, the body the code alone, the log line the reason", async () => {
+    const { app, get, logger } = await start();
+    try {
+      const now = Date.now();
+      const cases: [string, string][] = [
+        [
+          await token(
+            key,
+            { iss: issuer.url, aud: "orders", exp: Math.floor(now / 1000) - 3600 },
+            now,
+          ),
+          "expired",
+        ],
+        [await token(key, { iss: issuer.url, aud: "billing" }, now), "wrong-audience"],
+        [await token(key, { iss: "http://elsewhere", aud: "orders" }, now), "wrong-issuer"],
+        [
+          await token({ ...key, kid: "unknown" }, { iss: issuer.url, aud: "orders" }, now),
+          "unknown-key",
+        ],
+        [
+          await token(key, { iss: issuer.url, aud: "orders", sub: "" }, now),
+          "missing-claim",
+        ],
+      ];
+      for (const [jwt, reason] of cases) {
+        logger.lines.length = 0;
+        const res = await get("/orders/7", bearer(jwt));
+        assert.equal(res.status, 401, reason);
+        assert.equal(res.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+        assert.equal(await res.text(), '{"error":"invalid_token"}');
+        const logged = logger.lines.map((line) => String(line[0])).join("\n");
+        assert.match(logged, new RegExp(`^Orders\\.get .*: bearer token refused \\(${reason}\\)`));
+        for (const part of jwt.split(".")) assert.ok(!logged.includes(part), logged);
+      }
+      const malformed = await get("/orders/7", { authorization: "Bearer a b" });
+      assert.equal(malformed.status, 400);
+      assert.equal(malformed.headers.get("www-authenticate"), 'Bearer error="invalid_request"');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("opens @PermitAll() classes and methods, security.permit-all paths and health; guards the rest", async () => {
+    const { app, get } = await start({
+      security: { "permit-all": ["/listed/{id}", "/listed/deep/**"] },
+    });
+    try {
+      const open = [
+        "/open/ping",
+        "/mixed/public",
+        "/listed/3",
+        "/listed/deep/a/b",
+        "/actuator/health",
+        "/actuator/health/liveness",
+        "/actuator/health/readiness",
+      ];
+      for (const path of open) assert.equal((await get(path)).status, 200, path);
+      for (const path of ["/mixed/private", "/orders/1", "/actuator/info", "/actuator"]) {
+        assert.equal((await get(path)).status, 401, path);
+      }
+      // No route: 404 as before, whoever asks (there is no route to guard).
+      assert.equal((await get("/nowhere")).status, 404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("guards the actuator on a port of its own alike: health open, the rest needs a caller", async () => {
+    const app = await bootstrap({
+      config: {
+        ...jwtConfig({ "issuer-uri": issuer.url }),
+        management: {
+          server: { port: 0, address: "127.0.0.1" },
+          endpoints: { web: { exposure: { include: ["health", "info"] } } },
+        },
+      },
+      security: security(),
+      actuator: actuator(),
+      logger: memoryLogger(),
+    });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", signals: false });
+    try {
+      const base = server.management!.url;
+      const health = await fetch(new URL("/actuator/health", base));
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+      const info = await fetch(new URL("/actuator/info", base));
+      assert.equal(info.status, 401);
+      assert.equal(info.headers.get("www-authenticate"), "Bearer");
+      await info.body?.cancel();
+      const jwt = await token(key, { iss: issuer.url }, Date.now());
+      const allowed = await fetch(new URL("/actuator/info", base), { headers: bearer(jwt) });
+      assert.equal(allowed.status, 200);
+      await allowed.body?.cancel();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("stops bootstrap: the keys without the option, no key source, a permit-all that is no path, Principal() on an open route", async () => {
+    await assert.rejects(
+      bootstrap({ config: jwtConfig({ "issuer-uri": issuer.url }) }),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        error.message.includes('import { security } from "@thaw/thaw/security"') &&
+        error.message.includes("bootstrap({ security: security() })"),
+    );
+    await assert.rejects(
+      bootstrap({ security: security() }),
+      (error: Error) => error instanceof ConfigError && /jwt\.issuer-uri/.test(error.message),
+    );
+    await assert.rejects(
+      bootstrap({
+        config: jwtConfig({ "issuer-uri": issuer.url }, {
+          security: { "permit-all": ["open/**"] },
+        }),
+        security: security(),
+      }),
+      (error: Error) => error instanceof ConfigError && /security\.permit-all/.test(error.message),
+    );
+    @RestController()
+    @PermitAll()
+    class Leaky {
+      @GetMapping("/me", Principal())
+      me(caller: Authentication): string {
+        return caller.name;
+      }
+    }
+    await assert.rejects(
+      bootstrap({
+        controllers: [Leaky],
+        config: jwtConfig({ "issuer-uri": issuer.url }),
+        security: security(),
+      }),
+      (error: Error) =>
+        error instanceof DefinitionError &&
+        /Leaky\.me .*Principal\(\) on a route any caller/.test(error.message),
+    );
+  });
+});
