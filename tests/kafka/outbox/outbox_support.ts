@@ -2,7 +2,7 @@
 // text, waits on the table's state, and a topic's end offsets.
 import process from "node:process";
 import { Admin } from "@platformatic/kafka";
-import { SqlClient } from "../../../src/data/sql_client.ts";
+import type { SqlClient } from "../../../src/data/sql_client.ts";
 import { innermostTransaction } from "../../../src/data/transaction_scope.ts";
 import type { OutgoingRecord } from "../../../src/kafka/outgoing_record.ts";
 import { outboxTableStatements } from "../../../src/kafka/outbox/outbox_table.ts";

@@ -152,6 +152,36 @@ for (const kind of KINDS) {
       );
     });
 
+    it("deletes sent rows once their retention ended, and keeps the unsent", async () => {
+      const { sql, admin } = await database();
+      const sent: string[] = [];
+      let refuse = false;
+      const capture: RecordSender = {
+        send: (records) => {
+          if (refuse) return Promise.reject(new Error("refused"));
+          sent.push(...records.map((r) => new TextDecoder().decode(r.value)));
+          return Promise.resolve(
+            records.map((r) => ({ topic: r.topic, partition: 0, offset: 0n })),
+          );
+        },
+      };
+      const outbox = outboxOf(sql, capture, { retentionMs: 1, retryDelayMs: 10 });
+      await outbox.start();
+      await writeInTransaction(sql, outbox, [textRecord("t", "a", "first")]);
+      await waitFor("the first to go", () => Promise.resolve(sent.length === 1));
+      refuse = true;
+      await writeInTransaction(sql, outbox, [textRecord("t", "b", "second")]);
+      // The next passes purge the first row, once its millisecond went by; the second stays.
+      await waitFor(
+        "the sent row to be deleted",
+        async () => (await admin.query("SELECT id FROM thaw_outbox")).length === 1,
+      );
+      assert.equal(await outbox.backlog(), 1);
+      refuse = false;
+      await waitFor("the backlog to empty", async () => await outbox.backlog() === 0);
+      assert.deepEqual(sent, ["first", "second"]);
+    });
+
     it("refuses a write to a datasource without the table, naming it and the migration", async () => {
       const { sql, pool } = await database(false);
       const outbox = outboxOf(sql, sender());
