@@ -5,8 +5,18 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { KINDS, workspaces } from "../../migrate/sql/databases.ts";
+import { outboxMigration } from "../../../src/kafka/outbox/outbox_migration.ts";
 
 const MIGRATION = new URL("../../../src/kafka/outbox/outbox_migration.ts", import.meta.url).href;
+
+describe("outboxMigration", () => {
+  it("refuses a table name the statements could not hold as it is", () => {
+    assert.throws(
+      () => outboxMigration("orders; DROP TABLE users"),
+      /^TypeError: outboxMigration: table "orders; DROP TABLE users" is not a plain identifier/,
+    );
+  });
+});
 
 for (const kind of KINDS) {
   describe(`outboxMigration on ${kind}`, () => {
