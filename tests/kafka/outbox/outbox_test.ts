@@ -152,6 +152,31 @@ for (const kind of KINDS) {
       );
     });
 
+    it("drops the records of a NESTED call rolled back to its savepoint, keeps the rest", async () => {
+      const { sql } = await database();
+      const sent: string[] = [];
+      const capture: RecordSender = {
+        send: (records) => {
+          sent.push(...records.map((r) => new TextDecoder().decode(r.value)));
+          return Promise.resolve(
+            records.map((r) => ({ topic: r.topic, partition: 0, offset: 0n })),
+          );
+        },
+      };
+      const outbox = outboxOf(sql, capture);
+      await outbox.start();
+      await sql.transaction(async () => {
+        await outbox.write(innermostTransaction()!, textRecord("t", "k", "before"));
+        await sql.transaction(async () => {
+          await outbox.write(innermostTransaction()!, textRecord("t", "k", "nested"));
+          throw new Error("the nested work failed");
+        }, { propagation: "NESTED" }).catch(() => {});
+        await outbox.write(innermostTransaction()!, textRecord("t", "k", "after"));
+      });
+      await waitFor("the backlog to empty", async () => await outbox.backlog() === 0);
+      assert.deepEqual(sent, ["before", "after"]);
+    });
+
     it("deletes sent rows once their retention ended, and keeps the unsent", async () => {
       const { sql, admin } = await database();
       const sent: string[] = [];
