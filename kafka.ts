@@ -37,3 +37,4 @@ export {
   type Serializer,
 } from "./src/kafka/kafka_template.ts";
 export type { OutgoingRecord, RecordMetadata, RecordSender } from "./src/kafka/outgoing_record.ts";
+export { type OutboxMigration, outboxMigration } from "./src/kafka/outbox/outbox_migration.ts";

@@ -64,6 +64,33 @@ export const KAFKA_KEYS = {
   "kafka.ssl.key-store-key": {
     type: "string",
   },
+  "kafka.outbox.enabled": {
+    type: "boolean",
+    default: true,
+  },
+  "kafka.outbox.table": {
+    type: "string",
+    default: "thaw_outbox",
+  },
+  "kafka.outbox.batch-size": {
+    type: "integer",
+    min: 1,
+    max: 10_000,
+    default: 100,
+  },
+  // Durations, read by the feature (`1s`, `PT1S`; a number is ms).
+  "kafka.outbox.poll-interval": {
+    type: "feature",
+  },
+  "kafka.outbox.lease": {
+    type: "feature",
+  },
+  "kafka.outbox.send-timeout": {
+    type: "feature",
+  },
+  "kafka.outbox.retention": {
+    type: "feature",
+  },
 } as const satisfies Readonly<Record<string, KeyDeclaration>>;
 
 declareKeys(KAFKA_KEYS);

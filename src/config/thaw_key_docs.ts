@@ -84,6 +84,19 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "kafka.ssl.key-store-certificate-chain":
     "The client's PEM certificate chain, for brokers that ask for one (mutual TLS).",
   "kafka.ssl.key-store-key": "The client's PEM private key (masked).",
+  "kafka.outbox.enabled":
+    "`false`: a `KafkaTemplate.send` inside a transaction goes to the broker at once, as outside one, rather than to the datasource's outbox table.",
+  "kafka.outbox.table":
+    "The outbox table of each datasource (its lock table is this name and `_lock`).",
+  "kafka.outbox.batch-size": "The outbox rows the relay reads and sends at a time.",
+  "kafka.outbox.poll-interval":
+    "How often the relay looks for outbox rows no commit of its process woke it for: `1s` when unset, a duration (`500ms`, `PT1S`; a number is ms).",
+  "kafka.outbox.lease":
+    "How long a relay holds the outbox's lock unless it gives it back (a relay that died blocks the others this long): `30s` when unset.",
+  "kafka.outbox.send-timeout":
+    "How long the relay waits for the broker's answer to a send before it counts as failed and is tried again: `10s` when unset.",
+  "kafka.outbox.retention":
+    "How long sent outbox rows are kept (`0`: deleted as they are sent): `1h` when unset.",
   "security.permit-all":
     "Routes any caller may reach with `security()` on, as their paths are written (`/public/**` for every route under `/public`).",
   "security.oauth2.resourceserver.jwt.issuer-uri":

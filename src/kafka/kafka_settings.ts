@@ -3,6 +3,7 @@
 // secured, as the options every client of `@platformatic/kafka` takes.
 import "../config/kafka_keys.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { parseDuration } from "../config/duration.ts";
 import { shownValue } from "../config/application_config.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import { definedFields } from "../defined_fields.ts";
@@ -26,6 +27,16 @@ export interface KafkaClientOptions {
 
 const HOST_PORT = /^(?:\[[0-9A-Fa-f:.]+\]|[^\s:/?#@[\]]+):\d{1,5}$/;
 
+/** The outbox's settings (`kafka.outbox.*`), every duration in milliseconds. */
+export interface OutboxSettings {
+  readonly table: string;
+  readonly batchSize: number;
+  readonly pollIntervalMs: number;
+  readonly leaseMs: number;
+  readonly sendTimeoutMs: number;
+  readonly retentionMs: number;
+}
+
 /** The `kafka.*` settings of an app. */
 export class KafkaSettings {
   /** The options each client is made with. */
@@ -38,6 +49,8 @@ export class KafkaSettings {
   readonly retries: number;
   /** `kafka.listener.concurrency`. */
   readonly concurrency: number;
+  /** The outbox's settings; `undefined` when `kafka.outbox.enabled` is false. */
+  readonly outbox: OutboxSettings | undefined;
   /** The values no message may show: the SASL password, the client's private key. */
   readonly secrets: readonly string[];
 
@@ -61,6 +74,7 @@ export class KafkaSettings {
     this.acks = acksOf(settings);
     this.retries = settings.get("kafka.producer.retries");
     this.concurrency = settings.get("kafka.listener.concurrency");
+    this.outbox = settings.get("kafka.outbox.enabled") ? outboxOf(settings) : undefined;
     const protocol = settings.get("kafka.security.protocol");
     const sasl = protocol.startsWith("SASL_") ? saslOf(settings, protocol) : undefined;
     const tls = protocol.endsWith("SSL") ? tlsOf(settings) : undefined;
@@ -121,4 +135,44 @@ function tlsOf(settings: ThawSettings): NonNullable<KafkaClientOptions["tls"]> {
     );
   }
   return definedFields({ ca: settings.get("kafka.ssl.trust-store-certificates"), cert, key });
+}
+
+function outboxOf(settings: ThawSettings): OutboxSettings {
+  const duration = (
+    key:
+      | "kafka.outbox.poll-interval"
+      | "kafka.outbox.lease"
+      | "kafka.outbox.send-timeout"
+      | "kafka.outbox.retention",
+    fallback: number,
+    least: number,
+  ): number => {
+    const value = settings.get(key);
+    if (value === undefined || value === null) return fallback;
+    const ms = typeof value === "number" || typeof value === "string"
+      ? parseDuration(value)
+      : undefined;
+    if (ms === undefined || ms < least) {
+      throw new ConfigError(
+        `${settings.where(key)}: give a duration${least > 0 ? " over 0" : ""} (1s, PT1S; a ` +
+          `number is ms), got ${shownValue(value)}`,
+      );
+    }
+    return ms;
+  };
+  const table = settings.get("kafka.outbox.table");
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,57}$/.test(table)) {
+    throw new ConfigError(
+      `${settings.where("kafka.outbox.table")}: give a table name of letters, digits and _ ` +
+        `(at most 58), got ${shownValue(table)}`,
+    );
+  }
+  return {
+    table,
+    batchSize: settings.get("kafka.outbox.batch-size"),
+    pollIntervalMs: duration("kafka.outbox.poll-interval", 1_000, 1),
+    leaseMs: duration("kafka.outbox.lease", 30_000, 1),
+    sendTimeoutMs: duration("kafka.outbox.send-timeout", 10_000, 1),
+    retentionMs: duration("kafka.outbox.retention", 3_600_000, 0),
+  };
 }

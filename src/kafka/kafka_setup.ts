@@ -13,7 +13,12 @@ import { kafkaHealth } from "./kafka_health.ts";
 import type { KafkaProducer } from "./kafka_producer.ts";
 import type { RecordSender } from "./outgoing_record.ts";
 import { KafkaSettings } from "./kafka_settings.ts";
-import { jsonSerializer, KafkaTemplate, type Serializer } from "./kafka_template.ts";
+import {
+  jsonSerializer,
+  KafkaTemplate,
+  type OutboxPort,
+  type Serializer,
+} from "./kafka_template.ts";
 
 /** The package the client is made with, an optional peer dependency. */
 export const CLIENT_PACKAGE = "@platformatic/kafka";
@@ -44,7 +49,7 @@ export function kafka(options: KafkaOptions = {}): KafkaFeature {
 
 async function setUp(
   settings: ThawSettings,
-  { context }: SetupHost,
+  { context, logger }: SetupHost,
   serializer: Serializer,
 ): Promise<FeatureFactory> {
   const kafkaSettings = new KafkaSettings(settings);
@@ -69,23 +74,47 @@ async function setUp(
       kafkaSettings.client.bootstrapBrokers[0],
     );
   const sender = telemetry === undefined ? producer : telemetry.sender(producer);
+  // Loaded only by an app whose transactional sends go through an outbox.
+  const outboxes = kafkaSettings.outbox === undefined
+    ? undefined
+    : new (await import("./outbox/outboxes.ts")).Outboxes(
+      context,
+      sender,
+      kafkaSettings.outbox,
+      logger,
+    );
   context.registerBean({
     name: "kafkaTemplate",
     type: KafkaTemplate,
     source: "kafka()",
-    create: () => Promise.resolve(new OwnedTemplate(producer, sender, serializer)),
+    create: () => Promise.resolve(new OwnedTemplate(producer, sender, serializer, outboxes?.port)),
   });
   // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
   context.register(kafkaHealth(() => producer.cluster()));
-  return () => undefined;
+  return (host) => ({
+    // Before the app serves, and whether or not it listens: a commit's records go out.
+    started: async () => await outboxes?.start(telemetry),
+    close: {
+      // Before the beans stop: the relays use the datasources' pools and the producer.
+      jobs: async () => {
+        await outboxes?.close(host.shutdownTimeoutMs);
+        return undefined;
+      },
+    },
+  });
 }
 
 /** The app's template: it owns the producer, closed once the beans that send are stopped. */
 class OwnedTemplate extends KafkaTemplate {
   readonly #producer: KafkaProducer;
 
-  constructor(producer: KafkaProducer, sender: RecordSender, serializer: Serializer) {
-    super(sender, serializer);
+  constructor(
+    producer: KafkaProducer,
+    sender: RecordSender,
+    serializer: Serializer,
+    outbox: OutboxPort | undefined,
+  ) {
+    super(sender, serializer, outbox);
     this.#producer = producer;
   }
 

@@ -4,8 +4,8 @@ import { Buffer } from "node:buffer";
 import { Producer, type ProduceResult } from "@platformatic/kafka";
 import type {
   OutgoingRecord,
+  RecordMetadata,
   RecordSender,
-  SendResult,
 } from "../../../src/kafka/outgoing_record.ts";
 import { KAFKA_BOOTSTRAP } from "../broker.ts";
 
@@ -31,7 +31,7 @@ export function producerSender(
     retryDelay: 50,
   });
   return {
-    async send(records: readonly OutgoingRecord[]): Promise<readonly SendResult[]> {
+    async send(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
       const result: ProduceResult = await producer.send({
         messages: records.map((r) => ({
           topic: r.topic,
