@@ -295,6 +295,46 @@ describe(`security() with HTTP Basic and API keys through listen(app) on ${RUNTI
     }
   });
 
+  it("answers a failing store 500, a bean returning what is no user 500 naming the bean, never the password", async () => {
+    @Service()
+    class BrokenUsers extends UserDetailsService {
+      loadUserByUsername(name: string): Promise<UserDetails | undefined> {
+        if (name === "down") return Promise.reject(new Error("the user table is down"));
+        return Promise.resolve({ username: name } as unknown as UserDetails);
+      }
+    }
+    const { app, server, logger } = await start(
+      { security: { basic: { iterations: ITERATIONS } } },
+      [
+        BrokenUsers,
+      ],
+    );
+    try {
+      for (
+        const [user, said] of [["down", /the user table is down/], [
+          "odd",
+          /bean 'brokenUsers'.*not a UserDetails/,
+        ]] as const
+      ) {
+        logger.lines.length = 0;
+        const res = await app.fetch(
+          new Request("http://localhost/me", {
+            headers: { authorization: basic(user, "pw-SECRET-9") },
+          }),
+        );
+        assert.equal(res.status, 500, user);
+        assert.ok(!(await res.text()).includes("pw-SECRET-9"), user);
+        const logged = logger.lines.flat().map((part) =>
+          part instanceof Error ? `${part.message} ${part.stack}` : String(part)
+        ).join("\n");
+        assert.match(logged, said, user);
+        assert.ok(!logged.includes("pw-SECRET-9"), logged);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it("stops bootstrap with no scheme at all, or two UserDetailsService beans", async () => {
     await assert.rejects(
       bootstrap({ controllers: [Routes], security: security(), logger: memoryLogger() }),
