@@ -1,6 +1,7 @@
 /**
  * Security: `security()` for `bootstrap({ security })`, the JWT resource server (Spring Boot's
- * `security.oauth2.resourceserver.jwt.*` keys; tokens checked with jose, on every runtime), the
+ * `security.oauth2.resourceserver.jwt.*` keys; tokens checked with jose, on every runtime), HTTP
+ * Basic against the app's `UserDetailsService` (PBKDF2 hashes: `hashPassword`) and API keys, the
  * caller as `SecurityContext.current()` and the `Principal()` binder, `@PermitAll()`, and method
  * security: `@Secured` and `@PreAuthorize` on any bean's methods (`AccessDeniedError`).
  *
@@ -29,6 +30,7 @@
  * @module
  */
 import "./src/config/security_keys.ts";
+import "./src/config/security_scheme_keys.ts";
 
 export { security, type SecurityOptions } from "./src/security/security_setup.ts";
 export type { SecurityFeature } from "./src/security/security_feature.ts";
@@ -43,6 +45,8 @@ export {
   type SecuredDecorator,
 } from "./src/security/method_security.ts";
 export { AccessDeniedError } from "./src/security/access_denied_error.ts";
+export { hashPassword } from "./src/security/password_hash.ts";
+export { type UserDetails, UserDetailsService } from "./src/security/user_details.ts";
 export {
   TOKEN_FAILURE_REASONS,
   TokenFailure,

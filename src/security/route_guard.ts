@@ -2,8 +2,10 @@
  * The security feature's guard of each route: decided once per route as the app is built, on the
  * route the router picked (never on a path read again from the request), so that no spelling of
  * a path (a trailing slash, `%2e%2e`, a case, a doubled slash) reaches a route past its guard. A
- * route any caller may reach gets no guard at all; any other checks the request's bearer token
- * and runs the route as a call of its caller.
+ * route any caller may reach gets no guard at all; any other checks the request's credentials,
+ * scheme after scheme of those that are on (a bearer token, HTTP Basic, an API key: the first
+ * the request carries decides, a refusal is not passed on to the next), and runs the route as a
+ * call of its caller.
  *
  * @module
  */
@@ -13,19 +15,32 @@ import type { CompiledRoute, RouteGuard } from "../web/compile.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { earlyAnswer } from "../web/middleware.ts";
 import { authoritiesOf } from "./authorities.ts";
-import { bearerAnswer, type BearerRefusal, bearerResponse } from "./bearer_answer.ts";
+import type { ApiKeyAuthenticator } from "./api_keys.ts";
+import type { BasicAuthenticator } from "./basic_authenticator.ts";
+import type { BearerRefusal } from "./bearer_answer.ts";
 import { bearerToken } from "./bearer_token.ts";
+import { type Challenges, refusalResponse } from "./challenges.ts";
 import type { JwtSettings } from "./jwt_settings.ts";
 import type { JwtVerifier } from "./jwt_verifier.ts";
 import { permitted } from "./permit_all.ts";
 import { isPrincipal } from "./principal.ts";
+import type { SchemeResult } from "./scheme_authentication.ts";
 import { type Authentication, runAs } from "./security_context.ts";
 import { TokenFailure } from "./token_failure.ts";
 
 /** What the guard of every route is made of. */
 export interface GuardParts {
-  readonly verifier: Pick<JwtVerifier, "verify">;
-  readonly jwt: JwtSettings;
+  /** Bearer tokens, when a JWT key source is set. */
+  readonly bearer?: {
+    readonly verifier: Pick<JwtVerifier, "verify">;
+    readonly jwt: JwtSettings;
+  } | undefined;
+  /** HTTP Basic, when the app has a `UserDetailsService` bean. */
+  readonly basic?: Pick<BasicAuthenticator, "authenticate"> | undefined;
+  /** API keys, when keys are configured. */
+  readonly apiKeys?: Pick<ApiKeyAuthenticator, "authenticate" | "header"> | undefined;
+  /** The challenges of HTTP Basic and the API keys where they are on, for every 401. */
+  readonly otherChallenges: readonly string[];
   /** `security.permit-all`, checked. */
   readonly permitAll: readonly string[];
   /** Where `security.permit-all` is set, for errors. */
@@ -67,34 +82,62 @@ function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`) || prefix === "";
 }
 
+const MISSING: SchemeResult = Object.freeze({ kind: "missing" });
+// The schemes other than the bearer token have no claims.
+const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
+const SCHEME_NAMES = { "basic": "HTTP Basic credentials", "api-key": "API key" } as const;
+
 function guard(label: string, parts: GuardParts): MiddlewareHandler {
-  const { verifier, jwt, logger, realm } = parts;
+  const { bearer, basic, apiKeys, logger } = parts;
+  const challenges: Challenges = {
+    bearer: bearer !== undefined,
+    realm: parts.realm,
+    others: parts.otherChallenges,
+  };
   const warn = (logger.warn ?? logger.error).bind(logger);
   const refuse = (c: Parameters<MiddlewareHandler>[0], refusal: BearerRefusal) =>
-    earlyAnswer(c, bearerResponse(bearerAnswer(refusal, realm)));
+    earlyAnswer(c, refusalResponse(refusal, challenges));
   return async (c, next) => {
-    const found = bearerToken(c.req.raw.headers.get("authorization"));
-    if (found.kind === "missing") return refuse(c, found);
-    if (found.kind === "invalid-request") {
-      warn(`${label}: bearer token refused (invalid request): not one Bearer token`);
-      return refuse(c, found);
+    const authorization = c.req.raw.headers.get("authorization");
+    if (bearer !== undefined) {
+      const found = bearerToken(authorization);
+      if (found.kind === "invalid-request") {
+        warn(`${label}: bearer token refused (invalid request): not one Bearer token`);
+        return refuse(c, found);
+      }
+      if (found.kind === "token") {
+        let caller: Authentication;
+        try {
+          const { jwt, verifier } = bearer;
+          const { claims } = await verifier.verify(found.token);
+          const name = Object.hasOwn(claims, jwt.principalClaim)
+            ? claims[jwt.principalClaim]
+            : undefined;
+          if (typeof name !== "string" || name === "") throw new TokenFailure("missing-claim");
+          caller = { name, authorities: authoritiesOf(claims, jwt), claims };
+        } catch (error) {
+          const failure = error instanceof TokenFailure ? error : new TokenFailure("malformed");
+          const cause = failure.reason === "keys-unavailable" && failure.cause instanceof Error
+            ? ` (${failure.cause.message})`
+            : "";
+          warn(`${label}: ${failure.message}${cause}`);
+          return refuse(c, { kind: "invalid-token" });
+        }
+        return runAs(caller, next);
+      }
     }
-    let caller: Authentication;
-    try {
-      const { claims } = await verifier.verify(found.token);
-      const name = Object.hasOwn(claims, jwt.principalClaim)
-        ? claims[jwt.principalClaim]
-        : undefined;
-      if (typeof name !== "string" || name === "") throw new TokenFailure("missing-claim");
-      caller = { name, authorities: authoritiesOf(claims, jwt), claims };
-    } catch (error) {
-      const failure = error instanceof TokenFailure ? error : new TokenFailure("malformed");
-      const cause = failure.reason === "keys-unavailable" && failure.cause instanceof Error
-        ? ` (${failure.cause.message})`
-        : "";
-      warn(`${label}: ${failure.message}${cause}`);
-      return refuse(c, { kind: "invalid-token" });
+    let result = basic === undefined ? MISSING : await basic.authenticate(authorization);
+    if (result.kind === "missing" && apiKeys !== undefined) {
+      result = await apiKeys.authenticate(c.req.raw.headers.get(apiKeys.header));
     }
-    return runAs(caller, next);
+    if (result.kind === "authenticated") {
+      const { name, authorities } = result.authentication;
+      return runAs({ name, authorities, claims: NO_CLAIMS }, next);
+    }
+    // The reason alone: never the user name, the password or the key the client sent.
+    if (result.kind === "refused") {
+      warn(`${label}: ${SCHEME_NAMES[result.scheme]} refused (${result.reason})`);
+    }
+    return refuse(c, { kind: "missing" });
   };
 }

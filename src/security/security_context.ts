@@ -8,13 +8,19 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
-/** Who calls: what a verified bearer token says of its holder. */
+/** Who calls: what a verified bearer token says of its holder, or HTTP Basic's user, or an API key's. */
 export interface Authentication {
-  /** The caller's name: the token's `sub`, or the claim `principal-claim-name` names. */
+  /**
+   * The caller's name: the token's `sub`, or the claim `principal-claim-name` names; HTTP Basic:
+   * the `username` the `UserDetailsService` gave; an API key: its name in the configuration.
+   */
   readonly name: string;
-  /** `SCOPE_x` for each scope of the token, `ROLE_x` for each role of `roles-claim-name`. */
+  /**
+   * `SCOPE_x` for each scope of the token, `ROLE_x` for each role of `roles-claim-name`; HTTP
+   * Basic: the user's authorities; an API key: its configured ones.
+   */
   readonly authorities: readonly string[];
-  /** Every claim of the token. */
+  /** Every claim of the token; none for HTTP Basic and API keys. */
   readonly claims: Readonly<Record<string, unknown>>;
 }
 

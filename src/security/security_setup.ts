@@ -1,16 +1,25 @@
-// `security()`: the resource server's keys read and checked once, the verifier made (a public key
-// read and imported at start; a key set fetched at the first token), and the guard of each route.
+// `security()`: the schemes that are on, each read and checked once (the resource server's keys
+// and its verifier, a public key read and imported at start, a key set fetched at the first token;
+// the API keys, digested; HTTP Basic, once the app's `UserDetailsService` bean is made), and the
+// guard of each route.
 import type { FeatureFactory } from "../app_feature.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { DefinitionError } from "../context/errors.ts";
 import { shownValue } from "../config/application_config.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { SetupHost } from "../feature_value.ts";
+import type { ApplicationContext } from "../context/application_context.ts";
 import { checkOptionsObject } from "../options_object.ts";
+import { ApiKeyAuthenticator, apiKeySettings } from "./api_keys.ts";
+import { BasicAuthenticator } from "./basic_authenticator.ts";
+import { basicChallenge } from "./basic_credentials.ts";
+import { apiKeyChallenge } from "./challenges.ts";
 import { jwtSettings } from "./jwt_settings.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
 import { routeGuard } from "./route_guard.ts";
 import { type SecurityFeature, securityFeature } from "./security_feature.ts";
+import { UserDetailsService } from "./user_details.ts";
 
 /** What `security()` takes. */
 export interface SecurityOptions {
@@ -19,12 +28,15 @@ export interface SecurityOptions {
 }
 
 /**
- * The JWT resource server for `bootstrap({ security: security() })`, configured by the
- * `security.oauth2.resourceserver.jwt.*` keys (Spring Boot's): every route needs a caller with a
- * valid bearer token unless `@PermitAll()` or `security.permit-all` opens it (the actuator's
- * health is open); a refused request is answered 401 as RFC 6750 says, and the log line says why.
+ * Security for `bootstrap({ security: security() })`: every route needs an authenticated caller
+ * unless `@PermitAll()` or `security.permit-all` opens it (the actuator's health is open). A
+ * caller comes by one of the schemes that are on: a bearer token (the JWT resource server of the
+ * `security.oauth2.resourceserver.jwt.*` keys, Spring Boot's), HTTP Basic (when the app has a
+ * bean that extends `UserDetailsService`) and API keys (`security.api-keys.keys`). A refused
+ * request is answered 401 with a challenge per scheme (RFC 6750's codes for a token), and the log
+ * line says why.
  *
- * @example The keys' source is required: without one, bootstrap stops and says which keys
+ * @example One scheme at least is required: without one, bootstrap stops and says which keys
  * ```ts
  * import assert from "node:assert/strict";
  * import { bootstrap } from "@thaw/thaw";
@@ -50,12 +62,7 @@ async function setUp(
   realm: string | undefined,
 ): Promise<FeatureFactory> {
   const jwt = jwtSettings(settings);
-  if (jwt === undefined) {
-    throw new ConfigError(
-      "security(): set security.oauth2.resourceserver.jwt.issuer-uri (or jwk-set-uri, " +
-        "public-key, public-key-location): where the keys that sign the tokens come from",
-    );
-  }
+  const keys = apiKeySettings(settings);
   const permitAllWhere = settings.where("security.permit-all");
   const permitAll = settings.get("security.permit-all");
   for (const pattern of permitAll) {
@@ -66,16 +73,71 @@ async function setUp(
       );
     }
   }
-  const verifier = await JwtVerifier.create(jwt, {
+  const verifier = jwt === undefined ? undefined : await JwtVerifier.create(jwt, {
     onKeyFetchFailed: (error) => logger.error(`security: ${error.message}`),
   });
-  const guard = routeGuard({ verifier, jwt, permitAll, permitAllWhere, logger, realm });
-  const interceptor = new MethodSecurityInterceptor(jwt.authorityPrefix);
+  const apiKeys = keys === undefined ? undefined : await ApiKeyAuthenticator.create(keys);
+  const interceptor = new MethodSecurityInterceptor(
+    jwt?.authorityPrefix ?? settings.get("security.oauth2.resourceserver.jwt.authority-prefix"),
+  );
   context.registerBean({
     name: "thaw.methodSecurityInterceptor",
     type: MethodSecurityInterceptor,
     source: "security()",
     create: () => Promise.resolve(interceptor),
   });
-  return () => ({ guard });
+  // HTTP Basic is known once the beans are made: the app's `UserDetailsService` may be any bean.
+  return (host) => {
+    const users = userDetailsBean(host.context);
+    if (jwt === undefined && apiKeys === undefined && users === undefined) {
+      throw new ConfigError(
+        "security(): no scheme to authenticate callers by: set " +
+          "security.oauth2.resourceserver.jwt.issuer-uri (or jwk-set-uri, public-key, " +
+          "public-key-location) for bearer tokens, security.api-keys.keys for API keys, or " +
+          "register a bean that extends UserDetailsService for HTTP Basic",
+      );
+    }
+    const basic = users === undefined ? undefined : new BasicAuthenticator(users.instance, {
+      iterations: settings.get("security.basic.iterations"),
+      beanName: `bean '${users.name}'`,
+    });
+    const otherChallenges = [
+      ...(basic === undefined ? [] : [basicChallenge(settings.get("security.basic.realm"))]),
+      ...(apiKeys === undefined
+        ? []
+        : [apiKeyChallenge(settings.get("security.api-keys.header-name"))]),
+    ];
+    const guard = routeGuard({
+      bearer: verifier === undefined || jwt === undefined ? undefined : { verifier, jwt },
+      basic,
+      apiKeys,
+      otherChallenges,
+      permitAll,
+      permitAllWhere,
+      logger,
+      realm,
+    });
+    return { guard };
+  };
+}
+
+/** The app's one `UserDetailsService` bean, if any; a `DefinitionError` for two. */
+function userDetailsBean(
+  context: ApplicationContext,
+): { readonly name: string; readonly instance: UserDetailsService } | undefined {
+  // An override's instance need not be of the class it stands for: the bean's class counts too.
+  const found = context.beans().filter(({ instance, type }) =>
+    instance instanceof UserDetailsService ||
+    (type !== undefined && type.prototype instanceof UserDetailsService)
+  );
+  if (found.length === 0) return undefined;
+  if (found.length > 1) {
+    throw new DefinitionError(
+      `security(): ${found.length} beans extend UserDetailsService (${
+        found.map(({ name }) => `'${name}' (${context.sourceOf(name)})`).join(", ")
+      }): HTTP Basic asks one for its users; keep one`,
+    );
+  }
+  const [{ name, instance }] = found;
+  return { name, instance: instance as UserDetailsService };
 }
