@@ -10,7 +10,9 @@ import { jwtSettings } from "./jwt_settings.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
 import { routeGuard } from "./route_guard.ts";
+import { keepCaller } from "./security_context.ts";
 import { type SecurityFeature, securityFeature } from "./security_feature.ts";
+import { registerCallContext } from "../web/call_context.ts";
 
 /** What `security()` takes. */
 export interface SecurityOptions {
@@ -70,6 +72,8 @@ async function setUp(
     onKeyFetchFailed: (error) => logger.error(`security: ${error.message}`),
   });
   const guard = routeGuard({ verifier, jwt, permitAll, permitAllWhere, logger, realm });
+  // An SSE stream's pulls and a socket's events run as calls of the request that opened them.
+  registerCallContext(keepCaller);
   const interceptor = new MethodSecurityInterceptor(jwt.authorityPrefix);
   context.registerBean({
     name: "thaw.methodSecurityInterceptor",
