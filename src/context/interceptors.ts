@@ -150,6 +150,13 @@ export function interceptMethod(
       `Interceptors on ${name}: they run around public instance methods only`,
     );
   }
+  // The container finds the methods it wraps by their string names: one named by a symbol
+  // would keep none of its interceptors (a `@Secured` one would run for any caller).
+  if (typeof context.name === "symbol") {
+    throw new TypeError(
+      `Interceptors on ${name}: they run around public instance methods named by a string only`,
+    );
+  }
   const entry = interceptionOf(context.metadata);
   entry.methods.set(name, [...items, ...(entry.methods.get(name) ?? [])]);
   // The outermost decorator's reason is set last.

@@ -8,7 +8,12 @@
  *
  * @module
  */
-import { type Class, entryChain, ownEntry } from "../context/class_record.ts";
+import {
+  type Class,
+  entryChain,
+  entryOf as ownEntryOf,
+  ownEntry,
+} from "../context/class_record.ts";
 import {
   type MethodInterceptor,
   type MethodInvocation,
@@ -163,8 +168,12 @@ function planOf(type: Class, method: string): Plan {
   return {
     where: `${type.name}.${method}()`,
     // `@PermitAll()` on the method itself lifts its class's `@Secured`; a controller's
-    // class-level one opens its routes, not its methods' own checks.
-    open: permittedMethod(type, method),
+    // class-level one opens its routes, not its methods' own checks. Of a superclass, it yields
+    // to an override secured below it.
+    open: permittedMethod(type, method, (cls) => {
+      const entry = ownEntryOf<SecuredEntry>(cls, SECURED);
+      return entry !== undefined && (entry.methods.has(method) || entry.checks.has(method));
+    }),
     authorities,
     checks: chain.flatMap((entry) => entry.checks.get(method) ?? []),
   };

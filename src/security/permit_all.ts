@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Class, entryChain, ownEntry } from "../context/class_record.ts";
+import { type Class, entryChain, entryOf, ownEntry } from "../context/class_record.ts";
 
 interface PermitEntry {
   type: boolean;
@@ -48,7 +48,24 @@ export function permitted(type: Class, methodName: string): boolean {
   );
 }
 
-/** Whether `@PermitAll()` is on the method `methodName` itself (of `type` or a superclass). */
-export function permittedMethod(type: Class, methodName: string): boolean {
-  return entryChain<PermitEntry>(type, PERMIT).some((entry) => entry.methods.has(methodName));
+/**
+ * Whether `@PermitAll()` is on the method `methodName` itself, in the most derived class of
+ * `type`'s chain that declares anything of it: `secures(cls)` says whether a class's own
+ * decorators secure the method, so that a subclass's secured override is not opened by its
+ * superclass's `@PermitAll()` (and one it opens is, whatever its superclass said).
+ */
+export function permittedMethod(
+  type: Class,
+  methodName: string,
+  secures: (cls: Class) => boolean,
+): boolean {
+  for (
+    let c: unknown = type;
+    typeof c === "function" && c !== Function.prototype;
+    c = Object.getPrototypeOf(c)
+  ) {
+    if (entryOf<PermitEntry>(c as Class, PERMIT)?.methods.has(methodName)) return true;
+    if (secures(c as Class)) return false;
+  }
+  return false;
 }

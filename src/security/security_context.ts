@@ -51,3 +51,12 @@ export class SecurityContext {
 export function runAs<T>(caller: Authentication, fn: () => T): T {
   return callers.run(caller, fn);
 }
+
+/**
+ * What a stream or a socket the current request opens keeps of it for its later calls: its
+ * caller, bound again around each (src/web/call_context.ts); nothing outside a request.
+ */
+export function keepCaller(): (<T>(fn: () => T) => T) | undefined {
+  const caller = callers.getStore();
+  return caller === undefined ? undefined : (fn) => callers.run(caller, fn);
+}

@@ -18,8 +18,10 @@ import { jwtSettings } from "./jwt_settings.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
 import { routeGuard } from "./route_guard.ts";
+import { keepCaller } from "./security_context.ts";
 import { type SecurityFeature, securityFeature } from "./security_feature.ts";
 import { UserDetailsService } from "./user_details.ts";
+import { registerCallContext } from "../web/call_context.ts";
 
 /** What `security()` takes. */
 export interface SecurityOptions {
@@ -77,6 +79,8 @@ async function setUp(
     onKeyFetchFailed: (error) => logger.error(`security: ${error.message}`),
   });
   const apiKeys = keys === undefined ? undefined : await ApiKeyAuthenticator.create(keys);
+  // An SSE stream's pulls and a socket's events run as calls of the request that opened them.
+  registerCallContext(keepCaller);
   const interceptor = new MethodSecurityInterceptor(
     jwt?.authorityPrefix ?? settings.get("security.oauth2.resourceserver.jwt.authority-prefix"),
   );

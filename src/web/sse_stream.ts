@@ -5,6 +5,7 @@
 import type { Clock, Timer } from "../runtime/clock.ts";
 import { HEARTBEAT, sseFrame } from "./sse_frame.ts";
 import { Deferred } from "../runtime/deferred.ts";
+import { type CallContext, callContext } from "./call_context.ts";
 
 /** What an event stream is opened with. */
 export interface EventStreamOptions {
@@ -74,6 +75,8 @@ class EventStreamRun {
   // The iterator's `next()` in progress, whoever asked for it (the first wait, or a pull).
   #inflight: Promise<void> | undefined;
   #timer: Timer | undefined;
+  // The request's own (its caller), for the pulls the server makes once the handler returned.
+  readonly #within: CallContext = callContext();
 
   constructor(iterator: AsyncIterator<unknown>, options: EventStreamOptions) {
     this.#iterator = iterator;
@@ -179,7 +182,9 @@ class EventStreamRun {
 
   // What follows the end: the iterator returned where it is not done, and the owner told.
   #afterEnd(returnIterator: boolean): void {
-    if (returnIterator) this.#returning(returned(this.#iterator, this.#options.failed));
+    if (returnIterator) {
+      this.#returning(this.#within(() => returned(this.#iterator, this.#options.failed)));
+    }
     this.#options.ended?.();
   }
 
@@ -191,7 +196,7 @@ class EventStreamRun {
   async #pull(): Promise<void> {
     let result: IteratorResult<unknown>;
     try {
-      result = await this.#iterator.next();
+      result = await this.#within(() => this.#iterator.next());
     } catch (error) {
       this.#inflight = undefined;
       return this.#fail(error, false);

@@ -5,6 +5,7 @@
 // decorator does, rather than an uncaught error that ends the process (Deno) or is dropped.
 import { type SendOptions, WSContext, type WSEvents, type WSMessageReceive } from "hono/ws";
 import { utf8Length } from "../http/body_length.ts";
+import { type CallContext, callContext } from "./call_context.ts";
 
 /** The close codes Thaw sends (RFC 6455, 7.4.1). */
 export const CLOSE = {
@@ -93,6 +94,8 @@ class SocketSession implements WSEvents, Session {
   #socket: WSContext | undefined;
   #closing = false;
   #closed = false;
+  // The request's own (its caller), for the events the server calls once the handler returned.
+  readonly #within: CallContext = callContext();
 
   constructor(handlers: WSEvents, host: SessionHost, url: string) {
     this.#handlers = handlers;
@@ -223,7 +226,7 @@ class SocketSession implements WSEvents, Session {
       this.end(CLOSE.serverError, "Internal error");
     };
     try {
-      const result = call();
+      const result = this.#within(call);
       if (result instanceof Promise) result.catch(fail);
     } catch (error) {
       fail(error);
