@@ -20,6 +20,7 @@ import type { JwtVerifier } from "./jwt_verifier.ts";
 import { permitted } from "./permit_all.ts";
 import { isPrincipal } from "./principal.ts";
 import { type Authentication, runAs } from "./security_context.ts";
+import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 import { TokenFailure } from "./token_failure.ts";
 
 /** What the guard of every route is made of. */
@@ -33,6 +34,8 @@ export interface GuardParts {
   readonly logger: Logger;
   /** The challenge's `realm`. */
   readonly realm?: string | undefined;
+  /** Told of each request whose credentials were checked; nothing by default. */
+  readonly events?: SecurityEvents | undefined;
 }
 
 /** The guard `bootstrap` puts first in each route's chain. */
@@ -67,8 +70,11 @@ function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`) || prefix === "";
 }
 
+const SUCCESS = Object.freeze({ scheme: "bearer", outcome: "success" } as const);
+
 function guard(label: string, parts: GuardParts): MiddlewareHandler {
   const { verifier, jwt, logger, realm } = parts;
+  const { authentication: record } = parts.events ?? NO_EVENTS;
   const warn = (logger.warn ?? logger.error).bind(logger);
   const refuse = (c: Parameters<MiddlewareHandler>[0], refusal: BearerRefusal) =>
     earlyAnswer(c, bearerResponse(bearerAnswer(refusal, realm)));
@@ -77,6 +83,7 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
     if (found.kind === "missing") return refuse(c, found);
     if (found.kind === "invalid-request") {
       warn(`${label}: bearer token refused (invalid request): not one Bearer token`);
+      record({ scheme: "bearer", outcome: "failure", reason: "invalid-request" });
       return refuse(c, found);
     }
     let caller: Authentication;
@@ -93,8 +100,10 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
         ? ` (${failure.cause.message})`
         : "";
       warn(`${label}: ${failure.message}${cause}`);
+      record({ scheme: "bearer", outcome: "failure", reason: failure.reason });
       return refuse(c, { kind: "invalid-token" });
     }
+    record(SUCCESS);
     return runAs(caller, next);
   };
 }

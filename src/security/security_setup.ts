@@ -6,6 +6,8 @@ import { shownValue } from "../config/application_config.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { SetupHost } from "../feature_value.ts";
 import { checkOptionsObject } from "../options_object.ts";
+import { optionalApi } from "../actuator/opentelemetry.ts";
+import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 import { jwtSettings } from "./jwt_settings.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
@@ -69,8 +71,9 @@ async function setUp(
   const verifier = await JwtVerifier.create(jwt, {
     onKeyFetchFailed: (error) => logger.error(`security: ${error.message}`),
   });
-  const guard = routeGuard({ verifier, jwt, permitAll, permitAllWhere, logger, realm });
-  const interceptor = new MethodSecurityInterceptor(jwt.authorityPrefix);
+  const events = await securityEvents();
+  const guard = routeGuard({ verifier, jwt, permitAll, permitAllWhere, logger, realm, events });
+  const interceptor = new MethodSecurityInterceptor(jwt.authorityPrefix, events);
   context.registerBean({
     name: "thaw.methodSecurityInterceptor",
     type: MethodSecurityInterceptor,
@@ -78,4 +81,14 @@ async function setUp(
     create: () => Promise.resolve(interceptor),
   });
   return () => ({ guard });
+}
+
+/**
+ * The hook every scheme reports to (`events.authentication({ scheme, outcome, reason })`):
+ * OpenTelemetry counters where the app has the API, else nothing, and nothing of them loaded.
+ */
+async function securityEvents(): Promise<SecurityEvents> {
+  const api = await optionalApi();
+  if (api === undefined) return NO_EVENTS;
+  return (await import("./security_metrics.ts")).securityMetrics(api);
 }
