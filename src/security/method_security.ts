@@ -184,3 +184,12 @@ function planOf(type: Class, method: string): Plan {
     checks: chain.flatMap((entry) => entry.checks.get(method) ?? []),
   };
 }
+
+/**
+ * The authorities `@Secured` asks of `type`'s method `method` (any one of them), as the
+ * interceptor reads them; `undefined` when none does, or `@PermitAll()` lifts it. For the document.
+ */
+export function securedAuthorities(type: Class, method: string): readonly string[] | undefined {
+  const plan = planOf(type, method);
+  return plan.open ? undefined : plan.authorities;
+}

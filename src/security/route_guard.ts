@@ -41,7 +41,8 @@ export interface GuardParts {
 /** The guard `bootstrap` puts first in each route's chain. */
 export function routeGuard(parts: GuardParts): RouteGuard {
   return (route) => {
-    if (!open(route, parts.permitAll)) return guard(route.label, parts);
+    const { source, template } = route.pattern;
+    if (!openRoute(route, [source, template], parts.permitAll)) return guard(route.label, parts);
     if (route.method?.binders.some(isPrincipal)) {
       throw new DefinitionError(
         `${route.label}: Principal() on a route any caller may reach (@PermitAll(), or ` +
@@ -52,17 +53,23 @@ export function routeGuard(parts: GuardParts): RouteGuard {
   };
 }
 
-/** Whether any caller may reach `route`: the actuator's health, `@PermitAll()`, `permit-all`. */
-function open(route: CompiledRoute, permitAll: readonly string[]): boolean {
+/**
+ * Whether any caller may reach a route: the actuator's health, `@PermitAll()`, or one of its
+ * `paths` (as written, as the router's template) in `permitAll`. The guard and the document ask.
+ */
+export function openRoute(
+  route: Pick<CompiledRoute, "access" | "method">,
+  paths: readonly string[],
+  permitAll: readonly string[],
+): boolean {
   if (route.access === "public") return true;
   if (route.method !== undefined && permitted(route.method.type, route.method.methodName)) {
     return true;
   }
-  const { source, template } = route.pattern;
   return permitAll.some((pattern) =>
     pattern.endsWith("/**")
-      ? under(source, pattern.slice(0, -3)) || under(template, pattern.slice(0, -3))
-      : pattern === source || pattern === template
+      ? paths.some((path) => under(path, pattern.slice(0, -3)))
+      : paths.includes(pattern)
   );
 }
 

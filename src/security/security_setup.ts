@@ -12,6 +12,7 @@ import { jwtSettings } from "./jwt_settings.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
 import { routeGuard } from "./route_guard.ts";
+import { bearerScheme, documentedGuard, type DocumentedScheme } from "./security_document.ts";
 import { type SecurityFeature, securityFeature } from "./security_feature.ts";
 
 /** What `security()` takes. */
@@ -80,7 +81,9 @@ async function setUp(
     source: "security()",
     create: () => Promise.resolve(interceptor),
   });
-  return () => ({ guard });
+  // One entry per scheme turned on: each appears in the OpenAPI document.
+  const schemes: DocumentedScheme[] = [bearerScheme(jwt.authorityPrefix)];
+  return () => ({ guard, documentedGuard: documentedGuard(schemes, permitAll) });
 }
 
 /**

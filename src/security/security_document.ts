@@ -1,0 +1,69 @@
+/**
+ * What the OpenAPI document says of `security()`: the schemes it reads credentials by, under
+ * `components.securitySchemes`, and each operation's requirement, from the same rules the guard
+ * runs: `security: []` on a route anyone may reach (`@PermitAll()`, `security.permit-all`, health),
+ * otherwise any one of the schemes, with the authorities `@Secured` names (any one of them, so
+ * one requirement each). A list of schemes, so that each scheme `security()` turns on appears by
+ * adding its entry. Only data: the generator reads it where the app serves a document.
+ *
+ * @module
+ */
+import type { SecurityRequirement, SecurityScheme } from "../openapi/api_docs.ts";
+import type { DocumentedGuard } from "../openapi/documented_route.ts";
+import { securedAuthorities } from "./method_security.ts";
+import { openRoute } from "./route_guard.ts";
+
+/** One scheme in the document. */
+export interface DocumentedScheme {
+  /** Its name under `components.securitySchemes` (`bearerAuth`). */
+  readonly name: string;
+  readonly scheme: SecurityScheme;
+  /**
+   * What an operation's requirement lists for one authority `@Secured` names: the bearer token's
+   * scopes, unprefixed; `undefined`: the requirement lists nothing for this scheme.
+   */
+  readonly requirementOf?: (authority: string) => string | undefined;
+}
+
+/**
+ * The JWT resource server's scheme: `bearerAuth`, HTTP bearer of JWTs. `@Secured("SCOPE_x")` is
+ * listed as the scope `x`; another authority (`ROLE_ADMIN`) as itself, as OpenAPI 3.1 lets a
+ * non-OAuth scheme list the roles it needs.
+ */
+export function bearerScheme(scopePrefix: string): DocumentedScheme {
+  return {
+    name: "bearerAuth",
+    scheme: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+    requirementOf: (authority) =>
+      authority.startsWith(scopePrefix) ? authority.slice(scopePrefix.length) : authority,
+  };
+}
+
+/**
+ * The document's view of the guard: `schemes` on every route, the requirement as the guard
+ * decides it.
+ */
+export function documentedGuard(
+  schemes: readonly DocumentedScheme[],
+  permitAll: readonly string[],
+): DocumentedGuard {
+  const securitySchemes = Object.fromEntries(schemes.map((s) => [s.name, s.scheme]));
+  return (route) => {
+    if (openRoute(route, [route.path], permitAll)) return { securitySchemes, security: [] };
+    const authorities = route.method === undefined
+      ? undefined
+      : securedAuthorities(route.method.type, route.method.methodName);
+    const security: SecurityRequirement[] = [];
+    for (const { name, requirementOf } of schemes) {
+      if (authorities === undefined || requirementOf === undefined) {
+        security.push({ [name]: [] });
+        continue;
+      }
+      for (const authority of authorities) {
+        const needed = requirementOf(authority);
+        security.push({ [name]: needed === undefined ? [] : [needed] });
+      }
+    }
+    return { securitySchemes, security };
+  };
+}
