@@ -39,7 +39,9 @@ export interface AppFeature {
   /** How the OpenAPI document describes that guard on each route: its schemes, the requirement. */
   readonly documentedGuard?: DocumentedGuard;
   /** What `listen` and the other entry points read of it: a port of its own, a document. */
-  readonly internals?: Partial<Pick<ApplicationInternals, "management" | "openapi" | "websocket">>;
+  readonly internals?: Partial<
+    Pick<ApplicationInternals, "management" | "openapi" | "websocket" | "documentedGuard">
+  >;
   /**
    * Once the app is compiled, before it serves. A feature whose step fails undoes its own part;
    * `bootstrap` closes the features that are up (made, and started if they have this step), then

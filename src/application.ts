@@ -395,8 +395,6 @@ async function wire(
   registerApplication(app, {
     ...internals(settings, options, web, startedAt),
     ...features.internals,
-    // A conditional spread, not definedFields: this module is in every app's bundle.
-    ...(host.documentedGuard === undefined ? {} : { documentedGuard: host.documentedGuard }),
     serve: serveOptions(settings, limits, logger, () => {
       accepting = false;
       features.stopAccepting();

@@ -21,7 +21,9 @@ export interface FeatureSet {
   /** What observes every request, outermost first. */
   readonly observers: readonly RequestObserver[];
   /** What the features give `listen` and the other entry points. */
-  readonly internals: Partial<Pick<ApplicationInternals, "management" | "openapi" | "websocket">>;
+  readonly internals: Partial<
+    Pick<ApplicationInternals, "management" | "openapi" | "websocket" | "documentedGuard">
+  >;
   /**
    * Runs each `started` step in turn, once the app is compiled. A step that fails undid its own
    * feature's part; its feature, and those after it, are not up: `close()` leaves them out.

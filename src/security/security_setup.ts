@@ -83,7 +83,9 @@ async function setUp(
   });
   // One entry per scheme turned on: each appears in the OpenAPI document.
   const schemes: DocumentedScheme[] = [bearerScheme(jwt.authorityPrefix)];
-  return () => ({ guard, documentedGuard: documentedGuard(schemes, permitAll) });
+  const documented = documentedGuard(schemes, permitAll);
+  // Both: the host's for openApi() folded after, the internals' for openApiDocument(app).
+  return () => ({ guard, documentedGuard: documented, internals: { documentedGuard: documented } });
 }
 
 /**
