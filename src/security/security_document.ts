@@ -13,6 +13,16 @@ import type { DocumentedGuard } from "../openapi/documented_route.ts";
 import { securedAuthorities } from "./method_security.ts";
 import { openRoute } from "./route_guard.ts";
 
+// The guard's own answers (their bodies say no more than RFC 6750's codes): 403 where `@Secured`
+// decides, as the route's own check answers.
+const REFUSED = Object.freeze({
+  401: "No credentials, or refused ones (WWW-Authenticate says which scheme)",
+});
+const DENIED = Object.freeze({
+  ...REFUSED,
+  403: "The caller lacks the authority the operation needs",
+});
+
 /** One scheme in the document. */
 export interface DocumentedScheme {
   /** Its name under `components.securitySchemes` (`bearerAuth`). */
@@ -64,6 +74,6 @@ export function documentedGuard(
         security.push({ [name]: needed === undefined ? [] : [needed] });
       }
     }
-    return { securitySchemes, security };
+    return { securitySchemes, security, responses: authorities === undefined ? REFUSED : DENIED };
   };
 }

@@ -92,6 +92,13 @@ describe("the OpenAPI document of a secured app", () => {
         assert.deepEqual(security_(doc, "/orders/open"), []);
         assert.deepEqual(security_(doc, "/public/news"), []);
         assert.deepEqual(security_(doc, "/actuator/health"), []);
+        // The guard's own answers: 401 on every guarded operation, 403 where @Secured decides.
+        const responses = (path: string, method = "get") =>
+          Object.keys((doc.paths[path][method] as { responses: object }).responses);
+        assert.ok(responses("/orders/count").includes("401"));
+        assert.ok(!responses("/orders/count").includes("403"));
+        assert.ok(responses("/orders", "post").includes("403"));
+        assert.ok(!responses("/orders/open").includes("401"));
       } finally {
         await secured.close();
       }
