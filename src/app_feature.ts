@@ -6,7 +6,7 @@ import type { ApplicationContext } from "./context/application_context.ts";
 import { type Class, metadataOfInstance } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
-import type { DocumentedRoute } from "./openapi/documented_route.ts";
+import type { DocumentedGuard, DocumentedRoute } from "./openapi/documented_route.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute, RouteGuard } from "./web/compile.ts";
 import type { Logger } from "./web/error_responder.ts";
@@ -36,8 +36,12 @@ export interface AppFeature {
    * that it decides on the very route the router picked (the security feature's).
    */
   readonly guard?: RouteGuard;
+  /** How the OpenAPI document describes that guard on each route: its schemes, the requirement. */
+  readonly documentedGuard?: DocumentedGuard;
   /** What `listen` and the other entry points read of it: a port of its own, a document. */
-  readonly internals?: Partial<Pick<ApplicationInternals, "management" | "openapi" | "websocket">>;
+  readonly internals?: Partial<
+    Pick<ApplicationInternals, "management" | "openapi" | "websocket" | "documentedGuard">
+  >;
   /**
    * Once the app is compiled, before it serves. A feature whose step fails undoes its own part;
    * `bootstrap` closes the features that are up (made, and started if they have this step), then
@@ -74,6 +78,8 @@ export interface FeatureHost {
   readonly beanOf: (type: Class) => unknown;
   /** Whether errors are answered by the default error controller. */
   readonly defaultErrorBody: boolean;
+  /** How the document describes the guard of every route, once a feature gave one. */
+  readonly documentedGuard?: DocumentedGuard | undefined;
   /** Whether the app takes traffic: false once shutdown starts. */
   readonly accepting: () => boolean;
   /** An app of its own for `routes`, with Thaw's error path and none of the app's middleware. */

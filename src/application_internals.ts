@@ -3,7 +3,7 @@
 import type { Class } from "./context/class_record.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { MiddlewareEntry } from "./web/route_record.ts";
-import type { DocumentedRoute } from "./openapi/documented_route.ts";
+import type { DocumentedGuard, DocumentedRoute } from "./openapi/documented_route.ts";
 import type { OpenApiDocument } from "./openapi/openapi_document.ts";
 import type { CompiledRoute } from "./web/compile.ts";
 import type { ServedSockets, ServeOptions } from "./runtime/serve.ts";
@@ -23,6 +23,8 @@ export interface ApplicationInternals {
   /** `bootstrap({ middleware })`, and the beans of middleware classes: what guards the routes. */
   readonly middleware: readonly MiddlewareEntry[];
   readonly beanOf: (type: Class) => unknown;
+  /** How the document describes the guard of every route (the security feature's). */
+  readonly documentedGuard?: DocumentedGuard;
   /** The served OpenAPI document, when the app serves one. */
   readonly openapi?: () => Promise<OpenApiDocument>;
   /** What `listen` passes to the server, port and address aside. */

@@ -5,6 +5,7 @@ import type { AppFeature, ClosePhase, FeatureFactory, FeatureHost } from "./app_
 import type { ApplicationInternals, RouteToDocument } from "./application_internals.ts";
 import type { RequestObserver } from "./observe/request_observer.ts";
 import type { CompiledRoute, RouteGuard } from "./web/compile.ts";
+import type { DocumentedGuard } from "./openapi/documented_route.ts";
 
 /** What a feature set is made from: the host, whose routes the fold adds to. */
 export interface FeatureSetHost extends FeatureHost {
@@ -12,6 +13,7 @@ export interface FeatureSetHost extends FeatureHost {
   readonly documented: RouteToDocument[];
   /** The guard of every route, once a feature gave one. */
   guard?: RouteGuard | undefined;
+  documentedGuard?: DocumentedGuard | undefined;
 }
 
 /** The features of one app, in the order they were folded, and their steps. */
@@ -19,7 +21,9 @@ export interface FeatureSet {
   /** What observes every request, outermost first. */
   readonly observers: readonly RequestObserver[];
   /** What the features give `listen` and the other entry points. */
-  readonly internals: Partial<Pick<ApplicationInternals, "management" | "openapi" | "websocket">>;
+  readonly internals: Partial<
+    Pick<ApplicationInternals, "management" | "openapi" | "websocket" | "documentedGuard">
+  >;
   /**
    * Runs each `started` step in turn, once the app is compiled. A step that fails undid its own
    * feature's part; its feature, and those after it, are not up: `close()` leaves them out.
@@ -56,6 +60,7 @@ export async function foldFeatures(
       if (feature === undefined) continue;
       made.push(feature);
       host.guard ??= feature.guard;
+      host.documentedGuard ??= feature.documentedGuard;
       host.routes.push(...feature.routes ?? []);
       host.documented.push(...feature.documented ?? []);
     }

@@ -165,7 +165,13 @@ export function healthRoutes(
       // Probes and load balancers call it without a token, as Spring Boot lets them.
       access: "public",
     });
-    documented.push({ httpMethod: "GET", path, variables: [], operation: described });
+    documented.push({
+      httpMethod: "GET",
+      path,
+      variables: [],
+      operation: described,
+      access: "public",
+    });
   }
   return { routes, documented };
 }

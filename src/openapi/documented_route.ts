@@ -1,4 +1,4 @@
-import type { ApiResponseOptions } from "./api_docs.ts";
+import type { ApiResponseOptions, MiddlewareDocs } from "./api_docs.ts";
 import type { RouteMethod } from "../web/compile.ts";
 import type { MappedMethod } from "../web/route_table.ts";
 
@@ -16,7 +16,15 @@ export interface DocumentedRoute {
    * neither this nor a method is left out (the document itself, the docs page).
    */
   readonly operation?: FrameworkOperation;
+  /** `public`: a route of Thaw's own that any caller may reach with security on (health). */
+  readonly access?: "public";
 }
+
+/**
+ * What a feature that guards every route (security) says of one route for the document, as a
+ * middleware's `describe` does: its schemes and the route's requirement (`[]`: anyone may call it).
+ */
+export type DocumentedGuard = (route: DocumentedRoute) => MiddlewareDocs | undefined;
 
 /** The operation of a route the framework serves itself, as what serves it describes it. */
 export interface FrameworkOperation {

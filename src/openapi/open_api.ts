@@ -6,7 +6,7 @@ import type { DocumentedRoute } from "./documented_route.ts";
 import type { RouteToDocument } from "../application_internals.ts";
 import { checkOptionKeys, type OpenApiOptions, openApiSettings } from "./openapi_options.ts";
 import { openApiRoutes } from "./openapi_routes.ts";
-import { guardsOf } from "./security.ts";
+import { guardsOf, withDocumentedGuard } from "./security.ts";
 import { definedFields } from "../defined_fields.ts";
 
 /**
@@ -30,9 +30,10 @@ export function openApi(options: OpenApiOptions = {}): OpenApiFeature {
   checkOptionKeys(options, "openApi()");
   return openApiFeature((thaw) => {
     const settings = openApiSettings(thaw, options);
-    return Promise.resolve(async ({ documented, defaultErrorBody, middleware, beanOf }) => {
+    return Promise.resolve(async (host) => {
+      const { documented, defaultErrorBody, middleware, beanOf } = host;
       let document: Promise<OpenApiDocument> | undefined;
-      const guards = guardsOf(middleware, beanOf);
+      const guards = withDocumentedGuard(guardsOf(middleware, beanOf), host.documentedGuard);
       const build = () =>
         document ??= Promise.resolve().then(() =>
           buildOpenApiDocument(describe(documented), { ...settings, defaultErrorBody, guards })
@@ -76,7 +77,10 @@ export async function openApiDocument(
         "openApiDocument(app, options)",
       ),
       defaultErrorBody: internals.defaultErrorBody,
-      guards: guardsOf(internals.middleware, internals.beanOf),
+      guards: withDocumentedGuard(
+        guardsOf(internals.middleware, internals.beanOf),
+        internals.documentedGuard,
+      ),
     });
   if (options !== undefined) {
     if (typeof options !== "object" || options === null || Array.isArray(options)) {
@@ -105,7 +109,7 @@ function describe(routes: readonly RouteToDocument[]): DocumentedRoute[] {
         httpMethod: route.httpMethod,
         path: route.pattern.source,
         variables: route.pattern.variables,
-        ...definedFields({ method: route.method }),
+        ...definedFields({ method: route.method, access: route.access }),
       }
       : route
   );

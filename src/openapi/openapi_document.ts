@@ -60,6 +60,7 @@ export interface DocumentOptions {
   readonly guards?: (
     route: { readonly method: string; readonly path: string },
     own: readonly MiddlewareEntry[],
+    documented: DocumentedRoute,
   ) => readonly Guard[];
 }
 
@@ -245,6 +246,7 @@ function documentRoute(
     const guards = options.guards?.(
       { method: route.httpMethod, path: route.path },
       method?.middleware ?? [],
+      route,
     ) ?? [];
     for (const guard of guards) addSchemes(guard, found.schemes, found.required);
     const operation = method !== undefined

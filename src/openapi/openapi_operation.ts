@@ -84,6 +84,8 @@ export function describeOperation(
 function secure(operation: Record<string, unknown>, guards: readonly Guard[]): void {
   const security = allOf(guards.map((guard) => guard.security));
   if (security.length > 0) operation.security = security;
+  // Said so, rather than left out: a reader (and Swagger UI) then knows no credentials are needed.
+  else if (guards.some((guard) => guard.opens === true)) operation.security = [];
 }
 
 /** A framework route's operation: only what it declares, no parameters, no body. */

@@ -11,6 +11,7 @@ import type {
   SecurityScheme,
 } from "./api_docs.ts";
 import { isMapping } from "../object_guards.ts";
+import type { DocumentedGuard, DocumentedRoute } from "./documented_route.ts";
 
 /** One middleware's description, checked: what the document adds to each route it guards. */
 export interface Guard {
@@ -20,6 +21,8 @@ export interface Guard {
   /** Any one of these; none: it requires nothing. */
   readonly security: readonly SecurityRequirement[];
   readonly responses: ReadonlyMap<number, ApiResponseOptions>;
+  /** Whether it said `security: []`: the operation is documented as open to anyone. */
+  readonly opens?: boolean;
 }
 
 const KEYS = ["securitySchemes", "security", "responses"];
@@ -104,7 +107,8 @@ export function guardOf(value: unknown, name: string): Guard | undefined {
       else fail(`responses.${key}: a description or { description, schema }, got ${show(answer)}`);
     }
   }
-  return { name, schemes, security, responses };
+  const opens = Array.isArray(docs.security) && docs.security.length === 0;
+  return { name, schemes, security, responses, ...(opens ? { opens } : {}) };
 }
 
 /**
@@ -148,7 +152,7 @@ function merged(a: Map<string, string[]>, b: Map<string, string[]>): Map<string,
 export function guardsOf(
   global: readonly MiddlewareEntry[],
   beanOf: (type: Class) => unknown,
-): (route: DescribedRoute, own: readonly MiddlewareEntry[]) => Guard[] {
+): GuardsOfRoute {
   return (route, own) =>
     [...global, ...own].flatMap((item) => {
       const name = middlewareName(item);
@@ -172,4 +176,28 @@ export function guardsOf(
       const guard = guardOf(docs, name);
       return guard === undefined ? [] : [guard];
     });
+}
+
+/** The guards of one documented route: `route` as declared, `own` its middleware. */
+export type GuardsOfRoute = (
+  route: DescribedRoute,
+  own: readonly MiddlewareEntry[],
+  documented?: DocumentedRoute,
+) => Guard[];
+
+/**
+ * `guards`, with the guard of every route a feature gave (the security feature's) first: what
+ * it says of the route (`documented`), checked as a middleware's `describe` answer is.
+ */
+export function withDocumentedGuard(
+  guards: GuardsOfRoute,
+  documentedGuard: DocumentedGuard | undefined,
+): GuardsOfRoute {
+  if (documentedGuard === undefined) return guards;
+  return (route, own, documented) => {
+    const rest = guards(route, own, documented);
+    if (documented === undefined) return rest;
+    const guard = guardOf(documentedGuard(documented), "security()");
+    return guard === undefined ? rest : [guard, ...rest];
+  };
 }

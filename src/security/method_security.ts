@@ -23,6 +23,7 @@ import { MethodPlans } from "../context/method_plans.ts";
 import { AccessDeniedError } from "./access_denied_error.ts";
 import { permittedMethod } from "./permit_all.ts";
 import { type Authentication, SecurityContext } from "./security_context.ts";
+import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 
 type Check = (caller: Authentication, ...args: unknown[]) => boolean | Promise<boolean>;
 
@@ -114,25 +115,34 @@ export class MethodSecurityInterceptor implements MethodInterceptor {
 
   readonly #plans = new MethodPlans<Plan>();
   readonly #prefix: string;
+  readonly #events: SecurityEvents;
 
-  /** @param scopePrefix the prefix of scope authorities (`authority-prefix`, `SCOPE_`) */
-  constructor(scopePrefix: string) {
+  /**
+   * @param scopePrefix the prefix of scope authorities (`authority-prefix`, `SCOPE_`)
+   * @param events told of each refused call
+   */
+  constructor(scopePrefix: string, events: SecurityEvents = NO_EVENTS) {
     this.#prefix = scopePrefix;
+    this.#events = events;
   }
 
   intercept({ target, method, args }: MethodInvocation, next: () => unknown): unknown {
     const plan = this.#plans.of(target, method, (type) => planOf(type as Class, method));
     if (plan.open) return next();
     const caller = SecurityContext.current();
-    if (caller === undefined) throw new AccessDeniedError(plan.where, false);
+    if (caller === undefined) {
+      this.#events.denied("no-caller");
+      throw new AccessDeniedError(plan.where, false);
+    }
     const { authorities } = plan;
     if (authorities !== undefined && !authorities.some((a) => caller.authorities.includes(a))) {
       const scopes = authorities.filter((a) => a.startsWith(this.#prefix)).map((a) =>
         a.slice(this.#prefix.length)
       );
+      this.#events.denied("authority");
       throw new AccessDeniedError(plan.where, true, scopes);
     }
-    return runChecks(plan, caller, args, 0, next);
+    return runChecks(plan, caller, args, 0, next, this.#events);
   }
 }
 
@@ -143,17 +153,22 @@ function runChecks(
   args: unknown[],
   i: number,
   next: () => unknown,
+  events: SecurityEvents,
 ): unknown {
+  const refuse = (): never => {
+    events.denied("check");
+    throw new AccessDeniedError(plan.where, true);
+  };
   for (; i < plan.checks.length; i++) {
     const held = plan.checks[i](caller, ...args);
     if (held instanceof Promise) {
       const from = i + 1;
       return held.then((ok) => {
-        if (ok !== true) throw new AccessDeniedError(plan.where, true);
-        return runChecks(plan, caller, args, from, next);
+        if (ok !== true) refuse();
+        return runChecks(plan, caller, args, from, next, events);
       });
     }
-    if (held !== true) throw new AccessDeniedError(plan.where, true);
+    if (held !== true) refuse();
   }
   return next();
 }
@@ -177,4 +192,13 @@ function planOf(type: Class, method: string): Plan {
     authorities,
     checks: chain.flatMap((entry) => entry.checks.get(method) ?? []),
   };
+}
+
+/**
+ * The authorities `@Secured` asks of `type`'s method `method` (any one of them), as the
+ * interceptor reads them; `undefined` when none does, or `@PermitAll()` lifts it. For the document.
+ */
+export function securedAuthorities(type: Class, method: string): readonly string[] | undefined {
+  const plan = planOf(type, method);
+  return plan.open ? undefined : plan.authorities;
 }

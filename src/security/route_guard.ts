@@ -26,6 +26,7 @@ import { permitted } from "./permit_all.ts";
 import { isPrincipal } from "./principal.ts";
 import type { SchemeResult } from "./scheme_authentication.ts";
 import { type Authentication, runAs } from "./security_context.ts";
+import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 import { TokenFailure } from "./token_failure.ts";
 
 /** What the guard of every route is made of. */
@@ -48,12 +49,15 @@ export interface GuardParts {
   readonly logger: Logger;
   /** The challenge's `realm`. */
   readonly realm?: string | undefined;
+  /** Told of each request whose credentials were checked; nothing by default. */
+  readonly events?: SecurityEvents | undefined;
 }
 
 /** The guard `bootstrap` puts first in each route's chain. */
 export function routeGuard(parts: GuardParts): RouteGuard {
   return (route) => {
-    if (!open(route, parts.permitAll)) return guard(route.label, parts);
+    const { source, template } = route.pattern;
+    if (!openRoute(route, [source, template], parts.permitAll)) return guard(route.label, parts);
     if (route.method?.binders.some(isPrincipal)) {
       throw new DefinitionError(
         `${route.label}: Principal() on a route any caller may reach (@PermitAll(), or ` +
@@ -64,17 +68,23 @@ export function routeGuard(parts: GuardParts): RouteGuard {
   };
 }
 
-/** Whether any caller may reach `route`: the actuator's health, `@PermitAll()`, `permit-all`. */
-function open(route: CompiledRoute, permitAll: readonly string[]): boolean {
+/**
+ * Whether any caller may reach a route: the actuator's health, `@PermitAll()`, or one of its
+ * `paths` (as written, as the router's template) in `permitAll`. The guard and the document ask.
+ */
+export function openRoute(
+  route: Pick<CompiledRoute, "access" | "method">,
+  paths: readonly string[],
+  permitAll: readonly string[],
+): boolean {
   if (route.access === "public") return true;
   if (route.method !== undefined && permitted(route.method.type, route.method.methodName)) {
     return true;
   }
-  const { source, template } = route.pattern;
   return permitAll.some((pattern) =>
     pattern.endsWith("/**")
-      ? under(source, pattern.slice(0, -3)) || under(template, pattern.slice(0, -3))
-      : pattern === source || pattern === template
+      ? paths.some((path) => under(path, pattern.slice(0, -3)))
+      : paths.includes(pattern)
   );
 }
 
@@ -86,9 +96,11 @@ const MISSING: SchemeResult = Object.freeze({ kind: "missing" });
 // The schemes other than the bearer token have no claims.
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
 const SCHEME_NAMES = { "basic": "HTTP Basic credentials", "api-key": "API key" } as const;
+const BEARER_SUCCESS = Object.freeze({ scheme: "bearer", outcome: "success" } as const);
 
 function guard(label: string, parts: GuardParts): MiddlewareHandler {
   const { bearer, basic, apiKeys, logger } = parts;
+  const { authentication: record } = parts.events ?? NO_EVENTS;
   const challenges: Challenges = {
     bearer: bearer !== undefined,
     realm: parts.realm,
@@ -103,6 +115,7 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
       const found = bearerToken(authorization);
       if (found.kind === "invalid-request") {
         warn(`${label}: bearer token refused (invalid request): not one Bearer token`);
+        record({ scheme: "bearer", outcome: "failure", reason: "invalid-request" });
         return refuse(c, found);
       }
       if (found.kind === "token") {
@@ -121,8 +134,10 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
             ? ` (${failure.cause.message})`
             : "";
           warn(`${label}: ${failure.message}${cause}`);
+          record({ scheme: "bearer", outcome: "failure", reason: failure.reason });
           return refuse(c, { kind: "invalid-token" });
         }
+        record(BEARER_SUCCESS);
         return runAs(caller, next);
       }
     }
@@ -131,12 +146,14 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
       result = await apiKeys.authenticate(c.req.raw.headers.get(apiKeys.header));
     }
     if (result.kind === "authenticated") {
-      const { name, authorities } = result.authentication;
+      const { name, authorities, scheme } = result.authentication;
+      record({ scheme, outcome: "success" });
       return runAs({ name, authorities, claims: NO_CLAIMS }, next);
     }
     // The reason alone: never the user name, the password or the key the client sent.
     if (result.kind === "refused") {
       warn(`${label}: ${SCHEME_NAMES[result.scheme]} refused (${result.reason})`);
+      record({ scheme: result.scheme, outcome: "failure", reason: result.reason });
     }
     return refuse(c, { kind: "missing" });
   };

@@ -14,11 +14,20 @@ import { ApiKeyAuthenticator, apiKeySettings } from "./api_keys.ts";
 import { BasicAuthenticator } from "./basic_authenticator.ts";
 import { basicChallenge } from "./basic_credentials.ts";
 import { apiKeyChallenge } from "./challenges.ts";
+import { optionalApi } from "../actuator/opentelemetry.ts";
+import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 import { jwtSettings } from "./jwt_settings.ts";
 import { JwtVerifier } from "./jwt_verifier.ts";
 import { MethodSecurityInterceptor } from "./method_security.ts";
 import { routeGuard } from "./route_guard.ts";
 import { keepCaller } from "./security_context.ts";
+import {
+  apiKeyScheme,
+  basicScheme,
+  bearerScheme,
+  documentedGuard,
+  type DocumentedScheme,
+} from "./security_document.ts";
 import { type SecurityFeature, securityFeature } from "./security_feature.ts";
 import { UserDetailsService } from "./user_details.ts";
 import { registerCallContext } from "../web/call_context.ts";
@@ -81,9 +90,10 @@ async function setUp(
   const apiKeys = keys === undefined ? undefined : await ApiKeyAuthenticator.create(keys);
   // An SSE stream's pulls and a socket's events run as calls of the request that opened them.
   registerCallContext(keepCaller);
-  const interceptor = new MethodSecurityInterceptor(
-    jwt?.authorityPrefix ?? settings.get("security.oauth2.resourceserver.jwt.authority-prefix"),
-  );
+  const events = await securityEvents();
+  const authorityPrefix = jwt?.authorityPrefix ??
+    settings.get("security.oauth2.resourceserver.jwt.authority-prefix");
+  const interceptor = new MethodSecurityInterceptor(authorityPrefix, events);
   context.registerBean({
     name: "thaw.methodSecurityInterceptor",
     type: MethodSecurityInterceptor,
@@ -120,8 +130,19 @@ async function setUp(
       permitAllWhere,
       logger,
       realm,
+      events,
     });
-    return { guard };
+    // One entry per scheme turned on: each appears in the OpenAPI document.
+    const schemes: DocumentedScheme[] = [
+      ...(jwt === undefined ? [] : [bearerScheme(authorityPrefix)]),
+      ...(basic === undefined ? [] : [basicScheme()]),
+      ...(apiKeys === undefined
+        ? []
+        : [apiKeyScheme(settings.get("security.api-keys.header-name"))]),
+    ];
+    const documented = documentedGuard(schemes, permitAll);
+    // Both: the host's for openApi() folded after, the internals' for openApiDocument(app).
+    return { guard, documentedGuard: documented, internals: { documentedGuard: documented } };
   };
 }
 
@@ -144,4 +165,14 @@ function userDetailsBean(
   }
   const [{ name, instance }] = found;
   return { name, instance: instance as UserDetailsService };
+}
+
+/**
+ * The hook every scheme reports to (`events.authentication({ scheme, outcome, reason })`):
+ * OpenTelemetry counters where the app has the API, else nothing, and nothing of them loaded.
+ */
+async function securityEvents(): Promise<SecurityEvents> {
+  const api = await optionalApi();
+  if (api === undefined) return NO_EVENTS;
+  return (await import("./security_metrics.ts")).securityMetrics(api);
 }

@@ -20,6 +20,10 @@ import {
   UseMiddleware,
 } from "../../mod.ts";
 import { openApi } from "../../openapi.ts";
+import { exportSPKI } from "jose";
+import { Secured, security } from "../../security.ts";
+import { memoryLogger } from "../helpers.ts";
+import { signingKey, token } from "../security/issuer_server.ts";
 import { RUNTIME } from "../runtime.ts";
 import { type Storage, STORAGES, usersApps } from "../examples/users_storage.ts";
 
@@ -92,6 +96,15 @@ class NotesController {
   @PostMapping("/notes", RequestBody())
   create(note: unknown) {
     return { created: note };
+  }
+}
+
+@RestController()
+class ReportsController {
+  @GetMapping("/reports")
+  @Secured("SCOPE_reports:read")
+  list(): string[] {
+    return ["q3"];
   }
 }
 
@@ -256,6 +269,51 @@ describe("the docs page in a real browser (headless Chromium)", () => {
       assert.equal(created.undocumented, false, "Swagger UI finds @ResponseStatus's 201");
       assert.deepEqual(JSON.parse(created.body), { created: { text: "hi" } });
       assert.deepEqual(sent.map((s) => s.authorization), [undefined, "Bearer s3cret"]);
+      assert.deepEqual(pageErrors, [], "page errors");
+    } finally {
+      try {
+        await chromium?.close();
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it("shows security()'s bearerAuth: Authorize, then a secured route with a real JWT", async () => {
+    const key = await signingKey("k1", "ES256");
+    const app = await bootstrap({
+      controllers: [ReportsController],
+      config: {
+        security: {
+          "permit-all": ["/openapi.json", "/docs/**"],
+          oauth2: { resourceserver: { jwt: { "public-key": await exportSPKI(key.publicKey) } } },
+        },
+      },
+      logger: memoryLogger(),
+      security: security(),
+      openapi: openApi(),
+    });
+    const server = await listen(app, { port: 0, hostname: "127.0.0.1", quiet: true });
+    let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
+    try {
+      chromium = await launchChromium();
+      const page = await chromium.browser.newPage();
+      page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      const pageErrors: string[] = [];
+      page.on("pageerror", (error: unknown) => void pageErrors.push(String(error)));
+      await page.goto(`${server.url}/docs`, {
+        waitUntil: "networkidle0",
+        timeout: STEP_TIMEOUT_MS,
+      });
+
+      // The lock Swagger UI puts on an operation that has a requirement.
+      await page.waitForSelector(".opblock-get .authorization__btn");
+      const jwt = await token(key, { scope: "reports:read" }, Date.now());
+      await authorize(page, jwt);
+      const listed = await tryOperation(page, "get", "/reports");
+      assert.equal(listed.status, 200, `status shown: ${listed.status}, body: ${listed.body}`);
+      assert.deepEqual(JSON.parse(listed.body), ["q3"]);
+      assert.equal(listed.undocumented, false, "Swagger UI finds the operation's 200");
       assert.deepEqual(pageErrors, [], "page errors");
     } finally {
       try {

@@ -1,0 +1,93 @@
+/**
+ * What the OpenAPI document says of `security()`: the schemes it reads credentials by, under
+ * `components.securitySchemes`, and each operation's requirement, from the same rules the guard
+ * runs: `security: []` on a route anyone may reach (`@PermitAll()`, `security.permit-all`, health),
+ * otherwise any one of the schemes, with the authorities `@Secured` names (any one of them, so
+ * one requirement each). A list of schemes, so that each scheme `security()` turns on appears by
+ * adding its entry. Only data: the generator reads it where the app serves a document.
+ *
+ * @module
+ */
+import type { SecurityRequirement, SecurityScheme } from "../openapi/api_docs.ts";
+import type { DocumentedGuard } from "../openapi/documented_route.ts";
+import { securedAuthorities } from "./method_security.ts";
+import { openRoute } from "./route_guard.ts";
+
+// The guard's own answers (their bodies say no more than RFC 6750's codes): 403 where `@Secured`
+// decides, as the route's own check answers.
+const REFUSED = Object.freeze({
+  401: "No credentials, or refused ones (WWW-Authenticate says which scheme)",
+});
+const DENIED = Object.freeze({
+  ...REFUSED,
+  403: "The caller lacks the authority the operation needs",
+});
+
+/** One scheme in the document. */
+export interface DocumentedScheme {
+  /** Its name under `components.securitySchemes` (`bearerAuth`). */
+  readonly name: string;
+  readonly scheme: SecurityScheme;
+  /**
+   * What an operation's requirement lists for one authority `@Secured` names: the bearer token's
+   * scopes, unprefixed; `undefined`: the requirement lists nothing for this scheme.
+   */
+  readonly requirementOf?: (authority: string) => string | undefined;
+}
+
+/**
+ * The JWT resource server's scheme: `bearerAuth`, HTTP bearer of JWTs. `@Secured("SCOPE_x")` is
+ * listed as the scope `x`; another authority (`ROLE_ADMIN`) as itself, as OpenAPI 3.1 lets a
+ * non-OAuth scheme list the roles it needs.
+ */
+export function bearerScheme(scopePrefix: string): DocumentedScheme {
+  return {
+    name: "bearerAuth",
+    scheme: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+    requirementOf: (authority) =>
+      authority.startsWith(scopePrefix) ? authority.slice(scopePrefix.length) : authority,
+  };
+}
+
+/** HTTP Basic: `basicAuth`; a requirement lists the authorities `@Secured` names as they are. */
+export function basicScheme(): DocumentedScheme {
+  return { name: "basicAuth", scheme: { type: "http", scheme: "basic" }, requirementOf: (a) => a };
+}
+
+/** API keys in the header `header`: `apiKeyAuth`; a requirement lists the authorities as they are. */
+export function apiKeyScheme(header: string): DocumentedScheme {
+  return {
+    name: "apiKeyAuth",
+    scheme: { type: "apiKey", in: "header", name: header },
+    requirementOf: (a) => a,
+  };
+}
+
+/**
+ * The document's view of the guard: `schemes` on every route, the requirement as the guard
+ * decides it.
+ */
+export function documentedGuard(
+  schemes: readonly DocumentedScheme[],
+  permitAll: readonly string[],
+): DocumentedGuard {
+  const securitySchemes = Object.fromEntries(schemes.map((s) => [s.name, s.scheme]));
+  return (route) => {
+    if (openRoute(route, [route.path], permitAll)) return { securitySchemes, security: [] };
+    const authorities = route.method === undefined
+      ? undefined
+      : securedAuthorities(route.method.type, route.method.methodName);
+    const security: SecurityRequirement[] = [];
+    for (const { name, requirementOf } of schemes) {
+      if (authorities === undefined || requirementOf === undefined) {
+        security.push({ [name]: [] });
+        continue;
+      }
+      for (const authority of authorities) {
+        const needed = requirementOf(authority);
+        security.push({ [name]: needed === undefined ? [] : [needed] });
+      }
+    }
+    return { securitySchemes, security, responses: authorities === undefined ? REFUSED : DENIED };
+  };
+}
