@@ -6,7 +6,6 @@ import { markMethod } from "../../tasks/method_marks.ts";
 import { checkOptionsObject } from "../../options_object.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../../config/standard_schema.ts";
 import { parseDuration } from "../../config/duration.ts";
-import type { KafkaRecord } from "./kafka_record.ts";
 
 /** Where each `@KafkaListener` method's options are kept, by method name. */
 export const KAFKA_LISTENER: unique symbol = Symbol("thaw.kafkaListener");
@@ -93,8 +92,7 @@ const RETRY_KEYS = ["attempts", "delay", "multiplier", "maxDelay"];
  * ```ts
  * import assert from "node:assert/strict";
  * import { KafkaListener } from "./kafka_listener.ts";
- * import type { KafkaRecord } from "./kafka_record.ts";
- *
+ *  *
  * class Orders {
  *   seen: string[] = [];
  *   @KafkaListener({ topics: "orders", retry: { attempts: 5, delay: "200ms" } })

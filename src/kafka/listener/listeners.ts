@@ -4,14 +4,12 @@
 import type { Logger } from "../../web/error_responder.ts";
 import { DefinitionError } from "../../context/errors.ts";
 import { markedMethods } from "../../tasks/method_marks.ts";
-import { loggable, loggableText } from "../../observe/loggable.ts";
 import type { RecordSender } from "../outgoing_record.ts";
 import type { KafkaClientModule, KafkaClientOptions } from "./kafka_client.ts";
-import { KAFKA_LISTENER, type ListenerMark, retryDelay } from "./kafka_listener.ts";
-import { deadLetter, deadLetterTopic, RecordRefusedError } from "./dead_letter.ts";
-import { type KafkaRecord, text } from "./kafka_record.ts";
+import { KAFKA_LISTENER, type ListenerMark } from "./kafka_listener.ts";
+import type { KafkaRecord } from "./kafka_record.ts";
 import { ListenerMember } from "./listener_member.ts";
-import type { Outcome, PartitionLane } from "./partition_lane.ts";
+import { recordWork } from "./record_work.ts";
 
 /** Turns a record's value bytes into what the method gets; throwing sends the record to the DLT. */
 export type ValueDeserializer = (value: Uint8Array | undefined, record: KafkaRecord) => unknown;
@@ -135,7 +133,7 @@ export function kafkaListeners(
           value,
           record,
         );
-      const work = recordWork(where, mark, groupId, host, invoke);
+      const work = recordWork({ where, mark, groupId, host, invoke });
       const members = Array.from({ length: concurrency }, () =>
         new ListenerMember({
           client: host.client,
@@ -155,150 +153,3 @@ export function kafkaListeners(
   }
   return new Listeners(runs);
 }
-
-const decoder = new TextDecoder();
-
-// What a lane does with its records: deserialize and check each, call the method (retrying),
-// dead-letter what it gives up on.
-function recordWork(
-  where: string,
-  mark: ListenerMark,
-  groupId: string,
-  host: ListenerHost,
-  invoke: (value: unknown, record: unknown) => unknown,
-): (records: readonly KafkaRecord[], lane: PartitionLane) => Promise<Outcome> {
-  const { logger } = host;
-  const warn = (logger.warn ?? logger.error).bind(logger);
-  const place = (record: KafkaRecord) =>
-    `${loggableText(record.topic)} partition ${record.partition} offset ${record.offset}`;
-  const deserialize = host.deserializer ??
-    ((bytes: Uint8Array | undefined) =>
-      bytes === undefined ? null : JSON.parse(decoder.decode(bytes)));
-
-  // Waits `ms`, unless the lane stops first: then false.
-  const wait = (lane: PartitionLane, ms: number): Promise<boolean> =>
-    new Promise((resolve) => {
-      const off = lane.onStop(() => {
-        clearTimeout(timer);
-        resolve(false);
-      });
-      const timer = setTimeout(() => {
-        off();
-        resolve(true);
-      }, ms);
-    });
-
-  // Sends to the DLT, trying again (the partition waits) until the broker took it or the lane
-  // stopped: a record is committed only once it is there.
-  const sendDeadLetters = async (
-    failed: readonly { record: KafkaRecord; error: unknown }[],
-    lane: PartitionLane,
-  ): Promise<Outcome> => {
-    for (let n = 0;; n++) {
-      try {
-        await host.deadLetters.send(
-          failed.map(({ record, error }) => deadLetter(record, error, groupId)),
-        );
-        return "done";
-      } catch (error) {
-        logger.error(
-          `${where}: sending ${failed.length === 1 ? "a record" : `${failed.length} records`} ` +
-            `of ${place(failed[0].record)} to ${
-              deadLetterTopic(loggableText(lane.topic))
-            } failed; ` +
-            `the partition waits and tries again`,
-          loggable(error),
-        );
-        if (!await wait(lane, Math.min(1000 * 2 ** Math.min(n, 5), 30_000))) return "abandoned";
-      }
-    }
-  };
-
-  // The record's value, deserialized and checked; a refusal says why (never the value).
-  const valueOf = async (
-    record: KafkaRecord,
-  ): Promise<{ value: unknown } | { refused: RecordRefusedError }> => {
-    let value: unknown;
-    try {
-      value = deserialize(record.raw.value, record);
-    } catch (error) {
-      return {
-        refused: new RecordRefusedError(
-          host.deserializer === undefined
-            ? "the value is not JSON"
-            : `the deserializer refused the value: ${
-              error instanceof Error ? error.name : typeof error
-            }`,
-        ),
-      };
-    }
-    if (mark.schema === undefined) return { value };
-    const result = await mark.schema["~standard"].validate(value);
-    if (result.issues === undefined) return { value: result.value };
-    const said = result.issues.map((issue) => {
-      const path = (issue.path ?? []).map((p) =>
-        typeof p === "object" && p !== null ? String(p.key) : String(p)
-      ).join(".");
-      return path === "" ? issue.message : `${path}: ${issue.message}`;
-    });
-    return {
-      refused: new RecordRefusedError(`the value was refused by its schema: ${said.join("; ")}`),
-    };
-  };
-
-  return async (records, lane) => {
-    const values: unknown[] = [];
-    const accepted: KafkaRecord[] = [];
-    const refused: { record: KafkaRecord; error: unknown }[] = [];
-    for (const record of records) {
-      const read = await valueOf(record);
-      if ("refused" in read) {
-        warn(
-          `${where}: the value of ${place(record)} was refused (${
-            read.refused.message.startsWith("the value was refused by its schema")
-              ? "schema"
-              : "deserializer"
-          }); it goes to ${deadLetterTopic(loggableText(record.topic))}`,
-        );
-        refused.push({ record, error: read.refused });
-      } else {
-        values.push(read.value);
-        accepted.push(record);
-      }
-    }
-    if (refused.length > 0 && await sendDeadLetters(refused, lane) === "abandoned") {
-      return "abandoned";
-    }
-    if (accepted.length === 0) return "done";
-    const { attempts } = mark.retry;
-    for (let attempt = 1;; attempt++) {
-      try {
-        await (mark.batch ? invoke(values, accepted) : invoke(values[0], accepted[0]));
-        return "done";
-      } catch (error) {
-        const what = mark.batch
-          ? `a batch of ${accepted.length} from ${place(accepted[0])}`
-          : place(accepted[0]);
-        if (attempt >= attempts) {
-          logger.error(
-            `${where} failed on ${what} (attempt ${attempt} of ${attempts}); it goes to ` +
-              `${deadLetterTopic(loggableText(lane.topic))}`,
-            loggable(error),
-          );
-          return await sendDeadLetters(accepted.map((record) => ({ record, error })), lane);
-        }
-        const ms = retryDelay(mark.retry, attempt - 1);
-        warn(
-          `${where} failed on ${what} (attempt ${attempt} of ${attempts}); trying again in ${ms} ms`,
-          loggable(error),
-        );
-        // A stop (rebalance, close) during the wait gives the record up uncommitted: it comes
-        // again, to whichever member holds the partition then.
-        if (!await wait(lane, ms)) return "abandoned";
-      }
-    }
-  };
-}
-
-/** The value of `bytes` as text, for deserializers that want it. */
-export const textOf: (bytes: Uint8Array | undefined) => string | undefined = text;
