@@ -236,4 +236,67 @@ describe("@KafkaListener", () => {
       await sender.close();
     }
   });
+
+  it("gives a batch listener arrays of one partition's records, committed once it resolved", async () => {
+    const topic = uniqueName("listen-batch");
+    await createTopic(topic, 2);
+    const sender = producerSender();
+    const group = uniqueName("g");
+    const batches: { values: unknown[]; records: KafkaRecord[] }[] = [];
+    class Bulk {
+      @KafkaListener({ topics: topic, groupId: group, batch: true })
+      onRecords(values: unknown[], records: KafkaRecord[]): void {
+        batches.push({ values, records });
+      }
+    }
+    const log = new KeptLog();
+    const host = testHost(sender, log);
+    const listeners = kafkaListeners([{ instance: new Bulk() }], host);
+    await listeners.start();
+    const sent = Array.from({ length: 30 }, (_, n) => ({ value: n, partition: n % 2 }));
+    await sendJson(sender, topic, sent);
+    const count = () => batches.reduce((n, b) => n + b.records.length, 0);
+    await until(() => count() >= 30, "thirty records");
+    await listeners.close(10_000);
+    assert.equal(count(), 30);
+    for (const { values, records } of batches) {
+      assert.equal(values.length, records.length);
+      assert.equal(new Set(records.map((r) => r.partition)).size, 1);
+      records.forEach((r, i) => i > 0 && assert.equal(r.offset, records[i - 1].offset + 1n));
+      records.forEach((r, i) => assert.equal(values[i] as number % 2, r.partition));
+    }
+    const later: bigint[] = [];
+    class Next {
+      @KafkaListener({ topics: topic, groupId: group })
+      onRecord(_value: unknown, record: KafkaRecord): void {
+        later.push(record.offset);
+      }
+    }
+    const after = kafkaListeners([{ instance: new Next() }], host);
+    try {
+      await after.start();
+      await sendJson(sender, topic, [{ value: 30, partition: 0 }]);
+      await until(() => later.length >= 1, "the new record");
+      assert.deepEqual(later, [15n]);
+    } finally {
+      await after.close(10_000);
+      await sender.close();
+    }
+  });
+
+  it("refuses a listener with no group, naming the method", () => {
+    class Orphan {
+      @KafkaListener({ topics: "orphans" })
+      onRecord(): void {}
+    }
+    const log = new KeptLog();
+    assert.throws(
+      () =>
+        kafkaListeners(
+          [{ instance: new Orphan() }],
+          testHost({ send: () => Promise.resolve([]) }, log),
+        ),
+      /Orphan\.onRecord: @KafkaListener names no groupId and kafka\.consumer\.group-id is not set/,
+    );
+  });
 });
