@@ -187,6 +187,7 @@ export class ListenerMember {
             this.#settings.batch,
             () => this.#requestCommit(generation),
             () => wake(generation),
+            QUEUE_HIGH / 2,
           ),
         );
       }

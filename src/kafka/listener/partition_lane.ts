@@ -25,11 +25,14 @@ export class PartitionLane {
   stopped = false;
   /** Set once the partition is no longer the member's: nothing it finishes is committed. */
   revoked = false;
-  readonly #queue: KafkaRecord[] = [];
+  // Taken from `#head` on: a shift per record would copy the queue each time.
+  #queue: KafkaRecord[] = [];
+  #head = 0;
   readonly #work: LaneWork;
   readonly #batch: number;
   readonly #finished: () => void;
   readonly #drained: () => void;
+  readonly #lowWater: number;
   #pump: Promise<void> | undefined;
   readonly #stopListeners = new Set<() => void>();
 
@@ -40,6 +43,7 @@ export class PartitionLane {
     batch: number,
     finished: () => void,
     drained: () => void,
+    lowWater: number,
   ) {
     this.topic = topic;
     this.partition = partition;
@@ -47,24 +51,30 @@ export class PartitionLane {
     this.#batch = batch;
     this.#finished = finished;
     this.#drained = drained;
+    this.#lowWater = lowWater;
   }
 
   /** Records fetched, not yet started. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#queue.length - this.#head;
   }
 
   /** Queues fetched records (in offset order) and starts them when the lane is idle. */
   push(records: readonly KafkaRecord[]): void {
     if (this.stopped) return;
-    this.#queue.push(...records);
+    if (this.#head > 0 && this.#head * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    for (const record of records) this.#queue.push(record);
     this.#pump ??= this.#run();
   }
 
   /** Stops taking records: the queue is dropped, a wait between attempts ends at once. */
   stop(): void {
     this.stopped = true;
-    this.#queue.length = 0;
+    this.#queue = [];
+    this.#head = 0;
     for (const listener of this.#stopListeners) listener();
   }
 
@@ -85,9 +95,11 @@ export class PartitionLane {
 
   async #run(): Promise<void> {
     try {
-      while (!this.stopped && this.#queue.length > 0) {
-        const records = this.#queue.splice(0, this.#batch);
-        if (this.#queue.length === 0) this.#drained();
+      while (!this.stopped && this.queued > 0) {
+        const records = this.#queue.slice(this.#head, this.#head + this.#batch);
+        this.#head += records.length;
+        // Room again: the fetches for this partition go on while these run.
+        if (this.queued <= this.#lowWater) this.#drained();
         this.running = records[0];
         const outcome = await this.#work(records, this);
         this.running = undefined;

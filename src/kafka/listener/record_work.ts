@@ -2,6 +2,7 @@
 // the DLT, untried), call the method, try again after a wait while it throws, then send what it
 // gave up on to the DLT. A stop (rebalance, close) during a wait gives the record up uncommitted.
 import { loggable, loggableText } from "../../observe/loggable.ts";
+import type { StandardSchemaV1Result } from "../../config/standard_schema.ts";
 import type { ListenerMark } from "./kafka_listener.ts";
 import { retryDelay } from "./kafka_listener.ts";
 import { deadLetter, deadLetterTopic, RecordRefusedError } from "./dead_letter.ts";
@@ -67,11 +68,11 @@ async function sendDeadLetters(
   }
 }
 
-// The record's value, deserialized and checked; a refusal says why (never the value).
-async function valueOf(
-  call: ListenerCall,
-  record: KafkaRecord,
-): Promise<{ value: unknown } | { refused: RecordRefusedError; by: "schema" | "deserializer" }> {
+type Read = { value: unknown } | { refused: RecordRefusedError; by: "schema" | "deserializer" };
+
+// The record's value, deserialized and checked; a refusal says why (never the value). A promise
+// only when the schema answers with one: most records cost no extra turn.
+function valueOf(call: ListenerCall, record: KafkaRecord): Read | Promise<Read> {
   const { host, mark } = call;
   let value: unknown;
   try {
@@ -91,7 +92,13 @@ async function valueOf(
     };
   }
   if (mark.schema === undefined) return { value };
-  const result = await mark.schema["~standard"].validate(value);
+  const result = mark.schema["~standard"].validate(value);
+  return "then" in result && typeof result.then === "function"
+    ? Promise.resolve(result).then(schemaRead)
+    : schemaRead(result as StandardSchemaV1Result<unknown>);
+}
+
+function schemaRead(result: StandardSchemaV1Result<unknown>): Read {
   if (result.issues === undefined) return { value: result.value };
   const said = result.issues.map((issue) => {
     const path = (issue.path ?? []).map((p) =>
@@ -114,7 +121,8 @@ export function recordWork(call: ListenerCall): LaneWork {
     const accepted: KafkaRecord[] = [];
     const refused: { record: KafkaRecord; error: unknown }[] = [];
     for (const record of records) {
-      const read = await valueOf(call, record);
+      const pending = valueOf(call, record);
+      const read = pending instanceof Promise ? await pending : pending;
       if ("refused" in read) {
         // The log says which check refused it, never the issues: they may quote the value.
         warn(
