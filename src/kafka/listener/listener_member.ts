@@ -93,6 +93,14 @@ export class ListenerMember {
     // Fetches wait on the broker: apart from the group's requests, which must not queue behind.
     this.#pool = new client.ConnectionPool(clientOptions.clientId, clientOptions);
     guardGroup(client, this.#consumer, () => this.#beforeJoin());
+    // A rejoin that failed for good is said as an `error` event, which with no listener would end
+    // the process.
+    this.#consumer.on("error", (error: unknown) => {
+      settings.logger.error(
+        `${settings.where}: the consumer of group "${groupId}" failed`,
+        loggable(error),
+      );
+    });
     this.#consumer.on("consumer:group:join", (payload) => {
       this.#assigned(payload.generationId ?? this.#consumer.generationId, payload.assignments);
     });
@@ -116,7 +124,7 @@ export class ListenerMember {
   async close(deadline: number): Promise<readonly KafkaRecord[]> {
     this.#closing = true;
     await this.#revoking;
-    const left = await this.#revoke(deadline, "the close");
+    const left = await this.#revoke(deadline, "the close", 5000);
     await this.#loop;
     try {
       await this.#consumer.close();
@@ -132,15 +140,21 @@ export class ListenerMember {
   }
 
   // Before a JoinGroup: a join while no records run (the first, a retry) goes at once; a rejoin
-  // waits for the lanes, so that the partitions move only once their records finished.
+  // waits for the lanes, so that the partitions move only once their records finished. The
+  // client sends no heartbeat meanwhile: the wait stays within the session timeout (and the
+  // rebalance timeout), with room for the commit, or the group would drop the member and give
+  // its partitions away while its records still run.
   #beforeJoin(): Promise<void> {
     if (this.#generation === undefined) return Promise.resolve();
     // A join the commit of the revocation started (the member was dropped) goes at once: the
     // revocation waits for that commit, with its bound.
     if (this.#revoking !== undefined) return Promise.resolve();
+    const { sessionTimeoutMs, rebalanceTimeoutMs } = this.#settings;
+    const window = Math.min(sessionTimeoutMs, rebalanceTimeoutMs);
     this.#revoking = this.#revoke(
-      Date.now() + Math.max(1000, this.#settings.rebalanceTimeoutMs - 5000),
+      Date.now() + Math.max(window / 2, window - 5000),
       "a rebalance",
+      Math.min(2000, window / 4),
     ).then(() => {}, () => {}).finally(() => {
       this.#revoking = undefined;
     });
@@ -149,7 +163,11 @@ export class ListenerMember {
 
   // Ends the generation: stops the lanes, waits for the records running (until `deadline`),
   // commits what finished, then marks every lane revoked.
-  async #revoke(deadline: number, why: string): Promise<readonly KafkaRecord[]> {
+  async #revoke(
+    deadline: number,
+    why: string,
+    commitMs: number,
+  ): Promise<readonly KafkaRecord[]> {
     const generation = this.#generation;
     if (generation === undefined) return [];
     this.#generation = undefined;
@@ -167,7 +185,7 @@ export class ListenerMember {
           `the group delivers it again`,
       );
     }
-    await within(this.#commit(lanes, true), Math.max(deadline, Date.now() + 5000));
+    await within(this.#commit(lanes, true), Math.max(deadline, Date.now()) + commitMs);
     for (const lane of lanes) lane.revoked = true;
     return left;
   }
