@@ -83,8 +83,9 @@ async function container(): Promise<number> {
   const all = new Promise<void>((resolve) => finish = resolve);
   class Sink {
     @KafkaListener({ topics: topic, groupId: uniqueName("bench-thaw") })
-    async onRecord(_value: unknown): Promise<void> {
+    onRecord(_value: unknown): Promise<void> {
       if (++seen === RECORDS) finish();
+      return Promise.resolve();
     }
   }
   const sender = producerSender();

@@ -42,7 +42,8 @@ describe("dead letters", () => {
           assert.equal(text(DLT_HEADERS.topic), "orders");
           assert.equal(text(DLT_HEADERS.group), "billing");
           // A message from the wire cannot break a line of whoever logs the header.
-          assert.doesNotMatch(text(DLT_HEADERS.exceptionMessage), /[\n\r\u0000-\u001f]/);
+          const said = text(DLT_HEADERS.exceptionMessage);
+          assert.ok([...said].every((c) => c.charCodeAt(0) >= 0x20), "no control character");
         },
       ),
       propertyOptions(),
