@@ -6,12 +6,14 @@
 // committed first, as Java's consumer calls `onPartitionsRevoked` before it rejoins. And a
 // commit the client retries by itself after a rejoin is sent only for the partitions the member
 // holds then: no offset of a partition given away is committed.
+// Also: a coordinator gone from the metadata fails its requests rather than the process.
 import type { Consumer } from "@platformatic/kafka";
 import type { KafkaClientModule } from "./kafka_client.ts";
 
 type Callback = (error: Error | null, value?: unknown) => void;
 type Api = (...args: unknown[]) => unknown;
 type GetApi = (name: string, callback: Callback) => void;
+type GetConnection = (broker: unknown, callback: Callback) => void;
 
 interface CommitTopic {
   readonly name: string;
@@ -24,6 +26,17 @@ export function guardGroup(
   consumer: Consumer,
   beforeJoin: () => Promise<void>,
 ): void {
+  // A broker gone from the metadata (dead, fenced) while the client still names it as the
+  // group's coordinator would throw a TypeError out of a timer: an error of the request instead.
+  const connections = consumer as unknown as Record<symbol, GetConnection>;
+  const getConnection = connections[client.kGetConnection].bind(consumer);
+  connections[client.kGetConnection] = (broker, callback) => {
+    if (broker === undefined || broker === null) {
+      callback(new Error("the broker is no longer in the cluster's metadata"));
+      return;
+    }
+    getConnection(broker, callback);
+  };
   const target = consumer as unknown as Record<symbol, GetApi>;
   const original = target[client.kGetApi].bind(consumer);
   target[client.kGetApi] = (name, callback) => {

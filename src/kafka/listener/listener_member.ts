@@ -68,7 +68,7 @@ function pause(generation: Generation, ms: number): Promise<void> {
 export class ListenerMember {
   readonly #settings: MemberSettings;
   readonly #work: LaneWork;
-  readonly #consumer: Consumer;
+  #consumer: Consumer;
   readonly #pool: InstanceType<KafkaClientModule["ConnectionPool"]>;
   #generation: Generation | undefined;
   #revoking: Promise<void> | undefined;
@@ -76,34 +76,57 @@ export class ListenerMember {
   #commitAgain = false;
   #closing = false;
   #loop: Promise<void> | undefined;
+  // The last sign of life of the group: a heartbeat answered, a join.
+  #lastBeat = Date.now();
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+  #renewal: Promise<void> | undefined;
 
   constructor(settings: MemberSettings, work: LaneWork) {
     this.#settings = settings;
     this.#work = work;
-    const { client, clientOptions, groupId } = settings;
-    this.#consumer = new client.Consumer({
+    // Fetches wait on the broker: apart from the group's requests, which must not queue behind.
+    this.#pool = new settings.client.ConnectionPool(
+      settings.clientOptions.clientId,
+      settings.clientOptions,
+    );
+    this.#consumer = this.#open();
+  }
+
+  // A consumer of the group, its requests guarded (group_guard.ts); its events count only while
+  // it is the member's.
+  #open(): Consumer {
+    const { client, clientOptions, groupId, logger, where } = this.#settings;
+    const consumer = new client.Consumer({
       ...clientOptions,
       groupId,
       autocommit: false,
-      sessionTimeout: settings.sessionTimeoutMs,
-      heartbeatInterval: settings.heartbeatIntervalMs,
-      rebalanceTimeout: settings.rebalanceTimeoutMs,
+      sessionTimeout: this.#settings.sessionTimeoutMs,
+      heartbeatInterval: this.#settings.heartbeatIntervalMs,
+      rebalanceTimeout: this.#settings.rebalanceTimeoutMs,
       partitionAssigner: subscriptionAssigner,
     });
-    // Fetches wait on the broker: apart from the group's requests, which must not queue behind.
-    this.#pool = new client.ConnectionPool(clientOptions.clientId, clientOptions);
-    guardGroup(client, this.#consumer, () => this.#beforeJoin());
+    const current = () => consumer === this.#consumer;
+    guardGroup(client, consumer, () =>
+      current()
+        ? this.#beforeJoin()
+        // A consumer replaced (renewal) must not join again: it would hold partitions nobody runs.
+        : Promise.reject(new Error("this consumer was replaced")));
     // A rejoin that failed for good is said as an `error` event, which with no listener would end
     // the process.
-    this.#consumer.on("error", (error: unknown) => {
-      settings.logger.error(
-        `${settings.where}: the consumer of group "${groupId}" failed`,
-        loggable(error),
-      );
+    consumer.on("error", (error: unknown) => {
+      if (current()) {
+        logger.error(`${where}: the consumer of group "${groupId}" failed`, loggable(error));
+      }
     });
-    this.#consumer.on("consumer:group:join", (payload) => {
-      this.#assigned(payload.generationId ?? this.#consumer.generationId, payload.assignments);
+    consumer.on("consumer:heartbeat:end", () => {
+      if (current()) this.#lastBeat = Date.now();
     });
+    consumer.on("consumer:group:join", (payload) => {
+      if (!current()) return;
+      this.#lastBeat = Date.now();
+      this.#assigned(payload.generationId ?? consumer.generationId, payload.assignments);
+    });
+    return consumer;
   }
 
   /** The member id the group gave (for tests and log lines). */
@@ -113,8 +136,58 @@ export class ListenerMember {
 
   /** Joins the group; its records then run until `close`. */
   async start(): Promise<void> {
+    await this.#join();
+    this.#watchdog ??= setInterval(() => this.#watch(), this.#settings.heartbeatIntervalMs);
+  }
+
+  async #join(): Promise<void> {
     for (const topic of this.#settings.topics) this.#consumer.topics.track(topic);
+    this.#lastBeat = Date.now();
     await this.#consumer.joinGroup({});
+  }
+
+  // The client keeps the group's coordinator for good: when that broker dies, every heartbeat
+  // and commit goes to it and fails, while the group, on its new coordinator, drops the member.
+  // A member whose heartbeats have failed for a session timeout, with no rebalance of its own
+  // under way, starts over with a new consumer, which looks the coordinator up again.
+  #watch(): void {
+    if (
+      this.#closing || this.#renewal !== undefined || this.#revoking !== undefined ||
+      this.#generation === undefined ||
+      Date.now() - this.#lastBeat <= this.#settings.sessionTimeoutMs
+    ) return;
+    this.#renewal = this.#renew().finally(() => {
+      this.#renewal = undefined;
+    });
+  }
+
+  async #renew(): Promise<void> {
+    const { logger, where, groupId, sessionTimeoutMs } = this.#settings;
+    (logger.warn ?? logger.error).call(
+      logger,
+      `${where}: no heartbeat of group "${groupId}" answered for ${sessionTimeoutMs} ms (the ` +
+        `session timeout); joining again with a new consumer`,
+    );
+    // The group dropped the member already: nothing to wait for, and its commits cannot succeed.
+    await this.#revoke(Date.now(), "the loss of the group", 0);
+    const old = this.#consumer;
+    this.#consumer = this.#open();
+    void closeQuietly(old);
+    for (let failures = 0; !this.#closing; failures++) {
+      try {
+        await this.#join();
+        return;
+      } catch (error) {
+        if (failures % 10 === 0) {
+          (logger.warn ?? logger.error).call(
+            logger,
+            `${where}: joining group "${groupId}" again failed; trying again`,
+            loggable(error),
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 5000)));
+      }
+    }
   }
 
   /**
@@ -123,6 +196,8 @@ export class ListenerMember {
    */
   async close(deadline: number): Promise<readonly KafkaRecord[]> {
     this.#closing = true;
+    clearInterval(this.#watchdog);
+    await this.#renewal;
     await this.#revoking;
     const left = await this.#revoke(deadline, "the close", 5000);
     await this.#loop;
@@ -433,6 +508,22 @@ export class ListenerMember {
         loggable(error),
       );
     }
+  }
+}
+
+// Closes a consumer left behind, whatever state it is in. When it cannot leave its group (its
+// coordinator is gone), its close fails before its connections close: they are closed here.
+async function closeQuietly(consumer: Consumer): Promise<void> {
+  try {
+    await consumer.close(true);
+  } catch {
+    const connections = Object.getOwnPropertySymbols(consumer).find((symbol) =>
+      symbol.description === "plt.kafka.base.connections"
+    );
+    const pool = connections === undefined
+      ? undefined
+      : (consumer as unknown as Record<symbol, { close?: () => Promise<void> }>)[connections];
+    await pool?.close?.().catch(() => {});
   }
 }
 
