@@ -7,7 +7,7 @@ import type { ListenerMark } from "./kafka_listener.ts";
 import { retryDelay } from "./kafka_listener.ts";
 import { deadLetter, deadLetterTopic, RecordRefusedError } from "./dead_letter.ts";
 import type { KafkaRecord } from "./kafka_record.ts";
-import type { ListenerHost } from "./listeners.ts";
+import type { ListenerHost } from "./listener_host.ts";
 import type { LaneWork, Outcome, PartitionLane } from "./partition_lane.ts";
 
 /** One listener method, as its lanes run it. */
