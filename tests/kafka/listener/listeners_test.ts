@@ -299,4 +299,43 @@ describe("@KafkaListener", () => {
       /Orphan\.onRecord: @KafkaListener names no groupId and kafka\.consumer\.group-id is not set/,
     );
   });
+
+  it("retries a failing batch whole, then sends each of its records to the DLT", async () => {
+    const topic = uniqueName("listen-batch-dlt");
+    await createTopic(topic, 1);
+    await createTopic(`${topic}.DLT`, 1);
+    const sender = producerSender();
+    let calls = 0;
+    const firstOfEach: bigint[] = [];
+    class Failing {
+      @KafkaListener({
+        topics: topic,
+        groupId: uniqueName("g"),
+        batch: true,
+        retry: { attempts: 2, delay: 5 },
+      })
+      onRecords(_values: unknown[], records: KafkaRecord[]): void {
+        calls += 1;
+        firstOfEach.push(records[0].offset);
+        throw new TypeError("cannot take these");
+      }
+    }
+    const log = new KeptLog();
+    const listeners = kafkaListeners([{ instance: new Failing() }], testHost(sender, log));
+    try {
+      await sendJson(sender, topic, [0, 1, 2].map((n) => ({ value: n, key: `k${n}` })));
+      await listeners.start();
+      const dead = await readTopic(`${topic}.DLT`, 3);
+      assert.deepEqual(dead.map((d) => d.key).sort(), ["k0", "k1", "k2"]);
+      for (const d of dead) assert.equal(d.headers.get("kafka_dlt-exception-fqcn"), "TypeError");
+      // Each batch was tried twice, in a row, from its first record.
+      assert.equal(calls % 2, 0);
+      for (let i = 1; i < firstOfEach.length; i += 2) {
+        assert.equal(firstOfEach[i], firstOfEach[i - 1]);
+      }
+    } finally {
+      await listeners.close(10_000);
+      await sender.close();
+    }
+  });
 });
