@@ -338,4 +338,38 @@ describe("@KafkaListener", () => {
       await sender.close();
     }
   });
+
+  it("runs `concurrency` consumers of the group, which share the partitions", async () => {
+    const topic = uniqueName("listen-concurrency");
+    await createTopic(topic, 4);
+    const sender = producerSender();
+    const partitions = new Set<number>();
+    let count = 0;
+    class Wide {
+      @KafkaListener({ topics: topic, groupId: uniqueName("g"), concurrency: 2 })
+      onRecord(_value: unknown, record: KafkaRecord): void {
+        partitions.add(record.partition);
+        count += 1;
+      }
+    }
+    const log = new KeptLog();
+    const listeners = kafkaListeners([{ instance: new Wide() }], testHost(sender, log));
+    try {
+      await listeners.start();
+      assert.deepEqual(listeners.info.map((i) => i.concurrency), [2]);
+      const [members] = listeners.memberIds;
+      assert.equal(members.length, 2);
+      assert.equal(new Set(members).size, 2);
+      await sendJson(
+        sender,
+        topic,
+        [0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ value: n, partition: n % 4 })),
+      );
+      await until(() => count >= 8, "eight records");
+      assert.deepEqual([...partitions].sort(), [0, 1, 2, 3]);
+    } finally {
+      await listeners.close(10_000);
+      await sender.close();
+    }
+  });
 });
