@@ -185,6 +185,11 @@ export class ListenerMember {
             loggable(error),
           );
         }
+        // A consumer keeps the first coordinator it was told, even one that is down while the
+        // cluster moves the group: each attempt asks again with a consumer of its own.
+        const failed = this.#consumer;
+        this.#consumer = this.#open();
+        void closeQuietly(failed);
         await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 5000)));
       }
     }
