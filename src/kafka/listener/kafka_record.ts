@@ -1,0 +1,56 @@
+// The record a `@KafkaListener` method gets beside the value: where it came from, its key and
+// headers as text (what most apps read), and the bytes as they came.
+
+/** One record, as a `@KafkaListener` method gets it. */
+export interface KafkaRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+  /** Milliseconds since the epoch: when the producer made it, or the broker appended it. */
+  readonly timestamp: number;
+  /** The key as UTF-8 text; `undefined` for none. */
+  readonly key: string | undefined;
+  /** The headers as UTF-8 text; a name given twice keeps its last value (all are in `raw`). */
+  readonly headers: ReadonlyMap<string, string>;
+  /** The record as it came: key, value and headers as bytes, headers in order. */
+  readonly raw: RawRecord;
+}
+
+/** A record's bytes. */
+export interface RawRecord {
+  readonly key: Uint8Array | undefined;
+  /** `undefined` is a null value (a tombstone). */
+  readonly value: Uint8Array | undefined;
+  readonly headers: readonly (readonly [string, Uint8Array])[];
+}
+
+const decoder = new TextDecoder();
+
+/** UTF-8 text of `bytes`. */
+export function text(bytes: Uint8Array | undefined): string | undefined {
+  return bytes === undefined ? undefined : decoder.decode(bytes);
+}
+
+/** A record from its place and bytes. */
+export function kafkaRecord(
+  topic: string,
+  partition: number,
+  offset: bigint,
+  timestamp: number,
+  raw: RawRecord,
+): KafkaRecord {
+  let headers: Map<string, string> | undefined;
+  return {
+    topic,
+    partition,
+    offset,
+    timestamp,
+    key: text(raw.key),
+    // Read when asked: most handlers never look.
+    get headers(): ReadonlyMap<string, string> {
+      headers ??= new Map(raw.headers.map(([name, value]) => [name, decoder.decode(value)]));
+      return headers;
+    },
+    raw,
+  };
+}

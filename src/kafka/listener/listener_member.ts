@@ -1,0 +1,548 @@
+// One consumer of a listener's group: it joins, is given partitions, fetches them, runs each
+// partition's records in order on a lane of its own (partitions in parallel), and commits what
+// the lanes finished. A rebalance waits for the lanes (group_guard.ts); the close too.
+import type { Consumer, GroupAssignment } from "@platformatic/kafka";
+import type { Logger } from "../../web/error_responder.ts";
+import { loggable } from "../../observe/loggable.ts";
+import type { KafkaClientModule, KafkaClientOptions } from "./kafka_client.ts";
+import { guardGroup } from "./group_guard.ts";
+import { type KafkaRecord, kafkaRecord } from "./kafka_record.ts";
+import { type LaneWork, PartitionLane } from "./partition_lane.ts";
+import { subscriptionAssigner } from "./subscription_assigner.ts";
+
+/** How a member joins its group and fetches. */
+export interface MemberSettings {
+  readonly client: KafkaClientModule;
+  readonly clientOptions: KafkaClientOptions;
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly autoOffsetReset: "earliest" | "latest" | "none";
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly rebalanceTimeoutMs: number;
+  /** Records of a batch listener's call at most; 1 for a record listener. */
+  readonly batch: number;
+  /** `Class.method`, for log lines. */
+  readonly where: string;
+  readonly logger: Logger;
+}
+
+// A lane holds at most this many fetched records: a partition whose records wait (a retry) is
+// not fetched further, and the others go on.
+const QUEUE_HIGH = 500;
+// A fetch waits this long for records at most: the loop then sees a stop or a lane with room.
+const FETCH_WAIT_MS = 500;
+const PARTITION_MAX_BYTES = 1 << 20;
+const IS_CONTROL = 1 << 5;
+const OFFSET_OUT_OF_RANGE = 1;
+
+// The records of one assignment of the group; the next join makes another.
+interface Generation {
+  readonly id: number;
+  readonly lanes: Map<string, PartitionLane>;
+  active: boolean;
+  // Ends the fetch loop's pause: a lane has room again, or the generation ended.
+  sleeper: (() => void) | undefined;
+}
+
+function wake(generation: Generation): void {
+  const sleeper = generation.sleeper;
+  generation.sleeper = undefined;
+  sleeper?.();
+}
+
+// Waits `ms`, or until the generation is woken.
+function pause(generation: Generation, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      generation.sleeper = undefined;
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    generation.sleeper = done;
+  });
+}
+
+/** One consumer of the group. */
+export class ListenerMember {
+  readonly #settings: MemberSettings;
+  readonly #work: LaneWork;
+  #consumer: Consumer;
+  readonly #pool: InstanceType<KafkaClientModule["ConnectionPool"]>;
+  #generation: Generation | undefined;
+  #revoking: Promise<void> | undefined;
+  #committing: Promise<void> | undefined;
+  #commitAgain = false;
+  #closing = false;
+  #loop: Promise<void> | undefined;
+  // The last sign of life of the group: a heartbeat answered, a join.
+  #lastBeat = Date.now();
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+  #renewal: Promise<void> | undefined;
+
+  constructor(settings: MemberSettings, work: LaneWork) {
+    this.#settings = settings;
+    this.#work = work;
+    // Fetches wait on the broker: apart from the group's requests, which must not queue behind.
+    this.#pool = new settings.client.ConnectionPool(
+      settings.clientOptions.clientId,
+      settings.clientOptions,
+    );
+    this.#consumer = this.#open();
+  }
+
+  // A consumer of the group, its requests guarded (group_guard.ts); its events count only while
+  // it is the member's.
+  #open(): Consumer {
+    const { client, clientOptions, groupId, logger, where } = this.#settings;
+    const consumer = new client.Consumer({
+      ...clientOptions,
+      groupId,
+      autocommit: false,
+      sessionTimeout: this.#settings.sessionTimeoutMs,
+      heartbeatInterval: this.#settings.heartbeatIntervalMs,
+      rebalanceTimeout: this.#settings.rebalanceTimeoutMs,
+      partitionAssigner: subscriptionAssigner,
+    });
+    const current = () => consumer === this.#consumer;
+    guardGroup(client, consumer, () =>
+      current()
+        ? this.#beforeJoin()
+        // A consumer replaced (renewal) must not join again: it would hold partitions nobody runs.
+        : Promise.reject(new Error("this consumer was replaced")));
+    // A rejoin that failed for good is said as an `error` event, which with no listener would end
+    // the process.
+    consumer.on("error", (error: unknown) => {
+      if (current()) {
+        logger.error(`${where}: the consumer of group "${groupId}" failed`, loggable(error));
+      }
+    });
+    consumer.on("consumer:heartbeat:end", () => {
+      if (current()) this.#lastBeat = Date.now();
+    });
+    consumer.on("consumer:group:join", (payload) => {
+      if (!current()) return;
+      this.#lastBeat = Date.now();
+      this.#assigned(payload.generationId ?? consumer.generationId, payload.assignments);
+    });
+    return consumer;
+  }
+
+  /** The member id the group gave (for tests and log lines). */
+  get memberId(): string | null {
+    return this.#consumer.memberId;
+  }
+
+  /** Joins the group; its records then run until `close`. */
+  async start(): Promise<void> {
+    await this.#join();
+    this.#watchdog ??= setInterval(() => this.#watch(), this.#settings.heartbeatIntervalMs);
+  }
+
+  async #join(): Promise<void> {
+    for (const topic of this.#settings.topics) this.#consumer.topics.track(topic);
+    this.#lastBeat = Date.now();
+    await this.#consumer.joinGroup({});
+  }
+
+  // The client keeps the group's coordinator for good: when that broker dies, every heartbeat
+  // and commit goes to it and fails, while the group, on its new coordinator, drops the member.
+  // A member whose heartbeats have failed for a session timeout, with no rebalance of its own
+  // under way, starts over with a new consumer, which looks the coordinator up again.
+  #watch(): void {
+    if (
+      this.#closing || this.#renewal !== undefined || this.#revoking !== undefined ||
+      this.#generation === undefined ||
+      Date.now() - this.#lastBeat <= this.#settings.sessionTimeoutMs
+    ) return;
+    this.#renewal = this.#renew().finally(() => {
+      this.#renewal = undefined;
+    });
+  }
+
+  async #renew(): Promise<void> {
+    const { logger, where, groupId, sessionTimeoutMs } = this.#settings;
+    (logger.warn ?? logger.error).call(
+      logger,
+      `${where}: no heartbeat of group "${groupId}" answered for ${sessionTimeoutMs} ms (the ` +
+        `session timeout); joining again with a new consumer`,
+    );
+    // The group dropped the member already: nothing to wait for, and its commits cannot succeed.
+    await this.#revoke(Date.now(), "the loss of the group", 0);
+    const old = this.#consumer;
+    this.#consumer = this.#open();
+    void closeQuietly(old);
+    for (let failures = 0; !this.#closing; failures++) {
+      try {
+        await this.#join();
+        return;
+      } catch (error) {
+        if (failures % 10 === 0) {
+          (logger.warn ?? logger.error).call(
+            logger,
+            `${where}: joining group "${groupId}" again failed; trying again`,
+            loggable(error),
+          );
+        }
+        // A consumer keeps the first coordinator it was told, even one that is down while the
+        // cluster moves the group: each attempt asks again with a consumer of its own.
+        const failed = this.#consumer;
+        this.#consumer = this.#open();
+        void closeQuietly(failed);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 5000)));
+      }
+    }
+  }
+
+  /**
+   * Stops fetching, lets the records running finish until `deadline` (a `Date.now()` value),
+   * commits what finished and leaves the group. Answers the records given up at the deadline.
+   */
+  async close(deadline: number): Promise<readonly KafkaRecord[]> {
+    this.#closing = true;
+    clearInterval(this.#watchdog);
+    await this.#renewal;
+    await this.#revoking;
+    const left = await this.#revoke(deadline, "the close", 5000);
+    await this.#loop;
+    try {
+      await this.#consumer.close();
+    } catch (error) {
+      this.#settings.logger.error(
+        `${this.#settings.where}: leaving group "${this.#settings.groupId}" failed`,
+        loggable(error),
+      );
+      await (this.#consumer.close(true) as unknown as Promise<void>).catch(() => {});
+    }
+    await this.#pool.close().catch(() => {});
+    return left;
+  }
+
+  // Before a JoinGroup: a join while no records run (the first, a retry) goes at once; a rejoin
+  // waits for the lanes, so that the partitions move only once their records finished. The
+  // client sends no heartbeat meanwhile: the wait stays within the session timeout (and the
+  // rebalance timeout), with room for the commit, or the group would drop the member and give
+  // its partitions away while its records still run.
+  #beforeJoin(): Promise<void> {
+    if (this.#generation === undefined) return Promise.resolve();
+    // A join the commit of the revocation started (the member was dropped) goes at once: the
+    // revocation waits for that commit, with its bound.
+    if (this.#revoking !== undefined) return Promise.resolve();
+    const { sessionTimeoutMs, rebalanceTimeoutMs } = this.#settings;
+    const window = Math.min(sessionTimeoutMs, rebalanceTimeoutMs);
+    this.#revoking = this.#revoke(
+      Date.now() + Math.max(window / 2, window - 5000),
+      "a rebalance",
+      Math.min(2000, window / 4),
+    ).then(() => {}, () => {}).finally(() => {
+      this.#revoking = undefined;
+    });
+    return this.#revoking;
+  }
+
+  // Ends the generation: stops the lanes, waits for the records running (until `deadline`),
+  // commits what finished, then marks every lane revoked.
+  async #revoke(
+    deadline: number,
+    why: string,
+    commitMs: number,
+  ): Promise<readonly KafkaRecord[]> {
+    const generation = this.#generation;
+    if (generation === undefined) return [];
+    this.#generation = undefined;
+    generation.active = false;
+    wake(generation);
+    const lanes = [...generation.lanes.values()];
+    for (const lane of lanes) lane.stop();
+    await within(Promise.all(lanes.map((lane) => lane.idle())), deadline);
+    const left = lanes.flatMap((lane) => lane.running === undefined ? [] : [lane.running]);
+    for (const record of left) {
+      (this.#settings.logger.warn ?? this.#settings.logger.error).call(
+        this.#settings.logger,
+        `${this.#settings.where}: still running at ${why} on ${record.topic} partition ` +
+          `${record.partition} offset ${record.offset}; given up: its offset is not committed, ` +
+          `the group delivers it again`,
+      );
+    }
+    await within(this.#commit(lanes, true), Math.max(deadline, Date.now()) + commitMs);
+    for (const lane of lanes) lane.revoked = true;
+    return left;
+  }
+
+  // The group gave this member `assignments`: lanes for them, their offsets, then the fetches.
+  #assigned(id: number, assignments: readonly GroupAssignment[] | undefined): void {
+    if (this.#closing) return;
+    const generation: Generation = { id, lanes: new Map(), active: true, sleeper: undefined };
+    for (const { topic, partitions } of assignments ?? []) {
+      for (const partition of partitions) {
+        generation.lanes.set(
+          `${topic}:${partition}`,
+          new PartitionLane(
+            topic,
+            partition,
+            this.#work,
+            this.#settings.batch,
+            () => this.#requestCommit(generation),
+            () => wake(generation),
+            QUEUE_HIGH / 2,
+          ),
+        );
+      }
+    }
+    this.#generation = generation;
+    const previous = this.#loop ?? Promise.resolve();
+    this.#loop = previous.then(() => this.#fetchLoop(generation));
+  }
+
+  async #fetchLoop(generation: Generation): Promise<void> {
+    const { logger, where, groupId } = this.#settings;
+    let failures = 0;
+    while (generation.active && !this.#closing) {
+      try {
+        await this.#position(generation);
+        const ready = [...generation.lanes.values()].filter((lane) =>
+          lane.position !== undefined && lane.queued < QUEUE_HIGH
+        );
+        if (ready.length === 0) {
+          // Every lane is full or waits for its offset: until one drains.
+          await pause(generation, generation.lanes.size === 0 ? 60_000 : 1000);
+          continue;
+        }
+        await this.#fetch(generation, ready);
+        failures = 0;
+      } catch (error) {
+        if (!generation.active || this.#closing) break;
+        failures += 1;
+        this.#consumer.clearMetadata();
+        if (failures === 1 || failures % 10 === 0) {
+          (logger.warn ?? logger.error).call(
+            logger,
+            `${where}: fetching for group "${groupId}" failed (${failures} in a row); trying again`,
+            loggable(error),
+          );
+        }
+        await pause(generation, Math.min(200 * 2 ** Math.min(failures, 5), 5000));
+      }
+    }
+  }
+
+  // The committed offset of each lane that has none yet, else the reset's.
+  async #position(generation: Generation): Promise<void> {
+    const unknown = [...generation.lanes.values()].filter((lane) => lane.position === undefined);
+    if (unknown.length === 0) return;
+    const byTopic = new Map<string, number[]>();
+    for (const lane of unknown) {
+      byTopic.set(lane.topic, [...byTopic.get(lane.topic) ?? [], lane.partition]);
+    }
+    const committed = await this.#consumer.listCommittedOffsets({
+      topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+    });
+    const missing = new Map<string, number[]>();
+    for (const lane of unknown) {
+      const offset = committed.get(lane.topic)?.[lane.partition];
+      if (offset !== undefined && offset >= 0n) {
+        lane.position = offset;
+        lane.committed = offset;
+      } else missing.set(lane.topic, [...missing.get(lane.topic) ?? [], lane.partition]);
+    }
+    if (missing.size === 0) return;
+    const reset = this.#settings.autoOffsetReset;
+    if (reset === "none") {
+      throw new Error(
+        `no committed offset for group "${this.#settings.groupId}" on ${
+          [...missing].map(([t, ps]) => `${t} partitions ${ps.join(", ")}`).join("; ")
+        }, and kafka.consumer.auto-offset-reset is none`,
+      );
+    }
+    const offsets = await this.#consumer.listOffsets({
+      topics: [...missing.keys()],
+      partitions: Object.fromEntries(missing),
+      timestamp: reset === "earliest" ? -2n : -1n,
+    });
+    for (const lane of unknown) {
+      if (lane.position !== undefined) continue;
+      const offset = offsets.get(lane.topic)?.[lane.partition];
+      if (offset !== undefined) lane.position = offset;
+    }
+  }
+
+  // One fetch of the lanes with room, from each partition's leader; the records to their lanes.
+  async #fetch(generation: Generation, lanes: readonly PartitionLane[]): Promise<void> {
+    const metadata = await this.#consumer.metadata({ topics: [...this.#settings.topics] });
+    const byLeader = new Map<number, PartitionLane[]>();
+    for (const lane of lanes) {
+      const leader = metadata.topics.get(lane.topic)?.partitions[lane.partition]?.leader;
+      if (leader === undefined || leader < 0) continue;
+      byLeader.set(leader, [...byLeader.get(leader) ?? [], lane]);
+    }
+    await Promise.all([...byLeader].map(async ([node, leaderLanes]) => {
+      const byId = new Map<string, string>();
+      const topics = new Map<string, { partition: number; fetchOffset: bigint }[]>();
+      for (const lane of leaderLanes) {
+        const id = metadata.topics.get(lane.topic)!.id;
+        byId.set(id, lane.topic);
+        topics.set(id, [
+          ...topics.get(id) ?? [],
+          { partition: lane.partition, fetchOffset: lane.position! },
+        ]);
+      }
+      let response;
+      try {
+        response = await this.#consumer.fetch({
+          node,
+          maxWaitTime: FETCH_WAIT_MS,
+          connectionPool: this.#pool,
+          topics: [...topics].map(([topicId, partitions]) => ({
+            topicId,
+            partitions: partitions.map(({ partition, fetchOffset }) => ({
+              partition,
+              fetchOffset,
+              partitionMaxBytes: PARTITION_MAX_BYTES,
+              currentLeaderEpoch: -1,
+              lastFetchedEpoch: -1,
+            })),
+          })),
+        });
+      } catch (error) {
+        // An offset the log no longer has (retention passed it): reset as configured.
+        const partial = (error as { response?: typeof response }).response;
+        const reset = partial?.responses.flatMap((topic) =>
+          topic.partitions.filter((p) =>
+            p.errorCode === OFFSET_OUT_OF_RANGE
+          ).map((p) => generation.lanes.get(`${byId.get(topic.topicId)}:${p.partitionIndex}`))
+        ) ?? [];
+        for (const lane of reset) {
+          if (lane !== undefined) {
+            lane.position = undefined;
+          }
+        }
+        throw error;
+      }
+      // A response to a fetch of an ended generation is dropped: the next one fetches again
+      // from what was committed.
+      if (!generation.active) return;
+      for (const topic of response.responses) {
+        const name = byId.get(topic.topicId);
+        for (const part of topic.partitions) {
+          const lane = generation.lanes.get(`${name}:${part.partitionIndex}`);
+          if (lane === undefined || lane.position === undefined || part.records === undefined) {
+            continue;
+          }
+          const found: KafkaRecord[] = [];
+          let next = lane.position;
+          for (const batch of part.records) {
+            const last = batch.firstOffset + BigInt(batch.lastOffsetDelta);
+            if (last + 1n > next) next = last + 1n;
+            if ((batch.attributes & IS_CONTROL) !== 0) continue;
+            for (const record of batch.records) {
+              const offset = batch.firstOffset + BigInt(record.offsetDelta);
+              if (offset < lane.position) continue;
+              found.push(kafkaRecord(
+                lane.topic,
+                lane.partition,
+                offset,
+                Number(batch.firstTimestamp + record.timestampDelta),
+                {
+                  key: record.key ?? undefined,
+                  value: record.value ?? undefined,
+                  headers: record.headers.map(([name, value]) => [
+                    name === null ? "" : name.toString("utf8"),
+                    value ?? new Uint8Array(0),
+                  ]),
+                },
+              ));
+            }
+          }
+          lane.position = next;
+          if (found.length > 0) lane.push(found);
+        }
+      }
+    }));
+  }
+
+  #requestCommit(generation: Generation): void {
+    if (generation !== this.#generation) return;
+    if (this.#committing !== undefined) {
+      this.#commitAgain = true;
+      return;
+    }
+    this.#committing = (async () => {
+      try {
+        do {
+          this.#commitAgain = false;
+          await this.#commit([...generation.lanes.values()], false);
+        } while (this.#commitAgain && generation === this.#generation);
+      } finally {
+        this.#committing = undefined;
+      }
+    })();
+  }
+
+  // Commits, for each lane, the offset after what it finished, unless committed already. The
+  // client refuses (group_guard.ts) a partition the member no longer holds.
+  async #commit(lanes: readonly PartitionLane[], final: boolean): Promise<void> {
+    const due = lanes.filter((lane) =>
+      !lane.revoked && lane.done !== undefined &&
+      (lane.committed === undefined || lane.done > lane.committed)
+    );
+    if (due.length === 0) return;
+    const offsets = due.map((lane) => ({ lane, offset: lane.done! }));
+    try {
+      await this.#consumer.commit({
+        offsets: offsets.map(({ lane, offset }) => ({
+          topic: lane.topic,
+          partition: lane.partition,
+          offset,
+          leaderEpoch: -1,
+        })),
+      });
+      for (const { lane, offset } of offsets) {
+        if (lane.committed === undefined || offset > lane.committed) lane.committed = offset;
+      }
+    } catch (error) {
+      const { logger, where, groupId } = this.#settings;
+      (final ? logger.error : (logger.warn ?? logger.error)).call(
+        logger,
+        `${where}: committing offsets for group "${groupId}" failed (${
+          offsets.map(({ lane, offset }) =>
+            `${lane.topic} partition ${lane.partition} at ${offset}`
+          )
+            .join(", ")
+        })${final ? ": those records will be delivered again" : "; the next commit tries again"}`,
+        loggable(error),
+      );
+    }
+  }
+}
+
+// Closes a consumer left behind, whatever state it is in. When it cannot leave its group (its
+// coordinator is gone), its close fails before its connections close: they are closed here.
+async function closeQuietly(consumer: Consumer): Promise<void> {
+  try {
+    await consumer.close(true);
+  } catch {
+    const connections = Object.getOwnPropertySymbols(consumer).find((symbol) =>
+      symbol.description === "plt.kafka.base.connections"
+    );
+    const pool = connections === undefined
+      ? undefined
+      : (consumer as unknown as Record<symbol, { close?: () => Promise<void> }>)[connections];
+    await pool?.close?.().catch(() => {});
+  }
+}
+
+// `promise`, or nothing once `deadline` passed.
+async function within(promise: Promise<unknown>, deadline: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      promise,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

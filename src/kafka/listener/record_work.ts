@@ -1,0 +1,173 @@
+// What a listener's lane does with its records: deserialize and check each (a refusal goes to
+// the DLT, untried), call the method, try again after a wait while it throws, then send what it
+// gave up on to the DLT. A stop (rebalance, close) during a wait gives the record up uncommitted.
+import { loggable, loggableText } from "../../observe/loggable.ts";
+import type { StandardSchemaV1Result } from "../../config/standard_schema.ts";
+import type { ListenerMark } from "./kafka_listener.ts";
+import { retryDelay } from "./kafka_listener.ts";
+import { deadLetter, deadLetterTopic, RecordRefusedError } from "./dead_letter.ts";
+import type { KafkaRecord } from "./kafka_record.ts";
+import type { ListenerHost } from "./listener_host.ts";
+import type { LaneWork, Outcome, PartitionLane } from "./partition_lane.ts";
+
+/** One listener method, as its lanes run it. */
+export interface ListenerCall {
+  /** `Class.method`. */
+  readonly where: string;
+  readonly mark: ListenerMark;
+  readonly groupId: string;
+  readonly host: ListenerHost;
+  /** Calls the method on its bean. */
+  readonly invoke: (value: unknown, record: unknown) => unknown;
+}
+
+const decoder = new TextDecoder();
+
+// Waits `ms`, unless the lane stops first: then false.
+function laneWait(lane: PartitionLane, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const off = lane.onStop(() => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+    const timer = setTimeout(() => {
+      off();
+      resolve(true);
+    }, ms);
+  });
+}
+
+const place = (record: KafkaRecord) =>
+  `${loggableText(record.topic)} partition ${record.partition} offset ${record.offset}`;
+
+/**
+ * Sends `failed` to the DLT, trying again (the partition waits) until the broker took them or the
+ * lane stopped: a record is committed only once it is there.
+ */
+async function sendDeadLetters(
+  call: ListenerCall,
+  failed: readonly { record: KafkaRecord; error: unknown }[],
+  lane: PartitionLane,
+): Promise<Outcome> {
+  const { host, where, groupId } = call;
+  for (let n = 0;; n++) {
+    try {
+      await host.deadLetters.send(
+        failed.map(({ record, error }) => deadLetter(record, error, groupId)),
+      );
+      return "done";
+    } catch (error) {
+      host.logger.error(
+        `${where}: sending ${failed.length === 1 ? "a record" : `${failed.length} records`} ` +
+          `of ${place(failed[0].record)} to ${deadLetterTopic(loggableText(lane.topic))} failed; ` +
+          `the partition waits and tries again`,
+        loggable(error),
+      );
+      if (!await laneWait(lane, Math.min(1000 * 2 ** Math.min(n, 5), 30_000))) return "abandoned";
+    }
+  }
+}
+
+type Read = { value: unknown } | { refused: RecordRefusedError; by: "schema" | "deserializer" };
+
+// The record's value, deserialized and checked; a refusal says why (never the value). A promise
+// only when the schema answers with one: most records cost no extra turn.
+function valueOf(call: ListenerCall, record: KafkaRecord): Read | Promise<Read> {
+  const { host, mark } = call;
+  let value: unknown;
+  try {
+    value = host.deserializer === undefined
+      ? (record.raw.value === undefined ? null : JSON.parse(decoder.decode(record.raw.value)))
+      : host.deserializer(record.raw.value, record);
+  } catch (error) {
+    return {
+      by: "deserializer",
+      refused: new RecordRefusedError(
+        host.deserializer === undefined
+          ? "the value is not JSON"
+          : `the deserializer refused the value: ${
+            error instanceof Error ? error.name : typeof error
+          }`,
+      ),
+    };
+  }
+  if (mark.schema === undefined) return { value };
+  const result = mark.schema["~standard"].validate(value);
+  return "then" in result && typeof result.then === "function"
+    ? Promise.resolve(result).then(schemaRead)
+    : schemaRead(result as StandardSchemaV1Result<unknown>);
+}
+
+function schemaRead(result: StandardSchemaV1Result<unknown>): Read {
+  if (result.issues === undefined) return { value: result.value };
+  const said = result.issues.map((issue) => {
+    const path = (issue.path ?? []).map((p) =>
+      typeof p === "object" && p !== null ? String(p.key) : String(p)
+    ).join(".");
+    return path === "" ? issue.message : `${path}: ${issue.message}`;
+  });
+  return {
+    by: "schema",
+    refused: new RecordRefusedError(`the value was refused by its schema: ${said.join("; ")}`),
+  };
+}
+
+/** What a lane of `call`'s listener does with the records it takes. */
+export function recordWork(call: ListenerCall): LaneWork {
+  const { where, mark, host: { logger }, invoke } = call;
+  const warn = (logger.warn ?? logger.error).bind(logger);
+  return async (records, lane) => {
+    const values: unknown[] = [];
+    const accepted: KafkaRecord[] = [];
+    const refused: { record: KafkaRecord; error: unknown }[] = [];
+    for (const record of records) {
+      const pending = valueOf(call, record);
+      const read = pending instanceof Promise ? await pending : pending;
+      if ("refused" in read) {
+        // The log says which check refused it, never the issues: they may quote the value.
+        warn(
+          `${where}: the value of ${place(record)} was refused (${read.by}); it goes to ${
+            deadLetterTopic(loggableText(record.topic))
+          }`,
+        );
+        refused.push({ record, error: read.refused });
+      } else {
+        values.push(read.value);
+        accepted.push(record);
+      }
+    }
+    if (refused.length > 0 && await sendDeadLetters(call, refused, lane) === "abandoned") {
+      return "abandoned";
+    }
+    if (accepted.length === 0) return "done";
+    const { attempts } = mark.retry;
+    const what = mark.batch
+      ? `a batch of ${accepted.length} from ${place(accepted[0])}`
+      : place(accepted[0]);
+    for (let attempt = 1;; attempt++) {
+      try {
+        await (mark.batch ? invoke(values, accepted) : invoke(values[0], accepted[0]));
+        return "done";
+      } catch (error) {
+        if (attempt >= attempts) {
+          logger.error(
+            `${where} failed on ${what} (attempt ${attempt} of ${attempts}); it goes to ` +
+              `${deadLetterTopic(loggableText(lane.topic))}`,
+            loggable(error),
+          );
+          return await sendDeadLetters(
+            call,
+            accepted.map((record) => ({ record, error })),
+            lane,
+          );
+        }
+        const ms = retryDelay(mark.retry, attempt - 1);
+        warn(
+          `${where} failed on ${what} (attempt ${attempt} of ${attempts}); trying again in ${ms} ms`,
+          loggable(error),
+        );
+        if (!await laneWait(lane, ms)) return "abandoned";
+      }
+    }
+  };
+}

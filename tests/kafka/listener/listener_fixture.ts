@@ -1,0 +1,114 @@
+// What the listener tests share: the bare client's producer as the dead letters' `RecordSender`
+// (the template's stands there in an app), a host on the test broker, a logger that keeps its
+// lines, and records sent with the bare producer.
+import * as client from "@platformatic/kafka";
+import { ProduceAcks, Producer, type ProduceResult } from "@platformatic/kafka";
+import type {
+  OutgoingRecord,
+  RecordSender,
+  SendResult,
+} from "../../../src/kafka/outgoing_record.ts";
+import type { ListenerHost } from "../../../src/kafka/listener/listeners.ts";
+import { KAFKA_BOOTSTRAP } from "../broker.ts";
+
+/** A producer that acknowledges with acks all, as a `RecordSender`, and its close. */
+export function producerSender(
+  bootstrap: readonly string[] = [KAFKA_BOOTSTRAP],
+): RecordSender & { close(): Promise<void> } {
+  const producer = new Producer({
+    clientId: "thaw-tests-producer",
+    bootstrapBrokers: [...bootstrap],
+    idempotent: true,
+    acks: ProduceAcks.ALL,
+  });
+  return {
+    async send(records: readonly OutgoingRecord[]): Promise<readonly SendResult[]> {
+      const results: SendResult[] = [];
+      for (const record of records) {
+        const sent: ProduceResult = await producer.send({
+          messages: [{
+            topic: record.topic,
+            ...(record.key === undefined ? {} : { key: Buffer.from(record.key) }),
+            ...(record.value === undefined ? {} : { value: Buffer.from(record.value) }),
+            headers: new Map(record.headers.map(([k, v]) => [Buffer.from(k), Buffer.from(v)])),
+            ...(record.partition === undefined ? {} : { partition: record.partition }),
+          }],
+        });
+        const where = sent.offsets![0];
+        results.push({ topic: where.topic, partition: where.partition, offset: where.offset });
+      }
+      return results;
+    },
+    close: () => producer.close(),
+  };
+}
+
+/** Sends JSON values (with keys and headers) to `topic`, acks all; answers where each went. */
+export async function sendJson(
+  sender: RecordSender,
+  topic: string,
+  values: readonly {
+    value: unknown;
+    key?: string;
+    headers?: Record<string, string>;
+    partition?: number;
+  }[],
+): Promise<readonly SendResult[]> {
+  const encoder = new TextEncoder();
+  return await sender.send(values.map(({ value, key, headers, partition }) => ({
+    topic,
+    key: key === undefined ? undefined : encoder.encode(key),
+    value: encoder.encode(JSON.stringify(value)),
+    headers: Object.entries(headers ?? {}).map(([k, v]) => [k, encoder.encode(v)] as const),
+    partition,
+  })));
+}
+
+/** A logger keeping its lines. */
+export class KeptLog {
+  readonly lines: string[] = [];
+  error = (message: string): void => {
+    this.lines.push(`error ${message}`);
+  };
+  warn = (message: string): void => {
+    this.lines.push(`warn ${message}`);
+  };
+  info = (message: string): void => {
+    this.lines.push(`info ${message}`);
+  };
+}
+
+/** A host on the test broker, quick to notice members come and go. */
+export function testHost(
+  deadLetters: RecordSender,
+  logger: KeptLog,
+  overrides: Partial<ListenerHost> = {},
+  bootstrap: readonly string[] = [KAFKA_BOOTSTRAP],
+): ListenerHost {
+  return {
+    client,
+    clientOptions: { clientId: "thaw-tests-listener", bootstrapBrokers: [...bootstrap] },
+    defaults: {
+      autoOffsetReset: "earliest",
+      sessionTimeoutMs: 6000,
+      heartbeatIntervalMs: 500,
+      rebalanceTimeoutMs: 20_000,
+    },
+    deadLetters,
+    logger,
+    ...overrides,
+  };
+}
+
+/** Resolves once `condition()` holds, checking as things happen; gives up after `ms`. */
+export async function until(
+  condition: () => boolean,
+  what: string,
+  ms = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
