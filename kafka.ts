@@ -38,3 +38,10 @@ export {
 } from "./src/kafka/kafka_template.ts";
 export type { OutgoingRecord, RecordMetadata, RecordSender } from "./src/kafka/outgoing_record.ts";
 export { type OutboxMigration, outboxMigration } from "./src/kafka/outbox/outbox_migration.ts";
+export {
+  KafkaListener,
+  type KafkaListenerDecorator,
+  type KafkaListenerOptions,
+  type KafkaListenerRetry,
+} from "./src/kafka/listener/kafka_listener.ts";
+export type { KafkaRecord, RawRecord } from "./src/kafka/listener/kafka_record.ts";

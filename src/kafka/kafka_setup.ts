@@ -7,10 +7,12 @@ import type { ThawSettings } from "../config/thaw_settings.ts";
 import { PreDestroy } from "../context/lifecycle.ts";
 import type { SetupHost } from "../feature_value.ts";
 import { checkOptionsObject } from "../options_object.ts";
+import { definedFields } from "../defined_fields.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import { type KafkaFeature, kafkaFeature } from "./kafka_feature.ts";
 import { kafkaHealth } from "./kafka_health.ts";
 import type { KafkaProducer } from "./kafka_producer.ts";
+import type { ListenerHost, Listeners } from "./listener/listeners.ts";
 import type { RecordSender } from "./outgoing_record.ts";
 import { KafkaSettings } from "./kafka_settings.ts";
 import {
@@ -91,17 +93,76 @@ async function setUp(
   });
   // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
   context.register(kafkaHealth(() => producer.cluster()));
-  return (host) => ({
-    // Before the app serves, and whether or not it listens: a commit's records go out.
-    started: async () => await outboxes?.start(telemetry),
-    close: {
-      // Before the beans stop: the relays use the datasources' pools and the producer.
-      jobs: async () => {
-        await outboxes?.close(host.shutdownTimeoutMs);
-        return undefined;
+  return async (host) => {
+    const listeners = await listenersOf(host.context.beans(), {
+      clientOptions: kafkaSettings.client,
+      defaults: definedFields({
+        groupId: kafkaSettings.groupId,
+        autoOffsetReset: kafkaSettings.autoOffsetReset,
+        concurrency: kafkaSettings.concurrency,
+      }),
+      deadLetters: sender,
+      logger,
+      telemetry,
+    });
+    const stopLag = listeners === undefined || telemetry === undefined
+      ? undefined
+      : (await import("./consumer_lag.ts")).observeConsumerLag(
+        telemetry,
+        kafkaSettings.client,
+        () => [...new Set(listeners.info.map((l) => l.groupId))],
+      );
+    return {
+      // Before the app serves, and whether or not it listens: a commit's records go out.
+      started: async () => await outboxes?.start(telemetry),
+      // As the scheduler's jobs: the listeners consume once the app serves.
+      start: () => {
+        listeners?.start().catch((error: unknown) =>
+          logger.error("Kafka listeners: a consumer could not join its group", error)
+        );
       },
-    },
-  });
+      close: {
+        // Before the beans stop: the listeners call them, the relays use the datasources' pools
+        // and the producer. Records a listener's transaction wrote to the outbox go out first.
+        jobs: async () => {
+          const left = await listeners?.close(host.shutdownTimeoutMs);
+          if (left !== undefined && left.abandoned > 0) {
+            (logger.warn ?? logger.error).call(
+              logger,
+              `Kafka listeners: ${left.abandoned} record${
+                left.abandoned === 1 ? "" : "s"
+              } still running after ${host.shutdownTimeoutMs} ms at close, not committed: ` +
+                "they are delivered again",
+            );
+          }
+          await stopLag?.();
+          await outboxes?.close(host.shutdownTimeoutMs);
+          return undefined;
+        },
+      },
+    };
+  };
+}
+
+/** What the listeners of the app take, but the client's module. */
+type ListenerParts = Omit<ListenerHost, "client">;
+
+// The app's `@KafkaListener` methods, if any: the listener modules and the client's package are
+// loaded only then.
+async function listenersOf(
+  beans: readonly { readonly instance: unknown }[],
+  parts: ListenerParts,
+): Promise<Listeners | undefined> {
+  const [{ kafkaListeners }, client] = await Promise.all([
+    import("./listener/listeners.ts"),
+    importOptional(() => import("@platformatic/kafka"), {
+      packages: [CLIENT_PACKAGE],
+      neededBy: "@KafkaListener",
+      what: "the Kafka client",
+    }),
+  ]);
+  const listeners = kafkaListeners(beans, { ...parts, client });
+  return listeners.info.length === 0 ? undefined : listeners;
 }
 
 /** The app's template: it owns the producer, closed once the beans that send are stopped. */

@@ -3,8 +3,11 @@
 
 /** One record, as a `@KafkaListener` method gets it. */
 export interface KafkaRecord {
+  /** The topic it came from. */
   readonly topic: string;
+  /** Its partition. */
   readonly partition: number;
+  /** Its offset in the partition. */
   readonly offset: bigint;
   /** Milliseconds since the epoch: when the producer made it, or the broker appended it. */
   readonly timestamp: number;
@@ -18,9 +21,11 @@ export interface KafkaRecord {
 
 /** A record's bytes. */
 export interface RawRecord {
+  /** The key's bytes; `undefined` for none. */
   readonly key: Uint8Array | undefined;
   /** `undefined` is a null value (a tombstone). */
   readonly value: Uint8Array | undefined;
+  /** The headers in order, a name as often as it came. */
   readonly headers: readonly (readonly [string, Uint8Array])[];
 }
 

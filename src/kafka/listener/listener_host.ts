@@ -2,6 +2,7 @@
 // where dead letters go and the logger. `kafka()` builds it from the configuration.
 import type { Logger } from "../../web/error_responder.ts";
 import type { RecordSender } from "../outgoing_record.ts";
+import type { KafkaTelemetry } from "../kafka_telemetry.ts";
 import type { KafkaClientModule, KafkaClientOptions } from "./kafka_client.ts";
 import type { KafkaRecord } from "./kafka_record.ts";
 
@@ -33,4 +34,6 @@ export interface ListenerHost {
   readonly logger: Logger;
   /** Values are JSON unless this is given (a null value stays `null`). */
   readonly deserializer?: ValueDeserializer;
+  /** Each record's CONSUMER span and metrics, where the app has OpenTelemetry; none otherwise. */
+  readonly telemetry?: KafkaTelemetry | undefined;
 }

@@ -5,7 +5,6 @@ import { DefinitionError } from "../../context/errors.ts";
 import { markedMethods } from "../../tasks/method_marks.ts";
 import type { ListenerHost } from "./listener_host.ts";
 import { KAFKA_LISTENER, type ListenerMark } from "./kafka_listener.ts";
-import type { KafkaRecord } from "./kafka_record.ts";
 import { ListenerMember } from "./listener_member.ts";
 import { recordWork } from "./record_work.ts";
 

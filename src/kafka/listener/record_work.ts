@@ -112,8 +112,22 @@ function schemaRead(result: StandardSchemaV1Result<unknown>): Read {
   };
 }
 
-/** What a lane of `call`'s listener does with the records it takes. */
+/**
+ * What a lane of `call`'s listener does with the records it takes: within a CONSUMER span (the
+ * first record's, its trace the one its producer sent), where the app has OpenTelemetry.
+ */
 export function recordWork(call: ListenerCall): LaneWork {
+  const work = methodWork(call);
+  const { telemetry } = call.host;
+  if (telemetry === undefined) return work;
+  return (records, lane) => {
+    const [{ topic, partition, offset, raw }] = records;
+    const view = { topic, partition, offset, headers: raw.headers };
+    return telemetry.process(call.groupId, view, () => work(records, lane));
+  };
+}
+
+function methodWork(call: ListenerCall): LaneWork {
   const { where, mark, host: { logger }, invoke } = call;
   const warn = (logger.warn ?? logger.error).bind(logger);
   return async (records, lane) => {

@@ -5,8 +5,8 @@ import * as client from "@platformatic/kafka";
 import { ProduceAcks, Producer, type ProduceResult } from "@platformatic/kafka";
 import type {
   OutgoingRecord,
+  RecordMetadata,
   RecordSender,
-  SendResult,
 } from "../../../src/kafka/outgoing_record.ts";
 import type { ListenerHost } from "../../../src/kafka/listener/listeners.ts";
 import { KAFKA_BOOTSTRAP } from "../broker.ts";
@@ -22,8 +22,8 @@ export function producerSender(
     acks: ProduceAcks.ALL,
   });
   return {
-    async send(records: readonly OutgoingRecord[]): Promise<readonly SendResult[]> {
-      const results: SendResult[] = [];
+    async send(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
+      const results: RecordMetadata[] = [];
       for (const record of records) {
         const sent: ProduceResult = await producer.send({
           messages: [{
@@ -53,7 +53,7 @@ export async function sendJson(
     headers?: Record<string, string>;
     partition?: number;
   }[],
-): Promise<readonly SendResult[]> {
+): Promise<readonly RecordMetadata[]> {
   const encoder = new TextEncoder();
   return await sender.send(values.map(({ value, key, headers, partition }) => ({
     topic,
