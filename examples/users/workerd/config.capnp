@@ -1,7 +1,8 @@
 # workerd serving the two bundles of the sample users app (`npm run bundle:worker` writes them
 # to dist/workerd/ beside a copy of this file): `workerd serve dist/workerd/config.capnp`.
 # No nodejs_compat flag: Thaw needs nothing beyond the fetch API there, but for the caller of a
-# request, which security() binds with AsyncLocalStorage: nodejs_als gives that alone.
+# request, which security() binds with AsyncLocalStorage: nodejs_als gives that alone (this
+# compatibility date loads node:async_hooks without it; older ones need it).
 using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
