@@ -25,6 +25,8 @@ import { Buffer } from "node:buffer";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { bundleWorkers, loadedChunks } from "../tools/bundle_worker.ts";
+import { DEV_PUBLIC_KEY } from "../examples/users/dev/dev_public_key.ts";
+import { devToken } from "../examples/users/dev/dev_token.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -87,8 +89,20 @@ export class C${i} {
     );
   }
   const imports = controllers.map((c, i) => `import { ${c} } from "./generated/c${i}.ts";`);
+  // Both users apps check a bearer token (Thaw with security(), Hono with its jwt middleware),
+  // against the sample's dev key: the first request carries one, and finds no user.
+  const token = await devToken({ scopes: ["users:read"] });
+  const usersFirst = FIRST_ANSWER
+    .replace(
+      'new Request("http://localhost" + FIRST)',
+      `new Request("http://localhost" + FIRST, {
+  headers: { authorization: ${JSON.stringify(`Bearer ${token}`)} },
+})`,
+    )
+    .replace("if (res.status !== 200)", "if (res.status !== 404)");
   return {
     "users app (Thaw)": `import { bootstrap } from ${mod};
+import { security } from ${JSON.stringify(join(root, "security.ts"))};
 import { UserController } from ${
       JSON.stringify(join(root, "examples/users/src/user_controller.ts"))
     };
@@ -100,15 +114,29 @@ const FIRST = "/users/search?email=none@example.com";
 const app = await bootstrap({
   controllers: [UserController],
   components: [UserService, MemoryUserRepository],
+  config: {
+    security: {
+      oauth2: {
+        resourceserver: { jwt: { "public-key": ${
+      JSON.stringify(DEV_PUBLIC_KEY)
+    }, audiences: ["users"] } },
+      },
+    },
+  },
+  security: security(),
 });
-${FIRST_ANSWER.replace("if (res.status !== 200)", "if (res.status !== 404)")}`,
+${usersFirst}`,
     // The same routes in Hono, checking bodies with the same zod schema, as a Hono user of zod
     // writes them: the schema's module (and zod) load in both apps.
     "users app (Hono)": `import { Hono } from "hono";
+import { jwt } from "hono/jwt";
 import { UserInput } from ${JSON.stringify(join(root, "examples/users/src/user.ts"))};
 const FIRST = "/users/search?email=none@example.com";
 const users = new Map();
 const app = new Hono();
+for (const path of ["/users", "/users/*"]) {
+  app.use(path, jwt({ secret: ${JSON.stringify(DEV_PUBLIC_KEY)}, alg: "ES256" }));
+}
 const input = async (c) => {
   const parsed = UserInput.safeParse(await c.req.json());
   return parsed.success ? parsed.data : undefined;
@@ -128,7 +156,7 @@ app.put("/users/:id", async (c) => {
   return body ? c.json({ success: true, data: body }) : c.json({ success: false }, 400);
 });
 app.delete("/users/:id", (c) => c.json({ success: users.delete(Number(c.req.param("id"))) }));
-${FIRST_ANSWER.replace("if (res.status !== 200)", "if (res.status !== 404)")}`,
+${usersFirst}`,
     [`${CONTROLLERS} controllers (Thaw)`]: `import { bootstrap } from ${mod};
 ${imports.join("\n")}
 const FIRST = "/c${CONTROLLERS - 1}/1";

@@ -22,6 +22,9 @@ import { openApi } from "../openapi.ts";
 import { scanComponents } from "../scan.ts";
 import { listen } from "../server.ts";
 import { data } from "../data.ts";
+import { actuator } from "../actuator.ts";
+import { security } from "../security.ts";
+import { devToken } from "../examples/users/dev/dev_token.ts";
 import { SqlLocks } from "../examples/users/storage/sql_locks.ts";
 import { SqlUserRepository } from "../examples/users/storage/sql_user_repository.ts";
 import { usersMigrations } from "../examples/users/storage/users_migrations.ts";
@@ -40,7 +43,13 @@ try {
     data: data({ migrate: usersMigrations(config) }),
     components: [...await scanComponents(config), SqlUserRepository, SqlLocks],
     openapi: openApi(),
+    actuator: actuator(),
+    security: security(),
   });
+  // Its routes need a bearer token: a dev one, on every request here and from the page.
+  const authorization = `Bearer ${await devToken({
+    scopes: ["users:read", "users:write"],
+  })}`;
   const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
   try {
     for (
@@ -51,7 +60,7 @@ try {
     ) {
       const res = await fetch(`${server.url}/users`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", authorization },
         body: JSON.stringify(user),
       });
       if (res.status !== 201) throw new Error(`POST /users: ${res.status} ${await res.text()}`);
@@ -61,6 +70,7 @@ try {
     try {
       const page = await chromium.browser.newPage();
       page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      await page.setExtraHTTPHeaders({ authorization });
       const opened = await page.goto(`${server.url}/docs`, { waitUntil: "networkidle0" });
       if (opened?.status() !== 200) throw new Error(`GET /docs: ${opened?.status()}`);
       const shown = await tryOperation(page, "get", "/users");

@@ -11,6 +11,7 @@ import { actuator } from "../../actuator.ts";
 import { data } from "../../data.ts";
 import { openApi } from "../../openapi.ts";
 import { scanComponents } from "../../scan.ts";
+import { security } from "../../security.ts";
 import { listen } from "../../server.ts";
 import { MigrationRunError } from "../../migrate.ts";
 import { SqlLocks } from "./storage/sql_locks.ts";
@@ -34,6 +35,9 @@ try {
     openapi: openApi(),
     // /actuator/health (with data's `db` component) and its probes, as management.* exposes them.
     actuator: actuator(),
+    // Every route needs a bearer token unless opened: the keys, audience and open paths are
+    // security.* of application.yml and of its profile (dev: the dev key of `npm run token`).
+    security: security(),
   });
 } catch (error) {
   // A failed migration (its file, line and the database's reason), a configuration refused (a

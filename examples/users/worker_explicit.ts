@@ -1,6 +1,9 @@
 // The sample users app on workerd / Cloudflare Workers with the bean classes listed by hand: no
-// generated file, at the cost of keeping the list up to date. The users are kept in memory.
+// generated file, at the cost of keeping the list up to date. The users are kept in memory. Its
+// routes need a bearer token, checked against the dev key (DEV ONLY), as worker.ts's do.
 import { bootstrap } from "../../mod.ts";
+import { security } from "../../security.ts";
+import { DEV_PUBLIC_KEY, USERS_AUDIENCE } from "./dev/dev_public_key.ts";
 import { UserController } from "./src/user_controller.ts";
 import { UserService } from "./src/user_service.ts";
 import { WelcomeMailer } from "./src/welcome_mailer.ts";
@@ -9,4 +12,18 @@ import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 export default await bootstrap({
   controllers: [UserController],
   components: [UserService, WelcomeMailer, MemoryUserRepository],
+  config: {
+    security: {
+      oauth2: {
+        resourceserver: {
+          jwt: {
+            "public-key": DEV_PUBLIC_KEY,
+            audiences: [USERS_AUDIENCE],
+            "roles-claim-name": "roles",
+          },
+        },
+      },
+    },
+  },
+  security: security(),
 });

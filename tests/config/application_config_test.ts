@@ -4,7 +4,12 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { bootstrap, ConfigError, PostConstruct, Service } from "../../mod.ts";
 import { loadConfig } from "../../config.ts";
-import { isLoadedConfig, isSecretKey, resolveConfig } from "../../src/config/application_config.ts";
+import {
+  configSecrets,
+  isLoadedConfig,
+  isSecretKey,
+  resolveConfig,
+} from "../../src/config/application_config.ts";
 import { propertyOptions } from "../property.ts";
 import { configTree, envOf, expectedValues, missingPlaceholders, render } from "./config_trees.ts";
 import { withYaml } from "./yaml_file.ts";
@@ -411,5 +416,26 @@ describe("isSecretKey", () => {
     for (const key of ["author", "oauth-enabled", "server.port", "app.keyboard", "app.monkey"]) {
       assert.equal(isSecretKey(key), false, key);
     }
+  });
+});
+
+describe("configSecrets", () => {
+  it("does not count the resource server's jwt settings as secrets: its audiences and claim names are shown", () => {
+    const config = resolveConfig({
+      security: {
+        oauth2: {
+          resourceserver: {
+            jwt: {
+              "issuer-uri": "https://login.example.com",
+              audiences: ["users"],
+              "roles-claim-name": "roles",
+              "principal-claim-name": "email",
+            },
+          },
+        },
+      },
+      app: { jwt: "eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl" },
+    }, () => undefined);
+    assert.deepEqual(configSecrets(config), ["eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl"]);
   });
 });

@@ -10,10 +10,14 @@ import { join } from "node:path";
 import { stop } from "esbuild";
 import { bundleWorkers } from "../../tools/bundle_worker.ts";
 import { startWorkerd, until } from "./workerd.ts";
+import { generateKeyPair, SignJWT } from "jose";
+import { devToken } from "../../examples/users/dev/dev_token.ts";
 
 describe("sample users app on workerd", () => {
   const urls: Record<string, string> = {};
   let child: ChildProcess | undefined;
+  /** An admin's bearer token, of the dev key the workers trust. */
+  let authorization = "";
 
   before(async () => {
     const config = await bundleWorkers(await mkdtemp(join(tmpdir(), "thaw-workerd-")));
@@ -30,6 +34,10 @@ describe("sample users app on workerd", () => {
       await until(`http://127.0.0.1:${explicit}/users`, child, output);
     });
     child = started.child;
+    authorization = `Bearer ${await devToken({
+      scopes: ["users:read", "users:write"],
+      roles: ["ADMIN"],
+    })}`;
     urls.manifest = `http://127.0.0.1:${started.ports[0]}`;
     urls.explicit = `http://127.0.0.1:${started.ports[1]}`;
   });
@@ -53,7 +61,9 @@ describe("sample users app on workerd", () => {
       const send = async (method: string, path: string, body?: unknown) => {
         const res = await fetch(`${base}${path}`, {
           method,
-          headers: body === undefined ? {} : { "content-type": "application/json" },
+          headers: body === undefined
+            ? { authorization }
+            : { "content-type": "application/json", authorization },
           body: body === undefined ? null : JSON.stringify(body),
         });
         return { status: res.status, headers: res.headers, body: await res.json() };
@@ -109,7 +119,11 @@ describe("sample users app on workerd", () => {
       assert.equal((await send("DELETE", "/users/1")).status, 404);
       // Bad input gets the same answers as on the other runtimes.
       const raw = (body: string, type = "application/json") =>
-        fetch(`${base}/users`, { method: "POST", headers: { "content-type": type }, body });
+        fetch(`${base}/users`, {
+          method: "POST",
+          headers: { "content-type": type, authorization },
+          body,
+        });
       const malformed = await raw("{");
       assert.equal(malformed.status, 400);
       await malformed.body?.cancel();
@@ -132,10 +146,65 @@ describe("sample users app on workerd", () => {
         name: "Eve",
         email: "eve@example.com",
       });
-      const wrongMethod = await fetch(`${base}/users/1`, { method: "PATCH" });
+      const wrongMethod = await fetch(`${base}/users/1`, {
+        method: "PATCH",
+        headers: { authorization },
+      });
       assert.equal(wrongMethod.status, 405);
       assert.match(wrongMethod.headers.get("allow") ?? "", /GET/);
       await wrongMethod.body?.cancel();
+    });
+  }
+
+  for (const variant of ["manifest", "explicit"]) {
+    it(`checks the bearer token with security() (bean classes from the ${variant})`, async () => {
+      const base = urls[variant];
+      const get = async (token?: string) => {
+        const res = await fetch(`${base}/users`, {
+          headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        });
+        return { status: res.status, challenge: res.headers.get("www-authenticate"), res };
+      };
+      const reader = await devToken({ scopes: ["users:read"] });
+      const ok = await get(reader);
+      assert.equal(ok.status, 200);
+      assert.equal((await ok.res.json()).success, true);
+      const none = await get();
+      assert.deepEqual([none.status, none.challenge], [401, "Bearer"]);
+      await none.res.body?.cancel();
+      const { privateKey } = await generateKeyPair("ES256");
+      const forged = await new SignJWT({ scope: "users:read" })
+        .setProtectedHeader({ alg: "ES256" })
+        .setSubject("mallory")
+        .setAudience("users")
+        .setExpirationTime("5m")
+        .sign(privateKey);
+      const expired = await devToken({ scopes: ["users:read"], expiresIn: "-10m" });
+      for (const token of [forged, expired, "not.a.token"]) {
+        const refused = await get(token);
+        assert.deepEqual([refused.status, refused.challenge], [
+          401,
+          'Bearer error="invalid_token"',
+        ]);
+        assert.deepEqual(await refused.res.json(), { error: "invalid_token" });
+      }
+      // The scope decides: a reader may not write, and nothing is stored.
+      const write = await fetch(`${base}/users`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${reader}` },
+        body: JSON.stringify({ name: "Eve", email: "eve@example.org" }),
+      });
+      assert.equal(write.status, 403);
+      assert.equal(
+        write.headers.get("www-authenticate"),
+        'Bearer error="insufficient_scope", scope="users:write"',
+      );
+      await write.body?.cancel();
+      const search = await fetch(`${base}/users/search?email=eve%40example.org`, {
+        headers: { authorization: `Bearer ${reader}` },
+      });
+      assert.equal(search.status, 404);
+      await search.body?.cancel();
     });
   }
 
@@ -155,7 +224,7 @@ describe("sample users app on workerd", () => {
     };
     const earlier = await count();
     for (const id of [901, 902]) {
-      const missing = await fetch(`${urls.manifest}/users/${id}`);
+      const missing = await fetch(`${urls.manifest}/users/${id}`, { headers: { authorization } });
       assert.equal(missing.status, 404);
       await missing.body?.cancel();
     }

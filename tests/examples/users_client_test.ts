@@ -14,7 +14,7 @@ import type { OpenApiDocument } from "../../openapi.ts";
 import { listen, type Server } from "../../server.ts";
 import { usersClient } from "../../examples/users/client/users_client.ts";
 import { resolvePointer, schemaValidator } from "../openapi/openapi_validator.ts";
-import { STORAGES, usersApps } from "./users_storage.ts";
+import { adminToken, STORAGES, usersApps } from "./users_storage.ts";
 import { tempDir } from "../temp_dir.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -45,8 +45,8 @@ for (const storage of STORAGES) {
     const called = new Set<string>();
 
     before(async () => {
-      const { app } = await open(storage);
-      server = await listen(app, { port: 0, hostname: "127.0.0.1" });
+      const { unauthenticated } = await open(storage);
+      server = await listen(unauthenticated, { port: 0, hostname: "127.0.0.1" });
       document = await (await fetch(`${server.url}/openapi.json`)).json();
       check = schemaValidator(document);
     });
@@ -88,7 +88,7 @@ for (const storage of STORAGES) {
     });
 
     it("calls every route, and every answer matches its declared schema", async () => {
-      const users = usersClient(server.url);
+      const users = usersClient(server.url, await adminToken());
       const ada = { name: "Ada", email: "ada@example.com" };
 
       const empty = await users.GET("/users");
@@ -150,7 +150,9 @@ for (const storage of STORAGES) {
       conforms("/users/{id}", "put", updateMissing.response, updateMissing.error);
 
       // A path variable that is not an integer: the shared 400.
-      const notNumber = await fetch(`${server.url}/users/abc`);
+      const notNumber = await fetch(`${server.url}/users/abc`, {
+        headers: { authorization: `Bearer ${await adminToken()}` },
+      });
       conforms("/users/{id}", "get", notNumber, await notNumber.json());
       assert.equal(notNumber.status, 400);
 

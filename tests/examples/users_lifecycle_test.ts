@@ -8,12 +8,22 @@ import { readFile, rm } from "node:fs/promises";
 import { load } from "js-yaml";
 import { type Application, bootstrap } from "../../mod.ts";
 import { data } from "../../data.ts";
+import { security } from "../../security.ts";
+import { DEV_PUBLIC_KEY } from "../../examples/users/dev/dev_public_key.ts";
 import { UserController } from "../../examples/users/src/user_controller.ts";
 import { UserService } from "../../examples/users/src/user_service.ts";
 import { call } from "../helpers.ts";
 import { SQLITE } from "../sqlite.ts";
 import { healthCases } from "./users_health.ts";
-import { freshSqlite, SQL_STORAGE, STORAGES, USERS_DIR, usersApps } from "./users_storage.ts";
+import {
+  adminToken,
+  asCaller,
+  freshSqlite,
+  SQL_STORAGE,
+  STORAGES,
+  USERS_DIR,
+  usersApps,
+} from "./users_storage.ts";
 
 const apps: Application[] = [];
 const folders: string[] = [];
@@ -31,21 +41,28 @@ for (const storage of STORAGES) {
 describe("sample users app on SQLite: settings", () => {
   if (SQLITE === undefined) return;
 
-  /** The app's beans on a config object: the users datasource on `file`, its pool as given. */
-  const onFile = (file: string, pool: Record<string, unknown>) =>
-    bootstrap({
+  /**
+   * The app's beans on a config object: the users datasource on `file`, its pool as given, the
+   * dev key; called by an admin.
+   */
+  const onFile = async (file: string, pool: Record<string, unknown>) => {
+    const app = await bootstrap({
       controllers: [UserController],
       components: [UserService, ...SQL_STORAGE],
       config: {
         datasource: [{ name: "users", url: `sqlite:${file}`, pool, migrations: { enabled: true } }],
+        security: { oauth2: { resourceserver: { jwt: { "public-key": DEV_PUBLIC_KEY } } } },
       },
       data: data({ migrate: new URL("migrations/", USERS_DIR) }),
+      security: security(),
     });
+    apps.push(app);
+    return asCaller(app, await adminToken());
+  };
 
   it("waits the pool's busy-timeout for a file another connection holds, then answers 500", async () => {
     const { USERS_DB: file } = await freshSqlite(folders);
     const app = await onFile(file, { "busy-timeout": "150ms" });
-    apps.push(app);
     // Another connection holds the write lock, as a migration run from the command line would.
     const other = new SQLITE!.DatabaseSync(file);
     other.exec("BEGIN IMMEDIATE");
@@ -135,7 +152,7 @@ describe("the sample users app's page (docs/sample-app.md)", () => {
         line.replace(/"(?:\.\.\/)+mod\.ts"/, '"@thaw/thaw"')
           .replace(/"(?:\.\.\/)+(\w+)\.ts"/, '"@thaw/thaw/$1"')
       ).sort();
-    assert.equal(imports(file).length, 11);
+    assert.equal(imports(file).length, 12);
     assert.deepEqual(imports(shown), imports(file));
   });
 });

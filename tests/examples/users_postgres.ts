@@ -3,14 +3,14 @@
 import { createDatabase, DB_PASSWORD, DB_USER } from "../migrate/sql/databases.ts";
 import type { FreshDatabase } from "./users_storage.ts";
 
-/** The `postgres` profile of the users app on a new database of the test server. */
+/** The `postgres` profile (and `dev`'s key) of the users app on a new database of the test server. */
 export const freshPostgres: FreshDatabase = async () => {
   const id = `u${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
   // The folder is SQLite's: the server keeps the database.
   const db = await createDatabase("postgres", "", id);
   await db.close();
   return {
-    THAW_PROFILES_ACTIVE: "postgres",
+    THAW_PROFILES_ACTIVE: "dev,postgres",
     USERS_DB_URL: db.url,
     USERS_DB_USER: DB_USER,
     USERS_DB_PASSWORD: DB_PASSWORD,

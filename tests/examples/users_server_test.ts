@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { scriptCommand } from "../runtime.ts";
 import { SQLITE } from "../sqlite.ts";
 import { freePort } from "../migrate/search/servers.ts";
-import { STORAGES, usersApps } from "./users_storage.ts";
+import { adminToken, STORAGES, usersApps } from "./users_storage.ts";
 import { untilRefused } from "../runtime/raw_client.ts";
 import { listen } from "../../server.ts";
 import { tempDir } from "../temp_dir.ts";
@@ -191,25 +191,26 @@ for (const storage of STORAGES) {
     const open = usersApps();
 
     it("serves through listen(app) on a free port", async () => {
-      const { app } = await open(storage);
-      const server = await listen(app, { port: 0, hostname: "127.0.0.1" });
+      const { unauthenticated } = await open(storage);
+      const server = await listen(unauthenticated, { port: 0, hostname: "127.0.0.1" });
+      const authorization = `Bearer ${await adminToken()}`;
       try {
         assert.ok(server.port > 0);
         const created = await fetch(`${server.url}/users`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", authorization },
           body: JSON.stringify({ name: "Ada", email: "ada@example.com" }),
         });
         assert.equal(created.status, 201);
         await created.body?.cancel();
-        const res = await fetch(`${server.url}/users/1`);
+        const res = await fetch(`${server.url}/users/1`, { headers: { authorization } });
         assert.deepEqual(await res.json(), {
           success: true,
           data: { id: 1, name: "Ada", email: "ada@example.com" },
         });
         const invalid = await fetch(`${server.url}/users`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", authorization },
           body: '{"name":1}',
         });
         assert.equal(invalid.status, 400);
@@ -298,12 +299,17 @@ describe("examples/users/main.ts as a process (npm start)", () => {
         first.output,
         new RegExp(`Thaw listening on http://0\\.0\\.0\\.0:${port} \\(every IPv4 interface\\) — `),
       );
-      const res = await fetch(`${first.url}/users`);
+      // Secured by its dev profile: a dev token, as `npm run token` prints, gets through.
+      const refused = await fetch(`${first.url}/users`);
+      assert.equal(refused.status, 401);
+      await refused.body?.cancel();
+      const authorization = `Bearer ${await adminToken()}`;
+      const res = await fetch(`${first.url}/users`, { headers: { authorization } });
       assert.equal(res.status, 200);
       assert.deepEqual(await res.json(), { success: true, data: [] });
       const created = await fetch(`${first.url}/users`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", authorization },
         body: JSON.stringify({ name: "Ada", email: "ada@example.com" }),
       });
       assert.equal(created.status, 201);
@@ -325,10 +331,14 @@ describe("examples/users/main.ts as a process (npm start)", () => {
       // Nothing applied again: the records are the first start's, untouched.
       assert.deepEqual(recordRows(cwd.path), records);
       assert.doesNotMatch(second.output, /\] apply /);
-      assert.deepEqual(await (await fetch(`${second.url}/users/1`)).json(), {
-        success: true,
-        data: { id: 1, name: "Ada", email: "ada@example.com" },
-      });
+      const authorization = `Bearer ${await adminToken()}`;
+      assert.deepEqual(
+        await (await fetch(`${second.url}/users/1`, { headers: { authorization } })).json(),
+        {
+          success: true,
+          data: { id: 1, name: "Ada", email: "ada@example.com" },
+        },
+      );
     } finally {
       await second.stop();
     }
@@ -366,6 +376,7 @@ describe("examples/users/main.ts as a process (npm start)", () => {
       const body = JSON.stringify({ name: "Ada", email: "ada@example.com" });
       socket.write(
         "POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" +
+          `Authorization: Bearer ${await adminToken()}\r\n` +
           `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
       );
       // Asked for its body, the request is the server's: in flight when the signal comes.

@@ -13,6 +13,8 @@ import { actuator } from "../../actuator.ts";
 import { data } from "../../data.ts";
 import { openApi } from "../../openapi.ts";
 import { scanComponents } from "../../scan.ts";
+import { security } from "../../security.ts";
+import { devToken } from "../../examples/users/dev/dev_token.ts";
 import { MemoryUserRepository } from "../../examples/users/storage/memory_user_repository.ts";
 import { SqlLocks } from "../../examples/users/storage/sql_locks.ts";
 import { SqlUserRepository } from "../../examples/users/storage/sql_user_repository.ts";
@@ -33,9 +35,10 @@ export const USERS_DIR: URL = new URL("../../examples/users/", import.meta.url);
 export const USERS_CONFIG: URL = new URL("application.yml", USERS_DIR);
 
 /**
- * Bootstraps the users app as main.ts does: application.yml read in environment `env`, the
- * directories of its `app.component-scan` (src/) scanned, OpenAPI served as its `app.openapi` keys
- * say; with `components` (a storage) besides, and with `sql` the `users` datasource as data()
+ * Bootstraps the users app as main.ts does: application.yml read in environment `env` (its `dev`
+ * profile, the dev key, unless `THAW_PROFILES_ACTIVE` says otherwise), the directories of its
+ * `app.component-scan` (src/) scanned, OpenAPI served as its `app.openapi` keys say, every route
+ * secured; with `components` (a storage) besides, and with `sql` the `users` datasource as data()
  * gives it, migrated first.
  */
 export async function bootstrapUsers(
@@ -49,7 +52,34 @@ export async function bootstrapUsers(
     components: [...await scanComponents(config), ...components],
     openapi: openApi(),
     actuator: actuator(),
+    security: security(),
     ...options.sql ? { data: data({ migrate: usersMigrations(config) }) } : {},
+  });
+}
+
+/** DEV ONLY: a dev token of a caller who may do everything: read, write and delete users. */
+export function adminToken(): Promise<string> {
+  return devToken({ subject: "admin", scopes: ["users:read", "users:write"], roles: ["ADMIN"] });
+}
+
+/**
+ * `app` as an admin calls it: its `fetch` sends `token` with each request that carries no
+ * `Authorization` of its own (through `listen(app)` too), so that the route cases test the routes;
+ * the refusals are tested on the app itself (users_security_test.ts).
+ */
+export function asCaller(app: Application, token: string): Application {
+  const fetch: Application["fetch"] = (request, ...rest) => {
+    if (request.headers.has("authorization")) return app.fetch(request, ...rest);
+    const headers = new Headers(request.headers);
+    headers.set("authorization", `Bearer ${token}`);
+    return app.fetch(new Request(request, { headers }), ...rest);
+  };
+  return new Proxy(app, {
+    get: (target, key) => {
+      if (key === "fetch") return fetch;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
   });
 }
 
@@ -83,10 +113,11 @@ export function usersApps(postgres?: FreshDatabase): UsersApps {
     for (const dir of folders) await rm(dir, { recursive: true, force: true });
   });
   return async (storage, env = {}) => {
+    const token = await adminToken();
     if (storage === "memory") {
       const app = await bootstrapUsers(env, [MemoryUserRepository]);
       opened.push(app);
-      return { app, env, close: () => app.close() };
+      return { app: asCaller(app, token), unauthenticated: app, env, close: () => app.close() };
     }
     const fresh = storage === "sqlite" ? freshSqlite : postgres;
     if (fresh === undefined) {
@@ -95,13 +126,17 @@ export function usersApps(postgres?: FreshDatabase): UsersApps {
     if (!("USERS_DB" in env || "USERS_DB_URL" in env)) env = { ...env, ...await fresh(folders) };
     const app = await bootstrapUsers(env, SQL_STORAGE, { sql: true });
     opened.push(app);
-    return { app, env, close: () => app.close() };
+    return { app: asCaller(app, token), unauthenticated: app, env, close: () => app.close() };
   };
 }
 
-/** An open users app, the environment that names its database, and how to close it. */
+/**
+ * An open users app, as an admin calls it (`asCaller`) and as anyone does, the environment that
+ * names its database, and how to close it.
+ */
 export interface UsersApp {
   readonly app: Application;
+  readonly unauthenticated: Application;
   readonly env: Record<string, string>;
   close(): Promise<void>;
 }

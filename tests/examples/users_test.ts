@@ -9,7 +9,14 @@ import { MemoryUserRepository } from "../../examples/users/storage/memory_user_r
 import { call } from "../helpers.ts";
 import { schemaValidator } from "../openapi/openapi_validator.ts";
 import { routeCases } from "./users_routes.ts";
-import { bootstrapUsers, SQL_STORAGE, STORAGES, usersApps } from "./users_storage.ts";
+import {
+  adminToken,
+  asCaller,
+  bootstrapUsers,
+  SQL_STORAGE,
+  STORAGES,
+  usersApps,
+} from "./users_storage.ts";
 
 for (const storage of STORAGES) {
   describe(`sample users app (seed 4.2), users in ${storage}`, () => {
@@ -45,14 +52,15 @@ describe("sample users app: a storage that fails", () => {
         return Promise.reject(new Error("disk full"));
       }
     }
-    const app = await bootstrapUsers({}, [FullDisk]);
+    const unauthenticated = await bootstrapUsers({}, [FullDisk]);
+    const app = asCaller(unauthenticated, await adminToken());
     const res = await call(app, "POST", "/users", {
       json: { name: "Ada", email: "ada@example.com" },
     });
     const body = await res.json();
     assert.equal(res.status, 500);
     assert.deepEqual(body, { success: false, message: "Failed to create user: disk full" });
-    const doc = await openApiDocument(app);
+    const doc = await openApiDocument(unauthenticated);
     const declared = (doc.paths["/users"].post.responses as Record<
       string,
       { content?: Record<string, { schema: unknown }> }

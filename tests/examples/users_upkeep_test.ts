@@ -9,7 +9,7 @@ import { rm } from "node:fs/promises";
 import type { Application } from "../../mod.ts";
 import { call } from "../helpers.ts";
 import { SQLITE } from "../sqlite.ts";
-import { bootstrapUsers, freshSqlite, SQL_STORAGE } from "./users_storage.ts";
+import { adminToken, asCaller, bootstrapUsers, freshSqlite, SQL_STORAGE } from "./users_storage.ts";
 
 const apps: Application[] = [];
 const folders: string[] = [];
@@ -27,7 +27,7 @@ async function migratedFile(): Promise<string> {
 async function usersApp(file: string, env: Record<string, string> = {}): Promise<Application> {
   const app = await bootstrapUsers({ ...env, USERS_DB: file }, SQL_STORAGE, { sql: true });
   apps.push(app);
-  return app;
+  return asCaller(app, await adminToken());
 }
 
 async function addUsers(app: Application, from: number, count: number): Promise<void> {

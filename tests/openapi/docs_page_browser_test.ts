@@ -25,7 +25,7 @@ import { Secured, security } from "../../security.ts";
 import { memoryLogger } from "../helpers.ts";
 import { signingKey, token } from "../security/issuer_server.ts";
 import { RUNTIME } from "../runtime.ts";
-import { type Storage, STORAGES, usersApps } from "../examples/users_storage.ts";
+import { adminToken, type Storage, STORAGES, usersApps } from "../examples/users_storage.ts";
 
 const output = new URL("../output/", import.meta.url);
 const runtimeName = RUNTIME === "node" ? `node${process.versions.node.split(".")[0]}` : RUNTIME;
@@ -40,7 +40,7 @@ async function serveUsersApp(
 ): Promise<{ url: string; storage: Storage; close(): Promise<void> }> {
   const storage = STORAGES.at(-1)!;
   const users = await open(storage);
-  const server = await listen(users.app, { port: 0, hostname: "127.0.0.1" });
+  const server = await listen(users.unauthenticated, { port: 0, hostname: "127.0.0.1" });
   return {
     url: server.url,
     storage,
@@ -138,6 +138,10 @@ describe("the docs page in a real browser (headless Chromium)", () => {
       chromium = await launchChromium();
       const page = await chromium.browser.newPage();
       page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      // The app needs a bearer token: the page sends a dev one with each request, as a person
+      // with a token would.
+      const authorization = `Bearer ${await adminToken()}`;
+      await page.setExtraHTTPHeaders({ authorization });
       const requests: string[] = [];
       const consoleErrors: string[] = [];
       const pageErrors: string[] = [];
@@ -194,7 +198,9 @@ describe("the docs page in a real browser (headless Chromium)", () => {
       assert.deepEqual({ ...created.data, id: undefined }, { ...user, id: undefined });
       assert.equal(typeof created.data.id, "number");
       // The app really stored it.
-      const stored = await fetch(`${app.url}/users/${created.data.id}`);
+      const stored = await fetch(`${app.url}/users/${created.data.id}`, {
+        headers: { authorization },
+      });
       assert.equal(stored.status, 200);
       assert.deepEqual((await stored.json()).data, created.data);
 

@@ -6,7 +6,10 @@
 import createClient, { type Client } from "openapi-fetch";
 import type { paths } from "./users_api.ts";
 
-/** The users API at `baseUrl` (`http://localhost:8080`), every path, parameter and body typed. */
-export function usersClient(baseUrl: string): Client<paths> {
-  return createClient<paths>({ baseUrl });
+/**
+ * The users API at `baseUrl` (`http://localhost:8080`), every path, parameter and body typed,
+ * called with the bearer `token` (the app needs one: `npm run token` prints a dev one).
+ */
+export function usersClient(baseUrl: string, token: string): Client<paths> {
+  return createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });
 }

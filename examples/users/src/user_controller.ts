@@ -16,6 +16,7 @@ import {
   ResponseEntity,
   RestController,
 } from "../../../mod.ts";
+import { Secured } from "../../../security.ts";
 import { UserInput, UserRecord } from "./user.ts";
 import { DuplicateEmailError } from "./user_repository.ts";
 import { UserService } from "./user_service.ts";
@@ -53,11 +54,14 @@ function failure(action: string, error: unknown): ResponseEntity {
 /**
  * The users API: create, read, search, update and delete, each answering the usual statuses.
  * Bodies are checked by the `UserInput` schema before a handler runs: a body it refuses is a 400
- * whose `issues` say what is wrong, and nothing is stored.
+ * whose `issues` say what is wrong, and nothing is stored. Every route needs a bearer token
+ * (`security()`): reading needs the scope `users:read` (the class's), changing `users:write`,
+ * and deleting the role `ADMIN`.
  */
 @RestController()
 @RequestMapping("/users")
 @ApiTags("users")
+@Secured("SCOPE_users:read")
 export class UserController {
   @Autowired(UserService)
   private users!: UserService;
@@ -97,6 +101,7 @@ export class UserController {
   @taken
   @storageFailed
   @PostMapping("", RequestBody(UserInput))
+  @Secured("SCOPE_users:write")
   async create(input: UserInput): Promise<ResponseEntity> {
     try {
       const created = await this.users.create(input);
@@ -117,6 +122,7 @@ export class UserController {
   @taken
   @storageFailed
   @PutMapping("/{id}", PathVariable("id", Number), RequestBody(UserInput))
+  @Secured("SCOPE_users:write")
   async update(id: number, input: UserInput): Promise<ResponseEntity> {
     try {
       const updated = await this.users.update(id, input);
@@ -133,6 +139,7 @@ export class UserController {
   @notFound
   @storageFailed
   @DeleteMapping("/{id}", PathVariable("id", Number))
+  @Secured("ROLE_ADMIN")
   async remove(id: number): Promise<ResponseEntity> {
     try {
       return await this.users.delete(id)
