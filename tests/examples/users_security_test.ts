@@ -122,6 +122,15 @@ describe("sample users app: secured", () => {
     }
   });
 
+  it("declares its bearer scheme and each route's scopes in its OpenAPI document", async () => {
+    const document = await (await call(app, "GET", "/openapi.json")).json();
+    assert.deepEqual(document.components.securitySchemes, {
+      bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+    });
+    assert.deepEqual(document.paths["/users"].get.security, [{ bearerAuth: ["users:read"] }]);
+    assert.deepEqual(document.paths["/users"].post.security, [{ bearerAuth: ["users:write"] }]);
+  });
+
   it("trusts in its dev profile the public key the workers trust", async () => {
     const profile = load(await readFile(new URL("application-dev.yml", USERS_DIR), "utf8")) as {
       security: { oauth2: { resourceserver: { jwt: { "public-key": string } } } };

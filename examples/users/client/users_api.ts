@@ -234,6 +234,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description No credentials, or refused ones (WWW-Authenticate says which scheme) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The caller lacks the authority the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -274,6 +288,20 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description No credentials, or refused ones (WWW-Authenticate says which scheme) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The caller lacks the authority the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Another user has this email */
             409: {
                 headers: {
@@ -334,6 +362,20 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description No credentials, or refused ones (WWW-Authenticate says which scheme) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The caller lacks the authority the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No user has this id */
             404: {
                 headers: {
@@ -389,6 +431,20 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description No credentials, or refused ones (WWW-Authenticate says which scheme) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The caller lacks the authority the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No user has this id */
             404: {
                 headers: {
@@ -457,6 +513,20 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description No credentials, or refused ones (WWW-Authenticate says which scheme) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The caller lacks the authority the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No user has this id */
             404: {
                 headers: {
@@ -515,6 +585,20 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description No credentials, or refused ones (WWW-Authenticate says which scheme) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The caller lacks the authority the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No user has this email */
             404: {
                 headers: {
