@@ -35,7 +35,7 @@ describe("package metadata", () => {
     }
   });
 
-  it("the drivers, the OpenSearch client, undici, swagger-ui-dist, OpenTelemetry, redis and ws are optional peer dependencies, installed here for the tests", async () => {
+  it("the drivers, the OpenSearch and Kafka clients, jose, undici, swagger-ui-dist, OpenTelemetry, redis and ws are optional peer dependencies, installed here for the tests", async () => {
     const npm = await json("package.json");
     const peers = npm.peerDependencies as Record<string, string>;
     const meta = npm.peerDependenciesMeta as Record<string, { optional?: boolean }>;
@@ -46,6 +46,8 @@ describe("package metadata", () => {
       "@opentelemetry/api",
       "@opentelemetry/exporter-prometheus",
       "@opentelemetry/sdk-metrics",
+      "@platformatic/kafka",
+      "jose",
       "mysql2",
       "pg",
       "pg-connection-string",

@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { SqlClient } from "../../../src/data/sql_client.ts";
 import { innermostTransaction } from "../../../src/data/transaction_scope.ts";
 import { Outbox } from "../../../src/kafka/outbox/outbox.ts";
+import { KafkaProducer } from "../../../src/kafka/kafka_producer.ts";
 import type { OutgoingRecord, RecordSender } from "../../../src/kafka/outgoing_record.ts";
 import { SqlLockManager } from "../../../src/tasks/sql_lock_manager.ts";
 import { openPool } from "../../../src/sql/open_pool.ts";
@@ -285,7 +286,13 @@ for (const kind of KINDS) {
       await createTopic(topic);
       const proxy = await tcpProxy("127.0.0.1", 9092);
       closing.push(() => proxy.down());
-      const through = producerSender([`127.0.0.1:${proxy.port}`], 0);
+      // The producer apps send through (its retries bounded): the bare client's idempotent
+      // producer, told no retries, retries without end and may never recover.
+      const through = new KafkaProducer(
+        { clientId: "thaw-outbox-tests", bootstrapBrokers: [`127.0.0.1:${proxy.port}`] },
+        -1,
+        2,
+      );
       closing.push(() => through.close());
       const failures: unknown[] = [];
       const outbox = outboxOf(sql, through, {
