@@ -58,6 +58,13 @@ export function docBlocks(): DocBlock[] {
 /** Whether a block needs the Kafka broker: it imports the Kafka entry point. */
 export const needsKafka = (block: DocBlock): boolean => block.code.includes('"@thaw/thaw/kafka"');
 
+/**
+ * Whether a block needs SQLite (node:sqlite, or a datasource URL): such a block runs where the
+ * runtime has node:sqlite (all but Node before 22.13).
+ */
+export const needsSqlite = (block: DocBlock): boolean =>
+  /"node:sqlite"|"sqlite:|`sqlite:/.test(block.code);
+
 /** Runs one block as a module of its own. */
 export async function runBlock(block: DocBlock): Promise<void> {
   mkdirSync(dir, { recursive: true });

@@ -3,7 +3,8 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createTopic, uniqueName } from "../kafka/broker.ts";
-import { docBlocks, needsKafka, runBlock } from "./doc_blocks.ts";
+import { SQLITE } from "../sqlite.ts";
+import { docBlocks, needsKafka, needsSqlite, runBlock } from "./doc_blocks.ts";
 
 describe("the asserting examples that use Kafka", () => {
   const blocks = docBlocks().filter(needsKafka);
@@ -16,6 +17,14 @@ describe("the asserting examples that use Kafka", () => {
   });
 
   for (const block of blocks) {
+    // As in readme_examples_test.ts: a block on SQLite runs where the runtime has node:sqlite; on
+    // the others, the runtime's lack is what is checked.
+    if (SQLITE === undefined && needsSqlite(block)) {
+      it(`cannot run here (no node:sqlite): "${block.heading}", ${block.doc} line ${block.line}`, async () => {
+        await assert.rejects(import("node:sqlite"), { code: "ERR_UNKNOWN_BUILTIN_MODULE" });
+      });
+      continue;
+    }
     it(`run: "${block.heading}", ${block.doc} line ${block.line}`, () => runBlock(block));
   }
 });

@@ -5,7 +5,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SQLITE } from "../sqlite.ts";
-import { docBlocks, needsKafka, runBlock } from "./doc_blocks.ts";
+import { docBlocks, needsKafka, needsSqlite, runBlock } from "./doc_blocks.ts";
 
 describe("the asserting examples of the README and docs/", () => {
   const blocks = docBlocks().filter((block) => !needsKafka(block));
@@ -17,7 +17,7 @@ describe("the asserting examples of the README and docs/", () => {
   for (const block of blocks) {
     // A block on SQLite (node:sqlite, or a datasource URL) runs where the runtime has node:sqlite
     // (all but Node before 22.13): there, the runtime's lack is what is checked.
-    if (SQLITE === undefined && /"node:sqlite"|"sqlite:/.test(block.code)) {
+    if (SQLITE === undefined && needsSqlite(block)) {
       it(`cannot run here (no node:sqlite): "${block.heading}", ${block.doc} line ${block.line}`, async () => {
         await assert.rejects(import("node:sqlite"), { code: "ERR_UNKNOWN_BUILTIN_MODULE" });
       });

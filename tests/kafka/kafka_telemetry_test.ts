@@ -14,8 +14,8 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { type Histogram, MeterProvider } from "@opentelemetry/sdk-metrics";
 import { Admin } from "@platformatic/kafka";
-import { bootstrap } from "../../mod.ts";
-import { kafka, KafkaTemplate } from "../../kafka.ts";
+import { bootstrap, Service } from "../../mod.ts";
+import { kafka, KafkaListener, type KafkaRecord, KafkaTemplate } from "../../kafka.ts";
 import { observeConsumerLag } from "../../src/kafka/consumer_lag.ts";
 import { KafkaTelemetry, processRecord } from "../../src/kafka/kafka_telemetry.ts";
 import { CollectingReader, restoreMeterProviderAfter, valueOf } from "../metric_reader.ts";
@@ -135,6 +135,58 @@ describe("Kafka telemetry on the real broker", () => {
       | Histogram
       | undefined;
     assert.equal(duration?.count, 1);
+  });
+
+  it("runs a listener's record in a CONSUMER span, the child of the send's PRODUCER span", async () => {
+    const topic = uniqueName("telemetry-listener");
+    await createTopic(topic, 2);
+    let handled!: (seen: { active: string | undefined; traceparent: string | undefined }) => void;
+    const seen = new Promise<{ active: string | undefined; traceparent: string | undefined }>(
+      (resolve) => (handled = resolve),
+    );
+    @Service()
+    class Tracked {
+      @KafkaListener({ topics: topic, groupId: uniqueName("telemetry-listener-group") })
+      take(_value: unknown, record: KafkaRecord): void {
+        handled({
+          active: api.trace.getActiveSpan()?.spanContext().spanId,
+          traceparent: record.headers.get("traceparent"),
+        });
+      }
+    }
+    const app = await bootstrap({
+      config: { kafka: { ...CONFIG.kafka, consumer: { "auto-offset-reset": "earliest" } } },
+      components: [Tracked],
+      kafka: kafka(),
+    });
+    const caller = api.trace.getTracer("test").startSpan("caller");
+    let handler: { active: string | undefined; traceparent: string | undefined };
+    try {
+      app.start();
+      await api.context.with(
+        api.trace.setSpan(api.context.active(), caller),
+        () => app.getBean(KafkaTemplate).send(topic, { id: 1 }, { key: "k" }),
+      );
+      handler = await seen;
+    } finally {
+      caller.end();
+      // Lets the record finish: its span ends with it.
+      await app.close();
+    }
+    const [producer] = spansNamed(`send ${topic}`);
+    assert.ok(producer, "a PRODUCER span for the send");
+    assert.equal(producer.parentSpanContext?.spanId, caller.spanContext().spanId);
+    const { traceId, spanId } = producer.spanContext();
+    assert.equal(handler.traceparent, `00-${traceId}-${spanId}-01`);
+    const consumers = spansNamed(`process ${topic}`);
+    assert.equal(consumers.length, 1, "one CONSUMER span for the one record");
+    const [consumer] = consumers;
+    assert.equal(consumer.kind, api.SpanKind.CONSUMER);
+    assert.equal(consumer.spanContext().traceId, traceId);
+    assert.equal(consumer.parentSpanContext?.spanId, spanId);
+    assert.deepEqual(consumer.links.map((l) => l.context.spanId), [spanId]);
+    assert.equal(handler.active, consumer.spanContext().spanId, "the method runs in the span");
+    assert.equal(consumer.attributes["messaging.destination.name"], topic);
   });
 
   it("marks a failing handler's span and points with error.type, and rethrows", async () => {
