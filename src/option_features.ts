@@ -4,7 +4,7 @@
 // word: they stop `bootstrap`, saying what to import (the actuator's and the logging feature's
 // only when a file or the configuration object sets them: an environment variable alone may be
 // shared with other services).
-import type { LoadedConfig } from "./config/application_config.ts";
+import { configValue, type LoadedConfig } from "./config/application_config.ts";
 import { ConfigError } from "./config/config_error.ts";
 import type { ThawSettings } from "./config/thaw_settings.ts";
 import type { FeatureFactory } from "./app_feature.ts";
@@ -12,7 +12,7 @@ import { openApiConfigured } from "./openapi/openapi_feature.ts";
 import { type FeatureOrigin, featureSetup, type SetupHost } from "./feature_value.ts";
 
 /** One feature given as a `bootstrap` option, with the keys that configure it or none. */
-type OptionFeature = FeatureOrigin & {
+interface OptionFeature {
   readonly option:
     | "logging"
     | "data"
@@ -22,63 +22,46 @@ type OptionFeature = FeatureOrigin & {
     | "security"
     | "actuator"
     | "openapi";
-} & (FeatureKeys | { readonly section?: undefined });
-
-/** The keys of an option feature, which stop `bootstrap` when set without the option. */
-interface FeatureKeys {
-  /** The section of the configuration that configures it. */
-  readonly section: string;
-  /** Whether the configuration asks for the feature. */
-  readonly asked: (config: LoadedConfig, settings: ThawSettings) => boolean;
-  /** What the keys ask for, as the refusal says it. */
-  readonly needs: string;
+  /** The function of its entry point that makes its values, when not named as the option. */
+  readonly factory?: string;
+  /** The section of the configuration whose keys stop `bootstrap` when set without the option. */
+  readonly section?: string;
+  /** What the keys configure, as the refusal says it. */
+  readonly needs?: string;
+  /**
+   * Whether the configuration asks for the feature, when not any key a file or the configuration
+   * object set in the section; then `needs` is the whole of what they ask for.
+   */
+  readonly asked?: (settings: ThawSettings) => boolean;
 }
 
+// Terse on purpose: this table is in every app's bundle.
 const OPTION_FEATURES: readonly OptionFeature[] = [
   // First: the lines the others write as they are set up go through it.
-  {
-    option: "logging",
-    factory: "logging",
-    section: "logging",
-    asked: (config) => configuredInFile(config, "logging"),
-    needs: "these keys configure logging",
-  },
+  { option: "logging", section: "logging", needs: "logging" },
   // The datasources serve the migration runner without it: they never ask for it.
-  { option: "data", factory: "data" },
+  { option: "data" },
   // Likewise the search connections, which the runner reads without it.
-  { option: "search", factory: "search" },
+  { option: "search" },
   // Its keys are unknown to an app that does not import it: they never ask for it either.
-  { option: "tasks", factory: "tasks" },
-  {
-    option: "kafka",
-    factory: "kafka",
-    section: "kafka",
-    asked: (config) => configuredInFile(config, "kafka"),
-    needs: "these keys configure the Kafka client",
-  },
+  { option: "tasks" },
+  { option: "kafka", section: "kafka", needs: "the Kafka client" },
   // Before the actuator, whose routes (on a port of their own too) it guards.
-  {
-    option: "security",
-    factory: "security",
-    section: "security.oauth2",
-    asked: (config) => configuredInFile(config, "security.oauth2"),
-    needs: "these keys configure the resource server",
-  },
-  {
-    option: "actuator",
-    factory: "actuator",
-    section: "management",
-    asked: (config) => configuredInFile(config, "management"),
-    needs: "these keys configure the actuator",
-  },
+  { option: "security", section: "security.oauth2", needs: "the resource server" },
+  { option: "actuator", section: "management", needs: "the actuator" },
   {
     option: "openapi",
     factory: "openApi",
     section: "app.openapi",
-    asked: (_, settings) => openApiConfigured(settings.get("app.openapi")),
+    asked: (settings) => openApiConfigured(settings.get("app.openapi")),
     needs: "serving OpenAPI needs the generator",
   },
 ];
+
+/** What makes the values of the feature given as `option`, for messages. */
+function originOf(feature: OptionFeature): FeatureOrigin {
+  return { option: feature.option, factory: feature.factory ?? feature.option };
+}
 
 /**
  * The option features an app was given, each set up from the settings (before the beans are
@@ -94,12 +77,15 @@ export async function optionFeatures(
   for (const feature of OPTION_FEATURES) {
     const value = options[feature.option];
     if (value !== undefined && value !== false) {
-      factories.push(await featureSetup(value, feature)(settings, host));
+      factories.push(await featureSetup(value, originOf(feature))(settings, host));
     } else if (
-      value === undefined && feature.section !== undefined && feature.asked(config, settings)
+      value === undefined && feature.section !== undefined &&
+      (feature.asked?.(settings) ?? configuredInFile(config, feature.section))
     ) {
       throw new ConfigError(
-        `${settings.where(feature.section)}: ${feature.needs}, ${entryHint(feature.option)}`,
+        `${settings.where(feature.section)}: ${
+          feature.asked ? "" : "these keys configure "
+        }${feature.needs}, ${entryHint(feature.option)}`,
       );
     }
   }
@@ -108,7 +94,9 @@ export async function optionFeatures(
 
 /** Where the feature given as `option` lives, and how to pass it, as the refusals say it. */
 export function entryHint(option: OptionFeature["option"]): string {
-  const { factory } = OPTION_FEATURES.find((feature) => feature.option === option) as OptionFeature;
+  const { factory } = originOf(
+    OPTION_FEATURES.find((feature) => feature.option === option) as OptionFeature,
+  );
   return `which lives in its own entry point: import { ${factory} } from "@thaw/thaw/${option}" ` +
     `and pass bootstrap({ ${option}: ${factory}() })`;
 }
@@ -125,11 +113,5 @@ function configuredInFile(config: LoadedConfig, section: string): boolean {
     );
   };
   // A dotted section (`security.oauth2`) is walked from where it is.
-  return walk(
-    section.split(".").reduce<unknown>(
-      (v, k) => (v as Record<string, unknown> | null)?.[k],
-      config.values,
-    ),
-    section,
-  );
+  return walk(configValue(config.values, section), section);
 }

@@ -356,13 +356,7 @@ export function buildApp(
   }
   if (global) hono.use("*", ...globalMiddleware);
   for (const route of table.routes) {
-    const guard = options.guard?.(route);
-    const handlers = routeHandlers(
-      guard ? { ...route, middleware: [guard, ...route.middleware ?? []] } : route,
-      global,
-      options.marks,
-      originals,
-    );
+    const handlers = routeHandlers(route, options.guard?.(route), global, options.marks, originals);
     if (timeout !== undefined) { for (const h of handlers) templates.set(h, route.pattern.source); }
     hono.on(route.httpMethod, route.pattern.honoPath, ...handlers);
   }
@@ -392,11 +386,13 @@ function checkDistinct(routes: readonly CompiledRoute[]): void {
 // request when the observers want marks.
 function routeHandlers(
   route: CompiledRoute,
+  guard: MiddlewareHandler | undefined,
   global: boolean,
   marks: RouteMarks | undefined,
   originals: WeakMap<Context, Request>,
 ): [RouteHandler] {
-  const own = route.middleware ?? [];
+  // The route guard first, then the route's own.
+  const own = guard ? [guard, ...route.middleware ?? []] : route.middleware ?? [];
   const handler = global || own.length > 0 ? adoptAnswer(route.handler) : route.handler;
   const handlers = [...own, handler] as [RouteHandler];
   if (marks !== undefined) {
