@@ -3,6 +3,7 @@
 // registered its own first, so that `metrics.getMeter("shop")` anywhere shows up with no set-up.
 import type { Histogram, MeterProvider } from "@opentelemetry/api";
 import { VERSION } from "../version.ts";
+import { DURATION_BUCKETS } from "./duration_buckets.ts";
 import type { OtelApi, OtelMetricsSdk } from "./opentelemetry.ts";
 import { prometheusFamilies } from "./prometheus_names.ts";
 import { type RuntimeMetrics, runtimeMetrics } from "./runtime_metrics.ts";
@@ -21,24 +22,6 @@ export interface PrometheusRegistry {
   /** The text exposition of every meter now. */
   scrape(): Promise<string>;
 }
-
-/** The OpenTelemetry HTTP semantic conventions' buckets for request durations, in seconds. */
-export const DURATION_BUCKETS: readonly number[] = [
-  0.005,
-  0.01,
-  0.025,
-  0.05,
-  0.075,
-  0.1,
-  0.25,
-  0.5,
-  0.75,
-  1,
-  2.5,
-  5,
-  7.5,
-  10,
-];
 
 /** Thaw's request histogram, on a meter of `provider`. */
 export function requestHistogram(

@@ -6,6 +6,7 @@
 import { Buffer } from "node:buffer";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { BroadcastTransport } from "./broadcast_transport.ts";
+import { transportFailure } from "./transport_failure.ts";
 
 /** Where the Kafka transport connects, and the topic its records go to. */
 export interface KafkaTransportSettings {
@@ -74,12 +75,7 @@ export class KafkaTransport implements BroadcastTransport {
       this.#reading = this.#read(stream, receive);
     } catch (error) {
       await this.close();
-      throw new Error(
-        `Broadcaster: could not consume from ${this.name}: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { cause: error },
-      );
+      throw transportFailure("consume from", this.name, error);
     }
   }
 
@@ -114,12 +110,7 @@ export class KafkaTransport implements BroadcastTransport {
         }],
       });
     } catch (error) {
-      throw new Error(
-        `Broadcaster: could not publish on ${this.name}: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { cause: error },
-      );
+      throw transportFailure("publish on", this.name, error);
     }
   }
 

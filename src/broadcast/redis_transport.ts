@@ -7,6 +7,7 @@ import { Buffer } from "node:buffer";
 import { maskUrl } from "../config/secrets_mask.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { BroadcastTransport } from "./broadcast_transport.ts";
+import { transportFailure } from "./transport_failure.ts";
 
 /** The client of node-redis, as far as the transport uses it. */
 interface RedisClient {
@@ -99,12 +100,7 @@ export class RedisTransport implements BroadcastTransport {
       }, true);
     } catch (error) {
       await this.close();
-      throw new Error(
-        `Broadcaster: could not subscribe on ${this.name}: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { cause: error },
-      );
+      throw transportFailure("subscribe on", this.name, error);
     }
   }
 
@@ -114,12 +110,7 @@ export class RedisTransport implements BroadcastTransport {
     try {
       await publisher.sendCommand(["PUBLISH", this.#settings.channel, Buffer.from(text)]);
     } catch (error) {
-      throw new Error(
-        `Broadcaster: could not publish on ${this.name}: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { cause: error },
-      );
+      throw transportFailure("publish on", this.name, error);
     }
   }
 

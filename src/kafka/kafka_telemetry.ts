@@ -20,27 +20,10 @@ import type {
   SpanContext,
 } from "@opentelemetry/api";
 import { Buffer } from "node:buffer";
+import { DURATION_BUCKETS } from "../actuator/duration_buckets.ts";
 import { type OtelApi, registeredTracer } from "../actuator/opentelemetry.ts";
 import { VERSION } from "../version.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
-
-/** The conventions' advice for `messaging.process.duration`, in seconds. */
-const DURATION_BUCKETS = [
-  0.005,
-  0.01,
-  0.025,
-  0.05,
-  0.075,
-  0.1,
-  0.25,
-  0.5,
-  0.75,
-  1,
-  2.5,
-  5,
-  7.5,
-  10,
-];
 
 /** A received record as the telemetry reads it: where it came from, and its headers. */
 export interface ReceivedRecordView {
@@ -357,7 +340,7 @@ export class KafkaTelemetry {
       duration: meter.createHistogram("messaging.process.duration", {
         unit: "s",
         description: "Duration of processing operation.",
-        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+        advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
       }),
       lag,
       backlog,

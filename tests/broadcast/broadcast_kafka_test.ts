@@ -6,10 +6,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Admin } from "@platformatic/kafka";
 import { RUNTIME } from "../runtime.ts";
-import { openAccepted } from "../runtime/ws_raw_client.ts";
 import { createTopic, KAFKA_BOOTSTRAP, readTopic, uniqueName } from "../kafka/broker.ts";
-import { sseClient, untilHolds } from "./feed_clients.ts";
 import { type Replica, startReplica } from "./live_app.ts";
+import { publishInTurns } from "./replicas_in_turns.ts";
 
 // The members of each consumer group whose id starts with the replicas' client id.
 async function groupMembers(clientId: string): Promise<number[]> {
@@ -42,28 +41,11 @@ describe(`broadcast through a Kafka topic on ${RUNTIME}`, () => {
       const [a, b] = replicas as [Replica, Replica];
       // Each replica is the one member of a group of its own, which it leaves as it closes.
       assert.deepEqual(await groupMembers(clientId), [1, 1]);
-      const stream = await sseClient(`${a.base}/rooms/k/feed`);
-      const socket = await openAccepted(b.port, "/rooms/k/socket");
-      await untilHolds(() => a.broadcaster.subscribers("room:k") === 1, "a stream on a");
-      await untilHolds(() => b.broadcaster.subscribers("room:k") === 1, "a socket on b");
-      const sent: unknown[] = [];
-      for (let n = 0; n < 20; n++) {
-        const data = { n, text: `from ${n % 2 === 0 ? "a" : "b"}\r\n\0\u2028` };
-        sent.push(data);
-        // One replica after the other, each acknowledged before the next: one channel's records
-        // share a partition (the channel is the key), which keeps that order.
-        await (n % 2 === 0 ? a : b).broadcaster.publish("room:k", data);
-      }
-      const expected = sent.map((data) => JSON.stringify(data));
-      assert.deepEqual(await stream.received(sent.length), expected);
-      const messages: unknown[] = [];
-      for (let i = 0; i < sent.length; i++) {
-        const message = await socket.next();
-        messages.push(message.type === "text" ? message.data : message);
-      }
-      assert.deepEqual(messages, expected);
+      // Published in turn, each acknowledged before the next: one channel's records share a
+      // partition (the channel is the key), which keeps that order.
+      const { stream, socket, published } = await publishInTurns(a, b, "k");
       // On the topic: one record per message, keyed by its channel.
-      const records = await readTopic(topic, sent.length);
+      const records = await readTopic(topic, published);
       assert.deepEqual(new Set(records.map((record) => record.key)), new Set(["room:k"]));
 
       await a.server.close();

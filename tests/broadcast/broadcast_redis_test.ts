@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createClient } from "redis";
 import { RUNTIME } from "../runtime.ts";
-import { openAccepted } from "../runtime/ws_raw_client.ts";
 import { RedisServer } from "../cache/redis_server.ts";
 import { bootstrap } from "../../mod.ts";
 import { sseClient, untilHolds } from "./feed_clients.ts";
 import { Live, type Replica, startReplica } from "./live_app.ts";
+import { publishInTurns } from "./replicas_in_turns.ts";
 
 const CHANNEL = "thaw:broadcast:test";
 
@@ -45,25 +45,8 @@ describe(`broadcast through Redis pub/sub on ${RUNTIME}`, () => {
     try {
       const [a, b] = replicas as [Replica, Replica];
       assert.equal(await subscribed(), 2);
-      const stream = await sseClient(`${a.base}/rooms/r/feed`);
-      const socket = await openAccepted(b.port, "/rooms/r/socket");
-      await untilHolds(() => a.broadcaster.subscribers("room:r") === 1, "a stream on a");
-      await untilHolds(() => b.broadcaster.subscribers("room:r") === 1, "a socket on b");
-      const sent: unknown[] = [];
-      for (let n = 0; n < 20; n++) {
-        const data = { n, text: `from ${n % 2 === 0 ? "a" : "b"}\r\n\0\u2028` };
-        sent.push(data);
-        // One replica after the other, each publish taken before the next: Redis keeps that order.
-        await (n % 2 === 0 ? a : b).broadcaster.publish("room:r", data);
-      }
-      const expected = sent.map((data) => JSON.stringify(data));
-      assert.deepEqual(await stream.received(sent.length), expected);
-      const messages: unknown[] = [];
-      for (let i = 0; i < sent.length; i++) {
-        const message = await socket.next();
-        messages.push(message.type === "text" ? message.data : message);
-      }
-      assert.deepEqual(messages, expected);
+      // Published in turn, each taken before the next: Redis keeps that order.
+      const { stream, socket } = await publishInTurns(a, b, "r");
 
       await a.server.close();
       await stream.ended;

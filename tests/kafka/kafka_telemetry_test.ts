@@ -135,6 +135,11 @@ describe("Kafka telemetry on the real broker", () => {
       | Histogram
       | undefined;
     assert.equal(duration?.count, 1);
+    // The messaging conventions' advised buckets, in seconds.
+    assert.deepEqual(
+      duration?.buckets.boundaries,
+      [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
+    );
   });
 
   it("runs a listener's record in a CONSUMER span, the child of the send's PRODUCER span", async () => {
