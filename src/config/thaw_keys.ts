@@ -65,7 +65,7 @@ export const THAW_SUBSECTIONS: readonly string[] = [
  * Thaw's and holds what that key holds (`app.component-scn: ./src`), which is refused as a typo.
  * (`app.openai: { api-key: ... }` is near `app.openapi`, but holds none of its keys.)
  */
-export const SHARED_SECTIONS: readonly string[] = ["app"];
+export const SHARED_SECTIONS: readonly string[] = ["app", "security"];
 
 /**
  * Top-level sections the migration runner reads (with their own checks, where each connection's

@@ -76,9 +76,12 @@ function sampleFor(key: string): unknown {
     ?.[0];
   if (child !== undefined) return nested(child.slice(key.length + 1), sampleFor(child));
   const declaration = keyDeclarations().find(([k]) => k === key)![1];
-  return declaration.type === "choice"
-    ? declaration.choices![declaration.choices!.length - 1]
-    : SAMPLE[declaration.type];
+  if (declaration.type === "choice") return declaration.choices![declaration.choices!.length - 1];
+  // An integer with a least value above the sample's takes that least value.
+  if (declaration.type === "integer") {
+    return Math.max(SAMPLE.integer as number, declaration.min ?? 0);
+  }
+  return SAMPLE[declaration.type];
 }
 
 describe("readSettings: Thaw's keys, read once", () => {
