@@ -93,8 +93,13 @@ describe("GET /actuator/configprops", () => {
     const { status, text, body } = await get(app, "/actuator/configprops");
     assert.equal(status, 200);
     const beans = body.contexts.application.beans;
+    // The sections of entry points this file does not import (Kafka, security) are listed too when
+    // another test file of the same process (Bun's, Node's unit run) declared their keys.
+    const own = Object.fromEntries(
+      Object.entries(beans).filter(([k]) => !/^(kafka|security)(\.|$)/.test(k)),
+    );
     assert.deepEqual(
-      Object.keys(beans).sort(),
+      Object.keys(own).sort(),
       ["app", "app.openapi", "logging", "mailSettings", "management", "server", "thaw"],
     );
     assert.equal(beans.server.prefix, "server");
@@ -108,7 +113,12 @@ describe("GET /actuator/configprops", () => {
       url: "******",
       port: "******",
     });
-    assert.ok(leaves(body).every((v) => v === "******" || typeof v === "string" && !/\d/.test(v)));
+    // (A prefix such as security.oauth2 holds a digit and no value: only this app's are checked.)
+    assert.ok(
+      leaves({ ...body, contexts: { application: { beans: own } } }).every((v) =>
+        v === "******" || typeof v === "string" && !/\d/.test(v)
+      ),
+    );
     for (const shown of ["9090", "mail-pw-1", "mail-url-pw", "smtp.example", "0.0.0.0"]) {
       assert.ok(!text.includes(shown), shown);
     }
