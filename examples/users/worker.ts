@@ -15,7 +15,7 @@ import { bootstrap } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
 import { openApi } from "../../openapi.ts";
 import { security } from "../../security.ts";
-import { DEV_PUBLIC_KEY, USERS_AUDIENCE } from "./dev/dev_public_key.ts";
+import { DEV_OAUTH2 } from "./dev/dev_public_key.ts";
 import { MemoryUserRepository } from "./storage/memory_user_repository.ts";
 import { components, controllers } from "./thaw_manifest.ts";
 
@@ -26,15 +26,7 @@ export default await bootstrap({
   config: {
     management: { endpoints: { web: { exposure: { include: "health,prometheus" } } } },
     security: {
-      oauth2: {
-        resourceserver: {
-          jwt: {
-            "public-key": DEV_PUBLIC_KEY,
-            audiences: [USERS_AUDIENCE],
-            "roles-claim-name": "roles",
-          },
-        },
-      },
+      oauth2: DEV_OAUTH2,
       // Open: the document, and the metrics, which a scraper inside the network reads.
       "permit-all": ["/openapi.json", "/actuator/prometheus"],
     },

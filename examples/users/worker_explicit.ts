@@ -3,7 +3,7 @@
 // routes need a bearer token, checked against the dev key (DEV ONLY), as worker.ts's do.
 import { bootstrap } from "../../mod.ts";
 import { security } from "../../security.ts";
-import { DEV_PUBLIC_KEY, USERS_AUDIENCE } from "./dev/dev_public_key.ts";
+import { DEV_OAUTH2 } from "./dev/dev_public_key.ts";
 import { UserController } from "./src/user_controller.ts";
 import { UserService } from "./src/user_service.ts";
 import { WelcomeMailer } from "./src/welcome_mailer.ts";
@@ -14,15 +14,7 @@ export default await bootstrap({
   components: [UserService, WelcomeMailer, MemoryUserRepository],
   config: {
     security: {
-      oauth2: {
-        resourceserver: {
-          jwt: {
-            "public-key": DEV_PUBLIC_KEY,
-            audiences: [USERS_AUDIENCE],
-            "roles-claim-name": "roles",
-          },
-        },
-      },
+      oauth2: DEV_OAUTH2,
     },
   },
   security: security(),

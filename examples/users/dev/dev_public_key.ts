@@ -12,3 +12,13 @@ MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEAlCJp14FkcKaJQe5izsdivwnvQcn
 
 /** The audience the users app asks of a token (`security.oauth2.resourceserver.jwt.audiences`). */
 export const USERS_AUDIENCE = "users";
+
+/**
+ * The resource server's settings the workers give (`security.oauth2`), as application-dev.yml
+ * gives them: the dev key, the users audience, roles from the `roles` claim.
+ */
+export const DEV_OAUTH2 = {
+  resourceserver: {
+    jwt: { "public-key": DEV_PUBLIC_KEY, audiences: [USERS_AUDIENCE], "roles-claim-name": "roles" },
+  },
+} as const;
