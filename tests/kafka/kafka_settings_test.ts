@@ -96,4 +96,47 @@ describe("KafkaSettings", () => {
       },
     );
   });
+
+  it("reads the outbox's keys, durations as durations, and refuses what cannot be one", () => {
+    assert.deepEqual(settingsOf({}).outbox, {
+      table: "thaw_outbox",
+      batchSize: 100,
+      pollIntervalMs: 1_000,
+      leaseMs: 30_000,
+      sendTimeoutMs: 10_000,
+      retentionMs: 3_600_000,
+    });
+    assert.equal(settingsOf({ outbox: { enabled: false } }).outbox, undefined);
+    const read = settingsOf({
+      outbox: {
+        table: "orders_outbox",
+        "poll-interval": "250ms",
+        lease: "PT1M",
+        "send-timeout": 2000,
+        retention: 0,
+        "batch-size": "7",
+      },
+    }).outbox;
+    assert.deepEqual(read, {
+      table: "orders_outbox",
+      batchSize: 7,
+      pollIntervalMs: 250,
+      leaseMs: 60_000,
+      sendTimeoutMs: 2_000,
+      retentionMs: 0,
+    });
+    for (const [key, value] of [["lease", 0], ["poll-interval", "soon"], ["send-timeout", -1]]) {
+      assert.throws(() => settingsOf({ outbox: { [key]: value } }), {
+        message: new RegExp(`kafka\\.outbox\\.${key}: give a duration over 0`),
+      }, `${key}: ${value}`);
+    }
+    assert.throws(() => settingsOf({ outbox: { retention: "a while" } }), {
+      message: /kafka\.outbox\.retention: give a duration \(1s/,
+    });
+    for (const table of ["orders-outbox", "1outbox", "a".repeat(59), "x;DROP TABLE y", "é"]) {
+      assert.throws(() => settingsOf({ outbox: { table } }), {
+        message: /kafka\.outbox\.table: give a table name of letters, digits and _/,
+      }, table);
+    }
+  });
 });
