@@ -28,6 +28,13 @@ class Orders {
   kafka!: KafkaTemplate;
   topic = "";
 
+  // A read-only transaction writes nothing a record could be tied to.
+  @Transactional({ readOnly: true })
+  async notify(id: string): Promise<SendResult> {
+    await this.sql.query`SELECT id FROM orders`;
+    return await this.kafka.send(this.topic, { id }, { key: id });
+  }
+
   @Transactional()
   async place(id: string, fail: boolean): Promise<SendResult> {
     await this.sql.execute`INSERT INTO orders (id) VALUES (${id})`;
@@ -140,6 +147,20 @@ for (const kind of KINDS) {
         const sql = application.getBean(SqlClient);
         const rows = await sql.query`SELECT id FROM orders`;
         assert.deepEqual(rows, []);
+      } finally {
+        await application.close();
+      }
+    });
+
+    it("sends at once inside a read-only transaction, with the offset", async () => {
+      const { app: application, orders, topic } = await app();
+      try {
+        const sent = await orders.notify("n1");
+        assert.equal(sent.outboxed, false);
+        assert.equal((await readTopic(topic, 1))[0].key, "n1");
+        const [row] = await application.getBean(SqlClient).query<{ n: number | string }>`
+          SELECT COUNT(*) AS n FROM thaw_outbox`;
+        assert.equal(Number(row.n), 0);
       } finally {
         await application.close();
       }
