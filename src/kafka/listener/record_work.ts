@@ -21,7 +21,9 @@ export interface ListenerCall {
   readonly invoke: (value: unknown, record: unknown) => unknown;
 }
 
-const decoder = new TextDecoder();
+// JSON is UTF-8 (RFC 8259): a value with bytes no UTF-8 text holds is refused, as Jackson refuses
+// it in Spring, not read with replacement characters the method could not tell from real ones.
+const decoder = new TextDecoder("utf-8", { fatal: true });
 
 // Waits `ms`, unless the lane stops first: then false.
 function laneWait(lane: PartitionLane, ms: number): Promise<boolean> {
