@@ -29,7 +29,7 @@ export interface ReceivedMessage {
  * `TypeError` naming `who` otherwise.
  */
 export function checkChannel(channel: unknown, who: string): string {
-  if (typeof channel !== "string" || channel.length === 0 || channel.length > MAX_CHANNEL_LENGTH) {
+  if (!isChannel(channel)) {
     throw new TypeError(
       `${who}: a channel is a text of 1 to ${MAX_CHANNEL_LENGTH} characters, got ${
         typeof channel === "string" ? `${channel.length} characters` : typeof channel
@@ -76,11 +76,10 @@ export function decodeMessage(text: string): ReceivedMessage | undefined {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const { channel, data } = value as { channel?: unknown; data?: unknown };
-  if (
-    typeof channel !== "string" || channel.length === 0 || channel.length > MAX_CHANNEL_LENGTH ||
-    !Object.hasOwn(value, "data")
-  ) {
-    return undefined;
-  }
+  if (!isChannel(channel) || !Object.hasOwn(value, "data")) return undefined;
   return { channel, event: { data: JSON.stringify(data) } };
+}
+
+function isChannel(channel: unknown): channel is string {
+  return typeof channel === "string" && channel.length > 0 && channel.length <= MAX_CHANNEL_LENGTH;
 }

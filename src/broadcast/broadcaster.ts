@@ -54,7 +54,8 @@ export interface BroadcastSocket {
 /** Something subscribed to one channel in this replica. */
 interface Subscriber {
   readonly channel: string;
-  deliver(event: BroadcastEvent): void;
+  /** `size` gives the event's data's UTF-8 length, counted once for every subscriber. */
+  deliver(event: BroadcastEvent, size: () => number): void;
   /** The broadcaster closes. */
   close(): void;
 }
@@ -228,7 +229,10 @@ export class Broadcaster {
     }
     const subscribers = this.#channels.get(message.channel);
     if (subscribers === undefined) return;
-    for (const subscriber of [...subscribers]) subscriber.deliver(message.event);
+    // Counted at most once, and only if a subscriber queues it: not once per subscriber.
+    let counted = -1;
+    const size = () => counted < 0 ? (counted = utf8Length(message.event.data)) : counted;
+    for (const subscriber of [...subscribers]) subscriber.deliver(message.event, size);
   };
 
   #join(subscriber: Subscriber): void {
@@ -309,6 +313,8 @@ export class BroadcastSubscription implements AsyncIterableIterator<BroadcastEve
   readonly #max: number;
   readonly #hub: Hub;
   #queue: BroadcastEvent[] = [];
+  // The UTF-8 length of each queued event, in the queue's order.
+  #sizes: number[] = [];
   #bytes = 0;
   #waiting: ((result: IteratorResult<BroadcastEvent>) => void) | undefined;
   #done = false;
@@ -323,7 +329,7 @@ export class BroadcastSubscription implements AsyncIterableIterator<BroadcastEve
   }
 
   /** @internal A message of its channel. */
-  deliver(event: BroadcastEvent): void {
+  deliver(event: BroadcastEvent, sizeOf: () => number): void {
     if (this.#done) return;
     const waiting = this.#waiting;
     if (waiting !== undefined) {
@@ -331,7 +337,7 @@ export class BroadcastSubscription implements AsyncIterableIterator<BroadcastEve
       waiting({ value: event, done: false });
       return;
     }
-    const size = utf8Length(event.data);
+    const size = sizeOf();
     // One message always fits: a bound below one message's size would drop every client.
     if (this.#queue.length > 0 && this.#bytes + size > this.#max) {
       const bytes = this.#bytes + size;
@@ -341,6 +347,7 @@ export class BroadcastSubscription implements AsyncIterableIterator<BroadcastEve
       return;
     }
     this.#queue.push(event);
+    this.#sizes.push(size);
     this.#bytes += size;
   }
 
@@ -357,7 +364,7 @@ export class BroadcastSubscription implements AsyncIterableIterator<BroadcastEve
   next(): Promise<IteratorResult<BroadcastEvent>> {
     const event = this.#queue.shift();
     if (event !== undefined) {
-      this.#bytes -= utf8Length(event.data);
+      this.#bytes -= this.#sizes.shift()!;
       return Promise.resolve({ value: event, done: false });
     }
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
@@ -387,6 +394,7 @@ export class BroadcastSubscription implements AsyncIterableIterator<BroadcastEve
 
   #finish(): void {
     this.#queue = [];
+    this.#sizes = [];
     this.#bytes = 0;
     this.close();
   }

@@ -112,7 +112,16 @@ export class KafkaProducer implements RecordSender {
       let at = 0;
       for (const { send } of placed) send.resolve(sent.slice(at, at += send.records.length));
     } catch (error) {
-      for (const { send } of placed) send.reject(error);
+      if (placed.length === 1) {
+        placed[0].send.reject(error);
+        return;
+      }
+      // A record the broker refuses (too large) fails the request of every send with it: each
+      // goes again alone, in order, so that only its own send fails. A record of the request the
+      // broker had taken may then be written twice: at least once.
+      for (const { send, partitions } of placed) {
+        await this.#produce(send.records, partitions).then(send.resolve, send.reject);
+      }
     }
   }
 

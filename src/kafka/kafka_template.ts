@@ -2,6 +2,7 @@
 // serializer) and hands the record to the producer, or, inside a transaction of a datasource
 // that keeps an outbox, to the outbox, which sends it once the transaction committed.
 import { Buffer } from "node:buffer";
+import { checkOptionsObject } from "../options_object.ts";
 import type { OutgoingRecord, RecordSender } from "./outgoing_record.ts";
 
 /** Turns a value into the bytes of a record. */
@@ -43,8 +44,6 @@ export type SendResult =
  * `false` when no transaction is open (the record then goes to the broker at once).
  */
 export type OutboxPort = (record: OutgoingRecord) => Promise<boolean>;
-
-const SEND_OPTIONS = new Set(["key", "headers", "partition"]);
 
 const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8");
 
@@ -147,18 +146,11 @@ export class KafkaTemplate {
         }`,
       );
     }
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`send(${JSON.stringify(topic)}, value, options): give an object`);
-    }
-    for (const name of Object.keys(options)) {
-      if (!SEND_OPTIONS.has(name)) {
-        throw new TypeError(
-          `send(${JSON.stringify(topic)}, value, options): unknown option ${
-            JSON.stringify(name)
-          }; the options are key, headers, partition`,
-        );
-      }
-    }
+    checkOptionsObject(options as unknown, `send(${JSON.stringify(topic)}, value, options)`, [
+      "key",
+      "headers",
+      "partition",
+    ]);
     const { key, headers, partition } = options;
     if (partition !== undefined && (!Number.isInteger(partition) || partition < 0)) {
       throw new RangeError(

@@ -52,4 +52,28 @@ describe("KafkaTemplate's sends in flight at once", () => {
       await app.close();
     }
   });
+
+  it("a record the broker refuses fails alone; the sends that waited with it land", async () => {
+    const topic = uniqueName("concurrent-refused");
+    await createTopic(topic, 1);
+    const app = await bootstrap({
+      config: { kafka: { "bootstrap-servers": KAFKA_BOOTSTRAP } },
+      kafka: kafka(),
+    });
+    try {
+      const template = app.getBean(KafkaTemplate);
+      // The first goes alone; the two others wait for it and go in one request. The second is
+      // larger than the broker takes (message.max.bytes is 1 MiB).
+      const mixed = await Promise.allSettled([
+        template.send(topic, "first"),
+        template.send(topic, "x".repeat(2 * 1024 * 1024)),
+        template.send(topic, "after"),
+      ]);
+      assert.deepEqual(mixed.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+      const read = await readTopic(topic, 2);
+      assert.deepEqual(read.map((r) => r.value), ['"first"', '"after"']);
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -96,6 +96,15 @@ describe("KafkaTemplate", () => {
       message:
         'send("t", value, options): unknown option "keys"; the options are key, headers, partition',
     });
+    // An array or null is no options object: refused, never sent as if no option was given.
+    await assert.rejects(template.send("t", 1, [] as never), {
+      name: "TypeError",
+      message: 'send("t", value, options): the options must be an object, got an array',
+    });
+    await assert.rejects(template.send("t", 1, null as never), {
+      name: "TypeError",
+      message: 'send("t", value, options): the options must be an object, got null',
+    });
     for (const partition of [-1, 1.5, Number.NaN]) {
       await assert.rejects(template.send("t", 1, { partition }), { name: "RangeError" });
     }

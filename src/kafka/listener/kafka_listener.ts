@@ -6,6 +6,7 @@ import { markMethod } from "../../tasks/method_marks.ts";
 import { checkOptionsObject } from "../../options_object.ts";
 import { isStandardSchema, type StandardSchemaV1 } from "../../config/standard_schema.ts";
 import { parseDuration } from "../../config/duration.ts";
+import { delayBounds, RETRY_DEFAULTS as RETRYABLE_DEFAULTS } from "../../tasks/retry_policy.ts";
 
 /** Where each `@KafkaListener` method's options are kept, by method name. */
 export const KAFKA_LISTENER: unique symbol = Symbol("thaw.kafkaListener");
@@ -181,8 +182,10 @@ function retrySettings(given: unknown, where: string): RetrySettings {
   return { attempts: attempts as number, delay, multiplier: multiplier as number, maxDelay };
 }
 
-/** The wait before retry `n` (0: the first retry): `delay * multiplier^n`, at most `maxDelay`. */
+/**
+ * The wait before retry `n` (0: the first retry): `delay * multiplier^n`, at most `maxDelay`:
+ * `@Retryable`'s backoff, without its jitter.
+ */
 export function retryDelay(retry: RetrySettings, n: number): number {
-  if (retry.delay === 0) return 0;
-  return Math.min(retry.delay * retry.multiplier ** n, retry.maxDelay);
+  return delayBounds({ ...RETRYABLE_DEFAULTS, ...retry, jitter: 0 }, n).min;
 }

@@ -1,6 +1,6 @@
 // What the listeners need from the app: the client, its options, the configuration's defaults,
 // where dead letters go and the logger. `kafka()` builds it from the configuration.
-import type { Logger } from "../../web/error_responder.ts";
+import type { ContextLogger } from "../../context/class_record.ts";
 import type { RecordSender } from "../outgoing_record.ts";
 import type { KafkaTelemetry } from "../kafka_telemetry.ts";
 import type { KafkaClientModule, KafkaClientOptions } from "./kafka_client.ts";
@@ -31,7 +31,7 @@ export interface ListenerHost {
   };
   /** Where dead letters go: the template's producer. */
   readonly deadLetters: RecordSender;
-  readonly logger: Logger;
+  readonly logger: ContextLogger;
   /** Values are JSON unless this is given (a null value stays `null`). */
   readonly deserializer?: ValueDeserializer;
   /** Each record's CONSUMER span and metrics, where the app has OpenTelemetry; none otherwise. */

@@ -2,7 +2,7 @@
 // partition's records in order on a lane of its own (partitions in parallel), and commits what
 // the lanes finished. A rebalance waits for the lanes (group_guard.ts); the close too.
 import type { Consumer, GroupAssignment } from "@platformatic/kafka";
-import type { Logger } from "../../web/error_responder.ts";
+import type { ContextLogger } from "../../context/class_record.ts";
 import { loggable } from "../../observe/loggable.ts";
 import type { KafkaClientModule, KafkaClientOptions } from "./kafka_client.ts";
 import { guardGroup } from "./group_guard.ts";
@@ -24,7 +24,7 @@ export interface MemberSettings {
   readonly batch: number;
   /** `Class.method`, for log lines. */
   readonly where: string;
-  readonly logger: Logger;
+  readonly logger: ContextLogger;
 }
 
 // A lane holds at most this many fetched records: a partition whose records wait (a retry) is

@@ -21,7 +21,9 @@ export interface ListenerCall {
   readonly invoke: (value: unknown, record: unknown) => unknown;
 }
 
-const decoder = new TextDecoder();
+// JSON is UTF-8 (RFC 8259): a value with bytes no UTF-8 text holds is refused, as Jackson refuses
+// it in Spring, not read with replacement characters the method could not tell from real ones.
+const decoder = new TextDecoder("utf-8", { fatal: true });
 
 // Waits `ms`, unless the lane stops first: then false.
 function laneWait(lane: PartitionLane, ms: number): Promise<boolean> {
@@ -92,10 +94,27 @@ function valueOf(call: ListenerCall, record: KafkaRecord): Read | Promise<Read> 
     };
   }
   if (mark.schema === undefined) return { value };
-  const result = mark.schema["~standard"].validate(value);
+  let result: ReturnType<typeof mark.schema["~standard"]["validate"]>;
+  try {
+    result = mark.schema["~standard"].validate(value);
+  } catch (error) {
+    return schemaFailed(error);
+  }
   return "then" in result && typeof result.then === "function"
-    ? Promise.resolve(result).then(schemaRead)
+    ? Promise.resolve(result).then(schemaRead, schemaFailed)
     : schemaRead(result as StandardSchemaV1Result<unknown>);
+}
+
+// A schema that threw (or rejected) on a value refuses it: a record the lane cannot read goes to
+// the DLT like one the schema refused, not out of the lane's loop. Only the error's class is
+// said: its message may quote the value.
+function schemaFailed(error: unknown): Read {
+  return {
+    by: "schema",
+    refused: new RecordRefusedError(
+      `the schema failed on the value: ${error instanceof Error ? error.name : typeof error}`,
+    ),
+  };
 }
 
 function schemaRead(result: StandardSchemaV1Result<unknown>): Read {

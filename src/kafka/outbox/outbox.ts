@@ -75,7 +75,8 @@ interface OutboxRow {
 }
 
 // How a pass of the relay ended.
-type PassOutcome = "idle" | "more" | "busy" | "failed";
+// "blocked": some keys went, others failed: the backoff holds, but a commit ends it.
+type PassOutcome = "idle" | "more" | "busy" | "blocked" | "failed";
 
 /**
  * The outbox of one datasource: {@linkcode Outbox.write} adds a record to the outbox table inside
@@ -291,13 +292,13 @@ export class Outbox {
         this.#logger.error(`${this.#where}: the relay failed; it tries again`, error);
         outcome = "failed";
       }
-      if (outcome === "failed") {
+      if (outcome === "failed" || outcome === "blocked") {
         failures++;
         const delay = Math.min(
           this.#retryDelayMs * 2 ** Math.min(failures - 1, 30),
           this.#maxRetryDelayMs,
         );
-        await this.#sleep(delay, false);
+        await this.#sleep(delay, outcome === "blocked");
         continue;
       }
       failures = 0;
@@ -322,8 +323,9 @@ export class Outbox {
     });
   }
 
-  // One pass under the lock: batches until the table has no unsent row, a send fails, or half
-  // the lease has gone by.
+  // One pass under the lock: batches until every unsent row was read once, a batch sent nothing,
+  // or half the lease has gone by. A key whose send failed is blocked for the rest of the pass:
+  // its later rows are read past, not sent (they keep their order), and the other keys go on.
   async #pass(): Promise<PassOutcome> {
     let held: HeldLock | undefined;
     try {
@@ -333,16 +335,30 @@ export class Outbox {
       return "failed";
     }
     if (held === undefined) return "busy";
+    const blocked = new Set<string>();
+    let sentAny = false;
+    // How the pass ended, once the rows it could send went: a key held back keeps the backoff.
+    const ended = (): PassOutcome => blocked.size === 0 ? "idle" : sentAny ? "blocked" : "failed";
     try {
       const until = performance.now() + this.#leaseMs / 2;
+      let after: unknown = 0;
       while (!this.#closing) {
         await this.#purgeIfDue();
-        const rows = await this.#unsent();
-        if (rows.length === 0) return "idle";
-        if (!await this.#sendBatch(rows)) return "failed";
-        if (performance.now() >= until) return "more";
+        const rows = await this.#unsent(after);
+        if (rows.length === 0) return ended();
+        after = rows[rows.length - 1].id;
+        const sendable = rows.filter((row) => !blocked.has(groupName(row.record)));
+        if (sendable.length > 0) {
+          const sent = await this.#sendBatch(sendable, blocked);
+          // Nothing of several keys went: the broker, not a record, is at fault.
+          if (sent === 0 && new Set(sendable.map((row) => groupName(row.record))).size > 1) {
+            return sentAny ? "blocked" : "failed";
+          }
+          if (sent > 0) sentAny = true;
+        }
+        if (performance.now() >= until) return blocked.size === 0 ? "more" : ended();
       }
-      return "idle";
+      return ended();
     } finally {
       await held.release().catch((error) =>
         this.#logger.error(`${this.#where}: the relay's lock could not be given back`, error)
@@ -350,9 +366,9 @@ export class Outbox {
     }
   }
 
-  async #unsent(): Promise<OutboxRow[]> {
+  async #unsent(after: unknown): Promise<OutboxRow[]> {
     const { rows } = await this.#outside(() =>
-      this.#sql.unsafe(this.#statements.unsent, [this.#batchSize])
+      this.#sql.unsafe(this.#statements.unsent, [after, this.#batchSize])
     );
     return rows.map((row) => this.#rowOf(row as Record<string, unknown>));
   }
@@ -375,12 +391,12 @@ export class Outbox {
   // Sends `rows` in one call (the producer keeps their order within each partition), then marks
   // them sent. When that fails, each key's rows are sent on their own, one key after the other (an
   // idempotent producer refuses two sends in flight to one partition): the keys whose send fails
-  // stay, first of the next read, and the others go. False when a key failed.
-  async #sendBatch(rows: readonly OutboxRow[]): Promise<boolean> {
+  // stay, and are added to `blocked`; the others go. Resolves with how many rows went.
+  async #sendBatch(rows: readonly OutboxRow[], blocked: Set<string>): Promise<number> {
     try {
       await this.#send(rows);
       await this.#markSent(rows.map((row) => row.id));
-      return true;
+      return rows.length;
     } catch (error) {
       const groups = new Map<string, OutboxRow[]>();
       for (const row of rows) {
@@ -391,21 +407,21 @@ export class Outbox {
       }
       if (groups.size === 1) {
         this.#sendFailed(rows, error);
-        return false;
+        for (const name of groups.keys()) blocked.add(name);
+        return 0;
       }
       const sent: unknown[] = [];
-      let failed = false;
-      for (const group of groups.values()) {
+      for (const [name, group] of groups) {
         try {
           await this.#send(group);
           for (const row of group) sent.push(row.id);
         } catch (error) {
-          failed = true;
+          blocked.add(name);
           this.#sendFailed(group, error);
         }
       }
       if (sent.length > 0) await this.#markSent(sent);
-      return !failed;
+      return sent.length;
     }
   }
 

@@ -76,7 +76,7 @@ export function outboxTableStatements(kind: DatabaseKind, table: string): string
 /** The statements the outbox runs on one table of one database. */
 export interface OutboxStatements {
   readonly insert: string;
-  /** The first unsent rows in id order; its one parameter is how many. */
+  /** The first unsent rows in id order past the id of its first parameter; the second: how many. */
   readonly unsent: string;
   /** Marks the rows whose ids are its `count` parameters sent. */
   markSent(count: number): string;
@@ -105,7 +105,7 @@ export function outboxStatements(kind: DatabaseKind, table: string): OutboxState
     insert: `INSERT INTO ${table} (topic, record_key, record_value, headers, record_partition) ` +
       `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})`,
     unsent: `SELECT id, topic, record_key, record_value, headers, record_partition FROM ${table} ` +
-      `WHERE sent_at IS NULL ORDER BY id LIMIT ${p(1)}`,
+      `WHERE sent_at IS NULL AND id > ${p(1)} ORDER BY id LIMIT ${p(2)}`,
     markSent: (count) => `UPDATE ${table} SET sent_at = ${now} WHERE id IN (${ids(count)})`,
     deleteSent: (count) => `DELETE FROM ${table} WHERE id IN (${ids(count)})`,
     purge: `DELETE FROM ${table} WHERE sent_at IS NOT NULL AND sent_at < ${before}`,

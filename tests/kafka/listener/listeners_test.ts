@@ -115,6 +115,98 @@ describe("@KafkaListener", () => {
     }
   });
 
+  it("sends a value whose schema throws, or rejects, to <topic>.DLT; the partition goes on", async () => {
+    const topic = uniqueName("listen-schema-throws");
+    await createTopic(topic, 1);
+    await createTopic(`${topic}.DLT`, 1);
+    const sender = producerSender();
+    // A schema written by hand that reads before it checks: a hostile value makes it throw.
+    const careless: StandardSchemaV1<unknown, { amount: number }> = {
+      "~standard": {
+        version: 1,
+        vendor: "tests",
+        validate: (value) => {
+          const { amount, later } = value as { amount: { toFixed(): string }; later?: boolean };
+          amount.toFixed();
+          return later === true
+            ? Promise.reject(new RangeError("the async check failed"))
+            : { value: value as { amount: number } };
+        },
+      },
+    };
+    const seen: unknown[] = [];
+    class Orders {
+      @KafkaListener({ topics: [topic], groupId: uniqueName("g"), schema: careless })
+      onOrder(value: { amount: number }): void {
+        seen.push(value);
+      }
+    }
+    const log = new KeptLog();
+    const listeners = kafkaListeners([{ instance: new Orders() }], testHost(sender, log));
+    try {
+      await listeners.start();
+      await sendJson(sender, topic, [
+        { value: {}, key: "throws" },
+        { value: { amount: 1, later: true }, key: "rejects" },
+        { value: { amount: 5 }, key: "good" },
+      ]);
+      await until(() => seen.length >= 1, "the good record");
+      assert.deepEqual(seen, [{ amount: 5 }]);
+      const dead = await readTopic(`${topic}.DLT`, 2);
+      assert.deepEqual(dead.map((r) => r.key), ["throws", "rejects"]);
+      for (const record of dead) {
+        assert.equal(record.headers.get("kafka_dlt-exception-fqcn"), "RecordRefusedError");
+        assert.match(record.headers.get("kafka_dlt-exception-message")!, /schema failed/);
+      }
+      assert.match(log.lines.join("\n"), /offset 0 was refused \(schema\)/);
+    } finally {
+      await listeners.close(10_000);
+      await sender.close();
+    }
+  });
+
+  it("sends a value that is not JSON, or not UTF-8, to <topic>.DLT untried", async () => {
+    const topic = uniqueName("listen-not-json");
+    await createTopic(topic, 1);
+    await createTopic(`${topic}.DLT`, 1);
+    const sender = producerSender();
+    const seen: unknown[] = [];
+    class Orders {
+      @KafkaListener({ topics: [topic], groupId: uniqueName("g") })
+      onOrder(value: unknown): void {
+        seen.push(value);
+      }
+    }
+    const log = new KeptLog();
+    const listeners = kafkaListeners([{ instance: new Orders() }], testHost(sender, log));
+    const raw = (key: string, value: Uint8Array) => ({
+      topic,
+      key: new TextEncoder().encode(key),
+      value,
+      headers: [],
+      partition: undefined,
+    });
+    try {
+      await listeners.start();
+      // JSON has to be UTF-8: a string with a byte no UTF-8 text holds is no JSON, not a
+      // replacement character the method cannot tell from one that was sent.
+      const notUtf8 = Uint8Array.from([0x22, 0x61, 0xff, 0x62, 0x22]); // "a\xffb"
+      await sender.send([raw("text", new TextEncoder().encode("not json"))]);
+      await sender.send([raw("bytes", notUtf8)]);
+      await sendJson(sender, topic, [{ value: "fine", key: "good" }]);
+      await until(() => seen.length >= 1, "the good record");
+      assert.deepEqual(seen, ["fine"]);
+      const dead = await readTopic(`${topic}.DLT`, 2);
+      assert.deepEqual(dead.map((r) => r.key), ["text", "bytes"]);
+      for (const record of dead) {
+        assert.equal(record.headers.get("kafka_dlt-exception-message"), "the value is not JSON");
+      }
+    } finally {
+      await listeners.close(10_000);
+      await sender.close();
+    }
+  });
+
   it("retries a failing record in order, the partition's later records waiting, then dead-letters", async () => {
     const topic = uniqueName("listen-retry");
     await createTopic(topic, 1);

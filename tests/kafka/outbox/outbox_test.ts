@@ -280,6 +280,35 @@ for (const kind of KINDS) {
       }
     });
 
+    it("holds back only the key of a record the broker refuses; the other keys go", async () => {
+      const { sql } = await database();
+      const topic = uniqueName("outbox-refused");
+      await createTopic(topic);
+      const failures: unknown[] = [];
+      // Backing off for an hour after a failure: the other keys must not wait on it.
+      const outbox = outboxOf(sql, sender(), {
+        logger: { error: (_: string, error: unknown) => failures.push(error) },
+        batchSize: 2,
+        retryDelayMs: 3_600_000,
+        maxRetryDelayMs: 3_600_000,
+      });
+      // Larger than the broker takes (message.max.bytes is 1 MiB): refused at every try.
+      const huge = "x".repeat(2 * 1024 * 1024);
+      await writeInTransaction(sql, outbox, [
+        textRecord(topic, "bad", huge),
+        textRecord(topic, "bad", "after the refused one"),
+        textRecord(topic, "good", "g0"),
+      ]);
+      await outbox.start();
+      await waitFor("the good key's record", async () => await outbox.backlog() === 2);
+      await writeInTransaction(sql, outbox, [textRecord(topic, "good", "g1")]);
+      await waitFor("the good key's next record", async () => await outbox.backlog() === 2);
+      assert.ok(failures.length >= 1);
+      const read = await readTopic(topic, 2);
+      assert.deepEqual(read.map((r) => [r.key, r.value]), [["good", "g0"], ["good", "g1"]]);
+      assert.equal(await topicSize(topic, 1), 2);
+    });
+
     it("keeps the rows while the broker is out of reach, and sends them in order after", async () => {
       const { sql } = await database();
       const topic = uniqueName("outbox-down");
