@@ -373,4 +373,37 @@ describe("JwtVerifier", () => {
     assert.deepEqual(reasons, ["keys-unavailable", "keys-unavailable"]);
     assert.equal(fetches, 1);
   });
+  it("keeps a later fetch joined when one given up on settles at last", async () => {
+    const clock = testClock();
+    // Each fetch answers when the test says so: the first is given up on (as workerd leaves a
+    // fetch whose request went away), then settles while the second is under way.
+    const answers: ((response: Response) => void)[] = [];
+    let called: () => void = () => {};
+    const verifier = await make({ "jwk-set-uri": issuer.jwksUrl }, {
+      clock,
+      timeoutMs: 10,
+      fetch: () => {
+        called();
+        return new Promise<Response>((resolve) => answers.push(resolve));
+      },
+    });
+    const jwt = await token(k1, {}, clock.now());
+    assert.equal(await refusal(verifier, jwt), "keys-unavailable");
+    clock.advance(30_000);
+    const second = new Promise<void>((resolve) => called = resolve);
+    const joined = verifier.verify(jwt);
+    await second;
+    answers[0](new Response("", { status: 503 }));
+    // The first fetch's handlers are microtasks: a task of its own runs once they all have.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const later = verifier.verify(jwt);
+    answers[1](await fetch(issuer.jwksUrl));
+    assert.equal((await joined).claims.sub, "alice");
+    assert.equal(
+      (await later).claims.sub,
+      "alice",
+      "a call made meanwhile joins the fetch under way",
+    );
+    assert.equal(answers.length, 2);
+  });
 });
