@@ -259,6 +259,43 @@ describe("bootstrap({ security: security() })", () => {
     }
   });
 
+  it("names the caller by principal-claim-name, refusing a token without that claim", async () => {
+    const logger = memoryLogger();
+    const app = await bootstrap({
+      controllers: [Orders],
+      components: [Audit],
+      config: jwtConfig({
+        "issuer-uri": issuer.url,
+        "principal-claim-name": "preferred_username",
+      }),
+      security: security(),
+      logger,
+    });
+    try {
+      const get = async (claims: Record<string, unknown>) =>
+        await app.fetch(
+          new Request("http://localhost/orders/7", {
+            headers: bearer(
+              await token(key, { iss: issuer.url, sub: "alice", ...claims }, Date.now()),
+            ),
+          }),
+        );
+      const named = await get({ preferred_username: "ada" });
+      assert.equal(named.status, 200);
+      assert.equal((await named.json()).name, "ada");
+      // The sub is no stand-in for the claim named: the token names no one.
+      for (const claims of [{}, { preferred_username: 42 }, { preferred_username: "" }]) {
+        logger.lines.length = 0;
+        const refused = await get(claims);
+        assert.equal(refused.status, 401, JSON.stringify(claims));
+        assert.equal(refused.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+        assert.match(String(logger.lines[0]?.[0]), /bearer token refused \(missing-claim\)/);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   it("stops bootstrap: the keys without the option, no key source, a permit-all that is no path, Principal() on an open route", async () => {
     await assert.rejects(
       bootstrap({ config: jwtConfig({ "issuer-uri": issuer.url }) }),
