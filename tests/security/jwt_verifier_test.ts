@@ -11,6 +11,8 @@ import { JwtVerifier, type JwtVerifierOptions } from "../../src/security/jwt_ver
 import { TokenFailure, type TokenFailureReason } from "../../src/security/token_failure.ts";
 import { IssuerServer, type SigningKey, signingKey, token } from "./issuer_server.ts";
 import { tcpProxy } from "../sql/tcp_proxy.ts";
+import { freePort } from "../free_port.ts";
+import { createServer } from "node:http";
 
 function settingsOf(jwt: Record<string, unknown>): JwtSettings {
   const settings = jwtSettings(
@@ -373,6 +375,31 @@ describe("JwtVerifier", () => {
     assert.deepEqual(reasons, ["keys-unavailable", "keys-unavailable"]);
     assert.equal(fetches, 1);
   });
+  it("takes no key set from where the key set's host redirects", async () => {
+    // Another party's keys, which the configured host sends clients to.
+    const elsewhere = await IssuerServer.start([k2]);
+    const port = await freePort();
+    const redirecting = createServer((_req, res) =>
+      res.writeHead(302, { location: elsewhere.jwksUrl }).end()
+    );
+    await new Promise<void>((resolve) => redirecting.listen(port, "127.0.0.1", resolve));
+    try {
+      const clock = testClock();
+      const failures: Error[] = [];
+      const verifier = await make({ "jwk-set-uri": `http://127.0.0.1:${port}/keys` }, {
+        clock,
+        onKeyFetchFailed: (error) => failures.push(error),
+      });
+      assert.equal(await refusal(verifier, await token(k2, {}, clock.now())), "keys-unavailable");
+      assert.match(failures[0]?.message ?? "", /the key set \(JWKS\) answered 302, not 200/);
+      assert.equal(elsewhere.count("jwks"), 0);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise((resolve) => redirecting.close(resolve));
+      await elsewhere.down();
+    }
+  });
+
   it("keeps a later fetch joined when one given up on settles at last", async () => {
     const clock = testClock();
     // Each fetch answers when the test says so: the first is given up on (as workerd leaves a
