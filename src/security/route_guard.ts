@@ -13,6 +13,7 @@ import type { MiddlewareHandler } from "hono";
 import { DefinitionError } from "../context/errors.ts";
 import type { CompiledRoute, RouteGuard } from "../web/compile.ts";
 import type { Logger } from "../web/error_responder.ts";
+import { routeTemplate } from "../web/declared_route.ts";
 import { earlyAnswer } from "../web/middleware.ts";
 import { authoritiesOf } from "./authorities.ts";
 import type { ApiKeyAuthenticator } from "./api_keys.ts";
@@ -56,8 +57,7 @@ export interface GuardParts {
 /** The guard `bootstrap` puts first in each route's chain. */
 export function routeGuard(parts: GuardParts): RouteGuard {
   return (route) => {
-    const { source, template } = route.pattern;
-    if (!openRoute(route, [source, template], parts.permitAll)) return guard(route.label, parts);
+    if (!openRoute(route, route.pattern.source, parts.permitAll)) return guard(route.label, parts);
     if (route.method?.binders.some(isPrincipal)) {
       throw new DefinitionError(
         `${route.label}: Principal() on a route any caller may reach (@PermitAll(), or ` +
@@ -69,18 +69,20 @@ export function routeGuard(parts: GuardParts): RouteGuard {
 }
 
 /**
- * Whether any caller may reach a route: the actuator's health, `@PermitAll()`, or one of its
- * `paths` (as written, as the router's template) in `permitAll`. The guard and the document ask.
+ * Whether any caller may reach a route: the actuator's health, `@PermitAll()`, or its path in
+ * `permitAll`, as declared (`source`) or as its template (`/items/{id}` for `/items/{id:\d+}`).
+ * The guard and the document ask, so that they agree.
  */
 export function openRoute(
   route: Pick<CompiledRoute, "access" | "method">,
-  paths: readonly string[],
+  source: string,
   permitAll: readonly string[],
 ): boolean {
   if (route.access === "public") return true;
   if (route.method !== undefined && permitted(route.method.type, route.method.methodName)) {
     return true;
   }
+  const paths = [source, routeTemplate(source)];
   return permitAll.some((pattern) =>
     pattern.endsWith("/**")
       ? paths.some((path) => under(path, pattern.slice(0, -3)))

@@ -74,7 +74,7 @@ export function documentedGuard(
 ): DocumentedGuard {
   const securitySchemes = Object.fromEntries(schemes.map((s) => [s.name, s.scheme]));
   return (route) => {
-    if (openRoute(route, [route.path], permitAll)) return { securitySchemes, security: [] };
+    if (openRoute(route, route.path, permitAll)) return { securitySchemes, security: [] };
     const authorities = route.method === undefined
       ? undefined
       : securedAuthorities(route.method.type, route.method.methodName);
