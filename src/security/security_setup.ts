@@ -77,10 +77,13 @@ async function setUp(
   const permitAllWhere = settings.where("security.permit-all");
   const permitAll = settings.get("security.permit-all");
   for (const pattern of permitAll) {
-    if (!pattern.startsWith("/")) {
+    // A `*` but the final `/**`, or a final `/`, would match no route: what it means to open
+    // would stay guarded, unsaid.
+    const path = pattern.endsWith("/**") ? pattern.slice(0, -3) : pattern;
+    if (!pattern.startsWith("/") || path.includes("*") || (path.length > 1 && path.endsWith("/"))) {
       throw new ConfigError(
-        `${permitAllWhere}: ${shownValue(pattern)} is not a path: give routes' paths as they ` +
-          "are written (/orders/{id}, /public/**)",
+        `${permitAllWhere}: ${shownValue(pattern)} is not a route's path: give routes' paths as ` +
+          "they are written (/orders/{id}), or a path and /** for every route under it (/public/**)",
       );
     }
   }

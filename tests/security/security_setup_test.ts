@@ -296,7 +296,7 @@ describe("bootstrap({ security: security() })", () => {
     }
   });
 
-  it("stops bootstrap: the keys without the option, no key source, a permit-all that is no path, Principal() on an open route", async () => {
+  it("stops bootstrap: the keys without the option, no key source, a permit-all that is no route's path, Principal() on an open route", async () => {
     await assert.rejects(
       bootstrap({ config: jwtConfig({ "issuer-uri": issuer.url }) }),
       (error: Error) =>
@@ -317,6 +317,21 @@ describe("bootstrap({ security: security() })", () => {
       }),
       (error: Error) => error instanceof ConfigError && /security\.permit-all/.test(error.message),
     );
+    // Spellings that would match no route, and leave guarded what the list means to open.
+    for (const pattern of ["/public/*", "/a/**/b", "/docs/", "/*.json"]) {
+      await assert.rejects(
+        bootstrap({
+          config: jwtConfig({ "issuer-uri": issuer.url }, {
+            security: { "permit-all": [pattern] },
+          }),
+          security: security(),
+        }),
+        (error: Error) =>
+          error instanceof ConfigError && error.message.includes("security.permit-all") &&
+          error.message.includes(JSON.stringify(pattern)) && error.message.includes("/**"),
+        pattern,
+      );
+    }
     @RestController()
     @PermitAll()
     class Leaky {
