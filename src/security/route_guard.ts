@@ -23,6 +23,7 @@ import { bearerToken } from "./bearer_token.ts";
 import { type Challenges, refusalResponse } from "./challenges.ts";
 import type { JwtSettings } from "./jwt_settings.ts";
 import type { JwtVerifier } from "./jwt_verifier.ts";
+import { methodSecured } from "./method_security.ts";
 import { permitted } from "./permit_all.ts";
 import { isPrincipal } from "./principal.ts";
 import type { SchemeResult } from "./scheme_authentication.ts";
@@ -70,8 +71,9 @@ export function routeGuard(parts: GuardParts): RouteGuard {
 
 /**
  * Whether any caller may reach a route: the actuator's health, `@PermitAll()`, or its path in
- * `permitAll`, as declared (`source`) or as its template (`/items/{id}` for `/items/{id:\d+}`).
- * The guard and the document ask, so that they agree.
+ * `permitAll`, as declared (`source`) or as its template (`/items/{id}` for `/items/{id:\d+}`);
+ * never one whose method `@Secured` or `@PreAuthorize` checks. The guard and the document ask,
+ * so that they agree.
  */
 export function openRoute(
   route: Pick<CompiledRoute, "access" | "method">,
@@ -79,8 +81,11 @@ export function openRoute(
   permitAll: readonly string[],
 ): boolean {
   if (route.access === "public") return true;
-  if (route.method !== undefined && permitted(route.method.type, route.method.methodName)) {
-    return true;
+  const method = route.method;
+  if (method !== undefined) {
+    // Its own checks need the caller, whatever opens the route.
+    if (methodSecured(method.type, method.methodName)) return false;
+    if (permitted(method.type, method.methodName)) return true;
   }
   const paths = [source, routeTemplate(source)];
   return permitAll.some((pattern) =>
