@@ -1,7 +1,7 @@
 // Security's counters: thaw.security.authentications by scheme, outcome and reason, and
 // thaw.security.access.denials by reason, read from the in-memory SDK and scraped from
 // /actuator/prometheus, for tokens checked by a real app.
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as api from "@opentelemetry/api";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
