@@ -58,7 +58,7 @@ const MAX_TOKEN_LENGTH = 65_536;
  */
 export class JwtVerifier {
   readonly #jose: Jose;
-  readonly #key: KeyLookup | ((header: { alg?: string }) => Promise<CryptoKey>);
+  readonly #key: VerifyKey;
   readonly #options: Parameters<Jose["jwtVerify"]>[2];
   readonly #now: () => number;
 

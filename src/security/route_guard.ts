@@ -95,8 +95,9 @@ export function openRoute(
   );
 }
 
+// Every route's path starts with `/`: `/**` (the prefix "") opens them all.
 function under(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`) || prefix === "";
+  return path === prefix || path.startsWith(`${prefix}/`);
 }
 
 const MISSING: SchemeResult = Object.freeze({ kind: "missing" });

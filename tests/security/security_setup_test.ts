@@ -296,6 +296,30 @@ describe("bootstrap({ security: security() })", () => {
     }
   });
 
+  it("opens every route with security.permit-all /**, the root's included", async () => {
+    @RestController()
+    class Root {
+      @GetMapping("/")
+      home(): string {
+        return "home";
+      }
+    }
+    const app = await bootstrap({
+      controllers: [Root, Mixed, Listed],
+      config: jwtConfig({ "issuer-uri": issuer.url }, { security: { "permit-all": ["/**"] } }),
+      security: security(),
+      logger: memoryLogger(),
+    });
+    try {
+      for (const path of ["/", "/mixed/private", "/listed/7", "/listed/deep/a/b"]) {
+        const res = await app.fetch(new Request(`http://localhost${path}`));
+        assert.equal(res.status, 200, path);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   it("stops bootstrap: the keys without the option, no key source, a permit-all that is no route's path, Principal() on an open route", async () => {
     await assert.rejects(
       bootstrap({ config: jwtConfig({ "issuer-uri": issuer.url }) }),
