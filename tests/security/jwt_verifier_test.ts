@@ -375,6 +375,41 @@ describe("JwtVerifier", () => {
     assert.deepEqual(reasons, ["keys-unavailable", "keys-unavailable"]);
     assert.equal(fetches, 1);
   });
+  it("tries each key of the set that fits a token without a kid", async () => {
+    const clock = testClock();
+    issuer.keys = [k1, k2];
+    try {
+      const verifier = await make({ "jwk-set-uri": issuer.jwksUrl }, { clock });
+      for (const key of [k1, k2]) {
+        const anonymous = await token(
+          { ...key, kid: undefined as unknown as string },
+          {},
+          clock.now(),
+        );
+        assert.equal(JSON.parse(atob(anonymous.split(".")[0])).kid, undefined);
+        assert.equal((await verifier.verify(anonymous)).claims.sub, "alice");
+      }
+      // Signed by neither: refused as a forged signature.
+      const forged = await token(
+        { ...ec, alg: "ES256", kid: undefined as unknown as string },
+        {},
+        clock.now(),
+      );
+      const [head, body] = (await token(
+        { ...k1, kid: undefined as unknown as string },
+        { sub: "mallory" },
+        clock.now(),
+      )).split(".");
+      const wrong = `${head}.${body}.${
+        (await token({ ...k2, kid: undefined as unknown as string }, {}, clock.now())).split(".")[2]
+      }`;
+      assert.equal(await refusal(verifier, wrong), "bad-signature");
+      assert.equal(await refusal(verifier, forged), "unknown-key");
+    } finally {
+      issuer.keys = [k1, ec];
+    }
+  });
+
   it("takes no key set from where the key set's host redirects", async () => {
     // Another party's keys, which the configured host sends clients to.
     const elsewhere = await IssuerServer.start([k2]);
