@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { quotable } from "./bearer_answer.ts";
 import { fromBase64 } from "./password_hash.ts";
 
 /** What the header gives: credentials, none (another scheme, or no header), or a malformed one. */
@@ -74,6 +75,5 @@ export function basicCredentials(header: string | null): BasicCredentials {
  * ```
  */
 export function basicChallenge(realm: string): string {
-  const quoted = realm.replace(/[^\x20-\x7E]/g, "").replace(/["\\]/g, "\\$&");
-  return `Basic realm="${quoted}", charset="UTF-8"`;
+  return `Basic realm="${quotable(realm)}", charset="UTF-8"`;
 }

@@ -94,7 +94,18 @@ export function bearerResponse(answer: BearerAnswer): Response {
 // RFC 6749, appendix A.4: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
-/** The text of a quoted-string (RFC 9110, 5.6.4): printable ASCII, `"` and `\` escaped. */
-function quotable(text: string): string {
+/**
+ * The text of a quoted-string (RFC 9110, 5.6.4): printable ASCII, `"` and `\` escaped, the rest
+ * (controls, `DEL`, non-ASCII) left out; every challenge's `realm` goes through it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { quotable } from "./bearer_answer.ts";
+ *
+ * assert.equal(quotable('a "b"\\\r\nSet-Cookie: x'), 'a \\"b\\"\\\\Set-Cookie: x');
+ * ```
+ */
+export function quotable(text: string): string {
   return text.replace(/[^\x20-\x7E]/g, "").replace(/["\\]/g, "\\$&");
 }

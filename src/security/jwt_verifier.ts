@@ -58,7 +58,7 @@ const MAX_TOKEN_LENGTH = 65_536;
  */
 export class JwtVerifier {
   readonly #jose: Jose;
-  readonly #key: KeyLookup | ((header: { alg?: string }) => Promise<CryptoKey>);
+  readonly #key: VerifyKey;
   readonly #options: Parameters<Jose["jwtVerify"]>[2];
   readonly #now: () => number;
 
@@ -142,8 +142,31 @@ export class JwtVerifier {
       return { header: protectedHeader, claims: payload };
     } catch (error) {
       if (error instanceof TokenFailure) throw error;
+      if ((error as { code?: unknown }).code === "ERR_JWKS_MULTIPLE_MATCHING_KEYS") {
+        return await this.#eachKey(token, error as AsyncIterable<CryptoKey>);
+      }
       throw new TokenFailure(reasonOf(error));
     }
+  }
+
+  /**
+   * A token without a `kid` that several keys of the set fit (two RSA keys while the issuer
+   * rotates): each is tried, as Spring's key selector does; jose leaves that to its caller.
+   */
+  async #eachKey(token: string, keys: AsyncIterable<CryptoKey>): Promise<VerifiedToken> {
+    const options = { ...this.#options, currentDate: new Date(this.#now()) };
+    for await (const key of keys) {
+      try {
+        const { payload, protectedHeader } = await this.#jose.jwtVerify(token, key, options);
+        return { header: protectedHeader, claims: payload };
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code !== "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") {
+          throw new TokenFailure(reasonOf(error));
+        }
+      }
+    }
+    throw new TokenFailure("bad-signature");
   }
 }
 

@@ -195,6 +195,16 @@ function planOf(type: Class, method: string): Plan {
 }
 
 /**
+ * Whether `@Secured` or `@PreAuthorize` checks each call of `type`'s method `method` (and
+ * `@PermitAll()` does not lift them): its route's guard must bind the caller they check, even
+ * where the route is otherwise open to anyone.
+ */
+export function methodSecured(type: Class, method: string): boolean {
+  const plan = planOf(type, method);
+  return !plan.open && (plan.authorities !== undefined || plan.checks.length > 0);
+}
+
+/**
  * The authorities `@Secured` asks of `type`'s method `method` (any one of them), as the
  * interceptor reads them; `undefined` when none does, or `@PermitAll()` lifts it. For the document.
  */

@@ -136,7 +136,8 @@ export class RemoteKeySet {
         this.#onFetchFailed(this.#lastError);
       },
     ).finally(() => {
-      this.#pending = undefined;
+      // Not a later fetch's: one given up on (`#join`) may settle while the next is under way.
+      if (this.#pending === pending) this.#pending = undefined;
     });
     this.#pending = pending;
     return this.#join(pending);

@@ -13,6 +13,7 @@ import type { MiddlewareHandler } from "hono";
 import { DefinitionError } from "../context/errors.ts";
 import type { CompiledRoute, RouteGuard } from "../web/compile.ts";
 import type { Logger } from "../web/error_responder.ts";
+import { routeTemplate } from "../web/declared_route.ts";
 import { earlyAnswer } from "../web/middleware.ts";
 import { authoritiesOf } from "./authorities.ts";
 import type { ApiKeyAuthenticator } from "./api_keys.ts";
@@ -22,6 +23,7 @@ import { bearerToken } from "./bearer_token.ts";
 import { type Challenges, refusalResponse } from "./challenges.ts";
 import type { JwtSettings } from "./jwt_settings.ts";
 import type { JwtVerifier } from "./jwt_verifier.ts";
+import { methodSecured } from "./method_security.ts";
 import { permitted } from "./permit_all.ts";
 import { isPrincipal } from "./principal.ts";
 import type { SchemeResult } from "./scheme_authentication.ts";
@@ -56,8 +58,7 @@ export interface GuardParts {
 /** The guard `bootstrap` puts first in each route's chain. */
 export function routeGuard(parts: GuardParts): RouteGuard {
   return (route) => {
-    const { source, template } = route.pattern;
-    if (!openRoute(route, [source, template], parts.permitAll)) return guard(route.label, parts);
+    if (!openRoute(route, route.pattern.source, parts.permitAll)) return guard(route.label, parts);
     if (route.method?.binders.some(isPrincipal)) {
       throw new DefinitionError(
         `${route.label}: Principal() on a route any caller may reach (@PermitAll(), or ` +
@@ -69,18 +70,24 @@ export function routeGuard(parts: GuardParts): RouteGuard {
 }
 
 /**
- * Whether any caller may reach a route: the actuator's health, `@PermitAll()`, or one of its
- * `paths` (as written, as the router's template) in `permitAll`. The guard and the document ask.
+ * Whether any caller may reach a route: the actuator's health, `@PermitAll()`, or its path in
+ * `permitAll`, as declared (`source`) or as its template (`/items/{id}` for `/items/{id:\d+}`);
+ * never one whose method `@Secured` or `@PreAuthorize` checks. The guard and the document ask,
+ * so that they agree.
  */
 export function openRoute(
   route: Pick<CompiledRoute, "access" | "method">,
-  paths: readonly string[],
+  source: string,
   permitAll: readonly string[],
 ): boolean {
   if (route.access === "public") return true;
-  if (route.method !== undefined && permitted(route.method.type, route.method.methodName)) {
-    return true;
+  const method = route.method;
+  if (method !== undefined) {
+    // Its own checks need the caller, whatever opens the route.
+    if (methodSecured(method.type, method.methodName)) return false;
+    if (permitted(method.type, method.methodName)) return true;
   }
+  const paths = [source, routeTemplate(source)];
   return permitAll.some((pattern) =>
     pattern.endsWith("/**")
       ? paths.some((path) => under(path, pattern.slice(0, -3)))
@@ -88,8 +95,9 @@ export function openRoute(
   );
 }
 
+// Every route's path starts with `/`: `/**` (the prefix "") opens them all.
 function under(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`) || prefix === "";
+  return path === prefix || path.startsWith(`${prefix}/`);
 }
 
 const MISSING: SchemeResult = Object.freeze({ kind: "missing" });

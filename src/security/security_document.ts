@@ -23,6 +23,8 @@ const DENIED = Object.freeze({
   403: "The caller lacks the authority the operation needs",
 });
 
+const asItIs = (authority: string): string => authority;
+
 /** One scheme in the document. */
 export interface DocumentedScheme {
   /** Its name under `components.securitySchemes` (`bearerAuth`). */
@@ -30,9 +32,9 @@ export interface DocumentedScheme {
   readonly scheme: SecurityScheme;
   /**
    * What an operation's requirement lists for one authority `@Secured` names: the bearer token's
-   * scopes, unprefixed; `undefined`: the requirement lists nothing for this scheme.
+   * scopes, unprefixed; the authority as it is when left out.
    */
-  readonly requirementOf?: (authority: string) => string | undefined;
+  readonly requirementOf?: (authority: string) => string;
 }
 
 /**
@@ -51,7 +53,7 @@ export function bearerScheme(scopePrefix: string): DocumentedScheme {
 
 /** HTTP Basic: `basicAuth`; a requirement lists the authorities `@Secured` names as they are. */
 export function basicScheme(): DocumentedScheme {
-  return { name: "basicAuth", scheme: { type: "http", scheme: "basic" }, requirementOf: (a) => a };
+  return { name: "basicAuth", scheme: { type: "http", scheme: "basic" } };
 }
 
 /** API keys in the header `header`: `apiKeyAuth`; a requirement lists the authorities as they are. */
@@ -59,7 +61,6 @@ export function apiKeyScheme(header: string): DocumentedScheme {
   return {
     name: "apiKeyAuth",
     scheme: { type: "apiKey", in: "header", name: header },
-    requirementOf: (a) => a,
   };
 }
 
@@ -73,21 +74,15 @@ export function documentedGuard(
 ): DocumentedGuard {
   const securitySchemes = Object.fromEntries(schemes.map((s) => [s.name, s.scheme]));
   return (route) => {
-    if (openRoute(route, [route.path], permitAll)) return { securitySchemes, security: [] };
+    if (openRoute(route, route.path, permitAll)) return { securitySchemes, security: [] };
     const authorities = route.method === undefined
       ? undefined
       : securedAuthorities(route.method.type, route.method.methodName);
-    const security: SecurityRequirement[] = [];
-    for (const { name, requirementOf } of schemes) {
-      if (authorities === undefined || requirementOf === undefined) {
-        security.push({ [name]: [] });
-        continue;
-      }
-      for (const authority of authorities) {
-        const needed = requirementOf(authority);
-        security.push({ [name]: needed === undefined ? [] : [needed] });
-      }
-    }
+    const security: SecurityRequirement[] = schemes.flatMap(({ name, requirementOf = asItIs }) =>
+      authorities === undefined
+        ? [{ [name]: [] }]
+        : authorities.map((authority) => ({ [name]: [requirementOf(authority)] }))
+    );
     return { securitySchemes, security, responses: authorities === undefined ? REFUSED : DENIED };
   };
 }

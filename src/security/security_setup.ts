@@ -77,22 +77,28 @@ async function setUp(
   const permitAllWhere = settings.where("security.permit-all");
   const permitAll = settings.get("security.permit-all");
   for (const pattern of permitAll) {
-    if (!pattern.startsWith("/")) {
+    // A `*` but the final `/**`, or a final `/`, would match no route: what it means to open
+    // would stay guarded, unsaid.
+    const path = pattern.endsWith("/**") ? pattern.slice(0, -3) : pattern;
+    if (!pattern.startsWith("/") || path.includes("*") || (path.length > 1 && path.endsWith("/"))) {
       throw new ConfigError(
-        `${permitAllWhere}: ${shownValue(pattern)} is not a path: give routes' paths as they ` +
-          "are written (/orders/{id}, /public/**)",
+        `${permitAllWhere}: ${shownValue(pattern)} is not a route's path: give routes' paths as ` +
+          "they are written (/orders/{id}), or a path and /** for every route under it (/public/**)",
       );
     }
   }
-  const verifier = jwt === undefined ? undefined : await JwtVerifier.create(jwt, {
-    onKeyFetchFailed: (error) => logger.error(`security: ${error.message}`),
-  });
+  const bearer = jwt === undefined ? undefined : {
+    jwt,
+    verifier: await JwtVerifier.create(jwt, {
+      onKeyFetchFailed: (error) => logger.error(`security: ${error.message}`),
+    }),
+  };
   const apiKeys = keys === undefined ? undefined : await ApiKeyAuthenticator.create(keys);
   // An SSE stream's pulls and a socket's events run as calls of the request that opened them.
   registerCallContext(keepCaller);
   const events = await securityEvents();
-  const authorityPrefix = jwt?.authorityPrefix ??
-    settings.get("security.oauth2.resourceserver.jwt.authority-prefix");
+  // The scopes' prefix, which `@Secured` reads whether tokens are on or not.
+  const authorityPrefix = settings.get("security.oauth2.resourceserver.jwt.authority-prefix");
   const interceptor = new MethodSecurityInterceptor(authorityPrefix, events);
   context.registerBean({
     name: "thaw.methodSecurityInterceptor",
@@ -103,7 +109,7 @@ async function setUp(
   // HTTP Basic is known once the beans are made: the app's `UserDetailsService` may be any bean.
   return (host) => {
     const users = userDetailsBean(host.context);
-    if (jwt === undefined && apiKeys === undefined && users === undefined) {
+    if (bearer === undefined && apiKeys === undefined && users === undefined) {
       throw new ConfigError(
         "security(): no scheme to authenticate callers by: set " +
           "security.oauth2.resourceserver.jwt.issuer-uri (or jwk-set-uri, public-key, " +
@@ -115,14 +121,14 @@ async function setUp(
       iterations: settings.get("security.basic.iterations"),
       beanName: `bean '${users.name}'`,
     });
+    // As configured: `apiKeys.header` is lower case.
+    const header = settings.get("security.api-keys.header-name");
     const otherChallenges = [
       ...(basic === undefined ? [] : [basicChallenge(settings.get("security.basic.realm"))]),
-      ...(apiKeys === undefined
-        ? []
-        : [apiKeyChallenge(settings.get("security.api-keys.header-name"))]),
+      ...(apiKeys === undefined ? [] : [apiKeyChallenge(header)]),
     ];
     const guard = routeGuard({
-      bearer: verifier === undefined || jwt === undefined ? undefined : { verifier, jwt },
+      bearer,
       basic,
       apiKeys,
       otherChallenges,
@@ -134,11 +140,9 @@ async function setUp(
     });
     // One entry per scheme turned on: each appears in the OpenAPI document.
     const schemes: DocumentedScheme[] = [
-      ...(jwt === undefined ? [] : [bearerScheme(authorityPrefix)]),
+      ...(bearer === undefined ? [] : [bearerScheme(authorityPrefix)]),
       ...(basic === undefined ? [] : [basicScheme()]),
-      ...(apiKeys === undefined
-        ? []
-        : [apiKeyScheme(settings.get("security.api-keys.header-name"))]),
+      ...(apiKeys === undefined ? [] : [apiKeyScheme(header)]),
     ];
     const documented = documentedGuard(schemes, permitAll);
     // Both: the host's for openApi() folded after, the internals' for openApiDocument(app).

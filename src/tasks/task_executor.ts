@@ -79,31 +79,32 @@ export class TaskExecutor {
           "(queue-capacity) is full",
       );
     }
-    // The caller's async context, which a run started from the queue would otherwise not be in
-    // (it would be in that of the run whose end freed the slot: its caller, seen by the security
-    // context, its trace); `leave` then drops the caller's own transaction.
-    const inCaller = AsyncLocalStorage.snapshot();
     return new Promise<T>((resolve, reject) => {
       const start = () => {
         this.#active++;
         // Once the caller's stack has unwound (a microtask: a timer's task would cost each run a
-        // millisecond or more, where runtimes clamp it), and outside its bindings.
+        // millisecond or more, where runtimes clamp it), in the async context it was queued in,
+        // and outside its bindings.
         queueMicrotask(() =>
-          inCaller(() =>
-            this.#leave(() => {
-              let result: Promise<T>;
-              try {
-                result = Promise.resolve(run());
-              } catch (error) {
-                result = Promise.reject(error);
-              }
-              result.then(resolve, reject).finally(() => this.#ended());
-            })
-          )
+          this.#leave(() => {
+            let result: Promise<T>;
+            try {
+              result = Promise.resolve(run());
+            } catch (error) {
+              result = Promise.reject(error);
+            }
+            result.then(resolve, reject).finally(() => this.#ended());
+          })
         );
       };
-      if (this.#active < maxSize) start();
-      else this.#queue.push({ start, drop: reject });
+      if (this.#active < maxSize) {
+        start();
+        return;
+      }
+      // Started by the run whose end frees a slot, so in that run's async context (its caller,
+      // seen by the security context, its trace) unless put back in the caller's.
+      const inCaller = AsyncLocalStorage.snapshot();
+      this.#queue.push({ start: () => inCaller(start), drop: reject });
     });
   }
 

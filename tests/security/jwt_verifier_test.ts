@@ -11,6 +11,8 @@ import { JwtVerifier, type JwtVerifierOptions } from "../../src/security/jwt_ver
 import { TokenFailure, type TokenFailureReason } from "../../src/security/token_failure.ts";
 import { IssuerServer, type SigningKey, signingKey, token } from "./issuer_server.ts";
 import { tcpProxy } from "../sql/tcp_proxy.ts";
+import { freePort } from "../free_port.ts";
+import { createServer } from "node:http";
 
 function settingsOf(jwt: Record<string, unknown>): JwtSettings {
   const settings = jwtSettings(
@@ -372,5 +374,98 @@ describe("JwtVerifier", () => {
     const reasons = await Promise.all([refusal(verifier, jwt), refusal(verifier, jwt)]);
     assert.deepEqual(reasons, ["keys-unavailable", "keys-unavailable"]);
     assert.equal(fetches, 1);
+  });
+  it("tries each key of the set that fits a token without a kid", async () => {
+    const clock = testClock();
+    issuer.keys = [k1, k2];
+    try {
+      const verifier = await make({ "jwk-set-uri": issuer.jwksUrl }, { clock });
+      for (const key of [k1, k2]) {
+        const anonymous = await token(
+          { ...key, kid: undefined as unknown as string },
+          {},
+          clock.now(),
+        );
+        assert.equal(JSON.parse(atob(anonymous.split(".")[0])).kid, undefined);
+        assert.equal((await verifier.verify(anonymous)).claims.sub, "alice");
+      }
+      // Signed by neither: refused as a forged signature.
+      const forged = await token(
+        { ...ec, alg: "ES256", kid: undefined as unknown as string },
+        {},
+        clock.now(),
+      );
+      const [head, body] = (await token(
+        { ...k1, kid: undefined as unknown as string },
+        { sub: "mallory" },
+        clock.now(),
+      )).split(".");
+      const wrong = `${head}.${body}.${
+        (await token({ ...k2, kid: undefined as unknown as string }, {}, clock.now())).split(".")[2]
+      }`;
+      assert.equal(await refusal(verifier, wrong), "bad-signature");
+      assert.equal(await refusal(verifier, forged), "unknown-key");
+    } finally {
+      issuer.keys = [k1, ec];
+    }
+  });
+
+  it("takes no key set from where the key set's host redirects", async () => {
+    // Another party's keys, which the configured host sends clients to.
+    const elsewhere = await IssuerServer.start([k2]);
+    const port = await freePort();
+    const redirecting = createServer((_req, res) =>
+      res.writeHead(302, { location: elsewhere.jwksUrl }).end()
+    );
+    await new Promise<void>((resolve) => redirecting.listen(port, "127.0.0.1", resolve));
+    try {
+      const clock = testClock();
+      const failures: Error[] = [];
+      const verifier = await make({ "jwk-set-uri": `http://127.0.0.1:${port}/keys` }, {
+        clock,
+        onKeyFetchFailed: (error) => failures.push(error),
+      });
+      assert.equal(await refusal(verifier, await token(k2, {}, clock.now())), "keys-unavailable");
+      assert.match(failures[0]?.message ?? "", /the key set \(JWKS\) answered 302, not 200/);
+      assert.equal(elsewhere.count("jwks"), 0);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise((resolve) => redirecting.close(resolve));
+      await elsewhere.down();
+    }
+  });
+
+  it("keeps a later fetch joined when one given up on settles at last", async () => {
+    const clock = testClock();
+    // Each fetch answers when the test says so: the first is given up on (as workerd leaves a
+    // fetch whose request went away), then settles while the second is under way.
+    const answers: ((response: Response) => void)[] = [];
+    let called: () => void = () => {};
+    const verifier = await make({ "jwk-set-uri": issuer.jwksUrl }, {
+      clock,
+      timeoutMs: 10,
+      fetch: () => {
+        called();
+        return new Promise<Response>((resolve) => answers.push(resolve));
+      },
+    });
+    const jwt = await token(k1, {}, clock.now());
+    assert.equal(await refusal(verifier, jwt), "keys-unavailable");
+    clock.advance(30_000);
+    const second = new Promise<void>((resolve) => called = resolve);
+    const joined = verifier.verify(jwt);
+    await second;
+    answers[0](new Response("", { status: 503 }));
+    // The first fetch's handlers are microtasks: a task of its own runs once they all have.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const later = verifier.verify(jwt);
+    answers[1](await fetch(issuer.jwksUrl));
+    assert.equal((await joined).claims.sub, "alice");
+    assert.equal(
+      (await later).claims.sub,
+      "alice",
+      "a call made meanwhile joins the fetch under way",
+    );
+    assert.equal(answers.length, 2);
   });
 });

@@ -163,3 +163,39 @@ describe("the OpenAPI document of an app with HTTP Basic and API keys beside tok
     }
   });
 });
+
+describe("the OpenAPI document of a route that security.permit-all opens by its template", () => {
+  it("says what the guard does: a route declared with a regex, opened as /items/{id}", async () => {
+    @RestController()
+    class Items {
+      @GetMapping("/items/{id:\\d+}")
+      one(): string {
+        return "item";
+      }
+    }
+    const { publicKey } = await generateKeyPair("ES256", { extractable: true });
+    const application = await bootstrap({
+      controllers: [Items],
+      config: {
+        security: {
+          "permit-all": ["/items/{id}"],
+          oauth2: { resourceserver: { jwt: { "public-key": await exportSPKI(publicKey) } } },
+        },
+      },
+      logger: memoryLogger(),
+      security: security(),
+    });
+    try {
+      // The guard opens it...
+      const served = await application.fetch(new Request("http://localhost/items/7"));
+      assert.equal(served.status, 200);
+      // ...and the document says so: no requirement, no 401.
+      const doc = await openApiDocument(application);
+      assert.deepEqual(security_(doc, "/items/{id}"), []);
+      const responses = (doc.paths["/items/{id}"].get as { responses: object }).responses;
+      assert.ok(!Object.keys(responses).includes("401"));
+    } finally {
+      await application.close();
+    }
+  });
+});

@@ -259,7 +259,68 @@ describe("bootstrap({ security: security() })", () => {
     }
   });
 
-  it("stops bootstrap: the keys without the option, no key source, a permit-all that is no path, Principal() on an open route", async () => {
+  it("names the caller by principal-claim-name, refusing a token without that claim", async () => {
+    const logger = memoryLogger();
+    const app = await bootstrap({
+      controllers: [Orders],
+      components: [Audit],
+      config: jwtConfig({
+        "issuer-uri": issuer.url,
+        "principal-claim-name": "preferred_username",
+      }),
+      security: security(),
+      logger,
+    });
+    try {
+      const get = async (claims: Record<string, unknown>) =>
+        await app.fetch(
+          new Request("http://localhost/orders/7", {
+            headers: bearer(
+              await token(key, { iss: issuer.url, sub: "alice", ...claims }, Date.now()),
+            ),
+          }),
+        );
+      const named = await get({ preferred_username: "ada" });
+      assert.equal(named.status, 200);
+      assert.equal((await named.json()).name, "ada");
+      // The sub is no stand-in for the claim named: the token names no one.
+      for (const claims of [{}, { preferred_username: 42 }, { preferred_username: "" }]) {
+        logger.lines.length = 0;
+        const refused = await get(claims);
+        assert.equal(refused.status, 401, JSON.stringify(claims));
+        assert.equal(refused.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+        assert.match(String(logger.lines[0]?.[0]), /bearer token refused \(missing-claim\)/);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("opens every route with security.permit-all /**, the root's included", async () => {
+    @RestController()
+    class Root {
+      @GetMapping("/")
+      home(): string {
+        return "home";
+      }
+    }
+    const app = await bootstrap({
+      controllers: [Root, Mixed, Listed],
+      config: jwtConfig({ "issuer-uri": issuer.url }, { security: { "permit-all": ["/**"] } }),
+      security: security(),
+      logger: memoryLogger(),
+    });
+    try {
+      for (const path of ["/", "/mixed/private", "/listed/7", "/listed/deep/a/b"]) {
+        const res = await app.fetch(new Request(`http://localhost${path}`));
+        assert.equal(res.status, 200, path);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("stops bootstrap: the keys without the option, no key source, a permit-all that is no route's path, Principal() on an open route", async () => {
     await assert.rejects(
       bootstrap({ config: jwtConfig({ "issuer-uri": issuer.url }) }),
       (error: Error) =>
@@ -280,6 +341,21 @@ describe("bootstrap({ security: security() })", () => {
       }),
       (error: Error) => error instanceof ConfigError && /security\.permit-all/.test(error.message),
     );
+    // Spellings that would match no route, and leave guarded what the list means to open.
+    for (const pattern of ["/public/*", "/a/**/b", "/docs/", "/*.json"]) {
+      await assert.rejects(
+        bootstrap({
+          config: jwtConfig({ "issuer-uri": issuer.url }, {
+            security: { "permit-all": [pattern] },
+          }),
+          security: security(),
+        }),
+        (error: Error) =>
+          error instanceof ConfigError && error.message.includes("security.permit-all") &&
+          error.message.includes(JSON.stringify(pattern)) && error.message.includes("/**"),
+        pattern,
+      );
+    }
     @RestController()
     @PermitAll()
     class Leaky {

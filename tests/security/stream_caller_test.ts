@@ -17,10 +17,12 @@ import { security, SecurityContext } from "../../security.ts";
 import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
 import { exchange, request } from "../runtime/raw_client.ts";
-import { openAccepted } from "../runtime/ws_raw_client.ts";
+import { openAccepted, openSocket } from "../runtime/ws_raw_client.ts";
 import { IssuerServer, type SigningKey, signingKey, token } from "./issuer_server.ts";
 
 const who = () => SecurityContext.current()?.name ?? "nobody";
+// The sockets the handler opened: a refused upgrade opens none.
+let opened = 0;
 
 @RestController()
 class Live {
@@ -35,6 +37,7 @@ class Live {
 
   @WebSocketMapping("/chat")
   chat(): WebSocketHandlers {
+    opened++;
     return {
       onMessage: async (event, ws) => {
         await new Promise((resolve) => setTimeout(resolve, 1));
@@ -96,5 +99,18 @@ describe(`the caller of a stream and a socket, after the handler returned, on ${
         await ws.closed;
       }
     }
+  });
+  it("refuses an upgrade without a caller, or with a refused token: 401, and no socket", async () => {
+    const before = opened;
+    const forged = await token({ ...key, kid: "unknown" }, { iss: issuer.url }, Date.now());
+    for (
+      const headers of [{}, { Authorization: `Bearer ${forged}` }, { Authorization: "Bearer" }]
+    ) {
+      const answer = await openSocket(server.port, "/chat", headers);
+      assert.ok(answer.refused, JSON.stringify(headers));
+      assert.equal(answer.status, 401, JSON.stringify(headers));
+      assert.match(answer.head, /\r\nwww-authenticate: Bearer/i);
+    }
+    assert.equal(opened, before, "the handler never ran");
   });
 });

@@ -1,0 +1,97 @@
+// A route @PermitAll() or security.permit-all opens, whose own method @Secured or @PreAuthorize
+// still guards: the method's check needs the caller, so the route's guard must read the
+// credentials (anyone else is refused 401 there, as the check would refuse them).
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { bootstrap, GetMapping, RequestMapping, RestController } from "../../mod.ts";
+import { openApiDocument } from "../../openapi.ts";
+import { PermitAll, PreAuthorize, Secured, security } from "../../security.ts";
+import { memoryLogger } from "../helpers.ts";
+import { IssuerServer, type SigningKey, signingKey, token } from "./issuer_server.ts";
+
+@RestController()
+@RequestMapping("/desk")
+@PermitAll()
+class Desk {
+  @GetMapping("/hours")
+  hours(): string {
+    return "9 to 5";
+  }
+
+  @GetMapping("/admin")
+  @Secured("ROLE_ADMIN")
+  admin(): string {
+    return "admin";
+  }
+
+  @GetMapping("/own")
+  @PreAuthorize((caller) => caller.name === "ann")
+  own(): string {
+    return "ann's";
+  }
+}
+
+@RestController()
+class Listed {
+  @GetMapping("/listed/admin")
+  @Secured("ROLE_ADMIN")
+  admin(): string {
+    return "listed admin";
+  }
+}
+
+describe("a route opened to anyone whose method security still guards it", () => {
+  let key: SigningKey;
+  let issuer: IssuerServer;
+  before(async () => {
+    key = await signingKey("k1");
+    issuer = await IssuerServer.start([key]);
+  });
+  after(() => issuer.down());
+
+  it("reads the caller's token there: the method's check decides", async () => {
+    const app = await bootstrap({
+      controllers: [Desk, Listed],
+      config: {
+        security: {
+          "permit-all": ["/listed/**"],
+          oauth2: {
+            resourceserver: { jwt: { "issuer-uri": issuer.url, "roles-claim-name": "roles" } },
+          },
+        },
+      },
+      security: security(),
+      logger: memoryLogger(),
+    });
+    const get = async (path: string, claims?: Record<string, unknown>) =>
+      await app.fetch(
+        new Request(`http://localhost${path}`, {
+          headers: claims === undefined ? {} : {
+            authorization: `Bearer ${await token(key, { iss: issuer.url, ...claims }, Date.now())}`,
+          },
+        }),
+      );
+    try {
+      assert.equal(await (await get("/desk/hours")).text(), "9 to 5");
+      for (const path of ["/desk/admin", "/listed/admin"]) {
+        const admin = await get(path, { sub: "root", roles: ["ADMIN"] });
+        assert.equal(admin.status, 200, path);
+        assert.equal((await get(path, { sub: "ann" })).status, 403, path);
+        const anonymous = await get(path);
+        assert.equal(anonymous.status, 401, path);
+        assert.equal(anonymous.headers.get("www-authenticate"), "Bearer", path);
+      }
+      assert.equal(await (await get("/desk/own", { sub: "ann" })).text(), "ann's");
+      assert.equal((await get("/desk/own", { sub: "bob" })).status, 403);
+      // The document says the same.
+      const doc = await openApiDocument(app);
+      const security = (path: string) => (doc.paths[path].get as { security?: unknown }).security;
+      assert.deepEqual(security("/desk/hours"), []);
+      assert.deepEqual(security("/desk/admin"), [{ bearerAuth: ["ROLE_ADMIN"] }]);
+      assert.deepEqual(security("/desk/own"), [{ bearerAuth: [] }]);
+      assert.deepEqual(security("/listed/admin"), [{ bearerAuth: ["ROLE_ADMIN"] }]);
+    } finally {
+      await app.close();
+    }
+  });
+});
