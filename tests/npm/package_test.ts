@@ -240,6 +240,33 @@ switch (entry) {
     assert.equal((await feed.next()).done, true);
     break;
   }
+  case "./security": {
+    const { bootstrap } = await import("@thaw/thaw");
+    const { security, SecurityContext } = await import("@thaw/thaw/security");
+    const { Ping } = await import("./ping.js");
+    // API keys need nothing else: the app runs without jose.
+    const keyed = await bootstrap({
+      controllers: [Ping],
+      config: { security: { "api-keys": { keys: { batch: { key: "k-0123456789abcdef" } } } } },
+      security: security(),
+    });
+    const ask = (key: string) =>
+      keyed.fetch(new Request("http://localhost/ping", { headers: { "x-api-key": key } }));
+    assert.equal((await ask("k-0123456789abcdef")).status, 200);
+    assert.equal((await ask("k-0123456789abcdeX")).status, 401);
+    await keyed.close();
+    assert.equal(SecurityContext.current(), undefined);
+    // Tokens need jose, an optional peer dependency this install does not have.
+    await assert.rejects(
+      bootstrap({
+        controllers: [Ping],
+        config: { security: { oauth2: { resourceserver: { jwt: { "jwk-set-uri": "http://127.0.0.1:1/jwks" } } } } },
+        security: security(),
+      }),
+      /needs jose, which verifies the tokens: npm install jose/,
+    );
+    break;
+  }
   case "./types": {
     // Types only: the declarations are there, and nothing at run time.
     const types: typeof import("@thaw/thaw/types") = await import("@thaw/thaw/types");
