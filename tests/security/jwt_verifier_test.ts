@@ -10,6 +10,7 @@ import { type JwtSettings, jwtSettings } from "../../src/security/jwt_settings.t
 import { JwtVerifier, type JwtVerifierOptions } from "../../src/security/jwt_verifier.ts";
 import { TokenFailure, type TokenFailureReason } from "../../src/security/token_failure.ts";
 import { IssuerServer, type SigningKey, signingKey, token } from "./issuer_server.ts";
+import { AUDIENCE, hostileTokens } from "./hostile_tokens.ts";
 import { tcpProxy } from "../sql/tcp_proxy.ts";
 import { freePort } from "../free_port.ts";
 import { createServer } from "node:http";
@@ -172,6 +173,16 @@ describe("JwtVerifier", () => {
       await refusal(rsOnly, await token(ec, { iss: issuer.url }, clock.now())),
       "algorithm-not-allowed",
     );
+  });
+
+  it("refuses each token of the shared hostile list with its reason", async () => {
+    const clock = testClock();
+    const verifier = await make({ "issuer-uri": issuer.url, audiences: [AUDIENCE] }, { clock });
+    for (const { what, jwt, reason } of await hostileTokens(k1, k2, issuer.url, clock.now())) {
+      assert.equal(await refusal(verifier, jwt), reason, what);
+    }
+    // Each is refused for what it tries alone: the same claims, signed by the issuer, verify.
+    await verifier.verify(await token(k1, { iss: issuer.url, aud: AUDIENCE }, clock.now()));
   });
 
   it("fetches the key set again for an unknown kid, once per cooldown, and takes a rotated key", async () => {
