@@ -170,3 +170,16 @@ export async function tryOperation(
   await block.dispose();
   return { status: Number(shown.status), body: shown.body, undocumented: shown.undocumented };
 }
+
+/**
+ * Fills in Swagger UI's "Authorize" dialog with a bearer token as a person would: opens it, types
+ * the token, clicks "Authorize", then "Close", and waits for the closed lock on the page's button.
+ */
+export async function authorize(page: Page, token: string): Promise<void> {
+  const wait = { timeout: STEP_TIMEOUT_MS };
+  await (await page.waitForSelector(".auth-wrapper button.authorize", wait))!.click();
+  await (await page.waitForSelector("#auth-bearer-value", wait))!.type(token);
+  await (await page.waitForSelector(".auth-btn-wrapper button.authorize", wait))!.click();
+  await (await page.waitForSelector(".auth-btn-wrapper button.btn-done", wait))!.click();
+  await page.waitForSelector(".auth-wrapper button.authorize.locked", wait);
+}

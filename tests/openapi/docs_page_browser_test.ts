@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import type { ConsoleMessage, HTTPRequest, Page } from "puppeteer-core";
+import type { ConsoleMessage, HTTPRequest } from "puppeteer-core";
 import type { Context, Next } from "hono";
-import { launchChromium, STEP_TIMEOUT_MS, tryOperation } from "../../tools/chromium.ts";
+import { authorize, launchChromium, STEP_TIMEOUT_MS, tryOperation } from "../../tools/chromium.ts";
 import { listen } from "../../server.ts";
 import {
   bootstrap,
@@ -106,16 +106,6 @@ class ReportsController {
   list(): string[] {
     return ["q3"];
   }
-}
-
-/** Swagger UI's "Authorize" dialog, filled in with a bearer token as a person would. */
-async function authorize(page: Page, token: string): Promise<void> {
-  await (await page.waitForSelector(".auth-wrapper button.authorize"))!.click();
-  const input = (await page.waitForSelector("#auth-bearer-value"))!;
-  await input.type(token);
-  await (await page.waitForSelector(".auth-btn-wrapper button.authorize"))!.click();
-  await (await page.waitForSelector(".auth-btn-wrapper button.btn-done"))!.click();
-  await page.waitForSelector(".auth-wrapper button.authorize.locked");
 }
 
 describe("the docs page in a real browser (headless Chromium)", () => {
