@@ -1,15 +1,16 @@
 /**
  * The security feature's guard of each route: decided once per route as the app is built, on the
  * route the router picked (never on a path read again from the request), so that no spelling of
- * a path (a trailing slash, `%2e%2e`, a case, a doubled slash) reaches a route past its guard. A
- * route any caller may reach gets no guard at all; any other checks the request's credentials,
- * scheme after scheme of those that are on (a bearer token, HTTP Basic, an API key: the first
- * the request carries decides, a refusal is not passed on to the next), and runs the route as a
- * call of its caller.
+ * a path (a trailing slash, `%2e%2e`, a case, a doubled slash) reaches a route past its guard.
+ * Every guard checks the request's credentials, scheme after scheme of those that are on (a
+ * bearer token, HTTP Basic, an API key: the first the request carries decides, a refusal is not
+ * passed on to the next), and runs the route as a call of its caller; a request without any is
+ * refused, but on a route any caller may reach, which it serves to no one (as Spring Security's
+ * authentication filters check credentials on every path, open or not).
  *
  * @module
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { DefinitionError } from "../context/errors.ts";
 import type { CompiledRoute, RouteGuard } from "../web/compile.ts";
 import type { Logger } from "../web/error_responder.ts";
@@ -58,14 +59,16 @@ export interface GuardParts {
 /** The guard `bootstrap` puts first in each route's chain. */
 export function routeGuard(parts: GuardParts): RouteGuard {
   return (route) => {
-    if (!openRoute(route, route.pattern.source, parts.permitAll)) return guard(route.label, parts);
+    if (!openRoute(route, route.pattern.source, parts.permitAll)) {
+      return guard(route.label, parts, undefined);
+    }
     if (route.method?.binders.some(isPrincipal)) {
       throw new DefinitionError(
         `${route.label}: Principal() on a route any caller may reach (@PermitAll(), or ` +
           `${parts.permitAllWhere}): there is no caller to bind`,
       );
     }
-    return undefined;
+    return guard(route.label, parts, ANYONE);
   };
 }
 
@@ -105,8 +108,17 @@ const MISSING: SchemeResult = Object.freeze({ kind: "missing" });
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
 const SCHEME_NAMES = { "basic": "HTTP Basic credentials", "api-key": "API key" } as const;
 const BEARER_SUCCESS = Object.freeze({ scheme: "bearer", outcome: "success" } as const);
+const ANYONE = (): boolean => true;
 
-function guard(label: string, parts: GuardParts): MiddlewareHandler {
+/**
+ * The guard of the route `label`; `opens` says whether a request without credentials is served,
+ * to no one (`undefined`: never). Credentials are checked alike wherever they come.
+ */
+function guard(
+  label: string,
+  parts: GuardParts,
+  opens: ((c: Context) => boolean) | undefined,
+): MiddlewareHandler {
   const { bearer, basic, apiKeys, logger } = parts;
   const { authentication: record } = parts.events ?? NO_EVENTS;
   const challenges: Challenges = {
@@ -117,7 +129,7 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
   const warn = (logger.warn ?? logger.error).bind(logger);
   const refuse = (c: Parameters<MiddlewareHandler>[0], refusal: BearerRefusal) =>
     earlyAnswer(c, refusalResponse(refusal, challenges));
-  return async (c, next) => {
+  const check: MiddlewareHandler = async (c, next) => {
     const authorization = c.req.raw.headers.get("authorization");
     if (bearer !== undefined) {
       const found = bearerToken(authorization);
@@ -162,7 +174,17 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
     if (result.kind === "refused") {
       warn(`${label}: ${SCHEME_NAMES[result.scheme]} refused (${result.reason})`);
       record({ scheme: result.scheme, outcome: "failure", reason: result.reason });
-    }
+    } else if (opens?.(c)) return next(); // no credentials of a scheme that is on
     return refuse(c, { kind: "missing" });
+  };
+  if (opens === undefined) return check;
+  const keyHeader = apiKeys?.header;
+  // Without credentials, an open route costs the reading of its headers and no more.
+  return (c, next) => {
+    const headers = c.req.raw.headers;
+    return headers.has("authorization") ||
+        (keyHeader !== undefined && headers.has(keyHeader)) || !opens(c)
+      ? check(c, next)
+      : next();
   };
 }
