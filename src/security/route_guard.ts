@@ -12,7 +12,9 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { DefinitionError } from "../context/errors.ts";
-import type { CompiledRoute, RouteGuard } from "../web/compile.ts";
+import type { CompiledRoute, FallbackAnswer, RouteGuard } from "../web/compile.ts";
+import { REFUSED_PATHS } from "../web/request_path.ts";
+import { IMPLEMENTED_METHODS } from "../web/route_table.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { routeTemplate } from "../web/declared_route.ts";
 import { earlyAnswer } from "../web/middleware.ts";
@@ -56,9 +58,12 @@ export interface GuardParts {
   readonly events?: SecurityEvents | undefined;
 }
 
-/** The guard `bootstrap` puts first in each route's chain. */
+/**
+ * The guard `bootstrap` puts first in each route's chain, and around the answer of a request no
+ * route takes (see {@linkcode fallbackGuard}).
+ */
 export function routeGuard(parts: GuardParts): RouteGuard {
-  return (route) => {
+  const forRoute = (route: CompiledRoute): MiddlewareHandler => {
     if (!openRoute(route, route.pattern.source, parts.permitAll)) {
       return guard(route.label, parts, undefined);
     }
@@ -70,6 +75,50 @@ export function routeGuard(parts: GuardParts): RouteGuard {
     }
     return guard(route.label, parts, ANYONE);
   };
+  return Object.assign(forRoute, { fallback: fallbackGuard(parts) });
+}
+
+/**
+ * The guard of the answers of a request no route takes (404, 405 with `Allow`, 204 with `Allow`
+ * to an `OPTIONS`), as Spring Security's `anyRequest().authenticated()`: an anonymous client
+ * learns neither which paths exist nor which methods they take, but under a path
+ * `security.permit-all` opens (by path alone, whatever the method). An unknown method (501) and a
+ * path no request may have (400) say nothing of the routes: answered first, as Spring's firewall
+ * does.
+ */
+function fallbackGuard(parts: GuardParts): (answer: FallbackAnswer) => FallbackAnswer {
+  const { permitAll } = parts;
+  const gate = guard(
+    "a request no route takes",
+    parts,
+    (c) => permitAll.some((pattern) => permits(pattern, c.req.path)),
+  );
+  return (answer) => async (c) => {
+    if (!IMPLEMENTED_METHODS.has(c.req.method) || REFUSED_PATHS.has(c.req.path)) return answer(c);
+    let served: Response | undefined;
+    const refused = await gate(c, async () => {
+      served = await answer(c);
+    });
+    return served ?? refused ?? c.res;
+  };
+}
+
+/**
+ * Whether the `security.permit-all` entry `pattern` opens the request path `path`: under it for
+ * `/**`, else segment by segment, a `{name}` (or `{name:regex}`) taking any one segment and a
+ * `{*name}` the rest.
+ */
+function permits(pattern: string, path: string): boolean {
+  if (pattern.endsWith("/**")) return under(path, pattern.slice(0, -3));
+  const want = pattern.split("/");
+  const have = path.split("/");
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i];
+    if (segment.startsWith("{*")) return true;
+    if (i >= have.length) return false;
+    if (segment.startsWith("{") ? have[i] === "" : segment !== have[i]) return false;
+  }
+  return want.length === have.length;
 }
 
 /**
