@@ -91,7 +91,7 @@ function fallbackGuard(parts: GuardParts): (answer: FallbackAnswer) => FallbackA
   const gate = guard(
     "a request no route takes",
     parts,
-    (c) => permitAll.some((pattern) => permits(pattern, c.req.path)),
+    (c) => permitAll.some((pattern) => permitsPath(pattern, c.req.path)),
   );
   return (answer) => async (c) => {
     if (!IMPLEMENTED_METHODS.has(c.req.method) || REFUSED_PATHS.has(c.req.path)) return answer(c);
@@ -104,11 +104,22 @@ function fallbackGuard(parts: GuardParts): (answer: FallbackAnswer) => FallbackA
 }
 
 /**
- * Whether the `security.permit-all` entry `pattern` opens the request path `path`: under it for
- * `/**`, else segment by segment, a `{name}` (or `{name:regex}`) taking any one segment and a
- * `{*name}` the rest.
+ * Whether the `security.permit-all` entry `pattern` opens the request path `path` (of a request no
+ * route takes): under it for `/**`, else segment by segment, a `{name}` (or `{name:regex}`)
+ * taking any one segment that is not empty, and a final `{*name}` the rest, none included.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { permitsPath } from "./route_guard.ts";
+ *
+ * assert.equal(permitsPath("/public/**", "/public/a/b"), true);
+ * assert.equal(permitsPath("/public/**", "/publicity"), false);
+ * assert.equal(permitsPath("/orders/{id}", "/orders/7"), true);
+ * assert.equal(permitsPath("/orders/{id}", "/orders/7/lines"), false);
+ * ```
  */
-function permits(pattern: string, path: string): boolean {
+export function permitsPath(pattern: string, path: string): boolean {
   if (pattern.endsWith("/**")) return under(path, pattern.slice(0, -3));
   const want = pattern.split("/");
   const have = path.split("/");
