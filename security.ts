@@ -21,7 +21,10 @@
  *   },
  *   security: security(),
  * });
- * assert.equal((await app.fetch(new Request("http://localhost/anything"))).status, 404);
+ * // No token: 401, whether a route is there or not.
+ * const anonymous = await app.fetch(new Request("http://localhost/anything"));
+ * assert.equal(anonymous.status, 401);
+ * assert.equal(anonymous.headers.get("www-authenticate"), "Bearer");
  * await app.close();
  * ```
  *

@@ -1,17 +1,20 @@
 /**
  * The security feature's guard of each route: decided once per route as the app is built, on the
  * route the router picked (never on a path read again from the request), so that no spelling of
- * a path (a trailing slash, `%2e%2e`, a case, a doubled slash) reaches a route past its guard. A
- * route any caller may reach gets no guard at all; any other checks the request's credentials,
- * scheme after scheme of those that are on (a bearer token, HTTP Basic, an API key: the first
- * the request carries decides, a refusal is not passed on to the next), and runs the route as a
- * call of its caller.
+ * a path (a trailing slash, `%2e%2e`, a case, a doubled slash) reaches a route past its guard.
+ * Every guard checks the request's credentials, scheme after scheme of those that are on (a
+ * bearer token, HTTP Basic, an API key: the first the request carries decides, a refusal is not
+ * passed on to the next), and runs the route as a call of its caller; a request without any is
+ * refused, but on a route any caller may reach, which it serves to no one (as Spring Security's
+ * authentication filters check credentials on every path, open or not).
  *
  * @module
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { DefinitionError } from "../context/errors.ts";
-import type { CompiledRoute, RouteGuard } from "../web/compile.ts";
+import type { CompiledRoute, FallbackAnswer, RouteGuard } from "../web/compile.ts";
+import { REFUSED_PATHS } from "../web/request_path.ts";
+import { IMPLEMENTED_METHODS } from "../web/route_table.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { routeTemplate } from "../web/declared_route.ts";
 import { earlyAnswer } from "../web/middleware.ts";
@@ -55,18 +58,78 @@ export interface GuardParts {
   readonly events?: SecurityEvents | undefined;
 }
 
-/** The guard `bootstrap` puts first in each route's chain. */
+/**
+ * The guard `bootstrap` puts first in each route's chain, and around the answer of a request no
+ * route takes (see {@linkcode fallbackGuard}).
+ */
 export function routeGuard(parts: GuardParts): RouteGuard {
-  return (route) => {
-    if (!openRoute(route, route.pattern.source, parts.permitAll)) return guard(route.label, parts);
+  const forRoute = (route: CompiledRoute): MiddlewareHandler => {
+    if (!openRoute(route, route.pattern.source, parts.permitAll)) {
+      return guard(route.label, parts, undefined);
+    }
     if (route.method?.binders.some(isPrincipal)) {
       throw new DefinitionError(
         `${route.label}: Principal() on a route any caller may reach (@PermitAll(), or ` +
           `${parts.permitAllWhere}): there is no caller to bind`,
       );
     }
-    return undefined;
+    return guard(route.label, parts, ANYONE);
   };
+  return Object.assign(forRoute, { fallback: fallbackGuard(parts) });
+}
+
+/**
+ * The guard of the answers of a request no route takes (404, 405 with `Allow`, 204 with `Allow`
+ * to an `OPTIONS`), as Spring Security's `anyRequest().authenticated()`: an anonymous client
+ * learns neither which paths exist nor which methods they take, but under a path
+ * `security.permit-all` opens (by path alone, whatever the method). An unknown method (501) and a
+ * path no request may have (400) say nothing of the routes: answered first, as Spring's firewall
+ * does.
+ */
+function fallbackGuard(parts: GuardParts): (answer: FallbackAnswer) => FallbackAnswer {
+  const { permitAll } = parts;
+  const gate = guard(
+    "a request no route takes",
+    parts,
+    (c) => permitAll.some((pattern) => permitsPath(pattern, c.req.path)),
+  );
+  return (answer) => async (c) => {
+    if (!IMPLEMENTED_METHODS.has(c.req.method) || REFUSED_PATHS.has(c.req.path)) return answer(c);
+    let served: Response | undefined;
+    const refused = await gate(c, async () => {
+      served = await answer(c);
+    });
+    return served ?? refused ?? c.res;
+  };
+}
+
+/**
+ * Whether the `security.permit-all` entry `pattern` opens the request path `path` (of a request no
+ * route takes): under it for `/**`, else segment by segment, a `{name}` (or `{name:regex}`)
+ * taking any one segment that is not empty, and a final `{*name}` the rest, none included.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { permitsPath } from "./route_guard.ts";
+ *
+ * assert.equal(permitsPath("/public/**", "/public/a/b"), true);
+ * assert.equal(permitsPath("/public/**", "/publicity"), false);
+ * assert.equal(permitsPath("/orders/{id}", "/orders/7"), true);
+ * assert.equal(permitsPath("/orders/{id}", "/orders/7/lines"), false);
+ * ```
+ */
+export function permitsPath(pattern: string, path: string): boolean {
+  if (pattern.endsWith("/**")) return under(path, pattern.slice(0, -3));
+  const want = pattern.split("/");
+  const have = path.split("/");
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i];
+    if (segment.startsWith("{*")) return true;
+    if (i >= have.length) return false;
+    if (segment.startsWith("{") ? have[i] === "" : segment !== have[i]) return false;
+  }
+  return want.length === have.length;
 }
 
 /**
@@ -105,8 +168,17 @@ const MISSING: SchemeResult = Object.freeze({ kind: "missing" });
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
 const SCHEME_NAMES = { "basic": "HTTP Basic credentials", "api-key": "API key" } as const;
 const BEARER_SUCCESS = Object.freeze({ scheme: "bearer", outcome: "success" } as const);
+const ANYONE = (): boolean => true;
 
-function guard(label: string, parts: GuardParts): MiddlewareHandler {
+/**
+ * The guard of the route `label`; `opens` says whether a request without credentials is served,
+ * to no one (`undefined`: never). Credentials are checked alike wherever they come.
+ */
+function guard(
+  label: string,
+  parts: GuardParts,
+  opens: ((c: Context) => boolean) | undefined,
+): MiddlewareHandler {
   const { bearer, basic, apiKeys, logger } = parts;
   const { authentication: record } = parts.events ?? NO_EVENTS;
   const challenges: Challenges = {
@@ -117,7 +189,7 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
   const warn = (logger.warn ?? logger.error).bind(logger);
   const refuse = (c: Parameters<MiddlewareHandler>[0], refusal: BearerRefusal) =>
     earlyAnswer(c, refusalResponse(refusal, challenges));
-  return async (c, next) => {
+  const check: MiddlewareHandler = async (c, next) => {
     const authorization = c.req.raw.headers.get("authorization");
     if (bearer !== undefined) {
       const found = bearerToken(authorization);
@@ -162,7 +234,17 @@ function guard(label: string, parts: GuardParts): MiddlewareHandler {
     if (result.kind === "refused") {
       warn(`${label}: ${SCHEME_NAMES[result.scheme]} refused (${result.reason})`);
       record({ scheme: result.scheme, outcome: "failure", reason: result.reason });
-    }
+    } else if (opens?.(c)) return next(); // no credentials of a scheme that is on
     return refuse(c, { kind: "missing" });
+  };
+  if (opens === undefined) return check;
+  const keyHeader = apiKeys?.header;
+  // Without credentials, an open route costs the reading of its headers and no more.
+  return (c, next) => {
+    const headers = c.req.raw.headers;
+    return headers.has("authorization") ||
+        (keyHeader !== undefined && headers.has(keyHeader)) || !opens(c)
+      ? check(c, next)
+      : next();
   };
 }

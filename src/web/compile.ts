@@ -296,8 +296,16 @@ export async function compileRoutes(
   return routes;
 }
 
-/** The handler that runs first for a route, or none: made once per route as the app is built. */
-export type RouteGuard = (route: CompiledRoute) => MiddlewareHandler | undefined;
+/**
+ * The handler that runs first for a route, or none: made once per route as the app is built;
+ * `fallback`, when given, wraps the answer of a request no route takes (404, 405, `OPTIONS`).
+ */
+export type RouteGuard = ((route: CompiledRoute) => MiddlewareHandler | undefined) & {
+  readonly fallback?: (answer: FallbackAnswer) => FallbackAnswer;
+};
+
+/** The answer of a request no route takes. */
+export type FallbackAnswer = (c: Context) => Response | Promise<Response>;
 
 /** How {@linkcode buildApp} builds the app. */
 export interface BuildOptions {
@@ -360,8 +368,9 @@ export function buildApp(
     if (timeout !== undefined) { for (const h of handlers) templates.set(h, route.pattern.source); }
     hono.on(route.httpMethod, route.pattern.honoPath, ...handlers);
   }
-  const notFound = notFoundAnswer(table, errors, options.maxBodySize);
-  hono.notFound(global ? adoptAnswer(notFound) : notFound);
+  let notFound = notFoundAnswer(table, errors, options.maxBodySize);
+  if (global) notFound = adoptAnswer(notFound);
+  hono.notFound(options.guard?.fallback?.(notFound) ?? notFound);
   // Thaw's handlers and middleware catch their own errors; this serves what is mounted by hand.
   hono.onError((error, c) => errors(error, c));
   return hono;
@@ -422,7 +431,7 @@ function notFoundAnswer(
   table: RouteTable<CompiledRoute>,
   errors: ErrorResponder,
   maxBodySize: number | undefined,
-): (c: Context) => Response | Promise<Response> {
+): FallbackAnswer {
   // A client's path or method is echoed in an error message only this far.
   const echo = (text: string) => clip(text, 100);
   return (c) => {

@@ -252,11 +252,15 @@ describe("sample users app on workerd", () => {
       "/users/search",
       "/users/{id}",
     ]);
-    const page = await fetch(`${urls.manifest}/docs`);
+    // No route there: a caller is told so; an anonymous client learns nothing (security() on).
+    const page = await fetch(`${urls.manifest}/docs`, { headers: { authorization } });
     assert.equal(page.status, 404);
     await page.body?.cancel();
+    const anonymous = await fetch(`${urls.manifest}/docs`);
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
     // worker_explicit.ts asks for neither.
-    const none = await fetch(`${urls.explicit}/openapi.json`);
+    const none = await fetch(`${urls.explicit}/openapi.json`, { headers: { authorization } });
     assert.equal(none.status, 404);
     await none.body?.cancel();
   });

@@ -123,6 +123,13 @@ export function guardBypassSuite(
       assert.equal(refused.status, 401);
       // The browser may read the refusal: the CORS header set before the guard is kept.
       assert.match(refused.head, /\r\naccess-control-allow-origin: https:\/\/app\.example/i);
+      // A path no route takes, or another method, is no different to an anonymous client.
+      for (const [method, path] of [["GET", "/admin/nothing"], ["DELETE", "/admin/panel"]]) {
+        const hidden = await noWayThrough(method, path, ["Origin: https://app.example"]);
+        assert.equal(hidden.status, 401, `${method} ${path}`);
+        assert.doesNotMatch(hidden.head, /\r\nallow:/i);
+        assert.match(hidden.head, /\r\naccess-control-allow-origin: https:\/\/app\.example/i);
+      }
     });
 
     it("a token the issuer did not sign, or none in another scheme, gets nowhere either", async () => {

@@ -220,8 +220,12 @@ describe("bootstrap({ security: security() })", () => {
       for (const path of ["/mixed/private", "/orders/1", "/actuator/info", "/actuator"]) {
         assert.equal((await get(path)).status, 401, path);
       }
-      // No route: 404 as before, whoever asks (there is no route to guard).
-      assert.equal((await get("/nowhere")).status, 404);
+      // No route: 401 to no one, as Spring's anyRequest().authenticated() (which paths exist is
+      // no anonymous client's to learn); 404 under a security.permit-all path, and to a caller.
+      assert.equal((await get("/nowhere")).status, 401);
+      assert.equal((await get("/listed/deep/none")).status, 404);
+      const jwt = await token(key, { iss: issuer.url, aud: "orders" }, Date.now());
+      assert.equal((await get("/nowhere", bearer(jwt))).status, 404);
     } finally {
       await app.close();
     }
