@@ -64,6 +64,7 @@ async function setUp(
     kafkaSettings.client,
     kafkaSettings.acks,
     kafkaSettings.retries,
+    kafkaSettings.deliveryTimeoutMs,
   );
   // Spans and metrics where the app has OpenTelemetry's API; without it, a send goes straight to
   // the producer and nothing of the telemetry is loaded.
