@@ -117,7 +117,8 @@ export class KafkaProducer implements RecordSender {
         const at = this.#waiting.indexOf(send);
         if (at >= 0) this.#waiting.splice(at, 1);
         send.reject(this.#timedOut(records));
-      }, this.#deliveryTimeoutMs);
+        // A timer takes at most 2^31 - 1 ms (about 24 days); a longer one would fire at once.
+      }, Math.min(this.#deliveryTimeoutMs, 2 ** 31 - 1));
       if (!this.#idempotent) {
         this.#sendNow(records).then(send.resolve, send.reject);
         return;
