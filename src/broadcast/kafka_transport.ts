@@ -21,6 +21,12 @@ type Producer = import("@platformatic/kafka").Producer<Buffer, Buffer, Buffer, B
 type Consumer = import("@platformatic/kafka").Consumer<Buffer, Buffer, Buffer, Buffer>;
 type MessagesStream = import("@platformatic/kafka").MessagesStream<Buffer, Buffer, Buffer, Buffer>;
 
+type KafkaModule = typeof import("@platformatic/kafka");
+
+/** The wait before reading again after the stream's `attempt`th failure in a row: 1 s to 30 s. */
+const readAgainDelay = (attempt: number): number =>
+  Math.min(1000 * 2 ** Math.min(attempt, 5), 30_000);
+
 /** Broadcast through one Kafka topic, each replica reading all of it. */
 export class KafkaTransport implements BroadcastTransport {
   readonly name: string;
@@ -31,6 +37,10 @@ export class KafkaTransport implements BroadcastTransport {
   #stream: MessagesStream | undefined;
   #reading: Promise<void> | undefined;
   #closed = false;
+  // The next offset to read of each partition: where a new stream starts after one failed.
+  readonly #next = new Map<number, bigint>();
+  // Ends the wait before reading again, at close.
+  #wake: (() => void) | undefined;
 
   constructor(settings: KafkaTransportSettings, warn: (message: string, error: unknown) => void) {
     this.#settings = settings;
@@ -47,55 +57,129 @@ export class KafkaTransport implements BroadcastTransport {
       what: "the Kafka client",
     });
     const { bootstrapServers, topic, clientId } = this.#settings;
-    const brokers = [...bootstrapServers];
-    this.#producer = new kafka.Producer({ clientId, bootstrapBrokers: brokers });
-    const consumer = new kafka.Consumer({
-      clientId,
-      // A group of this replica alone: every replica gets every record.
-      groupId: `${clientId}-${crypto.randomUUID()}`,
-      bootstrapBrokers: brokers,
-    });
+    this.#producer = new kafka.Producer({ clientId, bootstrapBrokers: [...bootstrapServers] });
+    const consumer = this.#newConsumer(kafka);
     this.#consumer = consumer;
     try {
       // The topic's end now, read before start() resolves: a record published from then on, by
       // any replica, is at or past it, so none is missed between the start and the first fetch.
       const ends = await consumer.listOffsets({ topics: [topic] });
-      const offsets = (ends.get(topic) ?? []).map((offset, partition) => ({
-        topic,
-        partition,
-        offset,
-      }));
-      const stream = await consumer.consume({
-        topics: [topic],
-        mode: "manual",
-        offsets,
-        autocommit: false,
-      });
+      for (const [partition, offset] of (ends.get(topic) ?? []).entries()) {
+        this.#next.set(partition, offset);
+      }
+      const stream = await this.#consume(consumer);
       this.#stream = stream;
-      this.#reading = this.#read(stream, receive);
+      this.#reading = this.#read(kafka, stream, receive);
     } catch (error) {
       await this.close();
       throw transportFailure("consume from", this.name, error);
     }
   }
 
-  async #read(stream: MessagesStream, receive: (text: string) => void): Promise<void> {
-    try {
-      for await (const message of stream) {
-        const value = message.value as Buffer | undefined | null;
-        let text = "";
-        try {
-          text = value === undefined || value === null ? "" : STRICT_UTF8.decode(value);
-        } catch {
-          // Not UTF-8: no message, which the broadcaster reports.
+  #newConsumer(kafka: KafkaModule): Consumer {
+    const { bootstrapServers, clientId } = this.#settings;
+    return new kafka.Consumer({
+      clientId,
+      // A group of this consumer alone: every replica gets every record.
+      groupId: `${clientId}-${crypto.randomUUID()}`,
+      bootstrapBrokers: [...bootstrapServers],
+    });
+  }
+
+  #consume(consumer: Consumer): Promise<MessagesStream> {
+    const { topic } = this.#settings;
+    return consumer.consume({
+      topics: [topic],
+      mode: "manual",
+      offsets: [...this.#next].map(([partition, offset]) => ({ topic, partition, offset })),
+      autocommit: false,
+    });
+  }
+
+  // Reads the stream; when it fails (its brokers gone), a new consumer reads on from the next
+  // offset of each partition, after a wait that grows while it keeps failing, until the close.
+  async #read(
+    kafka: KafkaModule,
+    first: MessagesStream,
+    receive: (text: string) => void,
+  ): Promise<void> {
+    let stream = first;
+    for (let attempt = 0;;) {
+      let failure: unknown;
+      try {
+        for await (const message of stream) {
+          attempt = 0;
+          this.#next.set(message.partition, message.offset + 1n);
+          const value = message.value as Buffer | undefined | null;
+          let text = "";
+          try {
+            text = value === undefined || value === null ? "" : STRICT_UTF8.decode(value);
+          } catch {
+            // Not UTF-8: no message, which the broadcaster reports.
+          }
+          receive(text);
         }
-        receive(text);
+      } catch (error) {
+        failure = error;
       }
-    } catch (error) {
-      if (!this.#closed) {
-        this.#warn(`Broadcaster: stopped reading from ${this.name}:`, error);
+      if (this.#closed) return;
+      let ms = readAgainDelay(attempt++);
+      this.#warn(
+        `Broadcaster: stopped reading from ${this.name}; reading again in ${ms} ms:`,
+        failure ?? new Error("the stream ended"),
+      );
+      for (;;) {
+        await this.#drop();
+        if (!await this.#pause(ms)) return;
+        const consumer = this.#newConsumer(kafka);
+        this.#consumer = consumer;
+        try {
+          stream = await this.#consume(consumer);
+        } catch (error) {
+          if (this.#closed) return;
+          ms = readAgainDelay(attempt++);
+          this.#warn(
+            `Broadcaster: could not read from ${this.name} again; trying in ${ms} ms:`,
+            error,
+          );
+          continue;
+        }
+        if (this.#closed) {
+          await stream.close().catch(() => {});
+          return;
+        }
+        this.#stream = stream;
+        this.#warn(`Broadcaster: reading again from ${this.name}`, undefined);
+        break;
       }
     }
+  }
+
+  // Lets the failed stream and its consumer go (leaving its group, when a broker hears it).
+  async #drop(): Promise<void> {
+    const stream = this.#stream;
+    const consumer = this.#consumer;
+    this.#stream = undefined;
+    this.#consumer = undefined;
+    await stream?.close().catch(() => {});
+    await (consumer?.close as ((force: boolean) => Promise<void>) | undefined)
+      ?.call(consumer, true).catch(() => {});
+  }
+
+  // Waits `ms`, unless the transport closes first: then false.
+  #pause(ms: number): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve(true);
+      }, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve(false);
+      };
+    });
   }
 
   async publish(channel: string, text: string): Promise<void> {
@@ -116,6 +200,7 @@ export class KafkaTransport implements BroadcastTransport {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#wake?.();
     const stream = this.#stream;
     const consumer = this.#consumer;
     const producer = this.#producer;
@@ -124,6 +209,8 @@ export class KafkaTransport implements BroadcastTransport {
     this.#producer = undefined;
     await stream?.close().catch(() => {});
     await this.#reading;
+    // A consumer made while the close began, reading again after a failure.
+    await this.#drop();
     // Leaving the group at once: nothing was committed, and no other member will take over.
     await Promise.all([
       (consumer?.close as ((force: boolean) => Promise<void>) | undefined)

@@ -34,6 +34,10 @@ export const KAFKA_KEYS = {
     max: 1000,
     default: 10,
   },
+  // A duration, read by the feature (`120s`, `PT2M`; a number is ms): Java's delivery.timeout.ms.
+  "kafka.producer.delivery-timeout": {
+    type: "feature",
+  },
   "kafka.listener.concurrency": {
     type: "integer",
     min: 1,

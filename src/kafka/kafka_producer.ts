@@ -13,6 +13,19 @@ interface Waiting {
   readonly records: readonly OutgoingRecord[];
   readonly resolve: (sent: readonly RecordMetadata[]) => void;
   readonly reject: (error: unknown) => void;
+  /** Its caller was answered (its bound passed): its records are not handed on any more. */
+  readonly settled: () => boolean;
+}
+
+/** The key that bounds a send, named by the error a send past it rejects with. */
+export const DELIVERY_TIMEOUT_KEY = "kafka.producer.delivery-timeout";
+
+/**
+ * A send the broker did not acknowledge within `kafka.producer.delivery-timeout`: Java's
+ * `TimeoutException`, named as the platform's timeouts are.
+ */
+export class DeliveryTimeoutError extends Error {
+  override name = "TimeoutError";
 }
 
 // Java's retry.backoff.ms and retry.backoff.max.ms: 100 ms, doubling, up to 1 s.
@@ -37,9 +50,22 @@ export class KafkaProducer implements RecordSender {
   // The sends waiting for the one in flight, with the idempotent producer.
   readonly #waiting: Waiting[] = [];
   #draining: Promise<void> | undefined;
+  readonly #deliveryTimeoutMs: number;
+  // The sends whose callers wait: each is answered by its bound at the latest.
+  readonly #unanswered = new Set<Promise<unknown>>();
 
-  constructor(client: KafkaClientOptions, acks: Acks, retries: number) {
+  /**
+   * `deliveryTimeoutMs` bounds each send, tries included (`kafka.producer.delivery-timeout`,
+   * Java's `delivery.timeout.ms`, 120 s by default).
+   */
+  constructor(
+    client: KafkaClientOptions,
+    acks: Acks,
+    retries: number,
+    deliveryTimeoutMs = 120_000,
+  ) {
     this.#idempotent = acks === -1;
+    this.#deliveryTimeoutMs = deliveryTimeoutMs;
     this.#producer = new Producer({
       ...client,
       bootstrapBrokers: [...client.bootstrapBrokers],
@@ -66,11 +92,52 @@ export class KafkaProducer implements RecordSender {
    * duplicates (or refuses them as out of order, and every send after).
    */
   send(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
-    if (!this.#idempotent) return this.#sendNow(records);
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ records, resolve, reject });
+    const answer = new Promise<readonly RecordMetadata[]>((resolve, reject) => {
+      let settled = false;
+      const send: Waiting = {
+        records,
+        resolve: (sent) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(sent);
+        },
+        reject: (error) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          reject(error);
+        },
+        settled: () => settled,
+      };
+      // The client can neither be told to drop a request it was handed nor bound its tries in
+      // time: past the bound the caller is answered, a send still waiting its turn is dropped
+      // (never handed on), and one the client holds may still be written by its tries.
+      const timer = setTimeout(() => {
+        const at = this.#waiting.indexOf(send);
+        if (at >= 0) this.#waiting.splice(at, 1);
+        send.reject(this.#timedOut(records));
+        // A timer takes at most 2^31 - 1 ms (about 24 days); a longer one would fire at once.
+      }, Math.min(this.#deliveryTimeoutMs, 2 ** 31 - 1));
+      if (!this.#idempotent) {
+        this.#sendNow(records).then(send.resolve, send.reject);
+        return;
+      }
+      this.#waiting.push(send);
       this.#draining ??= this.#drain();
     });
+    this.#unanswered.add(answer);
+    const done = () => this.#unanswered.delete(answer);
+    answer.then(done, done);
+    return answer;
+  }
+
+  #timedOut(records: readonly OutgoingRecord[]): DeliveryTimeoutError {
+    const topics = [...new Set(records.map((r) => JSON.stringify(r.topic)))].join(", ");
+    return new DeliveryTimeoutError(
+      `send(${topics}): no acknowledgement within ${this.#deliveryTimeoutMs} ms ` +
+        `(${DELIVERY_TIMEOUT_KEY}); the broker is out of reach or the partition has no leader`,
+    );
   }
 
   async #drain(): Promise<void> {
@@ -103,6 +170,8 @@ export class KafkaProducer implements RecordSender {
       for (const send of sends) send.reject(error);
       return;
     }
+    // A send whose bound passed while the metadata came is not handed on: its caller was told.
+    placed.splice(0, placed.length, ...placed.filter((p) => !p.send.settled()));
     if (placed.length === 0) return;
     try {
       const sent = await this.#produce(
@@ -120,6 +189,7 @@ export class KafkaProducer implements RecordSender {
       // goes again alone, in order, so that only its own send fails. A record of the request the
       // broker had taken may then be written twice: at least once.
       for (const { send, partitions } of placed) {
+        if (send.settled()) continue;
         await this.#produce(send.records, partitions).then(send.resolve, send.reject);
       }
     }
@@ -170,9 +240,12 @@ export class KafkaProducer implements RecordSender {
     return { clusterId: metadata.id, brokers: metadata.brokers.size };
   }
 
-  /** Waits for the sends in flight and those waiting, then closes the connections. */
+  /**
+   * Waits for the sends in flight and those waiting (each answered by its bound at the latest),
+   * then closes the connections.
+   */
   async close(): Promise<void> {
-    await this.#draining;
+    await Promise.allSettled([...this.#unanswered]);
     await this.#producer.close();
   }
 

@@ -47,6 +47,8 @@ export class KafkaSettings {
   readonly acks: Acks;
   /** `kafka.producer.retries`. */
   readonly retries: number;
+  /** `kafka.producer.delivery-timeout`, in ms: how long a send may wait for its acknowledgement. */
+  readonly deliveryTimeoutMs: number;
   /** `kafka.listener.concurrency`. */
   readonly concurrency: number;
   /** The outbox's settings; `undefined` when `kafka.outbox.enabled` is false. */
@@ -73,6 +75,7 @@ export class KafkaSettings {
     this.autoOffsetReset = settings.get("kafka.consumer.auto-offset-reset") as OffsetReset;
     this.acks = acksOf(settings);
     this.retries = settings.get("kafka.producer.retries");
+    this.deliveryTimeoutMs = durationOf(settings, "kafka.producer.delivery-timeout", 120_000, 1);
     this.concurrency = settings.get("kafka.listener.concurrency");
     this.outbox = settings.get("kafka.outbox.enabled") ? outboxOf(settings) : undefined;
     const protocol = settings.get("kafka.security.protocol");
@@ -137,29 +140,37 @@ function tlsOf(settings: ThawSettings): NonNullable<KafkaClientOptions["tls"]> {
   return definedFields({ ca: settings.get("kafka.ssl.trust-store-certificates"), cert, key });
 }
 
+/** The keys whose value is a duration. */
+type DurationKey =
+  | "kafka.producer.delivery-timeout"
+  | "kafka.outbox.poll-interval"
+  | "kafka.outbox.lease"
+  | "kafka.outbox.send-timeout"
+  | "kafka.outbox.retention";
+
+function durationOf(
+  settings: ThawSettings,
+  key: DurationKey,
+  fallback: number,
+  least: number,
+): number {
+  const value = settings.get(key);
+  if (value === undefined || value === null) return fallback;
+  const ms = typeof value === "number" || typeof value === "string"
+    ? parseDuration(value)
+    : undefined;
+  if (ms === undefined || ms < least) {
+    throw new ConfigError(
+      `${settings.where(key)}: give a duration${least > 0 ? " over 0" : ""} (1s, PT1S; a ` +
+        `number is ms), got ${shownValue(value)}`,
+    );
+  }
+  return ms;
+}
+
 function outboxOf(settings: ThawSettings): OutboxSettings {
-  const duration = (
-    key:
-      | "kafka.outbox.poll-interval"
-      | "kafka.outbox.lease"
-      | "kafka.outbox.send-timeout"
-      | "kafka.outbox.retention",
-    fallback: number,
-    least: number,
-  ): number => {
-    const value = settings.get(key);
-    if (value === undefined || value === null) return fallback;
-    const ms = typeof value === "number" || typeof value === "string"
-      ? parseDuration(value)
-      : undefined;
-    if (ms === undefined || ms < least) {
-      throw new ConfigError(
-        `${settings.where(key)}: give a duration${least > 0 ? " over 0" : ""} (1s, PT1S; a ` +
-          `number is ms), got ${shownValue(value)}`,
-      );
-    }
-    return ms;
-  };
+  const duration = (key: DurationKey, fallback: number, least: number): number =>
+    durationOf(settings, key, fallback, least);
   const table = settings.get("kafka.outbox.table");
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,57}$/.test(table)) {
     throw new ConfigError(

@@ -11,6 +11,7 @@ import { definedFields } from "../defined_fields.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import { type KafkaFeature, kafkaFeature } from "./kafka_feature.ts";
 import { kafkaHealth } from "./kafka_health.ts";
+import { closeKafkaParts } from "./kafka_close.ts";
 import type { KafkaProducer } from "./kafka_producer.ts";
 import type { ListenerHost, Listeners } from "./listener/listeners.ts";
 import type { RecordSender } from "./outgoing_record.ts";
@@ -64,6 +65,7 @@ async function setUp(
     kafkaSettings.client,
     kafkaSettings.acks,
     kafkaSettings.retries,
+    kafkaSettings.deliveryTimeoutMs,
   );
   // Spans and metrics where the app has OpenTelemetry's API; without it, a send goes straight to
   // the producer and nothing of the telemetry is loaded.
@@ -125,18 +127,10 @@ async function setUp(
         // Before the beans stop: the listeners call them, the relays use the datasources' pools
         // and the producer. Records a listener's transaction wrote to the outbox go out first.
         jobs: async () => {
-          const left = await listeners?.close(host.shutdownTimeoutMs);
-          if (left !== undefined && left.abandoned > 0) {
-            (logger.warn ?? logger.error).call(
-              logger,
-              `Kafka listeners: ${left.abandoned} record${
-                left.abandoned === 1 ? "" : "s"
-              } still running after ${host.shutdownTimeoutMs} ms at close, not committed: ` +
-                "they are delivered again",
-            );
-          }
-          await stopLag?.();
-          await outboxes?.close(host.shutdownTimeoutMs);
+          await closeKafkaParts(
+            { listeners, stopLag, outboxes, logger },
+            host.shutdownTimeoutMs,
+          );
           return undefined;
         },
       },

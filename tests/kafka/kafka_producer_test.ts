@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { bootstrap } from "../../mod.ts";
 import { kafka, KafkaTemplate } from "../../kafka.ts";
+import { tcpProxy } from "../sql/tcp_proxy.ts";
 import { createTopic, KAFKA_BOOTSTRAP, readTopic, uniqueName } from "./broker.ts";
 
 describe("KafkaTemplate's sends in flight at once", () => {
@@ -74,6 +75,63 @@ describe("KafkaTemplate's sends in flight at once", () => {
       assert.deepEqual(read.map((r) => r.value), ['"first"', '"after"']);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe("KafkaTemplate.send against a broker that does not answer", () => {
+  it("rejects after kafka.producer.delivery-timeout, and never sends a waiting record later", async () => {
+    const topic = uniqueName("black-hole");
+    await createTopic(topic, 1);
+    const [host, port] = KAFKA_BOOTSTRAP.split(":");
+    const proxy = await tcpProxy(host, Number(port));
+    await proxy.up();
+    // Black-holed before the client's first byte: the metadata it would learn the broker's own
+    // address from never comes, so every request goes through the proxy.
+    proxy.hold();
+    const app = await bootstrap({
+      config: {
+        kafka: {
+          "bootstrap-servers": `127.0.0.1:${proxy.port}`,
+          producer: { "delivery-timeout": "1s" },
+        },
+      },
+      kafka: kafka(),
+    });
+    try {
+      const template = app.getBean(KafkaTemplate);
+      // The first goes to the client; the second waits for it (one request in flight).
+      const stuck = await Promise.allSettled([
+        template.send(topic, "in flight"),
+        template.send(topic, "waiting"),
+      ]);
+      for (const result of stuck) {
+        assert.equal(result.status, "rejected");
+        const error = (result as PromiseRejectedResult).reason as Error;
+        assert.equal(error.name, "TimeoutError");
+        assert.match(
+          error.message,
+          new RegExp(
+            `send\\("${topic}"\\): no acknowledgement within 1000 ms ` +
+              "\\(kafka\\.producer\\.delivery-timeout\\)",
+          ),
+        );
+      }
+      proxy.release();
+      // Once the broker answers, a later send lands; the one that waited was never handed on.
+      let landed: number | undefined;
+      for (let i = 0; landed === undefined; i++) {
+        const sent = await template.send(topic, `after ${i}`).catch(() => undefined);
+        if (sent !== undefined && !sent.outboxed) landed = Number(sent.offset);
+      }
+      const read = await readTopic(topic, landed + 1);
+      assert.ok(
+        !read.some((r) => r.value === '"waiting"'),
+        JSON.stringify(read.map((r) => r.value)),
+      );
+    } finally {
+      await app.close();
+      await proxy.down();
     }
   });
 });

@@ -18,7 +18,18 @@ describe("KafkaSettings", () => {
     assert.equal(settings.acks, -1);
     assert.equal(settings.autoOffsetReset, "latest");
     assert.equal(settings.concurrency, 1);
+    assert.equal(settings.deliveryTimeoutMs, 120_000);
     assert.deepEqual(settings.secrets, []);
+  });
+
+  it("reads kafka.producer.delivery-timeout as a duration, and refuses what cannot be one", () => {
+    assert.equal(settingsOf({ producer: { "delivery-timeout": "30s" } }).deliveryTimeoutMs, 30_000);
+    assert.equal(settingsOf({ producer: { "delivery-timeout": 500 } }).deliveryTimeoutMs, 500);
+    for (const value of [0, "soon", -1]) {
+      assert.throws(() => settingsOf({ producer: { "delivery-timeout": value } }), {
+        message: /kafka\.producer\.delivery-timeout: give a duration over 0/,
+      }, String(value));
+    }
   });
 
   it("takes host:port brokers as a list or a comma text, and refuses anything else", () => {

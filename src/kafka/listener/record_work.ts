@@ -1,6 +1,7 @@
 // What a listener's lane does with its records: deserialize and check each (a refusal goes to
 // the DLT, untried), call the method, try again after a wait while it throws, then send what it
-// gave up on to the DLT. A stop (rebalance, close) during a wait gives the record up uncommitted.
+// gave up on to the DLT; a DLT that cannot be written sends the records through the method again.
+// A stop (rebalance, close) during a wait gives the record up uncommitted.
 import { loggable, loggableText } from "../../observe/loggable.ts";
 import type { StandardSchemaV1Result } from "../../config/standard_schema.ts";
 import type { ListenerMark } from "./kafka_listener.ts";
@@ -27,6 +28,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 // Waits `ms`, unless the lane stops first: then false.
 function laneWait(lane: PartitionLane, ms: number): Promise<boolean> {
+  // A lane stopped while its record ran (a DLT send in flight at close) answers at once.
+  if (lane.stopped) return Promise.resolve(false);
   return new Promise((resolve) => {
     const off = lane.onStop(() => {
       clearTimeout(timer);
@@ -42,31 +45,27 @@ function laneWait(lane: PartitionLane, ms: number): Promise<boolean> {
 const place = (record: KafkaRecord) =>
   `${loggableText(record.topic)} partition ${record.partition} offset ${record.offset}`;
 
+/** A DLT that could not be written: the records it was for go through the method again. */
+interface DeadLetterFailure {
+  readonly failed: readonly KafkaRecord[];
+  readonly error: unknown;
+}
+
 /**
- * Sends `failed` to the DLT, trying again (the partition waits) until the broker took them or the
- * lane stopped: a record is committed only once it is there.
+ * Sends `failed` to the DLT, once: the producer bounds the try (`kafka.producer.delivery-timeout`);
+ * a failure is the caller's to handle, the records uncommitted.
  */
 async function sendDeadLetters(
   call: ListenerCall,
   failed: readonly { record: KafkaRecord; error: unknown }[],
-  lane: PartitionLane,
-): Promise<Outcome> {
-  const { host, where, groupId } = call;
-  for (let n = 0;; n++) {
-    try {
-      await host.deadLetters.send(
-        failed.map(({ record, error }) => deadLetter(record, error, groupId)),
-      );
-      return "done";
-    } catch (error) {
-      host.logger.error(
-        `${where}: sending ${failed.length === 1 ? "a record" : `${failed.length} records`} ` +
-          `of ${place(failed[0].record)} to ${deadLetterTopic(loggableText(lane.topic))} failed; ` +
-          `the partition waits and tries again`,
-        loggable(error),
-      );
-      if (!await laneWait(lane, Math.min(1000 * 2 ** Math.min(n, 5), 30_000))) return "abandoned";
-    }
+): Promise<"done" | DeadLetterFailure> {
+  try {
+    await call.host.deadLetters.send(
+      failed.map(({ record, error }) => deadLetter(record, error, call.groupId)),
+    );
+    return "done";
+  } catch (error) {
+    return { failed: failed.map(({ record }) => record), error };
   }
 }
 
@@ -146,7 +145,35 @@ export function recordWork(call: ListenerCall): LaneWork {
   };
 }
 
+/**
+ * The method's work, and what follows a DLT that could not be written: as Spring's error handler
+ * after its recoverer failed, the records go through the method again (a record is never skipped,
+ * never committed before it succeeded or reached the DLT), after a wait that grows from 1 s to
+ * 30 s; the partition waits.
+ */
 function methodWork(call: ListenerCall): LaneWork {
+  const { where, host: { logger } } = call;
+  const once = methodWorkOnce(call);
+  return async (records, lane) => {
+    for (let round = 0;; round++) {
+      const outcome = await once(records, lane);
+      if (typeof outcome === "string") return outcome;
+      const ms = Math.min(1000 * 2 ** Math.min(round, 5), 30_000);
+      const { failed } = outcome;
+      logger.error(
+        `${where}: sending ${failed.length === 1 ? "a record" : `${failed.length} records`} ` +
+          `of ${place(failed[0])} to ${deadLetterTopic(loggableText(lane.topic))} failed; not ` +
+          `committed, it goes through ${where} again in ${ms} ms (the partition waits)`,
+        loggable(outcome.error),
+      );
+      if (!await laneWait(lane, ms)) return "abandoned";
+    }
+  };
+}
+
+function methodWorkOnce(
+  call: ListenerCall,
+): (records: readonly KafkaRecord[], lane: PartitionLane) => Promise<Outcome | DeadLetterFailure> {
   const { where, mark, host: { logger }, invoke } = call;
   const warn = (logger.warn ?? logger.error).bind(logger);
   return async (records, lane) => {
@@ -169,8 +196,9 @@ function methodWork(call: ListenerCall): LaneWork {
         accepted.push(record);
       }
     }
-    if (refused.length > 0 && await sendDeadLetters(call, refused, lane) === "abandoned") {
-      return "abandoned";
+    if (refused.length > 0) {
+      const sent = await sendDeadLetters(call, refused);
+      if (sent !== "done") return sent;
     }
     if (accepted.length === 0) return "done";
     const { attempts } = mark.retry;
@@ -188,11 +216,7 @@ function methodWork(call: ListenerCall): LaneWork {
               `${deadLetterTopic(loggableText(lane.topic))}`,
             loggable(error),
           );
-          return await sendDeadLetters(
-            call,
-            accepted.map((record) => ({ record, error })),
-            lane,
-          );
+          return await sendDeadLetters(call, accepted.map((record) => ({ record, error })));
         }
         const ms = retryDelay(mark.retry, attempt - 1);
         warn(
