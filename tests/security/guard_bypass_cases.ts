@@ -149,6 +149,16 @@ export function guardBypassSuite(
       ) {
         await noWayThrough("GET", "/admin/panel", [header]);
       }
+      // An open route checks the credentials a request carries: a forged token is refused there.
+      for (const path of ["/items/12", "/public/a/b"]) {
+        const refused = await send("GET", path, [`Authorization: Bearer ${forged}`]);
+        assert.equal(refused.status, 401, path);
+        assert.match(
+          refused.head,
+          /\r\nwww-authenticate: Bearer [^\r]*error="invalid_token"/i,
+          path,
+        );
+      }
     });
 
     it("the same requests with a valid token, and the open routes without one, are served", async () => {
