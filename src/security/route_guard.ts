@@ -14,7 +14,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { DefinitionError } from "../context/errors.ts";
 import type { CompiledRoute, FallbackAnswer, RouteGuard } from "../web/compile.ts";
 import { REFUSED_PATHS } from "../web/request_path.ts";
-import { IMPLEMENTED_METHODS } from "../web/route_table.ts";
+import { IMPLEMENTED_METHODS, routeTable } from "../web/route_table.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { routeTemplate } from "../web/declared_route.ts";
 import { earlyAnswer } from "../web/middleware.ts";
@@ -63,7 +63,9 @@ export interface GuardParts {
  * route takes (see {@linkcode fallbackGuard}).
  */
 export function routeGuard(parts: GuardParts): RouteGuard {
+  const routes: CompiledRoute[] = [];
   const forRoute = (route: CompiledRoute): MiddlewareHandler => {
+    routes.push(route);
     if (!openRoute(route, route.pattern.source, parts.permitAll)) {
       return guard(route.label, parts, undefined);
     }
@@ -75,7 +77,7 @@ export function routeGuard(parts: GuardParts): RouteGuard {
     }
     return guard(route.label, parts, ANYONE);
   };
-  return Object.assign(forRoute, { fallback: fallbackGuard(parts) });
+  return Object.assign(forRoute, { fallback: fallbackGuard(parts, routes) });
 }
 
 /**
@@ -86,14 +88,29 @@ export function routeGuard(parts: GuardParts): RouteGuard {
  * path no request may have (400) say nothing of the routes: answered first, as Spring's firewall
  * does.
  */
-function fallbackGuard(parts: GuardParts): (answer: FallbackAnswer) => FallbackAnswer {
+function fallbackGuard(
+  parts: GuardParts,
+  routes: readonly CompiledRoute[],
+): (answer: FallbackAnswer) => FallbackAnswer {
   const { permitAll } = parts;
-  const gate = guard(
-    "a request no route takes",
-    parts,
-    (c) => permitAll.some((pattern) => permitsPath(pattern, c.req.path)),
-  );
-  return (answer) => async (c) => {
+  const listed = (route: CompiledRoute) => listedPath(route.pattern.source, permitAll);
+  return (answer) => {
+    // Made with the app, once every route has had its guard. A `{name}` of the list takes any
+    // segment, where the router may match a route the list does not open (`/orders/mine` for
+    // `/orders/{id}`, `/items/abc` for `/items/{id:\d+}`): the path of a request no route takes
+    // is opened only when the routes its answer would name (`Allow`) are all listed.
+    const table = routeTable(routes);
+    const gate = guard("a request no route takes", parts, (c) => {
+      const path = c.req.path;
+      return permitAll.some((pattern) => permitsPath(pattern, path)) &&
+        (table.routesAt(path)?.every(listed) ?? true);
+    });
+    return fallbackAnswer(answer, gate);
+  };
+}
+
+function fallbackAnswer(answer: FallbackAnswer, gate: MiddlewareHandler): FallbackAnswer {
+  return async (c) => {
     if (!IMPLEMENTED_METHODS.has(c.req.method) || REFUSED_PATHS.has(c.req.path)) return answer(c);
     let served: Response | undefined;
     const refused = await gate(c, async () => {
@@ -150,6 +167,11 @@ export function openRoute(
     if (methodSecured(method.type, method.methodName)) return false;
     if (permitted(method.type, method.methodName)) return true;
   }
+  return listedPath(source, permitAll);
+}
+
+// Whether `permitAll` opens the route declared `source` by its path.
+function listedPath(source: string, permitAll: readonly string[]): boolean {
   const paths = [source, routeTemplate(source)];
   return permitAll.some((pattern) =>
     pattern.endsWith("/**")
