@@ -161,13 +161,21 @@ class Items {
   }
 }
 
+@RestController()
+class Sections {
+  @PostMapping("/{section}/submit")
+  submit(): string {
+    return "SECRET submitted";
+  }
+}
+
 describe("security() over the answers of no route, under a security.permit-all {name}", () => {
   it("opens no path that a route security.permit-all does not list takes", async () => {
     const app = await bootstrap({
-      controllers: [Orders, Items],
+      controllers: [Orders, Items, Sections],
       config: {
         security: {
-          "permit-all": ["/orders/{id}", "/items/{id:\\d+}"],
+          "permit-all": ["/orders/{id}", "/items/{id:\\d+}", "/pub/**"],
           "api-keys": { keys: { batch: { key: "k-0123456789abcdef", authorities: [] } } },
         },
       },
@@ -177,13 +185,15 @@ describe("security() over the answers of no route, under a security.permit-all {
     try {
       const send = (method: string, path: string) =>
         app.fetch(new Request(`http://localhost${path}`, { method }));
-      // The router takes /orders/mine and /items/abc by routes the pattern does not open.
+      // The router matches these paths to routes the list does not open.
       for (
         const [method, path] of [
           ["OPTIONS", "/orders/mine"],
           ["PUT", "/orders/mine"],
           ["OPTIONS", "/items/abc"],
           ["GET", "/items/abc"],
+          // Under /pub/**, and the path of /{section}/submit, which the list does not open.
+          ["OPTIONS", "/pub/submit"],
         ]
       ) {
         const answer = await send(method, path);
@@ -196,6 +206,7 @@ describe("security() over the answers of no route, under a security.permit-all {
       assert.equal(options.headers.get("allow"), "GET, HEAD, OPTIONS");
       assert.equal((await send("PUT", "/items/7")).status, 405);
       assert.equal((await send("GET", "/orders/7/lines")).status, 401);
+      assert.equal((await send("GET", "/pub/other")).status, 404);
     } finally {
       await app.close();
     }
