@@ -78,7 +78,6 @@ interface Node {
 interface Shape {
   readonly pattern: PathPattern;
   readonly methods: Set<string>;
-  readonly routes: TableRoute[];
 }
 
 const node = (): Node => ({
@@ -104,19 +103,13 @@ export interface RouteTable<R extends TableRoute> {
    * that matches it, or `undefined` when none does. `path` is the decoded path the router matched.
    */
   allowed(path: string): string | undefined;
-  /**
-   * The routes of the most specific pattern that matches `path` (those `Allow` names), or
-   * `undefined` when none does.
-   */
-  routesAt(path: string): readonly R[] | undefined;
 }
 
 /** Orders routes and indexes their patterns by segment, for 405 and `OPTIONS`. */
 export function routeTable<R extends TableRoute>(routes: readonly R[]): RouteTable<R> {
   const ordered = [...routes].sort((a, b) => compareSpecificity(a.pattern, b.pattern));
   const root = node();
-  for (const route of ordered) {
-    const { pattern, httpMethod } = route;
+  for (const { pattern, httpMethod } of ordered) {
     let at = root;
     let rest = false;
     for (const segment of pattern.segments) {
@@ -135,11 +128,11 @@ export function routeTable<R extends TableRoute>(routes: readonly R[]): RouteTab
         at = child.next;
       } else at = at.variable ??= node();
     }
-    const shape = rest
-      ? at.rest ??= { pattern, methods: new Set(), routes: [] }
-      : at.ends ??= { pattern, methods: new Set(), routes: [] };
+    const shape = rest ? at.rest ??= { pattern, methods: new Set() } : at.ends ??= {
+      pattern,
+      methods: new Set(),
+    };
     shape.methods.add(httpMethod);
-    shape.routes.push(route);
     if (httpMethod === "GET") shape.methods.add("HEAD");
   }
 
@@ -174,16 +167,12 @@ export function routeTable<R extends TableRoute>(routes: readonly R[]): RouteTab
     return found;
   };
 
-  const shapeAt = (path: string): Shape | undefined =>
-    path.startsWith("/")
-      ? best(root, path === "/" ? [] : path.slice(1).split("/"), 0, undefined)
-      : undefined;
-
   return {
     routes: ordered,
-    routesAt: (path) => shapeAt(path)?.routes as readonly R[] | undefined,
     allowed(path) {
-      const methods = shapeAt(path)?.methods;
+      if (!path.startsWith("/")) return undefined;
+      const methods = best(root, path === "/" ? [] : path.slice(1).split("/"), 0, undefined)
+        ?.methods;
       if (methods === undefined) return undefined;
       return [...ALLOW_ORDER.filter((m) => methods.has(m)), "OPTIONS"].join(", ");
     },
