@@ -7,7 +7,14 @@
 // firewall does.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bootstrap, GetMapping, RequestMapping, RestController } from "../../mod.ts";
+import {
+  bootstrap,
+  DeleteMapping,
+  GetMapping,
+  PostMapping,
+  RequestMapping,
+  RestController,
+} from "../../mod.ts";
 import { listen, type Server } from "../../server.ts";
 import { PermitAll, security } from "../../security.ts";
 import { memoryLogger } from "../helpers.ts";
@@ -122,5 +129,86 @@ describe(`security() over the answers of no route, through listen(app) on ${RUNT
   it("answers an unknown method 501 and a path no request may have 400, as before", async () => {
     assert.equal((await send("PROPFIND", "/admin/panel")).status, 501);
     assert.equal((await send("GET", "/admin%2Fpanel")).status, 400);
+  });
+});
+
+@RestController()
+@RequestMapping("/orders")
+class Orders {
+  @GetMapping("/{id}")
+  order(): string {
+    return "order";
+  }
+
+  // Not listed in security.permit-all: /orders/{id} opens the routes mapped so, not this one.
+  @PostMapping("/mine")
+  mine(): string {
+    return "SECRET mine";
+  }
+}
+
+@RestController()
+@RequestMapping("/items")
+class Items {
+  @GetMapping("/{id:\\d+}")
+  item(): string {
+    return "item";
+  }
+
+  @DeleteMapping("/{name}")
+  remove(): string {
+    return "SECRET removed";
+  }
+}
+
+@RestController()
+class Sections {
+  @PostMapping("/{section}/submit")
+  submit(): string {
+    return "SECRET submitted";
+  }
+}
+
+describe("security() over the answers of no route, under a security.permit-all {name}", () => {
+  it("opens no path that a route security.permit-all does not list takes", async () => {
+    const app = await bootstrap({
+      controllers: [Orders, Items, Sections],
+      config: {
+        security: {
+          "permit-all": ["/orders/{id}", "/items/{id:\\d+}", "/pub/**"],
+          "api-keys": { keys: { batch: { key: "k-0123456789abcdef", authorities: [] } } },
+        },
+      },
+      security: security(),
+      logger: memoryLogger(),
+    });
+    try {
+      const send = (method: string, path: string) =>
+        app.fetch(new Request(`http://localhost${path}`, { method }));
+      // The router matches these paths to routes the list does not open.
+      for (
+        const [method, path] of [
+          ["OPTIONS", "/orders/mine"],
+          ["PUT", "/orders/mine"],
+          ["OPTIONS", "/items/abc"],
+          ["GET", "/items/abc"],
+          // Under /pub/**, and the path of /{section}/submit, which the list does not open.
+          ["OPTIONS", "/pub/submit"],
+        ]
+      ) {
+        const answer = await send(method, path);
+        assert.equal(answer.status, 401, `${method} ${path}`);
+        assert.equal(answer.headers.get("allow"), null, `${method} ${path}`);
+      }
+      // The routes it opens keep their plain answers.
+      const options = await send("OPTIONS", "/orders/7");
+      assert.equal(options.status, 204);
+      assert.equal(options.headers.get("allow"), "GET, HEAD, OPTIONS");
+      assert.equal((await send("PUT", "/items/7")).status, 405);
+      assert.equal((await send("GET", "/orders/7/lines")).status, 401);
+      assert.equal((await send("GET", "/pub/other")).status, 404);
+    } finally {
+      await app.close();
+    }
   });
 });
