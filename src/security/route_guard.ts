@@ -14,9 +14,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { DefinitionError } from "../context/errors.ts";
 import type { CompiledRoute, FallbackAnswer, RouteGuard } from "../web/compile.ts";
 import { REFUSED_PATHS } from "../web/request_path.ts";
-import { compareSpecificity, IMPLEMENTED_METHODS } from "../web/route_table.ts";
-import type { PathPattern } from "../web/path_pattern.ts";
-import { tryDecodeURIComponent } from "hono/utils/url";
+import { IMPLEMENTED_METHODS, routeTable } from "../web/route_table.ts";
 import type { Logger } from "../web/error_responder.ts";
 import { routeTemplate } from "../web/declared_route.ts";
 import { earlyAnswer } from "../web/middleware.ts";
@@ -95,64 +93,22 @@ function fallbackGuard(
   routes: readonly CompiledRoute[],
 ): (answer: FallbackAnswer) => FallbackAnswer {
   const { permitAll } = parts;
-  const listed = (route: CompiledRoute) => listedPath(route.pattern.source, permitAll);
   return (answer) => {
     // Made with the app, once every route has had its guard. A `{name}` of the list takes any
     // segment, where the router may match a route the list does not open (`/orders/mine` for
     // `/orders/{id}`, `/items/abc` for `/items/{id:\d+}`): the path of a request no route takes
-    // is opened only when the routes its answer would name (`Allow`: the most specific pattern
-    // that matches it) are all listed.
-    const unlisted = routes.filter((route) => !listed(route));
+    // is opened only where its answer (404, or the `Allow` of 405 and `OPTIONS`, which the route
+    // table alone decides) is the one the listed routes alone would give.
+    const open = routes.filter((route) => listedPath(route.pattern.source, permitAll));
+    const all = routeTable(routes);
+    const listed = open.length === routes.length ? all : routeTable(open);
     const gate = guard("a request no route takes", parts, (c) => {
       const path = c.req.path;
       return permitAll.some((pattern) => permitsPath(pattern, path)) &&
-        (unlisted.length === 0 || !shadowed(path, routes, unlisted));
+        (listed === all || all.allowed(path) === listed.allowed(path));
     });
     return fallbackAnswer(answer, gate);
   };
-}
-
-// Whether the most specific pattern that matches `path` (as the router and the route table
-// weigh them) is one of an `unlisted` route.
-function shadowed(
-  path: string,
-  routes: readonly CompiledRoute[],
-  unlisted: readonly CompiledRoute[],
-): boolean {
-  const parts = path === "/" ? [] : path.slice(1).split("/");
-  const best = (among: readonly CompiledRoute[]) => {
-    let found: PathPattern | undefined;
-    for (const { pattern } of among) {
-      if (
-        matches(pattern, parts) &&
-        (found === undefined || compareSpecificity(pattern, found) < 0)
-      ) found = pattern;
-    }
-    return found;
-  };
-  const blocking = best(unlisted);
-  if (blocking === undefined) return false;
-  const first = best(routes);
-  // Equal: one shape, an unlisted route among its methods.
-  return first === undefined || compareSpecificity(blocking, first) <= 0;
-}
-
-// Whether `pattern` matches the path split into `parts`, as src/web/route_table.ts matches: a
-// literal the part as routed, a regex the part decoded, no segment empty, a `{*name}` the rest.
-function matches(pattern: PathPattern, parts: readonly string[]): boolean {
-  const { segments } = pattern;
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i];
-    if (segment.kind === "rest") return true;
-    const part = parts[i];
-    if (part === undefined || part === "") return false;
-    if (segment.kind === "literal") {
-      if (segment.text !== part) return false;
-    } else if (segment.constraint?.regex.test(tryDecodeURIComponent(part)) === false) {
-      return false;
-    }
-  }
-  return segments.length === parts.length;
 }
 
 function fallbackAnswer(answer: FallbackAnswer, gate: MiddlewareHandler): FallbackAnswer {
