@@ -35,6 +35,9 @@ const FETCH_WAIT_MS = 500;
 const PARTITION_MAX_BYTES = 1 << 20;
 const IS_CONTROL = 1 << 5;
 const OFFSET_OUT_OF_RANGE = 1;
+// Past the close's deadline, the last commit and the leave of the group get this long each before
+// the member's connections are cut: a broker that does not answer must not hold the shutdown.
+const GRACE_MS = 5000;
 
 // The records of one assignment of the group; the next join makes another.
 interface Generation {
@@ -80,6 +83,7 @@ export class ListenerMember {
   #lastBeat = Date.now();
   #watchdog: ReturnType<typeof setInterval> | undefined;
   #renewal: Promise<void> | undefined;
+  #starting: Promise<void> | undefined;
 
   constructor(settings: MemberSettings, work: LaneWork) {
     this.#settings = settings;
@@ -136,8 +140,12 @@ export class ListenerMember {
 
   /** Joins the group; its records then run until `close`. */
   async start(): Promise<void> {
-    await this.#join();
-    this.#watchdog ??= setInterval(() => this.#watch(), this.#settings.heartbeatIntervalMs);
+    this.#starting = this.#join();
+    await this.#starting;
+    // A close that came during the join must not leave a timer behind it.
+    if (!this.#closing) {
+      this.#watchdog ??= setInterval(() => this.#watch(), this.#settings.heartbeatIntervalMs);
+    }
   }
 
   async #join(): Promise<void> {
@@ -198,24 +206,34 @@ export class ListenerMember {
   /**
    * Stops fetching, lets the records running finish until `deadline` (a `Date.now()` value),
    * commits what finished and leaves the group. Answers the records given up at the deadline.
+   * It ends by the deadline and a grace for the commit and the leave, whatever the broker does:
+   * a member that could not leave is dropped by the group after its session timeout.
    */
   async close(deadline: number): Promise<readonly KafkaRecord[]> {
     this.#closing = true;
     clearInterval(this.#watchdog);
-    await this.#renewal;
-    await this.#revoking;
-    const left = await this.#revoke(deadline, "the close", 5000);
-    await this.#loop;
-    try {
-      await this.#consumer.close();
-    } catch (error) {
-      this.#settings.logger.error(
-        `${this.#settings.where}: leaving group "${this.#settings.groupId}" failed`,
-        loggable(error),
+    const { logger, where, groupId } = this.#settings;
+    // A join, a renewal or a rebalance's wait under way each wait on the broker.
+    await settle(Promise.all([this.#starting, this.#renewal, this.#revoking]), deadline);
+    const left = await this.#revoke(deadline, "the close", GRACE_MS);
+    const leaveBy = Math.max(deadline, Date.now()) + GRACE_MS;
+    // A fetch under way ends at its own wait, or never with a broker that does not answer.
+    const loop = await settle(this.#loop, leaveBy);
+    const leave = loop !== true && "timedOut" in loop
+      ? loop
+      : await settle(this.#consumer.close(), leaveBy);
+    if (leave !== true) {
+      logger.error(
+        `${where}: leaving group "${groupId}" ${
+          "timedOut" in leave ? "did not end in time" : "failed"
+        }; its connections are cut, and the group drops the member after its session timeout`,
+        ...("error" in leave ? [loggable(leave.error)] : []),
       );
-      await (this.#consumer.close(true) as unknown as Promise<void>).catch(() => {});
+      // The client takes a second close for done while its first waits: the connections are
+      // closed here.
+      await settle(closeConnections(this.#consumer), Date.now() + GRACE_MS);
     }
-    await this.#pool.close().catch(() => {});
+    await settle(this.#pool.close(), Date.now() + GRACE_MS);
     return left;
   }
 
@@ -255,7 +273,7 @@ export class ListenerMember {
     wake(generation);
     const lanes = [...generation.lanes.values()];
     for (const lane of lanes) lane.stop();
-    await within(Promise.all(lanes.map((lane) => lane.idle())), deadline);
+    await settle(Promise.all(lanes.map((lane) => lane.idle())), deadline);
     const left = lanes.flatMap((lane) => lane.running === undefined ? [] : [lane.running]);
     for (const record of left) {
       (this.#settings.logger.warn ?? this.#settings.logger.error).call(
@@ -265,7 +283,7 @@ export class ListenerMember {
           `the group delivers it again`,
       );
     }
-    await within(this.#commit(lanes, true), Math.max(deadline, Date.now()) + commitMs);
+    await settle(this.#commit(lanes, true), Math.max(deadline, Date.now()) + commitMs);
     for (const lane of lanes) lane.revoked = true;
     return left;
   }
@@ -522,24 +540,32 @@ async function closeQuietly(consumer: Consumer): Promise<void> {
   try {
     await consumer.close(true);
   } catch {
-    const connections = Object.getOwnPropertySymbols(consumer).find((symbol) =>
-      symbol.description === "plt.kafka.base.connections"
-    );
-    const pool = connections === undefined
-      ? undefined
-      : (consumer as unknown as Record<symbol, { close?: () => Promise<void> }>)[connections];
-    await pool?.close?.().catch(() => {});
+    await closeConnections(consumer);
   }
 }
 
-// `promise`, or nothing once `deadline` passed.
-async function within(promise: Promise<unknown>, deadline: number): Promise<void> {
+// Closes the connections of `consumer` under it, without a word to the broker.
+async function closeConnections(consumer: Consumer): Promise<void> {
+  const connections = Object.getOwnPropertySymbols(consumer).find((symbol) =>
+    symbol.description === "plt.kafka.base.connections"
+  );
+  const pool = connections === undefined
+    ? undefined
+    : (consumer as unknown as Record<symbol, { close?: () => Promise<void> }>)[connections];
+  await pool?.close?.().catch(() => {});
+}
+
+// True once `promise` fulfilled, its error once it rejected, or a time-out once `deadline` passed.
+async function settle(
+  promise: Promise<unknown> | undefined,
+  deadline: number,
+): Promise<true | { readonly error: unknown } | { readonly timedOut: true }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    await Promise.race([
-      promise,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+    return await Promise.race([
+      Promise.resolve(promise).then(() => true as const, (error: unknown) => ({ error })),
+      new Promise<{ readonly timedOut: true }>((resolve) => {
+        timer = setTimeout(() => resolve({ timedOut: true }), Math.max(0, deadline - Date.now()));
       }),
     ]);
   } finally {

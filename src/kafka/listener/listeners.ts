@@ -53,7 +53,7 @@ export class Listeners {
    * records were still running at the end: those are delivered again (not committed).
    */
   async close(timeoutMs: number): Promise<{ readonly abandoned: number }> {
-    await this.#started?.catch(() => {});
+    // A join still under way counts against the timeout too (each member waits for its own).
     const deadline = Date.now() + timeoutMs;
     const left = await Promise.all(
       this.#listeners.flatMap((l) => l.members.map((m) => m.close(deadline))),
