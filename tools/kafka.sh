@@ -57,11 +57,13 @@ wait_up() {
 
 java_opts=(-Xms256m -Xmx512m -XX:+UseSerialGC -Dlog4j2.configurationFile="$PWD/log4j2.xml")
 
-# Starts the broker whose folder is target/node-$1, on the data it has.
+# Starts the broker whose folder is target/node-$1, on the data it has. In a session of its own: a
+# test that restarts a broker must not take it down when the test run is killed (a step's time-out
+# signals its whole process group), leaving the next run a cluster short of its quorum.
 launch() {
   local dir="$PWD/target/node-$1"
   : >"$dir/kafka.log"
-  nohup java "${java_opts[@]}" -cp "$(cat target/classpath.txt)" kafka.Kafka "$dir/server.properties" \
+  setsid nohup java "${java_opts[@]}" -cp "$(cat target/classpath.txt)" kafka.Kafka "$dir/server.properties" \
     >>"$dir/kafka.log" 2>&1 9>&- &
   echo $! >"$dir/pid"
 }
@@ -100,6 +102,10 @@ start-cluster) start_nodes 9192 9193 9194 ;;
 kill-node)
   [ -f "target/node-${2:?a broker port}/pid" ] || { echo "kafka: no broker of this script on $2" >&2; exit 1; }
   kill -9 "$(cat "target/node-$2/pid")" 2>/dev/null || true
+  # Gone once its port refuses: a restart right after must not find it still answering.
+  for _ in $(seq 1 300); do answers "$2" || exit 0; sleep 0.1; done
+  echo "kafka: the broker on $2 still answers after kill -9" >&2
+  exit 1
   ;;
 restart-node)
   [ -f "target/node-${2:?a broker port}/server.properties" ] || { echo "kafka: no broker of this script on $2" >&2; exit 1; }

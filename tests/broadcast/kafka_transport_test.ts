@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Admin } from "@platformatic/kafka";
 import { KafkaTransport } from "../../src/broadcast/kafka_transport.ts";
 import { createTopic, uniqueName } from "../kafka/broker.ts";
-import { KAFKA_CLUSTER, killBroker, restartBroker } from "../kafka/three_brokers.ts";
+import { KAFKA_CLUSTER, killBroker, restartBroker, wholeCluster } from "../kafka/three_brokers.ts";
 import { until } from "../kafka/listener/listener_fixture.ts";
 
 // The port of the broker that leads the topic's one partition.
@@ -27,6 +27,7 @@ async function leaderPort(topic: string): Promise<number> {
 describe("the broadcast's Kafka transport", () => {
   it("reads again after its stream failed with the leader gone, once a broker leads again", async () => {
     const topic = uniqueName("thaw-broadcast-loss");
+    await wholeCluster();
     await createTopic(topic, 1, KAFKA_CLUSTER);
     const warnings: string[] = [];
     const received: string[] = [];

@@ -25,3 +25,11 @@ export async function restartBroker(port: number): Promise<void> {
     maxBuffer: 1 << 20,
   });
 }
+
+/**
+ * Starts again each broker of the cluster that does not answer, and waits until it does: a run
+ * killed between a test's kill and its restart must not leave the next one a broker short.
+ */
+export async function wholeCluster(): Promise<void> {
+  for (const address of KAFKA_CLUSTER) await restartBroker(Number(address.split(":")[1]));
+}

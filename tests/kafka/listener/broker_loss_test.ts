@@ -6,7 +6,7 @@ import { KafkaListener } from "../../../src/kafka/listener/kafka_listener.ts";
 import type { KafkaRecord } from "../../../src/kafka/listener/kafka_record.ts";
 import { kafkaListeners } from "../../../src/kafka/listener/listeners.ts";
 import { createTopic, uniqueName } from "../broker.ts";
-import { KAFKA_CLUSTER, killBroker, restartBroker } from "../three_brokers.ts";
+import { KAFKA_CLUSTER, killBroker, restartBroker, wholeCluster } from "../three_brokers.ts";
 import { KeptLog, producerSender, sendJson, testHost, until } from "./listener_fixture.ts";
 
 const VICTIM = 9193;
@@ -14,6 +14,7 @@ const VICTIM = 9193;
 describe("@KafkaListener on three brokers", () => {
   it("loses no acknowledged send when a broker is killed under a steady producer", async () => {
     const topic = uniqueName("listen-broker-loss");
+    await wholeCluster();
     await createTopic(topic, 3, KAFKA_CLUSTER);
     // The bare producer can hang for good on a send in flight when its broker dies: a send with
     // no answer for this long is counted unacknowledged and the producer replaced.
@@ -88,13 +89,14 @@ describe("@KafkaListener on three brokers", () => {
       );
     } finally {
       stop = true;
+      // The broker first: whatever below waits on it, the next test finds the cluster whole.
+      if (killed) await restartBroker(VICTIM);
       await producing;
       await listeners.close(10_000);
-      await sender.close();
-      if (killed) await restartBroker(VICTIM);
-      // A hung producer closes once its broker is back, if ever: not awaited past a bound.
+      // A producer with a send hung closes once its broker is back, if ever: not awaited past a
+      // bound.
       await Promise.race([
-        Promise.all(replaced.map((r) => r.close().catch(() => {}))),
+        Promise.all([sender, ...replaced].map((r) => r.close().catch(() => {}))),
         new Promise((resolve) => setTimeout(resolve, STUCK_MS).unref?.()),
       ]);
     }
