@@ -22,17 +22,13 @@ import { memoryLogger } from "../helpers.ts";
 import { RUNTIME } from "../runtime.ts";
 import { exchange, request } from "../runtime/raw_client.ts";
 import { IssuerServer, type SigningKey, signingKey, token } from "./issuer_server.ts";
+import { memoryUsers } from "./memory_users.ts";
 
 const ITERATIONS = 1000;
 const API_KEY = "k-0123456789abcdef-batch";
 let users: Record<string, UserDetails> = {};
 
-@Service()
-class Users extends UserDetailsService {
-  loadUserByUsername(name: string): Promise<UserDetails | undefined> {
-    return Promise.resolve(Object.hasOwn(users, name) ? users[name] : undefined);
-  }
-}
+const Users = memoryUsers(() => users);
 
 @RestController()
 class Routes {
