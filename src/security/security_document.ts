@@ -1,8 +1,9 @@
 /**
  * What the OpenAPI document says of `security()`: the schemes it reads credentials by, under
  * `components.securitySchemes`, and each operation's requirement, from the same rules the guard
- * runs: `security: []` on a route anyone may reach (`@PermitAll()`, `security.permit-all`, health),
- * otherwise any one of the schemes, with the authorities `@Secured` names (any one of them, so
+ * runs: on a route anyone may reach (`@PermitAll()`, `security.permit-all`, health) no credentials
+ * or any one scheme's (`[{}, { bearerAuth: [] }]`: those sent are checked), otherwise any one of the
+ * schemes, with the authorities `@Secured` names (any one of them, so
  * one requirement each). A list of schemes, so that each scheme `security()` turns on appears by
  * adding its entry. Only data: the generator reads it where the app serves a document.
  *
@@ -17,6 +18,10 @@ import { openRoute } from "./route_guard.ts";
 // decides, as the route's own check answers.
 const REFUSED = Object.freeze({
   401: "No credentials, or refused ones (WWW-Authenticate says which scheme)",
+});
+// A route anyone may reach checks the credentials sent all the same.
+const OPEN = Object.freeze({
+  401: "Refused credentials: none are needed, but those sent are checked",
 });
 const DENIED = Object.freeze({
   ...REFUSED,
@@ -74,7 +79,12 @@ export function documentedGuard(
 ): DocumentedGuard {
   const securitySchemes = Object.fromEntries(schemes.map((s) => [s.name, s.scheme]));
   return (route) => {
-    if (openRoute(route, route.path, permitAll)) return { securitySchemes, security: [] };
+    if (openRoute(route, route.path, permitAll)) {
+      // `{}` first: no credentials will do. A client that has some sends them, and the route
+      // runs as their caller (Swagger UI sends what "Authorize" was given).
+      const security = [{}, ...schemes.map(({ name }) => ({ [name]: [] }))];
+      return { securitySchemes, security, responses: OPEN };
+    }
     const authorities = route.method === undefined
       ? undefined
       : securedAuthorities(route.method.type, route.method.methodName);

@@ -86,7 +86,7 @@ describe("a route opened to anyone whose method security still guards it", () =>
       // The document says the same.
       const doc = await openApiDocument(app);
       const security = (path: string) => (doc.paths[path].get as { security?: unknown }).security;
-      assert.deepEqual(security("/desk/hours"), []);
+      assert.deepEqual(security("/desk/hours"), [{}, { bearerAuth: [] }]);
       assert.deepEqual(security("/desk/admin"), [{ bearerAuth: ["ROLE_ADMIN"] }]);
       assert.deepEqual(security("/desk/own"), [{ bearerAuth: [] }]);
       assert.deepEqual(security("/listed/admin"), [{ bearerAuth: ["ROLE_ADMIN"] }]);

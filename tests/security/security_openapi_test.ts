@@ -1,6 +1,6 @@
 // The OpenAPI document of an app with security(): bearerAuth declared, each operation's
-// requirement from the decorators (@Secured's scopes and roles), `security: []` where anyone may
-// call (@PermitAll, security.permit-all, health), and the document valid OpenAPI 3.1.
+// requirement from the decorators (@Secured's scopes and roles), credentials optional where anyone
+// may call (@PermitAll, security.permit-all, health), and the document valid OpenAPI 3.1.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { exportSPKI, generateKeyPair } from "jose";
@@ -103,16 +103,20 @@ describe("the OpenAPI document of a secured app", () => {
         );
         assert.deepEqual(security_(doc, "/orders", "post"), [{ bearerAuth: ["ROLE_CLERK"] }]);
         assert.deepEqual(security_(doc, "/orders/count"), [{ bearerAuth: [] }]);
-        assert.deepEqual(security_(doc, "/orders/open"), []);
-        assert.deepEqual(security_(doc, "/public/news"), []);
-        assert.deepEqual(security_(doc, "/actuator/health"), []);
+        // Anyone may call, and credentials sent are checked: none, or any one scheme.
+        const optional = [{}, { bearerAuth: [] }];
+        assert.deepEqual(security_(doc, "/orders/open"), optional);
+        assert.deepEqual(security_(doc, "/public/news"), optional);
+        assert.deepEqual(security_(doc, "/actuator/health"), optional);
         // The guard's own answers: 401 on every guarded operation, 403 where @Secured decides.
         const responses = (path: string, method = "get") =>
           Object.keys((doc.paths[path][method] as { responses: object }).responses);
         assert.ok(responses("/orders/count").includes("401"));
         assert.ok(!responses("/orders/count").includes("403"));
         assert.ok(responses("/orders", "post").includes("403"));
-        assert.ok(!responses("/orders/open").includes("401"));
+        // Refused credentials are answered 401 there too; never 403.
+        assert.ok(responses("/orders/open").includes("401"));
+        assert.ok(!responses("/orders/open").includes("403"));
       } finally {
         await secured.close();
       }
@@ -157,7 +161,12 @@ describe("the OpenAPI document of an app with HTTP Basic and API keys beside tok
         { basicAuth: ["ROLE_CLERK"] },
         { apiKeyAuth: ["ROLE_CLERK"] },
       ]);
-      assert.deepEqual(security_(doc, "/orders/open"), []);
+      assert.deepEqual(security_(doc, "/orders/open"), [
+        {},
+        { bearerAuth: [] },
+        { basicAuth: [] },
+        { apiKeyAuth: [] },
+      ]);
     } finally {
       await application.close();
     }
@@ -189,11 +198,11 @@ describe("the OpenAPI document of a route that security.permit-all opens by its 
       // The guard opens it...
       const served = await application.fetch(new Request("http://localhost/items/7"));
       assert.equal(served.status, 200);
-      // ...and the document says so: no requirement, no 401.
+      // ...and the document says so: credentials optional, a 401 only for refused ones.
       const doc = await openApiDocument(application);
-      assert.deepEqual(security_(doc, "/items/{id}"), []);
+      assert.deepEqual(security_(doc, "/items/{id}"), [{}, { bearerAuth: [] }]);
       const responses = (doc.paths["/items/{id}"].get as { responses: object }).responses;
-      assert.ok(!Object.keys(responses).includes("401"));
+      assert.ok(!Object.keys(responses).includes("403"));
     } finally {
       await application.close();
     }
