@@ -8,8 +8,12 @@ import type {
   RecordMetadata,
   RecordSender,
 } from "../../../src/kafka/outgoing_record.ts";
-import type { ListenerHost } from "../../../src/kafka/listener/listeners.ts";
-import { KAFKA_BOOTSTRAP } from "../broker.ts";
+import {
+  kafkaListeners,
+  type ListenerHost,
+  type Listeners,
+} from "../../../src/kafka/listener/listeners.ts";
+import { createTopic, KAFKA_BOOTSTRAP, uniqueName } from "../broker.ts";
 
 /** A producer that acknowledges with acks all, as a `RecordSender`, and its close. */
 export function producerSender(
@@ -110,5 +114,45 @@ export async function until(
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A topic of the test's own on the test broker, and its `.DLT` (one partition) with `dlt`. */
+export async function listenerTopic(
+  prefix: string,
+  partitions: number,
+  { dlt = false }: { readonly dlt?: boolean } = {},
+): Promise<string> {
+  const topic = uniqueName(prefix);
+  await createTopic(topic, partitions);
+  if (dlt) await createTopic(`${topic}.DLT`, 1);
+  return topic;
+}
+
+/** What `withListeners` gives its body. */
+export interface ListenerRun {
+  /** Sends the test's records, and the dead letters. */
+  readonly sender: RecordSender;
+  readonly log: KeptLog;
+  /** Not started: the body starts them where the test wants. */
+  readonly listeners: Listeners;
+}
+
+/**
+ * Runs `body` with the listeners of `instance` on the test broker, and closes them and their
+ * sender after it, whatever it did.
+ */
+export async function withListeners(
+  instance: object,
+  body: (run: ListenerRun) => Promise<void>,
+): Promise<void> {
+  const sender = producerSender();
+  const log = new KeptLog();
+  const listeners = kafkaListeners([{ instance }], testHost(sender, log));
+  try {
+    await body({ sender, log, listeners });
+  } finally {
+    await listeners.close(10_000);
+    await sender.close();
   }
 }

@@ -8,7 +8,15 @@ import { kafkaListeners } from "../../../src/kafka/listener/listeners.ts";
 import type { StandardSchemaV1 } from "../../../src/config/standard_schema.ts";
 import { createTopic, readTopic, uniqueName } from "../broker.ts";
 import { deferred } from "../../deferred.ts";
-import { KeptLog, producerSender, sendJson, testHost, until } from "./listener_fixture.ts";
+import {
+  KeptLog,
+  listenerTopic,
+  producerSender,
+  sendJson,
+  testHost,
+  until,
+  withListeners,
+} from "./listener_fixture.ts";
 
 // A hand-written Standard Schema: an order has a numeric amount.
 const orderSchema: StandardSchemaV1<unknown, { amount: number }> = {
@@ -27,7 +35,6 @@ describe("@KafkaListener", () => {
   it("takes JSON records with their keys and headers, from every partition", async () => {
     const topic = uniqueName("listen-basic");
     await createTopic(topic, 2);
-    const sender = producerSender();
     const seen: { value: unknown; record: KafkaRecord }[] = [];
     class Orders {
       @KafkaListener({ topics: topic, groupId: uniqueName("g") })
@@ -35,9 +42,7 @@ describe("@KafkaListener", () => {
         seen.push({ value, record });
       }
     }
-    const log = new KeptLog();
-    const listeners = kafkaListeners([{ instance: new Orders() }], testHost(sender, log));
-    try {
+    await withListeners(new Orders(), async ({ sender, listeners }) => {
       await listeners.start();
       await sendJson(sender, topic, [
         { value: { id: 1 }, key: "k1", headers: { trace: "a" }, partition: 0 },
@@ -57,17 +62,11 @@ describe("@KafkaListener", () => {
       assert.equal(byId.get(1)?.topic, topic);
       assert.ok(Math.abs(byId.get(1)!.timestamp - Date.now()) < 3_600_000);
       assert.deepEqual([...byId.get(1)!.raw.value!], [...Buffer.from('{"id":1}')]);
-    } finally {
-      await listeners.close(10_000);
-      await sender.close();
-    }
+    });
   });
 
   it("sends a value its schema refuses to <topic>.DLT with Spring's headers, untried", async () => {
-    const topic = uniqueName("listen-schema");
-    await createTopic(topic, 1);
-    await createTopic(`${topic}.DLT`, 1);
-    const sender = producerSender();
+    const topic = await listenerTopic("listen-schema", 1, { dlt: true });
     const group = uniqueName("g");
     const seen: unknown[] = [];
     class Orders {
@@ -76,9 +75,7 @@ describe("@KafkaListener", () => {
         seen.push(value);
       }
     }
-    const log = new KeptLog();
-    const listeners = kafkaListeners([{ instance: new Orders() }], testHost(sender, log));
-    try {
+    await withListeners(new Orders(), async ({ sender, log, listeners }) => {
       await listeners.start();
       await sendJson(sender, topic, [
         { value: { amount: "lots" }, key: "bad", headers: { trace: "t1" } },
@@ -109,17 +106,11 @@ describe("@KafkaListener", () => {
         new RegExp(`Orders\\.onOrder: the value of ${topic} partition 0 offset 0 was refused`),
       );
       assert.doesNotMatch(said, /lots/);
-    } finally {
-      await listeners.close(10_000);
-      await sender.close();
-    }
+    });
   });
 
   it("sends a value whose schema throws, or rejects, to <topic>.DLT; the partition goes on", async () => {
-    const topic = uniqueName("listen-schema-throws");
-    await createTopic(topic, 1);
-    await createTopic(`${topic}.DLT`, 1);
-    const sender = producerSender();
+    const topic = await listenerTopic("listen-schema-throws", 1, { dlt: true });
     // A schema written by hand that reads before it checks: a hostile value makes it throw.
     const careless: StandardSchemaV1<unknown, { amount: number }> = {
       "~standard": {
@@ -141,9 +132,7 @@ describe("@KafkaListener", () => {
         seen.push(value);
       }
     }
-    const log = new KeptLog();
-    const listeners = kafkaListeners([{ instance: new Orders() }], testHost(sender, log));
-    try {
+    await withListeners(new Orders(), async ({ sender, log, listeners }) => {
       await listeners.start();
       await sendJson(sender, topic, [
         { value: {}, key: "throws" },
@@ -159,17 +148,11 @@ describe("@KafkaListener", () => {
         assert.match(record.headers.get("kafka_dlt-exception-message")!, /schema failed/);
       }
       assert.match(log.lines.join("\n"), /offset 0 was refused \(schema\)/);
-    } finally {
-      await listeners.close(10_000);
-      await sender.close();
-    }
+    });
   });
 
   it("sends a value that is not JSON, or not UTF-8, to <topic>.DLT untried", async () => {
-    const topic = uniqueName("listen-not-json");
-    await createTopic(topic, 1);
-    await createTopic(`${topic}.DLT`, 1);
-    const sender = producerSender();
+    const topic = await listenerTopic("listen-not-json", 1, { dlt: true });
     const seen: unknown[] = [];
     class Orders {
       @KafkaListener({ topics: [topic], groupId: uniqueName("g") })
@@ -177,16 +160,14 @@ describe("@KafkaListener", () => {
         seen.push(value);
       }
     }
-    const log = new KeptLog();
-    const listeners = kafkaListeners([{ instance: new Orders() }], testHost(sender, log));
-    const raw = (key: string, value: Uint8Array) => ({
-      topic,
-      key: new TextEncoder().encode(key),
-      value,
-      headers: [],
-      partition: undefined,
-    });
-    try {
+    await withListeners(new Orders(), async ({ sender, listeners }) => {
+      const raw = (key: string, value: Uint8Array) => ({
+        topic,
+        key: new TextEncoder().encode(key),
+        value,
+        headers: [],
+        partition: undefined,
+      });
       await listeners.start();
       // JSON has to be UTF-8: a string with a byte no UTF-8 text holds is no JSON, not a
       // replacement character the method cannot tell from one that was sent.
@@ -201,17 +182,11 @@ describe("@KafkaListener", () => {
       for (const record of dead) {
         assert.equal(record.headers.get("kafka_dlt-exception-message"), "the value is not JSON");
       }
-    } finally {
-      await listeners.close(10_000);
-      await sender.close();
-    }
+    });
   });
 
   it("retries a failing record in order, the partition's later records waiting, then dead-letters", async () => {
-    const topic = uniqueName("listen-retry");
-    await createTopic(topic, 1);
-    await createTopic(`${topic}.DLT`, 1);
-    const sender = producerSender();
+    const topic = await listenerTopic("listen-retry", 1, { dlt: true });
     const events: string[] = [];
     class Declined extends Error {
       override name = "Declined";
@@ -230,9 +205,7 @@ describe("@KafkaListener", () => {
         }
       }
     }
-    const log = new KeptLog();
-    const listeners = kafkaListeners([{ instance: new Orders() }], testHost(sender, log));
-    try {
+    await withListeners(new Orders(), async ({ sender, log, listeners }) => {
       await listeners.start();
       await sendJson(sender, topic, [0, 1, 2, 3, 4].map((n) => ({ value: { n }, key: `k${n}` })));
       await until(() => events.includes("end 4"), "the last record");
@@ -271,10 +244,7 @@ describe("@KafkaListener", () => {
           `Orders\\.onOrder failed on ${topic} partition 0 offset 3 \\(attempt 3 of 3\\); it goes to ${topic}\\.DLT`,
         ),
       );
-    } finally {
-      await listeners.close(10_000);
-      await sender.close();
-    }
+    });
   });
 
   it("closes once the record running finished, and commits it: the next member starts after", async () => {
@@ -393,10 +363,7 @@ describe("@KafkaListener", () => {
   });
 
   it("retries a failing batch whole, then sends each of its records to the DLT", async () => {
-    const topic = uniqueName("listen-batch-dlt");
-    await createTopic(topic, 1);
-    await createTopic(`${topic}.DLT`, 1);
-    const sender = producerSender();
+    const topic = await listenerTopic("listen-batch-dlt", 1, { dlt: true });
     let calls = 0;
     const firstOfEach: bigint[] = [];
     class Failing {
@@ -412,9 +379,7 @@ describe("@KafkaListener", () => {
         throw new TypeError("cannot take these");
       }
     }
-    const log = new KeptLog();
-    const listeners = kafkaListeners([{ instance: new Failing() }], testHost(sender, log));
-    try {
+    await withListeners(new Failing(), async ({ sender, listeners }) => {
       await sendJson(sender, topic, [0, 1, 2].map((n) => ({ value: n, key: `k${n}` })));
       await listeners.start();
       const dead = await readTopic(`${topic}.DLT`, 3);
@@ -425,16 +390,12 @@ describe("@KafkaListener", () => {
       for (let i = 1; i < firstOfEach.length; i += 2) {
         assert.equal(firstOfEach[i], firstOfEach[i - 1]);
       }
-    } finally {
-      await listeners.close(10_000);
-      await sender.close();
-    }
+    });
   });
 
   it("runs `concurrency` consumers of the group, which share the partitions", async () => {
     const topic = uniqueName("listen-concurrency");
     await createTopic(topic, 4);
-    const sender = producerSender();
     const partitions = new Set<number>();
     let count = 0;
     class Wide {
@@ -444,9 +405,7 @@ describe("@KafkaListener", () => {
         count += 1;
       }
     }
-    const log = new KeptLog();
-    const listeners = kafkaListeners([{ instance: new Wide() }], testHost(sender, log));
-    try {
+    await withListeners(new Wide(), async ({ sender, listeners }) => {
       await listeners.start();
       assert.deepEqual(listeners.info.map((i) => i.concurrency), [2]);
       const [members] = listeners.memberIds;
@@ -459,9 +418,6 @@ describe("@KafkaListener", () => {
       );
       await until(() => count >= 8, "eight records");
       assert.deepEqual([...partitions].sort(), [0, 1, 2, 3]);
-    } finally {
-      await listeners.close(10_000);
-      await sender.close();
-    }
+    });
   });
 });
