@@ -5,6 +5,7 @@ import type { Consumer, GroupAssignment } from "@platformatic/kafka";
 import type { ContextLogger } from "../../context/class_record.ts";
 import { loggable } from "../../observe/loggable.ts";
 import type { KafkaClientModule, KafkaClientOptions } from "./kafka_client.ts";
+import { closeConnections } from "../client_connections.ts";
 import { guardGroup } from "./group_guard.ts";
 import { type KafkaRecord, kafkaRecord } from "./kafka_record.ts";
 import { type LaneWork, PartitionLane } from "./partition_lane.ts";
@@ -35,6 +36,8 @@ const FETCH_WAIT_MS = 500;
 const PARTITION_MAX_BYTES = 1 << 20;
 const IS_CONTROL = 1 << 5;
 const OFFSET_OUT_OF_RANGE = 1;
+// A promise that never settles: a join held for good.
+const NEVER: Promise<void> = new Promise(() => {});
 // Past the close's deadline, the last commit and the leave of the group get this long each before
 // the member's connections are cut: a broker that does not answer must not hold the shutdown.
 const GRACE_MS = 5000;
@@ -84,6 +87,10 @@ export class ListenerMember {
   #watchdog: ReturnType<typeof setInterval> | undefined;
   #renewal: Promise<void> | undefined;
   #starting: Promise<void> | undefined;
+  // The generation a revocation is waiting on, until it ended.
+  #ending: Generation | undefined;
+  // Set once the close ends the generation: no join goes from then on.
+  #leaving = false;
 
   constructor(settings: MemberSettings, work: LaneWork) {
     this.#settings = settings;
@@ -213,15 +220,18 @@ export class ListenerMember {
     this.#closing = true;
     clearInterval(this.#watchdog);
     const { logger, where, groupId } = this.#settings;
-    // A join, a renewal or a rebalance's wait under way each wait on the broker.
-    await settle(Promise.all([this.#starting, this.#renewal, this.#revoking]), deadline);
-    const left = await this.#revoke(deadline, "the close", GRACE_MS);
+    // A join or a renewal under way waits on the broker; a rebalance's revocation on its records.
+    await settle(Promise.allSettled([this.#starting, this.#renewal, this.#revoking]), deadline);
+    // A rebalance's revocation still waiting holds the generation: the close reports its records.
+    const ending = this.#generation === undefined ? this.#ending : undefined;
+    this.#leaving = true;
+    const left = ending === undefined
+      ? await this.#revoke(deadline, "the close", GRACE_MS)
+      : this.#givenUp(ending, "the close");
     const leaveBy = Math.max(deadline, Date.now()) + GRACE_MS;
-    // A fetch under way ends at its own wait, or never with a broker that does not answer.
-    const loop = await settle(this.#loop, leaveBy);
-    const leave = loop !== true && "timedOut" in loop
-      ? loop
-      : await settle(this.#consumer.close(), leaveBy);
+    // The leave does not wait for the fetch loop: a fetch runs on the member's own connections,
+    // and one that hangs (its leader not answering) must not keep the member in the group.
+    const leave = await settle(this.#consumer.close(), leaveBy);
     if (leave !== true) {
       logger.error(
         `${where}: leaving group "${groupId}" ${
@@ -234,6 +244,8 @@ export class ListenerMember {
       await settle(closeConnections(this.#consumer), Date.now() + GRACE_MS);
     }
     await settle(this.#pool.close(), Date.now() + GRACE_MS);
+    // A fetch still under way fails once its connections are closed, and the loop ends.
+    await settle(this.#loop, Date.now() + GRACE_MS);
     return left;
   }
 
@@ -243,6 +255,11 @@ export class ListenerMember {
   // rebalance timeout), with room for the commit, or the group would drop the member and give
   // its partitions away while its records still run.
   #beforeJoin(): Promise<void> {
+    // A rejoin while the member leaves (another member joined meanwhile) never goes, as Java's
+    // consumer rejoins only in a poll: the partitions stay here until the close's records
+    // finished, were committed and the member left; the group then goes on without it. Held, not
+    // failed: the client would try a failed join again, with timers that outlive the close.
+    if (this.#leaving) return NEVER;
     if (this.#generation === undefined) return Promise.resolve();
     // A join the commit of the revocation started (the member was dropped) goes at once: the
     // revocation waits for that commit, with its bound.
@@ -256,7 +273,7 @@ export class ListenerMember {
     ).then(() => {}, () => {}).finally(() => {
       this.#revoking = undefined;
     });
-    return this.#revoking;
+    return this.#revoking.then(() => this.#leaving ? NEVER : undefined);
   }
 
   // Ends the generation: stops the lanes, waits for the records running (until `deadline`),
@@ -269,22 +286,33 @@ export class ListenerMember {
     const generation = this.#generation;
     if (generation === undefined) return [];
     this.#generation = undefined;
+    this.#ending = generation;
     generation.active = false;
     wake(generation);
     const lanes = [...generation.lanes.values()];
     for (const lane of lanes) lane.stop();
     await settle(Promise.all(lanes.map((lane) => lane.idle())), deadline);
-    const left = lanes.flatMap((lane) => lane.running === undefined ? [] : [lane.running]);
-    for (const record of left) {
-      (this.#settings.logger.warn ?? this.#settings.logger.error).call(
-        this.#settings.logger,
-        `${this.#settings.where}: still running at ${why} on ${record.topic} partition ` +
-          `${record.partition} offset ${record.offset}; given up: its offset is not committed, ` +
-          `the group delivers it again`,
-      );
-    }
+    const left = this.#givenUp(generation, why);
     await settle(this.#commit(lanes, true), Math.max(deadline, Date.now()) + commitMs);
     for (const lane of lanes) lane.revoked = true;
+    if (this.#ending === generation) this.#ending = undefined;
+    return left;
+  }
+
+  // The records of `generation` still running, each said in the log: given up at `why`.
+  #givenUp(generation: Generation, why: string): readonly KafkaRecord[] {
+    const { logger, where } = this.#settings;
+    const left = [...generation.lanes.values()].flatMap((lane) =>
+      lane.running === undefined ? [] : [lane.running]
+    );
+    for (const record of left) {
+      (logger.warn ?? logger.error).call(
+        logger,
+        `${where}: still running at ${why} on ${record.topic} partition ${record.partition} ` +
+          `offset ${record.offset}; given up: its offset is not committed, the group delivers ` +
+          `it again`,
+      );
+    }
     return left;
   }
 
@@ -542,17 +570,6 @@ async function closeQuietly(consumer: Consumer): Promise<void> {
   } catch {
     await closeConnections(consumer);
   }
-}
-
-// Closes the connections of `consumer` under it, without a word to the broker.
-async function closeConnections(consumer: Consumer): Promise<void> {
-  const connections = Object.getOwnPropertySymbols(consumer).find((symbol) =>
-    symbol.description === "plt.kafka.base.connections"
-  );
-  const pool = connections === undefined
-    ? undefined
-    : (consumer as unknown as Record<symbol, { close?: () => Promise<void> }>)[connections];
-  await pool?.close?.().catch(() => {});
 }
 
 // True once `promise` fulfilled, its error once it rejected, or a time-out once `deadline` passed.
