@@ -4,6 +4,7 @@
 // topic's end as it starts, committing nothing: a live feed has no past to catch up on. Apart in
 // its own file so that it can take the client settings of the app's `kafka:` section later.
 import { Buffer } from "node:buffer";
+import { closeWithin } from "../kafka/client_connections.ts";
 import { importOptional } from "../runtime/optional_module.ts";
 import type { BroadcastTransport } from "./broadcast_transport.ts";
 import { transportFailure } from "./transport_failure.ts";
@@ -26,6 +27,14 @@ type KafkaModule = typeof import("@platformatic/kafka");
 /** The wait before reading again after the stream's `attempt`th failure in a row: 1 s to 30 s. */
 const readAgainDelay = (attempt: number): number =>
   Math.min(1000 * 2 ** Math.min(attempt, 5), 30_000);
+
+// How long a client's close may wait on the broker (a consumer's leave of its group) before its
+// connections are cut: a broker that does not answer must not hold the app's shutdown.
+const CLOSE_MS = 5000;
+
+// A consumer's close, its streams closed first (the typings give `close(true)` no promise).
+const leave = (consumer: Consumer): Promise<void> =>
+  (consumer.close as (force: boolean) => Promise<void>).call(consumer, true);
 
 /** Broadcast through one Kafka topic, each replica reading all of it. */
 export class KafkaTransport implements BroadcastTransport {
@@ -78,12 +87,18 @@ export class KafkaTransport implements BroadcastTransport {
 
   #newConsumer(kafka: KafkaModule): Consumer {
     const { bootstrapServers, clientId } = this.#settings;
-    return new kafka.Consumer({
+    const consumer: Consumer = new kafka.Consumer({
       clientId,
       // A group of this consumer alone: every replica gets every record.
       groupId: `${clientId}-${crypto.randomUUID()}`,
       bootstrapBrokers: [...bootstrapServers],
     });
+    // A rejoin that failed for good is said as an `error` event, which with no listener would end
+    // the process; the stream's failure that follows makes the transport read again.
+    consumer.on("error", (error: unknown) => {
+      if (!this.#closed) this.#warn(`Broadcaster: the consumer of ${this.name} failed:`, error);
+    });
+    return consumer;
   }
 
   #consume(consumer: Consumer): Promise<MessagesStream> {
@@ -162,8 +177,7 @@ export class KafkaTransport implements BroadcastTransport {
     this.#stream = undefined;
     this.#consumer = undefined;
     await stream?.close().catch(() => {});
-    await (consumer?.close as ((force: boolean) => Promise<void>) | undefined)
-      ?.call(consumer, true).catch(() => {});
+    if (consumer !== undefined) await closeWithin(consumer, () => leave(consumer), CLOSE_MS);
   }
 
   // Waits `ms`, unless the transport closes first: then false.
@@ -207,15 +221,16 @@ export class KafkaTransport implements BroadcastTransport {
     this.#stream = undefined;
     this.#consumer = undefined;
     this.#producer = undefined;
+    // The clients before the read loop is awaited: a join it has under way waits on the broker,
+    // and ends once its consumer is closed. Leaving the group at once: nothing was committed, and
+    // no other member will take over.
     await stream?.close().catch(() => {});
+    await Promise.all([
+      consumer === undefined ? undefined : closeWithin(consumer, () => leave(consumer), CLOSE_MS),
+      producer === undefined ? undefined : closeWithin(producer, () => producer.close(), CLOSE_MS),
+    ]);
     await this.#reading;
     // A consumer made while the close began, reading again after a failure.
     await this.#drop();
-    // Leaving the group at once: nothing was committed, and no other member will take over.
-    await Promise.all([
-      (consumer?.close as ((force: boolean) => Promise<void>) | undefined)
-        ?.call(consumer, true).catch(() => {}),
-      producer?.close().catch(() => {}),
-    ]);
   }
 }

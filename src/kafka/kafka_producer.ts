@@ -2,6 +2,7 @@
 // listeners' are the only ones that import the package, and only `kafka()` loads them.
 import { Buffer } from "node:buffer";
 import { compatibilityPartitioner, type MessageToProduce, Producer } from "@platformatic/kafka";
+import { closeWithin } from "./client_connections.ts";
 import type { Acks, KafkaClientOptions } from "./kafka_settings.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
 
@@ -242,11 +243,11 @@ export class KafkaProducer implements RecordSender {
 
   /**
    * Waits for the sends in flight and those waiting (each answered by its bound at the latest),
-   * then closes the connections.
+   * then closes the connections: within 5 s, or they are cut.
    */
   async close(): Promise<void> {
     await Promise.allSettled([...this.#unanswered]);
-    await this.#producer.close();
+    await closeWithin(this.#producer, () => this.#producer.close(), 5000);
   }
 
   // What the broker says of the records' topics (made where its settings allow).
