@@ -17,7 +17,6 @@ import { Async, tasks } from "../../tasks.ts";
 import {
   AccessDeniedError,
   type Authentication,
-  PermitAll,
   PreAuthorize,
   Secured,
   security,
@@ -27,34 +26,7 @@ import { runAs } from "../../src/security/security_context.ts";
 import { memoryLogger } from "../helpers.ts";
 import { deferred } from "../deferred.ts";
 import { IssuerServer, type SigningKey, signingKey, token } from "./issuer_server.ts";
-
-@Service()
-@Secured("ROLE_ADMIN")
-class Accounts {
-  calls = 0;
-
-  close(id: string): string {
-    this.calls++;
-    return `closed ${id}`;
-  }
-
-  @PermitAll()
-  count(): number {
-    return this.calls;
-  }
-}
-
-@Service()
-class Statements {
-  @PreAuthorize(async (caller, owner: string) => {
-    await Promise.resolve();
-    return caller.name === owner;
-  })
-  async statement(owner: string): Promise<string> {
-    await Promise.resolve();
-    return `statement of ${owner}`;
-  }
-}
+import { Accounts, Statements } from "../fixtures/secured_beans.ts";
 
 @RestController()
 @RequestMapping("/orders")
