@@ -633,6 +633,13 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description Refused credentials: none are needed, but those sent are checked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description DOWN: a health indicator is DOWN */
             503: {
                 headers: {
@@ -662,6 +669,13 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description Refused credentials: none are needed, but those sent are checked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     healthReadiness: {
@@ -681,6 +695,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Health"];
                 };
+            };
+            /** @description Refused credentials: none are needed, but those sent are checked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description DOWN: the app is shutting down */
             503: {
