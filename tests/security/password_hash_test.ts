@@ -1,7 +1,7 @@
 // PBKDF2 password hashes: Thaw's form round trips, Spring's forms are read, what is neither is not.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { pbkdf2Sync } from "node:crypto";
+import { createHash, pbkdf2Sync } from "node:crypto";
 import fc from "fast-check";
 import {
   fromBase64,
@@ -16,6 +16,17 @@ import { propertyOptions } from "../property.ts";
 
 const hex = (bytes: Uint8Array) =>
   Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+/**
+ * The key PBKDF2's HMAC-SHA256 uses for `password`: its UTF-8 bytes (a lone surrogate is U+FFFD, as
+ * in Java), hashed when longer than the 64-byte block, then padded with zeros to it. Two passwords
+ * with one key are one password to PBKDF2, in Java's and Spring Security's too: "abc" and "abc\0".
+ */
+function hmacKey(password: string): string {
+  const bytes = new TextEncoder().encode(password);
+  const key = bytes.length > 64 ? createHash("sha256").update(bytes).digest() : bytes;
+  return [...key, ...new Array<number>(64 - key.length).fill(0)].join();
+}
 
 describe("password hashes", () => {
   it("writes {pbkdf2-sha256} with OWASP's count by default, which it reads back", async () => {
@@ -101,6 +112,19 @@ describe("password hashes", () => {
     );
   });
 
+  it("takes a password and the same with NUL bytes after it for one, as every PBKDF2 does", async () => {
+    for (const [password, other] of [["abc", "abc\u0000"], ["\u0000", ""], ["", "\u0000\u0000"]]) {
+      const hash = parsePasswordHash(await hashPassword(password, { iterations: 1000 }))!;
+      assert.equal(await passwordMatches(other, hash), true, JSON.stringify([password, other]));
+      const derived = (text: string) =>
+        pbkdf2Sync(text, "salt", 1000, 32, "sha256").toString("hex");
+      assert.equal(derived(password), derived(other), "node:crypto's PBKDF2 agrees");
+    }
+    const hash = parsePasswordHash(await hashPassword("abc", { iterations: 1000 }))!;
+    assert.equal(await passwordMatches("abc\u0000x", hash), false);
+    assert.equal(await passwordMatches("\u0000abc", hash), false);
+  });
+
   it("round trips any password and any salt through the stored form (property)", async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -110,10 +134,7 @@ describe("password hashes", () => {
           const hash = parsePasswordHash(await hashPassword(password, { iterations: 1000 }));
           assert.ok(hash !== undefined);
           assert.equal(await passwordMatches(password, hash), true);
-          // Lone surrogates encode as U+FFFD: two such passwords are one, as in Java.
-          const same =
-            new TextEncoder().encode(password).join() === new TextEncoder().encode(other).join();
-          assert.equal(await passwordMatches(other, hash), same);
+          assert.equal(await passwordMatches(other, hash), hmacKey(password) === hmacKey(other));
         },
       ),
       propertyOptions(30),
