@@ -36,8 +36,9 @@ const FETCH_WAIT_MS = 500;
 const PARTITION_MAX_BYTES = 1 << 20;
 const IS_CONTROL = 1 << 5;
 const OFFSET_OUT_OF_RANGE = 1;
-// A promise that never settles: a join held for good.
-const NEVER: Promise<void> = new Promise(() => {});
+// A promise that never settles: a join held for good. A new one each time, which goes with the
+// join it holds; one kept for all would keep every held join's closures for good.
+const held = (): Promise<void> => new Promise(() => {});
 // Past the close's deadline, the last commit and the leave of the group get this long each before
 // the member's connections are cut: a broker that does not answer must not hold the shutdown.
 const GRACE_MS = 5000;
@@ -259,7 +260,7 @@ export class ListenerMember {
     // consumer rejoins only in a poll: the partitions stay here until the close's records
     // finished, were committed and the member left; the group then goes on without it. Held, not
     // failed: the client would try a failed join again, with timers that outlive the close.
-    if (this.#leaving) return NEVER;
+    if (this.#leaving) return held();
     if (this.#generation === undefined) return Promise.resolve();
     // A join the commit of the revocation started (the member was dropped) goes at once: the
     // revocation waits for that commit, with its bound.
@@ -273,7 +274,7 @@ export class ListenerMember {
     ).then(() => {}, () => {}).finally(() => {
       this.#revoking = undefined;
     });
-    return this.#revoking.then(() => this.#leaving ? NEVER : undefined);
+    return this.#revoking.then(() => this.#leaving ? held() : undefined);
   }
 
   // Ends the generation: stops the lanes, waits for the records running (until `deadline`),
