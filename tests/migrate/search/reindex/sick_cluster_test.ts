@@ -201,7 +201,8 @@ describe("reindex whose copy start was taken by a node that hung before answerin
         await sick.ready();
         const { alias, v2 } = await moving(ws, seeded);
         const first = await ws.run();
-        assert.ok(sick.hung(), "node-3 never took the start");
+        // Said whole: the run's own account of where its requests went is what tells why.
+        assert.ok(sick.hung(), `node-3 never took the start:\n${first.out}\n${first.err}`);
         assert.notEqual(first.code, 0, `the first run moved the alias:\n${first.out}`);
         assert.match(first.err, /not proven stopped/);
 
