@@ -5,6 +5,7 @@ import { compatibilityPartitioner, type MessageToProduce, Producer } from "@plat
 import { closeWithin } from "./client_connections.ts";
 import type { Acks, KafkaClientOptions } from "./kafka_settings.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
+import { securityFailure } from "./security_failure.ts";
 
 type Bytes = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 type ClusterMetadata = Awaited<ReturnType<Producer["metadata"]>>;
@@ -48,6 +49,7 @@ export class KafkaProducer implements RecordSender {
   // The next partition of each topic for a batch's records without a key.
   readonly #turns = new Map<string, number>();
   readonly #idempotent: boolean;
+  readonly #client: KafkaClientOptions;
   // The sends waiting for the one in flight, with the idempotent producer.
   readonly #waiting: Waiting[] = [];
   #draining: Promise<void> | undefined;
@@ -66,6 +68,7 @@ export class KafkaProducer implements RecordSender {
     deliveryTimeoutMs = 120_000,
   ) {
     this.#idempotent = acks === -1;
+    this.#client = client;
     this.#deliveryTimeoutMs = deliveryTimeoutMs;
     this.#producer = new Producer({
       ...client,
@@ -105,9 +108,10 @@ export class KafkaProducer implements RecordSender {
         },
         reject: (error) => {
           if (settled) return;
+          const explained = this.#explained(records, error);
           settled = true;
           clearTimeout(timer);
-          reject(error);
+          reject(explained);
         },
         settled: () => settled,
       };
@@ -139,6 +143,15 @@ export class KafkaProducer implements RecordSender {
       `send(${topics}): no acknowledgement within ${this.#deliveryTimeoutMs} ms ` +
         `(${DELIVERY_TIMEOUT_KEY}); the broker is out of reach or the partition has no leader`,
     );
+  }
+
+  // The client's error, or one that says why when the brokers refused the connection's security
+  // (the client's error as its cause).
+  #explained(records: readonly OutgoingRecord[], error: unknown): unknown {
+    const why = securityFailure(error, this.#client);
+    if (why === undefined) return error;
+    const topics = [...new Set(records.map((r) => JSON.stringify(r.topic)))].join(", ");
+    return new Error(`send(${topics}): ${why}`, { cause: error });
   }
 
   async #drain(): Promise<void> {
@@ -237,8 +250,13 @@ export class KafkaProducer implements RecordSender {
 
   /** The cluster as the broker describes it now: a round trip, for the health check. */
   async cluster(): Promise<ClusterView> {
-    const metadata = await this.#producer.metadata({ topics: [], forceUpdate: true });
-    return { clusterId: metadata.id, brokers: metadata.brokers.size };
+    try {
+      const metadata = await this.#producer.metadata({ topics: [], forceUpdate: true });
+      return { clusterId: metadata.id, brokers: metadata.brokers.size };
+    } catch (error) {
+      const why = securityFailure(error, this.#client);
+      throw why === undefined ? error : new Error(why, { cause: error });
+    }
   }
 
   /**

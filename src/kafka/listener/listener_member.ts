@@ -4,6 +4,7 @@
 import type { Consumer, GroupAssignment } from "@platformatic/kafka";
 import type { ContextLogger } from "../../context/class_record.ts";
 import { loggable } from "../../observe/loggable.ts";
+import { securityFailure } from "../security_failure.ts";
 import type { KafkaClientModule, KafkaClientOptions } from "./kafka_client.ts";
 import { closeConnections } from "../client_connections.ts";
 import { guardGroup } from "./group_guard.ts";
@@ -92,6 +93,8 @@ export class ListenerMember {
   #ending: Generation | undefined;
   // Set once the close ends the generation: no join goes from then on.
   #leaving = false;
+  // Ends the pause between two joins: the member closes.
+  #stopPause: (() => void) | undefined;
 
   constructor(settings: MemberSettings, work: LaneWork) {
     this.#settings = settings;
@@ -146,9 +149,12 @@ export class ListenerMember {
     return this.#consumer.memberId;
   }
 
-  /** Joins the group; its records then run until `close`. */
+  /**
+   * Joins the group, trying again until it joined or the member closes (a broker not up yet, a
+   * network that blinked); its records then run until `close`.
+   */
   async start(): Promise<void> {
-    this.#starting = this.#join();
+    this.#starting = this.#joinUntilJoined("");
     await this.#starting;
     // A close that came during the join must not leave a timer behind it.
     if (!this.#closing) {
@@ -189,15 +195,26 @@ export class ListenerMember {
     const old = this.#consumer;
     this.#consumer = this.#open();
     void closeQuietly(old);
+    await this.#joinUntilJoined(" again");
+  }
+
+  // Joins; after a failure tries again, with a new consumer, 0.5 s later, doubling to 5 s, until
+  // it joined or the member closes. The first failure and every tenth are logged, with why: as an
+  // error when the brokers refused the client's credentials or certificate, which no wait mends.
+  async #joinUntilJoined(again: "" | " again"): Promise<void> {
+    const { logger, where, groupId } = this.#settings;
     for (let failures = 0; !this.#closing; failures++) {
       try {
         await this.#join();
         return;
       } catch (error) {
+        if (this.#closing) return;
         if (failures % 10 === 0) {
-          (logger.warn ?? logger.error).call(
+          const why = securityFailure(error, this.#settings.clientOptions);
+          (why === undefined ? logger.warn ?? logger.error : logger.error).call(
             logger,
-            `${where}: joining group "${groupId}" again failed; trying again`,
+            `${where}: joining group "${groupId}"${again} failed` +
+              `${why === undefined ? "" : ` (${why})`}; trying again`,
             loggable(error),
           );
         }
@@ -206,9 +223,24 @@ export class ListenerMember {
         const failed = this.#consumer;
         this.#consumer = this.#open();
         void closeQuietly(failed);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 5000)));
+        await this.#pauseJoin(Math.min(500 * 2 ** failures, 5000));
       }
     }
+  }
+
+  // Waits `ms` before the next join, or until the member closes.
+  #pauseJoin(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#stopPause = undefined;
+        resolve();
+      }, ms);
+      this.#stopPause = () => {
+        clearTimeout(timer);
+        this.#stopPause = undefined;
+        resolve();
+      };
+    });
   }
 
   /**
@@ -220,6 +252,7 @@ export class ListenerMember {
   async close(deadline: number): Promise<readonly KafkaRecord[]> {
     this.#closing = true;
     clearInterval(this.#watchdog);
+    this.#stopPause?.();
     const { logger, where, groupId } = this.#settings;
     // A join or a renewal under way waits on the broker; a rebalance's revocation on its records.
     await settle(Promise.allSettled([this.#starting, this.#renewal, this.#revoking]), deadline);
