@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the integration tests need when they are missing: nginx and
-# openssl (TLS and basic-auth proxy), tinyproxy (forward proxy), PostgreSQL and MariaDB (the SQL
-# runner), Java 17 and Maven (the OpenSearch node from Maven Central), Chromium (the docs page's
-# browser test and tools/docs_screenshot.ts, through puppeteer-core), Prometheus and promtool (the
-# actuator's exposition, checked and scraped), Redis (the shared cache). Run by `npm test` before it
-# starts the servers. As root with apt-get it installs them; otherwise it prints the exact command.
+# openssl (TLS and basic-auth proxy; the Kafka test broker's certificates), tinyproxy (forward
+# proxy), PostgreSQL and MariaDB (the SQL runner), Java 17 and Maven (the OpenSearch node from
+# Maven Central), Chromium (the docs page's browser test and tools/docs_screenshot.ts, through
+# puppeteer-core), Prometheus and promtool (the actuator's exposition, checked and scraped), Redis
+# (the shared cache). Run by `npm test` before it starts the servers. As root with apt-get it
+# installs them; otherwise it prints the exact command.
 set -euo pipefail
 
 missing=()

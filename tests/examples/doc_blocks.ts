@@ -45,6 +45,20 @@ function assertingBlocks(doc: string, text: string): DocBlock[] {
   return blocks;
 }
 
+/** The blocks of `doc` (a path from the checkout's root) fenced as `language`, each one text. */
+export function fencedBlocks(doc: string, language: string): string[] {
+  const lines = readFileSync(new URL(doc, root), "utf8").split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== "```" + language) continue;
+    let end = i + 1;
+    while (end < lines.length && lines[end] !== "```") end++;
+    out.push(lines.slice(i + 1, end).join("\n"));
+    i = end;
+  }
+  return out;
+}
+
 /** Every asserting block of the README and of docs/, page by page. */
 export function docBlocks(): DocBlock[] {
   const docs = [

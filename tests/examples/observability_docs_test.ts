@@ -5,7 +5,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { bootstrap } from "../../mod.ts";
 import { actuator } from "../../actuator.ts";
@@ -13,21 +13,7 @@ import { loadConfig } from "../../config.ts";
 import { accessLogLine } from "../../src/observe/access_log.ts";
 import { ecsFields } from "../../src/logging/access_log_feature.ts";
 import { tempDir } from "../temp_dir.ts";
-
-const root = new URL("../../", import.meta.url);
-
-async function blocks(doc: string, language: string): Promise<string[]> {
-  const lines = (await readFile(new URL(doc, root), "utf8")).split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i] !== "```" + language) continue;
-    let end = i + 1;
-    while (end < lines.length && lines[end] !== "```") end++;
-    out.push(lines.slice(i + 1, end).join("\n"));
-    i = end;
-  }
-  return out;
-}
+import { fencedBlocks } from "./doc_blocks.ts";
 
 function promtool(args: string[]): void {
   const run = spawnSync("promtool", args, { encoding: "utf8" });
@@ -38,7 +24,7 @@ function promtool(args: string[]): void {
 describe("the observability docs' other blocks", () => {
   it("give PromQL and a scrape job that promtool accepts", async () => {
     await using dir = await tempDir("thaw-promql-");
-    const queries = (await blocks("docs/observability.md", "promql"))
+    const queries = fencedBlocks("docs/observability.md", "promql")
       .flatMap((block) => block.split(/\n\s*\n/)).map((q) => q.trim()).filter((q) => q !== "");
     assert.ok(queries.length >= 3, `found ${queries.length} queries`);
     const rules = [
@@ -53,16 +39,14 @@ describe("the observability docs' other blocks", () => {
     ].join("\n");
     await writeFile(join(dir.path, "rules.yml"), rules);
     promtool(["check", "rules", join(dir.path, "rules.yml")]);
-    const [scrape] = await blocks("docs/observability.md", "yaml");
+    const [scrape] = fencedBlocks("docs/observability.md", "yaml");
     assert.match(scrape, /metrics_path: \/actuator\/prometheus/);
     await writeFile(join(dir.path, "prometheus.yml"), scrape);
     promtool(["check", "config", join(dir.path, "prometheus.yml")]);
   });
 
   it("give management keys that bootstrap takes", async () => {
-    const [keys] = (await blocks("docs/operations.md", "yaml")).filter((b) =>
-      b.includes("server:")
-    );
+    const [keys] = fencedBlocks("docs/operations.md", "yaml").filter((b) => b.includes("server:"));
     await using dir = await tempDir("thaw-management-");
     await writeFile(join(dir.path, "application.yml"), keys);
     const config = await loadConfig(join(dir.path, "application.yml"));
@@ -70,7 +54,7 @@ describe("the observability docs' other blocks", () => {
   });
 
   it("give a forward-headers strategy that bootstrap takes", async () => {
-    const [keys] = (await blocks("docs/observability.md", "yaml")).filter((b) =>
+    const [keys] = fencedBlocks("docs/observability.md", "yaml").filter((b) =>
       b.includes("forward-headers-strategy")
     );
     await using dir = await tempDir("thaw-forward-");
@@ -80,8 +64,8 @@ describe("the observability docs' other blocks", () => {
     assert.deepEqual(app.config, { server: { "forward-headers-strategy": "framework" } });
   });
 
-  it("show an access-log line as the log writes it", async () => {
-    const [block] = await blocks("docs/observability.md", "json");
+  it("show an access-log line as the log writes it", () => {
+    const [block] = fencedBlocks("docs/observability.md", "json");
     const shown = JSON.parse(block);
     // Every field the log writes, in its order (bytes and trace_id where known).
     assert.deepEqual(Object.keys(shown), [
@@ -99,8 +83,8 @@ describe("the observability docs' other blocks", () => {
     assert.deepEqual(JSON.parse(accessLogLine(shown)), shown);
   });
 
-  it("show the access log's ECS line with the fields the log names", async () => {
-    const [block] = (await blocks("docs/observability.md", "json")).filter((b) =>
+  it("show the access log's ECS line with the fields the log names", () => {
+    const [block] = fencedBlocks("docs/observability.md", "json").filter((b) =>
       b.includes('"event.duration"')
     );
     const shown = JSON.parse(block);

@@ -1,11 +1,39 @@
 // The Kafka broker `tools/kafka.sh start` runs (the README's test command starts it), reached with
 // the bare client: topics of a test's own, and what a topic holds, read back to check what Thaw
 // sent. A broker that does not answer fails the test, saying what starts it: nothing skips.
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { Admin, Consumer, type Message } from "@platformatic/kafka";
 
 /** The single test broker. */
 export const KAFKA_BOOTSTRAP: string = process.env.KAFKA_BOOTSTRAP ?? "127.0.0.1:9092";
+
+/**
+ * The test broker's secured listeners (`tools/kafka.sh start`): user "thaw", password
+ * "thaw-secret"; SASL_SSL takes SCRAM-SHA-512, SSL a client certificate.
+ */
+export const KAFKA_SECURED = {
+  saslPlaintext: "127.0.0.1:9096",
+  ssl: "127.0.0.1:9097",
+  saslSsl: "127.0.0.1:9098",
+} as const;
+
+/**
+ * A PEM file `tools/kafka.sh start` wrote for the secured listeners: `ca.pem` (the CA that signed
+ * the broker's and the client's), `client.pem`, `client.key`, `other-ca.pem` (a CA that signed
+ * nothing here).
+ */
+export function tlsFile(name: string): string {
+  const path = new URL(`../../.ci/kafka/target/tls/${name}`, import.meta.url);
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new Error(
+      `no ${name} of the test broker: start it with tools/kafka.sh start (npm test does this) ` +
+        `(${(error as Error).message})`,
+    );
+  }
+}
 
 let names = 0;
 
