@@ -5,7 +5,7 @@ import { compatibilityPartitioner, type MessageToProduce, Producer } from "@plat
 import { closeWithin } from "./client_connections.ts";
 import type { Acks, KafkaClientOptions } from "./kafka_settings.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
-import { securityFailure } from "./security_failure.ts";
+import { explainedError } from "./security_failure.ts";
 
 type Bytes = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 type ClusterMetadata = Awaited<ReturnType<Producer["metadata"]>>;
@@ -148,10 +148,8 @@ export class KafkaProducer implements RecordSender {
   // The client's error, or one that says why when the brokers refused the connection's security
   // (the client's error as its cause).
   #explained(records: readonly OutgoingRecord[], error: unknown): unknown {
-    const why = securityFailure(error, this.#client);
-    if (why === undefined) return error;
     const topics = [...new Set(records.map((r) => JSON.stringify(r.topic)))].join(", ");
-    return new Error(`send(${topics}): ${why}`, { cause: error });
+    return explainedError(error, this.#client, `send(${topics}): `);
   }
 
   async #drain(): Promise<void> {
@@ -254,8 +252,7 @@ export class KafkaProducer implements RecordSender {
       const metadata = await this.#producer.metadata({ topics: [], forceUpdate: true });
       return { clusterId: metadata.id, brokers: metadata.brokers.size };
     } catch (error) {
-      const why = securityFailure(error, this.#client);
-      throw why === undefined ? error : new Error(why, { cause: error });
+      throw explainedError(error, this.#client);
     }
   }
 

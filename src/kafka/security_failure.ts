@@ -108,3 +108,31 @@ export function securityFailure(error: unknown, client: ClientIdentity): string 
     return undefined;
   }
 }
+
+/**
+ * `error` itself, or, when {@linkcode securityFailure} says why, an error that says it after
+ * `prefix` (`send("orders"): `), with `error` as its cause.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { explainedError } from "./security_failure.ts";
+ *
+ * const refused = Object.assign(new Error("SASL authentication failed."), {
+ *   code: "PLT_KFK_AUTHENTICATION",
+ * });
+ * const explained = explainedError(refused, {}, 'send("orders"): ') as Error;
+ * assert.equal(
+ *   explained.message,
+ *   'send("orders"): the broker refused the SASL credentials; see kafka.sasl.username and ' +
+ *     "kafka.sasl.password",
+ * );
+ * assert.equal(explained.cause, refused);
+ * const other = new Error("Connection closed");
+ * assert.equal(explainedError(other, {}), other);
+ * ```
+ */
+export function explainedError(error: unknown, client: ClientIdentity, prefix = ""): unknown {
+  const why = securityFailure(error, client);
+  return why === undefined ? error : new Error(`${prefix}${why}`, { cause: error });
+}
