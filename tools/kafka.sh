@@ -9,6 +9,10 @@
 #   tools/kafka.sh start-cluster    three brokers on 127.0.0.1:9192 to 9194 (the fault tests)
 #   tools/kafka.sh kill-node PORT   kill -9 the cluster's broker on PORT (a fault test's crash)
 #   tools/kafka.sh restart-node PORT  start that broker again on its data, wait until it answers
+#   tools/kafka.sh pause-node PORT  SIGSTOP the cluster's broker on PORT (it holds its connections
+#                                   and answers nothing: an outage that loses no state)
+#   tools/kafka.sh resume-node PORT  SIGCONT it (also done by restart-node: a killed test run must
+#                                   not leave a broker stopped)
 #   tools/kafka.sh stop             stop every broker this script started
 # A start wipes the broker's data: every test makes topics and groups of its own names.
 set -euo pipefail
@@ -190,8 +194,16 @@ kill-node)
   echo "kafka: the broker on $2 still answers after kill -9" >&2
   exit 1
   ;;
+pause-node | resume-node)
+  [ -f "target/node-${2:?a broker port}/pid" ] || { echo "kafka: no broker of this script on $2" >&2; exit 1; }
+  signal=STOP
+  [ "$1" = pause-node ] || signal=CONT
+  kill "-$signal" "$(cat "target/node-$2/pid")"
+  ;;
 restart-node)
   [ -f "target/node-${2:?a broker port}/server.properties" ] || { echo "kafka: no broker of this script on $2" >&2; exit 1; }
+  # A stopped broker still takes connections: it is woken first, or it would count as up.
+  [ -f "target/node-$2/pid" ] && kill -CONT "$(cat "target/node-$2/pid")" 2>/dev/null || true
   exec 9>target/start.lock
   flock 9
   if answers "$2"; then echo "kafka: $2 already up"; exit 0; fi
@@ -205,5 +217,5 @@ stop)
     rm -f "$pidfile"
   done
   ;;
-*) echo "usage: tools/kafka.sh [start|start-cluster|stop]" >&2; exit 2 ;;
+*) echo "usage: tools/kafka.sh [start|start-cluster|kill-node|restart-node|pause-node|resume-node|stop]" >&2; exit 2 ;;
 esac

@@ -71,7 +71,7 @@ export const KEY_DOCS: Readonly<Record<SettingKey, string>> = {
   "kafka.producer.acks":
     "What the broker waits for before acknowledging a send: `all` (every in-sync replica, with the idempotent producer), `1` (the leader) or `0` (nothing).",
   "kafka.producer.retries":
-    "How many times a send is tried again after a failure the broker says may pass (a leader moving, a broker restarting), waiting 100 ms, then twice as long each time up to 1 s; then it rejects.",
+    "How many times the client tries a failed send in each round (a leader moving, a broker restarting), waiting 100 ms, then twice as long each time up to 1 s; rounds go on until `kafka.producer.delivery-timeout`.",
   "kafka.producer.delivery-timeout":
     "How long a send may wait for the broker's acknowledgement, tries included, before it rejects with a `TimeoutError` (Java's `delivery.timeout.ms`): `120s` when unset, a duration (`30s`, `PT30S`; a number is ms).",
   "kafka.listener.concurrency":

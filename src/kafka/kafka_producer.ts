@@ -2,21 +2,34 @@
 // listeners' are the only ones that import the package, and only `kafka()` loads them.
 import { Buffer } from "node:buffer";
 import { compatibilityPartitioner, type MessageToProduce, Producer } from "@platformatic/kafka";
+import { loggableText } from "../observe/loggable.ts";
 import { closeWithin } from "./client_connections.ts";
 import type { Acks, KafkaClientOptions } from "./kafka_settings.ts";
 import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
-import { explainedError } from "./security_failure.ts";
+import { partitionKey, produceOutcomes } from "./produce_outcome.ts";
+import { explainedError, securityFailure } from "./security_failure.ts";
 
 type Bytes = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 type ClusterMetadata = Awaited<ReturnType<Producer["metadata"]>>;
 
-/** A send waiting for the one in flight. */
+/** A send of the idempotent producer, from its call until its caller is answered. */
 interface Waiting {
   readonly records: readonly OutgoingRecord[];
   readonly resolve: (sent: readonly RecordMetadata[]) => void;
   readonly reject: (error: unknown) => void;
   /** Its caller was answered (its bound passed): its records are not handed on any more. */
   readonly settled: () => boolean;
+  /** Notes why a try failed: the cause its caller is given at its bound. */
+  readonly failed: (error: unknown) => void;
+}
+
+/** One record of a batch, placed: the partition it goes to, and the send it is of. */
+interface Entry {
+  readonly record: OutgoingRecord;
+  readonly partition: number;
+  readonly send: Waiting;
+  /** Its place among its send's records. */
+  readonly at: number;
 }
 
 /** The key that bounds a send, named by the error a send past it rejects with. */
@@ -32,7 +45,40 @@ export class DeliveryTimeoutError extends Error {
 
 // Java's retry.backoff.ms and retry.backoff.max.ms: 100 ms, doubling, up to 1 s.
 const backoff = (_: unknown, __: string, attempt: number): number =>
-  Math.min(100 * 2 ** (attempt - 1), 1000);
+  Math.min(100 * 2 ** (Math.min(attempt, 11) - 1), 1000);
+
+// Waits `ms` before the next try; `_reason` is what failed, kept for a debugger's eye.
+const pause = (ms: number, _reason: unknown): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
+
+// A record's key as an error names it: text as JSON, made safe to log, or its size in bytes.
+function keyText(key: Uint8Array): string {
+  try {
+    return loggableText(JSON.stringify(new TextDecoder("utf-8", { fatal: true }).decode(key)))
+      .slice(0, 200);
+  } catch {
+    return `(${key.byteLength} bytes)`;
+  }
+}
+
+// The entries of each partition, each partition's in the order sent.
+function byPartition(entries: readonly Entry[]): Entry[][] {
+  const groups = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    const key = partitionKey(entry.record.topic, entry.partition);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [entry]);
+    else group.push(entry);
+  }
+  return [...groups.values()];
+}
+
+// Notes where `entry` went among its send's records.
+function place(found: Map<Waiting, RecordMetadata[]>, entry: Entry, offset: bigint): void {
+  let sent = found.get(entry.send);
+  if (sent === undefined) found.set(entry.send, sent = []);
+  sent[entry.at] = { topic: entry.record.topic, partition: entry.partition, offset };
+}
 
 const asBuffer = (bytes: Uint8Array): Buffer =>
   Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -56,6 +102,9 @@ export class KafkaProducer implements RecordSender {
   readonly #deliveryTimeoutMs: number;
   // The sends whose callers wait: each is answered by its bound at the latest.
   readonly #unanswered = new Set<Promise<unknown>>();
+  // A request's outcome is not known, or the broker refused the numbering: the next request goes
+  // under a new producer id.
+  #renumber = false;
 
   /**
    * `deliveryTimeoutMs` bounds each send, tries included (`kafka.producer.delivery-timeout`,
@@ -98,6 +147,7 @@ export class KafkaProducer implements RecordSender {
   send(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
     const answer = new Promise<readonly RecordMetadata[]>((resolve, reject) => {
       let settled = false;
+      let lastFailure: unknown;
       const send: Waiting = {
         records,
         resolve: (sent) => {
@@ -114,6 +164,7 @@ export class KafkaProducer implements RecordSender {
           reject(explained);
         },
         settled: () => settled,
+        failed: (error) => lastFailure = error,
       };
       // The client can neither be told to drop a request it was handed nor bound its tries in
       // time: past the bound the caller is answered, a send still waiting its turn is dropped
@@ -121,7 +172,7 @@ export class KafkaProducer implements RecordSender {
       const timer = setTimeout(() => {
         const at = this.#waiting.indexOf(send);
         if (at >= 0) this.#waiting.splice(at, 1);
-        send.reject(this.#timedOut(records));
+        send.reject(this.#timedOut(records, lastFailure));
         // A timer takes at most 2^31 - 1 ms (about 24 days); a longer one would fire at once.
       }, Math.min(this.#deliveryTimeoutMs, 2 ** 31 - 1));
       if (!this.#idempotent) {
@@ -137,11 +188,17 @@ export class KafkaProducer implements RecordSender {
     return answer;
   }
 
-  #timedOut(records: readonly OutgoingRecord[]): DeliveryTimeoutError {
+  // The rejection of a send past its bound: the topics and keys named, the last try's failure
+  // (if one failed) as its cause.
+  #timedOut(records: readonly OutgoingRecord[], cause: unknown): DeliveryTimeoutError {
     const topics = [...new Set(records.map((r) => JSON.stringify(r.topic)))].join(", ");
+    const keys = [...new Set(records.flatMap((r) => r.key === undefined ? [] : [keyText(r.key)]))];
+    const shown = keys.length > 3 ? [...keys.slice(0, 3), `${keys.length - 3} more`] : keys;
+    const of = shown.length === 0 ? "" : ` of key ${shown.join(", ")}`;
     return new DeliveryTimeoutError(
-      `send(${topics}): no acknowledgement within ${this.#deliveryTimeoutMs} ms ` +
+      `send(${topics})${of}: no acknowledgement within ${this.#deliveryTimeoutMs} ms ` +
         `(${DELIVERY_TIMEOUT_KEY}); the broker is out of reach or the partition has no leader`,
+      cause === undefined ? undefined : { cause },
     );
   }
 
@@ -154,96 +211,174 @@ export class KafkaProducer implements RecordSender {
 
   async #drain(): Promise<void> {
     try {
-      while (this.#waiting.length > 0) await this.#sendTogether(this.#waiting.splice(0));
+      while (this.#waiting.length > 0) await this.#deliver(this.#waiting.splice(0));
     } finally {
       this.#draining = undefined;
     }
   }
 
-  // One request for the sends that waited; a send whose records cannot be placed (a partition
-  // the topic lacks) fails alone.
-  async #sendTogether(sends: readonly Waiting[]): Promise<void> {
-    if (sends.length === 1) {
-      const [only] = sends;
-      await this.#sendNow(only.records).then(only.resolve, only.reject);
-      return;
-    }
-    const placed: { send: Waiting; partitions: number[] }[] = [];
-    try {
-      const metadata = await this.#metadata(sends.flatMap((s) => s.records));
-      for (const send of sends) {
-        try {
-          placed.push({ send, partitions: this.#place(metadata, send.records) });
-        } catch (error) {
-          send.reject(error);
+  // The sends that waited, as one request, tried until the broker wrote or refused each partition
+  // of it, or every caller was answered. A partition whose answer was lost is sent again exactly
+  // as it was (the same records, under the same numbers), so that the broker, which keeps a
+  // producer's last numbers per partition, acknowledges the copy instead of writing it twice
+  // (Java's producer does the same). Nothing after goes until this request's outcome is known:
+  // each key's records are written in the order sent.
+  async #deliver(sends: readonly Waiting[]): Promise<void> {
+    let open = await this.#placeAll(sends);
+    const found = new Map<Waiting, RecordMetadata[]>();
+    // The sends the broker refused for good, with why.
+    const refused = new Map<Waiting, unknown>();
+    const alone: Waiting[] = [];
+    for (let attempt = 1; open.length > 0; attempt++) {
+      let outcomes: ReturnType<typeof produceOutcomes>;
+      let failure: unknown;
+      try {
+        if (this.#renumber) await this.#newProducerId();
+        const offsets = await this.#produce(open);
+        outcomes = new Map([...offsets].map(([key, offset]) => [
+          key,
+          { kind: "written", offset, counted: true } as const,
+        ]));
+      } catch (error) {
+        failure = error;
+        outcomes = produceOutcomes(error);
+        // Refused credentials or certificates: no try mends them.
+        if (securityFailure(error, this.#client) !== undefined) {
+          for (const entry of open) refused.set(entry.send, error);
+          break;
         }
       }
-    } catch (error) {
-      for (const send of sends) send.reject(error);
-      return;
-    }
-    // A send whose bound passed while the metadata came is not handed on: its caller was told.
-    placed.splice(0, placed.length, ...placed.filter((p) => !p.send.settled()));
-    if (placed.length === 0) return;
-    try {
-      const sent = await this.#produce(
-        placed.flatMap((p) => p.send.records),
-        placed.flatMap((p) => p.partitions),
-      );
-      let at = 0;
-      for (const { send } of placed) send.resolve(sent.slice(at, at += send.records.length));
-    } catch (error) {
-      if (placed.length === 1) {
-        placed[0].send.reject(error);
-        return;
+      const next: Entry[] = [];
+      for (const group of byPartition(open)) {
+        const [first] = group;
+        const outcome = outcomes.get(partitionKey(first.record.topic, first.partition)) ??
+          { kind: "unknown" };
+        if (outcome.kind === "written") {
+          // The client numbers this partition's next records as if these were not written.
+          if (!outcome.counted) this.#renumber = true;
+          group.forEach((entry, i) => place(found, entry, outcome.offset + BigInt(i)));
+        } else if (outcome.kind === "refused") {
+          // The broker wrote none of it: a send alone fails, several go again one by one.
+          const owners = [...new Set(group.map((entry) => entry.send))];
+          if (owners.length === 1) {
+            const topic = JSON.stringify(first.record.topic);
+            refused.set(
+              first.send,
+              new Error(`send(${topic}): the broker refused the record: ${outcome.reason}`, {
+                cause: failure,
+              }),
+            );
+          } else alone.push(...owners.filter((send) => !alone.includes(send)));
+        } else {
+          if (outcome.kind === "renumber") this.#renumber = true;
+          next.push(...group);
+        }
       }
-      // A record the broker refuses (too large) fails the request of every send with it: each
-      // goes again alone, in order, so that only its own send fails. A record of the request the
-      // broker had taken may then be written twice: at least once.
-      for (const { send, partitions } of placed) {
-        if (send.settled()) continue;
-        await this.#produce(send.records, partitions).then(send.resolve, send.reject);
+      open = next;
+      if (open.length === 0) break;
+      for (const entry of open) entry.send.failed(failure);
+      if (open.every((entry) => entry.send.settled())) {
+        // Every caller was told at its bound; the records may still be written by the request in
+        // flight, so the sends after go under a new producer id, whatever the broker last counted.
+        this.#renumber = true;
+        break;
+      }
+      // The next try asks the cluster again where each partition's leader is.
+      this.#producer.clearMetadata();
+      await pause(backoff(undefined, "produce", attempt), failure);
+    }
+    for (const send of sends) {
+      if (refused.has(send)) send.reject(refused.get(send));
+      else if (!alone.includes(send)) {
+        const sent = found.get(send) ?? [];
+        // Sparse until each record's partition was written: `filter` skips the holes.
+        if (sent.filter(Boolean).length === send.records.length) send.resolve(sent);
+      }
+    }
+    for (const send of alone) if (!send.settled()) await this.#deliver([send]);
+  }
+
+  // The partition of each record of `sends`, asking the cluster (again, while it does not answer,
+  // until every caller was answered); a send whose records cannot be placed fails alone.
+  async #placeAll(sends: readonly Waiting[]): Promise<Entry[]> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        const metadata = await this.#metadata(sends.flatMap((s) => s.records));
+        const entries: Entry[] = [];
+        for (const send of sends) {
+          if (send.settled()) continue;
+          try {
+            const partitions = this.#place(metadata, send.records);
+            send.records.forEach((record, at) =>
+              entries.push({ record, partition: partitions[at], send, at })
+            );
+          } catch (error) {
+            send.reject(error);
+          }
+        }
+        return entries;
+      } catch (error) {
+        if (securityFailure(error, this.#client) !== undefined) {
+          for (const send of sends) send.reject(error);
+          return [];
+        }
+        if (sends.every((send) => send.settled())) return [];
+        for (const send of sends) send.failed(error);
+        await pause(backoff(undefined, "metadata", attempt), error);
       }
     }
   }
 
+  // A producer id of its own for the sends after, the client's numbering started again: Java's
+  // answer (KIP-360) to a request whose outcome is not known, or a numbering the broker refused.
+  async #newProducerId(): Promise<void> {
+    await this.#producer.initIdempotentProducer({});
+    this.#renumber = false;
+  }
+
+  // Sends `entries` as one request; resolves with the first offset of each partition.
+  async #produce(entries: readonly Entry[]): Promise<Map<string, bigint>> {
+    const { offsets = [] } = await this.#producer.send({
+      messages: entries.map((entry) => this.#message(entry.record, entry.partition)),
+    });
+    return new Map(offsets.map((o) => [partitionKey(o.topic, o.partition), o.offset]));
+  }
+
+  // A send of the producer that is not idempotent (acks 0 or 1): handed to the client at once.
   async #sendNow(records: readonly OutgoingRecord[]): Promise<readonly RecordMetadata[]> {
     // One record alone is left to the package's partitioner, which answers its offset.
     if (records.length === 1 && records[0].partition === undefined) {
-      return await this.#produce(records, [undefined]);
+      const { offsets = [] } = await this.#producer.send({
+        messages: [this.#message(records[0], undefined)],
+      });
+      if (offsets.length === 1) return [offsets[0]];
     }
-    return await this.#produce(records, this.#place(await this.#metadata(records), records));
+    const partitions = this.#place(await this.#metadata(records), records);
+    const { offsets = [] } = await this.#producer.send({
+      messages: records.map((record, i) => this.#message(record, partitions[i])),
+    });
+    // The broker answers each partition's first offset; its records follow in the order sent.
+    const next = new Map(offsets.map((o) => [partitionKey(o.topic, o.partition), o.offset]));
+    return records.map((record, i) => {
+      const key = partitionKey(record.topic, partitions[i]);
+      const offset = next.get(key) ?? -1n;
+      next.set(key, offset + 1n);
+      return { topic: record.topic, partition: partitions[i], offset };
+    });
   }
 
-  async #produce(
-    records: readonly OutgoingRecord[],
-    partitions: readonly (number | undefined)[],
-  ): Promise<readonly RecordMetadata[]> {
-    const messages = records.map((record, i) => {
-      const message: Bytes = {
-        topic: record.topic,
-        // A map keyed by distinct buffers keeps a name that repeats, as Kafka allows.
-        headers: new Map(
-          record.headers.map(([name, value]) => [Buffer.from(name, "utf8"), asBuffer(value)]),
-        ),
-      };
-      if (record.key !== undefined) message.key = asBuffer(record.key);
-      if (record.value !== undefined) message.value = asBuffer(record.value);
-      const partition = partitions[i];
-      if (partition !== undefined) message.partition = partition;
-      return message;
-    });
-    const { offsets = [] } = await this.#producer.send({ messages });
-    if (records.length === 1 && offsets.length === 1) return [offsets[0]];
-    // The broker answers each partition's first offset; its records follow in the order sent.
-    const next = new Map(offsets.map((o) => [`${o.partition}\u0000${o.topic}`, o.offset]));
-    return records.map((record, i) => {
-      const partition = partitions[i] as number;
-      const key = `${partition}\u0000${record.topic}`;
-      const offset = next.get(key) as bigint;
-      next.set(key, offset + 1n);
-      return { topic: record.topic, partition, offset };
-    });
+  #message(record: OutgoingRecord, partition: number | undefined): Bytes {
+    const message: Bytes = {
+      topic: record.topic,
+      // A map keyed by distinct buffers keeps a name that repeats, as Kafka allows.
+      headers: new Map(
+        record.headers.map(([name, value]) => [Buffer.from(name, "utf8"), asBuffer(value)]),
+      ),
+    };
+    if (record.key !== undefined) message.key = asBuffer(record.key);
+    if (record.value !== undefined) message.value = asBuffer(record.value);
+    if (partition !== undefined) message.partition = partition;
+    return message;
   }
 
   /** The cluster as the broker describes it now: a round trip, for the health check. */

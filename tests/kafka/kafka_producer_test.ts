@@ -104,7 +104,13 @@ describe("KafkaTemplate.send against a broker that does not answer", () => {
       const stuck = await Promise.allSettled([
         template.send(topic, "in flight"),
         template.send(topic, "waiting"),
+        template.send(topic, "keyed", { key: "order-7\u2028" }),
       ]);
+      // The key is named, made safe to log.
+      assert.match(
+        String((stuck[2] as PromiseRejectedResult).reason?.message),
+        /^send\("[^"]+"\) of key "order-7\\u2028": no acknowledgement/,
+      );
       for (const result of stuck) {
         assert.equal(result.status, "rejected");
         const error = (result as PromiseRejectedResult).reason as Error;
@@ -112,7 +118,7 @@ describe("KafkaTemplate.send against a broker that does not answer", () => {
         assert.match(
           error.message,
           new RegExp(
-            `send\\("${topic}"\\): no acknowledgement within 1000 ms ` +
+            `send\\("${topic}"\\)( of key [^:]+)?: no acknowledgement within 1000 ms ` +
               "\\(kafka\\.producer\\.delivery-timeout\\)",
           ),
         );

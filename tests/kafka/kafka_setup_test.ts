@@ -102,9 +102,14 @@ describe("KafkaTemplate against the broker", () => {
 });
 
 // One record sent to topic "t" through a producer on `broker` alone that retries twice (three
-// attempts in all), closed once the send settles.
+// attempts in a round) until its delivery timeout of 1.5 s, closed once the send settles.
 async function sendOnce(broker: string): Promise<void> {
-  const producer = new KafkaProducer({ clientId: "thaw-tests", bootstrapBrokers: [broker] }, -1, 2);
+  const producer = new KafkaProducer(
+    { clientId: "thaw-tests", bootstrapBrokers: [broker] },
+    -1,
+    2,
+    1_500,
+  );
   try {
     await producer.send([{
       topic: "t",
@@ -148,8 +153,13 @@ describe("KafkaProducer", () => {
     }
   });
 
-  it("rejects a send to a broker that is gone, within its retries", async () => {
-    await assert.rejects(sendOnce("127.0.0.1:1"), /failed 3 times/);
+  it("rejects a send to a broker that is gone at its bound, the client's failure its cause", async () => {
+    await assert.rejects(sendOnce("127.0.0.1:1"), (error: Error) => {
+      assert.equal(error.name, "TimeoutError");
+      assert.match(error.message, /send\("t"\): no acknowledgement within 1500 ms/);
+      assert.match(String((error.cause as Error)?.message), /failed 3 times/);
+      return true;
+    });
   });
 
   it("rejects a send to a host that never answers, rather than waiting for ever", async () => {

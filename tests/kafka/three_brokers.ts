@@ -26,9 +26,20 @@ export async function restartBroker(port: number): Promise<void> {
   });
 }
 
+/** Stops the broker on `port` with SIGSTOP: it keeps its connections and answers nothing. */
+export async function pauseBroker(port: number): Promise<void> {
+  await promisify(execFile)("bash", [script, "pause-node", String(port)]);
+}
+
+/** Wakes the broker on `port` that {@linkcode pauseBroker} stopped (SIGCONT). */
+export async function resumeBroker(port: number): Promise<void> {
+  await promisify(execFile)("bash", [script, "resume-node", String(port)]);
+}
+
 /**
- * Starts again each broker of the cluster that does not answer, and waits until it does: a run
- * killed between a test's kill and its restart must not leave the next one a broker short.
+ * Wakes each broker of the cluster that is stopped, starts again each that does not answer, and
+ * waits until it does: a run killed between a test's kill (or pause) and its restart must not leave
+ * the next one a broker short.
  */
 export async function wholeCluster(): Promise<void> {
   for (const address of KAFKA_CLUSTER) await restartBroker(Number(address.split(":")[1]));

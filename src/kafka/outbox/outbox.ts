@@ -76,7 +76,8 @@ interface OutboxRow {
 
 // How a pass of the relay ended.
 // "blocked": some keys went, others failed: the backoff holds, but a commit ends it.
-type PassOutcome = "idle" | "more" | "busy" | "blocked" | "failed";
+// "doubt": a send given up on may still be written: nothing goes until it settled.
+type PassOutcome = "idle" | "more" | "busy" | "blocked" | "failed" | "doubt";
 
 /**
  * The outbox of one datasource: {@linkcode Outbox.write} adds a record to the outbox table inside
@@ -154,6 +155,9 @@ export class Outbox {
   #woken = false;
   #wake: (() => void) | undefined;
   #lastPurge = -Infinity;
+  // A send given up on at the send timeout that the producer may still write: no row goes until
+  // it settled, so that no row of its keys overtakes it.
+  #inDoubt: Promise<unknown> | undefined;
 
   /**
    * The outbox of the datasource of `sql` (its `SqlClient` bean), relaying through `sender`.
@@ -292,6 +296,11 @@ export class Outbox {
         this.#logger.error(`${this.#where}: the relay failed; it tries again`, error);
         outcome = "failed";
       }
+      if (outcome === "doubt") {
+        // Its settling wakes the relay; a commit meanwhile finds it still in doubt.
+        await this.#sleep(this.#maxRetryDelayMs, true);
+        continue;
+      }
       if (outcome === "failed" || outcome === "blocked") {
         failures++;
         const delay = Math.min(
@@ -327,6 +336,7 @@ export class Outbox {
   // or half the lease has gone by. A key whose send failed is blocked for the rest of the pass:
   // its later rows are read past, not sent (they keep their order), and the other keys go on.
   async #pass(): Promise<PassOutcome> {
+    if (this.#inDoubt !== undefined) return "doubt";
     let held: HeldLock | undefined;
     try {
       held = await this.#locks.acquire({ key: LOCK_KEY, waitMs: 0, leaseMs: this.#leaseMs });
@@ -343,6 +353,7 @@ export class Outbox {
       const until = performance.now() + this.#leaseMs / 2;
       let after: unknown = 0;
       while (!this.#closing) {
+        if (this.#inDoubt !== undefined) return "doubt";
         await this.#purgeIfDue();
         const rows = await this.#unsent(after);
         if (rows.length === 0) return ended();
@@ -405,7 +416,8 @@ export class Outbox {
         if (group === undefined) groups.set(name, [row]);
         else group.push(row);
       }
-      if (groups.size === 1) {
+      // A send in doubt: no key goes until it settled.
+      if (groups.size === 1 || this.#inDoubt !== undefined) {
         this.#sendFailed(rows, error);
         for (const name of groups.keys()) blocked.add(name);
         return 0;
@@ -425,17 +437,24 @@ export class Outbox {
     }
   }
 
-  // The sender's send of `rows`, given up after the send timeout.
+  // The sender's send of `rows`, given up after the send timeout. One given up on may still be
+  // written: it is in doubt until it settles, and the relay sends nothing meanwhile (its rows are
+  // then sent again, at least once, but never behind a later row of their key).
   async #send(rows: readonly OutboxRow[]): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const sending = this.#sender.send(rows.map((row) => row.record));
     try {
       await Promise.race([
-        this.#sender.send(rows.map((row) => row.record)),
+        sending,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer from the broker in ${this.#sendTimeoutMs} ms`)),
-            this.#sendTimeoutMs,
-          );
+          timer = setTimeout(() => {
+            const inDoubt = sending.then(() => {}, () => {}).then(() => {
+              if (this.#inDoubt === inDoubt) this.#inDoubt = undefined;
+              this.#poke();
+            });
+            this.#inDoubt = inDoubt;
+            reject(new Error(`no answer from the broker in ${this.#sendTimeoutMs} ms`));
+          }, this.#sendTimeoutMs);
         }),
       ]);
     } finally {

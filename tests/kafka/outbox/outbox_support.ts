@@ -58,8 +58,12 @@ export async function waitFor(what: string, check: () => Promise<boolean>): Prom
 }
 
 /** How many records `topic` holds, over its partitions. */
-export async function topicSize(topic: string, partitions: number): Promise<number> {
-  const admin = new Admin({ clientId: "thaw-tests", bootstrapBrokers: [KAFKA_BOOTSTRAP] });
+export async function topicSize(
+  topic: string,
+  partitions: number,
+  bootstrap: readonly string[] = [KAFKA_BOOTSTRAP],
+): Promise<number> {
+  const admin = new Admin({ clientId: "thaw-tests", bootstrapBrokers: [...bootstrap] });
   try {
     const listed = await admin.listOffsets({
       topics: [{

@@ -317,10 +317,13 @@ for (const kind of KINDS) {
       closing.push(() => proxy.down());
       // The producer apps send through (its retries bounded): the bare client's idempotent
       // producer, told no retries, retries without end and may never recover.
+      // A send given up on is in doubt until the producer answers it (at its delivery timeout
+      // here): the relay sends nothing meanwhile.
       const through = new KafkaProducer(
         { clientId: "thaw-outbox-tests", bootstrapBrokers: [`127.0.0.1:${proxy.port}`] },
         -1,
         2,
+        2_000,
       );
       closing.push(() => through.close());
       const failures: unknown[] = [];
