@@ -97,10 +97,12 @@ const LEVELS_HINT = `the levels are ${LOG_LEVELS.join(", ")} (in any case), or n
 
 // The level a POST's body asks for (`undefined`: clear it), or the 4xx that says why none.
 function requestedLevel(text: string, type: string | null): LogLevel | undefined | Response {
-  // No body clears the level, as Spring's optional body does.
-  if (text.trim() === "") return undefined;
   // JSON alone, as Spring takes: no cross-site form can send it without the browser asking first.
-  if (type === null || !JSON_TYPE.test(type)) {
+  // The type comes before the empty body: a form with no fields sends one, without a preflight.
+  const json = type !== null && JSON_TYPE.test(type);
+  // No body (and no type, or JSON's) clears the level, as Spring's optional body does.
+  if (text.trim() === "" && (json || type === null)) return undefined;
+  if (!json) {
     return answer(415, {
       error: 'send the level as application/json: { "configuredLevel": "DEBUG" }',
     });

@@ -100,6 +100,10 @@ describe("an app's own @Endpoint", () => {
         body: { error: "send the body as application/json" },
       },
     );
+    // An empty form (no preflight from a browser) is refused as any body that is not JSON.
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]) {
+      assert.equal((await call(app, "POST", "/actuator/features/beta", "", type)).status, 415);
+    }
     assert.deepEqual(await call(app, "POST", "/actuator/features/beta", "[1]", json), {
       status: 400,
       body: { error: "the body must be a JSON object" },
