@@ -60,18 +60,37 @@ export function retryDelay(policy: RetryPolicy, n: number, random: () => number)
   return Math.round(min + random() * (max - min));
 }
 
+// How deep a chain of causes is read: a cycle of causes ends here.
+const MAX_CAUSES = 16;
+
 /**
- * Whether `error` is retried: the rule whose class is nearest to the error's (fewest steps up its
- * prototype chain) wins; none matching: retried when `includes` is empty.
+ * Whether `error` is retried: the error first, then its `cause`, then that one's (as Spring 7
+ * matches the cause chain), the first that a rule names decides, and for each, the rule whose
+ * class is nearest to its own (fewest steps up its prototype chain) wins; none matching: retried
+ * when `includes` is empty.
  */
 export function retries(policy: RetryPolicy, error: unknown): boolean {
   if (policy.includes.length === 0 && policy.excludes.length === 0) return true;
-  if (typeof error === "object" && error !== null) {
-    for (let p = Object.getPrototypeOf(error); p !== null; p = Object.getPrototypeOf(p)) {
-      const type = Object.hasOwn(p, "constructor") ? p.constructor : undefined;
-      if (policy.excludes.includes(type)) return false;
-      if (policy.includes.includes(type)) return true;
+  let current = error;
+  for (let depth = 0; depth < MAX_CAUSES; depth++) {
+    if (typeof current !== "object" || current === null) break;
+    const rule = ruleOf(policy, current);
+    if (rule !== undefined) return rule;
+    try {
+      current = (current as { cause?: unknown }).cause;
+    } catch {
+      break;
     }
   }
   return policy.includes.length === 0;
+}
+
+// What the nearest rule says of `error`'s own class: retried, not, or nothing.
+function ruleOf(policy: RetryPolicy, error: object): boolean | undefined {
+  for (let p = Object.getPrototypeOf(error); p !== null; p = Object.getPrototypeOf(p)) {
+    const type = Object.hasOwn(p, "constructor") ? p.constructor : undefined;
+    if (policy.excludes.includes(type)) return false;
+    if (policy.includes.includes(type)) return true;
+  }
+  return undefined;
 }

@@ -137,6 +137,27 @@ describe("which errors are retried", () => {
     assert.equal(retries(policy([Transient], [Error]), new Timeout()), true);
     assert.equal(retries(policy([Transient], [Error]), new Fatal()), false);
   });
+  it("an error's causes too, as Spring 7: the error first, then each cause in turn", () => {
+    const wrapped = (inner: unknown) => new Error("wrapped", { cause: inner });
+    assert.equal(retries(policy([Transient], []), wrapped(new Timeout())), true);
+    assert.equal(retries(policy([Transient], []), wrapped(wrapped(new Timeout()))), true);
+    assert.equal(retries(policy([], [Transient]), wrapped(new Timeout())), false);
+    assert.equal(retries(policy([Transient], []), wrapped(new Fatal())), false);
+    // The nearest in the chain decides: the error's own rule before its cause's.
+    assert.equal(
+      retries(policy([Transient], [Fatal]), new Fatal("x", { cause: new Timeout() })),
+      false,
+    );
+    assert.equal(
+      retries(policy([Transient], [Fatal]), new Timeout("x", { cause: new Fatal() })),
+      true,
+    );
+    // A cause that is itself: the walk ends.
+    const loop = new Error("loop");
+    Object.assign(loop, { cause: loop });
+    assert.equal(retries(policy([Transient], []), loop), false);
+  });
+
   it("a class named in both lists: the exclude wins", () => {
     assert.equal(retries(policy([Transient], [Transient]), new Timeout()), false);
   });
