@@ -31,11 +31,28 @@ export function deadLetterTopic(topic: string): string {
   return `${topic}.DLT`;
 }
 
+// The headers that say where a record first came from: a record dead-lettered again keeps them.
+const ORIGINAL: readonly string[] = [
+  DLT_HEADERS.topic,
+  DLT_HEADERS.partition,
+  DLT_HEADERS.offset,
+  DLT_HEADERS.timestamp,
+  DLT_HEADERS.timestampType,
+  DLT_HEADERS.group,
+];
+
+/** Whether `topic` is a DLT (`<topic>.DLT`): its records are never dead-lettered again. */
+export function isDeadLetterTopic(topic: string): boolean {
+  return topic.endsWith(".DLT");
+}
+
 /**
  * `record` bound for its DLT: key and value as they came, its headers but for the `kafka_dlt-*`
  * ones this failure replaces, then the failure's: the error's class and message (escaped, cut),
  * the original topic (text), partition (4 bytes), offset and timestamp (8 bytes, big-endian, as
- * Java writes an int and a long) and the consumer group. The producer chooses the partition.
+ * Java writes an int and a long), the timestamp's type and the consumer group. A record that was a
+ * dead letter already keeps its first original place, as Spring Kafka's recoverer does. The
+ * producer chooses the partition.
  */
 export function deadLetter(record: KafkaRecord, error: unknown, groupId: string): OutgoingRecord {
   const partition = new Uint8Array(4);
@@ -55,15 +72,18 @@ export function deadLetter(record: KafkaRecord, error: unknown, groupId: string)
     [DLT_HEADERS.partition, partition],
     [DLT_HEADERS.offset, offset],
     [DLT_HEADERS.timestamp, timestamp],
-    [DLT_HEADERS.timestampType, encoder.encode("CreateTime")],
+    [DLT_HEADERS.timestampType, encoder.encode(record.timestampType)],
     [DLT_HEADERS.group, encoder.encode(groupId)],
   ];
-  const replaced = new Set(added.map(([name]) => name));
+  const kept = record.raw.headers.some(([name]) => name === DLT_HEADERS.topic)
+    ? added.filter(([name]) => !ORIGINAL.includes(name))
+    : added;
+  const replaced = new Set(kept.map(([name]) => name));
   return {
     topic: deadLetterTopic(record.topic),
     key: record.raw.key,
     value: record.raw.value,
-    headers: [...record.raw.headers.filter(([name]) => !replaced.has(name)), ...added],
+    headers: [...record.raw.headers.filter(([name]) => !replaced.has(name)), ...kept],
     partition: undefined,
   };
 }

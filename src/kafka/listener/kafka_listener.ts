@@ -37,6 +37,11 @@ export interface KafkaListenerOptions {
   readonly retry?: KafkaListenerRetry;
   /** The method takes the records of one partition at a time, as arrays. */
   readonly batch?: boolean;
+  /**
+   * `"bytes"`: the method gets each value as it came, a `Uint8Array` (`null` for none), not
+   * deserialized (Spring Kafka's `ByteArrayDeserializer`). `"json"` by default.
+   */
+  readonly value?: "json" | "bytes";
 }
 
 /** What {@linkcode KafkaListener} returns: a decorator for a bean's method. */
@@ -53,6 +58,8 @@ export interface ListenerMark {
   readonly schema: StandardSchemaV1 | undefined;
   readonly retry: RetrySettings;
   readonly batch: boolean;
+  /** How the method gets a value: deserialized, or as its bytes. */
+  readonly value: "json" | "bytes";
 }
 
 /** A listener's retry, in milliseconds. */
@@ -76,7 +83,7 @@ export const RETRY_DEFAULTS: RetrySettings = {
   maxDelay: 30_000,
 };
 
-const KEYS = ["topics", "groupId", "concurrency", "schema", "retry", "batch"];
+const KEYS = ["topics", "groupId", "concurrency", "schema", "retry", "batch", "value"];
 const RETRY_KEYS = ["attempts", "delay", "multiplier", "maxDelay"];
 
 /**
@@ -143,6 +150,13 @@ export function listenerMark(options: unknown, where: string): ListenerMark {
     fail("schema is a Standard Schema (zod, valibot, arktype...)");
   }
   if (batch !== undefined && typeof batch !== "boolean") fail("batch is true or false");
+  const kind: unknown = options.value ?? "json";
+  const value = kind === "json" || kind === "bytes"
+    ? kind
+    : fail(`value is "json" or "bytes", got ${JSON.stringify(String(kind))}`);
+  if (value === "bytes" && schema !== undefined) {
+    fail('a schema checks a deserialized value: with value: "bytes" there is none');
+  }
   return {
     topics: topics as string[],
     groupId: groupId as string | undefined,
@@ -150,6 +164,7 @@ export function listenerMark(options: unknown, where: string): ListenerMark {
     schema: schema as StandardSchemaV1 | undefined,
     retry: retrySettings(options.retry, `${where}: retry`),
     batch: batch === true,
+    value,
   };
 }
 

@@ -11,6 +11,8 @@ export interface KafkaRecord {
   readonly offset: bigint;
   /** Milliseconds since the epoch: when the producer made it, or the broker appended it. */
   readonly timestamp: number;
+  /** Whose the timestamp is: the producer's (`CreateTime`) or the broker's (`LogAppendTime`). */
+  readonly timestampType: TimestampType;
   /** The key as UTF-8 text; `undefined` for none. */
   readonly key: string | undefined;
   /** The headers as UTF-8 text; a name given twice keeps its last value (all are in `raw`). */
@@ -18,6 +20,9 @@ export interface KafkaRecord {
   /** The record as it came: key, value and headers as bytes, headers in order. */
   readonly raw: RawRecord;
 }
+
+/** Kafka's two kinds of record timestamp, as Java names them. */
+export type TimestampType = "CreateTime" | "LogAppendTime";
 
 /** A record's bytes. */
 export interface RawRecord {
@@ -43,6 +48,7 @@ export function kafkaRecord(
   offset: bigint,
   timestamp: number,
   raw: RawRecord,
+  timestampType: TimestampType = "CreateTime",
 ): KafkaRecord {
   let headers: Map<string, string> | undefined;
   return {
@@ -50,6 +56,7 @@ export function kafkaRecord(
     partition,
     offset,
     timestamp,
+    timestampType,
     key: text(raw.key),
     // Read when asked: most handlers never look.
     get headers(): ReadonlyMap<string, string> {

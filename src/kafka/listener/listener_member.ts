@@ -36,6 +36,8 @@ const QUEUE_HIGH = 500;
 const FETCH_WAIT_MS = 500;
 const PARTITION_MAX_BYTES = 1 << 20;
 const IS_CONTROL = 1 << 5;
+// A record batch's attribute bit: its timestamps are the broker's (LogAppendTime).
+const LOG_APPEND_TIME = 1 << 3;
 const OFFSET_OUT_OF_RANGE = 1;
 // A promise that never settles: a join held for good. A new one each time, which goes with the
 // join it holds; one kept for all would keep every held join's closures for good.
@@ -518,11 +520,15 @@ export class ListenerMember {
             for (const record of batch.records) {
               const offset = batch.firstOffset + BigInt(record.offsetDelta);
               if (offset < lane.position) continue;
+              // A topic of LogAppendTime gives the broker's time, the batch's, to every record.
+              const appended = (batch.attributes & LOG_APPEND_TIME) !== 0;
               found.push(kafkaRecord(
                 lane.topic,
                 lane.partition,
                 offset,
-                Number(batch.firstTimestamp + record.timestampDelta),
+                Number(
+                  appended ? batch.maxTimestamp : batch.firstTimestamp + record.timestampDelta,
+                ),
                 {
                   key: record.key ?? undefined,
                   value: record.value ?? undefined,
@@ -531,6 +537,7 @@ export class ListenerMember {
                     value ?? new Uint8Array(0),
                   ]),
                 },
+                appended ? "LogAppendTime" : "CreateTime",
               ));
             }
           }

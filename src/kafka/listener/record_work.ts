@@ -6,7 +6,12 @@ import { loggable, loggableText } from "../../observe/loggable.ts";
 import type { StandardSchemaV1Result } from "../../config/standard_schema.ts";
 import type { ListenerMark } from "./kafka_listener.ts";
 import { retryDelay } from "./kafka_listener.ts";
-import { deadLetter, deadLetterTopic, RecordRefusedError } from "./dead_letter.ts";
+import {
+  deadLetter,
+  deadLetterTopic,
+  isDeadLetterTopic,
+  RecordRefusedError,
+} from "./dead_letter.ts";
 import type { KafkaRecord } from "./kafka_record.ts";
 import type { ListenerHost } from "./listener_host.ts";
 import type { LaneWork, Outcome, PartitionLane } from "./partition_lane.ts";
@@ -75,6 +80,7 @@ type Read = { value: unknown } | { refused: RecordRefusedError; by: "schema" | "
 // only when the schema answers with one: most records cost no extra turn.
 function valueOf(call: ListenerCall, record: KafkaRecord): Read | Promise<Read> {
   const { host, mark } = call;
+  if (mark.value === "bytes") return { value: record.raw.value ?? null };
   let value: unknown;
   try {
     value = host.deserializer === undefined
@@ -177,13 +183,19 @@ function methodWorkOnce(
   const { where, mark, host: { logger }, invoke } = call;
   const warn = (logger.warn ?? logger.error).bind(logger);
   return async (records, lane) => {
+    // A dead letter is never sent on to a DLT of its own: records reach a DLT because they could
+    // not be read or handled, and a listener of it must see each, whatever its value.
+    const dead = isDeadLetterTopic(lane.topic);
     const values: unknown[] = [];
     const accepted: KafkaRecord[] = [];
     const refused: { record: KafkaRecord; error: unknown }[] = [];
     for (const record of records) {
       const pending = valueOf(call, record);
       const read = pending instanceof Promise ? await pending : pending;
-      if ("refused" in read) {
+      if ("refused" in read && dead) {
+        values.push(record.raw.value ?? null);
+        accepted.push(record);
+      } else if ("refused" in read) {
         // The log says which check refused it, never the issues: they may quote the value.
         warn(
           `${where}: the value of ${place(record)} was refused (${read.by}); it goes to ${
@@ -210,6 +222,14 @@ function methodWorkOnce(
         await (mark.batch ? invoke(values, accepted) : invoke(values[0], accepted[0]));
         return "done";
       } catch (error) {
+        if (attempt >= attempts && dead) {
+          logger.error(
+            `${where} failed on ${what} (attempt ${attempt} of ${attempts}); a dead letter goes ` +
+              "to no other DLT: it is committed, and the partition moves on",
+            loggable(error),
+          );
+          return "done";
+        }
         if (attempt >= attempts) {
           logger.error(
             `${where} failed on ${what} (attempt ${attempt} of ${attempts}); it goes to ` +

@@ -50,3 +50,40 @@ describe("dead letters", () => {
     );
   });
 });
+
+describe("dead letters of a record that was one already", () => {
+  it("keep the first original place and say the record's own timestamp type", () => {
+    const text = (headers: readonly (readonly [string, Uint8Array])[], name: string) =>
+      headers.filter(([n]) => n === name).map(([, v]) => new TextDecoder().decode(v));
+    const first = deadLetter(
+      kafkaRecord(
+        "orders",
+        2,
+        41n,
+        1_000,
+        { key: undefined, value: bytes("x"), headers: [] },
+        "LogAppendTime",
+      ),
+      new Error("first"),
+      "billing",
+    );
+    assert.deepEqual(text(first.headers, DLT_HEADERS.timestampType), ["LogAppendTime"]);
+    // The dead letter read back from orders.DLT, and sent on from there (a replay topic's listener).
+    const again = deadLetter(
+      kafkaRecord("orders.DLT", 0, 7n, 2_000, {
+        key: undefined,
+        value: first.value,
+        headers: first.headers,
+      }),
+      new Error("second"),
+      "replay",
+    );
+    assert.deepEqual(text(again.headers, DLT_HEADERS.topic), ["orders"]);
+    assert.deepEqual(text(again.headers, DLT_HEADERS.group), ["billing"]);
+    assert.deepEqual(text(again.headers, DLT_HEADERS.timestampType), ["LogAppendTime"]);
+    const offset = again.headers.find(([n]) => n === DLT_HEADERS.offset)![1];
+    assert.equal(new DataView(offset.buffer, offset.byteOffset).getBigInt64(0), 41n);
+    // The failure is the latest one's.
+    assert.deepEqual(text(again.headers, DLT_HEADERS.exceptionMessage), ["second"]);
+  });
+});
