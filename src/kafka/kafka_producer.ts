@@ -105,6 +105,8 @@ export class KafkaProducer implements RecordSender {
   // A request's outcome is not known, or the broker refused the numbering: the next request goes
   // under a new producer id.
   #renumber = false;
+  // The brokers (host:port) whose last connection attempt failed: what the health check names.
+  readonly #unreachable = new Set<string>();
 
   /**
    * `deliveryTimeoutMs` bounds each send, tries included (`kafka.producer.delivery-timeout`,
@@ -135,6 +137,10 @@ export class KafkaProducer implements RecordSender {
       // As Java's producer: a topic the broker does not know is made when its settings allow.
       autocreateTopics: true,
     });
+    const at = ({ broker }: { broker: { host: string; port: number } }) =>
+      `${broker.host}:${broker.port}`;
+    this.#producer.on("client:broker:failed", (event) => this.#unreachable.add(at(event)));
+    this.#producer.on("client:broker:connect", (event) => this.#unreachable.delete(at(event)));
   }
 
   /**
@@ -381,14 +387,40 @@ export class KafkaProducer implements RecordSender {
     return message;
   }
 
-  /** The cluster as the broker describes it now: a round trip, for the health check. */
-  async cluster(): Promise<ClusterView> {
+  /**
+   * The cluster as the broker describes it now: a round trip, for the health check, answered
+   * within `withinMs`: past it, an error naming the brokers and those it could not connect to
+   * (the client's tries may outlast the health check's bound).
+   */
+  async cluster(withinMs: number): Promise<ClusterView> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.#noAnswer(withinMs)), withinMs);
+    });
+    const asked = this.#producer.metadata({ topics: [], forceUpdate: true }).then(
+      (metadata) => ({ clusterId: metadata.id, brokers: metadata.brokers.size }),
+      (error) => {
+        throw explainedError(error, this.#client);
+      },
+    );
+    // Its failure past the bound is nobody's to hear.
+    asked.catch(() => {});
     try {
-      const metadata = await this.#producer.metadata({ topics: [], forceUpdate: true });
-      return { clusterId: metadata.id, brokers: metadata.brokers.size };
-    } catch (error) {
-      throw explainedError(error, this.#client);
+      return await Promise.race([asked, bound]);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  #noAnswer(ms: number): Error {
+    const failed = [...this.#unreachable];
+    return new Error(
+      `no broker answered within ${ms} ms (kafka.bootstrap-servers: ` +
+        `${this.#client.bootstrapBrokers.join(", ")}); ` +
+        (failed.length > 0
+          ? `connecting to ${failed.join(", ")} failed`
+          : "connected, but no answer came"),
+    );
   }
 
   /**

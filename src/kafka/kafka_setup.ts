@@ -94,7 +94,9 @@ async function setUp(
     create: () => Promise.resolve(new OwnedTemplate(producer, sender, serializer, outboxes?.port)),
   });
   // Served by the actuator's health, where the app has it; a record nobody reads otherwise.
-  context.register(kafkaHealth(() => producer.cluster()));
+  // A little inside the health check's own bound, so that the component says why it is DOWN.
+  const healthMs = Math.max(settings.get("management.health.timeout") - 250, 100);
+  context.register(kafkaHealth(() => producer.cluster(healthMs)));
   return async (host) => {
     const listeners = await listenersOf(host.context.beans(), {
       clientOptions: kafkaSettings.client,

@@ -179,7 +179,7 @@ describe("kafka() on a secured broker", () => {
       2,
     );
     try {
-      await assert.rejects(producer.cluster(), {
+      await assert.rejects(producer.cluster(5_000), {
         message: 'the broker refused the SASL credentials of "thaw" (SCRAM-SHA-256); see ' +
           "kafka.sasl.username and kafka.sasl.password",
       });

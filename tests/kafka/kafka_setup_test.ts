@@ -208,6 +208,18 @@ describe("the kafka health component", () => {
     assert.equal(status, 503);
     assert.equal(body.components.kafka.status, "DOWN");
   });
+
+  it("names the brokers and what failed when none answers, within the health timeout", async () => {
+    // With the default retries the client tries for longer than the health check may take: the
+    // component says why itself, not the health check's bound.
+    const { status, body } = await healthOf({ "bootstrap-servers": "127.0.0.1:1" });
+    assert.equal(status, 503);
+    const { error } = body.components.kafka.details;
+    assert.match(error, /no broker answered within \d+ ms/);
+    assert.match(error, /127\.0\.0\.1:1/);
+    assert.match(error, /connecting to 127\.0\.0\.1:1 failed/);
+    assert.doesNotMatch(error, /check\(\) did not answer/);
+  });
 });
 
 describe("the kafka.* keys", () => {

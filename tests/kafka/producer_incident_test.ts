@@ -173,8 +173,9 @@ describe("KafkaProducer through a broker incident, on three brokers", () => {
       }
       const relayed = audit(records.filter((r) => r.key?.startsWith("o")), committed);
       console.log(`outbox: ${JSON.stringify(relayed)} of ${rows} rows`);
-      assert.equal(relayed.lost, 0, "every committed row relayed");
-      assert.equal(relayed.reordered, 0, "each key's rows in the order committed");
+      // At least once is the outbox's promise, but nothing here sends a row twice: a send in
+      // doubt that went is marked, not sent again.
+      assert.deepEqual(relayed, { lost: 0, doubled: 0, reordered: 0 }, "the outbox's rows");
     } finally {
       writing = false;
       for (const port of PORTS) await resumeBroker(port);

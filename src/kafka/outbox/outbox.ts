@@ -438,8 +438,9 @@ export class Outbox {
   }
 
   // The sender's send of `rows`, given up after the send timeout. One given up on may still be
-  // written: it is in doubt until it settles, and the relay sends nothing meanwhile (its rows are
-  // then sent again, at least once, but never behind a later row of their key).
+  // written: it is in doubt until it settles, and the relay sends nothing meanwhile. Written, its
+  // rows are marked sent then; refused, they are sent again, never behind a later row of their
+  // key.
   async #send(rows: readonly OutboxRow[]): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const sending = this.#sender.send(rows.map((row) => row.record));
@@ -448,7 +449,13 @@ export class Outbox {
         sending,
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
-            const inDoubt = sending.then(() => {}, () => {}).then(() => {
+            const inDoubt = sending.then(
+              () => this.#markSent(rows.map((row) => row.id)),
+              () => {},
+            ).catch((error) => {
+              // Not marked: the rows go again, at least once.
+              this.#logger.error(`${this.#where}: a late send's rows could not be marked`, error);
+            }).finally(() => {
               if (this.#inDoubt === inDoubt) this.#inDoubt = undefined;
               this.#poke();
             });
