@@ -18,11 +18,16 @@ import { MethodPlans } from "../context/method_plans.ts";
 /** Each `@Async` method's executor name (`undefined`: the default one), by method name. */
 export const ASYNC: unique symbol = Symbol("thaw.async");
 
-/** What {@linkcode Async} returns: a decorator for a bean's method, sync or async. */
+/**
+ * What {@linkcode Async} returns: a decorator for a bean's async method. A method that is not
+ * `async` does not compile: its caller would get a promise where its type says a value.
+ */
 export type AsyncDecorator = <This, A extends unknown[], R>(
-  value: (this: This, ...args: A) => R,
-  context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => R>,
-) => (this: This, ...args: A) => R;
+  value: (this: This, ...args: A) => Promise<R>,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => Promise<R>>,
+) => void;
+
+const ASYNC_ONLY = "@Async answers its caller with a promise at once";
 
 /**
  * Runs the method on an executor of `bootstrap({ tasks: tasks() })`: a call returns a promise of
@@ -30,7 +35,8 @@ export type AsyncDecorator = <This, A extends unknown[], R>(
  * caller's transaction. `executor` names one of `thaw.task.executors`; the default one
  * (`thaw.task.execution.pool.*`) otherwise. A full queue rejects the call's promise with
  * `TaskRejectedError` and runs nothing; a failure nobody awaits is logged with the bean and
- * method. Declare the method's type `Promise<T>` (or `void`): what the caller gets is a promise.
+ * method. The method is declared `async`: one that is not does not compile, and, past the types,
+ * making an instance of its class throws a `TypeError` naming the class and the method.
  *
  * It runs outermost, whatever order the decorators are written in: the method's other
  * decorators, and a `@Transactional` on its class, run on the executor too. Only beans the
@@ -44,28 +50,28 @@ export function Async(executor?: string): AsyncDecorator {
       `@Async(executor): give the name of one of thaw.task.executors, got ${String(executor)}`,
     );
   }
-  return <This, A extends unknown[], R>(
-    value: (this: This, ...args: A) => R,
-    context: ClassMethodDecoratorContext<This, (this: This, ...args: A) => R>,
-  ) => {
+  return (value, context) => {
     decorateMethod(value, context as ClassMethodDecoratorContext, {
       decorator: "@Async",
       does: "runs",
-      promise: "@Async answers with a promise",
+      promise: ASYNC_ONLY,
       declaredAsync: false,
       key: ASYNC,
       mark: executor,
       interceptor: AsyncInterceptor as Class,
     });
-    if (declaredAsync(value)) return value;
-    // The call answers with a promise whatever the body: the method is made async, so that the
-    // interceptors around it may answer with one.
-    const made = async function (this: This, ...args: A): Promise<Awaited<R>> {
-      return await value.apply(this, args);
-    };
-    Object.defineProperty(made, "name", { value: value.name });
-    Object.defineProperty(made, "length", { value: value.length });
-    return made as unknown as (this: This, ...args: A) => R;
+    if (declaredAsync(value)) return;
+    // Past the types (a cast, JavaScript), the caller would still get a promise and fail far
+    // from here. The class is not known while its methods are decorated, so the refusal waits
+    // for the first instance: before the container, or anyone, can call the method.
+    const name = String(context.name);
+    context.addInitializer(function (this: unknown) {
+      const type = (this as { constructor?: { name?: string } } | null)?.constructor?.name;
+      throw new TypeError(
+        `${type || "(anonymous)"}.${name}(): ${ASYNC_ONLY}, so the method must be declared ` +
+          `async: async ${name}(...): Promise<T>`,
+      );
+    });
   };
 }
 

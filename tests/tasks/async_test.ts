@@ -43,9 +43,9 @@ class Worker {
   }
 
   @Async()
-  plain(): string {
+  async plain(): Promise<string> {
     this.started++;
-    return "done";
+    return await Promise.resolve("done");
   }
 
   @Async()
@@ -56,15 +56,50 @@ class Worker {
 }
 
 describe("@Async", () => {
-  it("returns a promise at once; the body runs later, a sync method's too", async () => {
+  it("returns a promise at once; the body runs later", async () => {
     const app = await bootstrap({ components: [Worker], tasks: tasks() });
     const worker = app.getBean(Worker);
-    const answer = worker.plain() as unknown as Promise<string>;
+    const answer = worker.plain();
     assert.ok(answer instanceof Promise);
     assert.equal(worker.started, 0);
     assert.equal(await answer, "done");
     assert.equal(worker.started, 1);
     await app.close();
+  });
+
+  it("refuses a method not declared async, naming the class and the method", async () => {
+    // The compiler refuses it (tests/types); a cast, or plain JavaScript, gets past the types.
+    const untyped = Async() as unknown as (value: unknown, context: unknown) => void;
+    @Service()
+    class Names {
+      @untyped
+      upper(name: string): string {
+        return name.toUpperCase();
+      }
+    }
+    // A promise without `async`: the declaration is all there is to read before a call.
+    class Lower {
+      @untyped
+      lower(name: string): Promise<string> {
+        return Promise.resolve(name.toLowerCase());
+      }
+    }
+    class Each {
+      @untyped
+      async *each(): AsyncGenerator<string> {}
+    }
+    const refusal = (where: string, method: string) => ({
+      name: "TypeError",
+      message: `${where}(): @Async answers its caller with a promise at once, so the method ` +
+        `must be declared async: async ${method}(...): Promise<T>`,
+    });
+    assert.throws(() => new Names(), refusal("Names.upper", "upper"));
+    assert.throws(() => new Lower(), refusal("Lower.lower", "lower"));
+    assert.throws(() => new Each(), refusal("Each.each", "each"));
+    await assert.rejects(bootstrap({ components: [Names], tasks: tasks() }), (error: Error) => {
+      assert.match(error.message, /Names\.upper\(\): @Async answers its caller with a promise/);
+      return true;
+    });
   });
 
   it("max-size 2 with 10 calls never runs 3 at once, and runs all", async () => {

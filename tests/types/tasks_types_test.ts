@@ -5,10 +5,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { bootstrap, Service } from "../../mod.ts";
-import { ConcurrencyLimit, Daemon, Lockable, Retryable, tasks } from "../../tasks.ts";
+import { Async, ConcurrencyLimit, Daemon, Lockable, Retryable, tasks } from "../../tasks.ts";
 
 @Service()
 class Orders {
+  @Async()
+  async label(id: number): Promise<string> {
+    return await Promise.resolve(`order-${id}`);
+  }
+
   // The key takes the method's first arguments, as they are typed.
   @Lockable({ key: (id: number) => `order-${id}` })
   async ship(id: number, _note: string): Promise<number> {
@@ -36,6 +41,12 @@ export function wrongUses(): unknown[] {
     count(): number {
       return 1;
     }
+
+    // @ts-expect-error @Async answers with a promise: the caller would get one, not a string
+    @Async()
+    name(): string {
+      return "ada";
+    }
   }
 
   // @ts-expect-error a daemon runs run(signal), which this class lacks
@@ -48,6 +59,7 @@ describe("@thaw/thaw/tasks' types", () => {
   it("the correct bean runs", async () => {
     const app = await bootstrap({ components: [Orders], tasks: tasks() });
     assert.equal(await app.getBean(Orders).ship(7, "fragile"), 7);
+    assert.equal(await app.getBean(Orders).label(7), "order-7");
     await app.close();
   });
 });
