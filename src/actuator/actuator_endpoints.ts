@@ -142,11 +142,18 @@ export function endpointRoutes(
   const routes = made.flatMap((m) => m.routes);
   const { base } = host;
   if (served.length > 0 && discovery) {
-    // Spring's discovery page: a link to each endpoint served, as an absolute URL.
+    const templates = served.map((endpoint, i) => templatedLinks(endpoint.id, base, made[i]));
+    // Spring's discovery page: a link to each endpoint served, as an absolute URL, and one to
+    // each of its routes with path variables, templated.
     routes.push(endpointRoute("GET", base, (c) => {
-      const href = (path: string) => ({ href: new URL(path, c.req.url).href });
-      const links: Record<string, { href: string }> = { self: href(base) };
-      for (const { id } of served) links[id] = href(`${base}/${id}`);
+      const root = new URL(base, c.req.url).href;
+      const links: Record<string, { href: string; templated?: true }> = { self: { href: root } };
+      served.forEach(({ id }, i) => {
+        links[id] = { href: `${root}/${id}` };
+        for (const [name, rest] of templates[i]) {
+          links[name] = { href: root + rest, templated: true };
+        }
+      });
       return jsonAnswer(JSON.stringify({ _links: links }));
     }));
   }
@@ -156,4 +163,16 @@ export function endpointRoutes(
     close: () => made.forEach((m) => m.close?.()),
     served: served.map((e) => e.id),
   };
+}
+
+// An endpoint's routes with path variables, by Spring's link names (`loggers-name` for
+// `/loggers/{name}`), each with its template after the base path; one link for the methods of
+// one path.
+function templatedLinks(id: string, base: string, made: EndpointRoutes): Map<string, string> {
+  const links = new Map<string, string>();
+  for (const { pattern } of made.routes) {
+    if (pattern.variables.length === 0) continue;
+    links.set(`${id}-${pattern.variables.join("-")}`, pattern.template.slice(base.length));
+  }
+  return links;
 }

@@ -4,7 +4,8 @@
 // an app without an endpoint of its own carries none of it.
 import { checkDecoratorCall } from "../context/decorator_call.ts";
 import { type BeanClassDecorator, stereotype } from "../context/stereotypes.ts";
-import { type OperationKind, ownEndpointRecord } from "./endpoint_records.ts";
+import { checkOptionsObject } from "../options_object.ts";
+import { type OperationKind, ownEndpointRecord, type QueryParameter } from "./endpoint_records.ts";
 import { OWN_ENDPOINTS, type OwnEndpoints } from "./endpoint_hooks.ts";
 import { appEndpoints } from "./app_endpoints.ts";
 
@@ -53,20 +54,64 @@ export function Endpoint(id: string): BeanClassDecorator {
   };
 }
 
-function operation(kind: OperationKind, decorator: string): OperationDecorator {
+/** What `@ReadOperation` and `@DeleteOperation` take. */
+export interface OperationOptions {
+  /**
+   * The query parameters the method is given after its `@Selector` values, in order, Spring
+   * Boot's way: each as its decoded text (the first, when the query repeats it). Missing, a
+   * parameter is a 400; one whose name ends with `?` (`"since?"`) is `undefined` instead.
+   */
+  readonly query?: readonly string[] | undefined;
+}
+
+function operation(
+  kind: OperationKind,
+  decorator: string,
+  options?: OperationOptions,
+): OperationDecorator {
+  const query = options === undefined ? [] : queryOf(`@${decorator}`, options);
   return (value, context) => {
     checkDecoratorCall(`@${decorator}`, value, context);
     if (context.kind !== "method" || context.static || typeof context.name !== "string") {
       throw new TypeError(`@${decorator} decorates the instance methods of an @Endpoint class`);
     }
-    ownEndpointRecord(context.metadata).operations.push({ kind, methodName: context.name });
+    ownEndpointRecord(context.metadata).operations.push({ kind, methodName: context.name, query });
   };
+}
+
+function queryOf(decorator: string, options: OperationOptions): QueryParameter[] {
+  const given: unknown = options;
+  checkOptionsObject(given, decorator, ["query"]);
+  const names = given.query;
+  if (names === undefined) return [];
+  const where = `${decorator}({ query })`;
+  if (!Array.isArray(names)) {
+    throw new TypeError(`${where}: give a list of the query parameters' names`);
+  }
+  const query: QueryParameter[] = [];
+  for (const written of names) {
+    const name = typeof written === "string" ? written.replace(/\?$/, "") : written;
+    if (typeof name !== "string" || !SELECTOR.test(name)) {
+      throw new TypeError(
+        `${where}: ${JSON.stringify(written)} is no name; a query parameter is letters, digits ` +
+          "and _, with ? after it when it may be missing",
+      );
+    }
+    if (query.some((q) => q.name === name)) {
+      throw new TypeError(`${where}: ${JSON.stringify(name)} is named twice`);
+    }
+    query.push({ name, required: name === written });
+  }
+  return query;
 }
 
 /**
  * Marks a method of an {@linkcode Endpoint} class as its read: `GET {base}/{id}`, with one path
- * segment more for each of its `@Selector` names, given to the method in order. Its value is the
- * JSON answer (a `Response` is sent as it is); `undefined` or `null` is a 404, as in Spring Boot.
+ * segment more for each of its `@Selector` names, given to the method in order, then the query
+ * parameters `options.query` names. Its value is the JSON answer (an iterable's items as an array,
+ * at most 10,000 of them; bytes as `application/octet-stream`; a `Response` as it is); `undefined`
+ * or `null` is a 404, as in Spring Boot. A method taking more parameters than these give stops
+ * `bootstrap`.
  *
  * @example
  * ```ts
@@ -79,14 +124,14 @@ function operation(kind: OperationKind, decorator: string): OperationDecorator {
  *
  * @see https://github.com/thaw/thaw/blob/main/docs/observability.md#an-apps-own-endpoints
  */
-export function ReadOperation(): OperationDecorator {
-  return operation("read", "ReadOperation");
+export function ReadOperation(options?: OperationOptions): OperationDecorator {
+  return operation("read", "ReadOperation", options);
 }
 
 /**
  * Marks a method of an {@linkcode Endpoint} class as a write: `POST {base}/{id}` (and a segment
  * for each `@Selector`), taking a JSON object (or no body: `{}`), given to the method after the
- * selectors' values. Its value is the JSON answer; `undefined` or `null` is a 204.
+ * selectors' values. Its value is the answer, as a read's; `undefined` or `null` is a 204.
  *
  * @example
  * ```ts
@@ -105,8 +150,9 @@ export function WriteOperation(): OperationDecorator {
 
 /**
  * Marks a method of an {@linkcode Endpoint} class as a delete: `DELETE {base}/{id}` (and a
- * segment for each `@Selector`, whose values it is given). Its value is the JSON answer;
- * `undefined` or `null` is a 204.
+ * segment for each `@Selector`, whose values it is given, then the query parameters
+ * `options.query` names, as a read's). Its value is the answer, as a read's; `undefined` or
+ * `null` is a 204.
  *
  * @example
  * ```ts
@@ -119,8 +165,8 @@ export function WriteOperation(): OperationDecorator {
  *
  * @see https://github.com/thaw/thaw/blob/main/docs/observability.md#an-apps-own-endpoints
  */
-export function DeleteOperation(): OperationDecorator {
-  return operation("delete", "DeleteOperation");
+export function DeleteOperation(options?: OperationOptions): OperationDecorator {
+  return operation("delete", "DeleteOperation", options);
 }
 
 /** A selector's name: the path variable's, as a path template writes it. */

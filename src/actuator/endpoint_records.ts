@@ -5,10 +5,19 @@ import { type Class, entryOf, ownEntry } from "../context/class_record.ts";
 /** An operation's kind, as Spring Boot names it: a read is `GET`, a write `POST`, a delete `DELETE`. */
 export type OperationKind = "read" | "write" | "delete";
 
+/** A query parameter an operation is given after its selectors' values, Spring Boot's way. */
+export interface QueryParameter {
+  readonly name: string;
+  /** Missing and required: a 400; missing and optional (`"since?"`): `undefined`. */
+  readonly required: boolean;
+}
+
 /** One operation of an `@Endpoint` class. */
 export interface OperationRecord {
   readonly kind: OperationKind;
   readonly methodName: string;
+  /** What a read or a delete binds of the query, in the order the method takes them. */
+  readonly query: readonly QueryParameter[];
 }
 
 /** What the decorators of one class (not its superclasses) recorded. */

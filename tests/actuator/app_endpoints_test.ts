@@ -12,6 +12,7 @@ import {
 } from "../../actuator.ts";
 import { openApi, openApiDocument } from "../../openapi.ts";
 import type { ConfigValues } from "../../src/config/config_values.ts";
+import { memoryLogger } from "../helpers.ts";
 
 @Endpoint("features")
 class Features {
@@ -122,8 +123,212 @@ describe("an app's own @Endpoint", () => {
       body: { cleared: true, to: null },
     });
     const index = await call(app, "GET", "/actuator");
-    assert.deepEqual(Object.keys(index.body._links), ["self", "health", "features"]);
+    assert.deepEqual(Object.keys(index.body._links), [
+      "self",
+      "health",
+      "features",
+      "features-name",
+    ]);
     await app.close();
+  });
+
+  it("lists a templated link for each selector route in the index, as Spring Boot does", async () => {
+    const app = await bootstrap({
+      components: [Features],
+      config: exposing("features,env"),
+      actuator: actuator(),
+    });
+    const { _links } = (await call(app, "GET", "/actuator")).body;
+    assert.deepEqual(_links.features, { href: "http://localhost/actuator/features" });
+    assert.deepEqual(_links["features-name"], {
+      href: "http://localhost/actuator/features/{name}",
+      templated: true,
+    });
+    // Thaw's own selector routes are listed by the same rule, under Spring Boot's names.
+    assert.deepEqual(_links["env-toMatch"], {
+      href: "http://localhost/actuator/env/{toMatch}",
+      templated: true,
+    });
+    await app.close();
+  });
+
+  it("answers an iterable as a JSON array, and bytes as application/octet-stream", async () => {
+    @Endpoint("dump")
+    class Dump {
+      @ReadOperation()
+      async *lines(): AsyncGenerator<{ n: number }> {
+        for (let n = 1; n <= 3; n++) yield await Promise.resolve({ n });
+      }
+
+      @ReadOperation()
+      @Selector("name")
+      bytes(name: string): Uint8Array | Blob {
+        return name === "blob" ? new Blob([new Uint8Array([7])]) : new Uint8Array([0, 1, 255]);
+      }
+
+      @WriteOperation()
+      stream(_body: object): ReadableStream<Uint8Array> {
+        return new Blob([new Uint8Array([8, 9])]).stream();
+      }
+
+      @DeleteOperation()
+      dropped(): Set<string> {
+        return new Set(["a", "b"]);
+      }
+    }
+    const app = await bootstrap({
+      components: [Dump],
+      config: exposing("dump"),
+      actuator: actuator(),
+    });
+    assert.deepEqual(await call(app, "GET", "/actuator/dump"), {
+      status: 200,
+      body: [{ n: 1 }, { n: 2 }, { n: 3 }],
+    });
+    assert.deepEqual(await call(app, "DELETE", "/actuator/dump"), {
+      status: 200,
+      body: ["a", "b"],
+    });
+    for (
+      const [method, path, bytes] of [
+        ["GET", "/some", [0, 1, 255]],
+        ["GET", "/blob", [7]],
+        ["POST", "", [8, 9]],
+      ] as const
+    ) {
+      const res = await app.fetch(new Request(`http://localhost/actuator/dump${path}`, { method }));
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers.get("content-type"), "application/octet-stream", path);
+      assert.deepEqual([...new Uint8Array(await res.arrayBuffer())], bytes, path);
+    }
+    await app.close();
+  });
+
+  it("stops reading an iterable past 10,000 items, with a 500 naming the method", async () => {
+    @Endpoint("ticks")
+    class Ticks {
+      read = 0;
+      closed = false;
+
+      @ReadOperation()
+      async *all(): AsyncGenerator<number> {
+        try {
+          for (;;) yield ++this.read;
+        } finally {
+          this.closed = true;
+        }
+      }
+    }
+    const logger = memoryLogger();
+    const app = await bootstrap({
+      components: [Ticks],
+      config: exposing("ticks"),
+      actuator: actuator(),
+      logger,
+    });
+    assert.equal((await call(app, "GET", "/actuator/ticks")).status, 500);
+    const ticks = app.getBean(Ticks);
+    assert.equal(ticks.read, 10_001);
+    assert.equal(ticks.closed, true);
+    const logged = logger.lines.map((line) => line.map(String).join(" ")).join("\n");
+    assert.match(
+      logged,
+      /Ticks\.all\(\): @ReadOperation answered an iterable of more than 10000 items/,
+    );
+    await app.close();
+  });
+
+  it("binds the query parameters an operation names: a missing one is a 400", async () => {
+    @Endpoint("audit")
+    class Audit {
+      @ReadOperation({ query: ["level", "since?"] })
+      @Selector("who")
+      events(who: string, level: string, since?: string) {
+        return { who, level, since: since ?? null };
+      }
+
+      @DeleteOperation({ query: ["before"] })
+      purge(before: string) {
+        return { purged: before };
+      }
+    }
+    const app = await bootstrap({
+      components: [Audit],
+      config: exposing("audit"),
+      actuator: actuator(),
+    });
+    assert.deepEqual(await call(app, "GET", "/actuator/audit/ada?level=warn&level=info"), {
+      status: 200,
+      body: { who: "ada", level: "warn", since: null },
+    });
+    assert.deepEqual(await call(app, "GET", "/actuator/audit/ada?since=2024&level=a%20b"), {
+      status: 200,
+      body: { who: "ada", level: "a b", since: "2024" },
+    });
+    assert.deepEqual(await call(app, "GET", "/actuator/audit/ada?since=2024"), {
+      status: 400,
+      body: { error: "missing query parameter level" },
+    });
+    assert.deepEqual(await call(app, "DELETE", "/actuator/audit"), {
+      status: 400,
+      body: { error: "missing query parameter before" },
+    });
+    assert.deepEqual(await call(app, "DELETE", "/actuator/audit?before=2020"), {
+      status: 200,
+      body: { purged: "2020" },
+    });
+    await app.close();
+  });
+
+  it("stops bootstrap for a parameter nothing gives a value, naming the method", async () => {
+    @Endpoint("lost")
+    class LostRead {
+      @ReadOperation()
+      @Selector("name")
+      one(name: string, limit: string) {
+        return { name, limit };
+      }
+    }
+    @Endpoint("lost")
+    class LostWrite {
+      @WriteOperation()
+      set(body: object, extra: string) {
+        return { body, extra };
+      }
+    }
+    @Endpoint("lost")
+    class Clash {
+      @ReadOperation({ query: ["name"] })
+      @Selector("name")
+      one(name: string, again: string) {
+        return { name, again };
+      }
+    }
+    for (
+      const [type, message] of [
+        [
+          LostRead,
+          "LostRead.one() takes 2 parameters, and its @Selector names and query parameters give 1: " +
+          "name the others in @ReadOperation({ query: [...] })",
+        ],
+        [
+          LostWrite,
+          "LostWrite.set() takes 2 parameters, and its @Selector names and its body give 1: " +
+          "a write takes its values from its JSON body",
+        ],
+        [Clash, 'Clash.one(): "name" is both a @Selector name and a query parameter'],
+      ] as const
+    ) {
+      await assert.rejects(
+        bootstrap({ components: [type], config: exposing("lost"), actuator: actuator() }),
+        (error: Error) => {
+          assert.equal(error.name, "DefinitionError");
+          assert.ok(error.message.endsWith(message), error.message);
+          assert.match(error.message, /^@Endpoint\("lost"\) on bean "\w+" \(class \w+\): /);
+          return true;
+        },
+      );
+    }
   });
 
   it("is exposed as Thaw's own are: by its id or *, and excluded", async () => {
@@ -270,6 +475,14 @@ describe("an app's own @Endpoint", () => {
   it("refuses decorators used on what they do not decorate", () => {
     assert.throws(() => Selector(), /names one path segment or more/);
     assert.throws(() => Selector("a/b"), /"a\/b" is no name/);
+    assert.throws(
+      () => ReadOperation({ query: ["a b"] }),
+      /@ReadOperation\(\{ query \}\): "a b" is no name/,
+    );
+    assert.throws(
+      () => DeleteOperation({ query: ["a", "a?"] }),
+      /@DeleteOperation\(\{ query \}\): "a" is named twice/,
+    );
     assert.throws(() => {
       class Statics {
         @ReadOperation()
