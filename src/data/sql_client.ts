@@ -169,14 +169,17 @@ export class SqlClient {
   /**
    * The rows of the statement one at a time, read from the database a batch at a time: memory
    * stays bounded whatever the row count (a PostgreSQL cursor, MariaDB's and MySQL's streamed
-   * result, SQLite's statement iterator). Nothing runs before the loop asks for the first row;
-   * each loop runs the statement anew. Inside a transaction of this datasource it reads on the
-   * transaction's connection, seeing its uncommitted rows; otherwise it holds a connection of the
-   * pool until the loop ends. Leaving the loop (`break`, `return`, a throw) closes the statement
-   * and frees the connection; a loop left unfinished without leaving it (an iterator dropped
-   * half read) holds its connection for good. A database error rejects the loop with a
-   * {@linkcode DataError}, as `query` does. On PostgreSQL outside a transaction the cursor lives
-   * in a read-only transaction of its own.
+   * result, SQLite's statement iterator), but where the rows are read whole: SQLite on Deno
+   * (whose iterator would hide a row's failure), and on PostgreSQL a statement a cursor does not
+   * take (a write with `RETURNING`, run as `query` runs it). Nothing runs before the loop asks for
+   * the first row; each loop runs the statement anew, the same stream looped twice too. Inside a
+   * transaction of this datasource it reads on the transaction's connection, seeing its
+   * uncommitted rows; otherwise it holds a connection of the pool until the loop ends. Leaving the
+   * loop (`break`, `return`, a throw) closes the statement and frees the connection; a loop left
+   * unfinished without leaving it (an iterator dropped half read) holds its connection for good.
+   * A database error rejects the loop with a {@linkcode DataError}, as `query` does, and a
+   * connection that dies under it (killed) at once, with reason `connection`. On PostgreSQL
+   * outside a transaction the cursor lives in a read-only transaction of its own.
    *
    * @example
    * ```ts
@@ -208,7 +211,7 @@ export class SqlClient {
     ...values: unknown[]
   ): AsyncIterableIterator<T> {
     const { text, params } = this.#render("stream", strings, values);
-    return this.#rows<T>(text, params);
+    return new StatementRows(() => this.#rows<T>(text, params));
   }
 
   /**
@@ -225,7 +228,7 @@ export class SqlClient {
         `datasource "${this.name}": unsafeStream(text, params) takes a string and an array`,
       );
     }
-    return this.#rows<T>(text, params);
+    return new StatementRows(() => this.#rows<T>(text, params));
   }
 
   /**
@@ -408,6 +411,36 @@ export class SqlClient {
     } finally {
       connection.release(broken);
     }
+  }
+}
+
+// What `stream` gives: a statement, not one run of it. Each loop (each call of
+// [Symbol.asyncIterator]) gets a run of its own, the statement sent anew, as a loop over a query's
+// rows would send it again; a generator would end at once the second time, giving no row. Its own
+// next(), return() and throw() read one run, made at the first of them, for a caller that steps
+// it by hand.
+class StatementRows<T> implements AsyncIterableIterator<T> {
+  readonly #run: () => AsyncGenerator<T, void, undefined>;
+  #own: AsyncGenerator<T, void, undefined> | undefined;
+
+  constructor(run: () => AsyncGenerator<T, void, undefined>) {
+    this.#run = run;
+  }
+
+  [Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    return this.#run();
+  }
+
+  next(): Promise<IteratorResult<T, void>> {
+    return (this.#own ??= this.#run()).next();
+  }
+
+  return(): Promise<IteratorResult<T, void>> {
+    return (this.#own ??= this.#run()).return();
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<T, void>> {
+    return (this.#own ??= this.#run()).throw(error);
   }
 }
 

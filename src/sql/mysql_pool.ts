@@ -456,12 +456,18 @@ class MysqlRows implements RowCursor {
     this.#owner = owner;
     command.on("fields", (fields: unknown) => this.#columns = fields !== undefined);
     command.on("result", (row: Record<string, unknown>) => this.#row(row));
-    command.on("error", (error: MysqlError) => {
-      this.#failure ??= owner.failed(error);
-      this.#finished();
-    });
+    command.on("error", this.#failed);
     command.on("end", () => this.#finished());
+    // A connection that dies under a streamed result (KILL, the socket closed) tells only the
+    // connection, not a command without a callback: unheard, the loop would wait out its bound.
+    connection.on("error", this.#failed);
   }
+
+  readonly #failed = (error: MysqlError): void => {
+    if (this.#ended) return;
+    this.#failure ??= this.#owner.failed(error);
+    this.#finished();
+  };
 
   async next(bound?: number): Promise<Record<string, unknown>[]> {
     if (this.#buffered.length === 0 && !this.#ended && !this.#closed) {
@@ -508,7 +514,9 @@ class MysqlRows implements RowCursor {
   }
 
   #finished(): void {
+    if (this.#ended) return;
     this.#ended = true;
+    this.#connection.removeListener("error", this.#failed);
     this.#owner.finished();
     this.#woken();
   }

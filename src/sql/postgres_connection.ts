@@ -8,6 +8,7 @@ import type { DriverError, ServerPool } from "./server_pool.ts";
 import { queryBound, type StatementBound, statementBound } from "./statement_bound.ts";
 import { type QueryTimeout, queryTimeout } from "./query_timeout.ts";
 import { PreparedStatements } from "./prepared_statements.ts";
+import { isCursorQuery } from "./leading_keyword.ts";
 
 /** pg's error: a SQLSTATE code where the server sent one. */
 export type PgError = DriverError;
@@ -120,6 +121,7 @@ export class PostgresConnection implements DataConnection {
     alone: boolean,
     deadline?: number,
   ): Promise<RowCursor> {
+    if (!isCursorQuery(text)) return this.#whole(text, params, deadline);
     const name = `thaw_cursor_${++cursors}`;
     const pool = this.#pool;
     // The pool's timeout (or what is left of the transaction's time), whatever a withTimeout
@@ -176,6 +178,32 @@ export class PostgresConnection implements DataConnection {
         // transaction ends the cursor).
         if (alone) await this.control(failed ? "ROLLBACK" : "COMMIT");
         else if (!failed) await this.#query(`CLOSE ${name}`, []);
+      },
+    };
+  }
+
+  // A statement DECLARE does not take (a write's RETURNING, SHOW, EXPLAIN) runs as `run` runs
+  // it: in the transaction it is called in, or on its own, committed as it ends (not in the
+  // read-only one of a cursor). Its rows are held whole and handed out a batch at a time: a
+  // write with RETURNING is done whole before PostgreSQL sends its first row, whatever reads it.
+  async #whole(
+    text: string,
+    params: readonly unknown[],
+    deadline: number | undefined,
+  ): Promise<RowCursor> {
+    let rows = (await this.run(text, params, deadline)).rows;
+    let at = 0;
+    return {
+      next: () => {
+        const batch = rows.slice(at, at + STREAM_BATCH_ROWS);
+        at += batch.length;
+        // Let go once handed out, as a cursor's batches are.
+        if (at >= rows.length) rows = [];
+        return Promise.resolve(batch);
+      },
+      close: () => {
+        rows = [];
+        return Promise.resolve();
       },
     };
   }

@@ -3,6 +3,7 @@
 // used by one caller at a time; its statements are prepared once per text.
 import type { StatementResult } from "./data_pool.ts";
 import { messageOf } from "./data_error.ts";
+import { leadingKeyword } from "./leading_keyword.ts";
 
 /**
  * SQLite's message of `error`. Deno appends the rest of the statement to a syntax error
@@ -32,12 +33,6 @@ export interface SqliteRows {
 
 const READS = /^(SELECT|VALUES|PRAGMA|EXPLAIN|WITH)$/i;
 const INSERTS = /^(INSERT|REPLACE)$/i;
-
-/** The first word of a statement, comments and blanks skipped. */
-export function leadingKeyword(text: string): string {
-  const m = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/.exec(text);
-  return m?.[1] ?? "";
-}
 
 /** What a statement's text says of its result, worked out once per prepared statement. */
 interface Shape {

@@ -30,12 +30,12 @@ import { WriterLock } from "./writer_lock.ts";
 import type { ResolvedPoolSettings } from "./pool_settings.ts";
 import { type SqlitePragma, sqlitePragmas } from "./sqlite_settings.ts";
 import {
-  leadingKeyword,
   type SqliteHandle,
   sqliteMessage,
   sqliteOpener,
   type SqliteRows,
 } from "./sqlite_opener.ts";
+import { leadingKeyword } from "./leading_keyword.ts";
 
 /** Opens the pool of a SQLite datasource; the file is opened (and its folder made) on first use. */
 export const openSqlitePool: PoolOpener = (datasource, settings) =>
@@ -232,7 +232,9 @@ class SqlitePool implements DataPool {
 
   /**
    * Takes the pool's write lock for `text` (a write outside a transaction, or a transaction's
-   * BEGIN IMMEDIATE), waiting up to the busy timeout as SQLite itself would.
+   * BEGIN IMMEDIATE), waiting up to the busy timeout as SQLite itself would, and failing as it
+   * would: `SQLITE_BUSY`, the code of a write that waited out busy_timeout for another process,
+   * so that a caller tells a lock wait apart the same way whoever held the lock.
    */
   lockWriter(text: string): Promise<void> {
     const ms = this.#settings.busyTimeoutMs;
@@ -240,6 +242,7 @@ class SqlitePool implements DataPool {
       new DataError({
         datasource: this.name,
         reason: "statement",
+        code: "SQLITE_BUSY",
         statement: text,
         message: `database is locked: the pool's write lock stayed held for the busy timeout ` +
           `(${ms} ms), by another write or writing transaction; a REQUIRES_NEW or NOT_SUPPORTED ` +

@@ -793,3 +793,59 @@ describe("SqlClient on a pool's connections", () => {
     assert.deepEqual(log, ["acquire", "run DELETE", "release"]);
   });
 });
+
+// What docs/testing.md says comes back of another type on SQLite than on PostgreSQL, for one table
+// made with PostgreSQL's type names on both, as a test on SQLite would make it.
+describe("SqlClient: the values that differ between SQLite and PostgreSQL", () => {
+  const open = testPools();
+  const at = new Date("2024-01-02T03:04:05.678Z");
+  const row = async (kind: Kind): Promise<Record<string, unknown>> => {
+    const sql = new SqlClient((await open(kind)).pool);
+    await sql.execute`
+      CREATE TABLE typed (big BIGINT, i INTEGER, price NUMERIC(10, 2), flag BOOLEAN,
+        at TIMESTAMPTZ, day DATE, doc JSONB, bytes BYTEA, s TEXT)`;
+    await sql.execute`INSERT INTO typed VALUES (${42}, ${7}, ${"1.50"}, ${true}, ${at},
+      ${"2024-01-02"}, ${JSON.stringify({ a: [1] })}, ${new Uint8Array([0, 255])}, ${"x"})`;
+    const values = await sql.one<Record<string, unknown>>`SELECT * FROM typed`;
+    const sums = await sql.one<Record<string, unknown>>`
+      SELECT count(*) AS n, sum(i) AS total, CURRENT_TIMESTAMP AS now FROM typed`;
+    return { ...values, ...sums, bytes: [...(values.bytes as Uint8Array)] };
+  };
+
+  for (const kind of KINDS.filter((k) => k !== "mysql")) {
+    it(`on ${kind}`, async () => {
+      const { now, ...got } = await row(kind);
+      if (kind === "postgres") {
+        assert.ok(now instanceof Date);
+        assert.deepEqual(got, {
+          big: "42",
+          i: 7,
+          price: "1.50",
+          flag: true,
+          at,
+          day: new Date(2024, 0, 2),
+          doc: { a: [1] },
+          bytes: [0, 255],
+          s: "x",
+          n: "1",
+          total: "7",
+        });
+      } else {
+        assert.match(String(now), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+        assert.deepEqual(got, {
+          big: 42,
+          i: 7,
+          price: 1.5,
+          flag: 1,
+          at: "2024-01-02T03:04:05.678Z",
+          day: "2024-01-02",
+          doc: '{"a":[1]}',
+          bytes: [0, 255],
+          s: "x",
+          n: 1,
+          total: 7,
+        });
+      }
+    });
+  }
+});

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { SqlClient } from "../../src/data/sql_client.ts";
 import { type Kind, KINDS, rejection, testPools } from "../sql/pools.ts";
 import { RUNTIME } from "../runtime.ts";
+import { until } from "../runtime/raw_client.ts";
 
 /** More rows than a batch, many times over: the rows come in several batches. */
 const COUNT = 20_000;
@@ -65,6 +66,62 @@ for (const kind of KINDS) {
       for await (const _ of numbers(sql, 3)) again++;
       assert.equal(again, 3);
       assert.equal(pool.idleCount(), 1);
+    });
+
+    it("runs the statement anew for each loop over the same iterable", async () => {
+      const { sql } = await single();
+      await sql.execute`CREATE TABLE looped (v INT NOT NULL)`;
+      await sql.execute`INSERT INTO looped (v) VALUES (1), (2), (3)`;
+      const rows = sql.stream<{ v: number }>`SELECT v FROM looped ORDER BY v`;
+      const first: number[] = [];
+      for await (const row of rows) first.push(Number(row.v));
+      await sql.execute`INSERT INTO looped (v) VALUES (4)`;
+      const second: number[] = [];
+      for await (const row of rows) second.push(Number(row.v));
+      assert.deepEqual({ first, second }, { first: [1, 2, 3], second: [1, 2, 3, 4] });
+      // A loop left early leaves the next one whole.
+      for await (const _ of rows) break;
+      const third: number[] = [];
+      for await (const row of rows) third.push(Number(row.v));
+      assert.deepEqual(third, [1, 2, 3, 4]);
+    });
+
+    it("gives a write's RETURNING rows, committed outside a transaction, in one inside", async () => {
+      const { sql, admin } = await single();
+      await sql.execute`CREATE TABLE returned (v INT NOT NULL)`;
+      const inserted: number[] = [];
+      for await (
+        const row of sql.stream<{ v: number }>`
+          INSERT INTO returned (v) VALUES (${1}), (${2}), (${3}) RETURNING v`
+      ) {
+        inserted.push(Number(row.v));
+      }
+      assert.deepEqual(inserted.sort(), [1, 2, 3]);
+      assert.equal((await admin.query("SELECT v FROM returned")).length, 3, "committed");
+      const deleted = await sql.transaction(async () => {
+        const rows: number[] = [];
+        for await (
+          const row of sql.stream<{ v: number }>`DELETE FROM returned WHERE v > ${1} RETURNING v`
+        ) {
+          rows.push(Number(row.v));
+        }
+        assert.equal((await admin.query("SELECT v FROM returned")).length, 3, "uncommitted");
+        return rows;
+      });
+      assert.deepEqual(deleted.sort(), [2, 3]);
+      assert.deepEqual(await sql.query`SELECT v FROM returned`, [{ v: 1 }]);
+      if (kind === "postgres") {
+        // A WITH that writes, which a cursor does not take either.
+        const moved: unknown[] = [];
+        for await (
+          const row of sql
+            .stream`WITH gone AS (DELETE FROM returned RETURNING v) SELECT v FROM gone`
+        ) {
+          moved.push(row);
+        }
+        assert.deepEqual(moved, [{ v: 1 }]);
+        assert.equal((await admin.query("SELECT v FROM returned")).length, 0);
+      }
     });
 
     it("frees its connection at a break after 10 rows: a pool of one serves the next call", async () => {
@@ -206,6 +263,51 @@ for (const kind of KINDS) {
         assert.equal(error.reason, "timeout", error.message);
         assert.match(error.message, /no answer within 500 ms \(pool\.statement-timeout\)/);
         assert.ok(seen < 1500, `rows before the bound: ${seen}`);
+        assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
+      });
+    }
+
+    if (kind !== "sqlite") {
+      it("fails at once with reason connection when its connection is killed mid-read", async () => {
+        // A bound far past an answer that comes at once: the failure must not wait for it.
+        const { pool, admin } = await open(kind, {
+          maxSize: 1,
+          acquireTimeoutMs: 20_000,
+          statementTimeoutMs: 15_000,
+        });
+        const sql = new SqlClient(pool);
+        const session = kind === "postgres"
+          ? (await sql.one<{ id: number }>`SELECT pg_backend_pid() AS id`).id
+          : (await sql.one<{ id: number }>`SELECT CONNECTION_ID() AS id`).id;
+        // Row 1,500 (in the second batch) sleeps a minute: the statement is still running, its
+        // rest unsent, when the session is killed.
+        const rows = kind === "postgres"
+          ? sql.stream`SELECT n, pg_sleep(CASE WHEN n = 1500 THEN 60 ELSE 0 END)::text AS s
+              FROM generate_series(1, 2000) AS n`
+          : sql.stream`SELECT seq AS n, IF(seq = 1500, SLEEP(60), 0) AS s FROM seq_1_to_2000`;
+        let seen = 0;
+        const error = await rejection((async () => {
+          for await (const _ of rows) {
+            if (++seen > 1) continue;
+            await admin.query(
+              kind === "postgres"
+                ? `SELECT pg_terminate_backend(${Number(session)})`
+                : `KILL ${Number(session)}`,
+            );
+            await until(
+              async () =>
+                (await admin.query(
+                  kind === "postgres"
+                    ? `SELECT 1 FROM pg_stat_activity WHERE pid = ${Number(session)}`
+                    : `SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ${Number(session)}`,
+                )).length === 0,
+              "the session ended",
+            );
+          }
+        })());
+        assert.equal(error.reason, "connection", error.message);
+        assert.match(error.message, /the connection was lost/);
+        assert.ok(seen < 1500, `rows before the kill: ${seen}`);
         assert.deepEqual(await sql.query`SELECT 1 AS one`, [{ one: 1 }]);
       });
     }

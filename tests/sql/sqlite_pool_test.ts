@@ -103,10 +103,57 @@ describe("sqlite_pool", () => {
     const error = await rejection(b.run("INSERT INTO t VALUES (2)", []));
     assert.equal(error.reason, "statement");
     assert.match(error.message, /locked/);
+    assert.equal(error.code, "SQLITE_BUSY");
     await a.run("COMMIT", []);
     await b.run("INSERT INTO t VALUES (2)", []);
     a.release();
     b.release();
+  });
+
+  // The code SQLite gives a write that waited out its busy timeout, whoever held the lock: a
+  // writing transaction of the pool (whose lock a write waits for without blocking the thread),
+  // or another process.
+  it("gives SQLITE_BUSY to a write that waited out busyTimeoutMs for the pool's write lock", async () => {
+    const { pool } = await open("sqlite", { maxSize: 3, busyTimeoutMs: 50 });
+    const a = await pool.acquire();
+    const b = await pool.acquire();
+    try {
+      await a.run("CREATE TABLE t (v TEXT)", []);
+      await a.control("BEGIN IMMEDIATE");
+      await a.run("INSERT INTO t VALUES (1)", []);
+      const write = await rejection(b.run("INSERT INTO t VALUES (2)", []));
+      assert.equal(write.reason, "statement");
+      assert.match(write.message, /database is locked/);
+      assert.equal(write.code, "SQLITE_BUSY", write.message);
+      const begin = await rejection(b.control("BEGIN IMMEDIATE"));
+      assert.equal(begin.code, "SQLITE_BUSY", begin.message);
+      const rows = await rejection((async () => {
+        for await (const _ of new SqlClient(pool).stream`INSERT INTO t VALUES (3) RETURNING v`) {
+          // none: refused before its first row
+        }
+      })());
+      assert.equal(rows.code, "SQLITE_BUSY", rows.message);
+      await a.control("COMMIT");
+      await b.run("INSERT INTO t VALUES (2)", []);
+    } finally {
+      a.release();
+      b.release();
+    }
+  });
+
+  it("gives SQLITE_BUSY to a write that waited out busyTimeoutMs for another process's lock", async () => {
+    const { pool, admin } = await open("sqlite", { busyTimeoutMs: 50 });
+    const sql = new SqlClient(pool);
+    await sql.execute`CREATE TABLE t (v TEXT)`;
+    await admin.query("BEGIN IMMEDIATE");
+    try {
+      const error = await rejection(sql.execute`INSERT INTO t VALUES (${"x"})`);
+      assert.equal(error.reason, "statement");
+      assert.equal(error.code, "SQLITE_BUSY", error.message);
+    } finally {
+      await admin.query("COMMIT");
+    }
+    await sql.execute`INSERT INTO t VALUES (${"x"})`;
   });
 
   it("puts a file in WAL mode, and serves one it cannot switch as it is", async () => {
