@@ -63,6 +63,24 @@ export function basicCredentials(header: string | null): BasicCredentials {
 }
 
 /**
+ * Whether a text holds a control character (RFC 5234's CTL: `\x00`-`\x1F`, `\x7F`), which
+ * RFC 7617 forbids in a user name: a name with a CR or an LF would write a line of its own
+ * wherever it is logged. A token's name is refused alike.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hasControlCharacter } from "./basic_credentials.ts";
+ *
+ * assert.equal(hasControlCharacter("ada\r\nadmin"), true);
+ * assert.equal(hasControlCharacter("Adélaïde"), false);
+ * ```
+ */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL.test(text);
+}
+
+/**
  * The challenge of a 401 for HTTP Basic (RFC 7617, 2.1): `Basic realm="<realm>", charset="UTF-8"`,
  * the realm's `"` and `\` escaped and what a header cannot carry (controls, non-ASCII) left out.
  *

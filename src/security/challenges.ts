@@ -3,13 +3,14 @@
  * (RFC 7235, 4.1: a 401 lists every scheme the client may retry with), the bearer token's first
  * with RFC 6750's error code where a token was refused, then HTTP Basic's, then the API key's.
  * The challenges are appended to one `WWW-Authenticate` field: the Fetch API's `Headers` joins
- * them with `, ` and every runtime sends them so, as the `1#challenge` list RFC 7235 allows. Pure.
+ * them with `, ` and every runtime sends them so, as the `1#challenge` list RFC 7235 allows. The
+ * route guard's refusals and method security's are answered here alike. Pure.
  *
  * @module
  */
 import { bearerAnswer, type BearerRefusal } from "./bearer_answer.ts";
 
-/** The challenges of the schemes that are on. */
+/** The challenges of the schemes that are on: the route guard's and method security's. */
 export interface Challenges {
   /** Whether bearer tokens are checked (a JWT key source is set). */
   readonly bearer: boolean;
@@ -62,7 +63,8 @@ export function apiKeyChallenge(header: string): string {
 export function refusalResponse(refusal: BearerRefusal, challenges: Challenges): Response {
   const answer = bearerAnswer(refusal, challenges.realm);
   const headers = new Headers();
-  if (challenges.bearer || refusal.kind !== "missing") {
+  // A scope may be refused to a caller of another scheme: RFC 6750's code then helps no one.
+  if (challenges.bearer || refusal.kind === "invalid-request" || refusal.kind === "invalid-token") {
     headers.append("www-authenticate", answer.headers["www-authenticate"]);
   }
   // A 400 (a malformed bearer header) is no challenge to retry with another scheme.
@@ -72,4 +74,40 @@ export function refusalResponse(refusal: BearerRefusal, challenges: Challenges):
   const type = answer.headers["content-type"];
   if (type !== undefined) headers.set("content-type", type);
   return new Response(answer.body === "" ? null : answer.body, { status: answer.status, headers });
+}
+
+/**
+ * The answer to a call `@Secured` or `@PreAuthorize` refused, with `challenges`' schemes on.
+ * Without a caller, the 401 a guarded route gives a request without credentials (the challenge of
+ * every scheme that is on, each with its realm); with one, a 403, which names the scopes that
+ * would do (RFC 6750's `insufficient_scope`) where scopes decided and bearer tokens are on, and
+ * carries no challenge otherwise (a role or a check is no scheme's to retry with).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { deniedResponse } from "./challenges.ts";
+ *
+ * const basicOnly = { bearer: false, others: ['Basic realm="Realm", charset="UTF-8"'] };
+ * const anonymous = deniedResponse(false, undefined, basicOnly);
+ * assert.equal(anonymous.status, 401);
+ * assert.equal(anonymous.headers.get("www-authenticate"), 'Basic realm="Realm", charset="UTF-8"');
+ * assert.equal(deniedResponse(true, ["orders:write"], basicOnly).headers.get("www-authenticate"), null);
+ * assert.equal(
+ *   deniedResponse(true, ["orders:write"], { bearer: true, realm: "orders", others: [] })
+ *     .headers.get("www-authenticate"),
+ *   'Bearer realm="orders", error="insufficient_scope", scope="orders:write"',
+ * );
+ * ```
+ */
+export function deniedResponse(
+  caller: boolean,
+  scopes: readonly string[] | undefined,
+  challenges: Challenges,
+): Response {
+  if (!caller) return refusalResponse({ kind: "missing" }, challenges);
+  if (challenges.bearer && scopes !== undefined && scopes.length > 0) {
+    return refusalResponse({ kind: "insufficient-scope", scopes }, challenges);
+  }
+  return new Response(null, { status: 403 });
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { shownValue } from "../config/application_config.ts";
+import { keyOrigin, shownValue } from "../config/application_config.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { parseDuration } from "../config/duration.ts";
 import { ASYMMETRIC_ALGORITHMS } from "../config/security_keys.ts";
@@ -59,6 +59,11 @@ const MAX_CLOCK_SKEW_MS = 3_600_000;
  * `public-key-location` and `public-key` is set (no JWT is checked). A `ConfigError` names the key
  * of a value that cannot be used: two key sources at once, a URL that is not http(s), an algorithm
  * that is not an asymmetric one (`none`, `HS256`), a clock skew that is not a duration.
+ * `issuer-uri` beside another source checks the tokens' `iss` against it, the keys coming from
+ * the other, where both are set in one place. Set in two places (a profile's file over
+ * `application.yml`, an environment variable), the later one most likely meant to replace the
+ * other, which it cannot unset: refused, as every token of the new source's issuer would be
+ * refused for its `iss`.
  *
  * @example
  * ```ts
@@ -82,9 +87,10 @@ const MAX_CLOCK_SKEW_MS = 3_600_000;
  * ```
  */
 export function jwtSettings(
-  settings: Pick<ThawSettings, "get" | "where">,
+  settings: Pick<ThawSettings, "get" | "where" | "config">,
 ): JwtSettings | undefined {
   const where = (key: string): string => settings.where(`${PREFIX}.${key}`);
+  const origin = (key: string): string => keyOrigin(settings.config, `${PREFIX}.${key}`).source;
   const issuer = settings.get(`${PREFIX}.issuer-uri`);
   const jwkSetUri = settings.get(`${PREFIX}.jwk-set-uri`);
   const location = settings.get(`${PREFIX}.public-key-location`);
@@ -98,7 +104,16 @@ export function jwtSettings(
   ].filter(([, value]) => value !== undefined).map(([key]) => key as string);
   if (given.length > 1) {
     throw new ConfigError(
-      `${where(given[1])}: give one of ${given.join(", ")}: each is where the keys come from`,
+      `${where(given[0])} and ${where(given[1])}: give one of ${given.join(", ")}: each is ` +
+        `where the keys come from${unsetHint(given[0], given[1], origin, settings.config.source)}`,
+    );
+  }
+  if (issuer !== undefined && given.length === 1 && origin("issuer-uri") !== origin(given[0])) {
+    throw new ConfigError(
+      `${where("issuer-uri")} and ${where(given[0])}: give one of issuer-uri, ${given[0]}: each ` +
+        `is where the keys come from (to check the tokens' iss against issuer-uri with the keys ` +
+        `of ${given[0]}, set both in one file)` +
+        unsetHint("issuer-uri", given[0], origin, settings.config.source),
     );
   }
   let keys: JwtKeySource;
@@ -118,6 +133,23 @@ export function jwtSettings(
     clockSkewMs: clockSkew(settings.get(`${PREFIX}.clock-skew`), where("clock-skew")),
   };
   return Object.freeze({ ...read, ...definedFields({ issuer, authoritiesClaim, rolesClaim }) });
+}
+
+/**
+ * How to leave one of two keys set in different places out: a profile's file adds its keys to
+ * those of the files before it, and `~` (null) is what unsets one there. The key to unset is the
+ * one of `application.yml` (`base`), where one is.
+ */
+function unsetHint(
+  a: string,
+  b: string,
+  origin: (key: string) => string,
+  base: string,
+): string {
+  if (origin(a) === origin(b)) return "";
+  const unset = origin(b) === base ? b : a;
+  return `. A profile's file keeps the keys of the files before it: unset the one it replaces ` +
+    `there (${unset}: ~)`;
 }
 
 /**

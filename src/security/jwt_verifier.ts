@@ -33,7 +33,7 @@ export interface JwtVerifierOptions {
   readonly clock?: Pick<Clock, "now" | "monotonic">;
   /** The fetch of the discovery document and the key set. */
   readonly fetch?: typeof fetch;
-  /** The least time between two fetches of the key set, in ms (30 s). */
+  /** The least time between two fetches of the key set, in ms (30 s; less before any keys). */
   readonly cooldownMs?: number;
   /** How long a fetched key set is used before it is refetched in the background, in ms (5 min). */
   readonly maxAgeMs?: number;
@@ -145,7 +145,7 @@ export class JwtVerifier {
       if ((error as { code?: unknown }).code === "ERR_JWKS_MULTIPLE_MATCHING_KEYS") {
         return await this.#eachKey(token, error as AsyncIterable<CryptoKey>);
       }
-      throw new TokenFailure(reasonOf(error));
+      throw failureOf(error);
     }
   }
 
@@ -162,12 +162,24 @@ export class JwtVerifier {
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code !== "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") {
-          throw new TokenFailure(reasonOf(error));
+          throw failureOf(error);
         }
       }
     }
     throw new TokenFailure("bad-signature");
   }
+}
+
+/**
+ * The failure of one of jose's errors, naming the claim a `missing-claim` lacks: jose names one
+ * of those it was told to require (`exp`, `iss`, `aud`), never one of the token's.
+ */
+function failureOf(error: unknown): TokenFailure {
+  const reason = reasonOf(error);
+  const { claim } = (error ?? {}) as { claim?: unknown };
+  return reason === "missing-claim" && typeof claim === "string"
+    ? new TokenFailure(reason, { claim })
+    : new TokenFailure(reason);
 }
 
 /** The reason of one of jose's errors (by its `code`, which every jose error has). */

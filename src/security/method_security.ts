@@ -21,9 +21,10 @@ import {
 } from "../context/interceptors.ts";
 import { MethodPlans } from "../context/method_plans.ts";
 import { AccessDeniedError } from "./access_denied_error.ts";
+import type { Challenges } from "./challenges.ts";
 import { permittedMethod } from "./permit_all.ts";
 import { type Authentication, SecurityContext } from "./security_context.ts";
-import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
+import { type AccessDenial, NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 
 type Check = (caller: Authentication, ...args: unknown[]) => boolean | Promise<boolean>;
 
@@ -105,6 +106,22 @@ interface Plan {
   readonly checks: readonly Check[];
 }
 
+/** What the interceptor is made with besides the scopes' prefix. */
+export interface MethodSecurityOptions {
+  /** Told of each refused call; nothing by default. */
+  readonly events?: SecurityEvents | undefined;
+  /**
+   * The challenges of the schemes that are on, read at each refusal: HTTP Basic is known only
+   * once the beans are made, after this interceptor. Bearer tokens alone when not given.
+   */
+  readonly challenges?: (() => Challenges) | undefined;
+  /**
+   * Told of each refusal, naming the method and why (`Orders.remove(): access denied
+   * (authority)`): what the client's answer leaves out, for the server's log.
+   */
+  readonly onDenied?: ((line: string) => void) | undefined;
+}
+
 /** Checks each call of a method `@Secured` or `@PreAuthorize` guards; registered by `security()`. */
 export class MethodSecurityInterceptor implements MethodInterceptor {
   /** Outermost: see the module's note. */
@@ -116,33 +133,39 @@ export class MethodSecurityInterceptor implements MethodInterceptor {
   readonly #plans = new MethodPlans<Plan>();
   readonly #prefix: string;
   readonly #events: SecurityEvents;
+  readonly #challenges: () => Challenges | undefined;
+  readonly #onDenied: (line: string) => void;
 
   /**
    * @param scopePrefix the prefix of scope authorities (`authority-prefix`, `SCOPE_`)
-   * @param events told of each refused call
+   * @param options the refusals' events and challenges
    */
-  constructor(scopePrefix: string, events: SecurityEvents = NO_EVENTS) {
+  constructor(scopePrefix: string, options: MethodSecurityOptions = {}) {
     this.#prefix = scopePrefix;
-    this.#events = events;
+    this.#events = options.events ?? NO_EVENTS;
+    this.#challenges = options.challenges ?? (() => undefined);
+    this.#onDenied = options.onDenied ?? (() => {});
   }
 
   intercept({ target, method, args }: MethodInvocation, next: () => unknown): unknown {
     const plan = this.#plans.of(target, method, (type) => planOf(type as Class, method));
     if (plan.open) return next();
     const caller = SecurityContext.current();
-    if (caller === undefined) {
-      this.#events.denied("no-caller");
-      throw new AccessDeniedError(plan.where, false);
-    }
+    if (caller === undefined) return this.#deny(plan, "no-caller");
     const { authorities } = plan;
     if (authorities !== undefined && !authorities.some((a) => caller.authorities.includes(a))) {
       const scopes = authorities.filter((a) => a.startsWith(this.#prefix)).map((a) =>
         a.slice(this.#prefix.length)
       );
-      this.#events.denied("authority");
-      throw new AccessDeniedError(plan.where, true, scopes);
+      return this.#deny(plan, "authority", scopes);
     }
-    return runChecks(plan, caller, args, 0, next, this.#events);
+    return runChecks(plan, caller, args, 0, next, () => this.#deny(plan, "check"));
+  }
+
+  #deny(plan: Plan, reason: AccessDenial, scopes?: readonly string[]): never {
+    this.#events.denied(reason);
+    this.#onDenied(`${plan.where}: access denied (${reason})`);
+    throw new AccessDeniedError(plan.where, reason !== "no-caller", scopes, this.#challenges());
   }
 }
 
@@ -153,19 +176,15 @@ function runChecks(
   args: unknown[],
   i: number,
   next: () => unknown,
-  events: SecurityEvents,
+  refuse: () => never,
 ): unknown {
-  const refuse = (): never => {
-    events.denied("check");
-    throw new AccessDeniedError(plan.where, true);
-  };
   for (; i < plan.checks.length; i++) {
     const held = plan.checks[i](caller, ...args);
     if (held instanceof Promise) {
       const from = i + 1;
       return held.then((ok) => {
         if (ok !== true) refuse();
-        return runChecks(plan, caller, args, from, next, events);
+        return runChecks(plan, caller, args, from, next, refuse);
       });
     }
     if (held !== true) refuse();

@@ -8,6 +8,11 @@
  *
  * - fetches (of the discovery document and of the set) are one at a time, and at most one starts
  *   per cooldown, whether it succeeds or not: a flood of unknown key ids costs one fetch;
+ * - but while no fetch has brought keys yet (the issuer was down, slow or answered junk at the
+ *   first token), every token is refused until one does: a failure is tried again after 1 s, then
+ *   after twice the last wait, up to the cooldown, each wait counted from the failure (a slow
+ *   fetch may have taken most of a cooldown), so that tokens are taken seconds after the issuer is
+ *   back, and a flood of tokens meanwhile costs a fetch per wait;
  * - a set older than its maximum age is refetched in the background while its keys go on
  *   verifying (on workerd, within the request: it drops a request's I/O once it is answered); a
  *   fetch that fails leaves them in place (while the host is down, the cached keys keep working);
@@ -19,6 +24,9 @@ import type { Clock } from "../runtime/clock.ts";
 import { onWorkerd } from "../runtime/on_workerd.ts";
 import { TokenFailure } from "./token_failure.ts";
 
+/** The first wait after a failed fetch while there are no keys: then doubled up to the cooldown. */
+const FIRST_RETRY_MS = 1_000;
+
 /** The parts of jose the key set uses (the package is loaded by the verifier). */
 export type JoseKeySets = Pick<typeof import("jose"), "createLocalJWKSet">;
 
@@ -27,7 +35,10 @@ export type KeyLookup = ReturnType<JoseKeySets["createLocalJWKSet"]>;
 
 /** How a key set is fetched and kept. */
 export interface RemoteKeySetOptions {
-  /** The least time between two fetches, in ms: 30 s (jose's and Nimbus's) when not given. */
+  /**
+   * The least time between two fetches, in ms: 30 s (jose's and Nimbus's) when not given. Before
+   * any keys were fetched, a failed fetch is tried again sooner: after 1 s, doubling up to this.
+   */
   readonly cooldownMs?: number;
   /** How long a fetched set is used before it is refetched in the background: 5 min. */
   readonly maxAgeMs?: number;
@@ -63,7 +74,10 @@ export class RemoteKeySet {
   #url: string | undefined;
   #keys: KeyLookup | undefined;
   #fetchedAt = 0;
-  #lastAttempt: number | undefined;
+  /** No fetch starts before this time (monotonic); none yet: any time. */
+  #notBefore: number | undefined;
+  /** The wait after the next failure while there are no keys. */
+  #retryMs: number;
   #pending: Promise<void> | undefined;
   #lastError: Error | undefined;
   readonly #staleInRequest: boolean;
@@ -87,6 +101,7 @@ export class RemoteKeySet {
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#onFetchFailed = options.onFetchFailed ?? (() => {});
     this.#staleInRequest = options.staleInRequest ?? onWorkerd();
+    this.#retryMs = Math.min(FIRST_RETRY_MS, this.#cooldownMs);
   }
 
   /** The key function for jose's `jwtVerify`: throws jose's no-matching-key error, or a `TokenFailure`. */
@@ -121,19 +136,20 @@ export class RemoteKeySet {
   #refresh(): Promise<boolean> {
     if (this.#pending !== undefined) return this.#join(this.#pending);
     const now = this.#clock.monotonic();
-    if (this.#lastAttempt !== undefined && now - this.#lastAttempt < this.#cooldownMs) {
-      return Promise.resolve(false);
-    }
-    this.#lastAttempt = now;
+    if (this.#notBefore !== undefined && now < this.#notBefore) return Promise.resolve(false);
+    this.#notBefore = now + this.#cooldownMs;
     const pending: Promise<void> = this.#fetchSet().then(
       (keys) => {
         this.#keys = keys;
         this.#fetchedAt = this.#clock.monotonic();
         this.#lastError = undefined;
+        this.#retryMs = Math.min(FIRST_RETRY_MS, this.#cooldownMs);
       },
       (error: unknown) => {
         this.#lastError = error instanceof Error ? error : new Error(String(error));
         this.#onFetchFailed(this.#lastError);
+        // One given up on (`#join`) was backed off for then.
+        if (this.#pending === pending) this.#backOff();
       },
     ).finally(() => {
       // Not a later fetch's: one given up on (`#join`) may settle while the next is under way.
@@ -156,11 +172,24 @@ export class RemoteKeySet {
       if ((await Promise.race([pending, lost])) === "lost" && this.#pending === pending) {
         this.#pending = undefined;
         this.#lastError = new Error("the key set's fetch did not settle");
+        this.#backOff();
       }
     } finally {
       clearTimeout(timer);
     }
     return true;
+  }
+
+  /**
+   * After a failed fetch while there are no keys, the next may start after the current wait
+   * (counted from now, the failure), which then doubles up to the cooldown; with keys, the
+   * cooldown stands: they go on verifying meanwhile.
+   */
+  #backOff(): void {
+    if (this.#keys !== undefined) return;
+    const retryAt = this.#clock.monotonic() + this.#retryMs;
+    this.#notBefore = Math.min(this.#notBefore ?? retryAt, retryAt);
+    this.#retryMs = Math.min(this.#retryMs * 2, this.#cooldownMs);
   }
 
   async #fetchSet(): Promise<KeyLookup> {

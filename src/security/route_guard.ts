@@ -22,6 +22,7 @@ import { authoritiesOf } from "./authorities.ts";
 import type { ApiKeyAuthenticator } from "./api_keys.ts";
 import type { BasicAuthenticator } from "./basic_authenticator.ts";
 import type { BearerRefusal } from "./bearer_answer.ts";
+import { hasControlCharacter } from "./basic_credentials.ts";
 import { bearerToken } from "./bearer_token.ts";
 import { type Challenges, refusalResponse } from "./challenges.ts";
 import type { JwtSettings } from "./jwt_settings.ts";
@@ -45,15 +46,13 @@ export interface GuardParts {
   readonly basic?: Pick<BasicAuthenticator, "authenticate"> | undefined;
   /** API keys, when keys are configured. */
   readonly apiKeys?: Pick<ApiKeyAuthenticator, "authenticate" | "header"> | undefined;
-  /** The challenges of HTTP Basic and the API keys where they are on, for every 401. */
-  readonly otherChallenges: readonly string[];
+  /** The challenges of the schemes that are on, for every refusal (method security's alike). */
+  readonly challenges: Challenges;
   /** `security.permit-all`, checked. */
   readonly permitAll: readonly string[];
   /** Where `security.permit-all` is set, for errors. */
   readonly permitAllWhere: string;
   readonly logger: Logger;
-  /** The challenge's `realm`. */
-  readonly realm?: string | undefined;
   /** Told of each request whose credentials were checked; nothing by default. */
   readonly events?: SecurityEvents | undefined;
 }
@@ -203,13 +202,8 @@ function guard(
   parts: GuardParts,
   opens: ((c: Context) => boolean) | undefined,
 ): MiddlewareHandler {
-  const { bearer, basic, apiKeys, logger } = parts;
+  const { bearer, basic, apiKeys, logger, challenges } = parts;
   const { authentication: record } = parts.events ?? NO_EVENTS;
-  const challenges: Challenges = {
-    bearer: bearer !== undefined,
-    realm: parts.realm,
-    others: parts.otherChallenges,
-  };
   const warn = (logger.warn ?? logger.error).bind(logger);
   const refuse = (c: Parameters<MiddlewareHandler>[0], refusal: BearerRefusal) =>
     earlyAnswer(c, refusalResponse(refusal, challenges));
@@ -230,7 +224,9 @@ function guard(
           const name = Object.hasOwn(claims, jwt.principalClaim)
             ? claims[jwt.principalClaim]
             : undefined;
-          if (typeof name !== "string" || name === "") throw new TokenFailure("missing-claim");
+          if (typeof name !== "string" || name === "" || hasControlCharacter(name)) {
+            throw new TokenFailure("missing-claim", { claim: jwt.principalClaim, unusable: true });
+          }
           caller = { name, authorities: authoritiesOf(claims, jwt), claims };
         } catch (error) {
           const failure = error instanceof TokenFailure ? error : new TokenFailure("malformed");

@@ -5,7 +5,7 @@
 import type { FeatureFactory } from "../app_feature.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { DefinitionError } from "../context/errors.ts";
-import { shownValue } from "../config/application_config.ts";
+import { configValue, shownValue } from "../config/application_config.ts";
 import type { ThawSettings } from "../config/thaw_settings.ts";
 import type { SetupHost } from "../feature_value.ts";
 import type { ApplicationContext } from "../context/application_context.ts";
@@ -13,7 +13,7 @@ import { checkOptionsObject } from "../options_object.ts";
 import { ApiKeyAuthenticator, apiKeySettings } from "./api_keys.ts";
 import { BasicAuthenticator } from "./basic_authenticator.ts";
 import { basicChallenge } from "./basic_credentials.ts";
-import { apiKeyChallenge } from "./challenges.ts";
+import { apiKeyChallenge, type Challenges } from "./challenges.ts";
 import { optionalApi } from "../actuator/opentelemetry.ts";
 import { NO_EVENTS, type SecurityEvents } from "./authentication_events.ts";
 import { jwtSettings } from "./jwt_settings.ts";
@@ -99,7 +99,14 @@ async function setUp(
   const events = await securityEvents();
   // The scopes' prefix, which `@Secured` reads whether tokens are on or not.
   const authorityPrefix = settings.get("security.oauth2.resourceserver.jwt.authority-prefix");
-  const interceptor = new MethodSecurityInterceptor(authorityPrefix, events);
+  // Whole once the beans are made (HTTP Basic's bean among them), before any request is served.
+  let challenges: Challenges = { bearer: bearer !== undefined, realm, others: [] };
+  const warn = (logger.warn ?? logger.error).bind(logger);
+  const interceptor = new MethodSecurityInterceptor(authorityPrefix, {
+    events,
+    challenges: () => challenges,
+    onDenied: (line) => warn(line),
+  });
   context.registerBean({
     name: "thaw.methodSecurityInterceptor",
     type: MethodSecurityInterceptor,
@@ -123,19 +130,21 @@ async function setUp(
     });
     // As configured: `apiKeys.header` is lower case.
     const header = settings.get("security.api-keys.header-name");
-    const otherChallenges = [
-      ...(basic === undefined ? [] : [basicChallenge(settings.get("security.basic.realm"))]),
-      ...(apiKeys === undefined ? [] : [apiKeyChallenge(header)]),
-    ];
+    challenges = {
+      ...challenges,
+      others: [
+        ...(basic === undefined ? [] : [basicChallenge(basicRealm(settings, realm))]),
+        ...(apiKeys === undefined ? [] : [apiKeyChallenge(header)]),
+      ],
+    };
     const guard = routeGuard({
       bearer,
       basic,
       apiKeys,
-      otherChallenges,
+      challenges,
       permitAll,
       permitAllWhere,
       logger,
-      realm,
       events,
     });
     // One entry per scheme turned on: each appears in the OpenAPI document.
@@ -148,6 +157,17 @@ async function setUp(
     // Both: the host's for openApi() folded after, the internals' for openApiDocument(app).
     return { guard, documentedGuard: documented, internals: { documentedGuard: documented } };
   };
+}
+
+/**
+ * HTTP Basic's realm: `security.basic.realm` where the configuration sets it, else the realm of
+ * `security({ realm })`, else the key's default.
+ */
+function basicRealm(settings: ThawSettings, realm: string | undefined): string {
+  const key = "security.basic.realm";
+  return realm !== undefined && configValue(settings.config.values, key) === undefined
+    ? realm
+    : settings.get(key);
 }
 
 /** The app's one `UserDetailsService` bean, if any; a `DefinitionError` for two. */

@@ -46,10 +46,22 @@ const DESCRIPTIONS: Readonly<Record<TokenFailureReason, string>> = {
   "missing-claim": "the token lacks a claim it must have",
 };
 
+/** What a failure is made with besides its reason. */
+export interface TokenFailureOptions extends ErrorOptions {
+  /**
+   * For `missing-claim`: the claim's name, as the settings or the check name it (`exp`, `iss`,
+   * the principal's), never one the token chose.
+   */
+  readonly claim?: string | undefined;
+  /** For `missing-claim`: the claim is there, but is not what it must be (a name that is no text). */
+  readonly unusable?: boolean | undefined;
+}
+
 /**
  * A token refused: its `reason`, and a message made of the reason alone (never of the token, nor
- * of what it says). Only `keys-unavailable` has a `cause`, the fetch's error (which names URLs,
- * nothing of the token); jose's own errors are never kept, since they hold the token's claims.
+ * of what it says), and of the name of the claim that is missing. Only `keys-unavailable` has a
+ * `cause`, the fetch's error (which names URLs, nothing of the token); jose's own errors are never
+ * kept, since they hold the token's claims.
  *
  * @example
  * ```ts
@@ -59,21 +71,42 @@ const DESCRIPTIONS: Readonly<Record<TokenFailureReason, string>> = {
  * const failure = new TokenFailure("expired");
  * assert.equal(failure.reason, "expired");
  * assert.equal(failure.message, "bearer token refused (expired): the token has expired");
+ * assert.equal(
+ *   new TokenFailure("missing-claim", { claim: "exp" }).message,
+ *   'bearer token refused (missing-claim): the token lacks the claim "exp"',
+ * );
  * ```
  */
 export class TokenFailure extends Error {
   /** Why, one of {@linkcode TOKEN_FAILURE_REASONS}. */
   readonly reason: TokenFailureReason;
+  /** For `missing-claim`, the claim that is missing (or not usable), where it is known. */
+  readonly claim: string | undefined;
 
   /**
    * Creates the failure.
    *
    * @param reason why the token was refused
-   * @param options the check's own error as `cause`
+   * @param options the check's own error as `cause`; the claim of a `missing-claim`
    */
-  constructor(reason: TokenFailureReason, options?: ErrorOptions) {
-    super(`bearer token refused (${reason}): ${DESCRIPTIONS[reason]}`, options);
+  constructor(reason: TokenFailureReason, options: TokenFailureOptions = {}) {
+    const { claim, unusable, ...errorOptions } = options;
+    super(`bearer token refused (${reason}): ${describe(reason, claim, unusable)}`, errorOptions);
     this.name = "TokenFailure";
     this.reason = reason;
+    this.claim = reason === "missing-claim" ? claim : undefined;
   }
+}
+
+function describe(
+  reason: TokenFailureReason,
+  claim: string | undefined,
+  unusable: boolean | undefined,
+): string {
+  if (reason !== "missing-claim" || claim === undefined) return DESCRIPTIONS[reason];
+  // Quoted as JSON, control characters escaped: a claim's name may come from the settings.
+  const name = JSON.stringify(claim);
+  return unusable === true
+    ? `the token's claim ${name} is missing or not a name`
+    : `the token lacks the claim ${name}`;
 }

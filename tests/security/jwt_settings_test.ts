@@ -1,8 +1,9 @@
 // The resource server's settings: pure, each rule checked against a reference over generated
 // configurations.
-import { describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import * as jose from "jose";
 import { resolveConfig } from "../../src/config/application_config.ts";
 import { ConfigError } from "../../src/config/config_error.ts";
 import { ASYMMETRIC_ALGORITHMS } from "../../src/config/security_keys.ts";
@@ -14,6 +15,12 @@ import {
   jwtSettings,
 } from "../../src/security/jwt_settings.ts";
 import { propertyOptions } from "../property.ts";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bootstrap } from "../../mod.ts";
+import { security } from "../../security.ts";
+import { loadConfig } from "../../src/config/load_config.ts";
 
 const read = (jwt: Record<string, unknown>) =>
   jwtSettings(
@@ -169,5 +176,88 @@ describe("jwtSettings", () => {
       () => read({ "issuer-uri": "https://id", "jws-algorithms": "none" }),
       /config: security\.oauth2\.resourceserver\.jwt\.jws-algorithms: none is refused/,
     );
+  });
+});
+
+describe("jwtSettings over a profile", () => {
+  // A key that imports: with one source or the other alone, the app would start.
+  let PEM = "";
+  before(async () => {
+    PEM = await jose.exportSPKI((await jose.generateKeyPair("ES256")).publicKey);
+  });
+  const jwtFile = (lines: string[]) =>
+    [
+      "security:",
+      "  oauth2:",
+      "    resourceserver:",
+      "      jwt:",
+      ...lines.map((l) => `        ${l}`),
+    ]
+      .join("\n") + "\n";
+  const withProfile = async (
+    files: Record<string, string>,
+    use: (config: Awaited<ReturnType<typeof loadConfig>>, dir: string) => Promise<void>,
+  ) => {
+    const dir = await mkdtemp(join(tmpdir(), "thaw-jwt-profile-"));
+    try {
+      for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+      await use(await loadConfig(join(dir, "application.yml"), { env: {}, profiles: "prod" }), dir);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  it("stops bootstrap when a profile's key source joins one of the file it builds on", async () => {
+    const cases = [
+      ["issuer-uri: https://id.example.com", `public-key: ${JSON.stringify(PEM)}`, "issuer-uri"],
+      [`public-key: ${JSON.stringify(PEM)}`, "issuer-uri: https://id.example.com", "public-key"],
+      [
+        "jwk-set-uri: https://id.example.com/keys",
+        "public-key-location: /etc/key.pem",
+        "jwk-set-uri",
+      ],
+    ];
+    for (const [base, profile, unset] of cases) {
+      await withProfile({
+        "application.yml": jwtFile([base]),
+        "application-prod.yml": jwtFile([profile]),
+      }, async (config, dir) => {
+        const [baseKey, profileKey] = [base, profile].map((line) => line.split(":")[0]);
+        const where = (file: string, key: string) =>
+          `${join(dir, file)}:5: security.oauth2.resourceserver.jwt.${key}`;
+        await assert.rejects(bootstrap({ config, security: security() }), (error: Error) => {
+          assert.ok(error instanceof ConfigError, String(error));
+          assert.ok(error.message.includes(where("application.yml", baseKey)), error.message);
+          assert.ok(
+            error.message.includes(where("application-prod.yml", profileKey)),
+            error.message,
+          );
+          assert.ok(error.message.includes(`(${unset}: ~)`), error.message);
+          return true;
+        });
+      });
+    }
+  });
+
+  it("takes a profile that unsets the other source, or sets issuer-uri beside its key", async () => {
+    for (
+      const profile of [["issuer-uri: ~", `public-key: ${JSON.stringify(PEM)}`], [
+        "issuer-uri: https://id.example.com/prod",
+        `public-key: ${JSON.stringify(PEM)}`,
+      ]]
+    ) {
+      await withProfile({
+        "application.yml": jwtFile(["issuer-uri: https://id.example.com"]),
+        "application-prod.yml": jwtFile(profile),
+      }, (config) => {
+        const settings = jwtSettings(readSettings(config));
+        assert.deepEqual(settings?.keys, { kind: "public-key", pem: PEM });
+        assert.equal(
+          settings?.issuer,
+          profile[0] === "issuer-uri: ~" ? undefined : "https://id.example.com/prod",
+        );
+        return Promise.resolve();
+      });
+    }
   });
 });

@@ -148,7 +148,7 @@ describe("method security", () => {
         () => accounts.close("x"),
         (error: unknown) =>
           error instanceof AccessDeniedError && error.status === 401 && !error.caller &&
-          error.message === "Access denied: Accounts.close()",
+          error.message === "Access denied" && error.where === "Accounts.close()",
       );
       await assert.rejects(
         runAs(

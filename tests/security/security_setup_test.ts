@@ -183,6 +183,13 @@ describe("bootstrap({ security: security() })", () => {
           await token(key, { iss: issuer.url, aud: "orders", sub: "" }, now),
           "missing-claim",
         ],
+        // A name that would write a line of its own wherever it is logged, as Basic refuses one.
+        ...await Promise.all(["ada\r\nadmin", "ada\n", "\radmin", "ada\u0000"].map(async (sub) =>
+          [
+            await token(key, { iss: issuer.url, aud: "orders", sub }, now),
+            "missing-claim",
+          ] as [string, string]
+        )),
       ];
       for (const [jwt, reason] of cases) {
         logger.lines.length = 0;
@@ -293,7 +300,10 @@ describe("bootstrap({ security: security() })", () => {
         const refused = await get(claims);
         assert.equal(refused.status, 401, JSON.stringify(claims));
         assert.equal(refused.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
-        assert.match(String(logger.lines[0]?.[0]), /bearer token refused \(missing-claim\)/);
+        assert.match(
+          String(logger.lines[0]?.[0]),
+          /bearer token refused \(missing-claim\): the token's claim "preferred_username" is missing or not a name$/,
+        );
       }
     } finally {
       await app.close();
