@@ -66,7 +66,12 @@ export class KafkaTransport implements BroadcastTransport {
       what: "the Kafka client",
     });
     const { bootstrapServers, topic, clientId } = this.#settings;
-    this.#producer = new kafka.Producer({ clientId, bootstrapBrokers: [...bootstrapServers] });
+    this.#producer = new kafka.Producer({
+      clientId,
+      bootstrapBrokers: [...bootstrapServers],
+      // As Java's clients: a topic not made yet is made where the broker's settings allow.
+      autocreateTopics: true,
+    });
     const consumer = this.#newConsumer(kafka);
     this.#consumer = consumer;
     try {
@@ -92,6 +97,7 @@ export class KafkaTransport implements BroadcastTransport {
       // A group of this consumer alone: every replica gets every record.
       groupId: `${clientId}-${crypto.randomUUID()}`,
       bootstrapBrokers: [...bootstrapServers],
+      autocreateTopics: true,
     });
     // A rejoin that failed for good is said as an `error` event, which with no listener would end
     // the process; the stream's failure that follows makes the transport read again.

@@ -121,6 +121,9 @@ export class ListenerMember {
       heartbeatInterval: this.#settings.heartbeatIntervalMs,
       rebalanceTimeout: this.#settings.rebalanceTimeoutMs,
       partitionAssigner: subscriptionAssigner,
+      // As Java's consumer (allow.auto.create.topics): a topic not made yet is made as the group
+      // asks for it, where the broker's auto.create.topics.enable allows.
+      autocreateTopics: true,
     });
     const current = () => consumer === this.#consumer;
     guardGroup(client, consumer, () =>
