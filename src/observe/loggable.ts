@@ -76,8 +76,10 @@ function copyIfUnsafe(error: Error, depth: number): Error {
   const name = String(error.name);
   // Own values a console prints beside the stack (`cause`, an `AggregateError`'s `errors`, a
   // `code` or a `detail` an app adds), and what they are once safe.
+  // The message, name and stack are made safe below, each its own way: a client that defines them
+  // enumerable (the Kafka client does) must not have its stack escaped into one line here.
   const own = [...new Set([...Object.keys(error), "cause", "errors"])].filter((key) =>
-    Object.hasOwn(error, key)
+    Object.hasOwn(error, key) && key !== "stack" && key !== "message" && key !== "name"
   );
   const values = own.map((key) => (error as unknown as Record<string, unknown>)[key]);
   const safeValues = values.map((value) => loggableValue(value, depth));

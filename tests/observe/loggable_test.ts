@@ -73,6 +73,24 @@ describe("loggable", () => {
     );
   });
 
+  it("keeps a readable stack where it is an own, enumerable property (the Kafka client's)", () => {
+    // As @platformatic/kafka's GenericError: message and stack defined enumerable on the error,
+    // a cause with an unsafe message below.
+    const cause = new Error("connection reset\u0000");
+    const error = new Error("produce failed 3 times.", { cause });
+    Reflect.defineProperty(error, "message", { enumerable: true });
+    Reflect.defineProperty(error, "stack", { enumerable: true });
+    Object.assign(error, { code: "PLT_KFK_MULTIPLE" });
+    const safe = loggable(error) as Error;
+    const lines = String(safe.stack).split("\n");
+    assert.ok(lines.length > 1, "the stack keeps its lines");
+    assert.equal(lines[0], "Error: produce failed 3 times.");
+    assert.ok(lines.slice(1).every((line) => /^\s+at /.test(line)), lines.join("\n"));
+    assert.doesNotMatch(String(safe.stack), /\\u000a/);
+    assert.equal((safe as { code?: string }).code, "PLT_KFK_MULTIPLE");
+    assert.equal((safe.cause as Error).message, "connection reset\\u0000");
+  });
+
   it("keeps the frames of the stack, and drops lines a changed message left in it", () => {
     const error = new Error("first\nFORGED line");
     error.message = "second";
