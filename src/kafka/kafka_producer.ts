@@ -95,6 +95,8 @@ export class KafkaProducer implements RecordSender {
   // The next partition of each topic for a batch's records without a key.
   readonly #turns = new Map<string, number>();
   readonly #idempotent: boolean;
+  // Given with each send: the client takes its constructor's `acks` for none (it sends acks 1).
+  readonly #acks: Acks;
   readonly #client: KafkaClientOptions;
   // The sends waiting for the one in flight, with the idempotent producer.
   readonly #waiting: Waiting[] = [];
@@ -119,6 +121,7 @@ export class KafkaProducer implements RecordSender {
     deliveryTimeoutMs = 120_000,
   ) {
     this.#idempotent = acks === -1;
+    this.#acks = acks;
     this.#client = client;
     this.#deliveryTimeoutMs = deliveryTimeoutMs;
     this.#producer = new Producer({
@@ -345,6 +348,7 @@ export class KafkaProducer implements RecordSender {
   // Sends `entries` as one request; resolves with the first offset of each partition.
   async #produce(entries: readonly Entry[]): Promise<Map<string, bigint>> {
     const { offsets = [] } = await this.#producer.send({
+      acks: this.#acks,
       messages: entries.map((entry) => this.#message(entry.record, entry.partition)),
     });
     return new Map(offsets.map((o) => [partitionKey(o.topic, o.partition), o.offset]));
@@ -355,19 +359,25 @@ export class KafkaProducer implements RecordSender {
     // One record alone is left to the package's partitioner, which answers its offset.
     if (records.length === 1 && records[0].partition === undefined) {
       const { offsets = [] } = await this.#producer.send({
+        acks: this.#acks,
         messages: [this.#message(records[0], undefined)],
       });
-      if (offsets.length === 1) return [offsets[0]];
+      // With acks 0 the broker answers nothing: no place is known (Java's -1).
+      return [offsets[0] ?? { topic: records[0].topic, partition: -1, offset: -1n }];
     }
     const partitions = this.#place(await this.#metadata(records), records);
     const { offsets = [] } = await this.#producer.send({
+      acks: this.#acks,
       messages: records.map((record, i) => this.#message(record, partitions[i])),
     });
     // The broker answers each partition's first offset; its records follow in the order sent.
     const next = new Map(offsets.map((o) => [partitionKey(o.topic, o.partition), o.offset]));
     return records.map((record, i) => {
       const key = partitionKey(record.topic, partitions[i]);
-      const offset = next.get(key) ?? -1n;
+      const offset = next.get(key);
+      if (offset === undefined) {
+        return { topic: record.topic, partition: partitions[i], offset: -1n };
+      }
       next.set(key, offset + 1n);
       return { topic: record.topic, partition: partitions[i], offset };
     });

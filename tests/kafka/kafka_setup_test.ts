@@ -9,6 +9,7 @@ import { actuator } from "../../actuator.ts";
 import { type Application, bootstrap, ConfigError } from "../../mod.ts";
 import { kafka, KafkaTemplate } from "../../kafka.ts";
 import { KafkaProducer } from "../../src/kafka/kafka_producer.ts";
+import { topicSize } from "./outbox/outbox_support.ts";
 import { createTopic, KAFKA_BOOTSTRAP, readTopic, uniqueName } from "./broker.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -124,6 +125,40 @@ async function sendOnce(broker: string): Promise<void> {
 }
 
 describe("KafkaProducer", () => {
+  it("sends once with acks 1 and 0, a record alone or a batch; acks 0 knows no offset", async () => {
+    const topic = uniqueName("producer-acks");
+    await createTopic(topic, 1);
+    const record = (value: string) => ({
+      topic,
+      key: undefined,
+      value: text(value),
+      headers: [],
+      partition: undefined,
+    });
+    for (const acks of [1, 0] as const) {
+      const producer = new KafkaProducer(
+        { clientId: "thaw-tests", bootstrapBrokers: [KAFKA_BOOTSTRAP] },
+        acks,
+        2,
+      );
+      try {
+        const [one] = await producer.send([record(`a${acks}`)]);
+        const batch = await producer.send([record(`b${acks}`), record(`c${acks}`)]);
+        if (acks === 1) {
+          assert.ok(one.offset >= 0n);
+          assert.deepEqual(batch.map((r) => r.offset), [one.offset + 1n, one.offset + 2n]);
+        } else {
+          assert.deepEqual([one, ...batch].map((r) => r.offset), [-1n, -1n, -1n]);
+        }
+      } finally {
+        await producer.close();
+      }
+    }
+    const read = await readTopic(topic, 6);
+    assert.deepEqual(read.map((r) => r.value), ["a1", "b1", "c1", "a0", "b0", "c0"]);
+    assert.equal(await topicSize(topic, 1), 6, "each written once");
+  });
+
   it("answers each record of a batch with its own partition and offset", async () => {
     const topic = uniqueName("producer-batch");
     await createTopic(topic, 3);
