@@ -58,6 +58,12 @@ linted=0
 wait "$lint" || linted=$?
 cat "$work/lint.log"
 echo "=== lint: exit $linted; set-up: exit $set_up; $((SECONDS - start)) s"
+# The code's shape (longest functions, non-null assertions, exports...), printed once per run so
+# that its figures are always current. For reading only: whatever it prints or exits with, the run
+# goes on.
+echo "=== code shape (tools/code_shape.ts)"
+timeout 120 deno run --allow-read --allow-write --allow-run tools/code_shape.ts ||
+  echo "code_shape.ts: exit $? (its figures are incomplete; the run goes on)"
 if [ "$linted" -ne 0 ] || [ "$set_up" -ne 0 ]; then exit 1; fi
 # Lint's `deno check` covered every test file: the Deno steps need not check them again.
 export THAW_TESTS_TYPE_CHECKED=1

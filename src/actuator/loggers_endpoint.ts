@@ -55,14 +55,6 @@ export function loggingSystemOf(
   return found[0]?.instance as LoggingSystem | undefined;
 }
 
-/** The `ConfigError` of `include` naming `loggers` in an app without a `LoggingSystem` bean. */
-export function noLoggingSystem(where: string): ConfigError {
-  return new ConfigError(
-    `${where}: loggers reads and sets the levels of a LoggingSystem bean, and the app has none: ` +
-      'pass bootstrap({ logging: logging() }), import { logging } from "@thaw/thaw/logging"',
-  );
-}
-
 // Escaped as `\uXXXX` though JSON.stringify leaves them as they are: each breaks a line, or hides
 // or reorders text, in some terminal or log viewer a client's answer may reach (DEL, C1 controls,
 // U+2028 and U+2029, the bidirectional marks). Lone surrogates JSON.stringify escapes itself.
