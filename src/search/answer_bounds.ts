@@ -26,10 +26,27 @@ export function sizedTransportClass(Base: typeof BaseTransport): typeof BaseTran
           params.maxCompressedResponseSize = maxCompressedResponseSize;
         }
       }
+      // The client sends it no more than once: the connection must not let the runtime send it
+      // again by itself either (a runtime's fetch repeats a request whose connection closed
+      // unanswered, which the client's count of attempts never sees).
+      if (retriesOf(this, params, options) === 0) params.sentOnce = true;
       return super.request(params, options, callback);
     }
   }
   return SizedTransport;
+}
+
+// How often the client sends `params` again, as its Transport reckons it: never a stream's body,
+// which it cannot send twice; else the call's `maxRetries`, or the client's.
+function retriesOf(transport: BaseTransport, params: unknown, options: unknown): unknown {
+  const { body, bulkBody } = (params ?? {}) as { body?: unknown; bulkBody?: unknown };
+  if (isStream(body) || isStream(bulkBody)) return 0;
+  const given = (options as { maxRetries?: unknown } | null | undefined)?.maxRetries;
+  return typeof given === "number" ? given : (transport as { maxRetries?: unknown }).maxRetries;
+}
+
+function isStream(value: unknown): boolean {
+  return typeof (value as { pipe?: unknown } | null | undefined)?.pipe === "function";
 }
 
 /** How much of an answer a request reads: decoded, and as it came compressed. */

@@ -29,6 +29,12 @@ export interface ConnectionWay {
   /** The `search:` entry's name, for messages. */
   readonly name: string;
   readonly transport: Transport;
+  /**
+   * What a request the client sends no more than once (`maxRetries: 0`) goes through, on a
+   * connection of its own: one that never sends a request again by itself. `transport` where
+   * not given.
+   */
+  readonly once?: Transport;
   readonly auth: SearchAuth | undefined;
   /** Hides the connection's secrets in what an answer or an error says. */
   readonly mask: Mask;
@@ -47,6 +53,8 @@ type RequestParams = Parameters<BaseConnection["request"]>[0] & {
   /** The request's own bounds on its answer, as `sizedTransportClass` passes them on. */
   maxResponseSize?: unknown;
   maxCompressedResponseSize?: unknown;
+  /** Set by `sizedTransportClass` where the client will not send the request again. */
+  sentOnce?: boolean;
 };
 // The client reads the answer as a node:http response: a stream with a status and headers.
 type Callback = Parameters<BaseConnection["request"]>[1];
@@ -244,13 +252,18 @@ async function send(
     if (value === undefined || value === null || name.toLowerCase() === "content-length") continue;
     headers[name.toLowerCase()] = String(value);
   }
-  const response = await way.transport.fetch(url, {
+  // A request sent once goes on a fresh connection, through a transport that never repeats it:
+  // Deno's fetch and node:http, and Bun's fetch, send a request again by themselves when its
+  // connection closes before any byte of an answer (a used one for Bun, any for Deno's fetch),
+  // which would apply a write twice while the client counts one attempt.
+  const once = params.sentOnce === true;
+  const response = await (once ? way.once ?? way.transport : way.transport).fetch(url, {
     method,
     headers: { ...headers, ...auth },
     ...(body === undefined ? {} : { body: body as BodyInit }),
     redirect: "manual",
     signal: abort.signal,
-  });
+  }, once ? { fresh: true } : undefined);
   const encoding = response.headers.get("content-encoding")?.trim().toLowerCase();
   let bytes = await readBody(response, encoding, bounds, tooLarge, abort);
   // `fetch` decodes gzip itself (deflate not on every runtime); node:http decodes nothing. What is

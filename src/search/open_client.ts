@@ -23,6 +23,7 @@ export async function openClient(connection: SearchConnection, mask: Mask): Prom
     connection: connection.name,
   });
   let transport: Transport;
+  let once: Transport | undefined;
   try {
     // workerd gives `process.versions.node` with nodejs_compat, which would send the runner's
     // transport down node:http: there the runtime's own `fetch` is the way out.
@@ -32,6 +33,7 @@ export async function openClient(connection: SearchConnection, mask: Mask): Prom
       connectTimeoutMs: connection.connectTimeoutMs,
       name: connection.name,
     });
+    once = await onceTransport(connection, transport);
   } catch (error) {
     // Names the connection and the install line already.
     if (error instanceof MissingPackageError) throw error;
@@ -39,7 +41,31 @@ export async function openClient(connection: SearchConnection, mask: Mask): Prom
       cause: error,
     });
   }
-  return openSearchClient(connection, transport, mask);
+  return openSearchClient(connection, transport, mask, once);
+}
+
+/**
+ * What a request the client sends no more than once goes through, on a fresh connection, where
+ * `transport` may send it again by itself: Deno's and Bun's `fetch` do when the connection closes
+ * before any byte of an answer (Deno's on any connection, Bun's on a used one, a read only).
+ * node:http on a connection of its own sends it once on all three runtimes; `transport` already
+ * is node:http where its `sendsGetBodies` says so (it honours the fresh connection itself). It
+ * cannot go through a proxy: there `fetch` stays the way out (see docs/search.md).
+ */
+async function onceTransport(
+  connection: SearchConnection,
+  transport: Transport,
+): Promise<Transport | undefined> {
+  const g = globalThis as { Deno?: unknown; Bun?: unknown };
+  if (transport.sendsGetBodies === true || connection.proxy || onWorkerd()) return undefined;
+  if (g.Deno === undefined && g.Bun === undefined) return undefined;
+  const { nodeHttpTransport } = await import("../migrate/search/http/node_http_transport.ts");
+  return nodeHttpTransport({
+    sslVerification: connection.sslVerification,
+    proxy: connection.proxy,
+    connectTimeoutMs: connection.connectTimeoutMs,
+    name: connection.name,
+  });
 }
 
 // The runtime's `fetch` as it is: it has no switch for certificates, proxies or connect timeouts.

@@ -18,14 +18,22 @@ import { markSearchClient, type SearchClient } from "./search_client.ts";
 
 /**
  * The client of `connection`, whose requests go through `transport` (closed with the client), its
- * errors masked by `mask` (the connection's secrets).
+ * errors masked by `mask` (the connection's secrets); those the client sends no more than once
+ * through `once` where given (closed with it too).
  */
 export function openSearchClient(
   connection: SearchConnection,
   transport: Transport,
   mask: Mask,
+  once?: Transport,
 ): SearchClient {
-  const way = { name: connection.name, transport, auth: connectionAuth(connection), mask };
+  const way = {
+    name: connection.name,
+    transport,
+    ...(once === undefined ? {} : { once }),
+    auth: connectionAuth(connection),
+    mask,
+  };
   // A bean's class: the container closes it after the beans that use it.
   let closing: Promise<void> | undefined;
   class BeanClient extends Client {
@@ -42,7 +50,10 @@ export function openSearchClient(
           // The callback form: the promise form calls close() again, which is this one.
           super.close((error: Error | null) => error ? reject(error) : resolve())
         )
-      ).finally(() => transport.close());
+      ).finally(() => {
+        transport.close();
+        once?.close();
+      });
       return settle(closing, callback);
     }
 

@@ -11,10 +11,11 @@ import { isPlainObject } from "../object_guards.ts";
 export const SEARCH_HEALTH = "search";
 
 /**
- * The part of connection `name` in the `search` component: UP while `GET _cluster/health` answers
- * `green` or `yellow`, with the answer's figures (`status`, `cluster_name`, `number_of_nodes`...)
- * as Spring Boot's Elasticsearch indicator shows them; DOWN when it answers `red`, when it fails,
- * or once `timeoutMs` (`management.health.timeout`) passes. The request itself gives up then,
+ * The part of connection `name` in the `search` component. Every node of the client is asked
+ * `GET _cluster/health` at once: UP while any answers `green` or `yellow`, with the answer's
+ * figures (`status`, `cluster_name`, `number_of_nodes`...) as Spring Boot's Elasticsearch
+ * indicator shows them, and `unanswered` naming each node that did not answer and why; DOWN when
+ * the cluster is `red`, or when no node answers within `timeoutMs` (`management.health.timeout`). The request itself gives up then,
  * without retrying, so that a node that hangs holds nothing past the probe. The reason of a DOWN
  * names the connection and its node, never what the client authenticates with: a URL's
  * credentials, an `Authorization` header, a password, a token or an AWS secret it was given are
@@ -39,34 +40,56 @@ export function searchHealth(
     name: SEARCH_HEALTH,
     keyed: true,
     check: async () => {
-      mask ??= composeMasks(
+      const masked = mask ??= composeMasks(
         maskUrls,
         secretsMask(clientSecrets(client), { json: true }),
         credentials,
       );
-      let body: unknown;
-      try {
-        ({ body } = await client.cluster.health({}, { requestTimeout: timeoutMs, maxRetries: 0 }));
-      } catch (error) {
+      const nodes = nodesOf(client);
+      // Every node at once, each within the timeout: the client's calls go to whichever node
+      // answers (a node that failed is set aside), so the cluster is UP while any one does.
+      const answers = nodes.length === 0
+        ? [await clusterHealth(client, timeoutMs)]
+        : await Promise.all(nodes.map((node) => nodeHealth(client, node, timeoutMs)));
+      const failed = answers.filter((answer) => answer.error !== undefined);
+      const healthy = answers.filter((answer) => answer.error === undefined);
+      const red = healthy.find((answer) => answer.details.status === "red");
+      const up = healthy.find((answer) =>
+        answer.details.status === "green" || answer.details.status === "yellow"
+      );
+      const unanswered = failed.map((answer) => `${answer.node}: ${reasonOf(answer.error)}`);
+      if (up !== undefined && red === undefined) {
+        return unanswered.length === 0
+          ? up.details
+          : { ...up.details, unanswered: unanswered.map((line) => masked(line)) };
+      }
+      const details = (red ?? healthy[0])?.details;
+      if (details !== undefined) {
+        const cluster = typeof details.cluster_name === "string"
+          ? ` "${details.cluster_name}"`
+          : "";
+        throw new Error(mask(
+          details.status === "red"
+            ? `search connection "${name}": the cluster${cluster} is red (${
+              String(details.unassigned_shards ?? "some")
+            } shards unassigned)`
+            : `search connection "${name}": _cluster/health answered no status of green, ` +
+              `yellow or red (${JSON.stringify(details.status ?? null)})`,
+        ));
+      }
+      if (failed.length === 1) {
+        const [{ error }] = failed;
         const reason = reasonOf(error);
         // A connection's own error may name it already.
         throw new Error(mask(
           reason.includes(`search connection "${name}"`)
             ? reason
-            : `search connection "${name}"${nodeOf(error)}: ${reason}`,
+            : `search connection "${name}"${nodeOf(error, failed[0].node)}: ${reason}`,
         ));
       }
-      const details = figures(body);
-      if (details.status === "green" || details.status === "yellow") return details;
-      const cluster = typeof details.cluster_name === "string" ? ` "${details.cluster_name}"` : "";
-      throw new Error(mask(
-        details.status === "red"
-          ? `search connection "${name}": the cluster${cluster} is red (${
-            String(details.unassigned_shards ?? "some")
-          } shards unassigned)`
-          : `search connection "${name}": _cluster/health answered no status of green, yellow ` +
-            `or red (${JSON.stringify(details.status ?? null)})`,
-      ));
+      throw new Error(
+        mask(`search connection "${name}": no node answered: ${unanswered.join("; ")}`),
+      );
     },
   };
 }
@@ -114,10 +137,149 @@ interface ClientError {
 }
 
 // ` at http://node:9200`: the node asked, without its userinfo (the client keeps it in the URL).
-function nodeOf(error: unknown): string {
+function nodeOf(error: unknown, node: string | undefined): string {
+  if (node !== undefined) return ` at ${node}`;
   const url = (error as ClientError | null)?.meta?.meta?.connection?.url;
   if (!(url instanceof URL)) return "";
   return ` at ${url.protocol}//${url.host}`;
+}
+
+/** One node's answer to `GET _cluster/health`: its figures, or why it gave none. */
+interface NodeAnswer {
+  /** `http://host:port`, without userinfo; undefined where the client asked a node of its own. */
+  readonly node: string | undefined;
+  readonly details: Record<string, string | number | boolean>;
+  readonly error?: unknown;
+}
+
+/** What this reads of one of the client's connections. */
+interface PoolConnection {
+  readonly url: URL;
+  request(
+    params: Record<string, unknown>,
+    callback: (error: Error | null, response: NodeResponse | null) => void,
+  ): { abort(): void };
+}
+
+/** The answer a connection hands on: a node:http response, or one read whole already. */
+interface NodeResponse {
+  readonly statusCode?: number;
+  setEncoding(encoding: string): unknown;
+  on(event: string, listener: (chunk?: unknown) => void): unknown;
+  destroy?(): unknown;
+}
+
+// The connections of the client's pool, every one of them: a node the client set aside is asked
+// too, as it may answer again.
+function nodesOf(client: Client): PoolConnection[] {
+  const pool = (client as { connectionPool?: { connections?: unknown } }).connectionPool;
+  if (!Array.isArray(pool?.connections)) return [];
+  return (pool.connections as PoolConnection[]).filter((connection) =>
+    connection?.url instanceof URL && typeof connection.request === "function"
+  );
+}
+
+// Where the client has no pool this reads: the client's own call, without retries.
+async function clusterHealth(client: Client, timeoutMs: number): Promise<NodeAnswer> {
+  try {
+    const { body } = await client.cluster.health({}, {
+      requestTimeout: timeoutMs,
+      maxRetries: 0,
+    });
+    return { node: undefined, details: figures(body) };
+  } catch (error) {
+    return { node: undefined, details: {}, error };
+  }
+}
+
+// `GET _cluster/health` on one connection, with the client's headers (its own, then the
+// connection's, as the client sends them), given up after `timeoutMs`. Nothing is retried, and the
+// node is not set aside: the probe only looks.
+function nodeHealth(
+  client: Client,
+  connection: PoolConnection,
+  timeoutMs: number,
+): Promise<NodeAnswer> {
+  const node = `${connection.url.protocol}//${connection.url.host}`;
+  const headers = (client as { transport?: { headers?: unknown } }).transport?.headers;
+  return new Promise<NodeAnswer>((resolve) => {
+    let settled = false;
+    const settle = (answer: NodeAnswer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(answer);
+    };
+    const fail = (error: unknown) => settle({ node, details: {}, error });
+    // The connection gives up itself too; this holds where one of the app's own does not.
+    const timer = setTimeout(() => {
+      const error = new Error("Request timed out");
+      error.name = "TimeoutError";
+      fail(error);
+      request?.abort();
+    }, timeoutMs);
+    let request: { abort(): void } | undefined;
+    try {
+      request = connection.request({
+        method: "GET",
+        path: "/_cluster/health",
+        querystring: "",
+        headers: { ...(isPlainObject(headers) ? headers : {}) },
+        timeout: timeoutMs,
+        // The connection lets no runtime send it again by itself (fetch_connection.ts).
+        sentOnce: true,
+      }, (error, response) => {
+        if (error !== null || response === null) return fail(error ?? new Error("no answer"));
+        readAnswer(response).then((text) => {
+          const status = response.statusCode ?? 0;
+          const body = parsed(text);
+          if (status >= 200 && status < 300) return settle({ node, details: figures(body) });
+          fail(responseError(status, body));
+        }, fail);
+      });
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
+
+function readAnswer(response: NodeResponse): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let text = "";
+    response.setEncoding("utf8");
+    response.on("data", (chunk) => (text += String(chunk)));
+    response.on("end", () => resolve(text));
+    response.on("error", (error) => reject(error));
+  });
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+// The client's `ResponseError` of an answer that is not 2xx, as its message reads it.
+function responseError(status: number, body: unknown): Error {
+  const error = new Error(responseMessage(body)) as Error & { statusCode?: number };
+  error.name = "ResponseError";
+  error.statusCode = status;
+  return error;
+}
+
+function responseMessage(body: unknown): string {
+  const failure = isPlainObject(body) ? body.error : undefined;
+  if (!isPlainObject(failure) || typeof failure.type !== "string") return "Response Error";
+  if (!Array.isArray(failure.root_cause)) return failure.type;
+  return `${failure.type}: ${
+    failure.root_cause.map((entry) =>
+      `[${String((entry as { type?: unknown })?.type)}] Reason: ${
+        String((entry as { reason?: unknown })?.reason)
+      }`
+    ).join("; ")
+  }`;
 }
 
 function reasonOf(error: unknown): string {

@@ -1,6 +1,7 @@
 // The `search` health component of a search connection's client, against the real node and
 // loopback servers: the cluster's status (green and yellow UP, red DOWN), a node nothing listens
 // for and one that never answers (DOWN, naming the connection, within the actuator's timeout),
+// a client of three nodes (UP while one answers, naming the others; DOWN when none does),
 // one part per connection under its bean's name, and no credential of the client in the answer,
 // the error or a log line.
 import { after, before, describe, it } from "node:test";
@@ -15,6 +16,7 @@ import { closeSearchClient } from "./close_client.ts";
 import { OPENSEARCH_URL, os } from "../migrate/search/cluster.ts";
 import { forward, type LoopbackServer, serveLoopback } from "../migrate/search/loopback_server.ts";
 import { freePort } from "../free_port.ts";
+import { createServer, type Server } from "node:net";
 
 interface Body {
   readonly status: string;
@@ -213,6 +215,68 @@ describe("searchHealth on a cluster that is not healthy", () => {
       await app.close();
       await closeSearchClient(up);
       await closeSearchClient(hung);
+    }
+  });
+});
+
+describe("searchHealth on a client of three nodes", () => {
+  let silent: LoopbackServer;
+  let closing: Server;
+  let closingUrl: string;
+  before(async () => {
+    // Takes each request and never answers: a node that hangs.
+    silent = await serveLoopback(() => new Promise(() => {}));
+    // Takes each connection and closes it at once: a node that refuses.
+    closing = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => closing.listen(0, "127.0.0.1", resolve));
+    closingUrl = `http://127.0.0.1:${(closing.address() as { port: number }).port}`;
+  });
+  after(async () => {
+    await silent?.close();
+    await new Promise((resolve) => closing?.close(resolve));
+  });
+
+  it("is UP while one node answers, naming the nodes that did not", async () => {
+    // An attempt on the node that hangs gives up soon, and the call goes to the next node.
+    const client = new Client({
+      nodes: [silent.url, closingUrl, OPENSEARCH_URL],
+      requestTimeout: 500,
+    });
+    try {
+      // Every call succeeds through the node that answers: so must the health.
+      assert.equal((await client.info()).statusCode, 200);
+      const details = await searchHealth("main", client, 500).check();
+      assert.ok(["green", "yellow"].includes(details.status as string), JSON.stringify(details));
+      const unanswered = details.unanswered as string[];
+      assert.equal(unanswered.length, 2, JSON.stringify(details));
+      assert.match(unanswered[0], new RegExp(`^${silent.url}: TimeoutError`));
+      assert.match(unanswered[1], new RegExp(`^${closingUrl}: ConnectionError`));
+      const app = await appOf({ main: client }, 2_000);
+      try {
+        const { status, body } = await healthOf(app);
+        assert.equal(status, 200);
+        assert.equal(body.components.search.status, "UP");
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await closeSearchClient(client);
+    }
+  });
+
+  it("is DOWN when no node answers, naming each", async () => {
+    const port = await freePort();
+    const gone = `http://127.0.0.1:${port}`;
+    const client = new Client({ nodes: [silent.url, closingUrl, gone] });
+    try {
+      const error = await rejection(searchHealth("main", client, 500).check());
+      assert.match(error.message, /^search connection "main": no node answered: /);
+      for (const url of [silent.url, closingUrl, gone]) {
+        assert.ok(error.message.includes(`${url}: `), error.message);
+      }
+      assert.match(error.message, /TimeoutError/);
+    } finally {
+      await closeSearchClient(client);
     }
   });
 });
