@@ -390,6 +390,24 @@ async function serveOnNode(
     await serveOtherUpgrades(s);
   }
   refuseOnNode(s, refuse);
+  // Node 20 counts a connection on which no request came yet as busy: close() and
+  // closeIdleConnections() leave it open, and a request sent on it once the drain started was
+  // answered, where an idle connection must close unanswered (Node 22 on closes it itself).
+  const unused = new Set<import("node:net").Socket>();
+  s.on("connection", (socket: import("node:net").Socket) => {
+    unused.add(socket);
+    socket.once("close", () => unused.delete(socket));
+  });
+  s.on("request", (request: import("node:http").IncomingMessage) => unused.delete(request.socket));
+  // Not told by an `upgrade` listener of its own: the adapter answers a refused WebSocket upgrade
+  // only while it has the only one. An upgraded connection has no HTTP parser any more (Node
+  // frees it): the socket's now, not an idle connection's.
+  const closeIdle = () => {
+    s.closeIdleConnections();
+    for (const socket of unused) {
+      if ((socket as { parser?: unknown }).parser != null) socket.destroy();
+    }
+  };
   await new Promise<void>((resolve, reject) => {
     s.once("listening", () => resolve());
     s.once("error", (error) => reject(error));
@@ -403,13 +421,13 @@ async function serveOnNode(
         // close() closes the kept-alive connections idle now, not those that go idle later: an
         // answer whose head went out before the drain (a stream) leaves its connection open, and
         // close() would wait for the client to hang up. So again, until the server is closed.
-        const idle = setInterval(() => s.closeIdleConnections(), 100);
+        const idle = setInterval(closeIdle, 100);
         s.close((e) => {
           clearInterval(idle);
           if (e) reject(e);
           else resolve();
         });
-        s.closeIdleConnections();
+        closeIdle();
       }),
     cut: () => s.closeAllConnections(),
   };

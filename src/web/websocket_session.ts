@@ -178,6 +178,10 @@ class SocketSession implements WSEvents, Session {
     if (buffered > this.#host.maxBuffered) {
       this.#host.overflowed(buffered);
       this.end(CLOSE.policyViolation, "Send buffer full");
+      // Ended for the app now: the runtime's close event waits for the client to read what waits
+      // and answer the close (Node's `ws` cuts it after 30 s, Deno never), and a client that
+      // reads nothing would hold the session, its onClose and the open count until then.
+      this.onClose(closeEvent(CLOSE.policyViolation, "Send buffer full"), ws);
     }
   }
 

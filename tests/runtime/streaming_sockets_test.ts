@@ -364,7 +364,7 @@ function openStream(port: number): Promise<{ socket: Socket; ended: Promise<void
 const CHUNK = 64 * 1024;
 const FLOOD = 512;
 const MAX_BUFFERED = 1024 * 1024;
-const flood = { sent: 0 };
+const flood = { sent: 0, closes: [] as number[] };
 
 @RestController()
 class Flood {
@@ -378,6 +378,7 @@ class Flood {
           flood.sent++;
         }
       },
+      onClose: (event) => void flood.closes.push(event.code),
     };
   }
 }
@@ -409,6 +410,24 @@ describe(`server.websocket.max-buffered, on ${RUNTIME}`, () => {
       lines().find((line) => line.includes("max-buffered"))!,
       /\[thaw\] Flood\.open \(WebSocket \/flood\): .* closed with 1008/,
     );
+    ws.resume();
+    for (;;) {
+      const message = await ws.next().catch(() => undefined);
+      if (message === undefined) break;
+    }
+    assert.equal((await ws.closed).code, 1008);
+  });
+
+  // Deno kept what waited, and ran no onClose, for as long as such a client stayed connected.
+  it("runs onClose at the 1008 while the client still reads nothing, and the client sees 1008", async () => {
+    flood.sent = 0;
+    flood.closes.length = 0;
+    const ws = await openAccepted(server.port, "/flood");
+    ws.pause();
+    await ws.sendText("go");
+    const closes = () => flood.closes;
+    await until(() => closes().length > 0);
+    assert.deepEqual(flood.closes, [1008]);
     ws.resume();
     for (;;) {
       const message = await ws.next().catch(() => undefined);
