@@ -45,6 +45,7 @@ export {
   DeleteOperation,
   Endpoint,
   type OperationDecorator,
+  type OperationOptions,
   ReadOperation,
   Selector,
   WriteOperation,

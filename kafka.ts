@@ -44,4 +44,4 @@ export {
   type KafkaListenerOptions,
   type KafkaListenerRetry,
 } from "./src/kafka/listener/kafka_listener.ts";
-export type { KafkaRecord, RawRecord } from "./src/kafka/listener/kafka_record.ts";
+export type { KafkaRecord, RawRecord, TimestampType } from "./src/kafka/listener/kafka_record.ts";

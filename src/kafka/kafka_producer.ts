@@ -5,7 +5,12 @@ import { compatibilityPartitioner, type MessageToProduce, Producer } from "@plat
 import { loggableText } from "../observe/loggable.ts";
 import { closeWithin } from "./client_connections.ts";
 import type { Acks, KafkaClientOptions } from "./kafka_settings.ts";
-import type { OutgoingRecord, RecordMetadata, RecordSender } from "./outgoing_record.ts";
+import {
+  type OutgoingRecord,
+  type RecordMetadata,
+  type RecordSender,
+  withWritten,
+} from "./outgoing_record.ts";
 import { partitionKey, produceOutcomes } from "./produce_outcome.ts";
 import { explainedError, securityFailure } from "./security_failure.ts";
 
@@ -233,16 +238,54 @@ export class KafkaProducer implements RecordSender {
   // (Java's producer does the same). Nothing after goes until this request's outcome is known:
   // each key's records are written in the order sent.
   async #deliver(sends: readonly Waiting[]): Promise<void> {
-    let open = await this.#placeAll(sends);
+    const entries = await this.#placeAll(sends);
     const found = new Map<Waiting, RecordMetadata[]>();
-    // The sends the broker refused for good, with why.
     const refused = new Map<Waiting, unknown>();
+    const alone = await this.#untilKnown(entries, found, refused);
+    // Sends that shared a partition the broker refused go again one by one, each with only its
+    // records not written yet: only the send of the refused record fails.
+    for (const send of alone) {
+      if (send.settled()) continue;
+      const rest = entries.filter((e) => e.send === send && found.get(send)?.[e.at] === undefined);
+      await this.#untilKnown(rest, found, refused);
+    }
+    for (const send of sends) {
+      const sent = found.get(send) ?? [];
+      // A send refused in part says which of its records went, for a caller that sends again.
+      if (refused.has(send)) send.reject(withWritten(refused.get(send), sent));
+      // Sparse until each record's partition was written: `filter` skips the holes.
+      else if (sent.filter(Boolean).length === send.records.length) send.resolve(sent);
+    }
+  }
+
+  // Tries `entries` until the broker wrote or refused each partition of them, or every caller was
+  // answered; answers the sends to try again alone. What went with an unknown outcome is sent
+  // again under the same producer id first: only once none is left does a new id start, for the
+  // partitions that need one.
+  async #untilKnown(
+    entries: readonly Entry[],
+    found: Map<Waiting, RecordMetadata[]>,
+    refused: Map<Waiting, unknown>,
+  ): Promise<Waiting[]> {
     const alone: Waiting[] = [];
-    for (let attempt = 1; open.length > 0; attempt++) {
+    let open = entries;
+    // Partitions the broker refused for their numbering: sent under a new producer id, later.
+    let renumbered: Entry[] = [];
+    // Some of `open` went with an outcome not known: no new producer id until it is.
+    let doubt = false;
+    for (let attempt = 1;; attempt++) {
+      if (!doubt && renumbered.length > 0) {
+        open = [...open, ...renumbered];
+        renumbered = [];
+        this.#renumber = true;
+      }
+      if (open.length === 0) break;
       let outcomes: ReturnType<typeof produceOutcomes>;
       let failure: unknown;
+      let handedOn = false;
       try {
-        if (this.#renumber) await this.#newProducerId();
+        if (this.#renumber && !doubt) await this.#newProducerId();
+        handedOn = true;
         const offsets = await this.#produce(open);
         outcomes = new Map([...offsets].map(([key, offset]) => [
           key,
@@ -253,11 +296,12 @@ export class KafkaProducer implements RecordSender {
         outcomes = produceOutcomes(error);
         // Refused credentials or certificates: no try mends them.
         if (securityFailure(error, this.#client) !== undefined) {
-          for (const entry of open) refused.set(entry.send, error);
+          for (const entry of [...open, ...renumbered]) refused.set(entry.send, error);
           break;
         }
       }
       const next: Entry[] = [];
+      let unknown = false;
       for (const group of byPartition(open)) {
         const [first] = group;
         const outcome = outcomes.get(partitionKey(first.record.topic, first.partition)) ??
@@ -265,7 +309,9 @@ export class KafkaProducer implements RecordSender {
         if (outcome.kind === "written") {
           // The client numbers this partition's next records as if these were not written.
           if (!outcome.counted) this.#renumber = true;
-          group.forEach((entry, i) => place(found, entry, outcome.offset + BigInt(i)));
+          group.forEach((entry, i) =>
+            place(found, entry, outcome.offset < 0n ? -1n : outcome.offset + BigInt(i))
+          );
         } else if (outcome.kind === "refused") {
           // The broker wrote none of it: a send alone fails, several go again one by one.
           const owners = [...new Set(group.map((entry) => entry.send))];
@@ -278,15 +324,20 @@ export class KafkaProducer implements RecordSender {
               }),
             );
           } else alone.push(...owners.filter((send) => !alone.includes(send)));
+        } else if (outcome.kind === "renumber") {
+          renumbered.push(...group);
         } else {
-          if (outcome.kind === "renumber") this.#renumber = true;
           next.push(...group);
+          unknown = true;
         }
       }
       open = next;
-      if (open.length === 0) break;
-      for (const entry of open) entry.send.failed(failure);
-      if (open.every((entry) => entry.send.settled())) {
+      // A try that failed before its request went leaves the doubt as it was.
+      if (handedOn) doubt = unknown;
+      const left = [...open, ...renumbered];
+      if (left.length === 0) break;
+      for (const entry of left) entry.send.failed(failure);
+      if (left.every((entry) => entry.send.settled())) {
         // Every caller was told at its bound; the records may still be written by the request in
         // flight, so the sends after go under a new producer id, whatever the broker last counted.
         this.#renumber = true;
@@ -296,15 +347,7 @@ export class KafkaProducer implements RecordSender {
       this.#producer.clearMetadata();
       await pause(backoff(undefined, "produce", attempt), failure);
     }
-    for (const send of sends) {
-      if (refused.has(send)) send.reject(refused.get(send));
-      else if (!alone.includes(send)) {
-        const sent = found.get(send) ?? [];
-        // Sparse until each record's partition was written: `filter` skips the holes.
-        if (sent.filter(Boolean).length === send.records.length) send.resolve(sent);
-      }
-    }
-    for (const send of alone) if (!send.settled()) await this.#deliver([send]);
+    return alone;
   }
 
   // The partition of each record of `sends`, asking the cluster (again, while it does not answer,

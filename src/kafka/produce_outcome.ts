@@ -7,7 +7,8 @@
 /** What became of one partition's records in a failed request. */
 export type PartitionOutcome =
   /**
-   * The broker wrote them, the first at `offset`. `counted`: the client saw the answer and moved
+   * The broker wrote them, the first at `offset` (-1: written, the offset not said). `counted`:
+   * the client saw the answer and moved
    * its numbering on; a partition answered inside an error response was written, but the client
    * still numbers its next records as if it was not.
    */
@@ -24,9 +25,11 @@ export function partitionKey(topic: string, partition: number): string {
   return `${partition}\u0000${topic}`;
 }
 
-// OUT_OF_ORDER_SEQUENCE_NUMBER, DUPLICATE_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH,
-// UNKNOWN_PRODUCER_ID: what Java's producer mends with a new producer id or epoch (KIP-360).
-const RENUMBER = new Set([45, 46, 47, 59]);
+// OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, UNKNOWN_PRODUCER_ID: what Java's producer
+// mends with a new producer id or epoch (KIP-360).
+const RENUMBER = new Set([45, 47, 59]);
+// DUPLICATE_SEQUENCE_NUMBER: the broker has these records already (Java completes the batch).
+const DUPLICATE = 46;
 // The errors a walk reads at the most: a hostile error (a cycle, a huge tree) ends the walk.
 const MOST = 10_000;
 
@@ -121,6 +124,11 @@ function readResponse(
         if (typeof baseOffset === "bigint") {
           outcomes.set(key, { kind: "written", offset: baseOffset, counted: false });
         }
+        return;
+      }
+      if (errorCode === DUPLICATE) {
+        // Written, at an offset the broker no longer says: -1, as Java answers it.
+        outcomes.set(key, { kind: "written", offset: -1n, counted: false });
         return;
       }
       if (RENUMBER.has(errorCode)) {

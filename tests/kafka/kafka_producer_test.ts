@@ -6,6 +6,9 @@ import { describe, it } from "node:test";
 import { bootstrap } from "../../mod.ts";
 import { kafka, KafkaTemplate } from "../../kafka.ts";
 import { tcpProxy } from "../sql/tcp_proxy.ts";
+import { KafkaProducer } from "../../src/kafka/kafka_producer.ts";
+import { writtenOf } from "../../src/kafka/outgoing_record.ts";
+import { topicSize } from "./outbox/outbox_support.ts";
 import { createTopic, KAFKA_BOOTSTRAP, readTopic, uniqueName } from "./broker.ts";
 
 describe("KafkaTemplate's sends in flight at once", () => {
@@ -75,6 +78,35 @@ describe("KafkaTemplate's sends in flight at once", () => {
       assert.deepEqual(read.map((r) => r.value), ['"first"', '"after"']);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe("KafkaProducer's send refused in part", () => {
+  it("says which of its records went, and writes none of them twice", async () => {
+    const topic = uniqueName("refused-in-part");
+    await createTopic(topic, 2);
+    const producer = new KafkaProducer(
+      { clientId: "thaw-tests", bootstrapBrokers: [KAFKA_BOOTSTRAP] },
+      -1,
+      2,
+    );
+    const record = (value: string, partition: number) => ({
+      topic,
+      key: undefined,
+      value: new TextEncoder().encode(value),
+      headers: [],
+      partition,
+    });
+    try {
+      // One request: partition 0's record goes, partition 1's is larger than the broker takes.
+      const error = await producer.send([record("fits", 0), record("x".repeat(2 << 20), 1)])
+        .then(() => assert.fail("the send went through"), (e: unknown) => e);
+      assert.match(String((error as Error).message), /refused the record/);
+      assert.deepEqual([...writtenOf(error)], [0]);
+      assert.equal(await topicSize(topic, 2), 1, "the record that went, once");
+    } finally {
+      await producer.close();
     }
   });
 });
