@@ -184,10 +184,11 @@ function failureOf(error: unknown): TokenFailure {
 
 /** The reason of one of jose's errors (by its `code`, which every jose error has). */
 export function reasonOf(error: unknown): TokenFailureReason {
-  const { code, claim, reason } = (error ?? {}) as {
+  const { code, claim, reason, message } = (error ?? {}) as {
     code?: unknown;
     claim?: unknown;
     reason?: unknown;
+    message?: unknown;
   };
   switch (code) {
     case "ERR_JWT_EXPIRED":
@@ -203,8 +204,12 @@ export function reasonOf(error: unknown): TokenFailureReason {
         ? "wrong-audience"
         : "malformed";
     case "ERR_JOSE_ALG_NOT_ALLOWED":
-    case "ERR_JOSE_NOT_SUPPORTED":
       return "algorithm-not-allowed";
+    case "ERR_JOSE_NOT_SUPPORTED":
+      // jose says so for an unknown `crit` parameter as for an unknown algorithm.
+      return /Extension Header Parameter/.test(String(message))
+        ? "unsupported-header"
+        : "algorithm-not-allowed";
     case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
       return "bad-signature";
     case "ERR_JWKS_NO_MATCHING_KEY":

@@ -12,6 +12,8 @@ export const TOKEN_FAILURE_REASONS = [
   "malformed",
   /** Its `alg` is not one of the allowed ones (`none`, an HMAC one, or one not configured). */
   "algorithm-not-allowed",
+  /** Its header marks as critical (`crit`) a parameter the verifier does not know (RFC 7515). */
+  "unsupported-header",
   /** No key of the key set has its `kid` (after one refresh of the set, where allowed). */
   "unknown-key",
   /** The keys could not be had: the key set or the discovery document never fetched. */
@@ -36,6 +38,7 @@ export type TokenFailureReason = typeof TOKEN_FAILURE_REASONS[number];
 const DESCRIPTIONS: Readonly<Record<TokenFailureReason, string>> = {
   "malformed": "the token is not a well-formed JWT",
   "algorithm-not-allowed": "the token's algorithm is not allowed",
+  "unsupported-header": "the token's header marks a parameter critical that is not known",
   "unknown-key": "no key of the issuer has the token's key id",
   "keys-unavailable": "the issuer's keys could not be fetched",
   "bad-signature": "the token's signature does not verify",

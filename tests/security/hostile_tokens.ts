@@ -72,6 +72,14 @@ export async function hostileTokens(
       reason: "algorithm-not-allowed",
     },
     {
+      // RFC 7515 4.1.11: a `crit` parameter the verifier does not understand refuses the token.
+      what: "a critical header parameter the verifier does not know (crit)",
+      jwt: await new jose.SignJWT({ ...claims, sub: "mallory", exp: seconds + 60 })
+        .setProtectedHeader({ alg: rsa.alg, kid: rsa.kid, crit: ["urn:x-thaw"], "urn:x-thaw": 1 })
+        .sign(rsa.privateKey, { crit: { "urn:x-thaw": true } }),
+      reason: "unsupported-header",
+    },
+    {
       what: "a kid the issuer does not have",
       jwt: await token({ ...rsa, kid: "unknown-kid" }, claims, now),
       reason: "unknown-key",
