@@ -107,9 +107,10 @@ describe("KafkaProducer through a broker incident, on three brokers", () => {
     for (const close of closing.reverse()) await close().catch(() => {});
   });
 
-  it("every broker stopped, then back: sends and the outbox go on, none lost or doubled", async () => {
+  // The whole cluster up, a topic of 3 partitions on it, and a producer as kafka() makes one.
+  const onWholeCluster = async (prefix: string) => {
     await wholeCluster();
-    const topic = uniqueName("incident-outage");
+    const topic = uniqueName(prefix);
     await createTopic(topic, 3, KAFKA_CLUSTER);
     const producer = new KafkaProducer(
       { clientId: "thaw-incident", bootstrapBrokers: [...KAFKA_CLUSTER] },
@@ -117,6 +118,11 @@ describe("KafkaProducer through a broker incident, on three brokers", () => {
       10,
     );
     closing.push(() => producer.close());
+    return { topic, producer };
+  };
+
+  it("every broker stopped, then back: sends and the outbox go on, none lost or doubled", async () => {
+    const { topic, producer } = await onWholeCluster("incident-outage");
     const template = new KafkaTemplate(producer);
     const { pool } = await open("postgres");
     const sql = new SqlClient(pool);
@@ -185,15 +191,7 @@ describe("KafkaProducer through a broker incident, on three brokers", () => {
   });
 
   it("one broker killed under 128 sends in flight: each acknowledged record once, in order", async () => {
-    await wholeCluster();
-    const topic = uniqueName("incident-crash");
-    await createTopic(topic, 3, KAFKA_CLUSTER);
-    const producer = new KafkaProducer(
-      { clientId: "thaw-incident", bootstrapBrokers: [...KAFKA_CLUSTER] },
-      -1,
-      10,
-    );
-    closing.push(() => producer.close());
+    const { topic, producer } = await onWholeCluster("incident-crash");
     const senders = new Senders(new KafkaTemplate(producer), topic, 128);
     const victim = PORTS[1];
     let killed = false;
