@@ -154,9 +154,11 @@ export class MethodSecurityInterceptor implements MethodInterceptor {
     if (caller === undefined) return this.#deny(plan, "no-caller");
     const { authorities } = plan;
     if (authorities !== undefined && !authorities.some((a) => caller.authorities.includes(a))) {
-      const scopes = authorities.filter((a) => a.startsWith(this.#prefix)).map((a) =>
-        a.slice(this.#prefix.length)
-      );
+      // Scopes are a bearer token's: a caller of another scheme (no claims: HTTP Basic, an API
+      // key) is not told to get one.
+      const bearer = Object.keys(caller.claims).length > 0;
+      const scopes = !bearer ? undefined : authorities
+        .filter((a) => a.startsWith(this.#prefix)).map((a) => a.slice(this.#prefix.length));
       return this.#deny(plan, "authority", scopes);
     }
     return runChecks(plan, caller, args, 0, next, () => this.#deny(plan, "check"));

@@ -148,6 +148,13 @@ describe("method security's challenges", () => {
         'Bearer realm="ledger", error="insufficient_scope", scope="ledger:write"',
       );
       await scoped.body?.cancel();
+      // A caller of another scheme refused for a scope is not told to get a bearer scope.
+      for (const headers of [basic("bob", "s3cret-bob"), { "x-api-key": API_KEY }]) {
+        const other = await get("/write", headers);
+        assert.equal(other.status, 403, Object.keys(headers)[0]);
+        assert.equal(other.headers.get("www-authenticate"), null, Object.keys(headers)[0]);
+        await other.body?.cancel();
+      }
     } finally {
       await app.close();
     }
