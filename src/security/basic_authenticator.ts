@@ -14,6 +14,7 @@ import {
   passwordMatches,
   PBKDF2_ITERATIONS,
 } from "./password_hash.ts";
+import { defaultParallelChecks, PasswordCheckQueue } from "./password_check_queue.ts";
 import { authenticated, refused, type SchemeResult } from "./scheme_authentication.ts";
 import type { UserDetails, UserDetailsService } from "./user_details.ts";
 
@@ -26,6 +27,10 @@ export interface BasicAuthenticatorOptions {
   readonly iterations?: number;
   /** The bean's name, for the message of a user it returns that is not a `UserDetails`. */
   readonly beanName?: string;
+  /** Password checks run at once: one fewer than the cores (at least 1) when not given. */
+  readonly parallelChecks?: number;
+  /** Password checks waiting for a place: 32 when not given; past them, `busy`. */
+  readonly queuedChecks?: number;
 }
 
 /**
@@ -59,11 +64,16 @@ export class BasicAuthenticator {
   readonly #users: UserDetailsService;
   readonly #dummy: PasswordHash;
   readonly #beanName: string;
+  readonly #checks: PasswordCheckQueue;
 
   /** An authenticator asking `users`. */
   constructor(users: UserDetailsService, options: BasicAuthenticatorOptions = {}) {
     this.#users = users;
     this.#beanName = options.beanName ?? "the UserDetailsService";
+    this.#checks = new PasswordCheckQueue(
+      options.parallelChecks ?? defaultParallelChecks(),
+      options.queuedChecks ?? 32,
+    );
     // Its salt and bytes need not be secret nor random (nothing derives them): only its cost counts.
     this.#dummy = Object.freeze({
       digest: "SHA-256",
@@ -84,20 +94,25 @@ export class BasicAuthenticator {
     if (credentials.kind === "malformed") return refused("basic", "malformed");
     const user = await this.#users.loadUserByUsername(credentials.username);
     if (user === undefined || user === null) {
-      await passwordMatches(credentials.password, this.#dummy);
-      return refused("basic", "unknown-user");
+      const busy = await this.#check(credentials.password, this.#dummy) === "busy";
+      return refused("basic", busy ? "busy" : "unknown-user");
     }
     checkUser(user, this.#beanName);
     const hash = parsePasswordHash(user.password);
     if (hash === undefined) {
-      await passwordMatches(credentials.password, this.#dummy);
-      return refused("basic", "unreadable-hash");
+      const busy = await this.#check(credentials.password, this.#dummy) === "busy";
+      return refused("basic", busy ? "busy" : "unreadable-hash");
     }
-    if (!await passwordMatches(credentials.password, hash)) {
-      return refused("basic", "wrong-password");
-    }
+    const matches = await this.#check(credentials.password, hash);
+    if (matches !== true) return refused("basic", matches === "busy" ? "busy" : "wrong-password");
     if (user.enabled === false) return refused("basic", "disabled");
     return authenticated("basic", user.username, user.authorities);
+  }
+
+  // The password checked against `hash` when a place in the queue is free; `busy` at once when
+  // none is (nothing is derived: the answer says so, not whether the user exists).
+  #check(password: string, hash: PasswordHash): Promise<boolean | "busy"> {
+    return this.#checks.run(() => passwordMatches(password, hash)) ?? Promise.resolve("busy");
   }
 }
 

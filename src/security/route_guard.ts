@@ -254,6 +254,8 @@ function guard(
     if (result.kind === "refused") {
       warn(`${label}: ${SCHEME_NAMES[result.scheme]} refused (${result.reason})`);
       record({ scheme: result.scheme, outcome: "failure", reason: result.reason });
+      // Not a verdict on the credentials: the client may send them again in a moment.
+      if (result.reason === "busy") return earlyAnswer(c, busyResponse());
     } else if (opens?.(c)) return next(); // no credentials of a scheme that is on
     return refuse(c, { kind: "missing" });
   };
@@ -267,4 +269,12 @@ function guard(
       ? check(c, next)
       : next();
   };
+}
+
+// The answer to a request whose password could not be checked now: every place was taken.
+function busyResponse(): Response {
+  return new Response('{"error":"too many password checks at once; try again"}', {
+    status: 503,
+    headers: { "retry-after": "1", "content-type": "application/json" },
+  });
 }

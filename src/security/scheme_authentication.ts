@@ -25,6 +25,11 @@ export const CREDENTIAL_FAILURE_REASONS = [
   "unreadable-hash",
   /** API key: no configured key is the one given. */
   "unknown-key",
+  /**
+   * Basic: every place to check a password was taken (a flood of them): not checked, answered
+   * 503 with `Retry-After` at once.
+   */
+  "busy",
 ] as const;
 
 /** Why credentials were refused. */

@@ -5,6 +5,9 @@ import { resolveConfig } from "../../src/config/application_config.ts";
 import { readSettings } from "../../src/config/thaw_settings.ts";
 import "../../src/config/security_scheme_keys.ts";
 import { BasicAuthenticator } from "../../src/security/basic_authenticator.ts";
+import { bootstrap, GetMapping, RestController } from "../../mod.ts";
+import { memoryUsers } from "./memory_users.ts";
+import { security } from "../../security.ts";
 import { hashPassword } from "../../src/security/password_hash.ts";
 import type { UserDetails, UserDetailsService } from "../../src/security/user_details.ts";
 
@@ -157,6 +160,69 @@ describe("BasicAuthenticator", () => {
       );
     } finally {
       subtle.deriveBits = original;
+    }
+  });
+});
+
+describe("BasicAuthenticator under a flood of checks", () => {
+  it("runs its password checks a few at a time, and refuses past its queue as busy", async () => {
+    const basic = new BasicAuthenticator(await service(), {
+      iterations: ITERATIONS,
+      parallelChecks: 1,
+      queuedChecks: 2,
+    });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => basic.authenticate(header("ada:wrong"))),
+    );
+    const reasons = results.map((r) => r.kind === "refused" ? r.reason : r.kind);
+    assert.deepEqual(reasons.filter((r) => r === "wrong-password").length, 3);
+    assert.deepEqual(reasons.filter((r) => r === "busy").length, 7);
+    // Places free again once the checks ended.
+    assert.deepEqual(await basic.authenticate(header("ada:s3cret")), {
+      kind: "authenticated",
+      authentication: { scheme: "basic", name: "ada", authorities: ["ROLE_ADMIN", "orders:write"] },
+    });
+  });
+
+  it("answers a request past the queue 503 with Retry-After, the others 401", async () => {
+    const ada = {
+      username: "ada",
+      password: await hashPassword("s3cret", { iterations: ITERATIONS }),
+      authorities: [],
+    };
+    const Users = memoryUsers(() => ({ ada }));
+    @RestController()
+    class Api {
+      @GetMapping("/api")
+      api(): string {
+        return "ok";
+      }
+    }
+    const app = await bootstrap({
+      controllers: [Api],
+      components: [Users],
+      config: { security: { basic: { iterations: ITERATIONS } } },
+      security: security(),
+      logger: { error() {}, warn() {}, info() {} },
+    });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, () =>
+          app.fetch(
+            new Request("http://localhost/api", {
+              headers: { authorization: header("ada:wrong") },
+            }),
+          )),
+      );
+      const statuses = answers.map((a) => a.status);
+      assert.ok(statuses.every((s) => s === 401 || s === 503), statuses.join(","));
+      const busy = answers.filter((a) => a.status === 503);
+      assert.ok(busy.length > 0, "some were refused as busy");
+      for (const answer of busy) assert.equal(answer.headers.get("retry-after"), "1");
+      assert.ok(statuses.includes(401));
+      await Promise.all(answers.map((a) => a.body?.cancel()));
+    } finally {
+      await app.close();
     }
   });
 });
