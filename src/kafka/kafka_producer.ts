@@ -1,7 +1,12 @@
 // The producer every send goes through, over `@platformatic/kafka`: this module and the
 // listeners' are the only ones that import the package, and only `kafka()` loads them.
 import { Buffer } from "node:buffer";
-import { compatibilityPartitioner, type MessageToProduce, Producer } from "@platformatic/kafka";
+import {
+  compatibilityPartitioner,
+  type MessageToProduce,
+  Producer,
+  TimeoutError,
+} from "@platformatic/kafka";
 import { loggableText } from "../observe/loggable.ts";
 import { closeWithin } from "./client_connections.ts";
 import type { Acks, KafkaClientOptions } from "./kafka_settings.ts";
@@ -51,6 +56,24 @@ export class DeliveryTimeoutError extends Error {
 // Java's retry.backoff.ms and retry.backoff.max.ms: 100 ms, doubling, up to 1 s.
 const backoff = (_: unknown, __: string, attempt: number): number =>
   Math.min(100 * 2 ** (Math.min(attempt, 11) - 1), 1000);
+
+// Whether `error` (the client's, however deep) holds a request that timed out.
+function holdsTimeout(error: unknown): boolean {
+  const stack: unknown[] = [error];
+  try {
+    for (let seen = 0; stack.length > 0 && seen < 1000; seen++) {
+      const node = stack.pop();
+      if (node instanceof TimeoutError) return true;
+      if (typeof node !== "object" || node === null) continue;
+      const { errors, cause } = node as { errors?: unknown; cause?: unknown };
+      if (Array.isArray(errors)) stack.push(...errors);
+      stack.push(cause);
+    }
+  } catch {
+    // An error that cannot be read holds nothing this can act on.
+  }
+  return false;
+}
 
 // Waits `ms` before the next try; `_reason` is what failed, kept for a debugger's eye.
 const pause = (ms: number, _reason: unknown): Promise<void> =>
@@ -114,6 +137,8 @@ export class KafkaProducer implements RecordSender {
   #renumber = false;
   // The brokers (host:port) whose last connection attempt failed: what the health check names.
   readonly #unreachable = new Set<string>();
+  // Every broker the producer knows of, by host:port: the bootstrap ones and the cluster's.
+  readonly #brokers = new Map<string, { host: string; port: number }>();
 
   /**
    * `deliveryTimeoutMs` bounds each send, tries included (`kafka.producer.delivery-timeout`,
@@ -147,6 +172,11 @@ export class KafkaProducer implements RecordSender {
     });
     const at = ({ broker }: { broker: { host: string; port: number } }) =>
       `${broker.host}:${broker.port}`;
+    // Connected or not: a connection of each is closed after a request timed out.
+    this.#producer.on(
+      "client:broker:connect",
+      ({ broker }) => this.#brokers.set(at({ broker }), broker),
+    );
     this.#producer.on("client:broker:failed", (event) => this.#unreachable.add(at(event)));
     this.#producer.on("client:broker:connect", (event) => this.#unreachable.delete(at(event)));
   }
@@ -294,6 +324,7 @@ export class KafkaProducer implements RecordSender {
       } catch (error) {
         failure = error;
         outcomes = produceOutcomes(error);
+        this.#dropConnectionsAfterTimeout(error);
         // Refused credentials or certificates: no try mends them.
         if (securityFailure(error, this.#client) !== undefined) {
           for (const entry of [...open, ...renumbered]) refused.set(entry.send, error);
@@ -378,6 +409,18 @@ export class KafkaProducer implements RecordSender {
         for (const send of sends) send.failed(error);
         await pause(backoff(undefined, "metadata", attempt), error);
       }
+    }
+  }
+
+  // The client reads a late answer to a request it timed out without consuming its bytes, and
+  // misreads every answer after it on that connection (a request whose answer is never matched
+  // waits out its whole timeout: 30 s after a broker woke up). As Java's client does, the
+  // connections are closed after a request timed out: the next try goes on new ones.
+  #dropConnectionsAfterTimeout(error: unknown): void {
+    if (!holdsTimeout(error)) return;
+    const pool = this.#producer.connections;
+    for (const broker of this.#brokers.values()) {
+      pool.getEstablishedConnection(broker)?.close(() => {});
     }
   }
 
