@@ -252,10 +252,7 @@ for (const kind of KINDS) {
         });
         const sql = new SqlClient(pool);
         // Row 1,500 (in the second batch) sleeps a minute: far past the bound.
-        const rows = kind === "postgres"
-          ? sql.stream`SELECT n, pg_sleep(CASE WHEN n = 1500 THEN 60 ELSE 0 END)::text AS s
-              FROM generate_series(1, 2000) AS n`
-          : sql.stream`SELECT seq AS n, IF(seq = 1500, SLEEP(60), 0) AS s FROM seq_1_to_2000`;
+        const rows = sleepingRows(sql, kind);
         let seen = 0;
         const error = await rejection((async () => {
           for await (const _ of rows) seen++;
@@ -281,10 +278,7 @@ for (const kind of KINDS) {
           : (await sql.one<{ id: number }>`SELECT CONNECTION_ID() AS id`).id;
         // Row 1,500 (in the second batch) sleeps a minute: the statement is still running, its
         // rest unsent, when the session is killed.
-        const rows = kind === "postgres"
-          ? sql.stream`SELECT n, pg_sleep(CASE WHEN n = 1500 THEN 60 ELSE 0 END)::text AS s
-              FROM generate_series(1, 2000) AS n`
-          : sql.stream`SELECT seq AS n, IF(seq = 1500, SLEEP(60), 0) AS s FROM seq_1_to_2000`;
+        const rows = sleepingRows(sql, kind);
         let seen = 0;
         const error = await rejection((async () => {
           for await (const _ of rows) {
@@ -362,4 +356,13 @@ for (const kind of KINDS) {
       assert.deepEqual(rows.map((row) => Number(row.v)), [7]);
     });
   });
+}
+
+// 2,000 rows of which row 1,500 (in the second batch) sleeps a minute: a statement still running,
+// its rest unsent, long after its first rows came.
+function sleepingRows(sql: SqlClient, kind: "postgres" | "mysql") {
+  return kind === "postgres"
+    ? sql.stream`SELECT n, pg_sleep(CASE WHEN n = 1500 THEN 60 ELSE 0 END)::text AS s
+        FROM generate_series(1, 2000) AS n`
+    : sql.stream`SELECT seq AS n, IF(seq = 1500, SLEEP(60), 0) AS s FROM seq_1_to_2000`;
 }
