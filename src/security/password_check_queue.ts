@@ -17,11 +17,12 @@
  * import { PasswordCheckQueue } from "./password_check_queue.ts";
  *
  * const queue = new PasswordCheckQueue(1, 1);
- * let release!: () => void;
- * const first = queue.run(() => new Promise<string>((resolve) => release = () => resolve("first")));
+ * let release: (value: string) => void = () => {};
+ * const held = new Promise<string>((resolve) => release = resolve);
+ * const first = queue.run(() => held);
  * const second = queue.run(() => Promise.resolve("second"));
  * assert.equal(queue.run(() => Promise.resolve("third")), undefined, "the queue is full");
- * release();
+ * release("first");
  * assert.deepEqual(await Promise.all([first, second]), ["first", "second"]);
  * ```
  */
